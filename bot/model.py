@@ -1,0 +1,176 @@
+"""Plain data shared by the functional core (ledger, pins, plan, gate) and its edges.
+
+Everything here is an immutable value: no I/O, no git objects, no clocks. Times are integer
+seconds since the Unix epoch (UTC); shas are full 40-hex strings; paths are POSIX, relative to
+the repository root.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Disposition(str, Enum):
+    """Where one upstream commit stands in the fork (the ledger's answer)."""
+
+    PICKED = "PICKED"                        # its change is in the fork
+    NO_OP = "NO_OP"                          # reached, nothing to apply (already satisfied or empty)
+    DEFERRED_BLOCKED = "DEFERRED_BLOCKED"    # postponed, with a reason
+    SKIP_FOR_CURRENT_BASE = "SKIP_FOR_CURRENT_BASE"  # not applicable to the current base
+    WONT_PORT = "WONT_PORT"                  # never, with a reason
+    REVERTED = "REVERTED"                    # was picked, then backed out in the fork
+    IN_FLIGHT = "IN_FLIGHT"                  # in an open forksync branch
+    PENDING = "PENDING"                      # not decided yet
+
+
+#: Dispositions that count as *handled* for the contiguous pin and the backlog.
+HANDLED = frozenset({Disposition.PICKED, Disposition.NO_OP, Disposition.WONT_PORT,
+                     Disposition.SKIP_FOR_CURRENT_BASE})
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One changed file of a commit against its first parent.
+
+    ``status`` is git's letter (A, M, D, R, C, T). ``old_path`` is set for renames/copies.
+    ``old_ranges``/``new_ranges`` are the changed line ranges ``(start, count)`` of each hunk, in
+    the old and new file (git's ``@@ -a,b +c,d @@``); empty when the diff is binary or missing.
+    """
+
+    path: str
+    status: str = "M"
+    old_path: str | None = None
+    old_ranges: tuple[tuple[int, int], ...] = ()
+    new_ranges: tuple[tuple[int, int], ...] = ()
+    hunk_headers: tuple[str, ...] = ()   # git's function-context text after @@ … @@, per hunk
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return (self.path,) if not self.old_path or self.old_path == self.path else (self.old_path, self.path)
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    """What the core needs to know of one commit (upstream or fork).
+
+    ``message`` is the full commit message; ``pr`` the upstream PR number from a trailing
+    ``(#N)`` in the subject, if any. ``patch_id`` is ``git patch-id --stable`` of the diff
+    against the first parent (None when objects are missing or the commit is a merge).
+    ``missing`` lists what could not be read (e.g. ``"blob 1a2b… (src/big.bin)"``); a commit
+    with missing objects is still analysed as far as possible, never dropped silently.
+    """
+
+    sha: str
+    parents: tuple[str, ...]
+    message: str
+    author_name: str = ""
+    author_email: str = ""
+    author_time: int = 0
+    committer_time: int = 0
+    files: tuple[FileChange, ...] = ()
+    patch_id: str | None = None
+    pr: int | None = None
+    missing: tuple[str, ...] = ()
+
+    @property
+    def subject(self) -> str:
+        return self.message.split("\n", 1)[0]
+
+    @property
+    def paths(self) -> frozenset[str]:
+        return frozenset(p for f in self.files for p in f.paths)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Why a ledger entry has its disposition: the rule that fired and where.
+
+    ``rule`` is one of: ``trailer:<name>``, ``cherry-picked-from``, ``pr-citation``,
+    ``patch-id``, ``ancestry``, ``revert``, ``note``, ``empty``, ``in-flight``.
+    """
+
+    rule: str
+    fork_commit: str | None = None
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    """The disposition of one upstream commit, with its evidence (newest last)."""
+
+    sha: str
+    index: int                      # position in the upstream first-parent range, 0 = oldest
+    disposition: Disposition
+    pr: int | None = None
+    subject: str = ""
+    committer_time: int = 0
+    fork_commit: str | None = None  # the fork commit that carries it (PICKED/REVERTED)
+    reason: str = ""                # for DEFERRED/SKIP/WONT_PORT/REVERTED
+    isolated: bool = False          # picked as an urgent isolated pick (does not move the frontier)
+    evidence: tuple[Evidence, ...] = ()
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A decision that lands no commit (defer, skip, won't-port, reconsider), as recorded in git
+    notes under ``refs/notes/forksync`` or in a trailer of a later sync commit.
+    ``disposition`` None means *reconsider* (lift the earlier decision)."""
+
+    upstream_sha: str
+    disposition: Disposition | None
+    reason: str = ""
+    by: str = ""
+    time: int = 0
+    source: str = "note"            # "note" or "trailer:<fork sha>"
+
+
+@dataclass(frozen=True)
+class PlanItem:
+    """One upstream commit placed in a unit, with why it went there."""
+
+    sha: str
+    reason: str
+    conflicts: tuple[str, ...] = ()   # files a predicted cherry-pick conflicts on
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A bundle or chain: the commits of one sync PR, in upstream order.
+
+    ``id`` is stable: ``bundle-<first sha[:12]>`` or ``chain-<first sha[:12]>``.
+    """
+
+    id: str
+    kind: str                         # "bundle" | "chain"
+    items: tuple[PlanItem, ...]
+    areas: tuple[str, ...] = ()
+    reason: str = ""
+
+    @property
+    def shas(self) -> tuple[str, ...]:
+        return tuple(i.sha for i in self.items)
+
+
+@dataclass(frozen=True)
+class Plan:
+    units: tuple[Unit, ...]
+    notes: tuple[str, ...] = ()       # e.g. commits left out and why
+    as_of: int | None = None
+    base: str | None = None           # the fork tip the plan predicts against
+
+
+@dataclass(frozen=True)
+class InFlightBranch:
+    """An open forksync branch (``forksync/bundle-<id>`` / ``forksync/chain-<id>``) and the upstream
+    commits it carries (read from ``Upstream-Commit`` trailers on the branch's own commits)."""
+
+    name: str
+    unit_id: str
+    kind: str
+    upstream_shas: tuple[str, ...]
+    paths: frozenset[str] = frozenset()
+    symbols: frozenset[str] = frozenset()
+    tip: str | None = None
+
+
+__all__ = [n for n in dir() if not n.startswith("_") and n not in {"annotations", "dataclass", "field", "Enum"}]
