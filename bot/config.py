@@ -53,7 +53,7 @@ class TrailerRule(_Strict):
 
     name: str
     pattern: str
-    meaning: str = Field("picked", pattern="^(picked|reverted)$")
+    meaning: str = Field("picked", pattern="^(picked|reverted|deferred|skipped|wont-port)$")
 
     @field_validator("pattern")
     @classmethod
@@ -79,6 +79,11 @@ class ProvenanceRules(_Strict):
     ancestry: bool = True
     reverts: bool = True
     notes_ref: str = "refs/notes/forksync"
+    # a subject citation is a strong pick claim only with one of these markers (see bot/provenance.py)
+    pick_markers: list[str] = Field(default_factory=lambda: [
+        r"(?i)cherry[- ]?pick", r"(?i)back[- ]?port", r"(?i)\[pick\]", r"(?i)\bbundle\b", r"(?i)\bsync\b"])
+    # regexes whose group 1 is the fork's OWN PR number (never an upstream citation)
+    own_pr_patterns: list[str] = Field(default_factory=lambda: [r"Pull Request resolved:\s*\S*/pull/(\d+)"])
 
 
 class IsolatedPickRules(_Strict):

@@ -1,8 +1,73 @@
-"""``github:`` section of forksync.yml (owned by the GitHub-app work; see docs/design.md)."""
+"""``github:`` section of forksync.yml (owned by the GitHub-app work; see docs/github.md).
+
+Example::
+
+    github:
+      poll_interval_s: 300          # how often upstream is polled when the App is not installed there
+      stale_after_s: 86400          # upstream data older than this is flagged stale (status issue, /metrics)
+      alarm_after_s: 259200         # … and past this an alarm is raised
+      merge_method: rebase          # rebase | merge — never squash (one fork commit per upstream commit)
+      status_issue_title: "forksync status"
+      labels: {bundle: "forksync:bundle", chain: "forksync:chain", area_prefix: "area:"}
+      branch_prefix: forksync/
+"""
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+
+class GitHubLabels(BaseModel):
+    """Label names the bot puts on sync PRs; an area label is ``area_prefix + area name``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    bundle: str = Field("forksync:bundle", min_length=1, max_length=50)
+    chain: str = Field("forksync:chain", min_length=1, max_length=50)
+    pick: str = Field("forksync:pick", min_length=1, max_length=50)
+    hold: str = Field("forksync:hold", min_length=1, max_length=50)
+    area_prefix: str = Field("area:", max_length=40)
 
 
 class GitHubSettings(BaseModel):
+    """How the App behaves on GitHub. Times are seconds.
+
+    ``merge_method``: how sync PRs land. ``squash`` is refused: it would fold many upstream
+    commits into one fork commit, losing the one-commit-per-upstream-commit provenance (issue 3,
+    item 6)."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    poll_interval_s: int = Field(300, ge=30, le=86_400)
+    stale_after_s: int = Field(86_400, ge=60)
+    alarm_after_s: int = Field(3 * 86_400, ge=60)
+    merge_method: Literal["rebase", "merge"] = "rebase"
+    status_issue_title: str = Field("forksync status", min_length=1, max_length=256)
+    labels: GitHubLabels = GitHubLabels()
+    branch_prefix: str = Field("forksync/", min_length=1, max_length=100)
+    config_path: str = ".github/forksync.yml"
+    command_prefix: str = Field("/forksync", min_length=2, max_length=40)
+    max_open_sync_prs: int = Field(20, ge=1, le=500)
+
+    @field_validator("merge_method", mode="before")
+    @classmethod
+    def _no_squash(cls, v):
+        if isinstance(v, str) and v.strip().lower() == "squash":
+            raise ValueError("squash is not allowed: sync PRs land by 'rebase' (default) or 'merge' so the fork "
+                             "keeps one commit per upstream commit")
+        return v
+
+    @field_validator("branch_prefix")
+    @classmethod
+    def _branch_prefix(cls, v: str) -> str:
+        if v.startswith("/") or ".." in v or " " in v or v.startswith("refs/"):
+            raise ValueError("must be a plain branch-name prefix such as 'forksync/' (no leading '/', "
+                             "'refs/', spaces or '..')")
+        return v
+
+    @model_validator(mode="after")
+    def _alarm_after_stale(self):
+        if self.alarm_after_s < self.stale_after_s:
+            raise ValueError(f"alarm_after_s ({self.alarm_after_s}) must be ≥ stale_after_s ({self.stale_after_s})")
+        return self

@@ -1,0 +1,26 @@
+"""GitHub event handlers, one module per concern, each with its own ``gidgethub.routing.Router``.
+
+=====================  =======================================================================
+module                 events
+=====================  =======================================================================
+``installation``       ping, installation.created, installation_repositories.added
+``upstream``           push (upstream moved) + the poller
+``config``             push to the default branch touching ``.github/forksync.yml``
+``sync_prs``           pull_request.synchronize (a person's resolution on a chain)
+``landing``            pull_request.closed (merged / closed unmerged)
+``commands``           issue_comment.created / edited (``/forksync <verb>``)
+``status_issue``       issues.edited (ticked checkboxes)
+=====================  =======================================================================
+
+Handlers are ``async def h(event, ctx: bot.dispatch.Context)``; the loop guard and error
+classification live in :mod:`bot.dispatch`.
+"""
+from __future__ import annotations
+
+from gidgethub import routing
+
+
+def all_routers() -> routing.Router:
+    from bot.handlers import commands, config, installation, landing, status_issue, sync_prs, upstream
+    return routing.Router(installation.router, upstream.router, config.router, sync_prs.router, landing.router,
+                          commands.router, status_issue.router)

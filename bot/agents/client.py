@@ -1,0 +1,279 @@
+"""The one door to the Anthropic API (edge): availability, budget, redaction, retries, timeouts.
+
+* ``anthropic.AsyncAnthropic(max_retries=0)``: the SDK's own retries are off because it obeys
+  ``retry-after`` without a cap (see shared/notes/runtime-facts.md); :func:`backoff_delay` is ours.
+* Retried: HTTP 408, 409, 429, 5xx (529 "overloaded" included), connection errors and timeouts,
+  at most ``agents.max_retries`` times after the first attempt. Wait before retry *n* (0-based):
+  ``min(retry_after, cap)`` when the server sent ``retry-after-ms``/``retry-after``, else
+  ``min(base * 2**n, cap)``.
+* Each attempt is bounded by ``agents.timeout_s`` (the SDK's read timeout and an overall
+  ``asyncio.wait_for``).
+* Daily token budget: the ``agent_token_usage`` table counts input + output (+ cache) tokens of
+  every response, per UTC day and agent. A call whose estimated prompt (chars / 4) would pass
+  the budget is not made.
+* Everything sent is redacted again here (:class:`bot.agents.redact.Redactor`), whatever the
+  caller did.
+
+Nothing here raises for "agents unavailable": :class:`AgentSkipped` carries a reason meant for
+people ("agents are off: no API key set"), which callers render instead of the agent's output.
+"""
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import logging
+import os
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+from bot.agents.redact import Redactor
+from bot.agents.settings import AgentSettings
+from bot.store import Store, table
+
+if TYPE_CHECKING:                      # imported lazily: the SDK takes a while to import
+    import anthropic
+
+log = logging.getLogger(__name__)
+
+USAGE_TABLE = table(
+    "agent_token_usage",
+    {"day": str, "agent": str, "model": str, "calls": int, "input_tokens": int, "output_tokens": int},
+    pk=("day", "agent"),
+)
+
+#: Environment variables that hold the API key, first found wins.
+KEY_ENV_VARS = ("FORKSYNC_ANTHROPIC_KEY", "ANTHROPIC_API_KEY")
+RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+#: Error types retried when they arrive inside a 200 stream (an SSE ``error`` event).
+RETRY_ERROR_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
+
+
+class AgentSkipped(Exception):
+    """The agent did not run or gave no usable answer; ``reason`` is shown to people."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class ToolUse:
+    name: str
+    input: Any
+    id: str = ""
+
+
+@dataclass(frozen=True)
+class AgentReply:
+    """One model answer: its text blocks joined, its tool calls, and what it cost (tokens)."""
+
+    model: str
+    text: str
+    tool_uses: tuple[ToolUse, ...]
+    stop_reason: str | None
+    input_tokens: int
+    output_tokens: int
+    attempts: int
+
+
+def api_key_from_env(environ: Mapping[str, str] | None = None) -> str | None:
+    env = os.environ if environ is None else environ
+    for name in KEY_ENV_VARS:
+        if env.get(name, "").strip():
+            return env[name].strip()
+    return None
+
+
+def backoff_delay(retry: int, retry_after: float | None, base: float, cap: float) -> float:
+    """Seconds to wait before retry number ``retry`` (0-based): the server's ``retry_after`` if
+    given, else ``base * 2**retry``; never more than ``cap`` nor less than 0."""
+    wanted = retry_after if retry_after is not None else base * (2 ** retry)
+    return max(0.0, min(float(wanted), float(cap)))
+
+
+def retry_after_seconds(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
+    """The wait a response asks for: ``retry-after-ms`` (ms), ``retry-after`` (seconds, or an
+    HTTP date); None when absent or unparsable."""
+    if not headers:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return float(ms) / 1000.0
+        except ValueError:
+            pass
+    ra = headers.get("retry-after")
+    if not ra:
+        return None
+    try:
+        return float(ra)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(ra).timestamp()
+        except (TypeError, ValueError):
+            return None
+        return max(0.0, when - (time.time() if now is None else now))
+
+
+def utc_day(epoch: float) -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime(epoch))
+
+
+class AgentClient:
+    """Calls the model for one agent at a time. ``store`` holds the token budget (an in-memory
+    store when None). ``now``/``sleep`` are injectable for tests (no real waiting needed)."""
+
+    def __init__(self, settings: AgentSettings, store: Store | None = None, *, api_key: str | None = None,
+                 base_url: str | None = None, now: Callable[[], float] = time.time,
+                 sleep: Callable[[float], Any] = asyncio.sleep, stream: bool = True):
+        self.settings = settings
+        self.store = store or Store(":memory:")
+        self.api_key = api_key
+        self.base_url = base_url or settings.base_url
+        self.now = now
+        self.sleep = sleep
+        self.stream = stream
+        self._client: anthropic.AsyncAnthropic | None = None
+
+    @classmethod
+    def from_env(cls, settings: AgentSettings, store: Store | None = None,
+                 environ: Mapping[str, str] | None = None, **kw) -> "AgentClient":
+        return cls(settings, store, api_key=api_key_from_env(environ), **kw)
+
+    # -- availability and budget ----------------------------------------------------------
+    @property
+    def off_reason(self) -> str | None:
+        """None when agents may run, else why not (shown to people)."""
+        if not self.settings.enabled:
+            return "agents are off: `agents.enabled` is false in forksync.yml"
+        if not self.api_key:
+            return "agents are off: no API key set (FORKSYNC_ANTHROPIC_KEY or ANTHROPIC_API_KEY)"
+        return None
+
+    def tokens_used(self, day: str | None = None) -> int:
+        day = day or utc_day(self.now())
+        with self.store.lock:
+            row = self.store.conn.execute(
+                "SELECT COALESCE(SUM(input_tokens + output_tokens), 0) FROM agent_token_usage WHERE day = ?",
+                (day,)).fetchone()
+        return int(row[0])
+
+    def _record(self, agent: str, model: str, tin: int, tout: int) -> None:
+        day = utc_day(self.now())
+        with self.store.lock:
+            self.store.conn.execute(
+                "INSERT INTO agent_token_usage(day, agent, model, calls, input_tokens, output_tokens) "
+                "VALUES (?, ?, ?, 1, ?, ?) ON CONFLICT(day, agent) DO UPDATE SET calls = calls + 1, "
+                "input_tokens = input_tokens + excluded.input_tokens, "
+                "output_tokens = output_tokens + excluded.output_tokens, model = excluded.model",
+                (day, agent, model, tin, tout))
+
+    def _check_budget(self, estimate: int) -> None:
+        used = self.tokens_used()
+        budget = self.settings.daily_token_budget
+        if used + estimate > budget:
+            raise AgentSkipped(
+                f"agents skipped: daily token budget reached ({used:,} of {budget:,} tokens used on "
+                f"{utc_day(self.now())} UTC, this request needs about {estimate:,}); agents resume "
+                "tomorrow, or raise `agents.daily_token_budget`")
+
+    # -- the call ------------------------------------------------------------------------
+    def _sdk(self) -> "anthropic.AsyncAnthropic":
+        import anthropic
+
+        if self._client is None:
+            kw: dict[str, Any] = {"api_key": self.api_key, "max_retries": 0, "timeout": self.settings.timeout_s}
+            if self.base_url:
+                kw["base_url"] = self.base_url
+            self._client = anthropic.AsyncAnthropic(**kw)
+        return self._client
+
+    async def __aenter__(self) -> "AgentClient":
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    async def call(self, agent: str, *, system: str, messages: list[dict], tools: list[dict] | None = None,
+                   tool_choice: dict | None = None, max_tokens: int | None = None,
+                   redactor: Redactor | None = None) -> AgentReply:
+        """Send one request; returns :class:`AgentReply` or raises :class:`AgentSkipped`."""
+        reason = self.off_reason
+        if reason:
+            raise AgentSkipped(reason)
+        import anthropic
+
+        r = redactor or Redactor()
+        system = r.redact(system, "prompt")
+        messages = [_redact_message(m, r) for m in messages]
+        estimate = (len(system) + sum(len(str(m.get("content", ""))) for m in messages)) // 4 + 1
+        self._check_budget(estimate)
+        kw: dict[str, Any] = {"model": self.settings.model, "system": system, "messages": messages,
+                              "max_tokens": max_tokens or self.settings.max_output_tokens}
+        if tools:
+            kw["tools"] = tools
+        if tool_choice:
+            kw["tool_choice"] = tool_choice
+        last = "no attempt made"
+        for attempt in range(self.settings.max_retries + 1):
+            retry_after = None
+            try:
+                msg = await asyncio.wait_for(self._once(kw), timeout=self.settings.timeout_s)
+            except (asyncio.TimeoutError, anthropic.APITimeoutError):
+                last = f"timed out after {self.settings.timeout_s:g} s"
+            except anthropic.APIStatusError as e:
+                last = f"HTTP {e.status_code} {_error_type(e)}"
+                if e.status_code not in RETRY_STATUSES and _error_type(e) not in RETRY_ERROR_TYPES:
+                    raise AgentSkipped(f"agent {agent} failed: {last} (not retried)") from None
+                retry_after = retry_after_seconds(e.response.headers, self.now())
+            except anthropic.APIConnectionError as e:
+                last = f"connection error: {type(e).__name__}"
+            else:
+                usage = msg.usage
+                tin = int(usage.input_tokens or 0) + int(getattr(usage, "cache_creation_input_tokens", 0) or 0) \
+                    + int(getattr(usage, "cache_read_input_tokens", 0) or 0)
+                tout = int(usage.output_tokens or 0)
+                self._record(agent, msg.model or self.settings.model, tin, tout)
+                text = "".join(b.text for b in msg.content if getattr(b, "type", "") == "text")
+                tools_used = tuple(ToolUse(b.name, b.input, b.id) for b in msg.content
+                                   if getattr(b, "type", "") == "tool_use")
+                return AgentReply(msg.model or self.settings.model, text, tools_used, msg.stop_reason,
+                                  tin, tout, attempt + 1)
+            if attempt < self.settings.max_retries:
+                delay = backoff_delay(attempt, retry_after, self.settings.backoff_base_s, self.settings.backoff_cap_s)
+                log.info("agent %s: attempt %d %s; retrying in %.2f s", agent, attempt + 1, last, delay)
+                await self.sleep(delay)
+        raise AgentSkipped(f"agent {agent} gave up after {self.settings.max_retries + 1} attempt(s): {last}")
+
+    async def _once(self, kw: dict[str, Any]):
+        sdk = self._sdk()
+        if self.stream:
+            async with sdk.messages.stream(**kw) as s:
+                return await s.get_final_message()
+        return await sdk.messages.create(**kw)
+
+
+def _error_type(e: "anthropic.APIStatusError") -> str:
+    body = e.body if isinstance(e.body, dict) else {}
+    err = body.get("error") if isinstance(body.get("error"), dict) else body
+    return str(err.get("type", "")) if isinstance(err, dict) else ""
+
+
+def _redact_message(m: dict, r: Redactor) -> dict:
+    content = m.get("content")
+    if isinstance(content, str):
+        return {**m, "content": r.redact(content, "prompt")}
+    if isinstance(content, list):
+        out = []
+        for block in content:
+            if isinstance(block, dict) and isinstance(block.get("text"), str):
+                block = {**block, "text": r.redact(block["text"], "prompt")}
+            out.append(block)
+        return {**m, "content": out}
+    return m

@@ -1,0 +1,117 @@
+"""The conflict-resolution agent (orchestration): case → redacted prompt → model → rails → commit.
+
+:func:`resolve_pick` never merges, approves or pushes; its only write is one commit object and
+the compare-and-swap of one ``forksync/…`` proposal branch (:func:`bot.agents.conflict_git.publish`),
+after every rail passed. The result (:class:`ConflictOutcome`) carries the PR-body section
+(``templates/agents/conflict_report.md.j2``) and the flags the GitHub side must honour:
+``draft`` (stay draft until L1 passed on ``commit``, see :mod:`bot.agents.policy`) and
+``needs_approval``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.agents.client import AgentClient, AgentSkipped
+from bot.agents.conflict_git import build_commit, publish, verify_commit
+from bot.agents.conflict_rails import (RESOLVE_TOOL, TOOL_NAME, ConflictCase, RailViolation, Resolution,
+                                       ResolvedFile, check_resolution, parse_resolution)
+from bot.agents.output import Cleaner, check_prose
+from bot.agents.redact import Redactor
+from bot.agents.render import data_block, new_nonce, render
+
+RAILS = ("output parses", "no conflict markers", "only conflicted files change",
+         "non-conflicting hunks unchanged", "prose within limits", "result applies")
+
+
+@dataclass(frozen=True)
+class ConflictOutcome:
+    """``status``: ``committed`` (rails passed, ``commit`` on ``branch``), ``rejected`` (a rail
+    failed: ``rail``/``detail``), or ``skipped`` (agents off, budget, API failure: ``reason``).
+    ``body`` is the rendered PR-body section. The PR stays a draft until L1 passes on ``commit``
+    and needs a person's approval in every case."""
+
+    status: str
+    upstream_sha: str
+    body: str
+    commit: str | None = None
+    branch: str | None = None
+    rail: str | None = None
+    detail: str = ""
+    reason: str = ""
+    model: str = ""
+    resolution: Resolution | None = None
+    draft: bool = True
+    needs_l1: bool = True
+    needs_approval: bool = True
+
+
+def build_prompt(case: ConflictCase, redactor: Redactor, nonce: str) -> tuple[str, str]:
+    """(system, user) prompt texts, every piece of repository text redacted and wrapped as data.
+    Each file's texts are redacted under the file's path as source (so placeholders can be put
+    back into that file only)."""
+    files = [{
+        "path": f.path,
+        "merged_block": data_block(f"merged:{f.path}", redactor.redact(f.merged, f.path), nonce),
+        "fork_block": data_block(f"fork:{f.path}", redactor.redact(f.fork or "", f.path), nonce),
+    } for f in case.files]
+    user = render("prompts/conflict.md.j2", upstream_sha=case.upstream_sha, paths=list(case.paths), files=files,
+                  message_block=data_block("upstream-commit-message",
+                                           redactor.redact(case.upstream_message, "commit-message"), nonce))
+    system = render("prompts/system.md.j2", nonce=nonce, task="")
+    return system, user
+
+
+async def resolve_pick(client: AgentClient, case: ConflictCase, repo_path: str, branch: str,
+                       *, branch_old: str | None = None, allowed_mentions: tuple[str, ...] = ()) -> ConflictOutcome:
+    """Ask the agent to resolve ``case``; on success commit onto ``case.fork_tip`` and move
+    ``branch`` (which must currently be at ``branch_old``; None: must not exist yet).
+
+    Never raises for agent trouble (that is a ``skipped``/``rejected`` outcome); raises ValueError
+    when ``branch`` moved meanwhile or is not a ``forksync/`` branch.
+    """
+    if branch_old is not None and branch_old != case.fork_tip:
+        raise ValueError(f"{branch} is at {branch_old[:12]}, but the pick goes onto {case.fork_tip[:12]}: "
+                         "the proposal branch must be at the commit the pick is replayed onto")
+    cleaner = Cleaner(client.settings, allowed_mentions=allowed_mentions)
+
+    def outcome(status: str, **kw) -> ConflictOutcome:
+        res: Resolution | None = kw.get("resolution")
+        data = dict(status=status, upstream_sha=case.upstream_sha, paths=list(case.paths),
+                    model=cleaner.text(kw.get("model", ""), 80), commit=kw.get("commit") or "",
+                    rail=kw.get("rail") or "", detail=cleaner.text(kw.get("detail", ""), 500),
+                    reason=cleaner.text(kw.get("reason", ""), 500), rails=list(RAILS),
+                    summary=cleaner.text(res.summary, 300) if res else "",
+                    files=[{"path": cleaner.text(f.path, 200), "action": cleaner.text(f.action, 200),
+                            "reason": cleaner.text(f.reason, 600)} for f in (res.files if res else ())])
+        body = render("conflict_report.md.j2", sanitized_notes=cleaner.notes, **data)
+        return ConflictOutcome(status=status, upstream_sha=case.upstream_sha, body=body, branch=branch,
+                               **{k: v for k, v in kw.items() if k in {"commit", "rail", "detail", "reason",
+                                                                        "model", "resolution"}})
+
+    if not client.settings.conflict_resolution:
+        return outcome("skipped", reason="the conflict-resolution agent is off (`agents.conflict_resolution: false`)")
+    if case.unsupported:
+        return outcome("skipped", reason=f"not a text conflict an agent may resolve ({case.unsupported})")
+    redactor = Redactor()
+    system, user = build_prompt(case, redactor, new_nonce())
+    try:
+        reply = await client.call("conflict-resolution", system=system,
+                                  messages=[{"role": "user", "content": user}],
+                                  tools=[RESOLVE_TOOL], tool_choice={"type": "tool", "name": TOOL_NAME},
+                                  redactor=redactor)
+    except AgentSkipped as e:
+        return outcome("skipped", reason=e.reason)
+    try:
+        parsed = parse_resolution(reply.tool_uses, reply.model)
+        # Placeholders go back only into the file they were taken from (never into another file).
+        res = Resolution(tuple(ResolvedFile(f.path, redactor.restore(f.content, f.path), f.action, f.reason)
+                               for f in parsed.files), parsed.summary, parsed.model)
+        check_resolution(res, case)
+        check_prose(client.settings, [res.summary] + [t for f in res.files for t in (f.path, f.action, f.reason)]
+                    + [reply.text], allowed_mentions)
+        commit = build_commit(repo_path, case, res)
+        verify_commit(repo_path, commit, case)
+    except RailViolation as v:
+        return outcome("rejected", rail=v.rail, detail=v.detail, model=reply.model)
+    publish(repo_path, branch, commit, branch_old)
+    return outcome("committed", commit=commit, model=reply.model, resolution=res)

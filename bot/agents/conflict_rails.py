@@ -1,0 +1,277 @@
+"""The conflict-resolution agent's data and its deterministic rails (pure, no I/O).
+
+A :class:`ConflictCase` is one chain pick that conflicts: the upstream commit, the fork tip it
+is picked onto, and per conflicted file the 3-way merge output with markers plus the three
+versions. The agent answers through the ``resolve_conflicts`` tool (:data:`RESOLVE_TOOL`); its
+answer only reaches git after every rail below passes, each raising :class:`RailViolation`:
+
+1. :func:`parse_resolution` — exactly one call of ``resolve_conflicts`` and nothing else (a
+   ``merge_pull_request`` or any other tool is rejected), fields of the right types, unique paths;
+2. :func:`check_no_markers` — no ``<<<<<<<``/``|||||||``/``=======``/``>>>>>>>`` line remains;
+3. :func:`check_only_conflicted` — the answer covers exactly the conflicted files, no other;
+4. :func:`check_clean_regions` — every region the 3-way merge resolved by itself (the upstream
+   commit's hunks that did not conflict, and the fork's text around them) is in the answer
+   byte for byte, in order; only the conflict blocks may be rewritten.
+
+Rails 5 and 6 need git and live in :mod:`bot.agents.conflict_git`: the result is committed for
+real, and re-merging the upstream change shows every non-conflicted path equals the merge's own
+result. Source of the marker grammar: git-merge-file(1), "conflict markers".
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+MARKER_LINE = re.compile(r"^(?:<{7}(?: .*)?|\|{7}(?: .*)?|={7}|>{7}(?: .*)?)$", re.MULTILINE)
+TOOL_NAME = "resolve_conflicts"
+
+RESOLVE_TOOL: dict[str, Any] = {
+    "name": TOOL_NAME,
+    "description": ("Return the resolved content of every conflicted file of the pick, each with a "
+                    "File / Action / Reason note, and a one-line summary of the resolution."),
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "files": {"type": "array", "items": {
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "a conflicted file's path, as given"},
+                    "content": {"type": "string", "description": "the whole resolved file, no conflict markers"},
+                    "action": {"type": "string", "description": "what was done, e.g. 'kept both changes'"},
+                    "reason": {"type": "string", "description": "why, in one or two sentences"},
+                },
+                "required": ["path", "content", "action", "reason"],
+            }},
+            "summary": {"type": "string", "description": "one line, at most 100 characters"},
+        },
+        "required": ["files", "summary"],
+    },
+}
+
+
+class RailViolation(Exception):
+    """A rail rejected the agent's answer: ``rail`` names it, ``detail`` says what and where."""
+
+    def __init__(self, rail: str, detail: str):
+        super().__init__(f"{rail}: {detail}")
+        self.rail = rail
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class ConflictFile:
+    """One conflicted file: ``merged`` is the 3-way merge output with conflict markers labelled
+    ``fork`` / ``upstream``; ``base`` (the upstream parent's), ``fork`` and ``upstream`` versions
+    are the full texts (None when that side has no such file)."""
+
+    path: str
+    merged: str
+    base: str | None
+    fork: str | None
+    upstream: str | None
+
+
+@dataclass(frozen=True)
+class ConflictCase:
+    """A chain pick that conflicts. ``fork_tip`` is the commit the pick goes onto (the chain
+    branch's tip); ``clean_paths`` the upstream commit's other files, which merged by themselves;
+    ``unsupported`` says why agents cannot help (binary or delete/modify conflicts), if so."""
+
+    upstream_sha: str
+    upstream_message: str
+    fork_tip: str
+    files: tuple[ConflictFile, ...]
+    clean_paths: tuple[str, ...] = ()
+    upstream_author: tuple[str, str, int] = ("", "", 0)   # name, email, epoch seconds
+    unsupported: str = ""
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return tuple(f.path for f in self.files)
+
+
+@dataclass(frozen=True)
+class ResolvedFile:
+    path: str
+    content: str
+    action: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """The agent's answer after parsing: per file the content and its File / Action / Reason note."""
+
+    files: tuple[ResolvedFile, ...]
+    summary: str
+    model: str = ""
+
+
+# -- merge output -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Segment:
+    """A piece of a merge output: ``clean`` text, or a conflict block (``fork``/``upstream``/``base`` sides)."""
+
+    clean: str | None = None
+    fork: str = ""
+    upstream: str = ""
+    base: str | None = None
+
+    @property
+    def is_conflict(self) -> bool:
+        return self.clean is None
+
+
+def split_merged(merged: str, where: str = "") -> list[Segment]:
+    """Split a merge output into clean and conflict segments. Raises ValueError on unbalanced
+    markers (``where`` names the file in the message)."""
+    out: list[Segment] = []
+    clean: list[str] = []
+    state = "clean"
+    sides: dict[str, list[str]] = {}
+    for lineno, line in enumerate(merged.splitlines(keepends=True), 1):
+        bare = line.rstrip("\r\n")
+        if state == "clean" and bare.startswith("<<<<<<<") and MARKER_LINE.fullmatch(bare):
+            if clean:
+                out.append(Segment(clean="".join(clean)))
+                clean = []
+            state, sides = "fork", {"fork": [], "base": [], "upstream": []}
+        elif state == "fork" and bare.startswith("|||||||") and MARKER_LINE.fullmatch(bare):
+            state = "base"
+        elif state in ("fork", "base") and bare == "=======":
+            state = "upstream"
+        elif state == "upstream" and bare.startswith(">>>>>>>") and MARKER_LINE.fullmatch(bare):
+            out.append(Segment(None, "".join(sides["fork"]), "".join(sides["upstream"]),
+                               "".join(sides["base"]) if sides["base"] else None))
+            state = "clean"
+        elif state == "clean":
+            clean.append(line)
+        else:
+            sides[state].append(line)
+    if state != "clean":
+        raise ValueError(f"{where or 'merge output'}: conflict block not closed at end of file")
+    if clean:
+        out.append(Segment(clean="".join(clean)))
+    return out
+
+
+def relabel(merged: str, upstream_sha: str) -> str:
+    """The merge output with markers labelled ``fork`` and ``upstream <sha12>`` (git labels them
+    with the path; our prompt names the sides)."""
+    segs = split_merged(merged)
+    out = []
+    for s in segs:
+        if not s.is_conflict:
+            out.append(s.clean)
+            continue
+        block = f"<<<<<<< fork\n{_nl(s.fork)}"
+        if s.base is not None:
+            block += f"||||||| base\n{_nl(s.base)}"
+        block += f"=======\n{_nl(s.upstream)}>>>>>>> upstream {upstream_sha[:12]}\n"
+        out.append(block)
+    return "".join(out)
+
+
+def _nl(s: str) -> str:
+    return s if not s or s.endswith("\n") else s + "\n"
+
+
+# -- rails --------------------------------------------------------------------------------
+def parse_resolution(tool_uses, model: str = "") -> Resolution:
+    """Rail 1. ``tool_uses`` is ``[(name, input), …]`` or objects with ``.name``/``.input``."""
+    calls = [(getattr(t, "name", None) or t[0], getattr(t, "input", None) if hasattr(t, "input") else t[1])
+             for t in tool_uses]
+    if not calls:
+        raise RailViolation("output parses", "the model called no tool; expected one `resolve_conflicts` call")
+    others = sorted({n for n, _ in calls if n != TOOL_NAME})
+    if others:
+        raise RailViolation("output parses", f"the model called tool(s) it was not given: {', '.join(others)}")
+    if len(calls) != 1:
+        raise RailViolation("output parses", f"expected one `resolve_conflicts` call, got {len(calls)}")
+    data = calls[0][1]
+    if not isinstance(data, dict) or not isinstance(data.get("files"), list) or not isinstance(data.get("summary"), str):
+        raise RailViolation("output parses", "input must be an object with `files` (list) and `summary` (string)")
+    unknown = sorted(set(data) - {"files", "summary"})
+    if unknown:
+        raise RailViolation("output parses", f"unknown field(s) {unknown}")
+    files = []
+    seen = set()
+    for i, f in enumerate(data["files"]):
+        if not isinstance(f, dict) or any(not isinstance(f.get(k), str) for k in ("path", "content", "action", "reason")):
+            raise RailViolation("output parses", f"files[{i}] needs string fields path, content, action, reason")
+        if f["path"] in seen:
+            raise RailViolation("output parses", f"files[{i}]: {f['path']} appears twice")
+        seen.add(f["path"])
+        files.append(ResolvedFile(f["path"], f["content"], f["action"].strip(), f["reason"].strip()))
+    summary = " ".join(data["summary"].split())
+    if not summary:
+        raise RailViolation("output parses", "`summary` is empty")
+    return Resolution(tuple(files), summary, model)
+
+
+def check_no_markers(res: Resolution) -> None:
+    """Rail 2: no conflict-marker line in any resolved file."""
+    for f in res.files:
+        m = MARKER_LINE.search(f.content)
+        if m:
+            line = f.content.count("\n", 0, m.start()) + 1
+            raise RailViolation("no conflict markers", f"{f.path}:{line} still has `{m.group(0)[:20]}`")
+
+
+def check_only_conflicted(res: Resolution, case: ConflictCase) -> None:
+    """Rail 3: the answer's files are exactly the conflicted files."""
+    got, want = {f.path for f in res.files}, set(case.paths)
+    extra, missing = sorted(got - want), sorted(want - got)
+    if extra:
+        raise RailViolation("only conflicted files change", f"the answer touches files outside the conflict: {', '.join(extra)}")
+    if missing:
+        raise RailViolation("only conflicted files change", f"no resolution for conflicted file(s): {', '.join(missing)}")
+
+
+def clean_regions_kept(merged: str, resolved: str) -> str | None:
+    """None when every clean segment of ``merged`` appears in ``resolved`` in order, the first
+    at the very start and the last at the very end, with only conflict blocks between them
+    rewritten; else a description of the first clean region that is missing or changed."""
+    segs = split_merged(merged)
+    pos = 0
+    for i, s in enumerate(segs):
+        if s.is_conflict:
+            continue
+        first, last = i == 0, i == len(segs) - 1
+        if first:
+            ok = resolved.startswith(s.clean)
+            at = 0 if ok else -1
+        elif last:
+            ok = resolved.endswith(s.clean) and len(resolved) - len(s.clean) >= pos
+            at = len(resolved) - len(s.clean) if ok else -1
+        else:
+            at = resolved.find(s.clean, pos)
+        if at < 0:
+            line = merged.count("\n", 0, merged.find(s.clean)) + 1
+            preview = s.clean.strip().splitlines()[0][:60] if s.clean.strip() else "(blank lines)"
+            return f"the region that merged cleanly from line {line} (`{preview}`) is missing or changed"
+        pos = at + len(s.clean)
+    return None
+
+
+def check_clean_regions(res: Resolution, case: ConflictCase) -> None:
+    """Rail 4: see :func:`clean_regions_kept`, for every conflicted file."""
+    by_path = {f.path: f for f in case.files}
+    for f in res.files:
+        problem = clean_regions_kept(by_path[f.path].merged, f.content)
+        if problem:
+            raise RailViolation("non-conflicting hunks unchanged", f"{f.path}: {problem}")
+
+
+def check_resolution(res: Resolution, case: ConflictCase) -> None:
+    """Rails 2–4 in order (rail 1 produced ``res``)."""
+    check_no_markers(res)
+    check_only_conflicted(res, case)
+    check_clean_regions(res, case)
+
+
+def trailer_summary(summary: str, limit: int = 100) -> str:
+    """The summary as it goes into ``Agent-Resolved:``: one line, no mention/marker tricks."""
+    s = " ".join(summary.split()).replace("@", "(at)").replace("<", "(").replace(">", ")")
+    return s if len(s) <= limit else s[: limit - 1] + "…"

@@ -1,0 +1,178 @@
+"""The proposed-fix agent for a triage issue: diagnosis + a patch *suggestion* + confidence.
+
+Input is plain data (:class:`FixRequest`): the signature group of the issue (from
+``bot/triage``), redacted log excerpts and the suspect commits' diffs. Output is a rendered
+comment (``templates/agents/proposed_fix.md.j2``). Nothing here touches git: the patch is shown
+in a fenced block for a person to apply, never applied or pushed.
+
+Rails (each rejects the answer, :class:`~bot.agents.conflict_rails.RailViolation`):
+exactly one ``propose_fix`` call and no other tool; ``confidence`` is low/medium/high; the
+patch is empty or a unified diff (every line a diff line), at most :data:`MAX_PATCH_CHARS`,
+and touches no CI configuration (``.github/``, ``.ci/``). Only ``real`` failures get a fix:
+infrastructure and flaky groups are never blamed.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.agents.client import AgentClient, AgentSkipped
+from bot.agents.conflict_rails import RailViolation
+from bot.agents.output import Cleaner, check_prose
+from bot.agents.redact import Redactor
+from bot.agents.render import data_block, new_nonce, render
+
+TOOL_NAME = "propose_fix"
+CONFIDENCE = ("low", "medium", "high")
+MAX_PATCH_CHARS = 20_000
+MAX_LOG_CHARS = 12_000        # per log excerpt: its *tail* is kept (the error is usually last)
+MAX_DIFF_CHARS = 12_000       # per suspect diff
+FORBIDDEN_PATCH_PATHS = (".github/", ".ci/")
+
+PROPOSE_TOOL: dict[str, Any] = {
+    "name": TOOL_NAME,
+    "description": "Give a short diagnosis, an optional proposed patch (unified diff) and your confidence.",
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "diagnosis": {"type": "string", "description": "a few sentences"},
+            "patch": {"type": "string", "description": "unified diff (git diff format), or empty"},
+            "confidence": {"type": "string", "enum": list(CONFIDENCE)},
+        },
+        "required": ["diagnosis", "patch", "confidence"],
+    },
+}
+
+
+@dataclass(frozen=True)
+class SuspectDiff:
+    """A suspect commit: its sha, subject and diff text (``upstream_sha`` when it was a sync pick)."""
+
+    sha: str
+    subject: str
+    diff: str
+    upstream_sha: str | None = None
+
+
+@dataclass(frozen=True)
+class FixRequest:
+    """What the agent sees of one triage issue. ``group`` is the root cause (the rule's name),
+    ``klass`` one of ``real``/``infrastructure``/``flaky``."""
+
+    group: str
+    signature: str
+    klass: str = "real"
+    tests: tuple[str, ...] = ()
+    logs: tuple[str, ...] = ()
+    suspects: tuple[SuspectDiff, ...] = field(default_factory=tuple)
+
+    @classmethod
+    def from_group(cls, group: Any, logs=(), suspects=()) -> "FixRequest":
+        """Build from a triage group object or dict with ``group``/``rule``, ``signature``,
+        ``class``/``klass`` and ``tests`` (duck-typed, so triage's own types can be passed)."""
+        get = (lambda k, d=None: group.get(k, d)) if isinstance(group, dict) else (lambda k, d=None: getattr(group, k, d))
+        name = get("group") or get("rule") or get("name") or "unnamed group"
+        sig = get("signature") or ""
+        return cls(str(name), str(sig), str(get("klass") or get("class") or "real"),
+                   tuple(get("tests") or ()), tuple(logs), tuple(suspects))
+
+
+@dataclass(frozen=True)
+class FixProposal:
+    status: str                  # proposed | rejected | skipped
+    body: str
+    diagnosis: str = ""
+    patch: str = ""
+    confidence: str = ""
+    model: str = ""
+    rail: str = ""
+    detail: str = ""
+    reason: str = ""
+
+
+_DIFF_LINE = re.compile(r"^(?:[ +\-\\@]|diff --git |index |--- |\+\+\+ |new file mode |deleted file mode |"
+                        r"old mode |new mode |similarity index |rename from |rename to |Binary files )|^$")
+_DIFF_PATH = re.compile(r"^(?:\+\+\+|---) (?:[ab]/)?(\S+)", re.MULTILINE)
+
+
+def check_patch(patch: str) -> None:
+    """Rail: ``patch`` is empty or a plausible unified diff that leaves CI configuration alone."""
+    if not patch.strip():
+        return
+    if len(patch) > MAX_PATCH_CHARS:
+        raise RailViolation("patch is a unified diff", f"the patch has {len(patch)} characters, more than {MAX_PATCH_CHARS}")
+    lines = patch.splitlines()
+    if not any(line.startswith("--- ") for line in lines) or not any(line.startswith("@@") for line in lines):
+        raise RailViolation("patch is a unified diff", "no `--- `/`@@` lines: not a unified diff")
+    for n, line in enumerate(lines, 1):
+        if not _DIFF_LINE.match(line):
+            raise RailViolation("patch is a unified diff", f"line {n} is not a diff line: {line[:60]!r}")
+    for path in _DIFF_PATH.findall(patch):
+        if path != "/dev/null" and path.startswith(FORBIDDEN_PATCH_PATHS):
+            raise RailViolation("patch leaves CI alone", f"the patch touches {path}")
+
+
+def parse_proposal(tool_uses) -> tuple[str, str, str]:
+    """(diagnosis, patch, confidence) from the model's tool calls. Raises RailViolation."""
+    calls = [(t.name, t.input) for t in tool_uses]
+    others = sorted({n for n, _ in calls if n != TOOL_NAME})
+    if others:
+        raise RailViolation("output parses", f"the model called tool(s) it was not given: {', '.join(others)}")
+    if len(calls) != 1:
+        raise RailViolation("output parses", f"expected one `{TOOL_NAME}` call, got {len(calls)}")
+    data = calls[0][1]
+    if not isinstance(data, dict) or any(not isinstance(data.get(k), str) for k in ("diagnosis", "patch", "confidence")):
+        raise RailViolation("output parses", "needs string fields diagnosis, patch, confidence")
+    if data["confidence"] not in CONFIDENCE:
+        raise RailViolation("output parses", f"confidence {data['confidence'][:20]!r} is not one of {', '.join(CONFIDENCE)}")
+    if not data["diagnosis"].strip():
+        raise RailViolation("output parses", "the diagnosis is empty")
+    return data["diagnosis"].strip(), data["patch"], data["confidence"]
+
+
+def build_prompt(req: FixRequest, redactor: Redactor, nonce: str) -> tuple[str, str]:
+    user = render(
+        "prompts/fix.md.j2", group=redactor.redact(req.group, "group"), klass=req.klass,
+        tests=[redactor.redact(t, "tests") for t in req.tests],
+        signature_block=data_block("signature", redactor.redact(req.signature, "signature"), nonce),
+        log_blocks=[data_block(f"log-{i + 1}", redactor.redact(log[-MAX_LOG_CHARS:], "logs"), nonce)
+                    for i, log in enumerate(req.logs)],
+        suspect_blocks=[data_block(f"suspect {s.sha[:12]}",
+                                   redactor.redact(f"{s.sha} {s.subject}\n\n{s.diff[:MAX_DIFF_CHARS]}", "suspects"), nonce)
+                        for s in req.suspects])
+    return render("prompts/system.md.j2", nonce=nonce, task=""), user
+
+
+async def propose_fix(client: AgentClient, req: FixRequest, allowed_mentions: tuple[str, ...] = ()) -> FixProposal:
+    """Ask for a proposed fix; never raises for agent trouble (``skipped``/``rejected``)."""
+    cleaner = Cleaner(client.settings, allowed_mentions=allowed_mentions)
+
+    def done(status: str, **kw) -> FixProposal:
+        data = {"diagnosis": cleaner.text(kw.get("diagnosis", ""), 2000),
+                "patch": cleaner.secret_free(kw.get("patch", "")),
+                "confidence": kw.get("confidence", ""), "model": cleaner.text(kw.get("model", ""), 80),
+                "rail": kw.get("rail", ""), "detail": cleaner.text(kw.get("detail", ""), 500),
+                "reason": cleaner.text(kw.get("reason", ""), 500)}
+        body = render("proposed_fix.md.j2", status=status, sanitized_notes=cleaner.notes, **data)
+        return FixProposal(status, body, **data)
+
+    if not client.settings.proposed_fix:
+        return done("skipped", reason="the proposed-fix agent is off (`agents.proposed_fix: false`)")
+    if req.klass != "real":
+        return done("skipped", reason=f"{req.klass} failures are tracked, never diagnosed or blamed")
+    redactor = Redactor()
+    system, user = build_prompt(req, redactor, new_nonce())
+    try:
+        reply = await client.call("proposed-fix", system=system, messages=[{"role": "user", "content": user}],
+                                  tools=[PROPOSE_TOOL], tool_choice={"type": "tool", "name": TOOL_NAME},
+                                  redactor=redactor)
+    except AgentSkipped as e:
+        return done("skipped", reason=e.reason)
+    try:
+        diagnosis, patch, confidence = parse_proposal(reply.tool_uses)
+        check_patch(patch)
+        check_prose(client.settings, [diagnosis, reply.text], allowed_mentions)
+    except RailViolation as v:
+        return done("rejected", rail=v.rail, detail=v.detail, model=reply.model)
+    return done("proposed", diagnosis=diagnosis, patch=patch, confidence=confidence, model=reply.model)

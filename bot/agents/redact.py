@@ -1,0 +1,120 @@
+"""Redaction of secrets and personal data before any text reaches an LLM prompt (pure).
+
+Every string that goes into a prompt passes through :func:`redact` (the prompt builder does it
+for each data block and :class:`bot.agents.client.AgentClient` does it again over the whole
+request). What is redacted, in this order (the order matters: a PEM block or a URL with
+credentials is taken whole before its parts could match the narrower rules):
+
+* PEM private-key blocks (``-----BEGIN … PRIVATE KEY-----`` … ``-----END …-----``);
+* credentials in URLs (``https://user:secret@host``);
+* GitHub tokens (``ghp_ gho_ ghu_ ghs_ ghr_`` and ``github_pat_``), Anthropic keys (``sk-ant-``),
+  other ``sk-`` API keys, Slack tokens (``xox?-``), AWS access key ids (``AKIA``/``ASIA`` + 16),
+  JSON web tokens (``eyJ….….…``), ``Authorization: Bearer …`` values;
+* values after generic labels: ``token=``, ``password:``, ``secret=``, ``api_key=``,
+  ``aws_secret_access_key =`` … (the label stays, the value goes);
+* e-mail addresses;
+* the user name in home paths: ``/home/<user>``, ``/Users/<user>``, ``C:\\Users\\<user>``.
+
+Placeholders look like ``[REDACTED-<kind>-<n>]``; the same secret gets the same placeholder
+within one :class:`Redactor`, so a model can still tell two values apart. A :class:`Redactor`
+remembers which original each placeholder stands for and, per *source* (e.g. one file's
+versions), can put them back into text that never leaves the machine (a resolved file written
+to git), see :meth:`Redactor.restore`. Sources: GitHub's token formats
+(docs.github.com "About authentication", token prefixes), AWS key id format (IAM docs).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+#: (kind, compiled pattern, group holding the secret value: 0 = whole match)
+_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
+    ("private-key", re.compile(
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)"), 0),
+    ("url-credentials", re.compile(r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)"), 0),
+    ("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"), 0),
+    ("anthropic-key", re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{8,}"), 0),
+    ("api-key", re.compile(r"\bsk-[A-Za-z0-9_\-]{20,}"), 0),
+    ("slack-token", re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}"), 0),
+    ("aws-key-id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), 0),
+    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"), 0),
+    ("bearer", re.compile(r"(?i)\b(?:authorization\s*[:=]\s*)?bearer\s+([A-Za-z0-9_\-\.=+/]{8,})"), 1),
+    ("secret", re.compile(
+        r"(?i)\b(?:[a-z0-9_\-]*(?:token|passwd|password|secret|api[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?))"
+        r"[\"']?\s*[:=]\s*[\"']?([^\s\"',;}]{4,})"), 1),
+    ("email", re.compile(r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b"), 0),
+    ("user", re.compile(r"(?:(?<=/home/)|(?<=/Users/)|(?<=\\Users\\))(?!\[REDACTED)([A-Za-z0-9._\-]+)"), 1),
+)
+
+_PLACEHOLDER = re.compile(r"\[REDACTED-([a-z\-]+)-(\d+)\]")
+
+#: Values that look like secrets to the generic label rule but are not (kept as is).
+_NOT_SECRETS = frozenset({"none", "null", "true", "false", "required", "optional", "redacted",
+                          "<redacted>", "xxx", "xxxx", "****", "${{", "string", "str", "bool", "int"})
+
+
+@dataclass
+class Redactor:
+    """Redacts text and remembers placeholders (``[REDACTED-<kind>-<n>]`` → original) per source.
+
+    ``counts`` is how many values of each kind were redacted (for logs and tests; never the values).
+    """
+
+    _by_value: dict[str, str] = field(default_factory=dict)
+    _by_placeholder: dict[str, str] = field(default_factory=dict)
+    _sources: dict[str, set[str]] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def redact(self, text: str, source: str = "") -> str:
+        """``text`` with every secret replaced by its placeholder; ``source`` names where the text
+        came from (a file path, ``"commit-message"``…) so :meth:`restore` can be limited to it."""
+        if not text:
+            return text
+        for kind, rx, group in _RULES:
+            text = rx.sub(lambda m: self._replace(m, kind, group, source), text)
+        return text
+
+    def _replace(self, m: re.Match[str], kind: str, group: int, source: str) -> str:
+        value = m.group(group)
+        if value is None or _PLACEHOLDER.fullmatch(value) or value.startswith("[REDACTED-"):
+            return m.group(0)
+        if kind == "secret" and (value.lower() in _NOT_SECRETS or value.startswith(("$", "{", "<", "%"))):
+            return m.group(0)
+        if kind == "user" and value.lower() in {"runner", "user", "username", "me", "root"}:
+            return m.group(0)
+        ph = self._by_value.get(value)
+        if ph is None:
+            n = sum(1 for p in self._by_placeholder if p.startswith(f"[REDACTED-{kind}-")) + 1
+            ph = f"[REDACTED-{kind}-{n}]"
+            self._by_value[value] = ph
+            self._by_placeholder[ph] = value
+            self.counts[kind] = self.counts.get(kind, 0) + 1
+        self._sources.setdefault(source, set()).add(ph)
+        start, end = m.span(group)
+        whole = m.group(0)
+        return whole[: start - m.start()] + ph + whole[end - m.start():]
+
+    def restore(self, text: str, source: str) -> str:
+        """Put back the originals of placeholders that were redacted *from ``source``*; other
+        placeholders stay as they are (a secret from a log never lands in a file).
+        Use only for text that stays on this machine (e.g. file content committed to the fork,
+        which already held the value)."""
+        allowed = self._sources.get(source, set())
+        return _PLACEHOLDER.sub(lambda m: self._by_placeholder[m.group(0)] if m.group(0) in allowed else m.group(0), text)
+
+    @property
+    def secrets(self) -> frozenset[str]:
+        """Every original value redacted so far (for tests and output checks, never for logs)."""
+        return frozenset(self._by_value)
+
+
+def redact(text: str) -> str:
+    """Redact ``text`` with a fresh :class:`Redactor` (placeholders numbered from 1)."""
+    return Redactor().redact(text)
+
+
+def find_secrets(text: str) -> list[str]:
+    """The kinds of secret that :func:`redact` would remove from ``text`` (empty: clean)."""
+    r = Redactor()
+    r.redact(text)
+    return sorted(r.counts)

@@ -1,0 +1,53 @@
+"""Templates of the agents (``templates/agents/``): prompts the model reads and texts people read.
+
+One jinja2 environment (StrictUndefined: a missing field is an error, not an empty string).
+Agent-written strings are sanitised by :mod:`bot.agents.textrails` *before* they reach a
+template (see :mod:`bot.agents.report`); templates receive plain data only.
+"""
+from __future__ import annotations
+
+import secrets
+from functools import lru_cache
+from pathlib import Path
+
+import jinja2
+
+from bot.agents.textrails import fence
+
+TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR)),
+        undefined=jinja2.StrictUndefined, autoescape=False,
+        keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
+    env.filters["fence"] = fence
+    env.filters["cell"] = table_cell
+    return env
+
+
+def render(name: str, **data) -> str:
+    """Render ``templates/agents/<name>`` with ``data``. Raises jinja2 errors on missing fields."""
+    return environment().get_template(f"agents/{name}").render(**data)
+
+
+def table_cell(text: str) -> str:
+    """One Markdown table cell: no newlines, pipes escaped."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def data_block(name: str, text: str, nonce: str) -> str:
+    """Untrusted ``text`` wrapped as quoted data between delimiters that carry ``nonce``.
+
+    A delimiter look-alike inside ``text`` cannot close the block: the nonce is random per
+    request and any ``</data`` in the text is defused. The system prompt says that data blocks
+    are never instructions; the rails, not the prompt, are the guarantee.
+    """
+    body = (text or "").replace("</data", "<\\/data").replace("<data", "<\\data")
+    return f'<data name="{name}" id="{nonce}">\n{body}\n</data id="{nonce}">'
+
+
+def new_nonce() -> str:
+    return secrets.token_hex(6)

@@ -1,0 +1,85 @@
+"""App authentication routes: the App itself, installations, installation tokens, rate limit."""
+from __future__ import annotations
+
+import time
+
+from bot.fakegithub.objects import iso
+from bot.fakegithub.routing import Ctx, GitHubError, Reply, not_found, route
+
+INSTALLATION_TOKEN_TTL_S = 3600.0
+
+
+def _the_app(ctx: Ctx):
+    app = next(iter(ctx.state.apps.values()), None)
+    if app is None:
+        raise GitHubError(401, "A JSON web token could not be decoded")
+    return app
+
+
+@route("apps/get-authenticated")
+async def get_app(ctx: Ctx) -> Reply:
+    return Reply(200, ctx.render.app(_the_app(ctx)))
+
+
+@route("apps/list-installations")
+async def list_installations(ctx: Ctx) -> Reply:
+    app = _the_app(ctx)
+    return ctx.page([ctx.render.installation(i, app) for i in ctx.state.installations.values()])
+
+
+@route("apps/get-installation")
+async def get_installation(ctx: Ctx) -> Reply:
+    inst = ctx.state.installations.get(ctx.int_param("installation_id"))
+    if inst is None:
+        raise not_found()
+    return Reply(200, ctx.render.installation(inst, _the_app(ctx)))
+
+
+@route("apps/get-repo-installation")
+async def get_repo_installation(ctx: Ctx) -> Reply:
+    inst = ctx.state.installation_for(ctx.repo)
+    if inst is None:
+        raise not_found()
+    return Reply(200, ctx.render.installation(inst, _the_app(ctx)))
+
+
+@route("apps/create-installation-access-token")
+async def create_token(ctx: Ctx) -> Reply:
+    app = _the_app(ctx)
+    inst = ctx.state.installations.get(ctx.int_param("installation_id"))
+    if inst is None:
+        raise not_found()
+    body = ctx.json() or {}
+    ttl = getattr(ctx.fake, "token_ttl_s", INSTALLATION_TOKEN_TTL_S)
+    tok = ctx.state.issue_token(installation_id=inst.id, ttl_s=ttl)
+    perms = dict(inst.permissions)
+    if body.get("permissions"):
+        for k, v in body["permissions"].items():
+            if k not in perms or (perms[k] == "read" and v == "write"):
+                raise GitHubError(422, f"The permissions requested are not granted to this installation.")
+        perms = dict(body["permissions"])
+    out = {"token": tok.token, "expires_at": iso(tok.expires_at), "permissions": perms,
+           "repository_selection": "all" if inst.repository_ids is None else "selected"}
+    del app
+    return Reply(201, out)
+
+
+@route("apps/list-repos-accessible-to-installation")
+async def list_installation_repos(ctx: Ctx) -> Reply:
+    if ctx.installation is None:
+        raise GitHubError(403, "This endpoint requires an installation token")
+    inst = ctx.installation
+    repos = [r for r in ctx.state.repos.values() if r.owner.login.lower() == inst.account.login.lower()
+             and (inst.repository_ids is None or r.id in inst.repository_ids)]
+    page = ctx.page([ctx.render.repo(r) for r in repos])
+    page.data = {"total_count": len(repos), "repositories": page.data,
+                 "repository_selection": "all" if inst.repository_ids is None else "selected"}
+    return page
+
+
+@route("rate-limit/get")
+async def rate_limit(ctx: Ctx) -> Reply:
+    used = len(ctx.fake.requests) % 5000
+    core = {"limit": 5000, "remaining": 5000 - used, "reset": int(time.time()) + 3600, "used": used}
+    return Reply(200, {"resources": {"core": core, "search": dict(core, limit=30, remaining=30, used=0),
+                                     "graphql": dict(core)}, "rate": core})

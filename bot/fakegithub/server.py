@@ -1,0 +1,397 @@
+"""The local GitHub: an aiohttp server on 127.0.0.1 that serves the REST operations the bot uses,
+held to GitHub's OpenAPI description.
+
+Every API request goes through :meth:`FakeGitHub._dispatch`:
+
+1. find the documented operation (unknown → 404 and an ``unknown-operation`` violation);
+2. User-Agent required (GitHub answers 403 without one); ``X-GitHub-Api-Version`` recorded and
+   checked against the versions GitHub serves;
+3. openapi-core validates the request (invalid → 422 and an ``invalid-request`` violation);
+4. an injected fault, if one matches, answers instead (:mod:`bot.fakegithub.faults`);
+5. authentication: App JWT (RS256, verified with the App's public key) for ``/app…``,
+   installation or personal tokens elsewhere (expired/unknown → 401 "Bad credentials");
+6. the repository in the path is looked up (outside the installation → 404), pushes made with git
+   since the last call are noticed (``push``/``pull_request.synchronize`` events);
+7. the handler runs; GET answers carry an ``ETag`` and a matching ``If-None-Match`` gets 304;
+   rate-limit headers are set; the answer is validated against the response schema
+   (invalid → an ``invalid-response`` violation: the fake drifted).
+
+Tests assert ``fake.violations == []`` (the ``fake_github`` fixture does it at teardown).
+"""
+from __future__ import annotations
+
+import asyncio
+import functools
+import hashlib
+import re
+import time
+from pathlib import Path
+
+import jwt as pyjwt
+from aiohttp import web
+
+from bot.fakegithub import contract as contract_mod
+from bot.fakegithub.contract import Contract, MULTI_SEGMENT
+from bot.fakegithub.faults import Faults
+from bot.fakegithub.objects import Render
+from bot.fakegithub.routing import HANDLERS, Ctx, GitHubError, Reply
+from bot.fakegithub.state import App, Installation, Repo, State, User
+from bot.fakegithub.webhooks import Webhooks
+
+SUPPORTED_API_VERSIONS = ("2022-11-28", "2026-03-10")
+RATE_LIMIT = 5000
+
+
+def _import_routes() -> None:
+    from bot.fakegithub import (routes_actions, routes_apps, routes_checks, routes_git,  # noqa: F401
+                                routes_issues, routes_pulls, routes_repos)
+
+
+@functools.lru_cache(maxsize=1)
+def shared_app_key() -> tuple[str, str]:
+    """One RSA key pair per process (2048-bit generation costs ≈ 0.3 s; tests need no fresh key)."""
+    return generate_app_key()
+
+
+def generate_app_key() -> tuple[str, str]:
+    """A fresh RSA key pair ``(private PEM, public PEM)`` for a test App."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    priv = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption()).decode()
+    pub = key.public_key().public_bytes(serialization.Encoding.PEM,
+                                        serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+    return priv, pub
+
+
+class FakeGitHub:
+    """One local GitHub. ``await fake.start()`` → ``fake.url``; set it up with :meth:`create_app`,
+    :meth:`create_repo`, :meth:`install`, :meth:`add_collaborator`, :meth:`add_token`.
+
+    ``state_dir`` holds the bare repositories (``<state_dir>/repos/<owner>/<name>.git``).
+    ``validate_responses`` can be turned off for speed in benchmarks (requests are always validated).
+    """
+
+    def __init__(self, state_dir: Path | str, *, host: str = "127.0.0.1", port: int = 0,
+                 validate_responses: bool = True, webhook_url: str | None = None, webhook_secret: str = ""):
+        _import_routes()
+        self.state = State(Path(state_dir))
+        self.host, self.port = host, port
+        self.contract = Contract(validate_responses=validate_responses)
+        self.faults = Faults()
+        self.webhooks = Webhooks(self, url=webhook_url, secret=webhook_secret)
+        self.requests: list[dict] = []          # {method, path, operation, status, api_version, auth}
+        self.url = ""
+        self.render = Render(self.state, "http://127.0.0.1")
+        self._runner: web.AppRunner | None = None
+        self._etag_hits = 0
+        self._lock = asyncio.Lock()
+        self._routes = self._route_table()
+
+    # --- lifecycle -----------------------------------------------------------------------------
+    def build_app(self) -> web.Application:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        from bot.fakegithub import admin
+
+        admin.register(app, self)
+        app.router.add_route("*", "/{tail:.*}", self._dispatch)
+        return app
+
+    async def start(self) -> str:
+        """Listen on ``host:port`` (0 = a free port); returns the base URL."""
+        self._runner = web.AppRunner(self.build_app(), access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.url = f"http://{self.host}:{self.port}"
+        self.render = Render(self.state, self.url)
+        await self.webhooks.start()
+        return self.url
+
+    async def stop(self) -> None:
+        await self.webhooks.stop()
+        if self._runner:
+            await self._runner.cleanup()
+
+    async def __aenter__(self) -> "FakeGitHub":
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.stop()
+
+    @property
+    def violations(self) -> list:
+        return self.contract.violations
+
+    def contract_webhook_names(self) -> frozenset[str]:
+        return frozenset(contract_mod.webhook_document().get("x-webhooks", {}))
+
+    # --- setup ---------------------------------------------------------------------------------
+    def create_app(self, *, app_id: int = 4200, slug: str = "forksync", name: str = "forksync",
+                   owner: str = "forksync-dev", webhook_secret: str | None = None, fresh_key: bool = False) -> App:
+        """Register the GitHub App; the client signs JWTs with ``app.private_key_pem`` (one key per
+        process unless ``fresh_key``)."""
+        priv, pub = generate_app_key() if fresh_key else shared_app_key()
+        bot = self.state.user(f"{slug}[bot]", "Bot")
+        a = App(app_id, slug, name, self.state.user(owner, "Organization"), priv, pub, bot,
+                webhook_secret or self.webhooks.secret)
+        self.state.apps[app_id] = a
+        if webhook_secret is not None:
+            self.webhooks.secret = webhook_secret
+        return a
+
+    def create_user(self, login: str, *, email: str | None = None, name: str | None = None) -> User:
+        u = self.state.user(login)
+        u.email, u.name = email or u.email, name or u.name
+        return u
+
+    def create_repo(self, full_name: str, *, source: str | Path | None = None, default_branch: str = "main",
+                    private: bool = False, fork_of: Repo | None = None,
+                    allow_squash_merge: bool = True, required_checks: list[str] | None = None) -> Repo:
+        """A repository backed by a bare git repo (empty, or a bare clone of ``source``).
+        ``repo.path`` is a git remote the bot can push to and fetch from."""
+        owner, name = full_name.split("/", 1)
+        r = self.state.add_repo(owner, name, default_branch=default_branch,
+                                source=str(source) if source else None, private=private, fork_of=fork_of)
+        r.allow_squash_merge = allow_squash_merge
+        r.required_checks = list(required_checks or [])
+        return r
+
+    def install(self, account: str, *, repos: list[Repo] | None = None, permissions: dict | None = None,
+                installation_id: int | None = None) -> Installation:
+        """Install the App on ``account`` (all its repositories, or only ``repos``)."""
+        inst = Installation(installation_id or self.state.new_id(), self.state.user(account),
+                            None if repos is None else {r.id for r in repos}, created_at=self.state.now())
+        if permissions is not None:
+            inst.permissions = dict(permissions)
+        self.state.installations[inst.id] = inst
+        return inst
+
+    def add_collaborator(self, repo: Repo, login: str, permission: str = "write") -> User:
+        """``permission``: read | triage | write | maintain | admin (GitHub's roles)."""
+        u = self.state.user(login)
+        repo.collaborators[u.login] = permission
+        return u
+
+    def add_token(self, token: str, login: str, *, ttl_s: float = 10 * 365 * 86400) -> None:
+        """A personal access token acting as ``login`` (plain token mode)."""
+        self.state.issue_token(user=self.state.user(login), token=token, ttl_s=ttl_s)
+
+    def mergeable_unknown(self, repo: Repo, number: int, reads: int) -> None:
+        """Answer ``mergeable: null`` (GitHub still computing) for the next ``reads`` GETs of the PR."""
+        repo.pulls[number].mergeable_unknown_polls = reads
+
+    def expire_tokens(self) -> int:
+        return self.state.expire_tokens()
+
+    async def refresh(self) -> None:
+        """Notice pushes made with git directly to the bare repositories (emits ``push`` and
+        ``pull_request.synchronize``); API calls on a repository do this by themselves."""
+        from bot.fakegithub.events import on_ref_changes
+
+        async with self._lock:
+            for repo in list(self.state.repos.values()):
+                on_ref_changes(self, self.state.observe_refs(repo))
+
+    def complete_workflow_run(self, repo: Repo, run_id: int, conclusion: str = "success",
+                              artifacts: dict[str, bytes] | None = None) -> None:
+        """Finish a dispatched workflow run and attach artifacts ``{name: zip bytes}``."""
+        from bot.fakegithub.state import Artifact
+
+        run = repo.workflow_runs[run_id]
+        run.status, run.conclusion = "completed", conclusion
+        for name, data in (artifacts or {}).items():
+            run.artifacts.append(Artifact(self.state.new_id(), name, data, self.state.now()))
+
+    def requests_for(self, operation: str) -> list[dict]:
+        return [r for r in self.requests if r["operation"] == operation]
+
+    # --- dispatch ------------------------------------------------------------------------------
+    def _route_table(self) -> list[tuple[re.Pattern, str, str, str]]:
+        out = []
+        for op_id, (method, path) in contract_mod.operations().items():
+            rx = re.sub(r"\\\{(\w+)\\\}", lambda m: "(?P<%s>%s)" % (m[1], ".+" if m[1] in MULTI_SEGMENT else "[^/]+"),
+                        re.escape(path))
+            out.append((re.compile("^" + rx + "$"), method, op_id, path))
+        out.sort(key=lambda t: -len(re.sub(r"\(\?P<\w+>[^)]*\)", "", t[0].pattern)))
+        return out
+
+    def _match(self, method: str, path: str) -> tuple[str, str, dict] | None:
+        for rx, m, op_id, template in self._routes:
+            if m != method:
+                continue
+            mo = rx.match(path)
+            if mo:
+                return op_id, template, mo.groupdict()
+        return None
+
+    async def _dispatch(self, request: web.Request) -> web.StreamResponse:
+        method = request.method.upper()
+        path = request.path            # decoded: %2F → /
+        body = await request.read()
+        query = dict(request.query)
+        record = {"method": method, "path": path, "operation": None, "status": None,
+                  "api_version": request.headers.get("X-GitHub-Api-Version"),
+                  "accept": request.headers.get("Accept"), "if_none_match": request.headers.get("If-None-Match")}
+        self.requests.append(record)
+        found = self._match(method, path)
+        if found is None:
+            self.contract.record("unknown-operation", method, path, None,
+                                 "GitHub's REST description documents no such operation")
+            return self._error(record, GitHubError(404, "Not Found"))
+        op_id, template, params = found
+        record["operation"] = op_id
+        if not request.headers.get("User-Agent"):
+            self.contract.record("invalid-request", method, path, op_id, "no User-Agent header")
+            return self._error(record, GitHubError(
+                403, "Request forbidden by administrative rules. Please make sure your request has a User-Agent header"))
+        version = request.headers.get("X-GitHub-Api-Version")
+        if version is not None and version not in SUPPORTED_API_VERSIONS:
+            self.contract.record("invalid-request", method, path, op_id, f"unsupported X-GitHub-Api-Version {version}")
+            return self._error(record, GitHubError(400, f"API version {version} is not supported."))
+        err = self.contract.check_request(method, template, params, query, body, dict(request.headers),
+                                          request.headers.get("Content-Type"))
+        if err:
+            self.contract.record("invalid-request", method, path, op_id, err)
+            return self._error(record, GitHubError(422, "Invalid request.\n\n" + err))
+        fault = self.faults.take(method, path)
+        if fault is not None:
+            if fault.expire_tokens:
+                self.state.expire_tokens()
+            record["status"] = fault.status
+            record["fault"] = fault.name
+            return web.json_response(fault.body, status=fault.status, headers=fault.headers)
+        handler = HANDLERS.get(op_id)
+        if handler is None:
+            self.contract.record("unimplemented", method, path, op_id,
+                                 "documented by GitHub, not served by the fake yet")
+            return self._error(record, GitHubError(501, f"the fake does not implement {op_id}"))
+        ctx = Ctx(self, request, op_id, params, query, body)
+        try:
+            self._authenticate(ctx)
+            record["auth"] = "app" if ctx.app_jwt else ("installation" if ctx.installation else
+                                                          ("token" if ctx.token else "none"))
+            if "owner" in params and "repo" in params:
+                ctx.repo = self._repo_for(ctx, params["owner"], params["repo"])
+            async with self._lock:      # one state change at a time (handlers may run git)
+                if ctx.repo is not None:
+                    from bot.fakegithub.events import on_ref_changes
+                    on_ref_changes(self, self.state.observe_refs(ctx.repo))
+                reply = await handler(ctx)
+        except GitHubError as e:
+            return self._error(record, e)
+        return self._respond(request, record, template, params, query, reply)
+
+    def _error(self, record: dict, e: GitHubError) -> web.Response:
+        record["status"] = e.status
+        return web.json_response(e.body(), status=e.status, headers=e.headers)
+
+    def _respond(self, request: web.Request, record: dict, template: str, params: dict, query: dict,
+                 reply: Reply) -> web.Response:
+        body = reply.body()
+        headers = dict(reply.headers)
+        headers.update(self._rate_headers())
+        if reply.status == 200 and request.method == "GET" and reply.raw is None:
+            etag = 'W/"' + hashlib.sha256(body).hexdigest()[:40] + '"'
+            headers["ETag"] = etag
+            inm = request.headers.get("If-None-Match")
+            if inm and etag in [t.strip() for t in inm.split(",")]:
+                self._etag_hits += 1
+                record["status"] = 304
+                return web.Response(status=304, headers=headers)
+        if body or reply.status not in (204,):
+            err = self.contract.check_response(request.method, template, params, query, reply.status, body,
+                                               reply.content_type)
+            if err:
+                self.contract.record("invalid-response", request.method, request.path, record["operation"], err)
+        record["status"] = reply.status
+        ct = reply.content_type if reply.data is not None or reply.raw is not None else None
+        if ct and ct.startswith("application/json"):
+            ct = "application/json; charset=utf-8"
+        return web.Response(status=reply.status, body=body, headers=headers,
+                            content_type=ct.split(";")[0] if ct else None,
+                            charset="utf-8" if ct and "json" in ct else None)
+
+    def _rate_headers(self) -> dict[str, str]:
+        used = len(self.requests) - self._etag_hits
+        return {"x-ratelimit-limit": str(RATE_LIMIT), "x-ratelimit-remaining": str(max(0, RATE_LIMIT - used % RATE_LIMIT)),
+                "x-ratelimit-used": str(used % RATE_LIMIT), "x-ratelimit-reset": str(int(time.time()) + 3600),
+                "x-ratelimit-resource": "core", "X-GitHub-Media-Type": "github.v3; format=json",
+                "X-GitHub-Api-Version-Selected": "2022-11-28"}
+
+    # --- auth ----------------------------------------------------------------------------------
+    def _authenticate(self, ctx: Ctx) -> None:
+        header = ctx.request.headers.get("Authorization", "")
+        scheme, _, cred = header.partition(" ")
+        scheme, cred = scheme.lower(), cred.strip()
+        app_only = ctx.operation in ("apps/get-authenticated", "apps/create-installation-access-token",
+                                     "apps/list-installations", "apps/get-installation", "apps/get-repo-installation")
+        if not header:
+            if app_only:
+                raise GitHubError(401, "A JSON web token could not be decoded")
+            return
+        if scheme not in ("token", "bearer"):
+            raise GitHubError(401, "Bad credentials")
+        if cred.count(".") == 2 and not cred.startswith(("ghs_", "ghp_", "gho_")):
+            ctx.app_jwt = True
+            ctx.actor = None
+            self._verify_jwt(cred)
+            if not app_only and ctx.operation != "rate-limit/get":
+                raise GitHubError(401, "Bad credentials")
+            return
+        if app_only:
+            raise GitHubError(401, "A JSON web token could not be decoded")
+        tok = self.state.tokens.get(cred)
+        if tok is None or tok.expires_at <= self.state.now():
+            raise GitHubError(401, "Bad credentials")
+        ctx.token = tok
+        if tok.installation_id is not None:
+            ctx.installation = self.state.installations.get(tok.installation_id)
+            app = next(iter(self.state.apps.values()), None)
+            ctx.actor = app.bot if app else None
+        else:
+            ctx.actor = tok.user
+
+    def _verify_jwt(self, token: str) -> App:
+        try:
+            unverified = pyjwt.decode(token, options={"verify_signature": False})
+            app = self.state.apps.get(int(unverified.get("iss")))
+        except (pyjwt.PyJWTError, TypeError, ValueError):
+            raise GitHubError(401, "A JSON web token could not be decoded") from None
+        if app is None:
+            raise GitHubError(401, "'Issuer' claim ('iss') must be an Integer")
+        try:
+            claims = pyjwt.decode(token, app.public_key_pem, algorithms=["RS256"], leeway=60,
+                                  options={"require": ["iat", "exp", "iss"]})
+        except pyjwt.ExpiredSignatureError:
+            raise GitHubError(401, "'Expiration time' claim ('exp') must be a numeric value representing the "
+                                   "future time at which the assertion expires") from None
+        except pyjwt.PyJWTError:
+            raise GitHubError(401, "A JSON web token could not be decoded") from None
+        if claims["exp"] - claims["iat"] > 660:
+            raise GitHubError(401, "'Expiration time' claim ('exp') is too far in the future")
+        return app
+
+    def _repo_for(self, ctx: Ctx, owner: str, name: str) -> Repo:
+        repo = self.state.repo(owner, name)
+        if repo is None:
+            raise GitHubError(404, "Not Found")
+        if ctx.installation is not None:
+            inst = ctx.installation
+            if inst.account.login.lower() != repo.owner.login.lower() or (
+                    inst.repository_ids is not None and repo.id not in inst.repository_ids):
+                if repo.private or ctx.request.method != "GET":
+                    raise GitHubError(404, "Not Found")
+        elif ctx.actor is not None:
+            if repo.private and self.state.permission(repo, ctx.actor.login) == "none":
+                raise GitHubError(404, "Not Found")
+        elif repo.private or ctx.request.method != "GET":
+            raise GitHubError(401 if ctx.request.method != "GET" else 404,
+                              "Requires authentication" if ctx.request.method != "GET" else "Not Found")
+        return repo
+
+

@@ -1,0 +1,385 @@
+"""GitHub access for forksync: a gidgethub aiohttp client with the parts Probot would give.
+
+- :class:`GitHubClient` (a ``gidgethub.aiohttp.GitHubAPI``): pins ``X-GitHub-Api-Version:
+  2022-11-28`` on every request; retries through gidgethub 6's ``handle_rate_limit_error`` hook
+  with the policy of :func:`retry_delay` (GitHub's "Rate limits for the REST API" and "Best
+  practices" pages: honour ``retry-after``; at ``x-ratelimit-remaining: 0`` wait for
+  ``x-ratelimit-reset``; a secondary limit without headers waits ≥ 60 s; 5xx backs off
+  exponentially; everything capped); re-sends with a fresh installation token after a 401;
+  retries connection errors; gives up with a :class:`GitHubAPIError` that says what failed and
+  what to do.
+- :class:`InstallationTokens`: App JWT (RS256, gidgethub) → installation access token, cached per
+  installation until ``refresh_margin_s`` before ``expires_at``; invalidated on 401.
+- :class:`GitHubApp`: one client per installation, each with its own ETag cache (gidgethub keys
+  its cache by URL only, so sharing one across installations could serve one installation's data
+  to another; github-platform notes §1.6), plus the App-level (JWT) client.
+- :func:`token_client`: plain token mode (a personal or fine-grained token) for small setups.
+
+Point any of them at the local GitHub with ``base_url=fake.url`` (docs/github.md).
+Secrets (tokens, keys, JWTs) are never logged or put into error messages.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import MutableMapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Awaitable, Callable
+from urllib.parse import urlsplit, urlunsplit
+
+import aiohttp
+import gidgethub
+import gidgethub.aiohttp
+from gidgethub import apps as gh_apps
+
+log = logging.getLogger("forksync.github")
+
+API_VERSION = "2022-11-28"
+DEFAULT_BASE_URL = "https://api.github.com"
+
+
+# --- retry policy (pure) -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How failed requests are retried. Delays are seconds.
+
+    ``max_attempts`` counts the first try. ``base_delay_s * 2**(attempt-1)`` (capped at
+    ``max_delay_s``) is the 5xx / connection-error backoff. A secondary rate limit without
+    ``retry-after`` waits at least ``secondary_min_wait_s`` (GitHub: "wait at least one minute").
+    A server-requested wait longer than ``max_wait_s`` is not slept: the call fails at once so the
+    caller can reschedule instead of blocking a worker for an hour."""
+
+    max_attempts: int = 4
+    base_delay_s: float = 1.0
+    max_delay_s: float = 60.0
+    secondary_min_wait_s: float = 60.0
+    max_wait_s: float = 900.0
+
+
+def _header(headers, name: str) -> str | None:
+    if headers is None:
+        return None
+    try:
+        return headers.get(name) or headers.get(name.lower()) or headers.get(name.title())
+    except AttributeError:
+        return None
+
+
+def retry_delay(status: int, headers, message: str | None, attempt: int, policy: RetryPolicy,
+                now: float) -> float | None:
+    """Seconds to wait before retrying a failed request, or None when it must not be retried.
+
+    ``status``: the HTTP status; ``headers``: the response headers (case-insensitive mapping);
+    ``attempt``: 1-based attempts made so far; ``now``: epoch seconds (for ``x-ratelimit-reset``).
+
+    Rules (docs.github.com, "Rate limits for the REST API" → "Exceeding the rate limit"):
+    1. 403/429 with ``retry-after`` → that many seconds;
+    2. 403/429 with ``x-ratelimit-remaining: 0`` → until ``x-ratelimit-reset`` (+1 s);
+    3. 403 whose message names a secondary rate limit, or a bare 429 → exponential backoff, at
+       least ``secondary_min_wait_s``;
+    4. 5xx → ``retry-after`` if given, else exponential backoff;
+    5. anything else (400, 401, other 403s, 404, 405, 409, 410, 422, …) → None.
+    Waits above ``max_wait_s`` and attempts at ``max_attempts`` → None."""
+    if attempt >= policy.max_attempts:
+        return None
+    backoff = min(policy.max_delay_s, policy.base_delay_s * 2 ** (attempt - 1))
+    retry_after = _header(headers, "retry-after")
+    delay: float | None = None
+    if status in (403, 429) or status >= 500:
+        if retry_after is not None:
+            try:
+                delay = max(0.0, float(retry_after))
+            except ValueError:
+                try:
+                    delay = max(0.0, datetime.strptime(retry_after, "%a, %d %b %Y %H:%M:%S GMT").timestamp() - now)
+                except ValueError:
+                    delay = None
+    if delay is None and status in (403, 429):
+        remaining = _header(headers, "x-ratelimit-remaining")
+        reset = _header(headers, "x-ratelimit-reset")
+        if remaining == "0" and reset is not None:
+            try:
+                delay = max(0.0, float(reset) - now) + 1.0
+            except ValueError:
+                delay = None
+        elif status == 429 or "secondary rate limit" in (message or "").lower():
+            delay = max(policy.secondary_min_wait_s, backoff)
+    if delay is None and status >= 500:
+        delay = backoff
+    if delay is None or delay > policy.max_wait_s:
+        return None
+    return delay
+
+
+# --- errors ------------------------------------------------------------------------------------
+
+_HINTS = {
+    401: "the credentials were refused: check the App id and private key (or the token) and that the "
+         "App is still installed",
+    403: "the App or token lacks a permission for this call (see the App's permissions in README), or a "
+         "rate limit outlasted the retries",
+    404: "the repository or object does not exist, or the App is not installed on it",
+    405: "GitHub refused the operation in this state (e.g. the pull request is not mergeable)",
+    409: "the resource changed meanwhile (e.g. the head branch moved); re-read it and try again",
+    410: "the resource is gone (e.g. an expired artifact)",
+    422: "GitHub rejected the request's content",
+}
+
+
+class GitHubAPIError(gidgethub.HTTPException):
+    """A GitHub call that failed for good. ``status_code``, ``method``, ``url`` (no credentials),
+    ``message`` (GitHub's), ``errors`` (GitHub's ``errors`` list, if any), ``attempts`` and
+    ``headers``; ``__cause__`` is gidgethub's exception. ``str(e)`` says what to do next."""
+
+    def __init__(self, method: str, url: str, cause: gidgethub.HTTPException, attempts: int):
+        self.method, self.url, self.attempts = method, _strip_credentials(url), attempts
+        self.message = str(cause.args[0]) if cause.args and cause.args[0] is not None else cause.status_code.phrase
+        self.errors = getattr(cause, "errors", None)
+        hint = _HINTS.get(int(cause.status_code), "GitHub failed; it may work later" if cause.status_code >= 500
+                          else "the request was not accepted")
+        text = (f"GitHub answered {int(cause.status_code)} to {method} {self.url}: {self.message}"
+                f"{f' {self.errors}' if self.errors else ''} (after {attempts} attempt{'s' * (attempts != 1)}); "
+                f"{hint}")
+        super().__init__(cause.status_code, text, headers=cause.headers)
+
+
+def _strip_credentials(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.username or parts.password:
+        parts = parts._replace(netloc=parts.hostname + (f":{parts.port}" if parts.port else ""))
+    return urlunsplit(parts)
+
+
+class LRUCache(MutableMapping):
+    """A small bounded mapping for gidgethub's ETag cache (oldest entry dropped first)."""
+
+    def __init__(self, maxsize: int = 512):
+        self.maxsize = maxsize
+        self._d: OrderedDict = OrderedDict()
+
+    def __getitem__(self, key):
+        value = self._d[key]
+        self._d.move_to_end(key)
+        return value
+
+    def __setitem__(self, key, value):
+        self._d[key] = value
+        self._d.move_to_end(key)
+        while len(self._d) > self.maxsize:
+            self._d.popitem(last=False)
+
+    def __delitem__(self, key):
+        del self._d[key]
+
+    def __iter__(self):
+        return iter(self._d)
+
+    def __len__(self):
+        return len(self._d)
+
+
+# --- the client --------------------------------------------------------------------------------
+
+TokenSource = Callable[[], Awaitable[str]]
+
+
+@dataclass
+class ClientStats:
+    """What a client did, for logs, metrics and tests: ``sleeps`` (seconds slept before retries),
+    ``retries`` (``(status, attempt)``), ``token_refreshes``, ``cache_hits`` (304s served)."""
+
+    sleeps: list[float] = field(default_factory=list)
+    retries: list[tuple[int, int]] = field(default_factory=list)
+    token_refreshes: int = 0
+    cache_hits: int = 0
+    requests: int = 0
+
+
+class GitHubClient(gidgethub.aiohttp.GitHubAPI):
+    """gidgethub's aiohttp client with forksync's policy (module docstring).
+
+    Authentication, one of: ``oauth_token=`` (a fixed token), ``token_source=`` (an async callable
+    returning the current installation token, asked before every attempt; ``on_unauthorized`` is
+    called after a 401 so the next attempt gets a fresh token), or ``app_id=``/``private_key=``
+    (App JWT, gidgethub mints it). ``cache``: a mapping for ETag caching (one per installation).
+    ``sleep``: an async sleep (tests may pass one that records without waiting)."""
+
+    def __init__(self, session: aiohttp.ClientSession, requester: str = "forksync", *,
+                 oauth_token: str | None = None, token_source: TokenSource | None = None,
+                 on_unauthorized: Callable[[], None] | None = None, app_id: str | int | None = None,
+                 private_key: str | bytes | None = None, cache: MutableMapping | None = None,
+                 base_url: str = DEFAULT_BASE_URL, retry: RetryPolicy = RetryPolicy(),
+                 sleep: Callable[[float], Awaitable[None]] | None = None,
+                 clock: Callable[[], float] = time.time):
+        super().__init__(session, requester, oauth_token=oauth_token,
+                         app_id=str(app_id) if app_id is not None else None, private_key=private_key,
+                         cache=cache, base_url=base_url.rstrip("/"))
+        self._token_source = token_source
+        self._on_unauthorized = on_unauthorized
+        self.retry = retry
+        self._sleep = sleep or asyncio.sleep
+        self._clock = clock
+        self.stats = ClientStats()
+
+    async def sleep(self, seconds: float) -> None:
+        self.stats.sleeps.append(seconds)
+        await self._sleep(seconds)
+
+    async def _request(self, method: str, url: str, headers, body: bytes = b""):
+        headers = dict(headers)
+        headers["x-github-api-version"] = API_VERSION
+        if self._token_source is not None:
+            headers["authorization"] = f"token {await self._token_source()}"
+        attempt = 0
+        while True:
+            attempt += 1
+            self.stats.requests += 1
+            try:
+                status, resp_headers, data = await super()._request(method, url, headers, body)
+            except (aiohttp.ClientConnectionError, asyncio.TimeoutError) as e:
+                delay = retry_delay(503, None, None, attempt, self.retry, self._clock())
+                if delay is None:
+                    raise
+                log.warning("github %s %s: %s; retrying in %.1fs", method, _strip_credentials(url),
+                            type(e).__name__, delay)
+                self.stats.retries.append((0, attempt))
+                await self.sleep(delay)
+                continue
+            if status == 304:
+                self.stats.cache_hits += 1
+            return status, resp_headers, data
+
+    async def handle_rate_limit_error(self, *, method: str, url: str, exception: gidgethub.HTTPException,
+                                      attempt: int) -> bool:
+        status = int(exception.status_code)
+        if status == 401 and self._token_source is not None and attempt < self.retry.max_attempts:
+            # an installation token expired or was revoked: fetch a new one and send again
+            if self._on_unauthorized is not None:
+                self._on_unauthorized()
+            self.stats.token_refreshes += 1
+            self.stats.retries.append((status, attempt))
+            return True
+        message = str(exception.args[0]) if exception.args and exception.args[0] is not None else ""
+        delay = retry_delay(status, exception.headers, message, attempt, self.retry, self._clock())
+        if delay is None:
+            raise GitHubAPIError(method, url, exception, attempt) from exception
+        log.warning("github %s %s answered %d (%s); retry %d in %.1fs", method, _strip_credentials(url),
+                    status, message[:80], attempt, delay)
+        self.stats.retries.append((status, attempt))
+        await self.sleep(delay)
+        return True
+
+
+# --- App authentication ------------------------------------------------------------------------
+
+@dataclass
+class _CachedToken:
+    token: str
+    expires_at: float
+
+
+class InstallationTokens:
+    """Installation access tokens of one App, cached per installation.
+
+    A token is reused until ``refresh_margin_s`` (default 5 min) before its ``expires_at``
+    (GitHub: tokens live 1 hour); :meth:`invalidate` drops it (after a 401). Concurrent callers
+    for the same installation share one fetch. Token shape is never assumed (GitHub is moving to
+    longer stateless ``ghs_`` tokens)."""
+
+    def __init__(self, app_client: GitHubClient, app_id: str | int, private_key: str | bytes, *,
+                 refresh_margin_s: float = 300.0, clock: Callable[[], float] = time.time):
+        self._app = app_client
+        self._app_id = str(app_id)
+        self._key = private_key
+        self.refresh_margin_s = refresh_margin_s
+        self._clock = clock
+        self._cache: dict[int, _CachedToken] = {}
+        self._locks: dict[int, asyncio.Lock] = {}
+        self.fetches = 0
+
+    async def token(self, installation_id: int) -> str:
+        cached = self._cache.get(installation_id)
+        if cached and cached.expires_at - self.refresh_margin_s > self._clock():
+            return cached.token
+        lock = self._locks.setdefault(installation_id, asyncio.Lock())
+        async with lock:
+            cached = self._cache.get(installation_id)
+            if cached and cached.expires_at - self.refresh_margin_s > self._clock():
+                return cached.token
+            data = await gh_apps.get_installation_access_token(
+                self._app, installation_id=str(installation_id), app_id=self._app_id, private_key=self._key)
+            self.fetches += 1
+            expires = datetime.fromisoformat(data["expires_at"].replace("Z", "+00:00")).timestamp()
+            self._cache[installation_id] = _CachedToken(data["token"], expires)
+            return data["token"]
+
+    def invalidate(self, installation_id: int) -> None:
+        self._cache.pop(installation_id, None)
+
+
+class GitHubApp:
+    """The App's view of GitHub: an App-level (JWT) client and one cached client per installation.
+
+    ``private_key``: the App's PEM; ``base_url``: GitHub's API root (the fake's URL in tests)."""
+
+    def __init__(self, session: aiohttp.ClientSession, *, app_id: str | int, private_key: str | bytes,
+                 base_url: str = DEFAULT_BASE_URL, requester: str = "forksync", retry: RetryPolicy = RetryPolicy(),
+                 cache_size: int = 512, refresh_margin_s: float = 300.0,
+                 sleep: Callable[[float], Awaitable[None]] | None = None, clock: Callable[[], float] = time.time):
+        self.session = session
+        self.app_id = str(app_id)
+        self.base_url = base_url.rstrip("/")
+        self.requester = requester
+        self.retry = retry
+        self.cache_size = cache_size
+        self._sleep = sleep
+        self._clock = clock
+        self.app_client = GitHubClient(session, requester, app_id=self.app_id, private_key=private_key,
+                                       base_url=self.base_url, retry=retry, sleep=sleep, clock=clock)
+        self.tokens = InstallationTokens(self.app_client, self.app_id, private_key,
+                                         refresh_margin_s=refresh_margin_s, clock=clock)
+        self._clients: dict[int, GitHubClient] = {}
+
+    def installation(self, installation_id: int) -> GitHubClient:
+        """The client acting as installation ``installation_id`` (created once, then reused)."""
+        client = self._clients.get(installation_id)
+        if client is None:
+            client = GitHubClient(
+                self.session, self.requester, token_source=lambda: self.tokens.token(installation_id),
+                on_unauthorized=lambda: self.tokens.invalidate(installation_id),
+                cache=LRUCache(self.cache_size), base_url=self.base_url, retry=self.retry, sleep=self._sleep,
+                clock=self._clock)
+            self._clients[installation_id] = client
+        return client
+
+    async def installation_id_for(self, owner: str, repo: str) -> int:
+        """The id of the App's installation on ``owner/repo`` (raises :class:`GitHubAPIError` 404
+        when the App is not installed there)."""
+        data = await self.app_client.getitem("/repos/{owner}/{repo}/installation", {"owner": owner, "repo": repo})
+        return int(data["id"])
+
+    async def for_repo(self, owner: str, repo: str) -> GitHubClient:
+        return self.installation(await self.installation_id_for(owner, repo))
+
+
+def token_client(session: aiohttp.ClientSession, token: str, *, base_url: str = DEFAULT_BASE_URL,
+                 requester: str = "forksync", retry: RetryPolicy = RetryPolicy(), cache_size: int = 512,
+                 sleep: Callable[[float], Awaitable[None]] | None = None) -> GitHubClient:
+    """Plain token mode: every call authenticated with ``token`` (FORKSYNC_TOKEN)."""
+    return GitHubClient(session, requester, oauth_token=token, cache=LRUCache(cache_size), base_url=base_url,
+                        retry=retry, sleep=sleep)
+
+
+def authenticated_remote(clone_url: str, token: str | None) -> str:
+    """A git remote URL for pushing with an installation token (``https://x-access-token:<t>@…``,
+    GitHub's documented form). Local paths and ``file://`` URLs (the local GitHub's repositories)
+    are returned unchanged. Never log the result."""
+    parts = urlsplit(clone_url)
+    if parts.scheme not in ("http", "https") or not token:
+        return clone_url
+    host = parts.hostname + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=f"x-access-token:{token}@{host}"))

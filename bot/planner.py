@@ -1,0 +1,58 @@
+"""Planning orchestration: a loaded :class:`~bot.ingest.SyncState` → a :class:`~bot.model.Plan`.
+
+Wires the edges to the pure partition (``bot/plan.py``): the PENDING commits from the ledger, the
+open ``forksync/*`` branches, a :class:`~bot.predict.MergePredictor` on a scratch repository in
+``cache_dir`` (rename detection per config), and a lazy :class:`~bot.symbols.SymbolIndex`.
+Used by ``forksync plan`` / ``forksync apply`` and by ``bench/bench_plan.py``.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from bot.model import CommitInfo, Disposition, Plan
+from bot.plan import build_plan
+from bot.predict import MergePredictor, scratch_repo
+from bot.store import Store
+from bot.symbols import SymbolIndex
+
+
+@dataclass
+class PlanRun:
+    """A plan and how it was made: ``pending`` (the commits walked, upstream order), ``merges``
+    (3-way merges computed), ``cache_hits`` (predictions read from the cache), ``parsed_files``
+    (files whose symbols were computed), ``seconds`` (planning only, after the ledger)."""
+
+    plan: Plan
+    pending: list[CommitInfo]
+    merges: int = 0
+    cache_hits: int = 0
+    parsed_files: int = 0
+    seconds: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+
+def pending_commits(state) -> list[CommitInfo]:
+    """The PENDING upstream commits of ``state``'s ledger, oldest first."""
+    return [state.upstream[e.sha] for e in state.ledger.entries if e.disposition is Disposition.PENDING]
+
+
+def plan_state(state, *, store: Store | None = None, progress: Callable[[int, int], None] | None = None,
+               predictor: MergePredictor | None = None) -> PlanRun:
+    """Plan the PENDING commits of ``state`` against its fork tip.
+
+    ``store``: persists predictions (a warm re-plan is lookups only); None keeps them in memory.
+    ``predictor``: to reuse one (benchmarks); by default a new one on ``cache_dir``'s scratch repo.
+    """
+    cfg = state.config
+    t0 = time.perf_counter()
+    pending = pending_commits(state)
+    repo = scratch_repo(state.git_dir, cfg.cache_dir)
+    pred = predictor or MergePredictor(repo, state.fork_tip, rename_detection=cfg.rename_detection, store=store)
+    symbols = SymbolIndex(repo)
+    plan = build_plan(pending, predictor=pred, areas=cfg.areas, bundle_size_cap=cfg.bundle_size_cap,
+                      in_flight=state.in_flight, commit_lookup=state.upstream, symbols=symbols,
+                      base=state.fork_tip, as_of=state.as_of, progress=progress)
+    return PlanRun(plan, pending, merges=pred.merges, cache_hits=pred.cache_hits,
+                   parsed_files=symbols.parsed_files, seconds=time.perf_counter() - t0)

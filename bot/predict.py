@@ -1,0 +1,168 @@
+"""The pick predictor (edge): would ``git cherry-pick <commit>`` apply cleanly here?
+
+An in-memory 3-way merge with libgit2 (pygit2 ``Repository.merge_trees``): ancestor = the
+commit's first parent's tree, ours = the *running tree*, theirs = the commit's tree — exactly the
+merge ``git cherry-pick`` performs (``-m 1`` for merges). The running tree starts at the fork tip
+and advances by each clean pick the plan puts in a bundle (chain commits do not advance it), so a
+prediction answers "onto the fork tip with the plan's earlier clean picks applied".
+
+Agreement with real git: tests/test_predict.py replays the same picks with ``git cherry-pick`` in
+a worktree (clean, conflicting, renames); runtime-facts measured 904/905 agreement on real Triton
+picks. Cost: ≈ 2–4 ms per commit without rename detection, ≈ 40 ms with it (config
+``rename_detection``; git's cherry-pick detects renames, so on is the faithful default).
+
+Results are cached by ``(running tree, commit, flags)`` in memory and, given a
+:class:`~bot.store.Store`, in the ``plan_predictions`` table, so a re-plan over the same fork tip
+is lookups only. Trees written by clean merges go to a scratch repository (``cache_dir``) that
+borrows the real objects through ``objects/info/alternates``: the fork's repository is never
+written to.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pygit2
+from pygit2.enums import MergeFlag
+
+from bot.model import CommitInfo
+from bot.plan import Prediction
+from bot.store import Store, table
+
+PREDICTIONS = table("plan_predictions", {
+    "key": str, "ours_tree": str, "commit": str, "flags": int,
+    "outcome": str, "conflicts": str, "result_tree": str, "detail": str,
+}, pk="key")
+
+
+def scratch_repo(source_git_dir: str | os.PathLike, cache_dir: str | os.PathLike) -> pygit2.Repository:
+    """A bare repository under ``cache_dir/predict-<name>.git`` that reads ``source_git_dir``'s
+    objects (and their alternates) and receives the trees written by predictions."""
+    src = Path(source_git_dir).resolve()
+    objects = src / "objects"
+    if not objects.is_dir():
+        raise FileNotFoundError(f"{src} is not a git directory (no objects/ folder)")
+    import hashlib
+
+    dest = Path(cache_dir) / f"predict-{hashlib.sha1(str(src).encode()).hexdigest()[:12]}.git"
+    if not (dest / "HEAD").exists():
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        pygit2.init_repository(str(dest), bare=True)
+    alt = dest / "objects" / "info" / "alternates"
+    want = str(objects) + "\n"
+    if not alt.exists() or alt.read_text() != want:
+        alt.parent.mkdir(parents=True, exist_ok=True)
+        alt.write_text(want)
+    return pygit2.Repository(str(dest))
+
+
+def merge_flags(rename_detection: bool) -> int:
+    """The libgit2 merge flags for a prediction (and for the benchmark's bare loop)."""
+    return int(MergeFlag.FIND_RENAMES) if rename_detection else 0
+
+
+def conflicted_paths(index: pygit2.Index) -> tuple[str, ...]:
+    """Sorted paths of an index's conflict entries (any stage)."""
+    if index.conflicts is None:
+        return ()
+    paths: set[str] = set()
+    for anc, ours, theirs in index.conflicts:
+        for e in (anc, ours, theirs):
+            if e is not None:
+                paths.add(e.path)
+    return tuple(sorted(paths))
+
+
+def _write_tree(index: pygit2.Index, repo: pygit2.Repository) -> str:
+    """Write a merge result's tree. Strict object creation is off meanwhile: a snapshot that lacks
+    a large blob the fork tip merely *carries* (untouched by the pick) must still give a tree, as
+    the fork tip's own tree does; blobs the merge has to read still fail (→ ``unknown``)."""
+    pygit2.settings.enable_strict_object_creation(False)
+    try:
+        return str(index.write_tree(repo))
+    finally:
+        pygit2.settings.enable_strict_object_creation(True)
+
+
+class MergePredictor:
+    """A :class:`bot.plan.PickPredictor` over a pygit2 repository.
+
+    ``repo`` must hold the fork tip and the upstream commits (e.g. :func:`scratch_repo`, or
+    A's combined repository) and be writable (trees of clean merges are written to it).
+    ``base`` is the fork tip (a commit sha). ``store`` (optional) persists predictions.
+    """
+
+    def __init__(self, repo: pygit2.Repository, base: str, *, rename_detection: bool = True,
+                 store: Store | None = None):
+        self.repo = repo
+        self.base = base
+        self.flags = merge_flags(rename_detection)
+        self.running_tree = str(repo[base].peel(pygit2.Commit).tree_id)
+        self.store = store
+        if store is not None:
+            store.migrate()          # the store may predate this module's import (creates plan_predictions)
+        self._memo: dict[str, Prediction] = {}
+        self.merges = 0          # real merges computed (cache misses)
+        self.cache_hits = 0
+
+    def _key(self, commit: CommitInfo) -> str:
+        return f"{self.running_tree}:{commit.sha}:{self.flags}"
+
+    def _cached(self, key: str) -> Prediction | None:
+        p = self._memo.get(key)
+        if p is None and self.store is not None:
+            rows = list(self.store.db.query("select * from plan_predictions where key = ?", [key]))
+            if rows:
+                r = rows[0]
+                p = Prediction(r["outcome"], tuple(json.loads(r["conflicts"] or "[]")),
+                               r["result_tree"] or None, r["detail"] or "")
+        if p is not None and p.result_tree and p.result_tree not in self.repo:
+            return None          # the scratch repository lost the tree: compute again
+        return p
+
+    def predict(self, commit: CommitInfo) -> Prediction:
+        """The outcome of picking ``commit`` onto the running tree (never raises for git data
+        problems: missing objects give ``outcome="unknown"`` with the reason)."""
+        key = self._key(commit)
+        hit = self._cached(key)
+        if hit is not None:
+            self.cache_hits += 1
+            self._memo[key] = hit
+            return hit
+        pred = self._merge(commit)
+        self.merges += 1
+        self._memo[key] = pred
+        if self.store is not None:
+            with self.store.lock:
+                self.store.db["plan_predictions"].upsert({
+                    "key": key, "ours_tree": self.running_tree, "commit": commit.sha, "flags": self.flags,
+                    "outcome": pred.outcome, "conflicts": json.dumps(list(pred.conflicts)),
+                    "result_tree": pred.result_tree or "", "detail": pred.detail}, pk="key")
+        return pred
+
+    def _merge(self, commit: CommitInfo) -> Prediction:
+        repo = self.repo
+        try:
+            c = repo[commit.sha].peel(pygit2.Commit)
+            if c.parent_ids:
+                ancestor = repo[c.parent_ids[0]].peel(pygit2.Commit).tree
+            else:                                   # a root commit: its base is the empty tree
+                ancestor = repo[repo.TreeBuilder().write()]
+            ours = repo[self.running_tree]
+            idx = repo.merge_trees(ancestor, ours, c.tree, flags=self.flags)
+            if idx.conflicts is not None:
+                return Prediction("conflict", conflicted_paths(idx))
+            tree = _write_tree(idx, repo)
+        except (KeyError, pygit2.GitError, ValueError) as e:
+            what = "; ".join(commit.missing) if commit.missing else str(e)
+            return Prediction("unknown", detail=f"missing objects: {what}"[:300])
+        if tree == self.running_tree:
+            return Prediction("empty", result_tree=tree)
+        return Prediction("clean", result_tree=tree)
+
+    def advance(self, commit: CommitInfo, prediction: Prediction) -> None:
+        """Apply a clean pick to the running tree (the next prediction sees it)."""
+        if prediction.outcome != "clean" or not prediction.result_tree:
+            raise ValueError(f"only a clean prediction advances the running tree (got {prediction.outcome})")
+        self.running_tree = prediction.result_tree

@@ -1,0 +1,306 @@
+"""The durable webhook delivery queue (SQLite, table ``webhook_deliveries``).
+
+Every signed delivery is stored here *before* the web app answers 202, so an acknowledged
+delivery survives a crash (the store runs WAL with ``synchronous=FULL``: a committed row is on
+disk). The worker leases rows, runs the handlers and marks them done; an unfinished lease is
+taken over after it expires, so every acknowledged delivery gets processed. Handlers are
+idempotent (they look for their own earlier effect before acting), which makes this
+at-least-once queue exactly-once *in effect*.
+
+States::
+
+    queued ──claim──> processing ──complete──> done
+       ^                  │  └──fail (permanent, or attempts ≥ max)──> dead (reason kept)
+       │                  └──fail (retryable)──> failed ──(next_attempt_at reached)──> claimable
+       └── a redelivery of a failed/dead delivery re-queues it (attempts reset)
+
+De-duplication key: ``X-GitHub-Delivery`` plus ``X-GitHub-Hook-ID`` (GitHub reuses the GUID for a
+redelivery and for the same event sent to two hooks; see docs/github.md). A redelivery of a
+``done`` delivery is not processed again; of a ``queued``/``processing`` one is a no-op.
+
+Times are epoch seconds (float); ``now`` is passed in so tests control the clock.
+"""
+from __future__ import annotations
+
+import json
+import random
+import time
+from dataclasses import dataclass
+from typing import Iterable
+
+from bot.store import Store, table
+
+STATES = ("queued", "processing", "done", "failed", "dead")
+
+DELIVERIES = table("webhook_deliveries", {
+    "id": str,                 # "<delivery guid>" or "<delivery guid>/<hook id>"
+    "delivery_id": str,
+    "hook_id": str,
+    "event": str,
+    "action": str,
+    "installation_id": int,
+    "repo": str,               # "owner/name" of payload.repository, "" if none
+    "sender": str,
+    "body": bytes,             # the exact bytes GitHub signed
+    "content_type": str,
+    "state": str,
+    "attempts": int,
+    "next_attempt_at": float,
+    "lease_owner": str,
+    "lease_until": float,
+    "received_at": float,
+    "started_at": float,
+    "finished_at": float,
+    "redeliveries": int,
+    "last_error": str,
+    "dead_reason": str,
+    "outcome": str,            # what the handlers did / why ignored
+}, pk="id", indexes=[("state", "next_attempt_at"), ("received_at",)])
+
+
+@dataclass(frozen=True)
+class QueuePolicy:
+    """Retry policy: ``max_attempts`` tries in all; the n-th retry waits
+    ``min(backoff_cap_s, backoff_base_s * 2**(n-1))`` × a jitter in [0.5, 1]; a lease lasts
+    ``lease_s`` seconds (a worker that dies holding it loses it after that)."""
+
+    max_attempts: int = 5
+    backoff_base_s: float = 2.0
+    backoff_cap_s: float = 300.0
+    lease_s: float = 120.0
+
+    def backoff(self, attempts: int, rng: random.Random | None = None) -> float:
+        base = min(self.backoff_cap_s, self.backoff_base_s * (2 ** max(0, attempts - 1)))
+        return base * (0.5 + 0.5 * (rng or random).random())
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One stored delivery (a row of ``webhook_deliveries``)."""
+
+    id: str
+    delivery_id: str
+    hook_id: str
+    event: str
+    action: str
+    installation_id: int | None
+    repo: str
+    sender: str
+    body: bytes
+    content_type: str
+    state: str
+    attempts: int
+    received_at: float
+    last_error: str = ""
+    dead_reason: str = ""
+    outcome: str = ""
+    redeliveries: int = 0
+
+    @classmethod
+    def from_row(cls, row: dict) -> "Delivery":
+        return cls(id=row["id"], delivery_id=row["delivery_id"], hook_id=row["hook_id"] or "",
+                   event=row["event"] or "", action=row["action"] or "",
+                   installation_id=row["installation_id"], repo=row["repo"] or "",
+                   sender=row["sender"] or "", body=row["body"] or b"",
+                   content_type=row["content_type"] or "application/json", state=row["state"],
+                   attempts=row["attempts"] or 0, received_at=row["received_at"] or 0.0,
+                   last_error=row["last_error"] or "", dead_reason=row["dead_reason"] or "",
+                   outcome=row["outcome"] or "", redeliveries=row["redeliveries"] or 0)
+
+
+def delivery_key(delivery_id: str, hook_id: str | None) -> str:
+    return f"{delivery_id}/{hook_id}" if hook_id else delivery_id
+
+
+def summarize_payload(data) -> dict:
+    """The indexable fields of a parsed payload (tolerant of any JSON value)."""
+    if not isinstance(data, dict):
+        return {"action": "", "installation_id": None, "repo": "", "sender": ""}
+
+    def get(*path):
+        cur = data
+        for p in path:
+            if not isinstance(cur, dict):
+                return None
+            cur = cur.get(p)
+        return cur
+
+    inst = get("installation", "id")
+    return {
+        "action": str(get("action") or "")[:100],
+        "installation_id": inst if isinstance(inst, int) and not isinstance(inst, bool) else None,
+        "repo": str(get("repository", "full_name") or "")[:200],
+        "sender": str(get("sender", "login") or "")[:100],
+    }
+
+
+def _tx(store: Store):
+    """``BEGIN IMMEDIATE`` … ``COMMIT`` (rolls back on error) under the store's lock."""
+
+    class _T:
+        def __enter__(self):
+            store.lock.acquire()
+            store.conn.execute("BEGIN IMMEDIATE")
+            return store.conn
+
+        def __exit__(self, et, ev, tb):
+            try:
+                store.conn.execute("ROLLBACK" if et else "COMMIT")
+            finally:
+                store.lock.release()
+            return False
+
+    return _T()
+
+
+def enqueue(store: Store, *, delivery_id: str, hook_id: str | None, event: str, body: bytes,
+            content_type: str = "application/json", summary: dict | None = None,
+            now: float | None = None) -> str:
+    """Store a verified delivery durably. Returns what happened:
+
+    * ``"queued"`` — new delivery, now queued;
+    * ``"requeued"`` — a redelivery of a failed or dead delivery: queued again, attempts reset;
+    * ``"duplicate"`` — already done, queued or in progress: nothing changes (the redelivery
+      counter is bumped so it stays visible).
+    """
+    now = time.time() if now is None else now
+    s = summary or {}
+    key = delivery_key(delivery_id, hook_id)
+    with _tx(store) as c:
+        row = c.execute("SELECT state FROM webhook_deliveries WHERE id=?", (key,)).fetchone()
+        if row is None:
+            c.execute(
+                "INSERT INTO webhook_deliveries (id, delivery_id, hook_id, event, action, installation_id,"
+                " repo, sender, body, content_type, state, attempts, next_attempt_at, lease_owner,"
+                " lease_until, received_at, redeliveries, last_error, dead_reason, outcome)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,'queued',0,?,'',0,?,0,'','','')",
+                (key, delivery_id, hook_id or "", event, s.get("action", ""), s.get("installation_id"),
+                 s.get("repo", ""), s.get("sender", ""), body, content_type, now, now))
+            return "queued"
+        if row[0] in ("failed", "dead"):
+            c.execute("UPDATE webhook_deliveries SET state='queued', attempts=0, next_attempt_at=?,"
+                      " lease_owner='', lease_until=0, dead_reason='', redeliveries=redeliveries+1"
+                      " WHERE id=?", (now, key))
+            return "requeued"
+        c.execute("UPDATE webhook_deliveries SET redeliveries=redeliveries+1 WHERE id=?", (key,))
+        return "duplicate"
+
+
+def claim(store: Store, worker_id: str, policy: QueuePolicy = QueuePolicy(),
+          now: float | None = None) -> Delivery | None:
+    """Lease the oldest due delivery: queued, failed and due for retry, or processing with an
+    expired lease (its worker died). Bumps ``attempts``. None when nothing is due."""
+    now = time.time() if now is None else now
+    with _tx(store) as c:
+        row = c.execute(
+            "SELECT id FROM webhook_deliveries WHERE"
+            " (state IN ('queued','failed') AND next_attempt_at <= ?)"
+            " OR (state='processing' AND lease_until < ?)"
+            " ORDER BY received_at, id LIMIT 1", (now, now)).fetchone()
+        if row is None:
+            return None
+        c.execute("UPDATE webhook_deliveries SET state='processing', attempts=attempts+1,"
+                  " lease_owner=?, lease_until=?, started_at=? WHERE id=?",
+                  (worker_id, now + policy.lease_s, now, row[0]))
+        full = c.execute("SELECT * FROM webhook_deliveries WHERE id=?", (row[0],))
+        cols = [d[0] for d in full.description]
+        return Delivery.from_row(dict(zip(cols, full.fetchone())))
+
+
+def complete(store: Store, key: str, worker_id: str, outcome: str = "",
+             now: float | None = None) -> bool:
+    """Mark a leased delivery done. False when the lease was lost (another worker took over)."""
+    now = time.time() if now is None else now
+    with _tx(store) as c:
+        cur = c.execute("UPDATE webhook_deliveries SET state='done', finished_at=?, lease_owner='',"
+                        " outcome=?, last_error='' WHERE id=? AND state='processing' AND lease_owner=?",
+                        (now, outcome[:2000], key, worker_id))
+        return cur.rowcount == 1
+
+
+def fail(store: Store, key: str, worker_id: str, error: str, *, permanent: bool = False,
+         policy: QueuePolicy = QueuePolicy(), now: float | None = None,
+         rng: random.Random | None = None) -> str | None:
+    """Record a failed attempt. Returns the new state: ``"failed"`` (will be retried after the
+    backoff) or ``"dead"`` (permanent error, or ``max_attempts`` reached; ``dead_reason`` says
+    which); None when the lease was lost."""
+    now = time.time() if now is None else now
+    error = error[:4000]
+    with _tx(store) as c:
+        row = c.execute("SELECT attempts FROM webhook_deliveries WHERE id=? AND state='processing'"
+                        " AND lease_owner=?", (key, worker_id)).fetchone()
+        if row is None:
+            return None
+        attempts = row[0]
+        if permanent or attempts >= policy.max_attempts:
+            reason = (f"cannot be handled: {error}" if permanent
+                      else f"gave up after {attempts} attempts; last error: {error}")
+            c.execute("UPDATE webhook_deliveries SET state='dead', finished_at=?, lease_owner='',"
+                      " last_error=?, dead_reason=? WHERE id=?", (now, error, reason[:4000], key))
+            return "dead"
+        c.execute("UPDATE webhook_deliveries SET state='failed', lease_owner='', lease_until=0,"
+                  " last_error=?, next_attempt_at=? WHERE id=?",
+                  (error, now + policy.backoff(attempts, rng), key))
+        return "failed"
+
+
+def release_orphans(store: Store, is_alive) -> list[str]:
+    """Expire the leases of deliveries whose worker is known dead (``is_alive(lease_owner)`` is
+    False), so a restarted worker takes them over at once instead of after ``lease_s``.
+    Returns the released ids."""
+    with _tx(store) as c:
+        rows = c.execute("SELECT id, lease_owner FROM webhook_deliveries WHERE state='processing'").fetchall()
+        gone = [i for i, owner in rows if not is_alive(owner)]
+        for i in gone:
+            c.execute("UPDATE webhook_deliveries SET lease_until=0 WHERE id=?", (i,))
+    return gone
+
+
+def retry_dead(store: Store, key: str, now: float | None = None) -> bool:
+    """Put a dead delivery back in the queue (``forksync queue --retry ID``)."""
+    now = time.time() if now is None else now
+    with _tx(store) as c:
+        cur = c.execute("UPDATE webhook_deliveries SET state='queued', attempts=0, next_attempt_at=?,"
+                        " dead_reason='' WHERE id=? AND state IN ('dead','failed')", (now, key))
+        return cur.rowcount == 1
+
+
+def counts(store: Store) -> dict[str, int]:
+    """Deliveries per state (every state present, 0 when empty)."""
+    with store.lock:
+        rows = store.conn.execute("SELECT state, COUNT(*) FROM webhook_deliveries GROUP BY state").fetchall()
+    out = {s: 0 for s in STATES}
+    out.update({s: n for s, n in rows})
+    return out
+
+
+def listing(store: Store, states: Iterable[str] | None = None, limit: int = 100) -> list[Delivery]:
+    """The newest deliveries (optionally only some states), newest first."""
+    sql = "SELECT * FROM webhook_deliveries"
+    args: list = []
+    states = list(states or [])
+    if states:
+        sql += f" WHERE state IN ({','.join('?' * len(states))})"
+        args += states
+    sql += " ORDER BY received_at DESC, id DESC LIMIT ?"
+    args.append(limit)
+    with store.lock:
+        cur = store.conn.execute(sql, args)
+        cols = [d[0] for d in cur.description]
+        return [Delivery.from_row(dict(zip(cols, r))) for r in cur.fetchall()]
+
+
+def get(store: Store, key: str) -> Delivery | None:
+    with store.lock:
+        cur = store.conn.execute("SELECT * FROM webhook_deliveries WHERE id=?", (key,))
+        cols = [d[0] for d in cur.description]
+        r = cur.fetchone()
+    return Delivery.from_row(dict(zip(cols, r))) if r else None
+
+
+def as_json(d: Delivery) -> str:
+    return json.dumps({k: v for k, v in d.__dict__.items() if k != "body"}, sort_keys=True)
+
+
+__all__ = ["STATES", "QueuePolicy", "Delivery", "delivery_key", "summarize_payload", "enqueue",
+           "claim", "complete", "fail", "release_orphans", "retry_dead", "counts", "listing", "get", "as_json"]

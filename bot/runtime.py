@@ -1,0 +1,107 @@
+"""Wiring for ``forksync serve`` / ``forksync worker``: GitHub clients, the sync service, the
+dispatcher over all handlers, the queue worker and the upstream poller, on one event loop.
+
+GitHub access goes through :mod:`bot.github` (App auth with a per-installation token cache,
+backoff, pinned API version). Token mode (``FORKSYNC_TOKEN``) uses one client for everything.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+
+from bot.store import Store
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Clients:
+    """``client_for(installation_id)`` / ``token_for(installation_id)`` and the bot's login."""
+
+    settings: Any
+    session: aiohttp.ClientSession
+    bot_login: str = ""
+    _impl: Any = None
+
+    async def start(self) -> None:
+        from bot import github as gh_mod
+        s = self.settings
+        if s.token:
+            self._impl = gh_mod.token_client(self.session, s.token, base_url=s.github_url)
+        elif s.app_id:
+            self._impl = gh_mod.AppClients(self.session, app_id=s.app_id, private_key=s.private_key(),
+                                           base_url=s.github_url)
+        else:
+            from bot.cli import UserError
+            raise UserError("no GitHub credentials: set FORKSYNC_TOKEN, or FORKSYNC_APP_ID and FORKSYNC_PRIVATE_KEY_FILE")
+        if not self.bot_login:
+            self.bot_login = s.bot_login or await gh_mod.bot_login(self._impl)
+
+    async def client_for(self, installation_id: int | None):
+        from bot import github as gh_mod
+        return await gh_mod.client_for(self._impl, installation_id)
+
+    async def token_for(self, installation_id: int | None) -> str:
+        from bot import github as gh_mod
+        return await gh_mod.token_for(self._impl, installation_id)
+
+
+async def run_worker_loop(s, stop: threading.Event, *, wake: threading.Event | None = None, metrics=None,
+                          poller: bool = True, poll_tick_s: float = 30.0) -> None:
+    """Run one queue worker (and, when ``poller``, the upstream poller) until ``stop`` is set."""
+    from bot.dispatch import Context, Dispatcher
+    from bot.handlers import all_routers
+    from bot.handlers.upstream import poll_once
+    from bot.sync_service import SyncService
+    from bot.worker import Worker
+
+    store = Store(s.db)
+    async with aiohttp.ClientSession() as session:
+        clients = Clients(s, session)
+        await clients.start()
+        svc = SyncService(workdir=s.workdir, git_url=s.git_url, bot_login=clients.bot_login,
+                          token_for=clients.token_for, client_for=clients.client_for)
+        disp = Dispatcher(all_routers(), store, s, client_for=clients.client_for, services=svc,
+                          bot_login=clients.bot_login)
+        from bot.queue import QueuePolicy
+        worker = Worker(store, disp.process, wake=wake, policy=QueuePolicy(max_attempts=s.max_attempts, lease_s=s.lease_s),
+                        observe=metrics.observe_processing if metrics is not None else None)
+        tasks = [asyncio.create_task(worker.run(stop))]
+        if poller:
+            async def make_ctx(inst):
+                from bot import queue as q
+                d = q.Delivery(id="poll", delivery_id="poll", hook_id="", event="poll", action="",
+                               installation_id=inst, repo="", sender="", body=b"", content_type="",
+                               state="processing", attempts=1, received_at=0.0)
+                return Context(delivery=d, gh=await clients.client_for(inst), store=store, settings=s,
+                               services=svc, installation_id=inst)
+
+            async def poll_loop():
+                while not stop.is_set():
+                    try:
+                        for line in await poll_once(store, svc, make_ctx):
+                            log.info("poll: %s", line)
+                    except Exception:  # noqa: BLE001 - the next tick retries
+                        log.exception("poll failed")
+                    await asyncio.get_running_loop().run_in_executor(None, stop.wait, poll_tick_s)
+
+            tasks.append(asyncio.create_task(poll_loop()))
+        try:
+            while not stop.is_set():
+                await asyncio.get_running_loop().run_in_executor(None, stop.wait, 0.5)
+        finally:
+            if wake is not None:
+                wake.set()
+            await asyncio.wait(tasks, timeout=30)      # let the delivery in progress finish
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            store.close()
+
+
+__all__ = ["Clients", "run_worker_loop"]

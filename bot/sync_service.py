@@ -1,0 +1,454 @@
+"""The seam between GitHub events and the core: fetch → ingest → plan → apply → push → PRs.
+
+:class:`SyncService` owns one bare working repository per fork
+(``<workdir>/<owner>+<repo>.git``): the fork's branches are fetched into ``refs/heads/*``
+(pruned, so a deleted sync branch disappears) and upstream's branch into
+``refs/remotes/upstream/<ref>``. The core then runs on plain data (:mod:`bot.ingest`,
+:mod:`bot.plan`), :func:`bot.apply.apply_unit` materializes ``forksync/<unit id>`` branches,
+and they are pushed *without force* (apply only appends after the branch tip, so a person's
+commits pushed meanwhile make the push fail instead of being overwritten; the next sync picks
+them up). PRs are opened/updated by :mod:`bot.handlers.sync_prs`; the status issue and
+``sync_status`` row are refreshed after every run.
+
+What runs concurrently: one sync per fork at a time (an asyncio lock per fork in this process;
+git work runs in a thread so the worker's event loop stays responsive).
+
+Fetch failures (403, network, rewritten history) are recorded in ``sync_status``
+(``last_fetch_error``) so metrics and the status issue say the numbers are stale, then
+re-raised so the delivery is retried.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from bot import commands as cm
+from bot import sync_status
+from bot.config import ForksyncConfig
+from bot.handlers.common import render, split_repo
+from bot.model import CommitInfo, Disposition, Plan, Unit
+
+GIT_TIMEOUT_S = 600
+
+
+class SyncError(RuntimeError):
+    """A sync step failed; the message names the step and the fork (never a token)."""
+
+
+@dataclass
+class CoreResult:
+    """What ingest + plan gave for one fork (plain data for the status issue and PRs)."""
+
+    upstream_head: str
+    fork_head: str
+    plan: Plan
+    commits: dict[str, CommitInfo]
+    frontier: str = ""
+    contiguous_pin: str = ""
+    days_behind: float = 0.0
+    backlog: int = 0
+    deferred: list[dict] = field(default_factory=list)
+    wont_port: list[dict] = field(default_factory=list)
+
+
+def scrub(text: str, secrets: list[str]) -> str:
+    for s in secrets:
+        if s:
+            text = text.replace(s, "***")
+    return re.sub(r"x-access-token:[^@]+@", "x-access-token:***@", text)
+
+
+class SyncService:
+    """``git_url``: clone URL template with ``{owner}`` and ``{repo}`` (an ``https://`` URL gets
+    the installation token as ``x-access-token``); ``token_for(installation_id)`` returns that
+    token (awaitable); ``client_for(installation_id)`` a GitHub client."""
+
+    def __init__(self, *, workdir: str | Path, git_url: str, bot_login: str | None = None,
+                 token_for: Callable[[int | None], Awaitable[str]] | None = None,
+                 client_for: Callable[[int | None], Awaitable[Any]] | None = None,
+                 now: Callable[[], float] = time.time):
+        self.workdir = Path(workdir)
+        self.git_url = git_url
+        self.bot_login = bot_login
+        self.token_for = token_for
+        self.client_for = client_for
+        self.now = now
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    # ------------------------------------------------------------------ git edge
+    def repo_dir(self, full_name: str) -> Path:
+        return self.workdir / (full_name.replace("/", "+") + ".git")
+
+    async def remote_url(self, full_name: str, installation_id: int | None) -> tuple[str, list[str]]:
+        rv = split_repo(full_name)
+        url = self.git_url.format(owner=rv["owner"], repo=rv["repo"])
+        secrets: list[str] = []
+        if url.startswith("https://") and self.token_for is not None:
+            tok = await self.token_for(installation_id)
+            if tok:
+                url = url.replace("https://", f"https://x-access-token:{tok}@", 1)
+                secrets.append(tok)
+        return url, secrets
+
+    async def _git(self, git_dir: Path, *argv: str, secrets: list[str] = (), check: bool = True) -> str:
+        from bot.gitio import _git_env
+        proc = await asyncio.create_subprocess_exec(
+            "git", f"--git-dir={git_dir}", *argv, env=_git_env(),
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        out, err = await asyncio.wait_for(proc.communicate(), GIT_TIMEOUT_S)
+        if check and proc.returncode != 0:
+            raise SyncError(scrub(f"git {' '.join(argv[:3])} failed ({proc.returncode}): "
+                                  f"{err.decode(errors='replace').strip()[:500]}", list(secrets)))
+        return out.decode(errors="replace")
+
+    async def fetch(self, full_name: str, installation_id: int | None, upstream: str, upstream_ref: str) -> Path:
+        """Fetch the fork's branches and upstream's ``upstream_ref`` into the working repo."""
+        d = self.repo_dir(full_name)
+        if not (d / "HEAD").exists():
+            d.mkdir(parents=True, exist_ok=True)
+            await self._git(d, "init", "--bare", "-q")
+        url, secrets = await self.remote_url(full_name, installation_id)
+        await self._git(d, "fetch", "-q", "--prune", "--no-tags", url, "+refs/heads/*:refs/heads/*", secrets=secrets)
+        up_url, up_secrets = await self._upstream_url(upstream, installation_id)
+        await self._git(d, "fetch", "-q", "--no-tags", up_url,
+                        f"+refs/heads/{upstream_ref}:refs/remotes/upstream/{upstream_ref}", secrets=up_secrets)
+        return d
+
+    async def _upstream_url(self, upstream: str, installation_id: int | None) -> tuple[str, list[str]]:
+        if re.match(r"^[\w.\-]+/[\w.\-]+$", upstream):
+            return await self.remote_url(upstream, installation_id)
+        return upstream, []
+
+    # ------------------------------------------------------------------ core seam
+    def compute(self, git_dir: Path, cfg: ForksyncConfig, upstream_ref: str, fork_ref: str) -> CoreResult:
+        """ingest → ledger/pins → plan, over the working repository (blocking; run in a thread)."""
+        from bot import ingest, plan as plan_mod, predict
+        import pygit2
+
+        repo = pygit2.Repository(str(git_dir))
+        up_tip = str(repo.revparse_single(f"refs/remotes/upstream/{upstream_ref}").peel(pygit2.Commit).id)
+        fork_tip = str(repo.revparse_single(f"refs/heads/{fork_ref}").peel(pygit2.Commit).id)
+        res = ingest.ingest_repo(repo, str(git_dir), upstream_tip=up_tip, fork_tip=fork_tip, config=cfg,
+                                 now=int(self.now()))
+        from bot import gitio
+        in_flight = gitio.in_flight_branches(repo, fork_tip)
+        pending = [res.commits[e.sha] for e in res.ledger if e.disposition == Disposition.PENDING]
+        predictor = predict.MergePredictor(repo, fork_tip, rename_detection=cfg.rename_detection)
+        plan = plan_mod.build_plan(pending, predictor=predictor, areas=cfg.areas, bundle_size_cap=cfg.bundle_size_cap,
+                                   in_flight=in_flight, commit_lookup=res.commits, base=fork_tip,
+                                   as_of=int(self.now()))
+        deferred = [{"sha": e.sha, "subject": e.subject, "reason": e.reason} for e in res.ledger
+                    if e.disposition == Disposition.DEFERRED_BLOCKED]
+        wont = [{"sha": e.sha, "subject": e.subject, "reason": e.reason} for e in res.ledger
+                if e.disposition == Disposition.WONT_PORT]
+        return CoreResult(up_tip, fork_tip, plan, dict(res.commits), frontier=res.pins.frontier or "",
+                          contiguous_pin=res.pins.contiguous or "", days_behind=float(res.pins.days_behind),
+                          backlog=int(res.pins.backlog), deferred=deferred, wont_port=wont)
+
+    # ------------------------------------------------------------------ orchestration
+    def _lock(self, full_name: str) -> asyncio.Lock:
+        return self._locks.setdefault(full_name, asyncio.Lock())
+
+    async def fork_config(self, ctx, full_name: str) -> ForksyncConfig:
+        from bot.handlers.config import load_fork_config
+        return await load_fork_config(ctx, full_name)
+
+    def upstream_of(self, cfg: ForksyncConfig) -> tuple[str, str]:
+        up = cfg.github.upstream_repo or cfg.upstream.url
+        m = re.match(r"^https://github\.com/([\w.\-]+/[\w.\-]+?)(?:\.git)?/?$", up or "")
+        return (m.group(1) if m else up), cfg.upstream.ref
+
+    async def sync(self, ctx, full_name: str, *, reason: str, rebuild: str | None = None,
+                   cfg: ForksyncConfig | None = None) -> str:
+        """Run fetch → ingest → plan → apply → push → PRs → status for one fork. Returns a summary."""
+        cfg = cfg or await self.fork_config(ctx, full_name)
+        upstream, up_ref = self.upstream_of(cfg)
+        if not upstream:
+            return f"{full_name}: no upstream configured (.github/forksync.yml upstream.url / github.upstream_repo)"
+        async with self._lock(full_name):
+            st = sync_status.load(ctx.store, full_name) or sync_status.SyncStatus(repo=full_name, upstream=upstream)
+            try:
+                git_dir = await self.fetch(full_name, ctx.installation_id, upstream, up_ref)
+            except SyncError as e:
+                sync_status.save(ctx.store, _replace(st, last_fetch_at=self.now(), last_fetch_error=str(e)[:300]))
+                await self.refresh_status_issue(ctx, full_name, cfg=cfg)
+                raise
+            core = await asyncio.to_thread(self.compute, git_dir, cfg, up_ref, cfg.fork.ref)
+            lines = [f"{full_name}: {reason}: {len(core.plan.units)} unit(s)"]
+            units_state = []
+            if not st.held:
+                for unit in core.plan.units:
+                    lines.append(await self.publish(ctx, full_name, git_dir, cfg, core, unit, upstream,
+                                                    rebuild=(rebuild == unit.id)))
+            units_state = await self._open_units(ctx, full_name)
+            st = _replace(st, upstream=upstream, upstream_head=core.upstream_head, fork_head=core.fork_head,
+                          frontier=core.frontier, contiguous_pin=core.contiguous_pin, days_behind=core.days_behind,
+                          backlog=core.backlog, upstream_seen_at=self.now(), computed_at=self.now(),
+                          last_fetch_at=self.now(), last_fetch_error="", deferred=tuple(core.deferred),
+                          units=tuple(units_state))
+            sync_status.save(ctx.store, st)
+        lines.append(await self.refresh_status_issue(ctx, full_name, cfg=cfg))
+        return "; ".join(lines)
+
+    async def refresh(self, ctx, full_name: str, *, reason: str) -> str:
+        """After a landing: recompute ledger/pins/metrics (and plan the next units)."""
+        return await self.sync(ctx, full_name, reason=reason)
+
+    async def publish(self, ctx, full_name: str, git_dir: Path, cfg: ForksyncConfig, core: CoreResult,
+                      unit: Unit, upstream: str, *, rebuild: bool = False) -> str:
+        """Apply one unit to its branch, push it (fast-forward only) and open/update its PR."""
+        from bot import apply as apply_mod
+        from bot.handlers import sync_prs
+
+        branch = f"forksync/{unit.id}"
+        row = sync_prs.branch_row(ctx.store, full_name, branch)
+        res = await asyncio.to_thread(apply_mod.apply_unit, str(git_dir), unit, base=core.fork_head,
+                                      commits=core.commits)
+        if res.tip is None:
+            return f"{unit.id}: nothing applied ({res.conflict and 'conflict at ' + res.conflict[:12] or res.error})"
+        url, secrets = await self.remote_url(full_name, ctx.installation_id)
+        remote_tip = (await self._git(git_dir, "ls-remote", url, f"refs/heads/{branch}", secrets=secrets)).split()
+        remote_tip = remote_tip[0] if remote_tip else None
+        if remote_tip != res.tip:
+            await self._git(git_dir, "push", "-q", url, f"refs/heads/{branch}:refs/heads/{branch}", secrets=secrets)
+        sync_prs.save_branch(ctx.store, repo=full_name, branch=branch, unit_id=unit.id, kind=unit.kind,
+                             pushed_tip=res.tip, verified_tip=(row or {}).get("verified_tip", ""),
+                             pr=(row or {}).get("pr", 0), state="open", shas_json=json.dumps(list(unit.shas)),
+                             base_sha=core.fork_head)
+        commits = [{"sha": s, "subject": core.commits[s].subject, "pr": core.commits[s].pr,
+                    "conflicts": list(next((i.conflicts for i in unit.items if i.sha == s), ()))}
+                   for s in unit.shas]
+        up_url = f"https://github.com/{upstream}" if re.match(r"^[\w.\-]+/[\w.\-]+$", upstream) else upstream
+        title = render("sync_pr_title.txt.j2", unit=unit, commits=commits).strip()
+        body = render("sync_pr_body.md.j2", unit=unit, commits=commits, upstream=upstream, upstream_url=up_url,
+                      deferred=core.deferred, wont_port=core.wont_port, merge_method=cfg.github.merge_method)
+        labels = [cfg.github.bundle_label if unit.kind == "bundle" else cfg.github.chain_label]
+        labels += [cfg.github.area_label_prefix + a for a in unit.areas]
+        pr, what = await sync_prs.open_or_update_pr(ctx.gh, full_name, branch=branch, base=cfg.fork.ref,
+                                                    title=title, body=body, labels=labels)
+        sync_prs.save_branch(ctx.store, **{**sync_prs.branch_row(ctx.store, full_name, branch), "pr": pr["number"]})
+        if res.kept:
+            from bot.handlers.common import comment_once
+            await comment_once(ctx.gh, full_name, pr["number"], f"kept:{res.tip}",
+                               render("person_commits.md.j2", unit_id=unit.id, foreign=list(res.kept)))
+        return f"{unit.id}: PR #{pr['number']} {what}" + (f", stopped at {res.conflict[:12]}" if res.conflict else "")
+
+    async def _open_units(self, ctx, full_name: str) -> list[dict]:
+        with ctx.store.lock:
+            rows = list(ctx.store.db["sync_branches"].rows_where("repo = ? and state = 'open'", [full_name],
+                                                                 order_by="branch"))
+        return [{"id": r["unit_id"], "kind": r["kind"], "pr": r["pr"],
+                 "url": f"https://github.com/{full_name}/pull/{r['pr']}" if r["pr"] else "", "state": "open"}
+                for r in rows]
+
+    async def refresh_status_issue(self, ctx, full_name: str, *, cfg: ForksyncConfig | None = None) -> str:
+        from bot.handlers.status_issue import render_status, upsert_status_issue
+        cfg = cfg or await self.fork_config(ctx, full_name)
+        st = sync_status.load(ctx.store, full_name) or sync_status.SyncStatus(repo=full_name)
+        body = render_status(st, alarm_age_s=cfg.github.stale_alarm_s, now=self.now())
+        number, what = await upsert_status_issue(ctx.gh, full_name, cfg.github.status_issue_title, body, self.bot_login)
+        return f"status issue #{number} {what}"
+
+    async def check_resolution(self, ctx, full_name: str, branch: str, head: str, base: str,
+                               shas: list[str]) -> tuple[list[str], list[str]]:
+        """Fetch a person's push to a chain branch and verify it (see ``sync_prs.verify_resolution``)."""
+        from bot.handlers.sync_prs import TRAILER, verify_resolution
+        d = self.repo_dir(full_name)
+        if not (d / "HEAD").exists():
+            d.mkdir(parents=True, exist_ok=True)
+            await self._git(d, "init", "--bare", "-q")
+        url, secrets = await self.remote_url(full_name, ctx.installation_id)
+        await self._git(d, "fetch", "-q", "--no-tags", url, f"+refs/heads/{branch}:refs/heads/{branch}",
+                        secrets=secrets)
+        log = await self._git(d, "log", "--format=%B%x00", f"{base}..{head}")
+        diff = await self._git(d, "diff", f"{base}...{head}")
+        problems = verify_resolution(log, diff, shas)
+        return problems, sorted(set(TRAILER.findall(log)) & set(shas))
+
+    async def plan_preview(self, ctx, full_name: str, *, user: str, cfg: ForksyncConfig, line: str) -> str:
+        """``/forksync plan``: the plan as a comment body; nothing is applied or pushed."""
+        upstream, up_ref = self.upstream_of(cfg)
+        async with self._lock(full_name):
+            git_dir = await self.fetch(full_name, ctx.installation_id, upstream, up_ref)
+            core = await asyncio.to_thread(self.compute, git_dir, cfg, up_ref, cfg.fork.ref)
+        return render("plan_preview.md.j2", user=user, base=core.fork_head, upstream_head=core.upstream_head,
+                      units=list(core.plan.units), notes=list(core.plan.notes))
+
+    async def resolve_target(self, ctx, full_name: str, target: cm.Target, cfg: ForksyncConfig) -> list[str]:
+        """Upstream shas a command target names: a sha prefix, or the commits of upstream PR #N
+        (a trailing ``(#N)`` in the subject) within upstream's branch. [] when unknown."""
+        upstream, up_ref = self.upstream_of(cfg)
+        git_dir = await self.fetch(full_name, ctx.installation_id, upstream, up_ref)
+        ref = f"refs/remotes/upstream/{up_ref}"
+        if target.sha:
+            out = await self._git(git_dir, "rev-parse", "--verify", "-q", f"{target.sha}^{{commit}}", check=False)
+            sha = out.strip()
+            if not sha:
+                return []
+            # on upstream's branch: nothing of it lies outside the branch
+            outside = (await self._git(git_dir, "rev-list", "-1", sha, f"^{ref}", check=False)).strip()
+            return [sha] if not outside else []
+        out = await self._git(git_dir, "log", "--first-parent", "--format=%H %s", ref)
+        pat = re.compile(rf"\(#{target.pr}\)\s*$")
+        return [ln.split(" ", 1)[0] for ln in reversed(out.splitlines()) if pat.search(ln)]
+
+    async def urgent_pick(self, ctx, full_name: str, target: cm.Target, cfg: ForksyncConfig, user: str) -> str:
+        """``/forksync pick``: an isolated pick PR (``Upstream-Urgent``); the frontier does not move."""
+        from bot import apply as apply_mod, gitio
+        import pygit2
+        shas = await self.resolve_target(ctx, full_name, target, cfg)
+        if len(shas) != 1:
+            return f"`{target}` names {len(shas)} upstream commits; pick needs exactly one."
+        upstream, _ = self.upstream_of(cfg)
+        git_dir = self.repo_dir(full_name)
+        repo = pygit2.Repository(str(git_dir))
+        commit = gitio.commit_info(repo, shas[0])
+        fork_tip = str(repo.revparse_single(f"refs/heads/{cfg.fork.ref}").peel(pygit2.Commit).id)
+        unit = apply_mod.urgent_unit(commit, f"requested by @{user}")
+        core = CoreResult(upstream_head="", fork_head=fork_tip, plan=Plan(units=(unit,)), commits={commit.sha: commit})
+        async with self._lock(full_name):
+            return await self.publish(ctx, full_name, git_dir, cfg, core, unit, upstream)
+
+    async def record_close(self, ctx, full_name: str, shas: list[str], disposition: Disposition,
+                           reason: str, by: str) -> None:
+        """Record a closed-unmerged unit's commits in ``refs/notes/forksync`` on the fork."""
+        await self.record_decisions(ctx, full_name, shas, disposition, reason, by)
+
+    async def record_decisions(self, ctx, full_name: str, shas: list[str], disposition: Disposition | None,
+                               reason: str, by: str) -> str:
+        """Write decisions as git notes (``bot.notes``) in the working repo and push the notes ref."""
+        from bot import notes
+        from bot.model import Decision
+        d = self.repo_dir(full_name)
+        if not (d / "HEAD").exists():
+            d.mkdir(parents=True, exist_ok=True)
+            await self._git(d, "init", "--bare", "-q")
+        url, secrets = await self.remote_url(full_name, ctx.installation_id)
+        ref = "refs/notes/forksync"
+        await self._git(d, "fetch", "-q", url, f"+{ref}:{ref}", secrets=secrets, check=False)
+        decisions = [Decision(upstream_sha=s, disposition=None if disposition in (None, Disposition.PENDING)
+                              else disposition, reason=reason, by=by, time=int(self.now())) for s in shas]
+        await asyncio.to_thread(notes.write_decisions, str(d), decisions)
+        await self._git(d, "push", "-q", url, f"{ref}:{ref}", secrets=secrets)
+        return f"recorded {len(decisions)} decision(s)"
+
+
+def _replace(st: sync_status.SyncStatus, **kw) -> sync_status.SyncStatus:
+    from dataclasses import replace
+    return replace(st, **kw)
+
+
+def service_of(ctx) -> SyncService:
+    svc = ctx.services
+    if svc is None:
+        raise SyncError("no sync service configured in this process")
+    return svc
+
+
+# ---------------------------------------------------------------------- commands
+async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, user: str, cfg: ForksyncConfig,
+                      comment_url: str = "") -> str:
+    """Run one permitted command; returns the reply comment body (``command_reply.md.j2``)."""
+    svc: SyncService | None = ctx.services
+    full = repo.full_name
+
+    def reply(result: str, details: str = "") -> str:
+        return render("command_reply.md.j2", user=user, line=cmd.line, result=result, details=details)
+
+    if isinstance(cmd, cm.Hold):
+        st = sync_status.load(ctx.store, full) or sync_status.SyncStatus(repo=full)
+        sync_status.save(ctx.store, _replace(st, held=cmd.on))
+        if svc:
+            await svc.refresh_status_issue(ctx, full, cfg=cfg)
+        return reply("on hold: no sync PRs are opened or merged until `/forksync unhold`." if cmd.on
+                     else "hold lifted; the next sync runs as usual.")
+    if isinstance(cmd, cm.Merge):
+        if not is_pr:
+            return reply("`merge` works on a sync PR, not on an issue.")
+        return reply(await merge_if_green(ctx, full, number, cfg))
+    if isinstance(cmd, (cm.L3, cm.Signoff, cm.Retest)) and not is_pr:
+        return reply(f"`{cmd.verb}` works on a sync PR, not on an issue.")
+    if isinstance(cmd, cm.Signoff):
+        from bot import signoff
+        pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full), "number": number})
+        areas = tuple(lab["name"][len(cfg.github.area_label_prefix):] for lab in pr.get("labels") or []
+                      if lab.get("name", "").startswith(cfg.github.area_label_prefix))
+        try:
+            owners = signoff.signoff_owners(cmd.subject, cfg.areas, areas)
+            signoff.record_signoff(ctx.store, full, number, pr["head"]["sha"], cmd.subject, user, owners,
+                                   int(ctx.now()), comment_url)
+        except signoff.SignoffError as e:
+            return reply(f"not recorded: {e}")
+        return reply(f"sign-off of `{cmd.subject}` recorded on `{pr['head']['sha'][:12]}`.")
+    if isinstance(cmd, cm.L3):
+        from bot import signoff
+        pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full), "number": number})
+        try:
+            runs = signoff.queue_l3(ctx.store, full, number, pr["head"]["sha"], cmd.workload, cfg.suites, user,
+                                    int(ctx.now()))
+        except signoff.SignoffError as e:
+            return reply(f"not queued: {e}")
+        return reply(f"L3 `{cmd.workload}` queued ({len(runs)} run(s)) on `{pr['head']['sha'][:12]}`.")
+    if isinstance(cmd, cm.Retest):
+        return reply("retest requested" + (f" for suite `{cmd.suite}`" if cmd.suite else " for all suites")
+                     + "; results arrive as check runs on this PR.")
+    if svc is None:
+        return reply("not available: this bot runs without a sync service.")
+    if isinstance(cmd, cm.Plan):
+        return await svc.plan_preview(ctx, full, user=user, cfg=cfg, line=cmd.line)
+    if isinstance(cmd, (cm.Decide, cm.Reconsider)):
+        shas = await svc.resolve_target(ctx, full, cmd.target, cfg)
+        if not shas:
+            return reply(f"`{cmd.target}` is not an upstream commit or PR I know of; nothing recorded.")
+        disp = cmd.disposition if isinstance(cmd, cm.Decide) else None
+        reason = cmd.reason if isinstance(cmd, cm.Decide) else f"reconsidered by @{user}"
+        await svc.record_decisions(ctx, full, shas, disp, reason, user)
+        await svc.sync(ctx, full, reason=cmd.line, cfg=cfg)
+        return reply(f"recorded for {', '.join(f'`{s[:12]}`' for s in shas)}"
+                     + (f": {disp.value} — {reason}" if disp else ": decision lifted, back to PENDING") + ".")
+    if isinstance(cmd, cm.Pick):
+        return reply(await svc.urgent_pick(ctx, full, cmd.target, cfg, user))
+    return reply("not supported here.")  # pragma: no cover
+
+
+async def merge_if_green(ctx, full_name: str, number: int, cfg: ForksyncConfig) -> str:
+    """``/forksync merge``: merge only when at least one check exists on the head and all are
+    green (success/neutral/skipped), never with none (issue 3, item 7 fallback until the merge
+    gate lands); always with the head ``sha`` guard and ``cfg.github.merge_method`` (never squash).
+    405 (not mergeable) and 409 (head changed) are answered, not retried."""
+    import gidgethub
+    rv = split_repo(full_name)
+    st = sync_status.load(ctx.store, full_name)
+    if st and st.held:
+        return "not merged: on hold (`/forksync unhold` first)."
+    pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**rv, "number": number})
+    if pr.get("state") != "open":
+        return f"not merged: the PR is {pr.get('state')}."
+    head = pr["head"]["sha"]
+    runs = [r async for r in ctx.gh.getiter("/repos/{owner}/{repo}/commits/{ref}/check-runs",
+                                             {**rv, "ref": head}, iterable_key="check_runs")]
+    if not runs:
+        return f"not merged: no checks have run on `{head[:12]}` (I never merge with none)."
+    bad = [f"`{r['name']}` ({r.get('conclusion') or r.get('status')})" for r in runs
+           if r.get("status") != "completed" or r.get("conclusion") not in ("success", "neutral", "skipped")]
+    if bad:
+        return "not merged: checks not green: " + ", ".join(bad) + "."
+    try:
+        await ctx.gh.put("/repos/{owner}/{repo}/pulls/{number}/merge", {**rv, "number": number},
+                         data={"sha": head, "merge_method": cfg.github.merge_method})
+    except gidgethub.BadRequest as e:
+        code = int(e.status_code)
+        if code == 405:
+            return f"not merged: GitHub says the PR is not mergeable ({e})."
+        if code == 409:
+            return f"not merged: the head changed after `{head[:12]}`; checks must pass on the new head first."
+        raise
+    return f"merged `{head[:12]}` by {cfg.github.merge_method}."
+
+
+__all__ = ["SyncService", "SyncError", "CoreResult", "run_command", "merge_if_green", "service_of", "scrub"]

@@ -1,0 +1,80 @@
+"""The environment fingerprint of a run: what the machine has, found without installing or
+importing anything heavy (torch's import takes seconds: its version files are read instead).
+
+``nvidia-smi`` gives GPU model, count, driver and the driver's CUDA version; ``torch.version.cuda``
+(read from ``torch/version.py``) gives the CUDA torch was built with, preferred when present.
+Every probe is best effort: a missing tool leaves the field None, never fails the run.
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import os
+import platform
+import re
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from gpu_runner.result import Environment
+
+
+def runner_id(explicit: str | None = None) -> str:
+    """``--runner-id``, else ``FORKSYNC_RUNNER_ID``, else GitHub Actions' ``RUNNER_NAME``, else the host name."""
+    return explicit or os.environ.get("FORKSYNC_RUNNER_ID") or os.environ.get("RUNNER_NAME") or socket.gethostname()
+
+
+def _run(cmd: list[str], timeout: float = 20.0) -> str | None:
+    if not shutil.which(cmd[0]):
+        return None
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return p.stdout if p.returncode == 0 else None
+
+
+def _dist_version(name: str) -> str | None:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _torch_cuda() -> str | None:
+    spec = importlib.util.find_spec("torch")
+    if not spec or not spec.origin:
+        return None
+    vf = Path(spec.origin).parent / "version.py"
+    try:
+        m = re.search(r"^cuda(?::\s*\S+)?\s*=\s*['\"]([^'\"]+)['\"]", vf.read_text(), re.MULTILINE)
+    except OSError:
+        return None
+    return m.group(1) if m else None
+
+
+def parse_nvidia_smi(query_csv: str | None, banner: str | None) -> tuple[str | None, int, str | None, str | None]:
+    """(model, count, driver, cuda) from ``nvidia-smi --query-gpu=name,driver_version
+    --format=csv,noheader`` and the plain banner's ``CUDA Version: X``. Pure; tested on real text."""
+    rows = [r.split(",") for r in (query_csv or "").strip().splitlines() if r.strip()]
+    models = sorted({r[0].strip() for r in rows})
+    model = ", ".join(models) if models else None
+    driver = rows[0][1].strip() if rows and len(rows[0]) > 1 else None
+    m = re.search(r"CUDA Version:\s*([\d.]+)", banner or "")
+    return model, len(rows), driver, (m.group(1) if m else None)
+
+
+def fingerprint(commit_runner_id: str) -> Environment:
+    model, count, driver, smi_cuda = parse_nvidia_smi(
+        _run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"]),
+        _run(["nvidia-smi"]))
+    git = _run(["git", "--version"])
+    return Environment(
+        runner_id=commit_runner_id, hostname=socket.gethostname(),
+        os=f"{platform.system()} {platform.release()}", python=sys.version.split()[0],
+        cpu=f"{platform.machine()} x{os.cpu_count()}",
+        gpu_model=model, gpu_count=count, driver=driver, cuda=_torch_cuda() or smi_cuda,
+        torch=_dist_version("torch"), triton=_dist_version("triton"),
+        git=git.strip().removeprefix("git version ") if git else None)

@@ -1,0 +1,148 @@
+"""Report parsers: JUnit XML (junitparser), lit's own output, benchmark JSON; and the harness's
+own counts printed to stdout (pytest's summary line, lit's "(k of N)").
+
+Pure functions over text/paths; each raises :class:`ReportError` (what and where) on a report it
+cannot read, which the runner records as ``report-unparsable`` — never as an empty pass.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from junitparser import Error, Failure, JUnitXml, Skipped, TestSuite
+from pydantic import ValidationError
+
+from gpu_runner.result import BENCH_SCHEMA, BenchmarkPoint, Counts, TestResult
+
+MAX_TRACEBACK = 20_000
+
+
+class ReportError(ValueError):
+    """A report that exists but cannot be parsed; the message names the file and the problem."""
+
+
+def counts_of(tests: list[TestResult], harness_total: int | None = None) -> Counts:
+    c = Counts(total=len(tests), harness_total=harness_total)
+    for t in tests:
+        setattr(c, t.outcome, getattr(c, t.outcome) + 1)
+    return c
+
+
+# ---------------------------------------------------------------------------------------- JUnit
+def parse_junit(paths: list[Path]) -> list[TestResult]:
+    """Test cases of one or more JUnit XML files, in file order. A ``<testcase>`` with a
+    ``<failure>`` is ``failed``, with ``<error>`` is ``error``, with ``<skipped>`` is ``skipped``
+    (pytest writes xfail as skipped), else ``passed``."""
+    tests: list[TestResult] = []
+    for p in paths:
+        try:
+            xml = JUnitXml.fromfile(str(p))
+        except Exception as e:  # junitparser raises lxml/ElementTree errors of several kinds
+            raise ReportError(f"{p}: not valid JUnit XML ({type(e).__name__}: {e})") from None
+        suites = [xml] if isinstance(xml, TestSuite) else list(xml)
+        for suite in suites:
+            for case in suite:
+                tests.append(_case(case))
+    return tests
+
+
+def _case(case) -> TestResult:
+    outcome, message, text = "passed", "", ""
+    for r in case.result:
+        if isinstance(r, Error):
+            outcome = "error"
+        elif isinstance(r, Failure):
+            outcome = "failed"
+        elif isinstance(r, Skipped):
+            outcome = "skipped" if outcome == "passed" else outcome
+        else:
+            continue
+        message = message or (r.message or "")
+        text = text or (r.text or "")
+    classname = case.classname or ""
+    name = case.name or ""
+    return TestResult(
+        id=f"{classname}::{name}" if classname else name, name=name, classname=classname,
+        file=case._elem.get("file"), outcome=outcome, duration_s=float(case.time or 0.0),
+        message=message.strip().splitlines()[0][:500] if message.strip() else "",
+        traceback=text[:MAX_TRACEBACK])
+
+
+_PYTEST_SUMMARY = re.compile(
+    r"^=*\s*((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|rerun)"
+    r"(?:, )?)+)\s+in\s+[\d.]+s", re.MULTILINE)
+_PYTEST_NONE = re.compile(r"^=*\s*no tests ran\b", re.MULTILINE)
+
+
+def pytest_total(stdout: str) -> int | None:
+    """The number of tests pytest says it ran (passed + failed + errors + skipped + xfailed +
+    xpassed; deselected and warnings excluded), from its last summary line
+    (e.g. ``2 failed, 28 passed in 5.40s``); 0 for ``no tests ran``; None when no summary is found
+    (another harness, or pytest died before printing one)."""
+    found = list(_PYTEST_SUMMARY.finditer(stdout or ""))
+    if not found:
+        return 0 if _PYTEST_NONE.search(stdout or "") else None
+    total = 0
+    for n, word in re.findall(r"(\d+) (\w+)", found[-1].group(1)):
+        if word in ("passed", "failed", "error", "errors", "skipped", "xfailed", "xpassed"):
+            total += int(n)
+    return total
+
+
+# ------------------------------------------------------------------------------------------ lit
+_LIT_LINE = re.compile(
+    r"^(PASS|FAIL|XFAIL|XPASS|UNSUPPORTED|UNRESOLVED|TIMEOUT|SKIPPED|EXCLUDED|FLAKYPASS): (.+?) \((\d+) of (\d+)\)\s*$",
+    re.MULTILINE)
+_LIT_FAIL_BLOCK = re.compile(r"^\*{20} TEST '(.+?)' FAILED \*{20}\n(.*?)^\*{20}\s*$", re.MULTILINE | re.DOTALL)
+_LIT_DISCOVERED = re.compile(r"^Total Discovered Tests:\s*(\d+)", re.MULTILINE)
+_LIT_OUTCOME = {"PASS": "passed", "XFAIL": "passed", "FLAKYPASS": "passed", "FAIL": "failed", "XPASS": "failed",
+                "UNRESOLVED": "error", "TIMEOUT": "failed", "UNSUPPORTED": "skipped", "SKIPPED": "skipped",
+                "EXCLUDED": "skipped"}
+
+
+def parse_lit(text: str) -> tuple[list[TestResult], int | None]:
+    """Tests from lit's output (``lit -v``: one ``RESULT: suite :: path (k of N)`` line per test,
+    failure logs between ``*** TEST '…' FAILED ***`` rulers) and lit's own total (``N`` of the
+    ``(k of N)`` lines, or ``Total Discovered Tests:``). XFAIL counts as passed; XPASS, TIMEOUT as
+    failed; UNRESOLVED as error; UNSUPPORTED as skipped. Raises :class:`ReportError` when the text
+    holds no lit result line and no lit summary."""
+    logs = {m.group(1): m.group(2) for m in _LIT_FAIL_BLOCK.finditer(text or "")}
+    tests, totals = [], set()
+    for m in _LIT_LINE.finditer(text or ""):
+        code, tid, _k, n = m.groups()
+        totals.add(int(n))
+        log = logs.get(tid, "")
+        outcome = _LIT_OUTCOME[code]
+        suite, _, path = tid.partition(" :: ")
+        tests.append(TestResult(id=tid, name=path or tid, classname=suite if path else "", outcome=outcome,
+                                message=f"{code}: {tid}" if outcome in ("failed", "error") else "",
+                                traceback=log[-MAX_TRACEBACK:]))
+    disc = _LIT_DISCOVERED.search(text or "")
+    if not tests and not disc:
+        raise ReportError("no lit result lines ('PASS: suite :: test (k of N)') and no lit summary found")
+    harness = int(disc.group(1)) if disc else (max(totals) if totals else None)
+    if len(totals) > 1:
+        raise ReportError(f"lit output mixes runs: result lines give totals {sorted(totals)}")
+    return tests, harness
+
+
+# ------------------------------------------------------------------------------ benchmark JSON
+def parse_benchmark_json(text: str, source: str = "<benchmark>") -> list[BenchmarkPoint]:
+    """Points of a ``forksync-bench/1`` file (``{"schema": …, "points": [ … ]}``, see
+    docs/validation.md). Raises :class:`ReportError` naming the point and field that are wrong."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ReportError(f"{source}: not JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+    if not isinstance(data, dict) or data.get("schema") != BENCH_SCHEMA or not isinstance(data.get("points"), list):
+        raise ReportError(f"{source}: expected an object with schema {BENCH_SCHEMA!r} and a list 'points'")
+    points = []
+    for i, p in enumerate(data["points"]):
+        try:
+            points.append(BenchmarkPoint.model_validate(p))
+        except ValidationError as e:
+            first = e.errors()[0]
+            where = ".".join(str(x) for x in first["loc"])
+            raise ReportError(f"{source}: points.{i}.{where}: {first['msg']}") from None
+    return points

@@ -1,0 +1,188 @@
+"""Run one suite on one commit with the ``local`` backend and produce its :class:`RunResult`.
+
+Flow (each attempt in a fresh isolated worktree of the commit): build step (if the suite has one)
+→ command → read the report → :func:`gpu_runner.saturation.judge`. The suite's ``timeout_s``
+bounds build + command together. An attempt that did not pass and whose output matches the
+built-in infrastructure-error patterns (:func:`bot.suites.infra_error_match`: no GPU visible,
+driver mismatch, disk full, …) is retried, up to ``infra_retries`` times; nothing else is ever
+retried. The runner installs nothing: it runs with what the machine has and records it
+(:mod:`gpu_runner.fingerprint`).
+
+Report paths are relative to the checkout; JUnit paths may be globs (several files are merged);
+the path ``-`` means the command's own stdout (for lit, whose report *is* its output).
+"""
+from __future__ import annotations
+
+import glob
+import os
+import re
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.suites import SuiteConfig, infra_error_match
+from gpu_runner import fingerprint as fp
+from gpu_runner.local import CheckoutError, Worktree, is_git_repo, resolve_commit, run_step
+from gpu_runner.reports import (ReportError, counts_of, parse_benchmark_json, parse_junit, parse_lit,
+                                pytest_total)
+from gpu_runner.result import Attempt, Counts, Durations, RunResult, outcome_for
+from gpu_runner.saturation import RunFacts, judge
+
+TAIL_CHARS = 8000
+_SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|API_KEY|_KEY$", re.IGNORECASE)
+
+
+def redact(text: str, env: dict[str, str]) -> str:
+    """``text`` with the values of secret-looking environment variables (names matching
+    TOKEN/SECRET/PASSWORD/…_KEY, values ≥ 6 chars) replaced by ``***`` — logs end up in check runs."""
+    for name, value in env.items():
+        if value and len(value) >= 6 and _SECRET_NAME.search(name):
+            text = text.replace(value, "***")
+    return text
+
+
+@dataclass(frozen=True)
+class LocalOptions:
+    platform: str = "cpu"
+    runner_id: str | None = None
+    in_place: bool = False          # run in ``repo`` as it is (it must be at the commit), no worktree
+    keep_worktree: bool = False
+    logs_dir: Path | None = None     # full stdout/stderr logs; default: a temporary folder
+    worktree_parent: str | None = None
+
+
+def run_local(suite: SuiteConfig, repo: Path, commit: str, opts: LocalOptions = LocalOptions()) -> RunResult:
+    """Run ``suite`` on ``commit`` of ``repo``. Raises :class:`gpu_runner.local.CheckoutError` when
+    the commit cannot be resolved/checked out (bad input: nothing ran); every other problem is a
+    red :class:`RunResult` with its reasons."""
+    started, t0 = int(time.time()), time.monotonic()
+    repo = repo.resolve()
+    if opts.in_place and not is_git_repo(repo):
+        sha = commit     # a plain folder (e.g. a machine without git): recorded as given
+    else:
+        sha = resolve_commit(repo, commit)
+    if opts.in_place and is_git_repo(repo):
+        head = resolve_commit(repo, "HEAD")
+        if head != sha:
+            raise CheckoutError(f"--in-place: {repo} is at {head[:12]}, not at the requested commit {sha[:12]}")
+    logs = opts.logs_dir or Path(tempfile.mkdtemp(prefix="forksync-logs-"))
+    logs.mkdir(parents=True, exist_ok=True)
+    env = suite_env(suite, sha, opts.platform)
+    attempts: list[Attempt] = []
+    durations = Durations()
+    for number in range(1, suite.infra_retries + 2):
+        tc = time.monotonic()
+        if opts.in_place:
+            facts, stdout, stderr, build_s, cmd_s = _attempt(suite, repo, env, logs / f"attempt{number}")
+        else:
+            with Worktree(repo, sha, parent=opts.worktree_parent, keep=opts.keep_worktree) as checkout:
+                durations.checkout += time.monotonic() - tc
+                facts, stdout, stderr, build_s, cmd_s = _attempt(suite, checkout, env, logs / f"attempt{number}")
+        durations.build, durations.command = build_s, cmd_s
+        passed_run = (not facts.timed_out and facts.exit_code == 0
+                      and (not suite.build or facts.build_exit_code == 0))
+        infra = None if passed_run else infra_error_match(stdout + "\n" + stderr)
+        attempts.append(Attempt(number=number, build_exit_code=facts.build_exit_code, exit_code=facts.exit_code,
+                                timed_out=facts.timed_out, infra_error=infra, duration_s=build_s + cmd_s))
+        if infra and number <= suite.infra_retries:
+            continue
+        facts = _replace(facts, infra_error=infra)
+        break
+    verdict, reasons = judge(facts)
+    durations.tests = sum(t.duration_s for t in facts.tests)
+    durations.total = time.monotonic() - t0
+    return RunResult(
+        suite=suite.name, level=suite.level, commit=sha, platform=opts.platform, backend="local",
+        verdict=verdict, outcome=outcome_for(reasons), reasons=reasons, counts=facts.counts,
+        tests=list(facts.tests), benchmarks=list(facts.benchmarks), durations=durations, attempts=attempts,
+        environment=fp.fingerprint(fp.runner_id(opts.runner_id)), report_path=suite.report.path,
+        started_at=started, finished_at=int(time.time()),
+        stdout_tail=redact(stdout[-TAIL_CHARS:], env), stderr_tail=redact(stderr[-TAIL_CHARS:], env))
+
+
+def suite_env(suite: SuiteConfig, sha: str, platform: str) -> dict[str, str]:
+    """The environment of the suite's steps: this process's, the folder of the interpreter running
+    the runner first on ``PATH`` (so ``python3`` in a suite command is that interpreter, with its
+    torch/triton), the suite's ``env``, and ``FORKSYNC_SUITE``/``FORKSYNC_COMMIT``/``FORKSYNC_PLATFORM``."""
+    path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
+    return {**os.environ, "PATH": path, **suite.env, "FORKSYNC_SUITE": suite.name, "FORKSYNC_COMMIT": sha,
+            "FORKSYNC_PLATFORM": platform}
+
+
+def _replace(f: RunFacts, **kw) -> RunFacts:
+    from dataclasses import replace
+    return replace(f, **kw)
+
+
+def _attempt(suite: SuiteConfig, checkout: Path, env: dict[str, str], log_prefix: Path):
+    deadline = time.monotonic() + suite.timeout_s
+    before = report_files(suite, checkout)
+    build_code, build_s, timed_out = None, 0.0, False
+    stdout = stderr = ""
+    if suite.build:
+        b = run_step(suite.build, checkout, env, deadline, Path(f"{log_prefix}.build"))
+        build_code, build_s, timed_out = b.exit_code, b.duration_s, b.timed_out
+        stdout, stderr = b.stdout, b.stderr
+    exit_code, cmd_s = None, 0.0
+    if not timed_out and (not suite.build or build_code == 0):
+        c = run_step(suite.command, checkout, env, deadline, log_prefix)
+        exit_code, cmd_s, timed_out = c.exit_code, c.duration_s, c.timed_out
+        stdout, stderr = stdout + c.stdout, stderr + c.stderr
+        command_stdout = c.stdout
+    else:
+        command_stdout = ""
+    base = dict(level=suite.level, report_format=suite.report.format, expected_tests=suite.expected_tests,
+                min_tests=suite.min_tests, has_build=bool(suite.build), build_exit_code=build_code,
+                exit_code=exit_code, timed_out=timed_out, timeout_s=float(suite.timeout_s),
+                report_path=suite.report.path)
+    return RunFacts(**base, **read_report(suite, checkout, command_stdout, before)), stdout, stderr, build_s, cmd_s
+
+
+def report_files(suite: SuiteConfig, checkout: Path) -> dict[str, tuple[int, int, int]]:
+    """``{path: (mtime_ns, size, inode)}`` of the files the report path matches now (before the
+    build runs), so that :func:`read_report` can tell a report this run wrote from one already there."""
+    if suite.report.path == "-":
+        return {}
+    out = {}
+    for p in glob.glob(str(checkout / suite.report.path)):
+        st = os.stat(p)
+        out[p] = (st.st_mtime_ns, st.st_size, st.st_ino)
+    return out
+
+
+def read_report(suite: SuiteConfig, checkout: Path, command_stdout: str,
+                before: dict[str, tuple[int, int, int]] | None = None) -> dict:
+    """The report-related fields of :class:`RunFacts`: ``report_state`` (ok/missing/stale/
+    unparsable), ``report_error``, ``tests``, ``counts``, ``benchmarks``. A file that is unchanged
+    since before the run (``before``, from :func:`report_files`: same mtime, size and inode) is
+    stale: a report committed to the repository, or left by an earlier run, never counts."""
+    fmt, rel = suite.report.format, suite.report.path
+    try:
+        if rel == "-":
+            text = command_stdout
+            if fmt == "junit":
+                raise ReportError("a JUnit report must be a file, not '-' (stdout)")
+        else:
+            paths = sorted(Path(p) for p in glob.glob(str(checkout / rel)))
+            if not paths:
+                return dict(report_state="missing")
+            if any((before or {}).get(str(p)) == (p.stat().st_mtime_ns, p.stat().st_size, p.stat().st_ino)
+                   for p in paths):
+                return dict(report_state="stale")
+            if fmt == "junit":
+                tests = parse_junit(paths)
+                return dict(report_state="ok", tests=tuple(tests),
+                            counts=counts_of(tests, pytest_total(command_stdout)))
+            if len(paths) > 1:
+                raise ReportError(f"{rel} matches {len(paths)} files; a {fmt} report is one file")
+            text = paths[0].read_text(errors="replace")
+        if fmt == "lit":
+            tests, harness = parse_lit(text)
+            return dict(report_state="ok", tests=tuple(tests), counts=counts_of(tests, harness))
+        points = parse_benchmark_json(text, rel)
+        return dict(report_state="ok", benchmarks=tuple(points), counts=Counts(total=len(points),
+                    passed=sum(p.ok for p in points), failed=sum(not p.ok for p in points)))
+    except ReportError as e:
+        return dict(report_state="unparsable", report_error=str(e))

@@ -1,0 +1,92 @@
+"""Shared fixtures for tests that talk to the local GitHub (import them into a test module:
+``from conftest_github import fake_github, github_app, make_source_repo``).
+
+- ``fake_github``: a started :class:`bot.fakegithub.FakeGitHub` with the App registered
+  (``fake.app``), webhook secret ``WEBHOOK_SECRET``; at teardown it asserts that the bot made no
+  call outside GitHub's published contract (``fake.violations == []``).
+- ``github_app``: a :class:`bot.github.GitHubApp` pointed at the fake, with instant, recorded
+  sleeps (``app.slept``) so retry tests take no wall time.
+- ``make_source_repo(path, commits)``: a real non-bare git repository to seed a fake repository.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from bot.fakegithub import FakeGitHub
+from bot.github import GitHubApp, RetryPolicy
+
+WEBHOOK_SECRET = "fake-webhook-secret"
+FAST_RETRY = RetryPolicy(max_attempts=4, base_delay_s=0.01, max_delay_s=0.05, secondary_min_wait_s=0.02,
+                         max_wait_s=120.0)
+GIT_ENV = {"GIT_AUTHOR_NAME": "Upstream Dev", "GIT_AUTHOR_EMAIL": "dev@upstream.example",
+           "GIT_COMMITTER_NAME": "Upstream Dev", "GIT_COMMITTER_EMAIL": "dev@upstream.example",
+           "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+def git(cwd: Path, *args: str) -> str:
+    env = dict(os.environ, **GIT_ENV)
+    env.setdefault("HOME", str(cwd))
+    p = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, env=env)
+    if p.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)} failed: {p.stderr}")
+    return p.stdout.strip()
+
+
+def make_source_repo(path: Path, commits: list[dict[str, str]], *, branch: str = "main") -> list[str]:
+    """Create a git repository at ``path`` with one commit per ``{file: content}`` mapping
+    (messages "commit 1", …). Returns the commit shas, oldest first."""
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", "-b", branch)
+    shas = []
+    for n, files in enumerate(commits, 1):
+        for name, content in files.items():
+            f = path / name
+            f.parent.mkdir(parents=True, exist_ok=True)
+            f.write_text(content)
+        git(path, "add", "-A")
+        git(path, "commit", "-q", "-m", f"commit {n}")
+        shas.append(git(path, "rev-parse", "HEAD"))
+    return shas
+
+
+def commit_files(path: Path, files: dict[str, str], message: str) -> str:
+    """Commit ``files`` in the working repository ``path``; returns the new sha."""
+    for name, content in files.items():
+        f = path / name
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(content)
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", message)
+    return git(path, "rev-parse", "HEAD")
+
+
+@pytest.fixture
+async def fake_github(tmp_path):
+    fake = FakeGitHub(tmp_path / "fakegithub", webhook_secret=WEBHOOK_SECRET)
+    await fake.start()
+    fake.app = fake.create_app(webhook_secret=WEBHOOK_SECRET)
+    try:
+        yield fake
+    finally:
+        await fake.stop()
+    problems = [str(v) for v in fake.violations]
+    assert not problems, "calls outside GitHub's contract:\n" + "\n".join(problems)
+
+
+@pytest.fixture
+async def github_app(fake_github):
+    slept: list[float] = []
+
+    async def record_sleep(s: float) -> None:
+        slept.append(s)
+
+    async with aiohttp.ClientSession() as session:
+        app = GitHubApp(session, app_id=fake_github.app.id, private_key=fake_github.app.private_key_pem,
+                        base_url=fake_github.url, retry=FAST_RETRY, sleep=record_sleep)
+        app.slept = slept
+        yield app

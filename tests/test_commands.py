@@ -1,0 +1,79 @@
+"""The /forksync comment-command parser: exact typed values for every verb, and helpful errors."""
+import pytest
+
+from bot.commands import (L3, CommandError, Decide, Hold, Merge, Pick, Plan, Reconsider, Retest,
+                          Signoff, Target, parse_comment, parse_line)
+from bot.model import Disposition
+
+SHA = "0123456789abcdef0123456789abcdef01234567"
+
+
+@pytest.mark.parametrize("line,expected", [
+    ("/forksync plan", Plan("/forksync plan")),
+    ("  /forksync   PLAN  ", Plan("/forksync plan")),
+    (f"/forksync pick {SHA.upper()}", Pick(f"/forksync pick {SHA}", Target(sha=SHA))),
+    ("/forksync pick #1234", Pick("/forksync pick #1234", Target(pr=1234))),
+    ("/forksync defer abc1234 waits for the LLVM bump",
+     Decide("/forksync defer abc1234 waits for the LLVM bump", Target(sha="abc1234"),
+            Disposition.DEFERRED_BLOCKED, "waits for the LLVM bump")),
+    ("/forksync wontport #77 fork has its own scheduler",
+     Decide("/forksync wontport #77 fork has its own scheduler", Target(pr=77), Disposition.WONT_PORT,
+            "fork has its own scheduler")),
+    ("/forksync skip abcdef0 not on this base",
+     Decide("/forksync skip abcdef0 not on this base", Target(sha="abcdef0"),
+            Disposition.SKIP_FOR_CURRENT_BASE, "not on this base")),
+    ("/forksync reconsider #5", Reconsider("/forksync reconsider #5", Target(pr=5))),
+    ("/forksync hold", Hold("/forksync hold", on=True)),
+    ("/forksync unhold", Hold("/forksync unhold", on=False)),
+    ("/forksync retest", Retest("/forksync retest", None)),
+    ("/forksync retest L2", Retest("/forksync retest L2", "L2")),
+    ("/forksync merge", Merge("/forksync merge")),
+    ("/forksync l3 llama-70b", L3("/forksync l3 llama-70b", "llama-70b")),
+    ("/forksync signoff amd-backend", Signoff("/forksync signoff amd-backend", "amd-backend")),
+])
+def test_every_verb_parses_to_its_typed_value(line, expected):
+    assert parse_line(line) == expected
+
+
+@pytest.mark.parametrize("line,message", [
+    ("/forksync", "no verb given"),
+    ("/forksync frobnicate", "unknown verb 'frobnicate'"),
+    ("/forksync pick", "expected exactly one upstream sha or #PR; usage: `/forksync pick <sha|#PR>`"),
+    ("/forksync pick xyz", "'xyz' is neither a commit sha (7-40 hex) nor #PR; usage: `/forksync pick <sha|#PR>`"),
+    ("/forksync pick abc12", "'abc12' is neither a commit sha (7-40 hex) nor #PR; usage: `/forksync pick <sha|#PR>`"),
+    ("/forksync defer abc1234", "a reason is required; usage: `/forksync defer <sha|#PR> <reason>`"),
+    ("/forksync merge now", "`merge` takes no arguments; usage: `/forksync merge`"),
+    ("/forksync retest a b", "expected at most one suite name; usage: `/forksync retest [suite]`"),
+    ("/forksync l3", "expected exactly one name; usage: `/forksync l3 <workload>`"),
+])
+def test_malformed_commands_say_what_is_wrong(line, message):
+    got = parse_line(line)
+    assert isinstance(got, CommandError)
+    assert got.message == message
+
+
+def test_non_commands_are_not_commands():
+    assert parse_line("please /forksync plan") is None
+    assert parse_line("/forksyncplan") is None
+    assert parse_line("") is None
+
+
+def test_comment_with_several_commands_quotes_and_code_blocks():
+    body = "\n".join([
+        "Thanks!",
+        "> /forksync merge",
+        "```",
+        "/forksync hold",
+        "```",
+        "/forksync retest L1",
+        "/forksync retest L1",
+        "/forksync bogus",
+    ])
+    assert parse_comment(body) == [Retest("/forksync retest L1", "L1"),
+                                   CommandError("/forksync bogus", "unknown verb 'bogus'")]
+
+
+def test_verb_property_and_target_text():
+    assert parse_line("/forksync pick #9").verb == "pick"
+    assert str(Target(sha="abc1234")) == "abc1234"
+    assert str(Target(pr=9)) == "#9"

@@ -1,0 +1,200 @@
+"""The merge gate, table-driven: each row is a PR state and the exact decision expected."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from bot.gate import (AreaPolicy, Check, PRState, Review, SignOff, SuiteOutcome, SuiteRequirement,
+                      conflict_marker_files, decide, may_run_on_gpu, render_summary)
+
+HEAD = "h" * 40
+OLD = "o" * 40
+BASE = "b" * 40
+SUITES = (SuiteRequirement("kernels", ("cpu",)), SuiteRequirement("lit", ("cpu", "h200")))
+AREAS = (AreaPolicy("llvm-pin", ("alice", "bob"), requires_l3=True),
+         AreaPolicy("amd", ("carol",)),
+         AreaPolicy("docs", ()))
+
+
+def green(suite, plat="cpu", sha=HEAD):
+    return SuiteOutcome(suite, sha, plat, "pass")
+
+
+ALL_GREEN = (green("kernels"), green("lit"), green("lit", "h200"))
+
+
+def pr(**kw) -> PRState:
+    base = dict(number=7, head_sha=HEAD, base_sha=BASE, head_contains_base=True, kind="bundle",
+                author="forksync[bot]", results=ALL_GREEN, unit_updated_at=100)
+    base.update(kw)
+    return PRState(**base)
+
+
+def fail(suite, tests, plat="cpu", sha=HEAD, verdict="fail", reason=""):
+    return SuiteOutcome(suite, sha, plat, verdict, tuple(tests), reason)
+
+
+CASES = [
+    # id, state, suites, expected allowed, expected blocking (code, subject), expected actions
+    ("all-green", pr(), SUITES, True, [], ["merge"]),
+    ("no-results-silence-is-red", pr(results=()), SUITES, False,
+     [("missing-result", "kernels/cpu"), ("missing-result", "lit/cpu"), ("missing-result", "lit/h200")],
+     ["run-suites"]),
+    ("one-platform-missing", pr(results=ALL_GREEN[:2]), SUITES, False,
+     [("missing-result", "lit/h200")], ["run-suites"]),
+    ("result-on-older-head", pr(results=(green("kernels", sha=OLD),) + ALL_GREEN[1:]), SUITES, False,
+     [("stale-result", "kernels/cpu")], ["run-suites"]),
+    ("pending", pr(results=(SuiteOutcome("kernels", HEAD, "cpu", "pending"),) + ALL_GREEN[1:]), SUITES, False,
+     [("pending-result", "kernels/cpu")], []),
+    ("stale-base-update-branch", pr(head_contains_base=False), SUITES, False,
+     [("stale-base", "")], ["update-branch"]),
+    ("stale-base-and-missing-runs-after-update", pr(head_contains_base=False, results=()), SUITES[:1], False,
+     [("stale-base", ""), ("missing-result", "kernels/cpu")], ["update-branch"]),
+    ("new-failure-blocks", pr(results=(fail("kernels", ["t.py::test_add"]),) + ALL_GREEN[1:]), SUITES, False,
+     [("new-failure", "kernels/cpu")], []),
+    ("pre-existing-failure-does-not-block",
+     pr(results=(fail("kernels", ["t.py::test_add"]),) + ALL_GREEN[1:],
+        base_results=(fail("kernels", ["t.py::test_add"], sha=BASE),)), SUITES, True, [], ["merge"]),
+    ("adds-to-pre-existing-blocks",
+     pr(results=(fail("kernels", ["t.py::test_add", "t.py::test_mm"]),) + ALL_GREEN[1:],
+        base_results=(fail("kernels", ["t.py::test_add"], sha=BASE),)), SUITES, False,
+     [("new-failure", "kernels/cpu")], []),
+    ("base-result-on-old-base-is-not-comparable",
+     pr(results=(fail("kernels", ["t.py::test_add"]),) + ALL_GREEN[1:],
+        base_results=(fail("kernels", ["t.py::test_add"], sha=OLD),)), SUITES, False,
+     [("new-failure", "kernels/cpu")], []),
+    ("short-suite-is-red-even-if-base-short",
+     pr(results=(fail("kernels", [], verdict="error", reason="3 tests ran, expected 4"),) + ALL_GREEN[1:],
+        base_results=(fail("kernels", [], sha=BASE, verdict="error", reason="3 tests ran, expected 4"),)),
+     SUITES, False, [("suite-error", "kernels/cpu")], []),
+    ("fail-without-tests-is-error", pr(results=(fail("kernels", []),) + ALL_GREEN[1:]), SUITES, False,
+     [("suite-error", "kernels/cpu")], []),
+    ("hold", pr(holds=("dave",)), SUITES, False, [("hold", "")], []),
+    ("conflict-markers", pr(conflict_marker_files=("lib/a.cpp",)), SUITES, False, [("conflict-markers", "")], []),
+    ("non-collaborator-without-retest", pr(author="eve", author_is_collaborator=False, results=()), SUITES[:1],
+     False, [("awaiting-retest", ""), ("missing-result", "kernels/cpu")], []),
+    ("non-collaborator-retest-on-old-head", pr(author="eve", author_is_collaborator=False,
+                                               retest_by_writer_on=(OLD,)), SUITES, False,
+     [("awaiting-retest", "")], []),
+    ("non-collaborator-after-retest", pr(author="eve", author_is_collaborator=False,
+                                         retest_by_writer_on=(HEAD,)), SUITES, True, [], ["merge"]),
+    ("no-suites-no-checks-never-merges", pr(results=()), (), False, [("no-required-checks", "")], []),
+    ("no-suites-gate-check-alone-does-not-count", pr(results=(), checks=(Check("forksync/gate", "success"),)), (),
+     False, [("no-required-checks", "")], []),
+    ("no-suites-checks-green", pr(results=(), checks=(Check("ci", "success"), Check("lint", "failure", False))),
+     (), True, [], ["merge"]),
+    ("no-suites-check-running", pr(results=(), checks=(Check("ci", "success"), Check("build", None))), (), False,
+     [("check-not-green", "build")], []),
+    ("owned-area-needs-owner-approval", pr(areas=("amd",)), SUITES, False, [("approval-missing", "amd")], []),
+    ("owned-area-non-owner-approval", pr(areas=("amd",), reviews=(Review("dave", "APPROVED", 200),)), SUITES,
+     False, [("approval-missing", "amd")], []),
+    ("owned-area-owner-approved", pr(areas=("amd", "docs"), reviews=(Review("carol", "APPROVED", 200),)), SUITES,
+     True, [], ["merge"]),
+    ("approval-before-unit-changed-is-stale", pr(areas=("amd",), reviews=(Review("carol", "APPROVED", 50),)),
+     SUITES, False, [("approval-missing", "amd")], []),
+    ("owner-requested-changes", pr(areas=("amd",), reviews=(Review("carol", "CHANGES_REQUESTED", 200),)), SUITES,
+     False, [("approval-missing", "amd"), ("changes-requested", "amd")], []),
+    ("chain-without-owned-area-needs-writer", pr(kind="chain", areas=("docs",)), SUITES, False,
+     [("approval-missing", "chain")], []),
+    ("chain-approved-by-writer", pr(kind="chain", reviews=(Review("dave", "APPROVED", 200),)), SUITES, True, [],
+     ["merge"]),
+    ("chain-approved-by-reader-only", pr(kind="chain", reviews=(Review("dave", "APPROVED", 200, False),)),
+     SUITES, False, [("approval-missing", "chain")], []),
+    ("l3-area-needs-signoff", pr(areas=("llvm-pin",), reviews=(Review("alice", "APPROVED", 200),)), SUITES, False,
+     [("l3-signoff-missing", "llvm-pin")], []),
+    ("l3-signoff-by-non-owner", pr(areas=("llvm-pin",), reviews=(Review("alice", "APPROVED", 200),),
+                                   signoffs=(SignOff("llvm-pin", "carol", 300),)), SUITES, False,
+     [("l3-signoff-missing", "llvm-pin")], []),
+    ("l3-signed-off", pr(areas=("llvm-pin",), reviews=(Review("alice", "APPROVED", 200),),
+                         signoffs=(SignOff("llvm-pin", "bob", 300),)), SUITES, True, [], ["merge"]),
+    ("metric-signoff-needed", pr(areas=("amd",), reviews=(Review("carol", "APPROVED", 200),),
+                                 metrics_needing_signoff=("matmul:4096x4096:bf16",)), SUITES, False,
+     [("l3-signoff-missing", "matmul:4096x4096:bf16")], []),
+    ("metric-signed-off", pr(areas=("amd",), reviews=(Review("carol", "APPROVED", 200),),
+                             metrics_needing_signoff=("matmul:4096x4096:bf16",),
+                             signoffs=(SignOff("matmul:4096x4096:bf16", "carol", 300),)), SUITES, True, [],
+     ["merge"]),
+    ("everything-wrong-lists-everything",
+     pr(head_contains_base=False, holds=("dave",), conflict_marker_files=("x.py",), results=(),
+        kind="chain", areas=("llvm-pin",)), SUITES[:1], False,
+     [("conflict-markers", ""), ("hold", ""), ("stale-base", ""), ("missing-result", "kernels/cpu"),
+      ("approval-missing", "llvm-pin"), ("l3-signoff-missing", "llvm-pin")], ["update-branch"]),
+]
+
+
+@pytest.mark.parametrize("state,suites,allowed,blocking,actions", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_gate_table(state, suites, allowed, blocking, actions):
+    d = decide(state, suites, AREAS)
+    assert [(f.code, f.subject) for f in d.blocking] == blocking
+    assert d.allowed is allowed
+    assert list(d.actions) == actions
+
+
+def test_pre_existing_listed_and_rendered():
+    state = pr(results=(fail("kernels", ["t.py::test_add"]),) + ALL_GREEN[1:],
+               base_results=(fail("kernels", ["t.py::test_add"], sha=BASE),))
+    d = decide(state, SUITES, AREAS)
+    assert [(f.subject, f.detail) for f in d.pre_existing] == [
+        ("kernels/cpu", f"t.py::test_add (also red on base {BASE[:12]})")]
+    text = render_summary(d, state)
+    assert text.startswith("## Ready to merge\n")
+    assert "### Pre-existing failures" in text and "t.py::test_add" in text
+
+
+def test_blocked_summary_lists_missing():
+    state = pr(results=ALL_GREEN[:2])
+    text = render_summary(decide(state, SUITES, AREAS), state)
+    assert text.startswith("## Blocked: 1 condition not met\n")
+    assert f"| ❌ | `missing-result` | lit/h200 | no result on {HEAD[:12]} |" in text
+
+
+def test_may_run_on_gpu():
+    assert may_run_on_gpu(pr())
+    assert not may_run_on_gpu(pr(author_is_collaborator=False))
+    assert may_run_on_gpu(pr(author_is_collaborator=False, retest_by_writer_on=(HEAD,)))
+
+
+DIFF = """diff --git a/lib/a.cpp b/lib/a.cpp
+--- a/lib/a.cpp
++++ b/lib/a.cpp
+@@ -1,2 +1,6 @@
++<<<<<<< HEAD
+ int a;
++=======
++int b;
++>>>>>>> upstream
+diff --git a/docs/x.rst b/docs/x.rst
+--- a/docs/x.rst
++++ b/docs/x.rst
+@@ -1 +1,2 @@
+ Title
++=======
+diff --git a/t.py b/t.py
+--- a/t.py
++++ b/t.py
+@@ -1 +1,2 @@
+-<<<<<<< removed marker is fine
++x = 1
+"""
+
+
+def test_conflict_marker_files():
+    assert conflict_marker_files(DIFF) == ("lib/a.cpp",)
+    assert conflict_marker_files("") == ()
+
+
+def test_outcome_from_runner_result():
+    from gpu_runner.result import Environment, Reason, RunResult, TestResult
+    from bot.gate import outcome_from_result
+
+    r = RunResult(suite="kernels", level="L1", commit=HEAD, platform="h200", verdict="red", outcome="error",
+                  reasons=[Reason(code="below-floor", detail="3 tests ran, floor 4")],
+                  tests=[TestResult(id="t::a", name="a", outcome="failed"),
+                         TestResult(id="t::b", name="b", outcome="passed")],
+                  environment=Environment(runner_id="r1"))
+    o = outcome_from_result(r)
+    assert o == SuiteOutcome("kernels", HEAD, "h200", "error", ("t::a",), "below-floor: 3 tests ran, floor 4")
+    d = decide(pr(results=(o,)), (SuiteRequirement("kernels", ("h200",)),), AREAS)
+    assert [(f.code, f.subject, f.detail) for f in d.blocking] == [
+        ("suite-error", "kernels/h200", "below-floor: 3 tests ran, floor 4")]

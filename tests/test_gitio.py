@@ -1,0 +1,144 @@
+"""The git layer on real repositories built with fixed dates (deterministic shas)."""
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pygit2
+import pytest
+
+from bot import gitio
+from bot.model import FileChange
+from bot.repobuilder import RepoBuilder
+
+T0 = 1_750_000_000
+A_CPP = "int a() {\n" + "".join(f"  int v{i} = {i};\n" for i in range(8)) + "  return 1;\n}\n"
+
+
+def _git_patch_id(path, sha) -> str | None:
+    out = subprocess.run(f"set -o pipefail; git -C {path} show {sha} | git -C {path} patch-id --stable",
+                         shell=True, executable="/bin/bash", capture_output=True, text=True, check=True).stdout
+    return out.split()[0] if out.strip() else None
+
+
+@pytest.fixture
+def up(tmp_path):
+    b = RepoBuilder.init(tmp_path / "up")
+    b.commit("Initial (#1)", {"lib/a.cpp": A_CPP, "README": "r\n",
+                              "py/m.py": "def f():\n    return 1\n"}, when=T0)
+    return b
+
+
+def test_commit_info_files_hunks_renames_and_patch_id(up):
+    base = up.head()
+    c1 = up.commit("Change a and add b (#12)", {"lib/a.cpp": A_CPP.replace("return 1", "return 2"), "lib/b.h": "x\n"},
+                   when=T0 + 100)
+    up.rename("py/m.py", "py/n.py")
+    c2 = up.commit("Move m to n (#13)", {"py/n.py": "def f():\n    return 1\n# x\n"}, when=T0 + 200)
+    c3 = up.commit("Drop README", {"README": None}, when=T0 + 300)
+    c4 = up.commit("Empty marker", when=T0 + 400, allow_empty=True)
+    repo = pygit2.Repository(str(up.path / ".git"))
+    infos = gitio.commit_infos(repo, [c1, c2, c3, c4])
+    i1 = infos[c1]
+    assert i1.pr == 12 and i1.parents == (base,) and i1.committer_time == T0 + 100
+    assert i1.author_name == "Upstream Dev"
+    assert i1.files == (
+        FileChange("lib/a.cpp", "M", None, ((7, 5),), ((7, 5),), ("int a() {",)),   # git's ranges, 3 lines of context
+        FileChange("lib/b.h", "A", None, ((0, 0),), ((1, 1),), ("",)),
+    )
+    assert infos[c2].files == (FileChange("py/n.py", "R", "py/m.py", ((1, 2),), ((1, 3),), ("",)),)
+    assert infos[c2].paths == frozenset({"py/m.py", "py/n.py"})
+    assert infos[c3].files == (FileChange("README", "D", None, ((1, 1),), ((0, 0),), ("",)),)
+    assert infos[c4].files == () and infos[c4].patch_id is None and infos[c4].pr is None
+    for c in (c1, c2, c3):
+        assert infos[c].patch_id == _git_patch_id(up.path, c)
+        assert infos[c].missing == ()
+
+
+def test_resolve_range_and_errors(up, tmp_path):
+    base = up.head()
+    fork = up.clone(tmp_path / "fork")
+    u1 = up.commit("U1 (#2)", {"lib/a.cpp": "1\n"}, when=T0 + 10)
+    u2 = up.commit("U2 (#3)", {"lib/c.cpp": "1\n"}, when=T0 + 20)
+    f1 = fork.commit("Fork only", {"fork.txt": "f\n"}, when=T0 + 15)
+    fork.add_remote("upstream", up.path)
+    repo = pygit2.Repository(str(fork.path / ".git"))
+    assert gitio.resolve(repo, "upstream/main") == u2
+    assert gitio.resolve(repo, u1[:9]) == u1
+    assert gitio.resolve(repo, "main") == f1
+    with pytest.raises(gitio.RefError) as e:
+        gitio.resolve(repo, "no-such-branch", label="fork (x)")
+    assert "'no-such-branch'" in str(e.value) and "fork (x)" in str(e.value)
+    b, shas = gitio.upstream_range(repo, u2, f1)
+    assert b == base and shas == [u1, u2]
+    b2, shas2 = gitio.upstream_range(repo, u2, f1, since=u1)
+    assert b2 == u1 and shas2 == [u2]
+    assert gitio.rev_list(repo, f1, [u2]) == [f1]
+
+
+def test_open_pair_uses_alternates_for_two_local_repos(up, tmp_path):
+    fork = up.clone(tmp_path / "fork")
+    u1 = up.commit("U1 (#2)", {"lib/a.cpp": "1\n"}, when=T0 + 10)
+    f1 = fork.commit("Fork only", {"fork.txt": "f\n"}, when=T0 + 15)
+    up_dir = gitio.open_remote(str(up.path), tmp_path / "cache")
+    fork_dir = gitio.open_remote(str(fork.path), tmp_path / "cache")
+    repo, gd = gitio.open_pair(up_dir, fork_dir, tmp_path / "cache")
+    assert gd.startswith(str(tmp_path / "cache")) and os.path.isfile(os.path.join(gd, "objects/info/alternates"))
+    assert str(repo.merge_base(u1, f1)) == up.head("HEAD~1")
+    infos = gitio.commit_infos(repo, [u1, f1], git_dir=gd)
+    assert infos[u1].files[0].path == "lib/a.cpp" and infos[f1].files[0].path == "fork.txt"
+    with pytest.raises(gitio.GitIOError, match="does not exist"):
+        gitio.open_remote(str(tmp_path / "nope"), tmp_path / "cache")
+
+
+def test_open_remote_mirrors_a_url(up, tmp_path):
+    url = f"file://{up.path}"
+    d = gitio.open_remote(url, tmp_path / "cache")
+    assert d.endswith(".git") and "mirrors" in d
+    up.commit("Later (#9)", {"z": "z\n"}, when=T0 + 50)
+    d2 = gitio.open_remote(url, tmp_path / "cache")           # fetch into the existing mirror
+    assert d2 == d and gitio.resolve(pygit2.Repository(d), "main") == up.head()
+
+
+def test_missing_blob_is_reported_not_fatal(up):
+    c1 = up.commit("Add big (#5)", {"big.bin": "B" * 1000 + "\n", "lib/a.cpp": "2\n"}, when=T0 + 10)
+    c2 = up.commit("Small (#6)", {"lib/a.cpp": "3\n"}, when=T0 + 20)
+    repo = pygit2.Repository(str(up.path / ".git"))
+    blob = str(repo[c1].tree["big.bin"].id)
+    os.remove(up.path / ".git" / "objects" / blob[:2] / blob[2:])
+    repo = pygit2.Repository(str(up.path / ".git"))
+    infos = gitio.commit_infos(repo, [c1, c2])
+    assert infos[c1].missing == (f"blob {blob} (big.bin)",)
+    assert infos[c1].patch_id is None
+    assert [f.path for f in infos[c1].files] == ["big.bin", "lib/a.cpp"]
+    assert infos[c1].files[1].new_ranges == ((1, 1),)      # the readable file still has its hunks
+    assert infos[c2].missing == () and infos[c2].patch_id == _git_patch_id(up.path, c2)
+
+
+def test_in_flight_branches(up, tmp_path):
+    fork = up.clone(tmp_path / "fork")
+    u1 = up.commit("U1 (#2)", {"lib/x.cpp": "1\n"}, when=T0 + 10)
+    fork.add_remote("upstream", up.path)
+    fork.checkout("main", new_branch="forksync/bundle-" + u1[:12])
+    fork.cherry_pick(u1, when=T0 + 20, trailer=f"Upstream-Commit: {u1}")
+    fork.checkout("main")
+    repo = pygit2.Repository(str(fork.path / ".git"))
+    [br] = gitio.in_flight_branches(repo, fork.head())
+    assert br.name == f"forksync/bundle-{u1[:12]}" and br.kind == "bundle" and br.unit_id == f"bundle-{u1[:12]}"
+    assert br.upstream_shas == (u1,) and br.paths == frozenset({"lib/x.cpp"})
+
+
+def test_parse_pr():
+    assert gitio.parse_pr("Fix thing (#123)") == 123
+    assert gitio.parse_pr("Fix (#12) thing") is None
+    assert gitio.parse_pr("No pr") is None
+
+
+def test_parse_patch_stream_quoted_paths():
+    data = (b"commit " + b"a" * 40 + b"\n\n"
+            b'diff --git "a/sp ace\\303\\251.txt" "b/sp ace\\303\\251.txt"\n'
+            b"index 1..2 100644\n--- a/x\n+++ b/x\n@@ -3 +3,2 @@ ctx\n-a\n+b\n+c\n"
+            b"diff --git a/p q.txt b/p q.txt\nnew file mode 100644\nBinary files /dev/null and b/p q.txt differ\n")
+    files = gitio.parse_patch_stream(data)["a" * 40]
+    assert files[0] == FileChange("sp aceé.txt", "M", None, ((3, 1),), ((3, 2),), ("ctx",))
+    assert files[1] == FileChange("p q.txt", "A")

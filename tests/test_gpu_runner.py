@@ -1,0 +1,248 @@
+"""The local runner on real git repositories: a tiny suite with a real build step (cc), real
+pytest runs producing JUnit, and every way a run can go wrong — each a red result with its reason."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bot.suites import SuiteConfig
+from gpu_runner.__main__ import main as runner_main
+from gpu_runner.local import CheckoutError
+from gpu_runner.runner import LocalOptions, redact, run_local
+
+GIT_ENV = {"GIT_AUTHOR_NAME": "Dev", "GIT_AUTHOR_EMAIL": "dev@example.com", "GIT_COMMITTER_NAME": "Dev",
+           "GIT_COMMITTER_EMAIL": "dev@example.com", "GIT_CONFIG_NOSYSTEM": "1"}
+PYTEST = "python3 -m pytest -q -p no:cacheprovider -p no:asyncio"
+
+SQUARE_C = textwrap.dedent("""\
+    #include <stdio.h>
+    #include <stdlib.h>
+    int main(int argc, char **argv) { long x = atol(argv[1]); printf("%ld\\n", x * x); return 0; }
+    """)
+TEST_SQUARE = textwrap.dedent("""\
+    import subprocess
+    import pytest
+
+    @pytest.mark.parametrize("x", [2, 3, 12])
+    def test_square(x):
+        out = subprocess.run(["build/square", str(x)], capture_output=True, text=True, check=True).stdout
+        assert int(out) == x * x, f"square({x}) printed {out.strip()}"
+    """)
+
+
+def git(cwd: Path, *args: str) -> str:
+    p = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
+                       env={**os.environ, **GIT_ENV, "HOME": str(cwd)})
+    assert p.returncode == 0, p.stderr
+    return p.stdout.strip()
+
+
+def commit(repo: Path, files: dict[str, str | None], message: str) -> str:
+    for name, content in files.items():
+        f = repo / name
+        if content is None:
+            f.unlink()
+            continue
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(content)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+@pytest.fixture
+def repo(tmp_path):
+    r = tmp_path / "fork"
+    r.mkdir()
+    git(r, "init", "-q", "-b", "main")
+    commit(r, {"src/square.c": SQUARE_C, "tests/test_square.py": TEST_SQUARE}, "square")
+    return r
+
+
+def suite(**kw) -> SuiteConfig:
+    base = dict(name="tiny", build="mkdir -p build && cc -O1 -o build/square src/square.c",
+                command=f"{PYTEST} tests --junitxml=out/junit.xml", report={"format": "junit", "path": "out/junit.xml"},
+                expected_tests=3, timeout_s=120, infra_retries=0)
+    base.update(kw)
+    return SuiteConfig.model_validate(base)
+
+
+def codes(result):
+    return [r.code for r in result.reasons]
+
+
+def test_green_with_a_real_build_in_an_isolated_worktree(repo):
+    sha = git(repo, "rev-parse", "HEAD")
+    r = run_local(suite(), repo, "main", LocalOptions(runner_id="ci-1"))
+    assert (r.verdict, r.outcome, r.reasons) == ("green", "pass", [])
+    assert (r.commit, r.counts.total, r.counts.passed, r.counts.harness_total) == (sha, 3, 3, 3)
+    assert [t.id for t in r.tests] == [f"tests.test_square::test_square[{x}]" for x in (2, 3, 12)]
+    assert [(a.number, a.build_exit_code, a.exit_code) for a in r.attempts] == [(1, 0, 0)]
+    assert r.durations.build > 0 and r.durations.command > 0 and r.durations.total >= r.durations.command
+    assert (r.environment.runner_id, r.environment.torch) == ("ci-1", "2.13.0+cpu")
+    # the caller's checkout is untouched and the worktree is gone
+    assert not (repo / "build").exists() and not (repo / "out").exists()
+    assert len(git(repo, "worktree", "list").splitlines()) == 1
+
+
+def test_older_commit_runs_while_head_is_broken(repo):
+    good = git(repo, "rev-parse", "HEAD")
+    commit(repo, {"src/square.c": SQUARE_C.replace("x * x", "x + x")}, "break square")
+    bad = run_local(suite(), repo, "HEAD")
+    assert (bad.verdict, bad.outcome, codes(bad)) == ("red", "fail", ["test-failures"])
+    assert bad.failing == ("tests.test_square::test_square[3]", "tests.test_square::test_square[12]")
+    t = next(t for t in bad.tests if t.outcome == "failed")
+    assert t.message == "AssertionError: square(3) printed 6"
+    assert "assert int(out) == x * x" in t.traceback
+    assert run_local(suite(), repo, good).verdict == "green"
+
+
+def test_build_failure_is_red_and_the_command_never_runs(repo):
+    commit(repo, {"src/square.c": "int main( {"}, "syntax error")
+    r = run_local(suite(), repo, "HEAD")
+    assert codes(r) == ["build-failed", "report-missing"]
+    assert r.attempts[0].build_exit_code == 1 and r.attempts[0].exit_code is None
+    assert "error" in r.stderr_tail
+
+
+def test_timeout_kills_the_run(repo):
+    r = run_local(suite(build=None, command="sleep 30 & sleep 30", timeout_s=1), repo, "HEAD")
+    assert codes(r) == ["timed-out", "report-missing"]
+    assert r.attempts[0].timed_out and r.attempts[0].exit_code is None and r.durations.command < 15
+
+
+def test_crashed_command(repo):
+    kill = "python3 -c 'import os, signal; os.kill(os.getpid(), signal.SIGKILL)'"
+    r = run_local(suite(build=None, command=kill), repo, "HEAD")
+    assert codes(r) == ["runner-crashed", "report-missing"]
+    assert r.reasons[0].detail == "the suite's command was killed by signal 9"
+
+
+def test_missing_report(repo):
+    r = run_local(suite(command=f"{PYTEST} tests"), repo, "HEAD")
+    assert codes(r) == ["report-missing"] and r.reasons[0].detail == "no report at 'out/junit.xml'"
+
+
+def test_committed_report_is_stale(repo):
+    junit = '<testsuite tests="3">' + '<testcase classname="c" name="t{}"/>' * 3 + "</testsuite>"
+    commit(repo, {"out/junit.xml": junit.format(1, 2, 3)}, "a report in the tree")
+    r = run_local(suite(command="true"), repo, "HEAD")
+    assert codes(r) == ["report-stale"]
+
+
+def test_unparsable_report(repo):
+    r = run_local(suite(command="mkdir -p out && echo '<testsuite><testcase' > out/junit.xml"), repo, "HEAD")
+    assert codes(r) == ["report-unparsable"] and "not valid JUnit XML" in r.reasons[0].detail
+
+
+def test_zero_tests(repo):
+    commit(repo, {"tests/test_square.py": None}, "tests gone")
+    r = run_local(suite(), repo, "HEAD")
+    # pytest exits 5 when it collects nothing
+    assert codes(r) == ["runner-crashed", "zero-tests", "count-mismatch"]
+
+
+def test_fewer_tests_than_expected(repo):
+    commit(repo, {"tests/test_square.py": TEST_SQUARE.replace("[2, 3, 12]", "[2, 3]")}, "one test fewer")
+    r = run_local(suite(), repo, "HEAD")
+    assert (codes(r), r.reasons[0].detail) == (
+        ["count-mismatch"], "the report holds 2 tests, the suite expects exactly 3 (fewer: tests went missing)")
+    r = run_local(suite(expected_tests=None, min_tests=3), repo, "HEAD")
+    assert codes(r) == ["below-floor"]
+
+
+def test_report_disagrees_with_the_harness(repo):
+    # the JUnit file comes from one pytest invocation, the last summary line from another
+    cmd = f"{PYTEST} tests --junitxml=out/junit.xml && {PYTEST} tests -k 'test_square and 3'"
+    r = run_local(suite(command=cmd), repo, "HEAD")
+    assert codes(r) == ["count-disagrees-with-harness"]
+    assert r.reasons[0].detail == "the report holds 3 tests but the harness reported 2"
+
+
+def test_infra_error_is_retried_then_passes(repo, tmp_path):
+    marker = tmp_path / "first-attempt-done"
+    cmd = (f"if [ ! -e {marker} ]; then touch {marker}; "
+           "echo 'CUDA driver version is insufficient for CUDA runtime version' >&2; exit 1; fi; "
+           f"{PYTEST} tests --junitxml=out/junit.xml")
+    r = run_local(suite(command=cmd, infra_retries=1), repo, "HEAD")
+    assert r.verdict == "green"
+    assert [(a.number, a.exit_code, a.infra_error) for a in r.attempts] == [
+        (1, 1, "CUDA driver version is insufficient for CUDA runtime version"), (2, 0, None)]
+
+
+def test_infra_error_that_persists_is_red(repo):
+    cmd = "echo 'write failed: No space left on device' >&2; exit 1"
+    r = run_local(suite(command=cmd, infra_retries=2), repo, "HEAD")
+    assert codes(r) == ["infra-error", "report-missing"] and len(r.attempts) == 3
+
+
+def test_real_failures_are_never_retried(repo):
+    commit(repo, {"src/square.c": SQUARE_C.replace("x * x", "x + x")}, "break square")
+    r = run_local(suite(infra_retries=3), repo, "HEAD")
+    assert codes(r) == ["test-failures"] and len(r.attempts) == 1
+
+
+def test_secrets_are_redacted_from_log_tails(repo, monkeypatch):
+    monkeypatch.setenv("FORKSYNC_GITHUB_TOKEN", "ghs_abcdefghijklmnop")
+    r = run_local(suite(command="echo token=$FORKSYNC_GITHUB_TOKEN; exit 3"), repo, "HEAD")
+    assert r.stdout_tail == "token=***\n"
+    assert redact("key sekrit123 here", {"AWS_SECRET_ACCESS_KEY": "sekrit123", "HOME": "/root"}) == "key *** here"
+
+
+def test_lit_output_from_stdout(repo):
+    lit = Path(__file__).parent / "test_gpu_runner_reports.py"
+    # print the recorded lit run (a FAIL among 4) as the command's own output, exit 1 like lit
+    cmd = (f"{sys.executable} -c \"import importlib.util as u; s=u.spec_from_file_location('m', '{lit}'); "
+           "m=u.module_from_spec(s); s.loader.exec_module(m); print(m.LIT)\"; exit 1")
+    r = run_local(suite(build=None, command=cmd, report={"format": "lit", "path": "-"}, expected_tests=4), repo, "HEAD")
+    assert (codes(r), r.failing, r.counts.harness_total) == (["test-failures"], ("Triton :: Conversion/b.mlir",), 4)
+
+
+def test_bad_commit_is_an_input_error(repo):
+    with pytest.raises(CheckoutError, match="commit 'no-such-ref' not found in"):
+        run_local(suite(), repo, "no-such-ref")
+
+
+def test_in_place_requires_the_checkout_at_the_commit(repo):
+    first = git(repo, "rev-parse", "HEAD")
+    commit(repo, {"README": "x\n"}, "second")
+    with pytest.raises(CheckoutError, match=f"is at .*, not at the requested commit {first[:12]}"):
+        run_local(suite(), repo, first, LocalOptions(in_place=True))
+
+
+# --- the command line ---------------------------------------------------------------------------
+
+def write_config(repo: Path, *suites: dict) -> Path:
+    cfg = repo.parent / "forksync.yml"
+    cfg.write_text(yaml.safe_dump({"suites": list(suites)}))
+    return cfg
+
+
+def test_cli_exit_codes_and_result_file(repo, capsys):
+    s = suite().model_dump(exclude_none=True)
+    cfg = write_config(repo, s)
+    out = repo.parent / "result.json"
+    assert runner_main(["run", "--suite", "tiny", "--commit", "HEAD", "--repo", str(repo), "--config", str(cfg),
+                        "--out", str(out), "--platform", "cpu"]) == 0
+    data = json.loads(out.read_text())
+    assert (data["schema"], data["verdict"], data["counts"]["passed"]) == ("forksync-result/1", "green", 3)
+    assert runner_main(["run", "--suite", "nope", "--commit", "HEAD", "--repo", str(repo), "--config", str(cfg)]) == 2
+    assert "no suite named 'nope'; defined: tiny" in capsys.readouterr().err
+    bad = write_config(repo, {**s, "expected_tests": 0})
+    assert runner_main(["run", "--suite", "tiny", "--commit", "HEAD", "--repo", str(repo), "--config", str(bad)]) == 2
+    assert "suites.0.expected_tests: Input should be greater than or equal to 1" in capsys.readouterr().err
+
+
+def test_cli_red_exit_code(repo, capsys):
+    cfg = write_config(repo, suite(expected_tests=4).model_dump(exclude_none=True))
+    out = repo.parent / "result.json"
+    assert runner_main(["run", "--suite", "tiny", "--commit", "HEAD", "--repo", str(repo), "--config", str(cfg),
+                        "--out", str(out)]) == 1
+    assert "count-mismatch: the report holds 3 tests, the suite expects exactly 4" in capsys.readouterr().out

@@ -1,0 +1,94 @@
+"""L2 detection: σ, threshold, change points with alerts, confirmation — exact values on fixed
+seeded series."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bot.l2 import alerts, confirm, detect, noise_sigma, point, threshold
+
+
+def series(cv, n=100, shift=0.0, k=None, seed=3, higher=True):
+    rng = np.random.default_rng(seed)
+    x = 100.0 * (1 + cv * rng.standard_normal(n))
+    if k is not None:
+        x[k:] *= (1 - shift) if higher else (1 + shift)
+    return [float(v) for v in x]
+
+
+def test_point_is_median_of_repeats():
+    p = point("a" * 40, [3.0, 1.0, 2.0, 10.0], time=5)
+    assert (p.value, p.repeats, p.time) == (2.5, (3.0, 1.0, 2.0, 10.0), 5)
+    with pytest.raises(ValueError, match="no repeats"):
+        point("a" * 40, [])
+    with pytest.raises(ValueError, match="non-finite"):
+        point("a" * 40, [1.0, float("nan")])
+
+
+def test_threshold_is_max_of_2pct_and_3_sigma():
+    assert threshold(0.0) == 0.02
+    assert threshold(0.005) == 0.02
+    assert threshold(0.03) == pytest.approx(0.09)
+
+
+def test_noise_sigma_robust_to_steps_and_outliers():
+    assert noise_sigma([1.0, 2.0]) == 0.0
+    flat = series(0.03, n=400)
+    assert noise_sigma(flat) == pytest.approx(0.03, rel=0.1)
+    stepped = series(0.03, n=400, shift=0.2, k=200)
+    assert noise_sigma(stepped) == pytest.approx(0.03, rel=0.12)
+    assert noise_sigma(stepped, [200]) == pytest.approx(0.03, rel=0.12)   # σ 3 and 2.4 over level ≈ 90
+    spiky = list(flat)
+    spiky[10] = spiky[100] = 1000.0
+    assert noise_sigma(spiky) == pytest.approx(noise_sigma(flat), rel=0.05)
+    with pytest.raises(ValueError, match="not positive"):
+        noise_sigma([-1.0, -1.0, -1.0])
+
+
+def test_flat_series_no_alert():
+    assert alerts(series(0.03)) == []
+    assert alerts([100.0] * 50) == []
+    assert detect([]) == []
+
+
+@pytest.mark.parametrize("cv", [0.015, 0.03, 0.06])
+def test_threshold_shift_alerts_near_the_shift(cv):
+    x = series(cv, shift=threshold(cv), k=60)
+    (a,) = alerts(x)
+    assert abs(a.index - 60) <= 2 and a.regression and a.rel_shift < 0
+
+
+def test_improvement_and_small_shift_do_not_alert():
+    up = series(0.03, shift=-0.15, k=50)      # throughput up 15 %
+    cps = detect(up)
+    assert cps and all(not c.alert and not c.regression for c in cps)
+    small = series(0.03, shift=0.03, k=50)    # 1σ: below max(2 %, 3σ)
+    assert alerts(small) == []
+
+
+def test_lower_is_better_series():
+    t = series(0.02, shift=0.10, k=70, higher=False)   # time up 10 %
+    (a,) = alerts(t, higher_is_better=False)
+    assert abs(a.index - 70) <= 2 and a.rel_shift > 0
+    assert alerts(t, higher_is_better=True) == []
+
+
+def test_needs_points_after_the_change():
+    x = series(0.015, shift=0.2, k=98)        # two points after: not yet
+    assert alerts(x) == []
+
+
+def test_confirm_rank_test():
+    rng = np.random.default_rng(1)
+    good = list(100 * (1 + 0.03 * rng.standard_normal(10)))
+    bad = list(91 * (1 + 0.03 * rng.standard_normal(10)))
+    c = confirm(good, bad, sigma=0.03)
+    assert c.confirmed and c.pvalue < 0.001 and c.n_good == c.n_bad == 10
+    same = confirm(good, list(100 * (1 + 0.03 * rng.standard_normal(10))), sigma=0.03)
+    assert not same.confirmed and same.reason.startswith("not significant")
+    tiny = confirm([100.0 + i * 0.01 for i in range(10)], [99.0 + i * 0.01 for i in range(10)], sigma=0.001)
+    assert not tiny.confirmed and tiny.reason == "shift -1.00% does not reach the threshold 2.00%"
+    three = confirm([1.0, 1.1, 1.2], [2.0, 2.1, 2.2], higher_is_better=False)   # exact test: 1/C(6,3)
+    assert three.pvalue == pytest.approx(0.05) and not three.confirmed
+    with pytest.raises(ValueError, match="at least one repeat"):
+        confirm([], [1.0])

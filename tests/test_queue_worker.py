@@ -1,0 +1,128 @@
+"""The worker and dispatcher on a real store: done / retry / dead-letter, loop guard, routing."""
+import json
+
+import pytest
+from gidgethub import routing
+
+from bot import queue as q
+from bot.dispatch import Dispatcher, PayloadError
+from bot.store import Store
+from bot.worker import Unhandleable, Worker
+
+
+class Clock:
+    def __init__(self, t=1000.0):
+        self.t = t
+
+    def __call__(self):
+        return self.t
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(tmp_path / "w.db")
+    yield s
+    s.close()
+
+
+def put(store, guid, event, payload, now=1000.0):
+    body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    return q.enqueue(store, delivery_id=guid, hook_id="", event=event, body=body,
+                     summary=q.summarize_payload(payload if isinstance(payload, dict) else None), now=now)
+
+
+def make(store, clock, calls, flaky=None):
+    router = routing.Router()
+
+    @router.register("push")
+    async def on_push(event, ctx):
+        if "ref" not in event.data:
+            raise PayloadError("push without ref")
+        if flaky and flaky["left"] > 0:
+            flaky["left"] -= 1
+            raise ConnectionResetError("fake network blip")
+        calls.append((ctx.delivery.delivery_id, event.data["ref"], ctx.installation_id, ctx.gh))
+        ctx.note(f"pushed {event.data['ref']}")
+
+    @router.register("pull_request", action="opened")
+    async def on_opened(event, ctx):
+        calls.append(("pr", event.data["number"]))
+
+    async def client_for(inst):
+        return f"client-{inst}"
+
+    disp = Dispatcher(router, store, None, client_for=client_for, bot_login="forksync[bot]", now=clock)
+    return Worker(store, disp.process, policy=q.QueuePolicy(max_attempts=3, backoff_base_s=1, backoff_cap_s=4),
+                  worker_id="w1", clock=clock)
+
+
+async def test_outcomes_of_every_kind(store):
+    clock, calls = Clock(), []
+    w = make(store, clock, calls)
+    put(store, "ok", "push", {"ref": "refs/heads/main", "installation": {"id": 3}, "sender": {"login": "ana"}})
+    put(store, "own", "push", {"ref": "x", "sender": {"login": "forksync[bot]"}})
+    put(store, "noref", "push", {"sender": {"login": "ana"}})
+    put(store, "list", "push", [1, 2])
+    put(store, "bytes", "push", b"\xff")
+    put(store, "unknown", "frobnicate", {"a": 1})
+    put(store, "known-unhandled", "check_suite", {"action": "requested"})
+    put(store, "no-action-match", "pull_request", {"action": "closed"})
+    put(store, "bad-action", "pull_request", {"action": ["opened"]})
+    assert await w.drain() == 9
+    got = {d.delivery_id: (d.state, d.outcome or d.dead_reason) for d in q.listing(store)}
+    assert got == {
+        "ok": ("done", "pushed refs/heads/main"),
+        "own": ("done", "ignored: sent by forksync[bot] (loop guard)"),
+        "noref": ("dead", "cannot be handled: malformed push payload: push without ref"),
+        "list": ("dead", "cannot be handled: the payload is a JSON list, not an object"),
+        "bytes": ("dead", "cannot be handled: the stored body is not JSON: 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte"),
+        "unknown": ("dead", "cannot be handled: no handler for event 'frobnicate'"),
+        "known-unhandled": ("done", "ignored: no handler for check_suite in this bot"),
+        "no-action-match": ("done", "ignored: nothing handles pull_request.closed"),
+        "bad-action": ("dead", "cannot be handled: malformed pull_request payload: 'action' is a list, not a string"),
+    }
+    assert calls == [("ok", "refs/heads/main", 3, "client-3")]
+
+
+async def test_transient_errors_are_retried_with_backoff_then_succeed_once(store):
+    clock, calls = Clock(), []
+    w = make(store, clock, calls, flaky={"left": 2})
+    put(store, "g", "push", {"ref": "r"})
+    assert await w.drain() == 1                  # attempt 1 fails, backing off
+    assert q.get(store, "g").state == "failed"
+    assert q.get(store, "g").last_error == "ConnectionResetError: fake network blip"
+    clock.t += 10
+    await w.drain()                              # attempt 2 fails
+    clock.t += 10
+    await w.drain()                              # attempt 3 succeeds
+    d = q.get(store, "g")
+    assert (d.state, d.attempts, d.outcome) == ("done", 3, "pushed r")
+    assert calls == [("g", "r", None, "client-None")]
+
+
+async def test_persistent_errors_end_dead_with_the_last_error(store):
+    clock, calls = Clock(), []
+    w = make(store, clock, calls, flaky={"left": 99})
+    put(store, "g", "push", {"ref": "r"})
+    for _ in range(5):
+        await w.drain()
+        clock.t += 10
+    d = q.get(store, "g")
+    assert (d.state, d.dead_reason) == ("dead", "gave up after 3 attempts; last error: ConnectionResetError: fake network blip")
+    assert calls == []
+
+
+async def test_redelivery_of_done_is_not_processed_again_and_of_dead_is(store):
+    clock, calls = Clock(), []
+    w = make(store, clock, calls)
+    put(store, "a", "push", {"ref": "r"})
+    await w.drain()
+    assert put(store, "a", "push", {"ref": "r"}) == "duplicate"
+    assert await w.drain() == 0
+    put(store, "b", "push", {"x": 1})
+    await w.drain()
+    assert q.get(store, "b").state == "dead"
+    assert put(store, "b", "push", {"x": 1}) == "requeued"
+    await w.drain()
+    assert q.get(store, "b").state == "dead"          # still unhandleable, visible again
+    assert calls == [("a", "r", None, "client-None")]

@@ -1,0 +1,126 @@
+"""Saturated validation (gpu_runner/saturation.py): every case that must turn a run red, table-driven
+over plain facts, with the exact reasons."""
+from __future__ import annotations
+
+import pytest
+
+from gpu_runner.result import BenchmarkPoint, Counts, TestResult, outcome_for
+from gpu_runner.saturation import RunFacts, judge, missing_required
+
+
+def make_tests(passed=0, failed=0, error=0, skipped=0):
+    out = []
+    for outcome, n in (("passed", passed), ("failed", failed), ("error", error), ("skipped", skipped)):
+        out += [TestResult(id=f"t::{outcome}{i}", name=f"{outcome}{i}", outcome=outcome) for i in range(n)]
+    return tuple(out)
+
+
+def facts(passed=30, failed=0, error=0, skipped=0, harness=None, **kw):
+    t = make_tests(passed, failed, error, skipped)
+    c = Counts(total=len(t), passed=passed, failed=failed, error=error, skipped=skipped,
+               harness_total=len(t) if harness is None else harness)
+    base = dict(expected_tests=30, report_state="ok", report_path="out/junit.xml", exit_code=1 if failed or error else 0,
+                tests=t, counts=c, timeout_s=900.0)
+    base.update(kw)
+    return RunFacts(**base)
+
+
+def codes(f):
+    verdict, reasons = judge(f)
+    return verdict, [r.code for r in reasons]
+
+
+CASES = [
+    # (id, facts, verdict, reason codes)
+    ("all-passed", facts(), "green", []),
+    ("report-missing", facts(report_state="missing", tests=(), counts=Counts()), "red", ["report-missing"]),
+    ("report-stale", facts(report_state="stale"), "red", ["report-stale"]),
+    ("report-unparsable", facts(report_state="unparsable", report_error="out/junit.xml: not valid JUnit XML"),
+     "red", ["report-unparsable"]),
+    ("zero-tests", facts(passed=0, expected_tests=None, min_tests=1, exit_code=5), "red",
+     ["runner-crashed", "zero-tests", "below-floor"]),
+    ("zero-tests-exit-0", facts(passed=0, expected_tests=None, min_tests=None, exit_code=0), "red", ["zero-tests"]),
+    ("all-skipped", facts(passed=0, skipped=30), "red", ["zero-tests"]),
+    ("fewer-than-expected", facts(passed=28), "red", ["count-mismatch"]),
+    ("more-than-expected", facts(passed=31), "red", ["count-mismatch"]),
+    ("below-floor", facts(passed=8, skipped=2, expected_tests=None, min_tests=9), "red", ["below-floor"]),
+    ("at-floor", facts(passed=9, skipped=2, expected_tests=None, min_tests=9), "green", []),
+    ("harness-disagrees", facts(harness=31), "red", ["count-disagrees-with-harness"]),
+    ("test-failures", facts(passed=28, failed=1, error=1), "red", ["test-failures"]),
+    ("timed-out", facts(timed_out=True, exit_code=None), "red", ["timed-out"]),
+    ("killed-by-signal", facts(exit_code=-9), "red", ["runner-crashed"]),
+    ("internal-error-exit", facts(exit_code=3), "red", ["runner-crashed"]),
+    ("exit-1-without-failures", facts(exit_code=1), "red", ["exit-status-disagrees"]),
+    ("exit-0-with-failures", facts(passed=29, failed=1, exit_code=0), "red", ["test-failures", "exit-status-disagrees"]),
+    ("build-failed", facts(has_build=True, build_exit_code=2, exit_code=None, report_state="missing", tests=(),
+                           counts=Counts()), "red", ["build-failed", "report-missing"]),
+    ("infra-error-left", facts(infra_error="No space left on device", exit_code=1, report_state="missing", tests=(),
+                               counts=Counts()), "red", ["infra-error", "report-missing"]),
+]
+
+
+@pytest.mark.parametrize("f,verdict,expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_judge(f, verdict, expected):
+    assert codes(f) == (verdict, expected)
+
+
+def test_reasons_say_what_and_how_many():
+    _, reasons = judge(facts(passed=28))
+    assert reasons[0].detail == "the report holds 28 tests, the suite expects exactly 30 (fewer: tests went missing)"
+    _, reasons = judge(facts(harness=31))
+    assert reasons[0].detail == "the report holds 30 tests but the harness reported 31"
+    _, reasons = judge(facts(passed=0, skipped=30))
+    assert reasons[0].detail == "no test ran: all 30 were skipped"
+    _, reasons = judge(facts(timed_out=True, exit_code=None))
+    assert reasons[0].detail == "build + command ran past timeout_s=900s and were killed"
+    _, reasons = judge(facts(exit_code=-9))
+    assert reasons[0].detail == "the suite's command was killed by signal 9"
+
+
+def test_failing_names_are_capped_at_ten():
+    _, reasons = judge(facts(passed=18, failed=12))
+    assert reasons == [reasons[0]] and reasons[0].code == "test-failures"
+    assert reasons[0].detail.startswith("12 failed, 0 errors: t::failed0, t::failed1,")
+    assert reasons[0].detail.endswith("t::failed9 and 2 more")
+
+
+def point(ok=True, shape="64x64x64"):
+    return BenchmarkPoint(benchmark="matmul", shape=shape, dtype="fp16", impl="triton", metric="tflops",
+                          unit="TFLOP/s", value=1.0, ok=ok)
+
+
+BENCH = [
+    ("bench-ok", dict(benchmarks=(point(), point()), min_tests=2), "green", []),
+    ("bench-empty", dict(benchmarks=(), min_tests=1), "red", ["zero-tests", "below-floor"]),
+    ("bench-short", dict(benchmarks=(point(),), min_tests=2), "red", ["below-floor"]),
+    ("bench-count", dict(benchmarks=(point(),), expected_tests=2), "red", ["count-mismatch"]),
+    ("bench-wrong-result", dict(benchmarks=(point(), point(ok=False)), min_tests=2, exit_code=1), "red",
+     ["benchmark-failed"]),
+    ("bench-exit-without-failed-point", dict(benchmarks=(point(),), min_tests=1, exit_code=1), "red",
+     ["exit-status-disagrees"]),
+]
+
+
+@pytest.mark.parametrize("kw,verdict,expected", [c[1:] for c in BENCH], ids=[c[0] for c in BENCH])
+def test_judge_benchmarks(kw, verdict, expected):
+    f = RunFacts(level="L2", report_format="benchmark-json", report_state="ok", exit_code=kw.pop("exit_code", 0), **kw)
+    assert codes(f) == (verdict, expected)
+
+
+def test_nothing_is_green_by_default():
+    # the facts a run has before anything is known: no report → red
+    assert codes(RunFacts()) == ("red", ["runner-crashed", "report-missing"])
+
+
+def test_required_suite_absent():
+    reasons = missing_required(["kernels", "lit", "smoke"], ["smoke"])
+    assert [(r.code, r.detail) for r in reasons] == [
+        ("suite-absent", "required suite 'kernels' has no result in this run"),
+        ("suite-absent", "required suite 'lit' has no result in this run")]
+    assert missing_required(["kernels"], ["kernels", "extra"]) == []
+
+
+def test_outcome_for_gate():
+    assert outcome_for([]) == "pass"
+    assert outcome_for(judge(facts(passed=29, failed=1))[1]) == "fail"
+    assert outcome_for(judge(facts(passed=28, failed=1))[1]) == "error"   # short count: not trustworthy

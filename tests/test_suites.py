@@ -1,0 +1,121 @@
+"""The suites section: validation errors, trusted copy from the default branch, infra patterns."""
+from __future__ import annotations
+
+import pytest
+
+from bot.config import ConfigError, parse_config_text
+from bot.suites import (UntrustedConfigError, infra_error_match, load_trusted_suites, required_l1,
+                        suite_problems, suites_changed)
+
+GOOD = """
+areas:
+  - {name: llvm-pin, paths: [cmake/llvm-hash.txt], owners: [alice], requires_l3: true}
+suites:
+  - name: kernels
+    command: pytest examples/kernels --junitxml=out/kernels.xml
+    report: {format: junit, path: out/kernels.xml}
+    expected_tests: 12
+    platforms: [cpu, h200]
+    env: {TRITON_INTERPRET: "1"}
+  - name: lit
+    build: pip install -e python
+    command: lit -v test
+    report: {format: lit, path: out/lit.txt}
+    min_tests: 100
+    areas: [llvm-pin]
+    timeout_s: 7200
+  - name: matmul-sweep
+    level: L2
+    command: python examples/kernels/sweep.py
+    report: {format: benchmark-json, path: out/sweep.json}
+    platforms: [h200]
+  - name: e2e
+    level: L3
+    command: python e2e.py
+    report: {format: junit, path: out/e2e.xml}
+    min_tests: 1
+    platforms: [b200, mi350]
+    required: false
+"""
+
+
+def test_good_config_parses():
+    cfg = parse_config_text(GOOD)
+    k, lit, sweep, e2e = cfg.suites
+    assert (k.level, k.floor, k.platforms, k.env, k.infra_retries, k.timeout_s) == (
+        "L1", 12, ["cpu", "h200"], {"TRITON_INTERPRET": "1"}, 1, 3600)
+    assert (lit.build, lit.floor, lit.areas) == ("pip install -e python", 100, ["llvm-pin"])
+    assert sweep.level == "L2" and sweep.floor == 1
+    assert suite_problems(cfg.suites, [a.name for a in cfg.areas]) == []
+    assert [s.name for s in required_l1(cfg.suites)] == ["kernels"]
+    assert [s.name for s in required_l1(cfg.suites, ["llvm-pin"])] == ["kernels", "lit"]
+
+
+@pytest.mark.parametrize("snippet,problem", [
+    ("- {name: a, command: x, report: {format: xml, path: r}, min_tests: 1}",
+     ("suites.0.report.format", "Input should be 'junit', 'lit' or 'benchmark-json'")),
+    ("- {name: a, command: x, report: {format: junit, path: r}, min_tests: 1, platforms: [h300]}",
+     ("suites.0.platforms", "Value error, unknown platform label(s) ['h300']; use some of "
+                            "['cpu', 'h100', 'h200', 'b200', 'mi350']")),
+    ("- {name: a, command: x, report: {format: junit, path: r}}",
+     ("suites.0", "Value error, suite 'a': give expected_tests (exact) or min_tests (floor) — without one "
+                  "a suite that silently runs fewer tests would pass")),
+    ("- {name: a, command: x, report: {format: junit, path: r}, min_tests: 5, expected_tests: 3}",
+     ("suites.0", "Value error, suite 'a': min_tests 5 exceeds expected_tests 3")),
+    ("- {name: a, level: L2, command: x, report: {format: junit, path: r}}",
+     ("suites.0", "Value error, suite 'a': an L2 suite reports benchmark-json, not junit")),
+    ("- {name: a, command: x, report: {format: junit, path: r}, min_tests: 1, env: {1BAD: x}}",
+     ("suites.0.env", "Value error, environment variable name '1BAD' is not valid (letters, digits, _)")),
+    ("- {name: a, command: x, report: {format: junit, path: r}, min_tests: 1, retries: 3}",
+     ("suites.0.retries", "Extra inputs are not permitted")),
+    ("- {name: a, command: x, report: {format: junit, path: r}, min_tests: 1, infra_retries: 9}",
+     ("suites.0.infra_retries", "Input should be less than or equal to 5")),
+])
+def test_bad_suites_name_the_field(snippet, problem):
+    with pytest.raises(ConfigError) as e:
+        parse_config_text("suites:\n  " + snippet, "forksync.yml")
+    assert e.value.problems == [problem]
+
+
+def test_whole_config_problems():
+    cfg = parse_config_text("""
+suites:
+  - {name: a, command: x, report: {format: junit, path: r}, min_tests: 1, areas: [nope]}
+  - {name: a, command: y, report: {format: junit, path: r}, min_tests: 1}
+""")
+    assert suite_problems(cfg.suites, ["llvm-pin"]) == [
+        ("suites.0.areas", "unknown area 'nope'; configured areas: ['llvm-pin']"),
+        ("suites.1.name", "suite name 'a' is used twice")]
+
+
+def test_trusted_copy_comes_from_default_branch_only():
+    asked = []
+    files = {("main", ".github/forksync.yml"): GOOD,
+             ("pr-head", ".github/forksync.yml"): "suites: []\n"}
+
+    def read(ref, path):
+        asked.append(ref)
+        return files.get((ref, path))
+
+    trusted = load_trusted_suites(read, "main")
+    assert asked == ["main"] and [s.name for s in trusted] == ["kernels", "lit", "matmul-sweep", "e2e"]
+    proposed = tuple(parse_config_text(files[("pr-head", ".github/forksync.yml")]).suites)
+    assert suites_changed(trusted, proposed) == ("e2e", "kernels", "lit", "matmul-sweep")
+    assert suites_changed(trusted, trusted) == ()
+    assert load_trusted_suites(lambda ref, path: None, "main") == ()
+    with pytest.raises(UntrustedConfigError, match=r"suites\.0\.command"):
+        load_trusted_suites(lambda ref, path: "suites:\n  - {name: a, report: {format: lit, path: r}, min_tests: 1}\n",
+                            "main")
+
+
+@pytest.mark.parametrize("text,hit", [
+    ("RuntimeError: No CUDA-capable device is detected", "No CUDA-capable device is detected"),
+    ("Failed to initialize NVML: Driver/library version mismatch", "Failed to initialize NVML: Driver/library version mismatch"),
+    ("OSError: [Errno 28] No space left on device", "No space left on device"),
+    ("RuntimeError: 0 active drivers ([]). There should only be one.", "0 active drivers"),
+    ("AssertionError: Tensor-likes are not close!", None),
+    ("triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 262144, "
+     "Hardware limit: 232448", None),
+])
+def test_infra_patterns(text, hit):
+    assert infra_error_match(text) == hit

@@ -1,0 +1,85 @@
+"""Symbols of changed hunks: tree-sitter for C++, Python, MLIR, TableGen; git hunk headers otherwise."""
+from __future__ import annotations
+
+from bot.model import FileChange
+from bot.symbols import (TOP_LEVEL, SymbolIndex, changed_ranges, definitions, language_for,
+                         symbols_from_hunk_headers, symbols_of_change)
+from plan_repos import LANG_PY, OPS_MLIR, OPS_TD, build_pair, ops
+
+
+def names(src: str, lang: str):
+    return [(d.name, d.start, d.end) for d in definitions(src.encode(), lang)]
+
+
+def test_languages_by_extension():
+    assert [language_for(p) for p in ("a/b.cpp", "x.h", "k.cu", "t.py", "t.mlir", "Ops.td", "CMakeLists.txt",
+                                      "dir.d/noext")] == ["cpp", "cpp", "cpp", "python", "mlir", "tablegen", None, None]
+
+
+def test_cpp_definitions_are_qualified_by_class_not_namespace():
+    src = ops()
+    assert names(src, "cpp") == [("foldAdd", 5, 8), ("foldMul", 10, 13), ("AddPattern", 15, 19),
+                                 ("AddPattern::matchAndRewrite", 16, 18)]
+    out_of_line = "int Bar::baz(int x) {\n  return x;\n}\n#define MAC(x) \\\n  x\n"
+    assert names(out_of_line, "cpp") == [("Bar::baz", 0, 2), ("MAC", 3, 4)]
+
+
+def test_python_definitions_include_decorators_and_nesting():
+    src = "import os\n\nclass A:\n    @property\n    def m(self):\n        def inner():\n            pass\n        return 1\n"
+    assert names(src, "python") == [("A", 2, 7), ("A.m", 3, 7), ("A.m.inner", 5, 6)]
+    assert names(LANG_PY.format(add=""), "python") == [("add", 3, 4), ("mul", 7, 8)]
+
+
+def test_mlir_functions_are_symbols():
+    assert names(OPS_MLIR.format(add=""), "mlir") == [("@add_kernel", 3, 6), ("@mul_kernel", 7, 10)]
+
+
+def test_tablegen_records():
+    assert names(OPS_TD.format(add="add"), "tablegen") == [("TT_AddOp", 2, 4), ("TT_MulOp", 6, 8)]
+    src = "multiclass Foo<int x> {\n  def _a : Bar;\n}\nlet hasVerifier = 1 in {\n  def TT_B : TT_Op<\"b\">;\n}\n"
+    assert names(src, "tablegen") == [("Foo", 0, 2), ("TT_B", 4, 4), ("Foo._a", 1, 1)]
+
+
+def test_changed_ranges_have_no_context():
+    old, new = changed_ranges(b"a\nb\nc\nd\n", b"a\nB\nc\nd\ne\n")
+    assert old == ((2, 1), (4, 0)) and new == ((2, 1), (5, 1))
+
+
+def test_symbols_of_a_change_same_file_different_functions():
+    fc = FileChange("lib/Dialect/Ops.cpp", "M", old_ranges=((5, 9),), new_ranges=((5, 9),))
+    base = ops().encode()
+    assert symbols_of_change(fc, base, ops(mul=" + 1").encode()) == {"foldMul"}
+    assert symbols_of_change(fc, base, ops(add=" + 1").encode()) == {"foldAdd"}
+    assert symbols_of_change(fc, base, ops(pat=" - 1").encode()) == {"AddPattern::matchAndRewrite"}
+    # an include line is file scope
+    assert symbols_of_change(fc, base, base.replace(b'"Ops.h"', b'"Ops2.h"')) == {TOP_LEVEL}
+    # an added file: every definition it adds
+    add = FileChange("test/ops.mlir", "A", new_ranges=((1, 12),))
+    assert symbols_of_change(add, None, OPS_MLIR.format(add="").encode()) == {TOP_LEVEL, "@add_kernel", "@mul_kernel"}
+    # a missing blob: unknown (the planner falls back to file level)
+    assert symbols_of_change(fc, None, base) is None
+
+
+def test_hunk_header_fallback():
+    assert symbols_from_hunk_headers(["int foo(int x) {", "class Bar:", "", "static LogicalResult Foo::bar(Op op)"]) \
+        == {"foo", "Bar", TOP_LEVEL, "Foo::bar"}
+    fc = FileChange("src/Main.java", "M", old_ranges=((3, 1),), new_ranges=((3, 1),),
+                    hunk_headers=("public void run() {",))
+    assert symbols_of_change(fc, None, None) == {"run"}
+    assert symbols_of_change(FileChange("img.png", "M"), None, None) is None
+
+
+def test_symbol_index_reads_blobs_from_the_repository(tmp_path):
+    pair = build_pair(tmp_path)
+    infos = {n: c for n, c in zip(sorted(pair.u, key=lambda n: int(n[1:])), pair.infos())}
+    idx = SymbolIndex(pair.repo)
+    assert idx(infos["u2"], "lib/Dialect/Ops.cpp") == {"foldMul"}
+    assert idx(infos["u3"], "lib/Dialect/Ops.cpp") == {"foldAdd"}
+    assert idx(infos["u1"], "python/triton/language.py") == {"add"}
+    assert idx(infos["u6"], "include/Ops.td") == {"TT_AddOp"}
+    assert idx(infos["u7"], "test/ops.mlir") == {"@add_kernel"}
+    assert idx(infos["u8"], "include/util.h") == {TOP_LEVEL}
+    assert idx(infos["u1"], "not/touched.py") is None
+    assert idx.parsed_files == 6
+    idx(infos["u2"], "lib/Dialect/Ops.cpp")
+    assert idx.parsed_files == 6          # cached by (commit, path)

@@ -1,0 +1,123 @@
+"""The webhook web app through real HTTP (aiohttp test server): signature check, durable store
+before 202, de-duplication, health and metrics."""
+import json
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from bot import queue as q
+from bot.app_metrics import AppMetrics
+from bot.store import Store
+from bot.sync_status import SyncStatus, save
+from bot.web import delivery_headers, dumps, make_app
+
+SECRET = "s3cret-for-tests"
+
+
+@pytest.fixture
+async def env(tmp_path):
+    store = Store(tmp_path / "q.db")
+    app = make_app(store, SECRET, metrics=AppMetrics(lambda: store))
+    client = TestClient(TestServer(app))
+    await client.start_server()
+    yield client, store
+    await client.close()
+    store.close()
+
+
+async def post(client, event, guid, payload, *, secret=SECRET, headers=None, body=None):
+    body = dumps(payload) if body is None else body
+    h = delivery_headers(event, guid, body, secret)
+    h.update(headers or {})
+    h = {k: v for k, v in h.items() if v is not None}
+    r = await client.post("/webhook", data=body, headers=h)
+    return r.status, await r.json()
+
+
+async def test_signed_delivery_is_stored_before_202(env):
+    client, store = env
+    status, body = await post(client, "push", "guid-1", {"ref": "refs/heads/main", "installation": {"id": 9},
+                                                         "repository": {"full_name": "o/r"}, "sender": {"login": "u"}})
+    assert (status, body) == (202, {"delivery": "guid-1/1", "queue": "queued"})
+    d = q.get(store, "guid-1/1")
+    assert (d.state, d.event, d.installation_id, d.repo, d.sender) == ("queued", "push", 9, "o/r", "u")
+    assert json.loads(d.body) == {"ref": "refs/heads/main", "installation": {"id": 9},
+                                  "repository": {"full_name": "o/r"}, "sender": {"login": "u"}}
+
+
+@pytest.mark.parametrize("headers,expected", [
+    ({"X-Hub-Signature-256": None, "X-Hub-Signature": None}, (401, "missing X-Hub-Signature-256 header")),
+    ({"X-Hub-Signature-256": None}, (401, "missing X-Hub-Signature-256 header")),   # sha1 alone is refused
+    ({"X-Hub-Signature-256": "sha256=" + "0" * 64}, (401, "signature check failed: payload's signature does not align with the secret")),
+    ({"X-Hub-Signature-256": "md5=abc"}, (401, "signature check failed: signature does not start with 'sha256=' or 'sha1='")),
+])
+async def test_unsigned_or_badly_signed_is_401_and_nothing_stored(env, headers, expected):
+    client, store = env
+    status, body = await post(client, "push", "guid-2", {"a": 1}, headers=headers)
+    assert (status, body["error"]) == expected
+    assert q.counts(store) == {s: 0 for s in q.STATES}
+
+
+async def test_wrong_secret_is_401(env):
+    client, store = env
+    status, _ = await post(client, "push", "guid-3", {"a": 1}, secret="other")
+    assert status == 401
+    assert q.get(store, "guid-3/1") is None
+
+
+@pytest.mark.parametrize("body,headers,expected", [
+    (b"{not json", {}, (400, "the body is not valid JSON")),
+    (b"\xff\xfe", {}, (400, "the body is not valid JSON")),
+    (b"{}", {"X-GitHub-Event": None}, (400, "missing header x-github-event")),
+    (b"{}", {"X-GitHub-Delivery": None}, (400, "missing header x-github-delivery")),
+    (b"{}", {"X-GitHub-Delivery": ""}, (400, "X-GitHub-Event and X-GitHub-Delivery must be non-empty (≤ 200 chars)")),
+    (b"{}", {"Content-Type": "text/plain"}, (415, "expected a content-type of 'application/json' or 'application/x-www-form-urlencoded'")),
+])
+async def test_unparsable_or_incomplete_is_4xx_and_nothing_stored(env, body, headers, expected):
+    client, store = env
+    status, out = await post(client, "push", "guid-4", None, body=body, headers=headers)
+    assert (status, out["error"]) == expected
+    assert q.counts(store) == {s: 0 for s in q.STATES}
+
+
+async def test_form_encoded_payload_is_accepted(env):
+    import urllib.parse
+    client, store = env
+    body = urllib.parse.urlencode({"payload": json.dumps({"zen": "hi"})}).encode()
+    status, out = await post(client, "ping", "guid-f", None, body=body,
+                             headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert (status, out["queue"]) == (202, "queued")
+
+
+async def test_redelivery_is_stored_once(env):
+    client, store = env
+    for _ in range(3):
+        status, _ = await post(client, "ping", "guid-5", {"zen": "x"})
+        assert status == 202
+    assert q.counts(store)["queued"] == 1
+    assert q.get(store, "guid-5/1").redeliveries == 2
+
+
+async def test_healthz_and_metrics(env):
+    client, store = env
+    await post(client, "ping", "guid-6", {"zen": "x"})
+    await post(client, "push", "guid-7", {"a": 1}, headers={"X-Hub-Signature-256": None})
+    save(store, SyncStatus(repo="meta/triton", days_behind=3.5, backlog=42, upstream_seen_at=1.0,
+                           last_fetch_error="403 Forbidden"))
+    r = await client.get("/healthz")
+    assert (r.status, await r.json()) == (200, {"status": "ok", "queue": {"queued": 1, "processing": 0, "done": 0, "failed": 0, "dead": 0}})
+    text = await (await client.get("/metrics")).text()
+    assert 'forksync_webhook_deliveries_total{event="ping",outcome="queued"} 1.0' in text
+    assert 'forksync_webhook_deliveries_total{event="push",outcome="unsigned"} 1.0' in text
+    assert 'forksync_queue_depth{state="queued"} 1.0' in text
+    assert 'forksync_days_behind{repo="meta/triton"} 3.5' in text
+    assert 'forksync_backlog{repo="meta/triton"} 42.0' in text
+    assert 'forksync_metrics_stale{repo="meta/triton"} 1.0' in text
+    assert 'forksync_upstream_age_alarm{repo="meta/triton"} 1.0' in text
+    assert "forksync_upstream_age_seconds{repo=\"meta/triton\"}" in text
+    assert "forksync_webhook_ack_seconds_count 1.0" in text
+
+
+def test_empty_secret_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="a webhook secret is required"):
+        make_app(Store(tmp_path / "x.db"), "")
