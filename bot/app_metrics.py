@@ -8,7 +8,9 @@ Read from the store at scrape time (so a separate ``forksync worker`` process is
 ``forksync_queue_depth{state}``, ``forksync_queue_oldest_queued_age_seconds``, and per fork
 ``forksync_days_behind{repo}``, ``forksync_backlog{repo}``, ``forksync_upstream_age_seconds{repo}``
 (seconds since upstream was last fetched successfully), ``forksync_metrics_stale{repo}`` (1 when
-the last fetch of upstream failed) and ``forksync_upstream_age_alarm{repo}``.
+the last fetch of upstream failed or it is older than ``stale_after_s``) and
+``forksync_upstream_age_alarm{repo}`` (older than ``alarm_after_s``). The ages are the defaults
+of ``github.stale_after_s`` / ``github.alarm_after_s``.
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ KNOWN_EVENTS = frozenset({"push", "pull_request", "issue_comment", "issues", "ch
 
 
 class AppMetrics:
-    def __init__(self, store_factory=None, stale_alarm_s: float = 6 * 3600):
+    def __init__(self, store_factory=None, stale_after_s: float = 86_400, alarm_after_s: float = 3 * 86_400):
         self.registry = CollectorRegistry(auto_describe=True)
         self.deliveries = Counter("forksync_webhook_deliveries", "Webhook deliveries received, by outcome",
                                   ["event", "outcome"], registry=self.registry)
@@ -39,7 +41,8 @@ class AppMetrics:
                                             ["state"], buckets=(.01, .05, .1, .5, 1, 5, 15, 60, 300),
                                             registry=self.registry)
         self._store_factory = store_factory
-        self.stale_alarm_s = stale_alarm_s
+        self.stale_after_s = stale_after_s
+        self.alarm_after_s = alarm_after_s
         if store_factory is not None:
             self.registry.register(_StoreCollector(self))
 
@@ -76,7 +79,7 @@ class _StoreCollector:
             "days": GaugeMetricFamily("forksync_days_behind", "Days Behind upstream (as of upstream_age)", labels=["repo"]),
             "backlog": GaugeMetricFamily("forksync_backlog", "Upstream commits not yet handled", labels=["repo"]),
             "age": GaugeMetricFamily("forksync_upstream_age_seconds", "Seconds since upstream was last fetched successfully", labels=["repo"]),
-            "stale": GaugeMetricFamily("forksync_metrics_stale", "1 when the last fetch of upstream failed", labels=["repo"]),
+            "stale": GaugeMetricFamily("forksync_metrics_stale", "1 when the last fetch of upstream failed or upstream was last seen too long ago", labels=["repo"]),
             "alarm": GaugeMetricFamily("forksync_upstream_age_alarm", "1 when upstream was last seen longer ago than the alarm age", labels=["repo"]),
         }
         for st in sync_status.load_all(store):
@@ -84,8 +87,8 @@ class _StoreCollector:
             fams["backlog"].add_metric([st.repo], st.backlog)
             age = st.upstream_age_s(now)
             fams["age"].add_metric([st.repo], age if age is not None else float("inf"))
-            fams["stale"].add_metric([st.repo], 1.0 if st.stale() else 0.0)
-            fams["alarm"].add_metric([st.repo], 1.0 if st.alarm(self.m.stale_alarm_s, now) else 0.0)
+            fams["stale"].add_metric([st.repo], 1.0 if st.stale(self.m.stale_after_s, now) else 0.0)
+            fams["alarm"].add_metric([st.repo], 1.0 if st.alarm(self.m.alarm_after_s, now) else 0.0)
         yield from fams.values()
 
 

@@ -189,7 +189,8 @@ def command_test(repo: str, command: str, *, timeout_s: int = 3600, env: dict[st
                 return Outcome(GOOD, detail="exit 0")
             if p.returncode == 125:
                 return Outcome(SKIP, detail="exit 125 (cannot test)")
-            return Outcome(BAD, detail=f"exit {p.returncode}: {text.strip().splitlines()[-1][:200] if text.strip() else ''}")
+            last = text.strip().splitlines()[-1][:200] if text.strip() else ""
+            return Outcome(BAD, detail=f"exit {p.returncode}" + (f": {last}" if last else ""))
         finally:
             subprocess.run(["git", "-C", repo, "worktree", "remove", "--force", wt], capture_output=True)
             shutil.rmtree(base, ignore_errors=True)

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from bot.agents.settings import AgentSettings
 from bot.github_settings import GitHubSettings
-from bot.suites import SuiteConfig
+from bot.suites import SuiteConfig, suite_problems
 from bot.triage.settings import TriageSettings
 
 
@@ -175,9 +175,13 @@ def parse_config(data: Any, source: str = "<config>") -> ForksyncConfig:
     if not isinstance(data, dict):
         raise ConfigError(source, [("", f"the top level must be a mapping, not {type(data).__name__}")])
     try:
-        return ForksyncConfig.model_validate(data)
+        cfg = ForksyncConfig.model_validate(data)
     except ValidationError as e:
         raise ConfigError(source, _problems(e)) from None
+    problems = suite_problems(cfg.suites, [a.name for a in cfg.areas])   # checks across sections
+    if problems:
+        raise ConfigError(source, problems)
+    return cfg
 
 
 def parse_config_text(text: str, source: str = "<config>") -> ForksyncConfig:

@@ -58,6 +58,11 @@ class RetryPolicy:
     max_delay_s: float = 60.0
     secondary_min_wait_s: float = 60.0
     max_wait_s: float = 900.0
+    # pacing, to stay clear of secondary limits (GitHub's REST best practices: "make requests
+    # serially instead of concurrently"; "wait at least one second between each request" that
+    # creates or changes content)
+    max_concurrency: int = 1
+    write_interval_s: float = 1.0
 
 
 def _header(headers, name: str) -> str | None:
@@ -194,6 +199,7 @@ class ClientStats:
 
     sleeps: list[float] = field(default_factory=list)
     retries: list[tuple[int, int]] = field(default_factory=list)
+    pacing_waits: list[float] = field(default_factory=list)
     token_refreshes: int = 0
     cache_hits: int = 0
     requests: int = 0
@@ -224,6 +230,18 @@ class GitHubClient(gidgethub.aiohttp.GitHubAPI):
         self._sleep = sleep or asyncio.sleep
         self._clock = clock
         self.stats = ClientStats()
+        self._slots = asyncio.Semaphore(max(1, retry.max_concurrency))
+        self._last_write = float("-inf")
+
+    async def _paced(self, method: str):
+        """Wait for a request slot and, for a mutating request, for ``write_interval_s`` since the
+        last one (monotonic time)."""
+        if method in ("POST", "PATCH", "PUT", "DELETE") and self.retry.write_interval_s > 0:
+            wait = self._last_write + self.retry.write_interval_s - time.monotonic()
+            if wait > 0:
+                self.stats.pacing_waits.append(wait)
+                await self._sleep(wait)
+            self._last_write = time.monotonic()
 
     async def sleep(self, seconds: float) -> None:
         self.stats.sleeps.append(seconds)
@@ -239,7 +257,9 @@ class GitHubClient(gidgethub.aiohttp.GitHubAPI):
             attempt += 1
             self.stats.requests += 1
             try:
-                status, resp_headers, data = await super()._request(method, url, headers, body)
+                async with self._slots:
+                    await self._paced(method)
+                    status, resp_headers, data = await super()._request(method, url, headers, body)
             except (aiohttp.ClientConnectionError, asyncio.TimeoutError) as e:
                 delay = retry_delay(503, None, None, attempt, self.retry, self._clock())
                 if delay is None:

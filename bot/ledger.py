@@ -141,7 +141,6 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
     fork_shas = sorted(c.sha for c in fork)
     effect: dict[str, tuple[str, tuple[str, ...]]] = {}      # fork sha -> ("pick"|"revert", upstream shas)
     by_subject: dict[str, list[tuple[int, str]]] = {}         # normalized fork subject -> (seq, fork sha)
-    picked_by_claim: set[str] = set()
     sha_picked: set[str] = set()       # fork commits that name an upstream sha they pick
     for seq, f in enumerate(fork):
         msg = f.message
@@ -174,27 +173,24 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
             if u in picks:
                 continue        # the same commit picked it: a list elsewhere in it is not a decision
             add(u, _Event(f.committer_time, seq, c.kind, Evidence(c.rule, f.sha, c.reason), reason=c.reason))
-        picked_by_claim.update(picks)
         if picks:
             effect[f.sha] = ("pick", tuple(picks))
         by_subject.setdefault(normalize_subject(f.subject), []).append((seq, f.sha))
 
     # patch-id equivalence, for upstream commits that no other rule picked
+    # patch-id equivalence: fork commits that name no upstream commit and revert nothing, whose
+    # patch equals an upstream commit's (a pick without provenance, or a re-pick after a back-out)
     if rules.patch_id:
         fork_by_pid: dict[str, list[int]] = {}
         for i, f in enumerate(fork):
-            if f.patch_id:
+            if f.patch_id and f.sha not in effect and not any(reverted_targets(f.message)):
                 fork_by_pid.setdefault(f.patch_id, []).append(i)
         for c in upstream:
-            if c.sha in picked_by_claim or not c.patch_id or any(e.kind == "pick" for e in events[c.sha]):
-                continue
-            for i in fork_by_pid.get(c.patch_id, ()):     # every equal patch: a re-pick after a back-out too
+            for i in fork_by_pid.get(c.patch_id, ()) if c.patch_id else ():
                 f = fork[i]
                 add(c.sha, _Event(f.committer_time, i, "pick",
                                   Evidence("patch-id", f.sha, f"same patch-id {c.patch_id[:12]}")))
-                prev = effect.get(f.sha, ("pick", ()))
-                if prev[0] == "pick":
-                    effect[f.sha] = ("pick", prev[1] + (c.sha,))
+                effect[f.sha] = ("pick", effect.get(f.sha, ("pick", ()))[1] + (c.sha,))
 
     # fork reverts / back-outs (and reverts of those): inverse of the reverted commit's effect
     if rules.reverts:

@@ -33,22 +33,30 @@ class Clients:
         s = self.settings
         if s.token:
             self._impl = gh_mod.token_client(self.session, s.token, base_url=s.github_url)
+            self.bot_login = self.bot_login or s.bot_login
+            if not self.bot_login:
+                log.warning("token mode without FORKSYNC_BOT_LOGIN: the loop guard cannot recognise the bot's own events")
         elif s.app_id:
-            self._impl = gh_mod.AppClients(self.session, app_id=s.app_id, private_key=s.private_key(),
-                                           base_url=s.github_url)
+            self._impl = gh_mod.GitHubApp(self.session, app_id=s.app_id, private_key=s.private_key(),
+                                          base_url=s.github_url)
+            if not self.bot_login:
+                self.bot_login = s.bot_login or (await self._impl.app_client.getitem("/app"))["slug"] + "[bot]"
         else:
             from bot.cli import UserError
             raise UserError("no GitHub credentials: set FORKSYNC_TOKEN, or FORKSYNC_APP_ID and FORKSYNC_PRIVATE_KEY_FILE")
-        if not self.bot_login:
-            self.bot_login = s.bot_login or await gh_mod.bot_login(self._impl)
 
     async def client_for(self, installation_id: int | None):
+        """The installation's client (App mode), or the token client."""
         from bot import github as gh_mod
-        return await gh_mod.client_for(self._impl, installation_id)
+        if isinstance(self._impl, gh_mod.GitHubApp):
+            return self._impl.installation(installation_id) if installation_id else self._impl.app_client
+        return self._impl
 
     async def token_for(self, installation_id: int | None) -> str:
         from bot import github as gh_mod
-        return await gh_mod.token_for(self._impl, installation_id)
+        if isinstance(self._impl, gh_mod.GitHubApp):
+            return await self._impl.tokens.token(installation_id) if installation_id else ""
+        return self.settings.token
 
 
 async def run_worker_loop(s, stop: threading.Event, *, wake: threading.Event | None = None, metrics=None,

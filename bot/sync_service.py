@@ -88,10 +88,11 @@ class SyncService:
         rv = split_repo(full_name)
         url = self.git_url.format(owner=rv["owner"], repo=rv["repo"])
         secrets: list[str] = []
-        if url.startswith("https://") and self.token_for is not None:
+        if url.startswith(("https://", "http://")) and self.token_for is not None:
+            from bot.github import authenticated_remote
             tok = await self.token_for(installation_id)
             if tok:
-                url = url.replace("https://", f"https://x-access-token:{tok}@", 1)
+                url = authenticated_remote(url, tok)
                 secrets.append(tok)
         return url, secrets
 
@@ -159,7 +160,7 @@ class SyncService:
         return await load_fork_config(ctx, full_name)
 
     def upstream_of(self, cfg: ForksyncConfig) -> tuple[str, str]:
-        up = cfg.github.upstream_repo or cfg.upstream.url
+        up = cfg.upstream.url
         m = re.match(r"^https://github\.com/([\w.\-]+/[\w.\-]+?)(?:\.git)?/?$", up or "")
         return (m.group(1) if m else up), cfg.upstream.ref
 
@@ -169,7 +170,7 @@ class SyncService:
         cfg = cfg or await self.fork_config(ctx, full_name)
         upstream, up_ref = self.upstream_of(cfg)
         if not upstream:
-            return f"{full_name}: no upstream configured (.github/forksync.yml upstream.url / github.upstream_repo)"
+            return f"{full_name}: no upstream configured (.github/forksync.yml upstream.url)"
         async with self._lock(full_name):
             st = sync_status.load(ctx.store, full_name) or sync_status.SyncStatus(repo=full_name, upstream=upstream)
             try:
@@ -227,8 +228,8 @@ class SyncService:
         title = render("sync_pr_title.txt.j2", unit=unit, commits=commits).strip()
         body = render("sync_pr_body.md.j2", unit=unit, commits=commits, upstream=upstream, upstream_url=up_url,
                       deferred=core.deferred, wont_port=core.wont_port, merge_method=cfg.github.merge_method)
-        labels = [cfg.github.bundle_label if unit.kind == "bundle" else cfg.github.chain_label]
-        labels += [cfg.github.area_label_prefix + a for a in unit.areas]
+        lab = cfg.github.labels
+        labels = [lab.bundle if unit.kind == "bundle" else lab.chain] + [lab.area_prefix + a for a in unit.areas]
         pr, what = await sync_prs.open_or_update_pr(ctx.gh, full_name, branch=branch, base=cfg.fork.ref,
                                                     title=title, body=body, labels=labels)
         sync_prs.save_branch(ctx.store, **{**sync_prs.branch_row(ctx.store, full_name, branch), "pr": pr["number"]})
@@ -250,7 +251,8 @@ class SyncService:
         from bot.handlers.status_issue import render_status, upsert_status_issue
         cfg = cfg or await self.fork_config(ctx, full_name)
         st = sync_status.load(ctx.store, full_name) or sync_status.SyncStatus(repo=full_name)
-        body = render_status(st, alarm_age_s=cfg.github.stale_alarm_s, now=self.now())
+        body = render_status(st, stale_after_s=cfg.github.stale_after_s, alarm_after_s=cfg.github.alarm_after_s,
+                             now=self.now())
         number, what = await upsert_status_issue(ctx.gh, full_name, cfg.github.status_issue_title, body, self.bot_login)
         return f"status issue #{number} {what}"
 
@@ -376,8 +378,9 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
     if isinstance(cmd, cm.Signoff):
         from bot import signoff
         pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full), "number": number})
-        areas = tuple(lab["name"][len(cfg.github.area_label_prefix):] for lab in pr.get("labels") or []
-                      if lab.get("name", "").startswith(cfg.github.area_label_prefix))
+        prefix = cfg.github.labels.area_prefix
+        areas = tuple(lab["name"][len(prefix):] for lab in pr.get("labels") or []
+                      if prefix and lab.get("name", "").startswith(prefix))
         try:
             owners = signoff.signoff_owners(cmd.subject, cfg.areas, areas)
             signoff.record_signoff(ctx.store, full, number, pr["head"]["sha"], cmd.subject, user, owners,

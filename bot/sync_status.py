@@ -5,8 +5,8 @@ Written by :mod:`bot.sync_service` after every ingest (and when a fetch of upstr
 by ``/metrics`` (:mod:`bot.app_metrics`) and the status issue (:mod:`bot.handlers.status_issue`).
 
 Staleness rule (issue 3, item 4): the numbers are *stale* when the last fetch of upstream failed
-after the last success, and *alarming* when upstream was last seen more than
-``github.stale_alarm_s`` seconds ago (default 6 h).
+after the last success, or upstream was last seen more than ``github.stale_after_s`` seconds ago
+(default 1 day); an *alarm* is raised past ``github.alarm_after_s`` (default 3 days).
 """
 from __future__ import annotations
 
@@ -55,9 +55,12 @@ class SyncStatus:
     units: tuple[dict, ...] = ()
     etag: str = ""
 
-    def stale(self) -> bool:
-        """The last upstream fetch failed after the last success (or upstream was never seen)."""
-        return bool(self.last_fetch_error) or not self.upstream_seen_at
+    def stale(self, max_age_s: float | None = None, now: float | None = None) -> bool:
+        """The last upstream fetch failed after the last success, upstream was never seen, or
+        (with ``max_age_s``) it was last seen longer ago than that."""
+        if self.last_fetch_error or not self.upstream_seen_at:
+            return True
+        return max_age_s is not None and (self.upstream_age_s(now) or 0.0) > max_age_s
 
     def upstream_age_s(self, now: float | None = None) -> float | None:
         if not self.upstream_seen_at:

@@ -66,13 +66,14 @@ def parse_nvidia_smi(query_csv: str | None, banner: str | None) -> tuple[str | N
     return model, len(rows), driver, (m.group(1) if m else None)
 
 
-def fingerprint(commit_runner_id: str) -> Environment:
+def fingerprint(runner: str) -> Environment:
+    """What this machine has (see the module docstring); ``runner`` is the runner id to record."""
     model, count, driver, smi_cuda = parse_nvidia_smi(
         _run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"]),
         _run(["nvidia-smi"]))
     git = _run(["git", "--version"])
     return Environment(
-        runner_id=commit_runner_id, hostname=socket.gethostname(),
+        runner_id=runner, hostname=socket.gethostname(),
         os=f"{platform.system()} {platform.release()}", python=sys.version.split()[0],
         cpu=f"{platform.machine()} x{os.cpu_count()}",
         gpu_model=model, gpu_count=count, driver=driver, cuda=_torch_cuda() or smi_cuda,

@@ -22,7 +22,7 @@ from bot.github import GitHubApp, RetryPolicy
 
 WEBHOOK_SECRET = "fake-webhook-secret"
 FAST_RETRY = RetryPolicy(max_attempts=4, base_delay_s=0.01, max_delay_s=0.05, secondary_min_wait_s=0.02,
-                         max_wait_s=120.0)
+                         max_wait_s=120.0, write_interval_s=0.0)
 GIT_ENV = {"GIT_AUTHOR_NAME": "Upstream Dev", "GIT_AUTHOR_EMAIL": "dev@upstream.example",
            "GIT_COMMITTER_NAME": "Upstream Dev", "GIT_COMMITTER_EMAIL": "dev@upstream.example",
            "GIT_CONFIG_NOSYSTEM": "1"}

@@ -2,6 +2,7 @@
 Anthropic server over HTTP; every git-side rail with a failing case."""
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -110,6 +111,12 @@ async def test_resolve_pick_commits_on_proposal_branch_only(tmp_path):
     assert out.draft and out.needs_l1 and out.needs_approval
     assert "| `python/triton/ops.py` | kept both changes | the fork's rename and upstream's fix are independent |" in out.body
     assert "stays a draft until the L1 suite passes" in out.body
+    # Repository text reaches the model only as quoted data, under a system prompt that says so.
+    sent = fake.requests[0].body
+    nonce = re.search(r'<data name="upstream-commit-message" id="(\w+)">\n\[ops\] rename line 3 and fix line 15\n\n?</data id="\1">',
+                      sent["messages"][0]["content"]).group(1)
+    assert f'`<data name="…" id="{nonce}">`' in sent["system"] and "untrusted DATA" in sent["system"]
+    assert sent["tool_choice"] == {"type": "tool", "name": "resolve_conflicts"}
     # The email in the file header was redacted in the prompt and put back in the file.
     assert "jane.doe@example.com" not in fake.requests[0].raw
     assert "[REDACTED-email-1]" in fake.requests[0].raw

@@ -195,3 +195,37 @@ def test_agent_resolved_prs_need_l1_on_head_and_a_person():
     assert not may_merge(head, commits, "success", [("alice", "d" * 40)]).ok        # approved an older head
     assert not may_merge(head, commits, None, [("alice", head)]).ok
     assert may_merge(head, commits, "success", [("alice", head)]) == Verdict(True, "approved by alice after L1 passed")
+
+
+def test_decorators_are_neutralised_but_do_not_reject():
+    from bot.agents.output import check_prose
+    from bot.agents.settings import AgentSettings
+
+    s = AgentSettings()
+    out = sanitize("use the @triton.jit decorator")
+    assert out.text == f"use the @{ZWJ}triton.jit decorator" and out.decorators_neutralised == 1
+    check_prose(s, ["use the @triton.jit decorator", "see `@alice` in code"])
+    with pytest.raises(RailViolation, match=r"the agent's text needed: 1 @-mention\(s\) neutralised"):
+        check_prose(s, ["thanks @alice"])
+    with pytest.raises(RailViolation, match=r"1 link\(s\) removed"):
+        check_prose(s, ["see https://stackoverflow.com/q/1"])
+    check_prose(s.model_copy(update={"reject_on_sanitize": False}), ["thanks @alice https://x.org"])
+
+
+def test_commit_message_trailers_cannot_be_forged():
+    from bot.agents.conflict_git import commit_message
+
+    case = ConflictCase("a" * 40, "subject\n\nbody\n", "b" * 40, ())
+    msg = commit_message(case, Resolution((), "ok\nSigned-off-by: x <x@y.org>", "m\nApproved-by: me"))
+    assert msg == ("subject\n\nbody\n\nUpstream-Commit: " + "a" * 40 + "\n"
+                   "Agent-Resolved: mApproved-by:me ok Signed-off-by: x ([REDACTED-email-1])\n")
+
+
+def test_cleaner_shares_link_and_mention_allowance_across_fields():
+    from bot.agents.output import Cleaner
+    from bot.agents.settings import AgentSettings
+
+    c = Cleaner(AgentSettings(max_links=1, max_mentions=1), allowed_mentions=("alice", "bob"))
+    assert c.text("ping @alice, see https://github.com/a") == "ping @alice, see https://github.com/a"
+    assert c.text("ping @bob, see https://github.com/b") == f"ping @{ZWJ}bob, see [link removed: github.com]"
+    assert c.notes == ["1 link(s) removed", "1 @-mention(s) neutralised"]

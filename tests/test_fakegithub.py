@@ -376,3 +376,153 @@ async def test_runs_as_a_process(tmp_path):
         proc.terminate()
         await proc.wait()
     assert proc.returncode == 0
+
+
+# --- git over smart HTTP ------------------------------------------------------------------------
+
+async def _git(cwd, *args):
+    import asyncio
+    import os
+
+    env = dict(os.environ, GIT_TERMINAL_PROMPT="0", GIT_CONFIG_NOSYSTEM="1", HOME=str(cwd),
+               GIT_AUTHOR_NAME="a", GIT_AUTHOR_EMAIL="a@x", GIT_COMMITTER_NAME="a", GIT_COMMITTER_EMAIL="a@x")
+    p = await asyncio.create_subprocess_exec("git", *args, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                                             stderr=subprocess.PIPE)
+    out, err = await p.communicate()
+    return p.returncode, (out + err).decode()
+
+
+async def test_push_and_fetch_over_smart_http_with_installation_token(fake_github, github_app, tmp_path):
+    from bot.github import authenticated_remote
+
+    fake = fake_github
+    fake.render.git_http = True
+    src = tmp_path / "src"
+    make_source_repo(src, [{"a.txt": "1\n"}])
+    fork = fake.create_repo("meta/triton", source=src)
+    inst = fake.install("meta")
+    gh = github_app.installation(inst.id)
+    repo = await gh.getitem("/repos/{owner}/{repo}", R)
+    assert repo["clone_url"] == f"{fake.url}/meta/triton.git"
+    rc, out = await _git(tmp_path, "clone", "-q", repo["clone_url"], "clone")       # public: anonymous
+    assert rc == 0, out
+    work = tmp_path / "clone"
+    (work / "c.txt").write_text("c\n")
+    await _git(work, "add", "c.txt")
+    await _git(work, "commit", "-qm", "c")
+    rc, out = await _git(work, "push", "-q", repo["clone_url"], "HEAD:refs/heads/forksync/x")
+    assert rc != 0, out                                # pushing needs a token
+    token = await gh._token_source()
+    rc, out = await _git(work, "push", "-q", authenticated_remote(repo["clone_url"], token),
+                         "HEAD:refs/heads/forksync/x")
+    assert rc == 0, out
+    assert fork.git.ref("refs/heads/forksync/x") == (await _git(work, "rev-parse", "HEAD"))[1].strip()
+    pushes = fake.webhooks.of("push")
+    assert [d.payload["ref"] for d in pushes] == ["refs/heads/forksync/x"]
+    assert pushes[0].payload["pusher"]["name"] == "forksync[bot]"
+    assert [(g["service"], g["status"]) for g in fake.git_requests if g["service"] == "git-receive-pack"][-1] == (
+        "git-receive-pack", 200)
+
+
+async def test_every_emitted_event_kind_matches_githubs_schema(world, receiver):
+    fake, fork, gh, src, base = world
+    url, got = receiver
+    fake.webhooks.url = url
+    fake.add_collaborator(fork, "alice", "write")
+    fake.install("meta", repos=[fork])                 # installation.created
+    sha = push_branch(src, fork, "e", [({"c.txt": "c\n"}, "e", "ann")])[-1]
+    pr = await open_pr(gh, "e")
+    n = dict(R, n=pr["number"])
+    await gh.post("/repos/{owner}/{repo}/issues/{n}/labels", n, data={"labels": ["forksync:bundle"]})
+    await gh.patch("/repos/{owner}/{repo}/pulls/{n}", n, data={"body": "new body"})
+    await gh.post("/repos/{owner}/{repo}/pulls/{n}/reviews", n, data={"event": "COMMENT", "body": "looks fine"})
+    run = await gh.post("/repos/{owner}/{repo}/check-runs", R, data={"name": "L1", "head_sha": sha,
+                                                                    "conclusion": "failure",
+                                                                    "output": {"title": "L1", "summary": "2 failed"}})
+    await gh.post("/repos/{owner}/{repo}/check-runs/{id}/rerequest", dict(R, id=run["id"]), data=b"")
+    issue = await gh.post("/repos/{owner}/{repo}/issues", R, data={"title": "status"})
+    await gh.patch("/repos/{owner}/{repo}/issues/{n}", dict(R, n=issue["number"]), data={"state": "closed"})
+    await gh.patch("/repos/{owner}/{repo}/pulls/{n}", n, data={"state": "closed"})
+    await gh.patch("/repos/{owner}/{repo}/pulls/{n}", n, data={"state": "open"})
+    await fake.webhooks.drain()
+    kinds = [(e.event, e.data.get("action")) for e, _, _ in got]
+    assert kinds == [
+        ("installation", "created"), ("push", None), ("pull_request", "opened"), ("pull_request", "labeled"),
+        ("pull_request", "edited"), ("pull_request_review", "submitted"), ("check_run", "created"),
+        ("check_run", "completed"), ("check_run", "rerequested"), ("issues", "opened"), ("issues", "closed"),
+        ("pull_request", "closed"), ("pull_request", "reopened")]
+    assert got[0][0].data["repositories"][0]["full_name"] == "meta/triton"
+    assert got[5][0].data["review"]["state"] == "commented"
+    assert got[4][0].data["changes"] == {"body": {"from": "body"}}
+    assert fake.violations == []
+
+
+async def test_scoped_installation_token(fake_github, tmp_path):
+    make_source_repo(tmp_path / "src", [{"a.txt": "1\n"}])
+    fake_github.create_repo("meta/triton", source=tmp_path / "src", private=True)
+    fake_github.create_repo("meta/other", source=tmp_path / "src", private=True)
+    inst = fake_github.install("meta")
+    from bot.github import GitHubClient, token_client
+
+    async with aiohttp.ClientSession() as s:
+        app_gh = GitHubClient(s, app_id=fake_github.app.id, private_key=fake_github.app.private_key_pem,
+                              base_url=fake_github.url)
+        tok = await app_gh.post("/app/installations/{id}/access_tokens", {"id": inst.id},
+                                data={"repositories": ["triton"], "permissions": {"issues": "read"}})
+        assert [r["full_name"] for r in tok["repositories"]] == ["meta/triton"]
+        assert tok["repository_selection"] == "selected"
+        gh = token_client(s, tok["token"], base_url=fake_github.url)
+        assert (await gh.getitem("/repos/{owner}/{repo}", R))["name"] == "triton"
+        with pytest.raises(GitHubAPIError) as e:
+            await gh.getitem("/repos/{owner}/{repo}", {"owner": "meta", "repo": "other"})
+        assert e.value.status_code == 404
+        with pytest.raises(GitHubAPIError) as e:
+            await gh.post("/repos/{owner}/{repo}/issues", R, data={"title": "x"})
+        assert e.value.status_code == 403
+        with pytest.raises(GitHubAPIError) as e:
+            await app_gh.post("/app/installations/{id}/access_tokens", {"id": inst.id},
+                              data={"repositories": ["nope"]})
+        assert e.value.status_code == 422
+
+
+async def test_held_events_go_out_of_order_and_duplicates_keep_the_guid(world, receiver):
+    fake, fork, gh, src, base = world
+    url, got = receiver
+    fake.webhooks.url = url
+    fake.webhooks.auto_deliver = False
+    i1 = await gh.post("/repos/{owner}/{repo}/issues", R, data={"title": "one"})
+    i2 = await gh.post("/repos/{owner}/{repo}/issues", R, data={"title": "two"})
+    sent = await fake.webhooks.flush(order="reverse")
+    assert [e.data["issue"]["number"] for e, _, _ in got] == [i2["number"], i1["number"]]
+    assert [d.payload["issue"]["title"] for d in sent] == ["two", "one"]
+    fake.webhooks.auto_deliver = True
+    fake.webhooks.duplicate_next = 1
+    await gh.post("/repos/{owner}/{repo}/issues", R, data={"title": "three"})
+    await fake.webhooks.drain()
+    assert [h["X-GitHub-Delivery"] for _, h, _ in got[2:]] == [fake.webhooks.emitted[-1].guid] * 2
+
+
+async def test_ping_and_slow_receiver_timeout(world, receiver, tmp_path):
+    fake, fork, gh, src, base = world
+    url, got = receiver
+    fake.webhooks.url = url
+    d = await fake.webhooks.ping()
+    assert d.ok and got[0][0].event == "ping" and got[0][0].data["hook"]["type"] == "App"
+    import asyncio
+
+    async def slow(request):
+        await asyncio.sleep(5)
+        return web.Response(status=202)
+
+    app = web.Application()
+    app.router.add_post("/slow", slow)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]
+    fake.webhooks.timeout_s = 0.2          # GitHub gives 10 s; shortened so the test does not wait
+    d = await fake.webhooks.deliver("ping", d.payload, url=f"http://127.0.0.1:{port}/slow")
+    assert d.statuses == [None]
+    assert "Timeout" in d.errors[0]
+    await runner.cleanup()

@@ -208,3 +208,26 @@ async def test_connection_errors_are_retried_then_raised():
         with pytest.raises(aiohttp.ClientConnectionError):
             await gh.getitem("/rate_limit")
     assert slept == [0.01, 0.02, 0.04]
+
+
+async def test_writes_are_paced_and_requests_serialised(world):
+    fake, fork, inst, shas = world
+    waits = []
+
+    async def sleep(s):
+        waits.append(s)
+
+    from bot.github import RetryPolicy
+
+    async with aiohttp.ClientSession() as s:
+        app = GitHubApp(s, app_id=fake.app.id, private_key=fake.app.private_key_pem, base_url=fake.url,
+                        retry=RetryPolicy(write_interval_s=30.0), sleep=sleep)
+        gh = app.installation(inst.id)
+        import asyncio
+        await asyncio.gather(*[gh.post("/repos/{owner}/{repo}/issues", REPO, data={"title": f"t{i}"})
+                               for i in range(3)])
+        await gh.getitem("/repos/{owner}/{repo}", REPO)
+    # the first write goes at once; the next two each wait (almost) the full interval; reads don't
+    assert len(gh.stats.pacing_waits) == 2 and all(29.0 < w <= 30.0 for w in gh.stats.pacing_waits)
+    assert gh.stats.sleeps == []
+    assert sorted(r["status"] for r in fake.requests_for("issues/create")) == [201, 201, 201]

@@ -67,7 +67,8 @@ def histories(draw):
         elif action == "backout" and picks:
             target_sha, chosen, was_backout = draw(st.sampled_from(picks))
             target = next(c for c in fork if c.sha == target_sha)
-            if draw(st.booleans()):
+            same_subject = [c for c in fork if c.subject == target.subject]
+            if len(same_subject) > 1 or draw(st.booleans()):
                 msg = f'Revert "{target.subject}"\n\nThis reverts commit {target.sha}.'
             else:
                 msg = f'Back out "{target.subject}"\n\nbreaks trunk'

@@ -1,7 +1,7 @@
 """``forksync agents …``: see whether agents are on and what they spent; try the conflict agent.
 
 * ``forksync agents status [--db FILE]`` — on/off with the reason, model, tokens used today.
-* ``forksync agents resolve --repo PATH --onto REV --upstream SHA --branch forksync/chain-… [--base-url URL]``
+* ``forksync agents resolve --repo PATH --onto REV --pick SHA --branch forksync/chain-… [--base-url URL]``
   — replay one upstream commit onto REV; if it conflicts, ask the agent, run the rails, and on
   success commit onto the proposal branch (created at REV when missing). Prints the PR-body
   section. Exit 0: committed or clean pick; 1: rejected or skipped.
@@ -28,7 +28,7 @@ def register(sub, common) -> None:
     rs = asub.add_parser("resolve", parents=[common], help="resolve one conflicting pick with the agent")
     rs.add_argument("--repo", required=True, help="repository holding both the fork and upstream history")
     rs.add_argument("--onto", required=True, help="fork commit (chain tip) the pick goes onto")
-    rs.add_argument("--upstream", required=True, help="upstream commit to pick")
+    rs.add_argument("--pick", required=True, metavar="SHA", help="upstream commit to pick")
     rs.add_argument("--branch", required=True, help="proposal branch to commit to (forksync/…)")
     rs.add_argument("--base-url", help="Anthropic API URL (e.g. a local bot.fakeanthropic) [agents.base_url]")
     rs.add_argument("--db", default=os.environ.get("FORKSYNC_DB", "forksync.db"), help="SQLite database [FORKSYNC_DB]")
@@ -60,11 +60,11 @@ def _resolve(args: argparse.Namespace) -> int:
     from bot.cli import UserError
 
     try:
-        case = conflict_case(args.repo, args.onto, args.upstream)
+        case = conflict_case(args.repo, args.onto, args.pick)
     except (ValueError, pygit2.GitError) as e:
         raise UserError(str(e)) from None
     if case is None:
-        print(f"upstream {args.upstream} picks cleanly onto {args.onto}: nothing for the agent to do")
+        print(f"upstream {args.pick} picks cleanly onto {args.onto}: nothing for the agent to do")
         return 0
     repo = pygit2.Repository(args.repo)
     ref = repo.references.get(f"refs/heads/{args.branch}")

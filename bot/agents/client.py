@@ -129,6 +129,7 @@ class AgentClient:
                  sleep: Callable[[float], Any] = asyncio.sleep, stream: bool = True):
         self.settings = settings
         self.store = store or Store(":memory:")
+        self.store.migrate()            # the usage table exists even if the Store was opened before this import
         self.api_key = api_key
         self.base_url = base_url or settings.base_url
         self.now = now

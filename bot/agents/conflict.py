@@ -76,10 +76,13 @@ async def resolve_pick(client: AgentClient, case: ConflictCase, repo_path: str, 
 
     def outcome(status: str, **kw) -> ConflictOutcome:
         res: Resolution | None = kw.get("resolution")
+        for k in ("detail", "reason", "model"):       # the outcome's own fields are sanitised too
+            if kw.get(k):
+                kw[k] = cleaner.text(kw[k], 80 if k == "model" else 500)
         data = dict(status=status, upstream_sha=case.upstream_sha, paths=list(case.paths),
-                    model=cleaner.text(kw.get("model", ""), 80), commit=kw.get("commit") or "",
-                    rail=kw.get("rail") or "", detail=cleaner.text(kw.get("detail", ""), 500),
-                    reason=cleaner.text(kw.get("reason", ""), 500), rails=list(RAILS),
+                    model=kw.get("model", ""), commit=kw.get("commit") or "",
+                    rail=kw.get("rail") or "", detail=kw.get("detail", ""),
+                    reason=kw.get("reason", ""), rails=list(RAILS),
                     summary=cleaner.text(res.summary, 300) if res else "",
                     files=[{"path": cleaner.text(f.path, 200), "action": cleaner.text(f.action, 200),
                             "reason": cleaner.text(f.reason, 600)} for f in (res.files if res else ())])

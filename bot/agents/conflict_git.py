@@ -14,6 +14,8 @@
 """
 from __future__ import annotations
 
+import re
+
 import pygit2
 
 from bot.agents.conflict_rails import (ConflictCase, ConflictFile, RailViolation, Resolution, relabel,
@@ -80,10 +82,12 @@ def conflict_case(repo_path: str, onto: str, upstream_sha: str) -> ConflictCase 
 
 
 def commit_message(case: ConflictCase, res: Resolution) -> str:
-    """The upstream message, then the trailers ``Upstream-Commit:`` and ``Agent-Resolved:``."""
+    """The upstream message, then the trailers ``Upstream-Commit:`` and ``Agent-Resolved:``
+    (model name reduced to ``[\\w.:/-]``, summary one line; neither can add a trailer)."""
     body = case.upstream_message.rstrip()
+    model = re.sub(r"[^\w.:/\-]", "", res.model or "")[:80] or "unknown-model"
     return (f"{body}\n\nUpstream-Commit: {case.upstream_sha}\n"
-            f"Agent-Resolved: {res.model or 'unknown-model'} {redact(trailer_summary(res.summary))}\n")
+            f"Agent-Resolved: {model} {trailer_summary(redact(res.summary))}\n")
 
 
 def build_commit(repo_path: str, case: ConflictCase, res: Resolution) -> str:

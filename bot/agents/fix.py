@@ -69,13 +69,20 @@ class FixRequest:
 
     @classmethod
     def from_group(cls, group: Any, logs=(), suspects=()) -> "FixRequest":
-        """Build from a triage group object or dict with ``group``/``rule``, ``signature``,
-        ``class``/``klass`` and ``tests`` (duck-typed, so triage's own types can be passed)."""
+        """Build from triage data, duck-typed: a dict or object with ``group``/``rule``/``name``,
+        ``signature`` (text, or a :class:`bot.triage.signature.Signature`), ``class``/``klass``
+        and ``tests``; or a bare ``Signature`` (its ``rule`` or digest names the group)."""
         get = (lambda k, d=None: group.get(k, d)) if isinstance(group, dict) else (lambda k, d=None: getattr(group, k, d))
-        name = get("group") or get("rule") or get("name") or "unnamed group"
-        sig = get("signature") or ""
-        return cls(str(name), str(sig), str(get("klass") or get("class") or "real"),
-                   tuple(get("tests") or ()), tuple(logs), tuple(suspects))
+        sig = get("signature")
+        if sig is None and hasattr(group, "line") and hasattr(group, "type"):
+            sig = group
+        if sig is not None and hasattr(sig, "line") and hasattr(sig, "type"):
+            sig_text = f"{sig.stage} | {sig.type}: {sig.line}" + (f" | {sig.test}" if getattr(sig, "test", "") else "")
+            tests = tuple(get("tests") or ((sig.test,) if getattr(sig, "test", "") else ()))
+        else:
+            sig_text, tests = str(sig or ""), tuple(get("tests") or ())
+        name = get("group") or get("rule") or get("name") or getattr(sig, "digest", None) or "unnamed group"
+        return cls(str(name), sig_text, str(get("klass") or get("class") or "real"), tests, tuple(logs), tuple(suspects))
 
 
 @dataclass(frozen=True)

@@ -2,12 +2,16 @@
 (the output rails of :mod:`bot.agents.textrails`, with limits from ``agents:`` settings)."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from bot.agents.conflict_rails import RailViolation
 from bot.agents.redact import Redactor
 from bot.agents.settings import AgentSettings
 from bot.agents.textrails import sanitize
+
+
+_LINK = re.compile(r"https?://", re.IGNORECASE)
 
 
 @dataclass
@@ -28,10 +32,14 @@ class Cleaner:
         out = sanitize(s, allowed_hosts=self.settings.allowed_link_hosts, max_links=self._links_left,
                        max_mentions=self._mentions_left, allowed_mentions=self.allowed_mentions,
                        max_chars=max_chars or self.settings.max_text_chars, redactor=self.redactor)
-        self._links_left = max(0, self._links_left - _kept_links(s, out.text))
+        self._links_left = max(0, self._links_left - len(_LINK.findall(out.text)))
+        self._mentions_left = max(0, self._mentions_left - out.mentions_kept)
         for k in ("secrets_redacted", "html_removed", "links_removed", "mentions_neutralised",
-                  "closing_keywords_neutralised"):
+                  "closing_keywords_neutralised", "decorators_neutralised"):
             self.counts[k] = self.counts.get(k, 0) + getattr(out, k)
+        # Decorator-like names (``@triton.jit``) are neutralised too, but reported apart: writing
+        # one is not an attempt to ping anybody.
+        self.counts["mentions_neutralised"] -= out.decorators_neutralised
         if out.truncated:
             self.counts["truncated"] = self.counts.get("truncated", 0) + 1
         return out.text
@@ -47,7 +55,7 @@ class Cleaner:
     def acted(self) -> list[str]:
         """Notes of what the rails had to change, truncation excepted: a non-empty list means the
         agent tried to leak a secret, ping people, link out or inject HTML (it obeyed its data)."""
-        return [n for n in self.notes if "truncated" not in n]
+        return [n for n in self.notes if "truncated" not in n and "decorator" not in n]
 
     @property
     def notes(self) -> list[str]:
@@ -55,6 +63,7 @@ class Cleaner:
         labels = [("secrets_redacted", "secret value(s) redacted"), ("html_removed", "HTML tag(s)/comment(s) removed"),
                   ("links_removed", "link(s) removed"), ("mentions_neutralised", "@-mention(s) neutralised"),
                   ("closing_keywords_neutralised", "issue-closing keyword(s) neutralised"),
+                  ("decorators_neutralised", "decorator-like @name(s) neutralised"),
                   ("truncated", "text field(s) truncated")]
         return [f"{c[k]} {label}" for k, label in labels if c.get(k)]
 
@@ -70,9 +79,3 @@ def check_prose(settings: AgentSettings, texts, allowed_mentions: tuple[str, ...
         probe.text(t, 100_000)
     if probe.acted:
         raise RailViolation("prose within limits", "the agent's text needed: " + "; ".join(probe.acted))
-
-
-def _kept_links(before: str, after: str) -> int:
-    import re
-    rx = re.compile(r"https?://", re.IGNORECASE)
-    return len(rx.findall(after))

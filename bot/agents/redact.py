@@ -27,23 +27,29 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-#: (kind, compiled pattern, group holding the secret value: 0 = whole match)
-_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
+#: (kind, compiled pattern, group holding the secret value: 0 = whole match, prefilter: the rule
+#: runs only when one of these substrings occurs in the lower-cased text — a cheap skip).
+_RULES: tuple[tuple[str, re.Pattern[str], int, tuple[str, ...]], ...] = (
     ("private-key", re.compile(
-        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)"), 0),
-    ("url-credentials", re.compile(r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)"), 0),
-    ("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"), 0),
-    ("anthropic-key", re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{8,}"), 0),
-    ("api-key", re.compile(r"\bsk-[A-Za-z0-9_\-]{20,}"), 0),
-    ("slack-token", re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}"), 0),
-    ("aws-key-id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), 0),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"), 0),
-    ("bearer", re.compile(r"(?i)\b(?:authorization\s*[:=]\s*)?bearer\s+([A-Za-z0-9_\-\.=+/]{8,})"), 1),
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)"),
+     0, ("private key",)),
+    ("url-credentials", re.compile(r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)"), 0, ("://",)),
+    ("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"), 0,
+     ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
+    ("anthropic-key", re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{8,}"), 0, ("sk-ant-",)),
+    ("api-key", re.compile(r"\bsk-[A-Za-z0-9_\-]{20,}"), 0, ("sk-",)),
+    ("slack-token", re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}"), 0, ("xox",)),
+    ("aws-key-id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), 0, ("akia", "asia")),
+    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"), 0, ("eyj",)),
+    ("bearer", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9_\-\.=+/]{8,})"), 1, ("bearer",)),
     ("secret", re.compile(
-        r"(?i)\b(?:[a-z0-9_\-]*(?:token|passwd|password|secret|api[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?))"
-        r"[\"']?\s*[:=]\s*[\"']?([^\s\"',;}]{4,})"), 1),
-    ("email", re.compile(r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b"), 0),
-    ("user", re.compile(r"(?:(?<=/home/)|(?<=/Users/)|(?<=\\Users\\))(?!\[REDACTED)([A-Za-z0-9._\-]+)"), 1),
+        r"(?i)(?:token|passwd|password|secret|api[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?)"
+        r"[\"']?\s*[:=]\s*[\"']?([^\s\"',;}]{4,})"), 1,
+     ("token", "passwd", "password", "secret", "key", "credential")),
+    ("email", re.compile(r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b"),
+     0, ("@",)),
+    ("user", re.compile(r"(?:/home/|/Users/|\\Users\\)(?!\[REDACTED)([A-Za-z0-9._\-]+)"), 1,
+     ("/home/", "/users/", "\\users\\")),
 )
 
 _PLACEHOLDER = re.compile(r"\[REDACTED-([a-z\-]+)-(\d+)\]")
@@ -70,8 +76,11 @@ class Redactor:
         came from (a file path, ``"commit-message"``…) so :meth:`restore` can be limited to it."""
         if not text:
             return text
-        for kind, rx, group in _RULES:
-            text = rx.sub(lambda m: self._replace(m, kind, group, source), text)
+        for kind, rx, group, needles in _RULES:
+            lowered = text.lower()
+            if not any(n in lowered for n in needles):
+                continue
+            text = rx.sub(lambda m, kind=kind, group=group: self._replace(m, kind, group, source), text)
         return text
 
     def _replace(self, m: re.Match[str], kind: str, group: int, source: str) -> str:

@@ -65,17 +65,34 @@ def count_outcomes(result: Any) -> tuple[dict[str, int], list[str]]:
     return dict(sorted(counts.items())), [n for n, o in recs if o in FAILED]
 
 
+def verdict_line(result: Any) -> str:
+    """``"red (fail): test-failures — 2 failed"``-style line from a ``forksync-result/1`` object
+    (``gpu_runner/result.py``), or "" when the result has no verdict."""
+    if not isinstance(result, dict) or not isinstance(result.get("verdict"), str):
+        return ""
+    reasons = "; ".join(f"{r.get('code', '')}: {r.get('detail', '')}".strip(": ")
+                        for r in result.get("reasons") or [] if isinstance(r, dict))
+    head = result["verdict"] + (f" ({result['outcome']})" if isinstance(result.get("outcome"), str) else "")
+    return f"{head}: {reasons}" if reasons else head
+
+
 async def summarize_results(client: AgentClient | None, result: Any, title: str = "") -> SummaryOutcome:
-    """Render the test-results section; ``client`` None (or agents off) renders it without prose."""
+    """Render the test-results section; ``client`` None (or agents off) renders it without prose.
+    ``result``: the runner's result (``gpu_runner.result.RunResult`` or its JSON as a dict)."""
+    if hasattr(result, "model_dump"):
+        result = result.model_dump(by_alias=True, mode="json")
     counts, failing = count_outcomes(result)
     base = dict(title=title, counts=counts, failing=failing[:MAX_FAILING_SHOWN],
-                more_failing=max(0, len(failing) - MAX_FAILING_SHOWN))
+                more_failing=max(0, len(failing) - MAX_FAILING_SHOWN), verdict=verdict_line(result))
     if client is None:
         reason = "agents are off"
+        base["verdict"] = Redactor().redact(base["verdict"])
+        base["failing"] = [Redactor().redact(t) for t in base["failing"]]
         return SummaryOutcome(render("test_summary.md.j2", summary="", reason=reason, model="",
                                      sanitized_notes=[], **base), reason=reason, counts=counts)
     cleaner = Cleaner(client.settings)
     base["failing"] = [cleaner.secret_free(t) for t in base["failing"]]
+    base["verdict"] = cleaner.secret_free(base["verdict"])
     reason = ""
     reply = None
     if not client.settings.summaries:

@@ -52,6 +52,8 @@ class SanitizedText:
     mentions_neutralised: int = 0
     closing_keywords_neutralised: int = 0
     truncated: bool = False
+    decorators_neutralised: int = 0       # of mentions_neutralised: ``@triton.jit``-like, not an attempt to ping
+    mentions_kept: int = 0
 
     @property
     def changed(self) -> bool:
@@ -139,10 +141,14 @@ def sanitize(text: str, *, allowed_hosts=("github.com",), max_links: int = 5, ma
     allowed_logins = {a.lower() for a in allowed_mentions}
     live = 0
     neutral = 0
+    decorators = 0
 
     def _mention(m):
-        nonlocal live, neutral
+        nonlocal live, neutral, decorators
         login = m.group(1)
+        after = m.string[m.end():m.end() + 2]
+        if "/" not in login and len(after) == 2 and after[0] == "." and (after[1].isalpha() or after[1] == "_"):
+            decorators += 1
         if ("/" not in login and login.lower() in allowed_logins and login.lower() not in _ALWAYS_NEUTRAL
                 and live < max_mentions):
             live += 1
@@ -164,7 +170,7 @@ def sanitize(text: str, *, allowed_hosts=("github.com",), max_links: int = 5, ma
     truncated = len(text) > max_chars
     if truncated:
         text = text[: max_chars - 1].rstrip() + "…"
-    return SanitizedText(text, secrets, html, links_removed, neutral, closing, truncated)
+    return SanitizedText(text, secrets, html, links_removed, neutral, closing, truncated, decorators, live)
 
 
 def fence(code: str, lang: str = "") -> str:

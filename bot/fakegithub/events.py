@@ -114,6 +114,23 @@ def check_run_event(fake: "FakeGitHub", repo: "Repo", run: "CheckRun", action: s
 
 
 def review_event(fake: "FakeGitHub", repo: "Repo", pull: "Pull", review, action: str, sender) -> None:
+    rendered = fake.render.review(repo, pull, review)
+    rendered["state"] = rendered["state"].lower()     # webhooks say "approved", REST says "APPROVED"
     _emit(fake, "pull_request_review", action, repo, sender, {
-        "review": fake.render.review(repo, pull, review),
+        "review": rendered,
         "pull_request": fake.render.pull(repo, pull, simple=True)})
+
+
+def installation_event(fake: "FakeGitHub", inst) -> None:
+    """``installation.created`` with the repositories the installation covers."""
+    app = next(iter(fake.state.apps.values()), None)
+    if app is None:
+        return
+    repos = [r for r in fake.state.repos.values() if r.owner.login.lower() == inst.account.login.lower()
+             and (inst.repository_ids is None or r.id in inst.repository_ids)]
+    payload = fake.webhooks.build("installation", "created", {
+        "installation": fake.render.installation(inst, app), "sender": fake.render.user(inst.account),
+        "repositories": [{"id": r.id, "node_id": node_id("R", r.id), "name": r.name, "full_name": r.full_name,
+                          "private": r.private} for r in repos],
+        "requester": None})
+    fake.webhooks.emit("installation", payload)

@@ -29,8 +29,9 @@ def node_id(kind: str, id: int) -> str:
 class Render:
     """Builders bound to one fake (its state and base URL ``api``, e.g. ``http://127.0.0.1:PORT``)."""
 
-    def __init__(self, state: State, api: str):
+    def __init__(self, state: State, api: str, *, git_http: bool = False):
         self.state = state
+        self.git_http = git_http
         self.api = api.rstrip("/")
         self.web = self.api          # html_url host: the fake serves no HTML, the links are stable ids
 
@@ -94,7 +95,8 @@ class Render:
             "full_name": r.full_name, "owner": self.user(r.owner), "private": r.private,
             "visibility": "private" if r.private else "public",
             "html_url": f"{self.web}/{r.full_name}", "description": r.description, "fork": r.fork_of is not None,
-            "clone_url": r.path.as_uri(), "git_url": r.path.as_uri(), "ssh_url": str(r.path),
+            "clone_url": f"{self.api}/{r.full_name}.git" if self.git_http else r.path.as_uri(),
+            "git_url": f"{self.api}/{r.full_name}.git" if self.git_http else r.path.as_uri(), "ssh_url": str(r.path),
             "svn_url": f"{self.web}/{r.full_name}", "mirror_url": None, "homepage": None, "language": None,
             "default_branch": r.default_branch, "archived": False, "disabled": False,
             "has_issues": True, "has_projects": False, "has_wiki": False, "has_pages": False,

@@ -50,16 +50,30 @@ async def create_token(ctx: Ctx) -> Reply:
     if inst is None:
         raise not_found()
     body = ctx.json() or {}
-    ttl = getattr(ctx.fake, "token_ttl_s", INSTALLATION_TOKEN_TTL_S)
-    tok = ctx.state.issue_token(installation_id=inst.id, ttl_s=ttl)
     perms = dict(inst.permissions)
     if body.get("permissions"):
         for k, v in body["permissions"].items():
             if k not in perms or (perms[k] == "read" and v == "write"):
-                raise GitHubError(422, f"The permissions requested are not granted to this installation.")
+                raise GitHubError(422, "The permissions requested are not granted to this installation.")
         perms = dict(body["permissions"])
+    covered = [r for r in ctx.state.repos.values() if r.owner.login.lower() == inst.account.login.lower()
+               and (inst.repository_ids is None or r.id in inst.repository_ids)]
+    scope = None
+    if body.get("repositories") or body.get("repository_ids"):
+        names = {n.lower() for n in body.get("repositories") or []}
+        ids = set(body.get("repository_ids") or [])
+        chosen = [r for r in covered if r.name.lower() in names or r.id in ids]
+        if len(chosen) != len(names) + len(ids - {r.id for r in chosen if r.name.lower() in names}):
+            raise GitHubError(422, "There is at least one repository that does not exist or is not accessible "
+                                   "to the parent installation.")
+        scope = {r.id for r in chosen}
+    ttl = getattr(ctx.fake, "token_ttl_s", INSTALLATION_TOKEN_TTL_S)
+    tok = ctx.state.issue_token(installation_id=inst.id, ttl_s=ttl)
+    tok.repository_ids, tok.permissions = scope, (perms if body.get("permissions") else None)
     out = {"token": tok.token, "expires_at": iso(tok.expires_at), "permissions": perms,
-           "repository_selection": "all" if inst.repository_ids is None else "selected"}
+           "repository_selection": "all" if inst.repository_ids is None and scope is None else "selected"}
+    if scope is not None:
+        out["repositories"] = [ctx.render.repo(r) for r in covered if r.id in scope]
     del app
     return Reply(201, out)
 

@@ -151,15 +151,16 @@ async def update_pull(ctx: Ctx) -> Reply:
     actor = ctx.require_actor()
     now = ctx.state.now()
     action = None
-    if "title" in body:
-        issue.title = body["title"]
-        action = "edited"
-    if "body" in body:
-        issue.body = body["body"]
-        action = "edited"
-    if "base" in body:
+    changes: dict = {}
+    for key in ("title", "body"):
+        if key in body and body[key] != getattr(issue, key):
+            changes[key] = {"from": getattr(issue, key)}
+            setattr(issue, key, body[key])
+            action = "edited"
+    if "base" in body and body["base"] != p.base_ref:
         if r.git.ref(f"refs/heads/{body['base']}") is None:
             raise GitHubError(422, "Validation Failed", errors=[{"resource": "PullRequest", "field": "base", "code": "invalid"}])
+        changes["base"] = {"ref": {"from": p.base_ref}, "sha": {"from": r.git.ref(f"refs/heads/{p.base_ref}")}}
         p.base_ref = body["base"]
         action = "edited"
     if "maintainer_can_modify" in body:
@@ -172,11 +173,11 @@ async def update_pull(ctx: Ctx) -> Reply:
         issue.closed_at = now if issue.state == "closed" else None
         issue.closed_by = actor if issue.state == "closed" else None
         if action == "edited":
-            pull_event(ctx.fake, r, p, "edited", actor)
+            pull_event(ctx.fake, r, p, "edited", actor, extra={"changes": changes})
         action = "closed" if issue.state == "closed" else "reopened"
     issue.updated_at = now
     if action:
-        pull_event(ctx.fake, r, p, action, actor)
+        pull_event(ctx.fake, r, p, action, actor, extra={"changes": changes} if action == "edited" else None)
     return Reply(200, ctx.render.pull(r, p, mergeable=mergeability(ctx, p)))
 
 

@@ -129,7 +129,9 @@ class Ctx:
         from bot.fakegithub.state import PERMISSION_ORDER
 
         if self.installation is not None:
-            have = self.installation.permissions.get(area, "none")
+            granted = (self.token.permissions if self.token and self.token.permissions is not None
+                       else self.installation.permissions)
+            have = granted.get(area, "none")
             if have == "write" or (level == "read" and have == "read"):
                 return
             raise GitHubError(403, "Resource not accessible by integration")

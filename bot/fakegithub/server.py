@@ -72,10 +72,14 @@ class FakeGitHub:
 
     ``state_dir`` holds the bare repositories (``<state_dir>/repos/<owner>/<name>.git``).
     ``validate_responses`` can be turned off for speed in benchmarks (requests are always validated).
+    ``git_http_urls``: repositories' ``clone_url`` is the fake's smart-HTTP URL (push with
+    ``bot.github.authenticated_remote``, like on GitHub) instead of the bare repository's path;
+    git must then not run synchronously on the fake's event loop (see :mod:`bot.fakegithub.githttp`).
     """
 
     def __init__(self, state_dir: Path | str, *, host: str = "127.0.0.1", port: int = 0,
-                 validate_responses: bool = True, webhook_url: str | None = None, webhook_secret: str = ""):
+                 validate_responses: bool = True, webhook_url: str | None = None, webhook_secret: str = "",
+                 git_http_urls: bool = False):
         _import_routes()
         self.state = State(Path(state_dir))
         self.host, self.port = host, port
@@ -83,6 +87,8 @@ class FakeGitHub:
         self.faults = Faults()
         self.webhooks = Webhooks(self, url=webhook_url, secret=webhook_secret)
         self.requests: list[dict] = []          # {method, path, operation, status, api_version, auth}
+        self.git_requests: list[dict] = []      # smart-HTTP git calls {service, repo, status, actor}
+        self.git_http_urls = git_http_urls      # clone_url: http://…/<owner>/<repo>.git instead of the path
         self.url = ""
         self.render = Render(self.state, "http://127.0.0.1")
         self._runner: web.AppRunner | None = None
@@ -93,9 +99,10 @@ class FakeGitHub:
     # --- lifecycle -----------------------------------------------------------------------------
     def build_app(self) -> web.Application:
         app = web.Application(client_max_size=64 * 1024 * 1024)
-        from bot.fakegithub import admin
+        from bot.fakegithub import admin, githttp
 
         admin.register(app, self)
+        githttp.register(app, self)
         app.router.add_route("*", "/{tail:.*}", self._dispatch)
         return app
 
@@ -107,7 +114,7 @@ class FakeGitHub:
         await site.start()
         self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
         self.url = f"http://{self.host}:{self.port}"
-        self.render = Render(self.state, self.url)
+        self.render = Render(self.state, self.url, git_http=self.git_http_urls)
         await self.webhooks.start()
         return self.url
 
@@ -169,6 +176,9 @@ class FakeGitHub:
         if permissions is not None:
             inst.permissions = dict(permissions)
         self.state.installations[inst.id] = inst
+        from bot.fakegithub.events import installation_event
+
+        installation_event(self, inst)
         return inst
 
     def add_collaborator(self, repo: Repo, login: str, permission: str = "write") -> User:
@@ -321,7 +331,8 @@ class FakeGitHub:
         return {"x-ratelimit-limit": str(RATE_LIMIT), "x-ratelimit-remaining": str(max(0, RATE_LIMIT - used % RATE_LIMIT)),
                 "x-ratelimit-used": str(used % RATE_LIMIT), "x-ratelimit-reset": str(int(time.time()) + 3600),
                 "x-ratelimit-resource": "core", "X-GitHub-Media-Type": "github.v3; format=json",
-                "X-GitHub-Api-Version-Selected": "2022-11-28"}
+                "X-GitHub-Api-Version-Selected": "2022-11-28",
+                "X-GitHub-Request-Id": f"FAKE:{len(self.requests):08X}"}
 
     # --- auth ----------------------------------------------------------------------------------
     def _authenticate(self, ctx: Ctx) -> None:
@@ -382,8 +393,10 @@ class FakeGitHub:
             raise GitHubError(404, "Not Found")
         if ctx.installation is not None:
             inst = ctx.installation
+            scope = ctx.token.repository_ids if ctx.token else None
             if inst.account.login.lower() != repo.owner.login.lower() or (
-                    inst.repository_ids is not None and repo.id not in inst.repository_ids):
+                    inst.repository_ids is not None and repo.id not in inst.repository_ids) or (
+                    scope is not None and repo.id not in scope):
                 if repo.private or ctx.request.method != "GET":
                     raise GitHubError(404, "Not Found")
         elif ctx.actor is not None:

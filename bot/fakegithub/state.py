@@ -62,6 +62,8 @@ class Token:
     expires_at: float
     installation_id: int | None = None   # None: a personal token (plain token mode)
     user: User | None = None
+    repository_ids: set[int] | None = None       # a token narrowed to some repositories
+    permissions: dict[str, str] | None = None    # a token narrowed to some permissions
 
 
 @dataclass

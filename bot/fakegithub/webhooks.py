@@ -94,12 +94,15 @@ class Webhooks:
         self.deliveries: list[Delivery] = []     # every delivery made (emit or deliver), in order
         self.emitted: list[Delivery] = []        # built from state changes (sent or not)
         self.auto_deliver = True
+        self.timeout_s = DELIVERY_TIMEOUT_S
+        self.duplicate_next = 0                  # send the next N emitted events twice (same GUID)
+        self.held: list[Delivery] = []           # emitted while auto_deliver is off, not yet sent
         self._outbox: asyncio.Queue | None = None
         self._task: asyncio.Task | None = None
         self._session: aiohttp.ClientSession | None = None
 
     async def start(self) -> None:
-        self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=DELIVERY_TIMEOUT_S))
+        self._session = aiohttp.ClientSession()
         self._outbox = asyncio.Queue()
         self._task = asyncio.create_task(self._run(), name="fakegithub-webhooks")
 
@@ -167,9 +170,10 @@ class Webhooks:
         d.url = target
         if d not in self.deliveries:
             self.deliveries.append(d)
-        session = self._session or aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=DELIVERY_TIMEOUT_S))
+        session = self._session or aiohttp.ClientSession()
         try:
-            async with session.post(target, data=d.body, headers=d.headers) as resp:
+            async with session.post(target, data=d.body, headers=d.headers,
+                                    timeout=aiohttp.ClientTimeout(total=self.timeout_s)) as resp:
                 await resp.read()
                 d.statuses.append(resp.status)
         except (aiohttp.ClientError, asyncio.TimeoutError) as e:
@@ -197,9 +201,42 @@ class Webhooks:
         :attr:`url` is set and :attr:`auto_deliver` is on)."""
         d = self.prepare(event, payload)
         self.emitted.append(d)
-        if self.auto_deliver and self.url and self._outbox is not None:
+        if not self.auto_deliver:
+            self.held.append(d)
+        elif self.url and self._outbox is not None:
             self._outbox.put_nowait(d)
+            if self.duplicate_next > 0:
+                self.duplicate_next -= 1
+                self._outbox.put_nowait(d)
         return d
+
+    async def flush(self, order: str = "fifo") -> list[Delivery]:
+        """Send the held deliveries now, ``fifo``, ``reverse`` (out of order) or ``shuffle``d
+        (GitHub does not guarantee order); returns them in the order sent."""
+        batch, self.held = list(self.held), []
+        if order == "reverse":
+            batch.reverse()
+        elif order == "shuffle":
+            import random
+
+            random.Random(len(batch)).shuffle(batch)
+        for d in batch:
+            await self.send(d)
+        return batch
+
+    async def ping(self) -> Delivery:
+        """The ``ping`` GitHub sends when a hook is created (an App hook: ``hook.type: "App"``)."""
+        app = next(iter(self.fake.state.apps.values()), None)
+        hook = {"type": "App", "id": self.hook_id, "name": "web", "active": True,
+                "events": ["push", "pull_request", "issue_comment", "issues", "check_run"],
+                "config": {"content_type": "json", "insecure_ssl": "0", "url": self.url or ""},
+                "app_id": app.id if app else 0}
+        payload = self.build("ping", None, {"hook": hook, "hook_id": self.hook_id})
+        payload.pop("repository", None)
+        payload.pop("organization", None)
+        if app:
+            payload["sender"] = self.fake.render.user(app.owner)
+        return await self.deliver("ping", payload)
 
     async def drain(self) -> None:
         """Wait until every queued event was sent (answered or failed)."""

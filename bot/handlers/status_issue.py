@@ -33,12 +33,12 @@ def _age(seconds: float | None) -> str:
     return f"{seconds / 86400:.1f} days ago"
 
 
-def render_status(st: SyncStatus, *, alarm_age_s: float, now: float | None = None) -> str:
+def render_status(st: SyncStatus, *, stale_after_s: float, alarm_after_s: float, now: float | None = None) -> str:
     """Pure: the issue body for a status snapshot."""
     now = time.time() if now is None else now
-    return render("status_issue.md.j2", stale=st.stale(), last_fetch_error=st.last_fetch_error,
-                  upstream_seen=_age(st.upstream_age_s(now)), alarm=st.alarm(alarm_age_s, now),
-                  alarm_age=_age(alarm_age_s).replace(" ago", ""), held=st.held,
+    return render("status_issue.md.j2", stale=st.stale(stale_after_s, now), last_fetch_error=st.last_fetch_error,
+                  upstream_seen=_age(st.upstream_age_s(now)), alarm=st.alarm(alarm_after_s, now),
+                  alarm_age=_age(alarm_after_s).replace(" ago", ""), held=st.held,
                   upstream_head=st.upstream_head, frontier=st.frontier, contiguous_pin=st.contiguous_pin,
                   days_behind=st.days_behind, backlog=st.backlog, units=list(st.units), deferred=list(st.deferred))
 

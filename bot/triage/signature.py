@@ -96,7 +96,7 @@ _PREFIX_SRC = r"""(?:
   | \#[ \t]\|[ \t]?
   | >[ \t]+
 )"""
-_PREFIX = re.compile(r"^" + _PREFIX_SRC + r"+", re.X)
+_PREFIX = re.compile(r"^" + _PREFIX_SRC + r"++", re.X)   # possessive: no backtracking
 
 
 def strip_prefixes(line: str) -> str:
@@ -118,44 +118,95 @@ def clean_text(text: str) -> str:
 
 
 # --------------------------------------------------------------------------- masking
-_MASKS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p, f), r) for p, r, f in (
-    # timestamps first (they contain ':' and digits the later rules would half-eat)
-    (r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?", "<time>", 0),
-    (r"\b\d\d:\d\d:\d\d(?:\.\d+)?\b", "<time>", 0),
-    # URLs keep only their host-less last segment; directories go, basenames stay
-    (r"(?:[A-Za-z]:[\\/]|~?/|\.\.?/)(?:[^\s/\\:'\"()<>]+[\\/])*|(?<![\w.\-+@])(?:[\w.\-+@]+[\\/]){2,}", "", 0),
-    (r"\btmp[\w\-]{4,}", "<tmp>", 0),
-    (r"\b0x[0-9a-fA-F]+\b", "<hex>", 0),
-    (r"\s*\+\s*<hex> bytes system", "", 0),
-    (r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{8,}\b", "<hex>", 0),
-    (r"\b(?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{20,}\b", "<id>", 0),
-    (r"\b(pid|PID|[Pp]rocess|[Tt]hread|tid|job|[Rr]ank)([ =:#]+)\d+", r"\1\2<pid>", 0),
-    # sizes and counts after labels
-    (r"(?i)\b(required|hardware limit(?:ation)?|tried to allocate|total capacity of|of which|"
-     r"has a total capacity of|memory in use|allocated|reserved|free|mismatched elements|"
-     r"greatest (?:absolute|relative) difference|up to|max|bytes|size|got|expected)"
-     r"(\s*[:=]?\s*)[-+]?\d+(?:[.,]\d+)*(?:e[-+]?\d+)?(?:\s*/\s*\d+)?(?:\s*\([\d.]+%\))?", r"\1\2<n>", 0),
-    (r"(?i)\bat index \([\d,\s]*\)", "at index (<i>)", 0),
-    (r"\bat \d+:\d+:", "at <pos>:", 0),
-    (r"\.(py|pyx|cpp|cc|c|h|hpp|cu|cuh|mlir|td|ll|ptx|test):\d+(?::\d+)?", r".\1:<L>", 0),
-    (r"\bline \d+", "line <L>", 0),
-    (r"(?<![\w.<])[-+]?\d+\.\d+(?:[eE][-+]?\d+)?(?![\w.])", "<f>", 0),
-    (r"\(\s*<f>%\s*\)|\(\s*\d+%\s*\)", "(<pct>)", 0),
-    (r"(?<![\w.<])\d{5,}(?![\w.])", "<n>", 0),
-    (r"\s+", " ", 0),
-))
+_TIME_FULL = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?")
+_TIME = re.compile(r"\b\d\d:\d\d:\d\d(?:\.\d+)?\b")
+# a token holding a path separator: keep its last segment (the basename)
+_PATH = re.compile(r"(?<![^\s'\"()<>,;=`\[\]{}])[^\s'\"()<>,;=`\[\]{}/\\]*[/\\][^\s'\"()<>,;=`\[\]{}]*")
+_TMP = re.compile(r"\btmp[\w\-]{4,}")
+_HEX0X = re.compile(r"\b0x[0-9a-fA-F]+\b")
+_SYSBYTES = re.compile(r"\s*\+\s*0x[0-9a-fA-F]+ bytes system")
+_HEXID = re.compile(r"\b[0-9a-f]{8,}\b")
+_LONGID = re.compile(r"\b[A-Za-z0-9]{20,}\b")
+_PID = re.compile(r"\b(pid|PID|[Pp]rocess|[Tt]hread|tid|job|[Rr]ank)([ =:#]+)\d+")
+_PID_HINTS = ("pid", "PID", "rocess", "hread", "tid", "job", "ank")
+_LABELLED = re.compile(r"\b([A-Za-z]+)(\s*[:=]?\s*)[-+]?\d+(?:[.,]\d+)*(?:e[-+]?\d+)?(?:\s*/\s*\d+)?(?:\s*\([\d.]+%\))?")
+#: last words of labels whose number varies between occurrences of one fault
+_LABEL_WORDS = frozenset({"required", "limit", "limitation", "allocate", "allocated", "reserved", "free",
+                          "elements", "difference", "max", "bytes", "size", "got", "expected", "use"})
+_INDEX = re.compile(r"\bat index \([\d,\s]*\)", re.I)
+_POS = re.compile(r"\bat \d+:\d+:")
+_SRCPOS = re.compile(r"\.(py|pyx|cpp|cc|c|h|hpp|cu|cuh|mlir|td|ll|ptx|test):\d+(?::\d+)?")
+_LINENO = re.compile(r"\bline \d+")
+_FLOAT = re.compile(r"(?<![\w.<])[-+]?\d+\.\d+(?:[eE][-+]?\d+)?(?![\w.])")
+_PCT = re.compile(r"\(\s*(?:<f>|\d+)%\s*\)")
+_BIGINT = re.compile(r"(?<![\w.<])\d{5,}(?![\w.])")
+_DIGIT = re.compile(r"\d")
 _MAX_LINE = 240
+
+
+def _basename(m: re.Match) -> str:
+    tok = m.group(0).rstrip("/\\")
+    i = max(tok.rfind("/"), tok.rfind("\\"))
+    return tok[i + 1:]
+
+
+def _hexid(m: re.Match) -> str:
+    t = m.group(0)
+    return "<hex>" if not t.isdigit() and not t.isalpha() else t
+
+
+def _longid(m: re.Match) -> str:
+    t = m.group(0)
+    return "<id>" if not t.isalpha() and not t.isdigit() else t
+
+
+def _labelled(m: re.Match) -> str:
+    if m.group(1).lower() in _LABEL_WORDS:
+        return f"{m.group(1)}{m.group(2)}<n>"
+    return m.group(0)
 
 
 def mask(line: str) -> str:
     """Replace what varies between occurrences of one fault; keep fault-telling digits.
+    Each step runs only when a cheap test says it can apply.
 
     >>> mask("out of resource: shared memory, Required: 131072, Hardware limit: 101376")
     'out of resource: shared memory, Required: <n>, Hardware limit: <n>'
     """
-    for rx, rep in _MASKS:
-        line = rx.sub(rep, line)
-    line = line.strip(" \t:.'\"`")
+    digits = _DIGIT.search(line) is not None
+    if digits and ":" in line:
+        if "-" in line:
+            line = _TIME_FULL.sub("<time>", line)
+        line = _TIME.sub("<time>", line)
+    if "/" in line or "\\" in line:
+        line = _PATH.sub(_basename, line)
+    if "tmp" in line:
+        line = _TMP.sub("<tmp>", line)
+    if digits:
+        if "0x" in line:
+            if "system" in line:
+                line = _SYSBYTES.sub("", line)
+            line = _HEX0X.sub("<hex>", line)
+        line = _HEXID.sub(_hexid, line)
+        line = _LONGID.sub(_longid, line)
+        if any(h in line for h in _PID_HINTS):
+            line = _PID.sub(r"\1\2<pid>", line)
+        line = _LABELLED.sub(_labelled, line)
+        if "index" in line:
+            line = _INDEX.sub("at index (<i>)", line)
+        if "at " in line:
+            line = _POS.sub("at <pos>:", line)
+        if "." in line:
+            line = _SRCPOS.sub(r".\1:<L>", line)
+            line = _FLOAT.sub("<f>", line)
+        if "line " in line:
+            line = _LINENO.sub("line <L>", line)
+        if "%" in line:
+            line = _PCT.sub("(<pct>)", line)
+        line = _BIGINT.sub("<n>", line)
+    else:
+        line = _LONGID.sub(_longid, line)
+    line = " ".join(line.split()).strip(" \t:.'\"`")
     return line[:_MAX_LINE]
 
 
@@ -187,13 +238,18 @@ def _x_llvm(text: str) -> Found | None:
 
 
 _MLIR_PASS = re.compile(r"Pipeline failed while executing \[`([\w.\-]+)`")
-_MLIR_ERR = re.compile(r"(?m)^[^\n]*?(?::\d+:\d+|loc\([^\n]*\)|<unknown>|<stdin>[^\n]*?): error: ([^\n]*)")
+_MLIR_HINT = re.compile(r": error: ")
+_MLIR_ERR = re.compile(r"(?::\d+:\d+|loc\(.*\)|<unknown>|<stdin>\S*): error: (.*)")
 _GENERIC_MLIR = ("Failures have been detected while processing an MLIR pass pipeline",)
 
 
 def _mlir_errors(text: str) -> list[str]:
-    return [m.group(1).strip() for m in _MLIR_ERR.finditer(text)
-            if not m.group(1).startswith(_GENERIC_MLIR) and not m.group(1).startswith("CHECK")]
+    out = []
+    for _, line in _lines_at(text, _MLIR_HINT):
+        m = _MLIR_ERR.search(line)
+        if m and not m.group(1).startswith(_GENERIC_MLIR) and not m.group(1).startswith("CHECK"):
+            out.append(m.group(1).strip())
+    return out
 
 
 def _x_mlir_pass(text: str) -> Found | None:
@@ -235,17 +291,25 @@ def _x_ptxas(text: str) -> Found | None:
     return ("ptxas", first, "compile") if first else None
 
 
-_CUDA = re.compile(r"(?:Triton Error \[(CUDA|HIP)\]: |\b(CUDA|HIP|hip|cuda) error: |"
-                   r"\bCUDA_ERROR_\w+: |cudaError\w+ \(error \d+\) due to \")([^\n\"]*)")
+_CUDA_RX = (
+    ("Triton Error [", re.compile(r"Triton Error \[(CUDA|HIP)\]: ([^\n\"]*)")),
+    (" error: ", re.compile(r"\b(CUDA|HIP|cuda|hip) error: ([^\n\"]*)")),
+    ("CUDA_ERROR_", re.compile(r"\b(CUDA)_ERROR_\w+: ([^\n\"]*)")),
+    ("(error ", re.compile(r"\b(cuda|hip)Error\w+ \(error \d+\) due to \"([^\n\"]*)")),
+)
 
 
 def _x_cuda(text: str) -> Found | None:
-    m = _CUDA.search(text)
-    if not m:
+    best = None
+    for anchor, rx in _CUDA_RX:
+        if anchor in text:
+            m = rx.search(text)
+            if m and (best is None or m.start() < best.start()):
+                best = m
+    if best is None:
         return None
-    api = (m.group(1) or m.group(2) or "CUDA").upper()
-    msg = m.group(3).strip()
-    return f"{api}Error", f"{api} error: {msg}", "run"
+    api = best.group(1).upper()
+    return f"{api}Error", f"{api} error: {best.group(2).strip()}", "run"
 
 
 _SIGNALS = (
@@ -265,16 +329,43 @@ def _x_signal(text: str) -> Found | None:
     return None
 
 
-_PYEXC = re.compile(
-    r"(?m)^" + _PREFIX_SRC + r"*"
-    r"((?:[A-Za-z_][\w]*\.)*(?:[A-Za-z_]\w*?(?:Error|Exception|Exit|Failure|Interrupt|Warning)|\w*OutOfResources))"
-    r"(?::[ ]?([^\n]*))?$", re.X)
-_CAUSE_CALL = re.compile(r"(?m)^" + _PREFIX_SRC + r"*([A-Za-z_]\w*(?:Error|Exception))\(['\"](.*)['\"]\)[ \t]*$", re.X)
+_EXC_TYPE = r"(?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*?(?:Error|Exception|Exit|Failure|Interrupt|Warning)|\w*OutOfResources)"
+# a cheap hint finds candidate lines; the anchored match runs on the prefix-stripped line only
+_EXC_HINT = re.compile(r"(?:Error|Exception|OutOfResources|Exit|Failure|Interrupt|Warning)(?=:|[ \t]*$)", re.M)
+_EXC_LINE = re.compile(r"(" + _EXC_TYPE + r")(?::[ ]?(.*))?$")
+_CAUSE_HINT = re.compile(r"(?:Error|Exception)\(")
+_CAUSE_LINE = re.compile(r"([A-Za-z_]\w*(?:Error|Exception))\((['\"])(.*)\2\)$")
 _WRAPPERS = ("CompilationError", "PassManager::run failed", "CalledProcessError")
 
 
+def _lines_at(text: str, rx: re.Pattern):
+    """(line start, prefix-stripped line) of each line holding a match of ``rx``, in order."""
+    last = -1
+    for m in rx.finditer(text):
+        ls = text.rfind("\n", 0, m.start()) + 1
+        if ls == last:
+            continue
+        last = ls
+        le = text.find("\n", m.end())
+        yield ls, strip_prefixes(text[ls:le if le >= 0 else len(text)])
+
+
 def _py_exceptions(text: str):
-    return [(m.start(), m.group(1), (m.group(2) or "").strip()) for m in _PYEXC.finditer(text)]
+    out = []
+    for ls, line in _lines_at(text, _EXC_HINT):
+        e = _EXC_LINE.match(line)
+        if e:
+            out.append((ls, e.group(1), (e.group(2) or "").strip()))
+    return out
+
+
+def _cause_call(text: str):
+    found = None
+    for _, line in _lines_at(text, _CAUSE_HINT):
+        c = _CAUSE_LINE.match(line)
+        if c:
+            found = (c.group(1), c.group(3))
+    return found
 
 
 def _short_type(t: str) -> str:
@@ -292,11 +383,9 @@ def _x_python(text: str) -> Found | None:
         # repr line ``ValueError('…')`` after the CompilationError or as an earlier exception
         # ("The above exception was the direct cause of the following exception").
         after = text[pos:]
-        c = None
-        for c in _CAUSE_CALL.finditer(after):
-            pass
+        c = _cause_call(after)
         if c:
-            return _short_type(c.group(1)), c.group(2), "compile"
+            return _short_type(c[0]), c[1], "compile"
         tail = [strip_prefixes(l) for l in after.split("\n")[1:]]
         tail = [l for l in tail if l and not set(l) <= set("^~ ")]
         earlier = [e for e in excs[:-1] if _short_type(e[1]) != "CompilationError"]
@@ -349,55 +438,60 @@ def _x_pytest_summary(text: str) -> Found | None:
     return short, msg, "check" if _is_numeric(msg, "") else "test"
 
 
-#: Phrases of infrastructure faults. Shared with :mod:`bot.triage.classify`.
-INFRA_PATTERNS: tuple[tuple[str, str], ...] = (
-    ("gpu-busy", r"CUDA-capable devices? (?:is|are) busy or unavailable|device\(s\) is/are busy|"
-                 r"device(?:s)? (?:is|are) already in use|Could not acquire (?:a )?GPU|GPU lease"),
-    ("gpu-memory-held", r"CUDA out of memory\..*\bProcess \d+ has [\d.]+ \w+ memory in use"),
-    ("gpu-missing", r"no CUDA-capable device is detected|Found no NVIDIA driver|0 active drivers|"
-                    r"No (?:CUDA )?GPUs? (?:are |is )?available|NVIDIA-SMI has failed"),
-    ("driver-mismatch", r"driver version is insufficient|Driver/library version mismatch|"
-                        r"unsupported toolchain|Failed to initialize NVML|"
-                        r"forward compatibility was attempted on non supported HW"),
-    ("network", r"Connection reset by peer|Connection refused|Could not resolve host|"
-                r"Temporary failure in name resolution|Name or service not known|Read timed out|"
-                r"ProxyError|Network is unreachable|TLS handshake timeout|RemoteDisconnected|"
-                r"HTTP Error 50[0234]|50[234] (?:Service Unavailable|Bad Gateway|Gateway Time-out)|"
-                r"Connection timed out|SSL: CERTIFICATE_VERIFY_FAILED"),
-    ("toolchain-download", r"Failed to download|Could not download|error downloading|download_and_copy|"
-                           r"Could not find a version that satisfies|No matching distribution found|"
-                           r"curl: \(\d+\)"),
-    ("disk-full", r"No space left on device|Disk quota exceeded|ENOSPC"),
-    ("oom-kill", r"Out of memory: Killed process|OOMKilled|oom-kill|exit code 137\b|"
-                 r"exited with 137\b|Error 137\b|signal 9\b|SIGKILL|Killed signal terminated|^Killed$"),
-    ("runner-lost", r"The runner has received a shutdown signal|lost communication with the server|"
-                    r"The operation was canceled|Job was cancelled|timed out waiting for runner"),
+#: Infrastructure faults: kind → phrases. A phrase is a literal, or ``(anchor, regex)`` where the
+#: regex runs only when the literal anchor is present. Shared with :mod:`bot.triage.classify`.
+INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
+    ("gpu-busy", ("busy or unavailable", "is/are busy", "already in use by another", "Could not acquire a GPU",
+                  "GPU lease")),
+    ("gpu-memory-held", (("CUDA out of memory", r"CUDA out of memory\..*\bProcess \d+ has [\d.]+ \w+ memory in use"),)),
+    ("gpu-missing", ("no CUDA-capable device is detected", "Found no NVIDIA driver", "0 active drivers",
+                     "No GPU available", "No GPUs available", "No CUDA GPUs are available", "NVIDIA-SMI has failed")),
+    ("driver-mismatch", ("driver version is insufficient", "Driver/library version mismatch",
+                         "unsupported toolchain", "Failed to initialize NVML",
+                         "forward compatibility was attempted")),
+    ("network", ("Connection reset by peer", "Connection refused", "Could not resolve host",
+                 "Temporary failure in name resolution", "Name or service not known", "Read timed out",
+                 "ProxyError", "Network is unreachable", "TLS handshake timeout", "RemoteDisconnected",
+                 "HTTP Error 50", "503 Service Unavailable", "502 Bad Gateway", "504 Gateway Time",
+                 "Connection timed out", "CERTIFICATE_VERIFY_FAILED")),
+    ("toolchain-download", ("Failed to download", "Could not download", "error downloading", "download_and_copy",
+                            "Could not find a version that satisfies", "No matching distribution found",
+                            ("curl: (", r"curl: \(\d+\)"))),
+    ("disk-full", ("No space left on device", "Disk quota exceeded", "ENOSPC")),
+    ("oom-kill", ("Out of memory: Killed process", "OOMKilled", "oom-kill", "SIGKILL", "Killed signal terminated",
+                  ("137", r"(?:exit code|exited with|Error) 137\b"), ("signal 9", r"signal 9\b"),
+                  ("Killed", r"(?m)(?:^|[\s\]])Killed[ \t]*$"))),
+    ("runner-lost", ("The runner has received a shutdown signal", "lost communication with the server",
+                     "The operation was canceled", "Job was cancelled", "timed out waiting for runner")),
 )
-_INFRA_ALL = re.compile("|".join(f"(?:{p})" for _, p in INFRA_PATTERNS), re.M)
-_INFRA_EACH = tuple((n, re.compile(p, re.M)) for n, p in INFRA_PATTERNS)
+_INFRA = tuple((kind, p if isinstance(p, str) else p[0], None if isinstance(p, str) else re.compile(p[1]))
+               for kind, phrases in INFRA_PATTERNS for p in phrases)
 
 
-def infra_kind(text: str) -> str | None:
-    """The infrastructure kind named in ``text`` (gpu-busy, driver, download, network, disk,
-    oom-kill, runner), or None."""
-    if not _INFRA_ALL.search(text):
-        return None
-    for name, rx in _INFRA_EACH:
-        if rx.search(text):
-            return name
+def _infra_hit(text: str):
+    for kind, anchor, rx in _INFRA:
+        if anchor in text:
+            if rx is None:
+                return kind, text.find(anchor)
+            m = rx.search(text)
+            if m:
+                return kind, m.start()
     return None
 
 
+def infra_kind(text: str) -> str | None:
+    """The infrastructure kind named in ``text`` (see :data:`INFRA_PATTERNS`), or None."""
+    hit = _infra_hit(text)
+    return hit[0] if hit else None
+
+
 def _x_infra(text: str) -> Found | None:
-    m = _INFRA_ALL.search(text)
-    if not m:
+    hit = _infra_hit(text)
+    if not hit:
         return None
-    start = text.rfind("\n", 0, m.start()) + 1
-    end = text.find("\n", m.end())
-    line = strip_prefixes(text[start:end if end >= 0 else len(text)])
-    e = _EXC_MSG.match(line)
-    typ = _short_type(e.group(1)) if e else "Infrastructure"
-    return typ, (e.group(2) or line) if e else line, "setup"
+    start = text.rfind("\n", 0, hit[1]) + 1
+    end = text.find("\n", hit[1])
+    return "Infrastructure", text[start:end if end >= 0 else len(text)], "setup"
 
 
 _EXIT = re.compile(r"(?:exit(?:ed with)? (?:code|status) |returned non-zero exit status |Exit Code: )(-?\d+)", re.I)
@@ -422,7 +516,7 @@ EXTRACTORS: tuple[Extractor, ...] = (
     ("filecheck", ("CHECK",), _x_filecheck),
     ("mlir", (": error: ",), _x_mlir_error),
     ("ptxas", ("ptxas",), _x_ptxas),
-    ("cuda", ("rror", "CUDA_ERROR"), _x_cuda),
+    ("cuda", ("Triton Error [", " error: ", "CUDA_ERROR_", "(error "), _x_cuda),
     ("signal", ("Segmentation", "SIG", "signal", "Abort", "IOT", "Bus error", "Floating point",
                 "Illegal instruction", "exit code 1", "exited with 1"), _x_signal),
     ("python", ("Error", "Exception", "OutOfResources", "Exit", "Failure", "Interrupt"), _x_python),
@@ -433,7 +527,9 @@ EXTRACTORS: tuple[Extractor, ...] = (
 
 _NEEDS_TEST = frozenset({"filecheck", "exit", "unknown", "signal"})
 #: extractors whose line is too weak to rule out an infrastructure cause named elsewhere
-_WEAK = frozenset({"exit", "unknown", "infra", "pytest-plain"})
+_WEAK = frozenset({"exit", "unknown", "infra"})
+#: extractors that name a concrete compiler fault: a concrete error always wins over infrastructure
+_NEVER_INFRA = frozenset({"assertion", "llvm", "mlir-pass", "filecheck", "mlir", "ptxas"})
 
 
 def signature_of(text: str, test: str = "") -> Signature:
@@ -442,17 +538,21 @@ def signature_of(text: str, test: str = "") -> Signature:
     with no recognisable error gets type ``Unknown`` and its last non-empty line."""
     text = clean_text(text)
     for name, pre, fn in EXTRACTORS:
-        if not any(p in text for p in pre):
+        for p in pre:
+            if p in text:
+                break
+        else:
             continue
         found = fn(text)
         if found is None:
             continue
         typ, raw, stage = found
         raw = strip_prefixes(raw)
-        weak = name in _WEAK or (name == "pytest" and typ == "PytestFailure")
-        kind = infra_kind(raw) or (infra_kind(text) if weak else None)
-        if kind:
-            return Signature("setup", "Infrastructure", kind, "", "infra", raw)
+        if name not in _NEVER_INFRA:
+            weak = name in _WEAK or (name == "pytest" and typ == "PytestFailure")
+            kind = infra_kind(raw) or (infra_kind(text) if weak else None)
+            if kind:
+                return Signature("setup", "Infrastructure", kind, "", "infra", raw)
         line = mask(raw)
         t = test if (name in _NEEDS_TEST or stage == "check") else ""
         if name == "python" and stage == "check":

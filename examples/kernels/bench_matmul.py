@@ -79,7 +79,7 @@ def sweep(shapes: list[tuple[int, int, int]], dtypes: list[str], repeats: int) -
                 errs[cfg.name] = err
                 if not (err <= BOUNDS[dt]):
                     continue
-                ms = _time_ms(lambda cfg=cfg: K.matmul_triton(a, b, cfg), on_gpu)
+                ms = _time_ms(lambda cfg=cfg, a=a, b=b: K.matmul_triton(a, b, cfg), on_gpu)
                 if ms < best_ms:
                     best, best_ms = cfg, ms
             del ref64
@@ -88,8 +88,8 @@ def sweep(shapes: list[tuple[int, int, int]], dtypes: list[str], repeats: int) -
             tri, ref = [], []
             for _ in range(repeats):
                 if best is not None:
-                    tri.append(_time_ms(lambda: K.matmul_triton(a, b, best), on_gpu))
-                ref.append(_time_ms(lambda: torch.matmul(a, b), on_gpu))
+                    tri.append(_time_ms(lambda a=a, b=b, best=best: K.matmul_triton(a, b, best), on_gpu))
+                ref.append(_time_ms(lambda a=a, b=b: torch.matmul(a, b), on_gpu))
             for impl, ms_list, cfg_name in (("triton", tri, best.fitted(a.element_size()).name if best else None), ("torch.matmul", ref, None)):
                 if not ms_list:
                     continue

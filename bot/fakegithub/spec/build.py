@@ -132,6 +132,25 @@ def build(pack: Path, full_path: Path, examples_path: Path) -> None:
         cands = [x for x in index[event] if x.get("action") == action]
         (ex_dir / fname).write_text(json.dumps(cands[0], indent=2) + "\n")
     shutil.copyfile(pack / "LICENSES.md", HERE / "LICENSES.md")
+    with (HERE / "LICENSES.md").open("a") as f:
+        f.write(EXTRA_LICENSE_NOTE)
+
+
+EXTRA_LICENSE_NOTE = """
+## 4. Additions made for forksync (bot/fakegithub/spec)
+- `rest.json` = the pack's `openapi/rest-subset.json` plus the operations listed in `build.py`
+  (`EXTRA_OPERATIONS`), copied from npm **@octokit/openapi@23.0.2** `generated/api.github.com.json`
+  (tarball sha1 `743435033357133786d56271b48a67991a614b0a`, the same file the pack was cut from;
+  notice 2 and 3 above apply), `x-octokit` keys removed.
+- `webhooks.json` = the pack's `openapi/webhooks-subset.json` plus the `x-webhooks` entries in
+  `EXTRA_WEBHOOKS`, from the same file (notices 2 and 3).
+- `webhooks/issues.opened.json`, `issues.edited.json`, `issue_comment.edited.json`,
+  `pull_request.reopened.json`, `pull_request_review.submitted.json`,
+  `installation_repositories.added.json`, `check_suite.requested.json`: the first example with that
+  action in npm **@octokit/webhooks-examples@7.6.1** `api.github.com/index.json` (published from the
+  octokit/webhooks repository; its package.json says `"license": "MIT"`, author Gregor Martynus;
+  notice 1 above applies), re-serialised with 2-space indent.
+"""
 
 
 if __name__ == "__main__":

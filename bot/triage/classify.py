@@ -1,0 +1,55 @@
+"""Classification of failures: infrastructure, flaky or real (pure).
+
+* **infrastructure** — the signature names a busy/missing GPU, a driver mismatch, a toolchain
+  download, the network or a proxy, a full disk, the OOM killer or a lost runner
+  (:data:`bot.triage.signature.INFRA_PATTERNS`). Conservative: a concrete compiler or numeric
+  error is chosen as the primary error before any infrastructure phrase is looked at, so it
+  always wins (a log that retried a download and then failed in ``ptxas`` is real).
+* **flaky** — the same test both passed and failed on the same commit (another platform run,
+  a second nightly on the same commit), or passed on a retry in the same run.
+* **real** — everything else.
+
+A rule may force a class (``class:`` in the rules table). Infrastructure and flaky failures
+are tracked apart and never bisected or blamed.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable
+
+from bot.triage.records import FailureRecord
+from bot.triage.settings import TriageRule
+from bot.triage.signature import Signature
+
+INFRA, FLAKY, REAL = "infrastructure", "flaky", "real"
+
+
+def signature_class(sig: Signature, rule: TriageRule | None = None) -> str:
+    """The class a signature alone implies: the rule's forced class, else infrastructure for
+    infrastructure signatures, else real (flakiness needs outcomes, see :func:`flaky_keys`)."""
+    if rule is not None and rule.cls:
+        return rule.cls
+    return INFRA if sig.type == "Infrastructure" else REAL
+
+
+def flaky_keys(records: Iterable[FailureRecord]) -> frozenset[tuple[str, str]]:
+    """``(test, commit)`` pairs that both passed and failed (any run, platform or attempt).
+    Records without a commit count as one commit per run."""
+    seen: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for r in records:
+        if r.outcome == "skipped":
+            continue
+        seen[(r.test, r.commit or f"run:{r.run}")].add("f" if r.failed else "p")
+    return frozenset(k for k, v in seen.items() if len(v) == 2)
+
+
+def record_class(rec: FailureRecord, sig: Signature, rule: TriageRule | None,
+                 flaky: frozenset[tuple[str, str]]) -> str:
+    """The class of one failed record: infrastructure (signature or rule) first, then flaky
+    when its (test, commit) both passed and failed, else real."""
+    cls = signature_class(sig, rule)
+    if cls == INFRA or (rule is not None and rule.cls):
+        return cls
+    if (rec.test, rec.commit or f"run:{rec.run}") in flaky:
+        return FLAKY
+    return cls

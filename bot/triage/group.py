@@ -1,0 +1,124 @@
+"""Grouping: failure records → signature groups, one per tracked root cause (pure).
+
+:class:`Grouper` caches signatures by output text (a nightly repeats the same output across
+parametrizations, platforms and retries), matches the rules table once per signature, and
+classifies each record. A :class:`Group` is the plain data the issue lifecycle, the suspects
+ranking and the agents (``bot.agents.fix.FixRequest.from_group``) read.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Sequence
+
+from bot.triage.classify import FLAKY, INFRA, REAL, flaky_keys, record_class
+from bot.triage.records import FailureRecord
+from bot.triage.rules import RulesTable
+from bot.triage.settings import TriageRule
+from bot.triage.signature import Signature, signature_of
+
+__all__ = ["Grouper", "Group"]
+
+_TEST_RULES = frozenset({"filecheck", "exit", "unknown", "signal"})
+
+
+@dataclass
+class Group:
+    """Failures of one root cause in one batch of records (a nightly, or a file of logs).
+
+    ``id``: the rule id or ``sig-<digest>``; ``cls``: real | flaky | infrastructure (real when
+    any record is real); ``signature``: the first record's; ``rule``: the matching rule or None.
+    """
+
+    id: str
+    cls: str
+    signature: Signature
+    rule: TriageRule | None
+    records: list[FailureRecord] = field(default_factory=list)
+
+    @property
+    def title(self) -> str:
+        if self.rule is not None and self.rule.title:
+            return self.rule.title
+        s = self.signature
+        return f"{s.type}: {s.line}"[:120]
+
+    @property
+    def tests(self) -> tuple[str, ...]:
+        return tuple(sorted({r.test for r in self.records}))
+
+    @property
+    def platforms(self) -> tuple[str, ...]:
+        return tuple(sorted({r.platform for r in self.records if r.platform}))
+
+    @property
+    def runs(self) -> tuple[str, ...]:
+        return tuple(sorted({r.run for r in self.records if r.run}))
+
+    @property
+    def crash(self) -> bool:
+        return self.signature.crash
+
+    def logs(self, n: int = 3, chars: int = 4000) -> tuple[str, ...]:
+        """Up to ``n`` distinct outputs, each cut to its last ``chars`` characters and redacted
+        (secrets, e-mails, home-folder user names: ``bot.agents.redact``)."""
+        from bot.agents.redact import redact
+
+        out: list[str] = []
+        seen: set[str] = set()
+        for r in self.records:
+            text = r.output
+            if text in seen:
+                continue
+            seen.add(text)
+            out.append(redact(text[-chars:]))
+            if len(out) >= n:
+                break
+        return tuple(out)
+
+    def to_agent_input(self, suspects: Sequence = ()) -> dict:
+        """What the proposed-fix agent needs, as plain data (``FixRequest.from_group`` reads it):
+        ``{"group", "signature", "class", "tests", "logs", "suspects"}``."""
+        return {"group": self.id, "signature": self.signature, "class": self.cls,
+                "tests": self.tests, "logs": self.logs(), "suspects": tuple(suspects)}
+
+
+class Grouper:
+    """Signatures (cached by text), rule matching and classification for batches of records."""
+
+    def __init__(self, table: RulesTable | None = None, cache_size: int = 65_536):
+        self.table = table or RulesTable()
+        self.cache_size = cache_size
+        self._cache: dict[str, Signature] = {}
+
+    def signature(self, text: str, test: str = "") -> Signature:
+        """``signature_of(text, test)``, cached by ``text`` (the test is added where it counts)."""
+        sig = self._cache.get(text)
+        if sig is None:
+            sig = signature_of(text, "")
+            if len(self._cache) >= self.cache_size:
+                self._cache.clear()
+            self._cache[text] = sig
+        if test and (sig.rule in _TEST_RULES or sig.stage == "check"):
+            sig = replace(sig, test=test)
+        return sig
+
+    def group(self, records: Iterable[FailureRecord]) -> list[Group]:
+        """Groups of the failed records, most records first. Passed records only serve the
+        flakiness check (same test passed and failed on one commit)."""
+        records = list(records)
+        flaky = flaky_keys(records)
+        groups: dict[str, Group] = {}
+        for r in records:
+            if not r.failed:
+                continue
+            sig = self.signature(r.output, r.test)
+            rule = self.table.match(sig)
+            gid = rule.id if rule else f"sig-{sig.digest}"
+            cls = record_class(r, sig, rule, flaky)
+            g = groups.get(gid)
+            if g is None:
+                g = groups[gid] = Group(gid, cls, sig, rule)
+            elif cls == REAL or (cls == FLAKY and g.cls == INFRA):
+                g.cls = cls
+            g.records.append(r)
+        return sorted(groups.values(), key=lambda g: (-len(g.records), g.id))

@@ -1,0 +1,192 @@
+"""The issue lifecycle's decision core (pure): given what is tracked and one nightly's groups,
+decide which issues to open, update, close or reopen.
+
+Rules (``triage:`` settings, defaults in brackets; source: issue 5 item 5):
+
+* a **real** root cause opens an issue when it failed on ``open_after_nights`` [2] distinct
+  nightlies within ``open_window_days`` [3] days, or at once when it is a crash (fatal signal,
+  C++ assertion, ``LLVM ERROR``) and ``open_crashes_at_once`` [true];
+* one issue per root cause (the group id: rule id or ``sig-<digest>``); a tracked open issue
+  that fails again gets an **update** (refreshed status table);
+* an open issue **closes** after ``close_after_green_nights`` [3] consecutive nightlies in which
+  all its affected tests ran and passed; a nightly in which they did not all run changes
+  nothing; a nightly in which one of them failed (with any signature) resets the count;
+* a closed issue that fails again is **reopened** at once;
+* when more than ``max_new_issues_per_run`` [5] issues would open in one nightly, none opens
+  alone: one **flood** summary lists them (they stay pending and open one by one once the
+  flood is over);
+* infrastructure and flaky groups are tracked (counts, first/last seen) but never opened,
+  bisected or blamed;
+* a nightly already processed (same ``run``) changes nothing: redeliveries and restarts are
+  idempotent.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Iterable
+
+from bot.triage.settings import TriageSettings
+
+__all__ = ["NightlyGroup", "Nightly", "Tracked", "TriageState", "Action", "decide"]
+
+DAY = 86_400
+
+
+@dataclass(frozen=True)
+class NightlyGroup:
+    """One root cause's failures in one nightly (from :class:`bot.triage.group.Group`)."""
+
+    key: str
+    cls: str
+    title: str
+    signature: str
+    tests: frozenset[str]
+    platforms: frozenset[str] = frozenset()
+    crash: bool = False
+    labels: tuple[str, ...] = ()
+    sample: str = ""
+
+    @classmethod
+    def from_group(cls, g) -> "NightlyGroup":
+        logs = g.logs(1)
+        return cls(g.id, g.cls, g.title, g.signature.key, frozenset(g.tests), frozenset(g.platforms),
+                   g.crash, tuple(g.rule.labels) if g.rule else (), logs[0] if logs else "")
+
+
+@dataclass(frozen=True)
+class Nightly:
+    """One nightly run: ``ran`` = every test that ran (passed or failed, not skipped),
+    ``passed`` = tests whose every record passed; ``time`` epoch seconds UTC."""
+
+    run: str
+    time: int
+    commit: str
+    groups: tuple[NightlyGroup, ...]
+    ran: frozenset[str] = frozenset()
+    passed: frozenset[str] = frozenset()
+    platforms: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Tracked:
+    """What is known of one root cause across nightlies. ``state``: pending (seen, no issue),
+    open, closed, or tracked (infrastructure/flaky: never an issue)."""
+
+    key: str
+    cls: str
+    title: str
+    signature: str
+    state: str = "pending"
+    issue: int | None = None
+    fail_runs: tuple[tuple[str, int, str], ...] = ()      # (run, time, commit), oldest first
+    platforms: frozenset[str] = frozenset()
+    tests: frozenset[str] = frozenset()
+    first_seen: int = 0
+    last_seen: int = 0
+    green_streak: int = 0
+    crash: bool = False
+    labels: tuple[str, ...] = ()
+    sample: str = ""
+    last_green: str = ""          # commit of the newest nightly before first_seen where its tests passed
+    first_red: str = ""           # commit of the first failing nightly
+
+    @property
+    def runs(self) -> int:
+        return len(self.fail_runs)
+
+
+@dataclass(frozen=True)
+class TriageState:
+    tracked: dict[str, Tracked] = field(default_factory=dict)
+    processed: frozenset[str] = frozenset()
+    #: test → (commit, time) of the newest nightly where it ran and passed
+    last_green: dict[str, tuple[str, int]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Action:
+    """``kind``: open | update | close | reopen | flood. ``keys`` has one key except for flood."""
+
+    kind: str
+    keys: tuple[str, ...]
+    run: str = ""
+
+
+def _merge(t: Tracked, g: NightlyGroup, n: Nightly) -> Tracked:
+    runs = t.fail_runs if any(r == n.run for r, _, _ in t.fail_runs) else t.fail_runs + ((n.run, n.time, n.commit),)
+    return replace(t, cls=g.cls if t.state != "open" else t.cls, title=g.title, signature=g.signature,
+                   fail_runs=runs[-200:], platforms=t.platforms | g.platforms, tests=t.tests | g.tests,
+                   first_seen=t.first_seen or n.time, last_seen=max(t.last_seen, n.time), green_streak=0,
+                   crash=t.crash or g.crash, labels=tuple(dict.fromkeys(t.labels + g.labels)),
+                   sample=g.sample or t.sample, first_red=t.first_red or n.commit)
+
+
+def decide(state: TriageState, nightly: Nightly, settings: TriageSettings) -> tuple[TriageState, list[Action]]:
+    """The new state and the actions for one nightly (see the module docstring)."""
+    if nightly.run in state.processed:
+        return state, []
+    tracked = dict(state.tracked)
+    actions: list[Action] = []
+    candidates: list[str] = []
+    failing_tests: set[str] = set()
+    window = settings.open_window_days * DAY
+    for g in nightly.groups:
+        failing_tests |= g.tests
+        t = tracked.get(g.key)
+        if t is None:
+            green = [state.last_green[x] for x in g.tests if x in state.last_green]
+            t = Tracked(g.key, g.cls, g.title, g.signature,
+                        last_green=max(green, key=lambda cg: cg[1])[0] if green else "")
+        t = _merge(t, g, nightly)
+        if g.cls != "real" and t.state in ("pending", "tracked"):
+            tracked[g.key] = replace(t, state="tracked", cls=g.cls)
+            continue
+        if t.state == "tracked":
+            t = replace(t, state="pending")      # an infra/flaky cause that is now real
+        if t.state == "open":
+            actions.append(Action("update", (g.key,), nightly.run))
+        elif t.state == "closed":
+            t = replace(t, state="open")
+            actions.append(Action("reopen", (g.key,), nightly.run))
+        else:
+            recent = {r for r, tm, _ in t.fail_runs if tm >= nightly.time - window}
+            if (t.crash and settings.open_crashes_at_once) or len(recent) >= settings.open_after_nights:
+                candidates.append(g.key)
+        tracked[g.key] = t
+    if len(candidates) > settings.max_new_issues_per_run:
+        actions.append(Action("flood", tuple(candidates), nightly.run))
+    else:
+        for k in candidates:
+            tracked[k] = replace(tracked[k], state="open")
+            actions.append(Action("open", (k,), nightly.run))
+    failing_keys = {g.key for g in nightly.groups}
+    for k, t in list(tracked.items()):
+        if t.state != "open" or k in failing_keys:
+            continue
+        if not t.tests or not t.tests <= nightly.ran:
+            continue                                # its tests did not all run: no evidence
+        if t.tests & failing_tests or not t.tests <= nightly.passed:
+            tracked[k] = replace(t, green_streak=0)
+            continue
+        streak = t.green_streak + 1
+        if streak >= settings.close_after_green_nights:
+            tracked[k] = replace(t, state="closed", green_streak=streak)
+            actions.append(Action("close", (k,), nightly.run))
+        else:
+            tracked[k] = replace(t, green_streak=streak)
+    last_green = dict(state.last_green)
+    for x in nightly.passed:
+        last_green[x] = (nightly.commit, nightly.time)
+    new = TriageState(tracked, state.processed | {nightly.run}, last_green)
+    return new, actions
+
+
+def nightly_from_groups(run: str, time: int, commit: str, groups: Iterable, records: Iterable) -> Nightly:
+    """Build a :class:`Nightly` from :class:`bot.triage.group.Group` objects and all the
+    nightly's records (passes included)."""
+    records = list(records)
+    ran = {r.test for r in records if r.outcome != "skipped"}
+    failed = {r.test for r in records if r.failed}
+    return Nightly(run, time, commit, tuple(NightlyGroup.from_group(g) for g in groups),
+                   frozenset(ran), frozenset(ran - failed),
+                   frozenset(r.platform for r in records if r.platform))

@@ -1,0 +1,260 @@
+"""Failure records: what triage reads from a nightly, whatever the source.
+
+Readers (pure: text or parsed data in, records out; the caller reads files):
+
+* :func:`from_run_result` — the runner's result JSON (``gpu_runner.result.RunResult``, schema
+  ``forksync-result/1``) or the same shape as a plain dict;
+* :func:`from_junit` — JUnit XML (pytest ``--junitxml``), through junitparser;
+* :func:`from_lit` — lit's console output (``FAIL: SUITE :: path (k of N)`` and the
+  ``******************** TEST '…' FAILED ********************`` blocks);
+* :func:`from_log` — a raw CI log with no report: one job-level record (``job:<name>``).
+
+Every reader returns passed tests as well (outcome ``passed``): closing an issue needs to know
+that the affected tests *ran and passed*, and flakiness needs passes on the same commit.
+
+Errors: :class:`RecordError` saying what was wrong and where; nothing is dropped silently.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+__all__ = ["FailureRecord", "RecordError", "normalize_test_id", "from_run_result", "from_junit",
+           "from_lit", "from_log", "FAILED"]
+
+FAILED = frozenset({"failed", "error"})
+
+
+class RecordError(ValueError):
+    """Input that cannot be read into failure records (message says what, where, what to do)."""
+
+
+@dataclass(frozen=True)
+class FailureRecord:
+    """One test outcome of one run.
+
+    ``test``: normalized id (parametrization stripped, lit paths as ``lit:<path>``, job-level
+    fallback ``job:<name>``); ``raw_test``: the id as the report gave it; ``outcome``: passed |
+    failed | error | skipped; ``stage``: what the source said (build, test, lit, job) — the
+    signature infers its own stage from the text; ``message``: the one-line message;
+    ``text``: the full failure output (traceback, lit log, log tail); ``platform``: e.g. ``h200``;
+    ``commit``: full sha; ``run``: the nightly's id; ``time``: epoch seconds UTC of the run;
+    ``attempt``: 1 for the first try, 2… for retries of the same test in the same run.
+    """
+
+    test: str
+    outcome: str
+    raw_test: str = ""
+    stage: str = "test"
+    message: str = ""
+    text: str = ""
+    platform: str = ""
+    commit: str = ""
+    run: str = ""
+    time: int = 0
+    suite: str = ""
+    attempt: int = 1
+    source: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.outcome in FAILED
+
+    @property
+    def output(self) -> str:
+        """The text a signature is computed from: the full output, else the message."""
+        if self.text and self.message and self.message not in self.text:
+            return f"{self.text}\n{self.message}"
+        return self.text or self.message
+
+
+_PARAM = re.compile(r"\[[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\]$")
+_LIT_ID = re.compile(r"^\s*([\w.\-]+) :: (.+?)\s*$")
+_ROOTS = ("python/test/", "python/tutorials/", "test/", "tests/", "examples/", "third_party/")
+
+
+def normalize_test_id(raw: str) -> str:
+    """Normalize a test identity so that one test is one id across runs and reports.
+
+    * pytest node ids lose their parametrization (``test_dot[64-fp16]`` → ``test_dot``) and
+      any absolute prefix before a known root (``/home/ci/triton/python/test/…`` →
+      ``python/test/…``); JUnit's dotted classname (``python.test.unit.test_core``) becomes a path;
+    * lit ids ``TRITON :: TritonGPU/combine.mlir`` become ``lit:TritonGPU/combine.mlir``;
+    * ``job:<name>`` stays as given.
+
+    >>> normalize_test_id("python/test/unit/language/test_core.py::test_dot[64-64-fp16]")
+    'python/test/unit/language/test_core.py::test_dot'
+    """
+    raw = raw.strip()
+    if not raw or raw.startswith(("job:", "lit:")):
+        return raw
+    m = _LIT_ID.match(raw)
+    if m and "::" not in m.group(2):
+        return f"lit:{m.group(2)}"
+    raw = raw.replace("\\", "/")
+    head, sep, rest = raw.partition("::")
+    if sep:
+        rest = _PARAM.sub("", rest)
+        if "/" not in head and head.count(".") >= 1 and not head.endswith(".py"):
+            # JUnit classname "python.test.unit.language.test_core" (+ optional ".TestClass")
+            parts = head.split(".")
+            cls = [p for p in parts if p[:1].isupper()]
+            mod = [p for p in parts if not p[:1].isupper()]
+            head = "/".join(mod) + ".py" + "".join(f"::{c}" for c in cls)
+        if not head.startswith(_ROOTS):
+            for root in _ROOTS:
+                i = head.find("/" + root)
+                if i >= 0:
+                    head = head[i + 1:]
+                    break
+        return f"{head}::{rest}"
+    return _PARAM.sub("", raw)
+
+
+def _get(d: Any, *names: str, default: Any = None) -> Any:
+    for n in names:
+        v = d.get(n) if isinstance(d, dict) else getattr(d, n, None)
+        if v not in (None, ""):
+            return v
+    return default
+
+
+def from_run_result(result: Any, run: str = "", time: int | None = None) -> list[FailureRecord]:
+    """Records from the runner's result (a ``gpu_runner.result.RunResult`` or its JSON as a
+    dict: ``{"suite", "commit", "platform", "started_at", "tests": [{"id", "outcome",
+    "message", "traceback"}], "reasons": [{"code", "detail"}], "attempts": [{"infra_error"}],
+    "stdout_tail", "stderr_tail"}``).
+
+    A red run whose report holds no failing test (build failed, crash, timeout, missing
+    report) gives one job-level record ``job:<suite>`` built from the reasons, the last
+    attempt's infrastructure error and the output tails, so it is triaged, not lost.
+    Raises :class:`RecordError` when ``tests`` is not a list or a test lacks an id/outcome.
+    """
+    suite = _get(result, "suite", default="")
+    commit = _get(result, "commit", default="")
+    platform = _get(result, "platform", default="")
+    started = int(time if time is not None else _get(result, "started_at", default=0) or 0)
+    run = run or f"{suite}@{commit[:12]}@{started}"
+    tests = _get(result, "tests", default=[]) or []
+    if not isinstance(tests, list):
+        raise RecordError(f"result of suite {suite!r} at {commit[:12]}: 'tests' must be a list, "
+                          f"not {type(tests).__name__}; is this a forksync-result/1 file?")
+    out: list[FailureRecord] = []
+    for i, t in enumerate(tests):
+        tid = _get(t, "id", "nodeid", "name")
+        outcome = _get(t, "outcome")
+        if not tid or not outcome:
+            raise RecordError(f"result of suite {suite!r} at {commit[:12]}: tests[{i}] has no "
+                              f"{'id' if not tid else 'outcome'}; each test needs both")
+        out.append(FailureRecord(
+            test=normalize_test_id(tid), outcome=str(outcome), raw_test=tid,
+            stage="lit" if " :: " in tid else "test",
+            message=_get(t, "message", default=""), text=_get(t, "traceback", "longrepr", default=""),
+            platform=platform, commit=commit, run=run, time=started, suite=suite,
+            attempt=int(_get(t, "attempt", default=1)), source="result-json"))
+    verdict = _get(result, "verdict", default="")
+    if verdict == "red" and not any(r.failed for r in out):
+        reasons = _get(result, "reasons", default=[]) or []
+        attempts = _get(result, "attempts", default=[]) or []
+        infra = [a for a in (_get(x, "infra_error") for x in attempts) if a]
+        parts = [f"{_get(r, 'code')}: {_get(r, 'detail', default='')}" for r in reasons]
+        parts += infra
+        parts.append(_get(result, "stderr_tail", default="") or "")
+        parts.append(_get(result, "stdout_tail", default="") or "")
+        exit_codes = [_get(a, "exit_code") for a in attempts if _get(a, "exit_code") is not None]
+        if exit_codes:
+            parts.append(f"exit code {exit_codes[-1]}")
+        out.append(FailureRecord(
+            test=f"job:{suite}", outcome="error", raw_test=f"job:{suite}", stage="job",
+            message=parts[0] if parts else "", text="\n".join(p for p in parts if p),
+            platform=platform, commit=commit, run=run, time=started, suite=suite, source="result-json"))
+    return out
+
+
+def from_junit(xml_text: str | bytes, *, run: str = "", commit: str = "", platform: str = "",
+               time: int = 0, suite: str = "", where: str = "<junit>") -> list[FailureRecord]:
+    """Records from JUnit XML (junitparser). Raises :class:`RecordError` naming ``where``."""
+    from junitparser import Error, Failure, JUnitXml, Skipped
+
+    try:
+        data = xml_text.encode() if isinstance(xml_text, str) else xml_text
+        xml = JUnitXml.fromstring(data)
+    except Exception as e:  # junitparser raises lxml/ElementTree errors of several kinds
+        raise RecordError(f"{where}: not valid JUnit XML ({e}); pass the file pytest wrote with "
+                          f"--junitxml") from None
+    suites = [xml] if xml._tag == "testsuite" else list(xml)
+    out: list[FailureRecord] = []
+    for s in suites:
+        for case in s:
+            cls = case.classname or ""
+            raw = f"{cls}::{case.name}" if cls else case.name
+            outcome, message, text = "passed", "", ""
+            for r in case.result:
+                if isinstance(r, (Failure, Error)):
+                    outcome = "failed" if isinstance(r, Failure) else "error"
+                    message, text = r.message or "", r.text or ""
+                    break
+                if isinstance(r, Skipped):
+                    outcome = "skipped"
+            out.append(FailureRecord(
+                test=normalize_test_id(raw), outcome=outcome, raw_test=raw, message=message,
+                text=text, platform=platform, commit=commit, run=run, time=time, suite=suite,
+                source="junit"))
+    return out
+
+
+_LIT_RESULT = re.compile(r"^(PASS|FAIL|XFAIL|XPASS|UNSUPPORTED|UNRESOLVED|TIMEOUT): (.+? :: .+?) \(\d+ of \d+\)\s*$",
+                         re.M)
+_LIT_BLOCK = re.compile(r"^\*{10,} TEST '(.+?)' FAILED \*{10,}\n(.*?)(?=^\*{10,}\s*$|^\*{10,} TEST |\Z)",
+                        re.M | re.S)
+_LIT_OUTCOME = {"PASS": "passed", "XFAIL": "passed", "UNSUPPORTED": "skipped", "FAIL": "failed",
+                "XPASS": "failed", "UNRESOLVED": "error", "TIMEOUT": "error"}
+
+
+def from_lit(output: str, *, run: str = "", commit: str = "", platform: str = "", time: int = 0,
+             suite: str = "lit") -> list[FailureRecord]:
+    """Records from lit's console output (``lit -v``). Each ``FAIL:`` line becomes a failed
+    record carrying its ``TEST '…' FAILED`` block as text; ``PASS:`` lines (``lit -a``/``-v``
+    with ``--show-pass``) become passes. Raises :class:`RecordError` when the output holds no
+    lit result line at all (not lit output, or lit crashed before running)."""
+    blocks = {m.group(1): m.group(2).rstrip() for m in _LIT_BLOCK.finditer(output)}
+    out: list[FailureRecord] = []
+    seen: set[str] = set()
+    for m in _LIT_RESULT.finditer(output):
+        code, raw = m.group(1), m.group(2)
+        seen.add(raw)
+        outcome = _LIT_OUTCOME[code]
+        text = blocks.get(raw, "")
+        out.append(FailureRecord(
+            test=normalize_test_id(raw), outcome=outcome, raw_test=raw, stage="lit",
+            message=f"{code}: {raw}" if outcome in FAILED else "", text=text,
+            platform=platform, commit=commit, run=run, time=time, suite=suite, source="lit"))
+    for raw, text in blocks.items():        # blocks whose summary line was cut off
+        if raw not in seen:
+            out.append(FailureRecord(
+                test=normalize_test_id(raw), outcome="failed", raw_test=raw, stage="lit",
+                message=f"FAIL: {raw}", text=text, platform=platform, commit=commit, run=run,
+                time=time, suite=suite, source="lit"))
+    if not out:
+        raise RecordError("lit output holds no result line ('PASS: …' / 'FAIL: SUITE :: path (k of N)'); "
+                          "run lit with -v, or pass the log to 'from_log' as a job-level failure")
+    return out
+
+
+def from_log(text: str, *, job: str, run: str = "", commit: str = "", platform: str = "",
+             time: int = 0, failed: bool = True, tail_lines: int = 400) -> list[FailureRecord]:
+    """The job-level fallback: a raw CI log with no report becomes one record ``job:<job>``
+    carrying the log's last ``tail_lines`` lines (the error is nearly always there)."""
+    if not job:
+        raise RecordError("from_log needs the job's name (the record's identity is job:<name>)")
+    lines = text.split("\n")
+    tail = "\n".join(lines[-tail_lines:])
+    return [FailureRecord(test=f"job:{job}", outcome="failed" if failed else "passed",
+                          raw_test=f"job:{job}", stage="job", text=tail if failed else "",
+                          platform=platform, commit=commit, run=run, time=time, suite=job,
+                          source="log")]
+
+
+def failures(records: Iterable[FailureRecord]) -> list[FailureRecord]:
+    return [r for r in records if r.failed]
