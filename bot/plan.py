@@ -220,7 +220,8 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
                 bundles.append([])
                 bundle_commits.append([])
             where = f"fork tip + {picked_clean} earlier bundle pick{'s' if picked_clean != 1 else ''}"
-            bundles[-1].append(PlanItem(c.sha, f"predicted clean pick onto the {where}"))
+            detail = f" ({pred.detail})" if pred.detail else ""
+            bundles[-1].append(PlanItem(c.sha, f"predicted clean pick onto the {where}{detail}"))
             bundle_commits[-1].append(c)
             predictor.advance(c, pred)
             picked_clean += 1

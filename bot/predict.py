@@ -74,6 +74,11 @@ def conflicted_paths(index: pygit2.Index) -> tuple[str, ...]:
     return tuple(sorted(paths))
 
 
+def _short_error(e: Exception) -> str:
+    text = str(e).strip().strip("'")
+    return text[:200]
+
+
 def _write_tree(index: pygit2.Index, repo: pygit2.Repository) -> str:
     """Write a merge result's tree. Strict object creation is off meanwhile: a snapshot that lacks
     a large blob the fork tip merely *carries* (untouched by the pick) must still give a tree, as
@@ -142,24 +147,35 @@ class MergePredictor:
         return pred
 
     def _merge(self, commit: CommitInfo) -> Prediction:
-        repo = self.repo
         try:
-            c = repo[commit.sha].peel(pygit2.Commit)
-            if c.parent_ids:
-                ancestor = repo[c.parent_ids[0]].peel(pygit2.Commit).tree
-            else:                                   # a root commit: its base is the empty tree
-                ancestor = repo[repo.TreeBuilder().write()]
-            ours = repo[self.running_tree]
-            idx = repo.merge_trees(ancestor, ours, c.tree, flags=self.flags)
-            if idx.conflicts is not None:
-                return Prediction("conflict", conflicted_paths(idx))
-            tree = _write_tree(idx, repo)
+            return self._merge_flags(commit, self.flags, "")
         except (KeyError, pygit2.GitError, ValueError) as e:
-            what = "; ".join(commit.missing) if commit.missing else str(e)
-            return Prediction("unknown", detail=f"missing objects: {what}"[:300])
+            first = e
+        if self.flags & int(MergeFlag.FIND_RENAMES):
+            # rename detection reads every added/deleted blob on both sides; a snapshot that lacks
+            # one (e.g. a large fork-only PDF) fails here although the pick never touches it
+            try:
+                return self._merge_flags(commit, self.flags & ~int(MergeFlag.FIND_RENAMES),
+                                         f"renames not detected ({_short_error(first)})")
+            except (KeyError, pygit2.GitError, ValueError) as e:
+                first = e
+        what = "; ".join(commit.missing) if commit.missing else _short_error(first)
+        return Prediction("unknown", detail=f"missing objects: {what}"[:300])
+
+    def _merge_flags(self, commit: CommitInfo, flags: int, detail: str) -> Prediction:
+        repo = self.repo
+        c = repo[commit.sha].peel(pygit2.Commit)
+        if c.parent_ids:
+            ancestor = repo[c.parent_ids[0]].peel(pygit2.Commit).tree
+        else:                                   # a root commit: its base is the empty tree
+            ancestor = repo[repo.TreeBuilder().write()]
+        idx = repo.merge_trees(ancestor, repo[self.running_tree], c.tree, flags=flags)
+        if idx.conflicts is not None:
+            return Prediction("conflict", conflicted_paths(idx), detail=detail)
+        tree = _write_tree(idx, repo)
         if tree == self.running_tree:
-            return Prediction("empty", result_tree=tree)
-        return Prediction("clean", result_tree=tree)
+            return Prediction("empty", result_tree=tree, detail=detail)
+        return Prediction("clean", result_tree=tree, detail=detail)
 
     def advance(self, commit: CommitInfo, prediction: Prediction) -> None:
         """Apply a clean pick to the running tree (the next prediction sees it)."""

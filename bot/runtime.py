@@ -68,13 +68,14 @@ async def run_worker_loop(s, stop: threading.Event, *, wake: threading.Event | N
     from bot.sync_service import SyncService
     from bot.worker import Worker
 
+    router = all_routers()          # imports the handler modules, which declare their tables
     store = Store(s.db)
     async with aiohttp.ClientSession() as session:
         clients = Clients(s, session)
         await clients.start()
         svc = SyncService(workdir=s.workdir, git_url=s.git_url, bot_login=clients.bot_login,
                           token_for=clients.token_for, client_for=clients.client_for)
-        disp = Dispatcher(all_routers(), store, s, client_for=clients.client_for, services=svc,
+        disp = Dispatcher(router, store, s, client_for=clients.client_for, services=svc,
                           bot_login=clients.bot_login)
         from bot.queue import QueuePolicy
         worker = Worker(store, disp.process, wake=wake, policy=QueuePolicy(max_attempts=s.max_attempts, lease_s=s.lease_s),

@@ -4,7 +4,7 @@ Used by the risk partition (``bot/plan.py``) to tell "same file, different funct
 from "same function" (a dependency). Two layers:
 
 * **pure**: :func:`definitions` (tree-sitter parse → named definitions with line spans) and
-  :func:`symbols_for_ranges` (hunk line ranges → the innermost definitions covering them), plus the
+  :func:`tree_symbols` (hunk line ranges → the innermost definitions covering them), plus the
   fallback :func:`symbols_from_hunk_headers` over git's ``@@ … @@ <context>`` text;
 * **edge**: :class:`SymbolIndex` reads blobs through pygit2 and caches parses by blob id and answers
   by ``(commit, path)``. It is *lazy*: the planner asks only for files that already overlap at the
@@ -22,7 +22,9 @@ Lines outside any definition (includes, imports, lit ``RUN:`` lines) give :data:
 """
 from __future__ import annotations
 
+import hashlib
 import re
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Sequence
@@ -157,15 +159,13 @@ def _name_of(node, lang: str) -> tuple[str | None, bool]:
 _SEP = {"cpp": "::", "python": ".", "tablegen": ".", "mlir": "::"}
 
 
-def definitions(source: bytes, lang: str) -> list[Definition]:
-    """All named definitions of ``source`` in ``lang``, outer before inner.
-
-    Names are qualified by enclosing definitions (``Outer::inner``). Errors in the source are
-    tolerated (tree-sitter recovers); raises ``LookupError`` for an unknown language."""
-    tree = parser_for(lang).parse(source)
+def _walk(root, lang: str, lo: int | None = None, hi: int | None = None) -> list[Definition]:
+    """Named definitions under ``root`` (outer before inner); with ``lo``/``hi`` (0-based rows,
+    inclusive) only those intersecting that span — the walk never enters other subtrees, so a
+    small hunk in a large file costs a few nodes, not the whole tree."""
     out: list[Definition] = []
     sep = _SEP[lang]
-    stack = [(tree.root_node, "", 0)]
+    stack = [(root, "", 0)]
     while stack:
         node, parent, depth = stack.pop()
         name, is_def = _name_of(node, lang)
@@ -177,37 +177,42 @@ def definitions(source: bytes, lang: str) -> list[Definition]:
             out.append(Definition(qualified, node.start_point.row, end, depth))
             parent, depth = qualified, depth + 1
         for c in reversed(node.named_children):
+            if lo is not None and (c.end_point.row < lo or c.start_point.row > hi):
+                continue
             stack.append((c, parent, depth))
     out.sort(key=lambda d: (d.depth, d.start))
     return out
 
 
-def line_owners(defs: Sequence[Definition], n_lines: int) -> list[str]:
-    """For each 0-based line, the innermost definition's name (or :data:`TOP_LEVEL`)."""
-    owner = [TOP_LEVEL] * max(n_lines, 1)
-    for d in sorted(defs, key=lambda d: (d.depth, d.start)):
-        end = min(d.end, len(owner) - 1)
-        for i in range(d.start, end + 1):
-            owner[i] = d.name
-    return owner
+def definitions(source: bytes, lang: str) -> list[Definition]:
+    """All named definitions of ``source`` in ``lang``, outer before inner.
+
+    Names are qualified by enclosing definitions (``Outer::inner``). Errors in the source are
+    tolerated (tree-sitter recovers); raises ``LookupError`` for an unknown language."""
+    return _walk(parser_for(lang).parse(source).root_node, lang)
 
 
-def symbols_for_ranges(owners: Sequence[str], ranges: Iterable[tuple[int, int]]) -> frozenset[str]:
-    """The symbols covering git hunk ranges ``(start, count)`` (1-based lines, as in ``@@ -a,b``).
-
-    A range with ``count == 0`` (pure insertion on this side) is skipped: the other side of the
-    hunk carries it."""
+def tree_symbols(root, lang: str, ranges: Iterable[tuple[int, int]]) -> frozenset[str]:
+    """The symbols covering hunk ranges ``(start, count)`` (1-based) in a parsed tree: for each
+    line, its innermost definition, or :data:`TOP_LEVEL`. Ranges with ``count == 0`` are skipped
+    (a pure insertion: the other side of the hunk carries it)."""
     out: set[str] = set()
-    n = len(owners)
+    n_rows = root.end_point.row + 1
     for start, count in ranges:
         if count <= 0:
             continue
-        a = max(start - 1, 0)
-        b = min(a + count, n)
-        if a >= n:
+        lo = max(start - 1, 0)
+        hi = lo + count - 1
+        if lo >= n_rows:
             out.add(TOP_LEVEL)
             continue
-        out.update(owners[a:b])
+        defs = [d for d in _walk(root, lang, lo, hi) if d.end >= lo and d.start <= hi]
+        for row in range(lo, hi + 1):
+            best = None
+            for d in defs:
+                if d.start <= row <= d.end and (best is None or d.depth > best.depth):
+                    best = d
+            out.add(best.name if best else TOP_LEVEL)
     return frozenset(out)
 
 
@@ -249,11 +254,13 @@ def changed_ranges(old_source: bytes | None, new_source: bytes | None
     return tuple(old), tuple(new)
 
 
-def symbols_of_change(fc: FileChange, old_source: bytes | None, new_source: bytes | None) -> frozenset[str] | None:
+def symbols_of_change(fc: FileChange, old_source: bytes | None, new_source: bytes | None,
+                      parse=None) -> frozenset[str] | None:
     """The symbols one file change touches, from its old and new text (None for the side of an
     added/deleted file). Supported languages: tree-sitter over the zero-context ranges of
     :func:`changed_ranges`; others: git's hunk headers. Returns None when they cannot be known
-    (a text is missing or too large, or no hunk headers) — the caller then works at file level."""
+    (a text is missing or too large, or no hunk headers) — the caller then works at file level.
+    ``parse(source, lang) -> root node`` may be given to reuse parsed trees."""
     lang = language_for(fc.path)
     if lang is None:
         return symbols_from_hunk_headers(fc.hunk_headers) if fc.hunk_headers else None
@@ -261,18 +268,14 @@ def symbols_of_change(fc: FileChange, old_source: bytes | None, new_source: byte
         return None
     if len(old_source or b"") > MAX_PARSE_BYTES or len(new_source or b"") > MAX_PARSE_BYTES:
         return None
+    parse = parse or (lambda src, lg: parser_for(lg).parse(src).root_node)
     old_ranges, new_ranges = changed_ranges(old_source, new_source)
     out: set[str] = set()
     for src, ranges in ((old_source, old_ranges), (new_source, new_ranges)):
         if src is None or not any(c > 0 for _, c in ranges):
             continue
-        out |= symbols_for_ranges(_owners_cached(src, lang), ranges)
+        out |= tree_symbols(parse(src, lang), lang, ranges)
     return frozenset(out)
-
-
-@lru_cache(maxsize=512)
-def _owners_cached(src: bytes, lang: str) -> tuple[str, ...]:
-    return tuple(line_owners(definitions(src, lang), src.count(b"\n") + 1))
 
 
 class SymbolIndex:
@@ -281,10 +284,28 @@ class SymbolIndex:
     ``repo`` must hold the commits' objects. Missing blobs (partial snapshots) give None for that
     file (the planner then works at file level), never an exception."""
 
-    def __init__(self, repo):
+    def __init__(self, repo, tree_cache_size: int = 64):
         self.repo = repo
         self._cache: dict[tuple[str, str], frozenset[str] | None] = {}
-        self.parsed_files = 0
+        self._trees: OrderedDict[bytes, object] = OrderedDict()
+        self._tree_cache_size = tree_cache_size
+        self.parsed_files = 0        # file changes whose symbols were computed
+        self.parses = 0              # tree-sitter parses run (a blob parsed once serves both sides)
+
+    def _parse(self, src: bytes, lang: str):
+        """A parsed tree's root for ``src``, from a small LRU keyed by content (the old side of
+        one commit is usually the new side of the previous commit to that file)."""
+        key = hashlib.blake2b(src, digest_size=16).digest() + lang.encode()
+        root = self._trees.get(key)
+        if root is None:
+            root = parser_for(lang).parse(src).root_node
+            self.parses += 1
+            self._trees[key] = root
+            if len(self._trees) > self._tree_cache_size:
+                self._trees.popitem(last=False)
+        else:
+            self._trees.move_to_end(key)
+        return root
 
     def _blob(self, commit_sha: str, path: str) -> bytes | None:
         try:
@@ -306,7 +327,7 @@ class SymbolIndex:
             if fc.status != "D":
                 new = self._blob(commit.sha, fc.path)
             self.parsed_files += 1
-        res = symbols_of_change(fc, old, new)
+        res = symbols_of_change(fc, old, new, parse=self._parse)
         self._cache[key] = res
         return res
 

@@ -4,6 +4,7 @@ compiler or test child cannot outlive the run)."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -25,7 +26,6 @@ def _git(repo: Path, *args: str) -> str:
 
 def is_git_repo(path: Path) -> bool:
     """True when ``git`` is installed and ``path`` is inside a work tree or is a bare repository."""
-    import shutil
     if not shutil.which("git"):
         return False
     p = subprocess.run(["git", "-C", str(path), "rev-parse", "--git-dir"], capture_output=True)
@@ -61,7 +61,6 @@ class Worktree:
         subprocess.run(["git", "-C", str(self.repo), "worktree", "remove", "--force", str(self.path)],
                        capture_output=True)
         subprocess.run(["git", "-C", str(self.repo), "worktree", "prune"], capture_output=True)
-        import shutil
         shutil.rmtree(self._tmp, ignore_errors=True)
 
 

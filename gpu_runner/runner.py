@@ -19,7 +19,7 @@ import re
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bot.suites import SuiteConfig, infra_error_match
@@ -88,7 +88,7 @@ def run_local(suite: SuiteConfig, repo: Path, commit: str, opts: LocalOptions = 
                                 timed_out=facts.timed_out, infra_error=infra, duration_s=build_s + cmd_s))
         if infra and number <= suite.infra_retries:
             continue
-        facts = _replace(facts, infra_error=infra)
+        facts = replace(facts, infra_error=infra)
         break
     verdict, reasons = judge(facts)
     durations.tests = sum(t.duration_s for t in facts.tests)
@@ -109,11 +109,6 @@ def suite_env(suite: SuiteConfig, sha: str, platform: str) -> dict[str, str]:
     path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
     return {**os.environ, "PATH": path, **suite.env, "FORKSYNC_SUITE": suite.name, "FORKSYNC_COMMIT": sha,
             "FORKSYNC_PLATFORM": platform}
-
-
-def _replace(f: RunFacts, **kw) -> RunFacts:
-    from dataclasses import replace
-    return replace(f, **kw)
 
 
 def _attempt(suite: SuiteConfig, checkout: Path, env: dict[str, str], log_prefix: Path):

@@ -37,6 +37,7 @@ class Bot:
     async def start(self) -> "Bot":
         from bot import github as gh_mod
         s = self.settings
+        router = all_routers()      # declares the handlers' tables before the store migrates
         self.store = Store(s.db)
         self.session = aiohttp.ClientSession()
         self.clients = Clients(s, self.session)
@@ -47,7 +48,7 @@ class Bot:
                                               base_url=s.github_url, retry=FAST_RETRY)
         self.svc = SyncService(workdir=s.workdir, git_url=s.git_url, bot_login=self.clients.bot_login,
                                token_for=self.clients.token_for, client_for=self.clients.client_for)
-        self.dispatcher = Dispatcher(all_routers(), self.store, s, client_for=self.clients.client_for,
+        self.dispatcher = Dispatcher(router, self.store, s, client_for=self.clients.client_for,
                                      services=self.svc, bot_login=self.clients.bot_login)
         self.worker = Worker(self.store, self.dispatcher.process, policy=self.policy, worker_id="test-worker")
         self.server = TestServer(make_app(Store(s.db), s.webhook_secret))

@@ -158,3 +158,13 @@ def test_agents_section_of_forksync_yml():
         parse_config({"agents": {"max_retries": -1, "allowed_link_hosts": ["https://x.org/"], "modle": "x"}})
     paths = [p for p, _ in e.value.problems]
     assert paths == ["agents.max_retries", "agents.allowed_link_hosts", "agents.modle"]
+
+
+async def test_oversized_prompt_is_not_sent():
+    async with FakeAnthropic([Reply(text="unused")]) as fake:
+        async with AgentClient(settings(max_prompt_tokens=100), api_key="k", base_url=fake.base_url) as c:
+            with pytest.raises(AgentSkipped) as e:
+                await c.call("conflict-resolution", system="s", messages=[{"role": "user", "content": "x" * 800}])
+    assert e.value.reason == ("agent conflict-resolution skipped: the prompt is about 201 tokens, more than "
+                              "`agents.max_prompt_tokens` (100)")
+    assert fake.requests == []

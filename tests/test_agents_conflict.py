@@ -243,3 +243,32 @@ def test_cli_resolve_against_the_fake_as_a_process(tmp_path, monkeypatch, capsys
         proc.wait()
     head = pygit2.Repository(str(root)).references["refs/heads/forksync/chain-cli"].target
     assert pygit2.Repository(str(root))[head].tree["python/triton/ops.py"].data.decode() == RESOLVED_OPS
+
+
+async def test_delete_modify_conflict_is_not_for_agents(tmp_path):
+    root, fork, up = make_repo(tmp_path)
+    git(root, "checkout", "-q", "main")
+    git(root, "rm", "-q", "lib/Pass.cpp")
+    git(root, "commit", "-qm", "fork drops Pass.cpp")
+    tip = git(root, "rev-parse", "HEAD")
+    case = conflict_case(str(root), tip, up)
+    assert case.unsupported == "lib/Pass.cpp: deleted on one side and changed on the other"
+    assert case.paths == ("python/triton/ops.py",)
+    async with FakeAnthropic([]) as fake:
+        async with AgentClient(SETTINGS, Store(), api_key="k", base_url=fake.base_url) as client:
+            out = await resolve_pick(client, case, str(root), "forksync/chain-new")
+    assert out.status == "skipped" and fake.requests == []
+    assert out.reason == ("not a text conflict an agent may resolve "
+                          "(lib/Pass.cpp: deleted on one side and changed on the other)")
+
+
+async def test_answer_cut_off_at_max_tokens_is_rejected(tmp_path):
+    root, fork, up = make_repo(tmp_path)
+    case = conflict_case(str(root), fork, up)
+    cut = honest_reply(RESOLVED_OPS[:40])
+    cut.stop_reason = "max_tokens"
+    async with FakeAnthropic([cut]) as fake:
+        async with AgentClient(SETTINGS, Store(), api_key="k", base_url=fake.base_url) as client:
+            out = await resolve_pick(client, case, str(root), "forksync/chain-test", branch_old=fork)
+    assert (out.status, out.rail, out.detail) == ("rejected", "output parses",
+                                                  "the answer was cut off at `agents.max_output_tokens`")

@@ -161,3 +161,12 @@ def test_bad_script_file_exits_2(tmp_path):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2
     assert r.stderr.strip() == f"fakeanthropic: {bad}: expected a list of replies or {{'replies': [...]}}"
+
+
+def test_in_thread_for_synchronous_callers():
+    with FakeAnthropic([Reply.tool("lookup", {"q": "x"})]).in_thread() as fake:
+        c = anthropic.Anthropic(base_url=fake.base_url, api_key="k", max_retries=0)
+        msg = c.messages.create(**ASK, tools=[TOOL])
+        c.close()
+    assert (msg.content[0].name, msg.content[0].input) == ("lookup", {"q": "x"})
+    assert len(fake.requests) == 1

@@ -142,3 +142,18 @@ def test_parse_patch_stream_quoted_paths():
     files = gitio.parse_patch_stream(data)["a" * 40]
     assert files[0] == FileChange("sp aceé.txt", "M", None, ((3, 1),), ((3, 2),), ("ctx",))
     assert files[1] == FileChange("p q.txt", "A")
+
+
+def test_missing_old_blob_found_when_git_stops_mid_stream(up):
+    """The pre-scan only sees objects the commits introduce; a missing *old* blob makes `git log -p`
+    die mid-stream, and the commit it was on is then analysed from its trees."""
+    c0 = up.commit("Add big (#5)", {"big.txt": "old\n" * 50}, when=T0 + 10)
+    c1 = up.commit("Grow big (#6)", {"big.txt": "old\n" * 50 + "new\n"}, when=T0 + 20)
+    c2 = up.commit("Small (#7)", {"lib/a.cpp": "3\n"}, when=T0 + 30)
+    repo = pygit2.Repository(str(up.path / ".git"))
+    blob = str(repo[c0].tree["big.txt"].id)
+    os.remove(up.path / ".git" / "objects" / blob[:2] / blob[2:])
+    repo = pygit2.Repository(str(up.path / ".git"))
+    infos = gitio.commit_infos(repo, [c2, c1])
+    assert infos[c1].missing == (f"blob {blob} (big.txt)",) and infos[c1].files[0].path == "big.txt"
+    assert infos[c2].missing == () and infos[c2].patch_id == _git_patch_id(up.path, c2)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -197,13 +196,29 @@ def test_secrets_are_redacted_from_log_tails(repo, monkeypatch):
     assert redact("key sekrit123 here", {"AWS_SECRET_ACCESS_KEY": "sekrit123", "HOME": "/root"}) == "key *** here"
 
 
-def test_lit_output_from_stdout(repo):
-    lit = Path(__file__).parent / "test_gpu_runner_reports.py"
-    # print the recorded lit run (a FAIL among 4) as the command's own output, exit 1 like lit
-    cmd = (f"{sys.executable} -c \"import importlib.util as u; s=u.spec_from_file_location('m', '{lit}'); "
-           "m=u.module_from_spec(s); s.loader.exec_module(m); print(m.LIT)\"; exit 1")
-    r = run_local(suite(build=None, command=cmd, report={"format": "lit", "path": "-"}, expected_tests=4), repo, "HEAD")
-    assert (codes(r), r.failing, r.counts.harness_total) == (["test-failures"], ("Triton :: Conversion/b.mlir",), 4)
+LIT_SUITE = {
+    "lit/lit.cfg.py": "import lit.formats\nconfig.name = 'Tiny'\nconfig.test_format = lit.formats.ShTest()\n"
+                      "config.suffixes = ['.txt']\n",
+    "lit/pass.txt": "# RUN: echo hello | grep hello\n",
+    "lit/fail.txt": "# RUN: echo hello | grep bye\n",
+    "lit/unsup.txt": "# REQUIRES: h200\n# RUN: true\n",
+    "lit/xfail.txt": "# XFAIL: *\n# RUN: false\n",
+}
+
+
+def test_real_lit_run_read_from_its_own_output(repo):
+    commit(repo, LIT_SUITE, "a lit suite")
+    r = run_local(suite(build=None, command="lit -v lit", report={"format": "lit", "path": "-"}, expected_tests=4),
+                  repo, "HEAD")
+    assert (codes(r), r.failing, r.counts.harness_total) == (["test-failures"], ("Tiny :: fail.txt",), 4)
+    assert sorted((t.name, t.outcome) for t in r.tests) == [
+        ("fail.txt", "failed"), ("pass.txt", "passed"), ("unsup.txt", "skipped"), ("xfail.txt", "passed")]
+    fail = next(t for t in r.tests if t.outcome == "failed")
+    assert "# error: command failed with exit status: 1" in fail.traceback
+    # the same run through lit's own JUnit writer
+    r = run_local(suite(build=None, command="mkdir -p out && lit -v lit --xunit-xml-output out/lit.xml",
+                        report={"format": "junit", "path": "out/lit.xml"}, expected_tests=4), repo, "HEAD")
+    assert (codes(r), r.counts.failed, r.counts.skipped) == (["test-failures"], 1, 1)
 
 
 def test_bad_commit_is_an_input_error(repo):
@@ -247,3 +262,15 @@ def test_cli_red_exit_code(repo, capsys):
     assert runner_main(["run", "--suite", "tiny", "--commit", "HEAD", "--repo", str(repo), "--config", str(cfg),
                         "--out", str(out)]) == 1
     assert "count-mismatch: the report holds 3 tests, the suite expects exactly 4" in capsys.readouterr().out
+
+
+def test_in_place_at_the_commit_and_in_a_plain_folder(repo, tmp_path):
+    sha = git(repo, "rev-parse", "HEAD")
+    r = run_local(suite(), repo, sha, LocalOptions(in_place=True))
+    assert (r.verdict, r.commit, r.durations.checkout) == ("green", sha, 0.0)
+    assert (repo / "build" / "square").exists()          # in place: the build is left in the checkout
+    plain = tmp_path / "plain"                          # e.g. a machine without git: the commit is recorded as given
+    subprocess.run(["cp", "-r", str(repo), str(plain)], check=True)
+    subprocess.run(["rm", "-rf", str(plain / ".git"), str(plain / "out")], check=True)
+    r = run_local(suite(), plain, "build-1234", LocalOptions(in_place=True))
+    assert (r.verdict, r.commit) == ("green", "build-1234")

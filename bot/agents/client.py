@@ -214,6 +214,9 @@ class AgentClient:
         system = r.redact(system, "prompt")
         messages = [_redact_message(m, r) for m in messages]
         estimate = (len(system) + sum(len(str(m.get("content", ""))) for m in messages)) // 4 + 1
+        if estimate > self.settings.max_prompt_tokens:
+            raise AgentSkipped(f"agent {agent} skipped: the prompt is about {estimate:,} tokens, more than "
+                               f"`agents.max_prompt_tokens` ({self.settings.max_prompt_tokens:,})")
         self._check_budget(estimate)
         kw: dict[str, Any] = {"model": self.settings.model, "system": system, "messages": messages,
                               "max_tokens": max_tokens or self.settings.max_output_tokens}

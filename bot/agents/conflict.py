@@ -105,6 +105,8 @@ async def resolve_pick(client: AgentClient, case: ConflictCase, repo_path: str, 
     except AgentSkipped as e:
         return outcome("skipped", reason=e.reason)
     try:
+        if reply.stop_reason == "max_tokens":
+            raise RailViolation("output parses", "the answer was cut off at `agents.max_output_tokens`")
         parsed = parse_resolution(reply.tool_uses, reply.model)
         # Placeholders go back only into the file they were taken from (never into another file).
         res = Resolution(tuple(ResolvedFile(f.path, redactor.restore(f.content, f.path), f.action, f.reason)

@@ -177,6 +177,8 @@ async def propose_fix(client: AgentClient, req: FixRequest, allowed_mentions: tu
     except AgentSkipped as e:
         return done("skipped", reason=e.reason)
     try:
+        if reply.stop_reason == "max_tokens":
+            raise RailViolation("output parses", "the answer was cut off at `agents.max_output_tokens`")
         diagnosis, patch, confidence = parse_proposal(reply.tool_uses)
         check_patch(patch)
         check_prose(client.settings, [diagnosis, reply.text], allowed_mentions)

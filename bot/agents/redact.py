@@ -9,7 +9,8 @@ credentials is taken whole before its parts could match the narrower rules):
 * credentials in URLs (``https://user:secret@host``);
 * GitHub tokens (``ghp_ gho_ ghu_ ghs_ ghr_`` and ``github_pat_``), Anthropic keys (``sk-ant-``),
   other ``sk-`` API keys, Slack tokens (``xox?-``), AWS access key ids (``AKIA``/``ASIA`` + 16),
-  JSON web tokens (``eyJ….….…``), ``Authorization: Bearer …`` values;
+  PyPI/Hugging Face/Google/npm tokens, JSON web tokens (``eyJ….….…``), ``Bearer …`` values and
+  ``Authorization: Basic …`` credentials;
 * values after generic labels: ``token=``, ``password:``, ``secret=``, ``api_key=``,
   ``aws_secret_access_key =`` … (the label stays, the value goes);
 * e-mail addresses;
@@ -41,7 +42,10 @@ _RULES: tuple[tuple[str, re.Pattern[str], int, tuple[str, ...]], ...] = (
     ("slack-token", re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}"), 0, ("xox",)),
     ("aws-key-id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), 0, ("akia", "asia")),
     ("jwt", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"), 0, ("eyj",)),
+    ("api-token", re.compile(r"\b(?:pypi-[A-Za-z0-9_\-]{50,}|hf_[A-Za-z0-9]{30,}|AIza[0-9A-Za-z_\-]{35}|npm_[A-Za-z0-9]{36})"),
+     0, ("pypi-", "hf_", "aiza", "npm_")),
     ("bearer", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9_\-\.=+/]{8,})"), 1, ("bearer",)),
+    ("basic-auth", re.compile(r"(?i)\bauthorization\s*:\s*basic\s+([A-Za-z0-9+/=]{8,})"), 1, ("authorization",)),
     ("secret", re.compile(
         r"(?i)(?:token|passwd|password|secret|api[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?)"
         r"[\"']?\s*[:=]\s*[\"']?([^\s\"',;}]{4,})"), 1,

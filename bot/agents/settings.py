@@ -11,6 +11,7 @@ Example::
       backoff_base_s: 2.0              # capped exponential backoff: min(base * 2**n, cap)
       backoff_cap_s: 60.0              # also caps the server's retry-after
       max_output_tokens: 16000
+      max_prompt_tokens: 150000        # estimated as characters / 4; a larger prompt is not sent
       max_links: 5
       allowed_link_hosts: [github.com, triton-lang.org]
       max_mentions: 0                  # live @-mentions an agent text may keep (of allowed logins only)
@@ -37,6 +38,7 @@ class AgentSettings(BaseModel):
     backoff_base_s: float = Field(2.0, ge=0)
     backoff_cap_s: float = Field(60.0, ge=0)
     max_output_tokens: int = Field(16_000, ge=1, le=128_000)
+    max_prompt_tokens: int = Field(150_000, ge=1)      # estimated as characters / 4; larger prompts are skipped
     max_links: int = Field(5, ge=0)
     allowed_link_hosts: list[str] = Field(default_factory=lambda: [
         "github.com", "triton-lang.org", "pytorch.org", "docs.nvidia.com", "llvm.org", "mlir.llvm.org"])

@@ -13,14 +13,17 @@ In-process::
     async with FakeAnthropic([Reply(text="hi")], api_key="k") as fake:
         client = anthropic.AsyncAnthropic(base_url=fake.base_url, api_key="k", max_retries=0)
 
+From synchronous code: ``with FakeAnthropic(script).in_thread() as fake: …``.
 As a process: ``python -m bot.fakeanthropic --port 8123 --script replies.json``.
 An empty queue answers 500 ``api_error`` "script exhausted" (a test asked more than it scripted).
 """
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -104,6 +107,38 @@ class FakeAnthropic:
 
     async def __aexit__(self, *exc) -> None:
         await self.stop()
+
+    @contextlib.contextmanager
+    def in_thread(self):
+        """Serve from a background thread with its own event loop (for synchronous callers such
+        as the demo or a CLI test); yields ``self`` once listening, stops on exit."""
+        loop = asyncio.new_event_loop()
+        ready = threading.Event()
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            asyncio.set_event_loop(loop)
+            try:
+                loop.run_until_complete(self.start())
+            except BaseException as e:          # noqa: BLE001 - reported to the caller below
+                failure.append(e)
+                ready.set()
+                return
+            ready.set()
+            loop.run_forever()
+            loop.run_until_complete(self.stop())
+            loop.close()
+
+        t = threading.Thread(target=run, name="fakeanthropic", daemon=True)
+        t.start()
+        ready.wait()
+        if failure:
+            raise failure[0]
+        try:
+            yield self
+        finally:
+            loop.call_soon_threadsafe(loop.stop)
+            t.join(timeout=30)
 
     @property
     def base_url(self) -> str:

@@ -52,6 +52,11 @@ class Reply:
     sticky: bool = False
 
     @classmethod
+    def tool(cls, name: str, tool_input: dict, **kw) -> "Reply":
+        """A reply that calls one tool, e.g. ``Reply.tool("propose_fix", {"diagnosis": …})``."""
+        return cls(tool_uses=[{"name": name, "input": tool_input}], **kw)
+
+    @classmethod
     def from_dict(cls, d: dict, where: str = "reply") -> "Reply":
         if isinstance(d, Reply):
             return d

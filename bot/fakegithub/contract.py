@@ -200,6 +200,14 @@ class Contract:
             return _error_text(e)
         return None
 
+    def check_component(self, component: str, data: Any) -> str | None:
+        """Validate ``data`` against ``#/components/schemas/<component>`` of the REST description."""
+        errors = list(_component_validator(component).iter_errors(data))
+        if not errors:
+            return None
+        return "; ".join(f"{'/'.join(str(p) for p in e.absolute_path) or '<body>'}: {e.message[:200]}"
+                         for e in errors[:8])
+
     def check_webhook(self, name: str, payload: Any) -> str | None:
         """Validate a webhook payload against ``x-webhooks[name]`` (e.g. ``pull-request-opened``)."""
         validator = _webhook_validator(name)
@@ -210,6 +218,17 @@ class Contract:
             return None
         return "; ".join(f"{'/'.join(str(p) for p in e.absolute_path) or '<payload>'}: {e.message[:200]}"
                          for e in errors[:8])
+
+
+@functools.lru_cache(maxsize=None)
+def _component_validator(component: str):
+    from openapi_schema_validator import OAS30Validator
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT4
+
+    doc = _nullable_alternatives(json.loads(REST_SPEC.read_text()))
+    registry = Registry().with_resource("urn:github-rest", Resource(doc, specification=DRAFT4))
+    return OAS30Validator({"$ref": f"urn:github-rest#/components/schemas/{component}"}, registry=registry)
 
 
 @functools.lru_cache(maxsize=None)

@@ -23,8 +23,22 @@ async def get_app(ctx: Ctx) -> Reply:
 
 @route("apps/list-installations")
 async def list_installations(ctx: Ctx) -> Reply:
+    """The description of this operation (@octokit/openapi 23.0.2) types ``account`` as
+    ``allOf: [simple-user, enterprise]`` (inline), so each account also carries the enterprise
+    fields (``name``, ``slug``, ``created_at``, ``updated_at``)."""
+    from bot.fakegithub.contract import fill
+    from bot.fakegithub.objects import iso
+
     app = _the_app(ctx)
-    return ctx.page([ctx.render.installation(i, app) for i in ctx.state.installations.values()])
+    items = []
+    for inst in ctx.state.installations.values():
+        obj = ctx.render.installation(inst, app)
+        acct = obj["account"]
+        acct.update({"name": acct.get("name") or inst.account.login, "slug": inst.account.login.lower(),
+                     "created_at": iso(inst.created_at), "updated_at": iso(inst.created_at)})
+        obj["account"] = fill("enterprise", acct)
+        items.append(obj)
+    return ctx.page(items)
 
 
 @route("apps/get-installation")

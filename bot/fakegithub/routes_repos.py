@@ -75,7 +75,10 @@ async def get_content(ctx: Ctx) -> Reply:
                           "html_url": f"{ctx.render.web}/{r.full_name}/blob/{ref}/{p}",
                           "download_url": f"{ctx.render.web}/{r.full_name}/raw/{ref}/{p}" if kind == "file" else None,
                           "_links": {"self": url, "git": None, "html": None}})
-        return Reply(200, items)
+        # the operation's schema is a oneOf with a discriminator on "type", which an array cannot
+        # satisfy (GitHub's own directory example fails it too: data-pack README); check the
+        # listing against the content-directory schema it names instead
+        return Reply(200, items, schema="content-directory")
     sha, data = blob
     encoded = base64.encodebytes(data).decode()
     return Reply(200, {

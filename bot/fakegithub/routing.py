@@ -58,6 +58,7 @@ class Reply:
     raw: bytes | None = None         # a non-JSON body (artifact zip)
     content_type: str = "application/json"
     headers: dict[str, str] = field(default_factory=dict)
+    schema: str | None = None        # validate against this component instead of the operation's
 
     def body(self) -> bytes:
         if self.raw is not None:

@@ -313,7 +313,11 @@ class FakeGitHub:
                 self._etag_hits += 1
                 record["status"] = 304
                 return web.Response(status=304, headers=headers)
-        if body or reply.status not in (204,):
+        if reply.schema is not None:
+            err = self.contract.check_component(reply.schema, reply.data)
+            if err:
+                self.contract.record("invalid-response", request.method, request.path, record["operation"], err)
+        elif body or reply.status not in (204,):
             err = self.contract.check_response(request.method, template, params, query, reply.status, body,
                                                reply.content_type)
             if err:

@@ -174,3 +174,19 @@ async def confirm(suspects: Sequence[Suspect], good: str, bad: str,
         if s.sha == sha or s.sha.startswith(sha):
             return s
     return Suspect(sha, "", "", 0, ("found by bisection outside the ranked range",))
+
+
+def commits_between(git_dir: str, good: str, bad: str) -> list[CommitInfo]:
+    """The edge: the fork's commits in ``good..bad`` (first parent, oldest first) as
+    :class:`CommitInfo` with their changed files and hunk context (``bot.gitio``). With no
+    ``good`` (no green nightly known) the range is just ``bad``."""
+    import pygit2
+
+    from bot.gitio import commit_infos, rev_list
+
+    repo = pygit2.Repository(git_dir)
+    shas = rev_list(repo, bad, (good,) if good else (), first_parent=True)
+    if not good:
+        shas = shas[-1:]
+    infos = commit_infos(repo, shas, git_dir=git_dir)
+    return [infos[s] for s in shas if s in infos]

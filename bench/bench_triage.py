@@ -1,0 +1,132 @@
+"""Triage benchmark: grouping throughput and pairwise precision/recall on the labelled set.
+
+    .venv/bin/python bench/bench_triage.py [--records 50000] [--check]
+
+* **cold** — ``signature_of`` on every labelled text, no cache: the worst case, every failure
+  output distinct;
+* **grouping** — ``Grouper.group`` (signature cache + rules + classification) over a nightly-like
+  stream of ``--records`` failure records: each labelled text fails for 4 parametrizations of its
+  test on 2 platforms and is retried once in 1 of 8 cases (the same output repeats, as it does
+  in a real nightly);
+* **holdout** — the same metrics on ``holdout.jsonl``, gathered after the normaliser was written
+  and never used to tune it (the honest figure);
+* **precision/recall** — pairwise over the labelled records: a pair is *grouped* when the two
+  records get the same group, *same* when they carry the same fault label. Precision = grouped
+  and same / grouped; recall = grouped and same / same.
+
+Throughput is records per CPU second of this process (``time.process_time``), so other work on a
+shared machine slows the wall clock but not the figure; the wall figure is printed too.
+Targets (issue 5, item 10): ≥ 50,000 records/s; precision ≥ 0.95 with recall ≥ 0.8.
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bot.triage.group import Grouper  # noqa: E402
+from bot.triage.records import FailureRecord, normalize_test_id  # noqa: E402
+from bot.triage.signature import signature_of  # noqa: E402
+
+DATA = ROOT / "tests" / "data" / "triage" / "labelled.jsonl"
+HOLDOUT = ROOT / "tests" / "data" / "triage" / "holdout.jsonl"   # never used to tune the normaliser
+
+
+def load(path: Path = DATA) -> list[dict]:
+    return [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
+
+
+def pairwise(labels: list[str], groups: list[str]) -> tuple[float, float, int, int, int]:
+    tp = fp = fn = 0
+    for (la, ga), (lb, gb) in itertools.combinations(zip(labels, groups), 2):
+        same, grouped = la == lb, ga == gb
+        tp += same and grouped
+        fp += grouped and not same
+        fn += same and not grouped
+    return (tp / (tp + fp) if tp + fp else 1.0, tp / (tp + fn) if tp + fn else 1.0, tp, fp, fn)
+
+
+def timed(fn, repeat: int = 3) -> tuple[float, float]:
+    """Best (CPU seconds, wall seconds) of ``repeat`` runs."""
+    best = (float("inf"), float("inf"))
+    for _ in range(repeat):
+        c0, w0 = time.process_time(), time.perf_counter()
+        fn()
+        best = min(best, (time.process_time() - c0, time.perf_counter() - w0))
+    return best
+
+
+def stream(recs: list[dict], n: int) -> list[FailureRecord]:
+    out: list[FailureRecord] = []
+    i = 0
+    for r in itertools.cycle(recs):
+        base = r["test"].split("[")[0]
+        for p in range(4):
+            for plat in ("h200", "a100"):
+                for attempt in (1, 2) if (i % 8 == 0) else (1,):
+                    out.append(FailureRecord(test=normalize_test_id(f"{base}[p{p}]"), raw_test=f"{base}[p{p}]",
+                                             outcome="failed", text=r["text"], platform=plat, commit="c" * 40,
+                                             run="nightly-1", attempt=attempt))
+                    i += 1
+                    if len(out) >= n:
+                        return out
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--records", type=int, default=50_000, help="size of the nightly-like stream")
+    ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    args = ap.parse_args(argv)
+
+    recs = load()
+    texts = [(r["text"], normalize_test_id(r["test"])) for r in recs]
+    faults = len({r["fault"] for r in recs})
+
+    reps = max(1, 20_000 // len(texts))
+    cpu, wall = timed(lambda: [signature_of(t, x) for _ in range(reps) for t, x in texts])
+    cold = len(texts) * reps / cpu
+
+    s = stream(recs, args.records)
+    cpu_g, wall_g = timed(lambda: Grouper().group(s))
+    grouping = len(s) / cpu_g
+
+    g = Grouper()
+    groups = [g.table.group_id(g.signature(t, x)) for t, x in texts]
+    precision, recall, tp, fp, fn = pairwise([r["fault"] for r in recs], groups)
+    hold = load(HOLDOUT) if HOLDOUT.exists() else []
+    hgroups = [g.table.group_id(g.signature(r["text"], normalize_test_id(r["test"]))) for r in hold]
+    hp, hr, *_ = pairwise([r["fault"] for r in hold], hgroups)
+
+    result = {
+        "records_labelled": len(recs), "faults": faults,
+        "cold_records_per_s": round(cold), "cold_records_per_wall_s": round(len(texts) * reps / wall),
+        "grouping_records": len(s), "grouping_records_per_s": round(grouping),
+        "grouping_records_per_wall_s": round(len(s) / wall_g),
+        "precision": round(precision, 4), "recall": round(recall, 4), "pairs": {"tp": tp, "fp": fp, "fn": fn},
+        "holdout": {"records": len(hold), "faults": len({r["fault"] for r in hold}),
+                    "precision": round(hp, 4), "recall": round(hr, 4)},
+        "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+    }
+    ok = grouping >= 50_000 and precision >= 0.95 and recall >= 0.8
+    print(f"labelled set: {len(recs)} records, {faults} faults")
+    print(f"cold signatures (no cache):     {cold:>10,.0f} records/s  (wall {result['cold_records_per_wall_s']:,})")
+    print(f"grouping, nightly-like stream:  {grouping:>10,.0f} records/s  (wall {result['grouping_records_per_wall_s']:,}; "
+          f"{len(s):,} records)   target ≥ 50,000")
+    print(f"pairwise precision {precision:.4f} (target ≥ 0.95), recall {recall:.4f} (target ≥ 0.8)  "
+          f"tp={tp} fp={fp} fn={fn}")
+    print(f"holdout set ({len(hold)} records, {result['holdout']['faults']} faults, not used for tuning): "
+          f"precision {hp:.4f}, recall {hr:.4f}")
+    print(json.dumps(result))
+    return 0 if ok or not args.check else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
