@@ -194,6 +194,14 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
 
     # fork reverts / back-outs (and reverts of those): inverse of the reverted commit's effect
     if rules.reverts:
+        seq_of = {f.sha: i for i, f in enumerate(fork)}
+        picks_of: dict[str, list[str]] = {}
+        for fsha, (k, ups) in effect.items():
+            if k == "pick":
+                for u in ups:
+                    picks_of.setdefault(u, []).append(fsha)
+        for lst in picks_of.values():
+            lst.sort(key=seq_of.__getitem__)
         for seq, f in enumerate(fork):
             if f.sha in sha_picked or (effect.get(f.sha, ("", ()))[0] == "pick"
                                        and not reverted_targets(f.message)[1]):
@@ -214,12 +222,14 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
                 cands = [t for i, t in by_subject.get(normalize_subject(subj), []) if i < seq]
                 if cands:
                     targets.append(cands[-1])
-                else:   # the backed-out commit is not in range: read the quoted subject itself
-                    ups = [u for c in claims(subj, rules) if c.kind == "pick" and not c.weak for u in res.sha(c.ref)]
-                    if ups:
-                        effect_target = f"quoted:{f.sha}"
-                        effect[effect_target] = ("pick", tuple(ups))
-                        targets.append(effect_target)
+                else:
+                    # the quoted subject differs from the landed one (e.g. a tag added on landing):
+                    # back out the latest earlier pick of the upstream commits it cites
+                    ups = [u for c in claims(subj, rules) if c.kind == "pick" for u in res.sha(c.ref)]
+                    for u in ups:
+                        earlier = [t for t in picks_of.get(u, []) if seq_of[t] < seq]
+                        if earlier:
+                            targets.append(earlier[-1])
             inv: list[str] = []
             kind = None
             for t in dict.fromkeys(targets):
@@ -230,7 +240,7 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
                 for u in ups:
                     add(u, _Event(f.committer_time, seq, kind,
                                   Evidence("revert", f.sha, f"{'backs out' if kind == 'revert' else 're-lands'} "
-                                                            f"{t[:12] if not t.startswith('quoted:') else 'a pick'}: "
+                                                            f"{t[:12]}: "
                                                             f"{f.subject}"),
                                   reason=f.subject))
                     inv.append(u)

@@ -109,6 +109,7 @@ class MergePredictor:
             store.migrate()          # the store may predate this module's import (creates plan_predictions)
         self._memo: dict[str, Prediction] = {}
         self.merges = 0          # real merges computed (cache misses)
+        self.renames_off: str | None = None   # why rename detection was dropped (missing blobs)
         self.cache_hits = 0
 
     def _key(self, commit: CommitInfo) -> str:
@@ -147,16 +148,23 @@ class MergePredictor:
         return pred
 
     def _merge(self, commit: CommitInfo) -> Prediction:
-        try:
-            return self._merge_flags(commit, self.flags, "")
-        except (KeyError, pygit2.GitError, ValueError) as e:
-            first = e
+        if self.renames_off is None:
+            try:
+                return self._merge_flags(commit, self.flags, "")
+            except (KeyError, pygit2.GitError, ValueError) as e:
+                first = e
+        else:
+            first = None
         if self.flags & int(MergeFlag.FIND_RENAMES):
             # rename detection reads every added/deleted blob on both sides; a snapshot that lacks
             # one (e.g. a large fork-only PDF) fails here although the pick never touches it
+            # (it stays off for this predictor: the blob stays missing from the running tree)
             try:
-                return self._merge_flags(commit, self.flags & ~int(MergeFlag.FIND_RENAMES),
-                                         f"renames not detected ({_short_error(first)})")
+                pred = self._merge_flags(commit, self.flags & ~int(MergeFlag.FIND_RENAMES),
+                                         f"renames not detected: {self.renames_off or _short_error(first)}")
+                if self.renames_off is None:
+                    self.renames_off = _short_error(first)
+                return pred
             except (KeyError, pygit2.GitError, ValueError) as e:
                 first = e
         what = "; ".join(commit.missing) if commit.missing else _short_error(first)

@@ -114,8 +114,29 @@ def _section_kind(line: str) -> str | None:
     return "neutral"
 
 
+_MEMO: dict[tuple[int, str], tuple[Claim, ...]] = {}
+_RULES_KEYS: dict[int, tuple[ProvenanceRules, int]] = {}
+
+
 def claims(message: str, rules: ProvenanceRules) -> list[Claim]:
-    """All claims of one fork commit message, in message order (see the module docstring)."""
+    """All claims of one fork commit message, in message order (see the module docstring).
+    Memoized per (rules, message): a series over many dates parses each message once."""
+    rid = id(rules)
+    ent = _RULES_KEYS.get(rid)
+    if ent is None or ent[0] is not rules:
+        key = hash(rules.model_dump_json())
+        _RULES_KEYS[rid] = (rules, key)
+    else:
+        key = ent[1]
+    hit = _MEMO.get((key, message))
+    if hit is None:
+        if len(_MEMO) > 200_000:
+            _MEMO.clear()
+        hit = _MEMO[(key, message)] = tuple(_claims(message, rules))
+    return list(hit)
+
+
+def _claims(message: str, rules: ProvenanceRules) -> list[Claim]:
     out: list[Claim] = []
     if rules.forksync_trailers:
         for m in _FS_TRAILER.finditer(message):
@@ -155,7 +176,7 @@ def _citation_claims(message: str, rules: ProvenanceRules) -> list[Claim]:
             if not just_headed:
                 section = None          # a blank line ends a list (unless it follows its heading)
             continue
-        kind = _section_kind(line)
+        kind = _section_kind(line) if line[0].isalpha() and (":" in line or line[-1] in ").") else None
         just_headed = kind is not None
         if kind is not None:
             section = kind

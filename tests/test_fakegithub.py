@@ -338,6 +338,9 @@ async def test_workflow_dispatch_runs_and_artifacts(world):
     assert runs["total_count"] == 1 and runs["workflow_runs"][0]["status"] == "queued"
     run_id = runs["workflow_runs"][0]["id"]
     fake.complete_workflow_run(fork, run_id, "success", {"junit": b"PK\x05\x06" + b"\0" * 18})
+    wr = fake.webhooks.of("workflow_run", "completed")
+    assert [(d.payload["workflow_run"]["id"], d.payload["workflow_run"]["conclusion"]) for d in wr] == [
+        (run_id, "success")]
     arts = await gh.getitem("/repos/{owner}/{repo}/actions/runs/{id}/artifacts", dict(R, id=run_id))
     assert [a["name"] for a in arts["artifacts"]] == ["junit"]
     async with aiohttp.ClientSession() as s:

@@ -179,3 +179,16 @@ def test_reverted_targets():
     assert reverted_targets('Revert "Fix x (#1)"\n\nThis reverts commit abcdef0123.') == (["abcdef0123"], ["Fix x (#1)"])
     assert reverted_targets("Revert D123: [x] y") == ([], ["[x] y"])
     assert reverted_targets("Pick\n\n> This reverts commit abcdef0123.") == ([], [])
+
+
+def test_back_out_whose_quoted_subject_differs_from_the_landed_one():
+    """Real case (fork #8846): landed as "[beta] [Cherry-pick][RESOLVED] '…'", backed out as
+    'Back out "[beta] [RESOLVED] '…'"': the cited PR finds the latest earlier pick."""
+    up = CommitInfo("a" * 40, ("0" * 40,), "Avoid find_paths_if (#8846)", committer_time=1, files=(FileChange("h"),),
+                    pr=8846)
+    pick = CommitInfo("1" * 40, (), "[beta] [Cherry-pick][RESOLVED] 'Avoid find_paths_if (#8846)'\n\n"
+                                    "Upstream-Commit: " + "a" * 40, committer_time=10)
+    out = CommitInfo("2" * 40, (), "Back out \"[beta] [RESOLVED] 'Avoid find_paths_if (#8846)'\"", committer_time=11)
+    [e] = build_ledger([up], [pick, out]).entries
+    assert e.disposition is Disposition.REVERTED
+    assert [(x.rule, x.fork_commit) for x in e.evidence] == [("trailer:Upstream-Commit", "1" * 40), ("revert", "2" * 40)]

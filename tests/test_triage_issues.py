@@ -88,7 +88,7 @@ async def test_lifecycle_end_to_end(world, github_app, tmp_path):
     actions = await svc.process(n1)
     assert [(a.kind, len(a.keys)) for a in actions] == [("open", 1)]
     (issue,) = await issues_of(gh)
-    assert issue["title"].startswith("[nightly crash] Assertion: Allocation.cpp: Assertion")
+    assert issue["title"].startswith("[nightly crash] Allocation.cpp: Assertion `!(srcMmaLayout")
     assert sorted(l["name"] for l in issue["labels"]) == ["crash", "nightly-failure"]
     body = issue["body"]
     key = actions[0].keys[0]
@@ -170,3 +170,47 @@ async def test_flood_cap_makes_one_summary_issue(world, github_app, tmp_path):
     await svc.process(nightly(2, bad, fails, tests=tests))
     (issue,) = await issues_of(gh)
     assert issue["title"].endswith("nightly-2")
+
+
+async def test_triage_nightly_service_blames_and_feeds_the_agent(world, github_app, tmp_path):
+    from bot.agents.fix import FixRequest, SuspectDiff
+    from bot.triage.records import normalize_test_id
+    from bot.triage.rules import RulesTable
+    from bot.triage.service import triage_nightly
+    from bot.triage.settings import TriageRule
+
+    fake, inst, fork, good, culprit, bad = world
+    gh = github_app.installation(inst.id)
+    store = Store(tmp_path / "svc.db")
+    table = RulesTable((TriageRule(id="mma-mma-conversion", title="mma → mma layout conversion asserts",
+                                   pattern=r"mma -> mma layout conversion", labels=("area:layouts",)),))
+    calls = []
+
+    async def bisect(g, b):
+        calls.append((g, b))
+        return culprit
+
+    async def one(i, commit, failures):
+        recs = [rec(normalize_test_id(x), "failed" if x in failures else "passed", failures.get(x, ""),
+                    run=f"nightly-{i}", commit=commit, t=T0 + i * DAY) for x in (DOT, MM, ADD)]
+        return await triage_nightly(store=store, gh=gh, owner=OWNER, repo=REPO, settings=TriageSettings(),
+                                    table=table, run=f"nightly-{i}", time=T0 + i * DAY, commit=commit, records=recs,
+                                    fork_git_dir=str(fork / ".git"), bisect=bisect)
+
+    await one(0, good, {})
+    report = await one(1, bad, {DOT: ALLOC, ADD: BUSY})
+    assert [(a.kind, a.keys) for a in report.actions] == [("open", ("mma-mma-conversion",))]
+    assert {g.id: g.cls for g in report.groups} == {"mma-mma-conversion": "real",
+                                                    next(g.id for g in report.groups if g.cls != "real"): "infrastructure"}
+    assert calls == [(good, bad)] and report.culprits["mma-mma-conversion"].sha == culprit
+    number = report.issues["mma-mma-conversion"]
+    issue = await gh.getitem(f"/repos/{OWNER}/{REPO}/issues/{number}")
+    assert issue["title"] == "[nightly crash] mma → mma layout conversion asserts"
+    assert sorted(l["name"] for l in issue["labels"]) == ["area:layouts", "crash", "nightly-failure"]
+    assert "**Culprit (confirmed by bisection):** " + culprit[:12] in issue["body"]
+    # the agent's input, as plain data its own parser accepts
+    inp = report.agent_inputs["mma-mma-conversion"]
+    req = FixRequest.from_group(inp, logs=inp["logs"], suspects=[SuspectDiff(**d) for d in inp["suspects"]])
+    assert req.group == "mma-mma-conversion" and req.klass == "real"
+    assert req.suspects[0].sha == culprit and "Allocation.cpp" in req.suspects[0].diff
+    assert req.suspects[0].upstream_sha == "c" * 40

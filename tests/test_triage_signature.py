@@ -67,6 +67,8 @@ CASES = [
     ("RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable", "", "setup|Infrastructure|gpu-busy"),
     ("OSError: [Errno 28] No space left on device: '/tmp/x/kernel.cubin'", "", "setup|Infrastructure|disk-full"),
     ("Killed\n##[error]Process completed with exit code 137.", "job:build", "setup|Infrastructure|oom-kill"),
+    ('  File "/x/triton/compiler/compiler.py", line 3, in compile\nOSError: [Errno 28] No space left on device', "",
+     "setup|Infrastructure|disk-full"),
     # a generic exit code never stands alone: the job joins it
     ("##[error]Process completed with exit code 1.", "job:lint", "job|ExitCode|exit code 1|job:lint"),
     # a concrete compiler error wins over an infrastructure phrase in the same log

@@ -23,7 +23,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-MARKER_LINE = re.compile(r"^(?:<{7}(?: .*)?|\|{7}(?: .*)?|={7}|>{7}(?: .*)?)$", re.MULTILINE)
+MARKER_LINE = re.compile(r"^(?:<{7}(?: .*)?|\|{7}(?: .*)?|={7}|>{7}(?: .*)?)\r?$", re.MULTILINE)
+_LINES = re.compile(r"[^\n]*\n|[^\n]+\Z")      # lines with their "\n" (str.splitlines also splits on \f, \x1c…)
 TOOL_NAME = "resolve_conflicts"
 
 RESOLVE_TOOL: dict[str, Any] = {
@@ -130,7 +131,7 @@ def split_merged(merged: str, where: str = "") -> list[Segment]:
     clean: list[str] = []
     state = "clean"
     sides: dict[str, list[str]] = {}
-    for lineno, line in enumerate(merged.splitlines(keepends=True), 1):
+    for line in _LINES.findall(merged):
         bare = line.rstrip("\r\n")
         if state == "clean" and bare.startswith("<<<<<<<") and MARKER_LINE.fullmatch(bare):
             if clean:

@@ -69,20 +69,49 @@ class FixRequest:
 
     @classmethod
     def from_group(cls, group: Any, logs=(), suspects=()) -> "FixRequest":
-        """Build from triage data, duck-typed: a dict or object with ``group``/``rule``/``name``,
-        ``signature`` (text, or a :class:`bot.triage.signature.Signature`), ``class``/``klass``
-        and ``tests``; or a bare ``Signature`` (its ``rule`` or digest names the group)."""
+        """Build from triage data, duck-typed so triage's own types pass straight in:
+
+        * ``group``: a dict (e.g. ``bot.triage.group.Group.to_agent_input()``: ``group``,
+          ``signature``, ``class``, ``tests``, ``logs``, ``suspects``), an object with such
+          attributes (``Group``: ``id``, ``cls``, ``rule``), or a bare
+          :class:`bot.triage.signature.Signature`;
+        * ``signature``: text or a ``Signature``; the group name falls back to the rule's ``id``,
+          then the signature's digest;
+        * ``logs``/``suspects`` given here win over the group's; a suspect is a
+          :class:`SuspectDiff` or an object/dict with ``sha``, ``subject`` and ``diff`` (or a
+          ``commit`` whose changed files are listed when no diff text is at hand).
+        """
         get = (lambda k, d=None: group.get(k, d)) if isinstance(group, dict) else (lambda k, d=None: getattr(group, k, d))
         sig = get("signature")
         if sig is None and hasattr(group, "line") and hasattr(group, "type"):
             sig = group
         if sig is not None and hasattr(sig, "line") and hasattr(sig, "type"):
             sig_text = f"{sig.stage} | {sig.type}: {sig.line}" + (f" | {sig.test}" if getattr(sig, "test", "") else "")
-            tests = tuple(get("tests") or ((sig.test,) if getattr(sig, "test", "") else ()))
+            sig_test = (sig.test,) if getattr(sig, "test", "") else ()
         else:
-            sig_text, tests = str(sig or ""), tuple(get("tests") or ())
-        name = get("group") or get("rule") or get("name") or getattr(sig, "digest", None) or "unnamed group"
-        return cls(str(name), sig_text, str(get("klass") or get("class") or "real"), tests, tuple(logs), tuple(suspects))
+            sig_text, sig_test = str(sig or ""), ()
+        tests = tuple(get("tests") or sig_test)
+        rule = get("rule")
+        rule_id = rule if isinstance(rule, str) else getattr(rule, "id", None)
+        name = get("group") or get("id") or rule_id or get("name") or getattr(sig, "digest", None) or "unnamed group"
+        klass = get("klass") or get("class") or get("cls") or "real"
+        if not logs:
+            raw = get("logs")
+            logs = raw() if callable(raw) else (raw or ())
+        return cls(str(name), sig_text, str(klass), tests, tuple(str(x) for x in logs),
+                   tuple(_suspect(s) for s in (suspects or get("suspects") or ())))
+
+
+def _suspect(s: Any) -> SuspectDiff:
+    if isinstance(s, SuspectDiff):
+        return s
+    get = (lambda k, d=None: s.get(k, d)) if isinstance(s, dict) else (lambda k, d=None: getattr(s, k, d))
+    diff = get("diff") or ""
+    commit = get("commit")
+    if not diff and commit is not None:
+        files = [f.path for f in getattr(commit, "files", ())]
+        diff = "(diff not at hand) changed files:\n" + "\n".join(files)
+    return SuspectDiff(str(get("sha") or ""), str(get("subject") or ""), str(diff), get("upstream") or get("upstream_sha"))
 
 
 @dataclass(frozen=True)

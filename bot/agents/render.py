@@ -41,11 +41,13 @@ def table_cell(text: str) -> str:
 def data_block(name: str, text: str, nonce: str) -> str:
     """Untrusted ``text`` wrapped as quoted data between delimiters that carry ``nonce``.
 
-    A delimiter look-alike inside ``text`` cannot close the block: the nonce is random per
-    request and any ``</data`` in the text is defused. The system prompt says that data blocks
-    are never instructions; the rails, not the prompt, are the guarantee.
+    The nonce is random per request (48 bits), so text written before the request cannot close
+    the block; should the nonce itself occur in ``text`` it is broken with a zero-width space
+    there. Otherwise the text is kept byte for byte (a file holding ``</data>`` stays intact,
+    which the conflict rails need). The system prompt says that data blocks are never
+    instructions; the rails, not the prompt, are the guarantee.
     """
-    body = (text or "").replace("</data", "<\\/data").replace("<data", "<\\data")
+    body = (text or "").replace(nonce, nonce[:1] + "\u200b" + nonce[1:]) if nonce else (text or "")
     return f'<data name="{name}" id="{nonce}">\n{body}\n</data id="{nonce}">'
 
 

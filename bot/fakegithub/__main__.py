@@ -16,7 +16,8 @@ from bot.fakegithub.server import FakeGitHub
 
 async def _main(args) -> int:
     fake = FakeGitHub(args.state, port=args.port, webhook_url=args.webhook_url,
-                      webhook_secret=args.webhook_secret or "", validate_responses=not args.no_response_validation)
+                      webhook_secret=args.webhook_secret or "", validate_responses=not args.no_response_validation,
+                      git_http_urls=args.git_http)
     spec = json.loads(Path(args.setup).read_text()) if args.setup else {}
     apply_setup(fake, spec)
     await fake.start()
@@ -46,6 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--webhook-url", help="where state-change webhooks are delivered")
     ap.add_argument("--webhook-secret", help="HMAC secret for webhook signatures")
     ap.add_argument("--no-response-validation", action="store_true", help="skip response schema checks (speed)")
+    ap.add_argument("--git-http", action="store_true",
+                    help="clone_url is the fake's smart-HTTP URL (push with x-access-token:<token>@) instead of a path")
     args = ap.parse_args(argv)
     Path(args.state).mkdir(parents=True, exist_ok=True)
     return asyncio.run(_main(args))

@@ -134,3 +134,15 @@ def installation_event(fake: "FakeGitHub", inst) -> None:
                           "private": r.private} for r in repos],
         "requester": None})
     fake.webhooks.emit("installation", payload)
+
+
+def workflow_run_event(fake: "FakeGitHub", repo: "Repo", run) -> None:
+    """``workflow_run.completed`` for a finished dispatched run."""
+    rendered = fake.render.workflow_run(repo, run)
+    rendered["head_commit"] = _push_commit(fake, repo, run.head_sha)
+    for key in ("author", "committer"):
+        rendered["head_commit"][key] = {"name": rendered["head_commit"][key]["name"],
+                                        "email": rendered["head_commit"][key]["email"]}
+    rendered["head_commit"]["id"] = run.head_sha
+    _emit(fake, "workflow_run", run.status if run.status == "completed" else "in_progress", repo, run.actor,
+          {"workflow_run": rendered})

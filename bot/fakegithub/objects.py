@@ -266,7 +266,9 @@ class Render:
             "comments_url": issue_url + "/comments",
             "statuses_url": f"{self.api}/repos/{r.full_name}/statuses/{head_sha}",
             "state": state, "locked": False, "title": i.title, "body": i.body, "user": self.user(i.user),
-            "labels": self._labels(r, i.labels), "milestone": None, "active_lock_reason": None,
+            # pull-request(-simple) types a label's description as a non-null string
+            "labels": [dict(x, description=x["description"] or "") for x in self._labels(r, i.labels)],
+            "milestone": None, "active_lock_reason": None,
             "created_at": iso(i.created_at), "updated_at": iso(i.updated_at), "closed_at": iso(i.closed_at),
             "merged_at": iso(p.merged_at), "merge_commit_sha": p.merge_commit_sha,
             "assignee": self.user(i.assignees[0]) if i.assignees else None,

@@ -92,7 +92,7 @@ async def update_issue(ctx: Ctx) -> Reply:
     changes = {}
     for key in ("title", "body"):
         if key in body and body[key] != getattr(i, key):
-            changes[key] = {"from": getattr(i, key)}
+            changes[key] = {"from": getattr(i, key) or ""}         # the webhook schema: a string
             setattr(i, key, body[key])
     if "labels" in body:
         i.labels = [_label(ctx, n, create=True).name for n in _label_names(body)]

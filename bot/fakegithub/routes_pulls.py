@@ -43,18 +43,20 @@ def mergeability(ctx: Ctx, p: Pull) -> tuple[bool | None, str, str | None]:
     base = r.git.ref(f"refs/heads/{p.base_ref}")
     if base is None:
         return False, "dirty", None
-    tree = r.git.test_merge(base, head)
-    r.git.set_ref(f"refs/pull/{p.number}/head", head)
-    if tree is None:
-        return False, "dirty", None
-    cached = getattr(p, "_test_merge", None)
+    cached = getattr(p, "_test_merge", None)         # (base, head, merge sha or None on conflict)
     if cached and cached[:2] == (base, head):
         sha = cached[2]
     else:
-        sha = r.git.commit_tree(tree, [base, head], f"Merge {head} into {base}",
-                                author=("GitHub", "noreply@github.com"), when=int(ctx.state.now()))
+        tree = r.git.test_merge(base, head)
+        sha = None if tree is None else r.git.commit_tree(
+            tree, [base, head], f"Merge {head} into {base}", author=("GitHub", "noreply@github.com"),
+            when=int(ctx.state.now()))
         p._test_merge = (base, head, sha)  # type: ignore[attr-defined]
-    r.git.set_ref(f"refs/pull/{p.number}/merge", sha)
+        r.git.set_ref(f"refs/pull/{p.number}/head", head)
+        if sha is not None:
+            r.git.set_ref(f"refs/pull/{p.number}/merge", sha)
+    if sha is None:
+        return False, "dirty", None
     if p.draft:
         return True, "draft", sha
     if p.base_ref == r.default_branch and required_checks_failing(ctx, head):
@@ -154,7 +156,7 @@ async def update_pull(ctx: Ctx) -> Reply:
     changes: dict = {}
     for key in ("title", "body"):
         if key in body and body[key] != getattr(issue, key):
-            changes[key] = {"from": getattr(issue, key)}
+            changes[key] = {"from": getattr(issue, key) or ""}     # the webhook schema: a string
             setattr(issue, key, body[key])
             action = "edited"
     if "base" in body and body["base"] != p.base_ref:

@@ -216,6 +216,9 @@ class FakeGitHub:
         run.status, run.conclusion = "completed", conclusion
         for name, data in (artifacts or {}).items():
             run.artifacts.append(Artifact(self.state.new_id(), name, data, self.state.now()))
+        from bot.fakegithub.events import workflow_run_event
+
+        workflow_run_event(self, repo, run)
 
     def requests_for(self, operation: str) -> list[dict]:
         return [r for r in self.requests if r["operation"] == operation]
@@ -294,6 +297,12 @@ class FakeGitHub:
                 reply = await handler(ctx)
         except GitHubError as e:
             return self._error(record, e)
+        except Exception as e:  # noqa: BLE001 - a bug in the fake must fail the test, loudly
+            import traceback
+
+            self.contract.record("fake-crash", method, path, op_id,
+                                 f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=6)}")
+            return self._error(record, GitHubError(500, f"the fake crashed: {type(e).__name__}: {e}"))
         return self._respond(request, record, template, params, query, reply)
 
     def _error(self, record: dict, e: GitHubError) -> web.Response:

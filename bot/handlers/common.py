@@ -89,7 +89,7 @@ async def permission(gh, full_name: str, login: str) -> str:
     try:
         data = await gh.getitem("/repos/{owner}/{repo}/collaborators/{username}/permission",
                                 {**split_repo(full_name), "username": login})
-    except gidgethub.BadRequest as e:
+    except gidgethub.HTTPException as e:
         if int(e.status_code) == 404:
             return "none"
         raise

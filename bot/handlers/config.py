@@ -34,7 +34,7 @@ async def fetch_config_text(gh, full_name: str, ref: str | None = None) -> tuple
         params["ref"] = ref
     try:
         data = await gh.getitem(url, params)
-    except gidgethub.BadRequest as e:
+    except gidgethub.HTTPException as e:
         if int(e.status_code) == 404:
             return None, ""
         raise

@@ -38,7 +38,7 @@ async def delete_branch(gh, full_name: str, branch: str) -> bool:
     try:
         await gh.delete("/repos/{owner}/{repo}/git/refs/{ref}", {**split_repo(full_name), "ref": f"heads/{branch}"})
         return True
-    except gidgethub.BadRequest as e:
+    except gidgethub.HTTPException as e:
         if int(e.status_code) in (404, 422):   # already gone
             return False
         raise

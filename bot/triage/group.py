@@ -40,6 +40,8 @@ class Group:
         if self.rule is not None and self.rule.title:
             return self.rule.title
         s = self.signature
+        if s.type.lower() in s.line[:60].lower():
+            return s.line[:120]
         return f"{s.type}: {s.line}"[:120]
 
     @property

@@ -17,7 +17,7 @@ Errors: :class:`RecordError` saying what was wrong and where; nothing is dropped
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterable
 
 __all__ = ["FailureRecord", "RecordError", "normalize_test_id", "from_run_result", "from_junit",

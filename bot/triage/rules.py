@@ -111,6 +111,12 @@ class RulesTable:
 
 _PLACEHOLDER = re.compile(r"<(?:n|hex|id|tmp|time|pid|pos|L|f|i|pct)>")
 _SLUG = re.compile(r"[^a-z0-9]+")
+_SPECIAL = re.compile(r"([\\.^$*+?{}\[\]|()])")
+
+
+def _escape(text: str) -> str:
+    """``re.escape`` for the characters that are special in a pattern only (readable rules)."""
+    return _SPECIAL.sub(r"\\\1", text)
 
 
 def suggest_rule(sig: Signature, taken: Sequence[str] = ()) -> dict:
@@ -120,7 +126,7 @@ def suggest_rule(sig: Signature, taken: Sequence[str] = ()) -> dict:
     when the normaliser changes what it masks."""
     line = sig.line[:100]
     parts = _PLACEHOLDER.split(line)
-    pattern = ".+?".join(re.escape(p) for p in parts).replace("\\ ", " ")
+    pattern = ".+?".join(_escape(p) for p in parts)
     words = _SLUG.sub("-", f"{sig.type} {sig.line}".lower()).strip("-").split("-")
     base = "-".join(w for w in words if w and not w.isdigit())[:48].strip("-") or f"sig-{sig.digest}"
     rid, n = base, 2

@@ -15,8 +15,8 @@ or the function that broke far more often than chance):
   ``TritonGPU`` or ``language``), or an area (``forksync.yml`` ``areas``) the failing tests'
   files belong to.
 
-Ties keep history order, newest first (later commits in a range are likelier to break
-what earlier nightlies did not see… a weak prior, used only to order equal scores).
+Ties are ordered newest first: a weak prior (a later commit had less time to be caught), used
+only to order equal scores.
 """
 from __future__ import annotations
 

@@ -1,0 +1,60 @@
+"""Infrastructure faults (pure): the phrases that name a busy/missing GPU, a driver mismatch, the
+network, a toolchain download, a full disk, the OOM killer or a lost runner. Used by the
+signature extractors and, through signatures, by :mod:`bot.triage.classify`.
+
+Sources: CUDA runtime and NVML error strings, torch's CUDA OOM message, GitHub Actions runner
+messages, curl/pip/urllib3 network errors, the Linux OOM killer's log line.
+"""
+from __future__ import annotations
+
+import re
+
+__all__ = ["INFRA_PATTERNS", "infra_kind", "infra_hit"]
+
+#: Infrastructure faults: kind → phrases. A phrase is a literal, or ``(anchor, regex)`` where the
+#: regex runs only when the literal anchor is present. Shared with :mod:`bot.triage.classify`.
+INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
+    ("gpu-busy", ("busy or unavailable", "is/are busy", "already in use by another", "Could not acquire a GPU",
+                  "GPU lease")),
+    ("gpu-memory-held", (("CUDA out of memory", r"CUDA out of memory\..*\bProcess \d+ has [\d.]+ \w+ memory in use"),)),
+    ("gpu-missing", ("no CUDA-capable device is detected", "Found no NVIDIA driver", "0 active drivers",
+                     "No GPU available", "No GPUs available", "No CUDA GPUs are available", "NVIDIA-SMI has failed")),
+    ("driver-mismatch", ("driver version is insufficient", "Driver/library version mismatch",
+                         "unsupported toolchain", "Failed to initialize NVML",
+                         "forward compatibility was attempted")),
+    ("network", ("Connection reset by peer", "Connection refused", "Could not resolve host",
+                 "Temporary failure in name resolution", "Name or service not known", "Read timed out",
+                 "ProxyError", "Network is unreachable", "TLS handshake timeout", "RemoteDisconnected",
+                 "HTTP Error 50", "503 Service Unavailable", "502 Bad Gateway", "504 Gateway Time",
+                 "Connection timed out", "CERTIFICATE_VERIFY_FAILED")),
+    ("toolchain-download", ("Failed to download", "Could not download", "error downloading", "download_and_copy",
+                            "Could not find a version that satisfies", "No matching distribution found",
+                            ("curl: (", r"curl: \(\d+\)"))),
+    ("disk-full", ("No space left on device", "Disk quota exceeded", "ENOSPC")),
+    ("oom-kill", ("Out of memory: Killed process", "OOMKilled", "oom-kill", "SIGKILL", "Killed signal terminated",
+                  ("137", r"(?:exit code|exited with|Error) 137\b"), ("signal 9", r"signal 9\b"),
+                  ("Killed", r"(?m)(?:^|[\s\]])Killed[ \t]*$"))),
+    ("runner-lost", ("The runner has received a shutdown signal", "lost communication with the server",
+                     "The operation was canceled", "Job was cancelled", "timed out waiting for runner")),
+)
+_INFRA = tuple((kind, p if isinstance(p, str) else p[0], None if isinstance(p, str) else re.compile(p[1]))
+               for kind, phrases in INFRA_PATTERNS for p in phrases)
+
+
+def infra_hit(text: str):
+    for kind, anchor, rx in _INFRA:
+        if anchor in text:
+            if rx is None:
+                return kind, text.find(anchor)
+            m = rx.search(text)
+            if m:
+                return kind, m.start()
+    return None
+
+
+def infra_kind(text: str) -> str | None:
+    """The infrastructure kind named in ``text`` (see :data:`INFRA_PATTERNS`), or None."""
+    hit = infra_hit(text)
+    return hit[0] if hit else None
+
+

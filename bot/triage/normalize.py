@@ -1,0 +1,137 @@
+"""Log normalisation for signatures (pure): ANSI and log-prefix stripping, and masking of what
+varies between occurrences of one fault. See :mod:`bot.triage.signature` for the rules' sources.
+"""
+from __future__ import annotations
+
+import re
+
+__all__ = ["strip_prefixes", "clean_text", "mask"]
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
+_PREFIX_SRC = r"""(?:
+    [ \t]+
+  | \d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?[ \t]*(?:std(?:err|out)[ \t]+[FP][ \t])?
+  | \[\d{4}-\d\d-\d\d[^\]\n]{0,40}\][ \t]*
+  | \[?\d\d:\d\d:\d\d(?:[.,]\d+)?\]?[ \t]+(?:[\w/]+/(?:INFO|ERROR|WARNING|DEBUG)[ \t]+)?
+  | [IWEF]\d{4}[ \t]+\d\d:\d\d:\d\d\.\d+[ \t]+\d+[ \t]+[\w.\-]+:\d+\][ \t]
+  | \((?:[\w.\-]+[ \t]+)?pid=\d+(?:,[ \t]*ip=[\d.]+)?\)[ \t]*
+  | (?:ERROR|WARNING|INFO|DEBUG|CRITICAL)[ \t]+\d\d-\d\d[ \t]+\d\d:\d\d:\d\d[ \t]+[\w.]+:\d+\][ \t]*
+  | \#\#\[(?:error|warning)\][ \t]*
+  | E(?:[ \t]{2,}|[ \t]*$)
+  | \#[ \t]\|[ \t]?
+  | >[ \t]+
+)"""
+_PREFIX = re.compile(r"^" + _PREFIX_SRC + r"++", re.X)   # possessive: no backtracking
+
+
+def strip_prefixes(line: str) -> str:
+    """Remove log prefixes (timestamps, glog/Ray/vLLM headers, pytest ``E``, lit ``# |``) and
+    surrounding blanks from one line."""
+    m = _PREFIX.match(line)
+    if m:
+        line = line[m.end():]
+    return line.strip()
+
+
+def clean_text(text: str) -> str:
+    """Drop ANSI escapes and carriage returns (kept cheap: only when present)."""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+# --------------------------------------------------------------------------- masking
+_TIME_FULL = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?")
+_TIME = re.compile(r"\b\d\d:\d\d:\d\d(?:\.\d+)?\b")
+# a token holding a path separator: keep its last segment (the basename)
+_PATH = re.compile(r"(?<![^\s'\"()<>,;=`\[\]{}])[^\s'\"()<>,;=`\[\]{}/\\]*[/\\][^\s'\"()<>,;=`\[\]{}]*")
+_TMP = re.compile(r"\btmp[\w\-]{4,}")
+_HEX0X = re.compile(r"\b0x[0-9a-fA-F]+\b")
+_SYSBYTES = re.compile(r"\s*\+\s*0x[0-9a-fA-F]+ bytes system")
+_HEXID = re.compile(r"\b[0-9a-f]{8,}\b")
+_LONGID = re.compile(r"\b[A-Za-z0-9]{20,}\b")
+_PID = re.compile(r"\b(pid|PID|[Pp]rocess|[Tt]hread|tid|job|[Rr]ank)([ =:#]+)\d+")
+_PID_HINTS = ("pid", "PID", "rocess", "hread", "tid", "job", "ank")
+_LABELLED = re.compile(r"\b([A-Za-z]+)(\s*[:=]?\s*)[-+]?\d+(?:[.,]\d+)*(?:e[-+]?\d+)?(?:\s*/\s*\d+)?(?:\s*\([\d.]+%\))?")
+#: last words of labels whose number varies between occurrences of one fault
+_LABEL_WORDS = frozenset({"required", "limit", "limitation", "allocate", "allocated", "reserved", "free",
+                          "elements", "difference", "max", "bytes", "size", "got", "expected", "use"})
+_INDEX = re.compile(r"\bat index \([\d,\s]*\)", re.I)
+_POS = re.compile(r"\bat \d+:\d+:")
+_SRCPOS = re.compile(r"\.(py|pyx|cpp|cc|c|h|hpp|cu|cuh|mlir|td|ll|ptx|test):\d+(?::\d+)?")
+_LINENO = re.compile(r"\bline \d+")
+_FLOAT = re.compile(r"(?<![\w.<])[-+]?\d+\.\d+(?:[eE][-+]?\d+)?(?![\w.])")
+_PCT = re.compile(r"\(\s*(?:<f>|\d+)%\s*\)")
+_BIGINT = re.compile(r"(?<![\w.<])\d{5,}(?![\w.])")
+_DIGIT = re.compile(r"\d")
+_MAX_LINE = 240
+
+
+def _basename(m: re.Match) -> str:
+    tok = m.group(0).rstrip("/\\")
+    i = max(tok.rfind("/"), tok.rfind("\\"))
+    return tok[i + 1:]
+
+
+def _hexid(m: re.Match) -> str:
+    t = m.group(0)
+    return "<hex>" if not t.isdigit() and not t.isalpha() else t
+
+
+def _longid(m: re.Match) -> str:
+    t = m.group(0)
+    return "<id>" if not t.isalpha() and not t.isdigit() else t
+
+
+def _labelled(m: re.Match) -> str:
+    if m.group(1).lower() in _LABEL_WORDS:
+        return f"{m.group(1)}{m.group(2)}<n>"
+    return m.group(0)
+
+
+def mask(line: str) -> str:
+    """Replace what varies between occurrences of one fault; keep fault-telling digits.
+    Each step runs only when a cheap test says it can apply.
+
+    >>> mask("out of resource: shared memory, Required: 131072, Hardware limit: 101376")
+    'out of resource: shared memory, Required: <n>, Hardware limit: <n>'
+    """
+    digits = _DIGIT.search(line) is not None
+    if digits and ":" in line:
+        if "-" in line:
+            line = _TIME_FULL.sub("<time>", line)
+        line = _TIME.sub("<time>", line)
+    if "/" in line or "\\" in line:
+        line = _PATH.sub(_basename, line)
+    if "tmp" in line:
+        line = _TMP.sub("<tmp>", line)
+    if digits:
+        if "0x" in line:
+            if "system" in line:
+                line = _SYSBYTES.sub("", line)
+            line = _HEX0X.sub("<hex>", line)
+        line = _HEXID.sub(_hexid, line)
+        line = _LONGID.sub(_longid, line)
+        if any(h in line for h in _PID_HINTS):
+            line = _PID.sub(r"\1\2<pid>", line)
+        line = _LABELLED.sub(_labelled, line)
+        if "index" in line:
+            line = _INDEX.sub("at index (<i>)", line)
+        if "at " in line:
+            line = _POS.sub("at <pos>:", line)
+        if "." in line:
+            line = _SRCPOS.sub(r".\1:<L>", line)
+            line = _FLOAT.sub("<f>", line)
+        if "line " in line:
+            line = _LINENO.sub("line <L>", line)
+        if "%" in line:
+            line = _PCT.sub("(<pct>)", line)
+        line = _BIGINT.sub("<n>", line)
+    else:
+        line = _LONGID.sub(_longid, line)
+    line = " ".join(line.split()).strip(" \t:.'\"`")
+    return line[:_MAX_LINE]
+
+
