@@ -194,12 +194,13 @@ def cmd_ledger_show(args) -> int:
         print(json.dumps({"schema": "forksync.ledger-entry/1", "entries": [entry_json(e) for e in hits]}, indent=2))
         return 0
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
     con = Console()
     for e in hits:
-        con.print(f"[bold]{e.sha}[/bold] {_pr(e.pr)}  {e.subject}")
+        con.print(f"[bold]{e.sha}[/bold] {_pr(e.pr)}  {escape(e.subject)}")
         con.print(f"  upstream position {e.index + 1} of {len(state.ledger.entries)}, committed {iso(e.committer_time)}")
-        con.print(f"  disposition: [bold]{e.disposition.value}[/bold]" + (f" — {e.reason}" if e.reason else "")
+        con.print(f"  disposition: [bold]{e.disposition.value}[/bold]" + (f" — {escape(e.reason)}" if e.reason else "")
                   + ("  (isolated pick)" if e.isolated else ""))
         if e.fork_commit:
             con.print(f"  fork commit: {e.fork_commit}")
@@ -207,7 +208,7 @@ def cmd_ledger_show(args) -> int:
         for col in ("rule", "fork commit", "detail"):
             t.add_column(col)
         for x in e.evidence:
-            t.add_row(x.rule, (x.fork_commit or "")[:12], x.detail)
+            t.add_row(escape(x.rule), (x.fork_commit or "")[:12], escape(x.detail))
         if not e.evidence:
             t.add_row("-", "", "no fork commit, note or branch names it: PENDING")
         con.print(t)

@@ -89,9 +89,12 @@ class ProvenanceRules(_Strict):
 class IsolatedPickRules(_Strict):
     """Which picks are *isolated* (urgent, out of sequence) and so do not move the frontier.
     A commit is isolated when it carries ``Upstream-Urgent:`` or its message matches one of
-    ``message_patterns``. ``max_gap`` is the fallback for histories with neither: a pick whose
-    upstream position lies more than ``max_gap`` commits past the newest contiguous pin and that
-    is followed by fewer than ``min_run`` picked neighbours is treated as isolated."""
+    ``message_patterns``. ``max_gap``/``min_run`` are the fallback for histories with neither:
+    reached commits are grouped into clusters whose neighbours lie at most ``max_gap`` upstream
+    commits apart; a cluster that starts more than ``max_gap`` commits after the previous one (or
+    the base) and holds fewer than ``min_run`` commits is an island of isolated picks (see
+    bot/pins.py; measuring from the contiguous pin failed on the Triton fork, whose pin is stuck
+    292 days back while ingestion is current)."""
 
     message_patterns: list[str] = Field(default_factory=list)
     max_gap: int = Field(200, ge=0)

@@ -46,7 +46,7 @@ class RefError(ValueError):
     def __init__(self, ref: str, repo: str, why: str = "not found"):
         self.ref, self.repo = ref, repo
         super().__init__(f"ref {ref!r} {why} in repository {repo} "
-                         "(check the branch/sha, or fetch it: `git fetch <remote> {ref}`)".replace("{ref}", ref))
+                         f"(check the branch or sha, or fetch it: `git fetch <remote> {ref}`)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -306,7 +306,7 @@ def parse_patch_stream(data: bytes) -> dict[str, list[FileChange]]:
 _MISSING_RE = re.compile(r"(?:unable to read|missing blob object|could not read|bad object)\s+'?([0-9a-f]{40})")
 
 
-def _log_patch(git_dir: str, shas: list[str], renames: bool) -> tuple[bytes, dict[str, str], int, str]:
+def _log_patch(git_dir: str, shas: list[str], renames: bool, tick: Callable[[int], None] | None = None) -> tuple[bytes, dict[str, str], int, str]:
     """One ``git log -p --no-walk=unsorted`` over ``shas`` teed into ``git patch-id --stable``,
     parsed while it streams. Returns (files by sha, patch ids by sha, log return code, log stderr)."""
     env = _git_env()
@@ -340,6 +340,8 @@ def _log_patch(git_dir: str, shas: list[str], renames: bool) -> tuple[bytes, dic
         if cut > 0:        # parse whole commits while git produces the next ones
             parsed.update(parse_patch_stream(pending[:cut + 1]))
             pending = pending[cut + 1:]
+            if tick:
+                tick(len(parsed))
     parsed.update(parse_patch_stream(pending))
     pid.stdin.close()
     rc = log.wait()
@@ -456,7 +458,9 @@ def commit_infos(repo: pygit2.Repository, shas: Iterable[str], *, renames: bool 
         missing[bad] = miss
     todo = [s for s in todo if s not in missing]
     while todo:
-        parsed, ids, rc, err = _log_patch(git_dir, todo, renames)
+        base_done = total - len(todo)
+        parsed, ids, rc, err = _log_patch(
+            git_dir, todo, renames, (lambda n: progress(base_done + n, total)) if progress else None)
         if rc == 0:
             files.update(parsed)
             pids.update(ids)

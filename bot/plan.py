@@ -192,16 +192,34 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
     for i, c in enumerate(pending):
         if progress:
             progress(i, total)
+        div = _divergent_hits(c, areas, symbols)
+        area_hits = [(ch, f"divergent area {area!r}: {what}") for area, what in div for ch in chains if area in ch.areas]
+        sharing = [ch for ch in chains if any(p in ch.by_path or p in ch.paths_only for p in c.paths)]
+        pred = None
+        if sharing:
+            # predict first: a conflict in a file an open chain changes settles it without symbols
+            pred = predictor.predict(c)
+            if pred.outcome == "conflict":
+                owners = [ch for ch in sharing if (ch.in_flight is None or ch.in_flight.kind == "chain")
+                          and any(p in ch.by_path or p in ch.paths_only for p in pred.conflicts)]
+                if owners:
+                    # it conflicts where an open chain changed the file: most likely it builds on
+                    # that chain (the running tree lacks it), so it follows the chain
+                    hits = [(ch, next(p for p in pred.conflicts if p in ch.by_path or p in ch.paths_only))
+                            for ch in owners]
+                    hits += [h for h in area_hits if all(h[0] is not o for o in owners)]
+                    target, _ = _join(c, hits, chains, notes, index)
+                    where = next(p for p in pred.conflicts if p in target.by_path or p in target.paths_only)
+                    target.add(c, PlanItem(c.sha, f"predicted cherry-pick conflicts in {_files(pred.conflicts)}; "
+                                                  f"follows {target.label}, which changes {where}", pred.conflicts))
+                    target.areas.update(a for a, _ in div)
+                    continue
         hits = []
-        for ch in chains:
+        for ch in sharing:
             why = _commit_overlap(c, ch, symbols)
             if why:
                 hits.append((ch, why))
-        div = _divergent_hits(c, areas, symbols)
-        for area, what in div:
-            for ch in chains:
-                if area in ch.areas and all(h[0] is not ch for h in hits):
-                    hits.append((ch, f"divergent area {area!r}: {what}"))
+        hits += [h for h in area_hits if all(h[0] is not x[0] for x in hits)]
         if hits:
             target, reason = _join(c, hits, chains, notes, index)
             target.add(c, PlanItem(c.sha, reason))
@@ -214,7 +232,8 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
             ch.areas.update(a for a, _ in div)
             chains.append(ch)
             continue
-        pred = predictor.predict(c)
+        if pred is None:
+            pred = predictor.predict(c)
         if pred.outcome == "clean":
             if not bundles or len(bundles[-1]) >= bundle_size_cap:
                 bundles.append([])
@@ -229,21 +248,8 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
             notes.append(f"{NO_OP_NOTE} {c.sha}: its pick would be empty on the fork tip + {picked_clean} "
                          f"earlier bundle picks (already satisfied); record it as NO_OP")
         elif pred.outcome == "conflict":
-            files = ", ".join(pred.conflicts[:5]) + (f" and {len(pred.conflicts) - 5} more" if len(pred.conflicts) > 5 else "")
-            owners = [ch for ch in chains if (ch.in_flight is None or ch.in_flight.kind == "chain")
-                      and any(p in ch.by_path or p in ch.paths_only for p in pred.conflicts)]
-            if owners:
-                # it conflicts where an open chain changed the file: most likely it builds on that
-                # chain (the running tree lacks it), so it follows the chain instead of starting one
-                hits = [(ch, next(p for p in pred.conflicts if p in ch.by_path or p in ch.paths_only))
-                        for ch in owners]
-                target, _ = _join(c, hits, chains, notes, index)
-                where = next(p for p in pred.conflicts if p in target.by_path or p in target.paths_only)
-                target.add(c, PlanItem(c.sha, f"predicted cherry-pick conflicts in {files}; follows {target.label}, "
-                                              f"which changes {where}", pred.conflicts))
-                continue
             ch = _Chain(id=unit_id("chain", c.sha), order=index[c.sha])
-            ch.add(c, PlanItem(c.sha, f"predicted cherry-pick conflicts in {files}", pred.conflicts))
+            ch.add(c, PlanItem(c.sha, f"predicted cherry-pick conflicts in {_files(pred.conflicts)}", pred.conflicts))
             chains.append(ch)
         else:
             ch = _Chain(id=unit_id("chain", c.sha), order=index[c.sha])
@@ -313,6 +319,10 @@ def _join(c: CommitInfo, hits: list[tuple[_Chain, str]], chains: list[_Chain], n
         target.notes.append(msg)
         notes.append(msg)
     return target, reason
+
+
+def _files(paths: Sequence[str]) -> str:
+    return ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
 
 
 def _areas_of(areas: Sequence, paths: Iterable[str]) -> tuple[str, ...]:

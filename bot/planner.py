@@ -50,9 +50,11 @@ def plan_state(state, *, store: Store | None = None, progress: Callable[[int, in
     pending = pending_commits(state)
     repo = scratch_repo(state.git_dir, cfg.cache_dir)
     pred = predictor or MergePredictor(repo, state.fork_tip, rename_detection=cfg.rename_detection, store=store)
-    symbols = SymbolIndex(repo)
+    symbols = SymbolIndex(repo, store=store)
     plan = build_plan(pending, predictor=pred, areas=cfg.areas, bundle_size_cap=cfg.bundle_size_cap,
                       in_flight=state.in_flight, commit_lookup=state.upstream, symbols=symbols,
                       base=state.fork_tip, as_of=state.as_of, progress=progress)
+    pred.flush()
+    symbols.flush()
     return PlanRun(plan, pending, merges=pred.merges, cache_hits=pred.cache_hits,
                    parsed_files=symbols.parsed_files, seconds=time.perf_counter() - t0)

@@ -108,6 +108,7 @@ class MergePredictor:
         if store is not None:
             store.migrate()          # the store may predate this module's import (creates plan_predictions)
         self._memo: dict[str, Prediction] = {}
+        self._pending: list[dict] = []          # rows not yet written to the store (see flush)
         self.merges = 0          # real merges computed (cache misses)
         self.renames_off: str | None = None   # why rename detection was dropped (missing blobs)
         self.cache_hits = 0
@@ -140,11 +141,10 @@ class MergePredictor:
         self.merges += 1
         self._memo[key] = pred
         if self.store is not None:
-            with self.store.lock:
-                self.store.db["plan_predictions"].upsert({
-                    "key": key, "ours_tree": self.running_tree, "commit": commit.sha, "flags": self.flags,
-                    "outcome": pred.outcome, "conflicts": json.dumps(list(pred.conflicts)),
-                    "result_tree": pred.result_tree or "", "detail": pred.detail}, pk="key")
+            self._pending.append({
+                "key": key, "ours_tree": self.running_tree, "commit": commit.sha, "flags": self.flags,
+                "outcome": pred.outcome, "conflicts": json.dumps(list(pred.conflicts)),
+                "result_tree": pred.result_tree or "", "detail": pred.detail})
         return pred
 
     def _merge(self, commit: CommitInfo) -> Prediction:
@@ -184,6 +184,14 @@ class MergePredictor:
         if tree == self.running_tree:
             return Prediction("empty", result_tree=tree, detail=detail)
         return Prediction("clean", result_tree=tree, detail=detail)
+
+    def flush(self) -> None:
+        """Write new predictions to the store in one transaction."""
+        if self.store is None or not self._pending:
+            return
+        rows, self._pending = self._pending, []
+        with self.store.lock:
+            self.store.db["plan_predictions"].insert_all(rows, pk="key", replace=True, batch_size=500)
 
     def advance(self, commit: CommitInfo, prediction: Prediction) -> None:
         """Apply a clean pick to the running tree (the next prediction sees it)."""

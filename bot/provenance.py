@@ -136,6 +136,12 @@ def claims(message: str, rules: ProvenanceRules) -> list[Claim]:
     return list(hit)
 
 
+def clear_memo() -> None:
+    """Forget memoized claims (benchmarks measure a fresh process this way)."""
+    _MEMO.clear()
+    _RULES_KEYS.clear()
+
+
 def _claims(message: str, rules: ProvenanceRules) -> list[Claim]:
     out: list[Claim] = []
     if rules.forksync_trailers:
@@ -165,6 +171,8 @@ def _citation_claims(message: str, rules: ProvenanceRules) -> list[Claim]:
             subject_prs.append(n)
             out.append(Claim("pick", f"#{n}", "pr-citation", "cited in the subject", weak=not marker))
     cut = bool(re.search(r"(\.\.\.|…)\s*(\(#\d+\))?\s*$", subject))
+    # "(#9709 and 13 more)": the other PRs are the body's bullets that start with a citation
+    more = marker and bool(re.search(r"\band \d+ more\b", subject))
     section: str | None = None
     seen = set(subject_prs)
     just_headed = False
@@ -182,7 +190,8 @@ def _citation_claims(message: str, rules: ProvenanceRules) -> list[Claim]:
             section = kind
         elif not re.match(r"^([-*•]|\d+[.)]|#\d|https?://|\.\.\.|…)", line):
             section = None              # prose ends a list section
-        is_cont = cut and (line.startswith("...") or line.startswith("…"))
+        is_cont = (cut and (line.startswith("...") or line.startswith("…"))) or (
+            more and section not in ("defer", "skip", "wont-port") and bool(re.match(r"^[-*•]?\s*#\d", line)))
         if not (section or is_cont):
             continue
         # in a list line, the PRs before a dash separator are its subject; after it comes the
@@ -201,7 +210,8 @@ def _citation_claims(message: str, rules: ProvenanceRules) -> list[Claim]:
                 if n not in own and n not in seen:
                     seen.add(n)
                     out.append(Claim("pick", f"#{n}", "pr-citation",
-                                     "continued in the body" if is_cont else "listed in the body"))
+                                     ("continued in the body" if cut else "one of the subject's \"more\"")
+                                     if is_cont else "listed in the body"))
         elif section in ("defer", "skip", "wont-port"):
             reason = re.sub(r"^[-*•]\s*", "", line)[:300]
             for n in nums:

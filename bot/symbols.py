@@ -23,6 +23,7 @@ Lines outside any definition (includes, imports, lit ``RUN:`` lines) give :data:
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from functools import lru_cache
 from typing import Iterable, Sequence
 
 from bot.model import CommitInfo, FileChange
+from bot.store import table
 
 #: The symbol of lines that lie outside every definition (file scope).
 TOP_LEVEL = "<top-level>"
@@ -284,56 +286,33 @@ def symbols_of_change(fc: FileChange, old_source: bytes | None, new_source: byte
     return frozenset(out)
 
 
-def _windows(lines: list[bytes], ranges, margin: int) -> list[tuple[int, int, list[tuple[int, int]]]]:
-    """Group hunk ranges into parse windows ``(first row, end row, ranges)`` reaching ``margin``
-    lines around them, snapped outward to blank lines (so a window rarely starts mid-statement)."""
-    n = len(lines)
-    spans = []
-    for start, count in ranges:
-        if count <= 0:
-            continue
-        lo = max(start - 1, 0)
-        a, b = max(lo - margin, 0), min(lo + count + margin, n)
-        for _ in range(60):                  # snap up to a blank line
-            if a == 0 or not lines[a - 1].strip():
-                break
-            a -= 1
-        for _ in range(60):
-            if b >= n or not lines[b].strip():
-                break
-            b += 1
-        if spans and a <= spans[-1][1]:
-            spans[-1] = (spans[-1][0], max(b, spans[-1][1]), spans[-1][2] + [(start, count)])
-        else:
-            spans.append((a, b, [(start, count)]))
-    return spans
-
-
-def source_symbols(src: bytes, lang: str, ranges, parse=None, margin: int = MAX_SYMBOL_LINES) -> frozenset[str]:
-    """Symbols of hunk ``ranges`` in ``src``. A small file is parsed whole; in a large one only
-    windows of ``margin`` lines around the hunks are parsed (a definition that starts further
-    up is longer than :data:`MAX_SYMBOL_LINES` and counts as file scope anyway), which keeps the
-    cost per hunk, not per file. ``parse(source, lang) -> root node`` may cache trees."""
+def source_symbols(src: bytes, lang: str, ranges, parse=None) -> frozenset[str]:
+    """Symbols of hunk ``ranges`` in ``src`` (the whole file is parsed: windows around the hunks
+    were tried on Triton and lost accuracy without saving time, docs/plan.md).
+    ``parse(source, lang) -> root node`` may cache trees."""
     parse = parse or (lambda s, lg: parser_for(lg).parse(s).root_node)
-    lines = src.split(b"\n")
-    if len(lines) <= 3 * margin:
-        return tree_symbols(parse(src, lang), lang, ranges)
-    out: set[str] = set()
-    for a, b, rs in _windows(lines, ranges, margin):
-        root = parse(b"\n".join(lines[a:b]) + b"\n", lang)
-        out |= tree_symbols(root, lang, [(st - a, c) for st, c in rs])
-    return frozenset(out)
+    return tree_symbols(parse(src, lang), lang, ranges)
+
+
+#: bump when symbol extraction changes meaning (cached rows of other versions are ignored)
+SYMBOLS_VERSION = 1
+SYMBOLS_TABLE = table("plan_symbols", {"key": str, "version": int, "symbols": str}, pk="key")
 
 
 class SymbolIndex:
-    """Symbols per ``(commit, path)`` read through a pygit2 repository, cached in memory.
+    """Symbols per ``(commit, path)`` read through a pygit2 repository, cached in memory and,
+    given a :class:`~bot.store.Store`, in its ``plan_symbols`` table (immutable per commit).
 
     ``repo`` must hold the commits' objects. Missing blobs (partial snapshots) give None for that
     file (the planner then works at file level), never an exception."""
 
-    def __init__(self, repo, tree_cache_size: int = 64):
+    def __init__(self, repo, tree_cache_size: int = 64, store=None):
         self.repo = repo
+        self.store = store
+        if store is not None:
+            store.migrate()
         self._cache: dict[tuple[str, str], frozenset[str] | None] = {}
+        self._pending: list[dict] = []          # rows not yet written to the store (see flush)
         self._trees: OrderedDict[bytes, object] = OrderedDict()
         self._tree_cache_size = tree_cache_size
         self.parsed_files = 0        # file changes whose symbols were computed
@@ -367,6 +346,13 @@ class SymbolIndex:
         key = (commit.sha, fc.path)
         if key in self._cache:
             return self._cache[key]
+        if self.store is not None:
+            rows = list(self.store.db.query("select symbols from plan_symbols where key = ? and version = ?",
+                                            [f"{commit.sha}:{fc.path}", SYMBOLS_VERSION]))
+            if rows:
+                res = None if rows[0]["symbols"] is None else frozenset(json.loads(rows[0]["symbols"]))
+                self._cache[key] = res
+                return res
         old = new = None
         if language_for(fc.path) is not None:
             if fc.status != "A" and commit.parents:
@@ -376,7 +362,19 @@ class SymbolIndex:
             self.parsed_files += 1
         res = symbols_of_change(fc, old, new, parse=self._parse)
         self._cache[key] = res
+        if self.store is not None:
+            self._pending.append({"key": f"{commit.sha}:{fc.path}", "version": SYMBOLS_VERSION,
+                                  "symbols": None if res is None else json.dumps(sorted(res))})
         return res
+
+    def flush(self) -> None:
+        """Write the symbols computed since the last flush to the store, in one transaction (the
+        store syncs every commit to disk: one write per file would cost a disk flush each)."""
+        if self.store is None or not self._pending:
+            return
+        rows, self._pending = self._pending, []
+        with self.store.lock:
+            self.store.db["plan_symbols"].insert_all(rows, pk="key", replace=True, batch_size=500)
 
     def __call__(self, commit: CommitInfo, path: str) -> frozenset[str] | None:
         """``symbols(commit, path)``: the planner's symbol source interface."""

@@ -54,6 +54,22 @@ class CoreResult:
     backlog: int = 0
     deferred: list[dict] = field(default_factory=list)
     wont_port: list[dict] = field(default_factory=list)
+    in_flight: list = field(default_factory=list)      # bot.model.InFlightBranch
+
+    def units_to_publish(self, cfg: ForksyncConfig) -> list[Unit]:
+        """The plan's units, plus every in-flight ``forksync/*`` branch the plan does not extend:
+        such a branch may have been pushed by a run that failed before its PR was opened, so its
+        PR is ensured (and its body refreshed) too."""
+        from bot.model import PlanItem
+        out = list(self.plan.units)
+        planned = {u.id for u in out}
+        for b in self.in_flight:
+            if b.unit_id in planned or not b.upstream_shas or any(s not in self.commits for s in b.upstream_shas):
+                continue
+            paths = set().union(*(self.commits[s].paths for s in b.upstream_shas))
+            out.append(Unit(id=b.unit_id, kind=b.kind, items=tuple(PlanItem(s, "in flight") for s in b.upstream_shas),
+                            areas=cfg.areas_for_paths(sorted(paths))))
+        return out
 
 
 def scrub(text: str, secrets: list[str]) -> str:
@@ -107,14 +123,22 @@ class SyncService:
                                   f"{err.decode(errors='replace').strip()[:500]}", list(secrets)))
         return out.decode(errors="replace")
 
-    async def fetch(self, full_name: str, installation_id: int | None, upstream: str, upstream_ref: str) -> Path:
-        """Fetch the fork's branches and upstream's ``upstream_ref`` into the working repo."""
+    async def ensure_repo(self, full_name: str) -> Path:
+        """The fork's bare working repository (created on first use, with forksync's identity)."""
         d = self.repo_dir(full_name)
         if not (d / "HEAD").exists():
             d.mkdir(parents=True, exist_ok=True)
             await self._git(d, "init", "--bare", "-q")
+            await self._git(d, "config", "user.name", "forksync")
+            await self._git(d, "config", "user.email", "forksync@users.noreply.github.com")
+        return d
+
+    async def fetch(self, full_name: str, installation_id: int | None, upstream: str, upstream_ref: str) -> Path:
+        """Fetch the fork's branches and notes, and upstream's ``upstream_ref``, into the working repo."""
+        d = await self.ensure_repo(full_name)
         url, secrets = await self.remote_url(full_name, installation_id)
-        await self._git(d, "fetch", "-q", "--prune", "--no-tags", url, "+refs/heads/*:refs/heads/*", secrets=secrets)
+        await self._git(d, "fetch", "-q", "--prune", "--no-tags", url, "+refs/heads/*:refs/heads/*",
+                        "+refs/notes/*:refs/notes/*", secrets=secrets)
         up_url, up_secrets = await self._upstream_url(upstream, installation_id)
         await self._git(d, "fetch", "-q", "--no-tags", up_url,
                         f"+refs/heads/{upstream_ref}:refs/remotes/upstream/{upstream_ref}", secrets=up_secrets)
@@ -127,29 +151,35 @@ class SyncService:
 
     # ------------------------------------------------------------------ core seam
     def compute(self, git_dir: Path, cfg: ForksyncConfig, upstream_ref: str, fork_ref: str) -> CoreResult:
-        """ingest → ledger/pins → plan, over the working repository (blocking; run in a thread)."""
-        from bot import ingest, plan as plan_mod, predict
-        import pygit2
+        """ingest (ledger, pins) → plan, over the working repository (blocking; run in a thread).
 
-        repo = pygit2.Repository(str(git_dir))
-        up_tip = str(repo.revparse_single(f"refs/remotes/upstream/{upstream_ref}").peel(pygit2.Commit).id)
-        fork_tip = str(repo.revparse_single(f"refs/heads/{fork_ref}").peel(pygit2.Commit).id)
-        res = ingest.ingest_repo(repo, str(git_dir), upstream_tip=up_tip, fork_tip=fork_tip, config=cfg,
-                                 now=int(self.now()))
-        from bot import gitio
-        in_flight = gitio.in_flight_branches(repo, fork_tip)
-        pending = [res.commits[e.sha] for e in res.ledger if e.disposition == Disposition.PENDING]
-        predictor = predict.MergePredictor(repo, fork_tip, rename_detection=cfg.rename_detection)
+        The core reads everything from the one working repository: the fork's branches and notes
+        as fetched, upstream as ``refs/remotes/upstream/<ref>``."""
+        from bot import plan as plan_mod, predict
+        from bot.ingest import load_state
+
+        local = cfg.model_copy(update={
+            "upstream": cfg.upstream.model_copy(update={"url": "", "ref": f"refs/remotes/upstream/{upstream_ref}"}),
+            "fork": cfg.fork.model_copy(update={"url": str(git_dir), "ref": f"refs/heads/{fork_ref}"}),
+            "cache_dir": str(self.workdir / "cache"),
+        })
+        state = load_state(local, fetch=False)
+        pending = [state.upstream[e.sha] for e in state.ledger.entries if e.disposition == Disposition.PENDING]
+        predictor = predict.MergePredictor(state.repo, state.fork_tip, rename_detection=cfg.rename_detection)
         plan = plan_mod.build_plan(pending, predictor=predictor, areas=cfg.areas, bundle_size_cap=cfg.bundle_size_cap,
-                                   in_flight=in_flight, commit_lookup=res.commits, base=fork_tip,
+                                   in_flight=state.in_flight, commit_lookup=state.upstream, base=state.fork_tip,
                                    as_of=int(self.now()))
-        deferred = [{"sha": e.sha, "subject": e.subject, "reason": e.reason} for e in res.ledger
-                    if e.disposition == Disposition.DEFERRED_BLOCKED]
-        wont = [{"sha": e.sha, "subject": e.subject, "reason": e.reason} for e in res.ledger
-                if e.disposition == Disposition.WONT_PORT]
-        return CoreResult(up_tip, fork_tip, plan, dict(res.commits), frontier=res.pins.frontier or "",
-                          contiguous_pin=res.pins.contiguous or "", days_behind=float(res.pins.days_behind),
-                          backlog=int(res.pins.backlog), deferred=deferred, wont_port=wont)
+
+        def listed(d: Disposition) -> list[dict]:
+            return [{"sha": e.sha, "subject": e.subject, "reason": e.reason} for e in state.ledger.entries
+                    if e.disposition == d]
+
+        p = state.pins
+        return CoreResult(state.upstream_tip, state.fork_tip, plan, dict(state.upstream),
+                          frontier=p.frontier.sha or "", contiguous_pin=p.contiguous.sha or "",
+                          days_behind=float(p.days_behind), backlog=int(p.backlog),
+                          deferred=listed(Disposition.DEFERRED_BLOCKED), wont_port=listed(Disposition.WONT_PORT),
+                          in_flight=list(state.in_flight))
 
     # ------------------------------------------------------------------ orchestration
     def _lock(self, full_name: str) -> asyncio.Lock:
@@ -180,10 +210,9 @@ class SyncService:
                 await self.refresh_status_issue(ctx, full_name, cfg=cfg)
                 raise
             core = await asyncio.to_thread(self.compute, git_dir, cfg, up_ref, cfg.fork.ref)
-            lines = [f"{full_name}: {reason}: {len(core.plan.units)} unit(s)"]
-            units_state = []
+            lines = [f"{full_name}: {reason}: {len(core.plan.units)} unit(s) planned"]
             if not st.held:
-                for unit in core.plan.units:
+                for unit in core.units_to_publish(cfg):
                     lines.append(await self.publish(ctx, full_name, git_dir, cfg, core, unit, upstream,
                                                     rebuild=(rebuild == unit.id)))
             units_state = await self._open_units(ctx, full_name)
@@ -260,10 +289,7 @@ class SyncService:
                                shas: list[str]) -> tuple[list[str], list[str]]:
         """Fetch a person's push to a chain branch and verify it (see ``sync_prs.verify_resolution``)."""
         from bot.handlers.sync_prs import TRAILER, verify_resolution
-        d = self.repo_dir(full_name)
-        if not (d / "HEAD").exists():
-            d.mkdir(parents=True, exist_ok=True)
-            await self._git(d, "init", "--bare", "-q")
+        d = await self.ensure_repo(full_name)
         url, secrets = await self.remote_url(full_name, ctx.installation_id)
         await self._git(d, "fetch", "-q", "--no-tags", url, f"+refs/heads/{branch}:refs/heads/{branch}",
                         secrets=secrets)
@@ -325,19 +351,16 @@ class SyncService:
                                reason: str, by: str) -> str:
         """Write decisions as git notes (``bot.notes``) in the working repo and push the notes ref."""
         from bot import notes
-        from bot.model import Decision
-        d = self.repo_dir(full_name)
-        if not (d / "HEAD").exists():
-            d.mkdir(parents=True, exist_ok=True)
-            await self._git(d, "init", "--bare", "-q")
+        d = await self.ensure_repo(full_name)
         url, secrets = await self.remote_url(full_name, ctx.installation_id)
         ref = "refs/notes/forksync"
         await self._git(d, "fetch", "-q", url, f"+{ref}:{ref}", secrets=secrets, check=False)
-        decisions = [Decision(upstream_sha=s, disposition=None if disposition in (None, Disposition.PENDING)
-                              else disposition, reason=reason, by=by, time=int(self.now())) for s in shas]
-        await asyncio.to_thread(notes.write_decisions, str(d), decisions)
+        disp = None if disposition in (None, Disposition.PENDING) else disposition
+        text = notes.format_decision(disp, reason, by, int(self.now()))
+        for s in shas:
+            await asyncio.to_thread(notes.write_decision, str(d), s, text)
         await self._git(d, "push", "-q", url, f"{ref}:{ref}", secrets=secrets)
-        return f"recorded {len(decisions)} decision(s)"
+        return f"recorded {len(shas)} decision(s)"
 
 
 def _replace(st: sync_status.SyncStatus, **kw) -> sync_status.SyncStatus:

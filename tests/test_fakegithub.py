@@ -530,3 +530,38 @@ async def test_ping_and_slow_receiver_timeout(world, receiver, tmp_path):
     assert d.statuses == [None]
     assert "Timeout" in d.errors[0]
     await runner.cleanup()
+
+
+async def test_deleting_the_head_branch_closes_the_pr(world):
+    fake, fork, gh, src, base = world
+    push_branch(src, fork, "gone", [({"c.txt": "c\n"}, "gone", "ann")])
+    pr = await open_pr(gh, "gone")
+    await gh.delete("/repos/{owner}/{repo}/git/refs/{ref}", dict(R, ref="heads/gone"))
+    got = await gh.getitem("/repos/{owner}/{repo}/pulls/{n}", dict(R, n=pr["number"]))
+    assert (got["state"], got["merged"]) == ("closed", False)
+    assert [d.action for d in fake.webhooks.of("pull_request")] == ["opened", "closed"]
+
+
+async def test_issue_reopen_event(world):
+    fake, fork, gh, src, base = world
+    issue = await gh.post("/repos/{owner}/{repo}/issues", R, data={"title": "flaky"})
+    n = dict(R, n=issue["number"])
+    await gh.patch("/repos/{owner}/{repo}/issues/{n}", n, data={"state": "closed", "state_reason": "not_planned"})
+    got = await gh.patch("/repos/{owner}/{repo}/issues/{n}", n, data={"state": "open"})
+    assert (got["state"], got["state_reason"]) == ("open", "reopened")
+    assert [d.action for d in fake.webhooks.of("issues")] == ["opened", "closed", "reopened"]
+    assert fake.webhooks.of("issues")[1].payload["issue"]["state_reason"] == "not_planned"
+
+
+async def test_label_events_on_issues_and_prs(world):
+    fake, fork, gh, src, base = world
+    push_branch(src, fork, "l", [({"c.txt": "c\n"}, "l", "ann")])
+    pr = await open_pr(gh, "l")
+    issue = await gh.post("/repos/{owner}/{repo}/issues", R, data={"title": "status"})
+    for n in (pr["number"], issue["number"]):
+        await gh.post("/repos/{owner}/{repo}/issues/{n}/labels", dict(R, n=n), data={"labels": ["forksync:hold"]})
+        await gh.delete("/repos/{owner}/{repo}/issues/{n}/labels/{name}", dict(R, n=n, name="forksync:hold"))
+    assert [(d.event, d.action, d.payload["label"]["name"]) for d in fake.webhooks.emitted
+            if d.action in ("labeled", "unlabeled")] == [
+        ("pull_request", "labeled", "forksync:hold"), ("pull_request", "unlabeled", "forksync:hold"),
+        ("issues", "labeled", "forksync:hold"), ("issues", "unlabeled", "forksync:hold")]

@@ -167,3 +167,29 @@ async def test_a_drifted_response_is_caught(world, monkeypatch):
     assert [(v.kind, v.operation) for v in fake.violations] == [("invalid-response", "issues/create-label")]
     assert "color" in fake.violations[0].detail
     fake.violations.clear()
+
+
+async def test_admin_endpoints_configure_a_running_fake(fake_github, tmp_path):
+    make_source_repo(tmp_path / "src", [{"a.txt": "1\n"}])
+    async with aiohttp.ClientSession() as s:
+        async with s.post(f"{fake_github.url}/_fake/setup", json={
+                "repos": [{"full_name": "meta/triton", "source": str(tmp_path / "src")}],
+                "installations": [{"account": "meta", "id": 77}],
+                "collaborators": [{"repo": "meta/triton", "login": "alice", "permission": "admin"}],
+                "tokens": [{"token": "alice-token", "login": "alice"}]}) as r:
+            info = await r.json()
+        assert info["installations"] == [{"id": 77, "account": "meta"}]
+        assert info["repos"][0]["path"].endswith("repos/meta/triton.git")
+        async with s.post(f"{fake_github.url}/_fake/faults", json={"kind": "server_error", "path": "/repos/*",
+                                                                  "status": 503}) as r:
+            assert (await r.json()) == {"queued": 1}
+        from bot.github import RetryPolicy
+
+        gh = token_client(s, "alice-token", base_url=fake_github.url, retry=RetryPolicy(max_attempts=1))
+        with pytest.raises(GitHubAPIError) as e:
+            await gh.getitem("/repos/{owner}/{repo}", R)
+        assert e.value.status_code == 503 and e.value.attempts == 1
+        async with s.post(f"{fake_github.url}/_fake/setup", json={"repos": [{"full_name": "meta/triton"}]}) as r:
+            assert r.status == 400 and "exists already" in (await r.json())["error"]
+        async with s.get(f"{fake_github.url}/_fake/violations") as r:
+            assert await r.json() == []

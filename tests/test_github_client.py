@@ -21,6 +21,7 @@ def world(fake_github, tmp_path):
 
 async def test_app_auth_fetches_one_token_and_pins_api_version(world, github_app):
     fake, fork, inst, shas = world
+    fake.require_api_version = True
     gh = github_app.installation(inst.id)
     for _ in range(3):
         repo = await gh.getitem("/repos/{owner}/{repo}", REPO)
@@ -231,3 +232,43 @@ async def test_writes_are_paced_and_requests_serialised(world):
     assert len(gh.stats.pacing_waits) == 2 and all(29.0 < w <= 30.0 for w in gh.stats.pacing_waits)
     assert gh.stats.sleeps == []
     assert sorted(r["status"] for r in fake.requests_for("issues/create")) == [201, 201, 201]
+
+
+async def test_emulated_secondary_limit_is_waited_out(world):
+    """The fake's own secondary limit (2 writes/min here) answers 403 + retry-after: 60; the client
+    sleeps 60 s (a sleep that moves the fake's clock) and the write then succeeds, once."""
+    fake, fork, inst, shas = world
+    now = [fake.state.now()]
+    fake.state.clock = lambda: now[0]
+    fake.limits.content_per_minute = 2
+
+    async def sleep(s):
+        now[0] += s
+
+    async with aiohttp.ClientSession() as s:
+        app = GitHubApp(s, app_id=fake.app.id, private_key=fake.app.private_key_pem, base_url=fake.url,
+                        retry=FAST_RETRY, sleep=sleep, clock=lambda: now[0])
+        gh = app.installation(inst.id)
+        for i in range(3):
+            await gh.post("/repos/{owner}/{repo}/issues", REPO, data={"title": f"t{i}"})
+    assert gh.stats.sleeps == [60.0]
+    assert [r["status"] for r in fake.requests_for("issues/create")] == [201, 201, 403, 201]
+    assert sorted(i.title for i in fork.issues.values()) == ["t0", "t1", "t2"]
+
+
+async def test_emulated_primary_limit_headers_and_exhaustion(world, github_app):
+    fake, fork, inst, shas = world
+    fake.limits.limit = 3
+    gh = github_app.installation(inst.id)
+    await gh.getitem("/repos/{owner}/{repo}", REPO)
+    assert (gh.rate_limit.limit, gh.rate_limit.remaining) == (3, 2)
+    await gh.getitem("/repos/{owner}/{repo}", REPO)                  # 304: free
+    assert gh.rate_limit is not None
+    limits = await gh.getitem("/rate_limit")                          # free too
+    assert (limits["rate"]["used"], limits["rate"]["remaining"]) == (1, 2)
+    await gh.getitem("/repos/{owner}/{repo}/commits/{ref}", dict(REPO, ref=shas[0]))
+    await gh.getitem("/repos/{owner}/{repo}/commits/{ref}", dict(REPO, ref=shas[1]))
+    with pytest.raises(GitHubAPIError) as e:                        # reset is an hour away: > max_wait
+        await gh.getitem("/repos/{owner}/{repo}/branches/main", REPO)
+    assert (e.value.status_code, e.value.message) == (403, "API rate limit exceeded for installation.")
+    assert e.value.headers["x-ratelimit-remaining"] == "0"

@@ -192,3 +192,53 @@ def test_back_out_whose_quoted_subject_differs_from_the_landed_one():
     [e] = build_ledger([up], [pick, out]).entries
     assert e.disposition is Disposition.REVERTED
     assert [(x.rule, x.fork_commit) for x in e.evidence] == [("trailer:Upstream-Commit", "1" * 40), ("revert", "2" * 40)]
+
+
+def test_merge_syncing_fork_with_no_config(tmp_path, capsys):
+    """Defaults + flags only: a fork that syncs by merging upstream; ancestry makes merged
+    upstream commits PICKED, a fork revert of one makes it REVERTED, trailers record decisions."""
+    from bot.repobuilder import RepoBuilder
+    from bot.cli import main
+    import json
+    up = RepoBuilder.init(tmp_path / "up")
+    base = up.commit("Base (#1)", {"a.txt": "a\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    u1 = up.commit("One (#11)", {"b.txt": "b\n"}, when=T0 + DAY)
+    u2 = up.commit("Two (#12)", {"c.txt": "c\n"}, when=T0 + 2 * DAY)
+    fork.add_remote("upstream", up.path)
+    fork.merge("upstream/main", when=T0 + 3 * DAY)
+    fork.revert(u1, when=T0 + 4 * DAY)
+    u3 = up.commit("Three (#13)", {"d.txt": "d\n"}, when=T0 + 5 * DAY)
+    u4 = up.commit("Four (#14)", {"e.txt": "e\n"}, when=T0 + 6 * DAY)
+    fork.commit(f"Record\n\nUpstream-Wont-Port: {u4[:10]} CI only\nUpstream-Deferred: {u3} later\n",
+                {"n.txt": "n\n"}, when=T0 + 7 * DAY)
+    argv = ["--upstream", str(up.path), "--fork", str(fork.path)]
+    cache = tmp_path / "cache"
+    import os
+    cwd = os.getcwd()
+    os.chdir(tmp_path)          # no ./forksync.yml here: defaults apply, cache in ./.forksync-cache
+    try:
+        assert main([*argv, "ledger", "export", "--json"]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        assert doc["merge_base"] == u2 and [(e["sha"], e["disposition"]) for e in doc["entries"]] == [
+            (u3, "DEFERRED_BLOCKED"), (u4, "WONT_PORT")]
+        from bot.config import load_config
+        st = load_state(load_config(None, {"upstream.url": str(up.path), "fork.url": str(fork.path)}),
+                        store=Store(), since=base)
+        got = [(e.sha, e.disposition.value, [x.rule for x in e.evidence]) for e in st.ledger.entries]
+        assert got == [(u1, "REVERTED", ["ancestry", "revert"]), (u2, "PICKED", ["ancestry"]),
+                       (u3, "DEFERRED_BLOCKED", ["trailer:Upstream-Deferred"]),
+                       (u4, "WONT_PORT", ["trailer:Upstream-Wont-Port"])]
+        assert st.ledger.by_sha[u3].reason == "later"
+    finally:
+        os.chdir(cwd)
+    assert not cache.exists() and (tmp_path / ".forksync-cache").is_dir()
+
+
+def test_subject_and_n_more_reads_the_bodys_leading_bullets():
+    msg = ("[Cherry-pick][BUNDLE] Beta bundle: refactor + kernels (#9709 and 3 more) (#1985)\n\n"
+           "== Group 1: #9709 refactor ==\n\nConflict resolution:\n- lib/x.cpp: kept ours (see #9000)\n\n"
+           "== Group 2 ==\n\n10 deferred upstream PRs. Review order (bottom to top):\n"
+           "- #9778 no-op for beta — depends on #9001\n- #9745 kernels\n\n== Group 3 ==\n\n- #9626 plugins — base.\n")
+    assert [(c.kind, c.ref) for c in claims(msg, RULES)] == [
+        ("pick", "#9709"), ("pick", "#9778"), ("pick", "#9745"), ("pick", "#9626")]

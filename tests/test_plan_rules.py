@@ -130,3 +130,16 @@ def test_cap_and_lookup_helpers():
     assert find_unit(plan, "bundle-0") is None      # ambiguous
     with pytest.raises(ValueError, match="at least 1"):
         build_plan(commits, predictor=TablePredictor(), bundle_size_cap=0)
+
+
+def test_file_scope_lines_are_left_to_the_merge_and_conflicts_follow_their_chain():
+    commits = [commit(1, "a.cpp"), commit(2, "a.cpp"), commit(3, "a.cpp")]
+    syms = table_symbols({(1, "a.cpp"): {"<top-level>", "f"}, (2, "a.cpp"): {"<top-level>"},
+                          (3, "a.cpp"): {"<top-level>", "g"}})
+    # 2 shares only file-scope lines (includes) with chain 1: predicted, clean → bundle;
+    # 3 conflicts in a.cpp, which chain 1 changes: it follows chain 1 instead of starting a chain
+    plan = build_plan(commits, predictor=TablePredictor({1: CONFLICT, 3: CONFLICT}), symbols=syms)
+    c1 = f"chain-{sha(1)[:12]}"
+    assert ids(plan) == [(c1, [1, 3]), (f"bundle-{sha(2)[:12]}", [2])]
+    assert plan.units[0].items[1].reason == f"predicted cherry-pick conflicts in a.cpp; follows {c1}, which changes a.cpp"
+    assert plan.units[0].items[1].conflicts == ("a.cpp",)

@@ -105,6 +105,7 @@ def test_predictions_are_cached_in_the_store_and_scratch_repo(tmp_path):
     cache = tmp_path / "cache"
     p1 = MergePredictor(scratch_repo(pair.repo.path, cache), pair.fork_tip, store=store)
     first = predicted(p1, infos, advance=True)
+    p1.flush()
     assert p1.merges == 9 and p1.cache_hits == 0
     p2 = MergePredictor(scratch_repo(pair.repo.path, cache), pair.fork_tip, store=Store(tmp_path / "db.sqlite"))
     assert predicted(p2, infos, advance=True) == first

@@ -214,3 +214,27 @@ async def test_triage_nightly_service_blames_and_feeds_the_agent(world, github_a
     assert req.group == "mma-mma-conversion" and req.klass == "real"
     assert req.suspects[0].sha == culprit and "Allocation.cpp" in req.suspects[0].diff
     assert req.suspects[0].upstream_sha == "c" * 40
+
+
+async def test_a_failure_half_way_is_redone_without_duplicates(world, github_app, tmp_path):
+    from bot.github import GitHubAPIError
+
+    fake, inst, fork, good, culprit, bad = world
+    gh = github_app.installation(inst.id)
+    svc = service(Store(tmp_path / "db.sqlite"), gh, fork)
+    await svc.process(nightly(1, bad, {DOT: ALLOC}))                       # a crash: opens at once
+    for i in (2, 3):
+        await svc.process(nightly(i, bad, {}))
+    # the closing nightly fails half-way: status refreshed, then the close comment is refused
+    fake.faults.unprocessable(f"/repos/{OWNER}/{REPO}/issues/*/comments", method="POST")
+    with pytest.raises(GitHubAPIError):
+        await svc.process(nightly(4, bad, {}))
+    (issue,) = await issues_of(gh)
+    assert issue["state"] == "open"
+    # the same nightly again (a redelivery, or the worker's retry): closes once, one comment
+    actions = await svc.process(nightly(4, bad, {}))
+    assert [a.kind for a in actions] == ["close"]
+    (issue,) = await issues_of(gh)
+    comments = [c async for c in gh.getiter(f"/repos/{OWNER}/{REPO}/issues/{issue['number']}/comments")]
+    assert issue["state"] == "closed" and len(comments) == 1 and comments[0]["body"].startswith("Closing:")
+    assert await svc.process(nightly(4, bad, {})) == []

@@ -1,6 +1,8 @@
 """The lifecycle's pure decision core: tables of nightlies in, exact actions out."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot.triage.lifecycle import DAY, Action, Nightly, NightlyGroup, TriageState, decide
 from bot.triage.settings import TriageSettings
 
@@ -99,3 +101,32 @@ def test_last_green_and_first_red_are_remembered_for_suspects():
 
 def test_action_shape():
     assert Action("open", ("x",), "n1") == Action("open", ("x",), "n1")
+
+
+def test_same_commit_passing_in_another_nightly_is_flaky():
+    same = "e" * 40
+    # passed on commit e, then failed on e: flaky, never opened
+    state, log = run([night(0, commit=same), night(1, g(), commit=same), night(2, g(), commit=same)])
+    assert log == [[], [], []] and (state.tracked["smem"].state, state.tracked["smem"].cls) == ("tracked", "flaky")
+    # failed on e, then passed on e: the pending cause turns flaky
+    state, log = run([night(0, g(), commit=same), night(1, commit=same), night(2, g(), commit="f" * 40)])
+    assert log == [[], [], []] and state.tracked["smem"].cls == "flaky"
+
+
+def test_cli_status_lists_tracked_causes(tmp_path, capsys):
+    from bot.cli import main
+    from bot.store import Store
+    from bot.triage.issues import save_state
+
+    state, _ = run([night(0, g(), g("busy", cls="infrastructure", tests={"k.py::test_add"})), night(1, g())])
+    state.tracked["smem"] = replace(state.tracked["smem"], issue=7)
+    with Store(tmp_path / "f.db") as store:
+        save_state(store, state, "n1", [], 0)
+    assert main(["triage", "status", "--db", str(tmp_path / "f.db")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].split() == ["smem", "real", "open", "#7", "2", "1", "2025-11-30", "2025-12-01"]
+    assert out[2].split() == ["busy", "infrastructure", "tracked", "-", "1", "1", "2025-11-30", "2025-11-30"]
+    assert out[-1] == "2 root cause(s); 1 nightly run(s) processed"
+    assert main(["triage", "status", "--db", str(tmp_path / "f.db"), "--class", "infrastructure"]) == 0
+    assert [l.split()[0] for l in capsys.readouterr().out.splitlines()[1:-1]] == ["busy"]
+    assert main(["triage", "status", "--db", str(tmp_path / "missing.db")]) == 2

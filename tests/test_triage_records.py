@@ -13,6 +13,7 @@ SHA = "a" * 40
     ("python/test/unit/language/test_core.py::test_dot[64-64-fp16]", "python/test/unit/language/test_core.py::test_dot"),
     ("/home/ci/triton/python/test/unit/x.py::TestA::test_b[1-[2,3]]", "python/test/unit/x.py::TestA::test_b"),
     ("examples.kernels.test_kernels::test_add[small-fp32]", "examples/kernels/test_kernels.py::test_add"),
+    ("test_k::test_busy", "test_k.py::test_busy"),
     ("python.test.unit.language.test_core.TestX::test_y[1]", "python/test/unit/language/test_core.py::TestX::test_y"),
     ("TRITON :: TritonGPU/combine.mlir", "lit:TritonGPU/combine.mlir"),
     ("job:build-wheels", "job:build-wheels"),
@@ -121,3 +122,36 @@ def test_from_log_job_fallback():
     assert r.text.endswith("No space left on device") and "line 500" not in r.text
     with pytest.raises(RecordError, match="needs the job's name"):
         from_log("x", job="")
+
+
+def test_from_a_real_pytest_junit_report(tmp_path):
+    """Run pytest on a small suite (a parametrized numeric failure, a pass, a flaky-looking
+    error) and read its real JUnit XML: the parametrizations collapse into one test id and one
+    signature."""
+    import subprocess
+    import sys
+
+    from bot.triage.group import Grouper
+
+    (tmp_path / "test_k.py").write_text(
+        "import pytest, torch\n"
+        "@pytest.mark.parametrize('n', [8, 16, 32])\n"
+        "def test_mm(n):\n"
+        "    a = torch.ones(n, n)\n"
+        "    torch.testing.assert_close(a @ a + (a[0, 0] if n > 8 else 0), a @ a)\n"
+        "def test_ok():\n"
+        "    assert True\n"
+        "def test_busy():\n"
+        "    raise RuntimeError('CUDA error: all CUDA-capable devices are busy or unavailable')\n")
+    xml = tmp_path / "junit.xml"
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path / "test_k.py"),
+                    f"--junitxml={xml}", "-o", "junit_family=xunit1"], cwd=tmp_path, capture_output=True, check=False)
+    recs = from_junit(xml.read_text(), run="n1", commit=SHA, platform="cpu")
+    assert sorted((r.test, r.outcome) for r in recs) == [
+        ("test_k.py::test_busy", "failed"), ("test_k.py::test_mm", "failed"), ("test_k.py::test_mm", "failed"),
+        ("test_k.py::test_mm", "passed"), ("test_k.py::test_ok", "passed")]
+    groups = {g.signature.key: g for g in Grouper().group(recs)}
+    assert sorted(groups) == ["check|AssertionError|Tensor-likes are not close!|test_k.py::test_mm",
+                              "setup|Infrastructure|gpu-busy"]
+    # test_mm[8] passed while test_mm[16]/[32] failed: different cases, so real, not flaky
+    assert groups["check|AssertionError|Tensor-likes are not close!|test_k.py::test_mm"].cls == "real"

@@ -138,3 +138,29 @@ def test_cli_suggest(tmp_path, capsys):
     assert main(["triage", "suggest", str(f)]) == 0
     out = capsys.readouterr().out
     assert out.count("- id: ") == 1 and "outofresources-out-of-resource-shared-memory-req" in out
+
+
+def test_cli_extract_then_group(tmp_path, capsys):
+    from test_triage_records import JUNIT, LIT
+
+    (tmp_path / "k.xml").write_text(JUNIT)
+    (tmp_path / "lit.log").write_text(LIT)
+    (tmp_path / "build.log").write_text("step 1\nstep 2\nKilled\nError: Process completed with exit code 137.\n")
+    out = []
+    for name in ("k.xml", "lit.log", "build.log"):
+        assert main(["triage", "extract", str(tmp_path / name)]) == 0
+        out += capsys.readouterr().out.splitlines()
+    assert [json.loads(l)["outcome"] for l in out] == ["passed", "failed", "skipped", "error", "failed", "passed",
+                                                      "skipped", "failed"]
+    (tmp_path / "all.jsonl").write_text("\n".join(out) + "\n")
+    assert main(["triage", "group", str(tmp_path / "all.jsonl")]) == 0
+    grouped = [json.loads(l) for l in capsys.readouterr().out.splitlines()]
+    assert [(g["test"], g["class"]) for g in grouped if g["class"]] == [
+        ("examples.kernels.test_kernels::test_matmul[128-bf16]", "real"),
+        ("examples.kernels.test_kernels::test_layernorm", "real"),
+        ("TRITON :: TritonGPU/loop-pipeline-hopper.mlir", "real"),
+        ("job:build", "infrastructure")]
+    assert grouped[-1]["signature"] == "setup|Infrastructure|oom-kill"
+    (tmp_path / "bad.json").write_text("{not json")
+    assert main(["triage", "extract", str(tmp_path / "bad.json")]) == 2
+    assert "not JSON" in capsys.readouterr().err

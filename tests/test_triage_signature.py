@@ -155,3 +155,29 @@ def test_labelled_pairwise_precision_and_recall():
         fn += same and not grouped
     assert tp / (tp + fp) >= 0.95
     assert tp / (tp + fn) >= 0.8
+
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+_ALPHABET = st.sampled_from(list(" \t\n:./\\'\"`()[]<>-_=#|0123456789abcdefxEKLMNOPRSTUVWYZ") +
+                            ["Error", "E   ", "LLVM ERROR: ", "Assertion `", "' failed", "ptxas fatal : ",
+                             "CUDA error: ", "Traceback", "FAILED ", " - ", "CHECK: ", ": error: ", "\x1b[31m",
+                             "2026-11-30T01:02:03.4Z ", "Segmentation fault", "exit code 137", "No space left"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ALPHABET, max_size=80).map("".join), st.sampled_from(["", "t.py::t"]))
+def test_signature_never_raises_and_is_deterministic(text, test):
+    a, b = signature_of(text, test), signature_of(text, test)
+    assert a == b
+    assert a.stage and a.type and len(a.line) <= 240
+    assert "\n" not in a.line and "\x1b" not in a.line
+
+
+def test_pathological_lines_do_not_backtrack():
+    # these shapes once made the prefix pattern backtrack exponentially (minutes for one line)
+    for text in ("E" + " " * 60 + "x", "(pid=1) " * 40 + "ValueError", " \t" * 500 + "Error: x" + "E  " * 200,
+                 "a/" * 5000 + "b", "0x" + "f" * 10000, "Required: " + "1," * 5000):
+        sig = signature_of(text)
+        assert sig.type and len(sig.line) <= 240

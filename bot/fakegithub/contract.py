@@ -118,15 +118,22 @@ def spec_path(template: str, params: dict[str, str]) -> str:
     return re.sub(r"\{(\w+)\}", lambda m: urllib.parse.quote(str(params[m[1]]), safe=""), template)
 
 
+def _str(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:  # noqa: BLE001 - some openapi-core errors cannot render non-UTF-8 bodies
+        return type(exc).__name__
+
+
 def _error_text(exc: BaseException) -> str:
-    parts = [str(exc) if len(str(exc)) < 300 else type(exc).__name__]
+    parts = [_str(exc) if len(_str(exc)) < 300 else type(exc).__name__]
     cause = exc.__cause__ or exc.__context__
     while cause is not None and len(parts) < 4:
         errs = getattr(cause, "schema_errors", None)
         if errs:
             parts.extend(f"{'/'.join(str(p) for p in e.absolute_path) or '<body>'}: {e.message}" for e in errs)
         else:
-            text = str(cause)
+            text = _str(cause)
             parts.append(text if len(text) < 300 else type(cause).__name__)
         cause = cause.__cause__ or cause.__context__
     seen, out = set(), []

@@ -57,6 +57,8 @@ def on_ref_changes(fake: "FakeGitHub", changes: list["RefChange"], *, pusher: "U
                 "compare": f"{fake.render.web}/{repo.full_name}/compare/{before[:12]}...{after[:12]}",
                 "commits": commits, "head_commit": commits[-1] if commits else None,
                 "pusher": {"name": (pusher.login if pusher else repo.owner.login), "email": None}})
+        if ch.ref.startswith("refs/heads/") and ch.after is None:
+            _close_pulls_of_deleted_branch(fake, repo, ch.ref[len("refs/heads/"):], pusher)
         if ch.ref.startswith("refs/heads/") and ch.after:
             branch = ch.ref[len("refs/heads/"):]
             for target in fake.state.repos.values():
@@ -68,6 +70,18 @@ def on_ref_changes(fake: "FakeGitHub", changes: list["RefChange"], *, pusher: "U
                         target.issues[p.number].updated_at = fake.state.now()
                         pull_event(fake, target, p, "synchronize", pusher,
                                    extra={"before": before, "after": ch.after})
+
+
+def _close_pulls_of_deleted_branch(fake: "FakeGitHub", repo: "Repo", branch: str, actor) -> None:
+    """GitHub closes an open pull request whose head branch is deleted."""
+    now = fake.state.now()
+    for target in fake.state.repos.values():
+        for p in target.pulls.values():
+            issue = target.issues[p.number]
+            if p.head_repo_id == repo.id and p.head_ref == branch and not p.merged and issue.state == "open":
+                issue.state, issue.closed_at, issue.updated_at = "closed", now, now
+                issue.closed_by = actor
+                pull_event(fake, target, p, "closed", actor)
 
 
 def _push_commit(fake: "FakeGitHub", repo: "Repo", sha: str) -> dict:

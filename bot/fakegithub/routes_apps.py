@@ -1,7 +1,6 @@
 """App authentication routes: the App itself, installations, installation tokens, rate limit."""
 from __future__ import annotations
 
-import time
 
 from bot.fakegithub.objects import iso
 from bot.fakegithub.routing import Ctx, GitHubError, Reply, not_found, route
@@ -107,7 +106,9 @@ async def list_installation_repos(ctx: Ctx) -> Reply:
 
 @route("rate-limit/get")
 async def rate_limit(ctx: Ctx) -> Reply:
-    used = len(ctx.fake.requests) % 5000
-    core = {"limit": 5000, "remaining": 5000 - used, "reset": int(time.time()) + 3600, "used": used}
+    key = ctx.token.token if ctx.token else ("app" if ctx.app_jwt else "anonymous")
+    h = ctx.fake.limits.headers(key, ctx.state.now())          # GET /rate_limit itself is free
+    core = {"limit": int(h["x-ratelimit-limit"]), "remaining": int(h["x-ratelimit-remaining"]),
+            "reset": int(h["x-ratelimit-reset"]), "used": int(h["x-ratelimit-used"])}
     return Reply(200, {"resources": {"core": core, "search": dict(core, limit=30, remaining=30, used=0),
                                      "graphql": dict(core)}, "rate": core})

@@ -132,11 +132,18 @@ async def add_labels(ctx: Ctx) -> Reply:
         lab = _label(ctx, name, create=True)
         if lab.name.lower() not in [x.lower() for x in i.labels]:
             i.labels.append(lab.name)
-            if i.is_pull:
-                pull_event(ctx.fake, r, r.pulls[i.number], "labeled", ctx.actor,
-                           extra={"label": ctx.render.label(r, lab)})
+            _label_event(ctx, i, "labeled", lab)
     i.updated_at = ctx.state.now()
     return Reply(200, [ctx.render.label(r, r.labels[n.lower()]) for n in i.labels])
+
+
+def _label_event(ctx: Ctx, i: Issue, action: str, lab: Label) -> None:
+    r = ctx.repo
+    extra = {"label": ctx.render.label(r, lab)}
+    if i.is_pull:
+        pull_event(ctx.fake, r, r.pulls[i.number], action, ctx.actor, extra=extra)
+    else:
+        issue_event(ctx.fake, r, i, action, ctx.actor, extra=extra)
 
 
 @route("issues/remove-label")
@@ -148,6 +155,7 @@ async def remove_label(ctx: Ctx) -> Reply:
     if not match:
         raise GitHubError(404, "Label does not exist")
     i.labels.remove(match[0])
+    _label_event(ctx, i, "unlabeled", r.labels[match[0].lower()])
     return Reply(200, [ctx.render.label(r, r.labels[n.lower()]) for n in i.labels])
 
 

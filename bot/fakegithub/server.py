@@ -23,23 +23,23 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
+import json
 import re
-import time
 from pathlib import Path
 
-import jwt as pyjwt
 from aiohttp import web
 
 from bot.fakegithub import contract as contract_mod
+from bot.fakegithub.auth import authenticate, repo_for
 from bot.fakegithub.contract import Contract, MULTI_SEGMENT
 from bot.fakegithub.faults import Faults
+from bot.fakegithub.limits import RateLimits
 from bot.fakegithub.objects import Render
 from bot.fakegithub.routing import HANDLERS, Ctx, GitHubError, Reply
 from bot.fakegithub.state import App, Installation, Repo, State, User
 from bot.fakegithub.webhooks import Webhooks
 
 SUPPORTED_API_VERSIONS = ("2022-11-28", "2026-03-10")
-RATE_LIMIT = 5000
 
 
 def _import_routes() -> None:
@@ -89,10 +89,11 @@ class FakeGitHub:
         self.requests: list[dict] = []          # {method, path, operation, status, api_version, auth}
         self.git_requests: list[dict] = []      # smart-HTTP git calls {service, repo, status, actor}
         self.git_http_urls = git_http_urls      # clone_url: http://…/<owner>/<repo>.git instead of the path
+        self.require_api_version = False        # True: a request without X-GitHub-Api-Version is a violation
         self.url = ""
         self.render = Render(self.state, "http://127.0.0.1")
         self._runner: web.AppRunner | None = None
-        self._etag_hits = 0
+        self.limits = RateLimits()              # fake.limits.limit / .content_per_minute to tighten
         self._lock = asyncio.Lock()
         self._routes = self._route_table()
 
@@ -243,6 +244,16 @@ class FakeGitHub:
         return None
 
     async def _dispatch(self, request: web.Request) -> web.StreamResponse:
+        try:
+            return await self._serve(request)
+        except Exception as e:  # noqa: BLE001 - a bug in the fake must fail the test, loudly
+            import traceback
+
+            self.contract.record("fake-crash", request.method, request.path, None,
+                                 f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=6)}")
+            return web.json_response({"message": f"the fake crashed: {type(e).__name__}"}, status=500)
+
+    async def _serve(self, request: web.Request) -> web.StreamResponse:
         method = request.method.upper()
         path = request.path            # decoded: %2F → /
         body = await request.read()
@@ -263,9 +274,18 @@ class FakeGitHub:
             return self._error(record, GitHubError(
                 403, "Request forbidden by administrative rules. Please make sure your request has a User-Agent header"))
         version = request.headers.get("X-GitHub-Api-Version")
+        if version is None and self.require_api_version:
+            self.contract.record("invalid-request", method, path, op_id,
+                                 "no X-GitHub-Api-Version header (forksync pins 2022-11-28)")
         if version is not None and version not in SUPPORTED_API_VERSIONS:
             self.contract.record("invalid-request", method, path, op_id, f"unsupported X-GitHub-Api-Version {version}")
             return self._error(record, GitHubError(400, f"API version {version} is not supported."))
+        if body and "json" in (request.headers.get("Content-Type") or "application/json"):
+            try:
+                json.loads(body)
+            except ValueError as e:
+                self.contract.record("invalid-request", method, path, op_id, f"body is not JSON: {e}")
+                return self._error(record, GitHubError(400, "Problems parsing JSON"))
         err = self.contract.check_request(method, template, params, query, body, dict(request.headers),
                                           request.headers.get("Content-Type"))
         if err:
@@ -285,11 +305,15 @@ class FakeGitHub:
             return self._error(record, GitHubError(501, f"the fake does not implement {op_id}"))
         ctx = Ctx(self, request, op_id, params, query, body)
         try:
-            self._authenticate(ctx)
+            authenticate(self.state, ctx)
             record["auth"] = "app" if ctx.app_jwt else ("installation" if ctx.installation else
                                                           ("token" if ctx.token else "none"))
+            record["rate_key"] = ctx.token.token if ctx.token else ("app" if ctx.app_jwt else "anonymous")
+            limited = self.limits.check(record["rate_key"], method, self.state.now())
+            if limited is not None:
+                raise GitHubError(limited[0], limited[1], headers=limited[2])
             if "owner" in params and "repo" in params:
-                ctx.repo = self._repo_for(ctx, params["owner"], params["repo"])
+                ctx.repo = repo_for(self.state, ctx, params["owner"], params["repo"])
             async with self._lock:      # one state change at a time (handlers may run git)
                 if ctx.repo is not None:
                     from bot.fakegithub.events import on_ref_changes
@@ -307,21 +331,32 @@ class FakeGitHub:
 
     def _error(self, record: dict, e: GitHubError) -> web.Response:
         record["status"] = e.status
-        return web.json_response(e.body(), status=e.status, headers=e.headers)
+        headers = dict(e.headers)
+        key = record.get("rate_key")
+        if key is not None:
+            if headers.get("x-ratelimit-remaining") != "0":
+                self.limits.count(key, self.state.now())
+            headers = {**self.limits.headers(key, self.state.now()), **headers}
+        return web.json_response(e.body(), status=e.status, headers=headers)
 
     def _respond(self, request: web.Request, record: dict, template: str, params: dict, query: dict,
                  reply: Reply) -> web.Response:
         body = reply.body()
         headers = dict(reply.headers)
-        headers.update(self._rate_headers())
+        headers.update(self._fixed_headers())
+        key = record.get("rate_key", "anonymous")
+        now = self.state.now()
         if reply.status == 200 and request.method == "GET" and reply.raw is None:
             etag = 'W/"' + hashlib.sha256(body).hexdigest()[:40] + '"'
             headers["ETag"] = etag
             inm = request.headers.get("If-None-Match")
             if inm and etag in [t.strip() for t in inm.split(",")]:
-                self._etag_hits += 1
-                record["status"] = 304
+                record["status"] = 304          # a 304 to a conditional request is free (GitHub docs)
+                headers.update(self.limits.headers(key, now))
                 return web.Response(status=304, headers=headers)
+        if record["operation"] != "rate-limit/get":   # GET /rate_limit is free
+            self.limits.count(key, now)
+        headers.update(self.limits.headers(key, now))
         if reply.schema is not None:
             err = self.contract.check_component(reply.schema, reply.data)
             if err:
@@ -339,85 +374,6 @@ class FakeGitHub:
                             content_type=ct.split(";")[0] if ct else None,
                             charset="utf-8" if ct and "json" in ct else None)
 
-    def _rate_headers(self) -> dict[str, str]:
-        used = len(self.requests) - self._etag_hits
-        return {"x-ratelimit-limit": str(RATE_LIMIT), "x-ratelimit-remaining": str(max(0, RATE_LIMIT - used % RATE_LIMIT)),
-                "x-ratelimit-used": str(used % RATE_LIMIT), "x-ratelimit-reset": str(int(time.time()) + 3600),
-                "x-ratelimit-resource": "core", "X-GitHub-Media-Type": "github.v3; format=json",
-                "X-GitHub-Api-Version-Selected": "2022-11-28",
+    def _fixed_headers(self) -> dict[str, str]:
+        return {"X-GitHub-Media-Type": "github.v3; format=json", "X-GitHub-Api-Version-Selected": "2022-11-28",
                 "X-GitHub-Request-Id": f"FAKE:{len(self.requests):08X}"}
-
-    # --- auth ----------------------------------------------------------------------------------
-    def _authenticate(self, ctx: Ctx) -> None:
-        header = ctx.request.headers.get("Authorization", "")
-        scheme, _, cred = header.partition(" ")
-        scheme, cred = scheme.lower(), cred.strip()
-        app_only = ctx.operation in ("apps/get-authenticated", "apps/create-installation-access-token",
-                                     "apps/list-installations", "apps/get-installation", "apps/get-repo-installation")
-        if not header:
-            if app_only:
-                raise GitHubError(401, "A JSON web token could not be decoded")
-            return
-        if scheme not in ("token", "bearer"):
-            raise GitHubError(401, "Bad credentials")
-        if cred.count(".") == 2 and not cred.startswith(("ghs_", "ghp_", "gho_")):
-            ctx.app_jwt = True
-            ctx.actor = None
-            self._verify_jwt(cred)
-            if not app_only and ctx.operation != "rate-limit/get":
-                raise GitHubError(401, "Bad credentials")
-            return
-        if app_only:
-            raise GitHubError(401, "A JSON web token could not be decoded")
-        tok = self.state.tokens.get(cred)
-        if tok is None or tok.expires_at <= self.state.now():
-            raise GitHubError(401, "Bad credentials")
-        ctx.token = tok
-        if tok.installation_id is not None:
-            ctx.installation = self.state.installations.get(tok.installation_id)
-            app = next(iter(self.state.apps.values()), None)
-            ctx.actor = app.bot if app else None
-        else:
-            ctx.actor = tok.user
-
-    def _verify_jwt(self, token: str) -> App:
-        try:
-            unverified = pyjwt.decode(token, options={"verify_signature": False})
-            app = self.state.apps.get(int(unverified.get("iss")))
-        except (pyjwt.PyJWTError, TypeError, ValueError):
-            raise GitHubError(401, "A JSON web token could not be decoded") from None
-        if app is None:
-            raise GitHubError(401, "'Issuer' claim ('iss') must be an Integer")
-        try:
-            claims = pyjwt.decode(token, app.public_key_pem, algorithms=["RS256"], leeway=60,
-                                  options={"require": ["iat", "exp", "iss"]})
-        except pyjwt.ExpiredSignatureError:
-            raise GitHubError(401, "'Expiration time' claim ('exp') must be a numeric value representing the "
-                                   "future time at which the assertion expires") from None
-        except pyjwt.PyJWTError:
-            raise GitHubError(401, "A JSON web token could not be decoded") from None
-        if claims["exp"] - claims["iat"] > 660:
-            raise GitHubError(401, "'Expiration time' claim ('exp') is too far in the future")
-        return app
-
-    def _repo_for(self, ctx: Ctx, owner: str, name: str) -> Repo:
-        repo = self.state.repo(owner, name)
-        if repo is None:
-            raise GitHubError(404, "Not Found")
-        if ctx.installation is not None:
-            inst = ctx.installation
-            scope = ctx.token.repository_ids if ctx.token else None
-            if inst.account.login.lower() != repo.owner.login.lower() or (
-                    inst.repository_ids is not None and repo.id not in inst.repository_ids) or (
-                    scope is not None and repo.id not in scope):
-                if repo.private or ctx.request.method != "GET":
-                    raise GitHubError(404, "Not Found")
-        elif ctx.actor is not None:
-            if repo.private and self.state.permission(repo, ctx.actor.login) == "none":
-                raise GitHubError(404, "Not Found")
-        elif repo.private or ctx.request.method != "GET":
-            raise GitHubError(401 if ctx.request.method != "GET" else 404,
-                              "Requires authentication" if ctx.request.method != "GET" else "Not Found")
-        return repo
-
-

@@ -42,6 +42,7 @@ DELIVERY_TIMEOUT_S = 10.0
 # event.action → example file used as the template when no file of that exact name exists
 TEMPLATE_FALLBACK = {
     "issues.closed": "issues.edited", "issues.reopened": "issues.edited", "issues.labeled": "issues.edited",
+    "issues.unlabeled": "issues.edited",
     "pull_request.edited": "pull_request.reopened", "pull_request.unlabeled": "pull_request.labeled",
     "check_run.created": "check_run.completed", "check_run.requested_action": "check_run.rerequested",
     "check_suite.rerequested": "check_suite.requested",
@@ -199,6 +200,11 @@ class Webhooks:
     def emit(self, event: str, payload: dict) -> Delivery:
         """Queue an event implied by a state change (sent in order in the background when
         :attr:`url` is set and :attr:`auto_deliver` is on)."""
+        action = payload.get("action")
+        name = event.replace("_", "-") + (f"-{action.replace('_', '-')}" if action else "")
+        if name not in self.fake.contract_webhook_names():
+            self.fake.contract.record("invalid-webhook", "POST", self.url or "<webhook>", name,
+                                      "the fake emits an event spec/webhooks.json has no schema for")
         d = self.prepare(event, payload)
         self.emitted.append(d)
         if not self.auto_deliver:

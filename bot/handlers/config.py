@@ -75,6 +75,8 @@ async def load_fork_config(ctx, full_name: str) -> ForksyncConfig:
 async def report_config(ctx, full_name: str, head_sha: str, ref: str) -> str:
     """Validate the file at ``head_sha`` and record a ``forksync/config`` check run on it."""
     text, _ = await fetch_config_text(ctx.gh, full_name, head_sha)
+    if text is None:
+        return "no .github/forksync.yml"
     cfg, problems = validate(text)
     rv = split_repo(full_name)
     if cfg is not None:
@@ -96,10 +98,13 @@ async def on_push_config(event, ctx) -> None:
     ref = event.data.get("ref")
     if ref != f"refs/heads/{repo.default_branch}":
         return
-    touched = any(CONFIG_PATH in (c.get("added", []) + c.get("modified", []))
-                  for c in event.data.get("commits") or [] if isinstance(c, dict))
     after = event.data.get("after")
-    if touched and isinstance(after, str):
+    if not isinstance(after, str) or set(after) == {"0"}:
+        return
+    commits = [c for c in event.data.get("commits") or [] if isinstance(c, dict)]
+    listed = any(c.get("added") or c.get("modified") or c.get("removed") for c in commits)
+    touched = any(CONFIG_PATH in (c.get("added") or []) + (c.get("modified") or []) for c in commits)
+    if touched or not listed:       # payloads without file lists: validate every push
         ctx.note(await report_config(ctx, repo.full_name, after, ref))
 
 

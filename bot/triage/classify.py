@@ -32,14 +32,20 @@ def signature_class(sig: Signature, rule: TriageRule | None = None) -> str:
     return INFRA if sig.type == "Infrastructure" else REAL
 
 
+def _case(r: FailureRecord) -> str:
+    # flakiness is about one test *case*: test_mm[8] passing while test_mm[16] fails is not flaky
+    return r.raw_test or r.test
+
+
 def flaky_keys(records: Iterable[FailureRecord]) -> frozenset[tuple[str, str]]:
-    """``(test, commit)`` pairs that both passed and failed (any run, platform or attempt).
-    Records without a commit count as one commit per run."""
+    """``(test case, commit)`` pairs that both passed and failed (any run, platform or attempt),
+    the test case being the id as reported (parametrization kept). Records without a commit
+    count as one commit per run."""
     seen: dict[tuple[str, str], set[str]] = defaultdict(set)
     for r in records:
         if r.outcome == "skipped":
             continue
-        seen[(r.test, r.commit or f"run:{r.run}")].add("f" if r.failed else "p")
+        seen[(_case(r), r.commit or f"run:{r.run}")].add("f" if r.failed else "p")
     return frozenset(k for k, v in seen.items() if len(v) == 2)
 
 
@@ -50,6 +56,6 @@ def record_class(rec: FailureRecord, sig: Signature, rule: TriageRule | None,
     cls = signature_class(sig, rule)
     if cls == INFRA or (rule is not None and rule.cls):
         return cls
-    if (rec.test, rec.commit or f"run:{rec.run}") in flaky:
+    if (_case(rec), rec.commit or f"run:{rec.run}") in flaky:
         return FLAKY
     return cls

@@ -6,6 +6,10 @@
   (``infrastructure`` / ``flaky`` / ``real``; ``flaky`` when the file shows the same test both
   passing and failing on one commit). Objects whose ``outcome`` is passed/skipped get nulls.
 * ``forksync triage suggest FILE.jsonl`` — one suggested rule (YAML) per signature no rule matches.
+* ``forksync triage status [--db FILE] [--class C]`` — the root causes tracked in the database, with
+  their class, state, issue and counts (infrastructure and flaky ones are only visible here).
+* ``forksync triage extract REPORT`` — a runner result JSON, JUnit XML, lit output or raw CI log
+  → the JSON lines ``group`` reads (one per test outcome; passes too, so flakiness shows).
 
 Rules come from ``triage.rules`` in forksync.yml, or ``--rules FILE``. ``-`` reads stdin.
 Bad input (a line that is not a JSON object, or lacks ``text``) stops before any output, naming
@@ -32,6 +36,17 @@ def register(sub, common) -> None:
     s.add_argument("file", metavar="FILE.jsonl")
     s.add_argument("--rules", metavar="FILE")
     s.set_defaults(func=_cmd_suggest)
+    e = tsub.add_parser("extract", parents=[common],
+                        help="turn a result JSON / JUnit XML / lit output / CI log into JSON lines for 'group'")
+    e.add_argument("file", metavar="REPORT")
+    e.add_argument("--format", choices=("auto", "result", "junit", "lit", "log"), default="auto")
+    e.add_argument("--job", help="job name for a raw log (default: the file's name)")
+    e.set_defaults(func=_cmd_extract)
+    st = tsub.add_parser("status", parents=[common],
+                         help="root causes tracked in the database: real issues, infrastructure, flaky")
+    st.add_argument("--db", help="SQLite database [FORKSYNC_DB, forksync.db]")
+    st.add_argument("--class", dest="klass", choices=("real", "infrastructure", "flaky"), help="only this class")
+    st.set_defaults(func=_cmd_status)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
@@ -132,4 +147,74 @@ def _cmd_suggest(args) -> int:
         taken.append(r["id"])
         rules.append(r)
     sys.stdout.write(yaml.safe_dump(rules, sort_keys=False, allow_unicode=True) if rules else "# every signature matches a rule\n")
+    return 0
+
+
+def _detect(text: str) -> str:
+    head = text.lstrip()[:200]
+    if head.startswith("{"):
+        return "result"
+    if head.startswith("<"):
+        return "junit"
+    import re
+    if re.search(r"^(?:PASS|FAIL|XFAIL|UNSUPPORTED): .+ :: .+ \(\d+ of \d+\)", text, re.M):
+        return "lit"
+    return "log"
+
+
+def _cmd_extract(args) -> int:
+    from bot.cli import UserError
+    from bot.triage.records import RecordError, from_junit, from_lit, from_log, from_run_result
+
+    path = Path(args.file)
+    try:
+        text = path.read_text(errors="replace")
+    except OSError as e:
+        raise UserError(f"cannot read {path}: {e.strerror}") from None
+    fmt = _detect(text) if args.format == "auto" else args.format
+    try:
+        if fmt == "result":
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as e:
+                raise UserError(f"{path}: not JSON ({e.msg}, line {e.lineno}); is it a forksync-result/1 file?") from None
+            recs = from_run_result(data)
+        elif fmt == "junit":
+            recs = from_junit(text, where=str(path))
+        elif fmt == "lit":
+            recs = from_lit(text)
+        else:
+            recs = from_log(text, job=args.job or path.stem)
+    except RecordError as e:
+        raise UserError(str(e)) from None
+    for r in recs:
+        o = {"test": r.raw_test or r.test, "outcome": r.outcome, "text": r.output if r.failed else "",
+             "commit": r.commit, "run": r.run, "platform": r.platform}
+        sys.stdout.write(json.dumps(o, ensure_ascii=False) + "\n")
+    return 0
+
+
+def _cmd_status(args) -> int:
+    import os
+    import time
+
+    from bot.cli import UserError
+    from bot.store import Store
+    from bot.triage.issues import load_state
+
+    db = args.db or os.environ.get("FORKSYNC_DB", "forksync.db")
+    if not Path(db).exists():
+        raise UserError(f"no database at {db}; pass --db or set FORKSYNC_DB")
+    with Store(db) as store:
+        state = load_state(store)
+    rows = sorted(state.tracked.values(), key=lambda t: (-t.last_seen, t.key))
+    if args.klass:
+        rows = [t for t in rows if t.cls == args.klass]
+    day = lambda t: time.strftime("%Y-%m-%d", time.gmtime(t)) if t else "-"  # noqa: E731
+    print(f"{'root cause':<34} {'class':<14} {'state':<8} {'issue':>6} {'nightlies':>9} {'tests':>5} "
+          f"{'first':<10} {'last':<10}")
+    for t in rows:
+        print(f"{t.key[:34]:<34} {t.cls:<14} {t.state:<8} {('#' + str(t.issue)) if t.issue else '-':>6} "
+              f"{t.runs:>9} {len(t.tests):>5} {day(t.first_seen):<10} {day(t.last_seen):<10}")
+    print(f"{len(rows)} root cause(s); {len(state.processed)} nightly run(s) processed")
     return 0

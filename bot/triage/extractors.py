@@ -94,39 +94,57 @@ def _x_ptxas(text: str) -> Found | None:
 
 
 _CUDA_RX = (
+    # (literal the match starts with, pattern anchored there) — the literal is found with
+    # str.find (fast on long logs) and the pattern only checked at those places
     ("Triton Error [", re.compile(r"Triton Error \[(CUDA|HIP)\]: ([^\n\"]*)")),
-    (" error: ", re.compile(r"\b(CUDA|HIP|cuda|hip) error: ([^\n\"]*)")),
-    ("CUDA_ERROR_", re.compile(r"\b(CUDA)_ERROR_\w+: ([^\n\"]*)")),
-    ("(error ", re.compile(r"\b(cuda|hip)Error\w+ \(error \d+\) due to \"([^\n\"]*)")),
+    ("CUDA error: ", re.compile(r"(CUDA) error: ([^\n\"]*)")),
+    ("cuda error: ", re.compile(r"(cuda) error: ([^\n\"]*)")),
+    ("HIP error: ", re.compile(r"(HIP) error: ([^\n\"]*)")),
+    ("hip error: ", re.compile(r"(hip) error: ([^\n\"]*)")),
+    ("CUDA_ERROR_", re.compile(r"(CUDA)_ERROR_\w+: ([^\n\"]*)")),
+    ("cudaError", re.compile(r"(cuda)Error\w+ \(error \d+\) due to \"([^\n\"]*)")),
+    ("hipError", re.compile(r"(hip)Error\w+ \(error \d+\) due to \"([^\n\"]*)")),
 )
+
+
+def _first_at(text: str, literal: str, rx: re.Pattern):
+    i = text.find(literal)
+    while i >= 0:
+        m = rx.match(text, i)
+        if m:
+            return m
+        i = text.find(literal, i + 1)
+    return None
 
 
 def _x_cuda(text: str) -> Found | None:
     best = None
-    for anchor, rx in _CUDA_RX:
-        if anchor in text:
-            m = rx.search(text)
-            if m and (best is None or m.start() < best.start()):
-                best = m
+    for literal, rx in _CUDA_RX:
+        m = _first_at(text, literal, rx)
+        if m and (best is None or m.start() < best.start()):
+            best = m
     if best is None:
         return None
     api = best.group(1).upper()
     return f"{api}Error", f"{api} error: {best.group(2).strip()}", "run"
 
 
+#: (literals that may name the signal, pattern confirming it, signal)
 _SIGNALS = (
-    (re.compile(r"Segmentation fault|SIGSEGV|signal 11\b|exit code 139\b|exited with 139\b"), "SIGSEGV"),
-    (re.compile(r"Fatal Python error: Aborted|Aborted \(core dumped\)|SIGABRT|signal 6\b|IOT instruction|"
+    (("Segmentation fault", "SIGSEGV", "signal 11", "exit code 139", "exited with 139"),
+     re.compile(r"Segmentation fault|SIGSEGV|signal 11\b|exit code 139\b|exited with 139\b"), "SIGSEGV"),
+    (("Aborted", "SIGABRT", "signal 6", "IOT instruction", "exit code 134"),
+     re.compile(r"Fatal Python error: Aborted|Aborted \(core dumped\)|SIGABRT|signal 6\b|IOT instruction|"
                 r"exit code 134\b"), "SIGABRT"),
-    (re.compile(r"Bus error|SIGBUS"), "SIGBUS"),
-    (re.compile(r"Floating point exception|SIGFPE"), "SIGFPE"),
-    (re.compile(r"Illegal instruction|SIGILL"), "SIGILL"),
+    (("Bus error", "SIGBUS"), re.compile(r"Bus error|SIGBUS"), "SIGBUS"),
+    (("Floating point exception", "SIGFPE"), re.compile(r"Floating point exception|SIGFPE"), "SIGFPE"),
+    (("Illegal instruction", "SIGILL"), re.compile(r"Illegal instruction|SIGILL"), "SIGILL"),
 )
 
 
 def _x_signal(text: str) -> Found | None:
-    for rx, name in _SIGNALS:
-        if rx.search(text):
+    for literals, rx, name in _SIGNALS:
+        if any(x in text for x in literals) and rx.search(text):
             return name, f"fatal signal {name}", "run"
     return None
 
@@ -177,6 +195,9 @@ def _x_python(text: str) -> Found | None:
     excs = _py_exceptions(text)
     if not excs:
         return None
+    # a warning printed after the failure (captured stderr, deprecations) is not the failure
+    errors = [e for e in excs if not e[1].endswith("Warning")]
+    excs = errors or excs
     pos, typ, msg = excs[-1]
     short = _short_type(typ)
     if short == "CompilationError":
@@ -270,9 +291,9 @@ EXTRACTORS: tuple[Extractor, ...] = (
     ("filecheck", ("CHECK",), _x_filecheck),
     ("mlir", (": error: ",), _x_mlir_error),
     ("ptxas", ("ptxas",), _x_ptxas),
-    ("cuda", ("Triton Error [", " error: ", "CUDA_ERROR_", "(error "), _x_cuda),
+    ("cuda", tuple(lit for lit, _ in _CUDA_RX), _x_cuda),
     ("signal", ("Segmentation", "SIG", "signal", "Abort", "IOT", "Bus error", "Floating point",
-                "Illegal instruction", "exit code 1", "exited with 1"), _x_signal),
+                "Illegal instruction", "exit code 13", "exited with 13"), _x_signal),
     ("python", ("Error", "Exception", "OutOfResources", "Exit", "Failure", "Interrupt"), _x_python),
     ("pytest", ("FAILED ", "ERROR "), _x_pytest_summary),
     ("infra", ("",), _x_infra),

@@ -90,15 +90,21 @@ def load_state(store: Store) -> TriageState:
 
 
 def save_state(store: Store, state: TriageState, run: str, actions: Sequence[Action], now: int) -> None:
-    """Write the state and mark ``run`` processed, in one transaction."""
-    with store.lock, store.conn:
-        db = store.db
-        db["triage_tracked"].upsert_all(
-            [{"key": k, "data": _tracked_to_json(t), "updated_at": now} for k, t in state.tracked.items()], pk="key")
-        db["triage_green"].upsert_all(
-            [{"test": k, "commit_sha": c, "time": tm} for k, (c, tm) in state.last_green.items()], pk="test")
-        db["triage_runs"].upsert({"run": run, "processed_at": now,
-                                  "actions": json.dumps([asdict(a) for a in actions])}, pk="run")
+    """Write the state and mark ``run`` processed, in one transaction (``BEGIN IMMEDIATE``)."""
+    tracked = [(k, _tracked_to_json(t), now) for k, t in state.tracked.items()]
+    green = [(k, c, tm) for k, (c, tm) in state.last_green.items()]
+    with store.lock:
+        conn = store.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.executemany("INSERT OR REPLACE INTO triage_tracked (key, data, updated_at) VALUES (?, ?, ?)", tracked)
+            conn.executemany("INSERT OR REPLACE INTO triage_green (test, commit_sha, time) VALUES (?, ?, ?)", green)
+            conn.execute("INSERT OR REPLACE INTO triage_runs (run, processed_at, actions) VALUES (?, ?, ?)",
+                         (run, now, json.dumps([asdict(a) for a in actions])))
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
 
 
 def _utc(t: int) -> str:
@@ -240,12 +246,12 @@ class TriageIssues:
                       tracked=tracked)
         existing = (await self._known()).get("flood")
         labels = list(dict.fromkeys(list(self.settings.labels) + [self.settings.flood_label]))
+        title = render("flood_title.txt.j2", count=len(a.keys), run=n.run).strip()
         if existing is None:
-            issue = await self.gh.post(f"{self._base}/issues", data={
-                "title": f"[nightly] Flood: {len(a.keys)} new root causes in {n.run}", "body": body, "labels": labels})
+            issue = await self.gh.post(f"{self._base}/issues", data={"title": title, "body": body, "labels": labels})
             (await self._known())["flood"] = issue
             return
-        data: dict = {"body": body, "title": f"[nightly] Flood: {len(a.keys)} new root causes in {n.run}"}
+        data: dict = {"body": body, "title": title}
         if existing["state"] == "closed":
             data["state"] = "open"
         await self.gh.patch(f"{self._base}/issues/{existing['number']}", data=data)

@@ -16,7 +16,9 @@ Rules (``triage:`` settings, defaults in brackets; source: issue 5 item 5):
   alone: one **flood** summary lists them (they stay pending and open one by one once the
   flood is over);
 * infrastructure and flaky groups are tracked (counts, first/last seen) but never opened,
-  bisected or blamed;
+  bisected or blamed; a real group becomes flaky here when its tests passed on the same commit
+  in another nightly (before or after the failure; within one nightly ``bot.triage.classify``
+  already saw it);
 * a nightly already processed (same ``run``) changes nothing: redeliveries and restarts are
   idempotent.
 """
@@ -132,14 +134,18 @@ def decide(state: TriageState, nightly: Nightly, settings: TriageSettings) -> tu
     window = settings.open_window_days * DAY
     for g in nightly.groups:
         failing_tests |= g.tests
+        if g.cls == "real" and g.tests and all(state.last_green.get(x, ("", 0))[0] == nightly.commit for x in g.tests):
+            g = replace(g, cls="flaky")         # its tests passed on this very commit in an earlier nightly
         t = tracked.get(g.key)
         if t is None:
             green = [state.last_green[x] for x in g.tests if x in state.last_green]
             t = Tracked(g.key, g.cls, g.title, g.signature,
                         last_green=max(green, key=lambda cg: cg[1])[0] if green else "")
+        was_flaky = t.state == "tracked" and t.cls == "flaky"
         t = _merge(t, g, nightly)
-        if g.cls != "real" and t.state in ("pending", "tracked"):
-            tracked[g.key] = replace(t, state="tracked", cls=g.cls)
+        if t.state in ("pending", "tracked") and (g.cls != "real" or was_flaky):
+            # flaky is sticky: a cause seen passing and failing on one commit stays out of issues
+            tracked[g.key] = replace(t, state="tracked", cls="flaky" if was_flaky else g.cls)
             continue
         if t.state == "tracked":
             t = replace(t, state="pending")      # an infra/flaky cause that is now real
@@ -160,6 +166,10 @@ def decide(state: TriageState, nightly: Nightly, settings: TriageSettings) -> tu
             tracked[k] = replace(tracked[k], state="open")
             actions.append(Action("open", (k,), nightly.run))
     failing_keys = {g.key for g in nightly.groups}
+    for k, t in list(tracked.items()):          # failed on a commit whose nightly now passes: flaky
+        if (t.state == "pending" and k not in failing_keys and t.tests and t.tests <= nightly.passed
+                and any(c == nightly.commit for _, _, c in t.fail_runs)):
+            tracked[k] = replace(t, state="tracked", cls="flaky")
     for k, t in list(tracked.items()):
         if t.state != "open" or k in failing_keys:
             continue

@@ -85,6 +85,22 @@ def _longid(m: re.Match) -> str:
     return "<id>" if not t.isalpha() and not t.isdigit() else t
 
 
+_ALNUM = re.compile(r"\b[0-9A-Za-z]{8,}\b")
+
+
+def _alnum(m: re.Match) -> str:
+    """Random ids: ≥ 20 alphanumerics mixing letters and digits → ``<id>``; ≥ 8 lowercase hex
+    digits mixing letters and digits → ``<hex>``; anything else stays."""
+    t = m.group(0)
+    if t.isalpha() or t.isdigit():
+        return t
+    if len(t) >= 20:
+        return "<id>"
+    if t.islower() and not t.strip("0123456789abcdef"):
+        return "<hex>"
+    return t
+
+
 def _labelled(m: re.Match) -> str:
     if m.group(1).lower() in _LABEL_WORDS:
         return f"{m.group(1)}{m.group(2)}<n>"
@@ -99,7 +115,7 @@ def mask(line: str) -> str:
     'out of resource: shared memory, Required: <n>, Hardware limit: <n>'
     """
     digits = _DIGIT.search(line) is not None
-    if digits and ":" in line:
+    if digits and line.count(":") >= 2:
         if "-" in line:
             line = _TIME_FULL.sub("<time>", line)
         line = _TIME.sub("<time>", line)
@@ -112,11 +128,12 @@ def mask(line: str) -> str:
             if "system" in line:
                 line = _SYSBYTES.sub("", line)
             line = _HEX0X.sub("<hex>", line)
-        line = _HEXID.sub(_hexid, line)
-        line = _LONGID.sub(_longid, line)
+        line = _ALNUM.sub(_alnum, line)
         if any(h in line for h in _PID_HINTS):
             line = _PID.sub(r"\1\2<pid>", line)
-        line = _LABELLED.sub(_labelled, line)
+        low = line.lower()
+        if any(w in low for w in _LABEL_WORDS):
+            line = _LABELLED.sub(_labelled, line)
         if "index" in line:
             line = _INDEX.sub("at index (<i>)", line)
         if "at " in line:

@@ -71,6 +71,7 @@ class FailureRecord:
 
 _PARAM = re.compile(r"\[[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\]$")
 _LIT_ID = re.compile(r"^\s*([\w.\-]+) :: (.+?)\s*$")
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _ROOTS = ("python/test/", "python/tutorials/", "test/", "tests/", "examples/", "third_party/")
 
 
@@ -96,7 +97,7 @@ def normalize_test_id(raw: str) -> str:
     head, sep, rest = raw.partition("::")
     if sep:
         rest = _PARAM.sub("", rest)
-        if "/" not in head and head.count(".") >= 1 and not head.endswith(".py"):
+        if "/" not in head and not head.endswith(".py") and _DOTTED.fullmatch(head):
             # JUnit classname "python.test.unit.language.test_core" (+ optional ".TestClass")
             parts = head.split(".")
             cls = [p for p in parts if p[:1].isupper()]

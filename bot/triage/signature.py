@@ -3,14 +3,15 @@
 A failure's raw output (pytest report, traceback, lit output, CI log) becomes a
 :class:`Signature` ``(stage, type, masked primary line[, test])``:
 
-1. **Primary error.** An ordered list of extractors (:data:`EXTRACTORS`) is tried, most specific
+1. **Primary error.** An ordered list of extractors (:data:`EXTRACTORS`, in
+   :mod:`bot.triage.extractors`) is tried, most specific
    first; the first that finds something wins:
    C++ assertion › ``LLVM ERROR`` › MLIR pass failure › FileCheck › MLIR ``error:`` › ``ptxas`` ›
    CUDA/HIP runtime error › fatal signal › Python exception (the root cause of a triton
    ``CompilationError``) › pytest ``FAILED … - Exc: msg`` › infrastructure phrase ›
    ``exit code N`` (never alone: the test or job is added to the signature).
    Each extractor has a cheap substring prefilter so a log is searched only for what it holds.
-2. **Prefixes** (ANSI colours, CI timestamps, containerd ``stderr F``, glog ``I1130 …] ``, Ray
+2. **Prefixes** (:mod:`bot.triage.normalize`: ANSI colours, CI timestamps, containerd ``stderr F``, glog ``I1130 …] ``, Ray
    ``(pid=…)``, vLLM ``ERROR 01-28 …] ``, pytest ``E   ``, lit ``# | ``) are stripped from the
    chosen line.
 3. **Masking** (:func:`mask`) replaces only what varies between occurrences of one fault:
@@ -20,7 +21,12 @@ A failure's raw output (pytest report, traceback, lit output, CI log) becomes a
    ``gfx942``, register counts, dtypes, tensor shapes, small integers.
 
 Numeric mismatches (``Tensor-likes are not close``, ``Mismatched elements``, ``not close``) add
-the test identity: one numeric message says nothing about where the numbers went wrong.
+the test identity: one numeric message says nothing about where the numbers went wrong (the
+same holds for FileCheck failures, fatal signals and bare exit codes).
+
+Infrastructure (:mod:`bot.triage.infra`) is canonical: ``("setup", "Infrastructure", <kind>)``,
+looked for in the chosen line, and in the log's tail only when the chosen line is weak (an exit
+code, nothing recognisable): a concrete compiler or numeric error always wins.
 
 Source of the formats: real texts from public Triton/PyTorch issues and the H200 runs noted in
 ``../shared/notes/runtime-facts.md``; the labelled set in ``tests/data/triage/``.
@@ -48,7 +54,8 @@ class Signature:
     ``stage``: compile | run | check | lit | setup | test | job;
     ``type``: the exception/error kind (``OutOfResources``, ``LLVM ERROR``, ``CUDAError``, ``SIGSEGV``…);
     ``line``: the masked primary line; ``test``: the normalized test id, set only where the
-    message alone cannot tell faults apart (numeric mismatches, FileCheck, bare exit codes);
+    message alone cannot tell faults apart (numeric mismatches, FileCheck, fatal signals, bare
+    exit codes);
     ``rule``: the extractor that chose the line; ``raw``: the primary line before masking.
     """
 
@@ -83,6 +90,7 @@ class Signature:
                 "rule": self.rule, "key": self.key}
 
 
+_INFRA_TAIL = 16_384
 _NEEDS_TEST = frozenset({"filecheck", "exit", "unknown", "signal"})
 #: extractors whose line is too weak to rule out an infrastructure cause named elsewhere
 _WEAK = frozenset({"exit", "unknown", "infra"})
@@ -92,7 +100,7 @@ _NEVER_INFRA = frozenset({"assertion", "llvm", "mlir-pass", "filecheck", "mlir",
 
 def signature_of(text: str, test: str = "") -> Signature:
     """The signature of one raw failure output. ``test`` is the normalized test id (used only
-    for numeric mismatches, FileCheck failures and bare exit codes). Never raises: an output
+    where the message cannot tell faults apart, see :class:`Signature`). Never raises: an output
     with no recognisable error gets type ``Unknown`` and its last non-empty line."""
     text = clean_text(text)
     for name, pre, fn in EXTRACTORS:
@@ -108,7 +116,9 @@ def signature_of(text: str, test: str = "") -> Signature:
         raw = strip_prefixes(raw)
         if name not in _NEVER_INFRA and stage != "check":
             weak = name in _WEAK or (name == "pytest" and typ == "PytestFailure")
-            kind = infra_kind(raw) or (infra_kind(text) if weak else None)
+            # a weak line: look for an infrastructure phrase in the log's tail (where a job's
+            # last words are; bounded so a long log stays cheap)
+            kind = infra_kind(raw) or (infra_kind(text[-_INFRA_TAIL:]) if weak else None)
             if kind:
                 return Signature("setup", "Infrastructure", kind, "", "infra", raw)
         line = mask(raw)

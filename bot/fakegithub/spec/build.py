@@ -34,8 +34,9 @@ EXTRA_OPERATIONS = [
     "issues/delete-comment", "repos/list-branches",
 ]
 EXTRA_WEBHOOKS = [
-    "issues-opened", "issues-edited", "issues-closed", "issue-comment-edited",
-    "pull-request-reopened", "pull-request-edited", "pull-request-review-submitted",
+    "issues-opened", "issues-edited", "issues-closed", "issues-reopened", "issue-comment-edited",
+    "pull-request-reopened", "pull-request-edited", "pull-request-unlabeled", "issues-labeled",
+    "issues-unlabeled", "pull-request-review-submitted",
     "installation-repositories-added", "check-suite-requested", "check-run-created",
     "check-run-requested-action", "workflow-dispatch",
 ]

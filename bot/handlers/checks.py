@@ -1,0 +1,62 @@
+"""Suite check runs: "Re-run" on a ``forksync/L1/<suite>`` or ``forksync/gate`` check run
+(``check_run.rerequested``) and results of the github-actions backend (``workflow_run.completed``).
+
+A re-run of a suite's check run runs that suite again on the check run's commit (for the PR it
+belongs to) and re-evaluates the gate; a re-run of ``forksync/gate`` re-evaluates the gate.
+Events for check runs of other apps are ignored. (The bot's own ``check_run`` events never reach
+here: the dispatcher's loop guard drops them.)
+"""
+from __future__ import annotations
+
+from gidgethub import routing
+
+from bot.gate import GATE_CHECK
+from bot.handlers.common import RepoRef, split_repo
+from bot.validation_checks import parse_external_id
+
+router = routing.Router()
+
+
+async def _pr_for_sha(ctx, full: str, sha: str, listed: list) -> int | None:
+    for p in listed or []:
+        if isinstance(p, dict) and p.get("number"):
+            return int(p["number"])
+    from bot import validation_store as vstore
+    for r in vstore.rows_for(ctx.store, full, shas=(sha,)):
+        if r["pr"]:
+            return int(r["pr"])
+    async for pr in ctx.gh.getiter("/repos/{owner}/{repo}/pulls{?state}", {**split_repo(full), "state": "open"}):
+        if pr["head"]["sha"] == sha:
+            return int(pr["number"])
+    return None
+
+
+@router.register("check_run", action="rerequested")
+async def on_rerequested(event, ctx) -> None:
+    from bot.validation_service import validation_of
+
+    run = event.data["check_run"]
+    repo = RepoRef.model_validate(event.data["repository"])
+    ext = parse_external_id(run.get("external_id"))
+    if run.get("name") != GATE_CHECK and ext is None:
+        return
+    number = await _pr_for_sha(ctx, repo.full_name, run["head_sha"], run.get("pull_requests"))
+    if number is None:
+        ctx.note(f"{run['name']}: no open PR has head {run['head_sha'][:12]}")
+        return
+    svc = validation_of(ctx)
+    if ext is None:
+        notes = await svc.evaluate(ctx, repo.full_name, number)
+    else:
+        notes = await svc.validate_pr(ctx, repo.full_name, number, only=ext[1], force=True)
+    for n in notes:
+        ctx.note(n)
+
+
+@router.register("workflow_run", action="completed")
+async def on_workflow_run(event, ctx) -> None:
+    from bot.validation_service import downloader_for, validation_of
+
+    svc = validation_of(ctx)
+    for n in await svc.on_workflow_run(ctx, event.data, downloader_for(ctx)):
+        ctx.note(n)

@@ -1,0 +1,61 @@
+"""PR events that start validation or re-evaluate the merge gate.
+
+* ``pull_request`` opened / reopened / synchronize → run the head's required L1 suites, then
+  the gate (:meth:`bot.validation_service.ValidationService.validate_pr`);
+* ``pull_request_review.submitted`` → re-evaluate (an owner's approval may be what was missing);
+* ``check_run.completed`` of another app's check on a PR head → re-evaluate (the no-suites
+  fallback reads those checks). forksync's own check runs are dropped by the loop guard.
+
+Only PRs into the fork's default branch are validated (the gate trusts that branch's config).
+"""
+from __future__ import annotations
+
+from gidgethub import routing
+
+from bot.gate import GATE_CHECK
+from bot.handlers.common import RepoRef
+
+router = routing.Router()
+
+
+def _into_default(pr: dict, repo: RepoRef) -> bool:
+    return (pr.get("base") or {}).get("ref") == repo.default_branch
+
+
+@router.register("pull_request", action="opened")
+@router.register("pull_request", action="reopened")
+@router.register("pull_request", action="synchronize")
+async def on_pull_request(event, ctx) -> None:
+    from bot.validation_service import validation_of
+
+    repo = RepoRef.model_validate(event.data["repository"])
+    pr = event.data["pull_request"]
+    if not _into_default(pr, repo) or pr.get("state") != "open":
+        return
+    for n in await validation_of(ctx).validate_pr(ctx, repo.full_name, int(pr["number"])):
+        ctx.note(n)
+
+
+@router.register("pull_request_review", action="submitted")
+async def on_review(event, ctx) -> None:
+    from bot.validation_service import validation_of
+
+    repo = RepoRef.model_validate(event.data["repository"])
+    pr = event.data["pull_request"]
+    if not _into_default(pr, repo) or pr.get("state") != "open":
+        return
+    for n in await validation_of(ctx).evaluate(ctx, repo.full_name, int(pr["number"])):
+        ctx.note(n)
+
+
+@router.register("check_run", action="completed")
+async def on_check_completed(event, ctx) -> None:
+    from bot.validation_service import validation_of
+
+    run = event.data["check_run"]
+    if run.get("name") == GATE_CHECK or str(run.get("name", "")).startswith("forksync/"):
+        return
+    repo = RepoRef.model_validate(event.data["repository"])
+    for p in run.get("pull_requests") or []:
+        for n in await validation_of(ctx).evaluate(ctx, repo.full_name, int(p["number"])):
+            ctx.note(n)
