@@ -440,8 +440,10 @@ def commit_infos(repo: pygit2.Repository, shas: Iterable[str], *, renames: bool 
     Files/hunks/patch-ids come from one ``git log -p | git patch-id --stable`` pass (``-M`` when
     ``renames``). Merges get no files and ``patch_id=None`` (git shows no diff for them). When git
     stops on a missing object (partial clone, snapshot without large blobs), the commit it was on
-    is analysed from the trees with pygit2, its ``missing`` lists the absent objects, and the pass
-    resumes after it: missing objects are reported, never raised.
+    is analysed from the trees with pygit2, its ``missing`` lists the absent objects, the other
+    affected commits are found at once (:func:`missing_object_commits`) and analysed the same
+    way, and the pass resumes after it: missing objects are reported, never raised. Nothing is
+    scanned when nothing is missing.
     """
     shas = list(dict.fromkeys(shas))
     git_dir = git_dir or repo.path
@@ -451,12 +453,7 @@ def commit_infos(repo: pygit2.Repository, shas: Iterable[str], *, renames: bool 
     pids: dict[str, str] = {}
     missing: dict[str, list[str]] = {}
     todo = [s for s in shas if len(metas[s].parents) <= 1]
-    for bad, miss in missing_object_commits(git_dir, shas, {s: metas[s].parents for s in shas}).items():
-        if bad not in todo:
-            continue
-        files[bad], _ = _fallback_files(repo, bad)
-        missing[bad] = miss
-    todo = [s for s in todo if s not in missing]
+    scanned = False
     while todo:
         base_done = total - len(todo)
         parsed, ids, rc, err = _log_patch(
@@ -485,6 +482,15 @@ def commit_infos(repo: pygit2.Repository, shas: Iterable[str], *, renames: bool 
         files[todo[bad]] = fb_files
         missing[todo[bad]] = miss
         todo = todo[bad + 1:]
+        if not scanned and todo:
+            # objects are missing: find the other affected commits at once instead of letting git
+            # stop on each of them (a blobless partial clone would mean one restart per commit)
+            scanned = True
+            rest = missing_object_commits(git_dir, todo, {s: metas[s].parents for s in todo})
+            for s in rest:
+                files[s], found = _fallback_files(repo, s)
+                missing[s] = found or rest[s]
+            todo = [s for s in todo if s not in rest]
         if progress:
             progress(total - len(todo), total)
     out = {}

@@ -112,8 +112,7 @@ def read_decisions(repo: pygit2.Repository, ref: str = DEFAULT_REF) -> list[Deci
     return sorted(out, key=lambda d: (d.time, d.upstream_sha))
 
 
-def write_decision(git_dir: str, upstream_sha: str, decision_text: str, ref: str = DEFAULT_REF,
-                   env: dict[str, str] | None = None) -> None:
+def write_decision(git_dir: str, upstream_sha: str, decision_text: str, ref: str = DEFAULT_REF) -> None:
     """Append a decision (from :func:`format_decision`) to the note on ``upstream_sha``."""
     from bot.gitio import git   # the git edge
     git(git_dir, "notes", "--ref", ref, "append", "-m", decision_text.rstrip("\n"), upstream_sha)

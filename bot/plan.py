@@ -108,6 +108,8 @@ def _commit_overlap(commit: CommitInfo, chain: _Chain, symbols: SymbolSource | N
         if not others:
             continue
         mine = symbols(commit, path) if symbols else None
+        if mine is not None and not mine - {TOP_LEVEL}:
+            continue            # only file-scope lines: left to the textual merge, whatever the others did
         for other in others:
             if mine is None:
                 return f"{path} (file) like {short(other.sha)}"

@@ -18,6 +18,13 @@ De-duplication key: ``X-GitHub-Delivery`` plus ``X-GitHub-Hook-ID`` (GitHub reus
 redelivery and for the same event sent to two hooks; see docs/github.md). A redelivery of a
 ``done`` delivery is not processed again; of a ``queued``/``processing`` one is a no-op.
 
+Durability split: the web app's connection keeps the store's ``synchronous=FULL`` (a 202 means
+the delivery is on disk) and commits arriving deliveries in groups (:func:`enqueue_many`: one
+fsync for all requests that arrived during the previous one). The worker's connection uses
+``synchronous=NORMAL`` (:func:`worker_durability`): after a power loss it may forget that a
+delivery was *done* and process it again, which idempotent handlers make harmless; it can never
+lose an acknowledged delivery.
+
 Times are epoch seconds (float); ``now`` is passed in so tests control the clock.
 """
 from __future__ import annotations
@@ -163,27 +170,55 @@ def enqueue(store: Store, *, delivery_id: str, hook_id: str | None, event: str, 
     * ``"duplicate"`` — already done, queued or in progress: nothing changes (the redelivery
       counter is bumped so it stays visible).
     """
+    return enqueue_many(store, [dict(delivery_id=delivery_id, hook_id=hook_id, event=event, body=body,
+                                     content_type=content_type, summary=summary)], now=now)[0]
+
+
+def enqueue_many(store: Store, items: list[dict], now: float | None = None) -> list[str]:
+    """:func:`enqueue` for several deliveries in **one** transaction (one fsync: group commit).
+    ``items`` hold :func:`enqueue`'s keyword arguments; returns one result per item, in order."""
     now = time.time() if now is None else now
+    out: list[str] = []
+    with _tx(store) as c:
+        for it in items:
+            out.append(_enqueue_one(c, now=now, **it))
+    return out
+
+
+def _enqueue_one(c, *, delivery_id: str, hook_id: str | None, event: str, body: bytes,
+                 content_type: str = "application/json", summary: dict | None = None, now: float) -> str:
     s = summary or {}
     key = delivery_key(delivery_id, hook_id)
-    with _tx(store) as c:
-        row = c.execute("SELECT state FROM webhook_deliveries WHERE id=?", (key,)).fetchone()
-        if row is None:
-            c.execute(
-                "INSERT INTO webhook_deliveries (id, delivery_id, hook_id, event, action, installation_id,"
-                " repo, sender, body, content_type, state, attempts, next_attempt_at, lease_owner,"
-                " lease_until, received_at, redeliveries, last_error, dead_reason, outcome)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,'queued',0,?,'',0,?,0,'','','')",
-                (key, delivery_id, hook_id or "", event, s.get("action", ""), s.get("installation_id"),
-                 s.get("repo", ""), s.get("sender", ""), body, content_type, now, now))
-            return "queued"
-        if row[0] in ("failed", "dead"):
-            c.execute("UPDATE webhook_deliveries SET state='queued', attempts=0, next_attempt_at=?,"
-                      " lease_owner='', lease_until=0, dead_reason='', redeliveries=redeliveries+1"
-                      " WHERE id=?", (now, key))
-            return "requeued"
-        c.execute("UPDATE webhook_deliveries SET redeliveries=redeliveries+1 WHERE id=?", (key,))
-        return "duplicate"
+    row = c.execute("SELECT state FROM webhook_deliveries WHERE id=?", (key,)).fetchone()
+    if row is None:
+        c.execute(
+            "INSERT INTO webhook_deliveries (id, delivery_id, hook_id, event, action, installation_id,"
+            " repo, sender, body, content_type, state, attempts, next_attempt_at, lease_owner,"
+            " lease_until, received_at, redeliveries, last_error, dead_reason, outcome)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,'queued',0,?,'',0,?,0,'','','')",
+            (key, delivery_id, hook_id or "", event, s.get("action", ""), s.get("installation_id"),
+             s.get("repo", ""), s.get("sender", ""), body, content_type, now, now))
+        return "queued"
+    if row[0] in ("failed", "dead"):
+        c.execute("UPDATE webhook_deliveries SET state='queued', attempts=0, next_attempt_at=?,"
+                  " lease_owner='', lease_until=0, dead_reason='', redeliveries=redeliveries+1"
+                  " WHERE id=?", (now, key))
+        return "requeued"
+    c.execute("UPDATE webhook_deliveries SET redeliveries=redeliveries+1 WHERE id=?", (key,))
+    return "duplicate"
+
+
+def worker_durability(store: Store) -> None:
+    """Tune a worker's connection: ``synchronous=NORMAL`` (see the module doc) and WAL
+    checkpoints done here rather than on the web app's acknowledgement path."""
+    store.conn.execute("PRAGMA synchronous=NORMAL")
+
+
+def web_durability(store: Store) -> None:
+    """Tune the web app's connection: keep ``synchronous=FULL``; leave WAL checkpoints to the
+    worker's connection (``wal_autocheckpoint=0``) so an acknowledgement never waits for one."""
+    store.conn.execute("PRAGMA synchronous=FULL")
+    store.conn.execute("PRAGMA wal_autocheckpoint=0")
 
 
 def claim(store: Store, worker_id: str, policy: QueuePolicy = QueuePolicy(),
@@ -205,6 +240,71 @@ def claim(store: Store, worker_id: str, policy: QueuePolicy = QueuePolicy(),
         full = c.execute("SELECT * FROM webhook_deliveries WHERE id=?", (row[0],))
         cols = [d[0] for d in full.description]
         return Delivery.from_row(dict(zip(cols, full.fetchone())))
+
+
+def claim_many(store: Store, worker_id: str, limit: int, policy: QueuePolicy = QueuePolicy(),
+               now: float | None = None) -> list[Delivery]:
+    """:func:`claim` up to ``limit`` due deliveries in one transaction (oldest first). A cheap
+    read first: no write lock is taken when nothing is due."""
+    now = time.time() if now is None else now
+    with store.lock:
+        due = store.conn.execute(
+            "SELECT 1 FROM webhook_deliveries WHERE (state IN ('queued','failed') AND next_attempt_at <= ?)"
+            " OR (state='processing' AND lease_until < ?) LIMIT 1", (now, now)).fetchone()
+    if due is None:
+        return []
+    with _tx(store) as c:
+        ids = [r[0] for r in c.execute(
+            "SELECT id FROM webhook_deliveries WHERE"
+            " (state IN ('queued','failed') AND next_attempt_at <= ?)"
+            " OR (state='processing' AND lease_until < ?)"
+            " ORDER BY received_at, id LIMIT ?", (now, now, limit)).fetchall()]
+        out = []
+        for i in ids:
+            c.execute("UPDATE webhook_deliveries SET state='processing', attempts=attempts+1,"
+                      " lease_owner=?, lease_until=?, started_at=? WHERE id=?",
+                      (worker_id, now + policy.lease_s, now, i))
+            full = c.execute("SELECT * FROM webhook_deliveries WHERE id=?", (i,))
+            cols = [d[0] for d in full.description]
+            out.append(Delivery.from_row(dict(zip(cols, full.fetchone()))))
+        return out
+
+
+def finish_many(store: Store, worker_id: str, results: list[tuple[str, str, str, bool]],
+                policy: QueuePolicy = QueuePolicy(), now: float | None = None,
+                rng: random.Random | None = None) -> list[str | None]:
+    """Record several attempts in one transaction. ``results``: ``(id, "done" | "error", text,
+    permanent)`` — ``text`` is the outcome for done, the error otherwise. Returns the new state
+    of each (``done``/``failed``/``dead``, None when the lease was lost)."""
+    now = time.time() if now is None else now
+    out: list[str | None] = []
+    with _tx(store) as c:
+        for key, kind, text, permanent in results:
+            row = c.execute("SELECT attempts FROM webhook_deliveries WHERE id=? AND state='processing'"
+                            " AND lease_owner=?", (key, worker_id)).fetchone()
+            if row is None:
+                out.append(None)
+                continue
+            if kind == "done":
+                c.execute("UPDATE webhook_deliveries SET state='done', finished_at=?, lease_owner='',"
+                          " outcome=?, last_error='' WHERE id=?", (now, text[:2000], key))
+                out.append("done")
+                continue
+            out.append(_fail_row(c, key, row[0], text[:4000], permanent, policy, now, rng))
+    return out
+
+
+def _fail_row(c, key: str, attempts: int, error: str, permanent: bool, policy: QueuePolicy, now: float,
+              rng: random.Random | None) -> str:
+    if permanent or attempts >= policy.max_attempts:
+        reason = (f"cannot be handled: {error}" if permanent
+                  else f"gave up after {attempts} attempts; last error: {error}")
+        c.execute("UPDATE webhook_deliveries SET state='dead', finished_at=?, lease_owner='',"
+                  " last_error=?, dead_reason=? WHERE id=?", (now, error, reason[:4000], key))
+        return "dead"
+    c.execute("UPDATE webhook_deliveries SET state='failed', lease_owner='', lease_until=0,"
+              " last_error=?, next_attempt_at=? WHERE id=?", (error, now + policy.backoff(attempts, rng), key))
+    return "failed"
 
 
 def complete(store: Store, key: str, worker_id: str, outcome: str = "",
@@ -231,17 +331,7 @@ def fail(store: Store, key: str, worker_id: str, error: str, *, permanent: bool 
                         " AND lease_owner=?", (key, worker_id)).fetchone()
         if row is None:
             return None
-        attempts = row[0]
-        if permanent or attempts >= policy.max_attempts:
-            reason = (f"cannot be handled: {error}" if permanent
-                      else f"gave up after {attempts} attempts; last error: {error}")
-            c.execute("UPDATE webhook_deliveries SET state='dead', finished_at=?, lease_owner='',"
-                      " last_error=?, dead_reason=? WHERE id=?", (now, error, reason[:4000], key))
-            return "dead"
-        c.execute("UPDATE webhook_deliveries SET state='failed', lease_owner='', lease_until=0,"
-                  " last_error=?, next_attempt_at=? WHERE id=?",
-                  (error, now + policy.backoff(attempts, rng), key))
-        return "failed"
+        return _fail_row(c, key, row[0], error, permanent, policy, now, rng)
 
 
 def release_orphans(store: Store, is_alive) -> list[str]:
@@ -302,5 +392,5 @@ def as_json(d: Delivery) -> str:
     return json.dumps({k: v for k, v in d.__dict__.items() if k != "body"}, sort_keys=True)
 
 
-__all__ = ["STATES", "QueuePolicy", "Delivery", "delivery_key", "summarize_payload", "enqueue",
-           "claim", "complete", "fail", "release_orphans", "retry_dead", "counts", "listing", "get", "as_json"]
+__all__ = ["STATES", "QueuePolicy", "Delivery", "delivery_key", "summarize_payload", "enqueue", "enqueue_many",
+           "claim", "claim_many", "finish_many", "complete", "fail", "release_orphans", "retry_dead", "counts", "listing", "get", "as_json"]

@@ -70,6 +70,8 @@ async def run_worker_loop(s, stop: threading.Event, *, wake: threading.Event | N
 
     router = all_routers()          # imports the handler modules, which declare their tables
     store = Store(s.db)
+    from bot.queue import worker_durability
+    worker_durability(store)
     async with aiohttp.ClientSession() as session:
         clients = Clients(s, session)
         await clients.start()
@@ -78,7 +80,8 @@ async def run_worker_loop(s, stop: threading.Event, *, wake: threading.Event | N
         disp = Dispatcher(router, store, s, client_for=clients.client_for, services=svc,
                           bot_login=clients.bot_login)
         from bot.queue import QueuePolicy
-        worker = Worker(store, disp.process, wake=wake, policy=QueuePolicy(max_attempts=s.max_attempts, lease_s=s.lease_s),
+        worker = Worker(store, disp.process, wake=wake, poll_interval_s=0.1 if wake is None else 0.5,
+                        policy=QueuePolicy(max_attempts=s.max_attempts, lease_s=s.lease_s),
                         observe=metrics.observe_processing if metrics is not None else None)
         tasks = [asyncio.create_task(worker.run(stop))]
         if poller:

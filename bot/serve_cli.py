@@ -19,7 +19,7 @@ flag                           environment                     meaning
 ``--workdir``                  ``FORKSYNC_WORKDIR``            git working copies (./.forksync-work)
 ``--bot-login``                ``FORKSYNC_BOT_LOGIN``          the bot's login (loop guard);
                                                                App mode: ``<slug>[bot]`` from GET /app
-``--workers``                  ``FORKSYNC_WORKERS``            in-process workers (1; 0 = none)
+``--workers``                  ``FORKSYNC_WORKERS``            worker processes (1; 0 = none)
 —                              ``FORKSYNC_LEASE_S``            worker lease, s (120)
 —                              ``FORKSYNC_MAX_ATTEMPTS``       tries before dead-letter (5)
 =============================  ==============================  ===================================
@@ -126,7 +126,7 @@ def register(sub, common) -> None:
             p.add_argument("--host", help="listen address [FORKSYNC_HOST, 127.0.0.1]")
             p.add_argument("--port", help="listen port [FORKSYNC_PORT, 8080]")
             p.add_argument("--webhook-secret", dest="webhook_secret", help="[FORKSYNC_WEBHOOK_SECRET]")
-            p.add_argument("--workers", help="in-process workers, 0 = none [FORKSYNC_WORKERS, 1]")
+            p.add_argument("--workers", help="worker processes, 0 = none [FORKSYNC_WORKERS, 1]")
         p.add_argument("--app-id", dest="app_id", help="GitHub App id [FORKSYNC_APP_ID]")
         p.add_argument("--private-key-file", dest="private_key_file", help="App private key (PEM) [FORKSYNC_PRIVATE_KEY_FILE]")
         p.add_argument("--token", help="token mode instead of an App [FORKSYNC_TOKEN]")
@@ -206,47 +206,93 @@ def cmd_worker(args: argparse.Namespace) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: (stop.set()))
     from bot.runtime import run_worker_loop
-    asyncio.run(run_worker_loop(s, stop))
+    asyncio.run(run_worker_loop(s, stop, poller=s.poll))
     return 0
 
 
+def _die_with_parent() -> None:
+    """In a worker child: get SIGKILL when ``forksync serve`` dies (Linux ``PR_SET_PDEATHSIG``)."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):
+        pass
+
+
+def worker_env(s: ServeSettings, index: int) -> dict[str, str]:
+    env = dict(os.environ)
+    for name, var in _ENV.items():
+        env[var] = str(getattr(s, name))
+    env["FORKSYNC_WORKERS"] = "0"
+    return env
+
+
+class WorkerProcesses:
+    """``forksync serve``'s workers: one ``forksync worker`` child process each (so handler work
+    — git, GitHub calls — never competes with acknowledgements for the interpreter), restarted
+    when one exits. Worker 0 also runs the upstream poller. Children die with the parent."""
+
+    def __init__(self, s: ServeSettings):
+        self.s = s
+        self.procs: list = []
+        self.stop = threading.Event()
+        self._thread = threading.Thread(target=self._supervise, name="forksync-workers", daemon=True)
+
+    def _spawn(self, i: int):
+        import subprocess
+        argv = [sys.executable, "-c", "from bot.cli import main; raise SystemExit(main())", "worker"]
+        if i > 0 or not self.s.poll:
+            argv.append("--no-poll")
+        return subprocess.Popen(argv, env=worker_env(self.s, i), preexec_fn=_die_with_parent)
+
+    def start(self) -> "WorkerProcesses":
+        self.procs = [self._spawn(i) for i in range(self.s.workers)]
+        self._thread.start()
+        return self
+
+    def _supervise(self) -> None:
+        while not self.stop.wait(1.0):
+            for i, p in enumerate(self.procs):
+                if p.poll() is not None and not self.stop.is_set():
+                    log.warning("worker %d exited with %s; restarting", i, p.returncode)
+                    self.procs[i] = self._spawn(i)
+
+    def terminate(self, timeout: float = 30.0) -> None:
+        self.stop.set()
+        for p in self.procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in self.procs:
+            try:
+                p.wait(timeout=timeout)
+            except Exception:  # noqa: BLE001
+                p.kill()
+
+
 def run_serve(s: ServeSettings) -> int:
-    """Run the web app on (host, port) with ``s.workers`` worker threads until SIGTERM/SIGINT."""
+    """Run the web app on (host, port) and ``s.workers`` worker processes until SIGTERM/SIGINT."""
     from aiohttp import web
 
     from bot.app_metrics import AppMetrics
-    from bot.runtime import run_worker_loop
+    from bot.handlers import all_routers
     from bot.store import Store
     from bot.web import make_app
 
+    all_routers()               # import every handler module so all tables exist before a worker starts
     store = Store(s.db)
     metrics_store = Store(s.db)
     metrics = AppMetrics(lambda: metrics_store)
-    wake = threading.Event()
-    stop = threading.Event()
-    threads = []
-    for i in range(max(0, s.workers)):
-        t = threading.Thread(target=lambda i=i: asyncio.run(run_worker_loop(s, stop, wake=wake, metrics=metrics,
-                                                                           poller=(i == 0 and s.poll))),
-                             name=f"forksync-worker-{i}", daemon=True)
-        t.start()
-        threads.append(t)
-    app = make_app(store, s.webhook_secret, metrics=metrics, wake=wake)
-
-    async def on_shutdown(_app):
-        stop.set()
-        wake.set()
-
-    app.on_shutdown.append(on_shutdown)
-    print(f"forksync serve: listening on http://{s.host}:{s.port} (db {s.db}, {len(threads)} worker(s))",
+    workers = WorkerProcesses(s).start() if s.workers > 0 else None
+    app = make_app(store, s.webhook_secret, metrics=metrics)
+    print(f"forksync serve: listening on http://{s.host}:{s.port} (db {s.db}, {s.workers} worker process(es))",
           file=sys.stderr, flush=True)
-    web.run_app(app, host=s.host, port=s.port, print=None, access_log=None, handle_signals=True)
-    stop.set()
-    wake.set()
-    for t in threads:
-        t.join(timeout=10)
-    store.close()
-    metrics_store.close()
+    try:
+        web.run_app(app, host=s.host, port=s.port, print=None, access_log=None, handle_signals=True)
+    finally:
+        if workers is not None:
+            workers.terminate()
+        store.close()
+        metrics_store.close()
     return 0
 
 

@@ -294,6 +294,39 @@ def source_symbols(src: bytes, lang: str, ranges, parse=None) -> frozenset[str]:
     return tree_symbols(parse(src, lang), lang, ranges)
 
 
+def _line_offsets(src: bytes):
+    import numpy as np
+
+    nl = np.flatnonzero(np.frombuffer(src, dtype=np.uint8) == 10) + 1
+    offs = [0, *nl.tolist()]
+    if offs[-1] != len(src):
+        offs.append(len(src))
+    return offs
+
+
+def reparse(parser, old_src: bytes, old_tree, new_src: bytes):
+    """Parse ``new_src`` incrementally from ``old_tree`` (the tree of ``old_src``): the line
+    edits between the two texts (zero-context diff) are applied to a copy of the tree, last hunk
+    first, so each edit's positions are valid in the partly edited text."""
+    import pygit2
+
+    tree = old_tree.copy()
+    o_off, n_off = _line_offsets(old_src), _line_offsets(new_src)
+    o_last, n_last = len(o_off) - 1, len(n_off) - 1
+    hunks = [(h.old_start, h.old_lines, h.new_start, h.new_lines)
+             for h in pygit2.Patch.create_from(old_src, new_src, context_lines=0).hunks]
+    for old_start, old_lines, new_start, new_lines in reversed(hunks):
+        row = old_start if old_lines == 0 else old_start - 1
+        nrow = new_start if new_lines == 0 else new_start - 1
+        row, nrow = min(row, o_last), min(nrow, n_last)
+        start = o_off[row]
+        old_end = o_off[min(row + old_lines, o_last)]
+        new_len = n_off[min(nrow + new_lines, n_last)] - n_off[nrow]
+        tree.edit(start_byte=start, old_end_byte=old_end, new_end_byte=start + new_len,
+                  start_point=(row, 0), old_end_point=(row + old_lines, 0), new_end_point=(row + new_lines, 0))
+    return parser.parse(new_src, tree)
+
+
 #: bump when symbol extraction changes meaning (cached rows of other versions are ignored)
 SYMBOLS_VERSION = 1
 SYMBOLS_TABLE = table("plan_symbols", {"key": str, "version": int, "symbols": str}, pk="key")
@@ -317,21 +350,33 @@ class SymbolIndex:
         self._tree_cache_size = tree_cache_size
         self.parsed_files = 0        # file changes whose symbols were computed
         self.parses = 0              # tree-sitter parses run (a blob parsed once serves both sides)
+        self.incremental_parses = 0  # of which incremental (from another version of the file)
+        self.incremental = True
+        self._last: dict[tuple[str, str], tuple[bytes, object]] = {}
 
-    def _parse(self, src: bytes, lang: str):
-        """A parsed tree's root for ``src``, from a small LRU keyed by content (the old side of
-        one commit is usually the new side of the previous commit to that file)."""
+    def _parse(self, src: bytes, lang: str, path: str | None = None):
+        """A parsed tree's root for ``src``: from a small LRU keyed by content (the old side of
+        one commit is usually the new side of the previous commit to that file), else parsed
+        *incrementally* from the last tree parsed for ``path`` (tree-sitter reuses every subtree
+        the edits between the two versions leave alone), else parsed afresh."""
         key = hashlib.blake2b(src, digest_size=16).digest() + lang.encode()
-        root = self._trees.get(key)
-        if root is None:
-            root = parser_for(lang).parse(src).root_node
+        tree = self._trees.get(key)
+        if tree is not None:
+            self._trees.move_to_end(key)
+        else:
+            last = self._last.get((path, lang)) if path else None
+            if last is not None and self.incremental:
+                tree = reparse(parser_for(lang), last[0], last[1], src)
+                self.incremental_parses += 1
+            else:
+                tree = parser_for(lang).parse(src)
             self.parses += 1
-            self._trees[key] = root
+            self._trees[key] = tree
             if len(self._trees) > self._tree_cache_size:
                 self._trees.popitem(last=False)
-        else:
-            self._trees.move_to_end(key)
-        return root
+        if path:
+            self._last[(path, lang)] = (src, tree)
+        return tree.root_node
 
     def _blob(self, commit_sha: str, path: str) -> bytes | None:
         try:
@@ -360,7 +405,7 @@ class SymbolIndex:
             if fc.status != "D":
                 new = self._blob(commit.sha, fc.path)
             self.parsed_files += 1
-        res = symbols_of_change(fc, old, new, parse=self._parse)
+        res = symbols_of_change(fc, old, new, parse=lambda src, lg: self._parse(src, lg, fc.path))
         self._cache[key] = res
         if self.store is not None:
             self._pending.append({"key": f"{commit.sha}:{fc.path}", "version": SYMBOLS_VERSION,

@@ -315,9 +315,13 @@ class ValidationService:
 
 
 def vstore_ensure(store) -> None:
-    """Create this module's tables when the store was opened before they were declared."""
+    """Create the validation tables (results, retest grants, sign-offs, L3 runs) when the store
+    was opened before they were declared."""
+    from bot import signoff
+
     with store.lock:
-        if not store.db[vstore.SUITE_RESULTS.name].exists() or not store.db[vstore.RETEST_GRANTS.name].exists():
+        if any(not store.db[t.name].exists() for t in (vstore.SUITE_RESULTS, vstore.RETEST_GRANTS, signoff.SIGNOFFS,
+                                                       signoff.L3_RUNS)):
             store.migrate()
 
 

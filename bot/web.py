@@ -39,6 +39,69 @@ log = logging.getLogger(__name__)
 #: GitHub caps payloads at 25 MB; anything larger is not a GitHub delivery.
 MAX_BODY = 26 * 1024 * 1024
 
+class GroupCommitter:
+    """Stores deliveries from one writer thread, many per transaction (group commit).
+
+    Requests hand their delivery to :meth:`submit` and wait; the thread takes everything that
+    arrived while the previous commit was being fsynced (up to ``max_batch``) and commits it in
+    one transaction (:func:`bot.queue.enqueue_many`). Each request is answered only after *its*
+    transaction committed, so durability per delivery is unchanged while the fsync cost is shared.
+    """
+
+    def __init__(self, store: Store, max_batch: int = 256):
+        import queue as stdqueue
+        self.store = store
+        self.max_batch = max_batch
+        self._q: "stdqueue.Queue" = stdqueue.Queue()
+        self._thread = threading.Thread(target=self._run, name="forksync-enqueue", daemon=True)
+        self._thread.start()
+
+    async def submit(self, item: dict) -> str:
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
+        self._q.put((item, loop, fut))
+        return await fut
+
+    def close(self) -> None:
+        self._q.put(None)
+        self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        import queue as stdqueue
+        while True:
+            first = self._q.get()
+            if first is None:
+                return
+            batch = [first]
+            while len(batch) < self.max_batch:
+                try:
+                    nxt = self._q.get_nowait()
+                except stdqueue.Empty:
+                    break
+                if nxt is None:
+                    self._q.put(None)
+                    break
+                batch.append(nxt)
+            try:
+                results = q.enqueue_many(self.store, [b[0] for b in batch])
+            except Exception as e:  # noqa: BLE001 - every waiter learns it was not stored
+                for _item, loop, fut in batch:
+                    loop.call_soon_threadsafe(_set_exc, fut, e)
+                continue
+            for (_item, loop, fut), res in zip(batch, results):
+                loop.call_soon_threadsafe(_set_result, fut, res)
+
+
+def _set_result(fut, value) -> None:
+    if not fut.done():
+        fut.set_result(value)
+
+
+def _set_exc(fut, exc) -> None:
+    if not fut.done():
+        fut.set_exception(exc)
+
+
 STORE_KEY = web.AppKey("forksync_store", Store)
 METRICS_KEY = web.AppKey("forksync_metrics", AppMetrics)
 
@@ -52,15 +115,17 @@ def make_app(store: Store, secret: str, *, metrics: AppMetrics | None = None,
              ) -> web.Application:
     """Build the aiohttp application.
 
-    ``store`` is used for enqueueing only, from one dedicated thread (SQLite writes never block
-    the event loop). ``secret`` is the webhook secret; an empty secret is refused here because
+    ``store`` is used for enqueueing only, from one dedicated thread with group commit
+    (:class:`GroupCommitter`; SQLite writes never block the event loop). ``secret`` is the webhook secret; an empty secret is refused here because
     gidgethub would then skip verification. ``wake`` is set after each stored delivery (to wake
     an in-process worker). ``store_factory`` gives the metrics collector a connection of its own.
     """
     if not secret:
         raise ValueError("a webhook secret is required (FORKSYNC_WEBHOOK_SECRET or --webhook-secret)")
     metrics = metrics or AppMetrics(store_factory or (lambda: store))
-    executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="forksync-enqueue")
+    q.web_durability(store)
+    committer = GroupCommitter(store)
+    executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="forksync-web")
     app = web.Application(client_max_size=MAX_BODY)
     app[STORE_KEY] = store
     app[METRICS_KEY] = metrics
@@ -104,11 +169,9 @@ def make_app(store: Store, secret: str, *, metrics: AppMetrics | None = None,
         hook_id = request.headers.get("X-GitHub-Hook-ID", "")[:100]
         summary = q.summarize_payload(event.data)
         try:
-            result = await asyncio.get_running_loop().run_in_executor(
-                executor, lambda: q.enqueue(store, delivery_id=delivery_id, hook_id=hook_id,
-                                            event=event.event, body=body,
-                                            content_type=request.headers.get("Content-Type", ""),
-                                            summary=summary))
+            result = await committer.submit(dict(delivery_id=delivery_id, hook_id=hook_id, event=event.event,
+                                                 body=body, content_type=request.headers.get("Content-Type", ""),
+                                                 summary=summary))
         except Exception as e:  # noqa: BLE001 - not stored: make GitHub record a failure
             log.exception("could not store delivery %s", delivery_id)
             return _json(503, error=f"could not store the delivery: {type(e).__name__}")
@@ -130,6 +193,7 @@ def make_app(store: Store, secret: str, *, metrics: AppMetrics | None = None,
         return web.Response(body=data, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
     async def on_cleanup(app: web.Application) -> None:
+        await asyncio.get_running_loop().run_in_executor(None, committer.close)
         executor.shutdown(wait=True)
 
     app.router.add_post("/webhook", webhook)

@@ -104,6 +104,38 @@ class Worker:
             self.observe(time.perf_counter() - t0, d, state)
         return d
 
+    async def run_batch(self, limit: int = 32) -> int:
+        """Claim up to ``limit`` due deliveries in one transaction, process them in order, and
+        record all results in one transaction (few write locks: acknowledgements stay fast).
+        A crash before the results are recorded means they are processed again after restart
+        (handlers are idempotent), never lost. Returns how many were processed."""
+        batch = q.claim_many(self.store, self.worker_id, limit, self.policy, now=self.clock())
+        results: list[tuple[str, str, str, bool]] = []
+        timings: list[float] = []
+        try:
+            for d in batch:
+                t0 = time.perf_counter()
+                try:
+                    results.append((d.id, "done", await self.process(d) or "", False))
+                except asyncio.CancelledError:
+                    raise
+                except Unhandleable as e:
+                    log.warning("delivery %s (%s) dead: %s", d.id, d.event, e)
+                    results.append((d.id, "error", str(e), True))
+                except Exception as e:  # noqa: BLE001 - retried, then dead-lettered
+                    err = f"{type(e).__name__}: {e}"
+                    log.warning("delivery %s (%s) attempt %d failed: %s\n%s", d.id, d.event, d.attempts, err,
+                                traceback.format_exc(limit=5))
+                    results.append((d.id, "error", err, False))
+                timings.append(time.perf_counter() - t0)
+        finally:
+            if results:
+                states = q.finish_many(self.store, self.worker_id, results, self.policy, now=self.clock())
+                if self.observe:
+                    for d, t, st in zip(batch, timings, states):
+                        self.observe(t, d, st or "lost")
+        return len(batch)
+
     async def drain(self, limit: int = 1_000_000) -> int:
         """Process due deliveries until none is due (or ``limit``); returns how many ran."""
         n = 0
@@ -119,13 +151,13 @@ class Worker:
             log.warning("took over %d deliveries of a dead worker: %s", len(released), ", ".join(released[:10]))
         while not stop.is_set():
             try:
-                did = await self.run_once()
+                did = await self.run_batch()
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001 - e.g. database locked: keep the worker alive
                 log.exception("worker loop error")
-                did = None
-            if did is None:
+                did = 0
+            if not did:
                 await asyncio.get_running_loop().run_in_executor(None, self.wake.wait, self.poll_interval_s)
                 self.wake.clear()
 

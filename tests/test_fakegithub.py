@@ -565,3 +565,18 @@ async def test_label_events_on_issues_and_prs(world):
             if d.action in ("labeled", "unlabeled")] == [
         ("pull_request", "labeled", "forksync:hold"), ("pull_request", "unlabeled", "forksync:hold"),
         ("issues", "labeled", "forksync:hold"), ("issues", "unlabeled", "forksync:hold")]
+
+
+async def test_pr_from_a_fork_repository_merges(world, tmp_path):
+    fake, fork, gh, src, base = world
+    mine = fake.create_repo("alice/triton", source=src, fork_of=fork)
+    fake.add_collaborator(fork, "alice", "read")
+    push_branch(src, mine, "fix", [({"c.txt": "fix\n"}, "fix", "alice")])
+    pr = await gh.post("/repos/{owner}/{repo}/pulls", R, data={"title": "fix", "head": "alice:fix", "base": "main"})
+    assert (pr["head"]["repo"]["full_name"], pr["head"]["label"]) == ("alice/triton", "alice:fix")
+    got = await gh.getitem("/repos/{owner}/{repo}/pulls/{n}", dict(R, n=pr["number"]))
+    assert got["mergeable"] is True
+    files = await gh.getitem("/repos/{owner}/{repo}/pulls/{n}/files", dict(R, n=pr["number"]))
+    assert [f["filename"] for f in files] == ["c.txt"]
+    res = await gh.put("/repos/{owner}/{repo}/pulls/{n}/merge", dict(R, n=pr["number"]), data={"merge_method": "rebase"})
+    assert git(fork.path, "show", f"{res['sha']}:c.txt") == "fix"

@@ -272,3 +272,21 @@ async def test_emulated_primary_limit_headers_and_exhaustion(world, github_app):
         await gh.getitem("/repos/{owner}/{repo}/branches/main", REPO)
     assert (e.value.status_code, e.value.message) == (403, "API rate limit exceeded for installation.")
     assert e.value.headers["x-ratelimit-remaining"] == "0"
+
+
+async def test_injected_expired_token_and_422_faults(world, github_app):
+    fake, fork, inst, shas = world
+    gh = github_app.installation(inst.id)
+    await gh.getitem("/repos/{owner}/{repo}", REPO)
+    fake.faults.expired_token("/repos/meta/triton/issues")
+    issue = await gh.post("/repos/{owner}/{repo}/issues", REPO, data={"title": "once"})
+    assert [r["status"] for r in fake.requests_for("issues/create")] == [401, 201]
+    assert github_app.tokens.fetches == 2 and issue["title"] == "once"
+    assert [i.title for i in fork.issues.values()] == ["once"]          # no duplicate
+    fake.faults.unprocessable("/repos/meta/triton/issues/*/comments", method="POST",
+                              errors=[{"resource": "IssueComment", "code": "custom", "message": "body is too long"}])
+    with pytest.raises(GitHubAPIError) as e:
+        await gh.post("/repos/{owner}/{repo}/issues/{n}/comments", dict(REPO, n=issue["number"]), data={"body": "x"})
+    assert (e.value.status_code, e.value.attempts) == (422, 1)
+    assert "body is too long" in str(e.value)
+    assert [f.name for f in fake.faults.fired] == ["expired-token", "422"]

@@ -157,3 +157,20 @@ def test_missing_old_blob_found_when_git_stops_mid_stream(up):
     infos = gitio.commit_infos(repo, [c2, c1])
     assert infos[c1].missing == (f"blob {blob} (big.txt)",) and infos[c1].files[0].path == "big.txt"
     assert infos[c2].missing == () and infos[c2].patch_id == _git_patch_id(up.path, c2)
+
+
+def test_several_commits_with_missing_blobs(up):
+    c1 = up.commit("Big one (#5)", {"b1.bin": "1" * 500}, when=T0 + 10)
+    c2 = up.commit("Ok (#6)", {"lib/a.cpp": "2\n"}, when=T0 + 20)
+    c3 = up.commit("Big two (#7)", {"b2.bin": "2" * 500}, when=T0 + 30)
+    c4 = up.commit("Ok again (#8)", {"lib/a.cpp": "3\n"}, when=T0 + 40)
+    repo = pygit2.Repository(str(up.path / ".git"))
+    gone = {c: str(repo[c].tree[name].id) for c, name in ((c1, "b1.bin"), (c3, "b2.bin"))}
+    for blob in gone.values():
+        os.remove(up.path / ".git" / "objects" / blob[:2] / blob[2:])
+    repo = pygit2.Repository(str(up.path / ".git"))
+    infos = gitio.commit_infos(repo, [c1, c2, c3, c4])
+    assert {s for s, i in infos.items() if i.missing} == {c1, c3}
+    assert infos[c3].missing == (f"blob {gone[c3]} (b2.bin)",) and infos[c3].files[0].status == "A"
+    for c in (c2, c4):
+        assert infos[c].patch_id == _git_patch_id(up.path, c) and infos[c].files[0].path == "lib/a.cpp"

@@ -242,3 +242,18 @@ def test_subject_and_n_more_reads_the_bodys_leading_bullets():
            "- #9778 no-op for beta — depends on #9001\n- #9745 kernels\n\n== Group 3 ==\n\n- #9626 plugins — base.\n")
     assert [(c.kind, c.ref) for c in claims(msg, RULES)] == [
         ("pick", "#9709"), ("pick", "#9778"), ("pick", "#9745"), ("pick", "#9626")]
+
+
+def test_write_and_read_decisions_in_git(tmp_path):
+    import pygit2
+    from bot.notes import read_decisions, write_decision
+    from bot.repobuilder import RepoBuilder
+    b = RepoBuilder.init(tmp_path / "r")
+    c = b.commit("X (#1)", {"x": "x\n"}, when=T0)
+    gd = str(b.path / ".git")
+    write_decision(gd, c, format_decision(Disposition.WONT_PORT, "CI only", by="al", time=T0 + 5))
+    write_decision(gd, c, format_decision(None, "changed our mind", by="bo", time=T0 + 9))
+    got = read_decisions(pygit2.Repository(gd))
+    assert got == [Decision(c, Disposition.WONT_PORT, "CI only", "al", T0 + 5, "note"),
+                   Decision(c, None, "changed our mind", "bo", T0 + 9, "note")]
+    assert read_decisions(pygit2.Repository(gd), "refs/notes/other") == []

@@ -10,6 +10,7 @@ import aiohttp
 from gidgethub import routing
 
 from bot.dispatch import Dispatcher
+from bot.handlers import checks as _checks, gate as _gate  # noqa: F401 - declare the tables before a store opens
 from bot.github import token_client
 from bot.worker import Worker
 from botharness import Bot
@@ -138,7 +139,7 @@ async def make_world(fake, tmp_path: Path, files: dict[str, str] | None = None,
                      people=(("alice", "write"), ("carol", "write"), ("dave", "read")), **service_kw) -> World:
     make_source_repo(tmp_path / "src", [files or fork_files()])
     fork = fake.create_repo("meta/triton", source=tmp_path / "src")
-    fake.install("meta")
+    inst = fake.install("meta")
     for login, perm in people:
         fake.add_collaborator(fork, login, perm)
         fake.add_token(f"{login}-token", login)
@@ -150,7 +151,20 @@ async def make_world(fake, tmp_path: Path, files: dict[str, str] | None = None,
                for login, _ in people}
     work = tmp_path / "work-clone"
     subprocess.run(["git", "clone", "-q", str(fork.path), str(work)], check=True, capture_output=True)
-    return World(fake, bot, svc, clients, work, fork)
+    w = World(fake, bot, svc, clients, work, fork)
+    w.inst = inst.id
+    return w
+
+
+async def tick_ctx(w: World):
+    """A handler context for scheduled ticks (what the worker's periodic loop builds)."""
+    from bot import queue as q
+    from bot.dispatch import Context
+
+    d = q.Delivery(id="tick", delivery_id="tick", hook_id="", event="tick", action="", installation_id=w.inst,
+                   repo="", sender="", body=b"", content_type="", state="processing", attempts=1, received_at=0.0)
+    return Context(delivery=d, gh=await w.bot.clients.client_for(w.inst), store=w.bot.store,
+                   settings=w.bot.settings, services=w.bot.svc, installation_id=w.inst)
 
 
 async def close_world(w: World) -> None:

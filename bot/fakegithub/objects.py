@@ -56,9 +56,8 @@ class Render:
         return fill("integration", {
             "id": a.id, "slug": a.slug, "node_id": node_id("A", a.id), "name": a.name, "owner": self.user(a.owner),
             "description": None, "external_url": f"{self.web}/apps/{a.slug}", "html_url": f"{self.web}/apps/{a.slug}",
-            "created_at": iso(0), "updated_at": iso(0), "permissions": dict(_perm_subset(
-                {"metadata": "read", "contents": "write", "pull_requests": "write", "issues": "write",
-                 "checks": "write", "actions": "write"})),
+            "created_at": iso(0), "updated_at": iso(0), "permissions": {"metadata": "read", "contents": "write", "pull_requests": "write", "issues": "write",
+                            "checks": "write", "actions": "write"},
             "events": ["push", "pull_request", "issue_comment", "issues", "check_run", "check_suite",
                        "pull_request_review", "workflow_run"],
             "installations_count": sum(1 for _ in self.state.installations.values())})
@@ -354,7 +353,3 @@ class Render:
             "expires_at": iso(a.created_at + 90 * 86400), "updated_at": iso(a.created_at),
             "workflow_run": {"id": w.id, "repository_id": r.id, "head_repository_id": r.id,
                              "head_branch": w.ref, "head_sha": w.head_sha}})
-
-
-def _perm_subset(p: dict) -> dict:
-    return p

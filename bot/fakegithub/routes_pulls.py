@@ -132,7 +132,10 @@ async def create_pull(ctx: Ctx) -> Reply:
     p = Pull(number, ctx.state.new_id(), branch, base_ref, head_repo.id, head_sha,
              draft=bool(body.get("draft", False)), maintainer_can_modify=bool(body.get("maintainer_can_modify", False)))
     r.pulls[number] = p
-    r.git.set_ref(f"refs/pull/{number}/head", head_sha)
+    if head_repo is r:
+        r.git.set_ref(f"refs/pull/{number}/head", head_sha)
+    else:
+        ctx.state.head_sha(r, p)          # fetches the fork's commits as refs/pull/<n>/head
     pull_event(ctx.fake, r, p, "opened", actor)
     return Reply(201, ctx.render.pull(r, p, mergeable=(None, "unknown", None)),
                  headers={"Location": f"{ctx.render.api}/repos/{r.full_name}/pulls/{number}"})

@@ -316,10 +316,19 @@ class State:
         return changes
 
     def head_sha(self, repo: Repo, pull: Pull) -> str:
+        """The PR's current head sha (its head branch, live). For a PR from another repository
+        (a fork), the head commits are fetched into the base repository as
+        ``refs/pull/<n>/head``, as GitHub does, so merges and diffs can see them."""
         head_repo = self.repos_by_id.get(pull.head_repo_id, repo)
         sha = head_repo.git.ref(f"refs/heads/{pull.head_ref}")
         if sha and not pull.merged:
             pull.last_head_sha = sha
+            if head_repo is not repo and not repo.git.has_object(sha):
+                from bot.fakegithub.gitrepo import git
+
+                git(repo.path, "fetch", "--quiet", str(head_repo.path),
+                    f"+refs/heads/{pull.head_ref}:refs/pull/{pull.number}/head")
+                repo.git.refresh()
         return pull.last_head_sha
 
     def permission(self, repo: Repo, login: str) -> str:

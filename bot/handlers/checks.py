@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from gidgethub import routing
 
+from bot import l2_service, schedules, signoff, validation_store  # noqa: F401 - declare their tables before the store migrates
+
 from bot.gate import GATE_CHECK
 from bot.handlers.common import RepoRef, split_repo
 from bot.validation_checks import parse_external_id

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from gidgethub import routing
 
+from bot import l2_service, schedules, signoff, validation_store  # noqa: F401 - declare their tables before the store migrates
+
 from bot.gate import GATE_CHECK
 from bot.handlers.common import RepoRef
 
