@@ -141,7 +141,8 @@ async def run(rate: float, duration: float) -> int:
         return lat[min(len(lat) - 1, int(p * len(lat)))] * 1000
 
     print(f"forksync serve webhook bench: {n} signed deliveries at {rate:.0f}/s for {duration:.0f} s "
-          f"(sent in {sent_for:.1f} s), 1 in-process worker, {os.cpu_count()} CPUs")
+          f"(sent in {sent_for:.1f} s), 1 worker process, {len(os.sched_getaffinity(0))} CPUs usable "
+          f"(client and server share them)")
     print(f"durability: SQLite journal_mode={journal}, synchronous=FULL (fsync before every 202), db on {tmp}")
     print(f"ack latency ms: p50 {pct(0.50):.2f}  p99 {pct(0.99):.2f}  max {lat[-1] * 1000:.2f}")
     print(f"answers: {dict(sorted(status.items(), key=str))}")

@@ -25,7 +25,6 @@ Every text is a template under ``templates/agents/`` (the report itself is F2's
 from __future__ import annotations
 
 import asyncio
-import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +40,6 @@ from bot.agents.summary import summarize_results
 __all__ = ["ChainResolution", "resolve_chain_conflict", "draft_verdict", "post_test_summary",
            "agents_configured", "REPORT_SECTION"]
 
-log = logging.getLogger(__name__)
 
 REPORT_SECTION = "agent-report"
 _SECTION = re.compile(r"<!-- forksync:agent-report:start -->.*?<!-- forksync:agent-report:end -->\n?", re.S)
@@ -220,3 +218,38 @@ async def post_test_summary(gh: Any, full_name: str, number: int, result: Any, c
     out = await summarize_results(client if agents_configured(client) else None, result, title)
     await _comment_once(gh, full_name, number, key, out.body)
     return out.body
+
+
+# ---------------------------------------------------------------------- the sync service's hook
+async def on_chain_conflict(ctx, full_name: str, *, git_dir: str | Path, cfg, branch: str, upstream_sha: str,
+                            remote_url: str, secrets: Sequence[str] = (), client: AgentClient | None = None) -> str:
+    """For :meth:`bot.sync_service.SyncService.publish` when a chain stopped at a conflicting pick
+    (``ApplyResult.conflict``): run :func:`resolve_chain_conflict` when agents are configured
+    (``cfg.agents`` and a key in the environment; otherwise nothing at all happens and ``""`` is
+    returned), keep ``sync_branches.pushed_tip`` in step with an agent commit forksync pushed (so
+    it is not mistaken for a person's), and return a one-line note."""
+    from bot.agents.client import AgentClient as _Client
+
+    own = client is None
+    client = client or _Client.from_env(cfg.agents, ctx.store)
+    try:
+        if not agents_configured(client) or not cfg.agents.conflict_resolution:
+            return ""
+        base = cfg.fork.ref.removeprefix("refs/heads/")
+        res = await resolve_chain_conflict(ctx.gh, full_name, git_dir=git_dir, branch=branch, base=base,
+                                           upstream_sha=upstream_sha, client=client, remote_url=remote_url,
+                                           secrets=secrets)
+    finally:
+        if own:
+            await client.aclose()
+    if res.pushed:
+        try:
+            from bot.handlers import sync_prs
+            row = sync_prs.branch_row(ctx.store, full_name, branch)
+            if row:
+                sync_prs.save_branch(ctx.store, **{**row, "pushed_tip": res.commit})
+        except ImportError:                     # the handlers are not part of this process
+            pass
+    return (f"agent resolution of {upstream_sha[:12]} on {branch}: {res.status}"
+            + (f" ({res.commit[:12]}, PR #{res.pr}{' draft' if res.draft else ''})" if res.pushed else
+               (f" ({res.note[:120]})" if res.note else "")))

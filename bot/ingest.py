@@ -8,6 +8,7 @@ pass; the store is a cache and a history (table ``pin_history``), always rebuild
 from __future__ import annotations
 
 import json
+import threading
 import time as _time
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timedelta, timezone
@@ -22,6 +23,7 @@ from bot.ledger import Ledger, build_ledger
 from bot.model import CommitInfo, Decision, FileChange, InFlightBranch
 from bot.notes import read_decisions
 from bot.pins import Pins, compute_pins
+from bot.provenance import claims
 from bot.store import Store, table
 
 #: bump when CommitInfo's analysis changes shape or meaning (old rows are then ignored)
@@ -179,8 +181,13 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     t1 = _time.perf_counter()
     if use_cache and store is None:
         store = default_store(cfg)
+    # parse the fork's messages (pure Python, memoized) while git produces the diffs
+    messages = [repo[s].message for s in fork_shas]
+    parser = threading.Thread(target=lambda: [claims(m, cfg.provenance) for m in messages], daemon=True)
+    parser.start()
     infos = analyse(repo, git_dir, rng + fork_shas, store=store if use_cache else None,
                     renames=cfg.rename_detection, progress=progress)
+    parser.join()
     timings["analyse"] = _time.perf_counter() - t1
 
     t2 = _time.perf_counter()

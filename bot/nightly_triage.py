@@ -31,8 +31,6 @@ before it is completed on the next delivery or nightly.
 from __future__ import annotations
 
 import asyncio
-import logging
-import re
 import tempfile
 import time as _time
 from collections import Counter
@@ -49,7 +47,6 @@ from bot.triage.suspects import FailureContext, author_mention, commits_between,
 
 __all__ = ["NightlyOutcome", "on_nightly_results", "command_bisector", "rules_table", "FOLLOWUPS"]
 
-log = logging.getLogger(__name__)
 
 FOLLOWUPS = table("nightly_followups", {
     "key": str,            # "<owner>/<repo>:<root cause>"
@@ -213,17 +210,27 @@ async def _follow_up(out: NightlyOutcome, store: Store, gh, svc: TriageIssues, f
     row["issue"] = t.issue
     suspects, good, bad = [], t.last_green, t.first_red
     if fork_git_dir and bad:
-        commits = await asyncio.to_thread(commits_between, fork_git_dir, good, bad)
+        try:
+            commits = await asyncio.to_thread(commits_between, fork_git_dir, good, bad)
+        except Exception as e:  # noqa: BLE001 - a clone without these commits: no suspects, said so
+            commits = []
+            out.notes.append(f"{t.key}: no suspects: {good[:12]}..{bad[:12]} not readable in {fork_git_dir}: "
+                             f"{type(e).__name__}: {str(e)[:200]}")
         suspects = rank_suspects(commits, FailureContext(tuple(sorted(t.tests)), tuple(g.logs(3))), areas=areas)
     owner, _, repo = full.partition("/")
-    issue = None
     if bisect is not None and not row["bisected"] and good and bad:
         issue = await gh.getitem(f"/repos/{owner}/{repo}/issues/{t.issue}")
         if CULPRIT_MARK in (issue.get("body") or ""):            # written before a crash: keep it
             row["bisected"] = 1
         else:
-            culprit = await confirm(suspects, good, bad, bisect)
-            if culprit is not None:
+            try:
+                culprit, failed = await confirm(suspects, good, bad, bisect), False
+            except Exception as e:  # noqa: BLE001 - bad input or a broken runner: retried next nightly
+                culprit, failed = None, True
+                out.notes.append(f"{t.key}: bisection of {good[:12]}..{bad[:12]} failed: {type(e).__name__}: {str(e)[:200]}")
+            if failed:
+                pass
+            elif culprit is not None:
                 mention = (author_mention(culprit.commit, logins)
                            if culprit.commit is not None and settings.mention_authors else "")
                 await svc.write_blame(t.key, culprit, mention=mention, suspects=suspects, good=good, bad=bad)
@@ -232,7 +239,7 @@ async def _follow_up(out: NightlyOutcome, store: Store, gh, svc: TriageIssues, f
                 out.notes.append(f"{t.key}: culprit {culprit.sha[:12]} written into #{t.issue}")
             else:
                 out.notes.append(f"{t.key}: bisection of {good[:12]}..{bad[:12]} found no single culprit")
-            row["bisected"] = 1
+            row["bisected"] = int(not failed)
         _save(store, row)
     elif row.get("culprit"):
         out.culprits[t.key] = row["culprit"]
@@ -261,3 +268,56 @@ async def _follow_up(out: NightlyOutcome, store: Store, gh, svc: TriageIssues, f
         out.notes.append(f"{t.key}: proposed fix {proposal.status} on #{t.issue}")
     out.fixes[t.key] = row["fix"]
     _save(store, row)
+
+
+# ---------------------------------------------------------------------- the scheduler's adapter
+async def triage_stored_nightly(ctx, full: str, nightly: dict, expected: Sequence[tuple[str, str]], *,
+                                cfg=None, suites: Sequence[Any] | None = None, fork_git_dir: str | Path | None = None,
+                                agents: Any = "env") -> list[str]:
+    """For the nightly tick (:func:`bot.schedules.nightly_tick`): once every expected
+    ``(suite, platform)`` result of ``nightly`` (a ``nightly_runs`` row: ``key``, ``sha``,
+    ``dispatched_at``) is stored (``suite_results``, status done), triage it with
+    :func:`on_nightly_results` (run id = the row's key). Returns notes; nothing when results are
+    still missing (the silence alarm covers that) or the nightly was triaged already (a no-op).
+
+    Defaults come from the process: ``cfg`` and ``suites`` from the fork's trusted configuration
+    (``bot.validation_service``), ``fork_git_dir`` from the local backend's mirror, ``agents``
+    from the environment's key (:meth:`bot.agents.client.AgentClient.from_env`; no key: no fix).
+    Bisection runs the failing suite's command (its ``build`` first) over the mirror."""
+    from bot import validation_store as vstore
+    from gpu_runner.result import RunResult
+
+    sha = nightly["sha"]
+    done = {(r["suite"], r["platform"]): r for r in vstore.rows_for(ctx.store, full, shas=(sha,))
+            if r["status"] == "done" and r.get("result_json")}
+    if not expected or any(p not in done for p in expected):
+        return []
+    results = [RunResult.from_json(done[p]["result_json"]) for p in expected]
+    if cfg is None or suites is None or fork_git_dir is None:
+        from bot.validation_service import validation_of
+        v = validation_of(ctx)
+        if cfg is None or suites is None:
+            tr = await v.trusted(ctx, full)
+            cfg = cfg if cfg is not None else tr.cfg
+            suites = suites if suites is not None else tr.suites
+        if fork_git_dir is None:
+            fork_git_dir = await v.local.fetch(full, sha)
+    by_name = {s.name: s for s in suites or ()}
+    red = next((by_name[r.suite] for r in results if r.outcome == "fail" and r.suite in by_name), None)
+    bisect = None
+    if red is not None and fork_git_dir:
+        cmd = f"{red.build} && {red.command}" if getattr(red, "build", None) else red.command
+        bisect = command_bisector(fork_git_dir, cmd, timeout_s=red.timeout_s, env=dict(red.env or {}))
+    client = None
+    if agents == "env":
+        from bot.agents.client import AgentClient
+        client = AgentClient.from_env(cfg.agents, ctx.store)
+        agents = client if client.off_reason is None else None
+    try:
+        out = await on_nightly_results(ctx, full, cfg, results, run_id=nightly["key"],
+                                       when=int(nightly["dispatched_at"]), store=ctx.store, bisect=bisect,
+                                       agents=agents, fork_git_dir=fork_git_dir)
+    finally:
+        if client is not None:
+            await client.aclose()
+    return [f"nightly triage {sha[:12]}: {n}" for n in out.notes]

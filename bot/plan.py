@@ -122,13 +122,23 @@ def _commit_overlap(commit: CommitInfo, chain: _Chain, symbols: SymbolSource | N
     return None
 
 
-def _divergent_hits(commit: CommitInfo, areas: Sequence, symbols: SymbolSource | None) -> list[tuple[str, str]]:
-    """``[(area name, what)]`` for the divergent areas ``commit`` touches (by path, then symbol)."""
+def _divergent_hits(commit: CommitInfo, areas: Sequence, symbols: SymbolSource | None,
+                    memo: dict | None = None) -> list[tuple[str, str]]:
+    """``[(area name, what)]`` for the divergent areas ``commit`` touches (by path, then symbol).
+    ``memo`` caches ``(area name, path) -> bool`` glob matches across commits."""
     out = []
+    memo = {} if memo is None else memo
+
+    def matches(a, p):
+        k = (a.name, p)
+        if k not in memo:
+            memo[k] = a.matches_path(p)
+        return memo[k]
+
     for a in areas:
         if not getattr(a, "divergent", False):
             continue
-        hit = next((p for p in sorted(commit.paths) if a.matches_path(p)), None)
+        hit = next((p for p in sorted(commit.paths) if matches(a, p)), None)
         if hit is not None:
             out.append((a.name, hit))
             continue
@@ -187,6 +197,7 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
         raise ValueError(f"commit {dup[0]} is both PENDING and on an open forksync branch; "
                          "in-flight commits must be left out of the pending set")
 
+    glob_memo: dict[tuple[str, str], bool] = {}
     bundles: list[list[PlanItem]] = []
     bundle_commits: list[list[CommitInfo]] = []
     picked_clean = 0
@@ -194,7 +205,7 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
     for i, c in enumerate(pending):
         if progress:
             progress(i, total)
-        div = _divergent_hits(c, areas, symbols)
+        div = _divergent_hits(c, areas, symbols, glob_memo)
         area_hits = [(ch, f"divergent area {area!r}: {what}") for area, what in div for ch in chains if area in ch.areas]
         sharing = [ch for ch in chains if any(p in ch.by_path or p in ch.paths_only for p in c.paths)]
         pred = None

@@ -15,7 +15,7 @@ from bot.model import CommitInfo, Disposition, Plan
 from bot.plan import build_plan
 from bot.predict import MergePredictor, scratch_repo
 from bot.store import Store
-from bot.symbols import SymbolIndex
+from bot.symbol_index import SymbolIndex
 
 
 @dataclass

@@ -183,14 +183,19 @@ async def reconcile_tick(ctx, full: str) -> list[str]:
     return notes
 
 
-async def collect_tick(ctx, full: str) -> list[str]:
+async def collect_tick(ctx, full: str, *, now: float | None = None, grace_s: int = 3600) -> list[str]:
     """Pick up completed github-actions runs of pending results by listing the workflow's runs
-    (the ``workflow_run`` webhook's sender is the bot itself, which the loop guard drops)."""
-    from gpu_runner.github_actions import WORKFLOW_FILE, parse_run_name
+    (the ``workflow_run`` webhook's sender is the bot itself, which the loop guard drops); a
+    result still missing ``timeout_s + grace_s`` after its dispatch becomes red
+    (``workflow-failed``): silence is not green."""
+    import time
+
+    from gpu_runner.github_actions import WORKFLOW_FILE, Dispatch, missing_result, parse_run_name
     from bot.validation_service import downloader_for, validation_of
 
+    now = time.time() if now is None else now
     with ctx.store.lock:
-        pending = {r["request_id"] for r in ctx.store.db[vstore.SUITE_RESULTS.name].rows_where(
+        pending = {r["request_id"]: r for r in ctx.store.db[vstore.SUITE_RESULTS.name].rows_where(
             "repo = ? and status = 'pending' and request_id != ''", [full])}
     if not pending:
         return []
@@ -203,6 +208,21 @@ async def collect_tick(ctx, full: str) -> list[str]:
         if d is not None and d.request_id in pending:
             notes += await v.on_workflow_run(ctx, {"action": "completed", "workflow_run": run,
                                                    "repository": {"full_name": full}}, downloader_for(ctx))
+            pending.pop(d.request_id)
+    tr = None
+    for rid, row in pending.items():
+        tr = tr or await v.trusted(ctx, full)
+        suite = next((s for s in tr.suites if s.name == row["suite"]), None)
+        limit = (suite.timeout_s if suite else 3600) + grace_s
+        if now - row["updated_at"] < limit:
+            continue
+        d = Dispatch(row["suite"], row["sha"], row["platform"], rid)
+        result = missing_result(d, f"no result {int(now - row['updated_at'])} s after the dispatch "
+                                   f"(limit {limit} s: the suite's timeout + {grace_s} s)", level=row["level"])
+        await v.record(ctx, full, row["pr"], result, suite)
+        notes.append(f"{row['suite']}@{row['platform']} on {row['sha'][:12]}: no result, counted red")
+        if row["pr"]:
+            notes += await v.evaluate(ctx, full, row["pr"], tr=tr)
     return notes
 
 

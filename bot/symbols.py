@@ -6,9 +6,9 @@ from "same function" (a dependency). Two layers:
 * **pure**: :func:`definitions` (tree-sitter parse → named definitions with line spans) and
   :func:`tree_symbols` (hunk line ranges → the innermost definitions covering them), plus the
   fallback :func:`symbols_from_hunk_headers` over git's ``@@ … @@ <context>`` text;
-* **edge**: :class:`SymbolIndex` reads blobs through pygit2 and caches parses by blob id and answers
-  by ``(commit, path)``. It is *lazy*: the planner asks only for files that already overlap at the
-  file level, so most files are never parsed.
+* **edge**: :class:`bot.symbol_index.SymbolIndex` reads blobs through pygit2, caches parsed trees
+  (and re-parses a new version of a file incrementally) and answers by ``(commit, path)``. It is
+  *lazy*: the planner asks only for files that already overlap at the file level.
 
 Languages (tree-sitter): C++ (``.cpp .cc .cxx .h .hpp .hh .cu .cuh``), Python (``.py``), MLIR
 (``.mlir``, grammar from the ``tree_sitter_mlir`` wheel), TableGen (``.td``); grammars for C++,
@@ -22,16 +22,13 @@ Lines outside any definition (includes, imports, lit ``RUN:`` lines) give :data:
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import Iterable
 
-from bot.model import CommitInfo, FileChange
-from bot.store import table
+from bot.model import FileChange
 
 #: The symbol of lines that lie outside every definition (file scope).
 TOP_LEVEL = "<top-level>"
@@ -166,13 +163,14 @@ def _name_of(node, lang: str) -> tuple[str | None, bool]:
 _SEP = {"cpp": "::", "python": ".", "tablegen": ".", "mlir": "::"}
 
 
-def _walk(root, lang: str, lo: int | None = None, hi: int | None = None) -> list[Definition]:
+def _walk(root, lang: str, lo: int | None = None, hi: int | None = None, parent: str = "",
+          depth0: int = 0) -> list[Definition]:
     """Named definitions under ``root`` (outer before inner); with ``lo``/``hi`` (0-based rows,
     inclusive) only those intersecting that span — the walk never enters other subtrees, so a
     small hunk in a large file costs a few nodes, not the whole tree."""
     out: list[Definition] = []
     sep = _SEP[lang]
-    stack = [(root, "", 0)]
+    stack = [(root, parent, depth0)]
     while stack:
         node, parent, depth = stack.pop()
         name, is_def = _name_of(node, lang)
@@ -199,6 +197,29 @@ def definitions(source: bytes, lang: str) -> list[Definition]:
     return _walk(parser_for(lang).parse(source).root_node, lang)
 
 
+def _defs_around(root, lang: str, lo: int, hi: int) -> list[Definition]:
+    """The definitions intersecting rows ``lo..hi``: the smallest node spanning them, its
+    enclosing definitions (walking up), and the definitions inside it (walking down, pruned)."""
+    node = root.named_descendant_for_point_range((lo, 0), (hi, 1 << 30)) or root
+    chain = []
+    up = node.parent
+    while up is not None:
+        chain.append(up)
+        up = up.parent
+    sep = _SEP[lang]
+    parent, depth, out = "", 0, []
+    for anc in reversed(chain):                       # outermost first, to qualify names
+        name, is_def = _name_of(anc, lang)
+        if is_def and name:
+            qualified = f"{parent}{sep}{name}" if parent and not name.startswith(parent + sep) else name
+            end = anc.end_point.row
+            if anc.end_point.column == 0 and end > anc.start_point.row:
+                end -= 1
+            out.append(Definition(qualified, anc.start_point.row, end, depth))
+            parent, depth = qualified, depth + 1
+    return out + _walk(node, lang, lo, hi, parent, depth)
+
+
 def tree_symbols(root, lang: str, ranges: Iterable[tuple[int, int]],
                  max_lines: int = MAX_SYMBOL_LINES) -> frozenset[str]:
     """The symbols covering hunk ranges ``(start, count)`` (1-based) in a parsed tree: for each
@@ -215,7 +236,7 @@ def tree_symbols(root, lang: str, ranges: Iterable[tuple[int, int]],
         if lo >= n_rows:
             out.add(TOP_LEVEL)
             continue
-        defs = [d for d in _walk(root, lang, lo, hi) if d.end >= lo and d.start <= hi]
+        defs = [d for d in _defs_around(root, lang, lo, hi) if d.end >= lo and d.start <= hi]
         for row in range(lo, hi + 1):
             best = None
             for d in defs:
@@ -253,14 +274,27 @@ def changed_ranges(old_source: bytes | None, new_source: bytes | None
     same algorithm as git's). Git's default 3 context lines would make a hunk reach into the
     neighbouring function, so symbols are computed from these exact ranges instead of the
     ``FileChange`` ones when both texts are at hand."""
+    hunks = diff_hunks(old_source, new_source)
+    return tuple((h[0], h[1]) for h in hunks), tuple((h[2], h[3]) for h in hunks)
+
+
+_DIFF_MEMO: "OrderedDict[tuple, tuple]" = OrderedDict()
+
+
+def diff_hunks(old_source: bytes | None, new_source: bytes | None) -> tuple[tuple[int, int, int, int], ...]:
+    """``(old_start, old_lines, new_start, new_lines)`` of each zero-context hunk (libgit2).
+    The last few answers are memoized: symbols and the incremental re-parse ask for the same pair."""
     import pygit2
 
-    patch = pygit2.Patch.create_from(old_source, new_source, context_lines=0)
-    old, new = [], []
-    for h in patch.hunks:
-        old.append((h.old_start, h.old_lines))
-        new.append((h.new_start, h.new_lines))
-    return tuple(old), tuple(new)
+    key = (len(old_source or b""), hash(old_source), len(new_source or b""), hash(new_source))
+    got = _DIFF_MEMO.get(key)
+    if got is None:
+        got = tuple((h.old_start, h.old_lines, h.new_start, h.new_lines)
+                    for h in pygit2.Patch.create_from(old_source, new_source, context_lines=0).hunks)
+        _DIFF_MEMO[key] = got
+        if len(_DIFF_MEMO) > 8:
+            _DIFF_MEMO.popitem(last=False)
+    return got
 
 
 def symbols_of_change(fc: FileChange, old_source: bytes | None, new_source: bytes | None,
@@ -308,13 +342,10 @@ def reparse(parser, old_src: bytes, old_tree, new_src: bytes):
     """Parse ``new_src`` incrementally from ``old_tree`` (the tree of ``old_src``): the line
     edits between the two texts (zero-context diff) are applied to a copy of the tree, last hunk
     first, so each edit's positions are valid in the partly edited text."""
-    import pygit2
-
     tree = old_tree.copy()
     o_off, n_off = _line_offsets(old_src), _line_offsets(new_src)
     o_last, n_last = len(o_off) - 1, len(n_off) - 1
-    hunks = [(h.old_start, h.old_lines, h.new_start, h.new_lines)
-             for h in pygit2.Patch.create_from(old_src, new_src, context_lines=0).hunks]
+    hunks = diff_hunks(old_src, new_src)
     for old_start, old_lines, new_start, new_lines in reversed(hunks):
         row = old_start if old_lines == 0 else old_start - 1
         nrow = new_start if new_lines == 0 else new_start - 1
@@ -325,105 +356,3 @@ def reparse(parser, old_src: bytes, old_tree, new_src: bytes):
         tree.edit(start_byte=start, old_end_byte=old_end, new_end_byte=start + new_len,
                   start_point=(row, 0), old_end_point=(row + old_lines, 0), new_end_point=(row + new_lines, 0))
     return parser.parse(new_src, tree)
-
-
-#: bump when symbol extraction changes meaning (cached rows of other versions are ignored)
-SYMBOLS_VERSION = 1
-SYMBOLS_TABLE = table("plan_symbols", {"key": str, "version": int, "symbols": str}, pk="key")
-
-
-class SymbolIndex:
-    """Symbols per ``(commit, path)`` read through a pygit2 repository, cached in memory and,
-    given a :class:`~bot.store.Store`, in its ``plan_symbols`` table (immutable per commit).
-
-    ``repo`` must hold the commits' objects. Missing blobs (partial snapshots) give None for that
-    file (the planner then works at file level), never an exception."""
-
-    def __init__(self, repo, tree_cache_size: int = 64, store=None):
-        self.repo = repo
-        self.store = store
-        if store is not None:
-            store.migrate()
-        self._cache: dict[tuple[str, str], frozenset[str] | None] = {}
-        self._pending: list[dict] = []          # rows not yet written to the store (see flush)
-        self._trees: OrderedDict[bytes, object] = OrderedDict()
-        self._tree_cache_size = tree_cache_size
-        self.parsed_files = 0        # file changes whose symbols were computed
-        self.parses = 0              # tree-sitter parses run (a blob parsed once serves both sides)
-        self.incremental_parses = 0  # of which incremental (from another version of the file)
-        self.incremental = True
-        self._last: dict[tuple[str, str], tuple[bytes, object]] = {}
-
-    def _parse(self, src: bytes, lang: str, path: str | None = None):
-        """A parsed tree's root for ``src``: from a small LRU keyed by content (the old side of
-        one commit is usually the new side of the previous commit to that file), else parsed
-        *incrementally* from the last tree parsed for ``path`` (tree-sitter reuses every subtree
-        the edits between the two versions leave alone), else parsed afresh."""
-        key = hashlib.blake2b(src, digest_size=16).digest() + lang.encode()
-        tree = self._trees.get(key)
-        if tree is not None:
-            self._trees.move_to_end(key)
-        else:
-            last = self._last.get((path, lang)) if path else None
-            if last is not None and self.incremental:
-                tree = reparse(parser_for(lang), last[0], last[1], src)
-                self.incremental_parses += 1
-            else:
-                tree = parser_for(lang).parse(src)
-            self.parses += 1
-            self._trees[key] = tree
-            if len(self._trees) > self._tree_cache_size:
-                self._trees.popitem(last=False)
-        if path:
-            self._last[(path, lang)] = (src, tree)
-        return tree.root_node
-
-    def _blob(self, commit_sha: str, path: str) -> bytes | None:
-        try:
-            return self.repo.get(commit_sha).tree[path].data
-        except (KeyError, AttributeError, ValueError):
-            return None
-        except Exception:   # pygit2.GitError for missing objects
-            return None
-
-    def file_symbols(self, commit: CommitInfo, fc: FileChange) -> frozenset[str] | None:
-        """Symbols ``fc`` of ``commit`` touches (see :func:`symbols_of_change`), or None."""
-        key = (commit.sha, fc.path)
-        if key in self._cache:
-            return self._cache[key]
-        if self.store is not None:
-            rows = list(self.store.db.query("select symbols from plan_symbols where key = ? and version = ?",
-                                            [f"{commit.sha}:{fc.path}", SYMBOLS_VERSION]))
-            if rows:
-                res = None if rows[0]["symbols"] is None else frozenset(json.loads(rows[0]["symbols"]))
-                self._cache[key] = res
-                return res
-        old = new = None
-        if language_for(fc.path) is not None:
-            if fc.status != "A" and commit.parents:
-                old = self._blob(commit.parents[0], fc.old_path or fc.path)
-            if fc.status != "D":
-                new = self._blob(commit.sha, fc.path)
-            self.parsed_files += 1
-        res = symbols_of_change(fc, old, new, parse=lambda src, lg: self._parse(src, lg, fc.path))
-        self._cache[key] = res
-        if self.store is not None:
-            self._pending.append({"key": f"{commit.sha}:{fc.path}", "version": SYMBOLS_VERSION,
-                                  "symbols": None if res is None else json.dumps(sorted(res))})
-        return res
-
-    def flush(self) -> None:
-        """Write the symbols computed since the last flush to the store, in one transaction (the
-        store syncs every commit to disk: one write per file would cost a disk flush each)."""
-        if self.store is None or not self._pending:
-            return
-        rows, self._pending = self._pending, []
-        with self.store.lock:
-            self.store.db["plan_symbols"].insert_all(rows, pk="key", replace=True, batch_size=500)
-
-    def __call__(self, commit: CommitInfo, path: str) -> frozenset[str] | None:
-        """``symbols(commit, path)``: the planner's symbol source interface."""
-        for fc in commit.files:
-            if path in fc.paths:
-                return self.file_symbols(commit, fc)
-        return None

@@ -52,6 +52,7 @@ class CoreResult:
     contiguous_pin: str = ""
     days_behind: float = 0.0
     backlog: int = 0
+    not_reached: int = 0
     deferred: list[dict] = field(default_factory=list)
     wont_port: list[dict] = field(default_factory=list)
     in_flight: list = field(default_factory=list)      # bot.model.InFlightBranch
@@ -177,7 +178,7 @@ class SyncService:
         p = state.pins
         return CoreResult(state.upstream_tip, state.fork_tip, plan, dict(state.upstream),
                           frontier=p.frontier.sha or "", contiguous_pin=p.contiguous.sha or "",
-                          days_behind=float(p.days_behind), backlog=int(p.backlog),
+                          days_behind=float(p.days_behind), backlog=int(p.backlog), not_reached=int(p.not_reached),
                           deferred=listed(Disposition.DEFERRED_BLOCKED), wont_port=listed(Disposition.WONT_PORT),
                           in_flight=list(state.in_flight))
 
@@ -218,7 +219,7 @@ class SyncService:
             units_state = await self._open_units(ctx, full_name)
             st = _replace(st, upstream=upstream, upstream_head=core.upstream_head, fork_head=core.fork_head,
                           frontier=core.frontier, contiguous_pin=core.contiguous_pin, days_behind=core.days_behind,
-                          backlog=core.backlog, upstream_seen_at=self.now(), computed_at=self.now(),
+                          backlog=core.backlog, not_reached=core.not_reached, upstream_seen_at=self.now(), computed_at=self.now(),
                           last_fetch_at=self.now(), last_fetch_error="", deferred=tuple(core.deferred),
                           units=tuple(units_state))
             sync_status.save(ctx.store, st)

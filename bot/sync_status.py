@@ -25,6 +25,7 @@ SYNC_STATUS = table("sync_status", {
     "contiguous_pin": str,
     "days_behind": float,
     "backlog": int,
+    "not_reached": int,          # upstream commits newer than the frontier
     "upstream_seen_at": float,   # last successful fetch of upstream (epoch s)
     "computed_at": float,
     "last_fetch_at": float,
@@ -46,6 +47,7 @@ class SyncStatus:
     contiguous_pin: str = ""
     days_behind: float = 0.0
     backlog: int = 0
+    not_reached: int = 0
     upstream_seen_at: float = 0.0
     computed_at: float = 0.0
     last_fetch_at: float = 0.0
@@ -97,7 +99,7 @@ def _from_row(r: dict) -> SyncStatus:
         repo=r["repo"], upstream=r["upstream"] or "", upstream_head=r["upstream_head"] or "",
         fork_head=r["fork_head"] or "", frontier=r["frontier"] or "",
         contiguous_pin=r["contiguous_pin"] or "", days_behind=r["days_behind"] or 0.0,
-        backlog=r["backlog"] or 0, upstream_seen_at=r["upstream_seen_at"] or 0.0,
+        backlog=r["backlog"] or 0, not_reached=r.get("not_reached") or 0, upstream_seen_at=r["upstream_seen_at"] or 0.0,
         computed_at=r["computed_at"] or 0.0, last_fetch_at=r["last_fetch_at"] or 0.0,
         last_fetch_error=r["last_fetch_error"] or "", held=bool(r["held"]),
         deferred=tuple(json.loads(r["deferred_json"] or "[]")),

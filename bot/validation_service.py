@@ -23,8 +23,11 @@ Flow for one PR head (:meth:`ValidationService.validate_pr`):
    405 (not mergeable / a required check GitHub expects) and 409 (the head moved) are recorded in
    the gate check run's text, never retried blindly, never a second comment or merge.
 
-One evaluation per PR at a time (an asyncio lock per PR); an evaluation may recurse through
-update-branch → re-test → evaluate at most :attr:`max_rounds` times.
+One suite-running pass and one evaluation per PR at a time (asyncio locks per PR, in this
+process); an evaluation may recurse through update-branch → re-test → evaluate at most
+:attr:`max_rounds` times. Redeliveries are harmless: a suite with a result on the head is not
+run again (unless forced by a retest), a merged PR is not merged again, and the gate check run on
+a head is updated in place.
 """
 from __future__ import annotations
 
@@ -71,7 +74,8 @@ class ValidationService:
         self.merge_poll_s = merge_poll_s
         self.mergeable_polls = mergeable_polls
         self.now = now
-        self._locks: dict[tuple[str, int], asyncio.Lock] = {}
+        self._locks: dict[tuple[str, int], asyncio.Lock] = {}          # gate evaluation per PR
+        self._run_locks: dict[tuple[str, int], asyncio.Lock] = {}      # suite runs per PR
         self._installation: dict[str, int | None] = {}
 
     async def _remote_url(self, full: str):
@@ -112,7 +116,8 @@ class ValidationService:
         if granted_by:
             vstore.grant_retest(ctx.store, full, number, head, granted_by, self.now())
         tr = await self.trusted(ctx, full)
-        notes = await self._run_suites(ctx, full, pr, tr, only=only, force=force)
+        async with self._run_locks.setdefault((full, number), asyncio.Lock()):
+            notes = await self._run_suites(ctx, full, pr, tr, only=only, force=force)
         notes += await self.evaluate(ctx, full, number, _round=_round, tr=tr, explicit=explicit)
         return notes
 
@@ -245,6 +250,8 @@ class ValidationService:
             if "merge" in decision.actions and (sync_pr or explicit):
                 outcome = await self.merge(ctx, full, pr, state.head_sha, tr.cfg.github.merge_method)
                 notes.append(outcome)
+                if outcome.startswith("merged"):
+                    notes += await self._after_merge(ctx, full, number)
                 await publish_gate(ctx.gh, full, decision, state, now=self.now(), notes=extra + [outcome])
                 if outcome.startswith("head moved") and _round < self.max_rounds:
                     follow = True
@@ -265,6 +272,26 @@ class ValidationService:
         elif "run-suites" in decision.actions:
             return notes + await self.validate_pr(ctx, full, number, explicit=explicit, _round=_round + 1)
         return notes
+
+    async def _after_merge(self, ctx, full: str, number: int) -> list[str]:
+        """Run the landing handler (:func:`bot.handlers.landing.on_closed`: ledger refresh, branch
+        deletion) for a PR the bot merged itself — GitHub's ``pull_request.closed`` for it has the
+        bot as sender, which the dispatcher's loop guard drops."""
+        if not self.bot_login:
+            return []
+        from gidgethub.sansio import Event
+
+        try:
+            from bot.handlers import landing
+            rv = split_repo(full)
+            pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**rv, "number": number})
+            repo = await ctx.gh.getitem("/repos/{owner}/{repo}", rv)
+            data = {"action": "closed", "number": number, "pull_request": pr, "repository": repo,
+                    "sender": {"login": self.bot_login, "type": "Bot"}}
+            await landing.on_closed(Event(data, event="pull_request", delivery_id=f"forksync-merge-{number}"), ctx)
+        except Exception as e:  # noqa: BLE001 - the merge happened; the next sync refreshes the ledger
+            return [f"landing after merge not run: {type(e).__name__}: {str(e)[:200]}"]
+        return []
 
     async def update_branch(self, ctx, full: str, pr: dict, head: str) -> tuple[bool, str]:
         """Merge the base into the PR branch (``pulls/update-branch``, guarded by the head sha)."""

@@ -8,7 +8,7 @@ from bot import gitio
 from bot.apply import apply_unit
 from bot.plan import build_plan, no_op_candidates
 from bot.predict import MergePredictor
-from bot.symbols import SymbolIndex
+from bot.symbol_index import SymbolIndex
 from plan_repos import AREAS, T0, build_pair
 
 

@@ -39,6 +39,26 @@ def start_serve(fake, tmp_path, port, log_name):
                              "--port", str(port), "--no-poll"], cwd=tmp_path, env=env, stdout=log, stderr=log)
 
 
+def children(pid: int) -> list[int]:
+    out = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            text = status.read_text()
+        except OSError:
+            continue
+        if f"\nPPid:\t{pid}\n" in text:
+            out.append(int(status.parent.name))
+    return out
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/status").read_text().split("State:\t", 1)[1][0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
 async def wait_for(pred, what, timeout=90.0):
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
@@ -84,8 +104,14 @@ async def test_sigkill_mid_queue_loses_nothing_and_doubles_nothing(fake_github, 
                 c = q.counts(db)
                 return c["done"] >= 3
             await wait_for(some_done_some_not, "the worker to get going")
+            workers = children(proc.pid)
+            assert len(workers) == 1                # `forksync serve` runs its worker as a child process
             proc.send_signal(signal.SIGKILL)
             proc.wait()
+
+            async def workers_gone():
+                return not any(alive(p) for p in workers)
+            await wait_for(workers_gone, "the worker to die with serve (SIGKILL via PR_SET_PDEATHSIG)")
             before = q.counts(db)
             assert before["done"] < N + 1          # killed mid-queue (the issue's own event counts too)
 

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from bot.model import FileChange
-from bot.symbols import (TOP_LEVEL, SymbolIndex, changed_ranges, definitions, language_for,
+from bot.symbol_index import SymbolIndex
+from bot.symbols import (TOP_LEVEL, changed_ranges, definitions, language_for,
                          symbols_from_hunk_headers, symbols_of_change)
 from plan_repos import LANG_PY, OPS_MLIR, OPS_TD, build_pair, ops
 
@@ -83,3 +84,27 @@ def test_symbol_index_reads_blobs_from_the_repository(tmp_path):
     assert idx.parsed_files == 6
     idx(infos["u2"], "lib/Dialect/Ops.cpp")
     assert idx.parsed_files == 6          # cached by (commit, path)
+
+
+def test_incremental_reparse_gives_the_same_tree_symbols():
+    from bot.symbols import parser_for, reparse, tree_symbols
+
+    p = parser_for("cpp")
+    old = ops().encode()
+    for new in (ops(mul=" + 1").encode(), ops(add=" + 1", pat=" - 2").encode(),
+                old.replace(b"int foldAdd", b"// moved\nint foldAdd").replace(b"}; // none", b""),
+                old + b"int tail() { return 0; }", old[:-1]):
+        inc = reparse(p, old, p.parse(old), new)
+        full = p.parse(new)
+        assert str(inc.root_node) == str(full.root_node)
+        _, ranges = changed_ranges(old, new)
+        assert tree_symbols(inc.root_node, "cpp", ranges) == tree_symbols(full.root_node, "cpp", ranges)
+
+
+def test_symbol_index_reparses_new_versions_incrementally(tmp_path):
+    pair = build_pair(tmp_path)
+    infos = pair.infos(["u2", "u3", "u4"])
+    idx = SymbolIndex(pair.repo)
+    assert [idx(c, "lib/Dialect/Ops.cpp") for c in infos] == [{"foldMul"}, {"foldAdd"}, {"foldMul"}]
+    # base, u2, u3, u4 versions: one full parse, then each new version from the previous one
+    assert (idx.parses, idx.incremental_parses) == (4, 3)

@@ -122,12 +122,13 @@ async def test_github_actions_results_arrive_with_workflow_run_and_merge(fake_gi
         w.fake.complete_workflow_run(repo, run.id, "success", {f"forksync-result-{run.inputs['request_id']}": _zip(green)})
         await w.bot.settle()          # the workflow_run event's sender is the bot: the loop guard drops it
         assert (await w.pr(pr["number"]))["merged"] is False
+        # what GitHub sends when a person re-runs the job (sender: the person); the run's
+        # display_title is the workflow's run-name (the local GitHub renders the file name there)
+        from bot.fakegithub.events import _common
         payload = w.fake.webhooks.build("workflow_run", "completed", {
+            **_common(w.fake, repo, w.fake.state.users["alice"]),
             "workflow_run": {**w.fake.render.workflow_run(repo, run),
-                             "display_title": f"forksync-gpu unit {head} cpu {run.inputs['request_id']}"},
-            "sender": w.fake.render.user(w.fake.state.users["alice"]),
-            "repository": w.fake.render.repo(repo) if hasattr(w.fake.render, "repo") else {"full_name": "meta/triton"},
-            "installation": {"id": w.inst}}, )
+                             "display_title": f"forksync-gpu unit {head} cpu {run.inputs['request_id']}"}})
         await w.fake.webhooks.deliver("workflow_run", payload, validate=False)
         await w.bot.settle()
         l1 = w.run_of(head, "forksync/L1/unit")
@@ -184,5 +185,26 @@ async def test_l3_on_demand_runs_on_a_tick_and_answers_on_the_pr(fake_github, tm
         from bot import signoff
         assert [(r.status, r.verdict) for r in signoff.l3_runs_for(w.bot.store, "meta/triton", pr["number"])] == [
             ("done", "pass")]
+    finally:
+        await close_world(w)
+
+
+async def test_an_actions_result_that_never_arrives_turns_red(fake_github, tmp_path):
+    files = fork_files()
+    files[".github/workflows/forksync-gpu.yml"] = "name: forksync-gpu\n"
+    w = await make_world(fake_github, tmp_path, files=files, backend="github-actions")
+    try:
+        head = w.push_branch("forksync/bundle-silent", {"NOTES.md": "s\n"}, "Note")
+        pr = await w.open_pr("forksync/bundle-silent")
+        await w.bot.settle()
+        ctx = await tick_ctx(w)
+        import time
+        assert await schedules.collect_tick(ctx, "meta/triton", now=time.time() + 60) == []      # not late yet
+        notes = await schedules.collect_tick(ctx, "meta/triton", now=time.time() + 300 + 3600 + 60)
+        assert notes[0] == f"unit@cpu on {head[:12]}: no result, counted red"
+        l1 = w.run_of(head, "forksync/L1/unit")
+        assert (l1.conclusion, l1.output["title"]) == ("failure", "Red: workflow-failed")
+        assert codes(w, head) == ("failure", ["suite-error"])
+        assert (await w.pr(pr["number"]))["merged"] is False
     finally:
         await close_world(w)

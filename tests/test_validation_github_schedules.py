@@ -61,13 +61,9 @@ async def test_a_nightly_that_never_reports_raises_one_alarm_issue(fake_github, 
         await close_world(w)
 
 
-def _nightly_is_due_pure():
+def test_due_functions():
     assert schedules.nightly_due(None, 5.0) and schedules.nightly_due(0.0, 86_400.0)
     assert not schedules.nightly_due(10.0, 86_000.0)
-
-
-def test_due_functions():
-    _nightly_is_due_pure()
     assert l2_service.l2_due(None, False, 1.0) and not l2_service.l2_due(None, True, 1.0)
     assert not l2_service.l2_due(100.0, False, 200.0, interval_s=3600)
 
