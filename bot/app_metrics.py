@@ -5,7 +5,8 @@ Live counters/histograms (this process): ``forksync_webhook_deliveries_total{eve
 ``forksync_webhook_ack_seconds``, ``forksync_delivery_processing_seconds{state}``.
 
 Read from the store at scrape time (so a separate ``forksync worker`` process is covered too):
-``forksync_queue_depth{state}``, ``forksync_queue_oldest_queued_age_seconds``, and per fork
+``forksync_queue_depth{state}``, ``forksync_queue_oldest_queued_age_seconds``,
+``forksync_delivery_latency_seconds{quantile}`` (received → processed, last 1000), and per fork
 ``forksync_days_behind{repo}``, ``forksync_backlog{repo}``, ``forksync_upstream_age_seconds{repo}``
 (seconds since upstream was last fetched successfully), ``forksync_metrics_stale{repo}`` (1 when
 the last fetch of upstream failed or it is older than ``stale_after_s``) and
@@ -75,6 +76,16 @@ class _StoreCollector:
                                    "Age of the oldest delivery not yet done")
         oldest.add_metric([], max(0.0, now - row[0]) if row and row[0] else 0.0)
         yield oldest
+        with store.lock:
+            lat = sorted(r[0] for r in store.conn.execute(
+                "SELECT finished_at - received_at FROM webhook_deliveries WHERE state='done' AND finished_at > 0"
+                " ORDER BY finished_at DESC LIMIT 1000").fetchall())
+        done = GaugeMetricFamily("forksync_delivery_latency_seconds",
+                                 "Received → processed, over the last 1000 done deliveries (any worker process)",
+                                 labels=["quantile"])
+        for qtl in (0.5, 0.99):
+            done.add_metric([str(qtl)], lat[min(len(lat) - 1, int(qtl * len(lat)))] if lat else 0.0)
+        yield done
         fams = {
             "days": GaugeMetricFamily("forksync_days_behind", "Days Behind upstream (as of upstream_age)", labels=["repo"]),
             "backlog": GaugeMetricFamily("forksync_backlog", "Upstream commits not yet handled", labels=["repo"]),

@@ -28,214 +28,26 @@ from __future__ import annotations
 
 import asyncio
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
 from rich.rule import Rule
-from rich.table import Table
 from rich.text import Text
 
+from bot.demo_github_show import Outcome, Show, check_runs, ledger_of, open_prs, status_issue
 from bot.demo_github_world import (FORK, KERNEL_SUITE, MAINTAINER, UPSTREAM, World, build_world, close_world,
                                    push_upstream)
 from bot.repobuilder import run_git
-
-STATUS_MARK = "<!-- forksync:status-issue -->"
-SHOWN = [f"u{i}" for i in range(10, 22)]          # the upstream commits the demo moves
 
 
 class DemoError(RuntimeError):
     """A step did not reach its expected outcome (the message says which and what was seen)."""
 
 
-@dataclass
-class Outcome:
-    """What the demo saw on the local GitHub, step by step (for tests and the summary)."""
-
-    prs: dict[int, dict] = field(default_factory=dict)             # number → {title, labels, ref, state, merged}
-    checks: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)  # step → name → (conclusion, title)
-    gate: dict[str, list[str]] = field(default_factory=dict)       # step → blocking condition codes
-    ledger: dict[str, dict[str, str]] = field(default_factory=dict)  # step → label → disposition
-    status: dict[str, dict[str, str]] = field(default_factory=dict)  # step → status-issue row → value
-    step_pr: dict[str, int] = field(default_factory=dict)          # step → the PR it is about
-    dead: list[str] = field(default_factory=list)                  # deliveries the app could not handle
-    status_issue: int = 0
-    ok: bool = False
-
-
-# ---------------------------------------------------------------------- reading the local GitHub
-async def open_prs(w: World) -> list[dict]:
-    return sorted([p async for p in w.maintainer.getiter(f"/repos/{FORK}/pulls?state=open")], key=lambda p: p["number"])
-
-
-async def status_issue(w: World) -> dict | None:
-    async for i in w.maintainer.getiter(f"/repos/{FORK}/issues?state=open"):
-        if STATUS_MARK in (i.get("body") or "") and "pull_request" not in i:
-            return i
-    return None
-
-
-def status_rows(body: str) -> dict[str, str]:
-    """The "Where the fork stands" table of the status issue body: row name → value (backticks off)."""
-    rows = {}
-    for line in body.splitlines():
-        m = re.match(r"^\| ([^|]+?) \| (.+?) \|$", line)
-        if m and m.group(1).strip():
-            rows[m.group(1).strip()] = m.group(2).replace("`", "").strip()
-    return rows
-
-
-async def check_runs(w: World, sha: str) -> dict[str, dict]:
-    """Latest check run per name on ``sha``."""
-    runs = [r async for r in w.maintainer.getiter(f"/repos/{FORK}/commits/{sha}/check-runs",
-                                                  iterable_key="check_runs")]
-    out: dict[str, dict] = {}
-    for r in sorted(runs, key=lambda r: r["id"]):
-        out[r["name"]] = r
-    return out
-
-
-def ledger_of(w: World) -> dict[str, tuple[str, str]]:
-    """label → (disposition, reason) of the upstream commits ``u10``…, rebuilt from the local
-    GitHub's repositories exactly as ``forksync status`` would (:func:`bot.ingest.load_state`)."""
-    from bot.config import RemoteSpec
-    from bot.config import parse_config_text
-    from bot.demo_github_world import FORK_CONFIG
-    from bot.ingest import load_state
-
-    cfg = parse_config_text(FORK_CONFIG).model_copy(update={
-        "upstream": RemoteSpec(url=str(w.upstream.path), ref="main"),
-        "fork": RemoteSpec(url=str(w.fork.path), ref="main"),
-        "cache_dir": str(w.root / "ledger-cache")})
-    st = load_state(cfg, use_cache=False, fetch=False, record=False)
-    return {w.label(e.sha): (e.disposition.value, e.reason) for e in st.ledger.entries}
-
-
-# ---------------------------------------------------------------------- printing
-class Show:
-    def __init__(self, console: Console, w: World, out: Outcome):
-        self.c, self.w, self.out = console, w, out
-        self._dead_seen = 0
-
-    def rule(self, title: str) -> None:
-        self.c.print(Rule(Text(title, style="bold")))
-
-    def say(self, text: str, style: str = "") -> None:
-        self.c.print(Text("  " + text, style=style))
-
-    def named(self, value: str) -> str:
-        """``value`` with a leading 12-hex upstream sha followed by its demo label (``u18``)."""
-        m = re.match(r"^([0-9a-f]{12})$", value)
-        if m:
-            label = next((k for k, v in self.w.scenario.sha.items() if v.startswith(m.group(1))), None)
-            return f"{value} ({label})" if label else value
-        return value
-
-    def dead(self) -> None:
-        dead = self.w.app.dead()
-        for d in dead[self._dead_seen:]:
-            self.say(f"⚠ the app could not handle a delivery: {d[:300]}", "yellow")
-        self._dead_seen = len(dead)
-        self.out.dead = dead
-
-    def prs(self, prs: list[dict], title: str = "open pull requests on meta/triton") -> None:
-        t = Table(title=title, title_justify="left", show_lines=False, pad_edge=False)
-        for col in ("#", "title", "labels", "branch"):
-            t.add_column(col)
-        for p in prs:
-            t.add_row(str(p["number"]), Text(p["title"]), Text(", ".join(lab["name"] for lab in p["labels"])),
-                      Text(p["head"]["ref"]))
-            self.out.prs[p["number"]] = {"title": p["title"], "labels": sorted(lab["name"] for lab in p["labels"]),
-                                         "ref": p["head"]["ref"], "state": p["state"], "merged": bool(p.get("merged"))}
-        self.c.print(t)
-
-    def status(self, step: str, issue: dict | None) -> None:
-        if issue is None:
-            self.say("no status issue", "red")
-            return
-        rows = status_rows(issue["body"])
-        self.out.status[step] = rows
-        self.out.status_issue = issue["number"]
-        keys = ("upstream head", "frontier pin", "contiguous pin", "Backlog")
-        self.say(f"status issue #{issue['number']} \"{issue['title']}\": "
-                 + " · ".join(f"{k} {self.named(rows.get(k, '?'))}" for k in keys))
-        units = [ln.split("retry ", 1)[1] for ln in issue["body"].splitlines() if "<!-- retry:" in ln]
-        deferred = issue["body"].split("## Deferred", 1)[-1].split("##", 1)[0].strip().splitlines()
-        self.say("  open units: " + ("; ".join(units) if units else "none"))
-        self.say("  deferred:   " + "; ".join(d.lstrip("- ") for d in deferred if d.strip()))
-
-    def ledger(self, step: str, before: dict[str, tuple[str, str]] | None, after: dict[str, tuple[str, str]]) -> None:
-        self.out.ledger[step] = {k: v[0] for k, v in after.items()}
-        subjects = {label: self.w.scenario.upstream.git("log", "-1", "--format=%s", sha).strip()
-                    for label, sha in self.w.scenario.sha.items() if label in SHOWN}
-        t = Table(title=f"ledger ({step})", title_justify="left", pad_edge=False)
-        t.add_column("")
-        t.add_column("upstream commit")
-        if before is not None:
-            t.add_column("before")
-        t.add_column("after" if before is not None else "disposition")
-        for label in SHOWN:
-            if label not in after and (before is None or label not in before):
-                continue
-            now = after.get(label, ("-", ""))[0]
-            cells = [label, Text(subjects.get(label, ""))]
-            if before is not None:
-                was = before.get(label, ("-", ""))[0]
-                cells += [was, Text(now, style="bold" if now != was else "")]
-            else:
-                cells.append(now)
-            t.add_row(*cells)
-        self.c.print(t)
-
-    def checks(self, step: str, runs: dict[str, dict]) -> None:
-        self.out.checks[step] = {n: (r.get("conclusion") or r["status"], (r.get("output") or {}).get("title") or "")
-                                 for n, r in runs.items()}
-        for name, r in runs.items():
-            concl = r.get("conclusion") or r["status"]
-            style = {"success": "green", "failure": "red"}.get(concl, "yellow")
-            title = (r.get("output") or {}).get("title") or ""
-            self.c.print(Text("  check run ").append(name, "bold").append(": ").append(concl, style)
-                         .append(f" — {title}"))
-            summary = (r.get("output") or {}).get("summary") or ""
-            if name.endswith("/gate"):
-                codes = []
-                for line in summary.splitlines():
-                    m = re.match(r"^\| (❌|✅) \| `([^`]+)` \| ([^|]*) \| (.*) \|$", line)
-                    if m:
-                        if m.group(1) == "❌":
-                            codes.append(m.group(2))
-                        self.say(f"    {m.group(1)} {m.group(2)} ({m.group(3).strip()}): {m.group(4)[:160]}")
-                self.out.gate[step] = codes
-            else:
-                for line in summary.splitlines():
-                    if line.startswith("- `") or line.startswith("| `"):
-                        self.say("    " + line.replace("|", " ").strip()[:180])
-
-
 # ---------------------------------------------------------------------- the steps
 async def _settle(w: World, show: Show) -> None:
     await w.app.settle()
     show.dead()
-
-
-async def _land_if_unhandled(w: World, number: int) -> bool:
-    """After the bot merged PR ``number`` itself: GitHub sends ``pull_request.closed`` with the bot
-    as sender, which the loop guard drops, so the landing work (branch deleted, ledger, pins, status
-    issue) may not have run. When the sync branch is still recorded open, run the production
-    landing handler on that very payload. Returns True when it had to."""
-    from gidgethub.sansio import Event
-
-    from bot.handlers import landing
-    from bot.handlers.sync_prs import branch_row
-
-    pr = await w.maintainer.getitem(f"/repos/{FORK}/pulls/{number}")
-    row = branch_row(w.app.store, FORK, pr["head"]["ref"])
-    if not pr.get("merged") or row is None or row["state"] != "open":
-        return False
-    d = [d for d in w.fake.webhooks.of("pull_request", "closed") if d.payload["pull_request"]["number"] == number][-1]
-    ctx = await w.app.ctx(d.payload["installation"]["id"])
-    await landing.on_closed(Event(d.payload, event="pull_request", delivery_id=d.guid), ctx)
-    return True
 
 
 async def _validate_new_pr(w: World, show: Show, step: str, label: str) -> dict:
@@ -274,6 +86,7 @@ async def play(console: Console, workdir: Path, out: Outcome) -> None:
     console.print(Rule("forksync on GitHub — a local GitHub, no account needed"))
     console.print(Text("  building the demo scenario and starting the local GitHub and the app …", style="dim"))
     w = await build_world(workdir)
+    out.shas = dict(w.scenario.sha)
     show = Show(console, w, out)
     try:
         await _play(w, show, console)
@@ -361,13 +174,8 @@ async def _play(w: World, show: Show, console: Console) -> None:
     pr = await _validate_new_pr(w, show, "kernels added", "u19")
     if not pr.get("merged"):
         raise DemoError(f"step 6: #{pr['number']} was not merged by the bot (gate: {show.out.gate.get('kernels added')})")
-    show.say(f"#{pr['number']} merged by the bot (rebase)", "green")
-    if await _land_if_unhandled(w, pr["number"]):
-        show.say("note: the bot's own pull_request.closed is dropped by the loop guard; the demo ran the landing "
-                 "handler on that payload (ledger, pins, branch)", "yellow")
+    show.say(f"#{pr['number']} merged by the bot (rebase); its landing rebuilt ledger and pins", "green")
     show.status("kernels landed", await status_issue(w))
-    before = after
-    after = ledger_of(w)
 
     # 7 ------------------------------------------------------------------------------------
     show.rule("7. Upstream breaks the fused softmax (u20): L1 red, the gate holds the PR")
@@ -395,16 +203,18 @@ async def _play(w: World, show: Show, console: Console) -> None:
 
     # end ----------------------------------------------------------------------------------
     show.rule("Where the fork stands now")
-    show.ledger("end", before, ledger_of(w))
+    show.ledger("end", after, ledger_of(w), columns=(f"after #{bundle['number']} landed", "now"))
     show.status("end", await status_issue(w))
     show.prs([await w.maintainer.getitem(f"/repos/{FORK}/pulls/{n}") for n in sorted(show.out.prs)],
-             title="every PR of the demo")
+             title="every PR of the demo", with_state=True)
     show.out.ok = True
 
 
 def run_github_demo(console: Console, workdir: Path, outcome: Outcome | None = None) -> int:
     """Play the GitHub demo in ``workdir`` (created; must not hold an earlier demo). Returns 0 when
-    every step reached its expected outcome, else 1. ``outcome`` receives what was seen."""
+    every step reached its expected outcome, 1 when one did not (printed), 2 when the demo cannot
+    start (``workdir`` already holds a demo, or the reference kernels are not next to the package).
+    ``outcome`` receives what was seen. Runs its own event loop: call it outside one."""
     import logging
 
     out = outcome if outcome is not None else Outcome()
@@ -415,6 +225,9 @@ def run_github_demo(console: Console, workdir: Path, outcome: Outcome | None = N
     except DemoError as e:
         console.print(Text(f"  demo stopped: {e}", style="bold red"))
         return 1
+    except (FileNotFoundError, FileExistsError, ValueError) as e:      # no kernels here, a used folder
+        console.print(Text(f"  the GitHub demo cannot start: {e}", style="bold red"))
+        return 2
     finally:
         logging.getLogger("bot").removeHandler(quiet)
     return 0

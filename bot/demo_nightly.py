@@ -179,7 +179,8 @@ async def _main(console: Console, root: Path) -> int:
                                                fork_git_dir=fork / ".git")
                 verdicts = ", ".join(f"{r.suite}@{r.platform} {r.verdict} ({r.counts.failed} failed)" for r in results)
                 actions = "; ".join(f"{a.kind} {','.join(a.keys)}" for a in out.report.actions) or "no issue action"
-                tracked = ", ".join(f"{k} ({c})" for k, c in out.tracked.items())
+                tracked = ", ".join(f"{g.signature.type}: {g.signature.line} on {', '.join(g.platforms)} ({g.cls})"
+                                    for g in out.report.groups if g.id in out.tracked)
                 console.print(f"nightly-{i} on {sha[:12]}: {verdicts} → {actions}"
                               + (f"; tracked without an issue: {tracked}" if tracked else ""))
                 return out

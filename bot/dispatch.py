@@ -14,7 +14,8 @@ Events whose sender is the bot itself are ignored (loop guard: ``sender.login`` 
 app's bot login, ``<slug>[bot]``), as are known events with an action nobody handles.
 
 Handlers have the signature ``async def h(event: gidgethub.sansio.Event, ctx: Context)``; each
-concern's module under :mod:`bot.handlers` exposes ``router``.
+concern's module under :mod:`bot.handlers` exposes ``router``. All handlers matching an event run,
+in a fixed order, even when one fails (:meth:`Dispatcher._run_all`).
 """
 from __future__ import annotations
 
@@ -116,7 +117,7 @@ class Dispatcher:
         ctx = Context(delivery=d, gh=gh, store=self.store, settings=self.settings, services=self.services,
                       installation_id=inst_id, now=self.now)
         try:
-            await self.router.dispatch(event, ctx)
+            await self._run_all(event, ctx)
         except (ValidationError, PayloadError) as e:
             raise Unhandleable(f"malformed {d.event} payload: {_short(e)}") from None
         except (KeyError, TypeError, AttributeError) as e:
@@ -128,6 +129,23 @@ class Dispatcher:
                 raise Unhandleable(f"GitHub answered {status}: {_short(e)}") from None
             raise
         return "; ".join(ctx.outcome) or "handled"
+
+
+    async def _run_all(self, event: Event, ctx: Context) -> None:
+        """Run every matching handler in a fixed order (module, name). One handler's failure does
+        not stop the others (gidgethub's ``dispatch`` would); the first failure is re-raised
+        afterwards so the delivery is retried — handlers are idempotent, so re-running the ones
+        that succeeded is harmless."""
+        first: BaseException | None = None
+        for cb in sorted(self.router.fetch(event), key=lambda f: (f.__module__, f.__qualname__)):
+            try:
+                await cb(event, ctx)
+            except Exception as e:  # noqa: BLE001 - re-raised below
+                if first is None:
+                    first = e
+                ctx.note(f"{cb.__module__.rsplit('.', 1)[-1]}.{cb.__name__} failed: {type(e).__name__}")
+        if first is not None:
+            raise first
 
 
 def _short(e: BaseException, limit: int = 500) -> str:

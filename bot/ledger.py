@@ -23,10 +23,13 @@ How an entry gets its disposition (docs/core.md has the full table):
    both absent from the fork → NO_OP both; on an open ``forksync/*`` branch → IN_FLIGHT;
    otherwise PENDING.
 
-Precedence between evidence sources for *picks*: a commit's sha-carrying claims (trailers,
-``cherry picked from``) and PR citations all count; patch-id is consulted only for upstream
-commits no other rule picked. A weak subject citation (no pick marker) counts only when the
-upstream subject appears in the fork subject.
+Evidence sources for *picks*: a commit's sha-carrying claims (trailers, ``cherry picked from``)
+and PR citations all count; patch-id equality counts only for fork commits that name no upstream
+commit and revert nothing (a pick without provenance, or a plain re-pick after a back-out). A weak
+subject citation (no pick marker) counts only when the upstream subject appears in the fork
+subject. A fork commit naming an upstream sha it picks is a pick even if its subject reads
+``Revert "…"`` (a picked upstream revert); otherwise such a subject makes it a back-out, whose
+own citations are not picks.
 """
 from __future__ import annotations
 
@@ -177,7 +180,6 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
             effect[f.sha] = ("pick", tuple(picks))
         by_subject.setdefault(normalize_subject(f.subject), []).append((seq, f.sha))
 
-    # patch-id equivalence, for upstream commits that no other rule picked
     # patch-id equivalence: fork commits that name no upstream commit and revert nothing, whose
     # patch equals an upstream commit's (a pick without provenance, or a re-pick after a back-out)
     if rules.patch_id:
@@ -207,7 +209,6 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
                                        and not reverted_targets(f.message)[1]):
                 continue        # a pick: its "This reverts commit" lines are the upstream's own text
             shas, subjects = reverted_targets(f.message)
-
             targets: list[str] = []
             for s in shas:
                 i = bisect.bisect_left(fork_shas, s)
@@ -240,8 +241,7 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
                 for u in ups:
                     add(u, _Event(f.committer_time, seq, kind,
                                   Evidence("revert", f.sha, f"{'backs out' if kind == 'revert' else 're-lands'} "
-                                                            f"{t[:12]}: "
-                                                            f"{f.subject}"),
+                                                            f"{t[:12]}: {f.subject}"),
                                   reason=f.subject))
                     inv.append(u)
             if inv and kind:

@@ -243,18 +243,17 @@ async def _follow_up(out: NightlyOutcome, store: Store, gh, svc: TriageIssues, f
         _save(store, row)
     elif row.get("culprit"):
         out.culprits[t.key] = row["culprit"]
-    if agents is None or row.get("fix"):
-        if row.get("fix"):
-            out.fixes[t.key] = row["fix"]
+    if row.get("fix"):
+        out.fixes[t.key] = row["fix"]
         return
+    if agents is None or getattr(agents, "off_reason", None):
+        return                                              # agents off: no comment, nothing recorded
     mark = f"<!-- forksync:proposed-fix:{t.key} -->"
     async for c in gh.getiter(f"/repos/{owner}/{repo}/issues/{t.issue}/comments"):
         if mark in (c.get("body") or ""):
             row["fix"] = "proposed"
             break
     else:
-        if getattr(agents, "off_reason", None):
-            return                                          # agents off: no comment, nothing recorded
         from bot.agents.fix import FixRequest, propose_fix
         diffs = await asyncio.to_thread(suspect_diffs, fork_git_dir, suspects) if fork_git_dir and suspects else []
         proposal = await propose_fix(agents, FixRequest.from_group(g.to_agent_input(diffs)))

@@ -39,18 +39,25 @@ def pending_commits(state) -> list[CommitInfo]:
 
 
 def plan_state(state, *, store: Store | None = None, progress: Callable[[int, int], None] | None = None,
-               predictor: MergePredictor | None = None) -> PlanRun:
+               predictor: MergePredictor | None = None, workers: int = 2) -> PlanRun:
     """Plan the PENDING commits of ``state`` against its fork tip.
 
     ``store``: persists predictions (a warm re-plan is lookups only); None keeps them in memory.
     ``predictor``: to reuse one (benchmarks); by default a new one on ``cache_dir``'s scratch repo.
+    ``workers``: processes for the symbol prefetch (only when divergent areas have symbol patterns).
     """
     cfg = state.config
     t0 = time.perf_counter()
     pending = pending_commits(state)
+    carried = {u for b in state.in_flight for u in b.upstream_shas}
+    if carried:   # the ledger marks these IN_FLIGHT; guard against an abbreviated trailer it missed
+        pending = [c for c in pending if not any(c.sha.startswith(u) for u in carried)]
     repo = scratch_repo(state.git_dir, cfg.cache_dir)
     pred = predictor or MergePredictor(repo, state.fork_tip, rename_detection=cfg.rename_detection, store=store)
     symbols = SymbolIndex(repo, store=store)
+    if any(a.divergent and a.symbols for a in cfg.areas):
+        # area symbol patterns need every supported file's symbols: compute them up front, in parallel
+        symbols.prefetch([(c, fc) for c in pending for fc in c.files], workers=workers)
     plan = build_plan(pending, predictor=pred, areas=cfg.areas, bundle_size_cap=cfg.bundle_size_cap,
                       in_flight=state.in_flight, commit_lookup=state.upstream, symbols=symbols,
                       base=state.fork_tip, as_of=state.as_of, progress=progress)

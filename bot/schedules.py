@@ -121,15 +121,40 @@ def _claim_l3(store, full: str, platform: str):
         return signoff.L3Run(**{**rows[0], "status": "running"})
 
 
+async def answer_l3(ctx, full: str, run, result, suite) -> None:
+    """Finish an L3 run (:func:`bot.signoff.finish_l3`) and answer once on its PR."""
+    from bot import signoff
+    from bot.handlers.common import comment_once
+    from bot.validation_checks import check_name, title_of
+    from bot.validation_render import render
+
+    row = vstore.get(ctx.store, full, run.head_sha, suite.name, run.platform) or {}
+    signoff.finish_l3(ctx.store, run.id, result.outcome, row.get("check_url", ""), int(result.finished_at))
+    name = check_name(suite.name, run.platform, len(suite.platforms), "L3")
+    body = render("validation/l3_result.md.j2", run=run, result=result, title=title_of(result), check=name,
+                  url=row.get("check_url", ""))
+    await comment_once(ctx.gh, full, run.pr, f"l3:{run.id}", body)
+
+
+async def answer_l3_result(ctx, full: str, result, suite) -> list[str]:
+    """For a result that arrived later (github-actions): answer the running L3 run it belongs to."""
+    from bot import signoff
+
+    with ctx.store.lock:
+        rows = list(ctx.store.db[signoff.L3_RUNS.name].rows_where(
+            "repo = ? and head_sha = ? and workload = ? and platform = ? and status = 'running'",
+            [full, result.commit, result.suite, result.platform]))
+    for r in rows:
+        await answer_l3(ctx, full, signoff.L3Run(**r), result, suite)
+    return [f"L3 {result.suite}@{result.platform} on #{r['pr']}: {result.verdict}" for r in rows]
+
+
 async def l3_tick(ctx, full: str, *, platforms: tuple[str, ...] = ("cpu",), limit: int = 1) -> list[str]:
     """Run up to ``limit`` queued ``/forksync l3 <workload>`` runs whose platform this machine
     serves (local backend): a check run ``forksync/L3/<workload>`` on the PR head, the verdict
     recorded (:func:`bot.signoff.finish_l3`) and one reply on the PR
     (``templates/validation/l3_result.md.j2``)."""
     from bot import signoff
-    from bot.handlers.common import comment_once
-    from bot.validation_checks import check_name, title_of
-    from bot.validation_render import render
     from bot.validation_service import validation_of
 
     v = validation_of(ctx)
@@ -153,11 +178,7 @@ async def l3_tick(ctx, full: str, *, platforms: tuple[str, ...] = ("cpu",), limi
                 continue
             from gpu_runner.result import RunResult
             result = RunResult.from_json(row["result_json"])
-            signoff.finish_l3(ctx.store, run.id, result.outcome, row["check_url"], int(v.now()))
-            name = check_name(suite.name, plat, len(suite.platforms), "L3")
-            body = render("validation/l3_result.md.j2", run=run, result=result, title=title_of(result), check=name,
-                          url=row["check_url"])
-            await comment_once(ctx.gh, full, run.pr, f"l3:{run.id}", body)
+            await answer_l3(ctx, full, run, result, suite)
             notes.append(f"L3 {run.workload}@{plat} on #{run.pr}: {result.verdict}")
     return notes
 
@@ -165,13 +186,16 @@ async def l3_tick(ctx, full: str, *, platforms: tuple[str, ...] = ("cpu",), limi
 # ---------------------------------------------------------------------- reconcile + all ticks
 async def reconcile_tick(ctx, full: str) -> list[str]:
     """Validate open PRs into the default branch whose head has no forksync gate check yet (the
-    bot's own PRs and updates: their webhooks are dropped by the loop guard)."""
+    bot's own PRs and updates: their webhooks are dropped by the loop guard), and re-evaluate
+    those whose gate said "Ready to merge" but are still open (a 405 or an unknown mergeability
+    earlier: the merge is retried)."""
     from bot.gate import GATE_CHECK
     from bot.validation_service import validation_of
 
     v = validation_of(ctx)
     rv = split_repo(full)
     repo = await ctx.gh.getitem("/repos/{owner}/{repo}", rv)
+    prefix = (await v.trusted(ctx, full)).cfg.github.branch_prefix
     notes = []
     async for pr in ctx.gh.getiter("/repos/{owner}/{repo}/pulls{?state,base}",
                                    {**rv, "state": "open", "base": repo.get("default_branch") or "main"}):
@@ -180,6 +204,8 @@ async def reconcile_tick(ctx, full: str) -> list[str]:
                                                  iterable_key="check_runs")]
         if not runs:
             notes += await v.validate_pr(ctx, full, int(pr["number"]))
+        elif runs[0].get("conclusion") == "success" and pr["head"]["ref"].startswith(prefix):
+            notes += await v.evaluate(ctx, full, int(pr["number"]))
     return notes
 
 

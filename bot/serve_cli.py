@@ -291,7 +291,8 @@ def run_serve(s: ServeSettings) -> int:
     print(f"forksync serve: listening on http://{s.host}:{s.port} (db {s.db}, {s.workers} worker process(es))",
           file=sys.stderr, flush=True)
     try:
-        web.run_app(app, host=s.host, port=s.port, print=None, access_log=None, handle_signals=True)
+        web.run_app(app, host=s.host, port=s.port, print=None, access_log=None, handle_signals=True,
+                    shutdown_timeout=5.0)
     finally:
         if workers is not None:
             workers.terminate()

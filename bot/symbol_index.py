@@ -98,6 +98,55 @@ class SymbolIndex:
                                   "symbols": None if res is None else json.dumps(sorted(res))})
         return res
 
+    def prefetch(self, items, workers: int = 2, min_parallel: int = 64) -> int:
+        """Compute the symbols of many ``(commit, file change)`` pairs up front (the planner does
+        this when divergent areas have symbol patterns: every supported file is then needed).
+        Cached answers are read from the store in bulk; the rest is split by path over
+        ``workers`` forked processes (each path's versions stay in one process, in order, so
+        incremental re-parsing still applies; fewer than ``min_parallel`` pairs stay in this
+        process). Returns the number computed."""
+        todo = [(c, fc) for c, fc in items if (c.sha, fc.path) not in self._cache and language_for(fc.path)]
+        if self.store is not None and todo:
+            keys = [f"{c.sha}:{fc.path}" for c, fc in todo]
+            found = {}
+            for i in range(0, len(keys), 500):
+                chunk = keys[i:i + 500]
+                q = ",".join("?" * len(chunk))
+                for r in self.store.db.query(f"select key, symbols from plan_symbols where version = ? and key in ({q})",
+                                             [SYMBOLS_VERSION, *chunk]):
+                    found[r["key"]] = None if r["symbols"] is None else frozenset(json.loads(r["symbols"]))
+            for (c, fc), k in zip(todo, keys):
+                if k in found:
+                    self._cache[(c.sha, fc.path)] = found[k]
+            todo = [(c, fc) for c, fc in todo if (c.sha, fc.path) not in self._cache]
+        if workers <= 1 or len(todo) < min_parallel:
+            for c, fc in todo:
+                self.file_symbols(c, fc)
+            return len(todo)
+        groups: dict[str, list] = {}
+        for c, fc in todo:
+            groups.setdefault(fc.path, []).append((c, fc))
+        chunks: list[list] = [[] for _ in range(workers)]
+        for g in sorted(groups.values(), key=len, reverse=True):
+            min(chunks, key=len).extend(g)
+        import multiprocessing
+
+        try:
+            with multiprocessing.get_context("fork").Pool(workers) as pool:
+                results = pool.map(_prefetch_worker, [(self.repo.path, ch) for ch in chunks if ch])
+        except OSError:                      # no fork here: compute serially
+            for c, fc in todo:
+                self.file_symbols(c, fc)
+            return len(todo)
+        for res in results:
+            for (sha, path), syms in res:
+                self._cache[(sha, path)] = syms
+                if self.store is not None:
+                    self._pending.append({"key": f"{sha}:{path}", "version": SYMBOLS_VERSION,
+                                          "symbols": None if syms is None else json.dumps(sorted(syms))})
+        self.parsed_files += len(todo)
+        return len(todo)
+
     def flush(self) -> None:
         """Write the symbols computed since the last flush to the store, in one transaction (the
         store syncs every commit to disk: one write per file would cost a disk flush each)."""
@@ -113,3 +162,12 @@ class SymbolIndex:
             if path in fc.paths:
                 return self.file_symbols(commit, fc)
         return None
+
+
+def _prefetch_worker(args):
+    """In a forked process: symbols for one chunk of ``(commit, file change)`` pairs."""
+    import pygit2
+
+    path, chunk = args
+    idx = SymbolIndex(pygit2.Repository(path))
+    return [((c.sha, fc.path), idx.file_symbols(c, fc)) for c, fc in chunk]

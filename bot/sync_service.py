@@ -231,7 +231,7 @@ class SyncService:
         return await self.sync(ctx, full_name, reason=reason)
 
     async def publish(self, ctx, full_name: str, git_dir: Path, cfg: ForksyncConfig, core: CoreResult,
-                      unit: Unit, upstream: str, *, rebuild: bool = False) -> str:
+                      unit: Unit, upstream: str, *, rebuild: bool = False, urgent_reason: str | None = None) -> str:
         """Apply one unit to its branch, push it (fast-forward only) and open/update its PR."""
         from bot import apply as apply_mod
         from bot.handlers import sync_prs
@@ -239,14 +239,24 @@ class SyncService:
         branch = f"forksync/{unit.id}"
         row = sync_prs.branch_row(ctx.store, full_name, branch)
         res = await asyncio.to_thread(apply_mod.apply_unit, str(git_dir), unit, base=core.fork_head,
-                                      commits=core.commits)
-        if res.tip is None:
-            return f"{unit.id}: nothing applied ({res.conflict and 'conflict at ' + res.conflict[:12] or res.error})"
+                                      commits=core.commits, urgent_reason=urgent_reason)
         url, secrets = await self.remote_url(full_name, ctx.installation_id)
         remote_tip = (await self._git(git_dir, "ls-remote", url, f"refs/heads/{branch}", secrets=secrets)).split()
         remote_tip = remote_tip[0] if remote_tip else None
+        force = False
+        if rebuild and res.tip and not res.kept:
+            # "retry" from the status issue: rebuild on the current fork tip — only a branch that
+            # holds nothing but forksync's own commits; pushed with a lease on the tip we saw
+            await self._git(git_dir, "update-ref", "-d", f"refs/heads/{branch}")
+            res = await asyncio.to_thread(apply_mod.apply_unit, str(git_dir), unit, base=core.fork_head,
+                                          commits=core.commits, urgent_reason=urgent_reason)
+            force = res.tip is not None and res.tip != remote_tip
+        if res.tip is None:
+            return f"{unit.id}: nothing applied ({res.conflict and 'conflict at ' + res.conflict[:12] or res.error})"
         if remote_tip != res.tip:
-            await self._git(git_dir, "push", "-q", url, f"refs/heads/{branch}:refs/heads/{branch}", secrets=secrets)
+            lease = [f"--force-with-lease=refs/heads/{branch}:{remote_tip or ''}"] if force else []
+            await self._git(git_dir, "push", "-q", *lease, url, f"refs/heads/{branch}:refs/heads/{branch}",
+                            secrets=secrets)
         sync_prs.save_branch(ctx.store, repo=full_name, branch=branch, unit_id=unit.id, kind=unit.kind,
                              pushed_tip=res.tip, verified_tip=(row or {}).get("verified_tip", ""),
                              pr=(row or {}).get("pr", 0), state="open", shas_json=json.dumps(list(unit.shas)),
@@ -338,10 +348,11 @@ class SyncService:
         repo = pygit2.Repository(str(git_dir))
         commit = gitio.commit_info(repo, shas[0])
         fork_tip = str(repo.revparse_single(f"refs/heads/{cfg.fork.ref}").peel(pygit2.Commit).id)
-        unit = apply_mod.urgent_unit(commit, f"requested by @{user}")
+        reason = f"requested by @{user}"
+        unit = apply_mod.urgent_unit(commit, reason)
         core = CoreResult(upstream_head="", fork_head=fork_tip, plan=Plan(units=(unit,)), commits={commit.sha: commit})
         async with self._lock(full_name):
-            return await self.publish(ctx, full_name, git_dir, cfg, core, unit, upstream)
+            return await self.publish(ctx, full_name, git_dir, cfg, core, unit, upstream, urgent_reason=reason)
 
     async def record_close(self, ctx, full_name: str, shas: list[str], disposition: Disposition,
                            reason: str, by: str) -> None:

@@ -148,16 +148,17 @@ def gate_conclusion(decision: GateDecision) -> str | None:
 
 
 async def publish_gate(gh, full: str, decision: GateDecision, pr: PRState, *, now: float,
-                       notes: list[str] = ()) -> dict:
+                       notes: list[str] = (), conclusion: str | None = None) -> dict:
     """Create or update the ``forksync/gate`` check run on the PR's head: title, the list of what
-    is missing (``templates/checks/gate.md.j2``) and ``notes`` (merge attempts) as its text."""
+    is missing (``templates/checks/gate.md.j2``) and ``notes`` (merge attempts) as its text.
+    ``conclusion`` overrides :func:`gate_conclusion` (e.g. a base update GitHub refused)."""
     rv = split_repo(full)
     existing = None
     async for r in gh.getiter("/repos/{owner}/{repo}/commits/{ref}/check-runs{?check_name}",
                               {**rv, "ref": pr.head_sha, "check_name": GATE_CHECK}, iterable_key="check_runs"):
         existing = r
         break
-    concl = gate_conclusion(decision)
+    concl = conclusion or gate_conclusion(decision)
     output = {"title": decision.title, "summary": render_summary(decision, pr)[:MAX_SUMMARY]}
     if notes:
         output["text"] = render("checks/gate_note.md.j2", notes=list(notes))[:MAX_SUMMARY]

@@ -36,8 +36,6 @@ import time
 from dataclasses import dataclass
 from weakref import WeakKeyDictionary
 
-import gidgethub
-
 from bot import validation_store as vstore
 from bot.gate import area_policies, decide, suite_requirements
 from bot.handlers.common import split_repo
@@ -216,6 +214,9 @@ class ValidationService:
         suite = next((s for s in tr.suites if s.name == result.suite), None)
         await self.record(ctx, full, row["pr"], result, suite)
         notes = [f"{d.suite} @ {d.commit[:12]}: {result.verdict} (github-actions)"]
+        if suite is not None and suite.level == "L3":
+            from bot.schedules import answer_l3_result
+            return notes + await answer_l3_result(ctx, full, result, suite)
         if row["pr"]:
             notes += await self.evaluate(ctx, full, row["pr"], tr=tr)
         return notes
@@ -269,6 +270,8 @@ class ValidationService:
             notes.append(note)
             if moved:
                 return notes + await self.validate_pr(ctx, full, number, explicit=explicit, _round=_round + 1)
+            if note.startswith("update-branch refused"):      # e.g. the base conflicts: a person must merge it
+                await publish_gate(ctx.gh, full, decision, state, now=self.now(), notes=[note], conclusion="failure")
         elif "run-suites" in decision.actions:
             return notes + await self.validate_pr(ctx, full, number, explicit=explicit, _round=_round + 1)
         return notes
@@ -294,51 +297,14 @@ class ValidationService:
         return []
 
     async def update_branch(self, ctx, full: str, pr: dict, head: str) -> tuple[bool, str]:
-        """Merge the base into the PR branch (``pulls/update-branch``, guarded by the head sha)."""
-        rv = {**split_repo(full), "number": pr["number"]}
-        try:
-            await ctx.gh.put("/repos/{owner}/{repo}/pulls/{number}/update-branch", rv,
-                             data={"expected_head_sha": head})
-        except gidgethub.HTTPException as e:
-            if int(e.status_code) == 422:
-                return False, f"update-branch refused: {e}"
-            raise
-        for _ in range(max(1, self.mergeable_polls)):        # GitHub updates the branch asynchronously
-            cur = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", rv)
-            if cur["head"]["sha"] != head:
-                return True, f"base merged into the branch: {head[:12]} → {cur['head']['sha'][:12]}"
-            await asyncio.sleep(self.merge_poll_s)
-        return False, "update-branch accepted; the new head has not appeared yet"
+        from bot.merge_actions import update_branch
+        return await update_branch(ctx.gh, full, pr["number"], head, polls=self.mergeable_polls,
+                                   poll_s=self.merge_poll_s)
 
     async def merge(self, ctx, full: str, pr: dict, head: str, method: str) -> str:
-        """Merge PR at exactly ``head`` (the sha guard) by ``method``. Returns what happened."""
-        rv = {**split_repo(full), "number": pr["number"]}
-        if method == "squash":      # never squash: one fork commit per upstream commit
-            method = "rebase"
-        for _ in range(max(1, self.mergeable_polls)):
-            cur = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", rv)
-            if cur.get("merged"):
-                return f"already merged ({(cur.get('merge_commit_sha') or '')[:12]})"
-            if cur["head"]["sha"] != head:
-                return f"head moved from {head[:12]} to {cur['head']['sha'][:12]}: re-validating"
-            if cur.get("mergeable") is not None:
-                break
-            await asyncio.sleep(self.merge_poll_s)
-        else:
-            return "not merged yet: GitHub is still computing mergeability; the next event retries"
-        if cur.get("mergeable") is False:
-            return "not merged: the branch conflicts with the base (GitHub says not mergeable)"
-        try:
-            res = await ctx.gh.put("/repos/{owner}/{repo}/pulls/{number}/merge", rv,
-                                   data={"sha": head, "merge_method": method})
-        except gidgethub.HTTPException as e:
-            code = int(e.status_code)
-            if code == 405:
-                return f"not merged: GitHub answered 405 ({e}); the next event re-checks"
-            if code == 409:
-                return f"head moved from {head[:12]} (GitHub answered 409): re-validating"
-            raise
-        return f"merged `{head[:12]}` by {method} as `{(res or {}).get('sha', '')[:12]}`"
+        from bot.merge_actions import merge_pr
+        return await merge_pr(ctx.gh, full, pr["number"], head, method, polls=self.mergeable_polls,
+                              poll_s=self.merge_poll_s)
 
 
 def vstore_ensure(store) -> None:

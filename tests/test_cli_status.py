@@ -96,3 +96,26 @@ def test_clear_errors(scn, capsys, tmp_path):
     assert rc == 2 and "provenance.trailers.0.pattern" in err
     rc, _, err = run(capsys, ["--upstream", str(tmp_path / "missing"), "--fork", str(scn.fork.path), "status"])
     assert rc == 2 and "does not exist" in err
+
+
+def test_missing_objects_are_reported_not_fatal(tmp_path, capsys, monkeypatch):
+    import os
+
+    import pygit2
+
+    from bot.repobuilder import RepoBuilder
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n"}, when=1_767_225_600)
+    fork = up.clone(tmp_path / "fork")
+    big = up.commit("Add a large file (#2)", {"big.bin": "x" * 4096}, when=1_767_225_700)
+    up.commit("Small (#3)", {"b.txt": "b\n"}, when=1_767_225_800)
+    blob = str(pygit2.Repository(str(up.path / ".git"))[big].tree["big.bin"].id)
+    os.remove(up.path / ".git" / "objects" / blob[:2] / blob[2:])
+    argv = ["--upstream", str(up.path), "--fork", str(fork.path)]
+    monkeypatch.chdir(tmp_path)          # no forksync.yml here; the cache goes to ./.forksync-cache
+    rc, out, _ = run(capsys, [*argv, "status", "--json"])
+    doc = json.loads(out)
+    assert rc == 0 and doc["missing_objects"] == {big: [f"blob {blob} (big.bin)"]}
+    assert doc["counts"]["PENDING"] == 2
+    rc, _, err = run(capsys, [*argv, "status"])
+    assert rc == 0 and "1 commit(s) have missing objects" in err and big[:12] in err

@@ -19,7 +19,7 @@ def test_nightly_demo_tells_its_story(tmp_path):
     lines = out.splitlines()
     n1 = next(ln for ln in lines if ln.startswith("nightly-1 on "))
     assert re.search(r"kernels-cpu@cpu red \(6 failed\), kernels@h200 red \(0 failed\) → no issue action; "
-                     r"tracked without an issue: sig-[0-9a-f]{12} \(infrastructure\)$", n1), n1
+                     r"tracked without an issue: Infrastructure: gpu-busy on h200 \(infrastructure\)$", n1), n1
     n2 = next(ln for ln in lines if ln.startswith("nightly-2 on "))
     assert n2.endswith("kernels-cpu@cpu red (6 failed) → open softmax-accuracy")
     assert "[nightly] Fused softmax exceeds its error bound" in lines

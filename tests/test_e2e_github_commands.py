@@ -59,3 +59,31 @@ async def test_hold_plan_defer_unhold(world):
     [issue] = await status_issue(alice)
     assert f"`{c2[:12]}` AMD: new x (#102) — waits for the ROCm 7 bump" in issue["body"]
     assert bot.deliveries("dead") == []
+
+
+async def test_pick_opens_an_isolated_urgent_pick_pr(world):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    payload = fake.webhooks.build("installation", "created", {
+        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
+                         "updated_at": "2026-11-30T00:00:00Z"},
+        "repositories": [{"id": fork.id, "name": "triton", "full_name": "meta/triton", "private": False,
+                          "node_id": "R_1"}]})
+    await fake.webhooks.deliver("installation", payload)
+    await bot.settle()
+    [issue] = await status_issue(alice)
+    await alice.post(f"/repos/meta/triton/issues/{issue['number']}/comments", data={"body": "/forksync hold"})
+    await bot.settle()
+    commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    c2 = commit_files(up_src, {"python/b.py": "b = 9\n"}, "Fix crash in b (#102)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    await alice.post(f"/repos/meta/triton/issues/{issue['number']}/comments", data={"body": "/forksync pick #102"})
+    await bot.settle()
+    [pr] = await open_sync_prs(alice)
+    assert pr["head"]["ref"] == f"forksync/chain-{c2[:12]}"
+    [commit] = [c async for c in alice.getiter(f"/repos/meta/triton/pulls/{pr['number']}/commits")]
+    msg = commit["commit"]["message"]
+    assert f"Upstream-Commit: {c2}" in msg and "Upstream-Urgent: requested by @alice" in msg
+    replies = [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{issue['number']}/comments")
+               if c["user"]["login"] == "forksync[bot]"]
+    assert f"`/forksync pick #102`: chain-{c2[:12]}: PR #{pr['number']} opened" in replies[-1]

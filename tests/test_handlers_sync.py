@@ -132,3 +132,25 @@ async def test_poller_failure_marks_numbers_stale(world):
     # the next poll succeeds: fresh again
     notes = await poll_once(bot.store, bot.svc, make_ctx, now=10**10 + 10**6)
     assert not sync_status.load(bot.store, "meta/triton").last_fetch_error
+
+
+async def test_ticking_retry_rebuilds_the_unit_on_the_current_fork_tip(world, tmp_path):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    c1, c2, bundle, chain = await synced(world)
+    wt = tmp_path / "forkwt"
+    git(tmp_path, "clone", "-q", str(fork.path), str(wt))
+    new_main = commit_files(wt, {"FORK_NOTES.md": "fork only\n"}, "fork: notes")
+    git(wt, "push", "-q", "origin", "HEAD:main")
+    await bot.settle()
+    [issue] = await status_issue(alice)
+    box = f"- [ ] <!-- retry:bundle-{c1[:12]} -->"
+    assert box in issue["body"]
+    await alice.patch(f"/repos/meta/triton/issues/{issue['number']}",
+                      data={"body": issue["body"].replace(box, box.replace("[ ]", "[x]"))})
+    await bot.settle()
+    assert bot.deliveries("dead") == []
+    [b, _c] = await open_sync_prs(alice)
+    assert b["number"] == bundle["number"]                     # same PR, branch rebuilt
+    [commit] = [c async for c in alice.getiter(f"/repos/meta/triton/pulls/{b['number']}/commits")]
+    assert [p["sha"] for p in commit["parents"]] == [new_main]
+    assert f"Upstream-Commit: {c1}" in commit["commit"]["message"]

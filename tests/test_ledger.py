@@ -194,7 +194,7 @@ def test_back_out_whose_quoted_subject_differs_from_the_landed_one():
     assert [(x.rule, x.fork_commit) for x in e.evidence] == [("trailer:Upstream-Commit", "1" * 40), ("revert", "2" * 40)]
 
 
-def test_merge_syncing_fork_with_no_config(tmp_path, capsys):
+def test_merge_syncing_fork_with_no_config(tmp_path, capsys, monkeypatch):
     """Defaults + flags only: a fork that syncs by merging upstream; ancestry makes merged
     upstream commits PICKED, a fork revert of one makes it REVERTED, trailers record decisions."""
     from bot.repobuilder import RepoBuilder
@@ -214,24 +214,19 @@ def test_merge_syncing_fork_with_no_config(tmp_path, capsys):
                 {"n.txt": "n\n"}, when=T0 + 7 * DAY)
     argv = ["--upstream", str(up.path), "--fork", str(fork.path)]
     cache = tmp_path / "cache"
-    import os
-    cwd = os.getcwd()
-    os.chdir(tmp_path)          # no ./forksync.yml here: defaults apply, cache in ./.forksync-cache
-    try:
-        assert main([*argv, "ledger", "export", "--json"]) == 0
-        doc = json.loads(capsys.readouterr().out)
-        assert doc["merge_base"] == u2 and [(e["sha"], e["disposition"]) for e in doc["entries"]] == [
-            (u3, "DEFERRED_BLOCKED"), (u4, "WONT_PORT")]
-        from bot.config import load_config
-        st = load_state(load_config(None, {"upstream.url": str(up.path), "fork.url": str(fork.path)}),
-                        store=Store(), since=base)
-        got = [(e.sha, e.disposition.value, [x.rule for x in e.evidence]) for e in st.ledger.entries]
-        assert got == [(u1, "REVERTED", ["ancestry", "revert"]), (u2, "PICKED", ["ancestry"]),
-                       (u3, "DEFERRED_BLOCKED", ["trailer:Upstream-Deferred"]),
-                       (u4, "WONT_PORT", ["trailer:Upstream-Wont-Port"])]
-        assert st.ledger.by_sha[u3].reason == "later"
-    finally:
-        os.chdir(cwd)
+    monkeypatch.chdir(tmp_path)          # no ./forksync.yml here: defaults apply, cache in ./.forksync-cache
+    assert main([*argv, "ledger", "export", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["merge_base"] == u2 and [(e["sha"], e["disposition"]) for e in doc["entries"]] == [
+        (u3, "DEFERRED_BLOCKED"), (u4, "WONT_PORT")]
+    from bot.config import load_config
+    st = load_state(load_config(None, {"upstream.url": str(up.path), "fork.url": str(fork.path)}),
+                    store=Store(), since=base)
+    got = [(e.sha, e.disposition.value, [x.rule for x in e.evidence]) for e in st.ledger.entries]
+    assert got == [(u1, "REVERTED", ["ancestry", "revert"]), (u2, "PICKED", ["ancestry"]),
+                   (u3, "DEFERRED_BLOCKED", ["trailer:Upstream-Deferred"]),
+                   (u4, "WONT_PORT", ["trailer:Upstream-Wont-Port"])]
+    assert st.ledger.by_sha[u3].reason == "later"
     assert not cache.exists() and (tmp_path / ".forksync-cache").is_dir()
 
 

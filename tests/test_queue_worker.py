@@ -126,3 +126,30 @@ async def test_redelivery_of_done_is_not_processed_again_and_of_dead_is(store):
     await w.drain()
     assert q.get(store, "b").state == "dead"          # still unhandleable, visible again
     assert calls == [("a", "r", None, "client-None")]
+
+
+async def test_one_failing_handler_does_not_stop_the_others(store):
+    router = routing.Router()
+    ran = []
+
+    @router.register("issues", action="edited")
+    async def a_fails(event, ctx):
+        raise ConnectionResetError("blip")
+
+    @router.register("issues", action="edited")
+    async def b_works(event, ctx):
+        ran.append(ctx.delivery.attempts)
+
+    async def client_for(inst):
+        return None
+
+    clock = Clock()
+    disp = Dispatcher(router, store, None, client_for=client_for, now=clock)
+    w = Worker(store, disp.process, policy=q.QueuePolicy(max_attempts=2, backoff_base_s=1, backoff_cap_s=1),
+               worker_id="w", clock=clock)
+    put(store, "e", "issues", {"action": "edited"})
+    await w.drain()
+    clock.t += 5
+    await w.drain()
+    assert ran == [1, 2]
+    assert q.get(store, "e").dead_reason == "gave up after 2 attempts; last error: ConnectionResetError: blip"

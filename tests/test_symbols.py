@@ -108,3 +108,20 @@ def test_symbol_index_reparses_new_versions_incrementally(tmp_path):
     assert [idx(c, "lib/Dialect/Ops.cpp") for c in infos] == [{"foldMul"}, {"foldAdd"}, {"foldMul"}]
     # base, u2, u3, u4 versions: one full parse, then each new version from the previous one
     assert (idx.parses, idx.incremental_parses) == (4, 3)
+
+
+def test_prefetch_in_processes_gives_the_same_answers(tmp_path):
+    from bot.store import Store
+
+    pair = build_pair(tmp_path)
+    items = [(c, fc) for c in pair.infos() for fc in c.files]
+    serial = SymbolIndex(pair.repo)
+    want = {(c.sha, fc.path): serial.file_symbols(c, fc) for c, fc in items}
+    par = SymbolIndex(pair.repo, store=Store(tmp_path / "s.sqlite"))
+    assert par.prefetch(items, workers=2, min_parallel=0) == 9      # 9 supported file changes, 2 processes
+    assert {k: par._cache[k] for k in want} == want
+    par.flush()
+    # a second index reads them all back from the store in bulk: nothing computed
+    again = SymbolIndex(pair.repo, store=Store(tmp_path / "s.sqlite"))
+    assert again.prefetch(items, workers=2, min_parallel=0) == 0
+    assert {k: again._cache[k] for k in want} == want and again.parses == 0

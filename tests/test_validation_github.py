@@ -129,6 +129,7 @@ async def test_405_then_a_rerun_of_the_gate_merges_once_without_duplicates(world
     check_run_event(w.fake, repo, gate, "rerequested", w.fake.state.users["alice"])
     await w.bot.settle()
     assert [m["status"] for m in w.fake.requests_for("pulls/merge")] == [405, 200]
+    assert "merged `%s` by rebase" % head[:12] in w.run_of(head, "forksync/gate").output["text"]
     assert (await w.pr(pr["number"]))["merged"] is True
     assert len([r for r in repo.check_runs.values() if r.head_sha == head and r.name == "forksync/gate"]) == 1
     assert len([r for r in repo.check_runs.values() if r.head_sha == head and r.name == "forksync/L1/unit"]) == 1
@@ -146,6 +147,21 @@ async def test_409_head_moved_is_revalidated_and_merged_once(world):
     assert (await w.pr(pr["number"]))["merged"] is True
     repo = w.fake.state.repo("meta", "triton")
     assert len([r for r in repo.check_runs.values() if r.head_sha == head and r.name == "forksync/L1/unit"]) == 1
+
+
+async def test_a_405_is_retried_by_the_reconcile_tick(world):
+    from bot import schedules
+    from validation_world import tick_ctx
+
+    w = world
+    w.fake.faults.not_mergeable(times=1)
+    w.push_branch("forksync/bundle-405b", {"NOTES.md": "x\n"}, "Note")
+    pr = await w.open_pr("forksync/bundle-405b")
+    await w.bot.settle()
+    assert (await w.pr(pr["number"]))["merged"] is False
+    notes = await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    assert any(n.startswith("merged `") for n in notes), notes
+    assert [m["status"] for m in w.fake.requests_for("pulls/merge")] == [405, 200]
 
 
 async def test_mergeable_null_is_polled_before_merging(world):

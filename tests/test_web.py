@@ -116,6 +116,7 @@ async def test_healthz_and_metrics(env):
     assert 'forksync_upstream_age_alarm{repo="meta/triton"} 1.0' in text
     assert "forksync_upstream_age_seconds{repo=\"meta/triton\"}" in text
     assert "forksync_webhook_ack_seconds_count 1.0" in text
+    assert 'forksync_delivery_latency_seconds{quantile="0.99"} 0.0' in text       # nothing processed yet
 
 
 def test_empty_secret_is_refused(tmp_path):
