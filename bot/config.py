@@ -146,6 +146,7 @@ class ForksyncConfig(_Strict):
     isolated_picks: IsolatedPickRules = IsolatedPickRules()
     areas: list[Area] = Field(default_factory=list)
     bundle_size_cap: int = Field(50, ge=1, le=10_000)
+    chain_size_cap: int = Field(25, ge=1, le=10_000)   # commits per chain PR; beyond it chains stack (docs/plan.md)
     cache_dir: str = ".forksync-cache"
     rename_detection: bool = True
     github: GitHubSettings = GitHubSettings()

@@ -34,11 +34,19 @@ STORY = """\
 """
 
 
-def run_demo(workdir: str | None = None, console: Console | None = None) -> int:
-    """Run the demo in ``workdir`` (a new temporary folder when None). Returns an exit code."""
+def run_demo(workdir: str | None = None, console: Console | None = None, *, local_only: bool = False) -> int:
+    """Run the demo in ``workdir`` (a new temporary folder when None). Returns an exit code.
+
+    Part 1 (local): status → plan → apply on the scenario's repositories. Part 2 (unless
+    ``local_only``): the same fork on a local GitHub (:mod:`bot.demo_github`) — webhooks, sync PRs,
+    L1 validation of the reference Triton kernels (``TRITON_INTERPRET=1``), the merge gate, landing.
+    Part 3: a nightly with an injected break and an infrastructure failure → one triage issue."""
+    import os
+    import sys
+
     from bot.cli import main as cli_main
 
-    console = console or Console()
+    console = console or Console(width=None if sys.stdout.isatty() else int(os.environ.get("COLUMNS", 110)))
     root = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="forksync-demo-"))
     root.mkdir(parents=True, exist_ok=True)
     console.print(Rule("forksync demo"))
@@ -61,9 +69,19 @@ def run_demo(workdir: str | None = None, console: Console | None = None) -> int:
     for unit_id in _unit_ids(cfg):
         step(f"4. Apply {unit_id} as a local branch (one fork commit per upstream commit)", "apply", unit_id)
     step("5. Status with the sync branches in flight", "status")
-    console.print(Rule("done"))
+    rc = 0
+    if not local_only:
+        from bot.demo_github import run_github_demo
+        rc = run_github_demo(console, root / "github") or rc
+        try:
+            from bot.demo_nightly import run_nightly_demo
+        except ImportError:  # pragma: no cover - part 3 ships with the triage work
+            run_nightly_demo = None
+        if run_nightly_demo is not None:
+            rc = run_nightly_demo(console, root / "nightly") or rc
+    console.print(Rule("done" if rc == 0 else "done, with problems (see above)"))
     console.print(f"The repositories stay in {root} — try: forksync --config {cfg} ledger export --json")
-    return 0
+    return rc
 
 
 def _unit_ids(cfg: str) -> list[str]:
@@ -84,4 +102,6 @@ def register(sub, common) -> None:
     p = sub.add_parser("demo", parents=[common], help="run forksync end to end on a built-in upstream/fork pair",
                        description=__doc__.split("\n\n")[0])
     p.add_argument("--dir", metavar="DIR", help="scratch folder to build the repositories in (default: a new temp dir)")
-    p.set_defaults(func=lambda args: run_demo(args.dir))
+    p.add_argument("--local-only", action="store_true",
+                   help="only the local part (status, plan, apply): no local GitHub, kernels or nightly")
+    p.set_defaults(func=lambda args: run_demo(args.dir, local_only=args.local_only))

@@ -70,14 +70,10 @@ async def _validate_new_pr(w: World, show: Show, step: str, label: str) -> dict:
         show.say(f"app: {note}", "dim")
     await _settle(w, show)
     cur = await w.maintainer.getitem(f"/repos/{FORK}/pulls/{pr['number']}")
-    runs = await check_runs(w, pr["head"]["sha"] if not cur.get("merged") else _validated_head(w, pr["number"]))
+    runs = await check_runs(w, cur["head"]["sha"])          # a merged PR keeps its last head
     show.checks(step, runs)
     show.out.prs[pr["number"]] = {**show.out.prs[pr["number"]], "state": cur["state"], "merged": bool(cur.get("merged"))}
     return cur
-
-
-def _validated_head(w: World, number: int) -> str:
-    return w.fake.state.repo(*FORK.split("/")).pulls[number].last_head_sha
 
 
 async def play(console: Console, workdir: Path, out: Outcome) -> None:

@@ -145,6 +145,7 @@ class Unit:
     items: tuple[PlanItem, ...]
     areas: tuple[str, ...] = ()
     reason: str = ""
+    depends_on: tuple[str, ...] = ()  # unit ids (plan chains, open forksync branches) it lands after
 
     @property
     def shas(self) -> tuple[str, ...]:
@@ -157,6 +158,7 @@ class Plan:
     notes: tuple[str, ...] = ()       # e.g. commits left out and why
     as_of: int | None = None
     base: str | None = None           # the fork tip the plan predicts against
+    no_ops: tuple[PlanItem, ...] = ()  # NO_OP candidates: picks predicted empty (already satisfied)
 
 
 @dataclass(frozen=True)

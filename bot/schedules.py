@@ -185,10 +185,11 @@ async def l3_tick(ctx, full: str, *, platforms: tuple[str, ...] = ("cpu",), limi
 
 # ---------------------------------------------------------------------- reconcile + all ticks
 async def reconcile_tick(ctx, full: str) -> list[str]:
-    """Validate open PRs into the default branch whose head has no forksync gate check yet (the
-    bot's own PRs and updates: their webhooks are dropped by the loop guard), and re-evaluate
-    those whose gate said "Ready to merge" but are still open (a 405 or an unknown mergeability
-    earlier: the merge is retried)."""
+    """Validate open PRs into the default branch whose head has no finished forksync gate check
+    (the bot's own PRs and updates: their webhooks are dropped by the loop guard; a run whose
+    worker died: its pending result is re-run once it is older than the suite may take), and
+    re-evaluate sync PRs whose gate said "Ready to merge" but are still open (a 405 or an unknown
+    mergeability earlier: the merge is retried)."""
     from bot.gate import GATE_CHECK
     from bot.validation_service import validation_of
 
@@ -202,7 +203,7 @@ async def reconcile_tick(ctx, full: str) -> list[str]:
         runs = [r async for r in ctx.gh.getiter("/repos/{owner}/{repo}/commits/{ref}/check-runs{?check_name}",
                                                  {**rv, "ref": pr["head"]["sha"], "check_name": GATE_CHECK},
                                                  iterable_key="check_runs")]
-        if not runs:
+        if not runs or runs[0].get("status") != "completed":
             notes += await v.validate_pr(ctx, full, int(pr["number"]))
         elif runs[0].get("conclusion") == "success" and pr["head"]["ref"].startswith(prefix):
             notes += await v.evaluate(ctx, full, int(pr["number"]))

@@ -253,6 +253,13 @@ class SyncService:
             force = res.tip is not None and res.tip != remote_tip
         if res.tip is None:
             return f"{unit.id}: nothing applied ({res.conflict and 'conflict at ' + res.conflict[:12] or res.error})"
+        if res.tip == core.fork_head and not remote_tip:
+            # a chain that stops at its very first pick has no commit to show: GitHub refuses a PR with
+            # no commits (422), so nothing is pushed; the unit stays in the plan until a person (or the
+            # conflict agent) provides a resolution
+            files = ", ".join(res.conflict_files)
+            return (f"{unit.id}: blocked at its first commit {(res.conflict or '')[:12]}"
+                    + (f" (conflicts in {files})" if files else "") + "; no PR until it is resolved")
         if remote_tip != res.tip:
             lease = [f"--force-with-lease=refs/heads/{branch}:{remote_tip or ''}"] if force else []
             await self._git(git_dir, "push", "-q", *lease, url, f"refs/heads/{branch}:refs/heads/{branch}",

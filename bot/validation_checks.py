@@ -45,11 +45,14 @@ def _iso(t: float) -> str:
     return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def test_path(t) -> str:
-    """The repository path a failing test lives in: JUnit ``file``, else the id's part before
-    ``::`` when it looks like a path, else the dotted classname as a module path."""
+def failing_test_path(t) -> str:
+    """The repository path a failing test lives in: JUnit ``file``; lit's path after `` :: ``;
+    else the id's part before ``::`` when it looks like a path; else the dotted classname as a
+    module path (a trailing CamelCase class dropped)."""
     if getattr(t, "file", None):
         return t.file
+    if " :: " in t.id:                       # lit: "<suite> :: <path in the suite>"
+        return t.id.split(" :: ", 1)[1].strip()
     head = t.id.split("::", 1)[0].strip()
     if "/" in head or head.endswith(".py"):
         return head
@@ -61,7 +64,7 @@ def test_path(t) -> str:
     return "/".join(parts) + ".py" if parts else head or "unknown"
 
 
-def test_line(path: str, traceback: str) -> int:
+def failing_test_line(path: str, traceback: str) -> int:
     """The last line number the traceback gives for ``path`` (``path:LINE``), else 1."""
     hits = re.findall(re.escape(path) + r":(\d+)", traceback or "")
     return int(hits[-1]) if hits else 1
@@ -73,8 +76,8 @@ def annotations(result) -> list[dict]:
     for t in result.tests:
         if t.outcome not in ("failed", "error"):
             continue
-        path = test_path(t)
-        line = test_line(path, t.traceback)
+        path = failing_test_path(t)
+        line = failing_test_line(path, t.traceback)
         msg = (t.message or (t.traceback.strip().splitlines() or [t.outcome])[-1]).strip() or t.outcome
         out.append({"path": path, "start_line": line, "end_line": line, "annotation_level": "failure",
                     "title": t.id[:255], "message": msg[:4000],

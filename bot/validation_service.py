@@ -139,12 +139,19 @@ class ValidationService:
         for s in suites:
             for plat in s.platforms:
                 row = vstore.get(ctx.store, full, head, s.name, plat)
-                if row is not None and not force and (row["status"] == "done" or self.backend == "github-actions"):
+                if row is not None and not force and (row["status"] == "done" or self._in_flight(row, s)):
                     continue
                 notes.append(await self.run_suite(ctx, full, number, head, s, plat, tr))
                 if self.backend == "local":
                     await self._run_on_base_if_needed(ctx, full, pr, s, plat, tr)
         return notes
+
+    def _in_flight(self, row: dict, suite: SuiteConfig) -> bool:
+        """A pending row another delivery (or worker process) is still working on: dispatched to
+        Actions (the collect tick times it out), or a local run younger than the suite may take."""
+        if row["request_id"]:
+            return True
+        return self.now() - row["updated_at"] < suite.timeout_s * (suite.infra_retries + 1) + 120
 
     async def run_suite(self, ctx, full: str, number: int, sha: str, suite: SuiteConfig, platform: str,
                         tr: Trusted, *, publish: bool = True) -> str:

@@ -71,3 +71,4 @@ def test_plan_partitions_pending_commits_into_a_bundle_and_two_chains(scenario):
     # planning again yields the same units
     again = run_json("--config", str(scenario.config_path), "plan", "--json")
     assert [u["id"] for u in again["units"]] == [u["id"] for u in plan["units"]]
+

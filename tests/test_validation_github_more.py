@@ -208,3 +208,40 @@ async def test_an_actions_result_that_never_arrives_turns_red(fake_github, tmp_p
         assert (await w.pr(pr["number"]))["merged"] is False
     finally:
         await close_world(w)
+
+
+async def test_l3_through_github_actions_is_answered_when_its_run_completes(fake_github, tmp_path):
+    from bot import signoff
+    from bot.fakegithub.events import _common
+
+    files = fork_files(config=L3_CONFIG)
+    files[".github/workflows/forksync-gpu.yml"] = "name: forksync-gpu\n"
+    w = await make_world(fake_github, tmp_path, files=files, backend="github-actions")
+    try:
+        head = w.push_branch("forksync/chain-amd2", {"amd/k.txt": "k2\n"}, "Touch amd")
+        pr = await w.open_pr("forksync/chain-amd2")
+        await w.bot.settle()
+        await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/comments", data={"body": "/forksync l3 heavy"})
+        await w.bot.settle()
+        notes = await schedules.l3_tick(await tick_ctx(w), "meta/triton")
+        assert len(notes) == 1 and notes[0].startswith(f"L3 forksync/L3/heavy @ {head[:12]}: dispatched")
+        repo = w.fake.state.repo("meta", "triton")
+        run = next(r for r in repo.workflow_runs.values() if r.inputs["suite"] == "heavy")
+        green = RunResult(suite="heavy", level="L3", commit=head, verdict="green", outcome="pass",
+                          counts=Counts(total=3, passed=3), environment=Environment(runner_id="h200-3"))
+        w.fake.complete_workflow_run(repo, run.id, "success",
+                                     {f"forksync-result-{run.inputs['request_id']}": _zip(green)})
+        payload = w.fake.webhooks.build("workflow_run", "completed", {
+            **_common(w.fake, repo, w.fake.state.users["alice"]),
+            "workflow_run": {**w.fake.render.workflow_run(repo, run),
+                             "display_title": f"forksync-gpu heavy {head} cpu {run.inputs['request_id']}"}})
+        await w.fake.webhooks.deliver("workflow_run", payload, validate=False)
+        await w.bot.settle()
+        assert w.run_of(head, "forksync/L3/heavy").conclusion == "success"
+        bodies = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{pr['number']}/comments")
+                  if c["user"]["login"] == "forksync[bot]"]
+        assert any("**L3 `heavy`** on `cpu`" in b and "**green** — 3 passed." in b for b in bodies)
+        assert [(r.status, r.verdict) for r in signoff.l3_runs_for(w.bot.store, "meta/triton", pr["number"])] == [
+            ("done", "pass")]
+    finally:
+        await close_world(w)

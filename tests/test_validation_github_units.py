@@ -1,0 +1,77 @@
+"""Pure parts of validation on GitHub: check-run names and ids, annotation paths and lines,
+the gate check's conclusion, reviews and the unit's last change from API objects."""
+import pytest
+
+from bot.gate import Finding, GateDecision
+from bot.gate_inputs import diff_of_files, epoch, latest_reviews, unit_updated_at
+from bot.validation_checks import check_name, failing_test_line, failing_test_path, gate_conclusion, parse_external_id
+from gpu_runner.result import TestResult
+
+
+def t(id_, classname="", file=None):
+    return TestResult(id=id_, name=id_.split("::")[-1], classname=classname, file=file, outcome="failed")
+
+
+@pytest.mark.parametrize("test, path", [
+    (t("tests_fork.test_basic::test_two", "tests_fork.test_basic"), "tests_fork/test_basic.py"),
+    (t("tests.test_k::TestAdd::test_x", "tests.test_k.TestAdd"), "tests/test_k.py"),
+    (t("x::y", "a.b", file="python/test/unit/test_x.py"), "python/test/unit/test_x.py"),
+    (t("Triton :: Conversion/tritongpu.mlir"), "Conversion/tritongpu.mlir"),
+    (t("test/a.py::test_b"), "test/a.py"),
+])
+def test_annotation_paths(test, path):
+    assert failing_test_path(test) == path
+
+
+def test_annotation_line_is_the_last_frame_in_that_file():
+    tb = "tests/t.py:4: in helper\n    x()\nlib.py:2: in x\ntests/t.py:17: AssertionError"
+    assert failing_test_line("tests/t.py", tb) == 17 and failing_test_line("other.py", tb) == 1
+
+
+def test_check_names_and_external_ids():
+    assert check_name("unit", "cpu") == "forksync/L1/unit"
+    assert check_name("kernels", "h200", 2) == "forksync/L1/kernels@h200"
+    assert check_name("heavy", "cpu", 1, "L3") == "forksync/L3/heavy"
+    assert parse_external_id("L1:kernels:h200") == ("L1", "kernels", "h200")
+    assert parse_external_id("gate") is None and parse_external_id(None) is None
+
+
+@pytest.mark.parametrize("codes, expected", [
+    ((), "success"),
+    (("pending-result",), None),
+    (("stale-base", "missing-result"), None),
+    (("pending-result", "approval-missing"), "failure"),
+    (("new-failure",), "failure"),
+])
+def test_gate_conclusion(codes, expected):
+    d = GateDecision(not codes, tuple(Finding(c, "") for c in codes))
+    assert gate_conclusion(d) == expected
+
+
+def test_latest_review_per_reviewer_and_comments_do_not_count():
+    reviews = [
+        {"user": {"login": "carol"}, "state": "CHANGES_REQUESTED", "submitted_at": "2026-11-30T01:00:00Z"},
+        {"user": {"login": "carol"}, "state": "APPROVED", "submitted_at": "2026-11-30T02:00:00Z"},
+        {"user": {"login": "carol"}, "state": "COMMENTED", "submitted_at": "2026-11-30T03:00:00Z"},
+        {"user": {"login": "dan"}, "state": "approved", "submitted_at": "2026-11-30T00:30:00Z"},
+    ]
+    assert [(r["user"]["login"], r["state"]) for r in latest_reviews(reviews)] == [("dan", "APPROVED"),
+                                                                                   ("carol", "APPROVED")]
+
+
+def test_unit_updated_at_ignores_merge_commits():
+    commits = [
+        {"parents": [{}], "commit": {"committer": {"date": "2026-11-30T01:00:00Z"}}},
+        {"parents": [{}, {}], "commit": {"committer": {"date": "2026-11-30T05:00:00Z"}}},   # the bot's base merge
+        {"parents": [{}], "commit": {"committer": {"date": "2026-11-30T02:00:00Z"}}},
+    ]
+    assert unit_updated_at(commits) == epoch("2026-11-30T02:00:00Z") == 1_796_004_000
+    assert unit_updated_at([]) == 0
+
+
+def test_diff_of_files_feeds_the_conflict_marker_scan():
+    from bot.gate import conflict_marker_files
+    files = [{"filename": "a.py", "patch": "@@ -1 +1,3 @@\n+<<<<<<< HEAD\n+x\n+>>>>>>> up"},
+             {"filename": "doc.rst", "patch": "@@ -1 +1,2 @@\n+Title\n+======="},
+             {"filename": "big.bin"}]
+    assert conflict_marker_files(diff_of_files(files)) == ("a.py",)
