@@ -103,8 +103,9 @@ def plan_json(state, run) -> dict:
         "merge_base": state.merge_base,
         "pending": len(run.pending),
         "bundle_size_cap": state.config.bundle_size_cap,
+        "chain_size_cap": state.config.chain_size_cap,
         "units": [{"id": u.id, "kind": u.kind, "reason": u.reason, "areas": list(u.areas), "size": len(u.items),
-                   "items": [item(i.sha, i.reason, i.conflicts) for i in u.items]} for u in plan.units],
+                   "depends_on": list(u.depends_on), "items": [item(i.sha, i.reason, i.conflicts) for i in u.items]} for u in plan.units],
         "no_op_candidates": [item(s, why) for s, why in no_op_candidates(plan)],
         "notes": [n for n in plan.notes if not n.startswith("NO_OP candidate ")],
         "in_flight": [{"name": b.name, "unit_id": b.unit_id, "kind": b.kind, "upstream_shas": list(b.upstream_shas)}
@@ -131,7 +132,8 @@ def cmd_plan(args) -> int:
           f"{len(noops)} NO_OP candidate(s); {len(state.in_flight)} branch(es) in flight")
     for u in plan.units:
         areas = f" [{', '.join(u.areas)}]" if u.areas else ""
-        print(f"\n{u.id}  {u.kind}, {len(u.items)} commit(s){areas}\n  {u.reason}")
+        after = f" — lands after {', '.join(u.depends_on)}" if u.depends_on else ""
+        print(f"\n{u.id}  {u.kind}, {len(u.items)} commit(s){areas}{after}\n  {u.reason}")
         for it in u.items:
             c = state.upstream.get(it.sha)
             pr = f"#{c.pr}" if c and c.pr else "-"

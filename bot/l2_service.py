@@ -99,16 +99,20 @@ async def investigate(ctx, v, full: str, tr, suites, mirror: Path, *, now: float
         rkey = f"{full}:{sk}:{bad}"
         if _rows(ctx.store, L2_REGRESSIONS.name, "key = ?", [rkey]):
             continue
-        suite = next((s for s in suites if s.platforms and platform in s.platforms), suites[0])
+        candidates = [s for s in suites if platform in s.platforms] or list(suites)
+        chosen: list = []          # the suite that produces this series, found on the first measurement
 
-        def measure(sha: str) -> list[float]:
-            res = v.local.run_sync(mirror, sha, suite, platform, tr.text)
-            for b in res.benchmarks:
-                if (b.benchmark, b.impl, b.metric, b.shape, b.dtype) == (benchmark, impl, metric, shape, dtype) and b.ok:
-                    return l2_store._repeats_in_unit(b) or [float(b.value)]     # noqa: SLF001
+        def measure(sha: str, _key=(benchmark, impl, metric, shape, dtype), _plat=platform) -> list[float]:
+            for s in (chosen or candidates):
+                res = v.local.run_sync(mirror, sha, s, _plat, tr.text)
+                for b in res.benchmarks:
+                    if (b.benchmark, b.impl, b.metric, b.shape, b.dtype) == _key and b.ok:
+                        chosen[:] = [s]
+                        return l2_store._repeats_in_unit(b) or [float(b.value)]     # noqa: SLF001
             return []
 
-        ev, status = await asyncio.to_thread(_confirm_and_bisect, mirror, sk, pts, cp, good, bad, measure, suite)
+        ev, status = await asyncio.to_thread(_confirm_and_bisect, mirror, sk, pts, cp, good, bad, measure,
+                                             lambda: (chosen or candidates)[0])
         row = {"key": rkey, "repo": full, "series": str(sk), "good": good, "bad": bad, "status": status,
                "culprit": (ev.bisect.culprit or "") if ev else "", "issue": 0, "backout_pr": 0, "time": now}
         if ev is not None:
@@ -137,7 +141,7 @@ def _git(repo: Path, *args: str, env: dict | None = None, cwd: str | None = None
     return p.stdout.strip()
 
 
-def _confirm_and_bisect(mirror: Path, sk, pts, cp, good: str, bad: str, measure, suite):
+def _confirm_and_bisect(mirror: Path, sk, pts, cp, good: str, bad: str, measure, suite_of):
     """Blocking: confirmation re-run, then bisection over the landed commits. ``(Evidence|None, status)``."""
     from bot.bisect import bisect, landed_commits, perf_test
     from bot.bisect_report import Evidence, upstream_sha_of
@@ -157,7 +161,7 @@ def _confirm_and_bisect(mirror: Path, sk, pts, cp, good: str, bad: str, measure,
         subject, up = msg.splitlines()[0] if msg else "", upstream_sha_of(msg)
     ev = Evidence(title=f"L2 regression on {sk}", key=sk, values=tuple(p.value for p in pts),
                   shas=tuple(p.sha for p in pts), change=cp, confirmation=conf, bisect=result,
-                  culprit_subject=subject, upstream_sha=up, command=suite.command)
+                  culprit_subject=subject, upstream_sha=up, command=suite_of().command)
     return ev, "bisected" if result.culprit else "suspects"
 
 

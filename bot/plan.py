@@ -7,19 +7,23 @@ git enters only through two injected callables:
   commit would cherry-pick cleanly onto the fork tip *plus the plan's earlier clean bundle picks*,
   and is told to :meth:`~PickPredictor.advance` when a clean pick joins a bundle;
 * a :data:`SymbolSource` (``bot/symbols.py``) that names the symbols a commit touches in one file,
-  asked only when two commits already share that file.
+  asked only where the answer changes the plan: files a commit shares with an open chain, and —
+  for divergent-area symbol patterns — files the fork diverges on (``fork_paths``).
 
-The walk (docs/plan.md has the full rules and their sources, issue 2 item 6):
+The walk (docs/plan.md has the full rules and their sources, issue 2 item 6): each commit's pick
+is predicted on the running tree, then
 
-1. A commit that touches the files **and** symbols of an open risky chain — a chain of this plan
-   or an open ``forksync/*`` branch — or a path/symbol of a ``divergent`` area joins that chain
-   (or starts one). Same file but disjoint symbols is *not* an overlap; unknown symbols (binary,
-   missing blob, no grammar and no hunk header) fall back to file level. If it overlaps several
-   plan chains they are merged into the one whose first commit is oldest (upstream order kept).
-2. Otherwise its pick is predicted: *clean* → the current bundle (a new one when the current holds
-   ``bundle_size_cap`` commits); *conflict* → a new chain listing the conflicted files; *empty* →
-   a NO_OP candidate (reported in ``Plan.notes``, not bundled); *unknown* (objects missing) → a
-   chain, so a person looks at it.
+1. a commit that conflicts in a file an open risky chain changes (a chain of this plan or an open
+   ``forksync/chain-*`` branch) *follows* it; one that touches the same symbols as an open chain
+   (unknown symbols: the same file), or a ``divergent`` area's path, is *strongly* linked to it.
+   A linked commit joins a chain that lands after all its links and holds fewer than
+   ``chain_size_cap`` commits — the strongly linked chain itself, else a chain whose own running
+   tree takes the pick cleanly, else the newest stacked chain — or starts a *stacked* chain whose
+   ``Unit.depends_on`` names them (bot/plan_chains.py). Chains are never merged.
+2. Otherwise: *clean* → the current bundle (a new one at ``bundle_size_cap``), unless a divergent
+   area's symbol pattern matches in a file the fork diverges on (then a chain); *conflict* → a new
+   chain listing the conflicted files; *empty* → a NO_OP candidate (``Plan.no_ops``); *unknown*
+   (objects missing) → a chain, so a person looks at it.
 
 Unit ids are ``bundle-<sha[:12]>`` / ``chain-<sha[:12]>`` of the unit's first upstream commit; a
 commit that continues an open ``forksync/chain-*`` branch lands in a unit carrying *that branch's*
@@ -27,14 +31,12 @@ id (apply then appends to the branch). The same input always gives the same plan
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Protocol, Sequence
 
 from bot.model import CommitInfo, InFlightBranch, Plan, PlanItem, Unit
-from bot.symbols import TOP_LEVEL
-
-#: ``symbols(commit, path) -> frozenset[str] | None`` (None: unknown, compare at file level).
-SymbolSource = Callable[[CommitInfo, str], "frozenset[str] | None"]
+from bot.plan_chains import (Chain, Chains, SymbolSource, commit_overlap, divergent_path_hits,  # noqa: F401
+                             divergent_symbol_hits, expand, files_text, short)
 
 NO_OP_NOTE = "NO_OP candidate"
 
@@ -65,125 +67,46 @@ def unit_id(kind: str, first_sha: str) -> str:
     return f"{kind}-{first_sha[:12]}"
 
 
-def short(sha: str) -> str:
-    return sha[:12]
-
-
-@dataclass
-class _Chain:
-    id: str
-    order: int                                     # upstream index of its first commit (in-flight: -1…)
-    items: list[PlanItem] = field(default_factory=list)
-    commits: list[CommitInfo] = field(default_factory=list)
-    by_path: dict[str, list[CommitInfo]] = field(default_factory=dict)
-    paths_only: frozenset[str] = frozenset()      # in-flight paths with no commit data (file level)
-    areas: set[str] = field(default_factory=set)
-    in_flight: InFlightBranch | None = None
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def label(self) -> str:
-        return f"forksync/{self.id} (in flight)" if self.in_flight else self.id
-
-    def add(self, commit: CommitInfo, item: PlanItem | None) -> None:
-        if item is not None:
-            self.items.append(item)
-        self.commits.append(commit)
-        for p in commit.paths:
-            self.by_path.setdefault(p, []).append(commit)
-
-
-@dataclass
-class _Overlap:
-    chain: _Chain
-    what: str          # human text: "lib/a.cpp (Foo::bar) like 1234abcd5678"
-
-
-def _commit_overlap(commit: CommitInfo, chain: _Chain, symbols: SymbolSource | None) -> str | None:
-    """Why ``commit`` overlaps ``chain`` (first reason found, deterministic) or None."""
-    for path in sorted(commit.paths):
-        if path in chain.paths_only:
-            return f"{path} (file)"
-        others = chain.by_path.get(path)
-        if not others:
-            continue
-        mine = symbols(commit, path) if symbols else None
-        if mine is not None and not mine - {TOP_LEVEL}:
-            continue            # only file-scope lines: left to the textual merge, whatever the others did
-        for other in others:
-            if mine is None:
-                return f"{path} (file) like {short(other.sha)}"
-            theirs = symbols(other, path)
-            if theirs is None:
-                return f"{path} (file) like {short(other.sha)}"
-            common = (mine & theirs) - {TOP_LEVEL}
-            if common:
-                return f"{path} ({', '.join(sorted(common)[:3])}) like {short(other.sha)}"
-    return None
-
-
-def _divergent_hits(commit: CommitInfo, areas: Sequence, symbols: SymbolSource | None,
-                    memo: dict | None = None) -> list[tuple[str, str]]:
-    """``[(area name, what)]`` for the divergent areas ``commit`` touches (by path, then symbol).
-    ``memo`` caches ``(area name, path) -> bool`` glob matches across commits."""
-    out = []
-    memo = {} if memo is None else memo
-
-    def matches(a, p):
-        k = (a.name, p)
-        if k not in memo:
-            memo[k] = a.matches_path(p)
-        return memo[k]
-
-    for a in areas:
-        if not getattr(a, "divergent", False):
-            continue
-        hit = next((p for p in sorted(commit.paths) if matches(a, p)), None)
-        if hit is not None:
-            out.append((a.name, hit))
-            continue
-        if a.symbols and symbols is not None:
-            for p in sorted(commit.paths):
-                syms = symbols(commit, p) or frozenset()
-                s = next((s for s in sorted(syms) if a.matches_symbol(s)), None)
-                if s is not None:
-                    out.append((a.name, f"{p} ({s})"))
-                    break
-    return out
-
-
 def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
                areas: Sequence = (), bundle_size_cap: int = 50,
                in_flight: Sequence[InFlightBranch] = (),
                commit_lookup: Mapping[str, CommitInfo] | None = None,
                symbols: SymbolSource | None = None,
                base: str | None = None, as_of: int | None = None,
-               progress: Callable[[int, int], None] | None = None) -> Plan:
+               progress: Callable[[int, int], None] | None = None,
+               chain_size_cap: int = 25, fork_paths: Iterable[str] | None = None) -> Plan:
     """Partition ``pending`` (PENDING upstream commits, oldest first) into bundles and chains.
 
     ``areas``: config :class:`~bot.config.Area` objects (``divergent`` ones force chains; all
     name ``Unit.areas``). ``in_flight``: open forksync branches; their commits must already be
     left out of ``pending`` (they are IN_FLIGHT), their footprint (the ``CommitInfo`` of their
     upstream shas from ``commit_lookup``, else ``InFlightBranch.paths`` at file level) makes
-    later overlapping commits risky. ``bundle_size_cap`` ≥ 1. Returns a :class:`~bot.model.Plan`
-    whose units come in upstream order of their first commit; NO_OP candidates and merges are
-    listed in ``Plan.notes`` (NO_OP lines start with :data:`NO_OP_NOTE` and carry the full sha).
-    Raises ``ValueError`` when a pending commit is also on an in-flight branch.
+    later overlapping commits risky. ``bundle_size_cap``, ``chain_size_cap`` ≥ 1 (commits per
+    unit; a full chain is continued by a *stacked* chain, ``Unit.depends_on``). ``fork_paths``:
+    the files the fork changed since the merge base — divergent-area *symbol* patterns are checked
+    only there (None: everywhere). ``predictor.predict_on(commit, tree)``, when the predictor has
+    it, predicts chain items on the chain's own running tree. Returns a :class:`~bot.model.Plan`
+    whose units come in upstream order of their first commit; NO_OP candidates are in
+    ``Plan.no_ops``. Raises ``ValueError`` when a pending commit is also on an in-flight branch.
     """
     if bundle_size_cap < 1:
         raise ValueError("bundle_size_cap must be at least 1")
+    if chain_size_cap < 1:
+        raise ValueError("chain_size_cap must be at least 1")
     lookup = dict(commit_lookup or {})
     index = {c.sha: i for i, c in enumerate(pending)}
-    chains: list[_Chain] = []
+    scope = frozenset(fork_paths) if fork_paths is not None else None
+    chains = Chains(chain_size_cap, getattr(predictor, "predict_on", None))
     notes: list[str] = []
+    no_ops: list[PlanItem] = []
 
     # open forksync branches: bundles and chains both make overlapping commits risky
     in_flight_shas: set[str] = set()
     for n, br in enumerate(sorted(in_flight, key=lambda b: b.name)):
-        ch = _Chain(id=br.unit_id, order=-len(in_flight) + n, in_flight=br)
+        ch = chains.new(br.unit_id, -len(in_flight) + n, in_flight=br)
         known = []
         for u in br.upstream_shas:
-            full = _expand(u, lookup)
+            full = expand(u, lookup)
             in_flight_shas.add(full or u)
             if full and full in lookup:
                 known.append(lookup[full])
@@ -191,7 +114,6 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
             ch.add(c, None)
         covered = set(ch.by_path)
         ch.paths_only = frozenset(p for p in br.paths if p not in covered) if not known else frozenset()
-        chains.append(ch)
     dup = [c.sha for c in pending if c.sha in in_flight_shas]
     if dup:
         raise ValueError(f"commit {dup[0]} is both PENDING and on an open forksync branch; "
@@ -205,48 +127,49 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
     for i, c in enumerate(pending):
         if progress:
             progress(i, total)
-        div = _divergent_hits(c, areas, symbols, glob_memo)
-        area_hits = [(ch, f"divergent area {area!r}: {what}") for area, what in div for ch in chains if area in ch.areas]
-        sharing = [ch for ch in chains if any(p in ch.by_path or p in ch.paths_only for p in c.paths)]
-        pred = None
-        if sharing:
-            # predict first: a conflict in a file an open chain changes settles it without symbols
-            pred = predictor.predict(c)
-            if pred.outcome == "conflict":
-                owners = [ch for ch in sharing if (ch.in_flight is None or ch.in_flight.kind == "chain")
-                          and any(p in ch.by_path or p in ch.paths_only for p in pred.conflicts)]
-                if owners:
-                    # it conflicts where an open chain changed the file: most likely it builds on
-                    # that chain (the running tree lacks it), so it follows the chain
-                    hits = [(ch, next(p for p in pred.conflicts if p in ch.by_path or p in ch.paths_only))
-                            for ch in owners]
-                    hits += [h for h in area_hits if all(h[0] is not o for o in owners)]
-                    target, _ = _join(c, hits, chains, notes, index)
-                    where = next(p for p in pred.conflicts if p in target.by_path or p in target.paths_only)
-                    target.add(c, PlanItem(c.sha, f"predicted cherry-pick conflicts in {_files(pred.conflicts)}; "
-                                                  f"follows {target.label}, which changes {where}", pred.conflicts))
-                    target.areas.update(a for a, _ in div)
+        pred = predictor.predict(c)
+        clean_tree = pred.result_tree if pred.outcome == "clean" else None
+        div = divergent_path_hits(c, areas, glob_memo)
+        sharing = chains.sharing(c)
+        links: list[tuple[Chain, str]] = []
+        strong: set[str] = set()
+        prefix, conflicts, is_strong = "", (), None
+        if pred.outcome == "conflict" and sharing:
+            # it conflicts where an open chain changed the file: it lands after that chain (the
+            # running tree lacks it); a symbol shared in the conflicted files makes the link strong
+            for ch in sorted(sharing, key=lambda ch: (ch.in_flight is None, ch.order)):
+                where = next((p for p in pred.conflicts if ch.changes(p)), None)
+                if where is None or not ch.extendable:     # an open bundle merges on its own: no follow link
                     continue
-        hits = []
-        for ch in sharing:
-            why = _commit_overlap(c, ch, symbols)
-            if why:
-                hits.append((ch, why))
-        hits += [h for h in area_hits if all(h[0] is not x[0] for x in hits)]
-        if hits:
-            target, reason = _join(c, hits, chains, notes, index)
-            target.add(c, PlanItem(c.sha, reason))
+                links.append((ch, f"follows {ch.label}, which changes {where}"))
+            if links:   # a symbol shared in the conflicted files makes a follow link strong (asked lazily)
+                is_strong = lambda ch, c=c, only=pred.conflicts: bool(commit_overlap(c, ch, symbols, only=only))  # noqa: E731
+                prefix = f"predicted cherry-pick conflicts in {files_text(pred.conflicts)}; "
+                conflicts = pred.conflicts
+        if not links:
+            for ch in sorted(sharing, key=lambda ch: (ch.in_flight is None, ch.order)):
+                why = commit_overlap(c, ch, symbols)
+                if why:
+                    links.append((ch, f"touches {why} of {ch.label}"))
+                    strong.add(ch.id)
+        links += (area_links := _area_links(chains, div, links))
+        strong |= {ch.id for ch, _ in area_links}
+        if not links and not div and pred.outcome == "clean":
+            # an otherwise bundled pick: divergent-area symbol patterns, in the files the fork diverges on
+            div = divergent_symbol_hits(c, areas, symbols, scope)
+            links = _area_links(chains, div, [])
+            strong = {ch.id for ch, _ in links}
+        if links:
+            target = chains.place(c, links, strong, prefix, conflicts, unit_id("chain", c.sha), index[c.sha],
+                                  clean_tree, is_strong)
             target.areas.update(a for a, _ in div)
             continue
         if div:
             area, what = div[0]
-            ch = _Chain(id=unit_id("chain", c.sha), order=index[c.sha])
+            ch = chains.new(unit_id("chain", c.sha), index[c.sha], tree=clean_tree)
             ch.add(c, PlanItem(c.sha, f"touches divergent area {area!r}: {what}"))
             ch.areas.update(a for a, _ in div)
-            chains.append(ch)
             continue
-        if pred is None:
-            pred = predictor.predict(c)
         if pred.outcome == "clean":
             if not bundles or len(bundles[-1]) >= bundle_size_cap:
                 bundles.append([])
@@ -258,16 +181,15 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
             predictor.advance(c, pred)
             picked_clean += 1
         elif pred.outcome == "empty":
-            notes.append(f"{NO_OP_NOTE} {c.sha}: its pick would be empty on the fork tip + {picked_clean} "
-                         f"earlier bundle picks (already satisfied); record it as NO_OP")
+            no_ops.append(PlanItem(c.sha, f"its pick would be empty on the fork tip + {picked_clean} "
+                                          f"earlier bundle picks (already satisfied); record it as NO_OP"))
         elif pred.outcome == "conflict":
-            ch = _Chain(id=unit_id("chain", c.sha), order=index[c.sha])
-            ch.add(c, PlanItem(c.sha, f"predicted cherry-pick conflicts in {_files(pred.conflicts)}", pred.conflicts))
-            chains.append(ch)
+            ch = chains.new(unit_id("chain", c.sha), index[c.sha])
+            ch.add(c, PlanItem(c.sha, f"predicted cherry-pick conflicts in {files_text(pred.conflicts)}",
+                               pred.conflicts))
         else:
-            ch = _Chain(id=unit_id("chain", c.sha), order=index[c.sha])
+            ch = chains.new(unit_id("chain", c.sha), index[c.sha])
             ch.add(c, PlanItem(c.sha, f"pick cannot be predicted ({pred.detail or 'unknown'}); a person checks it"))
-            chains.append(ch)
     if progress:
         progress(total, total)
 
@@ -279,7 +201,7 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
             areas=_areas_of(areas, paths),
             reason=f"bundle {n} of {len(bundles)}: {len(items)} commit{'s' if len(items) != 1 else ''} "
                    f"predicted to pick cleanly in order (cap {bundle_size_cap})")))
-    for ch in chains:
+    for ch in chains.all:
         if not ch.items:
             continue
         paths = sorted({p for c in ch.commits for p in c.paths})
@@ -291,51 +213,20 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
         if ch.notes:
             reason += "; " + "; ".join(ch.notes)
         units.append((index[ch.items[0].sha], Unit(id=ch.id, kind="chain", items=tuple(ch.items),
-                                                   areas=area_names, reason=reason)))
+                                                   areas=area_names, reason=reason, depends_on=ch.deps)))
     units.sort(key=lambda t: t[0])
-    return Plan(units=tuple(u for _, u in units), notes=tuple(notes), as_of=as_of, base=base)
+    return Plan(units=tuple(u for _, u in units), notes=tuple(notes), as_of=as_of, base=base,
+                no_ops=tuple(no_ops))
 
 
-def _join(c: CommitInfo, hits: list[tuple[_Chain, str]], chains: list[_Chain], notes: list[str],
-          index: Mapping[str, int]) -> tuple[_Chain, str]:
-    """Pick the chain ``c`` joins; merge other overlapped *plan* chains into it (deterministic:
-    an in-flight continuation first, then the chain whose first commit is oldest)."""
-    hits = sorted(hits, key=lambda h: (h[0].in_flight is None, h[0].order, h[0].id))
-    extendable = [h for h in hits if h[0].in_flight is None or h[0].in_flight.kind == "chain"]
-    first = None
-    if extendable:
-        target, why = extendable[0]
-        reason = f"touches {why} of {target.label}"
-    else:
-        # only open *bundles* overlapped: a bundle is not extended; start a chain that depends on it
-        first, why = hits[0]
-        target = _Chain(id=unit_id("chain", c.sha), order=index[c.sha])
-        chains.append(target)
-        reason = f"touches {why} of {first.label}"
-    for ch, _ in hits:
-        if ch is target or ch is first:
-            continue
-        if ch.in_flight is not None:
-            dep = f"depends on {ch.label}"
-            if dep not in target.notes:
-                target.notes.append(dep)
-            continue
-        # merge plan chain ch into target, keeping upstream order
-        merged = sorted(target.items + ch.items, key=lambda it: index.get(it.sha, -1))
-        target.items[:] = merged
-        for cc in ch.commits:
-            target.add(cc, None)
-        target.areas |= ch.areas
-        target.notes.extend(n for n in ch.notes if n not in target.notes)
-        chains.remove(ch)
-        msg = f"merged {ch.id} into {target.id}: {short(c.sha)} touches both"
-        target.notes.append(msg)
-        notes.append(msg)
-    return target, reason
-
-
-def _files(paths: Sequence[str]) -> str:
-    return ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+def _area_links(chains: Chains, div: list[tuple[str, str]], have: list[tuple[Chain, str]]) -> list[tuple[Chain, str]]:
+    """Links to the newest chain of each divergent area ``div`` names (not already in ``have``)."""
+    out: list[tuple[Chain, str]] = []
+    for area, what in div:
+        tail = chains.area_tail(area)
+        if tail is not None and all(tail is not ch for ch, _ in have + out):
+            out.append((tail, f"touches divergent area {area!r}: {what} of {tail.label}"))
+    return out
 
 
 def _areas_of(areas: Sequence, paths: Iterable[str]) -> tuple[str, ...]:
@@ -343,16 +234,10 @@ def _areas_of(areas: Sequence, paths: Iterable[str]) -> tuple[str, ...]:
     return tuple(a.name for a in areas if any(a.matches_path(p) for p in paths))
 
 
-def _expand(sha: str, lookup: Mapping[str, CommitInfo]) -> str | None:
-    if len(sha) == 40:
-        return sha
-    found = [s for s in lookup if s.startswith(sha)]
-    return found[0] if len(found) == 1 else None
-
-
 def no_op_candidates(plan: Plan) -> list[tuple[str, str]]:
-    """``[(sha, reason)]`` of the NO_OP candidates listed in ``plan.notes``."""
-    out = []
+    """``[(sha, reason)]`` of the plan's NO_OP candidates (``Plan.no_ops``; plans made before that
+    field listed them in ``plan.notes`` as ``NO_OP candidate <sha>: <reason>``, also read)."""
+    out = [(i.sha, i.reason) for i in plan.no_ops]
     for n in plan.notes:
         if n.startswith(NO_OP_NOTE + " "):
             sha, _, why = n[len(NO_OP_NOTE) + 1:].partition(": ")

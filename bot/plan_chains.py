@@ -172,18 +172,32 @@ class Chains:
         keep = [i for i in ids if not any(i != j and i in self.by_id[j].closure for j in ids)]
         return tuple(sorted(keep, key=lambda i: (self.by_id[i].order, i)))
 
-    def place(self, commit: CommitInfo, links: list[tuple[Chain, str]], strong: set[str], reason: str,
-              conflicts: tuple[str, ...], new_id: str, order: int, clean_tree: str | None) -> Chain:
+    def place(self, commit: CommitInfo, links: list[tuple[Chain, str]], strong: set[str], prefix: str,
+              conflicts: tuple[str, ...], new_id: str, order: int, clean_tree: str | None,
+              is_strong: Callable[[Chain], bool] | None = None) -> Chain:
         """Put ``commit`` into a chain that lands after every chain of ``links`` (see the module
-        docstring), or into a new chain ``new_id`` depending on them. ``reason`` is the item's
-        reason; ``conflicts`` its predicted conflicts on the plan's running tree; ``clean_tree`` the
-        tree of a clean pick there (a new chain's running tree). Returns the chain."""
+        docstring), or into a new chain ``new_id`` depending on them. ``links``: ``(chain, phrase)``,
+        the phrase saying why (``follows chain-…, which changes F``); the item's reason is
+        ``prefix`` + the phrase of the chain it joins (else of its first link). ``conflicts``: its
+        predicted conflicts on the plan's running tree; ``clean_tree``: the tree of a clean pick
+        there (a new chain's running tree). ``is_strong(chain)``: asked, only where the answer
+        changes the placement, whether a link not in ``strong`` is strong (symbols are costly).
+        Returns the chain."""
         need = {ch.id for ch, _ in links}
+        phrase = {}
+        for ch, text in links:
+            phrase.setdefault(ch.id, text)
         ordered = sorted({id(ch): ch for ch, _ in links}.values(), key=lambda ch: (ch.in_flight is None, ch.order))
-        full = [ch for ch in ordered if ch.id in strong and ch.extendable and ch.size() >= self.cap]
+        reason = prefix + phrase[ordered[0].id]
+        full = [ch for ch in ordered if (ch.id in strong or ch.deps) and ch.extendable and ch.size() >= self.cap]
         target, pre = None, None
-        for ch in ordered:                                   # 1. the strongly linked chain itself
-            if ch.id in strong and ch.extendable and ch.size() < self.cap and need <= ch.closure:
+        stacked = [ch for ch in self.all if ch.deps and ch.size() < self.cap and need <= ch.closure]
+        newest = max(stacked, key=lambda ch: ch.created) if stacked else None
+        eligible = [ch for ch in ordered if ch.extendable and ch.size() < self.cap and need <= ch.closure]
+        if eligible == [newest]:
+            is_strong = None          # step 3 picks the same chain: no need to ask for symbols
+        for ch in eligible:                                  # 1. the strongly linked chain itself
+            if ch.id in strong or (is_strong is not None and is_strong(ch)):
                 target = ch
                 break
         if target is None and self.predict_on:                # 2. a chain whose running tree takes it cleanly
@@ -194,8 +208,7 @@ class Chains:
                         target, pre = ch, p
                         break
         if target is None:                                    # 3. the newest stacked chain covering them
-            stacked = [ch for ch in self.all if ch.deps and ch.size() < self.cap and need <= ch.closure]
-            target = max(stacked, key=lambda ch: ch.created) if stacked else None
+            target = newest
         if full and target is not None and target.id in need:
             full = []
         suffix = "".join(f"; {ch.label} is full (cap {self.cap})" for ch in full)
@@ -205,7 +218,9 @@ class Chains:
             ch.add(commit, PlanItem(commit.sha, reason + suffix + f"; stacked on {', '.join(deps)}",
                                     conflicts))
             return ch
-        if target.id not in need:
+        if target.id in need:
+            reason = prefix + phrase[target.id]
+        else:
             suffix += f"; in {target.id}, stacked on {', '.join(target.deps)}"
         if target.tree and self.predict_on:
             p = pre or self.predict_on(commit, target.tree)

@@ -11,6 +11,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+import pygit2
+
 from bot.model import CommitInfo, Disposition, Plan
 from bot.plan import build_plan
 from bot.predict import MergePredictor, scratch_repo
@@ -38,13 +40,28 @@ def pending_commits(state) -> list[CommitInfo]:
     return [state.upstream[e.sha] for e in state.ledger.entries if e.disposition is Disposition.PENDING]
 
 
+def fork_paths(repo: pygit2.Repository, merge_base: str | None, fork_tip: str) -> frozenset[str] | None:
+    """The files the fork changed since the merge base (one tree diff, no blob reads; old and new
+    paths of renames): where the fork's own code can differ from upstream's. None when there is
+    no merge base (then every file counts)."""
+    if not merge_base:
+        return None
+    old = repo[merge_base].peel(pygit2.Commit).tree
+    new = repo[fork_tip].peel(pygit2.Commit).tree
+    out: set[str] = set()
+    for d in old.diff_to_tree(new).deltas:
+        out.add(d.old_file.path)
+        out.add(d.new_file.path)
+    return frozenset(out)
+
+
 def plan_state(state, *, store: Store | None = None, progress: Callable[[int, int], None] | None = None,
                predictor: MergePredictor | None = None, workers: int = 2) -> PlanRun:
     """Plan the PENDING commits of ``state`` against its fork tip.
 
     ``store``: persists predictions (a warm re-plan is lookups only); None keeps them in memory.
     ``predictor``: to reuse one (benchmarks); by default a new one on ``cache_dir``'s scratch repo.
-    ``workers``: processes for the symbol prefetch (only when divergent areas have symbol patterns).
+    ``workers``: unused (kept for callers; symbols are now computed lazily, docs/plan.md "Symbol scope").
     """
     cfg = state.config
     t0 = time.perf_counter()
@@ -55,10 +72,8 @@ def plan_state(state, *, store: Store | None = None, progress: Callable[[int, in
     repo = scratch_repo(state.git_dir, cfg.cache_dir)
     pred = predictor or MergePredictor(repo, state.fork_tip, rename_detection=cfg.rename_detection, store=store)
     symbols = SymbolIndex(repo, store=store)
-    if any(a.divergent and a.symbols for a in cfg.areas):
-        # area symbol patterns need every supported file's symbols: compute them up front, in parallel
-        symbols.prefetch([(c, fc) for c in pending for fc in c.files], workers=workers)
     plan = build_plan(pending, predictor=pred, areas=cfg.areas, bundle_size_cap=cfg.bundle_size_cap,
+                      chain_size_cap=cfg.chain_size_cap, fork_paths=fork_paths(repo, state.merge_base, state.fork_tip),
                       in_flight=state.in_flight, commit_lookup=state.upstream, symbols=symbols,
                       base=state.fork_tip, as_of=state.as_of, progress=progress)
     pred.flush()

@@ -113,8 +113,8 @@ class MergePredictor:
         self.renames_off: str | None = None   # why rename detection was dropped (missing blobs)
         self.cache_hits = 0
 
-    def _key(self, commit: CommitInfo) -> str:
-        return f"{self.running_tree}:{commit.sha}:{self.flags}"
+    def _key(self, commit: CommitInfo, ours: str) -> str:
+        return f"{ours}:{commit.sha}:{self.flags}"
 
     def _cached(self, key: str) -> Prediction | None:
         p = self._memo.get(key)
@@ -131,26 +131,32 @@ class MergePredictor:
     def predict(self, commit: CommitInfo) -> Prediction:
         """The outcome of picking ``commit`` onto the running tree (never raises for git data
         problems: missing objects give ``outcome="unknown"`` with the reason)."""
-        key = self._key(commit)
+        return self.predict_on(commit, self.running_tree)
+
+    def predict_on(self, commit: CommitInfo, tree: str) -> Prediction:
+        """The outcome of picking ``commit`` onto ``tree`` (a tree id, e.g. a chain's running tree:
+        a clean prediction's ``result_tree``); cached like :meth:`predict`."""
+        ours = tree
+        key = self._key(commit, ours)
         hit = self._cached(key)
         if hit is not None:
             self.cache_hits += 1
             self._memo[key] = hit
             return hit
-        pred = self._merge(commit)
+        pred = self._merge(commit, ours)
         self.merges += 1
         self._memo[key] = pred
         if self.store is not None:
             self._pending.append({
-                "key": key, "ours_tree": self.running_tree, "commit": commit.sha, "flags": self.flags,
+                "key": key, "ours_tree": ours, "commit": commit.sha, "flags": self.flags,
                 "outcome": pred.outcome, "conflicts": json.dumps(list(pred.conflicts)),
                 "result_tree": pred.result_tree or "", "detail": pred.detail})
         return pred
 
-    def _merge(self, commit: CommitInfo) -> Prediction:
+    def _merge(self, commit: CommitInfo, ours: str) -> Prediction:
         if self.renames_off is None:
             try:
-                return self._merge_flags(commit, self.flags, "")
+                return self._merge_flags(commit, ours, self.flags, "")
             except (KeyError, pygit2.GitError, ValueError) as e:
                 first = e
         else:
@@ -160,7 +166,7 @@ class MergePredictor:
             # one (e.g. a large fork-only PDF) fails here although the pick never touches it
             # (it stays off for this predictor: the blob stays missing from the running tree)
             try:
-                pred = self._merge_flags(commit, self.flags & ~int(MergeFlag.FIND_RENAMES),
+                pred = self._merge_flags(commit, ours, self.flags & ~int(MergeFlag.FIND_RENAMES),
                                          f"renames not detected: {self.renames_off or _short_error(first)}")
                 if self.renames_off is None:
                     self.renames_off = _short_error(first)
@@ -170,18 +176,18 @@ class MergePredictor:
         what = "; ".join(commit.missing) if commit.missing else _short_error(first)
         return Prediction("unknown", detail=f"missing objects: {what}"[:300])
 
-    def _merge_flags(self, commit: CommitInfo, flags: int, detail: str) -> Prediction:
+    def _merge_flags(self, commit: CommitInfo, ours: str, flags: int, detail: str) -> Prediction:
         repo = self.repo
         c = repo[commit.sha].peel(pygit2.Commit)
         if c.parent_ids:
             ancestor = repo[c.parent_ids[0]].peel(pygit2.Commit).tree
         else:                                   # a root commit: its base is the empty tree
             ancestor = repo[repo.TreeBuilder().write()]
-        idx = repo.merge_trees(ancestor, repo[self.running_tree], c.tree, flags=flags)
+        idx = repo.merge_trees(ancestor, repo[ours], c.tree, flags=flags)
         if idx.conflicts is not None:
             return Prediction("conflict", conflicted_paths(idx), detail=detail)
         tree = _write_tree(idx, repo)
-        if tree == self.running_tree:
+        if tree == ours:
             return Prediction("empty", result_tree=tree, detail=detail)
         return Prediction("clean", result_tree=tree, detail=detail)
 

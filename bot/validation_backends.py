@@ -38,6 +38,18 @@ def backend_name(settings=None) -> str:
     return name
 
 
+def runner_env(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment handed to ``gpu_runner`` (and so to the PR's code): the bot's own, minus
+    anything secret-looking (names with TOKEN, SECRET, PASSWORD, CREDENTIAL, PRIVATE, API_KEY, or
+    ending in _KEY) and every ``FORKSYNC_*``/``GITHUB_*``/``GH_*`` variable — code under test
+    must never see the App's key, tokens or the webhook secret."""
+    from gpu_runner.runner import _SECRET_NAME
+
+    src = os.environ if environ is None else environ
+    return {k: v for k, v in src.items()
+            if not _SECRET_NAME.search(k) and not k.startswith(("FORKSYNC_", "GITHUB_", "GH_"))}
+
+
 def crashed_result(suite, sha: str, platform: str, detail: str, backend: str = "local") -> RunResult:
     """A red result standing in for a run that produced none."""
     now = int(time.time())
@@ -114,7 +126,7 @@ class LocalBackend:
                     "--repo", str(mirror), "--config", str(cfg), "--out", str(out), "--platform", platform,
                     "--runner-id", self.runner_id, "--logs", str(Path(tmp) / "logs")]
             try:
-                p = subprocess.run(argv, cwd=str(ROOT), capture_output=True, text=True,
+                p = subprocess.run(argv, cwd=str(ROOT), capture_output=True, text=True, env=runner_env(),
                                    timeout=suite.timeout_s * (suite.infra_retries + 1) + 120)
             except subprocess.TimeoutExpired:
                 return crashed_result(suite, sha, platform, "the runner process did not finish in time")

@@ -136,8 +136,10 @@ async def finish_suite_run(gh, full: str, run_id: int, result, suite=None, *, no
     return len(notes)
 
 
-#: Findings that mean "still working on it" (the gate check stays in progress, not red).
-WAITING_CODES = frozenset({"pending-result", "missing-result", "stale-result", "stale-base"})
+#: Findings that mean "still working on it" (the gate check stays in progress, not red): results
+#: on their way, the bot's base update, or a hold (the reconcile tick re-checks in-progress gates,
+#: so lifting the hold lets the PR merge without another event).
+WAITING_CODES = frozenset({"pending-result", "missing-result", "stale-result", "stale-base", "hold"})
 
 
 def gate_conclusion(decision: GateDecision) -> str | None:

@@ -314,6 +314,37 @@ class ValidationService:
                               poll_s=self.merge_poll_s)
 
 
+# ---------------------------------------------------------------------- commands (D2's run_command calls these)
+async def command_retest(ctx, full: str, number: int, suite: str | None, user: str) -> str:
+    """``/forksync retest [suite]`` by a writer (permission checked by the command handler): the
+    suites run again on the PR head — also when the author is not a collaborator (the writer's
+    retest authorises this head) — and the gate is evaluated. Returns the reply's result text."""
+    notes = await validation_of(ctx).validate_pr(ctx, full, number, only=suite, force=True, granted_by=user)
+    return "retest " + (f"of suite `{suite}`" if suite else "of all required suites") + ": " + "; ".join(notes)
+
+
+async def command_merge(ctx, full: str, number: int, cfg, fallback) -> str:
+    """``/forksync merge``: ask the gate to check now and merge when it allows (any PR, not only
+    sync PRs). Without trusted suites the command keeps ``fallback`` (D2's "≥ 1 required check,
+    all green, never with none")."""
+    if ctx.services is None:
+        return await fallback(ctx, full, number, cfg)
+    v = validation_of(ctx)
+    tr = await v.trusted(ctx, full)
+    if not tr.suites:
+        return await fallback(ctx, full, number, cfg)
+    notes = await v.evaluate(ctx, full, number, tr=tr, explicit=True)
+    return "; ".join(notes)
+
+
+async def after_signoff(ctx, full: str, number: int) -> str:
+    """Re-evaluate the gate after a recorded sign-off; returns a short note for the reply."""
+    if ctx.services is None:
+        return ""
+    notes = await validation_of(ctx).evaluate(ctx, full, number)
+    return "; ".join(notes)
+
+
 def vstore_ensure(store) -> None:
     """Create the validation tables (results, retest grants, sign-offs, L3 runs) when the store
     was opened before they were declared."""
@@ -352,4 +383,5 @@ def validation_of(ctx) -> ValidationService:
     return v
 
 
-__all__ = ["ValidationService", "Trusted", "validation_of"]
+__all__ = ["ValidationService", "Trusted", "validation_of", "command_retest", "command_merge", "after_signoff",
+           "downloader_for"]

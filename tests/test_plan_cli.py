@@ -24,6 +24,7 @@ def test_plan_json_and_apply(tmp_path, monkeypatch, capsys):
                                            "reason": "predicted cherry-pick conflicts in lib/Dialect/Ops.cpp",
                                            "conflicts": ["lib/Dialect/Ops.cpp"]}
     assert [x["sha"] for x in out["no_op_candidates"]] == [u["u8"]]
+    assert out["chain_size_cap"] == 25 and [x["depends_on"] for x in out["units"]] == [[], [], []]
 
     assert main(["apply", f"bundle-{u['u1'][:8]}", *g]) == 0
     text = capsys.readouterr().out

@@ -57,14 +57,17 @@ def test_same_function_chains_other_function_bundles():
     assert ids(build_plan(commits, predictor=TablePredictor({1: CONFLICT}))) == [(f"chain-{sha(1)[:12]}", [1, 2, 3, 4])]
 
 
-def test_a_commit_touching_two_chains_merges_them_oldest_first():
+def test_a_commit_touching_two_chains_starts_a_chain_stacked_on_both():
     commits = [commit(1, "a.cpp"), commit(2, "b.cpp"), commit(3, "c.py"), commit(4, "b.cpp", "a.cpp"), commit(5, "b.cpp")]
     plan = build_plan(commits, predictor=TablePredictor({1: CONFLICT, 2: Prediction("conflict", ("b.cpp",))}))
-    c1, c2 = f"chain-{sha(1)[:12]}", f"chain-{sha(2)[:12]}"
-    assert ids(plan) == [(c1, [1, 2, 4, 5]), (f"bundle-{sha(3)[:12]}", [3])]
-    assert plan.notes == (f"merged {c2} into {c1}: {sha(4)[:12]} touches both",)
-    assert plan.units[0].reason == f"predicted cherry-pick conflicts in a.cpp; merged {c2} into {c1}: {sha(4)[:12]} touches both"
-    assert plan.units[0].items[2].reason == f"touches a.cpp (file) like {sha(1)[:12]} of {c1}"
+    c1, c2, c4 = (f"chain-{sha(n)[:12]}" for n in (1, 2, 4))
+    # chains are never merged: 4 must land after both, so it starts a chain depending on both;
+    # 5 touches b.cpp like chain 2 and chain 4, and chain 4 already lands after chain 2: it joins 4
+    assert ids(plan) == [(c1, [1]), (c2, [2]), (f"bundle-{sha(3)[:12]}", [3]), (c4, [4, 5])]
+    assert [u.depends_on for u in plan.units] == [(), (), (), (c1, c2)]
+    assert plan.notes == ()
+    assert plan.units[3].items[0].reason == f"touches a.cpp (file) like {sha(1)[:12]} of {c1}; stacked on {c1}, {c2}"
+    assert plan.units[3].items[1].reason == f"touches b.cpp (file) like {sha(4)[:12]} of {c4}"
 
 
 def test_divergent_area_by_path_and_by_symbol():
@@ -96,14 +99,18 @@ def test_open_chain_branch_is_continued_open_bundle_makes_a_dependent_chain():
                          (f"bundle-{sha(3)[:12]}", [3])]
     cont, dep, _ = plan.units
     assert cont.reason == "continues forksync/chain-aaaaaaaaaaaa (in flight, 1 commits on it)"
-    assert dep.reason == f"touches b.cpp (file) like {sha(91)[:12]} of forksync/bundle-bbbbbbbbbbbb (in flight)"
+    dep_reason = (f"touches b.cpp (file) like {sha(91)[:12]} of forksync/bundle-bbbbbbbbbbbb (in flight); "
+                  f"stacked on bundle-bbbbbbbbbbbb")
+    assert dep.reason == dep_reason and dep.items[0].reason == dep_reason
+    assert dep.depends_on == ("bundle-bbbbbbbbbbbb",) and cont.depends_on == ()
     assert cont.items[0].reason == f"touches a.cpp (file) like {sha(90)[:12]} of forksync/chain-aaaaaaaaaaaa (in flight)"
-    assert dep.items[0].reason == f"touches b.cpp (file) like {sha(91)[:12]} of forksync/bundle-bbbbbbbbbbbb (in flight)"
-    # a commit touching both: the plan chain merges into the in-flight continuation
-    merged = build_plan(commits + [commit(5, "b.cpp", "a.cpp")], predictor=TablePredictor(), in_flight=flights,
-                        commit_lookup=lookup)
-    assert ids(merged) == [("chain-aaaaaaaaaaaa", [1, 2, 4, 5]), (f"bundle-{sha(3)[:12]}", [3])]
-    assert merged.notes == (f"merged chain-{sha(2)[:12]} into chain-aaaaaaaaaaaa: {sha(5)[:12]} touches both",)
+    # a commit touching both: a new chain stacked on the in-flight continuation and on chain 2
+    # (which already lands after the open bundle)
+    both = build_plan(commits + [commit(5, "b.cpp", "a.cpp")], predictor=TablePredictor(), in_flight=flights,
+                      commit_lookup=lookup)
+    c2, c5 = f"chain-{sha(2)[:12]}", f"chain-{sha(5)[:12]}"
+    assert ids(both) == [("chain-aaaaaaaaaaaa", [1, 4]), (c2, [2]), (f"bundle-{sha(3)[:12]}", [3]), (c5, [5])]
+    assert both.units[3].depends_on == ("chain-aaaaaaaaaaaa", c2)
     # an in-flight branch without commit data is matched by its paths
     bare = [InFlightBranch(name="forksync/chain-cccccccccccc", unit_id="chain-cccccccccccc", kind="chain",
                            upstream_shas=("deadbeef",), paths=frozenset({"c.cpp"}))]
@@ -132,14 +139,27 @@ def test_cap_and_lookup_helpers():
         build_plan(commits, predictor=TablePredictor(), bundle_size_cap=0)
 
 
-def test_file_scope_lines_are_left_to_the_merge_and_conflicts_follow_their_chain():
-    commits = [commit(1, "a.cpp"), commit(2, "a.cpp"), commit(3, "a.cpp")]
+def test_file_scope_lines_are_left_to_the_merge_and_a_file_only_follower_is_stacked():
+    commits = [commit(1, "a.cpp"), commit(2, "a.cpp"), commit(3, "a.cpp"), commit(4, "a.cpp")]
     syms = table_symbols({(1, "a.cpp"): {"<top-level>", "f"}, (2, "a.cpp"): {"<top-level>"},
-                          (3, "a.cpp"): {"<top-level>", "g"}})
+                          (3, "a.cpp"): {"<top-level>", "g"}, (4, "a.cpp"): {"f"}})
     # 2 shares only file-scope lines (includes) with chain 1: predicted, clean → bundle;
-    # 3 conflicts in a.cpp, which chain 1 changes: it follows chain 1 instead of starting a chain
-    plan = build_plan(commits, predictor=TablePredictor({1: CONFLICT, 3: CONFLICT}), symbols=syms)
-    c1 = f"chain-{sha(1)[:12]}"
-    assert ids(plan) == [(c1, [1, 3]), (f"bundle-{sha(2)[:12]}", [2])]
-    assert plan.units[0].items[1].reason == f"predicted cherry-pick conflicts in a.cpp; follows {c1}, which changes a.cpp"
-    assert plan.units[0].items[1].conflicts == ("a.cpp",)
+    # 3 conflicts in a.cpp, which chain 1 changes, but shares no symbol with it: a new chain
+    # stacked on chain 1
+    plan = build_plan(commits[:3], predictor=TablePredictor({1: CONFLICT, 3: CONFLICT}), symbols=syms)
+    c1, c3 = f"chain-{sha(1)[:12]}", f"chain-{sha(3)[:12]}"
+    assert ids(plan) == [(c1, [1]), (f"bundle-{sha(2)[:12]}", [2]), (c3, [3])]
+    assert [u.depends_on for u in plan.units] == [(), (), (c1,)]
+    assert plan.units[2].items[0].reason == (f"predicted cherry-pick conflicts in a.cpp; follows {c1}, which changes "
+                                             f"a.cpp; stacked on {c1}")
+    assert plan.units[2].items[0].conflicts == ("a.cpp",)
+    # 4 conflicts in a.cpp too and shares f with chain 1 (a strong link), but it must also land
+    # after chain 3, which changes a.cpp: chain 1 does not land after chain 3, chain 3 lands after
+    # chain 1 — so 4 joins chain 3
+    plan = build_plan(commits, predictor=TablePredictor({1: CONFLICT, 3: CONFLICT, 4: CONFLICT}), symbols=syms)
+    assert ids(plan) == [(c1, [1]), (f"bundle-{sha(2)[:12]}", [2]), (c3, [3, 4])]
+    assert plan.units[2].items[1].reason == f"predicted cherry-pick conflicts in a.cpp; follows {c3}, which changes a.cpp"
+    # without 3, 4 joins chain 1 itself (same symbol)
+    plan = build_plan([commits[0], commits[1], commits[3]], predictor=TablePredictor({1: CONFLICT, 4: CONFLICT}),
+                      symbols=syms)
+    assert ids(plan) == [(c1, [1, 4]), (f"bundle-{sha(2)[:12]}", [2])]

@@ -78,14 +78,19 @@ def test_bad_suites_name_the_field(snippet, problem):
 
 
 def test_whole_config_problems():
-    cfg = parse_config_text("""
+    from bot.config import ConfigError
+    text = """
 suites:
   - {name: a, command: x, report: {format: junit, path: r}, min_tests: 1, areas: [nope]}
   - {name: a, command: y, report: {format: junit, path: r}, min_tests: 1}
-""")
-    assert suite_problems(cfg.suites, ["llvm-pin"]) == [
-        ("suites.0.areas", "unknown area 'nope'; configured areas: ['llvm-pin']"),
+"""
+    with pytest.raises(ConfigError) as e:       # load_config/parse_config run the cross-section checks
+        parse_config_text(text)
+    assert e.value.problems == [
+        ("suites.0.areas", "unknown area 'nope'; configured areas: []"),
         ("suites.1.name", "suite name 'a' is used twice")]
+    cfg = parse_config_text("suites:\n  - {name: a, command: x, report: {format: junit, path: r}, min_tests: 1}\n")
+    assert suite_problems(list(cfg.suites) * 2, ["llvm-pin"]) == [("suites.1.name", "suite name 'a' is used twice")]
 
 
 def test_trusted_copy_comes_from_default_branch_only():

@@ -191,3 +191,23 @@ async def test_rerun_of_a_suite_check_runs_it_again(world):
     await w.bot.settle()
     runs = [r for r in repo.check_runs.values() if r.head_sha == head and r.name == "forksync/L1/unit"]
     assert [(r.status, r.conclusion) for r in runs] == [("completed", "failure"), ("completed", "failure")]
+
+
+async def test_a_hold_keeps_the_gate_waiting_and_lifting_it_lets_the_tick_merge(world):
+    from bot import schedules
+    from validation_world import tick_ctx
+
+    w = world
+    issue = await w.alice.post("/repos/meta/triton/issues", data={"title": "ops", "body": "x"})
+    await w.alice.post(f"/repos/meta/triton/issues/{issue['number']}/comments", data={"body": "/forksync hold"})
+    await w.bot.settle()
+    head = w.push_branch("forksync/bundle-held", {"NOTES.md": "h\n"}, "Note")
+    pr = await w.open_pr("forksync/bundle-held")
+    await w.bot.settle()
+    gate = w.run_of(head, "forksync/gate")
+    assert (gate.status, gate.output["title"]) == ("in_progress", "Blocked: 1 condition not met")
+    assert "| ❌ | `hold` |" in gate.output["summary"]
+    await w.alice.post(f"/repos/meta/triton/issues/{issue['number']}/comments", data={"body": "/forksync unhold"})
+    await w.bot.settle()
+    await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    assert (await w.pr(pr["number"]))["merged"] is True

@@ -75,3 +75,12 @@ def test_diff_of_files_feeds_the_conflict_marker_scan():
              {"filename": "doc.rst", "patch": "@@ -1 +1,2 @@\n+Title\n+======="},
              {"filename": "big.bin"}]
     assert conflict_marker_files(diff_of_files(files)) == ("a.py",)
+
+
+def test_the_runner_never_sees_the_bots_secrets():
+    from bot.validation_backends import runner_env
+    env = runner_env({"PATH": "/usr/bin", "HOME": "/h", "FORKSYNC_TOKEN": "t0k", "FORKSYNC_WEBHOOK_SECRET": "s",
+                      "FORKSYNC_PRIVATE_KEY_FILE": "/k.pem", "GITHUB_TOKEN": "g", "GH_TOKEN": "g2",
+                      "AWS_SECRET_ACCESS_KEY": "a", "ANTHROPIC_API_KEY": "k", "CUDA_VISIBLE_DEVICES": "0",
+                      "TRITON_INTERPRET": "1"})
+    assert env == {"PATH": "/usr/bin", "HOME": "/h", "CUDA_VISIBLE_DEVICES": "0", "TRITON_INTERPRET": "1"}

@@ -2,7 +2,8 @@
 
 * ``pull_request`` opened / reopened / synchronize → run the head's required L1 suites, then
   the gate (:meth:`bot.validation_service.ValidationService.validate_pr`);
-* ``pull_request_review.submitted`` → re-evaluate (an owner's approval may be what was missing);
+* ``pull_request_review.submitted`` / ``dismissed`` and ``pull_request.labeled`` / ``unlabeled``
+  (the hold label, area labels) → re-evaluate (an owner's approval may be what was missing);
 * ``check_run.completed`` of another app's check on a PR head → re-evaluate (the no-suites
   fallback reads those checks). forksync's own check runs are dropped by the loop guard.
 
@@ -39,6 +40,9 @@ async def on_pull_request(event, ctx) -> None:
 
 
 @router.register("pull_request_review", action="submitted")
+@router.register("pull_request_review", action="dismissed")
+@router.register("pull_request", action="labeled")
+@router.register("pull_request", action="unlabeled")
 async def on_review(event, ctx) -> None:
     from bot.validation_service import validation_of
 
