@@ -227,6 +227,7 @@ class Chains:
             if p.outcome == "clean":
                 target.tree = p.result_tree
                 suffix, conflicts = suffix + "; picks cleanly after the chain's earlier picks", ()
+                reason = reason.replace("predicted cherry-pick conflicts in ", "predicted conflicts without the chain in ", 1)
             elif p.outcome == "empty":
                 suffix, conflicts = suffix + "; its pick would be empty after the chain's earlier picks", ()
             elif p.outcome == "conflict":

@@ -61,7 +61,7 @@ def plan_state(state, *, store: Store | None = None, progress: Callable[[int, in
 
     ``store``: persists predictions (a warm re-plan is lookups only); None keeps them in memory.
     ``predictor``: to reuse one (benchmarks); by default a new one on ``cache_dir``'s scratch repo.
-    ``workers``: unused (kept for callers; symbols are now computed lazily, docs/plan.md "Symbol scope").
+    ``workers``: unused since symbols are computed lazily (docs/plan.md "Symbol scope"); kept for callers.
     """
     cfg = state.config
     t0 = time.perf_counter()

@@ -204,3 +204,4 @@ class MergePredictor:
         if prediction.outcome != "clean" or not prediction.result_tree:
             raise ValueError(f"only a clean prediction advances the running tree (got {prediction.outcome})")
         self.running_tree = prediction.result_tree
+

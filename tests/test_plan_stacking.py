@@ -81,7 +81,9 @@ def test_chain_items_are_predicted_on_the_chains_running_tree():
     items = plan.units[0].items
     follows = f"predicted cherry-pick conflicts in lib/WS/x.cpp; follows {cid(1)}, which changes lib/WS/x.cpp"
     # 2 conflicts on the fork tip but picks cleanly after 1: no conflict in the chain's order
-    assert (items[1].reason, items[1].conflicts) == (f"{follows}; picks cleanly after the chain's earlier picks", ())
+    assert (items[1].reason, items[1].conflicts) == (
+        f"predicted conflicts without the chain in lib/WS/x.cpp; follows {cid(1)}, which changes lib/WS/x.cpp; "
+        "picks cleanly after the chain's earlier picks", ())
     # 3 conflicts after 1 and 2: a real conflict in the chain's order, and the tree stops there
     assert (items[2].reason, items[2].conflicts) == (
         f"{follows}; predicted cherry-pick conflicts in lib/WS/x.cpp after the chain's earlier picks", ("lib/WS/x.cpp",))
