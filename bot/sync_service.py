@@ -156,8 +156,8 @@ class SyncService:
 
         The core reads everything from the one working repository: the fork's branches and notes
         as fetched, upstream as ``refs/remotes/upstream/<ref>``."""
-        from bot import plan as plan_mod, predict
         from bot.ingest import load_state
+        from bot.planner import plan_state
 
         local = cfg.model_copy(update={
             "upstream": cfg.upstream.model_copy(update={"url": "", "ref": f"refs/remotes/upstream/{upstream_ref}"}),
@@ -165,11 +165,8 @@ class SyncService:
             "cache_dir": str(self.workdir / "cache"),
         })
         state = load_state(local, fetch=False)
-        pending = [state.upstream[e.sha] for e in state.ledger.entries if e.disposition == Disposition.PENDING]
-        predictor = predict.MergePredictor(state.repo, state.fork_tip, rename_detection=cfg.rename_detection)
-        plan = plan_mod.build_plan(pending, predictor=predictor, areas=cfg.areas, bundle_size_cap=cfg.bundle_size_cap,
-                                   in_flight=state.in_flight, commit_lookup=state.upstream, base=state.fork_tip,
-                                   as_of=int(self.now()))
+        # the same planning path as `forksync plan` (caps, symbol scope, stacked chains)
+        plan = plan_state(state).plan
 
         def listed(d: Disposition) -> list[dict]:
             return [{"sha": e.sha, "subject": e.subject, "reason": e.reason} for e in state.ledger.entries
@@ -323,7 +320,7 @@ class SyncService:
             git_dir = await self.fetch(full_name, ctx.installation_id, upstream, up_ref)
             core = await asyncio.to_thread(self.compute, git_dir, cfg, up_ref, cfg.fork.ref)
         return render("plan_preview.md.j2", user=user, base=core.fork_head, upstream_head=core.upstream_head,
-                      units=list(core.plan.units), notes=list(core.plan.notes))
+                      units=list(core.plan.units), notes=list(core.plan.notes), no_ops=list(core.plan.no_ops))
 
     async def resolve_target(self, ctx, full_name: str, target: cm.Target, cfg: ForksyncConfig) -> list[str]:
         """Upstream shas a command target names: a sha prefix, or the commits of upstream PR #N
