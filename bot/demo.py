@@ -79,7 +79,7 @@ def run_demo(workdir: str | None = None, console: Console | None = None, *, loca
             run_nightly_demo = None
         if run_nightly_demo is not None:
             rc = run_nightly_demo(console, root / "nightly") or rc
-    console.print(Rule("done" if rc == 0 else "done, with problems (see above)"))
+    console.print(Rule("forksync demo finished" if rc == 0 else "forksync demo finished, with problems (see above)"))
     console.print(f"The repositories stay in {root} — try: forksync --config {cfg} ledger export --json")
     return rc
 

@@ -198,14 +198,14 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
         paths = sorted({p for c in commits for p in c.paths})
         units.append((index[items[0].sha], Unit(
             id=unit_id("bundle", items[0].sha), kind="bundle", items=tuple(items),
-            areas=_areas_of(areas, paths),
+            areas=_areas_of(areas, paths, glob_memo),
             reason=f"bundle {n} of {len(bundles)}: {len(items)} commit{'s' if len(items) != 1 else ''} "
                    f"predicted to pick cleanly in order (cap {bundle_size_cap})")))
     for ch in chains.all:
         if not ch.items:
             continue
         paths = sorted({p for c in ch.commits for p in c.paths})
-        area_names = tuple(sorted(set(_areas_of(areas, paths)) | ch.areas))
+        area_names = tuple(sorted(set(_areas_of(areas, paths, glob_memo)) | ch.areas))
         if ch.in_flight:
             reason = f"continues forksync/{ch.id} (in flight, {len(ch.in_flight.upstream_shas)} commits on it)"
         else:
@@ -229,9 +229,22 @@ def _area_links(chains: Chains, div: list[tuple[str, str]], have: list[tuple[Cha
     return out
 
 
-def _areas_of(areas: Sequence, paths: Iterable[str]) -> tuple[str, ...]:
+def _areas_of(areas: Sequence, paths: Iterable[str], memo: dict | None = None) -> tuple[str, ...]:
+    """The names of ``areas`` whose globs match one of ``paths``; ``memo`` caches
+    ``(area name, path) -> bool`` (shared with :func:`divergent_path_hits`)."""
     paths = list(paths)
-    return tuple(a.name for a in areas if any(a.matches_path(p) for p in paths))
+    if memo is None:
+        return tuple(a.name for a in areas if any(a.matches_path(p) for p in paths))
+    out = []
+    for a in areas:
+        for p in paths:
+            k = (a.name, p)
+            if k not in memo:
+                memo[k] = a.matches_path(p)
+            if memo[k]:
+                out.append(a.name)
+                break
+    return tuple(out)
 
 
 def no_op_candidates(plan: Plan) -> list[tuple[str, str]]:

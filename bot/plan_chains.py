@@ -125,11 +125,14 @@ def divergent_symbol_hits(commit: CommitInfo, areas: Sequence, symbols: SymbolSo
         return []
     paths = sorted(p for p in commit.paths if scope is None or p in scope)
     out = []
+    patterns = [s for a in areas if getattr(a, "divergent", False) for s in a.symbols]
+    may_match = getattr(symbols, "may_match", None)   # a textual pre-check that never says no wrongly
+    hopeless = {p for p in paths if may_match is not None and not may_match(commit, p, patterns)}
     for a in areas:
         if not getattr(a, "divergent", False) or not a.symbols:
             continue
         for p in paths:
-            syms = symbols(commit, p) or frozenset()
+            syms = frozenset() if p in hopeless else (symbols(commit, p) or frozenset())
             s = next((s for s in sorted(syms) if a.matches_symbol(s)), None)
             if s is not None:
                 out.append((a.name, f"{p} ({s})"))
@@ -160,7 +163,10 @@ class Chains:
         return ch
 
     def sharing(self, commit: CommitInfo) -> list[Chain]:
-        return [ch for ch in self.all if any(ch.changes(p) for p in commit.paths)]
+        """The chains changing a file ``commit`` changes (creation order)."""
+        ps = commit.paths
+        return [ch for ch in self.all
+                if not ps.isdisjoint(ch.by_path) or (ch.paths_only and not ps.isdisjoint(ch.paths_only))]
 
     def area_tail(self, area: str) -> Chain | None:
         """The newest chain carrying divergent area ``area`` (a commit touching the area lands after it)."""

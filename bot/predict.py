@@ -90,6 +90,65 @@ def _write_tree(index: pygit2.Index, repo: pygit2.Repository) -> str:
         pygit2.settings.enable_strict_object_creation(True)
 
 
+_TREE_MODE = 0o040000
+
+
+def _write_changed(index: pygit2.Index, repo: pygit2.Repository, ancestor, ours, theirs) -> str | None:
+    """The tree of a clean merge *without rename detection*, written by editing ``ours`` only at
+    the paths the pick changes (ancestor → theirs): every other path of a 3-way merge keeps ours'
+    entry, so this is the tree :func:`_write_tree` writes (tree ids are canonical), at a fraction
+    of its cost (``write_tree`` hashes every directory of the index). None when the change has a
+    shape it does not handle (a file replaced by a directory or back): then write the index."""
+    updates: dict = {}
+    for d in ancestor.diff_to_tree(theirs).deltas:
+        for path in {d.old_file.path, d.new_file.path}:
+            *dirs, name = path.split("/")
+            node = updates
+            for part in dirs:
+                node = node.setdefault(part, {})
+                if not isinstance(node, dict):
+                    return None
+            entry = index[path] if path in index else None
+            value = (entry.id, entry.mode) if entry is not None else None
+            if isinstance(node.get(name), dict):
+                return None
+            node[name] = value
+    pygit2.settings.enable_strict_object_creation(False)
+    try:
+        oid = _edit_tree(repo, ours, updates)
+        return str(oid if oid is not None else repo.TreeBuilder().write())
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    finally:
+        pygit2.settings.enable_strict_object_creation(True)
+
+
+def _edit_tree(repo: pygit2.Repository, tree, updates: dict):
+    """``tree`` (or an empty tree) with ``updates`` (name → (oid, mode) | None | nested dict)
+    applied, written; None when the result is empty (git writes no empty trees)."""
+    tb = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
+    for name, u in updates.items():
+        cur = tree[name] if tree is not None and name in tree else None
+        if isinstance(u, dict):
+            if cur is not None and cur.filemode != _TREE_MODE:
+                raise ValueError("a file becomes a directory")
+            oid = _edit_tree(repo, cur, u)
+            if oid is not None:
+                tb.insert(name, oid, _TREE_MODE)
+            elif cur is not None:
+                tb.remove(name)
+        elif u is None:
+            if cur is not None:
+                tb.remove(name)
+        else:
+            if cur is not None and cur.filemode == _TREE_MODE:
+                raise ValueError("a directory becomes a file")
+            tb.insert(name, u[0], u[1])
+    if len(tb) == 0:
+        return None
+    return tb.write()
+
+
 class MergePredictor:
     """A :class:`bot.plan.PickPredictor` over a pygit2 repository.
 
@@ -183,10 +242,15 @@ class MergePredictor:
             ancestor = repo[c.parent_ids[0]].peel(pygit2.Commit).tree
         else:                                   # a root commit: its base is the empty tree
             ancestor = repo[repo.TreeBuilder().write()]
-        idx = repo.merge_trees(ancestor, repo[ours], c.tree, flags=flags)
+        ours_tree = repo[ours]
+        idx = repo.merge_trees(ancestor, ours_tree, c.tree, flags=flags)
         if idx.conflicts is not None:
             return Prediction("conflict", conflicted_paths(idx), detail=detail)
-        tree = _write_tree(idx, repo)
+        tree = None
+        if not flags & int(MergeFlag.FIND_RENAMES):
+            tree = _write_changed(idx, repo, ancestor, ours_tree, c.tree)
+        if tree is None:
+            tree = _write_tree(idx, repo)
         if tree == ours:
             return Prediction("empty", result_tree=tree, detail=detail)
         return Prediction("clean", result_tree=tree, detail=detail)

@@ -5,9 +5,10 @@ incremental re-parsing, and the store-backed result cache (table ``plan_symbols`
 """
 from __future__ import annotations
 
-import hashlib
 import json
+import re
 from collections import OrderedDict
+from functools import lru_cache
 
 from bot.model import CommitInfo, FileChange
 from bot.store import table
@@ -32,7 +33,8 @@ class SymbolIndex:
             store.migrate()
         self._cache: dict[tuple[str, str], frozenset[str] | None] = {}
         self._pending: list[dict] = []          # rows not yet written to the store (see flush)
-        self._trees: OrderedDict[bytes, object] = OrderedDict()
+        self._trees: OrderedDict[tuple, tuple[bytes, object]] = OrderedDict()
+        self._blobs: OrderedDict[tuple[str, str], bytes | None] = OrderedDict()
         self._tree_cache_size = tree_cache_size
         self.parsed_files = 0        # file changes whose symbols were computed
         self.parses = 0              # tree-sitter parses run (a blob parsed once serves both sides)
@@ -45,8 +47,9 @@ class SymbolIndex:
         one commit is usually the new side of the previous commit to that file), else parsed
         *incrementally* from the last tree parsed for ``path`` (tree-sitter reuses every subtree
         the edits between the two versions leave alone), else parsed afresh."""
-        key = hashlib.blake2b(src, digest_size=16).digest() + lang.encode()
-        tree = self._trees.get(key)
+        key = (len(src), hash(src), lang)
+        hit = self._trees.get(key)
+        tree = hit[1] if hit is not None and hit[0] == src else None   # same bytes, not just the same hash
         if tree is not None:
             self._trees.move_to_end(key)
         else:
@@ -57,7 +60,7 @@ class SymbolIndex:
             else:
                 tree = parser_for(lang).parse(src)
             self.parses += 1
-            self._trees[key] = tree
+            self._trees[key] = (src, tree)
             if len(self._trees) > self._tree_cache_size:
                 self._trees.popitem(last=False)
         if path:
@@ -65,12 +68,50 @@ class SymbolIndex:
         return tree.root_node
 
     def _blob(self, commit_sha: str, path: str) -> bytes | None:
+        key = (commit_sha, path)
+        if key in self._blobs:
+            return self._blobs[key]
         try:
-            return self.repo.get(commit_sha).tree[path].data
+            data = self.repo.get(commit_sha).tree[path].data
         except (KeyError, AttributeError, ValueError):
-            return None
+            data = None
         except Exception:   # pygit2.GitError for missing objects
-            return None
+            data = None
+        self._blobs[key] = data
+        if len(self._blobs) > 32:            # the pre-check and the parse read the same blobs
+            self._blobs.popitem(last=False)
+        return data
+
+    def may_match(self, commit: CommitInfo, path: str, patterns) -> bool:
+        """False only when no symbol ``commit`` touches in ``path`` can match any regex of
+        ``patterns`` (a cheap, exact pre-check before a parse, used for divergent-area symbol
+        patterns). Sound for patterns that can match word characters only (literals, ``\\d``,
+        ``\\w``, groups, alternations, quantifiers, ``^``/``$``/``\\b`` anchors): a match then
+        lies inside one component of the qualified name, and every component is a substring of
+        the old or new text of the file (or ``<anonymous>`` / ``<top-level>``); the pattern with its
+        anchors removed must then match that text. Other patterns, unsupported languages, missing
+        blobs or non-UTF-8 text: True (ask the parser)."""
+        relaxed = _relaxed_any(tuple(patterns))
+        if relaxed is None:
+            return True
+        if relaxed is False:
+            return False
+        fc = next((f for f in commit.files if path in f.paths), None)
+        if fc is None or language_for(fc.path) is None:
+            return True
+        texts = ["<anonymous>\n<top-level>"]
+        for sha, pth, absent in ((commit.parents[0] if commit.parents else None, fc.old_path or fc.path, fc.status == "A"),
+                                 (commit.sha, fc.path, fc.status == "D")):
+            if absent or sha is None:
+                continue
+            data = self._blob(sha, pth)
+            if data is None:
+                return True
+            try:
+                texts.append(data.decode("utf-8"))
+            except UnicodeDecodeError:
+                return True
+        return any(_search_any(relaxed, t) for t in texts)
 
     def file_symbols(self, commit: CommitInfo, fc: FileChange) -> frozenset[str] | None:
         """Symbols ``fc`` of ``commit`` touches (see :func:`symbols_of_change`), or None."""
@@ -162,6 +203,57 @@ class SymbolIndex:
             if path in fc.paths:
                 return self.file_symbols(commit, fc)
         return None
+
+
+_WORD_ONLY = re.compile(r"(?:[A-Za-z0-9_|()?*+{},^$]|\\[bdw])*")
+
+
+@lru_cache(maxsize=256)
+def _relaxed(pattern: str):
+    """``pattern`` without its ``^``/``$``/``\\b`` anchors, compiled, when it can match word
+    characters only (see :meth:`SymbolIndex.may_match`); else None."""
+    body = pattern
+    flags = re.match(r"\(\?[aiLmsux]+\)", body)
+    if flags:
+        if set(flags.group(0)[2:-1]) - {"i"}:
+            return None
+        body = body[flags.end():]
+    body = body.replace("(?:", "(")
+    if not _WORD_ONLY.fullmatch(body) or body.count("(") != body.count(")"):
+        return None
+    for a in ("\\b", "^", "$"):
+        body = body.replace(a, "")
+    try:
+        return re.compile(body, re.IGNORECASE if flags else 0)
+    except re.error:
+        return None
+
+
+@lru_cache(maxsize=64)
+def _relaxed_any(patterns: tuple[str, ...]):
+    """The relaxed forms of ``patterns`` as three alternations ``(case-sensitive ones,
+    case-insensitive ones, the same lower-cased)`` (each None when empty): lower-cased ASCII text
+    is searched case-sensitively, which Python's ``re`` does several times faster than with
+    ``IGNORECASE``. False for no patterns; None when one of them has no relaxed form."""
+    cs, ci = [], []
+    for pat in patterns:
+        r = _relaxed(pat)
+        if r is None:
+            return None
+        (ci if r.flags & re.IGNORECASE else cs).append(r.pattern)
+    if not cs and not ci:
+        return False
+    join = lambda ps, flags=0: re.compile("|".join(f"(?:{p})" for p in ps), flags) if ps else None  # noqa: E731
+    return join(cs), join(ci, re.IGNORECASE), join([p.lower() for p in ci])
+
+
+def _search_any(relaxed, text: str) -> bool:
+    cs, ci, ci_low = relaxed
+    if cs is not None and cs.search(text):
+        return True
+    if ci is None:
+        return False
+    return bool(ci_low.search(text.lower()) if text.isascii() else ci.search(text))
 
 
 def _prefetch_worker(args):

@@ -189,6 +189,80 @@ def _walk(root, lang: str, lo: int | None = None, hi: int | None = None, parent:
     return out
 
 
+#: node types that can be definitions (``_name_of`` decides), per language with a query walk
+_DEF_TYPES = {
+    "cpp": ("function_definition", "class_specifier", "struct_specifier", "union_specifier",
+            "enum_specifier", "preproc_function_def", "preproc_def"),
+    "python": ("decorated_definition", "function_definition", "class_definition"),
+    "tablegen": ("def", "defm", "defvar", "defset", "class", "multiclass"),
+}
+
+
+@lru_cache(maxsize=None)
+def _def_query(lang: str):
+    """A tree-sitter query capturing every node of ``_DEF_TYPES[lang]`` (types the grammar lacks
+    are left out), or None (MLIR: any ``*_operation`` may define; walked in Python)."""
+    import tree_sitter as ts
+
+    types = _DEF_TYPES.get(lang)
+    if not types:
+        return None
+    language = parser_for(lang).language
+    ok = []
+    for t in types:
+        try:
+            ts.Query(language, f"({t}) @d")
+            ok.append(t)
+        except Exception:   # noqa: BLE001 — the grammar has no such node type
+            continue
+    return ts.Query(language, "[" + " ".join(f"({t})" for t in ok) + "] @d") if ok else None
+
+
+def _walk_query(root, lang: str, lo: int, hi: int, parent: str, depth0: int) -> list[Definition] | None:
+    """:func:`_walk` with a span, by a tree-sitter query (the node visit runs in C): the same
+    definitions (a node of ``root``'s subtree is visited by ``_walk`` exactly when its rows
+    intersect ``lo..hi``, since its ancestors contain it), names and depths. None: no query."""
+    query = _def_query(lang)
+    if query is None:
+        return None
+    import tree_sitter as ts
+
+    cursor = ts.QueryCursor(query)
+    cursor.set_point_range((max(lo - 1, 0), 0), (hi + 2, 0))
+    nodes = cursor.captures(root).get("d", [])
+    sep = _SEP[lang]
+    out: list[tuple[int, int, int, Definition]] = []
+    seen: set[int] = set()
+    root_id = root.id
+    for node in nodes:
+        if node.end_point.row < lo or node.start_point.row > hi or node.id in seen:
+            continue
+        seen.add(node.id)
+        name, is_def = _name_of(node, lang)
+        if not (is_def and name):
+            continue
+        chain = []                         # named definitions from root down to (excluding) node
+        up = node
+        while up.id != root_id:
+            up = up.parent
+            if up is None:
+                break
+            n, d = _name_of(up, lang)
+            if d and n:
+                chain.append(n)
+        q, depth = parent, depth0
+        for n in reversed(chain):
+            q = f"{q}{sep}{n}" if q and not n.startswith(q + sep) else n
+            depth += 1
+        qualified = f"{q}{sep}{name}" if q and not name.startswith(q + sep) else name
+        end = node.end_point.row
+        if node.end_point.column == 0 and end > node.start_point.row:
+            end -= 1
+        out.append((depth, node.start_point.row, node.start_byte, Definition(qualified, node.start_point.row, end, depth)))
+    out.sort(key=lambda t: t[:3])
+    return [t[3] for t in out]
+
+
 def definitions(source: bytes, lang: str) -> list[Definition]:
     """All named definitions of ``source`` in ``lang``, outer before inner.
 
@@ -217,7 +291,8 @@ def _defs_around(root, lang: str, lo: int, hi: int) -> list[Definition]:
                 end -= 1
             out.append(Definition(qualified, anc.start_point.row, end, depth))
             parent, depth = qualified, depth + 1
-    return out + _walk(node, lang, lo, hi, parent, depth)
+    inner = _walk_query(node, lang, lo, hi, parent, depth)
+    return out + (inner if inner is not None else _walk(node, lang, lo, hi, parent, depth))
 
 
 def tree_symbols(root, lang: str, ranges: Iterable[tuple[int, int]],

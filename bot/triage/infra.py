@@ -41,9 +41,18 @@ _INFRA = tuple((kind, p if isinstance(p, str) else p[0], None if isinstance(p, s
                for kind, phrases in INFRA_PATTERNS for p in phrases)
 
 
-def infra_hit(text: str):
-    for kind, anchor, rx in _INFRA:
+_ANCHORS = tuple(anchor for _, anchor, _ in _INFRA)
+_BY_ANCHOR = {anchor: (kind, rx) for kind, anchor, rx in _INFRA}
+assert len(_BY_ANCHOR) == len(_INFRA), "INFRA_PATTERNS: an anchor is listed twice"
+
+
+def infra_hit(text: str) -> tuple[str, int] | None:
+    """``(kind, offset of the phrase)`` of the first :data:`INFRA_PATTERNS` phrase in ``text``
+    (in the table's order), or None. The bare loop over the anchors (the common case: none is
+    there) is the cost; a hit is looked up afterwards."""
+    for anchor in _ANCHORS:
         if anchor in text:
+            kind, rx = _BY_ANCHOR[anchor]
             if rx is None:
                 return kind, text.find(anchor)
             m = rx.search(text)
