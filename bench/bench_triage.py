@@ -3,7 +3,8 @@
     .venv/bin/python bench/bench_triage.py [--records 50000] [--check]
 
 * **cold** — ``signature_of`` on every labelled text, no cache: the worst case, every failure
-  output distinct;
+  output distinct (``signature_of`` keeps no cache, so running the set several times measures
+  the same as distinct texts); held to the same ≥ 50,000 records/s target as grouping;
 * **long logs** — ``signature_of`` on each labelled text placed after 300 lines of build output
   (~33 KB), no cache: a raw CI log as the job-level fallback sees it;
 * **grouping** — ``Grouper.group`` (signature cache + rules + classification) over a nightly-like
@@ -18,7 +19,8 @@
 
 Throughput is records per CPU second of this process (``time.process_time``), so other work on a
 shared machine slows the wall clock but not the figure; the wall figure is printed too.
-Targets (issue 5, item 10): ≥ 50,000 records/s; precision ≥ 0.95 with recall ≥ 0.8.
+Targets (issue 5, item 10): ≥ 50,000 records/s (grouping, and cold as the fair reading for
+distinct records); precision ≥ 0.95 with recall ≥ 0.8. ``--check`` exits 1 when one is missed.
 """
 from __future__ import annotations
 
@@ -39,6 +41,7 @@ from bot.triage.signature import signature_of  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "triage" / "labelled.jsonl"
 HOLDOUT = ROOT / "tests" / "data" / "triage" / "holdout.jsonl"   # never used to tune the normaliser
+TARGET = 50_000   # records per CPU second (issue 5, item 10)
 
 
 def load(path: Path = DATA) -> list[dict]:
@@ -93,13 +96,13 @@ def main(argv=None) -> int:
     faults = len({r["fault"] for r in recs})
 
     reps = max(1, 20_000 // len(texts))
-    cpu, wall = timed(lambda: [signature_of(t, x) for _ in range(reps) for t, x in texts])
+    cpu, wall = timed(lambda: [signature_of(t, x) for _ in range(reps) for t, x in texts], repeat=5)
     cold = len(texts) * reps / cpu
 
     noise = "\n".join(f"2026-11-30T01:02:{i % 60:02d}.123Z [{i}/2890] Building CXX object "
                       f"lib/Dialect/TritonGPU/Transforms/CMakeFiles/F{i}.cpp.o" for i in range(300))
     long_texts = [(noise + "\n" + t, x) for t, x in texts]
-    cpu_l, _ = timed(lambda: [signature_of(t, x) for t, x in long_texts], repeat=1)
+    cpu_l, _ = timed(lambda: [signature_of(t, x) for t, x in long_texts], repeat=3)
     long_rate = len(long_texts) / cpu_l
 
     s = stream(recs, args.records)
@@ -116,6 +119,7 @@ def main(argv=None) -> int:
     result = {
         "records_labelled": len(recs), "faults": faults,
         "cold_records_per_s": round(cold), "cold_records_per_wall_s": round(len(texts) * reps / wall),
+        "target_records_per_s": TARGET, "cold_target_met": cold >= TARGET, "grouping_target_met": grouping >= TARGET,
         "long_log_records_per_s": round(long_rate), "long_log_chars": len(long_texts[0][0]),
         "grouping_records": len(s), "grouping_records_per_s": round(grouping),
         "grouping_records_per_wall_s": round(len(s) / wall_g),
@@ -124,13 +128,14 @@ def main(argv=None) -> int:
                     "precision": round(hp, 4), "recall": round(hr, 4)},
         "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
     }
-    ok = grouping >= 50_000 and precision >= 0.95 and recall >= 0.8
+    ok = grouping >= TARGET and cold >= TARGET and precision >= 0.95 and recall >= 0.8
     print(f"labelled set: {len(recs)} records, {faults} faults")
-    print(f"cold signatures (no cache):     {cold:>10,.0f} records/s  (wall {result['cold_records_per_wall_s']:,})")
+    print(f"cold signatures (no cache):     {cold:>10,.0f} records/s  (wall {result['cold_records_per_wall_s']:,})"
+          f"   target ≥ {TARGET:,}: {'met' if cold >= TARGET else 'MISSED'}")
     print(f"cold, each text after 300 lines of build log ({len(long_texts[0][0]) // 1024} KB): "
           f"{long_rate:>8,.0f} records/s")
     print(f"grouping, nightly-like stream:  {grouping:>10,.0f} records/s  (wall {result['grouping_records_per_wall_s']:,}; "
-          f"{len(s):,} records)   target ≥ 50,000")
+          f"{len(s):,} records)   target ≥ {TARGET:,}: {'met' if grouping >= TARGET else 'MISSED'}")
     print(f"pairwise precision {precision:.4f} (target ≥ 0.95), recall {recall:.4f} (target ≥ 0.8)  "
           f"tp={tp} fp={fp} fn={fn}")
     print(f"holdout set ({len(hold)} records, {result['holdout']['faults']} faults, not used for tuning): "

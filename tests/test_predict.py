@@ -154,3 +154,36 @@ def test_a_missing_blob_the_pick_does_not_touch_is_carried(tmp_path):
     # the fork changed the pdf too: a content merge needs the missing blob
     bad = pred.predict(infos[s2])
     assert bad.outcome == "unknown" and bad.detail.startswith("missing objects:")
+
+
+def test_clean_merge_trees_edited_in_place_equal_the_written_index(tmp_path):
+    """Without rename detection a clean pick's tree is written by editing the running tree at the
+    pick's paths (bot.predict._write_changed); it must be the very tree the merged index gives."""
+    from bot.predict import _write_changed, _write_tree
+
+    pair = build_pair(tmp_path)
+    repo = pair.repo
+    ours = repo[pair.fork_tip].peel(pygit2.Commit).tree
+    checked = 0
+    for c in pair.infos():
+        commit = repo[c.sha]
+        anc = repo[commit.parent_ids[0]].tree
+        idx = repo.merge_trees(anc, ours, commit.tree, flags=0)
+        if idx.conflicts is not None:
+            continue
+        fast = _write_changed(idx, repo, anc, ours, commit.tree)
+        assert fast is not None and fast == _write_tree(idx, repo)
+        ours = repo[fast]              # a running tree, as the planner advances it
+        checked += 1
+    assert checked == 6                # the clean (and empty) picks of the scripted pair, in order
+    # a file replaced by a directory: not edited in place (None: the caller writes the index)
+    up = RepoBuilder.init(tmp_path / "fd")
+    up.commit("init", {"a": "x\n", "keep/k.txt": "k\n"}, when=T0)
+    base = up.head()
+    run_git(up.path, "rm", "-q", "a")
+    sha = up.commit("a becomes a directory", {"a/b.txt": "y\n"}, when=T0 + 1)
+    r = pygit2.Repository(str(up.path))
+    t_base, t_new = r[base].peel(pygit2.Commit).tree, r[sha].peel(pygit2.Commit).tree
+    idx = r.merge_trees(t_base, t_base, t_new, flags=0)
+    assert _write_changed(idx, r, t_base, t_base, t_new) is None
+    assert _write_tree(idx, r) == str(t_new.id)

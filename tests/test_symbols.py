@@ -125,3 +125,38 @@ def test_prefetch_in_processes_gives_the_same_answers(tmp_path):
     again = SymbolIndex(pair.repo, store=Store(tmp_path / "s.sqlite"))
     assert again.prefetch(items, workers=2, min_parallel=0) == 0
     assert {k: again._cache[k] for k in want} == want and again.parses == 0
+
+
+def test_query_walk_finds_the_same_definitions_as_the_python_walk():
+    from bot.symbols import _walk, _walk_query, parser_for
+
+    src = ops().encode() + b"\nstruct S { struct In { void m() { int x = 1; } }; };\n#define F(x) x\n"
+    py = (b"import os\n@dec\ndef a(x):\n    def inner():\n        return 1\n    return inner\n\n"
+          b"class C:\n    @property\n    def p(self):\n        return 2\n")
+    td = b"class Base;\ndef TT_AddOp : Base {\n  let x = 1;\n}\nmulticlass M { def _a : Base; }\n"
+    for lang, text in (("cpp", src), ("python", py), ("tablegen", td)):
+        root = parser_for(lang).parse(text).root_node
+        rows = root.end_point.row + 1
+        for lo in range(rows):
+            for hi in range(lo, rows):
+                assert _walk_query(root, lang, lo, hi, "", 0) == _walk(root, lang, lo, hi, "", 0), (lang, lo, hi)
+
+
+def test_pattern_pre_check_never_hides_a_match(tmp_path):
+    from bot.symbol_index import _relaxed
+
+    assert _relaxed("(?i)\\bhip\\b").pattern == "hip"
+    assert _relaxed("Encoding(Attr)?$").pattern == "Encoding(Attr)?"
+    for unsafe in ("a.b", "[A-Z]x", "Foo::bar", "\\Sx", "(?=x)", "a(?i)b", "(?s)x"):
+        assert _relaxed(unsafe) is None
+    pair = build_pair(tmp_path)
+    infos = {n: c for n, c in zip(sorted(pair.u, key=lambda n: int(n[1:])), pair.infos())}
+    idx = SymbolIndex(pair.repo)
+    c = infos["u2"]
+    assert idx(c, "lib/Dialect/Ops.cpp") == {"foldMul"}
+    assert idx.may_match(c, "lib/Dialect/Ops.cpp", ["^fold"])
+    assert idx.may_match(c, "lib/Dialect/Ops.cpp", ["(?i)FOLDMUL$"])
+    assert not idx.may_match(c, "lib/Dialect/Ops.cpp", ["WarpSpec", "(?i)\\bTLX"])
+    assert idx.may_match(c, "lib/Dialect/Ops.cpp", ["level"])            # matches <top-level>
+    assert idx.may_match(c, "lib/Dialect/Ops.cpp", ["fold.*"])           # no relaxed form: ask the parser
+    assert not idx.may_match(c, "lib/Dialect/Ops.cpp", [])

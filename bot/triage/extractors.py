@@ -366,7 +366,7 @@ EXTRACTORS: tuple[Extractor, ...] = (
     ("ptxas", ("ptxas",), _x_ptxas),
     # " error: " stands for the four "<api> error: " literals (one scan instead of four)
     ("cuda", ("Triton Error [", " error: ", "CUDA_ERROR_", "cudaError", "hipError"), _x_cuda),
-    ("signal", ("Segmentation", "SIG", "signal", "Abort", "IOT", "Bus error", "Floating point",
+    ("signal", ("Segmentation", "SIG", "signal", "Aborted", "IOT instruction", "Bus error", "Floating point",
                 "Illegal instruction", "exit code 13", "exited with 13"), _x_signal),
     ("python", ("Error", "Exception", "OutOfResources", "Exit", "Failure", "Interrupt"), _x_python),
     ("pytest", ("FAILED ", "ERROR "), _x_pytest_summary),

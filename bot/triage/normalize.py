@@ -70,6 +70,7 @@ _FLOAT = re.compile(r"(?<![\w.<])[-+]?\d+\.\d+(?:[eE][-+]?\d+)?(?![\w.])")
 _PCT = re.compile(r"\(\s*(?:<f>|\d+)%\s*\)")
 _BIGINT = re.compile(r"\d\d\d\d\d(?<![\w.<]\d\d\d\d\d)\d*(?![\w.])")   # (?<![\w.<])\d{5,}(?![\w.])
 _DOTDIGIT = re.compile(r"\d\.\d")     # a float needs one: gates _FLOAT
+_DIGIT5 = re.compile(r"\d\d\d\d\d")   # a big integer needs one: gates _BIGINT
 _DIGIT = re.compile(r"\d")
 _MAX_LINE = 240
 
@@ -202,7 +203,8 @@ def mask(line: str) -> str:
             line = _LINENO.sub("line <L>", line)
         if "%" in line:
             line = _PCT.sub("(<pct>)", line)
-        line = _BIGINT.sub("<n>", line)
+        if _DIGIT5.search(line):
+            line = _BIGINT.sub("<n>", line)
     else:
         line = _LONGID.sub(_longid, line)
     line = " ".join(line.split()).strip(" \t:.'\"`")
