@@ -35,11 +35,21 @@ from bot.predict import merge_flags  # noqa: E402
 from bot.store import Store  # noqa: E402
 
 
+CPU: dict[str, float] = {}     # process CPU seconds of the last bare loop / plan (robust to other jobs' load)
+
+
+def timed_plan(state, store) -> tuple:
+    c0 = time.process_time()
+    run = plan_state(state, store=store)
+    return run, time.process_time() - c0
+
+
 def bare_loop(repo: pygit2.Repository, base: str, shas: list[str], flags: int) -> tuple[float, Counter]:
     """Seconds for ``merge_trees(parent, fork tip, commit)`` over ``shas``; outcome counts."""
     ours = repo[base].peel(pygit2.Commit).tree
     outcomes: Counter = Counter()
     t0 = time.perf_counter()
+    c0 = time.process_time()
     for s in shas:
         c = repo[s]
         try:
@@ -48,6 +58,7 @@ def bare_loop(repo: pygit2.Repository, base: str, shas: list[str], flags: int) -
             outcomes["conflict" if idx.conflicts is not None else "clean"] += 1
         except (KeyError, pygit2.GitError, ValueError):
             outcomes["error"] += 1
+    CPU["bare"] = time.process_time() - c0
     return time.perf_counter() - t0, outcomes
 
 
@@ -83,9 +94,11 @@ def main(argv=None) -> int:
 
     store_path = os.path.join(cache, "plan.sqlite")
     bare_cold, outcomes = bare_loop(repo, state.fork_tip, shas, flags)
-    cold = plan_state(state, store=Store(store_path))
+    cpu_bare_cold = CPU["bare"]
+    cold, cpu_cold = timed_plan(state, Store(store_path))
     bare_warm, _ = bare_loop(repo, state.fork_tip, shas, flags)
-    warm = plan_state(state, store=Store(store_path))
+    cpu_bare_warm = CPU["bare"]
+    warm, cpu_warm = timed_plan(state, Store(store_path))
     assert warm.plan == cold.plan, "a warm re-plan must give the same plan"
 
     kinds = Counter(u.kind for u in cold.plan.units)
@@ -97,6 +110,9 @@ def main(argv=None) -> int:
           f"bare loop {bare_cold:.2f} s | ratio {cold.seconds / bare_cold:.2f} (target <= 2.0)")
     print(f"warm: plan {warm.seconds:.2f} s ({warm.merges} merges, {warm.cache_hits} cached) | "
           f"bare loop {bare_warm:.2f} s | ratio {warm.seconds / bare_warm:.2f} (target <= 1.3)")
+    print(f"cpu:  cold {cpu_cold:.2f} s vs bare {cpu_bare_cold:.2f} s = {cpu_cold / cpu_bare_cold:.2f} | "
+          f"warm {cpu_warm:.2f} s vs bare {cpu_bare_warm:.2f} s = {cpu_warm / cpu_bare_warm:.2f} "
+          f"(process CPU time; load average {os.getloadavg()[0]:.2f})")
     return 0
 
 

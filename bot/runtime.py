@@ -100,6 +100,12 @@ async def run_worker_loop(s, stop: threading.Event, *, wake: threading.Event | N
                             log.info("poll: %s", line)
                     except Exception:  # noqa: BLE001 - the next tick retries
                         log.exception("poll failed")
+                    try:                # validation schedules: collect, reconcile, L3, nightly, L2 (E3)
+                        from bot.schedules import tick_tracked
+                        for line in await tick_tracked(store, make_ctx):
+                            log.info("schedule: %s", line)
+                    except Exception:  # noqa: BLE001 - the next tick retries
+                        log.exception("validation schedule failed")
                     await asyncio.get_running_loop().run_in_executor(None, stop.wait, poll_tick_s)
 
             tasks.append(asyncio.create_task(poll_loop()))

@@ -92,8 +92,8 @@ class SymbolIndex:
         anchors removed must then match that text. Other patterns, unsupported languages, missing
         blobs or non-UTF-8 text: True (ask the parser)."""
         relaxed = _relaxed_any(tuple(patterns))
-        if relaxed is None:
-            return True
+        if relaxed is None or self._known(commit.sha, path):
+            return True             # (known symbols: a lookup is cheaper than the pre-check)
         if relaxed is False:
             return False
         fc = next((f for f in commit.files if path in f.paths), None)
@@ -112,6 +112,18 @@ class SymbolIndex:
             except UnicodeDecodeError:
                 return True
         return any(_search_any(relaxed, t) for t in texts)
+
+    def _known(self, sha: str, path: str) -> bool:
+        """Whether the symbols of ``(sha, path)`` are cached (memory or store); loads a store row."""
+        if (sha, path) in self._cache:
+            return True
+        if self.store is None:
+            return False
+        rows = list(self.store.db.query("select symbols from plan_symbols where key = ? and version = ?",
+                                        [f"{sha}:{path}", SYMBOLS_VERSION]))
+        if rows:
+            self._cache[(sha, path)] = None if rows[0]["symbols"] is None else frozenset(json.loads(rows[0]["symbols"]))
+        return bool(rows)
 
     def file_symbols(self, commit: CommitInfo, fc: FileChange) -> frozenset[str] | None:
         """Symbols ``fc`` of ``commit`` touches (see :func:`symbols_of_change`), or None."""

@@ -411,7 +411,8 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
     if isinstance(cmd, cm.Merge):
         if not is_pr:
             return reply("`merge` works on a sync PR, not on an issue.")
-        return reply(await merge_if_green(ctx, full, number, cfg))
+        from bot.validation_service import command_merge     # the merge gate decides (E3)
+        return reply(await command_merge(ctx, full, number, cfg, merge_if_green))
     if isinstance(cmd, (cm.L3, cm.Signoff, cm.Retest)) and not is_pr:
         return reply(f"`{cmd.verb}` works on a sync PR, not on an issue.")
     if isinstance(cmd, cm.Signoff):
@@ -426,7 +427,9 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
                                    int(ctx.now()), comment_url)
         except signoff.SignoffError as e:
             return reply(f"not recorded: {e}")
-        return reply(f"sign-off of `{cmd.subject}` recorded on `{pr['head']['sha'][:12]}`.")
+        from bot.validation_service import after_signoff     # re-evaluate the gate (E3)
+        return reply(f"sign-off of `{cmd.subject}` recorded on `{pr['head']['sha'][:12]}`.",
+                     await after_signoff(ctx, full, number))
     if isinstance(cmd, cm.L3):
         from bot import signoff
         pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full), "number": number})
@@ -437,6 +440,9 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
             return reply(f"not queued: {e}")
         return reply(f"L3 `{cmd.workload}` queued ({len(runs)} run(s)) on `{pr['head']['sha'][:12]}`.")
     if isinstance(cmd, cm.Retest):
+        if svc is not None:
+            from bot.validation_service import command_retest     # run the suites again (E3)
+            return reply(await command_retest(ctx, full, number, cmd.suite, user))
         return reply("retest requested" + (f" for suite `{cmd.suite}`" if cmd.suite else " for all suites")
                      + "; results arrive as check runs on this PR.")
     if svc is None:

@@ -151,12 +151,15 @@ def test_pattern_pre_check_never_hides_a_match(tmp_path):
         assert _relaxed(unsafe) is None
     pair = build_pair(tmp_path)
     infos = {n: c for n, c in zip(sorted(pair.u, key=lambda n: int(n[1:])), pair.infos())}
-    idx = SymbolIndex(pair.repo)
     c = infos["u2"]
-    assert idx(c, "lib/Dialect/Ops.cpp") == {"foldMul"}
+    assert SymbolIndex(pair.repo)(c, "lib/Dialect/Ops.cpp") == {"foldMul"}
+    idx = SymbolIndex(pair.repo)
     assert idx.may_match(c, "lib/Dialect/Ops.cpp", ["^fold"])
     assert idx.may_match(c, "lib/Dialect/Ops.cpp", ["(?i)FOLDMUL$"])
     assert not idx.may_match(c, "lib/Dialect/Ops.cpp", ["WarpSpec", "(?i)\\bTLX"])
     assert idx.may_match(c, "lib/Dialect/Ops.cpp", ["level"])            # matches <top-level>
     assert idx.may_match(c, "lib/Dialect/Ops.cpp", ["fold.*"])           # no relaxed form: ask the parser
     assert not idx.may_match(c, "lib/Dialect/Ops.cpp", [])
+    assert idx.parsed_files == 0                 # the pre-check parses nothing
+    idx(c, "lib/Dialect/Ops.cpp")
+    assert idx.may_match(c, "lib/Dialect/Ops.cpp", ["WarpSpec"])   # known symbols: the lookup answers

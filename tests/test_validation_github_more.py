@@ -67,9 +67,13 @@ async def test_a_non_collaborators_code_waits_for_a_writers_retest(world):
     assert w.run_of(head, "forksync/L1/unit") is None                   # nothing ran on GPU runners
     conclusion, blocking = codes(w, head)
     assert blocking[:2] == ["awaiting-retest", "missing-result"]
-    notes = await w.svc.validate_pr(await tick_ctx(w), "meta/triton", pr["number"], granted_by="alice")
-    assert any(n.endswith(": green") for n in notes)
+    await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/comments", data={"body": "/forksync retest"})
+    await w.bot.settle()
     assert w.run_of(head, "forksync/L1/unit").conclusion == "success"
+    replies = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{pr['number']}/comments")
+               if c["user"]["login"] == "forksync[bot]"]
+    assert any("@alice `/forksync retest`: retest of all required suites: forksync/L1/unit @ " in r
+               and ": green; " in r for r in replies), replies
     assert (await w.pr(pr["number"]))["merged"] is True
 
 
@@ -243,5 +247,54 @@ async def test_l3_through_github_actions_is_answered_when_its_run_completes(fake
         assert any("**L3 `heavy`** on `cpu`" in b and "**green** — 3 passed." in b for b in bodies)
         assert [(r.status, r.verdict) for r in signoff.l3_runs_for(w.bot.store, "meta/triton", pr["number"])] == [
             ("done", "pass")]
+    finally:
+        await close_world(w)
+
+
+async def test_a_persons_pr_merges_only_on_forksync_merge(world):
+    w = world
+    head = w.push_branch("feature/docs", {"NOTES.md": "p\n"}, "Docs")
+    pr = await w.open_pr("feature/docs")
+    await w.bot.settle()
+    gate = w.run_of(head, "forksync/gate")
+    assert gate.conclusion == "success" and "Not a sync PR" in gate.output["text"]
+    assert (await w.pr(pr["number"]))["merged"] is False
+    await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/comments", data={"body": "/forksync merge"})
+    await w.bot.settle()
+    assert (await w.pr(pr["number"]))["merged"] is True
+    replies = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{pr['number']}/comments")
+               if c["user"]["login"] == "forksync[bot]"]
+    assert any(f"merged `{head[:12]}` by rebase" in r for r in replies), replies
+
+
+async def test_a_signoff_after_the_approval_lets_the_gate_merge(world):
+    w = world
+    head = w.push_branch("forksync/chain-llvm2", {"llvm/pin.txt": "llvm 21\n"}, "Bump the LLVM pin")
+    pr = await w.open_pr("forksync/chain-llvm2")
+    await w.bot.settle()
+    await w.people["carol"].post(f"/repos/meta/triton/pulls/{pr['number']}/reviews", data={"event": "APPROVE"})
+    await w.bot.settle()
+    assert codes(w, head) == ("failure", ["l3-signoff-missing"])
+    await w.people["carol"].post(f"/repos/meta/triton/issues/{pr['number']}/comments",
+                                 data={"body": "/forksync signoff llvm"})
+    await w.bot.settle()
+    assert (await w.pr(pr["number"]))["merged"] is True
+    replies = [c["body"] async for c in w.people["carol"].getiter(f"/repos/meta/triton/issues/{pr['number']}/comments")
+               if c["user"]["login"] == "forksync[bot]"]
+    assert any(f"sign-off of `llvm` recorded on `{head[:12]}`." in r and "gate: Ready to merge" in r for r in replies)
+
+
+async def test_forksync_merge_without_suites_keeps_the_checks_fallback(fake_github, tmp_path):
+    w = await make_world(fake_github, tmp_path, files=fork_files(config=CONFIG.split("suites:")[0]))
+    try:
+        w.push_branch("forksync/bundle-fallback", {"NOTES.md": "f\n"}, "Note")
+        pr = await w.open_pr("forksync/bundle-fallback")
+        await w.bot.settle()
+        await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/comments", data={"body": "/forksync merge"})
+        await w.bot.settle()
+        replies = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{pr['number']}/comments")
+                   if c["user"]["login"] == "forksync[bot]"]
+        assert any("not merged: checks not green: `forksync/gate` (failure)." in r for r in replies), replies
+        assert (await w.pr(pr["number"]))["merged"] is False
     finally:
         await close_world(w)

@@ -10,6 +10,8 @@ module                 events
 ``landing``            pull_request.closed (merged / closed unmerged)
 ``commands``           issue_comment.created / edited (``/forksync <verb>``)
 ``status_issue``       issues.edited (ticked checkboxes)
+``gate``               pull_request opened/reopened/synchronize/labeled, reviews, check_run.completed
+``checks``             check_run.rerequested, workflow_run.completed (validation results)
 =====================  =======================================================================
 
 Handlers are ``async def h(event, ctx: bot.dispatch.Context)``; the loop guard and error
@@ -21,6 +23,6 @@ from gidgethub import routing
 
 
 def all_routers() -> routing.Router:
-    from bot.handlers import commands, config, installation, landing, status_issue, sync_prs, upstream
+    from bot.handlers import checks, commands, config, gate, installation, landing, status_issue, sync_prs, upstream
     return routing.Router(installation.router, upstream.router, config.router, sync_prs.router, landing.router,
-                          commands.router, status_issue.router)
+                          commands.router, status_issue.router, gate.router, checks.router)
