@@ -222,12 +222,15 @@ async def post_test_summary(gh: Any, full_name: str, number: int, result: Any, c
 
 # ---------------------------------------------------------------------- the sync service's hook
 async def on_chain_conflict(ctx, full_name: str, *, git_dir: str | Path, cfg, branch: str, upstream_sha: str,
-                            remote_url: str, secrets: Sequence[str] = (), client: AgentClient | None = None) -> str:
+                            remote_url: str, secrets: Sequence[str] = (), client: AgentClient | None = None,
+                            title: str = "", body: str = "", labels: Sequence[str] = ()) -> str:
     """For :meth:`bot.sync_service.SyncService.publish` when a chain stopped at a conflicting pick
     (``ApplyResult.conflict``): run :func:`resolve_chain_conflict` when agents are configured
     (``cfg.agents`` and a key in the environment; otherwise nothing at all happens and ``""`` is
     returned), keep ``sync_branches.pushed_tip`` in step with an agent commit forksync pushed (so
-    it is not mistaken for a person's), and return a one-line note."""
+    it is not mistaken for a person's), and return a one-line note. ``title``/``body``/``labels``
+    are used when the chain has no PR yet (its first pick conflicted). Never raises: a failure
+    (push refused, API trouble) is the note, and the conflict stays for a person."""
     from bot.agents.client import AgentClient as _Client
 
     own = client is None
@@ -238,7 +241,12 @@ async def on_chain_conflict(ctx, full_name: str, *, git_dir: str | Path, cfg, br
         base = cfg.fork.ref.removeprefix("refs/heads/")
         res = await resolve_chain_conflict(ctx.gh, full_name, git_dir=git_dir, branch=branch, base=base,
                                            upstream_sha=upstream_sha, client=client, remote_url=remote_url,
-                                           secrets=secrets)
+                                           secrets=secrets, title=title, body=body, labels=labels)
+    except Exception as e:  # noqa: BLE001 - agent trouble never breaks the sync; the conflict stays for a person
+        msg = str(e)
+        for s in secrets:
+            msg = msg.replace(s, "***") if s else msg
+        return f"agent resolution of {upstream_sha[:12]} on {branch} failed: {type(e).__name__}: {msg[:200]}"
     finally:
         if own:
             await client.aclose()

@@ -95,6 +95,12 @@ async def nightly_tick(ctx, full: str, *, now: float, interval_s: int = 86_400, 
             with ctx.store.lock:
                 ctx.store.db[NIGHTLY_RUNS.name].update(last["key"], {"alarm_issue": number})
             notes.append(f"nightly {last['sha'][:12]}: {len(missing)} result(s) missing → issue #{number}")
+    if last:    # every result of the last nightly in: triage it (F3, bot.nightly_triage; a no-op once done)
+        try:
+            from bot.nightly_triage import triage_stored_nightly
+            notes += await triage_stored_nightly(ctx, full, last, expected, cfg=tr.cfg, suites=tr.suites)
+        except Exception as e:  # noqa: BLE001 - triage trouble must not stop the next nightly
+            notes.append(f"nightly triage {last['sha'][:12]} failed: {type(e).__name__}: {str(e)[:300]}")
     if expected and nightly_due(last["dispatched_at"] if last else None, now, interval_s):
         sha = await base_tip(ctx.gh, full, tr.default_branch)
         with ctx.store.lock:

@@ -255,6 +255,12 @@ class SyncService:
             # no commits (422), so nothing is pushed; the unit stays in the plan until a person (or the
             # conflict agent) provides a resolution
             files = ", ".join(res.conflict_files)
+            if res.conflict:    # F3: the conflict agent, only when configured ("" when agents are off)
+                from bot.agents_github import on_chain_conflict
+                agent = await on_chain_conflict(ctx, full_name, git_dir=git_dir, cfg=cfg, branch=branch,
+                                                upstream_sha=res.conflict, remote_url=url, secrets=secrets)
+                if agent:
+                    return f"{unit.id}: {agent}"
             return (f"{unit.id}: blocked at its first commit {(res.conflict or '')[:12]}"
                     + (f" (conflicts in {files})" if files else "") + "; no PR until it is resolved")
         if remote_tip != res.tip:
@@ -281,7 +287,13 @@ class SyncService:
             from bot.handlers.common import comment_once
             await comment_once(ctx.gh, full_name, pr["number"], f"kept:{res.tip}",
                                render("person_commits.md.j2", unit_id=unit.id, foreign=list(res.kept)))
-        return f"{unit.id}: PR #{pr['number']} {what}" + (f", stopped at {res.conflict[:12]}" if res.conflict else "")
+        agent = ""
+        if res.conflict:        # F3: the conflict agent, only when configured ("" when agents are off)
+            from bot.agents_github import on_chain_conflict
+            agent = await on_chain_conflict(ctx, full_name, git_dir=git_dir, cfg=cfg, branch=branch,
+                                            upstream_sha=res.conflict, remote_url=url, secrets=secrets)
+        return (f"{unit.id}: PR #{pr['number']} {what}" + (f", stopped at {res.conflict[:12]}" if res.conflict else "")
+                + (f"; {agent}" if agent else ""))
 
     async def _open_units(self, ctx, full_name: str) -> list[dict]:
         with ctx.store.lock:
