@@ -11,7 +11,9 @@ It returns a short *outcome* text (kept in the queue row) or raises
 * GitHub answered 4xx other than 401/403/409/429 (a retry would get the same answer).
 
 Events whose sender is the bot itself are ignored (loop guard: ``sender.login`` equals the
-app's bot login, ``<slug>[bot]``), as are known events with an action nobody handles.
+app's bot login, ``<slug>[bot]``), as are known events with an action nobody handles. Exempt:
+``workflow_run`` (the bot dispatches GPU workflows itself; their completion carries its result,
+and collecting it writes only check runs, whose events the guard still drops).
 
 Handlers have the signature ``async def h(event: gidgethub.sansio.Event, ctx: Context)``; each
 concern's module under :mod:`bot.handlers` exposes ``router``. All handlers matching an event run,
@@ -28,6 +30,9 @@ from typing import Any, Awaitable, Callable
 import gidgethub
 from gidgethub import routing
 from gidgethub.sansio import Event
+
+#: Events processed even when the bot itself caused them (see the module docstring).
+LOOP_GUARD_EXEMPT = frozenset({"workflow_run"})
 from pydantic import ValidationError
 
 from bot import queue as q
@@ -97,7 +102,7 @@ class Dispatcher:
             raise Unhandleable(f"the payload is a JSON {type(data).__name__}, not an object")
         sender = data.get("sender")
         login = sender.get("login") if isinstance(sender, dict) else None
-        if self.bot_login and login == self.bot_login:
+        if self.bot_login and login == self.bot_login and d.event not in LOOP_GUARD_EXEMPT:
             return f"ignored: sent by {login} (loop guard)"
         if d.event not in self.events:
             if d.event in KNOWN_EVENTS:

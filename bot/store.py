@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ class TableSpec:
 
 
 _TABLES: dict[str, TableSpec] = {}
+_OPEN_STORES: "weakref.WeakSet[Store]" = weakref.WeakSet()
 
 
 def table(name: str, columns: dict[str, Any], pk, indexes=(), unique_indexes=()) -> TableSpec:
@@ -38,6 +40,9 @@ def table(name: str, columns: dict[str, Any], pk, indexes=(), unique_indexes=())
     if old is not None and old != spec:
         raise RuntimeError(f"table {name!r} declared twice with different shapes")
     _TABLES[name] = spec
+    if old is None:
+        for store in list(_OPEN_STORES):   # a module imported after a Store opened: create it there too
+            store.migrate()
     return spec
 
 
@@ -58,8 +63,13 @@ class Store:
         self.db = sqlite_utils.Database(conn)
         self.lock = threading.RLock()
         self.migrate()
+        _OPEN_STORES.add(self)
 
     def migrate(self) -> None:
+        with self.lock:
+            self._migrate()
+
+    def _migrate(self) -> None:
         for spec in list(_TABLES.values()):
             t = self.db[spec.name]
             if not t.exists():
@@ -78,6 +88,7 @@ class Store:
                     t.create_index(list(cols), unique=True, if_not_exists=True)
 
     def close(self) -> None:
+        _OPEN_STORES.discard(self)
         self.conn.close()
 
     def __enter__(self) -> "Store":

@@ -63,3 +63,4 @@ def test_shipped_examples_are_valid():
     for p in [ROOT / "examples" / "triton-fork.yml"]:
         load_config(p)
 
+
