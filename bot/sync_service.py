@@ -281,7 +281,8 @@ class SyncService:
         lab = cfg.github.labels
         labels = [lab.bundle if unit.kind == "bundle" else lab.chain] + [lab.area_prefix + a for a in unit.areas]
         pr, what = await sync_prs.open_or_update_pr(ctx.gh, full_name, branch=branch, base=cfg.fork.ref,
-                                                    title=title, body=body, labels=labels)
+                                                    title=title, body=body, labels=labels,
+                                                    draft=unit.kind == "chain" and res.conflict is not None)
         sync_prs.save_branch(ctx.store, **{**sync_prs.branch_row(ctx.store, full_name, branch), "pr": pr["number"]})
         if res.kept:
             from bot.handlers.common import comment_once

@@ -65,3 +65,12 @@ def test_due_for_poll():
 def test_scrub_removes_tokens():
     assert scrub("fatal: https://x-access-token:ghs_abc@github.com/o/r.git ghs_abc", ["ghs_abc"]) == \
         "fatal: https://x-access-token:***@github.com/o/r.git ***"
+
+
+def test_a_body_refresh_keeps_the_agent_report():
+    from bot.handlers.sync_prs import keep_agent_report
+    report = "<!-- forksync:agent-report:start -->\nAgent resolved `a.td`\n<!-- forksync:agent-report:end -->"
+    old = "old body\n\n" + report + "\n"
+    assert keep_agent_report(old, "new body\n") == "new body\n\n" + report + "\n"
+    assert keep_agent_report("old body", "new body") == "new body"
+    assert keep_agent_report(old, "new\n" + report) == "new\n" + report

@@ -55,19 +55,33 @@ async def find_open_pr(gh, full_name: str, branch: str) -> dict | None:
     return None
 
 
+AGENT_REPORT = re.compile(r"<!-- forksync:agent-report:start -->.*?<!-- forksync:agent-report:end -->", re.S)
+
+
+def keep_agent_report(old_body: str, new_body: str) -> str:
+    """Pure: ``new_body`` with the agent-report section of ``old_body`` carried over (a body
+    refresh must not drop the conflict agent's report, which reviewers need)."""
+    m = AGENT_REPORT.search(old_body or "")
+    if not m or AGENT_REPORT.search(new_body):
+        return new_body
+    return new_body.rstrip("\n") + "\n\n" + m.group(0) + "\n"
+
+
 async def open_or_update_pr(gh, full_name: str, *, branch: str, base: str, title: str, body: str,
-                            labels: list[str]) -> tuple[dict, str]:
-    """Open the unit's PR, or refresh the open one's title/body. Returns ``(pr, "opened"|"updated"|"unchanged")``."""
+                            labels: list[str], draft: bool = False) -> tuple[dict, str]:
+    """Open the unit's PR (as a draft when ``draft``: e.g. a chain stopped at a conflict), or
+    refresh the open one's title/body, keeping an agent report already in it. Returns
+    ``(pr, "opened"|"updated"|"unchanged")``."""
     rv = split_repo(full_name)
     pr = await find_open_pr(gh, full_name, branch)
     if pr is None:
         pr = await gh.post("/repos/{owner}/{repo}/pulls", rv,
                            data={"title": title, "head": branch, "base": base, "body": body,
-                                 "maintainer_can_modify": True})
+                                 "maintainer_can_modify": True, "draft": draft})
         what = "opened"
-    elif pr.get("title") != title or (pr.get("body") or "") != body:
+    elif pr.get("title") != title or (pr.get("body") or "") != keep_agent_report(pr.get("body") or "", body):
         pr = await gh.patch("/repos/{owner}/{repo}/pulls/{number}", {**rv, "number": pr["number"]},
-                            data={"title": title, "body": body})
+                            data={"title": title, "body": keep_agent_report(pr.get("body") or "", body)})
         what = "updated"
     else:
         what = "unchanged"
