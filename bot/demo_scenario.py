@@ -326,7 +326,7 @@ def build_scenario(root: str | Path) -> Scenario:
         "include/triton/Dialect/TritonGPU/IR/TritonGPUAttrDefs.td": up_file(up, "include/triton/Dialect/TritonGPU/IR/TritonGPUAttrDefs.td").replace(
             '(ins "unsigned":$vec)', '(ins "unsigned":$vec, "unsigned":$maxPhase)')},
         author=BOB, expected=Disposition.PENDING)
-    ucommit("u15", f'Revert "[BACKEND] Coalesce: 8 elements per thread (#102)" (#115)', {
+    ucommit("u15", 'Revert "[BACKEND] Coalesce: 8 elements per thread (#102)" (#115)', {
         "lib/Dialect/TritonGPU/Transforms/Coalesce.cpp": up_file(up, "lib/Dialect/TritonGPU/Transforms/Coalesce.cpp").replace(
             "unsigned elems = 8;", "unsigned elems = 4;")},
         expected=Disposition.PENDING)

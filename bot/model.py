@@ -6,7 +6,7 @@ the repository root.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 
 
@@ -175,4 +175,4 @@ class InFlightBranch:
     tip: str | None = None
 
 
-__all__ = [n for n in dir() if not n.startswith("_") and n not in {"annotations", "dataclass", "field", "Enum"}]
+__all__ = [n for n in dir() if not n.startswith("_") and n not in {"annotations", "dataclass", "Enum"}]

@@ -6,29 +6,21 @@ comments and only posts when no comment carries the marker yet (updating it inst
 """
 from __future__ import annotations
 
-from functools import lru_cache
-from pathlib import Path
+from bot import templating
+
 from typing import Any
 
 import gidgethub
-import jinja2
 from pydantic import BaseModel, ConfigDict
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "github"
 
 #: collaborator permission levels that may run commands (``role_name`` ``maintain`` maps to write).
 WRITE_LEVELS = frozenset({"admin", "write", "maintain"})
 
 
-@lru_cache(maxsize=1)
-def _env() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
-                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, autoescape=False)
-
-
 def render(name: str, **context: Any) -> str:
     """Render ``templates/github/<name>``; a missing field raises ``jinja2.UndefinedError``."""
-    return _env().get_template(name).render(**context)
+    return templating.render(f"github/{name}", **context)
 
 
 def marker(key: str) -> str:

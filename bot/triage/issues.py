@@ -15,15 +15,14 @@ status refresh; anything a person adds outside the sections stays.
 """
 from __future__ import annotations
 
+from bot import templating
+
 import json
 import re
 import time as _time
 from dataclasses import asdict, replace
-from functools import lru_cache
-from pathlib import Path
 from typing import Any, Awaitable, Callable, Sequence
 
-import jinja2
 
 from bot.store import Store, table
 from bot.triage.lifecycle import Action, Nightly, Tracked, TriageState, decide
@@ -32,22 +31,15 @@ from bot.triage.suspects import Suspect
 
 __all__ = ["TriageIssues", "load_state", "save_state", "render", "marker", "replace_section"]
 
-TEMPLATES = Path(__file__).resolve().parent.parent.parent / "templates"
 
 table("triage_tracked", {"key": str, "data": str, "updated_at": int}, pk="key")
 table("triage_runs", {"run": str, "processed_at": int, "actions": str}, pk="run")
 table("triage_green", {"test": str, "commit_sha": str, "time": int}, pk="test")
 
 
-@lru_cache(maxsize=1)
-def _env() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
-                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, autoescape=False)
-
-
 def render(name: str, **ctx) -> str:
     """Render ``templates/triage/<name>``."""
-    return _env().get_template(f"triage/{name}").render(**ctx)
+    return templating.render(f"triage/{name}", **ctx)
 
 
 def marker(key: str) -> str:
