@@ -82,6 +82,7 @@ def status_json(state) -> dict:
         "isolated_picks": list(p.isolated),
         "in_flight_branches": [b.name for b in state.in_flight],
         "missing_objects": {s: list(m) for s, m in state.missing.items()},
+        "unresolved_provenance": [{"upstream_sha": u, "where": w, "rule": r} for u, w, r in state.ledger.unresolved],
         "timings_s": {k: round(v, 3) for k, v in state.timings.items()},
     }
 
@@ -102,6 +103,18 @@ def _warn_missing(state) -> None:
               f"only (no patch-id): {first}{' …' if len(miss) > 3 else ''}", file=sys.stderr)
 
 
+def _warn_unresolved(state) -> None:
+    """forksync's own records that name upstream commits outside the range: most often upstream's
+    history was rewritten (force-push), and the decisions they carry no longer apply."""
+    un = state.ledger.unresolved
+    if un:
+        first = ", ".join(f"{u[:12]} ({r} in {w[:12] if len(w) == 40 else w})" for u, w, r in un[:3])
+        print(f"forksync: warning: {len(un)} forksync record(s) name upstream commits that are not in the upstream "
+              f"range: {first}{' …' if len(un) > 3 else ''}. Was upstream's history rewritten? Those picks and "
+              "decisions do not apply to the new commits; re-record them (`/forksync defer|skip|wontport`) "
+              "after checking.", file=sys.stderr)
+
+
 def cmd_status(args) -> int:
     if args.series:
         return _cmd_series(args)
@@ -112,6 +125,7 @@ def cmd_status(args) -> int:
         print(json.dumps(doc, indent=2))
         return 0
     _warn_missing(state)
+    _warn_unresolved(state)
     from rich.console import Console
     from rich.table import Table
     con = Console()

@@ -76,6 +76,9 @@ def _load(args, as_of=None):
         from bot.planner import plan_state
 
         run = plan_state(state, store=store, progress=plan_cb)
+    from bot.cli_core import _warn_missing, _warn_unresolved   # the same warnings as `status`
+    _warn_missing(state)
+    _warn_unresolved(state)
     return cfg, state, run
 
 
@@ -160,7 +163,22 @@ def cmd_apply(args) -> int:
     cfg, state, run = _load(args)
     unit = find_unit(run.plan, args.unit)
     if unit is None:
+        # applied before: its commits are IN_FLIGHT on its branch, so it is no longer planned
+        flying = [b for b in state.in_flight if b.unit_id == args.unit or b.unit_id.startswith(args.unit)]
+        if len(flying) == 1:
+            b = flying[0]
+            if args.json:
+                json.dump({"unit": b.unit_id, "kind": b.kind, "branch": b.name, "tip": b.tip, "created": False,
+                           "picked": [], "already": list(b.upstream_shas), "in_flight": True}, sys.stdout, indent=2)
+                print()
+            else:
+                print(f"{b.name} already in flight (tip {(b.tip or '-')[:12]}, {len(b.upstream_shas)} upstream "
+                      f"commit(s)); nothing to apply")
+            return 0
+        matches = [u.id for u in run.plan.units if u.id.startswith(args.unit)] + [b.unit_id for b in flying]
         ids = ", ".join(u.id for u in run.plan.units) or "none"
+        if len(matches) > 1:
+            raise UserError(f"{args.unit!r} is ambiguous: it starts {', '.join(matches)}; give more of the id")
         raise UserError(f"no unit {args.unit!r} in the current plan (units: {ids}); "
                         "run `forksync plan` to see them")
     fork_dir = state.fork_repo.path

@@ -36,6 +36,10 @@ PIN_TABLE = table("pin_history", {"id": int, "recorded_at": int, "as_of": int, "
 Progress = Callable[[str, int, int], None]   # (step, done, total)
 
 
+class BeforeHistoryError(ValueError):
+    """``as_of`` lies before the first commit of the upstream or the fork."""
+
+
 @dataclass
 class SyncState:
     """Everything the core derived for one (upstream tip, fork tip) pair.
@@ -168,8 +172,13 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     up_tip = gitio.resolve(up_repo, cfg.upstream.ref, label=f"upstream ({cfg.upstream.url or fork_url})")
     fork_tip = gitio.resolve(fork_repo, cfg.fork.ref, label=f"fork ({fork_url})")
     if cutoff is not None:
-        up_tip = tip_as_of(repo, up_tip, cutoff) or up_tip
-        fork_tip = tip_as_of(repo, fork_tip, cutoff) or fork_tip
+        stamp = datetime.fromtimestamp(cutoff, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        cut_up, cut_fork = tip_as_of(repo, up_tip, cutoff), tip_as_of(repo, fork_tip, cutoff)
+        for side, cut in (("upstream", cut_up), ("fork", cut_fork)):
+            if cut is None:   # never show today's state under a past date
+                raise BeforeHistoryError(f"as of {stamp} the {side} has no commit yet (its first-parent history starts "
+                                 "later); choose a later date")
+        up_tip, fork_tip = cut_up, cut_fork
     if since:
         since = gitio.resolve(up_repo, since, label=f"upstream ({cfg.upstream.url or fork_url})")
     base, rng = gitio.upstream_range(repo, up_tip, fork_tip, since=since)
@@ -219,16 +228,20 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
 
 def series(cfg: ForksyncConfig, start: str, end: str, step_days: int = 7, store: Store | None = None,
            progress: Progress | None = None) -> list[tuple[str, SyncState]]:
-    """``[(date, state)]`` for ``start``, ``start + step`` … ≤ ``end`` (dates YYYY-MM-DD), for plots."""
+    """``[(date, state)]`` for ``start``, ``start + step`` … ≤ ``end`` (dates YYYY-MM-DD), for plots.
+    Dates before either history begins have no point (there is no state to show)."""
     d, stop = date.fromisoformat(start), date.fromisoformat(end)
     if step_days < 1:
         raise ValueError("--step must be at least 1 day")
     out = []
     while d <= stop:
-        out.append((d.isoformat(), load_state(cfg, store=store, as_of=d.isoformat(), progress=progress,
-                                              fetch=False, record=False)))
+        try:
+            out.append((d.isoformat(), load_state(cfg, store=store, as_of=d.isoformat(), progress=progress,
+                                                  fetch=False, record=False)))
+        except BeforeHistoryError:
+            pass
         d += timedelta(days=step_days)
     return out
 
 
-__all__ = ["SyncState", "load_state", "series", "end_of_day", "tip_as_of", "analyse", "ANALYSIS_VERSION"]
+__all__ = ["BeforeHistoryError", "SyncState", "load_state", "series", "end_of_day", "tip_as_of", "analyse", "ANALYSIS_VERSION"]

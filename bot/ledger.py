@@ -61,6 +61,10 @@ class Ledger:
     entries: tuple[LedgerEntry, ...]
     by_sha: Mapping[str, LedgerEntry] = field(default_factory=dict)
     by_pr: Mapping[int, tuple[LedgerEntry, ...]] = field(default_factory=dict)
+    #: ``(upstream sha, where, rule)`` for forksync's own provenance (``Upstream-*`` trailers and
+    #: ``refs/notes/forksync`` decisions) that names no commit of the upstream range — after a
+    #: rewrite of upstream's history such records no longer apply, and callers must say so.
+    unresolved: tuple[tuple[str, str, str], ...] = ()
 
     def counts(self) -> dict[Disposition, int]:
         out = {d: 0 for d in Disposition}
@@ -128,6 +132,7 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
     (:func:`bot.notes.read_decisions`); trailers are read here from ``fork``. Shas are full.
     """
     res = _Resolver(upstream)
+    unresolved: list[tuple[str, str, str]] = []
     events: dict[str, list[_Event]] = {c.sha: [] for c in upstream}
     up_subject = {c.sha: normalize_subject(c.subject) for c in upstream}
 
@@ -159,7 +164,10 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
         picks: list[str] = []
         pending_decisions: list[tuple[Claim, str]] = []
         for c in cl:
-            for u in res.sha(c.ref):
+            hits = res.sha(c.ref)
+            if not hits and c.rule.startswith("trailer:Upstream-") and not c.ref.startswith("#"):
+                unresolved.append((c.ref, f.sha, c.rule))
+            for u in hits:
                 if c.kind == "pick":
                     if c.weak and not (up_subject[u] and up_subject[u] in fsubj):
                         continue
@@ -249,7 +257,10 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
 
     # decisions from notes
     for d in decisions:
-        for u in res.sha(d.upstream_sha.lower()):
+        hits = res.sha(d.upstream_sha.lower())
+        if not hits:
+            unresolved.append((d.upstream_sha.lower(), rules.notes_ref, "note"))
+        for u in hits:
             kind = "reconsider" if d.disposition is None else _DISP_KIND.get(d.disposition)
             if kind is None:
                 continue
@@ -319,7 +330,7 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
         if e.pr is not None:
             by_pr.setdefault(e.pr, []).append(e)
     return Ledger(entries=tuple(entries), by_sha={e.sha: e for e in entries},
-                  by_pr={k: tuple(v) for k, v in by_pr.items()})
+                  by_pr={k: tuple(v) for k, v in by_pr.items()}, unresolved=tuple(unresolved))
 
 
 def _detail(c: Claim, f: CommitInfo) -> str:

@@ -72,3 +72,20 @@ def test_plan_partitions_pending_commits_into_a_bundle_and_two_chains(scenario):
     again = run_json("--config", str(scenario.config_path), "plan", "--json")
     assert [u["id"] for u in again["units"]] == [u["id"] for u in plan["units"]]
 
+
+
+def test_as_of_before_either_history_is_a_clear_error_not_todays_state(scenario, capsys):
+    rc = cli_main(["--config", str(scenario.config_path), "status", "--as-of", "2026-01-04", "--json"])
+    assert rc == 2
+    assert "has no commit yet" in capsys.readouterr().err
+
+
+def test_applying_a_unit_again_says_it_is_in_flight(tmp_path):
+    s = build_scenario(tmp_path / "d")
+    cfg = str(s.config_path)
+    unit = f"bundle-{s.sha['u10'][:12]}"
+    first = run_json("--config", cfg, "apply", unit, "--json")
+    assert first["created"] is True and len(first["picked"]) == 5
+    again = run_json("--config", cfg, "apply", unit, "--json")
+    assert again["in_flight"] is True and again["branch"] == f"forksync/{unit}"
+    assert again["already"] == [s.sha[k] for k in ("u10", "u11", "u15", "u16", "u18")]
