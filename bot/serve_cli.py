@@ -288,11 +288,20 @@ def run_serve(s: ServeSettings) -> int:
     gc.collect()
     gc.freeze()                         # startup objects never need collecting: shorter GC pauses
     gc.set_threshold(20_000, 20, 20)    # fewer collections on the acknowledgement path
-    print(f"forksync serve: listening on http://{s.host}:{s.port} (db {s.db}, {s.workers} worker process(es))",
+    listen: dict = {"host": s.host, "port": s.port}
+    port = s.port
+    if s.port == 0:     # bind here so the chosen port can be printed (scripts read it from this line)
+        import socket
+        sock = socket.socket(socket.AF_INET6 if ":" in s.host else socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((s.host, 0))
+        sock.listen(512)
+        port = sock.getsockname()[1]
+        listen = {"sock": sock}
+    print(f"forksync serve: listening on http://{s.host}:{port} (db {s.db}, {s.workers} worker process(es))",
           file=sys.stderr, flush=True)
     try:
-        web.run_app(app, host=s.host, port=s.port, print=None, access_log=None, handle_signals=True,
-                    shutdown_timeout=5.0)
+        web.run_app(app, **listen, print=None, access_log=None, handle_signals=True, shutdown_timeout=5.0)
     finally:
         if workers is not None:
             workers.terminate()
