@@ -25,18 +25,24 @@ def _into_default(pr: dict, repo: RepoRef) -> bool:
     return (pr.get("base") or {}).get("ref") == repo.default_branch
 
 
-@router.register("pull_request", action="opened")
-@router.register("pull_request", action="reopened")
-@router.register("pull_request", action="synchronize")
-async def on_pull_request(event, ctx) -> None:
+async def _on_open_pr(event, ctx, step: str) -> None:
+    """Run ``ValidationService.<step>`` (``validate_pr`` or ``evaluate``) for an open PR into the
+    default branch; other PRs are not sync PRs and are left alone."""
     from bot.validation_service import validation_of
 
     repo = RepoRef.model_validate(event.data["repository"])
     pr = event.data["pull_request"]
     if not _into_default(pr, repo) or pr.get("state") != "open":
         return
-    for n in await validation_of(ctx).validate_pr(ctx, repo.full_name, int(pr["number"])):
+    for n in await getattr(validation_of(ctx), step)(ctx, repo.full_name, int(pr["number"])):
         ctx.note(n)
+
+
+@router.register("pull_request", action="opened")
+@router.register("pull_request", action="reopened")
+@router.register("pull_request", action="synchronize")
+async def on_pull_request(event, ctx) -> None:
+    await _on_open_pr(event, ctx, "validate_pr")
 
 
 @router.register("pull_request_review", action="submitted")
@@ -44,14 +50,7 @@ async def on_pull_request(event, ctx) -> None:
 @router.register("pull_request", action="labeled")
 @router.register("pull_request", action="unlabeled")
 async def on_review(event, ctx) -> None:
-    from bot.validation_service import validation_of
-
-    repo = RepoRef.model_validate(event.data["repository"])
-    pr = event.data["pull_request"]
-    if not _into_default(pr, repo) or pr.get("state") != "open":
-        return
-    for n in await validation_of(ctx).evaluate(ctx, repo.full_name, int(pr["number"])):
-        ctx.note(n)
+    await _on_open_pr(event, ctx, "evaluate")
 
 
 @router.register("check_run", action="completed")
