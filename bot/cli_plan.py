@@ -150,7 +150,9 @@ def cmd_plan(args) -> int:
     for n in plan.notes:
         if not n.startswith("NO_OP candidate "):
             print(f"note: {n}")
-    print(f"\n(planning {run.seconds:.2f} s: {run.merges} merges, {run.cache_hits} cached, "
+    helped = run.extra.get("helper_merges", 0)
+    print(f"\n(planning {run.seconds:.2f} s: {run.merges} merges"
+          f"{f' ({helped} by the helper process)' if helped else ''}, {run.cache_hits} cached, "
           f"{run.parsed_files} files parsed for symbols)", file=sys.stderr)
     return 0
 

@@ -74,7 +74,8 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
                symbols: SymbolSource | None = None,
                base: str | None = None, as_of: int | None = None,
                progress: Callable[[int, int], None] | None = None,
-               chain_size_cap: int = 25, fork_paths: Iterable[str] | None = None) -> Plan:
+               chain_size_cap: int = 25, fork_paths: Iterable[str] | None = None,
+               lookahead: int = 16) -> Plan:
     """Partition ``pending`` (PENDING upstream commits, oldest first) into bundles and chains.
 
     ``areas``: config :class:`~bot.config.Area` objects (``divergent`` ones force chains; all
@@ -85,7 +86,10 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
     unit; a full chain is continued by a *stacked* chain, ``Unit.depends_on``). ``fork_paths``:
     the files the fork changed since the merge base — divergent-area *symbol* patterns are checked
     only there (None: everywhere). ``predictor.predict_on(commit, tree)``, when the predictor has
-    it, predicts chain items on the chain's own running tree. Returns a :class:`~bot.model.Plan`
+    it, predicts chain items on the chain's own running tree. ``predictor.hint(commits)``, when
+    the predictor has it, is told before each commit the next ``lookahead`` pending commits (a
+    helper process may merge them ahead of time, ``bot/plan_helper.py``; the plan never depends
+    on it; 0: no hints). Returns a :class:`~bot.model.Plan`
     whose units come in upstream order of their first commit; NO_OP candidates are in
     ``Plan.no_ops``. Raises ``ValueError`` when a pending commit is also on an in-flight branch.
     """
@@ -124,9 +128,12 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
     bundle_commits: list[list[CommitInfo]] = []
     picked_clean = 0
     total = len(pending)
+    hint_merges = getattr(predictor, "hint", None) if lookahead > 0 else None
     for i, c in enumerate(pending):
         if progress:
             progress(i, total)
+        if hint_merges is not None:     # a forecast for a helper process: it never changes the plan
+            hint_merges(pending[i:i + lookahead])
         pred = predictor.predict(c)
         clean_tree = pred.result_tree if pred.outcome == "clean" else None
         div = divergent_path_hits(c, areas, glob_memo)

@@ -18,6 +18,7 @@ from bot.plan import build_plan
 from bot.predict import MergePredictor, scratch_repo
 from bot.store import Store
 from bot.symbol_index import SymbolIndex
+from bot.plan_helper import PlanHelper
 
 
 @dataclass
@@ -56,12 +57,15 @@ def fork_paths(repo: pygit2.Repository, merge_base: str | None, fork_tip: str) -
 
 
 def plan_state(state, *, store: Store | None = None, progress: Callable[[int, int], None] | None = None,
-               predictor: MergePredictor | None = None, workers: int = 2) -> PlanRun:
+               predictor: MergePredictor | None = None, workers: int = 2, helper_min: int = 64) -> PlanRun:
     """Plan the PENDING commits of ``state`` against its fork tip.
 
     ``store``: persists predictions (a warm re-plan is lookups only); None keeps them in memory.
     ``predictor``: to reuse one (benchmarks); by default a new one on ``cache_dir``'s scratch repo.
-    ``workers``: unused since symbols are computed lazily (docs/plan.md "Symbol scope"); kept for callers.
+    ``workers``: 2 or more runs a helper process (``bot/plan_helper.py``) that merges the next
+    pending commits while this process computes symbols (without rename detection only; with a
+    given ``predictor`` never, nor for fewer than ``helper_min`` pending commits: its start-up,
+    ≈ 0.5 s, would not pay back); 1 does everything here. The plan is the same either way.
     """
     cfg = state.config
     t0 = time.perf_counter()
@@ -72,11 +76,22 @@ def plan_state(state, *, store: Store | None = None, progress: Callable[[int, in
     repo = scratch_repo(state.git_dir, cfg.cache_dir)
     pred = predictor or MergePredictor(repo, state.fork_tip, rename_detection=cfg.rename_detection, store=store)
     symbols = SymbolIndex(repo, store=store)
-    plan = build_plan(pending, predictor=pred, areas=cfg.areas, bundle_size_cap=cfg.bundle_size_cap,
-                      chain_size_cap=cfg.chain_size_cap, fork_paths=fork_paths(repo, state.merge_base, state.fork_tip),
-                      in_flight=state.in_flight, commit_lookup=state.upstream, symbols=symbols,
-                      base=state.fork_tip, as_of=state.as_of, progress=progress)
+    helper = PlanHelper(repo.path) if workers > 1 and predictor is None and len(pending) >= helper_min else None
+    if helper is not None:
+        pred.use_helper(helper)
+        if pending and pred.hint_worthwhile(pending[0]):
+            helper.start()
+    try:
+        plan = build_plan(pending, predictor=pred, areas=cfg.areas, bundle_size_cap=cfg.bundle_size_cap,
+                          chain_size_cap=cfg.chain_size_cap,
+                          fork_paths=fork_paths(repo, state.merge_base, state.fork_tip),
+                          in_flight=state.in_flight, commit_lookup=state.upstream, symbols=symbols,
+                          base=state.fork_tip, as_of=state.as_of, progress=progress)
+    finally:
+        if helper is not None:
+            helper.close()
     pred.flush()
     symbols.flush()
     return PlanRun(plan, pending, merges=pred.merges, cache_hits=pred.cache_hits,
-                   parsed_files=symbols.parsed_files, seconds=time.perf_counter() - t0)
+                   parsed_files=symbols.parsed_files, seconds=time.perf_counter() - t0,
+                   extra={"helper": helper.stats() if helper else None, "helper_merges": pred.helper_merges})

@@ -11,6 +11,11 @@ a worktree (clean, conflicting, renames); runtime-facts measured 904/905 agreeme
 picks. Cost: ≈ 2–4 ms per commit without rename detection, ≈ 40 ms with it (config
 ``rename_detection``; git's cherry-pick detects renames, so on is the faithful default).
 
+With a :class:`~bot.plan_helper.PlanHelper` (``use_helper``; ``plan_state`` starts one for a cold
+plan without rename detection) the merges of the next commits run ahead in a second process
+(:meth:`MergePredictor.hint`, :func:`merge_answer`); an answer is reused only where the running
+tree agrees with the tree it was computed on at every path the pick changes.
+
 Results are cached by ``(running tree, commit, flags)`` in memory and, given a
 :class:`~bot.store.Store`, in the ``plan_predictions`` table, so a re-plan over the same fork tip
 is lookups only. Trees written by clean merges go to a scratch repository (``cache_dir``) that
@@ -28,6 +33,7 @@ from pygit2.enums import MergeFlag
 
 from bot.model import CommitInfo
 from bot.plan import Prediction
+from bot.plan_helper import MISS
 from bot.store import Store, table
 
 PREDICTIONS = table("plan_predictions", {
@@ -149,6 +155,84 @@ def _edit_tree(repo: pygit2.Repository, tree, updates: dict):
     return tb.write()
 
 
+class _Everything(frozenset):
+    def isdisjoint(self, other) -> bool:
+        return False
+
+
+_EVERYTHING = _Everything()
+
+
+def _entry_at(tree, path: str):
+    """What ``tree`` holds at ``path``: ``(id, mode)``; else the first non-directory entry on the
+    way to it (``("blocked", prefix, id, mode)``: a file where a directory would be); else None."""
+    try:
+        e = tree[path]
+        return (e.id, e.filemode)
+    except KeyError:
+        pass
+    parts = path.split("/")
+    for k in range(1, len(parts)):
+        q = "/".join(parts[:k])
+        try:
+            e = tree[q]
+        except KeyError:
+            return None
+        if e.filemode != _TREE_MODE:
+            return ("blocked", q, e.id, e.filemode)
+    return None
+
+
+def _apply(repo: pygit2.Repository, ours: str, entries: dict) -> str | None:
+    """Tree ``ours`` with ``entries`` (path → ``(oid hex, mode)`` | None) written over it; None when
+    that would turn a file into a directory or back (then the index is written instead)."""
+    updates: dict = {}
+    for path, entry in entries.items():
+        *dirs, name = path.split("/")
+        node = updates
+        for part in dirs:
+            node = node.setdefault(part, {})
+        node[name] = None if entry is None else (pygit2.Oid(hex=entry[0]), entry[1])
+    pygit2.settings.enable_strict_object_creation(False)
+    try:
+        oid = _edit_tree(repo, repo[ours], updates)
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    finally:
+        pygit2.settings.enable_strict_object_creation(True)
+    return str(oid if oid is not None else repo.TreeBuilder().write())
+
+
+def merge_answer(repo: pygit2.Repository, commit_sha: str, ours: str) -> tuple:
+    """A plan helper's merge task (``bot/plan_helper.py``): ``git cherry-pick``'s 3-way merge of
+    ``commit_sha`` onto tree ``ours`` *without rename detection*. Returns ``("conflict", conflicted
+    paths, changed paths)``, ``("merged", {path: (oid hex, mode) | None}, changed paths, tree)``
+    (the merge result at each path the pick changes, and the result tree on ``ours``; merged blobs
+    and the tree are written to ``repo``),
+    ``("unhandled", ...)`` for a file↔directory swap, or ``("error", message)``. *Changed paths*:
+    old and new paths of the commit's diff against its first parent, where alone the result can
+    differ from ``ours`` (the predictor checks a later tree agrees there before reusing it)."""
+    try:
+        c = repo[commit_sha].peel(pygit2.Commit)
+        ancestor = repo[c.parent_ids[0]].peel(pygit2.Commit).tree if c.parent_ids else repo[repo.TreeBuilder().write()]
+        changed = sorted({p for d in ancestor.diff_to_tree(c.tree).deltas for p in (d.old_file.path, d.new_file.path)})
+        idx = repo.merge_trees(ancestor, repo[ours], c.tree, flags=0)
+        if idx.conflicts is not None:
+            return ("conflict", conflicted_paths(idx), changed)
+        merged, seen_dirs = {}, set()
+        for p in changed:
+            parts = p.split("/")
+            seen_dirs.update("/".join(parts[:k]) for k in range(1, len(parts)))
+            e = idx[p] if p in idx else None
+            merged[p] = None if e is None else (str(e.id), int(e.mode))
+        if seen_dirs & set(changed):
+            return ("unhandled", "a file and a directory at the same path")
+        tree = _apply(repo, ours, merged)
+        return ("merged", merged, changed, tree)
+    except (KeyError, ValueError, pygit2.GitError) as e:
+        return ("error", _short_error(e))
+
+
 class MergePredictor:
     """A :class:`bot.plan.PickPredictor` over a pygit2 repository.
 
@@ -164,20 +248,83 @@ class MergePredictor:
         self.flags = merge_flags(rename_detection)
         self.running_tree = str(repo[base].peel(pygit2.Commit).tree_id)
         self.store = store
+        self.store_empty = False  # a cold cache: rows are only written (flush), never read
         if store is not None:
             store.migrate()          # the store may predate this module's import (creates plan_predictions)
+            self.store_empty = not any(store.db.query("select 1 from plan_predictions limit 1"))
         self._memo: dict[str, Prediction] = {}
         self._pending: list[dict] = []          # rows not yet written to the store (see flush)
         self.merges = 0          # real merges computed (cache misses)
         self.renames_off: str | None = None   # why rename detection was dropped (missing blobs)
         self.cache_hits = 0
+        self.helper = None       # a bot.plan_helper.PlanHelper (see hint)
+        self._hinted: dict[str, str] = {}      # commit sha -> the running tree it was last hinted on
+        self._picks: list[tuple[str, frozenset[str]]] = []   # (running tree before, paths) per advance
+        self._trees: dict[str, object] = {}
+        self.helper_merges = 0   # predictions taken from the helper's merges
+
+    def use_helper(self, helper) -> None:
+        """Let ``helper`` (a :class:`~bot.plan_helper.PlanHelper` on this repository) merge
+        hinted commits ahead of time in a second process."""
+        self.helper = helper
+
+    def _helper_applies(self) -> bool:
+        """Helper answers are merges without rename detection: usable when this predictor does
+        not detect renames (config, or dropped for missing blobs)."""
+        return self.helper is not None and (not self.flags & int(MergeFlag.FIND_RENAMES) or self.renames_off is not None)
+
+    def hint(self, commits) -> int:
+        """The planner expects to predict ``commits`` soon: the helper merges each onto the current
+        running tree — once, and again if a clean pick since then changed one of its paths.
+        Nothing is sent while the first commit's prediction is cached and nothing was merged yet
+        (a re-plan whose predictions are all cached never starts the helper), nor for cached
+        predictions. Returns the number sent."""
+        if not commits or not self.hint_worthwhile(commits[0]):
+            return 0
+        tasks, since = [], {}
+        for c in commits:
+            base = self._hinted.get(c.sha)
+            if base == self.running_tree:
+                continue
+            if base is not None:
+                if base not in since:
+                    since[base] = self._picked_paths_since(base)
+                if since[base].isdisjoint(c.paths):
+                    continue
+            if self._cached(self._key(c, self.running_tree)) is not None:
+                continue
+            self._hinted[c.sha] = self.running_tree
+            tasks.append((("merge", c.sha, self.running_tree), (c.sha, self.running_tree)))
+        return self.helper.hint(tasks) if tasks else 0
+
+    def _tree(self, tree_id: str):
+        """Tree object ``tree_id`` (running trees recur: a lookup through the alternates costs ~0.1 ms)."""
+        t = self._trees.get(tree_id)
+        if t is None:
+            t = self._trees[tree_id] = self.repo[tree_id]
+        return t
+
+    def hint_worthwhile(self, first: CommitInfo) -> bool:
+        """Whether merges are worth hinting: the helper applies (no rename detection) and this
+        predictor merged already or ``first`` (the next commit) is not cached (a cold plan)."""
+        return self._helper_applies() and (self.merges > 0 or self._cached(self._key(first, self.running_tree)) is None)
+
+    def _picked_paths_since(self, tree: str) -> frozenset[str]:
+        """The paths the clean picks since running tree ``tree`` changed (all of them when
+        ``tree`` is not a running tree of this predictor)."""
+        out: set[str] = set()
+        for before, paths in reversed(self._picks):
+            out |= paths
+            if before == tree:
+                return frozenset(out)
+        return _EVERYTHING
 
     def _key(self, commit: CommitInfo, ours: str) -> str:
         return f"{ours}:{commit.sha}:{self.flags}"
 
     def _cached(self, key: str) -> Prediction | None:
         p = self._memo.get(key)
-        if p is None and self.store is not None:
+        if p is None and self.store is not None and not self.store_empty:
             rows = list(self.store.db.query("select * from plan_predictions where key = ?", [key]))
             if rows:
                 r = rows[0]
@@ -202,7 +349,11 @@ class MergePredictor:
             self.cache_hits += 1
             self._memo[key] = hit
             return hit
-        pred = self._merge(commit, ours)
+        pred = self._from_helper(commit, ours) if self._helper_applies() else None
+        if pred is None:
+            pred = self._merge(commit, ours)
+        else:
+            self.helper_merges += 1
         self.merges += 1
         self._memo[key] = pred
         if self.store is not None:
@@ -211,6 +362,31 @@ class MergePredictor:
                 "outcome": pred.outcome, "conflicts": json.dumps(list(pred.conflicts)),
                 "result_tree": pred.result_tree or "", "detail": pred.detail})
         return pred
+
+    def _from_helper(self, commit: CommitInfo, ours: str) -> Prediction | None:
+        """The prediction from the helper's merge of ``commit`` (computed on the tree it was
+        hinted on), when that tree and ``ours`` agree at every path the pick changes; else None."""
+        base = self._hinted.get(commit.sha)
+        if base is None:
+            return None
+        answer = self.helper.take(("merge", commit.sha, base))
+        if answer is MISS or answer[0] not in ("conflict", "merged"):
+            return None
+        kind, value, changed = answer[:3]
+        repo = self.repo
+        if base != ours:
+            a, b = self._tree(base), self._tree(ours)
+            if any(_entry_at(a, p) != _entry_at(b, p) for p in changed):
+                return None
+        detail = f"renames not detected: {self.renames_off}" if self.flags & int(MergeFlag.FIND_RENAMES) else ""
+        if kind == "conflict":
+            return Prediction("conflict", tuple(value), detail=detail)
+        tree = answer[3] if base == ours else _apply(repo, ours, value)
+        if tree is None:
+            return None
+        if tree == ours:
+            return Prediction("empty", result_tree=tree, detail=detail)
+        return Prediction("clean", result_tree=tree, detail=detail)
 
     def _merge(self, commit: CommitInfo, ours: str) -> Prediction:
         if self.renames_off is None:
@@ -267,5 +443,7 @@ class MergePredictor:
         """Apply a clean pick to the running tree (the next prediction sees it)."""
         if prediction.outcome != "clean" or not prediction.result_tree:
             raise ValueError(f"only a clean prediction advances the running tree (got {prediction.outcome})")
+        if self.helper is not None:
+            self._picks.append((self.running_tree, commit.paths))
         self.running_tree = prediction.result_tree
 

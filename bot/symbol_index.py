@@ -26,27 +26,36 @@ class SymbolIndex:
     ``repo`` must hold the commits' objects. Missing blobs (partial snapshots) give None for that
     file (the planner then works at file level), never an exception."""
 
+    store_empty = False     # True: the store held no symbols when this index opened (skip lookups)
+
     def __init__(self, repo, tree_cache_size: int = 64, store=None):
         self.repo = repo
         self.store = store
         if store is not None:
             store.migrate()
+            if not any(store.db.query("select 1 from plan_symbols where version = ? limit 1", [SYMBOLS_VERSION])):
+                self.store_empty = True   # a cold cache: rows are only written (by flush), never read
         self._cache: dict[tuple[str, str], frozenset[str] | None] = {}
         self._pending: list[dict] = []          # rows not yet written to the store (see flush)
         self._trees: OrderedDict[tuple, tuple[bytes, object]] = OrderedDict()
-        self._blobs: OrderedDict[tuple[str, str], bytes | None] = OrderedDict()
+        self._blobs: OrderedDict[object, bytes | None] = OrderedDict()   # blob id -> text
+        self._commit_trees: dict[str, object] = {}    # commit sha -> its tree (a lookup costs ~0.1 ms)
         self._tree_cache_size = tree_cache_size
         self.parsed_files = 0        # file changes whose symbols were computed
         self.parses = 0              # tree-sitter parses run (a blob parsed once serves both sides)
         self.incremental_parses = 0  # of which incremental (from another version of the file)
         self.incremental = True
         self._last: dict[tuple[str, str], tuple[bytes, object]] = {}
+        self._near: dict[tuple[str, str], list[tuple[float, bytes, object]]] = {}   # recent versions, by time
 
-    def _parse(self, src: bytes, lang: str, path: str | None = None):
+    def _parse(self, src: bytes, lang: str, path: str | None = None, when: float | None = None):
         """A parsed tree's root for ``src``: from a small LRU keyed by content (the old side of
         one commit is usually the new side of the previous commit to that file), else parsed
-        *incrementally* from the last tree parsed for ``path`` (tree-sitter reuses every subtree
-        the edits between the two versions leave alone), else parsed afresh."""
+        *incrementally* from another version of ``path`` (tree-sitter reuses every subtree the
+        edits between the two versions leave alone) — of the last few parsed, the one nearest in
+        time to ``when`` (a commit time: a share check walks back and forth between a new commit
+        and older chain commits; nearer versions differ less), else the last parsed — else
+        parsed afresh. Any base gives the same tree; only the cost differs."""
         key = (len(src), hash(src), lang)
         hit = self._trees.get(key)
         tree = hit[1] if hit is not None and hit[0] == src else None   # same bytes, not just the same hash
@@ -54,6 +63,9 @@ class SymbolIndex:
             self._trees.move_to_end(key)
         else:
             last = self._last.get((path, lang)) if path else None
+            near = self._near.get((path, lang)) if when is not None and path else None
+            if near:
+                last = min(near, key=lambda v: abs(v[0] - when))[1:]
             if last is not None and self.incremental:
                 tree = reparse(parser_for(lang), last[0], last[1], src)
                 self.incremental_parses += 1
@@ -65,20 +77,38 @@ class SymbolIndex:
                 self._trees.popitem(last=False)
         if path:
             self._last[(path, lang)] = (src, tree)
+            if when is not None:
+                near = self._near.setdefault((path, lang), [])
+                if all(v[1] is not src for v in near):
+                    near.append((when, src, tree))
+                    if len(near) > 6:
+                        near.pop(0)
         return tree.root_node
 
     def _blob(self, commit_sha: str, path: str) -> bytes | None:
-        key = (commit_sha, path)
-        if key in self._blobs:
-            return self._blobs[key]
+        """The text of ``path`` at ``commit_sha`` (None when absent or unreadable). Texts are
+        cached by blob id (a commit's old side is an earlier commit's new side): the same bytes
+        object then also hits the parse cache without hashing the text again."""
         try:
-            data = self.repo.get(commit_sha).tree[path].data
+            tree = self._commit_trees.get(commit_sha)
+            if tree is None:
+                tree = self._commit_trees[commit_sha] = self.repo.get(commit_sha).tree
+            oid = tree[path].id
+        except (KeyError, AttributeError, ValueError):
+            return None
+        except Exception:   # pygit2.GitError for missing objects
+            return None
+        if oid in self._blobs:
+            self._blobs.move_to_end(oid)
+            return self._blobs[oid]
+        try:
+            data = self.repo[oid].data
         except (KeyError, AttributeError, ValueError):
             data = None
-        except Exception:   # pygit2.GitError for missing objects
+        except Exception:   # pygit2.GitError for a missing blob
             data = None
-        self._blobs[key] = data
-        if len(self._blobs) > 32:            # the pre-check and the parse read the same blobs
+        self._blobs[oid] = data
+        if len(self._blobs) > self._tree_cache_size:
             self._blobs.popitem(last=False)
         return data
 
@@ -117,7 +147,7 @@ class SymbolIndex:
         """Whether the symbols of ``(sha, path)`` are cached (memory or store); loads a store row."""
         if (sha, path) in self._cache:
             return True
-        if self.store is None:
+        if self.store is None or self.store_empty:
             return False
         rows = list(self.store.db.query("select symbols from plan_symbols where key = ? and version = ?",
                                         [f"{sha}:{path}", SYMBOLS_VERSION]))
@@ -130,7 +160,7 @@ class SymbolIndex:
         key = (commit.sha, fc.path)
         if key in self._cache:
             return self._cache[key]
-        if self.store is not None:
+        if self.store is not None and not self.store_empty:
             rows = list(self.store.db.query("select symbols from plan_symbols where key = ? and version = ?",
                                             [f"{commit.sha}:{fc.path}", SYMBOLS_VERSION]))
             if rows:
@@ -144,7 +174,9 @@ class SymbolIndex:
             if fc.status != "D":
                 new = self._blob(commit.sha, fc.path)
             self.parsed_files += 1
-        res = symbols_of_change(fc, old, new, parse=lambda src, lg: self._parse(src, lg, fc.path))
+        when = float(commit.committer_time)
+        res = symbols_of_change(fc, old, new, parse=lambda src, lg: self._parse(
+            src, lg, fc.path, when - 0.5 if src is old else when))
         self._cache[key] = res
         if self.store is not None:
             self._pending.append({"key": f"{commit.sha}:{fc.path}", "version": SYMBOLS_VERSION,
@@ -159,7 +191,7 @@ class SymbolIndex:
         incremental re-parsing still applies; fewer than ``min_parallel`` pairs stay in this
         process). Returns the number computed."""
         todo = [(c, fc) for c, fc in items if (c.sha, fc.path) not in self._cache and language_for(fc.path)]
-        if self.store is not None and todo:
+        if self.store is not None and not self.store_empty and todo:
             keys = [f"{c.sha}:{fc.path}" for c, fc in todo]
             found = {}
             for i in range(0, len(keys), 500):

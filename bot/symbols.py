@@ -300,9 +300,15 @@ def tree_symbols(root, lang: str, ranges: Iterable[tuple[int, int]],
     """The symbols covering hunk ranges ``(start, count)`` (1-based) in a parsed tree: for each
     line, its innermost definition, or :data:`TOP_LEVEL` (also for a definition longer than
     ``max_lines``). Ranges with ``count == 0`` are skipped (a pure insertion: the other side of
-    the hunk carries it)."""
+    the hunk carries it).
+
+    Hunks less than :data:`_CLUSTER_GAP` rows apart share one definition lookup over their joint
+    span: the definitions around a span include every definition intersecting a row inside it
+    (the smallest node covering the span's full rows contains or encloses each of them), so
+    filtering them per hunk gives the same answer as one lookup per hunk."""
     out: set[str] = set()
     n_rows = root.end_point.row + 1
+    spans: list[tuple[int, int]] = []
     for start, count in ranges:
         if count <= 0:
             continue
@@ -311,14 +317,29 @@ def tree_symbols(root, lang: str, ranges: Iterable[tuple[int, int]],
         if lo >= n_rows:
             out.add(TOP_LEVEL)
             continue
-        defs = [d for d in _defs_around(root, lang, lo, hi) if d.end >= lo and d.start <= hi]
-        for row in range(lo, hi + 1):
-            best = None
-            for d in defs:
-                if d.start <= row <= d.end and (best is None or d.depth > best.depth):
-                    best = d
-            out.add(best.name if best and best.end - best.start < max_lines else TOP_LEVEL)
+        spans.append((lo, hi))
+    spans.sort()
+    i = 0
+    while i < len(spans):
+        j, c_lo, c_hi = i, spans[i][0], spans[i][1]
+        while j + 1 < len(spans) and spans[j + 1][0] - c_hi <= _CLUSTER_GAP:
+            j += 1
+            c_hi = max(c_hi, spans[j][1])
+        around = _defs_around(root, lang, c_lo, c_hi)
+        for lo, hi in spans[i:j + 1]:
+            defs = [d for d in around if d.end >= lo and d.start <= hi]
+            for row in range(lo, hi + 1):
+                best = None
+                for d in defs:
+                    if d.start <= row <= d.end and (best is None or d.depth > best.depth):
+                        best = d
+                out.add(best.name if best and best.end - best.start < max_lines else TOP_LEVEL)
+        i = j + 1
     return frozenset(out)
+
+
+#: hunks closer than this (rows) share one definition lookup in :func:`tree_symbols`
+_CLUSTER_GAP = 40
 
 
 _NOT_NAMES = frozenset({"if", "for", "while", "switch", "return", "catch", "sizeof", "elif", "else", "with"})
@@ -406,11 +427,10 @@ def source_symbols(src: bytes, lang: str, ranges, parse=None) -> frozenset[str]:
 def _line_offsets(src: bytes):
     import numpy as np
 
-    nl = np.flatnonzero(np.frombuffer(src, dtype=np.uint8) == 10) + 1
-    offs = [0, *nl.tolist()]
+    offs = np.concatenate(([0], np.flatnonzero(np.frombuffer(src, dtype=np.uint8) == 10) + 1))
     if offs[-1] != len(src):
-        offs.append(len(src))
-    return offs
+        offs = np.append(offs, len(src))
+    return offs      # row -> byte offset of its start (and the end of the text last)
 
 
 def reparse(parser, old_src: bytes, old_tree, new_src: bytes):
@@ -425,9 +445,9 @@ def reparse(parser, old_src: bytes, old_tree, new_src: bytes):
         row = old_start if old_lines == 0 else old_start - 1
         nrow = new_start if new_lines == 0 else new_start - 1
         row, nrow = min(row, o_last), min(nrow, n_last)
-        start = o_off[row]
-        old_end = o_off[min(row + old_lines, o_last)]
-        new_len = n_off[min(nrow + new_lines, n_last)] - n_off[nrow]
+        start = int(o_off[row])
+        old_end = int(o_off[min(row + old_lines, o_last)])
+        new_len = int(n_off[min(nrow + new_lines, n_last)] - n_off[nrow])
         tree.edit(start_byte=start, old_end_byte=old_end, new_end_byte=start + new_len,
                   start_point=(row, 0), old_end_point=(row + old_lines, 0), new_end_point=(row + new_lines, 0))
     return parser.parse(new_src, tree)

@@ -153,3 +153,16 @@ def build_pair(tmp: Path) -> Pair:
     u["u9"] = up.commit("[python] add: more (#109)", {"python/triton/language.py": LANG_PY.format(add=" + 0 + 0")}, when=t + 80)
     fork.add_remote("upstream", up.path)
     return Pair(up, fork, base, fork.head(), u)
+
+
+def file_becomes_directory(tmp: Path) -> tuple[pygit2.Repository, str, str]:
+    """A repository whose second commit replaces file ``a`` by a directory ``a/`` (a shape the
+    predictor's in-place tree edit leaves to the index): ``(repo, base sha, that commit's sha)``."""
+    from bot.repobuilder import run_git
+
+    up = RepoBuilder.init(tmp / "fd")
+    up.commit("init", {"a": "x\n", "keep/k.txt": "k\n"}, when=T0)
+    base = up.head()
+    run_git(up.path, "rm", "-q", "a")
+    sha = up.commit("a becomes a directory", {"a/b.txt": "y\n"}, when=T0 + 1)
+    return pygit2.Repository(str(up.path)), base, sha

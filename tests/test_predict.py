@@ -10,7 +10,7 @@ from bot import gitio
 from bot.predict import MergePredictor, scratch_repo
 from bot.repobuilder import RepoBuilder, run_git
 from bot.store import Store
-from plan_repos import T0, build_pair
+from plan_repos import T0, build_pair, file_becomes_directory
 
 
 def real_pick(fork: RepoBuilder, tmp, start: str, shas: list[str]) -> list[tuple[str, tuple[str, ...]]]:
@@ -177,12 +177,7 @@ def test_clean_merge_trees_edited_in_place_equal_the_written_index(tmp_path):
         checked += 1
     assert checked == 6                # the clean (and empty) picks of the scripted pair, in order
     # a file replaced by a directory: not edited in place (None: the caller writes the index)
-    up = RepoBuilder.init(tmp_path / "fd")
-    up.commit("init", {"a": "x\n", "keep/k.txt": "k\n"}, when=T0)
-    base = up.head()
-    run_git(up.path, "rm", "-q", "a")
-    sha = up.commit("a becomes a directory", {"a/b.txt": "y\n"}, when=T0 + 1)
-    r = pygit2.Repository(str(up.path))
+    r, base, sha = file_becomes_directory(tmp_path)
     t_base, t_new = r[base].peel(pygit2.Commit).tree, r[sha].peel(pygit2.Commit).tree
     idx = r.merge_trees(t_base, t_base, t_new, flags=0)
     assert _write_changed(idx, r, t_base, t_base, t_new) is None
