@@ -99,34 +99,62 @@ def _write_tree(index: pygit2.Index, repo: pygit2.Repository) -> str:
 _TREE_MODE = 0o040000
 
 
+def _pick_trees(repo: pygit2.Repository, commit_sha: str) -> tuple:
+    """``(ancestor tree, commit tree)`` of a cherry-pick of ``commit_sha``: its first parent's
+    tree (the empty tree for a root commit) and its own."""
+    c = repo[commit_sha].peel(pygit2.Commit)
+    if c.parent_ids:
+        return repo[c.parent_ids[0]].peel(pygit2.Commit).tree, c.tree
+    return repo[repo.TreeBuilder().write()], c.tree
+
+
+def _changed_paths(ancestor, theirs) -> list[str]:
+    """Old and new paths of the diff ``ancestor`` → ``theirs`` (no rename detection), sorted:
+    the only paths where a 3-way merge without rename detection can differ from ours."""
+    return sorted({p for d in ancestor.diff_to_tree(theirs).deltas for p in (d.old_file.path, d.new_file.path)})
+
+
+def _merged_entries(index: pygit2.Index, paths) -> dict:
+    """``{path: (oid hex, mode) | None}``: a merged index's stage-0 entries at ``paths``."""
+    out = {}
+    for p in paths:
+        e = index[p] if p in index else None
+        out[p] = None if e is None else (str(e.id), int(e.mode))
+    return out
+
+
 def _write_changed(index: pygit2.Index, repo: pygit2.Repository, ancestor, ours, theirs) -> str | None:
     """The tree of a clean merge *without rename detection*, written by editing ``ours`` only at
     the paths the pick changes (ancestor → theirs): every other path of a 3-way merge keeps ours'
     entry, so this is the tree :func:`_write_tree` writes (tree ids are canonical), at a fraction
     of its cost (``write_tree`` hashes every directory of the index). None when the change has a
     shape it does not handle (a file replaced by a directory or back): then write the index."""
+    return _apply(repo, ours, _merged_entries(index, _changed_paths(ancestor, theirs)))
+
+
+def _apply(repo: pygit2.Repository, ours, entries: dict) -> str | None:
+    """Tree ``ours`` (a tree or its id) with ``entries`` (path → ``(oid, mode)`` | None) written
+    over it; None when a path is both a file and a directory among ``entries``, or would turn a
+    file of ``ours`` into a directory or back (then the caller writes the index instead)."""
     updates: dict = {}
-    for d in ancestor.diff_to_tree(theirs).deltas:
-        for path in {d.old_file.path, d.new_file.path}:
-            *dirs, name = path.split("/")
-            node = updates
-            for part in dirs:
-                node = node.setdefault(part, {})
-                if not isinstance(node, dict):
-                    return None
-            entry = index[path] if path in index else None
-            value = (entry.id, entry.mode) if entry is not None else None
-            if isinstance(node.get(name), dict):
+    for path, entry in entries.items():
+        *dirs, name = path.split("/")
+        node = updates
+        for part in dirs:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
                 return None
-            node[name] = value
+        if isinstance(node.get(name), dict):
+            return None
+        node[name] = entry
     pygit2.settings.enable_strict_object_creation(False)
     try:
-        oid = _edit_tree(repo, ours, updates)
-        return str(oid if oid is not None else repo.TreeBuilder().write())
+        oid = _edit_tree(repo, repo[ours] if isinstance(ours, str) else ours, updates)
     except (KeyError, ValueError, pygit2.GitError):
         return None
     finally:
         pygit2.settings.enable_strict_object_creation(True)
+    return str(oid if oid is not None else repo.TreeBuilder().write())
 
 
 def _edit_tree(repo: pygit2.Repository, tree, updates: dict):
@@ -155,14 +183,6 @@ def _edit_tree(repo: pygit2.Repository, tree, updates: dict):
     return tb.write()
 
 
-class _Everything(frozenset):
-    def isdisjoint(self, other) -> bool:
-        return False
-
-
-_EVERYTHING = _Everything()
-
-
 def _entry_at(tree, path: str):
     """What ``tree`` holds at ``path``: ``(id, mode)``; else the first non-directory entry on the
     way to it (``("blocked", prefix, id, mode)``: a file where a directory would be); else None."""
@@ -183,51 +203,26 @@ def _entry_at(tree, path: str):
     return None
 
 
-def _apply(repo: pygit2.Repository, ours: str, entries: dict) -> str | None:
-    """Tree ``ours`` with ``entries`` (path → ``(oid hex, mode)`` | None) written over it; None when
-    that would turn a file into a directory or back (then the index is written instead)."""
-    updates: dict = {}
-    for path, entry in entries.items():
-        *dirs, name = path.split("/")
-        node = updates
-        for part in dirs:
-            node = node.setdefault(part, {})
-        node[name] = None if entry is None else (pygit2.Oid(hex=entry[0]), entry[1])
-    pygit2.settings.enable_strict_object_creation(False)
-    try:
-        oid = _edit_tree(repo, repo[ours], updates)
-    except (KeyError, ValueError, pygit2.GitError):
-        return None
-    finally:
-        pygit2.settings.enable_strict_object_creation(True)
-    return str(oid if oid is not None else repo.TreeBuilder().write())
-
-
 def merge_answer(repo: pygit2.Repository, commit_sha: str, ours: str) -> tuple:
     """A plan helper's merge task (``bot/plan_helper.py``): ``git cherry-pick``'s 3-way merge of
     ``commit_sha`` onto tree ``ours`` *without rename detection*. Returns ``("conflict", conflicted
     paths, changed paths)``, ``("merged", {path: (oid hex, mode) | None}, changed paths, tree)``
     (the merge result at each path the pick changes, and the result tree on ``ours``; merged blobs
     and the tree are written to ``repo``),
-    ``("unhandled", ...)`` for a file↔directory swap, or ``("error", message)``. *Changed paths*:
+    ``("unhandled", ...)`` for a file↔directory swap (the planner merges it itself), or
+    ``("error", message)``. *Changed paths*:
     old and new paths of the commit's diff against its first parent, where alone the result can
     differ from ``ours`` (the predictor checks a later tree agrees there before reusing it)."""
     try:
-        c = repo[commit_sha].peel(pygit2.Commit)
-        ancestor = repo[c.parent_ids[0]].peel(pygit2.Commit).tree if c.parent_ids else repo[repo.TreeBuilder().write()]
-        changed = sorted({p for d in ancestor.diff_to_tree(c.tree).deltas for p in (d.old_file.path, d.new_file.path)})
-        idx = repo.merge_trees(ancestor, repo[ours], c.tree, flags=0)
+        ancestor, theirs = _pick_trees(repo, commit_sha)
+        changed = _changed_paths(ancestor, theirs)
+        idx = repo.merge_trees(ancestor, repo[ours], theirs, flags=0)
         if idx.conflicts is not None:
             return ("conflict", conflicted_paths(idx), changed)
-        merged, seen_dirs = {}, set()
-        for p in changed:
-            parts = p.split("/")
-            seen_dirs.update("/".join(parts[:k]) for k in range(1, len(parts)))
-            e = idx[p] if p in idx else None
-            merged[p] = None if e is None else (str(e.id), int(e.mode))
-        if seen_dirs & set(changed):
-            return ("unhandled", "a file and a directory at the same path")
+        merged = _merged_entries(idx, changed)
         tree = _apply(repo, ours, merged)
+        if tree is None:
+            return ("unhandled", "a file and a directory at the same path")
         return ("merged", merged, changed, tree)
     except (KeyError, ValueError, pygit2.GitError) as e:
         return ("error", _short_error(e))
@@ -289,7 +284,7 @@ class MergePredictor:
             if base is not None:
                 if base not in since:
                     since[base] = self._picked_paths_since(base)
-                if since[base].isdisjoint(c.paths):
+                if since[base] is not None and since[base].isdisjoint(c.paths):
                     continue
             if self._cached(self._key(c, self.running_tree)) is not None:
                 continue
@@ -309,15 +304,15 @@ class MergePredictor:
         predictor merged already or ``first`` (the next commit) is not cached (a cold plan)."""
         return self._helper_applies() and (self.merges > 0 or self._cached(self._key(first, self.running_tree)) is None)
 
-    def _picked_paths_since(self, tree: str) -> frozenset[str]:
-        """The paths the clean picks since running tree ``tree`` changed (all of them when
-        ``tree`` is not a running tree of this predictor)."""
+    def _picked_paths_since(self, tree: str) -> frozenset[str] | None:
+        """The paths the clean picks since running tree ``tree`` changed; None (unknown: any)
+        when ``tree`` is not a running tree of this predictor."""
         out: set[str] = set()
         for before, paths in reversed(self._picks):
             out |= paths
             if before == tree:
                 return frozenset(out)
-        return _EVERYTHING
+        return None
 
     def _key(self, commit: CommitInfo, ours: str) -> str:
         return f"{ours}:{commit.sha}:{self.flags}"
@@ -413,18 +408,14 @@ class MergePredictor:
 
     def _merge_flags(self, commit: CommitInfo, ours: str, flags: int, detail: str) -> Prediction:
         repo = self.repo
-        c = repo[commit.sha].peel(pygit2.Commit)
-        if c.parent_ids:
-            ancestor = repo[c.parent_ids[0]].peel(pygit2.Commit).tree
-        else:                                   # a root commit: its base is the empty tree
-            ancestor = repo[repo.TreeBuilder().write()]
+        ancestor, theirs = _pick_trees(repo, commit.sha)
         ours_tree = repo[ours]
-        idx = repo.merge_trees(ancestor, ours_tree, c.tree, flags=flags)
+        idx = repo.merge_trees(ancestor, ours_tree, theirs, flags=flags)
         if idx.conflicts is not None:
             return Prediction("conflict", conflicted_paths(idx), detail=detail)
         tree = None
         if not flags & int(MergeFlag.FIND_RENAMES):
-            tree = _write_changed(idx, repo, ancestor, ours_tree, c.tree)
+            tree = _write_changed(idx, repo, ancestor, ours_tree, theirs)
         if tree is None:
             tree = _write_tree(idx, repo)
         if tree == ours:

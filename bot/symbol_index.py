@@ -158,15 +158,8 @@ class SymbolIndex:
     def file_symbols(self, commit: CommitInfo, fc: FileChange) -> frozenset[str] | None:
         """Symbols ``fc`` of ``commit`` touches (see :func:`symbols_of_change`), or None."""
         key = (commit.sha, fc.path)
-        if key in self._cache:
+        if self._known(*key):                   # memory, else a store row (loaded into memory)
             return self._cache[key]
-        if self.store is not None and not self.store_empty:
-            rows = list(self.store.db.query("select symbols from plan_symbols where key = ? and version = ?",
-                                            [f"{commit.sha}:{fc.path}", SYMBOLS_VERSION]))
-            if rows:
-                res = None if rows[0]["symbols"] is None else frozenset(json.loads(rows[0]["symbols"]))
-                self._cache[key] = res
-                return res
         old = new = None
         if language_for(fc.path) is not None:
             if fc.status != "A" and commit.parents:
