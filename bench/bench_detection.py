@@ -1,4 +1,4 @@
-"""Detection quality of the L2 regression detector (bot/l2.py) on synthetic series.
+"""Detection quality of the L2 regression detector (bot/l2/detection.py) on synthetic series.
 
 Per-point noise (the median of one run's repeats) is Gaussian with the coefficient of variation
 measured on an NVIDIA H200 (``../shared/notes/runtime-facts.md``: repeated ``do_bench`` medians
@@ -32,7 +32,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.l2 import alerts, confirm, threshold  # noqa: E402
+from bot.l2.detection import alerts, confirm, threshold  # noqa: E402
 
 BUCKETS = (0.015, 0.03, 0.06)
 LENGTH = 100

@@ -1,4 +1,4 @@
-"""Latency of the local GitHub (bot/fakegithub) through the real client (bot/github.py).
+"""Latency of the local GitHub (bot/fakegithub) through the real client (bot/github/client.py).
 
 Usage: ``.venv/bin/python bench/bench_fakegithub.py [--calls 40]``. Prints median and p90 in ms
 for three typical calls, with and without response-schema validation (requests are always
@@ -17,7 +17,7 @@ from pathlib import Path
 import aiohttp
 
 from bot.fakegithub import FakeGitHub
-from bot.github import GitHubApp, RetryPolicy
+from bot.github.client import GitHubApp, RetryPolicy
 
 SEED = ("git init -q -b main && echo 1 > a && git add a && git -c user.name=a -c user.email=a@x commit -qm i && "
         "git checkout -qb f && echo 2 > b && git add b && git -c user.name=a -c user.email=a@x commit -qm f")

@@ -8,7 +8,7 @@ Measured in the same run, alternating, median of ``--repeat``:
 * ``git``: ``set -o pipefail; git log -p --no-walk=unsorted --stdin <shas | git patch-id --stable``
   over the upstream range and the fork's own commits (what the ledger needs), leaving out commits
   with missing objects (they would make ``git log -p`` die);
-* ``cold``: :func:`bot.ingest.load_state` with no SQLite cache (walk, analysis, notes, ledger,
+* ``cold``: :func:`bot.sync.ingest.load_state` with no SQLite cache (walk, analysis, notes, ledger,
   pins — everything ``forksync status`` does);
 * ``warm``: the same with the commit-analysis cache filled (messages are parsed again, as in a
   fresh process).
@@ -27,9 +27,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.config import load_config  # noqa: E402
-from bot.ingest import load_state  # noqa: E402
-from bot.provenance import clear_memo  # noqa: E402
+from bot.config.forksync import load_config  # noqa: E402
+from bot.sync.ingest import load_state  # noqa: E402
+from bot.core.provenance import clear_memo  # noqa: E402
 from bot.store import Store  # noqa: E402
 
 

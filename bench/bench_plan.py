@@ -7,7 +7,7 @@ Each pair is measured in the same run and reported as a ratio:
 * warm: ``plan_state`` again with the caches filled by the cold run (a re-plan)  vs  the bare loop.
 
 ``plan_state`` runs as the CLI runs it: with ``--workers 2`` (the default) a helper process merges
-the next pending commits while the planning process computes symbols (``bot/plan_helper.py``);
+the next pending commits while the planning process computes symbols (``bot/plan/helper.py``);
 ``--workers 1`` does everything in one process. The bare loop is one process. The ``cpu:`` line
 counts the planning process *and* its helper (children's CPU time), so the work done is visible
 beside the wall time.
@@ -35,10 +35,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import pygit2  # noqa: E402
 
-from bot.config import load_config  # noqa: E402
-from bot.ingest import load_state  # noqa: E402
-from bot.planner import pending_commits, plan_state  # noqa: E402
-from bot.predict import merge_flags  # noqa: E402
+from bot.config.forksync import load_config  # noqa: E402
+from bot.sync.ingest import load_state  # noqa: E402
+from bot.plan.planner import pending_commits, plan_state  # noqa: E402
+from bot.plan.predict import merge_flags  # noqa: E402
 from bot.store import Store  # noqa: E402
 
 

@@ -33,7 +33,7 @@ import aiohttp
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from bot.web import delivery_headers  # noqa: E402
+from bot.app.web import delivery_headers  # noqa: E402
 
 SECRET = "bench-secret"
 

@@ -9,7 +9,7 @@ A run that completes without it — cancelled, crashed runner, a workflow edited
 yields a red result (``workflow-failed``): silence is not green.
 
 ``gh`` is any gidgethub-style client (``await gh.post(url, url_vars, data=…)``,
-``await gh.getitem(url, url_vars)``), e.g. :class:`bot.github.GitHubClient`. The artifact's zip is
+``await gh.getitem(url, url_vars)``), e.g. :class:`bot.github.client.GitHubClient`. The artifact's zip is
 fetched by a ``download(url) -> bytes`` callable (gidgethub decodes bodies as text); use
 :func:`session_downloader`. Pure parts — the dispatch request, run-name parsing, reading the zip,
 the red result for a missing artifact — need no network.

@@ -1,5 +1,5 @@
 """The runner's result JSON (schema ``forksync-result/1``): one file per suite run, read by the
-merge gate (``bot/gate.py``), the check-run renderer, L2 regression detection and triage.
+merge gate (``bot/validation/gate.py``), the check-run renderer, L2 regression detection and triage.
 
 Shapes and units: durations in seconds (float), times in epoch seconds UTC, shas full 40-hex.
 Test ids are ``<classname>::<name>`` for JUnit (pytest: ``examples.kernels.test_kernels::test_add[small-fp32]``)

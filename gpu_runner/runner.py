@@ -3,7 +3,7 @@
 Flow (each attempt in a fresh isolated worktree of the commit): build step (if the suite has one)
 → command → read the report → :func:`gpu_runner.saturation.judge`. The suite's ``timeout_s``
 bounds build + command together. An attempt that did not pass and whose output matches the
-built-in infrastructure-error patterns (:func:`bot.suites.infra_error_match`: no GPU visible,
+built-in infrastructure-error patterns (:func:`bot.config.suites.infra_error_match`: no GPU visible,
 driver mismatch, disk full, …) is retried, up to ``infra_retries`` times; nothing else is ever
 retried. The runner installs nothing: it runs with what the machine has and records it
 (:mod:`gpu_runner.fingerprint`).
@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bot.suites import SuiteConfig, infra_error_match
+from bot.config.suites import SuiteConfig, infra_error_match
 from gpu_runner import fingerprint as fp
 from gpu_runner.local import CheckoutError, Worktree, is_git_repo, resolve_commit, run_step
 from gpu_runner.reports import (ReportError, counts_of, parse_benchmark_json, parse_junit, parse_lit,
@@ -31,14 +31,14 @@ from gpu_runner.result import Attempt, Counts, Durations, RunResult, outcome_for
 from gpu_runner.saturation import RunFacts, judge
 
 TAIL_CHARS = 8000
-_SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|API_KEY|_KEY$", re.IGNORECASE)
+SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|API_KEY|_KEY$", re.IGNORECASE)
 
 
 def redact(text: str, env: dict[str, str]) -> str:
     """``text`` with the values of secret-looking environment variables (names matching
     TOKEN/SECRET/PASSWORD/…_KEY, values ≥ 6 chars) replaced by ``***`` — logs end up in check runs."""
     for name, value in env.items():
-        if value and len(value) >= 6 and _SECRET_NAME.search(name):
+        if value and len(value) >= 6 and SECRET_NAME.search(name):
             text = text.replace(value, "***")
     return text
 

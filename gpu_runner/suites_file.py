@@ -1,6 +1,6 @@
 """Reading suites for the runner: the ``suites:`` list of a ``forksync.yml`` (or of a file that
 holds only that list, like ``examples/kernels/suites.yml``), validated with
-:class:`bot.suites.SuiteConfig` alone — the runner needs neither the rest of the configuration
+:class:`bot.config.suites.SuiteConfig` alone — the runner needs neither the rest of the configuration
 nor the bot's dependencies on a GPU machine."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from bot.suites import SuiteConfig
+from bot.config.suites import SuiteConfig
 
 
 class SuiteFileError(ValueError):

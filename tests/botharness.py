@@ -8,16 +8,17 @@ from pathlib import Path
 import aiohttp
 from aiohttp.test_utils import TestServer
 
-from bot import queue as q
-from bot.dispatch import Dispatcher
+from bot.app import queue as q
+from bot.app.dispatch import Dispatcher
 from bot.handlers import all_routers
-from bot.queue import QueuePolicy
-from bot.runtime import Clients
-from bot.serve_cli import ServeSettings
+from bot.app.queue import QueuePolicy
+from bot.app.runtime import Clients
+from bot.cli.serve import ServeSettings
 from bot.store import Store
-from bot.sync_service import SyncService
-from bot.web import make_app
-from bot.worker import Worker
+from bot.sync.service import SyncService
+from bot.validation.service import ValidationService
+from bot.app.web import make_app
+from bot.app.worker import Worker
 
 BOT_LOGIN = "forksync[bot]"
 
@@ -35,7 +36,7 @@ class Bot:
         self.policy = policy or QueuePolicy(max_attempts=3, backoff_base_s=0, backoff_cap_s=0)
 
     async def start(self) -> "Bot":
-        from bot import github as gh_mod
+        from bot.github import client as gh_mod
         s = self.settings
         router = all_routers()      # declares the handlers' tables before the store migrates
         self.store = Store(s.db)
@@ -48,8 +49,9 @@ class Bot:
                                               base_url=s.github_url, retry=FAST_RETRY)
         self.svc = SyncService(workdir=s.workdir, git_url=s.git_url, bot_login=self.clients.bot_login,
                                token_for=self.clients.token_for, client_for=self.clients.client_for)
+        self.validation = ValidationService(self.svc, settings=s)
         self.dispatcher = Dispatcher(router, self.store, s, client_for=self.clients.client_for,
-                                     services=self.svc, bot_login=self.clients.bot_login)
+                                     sync=self.svc, validation=self.validation, bot_login=self.clients.bot_login)
         self.worker = Worker(self.store, self.dispatcher.process, policy=self.policy, worker_id="test-worker")
         self.server = TestServer(make_app(Store(s.db), s.webhook_secret))
         await self.server.start_server()

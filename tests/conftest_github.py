@@ -4,7 +4,7 @@
 - ``fake_github``: a started :class:`bot.fakegithub.FakeGitHub` with the App registered
   (``fake.app``), webhook secret ``WEBHOOK_SECRET``; at teardown it asserts that the bot made no
   call outside GitHub's published contract (``fake.violations == []``).
-- ``github_app``: a :class:`bot.github.GitHubApp` pointed at the fake, with instant, recorded
+- ``github_app``: a :class:`bot.github.client.GitHubApp` pointed at the fake, with instant, recorded
   sleeps (``app.slept``) so retry tests take no wall time.
 - ``make_source_repo(path, commits)``: a real non-bare git repository to seed a fake repository.
 """
@@ -18,7 +18,7 @@ import aiohttp
 import pytest
 
 from bot.fakegithub import FakeGitHub
-from bot.github import GitHubApp, RetryPolicy
+from bot.github.client import GitHubApp, RetryPolicy
 
 WEBHOOK_SECRET = "fake-webhook-secret"
 FAST_RETRY = RetryPolicy(max_attempts=4, base_delay_s=0.01, max_delay_s=0.05, secondary_min_wait_s=0.02,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.repobuilder import RepoBuilder
+from bot.demo.repobuilder import RepoBuilder
 
 DAY = 86400
 T0 = 1_767_225_600          # 2026-01-01T00:00:00Z

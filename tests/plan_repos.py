@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pygit2
 
-from bot import gitio
-from bot.config import Area
-from bot.repobuilder import RepoBuilder
+from bot.git import repo as gitio
+from bot.config.forksync import Area
+from bot.demo.repobuilder import RepoBuilder
 
 T0 = 1_767_225_600          # 2026-01-01T00:00:00Z
 
@@ -158,7 +158,7 @@ def build_pair(tmp: Path) -> Pair:
 def file_becomes_directory(tmp: Path) -> tuple[pygit2.Repository, str, str]:
     """A repository whose second commit replaces file ``a`` by a directory ``a/`` (a shape the
     predictor's in-place tree edit leaves to the index): ``(repo, base sha, that commit's sha)``."""
-    from bot.repobuilder import run_git
+    from bot.demo.repobuilder import run_git
 
     up = RepoBuilder.init(tmp / "fd")
     up.commit("init", {"a": "x\n", "keep/k.txt": "k\n"}, when=T0)

@@ -16,7 +16,7 @@ from bot.agents.client import AgentClient
 from bot.agents.conflict import resolve_pick
 from bot.agents.conflict_git import conflict_case
 from bot.agents.fix import FixRequest, SuspectDiff, propose_fix
-from bot.agents.settings import AgentSettings
+from bot.config.agents import AgentSettings
 from bot.agents.summary import summarize_results
 from bot.fakeanthropic import FakeAnthropic
 from bot.fakeanthropic.adversary import adversarial_model
@@ -225,8 +225,8 @@ def test_no_code_path_from_agents_to_a_merge():
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 names = [a.name for a in node.names] + ([node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
                 for n in names:
-                    assert not n.startswith(("gidgethub", "bot.github", "bot.handlers", "subprocess", "requests",
-                                             "httpx", "bot.apply")), f"{path.name} imports {n}"
+                    assert not n.startswith(("gidgethub", "bot.github.client", "bot.handlers", "subprocess", "requests",
+                                             "httpx", "bot.git.apply")), f"{path.name} imports {n}"
             if isinstance(node, ast.Call):
                 fn = node.func
                 name = fn.attr if isinstance(fn, ast.Attribute) else getattr(fn, "id", "")

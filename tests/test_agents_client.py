@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bot.agents.client import AgentClient, AgentSkipped, api_key_from_env, backoff_delay, retry_after_seconds
-from bot.agents.settings import AgentSettings
-from bot.config import ConfigError, parse_config
+from bot.config.agents import AgentSettings
+from bot.config.forksync import ConfigError, parse_config
 from bot.fakeanthropic import FakeAnthropic, Reply
 from bot.store import Store
 

@@ -14,7 +14,7 @@ from bot.agents.conflict import resolve_pick
 from bot.agents.conflict_git import build_commit, conflict_case, publish, verify_commit
 from bot.agents.conflict_rails import RailViolation, Resolution, ResolvedFile
 from bot.agents.policy import agent_resolved
-from bot.agents.settings import AgentSettings
+from bot.config.agents import AgentSettings
 from bot.fakeanthropic import FakeAnthropic, Reply
 from bot.store import Store
 
@@ -213,8 +213,8 @@ def test_cli_resolve_against_the_fake_as_a_process(tmp_path, monkeypatch, capsys
     import json
     import sys
 
-    from bot.agents import cli as agents_cli
-    from bot.cli import common_parser
+    from bot.cli import agents as agents_cli
+    from bot.cli.main import common_parser
 
     root, fork, up = make_repo(tmp_path)
     script = tmp_path / "script.json"

@@ -5,7 +5,7 @@ import pytest
 
 from bot.agents.client import AgentClient
 from bot.agents.fix import FixRequest, SuspectDiff, propose_fix
-from bot.agents.settings import AgentSettings
+from bot.config.agents import AgentSettings
 from bot.agents.summary import count_outcomes, summarize_results
 from bot.fakeanthropic import FakeAnthropic, Reply
 from bot.store import Store

@@ -14,8 +14,8 @@ import pytest
 
 from bot.agents.client import AgentClient
 from bot.agents.policy import agent_resolved
-from bot.agents.settings import AgentSettings
-from bot.agents_github import draft_verdict, post_test_summary, resolve_chain_conflict, with_report
+from bot.config.agents import AgentSettings
+from bot.sync.agents import draft_verdict, post_test_summary, resolve_chain_conflict, with_report
 from bot.fakeanthropic import FakeAnthropic, Reply
 from bot.fakeanthropic.adversary import adversarial_model
 from bot.store import Store

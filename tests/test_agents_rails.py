@@ -204,7 +204,7 @@ def test_agent_resolved_prs_need_l1_on_head_and_a_person():
 
 def test_decorators_are_neutralised_but_do_not_reject():
     from bot.agents.output import check_prose
-    from bot.agents.settings import AgentSettings
+    from bot.config.agents import AgentSettings
 
     s = AgentSettings()
     out = sanitize("use the @triton.jit decorator")
@@ -228,7 +228,7 @@ def test_commit_message_trailers_cannot_be_forged():
 
 def test_cleaner_shares_link_and_mention_allowance_across_fields():
     from bot.agents.output import Cleaner
-    from bot.agents.settings import AgentSettings
+    from bot.config.agents import AgentSettings
 
     c = Cleaner(AgentSettings(max_links=1, max_mentions=1), allowed_mentions=("alice", "bob"))
     assert c.text("ping @alice, see https://github.com/a") == "ping @alice, see https://github.com/a"

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.apply import COMMITTER, ApplyError, apply_unit, apply_urgent
+from bot.git.apply import COMMITTER, ApplyError, apply_unit, apply_urgent
 from bot.model import PlanItem, Unit
-from bot.repobuilder import RepoBuilder, run_git
+from bot.demo.repobuilder import RepoBuilder, run_git
 from plan_repos import T0, build_pair
 
 

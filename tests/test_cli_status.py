@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from bot.cli import main
+from bot.cli.main import main
 from ledger_scenario import EXPECTED, build
 
 
@@ -103,7 +103,7 @@ def test_missing_objects_are_reported_not_fatal(tmp_path, capsys, monkeypatch):
 
     import pygit2
 
-    from bot.repobuilder import RepoBuilder
+    from bot.demo.repobuilder import RepoBuilder
     up = RepoBuilder.init(tmp_path / "up")
     up.commit("Base (#1)", {"a.txt": "a\n"}, when=1_767_225_600)
     fork = up.clone(tmp_path / "fork")

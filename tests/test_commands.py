@@ -1,7 +1,7 @@
 """The /forksync comment-command parser: exact typed values for every verb, and helpful errors."""
 import pytest
 
-from bot.commands import (L3, CommandError, Decide, Hold, Merge, Pick, Plan, Reconsider, Retest,
+from bot.core.commands import (L3, CommandError, Decide, Hold, Merge, Pick, Plan, Reconsider, Retest,
                           Signoff, Target, parse_comment, parse_line)
 from bot.model import Disposition
 

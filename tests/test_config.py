@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import ConfigError, load_config, parse_config, parse_config_text
+from bot.config.forksync import ConfigError, load_config, parse_config, parse_config_text
 
 ROOT = Path(__file__).resolve().parents[1]
 

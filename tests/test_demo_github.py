@@ -5,7 +5,7 @@ import io
 
 from rich.console import Console
 
-from bot.demo_github import Outcome, run_github_demo
+from bot.demo.github import Outcome, run_github_demo
 
 BUNDLE, CHAIN = "forksync:bundle", "forksync:chain"
 

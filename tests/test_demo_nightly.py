@@ -8,7 +8,7 @@ import re
 
 from rich.console import Console
 
-from bot.demo_nightly import run_nightly_demo
+from bot.demo.nightly import run_nightly_demo
 
 
 def test_nightly_demo_tells_its_story(tmp_path):

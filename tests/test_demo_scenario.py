@@ -1,5 +1,5 @@
 """End to end on the demo scenario: the CLI's ledger, pins and plan against the dispositions the
-scenario knows by construction (bot/demo_scenario.py), through ``forksync`` itself."""
+scenario knows by construction (bot/demo/scenario.py), through ``forksync`` itself."""
 from __future__ import annotations
 
 import contextlib
@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from bot.cli import main as cli_main
-from bot.demo_scenario import build_scenario
+from bot.cli.main import main as cli_main
+from bot.demo.scenario import build_scenario
 from bot.model import Disposition
 
 

@@ -5,9 +5,10 @@ talks to the local GitHub; git moves through real bare repositories."""
 import aiohttp
 import pytest
 
-from bot import sync_status
-from bot.github import token_client
+from bot.sync import status as sync_status
+from bot.github.client import token_client
 from botharness import Bot
+from bot.sync import store as sync_store
 from conftest_github import commit_files, fake_github, git, make_source_repo  # noqa: F401
 
 CONFIG = """\
@@ -101,7 +102,7 @@ async def test_upstream_moves_prs_open_chain_lands_first_then_bundle(world):
         await bot.settle()
     assert [x.dead_reason for x in bot.deliveries("dead")] == []
     assert await open_sync_prs(alice) == []
-    st = sync_status.load(bot.store, "meta/triton")
+    st = sync_store.load_status(bot.store, "meta/triton")
     assert (st.backlog, st.upstream_head, st.frontier, st.contiguous_pin) == (0, c3, c3, c3)
     assert st.days_behind == 0.0
     [issue] = await status_issue(alice)

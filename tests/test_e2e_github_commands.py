@@ -1,6 +1,7 @@
 """Commands that drive the core, end to end: hold → plan preview → defer → unhold → only the
 bundle opens; the deferred commit is in the ledger (git notes) and on the status issue."""
-from bot import sync_status
+from bot.sync import status as sync_status
+from bot.sync import store as sync_store
 from conftest_github import commit_files, fake_github, git  # noqa: F401 - fixture
 from test_e2e_github import open_sync_prs, status_issue, world  # noqa: F401 - fixture
 from test_e2e_github_faults import adopt_and_move_upstream
@@ -31,7 +32,7 @@ async def test_hold_plan_defer_unhold(world):
     git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
     await bot.settle()
     assert await open_sync_prs(alice) == []                      # held: nothing opened
-    st = sync_status.load(bot.store, "meta/triton")
+    st = sync_store.load_status(bot.store, "meta/triton")
     assert (st.upstream_head, st.backlog, st.not_reached) == (c2, 0, 2)     # nothing reached yet
 
     preview = await command("/forksync plan")
@@ -53,7 +54,7 @@ async def test_hold_plan_defer_unhold(world):
     await bot.settle()
     prs = await open_sync_prs(alice)
     assert [p["head"]["ref"] for p in prs] == [f"forksync/bundle-{c1[:12]}"]
-    st = sync_status.load(bot.store, "meta/triton")
+    st = sync_store.load_status(bot.store, "meta/triton")
     assert [(d["sha"], d["reason"]) for d in st.deferred] == [(c2, "waits for the ROCm 7 bump")]
     assert (st.backlog, st.not_reached) == (1, 0)      # frontier = the deferred c2; c1 (in flight) behind it
     [issue] = await status_issue(alice)

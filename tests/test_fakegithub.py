@@ -9,7 +9,7 @@ import pytest
 from aiohttp import web
 from gidgethub import sansio
 
-from bot.github import GitHubAPIError
+from bot.github.client import GitHubAPIError
 from conftest_github import (WEBHOOK_SECRET, commit_files, fake_github, git, github_app,  # noqa: F401
                              make_source_repo)
 
@@ -397,7 +397,7 @@ async def _git(cwd, *args):
 
 
 async def test_push_and_fetch_over_smart_http_with_installation_token(fake_github, github_app, tmp_path):
-    from bot.github import authenticated_remote
+    from bot.github.client import authenticated_remote
 
     fake = fake_github
     fake.render.git_http = True
@@ -466,7 +466,7 @@ async def test_scoped_installation_token(fake_github, tmp_path):
     fake_github.create_repo("meta/triton", source=tmp_path / "src", private=True)
     fake_github.create_repo("meta/other", source=tmp_path / "src", private=True)
     inst = fake_github.install("meta")
-    from bot.github import GitHubClient, token_client
+    from bot.github.client import GitHubClient, token_client
 
     async with aiohttp.ClientSession() as s:
         app_gh = GitHubClient(s, app_id=fake_github.app.id, private_key=fake_github.app.private_key_pem,

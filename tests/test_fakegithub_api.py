@@ -8,7 +8,7 @@ import aiohttp
 import jwt
 import pytest
 
-from bot.github import GitHubAPIError, GitHubClient, token_client
+from bot.github.client import GitHubAPIError, GitHubClient, token_client
 from conftest_github import commit_files, fake_github, git, github_app, make_source_repo  # noqa: F401
 
 R = {"owner": "meta", "repo": "triton"}
@@ -183,7 +183,7 @@ async def test_admin_endpoints_configure_a_running_fake(fake_github, tmp_path):
         async with s.post(f"{fake_github.url}/_fake/faults", json={"kind": "server_error", "path": "/repos/*",
                                                                   "status": 503}) as r:
             assert (await r.json()) == {"queued": 1}
-        from bot.github import RetryPolicy
+        from bot.github.client import RetryPolicy
 
         gh = token_client(s, "alice-token", base_url=fake_github.url, retry=RetryPolicy(max_attempts=1))
         with pytest.raises(GitHubAPIError) as e:

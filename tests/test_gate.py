@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from bot.gate import (AreaPolicy, Check, PRState, Review, SignOff, SuiteOutcome, SuiteRequirement,
+from bot.validation.gate import (AreaPolicy, Check, PRState, Review, SignOff, SuiteOutcome, SuiteRequirement,
                       conflict_marker_files, decide, may_run_on_gpu, render_summary)
 
 HEAD = "h" * 40
@@ -186,7 +186,7 @@ def test_conflict_marker_files():
 
 def test_outcome_from_runner_result():
     from gpu_runner.result import Environment, Reason, RunResult, TestResult
-    from bot.gate import outcome_from_result
+    from bot.validation.gate import outcome_from_result
 
     r = RunResult(suite="kernels", level="L1", commit=HEAD, platform="h200", verdict="red", outcome="error",
                   reasons=[Reason(code="below-floor", detail="3 tests ran, floor 4")],

@@ -1,11 +1,11 @@
-"""bot.github end to end against the local GitHub over HTTP: App auth, token cache and refresh,
+"""bot.github.client end to end against the local GitHub over HTTP: App auth, token cache and refresh,
 the retry policy on each injected fault, clear errors, ETag caching, plain token mode."""
 from __future__ import annotations
 
 import aiohttp
 import pytest
 
-from bot.github import API_VERSION, GitHubAPIError, GitHubApp, token_client
+from bot.github.client import API_VERSION, GitHubAPIError, GitHubApp, token_client
 from conftest_github import FAST_RETRY, fake_github, github_app, make_source_repo  # noqa: F401
 
 REPO = {"owner": "meta", "repo": "triton"}
@@ -218,7 +218,7 @@ async def test_writes_are_paced_and_requests_serialised(world):
     async def sleep(s):
         waits.append(s)
 
-    from bot.github import RetryPolicy
+    from bot.github.client import RetryPolicy
 
     async with aiohttp.ClientSession() as s:
         app = GitHubApp(s, app_id=fake.app.id, private_key=fake.app.private_key_pem, base_url=fake.url,

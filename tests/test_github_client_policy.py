@@ -1,12 +1,12 @@
-"""The pure parts of bot.github: the retry policy as a table of inputs and exact outputs, its
+"""The pure parts of bot.github.client: the retry policy as a table of inputs and exact outputs, its
 invariants under hypothesis, and the ``github:`` settings section."""
 from __future__ import annotations
 
 import pytest
 from hypothesis import given, strategies as st
 
-from bot.config import ConfigError, parse_config_text
-from bot.github import LRUCache, RetryPolicy, authenticated_remote, retry_delay
+from bot.config.forksync import ConfigError, parse_config_text
+from bot.github.client import LRUCache, RetryPolicy, authenticated_remote, retry_delay
 
 P = RetryPolicy()            # production defaults: base 1 s, cap 60 s, secondary ≥ 60 s, 4 attempts
 NOW = 1_900_000_000.0

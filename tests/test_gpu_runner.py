@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bot.suites import SuiteConfig
+from bot.config.suites import SuiteConfig
 from gpu_runner.__main__ import main as runner_main
 from gpu_runner.local import CheckoutError
 from gpu_runner.runner import LocalOptions, redact, run_local

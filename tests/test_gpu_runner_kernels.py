@@ -45,7 +45,7 @@ def test_kernels_suite_green_then_red_on_a_broken_kernel(tmp_path):
 
 
 def test_matmul_sweep_through_the_runner_emits_benchmark_points(tmp_path):
-    from bot.suites import SuiteConfig
+    from bot.config.suites import SuiteConfig
 
     repo = tmp_path / "fork"
     (repo / "examples" / "kernels").mkdir(parents=True)

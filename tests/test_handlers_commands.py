@@ -3,9 +3,10 @@ the signed webhook, the bot stores, processes and answers through the API."""
 import aiohttp
 import pytest
 
-from bot import sync_status
-from bot.github import token_client
+from bot.sync import status as sync_status
+from bot.github.client import token_client
 from botharness import Bot
+from bot.sync import store as sync_store
 from conftest_github import fake_github, make_source_repo  # noqa: F401 - fixtures
 
 CONFIG = """\
@@ -63,7 +64,7 @@ async def test_writer_runs_hold_once_with_reaction_and_reply(world):
     assert "@alice `/forksync hold`: on hold: no sync PRs are opened or merged until `/forksync unhold`." in replies[0]["body"]
     reactions = [r async for r in people["alice"].getiter(f"/repos/meta/triton/issues/comments/{c['id']}/reactions")]
     assert [(r["content"], r["user"]["login"]) for r in reactions] == [("eyes", "forksync[bot]")]
-    assert sync_status.load(bot.store, "meta/triton").held is True
+    assert sync_store.load_status(bot.store, "meta/triton").held is True
     # the same delivery again (GitHub redelivery: same GUID, same bytes) → processed once
     d = fake.webhooks.of("issue_comment", "created")[-1]
     await fake.webhooks.redeliver(d.guid)
@@ -80,7 +81,7 @@ async def test_reader_is_refused(world):
     replies = [x["body"] for x in await comments(people["bob"], n) if x["user"]["login"] == "forksync[bot]"]
     assert len(replies) == 1
     assert "@bob `/forksync hold` was refused: @bob has `read` permission; `hold` needs write or admin." in replies[0]
-    assert sync_status.load(bot.store, "meta/triton") is None
+    assert sync_store.load_status(bot.store, "meta/triton") is None
 
 
 async def test_malformed_command_gets_the_verb_list(world):
@@ -108,7 +109,7 @@ async def test_edited_comment_runs_only_its_new_command(world):
     assert len(replies) == 2
     assert "`/forksync hold`: on hold" in replies[0]
     assert "`/forksync unhold`: hold lifted" in replies[1]
-    assert sync_status.load(bot.store, "meta/triton").held is False
+    assert sync_store.load_status(bot.store, "meta/triton").held is False
 
 
 async def test_merge_on_an_issue_and_signoff_by_non_owner(world):

@@ -1,13 +1,13 @@
 """The handlers' pure rules, as tables of inputs and exact outputs."""
 import pytest
 
-from bot.handlers.landing import closer_disposition
-from bot.handlers.status_issue import render_status, ticked_actions
-from bot.handlers.sync_prs import verify_resolution
-from bot.handlers.upstream import due_for_poll
+from bot.sync.landing import closer_disposition
+from bot.sync.status_issue import render_status, ticked_actions
+from bot.sync.prs import verify_resolution
+from bot.sync.upstream import due_for_poll
 from bot.model import Disposition
-from bot.sync_service import scrub
-from bot.sync_status import SyncStatus
+from bot.sync.service import scrub
+from bot.sync.status import SyncStatus
 
 A, B = "a" * 40, "b" * 40
 
@@ -68,7 +68,7 @@ def test_scrub_removes_tokens():
 
 
 def test_a_body_refresh_keeps_the_agent_report():
-    from bot.handlers.sync_prs import keep_agent_report
+    from bot.sync.prs import keep_agent_report
     report = "<!-- forksync:agent-report:start -->\nAgent resolved `a.td`\n<!-- forksync:agent-report:end -->"
     old = "old body\n\n" + report + "\n"
     assert keep_agent_report(old, "new body\n") == "new body\n\n" + report + "\n"

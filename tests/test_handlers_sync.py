@@ -5,9 +5,10 @@ import subprocess
 
 import pytest
 
-from bot import sync_status
-from bot.dispatch import Context
-from bot.handlers.upstream import poll_once
+from bot.sync import status as sync_status
+from bot.app.dispatch import Context
+from bot.sync.upstream import poll_once
+from bot.sync import store as sync_store
 from conftest_github import commit_files, fake_github, git  # noqa: F401 - fixture
 from test_e2e_github import open_sync_prs, status_issue, world  # noqa: F401 - fixture
 from test_e2e_github_faults import adopt_and_move_upstream
@@ -40,7 +41,7 @@ async def test_closed_unmerged_with_defer_reason_deletes_branch_and_defers(world
     note = notes_of(fork.path, c2)
     assert "forksync-decision: DEFERRED_BLOCKED closed unmerged by @alice: waits for the LLVM bump" in note
     assert "forksync-by: alice" in note
-    st = sync_status.load(bot.store, "meta/triton")
+    st = sync_store.load_status(bot.store, "meta/triton")
     assert [(d["sha"], d["reason"]) for d in st.deferred] == [(c2, "closed unmerged by @alice: waits for the LLVM bump")]
     [issue] = await status_issue(alice)
     assert f"`{c2[:12]}` AMD: new x (#102) — closed unmerged by @alice: waits for the LLVM bump" in issue["body"]
@@ -116,22 +117,22 @@ async def test_poller_failure_marks_numbers_stale(world):
     await synced(world)
 
     async def make_ctx(inst_id):
-        from bot import queue as q
+        from bot.app import queue as q
         d = q.Delivery(id="poll", delivery_id="poll", hook_id="", event="poll", action="", installation_id=inst_id,
                        repo="", sender="", body=b"", content_type="", state="processing", attempts=1, received_at=0)
         return Context(delivery=d, gh=await bot.clients.client_for(inst_id), store=bot.store, settings=bot.settings,
-                       services=bot.svc, installation_id=inst_id)
+                       sync=bot.svc, validation=bot.validation, installation_id=inst_id)
 
     fake.faults.add("GET", "/repos/triton-lang/triton/branches/*", 403, "Resource not accessible by integration")
     notes = await poll_once(bot.store, bot.svc, make_ctx, now=10**10)
     assert notes[0].startswith("meta/triton: poll failed: ")
-    st = sync_status.load(bot.store, "meta/triton")
+    st = sync_store.load_status(bot.store, "meta/triton")
     assert st.stale() and "403" in st.last_fetch_error
     [issue] = await status_issue(alice)
     assert "**These numbers are stale.** The last fetch of upstream failed (poll of triton-lang/triton failed" in issue["body"]
     # the next poll succeeds: fresh again
     notes = await poll_once(bot.store, bot.svc, make_ctx, now=10**10 + 10**6)
-    assert not sync_status.load(bot.store, "meta/triton").last_fetch_error
+    assert not sync_store.load_status(bot.store, "meta/triton").last_fetch_error
 
 
 async def test_ticking_retry_rebuilds_the_unit_on_the_current_fork_tip(world, tmp_path):

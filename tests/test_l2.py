@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bot.l2 import alerts, confirm, detect, noise_sigma, point, threshold
+from bot.l2.detection import alerts, confirm, detect, noise_sigma, point, threshold
 
 
 def series(cv, n=100, shift=0.0, k=None, seed=3, higher=True):

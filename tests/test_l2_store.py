@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from gpu_runner.result import BenchmarkPoint, Environment, RunResult
-from bot.l2 import alerts
-from bot.l2_store import load_series, record_result, series_key, series_keys
+from bot.l2.detection import alerts
+from bot.l2.store import load_series, record_result, series_key, series_keys
 from bot.store import Store
 
 

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import pytest
 
-from bot.config import ProvenanceRules, TrailerRule, load_config
-from bot.ingest import load_state
-from bot.ledger import build_ledger
+from bot.config.forksync import ProvenanceRules, TrailerRule, load_config
+from bot.sync.ingest import load_state
+from bot.core.ledger import build_ledger
 from bot.model import CommitInfo, Decision, Disposition, FileChange
-from bot.notes import format_decision, parse_note
-from bot.provenance import claims, own_prs, reverted_targets
+from bot.git.notes import format_decision, parse_note
+from bot.core.provenance import claims, own_prs, reverted_targets
 from bot.store import Store
 from ledger_scenario import DAY, EXPECTED, T0, build
 
@@ -197,8 +197,8 @@ def test_back_out_whose_quoted_subject_differs_from_the_landed_one():
 def test_merge_syncing_fork_with_no_config(tmp_path, capsys, monkeypatch):
     """Defaults + flags only: a fork that syncs by merging upstream; ancestry makes merged
     upstream commits PICKED, a fork revert of one makes it REVERTED, trailers record decisions."""
-    from bot.repobuilder import RepoBuilder
-    from bot.cli import main
+    from bot.demo.repobuilder import RepoBuilder
+    from bot.cli.main import main
     import json
     up = RepoBuilder.init(tmp_path / "up")
     base = up.commit("Base (#1)", {"a.txt": "a\n"}, when=T0)
@@ -219,7 +219,7 @@ def test_merge_syncing_fork_with_no_config(tmp_path, capsys, monkeypatch):
     doc = json.loads(capsys.readouterr().out)
     assert doc["merge_base"] == u2 and [(e["sha"], e["disposition"]) for e in doc["entries"]] == [
         (u3, "DEFERRED_BLOCKED"), (u4, "WONT_PORT")]
-    from bot.config import load_config
+    from bot.config.forksync import load_config
     st = load_state(load_config(None, {"upstream.url": str(up.path), "fork.url": str(fork.path)}),
                     store=Store(), since=base)
     got = [(e.sha, e.disposition.value, [x.rule for x in e.evidence]) for e in st.ledger.entries]
@@ -241,8 +241,8 @@ def test_subject_and_n_more_reads_the_bodys_leading_bullets():
 
 def test_write_and_read_decisions_in_git(tmp_path):
     import pygit2
-    from bot.notes import read_decisions, write_decision
-    from bot.repobuilder import RepoBuilder
+    from bot.git.notes import read_decisions, write_decision
+    from bot.demo.repobuilder import RepoBuilder
     b = RepoBuilder.init(tmp_path / "r")
     c = b.commit("X (#1)", {"x": "x\n"}, when=T0)
     gd = str(b.path / ".git")

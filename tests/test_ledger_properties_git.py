@@ -9,9 +9,9 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from bot.config import TrailerRule, load_config
-from bot.ingest import load_state
-from bot.repobuilder import RepoBuilder
+from bot.config.forksync import TrailerRule, load_config
+from bot.sync.ingest import load_state
+from bot.demo.repobuilder import RepoBuilder
 from bot.store import Store
 
 T0 = 1_767_225_600

@@ -1,8 +1,8 @@
 """The nightly silence alarm."""
 from __future__ import annotations
 
-from bot.config import parse_config_text
-from bot.nightly import MissingResult, expected_pairs, missing_nightly, render_alarm
+from bot.config.forksync import parse_config_text
+from bot.validation.nightly import MissingResult, expected_pairs, missing_nightly, render_alarm
 
 CFG = parse_config_text("""
 suites:

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from bot.agents.client import AgentClient
-from bot.agents.settings import AgentSettings
-from bot.config import ForksyncConfig
+from bot.config.agents import AgentSettings
+from bot.config.forksync import ForksyncConfig
 from bot.fakeanthropic import FakeAnthropic, Reply
-from bot.nightly_triage import command_bisector, on_nightly_results, rules_table
+from bot.triage.nightly import command_bisector, on_nightly_results, rules_table
 from bot.store import Store
 from bot.triage.issues import load_state
 from bot.triage.rules import RulesError

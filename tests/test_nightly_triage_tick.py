@@ -6,14 +6,15 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from bot import validation_store as vstore
+from bot.validation import store as vstore
 from bot.agents.client import AgentClient
-from bot.agents_github import on_chain_conflict
-from bot.config import ForksyncConfig
+from bot.sync.agents import on_chain_conflict
+from bot.config.forksync import ForksyncConfig
 from bot.fakeanthropic import FakeAnthropic
-from bot.nightly_triage import triage_stored_nightly
+from bot.triage.nightly import triage_stored_nightly
 from bot.store import Store
-from bot.suites import SuiteConfig
+from bot.config.suites import SuiteConfig
+from bot.sync import store as sync_store
 from conftest_github import fake_github, github_app  # noqa: F401
 from test_agents_github import BRANCH, FULL as AG_FULL, SETTINGS, honest, remote_refs
 from test_agents_github import world as chain_world  # noqa: F401
@@ -48,7 +49,7 @@ async def test_chain_conflict_hook(chain_world, github_app, tmp_path, monkeypatc
     fork, inst, work, tip, up = chain_world("[ops] rename line 3 and fix line 15")
     ctx = SimpleNamespace(store=Store(tmp_path / "s.db"), gh=github_app.installation(inst.id))
     ctx.store.migrate()
-    sync_prs.save_branch(ctx.store, repo=AG_FULL, branch=BRANCH, unit_id=BRANCH[9:], kind="chain", pushed_tip=tip,
+    sync_store.save_branch(ctx.store, repo=AG_FULL, branch=BRANCH, unit_id=BRANCH[9:], kind="chain", pushed_tip=tip,
                          verified_tip="", pr=0, state="open", shas_json="[]", base_sha=tip)
     for var in ("FORKSYNC_ANTHROPIC_KEY", "ANTHROPIC_API_KEY"):
         monkeypatch.delenv(var, raising=False)
@@ -62,4 +63,4 @@ async def test_chain_conflict_hook(chain_world, github_app, tmp_path, monkeypatc
                                            upstream_sha=up, remote_url=str(fork.path), client=client)
     head = remote_refs(fork.path)[f"refs/heads/{BRANCH}"]
     assert note == f"agent resolution of {up[:12]} on {BRANCH}: committed ({head[:12]}, PR #1 draft)"
-    assert sync_prs.branch_row(ctx.store, AG_FULL, BRANCH)["pushed_tip"] == head
+    assert sync_store.branch_row(ctx.store, AG_FULL, BRANCH)["pushed_tip"] == head

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot.config import IsolatedPickRules, TrailerRule, load_config
-from bot.ingest import load_state
+from bot.config.forksync import IsolatedPickRules, TrailerRule, load_config
+from bot.sync.ingest import load_state
 from bot.model import Disposition as D, LedgerEntry
-from bot.pins import compute_pins, isolated_entries
+from bot.core.pins import compute_pins, isolated_entries
 from bot.store import Store
 from ledger_scenario import DAY, T0, build
 

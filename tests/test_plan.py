@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from bot import gitio
-from bot.apply import apply_unit
-from bot.plan import build_plan, no_op_candidates
-from bot.predict import MergePredictor
-from bot.symbol_index import SymbolIndex
+from bot.git import repo as gitio
+from bot.git.apply import apply_unit
+from bot.plan.partition import build_plan, no_op_candidates
+from bot.plan.predict import MergePredictor
+from bot.plan.symbol_index import SymbolIndex
 from plan_repos import AREAS, T0, build_pair
 
 
@@ -100,7 +100,7 @@ def test_in_flight_commits_are_not_planned_again_and_ids_stay(pair, tmp_path):
 
 
 def test_same_function_clean_pick_joins_the_chain_other_function_does_not(tmp_path):
-    from bot.repobuilder import RepoBuilder
+    from bot.demo.repobuilder import RepoBuilder
 
     body = lambda f2="", f10="", g2="": (  # noqa: E731
         "int f(int x) {\n" + f"  int a = x{f2};\n" + "".join(f"  a += {i};\n" for i in range(3, 10))

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import json
 
-from bot.cli import main
-from bot.repobuilder import run_git
+from bot.cli.main import main
+from bot.demo.repobuilder import run_git
 from plan_repos import build_pair
 
 

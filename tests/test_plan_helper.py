@@ -1,15 +1,15 @@
-"""The plan helper process (bot/plan_helper.py): merges computed ahead of time in a second process
+"""The plan helper process (bot/plan/helper.py): merges computed ahead of time in a second process
 give exactly the predictions (and plans) of local merges, are reused only where the running tree
 agrees at the pick's paths, and a helper that cannot start or dies changes nothing but speed."""
 from __future__ import annotations
 
 import pygit2
 
-from bot.plan import build_plan
-from bot.plan_helper import MISS, PlanHelper
-from bot.predict import MergePredictor, merge_answer
+from bot.plan.partition import build_plan
+from bot.plan.helper import MISS, PlanHelper
+from bot.plan.predict import MergePredictor, merge_answer
 from bot.store import Store
-from bot.symbol_index import SymbolIndex
+from bot.plan.symbol_index import SymbolIndex
 from plan_repos import AREAS, build_pair, file_becomes_directory
 
 
@@ -162,10 +162,10 @@ def test_merge_answer_shapes(tmp_path):
 
 
 def test_plan_state_with_the_helper_gives_the_plan_of_one_process(tmp_path):
-    from bot.config import load_config
-    from bot.demo_scenario import build_scenario
-    from bot.ingest import load_state
-    from bot.planner import plan_state
+    from bot.config.forksync import load_config
+    from bot.demo.scenario import build_scenario
+    from bot.sync.ingest import load_state
+    from bot.plan.planner import plan_state
 
     s = build_scenario(tmp_path / "demo")
     cfg = load_config(str(s.config_path))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.config import Area
+from bot.config.forksync import Area
 from bot.model import CommitInfo, FileChange, InFlightBranch
-from bot.plan import Prediction, build_plan, find_unit, no_op_candidates
+from bot.plan.partition import Prediction, build_plan, find_unit, no_op_candidates
 
 
 def sha(n: int) -> str:

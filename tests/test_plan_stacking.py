@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from bot.apply import apply_unit
-from bot.config import Area, load_config
-from bot.demo_scenario import build_scenario
-from bot.ingest import load_state
+from bot.git.apply import apply_unit
+from bot.config.forksync import Area, load_config
+from bot.demo.scenario import build_scenario
+from bot.sync.ingest import load_state
 from bot.model import Plan, PlanItem
-from bot.plan import Prediction, build_plan, no_op_candidates
-from bot.planner import fork_paths, plan_state
+from bot.plan.partition import Prediction, build_plan, no_op_candidates
+from bot.plan.planner import fork_paths, plan_state
 from test_plan_rules import CONFLICT, TablePredictor, commit, ids, sha, table_symbols
 
 

@@ -6,9 +6,9 @@ import subprocess
 import pygit2
 import pytest
 
-from bot import gitio
-from bot.predict import MergePredictor, scratch_repo
-from bot.repobuilder import RepoBuilder, run_git
+from bot.git import repo as gitio
+from bot.plan.predict import MergePredictor, scratch_repo
+from bot.demo.repobuilder import RepoBuilder, run_git
 from bot.store import Store
 from plan_repos import T0, build_pair, file_becomes_directory
 
@@ -158,8 +158,8 @@ def test_a_missing_blob_the_pick_does_not_touch_is_carried(tmp_path):
 
 def test_clean_merge_trees_edited_in_place_equal_the_written_index(tmp_path):
     """Without rename detection a clean pick's tree is written by editing the running tree at the
-    pick's paths (bot.predict._write_changed); it must be the very tree the merged index gives."""
-    from bot.predict import _write_changed, _write_tree
+    pick's paths (bot.plan.predict._write_changed); it must be the very tree the merged index gives."""
+    from bot.plan.predict import _write_changed, _write_tree
 
     pair = build_pair(tmp_path)
     repo = pair.repo

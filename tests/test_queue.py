@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from bot import queue as q
+from bot.app import queue as q
 from bot.store import Store
 
 POLICY = q.QueuePolicy(max_attempts=3, backoff_base_s=10, backoff_cap_s=25, lease_s=60)

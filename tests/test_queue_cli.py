@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from bot import queue as q
-from bot.cli import UserError, main
-from bot.serve_cli import settings_from
+from bot.app import queue as q
+from bot.cli.main import UserError, main
+from bot.cli.serve import settings_from
 from bot.store import Store
 
 

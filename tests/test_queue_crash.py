@@ -11,8 +11,8 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from bot import queue as q
-from bot.github import token_client
+from bot.app import queue as q
+from bot.github.client import token_client
 from bot.store import Store
 from conftest_github import fake_github, make_source_repo  # noqa: F401 - fixtures
 

@@ -4,10 +4,10 @@ import json
 import pytest
 from gidgethub import routing
 
-from bot import queue as q
-from bot.dispatch import Dispatcher, PayloadError
+from bot.app import queue as q
+from bot.app.dispatch import Dispatcher, PayloadError
 from bot.store import Store
-from bot.worker import Unhandleable, Worker
+from bot.app.worker import Unhandleable, Worker
 
 
 class Clock:

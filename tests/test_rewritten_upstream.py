@@ -6,8 +6,8 @@ import contextlib
 import io
 import json
 
-from bot.cli import main as cli_main
-from bot.demo_scenario import build_scenario
+from bot.cli.main import main as cli_main
+from bot.demo.scenario import build_scenario
 
 
 def test_force_pushed_upstream_is_reported(tmp_path, capsys):

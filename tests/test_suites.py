@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.config import ConfigError, parse_config_text
-from bot.suites import (UntrustedConfigError, infra_error_match, load_trusted_suites, required_l1,
+from bot.config.forksync import ConfigError, parse_config_text
+from bot.config.forksync import load_trusted_suites
+from bot.config.suites import (UntrustedConfigError, infra_error_match, required_l1,
                         suite_problems, suites_changed)
 
 GOOD = """
@@ -78,7 +79,7 @@ def test_bad_suites_name_the_field(snippet, problem):
 
 
 def test_whole_config_problems():
-    from bot.config import ConfigError
+    from bot.config.forksync import ConfigError
     text = """
 suites:
   - {name: a, command: x, report: {format: junit, path: r}, min_tests: 1, areas: [nope]}

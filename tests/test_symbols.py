@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from bot.model import FileChange
-from bot.symbol_index import SymbolIndex
-from bot.symbols import (TOP_LEVEL, changed_ranges, definitions, language_for,
+from bot.plan.symbol_index import SymbolIndex
+from bot.plan.symbols import (TOP_LEVEL, changed_ranges, definitions, language_for,
                          symbols_from_hunk_headers, symbols_of_change)
 from plan_repos import LANG_PY, OPS_MLIR, OPS_TD, build_pair, ops
 
@@ -87,7 +87,7 @@ def test_symbol_index_reads_blobs_from_the_repository(tmp_path):
 
 
 def test_incremental_reparse_gives_the_same_tree_symbols():
-    from bot.symbols import parser_for, reparse, tree_symbols
+    from bot.plan.symbols import parser_for, reparse, tree_symbols
 
     p = parser_for("cpp")
     old = ops().encode()
@@ -128,7 +128,7 @@ def test_prefetch_in_processes_gives_the_same_answers(tmp_path):
 
 
 def test_query_walk_finds_the_same_definitions_as_the_python_walk():
-    from bot.symbols import _walk, _walk_query, parser_for
+    from bot.plan.symbols import _walk, _walk_query, parser_for
 
     src = ops().encode() + b"\nstruct S { struct In { void m() { int x = 1; } }; };\n#define F(x) x\n"
     py = (b"import os\n@dec\ndef a(x):\n    def inner():\n        return 1\n    return inner\n\n"
@@ -143,7 +143,7 @@ def test_query_walk_finds_the_same_definitions_as_the_python_walk():
 
 
 def test_pattern_pre_check_never_hides_a_match(tmp_path):
-    from bot.symbol_index import _relaxed
+    from bot.plan.symbol_index import _relaxed
 
     assert _relaxed("(?i)\\bhip\\b").pattern == "hip"
     assert _relaxed("Encoding(Attr)?$").pattern == "Encoding(Attr)?"

@@ -11,7 +11,7 @@ from bot.triage.group import Grouper
 from bot.triage.issues import TriageIssues, marker
 from bot.triage.lifecycle import nightly_from_groups
 from bot.triage.records import FailureRecord
-from bot.triage.settings import TriageSettings
+from bot.config.triage import TriageSettings
 from bot.triage.suspects import FailureContext, author_mention, commits_between, confirm, rank_suspects
 from conftest_github import commit_files, fake_github, github_app, git, make_source_repo  # noqa: F401
 
@@ -177,7 +177,7 @@ async def test_triage_nightly_service_blames_and_feeds_the_agent(world, github_a
     from bot.triage.records import normalize_test_id
     from bot.triage.rules import RulesTable
     from bot.triage.service import triage_nightly
-    from bot.triage.settings import TriageRule
+    from bot.config.triage import TriageRule
 
     fake, inst, fork, good, culprit, bad = world
     gh = github_app.installation(inst.id)
@@ -217,7 +217,7 @@ async def test_triage_nightly_service_blames_and_feeds_the_agent(world, github_a
 
 
 async def test_a_failure_half_way_is_redone_without_duplicates(world, github_app, tmp_path):
-    from bot.github import GitHubAPIError
+    from bot.github.client import GitHubAPIError
 
     fake, inst, fork, good, culprit, bad = world
     gh = github_app.installation(inst.id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bot.triage.lifecycle import DAY, Action, Nightly, NightlyGroup, TriageState, decide
-from bot.triage.settings import TriageSettings
+from bot.config.triage import TriageSettings
 
 S = TriageSettings()
 T0 = 1_764_460_800          # 2025-11-30 00:00 UTC
@@ -114,7 +114,7 @@ def test_same_commit_passing_in_another_nightly_is_flaky():
 
 
 def test_cli_status_lists_tracked_causes(tmp_path, capsys):
-    from bot.cli import main
+    from bot.cli.main import main
     from bot.store import Store
     from bot.triage.issues import save_state
 

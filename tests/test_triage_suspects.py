@@ -1,7 +1,7 @@
 """Suspect ranking (pure, over CommitInfo values) and the author mention."""
 from __future__ import annotations
 
-from bot.config import Area
+from bot.config.forksync import Area
 from bot.model import CommitInfo, FileChange
 from bot.triage.suspects import FailureContext, author_mention, rank_suspects, upstream_of
 

@@ -1,11 +1,11 @@
-"""The validation sub-commands end to end through ``forksync`` (bot.cli.main)."""
+"""The validation sub-commands end to end through ``forksync`` (bot.cli.main.main)."""
 from __future__ import annotations
 
 import json
 
 import numpy as np
 
-from bot.cli import main
+from bot.cli.main import main
 from test_bisect import make_history
 
 H, B = "h" * 40, "b" * 40

@@ -150,7 +150,7 @@ async def test_409_head_moved_is_revalidated_and_merged_once(world):
 
 
 async def test_a_405_is_retried_by_the_reconcile_tick(world):
-    from bot import schedules
+    from bot.app import schedules
     from validation_world import tick_ctx
 
     w = world
@@ -194,7 +194,7 @@ async def test_rerun_of_a_suite_check_runs_it_again(world):
 
 
 async def test_a_hold_keeps_the_gate_waiting_and_lifting_it_lets_the_tick_merge(world):
-    from bot import schedules
+    from bot.app import schedules
     from validation_world import tick_ctx
 
     w = world

@@ -6,8 +6,8 @@ import zipfile
 
 import pytest
 
-from bot import schedules
-from bot.validation_checks import finish_suite_run, start_suite_run
+from bot.app import schedules
+from bot.validation.checks import finish_suite_run, start_suite_run
 from conftest_github import fake_github  # noqa: F401 - fixture
 from gpu_runner.result import Counts, Environment, Reason, RunResult, TestResult
 from validation_world import CONFIG, close_world, fork_files, make_world, tick_ctx
@@ -54,7 +54,7 @@ async def test_a_non_collaborators_code_waits_for_a_writers_retest(world):
     w = world
     w.fake.add_collaborator(w.fork, "erin", "write")      # to push and open the PR in the local GitHub …
     w.fake.add_token("erin-token", "erin")
-    from bot.github import token_client
+    from bot.github.client import token_client
     from conftest_github import FAST_RETRY
     erin = token_client(w.bot._people_session, "erin-token", base_url=w.fake.url, retry=FAST_RETRY)
     head = w.push_branch("forksync/bundle-erin", {"NOTES.md": "e\n"}, "Erin's note")
@@ -186,7 +186,7 @@ async def test_l3_on_demand_runs_on_a_tick_and_answers_on_the_pr(fake_github, tm
         assert any(f"**L3 `heavy`** on `cpu` for `{head[:12]}` (requested by @alice): **green** — 3 passed." in b
                    for b in bodies)
         assert await schedules.l3_tick(await tick_ctx(w), "meta/triton") == []          # nothing queued any more
-        from bot import signoff
+        from bot.validation import signoff
         assert [(r.status, r.verdict) for r in signoff.l3_runs_for(w.bot.store, "meta/triton", pr["number"])] == [
             ("done", "pass")]
     finally:
@@ -215,7 +215,7 @@ async def test_an_actions_result_that_never_arrives_turns_red(fake_github, tmp_p
 
 
 async def test_l3_through_github_actions_is_answered_when_its_run_completes(fake_github, tmp_path):
-    from bot import signoff
+    from bot.validation import signoff
     from bot.fakegithub.events import _common
 
     files = fork_files(config=L3_CONFIG)

@@ -6,7 +6,9 @@ import re
 
 import pytest
 
-from bot import l2_service, schedules
+from bot.l2 import service as l2_service
+
+from bot.app import schedules
 from conftest_github import commit_files, fake_github, git  # noqa: F401 - fixture
 from validation_world import close_world, fork_files, make_world, tick_ctx
 

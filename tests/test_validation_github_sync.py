@@ -7,9 +7,12 @@ its bundle red and open."""
 import aiohttp
 import pytest
 
-from bot import schedules, sync_status
-from bot.github import token_client
+from bot.app import schedules
+
+from bot.sync import status as sync_status
+from bot.github.client import token_client
 from botharness import Bot
+from bot.sync import store as sync_store
 from conftest_github import FAST_RETRY, commit_files, fake_github, git, make_source_repo  # noqa: F401
 from validation_world import LIB, TESTS, CONFTEST, World, tick_ctx, with_validation
 
@@ -87,7 +90,7 @@ async def test_sync_prs_are_validated_gated_and_merged_by_the_bot(world):
     assert w.run_of(bundle["head"]["sha"], "forksync/L1/unit").conclusion == "success"
     assert (await w.pr(bundle["number"]))["merged"] is True
     assert w.run_of(chain["head"]["sha"], "forksync/gate").output["title"] == "Blocked: 1 condition not met"
-    st = sync_status.load(w.bot.store, "meta/triton")
+    st = sync_store.load_status(w.bot.store, "meta/triton")
     main = await w.alice.getitem("/repos/meta/triton/branches/main")
     assert st.fork_head == main["commit"]["sha"]                             # the landing refreshed the ledger
     assert st.frontier == c1
@@ -98,7 +101,7 @@ async def test_sync_prs_are_validated_gated_and_merged_by_the_bot(world):
     assert final["merged"] is True
     assert [u["status"] for u in w.fake.requests_for("pulls/update-branch")] == [202]
     assert await open_prs(w.alice) == []
-    st = sync_status.load(w.bot.store, "meta/triton")
+    st = sync_store.load_status(w.bot.store, "meta/triton")
     assert (st.backlog, st.frontier) == (0, c2)
 
 

@@ -2,9 +2,9 @@
 the gate check's conclusion, reviews and the unit's last change from API objects."""
 import pytest
 
-from bot.gate import Finding, GateDecision
-from bot.gate_inputs import diff_of_files, epoch, latest_reviews, unit_updated_at
-from bot.validation_checks import check_name, failing_test_line, failing_test_path, gate_conclusion, parse_external_id
+from bot.validation.gate import Finding, GateDecision
+from bot.validation.gate_inputs import diff_of_files, epoch, latest_reviews, unit_updated_at
+from bot.validation.checks import check_name, failing_test_line, failing_test_path, gate_conclusion, parse_external_id
 from gpu_runner.result import TestResult
 
 
@@ -70,7 +70,7 @@ def test_unit_updated_at_ignores_merge_commits():
 
 
 def test_diff_of_files_feeds_the_conflict_marker_scan():
-    from bot.gate import conflict_marker_files
+    from bot.validation.gate import conflict_marker_files
     files = [{"filename": "a.py", "patch": "@@ -1 +1,3 @@\n+<<<<<<< HEAD\n+x\n+>>>>>>> up"},
              {"filename": "doc.rst", "patch": "@@ -1 +1,2 @@\n+Title\n+======="},
              {"filename": "big.bin"}]
@@ -78,7 +78,7 @@ def test_diff_of_files_feeds_the_conflict_marker_scan():
 
 
 def test_the_runner_never_sees_the_bots_secrets():
-    from bot.validation_backends import runner_env
+    from bot.validation.backends import runner_env
     env = runner_env({"PATH": "/usr/bin", "HOME": "/h", "FORKSYNC_TOKEN": "t0k", "FORKSYNC_WEBHOOK_SECRET": "s",
                       "FORKSYNC_PRIVATE_KEY_FILE": "/k.pem", "GITHUB_TOKEN": "g", "GH_TOKEN": "g2",
                       "AWS_SECRET_ACCESS_KEY": "a", "ANTHROPIC_API_KEY": "k", "CUDA_VISIBLE_DEVICES": "0",

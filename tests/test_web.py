@@ -5,11 +5,12 @@ import json
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
-from bot import queue as q
-from bot.app_metrics import AppMetrics
+from bot.app import queue as q
+from bot.app.metrics import AppMetrics
 from bot.store import Store
-from bot.sync_status import SyncStatus, save
-from bot.web import delivery_headers, dumps, make_app
+from bot.sync.status import SyncStatus
+from bot.sync.store import save_status as save
+from bot.app.web import delivery_headers, dumps, make_app
 
 SECRET = "s3cret-for-tests"
 

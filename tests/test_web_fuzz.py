@@ -13,15 +13,15 @@ from aiohttp.test_utils import TestClient, TestServer
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from bot import queue as q
-from bot.dispatch import Dispatcher
+from bot.app import queue as q
+from bot.app.dispatch import Dispatcher
 from bot.handlers import all_routers
 from bot.store import Store
-from bot.web import delivery_headers, make_app
-from bot.worker import Worker
+from bot.app.web import delivery_headers, make_app
+from bot.app.worker import Worker
 
 SECRET = "fuzz-secret"
-logging.getLogger("bot.worker").setLevel(logging.ERROR)   # thousands of expected dead letters
+logging.getLogger("bot.app.worker").setLevel(logging.ERROR)   # thousands of expected dead letters
 SEEDS_DIR = Path(__file__).resolve().parents[1] / "bot" / "fakegithub" / "spec" / "webhooks"
 SEEDS = {p.stem: json.loads(p.read_text()) for p in sorted(SEEDS_DIR.glob("*.json"))}
 EVENTS = sorted({k.split(".")[0] for k in SEEDS}) + ["frobnicate", "", "x" * 150]

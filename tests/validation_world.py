@@ -9,10 +9,10 @@ from pathlib import Path
 import aiohttp
 from gidgethub import routing
 
-from bot.dispatch import Dispatcher
+from bot.app.dispatch import Dispatcher
 from bot.handlers import checks as _checks, gate as _gate  # noqa: F401 - declare the tables before a store opens
-from bot.github import token_client
-from bot.worker import Worker
+from bot.github.client import token_client
+from bot.app.worker import Worker
 from botharness import Bot
 from conftest_github import FAST_RETRY, commit_files, git, make_source_repo
 
@@ -73,18 +73,18 @@ def with_validation(bot: Bot, **service_kw):
     """Make sure the bot's router holds the validation routers (before D2's ``all_routers``
     includes them) and give it a validation service without waits."""
     from bot.handlers import all_routers, checks, gate
-    from bot.validation_service import _SERVICES, ValidationService
+    from bot.validation.service import ValidationService
 
     router = all_routers()
     extra = [r for r, fn in ((checks.router, checks.on_rerequested), (gate.router, gate.on_pull_request))
              if not _has(router, fn)]
     if extra:
         router = routing.Router(router, *extra)
-    bot.dispatcher = Dispatcher(router, bot.store, bot.settings, client_for=bot.clients.client_for,
-                                services=bot.svc, bot_login=bot.clients.bot_login)
-    bot.worker = Worker(bot.store, bot.dispatcher.process, policy=bot.policy, worker_id="test-worker")
     svc = ValidationService(bot.svc, backend=service_kw.pop("backend", "local"), merge_poll_s=0, **service_kw)
-    _SERVICES[bot.svc] = svc
+    bot.validation = svc
+    bot.dispatcher = Dispatcher(router, bot.store, bot.settings, client_for=bot.clients.client_for,
+                                sync=bot.svc, validation=svc, bot_login=bot.clients.bot_login)
+    bot.app.worker = Worker(bot.store, bot.dispatcher.process, policy=bot.policy, worker_id="test-worker")
     return svc
 
 
@@ -158,13 +158,14 @@ async def make_world(fake, tmp_path: Path, files: dict[str, str] | None = None,
 
 async def tick_ctx(w: World):
     """A handler context for scheduled ticks (what the worker's periodic loop builds)."""
-    from bot import queue as q
-    from bot.dispatch import Context
+    from bot.app import queue as q
+    from bot.app.dispatch import Context
 
     d = q.Delivery(id="tick", delivery_id="tick", hook_id="", event="tick", action="", installation_id=w.inst,
                    repo="", sender="", body=b"", content_type="", state="processing", attempts=1, received_at=0.0)
     return Context(delivery=d, gh=await w.bot.clients.client_for(w.inst), store=w.bot.store,
-                   settings=w.bot.settings, services=w.bot.svc, installation_id=w.inst)
+                   settings=w.bot.settings, sync=w.bot.svc, validation=w.bot.validation,
+                   installation_id=w.inst)
 
 
 async def close_world(w: World) -> None:

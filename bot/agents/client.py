@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from bot.agents.redact import Redactor
-from bot.agents.settings import AgentSettings
+from bot.config.agents import AgentSettings
 from bot.store import Store, table
 
 if TYPE_CHECKING:                      # imported lazily: the SDK takes a while to import

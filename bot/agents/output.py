@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from bot.agents.conflict_rails import RailViolation
 from bot.agents.redact import Redactor
-from bot.agents.settings import AgentSettings
+from bot.config.agents import AgentSettings
 from bot.agents.textrails import sanitize
 
 

@@ -73,7 +73,7 @@ class FakeGitHub:
     ``state_dir`` holds the bare repositories (``<state_dir>/repos/<owner>/<name>.git``).
     ``validate_responses`` can be turned off for speed in benchmarks (requests are always validated).
     ``git_http_urls``: repositories' ``clone_url`` is the fake's smart-HTTP URL (push with
-    ``bot.github.authenticated_remote``, like on GitHub) instead of the bare repository's path;
+    ``bot.github.client.authenticated_remote``, like on GitHub) instead of the bare repository's path;
     git must then not run synchronously on the fake's event loop (see :mod:`bot.fakegithub.githttp`).
     """
 

@@ -14,15 +14,22 @@ module                 events
 ``checks``             check_run.rerequested, workflow_run.completed (validation results)
 =====================  =======================================================================
 
-Handlers are ``async def h(event, ctx: bot.dispatch.Context)``; the loop guard and error
-classification live in :mod:`bot.dispatch`.
+Handlers are ``async def h(event, ctx)``: they read the event, call one plain coroutine of a
+service package with the services the context carries (``ctx.sync``, ``ctx.validation``, set
+once where the app is assembled) and note what happened. The loop guard and error
+classification live in :mod:`bot.app.dispatch`, which builds the context.
+
+May import: commands, l2, triage, validation, sync, github, git, plan, core, config, model,
+store, templating. Imported by: app, demo.
 """
 from __future__ import annotations
 
 from gidgethub import routing
 
+from bot.handlers import checks, commands, config, gate, installation, landing, status_issue, sync_prs, upstream
+
 
 def all_routers() -> routing.Router:
-    from bot.handlers import checks, commands, config, gate, installation, landing, status_issue, sync_prs, upstream
+    """Every concern's router, in the order above."""
     return routing.Router(installation.router, upstream.router, config.router, sync_prs.router, landing.router,
                           commands.router, status_issue.router, gate.router, checks.router)

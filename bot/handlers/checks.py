@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from gidgethub import routing
 
-from bot import l2_service, schedules, signoff, validation_store  # noqa: F401 - declare their tables before the store migrates
-
-from bot.gate import GATE_CHECK
-from bot.handlers.common import RepoRef, split_repo
-from bot.validation_checks import parse_external_id
+from bot.github.common import RepoRef, split_repo
+from bot.validation import store as vstore
+from bot.validation.checks import parse_external_id
+from bot.validation.gate import GATE_CHECK
+from bot.validation.service import downloader_for
 
 router = routing.Router()
 
@@ -23,7 +23,6 @@ async def _pr_for_sha(ctx, full: str, sha: str, listed: list) -> int | None:
     for p in listed or []:
         if isinstance(p, dict) and p.get("number"):
             return int(p["number"])
-    from bot import validation_store as vstore
     for r in vstore.rows_for(ctx.store, full, shas=(sha,)):
         if r["pr"]:
             return int(r["pr"])
@@ -35,8 +34,6 @@ async def _pr_for_sha(ctx, full: str, sha: str, listed: list) -> int | None:
 
 @router.register("check_run", action="rerequested")
 async def on_rerequested(event, ctx) -> None:
-    from bot.validation_service import validation_of
-
     run = event.data["check_run"]
     repo = RepoRef.model_validate(event.data["repository"])
     ext = parse_external_id(run.get("external_id"))
@@ -46,7 +43,7 @@ async def on_rerequested(event, ctx) -> None:
     if number is None:
         ctx.note(f"{run['name']}: no open PR has head {run['head_sha'][:12]}")
         return
-    svc = validation_of(ctx)
+    svc = ctx.validation
     if ext is None:
         notes = await svc.evaluate(ctx, repo.full_name, number)
     else:
@@ -57,8 +54,6 @@ async def on_rerequested(event, ctx) -> None:
 
 @router.register("workflow_run", action="completed")
 async def on_workflow_run(event, ctx) -> None:
-    from bot.validation_service import downloader_for, validation_of
-
-    svc = validation_of(ctx)
+    svc = ctx.validation
     for n in await svc.on_workflow_run(ctx, event.data, downloader_for(ctx)):
         ctx.note(n)

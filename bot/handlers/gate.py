@@ -1,7 +1,7 @@
 """PR events that start validation or re-evaluate the merge gate.
 
 * ``pull_request`` opened / reopened / synchronize → run the head's required L1 suites, then
-  the gate (:meth:`bot.validation_service.ValidationService.validate_pr`);
+  the gate (:meth:`bot.validation.service.ValidationService.validate_pr`);
 * ``pull_request_review.submitted`` / ``dismissed`` and ``pull_request.labeled`` / ``unlabeled``
   (the hold label, area labels) → re-evaluate (an owner's approval may be what was missing);
 * ``check_run.completed`` of another app's check on a PR head → re-evaluate (the no-suites
@@ -13,10 +13,8 @@ from __future__ import annotations
 
 from gidgethub import routing
 
-from bot import l2_service, schedules, signoff, validation_store  # noqa: F401 - declare their tables before the store migrates
-
-from bot.gate import GATE_CHECK
-from bot.handlers.common import RepoRef
+from bot.github.common import RepoRef
+from bot.validation.gate import GATE_CHECK
 
 router = routing.Router()
 
@@ -28,13 +26,11 @@ def _into_default(pr: dict, repo: RepoRef) -> bool:
 async def _on_open_pr(event, ctx, step: str) -> None:
     """Run ``ValidationService.<step>`` (``validate_pr`` or ``evaluate``) for an open PR into the
     default branch; other PRs are not sync PRs and are left alone."""
-    from bot.validation_service import validation_of
-
     repo = RepoRef.model_validate(event.data["repository"])
     pr = event.data["pull_request"]
     if not _into_default(pr, repo) or pr.get("state") != "open":
         return
-    for n in await getattr(validation_of(ctx), step)(ctx, repo.full_name, int(pr["number"])):
+    for n in await getattr(ctx.validation, step)(ctx, repo.full_name, int(pr["number"])):
         ctx.note(n)
 
 
@@ -55,12 +51,10 @@ async def on_review(event, ctx) -> None:
 
 @router.register("check_run", action="completed")
 async def on_check_completed(event, ctx) -> None:
-    from bot.validation_service import validation_of
-
     run = event.data["check_run"]
     if run.get("name") == GATE_CHECK or str(run.get("name", "")).startswith("forksync/"):
         return
     repo = RepoRef.model_validate(event.data["repository"])
     for p in run.get("pull_requests") or []:
-        for n in await validation_of(ctx).evaluate(ctx, repo.full_name, int(p["number"])):
+        for n in await ctx.validation.evaluate(ctx, repo.full_name, int(p["number"])):
             ctx.note(n)

@@ -1,93 +1,19 @@
-"""The status issue: one issue on the fork, Renovate-dashboard style, kept current.
-
-Found by the hidden marker ``<!-- forksync:status-issue -->`` in its body among open issues
-created by the bot (so a redelivery or crash never makes a second one). Ticking a checkbox sends
-``issues.edited``: ``<!-- replan -->`` → re-plan now; ``<!-- retry:<unit id> -->`` → rebuild that
-unit. The bot then re-renders the body, which un-ticks the box.
-"""
+"""``issues.edited`` on the status issue: ticked boxes re-plan or rebuild a unit
+(:func:`bot.sync.status_issue.on_ticked`)."""
 from __future__ import annotations
-
-import re
-import time
 
 from gidgethub import routing
 
-from bot.handlers.common import RepoRef, render, split_repo
-from bot.sync_status import SyncStatus
-
-MARK = "<!-- forksync:status-issue -->"
-TICKED = re.compile(r"^\s*[-*] \[[xX]\] <!-- (replan|retry:([A-Za-z0-9_.\-]+)) -->", re.MULTILINE)
+from bot.github.common import RepoRef
+from bot.sync import status_issue
 
 router = routing.Router()
 
 
-def _age(seconds: float | None) -> str:
-    if seconds is None:
-        return "never"
-    if seconds < 120:
-        return f"{int(seconds)} s ago"
-    if seconds < 7200:
-        return f"{int(seconds // 60)} min ago"
-    if seconds < 172800:
-        return f"{seconds / 3600:.1f} h ago"
-    return f"{seconds / 86400:.1f} days ago"
-
-
-def render_status(st: SyncStatus, *, stale_after_s: float, alarm_after_s: float, now: float | None = None) -> str:
-    """Pure: the issue body for a status snapshot."""
-    now = time.time() if now is None else now
-    return render("status_issue.md.j2", stale=st.stale(stale_after_s, now), last_fetch_error=st.last_fetch_error,
-                  upstream_seen=_age(st.upstream_age_s(now)), alarm=st.alarm(alarm_after_s, now),
-                  alarm_age=_age(alarm_after_s).replace(" ago", ""), held=st.held,
-                  upstream_head=st.upstream_head, frontier=st.frontier, contiguous_pin=st.contiguous_pin,
-                  days_behind=st.days_behind, backlog=st.backlog, not_reached=st.not_reached, units=list(st.units), deferred=list(st.deferred))
-
-
-def ticked_actions(body: str) -> list[str]:
-    """Pure: ``["replan", "retry:<unit>", …]`` for the ticked boxes of an issue body."""
-    return [m.group(1) for m in TICKED.finditer(body or "")]
-
-
-async def find_status_issue(gh, full_name: str, bot_login: str | None) -> dict | None:
-    params = {**split_repo(full_name), "state": "open", "per_page": 100}
-    url = "/repos/{owner}/{repo}/issues{?state,creator,per_page}"
-    if bot_login:
-        params["creator"] = bot_login
-    async for issue in gh.getiter(url, params):
-        if issue.get("pull_request") is None and MARK in (issue.get("body") or ""):
-            return issue
-    return None
-
-
-async def upsert_status_issue(gh, full_name: str, title: str, body: str, bot_login: str | None) -> tuple[int, str]:
-    """Create the status issue or update its body. Returns ``(number, "created"|"updated"|"unchanged")``."""
-    rv = split_repo(full_name)
-    issue = await find_status_issue(gh, full_name, bot_login)
-    if issue is None:
-        created = await gh.post("/repos/{owner}/{repo}/issues", rv, data={"title": title, "body": body})
-        return created["number"], "created"
-    if issue.get("body") == body and issue.get("title") == title:
-        return issue["number"], "unchanged"
-    await gh.patch("/repos/{owner}/{repo}/issues/{number}", {**rv, "number": issue["number"]},
-                   data={"title": title, "body": body})
-    return issue["number"], "updated"
-
-
 @router.register("issues", action="edited")
 async def on_issue_edited(event, ctx) -> None:
-    issue = event.data["issue"]
-    body = issue.get("body") or ""
-    if MARK not in body:
+    body = event.data["issue"].get("body") or ""
+    if status_issue.MARK not in body:
         return
     repo = RepoRef.model_validate(event.data["repository"])
-    actions = ticked_actions(body)
-    if not actions:
-        return
-    from bot.sync_service import service_of
-    svc = service_of(ctx)
-    for a in actions:
-        if a == "replan":
-            ctx.note(await svc.sync(ctx, repo.full_name, reason="status issue: re-plan"))
-        else:
-            ctx.note(await svc.sync(ctx, repo.full_name, reason=f"status issue: {a}", rebuild=a.split(":", 1)[1]))
-    ctx.note(await svc.refresh_status_issue(ctx, repo.full_name))
+    await status_issue.on_ticked(ctx, ctx.sync, repo.full_name, body)

@@ -1,144 +1,16 @@
-"""Sync PRs on the fork: open or update one PR per unit, never a duplicate, never overwrite a
-person's commits; verify a person's resolution pushed to a chain branch.
-
-Truth about "is there already a PR for this unit" is GitHub itself (``pulls/list`` with
-``head=<owner>:forksync/<unit id>``), so a crash between creating the PR and recording it cannot
-lead to a second PR. Table ``sync_branches`` remembers the tip forksync last pushed to each
-branch: a branch whose remote tip differs from it holds someone else's commits and is not
-rebuilt (the bot comments instead, ``person_commits.md.j2``).
-"""
+"""``pull_request.synchronize`` on a sync branch: a person's resolution pushed to a chain is checked
+(:func:`bot.sync.prs.on_pushed`)."""
 from __future__ import annotations
-
-import json
-import re
 
 from gidgethub import routing
 
-from bot.handlers.common import RepoRef, comment_once, render, split_repo
-from bot.store import table
-
-SYNC_BRANCHES = table("sync_branches", {
-    "key": str,               # "<fork>:<branch>"
-    "repo": str, "branch": str, "unit_id": str, "kind": str,
-    "pushed_tip": str,        # the tip forksync pushed last
-    "verified_tip": str,      # a person's resolution that passed verification
-    "pr": int, "state": str,  # open | merged | closed
-    "shas_json": str,         # upstream shas of the unit, in order
-    "base_sha": str,
-}, pk="key", indexes=[("repo", "unit_id")])
-
-TRAILER = re.compile(r"^Upstream-Commit:\s*([0-9a-f]{40})\s*$", re.MULTILINE)
-MARKERS = re.compile(r"^\+(<<<<<<<|=======$|>>>>>>>)", re.MULTILINE)
+from bot.github.common import RepoRef
+from bot.sync import prs
 
 router = routing.Router()
 
 
-def branch_row(store, repo: str, branch: str) -> dict | None:
-    with store.lock:
-        rows = list(store.db["sync_branches"].rows_where("key = ?", [f"{repo}:{branch}"]))
-    return rows[0] if rows else None
-
-
-def save_branch(store, **row) -> None:
-    row["key"] = f"{row['repo']}:{row['branch']}"
-    with store.lock:
-        store.db["sync_branches"].upsert(row, pk="key", alter=True)
-
-
-async def find_open_pr(gh, full_name: str, branch: str) -> dict | None:
-    """The open PR whose head is ``owner:branch`` (None if none)."""
-    rv = split_repo(full_name)
-    async for pr in gh.getiter("/repos/{owner}/{repo}/pulls{?state,head,per_page}",
-                               {**rv, "state": "open", "head": f"{rv['owner']}:{branch}", "per_page": 100}):
-        if pr.get("head", {}).get("ref") == branch:
-            return pr
-    return None
-
-
-AGENT_REPORT = re.compile(r"<!-- forksync:agent-report:start -->.*?<!-- forksync:agent-report:end -->", re.S)
-
-
-def keep_agent_report(old_body: str, new_body: str) -> str:
-    """Pure: ``new_body`` with the agent-report section of ``old_body`` carried over (a body
-    refresh must not drop the conflict agent's report, which reviewers need)."""
-    m = AGENT_REPORT.search(old_body or "")
-    if not m or AGENT_REPORT.search(new_body):
-        return new_body
-    return new_body.rstrip("\n") + "\n\n" + m.group(0) + "\n"
-
-
-async def open_or_update_pr(gh, full_name: str, *, branch: str, base: str, title: str, body: str,
-                            labels: list[str], draft: bool = False) -> tuple[dict, str]:
-    """Open the unit's PR (as a draft when ``draft``: e.g. a chain stopped at a conflict), or
-    refresh the open one's title/body, keeping an agent report already in it. Returns
-    ``(pr, "opened"|"updated"|"unchanged")``."""
-    rv = split_repo(full_name)
-    pr = await find_open_pr(gh, full_name, branch)
-    if pr is None:
-        pr = await gh.post("/repos/{owner}/{repo}/pulls", rv,
-                           data={"title": title, "head": branch, "base": base, "body": body,
-                                 "maintainer_can_modify": True, "draft": draft})
-        what = "opened"
-    elif pr.get("title") != title or (pr.get("body") or "") != keep_agent_report(pr.get("body") or "", body):
-        pr = await gh.patch("/repos/{owner}/{repo}/pulls/{number}", {**rv, "number": pr["number"]},
-                            data={"title": title, "body": keep_agent_report(pr.get("body") or "", body)})
-        what = "updated"
-    else:
-        what = "unchanged"
-    have = {lab.get("name") for lab in pr.get("labels") or []}
-    missing = [lab for lab in labels if lab not in have]
-    if missing:
-        await gh.post("/repos/{owner}/{repo}/issues/{number}/labels", {**rv, "number": pr["number"]},
-                      data={"labels": missing})
-    return pr, what
-
-
-def verify_resolution(log_text: str, diff_text: str, expected_shas: list[str]) -> list[str]:
-    """Pure: the problems of a person's resolution on a chain branch (empty = fine).
-
-    ``log_text`` is the messages of the branch's own commits, ``diff_text`` the branch's diff
-    against its base; ``expected_shas`` the unit's upstream commits. Rules (issue 3, item 5): no
-    conflict markers added, every ``Upstream-Commit`` trailer kept."""
-    problems = []
-    files = []
-    current = None
-    for line in diff_text.splitlines():
-        if line.startswith("+++ b/"):
-            current = line[6:]
-        elif current and MARKERS.match(line) and current not in files:
-            files.append(current)
-    if files:
-        problems.append("conflict markers remain in " + ", ".join(f"`{f}`" for f in files))
-    kept = set(TRAILER.findall(log_text))
-    lost = [s for s in expected_shas if s not in kept]
-    if lost:
-        problems.append("`Upstream-Commit` trailers missing for " + ", ".join(f"`{s[:12]}`" for s in lost)
-                        + " (keep one fork commit per upstream commit, with its trailer)")
-    return problems
-
-
 @router.register("pull_request", action="synchronize")
 async def on_synchronize(event, ctx) -> None:
-    """A push to a sync branch: forksync's own push is expected; anyone else's on a chain is a
-    resolution to verify (once per head sha: the reply carries the sha in its marker)."""
     repo = RepoRef.model_validate(event.data["repository"])
-    pr = event.data["pull_request"]
-    branch = pr["head"]["ref"]
-    head = pr["head"]["sha"]
-    row = branch_row(ctx.store, repo.full_name, branch)
-    if row is None:
-        return
-    if head == row["pushed_tip"]:
-        ctx.note(f"{branch}: own push")
-        return
-    if row["kind"] != "chain":
-        ctx.note(f"{branch}: a person pushed to a bundle; it will not be rebuilt")
-        return
-    from bot.sync_service import service_of
-    problems, kept = await service_of(ctx).check_resolution(ctx, repo.full_name, branch, head,
-                                                           row["base_sha"], json.loads(row["shas_json"]))
-    body = render("resolution_check.md.j2", ok=not problems, head=head, problems=problems, kept=kept)
-    await comment_once(ctx.gh, repo.full_name, pr["number"], f"resolution:{head}", body)
-    if not problems:
-        save_branch(ctx.store, **{**row, "verified_tip": head})
-    ctx.note(f"{branch}: resolution {'verified' if not problems else 'rejected'}")
+    await prs.on_pushed(ctx, ctx.sync, repo.full_name, event.data["pull_request"])

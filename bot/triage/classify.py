@@ -18,7 +18,7 @@ from collections import defaultdict
 from typing import Iterable
 
 from bot.triage.records import FailureRecord
-from bot.triage.settings import TriageRule
+from bot.config.triage import TriageRule
 from bot.triage.signature import Signature
 
 INFRA, FLAKY, REAL = "infrastructure", "flaky", "real"

@@ -13,8 +13,9 @@ from typing import Iterable, Sequence
 from bot.triage.classify import FLAKY, INFRA, REAL, flaky_keys, record_class
 from bot.triage.records import FailureRecord
 from bot.triage.rules import RulesTable
-from bot.triage.settings import TriageRule
+from bot.config.triage import TriageRule
 from bot.triage.signature import Signature, signature_of
+from bot.agents.redact import redact
 
 __all__ = ["Grouper", "Group"]
 
@@ -63,8 +64,6 @@ class Group:
     def logs(self, n: int = 3, chars: int = 4000) -> tuple[str, ...]:
         """Up to ``n`` distinct outputs, each cut to its last ``chars`` characters and redacted
         (secrets, e-mails, home-folder user names: ``bot.agents.redact``)."""
-        from bot.agents.redact import redact
-
         out: list[str] = []
         seen: set[str] = set()
         for r in self.records:

@@ -1,5 +1,5 @@
 """The issue lifecycle's edge: state in the store, issues on the fork through a gidgethub-style
-client (``bot.github.GitHubClient``: ``getiter``/``getitem``/``post``/``patch``), texts from
+client (``bot.github.client.GitHubClient``: ``getiter``/``getitem``/``post``/``patch``), texts from
 ``templates/triage/``.
 
 Idempotency: every issue carries a hidden marker ``<!-- forksync:triage:<key> -->``. Before
@@ -26,7 +26,7 @@ from typing import Any, Awaitable, Callable, Sequence
 
 from bot.store import Store, table
 from bot.triage.lifecycle import Action, Nightly, Tracked, TriageState, decide
-from bot.triage.settings import TriageSettings
+from bot.config.triage import TriageSettings
 from bot.triage.suspects import Suspect
 
 __all__ = ["TriageIssues", "load_state", "save_state", "render", "marker", "replace_section"]

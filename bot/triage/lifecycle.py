@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Iterable
 
-from bot.triage.settings import TriageSettings
+from bot.config.triage import TriageSettings
 
 __all__ = ["NightlyGroup", "Nightly", "Tracked", "TriageState", "Action", "decide"]
 

@@ -16,7 +16,7 @@ from typing import Iterable, Sequence
 import yaml
 from pydantic import ValidationError
 
-from bot.triage.settings import TriageRule, TriageSettings
+from bot.config.triage import TriageRule, TriageSettings
 from bot.triage.signature import Signature
 
 __all__ = ["RulesTable", "RulesError", "load_rules", "suggest_rule"]

@@ -3,7 +3,7 @@ once, bisection when given, and the plain data the proposed-fix agent reads.
 
 Everything that talks to the outside comes in as a parameter: ``gh`` (the fork's GitHub client),
 ``fork_git_dir`` (a local clone for suspects), ``bisect(good, bad) -> sha | None`` (the bisection
-service, e.g. a wrapper of ``bot.bisect.bisect_command``). Infrastructure and flaky groups are
+service, e.g. a wrapper of ``bot.git.bisect.bisect_command``). Infrastructure and flaky groups are
 never given suspects, bisected or blamed.
 """
 from __future__ import annotations
@@ -17,8 +17,9 @@ from bot.triage.issues import TriageIssues, load_state
 from bot.triage.lifecycle import Action, nightly_from_groups
 from bot.triage.records import FailureRecord
 from bot.triage.rules import RulesTable, suggest_rule
-from bot.triage.settings import TriageSettings
+from bot.config.triage import TriageSettings
 from bot.triage.suspects import FailureContext, Suspect, author_mention, commits_between, confirm, rank_suspects
+from bot.git.repo import git
 
 __all__ = ["NightlyReport", "triage_nightly", "suspect_diffs"]
 
@@ -39,8 +40,6 @@ class NightlyReport:
 def suspect_diffs(git_dir: str, suspects: Sequence[Suspect], n: int = 3, max_chars: int = 20_000) -> list[dict]:
     """The top ``n`` suspects as ``{"sha", "subject", "diff", "upstream_sha"}`` (the shape of
     ``bot.agents.fix.SuspectDiff``), each diff cut to ``max_chars``."""
-    from bot.gitio import git
-
     out = []
     for s in list(suspects)[:n]:
         diff = git(git_dir, "show", "--format=", "--patch", s.sha, check=False) or ""

@@ -1,5 +1,5 @@
 """Suspects: rank the commits between the last green and the first red nightly (pure), then let
-bisection confirm (through a plain function parameter: ``bot.bisect`` or anything shaped like it).
+bisection confirm (through a plain function parameter: ``bot.git.bisect`` or anything shaped like it).
 
 Evidence and weights (an observed case behind each: a failure's text names the file, the pass
 or the function that broke far more often than chance):
@@ -26,6 +26,7 @@ from pathlib import PurePosixPath
 from typing import Awaitable, Callable, Iterable, Sequence
 
 from bot.model import CommitInfo
+from bot.git.repo import commit_infos, rev_list
 
 __all__ = ["Suspect", "FailureContext", "rank_suspects", "upstream_of", "author_mention", "confirm"]
 
@@ -120,8 +121,8 @@ def rank_suspects(commits: Sequence[CommitInfo], failure: FailureContext, *,
                   areas: Sequence = (), symbols_of: Callable[[CommitInfo], Iterable[str]] | None = None
                   ) -> list[Suspect]:
     """Rank ``commits`` (oldest first, the range last green..first red) by the evidence in the
-    module docstring. ``areas``: ``bot.config.Area`` values; ``symbols_of``: the changed symbols
-    of a commit (e.g. ``bot.symbols``), else the hunks' function context is used. Commits with no
+    module docstring. ``areas``: ``bot.config.forksync.Area`` values; ``symbols_of``: the changed symbols
+    of a commit (e.g. ``bot.plan.symbols``), else the hunks' function context is used. Commits with no
     evidence stay in the list with score 0 (bisection may still need them)."""
     files = failure.named_files
     passes = failure.named_passes
@@ -165,7 +166,7 @@ def rank_suspects(commits: Sequence[CommitInfo], failure: FailureContext, *,
 async def confirm(suspects: Sequence[Suspect], good: str, bad: str,
                   bisect: Callable[[str, str], Awaitable[str | None]]) -> Suspect | None:
     """Ask ``bisect(good, bad)`` (the bisection service, e.g. a wrapper of
-    ``bot.bisect.bisect_command``) for the first bad commit and return it as a :class:`Suspect`
+    ``bot.git.bisect.bisect_command``) for the first bad commit and return it as a :class:`Suspect`
     (from the ranking when it is there). None when bisection found nothing."""
     sha = await bisect(good, bad)
     if not sha:
@@ -178,11 +179,10 @@ async def confirm(suspects: Sequence[Suspect], good: str, bad: str,
 
 def commits_between(git_dir: str, good: str, bad: str) -> list[CommitInfo]:
     """The edge: the fork's commits in ``good..bad`` (first parent, oldest first) as
-    :class:`CommitInfo` with their changed files and hunk context (``bot.gitio``). With no
+    :class:`CommitInfo` with their changed files and hunk context (``bot.git.repo``). With no
     ``good`` (no green nightly known) the range is just ``bad``."""
     import pygit2
 
-    from bot.gitio import commit_infos, rev_list
 
     repo = pygit2.Repository(git_dir)
     shas = rev_list(repo, bad, (good,) if good else (), first_parent=True)

@@ -1,0 +1,163 @@
+"""From a stored delivery to the handlers: decode, loop guard, route, run.
+
+:class:`Dispatcher.process` is what :class:`bot.app.worker.Worker` calls for each leased delivery.
+It returns a short *outcome* text (kept in the queue row) or raises
+:class:`bot.app.worker.Unhandleable` for deliveries that can never succeed:
+
+* the stored body is not a JSON object;
+* the event has no handler at all (``no handler for event 'x'``);
+* a handler found the payload malformed (pydantic ``ValidationError``, ``PayloadError``, or a
+  ``KeyError``/``TypeError``/``AttributeError`` raised while reading it);
+* GitHub answered 4xx other than 401/403/409/429 (a retry would get the same answer).
+
+Events whose sender is the bot itself are ignored (loop guard: ``sender.login`` equals the
+app's bot login, ``<slug>[bot]``), as are known events with an action nobody handles. Exempt:
+``workflow_run`` (the bot dispatches GPU workflows itself; their completion carries its result,
+and collecting it writes only check runs, whose events the guard still drops).
+
+Handlers have the signature ``async def h(event: gidgethub.sansio.Event, ctx: Context)``; each
+concern's module under :mod:`bot.handlers` exposes ``router``. All handlers matching an event run,
+in a fixed order, even when one fails (:meth:`Dispatcher._run_all`).
+"""
+from __future__ import annotations
+
+import json
+import time
+import urllib.parse
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable
+
+import gidgethub
+from gidgethub import routing
+from gidgethub.sansio import Event
+
+from pydantic import ValidationError
+
+from bot.app import queue as q
+from bot.app.metrics import KNOWN_EVENTS
+from bot.app.worker import Unhandleable
+from bot.github.common import PayloadError
+from bot.store import Store
+
+#: Events processed even when the bot itself caused them (see the module docstring).
+LOOP_GUARD_EXEMPT = frozenset({"workflow_run"})
+
+
+@dataclass
+class Context:
+    """What a handler gets besides the event: the installation's GitHub client, the store, the
+    runtime settings, the services (built once where the app is assembled, see
+    :func:`bot.app.runtime.run_worker_loop`), and ``outcome`` lines it appends to (shown in
+    ``forksync queue``)."""
+
+    delivery: q.Delivery
+    gh: Any                                   # bot.github.client client for the event's installation
+    store: Store
+    settings: Any                             # bot.cli.serve.ServeSettings
+    sync: Any = None                          # bot.sync.service.SyncService
+    validation: Any = None                    # bot.validation.service.ValidationService
+    installation_id: int | None = None
+    now: Callable[[], float] = time.time
+    outcome: list[str] = field(default_factory=list)
+
+    def note(self, text: str) -> None:
+        self.outcome.append(text)
+
+
+def decode_body(body: bytes, content_type: str) -> Any:
+    """The payload of a stored body (JSON, or form-encoded ``payload=``). Raises Unhandleable."""
+    try:
+        if "x-www-form-urlencoded" in (content_type or ""):
+            form = urllib.parse.parse_qs(body.decode("utf-8"))
+            return json.loads(form["payload"][0])
+        return json.loads(body.decode("utf-8"))
+    except (ValueError, KeyError, IndexError) as e:
+        raise Unhandleable(f"the stored body is not JSON: {e}") from None
+
+
+def router_events(router: routing.Router) -> frozenset[str]:
+    """Event names a router has any callback for (gidgethub keeps them in two dicts)."""
+    return frozenset(router._shallow_routes) | frozenset(router._deep_routes)  # noqa: SLF001
+
+
+class Dispatcher:
+    """Routes stored deliveries to handlers. ``client_for(installation_id)`` returns the GitHub
+    client to use (an installation client in App mode, the token client otherwise)."""
+
+    def __init__(self, router: routing.Router, store: Store, settings: Any, *,
+                 client_for: Callable[[int | None], Awaitable[Any]], sync: Any = None,
+                 validation: Any = None,
+                 bot_login: str | None = None, now: Callable[[], float] = time.time):
+        self.router = router
+        self.events = router_events(router)
+        self.store = store
+        self.settings = settings
+        self.client_for = client_for
+        self.sync = sync
+        self.validation = validation
+        self.bot_login = bot_login
+        self.now = now
+
+    async def process(self, d: q.Delivery) -> str:
+        data = decode_body(d.body, d.content_type)
+        if not isinstance(data, dict):
+            raise Unhandleable(f"the payload is a JSON {type(data).__name__}, not an object")
+        sender = data.get("sender")
+        login = sender.get("login") if isinstance(sender, dict) else None
+        if self.bot_login and login == self.bot_login and d.event not in LOOP_GUARD_EXEMPT:
+            return f"ignored: sent by {login} (loop guard)"
+        if d.event not in self.events:
+            if d.event in KNOWN_EVENTS:
+                return f"ignored: no handler for {d.event} in this bot"
+            raise Unhandleable(f"no handler for event {d.event!r}")
+        action = data.get("action")
+        if action is not None and not isinstance(action, str):
+            raise Unhandleable(f"malformed {d.event} payload: 'action' is a {type(action).__name__}, not a string")
+        event = Event(data, event=d.event, delivery_id=d.delivery_id)
+        if not self.router.fetch(event):
+            return f"ignored: nothing handles {d.event}" + (f".{action}" if isinstance(action, str) else "")
+        inst = data.get("installation")
+        inst_id = inst.get("id") if isinstance(inst, dict) else None
+        if not isinstance(inst_id, int) or isinstance(inst_id, bool):
+            inst_id = None
+        gh = await self.client_for(inst_id)
+        ctx = Context(delivery=d, gh=gh, store=self.store, settings=self.settings, sync=self.sync,
+                      validation=self.validation, installation_id=inst_id, now=self.now)
+        try:
+            await self._run_all(event, ctx)
+        except (ValidationError, PayloadError) as e:
+            raise Unhandleable(f"malformed {d.event} payload: {_short(e)}") from None
+        except (KeyError, TypeError, AttributeError) as e:
+            # deterministic for this payload: a retry would fail the same way
+            raise Unhandleable(f"{d.event} handler failed on this payload: {type(e).__name__}: {_short(e)}") from None
+        except gidgethub.HTTPException as e:
+            status = int(getattr(e, "status_code", 0) or 0)
+            if 400 <= status < 500 and status not in (401, 403, 409, 429):
+                raise Unhandleable(f"GitHub answered {status}: {_short(e)}") from None
+            raise
+        return "; ".join(ctx.outcome) or "handled"
+
+
+    async def _run_all(self, event: Event, ctx: Context) -> None:
+        """Run every matching handler in a fixed order (module, name). One handler's failure does
+        not stop the others (gidgethub's ``dispatch`` would); the first failure is re-raised
+        afterwards so the delivery is retried — handlers are idempotent, so re-running the ones
+        that succeeded is harmless."""
+        first: BaseException | None = None
+        for cb in sorted(self.router.fetch(event), key=lambda f: (f.__module__, f.__qualname__)):
+            try:
+                await cb(event, ctx)
+            except Exception as e:  # noqa: BLE001 - re-raised below
+                if first is None:
+                    first = e
+                ctx.note(f"{cb.__module__.rsplit('.', 1)[-1]}.{cb.__name__} failed: {type(e).__name__}")
+        if first is not None:
+            raise first
+
+
+def _short(e: BaseException, limit: int = 500) -> str:
+    text = " ".join(str(e).split())
+    return text[:limit]
+
+
+__all__ = ["Context", "Dispatcher", "PayloadError", "decode_body", "router_events"]

@@ -1,0 +1,106 @@
+"""Prometheus metrics of the GitHub App (``GET /metrics``), on a registry of its own.
+
+Live counters/histograms (this process): ``forksync_webhook_deliveries_total{event,outcome}``
+(outcome ∈ queued, requeued, duplicate, unsigned, bad_signature, bad_request),
+``forksync_webhook_ack_seconds``, ``forksync_delivery_processing_seconds{state}``.
+
+Read from the store at scrape time (so a separate ``forksync worker`` process is covered too):
+``forksync_queue_depth{state}``, ``forksync_queue_oldest_queued_age_seconds``,
+``forksync_delivery_latency_seconds{quantile}`` (received → processed, last 1000), and per fork
+``forksync_days_behind{repo}``, ``forksync_backlog{repo}``, ``forksync_upstream_age_seconds{repo}``
+(seconds since upstream was last fetched successfully), ``forksync_metrics_stale{repo}`` (1 when
+the last fetch of upstream failed or it is older than ``stale_after_s``) and
+``forksync_upstream_age_alarm{repo}`` (older than ``alarm_after_s``). The ages are the defaults
+of ``github.stale_after_s`` / ``github.alarm_after_s``.
+"""
+from __future__ import annotations
+
+import time
+
+from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client.core import GaugeMetricFamily
+
+from bot.app import queue as q
+from bot.store import Store
+from bot.sync import store as sync_store
+
+KNOWN_EVENTS = frozenset({"push", "pull_request", "issue_comment", "issues", "check_run", "check_suite",
+                          "installation", "installation_repositories", "ping", "pull_request_review",
+                          "workflow_run", "status"})
+
+
+class AppMetrics:
+    def __init__(self, store_factory=None, stale_after_s: float = 86_400, alarm_after_s: float = 3 * 86_400):
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.deliveries = Counter("forksync_webhook_deliveries", "Webhook deliveries received, by outcome",
+                                  ["event", "outcome"], registry=self.registry)
+        self.ack_seconds = Histogram("forksync_webhook_ack_seconds", "Time to verify, store and acknowledge a delivery",
+                                     buckets=(.001, .0025, .005, .01, .025, .05, .1, .25, 1, 5),
+                                     registry=self.registry)
+        self.processing_seconds = Histogram("forksync_delivery_processing_seconds",
+                                            "Time to process one delivery attempt, by resulting state",
+                                            ["state"], buckets=(.01, .05, .1, .5, 1, 5, 15, 60, 300),
+                                            registry=self.registry)
+        self._store_factory = store_factory
+        self.stale_after_s = stale_after_s
+        self.alarm_after_s = alarm_after_s
+        if store_factory is not None:
+            self.registry.register(_StoreCollector(self))
+
+    def event_label(self, event: str | None) -> str:
+        return event if event in KNOWN_EVENTS else "other"
+
+    def observe_processing(self, seconds: float, delivery: q.Delivery, state: str) -> None:
+        self.processing_seconds.labels(state).observe(seconds)
+
+
+class _StoreCollector:
+    def __init__(self, m: AppMetrics):
+        self.m = m
+
+    def describe(self):
+        return []
+
+    def collect(self):
+        store: Store = self.m._store_factory()
+        now = time.time()
+        depth = GaugeMetricFamily("forksync_queue_depth", "Deliveries in the durable queue, by state",
+                                  labels=["state"])
+        for state, n in q.counts(store).items():
+            depth.add_metric([state], n)
+        yield depth
+        with store.lock:
+            row = store.conn.execute("SELECT MIN(received_at) FROM webhook_deliveries WHERE state IN"
+                                     " ('queued','failed','processing')").fetchone()
+        oldest = GaugeMetricFamily("forksync_queue_oldest_queued_age_seconds",
+                                   "Age of the oldest delivery not yet done")
+        oldest.add_metric([], max(0.0, now - row[0]) if row and row[0] else 0.0)
+        yield oldest
+        with store.lock:
+            lat = sorted(r[0] for r in store.conn.execute(
+                "SELECT finished_at - received_at FROM webhook_deliveries WHERE state='done' AND finished_at > 0"
+                " ORDER BY finished_at DESC LIMIT 1000").fetchall())
+        done = GaugeMetricFamily("forksync_delivery_latency_seconds",
+                                 "Received → processed, over the last 1000 done deliveries (any worker process)",
+                                 labels=["quantile"])
+        for qtl in (0.5, 0.99):
+            done.add_metric([str(qtl)], lat[min(len(lat) - 1, int(qtl * len(lat)))] if lat else 0.0)
+        yield done
+        fams = {
+            "days": GaugeMetricFamily("forksync_days_behind", "Days Behind upstream (as of upstream_age)", labels=["repo"]),
+            "backlog": GaugeMetricFamily("forksync_backlog", "Upstream commits not yet handled", labels=["repo"]),
+            "age": GaugeMetricFamily("forksync_upstream_age_seconds", "Seconds since upstream was last fetched successfully", labels=["repo"]),
+            "stale": GaugeMetricFamily("forksync_metrics_stale", "1 when the last fetch of upstream failed or upstream was last seen too long ago", labels=["repo"]),
+            "alarm": GaugeMetricFamily("forksync_upstream_age_alarm", "1 when upstream was last seen longer ago than the alarm age", labels=["repo"]),
+        }
+        for st in sync_store.load_all_statuses(store):
+            fams["days"].add_metric([st.repo], st.days_behind)
+            fams["backlog"].add_metric([st.repo], st.backlog)
+            age = st.upstream_age_s(now)
+            fams["age"].add_metric([st.repo], age if age is not None else float("inf"))
+            fams["stale"].add_metric([st.repo], 1.0 if st.stale(self.m.stale_after_s, now) else 0.0)
+            fams["alarm"].add_metric([st.repo], 1.0 if st.alarm(self.m.alarm_after_s, now) else 0.0)
+        yield from fams.values()
+
+
+__all__ = ["AppMetrics", "KNOWN_EVENTS"]

@@ -1,0 +1,123 @@
+"""Wiring for ``forksync serve`` / ``forksync worker``: GitHub clients, the sync service, the
+dispatcher over all handlers, the queue worker and the upstream poller, on one event loop.
+
+GitHub access goes through :mod:`bot.github.client` (App auth with a per-installation token cache,
+backoff, pinned API version). Token mode (``FORKSYNC_TOKEN``) uses one client for everything.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+
+from bot.store import Store
+from bot.app.dispatch import Context, Dispatcher
+from bot.handlers import all_routers
+from bot.sync.upstream import poll_once
+from bot.sync.service import SyncService
+from bot.validation.service import ValidationService
+from bot.app.worker import Worker
+from bot.app.queue import QueuePolicy, worker_durability
+from bot.github import client as gh_mod
+from bot.config.forksync import UserError
+from bot.app import queue as q
+from bot.app.schedules import tick_tracked
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Clients:
+    """``client_for(installation_id)`` / ``token_for(installation_id)`` and the bot's login."""
+
+    settings: Any
+    session: aiohttp.ClientSession
+    bot_login: str = ""
+    _impl: Any = None
+
+    async def start(self) -> None:
+        s = self.settings
+        if s.token:
+            self._impl = gh_mod.token_client(self.session, s.token, base_url=s.github_url)
+            self.bot_login = self.bot_login or s.bot_login
+            if not self.bot_login:
+                log.warning("token mode without FORKSYNC_BOT_LOGIN: the loop guard cannot recognise the bot's own events")
+        elif s.app_id:
+            self._impl = gh_mod.GitHubApp(self.session, app_id=s.app_id, private_key=s.private_key(),
+                                          base_url=s.github_url)
+            if not self.bot_login:
+                self.bot_login = s.bot_login or (await self._impl.app_client.getitem("/app"))["slug"] + "[bot]"
+        else:
+            raise UserError("no GitHub credentials: set FORKSYNC_TOKEN, or FORKSYNC_APP_ID and FORKSYNC_PRIVATE_KEY_FILE")
+
+    async def client_for(self, installation_id: int | None):
+        """The installation's client (App mode), or the token client."""
+        if isinstance(self._impl, gh_mod.GitHubApp):
+            return self._impl.installation(installation_id) if installation_id else self._impl.app_client
+        return self._impl
+
+    async def token_for(self, installation_id: int | None) -> str:
+        if isinstance(self._impl, gh_mod.GitHubApp):
+            return await self._impl.tokens.token(installation_id) if installation_id else ""
+        return self.settings.token
+
+
+async def run_worker_loop(s, stop: threading.Event, *, wake: threading.Event | None = None, metrics=None,
+                          poller: bool = True, poll_tick_s: float = 30.0) -> None:
+    """Run one queue worker (and, when ``poller``, the upstream poller) until ``stop`` is set."""
+    router = all_routers()
+    store = Store(s.db)
+    worker_durability(store)
+    async with aiohttp.ClientSession() as session:
+        clients = Clients(s, session)
+        await clients.start()
+        svc = SyncService(workdir=s.workdir, git_url=s.git_url, bot_login=clients.bot_login,
+                          token_for=clients.token_for, client_for=clients.client_for)
+        validation = ValidationService(svc, settings=s)
+        disp = Dispatcher(router, store, s, client_for=clients.client_for, sync=svc, validation=validation,
+                          bot_login=clients.bot_login)
+        worker = Worker(store, disp.process, wake=wake, poll_interval_s=0.1 if wake is None else 0.5,
+                        policy=QueuePolicy(max_attempts=s.max_attempts, lease_s=s.lease_s),
+                        observe=metrics.observe_processing if metrics is not None else None)
+        tasks = [asyncio.create_task(worker.run(stop))]
+        if poller:
+            async def make_ctx(inst):
+                d = q.Delivery(id="poll", delivery_id="poll", hook_id="", event="poll", action="",
+                               installation_id=inst, repo="", sender="", body=b"", content_type="",
+                               state="processing", attempts=1, received_at=0.0)
+                return Context(delivery=d, gh=await clients.client_for(inst), store=store, settings=s,
+                               sync=svc, validation=validation, installation_id=inst)
+
+            async def poll_loop():
+                while not stop.is_set():
+                    try:
+                        for line in await poll_once(store, svc, make_ctx):
+                            log.info("poll: %s", line)
+                    except Exception:  # noqa: BLE001 - the next tick retries
+                        log.exception("poll failed")
+                    try:                # validation schedules: collect, reconcile, L3, nightly, L2
+                        for line in await tick_tracked(store, make_ctx):
+                            log.info("schedule: %s", line)
+                    except Exception:  # noqa: BLE001 - the next tick retries
+                        log.exception("validation schedule failed")
+                    await asyncio.get_running_loop().run_in_executor(None, stop.wait, poll_tick_s)
+
+            tasks.append(asyncio.create_task(poll_loop()))
+        try:
+            while not stop.is_set():
+                await asyncio.get_running_loop().run_in_executor(None, stop.wait, 0.5)
+        finally:
+            if wake is not None:
+                wake.set()
+            await asyncio.wait(tasks, timeout=30)      # let the delivery in progress finish
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            store.close()
+
+
+__all__ = ["Clients", "run_worker_loop"]

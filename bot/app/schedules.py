@@ -1,0 +1,176 @@
+"""Scheduled validation on the fork's trunk: the nightly L1 run (with its silence alarm), periodic
+L2 benchmark runs with regression detection, confirmation, bisection, the regression issue and
+the back-out PR; and a reconcile pass that validates open PRs the webhooks did not reach.
+
+Pure "what is due" functions (:func:`nightly_due`, :func:`bot.l2.service.l2_due`)
+and async ticks that take a handler context (``ctx.gh``, ``ctx.store``, ``ctx.validation``) and a
+fork — the worker's periodic loop calls :func:`tick_all` for every tracked fork.
+
+* **Nightly** (:func:`nightly_tick`): every ``interval_s`` the required L1 suites run on the
+  default branch's tip (local: now; github-actions: dispatched). A nightly whose results have not
+  *all* arrived ``deadline_s`` after dispatch raises one alarm issue
+  (:func:`bot.validation.nightly.missing_nightly`, ``templates/issues/nightly_missing.md.j2``): silence is
+  not green. One issue per nightly (its number is stored; an open issue with the same title is
+  reused after a crash).
+* **L2** (:func:`bot.l2.service.l2_tick`): benchmarks on the trunk tip, detection,
+  confirmation, bisection, regression issue, back-out PR.
+* **Collect** (:func:`collect_tick`): completed github-actions runs of pending results.
+* **Reconcile** (:func:`reconcile_tick`): open PRs without a gate check (the bot's own sync PRs,
+  whose webhooks the loop guard drops) are validated.
+"""
+from __future__ import annotations
+
+import time
+
+from gpu_runner.github_actions import WORKFLOW_FILE, Dispatch, missing_result, parse_run_name
+
+from bot.github.common import issue_once, split_repo
+from bot.l2 import store as l2_store
+from bot.l2.service import l2_tick
+from bot.sync import store as sync_store
+from bot.triage.nightly import triage_stored_nightly
+from bot.validation import store as vstore
+from bot.validation.gate import GATE_CHECK
+from bot.validation.gate_inputs import base_tip
+from bot.validation.l3 import l3_tick
+from bot.validation.nightly import expected_pairs, missing_nightly, render_alarm
+from bot.validation.service import downloader_for
+
+
+# ---------------------------------------------------------------------- pure: what is due
+def nightly_due(last_dispatched_at: float | None, now: float, interval_s: int = 86_400) -> bool:
+    """A nightly is due when none ran yet or ``interval_s`` passed since the last dispatch."""
+    return last_dispatched_at is None or now - last_dispatched_at >= interval_s
+
+
+def alarm_title(sha: str) -> str:
+    return f"forksync: nightly L1 results missing for {sha[:12]}"
+
+
+# ---------------------------------------------------------------------- nightly
+async def nightly_tick(ctx, full: str, *, now: float, interval_s: int = 86_400, deadline_s: int = 6 * 3600) -> list[str]:
+    """Raise the alarm for the last nightly if results are missing past the deadline; start a
+    new nightly when due. Returns notes."""
+    vstore.ensure(ctx.store)
+    l2_store.ensure(ctx.store)
+    v = ctx.validation
+    tr = await v.trusted(ctx, full)
+    expected = expected_pairs(tr.suites)
+    notes: list[str] = []
+    runs = vstore.nightly_runs(ctx.store, full)
+    last = runs[0] if runs else None
+    if last and not last["alarm_issue"]:
+        received = {(r["suite"], r["platform"]): int(r["updated_at"]) for r in vstore.rows_for(ctx.store, full, shas=(last["sha"],))
+                    if r["status"] == "done"}
+        missing = missing_nightly(expected, last["sha"], int(last["dispatched_at"]), received, int(now), deadline_s)
+        if missing:
+            number = await issue_once(ctx.gh, full, alarm_title(last["sha"]), render_alarm(missing))
+            vstore.set_nightly_alarm(ctx.store, last["key"], number)
+            notes.append(f"nightly {last['sha'][:12]}: {len(missing)} result(s) missing → issue #{number}")
+    if last:    # every result of the last nightly in: triage it (bot.triage.nightly; a no-op once done)
+        try:
+            notes += await triage_stored_nightly(ctx, full, last, expected, cfg=tr.cfg, suites=tr.suites)
+        except Exception as e:  # noqa: BLE001 - triage trouble must not stop the next nightly
+            notes.append(f"nightly triage {last['sha'][:12]} failed: {type(e).__name__}: {str(e)[:300]}")
+    if expected and nightly_due(last["dispatched_at"] if last else None, now, interval_s):
+        sha = await base_tip(ctx.gh, full, tr.default_branch)
+        vstore.record_nightly(ctx.store, full, sha, now)
+        by_name = {s.name: s for s in tr.suites}
+        for suite, plat in expected:
+            notes.append("nightly " + await v.run_suite(ctx, full, 0, sha, by_name[suite], plat, tr))
+    return notes
+
+
+# ---------------------------------------------------------------------- reconcile + all ticks
+async def reconcile_tick(ctx, full: str) -> list[str]:
+    """Validate open PRs into the default branch whose head has no finished forksync gate check
+    (the bot's own PRs and updates: their webhooks are dropped by the loop guard; a run whose
+    worker died: its pending result is re-run once it is older than the suite may take), and
+    re-evaluate sync PRs whose gate said "Ready to merge" but are still open (a 405 or an unknown
+    mergeability earlier: the merge is retried)."""
+    v = ctx.validation
+    rv = split_repo(full)
+    repo = await ctx.gh.getitem("/repos/{owner}/{repo}", rv)
+    prefix = (await v.trusted(ctx, full)).cfg.github.branch_prefix
+    notes = []
+    async for pr in ctx.gh.getiter("/repos/{owner}/{repo}/pulls{?state,base}",
+                                   {**rv, "state": "open", "base": repo.get("default_branch") or "main"}):
+        runs = [r async for r in ctx.gh.getiter("/repos/{owner}/{repo}/commits/{ref}/check-runs{?check_name}",
+                                                 {**rv, "ref": pr["head"]["sha"], "check_name": GATE_CHECK},
+                                                 iterable_key="check_runs")]
+        if not runs or runs[0].get("status") != "completed":
+            notes += await v.validate_pr(ctx, full, int(pr["number"]))
+        elif runs[0].get("conclusion") == "success" and pr["head"]["ref"].startswith(prefix):
+            notes += await v.evaluate(ctx, full, int(pr["number"]))
+    return notes
+
+
+async def collect_tick(ctx, full: str, *, now: float | None = None, grace_s: int = 3600) -> list[str]:
+    """Pick up completed github-actions runs of pending results by listing the workflow's runs
+    (the ``workflow_run`` webhook's sender is the bot itself, which the loop guard drops); a
+    result still missing ``timeout_s + grace_s`` after its dispatch becomes red
+    (``workflow-failed``): silence is not green."""
+    now = time.time() if now is None else now
+    pending = {r["request_id"]: r for r in vstore.pending_dispatches(ctx.store, full)}
+    if not pending:
+        return []
+    v = ctx.validation
+    notes = []
+    async for run in ctx.gh.getiter("/repos/{owner}/{repo}/actions/workflows/{workflow}/runs{?status}",
+                                    {**split_repo(full), "workflow": WORKFLOW_FILE, "status": "completed"},
+                                    iterable_key="workflow_runs"):
+        d = parse_run_name(run.get("display_title") or run.get("name"))
+        if d is not None and d.request_id in pending:
+            notes += await v.on_workflow_run(ctx, {"action": "completed", "workflow_run": run,
+                                                   "repository": {"full_name": full}}, downloader_for(ctx))
+            pending.pop(d.request_id)
+    tr = None
+    for rid, row in pending.items():
+        tr = tr or await v.trusted(ctx, full)
+        suite = next((s for s in tr.suites if s.name == row["suite"]), None)
+        limit = (suite.timeout_s if suite else 3600) + grace_s
+        if now - row["updated_at"] < limit:
+            continue
+        d = Dispatch(row["suite"], row["sha"], row["platform"], rid)
+        result = missing_result(d, f"no result {int(now - row['updated_at'])} s after the dispatch "
+                                   f"(limit {limit} s: the suite's timeout + {grace_s} s)", level=row["level"])
+        await v.record(ctx, full, row["pr"], result, suite)
+        notes.append(f"{row['suite']}@{row['platform']} on {row['sha'][:12]}: no result, counted red")
+        if row["pr"]:
+            notes += await v.evaluate(ctx, full, row["pr"], tr=tr)
+    return notes
+
+
+_LAST_TICK: dict[str, float] = {}
+
+
+async def tick_tracked(store, make_ctx, *, now: float | None = None, min_interval_s: float = 300.0, **kw) -> list[str]:
+    """:func:`tick_all` for every tracked fork (table ``tracked_forks``), at most once per
+    ``min_interval_s`` per fork. ``make_ctx(installation_id)`` gives a handler context (the
+    worker's poll loop has one). Returns notes."""
+    now = time.time() if now is None else now
+    out = []
+    for r in sync_store.tracked_forks(store):
+        if now - _LAST_TICK.get(r["fork"], float("-inf")) < min_interval_s:
+            continue
+        _LAST_TICK[r["fork"]] = now
+        ctx = await make_ctx(r["installation_id"])
+        out += await tick_all(ctx, r["fork"], now=now, **kw)
+    return out
+
+
+async def tick_all(ctx, full: str, *, now: float, nightly_interval_s: int = 86_400, l2_interval_s: int = 86_400,
+                   nightly_deadline_s: int = 6 * 3600) -> list[str]:
+    """Every scheduled job for one fork, each failure reported as a note (the next tick retries)."""
+    notes = []
+    for name, job in (("collect", lambda: collect_tick(ctx, full)),
+                      ("reconcile", lambda: reconcile_tick(ctx, full)),
+                      ("l3", lambda: l3_tick(ctx, full)),
+                      ("nightly", lambda: nightly_tick(ctx, full, now=now, interval_s=nightly_interval_s,
+                                                       deadline_s=nightly_deadline_s)),
+                      ("l2", lambda: l2_tick(ctx, full, now=now, interval_s=l2_interval_s))):
+        try:
+            notes += await job()
+        except Exception as e:  # noqa: BLE001 - one job's failure must not stop the others
+            notes.append(f"{full}: {name} tick failed: {type(e).__name__}: {str(e)[:300]}")
+    return notes

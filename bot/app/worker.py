@@ -1,0 +1,178 @@
+"""The queue worker: lease a delivery, process it, record the result (done / retry / dead).
+
+It runs as an asyncio task, normally on its own thread and event loop inside ``forksync serve``
+(so slow handlers never delay webhook acknowledgements), or alone with ``forksync worker``.
+Several workers may share one database: leases (``bot.app.queue.claim``) keep them apart.
+
+``process(delivery) -> outcome`` is supplied by the caller (:func:`bot.app.dispatch.Dispatcher.process`
+in production). It raises :class:`Unhandleable` for a delivery that can never succeed (→ ``dead``
+at once, with the reason); any other exception is retried with capped backoff and ends ``dead``
+after ``QueuePolicy.max_attempts``. Cancellation (shutdown) leaves the lease to expire, so the
+delivery is taken over on restart.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import threading
+import time
+import traceback
+from typing import Awaitable, Callable
+
+from bot.app import queue as q
+from bot.store import Store
+
+log = logging.getLogger(__name__)
+
+
+class Unhandleable(Exception):
+    """A delivery the bot can never process (malformed payload, unknown event …); the message is
+    the dead-letter reason a person reads in ``forksync queue``."""
+
+
+def default_worker_id() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"
+
+
+def same_host_owner_alive(owner: str) -> bool:
+    """For :func:`bot.app.queue.release_orphans`: a lease owner ``host:pid:thread`` of this host is
+    alive when its pid exists; owners of other hosts are assumed alive (their lease expires)."""
+    host, _, rest = owner.partition(":")
+    if host != socket.gethostname():
+        return True
+    try:
+        pid = int(rest.split(":", 1)[0])
+    except ValueError:
+        return True
+    if pid == os.getpid():
+        return True    # a sibling worker thread (a reused pid of a dead process waits for lease expiry)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class Worker:
+    """Drains the queue. ``observe(seconds, delivery, state)`` is called after every attempt
+    (metrics). ``wake`` is set by the web app when it stores a delivery, so the worker doesn't
+    wait a full ``poll_interval_s``."""
+
+    def __init__(self, store: Store, process: Callable[[q.Delivery], Awaitable[str]], *,
+                 policy: q.QueuePolicy = q.QueuePolicy(), worker_id: str | None = None,
+                 poll_interval_s: float = 0.5, wake: threading.Event | None = None,
+                 observe: Callable[[float, q.Delivery, str], None] | None = None,
+                 clock: Callable[[], float] = time.time):
+        self.store = store
+        self.process = process
+        self.policy = policy
+        self.worker_id = worker_id or default_worker_id()
+        self.poll_interval_s = poll_interval_s
+        self.wake = wake or threading.Event()
+        self.observe = observe
+        self.clock = clock
+
+    async def run_once(self) -> q.Delivery | None:
+        """Claim and process one due delivery; returns it (None when nothing was due)."""
+        d = q.claim(self.store, self.worker_id, self.policy, now=self.clock())
+        if d is None:
+            return None
+        t0 = time.perf_counter()
+        state = "done"
+        try:
+            outcome = await self.process(d)
+        except asyncio.CancelledError:
+            raise
+        except Unhandleable as e:
+            state = q.fail(self.store, d.id, self.worker_id, str(e), permanent=True,
+                           policy=self.policy, now=self.clock()) or "lost"
+            log.warning("delivery %s (%s) dead: %s", d.id, d.event, e)
+        except Exception as e:  # noqa: BLE001 - every other failure is retried, then dead-lettered
+            err = f"{type(e).__name__}: {e}"
+            state = q.fail(self.store, d.id, self.worker_id, err, policy=self.policy,
+                           now=self.clock()) or "lost"
+            log.warning("delivery %s (%s) attempt %d failed: %s\n%s", d.id, d.event, d.attempts, err,
+                        traceback.format_exc(limit=5))
+        else:
+            if not q.complete(self.store, d.id, self.worker_id, outcome or "", now=self.clock()):
+                state = "lost"
+        if self.observe:
+            self.observe(time.perf_counter() - t0, d, state)
+        return d
+
+    async def run_batch(self, limit: int = 32) -> int:
+        """Claim up to ``limit`` due deliveries in one transaction, process them in order, and
+        record all results in one transaction (few write locks: acknowledgements stay fast).
+        A crash before the results are recorded means they are processed again after restart
+        (handlers are idempotent), never lost. Returns how many were processed."""
+        batch = q.claim_many(self.store, self.worker_id, limit, self.policy, now=self.clock())
+        results: list[tuple[str, str, str, bool]] = []
+        timings: list[float] = []
+        try:
+            for d in batch:
+                t0 = time.perf_counter()
+                try:
+                    results.append((d.id, "done", await self.process(d) or "", False))
+                except asyncio.CancelledError:
+                    raise
+                except Unhandleable as e:
+                    log.warning("delivery %s (%s) dead: %s", d.id, d.event, e)
+                    results.append((d.id, "error", str(e), True))
+                except Exception as e:  # noqa: BLE001 - retried, then dead-lettered
+                    err = f"{type(e).__name__}: {e}"
+                    log.warning("delivery %s (%s) attempt %d failed: %s\n%s", d.id, d.event, d.attempts, err,
+                                traceback.format_exc(limit=5))
+                    results.append((d.id, "error", err, False))
+                timings.append(time.perf_counter() - t0)
+        finally:
+            if results:
+                states = q.finish_many(self.store, self.worker_id, results, self.policy, now=self.clock())
+                if self.observe:
+                    for d, t, st in zip(batch, timings, states):
+                        self.observe(t, d, st or "lost")
+        return len(batch)
+
+    async def drain(self, limit: int = 1_000_000) -> int:
+        """Process due deliveries until none is due (or ``limit``); returns how many ran."""
+        n = 0
+        while n < limit and await self.run_once() is not None:
+            n += 1
+        return n
+
+    async def run(self, stop: asyncio.Event | threading.Event) -> None:
+        """Process until ``stop`` is set; sleeps ``poll_interval_s`` (or until woken) when idle.
+        First releases the leases of dead workers of this host (crash recovery)."""
+        released = q.release_orphans(self.store, same_host_owner_alive)
+        if released:
+            log.warning("took over %d deliveries of a dead worker: %s", len(released), ", ".join(released[:10]))
+        while not stop.is_set():
+            try:
+                did = await self.run_batch()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - e.g. database locked: keep the worker alive
+                log.exception("worker loop error")
+                did = 0
+            if not did:
+                await asyncio.get_running_loop().run_in_executor(None, self.wake.wait, self.poll_interval_s)
+                self.wake.clear()
+
+
+def start_in_thread(make_worker: Callable[[], Worker], stop: threading.Event) -> threading.Thread:
+    """Run a worker on its own thread and event loop (the worker, and its Store, are built on that
+    thread). Returns the started thread; set ``stop`` and join it to shut down."""
+
+    def main() -> None:
+        w = make_worker()
+        asyncio.run(w.run(stop))
+
+    t = threading.Thread(target=main, name="forksync-worker", daemon=True)
+    t.start()
+    return t
+
+
+__all__ = ["Unhandleable", "Worker", "start_in_thread", "default_worker_id"]

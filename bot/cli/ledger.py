@@ -1,0 +1,251 @@
+"""``forksync status`` and ``forksync ledger export|show`` (the core's commands).
+
+Human output is rich tables on stdout; ``--json`` prints one stable document (schemas in
+docs/core.md: ``forksync.status/1``, ``forksync.ledger/1``, ``forksync.ledger-entry/1``; shas are
+full 40-hex, dates ISO 8601 UTC). Progress bars go to stderr, only when it is a terminal and
+``--json`` is off. Bad refs, bad dates, failed clones → exit 2 with the reason (``UserError``);
+missing objects are reported (stderr / ``missing_objects``), never fatal.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import contextmanager
+from datetime import datetime, timezone
+
+from bot.git import repo as gitio
+from bot.cli.main import config_from_args
+from bot.config.forksync import UserError
+from bot.model import Disposition, LedgerEntry
+from bot.sync.ingest import load_state, series
+
+
+def iso(ts: int | None) -> str | None:
+    return None if ts is None else datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@contextmanager
+def _progress(enabled: bool):
+    """Yield a ``progress(step, done, total)`` callback drawing rich bars on stderr (or None)."""
+    if not (enabled and sys.stderr.isatty()):
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=True) as prog:
+        tasks: dict[str, int] = {}
+
+        def cb(step: str, done: int, total: int) -> None:
+            if step not in tasks:
+                tasks[step] = prog.add_task(f"{step} commits", total=total)
+            prog.update(tasks[step], completed=done, total=total)
+        yield cb
+
+
+def _load(args, as_of=None, progress=None):
+    cfg = config_from_args(args)
+    try:
+        return load_state(cfg, as_of=as_of, progress=progress)
+    except gitio.RefError as e:
+        raise UserError(f"{e}") from None
+    except gitio.GitIOError as e:
+        raise UserError(f"git failed: {e}") from None
+    except ValueError as e:
+        raise UserError(f"--as-of: {e}") from None
+
+
+def _pin_json(pin) -> dict:
+    return {"sha": pin.sha, "pr": pin.pr, "date": iso(pin.committer_time), "subject": pin.subject,
+            "index": pin.index, "is_base": pin.is_base}
+
+
+def status_json(state) -> dict:
+    """The ``forksync.status/1`` document for a :class:`bot.sync.ingest.SyncState`."""
+    p, cfg = state.pins, state.config
+    counts = {d.value: n for d, n in state.ledger.counts().items()}
+    return {
+        "schema": "forksync.status/1",
+        "as_of": iso(state.as_of),
+        "upstream": {"url": cfg.upstream.url or cfg.fork.url, "ref": cfg.upstream.ref, "tip": _pin_json(p.upstream_tip)},
+        "fork": {"url": cfg.fork.url, "ref": cfg.fork.ref, "tip": state.fork_tip,
+                 "date": iso(int(state.repo[state.fork_tip].committer.time))},
+        "merge_base": {"sha": state.merge_base,
+                       "date": iso(int(state.repo[state.merge_base].committer.time)) if state.merge_base else None},
+        "commits_in_range": len(state.ledger.entries),
+        "counts": counts,
+        "frontier": _pin_json(p.frontier),
+        "contiguous_pin": _pin_json(p.contiguous),
+        "days_behind": p.days_behind,
+        "contiguous_lag_days": p.contiguous_lag_days,
+        "backlog": {"total": p.backlog, "by_disposition": p.backlog_by_disposition},
+        "not_reached": {"total": p.not_reached, "handled": p.not_reached_handled},
+        "isolated_picks": list(p.isolated),
+        "in_flight_branches": [b.name for b in state.in_flight],
+        "missing_objects": {s: list(m) for s, m in state.missing.items()},
+        "unresolved_provenance": [{"upstream_sha": u, "where": w, "rule": r} for u, w, r in state.ledger.unresolved],
+        "timings_s": {k: round(v, 3) for k, v in state.timings.items()},
+    }
+
+
+def entry_json(e: LedgerEntry) -> dict:
+    """One ``forksync.ledger`` record."""
+    return {"index": e.index, "sha": e.sha, "pr": e.pr, "subject": e.subject, "date": iso(e.committer_time),
+            "disposition": e.disposition.value, "fork_commit": e.fork_commit, "reason": e.reason,
+            "isolated": e.isolated,
+            "evidence": [{"rule": x.rule, "fork_commit": x.fork_commit, "detail": x.detail} for x in e.evidence]}
+
+
+def _warn_missing(state) -> None:
+    miss = state.missing
+    if miss:
+        first = ", ".join(f"{s[:12]} ({m[0]})" for s, m in list(miss.items())[:3])
+        print(f"forksync: warning: {len(miss)} commit(s) have missing objects and were analysed from their trees "
+              f"only (no patch-id): {first}{' …' if len(miss) > 3 else ''}", file=sys.stderr)
+
+
+def _warn_unresolved(state) -> None:
+    """forksync's own records that name upstream commits outside the range: most often upstream's
+    history was rewritten (force-push), and the decisions they carry no longer apply."""
+    un = state.ledger.unresolved
+    if un:
+        first = ", ".join(f"{u[:12]} ({r} in {w[:12] if len(w) == 40 else w})" for u, w, r in un[:3])
+        print(f"forksync: warning: {len(un)} forksync record(s) name upstream commits that are not in the upstream "
+              f"range: {first}{' …' if len(un) > 3 else ''}. Was upstream's history rewritten? Those picks and "
+              "decisions do not apply to the new commits; re-record them (`/forksync defer|skip|wontport`) "
+              "after checking.", file=sys.stderr)
+
+
+def cmd_status(args) -> int:
+    if args.series:
+        return _cmd_series(args)
+    with _progress(not args.json) as cb:
+        state = _load(args, as_of=args.as_of, progress=cb)
+    doc = status_json(state)
+    if args.json:
+        print(json.dumps(doc, indent=2))
+        return 0
+    _warn_missing(state)
+    _warn_unresolved(state)
+    from rich.console import Console
+    from rich.table import Table
+    con = Console()
+    t = Table(title=f"forksync status{' as of ' + doc['as_of'] if doc['as_of'] else ''}", show_header=False)
+    t.add_column("what", style="bold")
+    t.add_column("value")
+    tip = doc["upstream"]["tip"]
+    t.add_row("upstream tip", f"{tip['sha'][:12] if tip['sha'] else '-'}  {_pr(tip['pr'])}  {tip['date']}")
+    t.add_row("fork tip", f"{state.fork_tip[:12]}  {doc['fork']['date']}")
+    t.add_row("merge base", f"{(state.merge_base or '-')[:12]}  {doc['merge_base']['date']}")
+    t.add_row("upstream commits in range", str(doc["commits_in_range"]))
+    for name, key in (("frontier", "frontier"), ("contiguous pin", "contiguous_pin")):
+        pn = doc[key]
+        t.add_row(name, f"{(pn['sha'] or '-')[:12]}  {_pr(pn['pr'])}  {pn['date']}" + ("  (merge base)" if pn["is_base"] else ""))
+    t.add_row("Days Behind Upstream", f"{doc['days_behind']:.2f}  (contiguous pin lag {doc['contiguous_lag_days']:.2f})")
+    bl = doc["backlog"]
+    t.add_row("Backlog Commits", f"{bl['total']}  " + ", ".join(f"{k} {v}" for k, v in bl["by_disposition"].items()))
+    t.add_row("not yet reached", f"{doc['not_reached']['total']}  ({doc['not_reached']['handled']} handled, "
+                                 f"{len(doc['isolated_picks'])} isolated picks)")
+    con.print(t)
+    c = Table(title="dispositions")
+    c.add_column("disposition")
+    c.add_column("commits", justify="right")
+    for d in Disposition:
+        c.add_row(d.value, str(doc["counts"][d.value]))
+    con.print(c)
+    return 0
+
+
+def _pr(pr) -> str:
+    return f"#{pr}" if pr else ""
+
+
+def _cmd_series(args) -> int:
+    start, end = args.series
+    cfg = config_from_args(args)
+    try:
+        with _progress(not args.json) as cb:
+            rows = series(cfg, start, end, args.step, progress=cb)
+    except (gitio.RefError, gitio.GitIOError, ValueError) as e:
+        raise UserError(str(e)) from None
+    out = [{"date": d, "days_behind": s.pins.days_behind, "contiguous_lag_days": s.pins.contiguous_lag_days,
+            "backlog": s.pins.backlog, "not_reached": s.pins.not_reached, "frontier": s.pins.frontier.sha,
+            "contiguous_pin": s.pins.contiguous.sha, "commits_in_range": len(s.ledger.entries)} for d, s in rows]
+    if args.json:
+        print(json.dumps({"schema": "forksync.series/1", "points": out}, indent=2))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+    t = Table(title="Days Behind / Backlog over time")
+    for col in ("date", "in range", "Days Behind", "pin lag", "Backlog", "not reached"):
+        t.add_column(col, justify="right")
+    for r in out:
+        t.add_row(r["date"], str(r["commits_in_range"]), f"{r['days_behind']:.2f}", f"{r['contiguous_lag_days']:.2f}",
+                  str(r["backlog"]), str(r["not_reached"]))
+    Console().print(t)
+    return 0
+
+
+def cmd_ledger_export(args) -> int:
+    with _progress(False) as cb:
+        state = _load(args, as_of=args.as_of, progress=cb)
+    doc = {"schema": "forksync.ledger/1", "as_of": iso(state.as_of), "upstream_tip": state.upstream_tip,
+           "fork_tip": state.fork_tip, "merge_base": state.merge_base,
+           "entries": [entry_json(e) for e in state.ledger.entries],
+           "missing_objects": {s: list(m) for s, m in state.missing.items()}}
+    print(json.dumps(doc, indent=None if args.compact else 2))
+    return 0
+
+
+def cmd_ledger_show(args) -> int:
+    with _progress(not args.json) as cb:
+        state = _load(args, as_of=args.as_of, progress=cb)
+    hits = state.ledger.find(args.ref)
+    if not hits:
+        raise UserError(f"{args.ref!r} names no upstream commit in the range "
+                        f"{(state.merge_base or '')[:12]}..{state.upstream_tip[:12]} (use a sha, a prefix or #PR)")
+    if args.json:
+        print(json.dumps({"schema": "forksync.ledger-entry/1", "entries": [entry_json(e) for e in hits]}, indent=2))
+        return 0
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+    con = Console()
+    for e in hits:
+        con.print(f"[bold]{e.sha}[/bold] {_pr(e.pr)}  {escape(e.subject)}")
+        con.print(f"  upstream position {e.index + 1} of {len(state.ledger.entries)}, committed {iso(e.committer_time)}")
+        con.print(f"  disposition: [bold]{e.disposition.value}[/bold]" + (f" — {escape(e.reason)}" if e.reason else "")
+                  + ("  (isolated pick)" if e.isolated else ""))
+        if e.fork_commit:
+            con.print(f"  fork commit: {e.fork_commit}")
+        t = Table(title="evidence (oldest first)")
+        for col in ("rule", "fork commit", "detail"):
+            t.add_column(col)
+        for x in e.evidence:
+            t.add_row(escape(x.rule), (x.fork_commit or "")[:12], escape(x.detail))
+        if not e.evidence:
+            t.add_row("-", "", "no fork commit, note or branch names it: PENDING")
+        con.print(t)
+    return 0
+
+
+def register(sub, common) -> None:
+    p = sub.add_parser("status", parents=[common], help="dispositions, pins, Days Behind and Backlog")
+    p.add_argument("--as-of", metavar="DATE", help="state at the end of DATE (YYYY-MM-DD, UTC)")
+    p.add_argument("--json", action="store_true", help="print the forksync.status/1 JSON document")
+    p.add_argument("--series", nargs=2, metavar=("START", "END"), help="one point per --step days from START to END")
+    p.add_argument("--step", type=int, default=7, metavar="DAYS", help="days between series points (default 7)")
+    p.set_defaults(func=cmd_status)
+
+    lp = sub.add_parser("ledger", parents=[common], help="the per-commit ledger")
+    lsub = lp.add_subparsers(dest="ledger_command", metavar="SUBCOMMAND", required=True)
+    e = lsub.add_parser("export", parents=[common], help="one JSON record per upstream commit in range")
+    e.add_argument("--json", action="store_true", default=True, help="JSON output (the only format)")
+    e.add_argument("--compact", action="store_true", help="one line of JSON")
+    e.add_argument("--as-of", metavar="DATE")
+    e.set_defaults(func=cmd_ledger_export)
+    s = lsub.add_parser("show", parents=[common], help="why an upstream commit has its disposition")
+    s.add_argument("ref", help="upstream sha, sha prefix, or #PR")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--as-of", metavar="DATE")
+    s.set_defaults(func=cmd_ledger_show)

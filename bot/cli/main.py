@@ -1,0 +1,86 @@
+"""The ``forksync`` command line (also ``python app.py …``).
+
+Each concern registers its own sub-commands through a ``register(subparsers, common)`` function
+(``common`` is the parent parser holding the global options), so this module only assembles
+them and maps errors to exit codes:
+
+* 0 — success; 1 — the command ran and reports a problem (e.g. a failed apply);
+* 2 — bad input: configuration, refs, arguments (message on stderr, nothing changed).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+from bot.config.forksync import ConfigError, ForksyncConfig, UserError, load_config
+
+#: Modules that contribute sub-commands, in help order.
+COMMAND_MODULES = (
+    "bot.cli.ledger",         # status, ledger
+    "bot.cli.plan",         # plan, apply
+    "bot.demo.main",             # demo
+    "bot.cli.serve",        # serve, queue
+    "bot.cli.validation",   # validate, l2, bisect …
+    "bot.cli.triage",       # triage …
+    "bot.cli.agents",       # agents …
+)
+
+
+def common_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)  # sub-parsers must not reset global flags given before the command
+    g = common.add_argument_group("global options")
+    g.add_argument("--config", metavar="FILE", help="forksync.yml to read (default: ./forksync.yml if present)")
+    g.add_argument("--upstream", metavar="URL|PATH", help="upstream repository (overrides upstream.url)")
+    g.add_argument("--upstream-ref", metavar="REF", help="upstream tip: branch, tag or sha (overrides upstream.ref)")
+    g.add_argument("--fork", metavar="URL|PATH", help="fork repository (overrides fork.url)")
+    g.add_argument("--fork-ref", metavar="REF", help="fork branch or sha (overrides fork.ref)")
+    g.add_argument("-v", "--verbose", action="store_true", help="log debug details to stderr")
+    return common
+
+
+def config_from_args(args: argparse.Namespace) -> ForksyncConfig:
+    """The effective configuration: file (explicit, or ./forksync.yml when present) + flags."""
+    import os
+
+    path = getattr(args, "config", None)
+    if path is None and os.path.isfile("forksync.yml"):
+        path = "forksync.yml"
+    return load_config(path, {
+        "upstream.url": getattr(args, "upstream", None),
+        "upstream.ref": getattr(args, "upstream_ref", None),
+        "fork.url": getattr(args, "fork", None),
+        "fork.ref": getattr(args, "fork_ref", None),
+    })
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = common_parser()
+    parser = argparse.ArgumentParser(
+        prog="forksync", parents=[common],
+        description="Keep a downstream fork in sync with its upstream, one disposition per upstream commit.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub, common)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if getattr(args, "verbose", False) else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except ConfigError as e:
+        print(f"forksync: {e}", file=sys.stderr)
+        return 2
+    except UserError as e:
+        print(f"forksync: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,213 @@
+"""``forksync plan`` and ``forksync apply`` (docs/plan.md).
+
+``plan [--as-of DATE] [--json]``: the risk partition of the PENDING upstream commits into
+bundles and chains. ``apply <unit id>``: re-plans, finds the unit by id (or a unique prefix) and
+materializes it as the local branch ``forksync/<id>`` of the fork; exit 1 when a chain stopped on
+a conflict. Progress bars (rich) go to stderr; ``--json`` output (schema ``forksync.plan/1``) is
+stable and gives full 40-hex shas.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from bot.cli.main import config_from_args
+from bot.config.forksync import UserError
+from bot.sync.ingest import default_store, load_state
+from bot.cli.ledger import _warn_missing, _warn_unresolved
+from bot.plan.partition import find_unit, no_op_candidates
+from bot.git.apply import ApplyError, apply_unit
+from bot.plan.planner import plan_state
+
+PLAN_SCHEMA = "forksync.plan/1"
+
+
+def register(sub, common) -> None:
+    p = sub.add_parser("plan", parents=[common], help="partition pending upstream commits into bundles and chains",
+                       description="Walk the PENDING upstream commits in order and partition them into low-risk "
+                                   "bundles (predicted clean picks) and risky chains (conflicts, divergent areas, "
+                                   "overlap with open chains). Every item says why.")
+    p.add_argument("--as-of", metavar="DATE", help="plan as of the end of DATE (YYYY-MM-DD, UTC)")
+    p.add_argument("--json", action="store_true", help="print the plan as JSON (schema forksync.plan/1)")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the analysis/prediction cache")
+    p.set_defaults(func=cmd_plan)
+    a = sub.add_parser("apply", parents=[common], help="materialize a bundle or chain as a local forksync/* branch",
+                       description="Re-plan, find the unit by id, and cherry-pick its upstream commits onto "
+                                   "forksync/<id> in a temporary worktree (one fork commit per upstream commit). "
+                                   "Exit 1 when a pick conflicts (the branch keeps the clean prefix).")
+    a.add_argument("unit", metavar="UNIT_ID", help="bundle-<sha12> or chain-<sha12> (a unique prefix is enough)")
+    a.add_argument("--json", action="store_true", help="print the result as JSON")
+    a.set_defaults(func=cmd_apply)
+
+
+@contextmanager
+def _progress(enabled: bool):
+    """``(ingest_cb, plan_cb)`` progress callbacks drawing rich bars on stderr."""
+    if not enabled:
+        yield None, None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bars = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=Console(stderr=True), transient=True)
+    tasks: dict[str, int] = {}
+
+    def ingest(step: str, done: int, total: int) -> None:
+        if step not in tasks:
+            tasks[step] = bars.add_task(step, total=total)
+        bars.update(tasks[step], completed=done, total=total)
+
+    def plan(done: int, total: int) -> None:
+        ingest("planning", done, total)
+
+    with bars:
+        yield ingest, plan
+
+
+def _load(args, as_of=None):
+    cfg = config_from_args(args)
+    use_cache = not getattr(args, "no_cache", False)
+    store = default_store(cfg) if use_cache else None
+    with _progress(sys.stderr.isatty()) as (ingest_cb, plan_cb):
+        try:
+            state = load_state(cfg, store=store, as_of=as_of, progress=ingest_cb, use_cache=use_cache)
+        except ValueError as e:      # RefError, bad --as-of
+            raise UserError(str(e)) from None
+        except RuntimeError as e:    # GitIOError
+            raise UserError(str(e)) from None
+
+        run = plan_state(state, store=store, progress=plan_cb)
+    _warn_missing(state)
+    _warn_unresolved(state)
+    return cfg, state, run
+
+
+def _iso(t: int | None) -> str | None:
+    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if t else None
+
+
+def plan_json(state, run) -> dict:
+    """The stable JSON form of a plan (schema ``forksync.plan/1``, docs/plan.md)."""
+    plan = run.plan
+    up = state.upstream
+
+    def item(sha, reason, conflicts=()):
+        c = up.get(sha)
+        return {"sha": sha, "pr": c.pr if c else None, "subject": c.subject if c else "",
+                "reason": reason, "conflicts": list(conflicts)}
+
+    return {
+        "schema": PLAN_SCHEMA,
+        "as_of": _iso(plan.as_of),
+        "base": plan.base,
+        "upstream_tip": state.upstream_tip,
+        "merge_base": state.merge_base,
+        "pending": len(run.pending),
+        "bundle_size_cap": state.config.bundle_size_cap,
+        "chain_size_cap": state.config.chain_size_cap,
+        "units": [{"id": u.id, "kind": u.kind, "reason": u.reason, "areas": list(u.areas), "size": len(u.items),
+                   "depends_on": list(u.depends_on), "items": [item(i.sha, i.reason, i.conflicts) for i in u.items]} for u in plan.units],
+        "no_op_candidates": [item(s, why) for s, why in no_op_candidates(plan)],
+        "notes": [n for n in plan.notes if not n.startswith("NO_OP candidate ")],
+        "in_flight": [{"name": b.name, "unit_id": b.unit_id, "kind": b.kind, "upstream_shas": list(b.upstream_shas)}
+                      for b in state.in_flight],
+    }
+
+
+def cmd_plan(args) -> int:
+    cfg, state, run = _load(args, as_of=args.as_of)
+    if args.json:
+        json.dump(plan_json(state, run), sys.stdout, indent=2)
+        print()
+        return 0
+    plan = run.plan
+    bundles = [u for u in plan.units if u.kind == "bundle"]
+    chains = [u for u in plan.units if u.kind == "chain"]
+    noops = no_op_candidates(plan)
+    when = f" as of {_iso(plan.as_of)}" if plan.as_of else ""
+    print(f"plan{when}: {len(run.pending)} pending upstream commits onto fork tip {state.fork_tip[:12]}")
+    print(f"  {len(bundles)} bundle(s) with {sum(len(u.items) for u in bundles)} commits, "
+          f"{len(chains)} chain(s) with {sum(len(u.items) for u in chains)} commits, "
+          f"{len(noops)} NO_OP candidate(s); {len(state.in_flight)} branch(es) in flight")
+    for u in plan.units:
+        areas = f" [{', '.join(u.areas)}]" if u.areas else ""
+        after = f" — lands after {', '.join(u.depends_on)}" if u.depends_on else ""
+        print(f"\n{u.id}  {u.kind}, {len(u.items)} commit(s){areas}{after}\n  {u.reason}")
+        for it in u.items:
+            c = state.upstream.get(it.sha)
+            pr = f"#{c.pr}" if c and c.pr else "-"
+            subject = (c.subject if c else "")[:70]
+            print(f"  {it.sha[:12]} {pr:>7}  {subject}\n               {it.reason}")
+    if noops:
+        print("\nNO_OP candidates (picks that would be empty):")
+        for s, why in noops:
+            c = state.upstream.get(s)
+            print(f"  {s[:12]} {('#' + str(c.pr)) if c and c.pr else '-':>7}  {(c.subject if c else '')[:70]}")
+    for n in plan.notes:
+        if not n.startswith("NO_OP candidate "):
+            print(f"note: {n}")
+    helped = run.extra.get("helper_merges", 0)
+    print(f"\n(planning {run.seconds:.2f} s: {run.merges} merges"
+          f"{f' ({helped} by the helper process)' if helped else ''}, {run.cache_hits} cached, "
+          f"{run.parsed_files} files parsed for symbols)", file=sys.stderr)
+    return 0
+
+
+def cmd_apply(args) -> int:
+    cfg, state, run = _load(args)
+    unit = find_unit(run.plan, args.unit)
+    if unit is None:
+        # applied before: its commits are IN_FLIGHT on its branch, so it is no longer planned
+        flying = [b for b in state.in_flight if b.unit_id == args.unit or b.unit_id.startswith(args.unit)]
+        if len(flying) == 1:
+            b = flying[0]
+            if args.json:
+                json.dump({"unit": b.unit_id, "kind": b.kind, "branch": b.name, "tip": b.tip, "created": False,
+                           "picked": [], "already": list(b.upstream_shas), "in_flight": True}, sys.stdout, indent=2)
+                print()
+            else:
+                print(f"{b.name} already in flight (tip {(b.tip or '-')[:12]}, {len(b.upstream_shas)} upstream "
+                      f"commit(s)); nothing to apply")
+            return 0
+        matches = [u.id for u in run.plan.units if u.id.startswith(args.unit)] + [b.unit_id for b in flying]
+        ids = ", ".join(u.id for u in run.plan.units) or "none"
+        if len(matches) > 1:
+            raise UserError(f"{args.unit!r} is ambiguous: it starts {', '.join(matches)}; give more of the id")
+        raise UserError(f"no unit {args.unit!r} in the current plan (units: {ids}); "
+                        "run `forksync plan` to see them")
+    fork_dir = state.fork_repo.path
+    up_dir = state.git_dir if state.git_dir.rstrip("/") != fork_dir.rstrip("/") else None
+    try:
+        res = apply_unit(fork_dir, unit, base=state.fork_tip, commits=state.upstream, upstream_git_dir=up_dir)
+    except ApplyError as e:
+        raise UserError(str(e)) from None
+    if args.json:
+        json.dump({"unit": unit.id, "kind": unit.kind, "branch": res.branch, "base": res.base, "tip": res.tip,
+                   "created": res.created,
+                   "picked": [{"upstream": u, "fork": f} for u, f in res.picked],
+                   "already": list(res.already), "kept": list(res.kept), "conflict": res.conflict,
+                   "conflict_files": list(res.conflict_files), "error": res.error,
+                   "remaining": list(res.remaining)}, sys.stdout, indent=2)
+        print()
+    else:
+        verb = "created" if res.created else "updated" if res.picked else "unchanged"
+        print(f"{res.branch} {verb} (tip {res.tip[:12] if res.tip else '-'}, base {res.base[:12]})")
+        for u, f in res.picked:
+            c = state.upstream.get(u)
+            print(f"  picked {u[:12]} -> {f[:12]}  {(c.subject if c else '')[:70]}")
+        if res.already:
+            print(f"  already on the branch: {len(res.already)} upstream commit(s)")
+        for k in res.kept:
+            print(f"  kept {k[:12]} (not written by forksync; left as it is)")
+        if res.conflict:
+            c = state.upstream.get(res.conflict)
+            print(f"stopped at {res.conflict} {(c.subject if c else '')[:70]}")
+            if res.conflict_files:
+                print("  conflicts in: " + ", ".join(res.conflict_files))
+            if res.error:
+                print(f"  error: {res.error}")
+            print(f"  {len(res.remaining)} commit(s) not applied; resolve on {res.branch} "
+                  f"(keep an 'Upstream-Commit: {res.conflict}' trailer) and run apply again")
+    return 1 if res.conflict else 0

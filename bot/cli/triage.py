@@ -1,0 +1,212 @@
+"""``forksync triage …``: try the grouping on your own logs.
+
+* ``forksync triage group FILE.jsonl`` — one JSON object per line with a ``text`` field (a raw
+  failure output; optional ``test``, ``commit``, ``outcome``, ``run``). Each object is written back
+  to stdout, in order, as one JSON line with ``signature``, ``group`` and ``class`` added
+  (``infrastructure`` / ``flaky`` / ``real``; ``flaky`` when the file shows the same test both
+  passing and failing on one commit). Objects whose ``outcome`` is passed/skipped get nulls.
+* ``forksync triage suggest FILE.jsonl`` — one suggested rule (YAML) per signature no rule matches.
+* ``forksync triage status [--db FILE] [--class C]`` — the root causes tracked in the database, with
+  their class, state, issue and counts (infrastructure and flaky ones are only visible here).
+* ``forksync triage extract REPORT`` — a runner result JSON, JUnit XML, lit output or raw CI log
+  → the JSON lines ``group`` reads (one per test outcome; passes too, so flakiness shows).
+
+Rules come from ``triage.rules`` in forksync.yml, or ``--rules FILE``. ``-`` reads stdin.
+Bad input (a line that is not a JSON object, or lacks ``text``) stops before any output, naming
+the line: nothing is half-written.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from bot.triage.records import FailureRecord, normalize_test_id
+from bot.cli.main import config_from_args
+from bot.config.forksync import UserError
+from bot.triage.rules import RulesError, RulesTable, load_rules, suggest_rule
+from bot.triage.classify import flaky_keys, record_class
+from bot.triage.group import Grouper
+from bot.triage.records import RecordError, from_junit, from_lit, from_log, from_run_result
+from bot.store import Store
+from bot.triage.issues import load_state
+
+
+def register(sub, common) -> None:
+    p = sub.add_parser("triage", parents=[common], help="nightly triage: signatures, groups, rules")
+    tsub = p.add_subparsers(dest="triage_command", metavar="SUBCOMMAND")
+    g = tsub.add_parser("group", parents=[common],
+                        help="add signature/group/class to each JSON line of FILE (a 'text' field each)")
+    g.add_argument("file", metavar="FILE.jsonl", help="JSON lines with a 'text' field ('-' = stdin)")
+    g.add_argument("--rules", metavar="FILE", help="rules YAML (default: triage.rules of forksync.yml)")
+    g.set_defaults(func=_cmd_group)
+    s = tsub.add_parser("suggest", parents=[common], help="suggest rules for signatures no rule matches")
+    s.add_argument("file", metavar="FILE.jsonl")
+    s.add_argument("--rules", metavar="FILE")
+    s.set_defaults(func=_cmd_suggest)
+    e = tsub.add_parser("extract", parents=[common],
+                        help="turn a result JSON / JUnit XML / lit output / CI log into JSON lines for 'group'")
+    e.add_argument("file", metavar="REPORT")
+    e.add_argument("--format", choices=("auto", "result", "junit", "lit", "log"), default="auto")
+    e.add_argument("--job", help="job name for a raw log (default: the file's name)")
+    e.set_defaults(func=_cmd_extract)
+    st = tsub.add_parser("status", parents=[common],
+                         help="root causes tracked in the database: real issues, infrastructure, flaky")
+    st.add_argument("--db", help="SQLite database [FORKSYNC_DB, forksync.db]")
+    st.add_argument("--class", dest="klass", choices=("real", "infrastructure", "flaky"), help="only this class")
+    st.set_defaults(func=_cmd_status)
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+
+def _table(args):
+    try:
+        if args.rules:
+            return RulesTable(tuple(load_rules(args.rules)))
+        cfg = config_from_args(args)
+        base = Path(args.config).resolve().parent if getattr(args, "config", None) else Path.cwd()
+        return RulesTable.from_settings(cfg.triage, base)
+    except RulesError as e:
+        raise UserError(str(e)) from None
+
+
+def read_jsonl(path: str) -> list[dict]:
+    """Parse all lines first; raise ``UserError`` naming every bad line (up to 5)."""
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text()
+    except OSError as e:
+        raise UserError(f"cannot read {path}: {e.strerror}") from None
+    objs, bad = [], []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            o = json.loads(line)
+        except json.JSONDecodeError as e:
+            bad.append(f"line {n}: not JSON ({e.msg} at column {e.colno})")
+            continue
+        if not isinstance(o, dict):
+            bad.append(f"line {n}: a JSON {type(o).__name__}, expected an object with a 'text' field")
+        elif o.get("outcome") not in ("passed", "skipped") and not isinstance(o.get("text"), str):
+            bad.append(f"line {n}: no string 'text' field (the raw failure output)")
+        else:
+            objs.append(o)
+    if bad:
+        more = f" (and {len(bad) - 5} more)" if len(bad) > 5 else ""
+        raise UserError(f"{path}: {len(bad)} bad line(s){more}; nothing was written:\n  "
+                        + "\n  ".join(bad[:5]))
+    return objs
+
+
+def _records(objs: list[dict]) -> list[FailureRecord]:
+    out = []
+    for i, o in enumerate(objs):
+        test = str(o.get("test") or "")
+        out.append(FailureRecord(
+            test=normalize_test_id(test) if test else f"line:{i + 1}", raw_test=test,
+            outcome=str(o.get("outcome") or "failed"), text=o.get("text") or "",
+            commit=str(o.get("commit") or ""), run=str(o.get("run") or ""),
+            platform=str(o.get("platform") or ""), source="jsonl"))
+    return out
+
+
+def _cmd_group(args) -> int:
+    table = _table(args)
+    objs = read_jsonl(args.file)
+    recs = _records(objs)
+    # flakiness only among records that name their test: a line without one is its own test
+    flaky = flaky_keys(r for r in recs if not r.test.startswith("line:"))
+    grouper = Grouper(table)
+    out = sys.stdout
+    for o, r in zip(objs, recs):
+        if not r.failed:
+            o.update(signature=None, group=None, **{"class": None})
+        else:
+            test = "" if r.test.startswith("line:") else r.test
+            sig = grouper.signature(r.output, test)
+            rule = table.match(sig)
+            o.update(signature=sig.key, group=rule.id if rule else f"sig-{sig.digest}",
+                     **{"class": record_class(r, sig, rule, flaky)})
+        out.write(json.dumps(o, ensure_ascii=False) + "\n")
+    return 0
+
+
+def _cmd_suggest(args) -> int:
+    import yaml
+
+
+    table = _table(args)
+    recs = [r for r in _records(read_jsonl(args.file)) if r.failed]
+    grouper = Grouper(table)
+    sigs = [grouper.signature(r.output, "" if r.test.startswith("line:") else r.test) for r in recs]
+    taken = [r.id for r in table.rules]
+    rules = []
+    for s in table.unmatched(sigs):
+        r = suggest_rule(s, taken)
+        taken.append(r["id"])
+        rules.append(r)
+    sys.stdout.write(yaml.safe_dump(rules, sort_keys=False, allow_unicode=True) if rules else "# every signature matches a rule\n")
+    return 0
+
+
+def _detect(text: str) -> str:
+    head = text.lstrip()[:200]
+    if head.startswith("{"):
+        return "result"
+    if head.startswith("<"):
+        return "junit"
+    import re
+    if re.search(r"^(?:PASS|FAIL|XFAIL|UNSUPPORTED): .+ :: .+ \(\d+ of \d+\)", text, re.M):
+        return "lit"
+    return "log"
+
+
+def _cmd_extract(args) -> int:
+    path = Path(args.file)
+    try:
+        text = path.read_text(errors="replace")
+    except OSError as e:
+        raise UserError(f"cannot read {path}: {e.strerror}") from None
+    fmt = _detect(text) if args.format == "auto" else args.format
+    try:
+        if fmt == "result":
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as e:
+                raise UserError(f"{path}: not JSON ({e.msg}, line {e.lineno}); is it a forksync-result/1 file?") from None
+            recs = from_run_result(data)
+        elif fmt == "junit":
+            recs = from_junit(text, where=str(path))
+        elif fmt == "lit":
+            recs = from_lit(text)
+        else:
+            recs = from_log(text, job=args.job or path.stem)
+    except RecordError as e:
+        raise UserError(str(e)) from None
+    for r in recs:
+        o = {"test": r.raw_test or r.test, "outcome": r.outcome, "text": r.output if r.failed else "",
+             "commit": r.commit, "run": r.run, "platform": r.platform}
+        sys.stdout.write(json.dumps(o, ensure_ascii=False) + "\n")
+    return 0
+
+
+def _cmd_status(args) -> int:
+    import os
+    import time
+
+
+    db = args.db or os.environ.get("FORKSYNC_DB", "forksync.db")
+    if not Path(db).exists():
+        raise UserError(f"no database at {db}; pass --db or set FORKSYNC_DB")
+    with Store(db) as store:
+        state = load_state(store)
+    rows = sorted(state.tracked.values(), key=lambda t: (-t.last_seen, t.key))
+    if args.klass:
+        rows = [t for t in rows if t.cls == args.klass]
+    day = lambda t: time.strftime("%Y-%m-%d", time.gmtime(t)) if t else "-"  # noqa: E731
+    print(f"{'root cause':<34} {'class':<14} {'state':<8} {'issue':>6} {'nightlies':>9} {'tests':>5} "
+          f"{'first':<10} {'last':<10}")
+    for t in rows:
+        print(f"{t.key[:34]:<34} {t.cls:<14} {t.state:<8} {('#' + str(t.issue)) if t.issue else '-':>6} "
+              f"{t.runs:>9} {len(t.tests):>5} {day(t.first_seen):<10} {day(t.last_seen):<10}")
+    print(f"{len(rows)} root cause(s); {len(state.processed)} nightly run(s) processed")
+    return 0

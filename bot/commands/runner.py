@@ -1,0 +1,219 @@
+"""``/forksync <verb>`` in issue and PR comments: permission check, ack, run once, reply.
+
+Flow for each command in a created or edited comment (parser: :mod:`bot.core.commands`):
+
+1. Already run for this comment (table ``command_runs``, :mod:`bot.commands.store`; key comment id + canonical line)? Skip:
+   editing a comment runs only the commands it did not hold before.
+2. Permission: the commenter's collaborator permission must be write, maintain or admin
+   (``repos/get-collaborator-permission-level``); ``signoff`` instead needs the commenter to be
+   an owner of the area (``areas[].owners`` in the fork's config). Refused → a reply saying why.
+3. Ack with a 👀 reaction, run the effect (:func:`run_command`: the sync service's verbs and the
+   gate's), answer with one comment.
+   Replies carry a hidden marker per (comment, command), so a redelivery never doubles them.
+
+Unknown or malformed commands get a reply listing the verbs (``command_help.md.j2``).
+
+This package sits above both services: its verbs reach the sync service (hold, plan, decide,
+pick) and the merge gate (merge, sign-off, L3, retest).
+"""
+from __future__ import annotations
+
+import hashlib
+
+from dataclasses import replace
+
+import gidgethub
+from pydantic import BaseModel, ConfigDict
+
+from bot.commands import store as commands_store
+from bot.config.forksync import ForksyncConfig
+from bot.core import commands as cm
+from bot.github.common import WRITE_LEVELS, Account, RepoRef, comment_once, permission, react, render, split_repo
+from bot.github.fork_config import load_fork_config
+from bot.sync import store as sync_store
+from bot.sync.status import SyncStatus
+from bot.validation import signoff
+from bot.validation.service import after_signoff, command_merge, command_retest
+
+class _Comment(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    id: int
+    body: str | None = ""
+    user: Account
+    html_url: str = ""
+
+
+class _Issue(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    number: int
+    pull_request: dict | None = None
+
+
+def run_key(repo: str, comment_id: int, line: str) -> str:
+    return f"{repo}#{comment_id}:" + hashlib.sha1(line.encode()).hexdigest()[:16]
+
+
+def help_rows() -> list[dict]:
+    return [{"usage": cm.usage(v), "help": h} for v, (_a, h) in cm.VERBS.items()]
+
+
+async def on_comment(ctx, data: dict) -> None:
+    """Run the ``/forksync`` commands of an ``issue_comment`` payload ``data`` (created or edited)."""
+    comment = _Comment.model_validate(data["comment"])
+    issue = _Issue.model_validate(data["issue"])
+    repo = RepoRef.model_validate(data["repository"])
+    parsed = cm.parse_comment(comment.body)
+    if not parsed:
+        return
+    user = comment.user.login
+    cfg = None
+    for cmd in parsed:
+        key = run_key(repo.full_name, comment.id, cmd.line)
+        if commands_store.already_ran(ctx.store, key):
+            ctx.note(f"{cmd.line}: already ran")
+            continue
+        mark = f"reply:{comment.id}:{key.rsplit(':', 1)[1]}"
+        if isinstance(cmd, cm.CommandError):
+            body = render("command_help.md.j2", marker="", user=user, line=cmd.line, message=cmd.message,
+                          verbs=help_rows())
+            await comment_once(ctx.gh, repo.full_name, issue.number, mark, body)
+            await react(ctx.gh, repo.full_name, comment.id, "confused")
+            commands_store.record(ctx.store, key, repo.full_name, comment.id, cmd.line, user, "malformed", ctx.now())
+            ctx.note(f"{cmd.line}: malformed")
+            continue
+        if cfg is None:
+            cfg = await load_fork_config(ctx, repo.full_name)
+        refusal, owners = await _refusal(ctx, repo.full_name, user, cmd, cfg)
+        if refusal:
+            body = render("command_denied.md.j2", marker="", user=user, line=cmd.line, reason=refusal, owners=owners)
+            await comment_once(ctx.gh, repo.full_name, issue.number, mark, body)
+            await react(ctx.gh, repo.full_name, comment.id, "-1")
+            commands_store.record(ctx.store, key, repo.full_name, comment.id, cmd.line, user, "refused: " + refusal, ctx.now())
+            ctx.note(f"{cmd.line}: refused ({refusal})")
+            continue
+        await react(ctx.gh, repo.full_name, comment.id, "eyes")
+        reply = await run_command(ctx, cmd, repo=repo, number=issue.number, is_pr=issue.pull_request is not None,
+                                  user=user, cfg=cfg, comment_url=comment.html_url)
+        await comment_once(ctx.gh, repo.full_name, issue.number, mark, reply)
+        commands_store.record(ctx.store, key, repo.full_name, comment.id, cmd.line, user, "ran", ctx.now())
+        ctx.note(f"{cmd.line}: ran")
+
+
+async def _refusal(ctx, full_name: str, user: str, cmd, cfg) -> tuple[str, list[str]]:
+    """Why ``user`` may not run ``cmd`` ("" when allowed) and who may."""
+    level = await permission(ctx.gh, full_name, user)
+    if isinstance(cmd, cm.Signoff):
+        by_name = {a.name: a for a in cfg.areas}
+        if cmd.subject in by_name:
+            owners = list(by_name[cmd.subject].owners)
+            if user in owners:
+                return "", owners
+            return f"only owners of area `{cmd.subject}` may sign it off", owners
+        owners = sorted({o for a in cfg.areas for o in a.owners})
+        if user in owners or level == "admin":
+            return "", owners
+        return f"`{cmd.subject}` is a metric; only area owners may sign off metrics", owners
+    if level in WRITE_LEVELS:
+        return "", []
+    return f"@{user} has `{level}` permission; `{cmd.verb}` needs write or admin", []
+
+
+async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, user: str, cfg: ForksyncConfig,
+                      comment_url: str = "") -> str:
+    """Run one permitted command; returns the reply comment body (``command_reply.md.j2``)."""
+    svc = ctx.sync
+    full = repo.full_name
+
+    def reply(result: str, details: str = "") -> str:
+        return render("command_reply.md.j2", user=user, line=cmd.line, result=result, details=details)
+
+    if isinstance(cmd, cm.Hold):
+        st = sync_store.load_status(ctx.store, full) or SyncStatus(repo=full)
+        sync_store.save_status(ctx.store, replace(st, held=cmd.on))
+        if svc:
+            await svc.refresh_status_issue(ctx, full, cfg=cfg)
+        return reply("on hold: no sync PRs are opened or merged until `/forksync unhold`." if cmd.on
+                     else "hold lifted; the next sync runs as usual.")
+    if isinstance(cmd, cm.Merge):
+        if not is_pr:
+            return reply("`merge` works on a sync PR, not on an issue.")
+        return reply(await command_merge(ctx, full, number, cfg, merge_if_green))
+    if isinstance(cmd, (cm.L3, cm.Signoff, cm.Retest)) and not is_pr:
+        return reply(f"`{cmd.verb}` works on a sync PR, not on an issue.")
+    if isinstance(cmd, cm.Signoff):
+        pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full), "number": number})
+        prefix = cfg.github.labels.area_prefix
+        areas = tuple(lab["name"][len(prefix):] for lab in pr.get("labels") or []
+                      if prefix and lab.get("name", "").startswith(prefix))
+        try:
+            owners = signoff.signoff_owners(cmd.subject, cfg.areas, areas)
+            signoff.record_signoff(ctx.store, full, number, pr["head"]["sha"], cmd.subject, user, owners,
+                                   int(ctx.now()), comment_url)
+        except signoff.SignoffError as e:
+            return reply(f"not recorded: {e}")
+        return reply(f"sign-off of `{cmd.subject}` recorded on `{pr['head']['sha'][:12]}`.",
+                     await after_signoff(ctx, full, number))
+    if isinstance(cmd, cm.L3):
+        pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full), "number": number})
+        try:
+            runs = signoff.queue_l3(ctx.store, full, number, pr["head"]["sha"], cmd.workload, cfg.suites, user,
+                                    int(ctx.now()))
+        except signoff.SignoffError as e:
+            return reply(f"not queued: {e}")
+        return reply(f"L3 `{cmd.workload}` queued ({len(runs)} run(s)) on `{pr['head']['sha'][:12]}`.")
+    if isinstance(cmd, cm.Retest):
+        if svc is not None:
+            return reply(await command_retest(ctx, full, number, cmd.suite, user))
+        return reply("retest requested" + (f" for suite `{cmd.suite}`" if cmd.suite else " for all suites")
+                     + "; results arrive as check runs on this PR.")
+    if svc is None:
+        return reply("not available: this bot runs without a sync service.")
+    if isinstance(cmd, cm.Plan):
+        return await svc.plan_preview(ctx, full, user=user, cfg=cfg, line=cmd.line)
+    if isinstance(cmd, (cm.Decide, cm.Reconsider)):
+        shas = await svc.resolve_target(ctx, full, cmd.target, cfg)
+        if not shas:
+            return reply(f"`{cmd.target}` is not an upstream commit or PR I know of; nothing recorded.")
+        disp = cmd.disposition if isinstance(cmd, cm.Decide) else None
+        reason = cmd.reason if isinstance(cmd, cm.Decide) else f"reconsidered by @{user}"
+        await svc.record_decisions(ctx, full, shas, disp, reason, user)
+        await svc.sync(ctx, full, reason=cmd.line, cfg=cfg)
+        return reply(f"recorded for {', '.join(f'`{s[:12]}`' for s in shas)}"
+                     + (f": {disp.value} — {reason}" if disp else ": decision lifted, back to PENDING") + ".")
+    if isinstance(cmd, cm.Pick):
+        return reply(await svc.urgent_pick(ctx, full, cmd.target, cfg, user))
+    return reply("not supported here.")  # pragma: no cover
+
+
+async def merge_if_green(ctx, full_name: str, number: int, cfg: ForksyncConfig) -> str:
+    """``/forksync merge``: merge only when at least one check exists on the head and all are
+    green (success/neutral/skipped), never with none (the fallback while the fork has no trusted
+    suites); always with the head ``sha`` guard and ``cfg.github.merge_method`` (never squash).
+    405 (not mergeable) and 409 (head changed) are answered, not retried."""
+    rv = split_repo(full_name)
+    st = sync_store.load_status(ctx.store, full_name)
+    if st and st.held:
+        return "not merged: on hold (`/forksync unhold` first)."
+    pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**rv, "number": number})
+    if pr.get("state") != "open":
+        return f"not merged: the PR is {pr.get('state')}."
+    head = pr["head"]["sha"]
+    runs = [r async for r in ctx.gh.getiter("/repos/{owner}/{repo}/commits/{ref}/check-runs",
+                                             {**rv, "ref": head}, iterable_key="check_runs")]
+    if not runs:
+        return f"not merged: no checks have run on `{head[:12]}` (I never merge with none)."
+    bad = [f"`{r['name']}` ({r.get('conclusion') or r.get('status')})" for r in runs
+           if r.get("status") != "completed" or r.get("conclusion") not in ("success", "neutral", "skipped")]
+    if bad:
+        return "not merged: checks not green: " + ", ".join(bad) + "."
+    try:
+        await ctx.gh.put("/repos/{owner}/{repo}/pulls/{number}/merge", {**rv, "number": number},
+                         data={"sha": head, "merge_method": cfg.github.merge_method})
+    except gidgethub.HTTPException as e:
+        code = int(e.status_code)
+        if code == 405:
+            return f"not merged: GitHub says the PR is not mergeable ({e})."
+        if code == 409:
+            return f"not merged: the head changed after `{head[:12]}`; checks must pass on the new head first."
+        raise
+    return f"merged `{head[:12]}` by {cfg.github.merge_method}."

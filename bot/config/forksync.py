@@ -1,0 +1,270 @@
+"""forksync configuration: ``forksync.yml`` (in GitHub mode ``.github/forksync.yml`` on the fork's
+default branch), validated with pydantic v2.
+
+One model serves every feature: the core reads ``upstream``/``fork``/``provenance``/``areas``;
+the GitHub app reads ``github``; validation reads ``suites``; triage reads ``triage``; agents
+read ``agents``. Unknown keys are errors (a typo must not silently do nothing).
+
+Errors: :class:`ConfigError` whose message names each bad field by its dotted path
+(``areas.2.paths``) and the reason; nothing is half-loaded.
+"""
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from pathlib import Path
+from typing import Any, Callable
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from bot.config.agents import AgentSettings
+from bot.config.github import GitHubSettings
+from bot.config.suites import SuiteConfig, UntrustedConfigError, suite_problems
+from bot.config.triage import TriageSettings
+
+
+class UserError(Exception):
+    """Bad input the user can fix (bad ref, unknown unit id, missing credentials …); the CLI prints
+    it without a traceback and exits 2."""
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used; ``problems`` is ``[(field_path, reason), …]``."""
+
+    def __init__(self, source: str, problems: list[tuple[str, str]]):
+        self.source = source
+        self.problems = problems
+        lines = "\n".join(f"  - {path or '<root>'}: {reason}" for path, reason in problems)
+        super().__init__(f"invalid forksync configuration in {source}:\n{lines}")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RemoteSpec(_Strict):
+    """A repository and the ref to read: ``url`` is a remote URL or a local path; ``ref`` a
+    branch, tag or any commit-ish (sha)."""
+
+    url: str = ""
+    ref: str = "main"
+
+
+class TrailerRule(_Strict):
+    """A user-given provenance rule: a regex whose group ``sha`` captures an upstream sha (full or
+    abbreviated, ≥ 7 hex). ``meaning`` is what a match says about that upstream commit."""
+
+    name: str
+    pattern: str
+    meaning: str = Field("picked", pattern="^(picked|reverted|deferred|skipped|wont-port)$")
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, v: str) -> str:
+        try:
+            rx = re.compile(v, re.MULTILINE)
+        except re.error as e:
+            raise ValueError(f"not a valid regular expression: {e}") from None
+        if "sha" not in rx.groupindex:
+            raise ValueError("the pattern needs a named group (?P<sha>…) for the upstream sha")
+        return v
+
+
+class ProvenanceRules(_Strict):
+    """How the ledger recognises upstream commits in the fork's history (see docs/design.md)."""
+
+    forksync_trailers: bool = True          # Upstream-Commit / -Deferred / -Wont-Port / -Skipped / -Reverted / -Urgent
+    cherry_picked_from: bool = True         # git cherry-pick -x: "(cherry picked from commit <sha>)"
+    trailers: list[TrailerRule] = Field(default_factory=list)
+    pr_citations: bool = True               # upstream "#N" cited in fork subjects/bodies
+    pr_citation_pattern: str = r"(?<![\w/])(?:triton-lang/triton)?#(\d{2,6})\b"
+    patch_id: bool = True
+    ancestry: bool = True
+    reverts: bool = True
+    notes_ref: str = "refs/notes/forksync"
+    # a subject citation is a strong pick claim only with one of these markers (see bot/core/provenance.py)
+    pick_markers: list[str] = Field(default_factory=lambda: [
+        r"(?i)cherry[- ]?pick", r"(?i)back[- ]?port", r"(?i)\[pick\]", r"(?i)\bbundle\b", r"(?i)\bsync\b"])
+    # regexes whose group 1 is the fork's OWN PR number (never an upstream citation)
+    own_pr_patterns: list[str] = Field(default_factory=lambda: [r"Pull Request resolved:\s*\S*/pull/(\d+)"])
+
+
+class IsolatedPickRules(_Strict):
+    """Which picks are *isolated* (urgent, out of sequence) and so do not move the frontier.
+    A commit is isolated when it carries ``Upstream-Urgent:`` or its message matches one of
+    ``message_patterns``. ``max_gap``/``min_run`` are the fallback for histories with neither:
+    reached commits are grouped into clusters whose neighbours lie at most ``max_gap`` upstream
+    commits apart; a cluster that starts more than ``max_gap`` commits after the previous one (or
+    the base) and holds fewer than ``min_run`` commits is an island of isolated picks (see
+    bot/core/pins.py; measuring from the contiguous pin failed on the Triton fork, whose pin is stuck
+    292 days back while ingestion is current)."""
+
+    message_patterns: list[str] = Field(default_factory=list)
+    max_gap: int = Field(200, ge=0)
+    min_run: int = Field(3, ge=1)
+
+
+class Area(_Strict):
+    """A named part of the code base, shared by every feature (risk, labels, owners, gating)."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.\-]+$")
+    paths: list[str] = Field(default_factory=list)      # fnmatch globs, ** allowed
+    symbols: list[str] = Field(default_factory=list)    # regexes over symbol names
+    owners: list[str] = Field(default_factory=list)     # GitHub logins
+    divergent: bool = False      # the fork's own code: upstream commits touching it go to a chain
+    requires_l3: bool = False    # changes here need an L3 sign-off before merge
+
+    @field_validator("symbols")
+    @classmethod
+    def _symbols_compile(cls, v: list[str]) -> list[str]:
+        for s in v:
+            try:
+                re.compile(s)
+            except re.error as e:
+                raise ValueError(f"symbol pattern {s!r} is not a valid regular expression: {e}") from None
+        return v
+
+    def matches_path(self, path: str) -> bool:
+        return any(glob_match(path, g) for g in self.paths)
+
+    def matches_symbol(self, symbol: str) -> bool:
+        return any(re.search(s, symbol) for s in self.symbols)
+
+
+def glob_match(path: str, pattern: str) -> bool:
+    """``fnmatch`` with ``**`` crossing directories and a trailing ``/`` meaning "everything below"."""
+    if pattern.endswith("/"):
+        pattern += "**"
+    if fnmatch.fnmatchcase(path, pattern):
+        return True
+    if "**/" in pattern and fnmatch.fnmatchcase(path, pattern.replace("**/", "")):
+        return True
+    return False
+
+
+class ForksyncConfig(_Strict):
+    upstream: RemoteSpec = RemoteSpec()
+    fork: RemoteSpec = RemoteSpec()
+    provenance: ProvenanceRules = ProvenanceRules()
+    isolated_picks: IsolatedPickRules = IsolatedPickRules()
+    areas: list[Area] = Field(default_factory=list)
+    bundle_size_cap: int = Field(50, ge=1, le=10_000)
+    chain_size_cap: int = Field(25, ge=1, le=10_000)   # commits per chain PR; beyond it chains stack (docs/plan.md)
+    cache_dir: str = ".forksync-cache"
+    rename_detection: bool = True
+    github: GitHubSettings = GitHubSettings()
+    suites: list[SuiteConfig] = Field(default_factory=list)
+    triage: TriageSettings = TriageSettings()
+    agents: AgentSettings = AgentSettings()
+
+    @field_validator("areas")
+    @classmethod
+    def _unique_areas(cls, v: list[Area]) -> list[Area]:
+        seen: set[str] = set()
+        for a in v:
+            if a.name in seen:
+                raise ValueError(f"area name {a.name!r} is used twice")
+            seen.add(a.name)
+        return v
+
+    def areas_for_paths(self, paths) -> tuple[str, ...]:
+        return tuple(a.name for a in self.areas if any(a.matches_path(p) for p in paths))
+
+
+def _problems(e: ValidationError) -> list[tuple[str, str]]:
+    return [(".".join(str(p) for p in err["loc"]), err["msg"]) for err in e.errors()]
+
+
+def parse_config(data: Any, source: str = "<config>") -> ForksyncConfig:
+    """Validate already-parsed YAML/JSON data. Raises :class:`ConfigError`."""
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(source, [("", f"the top level must be a mapping, not {type(data).__name__}")])
+    try:
+        cfg = ForksyncConfig.model_validate(data)
+    except ValidationError as e:
+        raise ConfigError(source, _problems(e)) from None
+    problems = suite_problems(cfg.suites, [a.name for a in cfg.areas])   # checks across sections
+    if problems:
+        raise ConfigError(source, problems)
+    return cfg
+
+
+def parse_config_text(text: str, source: str = "<config>") -> ForksyncConfig:
+    """Parse and validate YAML text (e.g. ``.github/forksync.yml`` read through the API)."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ConfigError(source, [("", f"not valid YAML {where}: {getattr(e, 'problem', e)}")]) from None
+    return parse_config(data, source)
+
+
+def load_config(path: str | os.PathLike | None, overrides: dict[str, str | None] | None = None) -> ForksyncConfig:
+    """Load ``path`` (None → defaults; a missing file given explicitly is an error) and apply CLI
+    overrides ``{"upstream.url": …, "upstream.ref": …, "fork.url": …, "fork.ref": …}``.
+    Relative local paths in ``upstream.url``/``fork.url``/``cache_dir`` are resolved against the
+    config file's folder (or the current directory without one)."""
+    base_dir = Path.cwd()
+    data: dict[str, Any] = {}
+    source = "<defaults>"
+    if path is not None:
+        p = Path(path)
+        source = str(p)
+        if not p.is_file():
+            raise ConfigError(source, [("", "file not found")])
+        try:
+            data = yaml.safe_load(p.read_text()) or {}
+        except yaml.YAMLError as e:
+            raise ConfigError(source, [("", f"not valid YAML: {e}")]) from None
+        if not isinstance(data, dict):
+            raise ConfigError(source, [("", "the top level must be a mapping")])
+        base_dir = p.resolve().parent
+    for key, value in (overrides or {}).items():
+        if value is None:
+            continue
+        section, name = key.split(".", 1)
+        data.setdefault(section, {})
+        if not isinstance(data[section], dict):
+            raise ConfigError(source, [(section, "must be a mapping")])
+        data[section][name] = value
+    cfg = parse_config(data, source)
+    upd: dict[str, Any] = {}
+    for side in ("upstream", "fork"):
+        spec: RemoteSpec = getattr(cfg, side)
+        if spec.url and _is_local(spec.url) and not os.path.isabs(spec.url):
+            upd[side] = spec.model_copy(update={"url": str((base_dir / spec.url).resolve())})
+    if not os.path.isabs(cfg.cache_dir):
+        upd["cache_dir"] = str((base_dir / cfg.cache_dir).resolve())
+    return cfg.model_copy(update=upd) if upd else cfg
+
+
+def _is_local(url: str) -> bool:
+    return not re.match(r"^[a-z][a-z0-9+.\-]*://|^[\w.\-]+@[\w.\-]+:", url)
+
+
+def load_trusted_suites(read_text: Callable[[str, str], str | None], default_branch: str,
+                        path: str = ".github/forksync.yml") -> tuple[SuiteConfig, ...]:
+    """Suites the merge gate trusts: parsed from ``path`` **at the fork's default branch**.
+
+    ``read_text(ref, path)`` returns a file's text at a ref (None when absent) — the edge (GitHub
+    contents API or git) supplies it. This function only ever asks for ``default_branch``; the
+    PR's head is deliberately not a parameter. A missing file means no suites (the gate then
+    falls back to "≥ 1 required check, all green"). Raises :class:`UntrustedConfigError` with the
+    config errors when the default branch's file is invalid."""
+    text = read_text(default_branch, path)
+    if text is None:
+        return ()
+    try:
+        cfg = parse_config_text(text, f"{path}@{default_branch}")
+    except ConfigError as e:
+        raise UntrustedConfigError(str(e)) from None
+    problems = suite_problems(cfg.suites, [a.name for a in cfg.areas])
+    if problems:
+        raise UntrustedConfigError(
+            f"invalid suites in {path}@{default_branch}:\n" + "\n".join(f"  - {p}: {r}" for p, r in problems))
+    return tuple(cfg.suites)

@@ -1,0 +1,157 @@
+"""``suites:`` section of forksync.yml (owned by the validation work).
+
+A *suite* is one deterministic validation job: an optional build step, a command, and the report
+it leaves behind (JUnit XML, lit output, or benchmark JSON). Levels (issue 4):
+
+* ``L1`` — per PR, gates merges (``required: true`` makes it a merge condition);
+* ``L2`` — periodic on the fork's trunk (benchmarks, regression detection in :mod:`bot.l2.detection`);
+* ``L3`` — on demand (``/forksync l3 <workload>``), heavy, signed off by area owners.
+
+Trust: the gate reads suites from the copy of ``forksync.yml`` on the fork's **default branch**,
+never from the PR's head — a PR could otherwise drop its own failing suite. Use
+:func:`load_trusted_suites`, which cannot be handed the PR's ref.
+
+Errors: pydantic ``ValidationError`` inside :func:`bot.config.forksync.parse_config` (turned into
+``ConfigError`` naming ``suites.<i>.<field>``); :func:`suite_problems` checks what needs the whole
+config (unique names, known areas).
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+#: Platform labels a suite may ask for (runner labels use the same words).
+PLATFORMS = ("cpu", "h100", "h200", "b200", "mi350")
+
+#: Conservative built-in patterns of *infrastructure* errors (regexes, case-insensitive, searched
+#: in a runner's stderr/stdout). Only these are retried (``infra_retries``); everything else is a
+#: real failure and is never retried away. Sources: errors seen on GPU CI machines (no device,
+#: driver/runtime mismatch, disk full, OOM-killed runner, lost network to the artifact store).
+INFRA_ERROR_PATTERNS: tuple[str, ...] = (
+    r"no CUDA-capable device is detected",
+    r"CUDA driver version is insufficient for CUDA runtime version",
+    r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver",
+    r"Failed to initialize NVML: Driver/library version mismatch",
+    r"\b0 active drivers\b",
+    r"hipErrorNoDevice|No HIP GPUs are available",
+    r"No space left on device",
+    r"\bENOSPC\b",
+    r"Cannot allocate memory|\bKilled\b.*\bsignal 9\b|oom-kill",
+    r"Connection reset by peer|Temporary failure in name resolution",
+    r"runner (?:lost|has received a shutdown signal)",
+)
+_INFRA_RX = re.compile("|".join(f"(?:{p})" for p in INFRA_ERROR_PATTERNS), re.IGNORECASE)
+
+
+def infra_error_match(text: str) -> str | None:
+    """The first infrastructure-error pattern found in ``text`` (the matched text), else None.
+    Used by the runner to decide whether a crashed run may be retried (``infra_retries``) and by
+    bisection to skip, not blame, a step."""
+    m = _INFRA_RX.search(text or "")
+    return m.group(0) if m else None
+
+
+class ReportSpec(BaseModel):
+    """Where a suite leaves its report and how to read it. ``path`` is relative to the checkout
+    (globs allowed for JUnit: several XML files are merged)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    format: Literal["junit", "lit", "benchmark-json"]
+    path: str = Field(min_length=1)
+
+
+class SuiteConfig(BaseModel):
+    """One suite. ``expected_tests`` is an exact count, ``min_tests`` a floor; an L1/L3 suite
+    needs at least one of them (a suite that silently runs fewer tests must turn red — issue 4,
+    saturated validation). ``timeout_s`` bounds build + command together. ``areas`` limits the
+    suite to PRs touching those areas (empty: every PR). ``infra_retries`` retries only runs whose
+    output matches :data:`INFRA_ERROR_PATTERNS`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: str = Field(pattern=r"^[A-Za-z0-9_.\-]+$")
+    level: Literal["L1", "L2", "L3"] = "L1"
+    build: str | None = None
+    command: str = Field(min_length=1)
+    report: ReportSpec
+    expected_tests: int | None = Field(None, ge=1)
+    min_tests: int | None = Field(None, ge=1)
+    timeout_s: int = Field(3600, ge=1, le=7 * 24 * 3600)
+    platforms: list[str] = Field(default_factory=lambda: ["cpu"], min_length=1)
+    env: dict[str, str] = Field(default_factory=dict)
+    infra_retries: int = Field(1, ge=0, le=5)
+    required: bool = True
+    areas: list[str] = Field(default_factory=list)
+
+    @field_validator("platforms")
+    @classmethod
+    def _known_platforms(cls, v: list[str]) -> list[str]:
+        bad = [p for p in v if p not in PLATFORMS]
+        if bad:
+            raise ValueError(f"unknown platform label(s) {bad}; use some of {list(PLATFORMS)}")
+        if len(set(v)) != len(v):
+            raise ValueError("a platform is listed twice")
+        return v
+
+    @field_validator("env")
+    @classmethod
+    def _env_names(cls, v: dict[str, str]) -> dict[str, str]:
+        for k in v:
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k):
+                raise ValueError(f"environment variable name {k!r} is not valid (letters, digits, _)")
+        return v
+
+    @model_validator(mode="after")
+    def _counts(self) -> "SuiteConfig":
+        if self.level != "L2" and self.expected_tests is None and self.min_tests is None:
+            raise ValueError(
+                f"suite {self.name!r}: give expected_tests (exact) or min_tests (floor) — without "
+                "one a suite that silently runs fewer tests would pass")
+        if self.expected_tests is not None and self.min_tests is not None and self.min_tests > self.expected_tests:
+            raise ValueError(f"suite {self.name!r}: min_tests {self.min_tests} exceeds expected_tests "
+                             f"{self.expected_tests}")
+        if self.level == "L2" and self.report.format != "benchmark-json":
+            raise ValueError(f"suite {self.name!r}: an L2 suite reports benchmark-json, not {self.report.format}")
+        return self
+
+    @property
+    def floor(self) -> int:
+        """The smallest test count that may pass (expected count, else the floor, else 1)."""
+        return self.expected_tests or self.min_tests or 1
+
+
+def suite_problems(suites: list[SuiteConfig], area_names: list[str] | tuple[str, ...]) -> list[tuple[str, str]]:
+    """Checks that need the whole configuration: ``[(field_path, reason), …]`` (empty when fine).
+    Suite names must be unique; ``areas`` must name configured areas."""
+    problems: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    known = set(area_names)
+    for i, s in enumerate(suites):
+        if s.name in seen:
+            problems.append((f"suites.{i}.name", f"suite name {s.name!r} is used twice"))
+        seen.add(s.name)
+        for a in s.areas:
+            if a not in known:
+                problems.append((f"suites.{i}.areas", f"unknown area {a!r}; configured areas: {sorted(known)}"))
+    return problems
+
+
+def required_l1(suites, areas_touched: tuple[str, ...] | list[str] = ()) -> tuple[SuiteConfig, ...]:
+    """The required L1 suites that apply to a PR touching ``areas_touched`` (a suite without
+    ``areas`` applies to every PR)."""
+    touched = set(areas_touched)
+    return tuple(s for s in suites if s.level == "L1" and s.required and (not s.areas or touched & set(s.areas)))
+
+
+class UntrustedConfigError(ValueError):
+    """Raised when the trusted configuration cannot be read or is invalid; the gate must then
+    treat every suite as missing (red), never fall back to the PR's copy."""
+
+
+def suites_changed(trusted: tuple[SuiteConfig, ...], proposed: tuple[SuiteConfig, ...]) -> tuple[str, ...]:
+    """Names of suites a PR's own ``forksync.yml`` adds, drops or changes compared to the trusted
+    copy — shown in the gate summary as "takes effect after merge", never applied to the PR."""
+    a = {s.name: s for s in trusted}
+    b = {s.name: s for s in proposed}
+    return tuple(sorted(n for n in a.keys() | b.keys() if a.get(n) != b.get(n)))

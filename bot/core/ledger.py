@@ -1,0 +1,339 @@
+"""The ledger (pure core): the disposition of every upstream commit, rebuilt from git data alone.
+
+Inputs are plain values (:class:`bot.model.CommitInfo` of the upstream range and of the fork's
+own commits, the set of upstream commits reachable from the fork head, decisions read from
+notes, open forksync branches); the output is a :class:`Ledger`. No I/O.
+
+How an entry gets its disposition (docs/core.md has the full table):
+
+1. **Events in time order.** Every fork commit's claims (:mod:`bot.core.provenance`: trailers,
+   ``cherry picked from``, user trailer regexes, PR citations), patch-id matches, fork
+   reverts/back-outs and note decisions become events on the upstream commits they name, ordered
+   by (committer/decision time, fork order). Ancestry (the commit is reachable from the fork head)
+   is a pick at the very start. Then, per upstream commit:
+
+   * a pick → PICKED (the fork commit is remembered; an ``Upstream-Urgent``/isolated-pattern
+     commit marks the entry ``isolated``);
+   * a fork revert/back-out of that pick, or ``Upstream-Reverted:`` → REVERTED; a revert of the
+     back-out → PICKED again;
+   * a defer/skip/won't-port decision → DEFERRED_BLOCKED / SKIP_FOR_CURRENT_BASE / WONT_PORT,
+     except over PICKED (a landed change is a fact; the decision stays in the evidence);
+   * ``RECONSIDER`` lifts a decision back to PENDING.
+2. **No event decided it:** an empty commit → NO_OP; an upstream commit and its upstream revert,
+   both absent from the fork → NO_OP both; on an open ``forksync/*`` branch → IN_FLIGHT;
+   otherwise PENDING.
+
+Evidence sources for *picks*: a commit's sha-carrying claims (trailers, ``cherry picked from``)
+and PR citations all count; patch-id equality counts only for fork commits that name no upstream
+commit and revert nothing (a pick without provenance, or a plain re-pick after a back-out). A weak
+subject citation (no pick marker) counts only when the upstream subject appears in the fork
+subject. A fork commit naming an upstream sha it picks is a pick even if its subject reads
+``Revert "…"`` (a picked upstream revert); otherwise such a subject makes it a back-out, whose
+own citations are not picks.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
+
+from bot.config.forksync import IsolatedPickRules, ProvenanceRules
+from bot.model import CommitInfo, Decision, Disposition, Evidence, InFlightBranch, LedgerEntry
+from bot.core.provenance import Claim, claims, is_urgent, normalize_subject, reverted_targets
+
+_DECISION_KIND = {"defer": Disposition.DEFERRED_BLOCKED, "skip": Disposition.SKIP_FOR_CURRENT_BASE,
+                  "wont-port": Disposition.WONT_PORT}
+_DISP_KIND = {v: k for k, v in _DECISION_KIND.items()}
+_UP_REVERT = re.compile(r"^This reverts commit ([0-9a-f]{7,40})", re.MULTILINE)
+_UP_REVERTS_PR = re.compile(r"^Reverts [\w.-]+/[\w.-]+#(\d+)", re.MULTILINE)
+_UP_REVERT_SUBJ = re.compile(r'^Revert "(.*)"(?:\s*\(#\d+\))?\s*$')
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """Entries in upstream order (index 0 = oldest after the base), with lookups.
+
+    ``by_sha``: full sha → entry; ``by_pr``: upstream PR number → entries (a PR number can name
+    a commit and a reland). :meth:`find` accepts a sha, an abbreviation, or ``#N``.
+    """
+
+    entries: tuple[LedgerEntry, ...]
+    by_sha: Mapping[str, LedgerEntry] = field(default_factory=dict)
+    by_pr: Mapping[int, tuple[LedgerEntry, ...]] = field(default_factory=dict)
+    #: ``(upstream sha, where, rule)`` for forksync's own provenance (``Upstream-*`` trailers and
+    #: ``refs/notes/forksync`` decisions) that names no commit of the upstream range — after a
+    #: rewrite of upstream's history such records no longer apply, and callers must say so.
+    unresolved: tuple[tuple[str, str, str], ...] = ()
+
+    def counts(self) -> dict[Disposition, int]:
+        out = {d: 0 for d in Disposition}
+        for e in self.entries:
+            out[e.disposition] += 1
+        return out
+
+    def find(self, ref: str) -> list[LedgerEntry]:
+        """Entries named by ``ref``: ``#N``/``N`` (PR) or a sha prefix (≥ 4 hex). May be empty."""
+        ref = ref.strip()
+        if re.fullmatch(r"#?\d{1,6}", ref) and (ref.startswith("#") or len(ref) < 7):
+            return list(self.by_pr.get(int(ref.lstrip("#")), ()))
+        ref = ref.lower()
+        if ref in self.by_sha:
+            return [self.by_sha[ref]]
+        return [e for s, e in self.by_sha.items() if s.startswith(ref)] if len(ref) >= 4 else []
+
+
+class _Resolver:
+    """Upstream refs (sha, abbreviation, #PR) → upstream shas in range."""
+
+    def __init__(self, upstream: Sequence[CommitInfo]):
+        self.full = {c.sha: c for c in upstream}
+        self.sorted = sorted(self.full)
+        self.pr: dict[int, list[str]] = {}
+        for c in upstream:
+            if c.pr is not None:
+                self.pr.setdefault(c.pr, []).append(c.sha)
+
+    def sha(self, ref: str) -> list[str]:
+        if ref.startswith("#"):
+            return list(self.pr.get(int(ref[1:]), ()))
+        if ref in self.full:
+            return [ref]
+        if len(ref) < 7:
+            return []
+        i = bisect.bisect_left(self.sorted, ref)
+        hits = []
+        while i < len(self.sorted) and self.sorted[i].startswith(ref):
+            hits.append(self.sorted[i])
+            i += 1
+        return hits if len(hits) == 1 else []
+
+
+@dataclass
+class _Event:
+    time: int
+    seq: int
+    kind: str          # pick | revert | defer | skip | wont-port | reconsider
+    evidence: Evidence
+    reason: str = ""
+    isolated: bool = False
+
+
+def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
+                 upstream_in_fork_ancestry: Iterable[str] = (),
+                 decisions: Iterable[Decision] = (),
+                 in_flight: Iterable[InFlightBranch] = (),
+                 rules: ProvenanceRules = ProvenanceRules(),
+                 isolated: IsolatedPickRules = IsolatedPickRules()) -> Ledger:
+    """Rebuild the ledger.
+
+    ``upstream``: the upstream first-parent range, oldest first. ``fork``: the fork's own commits
+    (``fork_tip ^upstream_tip``), oldest first (topological). ``decisions``: from notes
+    (:func:`bot.git.notes.read_decisions`); trailers are read here from ``fork``. Shas are full.
+    """
+    res = _Resolver(upstream)
+    unresolved: list[tuple[str, str, str]] = []
+    events: dict[str, list[_Event]] = {c.sha: [] for c in upstream}
+    up_subject = {c.sha: normalize_subject(c.subject) for c in upstream}
+
+    def add(u: str, ev: _Event):
+        events[u].append(ev)
+
+    if rules.ancestry:
+        anc = set(upstream_in_fork_ancestry)
+        for c in upstream:
+            if c.sha in anc:
+                add(c.sha, _Event(-1, -1, "pick", Evidence("ancestry", None, "reachable from the fork head")))
+
+    # ---- fork commits: claims, patch-ids, reverts -----------------------------------------------
+    fork_shas = sorted(c.sha for c in fork)
+    effect: dict[str, tuple[str, tuple[str, ...]]] = {}      # fork sha -> ("pick"|"revert", upstream shas)
+    by_subject: dict[str, list[tuple[int, str]]] = {}         # normalized fork subject -> (seq, fork sha)
+    sha_picked: set[str] = set()       # fork commits that name an upstream sha they pick
+    for seq, f in enumerate(fork):
+        msg = f.message
+        urgent = is_urgent(msg, tuple(isolated.message_patterns))
+        cl = claims(msg, rules)
+        sha_picks = any(c.kind == "pick" and c.rule != "pr-citation" for c in cl)
+        if sha_picks:
+            sha_picked.add(f.sha)
+        elif rules.reverts and reverted_targets(msg)[1]:
+            # a back-out quotes the subject it backs out: its citations are not picks
+            cl = [c for c in cl if not (c.kind == "pick" and c.rule == "pr-citation")]
+        fsubj = f.subject.lower()
+        picks: list[str] = []
+        pending_decisions: list[tuple[Claim, str]] = []
+        for c in cl:
+            hits = res.sha(c.ref)
+            if not hits and c.rule.startswith("trailer:Upstream-") and not c.ref.startswith("#"):
+                unresolved.append((c.ref, f.sha, c.rule))
+            for u in hits:
+                if c.kind == "pick":
+                    if c.weak and not (up_subject[u] and up_subject[u] in fsubj):
+                        continue
+                    if u not in picks:
+                        picks.append(u)
+                        add(u, _Event(f.committer_time, seq, "pick",
+                                      Evidence(c.rule, f.sha, _detail(c, f)), isolated=bool(urgent)))
+                elif c.kind == "revert":
+                    add(u, _Event(f.committer_time, seq, "revert", Evidence(c.rule, f.sha, c.reason or f.subject),
+                                  reason=c.reason or f.subject))
+                else:
+                    pending_decisions.append((c, u))
+        for c, u in pending_decisions:
+            if u in picks:
+                continue        # the same commit picked it: a list elsewhere in it is not a decision
+            add(u, _Event(f.committer_time, seq, c.kind, Evidence(c.rule, f.sha, c.reason), reason=c.reason))
+        if picks:
+            effect[f.sha] = ("pick", tuple(picks))
+        by_subject.setdefault(normalize_subject(f.subject), []).append((seq, f.sha))
+
+    # patch-id equivalence: fork commits that name no upstream commit and revert nothing, whose
+    # patch equals an upstream commit's (a pick without provenance, or a re-pick after a back-out)
+    if rules.patch_id:
+        fork_by_pid: dict[str, list[int]] = {}
+        for i, f in enumerate(fork):
+            if f.patch_id and f.sha not in effect and not any(reverted_targets(f.message)):
+                fork_by_pid.setdefault(f.patch_id, []).append(i)
+        for c in upstream:
+            for i in fork_by_pid.get(c.patch_id, ()) if c.patch_id else ():
+                f = fork[i]
+                add(c.sha, _Event(f.committer_time, i, "pick",
+                                  Evidence("patch-id", f.sha, f"same patch-id {c.patch_id[:12]}")))
+                effect[f.sha] = ("pick", effect.get(f.sha, ("pick", ()))[1] + (c.sha,))
+
+    # fork reverts / back-outs (and reverts of those): inverse of the reverted commit's effect
+    if rules.reverts:
+        seq_of = {f.sha: i for i, f in enumerate(fork)}
+        picks_of: dict[str, list[str]] = {}
+        for fsha, (k, ups) in effect.items():
+            if k == "pick":
+                for u in ups:
+                    picks_of.setdefault(u, []).append(fsha)
+        for lst in picks_of.values():
+            lst.sort(key=seq_of.__getitem__)
+        for seq, f in enumerate(fork):
+            if f.sha in sha_picked or (effect.get(f.sha, ("", ()))[0] == "pick"
+                                       and not reverted_targets(f.message)[1]):
+                continue        # a pick: its "This reverts commit" lines are the upstream's own text
+            shas, subjects = reverted_targets(f.message)
+            targets: list[str] = []
+            for s in shas:
+                i = bisect.bisect_left(fork_shas, s)
+                if i < len(fork_shas) and fork_shas[i].startswith(s):
+                    targets.append(fork_shas[i])
+                else:
+                    for u in res.sha(s):     # a fork revert of an upstream commit (merged or picked)
+                        add(u, _Event(f.committer_time, seq, "revert", Evidence("revert", f.sha, f.subject),
+                                      reason=f.subject))
+                        effect[f.sha] = ("revert", effect.get(f.sha, ("revert", ()))[1] + (u,))
+            for subj in subjects:
+                cands = [t for i, t in by_subject.get(normalize_subject(subj), []) if i < seq]
+                if cands:
+                    targets.append(cands[-1])
+                else:
+                    # the quoted subject differs from the landed one (e.g. a tag added on landing):
+                    # back out the latest earlier pick of the upstream commits it cites
+                    ups = [u for c in claims(subj, rules) if c.kind == "pick" for u in res.sha(c.ref)]
+                    for u in ups:
+                        earlier = [t for t in picks_of.get(u, []) if seq_of[t] < seq]
+                        if earlier:
+                            targets.append(earlier[-1])
+            inv: list[str] = []
+            kind = None
+            for t in dict.fromkeys(targets):
+                if t not in effect:
+                    continue
+                tk, ups = effect[t]
+                kind = "revert" if tk == "pick" else "pick"
+                for u in ups:
+                    add(u, _Event(f.committer_time, seq, kind,
+                                  Evidence("revert", f.sha, f"{'backs out' if kind == 'revert' else 're-lands'} "
+                                                            f"{t[:12]}: {f.subject}"),
+                                  reason=f.subject))
+                    inv.append(u)
+            if inv and kind:
+                effect[f.sha] = (kind, tuple(inv))
+
+    # decisions from notes
+    for d in decisions:
+        hits = res.sha(d.upstream_sha.lower())
+        if not hits:
+            unresolved.append((d.upstream_sha.lower(), rules.notes_ref, "note"))
+        for u in hits:
+            kind = "reconsider" if d.disposition is None else _DISP_KIND.get(d.disposition)
+            if kind is None:
+                continue
+            add(u, _Event(d.time, 1 << 40, kind,
+                          Evidence("note", None, f"{kind} by {d.by or 'unknown'}: {d.reason}".strip(": ")),
+                          reason=d.reason))
+
+    in_flight_of: dict[str, str] = {}
+    for br in in_flight:
+        for s in br.upstream_shas:
+            for u in res.sha(s.lower()):
+                in_flight_of.setdefault(u, br.name)
+
+    # ---- per upstream commit: run the events ------------------------------------------------------
+    entries: list[LedgerEntry] = []
+    state: dict[str, tuple] = {}
+    for c in upstream:
+        disp, fc, reason, iso = None, None, "", False
+        evs = sorted(events[c.sha], key=lambda e: (e.time, e.seq))
+        for e in evs:
+            if e.kind == "pick":
+                disp, fc, iso, reason = Disposition.PICKED, e.evidence.fork_commit or fc, e.isolated, ""
+            elif e.kind == "revert":
+                disp, reason = Disposition.REVERTED, e.reason
+                fc = fc or e.evidence.fork_commit
+            elif e.kind == "reconsider":
+                if disp in _DISP_KIND:
+                    disp, reason = None, ""
+            elif disp is not Disposition.PICKED:
+                disp, reason = _DECISION_KIND[e.kind], e.reason
+        state[c.sha] = (disp, fc, reason, iso, tuple(e.evidence for e in evs))
+
+    # upstream revert pairs, both absent from the fork
+    up_by_subject: dict[str, str] = {}
+    for c in upstream:
+        if state[c.sha][0] is not None:
+            up_by_subject[up_subject[c.sha]] = c.sha
+            continue
+        targets = [x for m in _UP_REVERT.finditer(c.message) for x in res.sha(m.group(1))]
+        targets += [x for m in _UP_REVERTS_PR.finditer(c.message) for x in res.sha(f"#{m.group(1)}")]
+        m = _UP_REVERT_SUBJ.match(c.subject)
+        if m and normalize_subject(m.group(1)) in up_by_subject:
+            targets.append(up_by_subject[normalize_subject(m.group(1))])
+        up_by_subject[up_subject[c.sha]] = c.sha
+        for x in dict.fromkeys(targets):
+            if x != c.sha and state[x][0] is None and state[c.sha][0] is None:
+                ev_r = Evidence("revert-pair", None, f"reverted upstream by {c.sha[:12]}; neither is in the fork")
+                ev_x = Evidence("revert-pair", None, f"reverts {x[:12]}; neither is in the fork")
+                state[x] = (Disposition.NO_OP, None, "reverted upstream", False, state[x][4] + (ev_r,))
+                state[c.sha] = (Disposition.NO_OP, None, "reverts an upstream commit not in the fork", False,
+                                state[c.sha][4] + (ev_x,))
+
+    for i, c in enumerate(upstream):
+        disp, fc, reason, iso, evid = state[c.sha]
+        if disp is None:
+            if not c.files and len(c.parents) <= 1 and not c.missing:
+                disp, evid = Disposition.NO_OP, evid + (Evidence("empty", None, "the commit changes nothing"),)
+            elif c.sha in in_flight_of:
+                disp, evid = Disposition.IN_FLIGHT, evid + (Evidence("in-flight", None, in_flight_of[c.sha]),)
+            else:
+                disp = Disposition.PENDING
+        entries.append(LedgerEntry(sha=c.sha, index=i, disposition=disp, pr=c.pr, subject=c.subject,
+                                   committer_time=c.committer_time, fork_commit=fc, reason=reason,
+                                   isolated=iso and disp is Disposition.PICKED, evidence=evid))
+    by_pr: dict[int, list[LedgerEntry]] = {}
+    for e in entries:
+        if e.pr is not None:
+            by_pr.setdefault(e.pr, []).append(e)
+    return Ledger(entries=tuple(entries), by_sha={e.sha: e for e in entries},
+                  by_pr={k: tuple(v) for k, v in by_pr.items()}, unresolved=tuple(unresolved))
+
+
+def _detail(c: Claim, f: CommitInfo) -> str:
+    if c.rule == "pr-citation":
+        return f"{c.ref} {c.reason} of {f.sha[:12]} {f.subject[:120]!r}"
+    return f"{c.ref} in {f.sha[:12]} {f.subject[:120]!r}"

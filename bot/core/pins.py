@@ -1,0 +1,119 @@
+"""Pins and metrics (pure core): frontier, contiguous pin, Days Behind Upstream, Backlog Commits.
+
+Definitions (Meta's fbtriton practice, issue 2 §5):
+
+* *Handled* = PICKED, NO_OP, WONT_PORT, SKIP_FOR_CURRENT_BASE (:data:`bot.model.HANDLED`).
+* *Reached* = an entry that sequential ingestion has walked over: PICKED, REVERTED (it was
+  picked), DEFERRED_BLOCKED, SKIP_FOR_CURRENT_BASE, WONT_PORT. NO_OP and PENDING/IN_FLIGHT are
+  not reached by themselves (an empty commit at upstream's tip must not move the frontier).
+* *Isolated* picks do not move the frontier: entries marked ``isolated`` by the ledger
+  (``Upstream-Urgent:`` or ``isolated_picks.message_patterns``), and — the fallback for histories
+  with neither — small islands: reached entries are grouped into clusters whose neighbours lie at
+  most ``max_gap`` upstream commits apart; a cluster that starts more than ``max_gap`` commits
+  after the previous one (or after the base) and holds fewer than ``min_run`` entries is isolated.
+* **Frontier** = the newest reached, non-isolated entry (None → the merge base).
+* **Contiguous pin** = the newest entry such that it and every older entry are handled
+  (None → the merge base).
+* **Days Behind** = (committer time of the upstream tip − committer time of the frontier) / 86400,
+  fractional days, UTC; ``contiguous_lag_days`` the same for the contiguous pin.
+* **Backlog** = entries older than the frontier that are not handled (deferred, reverted, pending,
+  in flight), with counts per disposition; **not reached** = entries newer than the frontier.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bot.config.forksync import IsolatedPickRules
+from bot.model import HANDLED, Disposition, LedgerEntry
+
+REACHED = frozenset({Disposition.PICKED, Disposition.REVERTED, Disposition.DEFERRED_BLOCKED,
+                     Disposition.SKIP_FOR_CURRENT_BASE, Disposition.WONT_PORT})
+
+
+@dataclass(frozen=True)
+class Pin:
+    """A point in the upstream range: ``sha`` None only when the range is empty and no base exists."""
+
+    sha: str | None
+    index: int            # -1 = the merge base (before the range)
+    pr: int | None
+    committer_time: int
+    subject: str = ""
+
+    @property
+    def is_base(self) -> bool:
+        return self.index < 0
+
+
+@dataclass(frozen=True)
+class Pins:
+    frontier: Pin
+    contiguous: Pin
+    upstream_tip: Pin
+    days_behind: float
+    contiguous_lag_days: float
+    backlog: int
+    backlog_by_disposition: dict[str, int] = field(default_factory=dict)
+    not_reached: int = 0
+    not_reached_handled: int = 0     # handled entries past the frontier (isolated picks, NO_OP …)
+    isolated: tuple[str, ...] = ()   # shas of reached entries treated as isolated
+    total: int = 0
+
+
+def isolated_entries(entries: tuple[LedgerEntry, ...] | list[LedgerEntry], rules: IsolatedPickRules) -> set[str]:
+    """Shas of reached entries that do not move the frontier (see the module docstring)."""
+    iso = {e.sha for e in entries if e.isolated and e.disposition in REACHED}
+    reached = [e.index for e in entries if e.disposition in REACHED and e.sha not in iso]
+    clusters: list[list[int]] = []
+    for i in reached:
+        if clusters and i - clusters[-1][-1] <= rules.max_gap:
+            clusters[-1].append(i)
+        else:
+            clusters.append([i])
+    prev_end = -1
+    for cl in clusters:
+        if cl[0] - prev_end > rules.max_gap and len(cl) < rules.min_run:
+            iso |= {entries[i].sha for i in cl}
+            continue
+        prev_end = cl[-1]
+    return iso
+
+
+def _pin(e: LedgerEntry | None, base_sha: str | None, base_time: int) -> Pin:
+    if e is None:
+        return Pin(base_sha, -1, None, base_time, "")
+    return Pin(e.sha, e.index, e.pr, e.committer_time, e.subject)
+
+
+def compute_pins(entries, *, base_sha: str | None, base_time: int, upstream_tip_time: int | None = None,
+                 rules: IsolatedPickRules = IsolatedPickRules()) -> Pins:
+    """Pins of a ledger's entries (upstream order). ``base_*``: the merge base (or ``since``).
+    ``upstream_tip_time`` defaults to the newest entry's committer time (or the base's)."""
+    entries = list(entries)
+    iso = isolated_entries(entries, rules)
+    frontier = None
+    for e in reversed(entries):
+        if e.disposition in REACHED and e.sha not in iso:
+            frontier = e
+            break
+    contiguous = None
+    for e in entries:
+        if e.disposition not in HANDLED:
+            break
+        contiguous = e
+    tip = entries[-1] if entries else None
+    tip_time = upstream_tip_time if upstream_tip_time is not None else (tip.committer_time if tip else base_time)
+    f_pin, c_pin = _pin(frontier, base_sha, base_time), _pin(contiguous, base_sha, base_time)
+    f_idx = frontier.index if frontier else -1
+    by_disp: dict[str, int] = {}
+    for e in entries[:max(f_idx, 0)]:
+        if e.disposition not in HANDLED:
+            by_disp[e.disposition.value] = by_disp.get(e.disposition.value, 0) + 1
+    past = entries[f_idx + 1:]
+    return Pins(
+        frontier=f_pin, contiguous=c_pin, upstream_tip=_pin(tip, base_sha, base_time),
+        days_behind=round((tip_time - f_pin.committer_time) / 86400.0, 4),
+        contiguous_lag_days=round((tip_time - c_pin.committer_time) / 86400.0, 4),
+        backlog=sum(by_disp.values()), backlog_by_disposition=dict(sorted(by_disp.items())),
+        not_reached=len(past), not_reached_handled=sum(1 for e in past if e.disposition in HANDLED),
+        isolated=tuple(e.sha for e in entries if e.sha in iso), total=len(entries))

@@ -1,0 +1,256 @@
+"""What one fork commit message says about upstream commits (pure; no git, no I/O).
+
+:func:`claims` turns a fork commit message into :class:`Claim` values, which the ledger
+(:mod:`bot.core.ledger`) resolves against the upstream range and orders in time. Rules, in the order
+they are tried (each configurable in :class:`bot.config.forksync.ProvenanceRules`):
+
+1. forksync trailers — ``Upstream-Commit: <sha>`` (pick), ``Upstream-Deferred:`` /
+   ``Upstream-Skipped:`` / ``Upstream-Wont-Port:`` / ``Upstream-Reverted: <sha> <reason>``
+   (decisions), ``Upstream-Urgent: <reason>`` (the commit's picks are isolated).
+2. ``(cherry picked from commit <sha>)`` (``git cherry-pick -x``).
+3. user trailer regexes (``TrailerRule``: group ``sha``, meaning picked/reverted/deferred/…).
+4. upstream PR citations (``#N`` per ``pr_citation_pattern``):
+
+   * in the subject: every ``#N`` except the fork's own PR number (a trailing ``(#N)`` that
+     follows another citation, e.g. ``… (#9552, #9642) (#1872)``, or a number named by an
+     ``own_pr_patterns`` match such as ``Pull Request resolved: …/pull/1872``). A subject with a
+     pick marker (``pick_markers``: cherry-pick, backport, bundle …) gives *strong* claims; without
+     one the claim is *weak*: the ledger accepts it only when the upstream subject text appears
+     in the fork subject (so "Fix X after upstream refactor (#9133)" is not a pick);
+   * in the body, only in list sections: a heading such as ``Picked (12):``, ``Upstream PRs:``
+     or ``Reactor-Bundle (applied …):`` makes its cited PRs picks (when the subject has a pick
+     marker), and lines starting ``...`` continue a subject cut with ``...``; a heading such as
+     ``Deferred (8):``, ``Won't-port (1):`` or ``Skipped:`` makes them decisions with the line as
+     reason. Prose elsewhere, and quoted upstream messages (lines starting ``>``), are ignored.
+
+Fork back-outs are read by :func:`reverted_targets`: ``This reverts commit <sha>`` (not
+quoted), ``Revert "<subject>"``, ``Back out "<subject>"``, ``Revert D123: <subject>``.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from bot.config.forksync import ProvenanceRules
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One statement of a fork commit about an upstream commit.
+
+    ``kind``: ``pick`` | ``revert`` | ``defer`` | ``skip`` | ``wont-port``.
+    ``ref``: a sha (full or abbreviated, lower-case hex) or ``#N`` (an upstream PR number).
+    ``rule``: the evidence rule (``trailer:Upstream-Commit``, ``cherry-picked-from``,
+    ``trailer:<name>``, ``pr-citation``). ``weak``: a subject citation without a pick marker.
+    """
+
+    kind: str
+    ref: str
+    rule: str
+    reason: str = ""
+    weak: bool = False
+
+
+_FS_TRAILER = re.compile(
+    r"^Upstream-(Commit|Deferred|Skipped|Wont-Port|Reverted):[ \t]*([0-9a-fA-F]{7,40})\b[ \t]*(.*)$",
+    re.MULTILINE | re.IGNORECASE)
+_FS_KIND = {"commit": "pick", "deferred": "defer", "skipped": "skip", "wont-port": "wont-port",
+            "reverted": "revert"}
+_URGENT = re.compile(r"^Upstream-Urgent:[ \t]*(.*)$", re.MULTILINE | re.IGNORECASE)
+_CHERRY = re.compile(r"^\(cherry picked from commit ([0-9a-f]{7,40})\)\s*$", re.MULTILINE)
+_MEANING_KIND = {"picked": "pick", "reverted": "revert", "deferred": "defer", "skipped": "skip",
+                 "wont-port": "wont-port"}
+_URL_PR = re.compile(r"github\.com/[\w.-]+/[\w.-]+/pull/(\d+)")
+_TRAILING_OWN = re.compile(r"\(#(\d+)\)\s*$")
+_HEADING = re.compile(r"^[A-Za-z][^:\n]{0,120}?:|^[A-Za-z][\w' \-]{0,60}\(\d+\)\s*\.?$")
+_SECTION_KINDS = (
+    ("wont-port", re.compile(r"(?i)\bwon'?t[- ]?port|\bdeclined\b|\bwill not port|\bnot ported\b")),
+    ("defer", re.compile(r"(?i)\bdefer(?:red)?\b|\bblocked\b|\bpostponed\b")),
+    ("skip", re.compile(r"(?i)\bskip(?:ped)?\b|\binapplicable\b|\bnot applicable\b")),
+    ("pick", re.compile(r"(?i)\bpicked\b|\bapplied\b|\bbundle\b|\bupstream prs?\b|\bincluded\b|\bbackports?\b|cherry[- ]?pick")),
+)
+
+
+@lru_cache(maxsize=64)
+def _rx(pattern: str, flags: int = 0) -> re.Pattern:
+    return re.compile(pattern, flags)
+
+
+def own_prs(message: str, rules: ProvenanceRules) -> set[int]:
+    """The fork's own PR numbers named by a message (never upstream citations)."""
+    subject = message.split("\n", 1)[0].rstrip()
+    own: set[int] = set()
+    for pat in rules.own_pr_patterns:
+        for m in _rx(pat, re.MULTILINE).finditer(message):
+            own.add(int(m.group(1)))
+    m = _TRAILING_OWN.search(subject)
+    if m and _rx(rules.pr_citation_pattern).search(subject[:m.start()]):
+        own.add(int(m.group(1)))
+    return own
+
+
+def has_pick_marker(subject: str, rules: ProvenanceRules) -> bool:
+    return any(_rx(p).search(subject) for p in rules.pick_markers)
+
+
+def _cites(text: str, rules: ProvenanceRules, with_urls: bool = False) -> list[int]:
+    out = [int(m.group(1)) for m in _rx(rules.pr_citation_pattern).finditer(text)]
+    if with_urls:
+        out += [int(m.group(1)) for m in _URL_PR.finditer(text)]
+    return out
+
+
+def _section_kind(line: str) -> str | None:
+    if re.match(r"^https?://", line):
+        return None
+    m = _HEADING.match(line.strip())
+    if not m:
+        return None
+    head = m.group(0)
+    for kind, rx in _SECTION_KINDS:
+        if rx.search(head):
+            return kind
+    return "neutral"
+
+
+_MEMO: dict[tuple[int, str], tuple[Claim, ...]] = {}
+_RULES_KEYS: dict[int, tuple[ProvenanceRules, int]] = {}
+
+
+def claims(message: str, rules: ProvenanceRules) -> list[Claim]:
+    """All claims of one fork commit message, in message order (see the module docstring).
+    Memoized per (rules, message): a series over many dates parses each message once."""
+    rid = id(rules)
+    ent = _RULES_KEYS.get(rid)
+    if ent is None or ent[0] is not rules:
+        key = hash(rules.model_dump_json())
+        _RULES_KEYS[rid] = (rules, key)
+    else:
+        key = ent[1]
+    hit = _MEMO.get((key, message))
+    if hit is None:
+        if len(_MEMO) > 200_000:
+            _MEMO.clear()
+        hit = _MEMO[(key, message)] = tuple(_claims(message, rules))
+    return list(hit)
+
+
+def clear_memo() -> None:
+    """Forget memoized claims (benchmarks measure a fresh process this way)."""
+    _MEMO.clear()
+    _RULES_KEYS.clear()
+
+
+def _claims(message: str, rules: ProvenanceRules) -> list[Claim]:
+    out: list[Claim] = []
+    if rules.forksync_trailers:
+        for m in _FS_TRAILER.finditer(message):
+            kind = _FS_KIND[m.group(1).lower()]
+            out.append(Claim(kind, m.group(2).lower(), f"trailer:Upstream-{m.group(1).title()}", m.group(3).strip()))
+    if rules.cherry_picked_from:
+        for m in _CHERRY.finditer(message):
+            out.append(Claim("pick", m.group(1), "cherry-picked-from"))
+    for tr in rules.trailers:
+        for m in _rx(tr.pattern, re.MULTILINE).finditer(message):
+            reason = m.groupdict().get("reason") or ""
+            out.append(Claim(_MEANING_KIND[tr.meaning], m.group("sha").lower(), f"trailer:{tr.name}", reason.strip()))
+    if rules.pr_citations:
+        out += _citation_claims(message, rules)
+    return out
+
+
+def _citation_claims(message: str, rules: ProvenanceRules) -> list[Claim]:
+    subject, _, body = message.partition("\n")
+    own = own_prs(message, rules)
+    marker = has_pick_marker(subject, rules)
+    out: list[Claim] = []
+    subject_prs: list[int] = []
+    for n in _cites(subject, rules):
+        if n not in own and n not in subject_prs:
+            subject_prs.append(n)
+            out.append(Claim("pick", f"#{n}", "pr-citation", "cited in the subject", weak=not marker))
+    cut = bool(re.search(r"(\.\.\.|…)\s*(\(#\d+\))?\s*$", subject))
+    # "(#9709 and 13 more)": the other PRs are the body's bullets that start with a citation
+    more = marker and bool(re.search(r"\band \d+ more\b", subject))
+    section: str | None = None
+    seen = set(subject_prs)
+    just_headed = False
+    for raw in body.split("\n"):
+        line = raw.strip()
+        if line.startswith(">"):
+            continue                    # quoted upstream message
+        if not line:
+            if not just_headed:
+                section = None          # a blank line ends a list (unless it follows its heading)
+            continue
+        kind = _section_kind(line) if line[0].isalpha() and (":" in line or line[-1] in ").") else None
+        just_headed = kind is not None
+        if kind is not None:
+            section = kind
+        elif not re.match(r"^([-*•]|\d+[.)]|#\d|https?://|\.\.\.|…)", line):
+            section = None              # prose ends a list section
+        is_cont = (cut and (line.startswith("...") or line.startswith("…"))) or (
+            more and section not in ("defer", "skip", "wont-port") and bool(re.match(r"^[-*•]?\s*#\d", line)))
+        if not (section or is_cont):
+            continue
+        # in a list line, the PRs before a dash separator are its subject; after it comes the
+        # reason, which may name other PRs (dependencies) that are not part of the claim
+        head = re.split(r"\s(?:—|–|--)\s", line, maxsplit=1)[0]
+        nums = _cites(head, rules, with_urls=True)
+        if not nums and section == "pick" and kind is not None:
+            # "Applied (94): 9720 9725 …": a heading followed by bare PR numbers only
+            tail = head.split(":", 1)[1] if ":" in head else ""
+            if re.fullmatch(r"(?:[\s,;]*\d{2,6})+[\s,;.]*", tail):
+                nums = [int(x) for x in re.findall(r"\d+", tail)]
+        if is_cont or section == "pick":
+            if not marker:
+                continue
+            for n in nums:
+                if n not in own and n not in seen:
+                    seen.add(n)
+                    out.append(Claim("pick", f"#{n}", "pr-citation",
+                                     ("continued in the body" if cut else "one of the subject's \"more\"")
+                                     if is_cont else "listed in the body"))
+        elif section in ("defer", "skip", "wont-port"):
+            reason = re.sub(r"^[-*•]\s*", "", line)[:300]
+            for n in nums:
+                if n not in own and n not in seen:
+                    seen.add(n)
+                    out.append(Claim(section, f"#{n}", "pr-citation", reason))
+    return out
+
+
+def is_urgent(message: str, patterns: list[str] | tuple[str, ...] = ()) -> str | None:
+    """The urgency reason when a fork commit is an isolated pick (``Upstream-Urgent:`` or one of
+    the config's ``isolated_picks.message_patterns``), else None."""
+    m = _URGENT.search(message)
+    if m:
+        return m.group(1).strip() or "urgent"
+    for p in patterns:
+        if _rx(p, re.MULTILINE).search(message):
+            return f"matches {p!r}"
+    return None
+
+
+_REVERTS_SHA = re.compile(r"^This reverts commit ([0-9a-f]{7,40})", re.MULTILINE)
+_REVERT_SUBJ = re.compile(r'^(?:Revert|Back ?out|Backout)\s+"(.*)"\s*(?:\(#\d+\))?\s*$', re.IGNORECASE)
+_REVERT_D = re.compile(r"^(?:Revert|Back ?out)\s+D\d+:\s*(.+)$", re.IGNORECASE)
+
+
+def reverted_targets(message: str) -> tuple[list[str], list[str]]:
+    """``(shas, subjects)`` a fork commit reverts/backs out: ``This reverts commit <sha>`` lines
+    (not quoted with ``>``), and the subject quoted by ``Revert "…"`` / ``Back out "…"`` /
+    ``Revert D123: …``."""
+    subject = message.split("\n", 1)[0].strip()
+    shas = [m.group(1) for m in _REVERTS_SHA.finditer(message)]
+    subjects = []
+    m = _REVERT_SUBJ.match(subject) or _REVERT_D.match(subject)
+    if m:
+        subjects.append(m.group(1).strip())
+    return shas, subjects
+
+
+def normalize_subject(s: str) -> str:
+    """A subject without a trailing ``(#N)`` and surrounding space, lower-cased (for matching)."""
+    return re.sub(r"\s*\(#\d+\)\s*$", "", s.strip()).strip().lower()

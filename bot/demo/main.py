@@ -1,0 +1,106 @@
+"""``forksync demo``: the main job on embedded defaults.
+
+Builds a realistic upstream/fork pair in a scratch folder (:mod:`bot.demo.scenario`) and runs
+forksync on it exactly as a user would: ``status`` → ``plan`` → ``apply`` for every unit →
+``status`` again, printing what happened. Nothing outside the scratch folder is touched.
+"""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from rich.console import Console
+from rich.rule import Rule
+
+from bot.demo.scenario import build_scenario
+from bot.cli.main import main as cli_main
+from bot.demo.github import run_github_demo
+
+STORY = """\
+[bold]The scenario[/bold] (real git repositories in {root}):
+  upstream  18 commits after the shared base: C++ passes, Python frontend, MLIR lit tests,
+            TableGen attributes and an LLVM pin (a miniature Triton).
+  fork      its own TLX frontend and warp-specialization partitioner ([italic]divergent[/italic] area),
+            a layout change that conflicts with upstream, and past sync work done in every
+            way real forks record it:
+              #101 picked with forksync's [cyan]Upstream-Commit:[/cyan] trailer
+              #102 picked with [cyan]git cherry-pick -x[/cyan]
+              #103 picked with a reworded message and no provenance (found by [cyan]patch-id[/cyan])
+              #104 #105 squashed into one bundle commit that cites both PRs
+              #106 picked, then backed out ([cyan]Revert[/cyan])
+              #107 deferred in a git note (refs/notes/forksync)
+              #108 an empty upstream commit
+              #109 won't-port, recorded by an [cyan]Upstream-Wont-Port:[/cyan] trailer
+              #117 an urgent isolated pick ([cyan]Upstream-Urgent:[/cyan]) — it does not move the frontier
+  upstream also reverted #102 (#115), and #112/#113 build on each other in the divergent area.
+"""
+
+
+def run_demo(workdir: str | None = None, console: Console | None = None, *, local_only: bool = False) -> int:
+    """Run the demo in ``workdir`` (a new temporary folder when None). Returns an exit code.
+
+    Part 1 (local): status → plan → apply on the scenario's repositories. Part 2 (unless
+    ``local_only``): the same fork on a local GitHub (:mod:`bot.demo.github`) — webhooks, sync PRs,
+    L1 validation of the reference Triton kernels (``TRITON_INTERPRET=1``), the merge gate, landing.
+    Part 3: a nightly with an injected break and an infrastructure failure → one triage issue."""
+    import os
+    import sys
+
+
+    console = console or Console(width=None if sys.stdout.isatty() else int(os.environ.get("COLUMNS", 110)))
+    root = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="forksync-demo-"))
+    root.mkdir(parents=True, exist_ok=True)
+    console.print(Rule("forksync demo"))
+    scenario = build_scenario(root)
+    console.print(STORY.format(root=root))
+    cfg = str(scenario.config_path)
+
+    def step(title: str, *argv: str) -> int:
+        console.print(Rule(title))
+        console.print(f"[dim]$ forksync --config {cfg} {' '.join(argv)}[/dim]")
+        return cli_main(["--config", cfg, *argv])
+
+    rc = step("1. Where does every upstream commit stand?", "status")
+    if rc:
+        return rc
+    step("2. Why is #106 not counted as handled?", "ledger", "show", "#106")
+    rc = step("3. Partition the pending commits into bundles and chains", "plan")
+    if rc:
+        return rc
+    for unit_id in _unit_ids(cfg):
+        step(f"4. Apply {unit_id} as a local branch (one fork commit per upstream commit)", "apply", unit_id)
+    step("5. Status with the sync branches in flight", "status")
+    rc = 0
+    if not local_only:
+        rc = run_github_demo(console, root / "github") or rc
+        try:
+            from bot.demo.nightly import run_nightly_demo
+        except ImportError:  # pragma: no cover - part 3 ships with the triage work
+            run_nightly_demo = None
+        if run_nightly_demo is not None:
+            rc = run_nightly_demo(console, root / "nightly") or rc
+    console.print(Rule("forksync demo finished" if rc == 0 else "forksync demo finished, with problems (see above)"))
+    console.print(f"The repositories stay in {root} — try: forksync --config {cfg} ledger export --json")
+    return rc
+
+
+def _unit_ids(cfg: str) -> list[str]:
+    """The unit ids of ``forksync plan --json`` (the same planner and output a user sees)."""
+    import contextlib
+    import io
+    import json
+
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        cli_main(["--config", cfg, "plan", "--json"])
+    return [u["id"] for u in json.loads(buf.getvalue())["units"]]
+
+
+def register(sub, common) -> None:
+    p = sub.add_parser("demo", parents=[common], help="run forksync end to end on a built-in upstream/fork pair",
+                       description=__doc__.split("\n\n")[0])
+    p.add_argument("--dir", metavar="DIR", help="scratch folder to build the repositories in (default: a new temp dir)")
+    p.add_argument("--local-only", action="store_true",
+                   help="only the local part (status, plan, apply): no local GitHub, kernels or nightly")
+    p.set_defaults(func=lambda args: run_demo(args.dir, local_only=args.local_only))

@@ -1,0 +1,228 @@
+"""Bisection as a service (issue 4, item 6): find the landed commit that broke or slowed trunk.
+
+* **Candidates** (:func:`landed_commits`): the fork's first-parent history between a good and a
+  bad commit, oldest first. Sync units land as one fork commit per upstream commit (rebase), so
+  a culprit is a single upstream commit; a unit that landed as a merge commit is *descended
+  into* — its own commits (the first-parent line of the merge's second parent, not already
+  reachable from the first) come before the merge itself.
+* **Search** (:func:`bisect`): binary search with a test callable per step returning
+  :class:`Outcome` — ``good``, ``bad``, ``skip`` (exit 125: cannot be tested, e.g. does not
+  build) or ``infra`` (runner trouble: retried up to ``infra_retries`` times, then treated as
+  skip, never blamed). A skipped midpoint is replaced by its nearest untested neighbour.
+* **Verification**: the culprit is re-tested (bad) and its parent re-tested (good); only then is
+  it reported ``verified``. Without skips, a search over N candidates takes at most
+  ⌈log2 N⌉ + 2 test steps (search + verification).
+* **Edges**: :func:`command_test` runs a build/test command in a detached worktree (exit code
+  0 = good, 125 = skip, other = bad, infra patterns of :mod:`bot.config.suites` = infra);
+  :func:`perf_test` classifies timings against last-good/first-bad samples for slowdowns.
+
+The evidence record and texts for people live in :mod:`bot.l2.report`.
+"""
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from typing import Callable, Sequence
+from bot.config.suites import infra_error_match
+
+GOOD, BAD, SKIP, INFRA = "good", "bad", "skip", "infra"
+
+
+class BisectError(ValueError):
+    """Bad input to a bisection (unknown sha, good not an ancestor of bad, nothing to search)."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One test of one commit: ``verdict`` good | bad | skip | infra; ``value`` an optional
+    measurement (e.g. median TFLOP/s) kept for the evidence; ``detail`` e.g. the exit code."""
+
+    verdict: str
+    value: float | None = None
+    detail: str = ""
+    samples: tuple[float, ...] = ()
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of the search (retries of infrastructure errors are ``attempts`` of one step)."""
+
+    sha: str
+    index: int                 # position in the candidates (−1 = the given good commit)
+    outcome: Outcome
+    attempts: int = 1
+    phase: str = "search"      # search | verify
+
+
+@dataclass(frozen=True)
+class BisectResult:
+    """``culprit``: the first bad commit (None when skips left several candidates, listed in
+    ``suspects``); ``verified``: culprit re-tested bad and its parent good; ``steps`` in order;
+    ``bound`` = ⌈log2 N⌉ + 2."""
+
+    good: str
+    bad: str
+    candidates: tuple[str, ...]
+    culprit: str | None
+    verified: bool
+    steps: tuple[Step, ...]
+    suspects: tuple[str, ...] = ()
+    bound: int = 0
+    note: str = ""
+
+    @property
+    def test_steps(self) -> int:
+        return len(self.steps)
+
+
+def _git(repo: str, *args: str) -> str:
+    p = subprocess.run(["git", "-C", repo, *args], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise BisectError(f"git {' '.join(args)} failed in {repo}: {p.stderr.strip()}")
+    return p.stdout
+
+
+def landed_commits(repo: str, good: str, bad: str) -> list[str]:
+    """Commits that landed on the fork's first-parent line after ``good`` up to ``bad``
+    (inclusive), oldest first, with merge commits descended into (their side's own commits
+    first, then the merge). Raises :class:`BisectError` when a sha is unknown or ``good`` is not
+    an ancestor of ``bad``."""
+    good = _git(repo, "rev-parse", "--verify", f"{good}^{{commit}}").strip()
+    bad = _git(repo, "rev-parse", "--verify", f"{bad}^{{commit}}").strip()
+    if subprocess.run(["git", "-C", repo, "merge-base", "--is-ancestor", good, bad]).returncode != 0:
+        raise BisectError(f"good {good[:12]} is not an ancestor of bad {bad[:12]}: pass the last good trunk "
+                          "commit and a later bad one")
+    out: list[str] = []
+    for line in _git(repo, "rev-list", "--first-parent", "--reverse", "--parents", f"{good}..{bad}").splitlines():
+        sha, *parents = line.split()
+        if len(parents) >= 2:
+            side = _git(repo, "rev-list", "--first-parent", "--reverse", f"{parents[0]}..{parents[1]}").split()
+            out += [s for s in side if s not in out]
+        out.append(sha)
+    return out
+
+
+def bisect(candidates: Sequence[str], good: str, test: Callable[[str], Outcome], *,
+           infra_retries: int = 2, parent_of: Callable[[str], str] | None = None) -> BisectResult:
+    """Find the first bad commit in ``candidates`` (oldest first; the last one is known bad,
+    ``good`` known good). ``test(sha)`` returns an :class:`Outcome`. ``parent_of`` maps a culprit
+    to its parent for verification (default: the previous candidate, or ``good``).
+    Raises :class:`BisectError` for no candidates."""
+    cands = list(candidates)
+    if not cands:
+        raise BisectError("nothing to bisect: no commit landed between good and bad")
+    n = len(cands)
+    bound = math.ceil(math.log2(n)) + 2 if n > 1 else 2
+    steps: list[Step] = []
+    cache: dict[str, Outcome] = {}
+
+    def run(sha: str, idx: int, phase: str) -> Outcome:
+        attempts = 0
+        while True:
+            attempts += 1
+            o = test(sha)
+            if o.verdict != INFRA or attempts > infra_retries:
+                break
+        if o.verdict == INFRA:
+            o = Outcome(SKIP, o.value, f"infrastructure error after {attempts} attempts: {o.detail}", o.samples)
+        steps.append(Step(sha, idx, o, attempts, phase))
+        if phase == "search":
+            cache[sha] = o
+        return o
+
+    lo, hi = -1, n - 1            # cands[lo] good (−1 = ``good``), cands[hi] bad
+    skipped: set[int] = set()
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        order = [mid] + [i for d in range(1, hi - lo) for i in (mid + d, mid - d) if lo < i < hi]
+        pick = next((i for i in order if i not in skipped), None)
+        if pick is None:
+            break
+        o = run(cands[pick], pick, "search")
+        if o.verdict == GOOD:
+            lo = pick
+        elif o.verdict == BAD:
+            hi = pick
+        else:
+            skipped.add(pick)
+    if hi - lo > 1:
+        suspects = tuple(cands[lo + 1:hi + 1])
+        return BisectResult(good, cands[-1], tuple(cands), None, False, tuple(steps), suspects, bound,
+                            f"{len(suspects)} suspects: the commits between could not be tested (skip)")
+    culprit = cands[hi]
+    parent = parent_of(culprit) if parent_of else (cands[hi - 1] if hi > 0 else good)
+    v_bad = run(culprit, hi, "verify")
+    v_good = run(parent, hi - 1, "verify")
+    verified = v_bad.verdict == BAD and v_good.verdict == GOOD
+    note = "" if verified else (f"verification failed: culprit tested {v_bad.verdict}, parent tested "
+                                f"{v_good.verdict} — flaky test or noise; not blamed")
+    return BisectResult(good, cands[-1], tuple(cands), culprit, verified, tuple(steps), (culprit,), bound, note)
+
+
+def command_test(repo: str, command: str, *, timeout_s: int = 3600, env: dict[str, str] | None = None,
+                 workdir: str | None = None) -> Callable[[str], Outcome]:
+    """A test callable that checks out each sha in a detached worktree of ``repo`` and runs
+    ``command`` with the shell (``git bisect run`` conventions: 0 good, 125 skip, 1–127 bad;
+    a timeout, death by signal, or output matching :data:`bot.config.suites.INFRA_ERROR_PATTERNS` is
+    ``infra``). The worktree lives under ``workdir`` (default: a temp folder) and is removed."""
+    def test(sha: str) -> Outcome:
+        base = tempfile.mkdtemp(prefix="forksync-bisect-", dir=workdir)
+        wt = os.path.join(base, "wt")
+        try:
+            _git(repo, "worktree", "add", "--detach", "--force", wt, sha)
+            try:
+                p = subprocess.run(command, shell=True, cwd=wt, capture_output=True, text=True,
+                                   timeout=timeout_s, env={**os.environ, **(env or {})})
+            except subprocess.TimeoutExpired:
+                return Outcome(INFRA, detail=f"timed out after {timeout_s} s")
+            text = (p.stdout or "") + (p.stderr or "")
+            infra = infra_error_match(text)
+            if p.returncode < 0 or p.returncode > 127 or (p.returncode != 0 and infra):
+                return Outcome(INFRA, detail=f"exit {p.returncode}" + (f": {infra}" if infra else ""))
+            if p.returncode == 0:
+                return Outcome(GOOD, detail="exit 0")
+            if p.returncode == 125:
+                return Outcome(SKIP, detail="exit 125 (cannot test)")
+            last = text.strip().splitlines()[-1][:200] if text.strip() else ""
+            return Outcome(BAD, detail=f"exit {p.returncode}" + (f": {last}" if last else ""))
+        finally:
+            subprocess.run(["git", "-C", repo, "worktree", "remove", "--force", wt], capture_output=True)
+            shutil.rmtree(base, ignore_errors=True)
+
+    return test
+
+
+def perf_test(measure: Callable[[str], Sequence[float]], good_samples: Sequence[float],
+              bad_samples: Sequence[float], higher_is_better: bool = True) -> Callable[[str], Outcome]:
+    """A test callable for slowdowns: ``measure(sha)`` returns repeats (e.g. TFLOP/s); a commit
+    is ``bad`` when its median lies past the midpoint between the last-good and first-bad
+    medians (in the worse direction), else ``good``. An empty measurement is ``skip``."""
+    mg, mb = statistics.median(good_samples), statistics.median(bad_samples)
+    mid = (mg + mb) / 2
+
+    def test(sha: str) -> Outcome:
+        xs = list(measure(sha))
+        if not xs:
+            return Outcome(SKIP, detail="no measurement")
+        m = statistics.median(xs)
+        worse = m < mid if higher_is_better else m > mid
+        return Outcome(BAD if worse else GOOD, m, f"median {m:.4g} vs midpoint {mid:.4g}", tuple(xs))
+
+    return test
+
+
+def bisect_command(repo: str, good: str, bad: str, command: str, *, timeout_s: int = 3600,
+                   infra_retries: int = 2, env: dict[str, str] | None = None) -> BisectResult:
+    """The service entry point (used by triage for correctness failures on trunk and by L2 for
+    confirmed regressions with a test command): landed commits between ``good`` and ``bad``,
+    bisected with ``command`` in worktrees, culprit verified against its git parent. Raises
+    :class:`BisectError` on bad input."""
+    cands = landed_commits(repo, good, bad)
+    good_sha = _git(repo, "rev-parse", "--verify", f"{good}^{{commit}}").strip()
+    return bisect(cands, good_sha, command_test(repo, command, timeout_s=timeout_s, env=env),
+                  infra_retries=infra_retries, parent_of=lambda s: _git(repo, "rev-parse", f"{s}^").strip())

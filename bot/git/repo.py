@@ -1,0 +1,552 @@
+"""The git layer (an edge): repositories, refs, ranges and per-commit analysis.
+
+pygit2 reads objects, refs and walks history; the git CLI is used where it is the right tool:
+``git clone --mirror``/``fetch`` and the one ``git log -p | git patch-id --stable`` pass that
+yields, in a single stream, every commit's changed files, hunks and patch-id (pygit2's
+``Diff.patchid`` disagreed with ``git patch-id --stable`` on 197 of 1709 real Triton commits and
+its per-commit diffs were ~4× slower than git's log pass, so git's pipeline is the source).
+
+API (stable; see docs/core.md):
+
+* :func:`open_remote` — a URL or local path → a git dir (local paths are used in place,
+  URLs are mirrored into ``cache_dir``).
+* :func:`open_pair` — upstream + fork git dirs → one :class:`pygit2.Repository` that sees both
+  object stores (the same repo when they are the same; else a cache repo with alternates).
+* :func:`resolve` — any ref/sha → full sha, :class:`RefError` naming the ref and the repo.
+* :func:`upstream_range` — merge base and the upstream first-parent commits since it.
+* :func:`commit_infos` / :func:`commit_info` — :class:`bot.model.CommitInfo` per sha; missing
+  objects are reported in ``CommitInfo.missing``, never raised.
+* :func:`in_flight_branches` — open ``forksync/*`` branches → :class:`bot.model.InFlightBranch`.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+import threading
+from pathlib import Path
+from typing import Callable, Iterable
+
+import pygit2
+from pygit2.enums import SortMode
+
+from bot.model import CommitInfo, FileChange, InFlightBranch
+
+Progress = Callable[[int, int], None]   # (done, total)
+
+
+class GitIOError(RuntimeError):
+    """A git operation failed (clone, fetch, log); the message names the command and repository."""
+
+
+class RefError(ValueError):
+    """A ref or sha that does not resolve; ``ref`` and ``repo`` say which and where."""
+
+    def __init__(self, ref: str, repo: str, why: str = "not found"):
+        self.ref, self.repo = ref, repo
+        super().__init__(f"ref {ref!r} {why} in repository {repo} "
+                         f"(check the branch or sha, or fetch it: `git fetch <remote> {ref}`)")
+
+
+# ---------------------------------------------------------------------------------------------
+# git CLI helper
+
+def git_env() -> dict[str, str]:
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_CONFIG_NOSYSTEM": "1"}
+    env.pop("GIT_DIR", None)
+    return env
+
+
+def git(git_dir: str | Path, *argv: str, input: str | bytes | None = None, check: bool = True,
+        text: bool = True) -> str | bytes:
+    """Run ``git --git-dir=<git_dir> argv…``; raise :class:`GitIOError` on failure."""
+    p = subprocess.run(["git", f"--git-dir={git_dir}", *argv], env=git_env(), input=input,
+                       capture_output=True, text=text)
+    if check and p.returncode != 0:
+        err = p.stderr if text else p.stderr.decode(errors="replace")
+        raise GitIOError(f"git {' '.join(argv[:4])} failed in {git_dir} ({p.returncode}): {err.strip()}")
+    return p.stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# repositories
+
+def is_local(url: str) -> bool:
+    return not re.match(r"^[a-z][a-z0-9+.\-]*://|^[\w.\-]+@[\w.\-]+:", url)
+
+
+def git_dir_of(path: str | Path) -> str:
+    """The git dir of a local repository (work tree or bare). Raises :class:`GitIOError`."""
+    p = Path(path)
+    if not p.exists():
+        raise GitIOError(f"repository path {p} does not exist")
+    found = pygit2.discover_repository(str(p))
+    if found is None:
+        raise GitIOError(f"{p} is not a git repository")
+    return os.path.normpath(found)
+
+
+def open_remote(url: str, cache_dir: str | Path, *, fetch: bool = True) -> str:
+    """Make ``url`` readable locally and return its git dir.
+
+    A local path (work tree or bare repo) is used in place, read-only. A URL is mirrored with
+    ``git clone --mirror`` into ``cache_dir/mirrors/<slug>.git`` (``git fetch --prune`` when the
+    mirror exists and ``fetch`` is true). Raises :class:`GitIOError` with git's message.
+    """
+    if not url:
+        url = "."
+    if is_local(url):
+        return git_dir_of(url)
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "+", re.sub(r"^[a-z+]+://|\.git$", "", url)).strip("+")
+    dest = Path(cache_dir) / "mirrors" / f"{slug}.git"
+    if (dest / "HEAD").exists():
+        if fetch:
+            git(dest, "fetch", "--prune", "--quiet", "origin")
+        return str(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    p = subprocess.run(["git", "clone", "--mirror", "--quiet", url, str(dest)], env=git_env(),
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise GitIOError(f"git clone --mirror {url} failed ({p.returncode}): {p.stderr.strip()}")
+    return str(dest)
+
+
+def open_pair(upstream_dir: str, fork_dir: str, cache_dir: str | Path) -> tuple[pygit2.Repository, str]:
+    """One repository that sees both object stores, and its git dir.
+
+    Same git dir → that repository. Otherwise a bare cache repo ``cache_dir/combined-<hash>.git``
+    whose ``objects/info/alternates`` lists both object dirs (no objects are copied; refs are
+    resolved in each source repository, see :func:`resolve`).
+    """
+    if os.path.realpath(upstream_dir) == os.path.realpath(fork_dir):
+        return pygit2.Repository(fork_dir), fork_dir
+    key = hashlib.sha1(f"{os.path.realpath(upstream_dir)}\0{os.path.realpath(fork_dir)}".encode()).hexdigest()[:12]
+    dest = Path(cache_dir) / f"combined-{key}.git"
+    if not (dest / "HEAD").exists():
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        pygit2.init_repository(str(dest), bare=True)
+    alt = dest / "objects" / "info" / "alternates"
+    want = "\n".join(os.path.realpath(os.path.join(d, "objects")) for d in (fork_dir, upstream_dir)) + "\n"
+    if not alt.exists() or alt.read_text() != want:
+        alt.parent.mkdir(parents=True, exist_ok=True)
+        alt.write_text(want)
+    return pygit2.Repository(str(dest)), str(dest)
+
+
+def resolve(repo: pygit2.Repository, ref: str, label: str | None = None) -> str:
+    """Resolve a branch, tag, remote branch or (abbreviated) sha to a full commit sha.
+
+    Tries ``ref`` as given, then ``refs/heads/``, ``refs/remotes/origin/``, ``refs/remotes/upstream/``.
+    Raises :class:`RefError` naming the ref and the repository (``label`` or its path).
+    """
+    where = label or repo.path
+    candidates = [ref] if ref.startswith("refs/") else [ref, f"refs/heads/{ref}", f"refs/remotes/origin/{ref}",
+                                                        f"refs/remotes/upstream/{ref}", f"refs/tags/{ref}"]
+    for cand in candidates:
+        try:
+            obj = repo.revparse_single(cand)
+        except (KeyError, ValueError, pygit2.GitError):
+            continue
+        try:
+            commit = obj.peel(pygit2.Commit)
+        except (pygit2.GitError, ValueError, KeyError):
+            raise RefError(ref, where, "does not name a commit") from None
+        return str(commit.id)
+    raise RefError(ref, where)
+
+
+def merge_base(repo: pygit2.Repository, a: str, b: str) -> str | None:
+    mb = repo.merge_base(a, b)
+    return str(mb) if mb else None
+
+
+def rev_list(repo: pygit2.Repository, tip: str, hide: Iterable[str] = (), *, first_parent: bool = False) -> list[str]:
+    """Commits reachable from ``tip`` and not from any of ``hide``, oldest first (topological,
+    like ``git rev-list --reverse --topo-order [--first-parent] tip ^hide…``)."""
+    w = repo.walk(tip, SortMode.TOPOLOGICAL | SortMode.REVERSE)
+    for h in hide:
+        if h:
+            w.hide(h)
+    if first_parent:
+        w.simplify_first_parent()
+    return [str(c.id) for c in w]
+
+
+def upstream_range(repo: pygit2.Repository, upstream_tip: str, fork_tip: str,
+                   since: str | None = None) -> tuple[str | None, list[str]]:
+    """``(base, shas)``: the upstream first-parent commits after ``base`` up to ``upstream_tip``,
+    oldest first. ``base`` is ``since`` when given (a sha), else the merge base of the two tips
+    (None when they share no history: then the whole first-parent history is the range)."""
+    base = since or merge_base(repo, upstream_tip, fork_tip)
+    return base, rev_list(repo, upstream_tip, [base] if base else [], first_parent=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# per-commit analysis
+
+_PR_RE = re.compile(r"\(#(\d+)\)\s*$")
+
+
+def parse_pr(subject: str) -> int | None:
+    """The upstream PR number from a trailing ``(#N)`` in a subject (GitHub's squash-merge form)."""
+    m = _PR_RE.search(subject.strip())
+    return int(m.group(1)) if m else None
+
+
+def _meta(repo: pygit2.Repository, sha: str) -> CommitInfo:
+    c = repo[sha]
+    msg = c.message
+    return CommitInfo(
+        sha=sha, parents=tuple(str(p) for p in c.parent_ids), message=msg,
+        author_name=c.author.name, author_email=c.author.email, author_time=int(c.author.time),
+        committer_time=int(c.committer.time), pr=parse_pr(msg.split("\n", 1)[0]))
+
+
+_HUNK_RE = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$")
+_UNQUOTE = {b"n": b"\n", b"t": b"\t", b'"': b'"', b"\\": b"\\", b"a": b"\a", b"b": b"\b",
+            b"f": b"\f", b"r": b"\r", b"v": b"\v"}
+
+
+def _unquote(p: bytes) -> str:
+    """git's C-style quoted path (``"a/sp\\303\\251cial"``) → str."""
+    if not p.startswith(b'"'):
+        return p.decode("utf-8", "surrogateescape")
+    s, out, i = p[1:-1], bytearray(), 0
+    while i < len(s):
+        ch = s[i:i + 1]
+        if ch == b"\\":
+            nxt = s[i + 1:i + 2]
+            if nxt.isdigit():
+                out.append(int(s[i + 1:i + 4], 8))
+                i += 4
+                continue
+            out += _UNQUOTE.get(nxt, nxt)
+            i += 2
+            continue
+        out += ch
+        i += 1
+    return out.decode("utf-8", "surrogateescape")
+
+
+def _strip_prefix(p: str, prefix: str) -> str:
+    return p[len(prefix):] if p.startswith(prefix) else p
+
+
+def _split_diff_git(line: bytes) -> tuple[str, str]:
+    rest = line[len(b"diff --git "):]
+    if rest.startswith(b'"'):
+        end = rest.index(b'"', 1)
+        while rest[end - 1:end] == b"\\":
+            end = rest.index(b'"', end + 1)
+        a, b = rest[:end + 1], rest[end + 2:]
+    else:
+        # unquoted: "a/X b/X" — X may contain spaces; for non-renames both halves are equal
+        half = (len(rest) - 1) // 2
+        if rest[:half].removeprefix(b"a/") == rest[half + 1:].removeprefix(b"b/"):
+            a, b = rest[:half], rest[half + 1:]
+        else:
+            a, _, b = rest.partition(b" b/")
+            b = b"b/" + b
+    return _strip_prefix(_unquote(a), "a/"), _strip_prefix(_unquote(b), "b/")
+
+
+_HEADER_LINE = re.compile(
+    rb"^(?:commit ([0-9a-f]{40})|(diff --git .*)|@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)"
+    rb"|(new file mode|deleted file mode).*|(rename from|rename to|copy from|copy to) (.*))$", re.MULTILINE)
+
+
+def parse_patch_stream(data: bytes) -> dict[str, list[FileChange]]:
+    """Parse ``git log -p --format='commit %H'`` output into changed files per commit sha.
+
+    Handles adds/deletes/renames/copies, binary files and quoted paths. Hunks give
+    ``(start, count)`` old/new ranges and git's function-context header text. Only header lines
+    are matched (patch content lines start with ``+``, ``-``, space or ``\\``, so they never match).
+    """
+    result: dict[str, list[FileChange]] = {}
+    files: list[FileChange] | None = None
+    cur: list | None = None      # [old, new, status, o, n, h]
+
+    def flush():
+        if cur is not None and files is not None:
+            old, new, status, o, n, h = cur
+            files.append(FileChange(path=new if status != "D" else old, status=status,
+                                    old_path=old if status in ("R", "C") else None,
+                                    old_ranges=tuple(o), new_ranges=tuple(n), hunk_headers=tuple(h)))
+
+    for m in _HEADER_LINE.finditer(data):
+        if m.group(1):
+            flush()
+            cur = None
+            files = result.setdefault(m.group(1).decode(), [])
+        elif m.group(2):
+            flush()
+            old, new = _split_diff_git(m.group(2))
+            cur = [old, new, "M", [], [], []]
+        elif cur is None:
+            continue
+        elif m.group(3):
+            cur[3].append((int(m.group(3)), int(m.group(4)) if m.group(4) is not None else 1))
+            cur[4].append((int(m.group(5)), int(m.group(6)) if m.group(6) is not None else 1))
+            cur[5].append(m.group(7).decode("utf-8", "replace"))
+        elif m.group(8):
+            cur[2] = "A" if m.group(8).startswith(b"new") else "D"
+        elif m.group(9):
+            kind, path = m.group(9), _unquote(m.group(10))
+            if kind == b"rename from":
+                cur[2], cur[0] = "R", path
+            elif kind == b"copy from":
+                cur[2], cur[0] = "C", path
+            else:
+                cur[1] = path
+    flush()
+    return result
+
+
+_MISSING_RE = re.compile(r"(?:unable to read|missing blob object|could not read|bad object)\s+'?([0-9a-f]{40})")
+
+
+def _log_patch(git_dir: str, shas: list[str], renames: bool, tick: Callable[[int], None] | None = None) -> tuple[bytes, dict[str, str], int, str]:
+    """One ``git log -p --no-walk=unsorted`` over ``shas`` teed into ``git patch-id --stable``,
+    parsed while it streams. Returns (files by sha, patch ids by sha, log return code, log stderr)."""
+    env = git_env()
+    log = subprocess.Popen(
+        ["git", f"--git-dir={git_dir}", "-c", "core.quotePath=true", "log", "-p", "--no-walk=unsorted",
+         "--stdin", "--no-color", "--no-ext-diff", "--no-textconv", "--format=commit %H",
+         "-M" if renames else "--no-renames"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    pid = subprocess.Popen(["git", f"--git-dir={git_dir}", "patch-id", "--stable"], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    out_pid: list[bytes] = []
+    err_log: list[bytes] = []
+    t1 = threading.Thread(target=lambda: out_pid.append(pid.stdout.read()))
+    t2 = threading.Thread(target=lambda: err_log.append(log.stderr.read()))
+    t1.start(), t2.start()
+
+    def feed():
+        log.stdin.write(("\n".join(shas) + "\n").encode())
+        log.stdin.close()
+    t3 = threading.Thread(target=feed)
+    t3.start()
+    parsed: dict[str, list[FileChange]] = {}
+    pending = b""
+    while True:
+        b = log.stdout.read(1 << 20)
+        if not b:
+            break
+        pid.stdin.write(b)
+        pending += b
+        cut = pending.rfind(b"\ncommit ")
+        if cut > 0:        # parse whole commits while git produces the next ones
+            parsed.update(parse_patch_stream(pending[:cut + 1]))
+            pending = pending[cut + 1:]
+            if tick:
+                tick(len(parsed))
+    parsed.update(parse_patch_stream(pending))
+    pid.stdin.close()
+    rc = log.wait()
+    t3.join(), t1.join(), t2.join()
+    pid.wait()
+    ids = {}
+    for ln in out_pid[0].decode().splitlines():
+        parts = ln.split()
+        if len(parts) == 2:
+            ids[parts[1]] = parts[0]
+    return parsed, ids, rc, err_log[0].decode(errors="replace") if err_log else ""
+
+
+def missing_object_commits(git_dir: str, shas: list[str], parents: dict[str, tuple[str, ...]] | None = None
+                           ) -> dict[str, list[str]]:
+    """Commits among ``shas`` whose diff against the first parent needs an absent object.
+
+    ``git rev-list --objects --missing=print shas… ^outside-parents…`` lists the absent objects
+    the commits introduce (≈ 0.4 s for 4k Triton commits); only when there are some, one ``git log
+    --raw --no-renames`` pass (which reads trees, never blobs) maps them to commits. ``parents``
+    (sha → parent shas) limits the walk to these commits. Returns ``{sha: ["blob <id> (<path>)", …]}``.
+    """
+    if not shas:
+        return {}
+    inside = set(shas)
+    neg = sorted({p for s in shas for p in (parents or {}).get(s, ()) if p not in inside})
+    args = ["rev-list", "--objects", "--missing=print", "--stdin"] if parents is not None else \
+        ["rev-list", "--objects", "--missing=print", "--no-walk", "--stdin"]
+    p = subprocess.run(["git", f"--git-dir={git_dir}", *args],
+                       input="\n".join(shas + [f"^{n}" for n in neg]) + "\n",
+                       capture_output=True, text=True, env=git_env())
+    absent = {ln[1:41] for ln in p.stdout.splitlines() if ln.startswith("?")}
+    if not absent:
+        return {}
+    p = subprocess.run(["git", f"--git-dir={git_dir}", "log", "--raw", "--no-renames", "--no-abbrev",
+                        "--format=commit %H", "--no-walk=unsorted", "--stdin"],
+                       input="\n".join(shas) + "\n", capture_output=True, text=True, env=git_env())
+    out: dict[str, list[str]] = {}
+    cur = None
+    for ln in p.stdout.splitlines():
+        if ln.startswith("commit "):
+            cur = ln[7:47]
+        elif ln.startswith(":") and cur:
+            meta, _, path = ln.partition("\t")
+            parts = meta.split()
+            for oid in (parts[2], parts[3]):
+                if oid in absent:
+                    out.setdefault(cur, []).append(f"blob {oid} ({path})")
+    return out
+
+
+def _fallback_files(repo: pygit2.Repository, sha: str) -> tuple[list[FileChange], list[str]]:
+    """Files of one commit whose objects are (partly) missing: names and status from the trees
+    (no rename detection), hunks only for files whose both blobs are present."""
+    c = repo[sha]
+    missing: list[str] = []
+    if not c.parents:
+        return [], missing
+    files: list[FileChange] = []
+    try:
+        diff = repo.diff(c.parents[0].tree, c.tree)
+    except (KeyError, pygit2.GitError) as e:
+        return [], [f"tree ({e})"]
+    letters = {1: "A", 2: "D", 3: "M", 4: "R", 5: "C", 8: "T"}
+    odb = repo.odb
+    for d in diff.deltas:
+        status = letters.get(int(d.status), "M")
+        old_ok = status == "A" or odb.exists(d.old_file.id)
+        new_ok = status == "D" or odb.exists(d.new_file.id)
+        if not old_ok:
+            missing.append(f"blob {d.old_file.id} ({d.old_file.path})")
+        if not new_ok:
+            missing.append(f"blob {d.new_file.id} ({d.new_file.path})")
+        o, n, h = [], [], []
+        if old_ok and new_ok:
+            try:
+                patch = pygit2.Patch.create_from(
+                    repo[d.old_file.id] if status != "A" else None,
+                    repo[d.new_file.id] if status != "D" else None, context_lines=3)
+                for hk in patch.hunks:
+                    o.append((hk.old_start, hk.old_lines))
+                    n.append((hk.new_start, hk.new_lines))
+                    h.append(hk.header.split("@@", 2)[-1].strip())
+            except (KeyError, pygit2.GitError):
+                pass
+        path = d.new_file.path if status != "D" else d.old_file.path
+        files.append(FileChange(path=path, status=status, old_ranges=tuple(o), new_ranges=tuple(n),
+                                hunk_headers=tuple(h)))
+    return files, missing
+
+
+def commit_infos(repo: pygit2.Repository, shas: Iterable[str], *, renames: bool = True,
+                 progress: Progress | None = None, git_dir: str | None = None) -> dict[str, CommitInfo]:
+    """:class:`CommitInfo` for each sha (any order; result keyed by sha).
+
+    Files/hunks/patch-ids come from one ``git log -p | git patch-id --stable`` pass (``-M`` when
+    ``renames``). Merges get no files and ``patch_id=None`` (git shows no diff for them). When git
+    stops on a missing object (partial clone, snapshot without large blobs), the commit it was on
+    is analysed from the trees with pygit2, its ``missing`` lists the absent objects, the other
+    affected commits are found at once (:func:`missing_object_commits`) and analysed the same
+    way, and the pass resumes after it: missing objects are reported, never raised. Nothing is
+    scanned when nothing is missing.
+    """
+    shas = list(dict.fromkeys(shas))
+    git_dir = git_dir or repo.path
+    metas = {s: _meta(repo, s) for s in shas}
+    total = len(shas)
+    files: dict[str, list[FileChange]] = {}
+    pids: dict[str, str] = {}
+    missing: dict[str, list[str]] = {}
+    todo = [s for s in shas if len(metas[s].parents) <= 1]
+    scanned = False
+    while todo:
+        base_done = total - len(todo)
+        parsed, ids, rc, err = _log_patch(
+            git_dir, todo, renames, (lambda n: progress(base_done + n, total)) if progress else None)
+        if rc == 0:
+            files.update(parsed)
+            pids.update(ids)
+            break
+        # git died mid-stream on a missing object: the commit it was on is the last one whose
+        # header it printed, or (when it died computing renames, before the header) the next one
+        last = max((i for i, s in enumerate(todo) if s in parsed), default=-1)
+        candidates = [i for i in (last, last + 1) if 0 <= i < len(todo)]
+        bad, fb_files, miss = candidates[-1], [], []
+        for i in candidates:
+            fb_files, miss = _fallback_files(repo, todo[i])
+            if miss:
+                bad = i
+                break
+        if not miss:
+            fb_files, _ = _fallback_files(repo, todo[bad])
+            miss = [m.group(0) for m in _MISSING_RE.finditer(err)] or [f"unreadable: {err.strip()[:200]}"]
+        for s in todo[:bad]:
+            files[s] = parsed.get(s, [])
+            if s in ids:
+                pids[s] = ids[s]
+        files[todo[bad]] = fb_files
+        missing[todo[bad]] = miss
+        todo = todo[bad + 1:]
+        if not scanned and todo:
+            # objects are missing: find the other affected commits at once instead of letting git
+            # stop on each of them (a blobless partial clone would mean one restart per commit)
+            scanned = True
+            rest = missing_object_commits(git_dir, todo, {s: metas[s].parents for s in todo})
+            for s in rest:
+                files[s], found = _fallback_files(repo, s)
+                missing[s] = found or rest[s]
+            todo = [s for s in todo if s not in rest]
+        if progress:
+            progress(total - len(todo), total)
+    out = {}
+    for s in shas:
+        m = metas[s]
+        is_merge = len(m.parents) > 1
+        out[s] = CommitInfo(
+            sha=m.sha, parents=m.parents, message=m.message, author_name=m.author_name,
+            author_email=m.author_email, author_time=m.author_time, committer_time=m.committer_time,
+            files=tuple(files.get(s, ())) if not is_merge else (),
+            patch_id=None if (is_merge or s in missing) else pids.get(s),
+            pr=m.pr, missing=tuple(missing.get(s, ())))
+    if progress:
+        progress(total, total)
+    return out
+
+
+def commit_info(repo: pygit2.Repository, sha: str, *, renames: bool = True) -> CommitInfo:
+    """:class:`CommitInfo` of one commit (see :func:`commit_infos`)."""
+    return commit_infos(repo, [sha], renames=renames)[sha]
+
+
+# ---------------------------------------------------------------------------------------------
+# in-flight branches
+
+_TRAILER_UPSTREAM = re.compile(r"^Upstream-Commit:\s*([0-9a-f]{7,40})\b", re.MULTILINE | re.IGNORECASE)
+_BRANCH_RE = re.compile(r"^(?:refs/heads/|refs/remotes/[^/]+/)(forksync/(bundle|chain)-([0-9A-Za-z_.-]+))$")
+
+
+def in_flight_branches(repo: pygit2.Repository, fork_tip: str, *, prefix: str = "forksync/",
+                       with_paths: bool = True) -> list[InFlightBranch]:
+    """Open forksync branches: local ``refs/heads/forksync/*`` and remote-tracking
+    ``refs/remotes/*/forksync/*`` whose tips are not yet in ``fork_tip``. The upstream commits
+    they carry come from ``Upstream-Commit:`` trailers of the branch's own commits
+    (``branch ^fork_tip``); ``paths`` is the union of those commits' changed files. A local branch
+    wins over a remote-tracking one of the same name. Sorted by name."""
+    seen: dict[str, InFlightBranch] = {}
+    for ref in sorted(repo.references, key=lambda r: (not r.startswith("refs/heads/"), r)):
+        m = _BRANCH_RE.match(ref)
+        if not m or not m.group(1).startswith(prefix) or m.group(1) in seen:
+            continue
+        try:
+            tip = str(repo.references[ref].peel(pygit2.Commit).id)
+        except (KeyError, pygit2.GitError, ValueError):
+            continue
+        own = rev_list(repo, tip, [fork_tip])
+        if not own:
+            continue   # merged (or empty): not in flight
+        ups: list[str] = []
+        paths: set[str] = set()
+        for s in own:
+            msg = repo[s].message
+            ups += [u for u in _TRAILER_UPSTREAM.findall(msg) if u not in ups]
+        if with_paths:
+            for ci in commit_infos(repo, own).values():
+                paths |= ci.paths
+        seen[m.group(1)] = InFlightBranch(name=m.group(1), unit_id=f"{m.group(2)}-{m.group(3)}", kind=m.group(2),
+                                          upstream_shas=tuple(ups), paths=frozenset(paths), tip=tip)
+    return [seen[k] for k in sorted(seen)]

@@ -1,0 +1,114 @@
+"""Helpers shared by the handlers: templates, payload models, idempotent comments, permissions.
+
+Idempotency (why a redelivery or a crash never doubles a comment): every comment the bot writes
+starts with a hidden marker ``<!-- forksync:<key> -->``; :func:`comment_once` lists the issue's
+comments and only posts when no comment carries the marker yet (updating it instead when asked).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import gidgethub
+from pydantic import BaseModel, ConfigDict
+
+from bot import templating
+
+
+#: collaborator permission levels that may run commands (``role_name`` ``maintain`` maps to write).
+WRITE_LEVELS = frozenset({"admin", "write", "maintain"})
+
+
+def render(name: str, **context: Any) -> str:
+    """Render ``templates/github/<name>``; a missing field raises ``jinja2.UndefinedError``."""
+    return templating.render(f"github/{name}", **context)
+
+
+def marker(key: str) -> str:
+    return f"<!-- forksync:{key} -->"
+
+
+class _Loose(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class Account(_Loose):
+    login: str
+    type: str = "User"
+
+
+class RepoRef(_Loose):
+    full_name: str
+    default_branch: str = "main"
+
+    @property
+    def owner(self) -> str:
+        return self.full_name.split("/", 1)[0]
+
+    @property
+    def name(self) -> str:
+        return self.full_name.split("/", 1)[1] if "/" in self.full_name else ""
+
+
+class PayloadError(ValueError):
+    """A payload lacks what a handler needs (raised by handlers; becomes a dead-letter reason)."""
+
+
+def split_repo(full_name: str) -> dict[str, str]:
+    owner, _, repo = full_name.partition("/")
+    if not owner or not repo:
+        raise PayloadError(f"repository.full_name {full_name!r} is not 'owner/name'")
+    return {"owner": owner, "repo": repo}
+
+
+async def comment_once(gh, full_name: str, number: int, key: str, body: str, *, update: bool = False) -> str:
+    """Post ``body`` (which must start with ``marker(key)``) on issue/PR ``number`` unless a
+    comment with that marker exists. Returns ``"created"``, ``"updated"`` or ``"exists"``."""
+    mark = marker(key)
+    if not body.startswith(mark):
+        body = mark + "\n" + body
+    rv = split_repo(full_name)
+    async for c in gh.getiter("/repos/{owner}/{repo}/issues/{number}/comments", {**rv, "number": number}):
+        if mark in (c.get("body") or ""):
+            if update and c.get("body") != body:
+                await gh.patch("/repos/{owner}/{repo}/issues/comments/{id}", {**rv, "id": c["id"]},
+                               data={"body": body})
+                return "updated"
+            return "exists"
+    await gh.post("/repos/{owner}/{repo}/issues/{number}/comments", {**rv, "number": number}, data={"body": body})
+    return "created"
+
+
+async def permission(gh, full_name: str, login: str) -> str:
+    """The collaborator permission of ``login`` on the repo (``admin|write|read|none``; a
+    ``maintain`` role reports ``maintain``). 404 (not a collaborator) → ``none``."""
+    try:
+        data = await gh.getitem("/repos/{owner}/{repo}/collaborators/{username}/permission",
+                                {**split_repo(full_name), "username": login})
+    except gidgethub.HTTPException as e:
+        if int(e.status_code) == 404:
+            return "none"
+        raise
+    role = data.get("role_name")
+    return "maintain" if role == "maintain" else str(data.get("permission") or "none")
+
+
+async def react(gh, full_name: str, comment_id: int, content: str) -> None:
+    """Add a reaction to an issue comment (GitHub answers 200 when it already exists)."""
+    await gh.post("/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions",
+                  {**split_repo(full_name), "comment_id": comment_id}, data={"content": content})
+
+
+async def _open_issue_titled(gh, full: str, title: str) -> int | None:
+    async for it in gh.getiter("/repos/{owner}/{repo}/issues{?state}", {**split_repo(full), "state": "open"}):
+        if it.get("title") == title and "pull_request" not in it:
+            return int(it["number"])
+    return None
+
+
+async def issue_once(gh, full: str, title: str, body: str) -> int:
+    """Open an issue titled ``title`` unless an open one exists; returns its number."""
+    found = await _open_issue_titled(gh, full, title)
+    if found:
+        return found
+    it = await gh.post("/repos/{owner}/{repo}/issues", split_repo(full), data={"title": title, "body": body})
+    return int(it["number"])

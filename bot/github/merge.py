@@ -1,0 +1,72 @@
+"""The gate's two GitHub actions on a PR: bring the branch up to the base, and merge.
+
+* :func:`update_branch` — ``PUT pulls/{n}/update-branch`` with ``expected_head_sha``: GitHub
+  *merges the base into the branch* (never a rebase: a person's commits are not rewritten), then
+  the new head appears asynchronously; it is polled ``polls`` times. 422 (the head moved, or the
+  base conflicts) → not moved, with GitHub's reason.
+* :func:`merge_pr` — ``PUT pulls/{n}/merge`` with ``sha`` (the head-sha guard) and the configured
+  method (``rebase`` by default, ``merge`` allowed; ``squash`` is never used: one fork commit per
+  upstream commit). Before it, ``mergeable`` is read until GitHub has computed it (``null`` while
+  computing, polled ``polls`` times); ``false`` → not merged (conflict). 405 (not mergeable, a
+  required status check GitHub expects, a disallowed method) and 409 (the head moved) are
+  returned as text, never retried here: the caller re-validates (409) or the next event/tick
+  re-checks (405).
+
+Returned texts start with ``merged``, ``already merged``, ``head moved``, or ``not merged``.
+"""
+from __future__ import annotations
+
+import asyncio
+
+import gidgethub
+
+from bot.github.common import split_repo
+
+
+async def update_branch(gh, full: str, number: int, head: str, *, polls: int = 5,
+                        poll_s: float = 1.0) -> tuple[bool, str]:
+    """``(moved, note)``: whether the branch got a new head (the base merged in)."""
+    rv = {**split_repo(full), "number": number}
+    try:
+        await gh.put("/repos/{owner}/{repo}/pulls/{number}/update-branch", rv, data={"expected_head_sha": head})
+    except gidgethub.HTTPException as e:
+        if int(e.status_code) == 422:
+            return False, f"update-branch refused by GitHub: {e}"
+        raise
+    for _ in range(max(1, polls)):          # GitHub updates the branch asynchronously
+        cur = await gh.getitem("/repos/{owner}/{repo}/pulls/{number}", rv)
+        if cur["head"]["sha"] != head:
+            return True, f"base merged into the branch: {head[:12]} → {cur['head']['sha'][:12]}"
+        await asyncio.sleep(poll_s)
+    return False, "update-branch accepted; the new head has not appeared yet"
+
+
+async def merge_pr(gh, full: str, number: int, head: str, method: str, *, polls: int = 5, poll_s: float = 1.0) -> str:
+    """Merge PR ``number`` at exactly ``head`` by ``method``; returns what happened (see module)."""
+    rv = {**split_repo(full), "number": number}
+    if method not in ("rebase", "merge"):       # never squash
+        method = "rebase"
+    cur: dict = {}
+    for _ in range(max(1, polls)):
+        cur = await gh.getitem("/repos/{owner}/{repo}/pulls/{number}", rv)
+        if cur.get("merged"):
+            return f"already merged ({(cur.get('merge_commit_sha') or '')[:12]})"
+        if cur["head"]["sha"] != head:
+            return f"head moved from {head[:12]} to {cur['head']['sha'][:12]}: re-validating"
+        if cur.get("mergeable") is not None:
+            break
+        await asyncio.sleep(poll_s)
+    else:
+        return "not merged yet: GitHub is still computing mergeability; the next event or tick retries"
+    if cur.get("mergeable") is False:
+        return "not merged: the branch conflicts with the base (GitHub says not mergeable)"
+    try:
+        res = await gh.put("/repos/{owner}/{repo}/pulls/{number}/merge", rv, data={"sha": head, "merge_method": method})
+    except gidgethub.HTTPException as e:
+        code = int(e.status_code)
+        if code == 405:
+            return f"not merged: GitHub answered 405 ({e}); the next event or tick re-checks"
+        if code == 409:
+            return f"head moved from {head[:12]} (GitHub answered 409): re-validating"
+        raise
+    return f"merged `{head[:12]}` by {method} as `{(res or {}).get('sha', '')[:12]}`"

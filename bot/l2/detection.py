@@ -1,0 +1,237 @@
+"""L2 regression detection on trunk benchmark series (issue 4, item 6): pure functions over floats.
+
+A *series* is one (benchmark, shape, dtype, platform) in landing order on the fork's trunk; each
+*point* is the median of ``n`` repeats of one run. Detection:
+
+1. **Noise σ** (:func:`noise_sigma`): a robust spread of the per-point medians, relative to their
+   level — Tukey's biweight midvariance (MAD-based, outlier-robust, ≈ 87 % efficient) of the
+   residuals around each segment's median (segments between change points), or of first
+   differences / √2 before segmentation; either way a step does not inflate σ.
+2. **Change points** (:func:`change_points`): apache-otava's E-divisive variant ("Hunter",
+   Fleming et al., https://doi.org/10.1145/3578244.3583719 — windowed E-divisive split, then a
+   t-test merge), ``otava.analysis.compute_change_points`` (the installed package imports as
+   ``otava``).
+3. **Alert rule** (:func:`detect`): a change point alerts when it is a *regression* (lower
+   throughput, or higher time), significant (otava p ≤ ``max_pvalue``), at least ``min_after``
+   points follow it and ``min_before`` precede it within its segments (a blip of a few points
+   is no baseline), and its size reaches the threshold ``max(2 %, 3σ)`` within the one-sided
+   97.5 % error band of (shift estimate − threshold estimate) — so a shift of exactly the
+   threshold alerts ≥ 95 % of the time instead of half the time; the price is that shifts
+   somewhat below it (≈ 2–2.5σ with few points after the change) may alert too, and
+   confirmation weeds out noise.
+4. **Confirmation** (:func:`confirm`): re-run last-good and first-bad on one machine, ``n``
+   repeats each; a one-sided Mann-Whitney U test (scipy) p ≤ ``alpha`` and the banded
+   threshold. Only a confirmed regression is bisected (:mod:`bot.git.bisect`).
+
+Measured detection quality: ``bench/bench_detection.py`` (docs/validation.md).
+"""
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+from typing import Sequence
+
+MIN_REL_SHIFT = 0.02    # issue 4: alert on shifts ≥ max(2 %, 3σ)
+SIGMAS = 3.0
+Z_BAND = 1.96           # one-sided 97.5 % normal quantile: the alert band
+
+
+@dataclass(frozen=True)
+class SeriesKey:
+    """Identifies one L2 series. ``unit`` says how to read values (e.g. ``TFLOP/s``, ``ms``);
+    ``higher_is_better`` is True for throughput, False for time."""
+
+    benchmark: str
+    shape: str
+    dtype: str
+    platform: str
+    unit: str = "TFLOP/s"
+    higher_is_better: bool = True
+
+    def __str__(self) -> str:
+        return f"{self.benchmark}:{self.shape}:{self.dtype}@{self.platform}"
+
+
+@dataclass(frozen=True)
+class Point:
+    """One run on trunk: ``value`` is the median of ``repeats``; ``sha`` the fork commit measured."""
+
+    sha: str
+    value: float
+    repeats: tuple[float, ...] = ()
+    time: int = 0
+
+
+def point(sha: str, repeats: Sequence[float], time: int = 0) -> Point:
+    """A :class:`Point` from raw repeats. Raises ValueError for no repeats or a non-finite value."""
+    if not repeats:
+        raise ValueError(f"point for {sha[:12]}: no repeats")
+    if any(not math.isfinite(r) for r in repeats):
+        raise ValueError(f"point for {sha[:12]}: non-finite repeat in {list(repeats)}")
+    return Point(sha, float(statistics.median(repeats)), tuple(float(r) for r in repeats), time)
+
+
+def noise_sigma(values: Sequence[float], breaks: Sequence[int] = ()) -> float:
+    """Relative noise σ of per-point medians (a fraction of the level, e.g. 0.03 = 3 %).
+
+    Residuals are taken from each segment's median (segments split at ``breaks``, e.g. the
+    change points; with no breaks, first differences / √2 are used so a step does not inflate
+    the estimate), and their spread is Tukey's biweight midvariance (MAD-based start, c = 9;
+    ≈ 87 % efficient on Gaussian noise against 37 % for the bare MAD, still robust to outliers),
+    divided by the median level. 0.0 for fewer than 3 points. Raises ValueError when the level
+    is not positive."""
+    vals = [float(v) for v in values]
+    if len(vals) < 3:
+        return 0.0
+    level = statistics.median(vals)
+    if level <= 0:
+        raise ValueError(f"series level {level} is not positive; L2 values must be positive")
+    if breaks:
+        bounds = [0] + sorted(b for b in breaks if 0 < b < len(vals)) + [len(vals)]
+        res = []
+        for a, b in zip(bounds, bounds[1:]):
+            seg = vals[a:b]
+            m = statistics.median(seg)
+            res += [v - m for v in seg]
+        scale = _biweight(res) * math.sqrt(len(res) / max(1, len(res) - (len(bounds) - 1)))
+    else:
+        scale = _biweight([b - a for a, b in zip(vals, vals[1:])]) / math.sqrt(2)
+    return scale / level
+
+
+def _biweight(x: Sequence[float], c: float = 9.0) -> float:
+    """Tukey's biweight midvariance, as a standard deviation (Mosteller & Tukey 1977)."""
+    m = statistics.median(x)
+    mad = statistics.median(abs(v - m) for v in x)
+    if mad == 0:
+        return 0.0
+    num = den = 0.0
+    for v in x:
+        u = (v - m) / (c * mad)
+        if abs(u) < 1:
+            num += (v - m) ** 2 * (1 - u * u) ** 4
+            den += (1 - u * u) * (1 - 5 * u * u)
+    return math.sqrt(len(x) * num) / abs(den) if den else 0.0
+
+
+def threshold(sigma: float) -> float:
+    """The alert threshold, a relative shift: ``max(2 %, 3σ)`` (issue 4)."""
+    return max(MIN_REL_SHIFT, SIGMAS * sigma)
+
+
+@dataclass(frozen=True)
+class ChangePoint:
+    """A shift between ``values[:index]`` and ``values[index:]`` (within its segment).
+    ``rel_shift`` = mean after / mean before − 1 (signed; the segments between neighbouring
+    change points, as otava's t-test uses them); ``regression`` applies the series'
+    direction; ``alert`` is the rule of this module's docstring; ``pvalue`` is otava's t-test."""
+
+    index: int
+    before: float
+    after: float
+    rel_shift: float
+    pvalue: float
+    n_before: int
+    n_after: int
+    sigma: float
+    threshold: float
+    regression: bool
+    alert: bool
+
+
+def change_points(values: Sequence[float], max_pvalue: float = 0.001, window_len: int = 50) -> list[tuple[int, float]]:
+    """``[(index, pvalue), …]`` of otava's change points (E-divisive split + t-test merge).
+    ``window_len`` is otava's sliding window (points)."""
+    if len(values) < 4:
+        return []
+    from otava.analysis import compute_change_points
+
+    cps, _ = compute_change_points([float(v) for v in values], window_len=window_len, max_pvalue=max_pvalue)
+    return [(int(c.index), float(c.stats.pvalue)) for c in cps]
+
+
+def detect(values: Sequence[float], higher_is_better: bool = True, *, max_pvalue: float = 0.001,
+           min_after: int = 3, min_before: int = 5, sigma: float | None = None,
+           window_len: int = 50) -> list[ChangePoint]:
+    """Change points of a series with the alert decision (see the module docstring).
+
+    ``values``: per-point medians, oldest first, all > 0. ``sigma``: relative noise; estimated
+    with :func:`noise_sigma` when None. Returns every change point otava reports (improvements
+    and sub-threshold shifts too, with ``alert=False``), oldest first."""
+    vals = [float(v) for v in values]
+    if not vals:
+        return []
+    cps = change_points(vals, max_pvalue, window_len)
+    bounds = [0] + [i for i, _ in cps] + [len(vals)]
+    sig = noise_sigma(vals, bounds[1:-1]) if sigma is None else sigma
+    thr = threshold(sig)
+    # relative standard error of the biweight σ estimate (≈ 87 % efficient): 0.76 / √n
+    thr_se = SIGMAS * sig * 0.76 / math.sqrt(len(vals)) if sigma is None and SIGMAS * sig > MIN_REL_SHIFT else 0.0
+    out = []
+    for k, (idx, p) in enumerate(cps):
+        left = vals[bounds[k]:idx]
+        right = vals[idx:bounds[k + 2]]
+        before, after = statistics.fmean(left), statistics.fmean(right)
+        rel = after / before - 1.0
+        worse = -rel if higher_is_better else rel
+        # one-sided 97.5 % band of (shift estimate − threshold estimate), in relative units
+        se = math.hypot(sig * math.sqrt(1.0 / len(left) + 1.0 / len(right)), thr_se)
+        alert = (worse > 0 and p <= max_pvalue and len(right) >= min_after and len(left) >= min_before
+                 and worse + Z_BAND * se >= thr)
+        out.append(ChangePoint(idx, before, after, rel, p, len(left), len(right), sig, thr, worse > 0, alert))
+    return out
+
+
+def alerts(values: Sequence[float], higher_is_better: bool = True, **kw) -> list[ChangePoint]:
+    """Only the change points that alert (regressions past the threshold)."""
+    return [c for c in detect(values, higher_is_better, **kw) if c.alert]
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """Result of re-running last-good vs first-bad on one machine. ``rel_shift`` = median(bad) /
+    median(good) − 1; ``pvalue`` one-sided Mann-Whitney U (bad worse than good)."""
+
+    confirmed: bool
+    pvalue: float
+    rel_shift: float
+    threshold: float
+    n_good: int
+    n_bad: int
+    reason: str
+
+
+def confirm(good: Sequence[float], bad: Sequence[float], higher_is_better: bool = True, *,
+            sigma: float = 0.0, alpha: float = 0.01) -> Confirmation:
+    """Confirm a regression from repeats of last-good and first-bad measured back to back on one
+    machine: a one-sided Mann-Whitney U test (``scipy.stats.mannwhitneyu``; bad worse than good)
+    with p ≤ ``alpha``, and a median shift that reaches :func:`threshold` (``sigma``: the series'
+    relative noise) within the same 97.5 % band as :func:`detect` (standard error of a difference
+    of medians, 1.2533 · s · √(1/n_good + 1/n_bad), s the pooled biweight spread of the repeats).
+    With fewer than 5 repeats per side p cannot reach 0.01: use n ≥ 5 (10 recommended).
+    Raises ValueError on an empty side or a non-positive median."""
+    from scipy.stats import mannwhitneyu
+
+    if not good or not bad:
+        raise ValueError("confirm: both last-good and first-bad need at least one repeat")
+    thr = threshold(sigma)
+    mg, mb = statistics.median(good), statistics.median(bad)
+    if mg <= 0:
+        raise ValueError(f"confirm: median of last-good repeats is {mg}; values must be positive")
+    rel = mb / mg - 1.0
+    worse = -rel if higher_is_better else rel
+    alt = "less" if higher_is_better else "greater"
+    p = float(mannwhitneyu(list(bad), list(good), alternative=alt).pvalue)
+    mgood = statistics.median(good)
+    mbad = statistics.median(bad)
+    pooled = [v - mgood for v in good] + [v - mbad for v in bad]
+    s = _biweight(pooled) / mg if len(pooled) >= 3 else 0.0
+    se = 1.2533 * s * math.sqrt(1.0 / len(good) + 1.0 / len(bad))
+    if p > alpha:
+        return Confirmation(False, p, rel, thr, len(good), len(bad), f"not significant (p={p:.3g} > {alpha})")
+    if worse + Z_BAND * se < thr:
+        return Confirmation(False, p, rel, thr, len(good), len(bad),
+                            f"shift {-worse:+.2%} does not reach the threshold {thr:.2%}")
+    return Confirmation(True, p, rel, thr, len(good), len(bad),
+                        f"regression of {worse:.2%} (p={p:.3g}, threshold {thr:.2%})")

@@ -1,0 +1,217 @@
+"""L2 on the fork's trunk as a scheduled service (issue 4, item 6): measure, detect, confirm,
+bisect, file the regression issue, open the back-out PR.
+
+:func:`l2_tick` runs the L2 suites (benchmark JSON) on the default branch's tip when due (local
+backend) and stores the points in :mod:`bot.l2.store` at the tip's first-parent position. For
+each series the newest alerting change point (:func:`bot.l2.detection.alerts`: shifts ≥ max(2 %, 3σ)) is
+investigated once (table ``l2_regressions``): last-good and first-bad are re-measured on this
+machine and compared (:func:`bot.l2.detection.confirm`, Mann-Whitney U); a confirmed regression is bisected
+over the commits that landed between them (:func:`bot.git.bisect.landed_commits` descends into
+merges, so the culprit is one upstream commit; :func:`bot.git.bisect.perf_test`), the culprit verified
+against its parent; an issue is filed with the numbers and an SVG plot (committed to the
+``forksync-evidence`` branch through the Git Data API and linked); when the culprit carries
+``Upstream-Commit`` (a sync pick) a back-out PR is opened whose commit carries
+``Upstream-Reverted: <sha> <reason>`` — once it lands the ledger shows REVERTED.
+"""
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+from bot.git.bisect import bisect, landed_commits, perf_test
+from bot.github.common import issue_once, split_repo
+from bot.l2 import detection as l2
+from bot.l2 import store as l2_store
+from bot.l2.report import Evidence, backout_message, plot_svg, render_backout_pr, render_issue, upstream_sha_of
+from bot.sync.prs import open_or_update_pr
+from bot.validation.gate_inputs import base_tip
+
+EVIDENCE_BRANCH = "forksync-evidence"
+BOT_IDENTITY = {"GIT_AUTHOR_NAME": "forksync[bot]", "GIT_AUTHOR_EMAIL": "forksync[bot]@users.noreply.github.com",
+                "GIT_COMMITTER_NAME": "forksync[bot]", "GIT_COMMITTER_EMAIL": "forksync[bot]@users.noreply.github.com"}
+
+
+def l2_due(last_run_at: float | None, tip_measured: bool, now: float, interval_s: int = 86_400) -> bool:
+    """An L2 run is due when the trunk tip has no points yet and ``interval_s`` passed (or never ran)."""
+    return not tip_measured and (last_run_at is None or now - last_run_at >= interval_s)
+
+
+def regression_window(points: list, change: l2.ChangePoint) -> tuple[str, str]:
+    """(last-good sha, first-bad sha) around an alerting change point of a series."""
+    return points[change.index - 1].sha, points[change.index].sha
+
+
+async def l2_tick(ctx, full: str, *, now: float, interval_s: int = 86_400) -> list[str]:
+    """Measure the trunk tip when due, then investigate new alerting regressions. Returns notes."""
+    l2_store.ensure(ctx.store)
+    v = ctx.validation
+    tr = await v.trusted(ctx, full)
+    suites = [s for s in tr.suites if s.level == "L2"]
+    if not suites:
+        return []
+    tip = await base_tip(ctx.gh, full, tr.default_branch)
+    mirror = await v.local.fetch(full, tip)
+    runs = l2_store.runs(ctx.store, full)
+    measured = any(r["sha"] == tip for r in runs)
+    notes = []
+    if l2_due(runs[0]["time"] if runs else None, measured, now, interval_s):
+        seq = int(_git(mirror, "rev-list", "--count", "--first-parent", tip))
+        for s in suites:
+            for plat in s.platforms:
+                result = await v.local.run(full, tip, s, plat, tr.text)
+                n = l2_store.record_result(ctx.store, result, seq, time=int(now))
+                notes.append(f"L2 {s.name}@{plat} on {tip[:12]}: {result.verdict}, {n} point(s)")
+        l2_store.record_run(ctx.store, full, tip, seq, now)
+    notes += await investigate(ctx, v, full, tr, suites, mirror, now=now)
+    return notes
+
+
+async def investigate(ctx, v, full: str, tr, suites, mirror: Path, *, now: float) -> list[str]:
+    """Every series' newest alerting regression, once: confirm → bisect → issue → back-out PR."""
+    notes = []
+    for key in l2_store.series_keys(ctx.store):
+        benchmark, impl, metric, shape, dtype, platform, unit = key
+        pts = l2_store.load_series(ctx.store, benchmark, impl, metric, shape, dtype, platform)
+        sk = l2_store.series_key(benchmark, impl, shape, dtype, platform, unit)
+        alerts = l2.alerts([p.value for p in pts], sk.higher_is_better)
+        if not alerts:
+            continue
+        cp = alerts[-1]
+        good, bad = regression_window(pts, cp)
+        rkey = f"{full}:{sk}:{bad}"
+        if l2_store.regression_known(ctx.store, rkey):
+            continue
+        candidates = [s for s in suites if platform in s.platforms] or list(suites)
+        chosen: list = []          # the suite that produces this series, found on the first measurement
+
+        def measure(sha: str, _key=(benchmark, impl, metric, shape, dtype), _plat=platform) -> list[float]:
+            for s in (chosen or candidates):
+                res = v.local.run_sync(mirror, sha, s, _plat, tr.text)
+                for b in res.benchmarks:
+                    if (b.benchmark, b.impl, b.metric, b.shape, b.dtype) == _key and b.ok:
+                        chosen[:] = [s]
+                        return l2_store._repeats_in_unit(b) or [float(b.value)]     # noqa: SLF001
+            return []
+
+        ev, status = await asyncio.to_thread(_confirm_and_bisect, mirror, sk, pts, cp, good, bad, measure,
+                                             lambda: (chosen or candidates)[0])
+        row = {"key": rkey, "repo": full, "series": str(sk), "good": good, "bad": bad, "status": status,
+               "culprit": (ev.bisect.culprit or "") if ev else "", "issue": 0, "backout_pr": 0, "time": now}
+        if ev is not None:
+            ev = await _attach_plot(ctx.gh, full, ev, rkey)
+            culprit = ev.bisect.culprit
+            title = (f"forksync: L2 regression {cp.rel_shift:+.1%} on {sk}"
+                     + (f" — culprit {culprit[:12]}" if culprit and ev.bisect.verified else ""))
+            row["issue"] = await issue_once(ctx.gh, full, title, render_issue(ev))
+            notes.append(f"L2 regression on {sk}: issue #{row['issue']}")
+            if culprit and ev.bisect.verified and ev.upstream_sha:
+                row["backout_pr"] = await open_backout(ctx, v, full, tr.default_branch, mirror, ev, row["issue"])
+                notes.append(f"back-out PR #{row['backout_pr']} for {culprit[:12]}")
+        else:
+            notes.append(f"L2 change on {sk} at {bad[:12]}: {status}")
+        l2_store.save_regression(ctx.store, row)
+    return notes
+
+
+def _git(repo: Path, *args: str, env: dict | None = None, cwd: str | None = None) -> str:
+    p = subprocess.run(["git", *(["-C", cwd] if cwd else [f"--git-dir={repo}"]), *args], capture_output=True,
+                       text=True, env={**os.environ, **(env or {})})
+    if p.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args[:2])} failed: {p.stderr.strip()[:300]}")
+    return p.stdout.strip()
+
+
+def _confirm_and_bisect(mirror: Path, sk, pts, cp, good: str, bad: str, measure, suite_of):
+    """Blocking: confirmation re-run, then bisection over the landed commits. ``(Evidence|None, status)``."""
+    good_s, bad_s = measure(good), measure(bad)
+    if not good_s or not bad_s:
+        return None, "not confirmed: no measurement on last-good or first-bad"
+    conf = l2.confirm(good_s, bad_s, sk.higher_is_better, sigma=cp.sigma)
+    if not conf.confirmed:
+        return None, f"not confirmed: {conf.reason}"
+    cands = landed_commits(str(mirror), good, bad)
+    result = bisect(cands, good, perf_test(measure, good_s, bad_s, sk.higher_is_better),
+                    parent_of=lambda s: _git(mirror, "rev-parse", f"{s}^"))
+    subject, up = "", None
+    if result.culprit:
+        msg = _git(mirror, "log", "-1", "--format=%B", result.culprit)
+        subject, up = msg.splitlines()[0] if msg else "", upstream_sha_of(msg)
+    ev = Evidence(title=f"L2 regression on {sk}", key=sk, values=tuple(p.value for p in pts),
+                  shas=tuple(p.sha for p in pts), change=cp, confirmation=conf, bisect=result,
+                  culprit_subject=subject, upstream_sha=up, command=suite_of().command)
+    return ev, "bisected" if result.culprit else "suspects"
+
+
+async def _attach_plot(gh, full: str, ev, key: str):
+    """Commit the series plot (SVG) to the ``forksync-evidence`` branch (Git Data API) and point
+    the evidence at it. Returns the evidence with ``plot_path`` set."""
+    import hashlib
+    from dataclasses import replace
+
+
+    rv = split_repo(full)
+    svg = plot_svg(ev.values, ev.change.index if ev.change else None, ev.title, ev.key.unit if ev.key else "")
+    path = f"l2/{hashlib.sha1(key.encode()).hexdigest()[:12]}.svg"
+    parent = None
+    try:
+        ref = await gh.getitem("/repos/{owner}/{repo}/git/ref/{ref}", {**rv, "ref": f"heads/{EVIDENCE_BRANCH}"})
+        parent = ref["object"]["sha"]
+    except Exception:  # noqa: BLE001 - no evidence branch yet
+        parent = None
+    blob = await gh.post("/repos/{owner}/{repo}/git/blobs", rv,
+                         data={"content": base64.b64encode(svg.encode()).decode(), "encoding": "base64"})
+    tree_body = {"tree": [{"path": path, "mode": "100644", "type": "blob", "sha": blob["sha"]}]}
+    if parent:
+        pc = await gh.getitem("/repos/{owner}/{repo}/git/commits/{commit_sha}", {**rv, "commit_sha": parent})
+        tree_body["base_tree"] = pc["tree"]["sha"]
+    tree = await gh.post("/repos/{owner}/{repo}/git/trees", rv, data=tree_body)
+    commit = await gh.post("/repos/{owner}/{repo}/git/commits", rv, data={
+        "message": f"Evidence plot for {ev.title}", "tree": tree["sha"], "parents": [parent] if parent else []})
+    if parent:
+        await gh.patch("/repos/{owner}/{repo}/git/refs/{ref}", {**rv, "ref": f"heads/{EVIDENCE_BRANCH}"},
+                       data={"sha": commit["sha"]})
+    else:
+        await gh.post("/repos/{owner}/{repo}/git/refs", rv, data={"ref": f"refs/heads/{EVIDENCE_BRANCH}",
+                                                                  "sha": commit["sha"]})
+    repo = await gh.getitem("/repos/{owner}/{repo}", rv)
+    return replace(ev, plot_path=f"{repo['html_url']}/blob/{commit['sha']}/{path}?raw=true")
+
+
+async def open_backout(ctx, v, full: str, default_branch: str, mirror: Path, ev, issue: int) -> int:
+    """Revert the culprit on top of trunk in a worktree of the mirror, commit with
+    :func:`bot.l2.report.backout_message` (``Upstream-Reverted: …``), push
+    ``forksync/backout-<sha12>`` and open the PR (``templates/prs/backout.md.j2``). Returns its number."""
+    culprit = ev.bisect.culprit
+    branch = f"forksync/backout-{culprit[:12]}"
+    tip = await v.local.fetch(full) and _git(mirror, "rev-parse", f"refs/heads/{default_branch}")
+    url, secrets = await v._remote_url(full)     # noqa: SLF001
+
+    def build() -> None:
+        with tempfile.TemporaryDirectory(prefix="forksync-backout-") as tmp:
+            wt = str(Path(tmp) / "wt")
+            _git(mirror, "worktree", "add", "--detach", "--quiet", wt, tip)
+            try:
+                p = subprocess.run(["git", "-C", wt, "revert", "--no-commit", culprit], capture_output=True, text=True,
+                                   env={**os.environ, **BOT_IDENTITY})
+                if p.returncode != 0:
+                    raise RuntimeError(f"git revert of {culprit[:12]} does not apply on trunk: {p.stderr.strip()[:300]}")
+                _git(mirror, "commit", "-q", "-m", backout_message(ev), cwd=wt, env=BOT_IDENTITY)
+                p = subprocess.run(["git", "-C", wt, "push", "-q", url, f"HEAD:refs/heads/{branch}"],
+                                   capture_output=True, text=True)
+                if p.returncode != 0:
+                    err = p.stderr
+                    for s in secrets:
+                        err = err.replace(s, "***")
+                    raise RuntimeError(f"push of {branch} failed: {err.strip()[:300]}")
+            finally:
+                _git(mirror, "worktree", "remove", "--force", wt)
+
+    await asyncio.to_thread(build)
+    title = f'Back out "{ev.culprit_subject or culprit[:12]}" (L2 regression)'
+    pr, _ = await open_or_update_pr(ctx.gh, full, branch=branch, base=default_branch, title=title,
+                                    body=render_backout_pr(ev, issue), labels=[])
+    return int(pr["number"])

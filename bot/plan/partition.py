@@ -1,0 +1,274 @@
+"""The risk partition: pending upstream commits → low-risk bundles and risky chains (pure core).
+
+Input is plain data (``CommitInfo`` in upstream order, open ``InFlightBranch``es, config areas);
+git enters only through two injected callables:
+
+* a :class:`PickPredictor` (``bot/plan/predict.py``: an in-memory 3-way merge) that says whether a
+  commit would cherry-pick cleanly onto the fork tip *plus the plan's earlier clean bundle picks*,
+  and is told to :meth:`~PickPredictor.advance` when a clean pick joins a bundle;
+* a :data:`SymbolSource` (``bot/plan/symbols.py``) that names the symbols a commit touches in one file,
+  asked only where the answer changes the plan: files a commit shares with an open chain, and —
+  for divergent-area symbol patterns — files the fork diverges on (``fork_paths``).
+
+The walk (docs/plan.md has the full rules and their sources, issue 2 item 6): each commit's pick
+is predicted on the running tree, then
+
+1. a commit that conflicts in a file an open risky chain changes (a chain of this plan or an open
+   ``forksync/chain-*`` branch) *follows* it; one that touches the same symbols as an open chain
+   (unknown symbols: the same file), or a ``divergent`` area's path, is *strongly* linked to it.
+   A linked commit joins a chain that lands after all its links and holds fewer than
+   ``chain_size_cap`` commits — the strongly linked chain itself, else a chain whose own running
+   tree takes the pick cleanly, else the newest stacked chain — or starts a *stacked* chain whose
+   ``Unit.depends_on`` names them (bot/plan/chains.py). Chains are never merged.
+2. Otherwise: *clean* → the current bundle (a new one at ``bundle_size_cap``), unless a divergent
+   area's symbol pattern matches in a file the fork diverges on (then a chain); *conflict* → a new
+   chain listing the conflicted files; *empty* → a NO_OP candidate (``Plan.no_ops``); *unknown*
+   (objects missing) → a chain, so a person looks at it.
+
+Unit ids are ``bundle-<sha[:12]>`` / ``chain-<sha[:12]>`` of the unit's first upstream commit; a
+commit that continues an open ``forksync/chain-*`` branch lands in a unit carrying *that branch's*
+id (apply then appends to the branch). The same input always gives the same plan.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable, Mapping, Protocol, Sequence
+
+from bot.model import CommitInfo, InFlightBranch, Plan, PlanItem, Unit
+from bot.plan.chains import (Chain, Chains, SymbolSource, commit_overlap, divergent_path_hits,  # noqa: F401
+                             divergent_symbol_hits, expand, files_text, short)
+
+NO_OP_NOTE = "NO_OP candidate"
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """What a cherry-pick of one commit onto the running tree would give.
+
+    ``outcome``: ``clean`` | ``conflict`` | ``empty`` (the pick changes nothing: already
+    satisfied) | ``unknown`` (could not be computed, ``detail`` says why, e.g. missing objects).
+    ``conflicts`` are the conflicted paths (sorted); ``result_tree`` the tree id after a clean pick.
+    """
+
+    outcome: str
+    conflicts: tuple[str, ...] = ()
+    result_tree: str | None = None
+    detail: str = ""
+
+
+class PickPredictor(Protocol):
+    def predict(self, commit: CommitInfo) -> Prediction: ...
+
+    def advance(self, commit: CommitInfo, prediction: Prediction) -> None: ...
+
+
+def unit_id(kind: str, first_sha: str) -> str:
+    """The stable id of a unit: ``<kind>-<first upstream sha[:12]>``."""
+    return f"{kind}-{first_sha[:12]}"
+
+
+def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
+               areas: Sequence = (), bundle_size_cap: int = 50,
+               in_flight: Sequence[InFlightBranch] = (),
+               commit_lookup: Mapping[str, CommitInfo] | None = None,
+               symbols: SymbolSource | None = None,
+               base: str | None = None, as_of: int | None = None,
+               progress: Callable[[int, int], None] | None = None,
+               chain_size_cap: int = 25, fork_paths: Iterable[str] | None = None,
+               lookahead: int = 16) -> Plan:
+    """Partition ``pending`` (PENDING upstream commits, oldest first) into bundles and chains.
+
+    ``areas``: config :class:`~bot.config.forksync.Area` objects (``divergent`` ones force chains; all
+    name ``Unit.areas``). ``in_flight``: open forksync branches; their commits must already be
+    left out of ``pending`` (they are IN_FLIGHT), their footprint (the ``CommitInfo`` of their
+    upstream shas from ``commit_lookup``, else ``InFlightBranch.paths`` at file level) makes
+    later overlapping commits risky. ``bundle_size_cap``, ``chain_size_cap`` ≥ 1 (commits per
+    unit; a full chain is continued by a *stacked* chain, ``Unit.depends_on``). ``fork_paths``:
+    the files the fork changed since the merge base — divergent-area *symbol* patterns are checked
+    only there (None: everywhere). ``predictor.predict_on(commit, tree)``, when the predictor has
+    it, predicts chain items on the chain's own running tree. ``predictor.hint(commits)``, when
+    the predictor has it, is told before each commit the next ``lookahead`` pending commits (a
+    helper process may merge them ahead of time, ``bot/plan/helper.py``; the plan never depends
+    on it; 0: no hints). Returns a :class:`~bot.model.Plan`
+    whose units come in upstream order of their first commit; NO_OP candidates are in
+    ``Plan.no_ops``. Raises ``ValueError`` when a pending commit is also on an in-flight branch.
+    """
+    if bundle_size_cap < 1:
+        raise ValueError("bundle_size_cap must be at least 1")
+    if chain_size_cap < 1:
+        raise ValueError("chain_size_cap must be at least 1")
+    lookup = dict(commit_lookup or {})
+    index = {c.sha: i for i, c in enumerate(pending)}
+    scope = frozenset(fork_paths) if fork_paths is not None else None
+    chains = Chains(chain_size_cap, getattr(predictor, "predict_on", None))
+    notes: list[str] = []
+    no_ops: list[PlanItem] = []
+
+    # open forksync branches: bundles and chains both make overlapping commits risky
+    in_flight_shas: set[str] = set()
+    for n, br in enumerate(sorted(in_flight, key=lambda b: b.name)):
+        ch = chains.new(br.unit_id, -len(in_flight) + n, in_flight=br)
+        known = []
+        for u in br.upstream_shas:
+            full = expand(u, lookup)
+            in_flight_shas.add(full or u)
+            if full and full in lookup:
+                known.append(lookup[full])
+        for c in known:
+            ch.add(c, None)
+        covered = set(ch.by_path)
+        ch.paths_only = frozenset(p for p in br.paths if p not in covered) if not known else frozenset()
+    dup = [c.sha for c in pending if c.sha in in_flight_shas]
+    if dup:
+        raise ValueError(f"commit {dup[0]} is both PENDING and on an open forksync branch; "
+                         "in-flight commits must be left out of the pending set")
+
+    glob_memo: dict[tuple[str, str], bool] = {}
+    bundles: list[list[PlanItem]] = []
+    bundle_commits: list[list[CommitInfo]] = []
+    picked_clean = 0
+    total = len(pending)
+    hint_merges = getattr(predictor, "hint", None) if lookahead > 0 else None
+    for i, c in enumerate(pending):
+        if progress:
+            progress(i, total)
+        if hint_merges is not None:     # a forecast for a helper process: it never changes the plan
+            hint_merges(pending[i:i + lookahead])
+        pred = predictor.predict(c)
+        clean_tree = pred.result_tree if pred.outcome == "clean" else None
+        div = divergent_path_hits(c, areas, glob_memo)
+        sharing = chains.sharing(c)
+        links: list[tuple[Chain, str]] = []
+        strong: set[str] = set()
+        prefix, conflicts, is_strong = "", (), None
+        if pred.outcome == "conflict" and sharing:
+            # it conflicts where an open chain changed the file: it lands after that chain (the
+            # running tree lacks it); a symbol shared in the conflicted files makes the link strong
+            for ch in sorted(sharing, key=lambda ch: (ch.in_flight is None, ch.order)):
+                where = next((p for p in pred.conflicts if ch.changes(p)), None)
+                if where is None or not ch.extendable:     # an open bundle merges on its own: no follow link
+                    continue
+                links.append((ch, f"follows {ch.label}, which changes {where}"))
+            if links:   # a symbol shared in the conflicted files makes a follow link strong (asked lazily)
+                is_strong = lambda ch, c=c, only=pred.conflicts: bool(commit_overlap(c, ch, symbols, only=only))  # noqa: E731
+                prefix = f"predicted cherry-pick conflicts in {files_text(pred.conflicts)}; "
+                conflicts = pred.conflicts
+        if not links:
+            for ch in sorted(sharing, key=lambda ch: (ch.in_flight is None, ch.order)):
+                why = commit_overlap(c, ch, symbols)
+                if why:
+                    links.append((ch, f"touches {why} of {ch.label}"))
+                    strong.add(ch.id)
+        links += (area_links := _area_links(chains, div, links))
+        strong |= {ch.id for ch, _ in area_links}
+        if not links and not div and pred.outcome == "clean":
+            # an otherwise bundled pick: divergent-area symbol patterns, in the files the fork diverges on
+            div = divergent_symbol_hits(c, areas, symbols, scope)
+            links = _area_links(chains, div, [])
+            strong = {ch.id for ch, _ in links}
+        if links:
+            target = chains.place(c, links, strong, prefix, conflicts, unit_id("chain", c.sha), index[c.sha],
+                                  clean_tree, is_strong)
+            target.areas.update(a for a, _ in div)
+            continue
+        if div:
+            area, what = div[0]
+            ch = chains.new(unit_id("chain", c.sha), index[c.sha], tree=clean_tree)
+            ch.add(c, PlanItem(c.sha, f"touches divergent area {area!r}: {what}"))
+            ch.areas.update(a for a, _ in div)
+            continue
+        if pred.outcome == "clean":
+            if not bundles or len(bundles[-1]) >= bundle_size_cap:
+                bundles.append([])
+                bundle_commits.append([])
+            where = f"fork tip + {picked_clean} earlier bundle pick{'s' if picked_clean != 1 else ''}"
+            detail = f" ({pred.detail})" if pred.detail else ""
+            bundles[-1].append(PlanItem(c.sha, f"predicted clean pick onto the {where}{detail}"))
+            bundle_commits[-1].append(c)
+            predictor.advance(c, pred)
+            picked_clean += 1
+        elif pred.outcome == "empty":
+            no_ops.append(PlanItem(c.sha, f"its pick would be empty on the fork tip + {picked_clean} "
+                                          f"earlier bundle picks (already satisfied); record it as NO_OP"))
+        elif pred.outcome == "conflict":
+            ch = chains.new(unit_id("chain", c.sha), index[c.sha])
+            ch.add(c, PlanItem(c.sha, f"predicted cherry-pick conflicts in {files_text(pred.conflicts)}",
+                               pred.conflicts))
+        else:
+            ch = chains.new(unit_id("chain", c.sha), index[c.sha])
+            ch.add(c, PlanItem(c.sha, f"pick cannot be predicted ({pred.detail or 'unknown'}); a person checks it"))
+    if progress:
+        progress(total, total)
+
+    units: list[tuple[int, Unit]] = []
+    for n, (items, commits) in enumerate(zip(bundles, bundle_commits), 1):
+        paths = sorted({p for c in commits for p in c.paths})
+        units.append((index[items[0].sha], Unit(
+            id=unit_id("bundle", items[0].sha), kind="bundle", items=tuple(items),
+            areas=_areas_of(areas, paths, glob_memo),
+            reason=f"bundle {n} of {len(bundles)}: {len(items)} commit{'s' if len(items) != 1 else ''} "
+                   f"predicted to pick cleanly in order (cap {bundle_size_cap})")))
+    for ch in chains.all:
+        if not ch.items:
+            continue
+        paths = sorted({p for c in ch.commits for p in c.paths})
+        area_names = tuple(sorted(set(_areas_of(areas, paths, glob_memo)) | ch.areas))
+        if ch.in_flight:
+            reason = f"continues forksync/{ch.id} (in flight, {len(ch.in_flight.upstream_shas)} commits on it)"
+        else:
+            reason = ch.items[0].reason
+        if ch.notes:
+            reason += "; " + "; ".join(ch.notes)
+        units.append((index[ch.items[0].sha], Unit(id=ch.id, kind="chain", items=tuple(ch.items),
+                                                   areas=area_names, reason=reason, depends_on=ch.deps)))
+    units.sort(key=lambda t: t[0])
+    return Plan(units=tuple(u for _, u in units), notes=tuple(notes), as_of=as_of, base=base,
+                no_ops=tuple(no_ops))
+
+
+def _area_links(chains: Chains, div: list[tuple[str, str]], have: list[tuple[Chain, str]]) -> list[tuple[Chain, str]]:
+    """Links to the newest chain of each divergent area ``div`` names (not already in ``have``)."""
+    out: list[tuple[Chain, str]] = []
+    for area, what in div:
+        tail = chains.area_tail(area)
+        if tail is not None and all(tail is not ch for ch, _ in have + out):
+            out.append((tail, f"touches divergent area {area!r}: {what} of {tail.label}"))
+    return out
+
+
+def _areas_of(areas: Sequence, paths: Iterable[str], memo: dict | None = None) -> tuple[str, ...]:
+    """The names of ``areas`` whose globs match one of ``paths``; ``memo`` caches
+    ``(area name, path) -> bool`` (shared with :func:`divergent_path_hits`)."""
+    paths = list(paths)
+    if memo is None:
+        return tuple(a.name for a in areas if any(a.matches_path(p) for p in paths))
+    out = []
+    for a in areas:
+        for p in paths:
+            k = (a.name, p)
+            if k not in memo:
+                memo[k] = a.matches_path(p)
+            if memo[k]:
+                out.append(a.name)
+                break
+    return tuple(out)
+
+
+def no_op_candidates(plan: Plan) -> list[tuple[str, str]]:
+    """``[(sha, reason)]`` of the plan's NO_OP candidates (``Plan.no_ops``; plans made before that
+    field listed them in ``plan.notes`` as ``NO_OP candidate <sha>: <reason>``, also read)."""
+    out = [(i.sha, i.reason) for i in plan.no_ops]
+    for n in plan.notes:
+        if n.startswith(NO_OP_NOTE + " "):
+            sha, _, why = n[len(NO_OP_NOTE) + 1:].partition(": ")
+            out.append((sha, why))
+    return out
+
+
+def find_unit(plan: Plan, unit: str) -> Unit | None:
+    """The unit with id ``unit`` (or a unique unit whose id starts with it, e.g. ``chain-1a2b``)."""
+    for u in plan.units:
+        if u.id == unit:
+            return u
+    found = [u for u in plan.units if u.id.startswith(unit)]
+    return found[0] if len(found) == 1 else None

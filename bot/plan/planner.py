@@ -1,0 +1,97 @@
+"""Planning orchestration: a loaded :class:`~bot.sync.ingest.SyncState` → a :class:`~bot.model.Plan`.
+
+Wires the edges to the pure partition (``bot/plan/partition.py``): the PENDING commits from the ledger, the
+open ``forksync/*`` branches, a :class:`~bot.plan.predict.MergePredictor` on a scratch repository in
+``cache_dir`` (rename detection per config), and a lazy :class:`~bot.plan.symbols.SymbolIndex`.
+Used by ``forksync plan`` / ``forksync apply`` and by ``bench/bench_plan.py``.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import pygit2
+
+from bot.model import CommitInfo, Disposition, Plan
+from bot.plan.partition import build_plan
+from bot.plan.predict import MergePredictor, scratch_repo
+from bot.store import Store
+from bot.plan.symbol_index import SymbolIndex
+from bot.plan.helper import PlanHelper
+
+
+@dataclass
+class PlanRun:
+    """A plan and how it was made: ``pending`` (the commits walked, upstream order), ``merges``
+    (3-way merges computed), ``cache_hits`` (predictions read from the cache), ``parsed_files``
+    (files whose symbols were computed), ``seconds`` (planning only, after the ledger)."""
+
+    plan: Plan
+    pending: list[CommitInfo]
+    merges: int = 0
+    cache_hits: int = 0
+    parsed_files: int = 0
+    seconds: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+
+def pending_commits(state) -> list[CommitInfo]:
+    """The PENDING upstream commits of ``state``'s ledger, oldest first."""
+    return [state.upstream[e.sha] for e in state.ledger.entries if e.disposition is Disposition.PENDING]
+
+
+def fork_paths(repo: pygit2.Repository, merge_base: str | None, fork_tip: str) -> frozenset[str] | None:
+    """The files the fork changed since the merge base (one tree diff, no blob reads; old and new
+    paths of renames): where the fork's own code can differ from upstream's. None when there is
+    no merge base (then every file counts)."""
+    if not merge_base:
+        return None
+    old = repo[merge_base].peel(pygit2.Commit).tree
+    new = repo[fork_tip].peel(pygit2.Commit).tree
+    out: set[str] = set()
+    for d in old.diff_to_tree(new).deltas:
+        out.add(d.old_file.path)
+        out.add(d.new_file.path)
+    return frozenset(out)
+
+
+def plan_state(state, *, store: Store | None = None, progress: Callable[[int, int], None] | None = None,
+               predictor: MergePredictor | None = None, workers: int = 2, helper_min: int = 64) -> PlanRun:
+    """Plan the PENDING commits of ``state`` against its fork tip.
+
+    ``store``: persists predictions (a warm re-plan is lookups only); None keeps them in memory.
+    ``predictor``: to reuse one (benchmarks); by default a new one on ``cache_dir``'s scratch repo.
+    ``workers``: 2 or more runs a helper process (``bot/plan/helper.py``) that merges the next
+    pending commits while this process computes symbols (without rename detection only; with a
+    given ``predictor`` never, nor for fewer than ``helper_min`` pending commits: its start-up,
+    ≈ 0.5 s, would not pay back); 1 does everything here. The plan is the same either way.
+    """
+    cfg = state.config
+    t0 = time.perf_counter()
+    pending = pending_commits(state)
+    carried = {u for b in state.in_flight for u in b.upstream_shas}
+    if carried:   # the ledger marks these IN_FLIGHT; guard against an abbreviated trailer it missed
+        pending = [c for c in pending if not any(c.sha.startswith(u) for u in carried)]
+    repo = scratch_repo(state.git_dir, cfg.cache_dir)
+    pred = predictor or MergePredictor(repo, state.fork_tip, rename_detection=cfg.rename_detection, store=store)
+    symbols = SymbolIndex(repo, store=store)
+    helper = PlanHelper(repo.path) if workers > 1 and predictor is None and len(pending) >= helper_min else None
+    if helper is not None:
+        pred.use_helper(helper)
+        if pending and pred.hint_worthwhile(pending[0]):
+            helper.start()
+    try:
+        plan = build_plan(pending, predictor=pred, areas=cfg.areas, bundle_size_cap=cfg.bundle_size_cap,
+                          chain_size_cap=cfg.chain_size_cap,
+                          fork_paths=fork_paths(repo, state.merge_base, state.fork_tip),
+                          in_flight=state.in_flight, commit_lookup=state.upstream, symbols=symbols,
+                          base=state.fork_tip, as_of=state.as_of, progress=progress)
+    finally:
+        if helper is not None:
+            helper.close()
+    pred.flush()
+    symbols.flush()
+    return PlanRun(plan, pending, merges=pred.merges, cache_hits=pred.cache_hits,
+                   parsed_files=symbols.parsed_files, seconds=time.perf_counter() - t0,
+                   extra={"helper": helper.stats() if helper else None, "helper_merges": pred.helper_merges})

@@ -1,0 +1,302 @@
+"""Symbols per ``(commit, path)`` (edge): blobs through pygit2, trees through tree-sitter, cached.
+
+The pure extraction lives in ``bot/plan/symbols.py``; this module adds reading, a parse cache with
+incremental re-parsing, and the store-backed result cache (table ``plan_symbols``).
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections import OrderedDict
+from functools import lru_cache
+
+from bot.model import CommitInfo, FileChange
+from bot.store import table
+from bot.plan.symbols import language_for, parser_for, reparse, symbols_of_change
+
+#: bump when symbol extraction changes meaning (cached rows of other versions are ignored)
+SYMBOLS_VERSION = 1
+SYMBOLS_TABLE = table("plan_symbols", {"key": str, "version": int, "symbols": str}, pk="key")
+
+
+class SymbolIndex:
+    """Symbols per ``(commit, path)`` read through a pygit2 repository, cached in memory and,
+    given a :class:`~bot.store.Store`, in its ``plan_symbols`` table (immutable per commit).
+
+    ``repo`` must hold the commits' objects. Missing blobs (partial snapshots) give None for that
+    file (the planner then works at file level), never an exception."""
+
+    store_empty = False     # True: the store held no symbols when this index opened (skip lookups)
+
+    def __init__(self, repo, tree_cache_size: int = 64, store=None):
+        self.repo = repo
+        self.store = store
+        if store is not None:
+            store.migrate()
+            if not any(store.db.query("select 1 from plan_symbols where version = ? limit 1", [SYMBOLS_VERSION])):
+                self.store_empty = True   # a cold cache: rows are only written (by flush), never read
+        self._cache: dict[tuple[str, str], frozenset[str] | None] = {}
+        self._pending: list[dict] = []          # rows not yet written to the store (see flush)
+        self._trees: OrderedDict[tuple, tuple[bytes, object]] = OrderedDict()
+        self._blobs: OrderedDict[object, bytes | None] = OrderedDict()   # blob id -> text
+        self._commit_trees: dict[str, object] = {}    # commit sha -> its tree (a lookup costs ~0.1 ms)
+        self._tree_cache_size = tree_cache_size
+        self.parsed_files = 0        # file changes whose symbols were computed
+        self.parses = 0              # tree-sitter parses run (a blob parsed once serves both sides)
+        self.incremental_parses = 0  # of which incremental (from another version of the file)
+        self.incremental = True
+        self._last: dict[tuple[str, str], tuple[bytes, object]] = {}
+        self._near: dict[tuple[str, str], list[tuple[float, bytes, object]]] = {}   # recent versions, by time
+
+    def _parse(self, src: bytes, lang: str, path: str | None = None, when: float | None = None):
+        """A parsed tree's root for ``src``: from a small LRU keyed by content (the old side of
+        one commit is usually the new side of the previous commit to that file), else parsed
+        *incrementally* from another version of ``path`` (tree-sitter reuses every subtree the
+        edits between the two versions leave alone) — of the last few parsed, the one nearest in
+        time to ``when`` (a commit time: a share check walks back and forth between a new commit
+        and older chain commits; nearer versions differ less), else the last parsed — else
+        parsed afresh. Any base gives the same tree; only the cost differs."""
+        key = (len(src), hash(src), lang)
+        hit = self._trees.get(key)
+        tree = hit[1] if hit is not None and hit[0] == src else None   # same bytes, not just the same hash
+        if tree is not None:
+            self._trees.move_to_end(key)
+        else:
+            last = self._last.get((path, lang)) if path else None
+            near = self._near.get((path, lang)) if when is not None and path else None
+            if near:
+                last = min(near, key=lambda v: abs(v[0] - when))[1:]
+            if last is not None and self.incremental:
+                tree = reparse(parser_for(lang), last[0], last[1], src)
+                self.incremental_parses += 1
+            else:
+                tree = parser_for(lang).parse(src)
+            self.parses += 1
+            self._trees[key] = (src, tree)
+            if len(self._trees) > self._tree_cache_size:
+                self._trees.popitem(last=False)
+        if path:
+            self._last[(path, lang)] = (src, tree)
+            if when is not None:
+                near = self._near.setdefault((path, lang), [])
+                if all(v[1] is not src for v in near):
+                    near.append((when, src, tree))
+                    if len(near) > 6:
+                        near.pop(0)
+        return tree.root_node
+
+    def _blob(self, commit_sha: str, path: str) -> bytes | None:
+        """The text of ``path`` at ``commit_sha`` (None when absent or unreadable). Texts are
+        cached by blob id (a commit's old side is an earlier commit's new side): the same bytes
+        object then also hits the parse cache without hashing the text again."""
+        try:
+            tree = self._commit_trees.get(commit_sha)
+            if tree is None:
+                tree = self._commit_trees[commit_sha] = self.repo.get(commit_sha).tree
+            oid = tree[path].id
+        except (KeyError, AttributeError, ValueError):
+            return None
+        except Exception:   # pygit2.GitError for missing objects
+            return None
+        if oid in self._blobs:
+            self._blobs.move_to_end(oid)
+            return self._blobs[oid]
+        try:
+            data = self.repo[oid].data
+        except (KeyError, AttributeError, ValueError):
+            data = None
+        except Exception:   # pygit2.GitError for a missing blob
+            data = None
+        self._blobs[oid] = data
+        if len(self._blobs) > self._tree_cache_size:
+            self._blobs.popitem(last=False)
+        return data
+
+    def may_match(self, commit: CommitInfo, path: str, patterns) -> bool:
+        """False only when no symbol ``commit`` touches in ``path`` can match any regex of
+        ``patterns`` (a cheap, exact pre-check before a parse, used for divergent-area symbol
+        patterns). Sound for patterns that can match word characters only (literals, ``\\d``,
+        ``\\w``, groups, alternations, quantifiers, ``^``/``$``/``\\b`` anchors): a match then
+        lies inside one component of the qualified name, and every component is a substring of
+        the old or new text of the file (or ``<anonymous>`` / ``<top-level>``); the pattern with its
+        anchors removed must then match that text. Other patterns, unsupported languages, missing
+        blobs or non-UTF-8 text: True (ask the parser)."""
+        relaxed = _relaxed_any(tuple(patterns))
+        if relaxed is None or self._known(commit.sha, path):
+            return True             # (known symbols: a lookup is cheaper than the pre-check)
+        if relaxed is False:
+            return False
+        fc = next((f for f in commit.files if path in f.paths), None)
+        if fc is None or language_for(fc.path) is None:
+            return True
+        texts = ["<anonymous>\n<top-level>"]
+        for sha, pth, absent in ((commit.parents[0] if commit.parents else None, fc.old_path or fc.path, fc.status == "A"),
+                                 (commit.sha, fc.path, fc.status == "D")):
+            if absent or sha is None:
+                continue
+            data = self._blob(sha, pth)
+            if data is None:
+                return True
+            try:
+                texts.append(data.decode("utf-8"))
+            except UnicodeDecodeError:
+                return True
+        return any(_search_any(relaxed, t) for t in texts)
+
+    def _known(self, sha: str, path: str) -> bool:
+        """Whether the symbols of ``(sha, path)`` are cached (memory or store); loads a store row."""
+        if (sha, path) in self._cache:
+            return True
+        if self.store is None or self.store_empty:
+            return False
+        rows = list(self.store.db.query("select symbols from plan_symbols where key = ? and version = ?",
+                                        [f"{sha}:{path}", SYMBOLS_VERSION]))
+        if rows:
+            self._cache[(sha, path)] = None if rows[0]["symbols"] is None else frozenset(json.loads(rows[0]["symbols"]))
+        return bool(rows)
+
+    def file_symbols(self, commit: CommitInfo, fc: FileChange) -> frozenset[str] | None:
+        """Symbols ``fc`` of ``commit`` touches (see :func:`symbols_of_change`), or None."""
+        key = (commit.sha, fc.path)
+        if self._known(*key):                   # memory, else a store row (loaded into memory)
+            return self._cache[key]
+        old = new = None
+        if language_for(fc.path) is not None:
+            if fc.status != "A" and commit.parents:
+                old = self._blob(commit.parents[0], fc.old_path or fc.path)
+            if fc.status != "D":
+                new = self._blob(commit.sha, fc.path)
+            self.parsed_files += 1
+        when = float(commit.committer_time)
+        res = symbols_of_change(fc, old, new, parse=lambda src, lg: self._parse(
+            src, lg, fc.path, when - 0.5 if src is old else when))
+        self._cache[key] = res
+        if self.store is not None:
+            self._pending.append({"key": f"{commit.sha}:{fc.path}", "version": SYMBOLS_VERSION,
+                                  "symbols": None if res is None else json.dumps(sorted(res))})
+        return res
+
+    def prefetch(self, items, workers: int = 2, min_parallel: int = 64) -> int:
+        """Compute the symbols of many ``(commit, file change)`` pairs up front (the planner does
+        this when divergent areas have symbol patterns: every supported file is then needed).
+        Cached answers are read from the store in bulk; the rest is split by path over
+        ``workers`` forked processes (each path's versions stay in one process, in order, so
+        incremental re-parsing still applies; fewer than ``min_parallel`` pairs stay in this
+        process). Returns the number computed."""
+        todo = [(c, fc) for c, fc in items if (c.sha, fc.path) not in self._cache and language_for(fc.path)]
+        if self.store is not None and not self.store_empty and todo:
+            keys = [f"{c.sha}:{fc.path}" for c, fc in todo]
+            found = {}
+            for i in range(0, len(keys), 500):
+                chunk = keys[i:i + 500]
+                q = ",".join("?" * len(chunk))
+                for r in self.store.db.query(f"select key, symbols from plan_symbols where version = ? and key in ({q})",
+                                             [SYMBOLS_VERSION, *chunk]):
+                    found[r["key"]] = None if r["symbols"] is None else frozenset(json.loads(r["symbols"]))
+            for (c, fc), k in zip(todo, keys):
+                if k in found:
+                    self._cache[(c.sha, fc.path)] = found[k]
+            todo = [(c, fc) for c, fc in todo if (c.sha, fc.path) not in self._cache]
+        if workers <= 1 or len(todo) < min_parallel:
+            for c, fc in todo:
+                self.file_symbols(c, fc)
+            return len(todo)
+        groups: dict[str, list] = {}
+        for c, fc in todo:
+            groups.setdefault(fc.path, []).append((c, fc))
+        chunks: list[list] = [[] for _ in range(workers)]
+        for g in sorted(groups.values(), key=len, reverse=True):
+            min(chunks, key=len).extend(g)
+        import multiprocessing
+
+        try:
+            with multiprocessing.get_context("fork").Pool(workers) as pool:
+                results = pool.map(_prefetch_worker, [(self.repo.path, ch) for ch in chunks if ch])
+        except OSError:                      # no fork here: compute serially
+            for c, fc in todo:
+                self.file_symbols(c, fc)
+            return len(todo)
+        for res in results:
+            for (sha, path), syms in res:
+                self._cache[(sha, path)] = syms
+                if self.store is not None:
+                    self._pending.append({"key": f"{sha}:{path}", "version": SYMBOLS_VERSION,
+                                          "symbols": None if syms is None else json.dumps(sorted(syms))})
+        self.parsed_files += len(todo)
+        return len(todo)
+
+    def flush(self) -> None:
+        """Write the symbols computed since the last flush to the store, in one transaction (the
+        store syncs every commit to disk: one write per file would cost a disk flush each)."""
+        if self.store is None or not self._pending:
+            return
+        rows, self._pending = self._pending, []
+        with self.store.lock:
+            self.store.db["plan_symbols"].insert_all(rows, pk="key", replace=True, batch_size=500)
+
+    def __call__(self, commit: CommitInfo, path: str) -> frozenset[str] | None:
+        """``symbols(commit, path)``: the planner's symbol source interface."""
+        for fc in commit.files:
+            if path in fc.paths:
+                return self.file_symbols(commit, fc)
+        return None
+
+
+_WORD_ONLY = re.compile(r"(?:[A-Za-z0-9_|()?*+{},^$]|\\[bdw])*")
+
+
+@lru_cache(maxsize=256)
+def _relaxed(pattern: str):
+    """``pattern`` without its ``^``/``$``/``\\b`` anchors, compiled, when it can match word
+    characters only (see :meth:`SymbolIndex.may_match`); else None."""
+    body = pattern
+    flags = re.match(r"\(\?[aiLmsux]+\)", body)
+    if flags:
+        if set(flags.group(0)[2:-1]) - {"i"}:
+            return None
+        body = body[flags.end():]
+    body = body.replace("(?:", "(")
+    if not _WORD_ONLY.fullmatch(body) or body.count("(") != body.count(")"):
+        return None
+    for a in ("\\b", "^", "$"):
+        body = body.replace(a, "")
+    try:
+        return re.compile(body, re.IGNORECASE if flags else 0)
+    except re.error:
+        return None
+
+
+@lru_cache(maxsize=64)
+def _relaxed_any(patterns: tuple[str, ...]):
+    """The relaxed forms of ``patterns`` as three alternations ``(case-sensitive ones,
+    case-insensitive ones, the same lower-cased)`` (each None when empty): lower-cased ASCII text
+    is searched case-sensitively, which Python's ``re`` does several times faster than with
+    ``IGNORECASE``. False for no patterns; None when one of them has no relaxed form."""
+    cs, ci = [], []
+    for pat in patterns:
+        r = _relaxed(pat)
+        if r is None:
+            return None
+        (ci if r.flags & re.IGNORECASE else cs).append(r.pattern)
+    if not cs and not ci:
+        return False
+    join = lambda ps, flags=0: re.compile("|".join(f"(?:{p})" for p in ps), flags) if ps else None  # noqa: E731
+    return join(cs), join(ci, re.IGNORECASE), join([p.lower() for p in ci])
+
+
+def _search_any(relaxed, text: str) -> bool:
+    cs, ci, ci_low = relaxed
+    if cs is not None and cs.search(text):
+        return True
+    if ci is None:
+        return False
+    return bool(ci_low.search(text.lower()) if text.isascii() else ci.search(text))
+
+
+def _prefetch_worker(args):
+    """In a forked process: symbols for one chunk of ``(commit, file change)`` pairs."""
+    import pygit2
+
+    path, chunk = args
+    idx = SymbolIndex(pygit2.Repository(path))
+    return [((c.sha, fc.path), idx.file_symbols(c, fc)) for c, fc in chunk]

@@ -1,0 +1,262 @@
+"""The GitHub side of the agents (edge): conflict resolution on a stopped chain PR, the draft
+verdict after L1, and test-result summaries on sync PRs.
+
+It lives outside ``bot/agents/`` on purpose: that package holds no GitHub or process code at
+all (``tests/test_agents_canary.py::test_no_code_path_from_agents_to_a_merge``); this module
+calls no merge, review or ready-for-review endpoint (``tests/test_agents_github.py`` checks it).
+
+Rails that live here (the agent-side rails are in :mod:`bot.agents.conflict`):
+
+* an agent-resolved pick is pushed **fast-forward only** onto the chain branch it was replayed
+  onto (``git push`` without force: a person's push meanwhile makes it fail, nothing is lost);
+* the chain PR is opened as a **draft** carrying the agent's report in its body (section
+  ``<!-- forksync:agent-report:start/end -->``, replaced on re-runs, the rest of the body kept);
+  a PR that already existed as a non-draft gets a comment saying it must be treated as one
+  (GitHub's REST API cannot convert a PR to a draft);
+* it may leave draft only when L1 passed on its current head (:func:`bot.agents.policy.may_leave_draft`),
+  which :func:`draft_verdict` tells people; a person must approve; nothing here merges, approves
+  or marks a PR ready (tested: ``tests/test_agents_github.py``);
+* a rejected or skipped proposal pushes nothing and comments the reason once per
+  (upstream commit, chain tip) on the chain PR (hidden marker, so redeliveries repeat nothing).
+
+Every text is a template under ``templates/agents/`` (the report itself is F2's
+``conflict_report.md.j2``, sanitised by the output rails).
+"""
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from bot.agents.client import AgentClient
+from bot.agents.conflict import ConflictOutcome, resolve_pick
+from bot.agents.conflict_git import conflict_case
+from bot.agents.policy import Verdict, may_leave_draft
+from bot.agents.render import render
+from bot.agents.summary import summarize_results
+from bot.sync import store as sync_store
+from bot.git.repo import git_env
+from bot.agents.client import AgentClient as _Client
+
+__all__ = ["ChainResolution", "resolve_chain_conflict", "draft_verdict", "post_test_summary",
+           "agents_configured", "REPORT_SECTION"]
+
+
+REPORT_SECTION = "agent-report"
+_SECTION = re.compile(r"<!-- forksync:agent-report:start -->.*?<!-- forksync:agent-report:end -->\n?", re.S)
+
+
+@dataclass(frozen=True)
+class ChainResolution:
+    """What :func:`resolve_chain_conflict` did. ``status``: ``clean`` (the pick no longer
+    conflicts), ``off`` (agents not configured: nothing done), or the agent's outcome status
+    (``committed`` / ``rejected`` / ``skipped``). ``pushed``: the agent commit reached the
+    remote branch; ``pr``: the chain PR's number (0 when none); ``draft``: whether that PR is a
+    draft on GitHub."""
+
+    status: str
+    upstream_sha: str
+    branch: str
+    pr: int = 0
+    draft: bool = False
+    pushed: bool = False
+    commit: str = ""
+    outcome: ConflictOutcome | None = None
+    note: str = ""
+
+
+def agents_configured(client: AgentClient | None) -> bool:
+    """True when ``client`` exists and may call the model (a key is set, agents enabled)."""
+    return client is not None and client.off_reason is None
+
+
+def _split(full_name: str) -> dict:
+    owner, _, repo = full_name.partition("/")
+    return {"owner": owner, "repo": repo}
+
+
+def _marker(key: str) -> str:
+    return f"<!-- forksync:{key} -->"
+
+
+async def _comment_once(gh, full_name: str, number: int, key: str, body: str) -> str:
+    """Post ``body`` on ``number`` unless a comment with ``key``'s hidden marker exists."""
+    mark = _marker(key)
+    rv = _split(full_name)
+    async for c in gh.getiter("/repos/{owner}/{repo}/issues/{number}/comments", {**rv, "number": number}):
+        if mark in (c.get("body") or ""):
+            return "exists"
+    await gh.post("/repos/{owner}/{repo}/issues/{number}/comments", {**rv, "number": number},
+                  data={"body": f"{mark}\n{body}"})
+    return "created"
+
+
+def with_report(body: str, report: str) -> str:
+    """``body`` with its agent-report section replaced by ``report`` (appended when absent)."""
+    section = render("github/pr_section.md.j2", report=report.rstrip("\n"))
+    if _SECTION.search(body or ""):
+        return _SECTION.sub(lambda _: section, body, count=1)
+    return (body or "").rstrip("\n") + "\n\n" + section
+
+
+async def _git(git_dir: str, *argv: str, secrets: Sequence[str] = ()) -> tuple[int, str]:
+    proc = await asyncio.create_subprocess_exec("git", f"--git-dir={git_dir}", *argv, env=git_env(),
+                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out, err = await asyncio.wait_for(proc.communicate(), 600)
+    text = (out + err).decode(errors="replace")
+    for s in secrets:
+        if s:
+            text = text.replace(s, "***")
+    return proc.returncode, re.sub(r"x-access-token:[^@]+@", "x-access-token:***@", text)
+
+
+async def _find_open_pr(gh, full_name: str, branch: str) -> dict | None:
+    rv = _split(full_name)
+    async for pr in gh.getiter("/repos/{owner}/{repo}/pulls{?state,head,per_page}",
+                               {**rv, "state": "open", "head": f"{rv['owner']}:{branch}", "per_page": 100}):
+        if pr.get("head", {}).get("ref") == branch:
+            return pr
+    return None
+
+
+async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path, branch: str, base: str,
+                                 upstream_sha: str, client: AgentClient | None, remote_url: str,
+                                 secrets: Sequence[str] = (), title: str = "", body: str = "",
+                                 labels: Sequence[str] = (), allowed_mentions: tuple[str, ...] = ()
+                                 ) -> ChainResolution:
+    """Ask the conflict agent to resolve the pick of ``upstream_sha`` that stopped the chain
+    ``branch`` (``forksync/chain-…``) in the working repository ``git_dir`` (which holds the
+    fork's branches and upstream's objects, as :class:`bot.sync.service.SyncService` keeps it).
+
+    * ``committed`` (every rail passed): the commit (``Agent-Resolved:`` trailer) is pushed to
+      ``remote_url`` fast-forward only; the chain PR into ``base`` is opened as a draft (``title``,
+      ``body`` + the report) or, when open already, its body's report section is refreshed;
+    * ``rejected`` / ``skipped``: nothing pushed; the reason is commented on the open chain PR
+      (once per upstream commit and chain tip);
+    * agents not configured (``client`` None, no key, disabled): ``status="off"``, no call at all.
+
+    ``secrets`` (e.g. the installation token in ``remote_url``) are scrubbed from error texts.
+    Raises ``RuntimeError`` when the push is refused (the branch moved: re-plan), ``ValueError``
+    when ``branch`` is not a ``forksync/`` branch or does not exist in ``git_dir``.
+    """
+    git_dir = str(git_dir)
+    if not agents_configured(client):
+        return ChainResolution("off", upstream_sha, branch, note=(client.off_reason if client else "agents are off"))
+    if not branch.startswith("forksync/"):
+        raise ValueError(f"{branch!r} is not a forksync/… chain branch; agents only work on proposal branches")
+    rc, tip = await _git(git_dir, "rev-parse", "--verify", "-q", f"refs/heads/{branch}^{{commit}}")
+    if rc != 0:
+        raise ValueError(f"{branch} does not exist in {git_dir}; apply the chain first (bot.git.apply.apply_unit)")
+    tip = tip.strip()
+    case = await asyncio.to_thread(conflict_case, git_dir, tip, upstream_sha)
+    if case is None:
+        return ChainResolution("clean", upstream_sha, branch, note=f"upstream {upstream_sha[:12]} applies cleanly on {tip[:12]}")
+    out = await resolve_pick(client, case, git_dir, branch, branch_old=tip, allowed_mentions=allowed_mentions)
+    pr = await _find_open_pr(gh, full_name, branch)
+    rv = _split(full_name)
+    if out.status != "committed":
+        if pr is not None:
+            await _comment_once(gh, full_name, pr["number"], f"agent-conflict:{upstream_sha}:{tip}",
+                                render("github/rejected_comment.md.j2", upstream_sha=upstream_sha, branch=branch,
+                                       status=out.status, rail=out.rail or "", report=out.body.rstrip("\n")))
+        return ChainResolution(out.status, upstream_sha, branch, pr=pr["number"] if pr else 0,
+                               draft=bool(pr and pr.get("draft")), outcome=out,
+                               note=out.detail or out.reason)
+    # committed: fast-forward push (never force), then the draft PR with the report
+    rc, err = await _git(git_dir, "push", "-q", remote_url, f"refs/heads/{branch}:refs/heads/{branch}", secrets=secrets)
+    if rc != 0:
+        raise RuntimeError(f"push of the agent-resolved {branch} to {full_name} was refused "
+                           f"(someone pushed meanwhile? re-plan the chain): {err.strip()[:300]}")
+    if pr is None:
+        pr = await gh.post("/repos/{owner}/{repo}/pulls", rv,
+                           data={"title": title or f"forksync: {branch}", "head": branch, "base": base,
+                                 "body": with_report(body, out.body), "draft": True,
+                                 "maintainer_can_modify": True})
+        if labels:
+            await gh.post("/repos/{owner}/{repo}/issues/{number}/labels", {**rv, "number": pr["number"]},
+                          data={"labels": list(labels)})
+    else:
+        new_body = with_report(pr.get("body") or "", out.body)
+        if new_body != (pr.get("body") or ""):
+            pr = await gh.patch("/repos/{owner}/{repo}/pulls/{number}", {**rv, "number": pr["number"]},
+                                data={"body": new_body})
+        if not pr.get("draft"):
+            await _comment_once(gh, full_name, pr["number"], f"agent-not-draft:{out.commit}",
+                                render("github/not_draft_comment.md.j2", commit=out.commit or ""))
+    return ChainResolution("committed", upstream_sha, branch, pr=pr["number"], draft=bool(pr.get("draft")),
+                           pushed=True, commit=out.commit or "", outcome=out)
+
+
+async def draft_verdict(gh: Any, full_name: str, number: int, l1_conclusion_on_head: str | None) -> Verdict:
+    """After an L1 result on PR ``number``: may it leave draft (:func:`bot.agents.policy.may_leave_draft`
+    over the PR's commits as GitHub lists them)? Comments the verdict once per head when the PR
+    carries agent-resolved commits. Never marks the PR ready and never merges: a person does."""
+    rv = {**_split(full_name), "number": number}
+    pr = await gh.getitem("/repos/{owner}/{repo}/pulls/{number}", rv)
+    head = pr["head"]["sha"]
+    commits = [(c["sha"], (c.get("commit") or {}).get("message") or "")
+               async for c in gh.getiter("/repos/{owner}/{repo}/pulls/{number}/commits", rv)]
+    verdict = may_leave_draft(head, commits, l1_conclusion_on_head)
+    if verdict.reason != "no agent-resolved commits":
+        await _comment_once(gh, full_name, number, f"agent-draft:{head}:{l1_conclusion_on_head or 'none'}",
+                            render("github/draft_verdict.md.j2", ok=verdict.ok, head=head, reason=verdict.reason))
+    return verdict
+
+
+async def post_test_summary(gh: Any, full_name: str, number: int, result: Any, client: AgentClient | None,
+                            title: str = "") -> str:
+    """Comment the summary of a runner result (``gpu_runner.result.RunResult`` or its JSON) on
+    sync PR ``number``: counts and failing tests computed by forksync, a few sentences of prose by
+    the summary agent when configured (:func:`bot.agents.summary.summarize_results`). One comment
+    per (suite, platform, commit): a redelivery does not post twice. Returns the comment's body."""
+    get = (lambda k: result.get(k, "")) if isinstance(result, dict) else (lambda k: getattr(result, k, ""))
+    key = f"test-summary:{get('suite')}:{get('platform')}:{get('commit')}"
+    mark = _marker(key)
+    async for c in gh.getiter("/repos/{owner}/{repo}/issues/{number}/comments", {**_split(full_name), "number": number}):
+        if mark in (c.get("body") or ""):                 # posted already: no second agent call
+            return (c.get("body") or "").replace(mark + "\n", "", 1)
+    out = await summarize_results(client if agents_configured(client) else None, result, title)
+    await _comment_once(gh, full_name, number, key, out.body)
+    return out.body
+
+
+# ---------------------------------------------------------------------- the sync service's hook
+async def on_chain_conflict(ctx, full_name: str, *, git_dir: str | Path, cfg, branch: str, upstream_sha: str,
+                            remote_url: str, secrets: Sequence[str] = (), client: AgentClient | None = None,
+                            title: str = "", body: str = "", labels: Sequence[str] = ()) -> str:
+    """For :meth:`bot.sync.service.SyncService.publish` when a chain stopped at a conflicting pick
+    (``ApplyResult.conflict``): run :func:`resolve_chain_conflict` when agents are configured
+    (``cfg.agents`` and a key in the environment; otherwise nothing at all happens and ``""`` is
+    returned), keep ``sync_branches.pushed_tip`` in step with an agent commit forksync pushed (so
+    it is not mistaken for a person's), and return a one-line note. ``title``/``body``/``labels``
+    are used when the chain has no PR yet (its first pick conflicted). Never raises: a failure
+    (push refused, API trouble) is the note, and the conflict stays for a person."""
+    own = client is None
+    client = client or _Client.from_env(cfg.agents, ctx.store)
+    try:
+        if not agents_configured(client) or not cfg.agents.conflict_resolution:
+            return ""
+        base = cfg.fork.ref.removeprefix("refs/heads/")
+        res = await resolve_chain_conflict(ctx.gh, full_name, git_dir=git_dir, branch=branch, base=base,
+                                           upstream_sha=upstream_sha, client=client, remote_url=remote_url,
+                                           secrets=secrets, title=title, body=body, labels=labels)
+    except Exception as e:  # noqa: BLE001 - agent trouble never breaks the sync; the conflict stays for a person
+        msg = str(e)
+        for s in secrets:
+            msg = msg.replace(s, "***") if s else msg
+        return f"agent resolution of {upstream_sha[:12]} on {branch} failed: {type(e).__name__}: {msg[:200]}"
+    finally:
+        if own:
+            await client.aclose()
+    if res.pushed:
+        try:
+            row = sync_store.branch_row(ctx.store, full_name, branch)
+            if row:
+                sync_store.save_branch(ctx.store, **{**row, "pushed_tip": res.commit})
+        except ImportError:                     # the handlers are not part of this process
+            pass
+    return (f"agent resolution of {upstream_sha[:12]} on {branch}: {res.status}"
+            + (f" ({res.commit[:12]}, PR #{res.pr}{' draft' if res.draft else ''})" if res.pushed else
+               (f" ({res.note[:120]})" if res.note else "")))

@@ -1,0 +1,237 @@
+"""Ingest orchestration: configuration → repositories → commit analysis → ledger → pins.
+
+:func:`load_state` is the one entry point the CLI, the planner and the GitHub app call. Its
+signature is stable (docs/core.md). Commit analysis (files, hunks, patch-id) is immutable per sha
+and cached in the SQLite store (table ``commit_analysis``), so a warm rebuild skips git's diff
+pass; the store is a cache and a history (table ``pin_history``), always rebuildable from git.
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time as _time
+from dataclasses import asdict, dataclass, field
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Callable
+
+import pygit2
+
+from bot.git import repo as gitio
+from bot.config.forksync import ForksyncConfig
+from bot.core.ledger import Ledger, build_ledger
+from bot.model import CommitInfo, Decision, FileChange, InFlightBranch
+from bot.git.notes import read_decisions
+from bot.core.pins import Pins, compute_pins
+from bot.core.provenance import claims
+from bot.store import Store
+from bot.sync import store as sync_store
+
+#: bump when CommitInfo's analysis changes shape or meaning (old rows are then ignored)
+ANALYSIS_VERSION = 1
+
+Progress = Callable[[str, int, int], None]   # (step, done, total)
+
+
+class BeforeHistoryError(ValueError):
+    """``as_of`` lies before the first commit of the upstream or the fork."""
+
+
+@dataclass
+class SyncState:
+    """Everything the core derived for one (upstream tip, fork tip) pair.
+
+    ``upstream``: CommitInfo of the upstream range by sha, in upstream order (oldest first).
+    ``fork_commits``: the fork's own commits (``fork_tip ^upstream_tip``), oldest first.
+    ``repo`` sees both object stores (:func:`bot.git.repo.open_pair`); ``fork_repo`` is the fork's own
+    repository (refs, notes, forksync branches). Times are epoch seconds UTC.
+    """
+
+    config: ForksyncConfig
+    repo: pygit2.Repository
+    git_dir: str
+    fork_repo: pygit2.Repository
+    upstream_tip: str
+    fork_tip: str
+    merge_base: str | None
+    upstream: dict[str, CommitInfo]
+    fork_commits: list[CommitInfo]
+    ledger: Ledger
+    pins: Pins
+    in_flight: list[InFlightBranch] = field(default_factory=list)
+    decisions: list[Decision] = field(default_factory=list)
+    as_of: int | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def missing(self) -> dict[str, tuple[str, ...]]:
+        """Commits (upstream and fork) whose objects could not all be read."""
+        out = {s: c.missing for s, c in self.upstream.items() if c.missing}
+        out.update({c.sha: c.missing for c in self.fork_commits if c.missing})
+        return out
+
+
+def end_of_day(d: str | date) -> int:
+    """``YYYY-MM-DD`` → the last second of that day, UTC (epoch seconds). Raises ValueError."""
+    if isinstance(d, str):
+        try:
+            d = date.fromisoformat(d)
+        except ValueError:
+            raise ValueError(f"not a date (YYYY-MM-DD): {d!r}") from None
+    return int(datetime(d.year, d.month, d.day, tzinfo=timezone.utc).timestamp()) + 86399
+
+
+def tip_as_of(repo: pygit2.Repository, tip: str, cutoff: int) -> str | None:
+    """The newest first-parent commit from ``tip`` committed at or before ``cutoff``."""
+    c = repo[tip]
+    while True:
+        if int(c.committer.time) <= cutoff:
+            return str(c.id)
+        if not c.parent_ids:
+            return None
+        c = repo[c.parent_ids[0]]
+
+
+# ---- commit analysis cache ----------------------------------------------------------------------
+
+def _encode(c: CommitInfo) -> str:
+    return json.dumps(asdict(c), separators=(",", ":"))
+
+
+def _decode(text: str) -> CommitInfo:
+    d = json.loads(text)
+    d["files"] = tuple(FileChange(path=f["path"], status=f["status"], old_path=f["old_path"],
+                                  old_ranges=tuple(map(tuple, f["old_ranges"])),
+                                  new_ranges=tuple(map(tuple, f["new_ranges"])),
+                                  hunk_headers=tuple(f["hunk_headers"])) for f in d["files"])
+    d["parents"] = tuple(d["parents"])
+    d["missing"] = tuple(d["missing"])
+    return CommitInfo(**d)
+
+
+def analyse(repo: pygit2.Repository, git_dir: str, shas: list[str], *, store: Store | None, renames: bool,
+            progress: Progress | None = None) -> dict[str, CommitInfo]:
+    """CommitInfo per sha: from the store when cached, else from git (then cached). Commits with
+    missing objects are not cached (a later fetch may complete them)."""
+    out: dict[str, CommitInfo] = {}
+    if store is not None and shas:
+        for sha, version, data in sync_store.cached_analyses(store, shas):
+            if version == ANALYSIS_VERSION:
+                out[sha] = _decode(data)
+    todo = [s for s in shas if s not in out]
+    if todo:
+        fresh = gitio.commit_infos(repo, todo, renames=renames, git_dir=git_dir,
+                                   progress=(lambda d, t: progress("analyse", d, t)) if progress else None)
+        out.update(fresh)
+        if store is not None:
+            rows = [{"sha": s, "version": ANALYSIS_VERSION, "data": _encode(c)} for s, c in fresh.items() if not c.missing]
+            sync_store.save_analyses(store, rows)
+    return out
+
+
+def default_store(cfg: ForksyncConfig) -> Store:
+    return Store(Path(cfg.cache_dir) / "forksync.sqlite")
+
+
+# ---- the entry point -----------------------------------------------------------------------------
+
+def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str | None = None,
+               progress: Progress | None = None, *, use_cache: bool = True, since: str | None = None,
+               fetch: bool = True, record: bool = True) -> SyncState:
+    """Rebuild the ledger and pins for ``cfg``.
+
+    ``store``: the SQLite store for the analysis cache and pin history (None → the default store
+    in ``cfg.cache_dir``; ignored with ``use_cache=False``). ``as_of``: epoch seconds, or a
+    ``YYYY-MM-DD`` date meaning the end of that day UTC; then both tips are the newest
+    first-parent commits committed by then, decisions are those recorded by then, and no branch
+    is in flight. ``since``: an explicit base instead of the merge base. ``progress(step, done,
+    total)`` is called for long steps.
+
+    Raises :class:`bot.git.repo.RefError` (unknown ref, names the ref and the repo),
+    :class:`bot.git.repo.GitIOError` (clone/fetch/log failed), ``ValueError`` (bad ``as_of``).
+    Missing objects are not errors: see :attr:`SyncState.missing`.
+    """
+    t0 = _time.perf_counter()
+    timings: dict[str, float] = {}
+    cutoff = end_of_day(as_of) if isinstance(as_of, (str, date)) else as_of
+    fork_url = cfg.fork.url or "."
+    fork_dir = gitio.open_remote(fork_url, cfg.cache_dir, fetch=fetch)
+    up_dir = gitio.open_remote(cfg.upstream.url, cfg.cache_dir, fetch=fetch) if cfg.upstream.url else fork_dir
+    repo, git_dir = gitio.open_pair(up_dir, fork_dir, cfg.cache_dir)
+    fork_repo = pygit2.Repository(fork_dir)
+    up_repo = fork_repo if up_dir == fork_dir else pygit2.Repository(up_dir)
+    up_tip = gitio.resolve(up_repo, cfg.upstream.ref, label=f"upstream ({cfg.upstream.url or fork_url})")
+    fork_tip = gitio.resolve(fork_repo, cfg.fork.ref, label=f"fork ({fork_url})")
+    if cutoff is not None:
+        stamp = datetime.fromtimestamp(cutoff, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        cut_up, cut_fork = tip_as_of(repo, up_tip, cutoff), tip_as_of(repo, fork_tip, cutoff)
+        for side, cut in (("upstream", cut_up), ("fork", cut_fork)):
+            if cut is None:   # never show today's state under a past date
+                raise BeforeHistoryError(f"as of {stamp} the {side} has no commit yet (its first-parent history starts "
+                                 "later); choose a later date")
+        up_tip, fork_tip = cut_up, cut_fork
+    if since:
+        since = gitio.resolve(up_repo, since, label=f"upstream ({cfg.upstream.url or fork_url})")
+    base, rng = gitio.upstream_range(repo, up_tip, fork_tip, since=since)
+    fork_shas = gitio.rev_list(repo, fork_tip, [up_tip])
+    reach = set(gitio.rev_list(repo, fork_tip, [base] if base else []))
+    ancestry = {s for s in rng if s in reach}
+    timings["walk"] = _time.perf_counter() - t0
+
+    t1 = _time.perf_counter()
+    if use_cache and store is None:
+        store = default_store(cfg)
+    # parse the fork's messages (pure Python, memoized) while git produces the diffs
+    messages = [repo[s].message for s in fork_shas]
+    parser = threading.Thread(target=lambda: [claims(m, cfg.provenance) for m in messages], daemon=True)
+    parser.start()
+    infos = analyse(repo, git_dir, rng + fork_shas, store=store if use_cache else None,
+                    renames=cfg.rename_detection, progress=progress)
+    parser.join()
+    timings["analyse"] = _time.perf_counter() - t1
+
+    t2 = _time.perf_counter()
+    decisions = read_decisions(fork_repo, cfg.provenance.notes_ref)
+    if cutoff is not None:
+        decisions = [d for d in decisions if d.time <= cutoff]
+    in_flight = gitio.in_flight_branches(fork_repo, fork_tip) if cutoff is None else []
+    upstream = {s: infos[s] for s in rng}
+    fork_commits = [infos[s] for s in fork_shas]
+    ledger = build_ledger(list(upstream.values()), fork_commits, upstream_in_fork_ancestry=ancestry,
+                          decisions=decisions, in_flight=in_flight, rules=cfg.provenance,
+                          isolated=cfg.isolated_picks)
+    base_time = int(repo[base].committer.time) if base else 0
+    pins = compute_pins(ledger.entries, base_sha=base, base_time=base_time,
+                        upstream_tip_time=int(repo[up_tip].committer.time), rules=cfg.isolated_picks)
+    timings["ledger"] = _time.perf_counter() - t2
+    timings["total"] = _time.perf_counter() - t0
+    state = SyncState(config=cfg, repo=repo, git_dir=git_dir, fork_repo=fork_repo, upstream_tip=up_tip,
+                      fork_tip=fork_tip, merge_base=base, upstream=upstream, fork_commits=fork_commits,
+                      ledger=ledger, pins=pins, in_flight=in_flight, decisions=decisions, as_of=cutoff,
+                      timings=timings)
+    if record and use_cache and store is not None:
+        sync_store.record_pins(store, {
+            "recorded_at": int(_time.time()), "as_of": cutoff or 0, "fork_tip": fork_tip,
+            "upstream_tip": up_tip, "data": json.dumps(asdict(pins), default=str)})
+    return state
+
+
+def series(cfg: ForksyncConfig, start: str, end: str, step_days: int = 7, store: Store | None = None,
+           progress: Progress | None = None) -> list[tuple[str, SyncState]]:
+    """``[(date, state)]`` for ``start``, ``start + step`` … ≤ ``end`` (dates YYYY-MM-DD), for plots.
+    Dates before either history begins have no point (there is no state to show)."""
+    d, stop = date.fromisoformat(start), date.fromisoformat(end)
+    if step_days < 1:
+        raise ValueError("--step must be at least 1 day")
+    out = []
+    while d <= stop:
+        try:
+            out.append((d.isoformat(), load_state(cfg, store=store, as_of=d.isoformat(), progress=progress,
+                                                  fetch=False, record=False)))
+        except BeforeHistoryError:
+            pass
+        d += timedelta(days=step_days)
+    return out
+
+
+__all__ = ["BeforeHistoryError", "SyncState", "load_state", "series", "end_of_day", "tip_as_of", "analyse", "ANALYSIS_VERSION"]

@@ -1,0 +1,77 @@
+"""Landing, in any order: a sync PR merged or closed unmerged.
+
+* Merged (``pull_request.closed`` with ``merged: true``): the ledger, pins and metrics are
+  rebuilt from the fork's history (:meth:`bot.sync.service.SyncService.refresh`), the status
+  issue is refreshed and the branch deleted. Bundles and chains may land in any order; the
+  ledger is rebuilt from git, so order does not matter.
+* Closed unmerged: the branch is deleted and the closer's reason (their last comment on the PR,
+  else "closed without a reason") is recorded in ``refs/notes/forksync`` for each upstream commit
+  of the unit: they return to PENDING, or DEFERRED_BLOCKED when the reason starts with
+  "defer"/"deferred" (the closer says so).
+"""
+from __future__ import annotations
+
+import json
+import re
+
+import gidgethub
+
+from bot.github.common import comment_once, render, split_repo
+from bot.model import Disposition
+from bot.sync import store as sync_store
+
+DEFER_RE = re.compile(r"^\s*(defer|deferred)\b[:\s-]*", re.IGNORECASE)
+
+
+def closer_disposition(reason: str) -> tuple[Disposition, str]:
+    """Pure: ``(disposition, reason text)`` of a closer's reason (see the module doc)."""
+    m = DEFER_RE.match(reason)
+    if m:
+        return Disposition.DEFERRED_BLOCKED, reason[m.end():].strip() or reason.strip()
+    return Disposition.PENDING, reason.strip()
+
+
+async def delete_branch(gh, full_name: str, branch: str) -> bool:
+    try:
+        await gh.delete("/repos/{owner}/{repo}/git/refs/{ref}", {**split_repo(full_name), "ref": f"heads/{branch}"})
+        return True
+    except gidgethub.HTTPException as e:
+        if int(e.status_code) in (404, 422):   # already gone
+            return False
+        raise
+
+
+async def closer_reason(gh, full_name: str, number: int, closer: str, bot_login: str | None) -> str:
+    last = ""
+    async for c in gh.getiter("/repos/{owner}/{repo}/issues/{number}/comments",
+                              {**split_repo(full_name), "number": number}):
+        if c.get("user", {}).get("login") == closer and (c.get("body") or "").strip():
+            last = c["body"].strip()
+    return last.splitlines()[0][:500] if last else ""
+
+
+async def on_closed(ctx, sync, full_name: str, pr: dict, *, closer: str) -> None:
+    """A sync PR merged or closed unmerged (see the module doc); ``closer`` is the sender's login.
+    PRs on branches forksync did not push are left alone."""
+    branch = pr["head"]["ref"]
+    row = sync_store.branch_row(ctx.store, full_name, branch)
+    if row is None:
+        return
+    shas = json.loads(row["shas_json"])
+    if pr.get("merged"):
+        sync_store.save_branch(ctx.store, **{**row, "state": "merged"})
+        await delete_branch(ctx.gh, full_name, branch)
+        ctx.note(f"{row['unit_id']} merged")
+        ctx.note(await sync.refresh(ctx, full_name, reason=f"{row['unit_id']} merged"))
+        return
+    reason = await closer_reason(ctx.gh, full_name, pr["number"], closer, sync.bot_login)
+    disposition, text = closer_disposition(reason)
+    text = text or "closed without a reason"
+    await sync.record_close(ctx, full_name, shas, disposition, f"closed unmerged by @{closer}: {text}", closer)
+    sync_store.save_branch(ctx.store, **{**row, "state": "closed"})
+    await delete_branch(ctx.gh, full_name, branch)
+    await comment_once(ctx.gh, full_name, pr["number"], f"closed:{pr['number']}",
+                       render("closed_unmerged.md.j2", branch=branch, shas=shas,
+                              disposition=disposition.value, reason=text))
+    ctx.note(f"{row['unit_id']} closed unmerged: {disposition.value}")
+    ctx.note(await sync.refresh(ctx, full_name, reason=f"{row['unit_id']} closed"))

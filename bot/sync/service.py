@@ -1,0 +1,393 @@
+"""The seam between GitHub events and the core: fetch → ingest → plan → apply → push → PRs.
+
+:class:`SyncService` owns one bare working repository per fork
+(``<workdir>/<owner>+<repo>.git``): the fork's branches are fetched into ``refs/heads/*``
+(pruned, so a deleted sync branch disappears) and upstream's branch into
+``refs/remotes/upstream/<ref>``. The core then runs on plain data (:mod:`bot.sync.ingest`,
+:mod:`bot.plan.partition`), :func:`bot.git.apply.apply_unit` materializes ``forksync/<unit id>`` branches,
+and they are pushed *without force* (apply only appends after the branch tip, so a person's
+commits pushed meanwhile make the push fail instead of being overwritten; the next sync picks
+them up). PRs are opened/updated by :mod:`bot.sync.prs`; the status issue and
+``sync_status`` row are refreshed after every run.
+
+What runs concurrently: one sync per fork at a time (an asyncio lock per fork in this process;
+git work runs in a thread so the worker's event loop stays responsive).
+
+Fetch failures (403, network, rewritten history) are recorded in ``sync_status``
+(``last_fetch_error``) so metrics and the status issue say the numbers are stale, then
+re-raised so the delivery is retried.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+import pygit2
+
+from bot.config.forksync import ForksyncConfig
+from bot.core import commands as cm
+from bot.git import apply as apply_mod
+from bot.git import notes
+from bot.git import repo as gitio
+from bot.github.client import authenticated_remote
+from bot.github.common import comment_once, render, split_repo
+from bot.github.fork_config import load_fork_config
+from bot.model import CommitInfo, Disposition, Plan, PlanItem, Unit
+from bot.plan.planner import plan_state
+from bot.sync import prs as sync_prs
+from bot.sync import status as sync_status
+from bot.sync import store as sync_store
+from bot.sync.agents import on_chain_conflict
+from bot.sync.ingest import load_state
+from bot.sync.status_issue import render_status, upsert_status_issue
+
+GIT_TIMEOUT_S = 600
+
+
+class SyncError(RuntimeError):
+    """A sync step failed; the message names the step and the fork (never a token)."""
+
+
+@dataclass
+class CoreResult:
+    """What ingest + plan gave for one fork (plain data for the status issue and PRs)."""
+
+    upstream_head: str
+    fork_head: str
+    plan: Plan
+    commits: dict[str, CommitInfo]
+    frontier: str = ""
+    contiguous_pin: str = ""
+    days_behind: float = 0.0
+    backlog: int = 0
+    not_reached: int = 0
+    deferred: list[dict] = field(default_factory=list)
+    wont_port: list[dict] = field(default_factory=list)
+    in_flight: list = field(default_factory=list)      # bot.model.InFlightBranch
+
+    def units_to_publish(self, cfg: ForksyncConfig) -> list[Unit]:
+        """The plan's units, plus every in-flight ``forksync/*`` branch the plan does not extend:
+        such a branch may have been pushed by a run that failed before its PR was opened, so its
+        PR is ensured (and its body refreshed) too."""
+        out = list(self.plan.units)
+        planned = {u.id for u in out}
+        for b in self.in_flight:
+            if b.unit_id in planned or not b.upstream_shas or any(s not in self.commits for s in b.upstream_shas):
+                continue
+            paths = set().union(*(self.commits[s].paths for s in b.upstream_shas))
+            out.append(Unit(id=b.unit_id, kind=b.kind, items=tuple(PlanItem(s, "in flight") for s in b.upstream_shas),
+                            areas=cfg.areas_for_paths(sorted(paths))))
+        return out
+
+
+def scrub(text: str, secrets: list[str]) -> str:
+    for s in secrets:
+        if s:
+            text = text.replace(s, "***")
+    return re.sub(r"x-access-token:[^@]+@", "x-access-token:***@", text)
+
+
+class SyncService:
+    """``git_url``: clone URL template with ``{owner}`` and ``{repo}`` (an ``https://`` URL gets
+    the installation token as ``x-access-token``); ``token_for(installation_id)`` returns that
+    token (awaitable); ``client_for(installation_id)`` a GitHub client."""
+
+    def __init__(self, *, workdir: str | Path, git_url: str, bot_login: str | None = None,
+                 token_for: Callable[[int | None], Awaitable[str]] | None = None,
+                 client_for: Callable[[int | None], Awaitable[Any]] | None = None,
+                 now: Callable[[], float] = time.time):
+        self.workdir = Path(workdir)
+        self.git_url = git_url
+        self.bot_login = bot_login
+        self.token_for = token_for
+        self.client_for = client_for
+        self.now = now
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    # ------------------------------------------------------------------ git edge
+    def repo_dir(self, full_name: str) -> Path:
+        return self.workdir / (full_name.replace("/", "+") + ".git")
+
+    async def remote_url(self, full_name: str, installation_id: int | None) -> tuple[str, list[str]]:
+        rv = split_repo(full_name)
+        url = self.git_url.format(owner=rv["owner"], repo=rv["repo"])
+        secrets: list[str] = []
+        if url.startswith(("https://", "http://")) and self.token_for is not None:
+            tok = await self.token_for(installation_id)
+            if tok:
+                url = authenticated_remote(url, tok)
+                secrets.append(tok)
+        return url, secrets
+
+    async def _git(self, git_dir: Path, *argv: str, secrets: list[str] = (), check: bool = True) -> str:
+        proc = await asyncio.create_subprocess_exec(
+            "git", f"--git-dir={git_dir}", *argv, env=gitio.git_env(),
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        out, err = await asyncio.wait_for(proc.communicate(), GIT_TIMEOUT_S)
+        if check and proc.returncode != 0:
+            raise SyncError(scrub(f"git {' '.join(argv[:3])} failed ({proc.returncode}): "
+                                  f"{err.decode(errors='replace').strip()[:500]}", list(secrets)))
+        return out.decode(errors="replace")
+
+    async def ensure_repo(self, full_name: str) -> Path:
+        """The fork's bare working repository (created on first use, with forksync's identity)."""
+        d = self.repo_dir(full_name)
+        if not (d / "HEAD").exists():
+            d.mkdir(parents=True, exist_ok=True)
+            await self._git(d, "init", "--bare", "-q")
+            await self._git(d, "config", "user.name", "forksync")
+            await self._git(d, "config", "user.email", "forksync@users.noreply.github.com")
+        return d
+
+    async def fetch(self, full_name: str, installation_id: int | None, upstream: str, upstream_ref: str) -> Path:
+        """Fetch the fork's branches and notes, and upstream's ``upstream_ref``, into the working repo."""
+        d = await self.ensure_repo(full_name)
+        url, secrets = await self.remote_url(full_name, installation_id)
+        await self._git(d, "fetch", "-q", "--prune", "--no-tags", url, "+refs/heads/*:refs/heads/*",
+                        "+refs/notes/*:refs/notes/*", secrets=secrets)
+        up_url, up_secrets = await self._upstream_url(upstream, installation_id)
+        await self._git(d, "fetch", "-q", "--no-tags", up_url,
+                        f"+refs/heads/{upstream_ref}:refs/remotes/upstream/{upstream_ref}", secrets=up_secrets)
+        return d
+
+    async def _upstream_url(self, upstream: str, installation_id: int | None) -> tuple[str, list[str]]:
+        if re.match(r"^[\w.\-]+/[\w.\-]+$", upstream):
+            return await self.remote_url(upstream, installation_id)
+        return upstream, []
+
+    # ------------------------------------------------------------------ core seam
+    def compute(self, git_dir: Path, cfg: ForksyncConfig, upstream_ref: str, fork_ref: str) -> CoreResult:
+        """ingest (ledger, pins) → plan, over the working repository (blocking; run in a thread).
+
+        The core reads everything from the one working repository: the fork's branches and notes
+        as fetched, upstream as ``refs/remotes/upstream/<ref>``."""
+
+        local = cfg.model_copy(update={
+            "upstream": cfg.upstream.model_copy(update={"url": "", "ref": f"refs/remotes/upstream/{upstream_ref}"}),
+            "fork": cfg.fork.model_copy(update={"url": str(git_dir), "ref": f"refs/heads/{fork_ref}"}),
+            "cache_dir": str(self.workdir / "cache"),
+        })
+        state = load_state(local, fetch=False)
+        # the same planning path as `forksync plan` (caps, symbol scope, stacked chains)
+        plan = plan_state(state).plan
+
+        def listed(d: Disposition) -> list[dict]:
+            return [{"sha": e.sha, "subject": e.subject, "reason": e.reason} for e in state.ledger.entries
+                    if e.disposition == d]
+
+        p = state.pins
+        return CoreResult(state.upstream_tip, state.fork_tip, plan, dict(state.upstream),
+                          frontier=p.frontier.sha or "", contiguous_pin=p.contiguous.sha or "",
+                          days_behind=float(p.days_behind), backlog=int(p.backlog), not_reached=int(p.not_reached),
+                          deferred=listed(Disposition.DEFERRED_BLOCKED), wont_port=listed(Disposition.WONT_PORT),
+                          in_flight=list(state.in_flight))
+
+    # ------------------------------------------------------------------ orchestration
+    def _lock(self, full_name: str) -> asyncio.Lock:
+        return self._locks.setdefault(full_name, asyncio.Lock())
+
+    async def fork_config(self, ctx, full_name: str) -> ForksyncConfig:
+        return await load_fork_config(ctx, full_name)
+
+    def upstream_of(self, cfg: ForksyncConfig) -> tuple[str, str]:
+        up = cfg.upstream.url
+        m = re.match(r"^https://github\.com/([\w.\-]+/[\w.\-]+?)(?:\.git)?/?$", up or "")
+        return (m.group(1) if m else up), cfg.upstream.ref
+
+    async def sync(self, ctx, full_name: str, *, reason: str, rebuild: str | None = None,
+                   cfg: ForksyncConfig | None = None) -> str:
+        """Run fetch → ingest → plan → apply → push → PRs → status for one fork. Returns a summary."""
+        cfg = cfg or await self.fork_config(ctx, full_name)
+        upstream, up_ref = self.upstream_of(cfg)
+        if not upstream:
+            return f"{full_name}: no upstream configured (.github/forksync.yml upstream.url)"
+        async with self._lock(full_name):
+            st = sync_store.load_status(ctx.store, full_name) or sync_status.SyncStatus(repo=full_name, upstream=upstream)
+            try:
+                git_dir = await self.fetch(full_name, ctx.installation_id, upstream, up_ref)
+            except SyncError as e:
+                sync_store.save_status(ctx.store, _replace(st, last_fetch_at=self.now(), last_fetch_error=str(e)[:300]))
+                await self.refresh_status_issue(ctx, full_name, cfg=cfg)
+                raise
+            core = await asyncio.to_thread(self.compute, git_dir, cfg, up_ref, cfg.fork.ref)
+            lines = [f"{full_name}: {reason}: {len(core.plan.units)} unit(s) planned"]
+            if not st.held:
+                for unit in core.units_to_publish(cfg):
+                    lines.append(await self.publish(ctx, full_name, git_dir, cfg, core, unit, upstream,
+                                                    rebuild=(rebuild == unit.id)))
+            units_state = await self._open_units(ctx, full_name)
+            st = _replace(st, upstream=upstream, upstream_head=core.upstream_head, fork_head=core.fork_head,
+                          frontier=core.frontier, contiguous_pin=core.contiguous_pin, days_behind=core.days_behind,
+                          backlog=core.backlog, not_reached=core.not_reached, upstream_seen_at=self.now(), computed_at=self.now(),
+                          last_fetch_at=self.now(), last_fetch_error="", deferred=tuple(core.deferred),
+                          units=tuple(units_state))
+            sync_store.save_status(ctx.store, st)
+        lines.append(await self.refresh_status_issue(ctx, full_name, cfg=cfg))
+        return "; ".join(lines)
+
+    async def refresh(self, ctx, full_name: str, *, reason: str) -> str:
+        """After a landing: recompute ledger/pins/metrics (and plan the next units)."""
+        return await self.sync(ctx, full_name, reason=reason)
+
+    async def publish(self, ctx, full_name: str, git_dir: Path, cfg: ForksyncConfig, core: CoreResult,
+                      unit: Unit, upstream: str, *, rebuild: bool = False, urgent_reason: str | None = None) -> str:
+        """Apply one unit to its branch, push it (fast-forward only) and open/update its PR."""
+        branch = f"forksync/{unit.id}"
+        row = sync_store.branch_row(ctx.store, full_name, branch)
+        res = await asyncio.to_thread(apply_mod.apply_unit, str(git_dir), unit, base=core.fork_head,
+                                      commits=core.commits, urgent_reason=urgent_reason)
+        url, secrets = await self.remote_url(full_name, ctx.installation_id)
+        remote_tip = (await self._git(git_dir, "ls-remote", url, f"refs/heads/{branch}", secrets=secrets)).split()
+        remote_tip = remote_tip[0] if remote_tip else None
+        force = False
+        if rebuild and res.tip and not res.kept:
+            # "retry" from the status issue: rebuild on the current fork tip — only a branch that
+            # holds nothing but forksync's own commits; pushed with a lease on the tip we saw
+            await self._git(git_dir, "update-ref", "-d", f"refs/heads/{branch}")
+            res = await asyncio.to_thread(apply_mod.apply_unit, str(git_dir), unit, base=core.fork_head,
+                                          commits=core.commits, urgent_reason=urgent_reason)
+            force = res.tip is not None and res.tip != remote_tip
+        if res.tip is None:
+            return f"{unit.id}: nothing applied ({res.conflict and 'conflict at ' + res.conflict[:12] or res.error})"
+        if res.tip == core.fork_head and not remote_tip:
+            # a chain that stops at its very first pick has no commit to show: GitHub refuses a PR with
+            # no commits (422), so nothing is pushed; the unit stays in the plan until a person (or the
+            # conflict agent) provides a resolution
+            files = ", ".join(res.conflict_files)
+            if res.conflict:    # the conflict agent, only when configured ("" when agents are off)
+                agent = await on_chain_conflict(ctx, full_name, git_dir=git_dir, cfg=cfg, branch=branch,
+                                                upstream_sha=res.conflict, remote_url=url, secrets=secrets)
+                if agent:
+                    return f"{unit.id}: {agent}"
+            return (f"{unit.id}: blocked at its first commit {(res.conflict or '')[:12]}"
+                    + (f" (conflicts in {files})" if files else "") + "; no PR until it is resolved")
+        if remote_tip != res.tip:
+            lease = [f"--force-with-lease=refs/heads/{branch}:{remote_tip or ''}"] if force else []
+            await self._git(git_dir, "push", "-q", *lease, url, f"refs/heads/{branch}:refs/heads/{branch}",
+                            secrets=secrets)
+        sync_store.save_branch(ctx.store, repo=full_name, branch=branch, unit_id=unit.id, kind=unit.kind,
+                             pushed_tip=res.tip, verified_tip=(row or {}).get("verified_tip", ""),
+                             pr=(row or {}).get("pr", 0), state="open", shas_json=json.dumps(list(unit.shas)),
+                             base_sha=core.fork_head)
+        commits = [{"sha": s, "subject": core.commits[s].subject, "pr": core.commits[s].pr,
+                    "conflicts": list(next((i.conflicts for i in unit.items if i.sha == s), ()))}
+                   for s in unit.shas]
+        up_url = f"https://github.com/{upstream}" if re.match(r"^[\w.\-]+/[\w.\-]+$", upstream) else upstream
+        title = render("sync_pr_title.txt.j2", unit=unit, commits=commits).strip()
+        body = render("sync_pr_body.md.j2", unit=unit, commits=commits, upstream=upstream, upstream_url=up_url,
+                      deferred=core.deferred, wont_port=core.wont_port, merge_method=cfg.github.merge_method)
+        lab = cfg.github.labels
+        labels = [lab.bundle if unit.kind == "bundle" else lab.chain] + [lab.area_prefix + a for a in unit.areas]
+        pr, what = await sync_prs.open_or_update_pr(ctx.gh, full_name, branch=branch, base=cfg.fork.ref,
+                                                    title=title, body=body, labels=labels,
+                                                    draft=unit.kind == "chain" and res.conflict is not None)
+        sync_store.save_branch(ctx.store, **{**sync_store.branch_row(ctx.store, full_name, branch), "pr": pr["number"]})
+        if res.kept:
+            await comment_once(ctx.gh, full_name, pr["number"], f"kept:{res.tip}",
+                               render("person_commits.md.j2", unit_id=unit.id, foreign=list(res.kept)))
+        agent = ""
+        if res.conflict:        # the conflict agent, only when configured ("" when agents are off)
+            agent = await on_chain_conflict(ctx, full_name, git_dir=git_dir, cfg=cfg, branch=branch,
+                                            upstream_sha=res.conflict, remote_url=url, secrets=secrets)
+        return (f"{unit.id}: PR #{pr['number']} {what}" + (f", stopped at {res.conflict[:12]}" if res.conflict else "")
+                + (f"; {agent}" if agent else ""))
+
+    async def _open_units(self, ctx, full_name: str) -> list[dict]:
+        rows = sync_store.open_branches(ctx.store, full_name)
+        return [{"id": r["unit_id"], "kind": r["kind"], "pr": r["pr"],
+                 "url": f"https://github.com/{full_name}/pull/{r['pr']}" if r["pr"] else "", "state": "open"}
+                for r in rows]
+
+    async def refresh_status_issue(self, ctx, full_name: str, *, cfg: ForksyncConfig | None = None) -> str:
+        cfg = cfg or await self.fork_config(ctx, full_name)
+        st = sync_store.load_status(ctx.store, full_name) or sync_status.SyncStatus(repo=full_name)
+        body = render_status(st, stale_after_s=cfg.github.stale_after_s, alarm_after_s=cfg.github.alarm_after_s,
+                             now=self.now())
+        number, what = await upsert_status_issue(ctx.gh, full_name, cfg.github.status_issue_title, body, self.bot_login)
+        return f"status issue #{number} {what}"
+
+    async def check_resolution(self, ctx, full_name: str, branch: str, head: str, base: str,
+                               shas: list[str]) -> tuple[list[str], list[str]]:
+        """Fetch a person's push to a chain branch and verify it (see ``sync_prs.verify_resolution``)."""
+        d = await self.ensure_repo(full_name)
+        url, secrets = await self.remote_url(full_name, ctx.installation_id)
+        await self._git(d, "fetch", "-q", "--no-tags", url, f"+refs/heads/{branch}:refs/heads/{branch}",
+                        secrets=secrets)
+        log = await self._git(d, "log", "--format=%B%x00", f"{base}..{head}")
+        diff = await self._git(d, "diff", f"{base}...{head}")
+        problems = sync_prs.verify_resolution(log, diff, shas)
+        return problems, sorted(set(sync_prs.TRAILER.findall(log)) & set(shas))
+
+    async def plan_preview(self, ctx, full_name: str, *, user: str, cfg: ForksyncConfig, line: str) -> str:
+        """``/forksync plan``: the plan as a comment body; nothing is applied or pushed."""
+        upstream, up_ref = self.upstream_of(cfg)
+        async with self._lock(full_name):
+            git_dir = await self.fetch(full_name, ctx.installation_id, upstream, up_ref)
+            core = await asyncio.to_thread(self.compute, git_dir, cfg, up_ref, cfg.fork.ref)
+        return render("plan_preview.md.j2", user=user, base=core.fork_head, upstream_head=core.upstream_head,
+                      units=list(core.plan.units), notes=list(core.plan.notes), no_ops=list(core.plan.no_ops))
+
+    async def resolve_target(self, ctx, full_name: str, target: cm.Target, cfg: ForksyncConfig) -> list[str]:
+        """Upstream shas a command target names: a sha prefix, or the commits of upstream PR #N
+        (a trailing ``(#N)`` in the subject) within upstream's branch. [] when unknown."""
+        upstream, up_ref = self.upstream_of(cfg)
+        git_dir = await self.fetch(full_name, ctx.installation_id, upstream, up_ref)
+        ref = f"refs/remotes/upstream/{up_ref}"
+        if target.sha:
+            out = await self._git(git_dir, "rev-parse", "--verify", "-q", f"{target.sha}^{{commit}}", check=False)
+            sha = out.strip()
+            if not sha:
+                return []
+            # on upstream's branch: nothing of it lies outside the branch
+            outside = (await self._git(git_dir, "rev-list", "-1", sha, f"^{ref}", check=False)).strip()
+            return [sha] if not outside else []
+        out = await self._git(git_dir, "log", "--first-parent", "--format=%H %s", ref)
+        pat = re.compile(rf"\(#{target.pr}\)\s*$")
+        return [ln.split(" ", 1)[0] for ln in reversed(out.splitlines()) if pat.search(ln)]
+
+    async def urgent_pick(self, ctx, full_name: str, target: cm.Target, cfg: ForksyncConfig, user: str) -> str:
+        """``/forksync pick``: an isolated pick PR (``Upstream-Urgent``); the frontier does not move."""
+        shas = await self.resolve_target(ctx, full_name, target, cfg)
+        if len(shas) != 1:
+            return f"`{target}` names {len(shas)} upstream commits; pick needs exactly one."
+        upstream, _ = self.upstream_of(cfg)
+        git_dir = self.repo_dir(full_name)
+        repo = pygit2.Repository(str(git_dir))
+        commit = gitio.commit_info(repo, shas[0])
+        fork_tip = str(repo.revparse_single(f"refs/heads/{cfg.fork.ref}").peel(pygit2.Commit).id)
+        reason = f"requested by @{user}"
+        unit = apply_mod.urgent_unit(commit, reason)
+        core = CoreResult(upstream_head="", fork_head=fork_tip, plan=Plan(units=(unit,)), commits={commit.sha: commit})
+        async with self._lock(full_name):
+            return await self.publish(ctx, full_name, git_dir, cfg, core, unit, upstream, urgent_reason=reason)
+
+    async def record_close(self, ctx, full_name: str, shas: list[str], disposition: Disposition,
+                           reason: str, by: str) -> None:
+        """Record a closed-unmerged unit's commits in ``refs/notes/forksync`` on the fork."""
+        await self.record_decisions(ctx, full_name, shas, disposition, reason, by)
+
+    async def record_decisions(self, ctx, full_name: str, shas: list[str], disposition: Disposition | None,
+                               reason: str, by: str) -> str:
+        """Write decisions as git notes (``bot.git.notes``) in the working repo and push the notes ref."""
+        d = await self.ensure_repo(full_name)
+        url, secrets = await self.remote_url(full_name, ctx.installation_id)
+        ref = "refs/notes/forksync"
+        await self._git(d, "fetch", "-q", url, f"+{ref}:{ref}", secrets=secrets, check=False)
+        disp = None if disposition in (None, Disposition.PENDING) else disposition
+        text = notes.format_decision(disp, reason, by, int(self.now()))
+        for s in shas:
+            await asyncio.to_thread(notes.write_decision, str(d), s, text)
+        await self._git(d, "push", "-q", url, f"{ref}:{ref}", secrets=secrets)
+        return f"recorded {len(shas)} decision(s)"
+
+
+def _replace(st: sync_status.SyncStatus, **kw) -> sync_status.SyncStatus:
+    return replace(st, **kw)
+
+
+__all__ = ["SyncService", "SyncError", "CoreResult", "scrub"]

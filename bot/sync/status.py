@@ -1,0 +1,54 @@
+"""Per-fork sync status as last computed (stored in table ``sync_status`` by :mod:`bot.sync.store`): pins, Days Behind, Backlog and
+*when upstream was last seen*, so that old numbers are never shown as current.
+
+Written by :mod:`bot.sync.service` after every ingest (and when a fetch of upstream fails); read
+by ``/metrics`` (:mod:`bot.app.metrics`) and the status issue (:mod:`bot.sync.status_issue`).
+
+Staleness rule: the numbers are *stale* when the last fetch of upstream failed
+after the last success, or upstream was last seen more than ``github.stale_after_s`` seconds ago
+(default 1 day); an *alarm* is raised past ``github.alarm_after_s`` (default 3 days).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SyncStatus:
+    repo: str
+    upstream: str = ""
+    upstream_head: str = ""
+    fork_head: str = ""
+    frontier: str = ""
+    contiguous_pin: str = ""
+    days_behind: float = 0.0
+    backlog: int = 0
+    not_reached: int = 0
+    upstream_seen_at: float = 0.0
+    computed_at: float = 0.0
+    last_fetch_at: float = 0.0
+    last_fetch_error: str = ""
+    held: bool = False
+    deferred: tuple[dict, ...] = ()
+    units: tuple[dict, ...] = ()
+    etag: str = ""
+
+    def stale(self, max_age_s: float | None = None, now: float | None = None) -> bool:
+        """The last upstream fetch failed after the last success, upstream was never seen, or
+        (with ``max_age_s``) it was last seen longer ago than that."""
+        if self.last_fetch_error or not self.upstream_seen_at:
+            return True
+        return max_age_s is not None and (self.upstream_age_s(now) or 0.0) > max_age_s
+
+    def upstream_age_s(self, now: float | None = None) -> float | None:
+        if not self.upstream_seen_at:
+            return None
+        return max(0.0, (time.time() if now is None else now) - self.upstream_seen_at)
+
+    def alarm(self, max_age_s: float, now: float | None = None) -> bool:
+        age = self.upstream_age_s(now)
+        return age is None or age > max_age_s
+
+
+__all__ = ["SyncStatus"]

@@ -1,0 +1,85 @@
+"""The status issue: one issue on the fork, Renovate-dashboard style, kept current.
+
+Found by the hidden marker ``<!-- forksync:status-issue -->`` in its body among open issues
+created by the bot (so a redelivery or crash never makes a second one). Ticking a checkbox sends
+``issues.edited``: ``<!-- replan -->`` → re-plan now; ``<!-- retry:<unit id> -->`` → rebuild that
+unit. The bot then re-renders the body, which un-ticks the box.
+"""
+from __future__ import annotations
+
+import re
+import time
+
+from bot.github.common import render, split_repo
+from bot.sync.status import SyncStatus
+
+MARK = "<!-- forksync:status-issue -->"
+TICKED = re.compile(r"^\s*[-*] \[[xX]\] <!-- (replan|retry:([A-Za-z0-9_.\-]+)) -->", re.MULTILINE)
+
+
+def _age(seconds: float | None) -> str:
+    if seconds is None:
+        return "never"
+    if seconds < 120:
+        return f"{int(seconds)} s ago"
+    if seconds < 7200:
+        return f"{int(seconds // 60)} min ago"
+    if seconds < 172800:
+        return f"{seconds / 3600:.1f} h ago"
+    return f"{seconds / 86400:.1f} days ago"
+
+
+def render_status(st: SyncStatus, *, stale_after_s: float, alarm_after_s: float, now: float | None = None) -> str:
+    """Pure: the issue body for a status snapshot."""
+    now = time.time() if now is None else now
+    return render("status_issue.md.j2", stale=st.stale(stale_after_s, now), last_fetch_error=st.last_fetch_error,
+                  upstream_seen=_age(st.upstream_age_s(now)), alarm=st.alarm(alarm_after_s, now),
+                  alarm_age=_age(alarm_after_s).replace(" ago", ""), held=st.held,
+                  upstream_head=st.upstream_head, frontier=st.frontier, contiguous_pin=st.contiguous_pin,
+                  days_behind=st.days_behind, backlog=st.backlog, not_reached=st.not_reached, units=list(st.units), deferred=list(st.deferred))
+
+
+def ticked_actions(body: str) -> list[str]:
+    """Pure: ``["replan", "retry:<unit>", …]`` for the ticked boxes of an issue body."""
+    return [m.group(1) for m in TICKED.finditer(body or "")]
+
+
+async def find_status_issue(gh, full_name: str, bot_login: str | None) -> dict | None:
+    params = {**split_repo(full_name), "state": "open", "per_page": 100}
+    url = "/repos/{owner}/{repo}/issues{?state,creator,per_page}"
+    if bot_login:
+        params["creator"] = bot_login
+    async for issue in gh.getiter(url, params):
+        if issue.get("pull_request") is None and MARK in (issue.get("body") or ""):
+            return issue
+    return None
+
+
+async def upsert_status_issue(gh, full_name: str, title: str, body: str, bot_login: str | None) -> tuple[int, str]:
+    """Create the status issue or update its body. Returns ``(number, "created"|"updated"|"unchanged")``."""
+    rv = split_repo(full_name)
+    issue = await find_status_issue(gh, full_name, bot_login)
+    if issue is None:
+        created = await gh.post("/repos/{owner}/{repo}/issues", rv, data={"title": title, "body": body})
+        return created["number"], "created"
+    if issue.get("body") == body and issue.get("title") == title:
+        return issue["number"], "unchanged"
+    await gh.patch("/repos/{owner}/{repo}/issues/{number}", {**rv, "number": issue["number"]},
+                   data={"title": title, "body": body})
+    return issue["number"], "updated"
+
+
+async def on_ticked(ctx, sync, full_name: str, body: str) -> None:
+    """Act on the ticked boxes of the status issue's ``body``: re-plan, or rebuild one unit; then
+    re-render the issue (which un-ticks them). A body without the marker is not the status issue."""
+    if MARK not in body:
+        return
+    actions = ticked_actions(body)
+    if not actions:
+        return
+    for a in actions:
+        if a == "replan":
+            ctx.note(await sync.sync(ctx, full_name, reason="status issue: re-plan"))
+        else:
+            ctx.note(await sync.sync(ctx, full_name, reason=f"status issue: {a}", rebuild=a.split(":", 1)[1]))
+    ctx.note(await sync.refresh_status_issue(ctx, full_name))

@@ -1,0 +1,158 @@
+"""The sync concern's tables and their named operations (one database layer for the concern).
+
+* ``sync_status``: per fork, the numbers last computed and when upstream was last seen
+  (:class:`bot.sync.status.SyncStatus`);
+* ``sync_branches``: per sync branch, the tip forksync pushed last, a person's verified
+  resolution, the unit's upstream shas and its PR;
+* ``tracked_forks``: forks whose upstream is followed (push events and the poller);
+* ``commit_analysis`` and ``pin_history``: the ingest's cache of commit analyses (rebuildable
+  from git) and the pins recorded at each refresh.
+"""
+from __future__ import annotations
+
+import json
+
+from bot.store import Store, table
+from bot.sync.status import SyncStatus
+
+SYNC_STATUS = table("sync_status", {
+    "repo": str,                 # fork "owner/name"
+    "upstream": str,             # upstream "owner/name" or URL
+    "upstream_head": str,
+    "fork_head": str,
+    "frontier": str,
+    "contiguous_pin": str,
+    "days_behind": float,
+    "backlog": int,
+    "not_reached": int,          # upstream commits newer than the frontier
+    "upstream_seen_at": float,   # last successful fetch of upstream (epoch s)
+    "computed_at": float,
+    "last_fetch_at": float,
+    "last_fetch_error": str,
+    "held": int,                 # /forksync hold
+    "deferred_json": str,        # [{"sha","subject","reason"}]
+    "units_json": str,           # [{"id","kind","pr","url","state"}]
+    "etag": str,                 # poller ETag of the upstream branch
+}, pk="repo")
+
+
+SYNC_BRANCHES = table("sync_branches", {
+    "key": str,               # "<fork>:<branch>"
+    "repo": str, "branch": str, "unit_id": str, "kind": str,
+    "pushed_tip": str,        # the tip forksync pushed last
+    "verified_tip": str,      # a person's resolution that passed verification
+    "pr": int, "state": str,  # open | merged | closed
+    "shas_json": str,         # upstream shas of the unit, in order
+    "base_sha": str,
+}, pk="key", indexes=[("repo", "unit_id")])
+
+TRACKED = table("tracked_forks", {
+    "fork": str, "upstream": str, "upstream_ref": str, "installation_id": int, "poll_interval_s": int,
+    "last_poll_at": float,
+}, pk="fork", indexes=[("upstream",)])
+
+COMMIT_TABLE = table("commit_analysis", {"sha": str, "version": int, "data": str}, pk="sha")
+PIN_TABLE = table("pin_history", {"id": int, "recorded_at": int, "as_of": int, "fork_tip": str,
+                                  "upstream_tip": str, "data": str}, pk="id", indexes=[("as_of",)])
+
+
+def load_status(store: Store, repo: str) -> SyncStatus | None:
+    with store.lock:
+        rows = list(store.db["sync_status"].rows_where("repo = ?", [repo]))
+    return _status_from_row(rows[0]) if rows else None
+
+
+def load_all_statuses(store: Store) -> list[SyncStatus]:
+    with store.lock:
+        return [_status_from_row(r) for r in store.db["sync_status"].rows_where(order_by="repo")]
+
+
+def save_status(store: Store, status: SyncStatus) -> None:
+    row = {k: v for k, v in status.__dict__.items() if k not in ("deferred", "units", "held")}
+    row["held"] = int(status.held)
+    row["deferred_json"] = json.dumps(list(status.deferred))
+    row["units_json"] = json.dumps(list(status.units))
+    with store.lock:
+        store.db["sync_status"].upsert(row, pk="repo")
+
+
+def _status_from_row(r: dict) -> SyncStatus:
+    return SyncStatus(
+        repo=r["repo"], upstream=r["upstream"] or "", upstream_head=r["upstream_head"] or "",
+        fork_head=r["fork_head"] or "", frontier=r["frontier"] or "",
+        contiguous_pin=r["contiguous_pin"] or "", days_behind=r["days_behind"] or 0.0,
+        backlog=r["backlog"] or 0, not_reached=r.get("not_reached") or 0, upstream_seen_at=r["upstream_seen_at"] or 0.0,
+        computed_at=r["computed_at"] or 0.0, last_fetch_at=r["last_fetch_at"] or 0.0,
+        last_fetch_error=r["last_fetch_error"] or "", held=bool(r["held"]),
+        deferred=tuple(json.loads(r["deferred_json"] or "[]")),
+        units=tuple(json.loads(r["units_json"] or "[]")), etag=r["etag"] or "")
+
+
+# ---------------------------------------------------------------------- sync branches
+def branch_row(store, repo: str, branch: str) -> dict | None:
+    with store.lock:
+        rows = list(store.db["sync_branches"].rows_where("key = ?", [f"{repo}:{branch}"]))
+    return rows[0] if rows else None
+
+
+def save_branch(store, **row) -> None:
+    row["key"] = f"{row['repo']}:{row['branch']}"
+    with store.lock:
+        store.db["sync_branches"].upsert(row, pk="key", alter=True)
+
+
+def open_branches(store: Store, repo: str) -> list[dict]:
+    """The fork's sync branches whose PR is open, by branch name."""
+    with store.lock:
+        return list(store.db[SYNC_BRANCHES.name].rows_where("repo = ? and state = 'open'", [repo], order_by="branch"))
+
+
+# ---------------------------------------------------------------------- tracked forks
+def track(store: Store, fork: str, upstream: str, upstream_ref: str, installation_id: int | None,
+          poll_interval_s: int) -> None:
+    with store.lock:
+        old = list(store.db["tracked_forks"].rows_where("fork = ?", [fork]))
+        store.db["tracked_forks"].upsert({"fork": fork, "upstream": upstream, "upstream_ref": upstream_ref,
+                                          "installation_id": installation_id, "poll_interval_s": poll_interval_s,
+                                          "last_poll_at": old[0]["last_poll_at"] if old else 0.0}, pk="fork")
+
+
+def forks_tracking(store: Store, upstream: str, ref: str) -> list[dict]:
+    with store.lock:
+        return list(store.db["tracked_forks"].rows_where("upstream = ? and upstream_ref = ?", [upstream, ref],
+                                                         order_by="fork"))
+
+
+def tracked_forks(store: Store) -> list[dict]:
+    """Every tracked fork, by name."""
+    with store.lock:
+        return list(store.db[TRACKED.name].rows_where(order_by="fork"))
+
+
+def mark_polled(store: Store, fork: str, now: float) -> None:
+    with store.lock:
+        store.db[TRACKED.name].update(fork, {"last_poll_at": now})
+
+
+# ---------------------------------------------------------------------- ingest caches
+def cached_analyses(store: Store, shas: list[str]) -> list[tuple[str, int, str]]:
+    """``(sha, version, data)`` rows of ``commit_analysis`` for ``shas`` (queried 500 at a time)."""
+    out = []
+    with store.lock:
+        for i in range(0, len(shas), 500):
+            chunk = shas[i:i + 500]
+            out += store.conn.execute(
+                f"SELECT sha, version, data FROM commit_analysis WHERE sha IN ({','.join('?' * len(chunk))})",
+                chunk).fetchall()
+    return out
+
+
+def save_analyses(store: Store, rows: list[dict]) -> None:
+    with store.lock:
+        store.db[COMMIT_TABLE.name].insert_all(rows, pk="sha", replace=True, batch_size=500)
+
+
+def record_pins(store: Store, row: dict) -> None:
+    """Append one ``pin_history`` row (``recorded_at``, ``as_of``, ``fork_tip``, ``upstream_tip``, ``data``)."""
+    with store.lock:
+        store.db[PIN_TABLE.name].insert(row)

@@ -1,0 +1,87 @@
+"""Upstream tracking: a ``push`` to upstream's branch (app installed where upstream lives) and a
+poller for upstreams it is not installed on. Either way a new upstream head runs a sync of every
+fork tracking it.
+
+Tracked forks (table ``tracked_forks``, :mod:`bot.sync.store`) are recorded when the bot reads a fork's configuration
+(installation events, or any sync). The poller asks ``repos/get-branch`` with ``If-None-Match``
+(the GitHub client's per-installation ETag cache; a 304 costs no rate limit) every
+``github.poll_interval_s`` seconds and syncs when the head differs from the last one seen. A
+failed poll marks the fork's numbers stale (``sync_status.last_fetch_error``).
+"""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import replace
+
+import gidgethub
+
+from bot.github.common import split_repo
+from bot.store import Store
+from bot.sync import status as sync_status
+from bot.sync import store as sync_store
+
+log = logging.getLogger(__name__)
+
+
+def due_for_poll(rows: list[dict], now: float) -> list[dict]:
+    """Pure: tracked forks whose poll interval has passed (interval 0 = never poll)."""
+    return [r for r in rows if r["poll_interval_s"] and now - (r["last_poll_at"] or 0) >= r["poll_interval_s"]]
+
+
+async def on_upstream_push(ctx, sync, upstream: str, ref: str, after: str) -> None:
+    """Upstream ``upstream`` moved its branch ``ref`` (a ``refs/heads/…`` ref) to ``after``: sync
+    every fork tracking that branch, each through its own installation's client."""
+    if not isinstance(ref, str) or not ref.startswith("refs/heads/"):
+        return
+    forks = sync_store.forks_tracking(ctx.store, upstream, ref[len("refs/heads/"):])
+    if not forks:
+        return
+    for f in forks:
+        sub = ctx if f["installation_id"] == ctx.installation_id else await _ctx_for(ctx, sync, f["installation_id"])
+        ctx.note(await sync.sync(sub, f["fork"], reason=f"upstream push {str(after)[:12]}"))
+
+
+async def _ctx_for(ctx, svc, installation_id):
+    gh = await svc.client_for(installation_id)
+    return replace(ctx, gh=gh, installation_id=installation_id, outcome=ctx.outcome)
+
+
+async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> list[str]:
+    """Poll every due tracked fork's upstream once; sync those whose head moved. Returns notes.
+    ``make_ctx(installation_id)`` gives a handler context for the fork's installation."""
+    now = time.time() if now is None else now
+    rows = sync_store.tracked_forks(store)
+    out = []
+    for r in due_for_poll(rows, now):
+        ctx = await make_ctx(r["installation_id"])
+        sync_store.mark_polled(store, r["fork"], now)
+        st = sync_store.load_status(store, r["fork"]) or sync_status.SyncStatus(repo=r["fork"], upstream=r["upstream"])
+        try:
+            branch = await ctx.gh.getitem("/repos/{owner}/{repo}/branches/{branch}",
+                                          {**split_repo(r["upstream"]), "branch": r["upstream_ref"]})
+            head = branch["commit"]["sha"]
+        except (gidgethub.HTTPException, OSError, KeyError, TypeError) as e:
+            sync_store.save_status(store, replace(st, last_fetch_at=now, last_fetch_error=f"poll of {r['upstream']} failed: {e}"[:300]))
+            out.append(f"{r['fork']}: poll failed: {e}")
+            try:
+                await svc.refresh_status_issue(ctx, r["fork"])
+            except Exception as e2:  # noqa: BLE001 - reported in the note; the next poll retries
+                out.append(f"{r['fork']}: status issue not refreshed: {e2}")
+            continue
+        if head == st.upstream_head and not st.last_fetch_error:
+            sync_store.save_status(store, replace(st, upstream_seen_at=now, last_fetch_at=now))
+            out.append(f"{r['fork']}: upstream unchanged")
+            continue
+        out.append(await svc.sync(ctx, r["fork"], reason=f"poll: upstream at {head[:12]}"))
+    return out
+
+
+async def adopt(ctx, sync, full_name: str) -> str:
+    """Read the repo's config; track and sync it when it names an upstream."""
+    cfg = await sync.fork_config(ctx, full_name)
+    upstream, ref = sync.upstream_of(cfg)
+    if not upstream:
+        return f"{full_name}: not a fork to sync (no upstream in .github/forksync.yml)"
+    sync_store.track(ctx.store, full_name, upstream, ref, ctx.installation_id, cfg.github.poll_interval_s)
+    return await sync.sync(ctx, full_name, reason="installed", cfg=cfg)

@@ -1,0 +1,152 @@
+"""Runner backends as the bot uses them (the runner itself is :mod:`gpu_runner`).
+
+* :class:`LocalBackend` — ``local``: keeps a bare mirror of the fork
+  (``<workdir>/validation/<owner>+<repo>.git``; branches and ``refs/pull/*/head``), writes the
+  *trusted* ``forksync.yml`` text (the default branch's) to a file and runs
+  ``python -m gpu_runner run --suite S --commit SHA --repo <mirror> --config <file>`` in a
+  subprocess; the runner checks the commit out in its own worktree. Exit 0/1 → the result JSON;
+  exit 2 (bad input) or a runner that leaves no file → a red result (``runner-crashed``): silence
+  is not green.
+* :class:`ActionsBackend` — ``github-actions``: dispatches ``forksync-gpu.yml`` on the fork's
+  default branch (:func:`gpu_runner.github_actions.dispatch`); the result comes back with the
+  ``workflow_run.completed`` webhook (:func:`gpu_runner.github_actions.collect`).
+
+Which one: ``settings.runner_backend`` when the serve settings carry it, else the environment
+variable ``FORKSYNC_RUNNER_BACKEND`` (``local`` by default).
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from gpu_runner.result import Environment, Reason, RunResult
+from gpu_runner.runner import SECRET_NAME
+from gpu_runner.github_actions import Dispatch, dispatch
+
+ROOT = Path(__file__).resolve().parent.parent
+BACKENDS = ("local", "github-actions")
+
+
+def backend_name(settings=None) -> str:
+    name = getattr(settings, "runner_backend", None) or os.environ.get("FORKSYNC_RUNNER_BACKEND") or "local"
+    if name not in BACKENDS:
+        raise ValueError(f"runner backend {name!r} is not known; use one of {', '.join(BACKENDS)} "
+                         "(FORKSYNC_RUNNER_BACKEND)")
+    return name
+
+
+def runner_env(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment handed to ``gpu_runner`` (and so to the PR's code): the bot's own, minus
+    anything secret-looking (names with TOKEN, SECRET, PASSWORD, CREDENTIAL, PRIVATE, API_KEY, or
+    ending in _KEY) and every ``FORKSYNC_*``/``GITHUB_*``/``GH_*`` variable — code under test
+    must never see the App's key, tokens or the webhook secret."""
+    src = os.environ if environ is None else environ
+    return {k: v for k, v in src.items()
+            if not SECRET_NAME.search(k) and not k.startswith(("FORKSYNC_", "GITHUB_", "GH_"))}
+
+
+def crashed_result(suite, sha: str, platform: str, detail: str, backend: str = "local") -> RunResult:
+    """A red result standing in for a run that produced none."""
+    now = int(time.time())
+    return RunResult(suite=suite.name, level=suite.level, commit=sha, platform=platform, backend=backend,
+                     verdict="red", outcome="error", reasons=[Reason(code="runner-crashed", detail=detail[:2000])],
+                     environment=Environment(runner_id="forksync-local"), started_at=now, finished_at=now)
+
+
+class LocalBackend:
+    """``remote_url(full_name) -> (url, secrets)`` (awaitable) gives the fork's clone URL (with a
+    token for https); secrets are scrubbed from error texts."""
+
+    name = "local"
+
+    def __init__(self, workdir: str | Path, remote_url, *, python: str = sys.executable, runner_id: str = "forksync-local"):
+        self.root = Path(workdir) / "validation"
+        self.remote_url = remote_url
+        self.python = python
+        self.runner_id = runner_id
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    def mirror(self, full: str) -> Path:
+        return self.root / (full.replace("/", "+") + ".git")
+
+    async def _git(self, d: Path, *argv: str, secrets=(), check: bool = True) -> str:
+        proc = await asyncio.create_subprocess_exec("git", f"--git-dir={d}", *argv, stdout=asyncio.subprocess.PIPE,
+                                                    stderr=asyncio.subprocess.PIPE)
+        out, err = await proc.communicate()
+        if check and proc.returncode != 0:
+            text = err.decode(errors="replace")
+            for s in secrets:
+                text = text.replace(s, "***")
+            raise RuntimeError(f"git {argv[0]} failed for {d.name}: {text.strip()[:500]}")
+        return out.decode(errors="replace")
+
+    async def fetch(self, full: str, sha: str | None = None) -> Path:
+        """Bring the mirror up to date (and make sure ``sha`` is there). Returns its path."""
+        d = self.mirror(full)
+        async with self._locks.setdefault(full, asyncio.Lock()):
+            if not (d / "HEAD").exists():
+                d.mkdir(parents=True, exist_ok=True)
+                await self._git(d, "init", "--bare", "-q")
+            if sha and await self.has(d, sha):
+                return d
+            url, secrets = await self.remote_url(full)
+            await self._git(d, "fetch", "-q", "--prune", "--no-tags", url, "+refs/heads/*:refs/heads/*",
+                            "+refs/pull/*/head:refs/pull/*/head", secrets=secrets)
+            if sha and not await self.has(d, sha):
+                await self._git(d, "fetch", "-q", "--no-tags", url, sha, secrets=secrets, check=False)
+        return d
+
+    async def has(self, d: Path, sha: str) -> bool:
+        proc = await asyncio.create_subprocess_exec("git", f"--git-dir={d}", "cat-file", "-e", f"{sha}^{{commit}}",
+                                                    stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+        return await proc.wait() == 0
+
+    async def run(self, full: str, sha: str, suite, platform: str, config_text: str) -> RunResult:
+        """Run ``suite`` on ``sha`` now; always returns a result (red when the runner fails)."""
+        try:
+            d = await self.fetch(full, sha)
+        except RuntimeError as e:
+            return crashed_result(suite, sha, platform, f"could not fetch the fork: {e}")
+        return await asyncio.to_thread(self.run_sync, d, sha, suite, platform, config_text)
+
+    def run_sync(self, mirror: Path, sha: str, suite, platform: str, config_text: str) -> RunResult:
+        """Blocking: one ``python -m gpu_runner run`` subprocess (used by bisection steps too)."""
+        import subprocess
+
+        with tempfile.TemporaryDirectory(prefix="forksync-run-") as tmp:
+            cfg = Path(tmp) / "forksync.yml"
+            cfg.write_text(config_text)
+            out = Path(tmp) / "result.json"
+            argv = [self.python, "-m", "gpu_runner", "run", "--suite", suite.name, "--commit", sha,
+                    "--repo", str(mirror), "--config", str(cfg), "--out", str(out), "--platform", platform,
+                    "--runner-id", self.runner_id, "--logs", str(Path(tmp) / "logs")]
+            try:
+                p = subprocess.run(argv, cwd=str(ROOT), capture_output=True, text=True, env=runner_env(),
+                                   timeout=suite.timeout_s * (suite.infra_retries + 1) + 120)
+            except subprocess.TimeoutExpired:
+                return crashed_result(suite, sha, platform, "the runner process did not finish in time")
+            if p.returncode in (0, 1) and out.is_file():
+                try:
+                    return RunResult.from_json(out.read_text())
+                except ValueError as e:
+                    return crashed_result(suite, sha, platform, f"unreadable result JSON: {e}")
+            return crashed_result(suite, sha, platform, f"gpu_runner exited {p.returncode} without a result: "
+                                                        f"{(p.stderr or p.stdout).strip()[-1500:]}")
+
+
+class ActionsBackend:
+    """Dispatch-only: :meth:`dispatch` asks for the workflow run and returns the request id; the
+    result arrives through ``workflow_run.completed``."""
+
+    name = "github-actions"
+
+    async def dispatch(self, gh, full: str, sha: str, suite, platform: str, default_branch: str) -> str:
+        request_id = uuid.uuid4().hex[:16]
+        owner, repo = full.split("/", 1)
+        await dispatch(gh, owner, repo, Dispatch(suite.name, sha, platform, request_id), ref=default_branch)
+        return request_id

@@ -1,0 +1,361 @@
+"""The merge gate: a pure function from a PR's state to a decision (issue 4, item 5).
+
+Inputs are plain dataclasses the edges fill in (GitHub API, git, the runner's result JSON, the
+sign-off store); :func:`decide` does no I/O. The decision lists *everything* that blocks, so the
+``forksync/gate`` check run (``templates/checks/gate.md.j2``) tells a person exactly what is
+missing. Nothing is green by default: a required result that is absent, stale, short or
+unreadable blocks ("silence is not green").
+
+Rules, in the order they are reported (source: issue 4 "The merge gate"):
+
+1. ``conflict-markers`` — a diff that adds conflict markers never merges.
+2. ``hold`` — a ``/forksync hold`` (or hold label) in effect blocks.
+3. ``stale-base`` — the head must contain the **current** base tip; otherwise the bot merges the
+   base into the branch (``pulls/update-branch``, never a rewrite of a person's commits) and the
+   suites run again on the new head. Action ``update-branch``.
+4. ``awaiting-retest`` — a PR by a non-collaborator runs on GPU runners only after a writer's
+   ``/forksync retest`` on its current head (:func:`may_run_on_gpu`).
+5. Suites — every required L1 suite (trusted copy, default branch; per platform) needs a result
+   on exactly the head sha: absent → ``missing-result`` (action ``run-suites``), running →
+   ``pending-result``, on an older head → ``stale-result``; a suite-level error (crash,
+   timeout, short count, unparsable report) → ``suite-error`` and always blocks; failing tests
+   also red on the base's result for the same suite and platform are *pre-existing* (listed,
+   not blocking); any other failing test is a ``new-failure``. Without a base result every
+   failure is new.
+6. No suites configured → the fallback: ≥ 1 required check on the head and all green
+   (``no-required-checks`` / ``check-not-green``); never merge with none.
+7. Approvals — a chain, and every touched area that has owners, needs an approval by one of
+   that area's owners given after the unit's own commits last changed (``approval-missing``); a
+   chain touching no owned area needs an approval by any writer. An owner's outstanding
+   "changes requested" blocks (``changes-requested``).
+8. ``l3-signoff-missing`` — each touched area with ``requires_l3`` (and each metric an L3 run
+   flagged) needs a sign-off by one of its owners (:mod:`bot.validation.signoff`).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from bot.validation.render import render
+
+#: Check-run name of the gate itself (never counted as one of the PR's required checks).
+GATE_CHECK = "forksync/gate"
+
+
+@dataclass(frozen=True)
+class SuiteOutcome:
+    """One suite's result on one commit and platform, as the runner's result JSON gives it.
+
+    ``verdict``: ``pass`` | ``fail`` (tests failed) | ``error`` (the suite itself is not
+    trustworthy: crash, timeout, missing/unparsable report, fewer tests than expected) |
+    ``pending`` (dispatched, no result yet). ``failing`` are test ids (``file::name``)."""
+
+    suite: str
+    sha: str
+    platform: str = "cpu"
+    verdict: str = "pass"
+    failing: tuple[str, ...] = ()
+    reason: str = ""
+    url: str = ""
+
+
+@dataclass(frozen=True)
+class Review:
+    """The latest review of one reviewer. ``state``: APPROVED | CHANGES_REQUESTED | COMMENTED |
+    DISMISSED; ``time`` epoch seconds; ``can_write``: the reviewer has write access."""
+
+    login: str
+    state: str
+    time: int
+    can_write: bool = True
+
+
+@dataclass(frozen=True)
+class Check:
+    """Another check on the head (branch protection's required checks, fallback rule 6).
+    ``conclusion``: success | failure | neutral | cancelled | timed_out | action_required |
+    skipped | None (still running)."""
+
+    name: str
+    conclusion: str | None
+    required: bool = True
+
+
+@dataclass(frozen=True)
+class AreaPolicy:
+    """What the gate needs of a configured area (from ``bot.config.forksync.Area``)."""
+
+    name: str
+    owners: tuple[str, ...] = ()
+    requires_l3: bool = False
+
+
+@dataclass(frozen=True)
+class SuiteRequirement:
+    """A required L1 suite and the platforms it must pass on (from ``bot.config.suites.SuiteConfig``)."""
+
+    name: str
+    platforms: tuple[str, ...] = ("cpu",)
+
+
+@dataclass(frozen=True)
+class SignOff:
+    """A recorded ``/forksync signoff <area|metric>`` (see :mod:`bot.validation.signoff`)."""
+
+    target: str
+    by: str
+    time: int
+
+
+@dataclass(frozen=True)
+class PRState:
+    """Everything the gate reads about one PR. Times are epoch seconds.
+
+    ``head_contains_base``: the current base tip ``base_sha`` is an ancestor of ``head_sha``
+    (``git merge-base --is-ancestor``). ``unit_updated_at``: when the unit's own commits last
+    changed (the bot's base merges do not count), so approvals and sign-offs survive a base
+    update. ``retest_by_writer_on``: head shas a writer authorised with ``/forksync retest``.
+    ``conflict_marker_files``: from :func:`conflict_marker_files` over the PR's diff."""
+
+    number: int
+    head_sha: str
+    base_sha: str
+    head_contains_base: bool
+    kind: str = "bundle"                   # bundle | chain | other
+    areas: tuple[str, ...] = ()
+    author: str = ""
+    author_is_collaborator: bool = True
+    retest_by_writer_on: tuple[str, ...] = ()
+    conflict_marker_files: tuple[str, ...] = ()
+    holds: tuple[str, ...] = ()            # who holds it
+    results: tuple[SuiteOutcome, ...] = ()
+    base_results: tuple[SuiteOutcome, ...] = ()
+    reviews: tuple[Review, ...] = ()
+    checks: tuple[Check, ...] = ()
+    signoffs: tuple[SignOff, ...] = ()
+    metrics_needing_signoff: tuple[str, ...] = ()
+    unit_updated_at: int = 0
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One line of the gate's explanation: a stable ``code`` and a human ``detail``."""
+
+    code: str
+    detail: str
+    subject: str = ""                      # suite/platform, area, check … it is about
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    """``allowed`` iff ``blocking`` is empty. ``actions`` are what the bot should do next
+    (``update-branch``, ``run-suites``, ``merge``); ``pre_existing`` lists failures already red
+    on the base; ``passed`` lists conditions met, for the summary."""
+
+    allowed: bool
+    blocking: tuple[Finding, ...]
+    passed: tuple[Finding, ...] = ()
+    pre_existing: tuple[Finding, ...] = ()
+    actions: tuple[str, ...] = ()
+
+    @property
+    def title(self) -> str:
+        if self.allowed:
+            return "Ready to merge"
+        n = len(self.blocking)
+        return f"Blocked: {n} condition{'s' if n != 1 else ''} not met"
+
+
+def may_run_on_gpu(pr: PRState) -> bool:
+    """Whether the PR's code may run on GPU runners: collaborators' PRs always; others only after
+    a writer's ``/forksync retest`` on the current head (a new push needs a new retest)."""
+    return pr.author_is_collaborator or pr.head_sha in pr.retest_by_writer_on
+
+
+_MARKER_RX = re.compile(r"^\+(<{7}|>{7}|\|{7})(?: |$)|^\+={7}$")
+
+
+def conflict_marker_files(diff_text: str) -> tuple[str, ...]:
+    """Files whose *added* lines in a unified diff carry conflict markers (``<<<<<<<``,
+    ``>>>>>>>``, diff3 ``|||||||``; a bare ``=======`` only in a file that also has one of those,
+    since it is a valid reST underline). Returns sorted paths."""
+    hits: dict[str, set[str]] = {}
+    path = None
+    for line in diff_text.splitlines():
+        if line.startswith("+++ "):
+            p = line[4:].strip()
+            path = p[2:] if p.startswith("b/") else p
+            continue
+        if path is None or line.startswith("+++"):
+            continue
+        m = _MARKER_RX.match(line)
+        if m:
+            hits.setdefault(path, set()).add("=" if m.group(1) is None else m.group(1)[0])
+    return tuple(sorted(p for p, kinds in hits.items() if kinds - {"="}))
+
+
+def _suite_findings(pr: PRState, suites: tuple[SuiteRequirement, ...], blocking, passed, pre_existing, actions):
+    by_key: dict[tuple[str, str], list[SuiteOutcome]] = {}
+    for r in pr.results:
+        by_key.setdefault((r.suite, r.platform), []).append(r)
+    base = {(r.suite, r.platform): r for r in pr.base_results if r.sha == pr.base_sha}
+    for s in suites:
+        for plat in s.platforms:
+            subj = f"{s.name}/{plat}"
+            rs = by_key.get((s.name, plat), [])
+            on_head = [r for r in rs if r.sha == pr.head_sha]
+            if not on_head:
+                if rs:
+                    blocking.append(Finding("stale-result", f"only results for older heads "
+                                            f"({', '.join(sorted({r.sha[:12] for r in rs}))}); needs a run on "
+                                            f"{pr.head_sha[:12]}", subj))
+                else:
+                    blocking.append(Finding("missing-result", f"no result on {pr.head_sha[:12]}", subj))
+                if "run-suites" not in actions:
+                    actions.append("run-suites")
+                continue
+            r = on_head[-1]
+            if r.verdict == "pending":
+                blocking.append(Finding("pending-result", "running", subj))
+            elif r.verdict == "pass":
+                passed.append(Finding("suite-green", "green", subj))
+            elif r.verdict == "fail":
+                b = base.get((s.name, plat))
+                red_on_base = set(b.failing) if b is not None and b.verdict in ("pass", "fail") else set()
+                new = [t for t in r.failing if t not in red_on_base]
+                old = [t for t in r.failing if t in red_on_base]
+                for t in old:
+                    pre_existing.append(Finding("pre-existing", f"{t} (also red on base {pr.base_sha[:12]})", subj))
+                if new:
+                    why = "" if b is not None else " (no result on the base to compare with)"
+                    blocking.append(Finding("new-failure", f"{len(new)} new failing test(s){why}: "
+                                            + ", ".join(new[:10]) + (" …" if len(new) > 10 else ""), subj))
+                elif not r.failing:
+                    blocking.append(Finding("suite-error", "verdict fail without failing tests: "
+                                            + (r.reason or "no reason given"), subj))
+                else:
+                    passed.append(Finding("suite-green", f"only pre-existing failures ({len(old)})", subj))
+            else:
+                blocking.append(Finding("suite-error", r.reason or f"verdict {r.verdict!r}", subj))
+
+
+def _approval_findings(pr: PRState, areas: dict[str, AreaPolicy], blocking, passed):
+    fresh = [rv for rv in pr.reviews if rv.time >= pr.unit_updated_at]
+    approvers = {rv.login for rv in fresh if rv.state == "APPROVED"}
+    objectors = {rv.login for rv in pr.reviews if rv.state == "CHANGES_REQUESTED"}
+    owned = [areas[a] for a in pr.areas if a in areas and areas[a].owners]
+    for area in owned:
+        owners = set(area.owners)
+        who = sorted(owners & approvers)
+        if who:
+            passed.append(Finding("approved", f"approved by {', '.join(who)}", area.name))
+        else:
+            blocking.append(Finding("approval-missing", "needs an approval from an owner: "
+                                    + ", ".join(sorted(owners)), area.name))
+        against = sorted(owners & objectors)
+        if against:
+            blocking.append(Finding("changes-requested", f"changes requested by {', '.join(against)}", area.name))
+    if pr.kind == "chain" and not owned:
+        writers = sorted(rv.login for rv in fresh if rv.state == "APPROVED" and rv.can_write
+                         and rv.login != pr.author)
+        if writers:
+            passed.append(Finding("approved", f"chain approved by {', '.join(writers)}", "chain"))
+        else:
+            blocking.append(Finding("approval-missing", "a chain needs an approval by a writer", "chain"))
+
+
+def is_signed_off(target: str, owners, signoffs, since: int = 0) -> str | None:
+    """The login of the first owner in ``owners`` who signed off ``target`` at or after ``since``
+    (epoch s; the last change to the unit's own commits), else None. Sign-offs by non-owners
+    never count; no owners → never signed off (configure owners for areas that require L3)."""
+    allowed = set(owners)
+    for s in sorted(signoffs, key=lambda s: (s.time, s.by)):
+        if s.target == target and s.by in allowed and s.time >= since:
+            return s.by
+    return None
+
+
+def _signoff_findings(pr: PRState, areas: dict[str, AreaPolicy], blocking, passed):
+
+    targets = [(a, areas[a].owners) for a in pr.areas if a in areas and areas[a].requires_l3]
+    owners_all = tuple(sorted({o for a in pr.areas if a in areas for o in areas[a].owners}))
+    targets += [(m, owners_all) for m in pr.metrics_needing_signoff]
+    for target, owners in targets:
+        who = is_signed_off(target, owners, pr.signoffs, since=pr.unit_updated_at)
+        if who:
+            passed.append(Finding("signed-off", f"L3 sign-off by {who}", target))
+        else:
+            hint = f" from one of: {', '.join(owners)}" if owners else " (no owners configured: add owners to the area)"
+            blocking.append(Finding("l3-signoff-missing", f"needs `/forksync signoff {target}`{hint}", target))
+
+
+def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaPolicy, ...] = ()) -> GateDecision:
+    """The gate's decision for ``pr`` given the trusted required L1 ``suites`` (already filtered
+    to those that apply, see :func:`bot.config.suites.required_l1`) and the configured ``areas``.
+    Pure and deterministic: the same inputs give the same findings in the same order."""
+    blocking: list[Finding] = []
+    passed: list[Finding] = []
+    pre_existing: list[Finding] = []
+    actions: list[str] = []
+    area_map = {a.name: a for a in areas}
+
+    if pr.conflict_marker_files:
+        blocking.append(Finding("conflict-markers", "the diff adds conflict markers in: "
+                                + ", ".join(pr.conflict_marker_files)))
+    if pr.holds:
+        blocking.append(Finding("hold", f"held by {', '.join(pr.holds)}; `/forksync unhold` lifts it"))
+    if pr.head_contains_base:
+        passed.append(Finding("base-current", f"head contains the current base {pr.base_sha[:12]}"))
+    else:
+        blocking.append(Finding("stale-base", f"the base moved to {pr.base_sha[:12]}; the bot merges it into "
+                                "the branch and re-runs the suites on the new head"))
+        actions.append("update-branch")
+    gpu_ok = may_run_on_gpu(pr)
+    if not gpu_ok:
+        blocking.append(Finding("awaiting-retest", f"@{pr.author} is not a collaborator: a writer's "
+                                "`/forksync retest` lets this head run on GPU runners"))
+    if suites:
+        _suite_findings(pr, suites, blocking, passed, pre_existing, actions)
+        if not gpu_ok and "run-suites" in actions:
+            actions.remove("run-suites")
+    else:
+        required = [c for c in pr.checks if c.required and c.name != GATE_CHECK]
+        if not required:
+            blocking.append(Finding("no-required-checks", "no suites are configured and no required check "
+                                    "exists: forksync never merges with none"))
+        for c in required:
+            if c.conclusion == "success":
+                passed.append(Finding("check-green", "success", c.name))
+            else:
+                blocking.append(Finding("check-not-green", c.conclusion or "still running", c.name))
+    _approval_findings(pr, area_map, blocking, passed)
+    _signoff_findings(pr, area_map, blocking, passed)
+    if "update-branch" in actions and "run-suites" in actions:
+        actions.remove("run-suites")      # running on a head that is about to change is wasted
+    allowed = not blocking
+    if allowed:
+        actions.append("merge")
+    return GateDecision(allowed, tuple(blocking), tuple(passed), tuple(pre_existing), tuple(actions))
+
+
+def area_policies(cfg) -> tuple[AreaPolicy, ...]:
+    """:class:`AreaPolicy` values from a ``ForksyncConfig``."""
+    return tuple(AreaPolicy(a.name, tuple(a.owners), a.requires_l3) for a in cfg.areas)
+
+
+def suite_requirements(suites) -> tuple[SuiteRequirement, ...]:
+    """:class:`SuiteRequirement` values from ``SuiteConfig`` objects (already filtered)."""
+    return tuple(SuiteRequirement(s.name, tuple(s.platforms)) for s in suites)
+
+
+def render_summary(decision: GateDecision, pr: PRState) -> str:
+    """The ``forksync/gate`` check-run summary (markdown) from ``templates/checks/gate.md.j2``."""
+    return render("checks/gate.md.j2", decision=decision, pr=pr)
+
+
+def outcome_from_result(result) -> SuiteOutcome:
+    """A :class:`SuiteOutcome` from the runner's result (``gpu_runner.result.RunResult`` or
+    anything with ``suite``, ``commit``, ``platform``, ``outcome``, ``failing``, ``reasons``).
+    ``outcome`` pass/fail/error maps to the same verdicts; the reasons become the detail."""
+    reason = "; ".join(f"{r.code}: {r.detail}" for r in getattr(result, "reasons", ()) or ())
+    return SuiteOutcome(result.suite, result.commit, result.platform, result.outcome,
+                        tuple(result.failing), reason)

@@ -1,0 +1,81 @@
+"""L3 on demand: ``/forksync l3 <workload>`` runs queued by :mod:`bot.validation.signoff`, run on
+the machine that serves their platform, recorded, and answered once on their PR.
+
+A run is claimed (status ``queued`` → ``running``) before it starts, so two workers never run one
+request; its verdict is recorded with :func:`bot.validation.signoff.finish_l3` and answered with
+``templates/validation/l3_result.md.j2`` under a hidden marker per run (a redelivery never
+doubles the reply). Results that arrive later (github-actions) are answered by
+:func:`answer_l3_result` from the validation service.
+"""
+from __future__ import annotations
+
+from gpu_runner.result import RunResult
+
+from bot import templating
+from bot.github.common import comment_once
+from bot.validation import signoff
+from bot.validation import store as vstore
+from bot.validation.checks import check_name, title_of
+
+
+def _claim_l3(store, full: str, platform: str):
+    """Claim the oldest queued L3 run of ``full`` on ``platform`` (status → running), or None."""
+    with store.lock:
+        t = store.db[signoff.L3_RUNS.name]
+        rows = list(t.rows_where("repo = ? and platform = ? and status = 'queued'", [full, platform],
+                                 order_by="requested_at, id", limit=1))
+        if not rows:
+            return None
+        t.update(rows[0]["id"], {"status": "running"})
+        return signoff.L3Run(**{**rows[0], "status": "running"})
+
+
+async def answer_l3(ctx, full: str, run, result, suite) -> None:
+    """Finish an L3 run (:func:`bot.validation.signoff.finish_l3`) and answer once on its PR."""
+    row = vstore.get(ctx.store, full, run.head_sha, suite.name, run.platform) or {}
+    signoff.finish_l3(ctx.store, run.id, result.outcome, row.get("check_url", ""), int(result.finished_at))
+    name = check_name(suite.name, run.platform, len(suite.platforms), "L3")
+    body = templating.render("validation/l3_result.md.j2", run=run, result=result, title=title_of(result), check=name,
+                  url=row.get("check_url", ""))
+    await comment_once(ctx.gh, full, run.pr, f"l3:{run.id}", body)
+
+
+async def answer_l3_result(ctx, full: str, result, suite) -> list[str]:
+    """For a result that arrived later (github-actions): answer the running L3 run it belongs to."""
+    with ctx.store.lock:
+        rows = list(ctx.store.db[signoff.L3_RUNS.name].rows_where(
+            "repo = ? and head_sha = ? and workload = ? and platform = ? and status = 'running'",
+            [full, result.commit, result.suite, result.platform]))
+    for r in rows:
+        await answer_l3(ctx, full, signoff.L3Run(**r), result, suite)
+    return [f"L3 {result.suite}@{result.platform} on #{r['pr']}: {result.verdict}" for r in rows]
+
+
+async def l3_tick(ctx, full: str, *, platforms: tuple[str, ...] = ("cpu",), limit: int = 1) -> list[str]:
+    """Run up to ``limit`` queued ``/forksync l3 <workload>`` runs whose platform this machine
+    serves (local backend): a check run ``forksync/L3/<workload>`` on the PR head, the verdict
+    recorded (:func:`bot.validation.signoff.finish_l3`) and one reply on the PR
+    (``templates/validation/l3_result.md.j2``)."""
+    v = ctx.validation
+    notes: list[str] = []
+    tr = None
+    for plat in platforms:
+        while len(notes) < limit:
+            run = _claim_l3(ctx.store, full, plat)
+            if run is None:
+                break
+            tr = tr or await v.trusted(ctx, full)
+            suite = next((s for s in tr.suites if s.name == run.workload and s.level == "L3"), None)
+            if suite is None:
+                signoff.finish_l3(ctx.store, run.id, "error", "", int(v.now()))
+                notes.append(f"L3 {run.workload}: no such L3 suite on the default branch any more")
+                continue
+            note = await v.run_suite(ctx, full, run.pr, run.head_sha, suite, plat, tr)
+            row = vstore.get(ctx.store, full, run.head_sha, suite.name, plat)
+            if row["status"] != "done":          # github-actions: the result comes later
+                notes.append(f"L3 {note}")
+                continue
+            result = RunResult.from_json(row["result_json"])
+            await answer_l3(ctx, full, run, result, suite)
+            notes.append(f"L3 {run.workload}@{plat} on #{run.pr}: {result.verdict}")
+    return notes

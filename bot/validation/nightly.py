@@ -1,0 +1,43 @@
+"""The nightly L1 run on trunk and its silence alarm (issue 4, item 5: "an expected nightly result
+that never arrives raises an alarm, because silence is not green"). Pure functions; the
+scheduler (dispatch) and the issue filing are the handlers' job.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.validation.render import render
+
+
+@dataclass(frozen=True)
+class MissingResult:
+    """A (suite, platform) of a nightly dispatched at ``dispatched_at`` with no result after
+    ``waited_s`` seconds."""
+
+    suite: str
+    platform: str
+    sha: str
+    dispatched_at: int
+    waited_s: int
+
+
+def expected_pairs(suites) -> tuple[tuple[str, str], ...]:
+    """(suite, platform) pairs a nightly L1 run must report: every required L1 suite (trusted
+    ``SuiteConfig`` values) on each of its platforms, whatever areas it is limited to."""
+    return tuple((s.name, p) for s in suites if s.level == "L1" and s.required for p in s.platforms)
+
+
+def missing_nightly(expected, sha: str, dispatched_at: int, received: dict[tuple[str, str], int], now: int,
+                    deadline_s: int) -> tuple[MissingResult, ...]:
+    """Pairs of ``expected`` without a result received at or after ``dispatched_at``
+    (``received``: (suite, platform) → time of the newest result for ``sha``), once ``now`` is
+    past ``dispatched_at + deadline_s``. Before the deadline nothing is missing yet."""
+    if now < dispatched_at + deadline_s:
+        return ()
+    return tuple(MissingResult(s, p, sha, dispatched_at, now - dispatched_at) for s, p in expected
+                 if received.get((s, p), -1) < dispatched_at)
+
+
+def render_alarm(missing: tuple[MissingResult, ...]) -> str:
+    """Body of the alarm issue (``templates/issues/nightly_missing.md.j2``)."""
+    return render("issues/nightly_missing.md.j2", missing=missing)

@@ -1,0 +1,347 @@
+"""Validation on GitHub: run a PR head's required L1 suites, publish them, evaluate the gate, merge.
+
+Flow for one PR head (:meth:`ValidationService.validate_pr`):
+
+1. The trusted configuration: ``.github/forksync.yml`` at the fork's **default branch**
+   (:func:`bot.config.suites.load_trusted_suites`; never the PR's copy). The required L1 suites are those
+   that apply to the areas the PR touches (:func:`bot.config.suites.required_l1`).
+2. Code from a PR whose author is neither the bot nor a writer runs only after a writer's
+   ``/forksync retest`` on that head (:func:`bot.validation.gate.may_run_on_gpu`).
+3. Each suite × platform without a result on the head gets a check run ``forksync/L1/<suite>``
+   (in progress), then the backend runs it: ``local`` awaits ``python -m gpu_runner`` in a
+   subprocess and completes the check run (summary table, ≤ 50 annotations per update, appended);
+   ``github-actions`` dispatches the workflow and the result arrives with ``workflow_run.completed``
+   (:meth:`on_workflow_run`). When the head has failing tests and no result exists for the suite
+   at the current base tip, the suite runs on the base too (``local``), so failures already red
+   there count as pre-existing.
+4. The gate (:meth:`evaluate`): :func:`bot.validation.gate_inputs.gather` → :func:`bot.validation.gate.decide` →
+   the ``forksync/gate`` check run → its actions: ``update-branch`` (``pulls/update-branch`` with
+   ``expected_head_sha``: the base is *merged into* the branch, no commit rewritten; then the
+   suites run on the new head), ``run-suites``, ``merge``.
+5. Merge (:meth:`merge`): ``cfg.github.merge_method`` (rebase by default; squash is refused by
+   the config), always with the head ``sha`` guard; ``mergeable: null`` is polled a few times;
+   405 (not mergeable / a required check GitHub expects) and 409 (the head moved) are recorded in
+   the gate check run's text, never retried blindly, never a second comment or merge.
+
+One suite-running pass and one evaluation per PR at a time (asyncio locks per PR, in this
+process); an evaluation may recurse through update-branch → re-test → evaluate at most
+:attr:`max_rounds` times. Redeliveries are harmless: a suite with a result on the head is not
+run again (unless forced by a retest), a merged PR is not merged again, and the gate check run on
+a head is updated in place.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+
+from gpu_runner.github_actions import collect, parse_run_name, session_downloader
+
+from bot.config.forksync import ConfigError, ForksyncConfig, load_trusted_suites, parse_config_text
+from bot.github.common import split_repo
+from bot.github.fork_config import CONFIG_PATH, fetch_config_text
+from bot.github.merge import merge_pr, update_branch
+from bot.sync import landing
+from bot.validation import gate_inputs
+from bot.validation import store as vstore
+from bot.validation.gate import area_policies, decide, suite_requirements
+from bot.validation.l3 import answer_l3_result
+from bot.config.suites import SuiteConfig, UntrustedConfigError, required_l1
+from bot.validation.backends import ActionsBackend, LocalBackend, backend_name
+from bot.validation.checks import check_name, external_id, finish_suite_run, publish_gate, start_suite_run
+from bot.validation.gate_inputs import base_tip
+
+
+@dataclass
+class Trusted:
+    """The default branch's configuration: ``cfg`` (ForksyncConfig), its raw ``text`` (handed to the
+    runner), the trusted ``suites`` and the ``default_branch``. ``error``: why suites are empty."""
+
+    cfg: object
+    text: str
+    suites: tuple[SuiteConfig, ...]
+    default_branch: str
+    error: str = ""
+
+
+class ValidationService:
+    """Per process; ``sync`` is the :class:`bot.sync.service.SyncService` (clone URLs, bot login,
+    clients). ``merge_poll_s``: wait between reads while GitHub computes ``mergeable``."""
+
+    max_rounds = 3
+
+    def __init__(self, sync, *, backend: str | None = None, settings=None, merge_poll_s: float = 1.0,
+                 mergeable_polls: int = 5, now=time.time):
+        self.sync = sync
+        self.bot_login = getattr(sync, "bot_login", None)
+        self.backend = backend or backend_name(settings)
+        self.local = LocalBackend(sync.workdir, self._remote_url)
+        self.actions = ActionsBackend()
+        self.merge_poll_s = merge_poll_s
+        self.mergeable_polls = mergeable_polls
+        self.now = now
+        self._locks: dict[tuple[str, int], asyncio.Lock] = {}          # gate evaluation per PR
+        self._run_locks: dict[tuple[str, int], asyncio.Lock] = {}      # suite runs per PR
+        self._installation: dict[str, int | None] = {}
+
+    async def _remote_url(self, full: str):
+        return await self.sync.remote_url(full, self._installation.get(full))
+
+    # ------------------------------------------------------------------ configuration
+    async def trusted(self, ctx, full: str) -> Trusted:
+        repo = await ctx.gh.getitem("/repos/{owner}/{repo}", split_repo(full))
+        default = repo.get("default_branch") or "main"
+        text, _ = await fetch_config_text(ctx.gh, full, default)
+        try:
+            cfg = parse_config_text(text, f"{CONFIG_PATH}@{default}") if text is not None else ForksyncConfig()
+        except ConfigError:
+            cfg = ForksyncConfig()
+        try:
+            suites = load_trusted_suites(lambda ref, path: text if ref == default else None, default, CONFIG_PATH)
+            return Trusted(cfg, text or "", suites, default)
+        except UntrustedConfigError as e:
+            return Trusted(cfg, text or "", (), default, str(e))
+
+    # ------------------------------------------------------------------ L1 on a PR head
+    def _lock(self, full: str, number: int) -> asyncio.Lock:
+        return self._locks.setdefault((full, number), asyncio.Lock())
+
+    async def validate_pr(self, ctx, full: str, number: int, *, only: str | None = None, force: bool = False,
+                          granted_by: str | None = None, explicit: bool = False, _round: int = 0) -> list[str]:
+        """Run the PR head's missing (``force``: all, or ``only`` that suite) required L1 suites,
+        then evaluate the gate. Returns notes for the delivery's outcome."""
+        self._installation[full] = ctx.installation_id
+        vstore.ensure(ctx.store)
+        pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full), "number": number})
+        if pr.get("state") != "open":
+            return [f"#{number}: {pr.get('state')}, not validated"]
+        head = pr["head"]["sha"]
+        if granted_by:
+            vstore.grant_retest(ctx.store, full, number, head, granted_by, self.now())
+        tr = await self.trusted(ctx, full)
+        async with self._run_locks.setdefault((full, number), asyncio.Lock()):
+            notes = await self._run_suites(ctx, full, pr, tr, only=only, force=force)
+        notes += await self.evaluate(ctx, full, number, _round=_round, tr=tr, explicit=explicit)
+        return notes
+
+    async def _run_suites(self, ctx, full: str, pr: dict, tr: Trusted, *, only: str | None, force: bool) -> list[str]:
+        head, number = pr["head"]["sha"], pr["number"]
+        labels = [lab["name"] for lab in pr.get("labels") or []]
+        files = [f["filename"] async for f in ctx.gh.getiter("/repos/{owner}/{repo}/pulls/{number}/files",
+                                                             {**split_repo(full), "number": number})]
+        suites = required_l1(tr.suites, gate_inputs.pr_areas(tr.cfg, labels, files))
+        if only:
+            suites = tuple(s for s in suites if s.name == only)
+            if not suites:
+                return [f"#{number}: no required L1 suite named {only!r} applies"]
+        author = (pr.get("user") or {}).get("login", "")
+        if not (await gate_inputs.is_trusted_author(ctx.gh, full, author, self.bot_login)
+                or head in vstore.retest_shas(ctx.store, full, number)):
+            return [f"#{number}: @{author} is not a collaborator; waiting for a writer's /forksync retest"]
+        notes = []
+        for s in suites:
+            for plat in s.platforms:
+                row = vstore.get(ctx.store, full, head, s.name, plat)
+                if row is not None and not force and (row["status"] == "done" or self._in_flight(row, s)):
+                    continue
+                notes.append(await self.run_suite(ctx, full, number, head, s, plat, tr))
+                if self.backend == "local":
+                    await self._run_on_base_if_needed(ctx, full, pr, s, plat, tr)
+        return notes
+
+    def _in_flight(self, row: dict, suite: SuiteConfig) -> bool:
+        """A pending row another delivery (or worker process) is still working on: dispatched to
+        Actions (the collect tick times it out), or a local run younger than the suite may take."""
+        if row["request_id"]:
+            return True
+        return self.now() - row["updated_at"] < suite.timeout_s * (suite.infra_retries + 1) + 120
+
+    async def run_suite(self, ctx, full: str, number: int, sha: str, suite: SuiteConfig, platform: str,
+                        tr: Trusted, *, publish: bool = True) -> str:
+        """Start one suite run on ``sha`` (check run + backend). Returns a note."""
+        name = check_name(suite.name, platform, len(suite.platforms), suite.level)
+        run = {"id": 0, "html_url": ""}
+        if publish:
+            run = await start_suite_run(ctx.gh, full, sha, name, external_id(suite.name, platform, suite.level),
+                                        suite=suite.name, level=suite.level, platform=platform, backend=self.backend,
+                                        now=self.now())
+        if self.backend == "github-actions":
+            rid = await self.actions.dispatch(ctx.gh, full, sha, suite, platform, tr.default_branch)
+            vstore.mark_pending(ctx.store, repo=full, pr=number, sha=sha, suite=suite.name, platform=platform,
+                                level=suite.level, backend=self.backend, now=self.now(), check_run_id=run["id"],
+                                check_url=run.get("html_url", ""), request_id=rid)
+            return f"{name} @ {sha[:12]}: dispatched ({rid})"
+        vstore.mark_pending(ctx.store, repo=full, pr=number, sha=sha, suite=suite.name, platform=platform,
+                            level=suite.level, backend=self.backend, now=self.now(), check_run_id=run["id"],
+                            check_url=run.get("html_url", ""))
+        result = await self.local.run(full, sha, suite, platform, tr.text)
+        await self.record(ctx, full, number, result, suite)
+        return f"{name} @ {sha[:12]}: {result.verdict}"
+
+    async def record(self, ctx, full: str, number: int, result, suite: SuiteConfig | None) -> None:
+        """Store a result and complete its check run (if one was started)."""
+        vstore.record(ctx.store, repo=full, pr=number, result=result, now=self.now())
+        row = vstore.get(ctx.store, full, result.commit, result.suite, result.platform)
+        if row and row["check_run_id"]:
+            await finish_suite_run(ctx.gh, full, row["check_run_id"], result, suite, now=self.now())
+
+    async def _run_on_base_if_needed(self, ctx, full: str, pr: dict, suite: SuiteConfig, platform: str,
+                                     tr: Trusted) -> None:
+        row = vstore.get(ctx.store, full, pr["head"]["sha"], suite.name, platform)
+        if not row or row["verdict"] != "fail":
+            return
+        base = await base_tip(ctx.gh, full, pr["base"]["ref"])
+        if vstore.get(ctx.store, full, base, suite.name, platform):
+            return
+        vstore.mark_pending(ctx.store, repo=full, pr=0, sha=base, suite=suite.name, platform=platform,
+                            level=suite.level, backend="local", now=self.now())
+        result = await self.local.run(full, base, suite, platform, tr.text)
+        vstore.record(ctx.store, repo=full, pr=0, result=result, now=self.now())
+
+    # ------------------------------------------------------------------ results from Actions
+    async def on_workflow_run(self, ctx, event: dict, download) -> list[str]:
+        """``workflow_run.completed`` of a forksync dispatch: record the result, then re-evaluate."""
+        run = event.get("workflow_run") or {}
+        d = parse_run_name(run.get("display_title") or run.get("name"))
+        if d is None:
+            return []
+        full = event["repository"]["full_name"]
+        self._installation[full] = ctx.installation_id
+        vstore.ensure(ctx.store)
+        row = vstore.by_request(ctx.store, d.request_id)
+        if row is None:
+            return [f"workflow run for unknown request {d.request_id}: ignored"]
+        if row["status"] == "done":
+            return [f"{d.suite} @ {d.commit[:12]}: already recorded"]
+        result = await collect(ctx.gh, event, download)
+        if result is None:
+            return []
+        tr = await self.trusted(ctx, full)
+        suite = next((s for s in tr.suites if s.name == result.suite), None)
+        await self.record(ctx, full, row["pr"], result, suite)
+        notes = [f"{d.suite} @ {d.commit[:12]}: {result.verdict} (github-actions)"]
+        if suite is not None and suite.level == "L3":
+            return notes + await answer_l3_result(ctx, full, result, suite)
+        if row["pr"]:
+            notes += await self.evaluate(ctx, full, row["pr"], tr=tr)
+        return notes
+
+    # ------------------------------------------------------------------ the gate
+    async def evaluate(self, ctx, full: str, number: int, *, _round: int = 0, tr: Trusted | None = None,
+                       explicit: bool = False) -> list[str]:
+        """Evaluate the gate for PR ``number``, publish ``forksync/gate`` and act on the decision.
+        Sync PRs (branch ``github.branch_prefix`` on the fork) merge by themselves when the gate
+        allows; any other PR only when ``explicit`` (``/forksync merge``)."""
+        self._installation[full] = ctx.installation_id
+        vstore.ensure(ctx.store)
+        async with self._lock(full, number):
+            pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full), "number": number})
+            if pr.get("state") != "open":
+                return [f"#{number}: {'merged' if pr.get('merged') else pr.get('state')}"]
+            tr = tr or await self.trusted(ctx, full)
+            state = await gate_inputs.gather(ctx.gh, ctx.store, full, pr, tr.cfg, bot_login=self.bot_login,
+                                             own_checks=set())
+            suites = suite_requirements(required_l1(tr.suites, state.areas))
+            decision = decide(state, suites, area_policies(tr.cfg))
+            notes = [f"#{number} gate: {decision.title}"
+                     + (" — " + ", ".join(f"{f.code}({f.subject})" if f.subject else f.code
+                                          for f in decision.blocking) if decision.blocking else "")]
+            extra = [f"Trusted suites unavailable: {tr.error}"] if tr.error else []
+            sync_pr = (pr["head"]["ref"].startswith(tr.cfg.github.branch_prefix)
+                       and (pr["head"].get("repo") or {}).get("full_name", full) == full)
+            if "merge" in decision.actions and not (sync_pr or explicit):
+                extra.append("Not a sync PR: forksync does not merge it by itself; `/forksync merge` asks it to.")
+            if "merge" in decision.actions and (sync_pr or explicit):
+                outcome = await self.merge(ctx, full, pr, state.head_sha, tr.cfg.github.merge_method)
+                notes.append(outcome)
+                if outcome.startswith("merged"):
+                    notes += await self._after_merge(ctx, full, number)
+                await publish_gate(ctx.gh, full, decision, state, now=self.now(), notes=extra + [outcome])
+                if outcome.startswith("head moved") and _round < self.max_rounds:
+                    follow = True
+                else:
+                    return notes
+            else:
+                await publish_gate(ctx.gh, full, decision, state, now=self.now(), notes=extra)
+                follow = False
+        if follow:
+            return notes + await self.validate_pr(ctx, full, number, explicit=explicit, _round=_round + 1)
+        if _round >= self.max_rounds:
+            return notes + ["stopped: too many rounds in one evaluation"]
+        if "update-branch" in decision.actions:
+            moved, note = await self.update_branch(ctx, full, pr, state.head_sha)
+            notes.append(note)
+            if moved:
+                return notes + await self.validate_pr(ctx, full, number, explicit=explicit, _round=_round + 1)
+            if note.startswith("update-branch refused"):      # e.g. the base conflicts: a person must merge it
+                await publish_gate(ctx.gh, full, decision, state, now=self.now(), notes=[note], conclusion="failure")
+        elif "run-suites" in decision.actions:
+            return notes + await self.validate_pr(ctx, full, number, explicit=explicit, _round=_round + 1)
+        return notes
+
+    async def _after_merge(self, ctx, full: str, number: int) -> list[str]:
+        """Land a PR the bot merged itself (:func:`bot.sync.landing.on_merged`: ledger refresh,
+        branch deletion) — GitHub's ``pull_request.closed`` for it has the bot as sender, which the
+        dispatcher's loop guard drops."""
+        if not self.bot_login:
+            return []
+        try:
+            pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full), "number": number})
+            await landing.on_closed(ctx, self.sync, full, pr, closer=self.bot_login)
+        except Exception as e:  # noqa: BLE001 - the merge happened; the next sync refreshes the ledger
+            return [f"landing after merge not run: {type(e).__name__}: {str(e)[:200]}"]
+        return []
+
+    async def update_branch(self, ctx, full: str, pr: dict, head: str) -> tuple[bool, str]:
+        return await update_branch(ctx.gh, full, pr["number"], head, polls=self.mergeable_polls,
+                                   poll_s=self.merge_poll_s)
+
+    async def merge(self, ctx, full: str, pr: dict, head: str, method: str) -> str:
+        return await merge_pr(ctx.gh, full, pr["number"], head, method, polls=self.mergeable_polls,
+                              poll_s=self.merge_poll_s)
+
+
+# ---------------------------------------------------------------------- commands (bot.commands.runner calls these)
+async def command_retest(ctx, full: str, number: int, suite: str | None, user: str) -> str:
+    """``/forksync retest [suite]`` by a writer (permission checked by the command handler): the
+    suites run again on the PR head — also when the author is not a collaborator (the writer's
+    retest authorises this head) — and the gate is evaluated. Returns the reply's result text."""
+    notes = await ctx.validation.validate_pr(ctx, full, number, only=suite, force=True, granted_by=user)
+    return "retest " + (f"of suite `{suite}`" if suite else "of all required suites") + ": " + "; ".join(notes)
+
+
+async def command_merge(ctx, full: str, number: int, cfg, fallback) -> str:
+    """``/forksync merge``: ask the gate to check now and merge when it allows (any PR, not only
+    sync PRs). Without trusted suites the command keeps ``fallback`` ("≥ 1 required check,
+    all green, never with none")."""
+    if ctx.validation is None:
+        return await fallback(ctx, full, number, cfg)
+    v = ctx.validation
+    tr = await v.trusted(ctx, full)
+    if not tr.suites:
+        return await fallback(ctx, full, number, cfg)
+    notes = await v.evaluate(ctx, full, number, tr=tr, explicit=True)
+    return "; ".join(notes)
+
+
+async def after_signoff(ctx, full: str, number: int) -> str:
+    """Re-evaluate the gate after a recorded sign-off; returns a short note for the reply."""
+    if ctx.validation is None:
+        return ""
+    notes = await ctx.validation.evaluate(ctx, full, number)
+    return "; ".join(notes)
+
+
+def downloader_for(ctx):
+    """``download(url) -> bytes`` for artifact zips with the context client's session and token."""
+    gh = ctx.gh
+    source = getattr(gh, "_token_source", None)
+
+    async def token() -> str:
+        return await source() if source is not None else ""
+
+    return session_downloader(getattr(gh, "_session", None), token)
+
+
+__all__ = ["ValidationService", "Trusted", "command_retest", "command_merge", "after_signoff",
+           "downloader_for"]

@@ -1,0 +1,130 @@
+"""L3 queue and sign-off records (issue 4, item 7): store tables and plain functions.
+
+``/forksync l3 <workload>`` queues a heavy run (an ``L3`` suite) for a PR on the suite's
+platform; its result is recorded when the runner reports. ``/forksync signoff <area|metric>``
+from one of the configured owners is recorded; the gate counts it through :func:`bot.validation.gate.is_signed_off`.
+The comment handlers (GitHub side) call these functions; nothing here talks to GitHub.
+
+Errors: :class:`SignoffError` (a person's mistake: not an owner, unknown target, unknown
+workload) with a message that says what to do.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot import store as store_mod
+from bot.validation.gate import SignOff, is_signed_off  # noqa: F401 - the rule the gate applies
+from bot.validation.store import L3_RUNS, SIGNOFFS
+
+L3_STATUSES = ("queued", "running", "done", "cancelled")
+
+
+class SignoffError(ValueError):
+    """A sign-off or L3 request that cannot be recorded; the message is shown to the commenter."""
+
+
+@dataclass(frozen=True)
+class L3Run:
+    id: int
+    repo: str
+    pr: int
+    head_sha: str
+    workload: str
+    platform: str
+    requested_by: str
+    requested_at: int
+    status: str = "queued"
+    verdict: str = ""
+    result_url: str = ""
+    finished_at: int = 0
+
+
+def signoff_owners(target: str, areas, pr_areas: tuple[str, ...]) -> tuple[str, ...]:
+    """Who may sign off ``target``: the owners of the area named ``target``; for a metric, the
+    owners of the areas the PR touches. ``areas`` are ``bot.config.forksync.Area`` or
+    :class:`bot.validation.gate.AreaPolicy` values. Raises :class:`SignoffError` for a target that is neither
+    a configured area nor a metric name (``<benchmark>`` or ``<benchmark>:<shape>…``) while
+    the PR touches no owned area."""
+    by_name = {a.name: a for a in areas}
+    if target in by_name:
+        return tuple(by_name[target].owners)
+    owners = tuple(sorted({o for n in pr_areas if n in by_name for o in by_name[n].owners}))
+    if not owners:
+        raise SignoffError(f"`{target}` is not a configured area, and this PR touches no area with owners "
+                           f"who could sign off a metric; areas: {', '.join(sorted(by_name)) or '(none)'}")
+    return owners
+
+
+def record_signoff(db: "store_mod.Store", repo: str, pr: int, head_sha: str, target: str, by: str,
+                   owners, time: int, comment_url: str = "") -> SignOff:
+    """Record ``by``'s sign-off of ``target`` on PR ``repo#pr``. Raises :class:`SignoffError`
+    when ``by`` is not one of ``owners``."""
+    if by not in set(owners):
+        raise SignoffError(f"@{by} is not an owner of `{target}`; owners: "
+                           + (", ".join(f"@{o}" for o in sorted(owners)) or "(none configured)"))
+    with db.lock:
+        db.db[SIGNOFFS.name].insert({"repo": repo, "pr": pr, "head_sha": head_sha, "target": target,
+                                     "by": by, "time": time, "comment_url": comment_url})
+    return SignOff(target, by, time)
+
+
+def signoffs_for(db: "store_mod.Store", repo: str, pr: int) -> tuple[SignOff, ...]:
+    """All sign-offs recorded on ``repo#pr``, oldest first (the gate's ``PRState.signoffs``)."""
+    rows = db.db[SIGNOFFS.name].rows_where("repo = ? and pr = ?", [repo, pr], order_by="time, id")
+    return tuple(SignOff(r["target"], r["by"], r["time"]) for r in rows)
+
+
+def queue_l3(db: "store_mod.Store", repo: str, pr: int, head_sha: str, workload: str, suites,
+             requested_by: str, time: int) -> tuple[L3Run, ...]:
+    """Queue L3 suite ``workload`` (one run per platform of the suite) for ``repo#pr`` at
+    ``head_sha``. ``suites`` are the trusted ``SuiteConfig`` values. A run already queued or
+    running for the same head, workload and platform is returned, not duplicated. Raises
+    :class:`SignoffError` when no L3 suite has that name."""
+    l3 = {s.name: s for s in suites if s.level == "L3"}
+    if workload not in l3:
+        raise SignoffError(f"no L3 suite named `{workload}`; L3 suites: {', '.join(sorted(l3)) or '(none configured)'}")
+    out = []
+    with db.lock:
+        t = db.db[L3_RUNS.name]
+        for plat in l3[workload].platforms:
+            existing = list(t.rows_where(
+                "repo = ? and pr = ? and head_sha = ? and workload = ? and platform = ? and status in ('queued','running')",
+                [repo, pr, head_sha, workload, plat]))
+            if existing:
+                out.append(L3Run(**existing[0]))
+                continue
+            row = {"repo": repo, "pr": pr, "head_sha": head_sha, "workload": workload, "platform": plat,
+                   "requested_by": requested_by, "requested_at": time, "status": "queued", "verdict": "",
+                   "result_url": "", "finished_at": 0}
+            rid = t.insert(row).last_pk
+            out.append(L3Run(id=rid, **row))
+    return tuple(out)
+
+
+def next_l3(db: "store_mod.Store", platform: str) -> L3Run | None:
+    """Claim the oldest queued L3 run for ``platform`` (status → running), or None."""
+    with db.lock:
+        t = db.db[L3_RUNS.name]
+        rows = list(t.rows_where("status = 'queued' and platform = ?", [platform], order_by="requested_at, id", limit=1))
+        if not rows:
+            return None
+        t.update(rows[0]["id"], {"status": "running"})
+        return L3Run(**{**rows[0], "status": "running"})
+
+
+def finish_l3(db: "store_mod.Store", run_id: int, verdict: str, result_url: str, time: int) -> L3Run:
+    """Record an L3 run's verdict (``pass``/``fail``/``error``). Raises :class:`SignoffError` for an
+    unknown id."""
+    with db.lock:
+        t = db.db[L3_RUNS.name]
+        try:
+            t.get(run_id)
+        except Exception:
+            raise SignoffError(f"no L3 run with id {run_id}") from None
+        t.update(run_id, {"status": "done", "verdict": verdict, "result_url": result_url, "finished_at": time})
+        return L3Run(**t.get(run_id))
+
+
+def l3_runs_for(db: "store_mod.Store", repo: str, pr: int) -> tuple[L3Run, ...]:
+    return tuple(L3Run(**r) for r in db.db[L3_RUNS.name].rows_where("repo = ? and pr = ?", [repo, pr],
+                                                                    order_by="id"))

@@ -1,0 +1,155 @@
+"""Suite results and retest grants in the store (the GitHub side of validation, issue 4 items 4–5).
+
+Table ``suite_results``: one row per (fork, commit, suite, platform) — the latest run's state
+(``pending`` while a runner works, ``done`` with the runner's verdict), the check run that shows
+it, and the full result JSON (``gpu_runner.result.RunResult``). The gate reads these rows as
+:class:`bot.validation.gate.SuiteOutcome` values; a row on an older head of the PR makes ``stale-result``,
+no row ``missing-result`` (silence is not green).
+
+Table ``retest_grants``: a writer's ``/forksync retest`` on a PR head, which lets a
+non-collaborator's code run on GPU runners (``PRState.retest_by_writer_on``).
+"""
+from __future__ import annotations
+
+import json
+
+from bot import store as store_mod
+from bot.validation.gate import SuiteOutcome
+
+SUITE_RESULTS = store_mod.table("suite_results", {
+    "key": str,                      # "<repo>:<sha>:<suite>:<platform>"
+    "repo": str, "pr": int, "sha": str, "suite": str, "platform": str, "level": str,
+    "status": str,                   # pending | done
+    "verdict": str,                  # pending | pass | fail | error
+    "failing_json": str, "reason": str,
+    "check_run_id": int, "check_url": str,
+    "backend": str, "request_id": str,
+    "result_json": str,
+    "updated_at": float,
+}, pk="key", indexes=[("repo", "sha"), ("repo", "pr"), ("request_id",)])
+
+L3_RUNS = store_mod.table("l3_runs", {
+    "id": int, "repo": str, "pr": int, "head_sha": str, "workload": str, "platform": str,
+    "requested_by": str, "requested_at": int, "status": str, "verdict": str, "result_url": str,
+    "finished_at": int,
+}, pk="id", indexes=[("repo", "pr"), ("status",)])
+
+SIGNOFFS = store_mod.table("signoffs", {
+    "id": int, "repo": str, "pr": int, "head_sha": str, "target": str, "by": str, "time": int,
+    "comment_url": str,
+}, pk="id", indexes=[("repo", "pr")])
+
+NIGHTLY_RUNS = store_mod.table("nightly_runs", {
+    "key": str, "repo": str, "sha": str, "dispatched_at": float, "alarm_issue": int,
+}, pk="key", indexes=[("repo",)])
+
+RETEST_GRANTS = store_mod.table("retest_grants", {
+    "key": str, "repo": str, "pr": int, "head_sha": str, "by": str, "time": float,
+}, pk="key", indexes=[("repo", "pr")])
+
+
+def result_key(repo: str, sha: str, suite: str, platform: str) -> str:
+    return f"{repo}:{sha}:{suite}:{platform}"
+
+
+def _upsert(db, row: dict) -> None:
+    with db.lock:
+        db.db[SUITE_RESULTS.name].upsert(row, pk="key", alter=True)
+
+
+def get(db, repo: str, sha: str, suite: str, platform: str) -> dict | None:
+    with db.lock:
+        rows = list(db.db[SUITE_RESULTS.name].rows_where("key = ?", [result_key(repo, sha, suite, platform)]))
+    return rows[0] if rows else None
+
+
+def mark_pending(db, *, repo: str, pr: int, sha: str, suite: str, platform: str, level: str, backend: str,
+                 now: float, check_run_id: int = 0, check_url: str = "", request_id: str = "") -> None:
+    """A run was started (or dispatched): the gate shows ``pending-result`` until it reports."""
+    _upsert(db, {"key": result_key(repo, sha, suite, platform), "repo": repo, "pr": pr, "sha": sha, "suite": suite,
+                 "platform": platform, "level": level, "status": "pending", "verdict": "pending",
+                 "failing_json": "[]", "reason": "", "check_run_id": check_run_id, "check_url": check_url,
+                 "backend": backend, "request_id": request_id, "result_json": "", "updated_at": now})
+
+
+def record(db, *, repo: str, pr: int, result, now: float, check_run_id: int = 0, check_url: str = "") -> None:
+    """Store a finished run (``RunResult``). Keeps the check run of the pending row when none is given."""
+    old = get(db, repo, result.commit, result.suite, result.platform) or {}
+    reason = "; ".join(f"{r.code}: {r.detail}" for r in result.reasons)
+    _upsert(db, {"key": result_key(repo, result.commit, result.suite, result.platform), "repo": repo,
+                 "pr": pr or old.get("pr", 0), "sha": result.commit, "suite": result.suite,
+                 "platform": result.platform, "level": result.level, "status": "done", "verdict": result.outcome,
+                 "failing_json": json.dumps(list(result.failing)), "reason": reason[:4000],
+                 "check_run_id": check_run_id or old.get("check_run_id", 0),
+                 "check_url": check_url or old.get("check_url", ""), "backend": result.backend,
+                 "request_id": old.get("request_id", ""), "result_json": result.to_json(), "updated_at": now})
+
+
+def by_request(db, request_id: str) -> dict | None:
+    with db.lock:
+        rows = list(db.db[SUITE_RESULTS.name].rows_where("request_id = ?", [request_id]))
+    return rows[0] if rows else None
+
+
+def rows_for(db, repo: str, *, shas: tuple[str, ...] = (), pr: int | None = None) -> list[dict]:
+    """Rows of ``repo`` on any of ``shas`` or of PR ``pr`` (older heads included)."""
+    out: dict[str, dict] = {}
+    with db.lock:
+        t = db.db[SUITE_RESULTS.name]
+        for s in shas:
+            for r in t.rows_where("repo = ? and sha = ?", [repo, s]):
+                out[r["key"]] = r
+        if pr:
+            for r in t.rows_where("repo = ? and pr = ?", [repo, pr]):
+                out[r["key"]] = r
+    return sorted(out.values(), key=lambda r: (r["updated_at"], r["key"]))
+
+
+def outcome(row: dict) -> SuiteOutcome:
+    """The gate's view of one row."""
+    return SuiteOutcome(row["suite"], row["sha"], row["platform"], row["verdict"],
+                        tuple(json.loads(row["failing_json"] or "[]")), row["reason"], row["check_url"])
+
+
+def grant_retest(db, repo: str, pr: int, head_sha: str, by: str, now: float) -> None:
+    with db.lock:
+        db.db[RETEST_GRANTS.name].upsert({"key": f"{repo}#{pr}@{head_sha}", "repo": repo, "pr": pr,
+                                          "head_sha": head_sha, "by": by, "time": now}, pk="key")
+
+
+def retest_shas(db, repo: str, pr: int) -> tuple[str, ...]:
+    with db.lock:
+        return tuple(r["head_sha"] for r in db.db[RETEST_GRANTS.name].rows_where("repo = ? and pr = ?", [repo, pr],
+                                                                                 order_by="time"))
+
+
+def ensure(db) -> None:
+    """Create the validation tables (results, retest grants, sign-offs, L3 runs, nightlies) when the
+    store was opened before they were declared."""
+    with db.lock:
+        if any(not db.db[t.name].exists() for t in (SUITE_RESULTS, RETEST_GRANTS, SIGNOFFS, L3_RUNS, NIGHTLY_RUNS)):
+            db.migrate()
+
+
+def pending_dispatches(db, repo: str) -> list[dict]:
+    """Results still pending for a dispatched run (``request_id`` set), as stored rows."""
+    with db.lock:
+        return list(db.db[SUITE_RESULTS.name].rows_where("repo = ? and status = 'pending' and request_id != ''",
+                                                         [repo]))
+
+
+def nightly_runs(db, repo: str) -> list[dict]:
+    """The fork's nightly runs, newest dispatch first."""
+    with db.lock:
+        return list(db.db[NIGHTLY_RUNS.name].rows_where("repo = ?", [repo], order_by="dispatched_at desc"))
+
+
+def record_nightly(db, repo: str, sha: str, now: float) -> None:
+    with db.lock:
+        db.db[NIGHTLY_RUNS.name].upsert({"key": f"{repo}@{sha}@{int(now)}", "repo": repo, "sha": sha,
+                                         "dispatched_at": now, "alarm_issue": 0}, pk="key")
+
+
+def set_nightly_alarm(db, key: str, issue: int) -> None:
+    with db.lock:
+        db.db[NIGHTLY_RUNS.name].update(key, {"alarm_issue": issue})
