@@ -28,9 +28,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.config.forksync import load_config  # noqa: E402
-from bot.sync.ingest import load_state  # noqa: E402
 from bot.core.provenance import clear_memo  # noqa: E402
 from bot.store import Store  # noqa: E402
+from bot.sync.ingest import load_state  # noqa: E402
 
 
 def git_pass(git_dir: str, shas: list[str]) -> float:

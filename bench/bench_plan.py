@@ -36,11 +36,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import pygit2  # noqa: E402
 
 from bot.config.forksync import load_config  # noqa: E402
-from bot.sync.ingest import load_state  # noqa: E402
 from bot.plan.planner import pending_commits, plan_state  # noqa: E402
 from bot.plan.predict import merge_flags  # noqa: E402
 from bot.store import Store  # noqa: E402
-
+from bot.sync.ingest import load_state  # noqa: E402
 
 CPU: dict[str, float] = {}     # process CPU seconds of the last bare loop / plan (robust to other jobs' load)
 

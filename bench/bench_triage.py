@@ -19,7 +19,7 @@
 
 Throughput is records per CPU second of this process (``time.process_time``), so other work on a
 shared machine slows the wall clock but not the figure; the wall figure is printed too.
-Targets (issue 5, item 10): ≥ 50,000 records/s (grouping, and cold as the fair reading for
+Targets: ≥ 50,000 records/s (grouping, and cold as the fair reading for
 distinct records); precision ≥ 0.95 with recall ≥ 0.8. ``--check`` exits 1 when one is missed.
 """
 from __future__ import annotations
@@ -41,7 +41,7 @@ from bot.triage.signature import signature_of  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "triage" / "labelled.jsonl"
 HOLDOUT = ROOT / "tests" / "data" / "triage" / "holdout.jsonl"   # never used to tune the normaliser
-TARGET = 50_000   # records per CPU second (issue 5, item 10)
+TARGET = 50_000   # records per CPU second
 
 
 def load(path: Path = DATA) -> list[dict]:

@@ -11,7 +11,7 @@ whether the worker drained the queue.
 
     .venv/bin/python bench/bench_webhooks.py [--rate 300] [--duration 60]
 
-Target (issue 3, item 11), 2 cores: p99 ≤ 25 ms at 300 deliveries/s, zero lost.
+Target, 2 cores: p99 ≤ 25 ms at 300 deliveries/s, zero lost.
 """
 from __future__ import annotations
 

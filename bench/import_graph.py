@@ -1,7 +1,8 @@
 """The import graph of the ``bot`` package, in numbers.
 
 Usage: ``python bench/import_graph.py [ROOT]`` (ROOT defaults to the repository root; ``--json``
-for machine output, ``--edges`` to list the imports that run back up).
+for machine output, ``--edges`` to list the imports that run back up, ``--skip bot.fakegithub``
+to leave the local GitHub out).
 
 Counts, over every ``bot/**/*.py`` module and ``app.py``:
 
@@ -133,8 +134,9 @@ def sccs(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
-def measure(root: Path) -> dict:
-    mods = module_files(root)
+def measure(root: Path, skip: tuple[str, ...] = ()) -> dict:
+    """The numbers of the module docstring; modules whose name starts with one of ``skip`` are left out."""
+    mods = {m: p for m, p in module_files(root).items() if not m.startswith(skip)} if skip else module_files(root)
     graph: dict[str, set[str]] = {m: set() for m in mods}
     function_imports = 0
     private: list[str] = []
@@ -175,8 +177,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("root", nargs="?", default=str(Path(__file__).resolve().parent.parent))
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--edges", action="store_true")
+    ap.add_argument("--skip", action="append", default=[], metavar="PREFIX",
+                    help="leave out modules starting with PREFIX (e.g. bot.fakegithub, the local GitHub)")
     args = ap.parse_args(argv)
-    m = measure(Path(args.root))
+    m = measure(Path(args.root), tuple(args.skip))
     if args.json:
         print(json.dumps(m, indent=2))
         return 0

@@ -25,8 +25,7 @@ from pathlib import Path
 from bot.config.suites import SuiteConfig, infra_error_match
 from gpu_runner import fingerprint as fp
 from gpu_runner.local import CheckoutError, Worktree, is_git_repo, resolve_commit, run_step
-from gpu_runner.reports import (ReportError, counts_of, parse_benchmark_json, parse_junit, parse_lit,
-                                pytest_total)
+from gpu_runner.reports import ReportError, counts_of, parse_benchmark_json, parse_junit, parse_lit, pytest_total
 from gpu_runner.result import Attempt, Counts, Durations, RunResult, outcome_for
 from gpu_runner.saturation import RunFacts, judge
 

@@ -1,4 +1,4 @@
-"""Saturated validation (issue 4, item 3): a pure function from what a run produced to a verdict.
+"""Saturated validation: a pure function from what a run produced to a verdict.
 
 Nothing is green by default: :func:`judge` starts from the facts and returns ``green`` only when
 the suite ran to completion, wrote a fresh parsable report, the count matches what the suite

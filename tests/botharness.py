@@ -10,15 +10,15 @@ from aiohttp.test_utils import TestServer
 
 from bot.app import queue as q
 from bot.app.dispatch import Dispatcher
-from bot.handlers import all_routers
 from bot.app.queue import QueuePolicy
 from bot.app.runtime import Clients
+from bot.app.web import make_app
+from bot.app.worker import Worker
 from bot.cli.serve import ServeSettings
+from bot.handlers import all_routers
 from bot.store import Store
 from bot.sync.service import SyncService
 from bot.validation.service import ValidationService
-from bot.app.web import make_app
-from bot.app.worker import Worker
 
 BOT_LOGIN = "forksync[bot]"
 

@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pygit2
 
-from bot.git import repo as gitio
 from bot.config.forksync import Area
 from bot.demo.repobuilder import RepoBuilder
+from bot.git import repo as gitio
 
 T0 = 1_767_225_600          # 2026-01-01T00:00:00Z
 

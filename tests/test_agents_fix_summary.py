@@ -5,8 +5,8 @@ import pytest
 
 from bot.agents.client import AgentClient
 from bot.agents.fix import FixRequest, SuspectDiff, propose_fix
-from bot.config.agents import AgentSettings
 from bot.agents.summary import count_outcomes, summarize_results
+from bot.config.agents import AgentSettings
 from bot.fakeanthropic import FakeAnthropic, Reply
 from bot.store import Store
 from bot.triage.signature import Signature

@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pygit2
 import pytest
+from conftest_github import fake_github, github_app  # noqa: F401
 
 from bot.agents.client import AgentClient
 from bot.agents.policy import agent_resolved
 from bot.config.agents import AgentSettings
-from bot.sync.agents import draft_verdict, post_test_summary, resolve_chain_conflict, with_report
 from bot.fakeanthropic import FakeAnthropic, Reply
 from bot.fakeanthropic.adversary import adversarial_model
 from bot.store import Store
-from conftest_github import fake_github, github_app  # noqa: F401
+from bot.sync.agents import draft_verdict, post_test_summary, resolve_chain_conflict, with_report
 from gpu_runner.result import Environment, Reason, RunResult, TestResult
 
 OWNER, REPO = "meta", "triton"
@@ -225,7 +225,7 @@ def test_report_section_is_replaced_not_appended():
 
 
 def test_no_merge_approve_or_ready_path_in_the_github_side():
-    src = (Path(__file__).resolve().parents[1] / "bot" / "agents_github.py").read_text()
+    src = (Path(__file__).resolve().parents[1] / "bot" / "sync" / "agents.py").read_text()
     for node in ast.walk(ast.parse(src)):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             v = node.value.lower()

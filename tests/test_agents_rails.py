@@ -4,9 +4,21 @@ from __future__ import annotations
 import pytest
 
 from bot.agents.client import ToolUse
-from bot.agents.conflict_rails import (ConflictCase, ConflictFile, RailViolation, Resolution, ResolvedFile,
-                                       check_clean_regions, check_no_markers, check_only_conflicted,
-                                       clean_regions_kept, parse_resolution, relabel, split_merged, trailer_summary)
+from bot.agents.conflict_rails import (
+    ConflictCase,
+    ConflictFile,
+    RailViolation,
+    Resolution,
+    ResolvedFile,
+    check_clean_regions,
+    check_no_markers,
+    check_only_conflicted,
+    clean_regions_kept,
+    parse_resolution,
+    relabel,
+    split_merged,
+    trailer_summary,
+)
 from bot.agents.fix import check_patch, parse_proposal
 from bot.agents.policy import Verdict, may_leave_draft, may_merge
 from bot.agents.redact import Redactor, find_secrets, redact

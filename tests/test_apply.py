@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import pytest
+from plan_repos import T0, build_pair
 
+from bot.demo.repobuilder import RepoBuilder, run_git
 from bot.git.apply import COMMITTER, ApplyError, apply_unit, apply_urgent
 from bot.model import PlanItem, Unit
-from bot.demo.repobuilder import RepoBuilder, run_git
-from plan_repos import T0, build_pair
 
 
 def log(repo_path, rev, fmt="%H"):

@@ -9,11 +9,9 @@ import subprocess
 import numpy as np
 import pytest
 
-from bot.git.bisect import (BAD, GOOD, INFRA, SKIP, BisectError, Outcome, bisect, command_test, landed_commits,
-                        perf_test)
-from bot.l2.report import (Evidence, backout_message, plot_svg, render_backout_pr, render_issue,
-                               upstream_sha_of, write_plot)
+from bot.git.bisect import BAD, GOOD, INFRA, SKIP, BisectError, Outcome, bisect, command_test, landed_commits, perf_test
 from bot.l2.detection import SeriesKey, alerts, confirm
+from bot.l2.report import Evidence, backout_message, plot_svg, render_backout_pr, render_issue, upstream_sha_of, write_plot
 
 ENV = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t",
        "GIT_COMMITTER_EMAIL": "t@x", "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",

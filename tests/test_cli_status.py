@@ -4,9 +4,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from ledger_scenario import EXPECTED, build
 
 from bot.cli.main import main
-from ledger_scenario import EXPECTED, build
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,7 @@
 """The /forksync comment-command parser: exact typed values for every verb, and helpful errors."""
 import pytest
 
-from bot.core.commands import (L3, CommandError, Decide, Hold, Merge, Pick, Plan, Reconsider, Retest,
-                          Signoff, Target, parse_comment, parse_line)
+from bot.core.commands import L3, CommandError, Decide, Hold, Merge, Pick, Plan, Reconsider, Retest, Signoff, Target, parse_comment, parse_line
 from bot.model import Disposition
 
 SHA = "0123456789abcdef0123456789abcdef01234567"

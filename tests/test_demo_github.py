@@ -1,4 +1,4 @@
-"""The GitHub demo end to end (issue 3 item 13, issue 4 item 11): the real app against the local
+"""The GitHub demo end to end: the real app against the local
 GitHub, real git, the real local runner running the reference kernels under TRITON_INTERPRET=1.
 Asserts what the demo left on the local GitHub and in the fork's git history."""
 import io
@@ -19,7 +19,7 @@ def test_the_github_demo_plays_the_whole_loop(tmp_path):
     assert out.ok
     sha = out.shas
 
-    # issue 3: upstream moved → a bundle and a chain opened, with labels and templated titles
+    # upstream moved → a bundle and a chain opened, with labels and templated titles
     assert out.prs[2]["title"] == f"[forksync] bundle: 5 upstream commits ({sha['u10'][:12]}..{sha['u18'][:12]})"
     assert out.prs[2]["labels"] == ["area:backend", "area:frontend", "area:llvm-pin", BUNDLE]
     assert out.prs[3]["title"] == f"[forksync] chain: 2 upstream commits ({sha['u12'][:12]}..{sha['u13'][:12]})"
@@ -35,7 +35,7 @@ def test_the_github_demo_plays_the_whole_loop(tmp_path):
     assert out.status["bundle landed"]["frontier pin"] == sha["u18"][:12]
     assert (out.prs[2]["merged"], out.prs[3]["state"]) == (True, "open")
 
-    # issue 4: the kernels bundle is validated by the local runner, gated and merged by the bot
+    # the kernels bundle is validated by the local runner, gated and merged by the bot
     assert out.step_pr == {"kernels added": 4, "softmax broken": 5, "tests dropped": 6}
     assert out.checks["kernels added"] == {"forksync/L1/kernels-cpu": ("success", "10 passed"),
                                            "forksync/gate": ("success", "Ready to merge")}

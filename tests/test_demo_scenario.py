@@ -10,7 +10,6 @@ import pytest
 
 from bot.cli.main import main as cli_main
 from bot.demo.scenario import build_scenario
-from bot.model import Disposition
 
 
 def run_json(*argv: str) -> dict:

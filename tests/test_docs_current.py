@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.cli import reference as cli_reference
-
 from bot.config import reference as config_reference
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"

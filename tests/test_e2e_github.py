@@ -1,15 +1,14 @@
-"""End to end through HTTP (issue 3, item 10): upstream gains commits → push webhook → a bundle PR
+"""End to end through HTTP: upstream gains commits → push webhook → a bundle PR
 and a chain PR appear on the local GitHub → the chain merges before the bundle → ledger, pins
 and the status issue are right. The real bot (web app, durable queue, worker, handlers, core)
 talks to the local GitHub; git moves through real bare repositories."""
 import aiohttp
 import pytest
-
-from bot.sync import status as sync_status
-from bot.github.client import token_client
 from botharness import Bot
-from bot.sync import store as sync_store
 from conftest_github import commit_files, fake_github, git, make_source_repo  # noqa: F401
+
+from bot.github.client import token_client
+from bot.sync import store as sync_store
 
 CONFIG = """\
 upstream:

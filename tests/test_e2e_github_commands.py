@@ -1,10 +1,9 @@
 """Commands that drive the core, end to end: hold → plan preview → defer → unhold → only the
 bundle opens; the deferred commit is in the ledger (git notes) and on the status issue."""
-from bot.sync import status as sync_status
-from bot.sync import store as sync_store
 from conftest_github import commit_files, fake_github, git  # noqa: F401 - fixture
 from test_e2e_github import open_sync_prs, status_issue, world  # noqa: F401 - fixture
-from test_e2e_github_faults import adopt_and_move_upstream
+
+from bot.sync import store as sync_store
 
 
 async def test_hold_plan_defer_unhold(world):

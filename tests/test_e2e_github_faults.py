@@ -1,8 +1,7 @@
 """Every injected GitHub fault ends in a retry or a visible report, never a duplicate PR,
-comment or issue (issue 3, item 10). Each case runs the real sync flow against the local GitHub
+comment or issue. Each case runs the real sync flow against the local GitHub
 with one fault armed on the calls that create things."""
 import pytest
-
 from conftest_github import commit_files, fake_github, git  # noqa: F401 - fixture
 from test_e2e_github import open_sync_prs, status_issue, world  # noqa: F401 - fixture
 

@@ -7,11 +7,10 @@ import subprocess
 import aiohttp
 import pytest
 from aiohttp import web
+from conftest_github import WEBHOOK_SECRET, commit_files, fake_github, git, github_app, make_source_repo  # noqa: F401
 from gidgethub import sansio
 
 from bot.github.client import GitHubAPIError
-from conftest_github import (WEBHOOK_SECRET, commit_files, fake_github, git, github_app,  # noqa: F401
-                             make_source_repo)
 
 R = {"owner": "meta", "repo": "triton"}
 

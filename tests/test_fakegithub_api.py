@@ -7,9 +7,9 @@ import time
 import aiohttp
 import jwt
 import pytest
+from conftest_github import commit_files, fake_github, git, github_app, make_source_repo  # noqa: F401
 
 from bot.github.client import GitHubAPIError, GitHubClient, token_client
-from conftest_github import commit_files, fake_github, git, github_app, make_source_repo  # noqa: F401
 
 R = {"owner": "meta", "repo": "triton"}
 

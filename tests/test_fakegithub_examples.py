@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 
 import aiohttp
+from conftest_github import commit_files, fake_github, git, make_source_repo  # noqa: F401
 from gidgethub.apps import get_jwt
 
 from bot.fakegithub import contract
-from conftest_github import commit_files, fake_github, git, make_source_repo  # noqa: F401
 
 
 async def test_every_operation_with_githubs_examples(fake_github, tmp_path):

@@ -1,12 +1,21 @@
 """The merge gate, table-driven: each row is a PR state and the exact decision expected."""
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
-from bot.validation.gate import (AreaPolicy, Check, PRState, Review, SignOff, SuiteOutcome, SuiteRequirement,
-                      conflict_marker_files, decide, may_run_on_gpu, render_summary)
+from bot.validation.gate import (
+    AreaPolicy,
+    Check,
+    PRState,
+    Review,
+    SignOff,
+    SuiteOutcome,
+    SuiteRequirement,
+    conflict_marker_files,
+    decide,
+    may_run_on_gpu,
+    render_summary,
+)
 
 HEAD = "h" * 40
 OLD = "o" * 40
@@ -185,8 +194,8 @@ def test_conflict_marker_files():
 
 
 def test_outcome_from_runner_result():
-    from gpu_runner.result import Environment, Reason, RunResult, TestResult
     from bot.validation.gate import outcome_from_result
+    from gpu_runner.result import Environment, Reason, RunResult, TestResult
 
     r = RunResult(suite="kernels", level="L1", commit=HEAD, platform="h200", verdict="red", outcome="error",
                   reasons=[Reason(code="below-floor", detail="3 tests ran, floor 4")],

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import aiohttp
 import pytest
+from conftest_github import FAST_RETRY, fake_github, github_app, make_source_repo  # noqa: F401
 
 from bot.github.client import API_VERSION, GitHubAPIError, GitHubApp, token_client
-from conftest_github import FAST_RETRY, fake_github, github_app, make_source_repo  # noqa: F401
 
 REPO = {"owner": "meta", "repo": "triton"}
 

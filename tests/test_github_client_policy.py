@@ -3,7 +3,8 @@ invariants under hypothesis, and the ``github:`` settings section."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bot.config.forksync import ConfigError, parse_config_text
 from bot.github.client import LRUCache, RetryPolicy, authenticated_remote, retry_delay

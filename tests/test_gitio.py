@@ -7,9 +7,9 @@ import subprocess
 import pygit2
 import pytest
 
+from bot.demo.repobuilder import RepoBuilder
 from bot.git import repo as gitio
 from bot.model import FileChange
-from bot.demo.repobuilder import RepoBuilder
 
 T0 = 1_750_000_000
 A_CPP = "int a() {\n" + "".join(f"  int v{i} = {i};\n" for i in range(8)) + "  return 1;\n}\n"

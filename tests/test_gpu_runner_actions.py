@@ -9,10 +9,20 @@ from pathlib import Path
 import aiohttp
 import pytest
 import yaml
-
 from conftest_github import fake_github, github_app, make_source_repo  # noqa: F401
-from gpu_runner.github_actions import (RESULT_FILE, WORKFLOW_FILE, Dispatch, collect, dispatch, dispatch_request,
-                                       missing_result, parse_run_name, result_from_zip, session_downloader)
+
+from gpu_runner.github_actions import (
+    RESULT_FILE,
+    WORKFLOW_FILE,
+    Dispatch,
+    collect,
+    dispatch,
+    dispatch_request,
+    missing_result,
+    parse_run_name,
+    result_from_zip,
+    session_downloader,
+)
 from gpu_runner.result import RunResult
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -6,9 +6,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from test_gpu_runner import commit, git
+
 from gpu_runner.runner import LocalOptions, run_local
 from gpu_runner.suites_file import find_suite, load_suites
-from test_gpu_runner import commit, git
 
 KERNELS = Path(__file__).resolve().parent.parent / "examples" / "kernels"
 FILES = ("kernels.py", "test_kernels.py", "conftest.py", "suites.yml", "bench_matmul.py")

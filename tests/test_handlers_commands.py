@@ -2,12 +2,11 @@
 the signed webhook, the bot stores, processes and answers through the API."""
 import aiohttp
 import pytest
-
-from bot.sync import status as sync_status
-from bot.github.client import token_client
 from botharness import Bot
-from bot.sync import store as sync_store
 from conftest_github import fake_github, make_source_repo  # noqa: F401 - fixtures
+
+from bot.github.client import token_client
+from bot.sync import store as sync_store
 
 CONFIG = """\
 areas:

@@ -1,13 +1,13 @@
 """The handlers' pure rules, as tables of inputs and exact outputs."""
 import pytest
 
-from bot.sync.landing import closer_disposition
-from bot.sync.status_issue import render_status, ticked_actions
-from bot.sync.prs import verify_resolution
-from bot.sync.upstream import due_for_poll
 from bot.model import Disposition
+from bot.sync.landing import closer_disposition
+from bot.sync.prs import verify_resolution
 from bot.sync.service import scrub
 from bot.sync.status import SyncStatus
+from bot.sync.status_issue import render_status, ticked_actions
+from bot.sync.upstream import due_for_poll
 
 A, B = "a" * 40, "b" * 40
 

@@ -3,15 +3,13 @@ notes), a person's resolution on a chain, config validation, the status issue's 
 poller and stale metrics."""
 import subprocess
 
-import pytest
-
-from bot.sync import status as sync_status
-from bot.app.dispatch import Context
-from bot.sync.upstream import poll_once
-from bot.sync import store as sync_store
 from conftest_github import commit_files, fake_github, git  # noqa: F401 - fixture
 from test_e2e_github import open_sync_prs, status_issue, world  # noqa: F401 - fixture
 from test_e2e_github_faults import adopt_and_move_upstream
+
+from bot.app.dispatch import Context
+from bot.sync import store as sync_store
+from bot.sync.upstream import poll_once
 
 
 async def synced(world):

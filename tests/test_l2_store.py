@@ -4,10 +4,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gpu_runner.result import BenchmarkPoint, Environment, RunResult
 from bot.l2.detection import alerts
 from bot.l2.store import load_series, record_result, series_key, series_keys
 from bot.store import Store
+from gpu_runner.result import BenchmarkPoint, Environment, RunResult
 
 
 def result(sha, tflops, ok=True):

@@ -2,15 +2,15 @@
 from __future__ import annotations
 
 import pytest
+from ledger_scenario import DAY, EXPECTED, T0, build
 
 from bot.config.forksync import ProvenanceRules, TrailerRule, load_config
-from bot.sync.ingest import load_state
 from bot.core.ledger import build_ledger
-from bot.model import CommitInfo, Decision, Disposition, FileChange
-from bot.git.notes import format_decision, parse_note
 from bot.core.provenance import claims, own_prs, reverted_targets
+from bot.git.notes import format_decision, parse_note
+from bot.model import CommitInfo, Decision, Disposition, FileChange
 from bot.store import Store
-from ledger_scenario import DAY, EXPECTED, T0, build
+from bot.sync.ingest import load_state
 
 REACTOR = [{"name": "reactor", "pattern": r"^Reactor Cherry-pick Revision:\s*(?P<sha>[0-9a-f]{7,40})"}]
 
@@ -197,9 +197,10 @@ def test_back_out_whose_quoted_subject_differs_from_the_landed_one():
 def test_merge_syncing_fork_with_no_config(tmp_path, capsys, monkeypatch):
     """Defaults + flags only: a fork that syncs by merging upstream; ancestry makes merged
     upstream commits PICKED, a fork revert of one makes it REVERTED, trailers record decisions."""
-    from bot.demo.repobuilder import RepoBuilder
-    from bot.cli.main import main
     import json
+
+    from bot.cli.main import main
+    from bot.demo.repobuilder import RepoBuilder
     up = RepoBuilder.init(tmp_path / "up")
     base = up.commit("Base (#1)", {"a.txt": "a\n"}, when=T0)
     fork = up.clone(tmp_path / "fork")
@@ -241,8 +242,9 @@ def test_subject_and_n_more_reads_the_bodys_leading_bullets():
 
 def test_write_and_read_decisions_in_git(tmp_path):
     import pygit2
-    from bot.git.notes import read_decisions, write_decision
+
     from bot.demo.repobuilder import RepoBuilder
+    from bot.git.notes import read_decisions, write_decision
     b = RepoBuilder.init(tmp_path / "r")
     c = b.commit("X (#1)", {"x": "x\n"}, when=T0)
     gd = str(b.path / ".git")

@@ -8,12 +8,13 @@ backed-out commits get picked again. The rebuilt ledger and pins must equal the 
 """
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bot.config.forksync import IsolatedPickRules, ProvenanceRules, TrailerRule
 from bot.core.ledger import build_ledger
-from bot.model import HANDLED, CommitInfo, Disposition, FileChange
 from bot.core.pins import REACHED, compute_pins
+from bot.model import HANDLED, CommitInfo, Disposition, FileChange
 
 RULES = ProvenanceRules(trailers=[TrailerRule(name="reactor", pattern=r"^Reactor Cherry-pick Revision:\s*(?P<sha>[0-9a-f]{7,40})")])
 NO_ISLANDS = IsolatedPickRules(max_gap=10_000)

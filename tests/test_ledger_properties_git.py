@@ -7,12 +7,13 @@ import itertools
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bot.config.forksync import TrailerRule, load_config
-from bot.sync.ingest import load_state
 from bot.demo.repobuilder import RepoBuilder
 from bot.store import Store
+from bot.sync.ingest import load_state
 
 T0 = 1_767_225_600
 _run = itertools.count()

@@ -1,5 +1,5 @@
 """The nightly loop end to end: runner results → one issue per real root cause on the local
-GitHub (HTTP), suspects at once, E2's bisection over a real fork repository, the culprit with its
+GitHub (HTTP), suspects at once, bisection over a real fork repository, the culprit with its
 upstream commit and its author mentioned, a scripted proposed fix from the local Anthropic
 server — and the busy-GPU failure tracked, never an issue, never bisected."""
 from __future__ import annotations
@@ -7,16 +7,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest_github import commit_files, fake_github, git, github_app, make_source_repo  # noqa: F401
 
 from bot.agents.client import AgentClient
 from bot.config.agents import AgentSettings
 from bot.config.forksync import ForksyncConfig
 from bot.fakeanthropic import FakeAnthropic, Reply
-from bot.triage.nightly import command_bisector, on_nightly_results, rules_table
 from bot.store import Store
 from bot.triage.issues import load_state
+from bot.triage.nightly import command_bisector, on_nightly_results, rules_table
 from bot.triage.rules import RulesError
-from conftest_github import commit_files, fake_github, github_app, git, make_source_repo  # noqa: F401
 from gpu_runner.result import Attempt, Environment, Reason, RunResult, TestResult
 
 OWNER, REPO = "meta", "triton"

@@ -6,19 +6,21 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from bot.validation import store as vstore
-from bot.agents.client import AgentClient
-from bot.sync.agents import on_chain_conflict
-from bot.config.forksync import ForksyncConfig
-from bot.fakeanthropic import FakeAnthropic
-from bot.triage.nightly import triage_stored_nightly
-from bot.store import Store
-from bot.config.suites import SuiteConfig
-from bot.sync import store as sync_store
 from conftest_github import fake_github, github_app  # noqa: F401
-from test_agents_github import BRANCH, FULL as AG_FULL, SETTINGS, honest, remote_refs
+from test_agents_github import BRANCH, SETTINGS, honest, remote_refs
+from test_agents_github import FULL as AG_FULL
 from test_agents_github import world as chain_world  # noqa: F401
 from test_nightly_triage import DAY, FULL, PASS_FILE, T0, issues_of, results, world  # noqa: F401
+
+from bot.agents.client import AgentClient
+from bot.config.forksync import ForksyncConfig
+from bot.config.suites import SuiteConfig
+from bot.fakeanthropic import FakeAnthropic
+from bot.store import Store
+from bot.sync import store as sync_store
+from bot.sync.agents import on_chain_conflict
+from bot.triage.nightly import triage_stored_nightly
+from bot.validation import store as vstore
 
 SUITE = SuiteConfig.model_validate({"name": "kernels", "level": "L1", "command": f"! grep -q BROKEN {PASS_FILE}",
                                     "report": {"format": "junit", "path": "out/k.xml"}, "expected_tests": 3,
@@ -45,7 +47,6 @@ async def test_stored_nightly_is_triaged_once_all_results_are_in(world, github_a
 
 
 async def test_chain_conflict_hook(chain_world, github_app, tmp_path, monkeypatch):
-    from bot.handlers import sync_prs
     fork, inst, work, tip, up = chain_world("[ops] rename line 3 and fix line 15")
     ctx = SimpleNamespace(store=Store(tmp_path / "s.db"), gh=github_app.installation(inst.id))
     ctx.store.migrate()

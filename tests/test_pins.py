@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import pytest
+from ledger_scenario import DAY, T0, build
 
 from bot.config.forksync import IsolatedPickRules, TrailerRule, load_config
-from bot.sync.ingest import load_state
-from bot.model import Disposition as D, LedgerEntry
 from bot.core.pins import compute_pins, isolated_entries
+from bot.model import Disposition as D
+from bot.model import LedgerEntry
 from bot.store import Store
-from ledger_scenario import DAY, T0, build
+from bot.sync.ingest import load_state
 
 P, N, R, DEF, PEN, W, S, IF = D.PICKED, D.NO_OP, D.REVERTED, D.DEFERRED_BLOCKED, D.PENDING, D.WONT_PORT, \
     D.SKIP_FOR_CURRENT_BASE, D.IN_FLIGHT

@@ -3,13 +3,13 @@ in-flight exclusion — predictions by the real in-memory merge, symbols by tree
 from __future__ import annotations
 
 import pytest
+from plan_repos import AREAS, T0, build_pair
 
 from bot.git import repo as gitio
 from bot.git.apply import apply_unit
 from bot.plan.partition import build_plan, no_op_candidates
 from bot.plan.predict import MergePredictor
 from bot.plan.symbol_index import SymbolIndex
-from plan_repos import AREAS, T0, build_pair
 
 
 def plan_for(pair, pending, cap=50, in_flight=(), lookup=None):

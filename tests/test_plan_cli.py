@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import json
 
+from plan_repos import build_pair
+
 from bot.cli.main import main
 from bot.demo.repobuilder import run_git
-from plan_repos import build_pair
 
 
 def test_plan_json_and_apply(tmp_path, monkeypatch, capsys):

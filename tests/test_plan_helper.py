@@ -4,13 +4,13 @@ agrees at the pick's paths, and a helper that cannot start or dies changes nothi
 from __future__ import annotations
 
 import pygit2
-
-from bot.plan.partition import build_plan
-from bot.plan.helper import MISS, PlanHelper
-from bot.plan.predict import MergePredictor, merge_answer
-from bot.store import Store
-from bot.plan.symbol_index import SymbolIndex
 from plan_repos import AREAS, build_pair, file_becomes_directory
+
+from bot.plan.helper import MISS, PlanHelper
+from bot.plan.partition import build_plan
+from bot.plan.predict import MergePredictor, merge_answer
+from bot.plan.symbol_index import SymbolIndex
+from bot.store import Store
 
 
 def walk(pred: MergePredictor, infos, hint: bool = True):
@@ -164,8 +164,8 @@ def test_merge_answer_shapes(tmp_path):
 def test_plan_state_with_the_helper_gives_the_plan_of_one_process(tmp_path):
     from bot.config.forksync import load_config
     from bot.demo.scenario import build_scenario
-    from bot.sync.ingest import load_state
     from bot.plan.planner import plan_state
+    from bot.sync.ingest import load_state
 
     s = build_scenario(tmp_path / "demo")
     cfg = load_config(str(s.config_path))

@@ -1,18 +1,18 @@
-"""Reviewable chains (issue 2 item 6): the chain size cap and stacked chains (``Unit.depends_on``),
+"""Reviewable chains: the chain size cap and stacked chains (``Unit.depends_on``),
 predictions on a chain's own running tree, the symbol scope of divergent-area patterns, and
 ``Plan.no_ops``. Pure tables first, then the demo scenario's real repositories."""
 from __future__ import annotations
 
 import pytest
+from test_plan_rules import CONFLICT, TablePredictor, commit, ids, sha, table_symbols
 
-from bot.git.apply import apply_unit
 from bot.config.forksync import Area, load_config
 from bot.demo.scenario import build_scenario
-from bot.sync.ingest import load_state
+from bot.git.apply import apply_unit
 from bot.model import Plan, PlanItem
 from bot.plan.partition import Prediction, build_plan, no_op_candidates
 from bot.plan.planner import fork_paths, plan_state
-from test_plan_rules import CONFLICT, TablePredictor, commit, ids, sha, table_symbols
+from bot.sync.ingest import load_state
 
 
 def cid(n: int) -> str:

@@ -5,12 +5,12 @@ import subprocess
 
 import pygit2
 import pytest
+from plan_repos import T0, build_pair, file_becomes_directory
 
+from bot.demo.repobuilder import RepoBuilder, run_git
 from bot.git import repo as gitio
 from bot.plan.predict import MergePredictor, scratch_repo
-from bot.demo.repobuilder import RepoBuilder, run_git
 from bot.store import Store
-from plan_repos import T0, build_pair, file_becomes_directory
 
 
 def real_pick(fork: RepoBuilder, tmp, start: str, shas: list[str]) -> list[tuple[str, tuple[str, ...]]]:

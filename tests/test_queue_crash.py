@@ -9,12 +9,11 @@ import sys
 from pathlib import Path
 
 import aiohttp
-import pytest
+from conftest_github import fake_github, make_source_repo  # noqa: F401 - fixtures
 
 from bot.app import queue as q
 from bot.github.client import token_client
 from bot.store import Store
-from conftest_github import fake_github, make_source_repo  # noqa: F401 - fixtures
 
 ROOT = Path(__file__).resolve().parents[1]
 N = 12

@@ -6,8 +6,8 @@ from gidgethub import routing
 
 from bot.app import queue as q
 from bot.app.dispatch import Dispatcher, PayloadError
+from bot.app.worker import Worker
 from bot.store import Store
-from bot.app.worker import Unhandleable, Worker
 
 
 class Clock:

@@ -4,10 +4,19 @@ from __future__ import annotations
 import pytest
 
 from bot.config.forksync import parse_config_text
-from bot.validation.gate import AreaPolicy, SignOff
-from bot.validation.signoff import (SignoffError, finish_l3, is_signed_off, l3_runs_for, next_l3, queue_l3, record_signoff,
-                         signoff_owners, signoffs_for)
 from bot.store import Store
+from bot.validation.gate import AreaPolicy, SignOff
+from bot.validation.signoff import (
+    SignoffError,
+    finish_l3,
+    is_signed_off,
+    l3_runs_for,
+    next_l3,
+    queue_l3,
+    record_signoff,
+    signoff_owners,
+    signoffs_for,
+)
 
 CFG = parse_config_text("""
 areas:

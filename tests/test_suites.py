@@ -3,10 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.config.forksync import ConfigError, parse_config_text
-from bot.config.forksync import load_trusted_suites
-from bot.config.suites import (UntrustedConfigError, infra_error_match, required_l1,
-                        suite_problems, suites_changed)
+from bot.config.forksync import ConfigError, load_trusted_suites, parse_config_text
+from bot.config.suites import UntrustedConfigError, infra_error_match, required_l1, suite_problems, suites_changed
 
 GOOD = """
 areas:

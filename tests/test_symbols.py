@@ -1,11 +1,11 @@
 """Symbols of changed hunks: tree-sitter for C++, Python, MLIR, TableGen; git hunk headers otherwise."""
 from __future__ import annotations
 
+from plan_repos import LANG_PY, OPS_MLIR, OPS_TD, build_pair, ops
+
 from bot.model import FileChange
 from bot.plan.symbol_index import SymbolIndex
-from bot.plan.symbols import (TOP_LEVEL, changed_ranges, definitions, language_for,
-                         symbols_from_hunk_headers, symbols_of_change)
-from plan_repos import LANG_PY, OPS_MLIR, OPS_TD, build_pair, ops
+from bot.plan.symbols import TOP_LEVEL, changed_ranges, definitions, language_for, symbols_from_hunk_headers, symbols_of_change
 
 
 def names(src: str, lang: str):

@@ -2,18 +2,16 @@
 suspects: open, update, blame, close, reopen, flood cap, restart and a lost store."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from conftest_github import commit_files, fake_github, git, github_app, make_source_repo  # noqa: F401
 
+from bot.config.triage import TriageSettings
 from bot.store import Store
 from bot.triage.group import Grouper
 from bot.triage.issues import TriageIssues, marker
 from bot.triage.lifecycle import nightly_from_groups
 from bot.triage.records import FailureRecord
-from bot.config.triage import TriageSettings
 from bot.triage.suspects import FailureContext, author_mention, commits_between, confirm, rank_suspects
-from conftest_github import commit_files, fake_github, github_app, git, make_source_repo  # noqa: F401
 
 OWNER, REPO = "meta", "triton"
 T0 = 1_764_460_800
@@ -174,10 +172,10 @@ async def test_flood_cap_makes_one_summary_issue(world, github_app, tmp_path):
 
 async def test_triage_nightly_service_blames_and_feeds_the_agent(world, github_app, tmp_path):
     from bot.agents.fix import FixRequest, SuspectDiff
+    from bot.config.triage import TriageRule
     from bot.triage.records import normalize_test_id
     from bot.triage.rules import RulesTable
     from bot.triage.service import triage_nightly
-    from bot.config.triage import TriageRule
 
     fake, inst, fork, good, culprit, bad = world
     gh = github_app.installation(inst.id)

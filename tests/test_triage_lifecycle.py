@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bot.triage.lifecycle import DAY, Action, Nightly, NightlyGroup, TriageState, decide
 from bot.config.triage import TriageSettings
+from bot.triage.lifecycle import DAY, Action, Nightly, NightlyGroup, TriageState, decide
 
 S = TriageSettings()
 T0 = 1_764_460_800          # 2025-11-30 00:00 UTC

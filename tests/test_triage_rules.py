@@ -8,10 +8,10 @@ import pytest
 
 from bot.cli.main import main
 from bot.config.forksync import ConfigError, parse_config
+from bot.config.triage import TriageRule
 from bot.triage.group import Grouper
 from bot.triage.records import FailureRecord
 from bot.triage.rules import RulesError, RulesTable, load_rules, suggest_rule
-from bot.config.triage import TriageRule
 from bot.triage.signature import Signature, signature_of
 
 SMEM = ("triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: {n}, Hardware limit: 232448. "

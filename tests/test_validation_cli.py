@@ -4,9 +4,9 @@ from __future__ import annotations
 import json
 
 import numpy as np
+from test_bisect import make_history
 
 from bot.cli.main import main
-from test_bisect import make_history
 
 H, B = "h" * 40, "b" * 40
 

@@ -3,9 +3,8 @@ GitHub, the signed webhook reaches the real bot, the ``local`` backend runs a re
 (JUnit) through ``python -m gpu_runner`` on a clone of the fork at the head sha, check runs are
 published, the gate decides and the bot merges (or not) by itself."""
 import pytest
-
 from conftest_github import fake_github  # noqa: F401 - fixture
-from validation_world import LIB, TESTS, close_world, make_world
+from validation_world import TESTS, close_world, make_world
 
 BROKEN = "def add(a, b):\n    return a - b if a == 2 else a + b\n"
 
@@ -150,8 +149,9 @@ async def test_409_head_moved_is_revalidated_and_merged_once(world):
 
 
 async def test_a_405_is_retried_by_the_reconcile_tick(world):
-    from bot.app import schedules
     from validation_world import tick_ctx
+
+    from bot.app import schedules
 
     w = world
     w.fake.faults.not_mergeable(times=1)
@@ -194,8 +194,9 @@ async def test_rerun_of_a_suite_check_runs_it_again(world):
 
 
 async def test_a_hold_keeps_the_gate_waiting_and_lifting_it_lets_the_tick_merge(world):
-    from bot.app import schedules
     from validation_world import tick_ctx
+
+    from bot.app import schedules
 
     w = world
     issue = await w.alice.post("/repos/meta/triton/issues", data={"title": "ops", "body": "x"})

@@ -1,7 +1,6 @@
 """Failures already red on the base do not block a unit that adds none (local backend, real
 pytest suite, the base's result computed on the base tip)."""
 import pytest
-
 from conftest_github import fake_github  # noqa: F401 - fixture
 from validation_world import TESTS, close_world, fork_files, make_world
 

@@ -5,12 +5,12 @@ import io
 import zipfile
 
 import pytest
+from conftest_github import fake_github  # noqa: F401 - fixture
+from validation_world import CONFIG, close_world, fork_files, make_world, tick_ctx
 
 from bot.app import schedules
 from bot.validation.checks import finish_suite_run, start_suite_run
-from conftest_github import fake_github  # noqa: F401 - fixture
 from gpu_runner.result import Counts, Environment, Reason, RunResult, TestResult
-from validation_world import CONFIG, close_world, fork_files, make_world, tick_ctx
 
 
 @pytest.fixture
@@ -54,8 +54,9 @@ async def test_a_non_collaborators_code_waits_for_a_writers_retest(world):
     w = world
     w.fake.add_collaborator(w.fork, "erin", "write")      # to push and open the PR in the local GitHub …
     w.fake.add_token("erin-token", "erin")
-    from bot.github.client import token_client
     from conftest_github import FAST_RETRY
+
+    from bot.github.client import token_client
     erin = token_client(w.bot._people_session, "erin-token", base_url=w.fake.url, retry=FAST_RETRY)
     head = w.push_branch("forksync/bundle-erin", {"NOTES.md": "e\n"}, "Erin's note")
     w.fake.webhooks.auto_deliver = False
@@ -215,8 +216,8 @@ async def test_an_actions_result_that_never_arrives_turns_red(fake_github, tmp_p
 
 
 async def test_l3_through_github_actions_is_answered_when_its_run_completes(fake_github, tmp_path):
-    from bot.validation import signoff
     from bot.fakegithub.events import _common
+    from bot.validation import signoff
 
     files = fork_files(config=L3_CONFIG)
     files[".github/workflows/forksync-gpu.yml"] = "name: forksync-gpu\n"

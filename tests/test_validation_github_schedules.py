@@ -4,13 +4,11 @@ with the regression issue and a back-out PR carrying ``Upstream-Reverted``."""
 import math
 import re
 
-import pytest
-
-from bot.l2 import service as l2_service
-
-from bot.app import schedules
 from conftest_github import commit_files, fake_github, git  # noqa: F401 - fixture
 from validation_world import close_world, fork_files, make_world, tick_ctx
+
+from bot.app import schedules
+from bot.l2 import service as l2_service
 
 BENCH = """\
 import json, os, random, statistics

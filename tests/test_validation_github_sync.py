@@ -1,4 +1,4 @@
-"""The whole loop with D2's sync service: upstream moves → the bot opens sync PRs (its own
+"""The whole loop with the sync service: upstream moves → the bot opens sync PRs (its own
 ``pull_request.opened`` events are dropped by the loop guard, so the reconcile pass finds them) →
 L1 runs on each head through the local backend → the bundle merges by itself, the landing
 handler refreshes the ledger → the chain waits for its area owner, then the base it lands on has
@@ -6,15 +6,13 @@ moved: the bot merges the base in, re-tests, merges. An upstream commit that bre
 its bundle red and open."""
 import aiohttp
 import pytest
+from botharness import Bot
+from conftest_github import FAST_RETRY, commit_files, fake_github, git, make_source_repo  # noqa: F401
+from validation_world import CONFTEST, LIB, TESTS, World, tick_ctx, with_validation
 
 from bot.app import schedules
-
-from bot.sync import status as sync_status
 from bot.github.client import token_client
-from botharness import Bot
 from bot.sync import store as sync_store
-from conftest_github import FAST_RETRY, commit_files, fake_github, git, make_source_repo  # noqa: F401
-from validation_world import LIB, TESTS, CONFTEST, World, tick_ctx, with_validation
 
 CONFIG = """\
 upstream:

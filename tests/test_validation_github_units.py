@@ -2,9 +2,9 @@
 the gate check's conclusion, reviews and the unit's last change from API objects."""
 import pytest
 
+from bot.validation.checks import check_name, failing_test_line, failing_test_path, gate_conclusion, parse_external_id
 from bot.validation.gate import Finding, GateDecision
 from bot.validation.gate_inputs import diff_of_files, epoch, latest_reviews, unit_updated_at
-from bot.validation.checks import check_name, failing_test_line, failing_test_path, gate_conclusion, parse_external_id
 from gpu_runner.result import TestResult
 
 

@@ -7,10 +7,10 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from bot.app import queue as q
 from bot.app.metrics import AppMetrics
+from bot.app.web import delivery_headers, dumps, make_app
 from bot.store import Store
 from bot.sync.status import SyncStatus
 from bot.sync.store import save_status as save
-from bot.app.web import delivery_headers, dumps, make_app
 
 SECRET = "s3cret-for-tests"
 

@@ -1,7 +1,7 @@
 """2,000 fuzzed deliveries through the real web app (in-process aiohttp server) and the real
 worker with the production handlers: the server never crashes, unsigned/unparsable deliveries
 get 4xx and are not stored, every signed one is stored and ends done or dead-lettered with a
-reason (issue 3, item 10)."""
+reason."""
 import asyncio
 import json
 import logging
@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 from bot.app import queue as q
 from bot.app.dispatch import Dispatcher
-from bot.handlers import all_routers
-from bot.store import Store
 from bot.app.web import delivery_headers, make_app
 from bot.app.worker import Worker
+from bot.handlers import all_routers
+from bot.store import Store
 
 SECRET = "fuzz-secret"
 logging.getLogger("bot.app.worker").setLevel(logging.ERROR)   # thousands of expected dead letters

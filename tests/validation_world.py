@@ -7,14 +7,14 @@ import subprocess
 from pathlib import Path
 
 import aiohttp
+from botharness import Bot
+from conftest_github import FAST_RETRY, commit_files, git, make_source_repo
 from gidgethub import routing
 
 from bot.app.dispatch import Dispatcher
-from bot.handlers import checks as _checks, gate as _gate  # noqa: F401 - declare the tables before a store opens
-from bot.github.client import token_client
 from bot.app.worker import Worker
-from botharness import Bot
-from conftest_github import FAST_RETRY, commit_files, git, make_source_repo
+from bot.github.client import token_client
+from bot.handlers import checks as _checks  # noqa: F401 - declare the tables before a store opens
 
 LIB = "def add(a, b):\n    return a + b\n"
 TESTS = """\
@@ -70,8 +70,8 @@ def _has(router: routing.Router, fn) -> bool:
 
 
 def with_validation(bot: Bot, **service_kw):
-    """Make sure the bot's router holds the validation routers (before D2's ``all_routers``
-    includes them) and give it a validation service without waits."""
+    """Make sure the bot's router holds the validation routers (where ``all_routers`` does not
+    include them) and give it a validation service without waits."""
     from bot.handlers import all_routers, checks, gate
     from bot.validation.service import ValidationService
 
@@ -84,7 +84,7 @@ def with_validation(bot: Bot, **service_kw):
     bot.validation = svc
     bot.dispatcher = Dispatcher(router, bot.store, bot.settings, client_for=bot.clients.client_for,
                                 sync=bot.svc, validation=svc, bot_login=bot.clients.bot_login)
-    bot.app.worker = Worker(bot.store, bot.dispatcher.process, policy=bot.policy, worker_id="test-worker")
+    bot.worker = Worker(bot.store, bot.dispatcher.process, policy=bot.policy, worker_id="test-worker")
     return svc
 
 

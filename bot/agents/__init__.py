@@ -8,4 +8,6 @@
   :mod:`bot.agents.policy` (draft/approval requirements for agent-resolved commits).
 
 Agents propose; nothing in this package merges, approves or pushes.
+
+May import: config, store (and anthropic). Imported by: sync, triage, cli.
 """

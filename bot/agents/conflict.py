@@ -13,8 +13,16 @@ from dataclasses import dataclass
 
 from bot.agents.client import AgentClient, AgentSkipped
 from bot.agents.conflict_git import build_commit, publish, verify_commit
-from bot.agents.conflict_rails import (RESOLVE_TOOL, TOOL_NAME, ConflictCase, RailViolation, Resolution,
-                                       ResolvedFile, check_resolution, parse_resolution)
+from bot.agents.conflict_rails import (
+    RESOLVE_TOOL,
+    TOOL_NAME,
+    ConflictCase,
+    RailViolation,
+    Resolution,
+    ResolvedFile,
+    check_resolution,
+    parse_resolution,
+)
 from bot.agents.output import Cleaner, check_prose
 from bot.agents.redact import Redactor
 from bot.agents.render import data_block, new_nonce, render

@@ -18,8 +18,7 @@ import re
 
 import pygit2
 
-from bot.agents.conflict_rails import (ConflictCase, ConflictFile, RailViolation, Resolution, relabel,
-                                       trailer_summary)
+from bot.agents.conflict_rails import ConflictCase, ConflictFile, RailViolation, Resolution, relabel, trailer_summary
 from bot.agents.redact import redact
 
 BOT_NAME = "forksync"

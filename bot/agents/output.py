@@ -7,9 +7,8 @@ from dataclasses import dataclass, field
 
 from bot.agents.conflict_rails import RailViolation
 from bot.agents.redact import Redactor
-from bot.config.agents import AgentSettings
 from bot.agents.textrails import sanitize
-
+from bot.config.agents import AgentSettings
 
 _LINK = re.compile(r"https?://", re.IGNORECASE)
 

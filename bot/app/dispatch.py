@@ -30,7 +30,6 @@ from typing import Any, Awaitable, Callable
 import gidgethub
 from gidgethub import routing
 from gidgethub.sansio import Event
-
 from pydantic import ValidationError
 
 from bot.app import queue as q

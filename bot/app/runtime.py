@@ -14,18 +14,18 @@ from typing import Any
 
 import aiohttp
 
-from bot.store import Store
-from bot.app.dispatch import Context, Dispatcher
-from bot.handlers import all_routers
-from bot.sync.upstream import poll_once
-from bot.sync.service import SyncService
-from bot.validation.service import ValidationService
-from bot.app.worker import Worker
-from bot.app.queue import QueuePolicy, worker_durability
-from bot.github import client as gh_mod
-from bot.config.forksync import UserError
 from bot.app import queue as q
+from bot.app.dispatch import Context, Dispatcher
+from bot.app.queue import QueuePolicy, worker_durability
 from bot.app.schedules import tick_tracked
+from bot.app.worker import Worker
+from bot.config.forksync import UserError
+from bot.github import client as gh_mod
+from bot.handlers import all_routers
+from bot.store import Store
+from bot.sync.service import SyncService
+from bot.sync.upstream import poll_once
+from bot.validation.service import ValidationService
 
 log = logging.getLogger(__name__)
 

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import time
 
-from gpu_runner.github_actions import WORKFLOW_FILE, Dispatch, missing_result, parse_run_name
-
 from bot.github.common import issue_once, split_repo
 from bot.l2 import store as l2_store
 from bot.l2.service import l2_tick
@@ -35,6 +33,7 @@ from bot.validation.gate_inputs import base_tip
 from bot.validation.l3 import l3_tick
 from bot.validation.nightly import expected_pairs, missing_nightly, render_alarm
 from bot.validation.service import downloader_for
+from gpu_runner.github_actions import WORKFLOW_FILE, Dispatch, missing_result, parse_run_name
 
 
 # ---------------------------------------------------------------------- pure: what is due

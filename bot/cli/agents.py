@@ -16,12 +16,12 @@ import asyncio
 import os
 import sys
 
-from bot.store import Store
 from bot.agents.client import AgentClient
-from bot.cli.main import config_from_args
 from bot.agents.conflict import resolve_pick
 from bot.agents.conflict_git import conflict_case
+from bot.cli.main import config_from_args
 from bot.config.forksync import UserError
+from bot.store import Store
 
 
 def register(sub, common) -> None:

@@ -13,9 +13,9 @@ import sys
 from contextlib import contextmanager
 from datetime import datetime, timezone
 
-from bot.git import repo as gitio
 from bot.cli.main import config_from_args
 from bot.config.forksync import UserError
+from bot.git import repo as gitio
 from bot.model import Disposition, LedgerEntry
 from bot.sync.ingest import load_state, series
 
@@ -96,7 +96,7 @@ def entry_json(e: LedgerEntry) -> dict:
             "evidence": [{"rule": x.rule, "fork_commit": x.fork_commit, "detail": x.detail} for x in e.evidence]}
 
 
-def _warn_missing(state) -> None:
+def warn_missing(state) -> None:
     miss = state.missing
     if miss:
         first = ", ".join(f"{s[:12]} ({m[0]})" for s, m in list(miss.items())[:3])
@@ -104,7 +104,7 @@ def _warn_missing(state) -> None:
               f"only (no patch-id): {first}{' …' if len(miss) > 3 else ''}", file=sys.stderr)
 
 
-def _warn_unresolved(state) -> None:
+def warn_unresolved(state) -> None:
     """forksync's own records that name upstream commits outside the range: most often upstream's
     history was rewritten (force-push), and the decisions they carry no longer apply."""
     un = state.ledger.unresolved
@@ -125,8 +125,8 @@ def cmd_status(args) -> int:
     if args.json:
         print(json.dumps(doc, indent=2))
         return 0
-    _warn_missing(state)
-    _warn_unresolved(state)
+    warn_missing(state)
+    warn_unresolved(state)
     from rich.console import Console
     from rich.table import Table
     con = Console()

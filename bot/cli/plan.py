@@ -12,13 +12,14 @@ import json
 import sys
 from contextlib import contextmanager
 from datetime import datetime, timezone
+
+from bot.cli.ledger import warn_missing, warn_unresolved
 from bot.cli.main import config_from_args
 from bot.config.forksync import UserError
-from bot.sync.ingest import default_store, load_state
-from bot.cli.ledger import _warn_missing, _warn_unresolved
-from bot.plan.partition import find_unit, no_op_candidates
 from bot.git.apply import ApplyError, apply_unit
+from bot.plan.partition import find_unit, no_op_candidates
 from bot.plan.planner import plan_state
+from bot.sync.ingest import default_store, load_state
 
 PLAN_SCHEMA = "forksync.plan/1"
 
@@ -79,8 +80,8 @@ def _load(args, as_of=None):
             raise UserError(str(e)) from None
 
         run = plan_state(state, store=store, progress=plan_cb)
-    _warn_missing(state)
-    _warn_unresolved(state)
+    warn_missing(state)
+    warn_unresolved(state)
     return cfg, state, run
 
 

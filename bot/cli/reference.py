@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+
 from bot.cli.main import build_parser
 
 

@@ -39,13 +39,14 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from bot.config.forksync import UserError
+
 from bot.app import queue as q
-from bot.store import Store
-from bot.app.runtime import run_worker_loop
 from bot.app.metrics import AppMetrics
-from bot.handlers import all_routers
+from bot.app.runtime import run_worker_loop
 from bot.app.web import make_app
+from bot.config.forksync import UserError
+from bot.handlers import all_routers
+from bot.store import Store
 
 log = logging.getLogger(__name__)
 

@@ -21,15 +21,14 @@ import json
 import sys
 from pathlib import Path
 
-from bot.triage.records import FailureRecord, normalize_test_id
 from bot.cli.main import config_from_args
 from bot.config.forksync import UserError
-from bot.triage.rules import RulesError, RulesTable, load_rules, suggest_rule
+from bot.store import Store
 from bot.triage.classify import flaky_keys, record_class
 from bot.triage.group import Grouper
-from bot.triage.records import RecordError, from_junit, from_lit, from_log, from_run_result
-from bot.store import Store
 from bot.triage.issues import load_state
+from bot.triage.records import FailureRecord, RecordError, from_junit, from_lit, from_log, from_run_result, normalize_test_id
+from bot.triage.rules import RulesError, RulesTable, load_rules, suggest_rule
 
 
 def register(sub, common) -> None:

@@ -16,11 +16,12 @@ import json
 import sys
 from dataclasses import fields
 from pathlib import Path
+
 from bot.config.forksync import UserError
-from bot.validation.gate import AreaPolicy, Check, PRState, Review, SignOff, SuiteOutcome, SuiteRequirement, decide, render_summary
-from bot.l2.detection import detect
 from bot.git.bisect import BisectError, bisect_command
+from bot.l2.detection import detect
 from bot.l2.report import Evidence, render_issue, upstream_sha_of
+from bot.validation.gate import AreaPolicy, Check, PRState, Review, SignOff, SuiteOutcome, SuiteRequirement, decide, render_summary
 
 
 def _user_error(msg: str):

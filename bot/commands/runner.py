@@ -19,7 +19,6 @@ pick) and the merge gate (merge, sign-off, L3, retest).
 from __future__ import annotations
 
 import hashlib
-
 from dataclasses import replace
 
 import gidgethub
@@ -34,6 +33,7 @@ from bot.sync import store as sync_store
 from bot.sync.status import SyncStatus
 from bot.validation import signoff
 from bot.validation.service import after_signoff, command_merge, command_retest
+
 
 class _Comment(BaseModel):
     model_config = ConfigDict(extra="allow")

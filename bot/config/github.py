@@ -34,8 +34,7 @@ class GitHubSettings(BaseModel):
     """How the App behaves on GitHub. Times are seconds.
 
     ``merge_method``: how sync PRs land. ``squash`` is refused: it would fold many upstream
-    commits into one fork commit, losing the one-commit-per-upstream-commit provenance (issue 3,
-    item 6)."""
+    commits into one fork commit, losing the one-commit-per-upstream-commit provenance."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

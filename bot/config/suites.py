@@ -1,7 +1,7 @@
 """``suites:`` section of forksync.yml (owned by the validation work).
 
 A *suite* is one deterministic validation job: an optional build step, a command, and the report
-it leaves behind (JUnit XML, lit output, or benchmark JSON). Levels (issue 4):
+it leaves behind (JUnit XML, lit output, or benchmark JSON). Levels:
 
 * ``L1`` — per PR, gates merges (``required: true`` makes it a merge condition);
 * ``L2`` — periodic on the fork's trunk (benchmarks, regression detection in :mod:`bot.l2.detection`);
@@ -64,7 +64,7 @@ class ReportSpec(BaseModel):
 
 class SuiteConfig(BaseModel):
     """One suite. ``expected_tests`` is an exact count, ``min_tests`` a floor; an L1/L3 suite
-    needs at least one of them (a suite that silently runs fewer tests must turn red — issue 4,
+    needs at least one of them (a suite that silently runs fewer tests must turn red,
     saturated validation). ``timeout_s`` bounds build + command together. ``areas`` limits the
     suite to PRs touching those areas (empty: every PR). ``infra_retries`` retries only runs whose
     output matches :data:`INFRA_ERROR_PATTERNS`."""

@@ -1,1 +1,9 @@
-"""core"""
+"""The pure core: what happened to each upstream commit and where the fork stands.
+
+Owns provenance (trailers, citations, patch-ids → claims), the ledger (one disposition per
+upstream commit, with its evidence), pins (frontier, contiguous pin, Days Behind Upstream,
+Backlog Commits) and the ``/forksync`` command parser. Pure functions over plain data, tested
+with tables; no git, SQLite, network or templates.
+
+May import: config, model. Imported by: everything above it.
+"""

@@ -4,7 +4,7 @@ Parsing is pure (no I/O); the effects live in :mod:`bot.handlers.commands`. A co
 several commands, one per line; a line counts only when it *starts* with ``/forksync`` outside a
 fenced code block or a ``>`` quote (so quoting someone's command in a reply never re-runs it).
 
-Verbs (the issue 3 list, item 7, plus the validation verbs):
+Verbs (the sync verbs, plus the validation verbs):
 
 =================  ===========================================  =================================
 verb               arguments                                    value

@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
 from bot.config.forksync import IsolatedPickRules, ProvenanceRules
-from bot.model import CommitInfo, Decision, Disposition, Evidence, InFlightBranch, LedgerEntry
 from bot.core.provenance import Claim, claims, is_urgent, normalize_subject, reverted_targets
+from bot.model import CommitInfo, Decision, Disposition, Evidence, InFlightBranch, LedgerEntry
 
 _DECISION_KIND = {"defer": Disposition.DEFERRED_BLOCKED, "skip": Disposition.SKIP_FOR_CURRENT_BASE,
                   "wont-port": Disposition.WONT_PORT}

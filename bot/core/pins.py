@@ -1,6 +1,6 @@
 """Pins and metrics (pure core): frontier, contiguous pin, Days Behind Upstream, Backlog Commits.
 
-Definitions (Meta's fbtriton practice, issue 2 §5):
+Definitions (Meta's fbtriton practice):
 
 * *Handled* = PICKED, NO_OP, WONT_PORT, SKIP_FOR_CURRENT_BASE (:data:`bot.model.HANDLED`).
 * *Reached* = an entry that sequential ingestion has walked over: PICKED, REVERTED (it was

@@ -35,8 +35,7 @@ from rich.rule import Rule
 from rich.text import Text
 
 from bot.demo.github_show import Outcome, Show, check_runs, ledger_of, open_prs, status_issue
-from bot.demo.github_world import (FORK, KERNEL_SUITE, MAINTAINER, UPSTREAM, World, build_world, close_world,
-                                   push_upstream)
+from bot.demo.github_world import FORK, KERNEL_SUITE, MAINTAINER, UPSTREAM, World, build_world, close_world, push_upstream
 from bot.demo.repobuilder import run_git
 
 

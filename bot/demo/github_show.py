@@ -11,9 +11,8 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from bot.demo.github_world import FORK, World
 from bot.config.forksync import RemoteSpec, parse_config_text
-from bot.demo.github_world import FORK_CONFIG
+from bot.demo.github_world import FORK, FORK_CONFIG, World
 from bot.sync.ingest import load_state
 
 STATUS_MARK = "<!-- forksync:status-issue -->"

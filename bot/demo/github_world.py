@@ -25,23 +25,22 @@ import aiohttp
 from aiohttp import web
 from gidgethub import routing
 
-from bot.demo.scenario import DEMO_CONFIG, FORKDEV, Scenario, build_scenario
-from bot.demo.repobuilder import run_git
-from bot.handlers import all_routers, checks, gate
-from bot.fakegithub import FakeGitHub
-from bot.github.client import RetryPolicy, token_client
-from bot.demo.scenario import ALICE, BOB
-from bot.cli.serve import ServeSettings
-from bot.github import client as gh_mod
+from bot.app import queue as q
 from bot.app.dispatch import Context, Dispatcher
 from bot.app.queue import QueuePolicy
 from bot.app.runtime import Clients
+from bot.app.web import make_app
+from bot.app.worker import Worker
+from bot.cli.serve import ServeSettings
+from bot.demo.repobuilder import run_git
+from bot.demo.scenario import ALICE, BOB, DEMO_CONFIG, FORKDEV, Scenario, build_scenario
+from bot.fakegithub import FakeGitHub
+from bot.github import client as gh_mod
+from bot.github.client import RetryPolicy, token_client
+from bot.handlers import all_routers, checks, gate
 from bot.store import Store
 from bot.sync.service import SyncService
 from bot.validation.service import ValidationService
-from bot.app.web import make_app
-from bot.app.worker import Worker
-from bot.app import queue as q
 
 FORK = "meta/triton"
 UPSTREAM = "triton-lang/triton"
@@ -217,11 +216,11 @@ def push_upstream(w: World, sha: str) -> None:
 __all__ = ["World", "DemoApp", "build_world", "close_world", "push_upstream", "FORK", "UPSTREAM", "MAINTAINER"]
 
 
-# ---------------------------------------------------------------------- the kernels (issue 4)
-KERNELS_DIR = Path(__file__).resolve().parent.parent / "examples" / "kernels"
+# ---------------------------------------------------------------------- the kernels
+KERNELS_DIR = Path(__file__).resolve().parents[2] / "examples" / "kernels"
 KERNEL_FILES = ("kernels.py", "test_kernels.py", "conftest.py")
 
-#: The fork's L1 suite in the demo: E1's ``kernels-cpu`` suite (examples/kernels/suites.yml)
+#: The fork's L1 suite in the demo: the ``kernels-cpu`` suite (examples/kernels/suites.yml)
 #: restricted to the fp32 cases (10 of 30 tests) so one run takes seconds on 2 cores.
 KERNEL_SUITE = """\
 suites:

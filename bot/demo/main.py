@@ -12,9 +12,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.rule import Rule
 
-from bot.demo.scenario import build_scenario
 from bot.cli.main import main as cli_main
 from bot.demo.github import run_github_demo
+from bot.demo.nightly import run_nightly_demo
+from bot.demo.scenario import build_scenario
 
 STORY = """\
 [bold]The scenario[/bold] (real git repositories in {root}):
@@ -73,12 +74,7 @@ def run_demo(workdir: str | None = None, console: Console | None = None, *, loca
     rc = 0
     if not local_only:
         rc = run_github_demo(console, root / "github") or rc
-        try:
-            from bot.demo.nightly import run_nightly_demo
-        except ImportError:  # pragma: no cover - part 3 ships with the triage work
-            run_nightly_demo = None
-        if run_nightly_demo is not None:
-            rc = run_nightly_demo(console, root / "nightly") or rc
+        rc = run_nightly_demo(console, root / "nightly") or rc
     console.print(Rule("forksync demo finished" if rc == 0 else "forksync demo finished, with problems (see above)"))
     console.print(f"The repositories stay in {root} — try: forksync --config {cfg} ledger export --json")
     return rc

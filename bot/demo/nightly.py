@@ -4,7 +4,7 @@ that turns it into one issue, then closes it.
 
 :func:`run_nightly_demo` builds, in ``workdir``:
 
-* ``fork/`` — a git repository holding ``examples/kernels`` (E1's reference kernels) and
+* ``fork/`` — a git repository holding ``examples/kernels`` (the reference kernels) and
   ``.github/forksync.yml`` (the suite and a triage rule);
 * a local GitHub (:class:`bot.fakegithub.FakeGitHub`, in-process) serving it as ``demo/triton``
   and a local Anthropic server (:class:`bot.fakeanthropic.FakeAnthropic`) scripted with one
@@ -30,18 +30,19 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.rule import Rule
-from bot.config.suites import SuiteConfig
+
 from bot.agents.client import AgentClient
 from bot.config.agents import AgentSettings
 from bot.config.forksync import ForksyncConfig
+from bot.config.suites import SuiteConfig
 from bot.fakeanthropic import FakeAnthropic, Reply
 from bot.fakegithub import FakeGitHub
 from bot.github.client import GitHubApp, RetryPolicy
-from bot.triage.nightly import command_bisector, on_nightly_results
 from bot.store import Store
+from bot.triage.nightly import command_bisector, on_nightly_results
 from gpu_runner.runner import LocalOptions, run_local
 
-KERNELS = Path(__file__).resolve().parent.parent / "examples" / "kernels"
+KERNELS = Path(__file__).resolve().parents[2] / "examples" / "kernels"
 OWNER, REPO = "demo", "triton"
 T0 = 1_795_996_800                    # 2026-11-30 00:00 UTC
 DAY = 86_400
@@ -138,8 +139,6 @@ def run_nightly_demo(console: Console | None, workdir: str | Path) -> int:
 
 async def _main(console: Console, root: Path) -> int:
     import aiohttp
-
-
     import yaml
 
     console.print(Rule("nightly triage demo"))

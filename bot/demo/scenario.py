@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.model import Disposition
 from bot.demo.repobuilder import RepoBuilder
+from bot.model import Disposition
 
 T0 = 1767571200  # 2026-01-05T00:00:00Z
 HOUR = 3600

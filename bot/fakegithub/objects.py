@@ -12,8 +12,7 @@ import hashlib
 from datetime import datetime, timezone
 
 from bot.fakegithub.contract import fill
-from bot.fakegithub.state import (App, Artifact, CheckRun, Comment, Installation, Issue, Label, Pull,
-                                  Reaction, Repo, Review, State, User, WorkflowRun)
+from bot.fakegithub.state import App, Artifact, CheckRun, Comment, Installation, Issue, Label, Pull, Reaction, Repo, Review, State, User, WorkflowRun
 
 
 def iso(t: float | None) -> str | None:

@@ -1,7 +1,6 @@
 """App authentication routes: the App itself, installations, installation tokens, rate limit."""
 from __future__ import annotations
 
-
 from bot.fakegithub.objects import iso
 from bot.fakegithub.routing import Ctx, GitHubError, Reply, not_found, route
 

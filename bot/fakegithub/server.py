@@ -31,7 +31,7 @@ from aiohttp import web
 
 from bot.fakegithub import contract as contract_mod
 from bot.fakegithub.auth import authenticate, repo_for
-from bot.fakegithub.contract import Contract, MULTI_SEGMENT
+from bot.fakegithub.contract import MULTI_SEGMENT, Contract
 from bot.fakegithub.faults import Faults
 from bot.fakegithub.limits import RateLimits
 from bot.fakegithub.objects import Render
@@ -43,8 +43,7 @@ SUPPORTED_API_VERSIONS = ("2022-11-28", "2026-03-10")
 
 
 def _import_routes() -> None:
-    from bot.fakegithub import (routes_actions, routes_apps, routes_checks, routes_git,  # noqa: F401
-                                routes_issues, routes_pulls, routes_repos)
+    from bot.fakegithub import routes_actions, routes_apps, routes_checks, routes_git, routes_issues, routes_pulls, routes_repos  # noqa: F401
 
 
 @functools.lru_cache(maxsize=1)

@@ -1,1 +1,5 @@
-"""git"""
+"""The git edge: reading commits (pygit2, ``git log -p | git patch-id``), applying units to
+``forksync/<unit>`` branches, decisions in ``refs/notes/forksync``, and bisection.
+
+May import: config, model, templating. Imported by: sync, l2, triage, cli.
+"""

@@ -7,7 +7,7 @@ and author date, is committed by forksync's identity, and its message comes from
 ``templates/commit/pick.txt.j2`` (the upstream message + ``Upstream-Commit: <sha>``, plus
 ``Upstream-Urgent: <reason>`` for an isolated urgent pick, plus ``Forksync-Unit: <id>``).
 
-Safety rules (issue 2 item 7):
+Safety rules:
 
 * a conflicting pick stops the unit at that commit: the pick is aborted, the branch keeps the
   clean prefix (a new branch is created at the base when the very first pick conflicts, so a
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Mapping
 
 from bot.model import CommitInfo, PlanItem, Unit
-from bot.validation.render import render
+from bot.templating import render
 
 COMMITTER = ("forksync", "forksync@users.noreply.github.com")
 

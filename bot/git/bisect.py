@@ -1,4 +1,4 @@
-"""Bisection as a service (issue 4, item 6): find the landed commit that broke or slowed trunk.
+"""Bisection as a service: find the landed commit that broke or slowed trunk.
 
 * **Candidates** (:func:`landed_commits`): the fork's first-parent history between a good and a
   bad commit, oldest first. Sync units land as one fork commit per upstream commit (rebase), so
@@ -28,6 +28,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from typing import Callable, Sequence
+
 from bot.config.suites import infra_error_match
 
 GOOD, BAD, SKIP, INFRA = "good", "bad", "skip", "infra"

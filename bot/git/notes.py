@@ -22,8 +22,8 @@ from datetime import datetime, timezone
 
 import pygit2
 
-from bot.model import Decision, Disposition
 from bot.git.repo import git
+from bot.model import Decision, Disposition
 
 DEFAULT_REF = "refs/notes/forksync"
 _ALIASES = {

@@ -13,7 +13,6 @@ from pydantic import BaseModel, ConfigDict
 
 from bot import templating
 
-
 #: collaborator permission levels that may run commands (``role_name`` ``maintain`` maps to write).
 WRITE_LEVELS = frozenset({"admin", "write", "maintain"})
 

@@ -1,4 +1,4 @@
-"""L2 regression detection on trunk benchmark series (issue 4, item 6): pure functions over floats.
+"""L2 regression detection on trunk benchmark series: pure functions over floats.
 
 A *series* is one (benchmark, shape, dtype, platform) in landing order on the fork's trunk; each
 *point* is the median of ``n`` repeats of one run. Detection:
@@ -32,7 +32,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Sequence
 
-MIN_REL_SHIFT = 0.02    # issue 4: alert on shifts ≥ max(2 %, 3σ)
+MIN_REL_SHIFT = 0.02    # alert on shifts ≥ max(2 %, 3σ)
 SIGMAS = 3.0
 Z_BAND = 1.96           # one-sided 97.5 % normal quantile: the alert band
 
@@ -116,7 +116,7 @@ def _biweight(x: Sequence[float], c: float = 9.0) -> float:
 
 
 def threshold(sigma: float) -> float:
-    """The alert threshold, a relative shift: ``max(2 %, 3σ)`` (issue 4)."""
+    """The alert threshold, a relative shift: ``max(2 %, 3σ)``."""
     return max(MIN_REL_SHIFT, SIGMAS * sigma)
 
 

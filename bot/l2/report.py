@@ -15,7 +15,7 @@ from xml.sax.saxutils import escape
 
 from bot.git.bisect import BisectResult
 from bot.l2.detection import ChangePoint, Confirmation, SeriesKey
-from bot.validation.render import render
+from bot.templating import render
 
 _UPSTREAM_COMMIT = re.compile(r"^Upstream-Commit:\s*([0-9a-f]{7,40})\s*$", re.MULTILINE)
 
@@ -110,7 +110,7 @@ def plot_svg(values: Sequence[float], change_index: int | None = None, title: st
              f'<text x="4" y="{pad_t + 8}">{hi:.4g}</text>',
              f'<text x="4" y="{pad_t + h}">{lo:.4g}</text>',
              f'<text x="4" y="{pad_t + h / 2:.0f}">{escape(unit)}</text>',
-             f'<polyline fill="none" stroke="#1f77b4" stroke-width="1.5" points="'
+             '<polyline fill="none" stroke="#1f77b4" stroke-width="1.5" points="'
              + " ".join(xy(i, v) for i, v in enumerate(vals)) + '"/>']
     parts += [f'<circle cx="{xy(i, v).split(",")[0]}" cy="{xy(i, v).split(",")[1]}" r="2" fill="#1f77b4"/>'
               for i, v in enumerate(vals)]

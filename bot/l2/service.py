@@ -1,4 +1,4 @@
-"""L2 on the fork's trunk as a scheduled service (issue 4, item 6): measure, detect, confirm,
+"""L2 on the fork's trunk as a scheduled service: measure, detect, confirm,
 bisect, file the regression issue, open the back-out PR.
 
 :func:`l2_tick` runs the L2 suites (benchmark JSON) on the default branch's tip when due (local

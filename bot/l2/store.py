@@ -1,4 +1,4 @@
-"""L2 series in the store: one row per (series, trunk commit) point (issue 4, item 6).
+"""L2 series in the store: one row per (series, trunk commit) point.
 
 A series is keyed by (benchmark, impl, metric, shape, dtype, platform); ``impl`` keeps the Triton
 kernel and its reference (``torch`` / cuBLAS) apart. Points come from the runner's result JSON

@@ -10,7 +10,7 @@ git enters only through two injected callables:
   asked only where the answer changes the plan: files a commit shares with an open chain, and —
   for divergent-area symbol patterns — files the fork diverges on (``fork_paths``).
 
-The walk (docs/plan.md has the full rules and their sources, issue 2 item 6): each commit's pick
+The walk (docs/plan.md has the full rules and their sources): each commit's pick
 is predicted on the running tree, then
 
 1. a commit that conflicts in a file an open risky chain changes (a chain of this plan or an open
@@ -35,8 +35,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Protocol, Sequence
 
 from bot.model import CommitInfo, InFlightBranch, Plan, PlanItem, Unit
-from bot.plan.chains import (Chain, Chains, SymbolSource, commit_overlap, divergent_path_hits,  # noqa: F401
-                             divergent_symbol_hits, expand, files_text, short)
+from bot.plan.chains import Chain, Chains, SymbolSource, commit_overlap, divergent_path_hits, divergent_symbol_hits, expand, files_text, short  # noqa: F401
 
 NO_OP_NOTE = "NO_OP candidate"
 

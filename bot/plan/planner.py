@@ -14,11 +14,11 @@ from typing import Callable
 import pygit2
 
 from bot.model import CommitInfo, Disposition, Plan
+from bot.plan.helper import PlanHelper
 from bot.plan.partition import build_plan
 from bot.plan.predict import MergePredictor, scratch_repo
-from bot.store import Store
 from bot.plan.symbol_index import SymbolIndex
-from bot.plan.helper import PlanHelper
+from bot.store import Store
 
 
 @dataclass

@@ -35,6 +35,7 @@ from bot.model import CommitInfo
 from bot.plan.partition import Prediction
 from bot.store import Store, table
 
+
 class _Miss:
     def __repr__(self) -> str:
         return "MISS"

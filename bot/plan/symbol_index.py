@@ -11,8 +11,8 @@ from collections import OrderedDict
 from functools import lru_cache
 
 from bot.model import CommitInfo, FileChange
-from bot.store import table
 from bot.plan.symbols import language_for, parser_for, reparse, symbols_of_change
+from bot.store import table
 
 #: bump when symbol extraction changes meaning (cached rows of other versions are ignored)
 SYMBOLS_VERSION = 1

@@ -19,7 +19,7 @@ Rails that live here (the agent-side rails are in :mod:`bot.agents.conflict`):
 * a rejected or skipped proposal pushes nothing and comments the reason once per
   (upstream commit, chain tip) on the chain PR (hidden marker, so redeliveries repeat nothing).
 
-Every text is a template under ``templates/agents/`` (the report itself is F2's
+Every text is a template under ``templates/agents/`` (the report itself is the conflict agent's
 ``conflict_report.md.j2``, sanitised by the output rails).
 """
 from __future__ import annotations
@@ -31,14 +31,14 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from bot.agents.client import AgentClient
+from bot.agents.client import AgentClient as _Client
 from bot.agents.conflict import ConflictOutcome, resolve_pick
 from bot.agents.conflict_git import conflict_case
 from bot.agents.policy import Verdict, may_leave_draft
 from bot.agents.render import render
 from bot.agents.summary import summarize_results
-from bot.sync import store as sync_store
 from bot.git.repo import git_env
-from bot.agents.client import AgentClient as _Client
+from bot.sync import store as sync_store
 
 __all__ = ["ChainResolution", "resolve_chain_conflict", "draft_verdict", "post_test_summary",
            "agents_configured", "REPORT_SECTION"]

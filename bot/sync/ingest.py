@@ -17,13 +17,13 @@ from typing import Callable
 
 import pygit2
 
-from bot.git import repo as gitio
 from bot.config.forksync import ForksyncConfig
 from bot.core.ledger import Ledger, build_ledger
-from bot.model import CommitInfo, Decision, FileChange, InFlightBranch
-from bot.git.notes import read_decisions
 from bot.core.pins import Pins, compute_pins
 from bot.core.provenance import claims
+from bot.git import repo as gitio
+from bot.git.notes import read_decisions
+from bot.model import CommitInfo, Decision, FileChange, InFlightBranch
 from bot.store import Store
 from bot.sync import store as sync_store
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterable
 
-from bot.triage.records import FailureRecord
 from bot.config.triage import TriageRule
+from bot.triage.records import FailureRecord
 from bot.triage.signature import Signature
 
 INFRA, FLAKY, REAL = "infrastructure", "flaky", "real"

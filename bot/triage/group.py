@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Sequence
 
+from bot.agents.redact import redact
+from bot.config.triage import TriageRule
 from bot.triage.classify import FLAKY, INFRA, REAL, flaky_keys, record_class
 from bot.triage.records import FailureRecord
 from bot.triage.rules import RulesTable
-from bot.config.triage import TriageRule
 from bot.triage.signature import Signature, signature_of
-from bot.agents.redact import redact
 
 __all__ = ["Grouper", "Group"]
 

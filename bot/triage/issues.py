@@ -15,18 +15,16 @@ status refresh; anything a person adds outside the sections stays.
 """
 from __future__ import annotations
 
-from bot import templating
-
 import json
 import re
 import time as _time
 from dataclasses import asdict, replace
 from typing import Any, Awaitable, Callable, Sequence
 
-
+from bot import templating
+from bot.config.triage import TriageSettings
 from bot.store import Store, table
 from bot.triage.lifecycle import Action, Nightly, Tracked, TriageState, decide
-from bot.config.triage import TriageSettings
 from bot.triage.suspects import Suspect
 
 __all__ = ["TriageIssues", "load_state", "save_state", "render", "marker", "replace_section"]

@@ -1,7 +1,7 @@
 """The issue lifecycle's decision core (pure): given what is tracked and one nightly's groups,
 decide which issues to open, update, close or reopen.
 
-Rules (``triage:`` settings, defaults in brackets; source: issue 5 item 5):
+Rules (``triage:`` settings, defaults in brackets):
 
 * a **real** root cause opens an issue when it failed on ``open_after_nights`` [2] distinct
   nightlies within ``open_window_days`` [3] days, or at once when it is a crash (fatal signal,

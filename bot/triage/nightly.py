@@ -12,7 +12,7 @@ trunk is in (``bot.app.schedules``). It
    follow-ups that have not been done yet:
 
    * **blame** — the bisection service (``bisect(good, bad) -> sha | None``, e.g.
-     :func:`command_bisector` around E2's :func:`bot.git.bisect.bisect_command`) over last green ..
+     :func:`command_bisector` around :func:`bot.git.bisect.bisect_command`) over last green ..
      first red; the culprit goes into the issue's blame section with its ``Upstream-Commit`` and
      a comment mentions its author (:meth:`bot.triage.issues.TriageIssues.write_blame`). Only
      real failures are ever bisected;
@@ -21,7 +21,7 @@ trunk is in (``bot.app.schedules``). It
      diffs; its answer (sanitised, rendered by ``templates/agents/proposed_fix.md.j2``) is
      commented on the issue inside ``templates/triage/proposed_fix_comment.md.j2``. Never pushed.
 
-Idempotency: the lifecycle marks a run processed only after its issue actions ran (F1). The
+Idempotency: the lifecycle marks a run processed only after its issue actions ran. The
 follow-ups are found again from state, not from the run: table ``nightly_followups`` records a
 finished bisection / fix per root cause, and before writing, the issue itself is checked (a
 confirmed culprit in its blame section; a comment holding ``<!-- forksync:proposed-fix:<key> -->``).
@@ -38,17 +38,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Sequence
 
+from bot.agents.client import AgentClient
+from bot.agents.fix import FixRequest, propose_fix
+from bot.git.bisect import bisect_command
+from bot.git.repo import GitIOError, git
 from bot.store import Store, table
 from bot.triage.issues import TriageIssues, load_state, render
 from bot.triage.records import from_run_result
 from bot.triage.rules import RulesError, RulesTable, load_rules
 from bot.triage.service import NightlyReport, suspect_diffs, triage_nightly
 from bot.triage.suspects import FailureContext, author_mention, commits_between, confirm, rank_suspects
-from bot.git.bisect import bisect_command
-from bot.git.repo import GitIOError, git
 from bot.validation import store as vstore
 from gpu_runner.result import RunResult
-from bot.agents.client import AgentClient
 
 __all__ = ["NightlyOutcome", "on_nightly_results", "command_bisector", "rules_table", "FOLLOWUPS"]
 
@@ -86,7 +87,7 @@ class NightlyOutcome:
 
 def command_bisector(git_dir: str | Path, command: str, *, timeout_s: int = 3600,
                      env: dict[str, str] | None = None) -> Bisect:
-    """``bisect(good, bad)`` for triage: E2's :func:`bot.git.bisect.bisect_command` with the failing
+    """``bisect(good, bad)`` for triage: :func:`bot.git.bisect.bisect_command` with the failing
     suite's ``command`` (run in a worktree per step, in a thread), returning the culprit sha when
     bisection found exactly one (verified or not; None when skips left several suspects)."""
     async def run(good: str, bad: str) -> str | None:
@@ -256,7 +257,6 @@ async def _follow_up(out: NightlyOutcome, store: Store, gh, svc: TriageIssues, f
             row["fix"] = "proposed"
             break
     else:
-        from bot.agents.fix import FixRequest, propose_fix
         diffs = await asyncio.to_thread(suspect_diffs, fork_git_dir, suspects) if fork_git_dir and suspects else []
         proposal = await propose_fix(agents, FixRequest.from_group(g.to_agent_input(diffs)))
         if proposal.status == "skipped":                     # budget, API trouble: try again next nightly

@@ -11,15 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Sequence
 
+from bot.config.triage import TriageSettings
+from bot.git.repo import git
 from bot.store import Store
 from bot.triage.group import Group, Grouper
 from bot.triage.issues import TriageIssues, load_state
 from bot.triage.lifecycle import Action, nightly_from_groups
 from bot.triage.records import FailureRecord
 from bot.triage.rules import RulesTable, suggest_rule
-from bot.config.triage import TriageSettings
 from bot.triage.suspects import FailureContext, Suspect, author_mention, commits_between, confirm, rank_suspects
-from bot.git.repo import git
 
 __all__ = ["NightlyReport", "triage_nightly", "suspect_diffs"]
 

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Awaitable, Callable, Iterable, Sequence
 
-from bot.model import CommitInfo
 from bot.git.repo import commit_infos, rev_list
+from bot.model import CommitInfo
 
 __all__ = ["Suspect", "FailureContext", "rank_suspects", "upstream_of", "author_mention", "confirm"]
 

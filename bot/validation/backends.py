@@ -24,11 +24,11 @@ import time
 import uuid
 from pathlib import Path
 
+from gpu_runner.github_actions import Dispatch, dispatch
 from gpu_runner.result import Environment, Reason, RunResult
 from gpu_runner.runner import SECRET_NAME
-from gpu_runner.github_actions import Dispatch, dispatch
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BACKENDS = ("local", "github-actions")
 
 

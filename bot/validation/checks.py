@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
-from bot.validation.gate import GATE_CHECK, GateDecision, PRState, render_summary
 from bot.github.common import split_repo
-from bot.validation.render import render
+from bot.templating import render
+from bot.validation.gate import GATE_CHECK, GateDecision, PRState, render_summary
 
 MAX_ANNOTATIONS_PER_UPDATE = 50
 MAX_SUMMARY = 65_000

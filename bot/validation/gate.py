@@ -1,4 +1,4 @@
-"""The merge gate: a pure function from a PR's state to a decision (issue 4, item 5).
+"""The merge gate: a pure function from a PR's state to a decision.
 
 Inputs are plain dataclasses the edges fill in (GitHub API, git, the runner's result JSON, the
 sign-off store); :func:`decide` does no I/O. The decision lists *everything* that blocks, so the
@@ -6,7 +6,7 @@ sign-off store); :func:`decide` does no I/O. The decision lists *everything* tha
 missing. Nothing is green by default: a required result that is absent, stale, short or
 unreadable blocks ("silence is not green").
 
-Rules, in the order they are reported (source: issue 4 "The merge gate"):
+Rules, in the order they are reported (the order findings are shown in):
 
 1. ``conflict-markers`` — a diff that adds conflict markers never merges.
 2. ``hold`` — a ``/forksync hold`` (or hold label) in effect blocks.
@@ -35,7 +35,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from bot.validation.render import render
+
+from bot.templating import render
 
 #: Check-run name of the gate itself (never counted as one of the PR's required checks).
 GATE_CHECK = "forksync/gate"

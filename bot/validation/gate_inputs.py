@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from bot.validation import signoff
-
-from bot.validation import store as vstore
-from bot.validation.gate import GATE_CHECK, Check, PRState, Review, conflict_marker_files
 from bot.github.common import WRITE_LEVELS, permission, split_repo
-from bot.validation.checks import L1_PREFIX
 from bot.sync import store as sync_store
+from bot.validation import signoff
+from bot.validation import store as vstore
+from bot.validation.checks import L1_PREFIX
+from bot.validation.gate import GATE_CHECK, Check, PRState, Review, conflict_marker_files
 
 
 def epoch(iso: str | None) -> int:

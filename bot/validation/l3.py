@@ -9,13 +9,12 @@ doubles the reply). Results that arrive later (github-actions) are answered by
 """
 from __future__ import annotations
 
-from gpu_runner.result import RunResult
-
 from bot import templating
 from bot.github.common import comment_once
 from bot.validation import signoff
 from bot.validation import store as vstore
 from bot.validation.checks import check_name, title_of
+from gpu_runner.result import RunResult
 
 
 def _claim_l3(store, full: str, platform: str):

@@ -1,4 +1,4 @@
-"""The nightly L1 run on trunk and its silence alarm (issue 4, item 5: "an expected nightly result
+"""The nightly L1 run on trunk and its silence alarm ("an expected nightly result
 that never arrives raises an alarm, because silence is not green"). Pure functions; the
 scheduler (dispatch) and the issue filing are the handlers' job.
 """
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.validation.render import render
+from bot.templating import render
 
 
 @dataclass(frozen=True)

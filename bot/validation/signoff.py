@@ -1,4 +1,4 @@
-"""L3 queue and sign-off records (issue 4, item 7): store tables and plain functions.
+"""L3 queue and sign-off records: store tables and plain functions.
 
 ``/forksync l3 <workload>`` queues a heavy run (an ``L3`` suite) for a PR on the suite's
 platform; its result is recorded when the runner reports. ``/forksync signoff <area|metric>``

@@ -1,4 +1,4 @@
-"""Suite results and retest grants in the store (the GitHub side of validation, issue 4 items 4–5).
+"""Suite results and retest grants in the store (the GitHub side of validation).
 
 Table ``suite_results``: one row per (fork, commit, suite, platform) — the latest run's state
 (``pending`` while a runner works, ``done`` with the runner's verdict), the check run that shows
