@@ -27,20 +27,15 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
+from bot.agents import store as agents_store
 from bot.agents.redact import Redactor
 from bot.config.agents import AgentSettings
-from bot.store import Store, table
+from bot.store import Store
 
 if TYPE_CHECKING:                      # imported lazily: the SDK takes a while to import
     import anthropic
 
 log = logging.getLogger(__name__)
-
-USAGE_TABLE = table(
-    "agent_token_usage",
-    {"day": str, "agent": str, "model": str, "calls": int, "input_tokens": int, "output_tokens": int},
-    pk=("day", "agent"),
-)
 
 #: Environment variables that hold the API key, first found wins.
 KEY_ENV_VARS = ("FORKSYNC_ANTHROPIC_KEY", "ANTHROPIC_API_KEY")
@@ -154,21 +149,11 @@ class AgentClient:
 
     def tokens_used(self, day: str | None = None) -> int:
         day = day or utc_day(self.now())
-        with self.store.lock:
-            row = self.store.conn.execute(
-                "SELECT COALESCE(SUM(input_tokens + output_tokens), 0) FROM agent_token_usage WHERE day = ?",
-                (day,)).fetchone()
-        return int(row[0])
+        return agents_store.tokens_used(self.store, day)
 
     def _record(self, agent: str, model: str, tin: int, tout: int) -> None:
         day = utc_day(self.now())
-        with self.store.lock:
-            self.store.conn.execute(
-                "INSERT INTO agent_token_usage(day, agent, model, calls, input_tokens, output_tokens) "
-                "VALUES (?, ?, ?, 1, ?, ?) ON CONFLICT(day, agent) DO UPDATE SET calls = calls + 1, "
-                "input_tokens = input_tokens + excluded.input_tokens, "
-                "output_tokens = output_tokens + excluded.output_tokens, model = excluded.model",
-                (day, agent, model, tin, tout))
+        agents_store.record_call(self.store, day, agent, model, tin, tout)
 
     def _check_budget(self, estimate: int) -> None:
         used = self.tokens_used()

@@ -69,17 +69,12 @@ class _StoreCollector:
         for state, n in q.counts(store).items():
             depth.add_metric([state], n)
         yield depth
-        with store.lock:
-            row = store.conn.execute("SELECT MIN(received_at) FROM webhook_deliveries WHERE state IN"
-                                     " ('queued','failed','processing')").fetchone()
+        first = q.oldest_pending_at(store)
         oldest = GaugeMetricFamily("forksync_queue_oldest_queued_age_seconds",
                                    "Age of the oldest delivery not yet done")
-        oldest.add_metric([], max(0.0, now - row[0]) if row and row[0] else 0.0)
+        oldest.add_metric([], max(0.0, now - first) if first else 0.0)
         yield oldest
-        with store.lock:
-            lat = sorted(r[0] for r in store.conn.execute(
-                "SELECT finished_at - received_at FROM webhook_deliveries WHERE state='done' AND finished_at > 0"
-                " ORDER BY finished_at DESC LIMIT 1000").fetchall())
+        lat = sorted(q.recent_latencies(store, 1000))
         done = GaugeMetricFamily("forksync_delivery_latency_seconds",
                                  "Received → processed, over the last 1000 done deliveries (any worker process)",
                                  labels=["quantile"])

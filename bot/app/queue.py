@@ -364,6 +364,22 @@ def counts(store: Store) -> dict[str, int]:
     return out
 
 
+def oldest_pending_at(store: Store) -> float | None:
+    """``received_at`` (epoch s) of the oldest delivery not yet done (queued, failed or processing)."""
+    with store.lock:
+        row = store.conn.execute("SELECT MIN(received_at) FROM webhook_deliveries WHERE state IN"
+                                 " ('queued','failed','processing')").fetchone()
+    return row[0] if row else None
+
+
+def recent_latencies(store: Store, limit: int) -> list[float]:
+    """Received → finished, in seconds, of the last ``limit`` done deliveries (newest first)."""
+    with store.lock:
+        return [r[0] for r in store.conn.execute(
+            "SELECT finished_at - received_at FROM webhook_deliveries WHERE state='done' AND finished_at > 0"
+            " ORDER BY finished_at DESC LIMIT ?", (limit,)).fetchall()]
+
+
 def listing(store: Store, states: Iterable[str] | None = None, limit: int = 100) -> list[Delivery]:
     """The newest deliveries (optionally only some states), newest first."""
     sql = "SELECT * FROM webhook_deliveries"

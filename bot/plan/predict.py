@@ -32,8 +32,9 @@ import pygit2
 from pygit2.enums import MergeFlag
 
 from bot.model import CommitInfo
+from bot.plan import store as plan_store
 from bot.plan.partition import Prediction
-from bot.store import Store, table
+from bot.store import Store
 
 
 class _Miss:
@@ -44,12 +45,6 @@ class _Miss:
 #: A plan helper's answer (:meth:`bot.plan.helper.PlanHelper.take`) when the caller must compute
 #: the task itself.
 MISS = _Miss()
-
-PREDICTIONS = table("plan_predictions", {
-    "key": str, "ours_tree": str, "commit": str, "flags": int,
-    "outcome": str, "conflicts": str, "result_tree": str, "detail": str,
-}, pk="key")
-
 
 def scratch_repo(source_git_dir: str | os.PathLike, cache_dir: str | os.PathLike) -> pygit2.Repository:
     """A bare repository under ``cache_dir/predict-<name>.git`` that reads ``source_git_dir``'s
@@ -255,7 +250,7 @@ class MergePredictor:
         self.store_empty = False  # a cold cache: rows are only written (flush), never read
         if store is not None:
             store.migrate()          # the store may predate this module's import (creates plan_predictions)
-            self.store_empty = not any(store.db.query("select 1 from plan_predictions limit 1"))
+            self.store_empty = not plan_store.has_predictions(store)
         self._memo: dict[str, Prediction] = {}
         self._pending: list[dict] = []          # rows not yet written to the store (see flush)
         self.merges = 0          # real merges computed (cache misses)
@@ -329,9 +324,8 @@ class MergePredictor:
     def _cached(self, key: str) -> Prediction | None:
         p = self._memo.get(key)
         if p is None and self.store is not None and not self.store_empty:
-            rows = list(self.store.db.query("select * from plan_predictions where key = ?", [key]))
-            if rows:
-                r = rows[0]
+            r = plan_store.prediction_row(self.store, key)
+            if r is not None:
                 p = Prediction(r["outcome"], tuple(json.loads(r["conflicts"] or "[]")),
                                r["result_tree"] or None, r["detail"] or "")
         if p is not None and p.result_tree and p.result_tree not in self.repo:
@@ -436,8 +430,7 @@ class MergePredictor:
         if self.store is None or not self._pending:
             return
         rows, self._pending = self._pending, []
-        with self.store.lock:
-            self.store.db["plan_predictions"].insert_all(rows, pk="key", replace=True, batch_size=500)
+        plan_store.save_predictions(self.store, rows)
 
     def advance(self, commit: CommitInfo, prediction: Prediction) -> None:
         """Apply a clean pick to the running tree (the next prediction sees it)."""

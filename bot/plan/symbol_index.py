@@ -11,12 +11,11 @@ from collections import OrderedDict
 from functools import lru_cache
 
 from bot.model import CommitInfo, FileChange
+from bot.plan import store as plan_store
+from bot.plan.store import SYMBOLS_VERSION
 from bot.plan.symbols import language_for, parser_for, reparse, symbols_of_change
-from bot.store import table
 
 #: bump when symbol extraction changes meaning (cached rows of other versions are ignored)
-SYMBOLS_VERSION = 1
-SYMBOLS_TABLE = table("plan_symbols", {"key": str, "version": int, "symbols": str}, pk="key")
 
 
 class SymbolIndex:
@@ -33,7 +32,7 @@ class SymbolIndex:
         self.store = store
         if store is not None:
             store.migrate()
-            if not any(store.db.query("select 1 from plan_symbols where version = ? limit 1", [SYMBOLS_VERSION])):
+            if not plan_store.has_symbols(store):
                 self.store_empty = True   # a cold cache: rows are only written (by flush), never read
         self._cache: dict[tuple[str, str], frozenset[str] | None] = {}
         self._pending: list[dict] = []          # rows not yet written to the store (see flush)
@@ -149,11 +148,10 @@ class SymbolIndex:
             return True
         if self.store is None or self.store_empty:
             return False
-        rows = list(self.store.db.query("select symbols from plan_symbols where key = ? and version = ?",
-                                        [f"{sha}:{path}", SYMBOLS_VERSION]))
-        if rows:
-            self._cache[(sha, path)] = None if rows[0]["symbols"] is None else frozenset(json.loads(rows[0]["symbols"]))
-        return bool(rows)
+        row = plan_store.symbols_row(self.store, f"{sha}:{path}")
+        if row is not None:
+            self._cache[(sha, path)] = None if row["symbols"] is None else frozenset(json.loads(row["symbols"]))
+        return row is not None
 
     def file_symbols(self, commit: CommitInfo, fc: FileChange) -> frozenset[str] | None:
         """Symbols ``fc`` of ``commit`` touches (see :func:`symbols_of_change`), or None."""
@@ -186,13 +184,8 @@ class SymbolIndex:
         todo = [(c, fc) for c, fc in items if (c.sha, fc.path) not in self._cache and language_for(fc.path)]
         if self.store is not None and not self.store_empty and todo:
             keys = [f"{c.sha}:{fc.path}" for c, fc in todo]
-            found = {}
-            for i in range(0, len(keys), 500):
-                chunk = keys[i:i + 500]
-                q = ",".join("?" * len(chunk))
-                for r in self.store.db.query(f"select key, symbols from plan_symbols where version = ? and key in ({q})",
-                                             [SYMBOLS_VERSION, *chunk]):
-                    found[r["key"]] = None if r["symbols"] is None else frozenset(json.loads(r["symbols"]))
+            found = {k: None if v is None else frozenset(json.loads(v))
+                     for k, v in plan_store.symbols_rows(self.store, keys).items()}
             for (c, fc), k in zip(todo, keys):
                 if k in found:
                     self._cache[(c.sha, fc.path)] = found[k]
@@ -231,8 +224,7 @@ class SymbolIndex:
         if self.store is None or not self._pending:
             return
         rows, self._pending = self._pending, []
-        with self.store.lock:
-            self.store.db["plan_symbols"].insert_all(rows, pk="key", replace=True, batch_size=500)
+        plan_store.save_symbols(self.store, rows)
 
     def __call__(self, commit: CommitInfo, path: str) -> frozenset[str] | None:
         """``symbols(commit, path)``: the planner's symbol source interface."""

@@ -23,16 +23,12 @@ from typing import Any, Awaitable, Callable, Sequence
 
 from bot import templating
 from bot.config.triage import TriageSettings
-from bot.store import Store, table
+from bot.store import Store
+from bot.triage import store as triage_store
 from bot.triage.lifecycle import Action, Nightly, Tracked, TriageState, decide
 from bot.triage.suspects import Suspect
 
 __all__ = ["TriageIssues", "load_state", "save_state", "render", "marker", "replace_section"]
-
-
-table("triage_tracked", {"key": str, "data": str, "updated_at": int}, pk="key")
-table("triage_runs", {"run": str, "processed_at": int, "actions": str}, pk="run")
-table("triage_green", {"test": str, "commit_sha": str, "time": int}, pk="test")
 
 
 def render(name: str, **ctx) -> str:
@@ -72,10 +68,10 @@ def _tracked_from_json(s: str) -> Tracked:
 
 
 def load_state(store: Store) -> TriageState:
-    db = store.db
-    tracked = {r["key"]: _tracked_from_json(r["data"]) for r in db["triage_tracked"].rows}
-    processed = frozenset(r["run"] for r in db["triage_runs"].rows)
-    green = {r["test"]: (r["commit_sha"], r["time"]) for r in db["triage_green"].rows}
+    tracked_rows, run_rows, green_rows = triage_store.state_rows(store)
+    tracked = {r["key"]: _tracked_from_json(r["data"]) for r in tracked_rows}
+    processed = frozenset(r["run"] for r in run_rows)
+    green = {r["test"]: (r["commit_sha"], r["time"]) for r in green_rows}
     return TriageState(tracked, processed, green)
 
 
@@ -83,18 +79,7 @@ def save_state(store: Store, state: TriageState, run: str, actions: Sequence[Act
     """Write the state and mark ``run`` processed, in one transaction (``BEGIN IMMEDIATE``)."""
     tracked = [(k, _tracked_to_json(t), now) for k, t in state.tracked.items()]
     green = [(k, c, tm) for k, (c, tm) in state.last_green.items()]
-    with store.lock:
-        conn = store.conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            conn.executemany("INSERT OR REPLACE INTO triage_tracked (key, data, updated_at) VALUES (?, ?, ?)", tracked)
-            conn.executemany("INSERT OR REPLACE INTO triage_green (test, commit_sha, time) VALUES (?, ?, ?)", green)
-            conn.execute("INSERT OR REPLACE INTO triage_runs (run, processed_at, actions) VALUES (?, ?, ?)",
-                         (run, now, json.dumps([asdict(a) for a in actions])))
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+    triage_store.save_state_rows(store, tracked, green, (run, now, json.dumps([asdict(a) for a in actions])))
 
 
 def _utc(t: int) -> str:

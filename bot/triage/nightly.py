@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
-import time as _time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,7 +41,8 @@ from bot.agents.client import AgentClient
 from bot.agents.fix import FixRequest, propose_fix
 from bot.git.bisect import bisect_command
 from bot.git.repo import GitIOError, git
-from bot.store import Store, table
+from bot.store import Store
+from bot.triage import store as triage_store
 from bot.triage.issues import TriageIssues, load_state, render
 from bot.triage.records import from_run_result
 from bot.triage.rules import RulesError, RulesTable, load_rules
@@ -51,17 +51,8 @@ from bot.triage.suspects import FailureContext, author_mention, commits_between,
 from bot.validation import store as vstore
 from gpu_runner.result import RunResult
 
-__all__ = ["NightlyOutcome", "on_nightly_results", "command_bisector", "rules_table", "FOLLOWUPS"]
+__all__ = ["NightlyOutcome", "on_nightly_results", "command_bisector", "rules_table"]
 
-
-FOLLOWUPS = table("nightly_followups", {
-    "key": str,            # "<owner>/<repo>:<root cause>"
-    "repo": str, "cause": str, "issue": int,
-    "bisected": int,       # 1 once bisection ran (found or not): it is not repeated every night
-    "culprit": str,        # confirmed first bad commit ("" when none)
-    "fix": str,            # proposed | rejected | skipped | "" (not yet)
-    "updated_at": int,
-}, pk="key", indexes=[("repo",)])
 
 CULPRIT_MARK = "**Culprit (confirmed by bisection):**"
 Bisect = Callable[[str, str], Awaitable[str | None]]
@@ -139,17 +130,6 @@ def _fork_dir_of(ctx_or_client: Any, full_name: str) -> str | None:
     return None
 
 
-def _row(store: Store, key: str) -> dict:
-    with store.lock:
-        rows = list(store.db[FOLLOWUPS.name].rows_where("key = ?", [key]))
-    return rows[0] if rows else {}
-
-
-def _save(store: Store, row: dict) -> None:
-    with store.lock:
-        store.db[FOLLOWUPS.name].upsert({**row, "updated_at": int(_time.time())}, pk="key")
-
-
 async def on_nightly_results(ctx_or_client: Any, repo_full_name: str, cfg, results: Sequence[Any], *,
                              run_id: str, when: int, store: Store, bisect: Bisect | None = None,
                              agents: Any = None, fork_git_dir: str | Path | None = None,
@@ -208,7 +188,7 @@ async def _follow_up(out: NightlyOutcome, store: Store, gh, svc: TriageIssues, f
                      fork_git_dir, areas, bisect, agents, logins, settings) -> None:
     """Blame and proposed fix for one open real issue, each at most once (see the module doc)."""
     rkey = f"{full}:{t.key}"
-    row = _row(store, rkey) or {"key": rkey, "repo": full, "cause": t.key, "issue": t.issue, "bisected": 0,
+    row = triage_store.followup(store, rkey) or {"key": rkey, "repo": full, "cause": t.key, "issue": t.issue, "bisected": 0,
                                 "culprit": "", "fix": ""}
     row["issue"] = t.issue
     suspects, good, bad = [], t.last_green, t.first_red
@@ -243,7 +223,7 @@ async def _follow_up(out: NightlyOutcome, store: Store, gh, svc: TriageIssues, f
             else:
                 out.notes.append(f"{t.key}: bisection of {good[:12]}..{bad[:12]} found no single culprit")
             row["bisected"] = int(not failed)
-        _save(store, row)
+        triage_store.save_followup(store, row)
     elif row.get("culprit"):
         out.culprits[t.key] = row["culprit"]
     if row.get("fix"):
@@ -268,7 +248,7 @@ async def _follow_up(out: NightlyOutcome, store: Store, gh, svc: TriageIssues, f
         row["fix"] = proposal.status
         out.notes.append(f"{t.key}: proposed fix {proposal.status} on #{t.issue}")
     out.fixes[t.key] = row["fix"]
-    _save(store, row)
+    triage_store.save_followup(store, row)
 
 
 # ---------------------------------------------------------------------- the scheduler's adapter

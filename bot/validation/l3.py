@@ -17,18 +17,6 @@ from bot.validation.checks import check_name, title_of
 from gpu_runner.result import RunResult
 
 
-def _claim_l3(store, full: str, platform: str):
-    """Claim the oldest queued L3 run of ``full`` on ``platform`` (status → running), or None."""
-    with store.lock:
-        t = store.db[signoff.L3_RUNS.name]
-        rows = list(t.rows_where("repo = ? and platform = ? and status = 'queued'", [full, platform],
-                                 order_by="requested_at, id", limit=1))
-        if not rows:
-            return None
-        t.update(rows[0]["id"], {"status": "running"})
-        return signoff.L3Run(**{**rows[0], "status": "running"})
-
-
 async def answer_l3(ctx, full: str, run, result, suite) -> None:
     """Finish an L3 run (:func:`bot.validation.signoff.finish_l3`) and answer once on its PR."""
     row = vstore.get(ctx.store, full, run.head_sha, suite.name, run.platform) or {}
@@ -41,13 +29,10 @@ async def answer_l3(ctx, full: str, run, result, suite) -> None:
 
 async def answer_l3_result(ctx, full: str, result, suite) -> list[str]:
     """For a result that arrived later (github-actions): answer the running L3 run it belongs to."""
-    with ctx.store.lock:
-        rows = list(ctx.store.db[signoff.L3_RUNS.name].rows_where(
-            "repo = ? and head_sha = ? and workload = ? and platform = ? and status = 'running'",
-            [full, result.commit, result.suite, result.platform]))
-    for r in rows:
-        await answer_l3(ctx, full, signoff.L3Run(**r), result, suite)
-    return [f"L3 {result.suite}@{result.platform} on #{r['pr']}: {result.verdict}" for r in rows]
+    runs = vstore.running_l3(ctx.store, full, result.commit, result.suite, result.platform)
+    for run in runs:
+        await answer_l3(ctx, full, run, result, suite)
+    return [f"L3 {result.suite}@{result.platform} on #{run.pr}: {result.verdict}" for run in runs]
 
 
 async def l3_tick(ctx, full: str, *, platforms: tuple[str, ...] = ("cpu",), limit: int = 1) -> list[str]:
@@ -60,7 +45,7 @@ async def l3_tick(ctx, full: str, *, platforms: tuple[str, ...] = ("cpu",), limi
     tr = None
     for plat in platforms:
         while len(notes) < limit:
-            run = _claim_l3(ctx.store, full, plat)
+            run = vstore.claim_l3(ctx.store, plat, repo=full)
             if run is None:
                 break
             tr = tr or await v.trusted(ctx, full)

@@ -10,33 +10,16 @@ workload) with a message that says what to do.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from bot import store as store_mod
+from bot.validation import store as vstore
 from bot.validation.gate import SignOff, is_signed_off  # noqa: F401 - the rule the gate applies
-from bot.validation.store import L3_RUNS, SIGNOFFS
+from bot.validation.store import L3Run
 
 L3_STATUSES = ("queued", "running", "done", "cancelled")
 
 
 class SignoffError(ValueError):
     """A sign-off or L3 request that cannot be recorded; the message is shown to the commenter."""
-
-
-@dataclass(frozen=True)
-class L3Run:
-    id: int
-    repo: str
-    pr: int
-    head_sha: str
-    workload: str
-    platform: str
-    requested_by: str
-    requested_at: int
-    status: str = "queued"
-    verdict: str = ""
-    result_url: str = ""
-    finished_at: int = 0
 
 
 def signoff_owners(target: str, areas, pr_areas: tuple[str, ...]) -> tuple[str, ...]:
@@ -62,16 +45,14 @@ def record_signoff(db: "store_mod.Store", repo: str, pr: int, head_sha: str, tar
     if by not in set(owners):
         raise SignoffError(f"@{by} is not an owner of `{target}`; owners: "
                            + (", ".join(f"@{o}" for o in sorted(owners)) or "(none configured)"))
-    with db.lock:
-        db.db[SIGNOFFS.name].insert({"repo": repo, "pr": pr, "head_sha": head_sha, "target": target,
-                                     "by": by, "time": time, "comment_url": comment_url})
+    vstore.insert_signoff(db, {"repo": repo, "pr": pr, "head_sha": head_sha, "target": target,
+                               "by": by, "time": time, "comment_url": comment_url})
     return SignOff(target, by, time)
 
 
 def signoffs_for(db: "store_mod.Store", repo: str, pr: int) -> tuple[SignOff, ...]:
     """All sign-offs recorded on ``repo#pr``, oldest first (the gate's ``PRState.signoffs``)."""
-    rows = db.db[SIGNOFFS.name].rows_where("repo = ? and pr = ?", [repo, pr], order_by="time, id")
-    return tuple(SignOff(r["target"], r["by"], r["time"]) for r in rows)
+    return tuple(SignOff(r["target"], r["by"], r["time"]) for r in vstore.signoff_rows(db, repo, pr))
 
 
 def queue_l3(db: "store_mod.Store", repo: str, pr: int, head_sha: str, workload: str, suites,
@@ -83,48 +64,22 @@ def queue_l3(db: "store_mod.Store", repo: str, pr: int, head_sha: str, workload:
     l3 = {s.name: s for s in suites if s.level == "L3"}
     if workload not in l3:
         raise SignoffError(f"no L3 suite named `{workload}`; L3 suites: {', '.join(sorted(l3)) or '(none configured)'}")
-    out = []
-    with db.lock:
-        t = db.db[L3_RUNS.name]
-        for plat in l3[workload].platforms:
-            existing = list(t.rows_where(
-                "repo = ? and pr = ? and head_sha = ? and workload = ? and platform = ? and status in ('queued','running')",
-                [repo, pr, head_sha, workload, plat]))
-            if existing:
-                out.append(L3Run(**existing[0]))
-                continue
-            row = {"repo": repo, "pr": pr, "head_sha": head_sha, "workload": workload, "platform": plat,
-                   "requested_by": requested_by, "requested_at": time, "status": "queued", "verdict": "",
-                   "result_url": "", "finished_at": 0}
-            rid = t.insert(row).last_pk
-            out.append(L3Run(id=rid, **row))
-    return tuple(out)
+    return vstore.queue_l3_runs(db, repo, pr, head_sha, workload, l3[workload].platforms, requested_by, time)
 
 
 def next_l3(db: "store_mod.Store", platform: str) -> L3Run | None:
     """Claim the oldest queued L3 run for ``platform`` (status → running), or None."""
-    with db.lock:
-        t = db.db[L3_RUNS.name]
-        rows = list(t.rows_where("status = 'queued' and platform = ?", [platform], order_by="requested_at, id", limit=1))
-        if not rows:
-            return None
-        t.update(rows[0]["id"], {"status": "running"})
-        return L3Run(**{**rows[0], "status": "running"})
+    return vstore.claim_l3(db, platform)
 
 
 def finish_l3(db: "store_mod.Store", run_id: int, verdict: str, result_url: str, time: int) -> L3Run:
     """Record an L3 run's verdict (``pass``/``fail``/``error``). Raises :class:`SignoffError` for an
     unknown id."""
-    with db.lock:
-        t = db.db[L3_RUNS.name]
-        try:
-            t.get(run_id)
-        except Exception:
-            raise SignoffError(f"no L3 run with id {run_id}") from None
-        t.update(run_id, {"status": "done", "verdict": verdict, "result_url": result_url, "finished_at": time})
-        return L3Run(**t.get(run_id))
+    run = vstore.finish_l3_run(db, run_id, verdict, result_url, time)
+    if run is None:
+        raise SignoffError(f"no L3 run with id {run_id}")
+    return run
 
 
 def l3_runs_for(db: "store_mod.Store", repo: str, pr: int) -> tuple[L3Run, ...]:
-    return tuple(L3Run(**r) for r in db.db[L3_RUNS.name].rows_where("repo = ? and pr = ?", [repo, pr],
-                                                                    order_by="id"))
+    return vstore.l3_runs_of(db, repo, pr)

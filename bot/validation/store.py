@@ -12,6 +12,7 @@ non-collaborator's code run on GPU runners (``PRState.retest_by_writer_on``).
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 from bot import store as store_mod
 from bot.validation.gate import SuiteOutcome
@@ -153,3 +154,90 @@ def record_nightly(db, repo: str, sha: str, now: float) -> None:
 def set_nightly_alarm(db, key: str, issue: int) -> None:
     with db.lock:
         db.db[NIGHTLY_RUNS.name].update(key, {"alarm_issue": issue})
+
+
+# ---------------------------------------------------------------------- sign-offs and L3 runs
+@dataclass(frozen=True)
+class L3Run:
+    id: int
+    repo: str
+    pr: int
+    head_sha: str
+    workload: str
+    platform: str
+    requested_by: str
+    requested_at: int
+    status: str = "queued"
+    verdict: str = ""
+    result_url: str = ""
+    finished_at: int = 0
+
+
+def insert_signoff(db, row: dict) -> None:
+    with db.lock:
+        db.db[SIGNOFFS.name].insert(row)
+
+
+def signoff_rows(db, repo: str, pr: int) -> list[dict]:
+    """The sign-off rows of ``repo#pr``, oldest first."""
+    return list(db.db[SIGNOFFS.name].rows_where("repo = ? and pr = ?", [repo, pr], order_by="time, id"))
+
+
+def queue_l3_runs(db, repo: str, pr: int, head_sha: str, workload: str, platforms, requested_by: str,
+                  time: int) -> tuple[L3Run, ...]:
+    """One queued run of ``workload`` per platform; a run already queued or running for the same
+    head, workload and platform is returned instead of a new one."""
+    out = []
+    with db.lock:
+        t = db.db[L3_RUNS.name]
+        for plat in platforms:
+            existing = list(t.rows_where(
+                "repo = ? and pr = ? and head_sha = ? and workload = ? and platform = ? and status in ('queued','running')",
+                [repo, pr, head_sha, workload, plat]))
+            if existing:
+                out.append(L3Run(**existing[0]))
+                continue
+            row = {"repo": repo, "pr": pr, "head_sha": head_sha, "workload": workload, "platform": plat,
+                   "requested_by": requested_by, "requested_at": time, "status": "queued", "verdict": "",
+                   "result_url": "", "finished_at": 0}
+            rid = t.insert(row).last_pk
+            out.append(L3Run(id=rid, **row))
+    return tuple(out)
+
+
+def claim_l3(db, platform: str, repo: str | None = None) -> L3Run | None:
+    """Claim the oldest queued L3 run on ``platform`` (of ``repo`` when given): status → running."""
+    where, args = ("repo = ? and platform = ? and status = 'queued'", [repo, platform]) if repo is not None \
+        else ("status = 'queued' and platform = ?", [platform])
+    with db.lock:
+        t = db.db[L3_RUNS.name]
+        rows = list(t.rows_where(where, args, order_by="requested_at, id", limit=1))
+        if not rows:
+            return None
+        t.update(rows[0]["id"], {"status": "running"})
+        return L3Run(**{**rows[0], "status": "running"})
+
+
+def finish_l3_run(db, run_id: int, verdict: str, result_url: str, time: int) -> L3Run | None:
+    """Record an L3 run's verdict; None for an unknown id."""
+    with db.lock:
+        t = db.db[L3_RUNS.name]
+        try:
+            t.get(run_id)
+        except Exception:
+            return None
+        t.update(run_id, {"status": "done", "verdict": verdict, "result_url": result_url, "finished_at": time})
+        return L3Run(**t.get(run_id))
+
+
+def l3_runs_of(db, repo: str, pr: int) -> tuple[L3Run, ...]:
+    return tuple(L3Run(**r) for r in db.db[L3_RUNS.name].rows_where("repo = ? and pr = ?", [repo, pr], order_by="id"))
+
+
+def running_l3(db, repo: str, head_sha: str, workload: str, platform: str) -> tuple[L3Run, ...]:
+    """The running L3 runs a result of (head, workload, platform) answers."""
+    with db.lock:
+        rows = list(db.db[L3_RUNS.name].rows_where(
+            "repo = ? and head_sha = ? and workload = ? and platform = ? and status = 'running'",
+            [repo, head_sha, workload, platform]))
+    return tuple(L3Run(**r) for r in rows)
