@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import secrets
 
-import kernels as K
 import pytest
 import torch
+
+import kernels as K
 
 ON_GPU = not K.INTERPRET and torch.cuda.is_available()
 RUNNABLE = K.INTERPRET or ON_GPU
