@@ -106,7 +106,8 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     rows = [run_bucket(cv, args.trials, args.seed) for cv in BUCKETS]
     print(f"L2 detection quality — {args.trials} series per bucket (online false alarms: "
-          f"{rows[0]['online_trials']}), seed {args.seed}, {LENGTH}-point series, {'Gaussian' if NOISE == 'gauss' else 'Student-t(4)'} per-point noise")
+          f"{rows[0]['online_trials']}), seed {args.seed}, {LENGTH}-point series, "
+          f"{'Gaussian' if NOISE == 'gauss' else 'Student-t(4)'} per-point noise")
     print(f"{'CV':>5} | {'shift':>6} | {'recall k+5':>10} | {'+confirmed':>10} | {'recall full':>11} | "
           f"{'FA offline':>10} | {'FA online':>9} | {'+confirmed':>10} | {'recall 5% (info)':>16}")
     print("-" * 118)

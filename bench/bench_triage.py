@@ -45,7 +45,7 @@ TARGET = 50_000   # records per CPU second
 
 
 def load(path: Path = DATA) -> list[dict]:
-    return [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def pairwise(labels: list[str], groups: list[str]) -> tuple[float, float, int, int, int]:

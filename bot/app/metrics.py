@@ -85,7 +85,8 @@ class _StoreCollector:
             "days": GaugeMetricFamily("forksync_days_behind", "Days Behind upstream (as of upstream_age)", labels=["repo"]),
             "backlog": GaugeMetricFamily("forksync_backlog", "Upstream commits not yet handled", labels=["repo"]),
             "age": GaugeMetricFamily("forksync_upstream_age_seconds", "Seconds since upstream was last fetched successfully", labels=["repo"]),
-            "stale": GaugeMetricFamily("forksync_metrics_stale", "1 when the last fetch of upstream failed or upstream was last seen too long ago", labels=["repo"]),
+            "stale": GaugeMetricFamily("forksync_metrics_stale", "1 when the last fetch of upstream failed or "
+                                                                 "upstream was last seen too long ago", labels=["repo"]),
             "alarm": GaugeMetricFamily("forksync_upstream_age_alarm", "1 when upstream was last seen longer ago than the alarm age", labels=["repo"]),
         }
         for st in sync_store.load_all_statuses(store):

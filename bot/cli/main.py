@@ -29,7 +29,8 @@ COMMAND_MODULES = (
 
 
 def common_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)  # sub-parsers must not reset global flags given before the command
+    # SUPPRESS: sub-parsers must not reset global flags given before the command
+    common = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)
     g = common.add_argument_group("global options")
     g.add_argument("--config", metavar="FILE", help="forksync.yml to read (default: ./forksync.yml if present)")
     g.add_argument("--upstream", metavar="URL|PATH", help="upstream repository (overrides upstream.url)")

@@ -49,7 +49,7 @@ async def list_issues(ctx: Ctx) -> Reply:
     for i in r.issues.values():
         if state != "all" and i.state != state:
             continue
-        if labels and not all(l.lower() in [x.lower() for x in i.labels] for l in labels):
+        if labels and not all(label.lower() in [x.lower() for x in i.labels] for label in labels):
             continue
         if creator and i.user.login.lower() != creator.lower():
             continue

@@ -144,7 +144,7 @@ def signature_of(text: str, test: str = "") -> Signature:
         if name == "python" and stage == "check":
             line = _numeric_line(line)
         return _signature(stage, typ, line, t, name, raw)
-    lines = [l for l in (strip_prefixes(x) for x in text.split("\n")[-20:]) if l]
+    lines = [line for line in (strip_prefixes(x) for x in text.split("\n")[-20:]) if line]
     raw = lines[-1] if lines else ""
     return Signature("job", "Unknown", mask(raw), test, "unknown", raw)
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 def main(out: str) -> None:
     d = Path(out)
-    print("| L1 run | verdict | tests (passed/failed/skipped) | Σ test bodies s | suite process s | runner wall s | overhead vs bodies | runner's own s |")
+    print("| L1 run | verdict | tests (passed/failed/skipped) | Σ test bodies s | suite process s | runner wall s | "
+          "overhead vs bodies | runner's own s |")
     print("|---|---|---|---|---|---|---|---|")
     env = None
     for name in ("cold", "warm1", "warm2", "nogpu"):
@@ -36,7 +37,8 @@ def main(out: str) -> None:
         r = json.loads(p.read_text())
         print(f"\nL2 sweep {p.name}: {r['verdict']} {[x['code'] for x in r['reasons']]}, {len(r['benchmarks'])} points, "
               f"{r['durations']['total']:.0f} s\n")
-        print("| shape MxNxK | dtype | Triton TFLOP/s | best config | torch.matmul (cuBLAS) TFLOP/s | Triton/cuBLAS | spread of repeat medians (Triton, cuBLAS) |")
+        print("| shape MxNxK | dtype | Triton TFLOP/s | best config | torch.matmul (cuBLAS) TFLOP/s | Triton/cuBLAS "
+              "| spread of repeat medians (Triton, cuBLAS) |")
         print("|---|---|---|---|---|---|---|")
         pts = {(b["shape"], b["dtype"], b["impl"]): b for b in r["benchmarks"]}
         for (shape, dtype, impl), b in pts.items():

@@ -44,15 +44,19 @@ H["kernel-image-invalid"] = (["test/inductor/test_compile.py::test_add_tensors"]
     "RuntimeError: Triton Error [CUDA]: device kernel image is invalid",
 ])
 H["mlir-invalid-layout-rank"] = (["lit:TritonGPU/combine.mlir"], [
-    "within split at test/TritonGPU/combine.mlir:211 offset :268:8: error: Result has an invalid layout: #triton_gpu.blocked<{sizePerThread = [1, 1], "
+    "within split at test/TritonGPU/combine.mlir:211 offset :268:8: error: Result has an invalid layout: "
+    "#triton_gpu.blocked<{sizePerThread = [1, 1], "
     "threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [0, 1]}>.\nLayout has rank 2, but the tensor it's attached to has rank 1.",
-    "within split at /work/triton/test/TritonGPU/combine.mlir:211 offset :270:8: error: Result has an invalid layout: #triton_gpu.blocked<{sizePerThread = [1, 1], "
+    "within split at /work/triton/test/TritonGPU/combine.mlir:211 offset :270:8: error: Result has an invalid "
+    "layout: #triton_gpu.blocked<{sizePerThread = [1, 1], "
     "threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [0, 1]}>.",
     "# | test/TritonGPU/combine.mlir:268:8: error: Result has an invalid layout: #triton_gpu.blocked<{sizePerThread = [1, 1], "
     "threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [0, 1]}>.",
-    "within split at test/TritonGPU/combine.mlir:211 offset :268:8: error: Result has an invalid layout: #triton_gpu.blocked<{sizePerThread = [1, 1], "
+    "within split at test/TritonGPU/combine.mlir:211 offset :268:8: error: Result has an invalid layout: "
+    "#triton_gpu.blocked<{sizePerThread = [1, 1], "
     "threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [0, 1]}>.\n  %8 = triton_gpu.convert_layout %7",
-    "FAIL: TRITON :: TritonGPU/combine.mlir (88 of 310)\nwithin split at test/TritonGPU/combine.mlir:211 offset :268:8: error: Result has an invalid layout: "
+    "FAIL: TRITON :: TritonGPU/combine.mlir (88 of 310)\nwithin split at test/TritonGPU/combine.mlir:211 offset "
+    ":268:8: error: Result has an invalid layout: "
     "#triton_gpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [0, 1]}>.",
 ])
 H["op-destroyed-with-uses"] = (["tests/ops/test_based.py::test_based[B1-T63-H1-D60-torch.float16]"], [
@@ -62,18 +66,21 @@ H["op-destroyed-with-uses"] = (["tests/ops/test_based.py::test_based[B1-T63-H1-D
     "/tmp/fla/ops/based/fused_chunk.py:96:22: error: 'ttg.convert_layout' op operation destroyed but still has uses\n"
     "note: - use: \"tt.store\"(%arg26, <<UNKNOWN SSA VALUE>>)\n\nLLVM ERROR: operation destroyed but still has uses",
     "LLVM ERROR: operation destroyed but still has uses",
-    "fused_chunk.py:94:22: error: 'ttg.convert_layout' op operation destroyed but still has uses\nLLVM ERROR: operation destroyed but still has uses\n"
+    "fused_chunk.py:94:22: error: 'ttg.convert_layout' op operation destroyed but still has uses\nLLVM ERROR: "
+    "operation destroyed but still has uses\n"
     "Aborted (core dumped)",
 ])
 H["triton-not-installed"] = (["job:compile-smoke"], [
     "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised: RuntimeError: Cannot find a working triton installation. "
     "More information on installing Triton can be found at https://github.com/openai/triton",
     "RuntimeError: Cannot find a working triton installation. More information on installing Triton can be found at https://github.com/openai/triton",
-    "E   RuntimeError: Cannot find a working triton installation. More information on installing Triton can be found at https://github.com/openai/triton",
+    "E   RuntimeError: Cannot find a working triton installation. More information on installing Triton can be found "
+    "at https://github.com/openai/triton",
     "  File \"/opt/conda/lib/python3.10/site-packages/torch/_inductor/scheduler.py\", line 2150, in create_backend\n"
     "    raise RuntimeError(\nRuntimeError: Cannot find a working triton installation. More information on installing Triton can be found at "
     "https://github.com/openai/triton",
-    "RuntimeError: Cannot find a working triton installation. More information on installing Triton can be found at https://github.com/openai/triton\n"
+    "RuntimeError: Cannot find a working triton installation. More information on installing Triton can be found at "
+    "https://github.com/openai/triton\n"
     "##[error]Process completed with exit code 1.",
 ])
 H["oor-shared-memory-old-formats"] = (["python/test/unit/operators/test_attention.py::test_attention_fwd_bwd[64]"], [
@@ -89,9 +96,11 @@ H["oor-shared-memory-old-formats"] = (["python/test/unit/operators/test_attentio
 ])
 H["ptxas-shared-tvm-conv"] = (["tests/python/relay/test_vit.py::test_build[rtx4090]"], [
     "ptxas error   : Entry function 'tvmgen_default_fused_nn_conv2d_add_kernel' uses too much shared data (0x2ab44 bytes, 0x29000 max)",
-    "Compilation error:\nptxas error   : Entry function 'tvmgen_default_fused_nn_conv2d_add_kernel' uses too much shared data (0x2ab44 bytes, 0x29000 max)",
+    "Compilation error:\nptxas error   : Entry function 'tvmgen_default_fused_nn_conv2d_add_kernel' uses too much "
+    "shared data (0x2ab44 bytes, 0x29000 max)",
     "ptxas error   : Entry function 'tvmgen_default_fused_nn_conv2d_add_kernel' uses too much shared data (0x2c000 bytes, 0x29000 max)",
-    "tvm.error.InternalError: Compilation error:\nptxas error   : Entry function 'tvmgen_default_fused_nn_conv2d_add_kernel' uses too much shared data "
+    "tvm.error.InternalError: Compilation error:\nptxas error   : Entry function "
+    "'tvmgen_default_fused_nn_conv2d_add_kernel' uses too much shared data "
     "(0x2ab44 bytes, 0x29000 max)",
     "ptxas error   : Entry function 'tvmgen_default_fused_nn_conv2d_add_kernel' uses too much shared data (0x2ab44 bytes, 0xc000 max)",
 ])
@@ -104,7 +113,8 @@ H["ptxas-shared-scan"] = (["tests/test_scan.py::test_scan_exclusive"], [
     "ptxas error   : Entry function 'scanExclusive' uses too much shared data (0x4010 bytes, 0x4000 max)",
 ])
 H["segfault-lidar"] = (["neural_clbf/systems/tests/test_planar_lidar_system.py::test_planar_lidar"], [
-    "neural_clbf/systems/tests/test_planar_lidar_system.py Fatal Python error: Segmentation fault\n\nThread 0x00007fd801468700 (most recent call first):\n<no Python frame>",
+    "neural_clbf/systems/tests/test_planar_lidar_system.py Fatal Python error: Segmentation fault\n\nThread "
+    "0x00007fd801468700 (most recent call first):\n<no Python frame>",
     "Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f22aa1c0740 (most recent call first):\n"
     "  File \"/home/user/neural_clbf/systems/planar_lidar_system.py\", line 212 in _get_observation",
     "Segmentation fault (core dumped)",
@@ -115,7 +125,8 @@ H["device-print-prefix"] = (["puzzles.py::test_demo1"], [
     "Traceback (most recent call last):\n  File \"/home/user/lib/python3.12/site-packages/triton/language/core.py\", line 35, in wrapper\n"
     "    return fn(*args, **kwargs)\n  File \"/home/user/lib/python3.12/site-packages/triton/language/core.py\", line 2243, in device_print\n"
     "    assert isinstance(prefix, str), f\"{prefix} is not string\"\nAssertionError: int32[constexpr[8]] is not string\n\n"
-    "The above exception was the direct cause of the following exception:\n\ntriton.compiler.errors.CompilationError: at 3:4:\n    tl.device_print(x)\n    ^",
+    "The above exception was the direct cause of the following "
+    "exception:\n\ntriton.compiler.errors.CompilationError: at 3:4:\n    tl.device_print(x)\n    ^",
     "triton.compiler.errors.CompilationError: at 3:4:\n    tl.device_print(x)\n    ^\nAssertionError('int32[constexpr[8]] is not string')",
     "triton.compiler.errors.CompilationError: at 5:4:\n    tl.device_print(range)\n    ^\nAssertionError('int32[constexpr[8]] is not string')",
     "AssertionError: int32[constexpr[8]] is not string\n\nThe above exception was the direct cause of the following exception:\n\n"
@@ -134,8 +145,10 @@ H["cuda-oom-self"] = (["examples/kernels/test_kernels.py::test_matmul[8192]"], [
     "Including non-PyTorch memory, this process has 23.54 GiB memory in use.",
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 139.81 GiB of which 1.00 GiB is free. "
     "Including non-PyTorch memory, this process has 138.80 GiB memory in use.",
-    "E   torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total capacity of 79.10 GiB of which 100.00 MiB is free.",
-    "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 23.55 GiB of which 3.06 MiB is free.",
+    "E   torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total capacity of "
+    "79.10 GiB of which 100.00 MiB is free.",
+    "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of "
+    "23.55 GiB of which 3.06 MiB is free.",
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB. GPU 0 has a total capacity of 139.81 GiB of which 0 bytes is free.",
 ])
 

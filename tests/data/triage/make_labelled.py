@@ -35,8 +35,8 @@ def w_plain(text: str, test: str, i: int) -> str:
 
 def w_pytest(text: str, test: str, i: int) -> str:
     name = test.split("::")[-1]
-    body = "\n".join(("E       " + l) if l and not l.startswith(" ") else l for l in text.split("\n"))
-    last = [l for l in text.split("\n") if l.strip()][-1].strip()
+    body = "\n".join(("E       " + line) if line and not line.startswith(" ") else line for line in text.split("\n"))
+    last = [line for line in text.split("\n") if line.strip()][-1].strip()
     return (f"_____________________________ {name} _____________________________\n\n"
             f"    def {name.split('[')[0]}(device):\n>       run_kernel(device)\n\n"
             f"python/test/unit/language/test_core.py:{120 + i}: \n{body}\n"
@@ -47,27 +47,27 @@ def w_pytest(text: str, test: str, i: int) -> str:
 
 def w_gha(text: str, test: str, i: int) -> str:
     ts = f"2026-11-{10 + i % 18:02d}T0{i % 9}:{13 + i % 47:02d}:{(7 * i) % 60:02d}.{1234567 + 31 * i}Z"
-    lines = [f"{ts} \x1b[31m{l}\x1b[0m" if "Error" in l or "error" in l else f"{ts} {l}"
-             for l in text.split("\n")]
+    lines = [f"{ts} \x1b[31m{line}\x1b[0m" if "Error" in line or "error" in line else f"{ts} {line}"
+             for line in text.split("\n")]
     return "\n".join(lines) + f"\n{ts} ##[error]Process completed with exit code 1."
 
 
 def w_k8s(text: str, test: str, i: int) -> str:
     ts = f"2026-10-{1 + i % 27:02d}T18:48:{10 + i % 40}.{418481013 + i}+01:00"
-    return "\n".join(f"{ts} stderr F {l}" for l in text.split("\n"))
+    return "\n".join(f"{ts} stderr F {line}" for line in text.split("\n"))
 
 
 def w_ray(text: str, test: str, i: int) -> str:
-    return "\n".join(f"(BenchmarkWorker pid={700 + 13 * i}) {l}" for l in text.split("\n"))
+    return "\n".join(f"(BenchmarkWorker pid={700 + 13 * i}) {line}" for line in text.split("\n"))
 
 
 def w_glog(text: str, test: str, i: int) -> str:
-    return "\n".join(f"E1130 0{i % 9}:2{i % 10}:3{i % 10}.{100000 + 7 * i} {4000 + i} compile_worker.py:{88 + i}] {l}"
-                     for l in text.split("\n"))
+    return "\n".join(f"E1130 0{i % 9}:2{i % 10}:3{i % 10}.{100000 + 7 * i} {4000 + i} compile_worker.py:{88 + i}] {line}"
+                     for line in text.split("\n"))
 
 
 def w_vllm(text: str, test: str, i: int) -> str:
-    return "\n".join(f"ERROR 01-{10 + i % 18} 03:21:{i % 60:02d} engine.py:387] {l}" for l in text.split("\n"))
+    return "\n".join(f"ERROR 01-{10 + i % 18} 03:21:{i % 60:02d} engine.py:387] {line}" for line in text.split("\n"))
 
 
 SHAPES = (w_plain, w_pytest, w_gha, w_k8s, w_ray, w_glog, w_vllm)
@@ -257,7 +257,8 @@ F["llvm-broken-module"] = ("LLVM verifier failure after lowering (LLVM ERROR: Br
     ["python/test/unit/language/test_core.py::test_atomic_rmw[add-bf16]",
      "python/test/unit/language/test_core.py::test_atomic_cas[sem-acq_rel]"],
     ["Intrinsic has incorrect return type!\nptr @llvm.nvvm.atomic.add.gen.f.cta.bf16\nLLVM ERROR: Broken module found, compilation aborted!",
-     "Call parameter type does not match function signature!\n  %23 = call bfloat @llvm.nvvm.atomic.add.gen.f.cta.bf16(ptr addrspace(1) %21, bfloat %22)\n"
+     "Call parameter type does not match function signature!\n  %23 = call bfloat "
+     "@llvm.nvvm.atomic.add.gen.f.cta.bf16(ptr addrspace(1) %21, bfloat %22)\n"
      "LLVM ERROR: Broken module found, compilation aborted!\nAborted (core dumped)",
      "LLVM ERROR: Broken module found, compilation aborted!",
      "LLVM ERROR: Broken module found, compilation aborted!\nFatal Python error: Aborted"])
@@ -273,7 +274,8 @@ F["mlir-pass-remove-layout"] = ("https://github.com/triton-lang/triton/issues/98
      "/tmp/tmpq1w2e3r4/kernel.py:88:0: error: Failures have been detected while processing an MLIR pass pipeline\n"
      "/tmp/tmpq1w2e3r4/kernel.py:88:0: note: Pipeline failed while executing [`TritonGPURemoveLayoutConversions` on 'builtin.module' operation]: "
      "reproducer generated at `std::errs, please share the reproducer above with Triton project.`",
-     "RuntimeError: PassManager::run failed\nnote: Pipeline failed while executing [`TritonGPURemoveLayoutConversions` on 'builtin.module' operation]",
+     "RuntimeError: PassManager::run failed\nnote: Pipeline failed while executing "
+     "[`TritonGPURemoveLayoutConversions` on 'builtin.module' operation]",
      "loc(\"/home/user/bench/gemm.py\":112:0): error: Failures have been detected while processing an MLIR pass pipeline\n"
      "note: Pipeline failed while executing [`TritonGPURemoveLayoutConversions` on 'builtin.module' operation]: reproducer generated at `std::errs`"])
 
@@ -283,11 +285,13 @@ F["mlir-pass-warp-spec"] = ("https://github.com/triton-lang/triton/issues/8072",
     ["/home/user/kernels/attn.py:77:0: error: Failures have been detected while processing an MLIR pass pipeline\n"
      "/home/user/kernels/attn.py:77:0: note: Pipeline failed while executing [`TritonGPUAutomaticWarpSpecialization` on 'builtin.module' operation]: "
      "reproducer generated at `std::errs, please share the reproducer above with Triton project.`",
-     "note: Pipeline failed while executing [`TritonGPUAutomaticWarpSpecialization` on 'builtin.module' operation]: reproducer generated at `/tmp/tmpab12cd/repro.mlir`\n"
+     "note: Pipeline failed while executing [`TritonGPUAutomaticWarpSpecialization` on 'builtin.module' operation]: "
+     "reproducer generated at `/tmp/tmpab12cd/repro.mlir`\n"
      "RuntimeError: PassManager::run failed",
      "/tmp/torchinductor_user/ab/cab12xyz.py:40:0: error: Failures have been detected while processing an MLIR pass pipeline\n"
      "note: Pipeline failed while executing [`TritonGPUAutomaticWarpSpecialization` on 'builtin.module' operation]",
-     "RuntimeError: PassManager::run failed\n/home/user/kernels/attn.py:91:0: note: Pipeline failed while executing [`TritonGPUAutomaticWarpSpecialization` "
+     "RuntimeError: PassManager::run failed\n/home/user/kernels/attn.py:91:0: note: Pipeline failed while executing "
+     "[`TritonGPUAutomaticWarpSpecialization` "
      "on 'builtin.module' operation]"])
 
 F["mlir-verify-load-ptr"] = ("MLIR op verifier errors raised while lowering a kernel",
@@ -305,7 +309,8 @@ F["ptxas-sm121a"] = ("https://github.com/triton-lang/triton/issues/8539",
     ["python/tutorials/01-vector-add.py::test_add",
      "python/test/unit/language/test_core.py::test_bin_op[float32-add]"],
     ["triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error\n`ptxas` stderr:\n"
-     "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'\n\nRepro command: /home/user/miniforge3/envs/pt/lib/python3.10/site-packages/"
+     "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'\n\nRepro command: "
+     "/home/user/miniforge3/envs/pt/lib/python3.10/site-packages/"
      "triton/backends/nvidia/bin/ptxas -lineinfo -v --gpu-name=sm_121a /tmp/tmpkw7ug6t8.ptx -o /tmp/tmpkw7ug6t8.ptx.o",
      "RuntimeError: Internal Triton PTX codegen error\n`ptxas` stderr:\nptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'\n\n"
      "Repro command: /opt/triton/backends/nvidia/bin/ptxas -lineinfo -v --gpu-name=sm_121a /tmp/tmpa1b2c3d4.ptx -o /tmp/tmpa1b2c3d4.ptx.o",
@@ -327,14 +332,17 @@ F["ptxas-sm120"] = ("https://github.com/Zyphra/Zonos/issues/184 (same message as
 F["ptxas-regalloc-255"] = ("https://github.com/triton-lang/triton/pull/5017",
     ["python/test/unit/language/test_matmul.py::test_wgmma[256-256-64-8]",
      "python/tutorials/09-persistent-matmul.py::test_persistent[fp8]"],
-    ["RuntimeError: Internal Triton PTX codegen error: \n  ptxas info    : (C7516) Potential Performance Loss: wgmma.mma_async instructions are serialized "
-     "due to ill formed pipeline stage in the function 'matmul_kernel'\n  ptxas fatal   : (C7600) Register allocation failed with register count of '255'. "
+    ["RuntimeError: Internal Triton PTX codegen error: \n  ptxas info    : (C7516) Potential Performance Loss: "
+     "wgmma.mma_async instructions are serialized "
+     "due to ill formed pipeline stage in the function 'matmul_kernel'\n  ptxas fatal   : (C7600) Register "
+     "allocation failed with register count of '255'. "
      "Compile the program with a higher register target\n  ptxas fatal   : Ptx assembly aborted due to errors",
      "ptxas fatal   : (C7600) Register allocation failed with register count of '255'. Compile the program with a higher register target\n"
      "ptxas fatal   : Ptx assembly aborted due to errors",
      "triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error\n`ptxas` stderr:\n"
      "ptxas fatal   : (C7600) Register allocation failed with register count of '255'. Compile the program with a higher register target\n"
-     "ptxas fatal   : Ptx assembly aborted due to errors\n\nRepro command: ptxas -lineinfo -v --gpu-name=sm_90a /tmp/tmp9x8y7z6w.ptx -o /tmp/tmp9x8y7z6w.ptx.o",
+     "ptxas fatal   : Ptx assembly aborted due to errors\n\nRepro command: ptxas -lineinfo -v --gpu-name=sm_90a "
+     "/tmp/tmp9x8y7z6w.ptx -o /tmp/tmp9x8y7z6w.ptx.o",
      "  ptxas fatal   : (C7600) Register allocation failed with register count of '255'. Compile the program with a higher register target"])
 
 F["ptxas-regalloc-168"] = ("same as ptxas-regalloc-255 with another register count: a different fault",
@@ -351,13 +359,21 @@ F["ptxas-regalloc-168"] = ("same as ptxas-regalloc-255 with another register cou
 F["ptxas-too-much-shared"] = ("https://github.com/ggml-org/llama.cpp/issues/16081 ; https://github.com/BruceCanovas/supersurfel_fusion/issues/1",
     ["ops/test_flash_attn_tile.py::test_build[128-32]",
      "ops/test_flash_attn_tile.py::test_build[128-32-causal]"],
-    ["ptxas error   : Entry function '_Z15flash_attn_tileILi128ELi32ELb1EEvPKcS1_S1_S1_S1_PKiPfP6float2ffffjfiiiiiiiiiiiiiliiliiiiil' uses too much shared data (0xc400 bytes, 0xc000 max)\n"
+    ["ptxas error   : Entry function "
+     "'_Z15flash_attn_tileILi128ELi32ELb1EEvPKcS1_S1_S1_S1_PKiPfP6float2ffffjfiiiiiiiiiiiiiliiliiiiil' uses too much shared data (0xc400 bytes, "
+     "0xc000 max)\n"
      "make[3]: *** [ggml/src/ggml-cuda/CMakeFiles/ggml-cuda.dir/build.make:314: fattn-tile.cu.o] Error 255",
-     "ptxas error   : Entry function '_Z15flash_attn_tileILi128ELi32ELb1EEvPKcS1_S1_S1_S1_PKiPfP6float2ffffjfiiiiiiiiiiiiiliiliiiiil' uses too much shared data (0xc500 bytes, 0xc000 max)",
+     "ptxas error   : Entry function "
+     "'_Z15flash_attn_tileILi128ELi32ELb1EEvPKcS1_S1_S1_S1_PKiPfP6float2ffffjfiiiiiiiiiiiiiliiliiiiil' uses too much shared data (0xc500 bytes, "
+     "0xc000 max)",
      "[ 27%] Building CUDA object ggml/src/ggml-cuda/CMakeFiles/ggml-cuda.dir/pool2d.cu.o\n"
-     "ptxas error   : Entry function '_Z15flash_attn_tileILi128ELi32ELb1EEvPKcS1_S1_S1_S1_PKiPfP6float2ffffjfiiiiiiiiiiiiiliiliiiiil' uses too much shared data (0xc400 bytes, 0xc000 max)\n"
+     "ptxas error   : Entry function "
+     "'_Z15flash_attn_tileILi128ELi32ELb1EEvPKcS1_S1_S1_S1_PKiPfP6float2ffffjfiiiiiiiiiiiiiliiliiiiil' uses too much shared data (0xc400 bytes, "
+     "0xc000 max)\n"
      "make[2]: *** Waiting for unfinished jobs....",
-     "ptxas error   : Entry function '_Z15flash_attn_tileILi128ELi32ELb1EEvPKcS1_S1_S1_S1_PKiPfP6float2ffffjfiiiiiiiiiiiiiliiliiiiil' uses too much shared data (0xc400 bytes + 0x10 bytes system, 0xc000 max)"])
+     "ptxas error   : Entry function "
+     "'_Z15flash_attn_tileILi128ELi32ELb1EEvPKcS1_S1_S1_S1_PKiPfP6float2ffffjfiiiiiiiiiiiiiliiliiiiil' uses too much shared data (0xc400 bytes + "
+     "0x10 bytes system, 0xc000 max)"])
 
 F["cuda-illegal-address"] = ("https://github.com/pytorch/helion/issues/867 ; https://github.com/triton-lang/triton/issues/4577 ; runtime-facts.md",
     ["examples/kernels/test_kernels.py::test_add[large-fp32]",
@@ -387,7 +403,8 @@ F["cuda-launch-resources"] = ("CUDA runtime: too many resources requested for la
     ["python/test/unit/language/test_core.py::test_reduce[32-1024-sum]",
      "python/test/unit/language/test_core.py::test_num_warps_pow2[32]"],
     ["RuntimeError: Triton Error [CUDA]: too many resources requested for launch",
-     "torch.AcceleratorError: CUDA error: too many resources requested for launch\nCUDA kernel errors might be asynchronously reported at some other API call.",
+     "torch.AcceleratorError: CUDA error: too many resources requested for launch\nCUDA kernel errors might be "
+     "asynchronously reported at some other API call.",
      "RuntimeError: CUDA error: too many resources requested for launch",
      "  File \"/home/user/triton/python/triton/backends/nvidia/driver.py\", line 529, in __call__\n"
      "    self.launch(gridX, gridY, gridZ, stream, function, *args)\nRuntimeError: Triton Error [CUDA]: too many resources requested for launch"])
@@ -398,8 +415,10 @@ F["segfault-test-scan"] = ("Fatal Python error: Segmentation fault in a test (ht
     ["Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f9fa8dd2000 (most recent call first):\n"
      "  File \"/home/user/triton/python/triton/compiler/compiler.py\", line 297 in compile\n"
      "  File \"/home/user/triton/python/test/unit/language/test_core.py\", line 2210 in test_scan2d",
-     "python/test/unit/language/test_core.py Fatal Python error: Segmentation fault\n\nThread 0x00007fd801468700 (most recent call first):\n<no Python frame>",
-     "/home/runner/.functions: line 109:  3533 Segmentation fault      (core dumped) pytest -n 8 python/test/unit\n##[error]Process completed with exit code 139.",
+     "python/test/unit/language/test_core.py Fatal Python error: Segmentation fault\n\nThread 0x00007fd801468700 "
+     "(most recent call first):\n<no Python frame>",
+     "/home/runner/.functions: line 109:  3533 Segmentation fault      (core dumped) pytest -n 8 "
+     "python/test/unit\n##[error]Process completed with exit code 139.",
      "Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f3b2c1d0740 (most recent call first):\n"
      "  File \"/usr/lib/python3.12/site-packages/triton/compiler/compiler.py\", line 301 in compile"])
 
@@ -421,7 +440,8 @@ F["filecheck-pipeline-mma"] = ("https://github.com/intel/intel-xpu-backend-for-t
      " // CHECK: ttng.warp_group_dot {{.*}} {isAsync = true}\n           ^\n<stdin>:19:2: note: scanning from here",
      "FAIL: TRITON :: TritonGPU/loop-pipeline-hopper.mlir (46 of 202)\n# | C:\\gh15154870476\\test\\TritonGPU\\loop-pipeline-hopper.mlir:39:12: "
      "error: CHECK: expected string not found in input\n# |  // CHECK: ttng.warp_group_dot {{.*}} {isAsync = true}\n# |            ^",
-     "test/TritonGPU/loop-pipeline-hopper.mlir:39:12: error: CHECK: expected string not found in input\n // CHECK: ttng.warp_group_dot {{.*}} {isAsync = true}"])
+     "test/TritonGPU/loop-pipeline-hopper.mlir:39:12: error: CHECK: expected string not found in input\n // CHECK: "
+     "ttng.warp_group_dot {{.*}} {isAsync = true}"])
 
 F["filecheck-remove-masks"] = ("https://github.com/intel/intel-xpu-backend-for-triton/issues/4259",
     ["lit:Triton/Intel/RemoveMasks/loop-invariant-masks.mlir"],
@@ -464,7 +484,8 @@ F["infra-gpu-busy"] = ("CUDA: all CUDA-capable devices are busy or unavailable (
      "examples/kernels/test_kernels.py::test_matmul[128-128-128-bf16]"],
     ["torch.AcceleratorError: CUDA error: CUDA-capable device(s) is/are busy or unavailable\n"
      "CUDA kernel errors might be asynchronously reported at some other API call.",
-     "RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.",
+     "RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable\nCompile with `TORCH_USE_CUDA_DSA` "
+     "to enable device-side assertions.",
      "RuntimeError: Triton Error [CUDA]: all CUDA-capable devices are busy or unavailable",
      "RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable"])
 
@@ -500,12 +521,14 @@ F["infra-network-download"] = ("toolchain download over the network (LLVM/ptxas 
      "urllib.error.URLError: <urlopen error [Errno -3] Temporary failure in name resolution>",
      "curl: (56) Recv failure: Connection reset by peer\nerror: failed to fetch ptxas",
      "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='github.com', port=443): Max retries exceeded with url: /x "
-     "(Caused by NewConnectionError('<urllib3.connection.HTTPSConnection object at 0x7f2b>: Failed to establish a new connection: [Errno 111] Connection refused'))",
+     "(Caused by NewConnectionError('<urllib3.connection.HTTPSConnection object at 0x7f2b>: Failed to establish a "
+     "new connection: [Errno 111] Connection refused'))",
      "fatal: unable to access 'https://github.com/llvm/llvm-project/': Could not resolve host: github.com"])
 
 F["infra-oom-kill"] = ("host OOM killer (exit code 137) while building/compiling",
     ["job:build-triton", "job:nightly-l2"],
-    ["[1234/2890] Building CXX object lib/Dialect/TritonGPU/Transforms/CMakeFiles/Pipeliner.cpp.o\nKilled\n##[error]Process completed with exit code 137.",
+    ["[1234/2890] Building CXX object "
+     "lib/Dialect/TritonGPU/Transforms/CMakeFiles/Pipeliner.cpp.o\nKilled\n##[error]Process completed with exit code 137.",
      "c++: fatal error: Killed signal terminated program cc1plus\ncompilation terminated.\nError: Process completed with exit code 137.",
      "Out of memory: Killed process 48213 (python) total-vm:81234567kB",
      "Killed\nmake: *** [Makefile:42: all] Error 137\nexited with 137"])
@@ -515,7 +538,8 @@ F["infra-cuda-oom-other-process"] = ("torch.OutOfMemoryError with another proces
      "examples/kernels/test_kernels.py::test_softmax[8192-fp32]"],
     ["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 139.81 GiB of which 1.19 GiB is free. "
      "Process 12345 has 138.61 GiB memory in use. Including non-PyTorch memory, this process has 1.02 GiB memory in use.",
-     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total capacity of 139.81 GiB of which 300.12 MiB is free. "
+     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total capacity of 139.81 "
+     "GiB of which 300.12 MiB is free. "
      "Process 987 has 139.50 GiB memory in use.",
      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB. GPU 0 has a total capacity of 79.10 GiB of which 10.00 MiB is free. "
      "Process 4321 has 79.09 GiB memory in use.",
@@ -525,7 +549,8 @@ F["infra-cuda-oom-other-process"] = ("torch.OutOfMemoryError with another proces
 # ---- bare exit codes: never alone (the job names the fault)
 F["job-lint-exit"] = ("a job whose log ends in a bare exit code",
     ["job:lint"],
-    ["Run pre-commit run --all-files\nruff....................................................................Failed\n##[error]Process completed with exit code 1.",
+    ["Run pre-commit run --all-files\nruff....................................................................Failed\n##[error]Process completed "
+     "with exit code 1.",
      "pre-commit hook(s) made changes.\nError: Process completed with exit code 1.",
      "##[error]Process completed with exit code 1.",
      "make: *** [Makefile:12: lint] Error 1\nexited with code 1"])

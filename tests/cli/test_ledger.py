@@ -1,0 +1,121 @@
+"""``forksync status`` / ``ledger export`` / ``ledger show`` end to end on the scenario repos."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.cli.main import main
+from tests.support.ledger_scenario import EXPECTED, build
+
+
+@pytest.fixture(scope="module")
+def scn(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("cli")
+    s = build(tmp / "repos")
+    cfg = tmp / "forksync.yml"
+    cfg.write_text(
+        "provenance:\n  trailers:\n    - name: reactor\n"
+        "      pattern: '^Reactor Cherry-pick Revision:\\s*(?P<sha>[0-9a-f]{7,40})'\n"
+        f"cache_dir: {tmp / 'cache'}\n")
+    s.argv = ["--config", str(cfg), "--upstream", str(s.up.path), "--fork", str(s.fork.path)]
+    return s
+
+
+def run(capsys, argv):
+    rc = main(argv)
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_status_json(scn, capsys):
+    rc, out, err = run(capsys, [*scn.argv, "status", "--json"])
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["schema"] == "forksync.status/1" and doc["as_of"] is None
+    assert doc["commits_in_range"] == 18
+    want = {d: list(EXPECTED.values()).count(d) for d in set(EXPECTED.values())}
+    assert {k: v for k, v in doc["counts"].items() if v} == want
+    assert doc["frontier"] == {"sha": scn.u["u16"], "pr": 116, "date": "2026-01-17T00:00:00Z",
+                               "subject": "Change sixteen (#116)", "index": 15, "is_base": False}
+    assert doc["contiguous_pin"]["sha"] == scn.u["u8"] and doc["contiguous_pin"]["date"] == "2026-01-09T00:00:00Z"
+    assert doc["days_behind"] == 2.0 and doc["contiguous_lag_days"] == 10.0
+    assert doc["backlog"] == {"total": 4, "by_disposition": {"IN_FLIGHT": 1, "PENDING": 2, "REVERTED": 1}}
+    assert doc["not_reached"] == {"total": 2, "handled": 1}
+    assert doc["isolated_picks"] == [scn.u["u18"]]
+    assert doc["merge_base"]["sha"] == scn.base and doc["missing_objects"] == {}
+
+
+def test_status_human_and_as_of(scn, capsys):
+    rc, out, _ = run(capsys, [*scn.argv, "status"])
+    assert rc == 0 and "Days Behind Upstream" in out and "2.00" in out and "#116" in out
+    rc, out, _ = run(capsys, [*scn.argv, "status", "--as-of", "2026-01-10", "--json"])
+    doc = json.loads(out)
+    assert doc["as_of"] == "2026-01-10T23:59:59Z" and doc["commits_in_range"] == 9
+    assert doc["frontier"]["is_base"] and doc["days_behind"] == 9.0
+
+
+def test_status_series(scn, capsys):
+    rc, out, _ = run(capsys, [*scn.argv, "status", "--series", "2026-01-05", "2026-03-01", "--step", "30", "--json"])
+    pts = json.loads(out)["points"]
+    assert [(p["date"], p["commits_in_range"], p["days_behind"], p["backlog"]) for p in pts] == [
+        ("2026-01-05", 4, 4.0, 0), ("2026-02-04", 18, 2.0, 4)]       # u9 is PENDING in the past (no branch)
+
+
+def test_ledger_export(scn, capsys):
+    rc, out, _ = run(capsys, [*scn.argv, "ledger", "export", "--json"])
+    doc = json.loads(out)
+    assert doc["schema"] == "forksync.ledger/1" and len(doc["entries"]) == 18
+    first = doc["entries"][0]
+    assert set(first) == {"index", "sha", "pr", "subject", "date", "disposition", "fork_commit", "reason",
+                          "isolated", "evidence"}
+    assert first["sha"] == scn.u["u1"] and len(first["sha"]) == 40 and first["fork_commit"] == scn.f["p1"]
+    assert first["evidence"] == [{"rule": "trailer:Upstream-Commit", "fork_commit": scn.f["p1"],
+                                  "detail": f"{scn.u['u1']} in {scn.f['p1'][:12]} 'Change one (#101)'"}]
+    assert [e["disposition"] for e in doc["entries"]] == list(EXPECTED.values())
+
+
+def test_ledger_show(scn, capsys):
+    rc, out, _ = run(capsys, [*scn.argv, "ledger", "show", "#111"])
+    assert rc == 0 and "REVERTED" in out and scn.u["u11"] in out and "revert" in out
+    rc, out, _ = run(capsys, [*scn.argv, "ledger", "show", scn.u["u10"][:10], "--json"])
+    [e] = json.loads(out)["entries"]
+    assert e["disposition"] == "PICKED" and e["evidence"][0]["rule"] == "patch-id"
+    rc, _, err = run(capsys, [*scn.argv, "ledger", "show", "#4242"])
+    assert rc == 2 and "names no upstream commit" in err
+
+
+def test_clear_errors(scn, capsys, tmp_path):
+    rc, _, err = run(capsys, [*scn.argv, "--fork-ref", "nope", "status"])
+    assert rc == 2 and "'nope'" in err and str(scn.fork.path) in err
+    rc, _, err = run(capsys, [*scn.argv, "status", "--as-of", "2026-13-01"])
+    assert rc == 2 and "not a date" in err
+    bad = tmp_path / "bad.yml"
+    bad.write_text("provenance:\n  trailers:\n    - name: x\n      pattern: '(no sha group)'\n")
+    rc, _, err = run(capsys, ["--config", str(bad), "status"])
+    assert rc == 2 and "provenance.trailers.0.pattern" in err
+    rc, _, err = run(capsys, ["--upstream", str(tmp_path / "missing"), "--fork", str(scn.fork.path), "status"])
+    assert rc == 2 and "does not exist" in err
+
+
+def test_missing_objects_are_reported_not_fatal(tmp_path, capsys, monkeypatch):
+    import os
+
+    import pygit2
+
+    from bot.demo.repobuilder import RepoBuilder
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n"}, when=1_767_225_600)
+    fork = up.clone(tmp_path / "fork")
+    big = up.commit("Add a large file (#2)", {"big.bin": "x" * 4096}, when=1_767_225_700)
+    up.commit("Small (#3)", {"b.txt": "b\n"}, when=1_767_225_800)
+    blob = str(pygit2.Repository(str(up.path / ".git"))[big].tree["big.bin"].id)
+    os.remove(up.path / ".git" / "objects" / blob[:2] / blob[2:])
+    argv = ["--upstream", str(up.path), "--fork", str(fork.path)]
+    monkeypatch.chdir(tmp_path)          # no forksync.yml here; the cache goes to ./.forksync-cache
+    rc, out, _ = run(capsys, [*argv, "status", "--json"])
+    doc = json.loads(out)
+    assert rc == 0 and doc["missing_objects"] == {big: [f"blob {blob} (big.bin)"]}
+    assert doc["counts"]["PENDING"] == 2
+    rc, _, err = run(capsys, [*argv, "status"])
+    assert rc == 0 and "1 commit(s) have missing objects" in err and big[:12] in err

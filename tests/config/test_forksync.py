@@ -1,0 +1,66 @@
+"""forksync.yml validation: every bad field is named by its path, nothing is half-loaded."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.config.forksync import ConfigError, load_config, parse_config, parse_config_text
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def problems(data) -> list[tuple[str, str]]:
+    with pytest.raises(ConfigError) as e:
+        parse_config(data, "forksync.yml")
+    return e.value.problems
+
+
+def test_defaults_need_no_file():
+    cfg = parse_config(None)
+    assert cfg.bundle_size_cap == 50 and cfg.upstream.ref == "main" and cfg.areas == []
+
+
+@pytest.mark.parametrize("data, path, reason_part", [
+    ({"bundle_size_cap": 0}, "bundle_size_cap", "greater than or equal to 1"),
+    ({"areas": [{"name": "ws", "paths": "lib/*"}]}, "areas.0.paths", "valid list"),
+    ({"areas": [{"name": "ws", "symbls": ["x"]}]}, "areas.0.symbls", "Extra inputs"),
+    ({"areas": [{"name": "ws", "symbols": ["(unclosed"]}]}, "areas.0.symbols", "not a valid regular expression"),
+    ({"areas": [{"name": "a"}, {"name": "a"}]}, "areas", "used twice"),
+    ({"provenance": {"trailers": [{"name": "r", "pattern": "Rev: ([0-9a-f]+)"}]}}, "provenance.trailers.0.pattern",
+     "named group"),
+    ({"github": {"merge_method": "squash"}}, "github.merge_method", "squash is not allowed"),
+    ({"suites": [{"name": "k", "level": "L1", "command": "pytest", "min_tests": 1, "areas": ["nope"],
+                  "report": {"format": "junit", "path": "r.xml"}}]}, "suites.0.areas", "unknown area 'nope'"),
+])
+def test_bad_field_is_named_with_its_reason(data, path, reason_part):
+    got = problems(data)
+    assert any(p == path and reason_part in r for p, r in got), got
+
+
+def test_every_problem_is_reported_at_once():
+    got = problems({"bundle_size_cap": -1, "cache_dir": 3, "nonsense": True})
+    assert {p for p, _ in got} == {"bundle_size_cap", "cache_dir", "nonsense"}
+
+
+def test_yaml_errors_name_the_line():
+    with pytest.raises(ConfigError) as e:
+        parse_config_text("areas:\n  - name: [unclosed\n", ".github/forksync.yml")
+    assert "line" in str(e.value) and ".github/forksync.yml" in str(e.value)
+
+
+def test_missing_file_and_overrides(tmp_path):
+    with pytest.raises(ConfigError, match="file not found"):
+        load_config(tmp_path / "nope.yml")
+    (tmp_path / "forksync.yml").write_text("upstream: {url: up, ref: main}\nfork: {url: fork}\n")
+    cfg = load_config(tmp_path / "forksync.yml", {"upstream.ref": "abc1234", "fork.url": None})
+    assert cfg.upstream.ref == "abc1234"
+    assert cfg.upstream.url == str(tmp_path / "up")           # relative paths resolve against the file
+    assert cfg.cache_dir == str(tmp_path / ".forksync-cache")
+
+
+def test_shipped_examples_are_valid():
+    for p in [ROOT / "examples" / "triton-fork.yml"]:
+        load_config(p)
+
+

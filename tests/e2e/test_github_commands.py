@@ -1,0 +1,88 @@
+"""Commands that drive the core, end to end: hold → plan preview → defer → unhold → only the
+bundle opens; the deferred commit is in the ledger (git notes) and on the status issue."""
+from bot.sync import store as sync_store
+from tests.support.e2e import open_sync_prs, status_issue
+from tests.support.github import commit_files, git
+
+
+async def test_hold_plan_defer_unhold(world):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    payload = fake.webhooks.build("installation", "created", {
+        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
+                         "updated_at": "2026-11-30T00:00:00Z"},
+        "repositories": [{"id": fork.id, "name": "triton", "full_name": "meta/triton", "private": False,
+                          "node_id": "R_1"}]})
+    await fake.webhooks.deliver("installation", payload)
+    await bot.settle()
+    [issue] = await status_issue(alice)
+    n = issue["number"]
+
+    async def command(text):
+        await alice.post(f"/repos/meta/triton/issues/{n}/comments", data={"body": text})
+        await bot.settle()
+        replies = [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{n}/comments")
+                   if c["user"]["login"] == "forksync[bot]"]
+        return replies[-1]
+
+    assert "on hold" in await command("/forksync hold")
+    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n"}, "AMD: new x (#102)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    assert await open_sync_prs(alice) == []                      # held: nothing opened
+    st = sync_store.load_status(bot.store, "meta/triton")
+    assert (st.upstream_head, st.backlog, st.not_reached) == (c2, 0, 2)     # nothing reached yet
+
+    preview = await command("/forksync plan")
+    assert "plan preview (dry run, nothing was pushed)" in preview
+    assert f"| `bundle-{c1[:12]}` | bundle | 1 | - |" in preview
+    assert f"| `chain-{c2[:12]}` | chain | 1 | amd |" in preview
+
+    reply = await command(f"/forksync defer {c2[:10]} waits for the ROCm 7 bump")
+    assert f"recorded for `{c2[:12]}`: DEFERRED_BLOCKED — waits for the ROCm 7 bump." in reply
+    reply = await command("/forksync defer #999 nothing")
+    assert "`#999` is not an upstream commit or PR I know of; nothing recorded." in reply
+
+    assert "hold lifted" in await command("/forksync unhold")
+    await bot.settle()
+    # unhold does not sync by itself; the next upstream event or a re-plan does
+    [issue] = await status_issue(alice)
+    await alice.patch(f"/repos/meta/triton/issues/{n}",
+                      data={"body": issue["body"].replace("- [ ] <!-- replan -->", "- [x] <!-- replan -->")})
+    await bot.settle()
+    prs = await open_sync_prs(alice)
+    assert [p["head"]["ref"] for p in prs] == [f"forksync/bundle-{c1[:12]}"]
+    st = sync_store.load_status(bot.store, "meta/triton")
+    assert [(d["sha"], d["reason"]) for d in st.deferred] == [(c2, "waits for the ROCm 7 bump")]
+    assert (st.backlog, st.not_reached) == (1, 0)      # frontier = the deferred c2; c1 (in flight) behind it
+    [issue] = await status_issue(alice)
+    assert f"`{c2[:12]}` AMD: new x (#102) — waits for the ROCm 7 bump" in issue["body"]
+    assert bot.deliveries("dead") == []
+
+
+async def test_pick_opens_an_isolated_urgent_pick_pr(world):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    payload = fake.webhooks.build("installation", "created", {
+        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
+                         "updated_at": "2026-11-30T00:00:00Z"},
+        "repositories": [{"id": fork.id, "name": "triton", "full_name": "meta/triton", "private": False,
+                          "node_id": "R_1"}]})
+    await fake.webhooks.deliver("installation", payload)
+    await bot.settle()
+    [issue] = await status_issue(alice)
+    await alice.post(f"/repos/meta/triton/issues/{issue['number']}/comments", data={"body": "/forksync hold"})
+    await bot.settle()
+    commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    c2 = commit_files(up_src, {"python/b.py": "b = 9\n"}, "Fix crash in b (#102)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    await alice.post(f"/repos/meta/triton/issues/{issue['number']}/comments", data={"body": "/forksync pick #102"})
+    await bot.settle()
+    [pr] = await open_sync_prs(alice)
+    assert pr["head"]["ref"] == f"forksync/chain-{c2[:12]}"
+    [commit] = [c async for c in alice.getiter(f"/repos/meta/triton/pulls/{pr['number']}/commits")]
+    msg = commit["commit"]["message"]
+    assert f"Upstream-Commit: {c2}" in msg and "Upstream-Urgent: requested by @alice" in msg
+    replies = [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{issue['number']}/comments")
+               if c["user"]["login"] == "forksync[bot]"]
+    assert f"`/forksync pick #102`: chain-{c2[:12]}: PR #{pr['number']} opened" in replies[-1]

@@ -1,0 +1,153 @@
+"""Sync-PR handlers against the local GitHub: closed unmerged (branch deleted, reason in git
+notes), a person's resolution on a chain, config validation, the status issue's checkboxes, the
+poller and stale metrics."""
+import subprocess
+
+from bot.app.dispatch import Context
+from bot.sync import store as sync_store
+from bot.sync.upstream import poll_once
+from tests.support.e2e import adopt_and_move_upstream, open_sync_prs, status_issue
+from tests.support.github import commit_files, git
+
+
+async def synced(world):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    c1, c2 = await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    bundle, chain = await open_sync_prs(alice)
+    return c1, c2, bundle, chain
+
+
+def notes_of(fork_path, sha):
+    p = subprocess.run(["git", f"--git-dir={fork_path}", "notes", "--ref", "refs/notes/forksync", "show", sha],
+                       capture_output=True, text=True)
+    return p.stdout
+
+
+async def test_closed_unmerged_with_defer_reason_deletes_branch_and_defers(world):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    c1, c2, bundle, chain = await synced(world)
+    await alice.post(f"/repos/meta/triton/issues/{chain['number']}/comments",
+                     data={"body": "deferred: waits for the LLVM bump"})
+    await alice.patch(f"/repos/meta/triton/pulls/{chain['number']}", data={"state": "closed"})
+    await bot.settle()
+    assert bot.deliveries("dead") == []
+    assert [p["number"] for p in await open_sync_prs(alice)] == [bundle["number"]]      # no new chain PR
+    assert git(up_src, "ls-remote", str(fork.path), f"refs/heads/forksync/chain-{c2[:12]}") == ""
+    note = notes_of(fork.path, c2)
+    assert "forksync-decision: DEFERRED_BLOCKED closed unmerged by @alice: waits for the LLVM bump" in note
+    assert "forksync-by: alice" in note
+    st = sync_store.load_status(bot.store, "meta/triton")
+    assert [(d["sha"], d["reason"]) for d in st.deferred] == [(c2, "closed unmerged by @alice: waits for the LLVM bump")]
+    [issue] = await status_issue(alice)
+    assert f"`{c2[:12]}` AMD: new x (#102) — closed unmerged by @alice: waits for the LLVM bump" in issue["body"]
+    replies = [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{chain['number']}/comments")
+               if c["user"]["login"] == "forksync[bot]"]
+    assert len(replies) == 1 and "**DEFERRED_BLOCKED**" in replies[0]
+
+
+async def test_closed_unmerged_without_reason_returns_to_pending_and_is_planned_again_once(world):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    c1, c2, bundle, chain = await synced(world)
+    await alice.patch(f"/repos/meta/triton/pulls/{chain['number']}", data={"state": "closed"})
+    await bot.settle()
+    prs = await open_sync_prs(alice)
+    assert [p["head"]["ref"] for p in prs] == [f"forksync/bundle-{c1[:12]}", f"forksync/chain-{c2[:12]}"]
+    assert prs[1]["number"] != chain["number"]                 # a fresh PR for the re-planned chain
+    assert "forksync-decision: RECONSIDER closed unmerged by @alice: closed without a reason" in notes_of(fork.path, c2)
+
+
+async def test_person_resolution_on_chain_is_verified(world, tmp_path):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    c1, c2, bundle, chain = await synced(world)
+    wt = tmp_path / "person"
+    git(tmp_path, "clone", "-q", "-b", f"forksync/chain-{c2[:12]}", str(fork.path), str(wt))
+    commit_files(wt, {"third_party/amd/x.cpp": "<<<<<<< HEAD\nint x = 2;\n=======\nint x = 3;\n>>>>>>> theirs\n"},
+                 "resolve x")
+    git(wt, "push", "-q", "origin", "HEAD")
+    await bot.settle()
+    commit_files(wt, {"third_party/amd/x.cpp": "int x = 3;\n"}, "resolve x properly")
+    git(wt, "push", "-q", "origin", "HEAD")
+    await bot.settle()
+    replies = [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{chain['number']}/comments")
+               if c["user"]["login"] == "forksync[bot]"]
+    assert len(replies) == 2
+    assert "is not complete:\n- conflict markers remain in `third_party/amd/x.cpp`" in replies[0]
+    assert "verified: no conflict markers, all 1 `Upstream-Commit` trailers kept. The chain continues." in replies[1]
+    # a later sync never overwrites the person's commits
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    log = git(wt, "ls-remote", "origin", f"refs/heads/forksync/chain-{c2[:12]}")
+    assert log.split()[0] == git(wt, "rev-parse", "HEAD")
+
+
+async def test_invalid_config_is_a_failing_check_run_naming_the_field(world, tmp_path):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    wt = tmp_path / "cfg"
+    git(tmp_path, "clone", "-q", str(fork.path), str(wt))
+    sha = commit_files(wt, {".github/forksync.yml": "bundle_size_cap: 0\nareas: []\n"}, "break config")
+    git(wt, "push", "-q", "origin", "HEAD:main")
+    await bot.settle()
+    runs = [r async for r in alice.getiter(f"/repos/meta/triton/commits/{sha}/check-runs", iterable_key="check_runs")]
+    [run] = [r for r in runs if r["name"] == "forksync/config"]
+    assert (run["status"], run["conclusion"]) == ("completed", "failure")
+    assert "| `bundle_size_cap` | Input should be greater than or equal to 1 |" in run["output"]["summary"]
+    assert bot.deliveries("dead") == []
+
+
+async def test_ticking_replan_runs_a_sync_and_unticks(world):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await synced(world)
+    [issue] = await status_issue(alice)
+    ticked = issue["body"].replace("- [ ] <!-- replan -->", "- [x] <!-- replan -->")
+    await alice.patch(f"/repos/meta/triton/issues/{issue['number']}", data={"body": ticked})
+    await bot.settle()
+    [issue2] = await status_issue(alice)
+    assert "- [ ] <!-- replan -->" in issue2["body"]
+    outcome = [d.outcome for d in bot.deliveries("done") if d.event == "issues" and d.action == "edited"]
+    assert any("status issue: re-plan" in o for o in outcome)
+
+
+async def test_poller_failure_marks_numbers_stale(world):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await synced(world)
+
+    async def make_ctx(inst_id):
+        from bot.app import queue as q
+        d = q.Delivery(id="poll", delivery_id="poll", hook_id="", event="poll", action="", installation_id=inst_id,
+                       repo="", sender="", body=b"", content_type="", state="processing", attempts=1, received_at=0)
+        return Context(delivery=d, gh=await bot.clients.client_for(inst_id), store=bot.store, settings=bot.settings,
+                       sync=bot.svc, validation=bot.validation, installation_id=inst_id)
+
+    fake.faults.add("GET", "/repos/triton-lang/triton/branches/*", 403, "Resource not accessible by integration")
+    notes = await poll_once(bot.store, bot.svc, make_ctx, now=10**10)
+    assert notes[0].startswith("meta/triton: poll failed: ")
+    st = sync_store.load_status(bot.store, "meta/triton")
+    assert st.stale() and "403" in st.last_fetch_error
+    [issue] = await status_issue(alice)
+    assert "**These numbers are stale.** The last fetch of upstream failed (poll of triton-lang/triton failed" in issue["body"]
+    # the next poll succeeds: fresh again
+    notes = await poll_once(bot.store, bot.svc, make_ctx, now=10**10 + 10**6)
+    assert not sync_store.load_status(bot.store, "meta/triton").last_fetch_error
+
+
+async def test_ticking_retry_rebuilds_the_unit_on_the_current_fork_tip(world, tmp_path):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    c1, c2, bundle, chain = await synced(world)
+    wt = tmp_path / "forkwt"
+    git(tmp_path, "clone", "-q", str(fork.path), str(wt))
+    new_main = commit_files(wt, {"FORK_NOTES.md": "fork only\n"}, "fork: notes")
+    git(wt, "push", "-q", "origin", "HEAD:main")
+    await bot.settle()
+    [issue] = await status_issue(alice)
+    box = f"- [ ] <!-- retry:bundle-{c1[:12]} -->"
+    assert box in issue["body"]
+    await alice.patch(f"/repos/meta/triton/issues/{issue['number']}",
+                      data={"body": issue["body"].replace(box, box.replace("[ ]", "[x]"))})
+    await bot.settle()
+    assert bot.deliveries("dead") == []
+    [b, _c] = await open_sync_prs(alice)
+    assert b["number"] == bundle["number"]                     # same PR, branch rebuilt
+    [commit] = [c async for c in alice.getiter(f"/repos/meta/triton/pulls/{b['number']}/commits")]
+    assert [p["sha"] for p in commit["parents"]] == [new_main]
+    assert f"Upstream-Commit: {c1}" in commit["commit"]["message"]

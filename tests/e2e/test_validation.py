@@ -1,0 +1,212 @@
+"""Validation on GitHub end to end: a person pushes a sync branch and opens a PR on the local
+GitHub, the signed webhook reaches the real bot, the ``local`` backend runs a real pytest suite
+(JUnit) through ``python -m gpu_runner`` on a clone of the fork at the head sha, check runs are
+published, the gate decides and the bot merges (or not) by itself."""
+import pytest
+
+from tests.support.validation_world import TESTS, close_world, make_world
+
+BROKEN = "def add(a, b):\n    return a - b if a == 2 else a + b\n"
+
+
+@pytest.fixture
+async def world(fake_github, tmp_path):
+    w = await make_world(fake_github, tmp_path)
+    yield w
+    await close_world(w)
+
+
+async def test_green_suite_merges_by_itself_with_rebase(world):
+    w = world
+    head = w.push_branch("forksync/bundle-1", {"NOTES.md": "a new note\n"}, "Add a note")
+    pr = await w.open_pr("forksync/bundle-1")
+    await w.bot.settle()
+    l1 = w.run_of(head, "forksync/L1/unit")
+    assert (l1.status, l1.conclusion) == ("completed", "success")
+    assert l1.output["title"] == "3 passed"
+    assert "| 3 | 3 | 0 | 0 | 0 | 3 | 3 |" in l1.output["summary"]
+    gate = w.run_of(head, "forksync/gate")
+    assert (gate.conclusion, gate.output["title"]) == ("success", "Ready to merge")
+    merged = await w.pr(pr["number"])
+    assert merged["merged"] is True
+    assert [m["status"] for m in w.fake.requests_for("pulls/merge")] == [200]
+    tip = await w.alice.getitem("/repos/meta/triton/commits/main")
+    assert (tip["commit"]["message"], len(tip["parents"])) == ("Add a note", 1)     # rebased, not squashed/merged
+    assert "merged `%s` by rebase" % head[:12] in gate.output["text"]
+    assert w.bot.deliveries("dead") == []
+
+
+async def gate_codes(w, sha):
+    run = w.run_of(sha, "forksync/gate")
+    return run.conclusion, [line.split("`")[1] for line in run.output["summary"].splitlines() if line.startswith("| ❌")]
+
+
+async def test_red_suite_blocks_with_annotations_and_a_base_comparison(world):
+    w = world
+    head = w.push_branch("forksync/bundle-red", {"lib.py": BROKEN}, "Break add")
+    pr = await w.open_pr("forksync/bundle-red")
+    await w.bot.settle()
+    l1 = w.run_of(head, "forksync/L1/unit")
+    assert (l1.conclusion, l1.output["title"]) == ("failure", "1 failing of 3")
+    assert [(a["path"], a["start_line"], a["annotation_level"], a["title"]) for a in l1.annotations] == [
+        ("tests_fork/test_basic.py", 9, "failure", "tests_fork.test_basic::test_two")]
+    assert "`test-failures`" in l1.output["summary"]
+    conclusion, codes = await gate_codes(w, head)
+    assert (conclusion, codes) == ("failure", ["new-failure"])
+    assert "1 new failing test(s): tests_fork.test_basic::test_two" in w.run_of(head, "forksync/gate").output["summary"]
+    assert (await w.pr(pr["number"]))["merged"] is False
+    assert w.fake.requests_for("pulls/merge") == []
+
+
+async def test_short_suite_turns_the_gate_red(world):
+    w = world
+    short = TESTS.rsplit("\n\ndef test_three", 1)[0] + "\n"
+    head = w.push_branch("forksync/bundle-short", {"tests_fork/test_basic.py": short}, "Drop a test quietly")
+    pr = await w.open_pr("forksync/bundle-short")
+    await w.bot.settle()
+    l1 = w.run_of(head, "forksync/L1/unit")
+    assert l1.conclusion == "failure" and l1.output["title"] == "Red: count-mismatch"
+    assert l1.annotations == []
+    conclusion, codes = await gate_codes(w, head)
+    assert (conclusion, codes) == ("failure", ["suite-error"])
+    assert (await w.pr(pr["number"]))["merged"] is False
+
+
+async def test_base_moved_updates_the_branch_retests_and_merges_after_owner_approval(world):
+    w = world
+    first = w.push_branch("forksync/bundle-amd", {"amd/kernel.txt": "v2\n"}, "Touch amd")
+    pr = await w.open_pr("forksync/bundle-amd")
+    await w.bot.settle()
+    assert await gate_codes(w, first) == ("failure", ["approval-missing"])
+    w.push_main({"elsewhere.txt": "landed meanwhile\n"}, "Another unit landed")
+    await w.bot.settle()
+    await w.people["carol"].post(f"/repos/meta/triton/pulls/{pr['number']}/reviews", data={"event": "APPROVE"})
+    await w.bot.settle()
+    updates = w.fake.requests_for("pulls/update-branch")
+    assert [u["status"] for u in updates] == [202]
+    final = await w.pr(pr["number"])
+    assert final["merged"] is True
+    merged_head = w.fake.state.repo("meta", "triton").pulls[pr["number"]].last_head_sha
+    assert merged_head != first
+    mc = await w.alice.getitem(f"/repos/meta/triton/commits/{merged_head}")
+    assert len(mc["parents"]) == 2 and mc["parents"][0]["sha"] == first     # the base merged in, nothing rewritten
+    assert w.run_of(first, "forksync/L1/unit").conclusion == "success"
+    assert w.run_of(merged_head, "forksync/L1/unit").conclusion == "success"      # re-tested on the new head
+    assert w.run_of(merged_head, "forksync/gate").conclusion == "success"
+
+
+async def test_area_owner_approval_and_l3_signoff_are_required(world):
+    w = world
+    head = w.push_branch("forksync/chain-llvm", {"llvm/pin.txt": "llvm 20\n"}, "Bump the LLVM pin")
+    pr = await w.open_pr("forksync/chain-llvm")
+    await w.bot.settle()
+    assert await gate_codes(w, head) == ("failure", ["approval-missing", "l3-signoff-missing"])
+    await w.people["carol"].post(f"/repos/meta/triton/issues/{pr['number']}/comments",
+                                 data={"body": "/forksync signoff llvm"})
+    await w.bot.settle()
+    assert (await w.pr(pr["number"]))["merged"] is False
+    await w.people["carol"].post(f"/repos/meta/triton/pulls/{pr['number']}/reviews", data={"event": "APPROVE"})
+    await w.bot.settle()
+    assert (await w.pr(pr["number"]))["merged"] is True
+    summary = w.run_of(head, "forksync/gate").output["summary"]
+    assert "| ✅ | `approved` | llvm | approved by carol |" in summary
+    assert "| ✅ | `signed-off` | llvm | L3 sign-off by carol |" in summary
+
+
+async def test_405_then_a_rerun_of_the_gate_merges_once_without_duplicates(world):
+    from bot.fakegithub.events import check_run_event
+
+    w = world
+    w.fake.faults.not_mergeable(times=1)
+    head = w.push_branch("forksync/bundle-405", {"NOTES.md": "x\n"}, "Note")
+    pr = await w.open_pr("forksync/bundle-405")
+    await w.bot.settle()
+    assert (await w.pr(pr["number"]))["merged"] is False
+    gate = w.run_of(head, "forksync/gate")
+    assert "GitHub answered 405" in gate.output["text"]
+    repo = w.fake.state.repo("meta", "triton")
+    check_run_event(w.fake, repo, gate, "rerequested", w.fake.state.users["alice"])
+    await w.bot.settle()
+    assert [m["status"] for m in w.fake.requests_for("pulls/merge")] == [405, 200]
+    assert "merged `%s` by rebase" % head[:12] in w.run_of(head, "forksync/gate").output["text"]
+    assert (await w.pr(pr["number"]))["merged"] is True
+    assert len([r for r in repo.check_runs.values() if r.head_sha == head and r.name == "forksync/gate"]) == 1
+    assert len([r for r in repo.check_runs.values() if r.head_sha == head and r.name == "forksync/L1/unit"]) == 1
+    comments = [c async for c in w.alice.getiter(f"/repos/meta/triton/issues/{pr['number']}/comments")]
+    assert comments == []
+
+
+async def test_409_head_moved_is_revalidated_and_merged_once(world):
+    w = world
+    w.fake.faults.head_changed(times=1)
+    head = w.push_branch("forksync/bundle-409", {"NOTES.md": "y\n"}, "Note")
+    pr = await w.open_pr("forksync/bundle-409")
+    await w.bot.settle()
+    assert [m["status"] for m in w.fake.requests_for("pulls/merge")] == [409, 200]
+    assert (await w.pr(pr["number"]))["merged"] is True
+    repo = w.fake.state.repo("meta", "triton")
+    assert len([r for r in repo.check_runs.values() if r.head_sha == head and r.name == "forksync/L1/unit"]) == 1
+
+
+async def test_a_405_is_retried_by_the_reconcile_tick(world):
+    from bot.app import schedules
+    from tests.support.validation_world import tick_ctx
+
+    w = world
+    w.fake.faults.not_mergeable(times=1)
+    w.push_branch("forksync/bundle-405b", {"NOTES.md": "x\n"}, "Note")
+    pr = await w.open_pr("forksync/bundle-405b")
+    await w.bot.settle()
+    assert (await w.pr(pr["number"]))["merged"] is False
+    notes = await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    assert any(n.startswith("merged `") for n in notes), notes
+    assert [m["status"] for m in w.fake.requests_for("pulls/merge")] == [405, 200]
+
+
+async def test_mergeable_null_is_polled_before_merging(world):
+    w = world
+    head = w.push_branch("forksync/bundle-null", {"NOTES.md": "z\n"}, "Note")
+    w.fake.webhooks.auto_deliver = False
+    pr = await w.open_pr("forksync/bundle-null")
+    w.fake.mergeable_unknown(w.fork, pr["number"], reads=2)
+    w.fake.webhooks.auto_deliver = True
+    await w.fake.webhooks.flush(order="fifo")
+    await w.bot.settle()
+    assert [m["status"] for m in w.fake.requests_for("pulls/merge")] == [200]
+    assert (await w.pr(pr["number"]))["merged"] is True
+    assert w.run_of(head, "forksync/gate").conclusion == "success"
+
+
+async def test_rerun_of_a_suite_check_runs_it_again(world):
+    from bot.fakegithub.events import check_run_event
+
+    w = world
+    head = w.push_branch("forksync/bundle-rerun", {"lib.py": BROKEN}, "Break add")
+    await w.open_pr("forksync/bundle-rerun")
+    await w.bot.settle()
+    repo = w.fake.state.repo("meta", "triton")
+    first = w.run_of(head, "forksync/L1/unit")
+    check_run_event(w.fake, repo, first, "rerequested", w.fake.state.users["alice"])
+    await w.bot.settle()
+    runs = [r for r in repo.check_runs.values() if r.head_sha == head and r.name == "forksync/L1/unit"]
+    assert [(r.status, r.conclusion) for r in runs] == [("completed", "failure"), ("completed", "failure")]
+
+
+async def test_a_hold_keeps_the_gate_waiting_and_lifting_it_lets_the_tick_merge(world):
+    from bot.app import schedules
+    from tests.support.validation_world import tick_ctx
+
+    w = world
+    issue = await w.alice.post("/repos/meta/triton/issues", data={"title": "ops", "body": "x"})
+    await w.alice.post(f"/repos/meta/triton/issues/{issue['number']}/comments", data={"body": "/forksync hold"})
+    await w.bot.settle()
+    head = w.push_branch("forksync/bundle-held", {"NOTES.md": "h\n"}, "Note")
+    pr = await w.open_pr("forksync/bundle-held")
+    await w.bot.settle()
+    gate = w.run_of(head, "forksync/gate")
+    assert (gate.status, gate.output["title"]) == ("in_progress", "Blocked: 1 condition not met")
+    assert "| ❌ | `hold` |" in gate.output["summary"]
+    await w.alice.post(f"/repos/meta/triton/issues/{issue['number']}/comments", data={"body": "/forksync unhold"})
+    await w.bot.settle()
+    await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    assert (await w.pr(pr["number"]))["merged"] is True

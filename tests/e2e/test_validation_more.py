@@ -1,0 +1,299 @@
+"""More of validation on GitHub: conflict markers, the no-suites fallback, non-collaborators,
+annotation batches, the github-actions backend's results, and the reconcile pass for PRs whose
+webhooks never reached the bot."""
+import io
+import zipfile
+
+import pytest
+
+from bot.app import schedules
+from bot.validation.checks import finish_suite_run, start_suite_run
+from gpu_runner.result import Counts, Environment, Reason, RunResult, TestResult
+from tests.support.validation_world import CONFIG, close_world, fork_files, make_world, tick_ctx
+
+
+@pytest.fixture
+async def world(fake_github, tmp_path):
+    w = await make_world(fake_github, tmp_path)
+    yield w
+    await close_world(w)
+
+
+def codes(w, sha):
+    run = w.run_of(sha, "forksync/gate")
+    return run.conclusion, [line.split("`")[1] for line in run.output["summary"].splitlines() if line.startswith("| ❌")]
+
+
+async def test_conflict_markers_never_merge(world):
+    w = world
+    text = "<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> upstream\n"
+    head = w.push_branch("forksync/bundle-markers", {"src/x.py": text}, "Resolve badly")
+    pr = await w.open_pr("forksync/bundle-markers")
+    await w.bot.settle()
+    assert w.run_of(head, "forksync/L1/unit").conclusion == "success"
+    assert codes(w, head) == ("failure", ["conflict-markers"])
+    assert "the diff adds conflict markers in: src/x.py" in w.run_of(head, "forksync/gate").output["summary"]
+    assert (await w.pr(pr["number"]))["merged"] is False
+
+
+async def test_without_suites_the_gate_never_merges_with_no_checks(fake_github, tmp_path):
+    w = await make_world(fake_github, tmp_path, files=fork_files(config=CONFIG.split("suites:")[0]))
+    try:
+        head = w.push_branch("forksync/bundle-nosuites", {"NOTES.md": "n\n"}, "Note")
+        pr = await w.open_pr("forksync/bundle-nosuites")
+        await w.bot.settle()
+        assert w.run_of(head, "forksync/L1/unit") is None
+        assert codes(w, head) == ("failure", ["no-required-checks"])
+        assert (await w.pr(pr["number"]))["merged"] is False
+    finally:
+        await close_world(w)
+
+
+async def test_a_non_collaborators_code_waits_for_a_writers_retest(world):
+    w = world
+    w.fake.add_collaborator(w.fork, "erin", "write")      # to push and open the PR in the local GitHub …
+    w.fake.add_token("erin-token", "erin")
+    from bot.github.client import token_client
+    from tests.support.github import FAST_RETRY
+    erin = token_client(w.bot._people_session, "erin-token", base_url=w.fake.url, retry=FAST_RETRY)
+    head = w.push_branch("forksync/bundle-erin", {"NOTES.md": "e\n"}, "Erin's note")
+    w.fake.webhooks.auto_deliver = False
+    pr = await erin.post("/repos/meta/triton/pulls", data={"title": "x", "head": "forksync/bundle-erin", "base": "main"})
+    w.fake.state.repo("meta", "triton").collaborators.pop("erin")   # … then erin is no collaborator
+    w.fake.webhooks.auto_deliver = True
+    await w.fake.webhooks.flush()
+    await w.bot.settle()
+    assert w.run_of(head, "forksync/L1/unit") is None                   # nothing ran on GPU runners
+    conclusion, blocking = codes(w, head)
+    assert blocking[:2] == ["awaiting-retest", "missing-result"]
+    await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/comments", data={"body": "/forksync retest"})
+    await w.bot.settle()
+    assert w.run_of(head, "forksync/L1/unit").conclusion == "success"
+    replies = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{pr['number']}/comments")
+               if c["user"]["login"] == "forksync[bot]"]
+    assert any("@alice `/forksync retest`: retest of all required suites: forksync/L1/unit @ " in r
+               and ": green; " in r for r in replies), replies
+    assert (await w.pr(pr["number"]))["merged"] is True
+
+
+def _red_result(sha: str, n: int) -> RunResult:
+    tests = [TestResult(id=f"tests.test_many::test_{i}", name=f"test_{i}", classname="tests.test_many",
+                        outcome="failed", message=f"assert {i} == -1",
+                        traceback=f"tests/test_many.py:{10 + i}: AssertionError") for i in range(n)]
+    return RunResult(suite="unit", level="L1", commit=sha, verdict="red", outcome="fail",
+                     reasons=[Reason(code="test-failures", detail=f"{n} failed")],
+                     counts=Counts(total=n, failed=n), tests=tests, environment=Environment(runner_id="t"))
+
+
+async def test_annotations_go_out_fifty_per_update_and_are_appended(world):
+    w = world
+    ctx = await tick_ctx(w)
+    sha = w.push_branch("side", {"z.txt": "z\n"}, "z")
+    run = await start_suite_run(ctx.gh, "meta/triton", sha, "forksync/L1/unit", "L1:unit:cpu", suite="unit",
+                                level="L1", platform="cpu", backend="local", now=1e9)
+    sent = await finish_suite_run(ctx.gh, "meta/triton", run["id"], _red_result(sha, 120), now=1e9)
+    assert sent == 120
+    stored = w.fake.state.repo("meta", "triton").check_runs[run["id"]]
+    assert len(stored.annotations) == 120
+    assert [a["start_line"] for a in stored.annotations[:3]] == [10, 11, 12]
+    assert stored.annotations[119]["title"] == "tests.test_many::test_119"
+    assert [r["status"] for r in w.fake.requests_for("checks/update")] == [200, 200, 200]
+    assert "(first 20 of 120)" in stored.output["summary"]
+
+
+def _zip(result: RunResult) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("result.json", result.to_json())
+    return buf.getvalue()
+
+
+async def test_github_actions_results_arrive_with_workflow_run_and_merge(fake_github, tmp_path):
+    files = fork_files()
+    files[".github/workflows/forksync-gpu.yml"] = "name: forksync-gpu\n"
+    w = await make_world(fake_github, tmp_path, files=files, backend="github-actions")
+    try:
+        head = w.push_branch("forksync/bundle-gha", {"NOTES.md": "g\n"}, "Note")
+        pr = await w.open_pr("forksync/bundle-gha")
+        await w.bot.settle()
+        repo = w.fake.state.repo("meta", "triton")
+        (run,) = repo.workflow_runs.values()
+        assert (run.inputs["suite"], run.inputs["commit"]) == ("unit", head)
+        assert codes(w, head) == (None, ["pending-result"])
+        green = RunResult(suite="unit", level="L1", commit=head, verdict="green", outcome="pass",
+                          counts=Counts(total=3, passed=3), environment=Environment(runner_id="gpu-7"))
+        w.fake.complete_workflow_run(repo, run.id, "success", {f"forksync-result-{run.inputs['request_id']}": _zip(green)})
+        await w.bot.settle()          # the workflow_run event's sender is the bot: the loop guard drops it
+        assert (await w.pr(pr["number"]))["merged"] is False
+        # what GitHub sends when a person re-runs the job (sender: the person); the run's
+        # display_title is the workflow's run-name (the local GitHub renders the file name there)
+        from bot.fakegithub.events import _common
+        payload = w.fake.webhooks.build("workflow_run", "completed", {
+            **_common(w.fake, repo, w.fake.state.users["alice"]),
+            "workflow_run": {**w.fake.render.workflow_run(repo, run),
+                             "display_title": f"forksync-gpu unit {head} cpu {run.inputs['request_id']}"}})
+        await w.fake.webhooks.deliver("workflow_run", payload, validate=False)
+        await w.bot.settle()
+        l1 = w.run_of(head, "forksync/L1/unit")
+        assert (l1.conclusion, l1.output["title"]) == ("success", "3 passed")
+        assert "runner `gpu-7`" in l1.output["summary"]
+        assert (await w.pr(pr["number"]))["merged"] is True
+    finally:
+        await close_world(w)
+
+
+async def test_reconcile_validates_a_pr_whose_webhooks_never_arrived(world):
+    w = world
+    head = w.push_branch("forksync/bundle-quiet", {"NOTES.md": "q\n"}, "Note")
+    w.fake.webhooks.auto_deliver = False
+    pr = await w.open_pr("forksync/bundle-quiet")
+    w.fake.webhooks.held.clear()
+    w.fake.webhooks.auto_deliver = True
+    await w.bot.settle()
+    assert w.run_of(head, "forksync/gate") is None
+    notes = await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    assert any("gate: Ready to merge" in n for n in notes), notes
+    assert (await w.pr(pr["number"]))["merged"] is True
+    assert await schedules.reconcile_tick(await tick_ctx(w), "meta/triton") == []
+
+
+L3_CONFIG = CONFIG + """\
+  - name: heavy
+    level: L3
+    command: python3 -m pytest -q -p no:cacheprovider -o addopts= tests_fork --junitxml=out/heavy.xml
+    report: {format: junit, path: out/heavy.xml}
+    expected_tests: 3
+    timeout_s: 300
+"""
+
+
+async def test_l3_on_demand_runs_on_a_tick_and_answers_on_the_pr(fake_github, tmp_path):
+    w = await make_world(fake_github, tmp_path, files=fork_files(config=L3_CONFIG))
+    try:
+        head = w.push_branch("forksync/chain-amd", {"amd/k.txt": "k\n"}, "Touch amd")
+        pr = await w.open_pr("forksync/chain-amd")
+        await w.bot.settle()
+        assert codes(w, head) == ("failure", ["approval-missing"])
+        await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/comments", data={"body": "/forksync l3 heavy"})
+        await w.bot.settle()
+        notes = await schedules.l3_tick(await tick_ctx(w), "meta/triton")
+        assert notes == [f"L3 heavy@cpu on #{pr['number']}: green"]
+        l3 = w.run_of(head, "forksync/L3/heavy")
+        assert (l3.conclusion, l3.output["title"]) == ("success", "3 passed")
+        bodies = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{pr['number']}/comments")
+                  if c["user"]["login"] == "forksync[bot]"]
+        assert any(f"**L3 `heavy`** on `cpu` for `{head[:12]}` (requested by @alice): **green** — 3 passed." in b
+                   for b in bodies)
+        assert await schedules.l3_tick(await tick_ctx(w), "meta/triton") == []          # nothing queued any more
+        from bot.validation import signoff
+        assert [(r.status, r.verdict) for r in signoff.l3_runs_for(w.bot.store, "meta/triton", pr["number"])] == [
+            ("done", "pass")]
+    finally:
+        await close_world(w)
+
+
+async def test_an_actions_result_that_never_arrives_turns_red(fake_github, tmp_path):
+    files = fork_files()
+    files[".github/workflows/forksync-gpu.yml"] = "name: forksync-gpu\n"
+    w = await make_world(fake_github, tmp_path, files=files, backend="github-actions")
+    try:
+        head = w.push_branch("forksync/bundle-silent", {"NOTES.md": "s\n"}, "Note")
+        pr = await w.open_pr("forksync/bundle-silent")
+        await w.bot.settle()
+        ctx = await tick_ctx(w)
+        import time
+        assert await schedules.collect_tick(ctx, "meta/triton", now=time.time() + 60) == []      # not late yet
+        notes = await schedules.collect_tick(ctx, "meta/triton", now=time.time() + 300 + 3600 + 60)
+        assert notes[0] == f"unit@cpu on {head[:12]}: no result, counted red"
+        l1 = w.run_of(head, "forksync/L1/unit")
+        assert (l1.conclusion, l1.output["title"]) == ("failure", "Red: workflow-failed")
+        assert codes(w, head) == ("failure", ["suite-error"])
+        assert (await w.pr(pr["number"]))["merged"] is False
+    finally:
+        await close_world(w)
+
+
+async def test_l3_through_github_actions_is_answered_when_its_run_completes(fake_github, tmp_path):
+    from bot.fakegithub.events import _common
+    from bot.validation import signoff
+
+    files = fork_files(config=L3_CONFIG)
+    files[".github/workflows/forksync-gpu.yml"] = "name: forksync-gpu\n"
+    w = await make_world(fake_github, tmp_path, files=files, backend="github-actions")
+    try:
+        head = w.push_branch("forksync/chain-amd2", {"amd/k.txt": "k2\n"}, "Touch amd")
+        pr = await w.open_pr("forksync/chain-amd2")
+        await w.bot.settle()
+        await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/comments", data={"body": "/forksync l3 heavy"})
+        await w.bot.settle()
+        notes = await schedules.l3_tick(await tick_ctx(w), "meta/triton")
+        assert len(notes) == 1 and notes[0].startswith(f"L3 forksync/L3/heavy @ {head[:12]}: dispatched")
+        repo = w.fake.state.repo("meta", "triton")
+        run = next(r for r in repo.workflow_runs.values() if r.inputs["suite"] == "heavy")
+        green = RunResult(suite="heavy", level="L3", commit=head, verdict="green", outcome="pass",
+                          counts=Counts(total=3, passed=3), environment=Environment(runner_id="h200-3"))
+        w.fake.complete_workflow_run(repo, run.id, "success",
+                                     {f"forksync-result-{run.inputs['request_id']}": _zip(green)})
+        payload = w.fake.webhooks.build("workflow_run", "completed", {
+            **_common(w.fake, repo, w.fake.state.users["alice"]),
+            "workflow_run": {**w.fake.render.workflow_run(repo, run),
+                             "display_title": f"forksync-gpu heavy {head} cpu {run.inputs['request_id']}"}})
+        await w.fake.webhooks.deliver("workflow_run", payload, validate=False)
+        await w.bot.settle()
+        assert w.run_of(head, "forksync/L3/heavy").conclusion == "success"
+        bodies = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{pr['number']}/comments")
+                  if c["user"]["login"] == "forksync[bot]"]
+        assert any("**L3 `heavy`** on `cpu`" in b and "**green** — 3 passed." in b for b in bodies)
+        assert [(r.status, r.verdict) for r in signoff.l3_runs_for(w.bot.store, "meta/triton", pr["number"])] == [
+            ("done", "pass")]
+    finally:
+        await close_world(w)
+
+
+async def test_a_persons_pr_merges_only_on_forksync_merge(world):
+    w = world
+    head = w.push_branch("feature/docs", {"NOTES.md": "p\n"}, "Docs")
+    pr = await w.open_pr("feature/docs")
+    await w.bot.settle()
+    gate = w.run_of(head, "forksync/gate")
+    assert gate.conclusion == "success" and "Not a sync PR" in gate.output["text"]
+    assert (await w.pr(pr["number"]))["merged"] is False
+    await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/comments", data={"body": "/forksync merge"})
+    await w.bot.settle()
+    assert (await w.pr(pr["number"]))["merged"] is True
+    replies = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{pr['number']}/comments")
+               if c["user"]["login"] == "forksync[bot]"]
+    assert any(f"merged `{head[:12]}` by rebase" in r for r in replies), replies
+
+
+async def test_a_signoff_after_the_approval_lets_the_gate_merge(world):
+    w = world
+    head = w.push_branch("forksync/chain-llvm2", {"llvm/pin.txt": "llvm 21\n"}, "Bump the LLVM pin")
+    pr = await w.open_pr("forksync/chain-llvm2")
+    await w.bot.settle()
+    await w.people["carol"].post(f"/repos/meta/triton/pulls/{pr['number']}/reviews", data={"event": "APPROVE"})
+    await w.bot.settle()
+    assert codes(w, head) == ("failure", ["l3-signoff-missing"])
+    await w.people["carol"].post(f"/repos/meta/triton/issues/{pr['number']}/comments",
+                                 data={"body": "/forksync signoff llvm"})
+    await w.bot.settle()
+    assert (await w.pr(pr["number"]))["merged"] is True
+    replies = [c["body"] async for c in w.people["carol"].getiter(f"/repos/meta/triton/issues/{pr['number']}/comments")
+               if c["user"]["login"] == "forksync[bot]"]
+    assert any(f"sign-off of `llvm` recorded on `{head[:12]}`." in r and "gate: Ready to merge" in r for r in replies)
+
+
+async def test_forksync_merge_without_suites_keeps_the_checks_fallback(fake_github, tmp_path):
+    w = await make_world(fake_github, tmp_path, files=fork_files(config=CONFIG.split("suites:")[0]))
+    try:
+        w.push_branch("forksync/bundle-fallback", {"NOTES.md": "f\n"}, "Note")
+        pr = await w.open_pr("forksync/bundle-fallback")
+        await w.bot.settle()
+        await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/comments", data={"body": "/forksync merge"})
+        await w.bot.settle()
+        replies = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{pr['number']}/comments")
+                   if c["user"]["login"] == "forksync[bot]"]
+        assert any("not merged: checks not green: `forksync/gate` (failure)." in r for r in replies), replies
+        assert (await w.pr(pr["number"]))["merged"] is False
+    finally:
+        await close_world(w)

@@ -1,0 +1,125 @@
+"""Scheduled validation against the local GitHub: the nightly's silence alarm (github-actions
+backend: dispatched, never reported) and an L2 regression on trunk bisected to one sync pick,
+with the regression issue and a back-out PR carrying ``Upstream-Reverted``."""
+import math
+import re
+
+from bot.app import schedules
+from bot.l2 import service as l2_service
+from tests.support.github import commit_files, git
+from tests.support.validation_world import close_world, fork_files, make_world, tick_ctx
+
+BENCH = """\
+import json, os, random, statistics
+factor = float(open("speed.txt").read())
+rng = random.Random()
+reps = [1.0 / factor * (1 + rng.gauss(0, 0.004)) for _ in range(10)]
+med = statistics.median(reps)
+os.makedirs("out", exist_ok=True)
+json.dump({"schema": "forksync-bench/1", "platform": "cpu", "points": [{
+    "benchmark": "toy", "shape": "64x64x64", "dtype": "fp32", "impl": "triton", "metric": "throughput",
+    "unit": "TFLOP/s", "value": 100.0 / med, "median_ms": med, "repeat_medians_ms": reps, "repeats": 10,
+    "ok": True}]}, open("out/bench.json", "w"))
+"""
+L2_CONFIG = """\
+suites:
+  - name: bench
+    level: L2
+    command: python3 bench.py
+    report: {format: benchmark-json, path: out/bench.json}
+    timeout_s: 300
+    infra_retries: 0
+"""
+UPSTREAM_SHA = "ab" * 20
+
+
+async def test_a_nightly_that_never_reports_raises_one_alarm_issue(fake_github, tmp_path):
+    files = fork_files()
+    files[".github/workflows/forksync-gpu.yml"] = "name: forksync-gpu\n"
+    w = await make_world(fake_github, tmp_path, files=files, backend="github-actions")
+    try:
+        ctx = await tick_ctx(w)
+        t0 = 1_000_000.0
+        notes = await schedules.nightly_tick(ctx, "meta/triton", now=t0, interval_s=86_400, deadline_s=3600)
+        repo = w.fake.state.repo("meta", "triton")
+        runs = list(repo.workflow_runs.values())
+        assert [(r.workflow_id, r.inputs["suite"], r.inputs["platform"]) for r in runs] == [
+            ("forksync-gpu.yml", "unit", "cpu")]
+        trunk = runs[0].inputs["commit"]
+        assert notes[0].startswith(f"nightly forksync/L1/unit @ {trunk[:12]}: dispatched")
+        assert await schedules.nightly_tick(ctx, "meta/triton", now=t0 + 1800, deadline_s=3600) == []
+        late = await schedules.nightly_tick(ctx, "meta/triton", now=t0 + 3601, deadline_s=3600)
+        assert len(late) == 1 and "1 result(s) missing → issue #" in late[0]
+        assert await schedules.nightly_tick(ctx, "meta/triton", now=t0 + 7200, deadline_s=3600) == []
+        issues = [i async for i in w.alice.getiter("/repos/meta/triton/issues?state=all")]
+        alarms = [i for i in issues if i["title"] == schedules.alarm_title(trunk)]
+        assert len(alarms) == 1
+        assert "| `unit` | cpu | 1.0 h |" in alarms[0]["body"]
+        assert w.run_of(trunk, "forksync/L1/unit").status == "in_progress"      # pending, never green
+    finally:
+        await close_world(w)
+
+
+def test_due_functions():
+    assert schedules.nightly_due(None, 5.0) and schedules.nightly_due(0.0, 86_400.0)
+    assert not schedules.nightly_due(10.0, 86_000.0)
+    assert l2_service.l2_due(None, False, 1.0) and not l2_service.l2_due(None, True, 1.0)
+    assert not l2_service.l2_due(100.0, False, 200.0, interval_s=3600)
+
+
+async def test_l2_regression_is_bisected_to_a_sync_pick_and_backed_out(fake_github, tmp_path):
+    files = {"README.md": "fork\n", ".github/forksync.yml": L2_CONFIG, "bench.py": BENCH, "speed.txt": "1.0\n"}
+    w = await make_world(fake_github, tmp_path, files=files)
+    try:
+        ctx = await tick_ctx(w)
+        now = 1_000_000.0
+
+        async def tick():
+            nonlocal now
+            now += 3600
+            return await l2_service.l2_tick(ctx, "meta/triton", now=now, interval_s=0)
+
+        await tick()
+        for i in range(2, 7):
+            w.push_main({f"f{i}.txt": f"{i}\n"}, f"Unit {i}")
+            await tick()
+        git(w.work, "fetch", "-q", "origin")
+        git(w.work, "checkout", "-q", "-B", "main-work", "origin/main")
+        c7 = commit_files(w.work, {"a.txt": "a\n"}, "Pick a")
+        c8 = commit_files(w.work, {"speed.txt": "0.8\n"},
+                          f"[BACKEND] Simplify the toy kernel\n\nUpstream-Commit: {UPSTREAM_SHA}")
+        commit_files(w.work, {"b.txt": "b\n"}, "Pick b")
+        c10 = commit_files(w.work, {"c.txt": "c\n"}, "Pick c")
+        git(w.work, "push", "-q", "origin", "main-work:refs/heads/main")
+        await tick()
+        w.push_main({"d.txt": "d\n"}, "Unit 11")
+        assert not any("regression" in n for n in await tick())
+        w.push_main({"e.txt": "e\n"}, "Unit 12")
+        notes = await tick()
+        assert any(n.startswith("L2 regression on toy[triton]:64x64x64:fp32@cpu: issue #") for n in notes), notes
+        rows = list(w.bot.store.db["l2_regressions"].rows)
+        assert [(r["status"], r["culprit"], r["bad"]) for r in rows] == [("bisected", c8, c10)]
+        issues = [i async for i in w.alice.getiter("/repos/meta/triton/issues?state=all")]
+        issue = next(i for i in issues if "pull_request" not in i)
+        assert re.fullmatch(r"forksync: L2 regression -(19|20)\.\d% on toy\[triton\]:64x64x64:fp32@cpu — culprit "
+                            + c8[:12], issue["title"]), issue["title"]
+        body = issue["body"]
+        assert f"**Culprit:** `{c8}` — [BACKEND] Simplify the toy kernel" in body
+        assert "/blob/" in body and ".svg?raw=true" in body
+        steps = [line for line in body.splitlines() if "| search |" in line or "| verify |" in line]
+        assert 3 <= len(steps) <= math.ceil(math.log2(4)) + 2
+        prs = [p async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")]
+        assert [p["head"]["ref"] for p in prs] == [f"forksync/backout-{c8[:12]}"]
+        head = await w.alice.getitem(f"/repos/meta/triton/commits/{prs[0]['head']['sha']}")
+        msg = head["commit"]["message"]
+        assert msg.startswith('Revert "[BACKEND] Simplify the toy kernel"')
+        assert f"Upstream-Reverted: {UPSTREAM_SHA} L2 regression -" in msg
+        assert f"Evidence: #{issue['number']}." in prs[0]["body"]
+        speed = await w.alice.getitem(f"/repos/meta/triton/contents/speed.txt?ref={prs[0]['head']['ref']}")
+        import base64
+        assert base64.b64decode(speed["content"]).decode() == "1.0\n"
+        assert c7 != c8
+        # a second tick investigates nothing again
+        assert not any("regression" in n or "back-out" in n for n in await tick())
+    finally:
+        await close_world(w)

@@ -1,0 +1,117 @@
+"""The whole loop with the sync service: upstream moves → the bot opens sync PRs (its own
+``pull_request.opened`` events are dropped by the loop guard, so the reconcile pass finds them) →
+L1 runs on each head through the local backend → the bundle merges by itself, the landing
+handler refreshes the ledger → the chain waits for its area owner, then the base it lands on has
+moved: the bot merges the base in, re-tests, merges. An upstream commit that breaks a test keeps
+its bundle red and open."""
+import aiohttp
+import pytest
+
+from bot.app import schedules
+from bot.github.client import token_client
+from bot.sync import store as sync_store
+from tests.support.botharness import Bot
+from tests.support.github import FAST_RETRY, commit_files, git, make_source_repo
+from tests.support.validation_world import CONFTEST, LIB, TESTS, World, tick_ctx, with_validation
+
+CONFIG = """\
+upstream:
+  url: triton-lang/triton
+  ref: main
+fork:
+  ref: main
+areas:
+  - name: amd
+    paths: ["third_party/amd/**"]
+    divergent: true
+    owners: [carol]
+suites:
+  - name: unit
+    command: python3 -m pytest -q -p no:cacheprovider -o addopts= tests_fork --junitxml=out/unit.xml
+    report: {format: junit, path: out/unit.xml}
+    expected_tests: 3
+    timeout_s: 300
+    infra_retries: 0
+"""
+
+
+@pytest.fixture
+async def world(fake_github, tmp_path):
+    fake = fake_github
+    up_src = tmp_path / "up"
+    make_source_repo(up_src, [{"python/a.py": "a = 1\n", "third_party/amd/x.cpp": "int x;\n", "lib.py": LIB,
+                               "tests_fork/test_basic.py": TESTS, "tests_fork/conftest.py": CONFTEST}])
+    upstream = fake.create_repo("triton-lang/triton", source=up_src)
+    fork_src = tmp_path / "forksrc"
+    git(tmp_path, "clone", "-q", str(up_src), str(fork_src))
+    commit_files(fork_src, {".github/forksync.yml": CONFIG}, "fork: forksync config")
+    fork = fake.create_repo("meta/triton", source=fork_src)
+    fake.install("triton-lang")
+    inst = fake.install("meta")
+    for login in ("alice", "carol"):
+        fake.add_collaborator(fork, login, "write")
+        fake.add_token(f"{login}-token", login)
+    bot = await Bot(fake, tmp_path).start()
+    svc = with_validation(bot)
+    session = aiohttp.ClientSession()
+    people = {p: token_client(session, f"{p}-token", base_url=fake.url, retry=FAST_RETRY) for p in ("alice", "carol")}
+    w = World(fake, bot, svc, people, tmp_path, fork)
+    w.inst = inst.id
+    payload = fake.webhooks.build("installation", "created", {
+        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
+                         "updated_at": "2026-11-30T00:00:00Z"},
+        "repositories": [{"id": fork.id, "name": "triton", "full_name": "meta/triton", "private": False,
+                          "node_id": "R_1"}]})
+    await fake.webhooks.deliver("installation", payload)
+    await bot.settle()
+    yield w, up_src, upstream
+    await session.close()
+    await bot.stop()
+
+
+async def open_prs(gh):
+    return sorted([p async for p in gh.getiter("/repos/meta/triton/pulls?state=open")], key=lambda p: p["head"]["ref"])
+
+
+async def test_sync_prs_are_validated_gated_and_merged_by_the_bot(world):
+    w, up_src, upstream = world
+    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n"}, "AMD: new x (#102)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    bundle, chain = await open_prs(w.alice)
+    assert (bundle["head"]["ref"], chain["head"]["ref"]) == (f"forksync/bundle-{c1[:12]}", f"forksync/chain-{c2[:12]}")
+    assert w.run_of(bundle["head"]["sha"], "forksync/gate") is None        # the bot's own PR events are dropped
+
+    notes = await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    assert any("gate: Ready to merge" in n for n in notes), notes
+    assert w.run_of(bundle["head"]["sha"], "forksync/L1/unit").conclusion == "success"
+    assert (await w.pr(bundle["number"]))["merged"] is True
+    assert w.run_of(chain["head"]["sha"], "forksync/gate").output["title"] == "Blocked: 1 condition not met"
+    st = sync_store.load_status(w.bot.store, "meta/triton")
+    main = await w.alice.getitem("/repos/meta/triton/branches/main")
+    assert st.fork_head == main["commit"]["sha"]                             # the landing refreshed the ledger
+    assert st.frontier == c1
+
+    await w.people["carol"].post(f"/repos/meta/triton/pulls/{chain['number']}/reviews", data={"event": "APPROVE"})
+    await w.bot.settle()
+    final = await w.pr(chain["number"])
+    assert final["merged"] is True
+    assert [u["status"] for u in w.fake.requests_for("pulls/update-branch")] == [202]
+    assert await open_prs(w.alice) == []
+    st = sync_store.load_status(w.bot.store, "meta/triton")
+    assert (st.backlog, st.frontier) == (0, c2)
+
+
+async def test_an_upstream_commit_that_breaks_a_test_keeps_its_bundle_open(world):
+    w, up_src, upstream = world
+    commit_files(up_src, {"lib.py": "def add(a, b):\n    return a * b\n"}, "Refactor add (#105)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    (bundle,) = await open_prs(w.alice)
+    await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    l1 = w.run_of(bundle["head"]["sha"], "forksync/L1/unit")
+    assert (l1.conclusion, l1.output["title"]) == ("failure", "2 failing of 3")
+    gate = w.run_of(bundle["head"]["sha"], "forksync/gate")
+    assert gate.conclusion == "failure" and "2 new failing test(s)" in gate.output["summary"]
+    assert (await w.pr(bundle["number"]))["merged"] is False

@@ -1,0 +1,144 @@
+"""Apply: real cherry-picks into ``forksync/<unit>`` branches, one fork commit per upstream commit."""
+from __future__ import annotations
+
+import pytest
+
+from bot.demo.repobuilder import RepoBuilder, run_git
+from bot.git.apply import COMMITTER, ApplyError, apply_unit, apply_urgent
+from bot.model import PlanItem, Unit
+from tests.support.plan_repos import T0, build_pair
+
+
+def log(repo_path, rev, fmt="%H"):
+    return run_git(repo_path, "log", "--reverse", f"--format={fmt}%x1e", rev, "^main").split("\x1e\n")
+
+
+def unit(kind, pair, *names):
+    shas = tuple(pair.u[n] for n in names)
+    return Unit(id=f"{kind}-{shas[0][:12]}", kind=kind, items=tuple(PlanItem(s, "test") for s in shas))
+
+
+def worktrees(path) -> int:
+    return run_git(path, "worktree", "list", "--porcelain").count("worktree ")
+
+
+@pytest.fixture
+def pair(tmp_path):
+    return build_pair(tmp_path)
+
+
+def test_bundle_branch_has_one_commit_per_upstream_commit(pair):
+    infos = {c.sha: c for c in pair.infos()}
+    u = unit("bundle", pair, "u1", "u3", "u9")
+    res = apply_unit(pair.fork.path, u, base=pair.fork_tip, commits=infos, when=T0 + 9000)
+    assert res.created and res.conflict is None and res.branch == f"forksync/{u.id}"
+    assert [up for up, _ in res.picked] == list(u.shas)
+    rows = [r.split("|", 4) for r in log(pair.fork.path, res.branch, "%an|%ae|%at|%cn|%B") if r.strip()]
+    assert [(r[0], r[1], int(r[2]), r[3]) for r in rows] == [
+        ("Upstream Dev", "dev@upstream.example", T0 + 1000, "forksync"),
+        ("Other Dev", "other@upstream.example", T0 + 1020, "forksync"),
+        ("Upstream Dev", "dev@upstream.example", T0 + 1080, "forksync")]
+    assert rows[0][4].strip() == (f"[python] add: keep ints (#101)\n\nUpstream-Commit: {pair.u['u1']}\n"
+                                  f"Forksync-Unit: {u.id}")
+    assert [s for s in log(pair.fork.path, res.branch) if s.strip()] == [f for _, f in res.picked]
+    assert res.tip == res.picked[-1][1]
+    # the fork's own branch and work tree are untouched; the temporary worktree is gone
+    assert pair.fork.head() == pair.fork_tip and worktrees(pair.fork.path) == 1
+    assert run_git(pair.fork.path, "status", "--porcelain") == ""
+
+
+def test_conflict_stops_the_chain_with_nothing_half_applied(pair):
+    infos = {c.sha: c for c in pair.infos()}
+    u = unit("chain", pair, "u1", "u2", "u4")
+    res = apply_unit(pair.fork.path, u, base=pair.fork_tip, commits=infos, when=T0 + 9000)
+    assert res.conflict == pair.u["u2"] and res.conflict_files == ("lib/Dialect/Ops.cpp",)
+    assert [up for up, _ in res.picked] == [pair.u["u1"]]
+    assert res.remaining == (pair.u["u2"], pair.u["u4"])
+    assert res.stopped and res.error == ""
+    # the branch holds the clean prefix only; its tree is exactly the fork tip + u1
+    assert run_git(pair.fork.path, "rev-parse", res.branch).strip() == res.picked[0][1]
+    diff = run_git(pair.fork.path, "diff", "--name-only", pair.fork_tip, res.branch).split()
+    assert diff == ["python/triton/language.py"]
+    assert worktrees(pair.fork.path) == 1
+    # a chain whose first pick conflicts gets its branch at the base (a place to resolve), no commit
+    first = unit("chain", pair, "u2")
+    res2 = apply_unit(pair.fork.path, first, base=pair.fork_tip, commits=infos)
+    assert res2.conflict == pair.u["u2"] and res2.tip == pair.fork_tip and res2.created and res2.picked == ()
+    assert run_git(pair.fork.path, "rev-parse", f"refs/heads/forksync/{first.id}").strip() == pair.fork_tip
+    assert run_git(pair.fork.path, "status", "--porcelain") == "" and worktrees(pair.fork.path) == 1
+
+
+def test_reapply_keeps_a_persons_resolution_and_continues(pair, tmp_path):
+    infos = {c.sha: c for c in pair.infos()}
+    u = unit("chain", pair, "u1", "u2", "u4")
+    res = apply_unit(pair.fork.path, u, base=pair.fork_tip, commits=infos, when=T0 + 9000)
+    assert res.conflict == pair.u["u2"]
+    # a person resolves u2 by hand on the branch (their own commit, with the trailer)
+    wt = tmp_path / "person"
+    run_git(pair.fork.path, "worktree", "add", "-q", str(wt), res.branch)
+    person = RepoBuilder(wt, ("Fork Dev", "dev@fork.example"))
+    from tests.support.plan_repos import ops
+    resolved = person.commit(f"[dialect] fold mul overflow (#102) [RESOLVED]\n\nUpstream-Commit: {pair.u['u2']}\n",
+                             {"lib/Dialect/Ops.cpp": ops(mul=" + 1 + 0 /* fork */")}, when=T0 + 9100)
+    run_git(wt, "checkout", "-q", "--detach")
+    again = apply_unit(pair.fork.path, u, base=pair.fork_tip, commits=infos, when=T0 + 9200)
+    assert again.already == (pair.u["u1"], pair.u["u2"])
+    assert again.kept == (resolved,)
+    assert again.start == resolved and not again.created
+    # u4 changes the line the person resolved: it conflicts, and the person's commit stays the tip
+    assert again.conflict == pair.u["u4"] and again.tip == resolved
+    assert run_git(pair.fork.path, "rev-parse", res.branch).strip() == resolved
+    # a third apply changes nothing that exists
+    third = apply_unit(pair.fork.path, u, base=pair.fork_tip, commits=infos, when=T0 + 9300)
+    assert third.kept == (resolved,) and third.picked == ()
+    shas = [s for s in log(pair.fork.path, res.branch) if s.strip()]
+    assert shas == [res.picked[0][1], resolved]
+
+
+def test_reapply_appends_after_existing_picks(pair):
+    infos = {c.sha: c for c in pair.infos()}
+    part = unit("bundle", pair, "u1", "u3")
+    first = apply_unit(pair.fork.path, part, base=pair.fork_tip, commits=infos, when=T0 + 9000)
+    whole = Unit(id=part.id, kind="bundle", items=part.items + (PlanItem(pair.u["u6"], "test"),))
+    second = apply_unit(pair.fork.path, whole, base=pair.fork_tip, commits=infos, when=T0 + 9100)
+    assert second.already == part.shas and second.kept == ()
+    assert [up for up, _ in second.picked] == [pair.u["u6"]]
+    assert [s for s in log(pair.fork.path, second.branch) if s.strip()] == [f for _, f in first.picked] + [second.tip]
+
+
+def test_urgent_pick_carries_its_trailer(pair):
+    info = {c.sha: c for c in pair.infos(["u6"])}[pair.u["u6"]]
+    res = apply_urgent(pair.fork.path, info, "security fix needed now", base=pair.fork_tip, when=T0 + 9000)
+    assert res.branch == f"forksync/chain-{pair.u['u6'][:12]}"
+    msg = run_git(pair.fork.path, "log", "-1", "--format=%B", res.branch)
+    assert msg.strip().splitlines()[-3:] == [f"Upstream-Commit: {pair.u['u6']}",
+                                            "Upstream-Urgent: security fix needed now",
+                                            f"Forksync-Unit: chain-{pair.u['u6'][:12]}"]
+    with pytest.raises(ValueError, match="needs a reason"):
+        apply_urgent(pair.fork.path, info, " ", base=pair.fork_tip)
+
+
+def test_refusals(pair, tmp_path):
+    infos = {c.sha: c for c in pair.infos()}
+    u = unit("bundle", pair, "u1")
+    run_git(pair.fork.path, "branch", f"forksync/{u.id}", pair.fork_tip)
+    run_git(pair.fork.path, "worktree", "add", "-q", str(tmp_path / "busy"), f"forksync/{u.id}")
+    with pytest.raises(ApplyError, match="is checked out in .*busy"):
+        apply_unit(pair.fork.path, u, base=pair.fork_tip, commits=infos)
+    with pytest.raises(ApplyError, match="no commit data"):
+        apply_unit(pair.fork.path, unit("chain", pair, "u2"), base=pair.fork_tip, commits={})
+
+
+def test_upstream_objects_are_fetched_from_a_separate_repository(tmp_path, pair):
+    infos = {c.sha: c for c in pair.infos()}
+    lone = RepoBuilder(tmp_path / "lone")
+    run_git(tmp_path, "clone", "-q", "--no-local", str(pair.fork.path), str(lone.path))
+    run_git(lone.path, "remote", "remove", "origin")
+    u = unit("bundle", pair, "u1", "u3")
+    with pytest.raises(ApplyError, match="give the upstream repository"):
+        apply_unit(lone.path, u, base=pair.fork_tip, commits=infos)
+    res = apply_unit(lone.path, u, base=pair.fork_tip, commits=infos, upstream_git_dir=pair.up.path,
+                     committer=COMMITTER, when=T0 + 9000)
+    assert [up for up, _ in res.picked] == list(u.shas)
+    assert run_git(lone.path, "for-each-ref", "--format=%(refname)").split() == [
+        "refs/heads/forksync/" + u.id, "refs/heads/main"]

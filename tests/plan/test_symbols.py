@@ -1,0 +1,164 @@
+"""Symbols of changed hunks: tree-sitter for C++, Python, MLIR, TableGen; git hunk headers otherwise."""
+from __future__ import annotations
+
+from bot.model import FileChange
+from bot.plan.symbol_index import SymbolIndex
+from bot.plan.symbols import TOP_LEVEL, changed_ranges, definitions, language_for, symbols_from_hunk_headers, symbols_of_change
+from tests.support.plan_repos import LANG_PY, OPS_MLIR, OPS_TD, build_pair, ops
+
+
+def names(src: str, lang: str):
+    return [(d.name, d.start, d.end) for d in definitions(src.encode(), lang)]
+
+
+def test_languages_by_extension():
+    assert [language_for(p) for p in ("a/b.cpp", "x.h", "k.cu", "t.py", "t.mlir", "Ops.td", "CMakeLists.txt",
+                                      "dir.d/noext")] == ["cpp", "cpp", "cpp", "python", "mlir", "tablegen", None, None]
+
+
+def test_cpp_definitions_are_qualified_by_class_not_namespace():
+    src = ops()
+    assert names(src, "cpp") == [("foldAdd", 5, 8), ("foldMul", 10, 13), ("AddPattern", 15, 19),
+                                 ("AddPattern::matchAndRewrite", 16, 18)]
+    out_of_line = "int Bar::baz(int x) {\n  return x;\n}\n#define MAC(x) \\\n  x\n"
+    assert names(out_of_line, "cpp") == [("Bar::baz", 0, 2), ("MAC", 3, 4)]
+
+
+def test_python_definitions_include_decorators_and_nesting():
+    src = "import os\n\nclass A:\n    @property\n    def m(self):\n        def inner():\n            pass\n        return 1\n"
+    assert names(src, "python") == [("A", 2, 7), ("A.m", 3, 7), ("A.m.inner", 5, 6)]
+    assert names(LANG_PY.format(add=""), "python") == [("add", 3, 4), ("mul", 7, 8)]
+
+
+def test_mlir_functions_are_symbols():
+    assert names(OPS_MLIR.format(add=""), "mlir") == [("@add_kernel", 3, 6), ("@mul_kernel", 7, 10)]
+
+
+def test_tablegen_records():
+    assert names(OPS_TD.format(add="add"), "tablegen") == [("TT_AddOp", 2, 4), ("TT_MulOp", 6, 8)]
+    src = "multiclass Foo<int x> {\n  def _a : Bar;\n}\nlet hasVerifier = 1 in {\n  def TT_B : TT_Op<\"b\">;\n}\n"
+    assert names(src, "tablegen") == [("Foo", 0, 2), ("TT_B", 4, 4), ("Foo._a", 1, 1)]
+
+
+def test_changed_ranges_have_no_context():
+    old, new = changed_ranges(b"a\nb\nc\nd\n", b"a\nB\nc\nd\ne\n")
+    assert old == ((2, 1), (4, 0)) and new == ((2, 1), (5, 1))
+
+
+def test_symbols_of_a_change_same_file_different_functions():
+    fc = FileChange("lib/Dialect/Ops.cpp", "M", old_ranges=((5, 9),), new_ranges=((5, 9),))
+    base = ops().encode()
+    assert symbols_of_change(fc, base, ops(mul=" + 1").encode()) == {"foldMul"}
+    assert symbols_of_change(fc, base, ops(add=" + 1").encode()) == {"foldAdd"}
+    assert symbols_of_change(fc, base, ops(pat=" - 1").encode()) == {"AddPattern::matchAndRewrite"}
+    # an include line is file scope
+    assert symbols_of_change(fc, base, base.replace(b'"Ops.h"', b'"Ops2.h"')) == {TOP_LEVEL}
+    # an added file: every definition it adds
+    add = FileChange("test/ops.mlir", "A", new_ranges=((1, 12),))
+    assert symbols_of_change(add, None, OPS_MLIR.format(add="").encode()) == {TOP_LEVEL, "@add_kernel", "@mul_kernel"}
+    # a missing blob: unknown (the planner falls back to file level)
+    assert symbols_of_change(fc, None, base) is None
+
+
+def test_hunk_header_fallback():
+    assert symbols_from_hunk_headers(["int foo(int x) {", "class Bar:", "", "static LogicalResult Foo::bar(Op op)"]) \
+        == {"foo", "Bar", TOP_LEVEL, "Foo::bar"}
+    fc = FileChange("src/Main.java", "M", old_ranges=((3, 1),), new_ranges=((3, 1),),
+                    hunk_headers=("public void run() {",))
+    assert symbols_of_change(fc, None, None) == {"run"}
+    assert symbols_of_change(FileChange("img.png", "M"), None, None) is None
+
+
+def test_symbol_index_reads_blobs_from_the_repository(tmp_path):
+    pair = build_pair(tmp_path)
+    infos = {n: c for n, c in zip(sorted(pair.u, key=lambda n: int(n[1:])), pair.infos())}
+    idx = SymbolIndex(pair.repo)
+    assert idx(infos["u2"], "lib/Dialect/Ops.cpp") == {"foldMul"}
+    assert idx(infos["u3"], "lib/Dialect/Ops.cpp") == {"foldAdd"}
+    assert idx(infos["u1"], "python/triton/language.py") == {"add"}
+    assert idx(infos["u6"], "include/Ops.td") == {"TT_AddOp"}
+    assert idx(infos["u7"], "test/ops.mlir") == {"@add_kernel"}
+    assert idx(infos["u8"], "include/util.h") == {TOP_LEVEL}
+    assert idx(infos["u1"], "not/touched.py") is None
+    assert idx.parsed_files == 6
+    idx(infos["u2"], "lib/Dialect/Ops.cpp")
+    assert idx.parsed_files == 6          # cached by (commit, path)
+
+
+def test_incremental_reparse_gives_the_same_tree_symbols():
+    from bot.plan.symbols import parser_for, reparse, tree_symbols
+
+    p = parser_for("cpp")
+    old = ops().encode()
+    for new in (ops(mul=" + 1").encode(), ops(add=" + 1", pat=" - 2").encode(),
+                old.replace(b"int foldAdd", b"// moved\nint foldAdd").replace(b"}; // none", b""),
+                old + b"int tail() { return 0; }", old[:-1]):
+        inc = reparse(p, old, p.parse(old), new)
+        full = p.parse(new)
+        assert str(inc.root_node) == str(full.root_node)
+        _, ranges = changed_ranges(old, new)
+        assert tree_symbols(inc.root_node, "cpp", ranges) == tree_symbols(full.root_node, "cpp", ranges)
+
+
+def test_symbol_index_reparses_new_versions_incrementally(tmp_path):
+    pair = build_pair(tmp_path)
+    infos = pair.infos(["u2", "u3", "u4"])
+    idx = SymbolIndex(pair.repo)
+    assert [idx(c, "lib/Dialect/Ops.cpp") for c in infos] == [{"foldMul"}, {"foldAdd"}, {"foldMul"}]
+    # base, u2, u3, u4 versions: one full parse, then each new version from the previous one
+    assert (idx.parses, idx.incremental_parses) == (4, 3)
+
+
+def test_prefetch_in_processes_gives_the_same_answers(tmp_path):
+    from bot.store import Store
+
+    pair = build_pair(tmp_path)
+    items = [(c, fc) for c in pair.infos() for fc in c.files]
+    serial = SymbolIndex(pair.repo)
+    want = {(c.sha, fc.path): serial.file_symbols(c, fc) for c, fc in items}
+    par = SymbolIndex(pair.repo, store=Store(tmp_path / "s.sqlite"))
+    assert par.prefetch(items, workers=2, min_parallel=0) == 9      # 9 supported file changes, 2 processes
+    assert {k: par._cache[k] for k in want} == want
+    par.flush()
+    # a second index reads them all back from the store in bulk: nothing computed
+    again = SymbolIndex(pair.repo, store=Store(tmp_path / "s.sqlite"))
+    assert again.prefetch(items, workers=2, min_parallel=0) == 0
+    assert {k: again._cache[k] for k in want} == want and again.parses == 0
+
+
+def test_query_walk_finds_the_same_definitions_as_the_python_walk():
+    from bot.plan.symbols import _walk, _walk_query, parser_for
+
+    src = ops().encode() + b"\nstruct S { struct In { void m() { int x = 1; } }; };\n#define F(x) x\n"
+    py = (b"import os\n@dec\ndef a(x):\n    def inner():\n        return 1\n    return inner\n\n"
+          b"class C:\n    @property\n    def p(self):\n        return 2\n")
+    td = b"class Base;\ndef TT_AddOp : Base {\n  let x = 1;\n}\nmulticlass M { def _a : Base; }\n"
+    for lang, text in (("cpp", src), ("python", py), ("tablegen", td)):
+        root = parser_for(lang).parse(text).root_node
+        rows = root.end_point.row + 1
+        for lo in range(rows):
+            for hi in range(lo, rows):
+                assert _walk_query(root, lang, lo, hi, "", 0) == _walk(root, lang, lo, hi, "", 0), (lang, lo, hi)
+
+
+def test_pattern_pre_check_never_hides_a_match(tmp_path):
+    from bot.plan.symbol_index import _relaxed
+
+    assert _relaxed("(?i)\\bhip\\b").pattern == "hip"
+    assert _relaxed("Encoding(Attr)?$").pattern == "Encoding(Attr)?"
+    for unsafe in ("a.b", "[A-Z]x", "Foo::bar", "\\Sx", "(?=x)", "a(?i)b", "(?s)x"):
+        assert _relaxed(unsafe) is None
+    pair = build_pair(tmp_path)
+    infos = {n: c for n, c in zip(sorted(pair.u, key=lambda n: int(n[1:])), pair.infos())}
+    c = infos["u2"]
+    assert SymbolIndex(pair.repo)(c, "lib/Dialect/Ops.cpp") == {"foldMul"}
+    idx = SymbolIndex(pair.repo)
+    assert idx.may_match(c, "lib/Dialect/Ops.cpp", ["^fold"])
+    assert idx.may_match(c, "lib/Dialect/Ops.cpp", ["(?i)FOLDMUL$"])
+    assert not idx.may_match(c, "lib/Dialect/Ops.cpp", ["WarpSpec", "(?i)\\bTLX"])
+    assert idx.may_match(c, "lib/Dialect/Ops.cpp", ["level"])            # matches <top-level>
+    assert idx.may_match(c, "lib/Dialect/Ops.cpp", ["fold.*"])           # no relaxed form: ask the parser
+    assert not idx.may_match(c, "lib/Dialect/Ops.cpp", [])
+    assert idx.parsed_files == 0                 # the pre-check parses nothing
+    idx(c, "lib/Dialect/Ops.cpp")
+    assert idx.may_match(c, "lib/Dialect/Ops.cpp", ["WarpSpec"])   # known symbols: the lookup answers

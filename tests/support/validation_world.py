@@ -1,0 +1,172 @@
+"""A fork on the local GitHub with a tiny real pytest suite (JUnit) run by the ``local`` backend,
+the real bot (web app + queue + worker + handlers, validation routers included), and people with
+tokens. Shared by ``tests/test_validation_github*.py``."""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import aiohttp
+from gidgethub import routing
+
+from bot.app.dispatch import Dispatcher
+from bot.app.worker import Worker
+from bot.github.client import token_client
+from tests.support.botharness import Bot
+from tests.support.github import FAST_RETRY, commit_files, git, make_source_repo
+
+LIB = "def add(a, b):\n    return a + b\n"
+TESTS = """\
+from lib import add
+
+
+def test_one():
+    assert add(1, 1) == 2
+
+
+def test_two():
+    assert add(2, 2) == 4
+
+
+def test_three():
+    assert add(-1, 1) == 0
+"""
+CONFIG = """\
+areas:
+  - name: amd
+    paths: ["amd/**"]
+    owners: [carol]
+  - name: llvm
+    paths: ["llvm/**"]
+    owners: [carol]
+    requires_l3: true
+suites:
+  - name: unit
+    command: python3 -m pytest -q -p no:cacheprovider -o addopts= tests_fork --junitxml=out/unit.xml
+    report: {format: junit, path: out/unit.xml}
+    expected_tests: 3
+    timeout_s: 300
+    infra_retries: 0
+"""
+CONFTEST = "import sys, os\nsys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))\n"
+
+
+def fork_files(config: str = CONFIG, tests: str = TESTS) -> dict[str, str]:
+    return {"README.md": "fork\n", ".github/forksync.yml": config, "lib.py": LIB,
+            "tests_fork/test_basic.py": tests, "tests_fork/conftest.py": CONFTEST}
+
+
+def _has(router: routing.Router, fn) -> bool:
+    for cbs in router._shallow_routes.values():  # noqa: SLF001
+        if fn in cbs:
+            return True
+    for by_key in router._deep_routes.values():  # noqa: SLF001
+        for by_value in by_key.values():
+            for cbs in by_value.values():
+                if fn in cbs:
+                    return True
+    return False
+
+
+def with_validation(bot: Bot, **service_kw):
+    """Make sure the bot's router holds the validation routers (where ``all_routers`` does not
+    include them) and give it a validation service without waits."""
+    from bot.handlers import all_routers, checks, gate
+    from bot.validation.service import ValidationService
+
+    router = all_routers()
+    extra = [r for r, fn in ((checks.router, checks.on_rerequested), (gate.router, gate.on_pull_request))
+             if not _has(router, fn)]
+    if extra:
+        router = routing.Router(router, *extra)
+    svc = ValidationService(bot.svc, backend=service_kw.pop("backend", "local"), merge_poll_s=0, **service_kw)
+    bot.validation = svc
+    bot.dispatcher = Dispatcher(router, bot.store, bot.settings, client_for=bot.clients.client_for,
+                                sync=bot.svc, validation=svc, bot_login=bot.clients.bot_login)
+    bot.worker = Worker(bot.store, bot.dispatcher.process, policy=bot.policy, worker_id="test-worker")
+    return svc
+
+
+class World:
+    def __init__(self, fake, bot, svc, people, work: Path, fork):
+        self.fake, self.bot, self.svc, self.people, self.work, self.fork = fake, bot, svc, people, work, fork
+
+    @property
+    def alice(self):
+        return self.people["alice"]
+
+    def push_branch(self, branch: str, files: dict[str, str], message: str = "change", *, base: str = "main") -> str:
+        git(self.work, "fetch", "-q", "origin")
+        git(self.work, "checkout", "-q", "-B", branch, f"origin/{base}")
+        sha = commit_files(self.work, files, message)
+        git(self.work, "push", "-q", "-f", "origin", f"{branch}:refs/heads/{branch}")
+        return sha
+
+    def delete_file_on_branch(self, branch: str, path: str, message: str) -> str:
+        git(self.work, "fetch", "-q", "origin")
+        git(self.work, "checkout", "-q", "-B", branch, "origin/main")
+        git(self.work, "rm", "-q", path)
+        git(self.work, "commit", "-q", "-m", message)
+        git(self.work, "push", "-q", "-f", "origin", f"{branch}:refs/heads/{branch}")
+        return git(self.work, "rev-parse", "HEAD")
+
+    def push_main(self, files: dict[str, str], message: str) -> str:
+        git(self.work, "fetch", "-q", "origin")
+        git(self.work, "checkout", "-q", "-B", "main-work", "origin/main")
+        sha = commit_files(self.work, files, message)
+        git(self.work, "push", "-q", "origin", "main-work:refs/heads/main")
+        return sha
+
+    async def open_pr(self, branch: str, title: str = "sync", who: str = "alice") -> dict:
+        return await self.people[who].post("/repos/meta/triton/pulls",
+                                           data={"title": title, "head": branch, "base": "main"})
+
+    async def pr(self, number: int) -> dict:
+        return await self.alice.getitem(f"/repos/meta/triton/pulls/{number}")
+
+    async def check_runs(self, sha: str, name: str | None = None) -> list[dict]:
+        url = f"/repos/meta/triton/commits/{sha}/check-runs" + (f"?check_name={name}" if name else "")
+        return [r async for r in self.alice.getiter(url, iterable_key="check_runs")]
+
+    def run_of(self, sha: str, name: str):
+        repo = self.fake.state.repo("meta", "triton")
+        runs = [r for r in repo.check_runs.values() if r.head_sha == sha and r.name == name]
+        return runs[-1] if runs else None
+
+
+async def make_world(fake, tmp_path: Path, files: dict[str, str] | None = None,
+                     people=(("alice", "write"), ("carol", "write"), ("dave", "read")), **service_kw) -> World:
+    make_source_repo(tmp_path / "src", [files or fork_files()])
+    fork = fake.create_repo("meta/triton", source=tmp_path / "src")
+    inst = fake.install("meta")
+    for login, perm in people:
+        fake.add_collaborator(fork, login, perm)
+        fake.add_token(f"{login}-token", login)
+    bot = await Bot(fake, tmp_path).start()
+    svc = with_validation(bot, **service_kw)
+    session = aiohttp.ClientSession()
+    bot._people_session = session
+    clients = {login: token_client(session, f"{login}-token", base_url=fake.url, retry=FAST_RETRY)
+               for login, _ in people}
+    work = tmp_path / "work-clone"
+    subprocess.run(["git", "clone", "-q", str(fork.path), str(work)], check=True, capture_output=True)
+    w = World(fake, bot, svc, clients, work, fork)
+    w.inst = inst.id
+    return w
+
+
+async def tick_ctx(w: World):
+    """A handler context for scheduled ticks (what the worker's periodic loop builds)."""
+    from bot.app import queue as q
+    from bot.app.dispatch import Context
+
+    d = q.Delivery(id="tick", delivery_id="tick", hook_id="", event="tick", action="", installation_id=w.inst,
+                   repo="", sender="", body=b"", content_type="", state="processing", attempts=1, received_at=0.0)
+    return Context(delivery=d, gh=await w.bot.clients.client_for(w.inst), store=w.bot.store,
+                   settings=w.bot.settings, sync=w.bot.svc, validation=w.bot.validation,
+                   installation_id=w.inst)
+
+
+async def close_world(w: World) -> None:
+    await w.bot._people_session.close()
+    await w.bot.stop()

@@ -1,0 +1,77 @@
+"""The handlers' pure rules, as tables of inputs and exact outputs."""
+import pytest
+
+from bot.model import Disposition
+from bot.sync.landing import closer_disposition
+from bot.sync.prs import verify_resolution
+from bot.sync.service import scrub
+from bot.sync.status import SyncStatus
+from bot.sync.status_issue import render_status, ticked_actions
+from bot.sync.upstream import due_for_poll
+
+A, B = "a" * 40, "b" * 40
+
+
+@pytest.mark.parametrize("log,diff,problems", [
+    (f"x\n\nUpstream-Commit: {A}\n\0y\n\nUpstream-Commit: {B}\n", "+++ b/f.py\n+ok\n", []),
+    (f"Upstream-Commit: {A}\n", "+++ b/f.py\n+ok\n",
+     [f"`Upstream-Commit` trailers missing for `{B[:12]}` (keep one fork commit per upstream commit, with its trailer)"]),
+    (f"Upstream-Commit: {A}\nUpstream-Commit: {B}\n",
+     "+++ b/f.py\n+<<<<<<< HEAD\n+a\n+=======\n+b\n+>>>>>>> x\n+++ b/g.py\n+=======\n",
+     ["conflict markers remain in `f.py`, `g.py`"]),
+    (f"Upstream-Commit: {A}\nUpstream-Commit: {B}\n", "+++ b/f.py\n-<<<<<<< removed is fine\n+=======x\n", []),
+])
+def test_verify_resolution(log, diff, problems):
+    assert verify_resolution(log, diff, [A, B]) == problems
+
+
+@pytest.mark.parametrize("reason,expected", [
+    ("deferred: waits for LLVM", (Disposition.DEFERRED_BLOCKED, "waits for LLVM")),
+    ("Defer - broken on MI300", (Disposition.DEFERRED_BLOCKED, "broken on MI300")),
+    ("not needed anymore", (Disposition.PENDING, "not needed anymore")),
+    ("", (Disposition.PENDING, "")),
+    ("deferring is not a word here", (Disposition.PENDING, "deferring is not a word here")),
+])
+def test_closer_disposition(reason, expected):
+    assert closer_disposition(reason) == expected
+
+
+def test_ticked_actions():
+    body = "- [x] <!-- retry:chain-0123456789ab --> retry\n- [ ] <!-- retry:bundle-1 --> r\n* [X] <!-- replan --> re-plan"
+    assert ticked_actions(body) == ["retry:chain-0123456789ab", "replan"]
+    assert ticked_actions(None) == []
+
+
+def test_status_issue_says_stale_and_alarm():
+    st = SyncStatus(repo="meta/triton", upstream_head=A, days_behind=2.5, backlog=7, upstream_seen_at=1000.0,
+                    last_fetch_error="403 Forbidden", units=({"id": "bundle-x", "kind": "bundle", "pr": 4,
+                                                            "url": "https://github.com/meta/triton/pull/4", "state": "open"},))
+    body = render_status(st, stale_after_s=86400, alarm_after_s=3 * 86400, now=1000.0 + 4 * 86400)
+    assert ("**These numbers are stale.** The last fetch of upstream failed (403 Forbidden); upstream was last seen "
+            "4.0 days ago. That is longer than the alarm age (3.0 days).") in body
+    assert "| Days Behind | 2.5 |" in body
+    assert "| Backlog | 7 commits |" in body
+    assert "- [ ] <!-- retry:bundle-x --> retry `bundle-x` (bundle, [#4](https://github.com/meta/triton/pull/4), open)" in body
+    fresh = SyncStatus(repo="r", upstream_seen_at=1000.0)
+    assert "stale" not in render_status(fresh, stale_after_s=86400, alarm_after_s=3 * 86400, now=2000.0)
+    assert fresh.stale(86400, now=1000.0 + 86401) is True
+
+
+def test_due_for_poll():
+    rows = [{"fork": "a", "poll_interval_s": 300, "last_poll_at": 0}, {"fork": "b", "poll_interval_s": 300,
+            "last_poll_at": 900}, {"fork": "c", "poll_interval_s": 0, "last_poll_at": 0}]
+    assert [r["fork"] for r in due_for_poll(rows, 1000)] == ["a"]
+
+
+def test_scrub_removes_tokens():
+    assert scrub("fatal: https://x-access-token:ghs_abc@github.com/o/r.git ghs_abc", ["ghs_abc"]) == \
+        "fatal: https://x-access-token:***@github.com/o/r.git ***"
+
+
+def test_a_body_refresh_keeps_the_agent_report():
+    from bot.sync.prs import keep_agent_report
+    report = "<!-- forksync:agent-report:start -->\nAgent resolved `a.td`\n<!-- forksync:agent-report:end -->"
+    old = "old body\n\n" + report + "\n"
+    assert keep_agent_report(old, "new body\n") == "new body\n\n" + report + "\n"
+    assert keep_agent_report("old body", "new body") == "new body"
+    assert keep_agent_report(old, "new\n" + report) == "new\n" + report
