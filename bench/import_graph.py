@@ -12,7 +12,9 @@ Counts, over every ``bot/**/*.py`` module and ``app.py``:
 - ``cycles``: strongly connected components of more than one module, with the largest's size;
 - ``back_up_imports``: imports whose target sits at the same or a higher level than the importer,
   i.e. the imports inside a cycle (each one has to be cut to make the graph a DAG of levels);
-- ``function_imports``: imports of the project's own modules inside functions or methods;
+- ``function_imports``: imports of the project's own modules inside functions or methods, except
+  those marked ``# lazy: <why>`` on their line (a heavy part loaded on purpose only when used);
+- ``lazy_imports``: the imports so marked;
 - ``private_imports``: ``from X import _name`` across modules.
 
 An import of a package (``from bot import x``) counts as an import of ``bot.x``; an import of
@@ -51,19 +53,24 @@ def _resolve(name: str, mods: dict[str, Path]) -> str | None:
 
 
 def imports_of(mod: str, path: Path, mods: dict[str, Path]):
-    """Yield ``(target module, in_function, private_names)`` for each project import in *path*."""
-    tree = ast.parse(path.read_text(), str(path))
+    """Yield ``(target module, in_function, private_names)`` for each project import in *path*;
+    ``in_function`` is ``"lazy"`` for a function-level import marked ``# lazy:`` on its line."""
+    text = path.read_text()
+    lines = text.splitlines()
+    tree = ast.parse(text, str(path))
     is_pkg = path.name == "__init__.py"
     parents: dict[ast.AST, ast.AST] = {}
     for node in ast.walk(tree):
         for child in ast.iter_child_nodes(node):
             parents[child] = node
 
-    def in_function(node: ast.AST) -> bool:
+    def in_function(node: ast.AST) -> bool | str:
+        start = node
         while node in parents:
             node = parents[node]
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                return True
+                marked = "# lazy:" in lines[start.lineno - 1] or "# lazy:" in lines[start.lineno - 2]
+                return "lazy" if marked else True
         return False
 
     for node in ast.walk(tree):
@@ -138,12 +145,13 @@ def measure(root: Path, skip: tuple[str, ...] = ()) -> dict:
     """The numbers of the module docstring; modules whose name starts with one of ``skip`` are left out."""
     mods = {m: p for m, p in module_files(root).items() if not m.startswith(skip)} if skip else module_files(root)
     graph: dict[str, set[str]] = {m: set() for m in mods}
-    function_imports = 0
+    function_imports = lazy_imports = 0
     private: list[str] = []
     for mod, path in mods.items():
         for target, in_fn, names in imports_of(mod, path, mods):
             graph[mod].add(target)
-            function_imports += in_fn
+            function_imports += in_fn is True
+            lazy_imports += in_fn == "lazy"
             private += [f"{mod} -> {target}.{n}" for n in names]
     comps = sccs(graph)
     comp_of = {m: i for i, c in enumerate(comps) for m in c}
@@ -165,6 +173,7 @@ def measure(root: Path, skip: tuple[str, ...] = ()) -> dict:
         "largest_cycle": max((len(c) for c in cycles), default=0),
         "back_up_imports": len(back_up),
         "function_imports": function_imports,
+        "lazy_imports": lazy_imports,
         "private_imports": len(private),
         "cycle_members": cycles,
         "back_up_edges": back_up,
@@ -185,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(m, indent=2))
         return 0
     for key in ("modules", "top_level_modules", "levels", "cycles", "largest_cycle",
-                "back_up_imports", "function_imports", "private_imports"):
+                "back_up_imports", "function_imports", "lazy_imports", "private_imports"):
         print(f"{key}: {m[key]}")
     if args.edges:
         for c in m["cycle_members"]:

@@ -1,5 +1,6 @@
 """The package layout holds: import-linter's contracts (pyproject.toml) pass, ruff is clean, and
-outside the local GitHub no project import hides inside a function or runs in a cycle."""
+outside the local GitHub no project import hides inside a function (unless marked ``# lazy:`` with
+its reason) or runs in a cycle."""
 from __future__ import annotations
 
 import importlib.util
@@ -37,5 +38,5 @@ def test_import_graph_outside_the_local_github():
     assert [c for c in m["cycle_members"] if not all(x.startswith("bot.fakegithub.") for x in c)] == []
     graph_files = import_graph.module_files(ROOT)
     inside = [f"{mod} -> {target}" for mod, path in graph_files.items() if not mod.startswith("bot.fakegithub")
-              for target, in_function, _ in import_graph.imports_of(mod, path, graph_files) if in_function]
-    assert inside == []
+              for target, in_function, _ in import_graph.imports_of(mod, path, graph_files) if in_function is True]
+    assert inside == []                                     # a lazy one says why, marked "# lazy:"

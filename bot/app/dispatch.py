@@ -37,9 +37,25 @@ from bot.app.metrics import KNOWN_EVENTS
 from bot.app.worker import Unhandleable
 from bot.github.common import PayloadError
 from bot.store import Store
+from bot.sync.service import SyncError
 
 #: Events processed even when the bot itself caused them (see the module docstring).
 LOOP_GUARD_EXEMPT = frozenset({"workflow_run"})
+
+
+class MissingService:
+    """Stands in a context for a service this process was not given: falsy (so a command can say it
+    is not available), and any use raises :class:`bot.sync.service.SyncError`, so the delivery is
+    retried rather than dead-lettered."""
+
+    def __init__(self, what: str):
+        self.what = what
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __getattr__(self, name: str):
+        raise SyncError(f"no {self.what} service configured in this process")
 
 
 @dataclass
@@ -58,6 +74,12 @@ class Context:
     installation_id: int | None = None
     now: Callable[[], float] = time.time
     outcome: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.sync is None:
+            self.sync = MissingService("sync")
+        if self.validation is None:
+            self.validation = MissingService("validation")
 
     def note(self, text: str) -> None:
         self.outcome.append(text)
@@ -159,4 +181,4 @@ def _short(e: BaseException, limit: int = 500) -> str:
     return text[:limit]
 
 
-__all__ = ["Context", "Dispatcher", "PayloadError", "decode_body", "router_events"]
+__all__ = ["Context", "Dispatcher", "MissingService", "PayloadError", "decode_body", "router_events"]

@@ -41,11 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.app import queue as q
-from bot.app.metrics import AppMetrics
-from bot.app.runtime import run_worker_loop
-from bot.app.web import make_app
 from bot.config.forksync import UserError
-from bot.handlers import all_routers
 from bot.store import Store
 
 log = logging.getLogger(__name__)
@@ -199,6 +195,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
+    from bot.app.runtime import run_worker_loop  # lazy: the App loads for serve and worker only, not for every CLI command
+
     s = settings_from(args)
     logging.getLogger().setLevel(logging.INFO)
     stop = threading.Event()
@@ -271,6 +269,9 @@ def run_serve(s: ServeSettings) -> int:
     """Run the web app on (host, port) and ``s.workers`` worker processes until SIGTERM/SIGINT."""
     from aiohttp import web
 
+    from bot.app.metrics import AppMetrics  # lazy: the App loads for serve and worker only, not for every CLI command
+    from bot.app.web import make_app  # lazy: as above
+    from bot.handlers import all_routers  # lazy: as above
 
     all_routers()               # import every handler module so all tables exist before a worker starts
     store = Store(s.db)

@@ -162,11 +162,11 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
             return reply(f"not queued: {e}")
         return reply(f"L3 `{cmd.workload}` queued ({len(runs)} run(s)) on `{pr['head']['sha'][:12]}`.")
     if isinstance(cmd, cm.Retest):
-        if svc is not None:
+        if svc:
             return reply(await command_retest(ctx, full, number, cmd.suite, user))
         return reply("retest requested" + (f" for suite `{cmd.suite}`" if cmd.suite else " for all suites")
                      + "; results arrive as check runs on this PR.")
-    if svc is None:
+    if not svc:
         return reply("not available: this bot runs without a sync service.")
     if isinstance(cmd, cm.Plan):
         return await svc.plan_preview(ctx, full, user=user, cfg=cfg, line=cmd.line)

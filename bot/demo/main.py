@@ -13,8 +13,6 @@ from rich.console import Console
 from rich.rule import Rule
 
 from bot.cli.main import main as cli_main
-from bot.demo.github import run_github_demo
-from bot.demo.nightly import run_nightly_demo
 from bot.demo.scenario import build_scenario
 
 STORY = """\
@@ -73,6 +71,9 @@ def run_demo(workdir: str | None = None, console: Console | None = None, *, loca
     step("5. Status with the sync branches in flight", "status")
     rc = 0
     if not local_only:
+        # lazy: the local GitHub, the App and the nightly load only when the demo reaches them, not for every CLI command
+        from bot.demo.github import run_github_demo
+        from bot.demo.nightly import run_nightly_demo  # lazy: as above
         rc = run_github_demo(console, root / "github") or rc
         rc = run_nightly_demo(console, root / "nightly") or rc
     console.print(Rule("forksync demo finished" if rc == 0 else "forksync demo finished, with problems (see above)"))

@@ -14,5 +14,4 @@ router = routing.Router()
 @router.register("pull_request", action="closed")
 async def on_closed(event, ctx) -> None:
     repo = RepoRef.model_validate(event.data["repository"])
-    closer = (event.data.get("sender") or {}).get("login", "")
-    await landing.on_closed(ctx, ctx.sync, repo.full_name, event.data["pull_request"], closer=closer)
+    await landing.on_closed(ctx, ctx.sync, repo.full_name, event.data["pull_request"], sender=event.data.get("sender"))

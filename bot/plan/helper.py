@@ -40,9 +40,7 @@ import threading
 import time
 from collections import deque
 
-import pygit2
-
-from bot.plan.predict import MISS, merge_answer
+from bot.plan.tasks import MISS
 
 #: Task ids index the claim array; tasks beyond it are never hinted (the planner computes them).
 CAPACITY = 1 << 17
@@ -223,6 +221,11 @@ def _serve(repo_path: str, claims, hints, results) -> None:
                 ready.notify()
 
     threading.Thread(target=read, daemon=True).start()
+    # lazy: the child reads hints from the moment it starts; git and the merge code load meanwhile
+    import pygit2
+
+    from bot.plan.predict import merge_answer  # lazy: as above
+
     tasks = {"merge": merge_answer}
     repo = pygit2.Repository(repo_path)
     while True:

@@ -34,17 +34,9 @@ from pygit2.enums import MergeFlag
 from bot.model import CommitInfo
 from bot.plan import store as plan_store
 from bot.plan.partition import Prediction
+from bot.plan.tasks import MISS
 from bot.store import Store
 
-
-class _Miss:
-    def __repr__(self) -> str:
-        return "MISS"
-
-
-#: A plan helper's answer (:meth:`bot.plan.helper.PlanHelper.take`) when the caller must compute
-#: the task itself.
-MISS = _Miss()
 
 def scratch_repo(source_git_dir: str | os.PathLike, cache_dir: str | os.PathLike) -> pygit2.Repository:
     """A bare repository under ``cache_dir/predict-<name>.git`` that reads ``source_git_dir``'s

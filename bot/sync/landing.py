@@ -19,6 +19,7 @@ import gidgethub
 from bot.github.common import comment_once, render, split_repo
 from bot.model import Disposition
 from bot.sync import store as sync_store
+from bot.sync.service import SyncError
 
 DEFER_RE = re.compile(r"^\s*(defer|deferred)\b[:\s-]*", re.IGNORECASE)
 
@@ -50,13 +51,16 @@ async def closer_reason(gh, full_name: str, number: int, closer: str, bot_login:
     return last.splitlines()[0][:500] if last else ""
 
 
-async def on_closed(ctx, sync, full_name: str, pr: dict, *, closer: str) -> None:
-    """A sync PR merged or closed unmerged (see the module doc); ``closer`` is the sender's login.
-    PRs on branches forksync did not push are left alone."""
+async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender) -> None:
+    """A sync PR merged or closed unmerged (see the module doc); ``sender`` is the event's
+    ``sender`` object (read only for an unmerged close). PRs on branches forksync did not push
+    are left alone."""
     branch = pr["head"]["ref"]
     row = sync_store.branch_row(ctx.store, full_name, branch)
     if row is None:
         return
+    if not sync:        # no sync service in this process: retried later, before anything changes
+        raise SyncError("no sync service configured in this process")
     shas = json.loads(row["shas_json"])
     if pr.get("merged"):
         sync_store.save_branch(ctx.store, **{**row, "state": "merged"})
@@ -64,6 +68,7 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, closer: str) -> None
         ctx.note(f"{row['unit_id']} merged")
         ctx.note(await sync.refresh(ctx, full_name, reason=f"{row['unit_id']} merged"))
         return
+    closer = (sender or {}).get("login", "")
     reason = await closer_reason(ctx.gh, full_name, pr["number"], closer, sync.bot_login)
     disposition, text = closer_disposition(reason)
     text = text or "closed without a reason"

@@ -122,7 +122,7 @@ def _client_of(ctx_or_client: Any):
 
 def _fork_dir_of(ctx_or_client: Any, full_name: str) -> str | None:
     svc = getattr(ctx_or_client, "sync", None)
-    repo_dir = getattr(svc, "repo_dir", None)
+    repo_dir = getattr(svc, "repo_dir", None) if svc else None
     if callable(repo_dir):
         d = Path(repo_dir(full_name))
         if (d / "HEAD").exists():

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from bot.config.forksync import ConfigError, ForksyncConfig, load_trusted_suites, parse_config_text
 from bot.config.suites import SuiteConfig, UntrustedConfigError, required_l1
-from bot.github.common import split_repo
+from bot.github.common import RepoRef, split_repo
 from bot.github.fork_config import CONFIG_PATH, fetch_config_text
 from bot.github.merge import merge_pr, update_branch
 from bot.sync import landing
@@ -73,7 +73,8 @@ class ValidationService:
                  mergeable_polls: int = 5, now=time.time):
         self.sync = sync
         self.bot_login = getattr(sync, "bot_login", None)
-        self.backend = backend or backend_name(settings)
+        self._backend = backend
+        self._settings = settings
         self.local = LocalBackend(sync.workdir, self._remote_url)
         self.actions = ActionsBackend()
         self.merge_poll_s = merge_poll_s
@@ -82,6 +83,15 @@ class ValidationService:
         self._locks: dict[tuple[str, int], asyncio.Lock] = {}          # gate evaluation per PR
         self._run_locks: dict[tuple[str, int], asyncio.Lock] = {}      # suite runs per PR
         self._installation: dict[str, int | None] = {}
+
+    @property
+    def backend(self) -> str:
+        """The runner backend (``local`` | ``github-actions``), resolved at first use, so a wrong
+        ``FORKSYNC_RUNNER_BACKEND`` fails the validation work that needs it (a ``ValueError``
+        naming the choices), not the worker's start and with it every sync."""
+        if self._backend is None:
+            self._backend = backend_name(self._settings)
+        return self._backend
 
     async def _remote_url(self, full: str):
         return await self.sync.remote_url(full, self._installation.get(full))
@@ -279,14 +289,17 @@ class ValidationService:
         return notes
 
     async def _after_merge(self, ctx, full: str, number: int) -> list[str]:
-        """Land a PR the bot merged itself (:func:`bot.sync.landing.on_merged`: ledger refresh,
+        """Land a PR the bot merged itself (:func:`bot.sync.landing.on_closed`: ledger refresh,
         branch deletion) — GitHub's ``pull_request.closed`` for it has the bot as sender, which the
         dispatcher's loop guard drops."""
         if not self.bot_login:
             return []
         try:
-            pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full), "number": number})
-            await landing.on_closed(ctx, self.sync, full, pr, closer=self.bot_login)
+            rv = split_repo(full)
+            pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**rv, "number": number})
+            repo = await ctx.gh.getitem("/repos/{owner}/{repo}", rv)
+            await landing.on_closed(ctx, self.sync, RepoRef.model_validate(repo).full_name, pr,
+                                    sender={"login": self.bot_login, "type": "Bot"})
         except Exception as e:  # noqa: BLE001 - the merge happened; the next sync refreshes the ledger
             return [f"landing after merge not run: {type(e).__name__}: {str(e)[:200]}"]
         return []
@@ -313,7 +326,7 @@ async def command_merge(ctx, full: str, number: int, cfg, fallback) -> str:
     """``/forksync merge``: ask the gate to check now and merge when it allows (any PR, not only
     sync PRs). Without trusted suites the command keeps ``fallback`` ("≥ 1 required check,
     all green, never with none")."""
-    if ctx.validation is None:
+    if not ctx.sync:
         return await fallback(ctx, full, number, cfg)
     v = ctx.validation
     tr = await v.trusted(ctx, full)
@@ -325,7 +338,7 @@ async def command_merge(ctx, full: str, number: int, cfg, fallback) -> str:
 
 async def after_signoff(ctx, full: str, number: int) -> str:
     """Re-evaluate the gate after a recorded sign-off; returns a short note for the reply."""
-    if ctx.validation is None:
+    if not ctx.sync:
         return ""
     notes = await ctx.validation.evaluate(ctx, full, number)
     return "; ".join(notes)
