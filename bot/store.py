@@ -69,6 +69,12 @@ class Store:
         with self.lock:
             self._migrate()
 
+    def ensure(self, *specs: TableSpec) -> None:
+        """Migrate when any of ``specs`` is missing (the store was opened before they were declared)."""
+        with self.lock:
+            if any(not self.db[t.name].exists() for t in specs):
+                self._migrate()
+
     def _migrate(self) -> None:
         for spec in list(_TABLES.values()):
             t = self.db[spec.name]

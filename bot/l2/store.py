@@ -91,9 +91,7 @@ def load_series(db: "store_mod.Store", benchmark: str, impl: str, metric: str, s
 
 def ensure(db: "store_mod.Store") -> None:
     """Create the L2 tables when the store was opened before they were declared."""
-    with db.lock:
-        if any(not db.db[t.name].exists() for t in (L2_RUNS, L2_REGRESSIONS, L2_POINTS)):
-            db.migrate()
+    db.ensure(L2_RUNS, L2_REGRESSIONS, L2_POINTS)
 
 
 def runs(db: "store_mod.Store", repo: str) -> list[dict]:

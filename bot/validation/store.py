@@ -127,9 +127,7 @@ def retest_shas(db, repo: str, pr: int) -> tuple[str, ...]:
 def ensure(db) -> None:
     """Create the validation tables (results, retest grants, sign-offs, L3 runs, nightlies) when the
     store was opened before they were declared."""
-    with db.lock:
-        if any(not db.db[t.name].exists() for t in (SUITE_RESULTS, RETEST_GRANTS, SIGNOFFS, L3_RUNS, NIGHTLY_RUNS)):
-            db.migrate()
+    db.ensure(SUITE_RESULTS, RETEST_GRANTS, SIGNOFFS, L3_RUNS, NIGHTLY_RUNS)
 
 
 def pending_dispatches(db, repo: str) -> list[dict]:
