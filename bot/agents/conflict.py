@@ -70,14 +70,17 @@ def build_prompt(case: ConflictCase, redactor: Redactor, nonce: str) -> tuple[st
 
 
 async def resolve_pick(client: AgentClient, case: ConflictCase, repo_path: str, branch: str,
-                       *, branch_old: str | None = None, allowed_mentions: tuple[str, ...] = ()) -> ConflictOutcome:
+                       *, branch_old: str | None = None, replaces: str | None = None,
+                       allowed_mentions: tuple[str, ...] = ()) -> ConflictOutcome:
     """Ask the agent to resolve ``case``; on success commit onto ``case.fork_tip`` and move
     ``branch`` (which must currently be at ``branch_old``; None: must not exist yet).
+    ``replaces``: the chain's conflict commit (forksync's own, child of ``case.fork_tip``) that the
+    resolved pick takes the place of; the branch may then be at it instead of at the fork tip.
 
     Never raises for agent trouble (that is a ``skipped``/``rejected`` outcome); raises ValueError
     when ``branch`` moved meanwhile or is not a ``forksync/`` branch.
     """
-    if branch_old is not None and branch_old != case.fork_tip:
+    if branch_old is not None and branch_old not in (case.fork_tip, replaces):
         raise ValueError(f"{branch} is at {branch_old[:12]}, but the pick goes onto {case.fork_tip[:12]}: "
                          "the proposal branch must be at the commit the pick is replayed onto")
     cleaner = Cleaner(client.settings, allowed_mentions=allowed_mentions)

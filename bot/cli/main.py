@@ -20,6 +20,7 @@ from bot.config.forksync import ConfigError, ForksyncConfig, UserError, load_con
 COMMAND_MODULES = (
     "bot.cli.ledger",         # status, ledger
     "bot.cli.plan",         # plan, apply
+    "bot.cli.resolve",      # resolve
     "bot.demo.main",             # demo
     "bot.cli.serve",        # serve, queue
     "bot.cli.validation",   # validate, l2, bisect …

@@ -517,6 +517,9 @@ def commit_info(repo: pygit2.Repository, sha: str, *, renames: bool = True) -> C
 # in-flight branches
 
 _TRAILER_UPSTREAM = re.compile(r"^Upstream-Commit:\s*([0-9a-f]{7,40})\b", re.MULTILINE | re.IGNORECASE)
+# a chain stopped at a conflict carries the unresolved pick as a conflict commit: its upstream
+# commit is in flight on that branch (never picked: the trailer is not Upstream-Commit)
+_TRAILER_CONFLICT = re.compile(r"^Forksync-Conflict:\s*([0-9a-f]{40})\b", re.MULTILINE | re.IGNORECASE)
 _BRANCH_RE = re.compile(r"^(?:refs/heads/|refs/remotes/[^/]+/)(forksync/(bundle|chain)-([0-9A-Za-z_.-]+))$")
 
 
@@ -525,7 +528,8 @@ def in_flight_branches(repo: pygit2.Repository, fork_tip: str, *, prefix: str = 
     """Open forksync branches: local ``refs/heads/forksync/*`` and remote-tracking
     ``refs/remotes/*/forksync/*`` whose tips are not yet in ``fork_tip``. The upstream commits
     they carry come from ``Upstream-Commit:`` trailers of the branch's own commits
-    (``branch ^fork_tip``); ``paths`` is the union of those commits' changed files. A local branch
+    (``branch ^fork_tip``), and from ``Forksync-Conflict:`` trailers of a conflict commit (the
+    unresolved pick a stopped chain carries); ``paths`` is the union of those commits' changed files. A local branch
     wins over a remote-tracking one of the same name. Sorted by name."""
     seen: dict[str, InFlightBranch] = {}
     for ref in sorted(repo.references, key=lambda r: (not r.startswith("refs/heads/"), r)):
@@ -543,7 +547,7 @@ def in_flight_branches(repo: pygit2.Repository, fork_tip: str, *, prefix: str = 
         paths: set[str] = set()
         for s in own:
             msg = repo[s].message
-            ups += [u for u in _TRAILER_UPSTREAM.findall(msg) if u not in ups]
+            ups += [u for u in _TRAILER_UPSTREAM.findall(msg) + _TRAILER_CONFLICT.findall(msg) if u not in ups]
         if with_paths:
             for ci in commit_infos(repo, own).values():
                 paths |= ci.paths

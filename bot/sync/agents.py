@@ -8,7 +8,11 @@ calls no merge, review or ready-for-review endpoint (``tests/test_agents_github.
 Rails that live here (the agent-side rails are in :mod:`bot.agents.conflict`):
 
 * an agent-resolved pick is pushed **fast-forward only** onto the chain branch it was replayed
-  onto (``git push`` without force: a person's push meanwhile makes it fail, nothing is lost);
+  onto (``git push`` without force: a person's push meanwhile makes it fail, nothing is lost) —
+  except where the chain carries forksync's own conflict commit for that pick: the resolved pick
+  takes its place, pushed with a lease (force-with-lease) on exactly that commit (so a person's push
+  meanwhile still makes it fail), and the conflict commit is kept under
+  ``refs/forksync/resolutions/<unit>/<sha12>`` (docs/github.md, "Finishing a conflicted chain");
 * the chain PR is opened as a **draft** carrying the agent's report in its body (section
   ``<!-- forksync:agent-report:start/end -->``, replaced on re-runs, the rest of the body kept);
   a PR that already existed as a non-draft gets a comment saying it must be treated as one
@@ -38,6 +42,7 @@ from bot.agents.policy import Verdict, may_leave_draft
 from bot.agents.render import render
 from bot.agents.summary import summarize_results
 from bot.git.repo import git_env
+from bot.git.resolution import find_stop, keep_ref
 from bot.sync import store as sync_store
 
 __all__ = ["ChainResolution", "resolve_chain_conflict", "draft_verdict", "post_test_summary",
@@ -112,6 +117,11 @@ async def _git(git_dir: str, *argv: str, secrets: Sequence[str] = ()) -> tuple[i
     return proc.returncode, re.sub(r"x-access-token:[^@]+@", "x-access-token:***@", text)
 
 
+async def _has_parent(git_dir: str, sha: str) -> bool:
+    rc, _ = await _git(git_dir, "rev-parse", "--verify", "-q", f"{sha}~1^{{commit}}")
+    return rc == 0
+
+
 async def _find_open_pr(gh, full_name: str, branch: str) -> dict | None:
     rv = _split(full_name)
     async for pr in gh.getiter("/repos/{owner}/{repo}/pulls{?state,head,per_page}",
@@ -150,10 +160,17 @@ async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path
     if rc != 0:
         raise ValueError(f"{branch} does not exist in {git_dir}; apply the chain first (bot.git.apply.apply_unit)")
     tip = tip.strip()
-    case = await asyncio.to_thread(conflict_case, git_dir, tip, upstream_sha)
+    # a chain stopped at a conflict carries the pick as forksync's conflict commit: the agent's
+    # pick replaces it (its parent is the clean prefix), never a person's commit
+    onto, replaces = tip, None
+    stop = await asyncio.to_thread(find_stop, git_dir, tip + "~1", tip) if await _has_parent(git_dir, tip) else None
+    if stop is not None and stop.conflict_commit == tip and stop.upstream_sha == upstream_sha:
+        onto, replaces = stop.parent, tip
+    case = await asyncio.to_thread(conflict_case, git_dir, onto, upstream_sha)
     if case is None:
         return ChainResolution("clean", upstream_sha, branch, note=f"upstream {upstream_sha[:12]} applies cleanly on {tip[:12]}")
-    out = await resolve_pick(client, case, git_dir, branch, branch_old=tip, allowed_mentions=allowed_mentions)
+    out = await resolve_pick(client, case, git_dir, branch, branch_old=tip, replaces=replaces,
+                             allowed_mentions=allowed_mentions)
     pr = await _find_open_pr(gh, full_name, branch)
     rv = _split(full_name)
     if out.status != "committed":
@@ -165,7 +182,12 @@ async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path
                                draft=bool(pr and pr.get("draft")), outcome=out,
                                note=out.detail or out.reason)
     # committed: fast-forward push (never force), then the draft PR with the report
-    rc, err = await _git(git_dir, "push", "-q", remote_url, f"refs/heads/{branch}:refs/heads/{branch}", secrets=secrets)
+    lease = [f"--force-with-lease=refs/heads/{branch}:{replaces}"] if replaces else []
+    keep = [f"{keep_ref(branch.removeprefix('forksync/'), replaces)}"] if replaces else []
+    if replaces:
+        await _git(git_dir, "update-ref", keep[0], replaces)
+    rc, err = await _git(git_dir, "push", "-q", *lease, remote_url, f"refs/heads/{branch}:refs/heads/{branch}",
+                         *[f"{k}:{k}" for k in keep], secrets=secrets)
     if rc != 0:
         raise RuntimeError(f"push of the agent-resolved {branch} to {full_name} was refused "
                            f"(someone pushed meanwhile? re-plan the chain): {err.strip()[:300]}")

@@ -90,20 +90,33 @@ def verify_resolution(log_text: str, diff_text: str, expected_shas: list[str]) -
     return problems
 
 
-async def on_pushed(ctx, sync, full_name: str, pr: dict) -> None:
+async def on_pushed(ctx, sync, full_name: str, pr: dict) -> str:
     """A push to a sync branch: forksync's own push is expected; anyone else's on a chain is a
-    resolution to verify (once per head sha: the reply carries the sha in its marker)."""
+    resolution to check — folded into its pick when the chain carries a conflict commit
+    (:meth:`bot.sync.service.SyncService.finish_conflict`), else verified (once per head sha:
+    the reply carries the sha in its marker). Returns what happened: ``own``, ``folded``,
+    ``waiting``, ``verified``, ``rejected`` or ``""`` (not a sync branch)."""
     branch = pr["head"]["ref"]
     head = pr["head"]["sha"]
     row = sync_store.branch_row(ctx.store, full_name, branch)
     if row is None:
-        return
+        return ""
     if head == row["pushed_tip"]:
         ctx.note(f"{branch}: own push")
-        return
+        return "own"
     if row["kind"] != "chain":
         ctx.note(f"{branch}: a person pushed to a bundle; it will not be rebuilt")
-        return
+        return ""
+    if pr.get("state", "open") != "open" or pr.get("merged"):
+        await comment_once(ctx.gh, full_name, pr["number"], f"resolution-closed:{head}",
+                           render("resolution_closed.md.j2", head=head, branch=branch,
+                                  state="merged" if pr.get("merged") else pr.get("state")))
+        ctx.note(f"{branch}: push to a {pr.get('state')} unit; nothing done")
+        return "closed"
+    finished = await sync.finish_conflict(ctx, full_name, branch, head, row, pr)
+    if finished:
+        ctx.note(f"{branch}: {finished}")
+        return finished
     problems, kept = await sync.check_resolution(ctx, full_name, branch, head, row["base_sha"],
                                                  json.loads(row["shas_json"]))
     body = render("resolution_check.md.j2", ok=not problems, head=head, problems=problems, kept=kept)
@@ -111,3 +124,4 @@ async def on_pushed(ctx, sync, full_name: str, pr: dict) -> None:
     if not problems:
         sync_store.save_branch(ctx.store, **{**row, "verified_tip": head})
     ctx.note(f"{branch}: resolution {'verified' if not problems else 'rejected'}")
+    return "verified" if not problems else "rejected"

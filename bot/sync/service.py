@@ -32,7 +32,7 @@ import pygit2
 from bot.config.forksync import ForksyncConfig
 from bot.core import commands as cm
 from bot.git import apply as apply_mod
-from bot.git import notes
+from bot.git import notes, resolution
 from bot.git import repo as gitio
 from bot.github.client import authenticated_remote
 from bot.github.common import comment_once, render, split_repo
@@ -255,9 +255,9 @@ class SyncService:
         if res.tip is None:
             return f"{unit.id}: nothing applied ({res.conflict and 'conflict at ' + res.conflict[:12] or res.error})"
         if res.tip == core.fork_head and not remote_tip:
-            # a chain that stops at its very first pick has no commit to show: GitHub refuses a PR with
-            # no commits (422), so nothing is pushed; the unit stays in the plan until a person (or the
-            # conflict agent) provides a resolution
+            # nothing to show: a pick that failed for another reason than a conflict (a conflict
+            # leaves a conflict commit, so a chain stopped at its first pick still gets a draft PR);
+            # GitHub refuses a PR with no commits (422), so nothing is pushed
             files = ", ".join(res.conflict_files)
             if res.conflict:    # the conflict agent, only when configured ("" when agents are off)
                 agent = await on_chain_conflict(ctx, full_name, git_dir=git_dir, cfg=cfg, branch=branch,
@@ -273,14 +273,24 @@ class SyncService:
         sync_store.save_branch(ctx.store, repo=full_name, branch=branch, unit_id=unit.id, kind=unit.kind,
                              pushed_tip=res.tip, verified_tip=(row or {}).get("verified_tip", ""),
                              pr=(row or {}).get("pr", 0), state="open", shas_json=json.dumps(list(unit.shas)),
-                             base_sha=core.fork_head)
+                             base_sha=core.fork_head, conflict_sha=res.conflict or "")
         commits = [{"sha": s, "subject": core.commits[s].subject, "pr": core.commits[s].pr,
                     "conflicts": list(next((i.conflicts for i in unit.items if i.sha == s), ()))}
                    for s in unit.shas]
         up_url = f"https://github.com/{upstream}" if re.match(r"^[\w.\-]+/[\w.\-]+$", upstream) else upstream
         title = render("sync_pr_title.txt.j2", unit=unit, commits=commits).strip()
+        stopped = None
+        if res.conflict:
+            up_c = core.commits.get(res.conflict)
+            stopped = {"sha": res.conflict, "subject": up_c.subject if up_c else "", "pr": up_c.pr if up_c else None,
+                       "commit": getattr(res, "conflict_commit", None) or "", "error": res.error,
+                       "files": [{"path": f.path, "kind": f.kind, "hunks": list(f.hunks)}
+                                 for f in getattr(res, "conflicts", ()) or ()]
+                       or [{"path": f, "kind": "content", "hunks": []} for f in res.conflict_files],
+                       "remaining": len(res.remaining)}
         body = render("sync_pr_body.md.j2", unit=unit, commits=commits, upstream=upstream, upstream_url=up_url,
-                      deferred=core.deferred, wont_port=core.wont_port, merge_method=cfg.github.merge_method)
+                      deferred=core.deferred, wont_port=core.wont_port, merge_method=cfg.github.merge_method,
+                      stopped=stopped, branch=branch, agents=bool(cfg.agents and cfg.agents.conflict_resolution))
         lab = cfg.github.labels
         labels = [lab.bundle if unit.kind == "bundle" else lab.chain] + [lab.area_prefix + a for a in unit.areas]
         pr, what = await sync_prs.open_or_update_pr(ctx.gh, full_name, branch=branch, base=cfg.fork.ref,
@@ -300,7 +310,9 @@ class SyncService:
     async def _open_units(self, ctx, full_name: str) -> list[dict]:
         rows = sync_store.open_branches(ctx.store, full_name)
         return [{"id": r["unit_id"], "kind": r["kind"], "pr": r["pr"],
-                 "url": f"https://github.com/{full_name}/pull/{r['pr']}" if r["pr"] else "", "state": "open"}
+                 "url": f"https://github.com/{full_name}/pull/{r['pr']}" if r["pr"] else "",
+                 "state": (f"draft, stopped at a conflict in upstream `{r['conflict_sha'][:12]}`: needs a resolution"
+                           if r.get("conflict_sha") else "open")}
                 for r in rows]
 
     async def refresh_status_issue(self, ctx, full_name: str, *, cfg: ForksyncConfig | None = None) -> str:
@@ -322,6 +334,76 @@ class SyncService:
         diff = await self._git(d, "diff", f"{base}...{head}")
         problems = sync_prs.verify_resolution(log, diff, shas)
         return problems, sorted(set(sync_prs.TRAILER.findall(log)) & set(shas))
+
+    async def finish_conflict(self, ctx, full_name: str, branch: str, head: str, row: dict, pr: dict) -> str:
+        """A person's push to a chain that carries a conflict commit: check it, fold the conflict
+        commit and the resolution commits into one pick (:mod:`bot.git.resolution`), keep the
+        originals under ``refs/forksync/resolutions/<unit>/<old head sha12>`` (pushed too), apply the
+        chain's next picks, and push with a lease on the person's head — the one documented
+        exception to "never overwrite a person's commits" (docs/github.md). Comments what it did
+        or why the unit waits. Returns ``folded`` / ``waiting`` / ``raced``, or ``""`` when
+        neither ``head`` nor forksync's last push holds a conflict commit (a plain resolution)."""
+        d = await self.ensure_repo(full_name)
+        url, secrets = await self.remote_url(full_name, ctx.installation_id)
+        async with self._lock(full_name):
+            await self._git(d, "fetch", "-q", "--no-tags", url, f"+refs/heads/{branch}:refs/heads/{branch}",
+                            secrets=secrets)
+            base = row["base_sha"]
+            chk = await asyncio.to_thread(resolution.check, str(d), base, head)
+            unit_id = row["unit_id"]
+            if chk.stop is None:
+                had = None
+                if row.get("pushed_tip"):
+                    had = await asyncio.to_thread(_stop_or_none, str(d), base, row["pushed_tip"])
+                if had is None:
+                    return ""
+                keep = resolution.keep_ref(unit_id, had.conflict_commit)
+                await self._git(d, "update-ref", keep, row["pushed_tip"])
+                await self._git(d, "push", "-q", url, f"{keep}:{keep}", secrets=secrets)
+                await comment_once(ctx.gh, full_name, pr["number"], f"resolution:{head}",
+                                   render("resolution_check.md.j2", ok=False, head=head, kept=[], problems=[
+                                       f"the conflict commit `{had.conflict_commit[:12]}` (upstream "
+                                       f"`{had.upstream_sha[:12]}`) is no longer on the branch; push the resolution as "
+                                       f"commits on top of it — it is kept as `{keep}`, and nothing was changed"]))
+                return "waiting"
+            if not chk.ok:
+                await comment_once(ctx.gh, full_name, pr["number"], f"resolution:{head}",
+                                   render("resolution_check.md.j2", ok=False, head=head, kept=[],
+                                          problems=list(chk.problems)))
+                return "waiting"
+            repo = pygit2.Repository(str(d))
+            upstream = gitio.commit_info(repo, chk.stop.upstream_sha)
+            folded = await asyncio.to_thread(resolution.fold, str(d), chk, upstream, unit_id=unit_id,
+                                             when=int(self.now()))
+            keep = resolution.keep_ref(unit_id, head)
+            ref = f"refs/heads/{branch}"
+            await self._git(d, "update-ref", keep, head)
+            await self._git(d, "update-ref", ref, folded.commit, head)
+            shas = json.loads(row["shas_json"])
+            infos = gitio.commit_infos(repo, [s for s in shas if s in repo])
+            unit = Unit(id=unit_id, kind="chain", items=tuple(PlanItem(s, "chain") for s in shas if s in infos))
+            res = await asyncio.to_thread(apply_mod.apply_unit, str(d), unit, base=base, commits=infos)
+            tip = res.tip or folded.commit
+            try:
+                await self._git(d, "push", "-q", "--atomic", f"--force-with-lease={ref}:{head}", url,
+                                f"{ref}:{ref}", f"{keep}:{keep}", secrets=secrets)
+            except SyncError as e:
+                # someone pushed meanwhile (the lease failed) or the push was refused: the branch
+                # on GitHub is untouched; the next push is checked again from scratch
+                await self._git(d, "update-ref", ref, head)
+                await comment_once(ctx.gh, full_name, pr["number"], f"resolution-raced:{head}",
+                                   render("resolution_folded.md.j2", raced=True, head=head, branch=branch,
+                                          error=str(e)[:300]))
+                return "raced"
+            sync_store.save_branch(ctx.store, **{**row, "pushed_tip": tip, "verified_tip": head,
+                                                 "conflict_sha": res.conflict or ""})
+        await comment_once(ctx.gh, full_name, pr["number"], f"resolution-folded:{head}",
+                           render("resolution_folded.md.j2", raced=False, head=head, branch=branch, fold=folded,
+                                  keep=keep, upstream=upstream, tip=tip, picked=[s for s, _ in res.picked],
+                                  conflict=res.conflict or "", conflicts=list(getattr(res, "conflicts", ()) or ()),
+                                  remaining=len(res.remaining)))
+        await self.sync(ctx, full_name, reason=f"resolution of {chk.stop.upstream_sha[:12]} folded on {branch}")
+        return "folded"
 
     async def plan_preview(self, ctx, full_name: str, *, user: str, cfg: ForksyncConfig, line: str) -> str:
         """``/forksync plan``: the plan as a comment body; nothing is applied or pushed."""
@@ -384,6 +466,13 @@ class SyncService:
             await asyncio.to_thread(notes.write_decision, str(d), s, text)
         await self._git(d, "push", "-q", url, f"{ref}:{ref}", secrets=secrets)
         return f"recorded {len(shas)} decision(s)"
+
+
+def _stop_or_none(git_dir: str, base: str, tip: str):
+    try:
+        return resolution.find_stop(git_dir, base, tip)
+    except ValueError:
+        return None
 
 
 def _replace(st: sync_status.SyncStatus, **kw) -> sync_status.SyncStatus:

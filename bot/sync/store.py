@@ -44,6 +44,7 @@ SYNC_BRANCHES = table("sync_branches", {
     "pr": int, "state": str,  # open | merged | closed
     "shas_json": str,         # upstream shas of the unit, in order
     "base_sha": str,
+    "conflict_sha": str,      # upstream commit the chain stopped at (its conflict commit is the tip); "" when none
 }, pk="key", indexes=[("repo", "unit_id")])
 
 TRACKED = table("tracked_forks", {

@@ -228,11 +228,23 @@ def test_report_section_is_replaced_not_appended():
 
 def test_no_merge_approve_or_ready_path_in_the_github_side():
     src = (Path(__file__).resolve().parents[2] / "bot" / "sync" / "agents.py").read_text()
-    for node in ast.walk(ast.parse(src)):
+    tree = ast.parse(src)
+    leases = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr) and any(isinstance(p, ast.Constant) and "--force" in str(p.value)
+                                                   for p in node.values):
+            leases.append(node)
+    # the one force push: the resolved pick takes the place of forksync's own conflict commit,
+    # with a lease on exactly that commit (docs/github.md, "Finishing a conflicted chain")
+    assert len(leases) == 1
+    [lease] = leases
+    assert isinstance(lease.values[0], ast.Constant) and lease.values[0].value == "--force-with-lease=refs/heads/"
+    assert isinstance(lease.values[-1], ast.FormattedValue) and ast.unparse(lease.values[-1].value) == "replaces"
+    for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             v = node.value.lower()
             assert "/merge" not in v and "/reviews" not in v and "ready_for_review" not in v, v
-            assert "--force" not in v and v != "-f", v
+            assert v == "--force-with-lease=refs/heads/" or "--force" not in v and v != "-f", v
         if isinstance(node, ast.Dict):
             for k, val in zip(node.keys, node.values):
                 if isinstance(k, ast.Constant) and k.value == "draft":

@@ -1,0 +1,324 @@
+"""``forksync resolve UNIT``: finish a chain stopped at a conflict, in local mode (docs/github.md,
+"Finishing a conflicted chain").
+
+* ``forksync resolve UNIT [--worktree DIR]`` — a worktree (detached) at the chain's conflict
+  commit, whose conflicted files hold diff3 markers; prints them and what to do next.
+* ``forksync resolve UNIT --continue [--reason PATH=TEXT …] [--push REMOTE]`` — records the
+  worktree's files as the resolution: checked (no marker anywhere in the unit, only the
+  conflicted files changed), then folded with the conflict commit into one pick commit
+  (:func:`bot.git.resolution.fold`), the branch moved with a compare-and-swap, the originals kept
+  under ``refs/forksync/resolutions/<unit>/…``, and the chain's next picks applied — stopping
+  at the next conflict the same way (the worktree moves there). ``--push REMOTE`` instead pushes
+  the resolution commit on top of the conflict commit to ``REMOTE`` (fast-forward), where the
+  App checks and folds it: the way to finish a chain PR on GitHub from a local clone.
+* ``forksync resolve UNIT --abort`` — removes the worktree; the branch stays at its conflict
+  commit; commits made in the worktree are kept under ``refs/forksync/resolutions/<unit>/…``.
+* ``forksync resolve UNIT --agent`` — the configured conflict agent proposes the resolution,
+  behind the same rails (:mod:`bot.agents.conflict`); its pick takes the conflict commit's
+  place, then the chain goes on as with ``--continue``.
+
+State between the steps lives in the fork repository's git dir (``forksync-resolve/<unit>.json``),
+as git keeps its own sequencer state there. Exit codes: 0 done (or the worktree is ready), 1 the
+resolution has problems or the chain stopped at another conflict, 2 bad input (no such unit, no
+conflict, the branch moved).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pygit2
+
+from bot.agents.client import AgentClient
+from bot.agents.conflict import resolve_pick
+from bot.agents.conflict_git import conflict_case
+from bot.cli.main import config_from_args
+from bot.config.forksync import UserError
+from bot.core.markers import marker_lines
+from bot.git import repo as gitio
+from bot.git import resolution
+from bot.git.apply import ApplyError, apply_unit
+from bot.plan.partition import find_unit
+from bot.plan.planner import plan_state
+from bot.store import Store
+from bot.sync.ingest import default_store, load_state
+
+
+def register(sub, common) -> None:
+    p = sub.add_parser("resolve", parents=[common], help="finish a chain stopped at a conflict (local mode)",
+                       description="Set up a worktree at a chain's conflict commit; --continue folds your "
+                                   "resolution into one pick commit and applies the chain's next picks; --abort "
+                                   "leaves the branch as it was; --agent asks the configured conflict agent.")
+    p.add_argument("unit", metavar="UNIT_ID", help="chain-<sha12> (or forksync/chain-<sha12>)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--continue", dest="cont", action="store_true", help="record the worktree's files as the resolution")
+    g.add_argument("--abort", action="store_true", help="remove the worktree; the branch is left as it was")
+    g.add_argument("--agent", action="store_true", help="ask the configured conflict agent (rails as on GitHub)")
+    p.add_argument("--worktree", metavar="DIR", help="where to check out the conflict (default: .forksync-resolve/UNIT)")
+    p.add_argument("--reason", action="append", default=[], metavar="PATH=TEXT",
+                   help="the Reason of one file's File / Action / Reason line (repeatable)")
+    p.add_argument("--push", metavar="REMOTE", help="with --continue: push the resolution commit to REMOTE for the "
+                                                    "App to fold, instead of folding locally")
+    p.add_argument("--base-url", help="with --agent: Anthropic API URL (e.g. a local bot.fakeanthropic)")
+    p.add_argument("--db", default=os.environ.get("FORKSYNC_DB", "forksync.db"),
+                   help="with --agent: SQLite database for the agents' token budget [FORKSYNC_DB]")
+    p.set_defaults(func=cmd_resolve)
+
+
+def _git(cwd, *argv, check=True, input=None) -> str:
+    p = subprocess.run(["git", *argv], cwd=str(cwd), capture_output=True, text=True, input=input,
+                       env={**gitio.git_env(), "GIT_TERMINAL_PROMPT": "0"})
+    if check and p.returncode != 0:
+        raise UserError(f"git {' '.join(argv[:3])} failed in {cwd}: {p.stderr.strip()[:400]}")
+    return p.stdout.strip()
+
+
+def _state_path(git_dir: str, unit_id: str) -> Path:
+    return Path(git_dir) / "forksync-resolve" / f"{unit_id}.json"
+
+
+def _fork(args) -> tuple[object, str, str, str, str]:
+    """(cfg, fork git dir, unit id, branch ref, fork tip)."""
+    cfg = config_from_args(args)
+    unit_id = args.unit.removeprefix("refs/heads/").removeprefix("forksync/")
+    fork_dir = gitio.open_remote(cfg.fork.url or ".", cfg.cache_dir, fetch=False)
+    repo = pygit2.Repository(fork_dir)
+    fork_tip = gitio.resolve(repo, cfg.fork.ref, label=f"fork ({cfg.fork.url or '.'})")
+    return cfg, repo.path.rstrip("/"), unit_id, f"refs/heads/forksync/{unit_id}", fork_tip
+
+
+def _tip(git_dir: str, ref: str) -> str | None:
+    r = pygit2.Repository(git_dir).references.get(ref)
+    return str(r.peel(pygit2.Commit).id) if r is not None else None
+
+
+def _base(git_dir: str, fork_tip: str, tip: str) -> str:
+    repo = pygit2.Repository(git_dir)
+    mb = repo.merge_base(pygit2.Oid(hex=fork_tip), pygit2.Oid(hex=tip))
+    if mb is None:
+        raise UserError(f"the branch tip {tip[:12]} shares no history with the fork tip {fork_tip[:12]}")
+    return str(mb)
+
+
+def _print_conflict(wt: Path, stop: resolution.ConflictStop) -> None:
+    print(f"conflict: upstream {stop.upstream_sha} (conflict commit {stop.conflict_commit[:12]})")
+    for p in stop.files:
+        f = wt / p
+        if not f.exists():
+            print(f"  {p}: absent in the conflict commit (deleted on one side)")
+            continue
+        try:
+            n = sum(1 for _, kind in marker_lines(f.read_text(errors="replace")) if kind == "<")
+        except OSError:
+            n = 0
+        print(f"  {p}: {n} conflicting hunk(s)" if n else f"  {p}: no markers (deleted or binary on one side)")
+
+
+def cmd_resolve(args) -> int:
+    cfg, git_dir, unit_id, ref, fork_tip = _fork(args)
+    tip = _tip(git_dir, ref)
+    if tip is None:
+        raise UserError(f"there is no branch forksync/{unit_id} in {git_dir}; `forksync apply {unit_id}` makes it")
+    state_file = _state_path(git_dir, unit_id)
+    if args.abort:
+        return _abort(git_dir, unit_id, state_file)
+    base = _base(git_dir, fork_tip, tip)
+    stop = resolution.find_stop(git_dir, base, tip)
+    if stop is None:
+        print(f"forksync/{unit_id} has no conflict to resolve (tip {tip[:12]}): every commit on it is a pick. "
+              f"`forksync apply {unit_id}` applies the chain's next picks.", file=sys.stderr)
+        return 2
+    if args.agent:
+        return _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop)
+    if args.cont:
+        return _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file)
+    return _start(args, git_dir, unit_id, tip, stop, state_file)
+
+
+def _start(args, git_dir, unit_id, tip, stop, state_file) -> int:
+    if stop.after:
+        print(f"forksync/{unit_id} already has {len(stop.after)} commit(s) on top of its conflict commit "
+              f"{stop.conflict_commit[:12]}; `forksync resolve {unit_id} --continue` checks and folds them",
+              file=sys.stderr)
+    if state_file.exists():
+        wt = Path(json.loads(state_file.read_text())["worktree"])
+        print(f"a worktree for {unit_id} exists: {wt}")
+        _print_conflict(wt, stop)
+        return 0
+    wt = Path(args.worktree or Path(".forksync-resolve") / unit_id).resolve()
+    if wt.exists() and any(wt.iterdir()):
+        raise UserError(f"{wt} exists and is not empty; give another --worktree")
+    _git(git_dir, "worktree", "add", "--detach", "-q", str(wt), tip)
+    state_file.parent.mkdir(parents=True, exist_ok=True)
+    state_file.write_text(json.dumps({"worktree": str(wt), "tip": tip, "conflict_commit": stop.conflict_commit}))
+    print(f"worktree: {wt}")
+    _print_conflict(wt, stop)
+    print(f"edit the files (no marker may remain), then: forksync resolve {unit_id} --continue "
+          f"[--reason PATH=TEXT] [--push REMOTE]; or --abort")
+    return 0
+
+
+def _abort(git_dir, unit_id, state_file) -> int:
+    if not state_file.exists():
+        print(f"no resolution of {unit_id} in progress; nothing to abort", file=sys.stderr)
+        return 2
+    st = json.loads(state_file.read_text())
+    wt = Path(st["worktree"])
+    if wt.exists():
+        head = _git(wt, "rev-parse", "HEAD", check=False)
+        if head and head != st["tip"]:       # commits made in the worktree are kept, never lost
+            keep = resolution.keep_ref(unit_id, head)
+            _git(git_dir, "update-ref", keep, head)
+            print(f"commits made in the worktree kept as {keep}")
+        _git(git_dir, "worktree", "remove", "--force", str(wt), check=False)
+    _git(git_dir, "worktree", "prune", check=False)
+    state_file.unlink()
+    print(f"aborted: forksync/{unit_id} is at {st['tip'][:12]} as before; the worktree {wt} is removed")
+    return 0
+
+
+def _reasons(items: list[str]) -> dict[str, str]:
+    out = {}
+    for it in items:
+        path, sep, text = it.partition("=")
+        if not sep or not path.strip() or not text.strip():
+            raise UserError(f"--reason {it!r}: give PATH=TEXT")
+        out[path.strip()] = text.strip()
+    return out
+
+
+def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> int:
+    reasons = _reasons(args.reason)
+    wt = None
+    if stop.after:
+        head = tip            # resolution commits already on the branch (pushed from elsewhere)
+    else:
+        if not state_file.exists():
+            raise UserError(f"no worktree for {unit_id}: run `forksync resolve {unit_id}` first")
+        st = json.loads(state_file.read_text())
+        if st["tip"] != tip:
+            raise UserError(f"forksync/{unit_id} moved from {st['tip'][:12]} to {tip[:12]} since the worktree was made; "
+                            f"`forksync resolve {unit_id} --abort` and start again")
+        wt = Path(st["worktree"])
+        _git(wt, "add", "-A")
+        tree = _git(wt, "write-tree")
+        if tree == str(pygit2.Repository(git_dir)[stop.conflict_commit].peel(pygit2.Commit).tree.id):
+            print("the worktree still holds the conflict commit's files unchanged; edit them first", file=sys.stderr)
+            return 1
+        lines = [f"Resolve the conflicts of upstream {stop.upstream_sha[:12]}", ""]
+        for p in stop.files:
+            lines += [f"File: {p}", f"Reason: {reasons[p]}"] if p in reasons else []
+        head = _git(wt, "commit-tree", tree, "-p", stop.conflict_commit, input="\n".join(lines) + "\n")
+    if args.push:
+        _git(git_dir, "update-ref", ref, head, tip)
+        _git(git_dir, "push", "-q", args.push, f"{ref}:{ref}")
+        _cleanup(git_dir, wt, state_file)
+        print(f"pushed the resolution {head[:12]} on top of the conflict commit to {args.push}; "
+              "the App checks it and folds it into one pick commit")
+        return 0
+    chk = resolution.check(git_dir, base, head)
+    if not chk.ok:
+        print("the resolution is not complete; nothing was changed:", file=sys.stderr)
+        for p in chk.problems:
+            print(f"  - {p}", file=sys.stderr)
+        return 1
+    repo = pygit2.Repository(git_dir)
+    upstream = gitio.commit_info(repo, stop.upstream_sha)
+    me = repo.default_signature if _has_identity(repo) else None
+    by = (f"{me.name} <{me.email}>",) if me is not None and not stop.after else ()
+    folded = resolution.fold(git_dir, chk, upstream, unit_id=unit_id, reasons=reasons, resolved_by=by,
+                             when=int(time.time()))
+    keep = resolution.keep_ref(unit_id, head)
+    _git(git_dir, "update-ref", keep, head)
+    _git(git_dir, "update-ref", ref, folded.commit, tip)
+    print(f"folded: conflict commit {stop.conflict_commit[:12]} + resolution -> pick {folded.commit[:12]} "
+          f"(Upstream-Commit {stop.upstream_sha[:12]}); originals kept as {keep}")
+    for f in folded.files:
+        print(f"  File: {f.path}  Action: {f.action}  Reason: {f.reason}")
+    return _go_on(args, git_dir, unit_id, wt, state_file)
+
+
+def _has_identity(repo: pygit2.Repository) -> bool:
+    try:
+        repo.default_signature
+        return True
+    except (KeyError, pygit2.GitError):
+        return False
+
+
+def _cleanup(git_dir, wt, state_file) -> None:
+    if wt is not None and wt.exists():
+        _git(git_dir, "worktree", "remove", "--force", str(wt), check=False)
+        _git(git_dir, "worktree", "prune", check=False)
+    if state_file.exists():
+        state_file.unlink()
+
+
+def _go_on(args, git_dir, unit_id, wt, state_file) -> int:
+    """Apply the chain's next picks after a fold (re-planned: the folded pick is in flight now)."""
+    cfg = config_from_args(args)
+    state = load_state(cfg, store=default_store(cfg))
+    run = plan_state(state, store=default_store(cfg))
+    unit = find_unit(run.plan, unit_id)
+    if unit is None or unit.id != unit_id:
+        _cleanup(git_dir, wt, state_file)
+        print(f"forksync/{unit_id} is whole: no more picks planned for it")
+        return 0
+    fork_dir = state.fork_repo.path
+    up_dir = state.git_dir if state.git_dir.rstrip("/") != fork_dir.rstrip("/") else None
+    try:
+        res = apply_unit(fork_dir, unit, base=state.fork_tip, commits=state.upstream, upstream_git_dir=up_dir)
+    except ApplyError as e:
+        raise UserError(str(e)) from None
+    for u, f in res.picked:
+        c = state.upstream.get(u)
+        print(f"  picked {u[:12]} -> {f[:12]}  {(c.subject if c else '')[:70]}")
+    if not res.conflict:
+        _cleanup(git_dir, wt, state_file)
+        print(f"forksync/{unit_id} is whole (tip {(res.tip or '')[:12]})")
+        return 0
+    stop = resolution.find_stop(git_dir, _base(git_dir, state.fork_tip, res.tip), res.tip)
+    if wt is not None and wt.exists() and stop is not None:
+        _git(wt, "checkout", "-q", "--detach", "--force", res.tip)
+        state_file.write_text(json.dumps({"worktree": str(wt), "tip": res.tip, "conflict_commit": stop.conflict_commit}))
+        print(f"stopped again at a conflict; the worktree {wt} is at it now")
+        _print_conflict(wt, stop)
+    else:
+        _cleanup(git_dir, wt, state_file)
+        print(f"stopped again at a conflict in upstream {res.conflict}; run `forksync resolve {unit_id}`")
+    return 1
+
+
+def _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop) -> int:
+    if stop.after:
+        raise UserError(f"forksync/{unit_id} has commits on top of its conflict commit; the agent answers only a bare "
+                        "conflict (`--continue` checks those commits, `--abort` then reset the branch to start over)")
+    case = conflict_case(git_dir, stop.parent, stop.upstream_sha)
+    if case is None:
+        raise UserError(f"upstream {stop.upstream_sha[:12]} now picks cleanly onto {stop.parent[:12]}: "
+                        f"delete the branch and `forksync apply {unit_id}` again")
+
+    async def run():
+        async with AgentClient.from_env(cfg.agents, Store(args.db), base_url=args.base_url) as c:
+            return await resolve_pick(c, case, git_dir, f"forksync/{unit_id}", branch_old=tip,
+                                      replaces=stop.conflict_commit)
+
+    try:
+        out = asyncio.run(run())
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    sys.stdout.write(out.body)
+    if out.status != "committed":
+        return 1
+    keep = resolution.keep_ref(unit_id, tip)
+    _git(git_dir, "update-ref", keep, tip)
+    print(f"the agent's pick {out.commit[:12]} took the conflict commit's place; the conflict commit is kept as {keep}")
+    return _go_on(args, git_dir, unit_id, None, _state_path(git_dir, unit_id))
+
+
+__all__ = ["register", "cmd_resolve"]

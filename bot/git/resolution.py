@@ -1,0 +1,290 @@
+"""Finishing a chain stopped at a conflict (edge, pygit2, in memory): find the conflict commit,
+check a resolution pushed on top of it, and fold the two into one pick commit.
+
+A chain that stops at a conflicting pick carries that pick as a *conflict commit*
+(``Forksync-Conflict: <upstream sha>``, diff3 markers in the conflicted files, no
+``Upstream-Commit:``; written by :func:`bot.git.apply.apply_unit`). A person (or an agent, or a
+deterministic resolver) finishes it by adding *resolution commits* directly on top. A commit
+with markers must never land — bisection would stop on an unbuildable commit — so this module
+folds the conflict commit and the resolution commits that follow it into **one** pick commit:
+
+* parent: the conflict commit's parent (the chain's clean prefix), tree: the resolution's;
+* author and author date: the upstream commit's (as every pick);
+* message: ``templates/commit/resolved_pick.txt.j2`` — ``[RESOLVED] <upstream subject>`` (the
+  fork's own convention for a pick that needed a resolution), the upstream message, a
+  ``Conflict Resolution`` block (File / Action / Reason per conflicted file), then
+  ``Upstream-Commit:``, one ``Resolved-by:`` per person and ``Forksync-Unit:``.
+
+This is the one documented exception to "never overwrite a person's commits" (docs/github.md,
+"Finishing a conflicted chain"): the originals are kept under
+``refs/forksync/resolutions/<unit>/<old tip sha12>`` (:func:`keep_ref`) so nothing is lost, and
+only commits that *are* a resolution are folded. Anything else on top of the conflict commit
+(a merge, a commit touching a file the conflict did not need) makes :func:`check` report a
+problem; the unit then waits and says why, and no commit is rewritten.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import pygit2
+
+from bot.git.markers import files_with_markers
+from bot.model import CommitInfo
+from bot.templating import render
+
+CONFLICT_TRAILER = re.compile(r"^Forksync-Conflict:\s*([0-9a-f]{40})\s*$", re.MULTILINE | re.IGNORECASE)
+RESOLUTIONS_NS = "refs/forksync/resolutions"
+
+#: How a conflicted file was finished, by comparing the resolved file with both sides.
+TOOK_UPSTREAM, KEPT_FORK, BY_HAND, DELETED = "took upstream", "kept fork", "merged by hand", "deleted"
+
+
+@dataclass(frozen=True)
+class ConflictStop:
+    """An unresolved conflict commit on a branch. ``after``: the commits on top of it, oldest
+    first (candidate resolution commits); ``files``: the paths the pick conflicted in."""
+
+    conflict_commit: str
+    upstream_sha: str
+    parent: str
+    after: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    """One conflicted file of a fold: ``action`` one of :data:`TOOK_UPSTREAM`,
+    :data:`KEPT_FORK`, :data:`BY_HAND`, :data:`DELETED`; ``reason`` a person's words (or the
+    rule's), shown in the File / Action / Reason block."""
+
+    path: str
+    action: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ResolutionCheck:
+    """What :func:`check` found. ``problems`` empty = the resolution may be folded."""
+
+    stop: ConflictStop | None
+    head: str
+    problems: tuple[str, ...] = ()
+    marker_files: tuple[str, ...] = ()
+    extra_files: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.stop is not None and bool(self.stop.after) and not self.problems
+
+
+@dataclass(frozen=True)
+class Fold:
+    """A folded pick: ``commit`` replaces ``stop.conflict_commit`` and ``stop.after``."""
+
+    commit: str
+    stop: ConflictStop
+    files: tuple[FileOutcome, ...]
+    resolved_by: tuple[str, ...] = field(default=())
+
+
+def _commit(repo: pygit2.Repository, rev: str) -> pygit2.Commit:
+    try:
+        return repo.revparse_single(rev).peel(pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError) as e:
+        raise ValueError(f"{rev!r} is not a commit in {repo.path}") from e
+
+
+def _linear(repo: pygit2.Repository, base: str, head: str) -> list[pygit2.Commit]:
+    """``base..head`` along first parents, oldest first (stops at ``base`` or a root)."""
+    stop = str(_commit(repo, base).id)
+    out: list[pygit2.Commit] = []
+    c = _commit(repo, head)
+    while str(c.id) != stop:
+        out.append(c)
+        if not c.parents:
+            break
+        c = c.parents[0]
+    return list(reversed(out))
+
+
+def conflicted_paths(repo: pygit2.Repository, onto: pygit2.Commit, upstream: pygit2.Commit) -> tuple[str, ...]:
+    """Paths where picking ``upstream`` onto ``onto`` conflicts (the 3-way merge ``git
+    cherry-pick`` performs, first parent as the ancestor; no rename detection, as the planner)."""
+    if not upstream.parents:
+        return ()
+    idx = repo.merge_trees(upstream.parents[0].tree, onto.tree, upstream.tree, flags=0)
+    if idx.conflicts is None:
+        return ()
+    paths = set()
+    for anc, ours, theirs in idx.conflicts:
+        for e in (anc, ours, theirs):
+            if e is not None:
+                paths.add(e.path)
+    return tuple(sorted(paths))
+
+
+def find_stop(repo_path: str, base: str, head: str) -> ConflictStop | None:
+    """The first conflict commit in ``base..head`` (first parents) and the commits after it, or
+    None. Raises ValueError for an unknown revision."""
+    repo = pygit2.Repository(repo_path)
+    commits = _linear(repo, base, head)
+    for n, c in enumerate(commits):
+        m = CONFLICT_TRAILER.search(c.message)
+        if not m:
+            continue
+        up_sha = m.group(1).lower()
+        files: tuple[str, ...] = ()
+        try:
+            upstream = repo[up_sha].peel(pygit2.Commit)
+            files = conflicted_paths(repo, c.parents[0], upstream)
+        except (KeyError, ValueError, pygit2.GitError):
+            pass        # upstream's objects are not here: the check below reports it
+        return ConflictStop(str(c.id), up_sha, str(c.parents[0].id), tuple(str(x.id) for x in commits[n + 1:]), files)
+    return None
+
+
+def _changed(repo: pygit2.Repository, a: pygit2.Tree, b: pygit2.Tree) -> set[str]:
+    out = set()
+    for d in repo.diff(a, b, flags=0).deltas:
+        out.add(d.old_file.path)
+        out.add(d.new_file.path)
+    return out
+
+
+def check(repo_path: str, base: str, head: str) -> ResolutionCheck:
+    """Is ``head`` a resolution of the conflict commit on ``base..head`` that may be folded?
+
+    Rules (each a problem, in this order): there is a conflict commit; something was pushed on
+    top of it; no commit after it is a merge; together they change only the files the conflict
+    needed (the conflicted paths); no conflict marker remains anywhere in the unit
+    (:func:`bot.git.markers.files_with_markers` over ``base..head``: the gate's rule).
+    Raises ValueError for an unknown revision."""
+    repo = pygit2.Repository(repo_path)
+    stop = find_stop(repo_path, base, head)
+    if stop is None:
+        return ResolutionCheck(None, head, ("there is no conflict commit (`Forksync-Conflict:`) on this branch",))
+    problems: list[str] = []
+    if not stop.after:
+        problems.append(f"nothing was pushed on top of the conflict commit `{stop.conflict_commit[:12]}` yet")
+    if not stop.files:
+        problems.append(f"upstream commit `{stop.upstream_sha[:12]}` is not in forksync's repository; it cannot check "
+                        "which files the conflict needed")
+    merges = [s for s in stop.after if len(repo[s].parents) > 1]
+    if merges:
+        problems.append("merge commits on top of the conflict commit (" + ", ".join(f"`{s[:12]}`" for s in merges)
+                        + "): push the resolution as plain commits on the conflict commit")
+    extra: list[str] = []
+    if stop.after and stop.files:
+        changed = _changed(repo, repo[stop.conflict_commit].tree, repo[head].peel(pygit2.Commit).tree)
+        extra = sorted(changed - set(stop.files))
+        if extra:
+            problems.append("the resolution changes files the conflict did not need: " + ", ".join(f"`{p}`" for p in extra)
+                            + " — put other changes in a PR of their own")
+    hits = files_with_markers(repo_path, base, head)
+    marker_files = tuple(sorted({h.path for h in hits}))
+    if marker_files and stop.after:
+        problems.append("conflict markers remain in " + ", ".join(f"`{p}`" for p in marker_files))
+    return ResolutionCheck(stop, head, tuple(problems), marker_files, tuple(extra))
+
+
+_BLOCK_FILE = re.compile(r"^\s*[-*]?\s*File:\s*`?([^`\n]+?)`?\s*$", re.IGNORECASE)
+_BLOCK_REASON = re.compile(r"^\s*Reason:\s*(.+?)\s*$", re.IGNORECASE)
+
+
+def reasons_in(message: str) -> dict[str, str]:
+    """Pure: ``{path: reason}`` from a message's File / Action / Reason lines (the block the fork
+    writes, and ``forksync resolve --continue`` asks for), so a person's words reach the pick."""
+    out: dict[str, str] = {}
+    current = None
+    for line in message.splitlines():
+        m = _BLOCK_FILE.match(line)
+        if m:
+            current = m.group(1).strip()
+            continue
+        m = _BLOCK_REASON.match(line)
+        if m and current:
+            out.setdefault(current, m.group(1))
+    return out
+
+
+def outcome(action_ids: tuple[str | None, str | None, str | None]) -> str:
+    """Pure: the action for one file from ``(fork side id, upstream side id, resolved id)`` —
+    None where the file is absent on that side."""
+    ours, theirs, resolved = action_ids
+    if resolved is None:
+        return DELETED
+    if resolved == theirs:
+        return TOOK_UPSTREAM
+    if resolved == ours:
+        return KEPT_FORK
+    return BY_HAND
+
+
+def _entry_id(tree: pygit2.Tree, path: str) -> str | None:
+    try:
+        return str(tree[path].id)
+    except KeyError:
+        return None
+
+
+def person(sig: pygit2.Signature) -> str:
+    return f"{sig.name} <{sig.email}>"
+
+
+def fold(repo_path: str, check_result: ResolutionCheck, upstream: CommitInfo, *, unit_id: str,
+         reasons: dict[str, str] | None = None, resolved_by: tuple[str, ...] = (),
+         committer: tuple[str, str] = ("forksync", "forksync@users.noreply.github.com"),
+         when: int | None = None) -> Fold:
+    """Write the folded pick commit (no ref moves; the caller moves the branch with a lease).
+
+    ``check_result`` must be ok (:func:`check`); ``upstream``: the conflicted upstream commit's
+    data (author, message); ``reasons``: ``{path: reason}`` given by the person (else taken from
+    the resolution commits' File / Reason lines, else "resolved by <author> in <sha12>");
+    ``resolved_by``: who resolved (default: the authors of the resolution commits, in order).
+    Raises ValueError when the check did not pass."""
+    if not check_result.ok:
+        raise ValueError("the resolution has problems and is not folded: " + "; ".join(check_result.problems))
+    repo = pygit2.Repository(repo_path)
+    stop = check_result.stop
+    assert stop is not None
+    head = repo[check_result.head].peel(pygit2.Commit)
+    ours_tree = repo[stop.parent].peel(pygit2.Commit).tree
+    theirs_tree = repo[stop.upstream_sha].peel(pygit2.Commit).tree
+    after = [repo[s].peel(pygit2.Commit) for s in stop.after]
+    given = dict(reasons or {})
+    from_messages: dict[str, str] = {}
+    for c in after:
+        for p, r in reasons_in(c.message).items():
+            from_messages.setdefault(p, r)
+    by = list(resolved_by) or list(dict.fromkeys(person(c.author) for c in after))
+    files = []
+    for p in stop.files:
+        action = outcome((_entry_id(ours_tree, p), _entry_id(theirs_tree, p), _entry_id(head.tree, p)))
+        toucher = next((c for c in reversed(after) if p in _changed(repo, c.parents[0].tree, c.tree)), None)
+        default = f"resolved by {person(toucher.author) if toucher else ', '.join(by)}" + (
+            f" in {str(toucher.id)[:12]}" if toucher else "")
+        files.append(FileOutcome(p, action, given.get(p) or from_messages.get(p) or default))
+    msg = render("commit/resolved_pick.txt.j2", subject=upstream.subject, body=_body(upstream.message),
+                 sha=upstream.sha, files=files, resolved_by=by, unit_id=unit_id).rstrip("\n") + "\n"
+    t = int(when) if when is not None else None
+    author = pygit2.Signature(upstream.author_name or "unknown", upstream.author_email or "unknown@example.invalid",
+                              int(upstream.author_time), 0)
+    comm = pygit2.Signature(committer[0], committer[1], t, 0) if t is not None else pygit2.Signature(*committer)
+    new = repo.create_commit(None, author, comm, msg, head.tree.id, [pygit2.Oid(hex=stop.parent)])
+    return Fold(str(new), stop, tuple(files), tuple(by))
+
+
+def _body(message: str) -> str:
+    parts = message.rstrip("\n").split("\n", 1)
+    return parts[1].strip("\n") if len(parts) > 1 else ""
+
+
+def keep_ref(unit_id: str, old_tip: str) -> str:
+    """The ref that keeps a branch's commits before a fold: ``refs/forksync/resolutions/<unit>/<sha12>``."""
+    return f"{RESOLUTIONS_NS}/{unit_id}/{old_tip[:12]}"
+
+
+__all__ = ["ConflictStop", "FileOutcome", "ResolutionCheck", "Fold", "find_stop", "check", "fold", "keep_ref",
+           "reasons_in", "outcome", "conflicted_paths", "CONFLICT_TRAILER", "RESOLUTIONS_NS",
+           "TOOK_UPSTREAM", "KEPT_FORK", "BY_HAND", "DELETED"]

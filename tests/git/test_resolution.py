@@ -1,0 +1,146 @@
+"""Finishing a conflicted chain: a resolution on top of the conflict commit is checked and folded
+into one pick commit (real git repositories)."""
+from __future__ import annotations
+
+import pygit2
+import pytest
+
+from bot.git import repo as gitio
+from bot.git import resolution
+from tests.support.github import git
+
+UP_A = "line1\nupstream2\nline3\n"
+FORK_A = "line1\nfork2\nline3\n"
+MARKED = ("line1\n<<<<<<< fork\nfork2\n||||||| upstream parent\nline2\n=======\nupstream2\n"
+          ">>>>>>> upstream\nline3\n")
+
+
+def commit(path, files: dict[str, str | None], message: str, *, author=("Dev", "dev@example.com")) -> str:
+    for name, text in files.items():
+        f = path / name
+        if text is None:
+            git(path, "rm", "-q", name)
+            continue
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(text)
+        git(path, "add", name)
+    git(path, "commit", "-q", f"--author={author[0]} <{author[1]}>", "-m", message)
+    return git(path, "rev-parse", "HEAD")
+
+
+@pytest.fixture
+def chain(tmp_path):
+    """(repo path, fork tip, upstream sha, conflict commit) — the chain's conflict commit is the
+    branch tip, as apply leaves it."""
+    r = tmp_path / "r"
+    r.mkdir()
+    git(r, "init", "-q", "-b", "main")
+    commit(r, {"a.txt": "line1\nline2\nline3\n", "b.txt": "b\n"}, "base")
+    git(r, "checkout", "-q", "-b", "up")
+    up = commit(r, {"a.txt": UP_A}, "Upstream: change line 2 (#77)", author=("Up Dev", "up@example.com"))
+    git(r, "checkout", "-q", "main")
+    fork = commit(r, {"a.txt": FORK_A}, "fork: own line 2")
+    git(r, "checkout", "-q", "-b", "forksync/chain-x")
+    c = commit(r, {"a.txt": MARKED}, f"[CONFLICT] Upstream: change line 2\n\nForksync-Conflict: {up}\nForksync-Unit: chain-x\n",
+               author=("Up Dev", "up@example.com"))
+    return r, fork, up, c
+
+
+def test_conflict_commit_is_found_with_its_conflicted_files(chain):
+    r, fork, up, c = chain
+    stop = resolution.find_stop(str(r), fork, c)
+    assert stop == resolution.ConflictStop(c, up, fork, (), ("a.txt",))
+    chk = resolution.check(str(r), fork, c)
+    assert not chk.ok and chk.problems == (f"nothing was pushed on top of the conflict commit `{c[:12]}` yet",)
+
+
+def test_a_resolution_is_folded_into_one_pick_commit(chain):
+    r, fork, up, c = chain
+    head = commit(r, {"a.txt": "line1\nfork2 and upstream2\nline3\n"},
+                  "resolve\n\nFile: a.txt\nReason: keeps the fork's tuning and upstream's fix\n",
+                  author=("Alice", "alice@example.com"))
+    chk = resolution.check(str(r), fork, head)
+    assert chk.ok and chk.problems == () and chk.stop.after == (head,)
+    repo = pygit2.Repository(str(r / ".git"))
+    info = gitio.commit_info(repo, up)
+    folded = resolution.fold(str(r), chk, info, unit_id="chain-x", when=1_800_000_000)
+    new = repo[folded.commit]
+    assert [str(p) for p in new.parent_ids] == [fork]
+    assert new.tree_id == repo[head].tree_id
+    assert (new.author.name, new.author.email, new.author.time) == ("Up Dev", "up@example.com", info.author_time)
+    assert (new.committer.name, new.committer.time) == ("forksync", 1_800_000_000)
+    assert new.message == (
+        "[RESOLVED] Upstream: change line 2 (#77)\n\n"
+        "Conflict Resolution:\n"
+        "- File: a.txt\n"
+        "  Action: merged by hand\n"
+        "  Reason: keeps the fork's tuning and upstream's fix\n\n"
+        f"Upstream-Commit: {up}\n"
+        "Resolved-by: Alice <alice@example.com>\n"
+        "Forksync-Unit: chain-x\n")
+    assert folded.files == (resolution.FileOutcome("a.txt", resolution.BY_HAND,
+                                                   "keeps the fork's tuning and upstream's fix"),)
+
+
+def test_taking_upstreams_file_is_named_so_and_a_default_reason_names_the_person(chain):
+    r, fork, up, c = chain
+    head = commit(r, {"a.txt": UP_A}, "take upstream", author=("Bob", "bob@example.com"))
+    chk = resolution.check(str(r), fork, head)
+    repo = pygit2.Repository(str(r / ".git"))
+    folded = resolution.fold(str(r), chk, gitio.commit_info(repo, up), unit_id="chain-x", when=1)
+    assert folded.files == (resolution.FileOutcome("a.txt", resolution.TOOK_UPSTREAM,
+                                                   f"resolved by Bob <bob@example.com> in {head[:12]}"),)
+
+
+@pytest.mark.parametrize("files, expect", [
+    # markers left: never folded
+    ({"a.txt": MARKED.replace("fork2\n", "fork2 edited\n")}, "conflict markers remain in `a.txt`"),
+    # a longer (9-character) marker is a marker too
+    ({"a.txt": "line1\n<<<<<<<<< x\nfork2\n=========\nup\n>>>>>>>>> y\nline3\n"}, "conflict markers remain in `a.txt`"),
+    # a file the conflict did not need
+    ({"a.txt": UP_A, "b.txt": "b changed\n"},
+     "the resolution changes files the conflict did not need: `b.txt` — put other changes in a PR of their own"),
+])
+def test_a_resolution_with_problems_is_not_folded(chain, files, expect):
+    r, fork, up, c = chain
+    head = commit(r, files, "attempt")
+    chk = resolution.check(str(r), fork, head)
+    assert not chk.ok and expect in chk.problems
+    with pytest.raises(ValueError, match="not folded"):
+        resolution.fold(str(r), chk, gitio.commit_info(pygit2.Repository(str(r / ".git")), up), unit_id="chain-x")
+
+
+def test_a_merge_on_top_of_the_conflict_commit_waits(chain):
+    r, fork, up, c = chain
+    git(r, "checkout", "-q", "-b", "side", fork)
+    side = commit(r, {"c.txt": "c\n"}, "side")
+    git(r, "checkout", "-q", "forksync/chain-x")
+    git(r, "-c", "user.name=M", "-c", "user.email=m@example.com", "merge", "-q", "--no-edit", side)
+    head = git(r, "rev-parse", "HEAD")
+    chk = resolution.check(str(r), fork, head)
+    assert any(p.startswith("merge commits on top of the conflict commit") for p in chk.problems)
+
+
+def test_no_conflict_commit(chain):
+    r, fork, up, c = chain
+    git(r, "checkout", "-q", "main")
+    chk = resolution.check(str(r), fork, fork)
+    assert chk.stop is None and not chk.ok
+
+
+@pytest.mark.parametrize("message, expect", [
+    ("x\n\nFile: a.txt\nAction: merged\nReason: both fixes\n", {"a.txt": "both fixes"}),
+    ("x\n\n- File: `lib/A.cpp`\n  Reason: fork's layout wins\n- File: b.py\n  Reason: upstream\n",
+     {"lib/A.cpp": "fork's layout wins", "b.py": "upstream"}),
+    ("Reason: without a file\n", {}),
+])
+def test_reasons_in_messages(message, expect):
+    assert resolution.reasons_in(message) == expect
+
+
+@pytest.mark.parametrize("ids, action", [
+    (("o", "t", None), resolution.DELETED), (("o", "t", "t"), resolution.TOOK_UPSTREAM),
+    (("o", "t", "o"), resolution.KEPT_FORK), (("o", "t", "x"), resolution.BY_HAND), ((None, "t", "t"), resolution.TOOK_UPSTREAM),
+])
+def test_outcome(ids, action):
+    assert resolution.outcome(ids) == action
