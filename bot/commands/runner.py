@@ -182,6 +182,10 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
                      + (f": {disp.value} — {reason}" if disp else ": decision lifted, back to PENDING") + ".")
     if isinstance(cmd, cm.Pick):
         return reply(await svc.urgent_pick(ctx, full, cmd.target, cfg, user))
+    if isinstance(cmd, cm.Resolve):
+        if not is_pr:
+            return reply("`resolve` works on a chain PR stopped at a conflict, not on an issue.")
+        return reply(await svc.agent_resolve(ctx, full, number, cfg))
     return reply("not supported here.")  # pragma: no cover
 
 

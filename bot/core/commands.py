@@ -20,6 +20,7 @@ verb               arguments                                    value
 ``merge``          —                                            :class:`Merge`
 ``l3``             ``<workload>``                               :class:`L3`
 ``signoff``        ``<area|metric>``                            :class:`Signoff`
+``resolve``        —                                            :class:`Resolve`
 =================  ===========================================  =================================
 
 Anything else that starts with ``/forksync`` parses to :class:`CommandError` whose ``message``
@@ -48,6 +49,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "merge": ("", "merge this sync PR now if the merge gate allows it"),
     "l3": ("<workload>", "run the L3 workload suite on this PR"),
     "signoff": ("<area|metric>", "sign off an area or a metric regression (area owners)"),
+    "resolve": ("", "ask the conflict agent to resolve the conflict this chain stopped at (when configured)"),
 }
 
 _SHA = re.compile(r"^[0-9a-fA-F]{7,40}$")
@@ -118,6 +120,11 @@ class Merge(Command):
 
 
 @dataclass(frozen=True)
+class Resolve(Command):
+    """Ask the conflict agent for the conflict a chain PR stopped at."""
+
+
+@dataclass(frozen=True)
 class L3(Command):
     workload: str = ""
 
@@ -172,11 +179,13 @@ def parse_line(line: str) -> Command | CommandError | None:
     def bad(msg: str) -> CommandError:
         return CommandError(text, f"{msg}; usage: `{usage(verb)}`", verb)
 
-    if verb in ("plan", "merge", "hold", "unhold"):
+    if verb in ("plan", "merge", "hold", "unhold", "resolve"):
         if args:
             return bad(f"`{verb}` takes no arguments")
         if verb == "plan":
             return Plan(canon_head)
+        if verb == "resolve":
+            return Resolve(canon_head)
         if verb == "merge":
             return Merge(canon_head)
         return Hold(canon_head, on=(verb == "hold"))
@@ -239,5 +248,5 @@ def parse_comment(body: str | None) -> list[Command | CommandError]:
     return out
 
 
-__all__ = ["PREFIX", "VERBS", "Target", "Command", "Plan", "Pick", "Decide", "Reconsider", "Hold",
+__all__ = ["PREFIX", "VERBS", "Target", "Command", "Plan", "Pick", "Decide", "Reconsider", "Hold", "Resolve",
            "Retest", "Merge", "L3", "Signoff", "CommandError", "parse_line", "parse_comment", "usage"]

@@ -405,6 +405,30 @@ class SyncService:
         await self.sync(ctx, full_name, reason=f"resolution of {chk.stop.upstream_sha[:12]} folded on {branch}")
         return "folded"
 
+    async def agent_resolve(self, ctx, full_name: str, number: int, cfg: ForksyncConfig) -> str:
+        """``/forksync resolve`` on a chain PR: ask the conflict agent for the conflict the chain
+        stopped at (:func:`bot.sync.agents.on_chain_conflict`; its pick takes the conflict commit's
+        place behind the agent's rails), then sync so the chain goes on. Returns the reply text."""
+        pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full_name), "number": number})
+        branch = pr["head"]["ref"]
+        row = sync_store.branch_row(ctx.store, full_name, branch)
+        if row is None or row["kind"] != "chain":
+            return "`resolve` works on a forksync chain PR; this is not one."
+        if not row.get("conflict_sha"):
+            return "this chain is not stopped at a conflict; nothing to resolve."
+        upstream, up_ref = self.upstream_of(cfg)
+        async with self._lock(full_name):
+            git_dir = await self.fetch(full_name, ctx.installation_id, upstream, up_ref)
+            url, secrets = await self.remote_url(full_name, ctx.installation_id)
+            note = await on_chain_conflict(ctx, full_name, git_dir=git_dir, cfg=cfg, branch=branch,
+                                           upstream_sha=row["conflict_sha"], remote_url=url, secrets=secrets)
+        if not note:
+            return ("no conflict agent is configured here (`agents` in .github/forksync.yml and an API key); "
+                    "push a resolution to the branch or use `forksync resolve` locally.")
+        if ": committed" in note:
+            await self.sync(ctx, full_name, reason=f"agent resolution on {branch}", cfg=cfg)
+        return note
+
     async def plan_preview(self, ctx, full_name: str, *, user: str, cfg: ForksyncConfig, line: str) -> str:
         """``/forksync plan``: the plan as a comment body; nothing is applied or pushed."""
         upstream, up_ref = self.upstream_of(cfg)
