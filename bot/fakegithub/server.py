@@ -30,6 +30,7 @@ from pathlib import Path
 from aiohttp import web
 
 from bot.fakegithub import contract as contract_mod
+from bot.fakegithub import graphql
 from bot.fakegithub.auth import authenticate, repo_for
 from bot.fakegithub.contract import MULTI_SEGMENT, Contract
 from bot.fakegithub.faults import Faults
@@ -261,6 +262,11 @@ class FakeGitHub:
                   "api_version": request.headers.get("X-GitHub-Api-Version"),
                   "accept": request.headers.get("Accept"), "if_none_match": request.headers.get("If-None-Match")}
         self.requests.append(record)
+        if method == "POST" and path == "/graphql":
+            record["operation"] = "graphql"
+            status, data = await graphql.serve(self, request, body)
+            record["status"] = status
+            return web.json_response(data, status=status, headers=self._fixed_headers())
         found = self._match(method, path)
         if found is None:
             self.contract.record("unknown-operation", method, path, None,
