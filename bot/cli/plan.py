@@ -190,7 +190,9 @@ def cmd_apply(args) -> int:
                    "picked": [{"upstream": u, "fork": f} for u, f in res.picked],
                    "already": list(res.already), "kept": list(res.kept), "conflict": res.conflict,
                    "conflict_files": list(res.conflict_files), "error": res.error,
-                   "remaining": list(res.remaining)}, sys.stdout, indent=2)
+                   "remaining": list(res.remaining), "conflict_commit": res.conflict_commit,
+                   "conflicts": [{"path": f.path, "kind": f.kind, "hunks": list(f.hunks)} for f in res.conflicts],
+                   "renames_off": res.renames_off}, sys.stdout, indent=2)
         print()
     else:
         verb = "created" if res.created else "updated" if res.picked else "unchanged"
@@ -205,10 +207,14 @@ def cmd_apply(args) -> int:
         if res.conflict:
             c = state.upstream.get(res.conflict)
             print(f"stopped at {res.conflict} {(c.subject if c else '')[:70]}")
-            if res.conflict_files:
-                print("  conflicts in: " + ", ".join(res.conflict_files))
+            if res.conflict_commit:
+                print(f"  conflict commit {res.conflict_commit[:12]} at the tip of {res.branch} (diff3 markers)")
+            for f in res.conflicts:
+                hunks = f", {len(f.hunks)} hunk(s)" if f.hunks else ""
+                print(f"  conflict ({f.kind}{hunks}): {f.path}")
             if res.error:
                 print(f"  error: {res.error}")
-            print(f"  {len(res.remaining)} commit(s) not applied; resolve on {res.branch} "
+            what = "replace the conflict commit by the resolved pick" if res.conflict_commit else "resolve"
+            print(f"  {len(res.remaining)} commit(s) not applied; on {res.branch}, {what} "
                   f"(keep an 'Upstream-Commit: {res.conflict}' trailer) and run apply again")
     return 1 if res.conflict else 0
