@@ -165,8 +165,8 @@ class Plan:
 class ConflictFile:
     """One path a pick conflicts on (``bot.git.apply``), as git would leave it.
 
-    ``kind``: ``content`` (both sides changed the same lines), ``rename`` (a side renamed the
-    file; rename/modify, rename/delete, rename/rename), ``modify/delete`` (the fork modified it,
+    ``kind``: ``content`` (both sides changed the same lines; at the new path when a side renamed
+    the file, as git reports it), ``rename`` (rename/delete, rename/rename), ``modify/delete`` (the fork modified it,
     upstream deleted it), ``delete/modify`` (the fork deleted it, upstream modified it),
     ``add/add`` (both added it with different content), ``binary`` (binary content, a symlink or
     a submodule: no markers can be written), ``mode`` (only the file mode conflicts).

@@ -35,8 +35,11 @@ def register(sub, common) -> None:
     p.set_defaults(func=cmd_plan)
     a = sub.add_parser("apply", parents=[common], help="materialize a bundle or chain as a local forksync/* branch",
                        description="Re-plan, find the unit by id, and cherry-pick its upstream commits onto "
-                                   "forksync/<id> in a temporary worktree (one fork commit per upstream commit). "
-                                   "Exit 1 when a pick conflicts (the branch keeps the clean prefix).")
+                                   "forksync/<id>, in memory (no checkout; one fork commit per upstream commit). "
+                                   "Exit 1 when a pick conflicts: the branch keeps the clean picks before it and "
+                                   "ends with a conflict commit (the conflicted pick with diff3 markers, "
+                                   "'Forksync-Conflict: <sha>'), which applying again leaves in place until it "
+                                   "is replaced by the resolved pick.")
     a.add_argument("unit", metavar="UNIT_ID", help="bundle-<sha12> or chain-<sha12> (a unique prefix is enough)")
     a.add_argument("--json", action="store_true", help="print the result as JSON")
     a.set_defaults(func=cmd_apply)

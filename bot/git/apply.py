@@ -507,7 +507,7 @@ def conflict_tree(repo: pygit2.Repository, idx: pygit2.Index, commit: pygit2.Com
                 mode = int(t.mode) if a is not None and int(o.mode) == int(a.mode) else int(o.mode)
                 keep = (path, repo.create_blob(text), mode)
                 hunks = hunks_of(text) if n else ()
-                kind = "rename" if renamed else "add/add" if a is None else "content" if n else "mode"
+                kind = "add/add" if a is None else "content" if n else "mode"
         elif o is not None:
             kind = "rename" if renamed or a is None else "modify/delete"
             keep = (o.path, o.id, int(o.mode))
