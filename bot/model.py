@@ -162,6 +162,25 @@ class Plan:
 
 
 @dataclass(frozen=True)
+class ConflictFile:
+    """One path a pick conflicts on (``bot.git.apply``), as git would leave it.
+
+    ``kind``: ``content`` (both sides changed the same lines; at the new path when a side renamed
+    the file, as git reports it), ``rename`` (rename/delete, rename/rename), ``modify/delete`` (the fork modified it,
+    upstream deleted it), ``delete/modify`` (the fork deleted it, upstream modified it),
+    ``add/add`` (both added it with different content), ``binary`` (binary content, a symlink or
+    a submodule: no markers can be written), ``mode`` (only the file mode conflicts).
+    ``hunks``: the marker blocks of the conflict commit's file, each from its ``<<<<<<<`` line
+    through its ``>>>>>>>`` line with the base section after ``|||||||`` (diff3 style), capped at
+    60 lines plus one ``… N more lines`` line; empty for kinds without markers.
+    """
+
+    path: str
+    kind: str
+    hunks: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class InFlightBranch:
     """An open forksync branch (``forksync/bundle-<id>`` / ``forksync/chain-<id>``) and the upstream
     commits it carries (read from ``Upstream-Commit`` trailers on the branch's own commits)."""

@@ -35,8 +35,11 @@ def register(sub, common) -> None:
     p.set_defaults(func=cmd_plan)
     a = sub.add_parser("apply", parents=[common], help="materialize a bundle or chain as a local forksync/* branch",
                        description="Re-plan, find the unit by id, and cherry-pick its upstream commits onto "
-                                   "forksync/<id> in a temporary worktree (one fork commit per upstream commit). "
-                                   "Exit 1 when a pick conflicts (the branch keeps the clean prefix).")
+                                   "forksync/<id>, in memory (no checkout; one fork commit per upstream commit). "
+                                   "Exit 1 when a pick conflicts: the branch keeps the clean picks before it and "
+                                   "ends with a conflict commit (the conflicted pick with diff3 markers, "
+                                   "'Forksync-Conflict: <sha>'), which applying again leaves in place until it "
+                                   "is replaced by the resolved pick.")
     a.add_argument("unit", metavar="UNIT_ID", help="bundle-<sha12> or chain-<sha12> (a unique prefix is enough)")
     a.add_argument("--json", action="store_true", help="print the result as JSON")
     a.set_defaults(func=cmd_apply)
@@ -190,7 +193,9 @@ def cmd_apply(args) -> int:
                    "picked": [{"upstream": u, "fork": f} for u, f in res.picked],
                    "already": list(res.already), "kept": list(res.kept), "conflict": res.conflict,
                    "conflict_files": list(res.conflict_files), "error": res.error,
-                   "remaining": list(res.remaining)}, sys.stdout, indent=2)
+                   "remaining": list(res.remaining), "conflict_commit": res.conflict_commit,
+                   "conflicts": [{"path": f.path, "kind": f.kind, "hunks": list(f.hunks)} for f in res.conflicts],
+                   "renames_off": res.renames_off}, sys.stdout, indent=2)
         print()
     else:
         verb = "created" if res.created else "updated" if res.picked else "unchanged"
@@ -205,10 +210,14 @@ def cmd_apply(args) -> int:
         if res.conflict:
             c = state.upstream.get(res.conflict)
             print(f"stopped at {res.conflict} {(c.subject if c else '')[:70]}")
-            if res.conflict_files:
-                print("  conflicts in: " + ", ".join(res.conflict_files))
+            if res.conflict_commit:
+                print(f"  conflict commit {res.conflict_commit[:12]} at the tip of {res.branch} (diff3 markers)")
+            for f in res.conflicts:
+                hunks = f", {len(f.hunks)} hunk(s)" if f.hunks else ""
+                print(f"  conflict ({f.kind}{hunks}): {f.path}")
             if res.error:
                 print(f"  error: {res.error}")
-            print(f"  {len(res.remaining)} commit(s) not applied; resolve on {res.branch} "
+            what = "replace the conflict commit by the resolved pick" if res.conflict_commit else "resolve"
+            print(f"  {len(res.remaining)} commit(s) not applied; on {res.branch}, {what} "
                   f"(keep an 'Upstream-Commit: {res.conflict}' trailer) and run apply again")
     return 1 if res.conflict else 0

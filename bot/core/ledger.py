@@ -23,6 +23,9 @@ How an entry gets its disposition (docs/core.md has the full table):
    both absent from the fork → NO_OP both; on an open ``forksync/*`` branch → IN_FLIGHT;
    otherwise PENDING.
 
+A forksync conflict commit (``Forksync-Conflict:`` trailer, an unresolved pick with conflict
+markers) is no evidence of anything: no claims, no patch-id match, no back-out.
+
 Evidence sources for *picks*: a commit's sha-carrying claims (trailers, ``cherry picked from``)
 and PR citations all count; patch-id equality counts only for fork commits that name no upstream
 commit and revert nothing (a pick without provenance, or a plain re-pick after a back-out). A weak
@@ -39,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
 from bot.config.forksync import IsolatedPickRules, ProvenanceRules
-from bot.core.provenance import Claim, claims, is_urgent, normalize_subject, reverted_targets
+from bot.core.provenance import Claim, claims, is_conflict_commit, is_urgent, normalize_subject, reverted_targets
 from bot.model import CommitInfo, Decision, Disposition, Evidence, InFlightBranch, LedgerEntry
 
 _DECISION_KIND = {"defer": Disposition.DEFERRED_BLOCKED, "skip": Disposition.SKIP_FOR_CURRENT_BASE,
@@ -193,7 +196,8 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
     if rules.patch_id:
         fork_by_pid: dict[str, list[int]] = {}
         for i, f in enumerate(fork):
-            if f.patch_id and f.sha not in effect and not any(reverted_targets(f.message)):
+            if f.patch_id and f.sha not in effect and not any(reverted_targets(f.message)) \
+                    and not is_conflict_commit(f.message):
                 fork_by_pid.setdefault(f.patch_id, []).append(i)
         for c in upstream:
             for i in fork_by_pid.get(c.patch_id, ()) if c.patch_id else ():
@@ -213,6 +217,8 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
         for lst in picks_of.values():
             lst.sort(key=seq_of.__getitem__)
         for seq, f in enumerate(fork):
+            if is_conflict_commit(f.message):
+                continue        # an unresolved pick (markers): it backs nothing out
             if f.sha in sha_picked or (effect.get(f.sha, ("", ()))[0] == "pick"
                                        and not reverted_targets(f.message)[1]):
                 continue        # a pick: its "This reverts commit" lines are the upstream's own text

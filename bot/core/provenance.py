@@ -23,6 +23,12 @@ they are tried (each configurable in :class:`bot.config.forksync.ProvenanceRules
      ``Deferred (8):``, ``Won't-port (1):`` or ``Skipped:`` makes them decisions with the line as
      reason. Prose elsewhere, and quoted upstream messages (lines starting ``>``), are ignored.
 
+0. **A forksync conflict commit claims nothing.** A message with a ``Forksync-Conflict: <sha>``
+   trailer (:func:`is_conflict_commit`; written by ``bot/git/apply.py`` when a chain stops at a
+   conflicted pick) holds that pick *unresolved*, with conflict markers: it is never a pick, a
+   revert or a decision, whatever its subject cites — even once merged into the fork. The ledger
+   also leaves it out of patch-id matching and of back-out detection.
+
 Fork back-outs are read by :func:`reverted_targets`: ``This reverts commit <sha>`` (not
 quoted), ``Revert "<subject>"``, ``Back out "<subject>"``, ``Revert D123: <subject>``.
 """
@@ -57,6 +63,7 @@ _FS_TRAILER = re.compile(
     re.MULTILINE | re.IGNORECASE)
 _FS_KIND = {"commit": "pick", "deferred": "defer", "skipped": "skip", "wont-port": "wont-port",
             "reverted": "revert"}
+_CONFLICT = re.compile(r"^Forksync-Conflict:[ \t]*[0-9a-fA-F]{7,40}\b", re.MULTILINE | re.IGNORECASE)
 _URGENT = re.compile(r"^Upstream-Urgent:[ \t]*(.*)$", re.MULTILINE | re.IGNORECASE)
 _CHERRY = re.compile(r"^\(cherry picked from commit ([0-9a-f]{7,40})\)\s*$", re.MULTILINE)
 _MEANING_KIND = {"picked": "pick", "reverted": "revert", "deferred": "defer", "skipped": "skip",
@@ -142,8 +149,16 @@ def clear_memo() -> None:
     _RULES_KEYS.clear()
 
 
+def is_conflict_commit(message: str) -> bool:
+    """Whether a fork commit is forksync's conflict commit (a ``Forksync-Conflict: <sha>``
+    trailer): an unresolved pick that counts for nothing (rule 0 of the module docstring)."""
+    return _CONFLICT.search(message) is not None
+
+
 def _claims(message: str, rules: ProvenanceRules) -> list[Claim]:
     out: list[Claim] = []
+    if is_conflict_commit(message):
+        return out
     if rules.forksync_trailers:
         for m in _FS_TRAILER.finditer(message):
             kind = _FS_KIND[m.group(1).lower()]

@@ -1,46 +1,94 @@
 """Apply (edge, local mode): materialize a plan unit as a local branch of the fork.
 
 ``forksync/<unit id>`` (``forksync/bundle-<sha12>``, ``forksync/chain-<sha12>``) gets **one fork
-commit per upstream commit**, made by a real ``git cherry-pick`` in a temporary worktree
-(``git worktree add --detach``; removed in ``finally``). Each commit keeps the upstream author
-and author date, is committed by forksync's identity, and its message comes from
-``templates/commit/pick.txt.j2`` (the upstream message + ``Upstream-Commit: <sha>``, plus
-``Upstream-Urgent: <reason>`` for an isolated urgent pick, plus ``Forksync-Unit: <id>``).
+commit per upstream commit**, built **in memory** with libgit2 (pygit2): no checkout, no work tree.
+Each pick is the 3-way merge ``git cherry-pick`` performs — ancestor = the upstream commit's first
+parent's tree (``-m 1`` for merges; the empty tree for a root commit), ours = the branch's running
+tree, theirs = the commit's tree (``Repository.merge_trees``) — written as a tree and committed with
+``create_commit``. Each commit keeps the upstream author (name, e-mail, date and zone), is committed
+by forksync's identity, and its message comes from ``templates/commit/pick.txt.j2`` (the upstream
+message + ``Upstream-Commit: <sha>``, plus ``Upstream-Urgent: <reason>`` for an isolated urgent
+pick, plus ``Forksync-Unit: <id>``), cleaned as ``git commit`` cleans a message given with ``-F``
+(trailing blanks, repeated blank lines). Empty picks are committed (``--allow-empty``).
+
+Only the objects the picks read are needed: a clone that lacks blobs no pick touches (the real
+Triton fork's snapshot lacks two PDFs in ``third_party/tlx/doc/``) applies as a full clone does.
+
+**Same trees as ``git cherry-pick``.** tests/git/test_apply_trees.py compares every clean pick of
+the demo scenario, and ~30 real Triton picks when the real fork is present, with a real
+``git cherry-pick --no-commit`` in a worktree. Known differences, chosen deliberately:
+
+* rename detection is libgit2's (``MergeFlag.FIND_RENAMES``, similarity 50 %, the same flag as the
+  plan's predictor): git's ort also detects directory renames and, thanks to its "irrelevant
+  renames" pruning, inexact renames beyond libgit2's candidate limit on a widely diverged fork;
+  libgit2 then sees an add and a delete where git sees a rename (the plan predicts with libgit2
+  too, so apply and plan agree with each other);
+* rename detection reads every added/deleted blob on both sides: on a clone that lacks one (where
+  git itself fails with ``unable to read sha1 file``) it is dropped for the rest of the unit and
+  the picks merge without it (``ApplyResult.renames_off`` says why), as the predictor does;
+* libgit2 merges file contents with Myers diff, git's ort with histogram diff: they can disagree
+  on rare hunks of heavily edited files.
+
+**A conflict** stops the unit at that commit. With ``on_conflict="commit"`` (the default) the
+branch gets the clean picks before it and then **one conflict commit**: the conflicted pick as git
+leaves it — every conflicted file written with diff3 markers (``<<<<<<< fork``, ``|||||||
+upstream parent <sha12>``, ``>>>>>>> upstream <sha12> (<subject>)``; made by ``git merge-file
+--diff3`` on the three blobs read from the object database), a modify/delete keeping the modified
+side, a binary file (or symlink, submodule) keeping the fork's version. It is authored by the
+upstream author, committed by forksync, and its message (``templates/commit/conflict.txt.j2``:
+``[CONFLICT] <subject without its (#N)>``, the conflicted files, ``Forksync-Conflict: <sha>`` and
+``Forksync-Unit: <id>``) carries no ``Upstream-Commit:`` and no ``cherry picked from`` line: the
+ledger never counts it as a pick (``bot.core.provenance`` drops every claim of a message with
+``Forksync-Conflict:``, and its patch is never compared). With ``on_conflict="stop"`` no conflict
+commit is written (a new branch is then created at the base when its first pick conflicts).
 
 Safety rules:
 
-* a conflicting pick stops the unit at that commit: the pick is aborted, the branch keeps the
-  clean prefix (a new branch is created at the base when the very first pick conflicts, so a
-  person has a branch to resolve on) and the result names the commit and the conflicted files —
-  nothing half-applied;
-* the branch ref moves only at the end, with a compare-and-swap ``git update-ref`` against the
-  value read at the start;
+* no ref moves until the end; then ``refs/heads/forksync/<unit>`` moves once, by a compare-and-swap
+  ``git update-ref <ref> <new> <old>`` against the value read at the start (a concurrent move makes
+  apply fail with :class:`ApplyError`; the commits written meanwhile are unreferenced objects);
 * applying again never rewrites the branch: it continues after its tip, skips upstream commits the
-  branch already carries (by ``Upstream-Commit`` trailer) and reports the commits forksync did
-  not write (no trailer or another committer), which stay as they are;
-* a branch checked out in another worktree is refused (moving it would change that checkout).
+  branch already carries (``Upstream-Commit`` trailer) and reports the commits forksync did not
+  write (no trailer or another committer), which stay as they are;
+* a branch whose ``base..tip`` holds an **unresolved conflict commit** (``Forksync-Conflict: <sha>``
+  and no commit of the branch carrying ``Upstream-Commit: <sha>``) gets nothing appended: apply
+  reports that conflict again. Once the conflict commit is replaced by (or followed by) a commit
+  with ``Upstream-Commit: <sha>``, that sha counts as already applied and the chain goes on;
+* a branch checked out in any worktree of the repository is refused (moving it would change that
+  checkout).
 """
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from bot.model import CommitInfo, PlanItem, Unit
+import pygit2
+from pygit2.enums import DeltaStatus, MergeFlag, SortMode
+
+from bot.model import CommitInfo, ConflictFile, PlanItem, Unit
 from bot.templating import render
 
 COMMITTER = ("forksync", "forksync@users.noreply.github.com")
 
 _UPSTREAM_TRAILER = re.compile(r"^Upstream-Commit:\s*([0-9a-f]{7,40})\b", re.MULTILINE | re.IGNORECASE)
+_CONFLICT_TRAILER = re.compile(r"^Forksync-Conflict:\s*([0-9a-f]{7,40})\b", re.MULTILINE | re.IGNORECASE)
+_TRAILING_PR = re.compile(r"\s*\(#\d+\)\s*$")
+
+#: lines kept of one marker block in :attr:`ConflictFile.hunks` (then one "… N more lines" line)
+HUNK_LINES = 60
+_TREE_MODE = 0o040000
+_BLOB_MODES = (0o100644, 0o100755)
 
 
 class ApplyError(RuntimeError):
-    """Apply cannot start (bad repository, branch checked out elsewhere, missing commits …)."""
+    """Apply cannot start or finish (bad repository, branch checked out elsewhere, missing
+    commits, the branch moved meanwhile …)."""
 
 
 @dataclass(frozen=True)
@@ -49,9 +97,13 @@ class ApplyResult:
 
     ``picked``: ``(upstream sha, new fork sha)`` in order. ``already``: upstream commits the
     branch carried before. ``kept``: branch commits forksync did not write (left untouched).
-    ``conflict``: the upstream sha the unit stopped at, with ``conflict_files``; ``error`` a
-    non-conflict failure of that pick (e.g. missing objects). ``tip``: the branch tip after
-    (None when the branch does not exist)."""
+    ``conflict``: the upstream sha the unit stopped at, with ``conflict_files`` (sorted paths) and
+    ``conflicts`` (:class:`bot.model.ConflictFile` per conflicted path, in the same order);
+    ``conflict_commit``: the conflict commit at the branch tip (None when the unit is clean, when
+    ``on_conflict="stop"``, or on an error); ``error``: a non-conflict failure of that pick (e.g.
+    objects the pick needs are missing). ``tip``: the branch tip after (None when the branch does
+    not exist). ``remaining``: the unit's commits not applied (from the conflicted one on).
+    ``renames_off``: why rename detection was dropped for this apply ("" when it was not)."""
 
     unit_id: str
     branch: str
@@ -66,20 +118,19 @@ class ApplyResult:
     error: str = ""
     tip: str | None = None
     remaining: tuple[str, ...] = field(default=())
+    conflict_commit: str | None = None
+    conflicts: tuple[ConflictFile, ...] = ()
+    renames_off: str = ""
 
     @property
     def stopped(self) -> bool:
         return self.conflict is not None
 
 
-def _env(committer: tuple[str, str], when: int | None) -> dict[str, str]:
-    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C",
-           "GIT_COMMITTER_NAME": committer[0], "GIT_COMMITTER_EMAIL": committer[1],
-           "GIT_EDITOR": "true"}
+def _env() -> dict[str, str]:
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
     for k in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
         env.pop(k, None)
-    if when is not None:
-        env["GIT_COMMITTER_DATE"] = f"@{int(when)} +0000"
     return env
 
 
@@ -97,6 +148,21 @@ def render_pick_message(commit: CommitInfo, *, unit_id: str | None = None, urgen
                   urgent_reason=urgent_reason or "", unit_id=unit_id or "").rstrip("\n") + "\n"
 
 
+def conflict_subject(subject: str) -> str:
+    """``[CONFLICT] <subject>`` with a trailing ``(#N)`` removed: the conflict commit's subject
+    must not read as a citation of the upstream PR (it is not a pick)."""
+    return "[CONFLICT] " + _TRAILING_PR.sub("", subject.strip())
+
+
+def render_conflict_message(commit: CommitInfo, conflicts: tuple[ConflictFile, ...], *,
+                            unit_id: str | None = None) -> str:
+    """The message of the conflict commit of ``commit`` (``templates/commit/conflict.txt.j2``):
+    ``[CONFLICT] <subject>``, what it is, the conflicted files with their kind, and the trailers
+    ``Forksync-Conflict: <sha>`` and ``Forksync-Unit: <id>`` (no ``Upstream-Commit:``)."""
+    return _cleanup(render("commit/conflict.txt.j2", subject=conflict_subject(commit.subject), sha=commit.sha,
+                           files=conflicts, unit_id=unit_id or ""))
+
+
 _TRAILER_LINE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*:\s")
 
 
@@ -107,6 +173,21 @@ def _has_trailer_block(msg: str) -> bool:
     lines = [ln for ln in parts[-1].splitlines() if ln.strip()]
     return bool(lines) and all(_TRAILER_LINE.match(ln) or ln.startswith((" ", "\t")) for ln in lines) \
         and bool(_TRAILER_LINE.match(lines[0]))
+
+
+def _cleanup(msg: str) -> str:
+    """``git commit --cleanup=whitespace`` (the default for ``-F``): trailing whitespace of each
+    line removed, runs of blank lines collapsed to one, no blank lines at either end, one final
+    newline."""
+    out: list[str] = []
+    for line in msg.split("\n"):
+        line = line.rstrip()
+        if not line and (not out or not out[-1]):
+            continue
+        out.append(line)
+    while out and not out[-1]:
+        out.pop()
+    return "\n".join(out) + "\n" if out else ""
 
 
 def urgent_unit(commit: CommitInfo, reason: str) -> Unit:
@@ -120,147 +201,476 @@ def urgent_unit(commit: CommitInfo, reason: str) -> Unit:
                 reason=f"urgent isolated pick: {reason}")
 
 
-def _checked_out_elsewhere(git_dir: str, ref: str, env) -> str | None:
-    out = _git(git_dir, "worktree", "list", "--porcelain", env=env).stdout
-    path = None
-    for line in out.splitlines():
-        if line.startswith("worktree "):
-            path = line[len("worktree "):]
-        elif line == f"branch {ref}":
-            return path
+# ---------------------------------------------------------------------------------------------
+# repository reading
+
+def _checked_out_elsewhere(repo: pygit2.Repository, ref: str) -> str | None:
+    """The work tree that has ``ref`` checked out (the main one or a linked ``git worktree``), read
+    from the same files git reads (``HEAD``, ``worktrees/<name>/HEAD`` and ``gitdir``); None if none."""
+    git_dir = Path(repo.path)
+    if not repo.is_bare and _head_ref(git_dir / "HEAD") == ref:
+        return repo.workdir.rstrip("/") if repo.workdir else str(git_dir)
+    wts = git_dir / "worktrees"
+    if wts.is_dir():
+        for d in sorted(wts.iterdir()):
+            if _head_ref(d / "HEAD") == ref:
+                try:
+                    return str(Path((d / "gitdir").read_text().strip()).parent)
+                except OSError:
+                    return str(d)
     return None
 
 
-def _resolve(git_dir: str, ref: str, env) -> str | None:
-    p = _git(git_dir, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}", env=env, check=False)
-    return p.stdout.strip() if p.returncode == 0 else None
+def _head_ref(head: Path) -> str | None:
+    try:
+        text = head.read_text().strip()
+    except OSError:
+        return None
+    return text[len("ref: "):].strip() if text.startswith("ref: ") else None
 
 
-def _branch_commits(git_dir: str, tip: str, base: str, env) -> list[tuple[str, str, str]]:
-    """``[(sha, committer email, message)]`` of ``tip ^base``, oldest first."""
-    out = _git(git_dir, "log", "--reverse", "--format=%H%x00%ce%x00%B%x1e", tip, f"^{base}", env=env).stdout
-    res = []
-    for rec in out.split("\x1e"):
-        rec = rec.strip("\n")
-        if not rec:
+def _resolve(repo: pygit2.Repository, rev: str) -> str | None:
+    try:
+        return str(repo.revparse_single(rev).peel(pygit2.Commit).id)
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        return None
+
+
+def _ref_target(repo: pygit2.Repository, ref: str) -> str | None:
+    try:
+        return str(repo.references[ref].peel(pygit2.Commit).id)
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+
+
+@dataclass
+class _Branch:
+    already: list[str]
+    kept: list[str]
+    open_conflict: tuple[str, str] | None      # (upstream sha, conflict commit sha)
+
+
+def _read_branch(repo: pygit2.Repository, tip: str, base: str, unit: Unit, committer_email: str) -> _Branch:
+    """What ``base..tip`` already holds (oldest first): the unit's upstream commits it carries
+    (``Upstream-Commit``), the commits forksync did not write, and the oldest conflict commit
+    whose upstream commit no commit of the branch carries."""
+    walker = repo.walk(tip, SortMode.TOPOLOGICAL | SortMode.REVERSE)
+    walker.hide(base)
+    already: list[str] = []
+    kept: list[str] = []
+    carried: set[str] = set()
+    conflicts: list[tuple[str, str]] = []
+    for c in walker:
+        msg = c.message
+        ups = _UPSTREAM_TRAILER.findall(msg)
+        confl = _CONFLICT_TRAILER.findall(msg)
+        ours = c.committer.email.lower() == committer_email.lower()
+        if (not ups and not (confl and ours)) or not ours:
+            kept.append(str(c.id))
+        for u in ups:
+            carried.add(u.lower())
+            full = next((s for s in unit.shas if s.startswith(u.lower())), None)
+            if full and full not in already:
+                already.append(full)
+        for u in confl:
+            full = next((s for s in unit.shas if s.startswith(u.lower())), u.lower())
+            conflicts.append((full, str(c.id)))
+    open_ = [(u, c) for u, c in conflicts if not any(u.startswith(k) or k.startswith(u) for k in carried)]
+    return _Branch(already, kept, open_[0] if open_ else None)
+
+
+# ---------------------------------------------------------------------------------------------
+# in-memory picks
+
+def _pick_trees(repo: pygit2.Repository, commit: pygit2.Commit):
+    """``(ancestor tree, commit tree)`` of a cherry-pick: the first parent's tree (``-m 1``), or
+    the empty tree for a root commit."""
+    if commit.parent_ids:
+        return repo[commit.parent_ids[0]].peel(pygit2.Commit).tree, commit.tree
+    return repo[repo.TreeBuilder().write()], commit.tree
+
+
+class _Merger:
+    """``git cherry-pick``'s merge, with rename detection dropped (for the rest of the unit) when
+    it cannot read a blob some side added or deleted."""
+
+    def __init__(self, repo: pygit2.Repository, rename_detection: bool):
+        self.repo = repo
+        self.flags = int(MergeFlag.FIND_RENAMES) if rename_detection else 0
+        self.renames_off = ""
+
+    def merge(self, commit: pygit2.Commit, ours) -> tuple[pygit2.Index, object]:
+        """``(merged index, ancestor tree)``; raises pygit2/Key/Value errors for objects the pick
+        itself needs."""
+        anc, theirs = _pick_trees(self.repo, commit)
+        try:
+            return self.repo.merge_trees(anc, ours, theirs, flags=self.flags), anc
+        except (KeyError, ValueError, pygit2.GitError) as e:
+            if not self.flags & int(MergeFlag.FIND_RENAMES):
+                raise
+            idx = self.repo.merge_trees(anc, ours, theirs, flags=self.flags & ~int(MergeFlag.FIND_RENAMES))
+            self.flags &= ~int(MergeFlag.FIND_RENAMES)
+            self.renames_off = str(e).strip().strip("'")[:200]
+            return idx, anc
+
+
+def _write_index(repo: pygit2.Repository, idx: pygit2.Index) -> pygit2.Oid:
+    """Write a merged index as a tree. Strict object creation is off meanwhile: a tree may name a
+    blob this clone lacks (carried, untouched, from the fork tip)."""
+    pygit2.settings.enable_strict_object_creation(False)
+    try:
+        return idx.write_tree(repo)
+    finally:
+        pygit2.settings.enable_strict_object_creation(True)
+
+
+def _clean_tree(repo: pygit2.Repository, idx: pygit2.Index, ours) -> pygit2.Oid:
+    """The tree of a clean merge, written by editing ``ours`` at the paths where the merged index
+    differs from it (``Index.diff_to_tree``): the same tree ``Index.write_tree`` gives (tree ids
+    are canonical) without hashing every directory of the index. Falls back to ``write_tree``
+    for a file that becomes a directory or back."""
+    entries: dict[str, tuple | None] = {}
+    for d in idx.diff_to_tree(ours).deltas:
+        if d.status == DeltaStatus.DELETED:
+            entries[d.old_file.path] = None
+        else:
+            if d.old_file.path != d.new_file.path:
+                entries.setdefault(d.old_file.path, None)
+            entries[d.new_file.path] = (d.new_file.id, int(d.new_file.mode))
+    if not entries:
+        return ours.id
+    oid = _edit(repo, ours, entries)
+    return oid if oid is not None else _write_index(repo, idx)
+
+
+def _edit(repo: pygit2.Repository, ours, entries: dict) -> pygit2.Oid | None:
+    updates: dict = {}
+    for path, entry in entries.items():
+        *dirs, name = path.split("/")
+        node = updates
+        for part in dirs:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                return None
+        if isinstance(node.get(name), dict):
+            return None
+        node[name] = entry
+    pygit2.settings.enable_strict_object_creation(False)
+    try:
+        oid = _edit_tree(repo, ours, updates)
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    finally:
+        pygit2.settings.enable_strict_object_creation(True)
+    return oid if oid is not None else repo.TreeBuilder().write()
+
+
+def _edit_tree(repo: pygit2.Repository, tree, updates: dict):
+    """``tree`` (or an empty tree) with ``updates`` (name → (oid, mode) | None | nested dict)
+    applied and written; None when the result is empty (git writes no empty trees)."""
+    tb = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
+    for name, u in updates.items():
+        cur = tree[name] if tree is not None and name in tree else None
+        if isinstance(u, dict):
+            if cur is not None and cur.filemode != _TREE_MODE:
+                raise ValueError("a file becomes a directory")
+            oid = _edit_tree(repo, cur, u)
+            if oid is not None:
+                tb.insert(name, oid, _TREE_MODE)
+            elif cur is not None:
+                tb.remove(name)
+        elif u is None:
+            if cur is not None:
+                tb.remove(name)
+        else:
+            if cur is not None and cur.filemode == _TREE_MODE:
+                raise ValueError("a directory becomes a file")
+            tb.insert(name, u[0], u[1])
+    if len(tb) == 0:
+        return None
+    return tb.write()
+
+
+# ---------------------------------------------------------------------------------------------
+# conflicts
+
+def _labels(repo: pygit2.Repository, commit: pygit2.Commit) -> tuple[str, str, str]:
+    subject = commit.message.split("\n", 1)[0].strip()
+    if len(subject) > 60:
+        subject = subject[:59] + "…"
+    parent = str(commit.parent_ids[0])[:12] if commit.parent_ids else "(none)"
+    return "fork", f"upstream parent {parent}", f"upstream {str(commit.id)[:12]} ({subject})"
+
+
+def _is_binary(repo: pygit2.Repository, entry) -> bool:
+    if entry is None:
+        return False
+    if int(entry.mode) not in _BLOB_MODES:
+        return True          # a symlink or a submodule: nothing to write markers into
+    return b"\0" in repo[entry.id].data[:8000]
+
+
+def merge_file_diff3(base: bytes, ours: bytes, theirs: bytes, labels: tuple[str, str, str]) -> tuple[bytes, int]:
+    """``git merge-file -p --diff3`` of three contents: ``(merged text with diff3 markers, number
+    of conflicts)``. Labels: ours, base, theirs. Raises :class:`ApplyError` when git refuses (e.g.
+    binary content)."""
+    with tempfile.TemporaryDirectory(prefix="forksync-merge-") as d:
+        paths = []
+        for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
+            p = Path(d) / name
+            p.write_bytes(data)
+            paths.append(str(p))
+        p = subprocess.run(["git", "merge-file", "-p", "--diff3", "-L", labels[0], "-L", labels[1], "-L", labels[2],
+                            *paths], env=_env(), capture_output=True)
+    if p.returncode < 0 or p.returncode > 127:
+        raise ApplyError(f"git merge-file failed ({p.returncode}): {p.stderr.decode(errors='replace').strip()[:300]}")
+    return p.stdout, p.returncode
+
+
+def hunks_of(text: bytes | str, *, cap: int = HUNK_LINES) -> tuple[str, ...]:
+    """The conflict marker blocks of a file: each from a ``<<<<<<<`` line through the next
+    ``>>>>>>>`` line, inclusive, as one string (lines joined by newlines); a block longer than
+    ``cap`` lines keeps its first ``cap`` lines and a ``… N more lines`` line."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    out: list[str] = []
+    block: list[str] | None = None
+    for line in text.split("\n"):
+        if block is None:
+            if line.startswith("<<<<<<<"):
+                block = [line]
             continue
-        sha, email, msg = rec.split("\x00", 2)
-        res.append((sha, email, msg))
-    return res
+        block.append(line)
+        if line.startswith(">>>>>>>"):
+            if len(block) > cap:
+                block = block[:cap] + [f"… {len(block) - cap} more lines"]
+            out.append("\n".join(block))
+            block = None
+    return tuple(out)
 
 
-def _unmerged(wt: Path, env) -> tuple[str, ...]:
-    out = _git(wt, "diff", "--name-only", "--diff-filter=U", "-z", env=env, check=False).stdout
-    return tuple(sorted(p for p in out.split("\0") if p))
+def _pair_renames(repo: pygit2.Repository, triples: list[list], anc_tree, theirs_tree, renames: bool) -> list[list]:
+    """libgit2 records a rename conflict at two paths (ancestor and ours at the old path, theirs
+    alone at the new one, or the other way round); git records it at the new path. Pair them back
+    into ``[ancestor, ours, theirs, path written, old path]``: upstream's renames are read from the
+    commit's own diff; a fork rename is paired when exactly one lone fork entry and one
+    fork-deleted entry remain."""
+    out = [t + [None] for t in triples]
+    if not renames:
+        return out
+    try:
+        diff = anc_tree.diff_to_tree(theirs_tree)
+        diff.find_similar()
+        up_renames = {d.old_file.path: d.new_file.path for d in diff.deltas if d.status == DeltaStatus.RENAMED}
+    except (KeyError, ValueError, pygit2.GitError):
+        up_renames = {}
+    by_path = {t[3]: t for t in out}
+    merged: set[str] = set()
+    for t in out:
+        a, o, th, path, _ = t
+        mate = by_path.get(up_renames.get(path, ""))
+        if a is not None and o is not None and th is None and mate is not None \
+                and mate[0] is None and mate[1] is None and mate[2] is not None:
+            t[2], t[3], t[4] = mate[2], mate[3], path
+            merged.add(mate[3])
+    out = [t for t in out if not (t[0] is None and t[1] is None and t[3] in merged)]
+    lone_ours = [t for t in out if t[0] is None and t[1] is not None and t[2] is None]
+    fork_deleted = [t for t in out if t[0] is not None and t[1] is None and t[2] is not None]
+    if len(lone_ours) == 1 and len(fork_deleted) == 1:
+        mate, t = lone_ours[0], fork_deleted[0]
+        out.remove(mate)
+        t[1], t[3], t[4] = mate[1], mate[3], t[3]
+    return out
 
+
+def conflict_tree(repo: pygit2.Repository, idx: pygit2.Index, commit: pygit2.Commit, anc_tree,
+                  renames: bool = True) -> tuple[pygit2.Oid, tuple[ConflictFile, ...]]:
+    """The tree of the conflict commit for a merged index with conflicts: the merge result with
+    every conflicted file written as git leaves it (diff3 markers; kinds in
+    :class:`bot.model.ConflictFile`), and the conflicted files, sorted by path. Modifies ``idx``."""
+    labels = _labels(repo, commit)
+    triples = [[a, o, t, (o or t or a).path] for a, o, t in list(idx.conflicts)]
+    resolved = _pair_renames(repo, triples, anc_tree, commit.tree, renames)
+    for a, o, t in list(idx.conflicts):
+        del idx.conflicts[(o or t or a).path]
+    files: list[ConflictFile] = []
+    for a, o, t, path, old_path in resolved:
+        renamed = old_path is not None
+        keep = None            # (path, oid, mode) written, or None (deleted)
+        hunks: tuple[str, ...] = ()
+        if o is not None and t is not None:
+            if _is_binary(repo, a) or _is_binary(repo, o) or _is_binary(repo, t):
+                kind, keep = "binary", (o.path, o.id, int(o.mode))
+            else:
+                base = repo[a.id].data if a is not None else b""
+                text, n = merge_file_diff3(base, repo[o.id].data, repo[t.id].data, labels)
+                mode = int(t.mode) if a is not None and int(o.mode) == int(a.mode) else int(o.mode)
+                keep = (path, repo.create_blob(text), mode)
+                hunks = hunks_of(text) if n else ()
+                kind = "add/add" if a is None else "content" if n else "mode"
+        elif o is not None:
+            kind = "rename" if renamed or a is None else "modify/delete"
+            keep = (o.path, o.id, int(o.mode))
+        elif t is not None:
+            kind = "rename" if renamed or a is None else "delete/modify"
+            keep = (t.path, t.id, int(t.mode))
+        else:
+            kind = "rename"      # both sides moved it away (rename/rename): nothing stays at the old path
+        if keep is not None:
+            idx.add(pygit2.IndexEntry(keep[0], keep[1], keep[2]))
+        files.append(ConflictFile(keep[0] if keep else path, kind, hunks))
+    files.sort(key=lambda f: f.path)
+    return _write_index(repo, idx), tuple(files)
+
+
+# ---------------------------------------------------------------------------------------------
+# apply
 
 def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
                commits: Mapping[str, CommitInfo], upstream_git_dir: str | os.PathLike | None = None,
                urgent_reason: str | None = None, committer: tuple[str, str] = COMMITTER,
-               when: int | None = None) -> ApplyResult:
+               when: int | None = None, on_conflict: str = "commit",
+               rename_detection: bool = True) -> ApplyResult:
     """Materialize ``unit`` as ``refs/heads/forksync/<unit.id>`` in the fork repository.
 
     ``base``: the fork tip sha a new branch starts from. ``commits``: ``CommitInfo`` for every
-    upstream sha of the unit (author, message, parents). ``upstream_git_dir``: where the upstream
-    objects live when not in the fork repository (they are fetched into it, no refs written).
-    ``when``: committer time (epoch s; None = now), for reproducible tests.
-    Returns an :class:`ApplyResult`; raises :class:`ApplyError` when apply cannot start.
+    upstream sha of the unit (its message; the author is read from the commit itself).
+    ``upstream_git_dir``: where the upstream objects live when not in the fork repository (they
+    are fetched into it, no refs written). ``committer``: ``(name, e-mail)``. ``when``: committer
+    time (epoch s, UTC; None = now), for reproducible tests. ``on_conflict``: ``"commit"`` (end
+    the branch with a conflict commit) or ``"stop"`` (write nothing for the conflicted pick).
+    ``rename_detection``: libgit2 rename detection in the merges (git's cherry-pick detects
+    renames; see the module docstring).
+
+    Returns an :class:`ApplyResult`; raises :class:`ApplyError` when apply cannot start (unknown
+    base, branch checked out, no commit data, upstream objects missing) or the branch moved
+    meanwhile, and ``ValueError`` for an unknown ``on_conflict``.
     """
+    if on_conflict not in ("commit", "stop"):
+        raise ValueError(f"on_conflict must be 'commit' or 'stop', not {on_conflict!r}")
     git_dir = str(Path(fork_git_dir).resolve())
-    env = _env(committer, when)
+    env = _env()
     branch = f"forksync/{unit.id}"
     ref = f"refs/heads/{branch}"
     missing_info = [s for s in unit.shas if s not in commits]
     if missing_info:
         raise ApplyError(f"no commit data for {missing_info[0]} of {unit.id}; re-plan and try again")
-    where = _checked_out_elsewhere(git_dir, ref, env)
+    try:
+        repo = pygit2.Repository(git_dir)
+    except pygit2.GitError as e:
+        raise ApplyError(f"{git_dir} is not a git repository: {e}") from None
+    where = _checked_out_elsewhere(repo, ref)
     if where:
         raise ApplyError(f"{branch} is checked out in {where}; switch that worktree to another branch first "
                          "(apply never moves a checked-out branch)")
-    if _resolve(git_dir, base, env) is None:
+    base_sha = _resolve(repo, base)
+    if base_sha is None:
         raise ApplyError(f"the fork tip {base} is not in {git_dir}")
-    old = _resolve(git_dir, ref, env)
-    start = old or base
-    already: list[str] = []
-    kept: list[str] = []
-    if old:
-        for sha, email, msg in _branch_commits(git_dir, old, base, env):
-            ups = _UPSTREAM_TRAILER.findall(msg)
-            if not ups or email.lower() != committer[1].lower():
-                kept.append(sha)
-            for u in ups:
-                full = next((s for s in unit.shas if s.startswith(u.lower())), None)
-                if full and full not in already:
-                    already.append(full)
+    old = _ref_target(repo, ref)
+    start = old or base_sha
+    br = _read_branch(repo, old, base_sha, unit, committer[1]) if old else _Branch([], [], None)
+    already, kept = tuple(br.already), tuple(br.kept)
+    if br.open_conflict is not None:
+        return _open_conflict(repo, unit, br, base=base, start=start, tip=old, rename_detection=rename_detection)
     todo = [s for s in unit.shas if s not in already]
     if not todo:
-        return ApplyResult(unit.id, branch, base, start, created=False, already=tuple(already), kept=tuple(kept),
-                           tip=old)
-    _ensure_objects(git_dir, upstream_git_dir, todo, env)
+        return ApplyResult(unit.id, branch, base, start, created=False, already=already, kept=kept, tip=old)
+    if _ensure_objects(repo, git_dir, upstream_git_dir, todo, env):
+        repo = pygit2.Repository(git_dir)       # new packs: reopen the object database
 
+    merger = _Merger(repo, rename_detection)
+    now = int(time.time()) if when is None else int(when)
+    signer = pygit2.Signature(committer[0], committer[1], now, 0)
     picked: list[tuple[str, str]] = []
     conflict = None
-    conflict_files: tuple[str, ...] = ()
+    conflict_commit = None
+    conflicts: tuple[ConflictFile, ...] = ()
     error = ""
-    tmp = Path(tempfile.mkdtemp(prefix="forksync-apply-"))
-    wt = tmp / "wt"
-    try:
-        _git(git_dir, "worktree", "add", "--detach", "-q", str(wt), start, env=env)
-        for sha in todo:
-            c = commits[sha]
-            argv = ["cherry-pick", "--no-commit", "--allow-empty"]
-            if len(c.parents) > 1:
-                argv += ["-m", "1"]
-            p = _git(wt, *argv, sha, env=env, check=False)
-            if p.returncode != 0:
-                conflict = sha
-                conflict_files = _unmerged(wt, env)
-                if not conflict_files:
-                    error = p.stderr.strip()[:500]
-                _git(wt, "cherry-pick", "--abort", env=env, check=False)
-                _git(wt, "reset", "--hard", "-q", "HEAD", env=env, check=False)
-                break
-            msg = render_pick_message(c, unit_id=unit.id, urgent_reason=urgent_reason)
-            author_env = {**env, "GIT_AUTHOR_NAME": c.author_name or "unknown",
-                          "GIT_AUTHOR_EMAIL": c.author_email or "unknown@example.invalid",
-                          "GIT_AUTHOR_DATE": f"@{int(c.author_time)} +0000"}
-            _git(wt, "commit", "-q", "--no-verify", "--allow-empty", "-F", "-", env=author_env, input=msg)
-            picked.append((sha, _git(wt, "rev-parse", "HEAD", env=env).stdout.strip()))
-        new = _git(wt, "rev-parse", "HEAD", env=env).stdout.strip()
-        # a branch that does not exist yet is created even when the first pick conflicts (at the
-        # base): the person resolving the conflict needs it; an existing one moves only forward
-        if picked or (old is None and conflict is not None):
-            _git(git_dir, "update-ref", "-m", f"forksync apply {unit.id}", ref, new, old or "0" * 40, env=env)
-        tip = new if (picked or old is None and conflict is not None) else old
-    finally:
-        _git(git_dir, "worktree", "remove", "--force", str(wt), env=env, check=False)
-        shutil.rmtree(tmp, ignore_errors=True)
-        _git(git_dir, "worktree", "prune", env=env, check=False)
+    head = start
+    ours = repo[start].peel(pygit2.Commit).tree
+    for sha in todo:
+        up = repo[sha].peel(pygit2.Commit)
+        try:
+            idx, anc = merger.merge(up, ours)
+        except (KeyError, ValueError, pygit2.GitError) as e:
+            conflict, error = sha, f"cannot merge {sha[:12]}: {str(e).strip()[:400]}"
+            break
+        if idx.conflicts is not None:
+            conflict = sha
+            tree, conflicts = conflict_tree(repo, idx, up, anc, renames=bool(merger.flags))
+            if on_conflict == "commit":
+                msg = render_conflict_message(commits[sha], conflicts, unit_id=unit.id)
+                head = str(repo.create_commit(None, up.author, signer, msg, tree, [head]))
+                conflict_commit = head
+            break
+        tree_id = _clean_tree(repo, idx, ours)
+        msg = _cleanup(render_pick_message(commits[sha], unit_id=unit.id, urgent_reason=urgent_reason))
+        head = str(repo.create_commit(None, up.author, signer, msg, tree_id, [head]))
+        picked.append((sha, head))
+        ours = repo[tree_id]
+    # a branch that does not exist yet is created even when the first pick stops it (at the base
+    # when nothing was written): the person resolving needs a branch; an existing one moves only forward
+    moved = head != start or (old is None and conflict is not None)
+    if moved:
+        p = _git(git_dir, "update-ref", "-m", f"forksync apply {unit.id}", ref, head, old or "0" * 40,
+                 env=env, check=False)
+        if p.returncode != 0:
+            raise ApplyError(f"{branch} moved while apply ran (expected {(old or 'no branch')[:12]}); nothing was "
+                             f"changed — apply again ({p.stderr.strip()[:300]})")
+    tip = head if moved else old
     remaining = tuple(todo[len(picked):])
     return ApplyResult(unit.id, branch, base, start, created=old is None and tip is not None, picked=tuple(picked),
-                       already=tuple(already), kept=tuple(kept), conflict=conflict, conflict_files=conflict_files,
-                       error=error, tip=tip, remaining=remaining)
+                       already=already, kept=kept, conflict=conflict,
+                       conflict_files=tuple(f.path for f in conflicts), error=error, tip=tip, remaining=remaining,
+                       conflict_commit=conflict_commit, conflicts=conflicts, renames_off=merger.renames_off)
+
+
+def _open_conflict(repo: pygit2.Repository, unit: Unit, br: _Branch, *, base: str, start: str, tip: str,
+                   rename_detection: bool) -> ApplyResult:
+    """The result for a branch that holds an unresolved conflict commit: nothing appended; the
+    conflicted files recomputed by merging the upstream commit onto the conflict commit's parent."""
+    up_sha, commit_sha = br.open_conflict
+    conflicts: tuple[ConflictFile, ...] = ()
+    merger = _Merger(repo, rename_detection)
+    try:
+        up = repo[up_sha].peel(pygit2.Commit)
+        parent = repo[commit_sha].peel(pygit2.Commit).parents[0]
+        idx, anc = merger.merge(up, parent.tree)
+        if idx.conflicts is not None:
+            _, conflicts = conflict_tree(repo, idx, up, anc, renames=bool(merger.flags))
+    except (KeyError, ValueError, IndexError, pygit2.GitError):
+        pass           # the upstream commit is not here: the conflict stays reported without its files
+    shas = [s for s in unit.shas if s not in br.already]
+    remaining = tuple(shas[shas.index(up_sha):]) if up_sha in shas else tuple(shas)
+    return ApplyResult(unit.id, f"forksync/{unit.id}", base, start, created=False, already=tuple(br.already),
+                       kept=tuple(br.kept), conflict=up_sha, conflict_files=tuple(f.path for f in conflicts),
+                       tip=tip, remaining=remaining, conflict_commit=commit_sha, conflicts=conflicts,
+                       renames_off=merger.renames_off)
 
 
 def apply_urgent(fork_git_dir: str | os.PathLike, commit: CommitInfo, reason: str, *, base: str,
                  upstream_git_dir: str | os.PathLike | None = None, committer: tuple[str, str] = COMMITTER,
-                 when: int | None = None) -> ApplyResult:
+                 when: int | None = None, on_conflict: str = "commit") -> ApplyResult:
     """Pick one upstream commit out of sequence (``chain-<sha12>``, ``Upstream-Urgent: <reason>``)."""
     return apply_unit(fork_git_dir, urgent_unit(commit, reason), base=base, commits={commit.sha: commit},
-                      upstream_git_dir=upstream_git_dir, urgent_reason=reason, committer=committer, when=when)
+                      upstream_git_dir=upstream_git_dir, urgent_reason=reason, committer=committer, when=when,
+                      on_conflict=on_conflict)
 
 
-def _ensure_objects(git_dir: str, upstream_git_dir, shas: list[str], env) -> None:
-    """Fetch upstream commits into the fork repository when it lacks them (objects only)."""
-    lacking = [s for s in shas if _resolve(git_dir, s, env) is None]
+def _ensure_objects(repo: pygit2.Repository, git_dir: str, upstream_git_dir, shas: list[str], env) -> bool:
+    """Fetch upstream commits into the fork repository when it lacks them (objects only).
+    Returns whether anything was fetched."""
+    lacking = [s for s in shas if _resolve(repo, s) is None]
     if not lacking:
-        return
+        return False
     if upstream_git_dir is None:
         raise ApplyError(f"upstream commit {lacking[0]} is not in the fork repository {git_dir}; "
                          "give the upstream repository (--upstream) so apply can fetch it")
     p = _git(git_dir, "-c", "uploadpack.allowAnySHA1InWant=true", "fetch", "-q", "--no-tags",
              str(Path(upstream_git_dir).resolve()), *lacking, env=env, check=False)
-    still = [s for s in lacking if _resolve(git_dir, s, env) is None]
+    fresh = pygit2.Repository(git_dir)
+    still = [s for s in lacking if _resolve(fresh, s) is None]
     if still:
         raise ApplyError(f"could not fetch upstream commit {still[0]} from {upstream_git_dir} into {git_dir}: "
                          f"{p.stderr.strip()[:300]}")
+    return True

@@ -254,3 +254,46 @@ def test_write_and_read_decisions_in_git(tmp_path):
     assert got == [Decision(c, Disposition.WONT_PORT, "CI only", "al", T0 + 5, "note"),
                    Decision(c, None, "changed our mind", "bo", T0 + 9, "note")]
     assert read_decisions(pygit2.Repository(gd), "refs/notes/other") == []
+
+
+def _conflict_case(with_trailer: bool):
+    up = CommitInfo(sha="c" * 40, parents=("b" * 40,), message="[dialect] fold mul overflow (#102)\n",
+                    committer_time=T0, files=(FileChange("lib/Ops.cpp"),), patch_id="p" * 40, pr=102)
+    msg = ("[CONFLICT] cherry-pick: [dialect] fold mul overflow (#102)\n\nUpstream PRs:\n- #102\n\n"
+           + (f"Forksync-Conflict: {'c' * 40}\n" if with_trailer else ""))
+    fork = CommitInfo(sha="f" * 40, parents=("e" * 40,), message=msg, committer_time=T0 + DAY,
+                      files=(FileChange("lib/Ops.cpp"),), patch_id="p" * 40)
+    return build_ledger([up], [fork]).by_sha["c" * 40]
+
+
+def test_a_conflict_commit_is_never_a_pick():
+    # a subject citation with a pick marker, a body list and the same patch-id: all ignored
+    assert _conflict_case(with_trailer=True).disposition is Disposition.PENDING
+    assert _conflict_case(with_trailer=True).evidence == ()
+    assert claims(f"Revert \"x (#5)\"\n\nThis reverts commit {'a' * 40}.\n\nForksync-Conflict: {'c' * 40}\n",
+                  ProvenanceRules()) == []
+    # the same message without the trailer is read as a pick (the rule above is what keeps it out)
+    assert _conflict_case(with_trailer=False).disposition is Disposition.PICKED
+
+
+def test_a_merged_conflict_commit_leaves_its_upstream_commit_unpicked(tmp_path):
+    from bot.demo.repobuilder import run_git
+    from bot.git.apply import apply_unit
+    from bot.model import PlanItem, Unit
+    from tests.support.plan_repos import T0 as PT0
+    from tests.support.plan_repos import build_pair
+
+    pair = build_pair(tmp_path)
+    infos = {c.sha: c for c in pair.infos()}
+    u2 = pair.u["u2"]
+    res = apply_unit(pair.fork.path, Unit(id=f"chain-{u2[:12]}", kind="chain", items=(PlanItem(u2, "t"),)),
+                     base=pair.fork_tip, commits=infos, when=PT0 + 9000)
+    assert res.conflict_commit == res.tip
+    run_git(pair.fork.path, "merge", "-q", "--no-ff", "-m", "Merge the chain as it is", res.branch)
+    run_git(pair.fork.path, "branch", "-q", "-D", res.branch)
+    cfg = load_config(None, {"fork.url": str(pair.fork.path), "upstream.url": str(pair.up.path),
+                             "upstream.ref": pair.up.head(), "fork.ref": "main"})
+    st = load_state(cfg.model_copy(update={"cache_dir": str(tmp_path / "cache")}), store=Store())
+    assert res.conflict_commit in {c.sha for c in st.fork_commits}
+    assert st.ledger.by_sha[u2].disposition is Disposition.PENDING and st.ledger.by_sha[u2].evidence == ()
+    assert st.ledger.by_sha[pair.u["u1"]].disposition is Disposition.PENDING

@@ -1,12 +1,12 @@
-"""Apply: real cherry-picks into ``forksync/<unit>`` branches, one fork commit per upstream commit."""
+"""Apply: in-memory cherry-picks into ``forksync/<unit>`` branches, one fork commit per upstream commit."""
 from __future__ import annotations
 
 import pytest
 
 from bot.demo.repobuilder import RepoBuilder, run_git
 from bot.git.apply import COMMITTER, ApplyError, apply_unit, apply_urgent
-from bot.model import PlanItem, Unit
-from tests.support.plan_repos import T0, build_pair
+from bot.model import ConflictFile, PlanItem, Unit
+from tests.support.plan_repos import T0, build_pair, ops
 
 
 def log(repo_path, rev, fmt="%H"):
@@ -47,7 +47,7 @@ def test_bundle_branch_has_one_commit_per_upstream_commit(pair):
     assert run_git(pair.fork.path, "status", "--porcelain") == ""
 
 
-def test_conflict_stops_the_chain_with_nothing_half_applied(pair):
+def test_conflict_ends_the_chain_with_a_conflict_commit(pair):
     infos = {c.sha: c for c in pair.infos()}
     u = unit("chain", pair, "u1", "u2", "u4")
     res = apply_unit(pair.fork.path, u, base=pair.fork_tip, commits=infos, when=T0 + 9000)
@@ -55,17 +55,72 @@ def test_conflict_stops_the_chain_with_nothing_half_applied(pair):
     assert [up for up, _ in res.picked] == [pair.u["u1"]]
     assert res.remaining == (pair.u["u2"], pair.u["u4"])
     assert res.stopped and res.error == ""
-    # the branch holds the clean prefix only; its tree is exactly the fork tip + u1
-    assert run_git(pair.fork.path, "rev-parse", res.branch).strip() == res.picked[0][1]
-    diff = run_git(pair.fork.path, "diff", "--name-only", pair.fork_tip, res.branch).split()
-    assert diff == ["python/triton/language.py"]
-    assert worktrees(pair.fork.path) == 1
+    hunk = (f"<<<<<<< fork\n  return r + 0 /* fork */;\n||||||| upstream parent {pair.u['u1'][:12]}\n  return r;\n"
+            f"=======\n  return r + 1;\n>>>>>>> upstream {pair.u['u2'][:12]} ([dialect] fold mul overflow (#102))")
+    assert res.conflicts == (ConflictFile("lib/Dialect/Ops.cpp", "content", (hunk,)),)
+    # the branch: the clean pick of u1, then u2's conflict commit (its parent), at the tip
+    assert [s for s in log(pair.fork.path, res.branch) if s.strip()] == [res.picked[0][1], res.conflict_commit]
+    assert res.tip == res.conflict_commit
+    assert run_git(pair.fork.path, "diff", "--name-only", pair.fork_tip, res.picked[0][1]).split() == [
+        "python/triton/language.py"]
+    assert run_git(pair.fork.path, "diff", "--name-only", res.picked[0][1], res.tip).split() == ["lib/Dialect/Ops.cpp"]
+    text = run_git(pair.fork.path, "show", f"{res.tip}:lib/Dialect/Ops.cpp")
+    assert text == ops().replace("  int r = a * b;\n  return r;\n", f"  int r = a * b;\n{hunk}\n")
+    author, committer, msg = run_git(pair.fork.path, "log", "-1", "--format=%an|%ae|%at%x00%cn|%ce|%ct%x00%B",
+                                     res.tip).split("\x00")
+    assert author == f"Upstream Dev|dev@upstream.example|{T0 + 1010}"
+    assert committer == f"forksync|forksync@users.noreply.github.com|{T0 + 9000}"
+    lines = msg.strip().splitlines()
+    assert lines[0] == "[CONFLICT] [dialect] fold mul overflow"
+    assert "- lib/Dialect/Ops.cpp (content)" in lines
+    assert lines[-2:] == [f"Forksync-Conflict: {pair.u['u2']}", f"Forksync-Unit: {u.id}"]
+    assert not any(ln.startswith(("Upstream-Commit", "(cherry picked")) for ln in lines)
+    assert pair.fork.head() == pair.fork_tip and worktrees(pair.fork.path) == 1
+    assert run_git(pair.fork.path, "status", "--porcelain") == ""
+    # applying again appends nothing and reports the same conflict
+    again = apply_unit(pair.fork.path, u, base=pair.fork_tip, commits=infos, when=T0 + 9100)
+    assert (again.conflict, again.conflict_commit, again.tip, again.picked) == (pair.u["u2"], res.tip, res.tip, ())
+    assert again.conflicts == res.conflicts and again.already == (pair.u["u1"],) and again.kept == ()
+    assert again.remaining == (pair.u["u2"], pair.u["u4"])
+
+
+def test_a_first_pick_conflict_gets_a_branch_with_its_conflict_commit(pair):
+    infos = {c.sha: c for c in pair.infos()}
+    first = unit("chain", pair, "u2")
+    res = apply_unit(pair.fork.path, first, base=pair.fork_tip, commits=infos, when=T0 + 9000)
+    assert res.conflict == pair.u["u2"] and res.created and res.picked == ()
+    assert res.tip == res.conflict_commit and res.tip != pair.fork_tip
+    assert run_git(pair.fork.path, "rev-parse", f"{res.tip}^").strip() == pair.fork_tip
+    assert run_git(pair.fork.path, "rev-parse", f"refs/heads/forksync/{first.id}").strip() == res.tip
+    assert run_git(pair.fork.path, "status", "--porcelain") == "" and worktrees(pair.fork.path) == 1
+
+
+def test_on_conflict_stop_writes_no_conflict_commit(pair):
+    infos = {c.sha: c for c in pair.infos()}
+    u = unit("chain", pair, "u1", "u2", "u4")
+    res = apply_unit(pair.fork.path, u, base=pair.fork_tip, commits=infos, when=T0 + 9000, on_conflict="stop")
+    assert res.conflict == pair.u["u2"] and res.conflict_commit is None and len(res.conflicts) == 1
+    assert run_git(pair.fork.path, "rev-parse", res.branch).strip() == res.picked[0][1] == res.tip
     # a chain whose first pick conflicts gets its branch at the base (a place to resolve), no commit
     first = unit("chain", pair, "u2")
-    res2 = apply_unit(pair.fork.path, first, base=pair.fork_tip, commits=infos)
+    res2 = apply_unit(pair.fork.path, first, base=pair.fork_tip, commits=infos, on_conflict="stop")
     assert res2.conflict == pair.u["u2"] and res2.tip == pair.fork_tip and res2.created and res2.picked == ()
-    assert run_git(pair.fork.path, "rev-parse", f"refs/heads/forksync/{first.id}").strip() == pair.fork_tip
-    assert run_git(pair.fork.path, "status", "--porcelain") == "" and worktrees(pair.fork.path) == 1
+    with pytest.raises(ValueError, match="on_conflict"):
+        apply_unit(pair.fork.path, first, base=pair.fork_tip, commits=infos, on_conflict="abort")
+
+
+def resolve_in_worktree(pair, tmp_path, branch, *, fold: bool):
+    """A person resolves u2 on ``branch``: by a commit on top of the conflict commit (``fold``
+    False) or by replacing the conflict commit with the resolved pick (``fold`` True)."""
+    wt = tmp_path / "person"
+    run_git(pair.fork.path, "worktree", "add", "-q", str(wt), branch)
+    person = RepoBuilder(wt, ("Fork Dev", "dev@fork.example"))
+    if fold:
+        run_git(wt, "reset", "-q", "--hard", "HEAD^")
+    resolved = person.commit(f"[dialect] fold mul overflow (#102) [RESOLVED]\n\nUpstream-Commit: {pair.u['u2']}\n",
+                             {"lib/Dialect/Ops.cpp": ops(mul=" + 1 + 0 /* fork */")}, when=T0 + 9100)
+    run_git(wt, "checkout", "-q", "--detach")
+    return resolved
 
 
 def test_reapply_keeps_a_persons_resolution_and_continues(pair, tmp_path):
@@ -73,26 +128,34 @@ def test_reapply_keeps_a_persons_resolution_and_continues(pair, tmp_path):
     u = unit("chain", pair, "u1", "u2", "u4")
     res = apply_unit(pair.fork.path, u, base=pair.fork_tip, commits=infos, when=T0 + 9000)
     assert res.conflict == pair.u["u2"]
-    # a person resolves u2 by hand on the branch (their own commit, with the trailer)
-    wt = tmp_path / "person"
-    run_git(pair.fork.path, "worktree", "add", "-q", str(wt), res.branch)
-    person = RepoBuilder(wt, ("Fork Dev", "dev@fork.example"))
-    from tests.support.plan_repos import ops
-    resolved = person.commit(f"[dialect] fold mul overflow (#102) [RESOLVED]\n\nUpstream-Commit: {pair.u['u2']}\n",
-                             {"lib/Dialect/Ops.cpp": ops(mul=" + 1 + 0 /* fork */")}, when=T0 + 9100)
-    run_git(wt, "checkout", "-q", "--detach")
+    # a person resolves u2 on the branch, after the conflict commit (their own commit, with the trailer)
+    resolved = resolve_in_worktree(pair, tmp_path, res.branch, fold=False)
     again = apply_unit(pair.fork.path, u, base=pair.fork_tip, commits=infos, when=T0 + 9200)
     assert again.already == (pair.u["u1"], pair.u["u2"])
     assert again.kept == (resolved,)
     assert again.start == resolved and not again.created
-    # u4 changes the line the person resolved: it conflicts, and the person's commit stays the tip
-    assert again.conflict == pair.u["u4"] and again.tip == resolved
-    assert run_git(pair.fork.path, "rev-parse", res.branch).strip() == resolved
+    # u4 changes the line the person resolved: it conflicts, and its conflict commit follows theirs
+    assert again.conflict == pair.u["u4"] and again.conflict_commit == again.tip
+    assert run_git(pair.fork.path, "rev-parse", f"{again.tip}^").strip() == resolved
     # a third apply changes nothing that exists
     third = apply_unit(pair.fork.path, u, base=pair.fork_tip, commits=infos, when=T0 + 9300)
-    assert third.kept == (resolved,) and third.picked == ()
+    assert third.kept == (resolved,) and third.picked == () and third.tip == again.tip
+    assert third.conflict == pair.u["u4"] and third.conflict_commit == again.tip
     shas = [s for s in log(pair.fork.path, res.branch) if s.strip()]
-    assert shas == [res.picked[0][1], resolved]
+    assert shas == [res.picked[0][1], res.conflict_commit, resolved, again.tip]
+
+
+def test_a_fold_that_replaces_the_conflict_commit_lets_the_chain_go_on(pair, tmp_path):
+    infos = {c.sha: c for c in pair.infos()}
+    u = unit("chain", pair, "u1", "u2", "u3")
+    res = apply_unit(pair.fork.path, u, base=pair.fork_tip, commits=infos, when=T0 + 9000)
+    assert res.conflict == pair.u["u2"] and res.remaining == (pair.u["u2"], pair.u["u3"])
+    resolved = resolve_in_worktree(pair, tmp_path, res.branch, fold=True)
+    again = apply_unit(pair.fork.path, u, base=pair.fork_tip, commits=infos, when=T0 + 9200)
+    assert again.already == (pair.u["u1"], pair.u["u2"]) and again.conflict is None
+    assert [up for up, _ in again.picked] == [pair.u["u3"]]
+    assert [s for s in log(pair.fork.path, res.branch) if s.strip()] == [res.picked[0][1], resolved, again.tip]
+    assert run_git(pair.fork.path, "show", f"{again.tip}:lib/Dialect/Ops.cpp") == ops(add=" + 1", mul=" + 1 + 0 /* fork */")
 
 
 def test_reapply_appends_after_existing_picks(pair):
