@@ -1,0 +1,106 @@
+"""``forksync resolve`` in local mode: a worktree at the conflict, ``--continue`` folds the
+resolution into one pick and applies the chain's next picks (stopping again at the next conflict),
+``--abort`` leaves the branch as it was, and bad input gets a clear answer."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bot.cli.main import main
+from bot.config.forksync import UserError
+from bot.demo.repobuilder import run_git
+from tests.support.plan_repos import build_pair
+
+
+def resolve_markers(path, replacement: str) -> None:
+    text = path.read_text()
+    path.write_text(re.sub(r"<<<<<<< fork\n.*?>>>>>>> [^\n]*\n", replacement, text, flags=re.S))
+
+
+def branch_log(pair, branch):
+    out = run_git(pair.fork.path, "log", "--reverse", "--format=%s%x1f%B%x1e", branch, "^main")
+    return [e.strip("\n") for e in out.split("\x1e") if e.strip()]
+
+
+@pytest.fixture
+def stopped(tmp_path, monkeypatch, capsys):
+    pair = build_pair(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    g = ["--fork", str(pair.fork.path), "--upstream", str(pair.up.path)]
+    unit = f"chain-{pair.u['u2'][:12]}"
+    assert main(["apply", unit, *g]) == 1            # stops at its first pick, with a conflict commit
+    capsys.readouterr()
+    return pair, g, unit
+
+
+def test_resolve_continue_folds_and_goes_on_to_the_next_conflict(stopped, tmp_path, capsys):
+    pair, g, unit = stopped
+    u = pair.u
+    conflict_tip = run_git(pair.fork.path, "rev-parse", f"forksync/{unit}")
+    assert main(["resolve", unit, *g]) == 0
+    out = capsys.readouterr().out
+    wt = tmp_path / ".forksync-resolve" / unit
+    assert f"worktree: {wt}" in out and "lib/Dialect/Ops.cpp: 1 conflicting hunk(s)" in out
+    # nothing edited yet: refused, nothing changed
+    assert main(["resolve", unit, "--continue", *g]) == 1
+    assert "unchanged; edit them first" in capsys.readouterr().err
+    resolve_markers(wt / "lib/Dialect/Ops.cpp", "  return r + 1 + 0 /* fork */;\n")
+    assert main(["resolve", unit, "--continue", "--reason", "lib/Dialect/Ops.cpp=both the overflow fix and the tuning",
+                 *g]) == 1                          # folded, then stopped again at u4
+    out = capsys.readouterr().out
+    assert "Action: merged by hand  Reason: both the overflow fix and the tuning" in out
+    assert f"conflict: upstream {u['u4']}" in out
+    log = branch_log(pair, f"forksync/{unit}")
+    assert log[0].startswith("[RESOLVED] [dialect] fold mul overflow (#102)\x1f")
+    assert f"Upstream-Commit: {u['u2']}" in log[0] and "Resolved-by: " in log[0]
+    assert log[1].startswith("[CONFLICT] [dialect] fold mul again\x1f") and f"Forksync-Conflict: {u['u4']}" in log[1]
+    # the conflict commit and the resolution are kept, not lost
+    kept = run_git(pair.fork.path, "for-each-ref", "--format=%(refname)", f"refs/forksync/resolutions/{unit}").strip()
+    assert "\n" not in kept and kept.startswith(f"refs/forksync/resolutions/{unit}/")
+    assert run_git(pair.fork.path, "rev-parse", kept.strip() + "~1") == conflict_tip
+    # the second conflict: take upstream's side this time; the chain is then whole
+    assert "<<<<<<< fork" in (wt / "lib/Dialect/Ops.cpp").read_text()
+    resolve_markers(wt / "lib/Dialect/Ops.cpp", "  return r + 2;\n")
+    assert main(["resolve", unit, "--continue", *g]) == 0
+    out = capsys.readouterr().out
+    assert "is whole" in out and not wt.exists()
+    log = branch_log(pair, f"forksync/{unit}")
+    assert [entry.split("\x1f")[0] for entry in log] == [
+        "[RESOLVED] [dialect] fold mul overflow (#102)", "[RESOLVED] [dialect] fold mul again (#104)"]
+    text = run_git(pair.fork.path, "show", f"forksync/{unit}:lib/Dialect/Ops.cpp")
+    assert "<<<<<<<" not in text and "return r + 2;" in text
+
+
+def test_abort_keeps_the_branch_and_no_conflict_is_a_clear_answer(stopped, tmp_path, capsys):
+    pair, g, unit = stopped
+    tip = run_git(pair.fork.path, "rev-parse", f"forksync/{unit}")
+    assert main(["resolve", unit, *g]) == 0
+    assert main(["resolve", unit, "--abort", *g]) == 0
+    assert "as before" in capsys.readouterr().out
+    assert run_git(pair.fork.path, "rev-parse", f"forksync/{unit}") == tip
+    assert not (tmp_path / ".forksync-resolve" / unit).exists()
+    assert main(["resolve", unit, "--abort", *g]) == 2
+    # a clean bundle has nothing to resolve
+    bundle = f"bundle-{pair.u['u1'][:12]}"
+    assert main(["apply", bundle, *g]) == 0
+    capsys.readouterr()
+    assert main(["resolve", bundle, *g]) == 2
+    assert "has no conflict to resolve" in capsys.readouterr().err
+    with pytest.raises(UserError, match="no branch forksync/chain-nope"):
+        from bot.cli.main import build_parser
+        from bot.cli.resolve import cmd_resolve
+        cmd_resolve(build_parser().parse_args(["resolve", "chain-nope", *g]))
+
+
+def test_a_resolution_with_a_marker_left_is_refused_and_nothing_moves(stopped, tmp_path, capsys):
+    pair, g, unit = stopped
+    tip = run_git(pair.fork.path, "rev-parse", f"forksync/{unit}")
+    assert main(["resolve", unit, *g]) == 0
+    wt = tmp_path / ".forksync-resolve" / unit
+    f = wt / "lib/Dialect/Ops.cpp"
+    f.write_text(f.read_text().replace("return r + 1;", "return r + 3;"))
+    assert main(["resolve", unit, "--continue", *g]) == 1
+    err = capsys.readouterr().err
+    assert "conflict markers remain in `lib/Dialect/Ops.cpp`" in err
+    assert run_git(pair.fork.path, "rev-parse", f"forksync/{unit}") == tip

@@ -1,0 +1,151 @@
+"""A chain stopped at its first pick on the local GitHub: it opens as a draft PR with the conflict
+commit; a resolution that leaves markers is refused; a good one is checked and folded into one
+pick commit (the originals kept under refs/forksync/resolutions), the chain goes on with its next
+pick, L1 runs on the new head, and after the owner's approval it lands — one fork commit per
+upstream commit, no marker anywhere in the fork's history."""
+from __future__ import annotations
+
+import subprocess
+
+import aiohttp
+import pytest
+
+from bot.app import schedules
+from bot.github.client import token_client
+from tests.support.botharness import Bot
+from tests.support.github import FAST_RETRY, commit_files, git, make_source_repo
+from tests.support.validation_world import CONFTEST, LIB, TESTS, World, tick_ctx, with_validation
+
+CONFIG = """\
+upstream:
+  url: triton-lang/triton
+  ref: main
+fork:
+  ref: main
+areas:
+  - name: amd
+    paths: ["third_party/amd/**"]
+    divergent: true
+    owners: [carol]
+suites:
+  - name: unit
+    command: python3 -m pytest -q -p no:cacheprovider -o addopts= tests_fork --junitxml=out/unit.xml
+    report: {format: junit, path: out/unit.xml}
+    expected_tests: 3
+    timeout_s: 300
+    infra_retries: 0
+"""
+MIDDLE = "".join(f"// line {i}\n" for i in range(8))
+X0 = "int x;\n" + MIDDLE + "int z;\n"
+
+
+@pytest.fixture
+async def world(fake_github, tmp_path):
+    fake = fake_github
+    up_src = tmp_path / "up"
+    make_source_repo(up_src, [{"python/a.py": "a = 1\n", "third_party/amd/x.cpp": X0, "lib.py": LIB,
+                               "tests_fork/test_basic.py": TESTS, "tests_fork/conftest.py": CONFTEST}])
+    upstream = fake.create_repo("triton-lang/triton", source=up_src)
+    fork_src = tmp_path / "forksrc"
+    git(tmp_path, "clone", "-q", str(up_src), str(fork_src))
+    commit_files(fork_src, {".github/forksync.yml": CONFIG}, "fork: forksync config")
+    commit_files(fork_src, {"third_party/amd/x.cpp": "int x = 10;\n" + MIDDLE + "int z;\n"}, "fork: tune x")
+    fork = fake.create_repo("meta/triton", source=fork_src)
+    fake.install("triton-lang")
+    inst = fake.install("meta")
+    for login in ("alice", "carol"):
+        fake.add_collaborator(fork, login, "write")
+        fake.add_token(f"{login}-token", login)
+    bot = await Bot(fake, tmp_path).start()
+    svc = with_validation(bot)
+    session = aiohttp.ClientSession()
+    people = {p: token_client(session, f"{p}-token", base_url=fake.url, retry=FAST_RETRY) for p in ("alice", "carol")}
+    w = World(fake, bot, svc, people, tmp_path, fork)
+    w.inst = inst.id
+    payload = fake.webhooks.build("installation", "created", {
+        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
+                         "updated_at": "2026-11-30T00:00:00Z"},
+        "repositories": [{"id": fork.id, "name": "triton", "full_name": "meta/triton", "private": False,
+                          "node_id": "R_1"}]})
+    await fake.webhooks.deliver("installation", payload)
+    await bot.settle()
+    yield w, up_src, upstream
+    await session.close()
+    await bot.stop()
+
+
+async def open_prs(gh):
+    return sorted([p async for p in gh.getiter("/repos/meta/triton/pulls?state=open")], key=lambda p: p["head"]["ref"])
+
+
+async def bot_comments(w, number):
+    return [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{number}/comments")
+            if c["user"]["login"] == "forksync[bot]"]
+
+
+def fork_git(w, *args) -> str:
+    return subprocess.run(["git", f"--git-dir={w.fork.path}", *args], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+async def test_a_chain_stopped_at_its_first_pick_is_finished_on_github_and_lands(world, tmp_path):
+    w, up_src, upstream = world
+    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
+    c3 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z = 3;\n"}, "AMD: set z (#103)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    bundle, chain = await open_prs(w.alice)
+    branch = f"forksync/chain-{c2[:12]}"
+    assert (bundle["head"]["ref"], chain["head"]["ref"]) == (f"forksync/bundle-{c1[:12]}", branch)
+
+    # the chain reached GitHub: a draft whose one commit is the conflict commit
+    assert chain["draft"] is True
+    body = chain["body"]
+    assert f"## ⚠️ Stopped at a conflict: upstream `{c2[:12]}`" in body
+    assert "1. `third_party/amd/x.cpp` (content), 1 conflicting hunk" in body
+    assert f"forksync resolve chain-{c2[:12]}" in body
+    [msg] = fork_git(w, "log", "--format=%B%x00", f"main..{branch}").strip("\x00\n").split("\x00")
+    assert f"Forksync-Conflict: {c2}" in msg and "Upstream-Commit" not in msg and "(#102)" not in msg
+    marked = fork_git(w, "show", f"{branch}:third_party/amd/x.cpp")
+    assert marked.startswith("<<<<<<< ") and "\n||||||| " in marked and "\nint x = 10;\n" in marked
+    issue = [i async for i in w.alice.getiter("/repos/meta/triton/issues?state=open")
+             if "<!-- forksync:status-issue -->" in (i.get("body") or "")][0]
+    assert f"stopped at a conflict in upstream `{c2[:12]}`" in issue["body"]
+
+    # the bundle lands by itself; the chain does not
+    await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    assert (await w.pr(bundle["number"]))["merged"] is True
+    assert (await w.pr(chain["number"]))["merged"] is False
+
+    # a resolution that leaves a marker is refused, and nothing is rewritten
+    wt = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
+    half = marked.replace("int x = 10;", "int x = 12;")
+    bad = commit_files(wt, {"third_party/amd/x.cpp": half}, "resolve x, half way")
+    git(wt, "push", "-q", "origin", "HEAD")
+    await w.bot.settle()
+    comments = await bot_comments(w, chain["number"])
+    assert any("is not complete:\n- conflict markers remain in `third_party/amd/x.cpp`" in c for c in comments)
+    assert fork_git(w, "rev-parse", branch) == bad, fork_git(w, "log", "--format=%h %p %s", "-3", branch)
+
+    # a good resolution is folded into one pick, and the chain goes on with its next pick
+    good = commit_files(wt, {"third_party/amd/x.cpp": "int x = 12;\n" + MIDDLE + "int z;\n"},
+                        "resolve x\n\nFile: third_party/amd/x.cpp\nReason: keeps the fork's tuning on upstream's new x\n")
+    git(wt, "push", "-q", "origin", "HEAD")
+    await w.bot.settle()
+    comments = await bot_comments(w, chain["number"])
+    folded = [c for c in comments if "checked and folded" in c]
+    assert len(folded) == 1 and f"`refs/forksync/resolutions/chain-{c2[:12]}/{good[:12]}`" in folded[0]
+    assert "| `third_party/amd/x.cpp` | merged by hand | keeps the fork's tuning on upstream's new x |" in folded[0]
+    assert fork_git(w, "rev-parse", f"refs/forksync/resolutions/chain-{c2[:12]}/{good[:12]}") == good
+    log = fork_git(w, "log", "--format=%s|%an%x00", f"origin/main..{branch}" if False else f"{bundle['base']['sha']}..{branch}")
+    picks = fork_git(w, "log", "--reverse", "--format=%H", f"main..{branch}").split()
+    assert len(picks) == 2, log
+    first, second = (fork_git(w, "log", "-1", "--format=%B", p) for p in picks)
+    assert first.startswith("[RESOLVED] AMD: new x (#102)\n")
+    assert f"Upstream-Commit: {c2}" in first and "Resolved-by: Upstream Dev <dev@upstream.example>" in first
+    assert "- File: third_party/amd/x.cpp\n  Action: merged by hand\n  Reason: keeps the fork's tuning" in first
+    assert f"Upstream-Commit: {c3}" in second
+    assert fork_git(w, "show", f"{branch}:third_party/amd/x.cpp") == "int x = 12;\n" + MIDDLE.rstrip("\n") + "\nint z = 3;"
+    assert fork_git(w, "log", "-1", "--format=%an", picks[0]) == "Upstream Dev"
