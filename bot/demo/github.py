@@ -121,6 +121,14 @@ async def _play(w: World, show: Show, console: Console) -> None:
         cells = [c.strip() for c in line.strip("|").split("|")]
         sha12 = re.sub(r"[\[\]`]|\(http[^)]*\)", "", cells[1])[:12]
         show.say(f"    {cells[0]}. {sha12}  {cells[-1]}")
+    for p in prs:
+        if p.get("draft"):
+            m = re.search(r"Stopped at a conflict: upstream `([0-9a-f]{12})`", p.get("body") or "")
+            files = re.findall(r"^\d+\. `([^`]+)` \((\w[\w/]*)\)", p.get("body") or "", re.M)
+            show.say(f"#{p['number']} is a draft: the chain stopped at a conflict in upstream "
+                     f"{show.named(m.group(1)) if m else '?'}; its branch ends with the conflict commit "
+                     f"(diff3 markers in {', '.join(f for f, _ in files) or '?'}), waiting for a resolution")
+            show.out.drafts[p["number"]] = m.group(1) if m else ""
     show.status("upstream moved", await status_issue(w))
 
     # 3 ------------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ class Outcome:
     ledger: dict[str, dict[str, str]] = field(default_factory=dict)  # step → label → disposition
     status: dict[str, dict[str, str]] = field(default_factory=dict)  # step → status-issue row → value
     step_pr: dict[str, int] = field(default_factory=dict)          # step → the PR it is about
+    drafts: dict[int, str] = field(default_factory=dict)           # draft chain PR → upstream sha12 it stopped at
     dead: list[str] = field(default_factory=list)                  # deliveries the app could not handle
     status_issue: int = 0
     shas: dict[str, str] = field(default_factory=dict)             # label (u10, …) → upstream sha

@@ -25,6 +25,8 @@ def test_the_github_demo_plays_the_whole_loop(tmp_path):
     assert out.prs[3]["title"] == f"[forksync] chain: 2 upstream commits ({sha['u12'][:12]}..{sha['u13'][:12]})"
     assert out.prs[3]["labels"] == ["area:backend", "area:warp-specialization", CHAIN]
     assert out.status_issue == 1
+    # the layout chain stops at its first pick (u14): a draft PR whose branch ends with the conflict commit
+    assert out.prs[4]["ref"] == f"forksync/chain-{sha['u14'][:12]}" and out.drafts == {4: sha["u14"][:12]}
     assert (out.status["installed"]["upstream head"], out.status["installed"]["Backlog"]) == (sha["u9"][:12], "2 commits")
     # the maintainer's defer of the conflicting layout commit, then the bundle lands by rebase
     landed = out.ledger["bundle landed"]
@@ -36,27 +38,27 @@ def test_the_github_demo_plays_the_whole_loop(tmp_path):
     assert (out.prs[2]["merged"], out.prs[3]["state"]) == (True, "open")
 
     # the kernels bundle is validated by the local runner, gated and merged by the bot
-    assert out.step_pr == {"kernels added": 4, "softmax broken": 5, "tests dropped": 6}
+    assert out.step_pr == {"kernels added": 5, "softmax broken": 6, "tests dropped": 7}
     assert out.checks["kernels added"] == {"forksync/L1/kernels-cpu": ("success", "10 passed"),
                                            "forksync/gate": ("success", "Ready to merge")}
     assert out.gate["kernels added"] == []
-    assert out.prs[4] == {"title": f"[forksync] bundle: 1 upstream commit ({sha['u19'][:12]})", "labels": [BUNDLE],
+    assert out.prs[5] == {"title": f"[forksync] bundle: 1 upstream commit ({sha['u19'][:12]})", "labels": [BUNDLE],
                           "ref": f"forksync/bundle-{sha['u19'][:12]}", "state": "closed", "merged": True}
     # a broken kernel: L1 red, the gate holds the PR; closed with "defer: …" → DEFERRED_BLOCKED
     assert out.checks["softmax broken"] == {"forksync/L1/kernels-cpu": ("failure", "2 failing of 10"),
                                             "forksync/gate": ("failure", "Blocked: 1 condition not met")}
     assert out.gate["softmax broken"] == ["new-failure"]
-    assert (out.prs[5]["state"], out.prs[5]["merged"]) == ("closed", False)
+    assert (out.prs[6]["state"], out.prs[6]["merged"]) == ("closed", False)
     assert "test_softmax[narrow-fp32]" in shown and "test_softmax[wide-fp32]" in shown
     # a suite that silently ran fewer tests: red, the gate blocks
     assert out.checks["tests dropped"] == {"forksync/L1/kernels-cpu": ("failure", "Red: count-mismatch"),
                                            "forksync/gate": ("failure", "Blocked: 1 condition not met")}
     assert out.gate["tests dropped"] == ["suite-error"]
     assert "the report holds 7 tests, the suite expects exactly 10" in shown
-    assert (out.prs[6]["state"], out.prs[6]["merged"]) == ("open", False)
+    assert (out.prs[7]["state"], out.prs[7]["merged"]) == ("open", False)
 
     end = out.ledger["end"]
     assert (end["u19"], end["u20"], end["u21"]) == ("PICKED", "DEFERRED_BLOCKED", "IN_FLIGHT")
     assert out.status["end"]["upstream head"] == sha["u21"][:12]
-    # no delivery fails: the chain that conflicts at its first commit (u14) opens no empty PR
+    # no delivery fails
     assert out.dead == []
