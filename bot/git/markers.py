@@ -1,0 +1,132 @@
+"""Conflict markers and conflict commits in a range of a repository (pygit2; bare repos work).
+
+* :func:`files_with_markers` — the files a head changes against a base whose **head** blob has
+  conflict-marker lines the base's blob of the same path does not have (rule:
+  :func:`bot.core.markers.marker_lines`), each with the ``conflict-marker-size`` attribute that
+  applies to it. Reads the real trees, so large files (whose patch GitHub's API omits) count.
+* :func:`conflict_commits` — the commits in ``base..head`` whose message carries a
+  ``Forksync-Conflict: <upstream sha>`` trailer.
+
+Both raise :class:`bot.git.repo.RefError` for a base or head that does not resolve, so a caller
+can report "cannot check markers" rather than pass silently.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import pygit2
+from pygit2.enums import AttrCheck, DeltaStatus, FileMode, SortMode
+
+from bot.core.markers import DEFAULT_MARKER_SIZE, conflict_upstream, marker_lines
+from bot.git.repo import RefError
+
+
+@dataclass(frozen=True)
+class MarkerHit:
+    """One file with conflict markers on the head: ``path`` (repository-relative, ``/``),
+    ``lines`` the new marker lines as ``(1-based line number, kind)`` with kind ``<``, ``|``,
+    ``=`` or ``>``, and ``size`` the marker size used (the path's ``conflict-marker-size``)."""
+
+    path: str
+    lines: tuple[tuple[int, str], ...]
+    size: int = DEFAULT_MARKER_SIZE
+
+
+def _open(repo_path) -> pygit2.Repository:
+    try:
+        return pygit2.Repository(str(repo_path))
+    except (pygit2.GitError, KeyError) as e:
+        raise RefError("(repository)", str(repo_path), f"is not a git repository ({e})") from e
+
+
+def _commit(repo: pygit2.Repository, rev: str, repo_path) -> pygit2.Commit:
+    try:
+        obj = repo.revparse_single(rev)
+        return obj.peel(pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError) as e:
+        raise RefError(rev, str(repo_path)) from e
+
+
+def marker_size(repo: pygit2.Repository, path: str, commit: pygit2.Oid) -> int:
+    """The ``conflict-marker-size`` of ``path`` from the ``.gitattributes`` files of ``commit``'s
+    tree (and the repository's ``info/attributes``; system files ignored), as libgit2 matches
+    them (gitattributes(5) patterns). Unset or not a positive integer → 7."""
+    try:
+        v = repo.get_attr(path, "conflict-marker-size",
+                          AttrCheck.INCLUDE_COMMIT | AttrCheck.NO_SYSTEM | AttrCheck.INDEX_ONLY, commit=commit)
+    except pygit2.GitError:
+        return DEFAULT_MARKER_SIZE
+    try:
+        n = int(v) if isinstance(v, str) else 0
+    except ValueError:
+        n = 0
+    return n if n > 0 else DEFAULT_MARKER_SIZE
+
+
+def _text(repo: pygit2.Repository, oid) -> str | None:
+    blob = repo[oid]
+    if not isinstance(blob, pygit2.Blob) or blob.is_binary:
+        return None
+    return blob.data.decode("utf-8", errors="replace")
+
+
+def _new_lines(head_text: str, base_text: str | None, size: int) -> tuple[tuple[int, str], ...]:
+    """Head marker lines whose exact text occurs more often on the head than on the base (a file
+    that legitimately documents markers, unchanged there, is not a new conflict)."""
+    hl = head_text.split("\n")
+    head = marker_lines(head_text, size)
+    if base_text is None:
+        return tuple(head)
+    bl = base_text.split("\n")
+    before = Counter(bl[i - 1] for i, _ in marker_lines(base_text, size))
+    after = Counter(hl[i - 1] for i, _ in head)
+    grown = {t for t, n in after.items() if n > before.get(t, 0)}
+    return tuple((i, k) for i, k in head if hl[i - 1] in grown)
+
+
+def files_with_markers(repo_path: str | Path, base: str, head: str) -> list[MarkerHit]:
+    """Files changed by ``head`` since its merge base with ``base`` (``base`` itself when the head
+    contains it; base's tree when they share no history) whose head blob adds conflict-marker
+    lines. Text blobs only (binary and submodule entries are skipped; bytes that are not UTF-8
+    are replaced). Sorted by path. Raises :class:`RefError` when ``base`` or ``head`` does not
+    resolve in ``repo_path``."""
+    repo = _open(repo_path)
+    b = _commit(repo, base, repo_path)
+    h = _commit(repo, head, repo_path)
+    mb = repo.merge_base(b.id, h.id)
+    old_tree = repo[mb].peel(pygit2.Tree) if mb is not None else b.tree
+    diff = repo.diff(old_tree, h.tree)
+    hits: list[MarkerHit] = []
+    for d in diff.deltas:
+        if d.status == DeltaStatus.DELETED or d.new_file.mode == FileMode.COMMIT:
+            continue
+        text = _text(repo, d.new_file.id)
+        if text is None:
+            continue
+        size = marker_size(repo, d.new_file.path, h.id)
+        old = None
+        if d.status not in (DeltaStatus.ADDED, DeltaStatus.UNTRACKED) and d.old_file.mode != FileMode.COMMIT:
+            old = _text(repo, d.old_file.id)
+        lines = _new_lines(text, old, size)
+        if lines:
+            hits.append(MarkerHit(d.new_file.path, lines, size))
+    return sorted(hits, key=lambda x: x.path)
+
+
+def conflict_commits(repo_path: str | Path, base: str, head: str) -> list[tuple[str, str]]:
+    """``(commit sha, upstream sha)`` for each commit in ``base..head`` (reachable from head, not
+    from base) whose message carries ``Forksync-Conflict: <40-hex upstream sha>``, oldest first.
+    Raises :class:`RefError` when ``base`` or ``head`` does not resolve."""
+    repo = _open(repo_path)
+    b = _commit(repo, base, repo_path)
+    h = _commit(repo, head, repo_path)
+    walker = repo.walk(h.id, SortMode.TOPOLOGICAL | SortMode.REVERSE)
+    walker.hide(b.id)
+    out = []
+    for c in walker:
+        up = conflict_upstream(c.message)
+        if up:
+            out.append((str(c.id), up))
+    return out
