@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from dataclasses import fields
 from pathlib import Path
+
+import pygit2
 
 from bot.config.forksync import UserError, load_config
 from bot.config.suites import required_l1
 from bot.git.bisect import BisectError, bisect_command
-from bot.git.repo import RefError
+from bot.git.repo import RefError, merge_base, resolve
 from bot.l2.detection import detect
 from bot.l2.report import Evidence, render_issue, upstream_sha_of
 from bot.validation.gate import (
@@ -41,6 +44,7 @@ from bot.validation.gate import (
     suite_requirements,
 )
 from bot.validation.gate_inputs import scan_range
+from gpu_runner.result import RunResult
 
 
 def _user_error(msg: str):
@@ -91,8 +95,6 @@ def pr_state_from_json(data: dict, where: str = "pr-state"):
 def read_results(folder: str) -> list:
     """The runner's result files (``forksync-result/1`` JSON, any ``*.json`` below ``folder``), in
     path order. A file that is not a result is an error naming it."""
-    from gpu_runner.result import RunResult
-
     root = Path(folder)
     if not root.is_dir():
         raise _user_error(f"{folder}: not a folder of result JSON files")
@@ -119,12 +121,6 @@ def state_from_git(args):
     changed paths, suites from ``--config`` (the required L1 suites that apply) or, without it,
     every suite/platform that has a result in ``--results``; results on the head and the base
     from the result files. Reviews come only from ``--approved-by`` and checks from ``--check``."""
-    import time
-
-    import pygit2
-
-    from bot.git.repo import merge_base, resolve
-
     try:
         repo = pygit2.Repository(args.repo)
     except pygit2.GitError as e:
