@@ -34,7 +34,7 @@ REASON_CODES = (
     "report-unparsable",      # the report could not be parsed
     "zero-tests",             # the report holds no test (or no test ran: all skipped)
     "below-floor",            # fewer tests ran than min_tests
-    "count-mismatch",         # the report's count ≠ expected_tests
+    "count-mismatch",         # the count of tests that ran (skipped and xfail excluded) ≠ expected_tests
     "count-disagrees-with-harness",  # the report's count ≠ the harness's own count (pytest/lit summary)
     "benchmark-failed",       # a benchmark point is marked not ok (wrong result)
     "infra-error",            # an infrastructure error persisted through infra_retries

@@ -74,11 +74,12 @@ def run_local(suite: SuiteConfig, repo: Path, commit: str, opts: LocalOptions = 
     for number in range(1, suite.infra_retries + 2):
         tc = time.monotonic()
         if opts.in_place:
-            facts, stdout, stderr, build_s, cmd_s = _attempt(suite, repo, env, logs / f"attempt{number}")
+            facts, stdout, stderr, build_s, cmd_s = _attempt(suite, repo, env, logs / f"attempt{number}", opts.platform)
         else:
             with Worktree(repo, sha, parent=opts.worktree_parent, keep=opts.keep_worktree) as checkout:
                 durations.checkout += time.monotonic() - tc
-                facts, stdout, stderr, build_s, cmd_s = _attempt(suite, checkout, env, logs / f"attempt{number}")
+                facts, stdout, stderr, build_s, cmd_s = _attempt(suite, checkout, env, logs / f"attempt{number}",
+                                                                 opts.platform)
         durations.build, durations.command = build_s, cmd_s
         passed_run = (not facts.timed_out and facts.exit_code == 0
                       and (not suite.build or facts.build_exit_code == 0))
@@ -110,7 +111,7 @@ def suite_env(suite: SuiteConfig, sha: str, platform: str) -> dict[str, str]:
             "FORKSYNC_PLATFORM": platform}
 
 
-def _attempt(suite: SuiteConfig, checkout: Path, env: dict[str, str], log_prefix: Path):
+def _attempt(suite: SuiteConfig, checkout: Path, env: dict[str, str], log_prefix: Path, platform: str = "cpu"):
     deadline = time.monotonic() + suite.timeout_s
     before = report_files(suite, checkout)
     build_code, build_s, timed_out = None, 0.0, False
@@ -127,7 +128,9 @@ def _attempt(suite: SuiteConfig, checkout: Path, env: dict[str, str], log_prefix
         command_stdout = c.stdout
     else:
         command_stdout = ""
-    base = dict(level=suite.level, report_format=suite.report.format, expected_tests=suite.expected_tests,
+    per_platform = isinstance(suite.expected_tests, dict)
+    base = dict(level=suite.level, report_format=suite.report.format, expected_tests=suite.expected_for(platform),
+                expected_field=f"expected_tests.{platform}" if per_platform else "expected_tests",
                 min_tests=suite.min_tests, has_build=bool(suite.build), build_exit_code=build_code,
                 exit_code=exit_code, timed_out=timed_out, timeout_s=float(suite.timeout_s),
                 report_path=suite.report.path)

@@ -1,9 +1,11 @@
 """Saturated validation: a pure function from what a run produced to a verdict.
 
 Nothing is green by default: :func:`judge` starts from the facts and returns ``green`` only when
-the suite ran to completion, wrote a fresh parsable report, the count matches what the suite
-promises (``expected_tests`` exactly, ``min_tests`` as a floor on tests that *ran*), the count
+the suite ran to completion, wrote a fresh parsable report, the count of tests that **ran**
+(passed + failed + error; skipped and xfail — JUnit ``<skipped>`` — do not count) matches what
+the suite promises (``expected_tests`` exactly, ``min_tests`` as a floor), the report's count
 agrees with the harness's own count, no test failed and no infrastructure error remained.
+Counting skipped tests would let a PR skip (or xfail) the very tests it breaks and stay green.
 Every problem found becomes one :class:`~gpu_runner.result.Reason`; all are reported, not only
 the first, so a person sees everything that is wrong at once.
 
@@ -48,6 +50,7 @@ class RunFacts:
     counts: Counts = field(default_factory=Counts)
     benchmarks: tuple[BenchmarkPoint, ...] = ()
     infra_error: str | None = None
+    expected_field: str = "expected_tests"     # where expected_tests came from, for the red reason (``expected_tests.h200``)
 
 
 def judge(f: RunFacts) -> tuple[str, list[Reason]]:
@@ -57,7 +60,8 @@ def judge(f: RunFacts) -> tuple[str, list[Reason]]:
        ``runner-crashed`` (killed by a signal, or an exit status outside :data:`TEST_FAILURE_EXIT`);
     2. the report: ``report-missing`` / ``report-stale`` / ``report-unparsable``;
     3. counts (JUnit, lit): ``zero-tests`` (none in the report, or none ran), ``count-mismatch``
-       (≠ ``expected_tests``), ``below-floor`` (ran < ``min_tests``),
+       (tests that ran ≠ ``expected_tests``; the detail says how many were skipped and what to
+       change), ``below-floor`` (ran < ``min_tests``),
        ``count-disagrees-with-harness`` (report total ≠ the harness's summary);
        benchmark JSON: ``zero-tests`` / ``count-mismatch`` / ``below-floor`` over points,
        ``benchmark-failed`` for points not ok;
@@ -106,11 +110,12 @@ def _judge_tests(f: RunFacts, add) -> None:
         add("zero-tests", "the report holds no test case")
     elif c.ran == 0:
         add("zero-tests", f"no test ran: all {c.total} were skipped")
-    if f.expected_tests is not None and c.total != f.expected_tests:
-        add("count-mismatch", f"the report holds {c.total} tests, the suite expects exactly {f.expected_tests}"
-            + (" (fewer: tests went missing)" if c.total < f.expected_tests else " (more: update expected_tests)"))
+    if f.expected_tests is not None and c.ran != f.expected_tests:
+        add("count-mismatch", _count_detail(c, f.expected_tests, f.expected_field))
     if f.min_tests is not None and c.ran < f.min_tests:
-        add("below-floor", f"{c.ran} tests ran ({c.skipped} skipped), fewer than the floor min_tests={f.min_tests}")
+        add("below-floor", f"{c.ran} tests ran ({c.skipped} skipped or xfail, which do not count), fewer than the "
+            f"floor min_tests={f.min_tests}" + (": make the skipped tests run, or lower min_tests if they are "
+                                                "meant to skip here" if c.skipped else ""))
     if c.harness_total is not None and c.harness_total != c.total:
         add("count-disagrees-with-harness",
             f"the report holds {c.total} tests but the harness reported {c.harness_total}")
@@ -122,6 +127,17 @@ def _judge_tests(f: RunFacts, add) -> None:
         add("exit-status-disagrees", f"the command exited with status {f.exit_code} but the report shows no failure")
     if f.exit_code == 0 and bad:
         add("exit-status-disagrees", "the command exited 0 but the report shows failures")
+
+
+def _count_detail(c: Counts, expected: int, where: str) -> str:
+    """The ``count-mismatch`` detail: how many ran, how many were skipped, and what to change."""
+    head = f"{c.ran} tests ran, the suite expects exactly {expected}"
+    if c.ran > expected:
+        return head + f" (more: set {where}: {c.ran})"
+    if not c.skipped:
+        return head + " (fewer: tests went missing)"
+    return (head + f": {c.skipped} skipped or xfail tests do not count; make them run, or, if they are meant "
+            f"to skip here, set {where}: {c.ran}")
 
 
 def _judge_points(f: RunFacts, add) -> None:

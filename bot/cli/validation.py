@@ -3,6 +3,9 @@ series, bisect a repository.
 
 * ``forksync gate explain --pr-state FILE.json`` — the ``forksync/gate`` summary for a PR state
   (exit 0 allowed, 1 blocked);
+* ``forksync gate explain --repo PATH --base REV --head REV [--results DIR] [--config FILE]`` —
+  a dry run of the gate on a branch: conflict markers and conflict commits from git, suite
+  outcomes from the runner's result JSON files in DIR (exit 0 allowed, 1 blocked);
 * ``forksync l2 detect FILE.json [--lower-is-better] [--sigma S]`` — change points and alerts
   (exit 0 no alert, 1 alert);
 * ``forksync bisect --repo PATH --good SHA --bad SHA --cmd "…" [--issue-out FILE]`` — the first
@@ -14,14 +17,34 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from dataclasses import fields
 from pathlib import Path
 
-from bot.config.forksync import UserError
+import pygit2
+
+from bot.config.forksync import UserError, load_config
+from bot.config.suites import required_l1
 from bot.git.bisect import BisectError, bisect_command
+from bot.git.repo import RefError, merge_base, resolve
 from bot.l2.detection import detect
 from bot.l2.report import Evidence, render_issue, upstream_sha_of
-from bot.validation.gate import AreaPolicy, Check, PRState, Review, SignOff, SuiteOutcome, SuiteRequirement, decide, render_summary
+from bot.validation.gate import (
+    AreaPolicy,
+    Check,
+    PRState,
+    Review,
+    SignOff,
+    SuiteOutcome,
+    SuiteRequirement,
+    area_policies,
+    decide,
+    outcome_from_result,
+    render_summary,
+    suite_requirements,
+)
+from bot.validation.gate_inputs import scan_range
+from gpu_runner.result import RunResult
 
 
 def _user_error(msg: str):
@@ -61,19 +84,100 @@ def pr_state_from_json(data: dict, where: str = "pr-state"):
               "signoffs": SignOff}
     for key, cls in nested.items():
         pr[key] = tuple(_build(cls, x, f"{where}: pr.{key}.{i}") for i, x in enumerate(pr.get(key, [])))
+    if "conflict_commits" in pr:
+        pr["conflict_commits"] = tuple(tuple(x) for x in pr["conflict_commits"])
     state = _build(PRState, pr, f"{where}: pr")
     suites = tuple(_build(SuiteRequirement, s, f"{where}: suites.{i}") for i, s in enumerate(data.get("suites", [])))
     areas = tuple(_build(AreaPolicy, a, f"{where}: areas.{i}") for i, a in enumerate(data.get("areas", [])))
     return state, suites, areas
 
 
+def read_results(folder: str) -> list:
+    """The runner's result files (``forksync-result/1`` JSON, any ``*.json`` below ``folder``), in
+    path order. A file that is not a result is an error naming it."""
+    root = Path(folder)
+    if not root.is_dir():
+        raise _user_error(f"{folder}: not a folder of result JSON files")
+    out = []
+    for p in sorted(root.rglob("*.json")):
+        try:
+            out.append(RunResult.from_json(p.read_text()))
+        except ValueError as e:
+            first = str(e).splitlines()
+            raise _user_error(f"{p}: not a forksync result file ({' '.join(first[:3])})") from None
+    return out
+
+
+def _check_arg(text: str) -> Check:
+    name, sep, concl = text.rpartition("=")
+    if not sep or not name:
+        raise _user_error(f"--check {text!r}: expected NAME=CONCLUSION (success, failure, pending, …)")
+    return Check(name, None if concl in ("pending", "running", "") else concl)
+
+
+def state_from_git(args):
+    """``(PRState, suites, areas)`` for a dry run on ``args.repo``: base/head resolved with git,
+    conflict markers and ``Forksync-Conflict`` commits read from base..head, areas from the
+    changed paths, suites from ``--config`` (the required L1 suites that apply) or, without it,
+    every suite/platform that has a result in ``--results``; results on the head and the base
+    from the result files. Reviews come only from ``--approved-by`` and checks from ``--check``."""
+    try:
+        repo = pygit2.Repository(args.repo)
+    except pygit2.GitError as e:
+        raise _user_error(f"--repo {args.repo}: not a git repository ({e})") from None
+    try:
+        base, head = resolve(repo, args.base), resolve(repo, args.head)
+        markers, conflicts = scan_range(args.repo, base, head)
+    except RefError as e:
+        raise _user_error(str(e)) from None
+    mb = merge_base(repo, base, head)
+    old = repo[mb].peel(pygit2.Tree) if mb else repo[base].peel(pygit2.Tree)
+    deltas = list(repo.diff(old, repo[head].peel(pygit2.Tree)).deltas)
+    paths = sorted({d.new_file.path for d in deltas} | {d.old_file.path for d in deltas})
+    results = read_results(args.results) if args.results else []
+    outcomes = [outcome_from_result(r) for r in results]
+    path = getattr(args, "config", None)      # the global --config: suites, areas and gate settings
+    cfg = load_config(path) if path else None
+    area_names = cfg.areas_for_paths(paths) if cfg else ()
+    if cfg is not None:
+        suites = suite_requirements(required_l1(cfg.suites, area_names))
+        areas = area_policies(cfg)
+        required_checks = tuple(cfg.gate.required_checks)
+    else:
+        plats: dict[str, list[str]] = {}
+        for o in outcomes:
+            plats.setdefault(o.suite, [])
+            if o.platform not in plats[o.suite]:
+                plats[o.suite].append(o.platform)
+        suites = tuple(SuiteRequirement(n, tuple(p)) for n, p in plats.items())
+        areas, required_checks = (), ()
+    now = int(time.time())
+    reviews = tuple(Review(login, "APPROVED", now) for login in args.approved_by or [])
+    state = PRState(number=0, head_sha=head, base_sha=base, head_contains_base=mb == base, kind=args.kind,
+                    areas=tuple(area_names), conflict_marker_files=markers, conflict_commits=conflicts,
+                    required_checks=required_checks, results=tuple(o for o in outcomes if o.sha != base),
+                    base_results=tuple(o for o in outcomes if o.sha == base), reviews=reviews,
+                    checks=tuple(_check_arg(c) for c in args.check or []), unit_updated_at=0)
+    return state, suites, areas
+
+
 def cmd_gate_explain(args) -> int:
-    state, suites, areas = pr_state_from_json(_read_json(args.pr_state), args.pr_state)
+    if args.pr_state:
+        if args.repo or args.base or args.head:
+            raise _user_error("give either --pr-state FILE.json or --repo/--base/--head, not both")
+        state, suites, areas = pr_state_from_json(_read_json(args.pr_state), args.pr_state)
+    else:
+        missing = [f"--{n}" for n in ("repo", "base", "head") if not getattr(args, n)]
+        if missing:
+            raise _user_error(f"gate explain needs --pr-state FILE.json, or --repo, --base and --head "
+                              f"(missing: {', '.join(missing)})")
+        state, suites, areas = state_from_git(args)
     d = decide(state, suites, areas)
     if args.json:
         print(json.dumps({"allowed": d.allowed, "actions": list(d.actions),
                           "blocking": [f.__dict__ for f in d.blocking],
-                          "pre_existing": [f.__dict__ for f in d.pre_existing]}, indent=1))
+                          "pre_existing": [f.__dict__ for f in d.pre_existing],
+                          "listed": [f.__dict__ for f in d.listed]}, indent=1))
     else:
         sys.stdout.write(render_summary(d, state))
     return 0 if d.allowed else 1
@@ -126,8 +230,18 @@ def cmd_bisect(args) -> int:
 def register(sub, common) -> None:
     g = sub.add_parser("gate", parents=[common], help="merge gate tools")
     gs = g.add_subparsers(dest="gate_command", metavar="SUBCOMMAND")
-    ge = gs.add_parser("explain", parents=[common], help="explain the gate's decision for a PR state (JSON)")
-    ge.add_argument("--pr-state", required=True, metavar="FILE.json")
+    ge = gs.add_parser("explain", parents=[common],
+                       help="explain the gate's decision for a PR state (JSON), or dry-run it on a branch of a repository")
+    ge.add_argument("--pr-state", metavar="FILE.json", help="the gate's inputs as JSON (docs/validation.md)")
+    ge.add_argument("--repo", metavar="PATH", help="dry run: a git repository holding base and head")
+    ge.add_argument("--base", metavar="REV", help="dry run: the base (the branch the PR merges into)")
+    ge.add_argument("--head", metavar="REV", help="dry run: the PR's head")
+    ge.add_argument("--results", metavar="DIR", help="dry run: the runner's result JSON files (gpu_runner run --out)")
+    ge.add_argument("--kind", choices=["bundle", "chain", "other"], default="other",
+                    help="dry run: the PR's kind (a chain needs a writer's approval; default other)")
+    ge.add_argument("--approved-by", action="append", metavar="LOGIN", help="dry run: count an approval by LOGIN")
+    ge.add_argument("--check", action="append", metavar="NAME=CONCLUSION",
+                    help="dry run: another check on the head (success, failure, pending, …)")
     ge.add_argument("--json", action="store_true", help="print the decision as JSON instead of markdown")
     ge.set_defaults(func=cmd_gate_explain)
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 from dataclasses import replace
 
-import gidgethub
 from pydantic import BaseModel, ConfigDict
 
 from bot.commands import store as commands_store
@@ -137,7 +136,7 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
     if isinstance(cmd, cm.Merge):
         if not is_pr:
             return reply("`merge` works on a sync PR, not on an issue.")
-        return reply(await command_merge(ctx, full, number, cfg, merge_if_green))
+        return reply(*await command_merge(ctx, full, number))
     if isinstance(cmd, (cm.L3, cm.Signoff, cm.Retest)) and not is_pr:
         return reply(f"`{cmd.verb}` works on a sync PR, not on an issue.")
     if isinstance(cmd, cm.Signoff):
@@ -187,37 +186,3 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
             return reply("`resolve` works on a chain PR stopped at a conflict, not on an issue.")
         return reply(await svc.agent_resolve(ctx, full, number, cfg))
     return reply("not supported here.")  # pragma: no cover
-
-
-async def merge_if_green(ctx, full_name: str, number: int, cfg: ForksyncConfig) -> str:
-    """``/forksync merge``: merge only when at least one check exists on the head and all are
-    green (success/neutral/skipped), never with none (the fallback while the fork has no trusted
-    suites); always with the head ``sha`` guard and ``cfg.github.merge_method`` (never squash).
-    405 (not mergeable) and 409 (head changed) are answered, not retried."""
-    rv = split_repo(full_name)
-    st = sync_store.load_status(ctx.store, full_name)
-    if st and st.held:
-        return "not merged: on hold (`/forksync unhold` first)."
-    pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**rv, "number": number})
-    if pr.get("state") != "open":
-        return f"not merged: the PR is {pr.get('state')}."
-    head = pr["head"]["sha"]
-    runs = [r async for r in ctx.gh.getiter("/repos/{owner}/{repo}/commits/{ref}/check-runs",
-                                             {**rv, "ref": head}, iterable_key="check_runs")]
-    if not runs:
-        return f"not merged: no checks have run on `{head[:12]}` (I never merge with none)."
-    bad = [f"`{r['name']}` ({r.get('conclusion') or r.get('status')})" for r in runs
-           if r.get("status") != "completed" or r.get("conclusion") not in ("success", "neutral", "skipped")]
-    if bad:
-        return "not merged: checks not green: " + ", ".join(bad) + "."
-    try:
-        await ctx.gh.put("/repos/{owner}/{repo}/pulls/{number}/merge", {**rv, "number": number},
-                         data={"sha": head, "merge_method": cfg.github.merge_method})
-    except gidgethub.HTTPException as e:
-        code = int(e.status_code)
-        if code == 405:
-            return f"not merged: GitHub says the PR is not mergeable ({e})."
-        if code == 409:
-            return f"not merged: the head changed after `{head[:12]}`; checks must pass on the new head first."
-        raise
-    return f"merged `{head[:12]}` by {cfg.github.merge_method}."

@@ -2,7 +2,7 @@
 default branch), validated with pydantic v2.
 
 One model serves every feature: the core reads ``upstream``/``fork``/``provenance``/``areas``;
-the GitHub app reads ``github``; validation reads ``suites``; triage reads ``triage``; agents
+the GitHub app reads ``github``; validation reads ``suites`` and ``gate``; triage reads ``triage``; agents
 read ``agents``. Unknown keys are errors (a typo must not silently do nothing).
 
 Errors: :class:`ConfigError` whose message names each bad field by its dotted path
@@ -20,6 +20,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from bot.config.agents import AgentSettings
+from bot.config.gate import GateSettings
 from bot.config.github import GitHubSettings
 from bot.config.suites import SuiteConfig, UntrustedConfigError, suite_problems
 from bot.config.triage import TriageSettings
@@ -156,6 +157,7 @@ class ForksyncConfig(_Strict):
     rename_detection: bool = True
     github: GitHubSettings = GitHubSettings()
     suites: list[SuiteConfig] = Field(default_factory=list)
+    gate: GateSettings = GateSettings()
     triage: TriageSettings = TriageSettings()
     agents: AgentSettings = AgentSettings()
 

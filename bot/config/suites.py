@@ -21,6 +21,7 @@ import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 #: Platform labels a suite may ask for (runner labels use the same words).
 PLATFORMS = ("cpu", "h100", "h200", "b200", "mi350")
@@ -63,11 +64,15 @@ class ReportSpec(BaseModel):
 
 
 class SuiteConfig(BaseModel):
-    """One suite. ``expected_tests`` is an exact count, ``min_tests`` a floor; an L1/L3 suite
-    needs at least one of them (a suite that silently runs fewer tests must turn red,
-    saturated validation). ``timeout_s`` bounds build + command together. ``areas`` limits the
-    suite to PRs touching those areas (empty: every PR). ``infra_retries`` retries only runs whose
-    output matches :data:`INFRA_ERROR_PATTERNS`."""
+    """One suite. ``expected_tests`` is an exact count, ``min_tests`` a floor, both of tests that
+    **ran** (passed, failed, error — skipped and xfail tests do not count, or a PR could skip
+    the tests it breaks); an L1/L3 suite needs at least one of them (a suite that silently runs
+    fewer tests must turn red, saturated validation). ``expected_tests`` is one number or a
+    count per platform (``{h200: 30, cpu: 28}``, every platform of the suite named).
+    ``allow_newly_skipped``: tests that ran on the base's result and are skipped on the head do
+    not block the gate (they are still listed). ``timeout_s`` bounds build + command together.
+    ``areas`` limits the suite to PRs touching those areas (empty: every PR). ``infra_retries``
+    retries only runs whose output matches :data:`INFRA_ERROR_PATTERNS`."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     name: str = Field(pattern=r"^[A-Za-z0-9_.\-]+$")
@@ -75,7 +80,7 @@ class SuiteConfig(BaseModel):
     build: str | None = None
     command: str = Field(min_length=1)
     report: ReportSpec
-    expected_tests: int | None = Field(None, ge=1)
+    expected_tests: int | dict[str, int] | None = None
     min_tests: int | None = Field(None, ge=1)
     timeout_s: int = Field(3600, ge=1, le=7 * 24 * 3600)
     platforms: list[str] = Field(default_factory=lambda: ["cpu"], min_length=1)
@@ -83,6 +88,20 @@ class SuiteConfig(BaseModel):
     infra_retries: int = Field(1, ge=0, le=5)
     required: bool = True
     areas: list[str] = Field(default_factory=list)
+    allow_newly_skipped: bool = False
+
+    @field_validator("expected_tests")
+    @classmethod
+    def _expected(cls, v):
+        counts = v.values() if isinstance(v, dict) else [] if v is None else [v]
+        for n in counts:
+            if n < 1:
+                raise PydanticCustomError("greater_than_equal", "Input should be greater than or equal to 1")
+        if isinstance(v, dict):
+            bad = [p for p in v if p not in PLATFORMS]
+            if bad:
+                raise ValueError(f"unknown platform label(s) {bad} in the per-platform counts; use some of {list(PLATFORMS)}")
+        return v
 
     @field_validator("platforms")
     @classmethod
@@ -108,16 +127,34 @@ class SuiteConfig(BaseModel):
             raise ValueError(
                 f"suite {self.name!r}: give expected_tests (exact) or min_tests (floor) — without "
                 "one a suite that silently runs fewer tests would pass")
-        if self.expected_tests is not None and self.min_tests is not None and self.min_tests > self.expected_tests:
-            raise ValueError(f"suite {self.name!r}: min_tests {self.min_tests} exceeds expected_tests "
-                             f"{self.expected_tests}")
+        if isinstance(self.expected_tests, dict):
+            missing = [p for p in self.platforms if p not in self.expected_tests]
+            extra = [p for p in self.expected_tests if p not in self.platforms]
+            if missing or extra:
+                raise ValueError(f"suite {self.name!r}: expected_tests per platform must name exactly the suite's "
+                                 f"platforms {self.platforms}" + (f"; missing {missing}" if missing else "")
+                                 + (f"; not a platform of the suite {extra}" if extra else ""))
+        for plat in self.platforms:
+            n = self.expected_for(plat)
+            if n is not None and self.min_tests is not None and self.min_tests > n:
+                raise ValueError(f"suite {self.name!r}: min_tests {self.min_tests} exceeds expected_tests {n}"
+                                 + (f" on {plat}" if isinstance(self.expected_tests, dict) else ""))
         if self.level == "L2" and self.report.format != "benchmark-json":
             raise ValueError(f"suite {self.name!r}: an L2 suite reports benchmark-json, not {self.report.format}")
         return self
 
+    def expected_for(self, platform: str) -> int | None:
+        """The exact count of tests that must run on ``platform`` (None: no exact count)."""
+        if isinstance(self.expected_tests, dict):
+            return self.expected_tests.get(platform)
+        return self.expected_tests
+
     @property
     def floor(self) -> int:
-        """The smallest test count that may pass (expected count, else the floor, else 1)."""
+        """The smallest test count that may pass on any platform (expected count, else the
+        floor, else 1)."""
+        if isinstance(self.expected_tests, dict):
+            return min(self.expected_tests.values())
         return self.expected_tests or self.min_tests or 1
 
 

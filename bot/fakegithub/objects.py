@@ -134,6 +134,13 @@ class Render:
                 return self.user(u)
         return None
 
+    def commit_status(self, r: Repo, sha: str, st: dict) -> dict:
+        """A ``simple-commit-status`` (an entry of the combined status of a ref)."""
+        return {"id": st["id"], "node_id": node_id("SC", st["id"]), "state": st["state"], "context": st["context"],
+                "description": st.get("description"), "target_url": st.get("target_url"),
+                "avatar_url": None, "url": f"{self.api}/repos/{r.full_name}/statuses/{sha}",
+                "created_at": iso(st["created_at"]), "updated_at": iso(st["updated_at"])}
+
     def commit(self, r: Repo, sha: str, *, files: bool = False) -> dict:
         c = r.git.commit(sha)
         obj = {

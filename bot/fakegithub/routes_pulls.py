@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from bot.fakegithub.events import on_ref_changes, pull_event, review_event
 from bot.fakegithub.gitrepo import MergeConflict
+from bot.fakegithub.routes_repos import latest_statuses
 from bot.fakegithub.routing import Ctx, GitHubError, Reply, not_found, route
 from bot.fakegithub.state import Issue, Pull, Review
 
@@ -24,11 +25,15 @@ def _pull(ctx: Ctx) -> Pull:
 
 
 def required_checks_failing(ctx: Ctx, head_sha: str) -> list[str]:
-    """Names of required checks without a passing check run on ``head_sha`` (latest run per name)."""
+    """Names of required checks without a passing check run or commit status on ``head_sha``
+    (latest run per name; a status named like a check counts too, as on GitHub)."""
     latest: dict[str, str | None] = {}
     for run in sorted(ctx.repo.check_runs.values(), key=lambda c: c.id):
         if run.head_sha == head_sha:
             latest[run.name] = run.conclusion if run.status == "completed" else None
+    for name, st in latest_statuses(ctx.repo, head_sha).items():
+        if latest.get(name) not in PASSING:
+            latest[name] = st["state"]
     return [n for n in ctx.repo.required_checks if latest.get(n) not in PASSING]
 
 

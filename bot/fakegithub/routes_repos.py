@@ -163,11 +163,23 @@ async def compare(ctx: Ctx) -> Reply:
         "files": [ctx.render.diff_entry(r, head, e) for e in entries]})
 
 
+def latest_statuses(r, sha: str) -> dict[str, dict]:
+    """The latest commit status per context on ``sha`` (GitHub's combined status shows those)."""
+    out: dict[str, dict] = {}
+    for st in r.statuses.get(sha, []):
+        out[st["context"]] = st
+    return out
+
+
 @route("repos/get-combined-status-for-ref")
 async def combined_status(ctx: Ctx) -> Reply:
     r = ctx.repo
     sha = resolve_or_404(ctx, ctx.params["ref"])
-    return Reply(200, {"state": "pending", "statuses": [], "sha": sha, "total_count": 0,
+    statuses = [ctx.render.commit_status(r, sha, st) for st in latest_statuses(r, sha).values()]
+    states = {st["state"] for st in statuses}
+    combined = ("failure" if states & {"failure", "error"} else "pending" if not states or "pending" in states
+                else "success")
+    return Reply(200, {"state": combined, "statuses": statuses, "sha": sha, "total_count": len(statuses),
                        "repository": ctx.render.minimal_repo(r),
                        "commit_url": f"{ctx.render.api}/repos/{r.full_name}/commits/{sha}",
                        "url": f"{ctx.render.api}/repos/{r.full_name}/commits/{sha}/status"})

@@ -221,6 +221,19 @@ class FakeGitHub:
 
         workflow_run_event(self, repo, run)
 
+    def set_status(self, repo: Repo, sha: str, context: str, state: str, *, description: str | None = None,
+                   target_url: str | None = None) -> dict:
+        """Another CI system sets a commit status on ``sha`` (``state``: success | failure | error |
+        pending), as ``POST /repos/{owner}/{repo}/statuses/{sha}`` would; the combined status
+        of the ref shows the latest per ``context``."""
+        if state not in ("success", "failure", "error", "pending"):
+            raise ValueError(f"commit status state {state!r}: use success, failure, error or pending")
+        t = self.state.now()
+        st = {"id": self.state.new_id(), "context": context, "state": state, "description": description,
+              "target_url": target_url, "created_at": t, "updated_at": t}
+        repo.statuses.setdefault(sha, []).append(st)
+        return st
+
     def requests_for(self, operation: str) -> list[dict]:
         return [r for r in self.requests if r["operation"] == operation]
 

@@ -204,6 +204,7 @@ class Repo:
     pulls: dict[int, Pull] = field(default_factory=dict)
     comments: dict[int, Comment] = field(default_factory=dict)
     check_runs: dict[int, CheckRun] = field(default_factory=dict)
+    statuses: dict[str, list[dict]] = field(default_factory=dict)  # commit sha → statuses, oldest first (other CI systems)
     workflow_runs: dict[int, WorkflowRun] = field(default_factory=dict)
     workflows: set[str] = field(default_factory=set)             # dispatchable workflow files
     ref_snapshot: dict[str, str] = field(default_factory=dict)

@@ -102,12 +102,13 @@ def title_of(result) -> str:
 def suite_summary(result, suite=None, max_failing: int = 20) -> str:
     """The check run's markdown summary (``templates/checks/suite.md.j2``)."""
     failing = [t for t in result.tests if t.outcome in ("failed", "error")]
+    skipped = [t.id for t in result.tests if t.outcome == "skipped"]
     expected = "—"
     if suite is not None:
-        expected = str(suite.expected_tests) if suite.expected_tests else (f"≥ {suite.min_tests}" if suite.min_tests
-                                                                            else "—")
+        n = suite.expected_for(result.platform)
+        expected = f"{n} ran" if n else (f"≥ {suite.min_tests} ran" if suite.min_tests else "—")
     text = render("checks/suite.md.j2", title=title_of(result), r=result, failing=failing,
-                  shown=failing[:max_failing], expected=expected)
+                  shown=failing[:max_failing], expected=expected, skipped=skipped, skipped_shown=skipped[:max_failing])
     return text[:MAX_SUMMARY]
 
 
@@ -137,9 +138,10 @@ async def finish_suite_run(gh, full: str, run_id: int, result, suite=None, *, no
 
 
 #: Findings that mean "still working on it" (the gate check stays in progress, not red): results
-#: on their way, the bot's base update, or a hold (the reconcile tick re-checks in-progress gates,
-#: so lifting the hold lets the PR merge without another event).
-WAITING_CODES = frozenset({"pending-result", "missing-result", "stale-result", "stale-base", "hold"})
+#: on their way, the bot's base update, a hold, or another required check still running (the
+#: reconcile tick re-checks in-progress gates, so lifting the hold or a commit status turning
+#: green lets the PR merge without another event).
+WAITING_CODES = frozenset({"pending-result", "missing-result", "stale-result", "stale-base", "hold", "check-pending"})
 
 
 def gate_conclusion(decision: GateDecision) -> str | None:

@@ -8,7 +8,13 @@ unreadable blocks ("silence is not green").
 
 Rules, in the order they are reported (the order findings are shown in):
 
-1. ``conflict-markers`` — a diff that adds conflict markers never merges.
+1. Conflicts — ``conflict-markers``: a file the head changes carries conflict-marker lines its
+   base version did not have (read from the real trees in the bot's repository, rule
+   :func:`bot.core.markers.marker_lines`: runs of ≥ 7 — or the path's ``conflict-marker-size`` —
+   ``<``/``|``/``>`` followed by whitespace or the line end, ``=`` only inside a conflict);
+   ``markers-unchecked``: the trees could not be read (head not fetchable), which never passes;
+   ``conflict-commit``: a commit in base..head carries ``Forksync-Conflict: <upstream sha>`` (a
+   stopped chain's placeholder, folded away once a person resolves it).
 2. ``hold`` — a ``/forksync hold`` (or hold label) in effect blocks.
 3. ``stale-base`` — the head must contain the **current** base tip; otherwise the bot merges the
    base into the branch (``pulls/update-branch``, never a rewrite of a person's commits) and the
@@ -21,9 +27,15 @@ Rules, in the order they are reported (the order findings are shown in):
    timeout, short count, unparsable report) → ``suite-error`` and always blocks; failing tests
    also red on the base's result for the same suite and platform are *pre-existing* (listed,
    not blocking); any other failing test is a ``new-failure``. Without a base result every
-   failure is new.
-6. No suites configured → the fallback: ≥ 1 required check on the head and all green
-   (``no-required-checks`` / ``check-not-green``); never merge with none.
+   failure is new. A test that ran on the base's last result and is skipped (or xfail) on the
+   head is ``newly-skipped``: blocking unless the suite has ``allow_newly_skipped``; without a
+   base result the head's skipped tests are only listed (``skipped``, not blocking).
+6. External checks — every name in ``required_checks`` (branch protection's required status
+   checks and ``gate.required_checks``; forksync's own ``forksync/…`` checks excluded) needs a
+   check run or commit status on the head that is success, neutral or skipped: absent or
+   running → ``check-pending``, anything else → ``check-failed``, each naming the check. With
+   no suites configured and no required names, the fallback: ≥ 1 check on the head and all
+   green (``no-required-checks`` / ``check-pending`` / ``check-failed``); never merge with none.
 7. Approvals — a chain, and every touched area that has owners, needs an approval by one of
    that area's owners given after the unit's own commits last changed (``approval-missing``); a
    chain touching no owned area needs an approval by any writer. An owner's outstanding
@@ -33,7 +45,6 @@ Rules, in the order they are reported (the order findings are shown in):
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from bot.templating import render
@@ -48,7 +59,8 @@ class SuiteOutcome:
 
     ``verdict``: ``pass`` | ``fail`` (tests failed) | ``error`` (the suite itself is not
     trustworthy: crash, timeout, missing/unparsable report, fewer tests than expected) |
-    ``pending`` (dispatched, no result yet). ``failing`` are test ids (``file::name``)."""
+    ``pending`` (dispatched, no result yet). ``failing``, ``skipped`` (skipped or xfail) and
+    ``ran`` (passed, failed or error) are test ids (``file::name``)."""
 
     suite: str
     sha: str
@@ -57,6 +69,8 @@ class SuiteOutcome:
     failing: tuple[str, ...] = ()
     reason: str = ""
     url: str = ""
+    skipped: tuple[str, ...] = ()
+    ran: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -72,13 +86,14 @@ class Review:
 
 @dataclass(frozen=True)
 class Check:
-    """Another check on the head (branch protection's required checks, fallback rule 6).
-    ``conclusion``: success | failure | neutral | cancelled | timed_out | action_required |
-    skipped | None (still running)."""
+    """Another check on the head: a check run, or a commit status (``kind="status"``; its state
+    success / failure / error, pending → None). ``conclusion``: success | failure | neutral |
+    cancelled | timed_out | action_required | skipped | error | None (still running)."""
 
     name: str
     conclusion: str | None
     required: bool = True
+    kind: str = "check-run"                # check-run | status
 
 
 @dataclass(frozen=True)
@@ -92,10 +107,12 @@ class AreaPolicy:
 
 @dataclass(frozen=True)
 class SuiteRequirement:
-    """A required L1 suite and the platforms it must pass on (from ``bot.config.suites.SuiteConfig``)."""
+    """A required L1 suite and the platforms it must pass on (from ``bot.config.suites.SuiteConfig``);
+    ``allow_newly_skipped``: tests newly skipped against the base are listed, not blocking."""
 
     name: str
     platforms: tuple[str, ...] = ("cpu",)
+    allow_newly_skipped: bool = False
 
 
 @dataclass(frozen=True)
@@ -115,7 +132,12 @@ class PRState:
     (``git merge-base --is-ancestor``). ``unit_updated_at``: when the unit's own commits last
     changed (the bot's base merges do not count), so approvals and sign-offs survive a base
     update. ``retest_by_writer_on``: head shas a writer authorised with ``/forksync retest``.
-    ``conflict_marker_files``: from :func:`conflict_marker_files` over the PR's diff."""
+    ``conflict_marker_files``: paths whose head blob adds conflict markers
+    (:func:`bot.git.markers.files_with_markers` on the bot's repository); ``markers_error``:
+    why they could not be checked ("" when they were); ``conflict_commits``: ``(commit sha,
+    upstream sha)`` of commits in base..head with a ``Forksync-Conflict:`` trailer.
+    ``required_checks``: check names that must be green on the head (branch protection and
+    ``gate.required_checks``); ``checks``: the head's check runs and commit statuses."""
 
     number: int
     head_sha: str
@@ -127,6 +149,9 @@ class PRState:
     author_is_collaborator: bool = True
     retest_by_writer_on: tuple[str, ...] = ()
     conflict_marker_files: tuple[str, ...] = ()
+    markers_error: str = ""
+    conflict_commits: tuple[tuple[str, str], ...] = ()
+    required_checks: tuple[str, ...] = ()
     holds: tuple[str, ...] = ()            # who holds it
     results: tuple[SuiteOutcome, ...] = ()
     base_results: tuple[SuiteOutcome, ...] = ()
@@ -150,13 +175,16 @@ class Finding:
 class GateDecision:
     """``allowed`` iff ``blocking`` is empty. ``actions`` are what the bot should do next
     (``update-branch``, ``run-suites``, ``merge``); ``pre_existing`` lists failures already red
-    on the base; ``passed`` lists conditions met, for the summary."""
+    on the base; ``passed`` lists conditions met, for the summary; ``listed`` are facts shown
+    but not blocking (skipped tests with no base result to compare, newly skipped tests a
+    suite allows)."""
 
     allowed: bool
     blocking: tuple[Finding, ...]
     passed: tuple[Finding, ...] = ()
     pre_existing: tuple[Finding, ...] = ()
     actions: tuple[str, ...] = ()
+    listed: tuple[Finding, ...] = ()
 
     @property
     def title(self) -> str:
@@ -172,33 +200,46 @@ def may_run_on_gpu(pr: PRState) -> bool:
     return pr.author_is_collaborator or pr.head_sha in pr.retest_by_writer_on
 
 
-_MARKER_RX = re.compile(r"^\+(<{7}|>{7}|\|{7})(?: |$)|^\+={7}$")
+def _shown(ids, n: int = 10) -> str:
+    ids = list(ids)
+    return ", ".join(ids[:n]) + (f" and {len(ids) - n} more" if len(ids) > n else "")
 
 
-def conflict_marker_files(diff_text: str) -> tuple[str, ...]:
-    """Files whose *added* lines in a unified diff carry conflict markers (``<<<<<<<``,
-    ``>>>>>>>``, diff3 ``|||||||``; a bare ``=======`` only in a file that also has one of those,
-    since it is a valid reST underline). Returns sorted paths."""
-    hits: dict[str, set[str]] = {}
-    path = None
-    for line in diff_text.splitlines():
-        if line.startswith("+++ "):
-            p = line[4:].strip()
-            path = p[2:] if p.startswith("b/") else p
-            continue
-        if path is None or line.startswith("+++"):
-            continue
-        m = _MARKER_RX.match(line)
-        if m:
-            hits.setdefault(path, set()).add("=" if m.group(1) is None else m.group(1)[0])
-    return tuple(sorted(p for p, kinds in hits.items() if kinds - {"="}))
+def _skip_findings(s: SuiteRequirement, plat: str, r: SuiteOutcome, last_base: SuiteOutcome | None, blocking, listed):
+    """Tests skipped (or xfail) on the head that ran on the base's last result."""
+    if not r.skipped:
+        return
+    subj = f"{s.name}/{plat}"
+    if last_base is None:
+        listed.append(Finding("skipped", f"{len(r.skipped)} skipped or xfail test(s), no base result to compare "
+                              f"with: {_shown(r.skipped)}", subj))
+        return
+    ran_on_base = set(last_base.ran)
+    newly = [t for t in r.skipped if t in ran_on_base]
+    if not newly:
+        return
+    detail = (f"{len(newly)} test(s) ran on the base ({last_base.sha[:12]}) and are skipped or xfail on the head: "
+              f"{_shown(newly)}")
+    if s.allow_newly_skipped:
+        listed.append(Finding("newly-skipped", detail + " (the suite allows it: allow_newly_skipped)", subj))
+    else:
+        blocking.append(Finding("newly-skipped", detail + "; make them run again, or set allow_newly_skipped: true "
+                                "on the suite if skipping them is intended", subj))
 
 
-def _suite_findings(pr: PRState, suites: tuple[SuiteRequirement, ...], blocking, passed, pre_existing, actions):
+def _suite_findings(pr: PRState, suites: tuple[SuiteRequirement, ...], blocking, passed, pre_existing, actions,
+                    listed):
     by_key: dict[tuple[str, str], list[SuiteOutcome]] = {}
     for r in pr.results:
         by_key.setdefault((r.suite, r.platform), []).append(r)
     base = {(r.suite, r.platform): r for r in pr.base_results if r.sha == pr.base_sha}
+    # the base's last result per suite and platform: on the base tip if there is one, else the
+    # newest trunk result given (base_results are in time order)
+    last_base: dict[tuple[str, str], SuiteOutcome] = {}
+    for r in pr.base_results:
+        if r.verdict in ("pass", "fail") and r.ran:
+            last_base[(r.suite, r.platform)] = r
+    last_base.update({k: v for k, v in base.items() if v.verdict in ("pass", "fail") and v.ran})
     for s in suites:
         for plat in s.platforms:
             subj = f"{s.name}/{plat}"
@@ -237,6 +278,8 @@ def _suite_findings(pr: PRState, suites: tuple[SuiteRequirement, ...], blocking,
                     passed.append(Finding("suite-green", f"only pre-existing failures ({len(old)})", subj))
             else:
                 blocking.append(Finding("suite-error", r.reason or f"verdict {r.verdict!r}", subj))
+            if r.verdict != "pending":
+                _skip_findings(s, plat, r, last_base.get((s.name, plat)), blocking, listed)
 
 
 def _approval_findings(pr: PRState, areas: dict[str, AreaPolicy], blocking, passed):
@@ -289,6 +332,42 @@ def _signoff_findings(pr: PRState, areas: dict[str, AreaPolicy], blocking, passe
             blocking.append(Finding("l3-signoff-missing", f"needs `/forksync signoff {target}`{hint}", target))
 
 
+#: Check conclusions GitHub's branch protection accepts as passing.
+PASSING = ("success", "neutral", "skipped")
+
+
+def _check_findings(pr: PRState, have_suites: bool, blocking, passed):
+    """Rule 6: required external checks (and the no-suites fallback)."""
+    def own(name: str) -> bool:
+        return name == GATE_CHECK or name.startswith("forksync/")
+
+    by_name: dict[str, list[Check]] = {}
+    for c in pr.checks:
+        if not own(c.name):
+            by_name.setdefault(c.name, []).append(c)
+    names = [n for n in dict.fromkeys(pr.required_checks) if not own(n)]
+    if not names and not have_suites:
+        names = [n for n, cs in by_name.items() if any(c.required for c in cs)]
+        if not names:
+            blocking.append(Finding("no-required-checks", "no suites are configured and no required check "
+                                    "exists: forksync never merges with none"))
+            return
+    for n in names:
+        cs = by_name.get(n, [])
+        if not cs:
+            blocking.append(Finding("check-pending", "required, not reported on this head yet", n))
+            continue
+        running = [c for c in cs if c.conclusion is None]
+        bad = [c for c in cs if c.conclusion is not None and c.conclusion not in PASSING]
+        if bad:
+            blocking.append(Finding("check-failed", ", ".join(sorted({f"{c.kind} {c.conclusion}" for c in bad})), n))
+        elif running:
+            blocking.append(Finding("check-pending", "still running" if running[0].kind == "check-run"
+                                    else "status pending", n))
+        else:
+            passed.append(Finding("check-green", cs[-1].conclusion or "success", n))
+
+
 def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaPolicy, ...] = ()) -> GateDecision:
     """The gate's decision for ``pr`` given the trusted required L1 ``suites`` (already filtered
     to those that apply, see :func:`bot.config.suites.required_l1`) and the configured ``areas``.
@@ -296,12 +375,20 @@ def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaP
     blocking: list[Finding] = []
     passed: list[Finding] = []
     pre_existing: list[Finding] = []
+    listed: list[Finding] = []
     actions: list[str] = []
     area_map = {a.name: a for a in areas}
 
     if pr.conflict_marker_files:
-        blocking.append(Finding("conflict-markers", "the diff adds conflict markers in: "
+        blocking.append(Finding("conflict-markers", "the head adds conflict markers in: "
                                 + ", ".join(pr.conflict_marker_files)))
+    if pr.markers_error:
+        blocking.append(Finding("markers-unchecked", "cannot check the head's files for conflict markers: "
+                                + pr.markers_error))
+    for commit, upstream in pr.conflict_commits:
+        blocking.append(Finding("conflict-commit", f"commit {commit[:12]} stands for the unresolved conflict of upstream "
+                                f"{upstream[:12]} (Forksync-Conflict: {upstream}); resolve it and fold the commit away",
+                                commit[:12]))
     if pr.holds:
         blocking.append(Finding("hold", f"held by {', '.join(pr.holds)}; `/forksync unhold` lifts it"))
     if pr.head_contains_base:
@@ -315,19 +402,10 @@ def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaP
         blocking.append(Finding("awaiting-retest", f"@{pr.author} is not a collaborator: a writer's "
                                 "`/forksync retest` lets this head run on GPU runners"))
     if suites:
-        _suite_findings(pr, suites, blocking, passed, pre_existing, actions)
+        _suite_findings(pr, suites, blocking, passed, pre_existing, actions, listed)
         if not gpu_ok and "run-suites" in actions:
             actions.remove("run-suites")
-    else:
-        required = [c for c in pr.checks if c.required and c.name != GATE_CHECK]
-        if not required:
-            blocking.append(Finding("no-required-checks", "no suites are configured and no required check "
-                                    "exists: forksync never merges with none"))
-        for c in required:
-            if c.conclusion == "success":
-                passed.append(Finding("check-green", "success", c.name))
-            else:
-                blocking.append(Finding("check-not-green", c.conclusion or "still running", c.name))
+    _check_findings(pr, bool(suites), blocking, passed)
     _approval_findings(pr, area_map, blocking, passed)
     _signoff_findings(pr, area_map, blocking, passed)
     if "update-branch" in actions and "run-suites" in actions:
@@ -335,7 +413,7 @@ def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaP
     allowed = not blocking
     if allowed:
         actions.append("merge")
-    return GateDecision(allowed, tuple(blocking), tuple(passed), tuple(pre_existing), tuple(actions))
+    return GateDecision(allowed, tuple(blocking), tuple(passed), tuple(pre_existing), tuple(actions), tuple(listed))
 
 
 def area_policies(cfg) -> tuple[AreaPolicy, ...]:
@@ -345,7 +423,8 @@ def area_policies(cfg) -> tuple[AreaPolicy, ...]:
 
 def suite_requirements(suites) -> tuple[SuiteRequirement, ...]:
     """:class:`SuiteRequirement` values from ``SuiteConfig`` objects (already filtered)."""
-    return tuple(SuiteRequirement(s.name, tuple(s.platforms)) for s in suites)
+    return tuple(SuiteRequirement(s.name, tuple(s.platforms), bool(getattr(s, "allow_newly_skipped", False)))
+                 for s in suites)
 
 
 def render_summary(decision: GateDecision, pr: PRState) -> str:
@@ -358,5 +437,8 @@ def outcome_from_result(result) -> SuiteOutcome:
     anything with ``suite``, ``commit``, ``platform``, ``outcome``, ``failing``, ``reasons``).
     ``outcome`` pass/fail/error maps to the same verdicts; the reasons become the detail."""
     reason = "; ".join(f"{r.code}: {r.detail}" for r in getattr(result, "reasons", ()) or ())
+    tests = getattr(result, "tests", ()) or ()
     return SuiteOutcome(result.suite, result.commit, result.platform, result.outcome,
-                        tuple(result.failing), reason)
+                        tuple(result.failing), reason,
+                        skipped=tuple(t.id for t in tests if t.outcome == "skipped"),
+                        ran=tuple(t.id for t in tests if t.outcome != "skipped"))

@@ -1,23 +1,36 @@
 """Gathering the merge gate's input (:class:`bot.validation.gate.PRState`) from GitHub and the store.
 
 Pure helpers turn API objects into gate values (:func:`latest_reviews`, :func:`unit_updated_at`,
-:func:`diff_of_files`, :func:`pr_areas`, :func:`pr_kind`); :func:`gather` is the edge that calls
-the API: the PR, the base branch's tip (``repos/get-branch``), ``compare base...head`` (does the
-head contain the current base?), the PR's files (areas, conflict markers), commits (when the unit's
-own commits last changed: merge commits — the bot's base merges — do not count), reviews with each
-reviewer's permission, other check runs (the no-suites fallback), holds, sign-offs, retest grants
-and the suite results on the head and the base.
+:func:`pr_areas`, :func:`pr_kind`, :func:`protection_checks`, :func:`status_checks`);
+:func:`gather` is the edge that calls the API: the PR, the base branch (``repos/get-branch``: its
+tip and its protection's required status checks), ``compare base...head`` (does the head contain
+the current base?), the PR's files (areas), commits (when the unit's own commits last changed:
+merge commits — the bot's base merges — do not count), reviews with each reviewer's permission,
+the head's other check runs and commit statuses, holds, sign-offs, retest grants and the suite
+results on the head and the base (the base tip's, else the newest trunk result).
+
+Conflict markers and conflict commits are read from the **real trees** of base..head in the
+bot's own repository (:func:`scan_range` over :mod:`bot.git.markers`), never from the API's
+patch text, which GitHub leaves out for large files. A head that cannot be fetched or read is a
+``markers-unchecked`` finding, never a pass.
 """
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
+from pathlib import Path
+from typing import Awaitable, Callable
 
+from bot.git.markers import conflict_commits, files_with_markers
 from bot.github.common import WRITE_LEVELS, permission, split_repo
 from bot.sync import store as sync_store
 from bot.validation import signoff
 from bot.validation import store as vstore
 from bot.validation.checks import L1_PREFIX
-from bot.validation.gate import GATE_CHECK, Check, PRState, Review, conflict_marker_files
+from bot.validation.gate import GATE_CHECK, Check, PRState, Review
+
+#: ``(base sha, head sha) -> git dir`` holding both commits (awaitable); raises when it cannot.
+RepoFor = Callable[[str, str], Awaitable[str | Path]]
 
 
 def epoch(iso: str | None) -> int:
@@ -45,13 +58,46 @@ def unit_updated_at(commits: list[dict]) -> int:
     return max(times, default=0)
 
 
-def diff_of_files(files: list[dict]) -> str:
-    """A unified diff assembled from ``pulls/list-files`` entries (their ``patch``)."""
-    parts = []
-    for f in files:
-        if f.get("patch"):
-            parts.append(f"--- a/{f['filename']}\n+++ b/{f['filename']}\n{f['patch']}")
-    return "\n".join(parts)
+def scan_range(git_dir: str | Path, base: str, head: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """``(paths with new conflict markers, (commit, upstream sha) of conflict commits)`` for
+    ``base..head`` in ``git_dir`` (blocking; run it in a thread). Raises
+    :class:`bot.git.repo.RefError` when a sha is not there."""
+    hits = files_with_markers(git_dir, base, head)
+    return tuple(h.path for h in hits), tuple(conflict_commits(git_dir, base, head))
+
+
+async def tree_facts(repo_for: RepoFor | None, base: str, head: str):
+    """``(marker paths, conflict commits, error)``; ``error`` says why the trees could not be
+    read ("" when they were), and then the gate blocks with ``markers-unchecked``."""
+    if repo_for is None:
+        return (), (), "no repository to read the head's trees from"
+    try:
+        d = await repo_for(base, head)
+        files, commits = await asyncio.to_thread(scan_range, d, base, head)
+    except Exception as e:  # noqa: BLE001 - any failure to read the trees blocks, with its reason
+        return (), (), f"{type(e).__name__}: {str(e)[:300]}"
+    return files, commits, ""
+
+
+def protection_checks(branch: dict) -> tuple[str, ...]:
+    """Required status check names of a ``repos/get-branch`` object's ``protection``
+    (``required_status_checks.contexts`` and ``.checks[].context``), in order, without repeats."""
+    rsc = ((branch.get("protection") or {}).get("required_status_checks") or {})
+    if rsc.get("enforcement_level") == "off":
+        return ()
+    names = list(rsc.get("contexts") or []) + [c.get("context", "") for c in rsc.get("checks") or []]
+    return tuple(n for n in dict.fromkeys(names) if n)
+
+
+#: Commit status states → check conclusions (pending → None: still running).
+STATUS_CONCLUSION = {"success": "success", "failure": "failure", "error": "error", "pending": None}
+
+
+def status_checks(combined: dict) -> list[Check]:
+    """:class:`Check` values (``kind="status"``) from ``repos/get-combined-status-for-ref``
+    (its ``statuses`` hold the latest status per context)."""
+    return [Check(st["context"], STATUS_CONCLUSION.get(st.get("state"), st.get("state")), kind="status")
+            for st in combined.get("statuses") or [] if st.get("context")]
 
 
 def pr_areas(cfg, labels: list[str], files: list[str]) -> tuple[str, ...]:
@@ -67,9 +113,13 @@ def pr_kind(cfg, labels: list[str]) -> str:
     return "chain" if lab.chain in labels else "bundle" if lab.bundle in labels else "other"
 
 
+async def base_branch(gh, full: str, ref: str) -> dict:
+    """The base branch (``repos/get-branch``): ``commit.sha`` is its tip, ``protection`` its rules."""
+    return await gh.getitem("/repos/{owner}/{repo}/branches/{branch}", {**split_repo(full), "branch": ref})
+
+
 async def base_tip(gh, full: str, ref: str) -> str:
-    br = await gh.getitem("/repos/{owner}/{repo}/branches/{branch}", {**split_repo(full), "branch": ref})
-    return br["commit"]["sha"]
+    return (await base_branch(gh, full, ref))["commit"]["sha"]
 
 
 async def head_contains(gh, full: str, base: str, head: str) -> bool:
@@ -87,12 +137,18 @@ async def is_trusted_author(gh, full: str, login: str, bot_login: str | None) ->
     return await permission(gh, full, login) in WRITE_LEVELS
 
 
-async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, own_checks: set[str]) -> PRState:
+async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, own_checks: set[str],
+                 repo_for: RepoFor | None = None) -> PRState:
     """The gate's :class:`PRState` for ``pr`` (a ``pulls/get`` object). ``own_checks``: names of
-    forksync's suite check runs (not counted as other checks in the fallback)."""
+    forksync's suite check runs (not counted as other checks). ``repo_for(base, head)`` gives the
+    bot's git dir holding both commits, for conflict markers and conflict commits; without it,
+    or when it fails, the state carries ``markers_error`` (the gate blocks)."""
     rv = {**split_repo(full), "number": pr["number"]}
     head = pr["head"]["sha"]
-    base = await base_tip(gh, full, pr["base"]["ref"])
+    branch = await base_branch(gh, full, pr["base"]["ref"])
+    base = branch["commit"]["sha"]
+    gate_cfg = getattr(cfg, "gate", None)
+    required = tuple(dict.fromkeys(protection_checks(branch) + tuple(getattr(gate_cfg, "required_checks", ()) or ())))
     files = [f async for f in gh.getiter("/repos/{owner}/{repo}/pulls/{number}/files", rv)]
     commits = [c async for c in gh.getiter("/repos/{owner}/{repo}/pulls/{number}/commits", rv)]
     reviews = latest_reviews([r async for r in gh.getiter("/repos/{owner}/{repo}/pulls/{number}/reviews", rv)])
@@ -110,9 +166,15 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
         if c["name"] == GATE_CHECK or c["name"] in own_checks or c["name"].startswith(L1_PREFIX):
             continue
         checks.append(Check(c["name"], c.get("conclusion") if c.get("status") == "completed" else None))
+    combined = await gh.getitem("/repos/{owner}/{repo}/commits/{ref}/status", {**split_repo(full), "ref": head})
+    checks += [c for c in status_checks(combined) if c.name != GATE_CHECK and not c.name.startswith("forksync/")]
     rows = vstore.rows_for(store, full, shas=(head, base), pr=pr["number"])
     results = tuple(vstore.outcome(r) for r in rows if r["sha"] != base or r["sha"] == head)
-    base_results = tuple(vstore.outcome(r) for r in rows if r["sha"] == base and r["status"] == "done")
+    on_base = [r for r in rows if r["sha"] == base and r["status"] == "done"]
+    trunk = [r for r in vstore.latest_trunk_rows(store, full, tuple(sorted({r.suite for r in results})))
+             if r["sha"] != base and r["sha"] != head]
+    base_results = tuple(vstore.outcome(r) for r in trunk + on_base)
+    markers, conflicts, markers_error = await tree_facts(repo_for, base, head)
     rev = []
     for r in reviews:
         login = r["user"]["login"]
@@ -123,6 +185,7 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
         kind=pr_kind(cfg, labels), areas=pr_areas(cfg, labels, [f["filename"] for f in files]), author=author,
         author_is_collaborator=await is_trusted_author(gh, full, author, bot_login),
         retest_by_writer_on=vstore.retest_shas(store, full, pr["number"]),
-        conflict_marker_files=conflict_marker_files(diff_of_files(files)), holds=tuple(holds), results=results,
+        conflict_marker_files=markers, markers_error=markers_error, conflict_commits=conflicts,
+        required_checks=required, holds=tuple(holds), results=results,
         base_results=base_results, reviews=tuple(rev), checks=tuple(checks),
         signoffs=signoff.signoffs_for(store, full, pr["number"]), unit_updated_at=unit_updated_at(commits))

@@ -11,10 +11,12 @@ Flow for one PR head (:meth:`ValidationService.validate_pr`):
    (in progress), then the backend runs it: ``local`` awaits ``python -m gpu_runner`` in a
    subprocess and completes the check run (summary table, ≤ 50 annotations per update, appended);
    ``github-actions`` dispatches the workflow and the result arrives with ``workflow_run.completed``
-   (:meth:`on_workflow_run`). When the head has failing tests and no result exists for the suite
-   at the current base tip, the suite runs on the base too (``local``), so failures already red
-   there count as pre-existing.
-4. The gate (:meth:`evaluate`): :func:`bot.validation.gate_inputs.gather` → :func:`bot.validation.gate.decide` →
+   (:meth:`on_workflow_run`). When the head has failing or skipped tests and no result exists
+   for the suite at the current base tip, the suite runs on the base too (``local``), so
+   failures already red there count as pre-existing and tests skipped only on the head are seen
+   as newly skipped.
+4. The gate (:meth:`evaluate`): :func:`bot.validation.gate_inputs.gather` (conflict markers and
+   conflict commits from the validation mirror, :meth:`repo_for`) → :func:`bot.validation.gate.decide` →
    the ``forksync/gate`` check run → its actions: ``update-branch`` (``pulls/update-branch`` with
    ``expected_head_sha``: the base is *merged into* the branch, no commit rewritten; then the
    suites run on the new head), ``run-suites``, ``merge``.
@@ -34,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from bot.config.forksync import ConfigError, ForksyncConfig, load_trusted_suites, parse_config_text
 from bot.config.suites import SuiteConfig, UntrustedConfigError, required_l1
@@ -45,7 +48,7 @@ from bot.validation import gate_inputs
 from bot.validation import store as vstore
 from bot.validation.backends import ActionsBackend, LocalBackend, backend_name
 from bot.validation.checks import check_name, external_id, finish_suite_run, publish_gate, start_suite_run
-from bot.validation.gate import area_policies, decide, suite_requirements
+from bot.validation.gate import area_policies, decide, render_summary, suite_requirements
 from bot.validation.gate_inputs import base_tip
 from bot.validation.l3 import answer_l3_result
 from gpu_runner.github_actions import collect, parse_run_name, session_downloader
@@ -96,6 +99,18 @@ class ValidationService:
     async def _remote_url(self, full: str):
         return await self.sync.remote_url(full, self._installation.get(full))
 
+    async def repo_for(self, full: str, base: str, head: str) -> Path:
+        """The bot's bare mirror of the fork (:meth:`LocalBackend.fetch`: branches and
+        ``refs/pull/*/head``) with ``base`` and ``head`` in it, fetched when missing. Raises
+        ``RuntimeError`` naming the commit that cannot be fetched."""
+        d = await self.local.fetch(full, head)
+        for sha in (head, base):
+            if not await self.local.has(d, sha):
+                d = await self.local.fetch(full, sha)
+                if not await self.local.has(d, sha):
+                    raise RuntimeError(f"commit {sha[:12]} cannot be fetched from {full}")
+        return d
+
     # ------------------------------------------------------------------ configuration
     async def trusted(self, ctx, full: str) -> Trusted:
         repo = await ctx.gh.getitem("/repos/{owner}/{repo}", split_repo(full))
@@ -116,7 +131,8 @@ class ValidationService:
         return self._locks.setdefault((full, number), asyncio.Lock())
 
     async def validate_pr(self, ctx, full: str, number: int, *, only: str | None = None, force: bool = False,
-                          granted_by: str | None = None, explicit: bool = False, _round: int = 0) -> list[str]:
+                          granted_by: str | None = None, explicit: bool = False, _round: int = 0,
+                          seen: list | None = None) -> list[str]:
         """Run the PR head's missing (``force``: all, or ``only`` that suite) required L1 suites,
         then evaluate the gate. Returns notes for the delivery's outcome."""
         self._installation[full] = ctx.installation_id
@@ -130,7 +146,7 @@ class ValidationService:
         tr = await self.trusted(ctx, full)
         async with self._run_locks.setdefault((full, number), asyncio.Lock()):
             notes = await self._run_suites(ctx, full, pr, tr, only=only, force=force)
-        notes += await self.evaluate(ctx, full, number, _round=_round, tr=tr, explicit=explicit)
+        notes += await self.evaluate(ctx, full, number, _round=_round, tr=tr, explicit=explicit, seen=seen)
         return notes
 
     async def _run_suites(self, ctx, full: str, pr: dict, tr: Trusted, *, only: str | None, force: bool) -> list[str]:
@@ -197,7 +213,9 @@ class ValidationService:
     async def _run_on_base_if_needed(self, ctx, full: str, pr: dict, suite: SuiteConfig, platform: str,
                                      tr: Trusted) -> None:
         row = vstore.get(ctx.store, full, pr["head"]["sha"], suite.name, platform)
-        if not row or row["verdict"] != "fail":
+        if not row or row["status"] != "done":
+            return
+        if row["verdict"] != "fail" and not vstore.outcome(row).skipped:
             return
         base = await base_tip(ctx.gh, full, pr["base"]["ref"])
         if vstore.get(ctx.store, full, base, suite.name, platform):
@@ -237,10 +255,11 @@ class ValidationService:
 
     # ------------------------------------------------------------------ the gate
     async def evaluate(self, ctx, full: str, number: int, *, _round: int = 0, tr: Trusted | None = None,
-                       explicit: bool = False) -> list[str]:
+                       explicit: bool = False, seen: list | None = None) -> list[str]:
         """Evaluate the gate for PR ``number``, publish ``forksync/gate`` and act on the decision.
         Sync PRs (branch ``github.branch_prefix`` on the fork) merge by themselves when the gate
-        allows; any other PR only when ``explicit`` (``/forksync merge``)."""
+        allows; any other PR only when ``explicit`` (``/forksync merge``). ``seen``, when given,
+        receives ``(decision, state)`` of each evaluation (``/forksync merge`` replies with it)."""
         self._installation[full] = ctx.installation_id
         vstore.ensure(ctx.store)
         async with self._lock(full, number):
@@ -249,9 +268,12 @@ class ValidationService:
                 return [f"#{number}: {'merged' if pr.get('merged') else pr.get('state')}"]
             tr = tr or await self.trusted(ctx, full)
             state = await gate_inputs.gather(ctx.gh, ctx.store, full, pr, tr.cfg, bot_login=self.bot_login,
-                                             own_checks=set())
+                                             own_checks=set(),
+                                             repo_for=lambda base, head: self.repo_for(full, base, head))
             suites = suite_requirements(required_l1(tr.suites, state.areas))
             decision = decide(state, suites, area_policies(tr.cfg))
+            if seen is not None:
+                seen.append((decision, state))
             notes = [f"#{number} gate: {decision.title}"
                      + (" — " + ", ".join(f"{f.code}({f.subject})" if f.subject else f.code
                                           for f in decision.blocking) if decision.blocking else "")]
@@ -274,18 +296,19 @@ class ValidationService:
                 await publish_gate(ctx.gh, full, decision, state, now=self.now(), notes=extra)
                 follow = False
         if follow:
-            return notes + await self.validate_pr(ctx, full, number, explicit=explicit, _round=_round + 1)
+            return notes + await self.validate_pr(ctx, full, number, explicit=explicit, _round=_round + 1, seen=seen)
         if _round >= self.max_rounds:
             return notes + ["stopped: too many rounds in one evaluation"]
         if "update-branch" in decision.actions:
             moved, note = await self.update_branch(ctx, full, pr, state.head_sha)
             notes.append(note)
             if moved:
-                return notes + await self.validate_pr(ctx, full, number, explicit=explicit, _round=_round + 1)
+                return notes + await self.validate_pr(ctx, full, number, explicit=explicit, _round=_round + 1,
+                                                      seen=seen)
             if note.startswith("update-branch refused"):      # e.g. the base conflicts: a person must merge it
                 await publish_gate(ctx.gh, full, decision, state, now=self.now(), notes=[note], conclusion="failure")
         elif "run-suites" in decision.actions:
-            return notes + await self.validate_pr(ctx, full, number, explicit=explicit, _round=_round + 1)
+            return notes + await self.validate_pr(ctx, full, number, explicit=explicit, _round=_round + 1, seen=seen)
         return notes
 
     async def _after_merge(self, ctx, full: str, number: int) -> list[str]:
@@ -322,18 +345,23 @@ async def command_retest(ctx, full: str, number: int, suite: str | None, user: s
     return "retest " + (f"of suite `{suite}`" if suite else "of all required suites") + ": " + "; ".join(notes)
 
 
-async def command_merge(ctx, full: str, number: int, cfg, fallback) -> str:
-    """``/forksync merge``: ask the gate to check now and merge when it allows (any PR, not only
-    sync PRs). Without trusted suites the command keeps ``fallback`` ("≥ 1 required check,
-    all green, never with none")."""
-    if not ctx.sync:
-        return await fallback(ctx, full, number, cfg)
+async def command_merge(ctx, full: str, number: int) -> tuple[str, str]:
+    """``/forksync merge``: the same gate decision as auto-merge (:meth:`ValidationService.evaluate`
+    with ``explicit``: any PR, not only sync PRs, and without trusted suites the gate's own
+    fallback of rule 6). Returns ``(result, details)`` for the reply: the gate's notes, and when
+    it did not allow, its findings (the ``forksync/gate`` summary). Without a validation service
+    in this process nothing is merged: there is no weaker rule to fall back on."""
     v = ctx.validation
-    tr = await v.trusted(ctx, full)
-    if not tr.suites:
-        return await fallback(ctx, full, number, cfg)
-    notes = await v.evaluate(ctx, full, number, tr=tr, explicit=True)
-    return "; ".join(notes)
+    if not v:
+        return ("not merged: the merge gate is not available in this process (no validation service), "
+                "and forksync merges only through it."), ""
+    seen: list = []
+    notes = await v.evaluate(ctx, full, number, explicit=True, seen=seen)
+    details = ""
+    if seen and not seen[-1][0].allowed:
+        decision, state = seen[-1]
+        details = render_summary(decision, state)
+    return "; ".join(notes), details
 
 
 async def after_signoff(ctx, full: str, number: int) -> str:

@@ -107,9 +107,34 @@ def rows_for(db, repo: str, *, shas: tuple[str, ...] = (), pr: int | None = None
 
 
 def outcome(row: dict) -> SuiteOutcome:
-    """The gate's view of one row."""
+    """The gate's view of one row: verdict, failing tests, and the ids of the tests that were
+    skipped (or xfail) and that ran, read from the stored result JSON (empty while pending)."""
+    skipped: tuple[str, ...] = ()
+    ran: tuple[str, ...] = ()
+    if row.get("result_json"):
+        try:
+            tests = json.loads(row["result_json"]).get("tests") or []
+        except (ValueError, AttributeError):
+            tests = []
+        skipped = tuple(t.get("id", "") for t in tests if t.get("outcome") == "skipped")
+        ran = tuple(t.get("id", "") for t in tests if t.get("outcome") in ("passed", "failed", "error"))
     return SuiteOutcome(row["suite"], row["sha"], row["platform"], row["verdict"],
-                        tuple(json.loads(row["failing_json"] or "[]")), row["reason"], row["check_url"])
+                        tuple(json.loads(row["failing_json"] or "[]")), row["reason"], row["check_url"],
+                        skipped=skipped, ran=ran)
+
+
+def latest_trunk_rows(db, repo: str, suites: tuple[str, ...]) -> list[dict]:
+    """The newest finished trunk result (rows stored with ``pr`` 0: runs on the base, nightlies)
+    of each suite and platform in ``suites``, oldest first — the base's last result when none is
+    on the current base tip."""
+    out: dict[tuple[str, str], dict] = {}
+    with db.lock:
+        t = db.db[SUITE_RESULTS.name]
+        for name in suites:
+            for r in t.rows_where("repo = ? and suite = ? and pr = 0 and status = 'done'", [repo, name],
+                                  order_by="updated_at"):
+                out[(r["suite"], r["platform"])] = r
+    return sorted(out.values(), key=lambda r: (r["updated_at"], r["key"]))
 
 
 def grant_retest(db, repo: str, pr: int, head_sha: str, by: str, now: float) -> None:

@@ -69,11 +69,54 @@ def test_good_config_parses():
      ("suites.0.retries", "Extra inputs are not permitted")),
     ("- {name: a, command: x, report: {format: junit, path: r}, min_tests: 1, infra_retries: 9}",
      ("suites.0.infra_retries", "Input should be less than or equal to 5")),
+    ("- {name: a, command: x, report: {format: junit, path: r}, expected_tests: 0}",
+     ("suites.0.expected_tests", "Input should be greater than or equal to 1")),
+    ("- {name: a, command: x, report: {format: junit, path: r}, platforms: [cpu, h200], expected_tests: {cpu: 28}}",
+     ("suites.0", "Value error, suite 'a': expected_tests per platform must name exactly the suite's platforms "
+                  "['cpu', 'h200']; missing ['h200']")),
+    ("- {name: a, command: x, report: {format: junit, path: r}, expected_tests: {cpu: 28, h300: 30}}",
+     ("suites.0.expected_tests", "Value error, unknown platform label(s) ['h300'] in the per-platform counts; "
+                                 "use some of ['cpu', 'h100', 'h200', 'b200', 'mi350']")),
+    ("- {name: a, command: x, report: {format: junit, path: r}, platforms: [cpu, h200], min_tests: 29, "
+     "expected_tests: {cpu: 28, h200: 30}}",
+     ("suites.0", "Value error, suite 'a': min_tests 29 exceeds expected_tests 28 on cpu")),
 ])
 def test_bad_suites_name_the_field(snippet, problem):
     with pytest.raises(ConfigError) as e:
         parse_config_text("suites:\n  " + snippet, "forksync.yml")
     assert e.value.problems == [problem]
+
+
+def test_expected_tests_per_platform_and_newly_skipped():
+    cfg = parse_config_text("""
+suites:
+  - name: kernels
+    command: pytest
+    report: {format: junit, path: out/k.xml}
+    expected_tests: {h200: 30, cpu: 28}
+    platforms: [cpu, h200]
+    allow_newly_skipped: true
+  - name: lit
+    command: lit
+    report: {format: lit, path: "-"}
+    expected_tests: 12
+""")
+    k, lit = cfg.suites
+    assert (k.expected_for("cpu"), k.expected_for("h200"), k.floor, k.allow_newly_skipped) == (28, 30, 28, True)
+    assert (lit.expected_for("cpu"), lit.expected_for("h200"), lit.allow_newly_skipped) == (12, 12, False)
+
+
+def test_gate_required_checks():
+    cfg = parse_config_text("gate:\n  required_checks: [internal-ci, ci/oss]\n")
+    assert cfg.gate.required_checks == ["internal-ci", "ci/oss"]
+    assert parse_config_text("").gate.required_checks == []
+    for bad, why in [("[forksync/gate]", "Value error, 'forksync/gate' is forksync's own check; its suites are required "
+                                         "through `suites:`, and the gate cannot require itself"),
+                     ("[a, a]", "Value error, a required check is listed twice"),
+                     ("[' ']", "Value error, a required check name is empty")]:
+        with pytest.raises(ConfigError) as e:
+            parse_config_text(f"gate:\n  required_checks: {bad}\n", "forksync.yml")
+        assert e.value.problems == [("gate.required_checks", why)]
 
 
 def test_whole_config_problems():

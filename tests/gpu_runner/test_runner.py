@@ -153,9 +153,30 @@ def test_fewer_tests_than_expected(repo):
     commit(repo, {"tests/test_square.py": TEST_SQUARE.replace("[2, 3, 12]", "[2, 3]")}, "one test fewer")
     r = run_local(suite(), repo, "HEAD")
     assert (codes(r), r.reasons[0].detail) == (
-        ["count-mismatch"], "the report holds 2 tests, the suite expects exactly 3 (fewer: tests went missing)")
+        ["count-mismatch"], "2 tests ran, the suite expects exactly 3 (fewer: tests went missing)")
     r = run_local(suite(expected_tests=None, min_tests=3), repo, "HEAD")
     assert codes(r) == ["below-floor"]
+
+
+def test_skipped_and_xfail_tests_do_not_count(repo):
+    # a PR marks the tests it breaks skip / xfail: the report still holds 3, but only 1 ran
+    hidden = TEST_SQUARE.replace('@pytest.mark.parametrize("x", [2, 3, 12])', textwrap.dedent("""\
+        @pytest.mark.parametrize("x", [2, pytest.param(3, marks=pytest.mark.skip(reason="flaky")),
+                                       pytest.param(12, marks=pytest.mark.xfail(reason="wip"))])"""))
+    commit(repo, {"src/square.c": SQUARE_C.replace("x * x", "x == 2 ? 4 : x"), "tests/test_square.py": hidden},
+           "hide two tests")
+    r = run_local(suite(), repo, "HEAD")
+    assert (r.counts.total, r.counts.passed, r.counts.skipped) == (3, 1, 2)
+    assert (r.verdict, codes(r), r.reasons[0].detail) == ("red", ["count-mismatch"], (
+        "1 tests ran, the suite expects exactly 3: 2 skipped or xfail tests do not count; make them run, or, if "
+        "they are meant to skip here, set expected_tests: 1"))
+    assert [t.id for t in r.tests if t.outcome == "skipped"] == [
+        "tests.test_square::test_square[3]", "tests.test_square::test_square[12]"]
+    # counts per platform: 1 is what this platform promises, so it is green here and red elsewhere
+    per = suite(expected_tests={"cpu": 1, "h200": 3}, platforms=["cpu", "h200"])
+    assert run_local(per, repo, "HEAD", LocalOptions(platform="cpu")).verdict == "green"
+    r = run_local(per, repo, "HEAD", LocalOptions(platform="h200"))
+    assert (codes(r), r.reasons[0].detail.endswith("set expected_tests.h200: 1")) == (["count-mismatch"], True)
 
 
 def test_report_disagrees_with_the_harness(repo):
@@ -208,7 +229,8 @@ LIT_SUITE = {
 
 def test_real_lit_run_read_from_its_own_output(repo):
     commit(repo, LIT_SUITE, "a lit suite")
-    r = run_local(suite(build=None, command="lit -v lit", report={"format": "lit", "path": "-"}, expected_tests=4),
+    # 3 ran (pass, fail, xfail — lit's XFAIL ran and failed as expected); the unsupported one was skipped
+    r = run_local(suite(build=None, command="lit -v lit", report={"format": "lit", "path": "-"}, expected_tests=3),
                   repo, "HEAD")
     assert (codes(r), r.failing, r.counts.harness_total) == (["test-failures"], ("Tiny :: fail.txt",), 4)
     assert sorted((t.name, t.outcome) for t in r.tests) == [
@@ -217,7 +239,7 @@ def test_real_lit_run_read_from_its_own_output(repo):
     assert "# error: command failed with exit status: 1" in fail.traceback
     # the same run through lit's own JUnit writer
     r = run_local(suite(build=None, command="mkdir -p out && lit -v lit --xunit-xml-output out/lit.xml",
-                        report={"format": "junit", "path": "out/lit.xml"}, expected_tests=4), repo, "HEAD")
+                        report={"format": "junit", "path": "out/lit.xml"}, expected_tests=3), repo, "HEAD")
     assert (codes(r), r.counts.failed, r.counts.skipped) == (["test-failures"], 1, 1)
 
 
@@ -261,7 +283,7 @@ def test_cli_red_exit_code(repo, capsys):
     out = repo.parent / "result.json"
     assert runner_main(["run", "--suite", "tiny", "--commit", "HEAD", "--repo", str(repo), "--config", str(cfg),
                         "--out", str(out)]) == 1
-    assert "count-mismatch: the report holds 3 tests, the suite expects exactly 4" in capsys.readouterr().out
+    assert "count-mismatch: 3 tests ran, the suite expects exactly 4 (fewer: tests went missing)" in capsys.readouterr().out
 
 
 def test_in_place_at_the_commit_and_in_a_plain_folder(repo, tmp_path):

@@ -40,7 +40,17 @@ CASES = [
     ("zero-tests", facts(passed=0, expected_tests=None, min_tests=1, exit_code=5), "red",
      ["runner-crashed", "zero-tests", "below-floor"]),
     ("zero-tests-exit-0", facts(passed=0, expected_tests=None, min_tests=None, exit_code=0), "red", ["zero-tests"]),
-    ("all-skipped", facts(passed=0, skipped=30), "red", ["zero-tests"]),
+    ("all-skipped", facts(passed=0, skipped=30), "red", ["zero-tests", "count-mismatch"]),
+    ("all-skipped-floor-only", facts(passed=0, skipped=30, expected_tests=None, min_tests=1), "red",
+     ["zero-tests", "below-floor"]),
+    # skipped and xfail (JUnit <skipped>) tests do not count towards expected_tests
+    ("nine-of-ten-skipped", facts(passed=1, skipped=9, expected_tests=10), "red", ["count-mismatch"]),
+    ("skipped-on-top-of-expected", facts(passed=30, skipped=2), "green", []),
+    ("skips-hide-missing-tests", facts(passed=28, skipped=2), "red", ["count-mismatch"]),
+    ("failing-and-skipped", facts(passed=5, failed=1, skipped=4, expected_tests=10), "red",
+     ["count-mismatch", "test-failures"]),
+    ("per-platform-count", facts(passed=28, skipped=2, expected_tests=28, expected_field="expected_tests.cpu"),
+     "green", []),
     ("fewer-than-expected", facts(passed=28), "red", ["count-mismatch"]),
     ("more-than-expected", facts(passed=31), "red", ["count-mismatch"]),
     ("below-floor", facts(passed=8, skipped=2, expected_tests=None, min_tests=9), "red", ["below-floor"]),
@@ -66,7 +76,18 @@ def test_judge(f, verdict, expected):
 
 def test_reasons_say_what_and_how_many():
     _, reasons = judge(facts(passed=28))
-    assert reasons[0].detail == "the report holds 28 tests, the suite expects exactly 30 (fewer: tests went missing)"
+    assert reasons[0].detail == "28 tests ran, the suite expects exactly 30 (fewer: tests went missing)"
+    _, reasons = judge(facts(passed=31))
+    assert reasons[0].detail == "31 tests ran, the suite expects exactly 30 (more: set expected_tests: 31)"
+    _, reasons = judge(facts(passed=1, skipped=9, expected_tests=10))
+    assert reasons[0].detail == ("1 tests ran, the suite expects exactly 10: 9 skipped or xfail tests do not count; "
+                                 "make them run, or, if they are meant to skip here, set expected_tests: 1")
+    _, reasons = judge(facts(passed=26, skipped=2, expected_tests=28, expected_field="expected_tests.h200"))
+    assert reasons[0].detail == ("26 tests ran, the suite expects exactly 28: 2 skipped or xfail tests do not count; "
+                                 "make them run, or, if they are meant to skip here, set expected_tests.h200: 26")
+    _, reasons = judge(facts(passed=8, skipped=2, expected_tests=None, min_tests=9))
+    assert reasons[0].detail == ("8 tests ran (2 skipped or xfail, which do not count), fewer than the floor "
+                                 "min_tests=9: make the skipped tests run, or lower min_tests if they are meant to skip here")
     _, reasons = judge(facts(harness=31))
     assert reasons[0].detail == "the report holds 30 tests but the harness reported 31"
     _, reasons = judge(facts(passed=0, skipped=30))

@@ -11,7 +11,6 @@ from bot.validation.gate import (
     SignOff,
     SuiteOutcome,
     SuiteRequirement,
-    conflict_marker_files,
     decide,
     may_run_on_gpu,
     render_summary,
@@ -42,6 +41,18 @@ def pr(**kw) -> PRState:
 
 def fail(suite, tests, plat="cpu", sha=HEAD, verdict="fail", reason=""):
     return SuiteOutcome(suite, sha, plat, verdict, tuple(tests), reason)
+
+
+def ran(suite, tests, skipped=(), plat="cpu", sha=HEAD):
+    """A green result whose ``tests`` ran and ``skipped`` were skipped (or xfail)."""
+    return SuiteOutcome(suite, sha, plat, "pass", skipped=tuple(skipped), ran=tuple(tests))
+
+
+T10 = tuple(f"t.py::test_{i}" for i in range(10))
+UP = "u" * 40
+C1 = "c" * 40
+GATED = (SuiteRequirement("kernels", ("cpu",)),)
+ALLOWING = (SuiteRequirement("kernels", ("cpu",), allow_newly_skipped=True),)
 
 
 CASES = [
@@ -94,7 +105,47 @@ CASES = [
     ("no-suites-checks-green", pr(results=(), checks=(Check("ci", "success"), Check("lint", "failure", False))),
      (), True, [], ["merge"]),
     ("no-suites-check-running", pr(results=(), checks=(Check("ci", "success"), Check("build", None))), (), False,
-     [("check-not-green", "build")], []),
+     [("check-pending", "build")], []),
+    ("no-suites-check-failing", pr(results=(), checks=(Check("ci", "failure"),)), (), False,
+     [("check-failed", "ci")], []),
+    # conflicts: markers in the trees, trees that cannot be read, conflict commits in the range
+    ("markers-unchecked-never-green", pr(markers_error="commit hhhhhhhhhhhh cannot be fetched"), SUITES, False,
+     [("markers-unchecked", "")], []),
+    ("conflict-commit-blocks", pr(conflict_commits=((C1, UP),)), SUITES, False,
+     [("conflict-commit", C1[:12])], []),
+    # the fork's own CI: required external checks (branch protection / gate.required_checks)
+    ("required-check-green", pr(required_checks=("internal-ci",), checks=(Check("internal-ci", "success"),)),
+     SUITES, True, [], ["merge"]),
+    ("required-check-not-reported", pr(required_checks=("internal-ci",)), SUITES, False,
+     [("check-pending", "internal-ci")], []),
+    ("required-check-running", pr(required_checks=("internal-ci",), checks=(Check("internal-ci", None),)),
+     SUITES, False, [("check-pending", "internal-ci")], []),
+    ("required-status-pending", pr(required_checks=("ci/oss",), checks=(Check("ci/oss", None, kind="status"),)),
+     SUITES, False, [("check-pending", "ci/oss")], []),
+    ("required-check-failing", pr(required_checks=("internal-ci", "ci/oss"),
+                                  checks=(Check("internal-ci", "failure"), Check("ci/oss", "success", kind="status"))),
+     SUITES, False, [("check-failed", "internal-ci")], []),
+    ("required-status-error", pr(required_checks=("ci/oss",), checks=(Check("ci/oss", "error", kind="status"),)),
+     SUITES, False, [("check-failed", "ci/oss")], []),
+    ("unrequired-failing-check-ignored-with-suites", pr(checks=(Check("lint", "failure"),)), SUITES, True, [],
+     ["merge"]),
+    ("required-forksync-checks-are-the-suites", pr(required_checks=("forksync/gate", "forksync/L1/kernels")),
+     SUITES, True, [], ["merge"]),
+    # skipped and xfail tests against the base's last result
+    ("newly-skipped-blocks", pr(results=(ran("kernels", T10[:1], T10[1:]),),
+                                base_results=(ran("kernels", T10, sha=BASE),)), GATED, False,
+     [("newly-skipped", "kernels/cpu")], []),
+    ("newly-skipped-against-last-trunk-result", pr(results=(ran("kernels", T10[:1], T10[1:]),),
+                                                   base_results=(ran("kernels", T10, sha=OLD),)), GATED, False,
+     [("newly-skipped", "kernels/cpu")], []),
+    ("newly-skipped-allowed-by-suite", pr(results=(ran("kernels", T10[:1], T10[1:]),),
+                                          base_results=(ran("kernels", T10, sha=BASE),)), ALLOWING, True, [],
+     ["merge"]),
+    ("skipped-on-base-too", pr(results=(ran("kernels", T10[:9], T10[9:]),),
+                               base_results=(ran("kernels", T10[:9], T10[9:], sha=BASE),)), GATED, True, [],
+     ["merge"]),
+    ("skipped-without-base-result-listed-only", pr(results=(ran("kernels", T10[:1], T10[1:]),)), GATED, True, [],
+     ["merge"]),
     ("owned-area-needs-owner-approval", pr(areas=("amd",)), SUITES, False, [("approval-missing", "amd")], []),
     ("owned-area-non-owner-approval", pr(areas=("amd",), reviews=(Review("dave", "APPROVED", 200),)), SUITES,
      False, [("approval-missing", "amd")], []),
@@ -164,33 +215,36 @@ def test_may_run_on_gpu():
     assert may_run_on_gpu(pr(author_is_collaborator=False, retest_by_writer_on=(HEAD,)))
 
 
-DIFF = """diff --git a/lib/a.cpp b/lib/a.cpp
---- a/lib/a.cpp
-+++ b/lib/a.cpp
-@@ -1,2 +1,6 @@
-+<<<<<<< HEAD
- int a;
-+=======
-+int b;
-+>>>>>>> upstream
-diff --git a/docs/x.rst b/docs/x.rst
---- a/docs/x.rst
-+++ b/docs/x.rst
-@@ -1 +1,2 @@
- Title
-+=======
-diff --git a/t.py b/t.py
---- a/t.py
-+++ b/t.py
-@@ -1 +1,2 @@
--<<<<<<< removed marker is fine
-+x = 1
-"""
+def test_skip_findings_say_what_and_what_to_do():
+    state = pr(results=(ran("kernels", T10[:1], T10[1:]),), base_results=(ran("kernels", T10, sha=BASE),))
+    d = decide(state, GATED, AREAS)
+    assert [f.detail for f in d.blocking] == [
+        f"9 test(s) ran on the base ({BASE[:12]}) and are skipped or xfail on the head: "
+        + ", ".join(T10[1:]) + "; make them run again, or set allow_newly_skipped: true on the suite if skipping "
+        "them is intended"]
+    d = decide(state, ALLOWING, AREAS)
+    assert [(f.code, f.subject) for f in d.listed] == [("newly-skipped", "kernels/cpu")]
+    d = decide(pr(results=(ran("kernels", T10[:1], T10[1:]),)), GATED, AREAS)
+    assert [(f.code, f.subject, f.detail) for f in d.listed] == [
+        ("skipped", "kernels/cpu", "9 skipped or xfail test(s), no base result to compare with: " + ", ".join(T10[1:]))]
+    text = render_summary(d, pr())
+    assert "### Listed (not blocking)" in text and "`skipped` kernels/cpu: 9 skipped" in text
 
 
-def test_conflict_marker_files():
-    assert conflict_marker_files(DIFF) == ("lib/a.cpp",)
-    assert conflict_marker_files("") == ()
+def test_conflict_findings_name_the_commit_and_upstream():
+    d = decide(pr(conflict_commits=((C1, UP),), conflict_marker_files=("lib/a.cpp", "README.md"),
+                  markers_error=""), SUITES, AREAS)
+    assert [(f.code, f.detail) for f in d.blocking] == [
+        ("conflict-markers", "the head adds conflict markers in: lib/a.cpp, README.md"),
+        ("conflict-commit", f"commit {C1[:12]} stands for the unresolved conflict of upstream {UP[:12]} "
+                            f"(Forksync-Conflict: {UP}); resolve it and fold the commit away")]
+
+
+def test_external_check_findings_name_the_check():
+    d = decide(pr(required_checks=("internal-ci", "ci/oss"),
+                  checks=(Check("internal-ci", "timed_out"), Check("ci/oss", None, kind="status"))), SUITES, AREAS)
+    assert [(f.code, f.subject, f.detail) for f in d.blocking] == [
+        ("check-failed", "internal-ci", "check-run timed_out"), ("check-pending", "ci/oss", "status pending")]
 
 
 def test_outcome_from_runner_result():
@@ -203,7 +257,8 @@ def test_outcome_from_runner_result():
                          TestResult(id="t::b", name="b", outcome="passed")],
                   environment=Environment(runner_id="r1"))
     o = outcome_from_result(r)
-    assert o == SuiteOutcome("kernels", HEAD, "h200", "error", ("t::a",), "below-floor: 3 tests ran, floor 4")
+    assert o == SuiteOutcome("kernels", HEAD, "h200", "error", ("t::a",), "below-floor: 3 tests ran, floor 4",
+                             ran=("t::a", "t::b"))
     d = decide(pr(results=(o,)), (SuiteRequirement("kernels", ("h200",)),), AREAS)
     assert [(f.code, f.subject, f.detail) for f in d.blocking] == [
         ("suite-error", "kernels/h200", "below-floor: 3 tests ran, floor 4")]

@@ -3,8 +3,8 @@ the gate check's conclusion, reviews and the unit's last change from API objects
 import pytest
 
 from bot.validation.checks import check_name, failing_test_line, failing_test_path, gate_conclusion, parse_external_id
-from bot.validation.gate import Finding, GateDecision
-from bot.validation.gate_inputs import diff_of_files, epoch, latest_reviews, unit_updated_at
+from bot.validation.gate import Check, Finding, GateDecision
+from bot.validation.gate_inputs import epoch, latest_reviews, protection_checks, status_checks, tree_facts, unit_updated_at
 from gpu_runner.result import TestResult
 
 
@@ -69,12 +69,44 @@ def test_unit_updated_at_ignores_merge_commits():
     assert unit_updated_at([]) == 0
 
 
-def test_diff_of_files_feeds_the_conflict_marker_scan():
-    from bot.validation.gate import conflict_marker_files
-    files = [{"filename": "a.py", "patch": "@@ -1 +1,3 @@\n+<<<<<<< HEAD\n+x\n+>>>>>>> up"},
-             {"filename": "doc.rst", "patch": "@@ -1 +1,2 @@\n+Title\n+======="},
-             {"filename": "big.bin"}]
-    assert conflict_marker_files(diff_of_files(files)) == ("a.py",)
+def test_required_checks_from_branch_protection():
+    branch = {"protected": True, "protection": {"enabled": True, "required_status_checks": {
+        "enforcement_level": "non_admins", "contexts": ["ci/oss", "internal-ci"],
+        "checks": [{"context": "internal-ci", "app_id": None}, {"context": "lint", "app_id": 3}]}}}
+    assert protection_checks(branch) == ("ci/oss", "internal-ci", "lint")
+    assert protection_checks({"protected": False}) == ()
+    off = {"protection": {"required_status_checks": {"enforcement_level": "off", "contexts": ["x"]}}}
+    assert protection_checks(off) == ()
+
+
+def test_commit_statuses_become_checks():
+    combined = {"state": "pending", "statuses": [
+        {"context": "ci/oss", "state": "success"}, {"context": "internal-ci", "state": "pending"},
+        {"context": "nightly", "state": "error"}, {"context": "x", "state": "failure"}]}
+    assert status_checks(combined) == [Check("ci/oss", "success", kind="status"), Check("internal-ci", None, kind="status"),
+                                       Check("nightly", "error", kind="status"), Check("x", "failure", kind="status")]
+
+
+async def test_tree_facts_never_pass_silently(tmp_path):
+    from bot.demo.repobuilder import RepoBuilder
+
+    r = RepoBuilder.init(tmp_path / "r")
+    base = r.commit("base", {"a.py": "x = 1\n"}, when=1_700_000_000)
+    head = r.commit("conflict left behind", {"a.py": "<<<<<<< HEAD\nx = 1\n=======\nx = 2\n>>>>>>> up\n"},
+                    when=1_700_000_100)
+
+    async def here(b, h):
+        return r.path
+
+    async def unreachable(b, h):
+        raise RuntimeError(f"commit {h[:12]} cannot be fetched from meta/triton")
+
+    assert await tree_facts(here, base, head) == (("a.py",), (), "")
+    assert await tree_facts(None, base, head) == ((), (), "no repository to read the head's trees from")
+    assert await tree_facts(unreachable, base, head) == (
+        (), (), f"RuntimeError: commit {head[:12]} cannot be fetched from meta/triton")
+    files, commits, err = await tree_facts(here, base, "f" * 40)
+    assert (files, commits) == ((), ()) and err.startswith("RefError: ref 'ffffffffffffffffffffffffffffffffffffffff' not found")
 
 
 def test_the_runner_never_sees_the_bots_secrets():

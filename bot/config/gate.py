@@ -1,0 +1,37 @@
+"""``gate:`` section of forksync.yml: what the merge gate requires besides forksync's own suites.
+
+Example::
+
+    gate:
+      required_checks: [ci/build, internal-ci]   # check runs or commit statuses that must be green on the head
+
+The fork's practice is that each commit lands only when it passes both the open-source CI and the
+fork's internal CI. The gate therefore also requires, on the PR head, every check named by the
+base branch's protection (``required_status_checks``) and every name listed here; a check run or
+a commit status of that name counts. Missing or still running → blocked (``check-pending``),
+anything but success/neutral/skipped → blocked (``check-failed``).
+"""
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class GateSettings(BaseModel):
+    """The merge gate's settings (docs/validation.md)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    required_checks: list[str] = Field(default_factory=list)   # check runs or commit statuses required green, besides branch protection's
+
+    @field_validator("required_checks")
+    @classmethod
+    def _names(cls, v: list[str]) -> list[str]:
+        for n in v:
+            if not n.strip():
+                raise ValueError("a required check name is empty")
+            if n.startswith("forksync/"):
+                raise ValueError(f"{n!r} is forksync's own check; its suites are required through `suites:`, "
+                                 "and the gate cannot require itself")
+        if len(set(v)) != len(v):
+            raise ValueError("a required check is listed twice")
+        return v
