@@ -103,6 +103,7 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
     notes: list[str] = []
     no_ops: list[PlanItem] = []
 
+    glob_memo: dict[tuple[str, str], bool] = {}
     # open forksync branches: bundles and chains both make overlapping commits risky
     in_flight_shas: set[str] = set()
     for n, br in enumerate(sorted(in_flight, key=lambda b: b.name)):
@@ -115,6 +116,9 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
                 known.append(lookup[full])
         for c in known:
             ch.add(c, None)
+            # an open chain in a divergent area stays that area's tail: later commits there follow it
+            if br.kind == "chain":
+                ch.areas.update(a for a, _ in divergent_path_hits(c, areas, glob_memo))
         covered = set(ch.by_path)
         ch.paths_only = frozenset(p for p in br.paths if p not in covered) if not known else frozenset()
     dup = [c.sha for c in pending if c.sha in in_flight_shas]
@@ -122,7 +126,6 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
         raise ValueError(f"commit {dup[0]} is both PENDING and on an open forksync branch; "
                          "in-flight commits must be left out of the pending set")
 
-    glob_memo: dict[tuple[str, str], bool] = {}
     bundles: list[list[PlanItem]] = []
     bundle_commits: list[list[CommitInfo]] = []
     picked_clean = 0

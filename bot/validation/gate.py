@@ -18,7 +18,8 @@ Rules, in the order they are reported (the order findings are shown in):
 2. ``hold`` — a ``/forksync hold`` (or hold label) in effect blocks.
 3. ``stale-base`` — the head must contain the **current** base tip; otherwise the bot merges the
    base into the branch (``pulls/update-branch``, never a rewrite of a person's commits) and the
-   suites run again on the new head. Action ``update-branch``.
+   suites run again on the new head. Action ``update-branch`` — not while a conflict commit is on
+   the branch (a merge on top of it would stand between it and its resolution).
 4. ``awaiting-retest`` — a PR by a non-collaborator runs on GPU runners only after a writer's
    ``/forksync retest`` on its current head (:func:`may_run_on_gpu`).
 5. Suites — every required L1 suite (trusted copy, default branch; per platform) needs a result
@@ -393,6 +394,11 @@ def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaP
         blocking.append(Finding("hold", f"held by {', '.join(pr.holds)}; `/forksync unhold` lifts it"))
     if pr.head_contains_base:
         passed.append(Finding("base-current", f"head contains the current base {pr.base_sha[:12]}"))
+    elif pr.conflict_commits:
+        # a merge on top of the conflict commit would stand between it and its resolution (the fold
+        # takes only resolution commits): the base is merged in once the conflict is folded away
+        blocking.append(Finding("stale-base", f"the base moved to {pr.base_sha[:12]}; the bot merges it into "
+                                "the branch once the conflict is resolved"))
     else:
         blocking.append(Finding("stale-base", f"the base moved to {pr.base_sha[:12]}; the bot merges it into "
                                 "the branch and re-runs the suites on the new head"))

@@ -41,6 +41,7 @@ from pathlib import Path
 from bot.config.forksync import ConfigError, ForksyncConfig, load_trusted_suites, parse_config_text
 from bot.config.suites import SuiteConfig, UntrustedConfigError, required_l1
 from bot.github.common import RepoRef, split_repo
+from bot.github.drafts import mark_ready
 from bot.github.fork_config import CONFIG_PATH, fetch_config_text
 from bot.github.merge import merge_pr, update_branch
 from bot.sync import landing
@@ -64,6 +65,18 @@ class Trusted:
     suites: tuple[SuiteConfig, ...]
     default_branch: str
     error: str = ""
+
+
+#: Findings that may stand while a draft sync PR leaves draft: what a person still has to give
+#: (approvals, sign-offs, lifting a hold) or what the bot does next (merging the base in).
+LEAVES_DRAFT_DESPITE = frozenset({"approval-missing", "changes-requested", "l3-signoff-missing", "hold", "stale-base"})
+
+
+def leaves_draft(decision) -> bool:
+    """Pure: may a draft sync PR leave draft under ``decision``? Only when nothing blocks but
+    :data:`LEAVES_DRAFT_DESPITE` — so no conflict commit or marker is left and every required L1
+    suite is green on the head."""
+    return all(f.code in LEAVES_DRAFT_DESPITE for f in decision.blocking)
 
 
 class ValidationService:
@@ -280,6 +293,12 @@ class ValidationService:
             extra = [f"Trusted suites unavailable: {tr.error}"] if tr.error else []
             sync_pr = (pr["head"]["ref"].startswith(tr.cfg.github.branch_prefix)
                        and (pr["head"].get("repo") or {}).get("full_name", full) == full)
+            if pr.get("draft") and sync_pr and suites and leaves_draft(decision):
+                # a chain opened as a draft (stopped at a conflict) leaves draft once it is whole
+                # and L1 is green on its head; approvals and sign-offs are still asked for
+                if await mark_ready(ctx.gh, pr):
+                    notes.append(f"#{number} left draft: whole, L1 green on {state.head_sha[:12]}")
+                    pr = {**pr, "draft": False}
             if "merge" in decision.actions and not (sync_pr or explicit):
                 extra.append("Not a sync PR: forksync does not merge it by itself; `/forksync merge` asks it to.")
             if "merge" in decision.actions and (sync_pr or explicit):

@@ -127,7 +127,7 @@ async def test_a_chain_stopped_at_its_first_pick_is_finished_on_github_and_lands
     await w.bot.settle()
     comments = await bot_comments(w, chain["number"])
     assert any("is not complete:\n- conflict markers remain in `third_party/amd/x.cpp`" in c for c in comments)
-    assert fork_git(w, "rev-parse", branch) == bad, fork_git(w, "log", "--format=%h %p %s", "-3", branch)
+    assert fork_git(w, "rev-parse", branch) == bad       # no base merge on top of a conflict commit either
 
     # a good resolution is folded into one pick, and the chain goes on with its next pick
     good = commit_files(wt, {"third_party/amd/x.cpp": "int x = 12;\n" + MIDDLE + "int z;\n"},
@@ -139,9 +139,8 @@ async def test_a_chain_stopped_at_its_first_pick_is_finished_on_github_and_lands
     assert len(folded) == 1 and f"`refs/forksync/resolutions/chain-{c2[:12]}/{good[:12]}`" in folded[0]
     assert "| `third_party/amd/x.cpp` | merged by hand | keeps the fork's tuning on upstream's new x |" in folded[0]
     assert fork_git(w, "rev-parse", f"refs/forksync/resolutions/chain-{c2[:12]}/{good[:12]}") == good
-    log = fork_git(w, "log", "--format=%s|%an%x00", f"origin/main..{branch}" if False else f"{bundle['base']['sha']}..{branch}")
-    picks = fork_git(w, "log", "--reverse", "--format=%H", f"main..{branch}").split()
-    assert len(picks) == 2, log
+    picks = fork_git(w, "log", "--reverse", "--no-merges", "--format=%H", f"main..{branch}").split()
+    assert len(picks) == 2, fork_git(w, "log", "--format=%h %s", "-5", branch)
     first, second = (fork_git(w, "log", "-1", "--format=%B", p) for p in picks)
     assert first.startswith("[RESOLVED] AMD: new x (#102)\n")
     assert f"Upstream-Commit: {c2}" in first and "Resolved-by: Upstream Dev <dev@upstream.example>" in first
@@ -149,3 +148,22 @@ async def test_a_chain_stopped_at_its_first_pick_is_finished_on_github_and_lands
     assert f"Upstream-Commit: {c3}" in second
     assert fork_git(w, "show", f"{branch}:third_party/amd/x.cpp") == "int x = 12;\n" + MIDDLE.rstrip("\n") + "\nint z = 3;"
     assert fork_git(w, "log", "-1", "--format=%an", picks[0]) == "Upstream Dev"
+
+    # the new head is validated; the whole chain leaves draft on green L1, and lands after the owner approves
+    after = await w.pr(chain["number"])
+    assert after["draft"] is False
+    assert w.run_of(after["head"]["sha"], "forksync/L1/unit").conclusion == "success"
+    await w.people["carol"].post(f"/repos/meta/triton/pulls/{chain['number']}/reviews", data={"event": "APPROVE"})
+    await w.bot.settle()
+    assert (await w.pr(chain["number"]))["merged"] is True
+    assert await open_prs(w.alice) == []
+    # nothing with a marker landed, and the fork has exactly one commit per upstream commit
+    landed = fork_git(w, "log", "--format=%H", "main").split()
+    for sha in landed:
+        for path in fork_git(w, "diff-tree", "--no-commit-id", "--name-only", "-r", "--root", sha).split():
+            text = subprocess.run(["git", f"--git-dir={w.fork.path}", "show", f"{sha}:{path}"], capture_output=True,
+                                  text=True).stdout
+            assert "<<<<<<<" not in text and ">>>>>>>" not in text, (sha, path)
+    trailers = fork_git(w, "log", "--format=%(trailers:key=Upstream-Commit,valueonly)", "main").split()
+    assert sorted(trailers) == sorted([c1, c2, c3])
+    assert "Forksync-Conflict" not in fork_git(w, "log", "--format=%B", "main")
