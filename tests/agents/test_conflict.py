@@ -208,41 +208,47 @@ async def test_branch_not_at_the_fork_tip_is_refused(tmp_path):
         await resolve_pick(client, case, str(root), "forksync/chain-test", branch_old=up)
 
 
-def test_cli_resolve_against_the_fake_as_a_process(tmp_path, monkeypatch, capsys):
-    import argparse
+def test_cli_resolve_agent_against_the_fake_as_a_process(tmp_path, monkeypatch, capsys):
+    """``forksync resolve UNIT --agent``: the chain stopped at its conflict commit; the agent's pick
+    takes its place (rails as on GitHub), the conflict commit is kept, and the chain is whole."""
     import json
     import sys
 
-    from bot.cli import agents as agents_cli
-    from bot.cli.main import common_parser
+    from bot.cli.main import main
+    from bot.git import repo as gitio
+    from bot.git.apply import apply_unit
+    from bot.model import PlanItem, Unit
 
     root, fork, up = make_repo(tmp_path)
+    info = gitio.commit_info(pygit2.Repository(str(root)), up)
+    res = apply_unit(str(root), Unit(id="chain-test", kind="chain", items=(PlanItem(up, "test"),)), base=fork,
+                     commits={up: info})
+    assert res.conflict == up and res.conflict_commit
     script = tmp_path / "script.json"
     script.write_text(json.dumps([{"tool_uses": honest_reply().tool_uses}]))
     proc = subprocess.Popen([sys.executable, "-m", "bot.fakeanthropic", "--port", "0", "--script", str(script)],
                             cwd=Path(__file__).resolve().parents[2], stdout=subprocess.PIPE, text=True)
     try:
         url = proc.stdout.readline().split()[-1]
-        parser = argparse.ArgumentParser()
-        sub = parser.add_subparsers()
-        agents_cli.register(sub, common_parser())
         monkeypatch.setenv("FORKSYNC_ANTHROPIC_KEY", "k")
         monkeypatch.chdir(tmp_path)
-        args = parser.parse_args(["agents", "resolve", "--repo", str(root), "--onto", fork, "--pick", up,
-                                  "--branch", "forksync/chain-cli", "--base-url", url, "--db", str(tmp_path / "f.db")])
-        assert args.func(args) == 0
+        g = ["--fork", str(root), "--upstream", str(root), "--upstream-ref", "upstream"]
+        assert main(["resolve", "chain-test", "--agent", "--base-url", url, "--db", str(tmp_path / "f.db"), *g]) == 0
         out = capsys.readouterr().out
         assert out.startswith(f"### Conflict resolution by an agent — upstream {up[:12]}")
-        args = parser.parse_args(["agents", "status", "--db", str(tmp_path / "f.db")])
-        assert args.func(args) == 0
+        assert f"the conflict commit is kept as refs/forksync/resolutions/chain-test/{res.conflict_commit[:12]}" in out
+        assert main(["agents", "status", "--db", str(tmp_path / "f.db"), *g]) == 0
         lines = capsys.readouterr().out.splitlines()
         assert lines[:2] == ["agents: on", "model: claude-sonnet-4-6"]
         assert lines[2].startswith("tokens used today (UTC): ") and not lines[2].startswith("tokens used today (UTC): 0 ")
     finally:
         proc.terminate()
         proc.wait()
-    head = pygit2.Repository(str(root)).references["refs/heads/forksync/chain-cli"].target
-    assert pygit2.Repository(str(root))[head].tree["python/triton/ops.py"].data.decode() == RESOLVED_OPS
+    repo = pygit2.Repository(str(root))
+    head = repo[repo.references["refs/heads/forksync/chain-test"].target]
+    assert head.tree["python/triton/ops.py"].data.decode() == RESOLVED_OPS
+    assert [str(p) for p in head.parent_ids] == [fork]          # the conflict commit is gone from the branch
+    assert f"Upstream-Commit: {up}" in head.message
 
 
 async def test_delete_modify_conflict_is_not_for_agents(tmp_path):
