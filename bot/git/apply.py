@@ -27,20 +27,29 @@ the demo scenario, and ~30 real Triton picks when the real fork is present, with
   git itself fails with ``unable to read sha1 file``) it is dropped for the rest of the unit and
   the picks merge without it (``ApplyResult.renames_off`` says why), as the predictor does;
 * libgit2 merges file contents with Myers diff, git's ort with histogram diff: they can disagree
-  on rare hunks of heavily edited files.
+  on rare hunks of heavily edited files. A libgit2 conflict is settled by git (above); a pick
+  libgit2 merges cleanly but git would not is committed as libgit2 merged it (not seen in the
+  tests; asking git for every pick would double apply's cost).
 
-**A conflict** stops the unit at that commit. With ``on_conflict="commit"`` (the default) the
-branch gets the clean picks before it and then **one conflict commit**: the conflicted pick as git
-leaves it — every conflicted file written with diff3 markers (``<<<<<<< fork``, ``|||||||
-upstream parent <sha12>``, ``>>>>>>> upstream <sha12> (<subject>)``; made by ``git merge-file
---diff3`` on the three blobs read from the object database), a modify/delete keeping the modified
-side, a binary file (or symlink, submodule) keeping the fork's version. It is authored by the
-upstream author, committed by forksync, and its message (``templates/commit/conflict.txt.j2``:
+**A conflict** found by libgit2 is handed to git itself: ``git merge-tree --write-tree`` (ort,
+as ``git cherry-pick``; no checkout) merges the pick onto the same tree (:func:`git_merge_tree`).
+Where git's histogram merge places the change cleanly after all, that tree is the pick; otherwise
+the unit stops at that commit. With ``on_conflict="commit"`` (the default) the branch gets the
+clean picks before it and then **one conflict commit**: the conflicted pick as git leaves it —
+git's tree, conflicted files with diff3 markers relabelled ``<<<<<<< fork``, ``||||||| upstream
+parent <sha12>``, ``>>>>>>> upstream <sha12> (<subject>)``, a modify/delete keeping the modified
+side, a binary file keeping the fork's version. When git cannot merge (a root commit, or objects
+git needs are missing) the conflict tree is built from libgit2's conflicts with ``git merge-file
+--diff3`` on the three blobs read from the object database (:func:`conflict_tree`; same rules,
+Myers hunks). Kinds are in :class:`bot.model.ConflictFile`. The conflict commit is authored by
+the upstream author, committed by forksync, and its message (``templates/commit/conflict.txt.j2``:
 ``[CONFLICT] <subject without its (#N)>``, the conflicted files, ``Forksync-Conflict: <sha>`` and
 ``Forksync-Unit: <id>``) carries no ``Upstream-Commit:`` and no ``cherry picked from`` line: the
 ledger never counts it as a pick (``bot.core.provenance`` drops every claim of a message with
-``Forksync-Conflict:``, and its patch is never compared). With ``on_conflict="stop"`` no conflict
-commit is written (a new branch is then created at the base when its first pick conflicts).
+``Forksync-Conflict:``, and the ledger never compares its patch-id). With ``on_conflict="stop"``
+no conflict commit is written (a new branch is then created at the base when its first pick
+conflicts). A pick that fails for another reason (objects it needs are missing) stops the unit
+with ``ApplyResult.error`` and no conflict commit.
 
 Safety rules:
 
@@ -523,6 +532,78 @@ def conflict_tree(repo: pygit2.Repository, idx: pygit2.Index, commit: pygit2.Com
     return _write_index(repo, idx), tuple(files)
 
 
+def _git_kind(stages: set[int], types: set[str]) -> str:
+    """A conflicted path's kind from the stages git left and its message types."""
+    if any("binary" in t for t in types):
+        return "binary"
+    if stages == {1, 2, 3}:
+        return "content" if "CONFLICT (contents)" in types or not any("mode" in t for t in types) else "mode"
+    if any("rename" in t for t in types):
+        return "rename"
+    return {frozenset({2, 3}): "add/add", frozenset({1, 2}): "modify/delete",
+            frozenset({1, 3}): "delete/modify"}.get(frozenset(stages), "rename")
+
+
+def git_merge_tree(repo: pygit2.Repository, commit: pygit2.Commit, ours) -> tuple | None:
+    """``git cherry-pick``'s merge of ``commit`` onto tree ``ours`` done by git itself (ort: its
+    rename handling and histogram content merges), without a checkout: ``git -c
+    merge.conflictStyle=diff3 merge-tree --write-tree -z A <commit>`` where ``A`` is an unreferenced
+    commit of tree ``ours`` whose parent is ``commit``'s first parent (so that parent is the merge
+    base). Returns ``("clean", tree id, ())``, ``("conflict", tree id, files)`` — the tree as git
+    leaves it, the markers relabelled ``fork`` / ``upstream parent <sha12>`` / ``upstream <sha12>
+    (<subject>)``, files as :class:`bot.model.ConflictFile` sorted by path — or None when git
+    cannot merge it (a root commit, objects git needs are missing)."""
+    if not commit.parent_ids:
+        return None
+    parent = str(commit.parent_ids[0])
+    sig = pygit2.Signature(COMMITTER[0], COMMITTER[1], 0, 0)
+    a = str(repo.create_commit(None, sig, sig, "forksync: the branch tree, as a merge input\n", ours.id, [parent]))
+    p = subprocess.run(["git", "-c", "merge.conflictStyle=diff3", "merge-tree", "--write-tree", "-z", a, str(commit.id)],
+                       cwd=repo.path, env=_env(), capture_output=True)
+    if p.returncode not in (0, 1):
+        return None
+    fields = p.stdout.split(b"\0")
+    tree = fields[0].decode()
+    if p.returncode == 0:
+        return ("clean", tree, ())
+    stages: dict[str, set[int]] = {}
+    i = 1
+    while i < len(fields) and fields[i]:
+        meta, path = fields[i].split(b"\t", 1)
+        stages.setdefault(path.decode("utf-8", "surrogateescape"), set()).add(int(meta.split(b" ")[2]))
+        i += 1
+    i += 1
+    types: dict[str, set[str]] = {}
+    while i < len(fields) and fields[i]:
+        n = int(fields[i])
+        kind = fields[i + 1 + n].decode()
+        for raw in fields[i + 1:i + 1 + n]:
+            types.setdefault(raw.decode("utf-8", "surrogateescape"), set()).add(kind)
+        i += n + 3
+    labels = _labels(repo, commit)
+    marks = [(re.compile(rb"^<{7} " + a.encode() + rb"(?::[^\n]*)?$", re.MULTILINE), b"<<<<<<< " + labels[0].encode()),
+             (re.compile(rb"^\|{7} " + parent[:4].encode() + rb"[0-9a-f]*(?::[^\n]*)?$", re.MULTILINE),
+              b"||||||| " + labels[1].encode()),
+             (re.compile(rb"^>{7} " + str(commit.id).encode() + rb"(?::[^\n]*)?$", re.MULTILINE),
+              b">>>>>>> " + labels[2].encode())]
+    idx = pygit2.Index()
+    idx.read_tree(repo[tree])
+    files: list[ConflictFile] = []
+    for path in sorted(stages):
+        kind = _git_kind(stages[path], types.get(path, set()))
+        hunks: tuple[str, ...] = ()
+        if path in idx and kind in ("content", "add/add", "rename") and int(idx[path].mode) in _BLOB_MODES:
+            e = idx[path]
+            data = repo[e.id].data
+            for rx, label in marks:
+                data = rx.sub(lambda _m, label=label: label, data)
+            if data != repo[e.id].data:
+                idx.add(pygit2.IndexEntry(path, repo.create_blob(data), e.mode))
+            hunks = hunks_of(data)
+        files.append(ConflictFile(path, kind, hunks))
+    return ("conflict", str(_write_index(repo, idx)), tuple(files))
+
+
 # ---------------------------------------------------------------------------------------------
 # apply
 
@@ -596,14 +677,26 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
             conflict, error = sha, f"cannot merge {sha[:12]}: {str(e).strip()[:400]}"
             break
         if idx.conflicts is not None:
-            conflict = sha
-            tree, conflicts = conflict_tree(repo, idx, up, anc, renames=bool(merger.flags))
+            by_git = git_merge_tree(repo, up, ours)
+            if by_git is not None and by_git[0] == "clean":
+                # libgit2's Myers merge conflicts where git's histogram merge does not: the pick
+                # is what git cherry-pick makes of it
+                idx = None
+                tree_id = pygit2.Oid(hex=by_git[1])
+            else:
+                conflict = sha
+                if by_git is not None:
+                    tree, conflicts = pygit2.Oid(hex=by_git[1]), by_git[2]
+                else:
+                    tree, conflicts = conflict_tree(repo, idx, up, anc, renames=bool(merger.flags))
+        if conflict is not None:
             if on_conflict == "commit":
                 msg = render_conflict_message(commits[sha], conflicts, unit_id=unit.id)
                 head = str(repo.create_commit(None, up.author, signer, msg, tree, [head]))
                 conflict_commit = head
             break
-        tree_id = _clean_tree(repo, idx, ours)
+        if idx is not None:
+            tree_id = _clean_tree(repo, idx, ours)
         msg = _cleanup(render_pick_message(commits[sha], unit_id=unit.id, urgent_reason=urgent_reason))
         head = str(repo.create_commit(None, up.author, signer, msg, tree_id, [head]))
         picked.append((sha, head))
@@ -635,9 +728,13 @@ def _open_conflict(repo: pygit2.Repository, unit: Unit, br: _Branch, *, base: st
     try:
         up = repo[up_sha].peel(pygit2.Commit)
         parent = repo[commit_sha].peel(pygit2.Commit).parents[0]
-        idx, anc = merger.merge(up, parent.tree)
-        if idx.conflicts is not None:
-            _, conflicts = conflict_tree(repo, idx, up, anc, renames=bool(merger.flags))
+        by_git = git_merge_tree(repo, up, parent.tree)
+        if by_git is not None:
+            conflicts = by_git[2]
+        else:
+            idx, anc = merger.merge(up, parent.tree)
+            if idx.conflicts is not None:
+                _, conflicts = conflict_tree(repo, idx, up, anc, renames=bool(merger.flags))
     except (KeyError, ValueError, IndexError, pygit2.GitError):
         pass           # the upstream commit is not here: the conflict stays reported without its files
     shas = [s for s in unit.shas if s not in br.already]

@@ -17,6 +17,7 @@ import pytest
 from bot.demo.repobuilder import RepoBuilder, run_git
 from bot.demo.scenario import build_scenario
 from bot.git import repo as gitio
+from bot.git import apply as apply_mod
 from bot.git.apply import apply_unit
 from bot.model import PlanItem, Unit
 
@@ -196,7 +197,10 @@ def kinds(tmp_path):
     return work, c
 
 
-def test_each_kind_of_conflict_as_git_leaves_it(kinds, tmp_path):
+@pytest.mark.parametrize("by", ["git merge-tree", "libgit2 and git merge-file"])
+def test_each_kind_of_conflict_as_git_leaves_it(kinds, tmp_path, monkeypatch, by):
+    if by != "git merge-tree":     # the fallback where git cannot merge (objects it needs are missing)
+        monkeypatch.setattr(apply_mod, "git_merge_tree", lambda *a, **k: None)
     work, c = kinds
     tip = run_git(work, "rev-parse", "HEAD").strip()
     repo = pygit2.Repository(str(work))
