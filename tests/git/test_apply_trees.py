@@ -16,8 +16,8 @@ import pytest
 
 from bot.demo.repobuilder import RepoBuilder, run_git
 from bot.demo.scenario import build_scenario
-from bot.git import repo as gitio
 from bot.git import apply as apply_mod
+from bot.git import repo as gitio
 from bot.git.apply import apply_unit
 from bot.model import PlanItem, Unit
 
