@@ -2,12 +2,13 @@
 ``merge_trees`` loop over the same commits with the same merge flags, in the same run (docs/plan.md).
 
 The plan is computed as the CLI computes it (``load_state`` + ``plan_state``, excluded from the
-timings); its first bundle (≤ ``bundle_size_cap`` commits) is applied into a scratch bare clone
-(``git clone --bare --shared``: the real repository is never written), each repetition from
-scratch (the branch deleted first). Timed per repetition, in this order:
+timings); its first bundle (≤ ``bundle_size_cap`` commits) is applied into a scratch copy of the
+fork's repository (a copy, so the real one is never written, not even a pack's mtime), a fresh
+copy per repetition (every object apply writes is new, as in a real apply). Timed per repetition,
+in alternating order:
 
 * apply: the whole ``apply_unit`` call — opening the repository, reading the branch, the merges,
-  tree and commit writes, the compare-and-swap ``git update-ref``;
+  tree and commit writes, the compare-and-swap of the branch;
 * bare loop: ``merge_trees(first parent, fork tip, commit)`` per commit, nothing else (as in
   bench_plan.py), with the same rename policy as apply (detection dropped after the first merge
   that cannot read a blob).
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -57,8 +59,8 @@ def add_args(ap: argparse.ArgumentParser) -> None:
 
 
 def load_plan(args):
-    """``(cfg, state, plan, scratch bare clone, seconds)``: the plan as the CLI computes it, and a
-    scratch ``git clone --bare --shared`` of the fork to apply into."""
+    """``(cfg, state, plan, scratch copy, seconds)``: the plan as the CLI computes it, and a scratch
+    copy of the fork's repository to apply into."""
     cfg = load_config(args.config, {"fork.url": args.fork, "upstream.url": args.upstream,
                                     "upstream.ref": args.upstream_ref, "fork.ref": args.fork_ref})
     cache = tempfile.mkdtemp(prefix="forksync-bench-apply-")
@@ -72,11 +74,18 @@ def load_plan(args):
     seconds = time.perf_counter() - t0
     scratch = os.path.join(cache, "fork.git")
     src = state.fork_repo.path
-    subprocess.run(["git", "clone", "-q", "--bare", "--shared", src, scratch], check=True)
+    # a copy (not --shared, not hard links): writing an object that exists already "freshens" the
+    # pack holding it (its mtime), which would touch the real repository through alternates
+    shutil.copytree(src, scratch, symlinks=True)
     if os.path.realpath(state.git_dir) != os.path.realpath(src):
         with open(os.path.join(scratch, "objects", "info", "alternates"), "a") as f:
             f.write(os.path.join(os.path.realpath(state.git_dir), "objects") + "\n")
     return cfg, state, run.plan, scratch, seconds
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def bare_loop(repo: pygit2.Repository, base: str, shas: list[str], flags: int) -> float:
@@ -147,19 +156,27 @@ def main(argv=None) -> int:
     flags = int(MergeFlag.FIND_RENAMES) if cfg.rename_detection else 0
     print(f"as of {args.as_of}: fork tip {state.fork_tip[:12]}; first bundle {bundle.id} ({len(shas)} commits); "
           f"rename detection {'on' if cfg.rename_detection else 'off'}; load + plan {t_plan:.1f} s (excluded)")
-    ref = f"refs/heads/forksync/{bundle.id}"
-    applied, bare, ratios = [], [], []
+    applied, bare, ratios, cpu_ratios = [], [], [], []
     res = None
-    for _ in range(args.reps):
-        subprocess.run(["git", "update-ref", "-d", ref], cwd=scratch, check=False)
-        t0 = time.perf_counter()
-        res = apply_unit(scratch, bundle, base=state.fork_tip, commits=state.upstream,
-                         rename_detection=cfg.rename_detection)
-        t_apply = time.perf_counter() - t0
-        t_bare = bare_loop(pygit2.Repository(scratch), state.fork_tip, shas, flags)
+    for rep in range(args.reps):
+        # a fresh copy each time: every tree and commit apply writes is new, as in a real apply
+        fresh = f"{scratch}-{rep}"
+        shutil.copytree(scratch, fresh, symlinks=True)
+        cpu = {}
+        for which in (("apply", "bare") if rep % 2 == 0 else ("bare", "apply")):
+            c0, k0, t0 = time.process_time(), _children_cpu(), time.perf_counter()
+            if which == "apply":
+                res = apply_unit(fresh, bundle, base=state.fork_tip, commits=state.upstream,
+                                 rename_detection=cfg.rename_detection)
+                t_apply = time.perf_counter() - t0
+            else:
+                t_bare = bare_loop(pygit2.Repository(fresh), state.fork_tip, shas, flags)
+            cpu[which] = time.process_time() - c0 + _children_cpu() - k0
+        shutil.rmtree(fresh, ignore_errors=True)
         applied.append(t_apply)
         bare.append(t_bare)
         ratios.append(t_apply / t_bare)
+        cpu_ratios.append(cpu["apply"] / cpu["bare"])
     print(f"apply: {len(res.picked)} picks, conflict {res.conflict and res.conflict[:12]}, "
           f"renames off: {res.renames_off or '-'}")
     print(f"apply_unit   median {statistics.median(applied) * 1000:.0f} ms  (runs: "
@@ -169,6 +186,8 @@ def main(argv=None) -> int:
     med = statistics.median(ratios)
     print(f"ratio apply / bare loop: median {med:.2f} (per run: {', '.join(f'{r:.2f}' for r in ratios)}) "
           f"target <= 1.5: {'met' if med <= 1.5 else 'NOT met'}")
+    print(f"cpu ratio (process + children CPU seconds, robust to other jobs' load): median "
+          f"{statistics.median(cpu_ratios):.2f} (per run: {', '.join(f'{r:.2f}' for r in cpu_ratios)})")
     if args.old:
         t_old = old_worktree_apply(scratch, state.fork_tip, shas)
         print(f"former worktree cherry-pick way (once, informative): {t_old:.2f} s = "
