@@ -27,26 +27,36 @@ the demo scenario, and ~30 real Triton picks when the real fork is present, with
   git itself fails with ``unable to read sha1 file``) it is dropped for the rest of the unit and
   the picks merge without it (``ApplyResult.renames_off`` says why), as the predictor does;
 * libgit2 merges file contents with Myers diff, git's ort with histogram diff: they can disagree
-  on rare hunks of heavily edited files.
+  on rare hunks of heavily edited files. A libgit2 conflict is settled by git (above); a pick
+  libgit2 merges cleanly but git would not is committed as libgit2 merged it (not seen in the
+  tests; asking git for every pick would double apply's cost).
 
-**A conflict** stops the unit at that commit. With ``on_conflict="commit"`` (the default) the
-branch gets the clean picks before it and then **one conflict commit**: the conflicted pick as git
-leaves it — every conflicted file written with diff3 markers (``<<<<<<< fork``, ``|||||||
-upstream parent <sha12>``, ``>>>>>>> upstream <sha12> (<subject>)``; made by ``git merge-file
---diff3`` on the three blobs read from the object database), a modify/delete keeping the modified
-side, a binary file (or symlink, submodule) keeping the fork's version. It is authored by the
-upstream author, committed by forksync, and its message (``templates/commit/conflict.txt.j2``:
+**A conflict** found by libgit2 is handed to git itself: ``git merge-tree --write-tree`` (ort,
+as ``git cherry-pick``; no checkout) merges the pick onto the same tree (:func:`git_merge_tree`).
+Where git's histogram merge places the change cleanly after all, that tree is the pick; otherwise
+the unit stops at that commit. With ``on_conflict="commit"`` (the default) the branch gets the
+clean picks before it and then **one conflict commit**: the conflicted pick as git leaves it —
+git's tree, conflicted files with diff3 markers relabelled ``<<<<<<< fork``, ``||||||| upstream
+parent <sha12>``, ``>>>>>>> upstream <sha12> (<subject>)``, a modify/delete keeping the modified
+side, a binary file keeping the fork's version. When git cannot merge (a root commit, or objects
+git needs are missing) the conflict tree is built from libgit2's conflicts with ``git merge-file
+--diff3`` on the three blobs read from the object database (:func:`conflict_tree`; same rules,
+Myers hunks). Kinds are in :class:`bot.model.ConflictFile`. The conflict commit is authored by
+the upstream author, committed by forksync, and its message (``templates/commit/conflict.txt.j2``:
 ``[CONFLICT] <subject without its (#N)>``, the conflicted files, ``Forksync-Conflict: <sha>`` and
 ``Forksync-Unit: <id>``) carries no ``Upstream-Commit:`` and no ``cherry picked from`` line: the
 ledger never counts it as a pick (``bot.core.provenance`` drops every claim of a message with
-``Forksync-Conflict:``, and its patch is never compared). With ``on_conflict="stop"`` no conflict
-commit is written (a new branch is then created at the base when its first pick conflicts).
+``Forksync-Conflict:``, and the ledger never compares its patch-id). With ``on_conflict="stop"``
+no conflict commit is written (a new branch is then created at the base when its first pick
+conflicts). A pick that fails for another reason (objects it needs are missing) stops the unit
+with ``ApplyResult.error`` and no conflict commit.
 
 Safety rules:
 
-* no ref moves until the end; then ``refs/heads/forksync/<unit>`` moves once, by a compare-and-swap
-  ``git update-ref <ref> <new> <old>`` against the value read at the start (a concurrent move makes
-  apply fail with :class:`ApplyError`; the commits written meanwhile are unreferenced objects);
+* no ref moves until the end; then ``refs/heads/forksync/<unit>`` moves once, by compare-and-swap
+  against the value read at the start (libgit2's ``set_target`` under the ref lock, or a create
+  that fails if the branch appeared; :func:`_move`) — a concurrent move makes apply fail with
+  :class:`ApplyError`, the commits written meanwhile staying unreferenced objects;
 * applying again never rewrites the branch: it continues after its tip, skips upstream commits the
   branch already carries (``Upstream-Commit`` trailer) and reports the commits forksync did not
   write (no trailer or another committer), which stay as they are;
@@ -71,6 +81,7 @@ from typing import Mapping
 import pygit2
 from pygit2.enums import DeltaStatus, MergeFlag, SortMode
 
+from bot.git.objects import open_buffered
 from bot.model import CommitInfo, ConflictFile, PlanItem, Unit
 from bot.templating import render
 
@@ -236,11 +247,29 @@ def _resolve(repo: pygit2.Repository, rev: str) -> str | None:
         return None
 
 
-def _ref_target(repo: pygit2.Repository, ref: str) -> str | None:
+def _lookup(repo: pygit2.Repository, ref: str) -> pygit2.Reference | None:
     try:
-        return str(repo.references[ref].peel(pygit2.Commit).id)
+        r = repo.references[ref]
+        r.peel(pygit2.Commit)
+        return r
     except (KeyError, ValueError, pygit2.GitError):
         return None
+
+
+def _move(repo: pygit2.Repository, ref: str, old_ref: pygit2.Reference | None, new: str, message: str) -> None:
+    """Move ``ref`` to ``new`` by compare-and-swap under git's ref lock: libgit2's
+    ``git_reference_set_target`` writes only while the ref still holds the value ``old_ref`` was
+    read with, and ``references.create(force=False)`` only while the ref does not exist (as
+    ``git update-ref <ref> <new> <old>`` does). Raises :class:`ApplyError` when it moved."""
+    try:
+        if old_ref is None:
+            repo.create_reference_direct(ref, pygit2.Oid(hex=new), False, message=message)
+        else:
+            old_ref.set_target(new, message)
+    except (pygit2.AlreadyExistsError, pygit2.GitError, ValueError) as e:
+        was = f"at {str(old_ref.target)[:12]}" if old_ref is not None else "absent"
+        raise ApplyError(f"{ref[len('refs/heads/'):]} moved while apply ran (it was {was}); the branch was not "
+                         f"changed — apply again ({str(e).strip()[:200]})") from None
 
 
 @dataclass
@@ -326,9 +355,10 @@ def _write_index(repo: pygit2.Repository, idx: pygit2.Index) -> pygit2.Oid:
 
 def _clean_tree(repo: pygit2.Repository, idx: pygit2.Index, ours) -> pygit2.Oid:
     """The tree of a clean merge, written by editing ``ours`` at the paths where the merged index
-    differs from it (``Index.diff_to_tree``): the same tree ``Index.write_tree`` gives (tree ids
-    are canonical) without hashing every directory of the index. Falls back to ``write_tree``
-    for a file that becomes a directory or back."""
+    differs from it (``Index.diff_to_tree``: with rename detection a change may land on a path the
+    pick itself did not touch): the same tree ``Index.write_tree`` gives (tree ids are canonical)
+    without hashing every directory of the index. Falls back to ``write_tree`` for a file that
+    becomes a directory or back."""
     entries: dict[str, tuple | None] = {}
     for d in idx.diff_to_tree(ours).deltas:
         if d.status == DeltaStatus.DELETED:
@@ -341,6 +371,16 @@ def _clean_tree(repo: pygit2.Repository, idx: pygit2.Index, ours) -> pygit2.Oid:
         return ours.id
     oid = _edit(repo, ours, entries)
     return oid if oid is not None else _write_index(repo, idx)
+
+
+def _commit(repo: pygit2.Repository, author, committer, message: str, tree, parent: str) -> str:
+    """Write a commit (no ref moved). Its tree and parent were just written or read here: strict
+    object creation (a look-up of each) is off meanwhile."""
+    pygit2.settings.enable_strict_object_creation(False)
+    try:
+        return str(repo.create_commit(None, author, committer, message, tree, [parent]))
+    finally:
+        pygit2.settings.enable_strict_object_creation(True)
 
 
 def _edit(repo: pygit2.Repository, ours, entries: dict) -> pygit2.Oid | None:
@@ -523,6 +563,81 @@ def conflict_tree(repo: pygit2.Repository, idx: pygit2.Index, commit: pygit2.Com
     return _write_index(repo, idx), tuple(files)
 
 
+def _git_kind(stages: set[int], types: set[str]) -> str:
+    """A conflicted path's kind from the stages git left and its message types."""
+    if any("binary" in t for t in types):
+        return "binary"
+    if stages == {1, 2, 3}:
+        return "content" if "CONFLICT (contents)" in types or not any("mode" in t for t in types) else "mode"
+    if any("rename" in t for t in types):
+        return "rename"
+    return {frozenset({2, 3}): "add/add", frozenset({1, 2}): "modify/delete",
+            frozenset({1, 3}): "delete/modify"}.get(frozenset(stages), "rename")
+
+
+def git_merge_tree(repo: pygit2.Repository, commit: pygit2.Commit, ours, *, flush=None) -> tuple | None:
+    """``git cherry-pick``'s merge of ``commit`` onto tree ``ours`` done by git itself (ort: its
+    rename handling and histogram content merges), without a checkout: ``git -c
+    merge.conflictStyle=diff3 merge-tree --write-tree -z A <commit>`` where ``A`` is an unreferenced
+    commit of tree ``ours`` whose parent is ``commit``'s first parent (so that parent is the merge
+    base). Returns ``("clean", tree id, ())``, ``("conflict", tree id, files)`` — the tree as git
+    leaves it, the markers relabelled ``fork`` / ``upstream parent <sha12>`` / ``upstream <sha12>
+    (<subject>)``, files as :class:`bot.model.ConflictFile` sorted by path — or None when git
+    cannot merge it (a root commit, objects git needs are missing). ``flush``: called before git
+    runs (writes the objects a buffered repository holds in memory)."""
+    if not commit.parent_ids:
+        return None
+    parent = str(commit.parent_ids[0])
+    sig = pygit2.Signature(COMMITTER[0], COMMITTER[1], 0, 0)
+    a = str(repo.create_commit(None, sig, sig, "forksync: the branch tree, as a merge input\n", ours.id, [parent]))
+    if flush is not None:
+        flush()             # objects held in memory (bot.git.objects) must be on disk for git
+    p = subprocess.run(["git", "-c", "merge.conflictStyle=diff3", "merge-tree", "--write-tree", "-z", a, str(commit.id)],
+                       cwd=repo.path, env=_env(), capture_output=True)
+    if p.returncode not in (0, 1):
+        return None
+    fields = p.stdout.split(b"\0")
+    tree = fields[0].decode()
+    if p.returncode == 0:
+        return ("clean", tree, ())
+    stages: dict[str, set[int]] = {}
+    i = 1
+    while i < len(fields) and fields[i]:
+        meta, path = fields[i].split(b"\t", 1)
+        stages.setdefault(path.decode("utf-8", "surrogateescape"), set()).add(int(meta.split(b" ")[2]))
+        i += 1
+    i += 1
+    types: dict[str, set[str]] = {}
+    while i < len(fields) and fields[i]:
+        n = int(fields[i])
+        kind = fields[i + 1 + n].decode()
+        for raw in fields[i + 1:i + 1 + n]:
+            types.setdefault(raw.decode("utf-8", "surrogateescape"), set()).add(kind)
+        i += n + 3
+    labels = _labels(repo, commit)
+    marks = [(re.compile(rb"^<{7} " + a.encode() + rb"(?::[^\n]*)?$", re.MULTILINE), b"<<<<<<< " + labels[0].encode()),
+             (re.compile(rb"^\|{7} " + parent[:4].encode() + rb"[0-9a-f]*(?::[^\n]*)?$", re.MULTILINE),
+              b"||||||| " + labels[1].encode()),
+             (re.compile(rb"^>{7} " + str(commit.id).encode() + rb"(?::[^\n]*)?$", re.MULTILINE),
+              b">>>>>>> " + labels[2].encode())]
+    idx = pygit2.Index()
+    idx.read_tree(repo[tree])
+    files: list[ConflictFile] = []
+    for path in sorted(stages):
+        kind = _git_kind(stages[path], types.get(path, set()))
+        hunks: tuple[str, ...] = ()
+        if path in idx and kind in ("content", "add/add", "rename") and int(idx[path].mode) in _BLOB_MODES:
+            e = idx[path]
+            data = repo[e.id].data
+            for rx, label in marks:
+                data = rx.sub(lambda _m, label=label: label, data)
+            if data != repo[e.id].data:
+                idx.add(pygit2.IndexEntry(path, repo.create_blob(data), e.mode))
+            hunks = hunks_of(data)
+        files.append(ConflictFile(path, kind, hunks))
+    return ("conflict", str(_write_index(repo, idx)), tuple(files))
+
+
 # ---------------------------------------------------------------------------------------------
 # apply
 
@@ -549,14 +664,13 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
     if on_conflict not in ("commit", "stop"):
         raise ValueError(f"on_conflict must be 'commit' or 'stop', not {on_conflict!r}")
     git_dir = str(Path(fork_git_dir).resolve())
-    env = _env()
     branch = f"forksync/{unit.id}"
     ref = f"refs/heads/{branch}"
     missing_info = [s for s in unit.shas if s not in commits]
     if missing_info:
         raise ApplyError(f"no commit data for {missing_info[0]} of {unit.id}; re-plan and try again")
     try:
-        repo = pygit2.Repository(git_dir)
+        repo, mem = open_buffered(git_dir)
     except pygit2.GitError as e:
         raise ApplyError(f"{git_dir} is not a git repository: {e}") from None
     where = _checked_out_elsewhere(repo, ref)
@@ -566,17 +680,22 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
     base_sha = _resolve(repo, base)
     if base_sha is None:
         raise ApplyError(f"the fork tip {base} is not in {git_dir}")
-    old = _ref_target(repo, ref)
+    old_ref = _lookup(repo, ref)
+    old = str(old_ref.peel(pygit2.Commit).id) if old_ref is not None else None
     start = old or base_sha
     br = _read_branch(repo, old, base_sha, unit, committer[1]) if old else _Branch([], [], None)
     already, kept = tuple(br.already), tuple(br.kept)
     if br.open_conflict is not None:
-        return _open_conflict(repo, unit, br, base=base, start=start, tip=old, rename_detection=rename_detection)
+        return _open_conflict(repo, unit, br, base=base, start=start, tip=old, rename_detection=rename_detection,
+                              flush=mem.flush)
     todo = [s for s in unit.shas if s not in already]
     if not todo:
         return ApplyResult(unit.id, branch, base, start, created=False, already=already, kept=kept, tip=old)
-    if _ensure_objects(repo, git_dir, upstream_git_dir, todo, env):
-        repo = pygit2.Repository(git_dir)       # new packs: reopen the object database
+    if _ensure_objects(repo, git_dir, upstream_git_dir, todo):
+        repo, mem = open_buffered(git_dir)      # new packs: reopen the object database
+        old_ref = _lookup(repo, ref)
+        if (str(old_ref.peel(pygit2.Commit).id) if old_ref is not None else None) != old:
+            raise ApplyError(f"{branch} moved while apply fetched upstream commits; apply again")
 
     merger = _Merger(repo, rename_detection)
     now = int(time.time()) if when is None else int(when)
@@ -596,27 +715,36 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
             conflict, error = sha, f"cannot merge {sha[:12]}: {str(e).strip()[:400]}"
             break
         if idx.conflicts is not None:
-            conflict = sha
-            tree, conflicts = conflict_tree(repo, idx, up, anc, renames=bool(merger.flags))
+            by_git = git_merge_tree(repo, up, ours, flush=mem.flush)
+            if by_git is not None and by_git[0] == "clean":
+                # libgit2's Myers merge conflicts where git's histogram merge does not: the pick
+                # is what git cherry-pick makes of it
+                idx = None
+                tree_id = pygit2.Oid(hex=by_git[1])
+            else:
+                conflict = sha
+                if by_git is not None:
+                    tree, conflicts = pygit2.Oid(hex=by_git[1]), by_git[2]
+                else:
+                    tree, conflicts = conflict_tree(repo, idx, up, anc, renames=bool(merger.flags))
+        if conflict is not None:
             if on_conflict == "commit":
                 msg = render_conflict_message(commits[sha], conflicts, unit_id=unit.id)
                 head = str(repo.create_commit(None, up.author, signer, msg, tree, [head]))
                 conflict_commit = head
             break
-        tree_id = _clean_tree(repo, idx, ours)
+        if idx is not None:
+            tree_id = _clean_tree(repo, idx, ours)
         msg = _cleanup(render_pick_message(commits[sha], unit_id=unit.id, urgent_reason=urgent_reason))
-        head = str(repo.create_commit(None, up.author, signer, msg, tree_id, [head]))
+        head = _commit(repo, up.author, signer, msg, tree_id, head)
         picked.append((sha, head))
         ours = repo[tree_id]
     # a branch that does not exist yet is created even when the first pick stops it (at the base
     # when nothing was written): the person resolving needs a branch; an existing one moves only forward
     moved = head != start or (old is None and conflict is not None)
     if moved:
-        p = _git(git_dir, "update-ref", "-m", f"forksync apply {unit.id}", ref, head, old or "0" * 40,
-                 env=env, check=False)
-        if p.returncode != 0:
-            raise ApplyError(f"{branch} moved while apply ran (expected {(old or 'no branch')[:12]}); nothing was "
-                             f"changed — apply again ({p.stderr.strip()[:300]})")
+        mem.flush()        # the new trees and commits, as one pack (bot/git/objects.py)
+        _move(repo, ref, old_ref, head, f"forksync apply {unit.id}")
     tip = head if moved else old
     remaining = tuple(todo[len(picked):])
     return ApplyResult(unit.id, branch, base, start, created=old is None and tip is not None, picked=tuple(picked),
@@ -625,21 +753,52 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
                        conflict_commit=conflict_commit, conflicts=conflicts, renames_off=merger.renames_off)
 
 
+_LISTED = re.compile(r"^- (.+) \((content|rename|modify/delete|delete/modify|add/add|binary|mode)\)$", re.MULTILINE)
+
+
+def conflicts_of(repo: pygit2.Repository, commit: pygit2.Commit) -> tuple[ConflictFile, ...] | None:
+    """The conflicted files a conflict commit holds, read back from it (nothing is written): the
+    paths and kinds its message lists (``templates/commit/conflict.txt.j2``) and the marker blocks
+    of those files in its tree. None when its message lists none (edited by hand)."""
+    listed = _LISTED.findall(commit.message)
+    if not listed:
+        return None
+    out = []
+    for path, kind in listed:
+        hunks: tuple[str, ...] = ()
+        try:
+            e = commit.tree[path]
+            if e.filemode in _BLOB_MODES:
+                hunks = hunks_of(repo[e.id].data)
+        except (KeyError, ValueError, pygit2.GitError):
+            pass
+        out.append(ConflictFile(path, kind, hunks))
+    return tuple(out)
+
+
 def _open_conflict(repo: pygit2.Repository, unit: Unit, br: _Branch, *, base: str, start: str, tip: str,
-                   rename_detection: bool) -> ApplyResult:
+                   rename_detection: bool, flush) -> ApplyResult:
     """The result for a branch that holds an unresolved conflict commit: nothing appended; the
-    conflicted files recomputed by merging the upstream commit onto the conflict commit's parent."""
+    conflicted files read back from the conflict commit (recomputed, by merging the upstream
+    commit onto the conflict commit's parent, only when its message no longer lists them)."""
     up_sha, commit_sha = br.open_conflict
-    conflicts: tuple[ConflictFile, ...] = ()
     merger = _Merger(repo, rename_detection)
+    conflicts: tuple[ConflictFile, ...] | None = None
     try:
-        up = repo[up_sha].peel(pygit2.Commit)
-        parent = repo[commit_sha].peel(pygit2.Commit).parents[0]
-        idx, anc = merger.merge(up, parent.tree)
-        if idx.conflicts is not None:
-            _, conflicts = conflict_tree(repo, idx, up, anc, renames=bool(merger.flags))
+        cc = repo[commit_sha].peel(pygit2.Commit)
+        conflicts = conflicts_of(repo, cc)
+        if conflicts is None:
+            up = repo[up_sha].peel(pygit2.Commit)
+            by_git = git_merge_tree(repo, up, cc.parents[0].tree, flush=flush)
+            if by_git is not None:
+                conflicts = by_git[2]
+            else:
+                idx, anc = merger.merge(up, cc.parents[0].tree)
+                if idx.conflicts is not None:
+                    _, conflicts = conflict_tree(repo, idx, up, anc, renames=bool(merger.flags))
     except (KeyError, ValueError, IndexError, pygit2.GitError):
         pass           # the upstream commit is not here: the conflict stays reported without its files
+    conflicts = conflicts or ()
     shas = [s for s in unit.shas if s not in br.already]
     remaining = tuple(shas[shas.index(up_sha):]) if up_sha in shas else tuple(shas)
     return ApplyResult(unit.id, f"forksync/{unit.id}", base, start, created=False, already=tuple(br.already),
@@ -657,7 +816,7 @@ def apply_urgent(fork_git_dir: str | os.PathLike, commit: CommitInfo, reason: st
                       on_conflict=on_conflict)
 
 
-def _ensure_objects(repo: pygit2.Repository, git_dir: str, upstream_git_dir, shas: list[str], env) -> bool:
+def _ensure_objects(repo: pygit2.Repository, git_dir: str, upstream_git_dir, shas: list[str]) -> bool:
     """Fetch upstream commits into the fork repository when it lacks them (objects only).
     Returns whether anything was fetched."""
     lacking = [s for s in shas if _resolve(repo, s) is None]
@@ -667,7 +826,7 @@ def _ensure_objects(repo: pygit2.Repository, git_dir: str, upstream_git_dir, sha
         raise ApplyError(f"upstream commit {lacking[0]} is not in the fork repository {git_dir}; "
                          "give the upstream repository (--upstream) so apply can fetch it")
     p = _git(git_dir, "-c", "uploadpack.allowAnySHA1InWant=true", "fetch", "-q", "--no-tags",
-             str(Path(upstream_git_dir).resolve()), *lacking, env=env, check=False)
+             str(Path(upstream_git_dir).resolve()), *lacking, env=_env(), check=False)
     fresh = pygit2.Repository(git_dir)
     still = [s for s in lacking if _resolve(fresh, s) is None]
     if still:

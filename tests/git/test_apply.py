@@ -45,6 +45,7 @@ def test_bundle_branch_has_one_commit_per_upstream_commit(pair):
     # the fork's own branch and work tree are untouched; the temporary worktree is gone
     assert pair.fork.head() == pair.fork_tip and worktrees(pair.fork.path) == 1
     assert run_git(pair.fork.path, "status", "--porcelain") == ""
+    run_git(pair.fork.path, "fsck", "--strict", "--no-dangling")     # the pack apply wrote is sound
 
 
 def test_conflict_ends_the_chain_with_a_conflict_commit(pair):
@@ -205,3 +206,29 @@ def test_upstream_objects_are_fetched_from_a_separate_repository(tmp_path, pair)
     assert [up for up, _ in res.picked] == list(u.shas)
     assert run_git(lone.path, "for-each-ref", "--format=%(refname)").split() == [
         "refs/heads/forksync/" + u.id, "refs/heads/main"]
+
+
+def test_a_branch_moved_during_apply_is_not_overwritten(pair, monkeypatch):
+    """The branch moves by compare-and-swap against the value read at the start."""
+    from bot.git import apply as apply_mod
+    infos = {c.sha: c for c in pair.infos()}
+    part = unit("bundle", pair, "u1")
+    first = apply_unit(pair.fork.path, part, base=pair.fork_tip, commits=infos, when=T0 + 9000)
+    whole = Unit(id=part.id, kind="bundle", items=part.items + (PlanItem(pair.u["u3"], "test"),))
+    real_commit = apply_mod._commit
+
+    def someone_else_moves_it(*args):
+        run_git(pair.fork.path, "update-ref", f"refs/heads/{first.branch}", pair.fork_tip)
+        return real_commit(*args)
+
+    monkeypatch.setattr(apply_mod, "_commit", someone_else_moves_it)
+    with pytest.raises(ApplyError, match=r"moved while apply ran \(it was at " + first.tip[:12]):
+        apply_unit(pair.fork.path, whole, base=pair.fork_tip, commits=infos, when=T0 + 9100)
+    assert run_git(pair.fork.path, "rev-parse", first.branch).strip() == pair.fork_tip
+    # a branch that appears meanwhile is not overwritten either
+    fresh = unit("bundle", pair, "u6")
+    monkeypatch.setattr(apply_mod, "_commit", lambda *a: (run_git(pair.fork.path, "branch", f"forksync/{fresh.id}",
+                                                                  pair.fork_tip), real_commit(*a))[1])
+    with pytest.raises(ApplyError, match="it was absent"):
+        apply_unit(pair.fork.path, fresh, base=pair.fork_tip, commits=infos, when=T0 + 9100)
+    assert run_git(pair.fork.path, "rev-parse", f"forksync/{fresh.id}").strip() == pair.fork_tip

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import pytest
 
 from bot.demo.repobuilder import RepoBuilder, run_git
 from bot.demo.scenario import build_scenario
+from bot.git import apply as apply_mod
 from bot.git import repo as gitio
 from bot.git.apply import apply_unit
 from bot.model import PlanItem, Unit
@@ -196,7 +198,10 @@ def kinds(tmp_path):
     return work, c
 
 
-def test_each_kind_of_conflict_as_git_leaves_it(kinds, tmp_path):
+@pytest.mark.parametrize("by", ["git merge-tree", "libgit2 and git merge-file"])
+def test_each_kind_of_conflict_as_git_leaves_it(kinds, tmp_path, monkeypatch, by):
+    if by != "git merge-tree":     # the fallback where git cannot merge (objects it needs are missing)
+        monkeypatch.setattr(apply_mod, "git_merge_tree", lambda *a, **k: None)
     work, c = kinds
     tip = run_git(work, "rev-parse", "HEAD").strip()
     repo = pygit2.Repository(str(work))
@@ -269,31 +274,68 @@ def test_a_clone_without_unrelated_blobs_applies(kinds, tmp_path):
 # ---------------------------------------------------------------------------------------------
 # the real Triton fork (skipped without its snapshot)
 
-@pytest.mark.skipif(not (REAL / "objects").is_dir(), reason="the real Triton fork's snapshot is not here")
-def test_real_triton_picks_equal_git_cherry_pick(tmp_path):
-    scratch = tmp_path / "triton.git"
-    run_git(tmp_path, "clone", "-q", "--bare", "--shared", str(REAL), str(scratch))
-    repo = pygit2.Repository(str(scratch))
-    main = str(repo.references["refs/heads/main"].peel(pygit2.Commit).id)
-    # git cannot check out a tree whose blobs are missing: start from the fork tip without them
-    tree = repo[main].peel(pygit2.Commit).tree
+needs_real = pytest.mark.skipif(not (REAL / "objects").is_dir(), reason="the real Triton fork's snapshot is not here")
+BUNDLE = Path(__file__).parent.parent / "data" / "apply" / "triton-first-bundle-2026-04-15.txt"
+
+
+def without_missing_blobs(repo: pygit2.Repository, tip: str) -> str:
+    """A commit on ``tip`` whose tree lacks the blobs this snapshot lacks: git cannot check out a
+    tree whose blobs are missing (the in-memory apply never needs them)."""
+    tree = repo[tip].peel(pygit2.Commit).tree
     missing = [e for e in _walk(tree, "") if e[1] not in repo.odb]
     assert len(missing) <= 4, missing
     idx = pygit2.Index()
     idx.read_tree(tree)
     for path, _ in missing:
         idx.remove(path)
-    start_tree = idx.write_tree(repo)
     sig = pygit2.Signature("t", "t@t", T0, 0)
-    start = str(repo.create_commit(None, sig, sig, "drop the blobs this snapshot lacks\n", start_tree, [main]))
-    upstream = "a4ce9c2a2"
-    shas = gitio.rev_list(repo, repo.revparse_single(upstream).id.__str__(), [main])
+    return str(repo.create_commit(None, sig, sig, "drop the blobs this snapshot lacks\n", idx.write_tree(repo), [tip]))
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory):
+    root = tmp_path_factory.mktemp("triton")
+    scratch = root / "triton.git"
+    # a copy: a --shared clone would touch the real pack's mtime (git and libgit2 "freshen" it)
+    shutil.copytree(REAL, scratch, symlinks=True)
+    return scratch
+
+
+@needs_real
+def test_real_triton_picks_equal_git_cherry_pick(real, tmp_path):
+    repo = pygit2.Repository(str(real))
+    start = without_missing_blobs(repo, str(repo.references["refs/heads/main"].peel(pygit2.Commit).id))
+    shas = gitio.rev_list(repo, str(repo.revparse_single("a4ce9c2a2").id), [start])
     sample = shas[::max(1, len(shas) // 30)][:30]
     commits = gitio.commit_infos(repo, sample)
     wt = tmp_path / "wt"
-    run_git(scratch, "worktree", "add", "-q", "--detach", str(wt), start)
-    counts = compare_each(scratch, wt, start, sample, commits)
+    run_git(real, "worktree", "add", "-q", "--detach", str(wt), start)
+    counts = compare_each(real, wt, start, sample, commits)
+    print(f"real Triton picks onto the fork tip compared with git cherry-pick: {counts}")
     assert counts["clean"] + counts["conflict"] >= 25, counts
+
+
+@needs_real
+def test_real_triton_first_bundle_equals_git_cherry_picks_in_sequence(real, tmp_path):
+    """The benchmark's bundle (bench/bench_apply.py): 50 picks onto the fork tip of 2026-04-15."""
+    lines = [x for x in BUNDLE.read_text().splitlines() if x and not x.startswith("#")]
+    tip = re.search(r"fork tip ([0-9a-f]{40})", BUNDLE.read_text()).group(1)
+    repo = pygit2.Repository(str(real))
+    start = without_missing_blobs(repo, tip)
+    commits = gitio.commit_infos(repo, lines)
+    wt = tmp_path / "wt"
+    run_git(real, "worktree", "add", "-q", "--detach", str(wt), start)
+    want = []
+    for sha in lines:
+        argv = ["-m", "1"] if len(repo[sha].parent_ids) > 1 else []
+        run_git(wt, "cherry-pick", "--no-commit", "--allow-empty", *argv, sha)
+        want.append(run_git(wt, "write-tree").strip())
+        run_git(wt, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "x")
+    unit = Unit(id=f"bundle-{lines[0][:12]}", kind="bundle", items=tuple(PlanItem(s, "t") for s in lines))
+    res = apply_unit(real, unit, base=start, commits=commits, when=T0)
+    repo = pygit2.Repository(str(real))
+    assert res.conflict is None and len(res.picked) == 50
+    assert [str(repo[f].tree_id) for _, f in res.picked] == want
 
 
 def _walk(tree, prefix):
