@@ -217,7 +217,10 @@ def cmd_apply(args) -> int:
                 print(f"  conflict ({f.kind}{hunks}): {f.path}")
             if res.error:
                 print(f"  error: {res.error}")
-            what = "replace the conflict commit by the resolved pick" if res.conflict_commit else "resolve"
-            print(f"  {len(res.remaining)} commit(s) not applied; on {res.branch}, {what} "
-                  f"(keep an 'Upstream-Commit: {res.conflict}' trailer) and run apply again")
+            if res.conflict_commit:
+                print(f"  {len(res.remaining)} commit(s) not applied; finish it with `forksync resolve {unit.id}` "
+                      "(a worktree at the conflict; --continue folds your resolution and applies the rest)")
+            else:
+                print(f"  {len(res.remaining)} commit(s) not applied; on {res.branch}, resolve "
+                      f"(keep an 'Upstream-Commit: {res.conflict}' trailer) and run apply again")
     return 1 if res.conflict else 0

@@ -41,12 +41,13 @@ def test_plan_json_and_apply(tmp_path, monkeypatch, capsys):
     assert run_git(pair.fork.path, "rev-parse", f"{tip}^").strip() == pair.fork_tip
     assert f"  conflict commit {tip[:12]} at the tip of forksync/chain-{u['u2'][:12]} (diff3 markers)" in text
     assert "  conflict (content, 1 hunk(s)): lib/Dialect/Ops.cpp" in text
-    # the conflict commit carries no pick: the chain is still planned, and applying it again
-    # reports the same conflict (JSON: the conflict commit and each file's kind and hunks)
+    # the conflict commit carries no pick: its upstream commit is in flight on the branch, the chain
+    # is still planned with the rest, and applying it again reports the same conflict (JSON: the
+    # conflict commit and each file's kind and hunks)
     assert main(["apply", f"chain-{u['u2'][:12]}", "--json", *g]) == 1
     res = json.loads(capsys.readouterr().out)
     assert (res["conflict"], res["conflict_commit"], res["tip"], res["picked"]) == (u["u2"], tip, tip, [])
-    assert res["remaining"] == [u["u2"], u["u4"]] and res["conflict_files"] == ["lib/Dialect/Ops.cpp"]
+    assert res["remaining"] == [u["u4"]] and res["conflict_files"] == ["lib/Dialect/Ops.cpp"]
     assert [(f["path"], f["kind"], len(f["hunks"])) for f in res["conflicts"]] == [("lib/Dialect/Ops.cpp", "content", 1)]
     assert res["conflicts"][0]["hunks"][0].startswith("<<<<<<< fork\n") and "\n||||||| upstream parent " in \
         res["conflicts"][0]["hunks"][0]
