@@ -308,16 +308,28 @@ class _Merger:
                 tb.insert(head, sub.id, pygit2.enums.FileMode.TREE)
         return sc[tb.write()]
 
-    def conflicts(self, onto: pygit2.Commit, up: pygit2.Commit) -> list[_Raw]:
-        """The conflicts of picking ``up`` onto ``onto``; raises KeyError/GitError when an object the
-        merge needs (a tree, or a blob the pick changes) is missing."""
+    def conflicts(self, onto: pygit2.Commit, up: pygit2.Commit) -> tuple[list[_Raw], list[str]]:
+        """``(conflicts, affected)`` of picking ``up`` onto ``onto``. Files with a missing blob are
+        left out of all three trees alike; ``affected`` names those the pick needs (upstream
+        changes them), which the caller skips and counts. Raises KeyError/GitError when a
+        tree itself is missing."""
         trees = (up.parents[0].tree, onto.tree, up.tree)
         missing = [self._missing(t) for t in trees]      # memoized per subtree: cheap after the first pick
         if not any(missing):
-            return _raws(self.repo.merge_trees(*trees))
-        self.set_aside[str(up.id)] = tuple(sorted(set().union(*missing)))
-        trees = tuple(self._without(t, m) for t, m in zip(trees, missing))
-        return _raws(self._scratch.merge_trees(*(t.id for t in trees)))
+            return _raws(self.repo.merge_trees(*trees)), []
+        gone = tuple(sorted(set().union(*missing)))
+        # the pick needs a file only where upstream changes it; elsewhere the fork's side stands
+        affected = [p for p in gone if _entry_id(trees[0], p) != _entry_id(trees[2], p)]
+        self.set_aside[str(up.id)] = gone
+        stripped = [self._without(t, tuple(p for p in gone if _entry_id(t, p) is not None)) for t in trees]
+        return _raws(self._scratch.merge_trees(*(t.id for t in stripped))), affected
+
+
+def _entry_id(tree: pygit2.Tree, path: str) -> str | None:
+    try:
+        return str(tree[path].id)
+    except KeyError:
+        return None
 
 
 def _raws(idx: pygit2.Index) -> list[_Raw]:
@@ -332,11 +344,12 @@ def _raws(idx: pygit2.Index) -> list[_Raw]:
 
 class _Facts:
     """Which blobs upstream had for each path, in upstream first-parent order (for
-    ``fork_is_upstream_version``)."""
+    ``fork_is_upstream_version``, ``fork_is_later_upstream_version`` and ``upstream_lines``)."""
 
     def __init__(self, repo: pygit2.Repository, git_dir: str, upstream_tip: str, paths: Iterable[str], base: str | None):
         self.repo = repo
         self.order: dict[str, int] = {}
+        self.time: dict[str, int] = {}
         self.versions: dict[str, list[tuple[str, str]]] = {}
         self._lines: dict[str, frozenset[str]] = {}
         if base is None:
@@ -344,7 +357,10 @@ class _Facts:
         w = repo.walk(upstream_tip, SortMode.TOPOLOGICAL | SortMode.REVERSE)
         w.hide(base)
         w.simplify_first_parent()
-        self.order = {str(c.id): i for i, c in enumerate(w)}
+        self.order, self.time = {}, {}
+        for i, c in enumerate(w):
+            self.order[str(c.id)] = i
+            self.time[str(c.id)] = c.commit_time
         self.versions = upstream_versions(git_dir, base, upstream_tip, paths)
 
     def blobs(self, path: str, up: pygit2.Commit, merge_base: str | None) -> list[str] | None:
@@ -363,6 +379,16 @@ class _Facts:
         out += [b for c, b in self.versions.get(path, ()) if low < self.order.get(c, 1 << 30) <= limit and set(b) != {"0"}]
         return out
 
+    def later_blobs(self, path: str, up: pygit2.Commit, known_at: int | None) -> set[str] | None:
+        """The blob shas upstream gave ``path`` in commits after the picked one that were committed
+        by ``known_at`` (epoch seconds; None: any) — None when the picked commit is not on
+        upstream's first-parent line."""
+        at = self.order.get(str(up.id))
+        if at is None:
+            return None
+        return {b for c, b in self.versions.get(path, ())
+                if self.order.get(c, -1) > at and (known_at is None or self.time.get(c, 1 << 62) <= known_at)}
+
     def lines(self, blobs: Iterable[str]) -> frozenset[str]:
         """Every stripped line of the given blobs (missing or binary blobs add nothing)."""
         out: set[str] = set()
@@ -379,7 +405,7 @@ class _Facts:
 
 
 def _file_conflict(repo: pygit2.Repository, raw: _Raw, cfg: ForksyncConfig, facts: _Facts, up: pygit2.Commit,
-                   merge_base: str | None) -> FileConflict:
+                   merge_base: str | None, known_at: int | None = None) -> FileConflict:
     """Raises KeyError when a blob is missing."""
     texts, binary = [], False
     for e in (raw.anc, raw.ours, raw.theirs):
@@ -397,9 +423,12 @@ def _file_conflict(repo: pygit2.Repository, raw: _Raw, cfg: ForksyncConfig, fact
     blobs = facts.blobs(raw.path, up, merge_base)
     fuv = None if blobs is None or raw.ours is None else str(raw.ours.id) in blobs
     up_lines = None if blobs is None else facts.lines(blobs)
+    later = facts.later_blobs(raw.path, up, known_at)
+    ahead = None if later is None or raw.ours is None else str(raw.ours.id) in later
     if binary:
         base = ours = theirs = None
-    return FileConflict(raw.path, base, ours, theirs, merged, binary, areas, divergent, keep, fuv, upstream_lines=up_lines)
+    return FileConflict(raw.path, base, ours, theirs, merged, binary, areas, divergent, keep, fuv,
+                        fork_is_later_upstream_version=ahead, upstream_lines=up_lines)
 
 
 def replay(repo: pygit2.Repository, picks: list[ResolvedPick], cfg: ForksyncConfig, upstream_tip: str) -> list[PickReplay]:
@@ -414,7 +443,7 @@ def replay(repo: pygit2.Repository, picks: list[ResolvedPick], cfg: ForksyncConf
         rep = PickReplay(p)
         onto, up = repo[p.onto], repo[p.upstream]
         try:
-            raws = merger.conflicts(onto, up)
+            raws, affected = merger.conflicts(onto, up)
         except (KeyError, pygit2.GitError) as e:
             rep.skipped.append(Skipped(p.fork_commit, f"the merge needs a missing object ({e})"))
             stage.append((rep, onto, up, [], None))
@@ -425,6 +454,8 @@ def replay(repo: pygit2.Repository, picks: list[ResolvedPick], cfg: ForksyncConf
             bases.add(mb_s)
         paths.update(r.path for r in raws)
         stage.append((rep, onto, up, raws, mb_s))
+        rep.skipped += [Skipped(f"{p.fork_commit}:{a}", "a blob the pick needs is missing; the file was left out")
+                        for a in affected]
         if p.upstream in merger.set_aside:
             rep.set_aside = merger.set_aside[p.upstream]
     merger.close()
@@ -439,7 +470,8 @@ def replay(repo: pygit2.Repository, picks: list[ResolvedPick], cfg: ForksyncConf
         landed_tree = repo[rep.pick.fork_commit].tree
         for raw in raws:
             try:
-                fc = _file_conflict(repo, raw, cfg, facts, up, mb)
+                # what the fork could know when it made the pick: upstream up to the pick's parent's date
+                fc = _file_conflict(repo, raw, cfg, facts, up, mb, known_at=onto.commit_time)
                 landed_entry = _entry(landed_tree, raw)
                 landed = None
                 if landed_entry is not None:
@@ -466,13 +498,15 @@ def _entry(tree: pygit2.Tree, raw: _Raw):
 
 # -- a live pick -----------------------------------------------------------------------------
 def resolve_conflicts(repo_path: str, onto_sha: str, upstream_sha: str, cfg: ForksyncConfig, *,
-                      memory: Memory | None = None) -> list[tuple[str, Decision | Declined]]:
+                      memory: Memory | None = None, upstream_tip: str | None = None) -> list[tuple[str, Decision | Declined]]:
     """The configured rules' answer for each conflicted file of picking ``upstream_sha`` onto
     ``onto_sha`` (both commit-ish in the repository at ``repo_path``, which holds both histories).
 
     Returns ``[(path, Decision | Declined), …]`` sorted by path; [] when the pick is clean. The
     facts are those of the benchmark: areas from ``cfg.areas``, ``resolve.keep_fork_*``, and
-    upstream's versions of each path since the merge base of the two commits. ``memory`` is what
+    upstream's versions of each path from the merge base of the two commits up to
+    ``upstream_tip`` (default: the picked commit; give upstream's tip so that ``fork-ahead`` sees
+    the versions after the picked commit). ``memory`` is what
     the fork's earlier resolved picks teach (:func:`history_memory`); without it ``rerere`` and
     ``fork-deleted`` decline. A file whose blob is missing, or a binary file, is Declined with
     that reason. Raises ValueError for an unknown revision or a merge commit upstream."""
@@ -484,13 +518,16 @@ def resolve_conflicts(repo_path: str, onto_sha: str, upstream_sha: str, cfg: For
         raise ValueError(f"upstream {up.id} has {len(up.parent_ids)} parents; only single-parent commits are picked")
     merger = _Merger(repo)
     try:
-        raws = merger.conflicts(onto, up)
+        raws, affected = merger.conflicts(onto, up)
     finally:
         merger.close()
     mb = repo.merge_base(onto.id, up.id)
     mb_s = str(mb) if mb else None
-    facts = _Facts(repo, repo.path, str(up.id), [r.path for r in raws], mb_s)
-    out: list[tuple[str, Decision | Declined]] = []
+    tip = _commit(repo, upstream_tip) if upstream_tip else up
+    if tip is None:
+        raise ValueError(f"{repo_path}: unknown revision {upstream_tip!r}")
+    facts = _Facts(repo, repo.path, str(tip.id), [r.path for r in raws], mb_s)
+    out: list[tuple[str, Decision | Declined]] = [(a, Declined((), "a blob the pick needs is missing")) for a in affected]
     for raw in raws:
         try:
             fc = _file_conflict(repo, raw, cfg, facts, up, mb_s)

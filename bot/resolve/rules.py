@@ -20,6 +20,8 @@ docs/resolve.md):
 ``fork-deleted``    the fork deleted the file and upstream changed it → stays deleted.
 ``upstream-deleted`` upstream deletes the file and the fork's copy is one of upstream's own
                     versions (the fork never changed it) → deleted.
+``fork-ahead``      the fork's file is one upstream reached after the picked commit (the fork
+                    took a later upstream change first) → the fork's file.
 ``upstream-file``   the fork's file is one of upstream's versions of it since the merge base
                     (the fork never diverged there, it only lags) → upstream's file.
 ``fork-has-change`` in every conflict hunk the fork's side already holds upstream's change
@@ -122,6 +124,8 @@ class FileConflict:
     ``fork_keeps``: the path is in ``resolve.keep_fork_areas``/``keep_fork_paths``.
     ``fork_is_upstream_version``: the fork's file (blob) is one upstream had at the merge base
     or in a commit after it up to the picked commit's parent — None when unknown.
+    ``fork_is_later_upstream_version``: the fork's file is one upstream reached in a commit after
+    the picked one (the fork already took it, out of order) — None when unknown.
     ``earlier``: rerere's memory, hunk fingerprint → the text that resolved it before.
     ``kept_deleted_before``: an earlier resolved pick met the fork's deletion of this path against
     an upstream change and kept it deleted.
@@ -139,6 +143,7 @@ class FileConflict:
     divergent: bool = False
     fork_keeps: bool = False
     fork_is_upstream_version: bool | None = None
+    fork_is_later_upstream_version: bool | None = None
     earlier: Mapping[str, str] = field(default_factory=dict)
     kept_deleted_before: bool = False
     upstream_lines: frozenset[str] | None = None
@@ -215,6 +220,14 @@ def rule_upstream_deleted(c: FileConflict) -> Decision | None:
     return Decision(None, "deleted the file, as upstream does",
                     "upstream deletes this file and the fork's copy is one of upstream's own versions "
                     "(the fork never changed it)", "upstream-deleted")
+
+
+def rule_fork_ahead(c: FileConflict) -> Decision | None:
+    if c.ours is None or c.fork_is_later_upstream_version is not True:
+        return None
+    return Decision(c.ours, "kept the fork's file",
+                    "the fork's file is upstream's own file from after this commit: the fork already has this change "
+                    "(and later ones)", "fork-ahead")
 
 
 def rule_upstream_file(c: FileConflict) -> Decision | None:
@@ -306,6 +319,7 @@ RULES: dict[str, Rule] = {
     "fork-keeps": rule_fork_keeps,
     "fork-deleted": rule_fork_deleted,
     "upstream-deleted": rule_upstream_deleted,
+    "fork-ahead": rule_fork_ahead,
     "upstream-file": rule_upstream_file,
     "fork-has-change": rule_fork_has_change,
     "divergent-hunks": rule_divergent_hunks,

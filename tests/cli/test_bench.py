@@ -15,16 +15,16 @@ def test_bench_resolve_json_table_and_bad_input(tmp_path, monkeypatch, capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc["schema"] == "forksync.resolve-bench/1"
     assert doc["chain"] == ["rerere", "fork-deleted", "upstream-file"]
-    assert doc["picks"] == {"all": 6, "dev": 4, "held-out": 2}
+    assert doc["picks"] == {"all": 7, "dev": 4, "held-out": 3}
     assert [s["why"] for s in doc["skipped"]] == ["names 2 upstream commits (a bundle)", "a revert or back-out"]
-    assert doc["scores"]["all"]["chain"]["*"] == {"files": 7, "exact": 3, "ws": 0, "wrong": 0, "declined": 4,
-                                                  "precision": 1.0, "coverage": 0.4286}
+    assert doc["scores"]["all"]["chain"]["*"] == {"files": 8, "exact": 3, "ws": 0, "wrong": 0, "declined": 5,
+                                                  "precision": 1.0, "coverage": 0.375}
     assert doc["fork_tip"] == h.git("rev-parse", "main") and doc["files_set_aside"]["paths"] == []
     # the default chain (resolve.rules), as tables
     assert main([*g, "bench", "resolve"]) == 0
     text = capsys.readouterr().out
-    assert "resolved picks: 6 (dev 4, held-out 2); conflicting again: 6" in text
-    assert "chain: fork-deleted, upstream-file" in text and "held-out picks" in text
+    assert "resolved picks: 7 (dev 4, held-out 3); conflicting again: 7" in text
+    assert "chain: fork-deleted, fork-ahead, upstream-file" in text and "held-out picks" in text
     # --since keeps only the later picks
     assert main([*g, "bench", "resolve", "--json", "--since", "2026-01-01"]) == 0
     assert json.loads(capsys.readouterr().out)["picks"]["all"] == 0

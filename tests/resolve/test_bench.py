@@ -28,7 +28,7 @@ def test_finds_the_resolved_picks_and_says_why_others_are_skipped(history):
     h = history
     picks, skipped, _ = _replayed(h, parse_config({}))
     assert [(p.fork_commit, p.upstream) for p in picks] == [
-        (h.fork["p_lag"], h.up["u2"]), (h.fork["p_ci1"], h.up["u3"]), (h.fork["p_ci2"], h.up["u4"]),
+        (h.fork["p_ahead"], h.up["u8"]), (h.fork["p_lag"], h.up["u2"]), (h.fork["p_ci1"], h.up["u3"]), (h.fork["p_ci2"], h.up["u4"]),
         (h.fork["p_union"], h.up["u5"]), (h.fork["p_rerere"], h.up["u6"]), (h.fork["p_rerere2"], h.up["u6"])]
     assert all(p.marker == r"subject \[RESOLVED\]" for p in picks)
     assert [(s.what, s.why) for s in skipped] == [(h.fork["bundle"], "names 2 upstream commits (a bundle)"),
@@ -44,7 +44,7 @@ def test_replay_gives_the_conflicts_their_facts_and_what_the_fork_landed(history
     _, _, reps = _replayed(h, cfg)
     files = {(r.pick.fork_commit, f.conflict.path): f for r in reps for f in r.files}
     assert sorted((k[1], r) for k in files for r in h.fork if h.fork[r] == k[0]) == [
-        ("ci.yml", "p_ci1"), ("ci.yml", "p_ci2"), ("core.c", "p_union"), ("lag.txt", "p_lag"), ("ops.c", "p_rerere"),
+        ("ahead.txt", "p_ahead"), ("ci.yml", "p_ci1"), ("ci.yml", "p_ci2"), ("core.c", "p_union"), ("lag.txt", "p_lag"), ("ops.c", "p_rerere"),
         ("ops.c", "p_rerere2"), ("reg.h", "p_union")]
     lag = files[(h.fork["p_lag"], "lag.txt")]
     assert (lag.conflict.base, lag.conflict.ours, lag.conflict.theirs) == (
@@ -56,21 +56,25 @@ def test_replay_gives_the_conflicts_their_facts_and_what_the_fork_landed(history
     assert ci.conflict.ours is None and ci.landed is None and ci.conflict.areas == ("ci",) and ci.kind == "CI yaml"
     assert files[(h.fork["p_union"], "core.c")].conflict.fork_is_upstream_version is False
     assert "beta one" in files[(h.fork["p_lag"], "lag.txt")].conflict.upstream_lines
+    ahead = files[(h.fork["p_ahead"], "ahead.txt")].conflict
+    assert (ahead.fork_is_later_upstream_version, ahead.fork_is_upstream_version) == (True, False)
+    assert lag.conflict.fork_is_later_upstream_version is False
 
 
 def test_score_per_rule_chain_and_baseline_with_the_held_out_split(history):
     h = history
     _, _, reps = _replayed(h, parse_config({}))
     dev, held, boundary = split(reps)
-    assert [r.pick.fork_commit for r in held] == [h.fork["p_rerere"], h.fork["p_rerere2"]]
+    assert [r.pick.fork_commit for r in held] == [h.fork["p_union"], h.fork["p_rerere"], h.fork["p_rerere2"]]
     assert boundary == held[0].pick.time
-    res = score(reps, ["rerere", "fork-deleted", "upstream-file", "additive-union"])
+    res = score(reps, ["rerere", "fork-deleted", "fork-ahead", "upstream-file", "additive-union"])
     rows = {(r["fork_commit"], r["path"]): r for r in res.outcomes}
 
     def out(pick, path):
         return rows[(h.fork[pick], path)]
 
     assert out("p_lag", "lag.txt")["chain_rule"] == "upstream-file"
+    assert out("p_ahead", "ahead.txt")["chain_rule"] == "fork-ahead"
     assert out("p_ci1", "ci.yml")["outcomes"]["fork-deleted"] == "declined"     # nothing learned yet
     assert out("p_ci2", "ci.yml")["chain_rule"] == "fork-deleted"
     assert out("p_union", "reg.h")["chain_rule"] == "additive-union"
@@ -79,14 +83,30 @@ def test_score_per_rule_chain_and_baseline_with_the_held_out_split(history):
     assert out("p_rerere", "ops.c")["outcomes"]["rerere"] == "declined"
     assert out("p_rerere2", "ops.c")["chain_rule"] == "rerere" and out("p_rerere2", "ops.c")["outcomes"]["chain"] == "exact"
     chain = res.score("all", "chain")
-    assert (chain.files, chain.exact, chain.ws, chain.wrong, chain.declined) == (7, 4, 0, 0, 3)
-    assert res.score("held-out", "chain").as_json() == {"files": 2, "exact": 1, "ws": 0, "wrong": 0, "declined": 1,
+    assert (chain.files, chain.exact, chain.ws, chain.wrong, chain.declined) == (8, 5, 0, 0, 3)
+    assert res.score("held-out", "chain").as_json() == {"files": 4, "exact": 2, "ws": 0, "wrong": 0, "declined": 2,
                                                         "precision": 1.0, "coverage": 0.5}
     assert res.score("all", "ours", "CI yaml").exact == 2
-    assert res.picks == {"all": 6, "dev": 4, "held-out": 2} and res.conflicting_picks == {"all": 6, "dev": 4, "held-out": 2}
+    assert res.picks == {"all": 7, "dev": 4, "held-out": 3} and res.conflicting_picks == {"all": 7, "dev": 4, "held-out": 3}
     doc = to_json(res, chain=["rerere"], skipped=[])
     assert doc["schema"] == "forksync.resolve-bench/1" and doc["scores"]["dev"]["chain"]["*"]["exact"] == 3
     assert set(doc["scores"]["all"]) == {"chain", *RESOLVE_RULES, "ours", "theirs", "ours-hunks", "theirs-hunks", "union"}
+
+
+def test_missing_blobs_skip_only_the_files_that_need_them(history):
+    h = history
+    cfg = parse_config({})
+    before = score(_replayed(h, cfg)[2], ["fork-deleted", "upstream-file"]).outcomes
+    h.drop_blob("# the fork's own notes\n")                # fork-only: the merge never needs it
+    _, _, reps = _replayed(h, cfg)
+    assert score(reps, ["fork-deleted", "upstream-file"]).outcomes == before
+    assert all(r.set_aside == ("doc/fork-only.md",) and r.skipped == [] for r in reps)
+    h.drop_blob("alpha\nbeta two\ngamma\n")               # upstream's lag.txt of u2, which p_lag needs
+    _, _, reps = _replayed(h, cfg)
+    assert [(s.what, s.why) for r in reps for s in r.skipped] == [
+        (f"{h.fork['p_lag']}:lag.txt", "a blob the pick needs is missing; the file was left out")]
+    assert sorted(f.conflict.path for r in reps for f in r.files) == [
+        "ahead.txt", "ci.yml", "ci.yml", "core.c", "ops.c", "ops.c", "reg.h"]
 
 
 def test_outcome_and_file_kinds():
@@ -110,5 +130,10 @@ def test_resolve_conflicts_on_a_live_pick(history):
     learned = Memory(kept_deleted=frozenset({"ci.yml"}))
     assert resolve_conflicts(str(h.path), tip, h.up["u4"], cfg, memory=learned)[0][1].rule == "fork-deleted"
     assert resolve_conflicts(str(h.path), h.fork["own"], h.up["u1"], cfg) == []   # the fork never changed lag.txt: clean
+    # fork-ahead needs upstream's versions after the picked commit: upstream's tip
+    assert resolve_conflicts(str(h.path), tip, h.up["u8"], cfg) == [("ahead.txt", Declined(("rerere", "fork-deleted", "upstream-file")))]
+    ahead_cfg = parse_config({"resolve": {"rules": ["fork-ahead"]}})
+    got = resolve_conflicts(str(h.path), tip, h.up["u8"], ahead_cfg, upstream_tip="upstream")
+    assert got == [("ahead.txt", Decision("one\ntwo-b\n", "kept the fork's file", got[0][1].reason, "fork-ahead"))]
     with pytest.raises(ValueError, match="unknown revision"):
         resolve_conflicts(str(h.path), tip, "0" * 40, cfg)

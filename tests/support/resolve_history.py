@@ -8,6 +8,8 @@ Committer dates grow by one day per commit, so the held-out split is determinist
 =========  =====================================================================================
 pick       what the fork landed
 =========  =====================================================================================
+p_ahead    ``ahead.txt``: the fork already took ``u9``'s file; picking the older ``u8`` conflicts;
+           kept the fork's file (``fork-ahead``)
 p_lag      ``lag.txt``: the fork never changed it and lacks ``u1``; ``u2`` conflicts; landed
            upstream's file (``upstream-file``)
 p_ci1      ``ci.yml`` deleted by the fork, ``u3`` changes it; kept deleted (first time: nothing
@@ -19,6 +21,8 @@ p_rerere   ``ops.c``: ``u6`` conflicts with the fork's change; landed a merge of
            out ("Revert …", skipped), picked again the same way (``rerere`` decides)
 bundle     one commit naming two upstream commits (skipped: a bundle)
 =========  =====================================================================================
+
+``doc/fork-only.md`` is the fork's alone (tests delete its blob to play a partial snapshot).
 """
 from __future__ import annotations
 
@@ -48,6 +52,12 @@ class History:
             raise RuntimeError(f"git {' '.join(args)} failed: {p.stderr}")
         return p.stdout.strip()
 
+    def drop_blob(self, text: str) -> str:
+        """Delete the loose object of the blob holding ``text`` (a partial clone's missing blob)."""
+        sha = self.git("hash-object", "--stdin", input=text)
+        (self.path / ".git" / "objects" / sha[:2] / sha[2:]).unlink()
+        return sha
+
     def commit(self, files: dict[str, str | None], message: str) -> str:
         for name, text in files.items():
             f = self.path / name
@@ -71,6 +81,7 @@ def build_history(root: Path) -> History:
         "reg.h": "#pragma once\nvoid a();\n",
         "core.c": "int core() {\n  return 1;\n}\n",
         "ops.c": "int op() {\n  return k;\n}\n",
+        "ahead.txt": "one\ntwo\n",
     }
     h.up["u0"] = h.commit(base, "Initial (#100)")
     h.git("branch", "main")
@@ -82,10 +93,13 @@ def build_history(root: Path) -> History:
                            "core.c": "int core() {\n  return 2;\n}\n"}, "Add b, core 2 (#105)")
     h.up["u6"] = h.commit({"ops.c": "int op() {\n  return k6;\n}\n"}, "Ops k6 (#106)")
     h.up["u7"] = h.commit({"reg.h": "#pragma once\nvoid a();\nvoid b_upstream();\nvoid c();\n"}, "Add c (#107)")
+    h.up["u8"] = h.commit({"ahead.txt": "one\ntwo-a\n"}, "Two a (#108)")
+    h.up["u9"] = h.commit({"ahead.txt": "one\ntwo-b\n"}, "Two b (#109)")
 
     h.git("checkout", "-q", "main")
     h.fork["own"] = h.commit({"ci.yml": None, "reg.h": "#pragma once\nvoid a();\nvoid tlx();\n",
-                              "core.c": "int core() {\n  return fork();\n}\n", "ops.c": "int op() {\n  return kf;\n}\n"},
+                              "core.c": "int core() {\n  return fork();\n}\n", "ops.c": "int op() {\n  return kf;\n}\n",
+                              "doc/fork-only.md": "# the fork's own notes\n"},
                              "Fork: own changes")
 
     def resolved(name: str, upstream: str, files: dict[str, str | None], subject: str) -> None:
@@ -93,6 +107,8 @@ def build_history(root: Path) -> History:
                f"(cherry picked from commit {h.up[upstream]})\n")
         h.fork[name] = h.commit(files, msg)
 
+    h.fork["sync_ahead"] = h.commit({"ahead.txt": "one\ntwo-b\n"}, "Take ahead.txt from upstream")
+    resolved("p_ahead", "u8", {}, "Two a (#108)")
     resolved("p_lag", "u2", {"lag.txt": "alpha\nbeta two\ngamma\n"}, "Change beta again (#102)")
     resolved("p_ci1", "u3", {}, "Bigger CI runner (#103)")
     resolved("p_ci2", "u4", {}, "Even bigger CI runner (#104)")
