@@ -171,7 +171,7 @@ RESOLVE_RULES = ("rerere", "fork-keeps", "fork-deleted", "upstream-deleted", "fo
                  "divergent-hunks", "additive-union")
 #: The rules enabled by default: precision ≥ 0.98 on the development part (the older two thirds) of
 #: the Triton fork's resolved picks, each with at least one decision there (docs/resolve.md).
-DEFAULT_RESOLVE_RULES = ("fork-deleted", "fork-ahead", "upstream-file")
+DEFAULT_RESOLVE_RULES = ("fork-deleted", "fork-ahead")
 
 
 class ResolveSettings(_Strict):

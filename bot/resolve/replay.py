@@ -117,8 +117,8 @@ def find_resolved_picks(repo: pygit2.Repository, fork_tip: str, upstream_tip: st
 
     A marked commit is skipped, with the reason, when it is a merge, a revert or back-out, names
     no upstream commit that can be found, or names more than one (a bundle). Upstream commits are
-    named by the provenance rules of the config (trailers, ``cherry picked from``, PR citations
-    resolved against upstream's subjects)."""
+    named by the provenance rules of the config: shas (trailers, ``cherry picked from``) when the
+    message has any, else PR citations resolved against upstream's subjects."""
     picks: list[ResolvedPick] = []
     skipped: list[Skipped] = []
     prs: dict[int, list[str]] | None = None
@@ -140,6 +140,7 @@ def find_resolved_picks(repo: pygit2.Repository, fork_tip: str, upstream_tip: st
             skipped.append(Skipped(sha, "a revert or back-out"))
             continue
         found: set[str] = set()
+        cited: set[str] = set()
         for cl in claims(msg, cfg.provenance):
             if cl.kind != "pick" or cl.weak:
                 continue
@@ -148,11 +149,14 @@ def find_resolved_picks(repo: pygit2.Repository, fork_tip: str, upstream_tip: st
                     prs = _pr_index(repo, upstream_tip, fork_tip)
                 hits = prs.get(int(cl.ref[1:]), [])
                 if len(hits) == 1:
-                    found.add(hits[0])
+                    cited.add(hits[0])
             else:
                 up = _commit(repo, cl.ref)
                 if up is not None:
                     found.add(str(up.id))
+        # a sha (trailer, cherry-pick -x) names the commit exactly; PR numbers only when there is
+        # none — a reland's or revert's subject cites the original PR too
+        found = found or cited
         if not found:
             skipped.append(Skipped(sha, "names no upstream commit found in the repository"))
             continue
