@@ -16,7 +16,8 @@ docs/resolve.md):
                     (git rerere semantics: the same pair of sides, fork's and upstream's) →
                     that resolution again.
 ``fork-keeps``      the path is one the fork maintains itself (``resolve.keep_fork_areas`` /
-                    ``keep_fork_paths``: version bumps, pins, CI files) → the fork's file.
+                    ``keep_fork_paths``: version bumps, pins, CI files) → the fork's file (or
+                    its deletion).
 ``fork-deleted``    the fork deleted the file and upstream changed it → stays deleted.
 ``upstream-deleted`` upstream deletes the file and the fork's copy is one of upstream's own
                     versions (the fork never changed it) → deleted.
@@ -199,9 +200,9 @@ def rule_rerere(c: FileConflict) -> Decision | None:
 
 
 def rule_fork_keeps(c: FileConflict) -> Decision | None:
-    if not c.fork_keeps or c.ours is None:
+    if not c.fork_keeps or (c.ours is None and c.base is None):
         return None
-    return Decision(c.ours, "kept the fork's file",
+    return Decision(c.ours, "kept the fork's file" if c.ours is not None else "kept the file deleted, as the fork has it",
                     f"the fork maintains this file itself ({_areas(c)}); upstream's change here is one the fork "
                     "already has or does not take", "fork-keeps")
 

@@ -34,6 +34,7 @@ CASES = [
     # (rule, conflict, expected text or None for a deletion, or "declines")
     ("fork-keeps", fc(fork_keeps=True, areas=("ci",)), "o\n"),
     ("fork-keeps", fc(fork_keeps=False), "declines"),
+    ("fork-keeps", fc(fork_keeps=True, ours=None), None),                 # the fork deleted it: stays deleted
     ("fork-deleted", fc(ours=None, kept_deleted_before=True), None),
     ("fork-deleted", fc(ours=None, kept_deleted_before=False), "declines"),
     ("fork-deleted", fc(ours="o\n", kept_deleted_before=True), "declines"),
