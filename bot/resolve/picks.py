@@ -94,7 +94,7 @@ def find_resolved_picks(repo: pygit2.Repository, fork_tip: str, upstream_tip: st
     w.simplify_first_parent()
     for c in w:
         if since is not None and c.commit_time < since:
-            break
+            continue            # not break: committer dates need not fall along first-parent order
         msg = c.message
         marker = _marker(msg, cfg)
         if marker is None:
