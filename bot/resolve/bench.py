@@ -125,7 +125,7 @@ def score(replays: Sequence, chain: Sequence[str], strategies: Sequence[str] | N
             for name in rules:
                 d = RULES[name](c) if not c.binary else None
                 answers[name] = Declined((name,)) if d is None else d.text
-            chosen = resolve_file(c, chain) if not c.binary else Declined(tuple(chain), "binary")
+            chosen = resolve_file(c, chain)
             answers["chain"] = chosen if isinstance(chosen, Declined) else chosen.text
             row = {"fork_commit": rep.pick.fork_commit, "upstream": rep.pick.upstream, "path": c.path, "kind": f.kind,
                    "part": part, "chain_rule": None if isinstance(chosen, Declined) else chosen.rule, "outcomes": {}}

@@ -203,9 +203,6 @@ def resolve_conflicts(repo_path: str, onto_sha: str, upstream_sha: str, cfg: For
         except KeyError as e:
             out.append((raw.path, Declined((), f"a blob is missing ({e})")))
             continue
-        if fc.binary:
-            out.append((raw.path, Declined((), "a binary file")))
-            continue
         if memory is not None:
             fc = memory.apply(fc)
         out.append((raw.path, resolve_file(fc, cfg.resolve.rules)))

@@ -8,8 +8,8 @@ or a deletion, with the File / Action / Reason note and the rule's name), or Non
 sure — a rule that is not sure declines. :func:`resolve_file` tries rules in order.
 
 The rules, in the order they are tried (reasons as they go into the File / Action / Reason block;
-names as in ``resolve.rules`` of the config; precision and coverage on the Triton fork in
-docs/resolve.md):
+names as in ``resolve.rules`` of the config; precision and coverage on the Triton fork, and
+which are on by default, in docs/resolve.md; binary files are always declined):
 
 =================== ======================================================================
 ``rerere``          every conflict hunk was resolved before in the fork's own history
@@ -18,20 +18,24 @@ docs/resolve.md):
 ``fork-keeps``      the path is one the fork maintains itself (``resolve.keep_fork_areas`` /
                     ``keep_fork_paths``: version bumps, pins, CI files) → the fork's file (or
                     its deletion).
-``fork-deleted``    the fork deleted the file and upstream changed it → stays deleted.
+``fork-deleted``    the fork deleted the file, upstream changed it, and the fork kept it deleted
+                    the last time that happened (``Memory``) → stays deleted.
 ``upstream-deleted`` upstream deletes the file and the fork's copy is one of upstream's own
                     versions (the fork never changed it) → deleted.
 ``fork-ahead``      the fork's file is one upstream reached after the picked commit (the fork
                     took a later upstream change first) → the fork's file.
 ``upstream-file``   the fork's file is one of upstream's versions of it since the merge base
-                    (the fork never diverged there, it only lags) → upstream's file.
+                    (the fork never diverged there, it only lags), outside ``divergent``
+                    areas → upstream's file.
 ``fork-has-change`` in every conflict hunk the fork's side already holds upstream's change
                     (the lines upstream adds are there, the lines it removes are gone) →
                     the fork's side of each hunk.
 ``divergent-hunks`` the path lies in a ``divergent`` area and every conflict hunk's upstream
-                    side only changes lines the fork rewrote → the fork's side of each hunk.
-``additive-union``  every conflict hunk only adds lines on both sides (empty base) → both,
-                    the fork's lines first (``git merge-file --union``).
+                    side only removes lines of the base (adds none) → the fork's side of
+                    each hunk.
+``additive-union``  every conflict hunk only adds lines on both sides (empty base), and the
+                    two additions share no line → both, the fork's lines first
+                    (``git merge-file --union``).
 =================== ======================================================================
 """
 from __future__ import annotations
@@ -330,7 +334,10 @@ RULES: dict[str, Rule] = {
 
 def resolve_file(conflict: FileConflict, rules: Sequence[str]) -> Decision | Declined:
     """The first sure decision of ``rules`` (names of :data:`RULES`, tried in the given order),
-    or :class:`Declined` naming them all. Raises KeyError for an unknown rule name."""
+    or :class:`Declined` naming them all; a binary file is always declined. Raises KeyError for
+    an unknown rule name."""
+    if conflict.binary:
+        return Declined(tuple(rules), "a binary file: no rule reads it")
     for name in rules:
         d = RULES[name](conflict)
         if d is not None:

@@ -76,6 +76,8 @@ def test_resolve_file_tries_rules_in_order_and_declines_with_their_names():
     assert resolve_file(fc(), ["fork-keeps", "upstream-file"]) == Declined(("fork-keeps", "upstream-file"))
     with pytest.raises(KeyError):
         resolve_file(fc(), ["no-such-rule"])
+    binary = fc(base=None, ours=None, theirs=None, binary=True, fork_keeps=True)
+    assert resolve_file(binary, ["fork-keeps"]) == Declined(("fork-keeps",), "a binary file: no rule reads it")
 
 
 def test_split_merge_pieces_and_unbalanced_markers():
