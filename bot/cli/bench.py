@@ -9,6 +9,7 @@ and the held-out newest third) and per file kind; ``--json`` prints ``forksync.r
 """
 from __future__ import annotations
 
+import argparse
 import json
 import time
 from datetime import datetime, timezone
@@ -140,6 +141,8 @@ def register(sub, common) -> None:
     bsub = p.add_subparsers(dest="bench_command", metavar="SUBCOMMAND", required=True)
     r = bsub.add_parser("resolve", parents=[common],
                         help="score the deterministic conflict rules on the fork's resolved picks")
+    r.add_argument("--ref", dest="fork_ref", metavar="REF", default=argparse.SUPPRESS,
+                   help="the fork branch whose history is read (same as --fork-ref)")
     r.add_argument("--since", metavar="DATE", help="only picks the fork committed on or after DATE (YYYY-MM-DD, UTC)")
     r.add_argument("--rules", metavar="A,B", help="the chain's rules, in order (default: resolve.rules of the config)")
     r.add_argument("--json", action="store_true", help="print the forksync.resolve-bench/1 JSON document")

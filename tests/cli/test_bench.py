@@ -34,3 +34,6 @@ def test_bench_resolve_json_table_and_bad_input(tmp_path, monkeypatch, capsys):
     assert main([*g, "bench", "resolve", "--since", "yesterday"]) == 2
     assert "--since 'yesterday'" in capsys.readouterr().err
     assert main([*g[:-2], "--fork-ref", "no-such-branch", "bench", "resolve"]) == 2
+    assert "no-such-branch" in capsys.readouterr().err
+    assert main([*g[:-2], "bench", "resolve", "--ref", "no-such-branch"]) == 2      # --ref is --fork-ref
+    assert "no-such-branch" in capsys.readouterr().err
