@@ -40,8 +40,6 @@ class Skipped:
     why: str
 
 
-
-
 def _marker(message: str, cfg: ForksyncConfig) -> str | None:
     m = cfg.resolve.picks
     subject = message.split("\n", 1)[0]

@@ -33,7 +33,9 @@ __all__ = ["PickReplay", "ReplayedFile", "ResolvedPick", "Skipped", "file_kind",
 
 @dataclass(frozen=True)
 class ReplayedFile:
-    """One conflicted file of a replayed pick and what the fork landed (``landed`` None: deleted)."""
+    """One conflicted file of a replayed pick and what the fork landed (``landed`` None: deleted;
+    a binary landed file is ``"\\0binary:<blob sha>"``, which no text answer equals); ``kind`` its
+    file class (:func:`file_kind`)."""
 
     conflict: FileConflict
     landed: str | None
@@ -67,11 +69,13 @@ def file_kind(path: str) -> str:
             return name
     return "other"
 
+
 def _areas_of(path: str, cfg: ForksyncConfig) -> tuple[tuple[str, ...], bool, bool]:
     hits = [a for a in cfg.areas if a.matches_path(path)]
     keep = (any(a.name in cfg.resolve.keep_fork_areas for a in hits)
             or any(glob_match(path, g) for g in cfg.resolve.keep_fork_paths))
     return tuple(a.name for a in hits), any(a.divergent for a in hits), keep
+
 
 def _file_conflict(repo: pygit2.Repository, raw: ConflictEntry, cfg: ForksyncConfig, facts: UpstreamHistory, up: pygit2.Commit,
                    merge_base: str | None, known_at: int | None = None) -> FileConflict:
@@ -108,26 +112,28 @@ def replay(repo: pygit2.Repository, picks: list[ResolvedPick], cfg: ForksyncConf
     stage: list[tuple[PickReplay, pygit2.Commit, pygit2.Commit, list[ConflictEntry], str | None]] = []
     paths: set[str] = set()
     bases: set[str] = set()
-    for p in picks:
-        rep = PickReplay(p)
-        onto, up = repo[p.onto], repo[p.upstream]
-        try:
-            raws, affected = merger.conflicts(onto, up)
-        except (KeyError, pygit2.GitError) as e:
-            rep.skipped.append(Skipped(p.fork_commit, f"the merge needs a missing object ({e})"))
-            stage.append((rep, onto, up, [], None))
-            continue
-        mb = repo.merge_base(onto.id, up.id)
-        mb_s = str(mb) if mb else None
-        if mb_s:
-            bases.add(mb_s)
-        paths.update(r.path for r in raws)
-        stage.append((rep, onto, up, raws, mb_s))
-        rep.skipped += [Skipped(f"{p.fork_commit}:{a}", "a blob the pick needs is missing; the file was left out")
-                        for a in affected]
-        if p.upstream in merger.set_aside:
-            rep.set_aside = merger.set_aside[p.upstream]
-    merger.close()
+    try:
+        for p in picks:
+            rep = PickReplay(p)
+            onto, up = repo[p.onto], repo[p.upstream]
+            try:
+                raws, affected = merger.conflicts(onto, up)
+            except (KeyError, pygit2.GitError) as e:
+                rep.skipped.append(Skipped(p.fork_commit, f"the merge needs a missing object ({e})"))
+                stage.append((rep, onto, up, [], None))
+                continue
+            mb = repo.merge_base(onto.id, up.id)
+            mb_s = str(mb) if mb else None
+            if mb_s:
+                bases.add(mb_s)
+            paths.update(r.path for r in raws)
+            stage.append((rep, onto, up, raws, mb_s))
+            rep.skipped += [Skipped(f"{p.fork_commit}:{a}", "a blob the pick needs is missing; the file was left out")
+                            for a in affected]
+            if p.upstream in merger.set_aside:
+                rep.set_aside = merger.set_aside[p.upstream]
+    finally:
+        merger.close()
     # the oldest merge base bounds the one log pass (each pick then reads only its own range)
     base = None
     for b in bases:
