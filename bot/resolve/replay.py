@@ -6,7 +6,8 @@
   commit, as ``git cherry-pick`` does), with per conflicted file the
   :class:`~bot.resolve.rules.FileConflict` and the file the fork landed.
 * :func:`resolve_conflicts` — the same for a live pick, and the configured rules' decisions;
-  :func:`history_memory` — what the fork's earlier resolutions teach the memory rules.
+  :func:`history_memory` / :func:`memory_from_history` — what the fork's earlier resolutions
+  teach the memory rules.
 
 Missing objects (a partial clone or snapshot) never stop a run: a pick whose merge needs a missing
 tree, or a file whose blob is missing, is skipped and counted with the reason
@@ -28,7 +29,7 @@ from bot.resolve.picks import ResolvedPick, Skipped, commit_of, find_resolved_pi
 from bot.resolve.rules import Decision, Declined, FileConflict, Memory, resolve_file
 
 __all__ = ["PickReplay", "ReplayedFile", "ResolvedPick", "Skipped", "file_kind", "find_resolved_picks", "history_memory",
-           "replay", "resolve_conflicts"]
+           "memory_from_history", "replay", "resolve_conflicts"]
 
 
 @dataclass(frozen=True)
@@ -223,3 +224,15 @@ def history_memory(replays: Iterable[PickReplay]) -> Memory:
         for f in rep.files:
             memory = memory.learn(f.conflict, f.landed)
     return memory
+
+
+def memory_from_history(repo_path: str, fork_tip: str, upstream_tip: str, cfg: ForksyncConfig) -> Memory:
+    """:func:`history_memory` of every resolved pick on the fork's first-parent history from
+    ``fork_tip`` (one replay of them all: about half a minute on the Triton fork; compute it once
+    per sync). Raises ValueError for an unknown revision."""
+    repo = pygit2.Repository(repo_path)
+    fork, up = commit_of(repo, fork_tip), commit_of(repo, upstream_tip)
+    if fork is None or up is None:
+        raise ValueError(f"{repo_path}: unknown revision {fork_tip if fork is None else upstream_tip!r}")
+    picks, _ = find_resolved_picks(repo, str(fork.id), str(up.id), cfg)
+    return history_memory(replay(repo, picks, cfg, str(up.id)))

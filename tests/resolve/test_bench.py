@@ -7,7 +7,7 @@ import pytest
 
 from bot.config.forksync import RESOLVE_RULES, parse_config
 from bot.resolve.bench import outcome, score, split, to_json
-from bot.resolve.replay import file_kind, find_resolved_picks, replay, resolve_conflicts
+from bot.resolve.replay import file_kind, find_resolved_picks, memory_from_history, replay, resolve_conflicts
 from bot.resolve.rules import Decision, Declined, Memory
 from tests.support.resolve_history import build_history
 
@@ -129,6 +129,12 @@ def test_resolve_conflicts_on_a_live_pick(history):
     assert ci == [("ci.yml", Declined(("rerere", "fork-deleted", "upstream-file")))]
     learned = Memory(kept_deleted=frozenset({"ci.yml"}))
     assert resolve_conflicts(str(h.path), tip, h.up["u4"], cfg, memory=learned)[0][1].rule == "fork-deleted"
+    # the same memory, learned from the fork's history
+    history = memory_from_history(str(h.path), "main", "upstream", cfg)
+    assert history.kept_deleted == frozenset({"ci.yml"})
+    assert sorted(history.resolutions.values()) == ["  return fork() + 2;\n", "  return kf + k6;\n", "beta two\n", "two-b\n",
+                                                    "void tlx();\nvoid b_upstream();\n"]
+    assert resolve_conflicts(str(h.path), tip, h.up["u4"], cfg, memory=history)[0][1].rule == "fork-deleted"
     assert resolve_conflicts(str(h.path), h.fork["own"], h.up["u1"], cfg) == []   # the fork never changed lag.txt: clean
     # fork-ahead needs upstream's versions after the picked commit: upstream's tip
     assert resolve_conflicts(str(h.path), tip, h.up["u8"], cfg) == [("ahead.txt", Declined(("rerere", "fork-deleted", "upstream-file")))]
