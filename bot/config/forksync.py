@@ -145,6 +145,58 @@ def glob_match(path: str, pattern: str) -> bool:
     return False
 
 
+class ResolvedPickMarkers(_Strict):
+    """How the fork's history marks a pick whose conflicts a person resolved (read by the resolve
+    benchmark, :mod:`bot.resolve.replay`). A fork commit is a resolved pick when its subject
+    matches one of ``subject_patterns``, its body one of ``body_patterns`` or it carries the
+    ``trailer``; defaults match the Triton fork (``[Cherry-pick][RESOLVED] '…'``, a
+    ``Conflict Resolution:`` block with File / Action / Reason) and what forksync writes."""
+
+    subject_patterns: list[str] = Field(default_factory=lambda: [r"\[RESOLVED\]", r"\[CONFLICTS\]"])   # regexes over the subject
+    body_patterns: list[str] = Field(default_factory=lambda: [r"(?m)^Conflict Resolution:\s*$"])   # regexes over the message
+    trailer: str = "Resolved-by"            # a trailer forksync writes on resolved picks ("" = none)
+
+    @field_validator("subject_patterns", "body_patterns")
+    @classmethod
+    def _compile(cls, v: list[str]) -> list[str]:
+        for s in v:
+            try:
+                re.compile(s)
+            except re.error as e:
+                raise ValueError(f"pattern {s!r} is not a valid regular expression: {e}") from None
+        return v
+
+
+#: Every deterministic conflict rule by name, in the order they are tried (see bot/resolve/rules.py).
+RESOLVE_RULES = ("rerere", "fork-keeps", "fork-deleted", "upstream-deleted", "fork-ahead", "upstream-file", "fork-has-change",
+                 "divergent-hunks", "additive-union")
+#: The rules enabled by default: precision ≥ 0.98 on the development part (the older two thirds) of
+#: the Triton fork's resolved picks, each with at least one decision there (docs/resolve.md).
+DEFAULT_RESOLVE_RULES = ("fork-deleted", "fork-ahead")
+
+
+class ResolveSettings(_Strict):
+    """Deterministic conflict resolution, tried before any agent (docs/resolve.md).
+
+    ``rules``: the rules tried, in order (default: those with precision ≥ 0.98 on the older two
+    thirds of the Triton fork's resolved picks; ``RESOLVE_RULES`` lists them all).
+    ``keep_fork_areas`` / ``keep_fork_paths``: where the fork keeps its own file on a conflict
+    (version bumps, pins, CI files the fork maintains itself): area names and path globs."""
+
+    picks: ResolvedPickMarkers = ResolvedPickMarkers()      # how the fork's history marks resolved picks
+    rules: list[str] = Field(default_factory=lambda: list(DEFAULT_RESOLVE_RULES))   # rules tried in order (docs/resolve.md)
+    keep_fork_areas: list[str] = Field(default_factory=list)    # areas where a conflict keeps the fork's file
+    keep_fork_paths: list[str] = Field(default_factory=list)    # path globs where a conflict keeps the fork's file
+
+    @field_validator("rules")
+    @classmethod
+    def _known_rules(cls, v: list[str]) -> list[str]:
+        bad = [r for r in v if r not in RESOLVE_RULES]
+        if bad:
+            raise ValueError(f"unknown rule(s) {', '.join(bad)}; known: {', '.join(RESOLVE_RULES)}")
+        return v
+
+
 class ForksyncConfig(_Strict):
     upstream: RemoteSpec = RemoteSpec()
     fork: RemoteSpec = RemoteSpec()
@@ -160,6 +212,7 @@ class ForksyncConfig(_Strict):
     gate: GateSettings = GateSettings()
     triage: TriageSettings = TriageSettings()
     agents: AgentSettings = AgentSettings()
+    resolve: ResolveSettings = ResolveSettings()       # deterministic conflict rules, tried before any agent
 
     @field_validator("areas")
     @classmethod
@@ -190,6 +243,8 @@ def parse_config(data: Any, source: str = "<config>") -> ForksyncConfig:
     except ValidationError as e:
         raise ConfigError(source, _problems(e)) from None
     problems = suite_problems(cfg.suites, [a.name for a in cfg.areas])   # checks across sections
+    problems += [("resolve.keep_fork_areas", f"unknown area {n!r}") for n in cfg.resolve.keep_fork_areas
+                 if n not in {a.name for a in cfg.areas}]
     if problems:
         raise ConfigError(source, problems)
     return cfg

@@ -32,10 +32,20 @@ def test_defaults_need_no_file():
     ({"github": {"merge_method": "squash"}}, "github.merge_method", "squash is not allowed"),
     ({"suites": [{"name": "k", "level": "L1", "command": "pytest", "min_tests": 1, "areas": ["nope"],
                   "report": {"format": "junit", "path": "r.xml"}}]}, "suites.0.areas", "unknown area 'nope'"),
+    ({"resolve": {"rules": ["fork-deleted", "guess"]}}, "resolve.rules", "unknown rule(s) guess; known: rerere,"),
+    ({"resolve": {"keep_fork_areas": ["ci"]}}, "resolve.keep_fork_areas", "unknown area 'ci'"),
+    ({"resolve": {"picks": {"subject_patterns": ["[RESOLVED"]}}}, "resolve.picks.subject_patterns",
+     "not a valid regular expression"),
 ])
 def test_bad_field_is_named_with_its_reason(data, path, reason_part):
     got = problems(data)
     assert any(p == path and reason_part in r for p, r in got), got
+
+
+def test_resolve_defaults_match_the_triton_fork():
+    r = parse_config(None).resolve
+    assert r.rules == ["fork-deleted", "fork-ahead"] and r.keep_fork_areas == [] and r.picks.trailer == "Resolved-by"
+    assert r.picks.subject_patterns == [r"\[RESOLVED\]", r"\[CONFLICTS\]"]
 
 
 def test_every_problem_is_reported_at_once():

@@ -1,0 +1,152 @@
+"""``forksync bench resolve``: the deterministic conflict rules scored on the fork's own resolved
+picks (docs/resolve.md).
+
+Finds the picks by the fork's markers (``resolve.picks``), replays each upstream commit onto the
+first parent of the fork commit that landed it, and scores every rule alone, the configured chain
+and the whole-file / per-hunk baselines against the file the fork landed: exact, equal after
+whitespace normalisation, wrong, declined. Tables per strategy (all picks, the development part
+and the held-out newest third) and per file kind; ``--json`` prints ``forksync.resolve-bench/1``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from datetime import datetime, timezone
+
+import pygit2
+
+from bot.cli.main import config_from_args
+from bot.config.forksync import RESOLVE_RULES, UserError
+from bot.git import repo as gitio
+from bot.resolve.bench import BASELINES, KINDS, Result, score, to_json
+from bot.resolve.replay import find_resolved_picks, replay
+
+PARTS = ("all", "dev", "held-out")
+
+
+def _since(value: str | None) -> int | None:
+    if not value:
+        return None
+    try:
+        return int(datetime.strptime(value, "%Y-%m-%d").replace(tzinfo=timezone.utc).timestamp())
+    except ValueError:
+        raise UserError(f"--since {value!r}: expected a date YYYY-MM-DD (UTC)") from None
+
+
+def _rules(value: str | None, default: list[str]) -> list[str]:
+    if not value:
+        return list(default)
+    names = [x.strip() for x in value.split(",") if x.strip()]
+    bad = [n for n in names if n not in RESOLVE_RULES]
+    if bad:
+        raise UserError(f"--rules: unknown rule(s) {', '.join(bad)}; known: {', '.join(RESOLVE_RULES)}")
+    return names
+
+
+def run_resolve_bench(cfg, *, since: int | None = None, chain: list[str] | None = None) -> dict:
+    """Open the repositories of ``cfg``, replay the resolved picks and score them; returns the
+    ``forksync.resolve-bench/1`` document (with ``timings_s``). Raises UserError for bad refs or
+    repositories."""
+    t0 = time.perf_counter()
+    chain = list(cfg.resolve.rules if chain is None else chain)
+    try:
+        fork_dir = gitio.open_remote(cfg.fork.url or ".", cfg.cache_dir, fetch=False)
+        up_dir = gitio.open_remote(cfg.upstream.url, cfg.cache_dir, fetch=False) if cfg.upstream.url else fork_dir
+        repo, _ = gitio.open_pair(up_dir, fork_dir, cfg.cache_dir)
+        fork_repo = pygit2.Repository(fork_dir)
+        up_repo = fork_repo if up_dir == fork_dir else pygit2.Repository(up_dir)
+        up_tip = gitio.resolve(up_repo, cfg.upstream.ref, label=f"upstream ({cfg.upstream.url or cfg.fork.url})")
+        fork_tip = gitio.resolve(fork_repo, cfg.fork.ref, label=f"fork ({cfg.fork.url or '.'})")
+    except (gitio.RefError, gitio.GitIOError) as e:
+        raise UserError(str(e)) from None
+    picks, skipped = find_resolved_picks(repo, fork_tip, up_tip, cfg, since=since)
+    t1 = time.perf_counter()
+    replays = replay(repo, picks, cfg, up_tip)
+    t2 = time.perf_counter()
+    res = score(replays, chain)
+    t3 = time.perf_counter()
+    skipped = list(skipped) + [s for r in replays for s in r.skipped]
+    set_aside = sorted({p for r in replays for p in r.set_aside})
+    return to_json(res, chain=chain, skipped=skipped, extra={
+        "fork_tip": fork_tip, "upstream_tip": up_tip,
+        "files_set_aside": {"paths": set_aside, "picks": sum(1 for r in replays if r.set_aside),
+                            "why": "missing from the repository; merged without them (rename detection reads every file)"},
+        "timings_s": {"find": round(t1 - t0, 3), "replay": round(t2 - t1, 3), "score": round(t3 - t2, 3),
+                      "total": round(t3 - t0, 3)},
+    })
+
+
+def _pct(x) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def render(doc: dict, console) -> None:
+    """The human tables of a ``forksync.resolve-bench/1`` document."""
+    from rich.table import Table
+    b = doc["split"]["boundary_time"]
+    when = datetime.fromtimestamp(b, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if b else "-"
+    console.print(f"resolved picks: {doc['picks']['all']} (dev {doc['picks']['dev']}, held-out {doc['picks']['held-out']}); "
+                  f"conflicting again: {doc['conflicting_picks']['all']} (dev {doc['conflicting_picks']['dev']}, "
+                  f"held-out {doc['conflicting_picks']['held-out']}); skipped: {len(doc['skipped'])}")
+    console.print(f"held-out split: {doc['split']['rule']}; boundary {when}")
+    console.print(f"chain: {', '.join(doc['chain']) or '(no rules)'}")
+    sc = doc["scores"]
+    for part in PARTS:
+        t = Table(title=f"{part} picks: precision = exact / decided, coverage = exact / files")
+        for col in ("strategy", "files", "exact", "ws only", "wrong", "declined", "precision", "coverage"):
+            t.add_column(col, justify="left" if col == "strategy" else "right")
+        for name in ("chain", *RESOLVE_RULES, *BASELINES):
+            s = sc.get(part, {}).get(name, {}).get("*")
+            if s is not None:
+                t.add_row(name, str(s["files"]), str(s["exact"]), str(s["ws"]), str(s["wrong"]), str(s["declined"]),
+                          _pct(s["precision"]), _pct(s["coverage"]))
+        console.print(t)
+    k = Table(title="per file kind (all picks; held-out in brackets): exact files")
+    k.add_column("kind")
+    k.add_column("files", justify="right")
+    for name in ("chain", *BASELINES):
+        k.add_column(name, justify="right")
+    for kind in KINDS:
+        s_all = sc.get("all", {}).get("chain", {}).get(kind)
+        if s_all is None:
+            continue
+        s_held = sc.get("held-out", {}).get("chain", {}).get(kind)
+        row = [kind, f"{s_all['files']} [{s_held['files'] if s_held else 0}]"]
+        for name in ("chain", *BASELINES):
+            a = sc["all"][name].get(kind, {"exact": 0})
+            h = sc.get("held-out", {}).get(name, {}).get(kind, {"exact": 0})
+            row.append(f"{a['exact']} [{h['exact']}]")
+        k.add_row(*row)
+    console.print(k)
+    tm = doc.get("timings_s", {})
+    if tm:
+        console.print("time: " + ", ".join(f"{k} {v:.1f}s" for k, v in tm.items()))
+
+
+def cmd_bench_resolve(args) -> int:
+    cfg = config_from_args(args)
+    chain = _rules(args.rules, cfg.resolve.rules)
+    doc = run_resolve_bench(cfg, since=_since(args.since), chain=chain)
+    if args.json:
+        print(json.dumps(doc, indent=2))
+        return 0
+    from rich.console import Console
+    render(doc, Console())
+    return 0
+
+
+def register(sub, common) -> None:
+    p = sub.add_parser("bench", parents=[common], help="measurements on the fork's own history")
+    bsub = p.add_subparsers(dest="bench_command", metavar="SUBCOMMAND", required=True)
+    r = bsub.add_parser("resolve", parents=[common],
+                        help="score the deterministic conflict rules on the fork's resolved picks")
+    r.add_argument("--ref", dest="fork_ref", metavar="REF", default=argparse.SUPPRESS,
+                   help="the fork branch whose history is read (same as --fork-ref)")
+    r.add_argument("--since", metavar="DATE", help="only picks the fork committed on or after DATE (YYYY-MM-DD, UTC)")
+    r.add_argument("--rules", metavar="A,B", help="the chain's rules, in order (default: resolve.rules of the config)")
+    r.add_argument("--json", action="store_true", help="print the forksync.resolve-bench/1 JSON document")
+    r.set_defaults(func=cmd_bench_resolve)
+
+
+__all__ = ["run_resolve_bench", "render", "Result"]

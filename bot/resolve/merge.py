@@ -1,0 +1,143 @@
+"""Replaying a pick in memory (an edge: pygit2 ``merge_trees``, ``git merge-file``).
+
+* :class:`Merger` — the conflicts of picking an upstream commit onto a fork commit, as
+  ``git cherry-pick`` finds them, surviving blobs missing from a partial snapshot or clone;
+* :func:`merge_file_diff3` — one file's 3-way merge with diff3 markers, the rules' hunk input;
+* :func:`read_text` — a blob as text (or binary).
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass
+
+import pygit2
+
+
+def read_text(repo: pygit2.Repository, oid) -> tuple[str | None, bool]:
+    """(text, binary) of a blob; KeyError when the object is missing."""
+    data = repo[oid].data
+    if b"\0" in data[:8000]:
+        return None, True
+    try:
+        return data.decode("utf-8"), False
+    except UnicodeDecodeError:
+        return None, True
+
+
+def merge_file_diff3(base: str | None, ours: str, theirs: str) -> str:
+    """``git merge-file -p --diff3`` of three texts (labels fork / base / upstream); an absent base
+    is empty, as git does for an add/add conflict. Raises RuntimeError when git fails."""
+    with tempfile.TemporaryDirectory(prefix="forksync-merge-") as d:
+        paths = []
+        for name, text in (("ours", ours), ("base", base or ""), ("theirs", theirs)):
+            p = os.path.join(d, name)
+            with open(p, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+            paths.append(p)
+        r = subprocess.run(["git", "merge-file", "-p", "--diff3", "-L", "fork", "-L", "base", "-L", "upstream", *paths],
+                           capture_output=True)
+    if r.returncode < 0 or r.returncode > 127:
+        raise RuntimeError(f"git merge-file failed ({r.returncode}): {r.stderr.decode(errors='replace').strip()}")
+    return r.stdout.decode("utf-8")
+
+
+@dataclass
+class ConflictEntry:
+    """One conflict of a merged index: ``path`` and its ancestor, ours and theirs index entries
+    (``pygit2.IndexEntry``; None where that side has no file)."""
+
+    path: str
+    anc: object
+    ours: object
+    theirs: object
+
+
+class Merger:
+    """``merge_trees`` that survives missing blobs. libgit2's rename detection reads every added
+    and deleted file, so one missing blob anywhere in the fork's tree (a partial snapshot) fails
+    the whole merge; so trees that hold missing blobs are merged without those files, rewritten in
+    a scratch repository whose alternates point at the real one (nothing is written there). The
+    files set aside are recorded per upstream commit; the merged result never names them."""
+
+    def __init__(self, repo: pygit2.Repository):
+        self.repo = repo
+        self._scratch: pygit2.Repository | None = None
+        self._tmp: tempfile.TemporaryDirectory | None = None
+        self._memo: dict[str, tuple[str, ...]] = {}
+        self.set_aside: dict[str, tuple[str, ...]] = {}    # upstream commit → paths merged without
+
+    def close(self) -> None:
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = self._scratch = None
+
+    def _missing(self, tree: pygit2.Tree, prefix: str = "") -> tuple[str, ...]:
+        key = str(tree.id)
+        hit = self._memo.get(key)
+        if hit is None:
+            odb, out = self.repo.odb, []
+            for e in tree:
+                if e.type_str == "tree":
+                    out += [f"{e.name}/{p}" for p in self._missing(self.repo[e.id])]
+                elif e.type_str == "blob" and e.id not in odb:
+                    out.append(e.name)
+            hit = self._memo[key] = tuple(out)
+        return hit
+
+    def _without(self, tree: pygit2.Tree, paths: tuple[str, ...]) -> pygit2.Tree:
+        if self._scratch is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="forksync-replay-")
+            self._scratch = pygit2.init_repository(self._tmp.name, bare=True)
+            with open(os.path.join(self._tmp.name, "objects", "info", "alternates"), "w") as f:
+                f.write(os.path.realpath(os.path.join(self.repo.path, "objects")) + "\n")
+            self._scratch = pygit2.Repository(self._tmp.name)
+        sc = self._scratch
+        if not paths:
+            return sc[tree.id]
+        by_dir: dict[str, list[str]] = {}
+        for p in paths:
+            head, _, rest = p.partition("/")
+            by_dir.setdefault(head, []).append(rest)
+        tb = sc.TreeBuilder(sc[tree.id])
+        for head, rests in by_dir.items():
+            if "" in rests:
+                tb.remove(head)
+            else:
+                sub = self._without(sc[tree[head].id], tuple(rests))
+                tb.insert(head, sub.id, pygit2.enums.FileMode.TREE)
+        return sc[tb.write()]
+
+    def conflicts(self, onto: pygit2.Commit, up: pygit2.Commit) -> tuple[list[ConflictEntry], list[str]]:
+        """``(conflicts, affected)`` of picking ``up`` onto ``onto``. Files with a missing blob are
+        left out of all three trees alike; ``affected`` names those the pick needs (upstream
+        changes them), which the caller skips and counts. Raises KeyError/GitError when a
+        tree itself is missing."""
+        trees = (up.parents[0].tree, onto.tree, up.tree)
+        missing = [self._missing(t) for t in trees]      # memoized per subtree: cheap after the first pick
+        if not any(missing):
+            return conflict_entries(self.repo.merge_trees(*trees)), []
+        gone = tuple(sorted(set().union(*missing)))
+        # the pick needs a file only where upstream changes it; elsewhere the fork's side stands
+        affected = [p for p in gone if _entry_id(trees[0], p) != _entry_id(trees[2], p)]
+        self.set_aside[str(up.id)] = gone
+        stripped = [self._without(t, tuple(p for p in gone if _entry_id(t, p) is not None)) for t in trees]
+        return conflict_entries(self._scratch.merge_trees(*(t.id for t in stripped))), affected
+
+
+def _entry_id(tree: pygit2.Tree, path: str) -> str | None:
+    try:
+        return str(tree[path].id)
+    except KeyError:
+        return None
+
+
+def conflict_entries(idx: pygit2.Index) -> list[ConflictEntry]:
+    if idx.conflicts is None:
+        return []
+    out = []
+    for anc, ours, theirs in idx.conflicts:
+        path = next(e.path for e in (ours, theirs, anc) if e is not None)
+        out.append(ConflictEntry(path, anc, ours, theirs))
+    return out

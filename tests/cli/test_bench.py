@@ -1,0 +1,39 @@
+"""``forksync bench resolve`` on a small real history (tests/support/resolve_history.py)."""
+from __future__ import annotations
+
+import json
+
+from bot.cli.main import main
+from tests.support.resolve_history import build_history
+
+
+def test_bench_resolve_json_table_and_bad_input(tmp_path, monkeypatch, capsys):
+    h = build_history(tmp_path / "repo")
+    monkeypatch.chdir(tmp_path)
+    g = ["--fork", str(h.path), "--upstream", str(h.path), "--upstream-ref", "upstream", "--fork-ref", "main"]
+    assert main([*g, "bench", "resolve", "--json", "--rules", "rerere,fork-deleted,upstream-file"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["schema"] == "forksync.resolve-bench/1"
+    assert doc["chain"] == ["rerere", "fork-deleted", "upstream-file"]
+    assert doc["picks"] == {"all": 7, "dev": 4, "held-out": 3}
+    assert [s["why"] for s in doc["skipped"]] == ["names 2 upstream commits (a bundle)", "a revert or back-out"]
+    assert doc["scores"]["all"]["chain"]["*"] == {"files": 8, "exact": 3, "ws": 0, "wrong": 0, "declined": 5,
+                                                  "precision": 1.0, "coverage": 0.375}
+    assert doc["fork_tip"] == h.git("rev-parse", "main") and doc["files_set_aside"]["paths"] == []
+    # the default chain (resolve.rules), as tables
+    assert main([*g, "bench", "resolve"]) == 0
+    text = capsys.readouterr().out
+    assert "resolved picks: 7 (dev 4, held-out 3); conflicting again: 7" in text
+    assert "chain: fork-deleted, fork-ahead" in text and "held-out picks" in text
+    # --since keeps only the later picks
+    assert main([*g, "bench", "resolve", "--json", "--since", "2026-01-01"]) == 0
+    assert json.loads(capsys.readouterr().out)["picks"]["all"] == 0
+    # bad input: exit 2, the message names what
+    assert main([*g, "bench", "resolve", "--rules", "nope"]) == 2
+    assert "--rules: unknown rule(s) nope" in capsys.readouterr().err
+    assert main([*g, "bench", "resolve", "--since", "yesterday"]) == 2
+    assert "--since 'yesterday'" in capsys.readouterr().err
+    assert main([*g[:-2], "--fork-ref", "no-such-branch", "bench", "resolve"]) == 2
+    assert "no-such-branch" in capsys.readouterr().err
+    assert main([*g[:-2], "bench", "resolve", "--ref", "no-such-branch"]) == 2      # --ref is --fork-ref
+    assert "no-such-branch" in capsys.readouterr().err
