@@ -96,10 +96,12 @@ def _commit(repo: pygit2.Repository, rev: str) -> pygit2.Commit:
 
 
 def _linear(repo: pygit2.Repository, base: str, head: str) -> list[pygit2.Commit]:
-    """``base..head`` along first parents, oldest first (stops at ``base`` or a root)."""
-    stop = str(_commit(repo, base).id)
+    """``base..head`` along first parents, oldest first: from ``head`` back to the merge base of
+    the two (``base`` itself when the branch starts there; the fork may have moved on since)."""
+    b, c = _commit(repo, base), _commit(repo, head)
+    mb = repo.merge_base(b.id, c.id)
+    stop = str(mb) if mb is not None else str(b.id)
     out: list[pygit2.Commit] = []
-    c = _commit(repo, head)
     while str(c.id) != stop:
         out.append(c)
         if not c.parents:

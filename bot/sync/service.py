@@ -40,6 +40,7 @@ from bot.github.fork_config import load_fork_config
 from bot.model import CommitInfo, Disposition, Plan, PlanItem, Unit
 from bot.plan.planner import plan_state
 from bot.sync import prs as sync_prs
+from bot.sync import rules as rules_mod
 from bot.sync import status as sync_status
 from bot.sync import store as sync_store
 from bot.sync.agents import on_chain_conflict
@@ -47,6 +48,7 @@ from bot.sync.ingest import load_state
 from bot.sync.status_issue import render_status, upsert_status_issue
 
 GIT_TIMEOUT_S = 600
+MAX_RULE_ROUNDS = 25         # fresh conflicts the rules may fold in one publish (a chain is capped at 25 picks)
 
 
 class SyncError(RuntimeError):
@@ -108,6 +110,7 @@ class SyncService:
         self.client_for = client_for
         self.now = now
         self._locks: dict[str, asyncio.Lock] = {}
+        self._memory = rules_mod.MemoryCache()
 
     # ------------------------------------------------------------------ git edge
     def repo_dir(self, full_name: str) -> Path:
@@ -252,6 +255,23 @@ class SyncService:
             res = await asyncio.to_thread(apply_mod.apply_unit, str(git_dir), unit, base=core.fork_head,
                                           commits=core.commits, urgent_reason=urgent_reason)
             force = res.tip is not None and res.tip != remote_tip
+        rules_done: list[rules_mod.RuleOutcome] = []
+        for _ in range(MAX_RULE_ROUNDS):
+            # a fresh conflict (not on GitHub yet) is first put to the deterministic rules
+            if not (res.conflict_commit and res.tip == res.conflict_commit) \
+                    or await self._on_remote(git_dir, res.conflict_commit, remote_tip):
+                break
+            out = await asyncio.to_thread(self._apply_rules, git_dir, cfg, unit, res, core)
+            if out is not None:
+                rules_done.append(out)
+            if out is None or out.commit is None:
+                break
+            await self._git(git_dir, "update-ref", f"refs/heads/{branch}", out.folded or out.commit, res.tip)
+            if not out.folded:
+                res = replace(res, tip=out.commit)
+                break
+            res = await asyncio.to_thread(apply_mod.apply_unit, str(git_dir), unit, base=core.fork_head,
+                                          commits=core.commits, urgent_reason=urgent_reason)
         if res.tip is None:
             return f"{unit.id}: nothing applied ({res.conflict and 'conflict at ' + res.conflict[:12] or res.error})"
         if res.tip == core.fork_head and not remote_tip:
@@ -288,14 +308,18 @@ class SyncService:
                                  for f in getattr(res, "conflicts", ()) or ()]
                        or [{"path": f, "kind": "content", "hunks": []} for f in res.conflict_files],
                        "remaining": len(res.remaining)}
+        by_rules = [{"sha": o.upstream_sha, "folded": o.folded or "",
+                     "decided": [{"path": p, "action": d.action, "reason": d.reason, "rule": d.rule} for p, d in o.decided],
+                     "declined": [p for p, _ in o.declined]} for o in rules_done if o.decided]
         body = render("sync_pr_body.md.j2", unit=unit, commits=commits, upstream=upstream, upstream_url=up_url,
+                      by_rules=by_rules,
                       deferred=core.deferred, wont_port=core.wont_port, merge_method=cfg.github.merge_method,
                       stopped=stopped, branch=branch, agents=bool(cfg.agents and cfg.agents.conflict_resolution))
         lab = cfg.github.labels
         labels = [lab.bundle if unit.kind == "bundle" else lab.chain] + [lab.area_prefix + a for a in unit.areas]
         pr, what = await sync_prs.open_or_update_pr(ctx.gh, full_name, branch=branch, base=cfg.fork.ref,
                                                     title=title, body=body, labels=labels,
-                                                    draft=unit.kind == "chain" and res.conflict is not None)
+                                                    draft=unit.kind == "chain" and (res.conflict is not None or bool(by_rules)))
         sync_store.save_branch(ctx.store, **{**sync_store.branch_row(ctx.store, full_name, branch), "pr": pr["number"]})
         if res.kept:
             await comment_once(ctx.gh, full_name, pr["number"], f"kept:{res.tip}",
@@ -306,6 +330,34 @@ class SyncService:
                                             upstream_sha=res.conflict, remote_url=url, secrets=secrets)
         return (f"{unit.id}: PR #{pr['number']} {what}" + (f", stopped at {res.conflict[:12]}" if res.conflict else "")
                 + (f"; {agent}" if agent else ""))
+
+    async def _on_remote(self, git_dir: Path, sha: str, remote_tip: str | None) -> bool:
+        """Is ``sha`` already on GitHub's branch (its tip or an ancestor of it)?"""
+        if not remote_tip:
+            return False
+        if remote_tip == sha:
+            return True
+        proc = await asyncio.create_subprocess_exec("git", f"--git-dir={git_dir}", "merge-base", "--is-ancestor", sha,
+                                                    remote_tip, env=gitio.git_env(), stdout=asyncio.subprocess.DEVNULL,
+                                                    stderr=asyncio.subprocess.DEVNULL)
+        return await asyncio.wait_for(proc.wait(), GIT_TIMEOUT_S) == 0
+
+    def _apply_rules(self, git_dir: Path, cfg: ForksyncConfig, unit: Unit, res, core: CoreResult):
+        """The deterministic rules on ``res``'s fresh conflict commit (blocking; run in a thread)."""
+        if not cfg.resolve.rules or not res.conflict:
+            return None
+        repo = pygit2.Repository(str(git_dir))
+        up = core.commits.get(res.conflict) or gitio.commit_info(repo, res.conflict)
+        up_tip = core.upstream_head or res.conflict
+        memory = None
+        if {"rerere", "fork-deleted"} & set(cfg.resolve.rules):
+            memory = self._memory.get(str(git_dir), core.fork_head, up_tip, cfg)
+        try:
+            return rules_mod.apply_rules(str(git_dir), cfg, unit_id=unit.id, base=core.fork_head, tip=res.tip, upstream=up,
+                                         upstream_tip=up_tip, memory=memory, committer=apply_mod.COMMITTER,
+                                         when=int(self.now()))
+        except ValueError:
+            return None      # e.g. upstream's objects are not all here: the conflict stays for a person
 
     async def _open_units(self, ctx, full_name: str) -> list[dict]:
         rows = sync_store.open_branches(ctx.store, full_name)

@@ -167,3 +167,71 @@ async def test_a_chain_stopped_at_its_first_pick_is_finished_on_github_and_lands
     trailers = fork_git(w, "log", "--format=%(trailers:key=Upstream-Commit,valueonly)", "main").split()
     assert sorted(trailers) == sorted([c1, c2, c3])
     assert "Forksync-Conflict" not in fork_git(w, "log", "--format=%B", "main")
+
+
+@pytest.fixture
+async def ahead_world(fake_github, tmp_path):
+    """The fork took upstream's later version of x.cpp early: picking the earlier upstream change
+    conflicts, and the ``fork-ahead`` rule decides it (the fork already has that change)."""
+    fake = fake_github
+    up_src = tmp_path / "up"
+    make_source_repo(up_src, [{"python/a.py": "a = 1\n", "third_party/amd/x.cpp": X0, "lib.py": LIB,
+                               "tests_fork/test_basic.py": TESTS, "tests_fork/conftest.py": CONFTEST}])
+    upstream = fake.create_repo("triton-lang/triton", source=up_src)
+    fork_src = tmp_path / "forksrc"
+    git(tmp_path, "clone", "-q", str(up_src), str(fork_src))
+    commit_files(fork_src, {".github/forksync.yml": CONFIG}, "fork: forksync config")
+    commit_files(fork_src, {"third_party/amd/x.cpp": "int x = 3;\n" + MIDDLE + "int z;\n"}, "fork: x = 3 ahead of upstream")
+    fork = fake.create_repo("meta/triton", source=fork_src)
+    fake.install("triton-lang")
+    inst = fake.install("meta")
+    for login in ("alice", "carol"):
+        fake.add_collaborator(fork, login, "write")
+        fake.add_token(f"{login}-token", login)
+    bot = await Bot(fake, tmp_path).start()
+    svc = with_validation(bot)
+    session = aiohttp.ClientSession()
+    people = {p: token_client(session, f"{p}-token", base_url=fake.url, retry=FAST_RETRY) for p in ("alice", "carol")}
+    w = World(fake, bot, svc, people, tmp_path, fork)
+    w.inst = inst.id
+    payload = fake.webhooks.build("installation", "created", {
+        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
+                         "updated_at": "2026-11-30T00:00:00Z"},
+        "repositories": [{"id": fork.id, "name": "triton", "full_name": "meta/triton", "private": False,
+                          "node_id": "R_1"}]})
+    await fake.webhooks.deliver("installation", payload)
+    await bot.settle()
+    yield w, up_src, upstream
+    await session.close()
+    await bot.stop()
+
+
+async def test_a_conflict_a_rule_decides_opens_as_a_draft_and_lands_after_l1_and_approval(ahead_world):
+    w, up_src, upstream = ahead_world
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: x = 2 (#102)")
+    c3 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 3;\n" + MIDDLE + "int z;\n"}, "AMD: x = 3 (#103)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    [chain] = await open_prs(w.alice)
+    branch = f"forksync/chain-{c2[:12]}"
+    assert chain["head"]["ref"] == branch and chain["draft"] is True
+    assert "## Resolved by forksync's rules" in chain["body"]
+    assert (f"Upstream `{c2[:12]}` — folded into pick `{fork_git(w, 'rev-parse', branch + '~1')[:12]}`\n\n"
+            "| File | Action | Reason | Rule |\n|---|---|---|---|\n"
+            "| `third_party/amd/x.cpp` | kept the fork's file | the fork's file is upstream's own file from after this "
+            "commit: the fork already has this change (and later ones) | `fork-ahead` |") in chain["body"]
+    picks = fork_git(w, "log", "--reverse", "--format=%H", f"main..{branch}").split()
+    first, second = (fork_git(w, "log", "-1", "--format=%B", p) for p in picks)
+    assert first.startswith("[RESOLVED] AMD: x = 2 (#102)\n") and f"Upstream-Commit: {c2}" in first
+    assert "Resolved-by: forksync rules (fork-ahead)" in first and "(rule `fork-ahead`)" in first
+    assert "  Action: kept fork\n" in first
+    assert f"Upstream-Commit: {c3}" in second and "Forksync-Conflict" not in fork_git(w, "log", "--format=%B", branch)
+    # L1 on the head, then a person's approval: it lands
+    await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    after = await w.pr(chain["number"])
+    assert after["draft"] is False and after["merged"] is False
+    await w.people["carol"].post(f"/repos/meta/triton/pulls/{chain['number']}/reviews", data={"event": "APPROVE"})
+    await w.bot.settle()
+    assert (await w.pr(chain["number"]))["merged"] is True
+    trailers = fork_git(w, "log", "--format=%(trailers:key=Upstream-Commit,valueonly)", "main").split()
+    assert sorted(trailers) == sorted([c2, c3])

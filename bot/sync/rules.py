@@ -1,0 +1,123 @@
+"""Deterministic conflict rules on a live chain, before any agent or person (edge).
+
+When a chain stops at a *fresh* conflict (its conflict commit is not on GitHub yet), the rules of
+:mod:`bot.resolve` (``resolve.rules`` in forksync.yml, docs/resolve.md) are asked for each
+conflicted file. What they decide becomes a resolution commit on top of the conflict commit, its
+message carrying a ``File:`` / ``Action:`` / ``Reason:`` block that names the rule — the same
+shape a person's resolution has, so the fold (:func:`bot.git.resolution.fold`) carries it into
+the pick's Conflict Resolution block. When the rules decide **every** conflicted file the pick is
+folded at once (``Resolved-by: forksync rules (<names>)``) and the chain goes on; otherwise the
+rule commit stays on top of the conflict commit and a person (or the agent) finishes only what the
+rules declined. Either way the PR stays a draft until L1 is green on its head and needs a
+person's approval (the gate's chain rule): the rules propose, the rails decide.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pygit2
+
+from bot.config.forksync import ForksyncConfig
+from bot.git import resolution
+from bot.model import CommitInfo
+from bot.resolve.replay import memory_from_history, resolve_conflicts
+from bot.resolve.rules import Decision, Declined, Memory
+from bot.templating import render
+
+RULES_BY = "forksync rules"
+
+
+@dataclass(frozen=True)
+class RuleOutcome:
+    """What the rules did for one conflict commit. ``decided``: ``(path, Decision)``;
+    ``declined``: ``(path, Declined)``; ``commit``: the rule resolution commit on top of the
+    conflict commit (None when no rule decided); ``folded``: the pick commit when every file was
+    decided and the fold passed its checks."""
+
+    upstream_sha: str
+    decided: tuple[tuple[str, Decision], ...] = ()
+    declined: tuple[tuple[str, Declined], ...] = ()
+    commit: str | None = None
+    folded: str | None = None
+    problems: tuple[str, ...] = field(default=())
+
+
+def _mode(tree: pygit2.Tree, path: str) -> int:
+    try:
+        return tree[path].filemode
+    except KeyError:
+        return pygit2.enums.FileMode.BLOB
+
+
+def rule_commit(repo: pygit2.Repository, stop: resolution.ConflictStop, decided: list[tuple[str, Decision]],
+                *, committer: tuple[str, str], when: int) -> str:
+    """Write the rules' resolution as a commit on top of the conflict commit (no ref moves)."""
+    conflict = repo[stop.conflict_commit].peel(pygit2.Commit)
+    idx = pygit2.Index()
+    idx.read_tree(conflict.tree)
+    for path, d in decided:
+        if d.deletes:
+            if path in idx:
+                idx.remove(path)
+            continue
+        blob = repo.create_blob(d.text.encode("utf-8"))
+        idx.add(pygit2.IndexEntry(path, blob, _mode(conflict.tree, path)))
+    tree = idx.write_tree(repo)
+    msg = render("commit/rule_resolution.txt.j2", upstream_sha=stop.upstream_sha, decided=decided,
+                 total=len(stop.files)).rstrip("\n") + "\n"
+    sig = pygit2.Signature(committer[0], committer[1], when, 0)
+    return str(repo.create_commit(None, sig, sig, msg, tree, [conflict.id]))
+
+
+def apply_rules(git_dir: str, cfg: ForksyncConfig, *, unit_id: str, base: str, tip: str, upstream: CommitInfo,
+                upstream_tip: str, memory: Memory | None, committer: tuple[str, str], when: int) -> RuleOutcome | None:
+    """Ask the rules about the conflict commit at ``tip`` (``base..tip`` is the chain's branch).
+
+    Returns None when ``tip`` is no conflict commit; otherwise what the rules did. Never moves a
+    ref: the caller moves the branch (compare-and-swap) to ``folded`` or ``commit``. Raises
+    ValueError for an unknown revision."""
+    stop = resolution.find_stop(git_dir, base, tip)
+    if stop is None or stop.conflict_commit != tip:
+        return None
+    answers = resolve_conflicts(git_dir, stop.parent, stop.upstream_sha, cfg, memory=memory, upstream_tip=upstream_tip)
+    decided = [(p, d) for p, d in answers if isinstance(d, Decision) and p in stop.files]
+    declined = [(p, d) for p, d in answers if isinstance(d, Declined)]
+    # a conflicted path the rules' own replay did not report (another rename pairing) is declined
+    seen = {p for p, _ in answers}
+    declined += [(p, Declined((), "the rules' replay did not see this file conflict")) for p in stop.files if p not in seen]
+    if not decided:
+        return RuleOutcome(stop.upstream_sha, (), tuple(declined))
+    repo = pygit2.Repository(git_dir)
+    commit = rule_commit(repo, stop, decided, committer=committer, when=when)
+    if declined:
+        return RuleOutcome(stop.upstream_sha, tuple(decided), tuple(declined), commit)
+    chk = resolution.check(git_dir, base, commit)
+    if not chk.ok:       # e.g. a rule kept a side that still holds markers: a person decides
+        return RuleOutcome(stop.upstream_sha, tuple(decided), (), commit, problems=chk.problems)
+    names = ", ".join(dict.fromkeys(d.rule for _, d in decided))
+    folded = resolution.fold(git_dir, chk, upstream, unit_id=unit_id, resolved_by=(f"{RULES_BY} ({names})",),
+                             committer=committer, when=when)
+    return RuleOutcome(stop.upstream_sha, tuple(decided), (), commit, folded.commit)
+
+
+class MemoryCache:
+    """What the fork's earlier resolved picks teach the rules (``rerere``, ``fork-deleted``):
+    about half a minute to compute on the Triton fork, so it is computed only when a fresh
+    conflict needs it, and kept while the fork's and upstream's tips stay the same."""
+
+    def __init__(self) -> None:
+        self._key: tuple[str, str, str] | None = None
+        self._memory: Memory | None = None
+
+    def get(self, git_dir: str, fork_tip: str, upstream_tip: str, cfg: ForksyncConfig) -> Memory | None:
+        key = (git_dir, fork_tip, upstream_tip)
+        if self._key != key:
+            try:
+                self._memory = memory_from_history(git_dir, fork_tip, upstream_tip, cfg)
+            except ValueError:
+                self._memory = None
+            self._key = key
+        return self._memory
+
+
+__all__ = ["RuleOutcome", "apply_rules", "rule_commit", "MemoryCache", "RULES_BY"]
