@@ -26,6 +26,7 @@ import pygit2
 from bot.config.forksync import UserError, load_config
 from bot.config.suites import required_l1
 from bot.git.bisect import BisectError, bisect_command
+from bot.git.markers import conflict_commits, files_with_markers
 from bot.git.repo import RefError, merge_base, resolve
 from bot.l2.detection import detect
 from bot.l2.report import Evidence, render_issue, upstream_sha_of
@@ -43,7 +44,6 @@ from bot.validation.gate import (
     render_summary,
     suite_requirements,
 )
-from bot.validation.gate_inputs import scan_range
 from gpu_runner.result import RunResult
 
 
@@ -127,7 +127,8 @@ def state_from_git(args):
         raise _user_error(f"--repo {args.repo}: not a git repository ({e})") from None
     try:
         base, head = resolve(repo, args.base), resolve(repo, args.head)
-        markers, conflicts = scan_range(args.repo, base, head)
+        markers = tuple(h.path for h in files_with_markers(args.repo, base, head))
+        conflicts = tuple(conflict_commits(args.repo, base, head))
     except RefError as e:
         raise _user_error(str(e)) from None
     mb = merge_base(repo, base, head)

@@ -2,8 +2,10 @@
 
 Owns provenance (trailers, citations, patch-ids → claims), the ledger (one disposition per
 upstream commit, with its evidence), pins (frontier, contiguous pin, Days Behind Upstream,
-Backlog Commits) and the ``/forksync`` command parser. Pure functions over plain data, tested
+Backlog Commits), the ``/forksync`` command parser, and the conflict-marker rule with the
+``Forksync-Conflict:`` trailer (:mod:`bot.core.markers`). Pure functions over plain data, tested
 with tables; no git, SQLite, network or templates.
 
-May import: config, model. Imported by: everything above it.
+May import: config, model. Imported by: everything above it (the edges too: git applies the
+marker rule to blobs).
 """

@@ -106,7 +106,7 @@ def suite_summary(result, suite=None, max_failing: int = 20) -> str:
     expected = "—"
     if suite is not None:
         n = suite.expected_for(result.platform)
-        expected = f"{n} ran" if n else (f"≥ {suite.min_tests} ran" if suite.min_tests else "—")
+        expected = str(n) if n else (f"≥ {suite.min_tests}" if suite.min_tests else "—")
     text = render("checks/suite.md.j2", title=title_of(result), r=result, failing=failing,
                   shown=failing[:max_failing], expected=expected, skipped=skipped, skipped_shown=skipped[:max_failing])
     return text[:MAX_SUMMARY]

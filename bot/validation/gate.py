@@ -206,7 +206,8 @@ def _shown(ids, n: int = 10) -> str:
     return ", ".join(ids[:n]) + (f" and {len(ids) - n} more" if len(ids) > n else "")
 
 
-def _skip_findings(s: SuiteRequirement, plat: str, r: SuiteOutcome, last_base: SuiteOutcome | None, blocking, listed):
+def _skip_findings(s: SuiteRequirement, plat: str, r: SuiteOutcome, last_base: SuiteOutcome | None, base_sha: str,
+                   blocking, listed):
     """Tests skipped (or xfail) on the head that ran on the base's last result."""
     if not r.skipped:
         return
@@ -219,8 +220,9 @@ def _skip_findings(s: SuiteRequirement, plat: str, r: SuiteOutcome, last_base: S
     newly = [t for t in r.skipped if t in ran_on_base]
     if not newly:
         return
-    detail = (f"{len(newly)} test(s) ran on the base ({last_base.sha[:12]}) and are skipped or xfail on the head: "
-              f"{_shown(newly)}")
+    where = last_base.sha[:12] if last_base.sha == base_sha else (
+        f"{last_base.sha[:12]}, the last trunk result; the base tip {base_sha[:12]} has none yet")
+    detail = f"{len(newly)} test(s) ran on the base ({where}) and are skipped or xfail on the head: {_shown(newly)}"
     if s.allow_newly_skipped:
         listed.append(Finding("newly-skipped", detail + " (the suite allows it: allow_newly_skipped)", subj))
     else:
@@ -280,7 +282,7 @@ def _suite_findings(pr: PRState, suites: tuple[SuiteRequirement, ...], blocking,
             else:
                 blocking.append(Finding("suite-error", r.reason or f"verdict {r.verdict!r}", subj))
             if r.verdict != "pending":
-                _skip_findings(s, plat, r, last_base.get((s.name, plat)), blocking, listed)
+                _skip_findings(s, plat, r, last_base.get((s.name, plat)), pr.base_sha, blocking, listed)
 
 
 def _approval_findings(pr: PRState, areas: dict[str, AreaPolicy], blocking, passed):

@@ -57,7 +57,7 @@ async def test_merge_405_and_409_are_answered_not_retried(world):
     await bot.settle()
     bundle, _chain = await open_sync_prs(alice)
     head = bundle["head"]["sha"]
-    # a required check, green, so the bot's merge fallback would merge
+    # a green check, so the gate's no-suites rule lets it merge
     fake.app
     gh = bot.clients._impl.installation(inst.id)
     await gh.post("/repos/meta/triton/check-runs", data={"name": "ci", "head_sha": head, "status": "completed",
@@ -65,18 +65,19 @@ async def test_merge_405_and_409_are_answered_not_retried(world):
     fake.faults.not_mergeable()
     await alice.post(f"/repos/meta/triton/issues/{bundle['number']}/comments", data={"body": "/forksync merge"})
     await bot.settle()
+    replies = [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{bundle['number']}/comments")
+               if c["user"]["login"] == "forksync[bot]"]
+    assert len(replies) == 1
+    assert "#2 gate: Ready to merge; not merged: GitHub answered 405 (" in replies[0]
+    assert "the next event or tick re-checks" in replies[0]
+    assert bot.deliveries("dead") == [] and [p["number"] for p in await open_sync_prs(alice)][0] == bundle["number"]
+    # 409: the head is re-validated (never merged blindly); it has not really moved, so the gate merges it once
     fake.faults.head_changed()
     await alice.post(f"/repos/meta/triton/issues/{bundle['number']}/comments", data={"body": "/forksync merge"})
     await bot.settle()
     replies = [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{bundle['number']}/comments")
                if c["user"]["login"] == "forksync[bot]"]
     assert len(replies) == 2
-    assert "not merged: GitHub says the PR is not mergeable" in replies[0]
-    assert f"not merged: the head changed after `{head[:12]}`" in replies[1]
-    assert bot.deliveries("dead") == [] and [p["number"] for p in await open_sync_prs(alice)][0] == bundle["number"]
-    # and without a fault it merges (rebase, with the head sha guard)
-    await alice.post(f"/repos/meta/triton/issues/{bundle['number']}/comments", data={"body": "/forksync  merge "})
-    await bot.settle()
-    replies = [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{bundle['number']}/comments")
-               if c["user"]["login"] == "forksync[bot]"]
-    assert f"merged `{head[:12]}` by rebase." in replies[-1]
+    assert f"head moved from {head[:12]} (GitHub answered 409): re-validating; #2 gate: Ready to merge; " \
+           f"merged `{head[:12]}` by rebase as `" in replies[1]
+    assert bot.deliveries("dead") == [] and bundle["number"] not in [p["number"] for p in await open_sync_prs(alice)]

@@ -19,6 +19,16 @@ async def world(fake_github, tmp_path):
     await close_world(w)
 
 
+def commit_on(w, branch: str, files: dict[str, str], message: str) -> str:
+    """One more commit on ``branch`` (pushed)."""
+    from tests.support.github import commit_files, git
+
+    git(w.work, "checkout", "-q", branch)
+    sha = commit_files(w.work, files, message)
+    git(w.work, "push", "-q", "origin", f"{branch}:refs/heads/{branch}")
+    return sha
+
+
 def codes(w, sha):
     run = w.run_of(sha, "forksync/gate")
     return run.conclusion, [line.split("`")[1] for line in run.output["summary"].splitlines() if line.startswith("| ❌")]
@@ -27,13 +37,44 @@ def codes(w, sha):
 async def test_conflict_markers_never_merge(world):
     w = world
     text = "<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> upstream\n"
-    head = w.push_branch("forksync/bundle-markers", {"src/x.py": text}, "Resolve badly")
+    # a 9-character, tab-terminated marker deep in a file too large for the API's patch text
+    big = "".join(f"row {i}\n" for i in range(60_000)) + "<<<<<<<<<\tHEAD\nx\n=========\ny\n>>>>>>>>>\tup\n"
+    head = w.push_branch("forksync/bundle-markers", {"src/x.py": text, "data/big.txt": big,
+                                                     "docs/x.rst": "Title\n=======\n"}, "Resolve badly")
     pr = await w.open_pr("forksync/bundle-markers")
     await w.bot.settle()
     assert w.run_of(head, "forksync/L1/unit").conclusion == "success"
     assert codes(w, head) == ("failure", ["conflict-markers"])
-    assert "the diff adds conflict markers in: src/x.py" in w.run_of(head, "forksync/gate").output["summary"]
+    assert "the head adds conflict markers in: data/big.txt, src/x.py |" in w.run_of(head, "forksync/gate").output["summary"]
     assert (await w.pr(pr["number"]))["merged"] is False
+
+
+async def test_a_conflict_commit_in_the_range_never_merges(world):
+    w = world
+    up = "0123456789abcdef0123456789abcdef01234567"
+    w.push_branch("forksync/chain-stopped", {"NOTES.md": "picked\n"}, "Pick one")
+    head = commit_on(w, "forksync/chain-stopped", {"CONFLICT.md": "waiting for a person\n"},
+                     f"forksync: conflict picking {up[:12]}\n\nForksync-Conflict: {up}\n")
+    await w.open_pr("forksync/chain-stopped")
+    await w.bot.settle()
+    assert codes(w, head)[1][0] == "conflict-commit"
+    assert f"(Forksync-Conflict: {up})" in w.run_of(head, "forksync/gate").output["summary"]
+
+
+async def test_a_head_the_bot_cannot_fetch_is_never_green(world, monkeypatch):
+    w = world
+
+    async def unreachable(full, sha=None):
+        raise RuntimeError("git fetch failed for meta+triton.git: connection refused")
+
+    head = w.push_branch("feature/unreadable", {"NOTES.md": "u\n"}, "Note")
+    pr = await w.open_pr("feature/unreadable")
+    await w.bot.settle()
+    assert codes(w, head) == ("success", [])                 # a person's PR: green, waits for /forksync merge
+    monkeypatch.setattr(w.bot.validation.local, "fetch", unreachable)
+    await w.bot.validation.evaluate(await tick_ctx(w), "meta/triton", pr["number"])
+    assert codes(w, head) == ("failure", ["markers-unchecked"])
+    assert "connection refused" in w.run_of(head, "forksync/gate").output["summary"]
 
 
 async def test_without_suites_the_gate_never_merges_with_no_checks(fake_github, tmp_path):
@@ -283,17 +324,76 @@ async def test_a_signoff_after_the_approval_lets_the_gate_merge(world):
     assert any(f"sign-off of `llvm` recorded on `{head[:12]}`." in r and "gate: Ready to merge" in r for r in replies)
 
 
-async def test_forksync_merge_without_suites_keeps_the_checks_fallback(fake_github, tmp_path):
+async def replies_on(w, number: int) -> list[str]:
+    return [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{number}/comments")
+            if c["user"]["login"] == "forksync[bot]"]
+
+
+async def test_forksync_merge_without_suites_goes_through_the_gate(fake_github, tmp_path):
     w = await make_world(fake_github, tmp_path, files=fork_files(config=CONFIG.split("suites:")[0]))
     try:
-        w.push_branch("forksync/bundle-fallback", {"NOTES.md": "f\n"}, "Note")
+        head = w.push_branch("forksync/bundle-fallback", {"NOTES.md": "f\n"}, "Note")
         pr = await w.open_pr("forksync/bundle-fallback")
         await w.bot.settle()
         await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/comments", data={"body": "/forksync merge"})
         await w.bot.settle()
-        replies = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{pr['number']}/comments")
-                   if c["user"]["login"] == "forksync[bot]"]
-        assert any("not merged: checks not green: `forksync/gate` (failure)." in r for r in replies), replies
+        [reply] = await replies_on(w, pr["number"])
+        assert "@alice `/forksync merge`: #1 gate: Blocked: 1 condition not met — no-required-checks" in reply
+        assert "| ❌ | `no-required-checks` |" in reply                 # the gate's findings in the reply
         assert (await w.pr(pr["number"]))["merged"] is False
+        # another CI's green commit status is a check the fallback counts
+        w.fake.set_status(w.fork, head, "ci/oss", "success")
+        await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/comments", data={"body": "/forksync  merge"})
+        await w.bot.settle()
+        assert (await w.pr(pr["number"]))["merged"] is True
     finally:
         await close_world(w)
+
+
+async def test_the_forks_own_ci_is_required_too(fake_github, tmp_path):
+    config = CONFIG + "gate:\n  required_checks: [internal-ci]\n"
+    w = await make_world(fake_github, tmp_path, files=fork_files(config=config))
+    w.fork.required_checks = ["ci/oss"]                    # branch protection on main
+    try:
+        head = w.push_branch("forksync/bundle-twoci", {"NOTES.md": "t\n"}, "Note")
+        pr = await w.open_pr("forksync/bundle-twoci")
+        await w.bot.settle()
+        assert w.run_of(head, "forksync/L1/unit").conclusion == "success"
+        gate = w.run_of(head, "forksync/gate")
+        assert gate.status == "in_progress"                # waiting for the other CIs, not red
+        assert codes(w, head)[1] == ["check-pending", "check-pending"]
+        assert "| ❌ | `check-pending` | ci/oss | required, not reported on this head yet |" in gate.output["summary"]
+        assert "| ❌ | `check-pending` | internal-ci | required, not reported on this head yet |" in gate.output["summary"]
+        w.fake.set_status(w.fork, head, "ci/oss", "success")
+        w.fake.set_status(w.fork, head, "internal-ci", "failure", description="2 tests failed")
+        await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/comments", data={"body": "/forksync merge"})
+        await w.bot.settle()
+        assert codes(w, head) == ("failure", ["check-failed"])
+        assert "| ❌ | `check-failed` | internal-ci | status failure |" in (await replies_on(w, pr["number"]))[-1]
+        assert (await w.pr(pr["number"]))["merged"] is False
+        w.fake.set_status(w.fork, head, "internal-ci", "pending")
+        await w.bot.validation.evaluate(await tick_ctx(w), "meta/triton", pr["number"])
+        assert codes(w, head)[1] == ["check-pending"]
+        w.fake.set_status(w.fork, head, "internal-ci", "success")
+        await w.bot.validation.evaluate(await tick_ctx(w), "meta/triton", pr["number"])
+        assert (await w.pr(pr["number"]))["merged"] is True
+    finally:
+        await close_world(w)
+
+
+
+async def test_tests_skipped_by_a_pr_are_red_and_newly_skipped(world):
+    w = world
+    from tests.support.validation_world import TESTS
+    hidden = "import pytest\n" + TESTS.replace("def test_two", "@pytest.mark.skip(reason='later')\ndef test_two") \
+        .replace("def test_three", "@pytest.mark.xfail(reason='wip')\ndef test_three")
+    hidden = hidden.replace("assert add(-1, 1) == 0", "assert add(-1, 1) == 5")
+    head = w.push_branch("forksync/bundle-skips", {"tests_fork/test_basic.py": hidden}, "Skip what breaks")
+    await w.open_pr("forksync/bundle-skips")
+    await w.bot.settle()
+    unit = w.run_of(head, "forksync/L1/unit")
+    assert (unit.conclusion, unit.output["title"]) == ("failure", "Red: count-mismatch")
+    assert ("1 tests ran, the suite expects exactly 3: 2 skipped or xfail tests do not count; make them run, or, "
+            "if they are meant to skip here, set expected_tests: 1") in unit.output["summary"]
+    assert codes(w, head) == ("failure", ["suite-error", "newly-skipped"])
+    assert ("2 test(s) ran on the base" in w.run_of(head, "forksync/gate").output["summary"])

@@ -107,6 +107,25 @@ async def test_merge_upstream_fast_forwards_a_fork(fake_github, github_app, tmp_
     assert repo["fork"] is True and repo["parent"]["full_name"] == "triton-lang/triton"
 
 
+async def test_commit_statuses_of_other_ci_systems(world):
+    fake, fork, gh, src, shas = world
+    empty = await gh.getitem("/repos/{owner}/{repo}/commits/{ref}/status", {**R, "ref": shas[-1]})
+    assert (empty["state"], empty["total_count"], empty["statuses"]) == ("pending", 0, [])
+    fake.set_status(fork, shas[-1], "ci/oss", "pending")
+    fake.set_status(fork, shas[-1], "ci/oss", "success", target_url="https://ci.example/1")
+    fake.set_status(fork, shas[-1], "internal-ci", "failure", description="2 failed")
+    st = await gh.getitem("/repos/{owner}/{repo}/commits/{ref}/status", {**R, "ref": "main"})
+    assert (st["state"], st["sha"], st["total_count"]) == ("failure", shas[-1], 2)
+    assert [(x["context"], x["state"], x["description"]) for x in st["statuses"]] == [
+        ("ci/oss", "success", None), ("internal-ci", "failure", "2 failed")]
+    fake.set_status(fork, shas[-1], "internal-ci", "success")
+    st = await gh.getitem("/repos/{owner}/{repo}/commits/{ref}/status", {**R, "ref": shas[-1]})
+    assert st["state"] == "success"
+    with pytest.raises(ValueError, match="commit status state 'green'"):
+        fake.set_status(fork, shas[-1], "x", "green")
+    assert fake.violations == []
+
+
 async def test_app_jwt_is_verified(world):
     fake, fork, gh, src, shas = world
     from bot.fakegithub.server import generate_app_key

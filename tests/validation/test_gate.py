@@ -224,6 +224,9 @@ def test_skip_findings_say_what_and_what_to_do():
         f"9 test(s) ran on the base ({BASE[:12]}) and are skipped or xfail on the head: "
         + ", ".join(T10[1:]) + "; make them run again, or set allow_newly_skipped: true on the suite if skipping "
         "them is intended"]
+    d = decide(pr(results=state.results, base_results=(ran("kernels", T10, sha=OLD),)), GATED, AREAS)
+    assert d.blocking[0].detail.startswith(f"9 test(s) ran on the base ({OLD[:12]}, the last trunk result; the base "
+                                           f"tip {BASE[:12]} has none yet) and are skipped or xfail on the head: ")
     d = decide(state, ALLOWING, AREAS)
     assert [(f.code, f.subject) for f in d.listed] == [("newly-skipped", "kernels/cpu")]
     d = decide(pr(results=(ran("kernels", T10[:1], T10[1:]),)), GATED, AREAS)
