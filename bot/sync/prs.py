@@ -16,7 +16,6 @@ from bot.github.common import comment_once, render, split_repo
 from bot.sync import store as sync_store
 
 TRAILER = re.compile(r"^Upstream-Commit:\s*([0-9a-f]{40})\s*$", re.MULTILINE)
-MARKERS = re.compile(r"^\+(<<<<<<<|=======$|>>>>>>>)", re.MULTILINE)
 
 async def find_open_pr(gh, full_name: str, branch: str) -> dict | None:
     """The open PR whose head is ``owner:branch`` (None if none)."""
@@ -66,22 +65,16 @@ async def open_or_update_pr(gh, full_name: str, *, branch: str, base: str, title
     return pr, what
 
 
-def verify_resolution(log_text: str, diff_text: str, expected_shas: list[str]) -> list[str]:
+def verify_resolution(log_text: str, marker_files: list[str], expected_shas: list[str]) -> list[str]:
     """Pure: the problems of a person's resolution on a chain branch (empty = fine).
 
-    ``log_text`` is the messages of the branch's own commits, ``diff_text`` the branch's diff
-    against its base; ``expected_shas`` the unit's upstream commits. Rules: no conflict markers
+    ``log_text`` is the messages of the branch's own commits, ``marker_files`` the files where
+    the head adds conflict markers (:func:`bot.git.markers.files_with_markers`: the gate's rule,
+    on the real trees), ``expected_shas`` the unit's upstream commits. Rules: no conflict markers
     added, every ``Upstream-Commit`` trailer kept."""
     problems = []
-    files = []
-    current = None
-    for line in diff_text.splitlines():
-        if line.startswith("+++ b/"):
-            current = line[6:]
-        elif current and MARKERS.match(line) and current not in files:
-            files.append(current)
-    if files:
-        problems.append("conflict markers remain in " + ", ".join(f"`{f}`" for f in files))
+    if marker_files:
+        problems.append("conflict markers remain in " + ", ".join(f"`{f}`" for f in marker_files))
     kept = set(TRAILER.findall(log_text))
     lost = [s for s in expected_shas if s not in kept]
     if lost:

@@ -34,6 +34,7 @@ from bot.core import commands as cm
 from bot.git import apply as apply_mod
 from bot.git import notes, resolution
 from bot.git import repo as gitio
+from bot.git.markers import files_with_markers
 from bot.github.client import authenticated_remote
 from bot.github.common import comment_once, render, split_repo
 from bot.github.fork_config import load_fork_config
@@ -383,8 +384,8 @@ class SyncService:
         await self._git(d, "fetch", "-q", "--no-tags", url, f"+refs/heads/{branch}:refs/heads/{branch}",
                         secrets=secrets)
         log = await self._git(d, "log", "--format=%B%x00", f"{base}..{head}")
-        diff = await self._git(d, "diff", f"{base}...{head}")
-        problems = sync_prs.verify_resolution(log, diff, shas)
+        hits = await asyncio.to_thread(files_with_markers, str(d), base, head)
+        problems = sync_prs.verify_resolution(log, [h.path for h in hits], shas)
         return problems, sorted(set(sync_prs.TRAILER.findall(log)) & set(shas))
 
     async def finish_conflict(self, ctx, full_name: str, branch: str, head: str, row: dict, pr: dict) -> str:

@@ -12,17 +12,14 @@ from bot.sync.upstream import due_for_poll
 A, B = "a" * 40, "b" * 40
 
 
-@pytest.mark.parametrize("log,diff,problems", [
-    (f"x\n\nUpstream-Commit: {A}\n\0y\n\nUpstream-Commit: {B}\n", "+++ b/f.py\n+ok\n", []),
-    (f"Upstream-Commit: {A}\n", "+++ b/f.py\n+ok\n",
+@pytest.mark.parametrize("log,markers,problems", [
+    (f"x\n\nUpstream-Commit: {A}\n\0y\n\nUpstream-Commit: {B}\n", [], []),
+    (f"Upstream-Commit: {A}\n", [],
      [f"`Upstream-Commit` trailers missing for `{B[:12]}` (keep one fork commit per upstream commit, with its trailer)"]),
-    (f"Upstream-Commit: {A}\nUpstream-Commit: {B}\n",
-     "+++ b/f.py\n+<<<<<<< HEAD\n+a\n+=======\n+b\n+>>>>>>> x\n+++ b/g.py\n+=======\n",
-     ["conflict markers remain in `f.py`, `g.py`"]),
-    (f"Upstream-Commit: {A}\nUpstream-Commit: {B}\n", "+++ b/f.py\n-<<<<<<< removed is fine\n+=======x\n", []),
+    (f"Upstream-Commit: {A}\nUpstream-Commit: {B}\n", ["f.py", "g.py"], ["conflict markers remain in `f.py`, `g.py`"]),
 ])
-def test_verify_resolution(log, diff, problems):
-    assert verify_resolution(log, diff, [A, B]) == problems
+def test_verify_resolution(log, markers, problems):
+    assert verify_resolution(log, markers, [A, B]) == problems
 
 
 @pytest.mark.parametrize("reason,expected", [
