@@ -235,3 +235,28 @@ async def test_a_conflict_a_rule_decides_opens_as_a_draft_and_lands_after_l1_and
     assert (await w.pr(chain["number"]))["merged"] is True
     trailers = fork_git(w, "log", "--format=%(trailers:key=Upstream-Commit,valueonly)", "main").split()
     assert sorted(trailers) == sorted([c2, c3])
+
+
+async def test_a_push_that_drops_the_conflict_commit_keeps_it_and_waits(world, tmp_path):
+    w, up_src, upstream = world
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    [chain] = await open_prs(w.alice)
+    branch = f"forksync/chain-{c2[:12]}"
+    conflict = fork_git(w, "rev-parse", branch)
+    # a person replaces the conflict commit by their own commit (a force push): nothing is folded,
+    # the bot says why, and the conflict commit is kept on the fork
+    wt = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
+    git(wt, "reset", "-q", "--hard", "HEAD~1")
+    mine = commit_files(wt, {"third_party/amd/x.cpp": "int x = 12;\n" + MIDDLE + "int z;\n"}, "my own x")
+    git(wt, "push", "-q", "-f", "origin", f"HEAD:{branch}")
+    await w.bot.settle()
+    comments = await bot_comments(w, chain["number"])
+    keep = f"refs/forksync/resolutions/chain-{c2[:12]}/{conflict[:12]}"
+    assert any(f"the conflict commit `{conflict[:12]}` (upstream `{c2[:12]}`) is no longer on the branch" in c
+               and f"it is kept as `{keep}`" in c for c in comments), comments
+    assert fork_git(w, "rev-parse", keep) == conflict
+    assert fork_git(w, "rev-parse", branch) == mine           # the person's commit is not rewritten
+    assert (await w.pr(chain["number"]))["merged"] is False
