@@ -169,7 +169,7 @@ class ResolvedPickMarkers(_Strict):
 
 #: Every deterministic conflict rule by name, in the order they are tried (see bot/resolve/rules.py).
 RESOLVE_RULES = ("rerere", "fork-keeps", "fork-deleted", "upstream-deleted", "fork-ahead", "upstream-file", "fork-has-change",
-                 "divergent-hunks", "additive-union")
+                 "divergent-hunks", "additive-union", "fork-ahead-hunks", "line-merge")
 #: The rules enabled by default: precision ≥ 0.98 on the development part (the older two thirds) of
 #: the Triton fork's resolved picks, each with at least one decision there (docs/resolve.md).
 DEFAULT_RESOLVE_RULES = ("fork-deleted", "fork-ahead")

@@ -84,6 +84,20 @@ class UpstreamHistory:
         return {b for c, b in self.versions.get(path, ())
                 if self.order.get(c, -1) > at and (known_at is None or self.time.get(c, 1 << 62) <= known_at)}
 
+    def latest_blob(self, path: str, up: pygit2.Commit, known_at: int | None) -> str | None:
+        """The blob sha of the newest version upstream gave ``path`` after the picked commit, among
+        those committed by ``known_at`` (epoch seconds; None: any) — None when there is none, the
+        path was deleted then, or the picked commit is not on upstream's first-parent line."""
+        at = self.order.get(str(up.id))
+        if at is None:
+            return None
+        best = None
+        for c, b in self.versions.get(path, ()):
+            o = self.order.get(c, -1)
+            if o > at and (known_at is None or self.time.get(c, 1 << 62) <= known_at) and (best is None or o > best[0]):
+                best = (o, b)
+        return None if best is None or set(best[1]) == {"0"} else best[1]
+
     def lines(self, blobs: Iterable[str]) -> frozenset[str]:
         """Every stripped line of the given blobs (missing or binary blobs add nothing)."""
         out: set[str] = set()

@@ -99,10 +99,20 @@ def _file_conflict(repo: pygit2.Repository, raw: ConflictEntry, cfg: ForksyncCon
     up_lines = None if blobs is None else facts.lines(blobs)
     later = facts.later_blobs(raw.path, up, known_at)
     ahead = None if later is None or raw.ours is None else str(raw.ours.id) in later
+    later_lines = None if later is None else facts.lines(later)
+    latest = None
+    newest = facts.latest_blob(raw.path, up, known_at)
+    if newest is not None:
+        try:
+            t, b = read_text(repo, newest)
+            latest = None if b else t
+        except KeyError:      # a missing blob only leaves the fact unknown
+            latest = None
     if binary:
         base = ours = theirs = None
     return FileConflict(raw.path, base, ours, theirs, merged, binary, areas, divergent, keep, fuv,
-                        fork_is_later_upstream_version=ahead, upstream_lines=up_lines)
+                        fork_is_later_upstream_version=ahead, upstream_lines=up_lines,
+                        later_upstream_lines=later_lines, latest_upstream=latest)
 
 
 def replay(repo: pygit2.Repository, picks: list[ResolvedPick], cfg: ForksyncConfig, upstream_tip: str) -> list[PickReplay]:

@@ -36,10 +36,16 @@ which are on by default, in docs/resolve.md; binary files are always declined):
 ``additive-union``  every conflict hunk only adds lines on both sides (empty base), and the
                     two additions share no line → both, the fork's lines first
                     (``git merge-file --union``).
+``fork-ahead-hunks`` in every conflict hunk the fork's side is upstream's own later version of
+                    those lines (in ``latest_upstream``) and upstream's side one upstream itself
+                    replaced later → the fork's side of each hunk.
+``line-merge``      in every conflict hunk the two sides edit different (if adjacent) lines
+                    of the base → both edits applied.
 =================== ======================================================================
 """
 from __future__ import annotations
 
+import difflib
 import hashlib
 import re
 from dataclasses import dataclass, field, replace
@@ -136,6 +142,10 @@ class FileConflict:
     an upstream change and kept it deleted.
     ``upstream_lines``: every line (stripped) of every version upstream had of this path from the
     merge base up to the picked commit's parent — a fork line not in it is the fork's own.
+    ``later_upstream_lines``: every line (stripped) of the versions upstream gave this path after
+    the picked commit, known when the pick was made (those behind ``fork_is_later_upstream_version``)
+    — None when unknown. ``latest_upstream``: the text of the newest of those versions (None when
+    there is none, it deletes the path, it is binary, or unknown).
     """
 
     path: str
@@ -152,6 +162,8 @@ class FileConflict:
     earlier: Mapping[str, str] = field(default_factory=dict)
     kept_deleted_before: bool = False
     upstream_lines: frozenset[str] | None = None
+    later_upstream_lines: frozenset[str] | None = None
+    latest_upstream: str | None = None
 
     def hunks(self) -> list[Piece] | None:
         return split_merge(self.merged) if self.merged is not None else None
@@ -318,6 +330,91 @@ def rule_additive_union(c: FileConflict) -> Decision | None:
                     "additive-union")
 
 
+def _block_in(block: str, text: str) -> bool:
+    """``block``'s non-blank lines (stripped) occur in ``text`` as consecutive non-blank lines."""
+    want = _lines(block)
+    if not want:
+        return False
+    have = _lines(text)
+    n = len(want)
+    return any(have[i:i + n] == want for i in range(len(have) - n + 1))
+
+
+def _fork_ahead_hunk(h: Hunk, latest: str) -> bool:
+    """The fork's side of ``h`` is upstream's newer version of these lines, and upstream's side is
+    one upstream itself replaced later: either the fork's block is in ``latest`` (upstream's newest
+    known version) and upstream's block is not, or every line the fork adds is in ``latest`` and
+    upstream adds lines none of which ``latest`` still has."""
+    if _block_in(h.ours, latest) and not _block_in(h.theirs, latest):
+        return True
+    now, base = set(_lines(latest)), set(_lines(h.base))
+    fork_adds = [ln for ln in _significant(h.ours) if ln not in base]
+    up_adds = [ln for ln in _significant(h.theirs) if ln not in base]
+    return bool(up_adds) and all(ln in now for ln in fork_adds) and not any(ln in now for ln in up_adds)
+
+
+def rule_fork_ahead_hunks(c: FileConflict) -> Decision | None:
+    if c.latest_upstream is None:
+        return None
+    pieces = c.hunks()
+    if not pieces or not any(isinstance(p, Hunk) for p in pieces):
+        return None
+    text = join_pieces(pieces, lambda h: h.ours if _fork_ahead_hunk(h, c.latest_upstream) else None)
+    if text is None:
+        return None
+    return Decision(text, "kept the fork's side of every conflict hunk",
+                    "in each conflict hunk the fork's side is upstream's own later version of those lines and "
+                    "upstream's side is one upstream itself replaced after this commit", "fork-ahead-hunks")
+
+
+def _edits(a: list[str], b: list[str]) -> list[tuple[int, int, list[str]]]:
+    """``b`` as edits of ``a``: (start, end, replacement lines) over ``a``'s line indices."""
+    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return [(i1, i2, b[j1:j2]) for tag, i1, i2, j1, j2 in sm.get_opcodes() if tag != "equal"]
+
+
+def line_merge(base: str, ours: str, theirs: str) -> str | None:
+    """Both sides' edits of ``base`` applied when no base line is edited by both (a line-level
+    three-way merge that, unlike git's, lets edits touch): an insertion at the start of the other
+    side's replacement goes before it, at its end after it; None when two edits overlap, both
+    sides insert different lines at one place, or one side has no edit."""
+    b = base.splitlines(keepends=True)
+    mine, other = _edits(b, ours.splitlines(keepends=True)), _edits(b, theirs.splitlines(keepends=True))
+    if not mine or not other:
+        return None
+    for i1, i2, ri in mine:
+        for j1, j2, rj in other:
+            if (i1, i2, ri) == (j1, j2, rj):
+                continue
+            if max(i1, j1) < min(i2, j2) or (i1 == i2 == j1 == j2):
+                return None
+            if (i1 == i2 and j1 < i1 < j2) or (j1 == j2 and i1 < j1 < i2):
+                return None
+    edits: list[tuple[int, int, list[str]]] = []
+    for e in mine + other:
+        if e not in edits:
+            edits.append(e)
+    edits.sort(key=lambda e: (e[0], e[1] != e[0], e[1]))
+    out: list[str] = []
+    pos = 0
+    for i1, i2, rep in edits:
+        out += b[pos:i1] + rep
+        pos = i2
+    return "".join(out + b[pos:])
+
+
+def rule_line_merge(c: FileConflict) -> Decision | None:
+    pieces = c.hunks()
+    if not pieces or not any(isinstance(p, Hunk) for p in pieces):
+        return None
+    text = join_pieces(pieces, lambda h: line_merge(h.base, h.ours, h.theirs))
+    if text is None:
+        return None
+    return Decision(text, "applied both sides' edits in every conflict hunk",
+                    "in each conflict hunk the fork and upstream edit different lines of the base (adjacent, "
+                    "which is why git stopped); both edits are applied", "line-merge")
+
+
 #: Every rule by name, in the order :func:`resolve_file` tries them.
 RULES: dict[str, Rule] = {
     "rerere": rule_rerere,
@@ -329,6 +426,8 @@ RULES: dict[str, Rule] = {
     "fork-has-change": rule_fork_has_change,
     "divergent-hunks": rule_divergent_hunks,
     "additive-union": rule_additive_union,
+    "fork-ahead-hunks": rule_fork_ahead_hunks,
+    "line-merge": rule_line_merge,
 }
 
 

@@ -59,6 +59,11 @@ def test_replay_gives_the_conflicts_their_facts_and_what_the_fork_landed(history
     ahead = files[(h.fork["p_ahead"], "ahead.txt")].conflict
     assert (ahead.fork_is_later_upstream_version, ahead.fork_is_upstream_version) == (True, False)
     assert lag.conflict.fork_is_later_upstream_version is False
+    # upstream's versions after the picked commit, known when the pick was made: their lines, the newest text
+    assert (ahead.latest_upstream, ahead.later_upstream_lines) == ("one\ntwo-b\n", frozenset({"one", "two-b"}))
+    assert (lag.conflict.latest_upstream, lag.conflict.later_upstream_lines) == (None, frozenset())
+    reg = files[(h.fork["p_union"], "reg.h")].conflict
+    assert reg.latest_upstream == "#pragma once\nvoid a();\nvoid b_upstream();\nvoid c();\n"
 
 
 def test_score_per_rule_chain_and_baseline_with_the_held_out_split(history):

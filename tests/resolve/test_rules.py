@@ -28,6 +28,14 @@ ADD = merged("head\n", ("fork_line();\n", "", "upstream_line();\n"), "tail\n")
 SAME_BLOCK = merged("head\n", ("x = 1;\nfork();\n", "", "x = 1;\n"), "tail\n")
 HAS = merged("a\n", ("new_call(fork_arg);\nmore();\n", "old_call();\n", "new_call(fork_arg);\n"), "z\n")
 NOT_HAS = merged("a\n", ("fork_call();\n", "old_call();\n", "new_call();\n"), "z\n")
+# the fork took upstream's later rename first; upstream's side is the intermediate name it later replaced
+AHEAD = merged("a\n", ("call_v3(x);\n", "call_v1(x);\n", "call_v2(x);\n"), "z\n")
+LATEST = "a\ncall_v3(x);\nz\n"
+# the fork reformats line 1, upstream edits line 2: adjacent edits of different base lines
+ADJ = merged("a\n", ("one(  );\ntwo();\n", "one();\ntwo();\n", "one();\ntwo(arg);\n"), "z\n")
+# upstream inserts a block before the line the fork rewrites
+INS = merged("a\n", ("fork_line();\n", "old_line();\n", "up_new();\nold_line();\n"), "z\n")
+BOTH = merged("a\n", ("fork_line();\n", "old_line();\n", "up_line();\n"), "z\n")
 DIV = merged("a\n", ("fork_rewrite();\n", "old_a();\nold_b();\n", "old_b();\n"), "z\n")
 
 CASES = [
@@ -53,6 +61,14 @@ CASES = [
     ("additive-union", fc(merged=ADD), "head\nfork_line();\nupstream_line();\ntail\n"),
     ("additive-union", fc(merged=SAME_BLOCK), "declines"),     # two versions of one block
     ("additive-union", fc(merged=NOT_HAS), "declines"),        # a base line is replaced
+    ("fork-ahead-hunks", fc(merged=AHEAD, latest_upstream=LATEST), "a\ncall_v3(x);\nz\n"),
+    ("fork-ahead-hunks", fc(merged=AHEAD, latest_upstream=None), "declines"),          # no later upstream version known
+    ("fork-ahead-hunks", fc(merged=AHEAD, latest_upstream="a\ncall_v2(x);\nz\n"), "declines"),  # upstream kept its side
+    ("fork-ahead-hunks", fc(merged=AHEAD, latest_upstream="a\nother(x);\nz\n"), "declines"),    # the fork's side is its own
+    ("line-merge", fc(merged=ADJ), "a\none(  );\ntwo(arg);\nz\n"),
+    ("line-merge", fc(merged=INS), "a\nup_new();\nfork_line();\nz\n"),
+    ("line-merge", fc(merged=BOTH), "declines"),        # both sides edit the same base line
+    ("line-merge", fc(merged=ADD), "declines"),         # both insert at one place: the order is unknown
     ("rerere", fc(merged=NOT_HAS, earlier={Hunk("fork_call();\n", "old_call();\n", "new_call();\n").fingerprint:
                                            "new_call(); fork_call();\n"}), "a\nnew_call(); fork_call();\nz\n"),
     ("rerere", fc(merged=NOT_HAS, earlier={}), "declines"),
