@@ -259,7 +259,7 @@ def _lookup(repo: pygit2.Repository, ref: str) -> pygit2.Reference | None:
 def _move(repo: pygit2.Repository, ref: str, old_ref: pygit2.Reference | None, new: str, message: str) -> None:
     """Move ``ref`` to ``new`` by compare-and-swap under git's ref lock: libgit2's
     ``git_reference_set_target`` writes only while the ref still holds the value ``old_ref`` was
-    read with, and ``references.create(force=False)`` only while the ref does not exist (as
+    read with, and ``create_reference_direct(force=False)`` only while the ref does not exist (as
     ``git update-ref <ref> <new> <old>`` does). Raises :class:`ApplyError` when it moved."""
     try:
         if old_ref is None:
