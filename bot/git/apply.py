@@ -14,9 +14,14 @@ pick, plus ``Forksync-Unit: <id>``), cleaned as ``git commit`` cleans a message 
 Only the objects the picks read are needed: a clone that lacks blobs no pick touches (the real
 Triton fork's snapshot lacks two PDFs in ``third_party/tlx/doc/``) applies as a full clone does.
 
-**Same trees as ``git cherry-pick``.** tests/git/test_apply_trees.py compares every clean pick of
-the demo scenario, and ~30 real Triton picks when the real fork is present, with a real
-``git cherry-pick --no-commit`` in a worktree. Known differences, chosen deliberately:
+New trees and commits are held in memory and written at the end as one pack
+(:mod:`bot.git.objects`): a loose object per tree and commit cost more than the merges.
+
+**Same trees as ``git cherry-pick``.** tests/git/test_apply_trees.py compares the picks of the demo
+scenario, of a scenario with every conflict kind, and on the real fork (when present) the
+50-commit first bundle of 2026-04-15 in sequence and 30 sampled picks, with a real
+``git cherry-pick --no-commit`` in a worktree (conflict commits included, marker labels aside).
+Known differences, chosen deliberately:
 
 * rename detection is libgit2's (``MergeFlag.FIND_RENAMES``, similarity 50 %, the same flag as the
   plan's predictor): git's ort also detects directory renames and, thanks to its "irrelevant
