@@ -186,6 +186,9 @@ def main(argv=None) -> int:
     med = statistics.median(ratios)
     print(f"ratio apply / bare loop: median {med:.2f} (per run: {', '.join(f'{r:.2f}' for r in ratios)}) "
           f"target <= 1.5: {'met' if med <= 1.5 else 'NOT met'}")
+    first, second = ratios[0::2], ratios[1::2]
+    print(f"by order (the first to run pays a colder cache): apply first median {statistics.median(first):.2f}, "
+          f"bare loop first median {statistics.median(second):.2f}" if second else "")
     print(f"cpu ratio (process + children CPU seconds, robust to other jobs' load): median "
           f"{statistics.median(cpu_ratios):.2f} (per run: {', '.join(f'{r:.2f}' for r in cpu_ratios)})")
     if args.old:

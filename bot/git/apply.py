@@ -14,9 +14,14 @@ pick, plus ``Forksync-Unit: <id>``), cleaned as ``git commit`` cleans a message 
 Only the objects the picks read are needed: a clone that lacks blobs no pick touches (the real
 Triton fork's snapshot lacks two PDFs in ``third_party/tlx/doc/``) applies as a full clone does.
 
-**Same trees as ``git cherry-pick``.** tests/git/test_apply_trees.py compares every clean pick of
-the demo scenario, and ~30 real Triton picks when the real fork is present, with a real
-``git cherry-pick --no-commit`` in a worktree. Known differences, chosen deliberately:
+New trees and commits are held in memory and written at the end as one pack
+(:mod:`bot.git.objects`): a loose object per tree and commit cost more than the merges.
+
+**Same trees as ``git cherry-pick``.** tests/git/test_apply_trees.py compares the picks of the demo
+scenario, of a scenario with every conflict kind, and on the real fork (when present) the
+50-commit first bundle of 2026-04-15 in sequence and 30 sampled picks, with a real
+``git cherry-pick --no-commit`` in a worktree (conflict commits included, marker labels aside).
+Known differences, chosen deliberately:
 
 * rename detection is libgit2's (``MergeFlag.FIND_RENAMES``, similarity 50 %, the same flag as the
   plan's predictor): git's ort also detects directory renames and, thanks to its "irrelevant
@@ -259,7 +264,7 @@ def _lookup(repo: pygit2.Repository, ref: str) -> pygit2.Reference | None:
 def _move(repo: pygit2.Repository, ref: str, old_ref: pygit2.Reference | None, new: str, message: str) -> None:
     """Move ``ref`` to ``new`` by compare-and-swap under git's ref lock: libgit2's
     ``git_reference_set_target`` writes only while the ref still holds the value ``old_ref`` was
-    read with, and ``references.create(force=False)`` only while the ref does not exist (as
+    read with, and ``create_reference_direct(force=False)`` only while the ref does not exist (as
     ``git update-ref <ref> <new> <old>`` does). Raises :class:`ApplyError` when it moved."""
     try:
         if old_ref is None:
@@ -575,7 +580,8 @@ def _git_kind(stages: set[int], types: set[str]) -> str:
             frozenset({1, 3}): "delete/modify"}.get(frozenset(stages), "rename")
 
 
-def git_merge_tree(repo: pygit2.Repository, commit: pygit2.Commit, ours, *, flush=None) -> tuple | None:
+def git_merge_tree(repo: pygit2.Repository, commit: pygit2.Commit, ours, *, flush=None,
+                   renames: bool = True) -> tuple | None:
     """``git cherry-pick``'s merge of ``commit`` onto tree ``ours`` done by git itself (ort: its
     rename handling and histogram content merges), without a checkout: ``git -c
     merge.conflictStyle=diff3 merge-tree --write-tree -z A <commit>`` where ``A`` is an unreferenced
@@ -584,7 +590,9 @@ def git_merge_tree(repo: pygit2.Repository, commit: pygit2.Commit, ours, *, flus
     leaves it, the markers relabelled ``fork`` / ``upstream parent <sha12>`` / ``upstream <sha12>
     (<subject>)``, files as :class:`bot.model.ConflictFile` sorted by path — or None when git
     cannot merge it (a root commit, objects git needs are missing). ``flush``: called before git
-    runs (writes the objects a buffered repository holds in memory)."""
+    runs (writes the objects a buffered repository holds in memory). ``renames``: off when apply's
+    own merges detect none (``merge.renames=false``: git then reads no blob for rename detection
+    either, as when it was dropped for a blob the clone lacks)."""
     if not commit.parent_ids:
         return None
     parent = str(commit.parent_ids[0])
@@ -592,7 +600,8 @@ def git_merge_tree(repo: pygit2.Repository, commit: pygit2.Commit, ours, *, flus
     a = str(repo.create_commit(None, sig, sig, "forksync: the branch tree, as a merge input\n", ours.id, [parent]))
     if flush is not None:
         flush()             # objects held in memory (bot.git.objects) must be on disk for git
-    p = subprocess.run(["git", "-c", "merge.conflictStyle=diff3", "merge-tree", "--write-tree", "-z", a, str(commit.id)],
+    p = subprocess.run(["git", "-c", "merge.conflictStyle=diff3", "-c", f"merge.renames={str(renames).lower()}",
+                        "merge-tree", "--write-tree", "-z", a, str(commit.id)],
                        cwd=repo.path, env=_env(), capture_output=True)
     if p.returncode not in (0, 1):
         return None
@@ -715,7 +724,7 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
             conflict, error = sha, f"cannot merge {sha[:12]}: {str(e).strip()[:400]}"
             break
         if idx.conflicts is not None:
-            by_git = git_merge_tree(repo, up, ours, flush=mem.flush)
+            by_git = git_merge_tree(repo, up, ours, flush=mem.flush, renames=bool(merger.flags))
             if by_git is not None and by_git[0] == "clean":
                 # libgit2's Myers merge conflicts where git's histogram merge does not: the pick
                 # is what git cherry-pick makes of it

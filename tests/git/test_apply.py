@@ -232,3 +232,33 @@ def test_a_branch_moved_during_apply_is_not_overwritten(pair, monkeypatch):
     with pytest.raises(ApplyError, match="it was absent"):
         apply_unit(pair.fork.path, fresh, base=pair.fork_tip, commits=infos, when=T0 + 9100)
     assert run_git(pair.fork.path, "rev-parse", f"forksync/{fresh.id}").strip() == pair.fork_tip
+
+
+def test_hunks_are_marker_blocks_capped_for_a_pr_body():
+    from bot.git.apply import hunks_of
+    text = "a\n<<<<<<< fork\nx\n||||||| upstream parent p\ny\n=======\nz\n>>>>>>> upstream s (t)\nb\n"
+    assert hunks_of(text) == ("<<<<<<< fork\nx\n||||||| upstream parent p\ny\n=======\nz\n>>>>>>> upstream s (t)",)
+    long = "<<<<<<< fork\n" + "".join(f"l{i}\n" for i in range(100)) + ">>>>>>> upstream s\n" + text
+    first, second = hunks_of(long.encode(), cap=10)
+    assert first.split("\n") == ["<<<<<<< fork"] + [f"l{i}" for i in range(9)] + ["… 92 more lines"]
+    assert second == hunks_of(text)[0]
+    assert hunks_of("no markers\n<<<<<<< unterminated\n") == ()
+
+
+@pytest.mark.parametrize("subject, want", [
+    ("[dialect] fold mul overflow (#102)", "[CONFLICT] [dialect] fold mul overflow"),
+    ("Reland \"x\" (#9552, #9642) (#1872)", "[CONFLICT] Reland \"x\" (#9552, #9642)"),
+    ("no number", "[CONFLICT] no number")])
+def test_conflict_message_names_no_pick(subject, want):
+    from bot.config.forksync import ProvenanceRules
+    from bot.core.provenance import claims, is_conflict_commit
+    from bot.git.apply import render_conflict_message
+    from bot.model import CommitInfo
+    c = CommitInfo(sha="a" * 40, parents=("b" * 40,), message=f"{subject}\n\nbody\n\nUpstream-Commit: {'c' * 40}\n")
+    msg = render_conflict_message(c, (ConflictFile("x.py", "content"), ConflictFile("y.bin", "binary")), unit_id="chain-x")
+    lines = msg.splitlines()
+    assert lines[0] == want and "- x.py (content)" in lines and "- y.bin (binary)" in lines
+    assert lines[-2:] == [f"Forksync-Conflict: {'a' * 40}", "Forksync-Unit: chain-x"]
+    # the upstream body (and its trailers) is not copied; no line starts a pick trailer
+    assert not any(ln.startswith(("Upstream-", "(cherry picked")) for ln in lines)
+    assert is_conflict_commit(msg) and claims(msg, ProvenanceRules()) == []
