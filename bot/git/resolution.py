@@ -43,13 +43,16 @@ TOOK_UPSTREAM, KEPT_FORK, BY_HAND, DELETED = "took upstream", "kept fork", "merg
 @dataclass(frozen=True)
 class ConflictStop:
     """An unresolved conflict commit on a branch. ``after``: the commits on top of it, oldest
-    first (candidate resolution commits); ``files``: the paths the pick conflicted in."""
+    first (candidate resolution commits); ``files``: the paths the pick conflicted in (where the
+    upstream commit is not in the repository — a clone of the fork alone — ``upstream_known`` is
+    False and ``files`` are those the conflict commit left markers in)."""
 
     conflict_commit: str
     upstream_sha: str
     parent: str
     after: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
+    upstream_known: bool = True
 
 
 @dataclass(frozen=True)
@@ -141,7 +144,11 @@ def find_stop(repo_path: str, base: str, head: str) -> ConflictStop | None:
             upstream = repo[up_sha].peel(pygit2.Commit)
             files = conflicted_paths(repo, c.parents[0], upstream)
         except (KeyError, ValueError, pygit2.GitError):
-            pass        # upstream's objects are not here: the check below reports it
+            # upstream's objects are not here (a clone of the fork alone): the files the conflict
+            # commit left markers in; the check then says it cannot tell which files the conflict needed
+            files = tuple(sorted(h.path for h in files_with_markers(repo_path, str(c.parents[0].id), str(c.id))))
+            return ConflictStop(str(c.id), up_sha, str(c.parents[0].id), tuple(str(x.id) for x in commits[n + 1:]),
+                                files, upstream_known=False)
         return ConflictStop(str(c.id), up_sha, str(c.parents[0].id), tuple(str(x.id) for x in commits[n + 1:]), files)
     return None
 
@@ -169,8 +176,8 @@ def check(repo_path: str, base: str, head: str) -> ResolutionCheck:
     problems: list[str] = []
     if not stop.after:
         problems.append(f"nothing was pushed on top of the conflict commit `{stop.conflict_commit[:12]}` yet")
-    if not stop.files:
-        problems.append(f"upstream commit `{stop.upstream_sha[:12]}` is not in forksync's repository; it cannot check "
+    if not stop.upstream_known:
+        problems.append(f"upstream commit `{stop.upstream_sha[:12]}` is not in this repository; it cannot check "
                         "which files the conflict needed")
     merges = [s for s in stop.after if len(repo[s].parents) > 1]
     if merges:

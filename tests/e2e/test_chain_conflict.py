@@ -260,3 +260,32 @@ async def test_a_push_that_drops_the_conflict_commit_keeps_it_and_waits(world, t
     assert fork_git(w, "rev-parse", keep) == conflict
     assert fork_git(w, "rev-parse", branch) == mine           # the person's commit is not rewritten
     assert (await w.pr(chain["number"]))["merged"] is False
+
+
+async def test_forksync_resolve_from_a_clone_pushes_the_resolution_for_the_app_to_fold(world, tmp_path, monkeypatch, capsys):
+    from bot.cli.main import main
+
+    w, up_src, upstream = world
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    [chain] = await open_prs(w.alice)
+    unit = f"chain-{c2[:12]}"
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(w.fork.path), str(clone))
+    git(clone, "fetch", "-q", "origin", f"forksync/{unit}:forksync/{unit}")
+    monkeypatch.chdir(tmp_path)
+    assert main(["resolve", unit, "--fork", str(clone)]) == 0
+    wt = tmp_path / ".forksync-resolve" / unit
+    out = capsys.readouterr().out
+    assert "third_party/amd/x.cpp: 1 conflicting hunk(s)" in out, out
+    (wt / "third_party/amd/x.cpp").write_text("int x = 12;\n" + MIDDLE + "int z;\n")
+    assert main(["resolve", unit, "--continue", "--reason", "third_party/amd/x.cpp=the fork's value on upstream's type",
+                 "--push", "origin", "--fork", str(clone)]) == 0
+    assert "the App checks it and folds it" in capsys.readouterr().out
+    await w.bot.settle()
+    comments = await bot_comments(w, chain["number"])
+    assert any("checked and folded" in c and "| `third_party/amd/x.cpp` | merged by hand | the fork's value on upstream's type |"
+               in c for c in comments), comments
+    msg = fork_git(w, "log", "-1", "--format=%B", f"forksync/{unit}")
+    assert msg.startswith("[RESOLVED] AMD: new x (#102)\n") and f"Upstream-Commit: {c2}" in msg
