@@ -78,6 +78,8 @@ def status_json(state) -> dict:
         "contiguous_pin": _pin_json(p.contiguous),
         "days_behind": p.days_behind,
         "contiguous_lag_days": p.contiguous_lag_days,
+        "contiguous_pin_held_by": ({**_pin_json(p.holder), "disposition": p.holder_disposition, "reason": p.holder_reason}
+                                   if p.holder else None),
         "backlog": {"total": p.backlog, "by_disposition": p.backlog_by_disposition},
         "not_reached": {"total": p.not_reached, "handled": p.not_reached_handled},
         "isolated_picks": list(p.isolated),
@@ -107,7 +109,14 @@ def warn_missing(state) -> None:
 def warn_unresolved(state) -> None:
     """forksync's own records that name upstream commits outside the range: most often upstream's
     history was rewritten (force-push), and the decisions they carry no longer apply."""
-    un = state.ledger.unresolved
+    xs = [u for u in state.ledger.unresolved if u[2] == "cherry-picked-from"]
+    if xs:
+        first = ", ".join(f"{u[:12]} (in {w[:12]})" for u, w, _ in xs[:3])
+        print(f"forksync: warning: {len(xs)} `cherry picked from commit` line(s) name commits that are not upstream "
+              f"commits of the range: {first}{' …' if len(xs) > 3 else ''}. They count as no pick (a pick from "
+              "another branch, or an upstream commit outside the first-parent range or rewritten); record the "
+              "upstream commit with `Upstream-Commit: <sha>` if it was one.", file=sys.stderr)
+    un = [u for u in state.ledger.unresolved if u[2] != "cherry-picked-from"]
     if un:
         first = ", ".join(f"{u[:12]} ({r} in {w[:12] if len(w) == 40 else w})" for u, w, r in un[:3])
         print(f"forksync: warning: {len(un)} forksync record(s) name upstream commits that are not in the upstream "
@@ -142,6 +151,10 @@ def cmd_status(args) -> int:
         pn = doc[key]
         t.add_row(name, f"{(pn['sha'] or '-')[:12]}  {_pr(pn['pr'])}  {pn['date']}" + ("  (merge base)" if pn["is_base"] else ""))
     t.add_row("Days Behind Upstream", f"{doc['days_behind']:.2f}  (contiguous pin lag {doc['contiguous_lag_days']:.2f})")
+    h = doc["contiguous_pin_held_by"]
+    if h:
+        t.add_row("contiguous pin held by", f"{h['sha'][:12]}  {_pr(h['pr'])}  {h['disposition']} since {h['date']}: "
+                                            f"{h['subject'][:70]}" + (f" — {h['reason'][:80]}" if h["reason"] else ""))
     bl = doc["backlog"]
     t.add_row("Backlog Commits", f"{bl['total']}  " + ", ".join(f"{k} {v}" for k, v in bl["by_disposition"].items()))
     t.add_row("not yet reached", f"{doc['not_reached']['total']}  ({doc['not_reached']['handled']} handled, "

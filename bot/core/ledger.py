@@ -76,8 +76,10 @@ class Ledger:
     by_sha: Mapping[str, LedgerEntry] = field(default_factory=dict)
     by_pr: Mapping[int, tuple[LedgerEntry, ...]] = field(default_factory=dict)
     #: ``(upstream sha, where, rule)`` for forksync's own provenance (``Upstream-*`` trailers and
-    #: ``refs/notes/forksync`` decisions) that names no commit of the upstream range — after a
-    #: rewrite of upstream's history such records no longer apply, and callers must say so.
+    #: ``refs/notes/forksync`` decisions) and ``cherry picked from`` lines (rule
+    #: ``cherry-picked-from``) that name no commit of the upstream range nor of the fork — after a
+    #: rewrite of upstream's history such records no longer apply, a ``-x`` line may name a
+    #: commit of another branch; either way they count for nothing, and callers must say so.
     unresolved: tuple[tuple[str, str, str], ...] = ()
 
     def counts(self) -> dict[Disposition, int]:
@@ -180,7 +182,9 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
         pending_decisions: list[tuple[Claim, str]] = []
         for c in cl:
             hits = res.sha(c.ref)
-            if not hits and c.rule.startswith("trailer:Upstream-") and not c.ref.startswith("#"):
+            if not hits and not c.ref.startswith("#") and (
+                    c.rule.startswith("trailer:Upstream-")
+                    or (c.rule == "cherry-picked-from" and not _is_fork_commit(fork_shas, c.ref))):
                 unresolved.append((c.ref, f.sha, c.rule))
             for u in hits:
                 if c.kind == "pick":
@@ -368,6 +372,12 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
             by_pr.setdefault(e.pr, []).append(e)
     return Ledger(entries=tuple(entries), by_sha={e.sha: e for e in entries},
                   by_pr={k: tuple(v) for k, v in by_pr.items()}, unresolved=tuple(unresolved))
+
+
+def _is_fork_commit(fork_shas: list[str], ref: str) -> bool:
+    """Whether ``ref`` (a sha or abbreviation) names one of the fork's own commits (sorted list)."""
+    i = bisect.bisect_left(fork_shas, ref)
+    return i < len(fork_shas) and fork_shas[i].startswith(ref)
 
 
 def _cancelled_reverts(upstream: Sequence[CommitInfo], state: dict[str, tuple], res: _Resolver,

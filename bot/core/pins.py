@@ -13,7 +13,8 @@ Definitions (Meta's fbtriton practice):
   after the previous one (or after the base) and holds fewer than ``min_run`` entries is isolated.
 * **Frontier** = the newest reached, non-isolated entry (None → the merge base).
 * **Contiguous pin** = the newest entry such that it and every older entry are handled
-  (None → the merge base).
+  (None → the merge base); the entry after it, the oldest one not handled, *holds* it
+  (``holder``: its upstream date is when the pin stopped moving).
 * **Days Behind** = (committer time of the upstream tip − committer time of the frontier) / 86400,
   fractional days, UTC; ``contiguous_lag_days`` the same for the contiguous pin.
 * **Backlog** = entries older than the frontier that are not handled (deferred, reverted, pending,
@@ -58,6 +59,11 @@ class Pins:
     not_reached_handled: int = 0     # handled entries past the frontier (isolated picks, NO_OP …)
     isolated: tuple[str, ...] = ()   # shas of reached entries treated as isolated
     total: int = 0
+    #: the oldest entry that is not handled: it holds the contiguous pin (None when every entry
+    #: is handled); ``holder_disposition`` its disposition, ``holder_reason`` the fork's reason
+    holder: Pin | None = None
+    holder_disposition: str = ""
+    holder_reason: str = ""
 
 
 def isolated_entries(entries: tuple[LedgerEntry, ...] | list[LedgerEntry], rules: IsolatedPickRules) -> set[str]:
@@ -96,9 +102,10 @@ def compute_pins(entries, *, base_sha: str | None, base_time: int, upstream_tip_
         if e.disposition in REACHED and e.sha not in iso:
             frontier = e
             break
-    contiguous = None
+    contiguous = holder = None
     for e in entries:
         if e.disposition not in HANDLED:
+            holder = e
             break
         contiguous = e
     tip = entries[-1] if entries else None
@@ -116,4 +123,6 @@ def compute_pins(entries, *, base_sha: str | None, base_time: int, upstream_tip_
         contiguous_lag_days=round((tip_time - c_pin.committer_time) / 86400.0, 4),
         backlog=sum(by_disp.values()), backlog_by_disposition=dict(sorted(by_disp.items())),
         not_reached=len(past), not_reached_handled=sum(1 for e in past if e.disposition in HANDLED),
-        isolated=tuple(e.sha for e in entries if e.sha in iso), total=len(entries))
+        isolated=tuple(e.sha for e in entries if e.sha in iso), total=len(entries),
+        holder=_pin(holder, base_sha, base_time) if holder else None,
+        holder_disposition=holder.disposition.value if holder else "", holder_reason=holder.reason if holder else "")

@@ -219,8 +219,14 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
 def series(cfg: ForksyncConfig, start: str, end: str, step_days: int = 7, store: Store | None = None,
            progress: Progress | None = None) -> list[tuple[str, SyncState]]:
     """``[(date, state)]`` for ``start``, ``start + step`` … ≤ ``end`` (dates YYYY-MM-DD), for plots.
-    Dates before either history begins have no point (there is no state to show)."""
-    d, stop = date.fromisoformat(start), date.fromisoformat(end)
+    Dates before either history begins have no point (there is no state to show). Raises
+    ``ValueError`` for a date that is not YYYY-MM-DD, ``start`` after ``end``, or ``step_days < 1``."""
+    try:
+        d, stop = date.fromisoformat(start), date.fromisoformat(end)
+    except ValueError:
+        raise ValueError(f"series {start} {end}: dates must be YYYY-MM-DD") from None
+    if stop < d:
+        raise ValueError(f"series {start} {end}: START is after END (give the earlier date first)")
     if step_days < 1:
         raise ValueError("--step must be at least 1 day")
     out = []

@@ -119,3 +119,19 @@ def test_missing_objects_are_reported_not_fatal(tmp_path, capsys, monkeypatch):
     assert doc["counts"]["PENDING"] == 2
     rc, _, err = run(capsys, [*argv, "status"])
     assert rc == 0 and "1 commit(s) have missing objects" in err and big[:12] in err
+
+
+def test_series_with_dates_reversed_is_an_error(scn, capsys):
+    rc, out, err = run(capsys, [*scn.argv, "status", "--series", "2026-03-01", "2026-01-05"])
+    assert rc == 2 and out == ""
+    assert "START is after END" in err
+    rc, _, err = run(capsys, [*scn.argv, "status", "--series", "2026-01-05", "March"])
+    assert rc == 2 and "dates must be YYYY-MM-DD" in err
+
+
+def test_status_names_what_holds_the_contiguous_pin(scn, capsys):
+    rc, out, _ = run(capsys, [*scn.argv, "status", "--json"])
+    h = json.loads(out)["contiguous_pin_held_by"]
+    assert (h["sha"], h["index"], h["disposition"], h["date"]) == (scn.u["u9"], 8, "IN_FLIGHT", "2026-01-10T00:00:00Z")
+    rc, out, _ = run(capsys, [*scn.argv, "status"])
+    assert "contiguous pin held by" in out and "IN_FLIGHT since" in out  # rich wraps the rest

@@ -170,3 +170,13 @@ def test_lone_trailing_number_is_a_weak_claim():
     assert (c.ref, c.weak) == ("#88", True)
     [c] = claims("[Cherry-pick] Tune Y (#8975) (#890)", RULES)
     assert (c.ref, c.weak) == ("#8975", False)
+
+
+def test_a_dangling_cherry_picked_from_line_is_reported_like_a_dangling_trailer():
+    up = _up(1, 4000, "Fix X")
+    other = CommitInfo("e" * 40, (), "Local fix", committer_time=9)
+    fx = CommitInfo("a" * 40, (), "Fix X\n\n(cherry picked from commit " + "9" * 40 + ")", committer_time=10)
+    fork_internal = CommitInfo("b" * 40, (), "Local fix again\n\n(cherry picked from commit " + "e" * 12 + ")", committer_time=11)
+    tr = CommitInfo("c" * 40, (), "Fix\n\nUpstream-Commit: " + "8" * 40, committer_time=12)
+    led = build_ledger([up], [other, fx, fork_internal, tr])
+    assert led.unresolved == (("9" * 40, "a" * 40, "cherry-picked-from"), ("8" * 40, "c" * 40, "trailer:Upstream-Commit"))
