@@ -80,7 +80,9 @@ def status_json(state) -> dict:
         "contiguous_lag_days": p.contiguous_lag_days,
         "contiguous_pin_held_by": ({**_pin_json(p.holder), "disposition": p.holder_disposition, "reason": p.holder_reason}
                                    if p.holder else None),
-        "backlog": {"total": p.backlog, "by_disposition": p.backlog_by_disposition},
+        "backlog": {"total": p.backlog, "by_disposition": p.backlog_by_disposition,
+                    "reverted_after_merge": list(p.holes)},
+        "merge_based": p.merge_based,
         "not_reached": {"total": p.not_reached, "handled": p.not_reached_handled},
         "isolated_picks": list(p.isolated),
         "in_flight_branches": [b.name for b in state.in_flight],

@@ -19,6 +19,7 @@ import pygit2
 
 from bot.config.forksync import ForksyncConfig
 from bot.core.ledger import Ledger, build_ledger
+from bot.core.merged import merged_holes, reverted_candidates, syncs_by_merging
 from bot.core.pins import Pins, compute_pins
 from bot.core.provenance import claims
 from bot.git import repo as gitio
@@ -201,8 +202,14 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
                           decisions=decisions, in_flight=in_flight, rules=cfg.provenance,
                           isolated=cfg.isolated_picks)
     base_time = int(repo[base].committer.time) if base else 0
+    merged, holes = None, ()
+    if syncs_by_merging(fork_commits):
+        merged = ancestry
+        cands = reverted_candidates(fork_commits, set(fork_shas) | set(rng))
+        holes = merged_holes(fork_commits, _merged_upstream(repo, base, cands)) if cands and base else ()
     pins = compute_pins(ledger.entries, base_sha=base, base_time=base_time,
-                        upstream_tip_time=int(repo[up_tip].committer.time), rules=cfg.isolated_picks)
+                        upstream_tip_time=int(repo[up_tip].committer.time), rules=cfg.isolated_picks,
+                        merged=merged, holes=holes)
     timings["ledger"] = _time.perf_counter() - t2
     timings["total"] = _time.perf_counter() - t0
     state = SyncState(config=cfg, repo=repo, git_dir=git_dir, fork_repo=fork_repo, upstream_tip=up_tip,
@@ -214,6 +221,22 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
             "recorded_at": int(_time.time()), "as_of": cutoff or 0, "fork_tip": fork_tip,
             "upstream_tip": up_tip, "data": json.dumps(asdict(pins), default=str)})
     return state
+
+
+def _merged_upstream(repo: pygit2.Repository, base: str, wanted: set[str]) -> dict[str, tuple[str, str]]:
+    """``{sha: (subject, message)}`` of upstream's first-parent commits at or before ``base`` that
+    are in ``wanted`` or revert one of them (``This reverts commit <sha>``): what
+    :func:`bot.core.merged.merged_holes` reads. One walk back from ``base``; commits of
+    ``wanted`` that are not on that chain are left out (not merged upstream commits)."""
+    out: dict[str, tuple[str, str]] = {}
+    c = repo[base]
+    while True:
+        sha, msg = str(c.id), c.message
+        if sha in wanted or ("This reverts commit" in msg and any(w in msg for w in wanted)):
+            out[sha] = (msg.split("\n", 1)[0], msg)
+        if not c.parent_ids:
+            return out
+        c = repo[c.parent_ids[0]]
 
 
 def series(cfg: ForksyncConfig, start: str, end: str, step_days: int = 7, store: Store | None = None,

@@ -40,7 +40,8 @@ def test_status_json(scn, capsys):
                                "subject": "Change sixteen (#116)", "index": 15, "is_base": False}
     assert doc["contiguous_pin"]["sha"] == scn.u["u8"] and doc["contiguous_pin"]["date"] == "2026-01-09T00:00:00Z"
     assert doc["days_behind"] == 2.0 and doc["contiguous_lag_days"] == 10.0
-    assert doc["backlog"] == {"total": 4, "by_disposition": {"IN_FLIGHT": 1, "PENDING": 2, "REVERTED": 1}}
+    assert doc["backlog"] == {"total": 4, "by_disposition": {"IN_FLIGHT": 1, "PENDING": 2, "REVERTED": 1},
+                              "reverted_after_merge": []} and doc["merge_based"] is False
     assert doc["not_reached"] == {"total": 2, "handled": 1}
     assert doc["isolated_picks"] == [scn.u["u18"]]
     assert doc["merge_base"]["sha"] == scn.base and doc["missing_objects"] == {}
