@@ -7,7 +7,9 @@ they are tried (each configurable in :class:`bot.config.forksync.ProvenanceRules
 1. forksync trailers — ``Upstream-Commit: <sha>`` (pick), ``Upstream-Deferred:`` /
    ``Upstream-Skipped:`` / ``Upstream-Wont-Port:`` / ``Upstream-Reverted: <sha> <reason>``
    (decisions), ``Upstream-Urgent: <reason>`` (the commit's picks are isolated).
-2. ``(cherry picked from commit <sha>)`` (``git cherry-pick -x``).
+2. ``(cherry picked from commit <sha>)`` (``git cherry-pick -x``); prose that names the sha it
+   took: "Sync upstream commit 5900ea6b2 by …" (sync/port/apply/backport/cherry-pick, real case:
+   the Triton fork's #2982), rule ``upstream-commit-prose``.
 3. user trailer regexes (``TrailerRule``: group ``sha``, meaning picked/reverted/deferred/…).
 4. upstream PR citations (``#N`` per ``pr_citation_pattern``):
 
@@ -82,6 +84,8 @@ _FS_KIND = {"commit": "pick", "deferred": "defer", "skipped": "skip", "wont-port
 _CONFLICT = re.compile(r"^Forksync-Conflict:[ \t]*[0-9a-fA-F]{7,40}\b", re.MULTILINE | re.IGNORECASE)
 _URGENT = re.compile(r"^Upstream-Urgent:[ \t]*(.*)$", re.MULTILINE | re.IGNORECASE)
 _CHERRY = re.compile(r"^\(cherry picked from commit ([0-9a-f]{7,40})\)\s*$", re.MULTILINE)
+_PROSE_SHA = re.compile(r"(?im)^(?![ \t]*>).*?\b(?:sync|port|apply|backport|cherry-pick)(?:s|ed)?\s+upstream\s+commit\s+"
+                        r"([0-9a-f]{7,40})\b")
 _MEANING_KIND = {"picked": "pick", "reverted": "revert", "deferred": "defer", "skipped": "skip",
                  "wont-port": "wont-port"}
 _URL_PR = re.compile(r"github\.com/[\w.-]+/[\w.-]+/pull/(\d+)")
@@ -184,6 +188,9 @@ def _claims(message: str, rules: ProvenanceRules) -> list[Claim]:
     if rules.cherry_picked_from:
         for m in _CHERRY.finditer(message):
             out.append(Claim("pick", m.group(1), "cherry-picked-from"))
+        # prose that says a commit took an upstream change by sha: "Sync upstream commit 5900ea6b2 by …"
+        for m in _PROSE_SHA.finditer(message):
+            out.append(Claim("pick", m.group(1).lower(), "upstream-commit-prose", m.group(0)[:200]))
     for tr in rules.trailers:
         for m in _rx(tr.pattern, re.MULTILINE).finditer(message):
             reason = m.groupdict().get("reason") or ""

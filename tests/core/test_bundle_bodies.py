@@ -180,3 +180,14 @@ def test_a_dangling_cherry_picked_from_line_is_reported_like_a_dangling_trailer(
     tr = CommitInfo("c" * 40, (), "Fix\n\nUpstream-Commit: " + "8" * 40, committer_time=12)
     led = build_ledger([up], [other, fx, fork_internal, tr])
     assert led.unresolved == (("9" * 40, "a" * 40, "cherry-picked-from"), ("8" * 40, "c" * 40, "trailer:Upstream-Commit"))
+
+
+@pytest.mark.parametrize("msg, refs", [
+    ("[CI] Fix pre-commit and wheel builds (#2982)\n\nSummary:\n- Sync upstream commit 5900ea6b2 by dropping the wheel.\n",
+     [("pick", "5900ea6b2", "upstream-commit-prose")]),
+    ("Port upstream commit ABCDEF1234 to the XPU backend", [("pick", "abcdef1234", "upstream-commit-prose")]),
+    ("Fix X\n\n> Sync upstream commit 5900ea6b2 (quoted)\n", []),
+    ("Fix X\n\nThe upstream commit 5900ea6b2 broke this.\n", []),
+])
+def test_prose_naming_the_upstream_sha_it_took(msg, refs):
+    assert [(c.kind, c.ref, c.rule) for c in claims(msg, RULES) if c.rule != "pr-citation"] == refs
