@@ -3,6 +3,8 @@ fork, shortened), and reverts named by Phabricator ids (tables of messages and e
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.config.forksync import ProvenanceRules
 from bot.core.ledger import build_ledger
@@ -191,3 +193,52 @@ def test_a_dangling_cherry_picked_from_line_is_reported_like_a_dangling_trailer(
 ])
 def test_prose_naming_the_upstream_sha_it_took(msg, refs):
     assert [(c.kind, c.ref, c.rule) for c in claims(msg, RULES) if c.rule != "pr-citation"] == refs
+
+
+# ---- properties ----------------------------------------------------------------------------------
+
+_SECTIONS = {"pick": "Reactor-Bundle (applied, {n} with code):", "no-op": "Pin-advance only (no beta code):",
+             "skip": "Inapplicable (beta lacks fpsan; pin-advance):", "defer": "Deferred ({n}):",
+             "wont-port": "Won't-port ({n}):"}
+_ITEMS = {"no-op": "NO-OP (not adopted)", "pick": "ADOPTED", "wont-port": "declined; reconcile later",
+          "defer": "deferred until the owner lands it", "skip": "inapplicable to beta"}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(sorted(_SECTIONS)), min_size=1, max_size=12), st.data())
+def test_every_member_gets_what_its_section_or_item_says(kinds, data):
+    """A bundle whose subject lists every member, and whose body says per section (heading lines)
+    or per item (a ' — ANNOTATION' after the member) what became of each: each member's claim is
+    exactly what the body says, and never also a pick when the body says otherwise."""
+    prs = [9000 + 7 * i for i in range(len(kinds))]
+    by_item = data.draw(st.lists(st.booleans(), min_size=len(kinds), max_size=len(kinds)))
+    subject = "[beta] [Cherry-pick][BUNDLE] Cherry-pick upstream commits (" + ", ".join(f"#{p}" for p in prs) + ") (#1872)"
+    body = ["Summary:", ""]
+    items = [f"- [{i}] abcdef0{i} PR #{p} 'Upstream title' — {_ITEMS[k]}" for i, (p, k, b) in
+             enumerate(zip(prs, kinds, by_item)) if b]
+    if items:
+        body += ["Reactor-Bundle:", *items, ""]
+    for k in sorted(_SECTIONS):
+        members = [p for p, kk, b in zip(prs, kinds, by_item) if kk == k and not b]
+        if members:
+            body += [_SECTIONS[k].format(n=len(members)) + " " + ", ".join(f"#{p}" for p in members) + ".", ""]
+    got = {}
+    for c in claims(subject + "\n\n" + "\n".join(body), RULES):
+        got.setdefault(int(c.ref[1:]), []).append(c.kind)
+    assert got == {p: [k] for p, k in zip(prs, kinds)}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz ", min_size=1, max_size=30),
+       st.sampled_from(["", "Sync upstream: ", "[forksync] bundle: ", "[Cherry-pick] ", "Backport "]),
+       st.integers(100, 99999))
+def test_a_fork_pr_number_never_claims_an_unrelated_upstream_commit(title, lead, n):
+    """Whatever the fork subject says, its squash-merge number equal to an upstream PR claims that
+    upstream commit only when the upstream subject is in it (paths and patch differ here)."""
+    up = CommitInfo("1" * 40, ("0" * 40,), f"Refactor zeta (#{n})", committer_time=1, files=(FileChange("lib/zeta.cpp"),),
+                    pr=n, patch_id="a" * 40)
+    f = CommitInfo("2" * 40, (), f"{lead}{title} (#{n})", committer_time=2, files=(FileChange("lib/other.cpp"),),
+                   patch_id="b" * 40)
+    [e] = build_ledger([up], [f]).entries
+    want = Disposition.PICKED if "refactor zeta" in f.subject.lower() else Disposition.PENDING
+    assert e.disposition is want
