@@ -114,10 +114,10 @@ def warn_unresolved(state) -> None:
     xs = [u for u in state.ledger.unresolved if u[2] == "cherry-picked-from"]
     if xs:
         first = ", ".join(f"{u[:12]} (in {w[:12]})" for u, w, _ in xs[:3])
-        print(f"forksync: warning: {len(xs)} `cherry picked from commit` line(s) name commits that are not upstream "
-              f"commits of the range: {first}{' …' if len(xs) > 3 else ''}. They count as no pick (a pick from "
-              "another branch, or an upstream commit outside the first-parent range or rewritten); record the "
-              "upstream commit with `Upstream-Commit: <sha>` if it was one.", file=sys.stderr)
+        print(f"forksync: warning: {len(xs)} `cherry picked from commit` line(s) name no upstream commit: "
+              f"{first}{' …' if len(xs) > 3 else ''}. They count as no pick (a pick from another branch, or from "
+              "an upstream history that was rewritten); record the upstream commit with `Upstream-Commit: <sha>` "
+              "if it was one.", file=sys.stderr)
     un = [u for u in state.ledger.unresolved if u[2] != "cherry-picked-from"]
     if un:
         first = ", ".join(f"{u[:12]} ({r} in {w[:12] if len(w) == 40 else w})" for u, w, r in un[:3])
@@ -151,14 +151,18 @@ def cmd_status(args) -> int:
     t.add_row("upstream commits in range", str(doc["commits_in_range"]))
     for name, key in (("frontier", "frontier"), ("contiguous pin", "contiguous_pin")):
         pn = doc[key]
-        t.add_row(name, f"{(pn['sha'] or '-')[:12]}  {_pr(pn['pr'])}  {pn['date']}" + ("  (merge base)" if pn["is_base"] else ""))
+        how = "  (merged: the fork syncs by merging upstream)" if key == "frontier" and doc["merge_based"] else ""
+        t.add_row(name, f"{(pn['sha'] or '-')[:12]}  {_pr(pn['pr'])}  {pn['date']}" + ("  (merge base)" if pn["is_base"] else "")
+                  + how)
     t.add_row("Days Behind Upstream", f"{doc['days_behind']:.2f}  (contiguous pin lag {doc['contiguous_lag_days']:.2f})")
     h = doc["contiguous_pin_held_by"]
     if h:
         t.add_row("contiguous pin held by", f"{h['sha'][:12]}  {_pr(h['pr'])}  {h['disposition']} since {h['date']}: "
                                             f"{h['subject'][:70]}" + (f" — {h['reason'][:80]}" if h["reason"] else ""))
     bl = doc["backlog"]
-    t.add_row("Backlog Commits", f"{bl['total']}  " + ", ".join(f"{k} {v}" for k, v in bl["by_disposition"].items()))
+    t.add_row("Backlog Commits", f"{bl['total']}  " + ", ".join(f"{k} {v}" for k, v in bl["by_disposition"].items())
+              + (f"  ({len(bl['reverted_after_merge'])} merged, then reverted by the fork)"
+                 if bl["reverted_after_merge"] else ""))
     t.add_row("not yet reached", f"{doc['not_reached']['total']}  ({doc['not_reached']['handled']} handled, "
                                  f"{len(doc['isolated_picks'])} isolated picks)")
     con.print(t)

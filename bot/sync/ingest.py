@@ -7,6 +7,7 @@ pass; the store is a cache and a history (table ``pin_history``), always rebuild
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 import time as _time
@@ -201,6 +202,7 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     ledger = build_ledger(list(upstream.values()), fork_commits, upstream_in_fork_ancestry=ancestry,
                           decisions=decisions, in_flight=in_flight, rules=cfg.provenance,
                           isolated=cfg.isolated_picks)
+    ledger = _drop_upstream_x_lines(repo, up_tip, ledger)
     base_time = int(repo[base].committer.time) if base else 0
     merged, holes = None, ()
     if syncs_by_merging(fork_commits):
@@ -221,6 +223,23 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
             "recorded_at": int(_time.time()), "as_of": cutoff or 0, "fork_tip": fork_tip,
             "upstream_tip": up_tip, "data": json.dumps(asdict(pins), default=str)})
     return state
+
+
+def _drop_upstream_x_lines(repo: pygit2.Repository, up_tip: str, ledger: Ledger) -> Ledger:
+    """Keep in ``ledger.unresolved`` only the ``cherry picked from`` lines that name no upstream
+    commit at all: one naming an upstream commit before the range (a pick of an older commit, or
+    of one a later merge brought in) is not dangling."""
+    keep = []
+    for ref, where, rule in ledger.unresolved:
+        if rule == "cherry-picked-from":
+            try:
+                oid = repo.revparse_single(ref).id
+                if oid == repo[up_tip].id or repo.descendant_of(up_tip, oid):
+                    continue
+            except (KeyError, ValueError, pygit2.GitError):
+                pass
+        keep.append((ref, where, rule))
+    return ledger if len(keep) == len(ledger.unresolved) else dataclasses.replace(ledger, unresolved=tuple(keep))
 
 
 def _merged_upstream(repo: pygit2.Repository, base: str, wanted: set[str]) -> dict[str, tuple[str, str]]:

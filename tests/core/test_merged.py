@@ -130,3 +130,7 @@ def test_a_fork_that_merges_upstream_on_real_repositories(tmp_path):
     st2 = load_state(cfg, store=Store())
     assert st2.pins.merge_based and st2.pins.days_behind == 0.0
     assert st2.pins.holes == () and st2.pins.backlog == 0 and st2.pins.isolated == ()
+    # u4's "-x" line now names an upstream commit before the range: not dangling; a made-up one is
+    assert st2.ledger.unresolved == ()
+    fork.commit("Local pick\n\n(cherry picked from commit " + "7" * 40 + ")", {"g.txt": "g\n"}, when=T0 + 10 * DAY)
+    assert load_state(cfg, store=Store()).ledger.unresolved == (("7" * 40, fork.head(), "cherry-picked-from"),)
