@@ -78,7 +78,11 @@ def status_json(state) -> dict:
         "contiguous_pin": _pin_json(p.contiguous),
         "days_behind": p.days_behind,
         "contiguous_lag_days": p.contiguous_lag_days,
-        "backlog": {"total": p.backlog, "by_disposition": p.backlog_by_disposition},
+        "contiguous_pin_held_by": ({**_pin_json(p.holder), "disposition": p.holder_disposition, "reason": p.holder_reason}
+                                   if p.holder else None),
+        "backlog": {"total": p.backlog, "by_disposition": p.backlog_by_disposition,
+                    "reverted_after_merge": list(p.holes)},
+        "merge_based": p.merge_based,
         "not_reached": {"total": p.not_reached, "handled": p.not_reached_handled},
         "isolated_picks": list(p.isolated),
         "in_flight_branches": [b.name for b in state.in_flight],
@@ -107,7 +111,14 @@ def warn_missing(state) -> None:
 def warn_unresolved(state) -> None:
     """forksync's own records that name upstream commits outside the range: most often upstream's
     history was rewritten (force-push), and the decisions they carry no longer apply."""
-    un = state.ledger.unresolved
+    xs = [u for u in state.ledger.unresolved if u[2] == "cherry-picked-from"]
+    if xs:
+        first = ", ".join(f"{u[:12]} (in {w[:12]})" for u, w, _ in xs[:3])
+        print(f"forksync: warning: {len(xs)} `cherry picked from commit` line(s) name no upstream commit: "
+              f"{first}{' …' if len(xs) > 3 else ''}. They count as no pick (a pick from another branch, or from "
+              "an upstream history that was rewritten); record the upstream commit with `Upstream-Commit: <sha>` "
+              "if it was one.", file=sys.stderr)
+    un = [u for u in state.ledger.unresolved if u[2] != "cherry-picked-from"]
     if un:
         first = ", ".join(f"{u[:12]} ({r} in {w[:12] if len(w) == 40 else w})" for u, w, r in un[:3])
         print(f"forksync: warning: {len(un)} forksync record(s) name upstream commits that are not in the upstream "
@@ -140,10 +151,18 @@ def cmd_status(args) -> int:
     t.add_row("upstream commits in range", str(doc["commits_in_range"]))
     for name, key in (("frontier", "frontier"), ("contiguous pin", "contiguous_pin")):
         pn = doc[key]
-        t.add_row(name, f"{(pn['sha'] or '-')[:12]}  {_pr(pn['pr'])}  {pn['date']}" + ("  (merge base)" if pn["is_base"] else ""))
+        how = "  (merged: the fork syncs by merging upstream)" if key == "frontier" and doc["merge_based"] else ""
+        t.add_row(name, f"{(pn['sha'] or '-')[:12]}  {_pr(pn['pr'])}  {pn['date']}" + ("  (merge base)" if pn["is_base"] else "")
+                  + how)
     t.add_row("Days Behind Upstream", f"{doc['days_behind']:.2f}  (contiguous pin lag {doc['contiguous_lag_days']:.2f})")
+    h = doc["contiguous_pin_held_by"]
+    if h:
+        t.add_row("contiguous pin held by", f"{h['sha'][:12]}  {_pr(h['pr'])}  {h['disposition']} since {h['date']}: "
+                                            f"{h['subject'][:70]}" + (f" — {h['reason'][:80]}" if h["reason"] else ""))
     bl = doc["backlog"]
-    t.add_row("Backlog Commits", f"{bl['total']}  " + ", ".join(f"{k} {v}" for k, v in bl["by_disposition"].items()))
+    t.add_row("Backlog Commits", f"{bl['total']}  " + ", ".join(f"{k} {v}" for k, v in bl["by_disposition"].items())
+              + (f"  ({len(bl['reverted_after_merge'])} merged, then reverted by the fork)"
+                 if bl["reverted_after_merge"] else ""))
     t.add_row("not yet reached", f"{doc['not_reached']['total']}  ({doc['not_reached']['handled']} handled, "
                                  f"{len(doc['isolated_picks'])} isolated picks)")
     con.print(t)

@@ -2,7 +2,8 @@
 
 Owns provenance (trailers, citations, patch-ids → claims), the ledger (one disposition per
 upstream commit, with its evidence), pins (frontier, contiguous pin, Days Behind Upstream,
-Backlog Commits), the ``/forksync`` command parser, and the conflict-marker rule with the
+Backlog Commits), what a fork that syncs by merging upstream holds (:mod:`bot.core.merged`),
+the ``/forksync`` command parser, and the conflict-marker rule with the
 ``Forksync-Conflict:`` trailer (:mod:`bot.core.markers`). Pure functions over plain data, tested
 with tables; no git, SQLite, network or templates.
 

@@ -42,15 +42,26 @@ from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
 from bot.config.forksync import IsolatedPickRules, ProvenanceRules
-from bot.core.provenance import Claim, claims, is_conflict_commit, is_urgent, normalize_subject, reverted_targets
+from bot.core.provenance import (
+    Claim,
+    claims,
+    differential_id,
+    is_conflict_commit,
+    is_urgent,
+    mentioned_diffs,
+    normalize_subject,
+    reverted_diffs,
+    reverted_targets,
+)
 from bot.model import CommitInfo, Decision, Disposition, Evidence, InFlightBranch, LedgerEntry
 
 _DECISION_KIND = {"defer": Disposition.DEFERRED_BLOCKED, "skip": Disposition.SKIP_FOR_CURRENT_BASE,
-                  "wont-port": Disposition.WONT_PORT}
+                  "wont-port": Disposition.WONT_PORT, "no-op": Disposition.NO_OP}
 _DISP_KIND = {v: k for k, v in _DECISION_KIND.items()}
 _UP_REVERT = re.compile(r"^This reverts commit ([0-9a-f]{7,40})", re.MULTILINE)
 _UP_REVERTS_PR = re.compile(r"^Reverts [\w.-]+/[\w.-]+#(\d+)", re.MULTILINE)
 _UP_REVERT_SUBJ = re.compile(r'^Revert "(.*)"(?:\s*\(#\d+\))?\s*$')
+_UP_RELAND_SUBJ = re.compile(r'^(?:Reapply|Reland|\[Reland\])\s*"(.*)"\s*$', re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -65,8 +76,10 @@ class Ledger:
     by_sha: Mapping[str, LedgerEntry] = field(default_factory=dict)
     by_pr: Mapping[int, tuple[LedgerEntry, ...]] = field(default_factory=dict)
     #: ``(upstream sha, where, rule)`` for forksync's own provenance (``Upstream-*`` trailers and
-    #: ``refs/notes/forksync`` decisions) that names no commit of the upstream range — after a
-    #: rewrite of upstream's history such records no longer apply, and callers must say so.
+    #: ``refs/notes/forksync`` decisions) and ``cherry picked from`` lines (rule
+    #: ``cherry-picked-from``) that name no commit of the upstream range nor of the fork — after a
+    #: rewrite of upstream's history such records no longer apply, a ``-x`` line may name a
+    #: commit of another branch; either way they count for nothing, and callers must say so.
     unresolved: tuple[tuple[str, str, str], ...] = ()
 
     def counts(self) -> dict[Disposition, int]:
@@ -138,6 +151,7 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
     unresolved: list[tuple[str, str, str]] = []
     events: dict[str, list[_Event]] = {c.sha: [] for c in upstream}
     up_subject = {c.sha: normalize_subject(c.subject) for c in upstream}
+    upstream_of = {c.sha: c for c in upstream}
 
     def add(u: str, ev: _Event):
         events[u].append(ev)
@@ -160,7 +174,7 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
         sha_picks = any(c.kind == "pick" and c.rule != "pr-citation" for c in cl)
         if sha_picks:
             sha_picked.add(f.sha)
-        elif rules.reverts and reverted_targets(msg)[1]:
+        elif rules.reverts and (reverted_targets(msg)[1] or reverted_diffs(msg)):
             # a back-out quotes the subject it backs out: its citations are not picks
             cl = [c for c in cl if not (c.kind == "pick" and c.rule == "pr-citation")]
         fsubj = f.subject.lower()
@@ -168,11 +182,13 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
         pending_decisions: list[tuple[Claim, str]] = []
         for c in cl:
             hits = res.sha(c.ref)
-            if not hits and c.rule.startswith("trailer:Upstream-") and not c.ref.startswith("#"):
+            if not hits and not c.ref.startswith("#") and (
+                    c.rule.startswith("trailer:Upstream-")
+                    or (c.rule == "cherry-picked-from" and not _is_fork_commit(fork_shas, c.ref))):
                 unresolved.append((c.ref, f.sha, c.rule))
             for u in hits:
                 if c.kind == "pick":
-                    if c.weak and not (up_subject[u] and up_subject[u] in fsubj):
+                    if c.weak and not _confirms(upstream_of[u], f, up_subject[u], fsubj):
                         continue
                     if u not in picks:
                         picks.append(u)
@@ -197,6 +213,7 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
         fork_by_pid: dict[str, list[int]] = {}
         for i, f in enumerate(fork):
             if f.patch_id and f.sha not in effect and not any(reverted_targets(f.message)) \
+                    and not reverted_diffs(f.message) \
                     and not is_conflict_commit(f.message):
                 fork_by_pid.setdefault(f.patch_id, []).append(i)
         for c in upstream:
@@ -209,6 +226,12 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
     # fork reverts / back-outs (and reverts of those): inverse of the reverted commit's effect
     if rules.reverts:
         seq_of = {f.sha: i for i, f in enumerate(fork)}
+        by_diff: dict[str, str] = {}       # Phabricator id -> the fork commit that landed as it
+        reverters_of: dict[str, list[str]] = {}   # Phabricator id -> fork commits that revert it
+        for f in fork:
+            d = differential_id(f.message)
+            if d:
+                by_diff.setdefault(d, f.sha)
         picks_of: dict[str, list[str]] = {}
         for fsha, (k, ups) in effect.items():
             if k == "pick":
@@ -219,11 +242,21 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
         for seq, f in enumerate(fork):
             if is_conflict_commit(f.message):
                 continue        # an unresolved pick (markers): it backs nothing out
+            diffs = reverted_diffs(f.message)
             if f.sha in sha_picked or (effect.get(f.sha, ("", ()))[0] == "pick"
-                                       and not reverted_targets(f.message)[1]):
+                                       and not reverted_targets(f.message)[1] and not diffs):
                 continue        # a pick: its "This reverts commit" lines are the upstream's own text
             shas, subjects = reverted_targets(f.message)
-            targets: list[str] = []
+            targets: list[str] = [by_diff[d] for d in diffs if d in by_diff and seq_of[by_diff[d]] < seq]
+            if diffs and not targets:
+                # "Revert D92486154 (#869)": an id no fork commit landed as (a back-out's own diff);
+                # the body names the original ("Originally D92336232 …"), whose back-out it reverts
+                for d in mentioned_diffs(f.message):
+                    targets += [r for r in reverters_of.get(d, ()) if seq_of[r] < seq]
+            for d in diffs:
+                reverters_of.setdefault(d, []).append(f.sha)
+            if targets:
+                subjects = []   # the id names the reverted commit exactly; its quoted subject adds nothing
             for s in shas:
                 i = bisect.bisect_left(fork_shas, s)
                 if i < len(fork_shas) and fork_shas[i].startswith(s):
@@ -319,6 +352,8 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
                 state[c.sha] = (Disposition.NO_OP, None, "reverts an upstream commit not in the fork", False,
                                 state[c.sha][4] + (ev_x,))
 
+    _cancelled_reverts(upstream, state, res, up_subject)
+
     for i, c in enumerate(upstream):
         disp, fc, reason, iso, evid = state[c.sha]
         if disp is None:
@@ -337,6 +372,62 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
             by_pr.setdefault(e.pr, []).append(e)
     return Ledger(entries=tuple(entries), by_sha={e.sha: e for e in entries},
                   by_pr={k: tuple(v) for k, v in by_pr.items()}, unresolved=tuple(unresolved))
+
+
+def _is_fork_commit(fork_shas: list[str], ref: str) -> bool:
+    """Whether ``ref`` (a sha or abbreviation) names one of the fork's own commits (sorted list)."""
+    i = bisect.bisect_left(fork_shas, ref)
+    return i < len(fork_shas) and fork_shas[i].startswith(ref)
+
+
+def _cancelled_reverts(upstream: Sequence[CommitInfo], state: dict[str, tuple], res: _Resolver,
+                       up_subject: Mapping[str, str]) -> None:
+    """An upstream revert the fork never took, of a commit the fork kept, which upstream itself
+    re-landed and the fork picked, is NO_OP: the revert and the reland cancel out in the fork's
+    state. Real case: upstream #8029 reverts #7918 (picked by the fork), #8129 'Reapply "… (#7918)"
+    (#8029)' is picked; #8029 is nothing to apply. Updates ``state`` in place."""
+    earlier: dict[str, str] = {}
+    reverts_of: dict[str, list[str]] = {}
+    relands: dict[str, list[str]] = {}          # re-landed commit -> the upstream relands
+    for c in upstream:
+        t = [x for m in _UP_REVERT.finditer(c.message) for x in res.sha(m.group(1))]
+        t += [x for m in _UP_REVERTS_PR.finditer(c.message) for x in res.sha(f"#{m.group(1)}")]
+        m = _UP_REVERT_SUBJ.match(c.subject)
+        if m and normalize_subject(m.group(1)) in earlier:
+            t.append(earlier[normalize_subject(m.group(1))])
+        reverts_of[c.sha] = [x for x in t if x != c.sha]
+        m = _UP_RELAND_SUBJ.match(re.sub(r"(\s*\(#\d+\))+\s*$", "", c.subject))
+        if m and normalize_subject(m.group(1)) in earlier:
+            relands.setdefault(earlier[normalize_subject(m.group(1))], []).append(c.sha)
+        earlier[up_subject[c.sha]] = c.sha
+    index = {c.sha: i for i, c in enumerate(upstream)}
+    for c in upstream:
+        if state[c.sha][0] is not None:
+            continue
+        for x in reverts_of[c.sha]:
+            if state[x][0] is not Disposition.PICKED:
+                continue
+            later = [r for r in relands.get(x, []) + [r for r, t in reverts_of.items() if c.sha in t]
+                     if index[r] > index[c.sha] and state[r][0] is Disposition.PICKED]
+            if later:
+                r = later[0]
+                ev = Evidence("revert-pair", None, f"reverts {x[:12]}, which the fork kept; upstream re-landed it in "
+                                                   f"{r[:12]}, picked by {(state[r][1] or '')[:12]}")
+                state[c.sha] = (Disposition.NO_OP, None, "an upstream revert cancelled by its reland, both in the fork",
+                                False, state[c.sha][4] + (ev,))
+                break
+
+
+def _confirms(u: CommitInfo, f: CommitInfo, u_subject: str, f_subject: str) -> bool:
+    """Whether a weak citation of upstream ``u`` by fork commit ``f`` is confirmed: the upstream
+    subject appears in the fork subject, or the fork commit carries the same patch (patch-id), or
+    it changes exactly the upstream commit's paths. A squash-merged fork PR ("Sync upstream
+    (#88)") whose number happens to be an upstream PR's confirms none of these."""
+    if u_subject and u_subject in f_subject:
+        return True
+    if u.patch_id and u.patch_id == f.patch_id:
+        return True
+    return bool(u.files) and {x.path for x in u.files} == {x.path for x in f.files}
 
 
 def _detail(c: Claim, f: CommitInfo) -> str:

@@ -13,11 +13,18 @@ Definitions (Meta's fbtriton practice):
   after the previous one (or after the base) and holds fewer than ``min_run`` entries is isolated.
 * **Frontier** = the newest reached, non-isolated entry (None → the merge base).
 * **Contiguous pin** = the newest entry such that it and every older entry are handled
-  (None → the merge base).
+  (None → the merge base); the entry after it, the oldest one not handled, *holds* it
+  (``holder``: its upstream date is when the pin stopped moving).
 * **Days Behind** = (committer time of the upstream tip − committer time of the frontier) / 86400,
   fractional days, UTC; ``contiguous_lag_days`` the same for the contiguous pin.
 * **Backlog** = entries older than the frontier that are not handled (deferred, reverted, pending,
   in flight), with counts per disposition; **not reached** = entries newer than the frontier.
+
+For a fork that syncs by **merging** upstream (:mod:`bot.core.merged`) the frontier is the newest
+upstream commit the fork contains by ancestry (None → the merge base); a cherry-pick of a newer
+upstream commit is an isolated pick (it neither moves the frontier nor becomes a hole once a merge
+reaches it); and the Backlog also counts the merged upstream commits the fork reverted and has not
+got back (``holes``, as REVERTED). No trailer is needed for any of this.
 """
 from __future__ import annotations
 
@@ -58,6 +65,15 @@ class Pins:
     not_reached_handled: int = 0     # handled entries past the frontier (isolated picks, NO_OP …)
     isolated: tuple[str, ...] = ()   # shas of reached entries treated as isolated
     total: int = 0
+    #: the oldest entry that is not handled: it holds the contiguous pin (None when every entry
+    #: is handled); ``holder_disposition`` its disposition, ``holder_reason`` the fork's reason
+    holder: Pin | None = None
+    holder_disposition: str = ""
+    holder_reason: str = ""
+    #: the fork syncs by merging: the frontier is what it contains by ancestry
+    merge_based: bool = False
+    #: merged upstream commits before the range that the fork reverted (counted in the Backlog)
+    holes: tuple[str, ...] = ()
 
 
 def isolated_entries(entries: tuple[LedgerEntry, ...] | list[LedgerEntry], rules: IsolatedPickRules) -> set[str]:
@@ -86,19 +102,32 @@ def _pin(e: LedgerEntry | None, base_sha: str | None, base_time: int) -> Pin:
 
 
 def compute_pins(entries, *, base_sha: str | None, base_time: int, upstream_tip_time: int | None = None,
-                 rules: IsolatedPickRules = IsolatedPickRules()) -> Pins:
+                 rules: IsolatedPickRules = IsolatedPickRules(), merged: frozenset[str] | set[str] | None = None,
+                 holes: tuple[str, ...] = ()) -> Pins:
     """Pins of a ledger's entries (upstream order). ``base_*``: the merge base (or ``since``).
-    ``upstream_tip_time`` defaults to the newest entry's committer time (or the base's)."""
+    ``upstream_tip_time`` defaults to the newest entry's committer time (or the base's).
+
+    ``merged``: for a fork that syncs by merging (:func:`bot.core.merged.syncs_by_merging`), the
+    shas of the range it contains by ancestry; then the frontier is the newest of them (None →
+    the merge base) and every other reached entry past it is an isolated pick. ``holes``: merged
+    upstream commits before the range that the fork reverted and has not got back
+    (:func:`bot.core.merged.merged_holes`); each counts in the Backlog as REVERTED."""
     entries = list(entries)
-    iso = isolated_entries(entries, rules)
     frontier = None
-    for e in reversed(entries):
-        if e.disposition in REACHED and e.sha not in iso:
-            frontier = e
-            break
-    contiguous = None
+    if merged is None:
+        iso = isolated_entries(entries, rules)
+        for e in reversed(entries):
+            if e.disposition in REACHED and e.sha not in iso:
+                frontier = e
+                break
+    else:
+        frontier = next((e for e in reversed(entries) if e.sha in merged), None)
+        f_at = frontier.index if frontier else -1
+        iso = {e.sha for e in entries[f_at + 1:] if e.disposition in REACHED}
+    contiguous = holder = None
     for e in entries:
         if e.disposition not in HANDLED:
+            holder = e
             break
         contiguous = e
     tip = entries[-1] if entries else None
@@ -109,6 +138,8 @@ def compute_pins(entries, *, base_sha: str | None, base_time: int, upstream_tip_
     for e in entries[:max(f_idx, 0)]:
         if e.disposition not in HANDLED:
             by_disp[e.disposition.value] = by_disp.get(e.disposition.value, 0) + 1
+    if holes:
+        by_disp[Disposition.REVERTED.value] = by_disp.get(Disposition.REVERTED.value, 0) + len(holes)
     past = entries[f_idx + 1:]
     return Pins(
         frontier=f_pin, contiguous=c_pin, upstream_tip=_pin(tip, base_sha, base_time),
@@ -116,4 +147,7 @@ def compute_pins(entries, *, base_sha: str | None, base_time: int, upstream_tip_
         contiguous_lag_days=round((tip_time - c_pin.committer_time) / 86400.0, 4),
         backlog=sum(by_disp.values()), backlog_by_disposition=dict(sorted(by_disp.items())),
         not_reached=len(past), not_reached_handled=sum(1 for e in past if e.disposition in HANDLED),
-        isolated=tuple(e.sha for e in entries if e.sha in iso), total=len(entries))
+        isolated=tuple(e.sha for e in entries if e.sha in iso), total=len(entries),
+        holder=_pin(holder, base_sha, base_time) if holder else None,
+        holder_disposition=holder.disposition.value if holder else "", holder_reason=holder.reason if holder else "",
+        merge_based=merged is not None, holes=tuple(holes))

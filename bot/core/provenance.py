@@ -7,7 +7,9 @@ they are tried (each configurable in :class:`bot.config.forksync.ProvenanceRules
 1. forksync trailers — ``Upstream-Commit: <sha>`` (pick), ``Upstream-Deferred:`` /
    ``Upstream-Skipped:`` / ``Upstream-Wont-Port:`` / ``Upstream-Reverted: <sha> <reason>``
    (decisions), ``Upstream-Urgent: <reason>`` (the commit's picks are isolated).
-2. ``(cherry picked from commit <sha>)`` (``git cherry-pick -x``).
+2. ``(cherry picked from commit <sha>)`` (``git cherry-pick -x``); prose that names the sha it
+   took: "Sync upstream commit 5900ea6b2 by …" (sync/port/apply/backport/cherry-pick, real case:
+   the Triton fork's #2982), rule ``upstream-commit-prose``.
 3. user trailer regexes (``TrailerRule``: group ``sha``, meaning picked/reverted/deferred/…).
 4. upstream PR citations (``#N`` per ``pr_citation_pattern``):
 
@@ -21,7 +23,20 @@ they are tried (each configurable in :class:`bot.config.forksync.ProvenanceRules
      or ``Reactor-Bundle (applied …):`` makes its cited PRs picks (when the subject has a pick
      marker), and lines starting ``...`` continue a subject cut with ``...``; a heading such as
      ``Deferred (8):``, ``Won't-port (1):`` or ``Skipped:`` makes them decisions with the line as
-     reason. Prose elsewhere, and quoted upstream messages (lines starting ``>``), are ignored.
+     reason. Markdown headings (``### Still deferred``) and bold lead-ins count as headings.
+     A heading such as ``Pin-advance only (no beta code):`` or ``Dependents already satisfied``
+     makes its PRs ``no-op``; ``Inapplicable (…):`` makes them ``skip``. A list item's own
+     annotation after its dash separator (``— NO-OP (not adopted)``, ``— declined; …``,
+     ``— ADOPTED``) overrides its section. A body decision about a PR of the subject's list
+     replaces that PR's subject pick: the subject lists every member, the body says what became
+     of each. The prose sentence "Built on the earlier 3-pick bundle (#a, #b, #c)" makes those
+     picks. Prose elsewhere, and quoted upstream messages (lines starting ``>``), are ignored.
+   * PR numbers nested in a quoted upstream title are that title's references: in
+     ``'Reapply "X (#7918)" (#8029) (#8129)'`` only #8129 counts. A line of ``;``-separated
+     items that open with their PR claims only those opening numbers.
+   * a subject whose only citation is a trailing ``(#N)`` — the form a squash merge gives every
+     fork PR ("Sync upstream (#88)") — gives a weak claim: the ledger accepts it only when
+     confirmed (upstream subject in the fork subject, same patch-id, or the same paths).
 
 0. **A forksync conflict commit claims nothing.** A message with a ``Forksync-Conflict: <sha>``
    trailer (:func:`is_conflict_commit`; written by ``bot/git/apply.py`` when a chain stops at a
@@ -30,7 +45,10 @@ they are tried (each configurable in :class:`bot.config.forksync.ProvenanceRules
    also leaves it out of patch-id matching and of back-out detection.
 
 Fork back-outs are read by :func:`reverted_targets`: ``This reverts commit <sha>`` (not
-quoted), ``Revert "<subject>"``, ``Back out "<subject>"``, ``Revert D123: <subject>``.
+quoted), ``Revert "<subject>"``, ``Back out "<subject>"`` (also behind ``[tag]`` prefixes and
+followed by more words), ``Revert D123: <subject>``; and by :func:`reverted_diffs`: Phabricator
+ids (``Revert D123 (#869)``, ``This diff reverts D123``), matched against the fork commits'
+``Differential Revision: D123`` lines.
 """
 from __future__ import annotations
 
@@ -66,6 +84,8 @@ _FS_KIND = {"commit": "pick", "deferred": "defer", "skipped": "skip", "wont-port
 _CONFLICT = re.compile(r"^Forksync-Conflict:[ \t]*[0-9a-fA-F]{7,40}\b", re.MULTILINE | re.IGNORECASE)
 _URGENT = re.compile(r"^Upstream-Urgent:[ \t]*(.*)$", re.MULTILINE | re.IGNORECASE)
 _CHERRY = re.compile(r"^\(cherry picked from commit ([0-9a-f]{7,40})\)\s*$", re.MULTILINE)
+_PROSE_SHA = re.compile(r"(?im)^(?![ \t]*>).*?\b(?:sync|port|apply|backport|cherry-pick)(?:s|ed)?\s+upstream\s+commit\s+"
+                        r"([0-9a-f]{7,40})\b")
 _MEANING_KIND = {"picked": "pick", "reverted": "revert", "deferred": "defer", "skipped": "skip",
                  "wont-port": "wont-port"}
 _URL_PR = re.compile(r"github\.com/[\w.-]+/[\w.-]+/pull/(\d+)")
@@ -75,6 +95,8 @@ _SECTION_KINDS = (
     ("wont-port", re.compile(r"(?i)\bwon'?t[- ]?port|\bdeclined\b|\bwill not port|\bnot ported\b")),
     ("defer", re.compile(r"(?i)\bdefer(?:red)?\b|\bblocked\b|\bpostponed\b")),
     ("skip", re.compile(r"(?i)\bskip(?:ped)?\b|\binapplicable\b|\bnot applicable\b")),
+    ("no-op", re.compile(r"(?i)\bno[- ]?ops?\b|\bpin[- ]advance|\balready (?:satisfied|present|applied|in)\b|"
+                         r"\bfrontier advance\b|\bnothing to (?:port|apply)\b")),
     ("pick", re.compile(r"(?i)\bpicked\b|\bapplied\b|\bbundle\b|\bupstream prs?\b|\bincluded\b|\bbackports?\b|cherry[- ]?pick")),
 )
 
@@ -166,6 +188,9 @@ def _claims(message: str, rules: ProvenanceRules) -> list[Claim]:
     if rules.cherry_picked_from:
         for m in _CHERRY.finditer(message):
             out.append(Claim("pick", m.group(1), "cherry-picked-from"))
+        # prose that says a commit took an upstream change by sha: "Sync upstream commit 5900ea6b2 by …"
+        for m in _PROSE_SHA.finditer(message):
+            out.append(Claim("pick", m.group(1).lower(), "upstream-commit-prose", m.group(0)[:200]))
     for tr in rules.trailers:
         for m in _rx(tr.pattern, re.MULTILINE).finditer(message):
             reason = m.groupdict().get("reason") or ""
@@ -175,21 +200,81 @@ def _claims(message: str, rules: ProvenanceRules) -> list[Claim]:
     return out
 
 
+_ITEM_KINDS = (
+    ("no-op", re.compile(r"(?i)^(?:no[- ]?ops?|pin[- ]advance|already (?:satisfied|present|applied|in)|nothing to (?:port|apply))\b")),
+    ("skip", re.compile(r"(?i)^(?:inapplicable|not applicable|skip(?:ped)?)\b")),
+    ("wont-port", re.compile(r"(?i)^(?:declined|won'?t[- ]?port|will not port|not ported)\b")),
+    ("defer", re.compile(r"(?i)^(?:defer(?:red)?|blocked|postponed)\b")),
+    ("pick", re.compile(r"(?i)^(?:(?:clean\s*/\s*)?adopted|applied|picked|clean)\b")),
+)
+_EARLIER_BUNDLE = re.compile(
+    r"(?i)\b(?:built|based|stacked|landed) on (?:top of )?(?:the |an )?earlier\b[^.()\n]{0,60}?\bbundle\s*\(([^()\n]*)\)")
+_QUOTED = re.compile(r"(?<![\w])'(.+)'(?![\w])")
+_DQUOTED = re.compile(r'"[^"\n]*"')
+
+
+def _item_kind(tail: str) -> str | None:
+    """The disposition a list item states after its dash separator ("— NO-OP (…)", "— declined;
+    …", "— ADOPTED"), or None when the tail is only a description."""
+    t = tail.strip().lstrip("*_`(").strip()
+    for kind, rx in _ITEM_KINDS:
+        if rx.match(t):
+            return kind
+    return None
+
+
+def _outer_cites(text: str, rules: ProvenanceRules, with_urls: bool = False) -> list[int]:
+    """Citations of ``text`` without the ones nested in a quoted upstream title: inside
+    ``'Reapply "X (#7918)" (#8029) (#8129)'`` only the last number (#8129, the quoted commit's own
+    PR) counts — the others are the upstream title's references to older commits; a double-quoted
+    title inside unquoted text cites nothing when a number outside the quotes exists."""
+    m = _QUOTED.search(text)
+    if m:
+        inner = _cites(m.group(1), rules)
+        outer = _outer_cites(text[:m.start()] + " " + text[m.end():], rules, with_urls)
+        return inner[-1:] + outer if inner else outer
+    stripped = _DQUOTED.sub(" ", text)
+    out = _cites(stripped, rules, with_urls)
+    return out if out or stripped == text else _cites(text, rules, with_urls)
+
+
+def _item_cites(head: str, rules: ProvenanceRules) -> list[int]:
+    """Citations of a list line. A line of ``;``-separated items that each open with their PR
+    ("#10124 [Gluon] …; #10120 Python typing followup to #10048; …") claims only those opening
+    numbers: the others are the items' titles referring to older commits."""
+    pieces = head.split(";")
+    lead = [re.match(r"^[\s\-*•]*(?:\*\*)?(?:triton-lang/triton)?#(\d+)\b", p) for p in pieces]
+    if len(pieces) < 2 or sum(1 for m in lead if m) < 2:
+        return _outer_cites(head, rules, with_urls=True)
+    out: list[int] = []
+    for p, m in zip(pieces, lead):
+        out += [int(m.group(1))] if m else _outer_cites(p, rules, with_urls=True)
+    return out
+
+
+def _heading_text(line: str) -> str:
+    """A markdown heading or bold lead-in without its markup (``### Still deferred`` → ``Still deferred``)."""
+    line = re.sub(r"^#{1,6}\s+", "", line)
+    return re.sub(r"^\*\*(.+?)\*\*", r"\1", line).strip()
+
+
 def _citation_claims(message: str, rules: ProvenanceRules) -> list[Claim]:
     subject, _, body = message.partition("\n")
     own = own_prs(message, rules)
     marker = has_pick_marker(subject, rules)
     out: list[Claim] = []
     subject_prs: list[int] = []
-    for n in _cites(subject, rules):
+    lone = _lone_trailing(subject, rules)
+    for n in _outer_cites(subject, rules):
         if n not in own and n not in subject_prs:
             subject_prs.append(n)
-            out.append(Claim("pick", f"#{n}", "pr-citation", "cited in the subject", weak=not marker))
+            out.append(Claim("pick", f"#{n}", "pr-citation", "cited in the subject", weak=not marker or n == lone))
     cut = bool(re.search(r"(\.\.\.|…)\s*(\(#\d+\))?\s*$", subject))
     # "(#9709 and 13 more)": the other PRs are the body's bullets that start with a citation
     more = marker and bool(re.search(r"\band \d+ more\b", subject))
     section: str | None = None
     seen = set(subject_prs)
+    decided: set[int] = set()       # subject PRs a body item gave another disposition
     just_headed = False
     for raw in body.split("\n"):
         line = raw.strip()
@@ -199,26 +284,40 @@ def _citation_claims(message: str, rules: ProvenanceRules) -> list[Claim]:
             if not just_headed:
                 section = None          # a blank line ends a list (unless it follows its heading)
             continue
-        kind = _section_kind(line) if line[0].isalpha() and (":" in line or line[-1] in ").") else None
+        if marker:
+            # "Built on the earlier 3-pick bundle (#9954, #10031, #10013).": they land with this one
+            for m in _EARLIER_BUNDLE.finditer(line):
+                for n in _cites(m.group(1), rules):
+                    if n not in own and n not in seen:
+                        seen.add(n)
+                        out.append(Claim("pick", f"#{n}", "pr-citation", m.group(0)[:300]))
+        hl = _heading_text(line)
+        kind = _section_kind(hl) if hl and hl[0].isalpha() and (":" in hl or hl[-1] in ").") else None
+        if kind is None and hl != line and hl and hl[0].isalpha():
+            kind = _section_kind(hl + ":")       # a markdown heading needs no colon
         just_headed = kind is not None
         if kind is not None:
             section = kind
         elif not re.match(r"^([-*•]|\d+[.)]|#\d|https?://|\.\.\.|…)", line):
             section = None              # prose ends a list section
         is_cont = (cut and (line.startswith("...") or line.startswith("…"))) or (
-            more and section not in ("defer", "skip", "wont-port") and bool(re.match(r"^[-*•]?\s*#\d", line)))
+            more and section not in ("defer", "skip", "wont-port", "no-op") and bool(re.match(r"^[-*•]?\s*#\d", line)))
         if not (section or is_cont):
             continue
         # in a list line, the PRs before a dash separator are its subject; after it comes the
-        # reason, which may name other PRs (dependencies) that are not part of the claim
-        head = re.split(r"\s(?:—|–|--)\s", line, maxsplit=1)[0]
-        nums = _cites(head, rules, with_urls=True)
+        # reason, which may name other PRs (dependencies) that are not part of the claim, and
+        # may open with the item's own disposition ("— NO-OP (…)", "— declined; …")
+        parts = re.split(r"\s(?:—|–|--)\s", line, maxsplit=1)
+        head = parts[0]
+        item = _item_kind(parts[1]) if len(parts) > 1 and kind is None else None
+        nums = _item_cites(head, rules)
         if not nums and section == "pick" and kind is not None:
             # "Applied (94): 9720 9725 …": a heading followed by bare PR numbers only
             tail = head.split(":", 1)[1] if ":" in head else ""
             if re.fullmatch(r"(?:[\s,;]*\d{2,6})+[\s,;.]*", tail):
                 nums = [int(x) for x in re.findall(r"\d+", tail)]
-        if is_cont or section == "pick":
+        eff = item or (section if not is_cont else "pick")
+        if eff == "pick" or (is_cont and item is None):
             if not marker:
                 continue
             for n in nums:
@@ -227,13 +326,35 @@ def _citation_claims(message: str, rules: ProvenanceRules) -> list[Claim]:
                     out.append(Claim("pick", f"#{n}", "pr-citation",
                                      ("continued in the body" if cut else "one of the subject's \"more\"")
                                      if is_cont else "listed in the body"))
-        elif section in ("defer", "skip", "wont-port"):
+        elif eff in ("defer", "skip", "wont-port", "no-op"):
             reason = re.sub(r"^[-*•]\s*", "", line)[:300]
             for n in nums:
-                if n not in own and n not in seen:
+                if n in own or n in decided:
+                    continue
+                if n in subject_prs:
+                    # the bundle's subject lists every member; the body's own words about one
+                    # member ("Pin-advance only (no beta code): #9653", "— NO-OP (not adopted)")
+                    # say what became of it
+                    decided.add(n)
+                    out.append(Claim(eff, f"#{n}", "pr-citation", reason))
+                elif n not in seen:
                     seen.add(n)
-                    out.append(Claim(section, f"#{n}", "pr-citation", reason))
+                    out.append(Claim(eff, f"#{n}", "pr-citation", reason))
+    if decided:
+        out = [c for c in out if not (c.kind == "pick" and c.rule == "pr-citation" and c.reason == "cited in the subject"
+                                      and int(c.ref[1:]) in decided)]
     return out
+
+
+def _lone_trailing(subject: str, rules: ProvenanceRules) -> int | None:
+    """The number of a subject's only citation when it is a trailing ``(#N)`` — the form a
+    squash merge gives every fork PR ("Sync upstream (#88)", "[forksync] bundle: … (#88)"), so it
+    may be the fork's own PR: such a citation is weak and claims an upstream commit only when
+    the ledger confirms it (the upstream subject in the fork subject, or the same paths)."""
+    m = _TRAILING_OWN.search(subject)
+    if not m or _rx(rules.pr_citation_pattern).search(subject[:m.start()]):
+        return None
+    return int(m.group(1))
 
 
 def is_urgent(message: str, patterns: list[str] | tuple[str, ...] = ()) -> str | None:
@@ -250,6 +371,8 @@ def is_urgent(message: str, patterns: list[str] | tuple[str, ...] = ()) -> str |
 
 _REVERTS_SHA = re.compile(r"^This reverts commit ([0-9a-f]{7,40})", re.MULTILINE)
 _REVERT_SUBJ = re.compile(r'^(?:Revert|Back ?out|Backout)\s+"(.*)"\s*(?:\(#\d+\))?\s*$', re.IGNORECASE)
+# 'Back out "Revert D86123088", Fix old TMA API' behind the fork's tags: the quoted subject, then more words
+_REVERT_SUBJ_LEAD = re.compile(r'^(?:\[[^\]]*\]\s*)*(?:Revert|Back ?out|Backout)\s+"([^"]+)"[,:;]\s', re.IGNORECASE)
 _REVERT_D = re.compile(r"^(?:Revert|Back ?out)\s+D\d+:\s*(.+)$", re.IGNORECASE)
 
 
@@ -260,10 +383,36 @@ def reverted_targets(message: str) -> tuple[list[str], list[str]]:
     subject = message.split("\n", 1)[0].strip()
     shas = [m.group(1) for m in _REVERTS_SHA.finditer(message)]
     subjects = []
-    m = _REVERT_SUBJ.match(subject) or _REVERT_D.match(subject)
+    m = _REVERT_SUBJ.match(subject) or _REVERT_D.match(subject) or _REVERT_SUBJ_LEAD.match(subject)
     if m:
         subjects.append(m.group(1).strip())
     return shas, subjects
+
+
+_DIFF_REVISION = re.compile(r"^Differential Revision:\s*(?:\S*/)?(D\d+)\s*$", re.MULTILINE)
+_REVERT_DIFF_SUBJ = re.compile(r"^(?:Revert|Back ?out|Backout)\s+(D\d+)\b", re.IGNORECASE)
+_REVERT_DIFF_BODY = re.compile(r"^This diff (?:reverts|backs out) (D\d+)\b", re.MULTILINE | re.IGNORECASE)
+
+
+def differential_id(message: str) -> str | None:
+    """The Phabricator id a fork commit landed as (``Differential Revision: D123``), or None."""
+    m = _DIFF_REVISION.search(message)
+    return m.group(1) if m else None
+
+
+def reverted_diffs(message: str) -> list[str]:
+    """Phabricator ids a fork commit reverts: ``Revert D123 (#869)`` / ``Revert D123: …`` /
+    ``Back out D123`` subjects and ``This diff reverts D123`` lines (real case: fork #869
+    "Revert D92486154", whose body names no subject; D92486154 is the fork's back-out of #7771)."""
+    subject = message.split("\n", 1)[0].strip()
+    out = [m.group(1) for m in (_REVERT_DIFF_SUBJ.match(subject),) if m]
+    out += [m.group(1) for m in _REVERT_DIFF_BODY.finditer(message)]
+    return list(dict.fromkeys(out))
+
+
+def mentioned_diffs(message: str) -> list[str]:
+    """Every Phabricator id (``D`` + at least 5 digits) a message names, in order, once each."""
+    return list(dict.fromkeys(re.findall(r"\bD\d{5,}\b", message)))
 
 
 def normalize_subject(s: str) -> str:

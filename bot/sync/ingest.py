@@ -7,6 +7,7 @@ pass; the store is a cache and a history (table ``pin_history``), always rebuild
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 import time as _time
@@ -19,6 +20,7 @@ import pygit2
 
 from bot.config.forksync import ForksyncConfig
 from bot.core.ledger import Ledger, build_ledger
+from bot.core.merged import merged_holes, reverted_candidates, syncs_by_merging
 from bot.core.pins import Pins, compute_pins
 from bot.core.provenance import claims
 from bot.git import repo as gitio
@@ -200,9 +202,16 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     ledger = build_ledger(list(upstream.values()), fork_commits, upstream_in_fork_ancestry=ancestry,
                           decisions=decisions, in_flight=in_flight, rules=cfg.provenance,
                           isolated=cfg.isolated_picks)
+    ledger = _drop_upstream_x_lines(repo, up_tip, ledger)
     base_time = int(repo[base].committer.time) if base else 0
+    merged, holes = None, ()
+    if syncs_by_merging(fork_commits):
+        merged = ancestry
+        cands = reverted_candidates(fork_commits, set(fork_shas) | set(rng))
+        holes = merged_holes(fork_commits, _merged_upstream(repo, base, cands)) if cands and base else ()
     pins = compute_pins(ledger.entries, base_sha=base, base_time=base_time,
-                        upstream_tip_time=int(repo[up_tip].committer.time), rules=cfg.isolated_picks)
+                        upstream_tip_time=int(repo[up_tip].committer.time), rules=cfg.isolated_picks,
+                        merged=merged, holes=holes)
     timings["ledger"] = _time.perf_counter() - t2
     timings["total"] = _time.perf_counter() - t0
     state = SyncState(config=cfg, repo=repo, git_dir=git_dir, fork_repo=fork_repo, upstream_tip=up_tip,
@@ -216,11 +225,50 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     return state
 
 
+def _drop_upstream_x_lines(repo: pygit2.Repository, up_tip: str, ledger: Ledger) -> Ledger:
+    """Keep in ``ledger.unresolved`` only the ``cherry picked from`` lines that name no upstream
+    commit at all: one naming an upstream commit before the range (a pick of an older commit, or
+    of one a later merge brought in) is not dangling."""
+    keep = []
+    for ref, where, rule in ledger.unresolved:
+        if rule == "cherry-picked-from":
+            try:
+                oid = repo.revparse_single(ref).id
+                if oid == repo[up_tip].id or repo.descendant_of(up_tip, oid):
+                    continue
+            except (KeyError, ValueError, pygit2.GitError):
+                pass
+        keep.append((ref, where, rule))
+    return ledger if len(keep) == len(ledger.unresolved) else dataclasses.replace(ledger, unresolved=tuple(keep))
+
+
+def _merged_upstream(repo: pygit2.Repository, base: str, wanted: set[str]) -> dict[str, tuple[str, str]]:
+    """``{sha: (subject, message)}`` of upstream's first-parent commits at or before ``base`` that
+    are in ``wanted`` or revert one of them (``This reverts commit <sha>``): what
+    :func:`bot.core.merged.merged_holes` reads. One walk back from ``base``; commits of
+    ``wanted`` that are not on that chain are left out (not merged upstream commits)."""
+    out: dict[str, tuple[str, str]] = {}
+    c = repo[base]
+    while True:
+        sha, msg = str(c.id), c.message
+        if sha in wanted or ("This reverts commit" in msg and any(w in msg for w in wanted)):
+            out[sha] = (msg.split("\n", 1)[0], msg)
+        if not c.parent_ids:
+            return out
+        c = repo[c.parent_ids[0]]
+
+
 def series(cfg: ForksyncConfig, start: str, end: str, step_days: int = 7, store: Store | None = None,
            progress: Progress | None = None) -> list[tuple[str, SyncState]]:
     """``[(date, state)]`` for ``start``, ``start + step`` … ≤ ``end`` (dates YYYY-MM-DD), for plots.
-    Dates before either history begins have no point (there is no state to show)."""
-    d, stop = date.fromisoformat(start), date.fromisoformat(end)
+    Dates before either history begins have no point (there is no state to show). Raises
+    ``ValueError`` for a date that is not YYYY-MM-DD, ``start`` after ``end``, or ``step_days < 1``."""
+    try:
+        d, stop = date.fromisoformat(start), date.fromisoformat(end)
+    except ValueError:
+        raise ValueError(f"series {start} {end}: dates must be YYYY-MM-DD") from None
+    if stop < d:
+        raise ValueError(f"series {start} {end}: START is after END (give the earlier date first)")
     if step_days < 1:
         raise ValueError("--step must be at least 1 day")
     out = []

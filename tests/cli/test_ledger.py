@@ -40,7 +40,8 @@ def test_status_json(scn, capsys):
                                "subject": "Change sixteen (#116)", "index": 15, "is_base": False}
     assert doc["contiguous_pin"]["sha"] == scn.u["u8"] and doc["contiguous_pin"]["date"] == "2026-01-09T00:00:00Z"
     assert doc["days_behind"] == 2.0 and doc["contiguous_lag_days"] == 10.0
-    assert doc["backlog"] == {"total": 4, "by_disposition": {"IN_FLIGHT": 1, "PENDING": 2, "REVERTED": 1}}
+    assert doc["backlog"] == {"total": 4, "by_disposition": {"IN_FLIGHT": 1, "PENDING": 2, "REVERTED": 1},
+                              "reverted_after_merge": []} and doc["merge_based"] is False
     assert doc["not_reached"] == {"total": 2, "handled": 1}
     assert doc["isolated_picks"] == [scn.u["u18"]]
     assert doc["merge_base"]["sha"] == scn.base and doc["missing_objects"] == {}
@@ -119,3 +120,19 @@ def test_missing_objects_are_reported_not_fatal(tmp_path, capsys, monkeypatch):
     assert doc["counts"]["PENDING"] == 2
     rc, _, err = run(capsys, [*argv, "status"])
     assert rc == 0 and "1 commit(s) have missing objects" in err and big[:12] in err
+
+
+def test_series_with_dates_reversed_is_an_error(scn, capsys):
+    rc, out, err = run(capsys, [*scn.argv, "status", "--series", "2026-03-01", "2026-01-05"])
+    assert rc == 2 and out == ""
+    assert "START is after END" in err
+    rc, _, err = run(capsys, [*scn.argv, "status", "--series", "2026-01-05", "March"])
+    assert rc == 2 and "dates must be YYYY-MM-DD" in err
+
+
+def test_status_names_what_holds_the_contiguous_pin(scn, capsys):
+    rc, out, _ = run(capsys, [*scn.argv, "status", "--json"])
+    h = json.loads(out)["contiguous_pin_held_by"]
+    assert (h["sha"], h["index"], h["disposition"], h["date"]) == (scn.u["u9"], 8, "IN_FLIGHT", "2026-01-10T00:00:00Z")
+    rc, out, _ = run(capsys, [*scn.argv, "status"])
+    assert "contiguous pin held by" in out and "IN_FLIGHT since" in out  # rich wraps the rest

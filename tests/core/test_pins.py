@@ -87,3 +87,16 @@ def test_pins_on_the_real_scenario(scenario, tmp_path):
     assert p.days_behind == 2.0 and p.contiguous_lag_days == 10.0
     assert p.backlog == 4 and p.backlog_by_disposition == {"IN_FLIGHT": 1, "PENDING": 2, "REVERTED": 1}
     assert p.not_reached == 2 and p.not_reached_handled == 1
+
+
+@pytest.mark.parametrize("disps, holder, disp", [
+    ((P, N, P, PEN, DEF, P), 3, "PENDING"),
+    ((P, DEF, P), 1, "DEFERRED_BLOCKED"),
+    ((R, P), 0, "REVERTED"),
+    ((P, N, W, S), None, ""),
+])
+def test_the_oldest_unhandled_entry_holds_the_contiguous_pin(disps, holder, disp):
+    p = pins(entries(*disps))
+    assert (p.holder.index if p.holder else None) == holder and p.holder_disposition == disp
+    if holder is not None:
+        assert p.holder.committer_time == T0 + (holder + 1) * DAY and p.contiguous.index == holder - 1
