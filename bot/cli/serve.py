@@ -41,7 +41,9 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
+from bot.agents.redact import register_secrets, scrub
 from bot.app import queue as q
 from bot.config.forksync import UserError
 from bot.store import Store
@@ -69,10 +71,30 @@ class ServeSettings:
     header_timeout_s: float = 10.0
 
     def redacted(self) -> dict:
+        """The settings for a log line: secrets as ``***``, URLs without their userinfo."""
         d = dict(self.__dict__)
         for k in ("webhook_secret", "token"):
             d[k] = "***" if d[k] else ""
+        for k in ("git_url", "github_url"):
+            d[k] = scrub(d[k])
         return d
+
+    def register_secrets(self) -> None:
+        """Make every secret of these settings one that logs and agent prompts never show
+        (:func:`bot.agents.redact.register_secrets`): webhook secret, token, the App's key, and a
+        password or token inside ``git_url`` / ``github_url``."""
+        values = [self.webhook_secret, self.token]
+        for url in (self.git_url, self.github_url):
+            try:
+                parts = urlsplit(url)
+                values += [parts.password, parts.username if parts.password is None else None]
+            except ValueError:
+                pass
+        try:
+            values.append(self.private_key())
+        except UserError:
+            pass
+        register_secrets(*values)
 
     def private_key(self) -> str:
         if not self.private_key_file:
@@ -196,6 +218,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     s = settings_from(args)
     if not s.webhook_secret:
         raise UserError("a webhook secret is required: set FORKSYNC_WEBHOOK_SECRET (or --webhook-secret)")
+    s.register_secrets()
     logging.getLogger().setLevel(logging.INFO)
     log.info("forksync serve: %s", json.dumps(s.redacted()))
     return run_serve(s)
@@ -205,6 +228,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     from bot.app.runtime import run_worker_loop  # lazy: the App loads for serve and worker only, not for every CLI command
 
     s = settings_from(args)
+    s.register_secrets()
     logging.getLogger().setLevel(logging.INFO)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):

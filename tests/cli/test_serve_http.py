@@ -30,8 +30,10 @@ class Serve:
     def __init__(self, tmp_path, **env):
         argv, e = serve_cmd(tmp_path, "--port", "0", **env)
         self.proc = subprocess.Popen(argv, cwd=tmp_path, env=e, stderr=subprocess.PIPE, text=True)
+        self.startup: list[str] = []
         line = self.proc.stderr.readline()
         while line and "listening on" not in line:
+            self.startup.append(line)
             line = self.proc.stderr.readline()
         assert "listening on http://127.0.0.1:" in line, line
         self.port = int(line.split("127.0.0.1:")[1].split()[0])
@@ -151,3 +153,11 @@ def test_read_only_database_is_one_line_and_exit_2(tmp_path):
         f"forksync: the database {db} is read-only (file, directory or filesystem); make it writable or point "
         "FORKSYNC_DB elsewhere (sqlite: ")
     assert "Traceback" not in err
+
+
+def test_the_startup_line_shows_no_credential_of_the_git_url(serve):
+    s = serve(FORKSYNC_GIT_URL="https://x-access-token:CANARY-git-pw-77@github.com/{owner}/{repo}.git",
+              FORKSYNC_TOKEN="CANARY-token-88")
+    text = "".join(s.startup)
+    assert '"git_url": "https://***@github.com/{owner}/{repo}.git"' in text and '"token": "***"' in text
+    assert "CANARY" not in text and SECRET not in text
