@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from bot.agents import store as agents_store
-from bot.agents.redact import Redactor
+from bot.agents.redact import Redactor, register_secrets
 from bot.config.agents import AgentSettings
 from bot.store import Store
 
@@ -126,6 +126,7 @@ class AgentClient:
         self.store = store or Store(":memory:")
         self.store.migrate()            # the usage table exists even if the Store was opened before this import
         self.api_key = api_key
+        register_secrets(api_key)       # the key's value never reaches a prompt, a log line or a comment
         self.base_url = base_url or settings.base_url
         self.now = now
         self.sleep = sleep

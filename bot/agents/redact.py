@@ -5,8 +5,13 @@ for each data block and :class:`bot.agents.client.AgentClient` does it again ove
 request). What is redacted, in this order (the order matters: a PEM block or a URL with
 credentials is taken whole before its parts could match the narrower rules):
 
+* the value of every configured secret (:func:`register_secrets`: the webhook secret, the GitHub
+  token, the App's private key, the model API key …) and of ``Redactor.known``, wherever it
+  appears — a value has no shape a pattern could know;
 * PEM private-key blocks (``-----BEGIN … PRIVATE KEY-----`` … ``-----END …-----``);
-* credentials in URLs (``https://user:secret@host``);
+* credentials in URLs (``https://user:secret@host``, and a token-long user alone:
+  ``https://<token>@host``);
+* ``Authorization:`` header values of any scheme (``token``, ``Bearer``, ``Basic`` …);
 * GitHub tokens (``ghp_ gho_ ghu_ ghs_ ghr_`` and ``github_pat_``), Anthropic keys (``sk-ant-``),
   other ``sk-`` API keys, Slack tokens (``xox?-``), AWS access key ids (``AKIA``/``ASIA`` + 16),
   PyPI/Hugging Face/Google/npm tokens, JSON web tokens (``eyJ….….…``), ``Bearer …`` values and
@@ -25,6 +30,7 @@ to git), see :meth:`Redactor.restore`. Sources: GitHub's token formats
 """
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass, field
 
@@ -34,7 +40,7 @@ _RULES: tuple[tuple[str, re.Pattern[str], int, tuple[str, ...]], ...] = (
     ("private-key", re.compile(
         r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)"),
      0, ("private key",)),
-    ("url-credentials", re.compile(r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)"), 0, ("://",)),
+    ("url-credentials", re.compile(r"(?<=://)(?:[^/\s:@]+:[^/\s@]+|[^/\s:@]{16,})(?=@)"), 0, ("://",)),
     ("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"), 0,
      ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
     ("anthropic-key", re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{8,}"), 0, ("sk-ant-",)),
@@ -46,6 +52,9 @@ _RULES: tuple[tuple[str, re.Pattern[str], int, tuple[str, ...]], ...] = (
      0, ("pypi-", "hf_", "aiza", "npm_")),
     ("bearer", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9_\-\.=+/]{8,})"), 1, ("bearer",)),
     ("basic-auth", re.compile(r"(?i)\bauthorization\s*:\s*basic\s+([A-Za-z0-9+/=]{8,})"), 1, ("authorization",)),
+    ("authorization", re.compile(
+        r"(?i)\bauthorization\s*[:=]\s*(?:(?:token|bearer|basic|digest|bot|apikey)\s+)?([^\s\"',;]{6,})"), 1,
+     ("authorization",)),
     ("secret", re.compile(
         r"(?i)(?:token|passwd|password|secret|api[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?)"
         r"[\"']?\s*[:=]\s*[\"']?([^\s\"',;}]{4,})"), 1,
@@ -63,12 +72,45 @@ _NOT_SECRETS = frozenset({"none", "null", "true", "false", "required", "optional
                           "<redacted>", "xxx", "xxxx", "****", "${{", "string", "str", "bool", "int"})
 
 
+#: Values of configured secrets, redacted wherever they appear (see :func:`register_secrets`).
+_CONFIGURED: set[str] = set()
+#: Shorter values are not registered: redacting every "abc" would garble text and protect nothing.
+MIN_SECRET_LEN = 6
+
+
+def register_secrets(*values: str | None) -> None:
+    """Add configured secret values (the process's own: webhook secret, tokens, keys) to what every
+    :class:`Redactor` removes. Empty and short values (< :data:`MIN_SECRET_LEN`) are ignored; a
+    multi-line value (a PEM key) is registered line by line too, so a fragment is caught."""
+    for v in values:
+        if not v:
+            continue
+        v = v.strip()
+        for piece in [v, *v.splitlines()]:
+            piece = piece.strip()
+            if len(piece) >= MIN_SECRET_LEN and not piece.startswith("-----"):
+                _CONFIGURED.add(piece)
+
+
+def configured_secrets() -> frozenset[str]:
+    """The registered secret values (for checks and log filters, never to be printed)."""
+    return frozenset(_CONFIGURED)
+
+
+def forget_secrets() -> None:
+    """Clear the registry (tests)."""
+    _CONFIGURED.clear()
+
+
 @dataclass
 class Redactor:
     """Redacts text and remembers placeholders (``[REDACTED-<kind>-<n>]`` → original) per source.
 
     ``counts`` is how many values of each kind were redacted (for logs and tests; never the values).
+    ``known`` are secret values to remove besides the registered ones (:func:`register_secrets`).
     """
+
+    known: tuple[str, ...] = ()
 
     _by_value: dict[str, str] = field(default_factory=dict)
     _by_placeholder: dict[str, str] = field(default_factory=dict)
@@ -80,6 +122,11 @@ class Redactor:
         came from (a file path, ``"commit-message"``…) so :meth:`restore` can be limited to it."""
         if not text:
             return text
+        values = sorted({v for v in (*self.known, *_CONFIGURED) if v and len(v) >= MIN_SECRET_LEN and v in text},
+                        key=len, reverse=True)
+        if values:
+            rx = re.compile("|".join(re.escape(v) for v in values))
+            text = rx.sub(lambda m: self._replace(m, "configured", 0, source), text)
         for kind, rx, group, needles in _RULES:
             lowered = text.lower()
             if not any(n in lowered for n in needles):
@@ -131,3 +178,27 @@ def find_secrets(text: str) -> list[str]:
     r = Redactor()
     r.redact(text)
     return sorted(r.counts)
+
+
+_USERINFO = re.compile(r"(?<=://)[^/\s@]+@")
+
+
+def scrub(text: str) -> str:
+    """``text`` for a log line or a stored error: the userinfo of every URL (``https://user:pw@h``
+    → ``https://***@h``) and every registered secret value (:func:`register_secrets`) replaced
+    by ``***``. Narrower than :class:`Redactor` on purpose: logs keep paths and e-mail addresses."""
+    if not text:
+        return text
+    if "://" in text:
+        text = _USERINFO.sub("***@", text)
+    for v in sorted(_CONFIGURED, key=len, reverse=True):
+        if v in text:
+            text = text.replace(v, "***")
+    return text
+
+
+class ScrubbingFormatter(logging.Formatter):
+    """A log formatter whose whole output (message, arguments, traceback) goes through :func:`scrub`."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return scrub(super().format(record))

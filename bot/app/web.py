@@ -3,15 +3,22 @@
 ``POST /webhook`` (GitHub's delivery contract: docs.github.com "Validating webhook deliveries",
 "Handling webhook deliveries"):
 
-1. ``X-Hub-Signature-256`` must be present and match HMAC-SHA256(secret, raw body), checked by
-   ``gidgethub.sansio.Event.from_http`` → else **401**, nothing stored. (The legacy SHA-1
-   header alone is refused.)
-2. The body must be JSON (or form-encoded ``payload=``) and ``X-GitHub-Event`` /
-   ``X-GitHub-Delivery`` present → else **400** (415 for another content type).
-3. The delivery is stored in the durable queue (:mod:`bot.app.queue`, committed with
+1. ``X-Hub-Signature-256`` must be ``sha256=`` + 64 hex digits (no ``sha1=``; the legacy
+   ``X-Hub-Signature`` alone is refused) → else **401** before the body is read; the content type
+   must be JSON or form-encoded → else **415**; a ``Content-Length`` over 25 MB → **413**.
+2. The body is read in chunks through HMAC-SHA256(secret) and spooled to a temporary file past
+   :data:`SPOOL_IN_MEMORY`, up to 25 MB (**413**) within ``body_timeout_s`` (**408**); a digest
+   that does not match → **401**, nothing stored. Rules: :mod:`bot.app.intake`.
+3. The body must be JSON (or form-encoded ``payload=``) nested at most 64 deep, and
+   ``X-GitHub-Event`` / ``X-GitHub-Delivery`` present → else **400**.
+4. The delivery is stored in the durable queue (:mod:`bot.app.queue`, committed with
    ``synchronous=FULL``) and only then answered **202** ``{"delivery": id, "queue": "queued" |
    "requeued" | "duplicate"}``. If storing fails the answer is **503** so GitHub records a failed
    delivery that can be redelivered.
+
+Every refusal is logged at WARNING with the status, the reason, the delivery id, event and hook
+id (quoted, cut to 200 characters) and never the body. A connection that does not finish its
+headers is closed by the server's keep-alive timer (``forksync serve --header-timeout``).
 
 Processing happens later in :mod:`bot.app.worker`; this module never calls GitHub.
 """
@@ -20,24 +27,27 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
 from aiohttp import web
-from gidgethub import BadRequest, ValidationFailure
-from gidgethub.sansio import Event
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from bot.app import queue as q
+from bot.app.intake import MAX_BODY, Rejected, check_ids, content_kind, decode_payload, for_log, new_mac, signature_digest, signature_matches
 from bot.app.metrics import AppMetrics
 from bot.store import Store
 
 log = logging.getLogger(__name__)
 
-#: GitHub caps payloads at 25 MB; anything larger is not a GitHub delivery.
-MAX_BODY = 26 * 1024 * 1024
+#: Body bytes kept in memory while the signature is not yet checked; the rest is spooled to a
+#: temporary file, so senders without the secret cannot make the server hold their uploads.
+SPOOL_IN_MEMORY = 256 * 1024
+#: Seconds to receive a whole body once the headers are in (GitHub itself gives up after 10 s).
+BODY_TIMEOUT_S = 30.0
 
 class GroupCommitter:
     """Stores deliveries from one writer thread, many per transaction (group commit).
@@ -111,14 +121,16 @@ def _json(code: int, **body) -> web.Response:
 
 
 def make_app(store: Store, secret: str, *, metrics: AppMetrics | None = None,
-             wake: threading.Event | None = None, store_factory: Callable[[], Store] | None = None
-             ) -> web.Application:
+             wake: threading.Event | None = None, store_factory: Callable[[], Store] | None = None,
+             body_timeout_s: float = BODY_TIMEOUT_S) -> web.Application:
     """Build the aiohttp application.
 
     ``store`` is used for enqueueing only, from one dedicated thread with group commit
     (:class:`GroupCommitter`; SQLite writes never block the event loop). ``secret`` is the webhook secret; an empty secret is refused here because
     gidgethub would then skip verification. ``wake`` is set after each stored delivery (to wake
     an in-process worker). ``store_factory`` gives the metrics collector a connection of its own.
+    ``body_timeout_s``: a body not received within this many seconds is answered 408. (The
+    header timeout is the server's: ``keepalive_timeout`` in :func:`bot.cli.serve.run_serve`.)
     """
     if not secret:
         raise ValueError("a webhook secret is required (FORKSYNC_WEBHOOK_SECRET or --webhook-secret)")
@@ -130,50 +142,63 @@ def make_app(store: Store, secret: str, *, metrics: AppMetrics | None = None,
     app[STORE_KEY] = store
     app[METRICS_KEY] = metrics
 
+    def reject(request: web.Request, label: str, r: Rejected, *, close: bool = False) -> web.Response:
+        metrics.deliveries.labels(label, r.outcome).inc()
+        log.warning("webhook delivery refused: %d %s (delivery=%s event=%s hook=%s from %s)", r.status, r.reason,
+                    for_log(request.headers.get("X-GitHub-Delivery")), for_log(request.headers.get("X-GitHub-Event")),
+                    for_log(request.headers.get("X-GitHub-Hook-ID")), request.remote)
+        resp = _json(r.status, error=r.reason)
+        if close:           # the body was not read: do not wait for it on a kept-alive connection
+            resp.force_close()
+        return resp
+
+    async def read_signed(request: web.Request, claimed: bytes) -> bytes:
+        """The body, read in chunks through the MAC and spooled to disk past ``SPOOL_IN_MEMORY``
+        (an unauthenticated sender holds at most that much memory); cap and timeout enforced."""
+        mac = new_mac(secret)
+        size = 0
+        with tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY) as spool:
+            try:
+                async with asyncio.timeout(body_timeout_s):
+                    async for chunk in request.content.iter_chunked(64 * 1024):
+                        size += len(chunk)
+                        if size > MAX_BODY:
+                            raise Rejected(413, "too_large", "payload larger than GitHub's 25 MB limit")
+                        mac.update(chunk)
+                        spool.write(chunk)
+            except TimeoutError:
+                raise Rejected(408, "timeout", f"the body was not received within {body_timeout_s:g} s") from None
+            if not signature_matches(claimed, mac):
+                raise Rejected(401, "bad_signature", "signature check failed: the body's HMAC-SHA256 does not match "
+                                                     "the webhook secret")
+            spool.seek(0)
+            return spool.read()
+
     async def webhook(request: web.Request) -> web.Response:
         t0 = time.perf_counter()
-        event_name = request.headers.get("X-GitHub-Event")
-        label = metrics.event_label(event_name)
+        label = metrics.event_label(request.headers.get("X-GitHub-Event"))
         try:
-            body = await request.read()
-        except web.HTTPRequestEntityTooLarge:
-            metrics.deliveries.labels(label, "bad_request").inc()
-            return _json(413, error="payload larger than GitHub's 25 MB limit")
-        if "X-Hub-Signature-256" not in request.headers:
-            metrics.deliveries.labels(label, "unsigned").inc()
-            return _json(401, error="missing X-Hub-Signature-256 header")
+            claimed = signature_digest(request.headers.get("X-Hub-Signature-256"))
+            kind, charset = content_kind(request.headers.get("Content-Type"))
+            if (request.content_length or 0) > MAX_BODY:
+                raise Rejected(413, "too_large", "payload larger than GitHub's 25 MB limit")
+        except Rejected as r:
+            return reject(request, label, r, close=True)
         try:
-            event = Event.from_http(request.headers, body, secret=secret)
-        except ValidationFailure as e:
-            metrics.deliveries.labels(label, "bad_signature").inc()
-            return _json(401, error=f"signature check failed: {e}")
-        except BadRequest as e:
-            metrics.deliveries.labels(label, "bad_request").inc()
-            ctype = request.headers.get("Content-Type", "")
-            if "json" in ctype or "x-www-form-urlencoded" in ctype:
-                return _json(400, error="the body is not valid JSON")
-            return _json(int(e.status_code), error=str(e))
-        except KeyError as e:
-            metrics.deliveries.labels(label, "bad_request").inc()
-            return _json(400, error=f"missing header {e.args[0]}")
-        except (ValueError, UnicodeDecodeError) as e:  # e.g. a form payload that is not JSON
-            metrics.deliveries.labels(label, "bad_request").inc()
-            return _json(400, error=f"the body could not be parsed: {e}")
-        if not body.strip():            # gidgethub returns data None for an empty body
-            metrics.deliveries.labels(label, "bad_request").inc()
-            return _json(400, error="the body is empty")
-        delivery_id = event.delivery_id
-        if not delivery_id or len(delivery_id) > 200 or not event.event or len(event.event) > 100:
-            metrics.deliveries.labels(label, "bad_request").inc()
-            return _json(400, error="X-GitHub-Event and X-GitHub-Delivery must be non-empty (≤ 200 chars)")
+            body = await read_signed(request, claimed)
+            data = decode_payload(kind, charset, body)
+            event_name, delivery_id = check_ids(request.headers.get("X-GitHub-Event"),
+                                                request.headers.get("X-GitHub-Delivery"))
+        except Rejected as r:
+            return reject(request, label, r, close=r.status in (408, 413))
         hook_id = request.headers.get("X-GitHub-Hook-ID", "")[:100]
-        summary = q.summarize_payload(event.data)
+        summary = q.summarize_payload(data)
         try:
-            result = await committer.submit(dict(delivery_id=delivery_id, hook_id=hook_id, event=event.event,
+            result = await committer.submit(dict(delivery_id=delivery_id, hook_id=hook_id, event=event_name,
                                                  body=body, content_type=request.headers.get("Content-Type", ""),
                                                  summary=summary))
         except Exception as e:  # noqa: BLE001 - not stored: make GitHub record a failure
-            log.exception("could not store delivery %s", delivery_id)
+            log.exception("could not store delivery %s", for_log(delivery_id))
             return _json(503, error=f"could not store the delivery: {type(e).__name__}")
         metrics.deliveries.labels(label, result).inc()
         if wake is not None and result != "duplicate":

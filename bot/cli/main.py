@@ -14,6 +14,7 @@ import importlib
 import logging
 import sys
 
+from bot.agents.redact import ScrubbingFormatter
 from bot.config.forksync import ConfigError, ForksyncConfig, UserError, load_config
 
 #: Modules that contribute sub-commands, in help order.
@@ -74,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if getattr(args, "verbose", False) else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    for handler in logging.getLogger().handlers:       # every log line loses URL userinfo and secret values
+        handler.setFormatter(ScrubbingFormatter("%(levelname)s %(name)s: %(message)s"))
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

@@ -22,6 +22,8 @@ flag                           environment                     meaning
 ``--workers``                  ``FORKSYNC_WORKERS``            worker processes (1; 0 = none)
 —                              ``FORKSYNC_LEASE_S``            worker lease, s (120)
 —                              ``FORKSYNC_MAX_ATTEMPTS``       tries before dead-letter (5)
+``--header-timeout``           ``FORKSYNC_HEADER_TIMEOUT_S``   close a connection without complete
+                                                               headers (or idle) after this, s (10)
 =============================  ==============================  ===================================
 
 Secrets are never logged: :meth:`ServeSettings.redacted` is what gets printed.
@@ -39,7 +41,9 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
+from bot.agents.redact import register_secrets, scrub
 from bot.app import queue as q
 from bot.config.forksync import UserError
 from bot.store import Store
@@ -64,12 +68,33 @@ class ServeSettings:
     poll: bool = True
     lease_s: float = 120.0
     max_attempts: int = 5
+    header_timeout_s: float = 10.0
 
     def redacted(self) -> dict:
+        """The settings for a log line: secrets as ``***``, URLs without their userinfo."""
         d = dict(self.__dict__)
         for k in ("webhook_secret", "token"):
             d[k] = "***" if d[k] else ""
+        for k in ("git_url", "github_url"):
+            d[k] = scrub(d[k])
         return d
+
+    def register_secrets(self) -> None:
+        """Make every secret of these settings one that logs and agent prompts never show
+        (:func:`bot.agents.redact.register_secrets`): webhook secret, token, the App's key, and a
+        password or token inside ``git_url`` / ``github_url``."""
+        values = [self.webhook_secret, self.token]
+        for url in (self.git_url, self.github_url):
+            try:
+                parts = urlsplit(url)
+                values += [parts.password, parts.username if parts.password is None else None]
+            except ValueError:
+                pass
+        try:
+            values.append(self.private_key())
+        except UserError:
+            pass
+        register_secrets(*values)
 
     def private_key(self) -> str:
         if not self.private_key_file:
@@ -87,6 +112,7 @@ _ENV = {
     "db": "FORKSYNC_DB", "github_url": "FORKSYNC_GITHUB_URL", "git_url": "FORKSYNC_GIT_URL",
     "workdir": "FORKSYNC_WORKDIR", "bot_login": "FORKSYNC_BOT_LOGIN", "workers": "FORKSYNC_WORKERS",
     "lease_s": "FORKSYNC_LEASE_S", "max_attempts": "FORKSYNC_MAX_ATTEMPTS",
+    "header_timeout_s": "FORKSYNC_HEADER_TIMEOUT_S",
 }
 
 
@@ -104,10 +130,10 @@ def settings_from(args: argparse.Namespace, environ=os.environ) -> ServeSettings
             vals["webhook_secret"] = Path(environ["FORKSYNC_WEBHOOK_SECRET_FILE"]).read_text().strip()
         except OSError as e:
             raise UserError(f"cannot read FORKSYNC_WEBHOOK_SECRET_FILE: {e.strerror}") from None
-    for name in ("port", "workers", "max_attempts", "lease_s"):
+    for name in ("port", "workers", "max_attempts", "lease_s", "header_timeout_s"):
         if name in vals:
             try:
-                vals[name] = float(vals[name]) if name == "lease_s" else int(vals[name])
+                vals[name] = float(vals[name]) if name.endswith("_s") else int(vals[name])
             except ValueError:
                 raise UserError(f"{_ENV[name]} / --{name}: {vals[name]!r} is not a number") from None
     if getattr(args, "no_poll", False):
@@ -128,6 +154,9 @@ def register(sub, common) -> None:
             p.add_argument("--port", help="listen port [FORKSYNC_PORT, 8080]")
             p.add_argument("--webhook-secret", dest="webhook_secret", help="[FORKSYNC_WEBHOOK_SECRET]")
             p.add_argument("--workers", help="worker processes, 0 = none [FORKSYNC_WORKERS, 1]")
+            p.add_argument("--header-timeout", dest="header_timeout_s",
+                           help="close a connection whose request headers are not complete after this many "
+                                "seconds, or idle that long [FORKSYNC_HEADER_TIMEOUT_S, 10]")
         p.add_argument("--app-id", dest="app_id", help="GitHub App id [FORKSYNC_APP_ID]")
         p.add_argument("--private-key-file", dest="private_key_file", help="App private key (PEM) [FORKSYNC_PRIVATE_KEY_FILE]")
         p.add_argument("--token", help="token mode instead of an App [FORKSYNC_TOKEN]")
@@ -158,7 +187,7 @@ def cmd_queue(args: argparse.Namespace) -> int:
     db = args.db or os.environ.get("FORKSYNC_DB", "forksync.db")
     if not Path(db).exists():
         raise UserError(f"no database at {db}; pass --db or set FORKSYNC_DB")
-    with Store(db) as store:
+    with open_store(db) as store:
         if args.retry:
             if not q.retry_dead(store, args.retry):
                 raise UserError(f"no dead or failed delivery {args.retry!r} (see `forksync queue --state dead`)")
@@ -189,6 +218,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     s = settings_from(args)
     if not s.webhook_secret:
         raise UserError("a webhook secret is required: set FORKSYNC_WEBHOOK_SECRET (or --webhook-secret)")
+    s.register_secrets()
     logging.getLogger().setLevel(logging.INFO)
     log.info("forksync serve: %s", json.dumps(s.redacted()))
     return run_serve(s)
@@ -198,6 +228,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     from bot.app.runtime import run_worker_loop  # lazy: the App loads for serve and worker only, not for every CLI command
 
     s = settings_from(args)
+    s.register_secrets()
     logging.getLogger().setLevel(logging.INFO)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -265,6 +296,49 @@ class WorkerProcesses:
                 p.kill()
 
 
+def open_store(db: str) -> Store:
+    """The database for ``serve``/``worker``/``queue``. Raises :class:`UserError` (one line, exit 2)
+    when its directory is missing (a mis-mounted volume must not silently get a fresh database),
+    or the file cannot be written or is not a SQLite database."""
+    import sqlite3
+
+    parent = Path(db).parent
+    if db != ":memory:" and not parent.is_dir():
+        raise UserError(f"the directory of the database {db} does not exist; create it or fix FORKSYNC_DB / --db")
+    try:
+        return Store(db)
+    except sqlite3.DatabaseError as e:
+        what = ("is read-only (file, directory or filesystem); make it writable or point FORKSYNC_DB elsewhere"
+                if "readonly" in str(e) or "unable to open" in str(e)
+                else "is not a forksync SQLite database (corrupt or another file); restore it or point FORKSYNC_DB elsewhere")
+        raise UserError(f"the database {db} {what} (sqlite: {e})") from None
+    except OSError as e:
+        raise UserError(f"cannot open the database {db}: {e.strerror}") from None
+
+
+def listen_socket(host: str, port: int):
+    """A listening TCP socket on ``(host, port)`` (0 = any free port). Raises :class:`UserError`
+    for a port in use or an address this machine does not have."""
+    import errno
+    import socket
+
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(512)
+    except socket.gaierror as e:
+        sock.close()
+        raise UserError(f"cannot listen on {host}:{port}: {e}; set FORKSYNC_HOST / --host") from None
+    except OSError as e:
+        sock.close()
+        if e.errno == errno.EADDRINUSE:
+            raise UserError(f"port {port} on {host} is already in use; stop the other server or set FORKSYNC_PORT / "
+                            "--port") from None
+        raise UserError(f"cannot listen on {host}:{port}: {e.strerror}; set FORKSYNC_HOST / --host") from None
+    return sock
+
+
 def run_serve(s: ServeSettings) -> int:
     """Run the web app on (host, port) and ``s.workers`` worker processes until SIGTERM/SIGINT."""
     from aiohttp import web
@@ -274,8 +348,10 @@ def run_serve(s: ServeSettings) -> int:
     from bot.handlers import all_routers  # lazy: as above
 
     all_routers()               # import every handler module so all tables exist before a worker starts
-    store = Store(s.db)
+    store = open_store(s.db)
     metrics_store = Store(s.db)
+    sock = listen_socket(s.host, s.port)    # before the workers start: a port in use stops nothing half-started
+    port = sock.getsockname()[1]
     metrics = AppMetrics(lambda: metrics_store)
     workers = WorkerProcesses(s).start() if s.workers > 0 else None
     app = make_app(store, s.webhook_secret, metrics=metrics)
@@ -283,20 +359,13 @@ def run_serve(s: ServeSettings) -> int:
     gc.collect()
     gc.freeze()                         # startup objects never need collecting: shorter GC pauses
     gc.set_threshold(20_000, 20, 20)    # fewer collections on the acknowledgement path
-    listen: dict = {"host": s.host, "port": s.port}
-    port = s.port
-    if s.port == 0:     # bind here so the chosen port can be printed (scripts read it from this line)
-        import socket
-        sock = socket.socket(socket.AF_INET6 if ":" in s.host else socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((s.host, 0))
-        sock.listen(512)
-        port = sock.getsockname()[1]
-        listen = {"sock": sock}
     print(f"forksync serve: listening on http://{s.host}:{port} (db {s.db}, {s.workers} worker process(es))",
           file=sys.stderr, flush=True)
     try:
-        web.run_app(app, **listen, print=None, access_log=None, handle_signals=True, shutdown_timeout=5.0)
+        # keepalive_timeout also closes a connection whose request headers never complete (aiohttp
+        # starts that timer when the connection opens and closes it if no request has arrived).
+        web.run_app(app, sock=sock, print=None, access_log=None, handle_signals=True, shutdown_timeout=5.0,
+                    keepalive_timeout=s.header_timeout_s)
     finally:
         if workers is not None:
             workers.terminate()

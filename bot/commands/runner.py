@@ -7,6 +7,9 @@ Flow for each command in a created or edited comment (parser: :mod:`bot.core.com
 2. Permission: the commenter's collaborator permission must be write, maintain or admin
    (``repos/get-collaborator-permission-level``); ``signoff`` instead needs the commenter to be
    an owner of the area (``areas[].owners`` in the fork's config). Refused → a reply saying why.
+   The lookup itself failing (GitHub 5xx, network) fails closed: nothing runs, the commenter gets
+   one reply saying it will be retried and a 😕 reaction, and the error goes back to the worker,
+   which retries the delivery with backoff (the command then runs and gets its usual reply).
 3. Ack with a 👀 reaction, run the effect (:func:`run_command`: the sync service's verbs and the
    gate's), answer with one comment.
    Replies carry a hidden marker per (comment, command), so a redelivery never doubles them.
@@ -21,6 +24,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import replace
 
+import gidgethub
 from pydantic import BaseModel, ConfigDict
 
 from bot.commands import store as commands_store
@@ -82,7 +86,11 @@ async def on_comment(ctx, data: dict) -> None:
             continue
         if cfg is None:
             cfg = await load_fork_config(ctx, repo.full_name)
-        refusal, owners = await _refusal(ctx, repo.full_name, user, cmd, cfg)
+        try:
+            refusal, owners = await _refusal(ctx, repo.full_name, user, cmd, cfg)
+        except Exception as e:  # noqa: BLE001 - fail closed, tell the commenter, re-raise for the worker's retry
+            await _tell_lookup_failed(ctx, repo.full_name, issue.number, comment.id, mark, user, cmd.line, e)
+            raise
         if refusal:
             body = render("command_denied.md.j2", marker="", user=user, line=cmd.line, reason=refusal, owners=owners)
             await comment_once(ctx.gh, repo.full_name, issue.number, mark, body)
@@ -96,6 +104,30 @@ async def on_comment(ctx, data: dict) -> None:
         await comment_once(ctx.gh, repo.full_name, issue.number, mark, reply)
         commands_store.record(ctx.store, key, repo.full_name, comment.id, cmd.line, user, "ran", ctx.now())
         ctx.note(f"{cmd.line}: ran")
+
+
+def lookup_retried(e: BaseException) -> bool:
+    """Whether the worker retries a delivery that failed with ``e`` (the dispatcher's rule,
+    :mod:`bot.app.dispatch`): every error except a GitHub 4xx other than 401/403/409/429."""
+    status = int(getattr(e, "status_code", 0) or 0) if isinstance(e, gidgethub.HTTPException) else 0
+    return not (400 <= status < 500 and status not in (401, 403, 409, 429))
+
+
+async def _tell_lookup_failed(ctx, full_name: str, number: int, comment_id: int, mark: str, user: str, line: str,
+                              e: BaseException) -> None:
+    """The permission lookup failed, so the command did not run (fail closed): say so once (its
+    own marker, so the real reply still comes after a successful retry) and react 😕. Best
+    effort: when GitHub cannot take the reply either, the retry is what matters."""
+    status = getattr(e, "status_code", None)
+    problem = f"GitHub answered {int(status)}" if status is not None else f"{type(e).__name__}"
+    body = render("command_permission_unknown.md.j2", user=user, line=line, problem=problem,
+                  retrying=lookup_retried(e))
+    try:
+        await comment_once(ctx.gh, full_name, number, mark + ":permission-unknown", body)
+        await react(ctx.gh, full_name, comment_id, "confused")
+    except Exception as reply_error:  # noqa: BLE001 - the original error is re-raised by the caller
+        ctx.note(f"{line}: could not tell the commenter the permission lookup failed: {type(reply_error).__name__}")
+    ctx.note(f"{line}: permission lookup failed ({problem}); not run")
 
 
 async def _refusal(ctx, full_name: str, user: str, cmd, cfg) -> tuple[str, list[str]]:

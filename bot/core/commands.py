@@ -1,8 +1,11 @@
 """``/forksync <verb> …`` comment commands: one parser from comment text to typed values.
 
-Parsing is pure (no I/O); the effects live in :mod:`bot.handlers.commands`. A comment may hold
-several commands, one per line; a line counts only when it *starts* with ``/forksync`` outside a
-fenced code block or a ``>`` quote (so quoting someone's command in a reply never re-runs it).
+Parsing is pure (no I/O); the effects live in :mod:`bot.commands.runner`. A comment may hold
+several commands, one per line; a line counts only when it *starts* with ``/forksync`` in the
+paragraph text a reader sees once GitHub renders the Markdown (:func:`command_lines`, a real
+CommonMark parser): never in code (fenced, indented, inline), a ``>`` quote (quoting someone's
+command in a reply never re-runs it), a list, or HTML such as a comment (invisible on GitHub, so a
+command hidden there would run unseen).
 
 Verbs (the sync verbs, plus the validation verbs):
 
@@ -30,6 +33,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from markdown_it import MarkdownIt
 
 from bot.model import Disposition
 
@@ -223,24 +228,52 @@ def parse_line(line: str) -> Command | CommandError | None:
     raise AssertionError(verb)  # pragma: no cover - VERBS and the branches above agree
 
 
+#: GitHub-flavoured enough: CommonMark (raw HTML on, as GitHub) plus tables and strikethrough.
+_MARKDOWN = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+
+
+def command_lines(body: str | None) -> list[str]:
+    """The lines of ``body`` that a reader sees as plain paragraph text, as Markdown renders them
+    (markdown-it-py, CommonMark). Code of every kind (fenced with any number of backticks or
+    tildes, indented, inline), block quotes, lists, tables and HTML (comments included — GitHub
+    does not show them) contribute nothing that starts a line: inline code keeps its backticks and
+    emphasis or links their markup, so inline code or bold text holding ``/forksync hold`` is not
+    a command; inline HTML is dropped (a comment spanning lines hides what it holds)."""
+    out: list[str] = []
+    tokens = _MARKDOWN.parse(body or "")
+    for i, tok in enumerate(tokens):
+        if tok.type != "inline" or i == 0 or tokens[i - 1].type != "paragraph_open" or tokens[i - 1].level != 0:
+            continue
+        line: list[str] = []
+        for child in tok.children or []:
+            if child.type in ("softbreak", "hardbreak"):
+                out.append("".join(line))
+                line = []
+            elif child.type == "text":
+                line.append(child.content)
+            elif child.type == "code_inline":
+                line.append(child.markup + child.content + child.markup)
+            elif child.type == "html_inline":
+                continue
+            elif child.type == "link_open":
+                line.append("[")
+            elif child.type == "link_close":
+                line.append("]")
+            elif child.type == "image":
+                line.append("![" + child.content + "]")
+            else:
+                line.append(child.markup or "\x00")
+        out.append("".join(line))
+    return out
+
+
 def parse_comment(body: str | None) -> list[Command | CommandError]:
-    """Every command in a comment body, in order. Lines inside fenced code blocks (```/~~~) and
-    quoted lines (``>``) are ignored. Duplicate commands in one comment are kept once."""
+    """Every command in a comment body, in order: lines of paragraph text (:func:`command_lines`)
+    that start with ``/forksync``. Duplicate commands in one comment are kept once."""
     out: list[Command | CommandError] = []
     seen: set[str] = set()
-    fence: str | None = None
-    for raw in (body or "").splitlines():
-        stripped = raw.strip()
-        if fence:
-            if stripped.startswith(fence):
-                fence = None
-            continue
-        if stripped.startswith("```") or stripped.startswith("~~~"):
-            fence = stripped[:3]
-            continue
-        if stripped.startswith(">"):
-            continue
-        cmd = parse_line(stripped)
+    for line in command_lines(body):
+        cmd = parse_line(line)
         if cmd is None or cmd.line in seen:
             continue
         seen.add(cmd.line)
@@ -249,4 +282,4 @@ def parse_comment(body: str | None) -> list[Command | CommandError]:
 
 
 __all__ = ["PREFIX", "VERBS", "Target", "Command", "Plan", "Pick", "Decide", "Reconsider", "Hold", "Resolve",
-           "Retest", "Merge", "L3", "Signoff", "CommandError", "parse_line", "parse_comment", "usage"]
+           "Retest", "Merge", "L3", "Signoff", "CommandError", "parse_line", "parse_comment", "command_lines", "usage"]

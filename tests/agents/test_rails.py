@@ -87,7 +87,7 @@ def test_sanitize_mentions_links_html_closing_keywords():
                    allowed_hosts=("github.com",), max_links=1, max_mentions=1, allowed_mentions=("bob",))
     assert out.text == (
         f"hi @{ZWJ}alice and @bob, cc @{ZWJ}everyone @{ZWJ}org/team; email [REDACTED-email-1];  "
-        "x bold std::vector<int> see https://github.com/a/b "
+        " bold std::vector<int> see https://github.com/a/b "        # a script's content goes with it
         "doc [link removed: evil.example] [image removed] [link removed: docs.github.com] "
         f"[link removed: javascript](1) fixes #{ZWJ}12, resolves org/repo#{ZWJ}3")
     assert (out.secrets_redacted, out.html_removed, out.links_removed, out.mentions_neutralised,

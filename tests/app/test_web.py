@@ -1,6 +1,9 @@
 """The webhook web app through real HTTP (aiohttp test server): signature check, durable store
 before 202, de-duplication, health and metrics."""
+import hashlib
+import hmac
 import json
+import logging
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
@@ -49,8 +52,13 @@ async def test_signed_delivery_is_stored_before_202(env):
 @pytest.mark.parametrize("headers,expected", [
     ({"X-Hub-Signature-256": None, "X-Hub-Signature": None}, (401, "missing X-Hub-Signature-256 header")),
     ({"X-Hub-Signature-256": None}, (401, "missing X-Hub-Signature-256 header")),   # sha1 alone is refused
-    ({"X-Hub-Signature-256": "sha256=" + "0" * 64}, (401, "signature check failed: payload's signature does not align with the secret")),
-    ({"X-Hub-Signature-256": "md5=abc"}, (401, "signature check failed: signature does not start with 'sha256=' or 'sha1='")),
+    ({"X-Hub-Signature-256": "sha256=" + "0" * 64},
+     (401, "signature check failed: the body's HMAC-SHA256 does not match the webhook secret")),
+    ({"X-Hub-Signature-256": "md5=abc"}, (401, "X-Hub-Signature-256 must be 'sha256=' followed by 64 hex digits")),
+    # a valid SHA-1 signature in the SHA-256 header: GitHub never sends that; refused, not downgraded
+    ({"X-Hub-Signature-256": "sha1=" + hmac.new(SECRET.encode(), b'{"a":1}', hashlib.sha1).hexdigest()},
+     (401, "X-Hub-Signature-256 must be 'sha256=' followed by 64 hex digits")),
+    ({"X-Hub-Signature-256": "sha256=" + "0" * 63}, (401, "X-Hub-Signature-256 must be 'sha256=' followed by 64 hex digits")),
 ])
 async def test_unsigned_or_badly_signed_is_401_and_nothing_stored(env, headers, expected):
     client, store = env
@@ -73,6 +81,10 @@ async def test_wrong_secret_is_401(env):
     (b"{}", {"X-GitHub-Delivery": None}, (400, "missing header x-github-delivery")),
     (b"{}", {"X-GitHub-Delivery": ""}, (400, "X-GitHub-Event and X-GitHub-Delivery must be non-empty (≤ 200 chars)")),
     (b"{}", {"Content-Type": "text/plain"}, (415, "expected a content-type of 'application/json' or 'application/x-www-form-urlencoded'")),
+    (b"[" * 100_000 + b"]" * 100_000, {}, (400, "the body is not valid JSON")),              # parser recursion
+    (b'{"a":' * 65 + b"1" + b"}" * 65, {}, (400, "the JSON body is nested deeper than 64 levels")),
+    (b" \n", {}, (400, "the body is empty")),
+    (b"zen=1", {"Content-Type": "application/x-www-form-urlencoded"}, (400, "a form-encoded delivery needs a payload= field")),
 ])
 async def test_unparsable_or_incomplete_is_4xx_and_nothing_stored(env, body, headers, expected):
     client, store = env
@@ -123,3 +135,67 @@ async def test_healthz_and_metrics(env):
 def test_empty_secret_is_refused(tmp_path):
     with pytest.raises(ValueError, match="a webhook secret is required"):
         make_app(Store(tmp_path / "x.db"), "")
+
+
+async def test_a_64_deep_body_is_accepted(env):
+    client, store = env
+    status, out = await post(client, "ping", "guid-deep", None, body=b'{"a":' * 64 + b"1" + b"}" * 64)
+    assert (status, out["queue"]) == (202, "queued")
+
+
+async def test_every_refusal_is_logged_with_delivery_event_and_reason_never_the_body(env, caplog):
+    client, store = env
+    caplog.set_level(logging.WARNING, logger="bot.app.web")
+    await post(client, "push", "guid-log-1", {"canary": "BODY-CANARY"}, headers={"X-Hub-Signature-256": "sha256=" + "0" * 64})
+    await post(client, "issues", "guid-log-2\tforged", None, body=b"{BODY-CANARY")
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines == [
+        "webhook delivery refused: 401 signature check failed: the body's HMAC-SHA256 does not match the webhook "
+        "secret (delivery='guid-log-1' event='push' hook='1' from 127.0.0.1)",
+        "webhook delivery refused: 400 the body is not valid JSON (delivery='guid-log-2\\tforged' event='issues' "
+        "hook='1' from 127.0.0.1)",
+    ]
+    assert "BODY-CANARY" not in caplog.text
+
+
+async def test_oversized_content_length_is_413_before_the_body_is_read(env):
+    client, store = env
+    body = b"x" * (25 * 1024 * 1024 + 1)
+    h = delivery_headers("push", "guid-big", b"{}", SECRET)
+    r = await client.post("/webhook", data=body, headers=h)
+    assert (r.status, (await r.json())["error"]) == (413, "payload larger than GitHub's 25 MB limit")
+    assert q.counts(store)["queued"] == 0
+
+
+async def test_chunked_body_over_the_cap_is_413(env):
+    client, store = env
+
+    async def chunks():
+        for _ in range(26):
+            yield b" " * (1024 * 1024)
+    h = delivery_headers("push", "guid-chunked", b"{}", SECRET)
+    r = await client.post("/webhook", data=chunks(), headers=h)
+    assert (r.status, (await r.json())["error"]) == (413, "payload larger than GitHub's 25 MB limit")
+    assert q.counts(store)["queued"] == 0
+
+
+async def test_a_body_that_stalls_is_408(tmp_path):
+    import asyncio
+    store = Store(tmp_path / "q.db")
+    client = TestClient(TestServer(make_app(store, SECRET, body_timeout_s=1.0)))
+    await client.start_server()
+    release = asyncio.Event()
+
+    async def stalled():
+        yield b'{"a":'
+        await release.wait()            # never sent while the server waits
+        yield b"1}"
+    try:
+        h = delivery_headers("push", "guid-slow", b'{"a":1}', SECRET)
+        r = await client.post("/webhook", data=stalled(), headers=h)
+        assert (r.status, (await r.json())["error"]) == (408, "the body was not received within 1 s")
+        assert q.counts(store)["queued"] == 0
+    finally:
+        release.set()
+        await client.close()
+        store.close()

@@ -76,3 +76,44 @@ def test_verb_property_and_target_text():
     assert parse_line("/forksync pick #9").verb == "pick"
     assert str(Target(sha="abc1234")) == "abc1234"
     assert str(Target(pr=9)) == "#9"
+
+
+HOLD = [Hold("/forksync hold", on=True)]
+
+
+@pytest.mark.parametrize("body,expected", [
+    ("/forksync hold", HOLD),
+    ("Looks stuck.\n/forksync hold\nthanks", HOLD),                  # a line of a paragraph
+    ("  /forksync hold", HOLD),                                      # up to 3 spaces: still a paragraph
+    ("Please\n    /forksync hold", HOLD),                            # a paragraph continuation line, shown as text
+    ("&#47;forksync hold", HOLD),                                    # an entity renders as the same visible text
+    ("<!-- x -->/forksync hold", []),                                # a raw HTML block line, not paragraph text
+    # indented code block: shown as code, never run
+    ("Try:\n\n    /forksync hold", []),
+    ("    /forksync hold", []),
+    # HTML comments, invisible on GitHub: block and inline, one line or many
+    ("<!-- /forksync hold -->", []),
+    ("<!--\n/forksync hold\n-->", []),
+    ("ok <!--\n/forksync hold\n--> fine", []),
+    # fences of any length; a shorter fence line inside does not close the block
+    ("````\n```\n/forksync hold\n```\n````", []),
+    ("~~~~\n~~~\n/forksync hold\n~~~~", []),
+    ("```\n/forksync hold", []),                                     # an unclosed fence runs to the end
+    ("`/forksync hold`", []),                                        # inline code
+    ("``/forksync hold``", []),
+    ("**/forksync hold**", []),
+    ("[/forksync hold](https://example.com)", []),
+    ("> /forksync hold", []),                                        # quotes, also a lazy continuation line
+    ("> I asked for this\n/forksync hold", []),
+    ("- /forksync hold", []),                                        # a list item is not a command line
+    ("| a |\n|---|\n| /forksync hold |", []),
+    ("<details>\n/forksync hold\n</details>", []),                   # an HTML block
+])
+def test_commands_are_found_only_in_paragraph_text(body, expected):
+    assert parse_comment(body) == expected
+
+
+def test_a_reason_keeps_inline_code_and_a_quote_ends_at_a_blank_line():
+    body = "> /forksync merge\n\n/forksync defer abc1234 needs `tl.dot` fixed first"
+    [cmd] = parse_comment(body)
+    assert cmd.line == "/forksync defer abc1234 needs `tl.dot` fixed first"

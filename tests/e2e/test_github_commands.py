@@ -86,3 +86,54 @@ async def test_pick_opens_an_isolated_urgent_pick_pr(world):
     replies = [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{issue['number']}/comments")
                if c["user"]["login"] == "forksync[bot]"]
     assert f"`/forksync pick #102`: chain-{c2[:12]}: PR #{pr['number']} opened" in replies[-1]
+
+
+async def _status_issue_number(fake, bot, alice, fork, inst):
+    payload = fake.webhooks.build("installation", "created", {
+        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
+                         "updated_at": "2026-11-30T00:00:00Z"},
+        "repositories": [{"id": fork.id, "name": "triton", "full_name": "meta/triton", "private": False,
+                          "node_id": "R_1"}]})
+    await fake.webhooks.deliver("installation", payload)
+    await bot.settle()
+    [issue] = await status_issue(alice)
+    return issue["number"]
+
+
+async def _bot_comments(alice, n):
+    return [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{n}/comments")
+            if c["user"]["login"] == "forksync[bot]"]
+
+
+async def test_a_failed_permission_lookup_is_answered_and_retried(world):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    n = await _status_issue_number(fake, bot, alice, fork, inst)
+    # every try of the client's first attempt gets 502; the worker's retry finds GitHub healthy
+    fake.faults.server_error("/repos/meta/triton/collaborators/alice/permission", "GET", times=4)
+    posted = await alice.post(f"/repos/meta/triton/issues/{n}/comments", data={"body": "/forksync hold"})
+    await bot.settle()
+    replies = await _bot_comments(alice, n)
+    assert len(replies) == 2
+    assert replies[0].splitlines()[1:3] == [
+        "@alice `/forksync hold` has not run yet: I could not check your permission on this repository "
+        "(GitHub answered 502).",
+        "I will try again by myself shortly (with backoff); you do not need to repeat the command."]
+    assert "on hold" in replies[1]
+    reactions = [r["content"] async for r in alice.getiter(f"/repos/meta/triton/issues/comments/{posted['id']}/reactions")]
+    assert sorted(reactions) == ["confused", "eyes"]
+    assert sync_store.load_status(bot.store, "meta/triton").held is True
+    [d] = [d for d in bot.deliveries() if d.event == "issue_comment" and d.sender == "alice"]
+    assert (d.state, d.attempts) == ("done", 2)
+
+
+async def test_a_permission_lookup_that_keeps_failing_never_runs_the_command(world):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    n = await _status_issue_number(fake, bot, alice, fork, inst)
+    fake.faults.server_error("/repos/meta/triton/collaborators/alice/permission", "GET", times=1000)
+    await alice.post(f"/repos/meta/triton/issues/{n}/comments", data={"body": "/forksync hold"})
+    await bot.settle()
+    replies = await _bot_comments(alice, n)
+    assert len(replies) == 1 and "has not run yet" in replies[0]          # one notice across all attempts
+    assert not (sync_store.load_status(bot.store, "meta/triton").held)
+    [d] = [d for d in bot.deliveries() if d.event == "issue_comment" and d.sender == "alice"]
+    assert d.state == "dead" and "502" in d.dead_reason

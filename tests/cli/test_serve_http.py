@@ -1,0 +1,163 @@
+"""A real ``forksync serve`` process (no workers) against hostile HTTP: unauthenticated uploads do
+not hold memory, a connection that never finishes its headers is closed, and startup problems
+(port in use, database read-only, corrupt or in a missing directory) are one line and exit 2."""
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from bot.app.web import delivery_headers
+
+ROOT = Path(__file__).resolve().parents[2]
+SECRET = "serve-http-secret"
+
+
+def serve_cmd(tmp_path, *extra, **env):
+    e = dict(os.environ, FORKSYNC_WEBHOOK_SECRET=SECRET, FORKSYNC_DB=str(tmp_path / "bot.db"), FORKSYNC_WORKERS="0",
+             PYTHONPATH=str(ROOT))
+    e.update(env)
+    return [sys.executable, str(ROOT / "app.py"), "serve", "--host", "127.0.0.1", "--no-poll", *extra], e
+
+
+class Serve:
+    """``forksync serve --port 0``; ``port`` is read from its "listening on" line."""
+
+    def __init__(self, tmp_path, **env):
+        argv, e = serve_cmd(tmp_path, "--port", "0", **env)
+        self.proc = subprocess.Popen(argv, cwd=tmp_path, env=e, stderr=subprocess.PIPE, text=True)
+        self.startup: list[str] = []
+        line = self.proc.stderr.readline()
+        while line and "listening on" not in line:
+            self.startup.append(line)
+            line = self.proc.stderr.readline()
+        assert "listening on http://127.0.0.1:" in line, line
+        self.port = int(line.split("127.0.0.1:")[1].split()[0])
+
+    def peak_rss_kib(self) -> int:
+        status = Path(f"/proc/{self.proc.pid}/status").read_text()
+        return int(status.split("VmHWM:")[1].split()[0])
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=30)
+
+
+@pytest.fixture
+def serve(tmp_path):
+    started = []
+
+    def start(**env):
+        s = Serve(tmp_path, **env)
+        started.append(s)
+        return s
+    yield start
+    for s in started:
+        s.stop()
+
+
+async def test_eight_unauthenticated_25mb_uploads_hold_no_memory(serve):
+    s = serve()
+    body = b"x" * (25 * 1024 * 1024)
+    async with aiohttp.ClientSession() as http:
+        await http.get(f"http://127.0.0.1:{s.port}/healthz")           # imports done, caches warm
+        before = s.peak_rss_kib()
+        h = delivery_headers("push", "evil", b"{}", SECRET)
+        h["X-Hub-Signature-256"] = "sha256=" + "0" * 64                  # well-formed, wrong
+
+        async def upload(i):
+            async with http.post(f"http://127.0.0.1:{s.port}/webhook", data=body, headers=h) as r:
+                return r.status, (await r.json())["error"]
+        answers = await asyncio.gather(*(upload(i) for i in range(8)))
+    grown_mib = (s.peak_rss_kib() - before) / 1024
+    assert answers == [(401, "signature check failed: the body's HMAC-SHA256 does not match the webhook secret")] * 8
+    assert grown_mib < 40, f"peak RSS grew by {grown_mib:.0f} MiB for 8 × 25 MB unauthenticated bodies"
+
+
+async def test_a_connection_that_never_finishes_its_headers_is_closed(serve):
+    s = serve(FORKSYNC_HEADER_TIMEOUT_S="1")
+    reader, writer = await asyncio.open_connection("127.0.0.1", s.port)
+    writer.write(b"POST /webhook HTTP/1.1\r\nHost: x\r\nX-GitHub-Event: push\r\n")    # no blank line, ever
+    await writer.drain()
+    data = await asyncio.wait_for(reader.read(), timeout=60)      # generous bound; the server's timer is 1 s
+    assert data == b""                                            # closed by the server, nothing answered
+    writer.close()
+
+
+async def test_deeply_nested_signed_body_is_400_not_500(serve):
+    s = serve()
+    body = b"[" * 200_000 + b"]" * 200_000
+    async with aiohttp.ClientSession() as http:
+        async with http.post(f"http://127.0.0.1:{s.port}/webhook", data=body,
+                             headers=delivery_headers("push", "deep", body, SECRET)) as r:
+            assert (r.status, (await r.json())["error"]) == (400, "the body is not valid JSON")
+
+
+def run_serve_expecting_failure(tmp_path, *extra, **env):
+    argv, e = serve_cmd(tmp_path, *extra, **env)
+    p = subprocess.run(argv, cwd=tmp_path, env=e, capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stderr
+
+
+def test_port_in_use_is_one_line_and_exit_2(tmp_path):
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen(1)
+        port = other.getsockname()[1]
+        rc, err = run_serve_expecting_failure(tmp_path, "--port", str(port))
+    assert (rc, err.splitlines()[-1]) == (
+        2, f"forksync: port {port} on 127.0.0.1 is already in use; stop the other server or set FORKSYNC_PORT / --port")
+    assert "listening" not in err and "Traceback" not in err
+
+
+def test_database_in_a_missing_directory_is_one_line_and_exit_2(tmp_path):
+    db = tmp_path / "not-mounted" / "bot.db"
+    rc, err = run_serve_expecting_failure(tmp_path, "--port", "0", FORKSYNC_DB=str(db))
+    assert (rc, err.splitlines()[-1]) == (
+        2, f"forksync: the directory of the database {db} does not exist; create it or fix FORKSYNC_DB / --db")
+    assert not db.parent.exists()
+
+
+def test_corrupt_database_is_one_line_and_exit_2(tmp_path):
+    db = tmp_path / "bot.db"
+    db.write_bytes(b"this is not a database " * 100)
+    rc, err = run_serve_expecting_failure(tmp_path, "--port", "0")
+    assert (rc, err.splitlines()[-1]) == (
+        2, f"forksync: the database {db} is not a forksync SQLite database (corrupt or another file); restore it or "
+           "point FORKSYNC_DB elsewhere (sqlite: file is not a database)")
+    assert "Traceback" not in err
+
+
+def test_read_only_database_is_one_line_and_exit_2(tmp_path):
+    import sqlite3
+    db = tmp_path / "ro" / "bot.db"
+    db.parent.mkdir()
+    sqlite3.connect(db).close()
+    db.write_bytes(b"")                       # an empty file: SQLite must create the schema, i.e. write
+    # root ignores file modes; the immutable attribute stops root too (skip where it is unavailable)
+    if subprocess.run(["chattr", "+i", str(db.parent)], capture_output=True).returncode != 0:
+        if os.geteuid() == 0:
+            pytest.skip("chattr +i is unavailable and root ignores file modes")
+        db.parent.chmod(0o555)
+    try:
+        rc, err = run_serve_expecting_failure(tmp_path, "--port", "0", FORKSYNC_DB=str(db))
+    finally:
+        subprocess.run(["chattr", "-i", str(db.parent)], capture_output=True)
+        db.parent.chmod(0o755)
+    assert rc == 2
+    assert err.splitlines()[-1].startswith(
+        f"forksync: the database {db} is read-only (file, directory or filesystem); make it writable or point "
+        "FORKSYNC_DB elsewhere (sqlite: ")
+    assert "Traceback" not in err
+
+
+def test_the_startup_line_shows_no_credential_of_the_git_url(serve):
+    s = serve(FORKSYNC_GIT_URL="https://x-access-token:CANARY-git-pw-77@github.com/{owner}/{repo}.git",
+              FORKSYNC_TOKEN="CANARY-token-88")
+    text = "".join(s.startup)
+    assert '"git_url": "https://***@github.com/{owner}/{repo}.git"' in text and '"token": "***"' in text
+    assert "CANARY" not in text and SECRET not in text
