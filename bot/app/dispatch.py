@@ -37,6 +37,7 @@ from bot.app.metrics import KNOWN_EVENTS
 from bot.app.worker import Unhandleable
 from bot.github.common import PayloadError
 from bot.store import Store
+from bot.sync import store as sync_store
 from bot.sync.service import SyncError
 
 #: Events processed even when the bot itself caused them (see the module docstring).
@@ -158,6 +159,20 @@ class Dispatcher:
             raise
         return "; ".join(ctx.outcome) or "handled"
 
+
+    async def on_dead(self, d: q.Delivery) -> None:
+        """A delivery went dead: re-render the status issue of its fork (or of the forks that
+        follow it, for an upstream's push), which lists those dead letters as an alarm."""
+        if not d.repo:
+            return
+        if sync_store.load_status(self.store, d.repo) is not None:
+            forks = [(d.repo, d.installation_id)]
+        else:           # an upstream's push: the forks that follow it
+            forks = [(r["fork"], r["installation_id"]) for r in sync_store.tracked_forks(self.store) if r["upstream"] == d.repo]
+        for fork, inst in forks:
+            ctx = Context(delivery=d, gh=await self.client_for(inst), store=self.store, settings=self.settings,
+                          sync=self.sync, validation=self.validation, installation_id=inst, now=self.now)
+            await self.sync.refresh_status_issue(ctx, fork)
 
     async def _run_all(self, event: Event, ctx: Context) -> None:
         """Run every matching handler in a fixed order (module, name). One handler's failure does

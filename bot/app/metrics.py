@@ -11,7 +11,11 @@ Read from the store at scrape time (so a separate ``forksync worker`` process is
 (seconds since upstream was last fetched successfully), ``forksync_metrics_stale{repo}`` (1 when
 the last fetch of upstream failed or it is older than ``stale_after_s``) and
 ``forksync_upstream_age_alarm{repo}`` (older than ``alarm_after_s``). The ages are the defaults
-of ``github.stale_after_s`` / ``github.alarm_after_s``.
+of ``github.stale_after_s`` / ``github.alarm_after_s``. Failures stay visible:
+``forksync_degraded{repo,reason}`` (1 while a unit GitHub refused is blocked, or a delivery of the
+fork is dead-lettered), ``forksync_blocked_units{repo}`` and ``forksync_dead_letter_alarm{reason}``
+(1 while any delivery is dead; :func:`bot.app.queue.dead_letter_alarm` gives the same line for
+``/healthz``).
 """
 from __future__ import annotations
 
@@ -89,7 +93,16 @@ class _StoreCollector:
                                                                  "upstream was last seen too long ago", labels=["repo"]),
             "alarm": GaugeMetricFamily("forksync_upstream_age_alarm", "1 when upstream was last seen longer ago than the alarm age", labels=["repo"]),
         }
+        fams["degraded"] = GaugeMetricFamily(
+            "forksync_degraded", "1 when syncing is degraded: a unit GitHub refused (push, PR or merge) or a "
+                                 "dead-lettered delivery of the fork; the reason is a label", labels=["repo", "reason"])
+        fams["blocked"] = GaugeMetricFamily("forksync_blocked_units", "Sync units GitHub refused, waiting for a retry",
+                                            labels=["repo"])
         for st in sync_store.load_all_statuses(store):
+            dead = q.dead_letters(store, st.repo, limit=1)
+            reason = st.degraded() or (f"dead-lettered delivery {dead[0]['id']}: {dead[0]['reason']}" if dead else "")
+            fams["degraded"].add_metric([st.repo, reason[:200]], 1.0 if reason else 0.0)
+            fams["blocked"].add_metric([st.repo], float(len(st.blocked)))
             fams["days"].add_metric([st.repo], st.days_behind)
             fams["backlog"].add_metric([st.repo], st.backlog)
             age = st.upstream_age_s(now)
@@ -97,6 +110,11 @@ class _StoreCollector:
             fams["stale"].add_metric([st.repo], 1.0 if st.stale(self.m.stale_after_s, now) else 0.0)
             fams["alarm"].add_metric([st.repo], 1.0 if st.alarm(self.m.alarm_after_s, now) else 0.0)
         yield from fams.values()
+        alarm = q.dead_letter_alarm(store)
+        dead = GaugeMetricFamily("forksync_dead_letter_alarm", "1 while any delivery is dead-lettered (work GitHub asked "
+                                                              "for was not done); the reason is a label", labels=["reason"])
+        dead.add_metric([alarm[:200]], 1.0 if alarm else 0.0)
+        yield dead
 
 
 __all__ = ["AppMetrics", "KNOWN_EVENTS"]

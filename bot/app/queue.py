@@ -404,9 +404,37 @@ def get(store: Store, key: str) -> Delivery | None:
     return Delivery.from_row(dict(zip(cols, r))) if r else None
 
 
+def dead_letters(store: Store, repo: str | None = None, limit: int = 20) -> list[dict]:
+    """Dead-lettered deliveries (of ``repo`` when given), newest first:
+    ``[{"id", "event", "action", "repo", "reason", "at"}]`` (``at``: epoch s it went dead)."""
+    sql = "SELECT id, event, action, repo, dead_reason, last_error, finished_at FROM webhook_deliveries WHERE state='dead'"
+    args: list = []
+    if repo is not None:
+        sql += " AND repo=?"
+        args.append(repo)
+    with store.lock:
+        rows = store.conn.execute(sql + " ORDER BY finished_at DESC, id DESC LIMIT ?", [*args, limit]).fetchall()
+    return [{"id": i, "event": e or "", "action": a or "", "repo": r or "",
+             "reason": " ".join((dr or le or "no reason recorded").split())[:300], "at": f or 0.0}
+            for i, e, a, r, dr, le, f in rows]
+
+
+def dead_letter_alarm(store: Store) -> str:
+    """The dead-letter alarm as one line ("" when no delivery is dead), for ``/healthz`` and
+    ``/metrics``: a delivery that failed for good means work GitHub asked for was not done."""
+    n = counts(store).get("dead", 0)
+    if not n:
+        return ""
+    newest = dead_letters(store, limit=1)[0]
+    return (f"{n} dead-lettered deliver{'y' if n == 1 else 'ies'}; newest {newest['id']} "
+            f"({newest['event']}{'.' + newest['action'] if newest['action'] else ''}"
+            f"{' on ' + newest['repo'] if newest['repo'] else ''}): {newest['reason']}")
+
+
 def as_json(d: Delivery) -> str:
     return json.dumps({k: v for k, v in d.__dict__.items() if k != "body"}, sort_keys=True)
 
 
 __all__ = ["STATES", "QueuePolicy", "Delivery", "delivery_key", "summarize_payload", "enqueue", "enqueue_many",
-           "claim", "claim_many", "finish_many", "complete", "fail", "release_orphans", "retry_dead", "counts", "listing", "get", "as_json"]
+           "claim", "claim_many", "finish_many", "complete", "fail", "release_orphans", "retry_dead", "counts", "listing", "get", "as_json",
+           "dead_letters", "dead_letter_alarm"]

@@ -66,7 +66,8 @@ class Worker:
                  policy: q.QueuePolicy = q.QueuePolicy(), worker_id: str | None = None,
                  poll_interval_s: float = 0.5, wake: threading.Event | None = None,
                  observe: Callable[[float, q.Delivery, str], None] | None = None,
-                 clock: Callable[[], float] = time.time):
+                 clock: Callable[[], float] = time.time,
+                 on_dead: Callable[[q.Delivery], Awaitable[None]] | None = None):
         self.store = store
         self.process = process
         self.policy = policy
@@ -75,6 +76,16 @@ class Worker:
         self.wake = wake or threading.Event()
         self.observe = observe
         self.clock = clock
+        self.on_dead = on_dead
+
+    async def _dead(self, d: q.Delivery) -> None:
+        """Raise the dead-letter alarm where people look (the status issue); its own failure is logged only."""
+        if self.on_dead is None:
+            return
+        try:
+            await self.on_dead(d)
+        except Exception:  # noqa: BLE001 - the alarm is also on /metrics and /healthz
+            log.exception("dead-letter alarm for %s failed", d.id)
 
     async def run_once(self) -> q.Delivery | None:
         """Claim and process one due delivery; returns it (None when nothing was due)."""
@@ -102,6 +113,8 @@ class Worker:
                 state = "lost"
         if self.observe:
             self.observe(time.perf_counter() - t0, d, state)
+        if state == "dead":
+            await self._dead(d)
         return d
 
     async def run_batch(self, limit: int = 32) -> int:
@@ -134,6 +147,9 @@ class Worker:
                 if self.observe:
                     for d, t, st in zip(batch, timings, states):
                         self.observe(t, d, st or "lost")
+                for d, st in zip(batch, states):
+                    if st == "dead":
+                        await self._dead(d)
         return len(batch)
 
     async def drain(self, limit: int = 1_000_000) -> int:

@@ -48,6 +48,9 @@ class GitHubSettings(BaseModel):
     config_path: str = ".github/forksync.yml"
     command_prefix: str = Field("/forksync", min_length=2, max_length=40)
     max_open_sync_prs: int = Field(20, ge=1, le=500)
+    # path globs (fnmatch) whose commits forksync never pushes itself: a unit with such a commit
+    # is blocked for a person, e.g. [".github/workflows/*"] when the App lacks `workflows`
+    person_paths: tuple[str, ...] = ()
 
     @field_validator("merge_method", mode="before")
     @classmethod

@@ -10,6 +10,17 @@ token of a user with write permission). Without it: 401 with ``WWW-Authenticate:
 then sends the credentials from the URL). After a push the fake notices the moved refs at once
 (``push`` and ``pull_request.synchronize`` events).
 
+Workflow files: like GitHub, a push with an installation token whose installation lacks the
+``workflows: write`` permission is refused when one of its new commits creates, changes or
+deletes a file under ``.github/workflows/``; the ref is rejected with GitHub's own reason
+(``refusing to allow a GitHub App to create or update workflow `<path>` without `workflows`
+permission``) and the other refs of the push are refused too (GitHub's check is per push).
+Implemented as a ``pre-receive`` hook; its reason replaces git's ``pre-receive hook declined`` in
+the report git prints (`` ! [remote rejected] <ref> -> <ref> (<reason>)``).
+
+Faults (:mod:`bot.fakegithub.faults`) whose path pattern names a git path, e.g.
+``fake.faults.server_error("*.git/git-receive-pack", "POST", times=9)``, answer git's requests.
+
 A git client in the *same process and thread* as the fake must not block the event loop
 (``subprocess.run`` would deadlock): run git with ``asyncio.create_subprocess_exec`` or in a
 thread, or use the repository's local path (``repo.path``) as the remote.
@@ -28,6 +39,23 @@ if TYPE_CHECKING:
     from bot.fakegithub.state import Repo, User
 
 GIT_HTTP_BACKEND = "git-http-backend"
+WORKFLOWS_HOOK = """#!/bin/sh
+# refuse new commits that touch .github/workflows/ (the installation lacks `workflows: write`)
+z=0000000000000000000000000000000000000000
+while read old new ref; do
+  [ "$new" = "$z" ] && continue
+  if [ "$old" = "$z" ]; then range="$new --not --all"; else range="$old..$new"; fi
+  for c in $(git rev-list $range); do
+    f=$(git diff-tree -r --no-commit-id --name-only --root "$c" -- .github/workflows/ | head -n 1)
+    if [ -n "$f" ]; then
+      printf 'refusing to allow a GitHub App to create or update workflow `%s` without `workflows` permission' "$f" \
+        > "$FAKEGITHUB_REJECT_FILE"
+      exit 1
+    fi
+  done
+done
+exit 0
+"""
 
 
 def register(app: web.Application, fake: "FakeGitHub") -> None:
@@ -85,6 +113,9 @@ async def serve(fake: "FakeGitHub", request: web.Request) -> web.StreamResponse:
     actor = _actor(fake, repo, request, push)
     if isinstance(actor, web.Response):
         return actor
+    fault = _git_fault(fake, request)
+    if fault is not None:
+        return web.Response(status=fault.status, text=fault.body["message"] + "\n")
     body = await request.read()
     tail = request.path.split(".git", 1)[1]
     env = {
@@ -99,6 +130,11 @@ async def serve(fake: "FakeGitHub", request: web.Request) -> web.StreamResponse:
         env["HTTP_CONTENT_ENCODING"] = request.headers["Content-Encoding"]
     if request.headers.get("Git-Protocol"):
         env["GIT_PROTOCOL"] = request.headers["Git-Protocol"]
+    reject_file = None
+    if push and _lacks_workflows(fake, request):
+        reject_file = fake.state.root / f"reject-{os.getpid()}-{id(request)}.txt"
+        env.update(GIT_CONFIG_COUNT="1", GIT_CONFIG_KEY_0="core.hooksPath", GIT_CONFIG_VALUE_0=str(_hooks_dir(fake)),
+                   FAKEGITHUB_REJECT_FILE=str(reject_file))
     proc = await asyncio.create_subprocess_exec(
         "git", "http-backend", env=env, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE)
@@ -113,6 +149,9 @@ async def serve(fake: "FakeGitHub", request: web.Request) -> web.StreamResponse:
             status = int(value.strip().split()[0])
         elif key:
             headers[key.strip()] = value.strip()
+    if reject_file is not None and reject_file.exists():
+        payload = rewrite_reject_reason(payload, reject_file.read_text())
+        reject_file.unlink()
     if push and status == 200:
         from bot.fakegithub.events import on_ref_changes
 
@@ -127,3 +166,80 @@ async def serve(fake: "FakeGitHub", request: web.Request) -> web.StreamResponse:
     if ct:
         resp.headers["Content-Type"] = ct
     return resp
+
+
+def _git_fault(fake: "FakeGitHub", request: web.Request):
+    """An injected fault whose pattern names a git path (``*.git/git-receive-pack``): patterns for
+    the REST API (``*``, ``/repos/…``) never answer git's requests."""
+    for f in list(fake.faults.queue):
+        if ".git" in f.path and f.matches(request.method, request.path):
+            return fake.faults.take(request.method, request.path)
+    return None
+
+
+def _lacks_workflows(fake: "FakeGitHub", request: web.Request) -> bool:
+    """Is this an installation token whose installation lacks ``workflows: write``?"""
+    header = request.headers.get("Authorization", "")
+    try:
+        password = base64.b64decode(header[6:]).decode().partition(":")[2]
+    except (ValueError, UnicodeDecodeError):
+        return False
+    tok = fake.state.tokens.get(password)
+    if tok is None or tok.installation_id is None:
+        return False
+    inst = fake.state.installations.get(tok.installation_id)
+    perms = tok.permissions if tok.permissions is not None else (inst.permissions if inst else {})
+    return perms.get("workflows") != "write"
+
+
+def _hooks_dir(fake: "FakeGitHub"):
+    d = fake.state.root / "hooks-no-workflows"
+    hook = d / "pre-receive"
+    if not hook.exists():
+        d.mkdir(parents=True, exist_ok=True)
+        hook.write_text(WORKFLOWS_HOOK)
+        hook.chmod(0o755)
+    return d
+
+
+def _pkt_lines(data: bytes) -> list[bytes | None]:
+    """Split pkt-line framed ``data``: each payload, ``None`` for a flush packet."""
+    out: list[bytes | None] = []
+    i = 0
+    while i + 4 <= len(data):
+        n = int(data[i:i + 4], 16)
+        if n == 0:
+            out.append(None)
+            i += 4
+            continue
+        out.append(data[i + 4:i + n])
+        i += n
+    return out
+
+
+def _pkt(payload: bytes | None) -> bytes:
+    return b"0000" if payload is None else b"%04x" % (len(payload) + 4) + payload
+
+
+def rewrite_reject_reason(payload: bytes, reason: str) -> bytes:
+    """Pure: ``payload`` (receive-pack's answer, side-band framed or not) with every
+    ``ng <ref> pre-receive hook declined`` report line carrying ``reason`` instead."""
+    old, new = b"pre-receive hook declined", reason.encode()
+    try:
+        outer = _pkt_lines(payload)
+    except ValueError:
+        return payload
+    if not any(p is not None and p[:1] == b"\x01" for p in outer):       # no side band
+        return b"".join(_pkt(p.replace(old, new) if p is not None and p.startswith(b"ng ") else p) for p in outer)
+    band1 = b"".join(p[1:] for p in outer if p is not None and p[:1] == b"\x01")
+    inner = b"".join(_pkt(p.replace(old, new) if p is not None and p.startswith(b"ng ") else p)
+                     for p in _pkt_lines(band1))
+    rest, first = [], True
+    for p in outer:
+        if p is not None and p[:1] == b"\x01":
+            if first:
+                rest += [b"\x01" + inner[i:i + 65000] for i in range(0, len(inner), 65000)]
+                first = False
+            continue
+        rest.append(p)
+    return b"".join(_pkt(p) for p in rest)

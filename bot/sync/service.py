@@ -20,6 +20,8 @@ re-raised so the delivery is retried.
 from __future__ import annotations
 
 import asyncio
+import fnmatch
+import hashlib
 import json
 import re
 import time
@@ -27,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
+import gidgethub
 import pygit2
 
 from bot.config.forksync import ForksyncConfig
@@ -40,6 +43,7 @@ from bot.github.common import comment_once, render, split_repo
 from bot.github.fork_config import load_fork_config
 from bot.model import CommitInfo, Disposition, Plan, PlanItem, Unit
 from bot.plan.planner import plan_state
+from bot.sync import blocked as blocked_mod
 from bot.sync import prs as sync_prs
 from bot.sync import rules as rules_mod
 from bot.sync import status as sync_status
@@ -98,18 +102,22 @@ def scrub(text: str, secrets: list[str]) -> str:
 class SyncService:
     """``git_url``: clone URL template with ``{owner}`` and ``{repo}`` (an ``https://`` URL gets
     the installation token as ``x-access-token``); ``token_for(installation_id)`` returns that
-    token (awaitable); ``client_for(installation_id)`` a GitHub client."""
+    token (awaitable); ``client_for(installation_id)`` a GitHub client; ``dead_letters(store, fork)``
+    the fork's dead-lettered deliveries (``[{"id","event","action","reason","at"}]``, newest
+    first; :func:`bot.app.queue.dead_letters`), shown as an alarm on the status issue."""
 
     def __init__(self, *, workdir: str | Path, git_url: str, bot_login: str | None = None,
                  token_for: Callable[[int | None], Awaitable[str]] | None = None,
                  client_for: Callable[[int | None], Awaitable[Any]] | None = None,
-                 now: Callable[[], float] = time.time):
+                 now: Callable[[], float] = time.time,
+                 dead_letters: Callable[[Any, str], list[dict]] | None = None):
         self.workdir = Path(workdir)
         self.git_url = git_url
         self.bot_login = bot_login
         self.token_for = token_for
         self.client_for = client_for
         self.now = now
+        self.dead_letters = dead_letters
         self._locks: dict[str, asyncio.Lock] = {}
         self._memory = rules_mod.MemoryCache()
 
@@ -210,6 +218,7 @@ class SyncService:
         upstream, up_ref = self.upstream_of(cfg)
         if not upstream:
             return f"{full_name}: no upstream configured (.github/forksync.yml upstream.url)"
+        started = self.now()
         async with self._lock(full_name):
             st = sync_store.load_status(ctx.store, full_name) or sync_status.SyncStatus(repo=full_name, upstream=upstream)
             try:
@@ -221,17 +230,29 @@ class SyncService:
             core = await asyncio.to_thread(self.compute, git_dir, cfg, up_ref, cfg.fork.ref)
             lines = [f"{full_name}: {reason}: {len(core.plan.units)} unit(s) planned"]
             if not st.held:
+                published = set()
                 for unit in core.units_to_publish(cfg):
+                    published.add(unit.id)
                     lines.append(await self.publish(ctx, full_name, git_dir, cfg, core, unit, upstream,
                                                     rebuild=(rebuild == unit.id)))
+                for r in sync_store.blocked_only_branches(ctx.store, full_name):
+                    if r["unit_id"] not in published:      # re-planned (or landed) under another unit
+                        sync_store.save_branch(ctx.store, **{**r, "state": "replanned", **blocked_mod.CLEAR})
             units_state = await self._open_units(ctx, full_name)
-            st = _replace(st, upstream=upstream, upstream_head=core.upstream_head, fork_head=core.fork_head,
+            blocked = [blocked_mod.as_dict(r, full_name) for r in sync_store.blocked_branches(ctx.store, full_name)]
+            st = _replace(st, blocked=tuple(blocked), upstream=upstream, upstream_head=core.upstream_head, fork_head=core.fork_head,
                           frontier=core.frontier, contiguous_pin=core.contiguous_pin, days_behind=core.days_behind,
                           backlog=core.backlog, not_reached=core.not_reached, upstream_seen_at=self.now(), computed_at=self.now(),
                           last_fetch_at=self.now(), last_fetch_error="", deferred=tuple(core.deferred),
                           units=tuple(units_state))
             sync_store.save_status(ctx.store, st)
         lines.append(await self.refresh_status_issue(ctx, full_name, cfg=cfg))
+        retry = [b for b in blocked if not b["requires"] and b["at"] >= started]
+        if retry:
+            # a refusal that may pass on its own (network, 5xx, a push raced): the delivery is
+            # retried (and, past its attempts, dead-lettered: an alarm) — after the others went on
+            raise SyncError(f"{full_name}: {len(retry)} unit(s) blocked, retrying: "
+                            + "; ".join(f"{b['id']}: {b['reason']}" for b in retry))
         return "; ".join(lines)
 
     async def refresh(self, ctx, full_name: str, *, reason: str) -> str:
@@ -287,14 +308,23 @@ class SyncService:
                     return f"{unit.id}: {agent}"
             return (f"{unit.id}: blocked at its first commit {(res.conflict or '')[:12]}"
                     + (f" (conflicts in {files})" if files else "") + "; no PR until it is resolved")
+        held_for_person = self._person_paths_hit(cfg, core, unit) if remote_tip != res.tip else ""
+        if held_for_person:
+            return await self._block(ctx, full_name, cfg, unit, branch, row, core, res,
+                                     blocked_mod.held_for_person(held_for_person), step="push")
         if remote_tip != res.tip:
             lease = [f"--force-with-lease=refs/heads/{branch}:{remote_tip or ''}"] if force else []
-            await self._git(git_dir, "push", "-q", *lease, url, f"refs/heads/{branch}:refs/heads/{branch}",
-                            secrets=secrets)
+            try:
+                await self._git(git_dir, "push", "-q", *lease, url, f"refs/heads/{branch}:refs/heads/{branch}",
+                                secrets=secrets)
+            except SyncError as e:
+                # GitHub refused this unit's push: the unit is blocked (stored, shown), the others go on
+                return await self._block(ctx, full_name, cfg, unit, branch, row, core, res,
+                                         blocked_mod.classify(str(e)), step="push")
         sync_store.save_branch(ctx.store, repo=full_name, branch=branch, unit_id=unit.id, kind=unit.kind,
                              pushed_tip=res.tip, verified_tip=(row or {}).get("verified_tip", ""),
                              pr=(row or {}).get("pr", 0), state="open", shas_json=json.dumps(list(unit.shas)),
-                             base_sha=core.fork_head, conflict_sha=res.conflict or "")
+                             base_sha=core.fork_head, conflict_sha=res.conflict or "", **blocked_mod.CLEAR)
         commits = [{"sha": s, "subject": core.commits[s].subject, "pr": core.commits[s].pr,
                     "conflicts": list(next((i.conflicts for i in unit.items if i.sha == s), ()))}
                    for s in unit.shas]
@@ -318,9 +348,15 @@ class SyncService:
                       stopped=stopped, branch=branch, agents=bool(cfg.agents and cfg.agents.conflict_resolution))
         lab = cfg.github.labels
         labels = [lab.bundle if unit.kind == "bundle" else lab.chain] + [lab.area_prefix + a for a in unit.areas]
-        pr, what = await sync_prs.open_or_update_pr(ctx.gh, full_name, branch=branch, base=cfg.fork.ref,
-                                                    title=title, body=body, labels=labels,
-                                                    draft=unit.kind == "chain" and (res.conflict is not None or bool(by_rules)))
+        try:
+            pr, what = await sync_prs.open_or_update_pr(ctx.gh, full_name, branch=branch, base=cfg.fork.ref,
+                                                        title=title, body=body, labels=labels,
+                                                        draft=unit.kind == "chain" and (res.conflict is not None or bool(by_rules)))
+        except gidgethub.BadRequest as e:
+            if isinstance(e, gidgethub.RateLimitExceeded):
+                raise
+            return await self._block(ctx, full_name, cfg, unit, branch, sync_store.branch_row(ctx.store, full_name, branch),
+                                     core, res, blocked_mod.classify(f"{e.status_code.value} {e}"), step="pr")
         sync_store.save_branch(ctx.store, **{**sync_store.branch_row(ctx.store, full_name, branch), "pr": pr["number"]})
         if res.kept:
             await comment_once(ctx.gh, full_name, pr["number"], f"kept:{res.tip}",
@@ -331,6 +367,42 @@ class SyncService:
                                             upstream_sha=res.conflict, remote_url=url, secrets=secrets)
         return (f"{unit.id}: PR #{pr['number']} {what}" + (f", stopped at {res.conflict[:12]}" if res.conflict else "")
                 + (f"; {agent}" if agent else ""))
+
+    def _person_paths_hit(self, cfg: ForksyncConfig, core: CoreResult, unit: Unit) -> str:
+        """The first path of ``unit``'s commits that ``github.person_paths`` keeps for a person ("" when none)."""
+        globs = cfg.github.person_paths
+        if not globs:
+            return ""
+        for s in unit.shas:
+            c = core.commits.get(s)
+            for p in sorted(c.paths) if c else ():
+                if any(fnmatch.fnmatchcase(p, g) for g in globs):
+                    return p
+        return ""
+
+    async def _block(self, ctx, full_name: str, cfg: ForksyncConfig, unit: Unit, branch: str, row: dict | None,
+                     core: CoreResult, res, refusal: blocked_mod.Refusal, *, step: str) -> str:
+        """Record that GitHub refused ``unit``'s ``step`` (``push`` | ``pr`` | ``merge``): the unit's
+        row gets GitHub's reason and the time (a unit GitHub never had gets a row in state
+        ``blocked``), and its PR, when it has one, a comment naming the setting to change.
+        Returns the sync line; the other units go on."""
+        fields = blocked_mod.row_fields(refusal, step=step, at=self.now(), tip=res.tip or "")
+        if row and row.get("state") == "open":
+            sync_store.save_branch(ctx.store, **{**row, **fields})
+        else:
+            sync_store.save_branch(ctx.store, repo=full_name, branch=branch, unit_id=unit.id, kind=unit.kind,
+                                   pushed_tip=(row or {}).get("pushed_tip", ""), verified_tip="", pr=0, state="blocked",
+                                   shas_json=json.dumps(list(unit.shas)), base_sha=core.fork_head,
+                                   conflict_sha=res.conflict or "", **fields)
+        pr = (row or {}).get("pr") or 0
+        if pr and (row or {}).get("state") == "open":
+            # once per refusal of this unit's commits (a re-apply makes a new tip sha, not a new refusal)
+            key = f"blocked:{step}:{unit.shas[-1][:12] if unit.shas else ''}:{hashlib.sha1(refusal.reason.encode()).hexdigest()[:12]}"
+            await comment_once(ctx.gh, full_name, pr, key,
+                               render("unit_blocked.md.j2", unit_id=unit.id, step=step, tip=res.tip or "",
+                                      b=blocked_mod.as_dict(sync_store.branch_row(ctx.store, full_name, branch), full_name),
+                                      config_path=cfg.github.config_path))
+        return f"{unit.id}: blocked: GitHub refused the {step}: {refusal.reason}"
 
     async def _on_remote(self, git_dir: Path, sha: str, remote_tip: str | None) -> bool:
         """Is ``sha`` already on GitHub's branch (its tip or an ancestor of it)?"""
@@ -361,18 +433,29 @@ class SyncService:
             return None      # e.g. upstream's objects are not all here: the conflict stays for a person
 
     async def _open_units(self, ctx, full_name: str) -> list[dict]:
-        rows = sync_store.open_branches(ctx.store, full_name)
+        rows = sorted(sync_store.open_branches(ctx.store, full_name) + sync_store.blocked_only_branches(ctx.store, full_name),
+                      key=lambda r: r["branch"])
+
+        def state(r: dict) -> str:
+            if r.get("blocked_reason"):
+                return f"blocked: GitHub refused the {r.get('blocked_step') or 'push'}"
+            if r.get("conflict_sha"):
+                return f"draft, stopped at a conflict in upstream `{r['conflict_sha'][:12]}`: needs a resolution"
+            return "open"
         return [{"id": r["unit_id"], "kind": r["kind"], "pr": r["pr"],
-                 "url": f"https://github.com/{full_name}/pull/{r['pr']}" if r["pr"] else "",
-                 "state": (f"draft, stopped at a conflict in upstream `{r['conflict_sha'][:12]}`: needs a resolution"
-                           if r.get("conflict_sha") else "open")}
+                 "url": f"https://github.com/{full_name}/pull/{r['pr']}" if r["pr"] else "", "state": state(r)}
                 for r in rows]
 
     async def refresh_status_issue(self, ctx, full_name: str, *, cfg: ForksyncConfig | None = None) -> str:
         cfg = cfg or await self.fork_config(ctx, full_name)
         st = sync_store.load_status(ctx.store, full_name) or sync_status.SyncStatus(repo=full_name)
+        dead: list[dict] = []
+        if self.dead_letters:       # the fork's own deliveries and its upstream's pushes
+            for repo in dict.fromkeys([full_name] + ([st.upstream] if re.match(r"^[\w.\-]+/[\w.\-]+$", st.upstream) else [])):
+                dead += self.dead_letters(ctx.store, repo)
+            dead.sort(key=lambda d: -d["at"])
         body = render_status(st, stale_after_s=cfg.github.stale_after_s, alarm_after_s=cfg.github.alarm_after_s,
-                             now=self.now())
+                             now=self.now(), dead_letters=dead, config_path=cfg.github.config_path)
         number, what = await upsert_status_issue(ctx.gh, full_name, cfg.github.status_issue_title, body, self.bot_login)
         return f"status issue #{number} {what}"
 

@@ -33,6 +33,15 @@ class SyncStatus:
     deferred: tuple[dict, ...] = ()
     units: tuple[dict, ...] = ()
     etag: str = ""
+    blocked: tuple[dict, ...] = ()      # units GitHub refused: {"id","branch","pr","url","reason","requires","path","step","at"}
+
+    def degraded(self) -> str:
+        """Why syncing is degraded ("" when it is not): units whose push, PR or merge GitHub refused."""
+        if not self.blocked:
+            return ""
+        first = self.blocked[0]
+        more = f" (and {len(self.blocked) - 1} more)" if len(self.blocked) > 1 else ""
+        return f"{len(self.blocked)} unit(s) blocked: {first['id']}: {first['reason']}{more}"
 
     def stale(self, max_age_s: float | None = None, now: float | None = None) -> bool:
         """The last upstream fetch failed after the last success, upstream was never seen, or

@@ -29,10 +29,15 @@ def _age(seconds: float | None) -> str:
     return f"{seconds / 86400:.1f} days ago"
 
 
-def render_status(st: SyncStatus, *, stale_after_s: float, alarm_after_s: float, now: float | None = None) -> str:
-    """Pure: the issue body for a status snapshot."""
+def render_status(st: SyncStatus, *, stale_after_s: float, alarm_after_s: float, now: float | None = None,
+                  dead_letters: list[dict] = (), config_path: str = ".github/forksync.yml") -> str:
+    """Pure: the issue body for a status snapshot. ``dead_letters``: the fork's dead-lettered
+    deliveries (``[{"id","event","action","reason","at"}]``), each an alarm line."""
     now = time.time() if now is None else now
-    return render("status_issue.md.j2", stale=st.stale(stale_after_s, now), last_fetch_error=st.last_fetch_error,
+    blocked = [{**b, "ago": _age(max(0.0, now - b["at"])) if b.get("at") else "?"} for b in st.blocked]
+    dead = [{**d, "ago": _age(max(0.0, now - d["at"])) if d.get("at") else "?"} for d in dead_letters]
+    return render("status_issue.md.j2", blocked=blocked, dead_letters=dead, config_path=config_path,
+                  stale=st.stale(stale_after_s, now), last_fetch_error=st.last_fetch_error,
                   upstream_seen=_age(st.upstream_age_s(now)), alarm=st.alarm(alarm_after_s, now),
                   alarm_age=_age(alarm_after_s).replace(" ago", ""), held=st.held,
                   upstream_head=st.upstream_head, frontier=st.frontier, contiguous_pin=st.contiguous_pin,

@@ -32,6 +32,7 @@ SYNC_STATUS = table("sync_status", {
     "held": int,                 # /forksync hold
     "deferred_json": str,        # [{"sha","subject","reason"}]
     "units_json": str,           # [{"id","kind","pr","url","state"}]
+    "blocked_json": str,         # [{"id","branch","pr","url","reason","requires","path","step","at"}]: refused units
     "etag": str,                 # poller ETag of the upstream branch
 }, pk="repo")
 
@@ -45,6 +46,14 @@ SYNC_BRANCHES = table("sync_branches", {
     "shas_json": str,         # upstream shas of the unit, in order
     "base_sha": str,
     "conflict_sha": str,      # upstream commit the chain stopped at (its conflict commit is the tip); "" when none
+    # GitHub refused the unit's push, PR or merge (bot.sync.blocked); "" / 0 when not blocked.
+    # A unit refused before its first push has a row with state "blocked" and no PR.
+    "blocked_reason": str,    # GitHub's words
+    "blocked_requires": str,  # workflows | contents | protection | permission | ""
+    "blocked_path": str,      # the workflow file GitHub named
+    "blocked_step": str,      # push | pr | merge
+    "blocked_at": float,      # epoch s
+    "blocked_tip": str,       # the tip that was refused
 }, pk="key", indexes=[("repo", "unit_id")])
 
 TRACKED = table("tracked_forks", {
@@ -69,7 +78,8 @@ def load_all_statuses(store: Store) -> list[SyncStatus]:
 
 
 def save_status(store: Store, status: SyncStatus) -> None:
-    row = {k: v for k, v in status.__dict__.items() if k not in ("deferred", "units", "held")}
+    row = {k: v for k, v in status.__dict__.items() if k not in ("deferred", "units", "held", "blocked")}
+    row["blocked_json"] = json.dumps(list(status.blocked))
     row["held"] = int(status.held)
     row["deferred_json"] = json.dumps(list(status.deferred))
     row["units_json"] = json.dumps(list(status.units))
@@ -86,7 +96,8 @@ def _status_from_row(r: dict) -> SyncStatus:
         computed_at=r["computed_at"] or 0.0, last_fetch_at=r["last_fetch_at"] or 0.0,
         last_fetch_error=r["last_fetch_error"] or "", held=bool(r["held"]),
         deferred=tuple(json.loads(r["deferred_json"] or "[]")),
-        units=tuple(json.loads(r["units_json"] or "[]")), etag=r["etag"] or "")
+        units=tuple(json.loads(r["units_json"] or "[]")), etag=r["etag"] or "",
+        blocked=tuple(json.loads(r.get("blocked_json") or "[]")))
 
 
 # ---------------------------------------------------------------------- sync branches
@@ -106,6 +117,21 @@ def open_branches(store: Store, repo: str) -> list[dict]:
     """The fork's sync branches whose PR is open, by branch name."""
     with store.lock:
         return list(store.db[SYNC_BRANCHES.name].rows_where("repo = ? and state = 'open'", [repo], order_by="branch"))
+
+
+def blocked_branches(store: Store, repo: str) -> list[dict]:
+    """The fork's sync branches GitHub refused (open PR or none yet), by branch name."""
+    with store.lock:
+        return list(store.db[SYNC_BRANCHES.name].rows_where(
+            "repo = ? and state in ('open', 'blocked') and coalesce(blocked_reason, '') != ''", [repo],
+            order_by="branch"))
+
+
+def blocked_only_branches(store: Store, repo: str) -> list[dict]:
+    """Units refused before GitHub had their branch (state ``blocked``, no PR), by branch name."""
+    with store.lock:
+        return list(store.db[SYNC_BRANCHES.name].rows_where("repo = ? and state = 'blocked'", [repo],
+                                                            order_by="branch"))
 
 
 # ---------------------------------------------------------------------- tracked forks

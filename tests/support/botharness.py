@@ -24,14 +24,17 @@ BOT_LOGIN = "forksync[bot]"
 
 
 class Bot:
-    def __init__(self, fake, tmp_path: Path, *, policy: QueuePolicy | None = None):
+    def __init__(self, fake, tmp_path: Path, *, policy: QueuePolicy | None = None, git_http: bool = False):
+        """``git_http``: fetch and push over the fake's smart HTTP with installation tokens, as
+        against GitHub (GitHub's push refusals apply); else through the bare repositories' paths."""
         self.fake = fake
         self.tmp = tmp_path
         key = tmp_path / "app.pem"
         key.write_text(fake.app.private_key_pem)
         self.settings = ServeSettings(webhook_secret=fake.webhooks.secret, app_id=str(fake.app.id),
                                       private_key_file=str(key), db=str(tmp_path / "bot.db"), github_url=fake.url,
-                                      git_url=str(fake.state.root / "repos" / "{owner}" / "{repo}.git"),
+                                      git_url=(fake.url + "/{owner}/{repo}.git" if git_http
+                                               else str(fake.state.root / "repos" / "{owner}" / "{repo}.git")),
                                       workdir=str(tmp_path / "work"))
         self.policy = policy or QueuePolicy(max_attempts=3, backoff_base_s=0, backoff_cap_s=0)
 
@@ -48,11 +51,13 @@ class Bot:
         self.clients._impl = gh_mod.GitHubApp(self.session, app_id=s.app_id, private_key=s.private_key(),
                                               base_url=s.github_url, retry=FAST_RETRY)
         self.svc = SyncService(workdir=s.workdir, git_url=s.git_url, bot_login=self.clients.bot_login,
-                               token_for=self.clients.token_for, client_for=self.clients.client_for)
+                               token_for=self.clients.token_for, client_for=self.clients.client_for,
+                               dead_letters=q.dead_letters)
         self.validation = ValidationService(self.svc, settings=s)
         self.dispatcher = Dispatcher(router, self.store, s, client_for=self.clients.client_for,
                                      sync=self.svc, validation=self.validation, bot_login=self.clients.bot_login)
-        self.worker = Worker(self.store, self.dispatcher.process, policy=self.policy, worker_id="test-worker")
+        self.worker = Worker(self.store, self.dispatcher.process, policy=self.policy, worker_id="test-worker",
+                             on_dead=self.dispatcher.on_dead)
         self.server = TestServer(make_app(Store(s.db), s.webhook_secret))
         await self.server.start_server()
         self.fake.webhooks.url = str(self.server.make_url("/webhook"))

@@ -1,0 +1,101 @@
+"""Why GitHub refused a unit's push, PR or merge, and what a person changes so it goes through.
+
+Pure: :func:`classify` turns GitHub's refusal (git's push report, or a REST error message) into a
+:class:`Refusal` — GitHub's reason as it said it, the permission or setting GitHub requires, and
+whether a later attempt may pass on its own (a network error, a 5xx) or waits for a person
+(a missing permission, a protected branch). The sync service stores the refusal on the unit's
+``sync_branches`` row (``blocked_*`` columns) and shows it on the status issue and the unit's PR.
+
+Rules (source: GitHub's messages as observed on real pushes and in docs.github.com
+"Permissions required for GitHub Apps" → Workflows, and "About protected branches"):
+
+=====================================================================  ===========  ==========
+GitHub says                                                            requires     may pass
+=====================================================================  ===========  ==========
+``refusing to allow a GitHub App to create or update workflow …``      workflows    no
+``Permission to push denied to the integration`` / ``… denied to …``   contents     no
+``GH006: Protected branch update failed`` / ``protected branch hook``  protection   no
+``Resource not accessible by integration`` (REST 403)                  permission   no
+``non-fast-forward`` / ``fetch first`` (someone pushed meanwhile)      —            yes
+anything else (network, 5xx, timeouts)                                 —            yes
+=====================================================================  ===========  ==========
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+WORKFLOW = re.compile(r"refusing to allow a GitHub App to create or update workflow `([^`]+)` without `workflows` permission")
+PUSH_DENIED = re.compile(r"Permission to \S+ denied|Permission to push denied to the integration")
+PROTECTED = re.compile(r"GH006|[Pp]rotected branch")
+NOT_ACCESSIBLE = re.compile(r"Resource not accessible by integration")
+RACED = re.compile(r"non-fast-forward|fetch first|stale info")
+REJECTED = re.compile(r"! \[remote rejected\] \S+ -> \S+ \(([^)\n]*(?:\)[^)\n]*)*)\)")
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """``reason``: GitHub's words (one line); ``requires``: ``"workflows"``, ``"contents"``,
+    ``"protection"``, ``"permission"`` or ``""``; ``path``: the workflow file GitHub named;
+    ``transient``: a later attempt may pass without a person."""
+
+    reason: str
+    requires: str = ""
+    path: str = ""
+    transient: bool = False
+
+
+def classify(error: str) -> Refusal:
+    """Pure: the :class:`Refusal` for a failed push's stderr or a REST error message."""
+    text = error or ""
+    m = WORKFLOW.search(text)
+    if m:
+        return Refusal(m.group(0), "workflows", m.group(1))
+    rej = REJECTED.search(text)
+    reason = (rej.group(1) if rej else _last_line(text)).strip()[:300]
+    if PUSH_DENIED.search(text):
+        return Refusal(reason, "contents")
+    if PROTECTED.search(text):
+        return Refusal(reason, "protection")
+    if NOT_ACCESSIBLE.search(text):
+        return Refusal(reason, "permission")
+    return Refusal(reason, "", transient=True)
+
+
+def held_for_person(path: str) -> Refusal:
+    """The refusal forksync gives itself, before pushing, for a unit with a commit touching
+    ``path``, a path ``github.person_paths`` keeps for a person."""
+    return Refusal(f"`{path}` matches github.person_paths: commits touching it are kept in a chain for a person",
+                   "person", path)
+
+
+def as_dict(row: dict, full_name: str) -> dict:
+    """A ``sync_branches`` row's refusal as plain data for the status issue (``SyncStatus.blocked``)."""
+    return {"id": row["unit_id"], "branch": row["branch"], "pr": row.get("pr") or 0,
+            "url": f"https://github.com/{full_name}/pull/{row['pr']}" if row.get("pr") else "",
+            "reason": row.get("blocked_reason") or "", "requires": row.get("blocked_requires") or "",
+            "path": row.get("blocked_path") or "", "step": row.get("blocked_step") or "",
+            "at": float(row.get("blocked_at") or 0.0), "commits": len(json.loads(row.get("shas_json") or "[]"))}
+
+
+def _last_line(text: str) -> str:
+    """git's error lines of ``text`` joined (``error: RPC failed; HTTP 502 …; fatal: …``), else its last line."""
+    text = re.sub(r"^git [^\n]*? failed \(\d+\): ", "", text)     # SyncError's prefix
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    errs = [ln for ln in lines if ln.startswith(("error:", "fatal:", "remote:")) or "rejected" in ln]
+    return "; ".join(errs) if errs else (lines[-1] if lines else "refused without a reason")
+
+
+def row_fields(refusal: Refusal, *, step: str, at: float, tip: str) -> dict:
+    """The ``blocked_*`` columns of a ``sync_branches`` row for ``refusal`` at ``step``
+    (``push`` | ``pr`` | ``merge``), time ``at`` (epoch s) and the tip it concerned."""
+    return {"blocked_reason": refusal.reason, "blocked_requires": refusal.requires, "blocked_path": refusal.path,
+            "blocked_step": step, "blocked_at": float(at), "blocked_tip": tip}
+
+
+CLEAR = {"blocked_reason": "", "blocked_requires": "", "blocked_path": "", "blocked_step": "", "blocked_at": 0.0,
+         "blocked_tip": ""}
+
+
+__all__ = ["Refusal", "classify", "held_for_person", "as_dict", "row_fields", "CLEAR"]

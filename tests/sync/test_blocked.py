@@ -1,0 +1,41 @@
+"""GitHub's refusals, classified (a table of GitHub's words and what forksync makes of them), and
+the fake's rewrite of git's report so the refused ref carries GitHub's reason."""
+import pytest
+
+from bot.fakegithub.githttp import _pkt, _pkt_lines, rewrite_reject_reason
+from bot.sync.blocked import Refusal, classify
+
+WF = ("refusing to allow a GitHub App to create or update workflow `.github/workflows/ci.yml` "
+      "without `workflows` permission")
+
+
+@pytest.mark.parametrize("stderr, expected", [
+    (f"git push -q failed (1): To http://x/meta/triton.git\n ! [remote rejected] forksync/chain-1 -> forksync/chain-1 "
+     f"({WF})\nerror: failed to push some refs to 'http://x/meta/triton.git'",
+     Refusal(WF, "workflows", ".github/workflows/ci.yml")),
+    ("git push -q failed (128): remote: Permission to push denied to the integration.\nfatal: unable to access",
+     Refusal("remote: Permission to push denied to the integration.; fatal: unable to access", "contents")),
+    ("git push failed (1): ! [remote rejected] main -> main (protected branch hook declined)\nerror: failed to push",
+     Refusal("protected branch hook declined", "protection")),
+    ("422 Resource not accessible by integration", Refusal("422 Resource not accessible by integration", "permission")),
+    ("git push failed (1): ! [rejected] forksync/b -> forksync/b (fetch first)\nerror: failed to push some refs",
+     Refusal("! [rejected] forksync/b -> forksync/b (fetch first); error: failed to push some refs", "", transient=True)),
+    ("git push -q failed (128): fatal: the remote end hung up unexpectedly",
+     Refusal("fatal: the remote end hung up unexpectedly", "", transient=True)),
+])
+def test_classify(stderr, expected):
+    assert classify(stderr) == expected
+
+
+def test_rewrite_reject_reason_side_band():
+    inner = _pkt(b"unpack ok\n") + _pkt(b"ng refs/heads/x pre-receive hook declined\n") + _pkt(None)
+    payload = _pkt(b"\x02remote: hi\n") + _pkt(b"\x01" + inner) + _pkt(None)
+    out = rewrite_reject_reason(payload, WF)
+    [progress, band1, flush] = _pkt_lines(out)
+    assert progress == b"\x02remote: hi\n" and flush is None
+    assert _pkt_lines(band1[1:]) == [b"unpack ok\n", b"ng refs/heads/x " + WF.encode() + b"\n", None]
+
+
+def test_rewrite_reject_reason_without_side_band():
+    payload = _pkt(b"unpack ok\n") + _pkt(b"ng refs/heads/x pre-receive hook declined\n") + _pkt(None)
+    assert _pkt_lines(rewrite_reject_reason(payload, "why")) == [b"unpack ok\n", b"ng refs/heads/x why\n", None]
