@@ -15,13 +15,17 @@ How an entry gets its disposition (docs/core.md has the full table):
    * a pick → PICKED (the fork commit is remembered; an ``Upstream-Urgent``/isolated-pattern
      commit marks the entry ``isolated``);
    * a fork revert/back-out of that pick, or ``Upstream-Reverted:`` → REVERTED; a revert of the
-     back-out → PICKED again;
-   * a defer/skip/won't-port decision → DEFERRED_BLOCKED / SKIP_FOR_CURRENT_BASE / WONT_PORT,
-     except over PICKED (a landed change is a fact; the decision stays in the evidence);
+     back-out → PICKED again (the back-out is found by sha, quoted subject, or Phabricator id:
+     ``Revert D123`` against the fork commits' ``Differential Revision: D123``);
+   * a defer/skip/won't-port/no-op decision → DEFERRED_BLOCKED / SKIP_FOR_CURRENT_BASE /
+     WONT_PORT / NO_OP, except over PICKED (a landed change is a fact; the decision stays in the
+     evidence). A bundle body's decision about a member of its subject list is the member's
+     only claim from that commit (:mod:`bot.core.provenance`), so it is not "over PICKED";
    * ``RECONSIDER`` lifts a decision back to PENDING.
 2. **No event decided it:** an empty commit → NO_OP; an upstream commit and its upstream revert,
-   both absent from the fork → NO_OP both; on an open ``forksync/*`` branch → IN_FLIGHT;
-   otherwise PENDING.
+   both absent from the fork → NO_OP both; an upstream revert of a commit the fork kept, whose
+   upstream reland the fork picked → NO_OP (they cancel out); on an open ``forksync/*`` branch →
+   IN_FLIGHT; otherwise PENDING.
 
 A forksync conflict commit (``Forksync-Conflict:`` trailer, an unresolved pick with conflict
 markers) is no evidence of anything: no claims, no patch-id match, no back-out.
@@ -29,8 +33,9 @@ markers) is no evidence of anything: no claims, no patch-id match, no back-out.
 Evidence sources for *picks*: a commit's sha-carrying claims (trailers, ``cherry picked from``)
 and PR citations all count; patch-id equality counts only for fork commits that name no upstream
 commit and revert nothing (a pick without provenance, or a plain re-pick after a back-out). A weak
-subject citation (no pick marker) counts only when the upstream subject appears in the fork
-subject. A fork commit naming an upstream sha it picks is a pick even if its subject reads
+subject citation (no pick marker, or a lone trailing ``(#N)`` that may be the fork's own
+squash-merge number) counts only when confirmed: the upstream subject appears in the fork subject,
+the patch-ids are equal, or both change exactly the same paths. A fork commit naming an upstream sha it picks is a pick even if its subject reads
 ``Revert "…"`` (a picked upstream revert); otherwise such a subject makes it a back-out, whose
 own citations are not picks.
 """
