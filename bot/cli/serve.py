@@ -229,6 +229,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
     s = settings_from(args)
     s.register_secrets()
+    open_store(s.db).close()        # a missing directory, read-only or corrupt database: one line, exit 2
     logging.getLogger().setLevel(logging.INFO)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
