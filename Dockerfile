@@ -36,6 +36,8 @@ ENV FORKSYNC_HOST=0.0.0.0 \
 USER forksync
 VOLUME ["/var/lib/forksync"]
 EXPOSE 8080
+# /healthz answers 200 only while a worker beats its heartbeat, no worker crash-loops, no delivery
+# waits unclaimed past 5 min and nothing is dead-lettered; otherwise 503, which urlopen raises on.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s \
   CMD python -c "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('FORKSYNC_PORT', '8080'), timeout=4)"
 CMD ["forksync", "serve"]

@@ -25,7 +25,7 @@ import logging
 import os
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping
 
 from bot.agents import store as agents_store
 from bot.agents.redact import Redactor, register_secrets
@@ -117,11 +117,14 @@ def utc_day(epoch: float) -> str:
 
 class AgentClient:
     """Calls the model for one agent at a time. ``store`` holds the token budget (an in-memory
-    store when None). ``now``/``sleep`` are injectable for tests (no real waiting needed)."""
+    store when None). ``now``/``sleep`` and ``wait_for(awaitable, seconds)`` (the per-attempt
+    timeout, :func:`asyncio.wait_for` by default; raises :class:`asyncio.TimeoutError`) are
+    injectable, so tests drive time with a clock of their own instead of waiting."""
 
     def __init__(self, settings: AgentSettings, store: Store | None = None, *, api_key: str | None = None,
                  base_url: str | None = None, now: Callable[[], float] = time.time,
-                 sleep: Callable[[float], Any] = asyncio.sleep, stream: bool = True):
+                 sleep: Callable[[float], Any] = asyncio.sleep, stream: bool = True,
+                 wait_for: Callable[[Awaitable[Any], float], Awaitable[Any]] = asyncio.wait_for):
         self.settings = settings
         self.store = store or Store(":memory:")
         self.store.migrate()            # the usage table exists even if the Store was opened before this import
@@ -131,6 +134,7 @@ class AgentClient:
         self.now = now
         self.sleep = sleep
         self.stream = stream
+        self.wait_for = wait_for
         self._client: anthropic.AsyncAnthropic | None = None
 
     @classmethod
@@ -214,7 +218,7 @@ class AgentClient:
         for attempt in range(self.settings.max_retries + 1):
             retry_after = None
             try:
-                msg = await asyncio.wait_for(self._once(kw), timeout=self.settings.timeout_s)
+                msg = await self.wait_for(self._once(kw), self.settings.timeout_s)
             except (asyncio.TimeoutError, anthropic.APITimeoutError):
                 last = f"timed out after {self.settings.timeout_s:g} s"
             except anthropic.APIStatusError as e:

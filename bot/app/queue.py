@@ -65,6 +65,13 @@ DELIVERIES = table("webhook_deliveries", {
 }, pk="id", indexes=[("state", "next_attempt_at"), ("received_at",)])
 
 
+WORKERS = table("queue_workers", {
+    "worker_id": str,          # host:pid:thread
+    "started_at": float,
+    "beat_at": float,          # last heartbeat (epoch s), written by the worker's loop
+}, pk="worker_id")
+
+
 @dataclass(frozen=True)
 class QueuePolicy:
     """Retry policy: ``max_attempts`` tries in all; the n-th retry waits
@@ -362,6 +369,30 @@ def counts(store: Store) -> dict[str, int]:
     out = {s: 0 for s in STATES}
     out.update({s: n for s, n in rows})
     return out
+
+
+def heartbeat(store: Store, worker_id: str, started_at: float, now: float) -> None:
+    """Record that worker ``worker_id`` is alive at ``now`` (epoch s)."""
+    with store.lock:
+        store.conn.execute("INSERT INTO queue_workers (worker_id, started_at, beat_at) VALUES (?, ?, ?)"
+                           " ON CONFLICT(worker_id) DO UPDATE SET beat_at=excluded.beat_at", (worker_id, started_at, now))
+
+
+def last_heartbeat(store: Store) -> float | None:
+    """The newest worker heartbeat (epoch s), None when no worker ever beat."""
+    store.ensure(WORKERS)
+    with store.lock:
+        row = store.conn.execute("SELECT MAX(beat_at) FROM queue_workers").fetchone()
+    return row[0] if row else None
+
+
+def oldest_due_at(store: Store, now: float) -> float | None:
+    """Since when (epoch s) the longest-waiting *due* delivery has been claimable but not
+    claimed (queued or failed with its retry time reached); None when nothing is due."""
+    with store.lock:
+        row = store.conn.execute("SELECT MIN(next_attempt_at) FROM webhook_deliveries WHERE state IN"
+                                 " ('queued','failed') AND next_attempt_at <= ?", (now,)).fetchone()
+    return row[0] if row else None
 
 
 def oldest_pending_at(store: Store) -> float | None:

@@ -37,6 +37,7 @@ from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from bot.app import queue as q
+from bot.app.health import HealthPolicy, problems
 from bot.app.intake import MAX_BODY, Rejected, check_ids, content_kind, decode_payload, for_log, new_mac, signature_digest, signature_matches
 from bot.app.metrics import AppMetrics
 from bot.store import Store
@@ -122,7 +123,9 @@ def _json(code: int, **body) -> web.Response:
 
 def make_app(store: Store, secret: str, *, metrics: AppMetrics | None = None,
              wake: threading.Event | None = None, store_factory: Callable[[], Store] | None = None,
-             body_timeout_s: float = BODY_TIMEOUT_S) -> web.Application:
+             body_timeout_s: float = BODY_TIMEOUT_S, expect_worker: bool = False,
+             worker_restarts: Callable[[], int] | None = None, health_policy: HealthPolicy = HealthPolicy(),
+             clock: Callable[[], float] = time.time) -> web.Application:
     """Build the aiohttp application.
 
     ``store`` is used for enqueueing only, from one dedicated thread with group commit
@@ -131,6 +134,9 @@ def make_app(store: Store, secret: str, *, metrics: AppMetrics | None = None,
     an in-process worker). ``store_factory`` gives the metrics collector a connection of its own.
     ``body_timeout_s``: a body not received within this many seconds is answered 408. (The
     header timeout is the server's: ``keepalive_timeout`` in :func:`bot.cli.serve.run_serve`.)
+    ``GET /healthz`` judges with :func:`bot.app.health.problems`: ``expect_worker`` (a worker
+    must beat its heartbeat), ``worker_restarts()`` (restarts in the policy's window),
+    ``health_policy`` and ``clock`` (epoch s).
     """
     if not secret:
         raise ValueError("a webhook secret is required (FORKSYNC_WEBHOOK_SECRET or --webhook-secret)")
@@ -206,11 +212,22 @@ def make_app(store: Store, secret: str, *, metrics: AppMetrics | None = None,
         metrics.ack_seconds.observe(time.perf_counter() - t0)
         return _json(202, delivery=q.delivery_key(delivery_id, hook_id), queue=result)
 
+    def health_facts() -> tuple[dict, list[str]]:
+        now = clock()
+        depth = q.counts(store)
+        found = problems(now, counts=depth, oldest_due_at=q.oldest_due_at(store, now),
+                         last_beat_at=q.last_heartbeat(store) if expect_worker else None,
+                         expect_worker=expect_worker, recent_restarts=worker_restarts() if worker_restarts else 0,
+                         policy=health_policy)
+        return depth, found
+
     async def healthz(request: web.Request) -> web.Response:
         try:
-            depth = await asyncio.get_running_loop().run_in_executor(executor, q.counts, store)
+            depth, found = await asyncio.get_running_loop().run_in_executor(executor, health_facts)
         except Exception as e:  # noqa: BLE001
             return _json(503, status="error", error=f"{type(e).__name__}: {e}")
+        if found:
+            return _json(503, status="unhealthy", problems=found, queue=depth)
         return _json(200, status="ok", queue=depth)
 
     async def metrics_view(request: web.Request) -> web.Response:

@@ -21,6 +21,7 @@ import time
 import traceback
 from typing import Awaitable, Callable
 
+from bot.agents.redact import scrub
 from bot.app import queue as q
 from bot.store import Store
 
@@ -67,7 +68,7 @@ class Worker:
                  poll_interval_s: float = 0.5, wake: threading.Event | None = None,
                  observe: Callable[[float, q.Delivery, str], None] | None = None,
                  clock: Callable[[], float] = time.time,
-                 on_dead: Callable[[q.Delivery], Awaitable[None]] | None = None):
+                 on_dead: Callable[[q.Delivery], Awaitable[None]] | None = None, heartbeat_every_s: float = 5.0):
         self.store = store
         self.process = process
         self.policy = policy
@@ -77,6 +78,9 @@ class Worker:
         self.observe = observe
         self.clock = clock
         self.on_dead = on_dead
+        self.heartbeat_every_s = heartbeat_every_s
+        self._last_beat = float("-inf")
+        self._started_at = clock()
 
     async def _dead(self, d: q.Delivery) -> None:
         """Raise the dead-letter alarm where people look (the status issue); its own failure is logged only."""
@@ -86,6 +90,14 @@ class Worker:
             await self.on_dead(d)
         except Exception:  # noqa: BLE001 - the alarm is also on /metrics and /healthz
             log.exception("dead-letter alarm for %s failed", d.id)
+
+    def beat(self) -> None:
+        """Record that this worker is alive (``GET /healthz`` reads it), at most every
+        ``heartbeat_every_s`` of the worker's clock."""
+        now = self.clock()
+        if now - self._last_beat >= self.heartbeat_every_s:
+            q.heartbeat(self.store, self.worker_id, self._started_at, now)
+            self._last_beat = now
 
     async def run_once(self) -> q.Delivery | None:
         """Claim and process one due delivery; returns it (None when nothing was due)."""
@@ -99,11 +111,11 @@ class Worker:
         except asyncio.CancelledError:
             raise
         except Unhandleable as e:
-            state = q.fail(self.store, d.id, self.worker_id, str(e), permanent=True,
+            state = q.fail(self.store, d.id, self.worker_id, scrub(str(e)), permanent=True,
                            policy=self.policy, now=self.clock()) or "lost"
             log.warning("delivery %s (%s) dead: %s", d.id, d.event, e)
         except Exception as e:  # noqa: BLE001 - every other failure is retried, then dead-lettered
-            err = f"{type(e).__name__}: {e}"
+            err = scrub(f"{type(e).__name__}: {e}")
             state = q.fail(self.store, d.id, self.worker_id, err, policy=self.policy,
                            now=self.clock()) or "lost"
             log.warning("delivery %s (%s) attempt %d failed: %s\n%s", d.id, d.event, d.attempts, err,
@@ -134,9 +146,9 @@ class Worker:
                     raise
                 except Unhandleable as e:
                     log.warning("delivery %s (%s) dead: %s", d.id, d.event, e)
-                    results.append((d.id, "error", str(e), True))
+                    results.append((d.id, "error", scrub(str(e)), True))
                 except Exception as e:  # noqa: BLE001 - retried, then dead-lettered
-                    err = f"{type(e).__name__}: {e}"
+                    err = scrub(f"{type(e).__name__}: {e}")
                     log.warning("delivery %s (%s) attempt %d failed: %s\n%s", d.id, d.event, d.attempts, err,
                                 traceback.format_exc(limit=5))
                     results.append((d.id, "error", err, False))
@@ -161,12 +173,14 @@ class Worker:
 
     async def run(self, stop: asyncio.Event | threading.Event) -> None:
         """Process until ``stop`` is set; sleeps ``poll_interval_s`` (or until woken) when idle.
-        First releases the leases of dead workers of this host (crash recovery)."""
+        First releases the leases of dead workers of this host (crash recovery). Beats the
+        heartbeat (:meth:`beat`) on every turn of the loop."""
         released = q.release_orphans(self.store, same_host_owner_alive)
         if released:
             log.warning("took over %d deliveries of a dead worker: %s", len(released), ", ".join(released[:10]))
         while not stop.is_set():
             try:
+                self.beat()
                 did = await self.run_batch()
             except asyncio.CancelledError:
                 raise

@@ -229,6 +229,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
     s = settings_from(args)
     s.register_secrets()
+    open_store(s.db).close()        # a missing directory, read-only or corrupt database: one line, exit 2
     logging.getLogger().setLevel(logging.INFO)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -262,6 +263,7 @@ class WorkerProcesses:
     def __init__(self, s: ServeSettings):
         self.s = s
         self.procs: list = []
+        self.restarts: list[float] = []         # monotonic times of restarts, for /healthz
         self.stop = threading.Event()
         self._thread = threading.Thread(target=self._supervise, name="forksync-workers", daemon=True)
 
@@ -282,7 +284,13 @@ class WorkerProcesses:
             for i, p in enumerate(self.procs):
                 if p.poll() is not None and not self.stop.is_set():
                     log.warning("worker %d exited with %s; restarting", i, p.returncode)
+                    self.restarts.append(time.monotonic())
                     self.procs[i] = self._spawn(i)
+
+    def recent_restarts(self, window_s: float = 300.0) -> int:
+        """How many times a worker was restarted in the last ``window_s`` seconds."""
+        since = time.monotonic() - window_s
+        return sum(1 for t in list(self.restarts) if t >= since)
 
     def terminate(self, timeout: float = 30.0) -> None:
         self.stop.set()
@@ -354,7 +362,8 @@ def run_serve(s: ServeSettings) -> int:
     port = sock.getsockname()[1]
     metrics = AppMetrics(lambda: metrics_store)
     workers = WorkerProcesses(s).start() if s.workers > 0 else None
-    app = make_app(store, s.webhook_secret, metrics=metrics)
+    app = make_app(store, s.webhook_secret, metrics=metrics, expect_worker=workers is not None,
+                   worker_restarts=workers.recent_restarts if workers is not None else None)
     import gc
     gc.collect()
     gc.freeze()                         # startup objects never need collecting: shorter GC pauses

@@ -90,6 +90,7 @@ class FakeAnthropic:
         return app
 
     async def start(self) -> "FakeAnthropic":
+        self._stopping = asyncio.Event()
         self._runner = web.AppRunner(self.app())
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)
@@ -99,6 +100,7 @@ class FakeAnthropic:
 
     async def stop(self) -> None:
         if self._runner is not None:
+            self._stopping.set()            # a slow reply still waiting ends now, so shutdown does not wait for it
             await self._runner.cleanup()
             self._runner = None
 
@@ -169,7 +171,10 @@ class FakeAnthropic:
         reply = self._next(body, raw)
         record(reply.status, body)
         if reply.delay_s:
-            await asyncio.sleep(reply.delay_s)
+            try:
+                await asyncio.wait_for(self._stopping.wait(), reply.delay_s)
+            except asyncio.TimeoutError:
+                pass
         if reply.status != 200:
             return _error(reply.status, reply.error_type or ERROR_TYPES.get(reply.status, "api_error"),
                           reply.error_message, reply.retry_after, reply.retry_after_ms)

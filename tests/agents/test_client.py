@@ -2,6 +2,8 @@
 the daily token budget in the real store, redaction of everything sent, agents off without a key."""
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from bot.agents.client import AgentClient, AgentSkipped, api_key_from_env, backoff_delay, retry_after_seconds
@@ -96,20 +98,71 @@ async def test_client_errors_are_not_retried():
     assert len(fake.requests) == 1
 
 
+class ManualTimeouts:
+    """The client's per-attempt timeout on a clock the test moves (no wall-clock budget): an
+    attempt times out when :meth:`advance` passes its deadline, never by itself."""
+
+    def __init__(self):
+        self.now = 0.0
+        self.moved = asyncio.Event()
+        self.waiting = 0
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+        self.moved.set()
+
+    async def __call__(self, aw, seconds: float):
+        deadline = self.now + seconds
+        task = asyncio.ensure_future(aw)
+        self.waiting += 1
+        try:
+            while True:
+                self.moved.clear()
+                mover = asyncio.ensure_future(self.moved.wait())
+                await asyncio.wait({task, mover}, return_when=asyncio.FIRST_COMPLETED)
+                mover.cancel()
+                if task.done():
+                    return task.result()
+                if self.now >= deadline:
+                    task.cancel()
+                    await asyncio.gather(task, return_exceptions=True)
+                    raise asyncio.TimeoutError
+        finally:
+            self.waiting -= 1
+
+
+async def until(pred, what: str, limit_s: float = 60.0):
+    """Poll ``pred`` (a bound for a broken test, not a budget: it is normally true at once)."""
+    end = asyncio.get_running_loop().time() + limit_s
+    while not pred():
+        assert asyncio.get_running_loop().time() < end, f"gave up waiting for {what}"
+        await asyncio.sleep(0.01)
+
+
 async def test_slow_response_times_out_and_is_retried():
-    async with FakeAnthropic([Reply(text="too late", delay_s=1.0), Reply(text="in time")]) as fake:
-        async with AgentClient(settings(timeout_s=0.2), api_key="k", base_url=fake.base_url, sleep=Sleeps()) as c:
-            reply = await c.call("summary", system="s", messages=MSG)
+    timeouts = ManualTimeouts()
+    async with FakeAnthropic([Reply(text="too late", delay_s=3600), Reply(text="in time")]) as fake:
+        async with AgentClient(settings(timeout_s=30), api_key="k", base_url=fake.base_url, sleep=Sleeps(),
+                               wait_for=timeouts) as c:
+            call = asyncio.ensure_future(c.call("summary", system="s", messages=MSG))
+            await until(lambda: len(fake.requests) == 1 and timeouts.waiting == 1, "the first request")
+            timeouts.advance(30)                    # the first attempt's 30 s pass, on the test's clock
+            reply = await call
     assert (reply.text, reply.attempts) == ("in time", 2)
 
 
 async def test_slow_every_time_gives_a_timeout_reason():
-    async with FakeAnthropic([Reply(text="slow", delay_s=1.0, sticky=True)]) as fake:
-        async with AgentClient(settings(timeout_s=0.2, max_retries=1), api_key="k", base_url=fake.base_url,
-                               sleep=Sleeps()) as c:
+    timeouts = ManualTimeouts()
+    async with FakeAnthropic([Reply(text="slow", delay_s=3600, sticky=True)]) as fake:
+        async with AgentClient(settings(timeout_s=30, max_retries=1), api_key="k", base_url=fake.base_url,
+                               sleep=Sleeps(), wait_for=timeouts) as c:
+            call = asyncio.ensure_future(c.call("summary", system="s", messages=MSG))
+            for n in (1, 2):
+                await until(lambda n=n: len(fake.requests) == n and timeouts.waiting == 1, f"request {n}")
+                timeouts.advance(30)
             with pytest.raises(AgentSkipped) as e:
-                await c.call("summary", system="s", messages=MSG)
-    assert e.value.reason == "agent summary gave up after 2 attempt(s): timed out after 0.2 s"
+                await call
+    assert e.value.reason == "agent summary gave up after 2 attempt(s): timed out after 30 s"
 
 
 async def test_daily_budget_persists_in_the_store_and_resets_next_utc_day(tmp_path):

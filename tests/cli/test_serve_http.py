@@ -161,3 +161,14 @@ def test_the_startup_line_shows_no_credential_of_the_git_url(serve):
     text = "".join(s.startup)
     assert '"git_url": "https://***@github.com/{owner}/{repo}.git"' in text and '"token": "***"' in text
     assert "CANARY" not in text and SECRET not in text
+
+
+def test_worker_with_a_corrupt_database_is_one_line_and_exit_2(tmp_path):
+    db = tmp_path / "bot.db"
+    db.write_bytes(b"this is not a database " * 100)
+    e = dict(os.environ, FORKSYNC_DB=str(db), FORKSYNC_TOKEN="t0k3n-value", PYTHONPATH=str(ROOT))
+    p = subprocess.run([sys.executable, str(ROOT / "app.py"), "worker", "--no-poll"], cwd=tmp_path, env=e,
+                       capture_output=True, text=True, timeout=120)
+    assert (p.returncode, p.stderr.splitlines()[-1]) == (
+        2, f"forksync: the database {db} is not a forksync SQLite database (corrupt or another file); restore it or "
+           "point FORKSYNC_DB elsewhere (sqlite: file is not a database)")

@@ -10,7 +10,23 @@ from bot.demo.github import Outcome, run_github_demo
 BUNDLE, CHAIN = "forksync:bundle", "forksync:chain"
 
 
-def test_the_github_demo_plays_the_whole_loop(tmp_path):
+class CanarySecrets:
+    """Stands in for the ``secrets`` module in the demo's world: its webhook secret and the
+    maintainer's token become recognisable canaries."""
+
+    def __init__(self):
+        self.issued: list[str] = []
+
+    def token_hex(self, n: int) -> str:
+        value = f"CANARY{len(self.issued)}" + "c0ffee" * n
+        self.issued.append(value[: 2 * n])
+        return value[: 2 * n]
+
+
+def test_the_github_demo_plays_the_whole_loop(tmp_path, monkeypatch, caplog):
+    import bot.demo.github_world as github_world
+    canaries = CanarySecrets()
+    monkeypatch.setattr(github_world, "secrets", canaries)
     text = io.StringIO()
     out = Outcome()
     rc = run_github_demo(Console(file=text, width=120, color_system=None), tmp_path / "demo", out)
@@ -62,3 +78,9 @@ def test_the_github_demo_plays_the_whole_loop(tmp_path):
     assert out.status["end"]["upstream head"] == sha["u21"][:12]
     # no delivery fails
     assert out.dead == []
+    # the canary webhook secret and token appear in no output, log record or stored row
+    assert len(canaries.issued) == 2
+    rows = b"".join(p.read_bytes() for p in (tmp_path / "demo" / "app").glob("forksync.db*")).decode("latin-1")
+    leaks = [(c, where) for c in canaries.issued for where, hay in (("output", shown), ("logs", caplog.text), ("rows", rows))
+             if c in hay]
+    assert leaks == []

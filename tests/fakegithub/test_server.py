@@ -513,8 +513,10 @@ async def test_ping_and_slow_receiver_timeout(world, receiver, tmp_path):
     assert d.ok and got[0][0].event == "ping" and got[0][0].data["hook"]["type"] == "App"
     import asyncio
 
-    async def slow(request):
-        await asyncio.sleep(5)
+    release = asyncio.Event()
+
+    async def slow(request):                # answers only after the test is done: always too late
+        await release.wait()
         return web.Response(status=202)
 
     app = web.Application()
@@ -524,10 +526,11 @@ async def test_ping_and_slow_receiver_timeout(world, receiver, tmp_path):
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
     port = site._server.sockets[0].getsockname()[1]
-    fake.webhooks.timeout_s = 0.2          # GitHub gives 10 s; shortened so the test does not wait
+    fake.webhooks.timeout_s = 1.0          # GitHub gives 10 s; shortened so the test does not wait long
     d = await fake.webhooks.deliver("ping", d.payload, url=f"http://127.0.0.1:{port}/slow")
     assert d.statuses == [None]
     assert "Timeout" in d.errors[0]
+    release.set()
     await runner.cleanup()
 
 

@@ -1,0 +1,58 @@
+"""What ``GET /healthz`` answers (pure): healthy only when deliveries are really being processed.
+
+:func:`problems` lists what is wrong; an empty list is healthy (200), anything else 503 — the
+Dockerfile's ``HEALTHCHECK`` and any load balancer rely on that status. Rules:
+
+=====================  ============================================================================
+rule                   unhealthy when
+=====================  ============================================================================
+worker alive           a worker is expected (``forksync serve --workers N>0``) and no worker has
+                       beaten its heartbeat for ``heartbeat_stale_s`` (a worker that crashes at
+                       start never beats: a crash loop shows here)
+worker restarts        ``forksync serve`` restarted its workers ``max_restarts`` times or more in
+                       the last ``restart_window_s``
+queue moving           a delivery has been due (queued, or failed with its retry time reached) for
+                       longer than ``stuck_after_s`` without being claimed
+no dead letters        a delivery is dead-lettered: a person must look (``forksync queue --state
+                       dead``, then ``--retry ID``)
+=====================  ============================================================================
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class HealthPolicy:
+    """Thresholds of :func:`problems`, in seconds and counts."""
+
+    heartbeat_stale_s: float = 30.0
+    stuck_after_s: float = 300.0
+    max_restarts: int = 3
+    restart_window_s: float = 300.0
+
+
+def problems(now: float, *, counts: dict[str, int], oldest_due_at: float | None, last_beat_at: float | None,
+             expect_worker: bool, recent_restarts: int = 0, policy: HealthPolicy = HealthPolicy()) -> list[str]:
+    """Why the app is unhealthy at ``now`` (epoch s); empty when healthy. ``counts``: deliveries
+    per state; ``oldest_due_at``: since when the longest-due delivery waits (None: nothing due);
+    ``last_beat_at``: newest worker heartbeat (None: never); ``recent_restarts``: worker restarts
+    within ``policy.restart_window_s``."""
+    out: list[str] = []
+    if expect_worker:
+        if last_beat_at is None:
+            out.append("no worker has started processing the queue")
+        elif now - last_beat_at > policy.heartbeat_stale_s:
+            out.append(f"no worker heartbeat for {now - last_beat_at:.0f} s (limit {policy.heartbeat_stale_s:g} s)")
+    if recent_restarts >= policy.max_restarts:
+        out.append(f"workers restarted {recent_restarts} times in the last {policy.restart_window_s:g} s")
+    if oldest_due_at is not None and now - oldest_due_at > policy.stuck_after_s:
+        out.append(f"the queue is stuck: a delivery has been due for {now - oldest_due_at:.0f} s "
+                   f"(limit {policy.stuck_after_s:g} s)")
+    dead = counts.get("dead", 0)
+    if dead:
+        out.append(f"{dead} dead-lettered deliver{'y' if dead == 1 else 'ies'}: see `forksync queue --state dead`")
+    return out
+
+
+__all__ = ["HealthPolicy", "problems"]

@@ -1,0 +1,126 @@
+"""``GET /healthz`` is honest: the pure rules as a table, then the web app on a store with a dead
+letter, a stuck queue and a stale heartbeat (injected clock), then a real ``forksync serve`` whose
+worker runs (200) and one whose worker crash-loops (503)."""
+import asyncio
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import aiohttp
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from bot.app import queue as q
+from bot.app.health import HealthPolicy, problems
+from bot.app.metrics import AppMetrics
+from bot.app.web import make_app
+from bot.store import Store
+
+ROOT = Path(__file__).resolve().parents[2]
+EMPTY = {s: 0 for s in q.STATES}
+
+
+@pytest.mark.parametrize("kw,want", [
+    (dict(counts=EMPTY, oldest_due_at=None, last_beat_at=None, expect_worker=False), []),
+    (dict(counts=EMPTY, oldest_due_at=None, last_beat_at=990.0, expect_worker=True), []),
+    (dict(counts=EMPTY, oldest_due_at=None, last_beat_at=None, expect_worker=True),
+     ["no worker has started processing the queue"]),
+    (dict(counts=EMPTY, oldest_due_at=None, last_beat_at=960.0, expect_worker=True),
+     ["no worker heartbeat for 40 s (limit 30 s)"]),
+    (dict(counts=EMPTY, oldest_due_at=None, last_beat_at=999.0, expect_worker=True, recent_restarts=3),
+     ["workers restarted 3 times in the last 300 s"]),
+    (dict(counts=EMPTY, oldest_due_at=800.0, last_beat_at=None, expect_worker=False), []),          # due 200 s
+    (dict(counts=EMPTY, oldest_due_at=600.0, last_beat_at=None, expect_worker=False),
+     ["the queue is stuck: a delivery has been due for 400 s (limit 300 s)"]),
+    (dict(counts={**EMPTY, "dead": 1}, oldest_due_at=None, last_beat_at=None, expect_worker=False),
+     ["1 dead-lettered delivery: see `forksync queue --state dead`"]),
+    (dict(counts={**EMPTY, "dead": 2}, oldest_due_at=600.0, last_beat_at=None, expect_worker=True),
+     ["no worker has started processing the queue", "the queue is stuck: a delivery has been due for 400 s "
+      "(limit 300 s)", "2 dead-lettered deliveries: see `forksync queue --state dead`"]),
+])
+def test_health_rules(kw, want):
+    assert problems(1000.0, policy=HealthPolicy(), **kw) == want
+
+
+async def test_healthz_is_503_for_a_dead_letter_a_stuck_queue_and_a_silent_worker(tmp_path):
+    store = Store(tmp_path / "h.db")
+    clock = [10_000.0]
+    client = TestClient(TestServer(make_app(store, "s", metrics=AppMetrics(lambda: store), expect_worker=True,
+                                            clock=lambda: clock[0])))
+    await client.start_server()
+    try:
+        async def health():
+            r = await client.get("/healthz")
+            return r.status, (await r.json()).get("problems", [])
+
+        assert await health() == (503, ["no worker has started processing the queue"])
+        q.heartbeat(store, "w1", 9_990.0, 9_995.0)
+        assert await health() == (200, [])
+        q.enqueue(store, delivery_id="g1", hook_id="1", event="ping", body=b"{}", now=9_999.0)
+        assert await health() == (200, [])                         # due for 1 s: fine
+        clock[0] = 10_400.0                                        # nobody claimed it; the heartbeat went quiet
+        assert await health() == (503, ["no worker heartbeat for 405 s (limit 30 s)",
+                                         "the queue is stuck: a delivery has been due for 401 s (limit 300 s)"])
+        q.heartbeat(store, "w1", 9_990.0, 10_400.0)
+        d = q.claim(store, "w1", now=10_400.0)
+        q.fail(store, d.id, "w1", "cannot be handled", permanent=True, now=10_400.0)
+        assert await health() == (503, ["1 dead-lettered delivery: see `forksync queue --state dead`"])
+        assert q.retry_dead(store, d.id)
+        again = q.claim(store, "w1", now=time.time() + 1)            # retry_dead queues it at the real time
+        q.complete(store, again.id, "w1", "ok", now=10_400.0)
+        assert await health() == (200, [])
+    finally:
+        await client.close()
+        store.close()
+
+
+def start_serve(tmp_path, **env):
+    e = dict(os.environ, FORKSYNC_WEBHOOK_SECRET="health-secret", FORKSYNC_DB=str(tmp_path / "bot.db"),
+             FORKSYNC_WORKERS="1", FORKSYNC_GITHUB_URL="http://127.0.0.1:9", FORKSYNC_WORKDIR=str(tmp_path / "w"),
+             PYTHONPATH=str(ROOT))
+    e.update(env)
+    proc = subprocess.Popen([sys.executable, str(ROOT / "app.py"), "serve", "--host", "127.0.0.1", "--port", "0",
+                             "--no-poll"], cwd=tmp_path, env=e, stderr=subprocess.PIPE, text=True)
+    line = proc.stderr.readline()
+    while line and "listening on" not in line:
+        line = proc.stderr.readline()
+    return proc, int(line.split("127.0.0.1:")[1].split()[0])
+
+
+async def poll_health(port, pred, what, limit_s=120.0):
+    """Poll /healthz until ``pred(status, body)``; the limit bounds a broken test, it is no budget."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + limit_s
+    async with aiohttp.ClientSession() as http:
+        while True:
+            async with http.get(f"http://127.0.0.1:{port}/healthz") as r:
+                status, body = r.status, await r.json()
+            if pred(status, body):
+                return status, body
+            assert loop.time() < end, f"gave up waiting for {what}; last answer {status} {body}"
+            await asyncio.sleep(0.5)
+
+
+async def test_real_serve_is_healthy_with_a_running_worker_and_503_while_it_crash_loops(tmp_path):
+    (tmp_path / "ok").mkdir()
+    proc, port = start_serve(tmp_path / "ok", FORKSYNC_TOKEN="not-used-token", FORKSYNC_BOT_LOGIN="forksync[bot]")
+    try:
+        status, body = await poll_health(port, lambda s, b: s == 200, "the worker's first heartbeat")
+        assert body == {"status": "ok", "queue": EMPTY}
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+    (tmp_path / "bad").mkdir()
+    # App mode with a key file that is not there: every worker exits at start, serve restarts it
+    proc, port = start_serve(tmp_path / "bad", FORKSYNC_APP_ID="1", FORKSYNC_PRIVATE_KEY_FILE=str(tmp_path / "no.pem"))
+    try:
+        status, body = await poll_health(port, lambda s, b: any("restarted" in p for p in b.get("problems", [])),
+                                         "three worker restarts")
+        assert status == 503 and body["status"] == "unhealthy"
+        assert body["problems"][0] == "no worker has started processing the queue"
+        assert body["problems"][1].startswith("workers restarted ")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
