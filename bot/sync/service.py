@@ -568,6 +568,9 @@ class SyncService:
     async def plan_preview(self, ctx, full_name: str, *, user: str, cfg: ForksyncConfig, line: str) -> str:
         """``/forksync plan``: the plan as a comment body; nothing is applied or pushed."""
         upstream, up_ref = self.upstream_of(cfg)
+        if not upstream:        # answered, not retried: no fetch can succeed without an upstream
+            return (f"@{user}: no plan — this fork names no upstream (`upstream.url` in `.github/forksync.yml` "
+                    "on the default branch).")
         async with self._lock(full_name):
             git_dir = await self.fetch(full_name, ctx.installation_id, upstream, up_ref)
             core = await asyncio.to_thread(self.compute, git_dir, cfg, up_ref, cfg.fork.ref)
@@ -578,6 +581,8 @@ class SyncService:
         """Upstream shas a command target names: a sha prefix, or the commits of upstream PR #N
         (a trailing ``(#N)`` in the subject) within upstream's branch. [] when unknown."""
         upstream, up_ref = self.upstream_of(cfg)
+        if not upstream:
+            return []
         git_dir = await self.fetch(full_name, ctx.installation_id, upstream, up_ref)
         ref = f"refs/remotes/upstream/{up_ref}"
         if target.sha:
