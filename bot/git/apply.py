@@ -842,3 +842,23 @@ def _ensure_objects(repo: pygit2.Repository, git_dir: str, upstream_git_dir, sha
         raise ApplyError(f"could not fetch upstream commit {still[0]} from {upstream_git_dir} into {git_dir}: "
                          f"{p.stderr.strip()[:300]}")
     return True
+
+
+def already_in(git_dir: str | os.PathLike, onto: str, sha: str) -> bool:
+    """True when picking ``sha`` onto ``onto`` changes nothing: its change is already there.
+
+    The same 3-way merge as a pick (ancestor: the commit's first parent — a merge commit is judged
+    by its first-parent diff, as ``git cherry-pick -m 1``), with no conflict and a result tree equal
+    to ``onto``'s. Verifiable from git alone, so a ``NO_OP`` decided on it can be recorded as a note.
+    Raises ValueError for an unknown revision."""
+    repo = pygit2.Repository(str(git_dir))
+    try:
+        base = repo.revparse_single(onto).peel(pygit2.Commit)
+        c = repo.revparse_single(sha).peel(pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError) as e:
+        raise ValueError(f"unknown revision in {git_dir}: {e}") from e
+    ancestor = repo[c.parent_ids[0]].peel(pygit2.Commit).tree if c.parent_ids else repo[repo.TreeBuilder().write()]
+    idx = repo.merge_trees(ancestor, base.tree, c.tree, flags=0)
+    if idx.conflicts is not None:
+        return False
+    return idx.write_tree(repo) == base.tree.id

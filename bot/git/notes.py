@@ -9,7 +9,8 @@ notes append`` separates them with a blank line); each decision is a block of li
     forksync-date: 2026-04-01T10:00:00Z
 
 The first word after ``forksync-decision:`` is ``DEFERRED_BLOCKED``, ``SKIP_FOR_CURRENT_BASE``,
-``WONT_PORT`` or ``RECONSIDER`` (which lifts an earlier decision: the commit is PENDING again);
+``WONT_PORT``, ``NO_OP`` (forksync's own: the commit's pick onto the fork changes nothing, it is
+already in the fork) or ``RECONSIDER`` (which lifts an earlier decision: the commit is PENDING again);
 the rest of the line is the reason. Aliases: ``defer``, ``skip``, ``wont-port``. ``by`` and
 ``date`` (ISO 8601, UTC when no offset) are optional; lines of other forms are ignored, so a
 person may add free text. Parsing is pure (:func:`parse_note`); :func:`read_decisions` and
@@ -32,6 +33,7 @@ _ALIASES = {
     "skip_for_current_base": Disposition.SKIP_FOR_CURRENT_BASE, "skip": Disposition.SKIP_FOR_CURRENT_BASE,
     "skipped": Disposition.SKIP_FOR_CURRENT_BASE,
     "wont_port": Disposition.WONT_PORT, "wont-port": Disposition.WONT_PORT,
+    "no_op": Disposition.NO_OP, "no-op": Disposition.NO_OP,
     "reconsider": None,
 }
 _LINE = re.compile(r"^forksync-(decision|by|date):[ \t]*(.*)$", re.IGNORECASE)
@@ -54,8 +56,8 @@ def _parse_time(text: str) -> int:
 def format_decision(disposition: Disposition | None, reason: str = "", by: str = "", time: int = 0) -> str:
     """The note text of one decision (``disposition`` None = RECONSIDER)."""
     if disposition is not None and disposition not in (Disposition.DEFERRED_BLOCKED, Disposition.WONT_PORT,
-                                                       Disposition.SKIP_FOR_CURRENT_BASE):
-        raise ValueError(f"a note records DEFERRED_BLOCKED, SKIP_FOR_CURRENT_BASE, WONT_PORT or RECONSIDER, "
+                                                       Disposition.SKIP_FOR_CURRENT_BASE, Disposition.NO_OP):
+        raise ValueError(f"a note records DEFERRED_BLOCKED, SKIP_FOR_CURRENT_BASE, WONT_PORT, NO_OP or RECONSIDER, "
                          f"not {disposition.value}")
     name = disposition.value if disposition is not None else "RECONSIDER"
     reason = " ".join(reason.split())

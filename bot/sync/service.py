@@ -228,7 +228,17 @@ class SyncService:
                 await self.refresh_status_issue(ctx, full_name, cfg=cfg)
                 raise
             core = await asyncio.to_thread(self.compute, git_dir, cfg, up_ref, cfg.fork.ref)
-            lines = [f"{full_name}: {reason}: {len(core.plan.units)} unit(s) planned"]
+            lines = []
+            no_ops = await asyncio.to_thread(self._already_in_fork, git_dir, core)
+            if no_ops:
+                # decided at plan time and recorded in git (a note), so the ledger stays a
+                # function of git alone; then the numbers are computed again with them
+                await self.record_decisions(ctx, full_name, no_ops, Disposition.NO_OP,
+                                            f"already in the fork: picking it onto {core.fork_head[:12]} changes nothing",
+                                            "forksync")
+                core = await asyncio.to_thread(self.compute, git_dir, cfg, up_ref, cfg.fork.ref)
+                lines.append(f"{len(no_ops)} upstream commit(s) already in the fork recorded NO_OP")
+            lines.insert(0, f"{full_name}: {reason}: {len(core.plan.units)} unit(s) planned")
             if not st.held:
                 published = set()
                 for unit in core.units_to_publish(cfg):
@@ -403,6 +413,18 @@ class SyncService:
                                       b=blocked_mod.as_dict(sync_store.branch_row(ctx.store, full_name, branch), full_name),
                                       config_path=cfg.github.config_path))
         return f"{unit.id}: blocked: GitHub refused the {step}: {refusal.reason}"
+
+    def _already_in_fork(self, git_dir: Path, core: CoreResult) -> list[str]:
+        """The plan's NO_OP candidates whose pick onto the fork tip itself changes nothing (a
+        candidate may be empty only because of an earlier bundle pick: that one is not decided)."""
+        out = []
+        for item in core.plan.no_ops:
+            try:
+                if apply_mod.already_in(git_dir, core.fork_head, item.sha):
+                    out.append(item.sha)
+            except ValueError:
+                continue
+        return out
 
     async def _on_remote(self, git_dir: Path, sha: str, remote_tip: str | None) -> bool:
         """Is ``sha`` already on GitHub's branch (its tip or an ancestor of it)?"""

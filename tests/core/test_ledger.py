@@ -297,3 +297,17 @@ def test_a_merged_conflict_commit_leaves_its_upstream_commit_unpicked(tmp_path):
     assert res.conflict_commit in {c.sha for c in st.fork_commits}
     assert st.ledger.by_sha[u2].disposition is Disposition.PENDING and st.ledger.by_sha[u2].evidence == ()
     assert st.ledger.by_sha[pair.u["u1"]].disposition is Disposition.PENDING
+
+
+def test_a_no_op_note_decides_a_pending_commit_but_never_a_landed_pick():
+    text = format_decision(Disposition.NO_OP, "already in the fork: picking it onto abc changes nothing", by="forksync",
+                           time=T0)
+    [d] = parse_note("a" * 40, text)
+    assert (d.disposition, d.reason, d.by) == (Disposition.NO_OP, "already in the fork: picking it onto abc changes nothing",
+                                               "forksync")
+    up = CommitInfo("a" * 40, ("0" * 40,), "X (#1)", committer_time=1, files=(FileChange("x"),))
+    [e] = build_ledger([up], [], decisions=[d]).entries
+    assert e.disposition is Disposition.NO_OP and e.reason == "already in the fork: picking it onto abc changes nothing"
+    pick = CommitInfo("1" * 40, (), "Sync\n\nUpstream-Commit: " + "a" * 7, committer_time=10)
+    [e] = build_ledger([up], [pick], decisions=[d]).entries
+    assert e.disposition is Disposition.PICKED

@@ -151,3 +151,22 @@ async def test_ticking_retry_rebuilds_the_unit_on_the_current_fork_tip(world, tm
     [commit] = [c async for c in alice.getiter(f"/repos/meta/triton/pulls/{b['number']}/commits")]
     assert [p["sha"] for p in commit["parents"]] == [new_main]
     assert f"Upstream-Commit: {c1}" in commit["commit"]["message"]
+
+
+async def test_an_upstream_commit_already_in_the_fork_is_recorded_no_op_in_git(world, tmp_path):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    # the fork made upstream's change itself, together with another one (so no patch-id matches)
+    wt = tmp_path / "forkwork"
+    git(tmp_path, "clone", "-q", str(fork.path), str(wt))
+    commit_files(wt, {"python/b.py": "b = 2\n", "python/c.py": "c = 1\n"}, "fork: b = 2 and a new c")
+    git(wt, "push", "-q", "origin", "HEAD:main")
+    c1, c2 = await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    same = commit_files(up_src, {"python/b.py": "b = 2\n"}, "Set b (#105)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    note = notes_of(fork.path, same)
+    assert "forksync-decision: NO_OP already in the fork: picking it onto" in note and "forksync-by: forksync" in note
+    assert notes_of(fork.path, c1) == ""                      # a real pick is not decided
+    prs = await open_sync_prs(alice)
+    assert all(same[:12] not in p["title"] for p in prs)
+    assert bot.deliveries("dead") == []
