@@ -617,7 +617,33 @@ class SyncService:
             return [sha] if not outside else []
         out = await self._git(git_dir, "log", "--first-parent", "--format=%H %s", ref)
         pat = re.compile(rf"\(#{target.pr}\)\s*$")
-        return [ln.split(" ", 1)[0] for ln in reversed(out.splitlines()) if pat.search(ln)]
+        found = [ln.split(" ", 1)[0] for ln in reversed(out.splitlines()) if pat.search(ln)]
+        if found or not re.match(r"^[\w.\-]+/[\w.\-]+$", upstream):
+            return found
+        return await self._merged_pr_commits(ctx, git_dir, upstream, target.pr, ref, out)
+
+    async def _merged_pr_commits(self, ctx, git_dir: Path, upstream: str, number: int, ref: str,
+                                 first_parent_log: str) -> list[str]:
+        """The commits upstream PR ``number`` landed, from GitHub's own record when the subjects do
+        not carry ``(#N)`` (a rebase merge keeps the PR's titles): ``pulls/get`` gives the landed
+        ``merge_commit_sha`` and the PR's ``commits`` count — a merge commit stands alone, a rebase
+        merge is that many first-parent commits ending at it, a squash is one. [] when GitHub does
+        not know the PR, it is not merged, or what it names is not on upstream's branch."""
+        try:
+            pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(upstream), "number": number})
+        except Exception:  # noqa: BLE001 - an unknown or unreadable PR names no commit
+            return []
+        sha, count = pr.get("merge_commit_sha") or "", int(pr.get("commits") or 0)
+        if not pr.get("merged_at") or not sha:
+            return []
+        line = [ln.split(" ", 1)[0] for ln in first_parent_log.splitlines()]
+        if sha not in line:
+            return []
+        parents = (await self._git(git_dir, "rev-list", "--parents", "-n", "1", sha)).split()
+        if len(parents) > 2:
+            return [sha]
+        at = line.index(sha)
+        return list(reversed(line[at:at + max(count, 1)]))
 
     async def urgent_pick(self, ctx, full_name: str, target: cm.Target, cfg: ForksyncConfig, user: str) -> str:
         """``/forksync pick``: an isolated pick PR (``Upstream-Urgent``); the frontier does not move."""

@@ -137,3 +137,27 @@ async def test_a_permission_lookup_that_keeps_failing_never_runs_the_command(wor
     assert not (sync_store.load_status(bot.store, "meta/triton").held)
     [d] = [d for d in bot.deliveries() if d.event == "issue_comment" and d.sender == "alice"]
     assert d.state == "dead" and "502" in d.dead_reason
+
+
+async def test_pick_finds_a_rebase_merged_upstream_pr_through_githubs_record(world, tmp_path):
+    """The PR's commit does not carry ``(#N)`` (a rebase merge keeps the PR's own titles): pick
+    finds it through GitHub's record of the merged PR (merge_commit_sha and its commit count)."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    number = await _status_issue_number(fake, bot, alice, fork, inst)
+    await alice.post(f"/repos/meta/triton/issues/{number}/comments", data={"body": "/forksync hold"})
+    await bot.settle()
+    fake.add_collaborator(upstream, "alice", "write")
+    git(up_src, "checkout", "-q", "-b", "fix-b")
+    commit_files(up_src, {"python/b.py": "b = 7\n"}, "Fix crash in b")
+    git(up_src, "push", "-q", str(upstream.path), "fix-b:refs/heads/fix-b")
+    pr = await alice.post("/repos/triton-lang/triton/pulls", data={"title": "Fix crash in b", "head": "fix-b", "base": "main"})
+    merged = await alice.put(f"/repos/triton-lang/triton/pulls/{pr['number']}/merge", data={"merge_method": "rebase"})
+    landed = merged["sha"]
+    await bot.settle()
+    await alice.post(f"/repos/meta/triton/issues/{number}/comments", data={"body": f"/forksync pick #{pr['number']}"})
+    await bot.settle()
+    [sync_pr] = await open_sync_prs(alice)
+    assert sync_pr["head"]["ref"] == f"forksync/chain-{landed[:12]}"
+    [commit] = [c async for c in alice.getiter(f"/repos/meta/triton/pulls/{sync_pr['number']}/commits")]
+    assert f"Upstream-Commit: {landed}" in commit["commit"]["message"]
+    assert bot.deliveries("dead") == []
