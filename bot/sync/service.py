@@ -358,8 +358,12 @@ class SyncService:
             pr, what = await sync_prs.open_or_update_pr(ctx.gh, full_name, branch=branch, base=cfg.fork.ref,
                                                         title=title, body=body, labels=labels,
                                                         draft=unit.kind == "chain" and (res.conflict is not None or bool(by_rules)))
-        except gidgethub.BadRequest as e:
-            if isinstance(e, gidgethub.RateLimitExceeded):
+        except gidgethub.HTTPException as e:
+            # GitHub refused this PR (403 a missing permission, 422 a validation): blocked, the
+            # others go on; credentials, rate limits and 5xx are the delivery's to retry
+            if not 400 <= int(e.status_code) < 500 or int(e.status_code) in (401, 429) \
+                    or isinstance(e, gidgethub.RateLimitExceeded) \
+                    or "rate limit" in blocked_mod.github_words(e).lower():
                 raise
             return await self._block(ctx, full_name, cfg, unit, branch, sync_store.branch_row(ctx.store, full_name, branch),
                                      core, res, blocked_mod.classify(blocked_mod.github_words(e)), step="pr")
@@ -466,7 +470,8 @@ class SyncService:
 
         def state(r: dict) -> str:
             if r.get("blocked_reason"):
-                return f"blocked: GitHub refused the {r.get('blocked_step') or 'push'}"
+                step = r.get("blocked_step") or "push"
+                return f"blocked: GitHub refused the {'pull request' if step == 'pr' else step}"
             if r.get("conflict_sha"):
                 return f"draft, stopped at a conflict in upstream `{r['conflict_sha'][:12]}`: needs a resolution"
             return "open"

@@ -246,3 +246,29 @@ async def test_person_paths_keep_workflow_commits_for_a_person_without_a_push(wo
                              "in a chain for a person")
     [issue] = await status_issue(alice)
     assert "keeps commits touching `.github/workflows/ci.yml` for a person: push this unit's commits" in issue["body"]
+
+
+async def test_a_refused_pr_blocks_only_its_unit(world):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await adopt(fake, bot, fork, inst)
+    fake.faults.add("POST", "/repos/meta/triton/pulls", 403, "Resource not accessible by integration", name="pr-403")
+    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n"}, "AMD: new x (#102)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    assert bot.deliveries("dead") == [] and bot.deliveries("failed") == []
+    rows = {b: sync_store.branch_row(bot.store, "meta/triton", b)
+            for b in (f"forksync/bundle-{c1[:12]}", f"forksync/chain-{c2[:12]}")}
+    blocked = [b for b, r in rows.items() if r["blocked_reason"]]
+    [other] = [b for b in rows if b not in blocked]
+    assert len(blocked) == 1
+    r = rows[blocked[0]]
+    assert (r["state"], r["pr"], r["blocked_step"], r["blocked_requires"], r["blocked_reason"]) == (
+        "open", 0, "pr", "permission", "403 Resource not accessible by integration")
+    assert [p["head"]["ref"] for p in await open_sync_prs(alice)] == [other]
+    [issue] = await status_issue(alice)
+    assert "GitHub refused the pull request 0 s ago: 403 Resource not accessible by integration" in issue["body"]
+    # the next sync opens it
+    await bot.svc.sync(await ctx_for(bot, inst), "meta/triton", reason="test: again")
+    assert sorted(p["head"]["ref"] for p in await open_sync_prs(alice)) == sorted(rows)
+    assert sync_store.blocked_branches(bot.store, "meta/triton") == []

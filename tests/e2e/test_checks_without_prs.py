@@ -114,3 +114,22 @@ async def test_a_refused_merge_blocks_the_unit_visibly_and_the_tick_retries_it(f
         assert sync_store.load_status(w.bot.store, "meta/triton").degraded() == ""
     finally:
         await close_world(w)
+
+
+async def test_reconcile_reevaluates_a_pr_whose_required_checks_changed(fake_github, tmp_path):
+    w = await make_world(fake_github, tmp_path)
+    w.fork.required_checks = ["ci/oss"]                    # branch protection on main
+    try:
+        head = w.push_branch("forksync/bundle-req", {"NOTES.md": "r\n"}, "Note")
+        pr = await w.open_pr("forksync/bundle-req")
+        w.fake.set_status(w.fork, head, "ci/oss", "failure", description="broken runner")
+        await w.bot.settle()
+        assert gate_codes(w, head) == ("completed", "failure")
+        assert await schedules.reconcile_tick(await tick_ctx(w), "meta/triton") == []
+        # the owner drops the broken CI from branch protection; no event tells forksync
+        w.fork.required_checks = []
+        notes = await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+        assert notes[0] == f"#{pr['number']}: required checks changed since the gate"
+        assert (await w.pr(pr["number"]))["merged"] is True
+    finally:
+        await close_world(w)
