@@ -469,6 +469,8 @@ class SyncService:
                       key=lambda r: r["branch"])
 
         def state(r: dict) -> str:
+            if r.get("blocked_requires") == "person":
+                return "blocked: kept for a person (github.person_paths)"
             if r.get("blocked_reason"):
                 step = r.get("blocked_step") or "push"
                 return f"blocked: GitHub refused the {'pull request' if step == 'pr' else step}"

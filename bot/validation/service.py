@@ -34,6 +34,7 @@ a head is updated in place.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -368,7 +369,8 @@ class ValidationService:
             await self.sync.merge_refused(ctx, full, branch, head, words)
             return f"not merged: GitHub refused ({words}); blocked until a merge goes through"
         if out.startswith("not merged: GitHub answered 405"):
-            await self.sync.merge_refused(ctx, full, branch, head, out.removeprefix("not merged: GitHub answered "))
+            said = re.search(r": ([^:]+?) \(after \d+ attempts?\)", out)       # GitHub's own words in the note
+            await self.sync.merge_refused(ctx, full, branch, head, f"405 {said.group(1)}" if said else out)
         return out
 
 

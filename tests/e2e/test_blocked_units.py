@@ -101,7 +101,7 @@ async def test_refused_workflow_push_blocks_only_its_unit_and_is_retried_when_pe
     assert st.degraded() == f"1 unit(s) blocked: chain-{c2[:12]}: {REFUSAL}"
     [issue] = await status_issue(alice)
     body = issue["body"]
-    assert "**Syncing is degraded: GitHub refused 1 unit(s).**" in body
+    assert "**Syncing is degraded: 1 unit(s) blocked.**" in body
     assert f"- `chain-{c2[:12]}`: GitHub refused the push " in body and REFUSAL in body
     assert "GitHub requires the App's **`workflows`** permission to push a commit that creates or changes " \
            "`.github/workflows/ci.yml`" in body
@@ -209,7 +209,7 @@ async def test_a_push_that_keeps_failing_goes_dead_and_raises_the_alarm(world):
     assert row["blocked_reason"] == ("error: RPC failed; HTTP 502 curl 22 The requested URL returned error: 502; "
                                      "fatal: the remote end hung up unexpectedly")
     [issue] = await status_issue(alice)
-    assert "**Syncing is degraded: GitHub refused 1 unit(s).**" in issue["body"]
+    assert "**Syncing is degraded: 1 unit(s) blocked.**" in issue["body"]
     assert "forksync tries again on the next sync" in issue["body"]
     assert ("> **1 webhook delivery for this fork failed for good** (dead-lettered); what it carried was not done."
             in issue["body"])
@@ -246,6 +246,8 @@ async def test_person_paths_keep_workflow_commits_for_a_person_without_a_push(wo
                              "in a chain for a person")
     [issue] = await status_issue(alice)
     assert "keeps commits touching `.github/workflows/ci.yml` for a person: push this unit's commits" in issue["body"]
+    assert f"- `chain-{c1[:12]}`: kept for a person, not pushed (0 s ago): `.github/workflows/ci.yml` matches" in issue["body"]
+    assert f"retry `chain-{c1[:12]}` (chain, blocked: kept for a person (github.person_paths))" in issue["body"]
 
 
 async def test_a_refused_pr_blocks_only_its_unit(world):

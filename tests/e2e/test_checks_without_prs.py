@@ -105,7 +105,7 @@ async def test_a_refused_merge_blocks_the_unit_visibly_and_the_tick_retries_it(f
                if "forksync:blocked" in c["body"]]
         assert "GitHub refused the merge** of" in c and "> 403 Resource not accessible by integration" in c
         [issue] = await status_issue(w.alice)
-        assert "**Syncing is degraded: GitHub refused 1 unit(s).**" in issue["body"]
+        assert "**Syncing is degraded: 1 unit(s) blocked.**" in issue["body"]
         assert "GitHub refused the merge 0 s ago: 403 Resource not accessible by integration" in issue["body"]
         # the fault is gone: the reconcile tick merges, and the unit is no longer blocked
         await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
