@@ -173,11 +173,13 @@ class ConflictFile:
     ``hunks``: the marker blocks of the conflict commit's file, each from its ``<<<<<<<`` line
     through its ``>>>>>>>`` line with the base section after ``|||||||`` (diff3 style), capped at
     60 lines plus one ``… N more lines`` line; empty for kinds without markers.
+    ``old_path``: where the file was before one side renamed it (``path`` is where git left it).
     """
 
     path: str
     kind: str
     hunks: tuple[str, ...] = ()
+    old_path: str = ""          # the path before a side renamed the file ("" when not renamed)
 
 
 @dataclass(frozen=True)

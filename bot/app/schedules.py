@@ -15,8 +15,9 @@ fork — the worker's periodic loop calls :func:`tick_all` for every tracked for
 * **L2** (:func:`bot.l2.service.l2_tick`): benchmarks on the trunk tip, detection,
   confirmation, bisection, regression issue, back-out PR.
 * **Collect** (:func:`collect_tick`): completed github-actions runs of pending results.
-* **Reconcile** (:func:`reconcile_tick`): open PRs without a gate check (the bot's own sync PRs,
-  whose webhooks the loop guard drops) are validated.
+* **Reconcile** (:func:`reconcile_tick`): open PRs without a gate check on their head (the bot's
+  own sync PRs, whose webhooks the loop guard drops; any PR whose head moved) are validated, and
+  PRs whose other checks changed after the gate decided are re-evaluated (:func:`checks_changed_since`).
 """
 from __future__ import annotations
 
@@ -28,8 +29,9 @@ from bot.l2.service import l2_tick
 from bot.sync import store as sync_store
 from bot.triage.nightly import triage_stored_nightly
 from bot.validation import store as vstore
+from bot.validation.checks import required_fingerprint
 from bot.validation.gate import GATE_CHECK
-from bot.validation.gate_inputs import base_tip
+from bot.validation.gate_inputs import base_branch, base_tip, protection_checks
 from bot.validation.l3 import l3_tick
 from bot.validation.nightly import expected_pairs, missing_nightly, render_alarm
 from bot.validation.service import downloader_for
@@ -86,11 +88,14 @@ async def reconcile_tick(ctx, full: str) -> list[str]:
     (the bot's own PRs and updates: their webhooks are dropped by the loop guard; a run whose
     worker died: its pending result is re-run once it is older than the suite may take), and
     re-evaluate sync PRs whose gate said "Ready to merge" but are still open (a 405 or an unknown
-    mergeability earlier: the merge is retried)."""
+    mergeability earlier: the merge is retried), and any PR whose other checks or commit statuses
+    changed after its gate completed."""
     v = ctx.validation
     rv = split_repo(full)
     repo = await ctx.gh.getitem("/repos/{owner}/{repo}", rv)
-    prefix = (await v.trusted(ctx, full)).cfg.github.branch_prefix
+    cfg = (await v.trusted(ctx, full)).cfg
+    prefix = cfg.github.branch_prefix
+    required_now: dict[str, str] = {}      # base ref → fingerprint of its required checks now
     notes = []
     async for pr in ctx.gh.getiter("/repos/{owner}/{repo}/pulls{?state,base}",
                                    {**rv, "state": "open", "base": repo.get("default_branch") or "main"}):
@@ -101,7 +106,36 @@ async def reconcile_tick(ctx, full: str) -> list[str]:
             notes += await v.validate_pr(ctx, full, int(pr["number"]))
         elif runs[0].get("conclusion") == "success" and pr["head"]["ref"].startswith(prefix):
             notes += await v.evaluate(ctx, full, int(pr["number"]))
+        elif await _required_changed(ctx.gh, full, pr["base"]["ref"], cfg, runs[0], required_now):
+            notes += [f"#{pr['number']}: required checks changed since the gate"] + await v.evaluate(ctx, full, int(pr["number"]))
+        elif await checks_changed_since(ctx.gh, full, pr["head"]["sha"], runs[0].get("completed_at") or ""):
+            # another CI reported on the head after the gate decided (its event may never have
+            # reached forksync: runs from forks carry no PR list, statuses have no handler)
+            notes += [f"#{pr['number']}: checks changed since the gate"] + await v.evaluate(ctx, full, int(pr["number"]))
     return notes
+
+
+async def _required_changed(gh, full: str, base_ref: str, cfg, gate_run: dict, memo: dict[str, str]) -> bool:
+    """Are the base branch's required checks (protection + ``gate.required_checks``) other than
+    those the gate run decided with (its ``external_id``, :func:`bot.validation.checks.required_fingerprint`)?"""
+    if base_ref not in memo:
+        branch = await base_branch(gh, full, base_ref)
+        memo[base_ref] = required_fingerprint(protection_checks(branch) + tuple(cfg.gate.required_checks or ()))
+    return (gate_run.get("external_id") or "") != memo[base_ref]
+
+
+async def checks_changed_since(gh, full: str, sha: str, gate_completed_at: str) -> bool:
+    """Did another app's check run or another CI's commit status on ``sha`` complete or change
+    after ``gate_completed_at`` (ISO 8601, GitHub's ``YYYY-MM-DDTHH:MM:SSZ``)? forksync's own
+    runs (``forksync/*``) do not count."""
+    rv = {**split_repo(full), "ref": sha}
+    async for r in gh.getiter("/repos/{owner}/{repo}/commits/{ref}/check-runs", rv, iterable_key="check_runs"):
+        if str(r.get("name", "")).startswith("forksync/"):
+            continue
+        if (r.get("completed_at") or r.get("started_at") or "") > gate_completed_at:
+            return True
+    combined = await gh.getitem("/repos/{owner}/{repo}/commits/{ref}/status", rv)
+    return any((st.get("updated_at") or "") > gate_completed_at for st in combined.get("statuses") or [])
 
 
 async def collect_tick(ctx, full: str, *, now: float | None = None, grace_s: int = 3600) -> list[str]:

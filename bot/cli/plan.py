@@ -184,7 +184,8 @@ def cmd_apply(args) -> int:
     fork_dir = state.fork_repo.path
     up_dir = state.git_dir if state.git_dir.rstrip("/") != fork_dir.rstrip("/") else None
     try:
-        res = apply_unit(fork_dir, unit, base=state.fork_tip, commits=state.upstream, upstream_git_dir=up_dir)
+        res = apply_unit(fork_dir, unit, base=state.fork_tip, commits=state.upstream, upstream_git_dir=up_dir,
+                         rename_limit=state.config.rename_limit)
     except ApplyError as e:
         raise UserError(str(e)) from None
     if args.json:

@@ -272,7 +272,8 @@ def _go_on(args, git_dir, unit_id, wt, state_file) -> int:
     fork_dir = state.fork_repo.path
     up_dir = state.git_dir if state.git_dir.rstrip("/") != fork_dir.rstrip("/") else None
     try:
-        res = apply_unit(fork_dir, unit, base=state.fork_tip, commits=state.upstream, upstream_git_dir=up_dir)
+        res = apply_unit(fork_dir, unit, base=state.fork_tip, commits=state.upstream, upstream_git_dir=up_dir,
+                         rename_limit=state.config.rename_limit)
     except ApplyError as e:
         raise UserError(str(e)) from None
     for u, f in res.picked:

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from bot.config.agents import AgentSettings
 from bot.config.gate import GateSettings
 from bot.config.github import GitHubSettings
+from bot.config.renames import DEFAULT_RENAME_LIMIT
 from bot.config.suites import SuiteConfig, UntrustedConfigError, suite_problems
 from bot.config.triage import TriageSettings
 
@@ -207,6 +208,9 @@ class ForksyncConfig(_Strict):
     chain_size_cap: int = Field(25, ge=1, le=10_000)   # commits per chain PR; beyond it chains stack (docs/plan.md)
     cache_dir: str = ".forksync-cache"
     rename_detection: bool = True
+    # rename candidates forksync's merges examine (plan and apply, libgit2 and git alike); the
+    # user's merge.renameLimit is never read (bot/config/renames.py)
+    rename_limit: int = Field(DEFAULT_RENAME_LIMIT, ge=1, le=1_000_000)
     github: GitHubSettings = GitHubSettings()
     suites: list[SuiteConfig] = Field(default_factory=list)
     gate: GateSettings = GateSettings()

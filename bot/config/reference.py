@@ -110,6 +110,8 @@ NOTES = {
     "bundle_size_cap": "most upstream commits in one low-risk bundle PR",
     "cache_dir": "mirrors, commit-analysis cache and scratch repos (relative to the config file)",
     "rename_detection": "rename detection in the pick predictor (off is faster)",
+    "rename_limit": "rename candidates plan and apply examine (never the user's merge.renameLimit); past it, "
+                    "inexact rename detection is skipped and said so",
     "github": "the GitHub App's behaviour (docs/github.md)",
     "github.poll_interval_s": "seconds between upstream polls when the App is not installed upstream",
     "github.stale_after_s": "upstream data older than this is shown as stale",

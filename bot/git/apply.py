@@ -86,6 +86,8 @@ from typing import Mapping
 import pygit2
 from pygit2.enums import DeltaStatus, MergeFlag, SortMode
 
+from bot.config import renames
+from bot.config.renames import DEFAULT_RENAME_LIMIT
 from bot.git.objects import open_buffered
 from bot.model import CommitInfo, ConflictFile, PlanItem, Unit
 from bot.templating import render
@@ -119,7 +121,9 @@ class ApplyResult:
     ``on_conflict="stop"``, or on an error); ``error``: a non-conflict failure of that pick (e.g.
     objects the pick needs are missing). ``tip``: the branch tip after (None when the branch does
     not exist). ``remaining``: the unit's commits not applied (from the conflicted one on).
-    ``renames_off``: why rename detection was dropped for this apply ("" when it was not)."""
+    ``renames_off``: why rename detection was dropped for this apply ("" when it was not).
+    ``renames_skipped``: at the conflicted pick, why git or libgit2 skipped inexact rename
+    detection (too many candidates for ``rename_limit``; "" when they did not)."""
 
     unit_id: str
     branch: str
@@ -137,6 +141,7 @@ class ApplyResult:
     conflict_commit: str | None = None
     conflicts: tuple[ConflictFile, ...] = ()
     renames_off: str = ""
+    renames_skipped: str = ""
 
     @property
     def stopped(self) -> bool:
@@ -328,17 +333,27 @@ class _Merger:
     """``git cherry-pick``'s merge, with rename detection dropped (for the rest of the unit) when
     it cannot read a blob some side added or deleted."""
 
-    def __init__(self, repo: pygit2.Repository, rename_detection: bool):
+    def __init__(self, repo: pygit2.Repository, rename_detection: bool, rename_limit: int = DEFAULT_RENAME_LIMIT):
         self.repo = repo
         self.flags = int(MergeFlag.FIND_RENAMES) if rename_detection else 0
+        self.limit = rename_limit
         self.renames_off = ""
+
+    def skipped(self, commit: pygit2.Commit, ours) -> str:
+        """Why libgit2 skipped inexact rename detection for this pick ("" when it did not, or
+        renames are off): libgit2 does not say, so the candidates are counted."""
+        if not self.flags & int(MergeFlag.FIND_RENAMES):
+            return ""
+        anc, theirs = _pick_trees(self.repo, commit)
+        return renames.skipped_by_limit(self.repo, anc, ours, theirs, self.limit)
 
     def merge(self, commit: pygit2.Commit, ours) -> tuple[pygit2.Index, object]:
         """``(merged index, ancestor tree)``; raises pygit2/Key/Value errors for objects the pick
-        itself needs."""
+        itself needs. Renames are detected with forksync's ``rename_limit``, never the
+        repository's ``merge.renameLimit`` (:mod:`bot.config.renames`)."""
         anc, theirs = _pick_trees(self.repo, commit)
         try:
-            return self.repo.merge_trees(anc, ours, theirs, flags=self.flags), anc
+            return renames.merge_trees(self.repo, anc, ours, theirs, flags=self.flags, limit=self.limit), anc
         except (KeyError, ValueError, pygit2.GitError) as e:
             if not self.flags & int(MergeFlag.FIND_RENAMES):
                 raise
@@ -563,7 +578,8 @@ def conflict_tree(repo: pygit2.Repository, idx: pygit2.Index, commit: pygit2.Com
             kind = "rename"      # both sides moved it away (rename/rename): nothing stays at the old path
         if keep is not None:
             idx.add(pygit2.IndexEntry(keep[0], keep[1], keep[2]))
-        files.append(ConflictFile(keep[0] if keep else path, kind, hunks))
+        written = keep[0] if keep else path
+        files.append(ConflictFile(written, kind, hunks, old_path if renamed and old_path != written else ""))
     files.sort(key=lambda f: f.path)
     return _write_index(repo, idx), tuple(files)
 
@@ -581,18 +597,21 @@ def _git_kind(stages: set[int], types: set[str]) -> str:
 
 
 def git_merge_tree(repo: pygit2.Repository, commit: pygit2.Commit, ours, *, flush=None,
-                   renames: bool = True) -> tuple | None:
+                   detect_renames: bool = True, rename_limit: int = DEFAULT_RENAME_LIMIT) -> tuple | None:
     """``git cherry-pick``'s merge of ``commit`` onto tree ``ours`` done by git itself (ort: its
     rename handling and histogram content merges), without a checkout: ``git -c
     merge.conflictStyle=diff3 merge-tree --write-tree -z A <commit>`` where ``A`` is an unreferenced
     commit of tree ``ours`` whose parent is ``commit``'s first parent (so that parent is the merge
-    base). Returns ``("clean", tree id, ())``, ``("conflict", tree id, files)`` — the tree as git
+    base). Returns ``("clean", tree id, (), skipped)``, ``("conflict", tree id, files, skipped)`` — the tree as git
     leaves it, the markers relabelled ``fork`` / ``upstream parent <sha12>`` / ``upstream <sha12>
     (<subject>)``, files as :class:`bot.model.ConflictFile` sorted by path — or None when git
     cannot merge it (a root commit, objects git needs are missing). ``flush``: called before git
-    runs (writes the objects a buffered repository holds in memory). ``renames``: off when apply's
-    own merges detect none (``merge.renames=false``: git then reads no blob for rename detection
-    either, as when it was dropped for a blob the clone lacks)."""
+    runs (writes the objects a buffered repository holds in memory). Renames are detected with
+    ``rename_limit`` whatever the user's git config says, unless ``detect_renames`` is off (apply's
+    own merges detect none: ``merge.renames=false``, so git then reads no blob for rename detection
+    either, as when it was dropped for a blob the clone lacks); a fourth element says, in git's
+    words, why rename detection was skipped ("" when it was not). A file renamed on one side names
+    its old path (``ConflictFile.old_path``: the ancestor's path of the blob git used as the base)."""
     if not commit.parent_ids:
         return None
     parent = str(commit.parent_ids[0])
@@ -600,21 +619,28 @@ def git_merge_tree(repo: pygit2.Repository, commit: pygit2.Commit, ours, *, flus
     a = str(repo.create_commit(None, sig, sig, "forksync: the branch tree, as a merge input\n", ours.id, [parent]))
     if flush is not None:
         flush()             # objects held in memory (bot.git.objects) must be on disk for git
-    p = subprocess.run(["git", "-c", "merge.conflictStyle=diff3", "-c", f"merge.renames={str(renames).lower()}",
-                        "merge-tree", "--write-tree", "-z", a, str(commit.id)],
-                       cwd=repo.path, env=_env(), capture_output=True)
+    rename_args = renames.git_config_args(rename_limit) if detect_renames else ["-c", "merge.renames=false"]
+    p = subprocess.run(["git", *rename_args, "-c", "merge.conflictStyle=diff3", "merge-tree",
+                        "--write-tree", "-z", a, str(commit.id)], cwd=repo.path, env=_env(), capture_output=True)
     if p.returncode not in (0, 1):
         return None
+    skipped = "; ".join(ln.removeprefix("warning: ").strip() for ln in p.stderr.decode(errors="replace").splitlines()
+                        if "rename detection was skipped" in ln or "renamelimit" in ln.lower())
     fields = p.stdout.split(b"\0")
     tree = fields[0].decode()
     if p.returncode == 0:
-        return ("clean", tree, ())
+        return ("clean", tree, (), skipped)
     stages: dict[str, set[int]] = {}
+    base_blob: dict[str, str] = {}
     i = 1
     while i < len(fields) and fields[i]:
         meta, path = fields[i].split(b"\t", 1)
-        stages.setdefault(path.decode("utf-8", "surrogateescape"), set()).add(int(meta.split(b" ")[2]))
+        mode_oid_stage = meta.split(b" ")
+        stages.setdefault(path.decode("utf-8", "surrogateescape"), set()).add(int(mode_oid_stage[2]))
+        if mode_oid_stage[2] == b"1":
+            base_blob[path.decode("utf-8", "surrogateescape")] = mode_oid_stage[1].decode()
         i += 1
+    old_paths = _old_paths(repo, repo[parent].peel(pygit2.Commit).tree, base_blob)
     i += 1
     types: dict[str, set[str]] = {}
     while i < len(fields) and fields[i]:
@@ -643,8 +669,34 @@ def git_merge_tree(repo: pygit2.Repository, commit: pygit2.Commit, ours, *, flus
             if data != repo[e.id].data:
                 idx.add(pygit2.IndexEntry(path, repo.create_blob(data), e.mode))
             hunks = hunks_of(data)
-        files.append(ConflictFile(path, kind, hunks))
-    return ("conflict", str(_write_index(repo, idx)), tuple(files))
+        files.append(ConflictFile(path, kind, hunks, old_paths.get(path, "")))
+    return ("conflict", str(_write_index(repo, idx)), tuple(files), skipped)
+
+
+def _old_paths(repo: pygit2.Repository, anc_tree, base_blob: dict[str, str]) -> dict[str, str]:
+    """``{conflicted path: its ancestor path}`` for conflicted paths the ancestor does not have
+    whose base (stage 1) blob the ancestor holds at another path: a file one side renamed."""
+    want = {b: p for p, b in base_blob.items() if not _in_tree(anc_tree, p)}
+    if not want:
+        return {}
+    out: dict[str, str] = {}
+
+    def walk(tree, prefix: str) -> None:
+        for e in tree:
+            if e.type_str == "tree":
+                walk(repo[e.id], prefix + e.name + "/")
+            elif str(e.id) in want and want[str(e.id)] not in out:
+                out[want[str(e.id)]] = prefix + e.name
+    walk(anc_tree, "")
+    return out
+
+
+def _in_tree(tree, path: str) -> bool:
+    try:
+        tree[path]
+        return True
+    except KeyError:
+        return False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -654,7 +706,7 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
                commits: Mapping[str, CommitInfo], upstream_git_dir: str | os.PathLike | None = None,
                urgent_reason: str | None = None, committer: tuple[str, str] = COMMITTER,
                when: int | None = None, on_conflict: str = "commit",
-               rename_detection: bool = True) -> ApplyResult:
+               rename_detection: bool = True, rename_limit: int = DEFAULT_RENAME_LIMIT) -> ApplyResult:
     """Materialize ``unit`` as ``refs/heads/forksync/<unit.id>`` in the fork repository.
 
     ``base``: the fork tip sha a new branch starts from. ``commits``: ``CommitInfo`` for every
@@ -664,7 +716,9 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
     time (epoch s, UTC; None = now), for reproducible tests. ``on_conflict``: ``"commit"`` (end
     the branch with a conflict commit) or ``"stop"`` (write nothing for the conflicted pick).
     ``rename_detection``: libgit2 rename detection in the merges (git's cherry-pick detects
-    renames; see the module docstring).
+    renames; see the module docstring). ``rename_limit``: the rename candidates libgit2 and git
+    examine (config ``rename_limit``; the repository's ``merge.renameLimit`` is never read); a
+    pick where detection was skipped says so in ``ApplyResult.renames_skipped``.
 
     Returns an :class:`ApplyResult`; raises :class:`ApplyError` when apply cannot start (unknown
     base, branch checked out, no commit data, upstream objects missing) or the branch moved
@@ -696,7 +750,7 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
     already, kept = tuple(br.already), tuple(br.kept)
     if br.open_conflict is not None:
         return _open_conflict(repo, unit, br, base=base, start=start, tip=old, rename_detection=rename_detection,
-                              flush=mem.flush)
+                              flush=mem.flush, rename_limit=rename_limit)
     todo = [s for s in unit.shas if s not in already]
     if not todo:
         return ApplyResult(unit.id, branch, base, start, created=False, already=already, kept=kept, tip=old)
@@ -706,7 +760,8 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
         if (str(old_ref.peel(pygit2.Commit).id) if old_ref is not None else None) != old:
             raise ApplyError(f"{branch} moved while apply fetched upstream commits; apply again")
 
-    merger = _Merger(repo, rename_detection)
+    merger = _Merger(repo, rename_detection, rename_limit)
+    skipped = ""
     now = int(time.time()) if when is None else int(when)
     signer = pygit2.Signature(committer[0], committer[1], now, 0)
     picked: list[tuple[str, str]] = []
@@ -724,7 +779,9 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
             conflict, error = sha, f"cannot merge {sha[:12]}: {str(e).strip()[:400]}"
             break
         if idx.conflicts is not None:
-            by_git = git_merge_tree(repo, up, ours, flush=mem.flush, renames=bool(merger.flags))
+            by_git = git_merge_tree(repo, up, ours, flush=mem.flush, detect_renames=bool(merger.flags),
+                                    rename_limit=rename_limit)
+            skipped = (by_git[3] if by_git is not None else "") or merger.skipped(up, ours)
             if by_git is not None and by_git[0] == "clean":
                 # libgit2's Myers merge conflicts where git's histogram merge does not: the pick
                 # is what git cherry-pick makes of it
@@ -759,10 +816,12 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
     return ApplyResult(unit.id, branch, base, start, created=old is None and tip is not None, picked=tuple(picked),
                        already=already, kept=kept, conflict=conflict,
                        conflict_files=tuple(f.path for f in conflicts), error=error, tip=tip, remaining=remaining,
-                       conflict_commit=conflict_commit, conflicts=conflicts, renames_off=merger.renames_off)
+                       conflict_commit=conflict_commit, conflicts=conflicts, renames_off=merger.renames_off,
+                       renames_skipped=skipped if conflict is not None else "")
 
 
-_LISTED = re.compile(r"^- (.+) \((content|rename|modify/delete|delete/modify|add/add|binary|mode)\)$", re.MULTILINE)
+_LISTED = re.compile(r"^- (.+?) \((content|rename|modify/delete|delete/modify|add/add|binary|mode)"
+                     r"(?:, renamed from (.+))?\)$", re.MULTILINE)
 
 
 def conflicts_of(repo: pygit2.Repository, commit: pygit2.Commit) -> tuple[ConflictFile, ...] | None:
@@ -773,7 +832,7 @@ def conflicts_of(repo: pygit2.Repository, commit: pygit2.Commit) -> tuple[Confli
     if not listed:
         return None
     out = []
-    for path, kind in listed:
+    for path, kind, old_path in listed:
         hunks: tuple[str, ...] = ()
         try:
             e = commit.tree[path]
@@ -781,24 +840,24 @@ def conflicts_of(repo: pygit2.Repository, commit: pygit2.Commit) -> tuple[Confli
                 hunks = hunks_of(repo[e.id].data)
         except (KeyError, ValueError, pygit2.GitError):
             pass
-        out.append(ConflictFile(path, kind, hunks))
+        out.append(ConflictFile(path, kind, hunks, old_path))
     return tuple(out)
 
 
 def _open_conflict(repo: pygit2.Repository, unit: Unit, br: _Branch, *, base: str, start: str, tip: str,
-                   rename_detection: bool, flush) -> ApplyResult:
+                   rename_detection: bool, flush, rename_limit: int = DEFAULT_RENAME_LIMIT) -> ApplyResult:
     """The result for a branch that holds an unresolved conflict commit: nothing appended; the
     conflicted files read back from the conflict commit (recomputed, by merging the upstream
     commit onto the conflict commit's parent, only when its message no longer lists them)."""
     up_sha, commit_sha = br.open_conflict
-    merger = _Merger(repo, rename_detection)
+    merger = _Merger(repo, rename_detection, rename_limit)
     conflicts: tuple[ConflictFile, ...] | None = None
     try:
         cc = repo[commit_sha].peel(pygit2.Commit)
         conflicts = conflicts_of(repo, cc)
         if conflicts is None:
             up = repo[up_sha].peel(pygit2.Commit)
-            by_git = git_merge_tree(repo, up, cc.parents[0].tree, flush=flush)
+            by_git = git_merge_tree(repo, up, cc.parents[0].tree, flush=flush, rename_limit=rename_limit)
             if by_git is not None:
                 conflicts = by_git[2]
             else:

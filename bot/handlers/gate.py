@@ -5,7 +5,9 @@
 * ``pull_request_review.submitted`` / ``dismissed`` and ``pull_request.labeled`` / ``unlabeled``
   (the hold label, area labels) → re-evaluate (an owner's approval may be what was missing);
 * ``check_run.completed`` of another app's check on a PR head → re-evaluate (the no-suites
-  fallback reads those checks). forksync's own check runs are dropped by the loop guard.
+  fallback reads those checks). forksync's own check runs are dropped by the loop guard. A run
+  whose ``pull_requests`` is empty (from another repository, or not associated by GitHub) is
+  matched to open PRs by head sha and to sync branches by name (:mod:`bot.github.matching`).
 
 Only PRs into the fork's default branch are validated (the gate trusts that branch's config).
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 from gidgethub import routing
 
 from bot.github.common import RepoRef
+from bot.github.matching import open_prs_for_head
 from bot.validation.gate import GATE_CHECK
 
 router = routing.Router()
@@ -55,6 +58,15 @@ async def on_check_completed(event, ctx) -> None:
     if run.get("name") == GATE_CHECK or str(run.get("name", "")).startswith("forksync/"):
         return
     repo = RepoRef.model_validate(event.data["repository"])
-    for p in run.get("pull_requests") or []:
-        for n in await ctx.validation.evaluate(ctx, repo.full_name, int(p["number"])):
+    numbers = [int(p["number"]) for p in run.get("pull_requests") or []]
+    if not numbers:
+        # runs from other repositories (PRs from forks) and unassociated runs come without a PR
+        # list: match the open PRs by head sha, and the sync branches by name
+        prefix = (await ctx.validation.trusted(ctx, repo.full_name)).cfg.github.branch_prefix
+        numbers = await open_prs_for_head(ctx.gh, repo.full_name, run.get("head_sha") or "",
+                                          (run.get("check_suite") or {}).get("head_branch"), prefix)
+        if not numbers:
+            ctx.note(f"check_run {run.get('name')!r} on {str(run.get('head_sha'))[:12]}: no open PR has that head")
+    for number in numbers:
+        for n in await ctx.validation.evaluate(ctx, repo.full_name, number):
             ctx.note(n)

@@ -74,7 +74,8 @@ def plan_state(state, *, store: Store | None = None, progress: Callable[[int, in
     if carried:   # the ledger marks these IN_FLIGHT; guard against an abbreviated trailer it missed
         pending = [c for c in pending if not any(c.sha.startswith(u) for u in carried)]
     repo = scratch_repo(state.git_dir, cfg.cache_dir)
-    pred = predictor or MergePredictor(repo, state.fork_tip, rename_detection=cfg.rename_detection, store=store)
+    pred = predictor or MergePredictor(repo, state.fork_tip, rename_detection=cfg.rename_detection, store=store,
+                                       rename_limit=cfg.rename_limit)
     symbols = SymbolIndex(repo, store=store)
     helper = PlanHelper(repo.path) if workers > 1 and predictor is None and len(pending) >= helper_min else None
     if helper is not None:

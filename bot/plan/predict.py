@@ -31,6 +31,8 @@ from pathlib import Path
 import pygit2
 from pygit2.enums import MergeFlag
 
+from bot.config import renames
+from bot.config.renames import DEFAULT_RENAME_LIMIT
 from bot.model import CommitInfo
 from bot.plan import store as plan_store
 from bot.plan.partition import Prediction
@@ -233,10 +235,11 @@ class MergePredictor:
     """
 
     def __init__(self, repo: pygit2.Repository, base: str, *, rename_detection: bool = True,
-                 store: Store | None = None):
+                 store: Store | None = None, rename_limit: int = DEFAULT_RENAME_LIMIT):
         self.repo = repo
         self.base = base
         self.flags = merge_flags(rename_detection)
+        self.rename_limit = rename_limit          # as apply's (bot.config.renames): plan and apply agree
         self.running_tree = str(repo[base].peel(pygit2.Commit).tree_id)
         self.store = store
         self.store_empty = False  # a cold cache: rows are only written (flush), never read
@@ -405,8 +408,13 @@ class MergePredictor:
         repo = self.repo
         ancestor, theirs = _pick_trees(repo, commit.sha)
         ours_tree = repo[ours]
-        idx = repo.merge_trees(ancestor, ours_tree, theirs, flags=flags)
+        if flags & int(MergeFlag.FIND_RENAMES):
+            idx = renames.merge_trees(repo, ancestor, ours_tree, theirs, flags=flags, limit=self.rename_limit)
+        else:
+            idx = repo.merge_trees(ancestor, ours_tree, theirs, flags=flags)
         if idx.conflicts is not None:
+            if flags & int(MergeFlag.FIND_RENAMES) and not detail:
+                detail = renames.skipped_by_limit(repo, ancestor, ours_tree, theirs, self.rename_limit)
             return Prediction("conflict", conflicted_paths(idx), detail=detail)
         tree = None
         if not flags & int(MergeFlag.FIND_RENAMES):

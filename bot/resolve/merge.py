@@ -13,6 +13,12 @@ import tempfile
 from dataclasses import dataclass
 
 import pygit2
+from pygit2.enums import MergeFlag
+
+from bot.config import renames
+from bot.config.renames import DEFAULT_RENAME_LIMIT
+
+FIND_RENAMES = int(MergeFlag.FIND_RENAMES)
 
 
 def read_text(repo: pygit2.Repository, oid) -> tuple[str | None, bool]:
@@ -61,8 +67,9 @@ class Merger:
     a scratch repository whose alternates point at the real one (nothing is written there). The
     files set aside are recorded per upstream commit; the merged result never names them."""
 
-    def __init__(self, repo: pygit2.Repository):
+    def __init__(self, repo: pygit2.Repository, rename_limit: int = DEFAULT_RENAME_LIMIT):
         self.repo = repo
+        self.rename_limit = rename_limit     # forksync's own, never the repository's merge.renameLimit
         self._scratch: pygit2.Repository | None = None
         self._tmp: tempfile.TemporaryDirectory | None = None
         self._memo: dict[str, tuple[str, ...]] = {}
@@ -117,13 +124,14 @@ class Merger:
         trees = (up.parents[0].tree, onto.tree, up.tree)
         missing = [self._missing(t) for t in trees]      # memoized per subtree: cheap after the first pick
         if not any(missing):
-            return conflict_entries(self.repo.merge_trees(*trees)), []
+            return conflict_entries(renames.merge_trees(self.repo, *trees, flags=FIND_RENAMES, limit=self.rename_limit)), []
         gone = tuple(sorted(set().union(*missing)))
         # the pick needs a file only where upstream changes it; elsewhere the fork's side stands
         affected = [p for p in gone if _entry_id(trees[0], p) != _entry_id(trees[2], p)]
         self.set_aside[str(up.id)] = gone
         stripped = [self._without(t, tuple(p for p in gone if _entry_id(t, p) is not None)) for t in trees]
-        return conflict_entries(self._scratch.merge_trees(*(t.id for t in stripped))), affected
+        return conflict_entries(renames.merge_trees(self._scratch, *(t.id for t in stripped), flags=FIND_RENAMES,
+                                                    limit=self.rename_limit)), affected
 
 
 def _entry_id(tree: pygit2.Tree, path: str) -> str | None:

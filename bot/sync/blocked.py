@@ -63,6 +63,15 @@ def classify(error: str) -> Refusal:
     return Refusal(reason, "", transient=True)
 
 
+def github_words(e: Exception) -> str:
+    """``"<status> <GitHub's message>[ <errors>]"`` of a failed REST call (a
+    :class:`bot.github.client.GitHubAPIError` keeps GitHub's message apart from forksync's hint)."""
+    code = getattr(e, "status_code", None)
+    msg = getattr(e, "message", None) or (str(e.args[0]) if e.args else str(e))
+    errors = getattr(e, "errors", None)
+    return f"{int(code) if code is not None else ''} {msg}{f' {errors}' if errors else ''}".strip()
+
+
 def held_for_person(path: str) -> Refusal:
     """The refusal forksync gives itself, before pushing, for a unit with a commit touching
     ``path``, a path ``github.person_paths`` keeps for a person."""
@@ -98,4 +107,4 @@ CLEAR = {"blocked_reason": "", "blocked_requires": "", "blocked_path": "", "bloc
          "blocked_tip": ""}
 
 
-__all__ = ["Refusal", "classify", "held_for_person", "as_dict", "row_fields", "CLEAR"]
+__all__ = ["Refusal", "classify", "github_words", "held_for_person", "as_dict", "row_fields", "CLEAR"]

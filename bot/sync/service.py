@@ -217,6 +217,7 @@ class SyncService:
         cfg = cfg or await self.fork_config(ctx, full_name)
         upstream, up_ref = self.upstream_of(cfg)
         if not upstream:
+            await self._save_blocked(ctx, full_name)
             return f"{full_name}: no upstream configured (.github/forksync.yml upstream.url)"
         started = self.now()
         async with self._lock(full_name):
@@ -275,7 +276,8 @@ class SyncService:
         branch = f"forksync/{unit.id}"
         row = sync_store.branch_row(ctx.store, full_name, branch)
         res = await asyncio.to_thread(apply_mod.apply_unit, str(git_dir), unit, base=core.fork_head,
-                                      commits=core.commits, urgent_reason=urgent_reason)
+                                      commits=core.commits, urgent_reason=urgent_reason,
+                                      rename_limit=cfg.rename_limit)
         url, secrets = await self.remote_url(full_name, ctx.installation_id)
         remote_tip = (await self._git(git_dir, "ls-remote", url, f"refs/heads/{branch}", secrets=secrets)).split()
         remote_tip = remote_tip[0] if remote_tip else None
@@ -285,7 +287,8 @@ class SyncService:
             # holds nothing but forksync's own commits; pushed with a lease on the tip we saw
             await self._git(git_dir, "update-ref", "-d", f"refs/heads/{branch}")
             res = await asyncio.to_thread(apply_mod.apply_unit, str(git_dir), unit, base=core.fork_head,
-                                          commits=core.commits, urgent_reason=urgent_reason)
+                                          commits=core.commits, urgent_reason=urgent_reason,
+                                      rename_limit=cfg.rename_limit)
             force = res.tip is not None and res.tip != remote_tip
         rules_done: list[rules_mod.RuleOutcome] = []
         for _ in range(MAX_RULE_ROUNDS):
@@ -303,7 +306,8 @@ class SyncService:
                 res = replace(res, tip=out.commit)
                 break
             res = await asyncio.to_thread(apply_mod.apply_unit, str(git_dir), unit, base=core.fork_head,
-                                          commits=core.commits, urgent_reason=urgent_reason)
+                                          commits=core.commits, urgent_reason=urgent_reason,
+                                      rename_limit=cfg.rename_limit)
         if res.tip is None:
             return f"{unit.id}: nothing applied ({res.conflict and 'conflict at ' + res.conflict[:12] or res.error})"
         if res.tip == core.fork_head and not remote_tip:
@@ -334,7 +338,8 @@ class SyncService:
         sync_store.save_branch(ctx.store, repo=full_name, branch=branch, unit_id=unit.id, kind=unit.kind,
                              pushed_tip=res.tip, verified_tip=(row or {}).get("verified_tip", ""),
                              pr=(row or {}).get("pr", 0), state="open", shas_json=json.dumps(list(unit.shas)),
-                             base_sha=core.fork_head, conflict_sha=res.conflict or "", **blocked_mod.CLEAR)
+                             base_sha=core.fork_head, conflict_sha=res.conflict or "",
+                             **({} if _merge_refused_at(row, res.tip) else blocked_mod.CLEAR))
         commits = [{"sha": s, "subject": core.commits[s].subject, "pr": core.commits[s].pr,
                     "conflicts": list(next((i.conflicts for i in unit.items if i.sha == s), ()))}
                    for s in unit.shas]
@@ -345,9 +350,10 @@ class SyncService:
             up_c = core.commits.get(res.conflict)
             stopped = {"sha": res.conflict, "subject": up_c.subject if up_c else "", "pr": up_c.pr if up_c else None,
                        "commit": getattr(res, "conflict_commit", None) or "", "error": res.error,
-                       "files": [{"path": f.path, "kind": f.kind, "hunks": list(f.hunks)}
+                       "files": [{"path": f.path, "kind": f.kind, "hunks": list(f.hunks), "old_path": f.old_path}
                                  for f in getattr(res, "conflicts", ()) or ()]
-                       or [{"path": f, "kind": "content", "hunks": []} for f in res.conflict_files],
+                       or [{"path": f, "kind": "content", "hunks": [], "old_path": ""} for f in res.conflict_files],
+                       "renames_skipped": getattr(res, "renames_skipped", ""),
                        "remaining": len(res.remaining)}
         by_rules = [{"sha": o.upstream_sha, "folded": o.folded or "",
                      "decided": [{"path": p, "action": d.action, "reason": d.reason, "rule": d.rule} for p, d in o.decided],
@@ -362,11 +368,15 @@ class SyncService:
             pr, what = await sync_prs.open_or_update_pr(ctx.gh, full_name, branch=branch, base=cfg.fork.ref,
                                                         title=title, body=body, labels=labels,
                                                         draft=unit.kind == "chain" and (res.conflict is not None or bool(by_rules)))
-        except gidgethub.BadRequest as e:
-            if isinstance(e, gidgethub.RateLimitExceeded):
+        except gidgethub.HTTPException as e:
+            # GitHub refused this PR (403 a missing permission, 422 a validation): blocked, the
+            # others go on; credentials, rate limits and 5xx are the delivery's to retry
+            if not 400 <= int(e.status_code) < 500 or int(e.status_code) in (401, 429) \
+                    or isinstance(e, gidgethub.RateLimitExceeded) \
+                    or "rate limit" in blocked_mod.github_words(e).lower():
                 raise
             return await self._block(ctx, full_name, cfg, unit, branch, sync_store.branch_row(ctx.store, full_name, branch),
-                                     core, res, blocked_mod.classify(f"{e.status_code.value} {e}"), step="pr")
+                                     core, res, blocked_mod.classify(blocked_mod.github_words(e)), step="pr")
         sync_store.save_branch(ctx.store, **{**sync_store.branch_row(ctx.store, full_name, branch), "pr": pr["number"]})
         if res.kept:
             await comment_once(ctx.gh, full_name, pr["number"], f"kept:{res.tip}",
@@ -426,6 +436,28 @@ class SyncService:
                 continue
         return out
 
+    async def merge_refused(self, ctx, full_name: str, branch: str, head: str, error: str) -> str:
+        """GitHub refused to merge the sync PR of ``branch`` at ``head`` (``error``: its answer):
+        the unit is blocked like a refused push (row, PR comment, status issue, metrics) until a
+        merge goes through; the reconcile tick tries again. "" for a branch forksync did not push."""
+        row = sync_store.branch_row(ctx.store, full_name, branch)
+        if row is None or row.get("state") != "open":
+            return ""
+        refusal = blocked_mod.classify(error)
+        shas = json.loads(row.get("shas_json") or "[]")
+        unit = Unit(id=row["unit_id"], kind=row["kind"], items=tuple(PlanItem(s, row["kind"]) for s in shas))
+        res = _Tip(head)
+        cfg = await self.fork_config(ctx, full_name)
+        line = await self._block(ctx, full_name, cfg, unit, branch, row, CoreResult("", row.get("base_sha") or "", Plan(units=()), {}),
+                                 res, refusal, step="merge")
+        await self.refresh_status_issue(ctx, full_name, cfg=cfg)
+        return line
+
+    async def _save_blocked(self, ctx, full_name: str) -> None:
+        st = sync_store.load_status(ctx.store, full_name) or sync_status.SyncStatus(repo=full_name)
+        blocked = [blocked_mod.as_dict(r, full_name) for r in sync_store.blocked_branches(ctx.store, full_name)]
+        sync_store.save_status(ctx.store, _replace(st, blocked=tuple(blocked), units=tuple(await self._open_units(ctx, full_name))))
+
     async def _on_remote(self, git_dir: Path, sha: str, remote_tip: str | None) -> bool:
         """Is ``sha`` already on GitHub's branch (its tip or an ancestor of it)?"""
         if not remote_tip:
@@ -459,8 +491,11 @@ class SyncService:
                       key=lambda r: r["branch"])
 
         def state(r: dict) -> str:
+            if r.get("blocked_requires") == "person":
+                return "blocked: kept for a person (github.person_paths)"
             if r.get("blocked_reason"):
-                return f"blocked: GitHub refused the {r.get('blocked_step') or 'push'}"
+                step = r.get("blocked_step") or "push"
+                return f"blocked: GitHub refused the {'pull request' if step == 'pr' else step}"
             if r.get("conflict_sha"):
                 return f"draft, stopped at a conflict in upstream `{r['conflict_sha'][:12]}`: needs a resolution"
             return "open"
@@ -470,6 +505,7 @@ class SyncService:
 
     async def refresh_status_issue(self, ctx, full_name: str, *, cfg: ForksyncConfig | None = None) -> str:
         cfg = cfg or await self.fork_config(ctx, full_name)
+        await self._save_blocked(ctx, full_name)         # the units' rows are the truth (a merge may have cleared one)
         st = sync_store.load_status(ctx.store, full_name) or sync_status.SyncStatus(repo=full_name)
         dead: list[dict] = []
         if self.dead_letters:       # the fork's own deliveries and its upstream's pushes
@@ -681,11 +717,24 @@ class SyncService:
         return f"recorded {len(shas)} decision(s)"
 
 
+@dataclass(frozen=True)
+class _Tip:
+    """The part of an apply result :meth:`SyncService._block` reads, for a refused merge."""
+
+    tip: str
+    conflict: str | None = None
+
+
 def _stop_or_none(git_dir: str, base: str, tip: str):
     try:
         return resolution.find_stop(git_dir, base, tip)
     except ValueError:
         return None
+
+
+def _merge_refused_at(row: dict | None, tip: str) -> bool:
+    """Is ``row`` blocked by a refused merge of ``tip`` (a publish that changes nothing keeps that)?"""
+    return bool(row and row.get("blocked_step") == "merge" and row.get("blocked_tip") == tip)
 
 
 def _replace(st: sync_status.SyncStatus, **kw) -> sync_status.SyncStatus:

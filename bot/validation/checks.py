@@ -11,6 +11,7 @@ at 65 535 characters.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from datetime import datetime, timezone
 
@@ -36,7 +37,7 @@ def external_id(suite: str, platform: str, level: str = "L1") -> str:
 
 def parse_external_id(value: str | None) -> tuple[str, str, str] | None:
     """``(level, suite, platform)`` of a suite check run's ``external_id``, else None
-    (``"gate"`` and foreign check runs)."""
+    (the gate's ``"gate:<required checks hash>"`` and foreign check runs)."""
     m = re.fullmatch(r"(L[123]):([A-Za-z0-9_.\-]+):([a-z0-9]+)", value or "")
     return (m.group(1), m.group(2), m.group(3)) if m else None
 
@@ -154,6 +155,12 @@ def gate_conclusion(decision: GateDecision) -> str | None:
     return "failure"
 
 
+def required_fingerprint(required) -> str:
+    """The gate check run's ``external_id``: ``gate:<sha1 of the sorted required check names, 12
+    hex>`` — the reconcile tick re-evaluates a PR whose required checks are no longer these."""
+    return "gate:" + hashlib.sha1("\n".join(sorted(set(required))).encode()).hexdigest()[:12]
+
+
 async def publish_gate(gh, full: str, decision: GateDecision, pr: PRState, *, now: float,
                        notes: list[str] = (), conclusion: str | None = None) -> dict:
     """Create or update the ``forksync/gate`` check run on the PR's head: title, the list of what
@@ -169,7 +176,7 @@ async def publish_gate(gh, full: str, decision: GateDecision, pr: PRState, *, no
     output = {"title": decision.title, "summary": render_summary(decision, pr)[:MAX_SUMMARY]}
     if notes:
         output["text"] = render("checks/gate_note.md.j2", notes=list(notes))[:MAX_SUMMARY]
-    body: dict = {"output": output}
+    body: dict = {"output": output, "external_id": required_fingerprint(pr.required_checks)}
     if concl:
         body.update(status="completed", conclusion=concl, completed_at=_iso(now))
     else:
@@ -178,4 +185,4 @@ async def publish_gate(gh, full: str, decision: GateDecision, pr: PRState, *, no
         return await gh.patch("/repos/{owner}/{repo}/check-runs/{check_run_id}",
                               {**rv, "check_run_id": existing["id"]}, data=body)
     return await gh.post("/repos/{owner}/{repo}/check-runs", rv,
-                         data={"name": GATE_CHECK, "head_sha": pr.head_sha, "external_id": "gate", **body})
+                         data={"name": GATE_CHECK, "head_sha": pr.head_sha, **body})

@@ -34,9 +34,12 @@ a head is updated in place.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+import gidgethub
 
 from bot.config.forksync import ConfigError, ForksyncConfig, load_trusted_suites, parse_config_text
 from bot.config.suites import SuiteConfig, UntrustedConfigError, required_l1
@@ -45,6 +48,7 @@ from bot.github.drafts import mark_ready
 from bot.github.fork_config import CONFIG_PATH, fetch_config_text
 from bot.github.merge import merge_pr, update_branch
 from bot.sync import landing
+from bot.sync.blocked import github_words
 from bot.validation import gate_inputs
 from bot.validation import store as vstore
 from bot.validation.backends import ActionsBackend, LocalBackend, backend_name
@@ -351,8 +355,23 @@ class ValidationService:
                                    poll_s=self.merge_poll_s)
 
     async def merge(self, ctx, full: str, pr: dict, head: str, method: str) -> str:
-        return await merge_pr(ctx.gh, full, pr["number"], head, method, polls=self.mergeable_polls,
-                              poll_s=self.merge_poll_s)
+        """Merge at ``head``; a merge GitHub refuses (405, 403, 422) blocks the sync unit
+        (:meth:`bot.sync.service.SyncService.merge_refused`: stored, on the status issue and the PR)."""
+        branch = (pr.get("head") or {}).get("ref") or ""
+        try:
+            out = await merge_pr(ctx.gh, full, pr["number"], head, method, polls=self.mergeable_polls,
+                                 poll_s=self.merge_poll_s)
+        except gidgethub.HTTPException as e:
+            code = int(e.status_code)
+            if code not in (403, 422) or isinstance(e, gidgethub.RateLimitExceeded):
+                raise
+            words = github_words(e)
+            await self.sync.merge_refused(ctx, full, branch, head, words)
+            return f"not merged: GitHub refused ({words}); blocked until a merge goes through"
+        if out.startswith("not merged: GitHub answered 405"):
+            said = re.search(r": ([^:]+?) \(after \d+ attempts?\)", out)       # GitHub's own words in the note
+            await self.sync.merge_refused(ctx, full, branch, head, f"405 {said.group(1)}" if said else out)
+        return out
 
 
 # ---------------------------------------------------------------------- commands (bot.commands.runner calls these)

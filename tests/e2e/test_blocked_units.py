@@ -101,7 +101,7 @@ async def test_refused_workflow_push_blocks_only_its_unit_and_is_retried_when_pe
     assert st.degraded() == f"1 unit(s) blocked: chain-{c2[:12]}: {REFUSAL}"
     [issue] = await status_issue(alice)
     body = issue["body"]
-    assert "**Syncing is degraded: GitHub refused 1 unit(s).**" in body
+    assert "**Syncing is degraded: 1 unit(s) blocked.**" in body
     assert f"- `chain-{c2[:12]}`: GitHub refused the push " in body and REFUSAL in body
     assert "GitHub requires the App's **`workflows`** permission to push a commit that creates or changes " \
            "`.github/workflows/ci.yml`" in body
@@ -209,7 +209,7 @@ async def test_a_push_that_keeps_failing_goes_dead_and_raises_the_alarm(world):
     assert row["blocked_reason"] == ("error: RPC failed; HTTP 502 curl 22 The requested URL returned error: 502; "
                                      "fatal: the remote end hung up unexpectedly")
     [issue] = await status_issue(alice)
-    assert "**Syncing is degraded: GitHub refused 1 unit(s).**" in issue["body"]
+    assert "**Syncing is degraded: 1 unit(s) blocked.**" in issue["body"]
     assert "forksync tries again on the next sync" in issue["body"]
     assert ("> **1 webhook delivery for this fork failed for good** (dead-lettered); what it carried was not done."
             in issue["body"])
@@ -246,3 +246,31 @@ async def test_person_paths_keep_workflow_commits_for_a_person_without_a_push(wo
                              "in a chain for a person")
     [issue] = await status_issue(alice)
     assert "keeps commits touching `.github/workflows/ci.yml` for a person: push this unit's commits" in issue["body"]
+    assert f"- `chain-{c1[:12]}`: kept for a person, not pushed (0 s ago): `.github/workflows/ci.yml` matches" in issue["body"]
+    assert f"retry `chain-{c1[:12]}` (chain, blocked: kept for a person (github.person_paths))" in issue["body"]
+
+
+async def test_a_refused_pr_blocks_only_its_unit(world):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await adopt(fake, bot, fork, inst)
+    fake.faults.add("POST", "/repos/meta/triton/pulls", 403, "Resource not accessible by integration", name="pr-403")
+    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n"}, "AMD: new x (#102)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    assert bot.deliveries("dead") == [] and bot.deliveries("failed") == []
+    rows = {b: sync_store.branch_row(bot.store, "meta/triton", b)
+            for b in (f"forksync/bundle-{c1[:12]}", f"forksync/chain-{c2[:12]}")}
+    blocked = [b for b, r in rows.items() if r["blocked_reason"]]
+    [other] = [b for b in rows if b not in blocked]
+    assert len(blocked) == 1
+    r = rows[blocked[0]]
+    assert (r["state"], r["pr"], r["blocked_step"], r["blocked_requires"], r["blocked_reason"]) == (
+        "open", 0, "pr", "permission", "403 Resource not accessible by integration")
+    assert [p["head"]["ref"] for p in await open_sync_prs(alice)] == [other]
+    [issue] = await status_issue(alice)
+    assert "GitHub refused the pull request 0 s ago: 403 Resource not accessible by integration" in issue["body"]
+    # the next sync opens it
+    await bot.svc.sync(await ctx_for(bot, inst), "meta/triton", reason="test: again")
+    assert sorted(p["head"]["ref"] for p in await open_sync_prs(alice)) == sorted(rows)
+    assert sync_store.blocked_branches(bot.store, "meta/triton") == []
