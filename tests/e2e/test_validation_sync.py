@@ -4,15 +4,13 @@ L1 runs on each head through the local backend → the bundle merges by itself, 
 handler refreshes the ledger → the chain waits for its area owner, then the base it lands on has
 moved: the bot merges the base in, re-tests, merges. An upstream commit that breaks a test keeps
 its bundle red and open."""
-import aiohttp
 import pytest
 
 from bot.app import schedules
-from bot.github.client import token_client
 from bot.sync import store as sync_store
-from tests.support.botharness import Bot
-from tests.support.github import FAST_RETRY, commit_files, git, make_source_repo
-from tests.support.validation_world import CONFTEST, LIB, TESTS, World, tick_ctx, with_validation
+from tests.support.github import commit_files, git
+from tests.support.sync_world import validated_world
+from tests.support.validation_world import tick_ctx
 
 CONFIG = """\
 upstream:
@@ -37,36 +35,8 @@ suites:
 
 @pytest.fixture
 async def world(fake_github, tmp_path):
-    fake = fake_github
-    up_src = tmp_path / "up"
-    make_source_repo(up_src, [{"python/a.py": "a = 1\n", "third_party/amd/x.cpp": "int x;\n", "lib.py": LIB,
-                               "tests_fork/test_basic.py": TESTS, "tests_fork/conftest.py": CONFTEST}])
-    upstream = fake.create_repo("triton-lang/triton", source=up_src)
-    fork_src = tmp_path / "forksrc"
-    git(tmp_path, "clone", "-q", str(up_src), str(fork_src))
-    commit_files(fork_src, {".github/forksync.yml": CONFIG}, "fork: forksync config")
-    fork = fake.create_repo("meta/triton", source=fork_src)
-    fake.install("triton-lang")
-    inst = fake.install("meta")
-    for login in ("alice", "carol"):
-        fake.add_collaborator(fork, login, "write")
-        fake.add_token(f"{login}-token", login)
-    bot = await Bot(fake, tmp_path).start()
-    svc = with_validation(bot)
-    session = aiohttp.ClientSession()
-    people = {p: token_client(session, f"{p}-token", base_url=fake.url, retry=FAST_RETRY) for p in ("alice", "carol")}
-    w = World(fake, bot, svc, people, tmp_path, fork)
-    w.inst = inst.id
-    payload = fake.webhooks.build("installation", "created", {
-        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
-                         "updated_at": "2026-11-30T00:00:00Z"},
-        "repositories": [{"id": fork.id, "name": "triton", "full_name": "meta/triton", "private": False,
-                          "node_id": "R_1"}]})
-    await fake.webhooks.deliver("installation", payload)
-    await bot.settle()
-    yield w, up_src, upstream
-    await session.close()
-    await bot.stop()
+    async with validated_world(fake_github, tmp_path, CONFIG) as w:
+        yield w
 
 
 async def open_prs(gh):

@@ -1,0 +1,59 @@
+"""The validated sync world on the local GitHub: upstream and a fork that follows it (its
+``.github/forksync.yml`` plus any commits of its own), the real bot with the validation service,
+writers alice and carol, and the App installed on the fork (its status issue opened). Shared by
+the end-to-end tests of sync PRs that are validated, gated and merged."""
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+
+import aiohttp
+
+from bot.github.client import token_client
+from tests.support.botharness import Bot
+from tests.support.github import FAST_RETRY, commit_files, git, make_source_repo
+from tests.support.validation_world import CONFTEST, LIB, TESTS, World, with_validation
+
+
+def upstream_files(**extra: str) -> dict[str, str]:
+    """Upstream's first commit: a small tree with the fork's pytest suite (3 tests), plus ``extra``."""
+    return {"python/a.py": "a = 1\n", "third_party/amd/x.cpp": "int x;\n", "lib.py": LIB,
+            "tests_fork/test_basic.py": TESTS, "tests_fork/conftest.py": CONFTEST, **extra}
+
+
+@asynccontextmanager
+async def validated_world(fake, tmp_path, config: str, *, files: dict[str, str] | None = None,
+                          fork_commits: tuple[tuple[dict[str, str], str], ...] = ()):
+    """Yield ``(world, upstream source checkout, upstream repo)``; ``fork_commits`` are the fork's
+    own ``(files, message)`` commits after its config."""
+    up_src = tmp_path / "up"
+    make_source_repo(up_src, [files or upstream_files()])
+    upstream = fake.create_repo("triton-lang/triton", source=up_src)
+    fork_src = tmp_path / "forksrc"
+    git(tmp_path, "clone", "-q", str(up_src), str(fork_src))
+    commit_files(fork_src, {".github/forksync.yml": config}, "fork: forksync config")
+    for changed, message in fork_commits:
+        commit_files(fork_src, changed, message)
+    fork = fake.create_repo("meta/triton", source=fork_src)
+    fake.install("triton-lang")
+    inst = fake.install("meta")
+    for login in ("alice", "carol"):
+        fake.add_collaborator(fork, login, "write")
+        fake.add_token(f"{login}-token", login)
+    bot = await Bot(fake, tmp_path).start()
+    svc = with_validation(bot)
+    session = aiohttp.ClientSession()
+    people = {p: token_client(session, f"{p}-token", base_url=fake.url, retry=FAST_RETRY) for p in ("alice", "carol")}
+    w = World(fake, bot, svc, people, tmp_path, fork)
+    w.inst = inst.id
+    payload = fake.webhooks.build("installation", "created", {
+        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
+                         "updated_at": "2026-11-30T00:00:00Z"},
+        "repositories": [{"id": fork.id, "name": "triton", "full_name": "meta/triton", "private": False,
+                          "node_id": "R_1"}]})
+    await fake.webhooks.deliver("installation", payload)
+    await bot.settle()
+    try:
+        yield w, up_src, upstream
+    finally:
+        await session.close()
+        await bot.stop()
