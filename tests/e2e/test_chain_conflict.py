@@ -11,28 +11,9 @@ import pytest
 
 from bot.app import schedules
 from tests.support.github import commit_files, git
-from tests.support.sync_world import upstream_files, validated_world
+from tests.support.sync_world import CONFIG, upstream_files, validated_world
 from tests.support.validation_world import tick_ctx
 
-CONFIG = """\
-upstream:
-  url: triton-lang/triton
-  ref: main
-fork:
-  ref: main
-areas:
-  - name: amd
-    paths: ["third_party/amd/**"]
-    divergent: true
-    owners: [carol]
-suites:
-  - name: unit
-    command: python3 -m pytest -q -p no:cacheprovider -o addopts= tests_fork --junitxml=out/unit.xml
-    report: {format: junit, path: out/unit.xml}
-    expected_tests: 3
-    timeout_s: 300
-    infra_retries: 0
-"""
 MIDDLE = "".join(f"// line {i}\n" for i in range(8))
 X0 = "int x;\n" + MIDDLE + "int z;\n"
 

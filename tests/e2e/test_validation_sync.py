@@ -9,28 +9,8 @@ import pytest
 from bot.app import schedules
 from bot.sync import store as sync_store
 from tests.support.github import commit_files, git
-from tests.support.sync_world import validated_world
+from tests.support.sync_world import CONFIG, validated_world
 from tests.support.validation_world import tick_ctx
-
-CONFIG = """\
-upstream:
-  url: triton-lang/triton
-  ref: main
-fork:
-  ref: main
-areas:
-  - name: amd
-    paths: ["third_party/amd/**"]
-    divergent: true
-    owners: [carol]
-suites:
-  - name: unit
-    command: python3 -m pytest -q -p no:cacheprovider -o addopts= tests_fork --junitxml=out/unit.xml
-    report: {format: junit, path: out/unit.xml}
-    expected_tests: 3
-    timeout_s: 300
-    infra_retries: 0
-"""
 
 
 @pytest.fixture

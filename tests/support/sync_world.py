@@ -10,8 +10,30 @@ import aiohttp
 
 from bot.github.client import token_client
 from tests.support.botharness import Bot
+from tests.support.e2e import install_on_fork
 from tests.support.github import FAST_RETRY, commit_files, git, make_source_repo
 from tests.support.validation_world import CONFTEST, LIB, TESTS, World, with_validation
+
+#: A fork with a divergent `amd` area owned by carol and one required L1 suite of 3 tests.
+CONFIG = """\
+upstream:
+  url: triton-lang/triton
+  ref: main
+fork:
+  ref: main
+areas:
+  - name: amd
+    paths: ["third_party/amd/**"]
+    divergent: true
+    owners: [carol]
+suites:
+  - name: unit
+    command: python3 -m pytest -q -p no:cacheprovider -o addopts= tests_fork --junitxml=out/unit.xml
+    report: {format: junit, path: out/unit.xml}
+    expected_tests: 3
+    timeout_s: 300
+    infra_retries: 0
+"""
 
 
 def upstream_files(**extra: str) -> dict[str, str]:
@@ -45,13 +67,7 @@ async def validated_world(fake, tmp_path, config: str, *, files: dict[str, str] 
     people = {p: token_client(session, f"{p}-token", base_url=fake.url, retry=FAST_RETRY) for p in ("alice", "carol")}
     w = World(fake, bot, svc, people, tmp_path, fork)
     w.inst = inst.id
-    payload = fake.webhooks.build("installation", "created", {
-        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
-                         "updated_at": "2026-11-30T00:00:00Z"},
-        "repositories": [{"id": fork.id, "name": "triton", "full_name": "meta/triton", "private": False,
-                          "node_id": "R_1"}]})
-    await fake.webhooks.deliver("installation", payload)
-    await bot.settle()
+    await install_on_fork(fake, bot, fork, inst.id)
     try:
         yield w, up_src, upstream
     finally:
