@@ -23,6 +23,7 @@ import asyncio
 import fnmatch
 import hashlib
 import json
+import logging
 import re
 import time
 from dataclasses import dataclass, field, replace
@@ -53,6 +54,7 @@ from bot.sync.ingest import load_state
 from bot.sync.status_issue import render_status, upsert_status_issue
 
 GIT_TIMEOUT_S = 600
+log = logging.getLogger(__name__)
 MAX_RULE_ROUNDS = 25         # fresh conflicts the rules may fold in one publish (a chain is capped at 25 picks)
 
 
@@ -483,8 +485,10 @@ class SyncService:
             return rules_mod.apply_rules(str(git_dir), cfg, unit_id=unit.id, base=core.fork_head, tip=res.tip, upstream=up,
                                          upstream_tip=up_tip, memory=memory, committer=apply_mod.COMMITTER,
                                          when=int(self.now()))
-        except ValueError:
-            return None      # e.g. upstream's objects are not all here: the conflict stays for a person
+        except (ValueError, pygit2.GitError, OSError) as e:
+            # e.g. upstream's objects are not all here: the conflict stays for a person, and says why
+            log.warning("deterministic rules skipped on %s at %s: %s", unit.id, (res.conflict or "")[:12], e)
+            return None
 
     async def _open_units(self, ctx, full_name: str) -> list[dict]:
         rows = sorted(sync_store.open_branches(ctx.store, full_name) + sync_store.blocked_only_branches(ctx.store, full_name),
