@@ -3,15 +3,12 @@ changes a workflow file (the local GitHub refuses that push with GitHub's own me
 is blocked (stored with the reason and time, on the status issue, on its PR, in /metrics), the
 other units go on, later upstream pushes still land, and the unit is retried when the owner
 accepts the permission or ticks its retry box. A delivery that fails for good is an alarm too."""
-import aiohttp
 import pytest
 
 from bot.app import queue as q
-from bot.github.client import token_client
 from bot.sync import store as sync_store
-from tests.support.botharness import Bot
-from tests.support.e2e import open_sync_prs, status_issue
-from tests.support.github import commit_files, git, make_source_repo
+from tests.support.e2e import install_on_fork, open_sync_prs, status_issue, sync_world
+from tests.support.github import commit_files, git
 
 CONFIG = """\
 upstream:
@@ -36,34 +33,8 @@ REFUSAL = ("refusing to allow a GitHub App to create or update workflow `.github
 @pytest.fixture
 async def world(fake_github, tmp_path):
     """tests/e2e/conftest.py's world, with the bot pushing over HTTP with its installation token."""
-    fake = fake_github
-    up_src = tmp_path / "up"
-    make_source_repo(up_src, [{"python/a.py": "a = 1\n", "third_party/amd/x.cpp": "int x;\n", "python/b.py": "b = 1\n"}])
-    upstream = fake.create_repo("triton-lang/triton", source=up_src)
-    fork_src = tmp_path / "forksrc"
-    git(tmp_path, "clone", "-q", str(up_src), str(fork_src))
-    commit_files(fork_src, {".github/forksync.yml": CONFIG}, "fork: forksync config")
-    fork = fake.create_repo("meta/triton", source=fork_src)
-    fake.install("triton-lang")
-    inst = fake.install("meta")
-    fake.add_collaborator(fork, "alice", "write")
-    fake.add_token("alice-token", "alice")
-    bot = await Bot(fake, tmp_path, git_http=True).start()
-    session = aiohttp.ClientSession()
-    alice = token_client(session, "alice-token", base_url=fake.url)
-    yield fake, bot, alice, up_src, upstream, fork, inst
-    await session.close()
-    await bot.stop()
-
-
-async def adopt(fake, bot, fork, inst):
-    payload = fake.webhooks.build("installation", "created", {
-        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
-                         "updated_at": "2026-11-30T00:00:00Z"},
-        "repositories": [{"id": fork.id, "name": "triton", "full_name": "meta/triton", "private": False,
-                          "node_id": "R_1"}]})
-    await fake.webhooks.deliver("installation", payload)
-    await bot.settle()
+    async with sync_world(fake_github, tmp_path, CONFIG, git_http=True) as w:
+        yield w
 
 
 async def permissions_accepted(fake, inst):
@@ -84,7 +55,7 @@ async def metrics_text(bot) -> str:
 async def test_refused_workflow_push_blocks_only_its_unit_and_is_retried_when_permission_is_accepted(world, tmp_path):
     fake, bot, alice, up_src, upstream, fork, inst = world
     assert "workflows" not in inst.permissions
-    await adopt(fake, bot, fork, inst)
+    await install_on_fork(fake, bot, fork, inst.id)
     c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
     c2 = commit_files(up_src, {".github/workflows/ci.yml": "on: push\n"}, "CI: new workflow (#102)")
     git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
@@ -140,7 +111,7 @@ async def test_refused_workflow_push_blocks_only_its_unit_and_is_retried_when_pe
 
 async def test_refused_push_to_an_open_chain_comments_on_its_pr_and_the_retry_box_retries(world):
     fake, bot, alice, up_src, upstream, fork, inst = world
-    await adopt(fake, bot, fork, inst)
+    await install_on_fork(fake, bot, fork, inst.id)
     c1 = commit_files(up_src, {".github/CODEOWNERS": "* @carol\n"}, "CODEOWNERS (#201)")
     git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
     await bot.settle()
@@ -196,7 +167,7 @@ async def ctx_for(bot, inst):
 
 async def test_a_push_that_keeps_failing_goes_dead_and_raises_the_alarm(world):
     fake, bot, alice, up_src, upstream, fork, inst = world
-    await adopt(fake, bot, fork, inst)
+    await install_on_fork(fake, bot, fork, inst.id)
     fake.faults.server_error("/meta/triton.git/git-receive-pack", "POST", status=502, times=50)
     c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
     git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
@@ -233,7 +204,7 @@ async def test_person_paths_keep_workflow_commits_for_a_person_without_a_push(wo
     commit_files(wt, {".github/forksync.yml": CONFIG + "github:\n  person_paths: ['.github/workflows/*']\n"},
                  "fork: keep workflow changes for a person")
     git(wt, "push", "-q", "origin", "HEAD:main")
-    await adopt(fake, bot, fork, inst)
+    await install_on_fork(fake, bot, fork, inst.id)
     inst.permissions["workflows"] = "write"        # even with the permission, forksync does not push them
     c1 = commit_files(up_src, {".github/workflows/ci.yml": "on: push\n"}, "CI: new workflow (#102)")
     git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
@@ -252,7 +223,7 @@ async def test_person_paths_keep_workflow_commits_for_a_person_without_a_push(wo
 
 async def test_a_refused_pr_blocks_only_its_unit(world):
     fake, bot, alice, up_src, upstream, fork, inst = world
-    await adopt(fake, bot, fork, inst)
+    await install_on_fork(fake, bot, fork, inst.id)
     fake.faults.add("POST", "/repos/meta/triton/pulls", 403, "Resource not accessible by integration", name="pr-403")
     c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
     c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n"}, "AMD: new x (#102)")

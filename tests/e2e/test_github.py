@@ -3,21 +3,15 @@ and a chain PR appear on the local GitHub → the chain merges before the bundle
 and the status issue are right. The real bot (web app, durable queue, worker, handlers, core)
 talks to the local GitHub; git moves through real bare repositories."""
 from bot.sync import store as sync_store
-from tests.support.e2e import open_sync_prs, status_issue
+from tests.support.e2e import install_on_fork, open_sync_prs, status_issue
 from tests.support.github import commit_files, git
 
 
 async def test_upstream_moves_prs_open_chain_lands_first_then_bundle(world):
     fake, bot, alice, up_src, upstream, fork, inst = world
     # the App is installed on the fork: the bot adopts it (tracks upstream, first sync, status issue)
-    payload = fake.webhooks.build("installation", "created", {
-        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
-                         "updated_at": "2026-11-30T00:00:00Z"},
-        "repositories": [{"id": fork.id, "name": "triton", "full_name": "meta/triton", "private": False,
-                          "node_id": "R_1"}]})
-    d = await fake.webhooks.deliver("installation", payload)
+    d = await install_on_fork(fake, bot, fork, inst.id)
     assert d.statuses == [202]
-    await bot.settle()
     assert [x.dead_reason for x in bot.deliveries("dead")] == []
     assert await open_sync_prs(alice) == []
     [issue] = await status_issue(alice)

@@ -1,19 +1,13 @@
 """Commands that drive the core, end to end: hold → plan preview → defer → unhold → only the
 bundle opens; the deferred commit is in the ledger (git notes) and on the status issue."""
 from bot.sync import store as sync_store
-from tests.support.e2e import open_sync_prs, status_issue
+from tests.support.e2e import install_on_fork, open_sync_prs, status_issue
 from tests.support.github import commit_files, git
 
 
 async def test_hold_plan_defer_unhold(world):
     fake, bot, alice, up_src, upstream, fork, inst = world
-    payload = fake.webhooks.build("installation", "created", {
-        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
-                         "updated_at": "2026-11-30T00:00:00Z"},
-        "repositories": [{"id": fork.id, "name": "triton", "full_name": "meta/triton", "private": False,
-                          "node_id": "R_1"}]})
-    await fake.webhooks.deliver("installation", payload)
-    await bot.settle()
+    await install_on_fork(fake, bot, fork, inst.id)
     [issue] = await status_issue(alice)
     n = issue["number"]
 
@@ -62,13 +56,7 @@ async def test_hold_plan_defer_unhold(world):
 
 async def test_pick_opens_an_isolated_urgent_pick_pr(world):
     fake, bot, alice, up_src, upstream, fork, inst = world
-    payload = fake.webhooks.build("installation", "created", {
-        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
-                         "updated_at": "2026-11-30T00:00:00Z"},
-        "repositories": [{"id": fork.id, "name": "triton", "full_name": "meta/triton", "private": False,
-                          "node_id": "R_1"}]})
-    await fake.webhooks.deliver("installation", payload)
-    await bot.settle()
+    await install_on_fork(fake, bot, fork, inst.id)
     [issue] = await status_issue(alice)
     await alice.post(f"/repos/meta/triton/issues/{issue['number']}/comments", data={"body": "/forksync hold"})
     await bot.settle()
@@ -89,13 +77,7 @@ async def test_pick_opens_an_isolated_urgent_pick_pr(world):
 
 
 async def _status_issue_number(fake, bot, alice, fork, inst):
-    payload = fake.webhooks.build("installation", "created", {
-        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
-                         "updated_at": "2026-11-30T00:00:00Z"},
-        "repositories": [{"id": fork.id, "name": "triton", "full_name": "meta/triton", "private": False,
-                          "node_id": "R_1"}]})
-    await fake.webhooks.deliver("installation", payload)
-    await bot.settle()
+    await install_on_fork(fake, bot, fork, inst.id)
     [issue] = await status_issue(alice)
     return issue["number"]
 

@@ -3,7 +3,13 @@
 the fork then moving upstream."""
 from __future__ import annotations
 
-from tests.support.github import commit_files, git
+from contextlib import asynccontextmanager
+
+import aiohttp
+
+from bot.github.client import token_client
+from tests.support.botharness import Bot
+from tests.support.github import commit_files, git, make_source_repo
 
 CONFIG = """\
 upstream:
@@ -28,15 +34,17 @@ async def status_issue(gh):
             if "<!-- forksync:status-issue -->" in (i.get("body") or "")]
 
 
-async def install_on_fork(fake, bot, fork, inst_id: int) -> None:
-    """Deliver ``installation.created`` for the fork (meta/triton) and let the bot settle."""
+async def install_on_fork(fake, bot, fork, inst_id: int):
+    """Deliver ``installation.created`` for the fork (meta/triton) and let the bot settle; returns
+    the delivery (its ``statuses``)."""
     payload = fake.webhooks.build("installation", "created", {
         "installation": {"id": inst_id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
                          "updated_at": "2026-11-30T00:00:00Z"},
         "repositories": [{"id": fork.id, "name": "triton", "full_name": "meta/triton", "private": False,
                           "node_id": "R_1"}]})
-    await fake.webhooks.deliver("installation", payload)
+    d = await fake.webhooks.deliver("installation", payload)
     await bot.settle()
+    return d
 
 
 async def adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst):
@@ -45,3 +53,28 @@ async def adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst
             commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n"}, "AMD: new x (#102)")]
     git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
     return shas
+
+
+@asynccontextmanager
+async def sync_world(fake, tmp_path, config: str = CONFIG, **bot_kw):
+    """Upstream (python/a.py, python/b.py, third_party/amd/x.cpp) and the fork following it with
+    ``config``, the real bot (``bot_kw`` to :class:`tests.support.botharness.Bot`) and writer alice.
+    Yields ``(fake, bot, alice, up_src, upstream, fork, inst)``; the App is not yet installed."""
+    up_src = tmp_path / "up"
+    make_source_repo(up_src, [{"python/a.py": "a = 1\n", "third_party/amd/x.cpp": "int x;\n", "python/b.py": "b = 1\n"}])
+    upstream = fake.create_repo("triton-lang/triton", source=up_src)
+    fork_src = tmp_path / "forksrc"
+    git(tmp_path, "clone", "-q", str(up_src), str(fork_src))
+    commit_files(fork_src, {".github/forksync.yml": config}, "fork: forksync config")
+    fork = fake.create_repo("meta/triton", source=fork_src)
+    fake.install("triton-lang")
+    inst = fake.install("meta")
+    fake.add_collaborator(fork, "alice", "write")
+    fake.add_token("alice-token", "alice")
+    bot = await Bot(fake, tmp_path, **bot_kw).start()
+    session = aiohttp.ClientSession()
+    try:
+        yield fake, bot, token_client(session, "alice-token", base_url=fake.url), up_src, upstream, fork, inst
+    finally:
+        await session.close()
+        await bot.stop()
