@@ -159,6 +159,26 @@ def cmd_plan(args) -> int:
     return 0
 
 
+def apply_planned(state, unit):
+    """Apply ``unit`` of a plan on ``state`` to its local branch (upstream's objects fetched from
+    upstream's repository when it is another one; the config's rename limit). Raises
+    :class:`UserError` when apply cannot start."""
+    fork_dir = state.fork_repo.path
+    up_dir = state.git_dir if state.git_dir.rstrip("/") != fork_dir.rstrip("/") else None
+    try:
+        return apply_unit(fork_dir, unit, base=state.fork_tip, commits=state.upstream, upstream_git_dir=up_dir,
+                          rename_limit=state.config.rename_limit)
+    except ApplyError as e:
+        raise UserError(str(e)) from None
+
+
+def print_picked(state, res) -> None:
+    """One line per pick an apply made: upstream sha → fork sha, upstream subject."""
+    for u, f in res.picked:
+        c = state.upstream.get(u)
+        print(f"  picked {u[:12]} -> {f[:12]}  {(c.subject if c else '')[:70]}")
+
+
 def cmd_apply(args) -> int:
     cfg, state, run = _load(args)
     unit = find_unit(run.plan, args.unit)
@@ -181,13 +201,7 @@ def cmd_apply(args) -> int:
             raise UserError(f"{args.unit!r} is ambiguous: it starts {', '.join(matches)}; give more of the id")
         raise UserError(f"no unit {args.unit!r} in the current plan (units: {ids}); "
                         "run `forksync plan` to see them")
-    fork_dir = state.fork_repo.path
-    up_dir = state.git_dir if state.git_dir.rstrip("/") != fork_dir.rstrip("/") else None
-    try:
-        res = apply_unit(fork_dir, unit, base=state.fork_tip, commits=state.upstream, upstream_git_dir=up_dir,
-                         rename_limit=state.config.rename_limit)
-    except ApplyError as e:
-        raise UserError(str(e)) from None
+    res = apply_planned(state, unit)
     if args.json:
         json.dump({"unit": unit.id, "kind": unit.kind, "branch": res.branch, "base": res.base, "tip": res.tip,
                    "created": res.created,
@@ -201,9 +215,7 @@ def cmd_apply(args) -> int:
     else:
         verb = "created" if res.created else "updated" if res.picked else "unchanged"
         print(f"{res.branch} {verb} (tip {res.tip[:12] if res.tip else '-'}, base {res.base[:12]})")
-        for u, f in res.picked:
-            c = state.upstream.get(u)
-            print(f"  picked {u[:12]} -> {f[:12]}  {(c.subject if c else '')[:70]}")
+        print_picked(state, res)
         if res.already:
             print(f"  already on the branch: {len(res.already)} upstream commit(s)")
         for k in res.kept:

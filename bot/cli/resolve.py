@@ -38,11 +38,11 @@ from bot.agents.client import AgentClient
 from bot.agents.conflict import resolve_pick
 from bot.agents.conflict_git import conflict_case
 from bot.cli.main import config_from_args
+from bot.cli.plan import apply_planned, print_picked
 from bot.config.forksync import UserError
 from bot.core.markers import marker_lines
 from bot.git import repo as gitio
 from bot.git import resolution
-from bot.git.apply import ApplyError, apply_unit
 from bot.plan.partition import find_unit
 from bot.plan.planner import plan_state
 from bot.store import Store
@@ -269,16 +269,8 @@ def _go_on(args, git_dir, unit_id, wt, state_file) -> int:
         _cleanup(git_dir, wt, state_file)
         print(f"forksync/{unit_id} is whole: no more picks planned for it")
         return 0
-    fork_dir = state.fork_repo.path
-    up_dir = state.git_dir if state.git_dir.rstrip("/") != fork_dir.rstrip("/") else None
-    try:
-        res = apply_unit(fork_dir, unit, base=state.fork_tip, commits=state.upstream, upstream_git_dir=up_dir,
-                         rename_limit=state.config.rename_limit)
-    except ApplyError as e:
-        raise UserError(str(e)) from None
-    for u, f in res.picked:
-        c = state.upstream.get(u)
-        print(f"  picked {u[:12]} -> {f[:12]}  {(c.subject if c else '')[:70]}")
+    res = apply_planned(state, unit)
+    print_picked(state, res)
     if not res.conflict:
         _cleanup(git_dir, wt, state_file)
         print(f"forksync/{unit_id} is whole (tip {(res.tip or '')[:12]})")
