@@ -277,9 +277,7 @@ class SyncService:
         """Apply one unit to its branch, push it (fast-forward only) and open/update its PR."""
         branch = f"forksync/{unit.id}"
         row = sync_store.branch_row(ctx.store, full_name, branch)
-        res = await asyncio.to_thread(apply_mod.apply_unit, str(git_dir), unit, base=core.fork_head,
-                                      commits=core.commits, urgent_reason=urgent_reason,
-                                      rename_limit=cfg.rename_limit)
+        res = await self._apply(git_dir, cfg, unit, core.fork_head, core.commits, urgent_reason)
         url, secrets = await self.remote_url(full_name, ctx.installation_id)
         remote_tip = (await self._git(git_dir, "ls-remote", url, f"refs/heads/{branch}", secrets=secrets)).split()
         remote_tip = remote_tip[0] if remote_tip else None
@@ -288,9 +286,7 @@ class SyncService:
             # "retry" from the status issue: rebuild on the current fork tip — only a branch that
             # holds nothing but forksync's own commits; pushed with a lease on the tip we saw
             await self._git(git_dir, "update-ref", "-d", f"refs/heads/{branch}")
-            res = await asyncio.to_thread(apply_mod.apply_unit, str(git_dir), unit, base=core.fork_head,
-                                          commits=core.commits, urgent_reason=urgent_reason,
-                                      rename_limit=cfg.rename_limit)
+            res = await self._apply(git_dir, cfg, unit, core.fork_head, core.commits, urgent_reason)
             force = res.tip is not None and res.tip != remote_tip
         rules_done: list[rules_mod.RuleOutcome] = []
         for _ in range(MAX_RULE_ROUNDS):
@@ -307,9 +303,7 @@ class SyncService:
             if not out.folded:
                 res = replace(res, tip=out.commit)
                 break
-            res = await asyncio.to_thread(apply_mod.apply_unit, str(git_dir), unit, base=core.fork_head,
-                                          commits=core.commits, urgent_reason=urgent_reason,
-                                      rename_limit=cfg.rename_limit)
+            res = await self._apply(git_dir, cfg, unit, core.fork_head, core.commits, urgent_reason)
         if res.tip is None:
             return f"{unit.id}: nothing applied ({res.conflict and 'conflict at ' + res.conflict[:12] or res.error})"
         if res.tip == core.fork_head and not remote_tip:
@@ -460,6 +454,12 @@ class SyncService:
         blocked = [blocked_mod.as_dict(r, full_name) for r in sync_store.blocked_branches(ctx.store, full_name)]
         sync_store.save_status(ctx.store, _replace(st, blocked=tuple(blocked), units=tuple(await self._open_units(ctx, full_name))))
 
+    async def _apply(self, git_dir: Path, cfg: ForksyncConfig, unit: Unit, base: str, commits: dict,
+                     urgent_reason: str | None = None):
+        """:func:`bot.git.apply.apply_unit` off the event loop, with the fork's rename limit."""
+        return await asyncio.to_thread(apply_mod.apply_unit, str(git_dir), unit, base=base, commits=commits,
+                                       urgent_reason=urgent_reason, rename_limit=cfg.rename_limit)
+
     async def _on_remote(self, git_dir: Path, sha: str, remote_tip: str | None) -> bool:
         """Is ``sha`` already on GitHub's branch (its tip or an ancestor of it)?"""
         if not remote_tip:
@@ -580,7 +580,7 @@ class SyncService:
             shas = json.loads(row["shas_json"])
             infos = gitio.commit_infos(repo, [s for s in shas if s in repo])
             unit = Unit(id=unit_id, kind="chain", items=tuple(PlanItem(s, "chain") for s in shas if s in infos))
-            res = await asyncio.to_thread(apply_mod.apply_unit, str(d), unit, base=base, commits=infos)
+            res = await self._apply(d, await self.fork_config(ctx, full_name), unit, base, infos)
             tip = res.tip or folded.commit
             try:
                 await self._git(d, "push", "-q", "--atomic", f"--force-with-lease={ref}:{head}", url,
