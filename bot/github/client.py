@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import OrderedDict
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -35,6 +34,7 @@ import gidgethub
 import gidgethub.aiohttp
 import gidgethub.sansio
 import tenacity
+from cachetools import LRUCache  # gidgethub's ETag cache, one per installation (oldest entry dropped first)
 from gidgethub import apps as gh_apps
 
 log = logging.getLogger("forksync.github")
@@ -159,34 +159,6 @@ def _strip_credentials(url: str) -> str:
     if parts.username or parts.password:
         parts = parts._replace(netloc=parts.hostname + (f":{parts.port}" if parts.port else ""))
     return urlunsplit(parts)
-
-
-class LRUCache(MutableMapping):
-    """A small bounded mapping for gidgethub's ETag cache (oldest entry dropped first)."""
-
-    def __init__(self, maxsize: int = 512):
-        self.maxsize = maxsize
-        self._d: OrderedDict = OrderedDict()
-
-    def __getitem__(self, key):
-        value = self._d[key]
-        self._d.move_to_end(key)
-        return value
-
-    def __setitem__(self, key, value):
-        self._d[key] = value
-        self._d.move_to_end(key)
-        while len(self._d) > self.maxsize:
-            self._d.popitem(last=False)
-
-    def __delitem__(self, key):
-        del self._d[key]
-
-    def __iter__(self):
-        return iter(self._d)
-
-    def __len__(self):
-        return len(self._d)
 
 
 # --- the client --------------------------------------------------------------------------------
