@@ -393,7 +393,7 @@ class GitHubApp:
             client = GitHubClient(
                 self.session, self.requester, token_source=lambda: self.tokens.token(installation_id),
                 on_unauthorized=lambda: self.tokens.invalidate(installation_id),
-                cache=LRUCache(self.cache_size), base_url=self.base_url, retry=self.retry, sleep=self._sleep,
+                cache=_etag_cache(self.cache_size), base_url=self.base_url, retry=self.retry, sleep=self._sleep,
                 clock=self._clock)
             self._clients[installation_id] = client
         return client
@@ -412,7 +412,7 @@ def token_client(session: aiohttp.ClientSession, token: str, *, base_url: str = 
                  requester: str = "forksync", retry: RetryPolicy = RetryPolicy(), cache_size: int = 512,
                  sleep: Callable[[float], Awaitable[None]] | None = None) -> GitHubClient:
     """Plain token mode: every call authenticated with ``token`` (FORKSYNC_TOKEN)."""
-    return GitHubClient(session, requester, oauth_token=token, cache=LRUCache(cache_size), base_url=base_url,
+    return GitHubClient(session, requester, oauth_token=token, cache=_etag_cache(cache_size), base_url=base_url,
                         retry=retry, sleep=sleep)
 
 
@@ -425,3 +425,8 @@ def authenticated_remote(clone_url: str, token: str | None) -> str:
         return clone_url
     host = parts.hostname + (f":{parts.port}" if parts.port else "")
     return urlunsplit(parts._replace(netloc=f"x-access-token:{token}@{host}"))
+
+
+def _etag_cache(size: int) -> LRUCache | None:
+    """gidgethub's ETag cache of ``size`` entries; None (no caching) for 0, which cachetools refuses."""
+    return LRUCache(size) if size > 0 else None
