@@ -128,19 +128,21 @@ class Store:
             self._reconcile(apply=True)
 
     def _outdated(self) -> bool:
-        return (not self.db[MIGRATIONS.migrations_table].exists() or bool(MIGRATIONS.pending(self.db))
+        return (MIGRATIONS.migrations_table not in self.db.table_names() or bool(MIGRATIONS.pending(self.db))
                 or self._reconcile(apply=False))
 
     def _reconcile(self, apply: bool) -> bool:
         """Create the declared tables, columns and indexes that are missing (``apply=False``: only
         say whether any is)."""
         missing = False
+        tables = set(self.db.table_names())
         for spec in list(_TABLES.values()):
             t = self.db[spec.name]
-            if not t.exists():
+            if spec.name not in tables:
                 missing = True
-                if apply:
-                    t.create(spec.columns, pk=spec.pk)
+                if not apply:
+                    return True
+                t.create(spec.columns, pk=spec.pk)
             else:
                 have = set(t.columns_dict)
                 for col, typ in spec.columns.items():
@@ -148,7 +150,7 @@ class Store:
                         missing = True
                         if apply:
                             t.add_column(col, typ)
-            existing = {tuple(i.columns) for i in t.indexes} if t.exists() else set()
+            existing = {tuple(i.columns) for i in t.indexes}
             for cols, unique in [(c, False) for c in spec.indexes] + [(c, True) for c in spec.unique_indexes]:
                 if cols not in existing:
                     missing = True
