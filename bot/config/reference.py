@@ -167,7 +167,7 @@ NOTES = {
     "triage.open_window_days": "…within this many days",
     "triage.open_crashes_at_once": "crashes open an issue on the first occurrence",
     "triage.close_after_green_nights": "close after this many consecutive nightlies where the tests ran and passed",
-    "triage.max_new_issues_per_run": "flood cap: more new causes in one run become one summary issue",
+    "triage.max_new_issues_per_run": "at most this many new issues a run (largest, then newest root causes); the rest wait in one flood issue",
     "triage.mention_authors": "mention the culprit's author in the issue",
     "agents": "LLM agents (docs/agents.md); off without an API key",
     "agents.enabled": "master switch",
