@@ -137,6 +137,7 @@ NOTES = {
     "suites[].platforms": "runner labels (cpu, h100, h200, b200, mi350)",
     "suites[].env": "environment for build and command",
     "suites[].infra_retries": "retries for infrastructure errors only",
+    "suites[].workers": "pytest-xdist processes on one machine, one GPU per worker where there are several",
     "suites[].required": "the gate requires it green",
     "suites[].areas": "areas whose owners this suite concerns",
     "suites[].allow_newly_skipped": "accept tests that ran on the base's result and are skipped or xfail on the head",
