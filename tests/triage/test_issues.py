@@ -273,3 +273,19 @@ async def test_a_failure_half_way_is_redone_without_duplicates(world, github_app
     comments = [c async for c in gh.getiter(f"/repos/{OWNER}/{REPO}/issues/{issue['number']}/comments")]
     assert issue["state"] == "closed" and len(comments) == 1 and comments[0]["body"].startswith("Closing:")
     assert await svc.process(nightly(4, bad, {})) == []
+
+
+def test_a_title_clash_gets_the_root_cause_appended_and_titles_keep_masked_words(tmp_path):
+    from bot.triage.lifecycle import Tracked, TriageState
+
+    svc = TriageIssues(Store(tmp_path / "t.db"), None, OWNER, REPO, TriageSettings())
+    a = Tracked("sig-a", "real", "LLVM ERROR: Cannot select", "s", tests=frozenset({"k.py::test_dot[1]"}),
+                issue=1, issue_title="[nightly] test_dot[1]: LLVM ERROR: Cannot select")
+    b = Tracked("sig-b", "real", "LLVM ERROR: Cannot select", "s2", tests=frozenset({"k.py::test_dot[1]"}))
+    state = TriageState({"sig-a": a, "sig-b": b})
+    assert svc._title(b, state) == "[nightly] test_dot[1]: LLVM ERROR: Cannot select (sig-b)"
+    # the title is the line as the log wrote it: masking (for identity) drops directories, not title words
+    recs = [FailureRecord(test="k.py::test_x", raw_test="k.py::test_x[a]", outcome="failed",
+                          text="RuntimeError: operation not supported on global/shared address space")]
+    (g,) = Grouper().group(recs)
+    assert "global/shared" not in g.signature.line and g.title.endswith("on global/shared address space")
