@@ -274,6 +274,9 @@ def test_cli_exit_codes_and_result_file(repo, capsys):
                         "--out", str(out), "--platform", "cpu"]) == 0
     data = json.loads(out.read_text())
     assert (data["schema"], data["verdict"], data["counts"]["passed"]) == ("forksync-result/1", "green", 3)
+    line = capsys.readouterr().out.splitlines()[0]
+    d = data["durations"]
+    assert f"suite process {d['command']:.1f}s, test bodies {d['tests']:.1f}s, total {d['total']:.1f}s" in line
     assert runner_main(["run", "--suite", "nope", "--commit", "HEAD", "--repo", str(repo), "--config", str(cfg)]) == 2
     assert "no suite named 'nope'; defined: tiny" in capsys.readouterr().err
     bad = write_config(repo, {**s, "expected_tests": 0})
