@@ -38,12 +38,20 @@ class Group:
 
     @property
     def title(self) -> str:
+        """The fault in words: the rule's title, else the primary line as the log wrote it
+        (unmasked: masking is for identity, and a title must not lose words to it)."""
         if self.rule is not None and self.rule.title:
             return self.rule.title
         s = self.signature
-        if s.type.lower() in s.line[:60].lower():
-            return s.line[:120]
-        return f"{s.type}: {s.line}"[:120]
+        line = s.line if s.type == "Infrastructure" else " ".join((s.raw or s.line).split())
+        if s.type.lower() in line[:60].lower():
+            return line[:120]
+        return f"{s.type}: {line}"[:120]
+
+    @property
+    def cases(self) -> tuple[str, ...]:
+        """The failing test cases, parametrization kept (``k.py::test_dot[64-fp16]``)."""
+        return tuple(sorted({r.case for r in self.records}))
 
     @property
     def tests(self) -> tuple[str, ...]:
