@@ -74,10 +74,16 @@ def prf(labels: list[str], groups: list[str]) -> dict:
 
 
 def group_ids(recs: list[dict]) -> list[str]:
-    """The group each record lands in, as ``Grouper`` groups a nightly (signature cache, test
-    added where the signature needs it, the default rules table)."""
-    g = Grouper()
-    return [g.table.group_id(g.signature(r["text"], normalize_test_id(r["test"]))) for r in recs]
+    """The group each record lands in when ``Grouper.group`` groups them all as one nightly
+    (signature cache, test added where the signature needs it, partial lines joined, the default
+    rules table)."""
+    frs = [FailureRecord(test=normalize_test_id(r["test"]), raw_test=r["test"], outcome="failed", text=r["text"])
+           for r in recs]
+    of = {}
+    for grp in Grouper().group(frs):
+        for fr in grp.records:
+            of[id(fr)] = grp.id
+    return [of[id(fr)] for fr in frs]
 
 
 def fold_of(source: str, k: int = FOLDS) -> int:

@@ -11,7 +11,10 @@ from typing import Callable
 from bot.triage.infra import infra_hit
 from bot.triage.normalize import strip_prefixes
 
-__all__ = ["EXTRACTORS", "Found"]
+__all__ = ["EXTRACTORS", "Found", "TRUNCATED", "innermost_frame"]
+
+#: ends a line that is only the start of the message (pytest's summary cut at the terminal width)
+TRUNCATED = "\u2026"
 
 # Each extractor: (name, prefilter substrings, function(text) -> (type, line, stage) | None).
 Found = tuple[str, str, str]
@@ -90,7 +93,8 @@ def _x_mlir_error(text: str) -> Found | None:
     return ("MLIR error", errs[0], "compile") if errs else None
 
 
-_PTXAS = re.compile(r"ptxas (?:fatal|error)\s*: ([^\n]*)")
+# "ptxas fatal   : msg", "ptxas error   : msg", and with a position: "ptxas /tmp/x.ptx, line 74; error   : msg"
+_PTXAS = re.compile(r"ptxas (?:[^\s,]+, line \d+; )?(?:fatal|error)\s*: ([^\n]*)")
 
 
 def _x_ptxas(text: str) -> Found | None:
@@ -142,11 +146,15 @@ def _x_cuda(text: str) -> Found | None:
 
 #: (literals that may name the signal, pattern confirming it, signal)
 _SIGNALS = (
-    (("Segmentation fault", "SIGSEGV", "signal 11", "exit code 139", "exited with 139"),
-     re.compile(r"Segmentation fault|SIGSEGV|signal 11\b|exit code 139\b|exited with 139\b"), "SIGSEGV"),
-    (("Aborted", "SIGABRT", "signal 6", "IOT instruction", "exit code 134"),
+    (("Segmentation fault", "SIGSEGV", "signal 11", "exit code 139", "exited with 139", "Speicherzugriffsfehler",
+      "Erreur de segmentation", "Violación de segmento", "Errore di segmentazione", "段错误", "セグメンテーション違反"),
+     re.compile(r"Segmentation fault|SIGSEGV|signal 11\b|exit code 139\b|exited with 139\b|Speicherzugriffsfehler|"
+                r"Erreur de segmentation|Violación de segmento|Errore di segmentazione|段错误|セグメンテーション違反"), "SIGSEGV"),
+    (("Aborted", "SIGABRT", "signal 6", "IOT instruction", "exit code 134", "Abgebrochen", "Abandon", "Abortado",
+      "已放弃", "中止"),
      re.compile(r"Fatal Python error: Aborted|Aborted \(core dumped\)|SIGABRT|signal 6\b|IOT instruction|"
-                r"exit code 134\b"), "SIGABRT"),
+                r"exit code 134\b|Abgebrochen \(Speicherabzug|Abandon \(core dumped\)|Abortado \(|已放弃|中止 \(コアダンプ"),
+     "SIGABRT"),
     (("Bus error", "SIGBUS"), re.compile(r"Bus error|SIGBUS"), "SIGBUS"),
     (("Floating point exception", "SIGFPE"), re.compile(r"Floating point exception|SIGFPE"), "SIGFPE"),
     (("Illegal instruction", "SIGILL"), re.compile(r"Illegal instruction|SIGILL"), "SIGILL"),
@@ -158,6 +166,32 @@ def _x_signal(text: str) -> Found | None:
         if any(x in text for x in literals) and rx.search(text):
             return name, f"fatal signal {name}", "run"
     return None
+
+
+_DID_NOT_RAISE = re.compile(r"DID NOT RAISE[^\n]*")
+_XPASS = re.compile(r"\[XPASS\(strict\)\] ?([^\n]*)")
+
+
+def _x_pytest_outcome(text: str) -> Found | None:
+    """pytest's own outcomes, which are no exception of the code under test: ``Failed: DID NOT
+    RAISE <class 'X'>`` (``pytest.raises`` saw nothing) and ``[XPASS(strict)] reason`` (an
+    expected failure passed)."""
+    m = _DID_NOT_RAISE.search(text)
+    if m:
+        return "Failed", m.group(0).strip(), "test"
+    m = _XPASS.search(text)
+    if m:
+        return "XPASS(strict)", m.group(1).strip(), "test"
+    return None
+
+
+_SETUP_ERROR = re.compile(r"ERROR at (setup|teardown) of ")
+
+
+def _x_pytest_setup(text: str) -> Found | None:
+    """A fixture error whose report holds no exception line: pytest's ``ERROR at setup of t``."""
+    m = _SETUP_ERROR.search(text)
+    return ("FixtureError", f"error at {m.group(1)}", "test") if m else None
 
 
 _EXC_TYPE = r"(?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*?(?:Error|Exception|Exit|Failure|Interrupt|Warning)|\w*OutOfResources)"
@@ -225,14 +259,31 @@ def _last_source_line(after: str) -> str:
     return ""
 
 
+#: exceptions that wrap the real error in their message ("LoweringException: ImportError: …",
+#: "InductorError: CalledProcessError: …", "BackendCompilerFailed: backend='inductor' raised: …")
+_WRAPPED = re.compile(r"(?:backend='\w+' raised:\s*)?(" + r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*?(?:Error|Exception)" + r"): ?(.*)")
+
+
+def _unwrap(typ: str, msg: str) -> tuple[str, str]:
+    """The innermost ``Type: message`` of a message that starts with another exception."""
+    for _ in range(4):
+        m = _WRAPPED.match(msg)
+        if not m:
+            break
+        typ, msg = m.group(1), m.group(2).strip()
+    return typ, msg
+
+
 def _x_python(text: str) -> Found | None:
     excs = _py_exceptions(text)
     if not excs:
-        return None
+        c = _cause_call(text)       # only a repr line: ValueError("arange's arguments must be …")
+        return (_short_type(c[0]), c[1], "compile" if "arange" in c[1] or "tl." in c[1] else "test") if c else None
     # a warning printed after the failure (captured stderr, deprecations) is not the failure
     errors = [e for e in excs if not e[1].endswith("Warning")]
     excs = errors or excs
     pos, typ, msg = excs[-1]
+    typ, msg = _unwrap(typ, msg)
     short = _short_type(typ)
     if short == "CompilationError":
         # Triton: "CompilationError: at L:C:" + source + caret + the cause, either as a
@@ -254,6 +305,7 @@ def _x_python(text: str) -> Found | None:
         earlier = [e for e in excs[:-1] if not _short_type(e[1]).endswith("CalledProcessError")]
         if earlier:
             pos, typ, msg = earlier[-1]
+            typ, msg = _unwrap(typ, msg)
             short = _short_type(typ)
     stage = "test"
     if short in ("OutOfResources", "PTXASError") or msg.startswith("PassManager"):
@@ -285,18 +337,19 @@ def _is_numeric(msg: str, text: str) -> bool:
     return hit or (msg == "" and "Mismatched elements" in text)
 
 
-_PYTEST_FAILED = re.compile(r"(?m)^(?:FAILED|ERROR) ([^\s]+)(?: - ([^\n]*))?$")
+_PYTEST_FAILED = re.compile(r"(?:FAILED|ERROR) (?:\[[\d.]+m?s\] )?([^\s]+)(?: - ([^\n]*))?$", re.M)
 _EXC_MSG = re.compile(r"((?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*?(?:Error|Exception|Exit|Failure)|\w*OutOfResources))(?:: ?(.*))?")
 
 
 def _first_at_line_start(text: str, literals: tuple[str, ...], rx: re.Pattern):
-    """``rx.search(text)`` for a ``(?m)^``-anchored ``rx`` whose matches begin with one of
-    ``literals``: only the places where a literal begins a line are tried."""
+    """The first match of ``rx`` at a place where one of ``literals`` begins a line, or follows
+    nothing but a log prefix (a CI timestamp, ``##[error]``: what :func:`strip_prefixes` removes)."""
     cands = []
     for lit in literals:
         i = text.find(lit)
         while i >= 0:
-            if i == 0 or text[i - 1] == "\n":
+            ls = text.rfind("\n", 0, i) + 1
+            if i == ls or not strip_prefixes(text[ls:i] + "x")[:-1]:
                 cands.append(i)
             i = text.find(lit, i + 1)
     for i in sorted(cands):
@@ -310,14 +363,17 @@ def _x_pytest_summary(text: str) -> Found | None:
     m = _first_at_line_start(text, ("FAILED ", "ERROR "), _PYTEST_FAILED)
     if not m or not m.group(2):
         return None
-    e = _EXC_MSG.match(m.group(2))
+    msg = m.group(2)
+    if msg.startswith(("Failed: ", "[XPASS(strict)]")):          # pytest's own outcomes
+        typ, _, rest = msg.partition(": ") if msg.startswith("Failed") else ("XPASS(strict)", "", msg[15:].strip())
+        return typ, (rest[:-3].rstrip() + TRUNCATED) if rest.endswith("...") else rest, "test"
+    e = _EXC_MSG.match(msg)
     if not e:
-        return "PytestFailure", m.group(2), "test"
-    short = _short_type(e.group(1))
-    msg = (e.group(2) or "").strip()
-    if msg.endswith("..."):           # pytest truncates to the terminal width
-        msg = msg[:-3].rstrip()
-    return short, msg, "check" if _is_numeric(msg, "") else "test"
+        return "PytestFailure", msg, "test"
+    typ, msg = _unwrap(e.group(1), (e.group(2) or "").strip())
+    if msg.endswith("..."):           # pytest cut it at the terminal width: a prefix of the message
+        msg = msg[:-3].rstrip() + TRUNCATED
+    return _short_type(typ), msg, "check" if _is_numeric(msg, "") else "test"
 
 
 def _x_infra(text: str) -> Found | None:
@@ -354,6 +410,34 @@ def _x_exit(text: str) -> Found | None:
     return "ExitCode", f"exit code {m.group(1)}", "job"
 
 
+_FRAME_FAULTHANDLER = re.compile(r'File "([^"\n]+)", line \d+ in ([\w<>.]+)')
+_FRAME_TRACEBACK = re.compile(r'File "([^"\n]+)", line \d+, in ([\w<>.]+)')
+
+
+def innermost_frame(text: str) -> str:
+    """``basename:function`` of the innermost Python frame: the first of the current thread in a
+    faulthandler dump (``Fatal Python error``: most recent call first), else the last of a
+    traceback (most recent call last); "" when the text holds none."""
+    i = text.find("Current thread")
+    if i >= 0:
+        m = _FRAME_FAULTHANDLER.search(text, i)
+        if m:
+            return f"{_base(m.group(1))}:{m.group(2)}"
+    if 'File "' in text:
+        last = None
+        for last in _FRAME_TRACEBACK.finditer(text):
+            pass
+        if last is None:
+            last = _FRAME_FAULTHANDLER.search(text)
+        if last is not None:
+            return f"{_base(last.group(1))}:{last.group(2)}"
+    return ""
+
+
+def _base(path: str) -> str:
+    return path[max(path.rfind("/"), path.rfind("\\")) + 1:]
+
+
 Extractor = tuple[str, tuple[str, ...], Callable[[str], "Found | None"]]
 
 #: Ordered: the first extractor that finds something chooses the primary error.
@@ -367,9 +451,12 @@ EXTRACTORS: tuple[Extractor, ...] = (
     # " error: " stands for the four "<api> error: " literals (one scan instead of four)
     ("cuda", ("Triton Error [", " error: ", "CUDA_ERROR_", "cudaError", "hipError"), _x_cuda),
     ("signal", ("Segmentation", "SIG", "signal", "Aborted", "IOT instruction", "Bus error", "Floating point",
-                "Illegal instruction", "exit code 13", "exited with 13"), _x_signal),
+                "Illegal instruction", "exit code 13", "exited with 13", "Speicherzugriffsfehler", "segmentation",
+                "segmento", "Abgebrochen", "Abandon", "Abortado", "段错误", "セグメンテーション", "已放弃", "中止"), _x_signal),
+    ("pytest-outcome", ("DID NOT RAISE", "[XPASS(strict)]"), _x_pytest_outcome),
     ("python", ("Error", "Exception", "OutOfResources", "Exit", "Failure", "Interrupt"), _x_python),
     ("pytest", ("FAILED ", "ERROR "), _x_pytest_summary),
+    ("pytest-setup", ("ERROR at ",), _x_pytest_setup),
     ("infra", ("",), _x_infra),
     ("exit", ("xit", "returned non-zero"), _x_exit),
 )
