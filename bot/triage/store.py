@@ -31,13 +31,15 @@ def state_rows(store: Store) -> tuple[list[dict], list[dict], list[dict]]:
     return list(db[TRACKED.name].rows), list(db[RUNS.name].rows), list(db[GREEN.name].rows)
 
 
-def save_state_rows(store: Store, tracked: list[tuple], green: list[tuple], run: tuple) -> None:
+def save_state_rows(store: Store, tracked: list[tuple], green: list[tuple], run: tuple, drop: tuple[str, ...] = ()) -> None:
     """Write tracked causes ``(key, data, updated_at)``, last greens ``(test, commit_sha, time)``
-    and the processed run ``(run, processed_at, actions)`` in one transaction (``BEGIN IMMEDIATE``)."""
+    and the processed run ``(run, processed_at, actions)``, and delete the tracked causes ``drop``
+    (re-keyed under a new signature version), in one transaction (``BEGIN IMMEDIATE``)."""
     with store.lock:
         conn = store.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
+            conn.executemany("DELETE FROM triage_tracked WHERE key = ?", [(k,) for k in drop])
             conn.executemany("INSERT OR REPLACE INTO triage_tracked (key, data, updated_at) VALUES (?, ?, ?)", tracked)
             conn.executemany("INSERT OR REPLACE INTO triage_green (test, commit_sha, time) VALUES (?, ?, ?)", green)
             conn.execute("INSERT OR REPLACE INTO triage_runs (run, processed_at, actions) VALUES (?, ?, ?)", run)
