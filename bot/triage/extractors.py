@@ -450,9 +450,10 @@ EXTRACTORS: tuple[Extractor, ...] = (
     ("ptxas", ("ptxas",), _x_ptxas),
     # " error: " stands for the four "<api> error: " literals (one scan instead of four)
     ("cuda", ("Triton Error [", " error: ", "CUDA_ERROR_", "cudaError", "hipError"), _x_cuda),
-    ("signal", ("Segmentation", "SIG", "signal", "Aborted", "IOT instruction", "Bus error", "Floating point",
-                "Illegal instruction", "exit code 13", "exited with 13", "Speicherzugriffsfehler", "segmentation",
-                "segmento", "Abgebrochen", "Abandon", "Abortado", "段错误", "セグメンテーション", "已放弃", "中止"), _x_signal),
+    # "egment" stands for Segmentation/segmentation/segmentazione/segmento, "Abort" for Aborted/Abortado
+    ("signal", ("egment", "SIG", "signal", "Abort", "IOT instruction", "Bus error", "Floating point",
+                "Illegal instruction", "exit code 13", "exited with 13", "Speicherzugriffsfehler", "Abgebrochen",
+                "Abandon", "段错误", "セグメンテーション", "已放弃", "中止"), _x_signal),
     ("pytest-outcome", ("DID NOT RAISE", "[XPASS(strict)]"), _x_pytest_outcome),
     ("python", ("Error", "Exception", "OutOfResources", "Exit", "Failure", "Interrupt"), _x_python),
     ("pytest", ("FAILED ", "ERROR "), _x_pytest_summary),

@@ -15,7 +15,7 @@ from bot.config.triage import TriageRule
 from bot.triage.classify import FLAKY, INFRA, REAL, flaky_keys, record_class
 from bot.triage.records import FailureRecord
 from bot.triage.rules import RulesTable
-from bot.triage.signature import Signature, signature_of
+from bot.triage.signature import Signature, locate, signature_of
 
 __all__ = ["Grouper", "Group"]
 
@@ -93,12 +93,13 @@ class Grouper:
         """``signature_of(text, test)``, cached by ``text`` (the test is added where it counts)."""
         sig = self._cache.get(text)
         if sig is None:
-            sig = signature_of(text, "")
+            sig = signature_of(text, "", locate_generic=False)
             if len(self._cache) >= self.cache_size:
                 self._cache.clear()
             self._cache[text] = sig
-        if test and sig.generic:
-            sig = replace(sig, test=test, where="")
+        if sig.generic:
+            # the test joins a generic signature; without one, where in the code it failed
+            sig = replace(sig, test=test) if test else replace(sig, where=locate(text))
         return sig
 
     def group(self, records: Iterable[FailureRecord]) -> list[Group]:

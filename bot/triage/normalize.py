@@ -113,6 +113,7 @@ def _longid(m: re.Match) -> str:
 
 
 _ALNUM = re.compile(r"\b[0-9A-Za-z]{8,}+\b")     # possessive: a shorter run never ends at \b
+_LETTER_DIGIT = re.compile(r"[A-Za-z][0-9]|[0-9][A-Za-z]")
 
 
 def _alnum(m: re.Match) -> str:
@@ -209,7 +210,8 @@ def mask(line: str) -> str:
             if "system" in line:
                 line = _SYSBYTES.sub("", line)
             line = _HEX0X.sub("<hex>", line)
-        line = _ALNUM.sub(_alnum, line)
+        if _LETTER_DIGIT.search(line):         # an id mixes letters and digits: else nothing to do
+            line = _ALNUM.sub(_alnum, line)
         if _pid_apply(line):
             line = _PID.sub(r"\1\2<pid>", line)
         line = _mask_labels(line)

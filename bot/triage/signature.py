@@ -43,7 +43,7 @@ from bot.triage.infra import INFRA_PATTERNS, infra_kind
 from bot.triage.normalize import clean_text, mask, strip_prefixes
 
 __all__ = ["Signature", "signature_of", "mask", "strip_prefixes", "clean_text", "EXTRACTORS",
-           "CRASH_RULES", "INFRA_PATTERNS", "infra_kind", "identity", "SIGNATURE_VERSION"]
+           "CRASH_RULES", "INFRA_PATTERNS", "infra_kind", "identity", "locate", "SIGNATURE_VERSION"]
 
 #: extractor names whose signatures are crashes (an issue opens on the first occurrence).
 CRASH_RULES = frozenset({"assertion", "llvm", "signal"})
@@ -140,7 +140,7 @@ def identity(line: str) -> str:
     """What of a masked line makes the identity: its first sentence when that has three words or
     more (advice and details follow it: "Reducing block sizes … may help"), without commas,
     semicolons, backticks or a trailing repeat counter (``(×5)``), blanks collapsed."""
-    if "(" in line:
+    if line.endswith(")") and ("(×" in line or "(x" in line):
         line = _REPEAT.sub("", line)
     i = line.find(". ")
     if i > 0 and line.count(" ", 0, i) >= 2:
@@ -151,20 +151,26 @@ def identity(line: str) -> str:
     return line.rstrip(" .:")
 
 
-def _where(text: str) -> str:
+_VOLATILE = re.compile(r"0x[0-9a-fA-F]+|\d+|tmp\w+")
+
+
+def locate(text: str) -> str:
     """Where a generic failure happened when no test is known: the innermost frame, else a
-    digest of the text's last lines (masked) — identical outputs meet, different ones do not."""
+    digest of the text's last 2,000 characters without numbers, addresses and temp names —
+    identical outputs meet, different ones do not."""
     f = innermost_frame(text)
     if f:
         return f
-    tail = "\n".join(mask(x) for x in text.rstrip().split("\n")[-20:])
+    tail = _VOLATILE.sub("", text[-2000:].rstrip())
     return "text:" + hashlib.sha1(tail.encode()).hexdigest()[:10]
 
 
-def signature_of(text: str, test: str = "") -> Signature:
+def signature_of(text: str, test: str = "", locate_generic: bool = True) -> Signature:
     """The signature of one raw failure output. ``test`` is the normalized test id (it joins only
-    generic signatures, see :class:`Signature`). Never raises: an output with no recognisable
-    error gets type ``Unknown`` and its last non-empty line."""
+    generic signatures, see :class:`Signature`); without one, a generic signature's ``where`` is
+    :func:`locate` of the text (``locate_generic=False`` leaves it empty, for a caller that adds
+    the test or the place itself). Never raises: an output with no recognisable error gets type
+    ``Unknown`` and its last non-empty line."""
     text = clean_text(text)
     for name, pre, fn in EXTRACTORS:
         for p in pre:
@@ -200,7 +206,7 @@ def signature_of(text: str, test: str = "") -> Signature:
         ident = identity(line)
         generic = (name in _NEEDS_TEST or stage == "check" or is_generic(typ, ident)
                    or (partial and len(ident) < _MIN_PARTIAL))
-        where = (_where(text) if not test else "") if generic else ""
+        where = locate(text) if generic and not test and locate_generic else ""
         return _signature(stage, typ, line, test if generic else "", name, raw, ident, generic, partial, where)
     lines = [line for line in (strip_prefixes(x) for x in text.split("\n")[-20:]) if line]
     raw = lines[-1] if lines else ""
@@ -208,11 +214,12 @@ def signature_of(text: str, test: str = "") -> Signature:
     if canon is not None:       # a known fault in words no extractor recognises (a title, a prose line)
         generic = is_generic(canon[0], canon[1])
         return _signature("job", canon[0], canon[1], test if generic else "", "unknown", raw, canon[1], generic, False,
-                          _where(text) if generic and not test else "")
+                          locate(text) if generic and not test and locate_generic else "")
     line = mask(raw)
     ident = identity(line)
     # an unrecognised text is generic: its identity also needs the test or where it failed
-    return _signature("job", "Unknown", line, test, "unknown", raw, ident, True, False, "" if test else _where(text))
+    return _signature("job", "Unknown", line, test, "unknown", raw, ident, True, False,
+                      locate(text) if not test and locate_generic else "")
 
 
 def _numeric_line(line: str) -> str:
