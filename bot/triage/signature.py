@@ -139,14 +139,14 @@ _REPEAT = re.compile(r"\s*\((?:×|x)\d+\)\s*$")
 def identity(line: str) -> str:
     """What of a masked line makes the identity: its first sentence when that has three words or
     more (advice and details follow it: "Reducing block sizes … may help"), without commas,
-    semicolons, backticks or a trailing repeat counter (``(×5)``), blanks collapsed."""
+    semicolons or a trailing repeat counter (``(×5)``), backticks as quotes, blanks collapsed."""
     if line.endswith(")") and ("(×" in line or "(x" in line):
         line = _REPEAT.sub("", line)
     i = line.find(". ")
     if i > 0 and line.count(" ", 0, i) >= 2:
         line = line[:i]
     if "," in line or ";" in line or "`" in line:
-        line = line.replace(",", " ").replace(";", " ").replace("`", "")
+        line = line.replace(",", " ").replace(";", " ").replace("`", "'")
         line = " ".join(line.split())
     return line.rstrip(" .:")
 

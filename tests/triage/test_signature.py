@@ -44,7 +44,7 @@ CASES = [
     # C++ assertion: file kept, line number and directories dropped
     ("python: /project/lib/Analysis/Allocation.cpp:43: f(): Assertion `!(a && b) && \"mma -> mma\"' failed.\n"
      "Aborted (core dumped)", "",
-     "Assertion|Allocation.cpp: Assertion !(a && b) && \"mma -> mma\"' failed"),
+     "Assertion|Allocation.cpp: Assertion '!(a && b) && \"mma -> mma\"' failed"),
     ("LLVM ERROR: Cannot select: intrinsic %llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16\nAborted (core dumped)", "",
      "LLVM ERROR|Cannot select: intrinsic %llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16"),
     # MLIR: the failing pass, not the generic "Failures have been detected" line
