@@ -77,6 +77,12 @@ def canonical(typ: str, raw: str) -> tuple[str, str] | None:
     return None
 
 
+#: the types a :data:`GENERIC` line other than an empty message can have
+_GENERIC_TYPES = frozenset({"CUDAError", "HIPError", "RuntimeError", "CompilationError", "ptxas"})
+
+
 def is_generic(typ: str, line: str) -> bool:
     """Whether ``"<type>: <line>"`` (masked) says only that something failed."""
-    return not line or GENERIC.match(f"{typ}: {line}") is not None
+    if not line:
+        return True
+    return typ in _GENERIC_TYPES and GENERIC.match(f"{typ}: {line}") is not None

@@ -209,6 +209,14 @@ def _lines_with(text: str, words: tuple[str, ...], tail: re.Pattern | None = Non
     with ``str.find``: several times faster than a regex alternation, on long logs most of all)
     followed by a match of ``tail`` (when given), in order: the lines of the matches of
     ``re.compile("(?:" + "|".join(words) + ")(?=" + tail + ")")``."""
+    find = text.find
+    for ls in _line_starts(text, words, tail):
+        le = find("\n", ls)
+        yield ls, strip_prefixes(text[ls:le if le >= 0 else len(text)])
+
+
+def _line_starts(text: str, words: tuple[str, ...], tail: re.Pattern | None = None) -> list[int]:
+    """The sorted start offsets of the lines :func:`_lines_with` yields."""
     starts = set()
     find = text.find
     for w in words:
@@ -218,9 +226,23 @@ def _lines_with(text: str, words: tuple[str, ...], tail: re.Pattern | None = Non
             if tail is None or text.startswith(":", i + n) or tail.match(text, i + n):
                 starts.add(text.rfind("\n", 0, i) + 1)
             i = find(w, i + 1)
-    for ls in sorted(starts):
+    return sorted(starts)
+
+
+def _last_exception(text: str):
+    """``(line start, type, message)`` of the last exception line that is not a warning (else
+    of the last warning), read from the end: the lines before it are not parsed. None if none."""
+    warning = None
+    find = text.find
+    for ls in reversed(_line_starts(text, _EXC_WORDS, _EXC_TAIL)):
         le = find("\n", ls)
-        yield ls, strip_prefixes(text[ls:le if le >= 0 else len(text)])
+        e = _EXC_LINE.match(strip_prefixes(text[ls:le if le >= 0 else len(text)]))
+        if e:
+            found = (ls, e.group(1), (e.group(2) or "").strip())
+            if not found[1].endswith("Warning"):
+                return found
+            warning = warning or found
+    return warning
 
 
 def _py_exceptions(text: str):
@@ -266,6 +288,8 @@ _WRAPPED = re.compile(r"(?:backend='\w+' raised:\s*)?(" + r"(?:[A-Za-z_]\w*\.)*[
 
 def _unwrap(typ: str, msg: str) -> tuple[str, str]:
     """The innermost ``Type: message`` of a message that starts with another exception."""
+    if "Error" not in msg and "Exception" not in msg:
+        return typ, msg
     for _ in range(4):
         m = _WRAPPED.match(msg)
         if not m:
@@ -275,16 +299,18 @@ def _unwrap(typ: str, msg: str) -> tuple[str, str]:
 
 
 def _x_python(text: str) -> Found | None:
-    excs = _py_exceptions(text)
-    if not excs:
+    last = _last_exception(text)
+    if last is None:
         c = _cause_call(text)       # only a repr line: ValueError("arange's arguments must be …")
         return (_short_type(c[0]), c[1], "compile" if "arange" in c[1] or "tl." in c[1] else "test") if c else None
-    # a warning printed after the failure (captured stderr, deprecations) is not the failure
-    errors = [e for e in excs if not e[1].endswith("Warning")]
-    excs = errors or excs
-    pos, typ, msg = excs[-1]
+    pos, typ, msg = last
     typ, msg = _unwrap(typ, msg)
     short = _short_type(typ)
+    if short in ("CompilationError", "CalledProcessError") or msg.startswith("PassManager::run failed"):
+        # these read the exceptions before the last one too
+        # (a warning printed after the failure — captured stderr, deprecations — is not the failure)
+        excs = _py_exceptions(text)
+        excs = [e for e in excs if not e[1].endswith("Warning")] or excs
     if short == "CompilationError":
         # Triton: "CompilationError: at L:C:" + source + caret + the cause, either as a
         # repr line ``ValueError('…')`` after the CompilationError or as an earlier exception
