@@ -11,7 +11,7 @@ from typing import Callable
 from bot.triage.infra import infra_hit
 from bot.triage.normalize import strip_prefixes
 
-__all__ = ["EXTRACTORS", "Found", "TRUNCATED", "innermost_frame"]
+__all__ = ["EXTRACTORS", "Found", "TRUNCATED", "innermost_frame", "signal_in_other_locale"]
 
 #: ends a line that is only the start of the message (pytest's summary cut at the terminal width)
 TRUNCATED = "\u2026"
@@ -146,19 +146,32 @@ def _x_cuda(text: str) -> Found | None:
 
 #: (literals that may name the signal, pattern confirming it, signal)
 _SIGNALS = (
-    (("Segmentation fault", "SIGSEGV", "signal 11", "exit code 139", "exited with 139", "Speicherzugriffsfehler",
-      "Erreur de segmentation", "Violación de segmento", "Errore di segmentazione", "段错误", "セグメンテーション違反"),
-     re.compile(r"Segmentation fault|SIGSEGV|signal 11\b|exit code 139\b|exited with 139\b|Speicherzugriffsfehler|"
-                r"Erreur de segmentation|Violación de segmento|Errore di segmentazione|段错误|セグメンテーション違反"), "SIGSEGV"),
-    (("Aborted", "SIGABRT", "signal 6", "IOT instruction", "exit code 134", "Abgebrochen", "Abandon", "Abortado",
-      "已放弃", "中止"),
+    (("Segmentation fault", "SIGSEGV", "signal 11", "exit code 139", "exited with 139"),
+     re.compile(r"Segmentation fault|SIGSEGV|signal 11\b|exit code 139\b|exited with 139\b"), "SIGSEGV"),
+    (("Aborted", "SIGABRT", "signal 6", "IOT instruction", "exit code 134"),
      re.compile(r"Fatal Python error: Aborted|Aborted \(core dumped\)|SIGABRT|signal 6\b|IOT instruction|"
-                r"exit code 134\b|Abgebrochen \(Speicherabzug|Abandon \(core dumped\)|Abortado \(|已放弃|中止 \(コアダンプ"),
-     "SIGABRT"),
+                r"exit code 134\b"), "SIGABRT"),
     (("Bus error", "SIGBUS"), re.compile(r"Bus error|SIGBUS"), "SIGBUS"),
     (("Floating point exception", "SIGFPE"), re.compile(r"Floating point exception|SIGFPE"), "SIGFPE"),
     (("Illegal instruction", "SIGILL"), re.compile(r"Illegal instruction|SIGILL"), "SIGILL"),
 )
+
+
+#: a shell's fatal-signal message in another locale (Python's own "Fatal Python error: …" is never
+#: translated, so these are read late: the second ``signal`` entry of :data:`EXTRACTORS`)
+_L10N_SIGNALS = (("Speicherzugriffsfehler", "SIGSEGV"), ("Erreur de segmentation", "SIGSEGV"),
+                 ("Violación de segmento", "SIGSEGV"), ("Errore di segmentazione", "SIGSEGV"), ("段错误", "SIGSEGV"),
+                 ("セグメンテーション違反", "SIGSEGV"), ("Abgebrochen (Speicherabzug", "SIGABRT"),
+                 ("Abandon (core dumped)", "SIGABRT"), ("Abortado (", "SIGABRT"), ("已放弃", "SIGABRT"),
+                 ("中止 (コアダンプ", "SIGABRT"))
+
+
+def signal_in_other_locale(text: str) -> Found | None:
+    """A fatal signal named in the shell's words of another locale, or None."""
+    for words, name in _L10N_SIGNALS:
+        if words in text:
+            return name, f"fatal signal {name}", "run"
+    return None
 
 
 def _x_signal(text: str) -> Found | None:
@@ -476,14 +489,15 @@ EXTRACTORS: tuple[Extractor, ...] = (
     ("ptxas", ("ptxas",), _x_ptxas),
     # " error: " stands for the four "<api> error: " literals (one scan instead of four)
     ("cuda", ("Triton Error [", " error: ", "CUDA_ERROR_", "cudaError", "hipError"), _x_cuda),
-    # "egment" stands for Segmentation/segmentation/segmentazione/segmento, "Abort" for Aborted/Abortado
-    ("signal", ("egment", "SIG", "signal", "Abort", "IOT instruction", "Bus error", "Floating point",
-                "Illegal instruction", "exit code 13", "exited with 13", "Speicherzugriffsfehler", "Abgebrochen",
-                "Abandon", "段错误", "セグメンテーション", "已放弃", "中止"), _x_signal),
+    ("signal", ("Segmentation", "SIG", "signal", "Aborted", "IOT instruction", "Bus error", "Floating point",
+                "Illegal instruction", "exit code 13", "exited with 13"), _x_signal),
     ("pytest-outcome", ("DID NOT RAISE", "[XPASS(strict)]"), _x_pytest_outcome),
     ("python", ("Error", "Exception", "OutOfResources", "Exit", "Failure", "Interrupt"), _x_python),
     ("pytest", ("FAILED ", "ERROR "), _x_pytest_summary),
     ("pytest-setup", ("ERROR at ",), _x_pytest_setup),
+    # a shell's fatal-signal message in another locale: only where no exception was found
+    # (Python's "Fatal Python error: …" is never translated, and the English names come first)
+    ("signal", tuple(w for w, _ in _L10N_SIGNALS), signal_in_other_locale),
     ("infra", ("",), _x_infra),
     ("exit", ("xit", "returned non-zero"), _x_exit),
 )
