@@ -25,8 +25,9 @@ from bot import templating
 from bot.config.triage import TriageSettings
 from bot.store import Store
 from bot.triage import store as triage_store
-from bot.triage.lifecycle import Action, Nightly, Tracked, TriageState, decide
+from bot.triage.lifecycle import Action, Nightly, Tracked, TriageState, decide, rekey
 from bot.triage.records import test_function
+from bot.triage.signature import SIGNATURE_VERSION
 from bot.triage.suspects import Suspect
 
 __all__ = ["TriageIssues", "load_state", "save_state", "render", "marker", "replace_section"]
@@ -65,6 +66,8 @@ def _tracked_from_json(s: str) -> Tracked:
     d["tests"] = frozenset(d["tests"])
     d["fail_runs"] = tuple(tuple(x) for x in d["fail_runs"])
     d["labels"] = tuple(d["labels"])
+    d["aliases"] = tuple(d.get("aliases", ()))     # rows written before signature versions had neither
+    d.setdefault("version", 1)
     return Tracked(**d)
 
 
@@ -77,12 +80,15 @@ def load_state(store: Store) -> TriageState:
     return TriageState(tracked, processed, green, tuple(flood.get("waiting", ())), tuple(flood.get("opened", ())))
 
 
-def save_state(store: Store, state: TriageState, run: str, actions: Sequence[Action], now: int) -> None:
-    """Write the state and mark ``run`` processed, in one transaction (``BEGIN IMMEDIATE``)."""
+def save_state(store: Store, state: TriageState, run: str, actions: Sequence[Action], now: int,
+               drop: Sequence[str] = ()) -> None:
+    """Write the state and mark ``run`` processed, in one transaction (``BEGIN IMMEDIATE``);
+    ``drop``: keys no longer tracked (re-keyed causes' old keys)."""
     tracked = [(k, _tracked_to_json(t), now) for k, t in state.tracked.items()]
     green = [(k, v[0], v[1], v[2] if len(v) > 2 else "") for k, v in state.last_green.items()]
     meta = [("flood", json.dumps({"waiting": list(state.flood), "opened": list(state.flood_opened)}))]
-    triage_store.save_state_rows(store, tracked, green, (run, now, json.dumps([asdict(a) for a in actions])), meta)
+    triage_store.save_state_rows(store, tracked, green, (run, now, json.dumps([asdict(a) for a in actions])), meta,
+                                 tuple(k for k in drop if k not in state.tracked))
 
 
 def _utc(t: int) -> str:
@@ -99,16 +105,22 @@ class TriageIssues:
 
     ``gh``: a gidgethub-style client for the fork's installation; ``suspects_for(tracked)`` (optional)
     returns ``(suspects, good, bad)`` for a newly opened real issue, shown at once.
+    ``key_of(sample, test)`` (optional): the root-cause key the current signatures give an output
+    — with it, causes tracked under an older signature version are re-keyed
+    (:func:`bot.triage.lifecycle.rekey`, old key kept as an alias) and an issue whose body only
+    holds an older marker is still found through its sample output, so none is filed twice.
     """
 
     def __init__(self, store: Store, gh: Any, owner: str, repo: str, settings: TriageSettings, *,
                  suspects_for: SuspectsFor | None = None, rule_titles: dict[str, str] | None = None,
-                 suggestions: dict[str, dict] | None = None, clock: Callable[[], float] = _time.time):
+                 suggestions: dict[str, dict] | None = None, clock: Callable[[], float] = _time.time,
+                 key_of: Callable[[str, str], str] | None = None):
         self.store, self.gh, self.owner, self.repo, self.settings = store, gh, owner, repo, settings
         self.suspects_for = suspects_for
         self.rule_titles = rule_titles or {}
         self.suggestions = suggestions or {}
         self.clock = clock
+        self.key_of = key_of
         self._issues: dict[str, dict] | None = None
 
     @property
@@ -117,6 +129,11 @@ class TriageIssues:
 
     async def process(self, nightly: Nightly) -> list[Action]:
         state = load_state(self.store)
+        stored = tuple(state.tracked)
+        if self.key_of is not None:
+            key_of = self.key_of
+            state = rekey(state, lambda t: key_of(t.sample, test_function(min(t.tests, default=""))) if t.sample else None,
+                          SIGNATURE_VERSION)
         new, actions = decide(state, nightly, self.settings)
         if not actions and nightly.run in state.processed:
             return []
@@ -139,7 +156,7 @@ class TriageIssues:
             elif a.kind == "close":
                 t = await self._close(t, nightly)
             new.tracked[key] = t
-        save_state(self.store, new, nightly.run, actions, int(self.clock()))
+        save_state(self.store, new, nightly.run, actions, int(self.clock()), drop=stored)
         return actions
 
     # ---- finding issues by marker
@@ -148,16 +165,29 @@ class TriageIssues:
             found: dict[str, dict] = {}
             labels = ",".join(self.settings.labels[:1])
             url = f"{self._base}/issues?state=all&per_page=100" + (f"&labels={labels}" if labels else "")
+            derived: dict[str, dict] = {}
             async for issue in self.gh.getiter(url):
-                for m in re.finditer(r"<!-- forksync:triage:([\w.:\-]+) -->", issue.get("body") or ""):
+                body = issue.get("body") or ""
+                for m in re.finditer(r"<!-- forksync:triage:([\w.:\-]+) -->", body):
                     found.setdefault(m.group(1), issue)
+                if self.key_of is not None and "<!-- forksync:triage:sig-" in body:
+                    # filed under an older signature version: the key its sample output has now
+                    sample, test = _sample_and_test(body)
+                    if sample:
+                        derived.setdefault(self.key_of(sample, test), issue)
+            for k, issue in derived.items():
+                found.setdefault(k, issue)
             self._issues = found
         return self._issues
 
     async def _find(self, t: Tracked) -> dict | None:
         if t.issue:
             return await self.gh.getitem(f"{self._base}/issues/{t.issue}")
-        return (await self._known()).get(t.key)
+        known = await self._known()
+        for k in (t.key, *t.aliases):
+            if k in known:
+                return known[k]
+        return None
 
     # ---- rendering
     def _status(self, t: Tracked, n: Nightly | None = None) -> str:
@@ -212,6 +242,8 @@ class TriageIssues:
         if issue is None:
             return replace(t, issue=None)
         body = replace_section(issue.get("body") or "", "status", self._status(t, n))
+        if marker(t.key) not in body and body.startswith("<!-- forksync:triage:"):
+            body = marker(t.key) + "\n" + body      # re-keyed: the current key's marker joins the old one
         if body != issue.get("body"):
             await self.gh.patch(f"{self._base}/issues/{issue['number']}", data={"body": body})
             issue["body"] = body
@@ -326,6 +358,17 @@ def title_tests(cases) -> str:
         return short(cs[0]) if len(cs) == 1 else f"{short(fn)} ({len(cs)} cases)"
     names = [short(fn) for fn in fns]
     return ", ".join(names) if len(names) == 2 else f"{names[0]} and {len(names) - 1} more"
+
+
+_SAMPLE = re.compile(r"<summary>Sample output \(redacted\)</summary>\s*```text\n(.*?)\n```", re.S)
+_TEST_ITEM = re.compile(r"\*\*Affected tests[^\n]*\n- `([^`\n]+)`")
+
+
+def _sample_and_test(body: str) -> tuple[str, str]:
+    """The sample output and the first affected test written into an issue body ("" when absent)."""
+    m = _SAMPLE.search(body)
+    t = _TEST_ITEM.search(body)
+    return (m.group(1) if m else ""), (t.group(1) if t else "")
 
 
 def _sus(s: Suspect) -> dict:

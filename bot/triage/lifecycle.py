@@ -29,17 +29,22 @@ Rules (``triage:`` settings, defaults in brackets):
   in another nightly (before or after the failure; within one nightly ``bot.triage.classify``
   already saw it);
 * a nightly already processed (same ``run``) changes nothing: redeliveries and restarts are
-  idempotent.
+  idempotent;
+* a root cause tracked under an older signature version is **re-keyed** (:func:`rekey`) before
+  the nightly is decided: its key becomes the one its sample output has now, the old key stays
+  as an alias (the issue is found by either marker), so a better normaliser never files an
+  issue twice.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Iterable
+from typing import Callable, Iterable
 
 from bot.config.triage import TriageSettings
 from bot.triage.records import test_function
+from bot.triage.signature import SIGNATURE_VERSION
 
-__all__ = ["NightlyGroup", "Nightly", "Tracked", "TriageState", "Action", "decide"]
+__all__ = ["NightlyGroup", "Nightly", "Tracked", "TriageState", "Action", "decide", "rekey"]
 
 DAY = 86_400
 
@@ -104,6 +109,8 @@ class Tracked:
     first_red: str = ""           # commit of the first failing nightly
     last_green_run: str = ""      # that green nightly's run id
     issue_title: str = ""         # the title the issue was opened with (titles are kept unique)
+    aliases: tuple[str, ...] = ()  # keys it had under older signature versions (their markers find its issue)
+    version: int = SIGNATURE_VERSION  # the signature version its key was computed with (rows from before: 1)
 
     @property
     def runs(self) -> int:
@@ -223,6 +230,38 @@ def decide(state: TriageState, nightly: Nightly, settings: TriageSettings) -> tu
         last_green[x] = (nightly.commit, nightly.time, nightly.run)
     new = TriageState(tracked, state.processed | {nightly.run}, last_green, flood, flood_opened)
     return new, actions
+
+
+def rekey(state: TriageState, key_of: Callable[[Tracked], str | None], version: int) -> TriageState:
+    """``state`` with every root cause tracked under a signature version below ``version``
+    moved to the key ``key_of(tracked)`` gives now (computed from its sample output and a test),
+    the old key kept in ``aliases``. Rule ids stay as they are (a rule is the identity whatever
+    the normaliser does); ``key_of`` returning None or the same key only records the version.
+    Two causes that now share a key become one: the one with an issue (else the first) keeps
+    its fields, the other's key, aliases, tests and failing nightlies join it."""
+    if all(t.version >= version for t in state.tracked.values()):
+        return state
+    tracked: dict[str, Tracked] = {}
+    for k, t in state.tracked.items():
+        if t.version >= version:
+            tracked.setdefault(k, t)
+            continue
+        new = key_of(t) if k.startswith("sig-") else None
+        if not new or new == k:
+            tracked[k] = replace(t, version=version) if k not in tracked else _join(tracked[k], t)
+            continue
+        moved = replace(t, key=new, aliases=tuple(dict.fromkeys(t.aliases + (k,))), version=version)
+        tracked[new] = _join(tracked[new], moved) if new in tracked else moved
+    return replace(state, tracked=tracked)
+
+
+def _join(a: Tracked, b: Tracked) -> Tracked:
+    keep, other = (b, a) if (b.issue and not a.issue) else (a, b)
+    runs = tuple(sorted(set(keep.fail_runs) | set(other.fail_runs), key=lambda r: r[1]))[-200:]
+    aliases = tuple(dict.fromkeys(keep.aliases + other.aliases + ((other.key,) if other.key != keep.key else ())))
+    return replace(keep, key=a.key, aliases=aliases, fail_runs=runs, tests=keep.tests | other.tests,
+                   platforms=keep.platforms | other.platforms, first_seen=min(x for x in (keep.first_seen, other.first_seen) if x)
+                   if keep.first_seen or other.first_seen else 0, last_seen=max(keep.last_seen, other.last_seen))
 
 
 def nightly_from_groups(run: str, time: int, commit: str, groups: Iterable, records: Iterable) -> Nightly:

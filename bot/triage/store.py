@@ -35,14 +35,16 @@ def state_rows(store: Store) -> tuple[list[dict], list[dict], list[dict], dict[s
 
 
 def save_state_rows(store: Store, tracked: list[tuple], green: list[tuple], run: tuple,
-                    meta: list[tuple] = ()) -> None:
+                    meta: list[tuple] = (), drop: tuple[str, ...] = ()) -> None:
     """Write tracked causes ``(key, data, updated_at)``, last greens ``(test, commit_sha, time, run)``,
-    named values ``(key, data)`` and the processed run ``(run, processed_at, actions)`` in one
-    transaction (``BEGIN IMMEDIATE``)."""
+    named values ``(key, data)`` and the processed run ``(run, processed_at, actions)``, and delete
+    the tracked causes ``drop`` (re-keyed under a new signature version), in one transaction
+    (``BEGIN IMMEDIATE``)."""
     with store.lock:
         conn = store.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
+            conn.executemany("DELETE FROM triage_tracked WHERE key = ?", [(k,) for k in drop])
             conn.executemany("INSERT OR REPLACE INTO triage_tracked (key, data, updated_at) VALUES (?, ?, ?)", tracked)
             conn.executemany("INSERT OR REPLACE INTO triage_green (test, commit_sha, time, run) VALUES (?, ?, ?, ?)", green)
             conn.executemany("INSERT OR REPLACE INTO triage_meta (key, data) VALUES (?, ?)", meta)
