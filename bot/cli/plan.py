@@ -3,18 +3,19 @@
 ``plan [--as-of DATE] [--json]``: the risk partition of the PENDING upstream commits into
 bundles and chains. ``apply <unit id>``: re-plans, finds the unit by id (or a unique prefix) and
 materializes it as the local branch ``forksync/<id>`` of the fork; exit 1 when a chain stopped on
-a conflict. Progress bars (rich) go to stderr; ``--json`` output (schema ``forksync.plan/1``) is
+a conflict. Progress goes to stderr (bot/cli/progress.py: bars on a terminal, plain lines
+elsewhere, none with ``--quiet``); ``--json`` output (schema ``forksync.plan/1``) is
 stable and gives full 40-hex shas.
 """
 from __future__ import annotations
 
 import json
 import sys
-from contextlib import contextmanager
 from datetime import datetime, timezone
 
 from bot.cli.ledger import warn_missing, warn_unresolved
 from bot.cli.main import config_from_args
+from bot.cli.progress import reporter
 from bot.config.forksync import UserError
 from bot.git.apply import ApplyError, apply_unit
 from bot.plan.partition import find_unit, no_op_candidates
@@ -45,44 +46,19 @@ def register(sub, common) -> None:
     a.set_defaults(func=cmd_apply)
 
 
-@contextmanager
-def _progress(enabled: bool):
-    """``(ingest_cb, plan_cb)`` progress callbacks drawing rich bars on stderr."""
-    if not enabled:
-        yield None, None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    bars = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=Console(stderr=True), transient=True)
-    tasks: dict[str, int] = {}
-
-    def ingest(step: str, done: int, total: int) -> None:
-        if step not in tasks:
-            tasks[step] = bars.add_task(step, total=total)
-        bars.update(tasks[step], completed=done, total=total)
-
-    def plan(done: int, total: int) -> None:
-        ingest("planning", done, total)
-
-    with bars:
-        yield ingest, plan
-
-
 def _load(args, as_of=None):
     cfg = config_from_args(args)
     use_cache = not getattr(args, "no_cache", False)
     store = default_store(cfg) if use_cache else None
-    with _progress(sys.stderr.isatty()) as (ingest_cb, plan_cb):
+    with reporter(args) as progress:
         try:
-            state = load_state(cfg, store=store, as_of=as_of, progress=ingest_cb, use_cache=use_cache)
+            state = load_state(cfg, store=store, as_of=as_of, progress=progress, use_cache=use_cache)
         except ValueError as e:      # RefError, bad --as-of
             raise UserError(str(e)) from None
         except RuntimeError as e:    # GitIOError
             raise UserError(str(e)) from None
 
-        run = plan_state(state, store=store, progress=plan_cb)
+        run = plan_state(state, store=store, progress=(lambda d, t: progress("planning", d, t)) if progress else None)
     warn_missing(state)
     warn_unresolved(state)
     return cfg, state, run
@@ -153,6 +129,8 @@ def cmd_plan(args) -> int:
         if not n.startswith("NO_OP candidate "):
             print(f"note: {n}")
     helped = run.extra.get("helper_merges", 0)
+    if getattr(args, "quiet", False):
+        return 0
     print(f"\n(planning {run.seconds:.2f} s: {run.merges} merges"
           f"{f' ({helped} by the helper process)' if helped else ''}, {run.cache_hits} cached, "
           f"{run.parsed_files} files parsed for symbols)", file=sys.stderr)
