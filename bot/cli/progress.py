@@ -34,6 +34,8 @@ LABELS = {
 
 #: Seconds between two plain lines of one running stage.
 EVERY_S = 5.0
+#: Seconds a command runs before its first plain line: a quick command prints none.
+AFTER_S = 2.0
 
 
 _warned: set[str] = set()
@@ -61,11 +63,14 @@ class PlainProgress:
     """A ``progress(step, done, total)`` callback that writes plain lines through ``write``.
 
     ``clock`` returns seconds (monotonic); ``every_s`` is the least time between two lines of the
-    same stage. :meth:`tick` writes the running stage's line when ``every_s`` has passed (called
-    by each callback and by the heartbeat). Thread-safe: the heartbeat runs in another thread."""
+    same stage; nothing is written before ``after_s`` (then the running stage's line comes first).
+    :meth:`tick` writes the running stage's line when ``every_s`` has passed (called by each
+    callback and by the heartbeat). Thread-safe: the heartbeat runs in another thread."""
 
-    def __init__(self, write: Callable[[str], None], clock: Callable[[], float] = time.monotonic, every_s: float = EVERY_S):
+    def __init__(self, write: Callable[[str], None], clock: Callable[[], float] = time.monotonic, every_s: float = EVERY_S,
+                 after_s: float | None = None):
         self.write, self.clock, self.every_s = write, clock, every_s
+        self.after_s = AFTER_S if after_s is None else after_s
         self.start = clock()
         self.step: str | None = None
         self.done = self.total = 0
@@ -87,11 +92,15 @@ class PlainProgress:
 
     def tick(self) -> None:
         with self._lock:
-            if self.step is not None and self.clock() - self.last >= self.every_s:
+            if self.step is None:
+                return
+            if self.clock() - self.last >= self.every_s or (self.lines == 0 and self.clock() - self.start >= self.after_s):
                 self._line()
 
     def _line(self) -> None:
         now = self.clock()
+        if now - self.start < self.after_s:
+            return
         count = ""
         if self.total > 0:
             count = f" {self.done}/{self.total}"

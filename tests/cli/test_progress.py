@@ -23,7 +23,7 @@ class Clock:
 
 def test_plain_lines_at_stage_starts_every_interval_and_at_the_end():
     clock, lines = Clock(), []
-    p = prog.PlainProgress(lines.append, clock=clock, every_s=5.0)
+    p = prog.PlainProgress(lines.append, clock=clock, every_s=5.0, after_s=0)
     p("open", 0, 0)
     clock.t += 0.4
     p("walk", 0, 0)
@@ -49,6 +49,24 @@ def test_plain_lines_at_stage_starts_every_interval_and_at_the_end():
     ]
 
 
+def test_a_quick_command_prints_nothing_and_a_slow_one_starts_with_its_stage():
+    clock, lines = Clock(), []
+    p = prog.PlainProgress(lines.append, clock=clock, every_s=5.0, after_s=2.0)
+    p("open", 0, 0)
+    p("walk", 0, 0)
+    clock.t += 1.0
+    p("analyse", 10, 100)
+    p("analyse", 100, 100)
+    assert lines == []                      # all done within 2 s
+    p("ledger", 0, 0)
+    clock.t += 1.5
+    p.tick()                                # the heartbeat: 2.5 s in, the running stage
+    clock.t += 1.0
+    p.tick()
+    p("planning", 0, 3)
+    assert lines == ["forksync: building the ledger (2 s)", "forksync: planning commits 0/3 (4 s)"]
+
+
 def test_tick_before_any_stage_prints_nothing():
     clock, lines = Clock(), []
     p = prog.PlainProgress(lines.append, clock=clock)
@@ -68,6 +86,7 @@ def test_reporter_picks_plain_lines_bars_or_nothing():
     pipe = io.StringIO()
     with prog.reporter(Args(), stream=pipe) as cb:
         assert isinstance(cb, prog.PlainProgress)
+        cb.after_s = 0
         cb("planning", 3, 3)
     assert pipe.getvalue() == "forksync: planning commits 3/3, done (0 s)\n"
     Args.quiet = True
@@ -90,7 +109,8 @@ def scn(tmp_path_factory):
 
 
 @pytest.mark.parametrize("command", [["status"], ["plan"], ["ledger", "export"]])
-def test_commands_print_stages_off_a_terminal_and_nothing_with_quiet(scn, capsys, command):
+def test_commands_print_stages_off_a_terminal_and_nothing_with_quiet(scn, capsys, monkeypatch, command):
+    monkeypatch.setattr(prog, "AFTER_S", 0.0)         # the scenario is quick: show every stage
     assert main(["--config", str(scn.cfg), *scn.argv, *command, "--no-cache"] if command == ["plan"]
                 else ["--config", str(scn.cfg), *scn.argv, *command]) == 0
     err = capsys.readouterr().err
