@@ -296,18 +296,21 @@ def parse_config(data: Any, source: str = "<config>", root: yaml.Node | None = N
     return cfg
 
 
-def _yaml_error(source: str, e: yaml.YAMLError) -> ConfigError:
+def _yaml_error(source: str, text: str, e: yaml.YAMLError) -> ConfigError:
     """A YAML syntax error as a :class:`ConfigError` naming ``source`` (PyYAML's own message
-    names the stream, ``<unicode string>``, not the file), with the offending line and a caret."""
+    names the stream, ``<unicode string>``, not the file), with the offending line and a caret —
+    and, when the construct it was parsing began on an earlier line (an unclosed ``[``), that
+    line too, since the fix is usually there."""
     mark = getattr(e, "problem_mark", None)
     problem = getattr(e, "problem", None) or str(e)
     context, cmark = getattr(e, "context", None), getattr(e, "context_mark", None)
     reason = f"not valid YAML: {problem}"
     if context:
         reason += f" ({context}" + (f" that starts on line {cmark.line + 1}, column {cmark.column + 1})" if cmark else ")")
-    snippet = mark.get_snippet(indent=6) if mark is not None else None
-    if snippet:
-        reason += "\n" + snippet.rstrip("\n")
+    lines = text.splitlines()
+    for m in ([cmark] if cmark is not None and mark is not None and cmark.line != mark.line else []) + [mark]:
+        if m is not None and 0 <= m.line < len(lines):
+            reason += f"\n    {m.line + 1:>5} | {lines[m.line]}\n    {'':>5} | {' ' * m.column}^"
     return ConfigError(source, [("", reason)], [(mark.line + 1, mark.column + 1) if mark is not None else None])
 
 
@@ -316,7 +319,7 @@ def _read_yaml(text: str, source: str) -> tuple[Any, yaml.Node | None]:
     try:
         return yaml.safe_load(text), locate.compose(text)
     except yaml.YAMLError as e:
-        raise _yaml_error(source, e) from None
+        raise _yaml_error(source, text, e) from None
 
 
 def parse_config_text(text: str, source: str = "<config>") -> ForksyncConfig:

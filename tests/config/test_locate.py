@@ -46,13 +46,15 @@ CASES = [
     pytest.param(broken('    paths: ["third_party/proton/**"]', '    paths: ["third_party/proton/**"'),
                  ["F:80:3: not valid YAML: expected ',' or ']', but got '-' (while parsing a flow sequence that starts on "
                   "line 79, column 12)",
-                  "        - name: llvm-pin                 ... ",
-                  "        ^"], id="syntax-unclosed-list"),
+                  '       79 |     paths: ["third_party/proton/**"',
+                  "          |            ^",
+                  "       80 |   - name: llvm-pin                  # the LLVM version pin: a bump needs an L3 sign-off",
+                  "          |   ^"], id="syntax-unclosed-list"),
     pytest.param(broken("bundle_size_cap: 50", "bundle_size_cap: 50\n\tchain_size_cap: 5"),
                  ["F:33:1: not valid YAML: found character '\\t' that cannot start any token (while scanning for the next "
                   "token)",
-                  "      \tchain_size_cap: 5",
-                  "      ^"], id="syntax-tab"),
+                  "       33 | \tchain_size_cap: 5",
+                  "          | ^"], id="syntax-tab"),
     pytest.param("- just\n- a list\n", ["F:1:1: the top level must be a mapping, not list"], id="not-a-mapping"),
 ]
 
