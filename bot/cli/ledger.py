@@ -95,12 +95,11 @@ def missing_summary(missing: dict[str, tuple[str, ...] | list[str]]) -> str | No
     shown = []
     for e, n in sorted(need.items(), key=lambda kv: (-kv[1], kv[0]))[:3]:
         m = _MISSING_ENTRY.match(e)
-        what = f"{m.group(3) or m.group(1)} ({m.group(1)} {m.group(2)[:12]})" if m else e[:80]
-        shown.append(f"{what}, needed by {n} commit{'s' if n != 1 else ''}")
-    more = f"; {len(need) - 3} more" if len(need) > 3 else ""
-    return (f"{len(need)} object(s) are missing from the repository (a partial clone or snapshot?), so {len(missing)} "
-            f"commit(s) were analysed from their trees only, without a patch-id: {'; '.join(shown)}{more}. "
-            "`status --json` lists them under `missing_objects`.")
+        count = f"{n} commit{'s' if n != 1 else ''}"
+        shown.append(f"{m.group(3) or m.group(1)} ({m.group(1)} {m.group(2)[:12]}, {count})" if m else f"{e[:80]} ({count})")
+    more = f", {len(need) - 3} more" if len(need) > 3 else ""
+    return (f"{len(need)} object(s) missing (a partial clone or snapshot?); {len(missing)} commit(s) analysed from "
+            f"their trees only, without a patch-id: {', '.join(shown)}{more}; all in `status --json` missing_objects.")
 
 
 def warn_missing(state) -> None:

@@ -119,9 +119,9 @@ def test_missing_objects_are_reported_not_fatal(tmp_path, capsys, monkeypatch):
     assert rc == 0 and doc["missing_objects"] == {big: [f"blob {blob} (big.bin)"]}
     assert doc["counts"]["PENDING"] == 2
     rc, _, err = run(capsys, [*argv, "status"])
-    assert rc == 0 and ("forksync: warning: 1 object(s) are missing from the repository (a partial clone or snapshot?), so 1 "
-                        f"commit(s) were analysed from their trees only, without a patch-id: big.bin (blob {blob[:12]}), "
-                        "needed by 1 commit. `status --json` lists them under `missing_objects`.\n") in err
+    assert rc == 0 and ("forksync: warning: 1 object(s) missing (a partial clone or snapshot?); 1 commit(s) analysed "
+                        f"from their trees only, without a patch-id: big.bin (blob {blob[:12]}, 1 commit); all in "
+                        "`status --json` missing_objects.\n") in err
 
 
 def test_series_with_dates_reversed_is_an_error(scn, capsys):

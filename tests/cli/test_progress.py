@@ -126,17 +126,16 @@ def test_commands_print_stages_off_a_terminal_and_nothing_with_quiet(scn, capsys
     ({}, None),
     ({"c1": ("blob " + "a" * 40 + " (bin/ptxas)",), "c2": ("blob " + "a" * 40 + " (bin/ptxas)",),
       "c3": ("blob " + "b" * 40 + " (doc/x.pdf)",)},
-     "2 object(s) are missing from the repository (a partial clone or snapshot?), so 3 commit(s) were analysed from their "
-     "trees only, without a patch-id: bin/ptxas (blob aaaaaaaaaaaa), needed by 2 commits; doc/x.pdf (blob bbbbbbbbbbbb), "
-     "needed by 1 commit. `status --json` lists them under `missing_objects`."),
+     "2 object(s) missing (a partial clone or snapshot?); 3 commit(s) analysed from their trees only, without a patch-id: "
+     "bin/ptxas (blob aaaaaaaaaaaa, 2 commits), doc/x.pdf (blob bbbbbbbbbbbb, 1 commit); all in `status --json` "
+     "missing_objects."),
     ({f"c{i}": (f"blob {i:040d} (f{i})",) for i in range(5)},
-     "5 object(s) are missing from the repository (a partial clone or snapshot?), so 5 commit(s) were analysed from their "
-     "trees only, without a patch-id: f0 (blob 000000000000), needed by 1 commit; f1 (blob 000000000000), needed by 1 "
-     "commit; f2 (blob 000000000000), needed by 1 commit; 2 more. `status --json` lists them under `missing_objects`."),
+     "5 object(s) missing (a partial clone or snapshot?); 5 commit(s) analysed from their trees only, without a patch-id: "
+     "f0 (blob 000000000000, 1 commit), f1 (blob 000000000000, 1 commit), f2 (blob 000000000000, 1 commit), 2 more; all "
+     "in `status --json` missing_objects."),
     ({"c1": ("unreadable: fatal: bad object",)},
-     "1 object(s) are missing from the repository (a partial clone or snapshot?), so 1 commit(s) were analysed from their "
-     "trees only, without a patch-id: unreadable: fatal: bad object, needed by 1 commit. `status --json` lists them "
-     "under `missing_objects`."),
+     "1 object(s) missing (a partial clone or snapshot?); 1 commit(s) analysed from their trees only, without a patch-id: "
+     "unreadable: fatal: bad object (1 commit); all in `status --json` missing_objects."),
 ])
 def test_missing_objects_summary_names_each_object_once(missing, want):
     assert missing_summary(missing) == want
