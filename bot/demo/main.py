@@ -90,7 +90,7 @@ def _unit_ids(cfg: str) -> list[str]:
 
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        cli_main(["--config", cfg, "plan", "--json"])
+        cli_main(["--config", cfg, "--quiet", "plan", "--json"])
     return [u["id"] for u in json.loads(buf.getvalue())["units"]]
 
 

@@ -355,7 +355,7 @@ class SyncService:
                      "decided": [{"path": p, "action": d.action, "reason": d.reason, "rule": d.rule} for p, d in o.decided],
                      "declined": [p for p, _ in o.declined]} for o in rules_done if o.decided]
         body = render("sync_pr_body.md.j2", unit=unit, commits=commits, upstream=upstream, upstream_url=up_url,
-                      by_rules=by_rules,
+                      by_rules=by_rules, deps=self._dependencies(ctx, full_name, core, unit),
                       deferred=core.deferred, wont_port=core.wont_port, merge_method=cfg.github.merge_method,
                       stopped=stopped, branch=branch, agents=bool(cfg.agents and cfg.agents.conflict_resolution))
         lab = cfg.github.labels
@@ -383,6 +383,21 @@ class SyncService:
                                             upstream_sha=res.conflict, remote_url=url, secrets=secrets)
         return (f"{unit.id}: PR #{pr['number']} {what}" + (f", stopped at {res.conflict[:12]}" if res.conflict else "")
                 + (f"; {agent}" if agent else ""))
+
+    def _dependencies(self, ctx, full_name: str, core: CoreResult, unit: Unit) -> list[dict]:
+        """What ``unit`` lands after, as the PR body names it: ``[{"id", "pr" (0 when it has no pull
+        request), "blocked" (GitHub's refusal, "" when none), "first" (its first upstream sha, "" when
+        unknown), "subject"}]``. Dependencies are published before their dependents, so a missing PR
+        is a real one: blocked by GitHub, or a first pick that does not apply."""
+        units = {u.id: u for u in core.plan.units}
+        out = []
+        for d in unit.depends_on:
+            row = sync_store.branch_row(ctx.store, full_name, f"forksync/{d}") or {}
+            first = units[d].shas[0] if d in units and units[d].shas else ""
+            c = core.commits.get(first)
+            out.append({"id": d, "pr": int(row.get("pr") or 0), "blocked": row.get("blocked_reason") or "",
+                        "first": first, "subject": c.subject if c else ""})
+        return out
 
     def _person_paths_hit(self, cfg: ForksyncConfig, core: CoreResult, unit: Unit) -> str:
         """The first path of ``unit``'s commits that ``github.person_paths`` keeps for a person ("" when none)."""

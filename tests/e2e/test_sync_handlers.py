@@ -91,7 +91,7 @@ async def test_invalid_config_is_a_failing_check_run_naming_the_field(world, tmp
     runs = [r async for r in alice.getiter(f"/repos/meta/triton/commits/{sha}/check-runs", iterable_key="check_runs")]
     [run] = [r for r in runs if r["name"] == "forksync/config"]
     assert (run["status"], run["conclusion"]) == ("completed", "failure")
-    assert "| `bundle_size_cap` | Input should be greater than or equal to 1 |" in run["output"]["summary"]
+    assert "| 1 | `bundle_size_cap` | Input should be greater than or equal to 1 |" in run["output"]["summary"]
     assert bot.deliveries("dead") == []
 
 
