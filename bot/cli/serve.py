@@ -352,7 +352,7 @@ def run_serve(s: ServeSettings) -> int:
     from aiohttp import web
 
     from bot.app.metrics import AppMetrics  # lazy: the App loads for serve and worker only, not for every CLI command
-    from bot.app.web import make_app  # lazy: as above
+    from bot.app.web import make_app, mount_dashboard  # lazy: as above
     from bot.handlers import all_routers  # lazy: as above
 
     all_routers()               # import every handler module so all tables exist before a worker starts
@@ -364,6 +364,9 @@ def run_serve(s: ServeSettings) -> int:
     workers = WorkerProcesses(s).start() if s.workers > 0 else None
     app = make_app(store, s.webhook_secret, metrics=metrics, expect_worker=workers is not None,
                    worker_restarts=workers.recent_restarts if workers is not None else None)
+    dashboard_store = Store(s.db)
+    mount_dashboard(app, dashboard_store, expect_worker=workers is not None,
+                    worker_restarts=workers.recent_restarts if workers is not None else None)
     import gc
     gc.collect()
     gc.freeze()                         # startup objects never need collecting: shorter GC pauses
@@ -380,6 +383,7 @@ def run_serve(s: ServeSettings) -> int:
             workers.terminate()
         store.close()
         metrics_store.close()
+        dashboard_store.close()
     return 0
 
 

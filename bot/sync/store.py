@@ -246,6 +246,12 @@ def last_snapshot(store: Store, repo: str) -> dict | None:
     return rows[0] if rows else None
 
 
+def snapshot_repos(store: Store) -> list[str]:
+    """Every fork with a metrics history."""
+    with store.lock:
+        return [r[0] for r in store.conn.execute("SELECT DISTINCT repo FROM metrics_snapshots ORDER BY repo")]
+
+
 def has_snapshots(store: Store, repo: str) -> bool:
     with store.lock:
         return store.conn.execute("SELECT 1 FROM metrics_snapshots WHERE repo = ? LIMIT 1", [repo]).fetchone() is not None
@@ -268,7 +274,11 @@ def replace_ledger(store: Store, repo: str, rows: list[dict]) -> None:
 
 
 def save_plan(store: Store, repo: str, at: float, units: list[dict]) -> None:
+    """The fork's plan becomes ``units``; each keeps ``first_planned_at`` (epoch s) from the last
+    plan that held the same unit id, else ``at`` (a unit id is stable: its age)."""
     with store.lock:
+        before = {u["id"]: u.get("first_planned_at", at) for u in load_plan(store, repo)}
+        units = [{**u, "first_planned_at": before.get(u["id"], at)} for u in units]
         store.db[PLAN_SNAPSHOT.name].upsert({"repo": repo, "at": at, "units_json": json.dumps(units)}, pk="repo")
 
 
