@@ -76,7 +76,7 @@ def run_demo(workdir: str | None = None, console: Console | None = None, *, loca
         from bot.demo.nightly import run_nightly_demo  # lazy: as above
         rc = run_github_demo(console, root / "github") or rc
         rc = run_nightly_demo(console, root / "nightly") or rc
-        db = merge_stores(root / "forksync.db", [root / "github" / "forksync.db", root / "nightly" / "forksync.db"])
+        db = merge_stores(root / "forksync.db", [root / "github" / "app" / "forksync.db", root / "nightly" / "forksync.db"])
         console.print(f"The App's store (sync, validation, triage) is {db} — see it: forksync dashboard --db {db}")
     console.print(Rule("forksync demo finished" if rc == 0 else "forksync demo finished, with problems (see above)"))
     console.print(f"The repositories stay in {root} — try: forksync --config {cfg} ledger export --json")
