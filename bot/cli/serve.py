@@ -24,6 +24,9 @@ flag                           environment                     meaning
 —                              ``FORKSYNC_MAX_ATTEMPTS``       tries before dead-letter (5)
 ``--header-timeout``           ``FORKSYNC_HEADER_TIMEOUT_S``   close a connection without complete
                                                                headers (or idle) after this, s (10)
+—                              ``FORKSYNC_OAUTH_CLIENT_ID``    the App's OAuth client: GitHub login
+—                              ``FORKSYNC_OAUTH_CLIENT_SECRET``  to the dashboard (docs/dashboard.md)
+—                              ``FORKSYNC_SESSION_SECRET``     the dashboard's session cookie key
 =============================  ==============================  ===================================
 
 Secrets are never logged: :meth:`ServeSettings.redacted` is what gets printed.
@@ -69,11 +72,15 @@ class ServeSettings:
     lease_s: float = 120.0
     max_attempts: int = 5
     header_timeout_s: float = 10.0
+    # the dashboard's GitHub login (bot.dashboard.access): the App's OAuth client and the session key
+    oauth_client_id: str = ""
+    oauth_client_secret: str = ""
+    session_secret: str = ""
 
     def redacted(self) -> dict:
         """The settings for a log line: secrets as ``***``, URLs without their userinfo."""
         d = dict(self.__dict__)
-        for k in ("webhook_secret", "token"):
+        for k in ("webhook_secret", "token", "oauth_client_secret", "session_secret"):
             d[k] = "***" if d[k] else ""
         for k in ("git_url", "github_url"):
             d[k] = scrub(d[k])
@@ -83,7 +90,7 @@ class ServeSettings:
         """Make every secret of these settings one that logs and agent prompts never show
         (:func:`bot.agents.redact.register_secrets`): webhook secret, token, the App's key, and a
         password or token inside ``git_url`` / ``github_url``."""
-        values = [self.webhook_secret, self.token]
+        values = [self.webhook_secret, self.token, self.oauth_client_secret, self.session_secret]
         for url in (self.git_url, self.github_url):
             try:
                 parts = urlsplit(url)
@@ -113,6 +120,8 @@ _ENV = {
     "workdir": "FORKSYNC_WORKDIR", "bot_login": "FORKSYNC_BOT_LOGIN", "workers": "FORKSYNC_WORKERS",
     "lease_s": "FORKSYNC_LEASE_S", "max_attempts": "FORKSYNC_MAX_ATTEMPTS",
     "header_timeout_s": "FORKSYNC_HEADER_TIMEOUT_S",
+    "oauth_client_id": "FORKSYNC_OAUTH_CLIENT_ID", "oauth_client_secret": "FORKSYNC_OAUTH_CLIENT_SECRET",
+    "session_secret": "FORKSYNC_SESSION_SECRET",
 }
 
 
@@ -324,6 +333,26 @@ def open_store(db: str) -> Store:
         raise UserError(f"cannot open the database {db}: {e.strerror}") from None
 
 
+#: Addresses only this machine reaches: the dashboard may be served there without login.
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def dashboard_access(s: ServeSettings):
+    """The dashboard's GitHub login for these settings (None when no OAuth client is set).
+    Raises :class:`UserError` naming what is missing when only part of it is set."""
+    parts = {"FORKSYNC_OAUTH_CLIENT_ID": s.oauth_client_id, "FORKSYNC_OAUTH_CLIENT_SECRET": s.oauth_client_secret,
+             "FORKSYNC_SESSION_SECRET": s.session_secret}
+    if not any(parts.values()):
+        return None
+    missing = [k for k, v in parts.items() if not v]
+    if missing:
+        raise UserError(f"the dashboard's GitHub login needs {', '.join(missing)} too (or none of the three)")
+    from bot.dashboard.access import GitHubLogin  # lazy: sessions and OAuth load only for a deployed serve
+
+    return GitHubLogin(client_id=s.oauth_client_id, client_secret=s.oauth_client_secret, session_secret=s.session_secret,
+                       api_url=s.github_url, secure_cookie=s.host not in LOOPBACK)
+
+
 def listen_socket(host: str, port: int):
     """A listening TCP socket on ``(host, port)`` (0 = any free port). Raises :class:`UserError`
     for a port in use or an address this machine does not have."""
@@ -365,8 +394,13 @@ def run_serve(s: ServeSettings) -> int:
     app = make_app(store, s.webhook_secret, metrics=metrics, expect_worker=workers is not None,
                    worker_restarts=workers.recent_restarts if workers is not None else None)
     dashboard_store = Store(s.db)
-    mount_dashboard(app, dashboard_store, expect_worker=workers is not None,
-                    worker_restarts=workers.recent_restarts if workers is not None else None)
+    access = dashboard_access(s)
+    if access is not None or s.host in LOOPBACK:
+        mount_dashboard(app, dashboard_store, access=access, expect_worker=workers is not None,
+                        worker_restarts=workers.recent_restarts if workers is not None else None)
+    else:
+        print(f"forksync serve: the dashboard is off: {s.host} is reachable from other machines and GitHub login is not "
+              "set up (FORKSYNC_OAUTH_CLIENT_ID, FORKSYNC_OAUTH_CLIENT_SECRET, FORKSYNC_SESSION_SECRET)", file=sys.stderr)
     import gc
     gc.collect()
     gc.freeze()                         # startup objects never need collecting: shorter GC pauses
@@ -387,4 +421,4 @@ def run_serve(s: ServeSettings) -> int:
     return 0
 
 
-__all__ = ["ServeSettings", "settings_from", "register", "run_serve"]
+__all__ = ["ServeSettings", "settings_from", "register", "run_serve", "dashboard_access", "LOOPBACK"]

@@ -23,6 +23,7 @@ from typing import Callable
 from aiohttp import web
 
 from bot.dashboard import plots, views
+from bot.dashboard.access import ALLOWED_KEY, USER_KEY, install
 from bot.store import Store
 from bot.templating import render_html
 
@@ -87,11 +88,11 @@ def _error(request: web.Request, status: int, message: str) -> web.Response:
 
 
 def _user(request: web.Request) -> str | None:
-    return request.get("forksync_user")
+    return request.get(USER_KEY)
 
 
 def _allowed(request: web.Request) -> Callable[[str], bool]:
-    return request.get("forksync_allowed") or (lambda fork: True)
+    return request.get(ALLOWED_KEY) or (lambda fork: True)
 
 
 async def _run(request: web.Request, fn, *args):
@@ -244,6 +245,8 @@ def add_dashboard(app: web.Application, dashboard: Dashboard) -> None:
     """Mount the dashboard's routes and its error middleware on ``app`` (before it starts)."""
     app[DASHBOARD_KEY] = dashboard
     app.middlewares.append(errors)
+    if dashboard.access is not None:
+        install(app, dashboard.access, lambda: views.fork_names(dashboard.store))
     r = app.router
     r.add_get("/", index)
     r.add_get("/health", health_view)

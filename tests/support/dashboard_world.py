@@ -29,8 +29,9 @@ def sha(kind: str, i: int) -> str:
     return hashlib.sha1(f"{kind}{i}".encode()).hexdigest()
 
 
-def fill(store: Store, size: str = "small", *, fork: str = FORK, now: float = NOW, stale: bool = False) -> dict:
-    """Fill ``store``; returns the counts written (``ledger``, ``snapshots``, ``l2``, ``causes``, ``units``)."""
+def fill(store: Store, size: str = "small", *, fork: str = FORK, now: float = NOW, stale: bool = False, shared: bool = True) -> dict:
+    """Fill ``store``; returns the counts written (``ledger``, ``snapshots``, ``l2``, ``causes``, ``units``).
+    ``shared``: also the rows no fork owns (L2 points, triage); False for a second fork in one store."""
     rnd = random.Random(7)
     n_ledger, n_days, n_l2, n_causes = (1700, 365, 500, 100) if size == "real" else (40, 6, 12, 4)
     # ledger: upstream order, the last tenth pending (past the frontier)
@@ -94,6 +95,8 @@ def fill(store: Store, size: str = "small", *, fork: str = FORK, now: float = NO
               "platform": "cpu", "level": "L1", "status": "done", "verdict": "fail", "failing_json": "[]",
               "reason": "below-floor: 80 tests ran, fewer than the floor min_tests=100", "check_run_id": 2, "check_url": "",
               "backend": "local", "request_id": "", "result_json": "", "updated_at": now - 1700}, replace=True)
+    if not shared:
+        return {"ledger": n_ledger, "snapshots": n_days, "l2": 0, "causes": 0, "units": 4}
     # L2: one series with a step down at 70 %, and a one-point series
     p = store.db["l2_points"]
     step = int(n_l2 * 0.7)
