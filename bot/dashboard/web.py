@@ -221,7 +221,16 @@ def _is_dashboard(path: str) -> bool:
 
 @web.middleware
 async def errors(request: web.Request, handler):
-    """Every answer of a dashboard path is a page or a JSON document, never a 500."""
+    """Every answer of a dashboard path is a page or a JSON document, never a 500. Each answer
+    carries ``Server-Timing: app;dur=<ms>`` (the time this server spent on it)."""
+    t0 = time.perf_counter()
+    resp = await _answer(request, handler)
+    if _is_dashboard(request.path) and not resp.prepared:
+        resp.headers["Server-Timing"] = f"app;dur={(time.perf_counter() - t0) * 1000:.2f}"
+    return resp
+
+
+async def _answer(request: web.Request, handler) -> web.StreamResponse:
     try:
         return await handler(request)
     except views.NotFound as e:
@@ -259,8 +268,21 @@ def add_dashboard(app: web.Application, dashboard: Dashboard) -> None:
     r.add_get("/api/v1/forks/{owner}/{name}/{page}", api_page)
     r.add_get("/static/{file}", static)
 
+    def warm() -> None:
+        # change-point detection of long L2 series takes a second or more; do it before the first
+        # visitor asks (it is cached until a series changes)
+        for fork in views.fork_names(dashboard.store):
+            try:
+                views.validation(dashboard.store, fork, dashboard.clock(), dashboard.policy)
+            except Exception:  # noqa: BLE001 - a page that cannot be built says so when asked
+                log.exception("dashboard: warming the validation page of %s failed", fork)
+
+    async def start(app: web.Application) -> None:
+        asyncio.get_running_loop().run_in_executor(dashboard.executor, warm)
+
     async def close(app: web.Application) -> None:
         dashboard.executor.shutdown(wait=True)
+    app.on_startup.append(start)
     app.on_cleanup.append(close)
 
 
