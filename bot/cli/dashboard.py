@@ -15,6 +15,7 @@ import os
 import re
 import sys
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 from bot.cli.serve import listen_socket, open_store
@@ -31,24 +32,28 @@ def fork_name(cfg: ForksyncConfig) -> str:
     return f"local/{re.sub(r'[^A-Za-z0-9_.-]', '-', name)}"
 
 
-def refresh(store, cfg: ForksyncConfig, fork: str, *, backfill_days: int, backfill_step: int, out=sys.stderr) -> None:
+def refresh(store, cfg: ForksyncConfig, fork: str, *, backfill_days: int, backfill_step: int, out=sys.stderr,
+            upstream: str | None = None) -> None:
     """Compute the fork's state now into ``store`` (status row, snapshot, ledger), and backfill its
-    history when it has none. Raises what ``load_state`` raises (bad refs, unreadable repositories)."""
+    history when it has none. ``upstream``: the upstream's ``owner/name`` for links (default: the
+    configured URL). Raises what ``load_state`` raises (bad refs, unreadable repositories)."""
     from bot.sync import snapshots  # lazy: git and the core load only when a configuration is given
     from bot.sync import store as sync_store  # lazy: as above
     from bot.sync.ingest import load_state  # lazy: as above
     from bot.sync.status import SyncStatus  # lazy: as above
 
-    if not sync_store.has_snapshots(store, fork):
-        print(f"forksync dashboard: computing {fork}'s history (one point every {backfill_step} day(s) over "
-              f"{backfill_days} days) …", file=out, flush=True)
-        n = snapshots.backfill(store, fork, cfg, days=backfill_days, step_days=backfill_step)
-        print(f"forksync dashboard: {n} point(s) of history recorded", file=out, flush=True)
     state = load_state(cfg)
+    if not sync_store.has_snapshots(store, fork):
+        # the history ends where upstream's does (a mirror may be older than today)
+        last = datetime.fromtimestamp(state.pins.upstream_tip.committer_time or time.time(), timezone.utc).date()
+        print(f"forksync dashboard: computing {fork}'s history (one point every {backfill_step} day(s) over "
+              f"{backfill_days} days to {last}) …", file=out, flush=True)
+        n = snapshots.backfill(store, fork, cfg, days=backfill_days, step_days=backfill_step, today=last)
+        print(f"forksync dashboard: {n} point(s) of history recorded", file=out, flush=True)
     now = time.time()
     p = state.pins
     old = sync_store.load_status(store, fork)
-    st = SyncStatus(repo=fork, upstream=cfg.upstream.url or cfg.fork.url, upstream_head=state.upstream_tip,
+    st = SyncStatus(repo=fork, upstream=upstream or cfg.upstream.url or cfg.fork.url, upstream_head=state.upstream_tip,
                     fork_head=state.fork_tip, frontier=p.frontier.sha or "", contiguous_pin=p.contiguous.sha or "",
                     days_behind=float(p.days_behind), backlog=int(p.backlog), not_reached=int(p.not_reached),
                     upstream_seen_at=now, computed_at=now, last_fetch_at=now,
