@@ -14,8 +14,8 @@ from functools import lru_cache
 from pathlib import Path
 
 _AXIS = dict(gridcolor="#e5ecf6", zerolinecolor="#c8d4e3", linecolor="#c8d4e3")
-_LAYOUT = dict(margin=dict(l=56, r=56, t=32, b=40), height=320, hovermode="x unified", paper_bgcolor="#fff",
-               plot_bgcolor="#fff", font=dict(family="sans-serif", size=12), legend=dict(orientation="h", y=-0.2))
+_LAYOUT = dict(margin=dict(l=56, r=56, t=32, b=40), height=340, hovermode="x unified", paper_bgcolor="#fff",
+               plot_bgcolor="#fff", font=dict(family="sans-serif", size=12), legend=dict(orientation="h", y=-0.3))
 
 
 class Figure:
@@ -117,7 +117,7 @@ def units_figure(doc: dict) -> str:
               "blocked by GitHub": "#8c564b", "not opened": "#7f7f7f"}
     fig = Figure()
     fig.add_trace(Scatter(x=[pos[u["id"]][0] for u in units], y=[-pos[u["id"]][1] for u in units], mode="markers+text",
-                             text=[u["id"] for u in units], textposition="top center", name="unit",
+                             text=[u["id"] for u in units], textposition="bottom center", name="unit", cliponaxis=False,
                              marker=dict(size=16, color=[colour.get(u["gate"], "#7f7f7f") for u in units]),
                              customdata=[[u["kind"], u["gate"], f"#{u['pr']}" if u["pr"] else "no PR"] for u in units],
                              hovertemplate="%{text}<br>%{customdata[0]} · %{customdata[2]}<br>%{customdata[1]}<extra></extra>"))
@@ -128,8 +128,9 @@ def units_figure(doc: dict) -> str:
         ey += [-y0, -y1, None]
     fig.add_trace(Scatter(x=ex, y=ey, mode="lines", name="lands after", line=dict(color="#999"), hoverinfo="skip"))
     fig.update_layout(**{**_LAYOUT, "height": max(220, 70 * max(rows.values(), default=1)), "hovermode": "closest"},
-                      xaxis=dict(title=dict(text="depth (lands after the units to its left)"), dtick=1, zeroline=False, **_AXIS),
-                      yaxis=dict(visible=False), showlegend=False)
+                      xaxis=dict(title=dict(text="depth (lands after the units to its left)"), dtick=1, zeroline=False,
+                                 range=[-0.5, max(rows, default=0) + 0.5], **_AXIS),
+                      yaxis=dict(visible=False, range=[-max(rows.values(), default=1) + 0.5, 0.5]), showlegend=False)
     return _json(fig)
 
 
