@@ -19,15 +19,20 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from bot.cli.serve import listen_socket, open_store
-from bot.config.forksync import ForksyncConfig, UserError
+from bot.config.forksync import ForksyncConfig, UserError, load_config
+
+
+def github_name(url: str) -> str | None:
+    """``owner/name`` of a GitHub repository URL (https or ssh), else None."""
+    m = re.match(r"^(?:https://github\.com/|git@github\.com:)([\w.\-]+)/([\w.\-]+?)(?:\.git)?/?$", url or "")
+    return f"{m.group(1)}/{m.group(2)}" if m else None
 
 
 def fork_name(cfg: ForksyncConfig) -> str:
     """The fork's ``owner/name``: from a GitHub URL, else ``local/<directory name>`` of its path."""
     url = cfg.fork.url or ""
-    m = re.match(r"^(?:https://github\.com/|git@github\.com:)([\w.\-]+)/([\w.\-]+?)(?:\.git)?/?$", url)
-    if m:
-        return f"{m.group(1)}/{m.group(2)}"
+    if github_name(url):
+        return github_name(url)
     name = Path(url.rstrip("/")).name.removesuffix(".git") or "fork"
     return f"local/{re.sub(r'[^A-Za-z0-9_.-]', '-', name)}"
 
@@ -78,8 +83,13 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
                         "or --config to compute a fork's state")
     store = open_store(db)
     if cfg is not None and (cfg.fork.url or cfg.upstream.url):
+        # names (for the pages' GitHub links) from the configuration file; --fork/--upstream may
+        # point the repositories at local copies
+        named = load_config(getattr(args, "config", None) or "forksync.yml")
+        up = github_name(named.upstream.url) or github_name(cfg.upstream.url)
         try:
-            refresh(store, cfg, fork_name(cfg), backfill_days=args.backfill_days, backfill_step=args.backfill_step)
+            refresh(store, cfg, fork_name(named if github_name(named.fork.url) else cfg), backfill_days=args.backfill_days,
+                    backfill_step=args.backfill_step, upstream=up)
         except (gitio.RefError, gitio.GitIOError, ValueError) as e:
             raise UserError(str(e)) from None
     sock = listen_socket(args.host, args.port)

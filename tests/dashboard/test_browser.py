@@ -96,6 +96,31 @@ def demo_site(tmp_path_factory):
     store.close()
 
 
+REAL_FORK = Path("/work/.mirror/facebookexperimental+triton/repo")
+
+
+@pytest.fixture(scope="module")
+def real_fork_site(tmp_path_factory):
+    """The real Triton fork (a snapshot mirror; skipped where it is absent), as ``forksync dashboard
+    --config examples/triton-fork.yml --upstream $R --fork $R --upstream-ref a4ce9c2a2`` computes it:
+    three points of history four weeks apart up to upstream's tip, then the state now."""
+    if not (REAL_FORK / "HEAD").exists():
+        pytest.skip(f"the real fork's mirror is not at {REAL_FORK}")
+    from bot.cli.dashboard import refresh
+    from bot.config.forksync import load_config
+
+    root = tmp_path_factory.mktemp("dash-real-fork")
+    cfg = load_config(str(Path(__file__).resolve().parents[2] / "examples" / "triton-fork.yml"),
+                      {"upstream.url": str(REAL_FORK), "fork.url": str(REAL_FORK), "upstream.ref": "a4ce9c2a2"})
+    cfg = cfg.model_copy(update={"cache_dir": str(root / "cache")})
+    store = Store(root / "forksync.db")
+    refresh(store, cfg, "facebookexperimental/triton", backfill_days=56, backfill_step=28, upstream="triton-lang/triton")
+    site = Served(Dashboard(store=store))
+    yield site, "facebookexperimental/triton"
+    site.close()
+    store.close()
+
+
 @pytest.fixture(scope="module")
 def real_size_site(tmp_path_factory):
     store = Store(tmp_path_factory.mktemp("dash-real") / "forksync.db")
@@ -139,9 +164,9 @@ def points(page, plot_id: str) -> int:
     return page.evaluate(f"document.querySelector('#{plot_id} .scatterlayer .trace').querySelectorAll('path.point').length")
 
 
-@pytest.mark.parametrize("which", ["demo", "real"])
-def test_every_page_in_chromium(browser, demo_site, real_size_site, which):
-    site, fork = demo_site if which == "demo" else real_size_site
+@pytest.mark.parametrize("which", ["demo", "real", "real-fork"])
+def test_every_page_in_chromium(browser, request, which):
+    site, fork = request.getfixturevalue({"demo": "demo_site", "real": "real_size_site", "real-fork": "real_fork_site"}[which])
     shot = (lambda name: f"{which}-{name}") if which == "real" else (lambda name: None)
 
     ctx, page = open_page(browser, site, f"/forks/{fork}/", shot("overview"))
@@ -155,6 +180,7 @@ def test_every_page_in_chromium(browser, demo_site, real_size_site, which):
 
     ctx, page = open_page(browser, site, f"/forks/{fork}/ledger?disposition=PENDING", shot("ledger"))
     doc = site.api(f"/api/v1/forks/{fork}/ledger?disposition=PENDING")
+    assert doc["total"] == doc["counts"]["PENDING"] > 0
     assert page.inner_text("#total").startswith(f"{doc['total']} matching upstream commit(s)")
     assert page.locator("#ledger tr").count() == len(doc["entries"]) + 1
     first = doc["entries"][0]["sha"]
