@@ -56,6 +56,12 @@ def github_of(upstream: str) -> str | None:
     return f"https://github.com/{m.group(1)}" if m else None
 
 
+def fork_policy(store: Store, fork: str, policy: Policy) -> Policy:
+    """``policy`` with the fork's own ``github.stale_after_s`` as recorded by its last sync, if any."""
+    last = sync_store.last_snapshot(store, fork)
+    return Policy(stale_after_s=last["stale_after_s"]) if last and last.get("stale_after_s") else policy
+
+
 def stale_of(st: SyncStatus | None, now: float, policy: Policy) -> dict:
     """``{"stale", "reason"}`` by the rule of :mod:`bot.sync.status`."""
     if st is None or not st.upstream_seen_at and not st.last_fetch_error:
@@ -86,7 +92,7 @@ def _common(store: Store, fork: str, st: SyncStatus | None, now: float, policy: 
     upstream = st.upstream if st else next((r["upstream"] for r in sync_store.tracked_forks(store) if r["fork"] == fork), "")
     return {"schema": f"{V}.{name}/1", "fork": fork, "github": f"https://github.com/{fork}", "upstream": upstream,
             "upstream_github": github_of(upstream),
-            "upstream_as_of": iso(st.upstream_seen_at) if st else None, "stale": stale_of(st, now, policy)}
+            "upstream_as_of": iso(st.upstream_seen_at) if st else None, "stale": stale_of(st, now, fork_policy(store, fork, policy))}
 
 
 def forks(store: Store, now: float, policy: Policy, allowed: Callable[[str], bool] = lambda f: True) -> dict:
@@ -96,7 +102,7 @@ def forks(store: Store, now: float, policy: Policy, allowed: Callable[[str], boo
             continue
         st = sync_store.load_status(store, f)
         out.append({"fork": f, "upstream": st.upstream if st else "", "synced": bool(st and st.computed_at),
-                    "upstream_as_of": iso(st.upstream_seen_at) if st else None, "stale": stale_of(st, now, policy),
+                    "upstream_as_of": iso(st.upstream_seen_at) if st else None, "stale": stale_of(st, now, fork_policy(store, f, policy)),
                     "days_behind": st.days_behind if st and st.computed_at else None,
                     "backlog": st.backlog if st and st.computed_at else None})
     return {"schema": f"{V}.forks/1", "forks": out}
@@ -427,7 +433,8 @@ def health(store: Store, now: float, policy: Policy, app_facts: dict, allowed: C
         st = sync_store.load_status(store, f)
         forks_out.append({"fork": f, "github": f"https://github.com/{f}", "last_sync": iso(st.computed_at) if st else None,
                           "upstream_as_of": iso(st.upstream_seen_at) if st else None,
-                          "last_fetch_error": st.last_fetch_error if st else "", "stale": stale_of(st, now, policy),
+                          "last_fetch_error": st.last_fetch_error if st else "",
+                          "stale": stale_of(st, now, fork_policy(store, f, policy)),
                           "blocked": [{"id": b.get("id"), "pr": b.get("pr") or None, "url": b.get("url") or None,
                                        "reason": b.get("reason", ""), "step": b.get("step", "")} for b in (st.blocked if st else ())]})
     return {"schema": f"{V}.health/1", "status": app_facts.get("status", "ok"), "problems": list(app_facts.get("problems", [])),

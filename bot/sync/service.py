@@ -233,7 +233,8 @@ class SyncService:
             except SyncError as e:
                 st = _replace(st, last_fetch_at=self.now(), last_fetch_error=str(e)[:300])
                 sync_store.save_status(ctx.store, st)
-                snapshots.record_sync(ctx.store, st, at=self.now())
+                snapshots.record_sync(ctx.store, st, at=self.now(), keep_days=cfg.github.metrics_keep_days,
+                                      stale_after_s=cfg.github.stale_after_s)
                 await self.refresh_status_issue(ctx, full_name, cfg=cfg)
                 raise
             core = await asyncio.to_thread(self.compute, git_dir, cfg, up_ref, cfg.fork.ref)
@@ -267,7 +268,8 @@ class SyncService:
             sync_store.save_status(ctx.store, st)
             snapshots.record_sync(ctx.store, st, at=self.now(), contiguous_lag_days=core.contiguous_lag_days,
                                   ledger=snapshots.ledger_rows(full_name, core.ledger, core.commits),
-                                  plan=snapshots.plan_units(core.plan))
+                                  plan=snapshots.plan_units(core.plan), keep_days=cfg.github.metrics_keep_days,
+                                  stale_after_s=cfg.github.stale_after_s)
         lines.append(await self.refresh_status_issue(ctx, full_name, cfg=cfg))
         retry = [b for b in blocked if not b["requires"] and b["at"] >= started]
         if retry:

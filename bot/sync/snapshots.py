@@ -50,9 +50,9 @@ def plan_units(plan: Plan) -> list[dict]:
              "reason": u.reason} for u in plan.units]
 
 
-def snapshot_row(st: SyncStatus, *, at: float, contiguous_lag_days: float, source: str) -> dict:
-    """A ``metrics_snapshots`` row from a fork's status (``source``: sync | fetch-failed | backfill)."""
-    return {"repo": st.repo, "at": at, "upstream_as_of": st.upstream_seen_at, "upstream_head": st.upstream_head,
+def snapshot_row(st: SyncStatus, *, at: float, contiguous_lag_days: float, source: str, stale_after_s: float = 0.0) -> dict:
+    """A ``metrics_snapshots`` row from a fork's status (``source``: sync | refresh | fetch-failed | backfill)."""
+    return {"stale_after_s": stale_after_s, "repo": st.repo, "at": at, "upstream_as_of": st.upstream_seen_at, "upstream_head": st.upstream_head,
             "frontier": st.frontier, "contiguous_pin": st.contiguous_pin, "days_behind": st.days_behind,
             "contiguous_lag_days": contiguous_lag_days, "backlog": st.backlog, "not_reached": st.not_reached,
             "open_units": len(st.units), "source": source, "fetch_error": st.last_fetch_error}
@@ -60,17 +60,19 @@ def snapshot_row(st: SyncStatus, *, at: float, contiguous_lag_days: float, sourc
 
 def record_sync(store: Store, st: SyncStatus, *, at: float, contiguous_lag_days: float | None = None,
                 ledger: list[dict] | None = None, plan: list[dict] | None = None,
-                keep_days: float = sync_store.KEEP_SNAPSHOT_DAYS) -> None:
+                keep_days: float = sync_store.KEEP_SNAPSHOT_DAYS, stale_after_s: float | None = None) -> None:
     """After a sync or an upstream refresh: one snapshot row, and the ledger and plan when given
     (None: keep the last). ``source`` is ``fetch-failed`` when the status carries a fetch error,
     ``sync`` when the numbers were computed (a ledger is given), else ``refresh`` (upstream seen
-    again, unchanged). ``contiguous_lag_days`` None keeps the last snapshot's."""
+    again, unchanged). ``contiguous_lag_days`` and ``stale_after_s`` (the fork's
+    ``github.stale_after_s``) None keep the last snapshot's."""
     source = "fetch-failed" if st.last_fetch_error else ("sync" if ledger is not None else "refresh")
-    if contiguous_lag_days is None:
-        prev = sync_store.last_snapshot(store, st.repo)
-        contiguous_lag_days = prev["contiguous_lag_days"] if prev else 0.0
-    sync_store.record_snapshot(store, snapshot_row(st, at=at, contiguous_lag_days=contiguous_lag_days, source=source),
-                               keep_days)
+    if contiguous_lag_days is None or stale_after_s is None:
+        prev = sync_store.last_snapshot(store, st.repo) or {}
+        contiguous_lag_days = prev.get("contiguous_lag_days") or 0.0 if contiguous_lag_days is None else contiguous_lag_days
+        stale_after_s = prev.get("stale_after_s") or 0.0 if stale_after_s is None else stale_after_s
+    sync_store.record_snapshot(store, snapshot_row(st, at=at, contiguous_lag_days=contiguous_lag_days, source=source,
+                                                   stale_after_s=stale_after_s), keep_days)
     if ledger is not None:
         sync_store.replace_ledger(store, st.repo, ledger)
     if plan is not None:

@@ -196,8 +196,9 @@ METRICS_SNAPSHOTS = table("metrics_snapshots", {
     "upstream_head": str, "frontier": str, "contiguous_pin": str,
     "days_behind": float, "contiguous_lag_days": float, "backlog": int, "not_reached": int,
     "open_units": int,
-    "source": str,                # sync | fetch-failed | backfill
+    "source": str,                # sync | refresh | fetch-failed | backfill
     "fetch_error": str,
+    "stale_after_s": float,       # the fork's github.stale_after_s when written (0: not known)
 }, pk="id", indexes=[("repo", "at")])
 
 LEDGER_SNAPSHOT = table("ledger_snapshot", {

@@ -222,3 +222,19 @@ async def test_static_plotly_is_served_from_the_installed_package(world):
     r = await c.get("/static/plotly.min.js")
     assert r.status == 200 and len(await r.read()) > 1_000_000
     assert (await c.get("/static/dashboard.js")).status == 200
+
+
+async def test_the_forks_own_stale_limit_from_its_last_sync():
+    from bot.sync import snapshots
+    from bot.sync import store as sync_store
+
+    store = Store()
+    fill(store)
+    st = sync_store.load_status(store, FORK)        # upstream seen 600 s before NOW
+    snapshots.record_sync(store, st, at=NOW - 600, contiguous_lag_days=1.0, ledger=None, stale_after_s=300)
+    c = await client_for(store)
+    try:
+        doc = await get_json(c, f"/api/v1/forks/{FORK}/overview")
+        assert doc["stale"] == {"stale": True, "reason": "upstream was last seen 0.2 h ago (limit 0.0833333 h)"}
+    finally:
+        await c.close()
