@@ -38,6 +38,7 @@ log = logging.getLogger(__name__)
 #: What the login middleware leaves on a request for the pages: who, and which forks they may read.
 USER_KEY = web.RequestKey("forksync_user", str)
 ALLOWED_KEY = web.RequestKey("forksync_allowed", object)
+HTTP_KEY = web.AppKey("forksync_oauth_http", aiohttp.ClientSession)
 READ_ROLES = frozenset({"read", "triage", "write", "maintain", "admin"})
 #: Paths served without login: the login itself and the pages' static scripts.
 OPEN_PREFIXES = ("/auth/", "/static/")
@@ -107,7 +108,7 @@ def install(app: web.Application, login: GitHubLogin, forks: Callable[[], list[s
     session_setup(app, EncryptedCookieStorage(login.fernet_key(), cookie_name="forksync_session",
                                               max_age=login.session_max_age_s, httponly=True, samesite="Lax",
                                               secure=login.secure_cookie))
-    http_key = web.AppKey("forksync_oauth_http", aiohttp.ClientSession)
+    http_key = HTTP_KEY
 
     async def start(app_: web.Application) -> None:
         app_[http_key] = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=15))

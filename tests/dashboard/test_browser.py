@@ -32,15 +32,18 @@ pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's ch
 class Served:
     """The dashboard app on 127.0.0.1 (a free port) in a thread with its own event loop."""
 
-    def __init__(self, dashboard: Dashboard):
+    def __init__(self, dashboard: Dashboard | None, before=None):
+        """``before``: a coroutine function run on the server's loop first; it returns the
+        Dashboard to serve (for one that needs other servers on that loop)."""
         from aiohttp import web
 
         self.loop = asyncio.new_event_loop()
-        self.runner = web.AppRunner(make_dashboard_app(dashboard), access_log=None)
         ready = threading.Event()
 
         def run():
             asyncio.set_event_loop(self.loop)
+            d = dashboard if before is None else self.loop.run_until_complete(before())
+            self.runner = web.AppRunner(make_dashboard_app(d), access_log=None)
             self.loop.run_until_complete(self.runner.setup())
             site = web.TCPSite(self.runner, "127.0.0.1", 0)
             self.loop.run_until_complete(site.start())
@@ -223,3 +226,46 @@ def test_real_size_numbers_and_series(browser, real_size_site):
     assert len(doc["series"]) == 365
     v = site.api(f"/api/v1/forks/{fork}/validation")
     assert len(v["l2"][0]["points"]) == 500 and any(c["confirmed"] for c in v["l2"][0]["change_points"])
+
+
+def test_login_in_chromium_and_a_fork_only_for_readers(browser, tmp_path):
+    """Deployed-serve access in the browser, against the local GitHub's OAuth web flow."""
+    from bot.dashboard.access import GitHubLogin
+    from bot.fakegithub.server import FakeGitHub
+
+    store = Store(tmp_path / "forksync.db")
+    fill(store)
+    holder = {}
+
+    async def before():
+        fake = FakeGitHub(tmp_path / "fakegithub")
+        await fake.start()
+        fake.app = fake.create_app()
+        fake.create_repo(FORK, private=True)
+        for user in ("alice", "bob"):
+            fake.create_user(user)
+        fake.state.repos[FORK].collaborators["alice"] = "read"
+        holder["fake"] = fake
+        return Dashboard(store=store, clock=lambda: NOW, access=GitHubLogin(
+            client_id=fake.app.client_id, client_secret=fake.app.client_secret, session_secret="s", api_url=fake.url))
+
+    site = Served(None, before)
+    fake = holder["fake"]
+    try:
+        fake.oauth_user = "alice"
+        ctx, page = open_page(browser, site, f"/forks/{FORK}/")
+        assert page.url == f"{site.url}/forks/{FORK}/"            # through /auth/login, GitHub and /auth/callback
+        assert page.inner_text("#days-behind") == "3.25" and "alice" in page.inner_text("header")
+        ctx.close()
+        fake.oauth_user = "bob"
+        ctx = browser.new_context()
+        page = ctx.new_page()
+        resp = page.goto(f"{site.url}/forks/{FORK}/", wait_until="load")
+        assert resp.status == 404 and "3.25" not in page.content()
+        page.goto(f"{site.url}/?all=1", wait_until="load")
+        assert FORK not in page.inner_text("main")
+        ctx.close()
+    finally:
+        asyncio.run_coroutine_threadsafe(fake.stop(), site.loop).result(30)
+        site.close()
+        store.close()
