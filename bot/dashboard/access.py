@@ -59,15 +59,15 @@ class GitHubLogin:
     """The settings of the login: the App's OAuth client, the session key, GitHub's addresses."""
 
     client_id: str
-    client_secret: str
-    session_secret: str
+    client_secret: str = field(repr=False)
+    session_secret: str = field(repr=False)
     api_url: str = "https://api.github.com"
     web_url: str = ""
     session_max_age_s: int = 8 * 3600
     cache_ttl_s: float = 300.0
     secure_cookie: bool = False
     clock: Callable[[], float] = time.time
-    _tokens: dict[str, tuple[str, float]] = field(default_factory=dict)       # session id → (token, expires)
+    _tokens: dict[str, tuple[str, float]] = field(default_factory=dict, repr=False)       # session id → (token, expires)
     _cache: dict[tuple[str, str], tuple[bool, float]] = field(default_factory=dict)
 
     def __post_init__(self):
@@ -126,7 +126,8 @@ def install(app: web.Application, login: GitHubLogin, forks: Callable[[], list[s
         state = secrets.token_urlsafe(24)
         session["oauth_state"] = state
         nxt = request.query.get("next", "/")
-        session["next"] = nxt if nxt.startswith("/") and not nxt.startswith("//") else "/"
+        # only a path on this site: "//host" and "/\host" would leave it
+        session["next"] = nxt if nxt.startswith("/") and not nxt.startswith(("//", "/\\")) else "/"
         url = parameters.prepare_grant_uri(f"{login.web_url}/login/oauth/authorize", login.client_id, "code",
                                            redirect_uri=callback_url(request), state=state)
         raise web.HTTPFound(url)

@@ -128,8 +128,19 @@ def test_serve_settings_for_login():
     assert dashboard_access(ServeSettings()) is None
     with pytest.raises(UserError, match="needs FORKSYNC_OAUTH_CLIENT_SECRET, FORKSYNC_SESSION_SECRET too"):
         dashboard_access(ServeSettings(oauth_client_id="Iv1.x"))
-    s = ServeSettings(oauth_client_id="Iv1.x", oauth_client_secret="cs", session_secret="ss", host="0.0.0.0")
+    s = ServeSettings(oauth_client_id="Iv1.x", oauth_client_secret="client-canary", session_secret="session-canary", host="0.0.0.0")
     a = dashboard_access(s)
+    assert "canary" not in repr(a)
     assert a.web_url == "https://github.com" and a.secure_cookie is True
     assert s.redacted()["oauth_client_secret"] == "***" and s.redacted()["session_secret"] == "***"
     assert web_url_of("https://ghe.example.com/api/v3") == "https://ghe.example.com"
+
+
+async def test_login_returns_only_to_a_path_on_this_site(served):
+    fake, c, login, now = served
+    fake.oauth_user = "alice"
+    for nxt in ("//evil.example/x", "/\\evil.example/x", "https://evil.example/"):
+        r = await c.get("/auth/login", params={"next": nxt}, allow_redirects=False)
+        r = await c.session.get(r.headers["Location"], allow_redirects=False)
+        r = await c.session.get(r.headers["Location"], allow_redirects=False)
+        assert r.status == 302 and r.headers["Location"] == "/", nxt
