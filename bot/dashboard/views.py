@@ -373,6 +373,8 @@ def validation(store: Store, fork: str, now: float, policy: Policy, commits: int
                                           "alert": c.alert, "confirmed": pts[c.index]["sha"] in confirmed,
                                           "p_value": c.pvalue} for c in cps if 0 <= c.index < len(pts)],
                        "regressions": [{"good": g["good"], "bad": g["bad"], "culprit": g["culprit"] or None,
+                                        "culprit_upstream": (sync_store.upstream_of_fork_commit(store, fork, g["culprit"])
+                                                             if g["culprit"] else None),
                                         "status": g["status"], "issue": g["issue"] or None,
                                         "issue_url": f"https://github.com/{fork}/issues/{g['issue']}" if g["issue"] else None,
                                         "backout_pr": g["backout_pr"] or None} for g in mine]})

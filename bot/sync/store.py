@@ -334,6 +334,14 @@ def query_ledger(store: Store, repo: str, *, dispositions: tuple[str, ...] = (),
         return total, [dict(zip(names, r)) for r in cur.fetchall()]
 
 
+def upstream_of_fork_commit(store: Store, repo: str, fork_commit: str) -> str | None:
+    """The upstream sha whose pick is ``fork_commit`` in the fork's ``ledger_snapshot``, else None."""
+    with store.lock:
+        row = store.conn.execute("SELECT sha FROM ledger_snapshot WHERE repo = ? AND fork_commit = ? ORDER BY idx LIMIT 1",
+                                 [repo, fork_commit]).fetchone()
+    return row[0] if row else None
+
+
 def ledger_summary(store: Store, repo: str) -> tuple[dict[str, int], list[str]]:
     """``(entries per disposition, every area)`` of the fork's ``ledger_snapshot``."""
     with store.lock:

@@ -126,6 +126,8 @@ async def test_validation_grid_trunk_red_and_l2(world):
     matmul, softmax = doc["l2"]
     assert len(matmul["points"]) == 12 and len(softmax["points"]) == 1 and softmax["change_points"] == []
     assert matmul["regressions"][0]["issue_url"] == f"https://github.com/{FORK}/issues/77"
+    picked = next(e for e in (await get_json(c, f"/api/v1/forks/{FORK}/ledger?limit=500"))["entries"] if e["fork_commit"] == sha("f", 1))
+    assert matmul["regressions"][0]["culprit_upstream"] == picked["sha"] == sha("u", 1)
     html = await get_page(c, f"/forks/{FORK}/validation")
     assert "Trunk is red</b> for 2.0 h" in html and 'data-points="12"' in html and 'data-points="1"' in html
     assert "Too few points for change-point detection" in html

@@ -110,7 +110,7 @@ def fill(store: Store, size: str = "small", *, fork: str = FORK, now: float = NO
     store.db["l2_regressions"].insert({"key": f"{fork}:matmul:{sha('l', step)}", "repo": fork,
                                        "series": "matmul[triton]:4096x4096x4096:fp16@h100",
                                        "good": sha("l", step - 1), "bad": sha("l", step), "status": "confirmed",
-                                       "culprit": sha("l", step), "issue": 77, "backout_pr": 78, "time": now - DAY}, replace=True)
+                                       "culprit": sha("f", 1), "issue": 77, "backout_pr": 78, "time": now - DAY}, replace=True)
     # triage: nightlies and root causes of each class
     runs = [f"nightly-{k}" for k in range(30)]
     tracked = []
