@@ -47,6 +47,7 @@ from bot.plan.planner import plan_state
 from bot.sync import blocked as blocked_mod
 from bot.sync import prs as sync_prs
 from bot.sync import rules as rules_mod
+from bot.sync import snapshots
 from bot.sync import status as sync_status
 from bot.sync import store as sync_store
 from bot.sync.agents import on_chain_conflict
@@ -78,6 +79,8 @@ class CoreResult:
     deferred: list[dict] = field(default_factory=list)
     wont_port: list[dict] = field(default_factory=list)
     in_flight: list = field(default_factory=list)      # bot.model.InFlightBranch
+    contiguous_lag_days: float = 0.0
+    ledger: tuple = ()                                   # bot.model.LedgerEntry, upstream order (for the dashboard)
 
     def units_to_publish(self, cfg: ForksyncConfig) -> list[Unit]:
         """The plan's units, plus every in-flight ``forksync/*`` branch the plan does not extend:
@@ -199,7 +202,8 @@ class SyncService:
                           frontier=p.frontier.sha or "", contiguous_pin=p.contiguous.sha or "",
                           days_behind=float(p.days_behind), backlog=int(p.backlog), not_reached=int(p.not_reached),
                           deferred=listed(Disposition.DEFERRED_BLOCKED), wont_port=listed(Disposition.WONT_PORT),
-                          in_flight=list(state.in_flight))
+                          in_flight=list(state.in_flight), contiguous_lag_days=float(p.contiguous_lag_days),
+                          ledger=tuple(state.ledger.entries))
 
     # ------------------------------------------------------------------ orchestration
     def _lock(self, full_name: str) -> asyncio.Lock:
@@ -227,7 +231,10 @@ class SyncService:
             try:
                 git_dir = await self.fetch(full_name, ctx.installation_id, upstream, up_ref)
             except SyncError as e:
-                sync_store.save_status(ctx.store, _replace(st, last_fetch_at=self.now(), last_fetch_error=str(e)[:300]))
+                st = _replace(st, last_fetch_at=self.now(), last_fetch_error=str(e)[:300])
+                sync_store.save_status(ctx.store, st)
+                snapshots.record_sync(ctx.store, st, at=self.now(), keep_days=cfg.github.metrics_keep_days,
+                                      stale_after_s=cfg.github.stale_after_s)
                 await self.refresh_status_issue(ctx, full_name, cfg=cfg)
                 raise
             core = await asyncio.to_thread(self.compute, git_dir, cfg, up_ref, cfg.fork.ref)
@@ -259,6 +266,10 @@ class SyncService:
                           last_fetch_at=self.now(), last_fetch_error="", deferred=tuple(core.deferred),
                           units=tuple(units_state))
             sync_store.save_status(ctx.store, st)
+            snapshots.record_sync(ctx.store, st, at=self.now(), contiguous_lag_days=core.contiguous_lag_days,
+                                  ledger=snapshots.ledger_rows(full_name, core.ledger, core.commits),
+                                  plan=snapshots.plan_units(core.plan), keep_days=cfg.github.metrics_keep_days,
+                                  stale_after_s=cfg.github.stale_after_s)
         lines.append(await self.refresh_status_issue(ctx, full_name, cfg=cfg))
         retry = [b for b in blocked if not b["requires"] and b["at"] >= started]
         if retry:
