@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import secrets
 from functools import lru_cache
-from pathlib import Path
 
 import jinja2
 
 from bot.agents.textrails import fence
-
-TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
+from bot.templating import TEMPLATES as TEMPLATES_DIR
 
 
 @lru_cache(maxsize=1)

@@ -362,7 +362,9 @@ def run_serve(s: ServeSettings) -> int:
     port = sock.getsockname()[1]
     metrics = AppMetrics(lambda: metrics_store)
     workers = WorkerProcesses(s).start() if s.workers > 0 else None
-    app = make_app(store, s.webhook_secret, metrics=metrics, expect_worker=workers is not None,
+    # FORKSYNC_EXPECT_WORKER=1: the worker runs elsewhere on the same database (compose.yaml's worker)
+    expect_worker = workers is not None or os.environ.get("FORKSYNC_EXPECT_WORKER") == "1"
+    app = make_app(store, s.webhook_secret, metrics=metrics, expect_worker=expect_worker,
                    worker_restarts=workers.recent_restarts if workers is not None else None)
     import gc
     gc.collect()
