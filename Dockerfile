@@ -23,6 +23,9 @@ RUN pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .
 
 # --- the image: the locked runtime dependencies, then the wheel (no source tree, not editable) ---
 FROM python:3.11-slim
+# the commit this image is built from (docker build --build-arg FORKSYNC_REVISION=$(git rev-parse HEAD)):
+# the GPU workflow installs forksync at exactly this commit on the runners
+ARG FORKSYNC_REVISION=""
 
 # git: the bot fetches upstream and pushes sync branches with the git CLI
 # hadolint ignore=DL3008
@@ -42,7 +45,8 @@ RUN pip install --no-cache-dir --require-hashes -r /tmp/runtime.lock \
 
 # FORKSYNC_PRIVATE_KEY_FILE is where the key is mounted, not the key itself
 # hadolint ignore=DL3064
-ENV FORKSYNC_HOST=0.0.0.0 \
+ENV FORKSYNC_REVISION=${FORKSYNC_REVISION} \
+    FORKSYNC_HOST=0.0.0.0 \
     FORKSYNC_PORT=8080 \
     FORKSYNC_DB=/var/lib/forksync/forksync.db \
     FORKSYNC_WORKDIR=/var/lib/forksync/work \

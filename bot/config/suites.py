@@ -72,7 +72,9 @@ class SuiteConfig(BaseModel):
     ``allow_newly_skipped``: tests that ran on the base's result and are skipped on the head do
     not block the gate (they are still listed). ``timeout_s`` bounds build + command together.
     ``areas`` limits the suite to PRs touching those areas (empty: every PR). ``infra_retries``
-    retries only runs whose output matches :data:`INFRA_ERROR_PATTERNS`."""
+    retries only runs whose output matches :data:`INFRA_ERROR_PATTERNS`. ``shards``: split the
+    suite's tests across that many runners (a deterministic split by test id, :mod:`gpu_runner.shards`);
+    the shards' results merge into one verdict judged against ``expected_tests`` (a missing shard is red)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     name: str = Field(pattern=r"^[A-Za-z0-9_.\-]+$")
@@ -89,6 +91,7 @@ class SuiteConfig(BaseModel):
     required: bool = True
     areas: list[str] = Field(default_factory=list)
     allow_newly_skipped: bool = False
+    shards: int = Field(1, ge=1, le=64)
 
     @field_validator("expected_tests")
     @classmethod
