@@ -19,7 +19,10 @@ header() {
 compile() {   # name, pip-compile arguments...
   local name=$1; shift
   "$venv/bin/pip-compile" "${common[@]}" -o "requirements/$name.lock" "$@"
-  { header "$name"; grep -v '^# forksync lock\|^# Install with' "requirements/$name.lock"; } > "requirements/$name.lock.tmp"
+  # pip itself stays out (sqlite-utils asks for any pip; the venv's own satisfies it): an install
+  # from the lock must not replace the installer halfway
+  { header "$name"; grep -v '^# forksync lock\|^# Install with' "requirements/$name.lock" \
+      | awk 'BEGIN{skip=0} /^pip==/{skip=1; next} skip && /^[a-z#]/{skip=0} !skip'; } > "requirements/$name.lock.tmp"
   mv "requirements/$name.lock.tmp" "requirements/$name.lock"
 }
 compile dev --extra test --extra kernels pyproject.toml

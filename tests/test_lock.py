@@ -65,6 +65,11 @@ def test_runtime_lock_is_the_full_locks_subset():
     assert "torch" not in runtime and "pytest" not in runtime
 
 
+def test_pip_itself_is_not_locked():
+    """An install from the lock keeps the venv's own pip (requirements/lock.sh drops it)."""
+    assert [p.name for p in (DEV_LOCK, RUNTIME_LOCK, RUNNER_LOCK) if "pip" in locked(p)] == []
+
+
 def test_torch_is_the_cpu_build_and_no_cuda_package_is_locked():
     dev = locked(DEV_LOCK)
     assert dev["torch"][0].endswith("+cpu")
