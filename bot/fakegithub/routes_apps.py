@@ -120,8 +120,9 @@ MANIFEST_CODE_TTL_S = 3600.0
 async def create_from_manifest(ctx: Ctx) -> Reply:
     """Exchange a manifest flow's code (:mod:`bot.fakegithub.appflow`) for the new App: its id,
     slug, private key (``pem``), ``webhook_secret`` and OAuth ``client_id``/``client_secret``.
-    A code is good once and for an hour (GitHub's docs); otherwise 404. The fake's webhooks then
-    go to the App's hook URL, signed with its secret (the fake models one App's deliveries)."""
+    A code is good once and for an hour (GitHub's docs); otherwise 404. The fake's webhooks are
+    then signed with the App's secret and, when its hook URL is on this machine, sent there (the
+    fake models one App's deliveries and never sends beyond loopback)."""
     import re
     import secrets
 
@@ -146,7 +147,12 @@ async def create_from_manifest(ctx: Ctx) -> Reply:
             client_id="Iv23li" + secrets.token_hex(7), client_secret=secrets.token_hex(20))
     ctx.state.apps[a.id] = a
     if hook.get("url") and hook.get("active", True):
-        ctx.fake.webhooks.url, ctx.fake.webhooks.secret = hook["url"], a.webhook_secret
+        # the fake only ever delivers on this machine: a public hook URL keeps its current target
+        from urllib.parse import urlsplit
+
+        if urlsplit(hook["url"]).hostname in ("127.0.0.1", "localhost", "::1"):
+            ctx.fake.webhooks.url = hook["url"]
+        ctx.fake.webhooks.secret = a.webhook_secret
     out = ctx.render.app(a)
     out.update({"description": m.get("description"), "external_url": m.get("url"), "client_id": a.client_id,
                 "client_secret": a.client_secret, "webhook_secret": a.webhook_secret, "pem": a.private_key_pem})
