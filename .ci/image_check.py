@@ -78,6 +78,19 @@ def others_can_run(path: str) -> bool:
     return all(os.stat(d).st_mode & 0o001 for d in p.parents) and bool(os.stat(p).st_mode & 0o001)
 
 
+def health_status(port: int, tries: int = 60) -> int | None:
+    """The status ``GET /healthz`` answers once something listens on ``port`` (None: nothing did)."""
+    for _ in range(tries):
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2)
+            return 200
+        except urllib.error.HTTPError as e:
+            return e.code
+        except OSError:
+            time.sleep(0.5)
+    return None
+
+
 def base_python() -> str:
     """The interpreter for the clean venv: this one, unless the image's non-root uid could not run
     it (an interpreter under /root); then the system's python3.11."""
@@ -213,43 +226,42 @@ def main() -> int:
     import yaml
 
     services = yaml.safe_load((ROOT / "compose.yaml").read_text())["services"]
-    procs = {}
-    for name in ("serve", "worker"):
-        svc_env = {k: str(v) for k, v in services[name]["environment"].items()}
-        # a fresh database: the heartbeat of step 6's worker must not count here
-        svc_env.update({"FORKSYNC_DB": str(data / "compose.db"), "FORKSYNC_WORKDIR": str(data / "compose-work")})
-        svc_env.pop("FORKSYNC_PRIVATE_KEY_FILE", None)
-        procs[name] = subprocess.Popen(as_user + services[name]["command"], cwd=data, env={**env, **svc_env},
-                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
-        if name == "serve":      # alone, serve must say it lacks its worker
-            status = None
-            for _ in range(60):
-                try:
-                    urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2)
-                    status = 200
-                except urllib.error.HTTPError as e:
-                    status = e.code
-                except OSError:
-                    time.sleep(0.5)
-                    continue
-                break
-            if status != 503:
-                sys.exit(f"FAILED: serve without its worker answered /healthz {status}, not 503")
-            print("   serve alone: /healthz 503 (no worker heartbeat)")
+    procs: dict[str, subprocess.Popen] = {}
     healthy_after = None
+    problem = ""
     try:
+        for name in ("serve", "worker"):
+            svc_env = {k: str(v) for k, v in services[name]["environment"].items()}
+            # a fresh database: the heartbeat of step 6's worker must not count here
+            svc_env.update({"FORKSYNC_DB": str(data / "compose.db"), "FORKSYNC_WORKDIR": str(data / "compose-work")})
+            svc_env.pop("FORKSYNC_PRIVATE_KEY_FILE", None)
+            procs[name] = subprocess.Popen(as_user + services[name]["command"], cwd=data, env={**env, **svc_env},
+                                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                           start_new_session=True)
+            if name == "serve":      # alone, serve must say it lacks its worker
+                status = health_status(port)
+                if status != 503:
+                    problem = f"serve without its worker answered /healthz {status}, not 503"
+                    break
+                print("   serve alone: /healthz 503 (no worker heartbeat)")
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and all(p.poll() is None for p in procs.values()):
+        while not problem and time.monotonic() < deadline and all(p.poll() is None for p in procs.values()):
             if subprocess.run(as_user + facts["health"], env=env, capture_output=True).returncode == 0:
                 healthy_after = time.monotonic() - t
                 break
             time.sleep(0.5)
     finally:
         outs = {}
-        for name, p in procs.items():
+        for name, p in procs.items():          # whatever happened, nothing is left running
             if p.poll() is None:
                 os.killpg(p.pid, signal.SIGTERM)
-            outs[name] = p.communicate(timeout=30)[0]
+            try:
+                outs[name] = p.communicate(timeout=30)[0]
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                outs[name] = p.communicate()[0]
+    if problem:
+        sys.exit(f"FAILED: {problem}")
     if healthy_after is None:
         sys.exit("FAILED: serve + worker never became healthy:\n" + "\n".join(f"{k}: {v[-1500:]}" for k, v in outs.items()))
     print(f"   healthy after {healthy_after:.1f} s with the worker in its own process; exits "
