@@ -11,7 +11,9 @@ from pathlib import Path
 
 import jinja2
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+#: ``bot/templates``: in the source tree a link to the repository's ``templates/``; in an installed
+#: wheel the templates themselves (package data, pyproject.toml), so an install needs no source tree.
+TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
 @lru_cache(maxsize=1)

@@ -43,6 +43,9 @@ REASON_CODES = (
     "tests-not-run",          # collected tests that never finished (the suite was killed or crashed first)
     "suite-absent",           # a required suite has no result in a run
     "workflow-failed",        # github-actions: the workflow finished without a result artifact
+    "shard-missing",          # a sharded suite: one shard sent no result
+    "shard-mismatch",         # a sharded suite: a shard's result is for another suite, commit, platform or shard
+    "shard-overlap",          # a sharded suite: one test ran in two shards
 )
 
 
@@ -173,6 +176,7 @@ class RunResult(_M):
     attempts: list[Attempt] = Field(default_factory=list)
     environment: Environment
     report_path: str = ""
+    shard: str = ""                  # "i/N" for one shard of a sharded suite, "all/N" once merged, "" unsharded
     started_at: int = 0
     finished_at: int = 0
     stdout_tail: str = ""

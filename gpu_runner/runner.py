@@ -43,6 +43,7 @@ from gpu_runner.local import CheckoutError, Worktree, is_git_repo, resolve_commi
 from gpu_runner.reports import ReportError, counts_of, junit_names, parse_benchmark_json, parse_junit, parse_lit, pytest_total
 from gpu_runner.result import Attempt, Counts, Durations, RunResult, TestResult, outcome_for
 from gpu_runner.saturation import RunFacts, judge
+from gpu_runner.shards import ENV_SHARD
 
 TAIL_CHARS = 8000
 SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|API_KEY|_KEY$", re.IGNORECASE)
@@ -66,6 +67,7 @@ class LocalOptions:
     logs_dir: Path | None = None     # full stdout/stderr logs; default: a temporary folder
     worktree_parent: str | None = None
     work_dir: Path | None = None     # kept across runs (the Triton cache); default: $FORKSYNC_RUNNER_DIR or ~/.cache/forksync-runner
+    shard: tuple[int, int] | None = None    # (i, N): run only shard i of N (gpu_runner.shards)
 
 
 def run_local(suite: SuiteConfig, repo: Path, commit: str, opts: LocalOptions = LocalOptions()) -> RunResult:
@@ -84,7 +86,7 @@ def run_local(suite: SuiteConfig, repo: Path, commit: str, opts: LocalOptions = 
             raise CheckoutError(f"--in-place: {repo} is at {head[:12]}, not at the requested commit {sha[:12]}")
     logs = opts.logs_dir or Path(tempfile.mkdtemp(prefix="forksync-logs-"))
     logs.mkdir(parents=True, exist_ok=True)
-    env = suite_env(suite, sha, opts.platform)
+    env = suite_env(suite, sha, opts.platform, opts.shard)
     env, cache = _runner_env(suite, env, logs, opts)
     attempts: list[Attempt] = []
     durations = Durations()
@@ -93,12 +95,13 @@ def run_local(suite: SuiteConfig, repo: Path, commit: str, opts: LocalOptions = 
         if cache == "fresh":
             shutil.rmtree(env["TRITON_CACHE_DIR"], ignore_errors=True)
         if opts.in_place:
-            facts, stdout, stderr, build_s, cmd_s = _attempt(suite, repo, env, logs / f"attempt{number}", opts.platform)
+            facts, stdout, stderr, build_s, cmd_s = _attempt(suite, repo, env, logs / f"attempt{number}", opts.platform,
+                                                             sharded=opts.shard is not None)
         else:
             with Worktree(repo, sha, parent=opts.worktree_parent, keep=opts.keep_worktree) as checkout:
                 durations.checkout += time.monotonic() - tc
                 facts, stdout, stderr, build_s, cmd_s = _attempt(suite, checkout, env, logs / f"attempt{number}",
-                                                                 opts.platform)
+                                                                 opts.platform, sharded=opts.shard is not None)
         durations.build, durations.command = build_s, cmd_s
         passed_run = (not facts.timed_out and facts.exit_code == 0
                       and (not suite.build or facts.build_exit_code == 0))
@@ -120,7 +123,7 @@ def run_local(suite: SuiteConfig, repo: Path, commit: str, opts: LocalOptions = 
         verdict=verdict, outcome=outcome_for(reasons), reasons=reasons, counts=facts.counts,
         tests=list(facts.tests), benchmarks=list(facts.benchmarks), durations=durations, attempts=attempts,
         environment=fp.fingerprint(fp.runner_id(opts.runner_id)), report_path=suite.report.path,
-        started_at=started, finished_at=int(time.time()),
+        shard=f"{opts.shard[0]}/{opts.shard[1]}" if opts.shard else "", started_at=started, finished_at=int(time.time()),
         stdout_tail=redact(stdout[-TAIL_CHARS:], env), stderr_tail=redact(stderr[-TAIL_CHARS:], env),
         triton_cache=cache, not_run=list(facts.not_run), workers=suite.workers)
 
@@ -169,16 +172,27 @@ def _runner_env(suite: SuiteConfig, env: dict[str, str], logs: Path, opts: Local
     return env, cache
 
 
-def suite_env(suite: SuiteConfig, sha: str, platform: str) -> dict[str, str]:
+def suite_env(suite: SuiteConfig, sha: str, platform: str, shard: tuple[int, int] | None = None) -> dict[str, str]:
     """The environment of the suite's steps: this process's, the folder of the interpreter running
     the runner first on ``PATH`` (so ``python3`` in a suite command is that interpreter, with its
-    torch/triton), the suite's ``env``, and ``FORKSYNC_SUITE``/``FORKSYNC_COMMIT``/``FORKSYNC_PLATFORM``."""
+    torch/triton), the suite's ``env``, and ``FORKSYNC_SUITE``/``FORKSYNC_COMMIT``/``FORKSYNC_PLATFORM``.
+    For shard ``(i, N)`` also ``FORKSYNC_SHARD=i/N``, pytest's ``-p gpu_runner.pytest_shard`` (added to
+    ``PYTEST_ADDOPTS``, with this package's folder at the end of ``PYTHONPATH`` so the suite's
+    interpreter finds it) and lit's ``LIT_NUM_SHARDS``/``LIT_RUN_SHARD``."""
     path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
-    return {**os.environ, "PATH": path, **suite.env, "FORKSYNC_SUITE": suite.name, "FORKSYNC_COMMIT": sha,
-            "FORKSYNC_PLATFORM": platform}
+    env = {**os.environ, "PATH": path, **suite.env, "FORKSYNC_SUITE": suite.name, "FORKSYNC_COMMIT": sha,
+           "FORKSYNC_PLATFORM": platform}
+    if shard is not None:
+        here = str(Path(__file__).resolve().parent.parent)
+        env[ENV_SHARD] = f"{shard[0]}/{shard[1]}"
+        env["PYTEST_ADDOPTS"] = (env.get("PYTEST_ADDOPTS", "") + " -p gpu_runner.pytest_shard").strip()
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH", ""), here) if p)
+        env["LIT_NUM_SHARDS"], env["LIT_RUN_SHARD"] = str(shard[1]), str(shard[0])
+    return env
 
 
-def _attempt(suite: SuiteConfig, checkout: Path, env: dict[str, str], log_prefix: Path, platform: str = "cpu"):
+def _attempt(suite: SuiteConfig, checkout: Path, env: dict[str, str], log_prefix: Path, platform: str = "cpu",
+             sharded: bool = False):
     deadline = time.monotonic() + suite.timeout_s
     stream = Path(f"{log_prefix}.tests.jsonl")
     if "PYTEST_PLUGINS" in env and "forksync_stream" in env["PYTEST_PLUGINS"]:
@@ -199,9 +213,10 @@ def _attempt(suite: SuiteConfig, checkout: Path, env: dict[str, str], log_prefix
     else:
         command_stdout = ""
     per_platform = isinstance(suite.expected_tests, dict)
-    base = dict(level=suite.level, report_format=suite.report.format, expected_tests=suite.expected_for(platform),
+    base = dict(level=suite.level, report_format=suite.report.format,
+                expected_tests=None if sharded else suite.expected_for(platform),
                 expected_field=f"expected_tests.{platform}" if per_platform else "expected_tests",
-                min_tests=suite.min_tests, has_build=bool(suite.build), build_exit_code=build_code,
+                min_tests=None if sharded else suite.min_tests, sharded=sharded, has_build=bool(suite.build), build_exit_code=build_code,
                 exit_code=exit_code, timed_out=timed_out, timeout_s=float(suite.timeout_s),
                 report_path=suite.report.path)
     report = read_report(suite, checkout, command_stdout, before)

@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import secrets
 from functools import lru_cache
-from pathlib import Path
 
 import jinja2
 
 from bot.agents.textrails import fence
 from bot.config.agents import SCRIPTED_MODEL
-
-TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
+from bot.templating import TEMPLATES as TEMPLATES_DIR
 
 
 @lru_cache(maxsize=1)

@@ -30,6 +30,7 @@ COMMAND_MODULES = (
     "bot.cli.triage",       # triage …
     "bot.cli.agents",       # agents …
     "bot.cli.bench",        # bench resolve
+    "bot.cli.app_setup",    # app manifest, app setup
 )
 
 

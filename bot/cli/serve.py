@@ -29,6 +29,8 @@ from the model (:func:`settings_table`; a test keeps it current):
 | — | `FORKSYNC_OAUTH_CLIENT_SECRET` | (secret) | the App's OAuth client secret |
 | — | `FORKSYNC_SESSION_SECRET` | (secret) | key of the dashboard's session cookie |
 | — | `FORKSYNC_APP_SLUG` | — | the App's slug (github.com/apps/<slug>) |
+| — | `FORKSYNC_EXPECT_WORKER` | `False` | `/healthz` waits for a worker running elsewhere on the same database (compose) |
+| — | `FORKSYNC_RUNNER_BACKEND` | — | where suites run: `local` (when empty) or `github-actions` (self-hosted GPU runners; docs/gpu-runners.md) |
 | `--settings FILE` | `FORKSYNC_SETTINGS_FILE` | `./forksync.env` when it exists | the settings file (dotenv) |
 
 Secrets are never logged: :meth:`ServeSettings.redacted` is what gets printed.
@@ -96,6 +98,9 @@ class ServeSettings(BaseSettings):
     oauth_client_secret: str = _setting("", "the App's OAuth client secret", secret=True)
     session_secret: str = _setting("", "key of the dashboard's session cookie", secret=True)
     app_slug: str = _setting("", "the App's slug (github.com/apps/<slug>)")
+    expect_worker: bool = _setting(False, "`/healthz` waits for a worker running elsewhere on the same database (compose)", web=True)
+    runner_backend: str = _setting("", "where suites run: `local` (when empty) or `github-actions` (self-hosted GPU runners; "
+                                       "docs/gpu-runners.md)")
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, **_):
@@ -452,7 +457,8 @@ def run_serve(s: ServeSettings) -> int:
     port = sock.getsockname()[1]
     metrics = AppMetrics(lambda: metrics_store)
     workers = WorkerProcesses(s).start() if s.workers > 0 else None
-    app = make_app(store, s.webhook_secret, metrics=metrics, expect_worker=workers is not None,
+    expect_worker = workers is not None or s.expect_worker
+    app = make_app(store, s.webhook_secret, metrics=metrics, expect_worker=expect_worker,
                    worker_restarts=workers.recent_restarts if workers is not None else None)
     dashboard_store = Store(s.db)
     access = dashboard_access(s)

@@ -58,7 +58,9 @@ class SuiteConfig(BaseModel):
     ``workers`` > 1 runs a pytest suite in that many processes on one machine (pytest-xdist's
     ``-n``; one GPU per worker where the machine has several), judged exactly as one process.
     ``areas`` limits the suite to PRs touching those areas (empty: every PR). ``infra_retries``
-    retries only runs whose output names an infrastructure fault (:data:`bot.config.infra.INFRA_PATTERNS`)."""
+    retries only runs whose output names an infrastructure fault (:data:`bot.config.infra.INFRA_PATTERNS`). ``shards``: split the
+    suite's tests across that many runners (a deterministic split by test id, :mod:`gpu_runner.shards`);
+    the shards' results merge into one verdict judged against ``expected_tests`` (a missing shard is red)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     name: str = Field(pattern=r"^[A-Za-z0-9_.\-]+$")
@@ -76,6 +78,7 @@ class SuiteConfig(BaseModel):
     required: bool = True
     areas: list[str] = Field(default_factory=list)
     allow_newly_skipped: bool = False
+    shards: int = Field(1, ge=1, le=64)
 
     @field_validator("expected_tests")
     @classmethod

@@ -10,6 +10,8 @@ from bot.fakegithub.state import App, Repo, State
 
 APP_ONLY = frozenset({"apps/get-authenticated", "apps/create-installation-access-token", "apps/list-installations",
                       "apps/get-installation", "apps/get-repo-installation"})
+#: Operations that take no credentials: the manifest code is the secret (GitHub ignores a token sent along).
+NO_AUTH = frozenset({"apps/create-from-manifest"})
 
 
 def authenticate(state: State, ctx: Ctx) -> None:
@@ -19,7 +21,7 @@ def authenticate(state: State, ctx: Ctx) -> None:
     scheme, _, cred = header.partition(" ")
     scheme, cred = scheme.lower(), cred.strip()
     app_only = ctx.operation in APP_ONLY
-    if not header:
+    if not header or ctx.operation in NO_AUTH:
         if app_only:
             raise GitHubError(401, "A JSON web token could not be decoded")
         return
@@ -28,7 +30,7 @@ def authenticate(state: State, ctx: Ctx) -> None:
     if cred.count(".") == 2 and not cred.startswith(("ghs_", "ghp_", "gho_")):
         ctx.app_jwt = True
         ctx.actor = None
-        verify_jwt(state, cred)
+        ctx.jwt_app = verify_jwt(state, cred)
         if not app_only and ctx.operation != "rate-limit/get":
             raise GitHubError(401, "Bad credentials")
         return

@@ -56,10 +56,12 @@ class Render:
             "id": a.id, "slug": a.slug, "node_id": node_id("A", a.id), "name": a.name, "owner": self.user(a.owner),
             "description": None, "external_url": f"{self.web}/apps/{a.slug}", "html_url": f"{self.web}/apps/{a.slug}",
             "created_at": iso(0), "updated_at": iso(0),
-            "permissions": {"metadata": "read", "contents": "write", "pull_requests": "write", "issues": "write",
-                            "checks": "write", "actions": "write"},
-            "events": ["push", "pull_request", "issue_comment", "issues", "check_run", "check_suite",
-                       "pull_request_review", "workflow_run"],
+            "permissions": dict(a.permissions) if a.permissions is not None else {
+                "metadata": "read", "contents": "write", "pull_requests": "write", "issues": "write",
+                "checks": "write", "actions": "write"},
+            "events": list(a.events) if a.events is not None else [
+                "push", "pull_request", "issue_comment", "issues", "check_run", "check_suite",
+                "pull_request_review", "workflow_run"],
             "installations_count": sum(1 for _ in self.state.installations.values())})
 
     def installation(self, inst: Installation, app: App) -> dict:

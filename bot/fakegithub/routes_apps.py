@@ -8,7 +8,7 @@ INSTALLATION_TOKEN_TTL_S = 3600.0
 
 
 def _the_app(ctx: Ctx):
-    app = next(iter(ctx.state.apps.values()), None)
+    app = ctx.jwt_app or next(iter(ctx.state.apps.values()), None)
     if app is None:
         raise GitHubError(401, "A JSON web token could not be decoded")
     return app
@@ -111,3 +111,49 @@ async def rate_limit(ctx: Ctx) -> Reply:
             "reset": int(h["x-ratelimit-reset"]), "used": int(h["x-ratelimit-used"])}
     return Reply(200, {"resources": {"core": core, "search": dict(core, limit=30, remaining=30, used=0),
                                      "graphql": dict(core)}, "rate": core})
+
+
+MANIFEST_CODE_TTL_S = 3600.0
+
+
+@route("apps/create-from-manifest")
+async def create_from_manifest(ctx: Ctx) -> Reply:
+    """Exchange a manifest flow's code (:mod:`bot.fakegithub.appflow`) for the new App: its id,
+    slug, private key (``pem``), ``webhook_secret`` and OAuth ``client_id``/``client_secret``.
+    A code is good once and for an hour (GitHub's docs); otherwise 404. The fake's webhooks are
+    then signed with the App's secret and, when its hook URL is on this machine, sent there (the
+    fake models one App's deliveries and never sends beyond loopback)."""
+    import re
+    import secrets
+
+    from bot.fakegithub.server import generate_app_key
+    from bot.fakegithub.state import App
+
+    entry = ctx.state.manifest_codes.get(ctx.params.get("code", ""))
+    if entry is None or entry.used or ctx.state.now() - entry.created_at > MANIFEST_CODE_TTL_S:
+        raise not_found()
+    entry.used = True
+    m = entry.manifest
+    slug = re.sub(r"[^a-z0-9]+", "-", str(m.get("name") or "app").lower()).strip("-") or "app"
+    if any(a.slug == slug for a in ctx.state.apps.values()):
+        raise GitHubError(422, "Validation Failed", errors=[{"resource": "Integration", "field": "name",
+                                                             "code": "already_exists"}])
+    priv, pub = generate_app_key()
+    hook = m.get("hook_attributes") or {}
+    a = App(ctx.state.new_id(), slug, str(m.get("name") or slug), entry.owner, priv, pub,
+            ctx.state.user(f"{slug}[bot]", "Bot"), secrets.token_hex(20),
+            permissions={"metadata": "read", **dict(m.get("default_permissions") or {})},
+            events=list(m.get("default_events") or []),
+            client_id="Iv23li" + secrets.token_hex(7), client_secret=secrets.token_hex(20))
+    ctx.state.apps[a.id] = a
+    if hook.get("url") and hook.get("active", True):
+        # the fake only ever delivers on this machine: a public hook URL keeps its current target
+        from urllib.parse import urlsplit
+
+        if urlsplit(hook["url"]).hostname in ("127.0.0.1", "localhost", "::1"):
+            ctx.fake.webhooks.url = hook["url"]
+        ctx.fake.webhooks.secret = a.webhook_secret
+    out = ctx.render.app(a)
+    out.update({"description": m.get("description"), "external_url": m.get("url"), "client_id": a.client_id,
+                "client_secret": a.client_secret, "webhook_secret": a.webhook_secret, "pem": a.private_key_pem})
+    return Reply(201, out)

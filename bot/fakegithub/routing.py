@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from aiohttp import web
 
     from bot.fakegithub.server import FakeGitHub
-    from bot.fakegithub.state import Installation, Repo, Token, User
+    from bot.fakegithub.state import App, Installation, Repo, Token, User
 
 HANDLERS: dict[str, Callable[["Ctx"], Awaitable["Reply"]]] = {}
 DOCS = "https://docs.github.com/rest"
@@ -80,6 +80,7 @@ class Ctx:
     token: "Token | None" = None
     installation: "Installation | None" = None
     app_jwt: bool = False                        # authenticated as the App (JWT)
+    jwt_app: "App | None" = None                 # the App whose JWT authenticated the call
     repo: "Repo | None" = None
 
     @property

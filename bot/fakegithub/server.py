@@ -98,14 +98,16 @@ class FakeGitHub:
         self.limits = RateLimits()              # fake.limits.limit / .content_per_minute to tighten
         self._lock = asyncio.Lock()
         self._routes = self._route_table()
+        self.web_user = "octocat"               # who is signed in on the web pages (App manifest flow)
 
     # --- lifecycle -----------------------------------------------------------------------------
     def build_app(self) -> web.Application:
         app = web.Application(client_max_size=64 * 1024 * 1024)
-        from bot.fakegithub import admin, githttp, oauth
+        from bot.fakegithub import admin, appflow, githttp, oauth
 
         admin.register(app, self)
         githttp.register(app, self)
+        appflow.register(app, self)
         oauth.register(app, self)
         app.router.add_route("*", "/{tail:.*}", self._dispatch)
         return app

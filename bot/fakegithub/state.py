@@ -45,8 +45,22 @@ class App:
     public_key_pem: str
     bot: User                   # "<slug>[bot]", the actor of installation-token calls
     webhook_secret: str = ""
-    client_id: str = ""         # the App's OAuth client (user login to the dashboard)
+    permissions: dict[str, str] | None = None     # None: the fixed set the bot's tests assume
+    events: list[str] | None = None
+    client_id: str = ""                           # the App's OAuth client (manifest Apps; user login to the dashboard)
     client_secret: str = ""
+
+
+@dataclass
+class ManifestCode:
+    """A code GitHub handed back on the manifest flow's redirect: exchanged once, within an hour,
+    by ``POST /app-manifests/{code}/conversions``."""
+
+    code: str
+    manifest: dict
+    owner: User
+    created_at: float
+    used: bool = False
 
 
 @dataclass
@@ -246,6 +260,7 @@ class State:
         self.tokens: dict[str, Token] = {}
         self.repos: dict[str, Repo] = {}        # lower-case "owner/name" → repo
         self.repos_by_id: dict[int, Repo] = {}
+        self.manifest_codes: dict[str, ManifestCode] = {}
 
     def now(self) -> float:
         return self.clock()

@@ -24,9 +24,10 @@ import time
 import uuid
 from pathlib import Path
 
-from gpu_runner.github_actions import Dispatch, dispatch
+from gpu_runner.github_actions import Dispatch, Forksync, dispatch
 from gpu_runner.result import Environment, Reason, RunResult
 from gpu_runner.runner import SECRET_NAME
+from gpu_runner.shards import merge_suite
 
 ROOT = Path(__file__).resolve().parents[2]
 BACKENDS = ("local", "github-actions")
@@ -115,9 +116,13 @@ class LocalBackend:
         return await asyncio.to_thread(self.run_sync, d, sha, suite, platform, config_text)
 
     def run_sync(self, mirror: Path, sha: str, suite, platform: str, config_text: str) -> RunResult:
-        """Blocking: one ``python -m gpu_runner run`` subprocess (used by bisection steps too)."""
+        """Blocking: one ``python -m gpu_runner run`` subprocess (used by bisection steps too); a
+        suite with ``shards: N`` runs as N such processes side by side (``--shard i/N``), merged
+        into one result by :func:`gpu_runner.shards.merge_suite` (a shard that left no result is red)."""
         import subprocess
 
+        if getattr(suite, "shards", 1) > 1:
+            return self._run_shards(mirror, sha, suite, platform, config_text)
         with tempfile.TemporaryDirectory(prefix="forksync-run-") as tmp:
             cfg = Path(tmp) / "forksync.yml"
             cfg.write_text(config_text)
@@ -139,14 +144,62 @@ class LocalBackend:
                                                         f"{(p.stderr or p.stdout).strip()[-1500:]}")
 
 
+    def _run_shards(self, mirror: Path, sha: str, suite, platform: str, config_text: str) -> RunResult:
+        import subprocess
+
+        n = suite.shards
+        with tempfile.TemporaryDirectory(prefix="forksync-run-") as tmp:
+            cfg = Path(tmp) / "forksync.yml"
+            cfg.write_text(config_text)
+            procs = {}
+            for i in range(1, n + 1):
+                argv = [self.python, "-m", "gpu_runner", "run", "--suite", suite.name, "--commit", sha,
+                        "--repo", str(mirror), "--config", str(cfg), "--out", str(Path(tmp) / f"result-{i}.json"),
+                        "--platform", platform, "--runner-id", f"{self.runner_id}-shard{i}",
+                        "--logs", str(Path(tmp) / f"logs-{i}"), "--shard", f"{i}/{n}"]
+                procs[i] = subprocess.Popen(argv, cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                            text=True, env=runner_env())
+            deadline = time.monotonic() + suite.timeout_s * (suite.infra_retries + 1) + 120
+            results: dict[int, RunResult | None] = {}
+            for i, p in procs.items():
+                try:
+                    p.communicate(timeout=max(1.0, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.communicate()
+                out = Path(tmp) / f"result-{i}.json"
+                try:
+                    results[i] = RunResult.from_json(out.read_text()) if p.returncode in (0, 1) and out.is_file() else None
+                except ValueError:
+                    results[i] = None
+            return merge_suite(results, suite, sha, platform, "local")
+
+
+def forksync_identity(environ=None) -> Forksync:
+    """The forksync the GPU workflow must install: ``FORKSYNC_REPOSITORY`` (``owner/name``,
+    default ``forksync/forksync``) at ``FORKSYNC_REVISION`` (the image sets it at build time), else
+    the commit of the git checkout this code runs from; "" when neither is known (dispatch then
+    refuses: a runner must not run other code than the bot's)."""
+    import subprocess
+
+    env = os.environ if environ is None else environ
+    rev = env.get("FORKSYNC_REVISION", "").strip()
+    if not rev and (ROOT / ".git").exists() and (ROOT / "pyproject.toml").is_file():
+        p = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True)
+        rev = p.stdout.strip() if p.returncode == 0 else ""
+    return Forksync(env.get("FORKSYNC_REPOSITORY", "").strip() or Forksync.repository, rev)
+
+
 class ActionsBackend:
     """Dispatch-only: :meth:`dispatch` asks for the workflow run and returns the request id; the
-    result arrives through ``workflow_run.completed``."""
+    result arrives through ``workflow_run.completed``. The run installs :func:`forksync_identity`'s
+    commit and spreads the suite over ``suite.shards`` runners."""
 
     name = "github-actions"
 
     async def dispatch(self, gh, full: str, sha: str, suite, platform: str, default_branch: str) -> str:
         request_id = uuid.uuid4().hex[:16]
         owner, repo = full.split("/", 1)
-        await dispatch(gh, owner, repo, Dispatch(suite.name, sha, platform, request_id), ref=default_branch)
+        await dispatch(gh, owner, repo, Dispatch(suite.name, sha, platform, request_id, getattr(suite, "shards", 1)),
+                       ref=default_branch, forksync=forksync_identity())
         return request_id

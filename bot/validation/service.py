@@ -257,10 +257,11 @@ class ValidationService:
             return [f"workflow run for unknown request {d.request_id}: ignored"]
         if row["status"] == "done":
             return [f"{d.suite} @ {d.commit[:12]}: already recorded"]
-        result = await collect(ctx.gh, event, download)
+        tr = await self.trusted(ctx, full)
+        result = await collect(ctx.gh, event, download,
+                               suite_for=lambda name: next((s for s in tr.suites if s.name == name), None))
         if result is None:
             return []
-        tr = await self.trusted(ctx, full)
         suite = next((s for s in tr.suites if s.name == result.suite), None)
         await self.record(ctx, full, row["pr"], result, suite)
         notes = [f"{d.suite} @ {d.commit[:12]}: {result.verdict} (github-actions)"]

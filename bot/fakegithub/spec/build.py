@@ -31,7 +31,7 @@ EXTRA_OPERATIONS = [
     "actions/list-workflow-run-artifacts", "actions/download-artifact",
     "pulls/list-reviews", "pulls/create-review", "pulls/update-branch",
     "reactions/list-for-issue", "reactions/create-for-issue",
-    "issues/delete-comment", "repos/list-branches",
+    "issues/delete-comment", "repos/list-branches", "apps/create-from-manifest",
 ]
 EXTRA_WEBHOOKS = [
     "issues-opened", "issues-edited", "issues-closed", "issues-reopened", "issue-comment-edited",
