@@ -76,6 +76,7 @@ def plan_state(state, *, store: Store | None = None, progress: Callable[[int, in
     repo = scratch_repo(state.git_dir, cfg.cache_dir)
     pred = predictor or MergePredictor(repo, state.fork_tip, rename_detection=cfg.rename_detection, store=store,
                                        rename_limit=cfg.rename_limit)
+    pred.preload([c.sha for c in pending])
     symbols = SymbolIndex(repo, store=store)
     helper = PlanHelper(repo.path) if workers > 1 and predictor is None and len(pending) >= helper_min else None
     if helper is not None:

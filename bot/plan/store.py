@@ -1,8 +1,13 @@
 """The planner's caches in the store: pick predictions and file symbols, both rebuildable from git.
 
-* ``plan_predictions``: one row per ``<ours tree>:<upstream commit>:<merge flags>`` — the outcome
-  of the cherry-pick's 3-way merge, its conflicting paths and result tree (the tree itself is in
-  the scratch repository, :func:`bot.plan.predict.scratch_repo`);
+* ``plan_answers``: one row per prediction key (:meth:`bot.plan.predict.MergePredictor.key`) —
+  the outcome of the cherry-pick's 3-way merge, its conflicting paths, and either the merge
+  result at the paths the pick changes (``merged``, for keys made of those paths' entries) or the
+  result tree (``result_tree``, for keys made of the whole running tree; the tree itself is in the
+  scratch repository, :func:`bot.plan.predict.scratch_repo`). ``plan_predictions`` (keyed by the
+  whole running tree only) is no longer read;
+* ``plan_pick_paths``: one row per upstream commit — the old and new paths of its diff against
+  its first parent (immutable: what a path-keyed prediction is keyed by);
 * ``plan_symbols``: one row per ``<commit>:<path>`` and :data:`SYMBOLS_VERSION` — the names of the
   definitions a commit's hunks touch in that file (JSON list; NULL when the file has no symbols).
 
@@ -20,22 +25,58 @@ PREDICTIONS = table("plan_predictions", {
     "outcome": str, "conflicts": str, "result_tree": str, "detail": str,
 }, pk="key")
 
+ANSWERS = table("plan_answers", {
+    "key": str, "commit": str, "outcome": str, "conflicts": str, "merged": str, "result_tree": str, "detail": str,
+}, pk="key", indexes=[("commit",)])
+
+PICK_PATHS = table("plan_pick_paths", {"commit": str, "paths": str}, pk="commit")
+
 SYMBOLS_TABLE = table("plan_symbols", {"key": str, "version": int, "symbols": str}, pk="key")
 
 
-def has_predictions(store: Store) -> bool:
+def has_answers(store: Store) -> bool:
     """Whether any prediction is cached (a cold cache is only written, never read)."""
-    return any(store.db.query("select 1 from plan_predictions limit 1"))
+    return any(store.db.query("select 1 from plan_answers limit 1"))
 
 
-def prediction_row(store: Store, key: str) -> dict | None:
-    rows = list(store.db.query("select * from plan_predictions where key = ?", [key]))
+def _chunks(keys: list[str], n: int = 500):
+    for i in range(0, len(keys), n):
+        yield keys[i:i + n]
+
+
+def answers_of(store: Store, commits: list[str]) -> dict[str, dict]:
+    """``{key: row}`` of every cached prediction of ``commits`` (queried 500 commits at a time)."""
+    out: dict[str, dict] = {}
+    for chunk in _chunks(commits):
+        q = ",".join("?" * len(chunk))
+        for r in store.db.query(f"select * from plan_answers where \"commit\" in ({q})", chunk):
+            out[r["key"]] = r
+    return out
+
+
+def answer_row(store: Store, key: str) -> dict | None:
+    rows = list(store.db.query("select * from plan_answers where key = ?", [key]))
     return rows[0] if rows else None
 
 
-def save_predictions(store: Store, rows: list[dict]) -> None:
+def save_answers(store: Store, rows: list[dict]) -> None:
     with store.lock:
-        store.db[PREDICTIONS.name].insert_all(rows, pk="key", replace=True, batch_size=500)
+        store.db[ANSWERS.name].insert_all(rows, pk="key", replace=True, batch_size=500)
+
+
+def pick_paths_of(store: Store, commits: list[str]) -> dict[str, str]:
+    """``{commit: paths JSON}`` for the cached ones of ``commits``."""
+    out: dict[str, str] = {}
+    for chunk in _chunks(commits):
+        q = ",".join("?" * len(chunk))
+        for r in store.db.query(f"select \"commit\", paths from plan_pick_paths where \"commit\" in ({q})", chunk):
+            out[r["commit"]] = r["paths"]
+    return out
+
+
+def save_pick_paths(store: Store, rows: list[dict]) -> None:
+    with store.lock:
+        store.db[PICK_PATHS.name].insert_all(rows, pk="commit", replace=True, batch_size=500)
 
 
 def has_symbols(store: Store) -> bool:
