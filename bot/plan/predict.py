@@ -30,7 +30,7 @@ import os
 from pathlib import Path
 
 import pygit2
-from pygit2.enums import MergeFlag
+from pygit2.enums import DeltaStatus, MergeFlag
 
 from bot.config import renames
 from bot.config.renames import DEFAULT_RENAME_LIMIT
@@ -140,6 +140,21 @@ def _apply(repo: pygit2.Repository, ours, entries: dict) -> str | None:
     return None if oid is None else str(oid)
 
 
+def _rename_blind(change: tuple, entries: list) -> bool:
+    """:meth:`MergePredictor.rename_blind` for a pick's ``change`` (paths, added, any deleted) and
+    ours' ``entries`` (:func:`_entry_at`) at its paths."""
+    paths, added, deleted = change
+    if deleted:
+        return False
+    for p, e in zip(paths, entries):
+        if p in added:
+            if e is not None:
+                return False
+        elif e is None or len(e) != 2 or e[1] == TREE_MODE:
+            return False
+    return True
+
+
 def _entry_text(entry) -> str:
     """:func:`_entry_at`'s answer as stable text (part of a prediction key)."""
     if entry is None:
@@ -216,7 +231,7 @@ class MergePredictor:
         self._rows: dict[str, dict] = {}        # key -> stored answer, for the commits of preload()
         self._row_commits: set[str] = set()     # commits with at least one row in _rows
         self._loaded: set[str] = set()          # commits whose stored answers are all in _rows
-        self._paths: dict[str, tuple[str, ...] | None] = {}   # commit -> changed paths (None: unreadable)
+        self._paths: dict[str, tuple | None] = {}   # commit -> (changed paths, added ones, any deleted) | None
         self._commit_trees: dict[str, tuple] = {}             # commit -> (ancestor tree, commit tree)
         self._pending: list[dict] = []          # rows not yet written to the store (see flush)
         self._new_paths: list[dict] = []        # plan_pick_paths rows not yet written
@@ -293,8 +308,9 @@ class MergePredictor:
         todo = [s for s in dict.fromkeys(shas) if s not in self._loaded]
         if not todo:
             return
-        for sha, paths in plan_store.pick_paths_of(self.store, todo).items():
-            self._paths.setdefault(sha, tuple(json.loads(paths)))
+        for sha, r in plan_store.pick_paths_of(self.store, todo).items():
+            self._paths.setdefault(sha, (tuple(json.loads(r["paths"])), frozenset(json.loads(r["added"] or "[]")),
+                                         bool(r["deleted"])))
         if not self.store_empty:
             rows = plan_store.answers_of(self.store, todo)
             self._rows.update(rows)
@@ -311,16 +327,32 @@ class MergePredictor:
     def changed_paths(self, sha: str) -> tuple[str, ...] | None:
         """The old and new paths of ``sha``'s diff against its first parent, sorted (immutable per
         commit: stored in ``plan_pick_paths``); None when its objects cannot be read."""
+        ch = self._change(sha)
+        return None if ch is None else ch[0]
+
+    def _change(self, sha: str) -> tuple | None:
+        """``(changed paths, the paths added, whether any path is deleted)`` of ``sha``'s diff
+        against its first parent (no rename detection: a rename is a deletion and an addition)."""
         if sha in self._paths:
             return self._paths[sha]
         try:
-            paths = tuple(_changed_paths(*self._pick(sha)))
+            ancestor, theirs = self._pick(sha)
+            paths, added, deleted = set(), set(), False
+            for d in ancestor.diff_to_tree(theirs).deltas:
+                paths.add(d.old_file.path)
+                paths.add(d.new_file.path)
+                if d.status == DeltaStatus.ADDED:
+                    added.add(d.new_file.path)
+                elif d.status == DeltaStatus.DELETED:
+                    deleted = True
+            ch = (tuple(sorted(paths)), frozenset(added), deleted)
         except (KeyError, ValueError, pygit2.GitError):
-            paths = None
-        self._paths[sha] = paths
-        if paths is not None and self.store is not None:
-            self._new_paths.append({"commit": sha, "paths": json.dumps(list(paths))})
-        return paths
+            ch = None
+        self._paths[sha] = ch
+        if ch is not None and self.store is not None:
+            self._new_paths.append({"commit": sha, "paths": json.dumps(list(ch[0])),
+                                    "added": json.dumps(sorted(ch[1])), "deleted": int(ch[2])})
+        return ch
 
     def _renames_on(self) -> bool:
         """Whether the next merge detects renames (config, and not dropped for a missing blob)."""
@@ -329,25 +361,41 @@ class MergePredictor:
     def key(self, sha: str, ours: str) -> str:
         """What a pick of ``sha`` onto tree ``ours`` depends on, as a cache key.
 
-        Without rename detection (config, or dropped): ``p<version>:<commit>:<digest>`` — the
-        digest of ours' entries (blob id and mode; a file blocking the way; a subtree's id; or
-        nothing) at each path the pick changes. A 3-way merge without rename detection is
-        decided path by path over exactly those paths (every other path keeps ours' entry), so
-        the answer holds on any running tree with the same entries there: across plans, pushes
-        (new pending commits) and landings (a new fork tip) alike. With rename detection:
-        ``t<version>:<ours tree>:<commit>:<flags>:<rename limit>`` — libgit2 then compares every
-        path added or deleted on either side since the ancestor (and skips inexact detection
-        above the limit), i.e. it reads the whole running tree."""
-        if not self._renames_on():
-            paths = self.changed_paths(sha)
-            if paths is not None:
-                t = self._tree(ours)
+        ``p<version>:<commit>:<digest>`` — the digest of ours' entries (blob id and mode; a file
+        blocking the way; a subtree's id; or nothing) at each path the pick changes — where the
+        merge reads nothing else: a 3-way merge *without rename detection* is decided path by path
+        over exactly those paths (every other path keeps ours' entry), so the answer holds on any
+        running tree with the same entries there, across plans, pushes (new pending commits) and
+        landings (a new fork tip) alike. *With rename detection* the same holds for a
+        **rename-blind** pick (:meth:`rename_blind`); otherwise the key is the whole running tree,
+        ``t<version>:<ours tree>:<commit>:<flags>:<rename limit>``: libgit2 pairs deletions with
+        additions anywhere on either side (and skips inexact pairing above the limit)."""
+        ch = self._change(sha)
+        if ch is not None:
+            t = self._tree(ours)
+            entries = [_entry_at(t, p) for p in ch[0]]
+            if not self._renames_on() or _rename_blind(ch, entries):
                 h = hashlib.blake2b(digest_size=16)
-                for p in paths:
-                    h.update(f"{p}\0{_entry_text(_entry_at(t, p))}\n".encode())
+                for p, e in zip(ch[0], entries):
+                    h.update(f"{p}\0{_entry_text(e)}\n".encode())
                 return f"p{PREDICT_VERSION}:{sha}:{h.hexdigest()}"
         flags = self.flags if self._renames_on() else 0
         return f"t{PREDICT_VERSION}:{ours}:{sha}:{flags}:{self.rename_limit}"
+
+    def rename_blind(self, sha: str, ours: str) -> bool:
+        """Whether rename detection cannot change the pick of ``sha`` onto ``ours``: the pick
+        deletes nothing, ours holds a file at each path it modifies and nothing at each path it
+        adds. libgit2 (``git_merge_diff_list__find_renames``) takes as rename sources only paths
+        of the ancestor that one side lacks, and as targets only paths the ancestor lacks that
+        that side holds: the pick then has no source (no deletion), ours has no source among the
+        pick's paths and no target at a path the pick adds, so every rename libgit2 can find is
+        ours' own, between paths the pick does not touch, where the merge keeps ours' entries
+        with or without it."""
+        ch = self._change(sha)
+        if ch is None:
+            return False
+        t = self._tree(ours)
+        return _rename_blind(ch, [_entry_at(t, p) for p in ch[0]])
 
     def _is_cached(self, sha: str, ours: str) -> bool:
         """Whether a prediction of ``sha`` on ``ours`` is known (memo or store) — without computing
@@ -360,7 +408,7 @@ class MergePredictor:
 
     def _renames_detail(self) -> str:
         """The detail of a prediction merged without rename detection although the config asks for it."""
-        return f"renames not detected: {self.renames_off}" if self.flags & int(MergeFlag.FIND_RENAMES) else ""
+        return f"renames not detected: {self.renames_off}" if self.renames_off is not None else ""
 
     def _stored(self, sha: str, key: str, ours: str) -> Prediction | None:
         """The stored answer of ``key`` as a prediction on ``ours``; None when absent or when the
@@ -460,8 +508,14 @@ class MergePredictor:
     def _merge(self, commit: CommitInfo, ours: str) -> tuple[Prediction, dict | None]:
         """Merge here: ``(prediction, merge result at the changed paths | None)``."""
         if self.renames_off is None:
+            flags = self.flags
+            if flags & int(MergeFlag.FIND_RENAMES) and self.rename_blind(commit.sha, ours):
+                # detection cannot change this pick (rename_blind), and it would read every blob
+                # added or deleted on either side: merge without it (same answer, and a snapshot
+                # lacking such a blob fails only where detection matters)
+                flags &= ~int(MergeFlag.FIND_RENAMES)
             try:
-                return self._merge_flags(commit, ours, self.flags, "")
+                return self._merge_flags(commit, ours, flags, "")
             except (KeyError, pygit2.GitError, ValueError) as e:
                 first = e
         else:
@@ -490,7 +544,7 @@ class MergePredictor:
         else:
             idx = repo.merge_trees(ancestor, ours_tree, theirs, flags=flags)
         if idx.conflicts is not None:
-            if flags & int(MergeFlag.FIND_RENAMES) and not detail:
+            if flags & int(MergeFlag.FIND_RENAMES) and not detail and not self.rename_blind(commit.sha, ours):
                 detail = renames.skipped_by_limit(repo, ancestor, ours_tree, theirs, self.rename_limit)
             return Prediction("conflict", conflicted_paths(idx), detail=detail), None
         tree = merged = None

@@ -7,7 +7,8 @@
   scratch repository, :func:`bot.plan.predict.scratch_repo`). ``plan_predictions`` (keyed by the
   whole running tree only) is no longer read;
 * ``plan_pick_paths``: one row per upstream commit — the old and new paths of its diff against
-  its first parent (immutable: what a path-keyed prediction is keyed by);
+  its first parent, those it adds and whether it deletes any (immutable: what a path-keyed
+  prediction is keyed by);
 * ``plan_symbols``: one row per ``<commit>:<path>`` and :data:`SYMBOLS_VERSION` — the names of the
   definitions a commit's hunks touch in that file (JSON list; NULL when the file has no symbols).
 
@@ -29,7 +30,7 @@ ANSWERS = table("plan_answers", {
     "key": str, "commit": str, "outcome": str, "conflicts": str, "merged": str, "result_tree": str, "detail": str,
 }, pk="key", indexes=[("commit",)])
 
-PICK_PATHS = table("plan_pick_paths", {"commit": str, "paths": str}, pk="commit")
+PICK_PATHS = table("plan_pick_paths", {"commit": str, "paths": str, "added": str, "deleted": int}, pk="commit")
 
 SYMBOLS_TABLE = table("plan_symbols", {"key": str, "version": int, "symbols": str}, pk="key")
 
@@ -64,13 +65,13 @@ def save_answers(store: Store, rows: list[dict]) -> None:
         store.db[ANSWERS.name].insert_all(rows, pk="key", replace=True, batch_size=500)
 
 
-def pick_paths_of(store: Store, commits: list[str]) -> dict[str, str]:
-    """``{commit: paths JSON}`` for the cached ones of ``commits``."""
+def pick_paths_of(store: Store, commits: list[str]) -> dict[str, dict]:
+    """``{commit: {paths, added (JSON lists), deleted (0/1)}}`` for the cached ones of ``commits``."""
     out: dict[str, str] = {}
     for chunk in _chunks(commits):
         q = ",".join("?" * len(chunk))
-        for r in store.db.query(f"select \"commit\", paths from plan_pick_paths where \"commit\" in ({q})", chunk):
-            out[r["commit"]] = r["paths"]
+        for r in store.db.query(f"select * from plan_pick_paths where \"commit\" in ({q})", chunk):
+            out[r["commit"]] = r
     return out
 
 

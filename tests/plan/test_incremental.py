@@ -15,14 +15,15 @@ from collections import Counter
 from types import SimpleNamespace
 
 import pygit2
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from pygit2.enums import MergeFlag
 
 from bot.config.forksync import Area
 from bot.git import repo as gitio
 from bot.model import Disposition
 from bot.plan.planner import plan_state
-from bot.plan.predict import MergePredictor, scratch_repo
+from bot.plan.predict import MergePredictor, conflicted_paths, scratch_repo
 from bot.store import Store
 
 FILES = ("lib/a.cpp", "lib/b.cpp", "lib/ws/c.cpp", "python/m.py", "docs/x.md")
@@ -47,6 +48,10 @@ def render(path: str, body: dict[int, str]) -> str:
     return "".join(out)
 
 
+def moved(path: str) -> str:
+    return path.replace(".", "_mv.", 1)
+
+
 class World:
     """One bare repository with both histories; file states are ``{path: {func: value}}``."""
 
@@ -54,7 +59,7 @@ class World:
         self.repo = pygit2.init_repository(str(tmp / "repo.git"), bare=True)
         self.tmp = tmp
         self.n = itertools.count()
-        self.up_state = {p: {} for p in FILES}
+        self.up_state: dict = {p: {} for p in FILES}
         self.base = self.commit(self.up_state, [], "base")
         self.up_tip = self.base
         self.fork_state = {p: dict(b) for p, b in self.up_state.items()}
@@ -93,6 +98,9 @@ class World:
         for path, func, value in edits:
             if value == "DEL":
                 state[path] = None
+            elif value == "MV":          # a rename (an exact one: git and libgit2 pair it)
+                if state.get(path) is not None:
+                    state[moved(path)], state[path] = state[path], None
             elif value == "NEW":
                 state[path] = state.get(path) or {}
             else:
@@ -142,10 +150,31 @@ class World:
         return plan_state(self.state(d), store=Store(d / "plan.sqlite"), workers=1)
 
 
+def merged(repo, anc, ours, theirs, flags: int) -> tuple:
+    idx = repo.merge_trees(anc, ours, theirs, flags=flags)
+    if idx.conflicts is not None:
+        return ("conflict", conflicted_paths(idx))
+    return ("clean", str(idx.write_tree(repo)))
+
+
+def check_rename_blind(w: World) -> None:
+    """Where the predictor merges without rename detection because it cannot change the answer
+    (rename_blind), libgit2 with detection gives the very same merge."""
+    pred = MergePredictor(w.repo, w.fork_tip, rename_detection=True)
+    ours = w.repo[w.fork_tip].peel(pygit2.Commit).tree
+    for sha, _ in w.pending:
+        if pred.rename_blind(sha, str(ours.id)):
+            anc, theirs = pred._pick(sha)
+            assert merged(w.repo, anc, ours, theirs, 0) == merged(w.repo, anc, ours, theirs, int(MergeFlag.FIND_RENAMES))
+            SEEN["rename-blind checked"] += 1
+        else:
+            SEEN["not rename-blind"] += 1
+
+
 SEEN: Counter = Counter()      # how often the interesting cases came up (see the last test)
 
 edit = st.tuples(st.sampled_from(FILES), st.integers(0, FUNCS - 1),
-                 st.one_of(st.sampled_from(["1", "2", "x", "DEL", "NEW"]), st.integers(3, 6).map(str)))
+                 st.one_of(st.sampled_from(["1", "2", "x", "DEL", "NEW", "MV"]), st.integers(3, 6).map(str)))
 commit_edits = st.lists(edit, min_size=1, max_size=2)
 event = st.one_of(
     st.tuples(st.just("push"), st.lists(commit_edits, min_size=1, max_size=4)),
@@ -155,7 +184,13 @@ event = st.one_of(
 )
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+@example(fork_edits=[], first=[[("lib/a.cpp", 1, "7")], [("python/m.py", 0, "1")]],
+         events=[("fork", [("docs/x.md", 0, "5")]), ("push", [[("lib/a.cpp", 2, "3")]]), ("land-first", 1)],
+         rename_detection=False)
+@example(fork_edits=[("lib/b.cpp", 0, "MV")], first=[[("lib/b.cpp", 1, "7")], [("lib/a.cpp", 0, "MV")]],
+         events=[("fork", [("lib/a.cpp", 2, "5")]), ("land-bundle", None), ("push", [[("lib/a_mv.cpp", 2, "3")]])],
+         rename_detection=True)
+@settings(max_examples=25, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                    HealthCheck.too_slow])
 @given(fork_edits=st.lists(edit, max_size=4), first=st.lists(commit_edits, min_size=1, max_size=5),
        events=st.lists(event, min_size=1, max_size=5), rename_detection=st.booleans())
@@ -185,6 +220,8 @@ def test_a_replan_after_pushes_and_landings_equals_a_plan_from_scratch(tmp_path_
             w.fork_commit(arg)
         run = w.plan_incremental()
         scratch = w.plan_scratch()
+        if rename_detection:
+            check_rename_blind(w)
         assert run.plan == scratch.plan, kind
         assert run.merges <= scratch.merges
         touched = {p for _, edits in w.pending for p, _, _ in edits}
@@ -229,8 +266,12 @@ def test_an_answer_survives_a_landing_elsewhere_and_not_one_that_reaches_its_pat
 
 
 def test_keys_hold_the_rename_limit_and_version_where_renames_are_detected(tmp_path):
+    """A pick rename detection can change (it deletes a file) is keyed by the whole running tree,
+    the merge flags, the rename limit and the version; a rename-blind pick (modifies a file ours
+    holds) by its paths' entries, as without detection."""
     w = World(tmp_path, rename_detection=True)
-    (sha,) = w.push([[("lib/a.cpp", 1, "7")]])
+    (blind,) = w.push([[("lib/a.cpp", 1, "7")]])
+    (sha,) = w.push([[("lib/b.cpp", 0, "MV")]])
     repo = scratch_repo(w.repo.path, w.cache)
     tree = str(repo[w.fork_tip].peel(pygit2.Commit).tree_id)
     on = MergePredictor(repo, w.fork_tip, rename_detection=True, rename_limit=7000)
@@ -241,6 +282,12 @@ def test_keys_hold_the_rename_limit_and_version_where_renames_are_detected(tmp_p
     assert off.key(sha, tree).startswith(f"p2:{sha}:")
     # without rename detection the limit is never read: the same key whatever it is
     assert off.key(sha, tree) == MergePredictor(repo, w.fork_tip, rename_detection=False).key(sha, tree)
+    assert not on.rename_blind(sha, tree) and on.rename_blind(blind, tree)
+    assert on.key(blind, tree) == low.key(blind, tree) == off.key(blind, tree)
+    # the fork renamed lib/a.cpp: upstream's change to it is no longer rename-blind
+    w.fork_commit([("lib/a.cpp", 0, "MV")])
+    moved_tree = str(repo[w.fork_tip].peel(pygit2.Commit).tree_id)
+    assert not on.rename_blind(blind, moved_tree) and on.key(blind, moved_tree).startswith("t2:")
     low.predict(gitio.commit_info(w.repo, sha))
     assert low.renames_off is None and low.merges == 1
     store_pred = MergePredictor(repo, w.fork_tip, rename_detection=True, rename_limit=7000, store=w.store)
@@ -257,3 +304,4 @@ def test_the_property_test_met_the_cases_it_is_about():
     if not SEEN:
         return      # run alone (-k): nothing to check
     assert SEEN["reused after a landing or fork commit"] > 0 and SEEN["fork elsewhere"] > 0, SEEN
+    assert SEEN["rename-blind checked"] > 0 and SEEN["not rename-blind"] > 0, SEEN
