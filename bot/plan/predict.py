@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from pathlib import Path
 
 import pygit2
@@ -243,6 +244,7 @@ class MergePredictor:
         self._picks: list[tuple[str, frozenset[str]]] = []   # (running tree before, paths) per advance
         self._trees: dict[str, object] = {}
         self.helper_merges = 0   # predictions taken from the helper's merges
+        self.merge_seconds = 0.0  # wall time of the merges computed here (benchmarks)
 
     def use_helper(self, helper) -> None:
         """Let ``helper`` (a :class:`~bot.plan.helper.PlanHelper` on this repository) merge
@@ -455,7 +457,9 @@ class MergePredictor:
             return hit
         got = self._from_helper(commit, ours) if self._helper_applies() else None
         if got is None:
+            t0 = time.perf_counter()
             got = self._merge(commit, ours)
+            self.merge_seconds += time.perf_counter() - t0
         else:
             self.helper_merges += 1
         pred, merged = got
