@@ -78,6 +78,7 @@ def plan_state(state, *, store: Store | None = None, progress: Callable[[int, in
                                        rename_limit=cfg.rename_limit)
     pred.preload([c.sha for c in pending])
     symbols = SymbolIndex(repo, store=store)
+    symbols.preload(pending, [s for a in cfg.areas if a.divergent for s in a.symbols])
     helper = PlanHelper(repo.path) if workers > 1 and predictor is None and len(pending) >= helper_min else None
     if helper is not None:
         pred.use_helper(helper)

@@ -430,10 +430,13 @@ class MergePredictor:
         detail = self._renames_detail()
         if outcome == "conflict":
             return Prediction(outcome, conflicts, detail=detail)
-        merged = {p: (tuple(e) if e else None) for p, e in json.loads(r["merged"]).items()}
-        if any(e is not None and e[0] not in self.repo for e in merged.values()):
-            return None
-        tree = _apply(self.repo, ours, merged)
+        if r["ours_tree"] == ours and r["result_tree"] and r["result_tree"] in self.repo:
+            tree = r["result_tree"]          # computed on this very tree before
+        else:
+            if any(oid not in self.repo for oid in json.loads(r["made"] or "[]")):
+                return None                  # the scratch repository lost a blob the merge wrote
+            merged = {p: (tuple(e) if e else None) for p, e in json.loads(r["merged"]).items()}
+            tree = _apply(self.repo, ours, merged)
         if tree is None:
             return None
         return Prediction("empty" if tree == ours else "clean", result_tree=tree, detail=detail)
@@ -477,10 +480,18 @@ class MergePredictor:
         by_paths = key.startswith("p")
         if by_paths and pred.outcome in ("clean", "empty") and merged is None:
             return
+        made: list[str] = []
+        if by_paths and merged:
+            theirs, mine = self._pick(sha)[1], self._tree(ours)
+            for p, e in merged.items():
+                if e is not None and all(t is None or len(t) != 2 or str(t[0]) != e[0]
+                                         for t in (_entry_at(theirs, p), _entry_at(mine, p))):
+                    made.append(e[0])         # neither side's blob: a content merge wrote it
         self._pending.append({
             "key": key, "commit": sha, "outcome": pred.outcome, "conflicts": json.dumps(list(pred.conflicts)),
             "merged": json.dumps(merged) if by_paths and merged is not None else "",
-            "result_tree": "" if by_paths else (pred.result_tree or ""),
+            "made": json.dumps(made), "ours_tree": ours,
+            "result_tree": pred.result_tree or "",
             "detail": pred.detail if not by_paths or pred.outcome == "unknown" else ""})
 
     def _from_helper(self, commit: CommitInfo, ours: str) -> tuple[Prediction, dict | None] | None:

@@ -2,13 +2,16 @@
 
 * ``plan_answers``: one row per prediction key (:meth:`bot.plan.predict.MergePredictor.key`) —
   the outcome of the cherry-pick's 3-way merge, its conflicting paths, and either the merge
-  result at the paths the pick changes (``merged``, for keys made of those paths' entries) or the
-  result tree (``result_tree``, for keys made of the whole running tree; the tree itself is in the
-  scratch repository, :func:`bot.plan.predict.scratch_repo`). ``plan_predictions`` (keyed by the
+  result at the paths the pick changes (``merged``, for keys made of those paths' entries; ``made``:
+  the blobs the merge wrote, which only the scratch repository holds; ``ours_tree``/``result_tree``:
+  the last tree it was computed on and its result, reused as is on that same tree) or the result
+  tree (``result_tree``, for keys made of the whole running tree; trees are in the scratch
+  repository, :func:`bot.plan.predict.scratch_repo`). ``plan_predictions`` (keyed by the
   whole running tree only) is no longer read;
 * ``plan_pick_paths``: one row per upstream commit — the old and new paths of its diff against
   its first parent, those it adds and whether it deletes any (immutable: what a path-keyed
   prediction is keyed by);
+* ``plan_prechecks``: the files where no divergent-area symbol pattern can match (no parse needed);
 * ``plan_symbols``: one row per ``<commit>:<path>`` and :data:`SYMBOLS_VERSION` — the names of the
   definitions a commit's hunks touch in that file (JSON list; NULL when the file has no symbols).
 
@@ -27,12 +30,17 @@ PREDICTIONS = table("plan_predictions", {
 }, pk="key")
 
 ANSWERS = table("plan_answers", {
-    "key": str, "commit": str, "outcome": str, "conflicts": str, "merged": str, "result_tree": str, "detail": str,
+    "key": str, "commit": str, "outcome": str, "conflicts": str, "merged": str, "made": str, "ours_tree": str,
+    "result_tree": str, "detail": str,
 }, pk="key", indexes=[("commit",)])
 
 PICK_PATHS = table("plan_pick_paths", {"commit": str, "paths": str, "added": str, "deleted": int}, pk="commit")
 
 SYMBOLS_TABLE = table("plan_symbols", {"key": str, "version": int, "symbols": str}, pk="key")
+
+#: ``<patterns digest>:<commit>:<path>`` where the textual pre-check proved that no divergent-area
+#: symbol pattern can match a symbol the commit touches in that file (``SymbolIndex.may_match``)
+PRECHECKS = table("plan_prechecks", {"key": str}, pk="key")
 
 
 def has_answers(store: Store) -> bool:
@@ -106,3 +114,17 @@ def symbols_rows(store: Store, keys: list[str]) -> dict[str, str | None]:
 def save_symbols(store: Store, rows: list[dict]) -> None:
     with store.lock:
         store.db[SYMBOLS_TABLE.name].insert_all(rows, pk="key", replace=True, batch_size=500)
+
+
+def prechecks_of(store: Store, keys: list[str]) -> set[str]:
+    """The ones of ``keys`` recorded in ``plan_prechecks``."""
+    out: set[str] = set()
+    for chunk in _chunks(keys):
+        q = ",".join("?" * len(chunk))
+        out.update(r["key"] for r in store.db.query(f"select key from plan_prechecks where key in ({q})", chunk))
+    return out
+
+
+def save_prechecks(store: Store, keys: list[str]) -> None:
+    with store.lock:
+        store.db[PRECHECKS.name].insert_all([{"key": k} for k in keys], pk="key", replace=True, batch_size=500)

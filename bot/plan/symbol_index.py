@@ -5,6 +5,7 @@ incremental re-parsing, and the store-backed result cache (table ``plan_symbols`
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections import OrderedDict
@@ -35,6 +36,9 @@ class SymbolIndex:
             if not plan_store.has_symbols(store):
                 self.store_empty = True   # a cold cache: rows are only written (by flush), never read
         self._cache: dict[tuple[str, str], frozenset[str] | None] = {}
+        self._loaded: set[str] = set()          # commits whose stored symbols are all in _cache (preload)
+        self._no_match: dict[str, set[tuple[str, str]]] = {}   # patterns digest -> (commit, path) pre-checked out
+        self._new_no_match: list[str] = []      # plan_prechecks keys not yet written
         self._pending: list[dict] = []          # rows not yet written to the store (see flush)
         self._trees: OrderedDict[tuple, tuple[bytes, object]] = OrderedDict()
         self._blobs: OrderedDict[object, bytes | None] = OrderedDict()   # blob id -> text
@@ -120,11 +124,25 @@ class SymbolIndex:
         the old or new text of the file (or ``<anonymous>`` / ``<top-level>``); the pattern with its
         anchors removed must then match that text. Other patterns, unsupported languages, missing
         blobs or non-UTF-8 text: True (ask the parser)."""
-        relaxed = _relaxed_any(tuple(patterns))
+        patterns = tuple(patterns)
+        relaxed = _relaxed_any(patterns)
         if relaxed is None or self._known(commit.sha, path):
             return True             # (known symbols: a lookup is cheaper than the pre-check)
         if relaxed is False:
             return False
+        d = _patterns_digest(patterns)
+        out = self._no_match.setdefault(d, set())
+        if (commit.sha, path) in out:
+            return False
+        if self._may_match(commit, path, relaxed):
+            return True
+        out.add((commit.sha, path))
+        if self.store is not None:
+            self._new_no_match.append(f"{d}:{commit.sha}:{path}")
+        return False
+
+    def _may_match(self, commit: CommitInfo, path: str, relaxed) -> bool:
+        """:meth:`may_match`'s textual test (its blob reads and searches)."""
         fc = next((f for f in commit.files if path in f.paths), None)
         if fc is None or language_for(fc.path) is None:
             return True
@@ -142,11 +160,31 @@ class SymbolIndex:
                 return True
         return any(_search_any(relaxed, t) for t in texts)
 
+    def preload(self, commits, patterns=()) -> None:
+        """Read the stored symbols of every file of ``commits`` (and the pre-check results for
+        ``patterns``) in bulk: a re-plan asks for many of them, one query each otherwise."""
+        if self.store is None:
+            return
+        todo = [c for c in commits if c.sha not in self._loaded]
+        keys = [f"{c.sha}:{p}" for c in todo for p in sorted(c.paths)]
+        if not self.store_empty and keys:
+            for k, v in plan_store.symbols_rows(self.store, keys).items():
+                sha, path = k.split(":", 1)
+                self._cache[(sha, path)] = None if v is None else frozenset(json.loads(v))
+        self._loaded.update(c.sha for c in todo)
+        if patterns and keys:
+            d = _patterns_digest(tuple(patterns))
+            found = plan_store.prechecks_of(self.store, [f"{d}:{k}" for k in keys])
+            got = self._no_match.setdefault(d, set())
+            for k in found:
+                _, sha, path = k.split(":", 2)
+                got.add((sha, path))
+
     def _known(self, sha: str, path: str) -> bool:
         """Whether the symbols of ``(sha, path)`` are cached (memory or store); loads a store row."""
         if (sha, path) in self._cache:
             return True
-        if self.store is None or self.store_empty:
+        if self.store is None or self.store_empty or sha in self._loaded:
             return False
         row = plan_store.symbols_row(self.store, f"{sha}:{path}")
         if row is not None:
@@ -221,7 +259,12 @@ class SymbolIndex:
     def flush(self) -> None:
         """Write the symbols computed since the last flush to the store, in one transaction (the
         store syncs every commit to disk: one write per file would cost a disk flush each)."""
-        if self.store is None or not self._pending:
+        if self.store is None:
+            return
+        if self._new_no_match:
+            keys, self._new_no_match = self._new_no_match, []
+            plan_store.save_prechecks(self.store, keys)
+        if not self._pending:
             return
         rows, self._pending = self._pending, []
         plan_store.save_symbols(self.store, rows)
@@ -292,3 +335,10 @@ def _prefetch_worker(args):
     path, chunk = args
     idx = SymbolIndex(pygit2.Repository(path))
     return [((c.sha, fc.path), idx.file_symbols(c, fc)) for c, fc in chunk]
+
+
+@lru_cache(maxsize=64)
+def _patterns_digest(patterns: tuple[str, ...]) -> str:
+    """A short stable digest of the area symbol patterns (and the symbol version): the key of the
+    pre-check's stored answers, which hold only for those patterns."""
+    return hashlib.blake2b(json.dumps([SYMBOLS_VERSION, *patterns]).encode(), digest_size=8).hexdigest()
