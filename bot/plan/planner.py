@@ -98,4 +98,5 @@ def plan_state(state, *, store: Store | None = None, progress: Callable[[int, in
     return PlanRun(plan, pending, merges=pred.merges, cache_hits=pred.cache_hits,
                    parsed_files=symbols.parsed_files, seconds=time.perf_counter() - t0,
                    extra={"helper": helper.stats() if helper else None, "helper_merges": pred.helper_merges,
-                          "merge_seconds": pred.merge_seconds, "parses": symbols.parses})
+                          "merge_seconds": pred.merge_seconds, "merge_cpu": pred.merge_cpu,
+                          "parses": symbols.parses, "symbol_cpu": symbols.symbol_cpu})

@@ -46,6 +46,10 @@ from bot.store import Store
 #: version is part of every key, :meth:`MergePredictor.key`)
 PREDICT_VERSION = 2
 
+#: the stored outcome of a merge that failed *with* rename detection (a blob it had to read is
+#: missing): its detail is the reason rename detection was dropped (``MergePredictor.renames_off``)
+RENAMES_FAILED = "renames-failed"
+
 
 def scratch_repo(source_git_dir: str | os.PathLike, cache_dir: str | os.PathLike) -> pygit2.Repository:
     """A bare repository under ``cache_dir/predict-<name>.git`` that reads ``source_git_dir``'s
@@ -141,6 +145,19 @@ def _apply(repo: pygit2.Repository, ours, entries: dict) -> str | None:
     return None if oid is None else str(oid)
 
 
+def _change_of_info(info: CommitInfo) -> tuple | None:
+    """:meth:`MergePredictor._change` read from a commit's analysed files (``git log -p``, one
+    ``diff --git`` block per changed path, also for mode-only changes, binary files and
+    submodules; with ``-M`` a rename is one block naming both paths): no tree diff needed. None
+    where those files may not be the diff against the first parent: merges (git shows them no
+    diff), commits analysed from trees for missing objects, and commits with no files."""
+    if len(info.parents) != 1 or info.missing or not info.files:
+        return None
+    added = frozenset(f.path for f in info.files if f.status in ("A", "R", "C"))
+    deleted = any(f.status in ("D", "R") for f in info.files)
+    return (tuple(sorted(info.paths)), added, deleted)
+
+
 def _rename_blind(change: tuple, entries: list) -> bool:
     """:meth:`MergePredictor.rename_blind` for a pick's ``change`` (paths, added, any deleted) and
     ours' ``entries`` (:func:`_entry_at`) at its paths."""
@@ -234,6 +251,7 @@ class MergePredictor:
         self._loaded: set[str] = set()          # commits whose stored answers are all in _rows
         self._paths: dict[str, tuple | None] = {}   # commit -> (changed paths, added ones, any deleted) | None
         self._commit_trees: dict[str, tuple] = {}             # commit -> (ancestor tree, commit tree)
+        self._infos: dict[str, CommitInfo] = {}               # commit -> its CommitInfo (predict, hint)
         self._pending: list[dict] = []          # rows not yet written to the store (see flush)
         self._new_paths: list[dict] = []        # plan_pick_paths rows not yet written
         self.merges = 0          # real merges computed (cache misses)
@@ -245,6 +263,7 @@ class MergePredictor:
         self._trees: dict[str, object] = {}
         self.helper_merges = 0   # predictions taken from the helper's merges
         self.merge_seconds = 0.0  # wall time of the merges computed here (benchmarks)
+        self.merge_cpu = 0.0      # and their CPU time (this process)
 
     def use_helper(self, helper) -> None:
         """Let ``helper`` (a :class:`~bot.plan.helper.PlanHelper` on this repository) merge
@@ -266,6 +285,7 @@ class MergePredictor:
             return 0
         tasks, since = [], {}
         for c in commits:
+            self._infos.setdefault(c.sha, c)
             base = self._hinted.get(c.sha)
             if base == self.running_tree:
                 continue
@@ -337,6 +357,11 @@ class MergePredictor:
         against its first parent (no rename detection: a rename is a deletion and an addition)."""
         if sha in self._paths:
             return self._paths[sha]
+        info = self._infos.get(sha)
+        ch = _change_of_info(info) if info is not None else None
+        if ch is not None:                      # the analysed files say it: no tree diff
+            self._paths[sha] = ch
+            return ch
         try:
             ancestor, theirs = self._pick(sha)
             paths, added, deleted = set(), set(), False
@@ -421,6 +446,13 @@ class MergePredictor:
         if r is None:
             return None
         outcome, conflicts = r["outcome"], tuple(json.loads(r["conflicts"] or "[]"))
+        if outcome == RENAMES_FAILED:
+            if not self._renames_on():
+                return None
+            # this very merge (same tree, commit, flags and limit) failed with rename detection
+            # before: drop it now, as merging again would, and read the answer without it
+            self.renames_off = r["detail"]
+            return self._stored(sha, self.key(sha, ours), ours)
         if not key.startswith("p"):
             if r["result_tree"] and r["result_tree"] not in self.repo:
                 return None
@@ -450,6 +482,7 @@ class MergePredictor:
         """The outcome of picking ``commit`` onto ``tree`` (a tree id, e.g. a chain's running tree:
         a clean prediction's ``result_tree``); cached like :meth:`predict`."""
         ours = tree
+        self._infos.setdefault(commit.sha, commit)
         hit = self._memo.get((ours, commit.sha))
         if hit is None and self.store is not None and not self.store_empty and (
                 commit.sha not in self._loaded or commit.sha in self._row_commits):
@@ -460,9 +493,10 @@ class MergePredictor:
             return hit
         got = self._from_helper(commit, ours) if self._helper_applies() else None
         if got is None:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             got = self._merge(commit, ours)
             self.merge_seconds += time.perf_counter() - t0
+            self.merge_cpu += time.process_time() - c0
         else:
             self.helper_merges += 1
         pred, merged = got
@@ -544,6 +578,11 @@ class MergePredictor:
                                         f"renames not detected: {self.renames_off or _short_error(first)}")
                 if self.renames_off is None:
                     self.renames_off = _short_error(first)
+                    if self.store is not None:    # remembered: a re-plan on this tree drops it without merging
+                        self._pending.append({
+                            "key": f"t{PREDICT_VERSION}:{ours}:{commit.sha}:{self.flags}:{self.rename_limit}",
+                            "commit": commit.sha, "outcome": RENAMES_FAILED, "conflicts": "[]", "merged": "",
+                            "made": "[]", "ours_tree": ours, "result_tree": "", "detail": self.renames_off})
                 return got
             except (KeyError, pygit2.GitError, ValueError) as e:
                 first = e

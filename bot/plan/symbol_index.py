@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
 from collections import OrderedDict
 from functools import lru_cache
 
@@ -46,6 +47,7 @@ class SymbolIndex:
         self._tree_cache_size = tree_cache_size
         self.parsed_files = 0        # file changes whose symbols were computed
         self.parses = 0              # tree-sitter parses run (a blob parsed once serves both sides)
+        self.symbol_cpu = 0.0        # CPU seconds computing symbols (blob reads, parses, lookups; benchmarks)
         self.incremental_parses = 0  # of which incremental (from another version of the file)
         self.incremental = True
         self._last: dict[tuple[str, str], tuple[bytes, object]] = {}
@@ -196,6 +198,7 @@ class SymbolIndex:
         key = (commit.sha, fc.path)
         if self._known(*key):                   # memory, else a store row (loaded into memory)
             return self._cache[key]
+        c0 = time.process_time()
         old = new = None
         if language_for(fc.path) is not None:
             if fc.status != "A" and commit.parents:
@@ -210,6 +213,7 @@ class SymbolIndex:
         if self.store is not None:
             self._pending.append({"key": f"{commit.sha}:{fc.path}", "version": SYMBOLS_VERSION,
                                   "symbols": None if res is None else json.dumps(sorted(res))})
+        self.symbol_cpu += time.process_time() - c0
         return res
 
     def prefetch(self, items, workers: int = 2, min_parallel: int = 64) -> int:

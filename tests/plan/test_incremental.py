@@ -11,6 +11,7 @@ persistent store must equal a plan made from scratch, and a push alone merges on
 from __future__ import annotations
 
 import itertools
+import os
 from collections import Counter
 from types import SimpleNamespace
 
@@ -305,3 +306,23 @@ def test_the_property_test_met_the_cases_it_is_about():
         return      # run alone (-k): nothing to check
     assert SEEN["reused after a landing or fork commit"] > 0 and SEEN["fork elsewhere"] > 0, SEEN
     assert SEEN["rename-blind checked"] > 0 and SEEN["not rename-blind"] > 0, SEEN
+
+
+def test_a_rename_detection_dropped_for_a_missing_blob_is_remembered(tmp_path):
+    """The fork deleted a file and added one whose blob this snapshot lacks: libgit2's rename
+    detection reads it and fails, so the predictor drops detection at the first pick where it
+    matters (here a rename: it deletes a file). A re-plan over the same tree drops it from the store
+    as the merge would — no merge, the same plan (with its "renames not detected" notes) as from
+    scratch."""
+    w = World(tmp_path, rename_detection=True)
+    w.fork_commit([("docs/x.md", 0, "DEL"), ("docs/y.md", 0, "zz")])
+    blob = w.repo[w.fork_tip].peel(pygit2.Commit).tree["docs/y.md"].id
+    os.remove(os.path.join(w.repo.path, "objects", str(blob)[:2], str(blob)[2:]))
+    w.push([[("python/m.py", 1, "7")], [("python/m.py", 0, "MV")], [("python/m_mv.py", 2, "4")]])
+    first = w.plan_incremental()
+    notes = [i.reason for u in first.plan.units for i in u.items]
+    assert notes[0] == "predicted clean pick onto the fork tip + 0 earlier bundle picks"
+    assert all("renames not detected: " in r for r in notes[1:]), notes
+    again = w.plan_incremental()
+    assert (again.merges, again.cache_hits) == (0, 3)
+    assert again.plan == first.plan == w.plan_scratch().plan
