@@ -8,6 +8,7 @@ On a ``git clone --bare --shared`` copy of the fork (so the landing can write), 
    process; CPU time by ``time.process_time``, wall by ``perf_counter``);
 2. cold: ``plan_state`` in **one process** (``workers=1``) with empty caches  vs  the bare loop;
 3. warm: ``plan_state`` again (caches filled);
+3b. ``--then DATE…``: plans as of later days with the same caches (both tips move);
 4. push: upstream tip ``U0`` + ``--push`` first-parent commits; re-plan with the caches; the
    time it spent in merges (``merge_seconds``, the new commits' merges and any whose inputs
    changed) is reported apart from the rest (target: rest ≤ 300 ms);
@@ -94,6 +95,9 @@ def main(argv=None) -> int:
     ap.add_argument("--push", type=int, default=10, help="upstream commits in the push")
     ap.add_argument("--renames", choices=["on", "off", "config"], default="off")
     ap.add_argument("--no-check", dest="check", action="store_false", help="skip the from-scratch plans")
+    ap.add_argument("--then", nargs="*", default=[], metavar="DATE",
+                    help="after the as-of plan, plan as of each DATE in turn with the same caches (fork and "
+                         "upstream tips of that day, as `forksync plan --as-of` does)")
     args = ap.parse_args(argv)
 
     tmp = tempfile.mkdtemp(prefix="forksync-bench-incr-")
@@ -131,6 +135,21 @@ def main(argv=None) -> int:
     warm, w_wall, w_cpu = timed(s0, store)
     assert warm.plan == cold.plan, "a warm re-plan must give the same plan"
     print(describe("warm", warm, w_wall, w_cpu))
+
+    # later days, as `forksync plan --as-of DATE` after the plans of the days before
+    for day in args.then:
+        t0 = time.perf_counter()
+        sd = load_state(cfg, store=ingest, as_of=day, record=False, fetch=False)
+        t_ld = time.perf_counter() - t0
+        pend = pending_commits(sd)
+        run, d_wall, d_cpu = timed(sd, store)
+        print(f"as of {day}: upstream {sd.upstream_tip[:12]}, fork {sd.fork_tip[:12]}; {len(pend)} pending; "
+              f"load_state {t_ld:.2f} s excluded")
+        print("  " + describe("re-plan", run, d_wall, d_cpu))
+        if args.check:
+            scratch = plan_state(sd, store=Store(os.path.join(tmp, f"scratch-{day}.sqlite")), workers=1)
+            assert scratch.plan == run.plan, f"the re-plan as of {day} differs from a plan from scratch"
+            print(f"  = the plan from scratch ({scratch.merges} merges, {scratch.seconds:.2f} s)")
 
     # a push: the next --push first-parent commits of upstream
     later = gitio.rev_list(repo, args.upstream_ref, [u0], first_parent=True)    # oldest first
