@@ -8,14 +8,15 @@ On a ``git clone --bare --shared`` copy of the fork (so the landing can write), 
    process; CPU time by ``time.process_time``, wall by ``perf_counter``);
 2. cold: ``plan_state`` in **one process** (``workers=1``) with empty caches  vs  the bare loop;
 3. warm: ``plan_state`` again (caches filled);
-3b. ``--then DATE…``: plans as of later days with the same caches (both tips move);
 4. push: upstream tip ``U0`` + ``--push`` first-parent commits; re-plan with the caches; the
    time it spent in merges (``merge_seconds``, the new commits' merges and any whose inputs
    changed) is reported apart from the rest (target: rest ≤ 300 ms);
 5. landing: the re-plan's first bundle is applied (``apply_unit``) and the fork tip moves to
    its tip (as a fast-forward merge of the bundle's PR would); re-plan (target: rest ≤ 1 s);
-6. ``--check`` (default): steps 4 and 5 are planned again from scratch (empty caches) and the
-   plans must be equal.
+6. ``--then DATE…``: plans as of later days with the same caches (both tips move), as
+   ``forksync plan --as-of DATE`` after the plans of the days before;
+7. ``--check`` (default): every re-plan of steps 4–6 is planned again from scratch (empty
+   caches) and the plans must be equal.
 
 Ledger loading (``load_state``) is excluded and printed separately. Load average and process CPU
 time (``time.process_time`` and ``resource.getrusage``) are printed beside each figure.
@@ -136,21 +137,6 @@ def main(argv=None) -> int:
     assert warm.plan == cold.plan, "a warm re-plan must give the same plan"
     print(describe("warm", warm, w_wall, w_cpu))
 
-    # later days, as `forksync plan --as-of DATE` after the plans of the days before
-    for day in args.then:
-        t0 = time.perf_counter()
-        sd = load_state(cfg, store=ingest, as_of=day, record=False, fetch=False)
-        t_ld = time.perf_counter() - t0
-        pend = pending_commits(sd)
-        run, d_wall, d_cpu = timed(sd, store)
-        print(f"as of {day}: upstream {sd.upstream_tip[:12]}, fork {sd.fork_tip[:12]}; {len(pend)} pending; "
-              f"load_state {t_ld:.2f} s excluded")
-        print("  " + describe("re-plan", run, d_wall, d_cpu))
-        if args.check:
-            scratch = plan_state(sd, store=Store(os.path.join(tmp, f"scratch-{day}.sqlite")), workers=1)
-            assert scratch.plan == run.plan, f"the re-plan as of {day} differs from a plan from scratch"
-            print(f"  = the plan from scratch ({scratch.merges} merges, {scratch.seconds:.2f} s)")
-
     # a push: the next --push first-parent commits of upstream
     later = gitio.rev_list(repo, args.upstream_ref, [u0], first_parent=True)    # oldest first
     u1 = later[min(args.push, len(later)) - 1]
@@ -186,6 +172,21 @@ def main(argv=None) -> int:
         scratch = plan_state(s2, store=Store(os.path.join(tmp, "scratch2.sqlite")), workers=1)
         assert scratch.plan == landed.plan, "the re-plan after a landing differs from a plan from scratch"
         print(f"  = the plan from scratch ({scratch.merges} merges, {scratch.seconds:.2f} s)")
+    # later days, as `forksync plan --as-of DATE` after the plans of the days before
+    for day in args.then:
+        t0 = time.perf_counter()
+        sd = load_state(cfg, store=ingest, as_of=day, record=False, fetch=False)
+        t_ld = time.perf_counter() - t0
+        pend = pending_commits(sd)
+        run, d_wall, d_cpu = timed(sd, store)
+        print(f"as of {day}: upstream {sd.upstream_tip[:12]}, fork {sd.fork_tip[:12]}; {len(pend)} pending; "
+              f"load_state {t_ld:.2f} s excluded")
+        print("  " + describe("re-plan", run, d_wall, d_cpu))
+        if args.check:
+            scratch = plan_state(sd, store=Store(os.path.join(tmp, f"scratch-{day}.sqlite")), workers=1)
+            assert scratch.plan == run.plan, f"the re-plan as of {day} differs from a plan from scratch"
+            print(f"  = the plan from scratch ({scratch.merges} merges, {scratch.seconds:.2f} s)")
+
     return 0
 
 
