@@ -68,43 +68,4 @@ def edit_tree(repo: pygit2.Repository, tree, updates: dict):
     return tb.write()
 
 
-class TreeReader:
-    """Path lookups in trees through a cache of subtree objects by id. ``tree[path]`` makes
-    libgit2 read every subtree on the way from the object database again (through alternates and
-    packs: ≈ 0.5 ms a path on the Triton fork); consecutive commits and running trees share most
-    subtrees, so walking cached subtree objects by name is much cheaper. Same answers."""
-
-    def __init__(self, repo: pygit2.Repository, size: int = 8192):
-        self.repo = repo
-        self.size = size
-        self._trees: dict = {}
-
-    def tree(self, oid):
-        """The tree object ``oid`` (cached; the cache is emptied when it holds ``size`` trees)."""
-        t = self._trees.get(oid)
-        if t is None:
-            if len(self._trees) >= self.size:
-                self._trees.clear()
-            t = self._trees[oid] = self.repo[oid]
-        return t
-
-    def entry_at(self, tree, path: str):
-        """What ``tree`` holds at ``path``: ``(id, mode)``; else the first non-directory entry on the
-        way to it (``("blocked", prefix, id, mode)``: a file where a directory would be); else None."""
-        parts = path.split("/")
-        cur = tree
-        last = len(parts) - 1
-        for i, name in enumerate(parts):
-            try:
-                e = cur[name]
-            except KeyError:
-                return None
-            if i == last:
-                return (e.id, e.filemode)
-            if e.filemode != TREE_MODE:
-                return ("blocked", "/".join(parts[:i + 1]), e.id, e.filemode)
-            cur = self.tree(e.id)
-        return None
-
-
-__all__ = ["TREE_MODE", "TreeReader", "edit_entries", "edit_tree"]
+__all__ = ["TREE_MODE", "edit_entries", "edit_tree"]

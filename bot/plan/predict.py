@@ -35,7 +35,7 @@ from pygit2.enums import DeltaStatus, MergeFlag
 
 from bot.config import renames
 from bot.config.renames import DEFAULT_RENAME_LIMIT
-from bot.config.trees import TREE_MODE, TreeReader, edit_entries
+from bot.config.trees import TREE_MODE, edit_entries
 from bot.model import CommitInfo
 from bot.plan import store as plan_store
 from bot.plan.partition import Prediction
@@ -252,7 +252,6 @@ class MergePredictor:
         self._paths: dict[str, tuple | None] = {}   # commit -> (changed paths, added ones, any deleted) | None
         self._commit_trees: dict[str, tuple] = {}             # commit -> (ancestor tree, commit tree)
         self._infos: dict[str, CommitInfo] = {}               # commit -> its CommitInfo (predict, hint)
-        self._reader = TreeReader(repo)                       # path lookups through cached subtrees
         self._pending: list[dict] = []          # rows not yet written to the store (see flush)
         self._new_paths: list[dict] = []        # plan_pick_paths rows not yet written
         self.merges = 0          # real merges computed (cache misses)
@@ -401,7 +400,7 @@ class MergePredictor:
         ch = self._change(sha)
         if ch is not None:
             t = self._tree(ours)
-            entries = [self._reader.entry_at(t, p) for p in ch[0]]
+            entries = [_entry_at(t, p) for p in ch[0]]
             if not self._renames_on() or _rename_blind(ch, entries):
                 h = hashlib.blake2b(digest_size=16)
                 for p, e in zip(ch[0], entries):
@@ -423,7 +422,7 @@ class MergePredictor:
         if ch is None:
             return False
         t = self._tree(ours)
-        return _rename_blind(ch, [self._reader.entry_at(t, p) for p in ch[0]])
+        return _rename_blind(ch, [_entry_at(t, p) for p in ch[0]])
 
     def _is_cached(self, sha: str, ours: str) -> bool:
         """Whether a prediction of ``sha`` on ``ours`` is known (memo or store) — without computing

@@ -12,7 +12,6 @@ import time
 from collections import OrderedDict
 from functools import lru_cache
 
-from bot.config.trees import TREE_MODE, TreeReader
 from bot.model import CommitInfo, FileChange
 from bot.plan import store as plan_store
 from bot.plan.store import SYMBOLS_VERSION
@@ -45,7 +44,6 @@ class SymbolIndex:
         self._trees: OrderedDict[tuple, tuple[bytes, object]] = OrderedDict()
         self._blobs: OrderedDict[object, bytes | None] = OrderedDict()   # blob id -> text
         self._commit_trees: dict[str, object] = {}    # commit sha -> its tree (a lookup costs ~0.1 ms)
-        self._reader = TreeReader(repo)               # path lookups through cached subtrees
         self._tree_cache_size = tree_cache_size
         self.parsed_files = 0        # file changes whose symbols were computed
         self.parses = 0              # tree-sitter parses run (a blob parsed once serves both sides)
@@ -100,14 +98,11 @@ class SymbolIndex:
             tree = self._commit_trees.get(commit_sha)
             if tree is None:
                 tree = self._commit_trees[commit_sha] = self.repo.get(commit_sha).tree
-            e = self._reader.entry_at(tree, path)
+            oid = tree[path].id
         except (KeyError, AttributeError, ValueError):
             return None
         except Exception:   # pygit2.GitError for missing objects
             return None
-        if e is None or len(e) != 2 or e[1] == TREE_MODE:
-            return None        # absent, behind a file, or a directory
-        oid = e[0]
         if oid in self._blobs:
             self._blobs.move_to_end(oid)
             return self._blobs[oid]

@@ -326,19 +326,3 @@ def test_a_rename_detection_dropped_for_a_missing_blob_is_remembered(tmp_path):
     again = w.plan_incremental()
     assert (again.merges, again.cache_hits) == (0, 3)
     assert again.plan == first.plan == w.plan_scratch().plan
-
-
-def test_the_tree_readers_lookups_equal_libgit2s_path_lookups(tmp_path):
-    """TreeReader walks cached subtrees by name; it must answer what a path lookup in the tree
-    answers: an entry, a file blocking the way, a directory's own entry, or nothing."""
-    from bot.config.trees import TreeReader
-    from bot.plan.predict import _entry_at
-
-    w = World(tmp_path, rename_detection=False)
-    w.fork_commit([("lib/ws/c.cpp", 0, "MV"), ("docs/x.md", 1, "DEL")])
-    reader = TreeReader(w.repo, size=2)          # tiny: the cache is emptied along the way
-    for sha in (w.base, w.fork_tip):
-        tree = w.repo[sha].peel(pygit2.Commit).tree
-        for p in ("lib/a.cpp", "lib/ws/c.cpp", "lib/ws/c_mv.cpp", "lib/ws", "lib", "docs/x.md", "docs",
-                  "lib/a.cpp/inner", "lib/a.cpp/x/y", "nope/a", "python/m.py", "lib/ws/c.cpp/z"):
-            assert reader.entry_at(tree, p) == _entry_at(tree, p), (sha, p)
