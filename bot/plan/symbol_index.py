@@ -37,7 +37,8 @@ class SymbolIndex:
             if not plan_store.has_symbols(store):
                 self.store_empty = True   # a cold cache: rows are only written (by flush), never read
         self._cache: dict[tuple[str, str], frozenset[str] | None] = {}
-        self._loaded: set[str] = set()          # commits whose stored symbols are all in _cache (preload)
+        self._loaded: set[str] = set()          # commits whose stored symbols are all in _cache/_raw (preload)
+        self._raw: dict[tuple[str, str], str | None] = {}    # preloaded rows, JSON not yet decoded
         self._no_match: dict[str, set[tuple[str, str]]] = {}   # patterns digest -> (commit, path) pre-checked out
         self._new_no_match: list[str] = []      # plan_prechecks keys not yet written
         self._pending: list[dict] = []          # rows not yet written to the store (see flush)
@@ -172,7 +173,7 @@ class SymbolIndex:
         if not self.store_empty and keys:
             for k, v in plan_store.symbols_rows(self.store, keys).items():
                 sha, path = k.split(":", 1)
-                self._cache[(sha, path)] = None if v is None else frozenset(json.loads(v))
+                self._raw[(sha, path)] = v          # decoded when asked (most are never asked)
         self._loaded.update(c.sha for c in todo)
         if patterns and keys:
             d = _patterns_digest(tuple(patterns))
@@ -182,9 +183,17 @@ class SymbolIndex:
                 _, sha, path = k.split(":", 2)
                 got.add((sha, path))
 
+    def _known_here(self, sha: str, path: str) -> bool:
+        """Whether the symbols of ``(sha, path)`` are in memory (decoded or preloaded); no query."""
+        return (sha, path) in self._cache or (sha, path) in self._raw
+
     def _known(self, sha: str, path: str) -> bool:
         """Whether the symbols of ``(sha, path)`` are cached (memory or store); loads a store row."""
         if (sha, path) in self._cache:
+            return True
+        if (sha, path) in self._raw:
+            v = self._raw.pop((sha, path))
+            self._cache[(sha, path)] = None if v is None else frozenset(json.loads(v))
             return True
         if self.store is None or self.store_empty or sha in self._loaded:
             return False
@@ -223,7 +232,7 @@ class SymbolIndex:
         ``workers`` forked processes (each path's versions stay in one process, in order, so
         incremental re-parsing still applies; fewer than ``min_parallel`` pairs stay in this
         process). Returns the number computed."""
-        todo = [(c, fc) for c, fc in items if (c.sha, fc.path) not in self._cache and language_for(fc.path)]
+        todo = [(c, fc) for c, fc in items if not self._known_here(c.sha, fc.path) and language_for(fc.path)]
         if self.store is not None and not self.store_empty and todo:
             keys = [f"{c.sha}:{fc.path}" for c, fc in todo]
             found = {k: None if v is None else frozenset(json.loads(v))
