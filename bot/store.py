@@ -3,7 +3,16 @@
 It is a cache and a history, never the source of truth for dispositions (git is: trailers and
 ``refs/notes/forksync``), except for what only exists here: the webhook delivery queue, runner
 results and triage bookkeeping. Each concern declares its tables with :func:`table` at import
-time; :meth:`Store.migrate` creates missing tables and columns idempotently.
+time; :meth:`Store.migrate` creates missing tables, columns and indexes idempotently.
+
+What a declaration cannot say (a rename, a drop, moved data) is a versioned step in
+:data:`MIGRATIONS`, sqlite-utils' migration set: each step runs once per database, in order,
+in a transaction with its record in the ``_sqlite_migrations`` table, before the declarations
+are reconciled; ``PRAGMA user_version`` holds how many steps a database has had. A step must
+leave a database that never had the old shape alone (a fresh database gets every table from the
+declarations, and then its steps are recorded as applied); :func:`rename_column`,
+:func:`drop_column` and :func:`rename_table` are such steps' tools. Add steps at the end, never
+reorder or rename one (``tests/test_store.py`` upgrades a database of an earlier release).
 
 Durability: WAL journal, ``synchronous=FULL`` (an acknowledged webhook survives power loss),
 ``busy_timeout`` 5 s so the web process and the worker can share the file.
@@ -18,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import sqlite_utils
+from sqlite_utils.migrations import Migrations
 
 
 @dataclass(frozen=True)
@@ -44,6 +54,36 @@ def table(name: str, columns: dict[str, Any], pk, indexes=(), unique_indexes=())
         for store in list(_OPEN_STORES):   # a module imported after a Store opened: create it there too
             store.migrate()
     return spec
+
+
+#: The versioned steps, oldest first (module docstring). A step is ``@MIGRATIONS(name="…")`` on a
+#: function of the ``sqlite_utils.Database``.
+MIGRATIONS = Migrations("forksync")
+
+
+def rename_column(db: sqlite_utils.Database, table_name: str, old: str, new: str) -> None:
+    """Rename ``table_name.old`` to ``new``, keeping its rows (sqlite-utils ``transform``); nothing
+    when the table or the old column is not there."""
+    t = db[table_name]
+    if t.exists() and old in t.columns_dict and new not in t.columns_dict:
+        t.transform(rename={old: new})
+
+
+def drop_column(db: sqlite_utils.Database, table_name: str, column: str) -> None:
+    """Drop ``table_name.column`` and the indexes that use it, keeping the other columns' rows;
+    nothing when it is not there."""
+    t = db[table_name]
+    if t.exists() and column in t.columns_dict:
+        for index in t.indexes:
+            if column in index.columns:
+                db.execute(f'DROP INDEX "{index.name}"')
+        t.transform(drop={column})
+
+
+def rename_table(db: sqlite_utils.Database, old: str, new: str) -> None:
+    """Rename table ``old`` to ``new`` with its rows; nothing when ``old`` is not there or ``new`` is."""
+    if db[old].exists() and not db[new].exists():
+        db.rename_table(old, new)
 
 
 class Store:
@@ -76,22 +116,53 @@ class Store:
                 self._migrate()
 
     def _migrate(self) -> None:
+        if not self._outdated():
+            return          # the usual case: read-only checks, no write lock taken
+        # BEGIN IMMEDIATE: the web process and a worker opening the same file at once migrate one
+        # after the other (inside a transaction already: a savepoint)
+        with self.db.atomic() if self.conn.in_transaction else _immediate(self.conn):
+            MIGRATIONS.apply(self.db)
+            steps = len(MIGRATIONS.applied(self.db))
+            if steps != self.schema_version():
+                self.conn.execute(f"PRAGMA user_version = {steps}")
+            self._reconcile(apply=True)
+
+    def _outdated(self) -> bool:
+        return (MIGRATIONS.migrations_table not in self.db.table_names() or bool(MIGRATIONS.pending(self.db))
+                or self._reconcile(apply=False))
+
+    def _reconcile(self, apply: bool) -> bool:
+        """Create the declared tables, columns and indexes that are missing (``apply=False``: only
+        say whether any is)."""
+        missing = False
+        tables = set(self.db.table_names())
         for spec in list(_TABLES.values()):
             t = self.db[spec.name]
-            if not t.exists():
+            if spec.name not in tables:
+                missing = True
+                if not apply:
+                    return True
                 t.create(spec.columns, pk=spec.pk)
             else:
                 have = set(t.columns_dict)
                 for col, typ in spec.columns.items():
                     if col not in have:
-                        t.add_column(col, typ)
+                        missing = True
+                        if apply:
+                            t.add_column(col, typ)
             existing = {tuple(i.columns) for i in t.indexes}
-            for cols in spec.indexes:
+            for cols, unique in [(c, False) for c in spec.indexes] + [(c, True) for c in spec.unique_indexes]:
                 if cols not in existing:
-                    t.create_index(list(cols), if_not_exists=True)
-            for cols in spec.unique_indexes:
-                if cols not in existing:
-                    t.create_index(list(cols), unique=True, if_not_exists=True)
+                    missing = True
+                    if apply:
+                        t.create_index(list(cols), unique=unique, if_not_exists=True)
+            if missing and not apply:
+                return True
+        return missing
+
+    def schema_version(self) -> int:
+        """How many versioned steps this database has had (``PRAGMA user_version``)."""
+        return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
 
     def close(self) -> None:
         _OPEN_STORES.discard(self)
@@ -102,3 +173,16 @@ class Store:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+class _immediate:
+    """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on an exception) on an autocommit connection."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+
+    def __enter__(self):
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type, *_):
+        self.conn.execute("ROLLBACK" if exc_type else "COMMIT")

@@ -57,9 +57,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     Path(args.out).write_text(result.to_json())
     c = result.counts
+    d = result.durations
     print(f"{result.suite} @ {result.commit[:12]} on {result.platform}: {result.verdict.upper()} "
           f"({c.passed} passed, {c.failed} failed, {c.error} errors, {c.skipped} skipped; "
-          f"{result.durations.total:.1f}s) → {args.out}")
+          f"suite process {d.command:.1f}s, test bodies {d.tests:.1f}s, total {d.total:.1f}s) → {args.out}")
     for r in result.reasons:
         print(f"  - {r.code}: {r.detail}")
     return 0 if result.verdict == "green" else 1

@@ -66,6 +66,12 @@ def parse_nvidia_smi(query_csv: str | None, banner: str | None) -> tuple[str | N
     return model, len(rows), driver, (m.group(1) if m else None)
 
 
+def gpu_count() -> int:
+    """How many GPUs ``nvidia-smi -L`` lists (0 without the tool or a GPU)."""
+    out = _run(["nvidia-smi", "-L"])
+    return sum(1 for line in (out or "").splitlines() if line.startswith("GPU "))
+
+
 def fingerprint(runner: str) -> Environment:
     """What this machine has (see the module docstring); ``runner`` is the runner id to record."""
     model, count, driver, smi_cuda = parse_nvidia_smi(

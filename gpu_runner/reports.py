@@ -69,6 +69,17 @@ def _case(case) -> TestResult:
         traceback=text[:MAX_TRACEBACK])
 
 
+def junit_names(nodeid: str) -> tuple[str, str]:
+    """``(classname, name)`` of a pytest node id as pytest's junitxml writes them
+    (``mangle_test_address``): ``a/b/test_x.py::TestC::test_y[p]`` → ``("a.b.test_x.TestC", "test_y[p]")``.
+    The streaming plugin (:mod:`gpu_runner.pytest_stream`, loaded without this package) holds a copy."""
+    path, bracket, params = nodeid.partition("[")
+    names = path.split("::")
+    names[0] = re.sub(r"\.py$", "", names[0].replace("/", "."))
+    names[-1] += bracket + params
+    return ".".join(names[:-1]), names[-1]
+
+
 _PYTEST_SUMMARY = re.compile(
     r"^=*\s*((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|rerun)"
     r"(?:, )?)+)\s+in\s+[\d.]+s", re.MULTILINE)

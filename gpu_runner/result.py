@@ -9,7 +9,9 @@ never writes it is *absent*, which the gate counts as red (saturated validation)
 ``verdict`` is ``green`` only when the suite is trustworthy **and** nothing failed; ``outcome``
 refines a red verdict for the gate: ``fail`` (the suite ran as configured and tests failed) or
 ``error`` (the suite itself cannot be trusted: crash, timeout, build failure, missing/unparsable
-report, short or disagreeing count, infrastructure error). ``reasons`` say why, one per problem.
+report, short or disagreeing count) or ``infrastructure`` (an infrastructure error — no GPU, a
+driver that failed to start, a full disk — persisted through the retries: retry on another
+runner). ``reasons`` say why, one per problem.
 """
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ REASON_CODES = (
     "count-disagrees-with-harness",  # the report's count ≠ the harness's own count (pytest/lit summary)
     "benchmark-failed",       # a benchmark point is marked not ok (wrong result)
     "infra-error",            # an infrastructure error persisted through infra_retries
+    "tests-not-run",          # collected tests that never finished (the suite was killed or crashed first)
     "suite-absent",           # a required suite has no result in a run
     "workflow-failed",        # github-actions: the workflow finished without a result artifact
 )
@@ -137,13 +140,17 @@ class Attempt(_M):
 
 
 class Durations(_M):
-    """Seconds: ``checkout`` (worktree), ``build``, ``command`` (the suite's own process, last
-    attempt), ``tests`` (sum of the report's test-case times), ``total`` (the runner, start to end)."""
+    """Seconds: ``checkout`` (worktree), ``build``, ``command`` (the suite's own process, wall
+    time, last attempt), ``tests`` (sum of the report's test-case times: the test bodies with their
+    fixtures), ``outside_tests`` (``command`` − ``tests``, at least 0: interpreter start, imports
+    such as torch, collection, CUDA start-up — time to signal the test times leave out; with
+    ``workers`` > 1 the bodies overlap and this is 0), ``total`` (the runner, start to end)."""
 
     checkout: float = 0.0
     build: float = 0.0
     command: float = 0.0
     tests: float = 0.0
+    outside_tests: float = 0.0
     total: float = 0.0
 
 
@@ -157,7 +164,7 @@ class RunResult(_M):
     platform: str = "cpu"
     backend: str = "local"
     verdict: Literal["green", "red"]
-    outcome: Literal["pass", "fail", "error"]
+    outcome: Literal["pass", "fail", "error", "infrastructure"]
     reasons: list[Reason] = Field(default_factory=list)
     counts: Counts = Counts()
     tests: list[TestResult] = Field(default_factory=list)
@@ -170,6 +177,12 @@ class RunResult(_M):
     finished_at: int = 0
     stdout_tail: str = ""
     stderr_tail: str = ""
+    #: where the Triton compile cache lived: ``per-runner`` (kept across runs: warm), ``fresh``
+    #: (a new one per attempt: L2 measures cold compile time), ``suite`` (the suite's env sets it)
+    triton_cache: str = ""
+    #: collected tests that did not finish (read from the streaming report of a killed suite)
+    not_run: list[str] = Field(default_factory=list)
+    workers: int = 1
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -187,8 +200,12 @@ class RunResult(_M):
         return cls.model_validate_json(text)
 
 
-def outcome_for(reasons: list[Reason]) -> Literal["pass", "fail", "error"]:
-    """``pass`` with no reason, ``fail`` when the only reasons are test failures, else ``error``."""
+def outcome_for(reasons: list[Reason]) -> Literal["pass", "fail", "error", "infrastructure"]:
+    """``pass`` with no reason, ``infrastructure`` when an infrastructure error persisted through
+    the retries (the machine, not the code: retry on another runner), ``fail`` when the only
+    reasons are test failures, else ``error``."""
     if not reasons:
         return "pass"
+    if any(r.code == "infra-error" for r in reasons):
+        return "infrastructure"
     return "fail" if all(r.code == "test-failures" for r in reasons) else "error"

@@ -10,12 +10,27 @@ retried. The runner installs nothing: it runs with what the machine has and reco
 
 Report paths are relative to the checkout; JUnit paths may be globs (several files are merged);
 the path ``-`` means the command's own stdout (for lit, whose report *is* its output).
+
+JUnit (pytest) suites also get a streaming per-test report (:mod:`gpu_runner.pytest_stream`, JSON
+lines flushed as each test ends, beside the logs): when the JUnit file is missing — the suite was
+killed at its timeout, or crashed — every finished test is still reported and the collected
+tests that never finished are named (``tests-not-run``). ``workers: N`` adds pytest-xdist's
+``-n N`` with one GPU per worker (``CUDA_VISIBLE_DEVICES``) where the machine has several.
+
+Time to signal: ``durations.command`` (the suite's process, wall) beside ``durations.tests``
+(the test bodies) and ``outside_tests`` (interpreter, imports, collection, CUDA start-up).
+Triton's compile cache (``TRITON_CACHE_DIR``) is kept per runner across runs for L1/L3 suites
+(``<work dir>/triton-cache``), and is a fresh folder per attempt for L2, which measures cold
+compile time: a warm cache never hides a compile-time regression. A suite's own
+``TRITON_CACHE_DIR`` wins.
 """
 from __future__ import annotations
 
 import glob
+import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -25,8 +40,8 @@ from pathlib import Path
 from bot.config.suites import SuiteConfig, infra_error_match
 from gpu_runner import fingerprint as fp
 from gpu_runner.local import CheckoutError, Worktree, is_git_repo, resolve_commit, run_step
-from gpu_runner.reports import ReportError, counts_of, parse_benchmark_json, parse_junit, parse_lit, pytest_total
-from gpu_runner.result import Attempt, Counts, Durations, RunResult, outcome_for
+from gpu_runner.reports import ReportError, counts_of, junit_names, parse_benchmark_json, parse_junit, parse_lit, pytest_total
+from gpu_runner.result import Attempt, Counts, Durations, RunResult, TestResult, outcome_for
 from gpu_runner.saturation import RunFacts, judge
 
 TAIL_CHARS = 8000
@@ -50,6 +65,7 @@ class LocalOptions:
     keep_worktree: bool = False
     logs_dir: Path | None = None     # full stdout/stderr logs; default: a temporary folder
     worktree_parent: str | None = None
+    work_dir: Path | None = None     # kept across runs (the Triton cache); default: $FORKSYNC_RUNNER_DIR or ~/.cache/forksync-runner
 
 
 def run_local(suite: SuiteConfig, repo: Path, commit: str, opts: LocalOptions = LocalOptions()) -> RunResult:
@@ -69,10 +85,13 @@ def run_local(suite: SuiteConfig, repo: Path, commit: str, opts: LocalOptions = 
     logs = opts.logs_dir or Path(tempfile.mkdtemp(prefix="forksync-logs-"))
     logs.mkdir(parents=True, exist_ok=True)
     env = suite_env(suite, sha, opts.platform)
+    env, cache = _runner_env(suite, env, logs, opts)
     attempts: list[Attempt] = []
     durations = Durations()
     for number in range(1, suite.infra_retries + 2):
         tc = time.monotonic()
+        if cache == "fresh":
+            shutil.rmtree(env["TRITON_CACHE_DIR"], ignore_errors=True)
         if opts.in_place:
             facts, stdout, stderr, build_s, cmd_s = _attempt(suite, repo, env, logs / f"attempt{number}", opts.platform)
         else:
@@ -83,7 +102,7 @@ def run_local(suite: SuiteConfig, repo: Path, commit: str, opts: LocalOptions = 
         durations.build, durations.command = build_s, cmd_s
         passed_run = (not facts.timed_out and facts.exit_code == 0
                       and (not suite.build or facts.build_exit_code == 0))
-        infra = None if passed_run else infra_error_match(stdout + "\n" + stderr)
+        infra = None if passed_run else attempt_infra(stdout + "\n" + stderr, facts.tests)
         attempts.append(Attempt(number=number, build_exit_code=facts.build_exit_code, exit_code=facts.exit_code,
                                 timed_out=facts.timed_out, infra_error=infra, duration_s=build_s + cmd_s))
         if infra and number <= suite.infra_retries:
@@ -92,14 +111,62 @@ def run_local(suite: SuiteConfig, repo: Path, commit: str, opts: LocalOptions = 
         break
     verdict, reasons = judge(facts)
     durations.tests = sum(t.duration_s for t in facts.tests)
+    durations.outside_tests = max(0.0, durations.command - durations.tests)
     durations.total = time.monotonic() - t0
+    if cache == "fresh":
+        shutil.rmtree(env["TRITON_CACHE_DIR"], ignore_errors=True)
     return RunResult(
         suite=suite.name, level=suite.level, commit=sha, platform=opts.platform, backend="local",
         verdict=verdict, outcome=outcome_for(reasons), reasons=reasons, counts=facts.counts,
         tests=list(facts.tests), benchmarks=list(facts.benchmarks), durations=durations, attempts=attempts,
         environment=fp.fingerprint(fp.runner_id(opts.runner_id)), report_path=suite.report.path,
         started_at=started, finished_at=int(time.time()),
-        stdout_tail=redact(stdout[-TAIL_CHARS:], env), stderr_tail=redact(stderr[-TAIL_CHARS:], env))
+        stdout_tail=redact(stdout[-TAIL_CHARS:], env), stderr_tail=redact(stderr[-TAIL_CHARS:], env),
+        triton_cache=cache, not_run=list(facts.not_run), workers=suite.workers)
+
+
+def attempt_infra(output: str, tests) -> str | None:
+    """The infrastructure error of an attempt that did not pass (:func:`infra_error_match`), or
+    None. With failing tests in the report, only when every one of them failed on an
+    infrastructure phrase itself (``RuntimeError: No CUDA GPUs are available`` in each): one real
+    failure beside a flaky network line is never retried away. Without failing tests (a crash,
+    no report), the whole output is searched."""
+    bad = [t for t in tests if t.outcome in ("failed", "error")]
+    if not bad:
+        return infra_error_match(output)
+    hits = [infra_error_match(f"{t.message}\n{t.traceback}") for t in bad]
+    return hits[0] if all(hits) else None
+
+
+def _runner_env(suite: SuiteConfig, env: dict[str, str], logs: Path, opts: LocalOptions) -> tuple[dict[str, str], str]:
+    """``(env, cache policy)``: the Triton cache folder (see the module docstring), and for JUnit
+    suites the streaming per-test report plugin and, with ``workers`` > 1, pytest-xdist with a GPU
+    per worker."""
+    env = dict(env)
+    if "TRITON_CACHE_DIR" in suite.env:
+        cache = "suite"
+    elif suite.level == "L2":
+        cache = "fresh"
+        env["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="forksync-triton-cold-")
+    else:
+        cache = "per-runner"
+        work = opts.work_dir or Path(os.environ.get("FORKSYNC_RUNNER_DIR") or Path.home() / ".cache" / "forksync-runner")
+        (work / "triton-cache").mkdir(parents=True, exist_ok=True)
+        env["TRITON_CACHE_DIR"] = str(work / "triton-cache")
+    if suite.report.format == "junit":
+        plugin_dir = logs / "pytest-plugin"
+        plugin_dir.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(Path(__file__).with_name("pytest_stream.py"), plugin_dir / "forksync_stream.py")
+        env["PYTHONPATH"] = os.pathsep.join(x for x in (str(plugin_dir), env.get("PYTHONPATH", "")) if x)
+        env["PYTEST_PLUGINS"] = ",".join(x for x in (env.get("PYTEST_PLUGINS", ""), "forksync_stream") if x)
+        if suite.workers > 1:
+            # plugin autoload off (PYTEST_DISABLE_PLUGIN_AUTOLOAD): name xdist, or -n is unknown
+            load = " -p xdist.plugin" if env.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD") else ""
+            env["PYTEST_ADDOPTS"] = f"{env.get('PYTEST_ADDOPTS', '')}{load} -n {suite.workers}".strip()
+            gpus = env.get("CUDA_VISIBLE_DEVICES") or ",".join(str(i) for i in range(fp.gpu_count()))
+            if gpus:
+                env["FORKSYNC_WORKER_GPUS"] = gpus
+    return env, cache
 
 
 def suite_env(suite: SuiteConfig, sha: str, platform: str) -> dict[str, str]:
@@ -113,6 +180,9 @@ def suite_env(suite: SuiteConfig, sha: str, platform: str) -> dict[str, str]:
 
 def _attempt(suite: SuiteConfig, checkout: Path, env: dict[str, str], log_prefix: Path, platform: str = "cpu"):
     deadline = time.monotonic() + suite.timeout_s
+    stream = Path(f"{log_prefix}.tests.jsonl")
+    if "PYTEST_PLUGINS" in env and "forksync_stream" in env["PYTEST_PLUGINS"]:
+        env = {**env, "FORKSYNC_STREAM_REPORT": str(stream)}
     before = report_files(suite, checkout)
     build_code, build_s, timed_out = None, 0.0, False
     stdout = stderr = ""
@@ -134,7 +204,34 @@ def _attempt(suite: SuiteConfig, checkout: Path, env: dict[str, str], log_prefix
                 min_tests=suite.min_tests, has_build=bool(suite.build), build_exit_code=build_code,
                 exit_code=exit_code, timed_out=timed_out, timeout_s=float(suite.timeout_s),
                 report_path=suite.report.path)
-    return RunFacts(**base, **read_report(suite, checkout, command_stdout, before)), stdout, stderr, build_s, cmd_s
+    report = read_report(suite, checkout, command_stdout, before)
+    if report["report_state"] == "missing" and suite.report.format == "junit" and stream.exists():
+        tests, not_run = read_stream(stream.read_text(errors="replace"))
+        report.update(tests=tuple(tests), counts=counts_of(tests), not_run=tuple(not_run))
+    return RunFacts(**base, **report), stdout, stderr, build_s, cmd_s
+
+
+def read_stream(text: str) -> tuple[list[TestResult], list[str]]:
+    """``(tests that finished, ids of collected tests that did not)`` from a streaming per-test
+    report (:mod:`gpu_runner.pytest_stream`). A torn last line (the process was killed while
+    writing it) is ignored; the ids are JUnit's ``classname::name``."""
+    tests: dict[str, TestResult] = {}
+    collected: dict[str, None] = {}
+    for line in text.splitlines():
+        try:
+            o = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if o.get("event") == "collected":
+            for nodeid in o.get("ids") or ():
+                c, n = junit_names(nodeid)
+                collected[f"{c}::{n}" if c else n] = None
+        elif o.get("event") == "test":
+            tests[o["id"]] = TestResult(id=o["id"], name=o.get("name", ""), classname=o.get("classname", ""),
+                                        file=o.get("file"), outcome=o.get("outcome", "error"),
+                                        duration_s=float(o.get("duration_s") or 0.0), message=o.get("message", ""),
+                                        traceback=o.get("traceback", ""))
+    return list(tests.values()), [i for i in collected if i not in tests]
 
 
 def report_files(suite: SuiteConfig, checkout: Path) -> dict[str, tuple[int, int, int]]:

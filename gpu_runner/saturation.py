@@ -51,6 +51,7 @@ class RunFacts:
     benchmarks: tuple[BenchmarkPoint, ...] = ()
     infra_error: str | None = None
     expected_field: str = "expected_tests"     # where expected_tests came from, for the red reason (``expected_tests.h200``)
+    not_run: tuple[str, ...] = ()              # collected tests that never finished (streaming report)
 
 
 def judge(f: RunFacts) -> tuple[str, list[Reason]]:
@@ -87,7 +88,8 @@ def judge(f: RunFacts) -> tuple[str, list[Reason]]:
         add("runner-crashed", f"the suite's command {what}")
 
     if f.report_state == "missing":
-        add("report-missing", f"no report at {f.report_path!r}")
+        add("report-missing", f"no report at {f.report_path!r}" + (
+            f"; {len(f.tests)} finished tests read from the streaming per-test report" if f.tests else ""))
     elif f.report_state == "stale":
         add("report-stale", f"the report at {f.report_path!r} predates this run (not written by it)")
     elif f.report_state == "unparsable":
@@ -95,6 +97,16 @@ def judge(f: RunFacts) -> tuple[str, list[Reason]]:
     elif f.report_state != "ok":
         add("report-unparsable", f"unknown report state {f.report_state!r}")
     if f.report_state != "ok":
+        # a killed suite: the tests that finished (streaming report) still count, and what did not run is named
+        bad = [t.id for t in f.tests if t.outcome in ("failed", "error")]
+        if bad:
+            more = f" and {len(bad) - SHOW_FAILING} more" if len(bad) > SHOW_FAILING else ""
+            add("test-failures", f"{f.counts.failed} failed, {f.counts.error} errors (before the suite stopped): "
+                + ", ".join(bad[:SHOW_FAILING]) + more)
+        if f.not_run:
+            more = f" and {len(f.not_run) - SHOW_FAILING} more" if len(f.not_run) > SHOW_FAILING else ""
+            add("tests-not-run", f"{len(f.not_run)} collected tests did not finish ({len(f.tests)} did): "
+                + ", ".join(f.not_run[:SHOW_FAILING]) + more)
         return "red", reasons
 
     if f.report_format == "benchmark-json":

@@ -1,5 +1,16 @@
-"""The SQLite store: tables declared by each concern, created idempotently."""
+"""The SQLite store: tables declared by each concern, created idempotently; versioned steps for
+renames and drops; an upgrade from a database of an earlier release keeps its rows."""
 from __future__ import annotations
+
+import importlib
+import sqlite3
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from sqlite_utils.migrations import Migrations
+
+from bot import store as store_mod
 
 
 def test_a_table_declared_after_a_store_opened_is_created_there(tmp_path):
@@ -8,3 +19,110 @@ def test_a_table_declared_after_a_store_opened_is_created_there(tmp_path):
         table("late_declared_for_test", {"id": int, "what": str}, pk="id")
         store.db["late_declared_for_test"].insert({"id": 1, "what": "x"})
         assert store.db["late_declared_for_test"].columns_dict == {"id": int, "what": str}
+
+
+# ---------------------------------------------------------------------- versioned migrations
+
+
+
+RELEASE_DUMP = Path(__file__).parent / "data" / "store" / "f48f023.sql"   # made by make_fixture.py on that release
+MODULES = ("bot.app.queue", "bot.agents.store", "bot.plan.store", "bot.sync.store", "bot.github.store",
+           "bot.triage.store", "bot.commands.store", "bot.validation.store", "bot.l2.store")
+
+
+def release_db(tmp_path) -> Path:
+    path = tmp_path / "forksync.db"
+    conn = sqlite3.connect(path)
+    conn.executescript(RELEASE_DUMP.read_text())
+    conn.close()
+    return path
+
+
+def rows(path: Path) -> dict[str, list[tuple]]:
+    conn = sqlite3.connect(path)
+    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE '\\_%' ESCAPE '\\'")]
+    out = {n: sorted(conn.execute(f'SELECT * FROM "{n}"').fetchall()) for n in names}
+    conn.close()
+    return out
+
+
+def test_a_database_of_the_earlier_release_upgrades_with_its_data(tmp_path):
+    for m in MODULES:
+        importlib.import_module(m)
+    path = release_db(tmp_path)
+    before = rows(path)
+    assert len(before) == 24 and all(len(r) == 1 for r in before.values())
+    with store_mod.Store(path) as s:
+        assert s.schema_version() == len(store_mod.MIGRATIONS.applied(s.db)) == len(store_mod.MIGRATIONS.pending(s.db)) + \
+            len(store_mod.MIGRATIONS.applied(s.db))
+        for spec in store_mod._TABLES.values():
+            assert set(spec.columns) <= set(s.db[spec.name].columns_dict), spec.name
+    after = rows(path)
+    for name, old_rows in before.items():
+        assert [r[:len(old_rows[0])] for r in after[name]] == old_rows, name
+
+
+@pytest.fixture
+def steps(monkeypatch):
+    """A migration set of its own (a rename, a drop and a table rename on the release's tables) with
+    the declarations changed to match, as a real change of shape would be."""
+    for mod in MODULES:
+        importlib.import_module(mod)
+    tables = dict(store_mod._TABLES)
+    cr, ph = tables["command_runs"], tables["pin_history"]
+    tables["command_runs"] = replace(cr, columns={("author" if c == "by" else c): t for c, t in cr.columns.items()})
+    tables["pin_history"] = replace(ph, columns={c: t for c, t in ph.columns.items() if c != "as_of"},
+                                    indexes=tuple(i for i in ph.indexes if "as_of" not in i))
+    tables["fork_config_cache"] = replace(tables.pop("fork_configs"), name="fork_config_cache")
+    monkeypatch.setattr(store_mod, "_TABLES", tables)
+    m = Migrations("forksync-test")
+
+    @m(name="0001 rename command_runs.by to author")
+    def _rename(db):
+        store_mod.rename_column(db, "command_runs", "by", "author")
+
+    @m(name="0002 drop pin_history.as_of")
+    def _drop(db):
+        store_mod.drop_column(db, "pin_history", "as_of")
+
+    @m(name="0003 fork_configs becomes fork_config_cache")
+    def _table(db):
+        store_mod.rename_table(db, "fork_configs", "fork_config_cache")
+
+    monkeypatch.setattr(store_mod, "MIGRATIONS", m)
+    return m
+
+
+def test_versioned_steps_rename_and_drop_keeping_rows_once_each(tmp_path, steps):
+    path = release_db(tmp_path)
+    with store_mod.Store(path) as s:
+        assert s.schema_version() == 3
+        assert s.db["command_runs"].columns_dict == {"key": str, "repo": str, "comment_id": int, "line": str,
+                                                     "author": str, "result": str, "time": float}
+        assert list(s.db["command_runs"].rows)[0]["author"] == "command_runs-by"
+        assert "as_of" not in s.db["pin_history"].columns_dict and s.db["pin_history"].count == 1
+        assert list(s.db["fork_config_cache"].rows) == [{"repo": "fork_configs-repo", "blob_sha": "fork_configs-blob_sha",
+                                                         "text": "fork_configs-text"}]
+        assert [a.name for a in steps.applied(s.db)] == [m.name for m in steps._migrations]
+        s.db["command_runs"].insert({"key": "k2", "author": "octocat"})
+    with store_mod.Store(path) as s:                      # opened again: nothing runs twice
+        assert s.schema_version() == 3 and s.db["command_runs"].count == 2
+
+
+def test_a_fresh_database_records_the_steps_without_needing_them(tmp_path, steps):
+    with store_mod.Store(tmp_path / "new.db") as s:
+        assert s.schema_version() == 3 and not steps.pending(s.db)
+
+
+def test_a_failing_step_changes_nothing_and_stays_pending(tmp_path, steps):
+    @steps(name="0004 broken")
+    def _broken(db):
+        db["command_runs"].transform(rename={"author": "who"})
+        raise RuntimeError("half done")
+
+    path = release_db(tmp_path)
+    with pytest.raises(RuntimeError):
+        store_mod.Store(path)
+    conn = sqlite3.connect(path)
+    assert [r[1] for r in conn.execute("PRAGMA table_info(command_runs)")][4] == "by"     # the whole upgrade rolled back
+    conn.close()

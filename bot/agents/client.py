@@ -1,7 +1,8 @@
 """The one door to the Anthropic API (edge): availability, budget, redaction, retries, timeouts.
 
 * ``anthropic.AsyncAnthropic(max_retries=0)``: the SDK's own retries are off because it obeys
-  ``retry-after`` without a cap (see shared/notes/runtime-facts.md); :func:`backoff_delay` is ours.
+  ``retry-after`` without a cap (see shared/notes/runtime-facts.md); the loop is tenacity's, its
+  waits are :func:`backoff_delay` (slept through the injected ``sleep``).
 * Retried: HTTP 408, 409, 429, 5xx (529 "overloaded" included), connection errors and timeouts,
   at most ``agents.max_retries`` times after the first attempt. Wait before retry *n* (0-based):
   ``min(retry_after, cap)`` when the server sent ``retry-after-ms``/``retry-after``, else
@@ -26,6 +27,8 @@ import os
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping
+
+import tenacity
 
 from bot.agents import store as agents_store
 from bot.agents.redact import Redactor, register_secrets
@@ -214,36 +217,46 @@ class AgentClient:
             kw["tools"] = tools
         if tool_choice:
             kw["tool_choice"] = tool_choice
-        last = "no attempt made"
-        for attempt in range(self.settings.max_retries + 1):
-            retry_after = None
+        tries = [0]
+
+        async def attempt():
+            tries[0] += 1
             try:
-                msg = await self.wait_for(self._once(kw), self.settings.timeout_s)
+                return await self.wait_for(self._once(kw), self.settings.timeout_s)
             except (asyncio.TimeoutError, anthropic.APITimeoutError):
-                last = f"timed out after {self.settings.timeout_s:g} s"
+                raise _Failed(f"timed out after {self.settings.timeout_s:g} s") from None
             except anthropic.APIStatusError as e:
                 last = f"HTTP {e.status_code} {_error_type(e)}"
                 if e.status_code not in RETRY_STATUSES and _error_type(e) not in RETRY_ERROR_TYPES:
                     raise AgentSkipped(f"agent {agent} failed: {last} (not retried)") from None
-                retry_after = retry_after_seconds(e.response.headers, self.now())
+                raise _Failed(last, retry_after_seconds(e.response.headers, self.now())) from None
             except anthropic.APIConnectionError as e:
-                last = f"connection error: {type(e).__name__}"
-            else:
-                usage = msg.usage
-                tin = int(usage.input_tokens or 0) + int(getattr(usage, "cache_creation_input_tokens", 0) or 0) \
-                    + int(getattr(usage, "cache_read_input_tokens", 0) or 0)
-                tout = int(usage.output_tokens or 0)
-                self._record(agent, msg.model or self.settings.model, tin, tout)
-                text = "".join(b.text for b in msg.content if getattr(b, "type", "") == "text")
-                tools_used = tuple(ToolUse(b.name, b.input, b.id) for b in msg.content
-                                   if getattr(b, "type", "") == "tool_use")
-                return AgentReply(msg.model or self.settings.model, text, tools_used, msg.stop_reason,
-                                  tin, tout, attempt + 1)
-            if attempt < self.settings.max_retries:
-                delay = backoff_delay(attempt, retry_after, self.settings.backoff_base_s, self.settings.backoff_cap_s)
-                log.info("agent %s: attempt %d %s; retrying in %.2f s", agent, attempt + 1, last, delay)
-                await self.sleep(delay)
-        raise AgentSkipped(f"agent {agent} gave up after {self.settings.max_retries + 1} attempt(s): {last}")
+                raise _Failed(f"connection error: {type(e).__name__}") from None
+
+        def wait(rs: tenacity.RetryCallState) -> float:
+            return backoff_delay(rs.attempt_number - 1, rs.outcome.exception().retry_after,
+                                 self.settings.backoff_base_s, self.settings.backoff_cap_s)
+
+        def before_sleep(rs: tenacity.RetryCallState) -> None:
+            log.info("agent %s: attempt %d %s; retrying in %.2f s", agent, rs.attempt_number,
+                     rs.outcome.exception().what, rs.upcoming_sleep)
+
+        retrying = tenacity.AsyncRetrying(
+            retry=tenacity.retry_if_exception_type(_Failed), wait=wait, before_sleep=before_sleep,
+            stop=tenacity.stop_after_attempt(self.settings.max_retries + 1), sleep=lambda s: self.sleep(float(s)),
+            reraise=True)
+        try:
+            msg = await retrying(attempt)
+        except _Failed as f:
+            raise AgentSkipped(f"agent {agent} gave up after {self.settings.max_retries + 1} attempt(s): {f.what}") from None
+        usage = msg.usage
+        tin = int(usage.input_tokens or 0) + int(getattr(usage, "cache_creation_input_tokens", 0) or 0) \
+            + int(getattr(usage, "cache_read_input_tokens", 0) or 0)
+        tout = int(usage.output_tokens or 0)
+        self._record(agent, msg.model or self.settings.model, tin, tout)
+        text = "".join(b.text for b in msg.content if getattr(b, "type", "") == "text")
+        tools_used = tuple(ToolUse(b.name, b.input, b.id) for b in msg.content if getattr(b, "type", "") == "tool_use")
+        return AgentReply(msg.model or self.settings.model, text, tools_used, msg.stop_reason, tin, tout, tries[0])
 
     async def _once(self, kw: dict[str, Any]):
         sdk = self._sdk()
@@ -251,6 +264,14 @@ class AgentClient:
             async with sdk.messages.stream(**kw) as s:
                 return await s.get_final_message()
         return await sdk.messages.create(**kw)
+
+
+class _Failed(Exception):
+    """A retryable failure of one attempt: ``what`` for people, the server's ``retry_after`` (s)."""
+
+    def __init__(self, what: str, retry_after: float | None = None):
+        super().__init__(what)
+        self.what, self.retry_after = what, retry_after
 
 
 def _error_type(e: "anthropic.APIStatusError") -> str:

@@ -6,9 +6,10 @@ Pure "what is due" functions (:func:`nightly_due`, :func:`bot.l2.service.l2_due`
 and async ticks that take a handler context (``ctx.gh``, ``ctx.store``, ``ctx.validation``) and a
 fork — the worker's periodic loop calls :func:`tick_all` for every tracked fork.
 
-* **Nightly** (:func:`nightly_tick`): every ``interval_s`` the required L1 suites run on the
-  default branch's tip (local: now; github-actions: dispatched). A nightly whose results have not
-  *all* arrived ``deadline_s`` after dispatch raises one alarm issue
+* **Nightly** (:func:`nightly_tick`): on the fork's ``schedules.nightly`` (forksync.yml: an
+  interval, default a day, or a cron expression in UTC; :mod:`bot.config.schedules`) the
+  required L1 suites run on the default branch's tip (local: now; github-actions: dispatched). A nightly whose results have not
+  *all* arrived ``schedules.nightly_deadline_s`` after dispatch raises one alarm issue
   (:func:`bot.validation.nightly.missing_nightly`, ``templates/issues/nightly_missing.md.j2``): silence is
   not green. One issue per nightly (its number is stored; an open issue with the same title is
   reused after a crash).
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import time
 
+from bot.config.schedules import Schedule, as_schedule
 from bot.github.common import issue_once, split_repo
 from bot.l2 import store as l2_store
 from bot.l2.service import l2_tick
@@ -39,9 +41,10 @@ from gpu_runner.github_actions import WORKFLOW_FILE, Dispatch, missing_result, p
 
 
 # ---------------------------------------------------------------------- pure: what is due
-def nightly_due(last_dispatched_at: float | None, now: float, interval_s: int = 86_400) -> bool:
-    """A nightly is due when none ran yet or ``interval_s`` passed since the last dispatch."""
-    return last_dispatched_at is None or now - last_dispatched_at >= interval_s
+def nightly_due(last_dispatched_at: float | None, now: float, interval_s: int | Schedule = 86_400) -> bool:
+    """A nightly is due when none ran yet or its schedule (seconds, or a :class:`Schedule` with an
+    interval or a cron expression) has come round since the last dispatch."""
+    return as_schedule(interval_s).due(last_dispatched_at, now)
 
 
 def alarm_title(sha: str) -> str:
@@ -49,13 +52,17 @@ def alarm_title(sha: str) -> str:
 
 
 # ---------------------------------------------------------------------- nightly
-async def nightly_tick(ctx, full: str, *, now: float, interval_s: int = 86_400, deadline_s: int = 6 * 3600) -> list[str]:
+async def nightly_tick(ctx, full: str, *, now: float, interval_s: int | Schedule | None = None,
+                       deadline_s: int | None = None) -> list[str]:
     """Raise the alarm for the last nightly if results are missing past the deadline; start a
-    new nightly when due. Returns notes."""
+    new nightly when due. ``interval_s``/``deadline_s``: None takes the fork's ``schedules``
+    (forksync.yml). Returns notes."""
     vstore.ensure(ctx.store)
     l2_store.ensure(ctx.store)
     v = ctx.validation
     tr = await v.trusted(ctx, full)
+    schedule = as_schedule(tr.cfg.schedules.nightly if interval_s is None else interval_s)
+    deadline_s = tr.cfg.schedules.nightly_deadline_s if deadline_s is None else deadline_s
     expected = expected_pairs(tr.suites)
     notes: list[str] = []
     runs = vstore.nightly_runs(ctx.store, full)
@@ -73,7 +80,7 @@ async def nightly_tick(ctx, full: str, *, now: float, interval_s: int = 86_400, 
             notes += await triage_stored_nightly(ctx, full, last, expected, cfg=tr.cfg, suites=tr.suites)
         except Exception as e:  # noqa: BLE001 - triage trouble must not stop the next nightly
             notes.append(f"nightly triage {last['sha'][:12]} failed: {type(e).__name__}: {str(e)[:300]}")
-    if expected and nightly_due(last["dispatched_at"] if last else None, now, interval_s):
+    if expected and nightly_due(last["dispatched_at"] if last else None, now, schedule):
         sha = await base_tip(ctx.gh, full, tr.default_branch)
         vstore.record_nightly(ctx.store, full, sha, now)
         by_name = {s.name: s for s in tr.suites}
@@ -192,9 +199,10 @@ async def tick_tracked(store, make_ctx, *, now: float | None = None, min_interva
     return out
 
 
-async def tick_all(ctx, full: str, *, now: float, nightly_interval_s: int = 86_400, l2_interval_s: int = 86_400,
-                   nightly_deadline_s: int = 6 * 3600) -> list[str]:
-    """Every scheduled job for one fork, each failure reported as a note (the next tick retries)."""
+async def tick_all(ctx, full: str, *, now: float, nightly_interval_s: int | None = None, l2_interval_s: int | None = None,
+                   nightly_deadline_s: int | None = None) -> list[str]:
+    """Every scheduled job for one fork, each failure reported as a note (the next tick retries).
+    The schedules are the fork's (forksync.yml ``schedules``) unless given here."""
     notes = []
     for name, job in (("collect", lambda: collect_tick(ctx, full)),
                       ("reconcile", lambda: reconcile_tick(ctx, full)),

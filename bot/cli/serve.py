@@ -1,30 +1,35 @@
 """``forksync serve`` (web app + worker), ``forksync worker`` (worker only) and ``forksync queue``.
 
-Settings come from flags, else environment variables, else defaults (docs/github.md,
-"Webhook app, queue and handlers"):
+Settings (one pydantic-settings model, :class:`ServeSettings`) come from flags, else environment
+variables, else the settings file, else defaults (docs/github.md, "Settings"). The settings file
+is dotenv (``FORKSYNC_NAME=value``, quoted where needed): ``--settings FILE``, else
+``$FORKSYNC_SETTINGS_FILE``, else ``./forksync.env`` when it exists. This table is generated
+from the model (:func:`settings_table`; a test keeps it current):
 
-=============================  ==============================  ===================================
-flag                           environment                     meaning
-=============================  ==============================  ===================================
-``--host`` / ``--port``        ``FORKSYNC_HOST/_PORT``         listen address (127.0.0.1:8080)
-``--webhook-secret``           ``FORKSYNC_WEBHOOK_SECRET``     webhook secret (required for serve);
-                               ``FORKSYNC_WEBHOOK_SECRET_FILE`` or read from a file
-``--app-id``                   ``FORKSYNC_APP_ID``             GitHub App id (App mode)
-``--private-key-file``         ``FORKSYNC_PRIVATE_KEY_FILE``   the App's PEM private key
-``--token``                    ``FORKSYNC_TOKEN``              plain token mode instead of an App
-``--db``                       ``FORKSYNC_DB``                 SQLite file (./forksync.db)
-``--github-url``               ``FORKSYNC_GITHUB_URL``         REST API base (https://api.github.com)
-``--git-url``                  ``FORKSYNC_GIT_URL``            clone URL template ({owner}/{repo});
-                                                               default https://github.com/...
-``--workdir``                  ``FORKSYNC_WORKDIR``            git working copies (./.forksync-work)
-``--bot-login``                ``FORKSYNC_BOT_LOGIN``          the bot's login (loop guard);
-                                                               App mode: ``<slug>[bot]`` from GET /app
-``--workers``                  ``FORKSYNC_WORKERS``            worker processes (1; 0 = none)
-—                              ``FORKSYNC_LEASE_S``            worker lease, s (120)
-—                              ``FORKSYNC_MAX_ATTEMPTS``       tries before dead-letter (5)
-``--header-timeout``           ``FORKSYNC_HEADER_TIMEOUT_S``   close a connection without complete
-                                                               headers (or idle) after this, s (10)
-=============================  ==============================  ===================================
+| flag | environment / settings file | default | meaning |
+|---|---|---|---|
+| `--host` (serve) | `FORKSYNC_HOST` | `127.0.0.1` | listen address |
+| `--port` (serve) | `FORKSYNC_PORT` | `8080` | listen port |
+| `--webhook-secret` (serve) | `FORKSYNC_WEBHOOK_SECRET` | (secret) | webhook secret (required for serve) |
+| — | `FORKSYNC_WEBHOOK_SECRET_FILE` | — | a file holding the webhook secret, read when no webhook secret is given |
+| `--app-id` | `FORKSYNC_APP_ID` | — | GitHub App id (App mode) |
+| `--private-key-file` | `FORKSYNC_PRIVATE_KEY_FILE` | — | the App's PEM private key (its own file, mode 0600) |
+| `--token` | `FORKSYNC_TOKEN` | (secret) | plain token mode instead of an App (exclusive with App mode) |
+| `--db` | `FORKSYNC_DB` | `forksync.db` | SQLite database file |
+| `--github-url` | `FORKSYNC_GITHUB_URL` | `https://api.github.com` | REST API base URL |
+| `--git-url` | `FORKSYNC_GIT_URL` | `https://github.com/{owner}/{repo}.git` | clone URL template with {owner} {repo} |
+| `--workdir` | `FORKSYNC_WORKDIR` | `.forksync-work` | git working copies |
+| `--bot-login` | `FORKSYNC_BOT_LOGIN` | — | the bot's own login, for the loop guard (App mode: `<slug>[bot]` from GET /app) |
+| `--workers` (serve) | `FORKSYNC_WORKERS` | `1` | worker processes (0 = none: web only) |
+| `--no-poll` | `FORKSYNC_POLL` | `True` | poll upstream on a schedule (`--no-poll`: don't) |
+| — | `FORKSYNC_LEASE_S` | `120.0` | worker lease, s |
+| — | `FORKSYNC_MAX_ATTEMPTS` | `5` | tries before a delivery is dead-lettered |
+| `--header-timeout` (serve) | `FORKSYNC_HEADER_TIMEOUT_S` | `10.0` | close a connection without complete request headers (or idle) after this, s |
+| — | `FORKSYNC_OAUTH_CLIENT_ID` | — | the App's OAuth client id (dashboard sign-in) |
+| — | `FORKSYNC_OAUTH_CLIENT_SECRET` | (secret) | the App's OAuth client secret |
+| — | `FORKSYNC_SESSION_SECRET` | (secret) | key of the dashboard's session cookie |
+| — | `FORKSYNC_APP_SLUG` | — | the App's slug (github.com/apps/<slug>) |
+| `--settings FILE` | `FORKSYNC_SETTINGS_FILE` | `./forksync.env` when it exists | the settings file (dotenv) |
 
 Secrets are never logged: :meth:`ServeSettings.redacted` is what gets printed.
 """
@@ -39,9 +44,13 @@ import signal
 import sys
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Mapping
 from urllib.parse import urlsplit
+
+from pydantic import Field, ValidationError
+from pydantic_settings import BaseSettings, DotEnvSettingsSource, EnvSettingsSource, SettingsConfigDict
+from pydantic_settings.sources.utils import parse_env_vars
 
 from bot.agents.redact import register_secrets, scrub
 from bot.app import queue as q
@@ -51,29 +60,51 @@ from bot.store import Store
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class ServeSettings:
-    host: str = "127.0.0.1"
-    port: int = 8080
-    webhook_secret: str = ""
-    app_id: str = ""
-    private_key_file: str = ""
-    token: str = ""
-    db: str = "forksync.db"
-    github_url: str = "https://api.github.com"
-    git_url: str = "https://github.com/{owner}/{repo}.git"
-    workdir: str = ".forksync-work"
-    bot_login: str = ""
-    workers: int = 1
-    poll: bool = True
-    lease_s: float = 120.0
-    max_attempts: int = 5
-    header_timeout_s: float = 10.0
+def _setting(default, meaning: str, *, flag: str | None = None, web: bool = False, secret: bool = False):
+    """A field of :class:`ServeSettings`: its default, what it means (for the settings table and
+    ``--help``), its flag (``web``: only ``serve`` has it) and whether its value is a secret."""
+    return Field(default, description=meaning, json_schema_extra={"flag": flag, "web": web, "secret": secret})
+
+
+class ServeSettings(BaseSettings):
+    """Everything ``serve`` and ``worker`` are told. Each field ``name`` is the environment variable
+    (and settings-file key) ``FORKSYNC_<NAME>``. Built directly (tests, the demo) only the given
+    values and the defaults count; :func:`settings_from` layers flags, environment and file."""
+
+    model_config = SettingsConfigDict(env_prefix="FORKSYNC_", frozen=True, extra="ignore")
+
+    host: str = _setting("127.0.0.1", "listen address", flag="--host", web=True)
+    port: int = _setting(8080, "listen port", flag="--port", web=True)
+    webhook_secret: str = _setting("", "webhook secret (required for serve)", flag="--webhook-secret", web=True, secret=True)
+    webhook_secret_file: str = _setting("", "a file holding the webhook secret, read when no webhook secret is given")
+    app_id: str = _setting("", "GitHub App id (App mode)", flag="--app-id")
+    private_key_file: str = _setting("", "the App's PEM private key (its own file, mode 0600)", flag="--private-key-file")
+    token: str = _setting("", "plain token mode instead of an App (exclusive with App mode)", flag="--token", secret=True)
+    db: str = _setting("forksync.db", "SQLite database file", flag="--db")
+    github_url: str = _setting("https://api.github.com", "REST API base URL", flag="--github-url")
+    git_url: str = _setting("https://github.com/{owner}/{repo}.git", "clone URL template with {owner} {repo}", flag="--git-url")
+    workdir: str = _setting(".forksync-work", "git working copies", flag="--workdir")
+    bot_login: str = _setting("", "the bot's own login, for the loop guard (App mode: `<slug>[bot]` from GET /app)",
+                              flag="--bot-login")
+    workers: int = _setting(1, "worker processes (0 = none: web only)", flag="--workers", web=True)
+    poll: bool = _setting(True, "poll upstream on a schedule (`--no-poll`: don't)", flag="--no-poll")
+    lease_s: float = _setting(120.0, "worker lease, s")
+    max_attempts: int = _setting(5, "tries before a delivery is dead-lettered")
+    header_timeout_s: float = _setting(10.0, "close a connection without complete request headers (or idle) after this, s",
+                                       flag="--header-timeout", web=True)
+    oauth_client_id: str = _setting("", "the App's OAuth client id (dashboard sign-in)")
+    oauth_client_secret: str = _setting("", "the App's OAuth client secret", secret=True)
+    session_secret: str = _setting("", "key of the dashboard's session cookie", secret=True)
+    app_slug: str = _setting("", "the App's slug (github.com/apps/<slug>)")
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls, init_settings, **_):
+        return (init_settings,)     # the other layers are put together by settings_from
 
     def redacted(self) -> dict:
         """The settings for a log line: secrets as ``***``, URLs without their userinfo."""
-        d = dict(self.__dict__)
-        for k in ("webhook_secret", "token"):
+        d = self.model_dump()
+        for k in SECRETS:
             d[k] = "***" if d[k] else ""
         for k in ("git_url", "github_url"):
             d[k] = scrub(d[k])
@@ -81,9 +112,9 @@ class ServeSettings:
 
     def register_secrets(self) -> None:
         """Make every secret of these settings one that logs and agent prompts never show
-        (:func:`bot.agents.redact.register_secrets`): webhook secret, token, the App's key, and a
-        password or token inside ``git_url`` / ``github_url``."""
-        values = [self.webhook_secret, self.token]
+        (:func:`bot.agents.redact.register_secrets`): webhook secret, token, OAuth client secret,
+        session secret, the App's key, and a password or token inside ``git_url`` / ``github_url``."""
+        values = [getattr(self, k) for k in SECRETS]
         for url in (self.git_url, self.github_url):
             try:
                 parts = urlsplit(url)
@@ -106,39 +137,71 @@ class ServeSettings:
                             "mount it and set FORKSYNC_PRIVATE_KEY_FILE") from None
 
 
-_ENV = {
-    "host": "FORKSYNC_HOST", "port": "FORKSYNC_PORT", "webhook_secret": "FORKSYNC_WEBHOOK_SECRET",
-    "app_id": "FORKSYNC_APP_ID", "private_key_file": "FORKSYNC_PRIVATE_KEY_FILE", "token": "FORKSYNC_TOKEN",
-    "db": "FORKSYNC_DB", "github_url": "FORKSYNC_GITHUB_URL", "git_url": "FORKSYNC_GIT_URL",
-    "workdir": "FORKSYNC_WORKDIR", "bot_login": "FORKSYNC_BOT_LOGIN", "workers": "FORKSYNC_WORKERS",
-    "lease_s": "FORKSYNC_LEASE_S", "max_attempts": "FORKSYNC_MAX_ATTEMPTS",
-    "header_timeout_s": "FORKSYNC_HEADER_TIMEOUT_S",
-}
+SECRETS = tuple(n for n, f in ServeSettings.model_fields.items() if f.json_schema_extra["secret"])
 
 
-def settings_from(args: argparse.Namespace, environ=os.environ) -> ServeSettings:
-    """Flags, else environment, else defaults. Raises UserError for bad values."""
-    vals: dict = {}
-    for name, env in _ENV.items():
-        flag = getattr(args, name, None)
-        if flag is not None:
-            vals[name] = flag
-        elif env in environ:
-            vals[name] = environ[env]
-    if "webhook_secret" not in vals and environ.get("FORKSYNC_WEBHOOK_SECRET_FILE"):
+def env_name(field: str) -> str:
+    return f"FORKSYNC_{field.upper()}"
+
+
+def _flag(field: str) -> str | None:
+    return ServeSettings.model_fields[field].json_schema_extra["flag"]
+
+
+class _Environment(EnvSettingsSource):
+    """pydantic-settings' environment source over a given mapping instead of ``os.environ``."""
+
+    def __init__(self, environ: Mapping[str, str]):
+        self._environ = environ
+        super().__init__(ServeSettings)
+
+    def _load_env_vars(self):
+        return parse_env_vars(self._environ, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str)
+
+
+def settings_file(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[Path | None, str]:
+    """The settings file and where it was named: ``--settings``, else ``FORKSYNC_SETTINGS_FILE``,
+    else ``./forksync.env`` when it exists, else ``(None, "")``. Raises UserError for a named file
+    that is not there."""
+    for given, by in ((getattr(args, "settings", None), "--settings"), (environ.get("FORKSYNC_SETTINGS_FILE"), "FORKSYNC_SETTINGS_FILE")):
+        if given:
+            if not Path(given).is_file():
+                raise UserError(f"the settings file {given} (from {by}) does not exist; fix {by} or create the file")
+            return Path(given), by
+    default = Path("forksync.env")
+    return (default, "./forksync.env") if default.is_file() else (None, "")
+
+
+def settings_from(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> ServeSettings:
+    """Flags, else environment, else the settings file, else defaults (one value per field, the
+    first layer that has it wins). Raises UserError naming the setting and where a bad value came
+    from, or for an unreadable settings or secret file."""
+    flags = {n: getattr(args, n) for n in ServeSettings.model_fields if _flag(n) and getattr(args, n, None) is not None}
+    if getattr(args, "no_poll", False):
+        flags["poll"] = False
+    path, by = settings_file(args, environ)
+    try:
+        from_file = DotEnvSettingsSource(ServeSettings, env_file=path)() if path else {}
+    except OSError as e:
+        raise UserError(f"cannot read the settings file {path} (from {by}): {e.strerror}") from None
+    layers = ((flags, "flag"), (_Environment(environ)(), "environment"), (from_file, f"settings file {path}"))
+    values: dict = {}
+    for layer, _ in reversed(layers):
+        values.update(layer)
+    if "webhook_secret" not in values and values.get("webhook_secret_file"):
         try:
-            vals["webhook_secret"] = Path(environ["FORKSYNC_WEBHOOK_SECRET_FILE"]).read_text().strip()
+            values["webhook_secret"] = Path(values["webhook_secret_file"]).read_text().strip()
         except OSError as e:
             raise UserError(f"cannot read FORKSYNC_WEBHOOK_SECRET_FILE: {e.strerror}") from None
-    for name in ("port", "workers", "max_attempts", "lease_s", "header_timeout_s"):
-        if name in vals:
-            try:
-                vals[name] = float(vals[name]) if name.endswith("_s") else int(vals[name])
-            except ValueError:
-                raise UserError(f"{_ENV[name]} / --{name}: {vals[name]!r} is not a number") from None
-    if getattr(args, "no_poll", False):
-        vals["poll"] = False
-    s = ServeSettings(**vals)
+    try:
+        s = ServeSettings(**values)
+    except ValidationError as e:
+        err = e.errors()[0]
+        name = str(err["loc"][0])
+        source = next(where for layer, where in layers if name in layer)
+        what = f"{env_name(name)}{f' / {_flag(name)}' if _flag(name) else ''}: {values[name]!r}"
+        problem = "is not a number" if err["type"] in ("int_parsing", "float_parsing", "int_from_float") else err["msg"]
+        raise UserError(f"{what} {problem} (from the {source})") from None
     if s.token and s.app_id:
         raise UserError("give either FORKSYNC_TOKEN (token mode) or FORKSYNC_APP_ID + FORKSYNC_PRIVATE_KEY_FILE "
                         "(App mode), not both")
@@ -147,25 +210,31 @@ def settings_from(args: argparse.Namespace, environ=os.environ) -> ServeSettings
     return s
 
 
+def settings_table() -> str:
+    """The settings as a markdown table (flag, environment variable / settings-file key, default,
+    meaning), generated from :class:`ServeSettings` for the docs."""
+    rows = ["| flag | environment / settings file | default | meaning |", "|---|---|---|---|"]
+    for name, f in ServeSettings.model_fields.items():
+        flag = _flag(name)
+        default = "(secret)" if f.json_schema_extra["secret"] else (f"`{f.default}`" if f.default not in ("", None) else "—")
+        web = " (serve)" if f.json_schema_extra["web"] else ""
+        rows.append(f"| {f'`{flag}`{web}' if flag else '—'} | `{env_name(name)}` | {default} | {f.description} |")
+    rows.append("| `--settings FILE` | `FORKSYNC_SETTINGS_FILE` | `./forksync.env` when it exists | the settings file (dotenv) |")
+    return "\n".join(rows) + "\n"
+
+
 def register(sub, common) -> None:
     def add_settings(p: argparse.ArgumentParser, web: bool) -> None:
-        if web:
-            p.add_argument("--host", help="listen address [FORKSYNC_HOST, 127.0.0.1]")
-            p.add_argument("--port", help="listen port [FORKSYNC_PORT, 8080]")
-            p.add_argument("--webhook-secret", dest="webhook_secret", help="[FORKSYNC_WEBHOOK_SECRET]")
-            p.add_argument("--workers", help="worker processes, 0 = none [FORKSYNC_WORKERS, 1]")
-            p.add_argument("--header-timeout", dest="header_timeout_s",
-                           help="close a connection whose request headers are not complete after this many "
-                                "seconds, or idle that long [FORKSYNC_HEADER_TIMEOUT_S, 10]")
-        p.add_argument("--app-id", dest="app_id", help="GitHub App id [FORKSYNC_APP_ID]")
-        p.add_argument("--private-key-file", dest="private_key_file", help="App private key (PEM) [FORKSYNC_PRIVATE_KEY_FILE]")
-        p.add_argument("--token", help="token mode instead of an App [FORKSYNC_TOKEN]")
-        p.add_argument("--db", help="SQLite database [FORKSYNC_DB, forksync.db]")
-        p.add_argument("--github-url", dest="github_url", help="REST API base URL [FORKSYNC_GITHUB_URL]")
-        p.add_argument("--git-url", dest="git_url", help="clone URL template with {owner} {repo} [FORKSYNC_GIT_URL]")
-        p.add_argument("--workdir", help="git working copies [FORKSYNC_WORKDIR]")
-        p.add_argument("--bot-login", dest="bot_login", help="the bot's own login, for the loop guard [FORKSYNC_BOT_LOGIN]")
-        p.add_argument("--no-poll", dest="no_poll", action="store_true", help="don't poll upstream on a schedule")
+        fields = ServeSettings.model_fields
+        for name in sorted(fields, key=lambda n: not fields[n].json_schema_extra["web"]):     # serve's own flags first
+            f, flag = fields[name], _flag(name)
+            if flag == "--no-poll":
+                p.add_argument(flag, dest="no_poll", action="store_true", help="don't poll upstream on a schedule")
+            elif flag and (web or not f.json_schema_extra["web"]):
+                default = f", {f.default}" if f.default not in ("", None) else ""
+                p.add_argument(flag, dest=name, help=f"{f.description} [{env_name(name)}{default}]")
+        p.add_argument("--settings", metavar="FILE", help="settings file, dotenv FORKSYNC_NAME=value lines "
+                                                          "[FORKSYNC_SETTINGS_FILE, ./forksync.env when present]")
 
     p = sub.add_parser("serve", parents=[common], help="run the GitHub App: webhook server + queue worker")
     add_settings(p, web=True)
@@ -175,6 +244,7 @@ def register(sub, common) -> None:
     p.set_defaults(func=cmd_worker)
     p = sub.add_parser("queue", parents=[common], help="list webhook deliveries (incl. dead letters); retry one")
     p.add_argument("--db", help="SQLite database [FORKSYNC_DB, forksync.db]")
+    p.add_argument("--settings", metavar="FILE", help="settings file [FORKSYNC_SETTINGS_FILE, ./forksync.env when present]")
     p.add_argument("--state", action="append", choices=["queued", "processing", "done", "failed", "dead"],
                    help="only these states (repeatable)")
     p.add_argument("--limit", type=int, default=50)
@@ -184,7 +254,7 @@ def register(sub, common) -> None:
 
 
 def cmd_queue(args: argparse.Namespace) -> int:
-    db = args.db or os.environ.get("FORKSYNC_DB", "forksync.db")
+    db = settings_from(args).db       # the same database as serve's: flag, environment, settings file, default
     if not Path(db).exists():
         raise UserError(f"no database at {db}; pass --db or set FORKSYNC_DB")
     with open_store(db) as store:
@@ -249,8 +319,8 @@ def _die_with_parent() -> None:
 
 def worker_env(s: ServeSettings, index: int) -> dict[str, str]:
     env = dict(os.environ)
-    for name, var in _ENV.items():
-        env[var] = str(getattr(s, name))
+    for name in ServeSettings.model_fields:
+        env[env_name(name)] = str(getattr(s, name))
     env["FORKSYNC_WORKERS"] = "0"
     return env
 
@@ -383,4 +453,4 @@ def run_serve(s: ServeSettings) -> int:
     return 0
 
 
-__all__ = ["ServeSettings", "settings_from", "register", "run_serve"]
+__all__ = ["ServeSettings", "settings_from", "settings_table", "register", "run_serve"]

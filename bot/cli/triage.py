@@ -9,7 +9,12 @@
 * ``forksync triage status [--db FILE] [--class C]`` — the root causes tracked in the database, with
   their class, state, issue and counts (infrastructure and flaky ones are only visible here).
 * ``forksync triage extract REPORT`` — a runner result JSON, JUnit XML, lit output or raw CI log
-  → the JSON lines ``group`` reads (one per test outcome; passes too, so flakiness shows).
+  → the JSON lines ``group`` reads (one per test outcome; passes too, so flakiness shows), each
+  with its run, commit and platform (from the result, else ``--run``/``--commit``/``--platform``).
+* ``forksync triage nightly --db DB --run NAME --date DATE REPORT…`` — the deployed nightly path
+  in local mode: one nightly's reports → records → signatures, classes, the issue lifecycle
+  against the store (issues in the store, or on a GitHub with ``--github-url``/``--repo``/
+  ``--token``) → the actions as one JSON object on stdout.
 
 Rules come from ``triage.rules`` in forksync.yml, or ``--rules FILE``. ``-`` reads stdin.
 Bad input (a line that is not a JSON object, or lacks ``text``) stops before any output, naming
@@ -27,6 +32,7 @@ from bot.store import Store
 from bot.triage.classify import flaky_keys, record_class
 from bot.triage.group import Grouper
 from bot.triage.issues import load_state
+from bot.triage.nightly_local import nightly_actions
 from bot.triage.records import FailureRecord, RecordError, from_junit, from_lit, from_log, from_run_result, normalize_test_id
 from bot.triage.rules import RulesError, RulesTable, load_rules, suggest_rule
 
@@ -48,7 +54,23 @@ def register(sub, common) -> None:
     e.add_argument("file", metavar="REPORT")
     e.add_argument("--format", choices=("auto", "result", "junit", "lit", "log"), default="auto")
     e.add_argument("--job", help="job name for a raw log (default: the file's name)")
+    _report_args(e)
     e.set_defaults(func=_cmd_extract)
+    n = tsub.add_parser("nightly", parents=[common],
+                        help="triage one nightly's reports: signatures, classes and the issue lifecycle; actions as JSON")
+    n.add_argument("reports", nargs="+", metavar="REPORT",
+                   help="runner result JSON, JUnit XML, lit output or raw CI log (format detected per file)")
+    n.add_argument("--db", help="SQLite database holding the triage state [FORKSYNC_DB, forksync.db]")
+    n.add_argument("--run", required=True, help="the nightly's id (a run already processed changes nothing)")
+    n.add_argument("--date", required=True, help="when the nightly ran: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] (UTC)")
+    n.add_argument("--commit", default="", help="commit the nightly ran on (default: from the result JSON files)")
+    n.add_argument("--platform", default="", help="platform of JUnit/lit/log reports (result JSON files name their own)")
+    n.add_argument("--rules", metavar="FILE", help="rules YAML (default: triage.rules of forksync.yml)")
+    n.add_argument("--repo", default="local/fork", help="OWNER/REPO whose issues are kept (default: local/fork)")
+    n.add_argument("--github-url", help="a GitHub REST API base to keep the issues on (e.g. the local GitHub) "
+                                         "[FORKSYNC_GITHUB_URL]; without it issues are kept in the database")
+    n.add_argument("--token", help="token for --github-url [FORKSYNC_TOKEN]")
+    n.set_defaults(func=_cmd_nightly)
     st = tsub.add_parser("status", parents=[common],
                          help="root causes tracked in the database: real issues, infrastructure, flaky")
     st.add_argument("--db", help="SQLite database [FORKSYNC_DB, forksync.db]")
@@ -147,6 +169,44 @@ def _cmd_suggest(args) -> int:
     return 0
 
 
+def _report_args(p) -> None:
+    p.add_argument("--run", default="", help="the nightly's id recorded on every record (a result JSON's own "
+                                             "suite@commit@time otherwise)")
+    p.add_argument("--commit", default="", help="commit recorded on records of reports that do not name one")
+    p.add_argument("--platform", default="", help="platform recorded on records of reports that do not name one")
+
+
+def read_report(path: Path, fmt: str = "auto", *, run: str = "", commit: str = "", platform: str = "",
+                time: int = 0, job: str = "") -> list[FailureRecord]:
+    """The records of one report file (format detected unless given). ``run``/``commit``/``platform``/
+    ``time`` fill what the report does not say (a result JSON names its own commit and platform).
+    Raises ``UserError`` naming the file."""
+    from dataclasses import replace
+
+    try:
+        text = path.read_text(errors="replace")
+    except OSError as e:
+        raise UserError(f"cannot read {path}: {e.strerror}") from None
+    fmt = _detect(text) if fmt == "auto" else fmt
+    try:
+        if fmt == "result":
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as e:
+                raise UserError(f"{path}: not JSON ({e.msg}, line {e.lineno}); is it a forksync-result/1 file?") from None
+            recs = from_run_result(data, run=run, time=time or None)
+        elif fmt == "junit":
+            recs = from_junit(text, where=str(path), run=run, commit=commit, platform=platform, time=time,
+                              suite=job or path.stem)
+        elif fmt == "lit":
+            recs = from_lit(text, run=run, commit=commit, platform=platform, time=time, suite=job or path.stem)
+        else:
+            recs = from_log(text, job=job or path.stem, run=run, commit=commit, platform=platform, time=time)
+    except RecordError as e:
+        raise UserError(f"{path}: {e}") from None
+    return [replace(r, commit=r.commit or commit, platform=r.platform or platform) for r in recs]
+
+
 def _detect(text: str) -> str:
     head = text.lstrip()[:200]
     if head.startswith("{"):
@@ -160,31 +220,52 @@ def _detect(text: str) -> str:
 
 
 def _cmd_extract(args) -> int:
-    path = Path(args.file)
-    try:
-        text = path.read_text(errors="replace")
-    except OSError as e:
-        raise UserError(f"cannot read {path}: {e.strerror}") from None
-    fmt = _detect(text) if args.format == "auto" else args.format
-    try:
-        if fmt == "result":
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as e:
-                raise UserError(f"{path}: not JSON ({e.msg}, line {e.lineno}); is it a forksync-result/1 file?") from None
-            recs = from_run_result(data)
-        elif fmt == "junit":
-            recs = from_junit(text, where=str(path))
-        elif fmt == "lit":
-            recs = from_lit(text)
-        else:
-            recs = from_log(text, job=args.job or path.stem)
-    except RecordError as e:
-        raise UserError(str(e)) from None
+    recs = read_report(Path(args.file), args.format, run=args.run, commit=args.commit, platform=args.platform,
+                       job=args.job or "")
     for r in recs:
         o = {"test": r.raw_test or r.test, "outcome": r.outcome, "text": r.output if r.failed else "",
              "commit": r.commit, "run": r.run, "platform": r.platform}
         sys.stdout.write(json.dumps(o, ensure_ascii=False) + "\n")
+    return 0
+
+
+def parse_date(text: str) -> int:
+    """Epoch seconds UTC of ``YYYY-MM-DD`` or ``YYYY-MM-DDTHH:MM[:SS]`` (UTC). Raises ``UserError``."""
+    from datetime import datetime, timezone
+
+    for fmt in ("%Y-%m-%d", "%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S"):
+        try:
+            return int(datetime.strptime(text.strip().removesuffix("Z"), fmt).replace(tzinfo=timezone.utc).timestamp())
+        except ValueError:
+            continue
+    raise UserError(f"--date {text!r}: expected YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] (UTC)")
+
+
+def _cmd_nightly(args) -> int:
+    import asyncio
+    import os
+
+    when = parse_date(args.date)
+    if "/" not in args.repo:
+        raise UserError(f"--repo {args.repo!r}: expected OWNER/REPO")
+    recs: list[FailureRecord] = []
+    for f in args.reports:
+        recs += read_report(Path(f), run=args.run, commit=args.commit, platform=args.platform, time=when)
+    commits = sorted({r.commit for r in recs if r.commit})
+    commit = args.commit or (commits[0] if len(commits) == 1 else "")
+    if not args.commit and len(commits) > 1:
+        raise UserError(f"the reports name {len(commits)} commits ({', '.join(c[:12] for c in commits)}); "
+                        "a nightly runs on one: pass --commit")
+    table = _table(args)
+    settings = config_from_args(args).triage
+    db = args.db or os.environ.get("FORKSYNC_DB", "forksync.db")
+    url = args.github_url or os.environ.get("FORKSYNC_GITHUB_URL")
+    token = args.token or os.environ.get("FORKSYNC_TOKEN")
+    owner, _, repo = args.repo.partition("/")
+    with Store(db) as store:
+        out = asyncio.run(nightly_actions(store, recs, table=table, settings=settings, run=args.run, time=when,
+                                          commit=commit, owner=owner, repo=repo, github_url=url, token=token))
+    sys.stdout.write(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
     return 0
 
 

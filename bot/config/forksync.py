@@ -24,6 +24,7 @@ from bot.config.agents import AgentSettings
 from bot.config.gate import GateSettings
 from bot.config.github import GitHubSettings
 from bot.config.renames import DEFAULT_RENAME_LIMIT
+from bot.config.schedules import ScheduleSettings
 from bot.config.suites import SuiteConfig, UntrustedConfigError, suite_problems
 from bot.config.triage import TriageSettings
 
@@ -232,6 +233,7 @@ class ForksyncConfig(_Strict):
     triage: TriageSettings = TriageSettings()
     agents: AgentSettings = AgentSettings()
     resolve: ResolveSettings = ResolveSettings()       # deterministic conflict rules, tried before any agent
+    schedules: ScheduleSettings = ScheduleSettings()   # when the worker's scheduled validation runs (interval or cron)
 
     @field_validator("areas")
     @classmethod

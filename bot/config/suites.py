@@ -23,35 +23,19 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from bot.config.infra import infra_match
+
 #: Platform labels a suite may ask for (runner labels use the same words).
 PLATFORMS = ("cpu", "h100", "h200", "b200", "mi350")
 
-#: Conservative built-in patterns of *infrastructure* errors (regexes, case-insensitive, searched
-#: in a runner's stderr/stdout). Only these are retried (``infra_retries``); everything else is a
-#: real failure and is never retried away. Sources: errors seen on GPU CI machines (no device,
-#: driver/runtime mismatch, disk full, OOM-killed runner, lost network to the artifact store).
-INFRA_ERROR_PATTERNS: tuple[str, ...] = (
-    r"no CUDA-capable device is detected",
-    r"CUDA driver version is insufficient for CUDA runtime version",
-    r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver",
-    r"Failed to initialize NVML: Driver/library version mismatch",
-    r"\b0 active drivers\b",
-    r"hipErrorNoDevice|No HIP GPUs are available",
-    r"No space left on device",
-    r"\bENOSPC\b",
-    r"Cannot allocate memory|\bKilled\b.*\bsignal 9\b|oom-kill",
-    r"Connection reset by peer|Temporary failure in name resolution",
-    r"runner (?:lost|has received a shutdown signal)",
-)
-_INFRA_RX = re.compile("|".join(f"(?:{p})" for p in INFRA_ERROR_PATTERNS), re.IGNORECASE)
-
-
 def infra_error_match(text: str) -> str | None:
-    """The first infrastructure-error pattern found in ``text`` (the matched text), else None.
-    Used by the runner to decide whether a crashed run may be retried (``infra_retries``) and by
-    bisection to skip, not blame, a step."""
-    m = _INFRA_RX.search(text or "")
-    return m.group(0) if m else None
+    """``"<kind>: <line>"`` for the first infrastructure phrase in ``text`` (the shared table
+    :data:`bot.config.infra.INFRA_PATTERNS`: no GPU visible, CUDA/HIP/driver start-up failures,
+    driver mismatch, disk full, OOM kill, network, lost runner), else None. Used by the runner to
+    decide whether an attempt may be retried (``infra_retries``) and by bisection to skip, not
+    blame, a step."""
+    hit = infra_match(text)
+    return f"{hit[0]}: {hit[1]}" if hit else None
 
 
 class ReportSpec(BaseModel):
@@ -71,8 +55,10 @@ class SuiteConfig(BaseModel):
     count per platform (``{h200: 30, cpu: 28}``, every platform of the suite named).
     ``allow_newly_skipped``: tests that ran on the base's result and are skipped on the head do
     not block the gate (they are still listed). ``timeout_s`` bounds build + command together.
+    ``workers`` > 1 runs a pytest suite in that many processes on one machine (pytest-xdist's
+    ``-n``; one GPU per worker where the machine has several), judged exactly as one process.
     ``areas`` limits the suite to PRs touching those areas (empty: every PR). ``infra_retries``
-    retries only runs whose output matches :data:`INFRA_ERROR_PATTERNS`."""
+    retries only runs whose output names an infrastructure fault (:data:`bot.config.infra.INFRA_PATTERNS`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     name: str = Field(pattern=r"^[A-Za-z0-9_.\-]+$")
@@ -86,6 +72,7 @@ class SuiteConfig(BaseModel):
     platforms: list[str] = Field(default_factory=lambda: ["cpu"], min_length=1)
     env: dict[str, str] = Field(default_factory=dict)
     infra_retries: int = Field(1, ge=0, le=5)
+    workers: int = Field(1, ge=1, le=64)
     required: bool = True
     areas: list[str] = Field(default_factory=list)
     allow_newly_skipped: bool = False

@@ -9,7 +9,7 @@ Example::
       open_window_days: 3                    #   this many nightlies within this many days …
       open_crashes_at_once: true             # … or at once when it is a crash
       close_after_green_nights: 3            # nightlies in which the affected tests ran and passed
-      max_new_issues_per_run: 5              # more than this in one run → one flood summary issue
+      max_new_issues_per_run: 10             # at most this many new issues a run; the rest wait in one flood issue
 
 A rule maps a pattern over a failure's signature to a tracked root cause; its ``id`` is the
 identity of the issue, so improving the normaliser never orphans an issue::
@@ -75,7 +75,7 @@ class TriageSettings(BaseModel):
     open_window_days: float = Field(3.0, gt=0)
     open_crashes_at_once: bool = True
     close_after_green_nights: int = Field(3, ge=1)
-    max_new_issues_per_run: int = Field(5, ge=1)
+    max_new_issues_per_run: int = Field(10, ge=1)
     mention_authors: bool = True
 
     @field_validator("rules")

@@ -169,7 +169,7 @@ def command_test(repo: str, command: str, *, timeout_s: int = 3600, env: dict[st
                  workdir: str | None = None) -> Callable[[str], Outcome]:
     """A test callable that checks out each sha in a detached worktree of ``repo`` and runs
     ``command`` with the shell (``git bisect run`` conventions: 0 good, 125 skip, 1–127 bad;
-    a timeout, death by signal, or output matching :data:`bot.config.suites.INFRA_ERROR_PATTERNS` is
+    a timeout, death by signal, or output matching :data:`bot.config.infra.INFRA_PATTERNS` is
     ``infra``). The worktree lives under ``workdir`` (default: a temp folder) and is removed."""
     def test(sha: str) -> Outcome:
         base = tempfile.mkdtemp(prefix="forksync-bisect-", dir=workdir)

@@ -1,8 +1,8 @@
 """GitHub access for forksync: a gidgethub aiohttp client with the parts Probot would give.
 
 - :class:`GitHubClient` (a ``gidgethub.aiohttp.GitHubAPI``): pins ``X-GitHub-Api-Version:
-  2022-11-28`` on every request; retries through gidgethub 6's ``handle_rate_limit_error`` hook
-  with the policy of :func:`retry_delay` (GitHub's "Rate limits for the REST API" and "Best
+  2022-11-28`` on every request; retries in a tenacity loop around gidgethub's request with the
+  waits of :func:`retry_delay` (GitHub's "Rate limits for the REST API" and "Best
   practices" pages: honour ``retry-after``; at ``x-ratelimit-remaining: 0`` wait for
   ``x-ratelimit-reset``; a secondary limit without headers waits ≥ 60 s; 5xx backs off
   exponentially; everything capped); re-sends with a fresh installation token after a 401;
@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import OrderedDict
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -33,6 +32,9 @@ from urllib.parse import urlsplit, urlunsplit
 import aiohttp
 import gidgethub
 import gidgethub.aiohttp
+import gidgethub.sansio
+import tenacity
+from cachetools import LRUCache  # gidgethub's ETag cache, one per installation (oldest entry dropped first)
 from gidgethub import apps as gh_apps
 
 log = logging.getLogger("forksync.github")
@@ -159,34 +161,6 @@ def _strip_credentials(url: str) -> str:
     return urlunsplit(parts)
 
 
-class LRUCache(MutableMapping):
-    """A small bounded mapping for gidgethub's ETag cache (oldest entry dropped first)."""
-
-    def __init__(self, maxsize: int = 512):
-        self.maxsize = maxsize
-        self._d: OrderedDict = OrderedDict()
-
-    def __getitem__(self, key):
-        value = self._d[key]
-        self._d.move_to_end(key)
-        return value
-
-    def __setitem__(self, key, value):
-        self._d[key] = value
-        self._d.move_to_end(key)
-        while len(self._d) > self.maxsize:
-            self._d.popitem(last=False)
-
-    def __delitem__(self, key):
-        del self._d[key]
-
-    def __iter__(self):
-        return iter(self._d)
-
-    def __len__(self):
-        return len(self._d)
-
-
 # --- the client --------------------------------------------------------------------------------
 
 TokenSource = Callable[[], Awaitable[str]]
@@ -247,51 +221,99 @@ class GitHubClient(gidgethub.aiohttp.GitHubAPI):
         self.stats.sleeps.append(seconds)
         await self._sleep(seconds)
 
+    def _retrying(self, decide: Callable[[BaseException, int], float | None],
+                  note: Callable[[BaseException, int, float], None]) -> tenacity.AsyncRetrying:
+        """tenacity's loop under :attr:`retry`: after a failed attempt ``decide(exception, attempt)``
+        (``attempt`` 1-based) gives the seconds to wait, :data:`_SEND_AGAIN` (at once, no sleep), or
+        None to let the exception through unchanged; ``note`` logs and counts each retry before its
+        wait. Waits go through :meth:`sleep`, so an injected sleep sees them all."""
+        decided: list[float | None] = [None]
+
+        def retry(rs: tenacity.RetryCallState) -> bool:
+            exc = rs.outcome.exception() if rs.outcome is not None else None
+            decided[0] = None if exc is None else decide(exc, rs.attempt_number)
+            return decided[0] is not None
+
+        def before_sleep(rs: tenacity.RetryCallState) -> None:
+            note(rs.outcome.exception(), rs.attempt_number, decided[0])
+
+        async def sleep(seconds: float) -> None:
+            if decided[0] != _SEND_AGAIN:
+                await self.sleep(float(seconds))
+
+        return tenacity.AsyncRetrying(retry=retry, wait=lambda rs: max(0.0, decided[0] or 0.0),
+                                      stop=tenacity.stop_after_attempt(self.retry.max_attempts),
+                                      before_sleep=before_sleep, sleep=sleep, reraise=True)
+
     async def _request(self, method: str, url: str, headers, body: bytes = b""):
         headers = dict(headers)
         headers["x-github-api-version"] = API_VERSION
         if self._token_source is not None:
             headers["authorization"] = f"token {await self._token_source()}"
-        attempt = 0
-        while True:
-            attempt += 1
-            self.stats.requests += 1
-            try:
-                async with self._slots:
-                    await self._paced(method)
-                    status, resp_headers, data = await super()._request(method, url, headers, body)
-            except (aiohttp.ClientConnectionError, asyncio.TimeoutError) as e:
-                delay = retry_delay(503, None, None, attempt, self.retry, self._clock())
-                if delay is None:
-                    raise
-                log.warning("github %s %s: %s; retrying in %.1fs", method, _strip_credentials(url),
-                            type(e).__name__, delay)
-                self.stats.retries.append((0, attempt))
-                await self.sleep(delay)
-                continue
-            if status == 304:
-                self.stats.cache_hits += 1
-            return status, resp_headers, data
 
-    async def handle_rate_limit_error(self, *, method: str, url: str, exception: gidgethub.HTTPException,
-                                      attempt: int) -> bool:
-        status = int(exception.status_code)
-        if status == 401 and self._token_source is not None and attempt < self.retry.max_attempts:
-            # an installation token expired or was revoked: fetch a new one and send again
-            if self._on_unauthorized is not None:
-                self._on_unauthorized()
-            self.stats.token_refreshes += 1
+        def decide(exc: BaseException, attempt: int) -> float | None:
+            if not isinstance(exc, (aiohttp.ClientConnectionError, asyncio.TimeoutError)):
+                return None
+            return retry_delay(503, None, None, attempt, self.retry, self._clock())
+
+        def note(exc: BaseException, attempt: int, delay: float) -> None:
+            log.warning("github %s %s: %s; retrying in %.1fs", method, _strip_credentials(url), type(exc).__name__, delay)
+            self.stats.retries.append((0, attempt))
+
+        async def attempt_once():
+            self.stats.requests += 1
+            async with self._slots:
+                await self._paced(method)
+                return await super(GitHubClient, self)._request(method, url, headers, body)
+
+        status, resp_headers, data = await self._retrying(decide, note)(attempt_once)
+        if status == 304:
+            self.stats.cache_hits += 1
+        return status, resp_headers, data
+
+    async def _make_request(self, method: str, url: str, url_vars, data, accept: str, jwt: str | None = None,
+                            oauth_token: str | None = None, **kw):
+        """gidgethub's request (ETag cache, headers, answer → exception) under forksync's policy:
+        :func:`retry_delay` for GitHub's answers, a fresh installation token after a 401; an answer
+        that is not retried raises :class:`GitHubAPIError`."""
+        filled_url = gidgethub.sansio.format_url(url, url_vars, base_url=self.base_url)
+        attempts = [0]
+
+        def decide(exc: BaseException, attempt: int) -> float | None:
+            attempts[0] = attempt
+            if not isinstance(exc, gidgethub.HTTPException) or isinstance(exc, GitHubAPIError):
+                return None
+            status = int(exc.status_code)
+            if status == 401 and self._token_source is not None and attempt < self.retry.max_attempts:
+                return _SEND_AGAIN      # an installation token expired or was revoked: a new one, sent again
+            return retry_delay(status, exc.headers, _message(exc), attempt, self.retry, self._clock())
+
+        def note(exc: BaseException, attempt: int, delay: float) -> None:
+            status = int(exc.status_code)
             self.stats.retries.append((status, attempt))
-            return True
-        message = str(exception.args[0]) if exception.args and exception.args[0] is not None else ""
-        delay = retry_delay(status, exception.headers, message, attempt, self.retry, self._clock())
-        if delay is None:
-            raise GitHubAPIError(method, url, exception, attempt) from exception
-        log.warning("github %s %s answered %d (%s); retry %d in %.1fs", method, _strip_credentials(url),
-                    status, message[:80], attempt, delay)
-        self.stats.retries.append((status, attempt))
-        await self.sleep(delay)
-        return True
+            if delay == _SEND_AGAIN:
+                if self._on_unauthorized is not None:
+                    self._on_unauthorized()
+                self.stats.token_refreshes += 1
+                return
+            log.warning("github %s %s answered %d (%s); retry %d in %.1fs", method, _strip_credentials(filled_url),
+                        status, _message(exc)[:80], attempt, delay)
+
+        try:
+            return await self._retrying(decide, note)(super()._make_request, method, url, url_vars, data, accept,
+                                                      jwt=jwt, oauth_token=oauth_token, **kw)
+        except GitHubAPIError:
+            raise
+        except gidgethub.HTTPException as e:
+            raise GitHubAPIError(method, filled_url, e, attempts[0]) from e
+
+
+#: what :meth:`GitHubClient._retrying`'s ``decide`` returns for "send again now, without sleeping"
+_SEND_AGAIN = -1.0
+
+
+def _message(exc: gidgethub.HTTPException) -> str:
+    return str(exc.args[0]) if exc.args and exc.args[0] is not None else ""
 
 
 # --- App authentication ------------------------------------------------------------------------
@@ -371,7 +393,7 @@ class GitHubApp:
             client = GitHubClient(
                 self.session, self.requester, token_source=lambda: self.tokens.token(installation_id),
                 on_unauthorized=lambda: self.tokens.invalidate(installation_id),
-                cache=LRUCache(self.cache_size), base_url=self.base_url, retry=self.retry, sleep=self._sleep,
+                cache=_etag_cache(self.cache_size), base_url=self.base_url, retry=self.retry, sleep=self._sleep,
                 clock=self._clock)
             self._clients[installation_id] = client
         return client
@@ -390,7 +412,7 @@ def token_client(session: aiohttp.ClientSession, token: str, *, base_url: str = 
                  requester: str = "forksync", retry: RetryPolicy = RetryPolicy(), cache_size: int = 512,
                  sleep: Callable[[float], Awaitable[None]] | None = None) -> GitHubClient:
     """Plain token mode: every call authenticated with ``token`` (FORKSYNC_TOKEN)."""
-    return GitHubClient(session, requester, oauth_token=token, cache=LRUCache(cache_size), base_url=base_url,
+    return GitHubClient(session, requester, oauth_token=token, cache=_etag_cache(cache_size), base_url=base_url,
                         retry=retry, sleep=sleep)
 
 
@@ -403,3 +425,8 @@ def authenticated_remote(clone_url: str, token: str | None) -> str:
         return clone_url
     host = parts.hostname + (f":{parts.port}" if parts.port else "")
     return urlunsplit(parts._replace(netloc=f"x-access-token:{token}@{host}"))
+
+
+def _etag_cache(size: int) -> LRUCache | None:
+    """gidgethub's ETag cache of ``size`` entries; None (no caching) for 0, which cachetools refuses."""
+    return LRUCache(size) if size > 0 else None

@@ -22,6 +22,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from bot.config.schedules import Schedule, as_schedule
 from bot.git.bisect import bisect, landed_commits, perf_test
 from bot.github.common import issue_once, split_repo
 from bot.l2 import detection as l2
@@ -35,9 +36,10 @@ BOT_IDENTITY = {"GIT_AUTHOR_NAME": "forksync[bot]", "GIT_AUTHOR_EMAIL": "forksyn
                 "GIT_COMMITTER_NAME": "forksync[bot]", "GIT_COMMITTER_EMAIL": "forksync[bot]@users.noreply.github.com"}
 
 
-def l2_due(last_run_at: float | None, tip_measured: bool, now: float, interval_s: int = 86_400) -> bool:
-    """An L2 run is due when the trunk tip has no points yet and ``interval_s`` passed (or never ran)."""
-    return not tip_measured and (last_run_at is None or now - last_run_at >= interval_s)
+def l2_due(last_run_at: float | None, tip_measured: bool, now: float, interval_s: int | Schedule = 86_400) -> bool:
+    """An L2 run is due when the trunk tip has no points yet and its schedule (seconds, or a
+    :class:`Schedule`: interval or cron) has come round since the last run (or it never ran)."""
+    return not tip_measured and as_schedule(interval_s).due(last_run_at, now)
 
 
 def regression_window(points: list, change: l2.ChangePoint) -> tuple[str, str]:
@@ -45,8 +47,9 @@ def regression_window(points: list, change: l2.ChangePoint) -> tuple[str, str]:
     return points[change.index - 1].sha, points[change.index].sha
 
 
-async def l2_tick(ctx, full: str, *, now: float, interval_s: int = 86_400) -> list[str]:
-    """Measure the trunk tip when due, then investigate new alerting regressions. Returns notes."""
+async def l2_tick(ctx, full: str, *, now: float, interval_s: int | Schedule | None = None) -> list[str]:
+    """Measure the trunk tip when due (``interval_s`` None: the fork's ``schedules.l2``), then
+    investigate new alerting regressions. Returns notes."""
     l2_store.ensure(ctx.store)
     v = ctx.validation
     tr = await v.trusted(ctx, full)
@@ -58,7 +61,7 @@ async def l2_tick(ctx, full: str, *, now: float, interval_s: int = 86_400) -> li
     runs = l2_store.runs(ctx.store, full)
     measured = any(r["sha"] == tip for r in runs)
     notes = []
-    if l2_due(runs[0]["time"] if runs else None, measured, now, interval_s):
+    if l2_due(runs[0]["time"] if runs else None, measured, now, tr.cfg.schedules.l2 if interval_s is None else interval_s):
         seq = int(_git(mirror, "rev-list", "--count", "--first-parent", tip))
         for s in suites:
             for plat in s.platforms:

@@ -9,8 +9,9 @@ import hashlib
 import json
 import re
 import time
-from collections import OrderedDict
 from functools import lru_cache
+
+from cachetools import LRUCache
 
 from bot.model import CommitInfo, FileChange
 from bot.plan import store as plan_store
@@ -42,10 +43,9 @@ class SymbolIndex:
         self._no_match: dict[str, set[tuple[str, str]]] = {}   # patterns digest -> (commit, path) pre-checked out
         self._new_no_match: list[str] = []      # plan_prechecks keys not yet written
         self._pending: list[dict] = []          # rows not yet written to the store (see flush)
-        self._trees: OrderedDict[tuple, tuple[bytes, object]] = OrderedDict()
-        self._blobs: OrderedDict[object, bytes | None] = OrderedDict()   # blob id -> text
+        self._trees: LRUCache[tuple, tuple[bytes, object]] = LRUCache(max(1, tree_cache_size))
+        self._blobs: LRUCache[object, bytes | None] = LRUCache(max(1, tree_cache_size))   # blob id -> text
         self._commit_trees: dict[str, object] = {}    # commit sha -> its tree (a lookup costs ~0.1 ms)
-        self._tree_cache_size = tree_cache_size
         self.parsed_files = 0        # file changes whose symbols were computed
         self.parses = 0              # tree-sitter parses run (a blob parsed once serves both sides)
         self.symbol_cpu = 0.0        # CPU seconds computing symbols (blob reads, parses, lookups; benchmarks)
@@ -63,11 +63,9 @@ class SymbolIndex:
         and older chain commits; nearer versions differ less), else the last parsed — else
         parsed afresh. Any base gives the same tree; only the cost differs."""
         key = (len(src), hash(src), lang)
-        hit = self._trees.get(key)
+        hit = self._trees.get(key)     # a hit is the newest entry now
         tree = hit[1] if hit is not None and hit[0] == src else None   # same bytes, not just the same hash
-        if tree is not None:
-            self._trees.move_to_end(key)
-        else:
+        if tree is None:
             last = self._last.get((path, lang)) if path else None
             near = self._near.get((path, lang)) if when is not None and path else None
             if near:
@@ -79,8 +77,6 @@ class SymbolIndex:
                 tree = parser_for(lang).parse(src)
             self.parses += 1
             self._trees[key] = (src, tree)
-            if len(self._trees) > self._tree_cache_size:
-                self._trees.popitem(last=False)
         if path:
             self._last[(path, lang)] = (src, tree)
             if when is not None:
@@ -105,7 +101,6 @@ class SymbolIndex:
         except Exception:   # pygit2.GitError for missing objects
             return None
         if oid in self._blobs:
-            self._blobs.move_to_end(oid)
             return self._blobs[oid]
         try:
             data = self.repo[oid].data
@@ -114,8 +109,6 @@ class SymbolIndex:
         except Exception:   # pygit2.GitError for a missing blob
             data = None
         self._blobs[oid] = data
-        if len(self._blobs) > self._tree_cache_size:
-            self._blobs.popitem(last=False)
         return data
 
     def may_match(self, commit: CommitInfo, path: str, patterns) -> bool:

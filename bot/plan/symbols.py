@@ -23,10 +23,11 @@ Lines outside any definition (includes, imports, lit ``RUN:`` lines) give :data:
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable
+
+from cachetools import LRUCache
 
 from bot.model import FileChange
 
@@ -374,7 +375,7 @@ def changed_ranges(old_source: bytes | None, new_source: bytes | None
     return tuple((h[0], h[1]) for h in hunks), tuple((h[2], h[3]) for h in hunks)
 
 
-_DIFF_MEMO: "OrderedDict[tuple, tuple]" = OrderedDict()
+_DIFF_MEMO: "LRUCache[tuple, tuple]" = LRUCache(8)
 
 
 def diff_hunks(old_source: bytes | None, new_source: bytes | None) -> tuple[tuple[int, int, int, int], ...]:
@@ -388,8 +389,6 @@ def diff_hunks(old_source: bytes | None, new_source: bytes | None) -> tuple[tupl
         got = tuple((h.old_start, h.old_lines, h.new_start, h.new_lines)
                     for h in pygit2.Patch.create_from(old_source, new_source, context_lines=0).hunks)
         _DIFF_MEMO[key] = got
-        if len(_DIFF_MEMO) > 8:
-            _DIFF_MEMO.popitem(last=False)
     return got
 
 

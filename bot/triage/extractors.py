@@ -11,7 +11,10 @@ from typing import Callable
 from bot.triage.infra import infra_hit
 from bot.triage.normalize import strip_prefixes
 
-__all__ = ["EXTRACTORS", "Found"]
+__all__ = ["EXTRACTORS", "Found", "TRUNCATED", "innermost_frame", "signal_in_other_locale"]
+
+#: ends a line that is only the start of the message (pytest's summary cut at the terminal width)
+TRUNCATED = "\u2026"
 
 # Each extractor: (name, prefilter substrings, function(text) -> (type, line, stage) | None).
 Found = tuple[str, str, str]
@@ -90,7 +93,8 @@ def _x_mlir_error(text: str) -> Found | None:
     return ("MLIR error", errs[0], "compile") if errs else None
 
 
-_PTXAS = re.compile(r"ptxas (?:fatal|error)\s*: ([^\n]*)")
+# "ptxas fatal   : msg", "ptxas error   : msg", and with a position: "ptxas /tmp/x.ptx, line 74; error   : msg"
+_PTXAS = re.compile(r"ptxas (?:[^\s,]+, line \d+; )?(?:fatal|error)\s*: ([^\n]*)")
 
 
 def _x_ptxas(text: str) -> Found | None:
@@ -153,11 +157,54 @@ _SIGNALS = (
 )
 
 
+#: a shell's fatal-signal message in another locale (Python's own "Fatal Python error: …" is never
+#: translated, so these are read late: the second ``signal`` entry of :data:`EXTRACTORS`)
+_L10N_SIGNALS = (("Speicherzugriffsfehler", "SIGSEGV"), ("Erreur de segmentation", "SIGSEGV"),
+                 ("Violación de segmento", "SIGSEGV"), ("Errore di segmentazione", "SIGSEGV"), ("段错误", "SIGSEGV"),
+                 ("セグメンテーション違反", "SIGSEGV"), ("Abgebrochen (Speicherabzug", "SIGABRT"),
+                 ("Abandon (core dumped)", "SIGABRT"), ("Abortado (", "SIGABRT"), ("已放弃", "SIGABRT"),
+                 ("中止 (コアダンプ", "SIGABRT"))
+
+
+def signal_in_other_locale(text: str) -> Found | None:
+    """A fatal signal named in the shell's words of another locale, or None."""
+    for words, name in _L10N_SIGNALS:
+        if words in text:
+            return name, f"fatal signal {name}", "run"
+    return None
+
+
 def _x_signal(text: str) -> Found | None:
     for literals, rx, name in _SIGNALS:
         if any(x in text for x in literals) and rx.search(text):
             return name, f"fatal signal {name}", "run"
     return None
+
+
+_DID_NOT_RAISE = re.compile(r"DID NOT RAISE[^\n]*")
+_XPASS = re.compile(r"\[XPASS\(strict\)\] ?([^\n]*)")
+
+
+def _x_pytest_outcome(text: str) -> Found | None:
+    """pytest's own outcomes, which are no exception of the code under test: ``Failed: DID NOT
+    RAISE <class 'X'>`` (``pytest.raises`` saw nothing) and ``[XPASS(strict)] reason`` (an
+    expected failure passed)."""
+    m = _DID_NOT_RAISE.search(text)
+    if m:
+        return "Failed", m.group(0).strip(), "test"
+    m = _XPASS.search(text)
+    if m:
+        return "XPASS(strict)", m.group(1).strip(), "test"
+    return None
+
+
+_SETUP_ERROR = re.compile(r"ERROR at (setup|teardown) of ")
+
+
+def _x_pytest_setup(text: str) -> Found | None:
+    """A fixture error whose report holds no exception line: pytest's ``ERROR at setup of t``."""
+    m = _SETUP_ERROR.search(text)
+    return ("FixtureError", f"error at {m.group(1)}", "test") if m else None
 
 
 _EXC_TYPE = r"(?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*?(?:Error|Exception|Exit|Failure|Interrupt|Warning)|\w*OutOfResources)"
@@ -175,6 +222,14 @@ def _lines_with(text: str, words: tuple[str, ...], tail: re.Pattern | None = Non
     with ``str.find``: several times faster than a regex alternation, on long logs most of all)
     followed by a match of ``tail`` (when given), in order: the lines of the matches of
     ``re.compile("(?:" + "|".join(words) + ")(?=" + tail + ")")``."""
+    find = text.find
+    for ls in _line_starts(text, words, tail):
+        le = find("\n", ls)
+        yield ls, strip_prefixes(text[ls:le if le >= 0 else len(text)])
+
+
+def _line_starts(text: str, words: tuple[str, ...], tail: re.Pattern | None = None) -> list[int]:
+    """The sorted start offsets of the lines :func:`_lines_with` yields."""
     starts = set()
     find = text.find
     for w in words:
@@ -184,9 +239,23 @@ def _lines_with(text: str, words: tuple[str, ...], tail: re.Pattern | None = Non
             if tail is None or text.startswith(":", i + n) or tail.match(text, i + n):
                 starts.add(text.rfind("\n", 0, i) + 1)
             i = find(w, i + 1)
-    for ls in sorted(starts):
+    return sorted(starts)
+
+
+def _last_exception(text: str):
+    """``(line start, type, message)`` of the last exception line that is not a warning (else
+    of the last warning), read from the end: the lines before it are not parsed. None if none."""
+    warning = None
+    find = text.find
+    for ls in reversed(_line_starts(text, _EXC_WORDS, _EXC_TAIL)):
         le = find("\n", ls)
-        yield ls, strip_prefixes(text[ls:le if le >= 0 else len(text)])
+        e = _EXC_LINE.match(strip_prefixes(text[ls:le if le >= 0 else len(text)]))
+        if e:
+            found = (ls, e.group(1), (e.group(2) or "").strip())
+            if not found[1].endswith("Warning"):
+                return found
+            warning = warning or found
+    return warning
 
 
 def _py_exceptions(text: str):
@@ -225,15 +294,36 @@ def _last_source_line(after: str) -> str:
     return ""
 
 
+#: exceptions that wrap the real error in their message ("LoweringException: ImportError: …",
+#: "InductorError: CalledProcessError: …", "BackendCompilerFailed: backend='inductor' raised: …")
+_WRAPPED = re.compile(r"(?:backend='\w+' raised:\s*)?(" + r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*?(?:Error|Exception)" + r"): ?(.*)")
+
+
+def _unwrap(typ: str, msg: str) -> tuple[str, str]:
+    """The innermost ``Type: message`` of a message that starts with another exception."""
+    if "Error" not in msg and "Exception" not in msg:
+        return typ, msg
+    for _ in range(4):
+        m = _WRAPPED.match(msg)
+        if not m:
+            break
+        typ, msg = m.group(1), m.group(2).strip()
+    return typ, msg
+
+
 def _x_python(text: str) -> Found | None:
-    excs = _py_exceptions(text)
-    if not excs:
-        return None
-    # a warning printed after the failure (captured stderr, deprecations) is not the failure
-    errors = [e for e in excs if not e[1].endswith("Warning")]
-    excs = errors or excs
-    pos, typ, msg = excs[-1]
+    last = _last_exception(text)
+    if last is None:
+        c = _cause_call(text)       # only a repr line: ValueError("arange's arguments must be …")
+        return (_short_type(c[0]), c[1], "compile" if "arange" in c[1] or "tl." in c[1] else "test") if c else None
+    pos, typ, msg = last
+    typ, msg = _unwrap(typ, msg)
     short = _short_type(typ)
+    if short in ("CompilationError", "CalledProcessError") or msg.startswith("PassManager::run failed"):
+        # these read the exceptions before the last one too
+        # (a warning printed after the failure — captured stderr, deprecations — is not the failure)
+        excs = _py_exceptions(text)
+        excs = [e for e in excs if not e[1].endswith("Warning")] or excs
     if short == "CompilationError":
         # Triton: "CompilationError: at L:C:" + source + caret + the cause, either as a
         # repr line ``ValueError('…')`` after the CompilationError or as an earlier exception
@@ -254,6 +344,7 @@ def _x_python(text: str) -> Found | None:
         earlier = [e for e in excs[:-1] if not _short_type(e[1]).endswith("CalledProcessError")]
         if earlier:
             pos, typ, msg = earlier[-1]
+            typ, msg = _unwrap(typ, msg)
             short = _short_type(typ)
     stage = "test"
     if short in ("OutOfResources", "PTXASError") or msg.startswith("PassManager"):
@@ -285,18 +376,19 @@ def _is_numeric(msg: str, text: str) -> bool:
     return hit or (msg == "" and "Mismatched elements" in text)
 
 
-_PYTEST_FAILED = re.compile(r"(?m)^(?:FAILED|ERROR) ([^\s]+)(?: - ([^\n]*))?$")
+_PYTEST_FAILED = re.compile(r"(?:FAILED|ERROR) (?:\[[\d.]+m?s\] )?([^\s]+)(?: - ([^\n]*))?$", re.M)
 _EXC_MSG = re.compile(r"((?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*?(?:Error|Exception|Exit|Failure)|\w*OutOfResources))(?:: ?(.*))?")
 
 
 def _first_at_line_start(text: str, literals: tuple[str, ...], rx: re.Pattern):
-    """``rx.search(text)`` for a ``(?m)^``-anchored ``rx`` whose matches begin with one of
-    ``literals``: only the places where a literal begins a line are tried."""
+    """The first match of ``rx`` at a place where one of ``literals`` begins a line, or follows
+    nothing but a log prefix (a CI timestamp, ``##[error]``: what :func:`strip_prefixes` removes)."""
     cands = []
     for lit in literals:
         i = text.find(lit)
         while i >= 0:
-            if i == 0 or text[i - 1] == "\n":
+            ls = text.rfind("\n", 0, i) + 1
+            if i == ls or not strip_prefixes(text[ls:i] + "x")[:-1]:
                 cands.append(i)
             i = text.find(lit, i + 1)
     for i in sorted(cands):
@@ -310,14 +402,17 @@ def _x_pytest_summary(text: str) -> Found | None:
     m = _first_at_line_start(text, ("FAILED ", "ERROR "), _PYTEST_FAILED)
     if not m or not m.group(2):
         return None
-    e = _EXC_MSG.match(m.group(2))
+    msg = m.group(2)
+    if msg.startswith(("Failed: ", "[XPASS(strict)]")):          # pytest's own outcomes
+        typ, _, rest = msg.partition(": ") if msg.startswith("Failed") else ("XPASS(strict)", "", msg[15:].strip())
+        return typ, (rest[:-3].rstrip() + TRUNCATED) if rest.endswith("...") else rest, "test"
+    e = _EXC_MSG.match(msg)
     if not e:
-        return "PytestFailure", m.group(2), "test"
-    short = _short_type(e.group(1))
-    msg = (e.group(2) or "").strip()
-    if msg.endswith("..."):           # pytest truncates to the terminal width
-        msg = msg[:-3].rstrip()
-    return short, msg, "check" if _is_numeric(msg, "") else "test"
+        return "PytestFailure", msg, "test"
+    typ, msg = _unwrap(e.group(1), (e.group(2) or "").strip())
+    if msg.endswith("..."):           # pytest cut it at the terminal width: a prefix of the message
+        msg = msg[:-3].rstrip() + TRUNCATED
+    return _short_type(typ), msg, "check" if _is_numeric(msg, "") else "test"
 
 
 def _x_infra(text: str) -> Found | None:
@@ -354,6 +449,34 @@ def _x_exit(text: str) -> Found | None:
     return "ExitCode", f"exit code {m.group(1)}", "job"
 
 
+_FRAME_FAULTHANDLER = re.compile(r'File "([^"\n]+)", line \d+ in ([\w<>.]+)')
+_FRAME_TRACEBACK = re.compile(r'File "([^"\n]+)", line \d+, in ([\w<>.]+)')
+
+
+def innermost_frame(text: str) -> str:
+    """``basename:function`` of the innermost Python frame: the first of the current thread in a
+    faulthandler dump (``Fatal Python error``: most recent call first), else the last of a
+    traceback (most recent call last); "" when the text holds none."""
+    i = text.find("Current thread")
+    if i >= 0:
+        m = _FRAME_FAULTHANDLER.search(text, i)
+        if m:
+            return f"{_base(m.group(1))}:{m.group(2)}"
+    if 'File "' in text:
+        last = None
+        for last in _FRAME_TRACEBACK.finditer(text):
+            pass
+        if last is None:
+            last = _FRAME_FAULTHANDLER.search(text)
+        if last is not None:
+            return f"{_base(last.group(1))}:{last.group(2)}"
+    return ""
+
+
+def _base(path: str) -> str:
+    return path[max(path.rfind("/"), path.rfind("\\")) + 1:]
+
+
 Extractor = tuple[str, tuple[str, ...], Callable[[str], "Found | None"]]
 
 #: Ordered: the first extractor that finds something chooses the primary error.
@@ -368,8 +491,13 @@ EXTRACTORS: tuple[Extractor, ...] = (
     ("cuda", ("Triton Error [", " error: ", "CUDA_ERROR_", "cudaError", "hipError"), _x_cuda),
     ("signal", ("Segmentation", "SIG", "signal", "Aborted", "IOT instruction", "Bus error", "Floating point",
                 "Illegal instruction", "exit code 13", "exited with 13"), _x_signal),
+    ("pytest-outcome", ("DID NOT RAISE", "[XPASS(strict)]"), _x_pytest_outcome),
     ("python", ("Error", "Exception", "OutOfResources", "Exit", "Failure", "Interrupt"), _x_python),
     ("pytest", ("FAILED ", "ERROR "), _x_pytest_summary),
+    ("pytest-setup", ("ERROR at ",), _x_pytest_setup),
+    # a shell's fatal-signal message in another locale: only where no exception was found
+    # (Python's "Fatal Python error: …" is never translated, and the English names come first)
+    ("signal", tuple(w for w, _ in _L10N_SIGNALS), signal_in_other_locale),
     ("infra", ("",), _x_infra),
     ("exit", ("xit", "returned non-zero"), _x_exit),
 )

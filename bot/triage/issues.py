@@ -25,7 +25,9 @@ from bot import templating
 from bot.config.triage import TriageSettings
 from bot.store import Store
 from bot.triage import store as triage_store
-from bot.triage.lifecycle import Action, Nightly, Tracked, TriageState, decide
+from bot.triage.lifecycle import Action, Nightly, Tracked, TriageState, decide, rekey
+from bot.triage.records import test_function
+from bot.triage.signature import SIGNATURE_VERSION
 from bot.triage.suspects import Suspect
 
 __all__ = ["TriageIssues", "load_state", "save_state", "render", "marker", "replace_section"]
@@ -64,22 +66,29 @@ def _tracked_from_json(s: str) -> Tracked:
     d["tests"] = frozenset(d["tests"])
     d["fail_runs"] = tuple(tuple(x) for x in d["fail_runs"])
     d["labels"] = tuple(d["labels"])
+    d["aliases"] = tuple(d.get("aliases", ()))     # rows written before signature versions had neither
+    d.setdefault("version", 1)
     return Tracked(**d)
 
 
 def load_state(store: Store) -> TriageState:
-    tracked_rows, run_rows, green_rows = triage_store.state_rows(store)
+    tracked_rows, run_rows, green_rows, meta = triage_store.state_rows(store)
     tracked = {r["key"]: _tracked_from_json(r["data"]) for r in tracked_rows}
     processed = frozenset(r["run"] for r in run_rows)
-    green = {r["test"]: (r["commit_sha"], r["time"]) for r in green_rows}
-    return TriageState(tracked, processed, green)
+    green = {r["test"]: (r["commit_sha"], r["time"], r.get("run") or "") for r in green_rows}
+    flood = json.loads(meta.get("flood") or "{}")
+    return TriageState(tracked, processed, green, tuple(flood.get("waiting", ())), tuple(flood.get("opened", ())))
 
 
-def save_state(store: Store, state: TriageState, run: str, actions: Sequence[Action], now: int) -> None:
-    """Write the state and mark ``run`` processed, in one transaction (``BEGIN IMMEDIATE``)."""
+def save_state(store: Store, state: TriageState, run: str, actions: Sequence[Action], now: int,
+               drop: Sequence[str] = ()) -> None:
+    """Write the state and mark ``run`` processed, in one transaction (``BEGIN IMMEDIATE``);
+    ``drop``: keys no longer tracked (re-keyed causes' old keys)."""
     tracked = [(k, _tracked_to_json(t), now) for k, t in state.tracked.items()]
-    green = [(k, c, tm) for k, (c, tm) in state.last_green.items()]
-    triage_store.save_state_rows(store, tracked, green, (run, now, json.dumps([asdict(a) for a in actions])))
+    green = [(k, v[0], v[1], v[2] if len(v) > 2 else "") for k, v in state.last_green.items()]
+    meta = [("flood", json.dumps({"waiting": list(state.flood), "opened": list(state.flood_opened)}))]
+    triage_store.save_state_rows(store, tracked, green, (run, now, json.dumps([asdict(a) for a in actions])), meta,
+                                 tuple(k for k in drop if k not in state.tracked))
 
 
 def _utc(t: int) -> str:
@@ -96,16 +105,22 @@ class TriageIssues:
 
     ``gh``: a gidgethub-style client for the fork's installation; ``suspects_for(tracked)`` (optional)
     returns ``(suspects, good, bad)`` for a newly opened real issue, shown at once.
+    ``key_of(sample, test)`` (optional): the root-cause key the current signatures give an output
+    — with it, causes tracked under an older signature version are re-keyed
+    (:func:`bot.triage.lifecycle.rekey`, old key kept as an alias) and an issue whose body only
+    holds an older marker is still found through its sample output, so none is filed twice.
     """
 
     def __init__(self, store: Store, gh: Any, owner: str, repo: str, settings: TriageSettings, *,
                  suspects_for: SuspectsFor | None = None, rule_titles: dict[str, str] | None = None,
-                 suggestions: dict[str, dict] | None = None, clock: Callable[[], float] = _time.time):
+                 suggestions: dict[str, dict] | None = None, clock: Callable[[], float] = _time.time,
+                 key_of: Callable[[str, str], str] | None = None):
         self.store, self.gh, self.owner, self.repo, self.settings = store, gh, owner, repo, settings
         self.suspects_for = suspects_for
         self.rule_titles = rule_titles or {}
         self.suggestions = suggestions or {}
         self.clock = clock
+        self.key_of = key_of
         self._issues: dict[str, dict] | None = None
 
     @property
@@ -114,6 +129,11 @@ class TriageIssues:
 
     async def process(self, nightly: Nightly) -> list[Action]:
         state = load_state(self.store)
+        stored = tuple(state.tracked)
+        if self.key_of is not None:
+            key_of = self.key_of
+            state = rekey(state, lambda t: key_of(t.sample, test_function(min(t.tests, default=""))) if t.sample else None,
+                          SIGNATURE_VERSION)
         new, actions = decide(state, nightly, self.settings)
         if not actions and nightly.run in state.processed:
             return []
@@ -122,18 +142,21 @@ class TriageIssues:
             if a.kind == "flood":
                 await self._flood(new, a, nightly)
                 continue
+            if a.kind == "flood-close":
+                await self._flood_close(new, a, nightly)
+                continue
             key = a.keys[0]
             t = new.tracked[key]
             if a.kind == "open":
-                t = await self._open(t, nightly)
-            elif a.kind == "update":
-                t = await self._update(t)
+                t = await self._open(t, nightly, new)
+            elif a.kind in ("update", "refresh"):
+                t = await self._update(t, nightly)
             elif a.kind == "reopen":
                 t = await self._reopen(t, nightly)
             elif a.kind == "close":
                 t = await self._close(t, nightly)
             new.tracked[key] = t
-        save_state(self.store, new, nightly.run, actions, int(self.clock()))
+        save_state(self.store, new, nightly.run, actions, int(self.clock()), drop=stored)
         return actions
 
     # ---- finding issues by marker
@@ -142,23 +165,43 @@ class TriageIssues:
             found: dict[str, dict] = {}
             labels = ",".join(self.settings.labels[:1])
             url = f"{self._base}/issues?state=all&per_page=100" + (f"&labels={labels}" if labels else "")
+            derived: dict[str, dict] = {}
             async for issue in self.gh.getiter(url):
-                for m in re.finditer(r"<!-- forksync:triage:([\w.:\-]+) -->", issue.get("body") or ""):
+                body = issue.get("body") or ""
+                for m in re.finditer(r"<!-- forksync:triage:([\w.:\-]+) -->", body):
                     found.setdefault(m.group(1), issue)
+                if self.key_of is not None and "<!-- forksync:triage:sig-" in body:
+                    # filed under an older signature version: the key its sample output has now
+                    sample, test = _sample_and_test(body)
+                    if sample:
+                        derived.setdefault(self.key_of(sample, test), issue)
+            for k, issue in derived.items():
+                found.setdefault(k, issue)
             self._issues = found
         return self._issues
 
     async def _find(self, t: Tracked) -> dict | None:
         if t.issue:
             return await self.gh.getitem(f"{self._base}/issues/{t.issue}")
-        return (await self._known()).get(t.key)
+        known = await self._known()
+        for k in (t.key, *t.aliases):
+            if k in known:
+                return known[k]
+        return None
 
     # ---- rendering
-    def _status(self, t: Tracked) -> str:
+    def _status(self, t: Tracked, n: Nightly | None = None) -> str:
         runs = [{"run": r, "time": _utc(tm), "commit": c} for r, tm, c in t.fail_runs]
-        return render("status.md.j2", runs=runs, platforms=sorted(t.platforms), tests=sorted(t.tests),
-                      first_seen=_utc(t.first_seen), last_seen=_utc(t.last_seen), green_streak=t.green_streak,
-                      close_after=self.settings.close_after_green_nights)
+        latest = None
+        if n is not None:
+            failed = bool(t.tests & (n.ran - n.passed)) or any(g.key == t.key for g in n.groups)
+            ran = bool(t.tests) and t.tests <= n.ran
+            latest = {"run": n.run, "commit": n.commit, "time": _utc(n.time),
+                      "result": "failed" if failed else "passed" if ran else "did not run (no evidence)"}
+        return render("status.md.j2", runs=runs, platforms=sorted(t.platforms), tests=affected_tests(t.tests, n),
+                      cases=len(t.tests), first_seen=_utc(t.first_seen), last_seen=_utc(t.last_seen),
+                      green_streak=t.green_streak, close_after=self.settings.close_after_green_nights,
+                      latest=latest, last_green=t.last_green, last_green_run=t.last_green_run)
 
     def _labels(self, t: Tracked) -> list[str]:
         labels = list(self.settings.labels) + list(t.labels)
@@ -166,30 +209,44 @@ class TriageIssues:
             labels.append(self.settings.crash_label)
         return list(dict.fromkeys(labels))
 
-    async def _open(self, t: Tracked, n: Nightly) -> Tracked:
+    def _title(self, t: Tracked, state: TriageState | None) -> str:
+        """``[nightly] <test>: <fault>``, unique among the tracked causes' issues (a clash gets
+        the root cause id appended: two faults never share a title)."""
+        title = render("title.txt.j2", title=t.title, crash=t.crash, tests=title_tests(t.tests)).strip()
+        taken = {x.issue_title for k, x in (state.tracked.items() if state else ()) if k != t.key and x.issue_title}
+        if title in taken:
+            title = f"{title} ({t.key})"
+        return title
+
+    async def _open(self, t: Tracked, n: Nightly, state: TriageState | None = None) -> Tracked:
         existing = await self._find(t)
         if existing is not None:                       # made before a restart: reuse it
-            t = replace(t, issue=existing["number"])
-            return await (self._reopen(t, n) if existing["state"] == "closed" else self._update(t))
+            t = replace(t, issue=existing["number"], issue_title=existing.get("title") or t.issue_title)
+            return await (self._reopen(t, n) if existing["state"] == "closed" else self._update(t, n))
         suspects, good, bad = (), t.last_green, t.first_red
         if self.suspects_for is not None and t.cls == "real":
             suspects, good, bad = await self.suspects_for(t)
-        blame = render("blame.md.j2", culprit=None, suspects=[_sus(s) for s in suspects], good=good or "", bad=bad or "")
+        bad_run = t.fail_runs[0][0] if t.fail_runs else ""
+        blame = render("blame.md.j2", culprit=None, suspects=[_sus(s) for s in suspects], good=good or "", bad=bad or "",
+                       good_run=t.last_green_run if good == t.last_green else "", bad_run=bad_run)
         body = render("issue.md.j2", marker=marker(t.key), key=t.key, rule_title=self.rule_titles.get(t.key, ""),
-                      cls=t.cls, crash=t.crash, signature=t.signature, status=self._status(t), blame=blame,
+                      cls=t.cls, crash=t.crash, signature=t.signature, status=self._status(t, n), blame=blame,
                       sample=t.sample, suggested_rule=self.suggestions.get(t.key))
-        title = render("title.txt.j2", title=t.title, crash=t.crash).strip()
+        title = self._title(t, state)
         issue = await self.gh.post(f"{self._base}/issues", data={"title": title, "body": body, "labels": self._labels(t)})
         (await self._known())[t.key] = issue
-        return replace(t, issue=issue["number"])
+        return replace(t, issue=issue["number"], issue_title=title)
 
-    async def _update(self, t: Tracked) -> Tracked:
+    async def _update(self, t: Tracked, n: Nightly | None = None) -> Tracked:
         issue = await self._find(t)
         if issue is None:
             return replace(t, issue=None)
-        body = replace_section(issue.get("body") or "", "status", self._status(t))
+        body = replace_section(issue.get("body") or "", "status", self._status(t, n))
+        if marker(t.key) not in body and body.startswith("<!-- forksync:triage:"):
+            body = marker(t.key) + "\n" + body      # re-keyed: the current key's marker joins the old one
         if body != issue.get("body"):
             await self.gh.patch(f"{self._base}/issues/{issue['number']}", data={"body": body})
+            issue["body"] = body
         return replace(t, issue=issue["number"])
 
     async def _reopen(self, t: Tracked, n: Nightly) -> Tracked:
@@ -201,13 +258,13 @@ class TriageIssues:
             await self.gh.patch(f"{self._base}/issues/{issue['number']}", data={"state": "open"})
             await self.gh.post(f"{self._base}/issues/{issue['number']}/comments",
                                data={"body": render("reopened.md.j2", run=n.run, commit=n.commit)})
-        return await self._update(t)
+        return await self._update(t, n)
 
     async def _close(self, t: Tracked, n: Nightly) -> Tracked:
         issue = await self._find(t)
         if issue is None:
             return t
-        t = await self._update(replace(t, issue=issue["number"]))
+        t = await self._update(replace(t, issue=issue["number"]), n)
         if issue["state"] == "open":
             await self.gh.post(f"{self._base}/issues/{issue['number']}/comments",
                                data={"body": render("closed.md.j2", streak=t.green_streak, run=n.run, commit=n.commit)})
@@ -216,9 +273,11 @@ class TriageIssues:
         return t
 
     async def _flood(self, state: TriageState, a: Action, n: Nightly) -> None:
-        tracked = [state.tracked[k] for k in a.keys]
-        body = render("flood.md.j2", keys=a.keys, run=n.run, cap=self.settings.max_new_issues_per_run,
-                      tracked=tracked)
+        waiting = [state.tracked[k] for k in a.keys]
+        opened = [state.tracked[k] for k in state.flood_opened if k in state.tracked]
+        body = render("flood.md.j2", run=n.run, commit=n.commit, cap=self.settings.max_new_issues_per_run,
+                      waiting=[dict(_flood_row(t), failed=any(g.key == t.key for g in n.groups)) for t in waiting],
+                      opened=[_flood_row(t) for t in opened])
         existing = (await self._known()).get("flood")
         labels = list(dict.fromkeys(list(self.settings.labels) + [self.settings.flood_label]))
         title = render("flood_title.txt.j2", count=len(a.keys), run=n.run).strip()
@@ -230,6 +289,16 @@ class TriageIssues:
         if existing["state"] == "closed":
             data["state"] = "open"
         await self.gh.patch(f"{self._base}/issues/{existing['number']}", data=data)
+        existing.update(data)
+
+    async def _flood_close(self, state: TriageState, a: Action, n: Nightly) -> None:
+        existing = (await self._known()).get("flood")
+        if existing is None or existing["state"] == "closed":
+            return
+        await self.gh.post(f"{self._base}/issues/{existing['number']}/comments",
+                           data={"body": render("flood_closed.md.j2", run=n.run, commit=n.commit)})
+        await self.gh.patch(f"{self._base}/issues/{existing['number']}", data={"state": "closed", "state_reason": "completed"})
+        existing["state"] = "closed"
 
     # ---- blame (after bisection)
     async def write_blame(self, key: str, culprit: Suspect, *, mention: str = "",
@@ -249,6 +318,57 @@ class TriageIssues:
         await self.gh.post(f"{self._base}/issues/{issue['number']}/comments",
                            data={"body": render("culprit.md.j2", culprit=c, mention=mention)})
         return issue["number"]
+
+
+def _flood_row(t: Tracked) -> dict:
+    return {"key": t.key, "cls": t.cls, "runs": t.runs, "issue": t.issue, "title": t.title,
+            "tests": title_tests(t.tests), "cases": len(t.tests), "signature": t.signature}
+
+
+def affected_tests(cases, n: Nightly | None = None) -> list[dict]:
+    """The affected test cases grouped by test function, for the status table:
+    ``[{"test": "k.py::test_dot", "params": ["64-fp16", …], "of": 8 | None}]`` — ``of`` is how many
+    cases of that function ran in nightly ``n`` (None when unknown)."""
+    by_fn: dict[str, list[str]] = {}
+    for c in sorted(cases):
+        fn = test_function(c)
+        by_fn.setdefault(fn, [])
+        if c != fn:
+            by_fn[fn].append(c[len(fn) + 1:-1])
+    out = []
+    for fn, params in by_fn.items():
+        of = None
+        if params and n is not None:
+            of = sum(1 for c in n.ran if c != fn and test_function(c) == fn) or None
+        out.append({"test": fn, "params": params, "of": of})
+    return out
+
+
+def title_tests(cases) -> str:
+    """The tests a title names: ``test_dot[64-fp16]`` for one case, ``test_dot (4 cases)`` for
+    several of one function, ``test_dot, test_add`` for two functions, ``test_dot and 3 more``."""
+    fns: dict[str, list[str]] = {}
+    for c in sorted(cases):
+        fns.setdefault(test_function(c), []).append(c)
+    short = lambda x: x.rsplit("::", 1)[-1] if "::" in x else x.rsplit("/", 1)[-1]  # noqa: E731
+    if not fns:
+        return ""
+    if len(fns) == 1:
+        fn, cs = next(iter(fns.items()))
+        return short(cs[0]) if len(cs) == 1 else f"{short(fn)} ({len(cs)} cases)"
+    names = [short(fn) for fn in fns]
+    return ", ".join(names) if len(names) == 2 else f"{names[0]} and {len(names) - 1} more"
+
+
+_SAMPLE = re.compile(r"<summary>Sample output \(redacted\)</summary>\s*```text\n(.*?)\n```", re.S)
+_TEST_ITEM = re.compile(r"\*\*Affected tests[^\n]*\n- `([^`\n]+)`")
+
+
+def _sample_and_test(body: str) -> tuple[str, str]:
+    """The sample output and the first affected test written into an issue body ("" when absent)."""
+    m = _SAMPLE.search(body)
+    t = _TEST_ITEM.search(body)
+    return (m.group(1) if m else ""), (t.group(1) if t else "")
 
 
 def _sus(s: Suspect) -> dict:

@@ -12,31 +12,47 @@ Rules (``triage:`` settings, defaults in brackets):
   all its affected tests ran and passed; a nightly in which they did not all run changes
   nothing; a nightly in which one of them failed (with any signature) resets the count;
 * a closed issue that fails again is **reopened** at once;
-* when more than ``max_new_issues_per_run`` [5] issues would open in one nightly, none opens
-  alone: one **flood** summary lists them (they stay pending and open one by one once the
-  flood is over);
+* each nightly **refreshes** the status table of every open issue that did not fail in it (its
+  passing streak, the latest nightly), so a clean night is visible on the issue too;
+* pass/fail is followed per test **case** (the parametrized id, ``test_dot[64-fp16]``), so a
+  fault closes after its own clean nightlies even while another fault still fails other cases
+  of the same test function; a tracked test id without parametrization (stored before cases
+  were followed, or an unparametrized test) passes when every case of that function passed;
+* the cap ``max_new_issues_per_run`` [10] limits noise, never hides a root cause: when more
+  would open in one nightly, the largest (most affected cases) and then newest open on their
+  own, up to the cap, and the rest wait in one **flood** issue that lists them beside links to
+  the issues that did open. The flood issue is refreshed each nightly while any cause waits
+  (waiting causes open as later nightlies leave room under the cap; a waiting cause whose tests
+  all pass again leaves the list) and is **closed** (``flood-close``) when none waits;
 * infrastructure and flaky groups are tracked (counts, first/last seen) but never opened,
   bisected or blamed; a real group becomes flaky here when its tests passed on the same commit
   in another nightly (before or after the failure; within one nightly ``bot.triage.classify``
   already saw it);
 * a nightly already processed (same ``run``) changes nothing: redeliveries and restarts are
-  idempotent.
+  idempotent;
+* a root cause tracked under an older signature version is **re-keyed** (:func:`rekey`) before
+  the nightly is decided: its key becomes the one its sample output has now, the old key stays
+  as an alias (the issue is found by either marker), so a better normaliser never files an
+  issue twice.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Iterable
+from typing import Callable, Iterable
 
 from bot.config.triage import TriageSettings
+from bot.triage.records import test_function
+from bot.triage.signature import SIGNATURE_VERSION
 
-__all__ = ["NightlyGroup", "Nightly", "Tracked", "TriageState", "Action", "decide"]
+__all__ = ["NightlyGroup", "Nightly", "Tracked", "TriageState", "Action", "decide", "rekey"]
 
 DAY = 86_400
 
 
 @dataclass(frozen=True)
 class NightlyGroup:
-    """One root cause's failures in one nightly (from :class:`bot.triage.group.Group`)."""
+    """One root cause's failures in one nightly (from :class:`bot.triage.group.Group`);
+    ``tests`` are the failing test cases (parametrization kept)."""
 
     key: str
     cls: str
@@ -51,7 +67,7 @@ class NightlyGroup:
     @classmethod
     def from_group(cls, g) -> "NightlyGroup":
         logs = g.logs(1)
-        return cls(g.id, g.cls, g.title, g.signature.key, frozenset(g.tests), frozenset(g.platforms),
+        return cls(g.id, g.cls, g.title, g.signature.key, frozenset(g.cases), frozenset(g.platforms),
                    g.crash, tuple(g.rule.labels) if g.rule else (), logs[0] if logs else "")
 
 
@@ -91,6 +107,10 @@ class Tracked:
     sample: str = ""
     last_green: str = ""          # commit of the newest nightly before first_seen where its tests passed
     first_red: str = ""           # commit of the first failing nightly
+    last_green_run: str = ""      # that green nightly's run id
+    issue_title: str = ""         # the title the issue was opened with (titles are kept unique)
+    aliases: tuple[str, ...] = ()  # keys it had under older signature versions (their markers find its issue)
+    version: int = SIGNATURE_VERSION  # the signature version its key was computed with (rows from before: 1)
 
     @property
     def runs(self) -> int:
@@ -101,13 +121,19 @@ class Tracked:
 class TriageState:
     tracked: dict[str, Tracked] = field(default_factory=dict)
     processed: frozenset[str] = frozenset()
-    #: test → (commit, time) of the newest nightly where it ran and passed
-    last_green: dict[str, tuple[str, int]] = field(default_factory=dict)
+    #: test case → (commit, time, run) of the newest nightly where it ran and passed
+    last_green: dict[str, tuple] = field(default_factory=dict)
+    #: root causes waiting in the flood issue (over the cap, no issue of their own yet)
+    flood: tuple[str, ...] = ()
+    #: root causes that opened their own issue while the flood lasted (linked from it)
+    flood_opened: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Action:
-    """``kind``: open | update | close | reopen | flood. ``keys`` has one key except for flood."""
+    """``kind``: open | update (failed again) | refresh (status only: did not fail) | close | reopen |
+    flood (``keys``: the causes waiting in the flood issue) | flood-close. ``keys`` has one key
+    except for the flood kinds."""
 
     kind: str
     keys: tuple[str, ...]
@@ -139,8 +165,9 @@ def decide(state: TriageState, nightly: Nightly, settings: TriageSettings) -> tu
         t = tracked.get(g.key)
         if t is None:
             green = [state.last_green[x] for x in g.tests if x in state.last_green]
-            t = Tracked(g.key, g.cls, g.title, g.signature,
-                        last_green=max(green, key=lambda cg: cg[1])[0] if green else "")
+            newest = max(green, key=lambda cg: cg[1]) if green else ("", 0, "")
+            t = Tracked(g.key, g.cls, g.title, g.signature, last_green=newest[0],
+                        last_green_run=newest[2] if len(newest) > 2 else "")
         was_flaky = t.state == "tracked" and t.cls == "flaky"
         t = _merge(t, g, nightly)
         if t.state in ("pending", "tracked") and (g.cls != "real" or was_flaky):
@@ -159,12 +186,13 @@ def decide(state: TriageState, nightly: Nightly, settings: TriageSettings) -> tu
             if (t.crash and settings.open_crashes_at_once) or len(recent) >= settings.open_after_nights:
                 candidates.append(g.key)
         tracked[g.key] = t
-    if len(candidates) > settings.max_new_issues_per_run:
-        actions.append(Action("flood", tuple(candidates), nightly.run))
-    else:
-        for k in candidates:
-            tracked[k] = replace(tracked[k], state="open")
-            actions.append(Action("open", (k,), nightly.run))
+    # the cap limits noise, never hides a cause: the largest (most cases), then newest, open
+    ranked = sorted(candidates, key=lambda k: (-len(tracked[k].tests), -tracked[k].first_seen, k))
+    cap = settings.max_new_issues_per_run
+    opening, waiting = ranked[:cap], ranked[cap:]
+    for k in opening:
+        tracked[k] = replace(tracked[k], state="open")
+        actions.append(Action("open", (k,), nightly.run))
     failing_keys = {g.key for g in nightly.groups}
     for k, t in list(tracked.items()):          # failed on a commit whose nightly now passes: flaky
         if (t.state == "pending" and k not in failing_keys and t.tests and t.tests <= nightly.passed
@@ -174,9 +202,11 @@ def decide(state: TriageState, nightly: Nightly, settings: TriageSettings) -> tu
         if t.state != "open" or k in failing_keys:
             continue
         if not t.tests or not t.tests <= nightly.ran:
+            actions.append(Action("refresh", (k,), nightly.run))
             continue                                # its tests did not all run: no evidence
         if t.tests & failing_tests or not t.tests <= nightly.passed:
             tracked[k] = replace(t, green_streak=0)
+            actions.append(Action("refresh", (k,), nightly.run))
             continue
         streak = t.green_streak + 1
         if streak >= settings.close_after_green_nights:
@@ -184,19 +214,66 @@ def decide(state: TriageState, nightly: Nightly, settings: TriageSettings) -> tu
             actions.append(Action("close", (k,), nightly.run))
         else:
             tracked[k] = replace(t, green_streak=streak)
+            actions.append(Action("refresh", (k,), nightly.run))
+    # the flood: causes over the cap, and earlier ones still waiting unless their tests passed again
+    still = [k for k in state.flood if k not in opening and k not in waiting and tracked[k].state == "pending"
+             and not (tracked[k].tests and tracked[k].tests <= nightly.passed)]
+    flood = tuple(dict.fromkeys(waiting + still))
+    flood_opened: tuple[str, ...] = ()
+    if flood:
+        flood_opened = tuple(dict.fromkeys((state.flood_opened if state.flood else ()) + tuple(opening)))
+        actions.append(Action("flood", flood, nightly.run))
+    elif state.flood:
+        actions.append(Action("flood-close", state.flood, nightly.run))
     last_green = dict(state.last_green)
     for x in nightly.passed:
-        last_green[x] = (nightly.commit, nightly.time)
-    new = TriageState(tracked, state.processed | {nightly.run}, last_green)
+        last_green[x] = (nightly.commit, nightly.time, nightly.run)
+    new = TriageState(tracked, state.processed | {nightly.run}, last_green, flood, flood_opened)
     return new, actions
+
+
+def rekey(state: TriageState, key_of: Callable[[Tracked], str | None], version: int) -> TriageState:
+    """``state`` with every root cause tracked under a signature version below ``version``
+    moved to the key ``key_of(tracked)`` gives now (computed from its sample output and a test),
+    the old key kept in ``aliases``. Rule ids stay as they are (a rule is the identity whatever
+    the normaliser does); ``key_of`` returning None or the same key only records the version.
+    Two causes that now share a key become one: the one with an issue (else the first) keeps
+    its fields, the other's key, aliases, tests and failing nightlies join it."""
+    if all(t.version >= version for t in state.tracked.values()):
+        return state
+    tracked: dict[str, Tracked] = {}
+    for k, t in state.tracked.items():
+        if t.version >= version:
+            tracked.setdefault(k, t)
+            continue
+        new = key_of(t) if k.startswith("sig-") else None
+        if not new or new == k:
+            tracked[k] = replace(t, version=version) if k not in tracked else _join(tracked[k], t)
+            continue
+        moved = replace(t, key=new, aliases=tuple(dict.fromkeys(t.aliases + (k,))), version=version)
+        tracked[new] = _join(tracked[new], moved) if new in tracked else moved
+    return replace(state, tracked=tracked)
+
+
+def _join(a: Tracked, b: Tracked) -> Tracked:
+    keep, other = (b, a) if (b.issue and not a.issue) else (a, b)
+    runs = tuple(sorted(set(keep.fail_runs) | set(other.fail_runs), key=lambda r: r[1]))[-200:]
+    aliases = tuple(dict.fromkeys(keep.aliases + other.aliases + ((other.key,) if other.key != keep.key else ())))
+    return replace(keep, key=a.key, aliases=aliases, fail_runs=runs, tests=keep.tests | other.tests,
+                   platforms=keep.platforms | other.platforms, first_seen=min(x for x in (keep.first_seen, other.first_seen) if x)
+                   if keep.first_seen or other.first_seen else 0, last_seen=max(keep.last_seen, other.last_seen))
 
 
 def nightly_from_groups(run: str, time: int, commit: str, groups: Iterable, records: Iterable) -> Nightly:
     """Build a :class:`Nightly` from :class:`bot.triage.group.Group` objects and all the
-    nightly's records (passes included)."""
+    nightly's records (passes included). ``ran``/``passed`` hold the test cases
+    (``k.py::test_dot[64-fp16]``) and their test functions (``k.py::test_dot``: passed when every
+    case of it passed), so state stored per function before cases were followed still works."""
     records = list(records)
-    ran = {r.test for r in records if r.outcome != "skipped"}
-    failed = {r.test for r in records if r.failed}
+    ran = {r.case for r in records if r.outcome != "skipped"}
+    failed = {r.case for r in records if r.failed}
+    fn_ran = {test_function(c) for c in ran}
+    fn_failed = {test_function(c) for c in failed}
     return Nightly(run, time, commit, tuple(NightlyGroup.from_group(g) for g in groups),
-                   frozenset(ran), frozenset(ran - failed),
+                   frozenset(ran | fn_ran), frozenset((ran - failed) | (fn_ran - fn_failed)),
                    frozenset(r.platform for r in records if r.platform))

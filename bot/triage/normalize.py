@@ -13,8 +13,9 @@ _PREFIX_SRC = r"""(?:
   | \d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?[ \t]*(?:std(?:err|out)[ \t]+[FP][ \t])?
   | \[\d{4}-\d\d-\d\d[^\]\n]{0,40}\][ \t]*
   | \[?\d\d:\d\d:\d\d(?:[.,]\d+)?\]?[ \t]+(?:[\w/]+/(?:INFO|ERROR|WARNING|DEBUG)[ \t]+)?
-  | [IWEF]\d{4}[ \t]+\d\d:\d\d:\d\d\.\d+[ \t]+\d+[ \t]+[\w.\-]+:\d+\][ \t]
+  | [IWEF]\d{4}[ \t]+\d\d:\d\d:\d\d\.\d+[ \t]+\d+[ \t]+[\w.\-/\\]+:\d+\](?:[ \t]\[[\d/]+\])?[ \t]?
   | \((?:[\w.\-]+[ \t]+)?pid=\d+(?:,[ \t]*ip=[\d.]+)?\)[ \t]*
+  | \[rank\d+\]:[ \t]*
   | (?:ERROR|WARNING|INFO|DEBUG|CRITICAL)[ \t]+\d\d-\d\d[ \t]+\d\d:\d\d:\d\d[ \t]+[\w.]+:\d+\][ \t]*
   | \#\#\[(?:error|warning)\][ \t]*
   | E(?:[ \t]{2,}|[ \t]*$)
@@ -73,12 +74,32 @@ _DOTDIGIT = re.compile(r"\d\.\d")     # a float needs one: gates _FLOAT
 _DIGIT5 = re.compile(r"\d\d\d\d\d")   # a big integer needs one: gates _BIGINT
 _DIGIT = re.compile(r"\d")
 _MAX_LINE = 240
+# numbers and labels glued together when a message was built without separators
+# ("shared memoryRequired: 110592Hardware limit: 101376"): a space goes back in front of the label
+_GLUED_LABEL = re.compile(r"(?<=[a-z0-9])(?=(?:Required|Hardware limit|Tried to allocate|Mismatched elements|Greatest)\b)")
 
 
 def _basename(m: re.Match) -> str:
-    tok = m.group(0).rstrip("/\\")
+    """A path's basename; a token that only holds a separator between two words
+    (``global/shared``, ``and/or``, ``fp16/bf16``) is prose, not a path, and stays whole."""
+    tok = m.group(0)
+    if not _path_like(tok):
+        return tok
+    tok = tok.rstrip("/\\")
     i = max(tok.rfind("/"), tok.rfind("\\"))
     return tok[i + 1:]
+
+
+def _path_like(tok: str) -> bool:
+    """A path: rooted (``/``, ``\\``, ``~``, ``.``, ``C:``), two or more separators, or a last
+    segment with a file extension (``ops/attn.py``)."""
+    if tok[0] in "/\\~." or (len(tok) > 2 and tok[1] == ":" and tok[2] in "/\\"):
+        return True
+    if tok.count("/") + tok.count("\\") >= 2:
+        return True
+    last = tok[max(tok.rfind("/"), tok.rfind("\\")) + 1:]
+    dot = last.rfind(".")
+    return 0 < dot < len(last) - 1 and last[dot + 1:].isalnum()
 
 
 def _hexid(m: re.Match) -> str:
@@ -165,6 +186,14 @@ def _labelled(m: re.Match) -> str:
     return m.group(0)
 
 
+def _has_digit(line: str) -> bool:
+    """Whether ``line`` holds a digit (ten substring tests cost less than one regex call)."""
+    for c in "0123456789":
+        if c in line:
+            return True
+    return False
+
+
 def mask(line: str) -> str:
     """Replace what varies between occurrences of one fault; keep fault-telling digits.
     Each step runs only when a cheap test says it can apply.
@@ -172,7 +201,7 @@ def mask(line: str) -> str:
     >>> mask("out of resource: shared memory, Required: 131072, Hardware limit: 101376")
     'out of resource: shared memory, Required: <n>, Hardware limit: <n>'
     """
-    digits = _DIGIT.search(line) is not None
+    digits = _has_digit(line)
     if digits and line.count(":") >= 2:
         if "-" in line:
             line = _TIME_FULL.sub("<time>", line)
@@ -182,6 +211,8 @@ def mask(line: str) -> str:
     if "tmp" in line:
         line = _TMP.sub("<tmp>", line)
     if digits:
+        if "Required" in line or "Hardware" in line:
+            line = _GLUED_LABEL.sub(" ", line)
         if "0x" in line:
             if "system" in line:
                 line = _SYSBYTES.sub("", line)
@@ -205,8 +236,8 @@ def mask(line: str) -> str:
             line = _PCT.sub("(<pct>)", line)
         if _DIGIT5.search(line):
             line = _BIGINT.sub("<n>", line)
-    else:
-        line = _LONGID.sub(_longid, line)
+    # (a line without digits holds no id to mask: _LONGID and _alnum change only tokens that mix
+    # letters and digits)
     line = " ".join(line.split()).strip(" \t:.'\"`")
     return line[:_MAX_LINE]
 

@@ -20,7 +20,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-__all__ = ["FailureRecord", "RecordError", "normalize_test_id", "from_run_result", "from_junit",
+from bot.triage.normalize import clean_text, strip_prefixes
+
+__all__ = ["FailureRecord", "RecordError", "normalize_test_id", "test_function", "from_run_result", "from_junit",
            "from_lit", "from_log", "FAILED"]
 
 FAILED = frozenset({"failed", "error"})
@@ -62,6 +64,13 @@ class FailureRecord:
         return self.outcome in FAILED
 
     @property
+    def case(self) -> str:
+        """The test *case*: the normalized id with its parametrization kept
+        (``python/test/unit/language/test_core.py::test_dot[64-fp16]``). One fault may hit 4 of
+        a function's 8 cases while another fault hits the other 4: the lifecycle follows cases."""
+        return normalize_test_id(self.raw_test, params=True) if self.raw_test else self.test
+
+    @property
     def output(self) -> str:
         """The text a signature is computed from: the full output, else the message."""
         if self.text and self.message and self.message not in self.text:
@@ -75,8 +84,9 @@ _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _ROOTS = ("python/test/", "python/tutorials/", "test/", "tests/", "examples/", "third_party/")
 
 
-def normalize_test_id(raw: str) -> str:
+def normalize_test_id(raw: str, params: bool = False) -> str:
     """Normalize a test identity so that one test is one id across runs and reports.
+    ``params=True`` keeps the pytest parametrization (the test case, see :attr:`FailureRecord.case`).
 
     * pytest node ids lose their parametrization (``test_dot[64-fp16]`` → ``test_dot``) and
       any absolute prefix before a known root (``/home/ci/triton/python/test/…`` →
@@ -96,7 +106,8 @@ def normalize_test_id(raw: str) -> str:
     raw = raw.replace("\\", "/")
     head, sep, rest = raw.partition("::")
     if sep:
-        rest = _PARAM.sub("", rest)
+        if not params:
+            rest = _PARAM.sub("", rest)
         if "/" not in head and not head.endswith(".py") and _DOTTED.fullmatch(head):
             # JUnit classname "python.test.unit.language.test_core" (+ optional ".TestClass")
             parts = head.split(".")
@@ -110,7 +121,12 @@ def normalize_test_id(raw: str) -> str:
                     head = head[i + 1:]
                     break
         return f"{head}::{rest}"
-    return _PARAM.sub("", raw)
+    return raw if params else _PARAM.sub("", raw)
+
+
+def test_function(case: str) -> str:
+    """The test function of a case id: ``k.py::test_dot[64-fp16]`` → ``k.py::test_dot``."""
+    return _PARAM.sub("", case) if case.endswith("]") else case
 
 
 def _get(d: Any, *names: str, default: Any = None) -> Any:
@@ -243,14 +259,69 @@ def from_lit(output: str, *, run: str = "", commit: str = "", platform: str = ""
     return out
 
 
+_LOG_SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+?)(?: - (.*))?$")
+_LOG_VERBOSE = re.compile(r"^(\S+::\S+) (PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED)\b")
+_LOG_SECTION = re.compile(r"^_{3,} (?:ERROR (?:at \w+ of )?)?(\S.*?) _{3,}$")
+_LOG_RULE = re.compile(r"^={3,}")
+
+
+def _log_sections(lines: list[str]) -> dict[str, str]:
+    """pytest's failure sections (``____ test_dot[64-fp16] ____`` … up to the next section or
+    ``====`` rule), by the section's name."""
+    out: dict[str, str] = {}
+    name, body = None, []
+    for line in lines:
+        m = _LOG_SECTION.match(line)
+        if m or _LOG_RULE.match(line):
+            if name is not None:
+                out.setdefault(name, "\n".join(body).strip("\n"))
+            name, body = (m.group(1), []) if m else (None, [])
+            continue
+        if name is not None:
+            body.append(line)
+    if name is not None:
+        out.setdefault(name, "\n".join(body).strip("\n"))
+    return out
+
+
 def from_log(text: str, *, job: str, run: str = "", commit: str = "", platform: str = "",
              time: int = 0, failed: bool = True, tail_lines: int = 400) -> list[FailureRecord]:
-    """The job-level fallback: a raw CI log with no report becomes one record ``job:<job>``
-    carrying the log's last ``tail_lines`` lines (the error is nearly always there)."""
+    """A raw CI log with no report.
+
+    When the log holds pytest's outcome lines (the short summary ``FAILED id - Exc: msg`` /
+    ``ERROR id``, or ``-v`` lines ``id PASSED``), every test becomes its own record — each error
+    of a multi-error log is kept, with the failure section pytest printed for it
+    (``____ test_dot[64-fp16] ____``) as its text, else the summary line; passes are kept too.
+    Log prefixes (timestamps of any CI) are stripped first. Otherwise the log becomes one job-level
+    record ``job:<job>`` carrying its last ``tail_lines`` lines (the error is nearly always there)."""
     if not job:
         raise RecordError("from_log needs the job's name (the record's identity is job:<name>)")
-    lines = text.split("\n")
-    tail = "\n".join(lines[-tail_lines:])
+    lines = [strip_prefixes(x) for x in clean_text(text).split("\n")]
+    sections = _log_sections(lines)
+    outcomes: dict[str, tuple[str, str]] = {}
+    for line in lines:
+        m = _LOG_SUMMARY.match(line)
+        if m and ("::" in m.group(2) or m.group(2).endswith(".py")):
+            outcomes[m.group(2)] = ("failed" if m.group(1) == "FAILED" else "error", line)
+            continue
+        m = _LOG_VERBOSE.match(line)
+        if m and m.group(1) not in outcomes:
+            word = m.group(2)
+            outcome = {"PASSED": "passed", "XFAIL": "passed", "SKIPPED": "skipped", "ERROR": "error"}.get(word, "failed")
+            outcomes.setdefault(m.group(1), (outcome, line))
+    if outcomes:
+        out = []
+        for tid, (outcome, line) in outcomes.items():
+            body = ""
+            if outcome in FAILED:
+                name = tid.rsplit("::", 1)[-1]
+                body = sections.get(name) or sections.get(tid.split("::", 1)[-1].replace("::", ".")) or ""
+                body = f"{body}\n{line}" if body else line
+            out.append(FailureRecord(test=normalize_test_id(tid), outcome=outcome, raw_test=tid, stage="test",
+                                     message=line if outcome in FAILED else "", text=body, platform=platform,
+                                     commit=commit, run=run, time=time, suite=job, source="log"))
+        return out
+    tail = "\n".join(text.split("\n")[-tail_lines:])
     return [FailureRecord(test=f"job:{job}", outcome="failed" if failed else "passed",
                           raw_test=f"job:{job}", stage="job", text=tail if failed else "",
                           platform=platform, commit=commit, run=run, time=time, suite=job,

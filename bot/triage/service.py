@@ -75,7 +75,8 @@ async def triage_nightly(*, store: Store, gh: Any, owner: str, repo: str, settin
             suggestions[g.id] = s = suggest_rule(g.signature, taken)
             taken.append(s["id"])
     svc = TriageIssues(store, gh, owner, repo, settings, suspects_for=suspects_for,
-                       rule_titles={r.id: r.title for r in table.rules if r.title}, suggestions=suggestions)
+                       rule_titles={r.id: r.title for r in table.rules if r.title}, suggestions=suggestions,
+                       key_of=lambda text, test: grouper.table.group_id(grouper.signature(text, test)))
     actions = await svc.process(nightly)
     report = NightlyReport(groups, actions)
     state = load_state(store)

@@ -34,28 +34,43 @@ Source of the formats: real texts from public Triton/PyTorch issues and the H200
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 
-from bot.triage.extractors import EXTRACTORS
+from bot.triage.canonical import canonical, is_generic
+from bot.triage.extractors import EXTRACTORS, TRUNCATED, innermost_frame
 from bot.triage.infra import INFRA_PATTERNS, infra_kind
 from bot.triage.normalize import clean_text, mask, strip_prefixes
 
 __all__ = ["Signature", "signature_of", "mask", "strip_prefixes", "clean_text", "EXTRACTORS",
-           "CRASH_RULES", "INFRA_PATTERNS", "infra_kind"]
+           "CRASH_RULES", "INFRA_PATTERNS", "infra_kind", "identity", "locate", "SIGNATURE_VERSION"]
 
 #: extractor names whose signatures are crashes (an issue opens on the first occurrence).
 CRASH_RULES = frozenset({"assertion", "llvm", "signal"})
+
+
+#: Version of the signature rules. An issue filed under an older version is found by its marker
+#: and re-keyed (its old identity kept as an alias), never filed twice: see
+#: :func:`bot.triage.lifecycle.rekey`.
+SIGNATURE_VERSION = 2
 
 
 @dataclass(frozen=True, slots=True)
 class Signature:
     """The identity of one fault's symptom.
 
-    ``stage``: compile | run | check | lit | setup | test | job;
+    ``stage``: compile | run | check | lit | setup | test | job (where it surfaced: shown, not part
+    of the identity — the same line in a compile step and in a test is one fault);
     ``type``: the exception/error kind (``OutOfResources``, ``LLVM ERROR``, ``CUDAError``, ``SIGSEGV``…);
-    ``line``: the masked primary line; ``test``: the normalized test id, set only where the
-    message alone cannot tell faults apart (numeric mismatches, FileCheck, fatal signals, bare
-    exit codes);
+    ``line``: the masked primary line (canonical for the faults in
+    :data:`bot.triage.canonical.CANONICAL`); ``ident``: what of the line makes the identity (its
+    first sentence, without list punctuation or a repeat counter);
+    ``generic``: the line says only *that* something failed (a fatal signal, a numeric mismatch,
+    an illegal address, an exception without a message…): the test joins the identity, or without
+    one ``where`` (the innermost frame, else a digest of the text), so two faults are never merged
+    by a generic line; ``test``: the normalized test id, set only on generic signatures;
+    ``partial``: the line is only the start of the message (pytest's summary cut at the terminal
+    width): :class:`bot.triage.group.Grouper` joins it to the one full signature it starts;
     ``rule``: the extractor that chose the line; ``raw``: the primary line before masking.
     """
 
@@ -65,6 +80,10 @@ class Signature:
     test: str = ""
     rule: str = ""
     raw: str = ""
+    ident: str = ""
+    generic: bool = False
+    partial: bool = False
+    where: str = ""
 
     @property
     def text(self) -> str:
@@ -73,7 +92,9 @@ class Signature:
 
     @property
     def key(self) -> str:
-        k = f"{self.stage}|{self.type}|{self.line}"
+        k = f"{self.type}|{self.ident or self.line}"
+        if self.generic:
+            return f"{k}|{self.test or self.where}"
         return f"{k}|{self.test}" if self.test else k
 
     @property
@@ -91,35 +112,74 @@ class Signature:
 
 
 _new = object.__new__
-_SET = tuple(Signature.__dict__[f].__set__ for f in ("stage", "type", "line", "test", "rule", "raw"))
+_FIELDS = ("stage", "type", "line", "test", "rule", "raw", "ident", "generic", "partial", "where")
+_SET = tuple(Signature.__dict__[f].__set__ for f in _FIELDS)
 
 
-def _signature(stage: str, typ: str, line: str, test: str, rule: str, raw: str) -> Signature:
-    """``Signature(stage, typ, line, test, rule, raw)`` without the frozen dataclass's
-    ``__init__`` (six ``object.__setattr__`` calls): the same object, built in half the time."""
+def _signature(stage, typ, line, test, rule, raw, ident, generic, partial, where) -> Signature:
+    """``Signature(…)`` (fields in :data:`_FIELDS` order) without the frozen dataclass's
+    ``__init__`` (an ``object.__setattr__`` per field): the same object, built in half the time."""
     s = _new(Signature)
-    set_stage, set_type, set_line, set_test, set_rule, set_raw = _SET
+    set_stage, set_type, set_line, set_test, set_rule, set_raw, set_ident, set_generic, set_partial, set_where = _SET
     set_stage(s, stage)
     set_type(s, typ)
     set_line(s, line)
     set_test(s, test)
     set_rule(s, rule)
     set_raw(s, raw)
+    set_ident(s, ident)
+    set_generic(s, generic)
+    set_partial(s, partial)
+    set_where(s, where)
     return s
 
 
 _INFRA_TAIL = 16_384
-_NEEDS_TEST = frozenset({"filecheck", "exit", "unknown", "signal"})
+_NEEDS_TEST = frozenset({"filecheck", "exit", "unknown", "signal", "pytest-outcome", "pytest-setup"})
 #: extractors whose line is too weak to rule out an infrastructure cause named elsewhere
 _WEAK = frozenset({"exit", "unknown", "infra"})
 #: extractors that name a concrete compiler fault: a concrete error always wins over infrastructure
-_NEVER_INFRA = frozenset({"assertion", "llvm", "mlir-pass", "filecheck", "mlir", "ptxas"})
+_NEVER_INFRA = frozenset({"assertion", "llvm", "mlir-pass", "filecheck", "mlir", "ptxas", "pytest-outcome"})
+#: a cut-off line shorter than this names nothing on its own
+_MIN_PARTIAL = 16
+_IDENT_TABLE = str.maketrans({",": " ", ";": " ", "`": "'"})
+_REPEAT = re.compile(r"\s*\((?:×|x)\d+\)\s*$")
 
 
-def signature_of(text: str, test: str = "") -> Signature:
-    """The signature of one raw failure output. ``test`` is the normalized test id (used only
-    where the message cannot tell faults apart, see :class:`Signature`). Never raises: an output
-    with no recognisable error gets type ``Unknown`` and its last non-empty line."""
+def identity(line: str) -> str:
+    """What of a masked line makes the identity: its first sentence when that has three words or
+    more (advice and details follow it: "Reducing block sizes … may help"), without commas,
+    semicolons or a trailing repeat counter (``(×5)``), backticks as quotes, blanks collapsed."""
+    if line.endswith(")") and ("(×" in line or "(x" in line):
+        line = _REPEAT.sub("", line)
+    i = line.find(". ")
+    if i > 0 and line.count(" ", 0, i) >= 2:
+        line = line[:i]
+    if "," in line or ";" in line or "`" in line:
+        line = " ".join(line.translate(_IDENT_TABLE).split())
+    return line.rstrip(" .:")
+
+
+_VOLATILE = re.compile(r"0x[0-9a-fA-F]+|\d+|tmp\w+")
+
+
+def locate(text: str) -> str:
+    """Where a generic failure happened when no test is known: the innermost frame, else a
+    digest of the text's last 2,000 characters without numbers, addresses and temp names —
+    identical outputs meet, different ones do not."""
+    f = innermost_frame(text)
+    if f:
+        return f
+    tail = _VOLATILE.sub("", text[-2000:].rstrip())
+    return "text:" + hashlib.sha1(tail.encode()).hexdigest()[:10]
+
+
+def signature_of(text: str, test: str = "", locate_generic: bool = True) -> Signature:
+    """The signature of one raw failure output. ``test`` is the normalized test id (it joins only
+    generic signatures, see :class:`Signature`); without one, a generic signature's ``where`` is
+    :func:`locate` of the text (``locate_generic=False`` leaves it empty, for a caller that adds
+    the test or the place itself). Never raises: an output with no recognisable error gets type
+    ``Unknown`` and its last non-empty line."""
     text = clean_text(text)
     for name, pre, fn in EXTRACTORS:
         for p in pre:
@@ -131,6 +191,11 @@ def signature_of(text: str, test: str = "") -> Signature:
         if found is None:
             continue
         typ, raw, stage = found
+        partial = raw.endswith(TRUNCATED)
+        if partial:
+            raw = raw[:-1].rstrip()
+        elif raw.endswith("..."):       # an elided message: only its start is known
+            partial, raw = True, raw[:-3].rstrip()
         raw = strip_prefixes(raw)
         if name not in _NEVER_INFRA and stage != "check":
             weak = name in _WEAK or (name == "pytest" and typ == "PytestFailure")
@@ -138,15 +203,32 @@ def signature_of(text: str, test: str = "") -> Signature:
             # last words are; bounded so a long log stays cheap)
             kind = infra_kind(raw) or (infra_kind(text[-_INFRA_TAIL:]) if weak else None)
             if kind:
-                return _signature("setup", "Infrastructure", kind, "", "infra", raw)
-        line = mask(raw)
-        t = test if (name in _NEEDS_TEST or stage == "check") else ""
-        if name == "python" and stage == "check":
-            line = _numeric_line(line)
-        return _signature(stage, typ, line, t, name, raw)
+                return _signature("setup", "Infrastructure", kind, "", "infra", raw, kind, False, False, "")
+        canon = canonical(typ, raw)
+        if canon is not None:
+            typ, line = canon
+            partial = False
+        else:
+            line = mask(raw)
+            if name == "python" and stage == "check":
+                line = _numeric_line(line)
+        ident = identity(line)
+        generic = (name in _NEEDS_TEST or stage == "check" or is_generic(typ, ident)
+                   or (partial and len(ident) < _MIN_PARTIAL))
+        where = locate(text) if generic and not test and locate_generic else ""
+        return _signature(stage, typ, line, test if generic else "", name, raw, ident, generic, partial, where)
     lines = [line for line in (strip_prefixes(x) for x in text.split("\n")[-20:]) if line]
     raw = lines[-1] if lines else ""
-    return Signature("job", "Unknown", mask(raw), test, "unknown", raw)
+    canon = canonical("Unknown", raw)
+    if canon is not None:       # a known fault in words no extractor recognises (a title, a prose line)
+        generic = is_generic(canon[0], canon[1])
+        return _signature("job", canon[0], canon[1], test if generic else "", "unknown", raw, canon[1], generic, False,
+                          locate(text) if generic and not test and locate_generic else "")
+    line = mask(raw)
+    ident = identity(line)
+    # an unrecognised text is generic: its identity also needs the test or where it failed
+    return _signature("job", "Unknown", line, test, "unknown", raw, ident, True, False,
+                      locate(text) if not test and locate_generic else "")
 
 
 def _numeric_line(line: str) -> str:

@@ -13,7 +13,9 @@ from bot.store import Store, table
 
 TRACKED = table("triage_tracked", {"key": str, "data": str, "updated_at": int}, pk="key")
 RUNS = table("triage_runs", {"run": str, "processed_at": int, "actions": str}, pk="run")
-GREEN = table("triage_green", {"test": str, "commit_sha": str, "time": int}, pk="test")
+GREEN = table("triage_green", {"test": str, "commit_sha": str, "time": int, "run": str}, pk="test")
+#: small named values of the lifecycle (``flood``: the causes waiting in the flood issue, as JSON)
+META = table("triage_meta", {"key": str, "data": str}, pk="key")
 
 FOLLOWUPS = table("nightly_followups", {
     "key": str,            # "<owner>/<repo>:<root cause>"
@@ -25,21 +27,27 @@ FOLLOWUPS = table("nightly_followups", {
 }, pk="key", indexes=[("repo",)])
 
 
-def state_rows(store: Store) -> tuple[list[dict], list[dict], list[dict]]:
-    """``(tracked, runs, green)`` rows as stored."""
+def state_rows(store: Store) -> tuple[list[dict], list[dict], list[dict], dict[str, str]]:
+    """``(tracked, runs, green, meta)`` rows as stored (``meta``: key → data)."""
     db = store.db
-    return list(db[TRACKED.name].rows), list(db[RUNS.name].rows), list(db[GREEN.name].rows)
+    meta = {r["key"]: r["data"] for r in db[META.name].rows}
+    return list(db[TRACKED.name].rows), list(db[RUNS.name].rows), list(db[GREEN.name].rows), meta
 
 
-def save_state_rows(store: Store, tracked: list[tuple], green: list[tuple], run: tuple) -> None:
-    """Write tracked causes ``(key, data, updated_at)``, last greens ``(test, commit_sha, time)``
-    and the processed run ``(run, processed_at, actions)`` in one transaction (``BEGIN IMMEDIATE``)."""
+def save_state_rows(store: Store, tracked: list[tuple], green: list[tuple], run: tuple,
+                    meta: list[tuple] = (), drop: tuple[str, ...] = ()) -> None:
+    """Write tracked causes ``(key, data, updated_at)``, last greens ``(test, commit_sha, time, run)``,
+    named values ``(key, data)`` and the processed run ``(run, processed_at, actions)``, and delete
+    the tracked causes ``drop`` (re-keyed under a new signature version), in one transaction
+    (``BEGIN IMMEDIATE``)."""
     with store.lock:
         conn = store.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
+            conn.executemany("DELETE FROM triage_tracked WHERE key = ?", [(k,) for k in drop])
             conn.executemany("INSERT OR REPLACE INTO triage_tracked (key, data, updated_at) VALUES (?, ?, ?)", tracked)
-            conn.executemany("INSERT OR REPLACE INTO triage_green (test, commit_sha, time) VALUES (?, ?, ?)", green)
+            conn.executemany("INSERT OR REPLACE INTO triage_green (test, commit_sha, time, run) VALUES (?, ?, ?, ?)", green)
+            conn.executemany("INSERT OR REPLACE INTO triage_meta (key, data) VALUES (?, ?)", meta)
             conn.execute("INSERT OR REPLACE INTO triage_runs (run, processed_at, actions) VALUES (?, ?, ?)", run)
         except BaseException:
             conn.execute("ROLLBACK")

@@ -95,6 +95,8 @@ def title_of(result) -> str:
     if result.verdict == "green":
         return f"{c.passed} passed" + (f", {c.skipped} skipped" if c.skipped else "")
     codes = sorted({r.code for r in result.reasons})
+    if result.outcome == "infrastructure":
+        return "Infrastructure error on the runner: retry on another runner"
     if codes == ["test-failures"]:
         return f"{c.failed + c.error} failing of {c.total}"
     return "Red: " + ", ".join(codes)

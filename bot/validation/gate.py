@@ -60,6 +60,7 @@ class SuiteOutcome:
 
     ``verdict``: ``pass`` | ``fail`` (tests failed) | ``error`` (the suite itself is not
     trustworthy: crash, timeout, missing/unparsable report, fewer tests than expected) |
+    ``infrastructure`` (the runner's machine failed: retry on another runner) |
     ``pending`` (dispatched, no result yet). ``failing``, ``skipped`` (skipped or xfail) and
     ``ran`` (passed, failed or error) are test ids (``file::name``)."""
 
@@ -279,6 +280,12 @@ def _suite_findings(pr: PRState, suites: tuple[SuiteRequirement, ...], blocking,
                                             + (r.reason or "no reason given"), subj))
                 else:
                     passed.append(Finding("suite-green", f"only pre-existing failures ({len(old)})", subj))
+            elif r.verdict == "infrastructure":
+                # the machine, not the PR: no GPU, a driver that did not start, a full disk
+                blocking.append(Finding("infrastructure", (r.reason or "an infrastructure error persisted")
+                                        + " — not a failure of this PR: retry on another runner", subj))
+                if "retry-on-another-runner" not in actions:
+                    actions.append("retry-on-another-runner")
             else:
                 blocking.append(Finding("suite-error", r.reason or f"verdict {r.verdict!r}", subj))
             if r.verdict != "pending":

@@ -156,10 +156,20 @@ def test_trusted_copy_comes_from_default_branch_only():
 
 
 @pytest.mark.parametrize("text,hit", [
-    ("RuntimeError: No CUDA-capable device is detected", "No CUDA-capable device is detected"),
-    ("Failed to initialize NVML: Driver/library version mismatch", "Failed to initialize NVML: Driver/library version mismatch"),
-    ("OSError: [Errno 28] No space left on device", "No space left on device"),
-    ("RuntimeError: 0 active drivers ([]). There should only be one.", "0 active drivers"),
+    ("RuntimeError: No CUDA-capable device is detected", "gpu-missing: RuntimeError: No CUDA-capable device is detected"),
+    ("Failed to initialize NVML: Driver/library version mismatch",
+     "driver-mismatch: Failed to initialize NVML: Driver/library version mismatch"),
+    ("OSError: [Errno 28] No space left on device", "disk-full: OSError: [Errno 28] No space left on device"),
+    ("RuntimeError: 0 active drivers ([]). There should only be one.",
+     "gpu-missing: RuntimeError: 0 active drivers ([]). There should only be one."),
+    # CUDA/HIP/driver start-up failures (torch, the HIP runtime, nvidia-smi), one line of a longer output
+    ("collected 30 items\nE   RuntimeError: No CUDA GPUs are available\n1 failed",
+     "gpu-missing: E   RuntimeError: No CUDA GPUs are available"),
+    ("RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu.",
+     "driver-mismatch: RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu."),
+    ("RuntimeError: HIP error: hipErrorNoDevice", "gpu-missing: RuntimeError: HIP error: hipErrorNoDevice"),
+    ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
+     "gpu-missing: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."),
     ("AssertionError: Tensor-likes are not close!", None),
     ("triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 262144, "
      "Hardware limit: 232448", None),

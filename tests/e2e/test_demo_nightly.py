@@ -22,7 +22,7 @@ def test_nightly_demo_tells_its_story(tmp_path):
                      r"tracked without an issue: Infrastructure: gpu-busy on h200 \(infrastructure\)$", n1), n1
     n2 = next(ln for ln in lines if ln.startswith("nightly-2 on "))
     assert n2.endswith("kernels-cpu@cpu red (6 failed) → open softmax-accuracy")
-    assert "[nightly] Fused softmax exceeds its error bound" in lines
+    assert "[nightly] test_softmax (6 cases): Fused softmax exceeds its error bound" in lines
     assert "| Root cause | `softmax-accuracy` (Fused softmax exceeds its error bound) |" in lines
     assert "| 2 | cpu | 2026-12-01 00:00 | 2026-12-02 00:00 | 0 / 3 |" in lines
     culprit = re.search(r"\*\*Culprit \(confirmed by bisection\):\*\* ([0-9a-f]{12}) — \[Kernels\] Normalise softmax "
@@ -34,7 +34,7 @@ def test_nightly_demo_tells_its_story(tmp_path):
     assert "+    y = num / tl.sum(num, axis=0)" in lines
     assert "busy" not in out.split("2. the issue as a person sees it")[1].split("3. a person reverts")[0]
     assert [ln.split(" → ")[1] for ln in lines if re.match(r"nightly-[345] on ", ln)] == [
-        "no issue action", "no issue action", "close softmax-accuracy"]
+        "refresh softmax-accuracy", "refresh softmax-accuracy", "close softmax-accuracy"]
     assert "issue #1: closed" in lines
 
 

@@ -128,7 +128,7 @@ def test_infra_pattern_in_command_output_is_infra(tmp_path):
     repo, root, shas = make_history(tmp_path, 2, {})
     t = command_test(repo, "echo 'RuntimeError: No space left on device' >&2; exit 1")
     o = t(shas[0])
-    assert o.verdict == INFRA and o.detail == "exit 1: No space left on device"
+    assert o.verdict == INFRA and o.detail == "exit 1: disk-full: RuntimeError: No space left on device"
 
 
 def test_landed_merge_is_descended_into(tmp_path):

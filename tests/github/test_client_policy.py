@@ -98,3 +98,8 @@ def test_github_settings_defaults_and_errors():
     with pytest.raises(ConfigError) as e:
         parse_config_text("github: {stale_after_s: 1000, alarm_after_s: 500}")
     assert e.value.problems == [("github", "Value error, alarm_after_s (500) must be ≥ stale_after_s (1000)")]
+
+
+def test_a_cache_of_size_zero_caches_nothing():
+    from bot.github.client import _etag_cache
+    assert _etag_cache(0) is None and _etag_cache(3).maxsize == 3

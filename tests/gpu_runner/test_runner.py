@@ -127,7 +127,10 @@ def test_crashed_command(repo):
 
 def test_missing_report(repo):
     r = run_local(suite(command=f"{PYTEST} tests"), repo, "HEAD")
-    assert codes(r) == ["report-missing"] and r.reasons[0].detail == "no report at 'out/junit.xml'"
+    # the JUnit file is missing, but the streaming per-test report tells the three tests that ran
+    assert codes(r) == ["report-missing"]
+    assert r.reasons[0].detail == "no report at 'out/junit.xml'; 3 finished tests read from the streaming per-test report"
+    assert [t.outcome for t in r.tests] == ["passed"] * 3 and r.not_run == []
 
 
 def test_committed_report_is_stale(repo):
@@ -195,7 +198,7 @@ def test_infra_error_is_retried_then_passes(repo, tmp_path):
     r = run_local(suite(command=cmd, infra_retries=1), repo, "HEAD")
     assert r.verdict == "green"
     assert [(a.number, a.exit_code, a.infra_error) for a in r.attempts] == [
-        (1, 1, "CUDA driver version is insufficient for CUDA runtime version"), (2, 0, None)]
+        (1, 1, "driver-mismatch: CUDA driver version is insufficient for CUDA runtime version"), (2, 0, None)]
 
 
 def test_infra_error_that_persists_is_red(repo):
@@ -271,6 +274,9 @@ def test_cli_exit_codes_and_result_file(repo, capsys):
                         "--out", str(out), "--platform", "cpu"]) == 0
     data = json.loads(out.read_text())
     assert (data["schema"], data["verdict"], data["counts"]["passed"]) == ("forksync-result/1", "green", 3)
+    line = capsys.readouterr().out.splitlines()[0]
+    d = data["durations"]
+    assert f"suite process {d['command']:.1f}s, test bodies {d['tests']:.1f}s, total {d['total']:.1f}s" in line
     assert runner_main(["run", "--suite", "nope", "--commit", "HEAD", "--repo", str(repo), "--config", str(cfg)]) == 2
     assert "no suite named 'nope'; defined: tiny" in capsys.readouterr().err
     bad = write_config(repo, {**s, "expected_tests": 0})
@@ -296,3 +302,153 @@ def test_in_place_at_the_commit_and_in_a_plain_folder(repo, tmp_path):
     subprocess.run(["rm", "-rf", str(plain / ".git"), str(plain / "out")], check=True)
     r = run_local(suite(), plain, "build-1234", LocalOptions(in_place=True))
     assert (r.verdict, r.commit) == ("green", "build-1234")
+
+
+SLOW = textwrap.dedent("""\
+    import time
+
+    def test_a():
+        pass
+
+    def test_b():
+        assert 1 + 1 == 3, "arithmetic"
+
+    def test_c():
+        time.sleep(120)
+
+    def test_d():
+        pass
+    """)
+
+
+def test_a_suite_killed_at_its_timeout_still_reports_every_finished_test(repo):
+    commit(repo, {"tests/test_slow.py": SLOW}, "a slow test")
+    r = run_local(suite(build=None, command=f"{PYTEST} tests/test_slow.py --junitxml=out/junit.xml", timeout_s=20,
+                        expected_tests=4), repo, "HEAD")
+    assert codes(r) == ["timed-out", "report-missing", "test-failures", "tests-not-run"]
+    assert [(t.id, t.outcome) for t in r.tests] == [("tests.test_slow::test_a", "passed"), ("tests.test_slow::test_b", "failed")]
+    assert r.tests[1].message == "AssertionError: arithmetic\nassert (1 + 1) == 3"
+    assert r.not_run == ["tests.test_slow::test_c", "tests.test_slow::test_d"]
+    assert r.reasons[3].detail == "2 collected tests did not finish (2 did): tests.test_slow::test_c, tests.test_slow::test_d"
+    assert r.outcome == "error" and r.failing == ("tests.test_slow::test_b",)
+
+
+PYTEST_OUTCOMES = textwrap.dedent("""\
+    import pytest
+
+    @pytest.fixture
+    def broken():
+        raise RuntimeError("fixture could not start")
+
+    def test_raises():
+        with pytest.raises(ValueError):
+            pass
+
+    @pytest.mark.xfail(strict=True, reason="known bad")
+    def test_xpass():
+        pass
+
+    def test_fixture(broken):
+        pass
+    """)
+
+
+def test_pytests_own_outcomes_are_tests_with_their_messages(repo):
+    commit(repo, {"tests/test_outcomes.py": PYTEST_OUTCOMES}, "pytest outcomes")
+    r = run_local(suite(build=None, command=f"{PYTEST} tests/test_outcomes.py --junitxml=out/junit.xml", expected_tests=3),
+                  repo, "HEAD")
+    got = {t.name: (t.outcome, t.message) for t in r.tests}
+    assert got == {"test_raises": ("failed", "Failed: DID NOT RAISE ValueError"),
+                   "test_xpass": ("failed", "[XPASS(strict)] known bad"),
+                   "test_fixture": ("error", 'failed on setup with "RuntimeError: fixture could not start"')}
+    # the streaming report gives the same outcomes and messages (it stands in when the JUnit file is missing)
+    r2 = run_local(suite(build=None, command=f"{PYTEST} tests/test_outcomes.py", expected_tests=3), repo, "HEAD")
+    assert {t.name: t.outcome for t in r2.tests} == {k: v[0] for k, v in got.items()}
+    assert {t.name: t.message for t in r2.tests}["test_raises"] == "Failed: DID NOT RAISE ValueError"
+
+
+NO_GPU = textwrap.dedent("""\
+    def test_one():
+        raise RuntimeError("No CUDA GPUs are available")
+
+    def test_two():
+        raise RuntimeError("No CUDA GPUs are available")
+
+    def test_three():
+        pass
+    """)
+
+
+def test_no_gpu_is_infrastructure_retried_and_reported_as_such(repo):
+    commit(repo, {"tests/test_gpu.py": NO_GPU}, "needs a GPU")
+    r = run_local(suite(build=None, command=f"{PYTEST} tests/test_gpu.py --junitxml=out/junit.xml", infra_retries=1),
+                  repo, "HEAD")
+    assert [(a.number, a.infra_error) for a in r.attempts] == [
+        (1, "gpu-missing: RuntimeError: No CUDA GPUs are available"),
+        (2, "gpu-missing: RuntimeError: No CUDA GPUs are available")]
+    assert (r.outcome, codes(r)) == ("infrastructure", ["infra-error", "test-failures"])
+
+
+def test_one_real_failure_beside_an_infrastructure_line_is_not_retried(repo):
+    commit(repo, {"tests/test_gpu.py": NO_GPU.replace('raise RuntimeError("No CUDA GPUs are available")\n\ndef test_two',
+                                                      'assert 2 == 3\n\ndef test_two', 1)}, "one real failure")
+    r = run_local(suite(build=None, command=f"{PYTEST} tests/test_gpu.py --junitxml=out/junit.xml", infra_retries=1),
+                  repo, "HEAD")
+    assert [a.infra_error for a in r.attempts] == [None] and (r.outcome, codes(r)) == ("fail", ["test-failures"])
+
+
+CACHE = "if test -f $TRITON_CACHE_DIR/kernel.bin; then echo warm; else echo cold; fi; touch $TRITON_CACHE_DIR/kernel.bin; "
+
+
+def test_the_triton_cache_is_kept_per_runner_for_l1_and_fresh_for_l2(repo, tmp_path):
+    opts = LocalOptions(work_dir=tmp_path / "runner")
+    l1 = suite(command=CACHE + f"{PYTEST} tests --junitxml=out/junit.xml")
+    first, second = run_local(l1, repo, "HEAD", opts), run_local(l1, repo, "HEAD", opts)
+    assert (first.triton_cache, first.stdout_tail.split()[0], second.stdout_tail.split()[0]) == ("per-runner", "cold", "warm")
+    assert (tmp_path / "runner" / "triton-cache" / "kernel.bin").is_file()
+    bench = '{"schema": "forksync-bench/1", "points": [{"benchmark": "b", "shape": "s", "dtype": "fp16", "impl": "triton", ' \
+            '"metric": "time", "unit": "ms", "value": 1.0}]}'
+    l2 = suite(name="sweep", level="L2", build=None, command=CACHE + f"echo '{bench}' > out.json",
+               report={"format": "benchmark-json", "path": "out.json"}, expected_tests=None)
+    runs = [run_local(l2, repo, "HEAD", opts) for _ in range(2)]
+    assert [(x.triton_cache, x.stdout_tail.split()[0], x.verdict) for x in runs] == [("fresh", "cold", "green")] * 2
+    # a suite's own TRITON_CACHE_DIR wins
+    own = run_local(suite(env={"TRITON_CACHE_DIR": str(tmp_path / "own"), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+                          command="mkdir -p $TRITON_CACHE_DIR; " + CACHE + f"{PYTEST} tests --junitxml=out/junit.xml"),
+                    repo, "HEAD", opts)
+    assert own.triton_cache == "suite" and (tmp_path / "own" / "kernel.bin").is_file()
+
+
+def test_time_to_signal_is_process_wall_beside_test_bodies(repo):
+    r = run_local(suite(), repo, "HEAD")
+    d = r.durations
+    assert d.command > d.tests > 0 and d.outside_tests == pytest.approx(d.command - d.tests)
+
+
+def test_workers_run_the_suite_with_xdist_and_the_same_verdict(repo):
+    one = run_local(suite(), repo, "HEAD")
+    two = run_local(suite(workers=2), repo, "HEAD")
+    assert (two.verdict, two.workers, two.counts.total, two.counts.harness_total) == ("green", 2, 3, 3)
+    assert sorted(t.id for t in two.tests) == sorted(t.id for t in one.tests)
+    assert "bringing up nodes" in two.stdout_tail
+
+
+GPU_PER_WORKER = textwrap.dedent("""\
+    import os
+    import pytest
+
+    @pytest.mark.parametrize("i", range(4))
+    def test_gpu(i):
+        with open(os.environ["SEEN"], "a") as f:
+            f.write(os.environ["PYTEST_XDIST_WORKER"] + " " + os.environ["CUDA_VISIBLE_DEVICES"] + "\\n")
+    """)
+
+
+def test_each_worker_takes_its_own_gpu(repo, tmp_path):
+    commit(repo, {"tests/test_gpu.py": GPU_PER_WORKER}, "gpu per worker")
+    seen = tmp_path / "seen.txt"
+    r = run_local(suite(build=None, workers=2, expected_tests=4, command=f"{PYTEST} tests/test_gpu.py --junitxml=out/junit.xml",
+                        env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "CUDA_VISIBLE_DEVICES": "5,7", "SEEN": str(seen)}),
+                  repo, "HEAD")
+    assert r.verdict == "green"
+    assert set(seen.read_text().split("\n")) - {""} <= {"gw0 5", "gw1 7"} and len(set(seen.read_text().split())) >= 3

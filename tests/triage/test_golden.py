@@ -4,7 +4,7 @@ written and as it sits after 300 lines of build log, pinned in ``signatures.gold
 Speed work on :mod:`bot.triage.signature` / ``normalize`` / ``extractors`` / ``infra`` must keep
 these byte for byte. A deliberate change of the normaliser rewrites the file:
 
-    .venv/bin/python tests/test_triage_golden.py --write
+    .venv/bin/python tests/triage/test_golden.py --write
 
 and the diff of the golden file is then the review of what changed.
 """

@@ -55,8 +55,8 @@ def rec(test, outcome, text="", *, run, commit, t):
 def nightly(i, commit, failures: dict[str, str], tests=(DOT, MM, ADD), grouper=Grouper()):
     run, t = f"nightly-{i}", T0 + i * DAY
     from bot.triage.records import normalize_test_id
-    recs = [rec(normalize_test_id(x), "failed" if x in failures else "passed", failures.get(x, ""),
-                run=run, commit=commit, t=t) for x in tests]
+    recs = [FailureRecord(test=normalize_test_id(x), outcome="failed" if x in failures else "passed", raw_test=x,
+                          text=failures.get(x, ""), run=run, commit=commit, time=t, platform="h200") for x in tests]
     return nightly_from_groups(run, t, commit, grouper.group(recs), recs)
 
 
@@ -86,7 +86,7 @@ async def test_lifecycle_end_to_end(world, github_app, tmp_path):
     actions = await svc.process(n1)
     assert [(a.kind, len(a.keys)) for a in actions] == [("open", 1)]
     (issue,) = await issues_of(gh)
-    assert issue["title"].startswith("[nightly crash] Allocation.cpp: Assertion `!(srcMmaLayout")
+    assert issue["title"].startswith("[nightly crash] test_dot[64-64-64-8-chain-dot]: Allocation.cpp: Assertion `!(srcMmaLayout")
     assert sorted(label["name"] for label in issue["labels"]) == ["crash", "nightly-failure"]
     body = issue["body"]
     key = actions[0].keys[0]
@@ -153,21 +153,58 @@ async def test_lifecycle_end_to_end(world, github_app, tmp_path):
     assert len(await issues_of(gh)) == 2
 
 
-async def test_flood_cap_makes_one_summary_issue(world, github_app, tmp_path):
+async def test_the_flood_files_the_largest_causes_links_them_and_closes_when_over(world, github_app, tmp_path):
     fake, inst, fork, good, culprit, bad = world
     gh = github_app.installation(inst.id)
     svc = service(Store(tmp_path / "db.sqlite"), gh, fork, TriageSettings(max_new_issues_per_run=2))
-    tests = [f"k.py::t{i}" for i in range(4)]
-    fails = {t: f"LLVM ERROR: Cannot select: intrinsic %llvm.nvvm.op{i}" for i, t in enumerate(tests)}
-    actions = await svc.process(nightly(1, bad, fails, tests=tests))
-    assert [(a.kind, len(a.keys)) for a in actions] == [("flood", 4)]
+    # four LLVM crashes: t0 in 3 cases of test_dot (largest), the others in one case each
+    tests = [f"k.py::test_dot[{p}]" for p in ("16-fp16", "32-fp16", "64-fp16")] + [f"k.py::t{i}" for i in (1, 2, 3)]
+    fault = {t: "LLVM ERROR: Cannot select: intrinsic %llvm.nvvm.op{}".format(0 if "dot" in t else t[-1]) for t in tests}
+    n1 = nightly(1, bad, fault, tests=tests + ["k.py::test_dot[128-fp16]"])
+    actions = await svc.process(n1)
+    assert [(a.kind, len(a.keys)) for a in actions] == [("open", 1), ("open", 1), ("flood", 2)]
+    issues = {i["title"]: i for i in await issues_of(gh)}
+    # test_dot's cause is the largest (3 cases): it gets its own issue first; ties go to the newest, then the id
+    assert len(issues) == 3 and "[nightly] Flood: 2 new root causes in nightly-1" in issues
+    assert "[nightly crash] test_dot (3 cases): LLVM ERROR: Cannot select: intrinsic %llvm.nvvm.op0" in issues
+    dot = issues["[nightly crash] test_dot (3 cases): LLVM ERROR: Cannot select: intrinsic %llvm.nvvm.op0"]
+    assert "- `k.py::test_dot` — 3 of 4 cases: `[16-fp16]`, `[32-fp16]`, `[64-fp16]`" in dot["body"]
+    assert "**Affected tests (3 cases)**" in dot["body"]
+    flood = issues["[nightly] Flood: 2 new root causes in nightly-1"]
+    assert "nightly-flood" in [label["name"] for label in flood["labels"]]
+    assert f"- #{dot['number']} — test_dot (3 cases): LLVM ERROR" in flood["body"]
+    assert flood["body"].count("| `sig-") == 2 and flood["body"].count(" (1 case) | LLVM ERROR") == 2
+    # the flood goes on: the same issue refreshed, one more cause opens (cap 2: t2, t3)
+    actions = await svc.process(nightly(2, bad, fault, tests=tests))
+    assert [a.kind for a in actions if a.kind != "refresh"] == ["update", "update", "open", "open", "flood-close"]
+    flood = await gh.getitem(f"/repos/{OWNER}/{REPO}/issues/{flood['number']}")
+    assert flood["state"] == "closed"
+    comments = [c async for c in gh.getiter(f"/repos/{OWNER}/{REPO}/issues/{flood['number']}/comments")]
+    assert comments[-1]["body"].startswith("Closing: the flood is over")
+    assert len(await issues_of(gh)) == 5
+    # a clean nightly refreshes every open issue's status table
+    await svc.process(nightly(3, bad, {}, tests=tests))
+    dot = await gh.getitem(f"/repos/{OWNER}/{REPO}/issues/{dot['number']}")
+    assert "Latest nightly: `nightly-3`" in dot["body"] and "**passed**" in dot["body"] and "| 2 | h200 |" in dot["body"]
+    assert "| 2 | h200 | 2025-12-01 00:00 | 2025-12-02 00:00 | 1 / 3 |" in dot["body"]
+
+
+async def test_titles_are_unique_and_name_the_last_green_nightly(world, github_app, tmp_path):
+    fake, inst, fork, good, culprit, bad = world
+    gh = github_app.installation(inst.id)
+    svc = service(Store(tmp_path / "db.sqlite"), gh, fork)
+    # two faults with the same headline in the same test case, told apart only by the signature's test
+    a = "python/test/unit/language/test_core.py::test_dot[a]"
+    b = "python/test/unit/language/test_core.py::test_dot[b]"
+    await svc.process(nightly(0, good, {}, tests=(a, b)))
+    sig = "Fatal Python error: Segmentation fault"
+    fails = {a: sig, b: sig}
+    await svc.process(nightly(1, bad, fails, tests=(a, b)))
+    titles = [i["title"] for i in await issues_of(gh)]
+    assert len(titles) == len(set(titles))
     (issue,) = await issues_of(gh)
-    assert issue["title"] == "[nightly] Flood: 4 new root causes in nightly-1"
-    assert "nightly-flood" in [label["name"] for label in issue["labels"]] and issue["body"].count("| `sig-") == 4
-    # the flood goes on: the same summary issue is refreshed, not a new one
-    await svc.process(nightly(2, bad, fails, tests=tests))
-    (issue,) = await issues_of(gh)
-    assert issue["title"].endswith("nightly-2")
+    assert "`nightly-0` at `" + good[:12] + "`" in issue["body"]
+    assert "``" not in issue["body"].replace("```", "")
 
 
 async def test_triage_nightly_service_blames_and_feeds_the_agent(world, github_app, tmp_path):
@@ -203,7 +240,7 @@ async def test_triage_nightly_service_blames_and_feeds_the_agent(world, github_a
     assert calls == [(good, bad)] and report.culprits["mma-mma-conversion"].sha == culprit
     number = report.issues["mma-mma-conversion"]
     issue = await gh.getitem(f"/repos/{OWNER}/{REPO}/issues/{number}")
-    assert issue["title"] == "[nightly crash] mma → mma layout conversion asserts"
+    assert issue["title"] == "[nightly crash] test_dot: mma → mma layout conversion asserts"
     assert sorted(label["name"] for label in issue["labels"]) == ["area:layouts", "crash", "nightly-failure"]
     assert "**Culprit (confirmed by bisection):** " + culprit[:12] in issue["body"]
     # the agent's input, as plain data its own parser accepts
@@ -236,3 +273,19 @@ async def test_a_failure_half_way_is_redone_without_duplicates(world, github_app
     comments = [c async for c in gh.getiter(f"/repos/{OWNER}/{REPO}/issues/{issue['number']}/comments")]
     assert issue["state"] == "closed" and len(comments) == 1 and comments[0]["body"].startswith("Closing:")
     assert await svc.process(nightly(4, bad, {})) == []
+
+
+def test_a_title_clash_gets_the_root_cause_appended_and_titles_keep_masked_words(tmp_path):
+    from bot.triage.lifecycle import Tracked, TriageState
+
+    svc = TriageIssues(Store(tmp_path / "t.db"), None, OWNER, REPO, TriageSettings())
+    a = Tracked("sig-a", "real", "LLVM ERROR: Cannot select", "s", tests=frozenset({"k.py::test_dot[1]"}),
+                issue=1, issue_title="[nightly] test_dot[1]: LLVM ERROR: Cannot select")
+    b = Tracked("sig-b", "real", "LLVM ERROR: Cannot select", "s2", tests=frozenset({"k.py::test_dot[1]"}))
+    state = TriageState({"sig-a": a, "sig-b": b})
+    assert svc._title(b, state) == "[nightly] test_dot[1]: LLVM ERROR: Cannot select (sig-b)"
+    # the title is the line as the log wrote it: masking (for identity) drops directories, not title words
+    recs = [FailureRecord(test="k.py::test_x", raw_test="k.py::test_x[a]", outcome="failed",
+                          text="RuntimeError: operation not supported on global/shared address space")]
+    (g,) = Grouper().group(recs)
+    assert g.title == "RuntimeError: operation not supported on global/shared address space"

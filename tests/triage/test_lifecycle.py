@@ -62,7 +62,9 @@ def test_closes_after_three_green_nightlies_in_which_the_tests_ran():
               night(2), night(3, ran=ALL - TESTS),       # 3: the test did not run: no evidence
               night(4), night(5)]
     state, log = run(nights)
-    assert log == [[], [("open", ("smem",))], [], [], [], [("close", ("smem",))]]
+    # every nightly refreshes the open issue's status table, clean ones too
+    refresh = [("refresh", ("smem",))]
+    assert log == [[], [("open", ("smem",))], refresh, refresh, refresh, [("close", ("smem",))]]
     assert state.tracked["smem"].state == "closed"
 
 
@@ -76,15 +78,67 @@ def test_reopens_on_recurrence_at_once():
     _, log = run([night(0, g()), night(1, g()), night(2), night(3), night(4), night(5, g())])
     assert log[4] == [("close", ("smem",))]
     assert log[5] == [("reopen", ("smem",))]
+    assert log[2] == log[3] == [("refresh", ("smem",))]
 
 
-def test_flood_becomes_one_summary_then_issues_open_when_it_is_over():
-    many = [g(f"k{i}", crash=True, tests={f"k.py::t{i}"}) for i in range(7)]
-    state, log = run([night(0, *many)], TriageSettings(max_new_issues_per_run=5))
-    assert log == [[("flood", tuple(f"k{i}" for i in range(7)))]]
-    assert all(t.state == "pending" for t in state.tracked.values())
-    state2, actions = decide(state, night(1, *many[:2]), TriageSettings(max_new_issues_per_run=5))
-    assert [(a.kind, a.keys) for a in actions] == [("open", ("k0",)), ("open", ("k1",))]
+def test_the_cap_opens_the_largest_then_newest_and_the_rest_wait_in_the_flood():
+    # seven crashes at once, cap 5: the two with most cases and the newest open; two wait
+    sizes = {0: 1, 1: 3, 2: 1, 3: 2, 4: 1, 5: 1, 6: 4}
+    many = [g(f"k{i}", crash=True, tests={f"k.py::t{i}[{j}]" for j in range(sizes[i])}) for i in range(7)]
+    cap5 = TriageSettings(max_new_issues_per_run=5)
+    state, log = run([night(0, *many)], cap5)
+    assert log == [[("open", ("k6",)), ("open", ("k1",)), ("open", ("k3",)), ("open", ("k0",)), ("open", ("k2",)),
+                    ("flood", ("k4", "k5"))]]
+    assert (state.flood, state.flood_opened) == (("k4", "k5"), ("k6", "k1", "k3", "k0", "k2"))
+    assert {k for k, t in state.tracked.items() if t.state == "pending"} == {"k4", "k5"}
+    # the next nightly: k4 still fails and opens (room under the cap), k5 did not run: still waits
+    ran = ALL | {c for x in many for c in x.tests} - {"k.py::t5[0]"}
+    state, actions = decide(state, night(1, many[4], ran=ran), cap5)
+    assert [(a.kind, a.keys) for a in actions if a.kind not in ("refresh",)] == [("open", ("k4",)), ("flood", ("k5",))]
+    assert state.flood_opened == ("k6", "k1", "k3", "k0", "k2", "k4")
+    # k5's tests pass: nothing waits any more, the flood issue closes (once)
+    state, actions = decide(state, night(2, ran=ran | {"k.py::t5[0]"}), cap5)
+    assert [(a.kind, a.keys) for a in actions if a.kind != "refresh"] == [("flood-close", ("k5",))]
+    assert (state.flood, state.flood_opened) == ((), ())
+    state, actions = decide(state, night(3), cap5)
+    assert not [a for a in actions if a.kind.startswith("flood")]
+
+
+def test_the_default_cap_is_ten():
+    assert S.max_new_issues_per_run == 10
+    many = [g(f"k{i:02}", crash=True, tests={f"k.py::t{i}"}) for i in range(12)]
+    _, log = run([night(0, *many)])
+    assert [k for k, keys in log[0] if k == "open"] == ["open"] * 10 and log[0][-1] == ("flood", ("k10", "k11"))
+
+
+def test_a_fault_closes_after_its_own_clean_nights_while_another_fault_fails_other_cases():
+    # test_dot has 8 cases: fault A breaks 4 of them, fault B the other 4; A is fixed after night 1
+    cases = [f"k.py::test_dot[{n}-{d}]" for n in (16, 32, 64, 128) for d in ("fp16", "fp32")]
+    a_cases, b_cases = frozenset(cases[:4]), frozenset(cases[4:])
+    ran = frozenset(cases) | {"k.py::test_dot"}
+    a, b = g("A", tests=a_cases, crash=True), g("B", tests=b_cases, crash=True)
+
+    def n(i, *groups):
+        failing = set().union(*(x.tests for x in groups))
+        return Nightly(f"n{i}", T0 + i * DAY, f"{i:040x}", groups, ran, ran - failing - {"k.py::test_dot"})
+    state, log = run([n(0, a, b), n(1, a, b), n(2, b), n(3, b), n(4, b)])
+    assert log[0] == [("open", ("A",)), ("open", ("B",))]
+    assert log[4] == [("update", ("B",)), ("close", ("A",))]
+    assert (state.tracked["A"].state, state.tracked["B"].state) == ("closed", "open")
+
+
+def test_the_nightly_follows_cases_and_functions():
+    from bot.triage.group import Grouper
+    from bot.triage.lifecycle import nightly_from_groups
+    from bot.triage.records import FailureRecord
+
+    recs = [FailureRecord(test="k.py::test_dot", raw_test=f"k.py::test_dot[{i}]", outcome="failed" if i < 2 else "passed",
+                          text="LLVM ERROR: boom" if i < 2 else "") for i in range(4)]
+    recs.append(FailureRecord(test="k.py::test_add", raw_test="k.py::test_add", outcome="passed"))
+    nightly = nightly_from_groups("n", T0, "c" * 40, Grouper().group(recs), recs)
+    assert nightly.groups[0].tests == {"k.py::test_dot[0]", "k.py::test_dot[1]"}
+    assert nightly.passed == {"k.py::test_dot[2]", "k.py::test_dot[3]", "k.py::test_add"}
+    assert nightly.ran == nightly.passed | {"k.py::test_dot[0]", "k.py::test_dot[1]", "k.py::test_dot"}
 
 
 def test_the_same_nightly_twice_changes_nothing():
@@ -96,7 +150,7 @@ def test_the_same_nightly_twice_changes_nothing():
 def test_last_green_and_first_red_are_remembered_for_suspects():
     state, _ = run([night(0, commit="a" * 40), night(1, g(), commit="b" * 40)])
     t = state.tracked["smem"]
-    assert (t.last_green, t.first_red) == ("a" * 40, "b" * 40)
+    assert (t.last_green, t.last_green_run, t.first_red) == ("a" * 40, "n0", "b" * 40)
 
 
 def test_action_shape():

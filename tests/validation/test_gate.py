@@ -90,6 +90,11 @@ CASES = [
      SUITES, False, [("suite-error", "kernels/cpu")], []),
     ("fail-without-tests-is-error", pr(results=(fail("kernels", []),) + ALL_GREEN[1:]), SUITES, False,
      [("suite-error", "kernels/cpu")], []),
+    # no GPU on the runner: not a new failure of the PR, retried on another runner
+    ("infrastructure-retries-on-another-runner",
+     pr(results=(fail("kernels", ["t.py::test_add"], verdict="infrastructure",
+                      reason="infra-error: gpu-missing: RuntimeError: No CUDA GPUs are available"),) + ALL_GREEN[1:]),
+     SUITES, False, [("infrastructure", "kernels/cpu")], ["retry-on-another-runner"]),
     ("hold", pr(holds=("dave",)), SUITES, False, [("hold", "")], []),
     ("conflict-markers", pr(conflict_marker_files=("lib/a.cpp",)), SUITES, False, [("conflict-markers", "")], []),
     ("non-collaborator-without-retest", pr(author="eve", author_is_collaborator=False, results=()), SUITES[:1],
@@ -267,3 +272,12 @@ def test_outcome_from_runner_result():
     d = decide(pr(results=(o,)), (SuiteRequirement("kernels", ("h200",)),), AREAS)
     assert [(f.code, f.subject, f.detail) for f in d.blocking] == [
         ("suite-error", "kernels/h200", "below-floor: 3 tests ran, floor 4")]
+
+
+def test_infrastructure_finding_says_retry_on_another_runner():
+    state = pr(results=(fail("kernels", [], verdict="infrastructure", reason="infra-error: gpu-missing: NVIDIA-SMI has failed"),)
+               + ALL_GREEN[1:])
+    d = decide(state, SUITES)
+    (f,) = d.blocking
+    assert f.detail == "infra-error: gpu-missing: NVIDIA-SMI has failed — not a failure of this PR: retry on another runner"
+    assert not any(x.code == "new-failure" for x in d.blocking)

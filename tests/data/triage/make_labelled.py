@@ -305,9 +305,12 @@ F["mlir-verify-load-ptr"] = ("MLIR op verifier errors raised while lowering a ke
      "test_core.py:1530:4: error: 'tt.load' op operand #0 must be ptr or ranked tensor of ptr values, but got 'i64'\n"
      "triton.compiler.errors.CompilationError: at 3:8:\n    x = tl.load(ptr)\n        ^"])
 
-F["ptxas-sm121a"] = ("https://github.com/triton-lang/triton/issues/8539",
+# One fault: the bundled ptxas does not know the sm_12x family (sm_120 RTX 50xx, sm_121a DGX Spark);
+# the fix is the same newer ptxas (TRITON_PTXAS_PATH), whichever member the runner has.
+F["ptxas-sm12x"] = ("https://github.com/triton-lang/triton/issues/8539 ; https://github.com/Zyphra/Zonos/issues/184",
     ["python/tutorials/01-vector-add.py::test_add",
-     "python/test/unit/language/test_core.py::test_bin_op[float32-add]"],
+     "python/test/unit/language/test_core.py::test_bin_op[float32-add]",
+     "python/test/unit/language/test_core.py::test_bin_op[float16-mul]"],
     ["triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error\n`ptxas` stderr:\n"
      "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'\n\nRepro command: "
      "/home/user/miniforge3/envs/pt/lib/python3.10/site-packages/"
@@ -316,12 +319,8 @@ F["ptxas-sm121a"] = ("https://github.com/triton-lang/triton/issues/8539",
      "Repro command: /opt/triton/backends/nvidia/bin/ptxas -lineinfo -v --gpu-name=sm_121a /tmp/tmpa1b2c3d4.ptx -o /tmp/tmpa1b2c3d4.ptx.o",
      "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'",
      "triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error\n`ptxas` stderr:\n"
-     "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'\n"])
-
-F["ptxas-sm120"] = ("https://github.com/Zyphra/Zonos/issues/184 (same message as ptxas-sm121a, another arch)",
-    ["python/tutorials/01-vector-add.py::test_add",
-     "python/test/unit/language/test_core.py::test_bin_op[float16-mul]"],
-    ["RuntimeError: Internal Triton PTX codegen error\n`ptxas` stderr:\nptxas fatal   : Value 'sm_120' is not defined for option 'gpu-name'\n\n"
+     "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'\n",
+     "RuntimeError: Internal Triton PTX codegen error\n`ptxas` stderr:\nptxas fatal   : Value 'sm_120' is not defined for option 'gpu-name'\n\n"
      "Repro command: /home/user/miniconda3/envs/z/lib/python3.11/site-packages/triton/backends/nvidia/bin/ptxas -lineinfo -v --gpu-name=sm_120 "
      "/tmp/tmpyign88e6.ptx -o /tmp/tmpyign88e6.ptx.o",
      "ptxas fatal   : Value 'sm_120' is not defined for option 'gpu-name'",
@@ -375,10 +374,11 @@ F["ptxas-too-much-shared"] = ("https://github.com/ggml-org/llama.cpp/issues/1608
      "'_Z15flash_attn_tileILi128ELi32ELb1EEvPKcS1_S1_S1_S1_PKiPfP6float2ffffjfiiiiiiiiiiiiiliiliiiiil' uses too much shared data (0xc400 bytes + "
      "0x10 bytes system, 0xc000 max)"])
 
+# An illegal address names no place: one fault is one test's (its parametrizations), not the same
+# words in other tests (those are other faults until shown otherwise).
 F["cuda-illegal-address"] = ("https://github.com/pytorch/helion/issues/867 ; https://github.com/triton-lang/triton/issues/4577 ; runtime-facts.md",
-    ["examples/kernels/test_kernels.py::test_add[large-fp32]",
-     "examples/kernels/test_kernels.py::test_softmax[4096-fp32]",
-     "test/test_loops.py::TestLoops::test_specialize_shape_sequence"],
+    ["examples/kernels/test_kernels.py::test_softmax[4096-fp32]",
+     "examples/kernels/test_kernels.py::test_softmax[8192-fp32]"],
     ["torch.AcceleratorError: CUDA error: an illegal memory access was encountered\nSearch for `cudaErrorIllegalAddress' in "
      "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more information.\n"
      "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n"
@@ -392,7 +392,7 @@ F["cuda-illegal-address"] = ("https://github.com/pytorch/helion/issues/867 ; htt
 
 F["cuda-misaligned"] = ("CUDA runtime: misaligned address from vectorised loads",
     ["examples/kernels/test_kernels.py::test_add[odd-fp16]",
-     "python/test/unit/language/test_core.py::test_vectorization[8-fp16]"],
+     "examples/kernels/test_kernels.py::test_add[odd-bf16]"],
     ["torch.AcceleratorError: CUDA error: misaligned address\nCUDA kernel errors might be asynchronously reported at some other API call, "
      "so the stacktrace below might be incorrect.",
      "RuntimeError: Triton Error [CUDA]: misaligned address",

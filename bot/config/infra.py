@@ -1,0 +1,124 @@
+"""Infrastructure faults (pure, one table for the runner, bisection and triage): the phrases that
+name a busy/missing GPU, a GPU or driver that failed to start, a driver mismatch, the network, a
+toolchain download, a full disk, the OOM killer or a lost runner.
+
+* the runner (:mod:`gpu_runner.runner`, through :func:`bot.config.suites.infra_error_match`) retries
+  an attempt whose output holds one and reports outcome ``infrastructure`` when it persists;
+* bisection (:mod:`bot.git.bisect`) skips such a step instead of blaming it;
+* triage (:mod:`bot.triage.infra`, :mod:`bot.triage.signature`) files it as an infrastructure
+  signature, never as an issue.
+
+It lives in ``bot.config`` (which imports nothing of the project) so that ``gpu_runner`` stays
+importable on a GPU machine with pydantic and pyyaml alone.
+
+Sources: CUDA runtime/driver and HIP error names and strings (``cudaErrorNoDevice``,
+``CUDA_ERROR_NO_DEVICE``, ``hipErrorNoDevice``), torch's ``No CUDA GPUs are available`` and CUDA
+OOM messages, NVML/nvidia-smi's start-up failures, GitHub Actions runner messages,
+curl/pip/urllib3 network errors, the Linux OOM killer's log line.
+"""
+from __future__ import annotations
+
+import re
+
+__all__ = ["INFRA_PATTERNS", "infra_kind", "infra_hit", "infra_match"]
+
+#: Infrastructure faults: kind → phrases. A phrase is a literal, or ``(anchor, regex)`` where the
+#: regex runs only when the literal anchor is present. Shared with :mod:`bot.triage.classify`.
+INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
+    ("gpu-busy", ("busy or unavailable", "is/are busy", "already in use by another", "Could not acquire a GPU",
+                  "GPU lease")),
+    ("gpu-memory-held", (("CUDA out of memory", r"CUDA out of memory\..*\bProcess \d+ has [\d.]+ \w+ memory in use"),)),
+    ("gpu-missing", ("no CUDA-capable device is detected", "Found no NVIDIA driver", "0 active drivers",
+                     "No GPU available", "No GPUs available", "No CUDA GPUs are available", "NVIDIA-SMI has failed",
+                     "CUDA_ERROR_NO_DEVICE", "cudaErrorNoDevice", "hipErrorNoDevice", "No HIP GPUs are available",
+                     "no ROCm-capable device is detected", "Unable to determine the device handle for GPU")),
+    ("driver-mismatch", ("driver version is insufficient", "Driver/library version mismatch",
+                         "unsupported toolchain", "Failed to initialize NVML",
+                         "forward compatibility was attempted", "CUDA driver initialization failed",
+                         "cudaErrorInsufficientDriver", "hipErrorInsufficientDriver", "CUDA_ERROR_NOT_INITIALIZED",
+                         "cuInit failed", "hipErrorNotInitialized", "GPU is lost")),
+    ("network", ("Connection reset by peer", "Connection refused", "Could not resolve host",
+                 "Temporary failure in name resolution", "Name or service not known", "Read timed out",
+                 "ProxyError", "Network is unreachable", "TLS handshake timeout", "RemoteDisconnected",
+                 "HTTP Error 50", "503 Service Unavailable", "502 Bad Gateway", "504 Gateway Time",
+                 "Connection timed out", "CERTIFICATE_VERIFY_FAILED")),
+    ("toolchain-download", ("Failed to download", "Could not download", "error downloading", "download_and_copy",
+                            "Could not find a version that satisfies", "No matching distribution found",
+                            ("curl: (", r"curl: \(\d+\)"))),
+    ("disk-full", ("No space left on device", "Disk quota exceeded", "ENOSPC")),
+    ("oom-kill", ("Out of memory: Killed process", "OOMKilled", "oom-kill", "SIGKILL", "Killed signal terminated",
+                  "Cannot allocate memory",
+                  ("137", r"(?:exit code|exited with|Error) 137\b"), ("signal 9", r"signal 9\b"),
+                  ("Killed", r"(?m)(?:^|[\s\]])Killed[ \t]*$"))),
+    ("runner-lost", ("The runner has received a shutdown signal", "lost communication with the server",
+                     "The operation was canceled", "Job was cancelled", "timed out waiting for runner")),
+)
+_INFRA = tuple((kind, p if isinstance(p, str) else p[0], None if isinstance(p, str) else re.compile(p[1]))
+               for kind, phrases in INFRA_PATTERNS for p in phrases)
+
+
+#: substrings one of which every anchor holds (each checked once instead of 57 anchors: most lines
+#: hold none, and then no anchor can be there). An anchor no key covers is added as its own key.
+_GATE_KEYS = ("able", "down", "lled", "onnect", "Could", "Gateway", "NVIDIA", "match", "timed", "serv",
+              "CERTIFICATE", "compatib", "insufficient", "unsupported", "resolution", "Proxy", "initialize",
+              "handshake", "cancel", "exceeded", "oom-kill", "another", "SIGKILL", "drivers", "ENOSPC",
+              "lease", "space", "curl:", "HTTP", "busy", "137", "signal", "memory")
+_ANCHORS = tuple(anchor for _, anchor, _ in _INFRA)
+_GATE = _GATE_KEYS + tuple(a for a in _ANCHORS if not any(k in a for k in _GATE_KEYS))
+_BY_ANCHOR = {anchor: (kind, rx) for kind, anchor, rx in _INFRA}
+if len(_BY_ANCHOR) != len(_INFRA):
+    raise ValueError("bot/triage/infra.py INFRA_PATTERNS: a phrase (or a regex's anchor) is listed twice; "
+                     "list each once, under the kind it names")
+
+
+def infra_hit(text: str) -> tuple[str, int] | None:
+    """``(kind, offset of the phrase)`` of the first :data:`INFRA_PATTERNS` phrase in ``text``
+    (in the table's order), or None. The common case (no phrase at all) is settled by the gate
+    keys (on a line or a short text: a long log holds some key too often to gain from them); a hit
+    is looked up afterwards."""
+    if len(text) <= 4096:
+        for key in _GATE:
+            if key in text:
+                break
+        else:
+            return None
+    for anchor in _ANCHORS:
+        if anchor in text:
+            kind, rx = _BY_ANCHOR[anchor]
+            if rx is None:
+                return kind, text.find(anchor)
+            m = rx.search(text)
+            if m:
+                return kind, m.start()
+    return None
+
+
+def infra_kind(text: str) -> str | None:
+    """The infrastructure kind named in ``text`` (see :data:`INFRA_PATTERNS`), or None."""
+    hit = infra_hit(text)
+    return hit[0] if hit else None
+
+
+
+
+def _phrase_rx(p) -> str:
+    return re.escape(p) if isinstance(p, str) else p[1].replace("(?m)", "")
+
+
+#: every phrase in one case-insensitive alternation, a named group per kind (for whole outputs)
+_ANY = re.compile("|".join(f"(?P<k{i}>{'|'.join(f'(?:{_phrase_rx(p)})' for p in phrases)})"
+                           for i, (_, phrases) in enumerate(INFRA_PATTERNS)), re.IGNORECASE | re.MULTILINE)
+
+
+def infra_match(text: str) -> tuple[str, str] | None:
+    """``(kind, the line holding the phrase)`` of the first :data:`INFRA_PATTERNS` phrase in
+    ``text`` (case-insensitive, anywhere in a whole output), or None. The runner retries an
+    attempt on it and bisection skips a step on it; triage looks only at a failure's chosen line
+    (:func:`infra_hit`), so a concrete compiler error elsewhere in a log always wins there."""
+    m = _ANY.search(text or "")
+    if not m:
+        return None
+    kind = INFRA_PATTERNS[int(m.lastgroup[1:])][0]
+    start = text.rfind("\n", 0, m.start()) + 1
+    end = text.find("\n", m.end())
+    return kind, text[start:end if end >= 0 else len(text)].strip()[:300]

@@ -1,0 +1,48 @@
+"""The H200 replay's real runner results (``bench/nightly_replay.py``: the reference kernel suite
+run by gpu_runner on an H200 with injected faults, in ``tests/data/triage/h200-replay``) through
+``forksync triage nightly``, night by night: the exact actions."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bot.cli.main import main
+from gpu_runner.result import RunResult
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "triage" / "h200-replay"
+NIGHTS = (("nightly-0", "2026-12-01", ("n0-cold.json",)), ("nightly-1", "2026-12-02", ("n1.json", "n1-infra.json")),
+          ("nightly-2", "2026-12-03", ("n2.json",)), ("nightly-3", "2026-12-04", ("n3.json",)))
+SOFTMAX = "examples/kernels/test_kernels.py::test_softmax"
+MATMUL = "examples/kernels/test_kernels.py::test_matmul"
+
+
+def test_the_runner_results_say_what_happened_on_the_gpu():
+    r = {n: RunResult.from_json((DATA / f"{n}.json").read_text()) for n in ("n0-cold", "n1", "n1-infra", "n2", "n3")}
+    assert [(n, x.verdict, x.outcome, x.counts.failed + x.counts.error) for n, x in r.items()] == [
+        ("n0-cold", "green", "pass", 0), ("n1", "red", "fail", 4), ("n1-infra", "red", "infrastructure", 0),
+        ("n2", "red", "fail", 4), ("n3", "green", "pass", 0)]
+    infra = r["n1-infra"]
+    assert [a.infra_error for a in infra.attempts] == ["gpu-missing: RuntimeError: No CUDA GPUs are available"] * 2
+    assert r["n0-cold"].environment.gpu_model == "NVIDIA H200" and r["n0-cold"].triton_cache == "per-runner"
+
+
+def test_three_nights_through_triage_nightly(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    got = []
+    for run, date, files in NIGHTS:
+        assert main(["--config", str(DATA / "forksync.yml"), "triage", "nightly", "--db", str(tmp_path / "r.db"),
+                     "--run", run, "--date", date, "--repo", "meta/triton", *[str(DATA / f) for f in files]]) == 0
+        out = json.loads(capsys.readouterr().out)
+        got.append({k: sorted((x.get("issue"), x["class"], x["tests"][0].split("::")[-1], len(x["tests"])) for x in v)
+                    for k, v in out.items() if isinstance(v, list) and v})
+    bf16, fp16 = ("test_softmax[narrow-bf16]", 2), ("test_softmax[narrow-fp16]", 2)
+    smem = ("test_matmul[ragged-128x256x64-g8-w8-s3-fp32]", 2)
+    assert got == [
+        {},
+        {"opened": [(1, "real", *bf16), (2, "real", *fp16)], "infrastructure": [(None, "infrastructure", "job:kernels", 1)]},
+        # the fp16 fault closes after its own clean nightly while the bf16 fault still fails in test_softmax
+        {"opened": [(3, "real", *smem)], "updated": [(1, "real", *bf16)], "closed": [(2, "real", *fp16)]},
+        {"closed": [(1, "real", *bf16), (3, "real", *smem)]},
+    ]
+    assert main(["triage", "status", "--db", str(tmp_path / "r.db")]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "4 root cause(s); 4 nightly run(s) processed"
