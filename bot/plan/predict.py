@@ -16,9 +16,11 @@ plan without rename detection) the merges of the next commits run ahead in a sec
 (:meth:`MergePredictor.hint`, :func:`merge_answer`); an answer is reused only where the running
 tree agrees with the tree it was computed on at every path the pick changes.
 
-Results are cached by ``(running tree, commit, flags)`` in memory and, given a
-:class:`~bot.store.Store`, in the ``plan_predictions`` table, so a re-plan over the same fork tip
-is lookups only. Trees written by clean merges go to a scratch repository (``cache_dir``) that
+Results are cached by what the merge reads (:meth:`MergePredictor.key`: the running tree's
+entries at the paths the pick changes, or — where rename detection could pair other paths — the
+whole running tree with the merge flags and rename limit; the version always) in memory and,
+given a :class:`~bot.store.Store`, in the ``plan_answers`` table, so a re-plan after a push or a
+landing merges only what the change reaches (docs/plan.md, "Incremental planning"). Trees written by clean merges go to a scratch repository (``cache_dir``) that
 borrows the real objects through ``objects/info/alternates``: the fork's repository is never
 written to.
 """
