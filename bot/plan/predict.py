@@ -433,7 +433,11 @@ class MergePredictor:
             return True
         if self.store is None or self.store_empty or (sha in self._loaded and sha not in self._row_commits):
             return False
-        return self._stored(sha, self.key(sha, ours), ours) is not None
+        p = self._stored(sha, self.key(sha, ours), ours)
+        if p is None:
+            return False
+        self._memo[(ours, sha)] = p       # hints ask again at every step: the key is computed once
+        return True
 
     def _renames_detail(self) -> str:
         """The detail of a prediction merged without rename detection although the config asks for it."""
