@@ -20,9 +20,9 @@ Results are cached by what the merge reads (:meth:`MergePredictor.key`: the runn
 entries at the paths the pick changes, or — where rename detection could pair other paths — the
 whole running tree with the merge flags and rename limit; the version always) in memory and,
 given a :class:`~bot.store.Store`, in the ``plan_answers`` table, so a re-plan after a push or a
-landing merges only what the change reaches (docs/plan.md, "Incremental planning"). Trees written by clean merges go to a scratch repository (``cache_dir``) that
-borrows the real objects through ``objects/info/alternates``: the fork's repository is never
-written to.
+landing merges only what the change reaches (docs/plan.md, "Incremental planning"). Trees
+written by clean merges go to a scratch repository (``cache_dir``) that borrows the real objects
+through ``objects/info/alternates``: the fork's repository is never written to.
 """
 from __future__ import annotations
 
