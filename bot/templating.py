@@ -20,6 +20,19 @@ def environment() -> jinja2.Environment:
                               trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, autoescape=False)
 
 
+@lru_cache(maxsize=1)
+def html_environment() -> jinja2.Environment:
+    """The environment for the dashboard's HTML pages (``templates/dashboard/``): the same loader
+    and strictness, with autoescape, since every value on a page is data (subjects, reasons)."""
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
+                              trim_blocks=True, lstrip_blocks=True, autoescape=True)
+
+
+def render_html(name: str, **context) -> str:
+    """Render the HTML template ``templates/<name>`` with autoescape; errors as :func:`render`."""
+    return html_environment().get_template(name).render(**context)
+
+
 def render(name: str, **context) -> str:
     """Render ``templates/<name>`` with ``context``; raises ``jinja2.TemplateNotFound`` /
     ``jinja2.UndefinedError`` naming the template and the missing field."""

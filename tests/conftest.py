@@ -43,3 +43,36 @@ async def github_app(fake_github):
                         base_url=fake_github.url, retry=FAST_RETRY, sleep=record_sleep)
         app.slept = slept
         yield app
+
+
+@pytest.fixture(autouse=True)
+def markdown_people_read(monkeypatch):
+    """Every Markdown template any test renders (PR and issue bodies, comments, check-run
+    summaries; not the prompts a model reads) must be well-formed as GitHub shows it
+    (tests/support/markdown_check.py): checked after the test, so a handler that catches errors
+    cannot hide it. ``FORKSYNC_TEMPLATE_LOG=FILE`` appends each rendered template's name and
+    text as a JSON line (which templates the tests reach)."""
+    import json
+    import os
+
+    import jinja2
+
+    from tests.support.markdown_check import problems
+
+    original = jinja2.Template.render
+    found: list[str] = []
+    log = os.environ.get("FORKSYNC_TEMPLATE_LOG")
+
+    def render(self, *args, **kwargs):
+        text = original(self, *args, **kwargs)
+        name = self.name or ""
+        if name.endswith(".md.j2") and not name.startswith("agents/prompts/"):
+            found.extend(f"{name}: {p}" for p in problems(text))
+            if log:
+                with open(log, "a") as f:
+                    f.write(json.dumps({"template": name, "text": text}) + "\n")
+        return text
+
+    monkeypatch.setattr(jinja2.Template, "render", render)
+    yield
+    assert not found, "malformed Markdown rendered:\n" + "\n".join(found)

@@ -13,6 +13,7 @@ from pathlib import Path
 import jinja2
 
 from bot.agents.textrails import fence
+from bot.config.agents import SCRIPTED_MODEL
 
 TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
 
@@ -25,7 +26,18 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
     env.filters["fence"] = fence
     env.filters["cell"] = table_cell
+    env.filters["agent"] = agent_label
     return env
+
+
+def agent_label(model: str) -> str:
+    """How a text names the model that wrote an agent's answer: the configured model's name in
+    code (`` `claude-sonnet-4-6` ``), or, for the scripted local model of the demo and the tests
+    (:data:`bot.config.agents.SCRIPTED_MODEL`), that it is one — its answers are canned, and a
+    reader must not take them, or their "confidence", for a real model's."""
+    if model == SCRIPTED_MODEL:
+        return "scripted local model, not a real LLM"
+    return f"`{model}`" if model else "model not named"
 
 
 def render(name: str, **data) -> str:

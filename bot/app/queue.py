@@ -450,6 +450,17 @@ def dead_letters(store: Store, repo: str | None = None, limit: int = 20) -> list
             for i, e, a, r, dr, le, f in rows]
 
 
+def recent_errors(store: Store, limit: int = 20) -> list[dict]:
+    """Deliveries whose last attempt failed (waiting for a retry, or dead), newest first:
+    ``[{"id", "event", "repo", "error", "at"}]`` (``at``: epoch s of that attempt's end)."""
+    with store.lock:
+        rows = store.conn.execute("SELECT id, event, repo, last_error, finished_at FROM webhook_deliveries WHERE state IN "
+                                  "('failed', 'dead') AND coalesce(last_error, '') != '' ORDER BY finished_at DESC, id DESC "
+                                  "LIMIT ?", [limit]).fetchall()
+    return [{"id": i, "event": e or "", "repo": r or "", "error": " ".join((le or "").split())[:300], "at": f or 0.0}
+            for i, e, r, le, f in rows]
+
+
 def dead_letter_alarm(store: Store) -> str:
     """The dead-letter alarm as one line ("" when no delivery is dead), for ``/healthz`` and
     ``/metrics``: a delivery that failed for good means work GitHub asked for was not done."""
@@ -468,4 +479,5 @@ def as_json(d: Delivery) -> str:
 
 __all__ = ["STATES", "QueuePolicy", "Delivery", "delivery_key", "summarize_payload", "enqueue", "enqueue_many",
            "claim", "claim_many", "finish_many", "complete", "fail", "release_orphans", "retry_dead", "counts", "listing", "get", "as_json",
+           "recent_errors",
            "dead_letters", "dead_letter_alarm"]

@@ -117,6 +117,32 @@ STORE_KEY = web.AppKey("forksync_store", Store)
 METRICS_KEY = web.AppKey("forksync_metrics", AppMetrics)
 
 
+def app_facts(store: Store, now: float, *, expect_worker: bool = False, recent_restarts: int = 0,
+              policy: HealthPolicy = HealthPolicy()) -> dict:
+    """The App's health facts for the dashboard (``forksync.dashboard.health/1``): the status and
+    problems ``/healthz`` answers, deliveries per state, dead letters, recent errors, and the
+    newest worker heartbeat (epoch s or None)."""
+    depth = q.counts(store)
+    beat = q.last_heartbeat(store)
+    found = problems(now, counts=depth, oldest_due_at=q.oldest_due_at(store, now),
+                     last_beat_at=beat if expect_worker else None, expect_worker=expect_worker,
+                     recent_restarts=recent_restarts, policy=policy)
+    return {"status": "unhealthy" if found else "ok", "problems": found, "deliveries": depth,
+            "dead": q.dead_letters(store), "recent_errors": q.recent_errors(store), "worker_heartbeat": beat}
+
+
+def mount_dashboard(app: web.Application, store: Store, *, access=None, expect_worker: bool = False,
+                    worker_restarts: Callable[[], int] | None = None, health_policy: HealthPolicy = HealthPolicy(),
+                    clock: Callable[[], float] = time.time) -> None:
+    """Serve the dashboard (:mod:`bot.dashboard`) on ``app`` from ``store`` (a connection of its own)."""
+    from bot.dashboard.web import Dashboard, add_dashboard  # lazy: the pages' libraries load only where they are served
+
+    add_dashboard(app, Dashboard(
+        store=store, clock=clock, access=access, queue_counts=lambda: q.counts(store),
+        app_facts=lambda: app_facts(store, clock(), expect_worker=expect_worker,
+                                    recent_restarts=worker_restarts() if worker_restarts else 0, policy=health_policy)))
+
+
 def _json(code: int, **body) -> web.Response:
     return web.json_response(body, status=code)
 
@@ -268,4 +294,4 @@ def dumps(payload) -> bytes:
     return json.dumps(payload, separators=(",", ":")).encode()
 
 
-__all__ = ["make_app", "delivery_headers", "dumps", "STORE_KEY", "METRICS_KEY", "MAX_BODY"]
+__all__ = ["make_app", "mount_dashboard", "app_facts", "delivery_headers", "dumps", "STORE_KEY", "METRICS_KEY", "MAX_BODY"]

@@ -2,18 +2,18 @@
 
 Human output is rich tables on stdout; ``--json`` prints one stable document (schemas in
 docs/core.md: ``forksync.status/1``, ``forksync.ledger/1``, ``forksync.ledger-entry/1``; shas are
-full 40-hex, dates ISO 8601 UTC). Progress bars go to stderr, only when it is a terminal and
-``--json`` is off. Bad refs, bad dates, failed clones → exit 2 with the reason (``UserError``);
+full 40-hex, dates ISO 8601 UTC). Progress goes to stderr (bot/cli/progress.py): bars on a
+terminal, plain lines elsewhere; none with ``--quiet``. Bad refs, bad dates, failed clones → exit 2 with the reason (``UserError``);
 missing objects are reported (stderr / ``missing_objects``), never fatal.
 """
 from __future__ import annotations
 
 import json
-import sys
-from contextlib import contextmanager
+import re
 from datetime import datetime, timezone
 
 from bot.cli.main import config_from_args
+from bot.cli.progress import reporter, warn_once
 from bot.config.forksync import UserError
 from bot.git import repo as gitio
 from bot.model import Disposition, LedgerEntry
@@ -22,25 +22,6 @@ from bot.sync.ingest import load_state, series
 
 def iso(ts: int | None) -> str | None:
     return None if ts is None else datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-@contextmanager
-def _progress(enabled: bool):
-    """Yield a ``progress(step, done, total)`` callback drawing rich bars on stderr (or None)."""
-    if not (enabled and sys.stderr.isatty()):
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=Console(stderr=True), transient=True) as prog:
-        tasks: dict[str, int] = {}
-
-        def cb(step: str, done: int, total: int) -> None:
-            if step not in tasks:
-                tasks[step] = prog.add_task(f"{step} commits", total=total)
-            prog.update(tasks[step], completed=done, total=total)
-        yield cb
 
 
 def _load(args, as_of=None, progress=None):
@@ -100,12 +81,31 @@ def entry_json(e: LedgerEntry) -> dict:
             "evidence": [{"rule": x.rule, "fork_commit": x.fork_commit, "detail": x.detail} for x in e.evidence]}
 
 
+_MISSING_ENTRY = re.compile(r"^(blob|tree|commit) ([0-9a-f]{40})(?: \((.*)\))?$")
+def missing_summary(missing: dict[str, tuple[str, ...] | list[str]]) -> str | None:
+    """One line about the objects absent from the repository, each object once with the number of
+    commits that need it (most first), or None when nothing is missing. ``missing``: ``{commit
+    sha: ["blob <sha> (<path>)", …]}`` (:attr:`bot.sync.ingest.SyncState.missing`)."""
+    if not missing:
+        return None
+    need: dict[str, int] = {}
+    for entries in missing.values():
+        for e in dict.fromkeys(entries):
+            need[e] = need.get(e, 0) + 1
+    shown = []
+    for e, n in sorted(need.items(), key=lambda kv: (-kv[1], kv[0]))[:3]:
+        m = _MISSING_ENTRY.match(e)
+        count = f"{n} commit{'s' if n != 1 else ''}"
+        shown.append(f"{m.group(3) or m.group(1)} ({m.group(1)} {m.group(2)[:12]}, {count})" if m else f"{e[:80]} ({count})")
+    more = f", {len(need) - 3} more" if len(need) > 3 else ""
+    return (f"{len(need)} object(s) missing (a partial clone or snapshot?); {len(missing)} commit(s) analysed from "
+            f"their trees only, without a patch-id: {', '.join(shown)}{more}; all in `status --json` missing_objects.")
+
+
 def warn_missing(state) -> None:
-    miss = state.missing
-    if miss:
-        first = ", ".join(f"{s[:12]} ({m[0]})" for s, m in list(miss.items())[:3])
-        print(f"forksync: warning: {len(miss)} commit(s) have missing objects and were analysed from their trees "
-              f"only (no patch-id): {first}{' …' if len(miss) > 3 else ''}", file=sys.stderr)
+    text = missing_summary(state.missing)
+    if text:
+        warn_once(text)
 
 
 def warn_unresolved(state) -> None:
@@ -114,23 +114,23 @@ def warn_unresolved(state) -> None:
     xs = [u for u in state.ledger.unresolved if u[2] == "cherry-picked-from"]
     if xs:
         first = ", ".join(f"{u[:12]} (in {w[:12]})" for u, w, _ in xs[:3])
-        print(f"forksync: warning: {len(xs)} `cherry picked from commit` line(s) name no upstream commit: "
-              f"{first}{' …' if len(xs) > 3 else ''}. They count as no pick (a pick from another branch, or from "
-              "an upstream history that was rewritten); record the upstream commit with `Upstream-Commit: <sha>` "
-              "if it was one.", file=sys.stderr)
+        warn_once(f"{len(xs)} `cherry picked from commit` line(s) name no upstream commit: "
+                  f"{first}{' …' if len(xs) > 3 else ''}. They count as no pick (a pick from another branch, or from "
+                  "an upstream history that was rewritten); record the upstream commit with `Upstream-Commit: <sha>` "
+                  "if it was one.")
     un = [u for u in state.ledger.unresolved if u[2] != "cherry-picked-from"]
     if un:
         first = ", ".join(f"{u[:12]} ({r} in {w[:12] if len(w) == 40 else w})" for u, w, r in un[:3])
-        print(f"forksync: warning: {len(un)} forksync record(s) name upstream commits that are not in the upstream "
-              f"range: {first}{' …' if len(un) > 3 else ''}. Was upstream's history rewritten? Those picks and "
-              "decisions do not apply to the new commits; re-record them (`/forksync defer|skip|wontport`) "
-              "after checking.", file=sys.stderr)
+        warn_once(f"{len(un)} forksync record(s) name upstream commits that are not in the upstream "
+                  f"range: {first}{' …' if len(un) > 3 else ''}. Was upstream's history rewritten? Those picks and "
+                  "decisions do not apply to the new commits; re-record them (`/forksync defer|skip|wontport`) "
+                  "after checking.")
 
 
 def cmd_status(args) -> int:
     if args.series:
         return _cmd_series(args)
-    with _progress(not args.json) as cb:
+    with reporter(args) as cb:
         state = _load(args, as_of=args.as_of, progress=cb)
     doc = status_json(state)
     if args.json:
@@ -183,7 +183,7 @@ def _cmd_series(args) -> int:
     start, end = args.series
     cfg = config_from_args(args)
     try:
-        with _progress(not args.json) as cb:
+        with reporter(args) as cb:
             rows = series(cfg, start, end, args.step, progress=cb)
     except (gitio.RefError, gitio.GitIOError, ValueError) as e:
         raise UserError(str(e)) from None
@@ -206,7 +206,7 @@ def _cmd_series(args) -> int:
 
 
 def cmd_ledger_export(args) -> int:
-    with _progress(False) as cb:
+    with reporter(args) as cb:
         state = _load(args, as_of=args.as_of, progress=cb)
     doc = {"schema": "forksync.ledger/1", "as_of": iso(state.as_of), "upstream_tip": state.upstream_tip,
            "fork_tip": state.fork_tip, "merge_base": state.merge_base,
@@ -217,7 +217,7 @@ def cmd_ledger_export(args) -> int:
 
 
 def cmd_ledger_show(args) -> int:
-    with _progress(not args.json) as cb:
+    with reporter(args) as cb:
         state = _load(args, as_of=args.as_of, progress=cb)
     hits = state.ledger.find(args.ref)
     if not hits:

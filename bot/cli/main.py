@@ -15,6 +15,7 @@ import logging
 import sys
 
 from bot.agents.redact import ScrubbingFormatter
+from bot.cli.progress import new_run
 from bot.config.forksync import ConfigError, ForksyncConfig, UserError, load_config
 
 #: Modules that contribute sub-commands, in help order.
@@ -24,6 +25,7 @@ COMMAND_MODULES = (
     "bot.cli.resolve",      # resolve
     "bot.demo.main",             # demo
     "bot.cli.serve",        # serve, queue
+    "bot.cli.dashboard",    # dashboard
     "bot.cli.validation",   # validate, l2, bisect …
     "bot.cli.triage",       # triage …
     "bot.cli.agents",       # agents …
@@ -41,6 +43,8 @@ def common_parser() -> argparse.ArgumentParser:
     g.add_argument("--fork", metavar="URL|PATH", help="fork repository (overrides fork.url)")
     g.add_argument("--fork-ref", metavar="REF", help="fork branch or sha (overrides fork.ref)")
     g.add_argument("-v", "--verbose", action="store_true", help="log debug details to stderr")
+    g.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress on stderr (bars on a terminal, plain lines elsewhere) and no timing notes; warnings stay")
     return common
 
 
@@ -71,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    new_run()                # each run prints a repeated warning once
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if getattr(args, "verbose", False) else logging.WARNING,

@@ -3,18 +3,20 @@
 ``plan [--as-of DATE] [--json]``: the risk partition of the PENDING upstream commits into
 bundles and chains. ``apply <unit id>``: re-plans, finds the unit by id (or a unique prefix) and
 materializes it as the local branch ``forksync/<id>`` of the fork; exit 1 when a chain stopped on
-a conflict. Progress bars (rich) go to stderr; ``--json`` output (schema ``forksync.plan/1``) is
+a conflict. Progress goes to stderr (bot/cli/progress.py: bars on a terminal, plain lines
+elsewhere, none with ``--quiet``); ``--json`` output (schema ``forksync.plan/1``) is
 stable and gives full 40-hex shas.
 """
 from __future__ import annotations
 
 import json
+import re
 import sys
-from contextlib import contextmanager
 from datetime import datetime, timezone
 
 from bot.cli.ledger import warn_missing, warn_unresolved
 from bot.cli.main import config_from_args
+from bot.cli.progress import reporter
 from bot.config.forksync import UserError
 from bot.git.apply import ApplyError, apply_unit
 from bot.plan.partition import find_unit, no_op_candidates
@@ -45,44 +47,19 @@ def register(sub, common) -> None:
     a.set_defaults(func=cmd_apply)
 
 
-@contextmanager
-def _progress(enabled: bool):
-    """``(ingest_cb, plan_cb)`` progress callbacks drawing rich bars on stderr."""
-    if not enabled:
-        yield None, None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    bars = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=Console(stderr=True), transient=True)
-    tasks: dict[str, int] = {}
-
-    def ingest(step: str, done: int, total: int) -> None:
-        if step not in tasks:
-            tasks[step] = bars.add_task(step, total=total)
-        bars.update(tasks[step], completed=done, total=total)
-
-    def plan(done: int, total: int) -> None:
-        ingest("planning", done, total)
-
-    with bars:
-        yield ingest, plan
-
-
 def _load(args, as_of=None):
     cfg = config_from_args(args)
     use_cache = not getattr(args, "no_cache", False)
     store = default_store(cfg) if use_cache else None
-    with _progress(sys.stderr.isatty()) as (ingest_cb, plan_cb):
+    with reporter(args) as progress:
         try:
-            state = load_state(cfg, store=store, as_of=as_of, progress=ingest_cb, use_cache=use_cache)
+            state = load_state(cfg, store=store, as_of=as_of, progress=progress, use_cache=use_cache)
         except ValueError as e:      # RefError, bad --as-of
             raise UserError(str(e)) from None
         except RuntimeError as e:    # GitIOError
             raise UserError(str(e)) from None
 
-        run = plan_state(state, store=store, progress=plan_cb)
+        run = plan_state(state, store=store, progress=(lambda d, t: progress("planning", d, t)) if progress else None)
     warn_missing(state)
     warn_unresolved(state)
     return cfg, state, run
@@ -120,39 +97,93 @@ def plan_json(state, run) -> dict:
     }
 
 
+_RENAMES_OFF = re.compile(r" \(renames not detected: (.*)\)$")
+# a bundle member's own reason restates its unit's ("predicted to pick cleanly in order")
+_IN_ORDER = re.compile(r"^predicted clean pick onto the fork tip \+ \d+ earlier bundle picks?$")
+
+
+def waits_for(unit, plan, in_flight) -> str:
+    """What ``unit`` waits for, truthfully: each unit it lands after is a chain earlier in this
+    plan (not applied, so no branch and no pull request yet) or an open ``forksync/*`` branch."""
+    planned = {u.id for u in plan.units}
+    flying = {b.unit_id: b.name for b in in_flight}
+    parts = []
+    for d in unit.depends_on:
+        if d in flying:
+            parts.append(f"{d} (branch {flying[d]}, in flight: merge it first)")
+        elif d in planned:
+            parts.append(f"{d} (earlier in this plan: apply and land it first)")
+        else:
+            parts.append(f"{d} (not in this plan and not in flight)")
+    return "; ".join(parts)
+
+
+def plan_lines(state, run) -> list[str]:
+    """The human form of a plan: a header, then each unit with its reason once, what it waits
+    for, and its commits; a commit's own reason only where it says more than its unit's (the part
+    after the unit's reason). A note that rename detection was off, which the predictor adds to
+    every prediction after the first failure, is printed once with its count."""
+    plan = run.plan
+    bundles = [u for u in plan.units if u.kind == "bundle"]
+    chains = [u for u in plan.units if u.kind == "chain"]
+    noops = no_op_candidates(plan)
+    when = f" as of {_iso(plan.as_of)}" if plan.as_of else ""
+    out = [f"plan{when}: {len(run.pending)} pending upstream commits onto fork tip {state.fork_tip[:12]}",
+           f"  {len(bundles)} bundle(s) with {sum(len(u.items) for u in bundles)} commits, "
+           f"{len(chains)} chain(s) with {sum(len(u.items) for u in chains)} commits, "
+           f"{len(noops)} NO_OP candidate(s); {len(state.in_flight)} branch(es) in flight"]
+    renames_off: dict[str, int] = {}
+
+    def own(reason: str) -> str:
+        m = _RENAMES_OFF.search(reason)
+        if m:
+            renames_off[m.group(1)] = renames_off.get(m.group(1), 0) + 1
+            reason = reason[:m.start()]
+        return reason
+
+    for u in plan.units:
+        areas = f" [{', '.join(u.areas)}]" if u.areas else ""
+        # "stacked on X" is what the waits-for line says; "follows <this unit>" is being in it
+        unit_parts = [p for p in own(u.reason).split("; ") if not (u.depends_on and p.startswith("stacked on "))]
+        out += ["", f"{u.id}  {u.kind}, {len(u.items)} commit(s){areas}", f"  why: {'; '.join(unit_parts)}"]
+        if u.depends_on:
+            out.append(f"  waits for: {waits_for(u, plan, state.in_flight)}")
+        said = set(unit_parts)
+        for it in u.items:
+            c = state.upstream.get(it.sha)
+            pr = f"#{c.pr}" if c and c.pr else "-"
+            out.append(f"  {it.sha[:12]} {pr:>7}  {(c.subject if c else '')[:70]}")
+            rest = [p for p in own(it.reason).split("; ")
+                    if p and p not in said and not p.startswith(f"follows {u.id},") and not p.startswith("stacked on ")
+                    and not (u.kind == "bundle" and _IN_ORDER.match(p))]
+            if rest and u.kind == "bundle" and len(u.items) > 1:
+                said.update(rest)       # bundle members share their reason: print it with the first
+            if rest:
+                out.append(f"               {'; '.join(rest)}")
+    if noops:
+        out += ["", "NO_OP candidates (picks that would be empty):"]
+        for s, _why in noops:
+            c = state.upstream.get(s)
+            out.append(f"  {s[:12]} {('#' + str(c.pr)) if c and c.pr else '-':>7}  {(c.subject if c else '')[:70]}")
+    for n in plan.notes:
+        if not n.startswith("NO_OP candidate "):
+            out.append(f"note: {n}")
+    for why, n in renames_off.items():
+        out.append(f"note: rename detection was off for {n} prediction(s) (a missing object stops libgit2's rename "
+                   f"search; a renamed file may show at its old path): {why}")
+    return out
+
+
 def cmd_plan(args) -> int:
     cfg, state, run = _load(args, as_of=args.as_of)
     if args.json:
         json.dump(plan_json(state, run), sys.stdout, indent=2)
         print()
         return 0
-    plan = run.plan
-    bundles = [u for u in plan.units if u.kind == "bundle"]
-    chains = [u for u in plan.units if u.kind == "chain"]
-    noops = no_op_candidates(plan)
-    when = f" as of {_iso(plan.as_of)}" if plan.as_of else ""
-    print(f"plan{when}: {len(run.pending)} pending upstream commits onto fork tip {state.fork_tip[:12]}")
-    print(f"  {len(bundles)} bundle(s) with {sum(len(u.items) for u in bundles)} commits, "
-          f"{len(chains)} chain(s) with {sum(len(u.items) for u in chains)} commits, "
-          f"{len(noops)} NO_OP candidate(s); {len(state.in_flight)} branch(es) in flight")
-    for u in plan.units:
-        areas = f" [{', '.join(u.areas)}]" if u.areas else ""
-        after = f" — lands after {', '.join(u.depends_on)}" if u.depends_on else ""
-        print(f"\n{u.id}  {u.kind}, {len(u.items)} commit(s){areas}{after}\n  {u.reason}")
-        for it in u.items:
-            c = state.upstream.get(it.sha)
-            pr = f"#{c.pr}" if c and c.pr else "-"
-            subject = (c.subject if c else "")[:70]
-            print(f"  {it.sha[:12]} {pr:>7}  {subject}\n               {it.reason}")
-    if noops:
-        print("\nNO_OP candidates (picks that would be empty):")
-        for s, why in noops:
-            c = state.upstream.get(s)
-            print(f"  {s[:12]} {('#' + str(c.pr)) if c and c.pr else '-':>7}  {(c.subject if c else '')[:70]}")
-    for n in plan.notes:
-        if not n.startswith("NO_OP candidate "):
-            print(f"note: {n}")
+    print("\n".join(plan_lines(state, run)))
     helped = run.extra.get("helper_merges", 0)
+    if getattr(args, "quiet", False):
+        return 0
     print(f"\n(planning {run.seconds:.2f} s: {run.merges} merges"
           f"{f' ({helped} by the helper process)' if helped else ''}, {run.cache_hits} cached, "
           f"{run.parsed_files} files parsed for symbols)", file=sys.stderr)

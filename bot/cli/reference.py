@@ -25,7 +25,18 @@ def markdown() -> str:
         out = ["# forksync CLI reference", "",
                "Generated from the parsers by `python -m bot.cli.reference`; do not edit by hand.",
                "Exit codes: 0 success; 1 the command ran and reports a problem; 2 bad input (configuration,",
-               "refs, arguments) — the message names what and where, and nothing was changed.", ""]
+               "refs, arguments) — the message names what and where, and nothing was changed.", "",
+               "Progress of long commands (status, ledger, plan, apply, resolve) goes to stderr: rich bars on a",
+               "terminal; elsewhere (CI logs, containers, a pipe) plain lines once a command has run 2 s — the stage,",
+               "its count and the seconds since the start, then every 5 s while a stage runs (even a stage that",
+               "reports nothing), and when it ends:", "",
+               "```text",
+               "forksync: analysing commits 1711/4073, 42% (7 s)",
+               "forksync: analysing commits 4073/4073, done (16 s)",
+               "forksync: building the ledger (18 s)",
+               "```", "",
+               "`--quiet` turns progress (and the planning statistics line) off; warnings stay, each printed once",
+               "per run. `--json` documents go to stdout only.", ""]
         _walk(parser, "forksync", out)
     finally:
         if old is None:

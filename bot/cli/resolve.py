@@ -39,6 +39,7 @@ from bot.agents.conflict import resolve_pick
 from bot.agents.conflict_git import conflict_case
 from bot.cli.main import config_from_args
 from bot.cli.plan import apply_planned, print_picked
+from bot.cli.progress import reporter
 from bot.config.forksync import UserError
 from bot.core.markers import marker_lines
 from bot.git import repo as gitio
@@ -262,8 +263,9 @@ def _cleanup(git_dir, wt, state_file) -> None:
 def _go_on(args, git_dir, unit_id, wt, state_file) -> int:
     """Apply the chain's next picks after a fold (re-planned: the folded pick is in flight now)."""
     cfg = config_from_args(args)
-    state = load_state(cfg, store=default_store(cfg))
-    run = plan_state(state, store=default_store(cfg))
+    with reporter(args) as progress:
+        state = load_state(cfg, store=default_store(cfg), progress=progress)
+        run = plan_state(state, store=default_store(cfg), progress=(lambda d, t: progress("planning", d, t)) if progress else None)
     unit = find_unit(run.plan, unit_id)
     if unit is None or unit.id != unit_id:
         _cleanup(git_dir, wt, state_file)

@@ -394,6 +394,26 @@ def open_store(db: str) -> Store:
         raise UserError(f"cannot open the database {db}: {e.strerror}") from None
 
 
+#: Addresses only this machine reaches: the dashboard may be served there without login.
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def dashboard_access(s: ServeSettings):
+    """The dashboard's GitHub login for these settings (None when no OAuth client is set).
+    Raises :class:`UserError` naming what is missing when only part of it is set."""
+    parts = {"FORKSYNC_OAUTH_CLIENT_ID": s.oauth_client_id, "FORKSYNC_OAUTH_CLIENT_SECRET": s.oauth_client_secret,
+             "FORKSYNC_SESSION_SECRET": s.session_secret}
+    if not any(parts.values()):
+        return None
+    missing = [k for k, v in parts.items() if not v]
+    if missing:
+        raise UserError(f"the dashboard's GitHub login needs {', '.join(missing)} too (or none of the three)")
+    from bot.dashboard.access import GitHubLogin  # lazy: sessions and OAuth load only for a deployed serve
+
+    return GitHubLogin(client_id=s.oauth_client_id, client_secret=s.oauth_client_secret, session_secret=s.session_secret,
+                       api_url=s.github_url, secure_cookie=s.host not in LOOPBACK)
+
+
 def listen_socket(host: str, port: int):
     """A listening TCP socket on ``(host, port)`` (0 = any free port). Raises :class:`UserError`
     for a port in use or an address this machine does not have."""
@@ -422,7 +442,7 @@ def run_serve(s: ServeSettings) -> int:
     from aiohttp import web
 
     from bot.app.metrics import AppMetrics  # lazy: the App loads for serve and worker only, not for every CLI command
-    from bot.app.web import make_app  # lazy: as above
+    from bot.app.web import make_app, mount_dashboard  # lazy: as above
     from bot.handlers import all_routers  # lazy: as above
 
     all_routers()               # import every handler module so all tables exist before a worker starts
@@ -434,6 +454,14 @@ def run_serve(s: ServeSettings) -> int:
     workers = WorkerProcesses(s).start() if s.workers > 0 else None
     app = make_app(store, s.webhook_secret, metrics=metrics, expect_worker=workers is not None,
                    worker_restarts=workers.recent_restarts if workers is not None else None)
+    dashboard_store = Store(s.db)
+    access = dashboard_access(s)
+    if access is not None or s.host in LOOPBACK:
+        mount_dashboard(app, dashboard_store, access=access, expect_worker=workers is not None,
+                        worker_restarts=workers.recent_restarts if workers is not None else None)
+    else:
+        print(f"forksync serve: the dashboard is off: {s.host} is reachable from other machines and GitHub login is not "
+              "set up (FORKSYNC_OAUTH_CLIENT_ID, FORKSYNC_OAUTH_CLIENT_SECRET, FORKSYNC_SESSION_SECRET)", file=sys.stderr)
     import gc
     gc.collect()
     gc.freeze()                         # startup objects never need collecting: shorter GC pauses
@@ -450,7 +478,8 @@ def run_serve(s: ServeSettings) -> int:
             workers.terminate()
         store.close()
         metrics_store.close()
+        dashboard_store.close()
     return 0
 
 
-__all__ = ["ServeSettings", "settings_from", "settings_table", "register", "run_serve"]
+__all__ = ["ServeSettings", "settings_from", "settings_table", "register", "run_serve", "dashboard_access", "LOOPBACK"]

@@ -25,6 +25,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+#: The model name that the demo and the tests give the scripted local model (bot/fakeanthropic):
+#: every text a person reads names it as what it is (:func:`bot.agents.render.agent_label`),
+#: never as a real model.
+SCRIPTED_MODEL = "forksync-scripted-local"
+
 
 class AgentSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)

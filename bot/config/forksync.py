@@ -5,8 +5,9 @@ One model serves every feature: the core reads ``upstream``/``fork``/``provenanc
 the GitHub app reads ``github``; validation reads ``suites`` and ``gate``; triage reads ``triage``; agents
 read ``agents``. Unknown keys are errors (a typo must not silently do nothing).
 
-Errors: :class:`ConfigError` whose message names each bad field by its dotted path
-(``areas.2.paths``) and the reason; nothing is half-loaded.
+Errors: :class:`ConfigError` whose message names each problem by file, line and column, the key
+path as the user wrote it (a list item by its ``name``: ``areas[autows].paths``) and the reason,
+with "did you mean" for an unknown key (bot/config/locate.py); nothing is half-loaded.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from typing import Any, Callable
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from bot.config import locate
 from bot.config.agents import AgentSettings
 from bot.config.gate import GateSettings
 from bot.config.github import GitHubSettings
@@ -35,13 +37,27 @@ class UserError(Exception):
 
 
 class ConfigError(ValueError):
-    """A configuration that cannot be used; ``problems`` is ``[(field_path, reason), …]``."""
+    """A configuration that cannot be used. ``problems`` is ``[(key_path, reason), …]`` (key path
+    by name, ``areas[autows].divergent``; ``""`` for the whole file); ``positions`` is aligned with
+    it: ``(line, column)``, both 1-based, or None where the problem has no place in a file (no
+    file, or a value given by a flag). The message has one line per problem,
+    ``FILE:LINE:COLUMN: PATH: REASON``, as compilers print them so editors can jump there."""
 
-    def __init__(self, source: str, problems: list[tuple[str, str]]):
+    def __init__(self, source: str, problems: list[tuple[str, str]],
+                 positions: list[tuple[int, int] | None] | None = None):
         self.source = source
         self.problems = problems
-        lines = "\n".join(f"  - {path or '<root>'}: {reason}" for path, reason in problems)
-        super().__init__(f"invalid forksync configuration in {source}:\n{lines}")
+        self.positions = list(positions) if positions is not None else [None] * len(problems)
+        super().__init__(f"invalid forksync configuration in {source}:\n" + "\n".join(self.lines()))
+
+    def lines(self) -> list[str]:
+        """One line per problem (a YAML syntax error adds the offending line and a caret)."""
+        out = []
+        for (path, reason), pos in zip(self.problems, self.positions):
+            where = f"{self.source}:{pos[0]}:{pos[1]}: " if pos else "  - "
+            what = f"{path}: {reason}" if path else reason
+            out.append(f"  {where}{what}" if pos else f"{where}{what}")
+        return out
 
 
 class _Strict(BaseModel):
@@ -249,37 +265,85 @@ class ForksyncConfig(_Strict):
         return tuple(a.name for a in self.areas if any(a.matches_path(p) for p in paths))
 
 
-def _problems(e: ValidationError) -> list[tuple[str, str]]:
-    return [(".".join(str(p) for p in err["loc"]), err["msg"]) for err in e.errors()]
+class _Located:
+    """Problems with their key paths by name and their positions in the YAML text (when known)."""
+
+    def __init__(self, data: Any, root: yaml.Node | None):
+        self.data, self.root = data, root
+        self.problems: list[tuple[str, str]] = []
+        self.positions: list[tuple[int, int] | None] = []
+
+    def add(self, loc: tuple, reason: str, key: bool = False) -> None:
+        self.problems.append((locate.named_path(self.data, loc), reason))
+        self.positions.append(locate.position(self.root, loc, key))
 
 
-def parse_config(data: Any, source: str = "<config>") -> ForksyncConfig:
-    """Validate already-parsed YAML/JSON data. Raises :class:`ConfigError`."""
+def _reason(err: dict) -> str:
+    if err["type"] == "extra_forbidden":
+        return locate.unknown_key_reason(ForksyncConfig, tuple(err["loc"]))
+    msg = err["msg"]
+    return msg.removeprefix("Value error, ")     # pydantic's prefix for a validator's own message
+
+
+def parse_config(data: Any, source: str = "<config>", root: yaml.Node | None = None) -> ForksyncConfig:
+    """Validate already-parsed YAML/JSON data; ``root`` is its YAML node tree when there is one
+    (:func:`bot.config.locate.compose`), for line and column. Raises :class:`ConfigError` with
+    every problem at once."""
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ConfigError(source, [("", f"the top level must be a mapping, not {type(data).__name__}")])
+        raise ConfigError(source, [("", f"the top level must be a mapping, not {type(data).__name__}")],
+                          [locate.position(root, ())])
+    found = _Located(data, root)
+    for loc, reason, _pos in locate.duplicate_keys(root):
+        found.add(loc, reason, key=True)
     try:
         cfg = ForksyncConfig.model_validate(data)
     except ValidationError as e:
-        raise ConfigError(source, _problems(e)) from None
+        for err in e.errors():
+            found.add(tuple(err["loc"]), _reason(err), key=err["type"] == "extra_forbidden")
+        raise ConfigError(source, found.problems, found.positions) from None
     problems = suite_problems(cfg.suites, [a.name for a in cfg.areas])   # checks across sections
     problems += [("resolve.keep_fork_areas", f"unknown area {n!r}") for n in cfg.resolve.keep_fork_areas
                  if n not in {a.name for a in cfg.areas}]
-    if problems:
-        raise ConfigError(source, problems)
+    for path, reason in problems:
+        found.add(locate.parse_loc(path), reason)
+    if found.problems:
+        raise ConfigError(source, found.problems, found.positions)
     return cfg
 
 
-def parse_config_text(text: str, source: str = "<config>") -> ForksyncConfig:
-    """Parse and validate YAML text (e.g. ``.github/forksync.yml`` read through the API)."""
+def _yaml_error(source: str, text: str, e: yaml.YAMLError) -> ConfigError:
+    """A YAML syntax error as a :class:`ConfigError` naming ``source`` (PyYAML's own message
+    names the stream, ``<unicode string>``, not the file), with the offending line and a caret —
+    and, when the construct it was parsing began on an earlier line (an unclosed ``[``), that
+    line too, since the fix is usually there."""
+    mark = getattr(e, "problem_mark", None)
+    problem = getattr(e, "problem", None) or str(e)
+    context, cmark = getattr(e, "context", None), getattr(e, "context_mark", None)
+    reason = f"not valid YAML: {problem}"
+    if context:
+        reason += f" ({context}" + (f" that starts on line {cmark.line + 1}, column {cmark.column + 1})" if cmark else ")")
+    lines = text.splitlines()
+    for m in ([cmark] if cmark is not None and mark is not None and cmark.line != mark.line else []) + [mark]:
+        if m is not None and 0 <= m.line < len(lines):
+            reason += f"\n    {m.line + 1:>5} | {lines[m.line]}\n    {'':>5} | {' ' * m.column}^"
+    return ConfigError(source, [("", reason)], [(mark.line + 1, mark.column + 1) if mark is not None else None])
+
+
+def _read_yaml(text: str, source: str) -> tuple[Any, yaml.Node | None]:
+    """``(data, node tree)`` of ``text``. Raises :class:`ConfigError` on a YAML syntax error."""
     try:
-        data = yaml.safe_load(text)
+        return yaml.safe_load(text), locate.compose(text)
     except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise ConfigError(source, [("", f"not valid YAML {where}: {getattr(e, 'problem', e)}")]) from None
-    return parse_config(data, source)
+        raise _yaml_error(source, text, e) from None
+
+
+def parse_config_text(text: str, source: str = "<config>") -> ForksyncConfig:
+    """Parse and validate YAML text (e.g. ``.github/forksync.yml`` read through the API); problems
+    name ``source`` with line and column. Raises :class:`ConfigError`."""
+    data, root = _read_yaml(text, source)
+    return parse_config(data, source, root)
 
 
 def load_config(path: str | os.PathLike | None, overrides: dict[str, str | None] | None = None) -> ForksyncConfig:
@@ -289,18 +353,18 @@ def load_config(path: str | os.PathLike | None, overrides: dict[str, str | None]
     config file's folder (or the current directory without one)."""
     base_dir = Path.cwd()
     data: dict[str, Any] = {}
+    root: yaml.Node | None = None
     source = "<defaults>"
     if path is not None:
         p = Path(path)
         source = str(p)
         if not p.is_file():
             raise ConfigError(source, [("", "file not found")])
-        try:
-            data = yaml.safe_load(p.read_text()) or {}
-        except yaml.YAMLError as e:
-            raise ConfigError(source, [("", f"not valid YAML: {e}")]) from None
+        data, root = _read_yaml(p.read_text(), source)
+        data = {} if data is None else data
         if not isinstance(data, dict):
-            raise ConfigError(source, [("", "the top level must be a mapping")])
+            raise ConfigError(source, [("", f"the top level must be a mapping, not {type(data).__name__}")],
+                              [locate.position(root, ())])
         base_dir = p.resolve().parent
     for key, value in (overrides or {}).items():
         if value is None:
@@ -310,7 +374,7 @@ def load_config(path: str | os.PathLike | None, overrides: dict[str, str | None]
         if not isinstance(data[section], dict):
             raise ConfigError(source, [(section, "must be a mapping")])
         data[section][name] = value
-    cfg = parse_config(data, source)
+    cfg = parse_config(data, source, root)
     upd: dict[str, Any] = {}
     for side in ("upstream", "fork"):
         spec: RemoteSpec = getattr(cfg, side)

@@ -6,6 +6,7 @@ Example::
       poll_interval_s: 300          # how often upstream is polled when the App is not installed there
       stale_after_s: 86400          # upstream data older than this is flagged stale (status issue, /metrics)
       alarm_after_s: 259200         # … and past this an alarm is raised
+      metrics_keep_days: 400        # the dashboard's metrics history (one snapshot per sync) is kept this long
       merge_method: rebase          # rebase | merge — never squash (one fork commit per upstream commit)
       status_issue_title: "forksync status"
       labels: {bundle: "forksync:bundle", chain: "forksync:chain", area_prefix: "area:"}
@@ -41,6 +42,7 @@ class GitHubSettings(BaseModel):
     poll_interval_s: int = Field(300, ge=30, le=86_400)
     stale_after_s: int = Field(86_400, ge=60)
     alarm_after_s: int = Field(3 * 86_400, ge=60)
+    metrics_keep_days: int = Field(400, ge=1, le=3650)
     merge_method: Literal["rebase", "merge"] = "rebase"
     status_issue_title: str = Field("forksync status", min_length=1, max_length=256)
     labels: GitHubLabels = GitHubLabels()

@@ -207,6 +207,17 @@ def markdown() -> str:
              "Generated from the pydantic models in `bot/` by `python -m bot.config.reference`; do not edit by hand.",
              "Unknown keys are errors. Section docs: core (`docs/core.md`, `docs/plan.md`), `github` (`docs/github.md`),",
              "`suites` (`docs/validation.md`), `triage` (`docs/triage.md`), `agents` (`docs/agents.md`).", "",
+             "## Errors", "",
+             "Every problem is reported at once, one line each, as `FILE:LINE:COLUMN: KEY: REASON` (the CLI exits 2;",
+             "in GitHub mode the `forksync/config` check run lists them with their lines). A list item with a `name`",
+             "is named by it: `areas[autows].divergent`, `suites[kernels].min_tests`; one without, by its index",
+             "(`areas[3]`). An unknown key suggests the closest known one; a key given twice is an error (YAML",
+             "would silently keep the last one); a YAML syntax error shows the line and a caret:", "",
+             "```text",
+             "forksync: invalid forksync configuration in forksync.yml:",
+             "  forksync.yml:41:5: areas[tlx].divergnt: unknown key `divergnt`; did you mean `divergent`?",
+             "```", "",
+             "## Keys", "",
              "| key | type | default | notes |", "|---|---|---|---|"]
     for path, typ, default, desc in rows():
         lines.append(f"| `{path}` | {typ.replace('|', '&#124;')} | {default.replace('|', '&#124;')} | {desc.replace('|', '&#124;')} |")

@@ -76,9 +76,37 @@ def run_demo(workdir: str | None = None, console: Console | None = None, *, loca
         from bot.demo.nightly import run_nightly_demo  # lazy: as above
         rc = run_github_demo(console, root / "github") or rc
         rc = run_nightly_demo(console, root / "nightly") or rc
+        db = merge_stores(root / "forksync.db", [root / "github" / "app" / "forksync.db", root / "nightly" / "forksync.db"])
+        console.print(f"The App's store (sync, validation, triage) is {db} — see it: forksync dashboard --db {db}")
     console.print(Rule("forksync demo finished" if rc == 0 else "forksync demo finished, with problems (see above)"))
     console.print(f"The repositories stay in {root} — try: forksync --config {cfg} ledger export --json")
     return rc
+
+
+def merge_stores(target: Path, sources: list[Path]) -> Path:
+    """Copy every row of the demo's stores (the GitHub part's, the nightly's) into one store at
+    ``target``, so ``forksync dashboard --db target`` shows all of it. Missing sources are skipped."""
+    from bot.handlers import all_routers  # lazy: every table is declared before the store opens
+    from bot.store import Store  # lazy: as above
+
+    all_routers()
+    import bot.l2.store  # noqa: F401  # lazy: the L2 and triage tables too
+    import bot.triage.store  # noqa: F401  # lazy: as above
+    with Store(target) as store:
+        tables = [r[0] for r in store.conn.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")]
+        for i, src in enumerate(s for s in sources if s.exists()):
+            store.conn.execute(f"ATTACH DATABASE ? AS src{i}", [str(src)])
+            have = {r[0] for r in store.conn.execute(f"SELECT name FROM src{i}.sqlite_master WHERE type='table'")}
+            for t in tables:
+                if t not in have:
+                    continue
+                cols = [r[1] for r in store.conn.execute(f"PRAGMA src{i}.table_info({t})")]
+                mine = {r[1] for r in store.conn.execute(f"PRAGMA main.table_info({t})")}
+                cols = [c for c in cols if c in mine and c != "id"] if "id" in mine and t != "webhook_deliveries" else [c for c in cols if c in mine]
+                names = ", ".join(f'"{c}"' for c in cols)
+                store.conn.execute(f'INSERT OR REPLACE INTO main."{t}" ({names}) SELECT {names} FROM src{i}."{t}"')
+            store.conn.execute(f"DETACH DATABASE src{i}")
+    return target
 
 
 def _unit_ids(cfg: str) -> list[str]:
@@ -90,7 +118,7 @@ def _unit_ids(cfg: str) -> list[str]:
 
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        cli_main(["--config", cfg, "plan", "--json"])
+        cli_main(["--config", cfg, "--quiet", "plan", "--json"])
     return [u["id"] for u in json.loads(buf.getvalue())["units"]]
 
 

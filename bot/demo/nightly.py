@@ -32,7 +32,7 @@ from rich.console import Console
 from rich.rule import Rule
 
 from bot.agents.client import AgentClient
-from bot.config.agents import AgentSettings
+from bot.config.agents import SCRIPTED_MODEL, AgentSettings
 from bot.config.forksync import ForksyncConfig
 from bot.config.suites import SuiteConfig
 from bot.fakeanthropic import FakeAnthropic, Reply
@@ -164,7 +164,7 @@ async def _main(console: Console, root: Path) -> int:
                             base_url=gh_fake.url, retry=RetryPolicy(write_interval_s=0.0))
             gh = app.installation(inst.id)
             store = Store(root / "forksync.db")
-            agents = AgentClient(AgentSettings(max_retries=0, timeout_s=30), store, api_key="demo-key",
+            agents = AgentClient(AgentSettings(model=SCRIPTED_MODEL, max_retries=0, timeout_s=30), store, api_key="demo-key",
                                  base_url=ant.base_url)
             bisect = command_bisector(fork / ".git", SUITE_CMD.format(python=python) + " -x",
                                       env={"TRITON_INTERPRET": "1", "PYTHONDONTWRITEBYTECODE": "1"})

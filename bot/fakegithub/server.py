@@ -25,6 +25,7 @@ import functools
 import hashlib
 import json
 import re
+import secrets
 from pathlib import Path
 
 from aiohttp import web
@@ -86,6 +87,7 @@ class FakeGitHub:
         self.contract = Contract(validate_responses=validate_responses)
         self.faults = Faults()
         self.webhooks = Webhooks(self, url=webhook_url, secret=webhook_secret)
+        self.oauth_user: str | None = None      # who is signed in to the fake's "browser" (OAuth authorize)
         self.requests: list[dict] = []          # {method, path, operation, status, api_version, auth}
         self.git_requests: list[dict] = []      # smart-HTTP git calls {service, repo, status, actor}
         self.git_http_urls = git_http_urls      # clone_url: http://…/<owner>/<repo>.git instead of the path
@@ -100,10 +102,11 @@ class FakeGitHub:
     # --- lifecycle -----------------------------------------------------------------------------
     def build_app(self) -> web.Application:
         app = web.Application(client_max_size=64 * 1024 * 1024)
-        from bot.fakegithub import admin, githttp
+        from bot.fakegithub import admin, githttp, oauth
 
         admin.register(app, self)
         githttp.register(app, self)
+        oauth.register(app, self)
         app.router.add_route("*", "/{tail:.*}", self._dispatch)
         return app
 
@@ -146,7 +149,8 @@ class FakeGitHub:
         priv, pub = generate_app_key() if fresh_key else shared_app_key()
         bot = self.state.user(f"{slug}[bot]", "Bot")
         a = App(app_id, slug, name, self.state.user(owner, "Organization"), priv, pub, bot,
-                webhook_secret or self.webhooks.secret)
+                webhook_secret or self.webhooks.secret, client_id=f"Iv1.{app_id:012x}",
+                client_secret=secrets.token_hex(20))
         self.state.apps[app_id] = a
         if webhook_secret is not None:
             self.webhooks.secret = webhook_secret

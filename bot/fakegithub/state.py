@@ -45,6 +45,8 @@ class App:
     public_key_pem: str
     bot: User                   # "<slug>[bot]", the actor of installation-token calls
     webhook_secret: str = ""
+    client_id: str = ""         # the App's OAuth client (user login to the dashboard)
+    client_secret: str = ""
 
 
 @dataclass

@@ -39,14 +39,15 @@ async def fetch_config_text(gh, full_name: str, ref: str | None = None) -> tuple
     return raw.decode("utf-8", errors="replace"), str(data.get("sha") or "")
 
 
-def validate(text: str | None) -> tuple[ForksyncConfig | None, list[tuple[str, str]]]:
-    """Pure: the config, or the problems ``[(field path, reason)]``. None text → defaults."""
+def validate(text: str | None) -> tuple[ForksyncConfig | None, list[tuple[str, str, int | None]]]:
+    """Pure: the config, or the problems ``[(key path, reason, line or None)]`` (key path by name,
+    ``areas[autows].divergent``; line 1-based). None text → defaults."""
     if text is None:
         return ForksyncConfig(), []
     try:
         return parse_config_text(text, CONFIG_PATH), []
     except ConfigError as e:
-        return None, list(e.problems)
+        return None, [(p, r, pos[0] if pos else None) for (p, r), pos in zip(e.problems, e.positions)]
 
 
 async def load_fork_config(ctx, full_name: str) -> ForksyncConfig:
@@ -81,7 +82,7 @@ async def report_config(ctx, full_name: str, head_sha: str, ref: str) -> str:
                 "output": {"title": f"forksync.yml: {len(problems)} problem(s)",
                            "summary": render("config_invalid.md.j2", ref=ref, problems=problems, had_valid=had)[:65000]}}
     await ctx.gh.post("/repos/{owner}/{repo}/check-runs", rv, data=body)
-    return "config valid" if cfg is not None else "config invalid: " + "; ".join(f"{p}: {r}" for p, r in problems)
+    return "config valid" if cfg is not None else "config invalid: " + "; ".join(f"{p}: {r}" for p, r, _ in problems)
 
 
 def config_touched(commits: list) -> bool:

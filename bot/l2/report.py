@@ -2,8 +2,9 @@
 the regression issue (``templates/issues/regression.md.j2``), the back-out commit message and PR
 body (``templates/prs/backout.md.j2``) carrying ``Upstream-Reverted: <sha> <reason>``, and a plot.
 
-The plot is an SVG written here (matplotlib is not a dependency; an SVG renders inline on
-GitHub when attached or committed). Pure functions: no I/O except :func:`write_plot`.
+The plot is a plotly figure (the dashboard's library), exported as SVG (it renders inline on
+GitHub when committed) by kaleido through Chromium. Pure functions: no I/O except
+:func:`plot_svg`'s export and :func:`write_plot`.
 """
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
-from xml.sax.saxutils import escape
 
 from bot.git.bisect import BisectResult
 from bot.l2.detection import ChangePoint, Confirmation, SeriesKey
@@ -80,50 +80,50 @@ def render_backout_pr(ev: Evidence, issue_number: int | None = None) -> str:
                   reason=backout_reason(ev))
 
 
-def plot_svg(values: Sequence[float], change_index: int | None = None, title: str = "",
-             unit: str = "", width: int = 640, height: int = 240) -> str:
-    """An SVG line plot of a series, the change point as a vertical red line and each side's
-    mean as a dashed line. Deterministic text (same input → same bytes)."""
+class PlotUnavailable(RuntimeError):
+    """The SVG export needs kaleido and a Chromium (Debian's ``chromium``); the message says which is missing."""
+
+
+def plot_figure(values: Sequence[float], change_index: int | None = None, title: str = "", unit: str = ""):
+    """The series as a plotly figure (the dashboard's library): one marker per point, the change
+    point as a vertical red line and each side's mean as a dashed line. Raises ValueError for an
+    empty series."""
+    import plotly.graph_objects as go
+
     vals = [float(v) for v in values]
     if not vals:
         raise ValueError("plot_svg: empty series")
-    pad_l, pad_r, pad_t, pad_b = 60, 10, 24, 24
-    lo, hi = min(vals), max(vals)
-    if hi == lo:
-        hi, lo = hi + 1, lo - 1
-    span = hi - lo
-    lo, hi = lo - 0.05 * span, hi + 0.05 * span
-    w, h = width - pad_l - pad_r, height - pad_t - pad_b
     n = len(vals)
-
-    def xy(i, v):
-        x = pad_l + (w * i / max(1, n - 1))
-        y = pad_t + h * (1 - (v - lo) / (hi - lo))
-        return f"{x:.1f},{y:.1f}"
-
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-             f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
-             f'<rect width="{width}" height="{height}" fill="white"/>',
-             f'<text x="{pad_l}" y="15">{escape(title)}</text>',
-             f'<line x1="{pad_l}" y1="{pad_t}" x2="{pad_l}" y2="{pad_t + h}" stroke="black"/>',
-             f'<line x1="{pad_l}" y1="{pad_t + h}" x2="{pad_l + w}" y2="{pad_t + h}" stroke="black"/>',
-             f'<text x="4" y="{pad_t + 8}">{hi:.4g}</text>',
-             f'<text x="4" y="{pad_t + h}">{lo:.4g}</text>',
-             f'<text x="4" y="{pad_t + h / 2:.0f}">{escape(unit)}</text>',
-             '<polyline fill="none" stroke="#1f77b4" stroke-width="1.5" points="'
-             + " ".join(xy(i, v) for i, v in enumerate(vals)) + '"/>']
-    parts += [f'<circle cx="{xy(i, v).split(",")[0]}" cy="{xy(i, v).split(",")[1]}" r="2" fill="#1f77b4"/>'
-              for i, v in enumerate(vals)]
+    fig = go.Figure(go.Scatter(x=list(range(n)), y=vals, mode="lines+markers", name=unit or "value",
+                               line=dict(color="#1f77b4", width=1.5), marker=dict(size=5)))
     if change_index is not None and 0 < change_index < n:
-        x = xy(change_index - 0.5, lo).split(",")[0]
-        parts.append(f'<line x1="{x}" y1="{pad_t}" x2="{x}" y2="{pad_t + h}" stroke="#d62728" stroke-width="1.5"/>')
+        fig.add_vline(x=change_index - 0.5, line=dict(color="#d62728", width=1.5))
         for a, b in ((0, change_index), (change_index, n)):
             m = sum(vals[a:b]) / (b - a)
-            p1, p2 = xy(a, m), xy(b - 1, m)
-            parts.append(f'<line x1="{p1.split(",")[0]}" y1="{p1.split(",")[1]}" x2="{p2.split(",")[0]}" '
-                         f'y2="{p2.split(",")[1]}" stroke="#555" stroke-dasharray="4,3"/>')
-    parts.append("</svg>\n")
-    return "\n".join(parts)
+            fig.add_shape(type="line", x0=a, x1=b - 1, y0=m, y1=m, line=dict(color="#555", dash="dash"))
+    fig.update_layout(title=dict(text=title, font=dict(size=13)), template="plotly_white", showlegend=False,
+                      margin=dict(l=60, r=10, t=36, b=30), font=dict(family="sans-serif", size=11),
+                      xaxis=dict(title="landed commit (order)"), yaxis=dict(title=unit))
+    return fig
+
+
+def plot_svg(values: Sequence[float], change_index: int | None = None, title: str = "",
+             unit: str = "", width: int = 640, height: int = 240) -> str:
+    """:func:`plot_figure` as an SVG (renders inline on GitHub), exported by plotly's kaleido
+    through Debian's Chromium. Raises ValueError for an empty series, :class:`PlotUnavailable`
+    when kaleido or Chromium is missing."""
+    import os
+
+    import plotly.io as pio
+
+    fig = plot_figure(values, change_index, title, unit)
+    if os.path.exists("/usr/bin/chromium"):
+        os.environ.setdefault("BROWSER_PATH", "/usr/bin/chromium")
+    try:
+        return pio.to_image(fig, format="svg", width=width, height=height).decode()
+    except (ImportError, ValueError, RuntimeError, OSError) as e:
+        raise PlotUnavailable(f"the SVG export needs kaleido==1.5.0 and Chromium (apt-get install chromium): "
+                              f"{type(e).__name__}: {str(e)[:200]}") from None
 
 
 def write_plot(ev: Evidence, path: str | Path) -> Path:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import logging
 import os
 import subprocess
 import tempfile
@@ -27,13 +28,15 @@ from bot.git.bisect import bisect, landed_commits, perf_test
 from bot.github.common import issue_once, split_repo
 from bot.l2 import detection as l2
 from bot.l2 import store as l2_store
-from bot.l2.report import Evidence, backout_message, plot_svg, render_backout_pr, render_issue, upstream_sha_of
+from bot.l2.report import Evidence, PlotUnavailable, backout_message, plot_svg, render_backout_pr, render_issue, upstream_sha_of
 from bot.sync.prs import open_or_update_pr
 from bot.validation.gate_inputs import base_tip
 
 EVIDENCE_BRANCH = "forksync-evidence"
 BOT_IDENTITY = {"GIT_AUTHOR_NAME": "forksync[bot]", "GIT_AUTHOR_EMAIL": "forksync[bot]@users.noreply.github.com",
                 "GIT_COMMITTER_NAME": "forksync[bot]", "GIT_COMMITTER_EMAIL": "forksync[bot]@users.noreply.github.com"}
+
+log = logging.getLogger(__name__)
 
 
 def l2_due(last_run_at: float | None, tip_measured: bool, now: float, interval_s: int | Schedule = 86_400) -> bool:
@@ -157,7 +160,12 @@ async def _attach_plot(gh, full: str, ev, key: str):
 
 
     rv = split_repo(full)
-    svg = plot_svg(ev.values, ev.change.index if ev.change else None, ev.title, ev.key.unit if ev.key else "")
+    try:
+        svg = await asyncio.to_thread(plot_svg, ev.values, ev.change.index if ev.change else None, ev.title,
+                                      ev.key.unit if ev.key else "")
+    except PlotUnavailable as e:
+        log.warning("regression %s: no plot attached: %s", key, e)    # the issue carries the numbers without it
+        return ev
     path = f"l2/{hashlib.sha1(key.encode()).hexdigest()[:12]}.svg"
     parent = None
     try:

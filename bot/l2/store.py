@@ -115,3 +115,21 @@ def regression_known(db: "store_mod.Store", key: str) -> bool:
 def save_regression(db: "store_mod.Store", row: dict) -> None:
     with db.lock:
         db.db[L2_REGRESSIONS.name].upsert(row, pk="key")
+
+
+def regressions(db: "store_mod.Store", repo: str) -> list[dict]:
+    """The fork's investigated regressions (``l2_regressions`` rows), oldest first."""
+    with db.lock:
+        return list(db.db[L2_REGRESSIONS.name].rows_where("repo = ?", [repo], order_by="time, key"))
+
+
+def series_points(db: "store_mod.Store", benchmark: str, impl: str, metric: str, shape: str, dtype: str,
+                  platform: str) -> tuple[int, list[dict]]:
+    """``(a version that changes whenever the series gains or changes a point, rows)`` of one series'
+    ``ok`` points in landing order: ``sha``, ``value``, ``time``."""
+    with db.lock:
+        cur = db.conn.execute("SELECT id, sha, value, time FROM l2_points WHERE benchmark = ? AND impl = ? AND metric = ? "
+                              "AND shape = ? AND dtype = ? AND platform = ? AND ok = 1 ORDER BY seq, time, id",
+                              [benchmark, impl, metric, shape, dtype, platform])
+        rows = [{"id": i, "sha": s, "value": v, "time": t} for i, s, v, t in cur.fetchall()]
+    return hash(tuple(r["id"] for r in rows)), rows

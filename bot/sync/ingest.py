@@ -147,7 +147,8 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     ``YYYY-MM-DD`` date meaning the end of that day UTC; then both tips are the newest
     first-parent commits committed by then, decisions are those recorded by then, and no branch
     is in flight. ``since``: an explicit base instead of the merge base. ``progress(step, done,
-    total)`` is called for long steps.
+    total)`` is called when each stage starts (``open``, ``walk``, ``ledger``: ``total`` 0) and
+    during ``analyse`` (commits done of total).
 
     Raises :class:`bot.git.repo.RefError` (unknown ref, names the ref and the repo),
     :class:`bot.git.repo.GitIOError` (clone/fetch/log failed), ``ValueError`` (bad ``as_of``).
@@ -157,6 +158,8 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     timings: dict[str, float] = {}
     cutoff = end_of_day(as_of) if isinstance(as_of, (str, date)) else as_of
     fork_url = cfg.fork.url or "."
+    if progress:
+        progress("open", 0, 0)
     fork_dir = gitio.open_remote(fork_url, cfg.cache_dir, fetch=fetch)
     up_dir = gitio.open_remote(cfg.upstream.url, cfg.cache_dir, fetch=fetch) if cfg.upstream.url else fork_dir
     repo, git_dir = gitio.open_pair(up_dir, fork_dir, cfg.cache_dir)
@@ -172,6 +175,8 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
                 raise BeforeHistoryError(f"as of {stamp} the {side} has no commit yet (its first-parent history starts "
                                  "later); choose a later date")
         up_tip, fork_tip = cut_up, cut_fork
+    if progress:
+        progress("walk", 0, 0)
     if since:
         since = gitio.resolve(up_repo, since, label=f"upstream ({cfg.upstream.url or fork_url})")
     base, rng = gitio.upstream_range(repo, up_tip, fork_tip, since=since)
@@ -193,6 +198,8 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     timings["analyse"] = _time.perf_counter() - t1
 
     t2 = _time.perf_counter()
+    if progress:
+        progress("ledger", 0, 0)
     decisions = read_decisions(fork_repo, cfg.provenance.notes_ref)
     if cutoff is not None:
         decisions = [d for d in decisions if d.time <= cutoff]

@@ -47,6 +47,7 @@ from bot.plan.planner import plan_state
 from bot.sync import blocked as blocked_mod
 from bot.sync import prs as sync_prs
 from bot.sync import rules as rules_mod
+from bot.sync import snapshots
 from bot.sync import status as sync_status
 from bot.sync import store as sync_store
 from bot.sync.agents import on_chain_conflict
@@ -78,6 +79,8 @@ class CoreResult:
     deferred: list[dict] = field(default_factory=list)
     wont_port: list[dict] = field(default_factory=list)
     in_flight: list = field(default_factory=list)      # bot.model.InFlightBranch
+    contiguous_lag_days: float = 0.0
+    ledger: tuple = ()                                   # bot.model.LedgerEntry, upstream order (for the dashboard)
 
     def units_to_publish(self, cfg: ForksyncConfig) -> list[Unit]:
         """The plan's units, plus every in-flight ``forksync/*`` branch the plan does not extend:
@@ -199,7 +202,8 @@ class SyncService:
                           frontier=p.frontier.sha or "", contiguous_pin=p.contiguous.sha or "",
                           days_behind=float(p.days_behind), backlog=int(p.backlog), not_reached=int(p.not_reached),
                           deferred=listed(Disposition.DEFERRED_BLOCKED), wont_port=listed(Disposition.WONT_PORT),
-                          in_flight=list(state.in_flight))
+                          in_flight=list(state.in_flight), contiguous_lag_days=float(p.contiguous_lag_days),
+                          ledger=tuple(state.ledger.entries))
 
     # ------------------------------------------------------------------ orchestration
     def _lock(self, full_name: str) -> asyncio.Lock:
@@ -227,7 +231,10 @@ class SyncService:
             try:
                 git_dir = await self.fetch(full_name, ctx.installation_id, upstream, up_ref)
             except SyncError as e:
-                sync_store.save_status(ctx.store, _replace(st, last_fetch_at=self.now(), last_fetch_error=str(e)[:300]))
+                st = _replace(st, last_fetch_at=self.now(), last_fetch_error=str(e)[:300])
+                sync_store.save_status(ctx.store, st)
+                snapshots.record_sync(ctx.store, st, at=self.now(), keep_days=cfg.github.metrics_keep_days,
+                                      stale_after_s=cfg.github.stale_after_s)
                 await self.refresh_status_issue(ctx, full_name, cfg=cfg)
                 raise
             core = await asyncio.to_thread(self.compute, git_dir, cfg, up_ref, cfg.fork.ref)
@@ -259,6 +266,10 @@ class SyncService:
                           last_fetch_at=self.now(), last_fetch_error="", deferred=tuple(core.deferred),
                           units=tuple(units_state))
             sync_store.save_status(ctx.store, st)
+            snapshots.record_sync(ctx.store, st, at=self.now(), contiguous_lag_days=core.contiguous_lag_days,
+                                  ledger=snapshots.ledger_rows(full_name, core.ledger, core.commits),
+                                  plan=snapshots.plan_units(core.plan), keep_days=cfg.github.metrics_keep_days,
+                                  stale_after_s=cfg.github.stale_after_s)
         lines.append(await self.refresh_status_issue(ctx, full_name, cfg=cfg))
         retry = [b for b in blocked if not b["requires"] and b["at"] >= started]
         if retry:
@@ -355,7 +366,7 @@ class SyncService:
                      "decided": [{"path": p, "action": d.action, "reason": d.reason, "rule": d.rule} for p, d in o.decided],
                      "declined": [p for p, _ in o.declined]} for o in rules_done if o.decided]
         body = render("sync_pr_body.md.j2", unit=unit, commits=commits, upstream=upstream, upstream_url=up_url,
-                      by_rules=by_rules,
+                      by_rules=by_rules, deps=self._dependencies(ctx, full_name, core, unit),
                       deferred=core.deferred, wont_port=core.wont_port, merge_method=cfg.github.merge_method,
                       stopped=stopped, branch=branch, agents=bool(cfg.agents and cfg.agents.conflict_resolution))
         lab = cfg.github.labels
@@ -383,6 +394,21 @@ class SyncService:
                                             upstream_sha=res.conflict, remote_url=url, secrets=secrets)
         return (f"{unit.id}: PR #{pr['number']} {what}" + (f", stopped at {res.conflict[:12]}" if res.conflict else "")
                 + (f"; {agent}" if agent else ""))
+
+    def _dependencies(self, ctx, full_name: str, core: CoreResult, unit: Unit) -> list[dict]:
+        """What ``unit`` lands after, as the PR body names it: ``[{"id", "pr" (0 when it has no pull
+        request), "blocked" (GitHub's refusal, "" when none), "first" (its first upstream sha, "" when
+        unknown), "subject"}]``. Dependencies are published before their dependents, so a missing PR
+        is a real one: blocked by GitHub, or a first pick that does not apply."""
+        units = {u.id: u for u in core.plan.units}
+        out = []
+        for d in unit.depends_on:
+            row = sync_store.branch_row(ctx.store, full_name, f"forksync/{d}") or {}
+            first = units[d].shas[0] if d in units and units[d].shas else ""
+            c = core.commits.get(first)
+            out.append({"id": d, "pr": int(row.get("pr") or 0), "blocked": row.get("blocked_reason") or "",
+                        "first": first, "subject": c.subject if c else ""})
+        return out
 
     def _person_paths_hit(self, cfg: ForksyncConfig, core: CoreResult, unit: Unit) -> str:
         """The first path of ``unit``'s commits that ``github.person_paths`` keeps for a person ("" when none)."""

@@ -183,3 +183,171 @@ def record_pins(store: Store, row: dict) -> None:
     """Append one ``pin_history`` row (``recorded_at``, ``as_of``, ``fork_tip``, ``upstream_tip``, ``data``)."""
     with store.lock:
         store.db[PIN_TABLE.name].insert(row)
+
+
+# ---------------------------------------------------------------------- the dashboard's history
+# What the dashboard pages read (docs/dashboard.md): the numbers of every sync over time, and
+# the ledger and plan as last computed, so no page recomputes anything from git.
+METRICS_SNAPSHOTS = table("metrics_snapshots", {
+    "id": int,
+    "repo": str,
+    "at": float,                  # when the numbers were computed (epoch s); a backfilled point: the end of its day
+    "upstream_as_of": float,      # last successful fetch of upstream at that time (epoch s); 0 = never
+    "upstream_head": str, "frontier": str, "contiguous_pin": str,
+    "days_behind": float, "contiguous_lag_days": float, "backlog": int, "not_reached": int,
+    "open_units": int,
+    "source": str,                # sync | refresh | fetch-failed | backfill
+    "fetch_error": str,
+    "stale_after_s": float,       # the fork's github.stale_after_s when written (0: not known)
+}, pk="id", indexes=[("repo", "at")])
+
+LEDGER_SNAPSHOT = table("ledger_snapshot", {
+    "key": str,                   # "<fork>:<upstream sha>"
+    "repo": str, "idx": int, "sha": str, "pr": int, "subject": str, "time": int, "disposition": str,
+    "fork_commit": str, "reason": str, "isolated": int,
+    "areas": str,                 # ",area,area," (commas at both ends, for LIKE '%,area,%')
+    "evidence_json": str,         # [{"rule","fork_commit","detail"}]
+}, pk="key", indexes=[("repo", "idx"), ("repo", "disposition")])
+
+PLAN_SNAPSHOT = table("plan_snapshot", {
+    "repo": str, "at": float,
+    "units_json": str,            # [{"id","kind","shas","depends_on","areas","reason"}]
+}, pk="repo")
+
+#: Metrics snapshots older than this many days are dropped when a newer one is written.
+KEEP_SNAPSHOT_DAYS = 400.0
+
+
+def record_snapshot(store: Store, row: dict, keep_days: float = KEEP_SNAPSHOT_DAYS) -> None:
+    """Append one ``metrics_snapshots`` row and drop the fork's rows older than ``keep_days``
+    before its ``at``."""
+    with store.lock:
+        store.db[METRICS_SNAPSHOTS.name].insert({k: v for k, v in row.items() if k != "id"})
+        store.conn.execute("DELETE FROM metrics_snapshots WHERE repo = ? AND at < ?",
+                           [row["repo"], row["at"] - keep_days * 86_400])
+
+
+def record_snapshots(store: Store, rows: list[dict]) -> None:
+    """Append many ``metrics_snapshots`` rows in one transaction (a backfill)."""
+    with store.lock:
+        store.db[METRICS_SNAPSHOTS.name].insert_all([{k: v for k, v in r.items() if k != "id"} for r in rows])
+
+
+def snapshots(store: Store, repo: str, since: float = 0.0) -> list[dict]:
+    """The fork's ``metrics_snapshots`` rows at or after ``since`` (epoch s), oldest first."""
+    with store.lock:
+        return list(store.db[METRICS_SNAPSHOTS.name].rows_where("repo = ? AND at >= ?", [repo, since],
+                                                                order_by="at, id"))
+
+
+def last_snapshot(store: Store, repo: str) -> dict | None:
+    """The fork's newest ``metrics_snapshots`` row, or None."""
+    with store.lock:
+        rows = list(store.db[METRICS_SNAPSHOTS.name].rows_where("repo = ?", [repo], order_by="at desc, id desc", limit=1))
+    return rows[0] if rows else None
+
+
+def snapshot_repos(store: Store) -> list[str]:
+    """Every fork with a metrics history."""
+    with store.lock:
+        return [r[0] for r in store.conn.execute("SELECT DISTINCT repo FROM metrics_snapshots ORDER BY repo")]
+
+
+def has_snapshots(store: Store, repo: str) -> bool:
+    with store.lock:
+        return store.conn.execute("SELECT 1 FROM metrics_snapshots WHERE repo = ? LIMIT 1", [repo]).fetchone() is not None
+
+
+def replace_ledger(store: Store, repo: str, rows: list[dict]) -> None:
+    """The fork's ``ledger_snapshot`` becomes ``rows`` (one transaction: a reader sees the old or the new one)."""
+    with store.lock:
+        conn = store.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute("DELETE FROM ledger_snapshot WHERE repo = ?", [repo])
+            cols = list(LEDGER_SNAPSHOT.columns)
+            conn.executemany(f"INSERT INTO ledger_snapshot ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+                             [[r.get(c) for c in cols] for r in rows])
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+
+def save_plan(store: Store, repo: str, at: float, units: list[dict]) -> None:
+    """The fork's plan becomes ``units``; each keeps ``first_planned_at`` (epoch s) from the last
+    plan that held the same unit id, else ``at`` (a unit id is stable: its age)."""
+    with store.lock:
+        before = {u["id"]: u.get("first_planned_at", at) for u in load_plan(store, repo)}
+        units = [{**u, "first_planned_at": before.get(u["id"], at)} for u in units]
+        store.db[PLAN_SNAPSHOT.name].upsert({"repo": repo, "at": at, "units_json": json.dumps(units)}, pk="repo")
+
+
+def load_plan(store: Store, repo: str) -> list[dict]:
+    """The units of the fork's last plan (``[]`` when it was never planned)."""
+    with store.lock:
+        rows = list(store.db[PLAN_SNAPSHOT.name].rows_where("repo = ?", [repo]))
+    return json.loads(rows[0]["units_json"]) if rows else []
+
+
+def all_branches(store: Store, repo: str) -> list[dict]:
+    """Every sync branch row of the fork, by branch name."""
+    with store.lock:
+        return list(store.db[SYNC_BRANCHES.name].rows_where("repo = ?", [repo], order_by="branch"))
+
+
+def query_ledger(store: Store, repo: str, *, dispositions: tuple[str, ...] = (), area: str = "",
+                 since: int | None = None, until: int | None = None, sha_prefix: str = "", pr: int | None = None,
+                 words: str = "", offset: int = 0, limit: int = 100) -> tuple[int, list[dict]]:
+    """``(matching count, rows)`` of the fork's ``ledger_snapshot`` in upstream order. Filters
+    combine with AND: ``dispositions`` (any of), ``area`` (exact), ``since``/``until`` (commit
+    time, epoch s, inclusive/exclusive), ``sha_prefix``, ``pr``, ``words`` (all in the subject,
+    case-insensitive)."""
+    where, args = ["repo = ?"], [repo]
+    if dispositions:
+        where.append(f"disposition IN ({', '.join('?' * len(dispositions))})")
+        args += list(dispositions)
+    if area:
+        where.append("areas LIKE ?")
+        args.append(f"%,{area},%")
+    if since is not None:
+        where.append("time >= ?")
+        args.append(since)
+    if until is not None:
+        where.append("time < ?")
+        args.append(until)
+    if sha_prefix:
+        where.append("sha LIKE ?")
+        args.append(sha_prefix.lower() + "%")
+    if pr is not None:
+        where.append("pr = ?")
+        args.append(pr)
+    for w in words.split():
+        where.append("subject LIKE ? ESCAPE '\\'")
+        args.append("%" + w.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
+    sql = " AND ".join(where)
+    with store.lock:
+        total = store.conn.execute(f"SELECT count(*) FROM ledger_snapshot WHERE {sql}", args).fetchone()[0]
+        cur = store.conn.execute(f"SELECT * FROM ledger_snapshot WHERE {sql} ORDER BY idx LIMIT ? OFFSET ?",
+                                 [*args, limit, offset])
+        names = [d[0] for d in cur.description]
+        return total, [dict(zip(names, r)) for r in cur.fetchall()]
+
+
+def upstream_of_fork_commit(store: Store, repo: str, fork_commit: str) -> str | None:
+    """The upstream sha whose pick is ``fork_commit`` in the fork's ``ledger_snapshot``, else None."""
+    with store.lock:
+        row = store.conn.execute("SELECT sha FROM ledger_snapshot WHERE repo = ? AND fork_commit = ? ORDER BY idx LIMIT 1",
+                                 [repo, fork_commit]).fetchone()
+    return row[0] if row else None
+
+
+def ledger_summary(store: Store, repo: str) -> tuple[dict[str, int], list[str]]:
+    """``(entries per disposition, every area)`` of the fork's ``ledger_snapshot``."""
+    with store.lock:
+        counts = dict(store.conn.execute("SELECT disposition, count(*) FROM ledger_snapshot WHERE repo = ? "
+                                         "GROUP BY disposition", [repo]).fetchall())
+        areas = set()
+        for (a,) in store.conn.execute("SELECT DISTINCT areas FROM ledger_snapshot WHERE repo = ?", [repo]):
+            areas.update(x for x in (a or "").split(",") if x)
+    return counts, sorted(areas)

@@ -18,6 +18,7 @@ import gidgethub
 
 from bot.github.common import split_repo
 from bot.store import Store
+from bot.sync import snapshots
 from bot.sync import status as sync_status
 from bot.sync import store as sync_store
 
@@ -62,7 +63,9 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
                                           {**split_repo(r["upstream"]), "branch": r["upstream_ref"]})
             head = branch["commit"]["sha"]
         except (gidgethub.HTTPException, OSError, KeyError, TypeError) as e:
-            sync_store.save_status(store, replace(st, last_fetch_at=now, last_fetch_error=f"poll of {r['upstream']} failed: {e}"[:300]))
+            st = replace(st, last_fetch_at=now, last_fetch_error=f"poll of {r['upstream']} failed: {e}"[:300])
+            sync_store.save_status(store, st)
+            snapshots.record_sync(store, st, at=now)
             out.append(f"{r['fork']}: poll failed: {e}")
             try:
                 await svc.refresh_status_issue(ctx, r["fork"])
@@ -70,7 +73,9 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
                 out.append(f"{r['fork']}: status issue not refreshed: {e2}")
             continue
         if head == st.upstream_head and not st.last_fetch_error:
-            sync_store.save_status(store, replace(st, upstream_seen_at=now, last_fetch_at=now))
+            st = replace(st, upstream_seen_at=now, last_fetch_at=now)
+            sync_store.save_status(store, st)
+            snapshots.record_sync(store, st, at=now)
             out.append(f"{r['fork']}: upstream unchanged")
             continue
         out.append(await svc.sync(ctx, r["fork"], reason=f"poll: upstream at {head[:12]}"))

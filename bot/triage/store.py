@@ -65,3 +65,17 @@ def followup(store: Store, key: str) -> dict:
 def save_followup(store: Store, row: dict) -> None:
     with store.lock:
         store.db[FOLLOWUPS.name].upsert({**row, "updated_at": int(_time.time())}, pk="key")
+
+
+def followups(store: Store) -> list[dict]:
+    """Every follow-up row (``repo``, ``cause``, ``issue``, ``culprit`` …), by key."""
+    with store.lock:
+        return list(store.db[FOLLOWUPS.name].rows_where(order_by="key"))
+
+
+def recent_runs(store: Store, limit: int = 30) -> list[dict]:
+    """The ``limit`` newest processed nightlies (``run``, ``processed_at``), oldest first."""
+    with store.lock:
+        rows = list(store.db[RUNS.name].rows_where(select="run, processed_at", order_by="processed_at desc, run desc",
+                                                   limit=limit))
+    return rows[::-1]

@@ -264,3 +264,29 @@ def running_l3(db, repo: str, head_sha: str, workload: str, platform: str) -> tu
             "repo = ? and head_sha = ? and workload = ? and platform = ? and status = 'running'",
             [repo, head_sha, workload, platform]))
     return tuple(L3Run(**r) for r in rows)
+
+
+def recent_results(db, repo: str, commits: int = 60) -> list[dict]:
+    """Every ``suite_results`` row of the ``commits`` commits of ``repo`` whose newest result is
+    most recent (trunk and PR heads alike), newest commit first, then suite and platform."""
+    with db.lock:
+        shas = [r[0] for r in db.conn.execute(
+            "SELECT sha FROM suite_results WHERE repo = ? GROUP BY sha ORDER BY max(updated_at) DESC LIMIT ?",
+            [repo, commits]).fetchall()]
+        if not shas:
+            return []
+        cur = db.conn.execute(f"SELECT * FROM suite_results WHERE repo = ? AND sha IN ({', '.join('?' * len(shas))})",
+                              [repo, *shas])
+        names = [d[0] for d in cur.description]
+        rows = [dict(zip(names, r)) for r in cur.fetchall()]
+    order = {s: i for i, s in enumerate(shas)}
+    return sorted(rows, key=lambda r: (order[r["sha"]], r["suite"], r["platform"]))
+
+
+def trunk_history(db, repo: str) -> list[dict]:
+    """Finished trunk results of ``repo`` (``pr`` 0), oldest first: ``sha``, ``suite``,
+    ``platform``, ``verdict``, ``updated_at``."""
+    with db.lock:
+        cur = db.conn.execute("SELECT sha, suite, platform, verdict, updated_at FROM suite_results WHERE repo = ? AND "
+                              "pr = 0 AND status = 'done' ORDER BY updated_at, key", [repo])
+        return [dict(zip(("sha", "suite", "platform", "verdict", "updated_at"), r)) for r in cur.fetchall()]

@@ -172,3 +172,21 @@ def test_worker_with_a_corrupt_database_is_one_line_and_exit_2(tmp_path):
     assert (p.returncode, p.stderr.splitlines()[-1]) == (
         2, f"forksync: the database {db} is not a forksync SQLite database (corrupt or another file); restore it or "
            "point FORKSYNC_DB elsewhere (sqlite: file is not a database)")
+
+
+async def test_serve_shows_the_dashboard_on_loopback_and_asks_for_login_when_set_up(serve):
+    s = serve()
+    async with aiohttp.ClientSession() as http:
+        async with http.get(f"http://127.0.0.1:{s.port}/api/v1/forks") as r:
+            assert r.status == 200 and (await r.json()) == {"schema": "forksync.dashboard.forks/1", "forks": []}
+        async with http.get(f"http://127.0.0.1:{s.port}/") as r:
+            assert r.status == 200 and "This store holds no fork yet" in await r.text()
+    s.stop()
+    s = serve(FORKSYNC_OAUTH_CLIENT_ID="Iv1.test", FORKSYNC_OAUTH_CLIENT_SECRET="oauth-canary-1",
+              FORKSYNC_SESSION_SECRET="session-canary-2")
+    async with aiohttp.ClientSession() as http:
+        async with http.get(f"http://127.0.0.1:{s.port}/api/v1/forks") as r:
+            assert r.status == 401
+        async with http.get(f"http://127.0.0.1:{s.port}/forks/o/f/", allow_redirects=False) as r:
+            assert r.status == 302 and r.headers["Location"] == "/auth/login?next=/forks/o/f/"
+    assert not any("canary" in line for line in s.startup)

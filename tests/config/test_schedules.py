@@ -26,16 +26,16 @@ def test_cron_beside_the_interval_form():
 
 @pytest.mark.parametrize("text, problem", [
     ('schedules: {nightly: {cron: "0 25 * * *"}}',
-     ("schedules.nightly.cron", "Value error, '0 25 * * *' is not a cron expression of five fields (minute hour "
+     ("schedules.nightly.cron", "'0 25 * * *' is not a cron expression of five fields (minute hour "
                                 "day-of-month month day-of-week), e.g. \"0 3 * * *\" for 03:00 UTC every day")),
     ('schedules: {nightly: {cron: "@daily"}}',
-     ("schedules.nightly.cron", "Value error, '@daily' is not a cron expression of five fields (minute hour "
+     ("schedules.nightly.cron", "'@daily' is not a cron expression of five fields (minute hour "
                                 "day-of-month month day-of-week), e.g. \"0 3 * * *\" for 03:00 UTC every day")),
     ('schedules: {l2: {cron: "0 3 * * *", interval_s: 60}}',
-     ("schedules.l2", "Value error, give either interval_s (seconds) or cron (an expression in UTC), not both or neither")),
+     ("schedules.l2", "give either interval_s (seconds) or cron (an expression in UTC), not both or neither")),
     ("schedules: {l2: {}}",
-     ("schedules.l2", "Value error, give either interval_s (seconds) or cron (an expression in UTC), not both or neither")),
-    ("schedules: {nightly: {every: 5}}", ("schedules.nightly.every", "Extra inputs are not permitted")),
+     ("schedules.l2", "give either interval_s (seconds) or cron (an expression in UTC), not both or neither")),
+    ("schedules: {nightly: {every: 5}}", ("schedules.nightly.every", "unknown key `every`; known keys here: cron, interval_s")),
 ])
 def test_bad_schedules_are_config_errors(text, problem):
     with pytest.raises(ConfigError) as e:

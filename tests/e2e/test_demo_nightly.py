@@ -31,6 +31,9 @@ def test_nightly_demo_tells_its_story(tmp_path):
     assert re.search(rf"^\| 1 \| {culprit.group(1)} \(upstream [0-9a-f]{{12}}\) \| \[Kernels\] Normalise softmax", out, re.M)
     assert "@alice, could you take a look?" in lines
     assert "<!-- forksync:proposed-fix:softmax-accuracy -->" in lines and "Confidence: **high**." in out
+    # the demo's agent is the scripted local model, and says so wherever its answer is shown
+    assert "An agent (scripted local model, not a real LLM) read this issue's signature group" in out
+    assert "claude" not in out
     assert "+    y = num / tl.sum(num, axis=0)" in lines
     assert "busy" not in out.split("2. the issue as a person sees it")[1].split("3. a person reverts")[0]
     assert [ln.split(" → ")[1] for ln in lines if re.match(r"nightly-[345] on ", ln)] == [

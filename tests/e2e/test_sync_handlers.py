@@ -91,7 +91,7 @@ async def test_invalid_config_is_a_failing_check_run_naming_the_field(world, tmp
     runs = [r async for r in alice.getiter(f"/repos/meta/triton/commits/{sha}/check-runs", iterable_key="check_runs")]
     [run] = [r for r in runs if r["name"] == "forksync/config"]
     assert (run["status"], run["conclusion"]) == ("completed", "failure")
-    assert "| `bundle_size_cap` | Input should be greater than or equal to 1 |" in run["output"]["summary"]
+    assert "| 1 | `bundle_size_cap` | Input should be greater than or equal to 1 |" in run["output"]["summary"]
     assert bot.deliveries("dead") == []
 
 
@@ -129,6 +129,11 @@ async def test_poller_failure_marks_numbers_stale(world):
     # the next poll succeeds: fresh again
     notes = await poll_once(bot.store, bot.svc, make_ctx, now=10**10 + 10**6)
     assert not sync_store.load_status(bot.store, "meta/triton").last_fetch_error
+    # the dashboard's history: a row per sync and per refresh, the failed one marked
+    rows = sorted(sync_store.snapshots(bot.store, "meta/triton"), key=lambda r: r["id"])     # the poll's clock is not the sync's
+    assert [r["source"] for r in rows][-2:] == ["fetch-failed", "sync"] and "403" in rows[-2]["fetch_error"]
+    assert len(rows) == 2 and len(rows[-1]["frontier"]) == 40     # the poll's far-future clock aged out the first syncs
+    assert sync_store.query_ledger(bot.store, "meta/triton")[0] > 0
 
 
 async def test_ticking_retry_rebuilds_the_unit_on_the_current_fork_tip(world, tmp_path):

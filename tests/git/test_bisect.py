@@ -5,13 +5,14 @@ from __future__ import annotations
 import math
 import os
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from bot.git.bisect import BAD, GOOD, INFRA, SKIP, BisectError, Outcome, bisect, command_test, landed_commits, perf_test
 from bot.l2.detection import SeriesKey, alerts, confirm
-from bot.l2.report import Evidence, backout_message, plot_svg, render_backout_pr, render_issue, upstream_sha_of, write_plot
+from bot.l2.report import Evidence, backout_message, plot_figure, plot_svg, render_backout_pr, render_issue, upstream_sha_of, write_plot
 
 ENV = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t",
        "GIT_COMMITTER_EMAIL": "t@x", "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
@@ -200,9 +201,12 @@ def test_injected_slowdown_with_noise(tmp_path):
     assert trailer.endswith("% on matmul:4096x4096x4096:bf16@h200")
     pr = render_backout_pr(ev, issue_number=12)
     assert "Evidence: #12." in pr and trailer in pr
-    svg = write_plot(ev, tmp_path / "out" / "regression.svg").read_text()
-    assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg"') and svg.count("<circle") == n
-    assert 'stroke="#d62728"' in svg
+    fig = plot_figure(ev.values, ev.change.index, ev.title, "ms")
+    assert len(fig.data[0].y) == n and fig.layout.shapes[0].line.color == "#d62728"      # the change point
+    assert [s.line.dash for s in fig.layout.shapes[1:]] == ["dash", "dash"]                  # each side's mean
+    if Path("/usr/bin/chromium").exists():          # the SVG export goes through Debian's Chromium (.ci/run installs it)
+        svg = write_plot(ev, tmp_path / "out" / "regression.svg").read_text()
+        assert svg.startswith('<svg class="main-svg" xmlns="http://www.w3.org/2000/svg"') and svg.count('class="point"') == n
 
 
 def test_no_backout_for_unverified_or_foreign_culprit(tmp_path):

@@ -90,14 +90,14 @@ def test_github_settings_defaults_and_errors():
     assert parse_config_text("github: {merge_method: merge, poll_interval_s: 60}").github.poll_interval_s == 60
     with pytest.raises(ConfigError) as e:
         parse_config_text("github: {merge_method: squash}")
-    assert e.value.problems == [("github.merge_method", "Value error, squash is not allowed: sync PRs land by "
+    assert e.value.problems == [("github.merge_method", "squash is not allowed: sync PRs land by "
                                  "'rebase' (default) or 'merge' so the fork keeps one commit per upstream commit")]
     with pytest.raises(ConfigError) as e:
         parse_config_text("github: {poll_interval_s: 5, colour: red}")
     assert [p for p, _ in e.value.problems] == ["github.poll_interval_s", "github.colour"]
     with pytest.raises(ConfigError) as e:
         parse_config_text("github: {stale_after_s: 1000, alarm_after_s: 500}")
-    assert e.value.problems == [("github", "Value error, alarm_after_s (500) must be ≥ stale_after_s (1000)")]
+    assert e.value.problems == [("github", "alarm_after_s (500) must be ≥ stale_after_s (1000)")]
 
 
 def test_a_cache_of_size_zero_caches_nothing():

@@ -1,0 +1,120 @@
+"""``forksync dashboard``: the dashboard's pages on this machine, from the store the CLI uses.
+
+``forksync dashboard [--db DB] [--config FILE] [--host 127.0.0.1] [--port N]``. The store is
+``--db``, else ``FORKSYNC_DB``, else (with a configuration) the CLI's own store in the config's
+``cache_dir``, else ``./forksync.db``. With a configuration (``--config``, or ``./forksync.yml``)
+the fork's numbers, ledger and plan are computed once before serving (as ``forksync status``
+and ``plan`` do) and its metrics history is backfilled from ``status --series`` when it has
+none; pages then read the store only. No login: it binds 127.0.0.1 unless ``--host`` says
+otherwise (docs/dashboard.md).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from bot.cli.serve import listen_socket, open_store
+from bot.config.forksync import ForksyncConfig, UserError, load_config
+
+
+def github_name(url: str) -> str | None:
+    """``owner/name`` of a GitHub repository URL (https or ssh), else None."""
+    m = re.match(r"^(?:https://github\.com/|git@github\.com:)([\w.\-]+)/([\w.\-]+?)(?:\.git)?/?$", url or "")
+    return f"{m.group(1)}/{m.group(2)}" if m else None
+
+
+def fork_name(cfg: ForksyncConfig) -> str:
+    """The fork's ``owner/name``: from a GitHub URL, else ``local/<directory name>`` of its path."""
+    url = cfg.fork.url or ""
+    if github_name(url):
+        return github_name(url)
+    name = Path(url.rstrip("/")).name.removesuffix(".git") or "fork"
+    return f"local/{re.sub(r'[^A-Za-z0-9_.-]', '-', name)}"
+
+
+def refresh(store, cfg: ForksyncConfig, fork: str, *, backfill_days: int, backfill_step: int, out=sys.stderr,
+            upstream: str | None = None) -> None:
+    """Compute the fork's state now into ``store`` (status row, snapshot, ledger), and backfill its
+    history when it has none. ``upstream``: the upstream's ``owner/name`` for links (default: the
+    configured URL). Raises what ``load_state`` raises (bad refs, unreadable repositories)."""
+    from bot.sync import snapshots  # lazy: git and the core load only when a configuration is given
+    from bot.sync import store as sync_store  # lazy: as above
+    from bot.sync.ingest import load_state  # lazy: as above
+    from bot.sync.status import SyncStatus  # lazy: as above
+
+    state = load_state(cfg)
+    if not sync_store.has_snapshots(store, fork):
+        # the history ends where upstream's does (a mirror may be older than today)
+        last = datetime.fromtimestamp(state.pins.upstream_tip.committer_time or time.time(), timezone.utc).date()
+        print(f"forksync dashboard: computing {fork}'s history (one point every {backfill_step} day(s) over "
+              f"{backfill_days} days to {last}) …", file=out, flush=True)
+        n = snapshots.backfill(store, fork, cfg, days=backfill_days, step_days=backfill_step, today=last)
+        print(f"forksync dashboard: {n} point(s) of history recorded", file=out, flush=True)
+    now = time.time()
+    p = state.pins
+    old = sync_store.load_status(store, fork)
+    st = SyncStatus(repo=fork, upstream=upstream or cfg.upstream.url or cfg.fork.url, upstream_head=state.upstream_tip,
+                    fork_head=state.fork_tip, frontier=p.frontier.sha or "", contiguous_pin=p.contiguous.sha or "",
+                    days_behind=float(p.days_behind), backlog=int(p.backlog), not_reached=int(p.not_reached),
+                    upstream_seen_at=now, computed_at=now, last_fetch_at=now,
+                    units=old.units if old else (), blocked=old.blocked if old else ())
+    sync_store.save_status(store, st)
+    snapshots.record_sync(store, st, at=now, contiguous_lag_days=float(p.contiguous_lag_days),
+                          keep_days=cfg.github.metrics_keep_days, stale_after_s=cfg.github.stale_after_s,
+                          ledger=snapshots.ledger_rows(fork, state.ledger.entries, state.upstream))
+
+
+def cmd_dashboard(args: argparse.Namespace) -> int:
+    from aiohttp import web
+
+    from bot.app.web import mount_dashboard  # lazy: the App and the pages load for this command only
+    from bot.cli.main import config_from_args  # lazy: main imports this module
+    from bot.git import repo as gitio  # lazy: git loads for this command only
+
+    has_config = getattr(args, "config", None) is not None or os.path.isfile("forksync.yml")
+    cfg = config_from_args(args) if has_config else None
+    db = args.db or os.environ.get("FORKSYNC_DB") or (str(Path(cfg.cache_dir) / "forksync.sqlite") if cfg else "forksync.db")
+    if not has_config and not Path(db).exists():
+        raise UserError(f"no database at {db}: pass --db (e.g. DIR/forksync.db after `forksync demo --dir DIR`) "
+                        "or --config to compute a fork's state")
+    store = open_store(db)
+    if cfg is not None and (cfg.fork.url or cfg.upstream.url):
+        # names (for the pages' GitHub links) from the configuration file; --fork/--upstream may
+        # point the repositories at local copies
+        named = load_config(getattr(args, "config", None) or "forksync.yml")
+        up = github_name(named.upstream.url) or github_name(cfg.upstream.url)
+        try:
+            refresh(store, cfg, fork_name(named if github_name(named.fork.url) else cfg), backfill_days=args.backfill_days,
+                    backfill_step=args.backfill_step, upstream=up)
+        except (gitio.RefError, gitio.GitIOError, ValueError) as e:
+            raise UserError(str(e)) from None
+    sock = listen_socket(args.host, args.port)
+    app = web.Application()
+    mount_dashboard(app, store)
+    print(f"forksync dashboard: http://{args.host}:{sock.getsockname()[1]}/ (db {db}; Ctrl-C stops it)", file=sys.stderr, flush=True)
+    try:
+        web.run_app(app, sock=sock, print=None, access_log=None, handle_signals=True, shutdown_timeout=2.0)
+    finally:
+        store.close()
+    return 0
+
+
+def register(sub, common) -> None:
+    p = sub.add_parser("dashboard", parents=[common], help="serve the dashboard's pages locally (no login, 127.0.0.1)",
+                       description=__doc__.split("\n\n")[0])
+    p.add_argument("--db", help="SQLite database [FORKSYNC_DB; with a config: its cache_dir's store; else forksync.db]")
+    p.add_argument("--host", default="127.0.0.1", help="listen address (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8090, help="listen port (default 8090; 0 = any free port)")
+    p.add_argument("--backfill-days", dest="backfill_days", type=int, default=365,
+                   help="history to compute for a fork that has none, in days (default 365)")
+    p.add_argument("--backfill-step", dest="backfill_step", type=int, default=7,
+                   help="days between backfilled points (default 7)")
+    p.set_defaults(func=cmd_dashboard)
+
+
+__all__ = ["register", "cmd_dashboard", "fork_name", "refresh"]

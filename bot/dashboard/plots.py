@@ -1,0 +1,137 @@
+"""The dashboard's plots as plotly figures (``plotly==7.1.0``), built from a page's document.
+
+A figure is plain plotly JSON (``{"data": [...], "layout": {...}}``, the schema ``Plotly.newPlot``
+reads), written directly rather than through ``plotly.graph_objects``, whose validation costs
+more than the rest of a page; the page hands it to ``Plotly.newPlot``; the library's own ``plotly.min.js`` is served from the installed package
+(:func:`plotly_js_path`), so the plots work with no network. Hover shows the values; the time
+axes zoom. Each figure's first trace holds one point per data point of the document, so a test
+can count them.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+_AXIS = dict(gridcolor="#e5ecf6", zerolinecolor="#c8d4e3", linecolor="#c8d4e3")
+_LAYOUT = dict(margin=dict(l=56, r=56, t=32, b=40), height=340, hovermode="x unified", paper_bgcolor="#fff",
+               plot_bgcolor="#fff", font=dict(family="sans-serif", size=12), legend=dict(orientation="h", y=-0.3))
+
+
+class Figure:
+    """A figure as plotly JSON: traces in ``data``, options in ``layout``."""
+
+    def __init__(self):
+        self.data: list[dict] = []
+        self.layout: dict = {}
+
+    def add_trace(self, trace: dict) -> None:
+        self.data.append(trace)
+
+    def update_layout(self, **kw) -> None:
+        self.layout.update(kw)
+
+
+def Scatter(**kw) -> dict:  # noqa: N802 - named as plotly's trace type
+    return {"type": "scatter", **kw}
+
+
+@lru_cache(maxsize=1)
+def plotly_js_path() -> Path:
+    """The ``plotly.min.js`` bundled in the installed plotly package. Raises FileNotFoundError
+    naming the path when the package was installed without it."""
+    import plotly
+    p = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    if not p.is_file():
+        raise FileNotFoundError(f"{p}: plotly's bundled plotly.min.js is missing; reinstall plotly==7.1.0")
+    return p
+
+
+def _json(fig: Figure) -> str:
+    # "</" never appears inside the page's <script> element that carries it
+    return json.dumps({"data": fig.data, "layout": fig.layout}, separators=(",", ":")).replace("</", "<\\/")
+
+
+def overview_figure(doc: dict) -> str:
+    """Days Behind (left axis) and Backlog (right axis) over time, landings marked."""
+    s = doc["series"]
+    x = [p["at"] for p in s]
+    fig = Figure()
+    fig.add_trace(Scatter(x=x, y=[p["days_behind"] for p in s], name="Days Behind", mode="lines+markers",
+                             hovertemplate="%{y:.2f} days<extra>Days Behind</extra>"))
+    fig.add_trace(Scatter(x=x, y=[p["backlog"] for p in s], name="Backlog Commits", mode="lines+markers", yaxis="y2",
+                             hovertemplate="%{y} commits<extra>Backlog</extra>"))
+    fig.add_trace(Scatter(x=x, y=[p["contiguous_lag_days"] for p in s], name="contiguous pin lag", mode="lines",
+                             line=dict(dash="dot"), hovertemplate="%{y:.2f} days<extra>pin lag</extra>"))
+    by_at = {p["at"]: p["days_behind"] for p in s}
+    lx = [ld["at"] for ld in doc["landings"]]
+    fig.add_trace(Scatter(x=lx, y=[by_at.get(t) for t in lx], name="landing (frontier moved)", mode="markers",
+                             marker=dict(symbol="triangle-up", size=10, color="#2ca02c"),
+                             customdata=[ld["frontier"][:12] for ld in doc["landings"]],
+                             hovertemplate="frontier → %{customdata}<extra>landing</extra>"))
+    fig.update_layout(**_LAYOUT, xaxis=dict(type="date", title=dict(text="UTC"), **_AXIS),
+                      yaxis=dict(title=dict(text="days"), rangemode="tozero", **_AXIS),
+                      yaxis2=dict(title=dict(text="commits"), overlaying="y", side="right", rangemode="tozero", showgrid=False))
+    return _json(fig)
+
+
+def l2_figure(series: dict) -> str:
+    """One L2 series by landing order, change points as red markers (confirmed: filled)."""
+    pts = series["points"]
+    x = list(range(len(pts)))
+    fig = Figure()
+    fig.add_trace(Scatter(x=x, y=[p["value"] for p in pts], name=series["series"], mode="lines+markers",
+                             customdata=[[p["sha"][:12], p["time"] or ""] for p in pts],
+                             hovertemplate="%{y:.4g} " + series["unit"] + "<br>%{customdata[0]} %{customdata[1]}<extra></extra>"))
+    cps = series["change_points"]
+    fig.add_trace(Scatter(x=[c["index"] for c in cps], y=[pts[c["index"]]["value"] for c in cps], name="change point",
+                             mode="markers", marker=dict(size=12, color="#d62728",
+                                                         symbol=["x" if c["confirmed"] else "x-open" for c in cps]),
+                             customdata=[[c["sha"][:12], f"{c['rel_shift']:+.1%}", "confirmed" if c["confirmed"] else "not confirmed"]
+                                         for c in cps],
+                             hovertemplate="%{customdata[0]} %{customdata[1]} (%{customdata[2]})<extra>change point</extra>"))
+    fig.update_layout(**{**_LAYOUT, "height": 260, "hovermode": "closest"},
+                      xaxis=dict(title=dict(text="landed commit (order)"), **_AXIS), yaxis=dict(title=dict(text=series["unit"]), **_AXIS))
+    return _json(fig)
+
+
+def units_figure(doc: dict) -> str:
+    """The stacked-chain dependencies: units as nodes placed by depth (a unit lands after those to
+    its left), an arrow-less line per dependency; colour by gate state."""
+    units = doc["units"]
+    deps = {u["id"]: [d for d in u["depends_on"] if any(v["id"] == d for v in units)] for u in units}
+    depth: dict[str, int] = {}
+
+    def d(uid: str, seen=()) -> int:
+        if uid not in depth:
+            depth[uid] = 0 if uid in seen else 1 + max((d(x, seen + (uid,)) for x in deps[uid]), default=-1)
+        return depth[uid]
+
+    rows: dict[int, int] = {}
+    pos = {}
+    for u in units:
+        k = d(u["id"])
+        pos[u["id"]] = (k, rows.get(k, 0))
+        rows[k] = rows.get(k, 0) + 1
+    colour = {"green": "#2ca02c", "red": "#d62728", "waiting for L1": "#1f77b4", "blocked at a conflict": "#ff7f0e",
+              "blocked by GitHub": "#8c564b", "not opened": "#7f7f7f"}
+    fig = Figure()
+    fig.add_trace(Scatter(x=[pos[u["id"]][0] for u in units], y=[-pos[u["id"]][1] for u in units], mode="markers+text",
+                             text=[u["id"] for u in units], textposition="bottom center", name="unit", cliponaxis=False,
+                             marker=dict(size=16, color=[colour.get(u["gate"], "#7f7f7f") for u in units]),
+                             customdata=[[u["kind"], u["gate"], f"#{u['pr']}" if u["pr"] else "no PR"] for u in units],
+                             hovertemplate="%{text}<br>%{customdata[0]} · %{customdata[2]}<br>%{customdata[1]}<extra></extra>"))
+    ex, ey = [], []
+    for e in doc["edges"]:
+        (x0, y0), (x1, y1) = pos[e["to"]], pos[e["from"]]
+        ex += [x0, x1, None]
+        ey += [-y0, -y1, None]
+    fig.add_trace(Scatter(x=ex, y=ey, mode="lines", name="lands after", line=dict(color="#999"), hoverinfo="skip"))
+    fig.update_layout(**{**_LAYOUT, "height": max(220, 70 * max(rows.values(), default=1)), "hovermode": "closest"},
+                      xaxis=dict(title=dict(text="depth (lands after the units to its left)"), dtick=1, zeroline=False,
+                                 range=[-0.5, max(rows, default=0) + 0.5], **_AXIS),
+                      yaxis=dict(visible=False, range=[-max(rows.values(), default=1) + 0.5, 0.5]), showlegend=False)
+    return _json(fig)
+
+
+__all__ = ["Figure", "Scatter", "plotly_js_path", "overview_figure", "l2_figure", "units_figure"]

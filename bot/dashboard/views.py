@@ -1,0 +1,452 @@
+"""The dashboard's documents (docs/dashboard.md, ``forksync.dashboard.*/1``), read from the stores.
+
+Each function returns the JSON twin of one page as plain data; the page renders the same
+document, so the numbers on a page and in its JSON are the same numbers. Nothing here touches
+git or GitHub; a missing fork raises :class:`NotFound`, a bad query value :class:`BadQuery`
+(answered 404 / 400 by :mod:`bot.dashboard.web`).
+"""
+from __future__ import annotations
+
+import calendar
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from bot.l2 import detection
+from bot.l2 import store as l2_store
+from bot.store import Store
+from bot.sync import store as sync_store
+from bot.sync.status import SyncStatus
+from bot.triage import store as triage_store
+from bot.validation import store as validation_store
+
+V = "forksync.dashboard"
+DISPOSITIONS = ("PICKED", "NO_OP", "DEFERRED_BLOCKED", "SKIP_FOR_CURRENT_BASE", "WONT_PORT", "REVERTED", "IN_FLIGHT", "PENDING")
+_REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+
+
+class NotFound(Exception):
+    """An unknown fork, page, commit or unit (404)."""
+
+
+class BadQuery(Exception):
+    """A query value that cannot be read (400); the message names the parameter and what it takes."""
+
+
+@dataclass(frozen=True)
+class Policy:
+    """``stale_after_s``: numbers older than this are stale (``github.stale_after_s``'s default)."""
+
+    stale_after_s: float = 86_400.0
+
+
+def iso(t: float | int | None) -> str | None:
+    """Epoch seconds → ``YYYY-MM-DDTHH:MM:SSZ`` (None for 0/None)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t)) if t else None
+
+
+def github_of(upstream: str) -> str | None:
+    """The GitHub web address of a repository named ``owner/name`` or by its https URL; None for a path."""
+    if _REPO.match(upstream or ""):
+        return f"https://github.com/{upstream}"
+    m = re.match(r"^https://github\.com/([\w.\-]+/[\w.\-]+?)(?:\.git)?/?$", upstream or "")
+    return f"https://github.com/{m.group(1)}" if m else None
+
+
+def fork_policy(store: Store, fork: str, policy: Policy) -> Policy:
+    """``policy`` with the fork's own ``github.stale_after_s`` as recorded by its last sync, if any."""
+    last = sync_store.last_snapshot(store, fork)
+    return Policy(stale_after_s=last["stale_after_s"]) if last and last.get("stale_after_s") else policy
+
+
+def stale_of(st: SyncStatus | None, now: float, policy: Policy) -> dict:
+    """``{"stale", "reason"}`` by the rule of :mod:`bot.sync.status`."""
+    if st is None or not st.upstream_seen_at and not st.last_fetch_error:
+        return {"stale": True, "reason": "never synced: upstream was never seen"}
+    if st.last_fetch_error:
+        return {"stale": True, "reason": f"the last fetch of upstream failed: {st.last_fetch_error}"}
+    age = st.upstream_age_s(now) or 0.0
+    if age > policy.stale_after_s:
+        return {"stale": True, "reason": f"upstream was last seen {age / 3600:.1f} h ago (limit {policy.stale_after_s / 3600:g} h)"}
+    return {"stale": False, "reason": ""}
+
+
+def fork_names(store: Store) -> list[str]:
+    """Every fork the store knows: synced, tracked, or with a metrics history."""
+    names = {s.repo for s in sync_store.load_all_statuses(store)} | {r["fork"] for r in sync_store.tracked_forks(store)}
+    names |= {f["repo"] for f in triage_store.followups(store) if f.get("repo")}
+    return sorted(names | set(sync_store.snapshot_repos(store)))
+
+
+def _status(store: Store, fork: str) -> SyncStatus | None:
+    st = sync_store.load_status(store, fork)
+    if st is None and fork not in fork_names(store):
+        raise NotFound(f"no fork {fork!r} in this store: see /api/v1/forks for the forks it tracks")
+    return st
+
+
+def _common(store: Store, fork: str, st: SyncStatus | None, now: float, policy: Policy, name: str) -> dict:
+    upstream = st.upstream if st else next((r["upstream"] for r in sync_store.tracked_forks(store) if r["fork"] == fork), "")
+    return {"schema": f"{V}.{name}/1", "fork": fork, "github": f"https://github.com/{fork}", "upstream": upstream,
+            "upstream_github": github_of(upstream),
+            "upstream_as_of": iso(st.upstream_seen_at) if st else None, "stale": stale_of(st, now, fork_policy(store, fork, policy))}
+
+
+def forks(store: Store, now: float, policy: Policy, allowed: Callable[[str], bool] = lambda f: True) -> dict:
+    out = []
+    for f in fork_names(store):
+        if not allowed(f):
+            continue
+        st = sync_store.load_status(store, f)
+        out.append({"fork": f, "upstream": st.upstream if st else "", "synced": bool(st and st.computed_at),
+                    "upstream_as_of": iso(st.upstream_seen_at) if st else None, "stale": stale_of(st, now, fork_policy(store, f, policy)),
+                    "days_behind": st.days_behind if st and st.computed_at else None,
+                    "backlog": st.backlog if st and st.computed_at else None})
+    return {"schema": f"{V}.forks/1", "forks": out}
+
+
+def _pin(fork: str, sha: str) -> dict | None:
+    return {"sha": sha, "url": f"https://github.com/{fork}/commit/{sha}"} if sha else None
+
+
+def overview(store: Store, fork: str, now: float, policy: Policy, queue_counts: dict[str, int] | None = None) -> dict:
+    """``forksync.dashboard.overview/1``. ``queue_counts``: deliveries per state (the App's queue)."""
+    st = _status(store, fork)
+    doc = _common(store, fork, st, now, policy, "overview")
+    up = doc["upstream_github"]
+    rows = sync_store.snapshots(store, fork)
+    last = rows[-1] if rows else None
+    series = [{"at": iso(r["at"]), "upstream_as_of": iso(r["upstream_as_of"]), "days_behind": r["days_behind"],
+               "contiguous_lag_days": r["contiguous_lag_days"], "backlog": r["backlog"], "not_reached": r["not_reached"],
+               "open_units": r["open_units"], "frontier": r["frontier"], "source": r["source"]} for r in rows]
+    landings = [{"at": iso(b["at"]), "frontier": b["frontier"]} for a, b in zip(rows, rows[1:])
+                if b["frontier"] and a["frontier"] and a["frontier"] != b["frontier"]]
+    synced = bool(st and st.computed_at)
+    doc.update({
+        "synced": synced,
+        "frontier": ({"sha": st.frontier, "url": f"{up}/commit/{st.frontier}" if up else None} if synced and st.frontier else None),
+        "contiguous_pin": ({"sha": st.contiguous_pin, "url": f"{up}/commit/{st.contiguous_pin}" if up else None}
+                           if synced and st.contiguous_pin else None),
+        "upstream_head": (st.upstream_head or None) if st else None, "fork_head": (st.fork_head or None) if st else None,
+        "computed_at": iso(st.computed_at) if st else None,
+        "days_behind": st.days_behind if synced else None,
+        "contiguous_lag_days": (last["contiguous_lag_days"] if last else None) if synced else None,
+        "backlog": st.backlog if synced else None, "not_reached": st.not_reached if synced else None,
+        "open_units": [dict(u) for u in st.units] if st else [],
+        "open_root_causes": sum(1 for c in _causes(store) if c["state"] == "open" and c["repo"] in ("", fork)),
+        "queue": dict(queue_counts or {}),
+        "series": series, "landings": landings,
+    })
+    return doc
+
+
+# --------------------------------------------------------------------------- units
+def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
+    """``forksync.dashboard.units/1``: open and blocked sync units, then planned ones not yet opened."""
+    st = _status(store, fork)
+    doc = _common(store, fork, st, now, policy, "units")
+    plan = {u["id"]: u for u in sync_store.load_plan(store, fork)}
+    open_prs = {u.get("pr") for u in (st.units if st else ()) if u.get("pr")}
+    out, seen = [], set()
+    for r in sync_store.all_branches(store, fork):
+        if r.get("state") not in ("open", "blocked"):
+            continue
+        uid = r.get("unit_id") or r["branch"].split("/")[-1]
+        seen.add(uid)
+        p = plan.get(uid, {})
+        shas = json.loads(r.get("shas_json") or "[]") or p.get("shas", [])
+        pr = r.get("pr") or None
+        suites = _unit_suites(store, fork, pr, r.get("pushed_tip") or "")
+        blocked = ({"reason": r["blocked_reason"], "requires": r.get("blocked_requires") or "", "step": r.get("blocked_step") or ""}
+                   if r.get("blocked_reason") else None)
+        if r["state"] == "blocked":
+            pr_state = "blocked"
+        elif pr and pr not in open_prs and open_prs:
+            pr_state = "missing"         # recorded open, but the last sync found no such PR any more
+        elif not pr:
+            pr_state = "missing"
+        else:
+            pr_state = "open"
+        gate = ("blocked at a conflict" if r.get("conflict_sha") else "blocked by GitHub" if blocked
+                else "not opened" if pr_state == "missing" else _gate(suites))
+        started = p.get("first_planned_at") or r.get("blocked_at") or None
+        out.append({"id": uid, "kind": r.get("kind") or p.get("kind", ""), "pr": pr,
+                    "url": f"https://github.com/{fork}/pull/{pr}" if pr and pr_state != "missing" else None,
+                    "pr_state": pr_state, "state": _words(r, pr_state, gate), "gate": gate, "upstream": shas,
+                    "depends_on": p.get("depends_on", []), "areas": p.get("areas", []),
+                    "conflict_sha": r.get("conflict_sha") or None, "blocked": blocked, "suites": suites,
+                    "age_s": (now - started) if started else None})
+    for uid, p in plan.items():
+        if uid in seen:
+            continue
+        out.append({"id": uid, "kind": p["kind"], "pr": None, "url": None, "pr_state": "planned",
+                    "state": "planned: the next sync opens its PR", "gate": "not opened", "upstream": p["shas"],
+                    "depends_on": p.get("depends_on", []), "areas": p.get("areas", []), "conflict_sha": None,
+                    "blocked": None, "suites": [], "age_s": (now - p["first_planned_at"]) if p.get("first_planned_at") else None})
+    ids = {u["id"] for u in out}
+    doc["units"] = out
+    doc["edges"] = [{"from": u["id"], "to": d} for u in out for d in u["depends_on"] if d in ids]
+    return doc
+
+
+def _unit_suites(store: Store, fork: str, pr: int | None, head: str) -> list[dict]:
+    if not pr:
+        return []
+    rows = [r for r in validation_store.rows_for(store, fork, pr=pr) if not head or r["sha"] == head]
+    latest = {(r["suite"], r["platform"]): r for r in rows}
+    return [{"suite": s, "platform": p, "verdict": r["verdict"]} for (s, p), r in sorted(latest.items())]
+
+
+def _gate(suites: list[dict]) -> str:
+    if not suites or any(s["verdict"] == "pending" for s in suites):
+        return "waiting for L1"
+    if any(s["verdict"] in ("fail", "error") for s in suites):
+        return "red"
+    return "green"
+
+
+def _words(r: dict, pr_state: str, gate: str) -> str:
+    if r.get("conflict_sha"):
+        return f"stopped at a conflict in upstream {r['conflict_sha'][:12]}: needs a resolution"
+    if r.get("blocked_reason"):
+        return f"GitHub refused the {r.get('blocked_step') or 'push'}: {r['blocked_reason']}"
+    if pr_state == "missing":
+        return "its pull request is gone (deleted or never opened): the next sync opens it again"
+    return {"waiting for L1": "waiting for L1 results", "red": "L1 is red", "green": "L1 green: the gate decides on GitHub"}[gate]
+
+
+# --------------------------------------------------------------------------- ledger
+def _day(value: str, name: str) -> int:
+    try:
+        y, m, d = (int(x) for x in value.split("-"))
+        return calendar.timegm((y, m, d, 0, 0, 0))
+    except (ValueError, OverflowError):
+        raise BadQuery(f"{name}={value!r}: give a date as YYYY-MM-DD (UTC)") from None
+
+
+def _entry(r: dict, fork: str, up: str | None) -> dict:
+    return {"index": r["idx"], "sha": r["sha"], "url": f"{up}/commit/{r['sha']}" if up else None, "pr": r["pr"],
+            "pr_url": f"{up}/pull/{r['pr']}" if up and r["pr"] else None, "subject": r["subject"], "date": iso(r["time"]),
+            "disposition": r["disposition"], "fork_commit": r["fork_commit"] or None,
+            "fork_commit_url": f"https://github.com/{fork}/commit/{r['fork_commit']}" if r["fork_commit"] else None,
+            "reason": r["reason"], "isolated": bool(r["isolated"]), "areas": [a for a in (r["areas"] or "").split(",") if a],
+            "evidence": json.loads(r["evidence_json"] or "[]")}
+
+
+def ledger(store: Store, fork: str, now: float, policy: Policy, query: dict[str, list[str]]) -> dict:
+    """``forksync.dashboard.ledger/1``; ``query``: the page's query string, each name → its values."""
+    st = _status(store, fork)
+    doc = _common(store, fork, st, now, policy, "ledger")
+    one = {k: (v[-1] if v else "") for k, v in query.items()}
+    disp = tuple(d for v in query.get("disposition", []) for d in v.split(",") if d)
+    for d in disp:
+        if d not in DISPOSITIONS:
+            raise BadQuery(f"disposition={d!r}: one of {', '.join(DISPOSITIONS)}")
+    try:
+        offset = int(one.get("offset") or 0)
+        limit = int(one.get("limit") or 100)
+    except ValueError:
+        raise BadQuery("offset and limit take whole numbers") from None
+    if offset < 0 or not 1 <= limit <= 500:
+        raise BadQuery("offset must be ≥ 0 and limit between 1 and 500")
+    q = (one.get("q") or "").strip()
+    kw: dict = {}
+    if re.fullmatch(r"#?\d{1,7}", q):
+        kw["pr"] = int(q.lstrip("#"))
+    elif re.fullmatch(r"[0-9a-fA-F]{4,40}", q):
+        kw["sha_prefix"] = q.lower()
+    elif q:
+        kw["words"] = q
+    total, rows = sync_store.query_ledger(
+        store, fork, dispositions=disp, area=one.get("area") or "",
+        since=_day(one["since"], "since") if one.get("since") else None,
+        until=_day(one["until"], "until") + 86_400 if one.get("until") else None,
+        offset=offset, limit=limit, **kw)
+    counts, areas = sync_store.ledger_summary(store, fork)
+    up = doc["upstream_github"]
+    doc.update({"query": {"disposition": list(disp), "area": one.get("area") or "", "since": one.get("since") or "",
+                          "until": one.get("until") or "", "q": q, "offset": offset, "limit": limit},
+                "total": total, "counts": {d: counts.get(d, 0) for d in DISPOSITIONS}, "areas": areas,
+                "entries": [_entry(r, fork, up) for r in rows]})
+    return doc
+
+
+def ledger_entry(store: Store, fork: str, now: float, policy: Policy, sha: str) -> dict:
+    """``forksync.dashboard.ledger-entry/1`` for an upstream sha or unique prefix (≥ 7 hex)."""
+    st = _status(store, fork)
+    doc = _common(store, fork, st, now, policy, "ledger-entry")
+    if not re.fullmatch(r"[0-9a-fA-F]{7,40}", sha):
+        raise BadQuery(f"{sha!r} is not a commit: give 7 to 40 hex digits of an upstream sha")
+    total, rows = sync_store.query_ledger(store, fork, sha_prefix=sha.lower(), limit=2)
+    if total == 0:
+        raise NotFound(f"upstream commit {sha} is not in {fork}'s ledger")
+    if total > 1:
+        raise BadQuery(f"{sha} names {total} upstream commits: give more digits")
+    doc["entry"] = _entry(rows[0], fork, doc["upstream_github"])
+    return doc
+
+
+# --------------------------------------------------------------------------- validation
+def _cell_state(r: dict) -> str:
+    if r["status"] == "pending" or r["verdict"] == "pending":
+        return "pending"
+    if r["verdict"] == "pass":
+        return "green"
+    if "below-floor" in (r["reason"] or "") or "fewer" in (r["reason"] or ""):
+        return "short"
+    return "red"
+
+
+def trunk_red(history: list[dict], now: float) -> dict:
+    """Whether trunk is red now (the newest result of some suite × platform failed) and since which
+    result: the first failing result after the last moment every suite × platform was green.
+    ``history``: :func:`bot.validation.store.trunk_history` rows, oldest first."""
+    latest: dict[tuple[str, str], str] = {}
+    since = None
+    for r in history:
+        latest[(r["suite"], r["platform"])] = r["verdict"]
+        red = any(v in ("fail", "error") for v in latest.values())
+        if red and since is None:
+            since = r
+        elif not red:
+            since = None
+    if since is None:
+        return {"red": False, "since_sha": None, "since": None, "for_s": None}
+    return {"red": True, "since_sha": since["sha"], "since": iso(since["updated_at"]), "for_s": max(0.0, now - since["updated_at"])}
+
+
+_CP_CACHE: dict[tuple, list] = {}
+_CP_LOCK = threading.Lock()
+
+
+def _change_points(key: tuple, version: int, values: list[float], higher_is_better: bool) -> list:
+    """Detected change points of a stored series, cached until the series changes (detection is
+    pure, and the series only grows when an L2 run lands)."""
+    with _CP_LOCK:
+        hit = _CP_CACHE.get(key)
+        if hit and hit[0] == version:
+            return hit[1]
+    try:
+        cps = detection.detect(values, higher_is_better) if len(values) >= 4 else []
+    except (ValueError, ZeroDivisionError):
+        cps = []
+    with _CP_LOCK:
+        _CP_CACHE[key] = (version, cps)
+    return cps
+
+
+def validation(store: Store, fork: str, now: float, policy: Policy, commits: int = 40) -> dict:
+    """``forksync.dashboard.validation/1``."""
+    st = _status(store, fork)
+    doc = _common(store, fork, st, now, policy, "validation")
+    rows = validation_store.recent_results(store, fork, commits)
+    suites = sorted({r["suite"] for r in rows})
+    platforms = sorted({r["platform"] for r in rows})
+    by_sha: dict[str, dict] = {}
+    for r in rows:
+        c = by_sha.setdefault(r["sha"], {"sha": r["sha"], "url": f"https://github.com/{fork}/commit/{r['sha']}",
+                                         "pr": r["pr"] or None, "updated_at": r["updated_at"], "cells": {}})
+        c["updated_at"] = max(c["updated_at"], r["updated_at"])
+        c["cells"].setdefault(r["suite"], []).append({"platform": r["platform"], "state": _cell_state(r),
+                                                       "reason": r["reason"] or "", "check_url": r["check_url"] or None})
+    out = []
+    for c in by_sha.values():
+        for s in suites:
+            c["cells"].setdefault(s, [{"platform": "", "state": "missing", "reason": "no result for this commit",
+                                       "check_url": None}])
+        out.append({**c, "updated_at": iso(c["updated_at"])})
+    regs = l2_store.regressions(store, fork)
+    series = []
+    for key in l2_store.series_keys(store):
+        benchmark, impl, metric, shape, dtype, platform, unit = key
+        version, pts = l2_store.series_points(store, benchmark, impl, metric, shape, dtype, platform)
+        sk = l2_store.series_key(benchmark, impl, shape, dtype, platform, unit)
+        cps = _change_points(key, version, [p["value"] for p in pts], sk.higher_is_better)
+        mine = [g for g in regs if g["series"] == str(sk)]
+        confirmed = {g["bad"] for g in mine if g["status"] and not g["status"].startswith("not confirmed")}
+        series.append({"series": str(sk), "metric": metric, "unit": unit, "higher_is_better": sk.higher_is_better,
+                       "points": [{"sha": p["sha"], "value": p["value"], "time": iso(p["time"])} for p in pts],
+                       "change_points": [{"index": c.index, "sha": pts[c.index]["sha"], "rel_shift": c.rel_shift,
+                                          "alert": c.alert, "confirmed": pts[c.index]["sha"] in confirmed,
+                                          "p_value": c.pvalue} for c in cps if 0 <= c.index < len(pts)],
+                       "regressions": [{"good": g["good"], "bad": g["bad"], "culprit": g["culprit"] or None,
+                                        "culprit_upstream": (sync_store.upstream_of_fork_commit(store, fork, g["culprit"])
+                                                             if g["culprit"] else None),
+                                        "status": g["status"], "issue": g["issue"] or None,
+                                        "issue_url": f"https://github.com/{fork}/issues/{g['issue']}" if g["issue"] else None,
+                                        "backout_pr": g["backout_pr"] or None} for g in mine]})
+    doc.update({"suites": suites, "platforms": platforms, "commits": out,
+                "trunk_red": trunk_red(validation_store.trunk_history(store, fork), now), "l2": series})
+    return doc
+
+
+# --------------------------------------------------------------------------- triage
+def _causes(store: Store) -> list[dict]:
+    tracked, _runs, _green, _meta = triage_store.state_rows(store)
+    follow = {}
+    for f in triage_store.followups(store):
+        follow.setdefault(f["cause"], f)
+    out = []
+    for r in tracked:
+        d = json.loads(r["data"])
+        f = follow.get(d["key"], {})
+        out.append({**d, "repo": f.get("repo", ""), "followup": f})
+    return out
+
+
+def triage(store: Store, fork: str, now: float, policy: Policy, nightlies: int = 30) -> dict:
+    """``forksync.dashboard.triage/1``. Root causes recorded for this fork, and those of nightlies
+    not tied to a fork (a store that serves one fork)."""
+    st = _status(store, fork)
+    doc = _common(store, fork, st, now, policy, "triage")
+    runs = triage_store.recent_runs(store, nightlies)
+    ids = [r["run"] for r in runs]
+    groups: dict[str, list] = {"real": [], "infrastructure": [], "flaky": []}
+    for c in sorted(_causes(store), key=lambda c: (-c["last_seen"], c["key"])):
+        if c["repo"] not in ("", fork):
+            continue
+        failed = {x[0] for x in c["fail_runs"]}
+        f = c["followup"]
+        issue = c.get("issue") or f.get("issue") or None
+        groups.setdefault(c["cls"], []).append({
+            "key": c["key"], "class": c["cls"], "title": c["title"], "state": c["state"],
+            "first_seen": iso(c["first_seen"]), "last_seen": iso(c["last_seen"]),
+            "failing": [1 if r in failed else 0 for r in ids], "runs": len(c["fail_runs"]),
+            "tests": sorted(c["tests"]), "platforms": sorted(c["platforms"]),
+            "suspects": {"culprit": f.get("culprit") or None, "first_red": c.get("first_red") or None,
+                         "last_green": c.get("last_green") or None},
+            "issue": issue, "issue_url": f"https://github.com/{fork}/issues/{issue}" if issue else None})
+    doc.update({"nightlies": [{"run": r["run"], "time": iso(r["processed_at"])} for r in runs], "causes": groups})
+    return doc
+
+
+# --------------------------------------------------------------------------- health
+def health(store: Store, now: float, policy: Policy, app_facts: dict, allowed: Callable[[str], bool] = lambda f: True) -> dict:
+    """``forksync.dashboard.health/1``: ``app_facts`` is what the App reports (``status``,
+    ``problems``, ``deliveries``, ``dead``, ``recent_errors``, ``worker_heartbeat``: epoch s or None)."""
+    beat = app_facts.get("worker_heartbeat")
+    forks_out = []
+    for f in fork_names(store):
+        if not allowed(f):
+            continue
+        st = sync_store.load_status(store, f)
+        forks_out.append({"fork": f, "github": f"https://github.com/{f}", "last_sync": iso(st.computed_at) if st else None,
+                          "upstream_as_of": iso(st.upstream_seen_at) if st else None,
+                          "last_fetch_error": st.last_fetch_error if st else "",
+                          "stale": stale_of(st, now, fork_policy(store, f, policy)),
+                          "blocked": [{"id": b.get("id"), "pr": b.get("pr") or None, "url": b.get("url") or None,
+                                       "reason": b.get("reason", ""), "step": b.get("step", "")} for b in (st.blocked if st else ())]})
+    return {"schema": f"{V}.health/1", "status": app_facts.get("status", "ok"), "problems": list(app_facts.get("problems", [])),
+            "deliveries": dict(app_facts.get("deliveries", {})),
+            "dead": [{k: d.get(k) for k in ("id", "event", "repo", "reason")} for d in app_facts.get("dead", [])
+                     if not d.get("repo") or allowed(d["repo"])],
+            "recent_errors": [{**e, "at": iso(e.get("at"))} for e in app_facts.get("recent_errors", [])
+                              if not e.get("repo") or allowed(e["repo"])],
+            "worker_heartbeat": iso(beat), "worker_heartbeat_age_s": (now - beat) if beat else None, "forks": forks_out}
+
+
+__all__ = ["NotFound", "BadQuery", "Policy", "iso", "github_of", "stale_of", "fork_names", "forks", "overview", "units",
+           "ledger", "ledger_entry", "validation", "trunk_red", "triage", "health", "DISPOSITIONS"]

@@ -1,0 +1,296 @@
+"""The dashboard's routes (aiohttp): pages under ``/``, their JSON twins under ``/api/v1/``, and
+the scripts the pages need under ``/static/`` (docs/dashboard.md).
+
+:func:`add_dashboard` mounts them on an application (``forksync serve``'s, or the local one of
+``forksync dashboard``: :func:`make_dashboard_app`). Store reads and rendering run on one worker
+thread, so the event loop (and the webhook intake beside it) never waits on SQLite.
+
+Bad input never gives a 500: an unknown fork, page, commit or unit is a 404 page (or a JSON
+error under ``/api/``), an unreadable query value a 400, and anything unexpected is logged
+and answered 503 with a one-line reason.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from aiohttp import web
+
+from bot.dashboard import plots, views
+from bot.dashboard.access import ALLOWED_KEY, USER_KEY, install
+from bot.store import Store
+from bot.templating import render_html
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).resolve().parent / "static"
+PAGES = ("overview", "units", "ledger", "validation", "triage")
+_NO_STORE = {"Cache-Control": "no-store"}
+#: Content-Security-Policy of every page: scripts, styles, images and fetches from this server only.
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+       "connect-src 'self'; font-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+
+
+@dataclass
+class Dashboard:
+    """What the routes read. ``app_facts()``: the App's health facts (see
+    :func:`bot.dashboard.views.health`); ``queue_counts()``: deliveries per state; ``access``:
+    who may see which fork (None: everyone — local mode); ``clock``: epoch s."""
+
+    store: Store
+    policy: views.Policy = field(default_factory=views.Policy)
+    app_facts: Callable[[], dict] = lambda: {}
+    queue_counts: Callable[[], dict] = lambda: {}
+    access: object | None = None
+    clock: Callable[[], float] = time.time
+    executor: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1, thread_name_prefix="forksync-dashboard"))
+
+
+DASHBOARD_KEY = web.AppKey("forksync_dashboard", Dashboard)
+
+
+def utc(value: str | None) -> str:
+    """``2026-04-15T12:00:00Z`` → ``2026-04-15 12:00 UTC`` (the pages' form); ``—`` for None."""
+    return value.replace("T", " ")[:16] + " UTC" if value else "—"
+
+
+def age(seconds: float | None) -> str:
+    if seconds is None:
+        return "—"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 2 * 86_400:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86_400:.1f} days"
+
+
+def _page(name: str, status: int = 200, **ctx) -> web.Response:
+    body = render_html(f"dashboard/{name}.html.j2", utc=utc, age=age, **ctx)
+    return web.Response(text=body, status=status, content_type="text/html", headers={**_NO_STORE, "Content-Security-Policy": CSP})
+
+
+def _api(doc: dict, status: int = 200) -> web.Response:
+    return web.Response(text=json.dumps(doc, separators=(",", ":")), status=status, content_type="application/json",
+                        headers=_NO_STORE)
+
+
+def _error(request: web.Request, status: int, message: str) -> web.Response:
+    if request.path.startswith("/api/"):
+        return _api({"schema": "forksync.dashboard.error/1", "error": message, "status": status}, status)
+    return _page("error", status, title={400: "Bad request", 401: "Login required", 404: "Not found"}.get(status, "Unavailable"),
+                 message=message, forks=[], fork=None, page="", user=_user(request))
+
+
+def _user(request: web.Request) -> str | None:
+    return request.get(USER_KEY)
+
+
+def _allowed(request: web.Request) -> Callable[[str], bool]:
+    return request.get(ALLOWED_KEY) or (lambda fork: True)
+
+
+async def _run(request: web.Request, fn, *args):
+    d = request.app[DASHBOARD_KEY]
+    return await asyncio.get_running_loop().run_in_executor(d.executor, fn, *args)
+
+
+def _fork(request: web.Request) -> str:
+    fork = f"{request.match_info['owner']}/{request.match_info['name']}"
+    if not _allowed(request)(fork):
+        # a fork the user may not read is answered as one that does not exist
+        raise views.NotFound(f"no fork {fork!r} here, or you may not read it")
+    return fork
+
+
+def _doc(d: Dashboard, page: str, fork: str, query) -> dict:
+    now = d.clock()
+    if page == "overview":
+        return views.overview(d.store, fork, now, d.policy, d.queue_counts())
+    if page == "ledger":
+        return views.ledger(d.store, fork, now, d.policy, {k: query.getall(k) for k in set(query.keys())})
+    return getattr(views, page)(d.store, fork, now, d.policy)
+
+
+def _figures(page: str, doc: dict) -> dict[str, str]:
+    if page == "overview":
+        return {"overview": plots.overview_figure(doc)} if doc["series"] else {}
+    if page == "units":
+        return {"units": plots.units_figure(doc)} if doc["units"] else {}
+    if page == "validation":
+        return {f"l2-{i}": plots.l2_figure(s) for i, s in enumerate(doc["l2"]) if s["points"]}
+    return {}
+
+
+def _forks_list(d: Dashboard, allowed) -> list[str]:
+    return [f for f in views.fork_names(d.store) if allowed(f)]
+
+
+async def index(request: web.Request) -> web.Response:
+    d = request.app[DASHBOARD_KEY]
+    allowed = _allowed(request)
+    doc = await _run(request, lambda: views.forks(d.store, d.clock(), d.policy, allowed))
+    if len(doc["forks"]) == 1 and "all" not in request.query:
+        raise web.HTTPFound(f"/forks/{doc['forks'][0]['fork']}/")
+    return await _run(request, lambda: _page("forks", doc=doc, forks=[f["fork"] for f in doc["forks"]], fork=None, page="forks",
+                                             user=_user(request), api="/api/v1/forks"))
+
+
+async def page_view(request: web.Request) -> web.Response:
+    d = request.app[DASHBOARD_KEY]
+    page = request.match_info.get("page") or "overview"
+    if page not in PAGES:
+        raise views.NotFound(f"no page {page!r}: the pages are {', '.join(PAGES)}")
+    fork = _fork(request)
+    allowed = _allowed(request)
+
+    def build():
+        doc = _doc(d, page, fork, request.query)
+        api = f"/api/v1/forks/{fork}/{page}" + (f"?{request.query_string}" if request.query_string else "")
+        return _page(page, doc=doc, figures=_figures(page, doc), forks=_forks_list(d, allowed), fork=fork, page=page,
+                     user=_user(request), api=api, dispositions=views.DISPOSITIONS)
+    return await _run(request, build)
+
+
+async def entry_view(request: web.Request) -> web.Response:
+    d = request.app[DASHBOARD_KEY]
+    fork = _fork(request)
+    allowed = _allowed(request)
+
+    def build():
+        doc = views.ledger_entry(d.store, fork, d.clock(), d.policy, request.match_info["sha"])
+        return _page("ledger_entry", doc=doc, forks=_forks_list(d, allowed), fork=fork, page="ledger", user=_user(request),
+                     api=f"/api/v1/forks/{fork}/ledger/{request.match_info['sha']}")
+    return await _run(request, build)
+
+
+async def health_view(request: web.Request) -> web.Response:
+    d = request.app[DASHBOARD_KEY]
+    allowed = _allowed(request)
+
+    def build():
+        doc = views.health(d.store, d.clock(), d.policy, d.app_facts(), allowed)
+        return _page("health", doc=doc, forks=_forks_list(d, allowed), fork=None, page="health", user=_user(request),
+                     api="/api/v1/health")
+    return await _run(request, build)
+
+
+async def api_forks(request: web.Request) -> web.Response:
+    d = request.app[DASHBOARD_KEY]
+    allowed = _allowed(request)
+    return _api(await _run(request, lambda: views.forks(d.store, d.clock(), d.policy, allowed)))
+
+
+async def api_page(request: web.Request) -> web.Response:
+    d = request.app[DASHBOARD_KEY]
+    page = request.match_info["page"]
+    if page not in PAGES:
+        raise views.NotFound(f"no API page {page!r}: the pages are {', '.join(PAGES)}")
+    fork = _fork(request)
+    return _api(await _run(request, _doc, d, page, fork, request.query))
+
+
+async def api_entry(request: web.Request) -> web.Response:
+    d = request.app[DASHBOARD_KEY]
+    fork = _fork(request)
+    return _api(await _run(request, lambda: views.ledger_entry(d.store, fork, d.clock(), d.policy, request.match_info["sha"])))
+
+
+async def api_health(request: web.Request) -> web.Response:
+    d = request.app[DASHBOARD_KEY]
+    allowed = _allowed(request)
+    return _api(await _run(request, lambda: views.health(d.store, d.clock(), d.policy, d.app_facts(), allowed)))
+
+
+async def static(request: web.Request) -> web.StreamResponse:
+    name = request.match_info["file"]
+    path = plots.plotly_js_path() if name == "plotly.min.js" else STATIC / name
+    if name not in ("plotly.min.js", "dashboard.js", "dashboard.css") or not path.is_file():
+        raise views.NotFound(f"no static file {name!r}")
+    return web.FileResponse(path, headers={"Cache-Control": "public, max-age=86400"})
+
+
+def _is_dashboard(path: str) -> bool:
+    return path in ("/", "/health") or path.startswith(("/forks/", "/api/", "/static/", "/auth/"))
+
+
+@web.middleware
+async def errors(request: web.Request, handler):
+    """Every answer of a dashboard path is a page or a JSON document, never a 500. Each answer
+    carries ``Server-Timing: app;dur=<ms>`` (the time this server spent on it)."""
+    t0 = time.perf_counter()
+    resp = await _answer(request, handler)
+    if _is_dashboard(request.path) and not resp.prepared:
+        resp.headers["Server-Timing"] = f"app;dur={(time.perf_counter() - t0) * 1000:.2f}"
+    return resp
+
+
+async def _answer(request: web.Request, handler) -> web.StreamResponse:
+    try:
+        return await handler(request)
+    except views.NotFound as e:
+        return _error(request, 404, str(e))
+    except views.BadQuery as e:
+        return _error(request, 400, str(e))
+    except web.HTTPNotFound:
+        if request.method == "GET":
+            return _error(request, 404, f"no page at {request.path}: start at /")
+        raise
+    except web.HTTPException:
+        raise
+    except Exception as e:  # noqa: BLE001 - a page must answer, and the log says what broke
+        if not _is_dashboard(request.path):
+            raise
+        log.exception("dashboard: %s %s failed", request.method, request.path)
+        return _error(request, 503, f"this page could not be built ({type(e).__name__}); the server log has the details")
+
+
+def add_dashboard(app: web.Application, dashboard: Dashboard) -> None:
+    """Mount the dashboard's routes and its error middleware on ``app`` (before it starts)."""
+    app[DASHBOARD_KEY] = dashboard
+    app.middlewares.append(errors)
+    if dashboard.access is not None:
+        install(app, dashboard.access, lambda: views.fork_names(dashboard.store))
+    r = app.router
+    r.add_get("/", index)
+    r.add_get("/health", health_view)
+    r.add_get("/forks/{owner}/{name}/", page_view)
+    r.add_get("/forks/{owner}/{name}/ledger/{sha}", entry_view)
+    r.add_get("/forks/{owner}/{name}/{page}", page_view)
+    r.add_get("/api/v1/forks", api_forks)
+    r.add_get("/api/v1/health", api_health)
+    r.add_get("/api/v1/forks/{owner}/{name}/ledger/{sha}", api_entry)
+    r.add_get("/api/v1/forks/{owner}/{name}/{page}", api_page)
+    r.add_get("/static/{file}", static)
+
+    def warm() -> None:
+        # change-point detection of long L2 series takes a second or more; do it before the first
+        # visitor asks (it is cached until a series changes)
+        for fork in views.fork_names(dashboard.store):
+            try:
+                views.validation(dashboard.store, fork, dashboard.clock(), dashboard.policy)
+            except Exception:  # noqa: BLE001 - a page that cannot be built says so when asked
+                log.exception("dashboard: warming the validation page of %s failed", fork)
+
+    async def start(app: web.Application) -> None:
+        asyncio.get_running_loop().run_in_executor(dashboard.executor, warm)
+
+    async def close(app: web.Application) -> None:
+        dashboard.executor.shutdown(wait=True)
+    app.on_startup.append(start)
+    app.on_cleanup.append(close)
+
+
+def make_dashboard_app(dashboard: Dashboard) -> web.Application:
+    """A read-only application with the dashboard alone (``forksync dashboard``)."""
+    app = web.Application()
+    add_dashboard(app, dashboard)
+    return app
+
+
+__all__ = ["Dashboard", "add_dashboard", "make_dashboard_app", "utc", "CSP", "DASHBOARD_KEY"]

@@ -1,0 +1,242 @@
+"""The dashboard's pages and JSON twins over a real store (aiohttp test server): exact numbers,
+links to GitHub, the stale banner, and bad input answered with a clear page or JSON error."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from bot.app import queue as q
+from bot.app.web import make_app, mount_dashboard
+from bot.dashboard import views
+from bot.dashboard.web import Dashboard, make_dashboard_app
+from bot.store import Store
+from tests.support.dashboard_world import FORK, NOW, fill, sha
+
+
+async def client_for(store: Store, **kw) -> TestClient:
+    c = TestClient(TestServer(make_dashboard_app(Dashboard(store=store, clock=lambda: NOW, **kw))))
+    await c.start_server()
+    return c
+
+
+@pytest.fixture
+async def world():
+    store = Store()
+    fill(store)
+    c = await client_for(store, queue_counts=lambda: {"queued": 1, "done": 5}, app_facts=lambda: {
+        "status": "ok", "problems": [], "deliveries": {"queued": 1, "done": 5}, "dead": [], "recent_errors": [],
+        "worker_heartbeat": NOW - 5})
+    yield store, c
+    await c.close()
+
+
+async def get_json(c: TestClient, path: str, status: int = 200) -> dict:
+    r = await c.get(path)
+    assert r.status == status, (path, r.status, await r.text())
+    assert r.content_type == "application/json"
+    return await r.json()
+
+
+async def get_page(c: TestClient, path: str, status: int = 200) -> str:
+    r = await c.get(path)
+    assert r.status == status, (path, r.status)
+    assert r.content_type == "text/html"
+    assert "default-src 'none'" in r.headers["Content-Security-Policy"]
+    return await r.text()
+
+
+async def test_overview_page_and_json_carry_the_same_numbers(world):
+    store, c = world
+    doc = await get_json(c, f"/api/v1/forks/{FORK}/overview")
+    assert doc["schema"] == "forksync.dashboard.overview/1"
+    assert (doc["days_behind"], doc["backlog"], doc["not_reached"]) == (3.25, 42, 4)
+    assert doc["frontier"] == {"sha": sha("u", 35), "url": f"https://github.com/triton-lang/triton/commit/{sha('u', 35)}"}
+    assert doc["upstream_as_of"] == views.iso(NOW - 600) == "2026-05-28T20:16:40Z"
+    assert doc["stale"] == {"stale": False, "reason": ""}
+    assert len(doc["series"]) == 6 and doc["series"][-1]["at"] == "2026-05-28T20:16:40Z"
+    assert [ld["frontier"] for ld in doc["landings"]] == [sha("u", 1)]         # k // 3 moved once in 6 days
+    assert doc["queue"] == {"queued": 1, "done": 5} and doc["open_root_causes"] == 2
+    html = await get_page(c, f"/forks/{FORK}/")
+    assert '<div class="v" id="days-behind">3.25</div>' in html and '<div class="v" id="backlog">42</div>' in html
+    assert 'data-points="6"' in html and "2026-05-28 20:16 UTC" in html and "STALE" not in html
+    assert '<script defer src="/static/plotly.min.js"></script>' in html
+    assert not re.search(r'(src|href)="https?://(?!github\.com/)', html)       # nothing from another host but links to GitHub
+
+
+async def test_stale_banner_when_the_last_refresh_failed():
+    store = Store()
+    fill(store, stale=True)
+    c = await client_for(store)
+    try:
+        doc = await get_json(c, f"/api/v1/forks/{FORK}/overview")
+        assert doc["stale"] == {"stale": True, "reason": "the last fetch of upstream failed: fetch of triton-lang/triton failed: 502"}
+        for page in ("", "units", "ledger", "validation", "triage"):
+            html = await get_page(c, f"/forks/{FORK}/{page}")
+            assert 'id="stale-banner">STALE — the last fetch of upstream failed' in html
+    finally:
+        await c.close()
+
+
+async def test_units_graph_blocked_and_deleted_pr(world):
+    store, c = world
+    doc = await get_json(c, f"/api/v1/forks/{FORK}/units")
+    by = {u["id"]: u for u in doc["units"]}
+    bundle, chain = f"bundle-{sha('u', 1600)[:12]}", f"chain-{sha('u', 1650)[:12]}"
+    gone, planned = f"chain-{sha('u', 1660)[:12]}", f"bundle-{sha('u', 1690)[:12]}"
+    assert set(by) == {bundle, chain, gone, planned}
+    assert (by[bundle]["gate"], by[bundle]["pr_state"], by[bundle]["url"]) == ("red", "open", f"https://github.com/{FORK}/pull/301")
+    assert [(s["suite"], s["verdict"]) for s in by[bundle]["suites"]] == [("kernels", "pass"), ("lit", "fail")]
+    assert by[chain]["gate"] == "blocked at a conflict" and by[chain]["conflict_sha"] == sha("u", 1651)
+    assert (by[gone]["pr_state"], by[gone]["url"], by[gone]["gate"]) == ("missing", None, "not opened")
+    assert by[planned]["pr_state"] == "planned" and by[bundle]["age_s"] == 5 * 86_400
+    assert sorted((e["from"], e["to"]) for e in doc["edges"]) == sorted([(chain, bundle), (gone, chain)])
+    html = await get_page(c, f"/forks/{FORK}/units")
+    assert "#303 <span class=\"muted\">(gone)</span>" in html and 'data-points="4"' in html
+
+
+async def test_ledger_filters_search_and_evidence(world):
+    store, c = world
+    doc = await get_json(c, f"/api/v1/forks/{FORK}/ledger?limit=5")
+    assert doc["total"] == 40 and len(doc["entries"]) == 5 and sum(doc["counts"].values()) == 40
+    e = doc["entries"][0]
+    assert e["url"] == f"https://github.com/triton-lang/triton/commit/{sha('u', 0)}" and e["pr_url"].endswith("/pull/5000")
+    pending = await get_json(c, f"/api/v1/forks/{FORK}/ledger?disposition=PENDING&limit=500")
+    assert pending["total"] == doc["counts"]["PENDING"] and {x["disposition"] for x in pending["entries"]} == {"PENDING"}
+    assert [x["index"] for x in (await get_json(c, f"/api/v1/forks/{FORK}/ledger?q=%235007"))["entries"]] == [7]
+    assert [x["index"] for x in (await get_json(c, f"/api/v1/forks/{FORK}/ledger?q={sha('u', 9)[:10]}"))["entries"]] == [9]
+    assert (await get_json(c, f"/api/v1/forks/{FORK}/ledger?q=change+number+12"))["total"] == 1
+    html = await get_page(c, f"/forks/{FORK}/ledger?disposition=PENDING")
+    assert f'<p id="total">{pending["total"]} matching upstream commit(s).</p>' in html
+    one = await get_json(c, f"/api/v1/forks/{FORK}/ledger/{sha('u', 7)[:9]}")
+    assert one["entry"]["sha"] == sha("u", 7)
+    page = await get_page(c, f"/forks/{FORK}/ledger/{sha('u', 7)}")
+    assert sha("u", 7) in page and one["entry"]["disposition"] in page
+
+
+async def test_validation_grid_trunk_red_and_l2(world):
+    store, c = world
+    doc = await get_json(c, f"/api/v1/forks/{FORK}/validation")
+    assert doc["suites"] == ["kernels", "lit"]
+    head = next(x for x in doc["commits"] if x["pr"] == 301)
+    assert head["cells"]["lit"][0]["state"] == "short" and head["cells"]["kernels"][0]["state"] == "green"
+    assert doc["trunk_red"] == {"red": True, "since_sha": sha("t", 4), "since": views.iso(NOW - 2 * 3600), "for_s": 7200.0}
+    matmul, softmax = doc["l2"]
+    assert len(matmul["points"]) == 12 and len(softmax["points"]) == 1 and softmax["change_points"] == []
+    assert matmul["regressions"][0]["issue_url"] == f"https://github.com/{FORK}/issues/77"
+    picked = next(e for e in (await get_json(c, f"/api/v1/forks/{FORK}/ledger?limit=500"))["entries"] if e["fork_commit"] == sha("f", 1))
+    assert matmul["regressions"][0]["culprit_upstream"] == picked["sha"] == sha("u", 1)
+    html = await get_page(c, f"/forks/{FORK}/validation")
+    assert "Trunk is red</b> for 2.0 h" in html and 'data-points="12"' in html and 'data-points="1"' in html
+    assert "Too few points for change-point detection" in html
+
+
+async def test_triage_classes_apart_with_sparklines(world):
+    store, c = world
+    doc = await get_json(c, f"/api/v1/forks/{FORK}/triage")
+    assert len(doc["nightlies"]) == 30
+    assert [len(doc["causes"][k]) for k in ("real", "infrastructure", "flaky")] == [2, 1, 1]
+    c0 = next(x for x in doc["causes"]["real"] if x["key"] == "cause-000")
+    assert c0["failing"] == [1 if j % 3 == 0 else 0 for j in range(30)] and c0["suspects"]["culprit"] == sha("t", 4)
+    assert c0["issue_url"] == f"https://github.com/{FORK}/issues/400"
+    html = await get_page(c, f"/forks/{FORK}/triage")
+    assert html.count('<span class="f"></span>') == sum(sum(x["failing"]) for g in doc["causes"].values() for x in g)
+
+
+async def test_health_same_facts_as_healthz(tmp_path):
+    store = Store(tmp_path / "f.db")
+    fill(store)
+    q.enqueue(store, delivery_id="d1", hook_id="1", event="push", body=b"{}", now=NOW - 100)
+    app = make_app(store, "s3cret", clock=lambda: NOW)
+    mount_dashboard(app, Store(tmp_path / "f.db"), clock=lambda: NOW)
+    c = TestClient(TestServer(app))
+    await c.start_server()
+    try:
+        healthz = await (await c.get("/healthz")).json()
+        doc = await get_json(c, "/api/v1/health")
+        assert doc["deliveries"] == healthz["queue"] and doc["status"] == healthz["status"] == "ok"
+        assert doc["forks"][0]["fork"] == FORK and doc["forks"][0]["stale"]["stale"] is False
+        html = await get_page(c, "/health")
+        assert '<span id="status" style="color:#22863a">ok</span>' in html
+        # the webhook beside it still answers as before
+        assert (await c.post("/webhook", data=b"{}")).status == 401
+        body = json.dumps(doc) + html
+        assert "s3cret" not in body
+    finally:
+        await c.close()
+
+
+@pytest.mark.parametrize("path, status, words", [
+    ("/api/v1/forks/no/such/overview", 404, "no fork 'no/such'"),
+    ("/api/v1/forks/meta/triton/nope", 404, "no API page 'nope'"),
+    ("/api/v1/forks/meta/triton/ledger?since=2026-13-01", 400, "since='2026-13-01': give a date as YYYY-MM-DD"),
+    ("/api/v1/forks/meta/triton/ledger?limit=0", 400, "limit between 1 and 500"),
+    ("/api/v1/forks/meta/triton/ledger?disposition=MAYBE", 400, "disposition='MAYBE'"),
+    ("/api/v1/forks/meta/triton/ledger/zzzzzzz", 400, "is not a commit"),
+    ("/api/v1/forks/meta/triton/ledger/1234567", 404, "not in meta/triton's ledger"),
+    ("/api/v1/nothing", 404, "no page at /api/v1/nothing"),
+])
+async def test_bad_input_is_a_json_error(world, path, status, words):
+    store, c = world
+    doc = await get_json(c, path, status)
+    assert doc["schema"] == "forksync.dashboard.error/1" and words in doc["error"] and doc["status"] == status
+
+
+@pytest.mark.parametrize("path, status, words", [
+    ("/forks/no/such/", 404, "no fork &#39;no/such&#39;"),
+    ("/forks/meta/triton/nope", 404, "no page &#39;nope&#39;"),
+    ("/nowhere", 404, "no page at /nowhere"),
+    ("/static/secrets.txt", 404, "no static file"),
+])
+async def test_bad_input_is_a_clear_page(world, path, status, words):
+    store, c = world
+    html = await get_page(c, path, status)
+    assert words in html
+
+
+async def test_empty_store_and_a_fork_never_synced():
+    store = Store()
+    c = await client_for(store)
+    try:
+        assert (await get_json(c, "/api/v1/forks"))["forks"] == []
+        assert 'id="empty"' in await get_page(c, "/")
+        assert (await get_json(c, "/api/v1/health"))["forks"] == []
+        from bot.sync import store as sync_store
+        sync_store.track(store, "o/new", "triton-lang/triton", "main", 1, 300)
+        r = await c.get("/", allow_redirects=False)
+        assert r.status == 302 and r.headers["Location"] == "/forks/o/new/"
+        doc = await get_json(c, "/api/v1/forks/o/new/overview")
+        assert doc["synced"] is False and doc["days_behind"] is None and doc["series"] == []
+        assert doc["stale"] == {"stale": True, "reason": "never synced: upstream was never seen"}
+        html = await get_page(c, "/forks/o/new/")
+        assert 'id="never-synced"' in html and 'id="no-series"' in html
+        for page in ("units", "ledger", "validation", "triage"):
+            await get_json(c, f"/api/v1/forks/o/new/{page}")
+            await get_page(c, f"/forks/o/new/{page}")
+    finally:
+        await c.close()
+
+
+async def test_static_plotly_is_served_from_the_installed_package(world):
+    store, c = world
+    r = await c.get("/static/plotly.min.js")
+    assert r.status == 200 and len(await r.read()) > 1_000_000
+    assert (await c.get("/static/dashboard.js")).status == 200
+
+
+async def test_the_forks_own_stale_limit_from_its_last_sync():
+    from bot.sync import snapshots
+    from bot.sync import store as sync_store
+
+    store = Store()
+    fill(store)
+    st = sync_store.load_status(store, FORK)        # upstream seen 600 s before NOW
+    snapshots.record_sync(store, st, at=NOW - 600, contiguous_lag_days=1.0, ledger=None, stale_after_s=300)
+    c = await client_for(store)
+    try:
+        doc = await get_json(c, f"/api/v1/forks/{FORK}/overview")
+        assert doc["stale"] == {"stale": True, "reason": "upstream was last seen 0.2 h ago (limit 0.0833333 h)"}
+    finally:
+        await c.close()

@@ -1,0 +1,97 @@
+"""The dashboard's history: snapshot rows, retention, the ledger snapshot's queries and the backfill."""
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from bot.config.forksync import load_config
+from bot.demo.scenario import build_scenario
+from bot.model import CommitInfo, Disposition, Evidence, FileChange, LedgerEntry
+from bot.store import Store
+from bot.sync import snapshots
+from bot.sync import store as sync_store
+from bot.sync.status import SyncStatus
+
+
+@pytest.mark.parametrize("paths, areas", [
+    (["lib/Dialect/TritonGPU/IR/Ops.cpp", "README.md"], ("(root)", "lib/Dialect")),
+    (["python/triton/compiler/compiler.py", "python/setup.py"], ("python", "python/triton")),
+    ([], ()),
+])
+def test_areas_of(paths, areas):
+    assert snapshots.areas_of(paths) == areas
+
+
+def test_backfill_dates_end_at_the_last_day():
+    assert snapshots.backfill_dates(date(2026, 1, 1), date(2026, 1, 20), 7) == ["2026-01-06", "2026-01-13", "2026-01-20"]
+    assert snapshots.backfill_dates(date(2026, 1, 2), date(2026, 1, 1), 1) == []
+    with pytest.raises(ValueError, match="at least 1 day"):
+        snapshots.backfill_dates(date(2026, 1, 1), date(2026, 1, 2), 0)
+
+
+def _entry(i: int, d: Disposition, subject: str, pr: int | None = None) -> LedgerEntry:
+    return LedgerEntry(sha=f"{i:040x}", index=i, disposition=d, pr=pr, subject=subject, committer_time=1_700_000_000 + i * 86_400,
+                       fork_commit="f" * 40 if d == Disposition.PICKED else None,
+                       evidence=(Evidence("trailer:Upstream-Commit", "f" * 40, "Upstream-Commit: …"),) if d == Disposition.PICKED else ())
+
+
+def test_ledger_snapshot_queries():
+    store = Store()
+    entries = [_entry(1, Disposition.PICKED, "[BACKEND] Fix the layout pass (#10)", 10),
+               _entry(2, Disposition.PENDING, "[FRONTEND] Clone saved exception (#11)", 11),
+               _entry(3, Disposition.DEFERRED_BLOCKED, "[BACKEND] 100% wider_tiles", 12)]
+    commits = {e.sha: CommitInfo(e.sha, (), e.subject, files=(FileChange("lib/Dialect/x.cpp" if e.index != 2 else "python/triton/a.py"),))
+               for e in entries}
+    sync_store.replace_ledger(store, "o/f", snapshots.ledger_rows("o/f", entries, commits))
+    sync_store.replace_ledger(store, "o/other", snapshots.ledger_rows("o/other", entries[:1], commits))
+    total, rows = sync_store.query_ledger(store, "o/f")
+    assert total == 3 and [r["idx"] for r in rows] == [1, 2, 3]
+    assert sync_store.query_ledger(store, "o/f", dispositions=("PENDING", "PICKED"))[0] == 2
+    assert [r["idx"] for r in sync_store.query_ledger(store, "o/f", area="python/triton")[1]] == [2]
+    assert [r["idx"] for r in sync_store.query_ledger(store, "o/f", pr=12)[1]] == [3]
+    assert [r["idx"] for r in sync_store.query_ledger(store, "o/f", words="backend layout")[1]] == [1]
+    assert [r["idx"] for r in sync_store.query_ledger(store, "o/f", words="100%")[1]] == [3]
+    assert sync_store.query_ledger(store, "o/f", words="1_0")[0] == 0          # LIKE wildcards are literal
+    assert [r["idx"] for r in sync_store.query_ledger(store, "o/f", sha_prefix="0" * 39 + "2")[1]] == [2]
+    assert [r["idx"] for r in sync_store.query_ledger(store, "o/f", since=1_700_000_000 + 2 * 86_400)[1]] == [2, 3]
+    assert [r["idx"] for r in sync_store.query_ledger(store, "o/f", offset=1, limit=1)[1]] == [2]
+    counts, areas = sync_store.ledger_summary(store, "o/f")
+    assert counts == {"PICKED": 1, "PENDING": 1, "DEFERRED_BLOCKED": 1} and areas == ["lib/Dialect", "python/triton"]
+    sync_store.replace_ledger(store, "o/f", [])
+    assert sync_store.query_ledger(store, "o/f")[0] == 0 and sync_store.query_ledger(store, "o/other")[0] == 1
+
+
+def test_snapshots_are_kept_for_the_configured_time_and_a_failed_fetch_keeps_the_last_numbers():
+    store = Store()
+    st = SyncStatus(repo="o/f", frontier="a" * 40, days_behind=2.5, backlog=7, not_reached=3, upstream_seen_at=1000.0,
+                    units=({"id": "bundle-1"},))
+    snapshots.record_sync(store, st, at=1000.0, contiguous_lag_days=4.0, ledger=[], keep_days=10)
+    snapshots.record_sync(store, st, at=1000.0 + 5 * 86_400, contiguous_lag_days=4.5, ledger=[], keep_days=10)
+    snapshots.record_sync(store, st, at=1000.0 + 6 * 86_400, keep_days=10)
+    failed = SyncStatus(**{**st.__dict__, "last_fetch_error": "fetch failed: 502"})
+    snapshots.record_sync(store, failed, at=1000.0 + 11 * 86_400, keep_days=10)
+    rows = sync_store.snapshots(store, "o/f")
+    assert [(r["at"], r["source"], r["contiguous_lag_days"], r["backlog"], r["open_units"]) for r in rows] == [
+        (1000.0 + 5 * 86_400, "sync", 4.5, 7, 1), (1000.0 + 6 * 86_400, "refresh", 4.5, 7, 1),
+        (1000.0 + 11 * 86_400, "fetch-failed", 4.5, 7, 1)]
+    assert rows[-1]["fetch_error"] == "fetch failed: 502" and rows[-1]["upstream_as_of"] == 1000.0
+    assert sync_store.last_snapshot(store, "o/f")["source"] == "fetch-failed"
+    assert sync_store.last_snapshot(store, "o/none") is None
+
+
+def test_backfill_computes_the_series_of_the_forks_history_once(tmp_path):
+    s = build_scenario(tmp_path / "demo")
+    cfg = load_config(str(s.config_path))
+    store = Store()
+    n = snapshots.backfill(store, "o/f", cfg, days=6, step_days=2, today=date(2026, 1, 8))
+    rows = sync_store.snapshots(store, "o/f")
+    # the scenario's histories begin on 2026-01-05: 01-02 and 01-04 have no point
+    assert n == len(rows) == 2
+    assert [r["at"] for r in rows] == [snapshots._end_of_day(d) for d in ("2026-01-06", "2026-01-08")]
+    assert all(r["source"] == "backfill" for r in rows)
+    last = rows[-1]
+    assert len(last["frontier"]) == 40 and last["backlog"] >= 1
+    total, _ = sync_store.query_ledger(store, "o/f")
+    assert total == 18
+    assert snapshots.backfill(store, "o/f", cfg, days=6, step_days=2, today=date(2026, 1, 8)) == 0

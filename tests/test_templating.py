@@ -1,0 +1,270 @@
+"""Every template a person reads (PR and issue bodies, comments, check-run summaries) renders to
+well-formed Markdown: lists stay lists, headings stay headings, no items run together, no
+unrendered ``{{``, no empty code spans (tests/support/markdown_check.py).
+
+Each template has a case here with data shaped like the Triton fork's (its real shas, subjects,
+paths and PR numbers, from ``forksync plan`` on the snapshot); the e2e worlds render the same
+templates again through the handlers, and tests/conftest.py checks every one of those renders too.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace as NS
+
+import pytest
+
+from bot.agents import render as agents_render
+from bot.config.agents import SCRIPTED_MODEL
+from bot.model import PlanItem, Unit
+from bot.sync.status import SyncStatus
+from bot.sync.status_issue import render_status
+from bot.templating import TEMPLATES, render
+from bot.validation.gate import Finding, GateDecision
+from tests.support.markdown_check import problems, structure
+
+# real commits of the Triton fork's pending upstream range (forksync plan on the snapshot)
+UP = "https://github.com/triton-lang/triton"
+S1 = "01d3c87a74a2e4d6a3f1bb0c2f7d6a9e8b1c2d3e"
+S2 = "32fa3bb64b11c0ffee0a1b2c3d4e5f60718293a4"
+S3 = "eeb77318eca0aa11bb22cc33dd44ee55ff667788"
+S4 = "0a73259f61a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4"
+FORK = "db4666f22c1f8e7d6c5b4a39281706f5e4d3c2b1"
+COMMITS = [
+    {"sha": S2, "subject": "[README] Add Triton Conference 2025 details to README (#8186)", "pr": 8186,
+     "conflicts": ["README.md"]},
+    {"sha": S3, "subject": "[NFC] Update README for conference materials (#9009)", "pr": 9009, "conflicts": []},
+    {"sha": S4, "subject": "[AMD][NFC] Replace llvm instrinsic calls with rocdl ops (#9222)", "pr": 9222,
+     "conflicts": ["test/Conversion/amd/cluster_load.mlir", "third_party/amd/lib/TritonAMDGPUToLLVM/BarrierOpToLLVM.cpp"]},
+]
+CHAIN = Unit(f"chain-{S2[:12]}", "chain", tuple(PlanItem(c["sha"], "r", tuple(c["conflicts"])) for c in COMMITS),
+             areas=("amd",), reason="predicted cherry-pick conflicts in README.md; follows chain-01d3c87a74a2, which changes "
+                                    "README.md", depends_on=(f"chain-{S1[:12]}", "chain-9c2cefdb65a4"))
+HUNK = "<<<<<<< fork\n- [Triton Conference 2025](https://tritonconference.eventbuilder.com/TritonDeveloperConference)\n" \
+       "||||||| upstream parent\n=======\n- Triton Conference 2025: slides and recordings\n>>>>>>> upstream"
+STOPPED = {"sha": S2, "subject": COMMITS[0]["subject"], "pr": 8186, "commit": "c0" * 20, "error": "", "renames_skipped": "",
+           "remaining": 3, "files": [{"path": "README.md", "kind": "content", "hunks": [HUNK, HUNK], "old_path": ""},
+                                     {"path": "docs/conf.py", "kind": "modify/delete", "hunks": [], "old_path": ""},
+                                     {"path": "python/triton/knobs.py", "kind": "content", "hunks": [HUNK],
+                                      "old_path": "python/triton/_knobs.py"}]}
+SYNC_BODY = dict(unit=CHAIN, commits=COMMITS, upstream="triton-lang/triton", upstream_url=UP, by_rules=[
+    {"sha": S4, "folded": "", "declined": ["third_party/amd/lib/TritonAMDGPUToLLVM/BarrierOpToLLVM.cpp"],
+     "decided": [{"path": "test/Conversion/amd/cluster_load.mlir", "action": "kept the fork's file", "reason": "fork ahead",
+                  "rule": "fork-ahead"}]}],
+    deps=[{"id": f"chain-{S1[:12]}", "pr": 412, "blocked": "", "first": S1, "subject": "[README] added conference link (#8114)"},
+          {"id": "chain-9c2cefdb65a4", "pr": 0, "blocked": "", "first": "9c2cefdb65a4" + "0" * 28,
+           "subject": "[AMD][NFC] Use ROCDL ops for WaitAsyncCntOp/WaitTensorCntOp (#8820)"}],
+    deferred=[{"sha": S3, "subject": COMMITS[1]["subject"], "reason": "waits for LLVM"}],
+    wont_port=[{"sha": S4, "subject": COMMITS[2]["subject"], "reason": "the fork has its own ROCDL lowering"}],
+    merge_method="rebase", stopped=STOPPED, branch=f"forksync/chain-{S2[:12]}", agents=True)
+SUSPECTS = [{"sha": "5e6f7a8b9c0d" + "1" * 28, "subject": "[Kernels] Normalise softmax by the row maximum (#6021)",
+             "author": "Alice Upstream", "upstream": "a1b2c3d4e5f6" + "2" * 28, "score": 0.91,
+             "reasons": ["touches the failing kernel", "landed between green and red"]},
+            {"sha": "6f7a8b9c0d1e" + "3" * 28, "subject": "Docs: nightly 1 | 2", "author": "Bob", "upstream": "",
+             "score": 0.2, "reasons": ["in range"]}]
+RESULT = NS(suite="kernels", level="L1", platform="h200", commit=FORK, backend="local", verdict="red", outcome="fail",
+            environment=NS(runner_id="gpu-07", gpu_model="NVIDIA H200", driver="570.86", cuda="12.8", torch="2.13.0",
+                           triton="3.7.1", python="3.11.7"),
+            counts=NS(total=30, passed=28, failed=2, error=0, skipped=1, harness_total=31),
+            durations=NS(tests=41.2, total=63.9, command=52.0, outside_tests=10.8, build=0.0), workers=1,
+            triton_cache="/var/lib/forksync/runner/triton-cache", not_run=["test_softmax[512]"],
+            reasons=[NS(code="failed", detail="2 tests failed"), NS(code="short", detail="ran 30 of 31 expected | fewer")])
+BISECT = NS(culprit="5e6f7a8b9c0d", verified=True, note="re-tested", suspects=["5e6f7a8b9c0d", "6f7a8b9c0d1e"],
+            test_steps=4, bound=5, candidates=["a", "b", "c"],
+            steps=[NS(phase="bisect", sha="5e6f7a8b9c0d" + "1" * 28, attempts=1, outcome=NS(verdict="bad", value=1.31, detail="slow | 1.31 ms")),
+                   NS(phase="verify", sha="4d5e6f7a8b9c" + "1" * 28, attempts=2, outcome=NS(verdict="good", value=None, detail=""))])
+EVIDENCE = NS(bisect=BISECT, title="L2 regression: matmul-fp8 +12.40 %", culprit_subject="[AMD] Tune fp8 matmul (#9301)",
+              upstream_sha="a1b2c3d4e5f6" + "2" * 28, key=NS(unit="ms", __str__=lambda self: "matmul-fp8"),
+              change=NS(index=1, before=1.17, after=1.31, rel_shift=0.124, sigma=0.01, threshold=0.03, pvalue=0.0004,
+                        n_before=14, n_after=6),
+              shas=["0" * 40, "5e6f7a8b9c0d" + "1" * 28], confirmation=NS(n_good=5, n_bad=5, reason="slower in 5 of 5 repeats"),
+              plot_path="", command="python -m bench matmul-fp8")
+
+# template name → context (agents/ templates render through bot.agents.render, with its filters)
+CASES: dict[str, dict] = {
+    "github/sync_pr_body.md.j2": SYNC_BODY,
+    "github/config_invalid.md.j2": dict(ref="main", had_valid=True, problems=[
+        ("areas[tlx].divergnt", "unknown key `divergnt`; did you mean `divergent`?", 41),
+        ("", "not valid YAML: expected ',' or ']', but got '-'\n      - name: x\n      ^", 80),
+        ("bundle_size_cap", "Input should be greater than or equal to 1 | or so", None)]),
+    "github/status_issue.md.j2": None,      # rendered by render_status below
+    "github/blocked_hint.md.j2": dict(b={"requires": "workflows", "path": ".github/workflows/ci.yml", "branch": "forksync/x"},
+                                      config_path=".github/forksync.yml"),
+    "github/unit_blocked.md.j2": dict(step="pr", tip=FORK, unit_id=CHAIN.id, config_path=".github/forksync.yml",
+                                      b={"reason": "Resource not accessible by integration (403)", "requires": "permission",
+                                         "path": "", "branch": "forksync/x"}),
+    "github/closed_unmerged.md.j2": dict(branch="forksync/chain-x", shas=[S2, S3], disposition="PENDING", reason=""),
+    "github/command_denied.md.j2": dict(user="carol", line="/forksync merge", reason="only maintainers may merge",
+                                        owners=["alice", "bob"]),
+    "github/command_help.md.j2": dict(user="carol", line="/forksync mrege", message="unknown command `mrege`", verbs=[
+        {"usage": "/forksync merge", "help": "ask the gate to check now and merge"},
+        {"usage": "/forksync defer <sha> <reason>", "help": "defer an upstream commit"}]),
+    "github/command_permission_unknown.md.j2": dict(user="carol", line="/forksync merge", problem="GitHub answered 502",
+                                                    retrying=True),
+    "github/command_reply.md.j2": dict(user="carol", line="/forksync plan", result="2 unit(s) planned",
+                                      details="- `chain-32fa3bb64b11`\n- `bundle-ca003a09e8b2`"),
+    "github/person_commits.md.j2": dict(unit_id=CHAIN.id, foreign=[S3, S4]),
+    "github/plan_preview.md.j2": dict(user="carol", base=FORK, upstream_head=S4, units=[CHAIN, Unit(
+        "bundle-ca003a09e8b2", "bundle", (PlanItem("ca003a09e8b2" + "0" * 28, "clean"),), areas=("amd",),
+        reason="bundle 1 of 1: 1 commit predicted to pick cleanly in order (cap 50)")],
+        no_ops=[PlanItem(S3, "its pick onto the fork changes nothing")], notes=["2 commits left out: in flight"]),
+    "github/resolution_check.md.j2": dict(ok=False, head=FORK, kept=[S2], problems=[
+        "conflict markers remain in `third_party/amd/x.cpp`", "the `Upstream-Commit` trailer of `eeb77318eca0` is gone"]),
+    "github/resolution_closed.md.j2": dict(state="merged", head=FORK, branch="forksync/chain-x"),
+    "github/resolution_folded.md.j2": dict(raced=False, head=FORK, branch="forksync/chain-x", error="", tip=S4,
+                                           fold=NS(stop=NS(conflict_commit="c0" * 20, after=[S3, S4]), commit="f0" * 20,
+                                                   resolved_by=["Alice <alice@example.com>"],
+                                                   files=[NS(path="README.md", action="merged both", reason="both lists")]),
+                                           upstream=NS(sha=S2, subject=COMMITS[0]["subject"]), keep="refs/forksync/resolutions/x",
+                                           picked=[S3], conflict=S4),
+    "checks/gate.md.j2": dict(pr=NS(number=412, head_sha=FORK, base_sha=S1), decision=GateDecision(
+        allowed=False, blocking=(Finding("suite-red", "2 tests failed | see the run", "kernels@h200"),
+                                 Finding("l3-signoff", "needs a sign-off by @alice", "area llvm-pin")),
+        passed=(Finding("approved", "approved by @bob on the head"),),
+        pre_existing=(Finding("suite-red", "red on the base too", "lit@cpu"),),
+        actions=("run-suites",), listed=(Finding("newly-skipped", "1 test newly skipped", "kernels@h200"),))),
+    "checks/gate_note.md.j2": dict(notes=["`kernels` changes in this PR take effect after merge", "L3 pending"]),
+    "checks/suite.md.j2": dict(title="kernels on h200: red (2 failed)", r=RESULT, expected=31,
+                               failing=[NS(id="test_softmax[128]", outcome="failed", message="AssertionError: |x| > 1e-3\nmore"),
+                                        NS(id="test_softmax[256]", outcome="failed", message=None)],
+                               shown=None, skipped=["test_fp8[b200]"], skipped_shown=["test_fp8[b200]"]),
+    "checks/suite_started.md.j2": dict(suite="kernels", level="L1", platform="h200", sha=FORK, backend="local"),
+    "issues/nightly_missing.md.j2": dict(missing=[NS(sha=FORK, suite="kernels", platform="h200", waited_s=9000),
+                                                  NS(sha=FORK, suite="lit", platform="mi350", waited_s=9000)]),
+    "issues/regression.md.j2": dict(ev=EVIDENCE),
+    "prs/backout.md.j2": dict(ev=EVIDENCE, reason="it slowed matmul-fp8 by 12.40 %", issue_number=77,
+                              message="Revert \"[AMD] Tune fp8 matmul (#9301)\"\n\nUpstream-Commit: " + "a" * 40 + "\n"),
+    "validation/l3_result.md.j2": dict(run=NS(workload="llama-70b-e2e", platform="h200", head_sha=FORK, requested_by="alice"),
+                                       result=NS(verdict="red", reasons=[NS(code="slower", detail="3.1 % slower")]),
+                                       title="3.1 % slower than the base", check="forksync/l3/llama-70b-e2e", url=""),
+    "triage/issue.md.j2": dict(marker="<!-- forksync:triage:softmax-accuracy -->", key="softmax-accuracy",
+                               rule_title="Fused softmax exceeds its error bound", cls="real", crash=False,
+                               signature="check | AssertionError: Tensor-likes are not close! | `x`", status="STATUS",
+                               blame="BLAME", sample="E   AssertionError: Tensor-likes are not close!\n```\n",
+                               suggested_rule={"id": "softmax", "title": 'Softmax "bound"', "pattern": "Tensor-likes",
+                                               "type": "check", "stage": "test"}),
+    "triage/blame.md.j2": dict(culprit=None, suspects=SUSPECTS, good="", bad=FORK, good_run="", bad_run="nightly-2"),
+    "triage/status.md.j2": dict(runs=[{"run": f"nightly-{i}", "commit": FORK, "time": f"2026-12-0{i} 00:00"} for i in (1, 2)],
+                                platforms=["cpu", "h200"], first_seen="2026-12-01", last_seen="2026-12-02", green_streak=0,
+                                close_after=3, cases=2, tests=[{"test": "python/test/unit/kernels.py::test_softmax",
+                                                                      "params": ["128", "256"], "of": 4}],
+                                latest={"run": "nightly-2", "commit": FORK, "time": "2026-12-02 00:00", "result": "failed"},
+                                last_green="", last_green_run=""),
+    "triage/closed.md.j2": dict(streak=3, run="nightly-5", commit=FORK),
+    "triage/culprit.md.j2": dict(culprit=SUSPECTS[0], mention="@alice"),
+    "triage/flood.md.j2": dict(run="nightly-9", commit=FORK, cap=10, opened=[
+        {"key": "a", "cls": "real", "runs": 2, "issue": 41, "title": "test_dot (4 cases): OutOfResources: out of resource: shared memory",
+         "tests": "test_dot (4 cases)", "cases": 4, "signature": "OutOfResources|x"}], waiting=[
+        {"key": "b", "cls": "real", "runs": 1, "issue": None, "title": "test_softmax: ValueError: arange's range must be a power of 2",
+         "tests": "test_softmax", "cases": 1, "signature": "ValueError|y", "failed": True}]),
+    "triage/flood_closed.md.j2": dict(run="nightly-12", commit=FORK),
+    "triage/proposed_fix_comment.md.j2": dict(marker="<!-- forksync:proposed-fix:softmax-accuracy -->", key="softmax-accuracy",
+                                              run="nightly-2", fix=None),
+    "triage/reopened.md.j2": dict(run="nightly-7", commit=FORK),
+    "agents/conflict_report.md.j2": dict(status="committed", upstream_sha=S2, paths=["README.md"], model=SCRIPTED_MODEL,
+                                         commit="c1" * 20, summary="kept both conference lines", rails=["markers gone", "paths"],
+                                         files=[NS(path="README.md", action="merged", reason="both | lists")], sanitized_notes=[]),
+    "agents/proposed_fix.md.j2": dict(status="proposed", model="claude-sonnet-4-6", confidence="high", diagnosis="BK=128 needs "
+                                      "262144 bytes of shared memory", patch="--- a/k.py\n+++ b/k.py\n@@\n-BK = 128\n+BK = 64\n",
+                                      sanitized_notes=["a link was removed"]),
+    "agents/test_summary.md.j2": dict(title="kernels", verdict="red", counts={"passed": 28, "failed": 2}, failing=["a", "b"],
+                                      more_failing=3, summary="two softmax sizes fail", model=SCRIPTED_MODEL,
+                                      sanitized_notes=[], reason=""),
+    "agents/github/draft_verdict.md.j2": dict(ok=False, head=FORK, reason="L1 has not passed on c1c1c1c1c1c1 yet"),
+    "agents/github/not_draft_comment.md.j2": dict(commit="c1" * 20),
+    "agents/github/pr_section.md.j2": dict(report="### Conflict resolution by an agent\n\nThe pick conflicted."),
+    "agents/github/rejected_comment.md.j2": dict(upstream_sha=S2, branch="forksync/chain-x", status="rejected", rail="paths",
+                                                 report="- Rail: **paths**\n- Why: touched a file outside the conflict"),
+}
+CASES["checks/suite.md.j2"]["shown"] = CASES["checks/suite.md.j2"]["failing"]
+
+
+def people_templates() -> list[str]:
+    return sorted(str(p.relative_to(TEMPLATES)) for p in TEMPLATES.rglob("*.md.j2") if "prompts" not in p.parts)
+
+
+def rendered(name: str) -> str:
+    ctx = CASES[name]
+    if name == "github/status_issue.md.j2":
+        st = SyncStatus(repo="meta/triton", upstream_head=S4, frontier=S4, contiguous_pin=S1, days_behind=0.0, backlog=29,
+                        upstream_seen_at=1000.0, last_fetch_error="403 Forbidden", held=True,
+                        deferred=({"sha": S3, "subject": COMMITS[1]["subject"], "reason": "waits for LLVM"},),
+                        units=({"id": CHAIN.id, "kind": "chain", "pr": 412, "url": "https://github.com/meta/triton/pull/412",
+                                "state": "open"},),
+                        blocked=({"id": "chain-9c2cefdb65a4", "branch": "forksync/chain-9c2cefdb65a4", "pr": 0, "url": "",
+                                  "reason": "refusing to allow a GitHub App to create or update workflow", "requires": "workflows",
+                                  "path": ".github/workflows/ci.yml", "step": "push", "at": 1000.0, "commits": 2},))
+        return render_status(st, stale_after_s=86400, alarm_after_s=3 * 86400, now=1000.0 + 4 * 86400,
+                             dead_letters=[{"id": "d-1", "event": "push", "action": "", "reason": "timeout", "at": 1000.0}])
+    if name == "triage/proposed_fix_comment.md.j2":
+        ctx = {**ctx, "fix": rendered("agents/proposed_fix.md.j2")}
+    if name == "triage/issue.md.j2":
+        ctx = {**ctx, "status": rendered("triage/status.md.j2"), "blame": rendered("triage/blame.md.j2")}
+    if name.startswith("agents/"):
+        return agents_render.render(name.removeprefix("agents/"), **ctx)
+    return render(name, **ctx)
+
+
+def test_every_template_a_person_reads_has_a_case():
+    assert people_templates() == sorted(CASES)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_template_renders_to_well_formed_markdown(name):
+    assert problems(rendered(name)) == []
+
+
+def test_sync_pr_body_lists_stay_lists():
+    body = rendered("github/sync_pr_body.md.j2")
+    # the chain's conflicted commits: one numbered item each, numbered 1, 2 (not 1, 3), on their own lines
+    assert f"order to resolve them:\n1. `{S2[:12]}` — `README.md`\n2. `{S4[:12]}` — `test/Conversion/amd/cluster_load.mlir`, " \
+           "`third_party/amd/lib/TritonAMDGPUToLLVM/BarrierOpToLLVM.cpp`\n" in body
+    # the stopped pick's conflicted files: an ordered list of 3, its hunks fenced inside the items
+    blocks = structure(body)
+    assert blocks.count("ordered_list_open") == 2 and blocks.count("table_open") == 2
+    assert "heading_open h2" in blocks and "heading_open h3" in blocks
+    # what it lands after: a pull request where there is one, and the truth where there is none
+    assert "**Lands after** #412 (`chain-01d3c87a74a2`), `chain-9c2cefdb65a4`: it changes files those chains change" in body
+    assert ("- `chain-9c2cefdb65a4` has no pull request yet: its first pick (upstream `9c2cefdb65a4` [AMD][NFC] Use ROCDL ops "
+            "for WaitAsyncCntOp/WaitTensorCntOp (#8820)) does not apply cleanly; the status issue says what it needs. This pull "
+            "request waits for it.") in body
+
+
+def test_sync_pr_body_of_a_chain_without_conflicts_or_dependencies():
+    body = render("github/sync_pr_body.md.j2", **{**SYNC_BODY, "unit": Unit(CHAIN.id, "chain", CHAIN.items), "deps": [],
+                                                  "commits": [{**c, "conflicts": []} for c in COMMITS], "stopped": None,
+                                                  "by_rules": []})
+    assert problems(body) == [] and "Lands after" not in body
+    assert "**Land this chain in order; do not squash.**\n" in body and "order to resolve" not in body
+
+
+def test_blame_without_a_green_nightly_names_no_empty_commit():
+    assert "_Ranked suspects up to the first red nightly (`nightly-2` at `db4666f22c1f`): no green nightly of these tests " \
+           "is known, so the range has no lower end; bisection needs one._" in rendered("triage/blame.md.j2")
+
+
+def test_config_errors_table_has_one_row_per_problem():
+    body = rendered("github/config_invalid.md.j2")
+    assert "| 41 | `areas[tlx].divergnt` | unknown key `divergnt`; did you mean `divergent`? |" in body
+    assert "| 80 | (the file) | not valid YAML: expected ',' or ']', but got '-' |" in body
+    assert "| - | `bundle_size_cap` | Input should be greater than or equal to 1 \\| or so |" in body
+
+
+@pytest.mark.parametrize("text, found", [
+    ("1. a\n2. b\n", []),
+    ("Conflicted:\n1. `a` — `x`2. `b` — `y`\n", ["list items run together on one line"]),
+    ("Conflicted:\n1. `a`\n3. `b`\n", ["ordered list numbered [1, 3], not [1, 2]"]),
+    ("text\n2. `b`\n", ["ordered item inside a paragraph"]),
+    ("a ``\n", ["empty code span"]),
+    ("x {{ y }}\n", ["unrendered template syntax '{{'"]),
+    ("```cpp\nstd::vector<int> v{{1, 2}};\n```\n", []),
+    ("para\n    ## not a heading\n", []),
+    ("    indented\n", ["indented text became a code block"]),
+    ("| a | b |\n|---|---|\n| 1 | 2 |\n", []),
+])
+def test_the_checker_finds_what_readers_would_see(text, found):
+    got = problems(text)
+    assert len(got) == len(found) and all(g.startswith(f) for g, f in zip(got, found)), got
+
+
+def test_templates_dir_is_the_one_rendered():
+    assert Path(TEMPLATES, "github", "sync_pr_body.md.j2").is_file()
