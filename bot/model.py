@@ -6,6 +6,7 @@ the repository root.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from enum import Enum
 
@@ -76,8 +77,8 @@ class CommitInfo:
     def subject(self) -> str:
         return self.message.split("\n", 1)[0]
 
-    @property
-    def paths(self) -> frozenset[str]:
+    @functools.cached_property
+    def paths(self) -> frozenset[str]:          # cached: the planner asks for it many times per commit
         return frozenset(p for f in self.files for p in f.paths)
 
 

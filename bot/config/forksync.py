@@ -12,6 +12,7 @@ with "did you mean" for an unknown key (bot/config/locate.py); nothing is half-l
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import re
 from pathlib import Path
@@ -146,10 +147,24 @@ class Area(_Strict):
         return v
 
     def matches_path(self, path: str) -> bool:
-        return any(glob_match(path, g) for g in self.paths)
+        return _globs_regex(tuple(self.paths)).match(path) is not None
 
     def matches_symbol(self, symbol: str) -> bool:
         return any(re.search(s, symbol) for s in self.symbols)
+
+
+@functools.lru_cache(maxsize=256)
+def _globs_regex(patterns: tuple[str, ...]) -> re.Pattern:
+    """One compiled regex matching what :func:`glob_match` matches for any of ``patterns`` (the
+    planner asks an area about every path of every pending commit)."""
+    alts = []
+    for g in patterns:
+        if g.endswith("/"):
+            g += "**"
+        alts.append(fnmatch.translate(g))
+        if "**/" in g:
+            alts.append(fnmatch.translate(g.replace("**/", "")))
+    return re.compile("|".join(alts) if alts else r"(?!)")
 
 
 def glob_match(path: str, pattern: str) -> bool:

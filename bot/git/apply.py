@@ -88,6 +88,7 @@ from pygit2.enums import DeltaStatus, MergeFlag, SortMode
 
 from bot.config import renames
 from bot.config.renames import DEFAULT_RENAME_LIMIT
+from bot.config.trees import edit_entries
 from bot.git.objects import open_buffered
 from bot.model import CommitInfo, ConflictFile, PlanItem, Unit
 from bot.templating import render
@@ -100,7 +101,6 @@ _TRAILING_PR = re.compile(r"\s*\(#\d+\)\s*$")
 
 #: lines kept of one marker block in :attr:`ConflictFile.hunks` (then one "… N more lines" line)
 HUNK_LINES = 60
-_TREE_MODE = 0o040000
 _BLOB_MODES = (0o100644, 0o100755)
 
 
@@ -389,7 +389,7 @@ def _clean_tree(repo: pygit2.Repository, idx: pygit2.Index, ours) -> pygit2.Oid:
             entries[d.new_file.path] = (d.new_file.id, int(d.new_file.mode))
     if not entries:
         return ours.id
-    oid = _edit(repo, ours, entries)
+    oid = edit_entries(repo, ours, entries)
     return oid if oid is not None else _write_index(repo, idx)
 
 
@@ -401,54 +401,6 @@ def _commit(repo: pygit2.Repository, author, committer, message: str, tree, pare
         return str(repo.create_commit(None, author, committer, message, tree, [parent]))
     finally:
         pygit2.settings.enable_strict_object_creation(True)
-
-
-def _edit(repo: pygit2.Repository, ours, entries: dict) -> pygit2.Oid | None:
-    updates: dict = {}
-    for path, entry in entries.items():
-        *dirs, name = path.split("/")
-        node = updates
-        for part in dirs:
-            node = node.setdefault(part, {})
-            if not isinstance(node, dict):
-                return None
-        if isinstance(node.get(name), dict):
-            return None
-        node[name] = entry
-    pygit2.settings.enable_strict_object_creation(False)
-    try:
-        oid = _edit_tree(repo, ours, updates)
-    except (KeyError, ValueError, pygit2.GitError):
-        return None
-    finally:
-        pygit2.settings.enable_strict_object_creation(True)
-    return oid if oid is not None else repo.TreeBuilder().write()
-
-
-def _edit_tree(repo: pygit2.Repository, tree, updates: dict):
-    """``tree`` (or an empty tree) with ``updates`` (name → (oid, mode) | None | nested dict)
-    applied and written; None when the result is empty (git writes no empty trees)."""
-    tb = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
-    for name, u in updates.items():
-        cur = tree[name] if tree is not None and name in tree else None
-        if isinstance(u, dict):
-            if cur is not None and cur.filemode != _TREE_MODE:
-                raise ValueError("a file becomes a directory")
-            oid = _edit_tree(repo, cur, u)
-            if oid is not None:
-                tb.insert(name, oid, _TREE_MODE)
-            elif cur is not None:
-                tb.remove(name)
-        elif u is None:
-            if cur is not None:
-                tb.remove(name)
-        else:
-            if cur is not None and cur.filemode == _TREE_MODE:
-                raise ValueError("a directory becomes a file")
-            tb.insert(name, u[0], u[1])
-    if len(tb) == 0:
-        return None
-    return tb.write()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -76,7 +76,9 @@ def plan_state(state, *, store: Store | None = None, progress: Callable[[int, in
     repo = scratch_repo(state.git_dir, cfg.cache_dir)
     pred = predictor or MergePredictor(repo, state.fork_tip, rename_detection=cfg.rename_detection, store=store,
                                        rename_limit=cfg.rename_limit)
+    pred.preload([c.sha for c in pending])
     symbols = SymbolIndex(repo, store=store)
+    symbols.preload(pending, [s for a in cfg.areas if a.divergent for s in a.symbols])
     helper = PlanHelper(repo.path) if workers > 1 and predictor is None and len(pending) >= helper_min else None
     if helper is not None:
         pred.use_helper(helper)
@@ -95,4 +97,6 @@ def plan_state(state, *, store: Store | None = None, progress: Callable[[int, in
     symbols.flush()
     return PlanRun(plan, pending, merges=pred.merges, cache_hits=pred.cache_hits,
                    parsed_files=symbols.parsed_files, seconds=time.perf_counter() - t0,
-                   extra={"helper": helper.stats() if helper else None, "helper_merges": pred.helper_merges})
+                   extra={"helper": helper.stats() if helper else None, "helper_merges": pred.helper_merges,
+                          "merge_seconds": pred.merge_seconds, "merge_cpu": pred.merge_cpu,
+                          "parses": symbols.parses, "symbol_cpu": symbols.symbol_cpu})

@@ -16,28 +16,41 @@ plan without rename detection) the merges of the next commits run ahead in a sec
 (:meth:`MergePredictor.hint`, :func:`merge_answer`); an answer is reused only where the running
 tree agrees with the tree it was computed on at every path the pick changes.
 
-Results are cached by ``(running tree, commit, flags)`` in memory and, given a
-:class:`~bot.store.Store`, in the ``plan_predictions`` table, so a re-plan over the same fork tip
-is lookups only. Trees written by clean merges go to a scratch repository (``cache_dir``) that
-borrows the real objects through ``objects/info/alternates``: the fork's repository is never
-written to.
+Results are cached by what the merge reads (:meth:`MergePredictor.key`: the running tree's
+entries at the paths the pick changes, or — where rename detection could pair other paths — the
+whole running tree with the merge flags and rename limit; the version always) in memory and,
+given a :class:`~bot.store.Store`, in the ``plan_answers`` table, so a re-plan after a push or a
+landing merges only what the change reaches (docs/plan.md, "Incremental planning"). Trees
+written by clean merges go to a scratch repository (``cache_dir``) that borrows the real objects
+through ``objects/info/alternates``: the fork's repository is never written to.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import time
 from pathlib import Path
 
 import pygit2
-from pygit2.enums import MergeFlag
+from pygit2.enums import DeltaStatus, MergeFlag
 
 from bot.config import renames
 from bot.config.renames import DEFAULT_RENAME_LIMIT
+from bot.config.trees import TREE_MODE, edit_entries
 from bot.model import CommitInfo
 from bot.plan import store as plan_store
 from bot.plan.partition import Prediction
 from bot.plan.tasks import MISS
 from bot.store import Store
+
+#: bump when a prediction's meaning changes: stored answers of other versions are never read (the
+#: version is part of every key, :meth:`MergePredictor.key`)
+PREDICT_VERSION = 2
+
+#: the stored outcome of a merge that failed *with* rename detection (a blob it had to read is
+#: missing): its detail is the reason rename detection was dropped (``MergePredictor.renames_off``)
+RENAMES_FAILED = "renames-failed"
 
 
 def scratch_repo(source_git_dir: str | os.PathLike, cache_dir: str | os.PathLike) -> pygit2.Repository:
@@ -47,8 +60,6 @@ def scratch_repo(source_git_dir: str | os.PathLike, cache_dir: str | os.PathLike
     objects = src / "objects"
     if not objects.is_dir():
         raise FileNotFoundError(f"{src} is not a git directory (no objects/ folder)")
-    import hashlib
-
     dest = Path(cache_dir) / f"predict-{hashlib.sha1(str(src).encode()).hexdigest()[:12]}.git"
     if not (dest / "HEAD").exists():
         dest.parent.mkdir(parents=True, exist_ok=True)
@@ -94,7 +105,6 @@ def _write_tree(index: pygit2.Index, repo: pygit2.Repository) -> str:
         pygit2.settings.enable_strict_object_creation(True)
 
 
-_TREE_MODE = 0o040000
 
 
 def _pick_trees(repo: pygit2.Repository, commit_sha: str) -> tuple:
@@ -132,53 +142,44 @@ def _write_changed(index: pygit2.Index, repo: pygit2.Repository, ancestor, ours,
 
 def _apply(repo: pygit2.Repository, ours, entries: dict) -> str | None:
     """Tree ``ours`` (a tree or its id) with ``entries`` (path → ``(oid, mode)`` | None) written
-    over it; None when a path is both a file and a directory among ``entries``, or would turn a
-    file of ``ours`` into a directory or back (then the caller writes the index instead)."""
-    updates: dict = {}
-    for path, entry in entries.items():
-        *dirs, name = path.split("/")
-        node = updates
-        for part in dirs:
-            node = node.setdefault(part, {})
-            if not isinstance(node, dict):
-                return None
-        if isinstance(node.get(name), dict):
-            return None
-        node[name] = entry
-    pygit2.settings.enable_strict_object_creation(False)
-    try:
-        oid = _edit_tree(repo, repo[ours] if isinstance(ours, str) else ours, updates)
-    except (KeyError, ValueError, pygit2.GitError):
-        return None
-    finally:
-        pygit2.settings.enable_strict_object_creation(True)
-    return str(oid if oid is not None else repo.TreeBuilder().write())
+    over it (:func:`bot.config.trees.edit_entries`); None for a file↔directory swap."""
+    oid = edit_entries(repo, repo[ours] if isinstance(ours, str) else ours, entries)
+    return None if oid is None else str(oid)
 
 
-def _edit_tree(repo: pygit2.Repository, tree, updates: dict):
-    """``tree`` (or an empty tree) with ``updates`` (name → (oid, mode) | None | nested dict)
-    applied, written; None when the result is empty (git writes no empty trees)."""
-    tb = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
-    for name, u in updates.items():
-        cur = tree[name] if tree is not None and name in tree else None
-        if isinstance(u, dict):
-            if cur is not None and cur.filemode != _TREE_MODE:
-                raise ValueError("a file becomes a directory")
-            oid = _edit_tree(repo, cur, u)
-            if oid is not None:
-                tb.insert(name, oid, _TREE_MODE)
-            elif cur is not None:
-                tb.remove(name)
-        elif u is None:
-            if cur is not None:
-                tb.remove(name)
-        else:
-            if cur is not None and cur.filemode == _TREE_MODE:
-                raise ValueError("a directory becomes a file")
-            tb.insert(name, u[0], u[1])
-    if len(tb) == 0:
+def _change_of_info(info: CommitInfo) -> tuple | None:
+    """:meth:`MergePredictor._change` read from a commit's analysed files (``git log -p``, one
+    ``diff --git`` block per changed path, also for mode-only changes, binary files and
+    submodules; with ``-M`` a rename is one block naming both paths): no tree diff needed. None
+    where those files may not be the diff against the first parent: merges (git shows them no
+    diff), commits analysed from trees for missing objects, and commits with no files."""
+    if len(info.parents) != 1 or info.missing or not info.files:
         return None
-    return tb.write()
+    added = frozenset(f.path for f in info.files if f.status in ("A", "R", "C"))
+    deleted = any(f.status in ("D", "R") for f in info.files)
+    return (tuple(sorted(info.paths)), added, deleted)
+
+
+def _rename_blind(change: tuple, entries: list) -> bool:
+    """:meth:`MergePredictor.rename_blind` for a pick's ``change`` (paths, added, any deleted) and
+    ours' ``entries`` (:func:`_entry_at`) at its paths."""
+    paths, added, deleted = change
+    if deleted:
+        return False
+    for p, e in zip(paths, entries):
+        if p in added:
+            if e is not None:
+                return False
+        elif e is None or len(e) != 2 or e[1] == TREE_MODE:
+            return False
+    return True
+
+
+def _entry_text(entry) -> str:
+    """:func:`_entry_at`'s answer as stable text (part of a prediction key)."""
+    if entry is None:
+        return "-"
+    return " ".join(str(x) if not isinstance(x, int) else f"{x:o}" for x in entry)
 
 
 def _entry_at(tree, path: str):
@@ -196,7 +197,7 @@ def _entry_at(tree, path: str):
             e = tree[q]
         except KeyError:
             return None
-        if e.filemode != _TREE_MODE:
+        if e.filemode != TREE_MODE:
             return ("blocked", q, e.id, e.filemode)
     return None
 
@@ -244,10 +245,17 @@ class MergePredictor:
         self.store = store
         self.store_empty = False  # a cold cache: rows are only written (flush), never read
         if store is not None:
-            store.migrate()          # the store may predate this module's import (creates plan_predictions)
-            self.store_empty = not plan_store.has_predictions(store)
-        self._memo: dict[str, Prediction] = {}
+            store.migrate()          # the store may predate this module's import (creates plan_answers)
+            self.store_empty = not plan_store.has_answers(store)
+        self._memo: dict[tuple[str, str], Prediction] = {}    # (ours tree, commit) -> prediction
+        self._rows: dict[str, dict] = {}        # key -> stored answer, for the commits of preload()
+        self._row_commits: set[str] = set()     # commits with at least one row in _rows
+        self._loaded: set[str] = set()          # commits whose stored answers are all in _rows
+        self._paths: dict[str, tuple | None] = {}   # commit -> (changed paths, added ones, any deleted) | None
+        self._commit_trees: dict[str, tuple] = {}             # commit -> (ancestor tree, commit tree)
+        self._infos: dict[str, CommitInfo] = {}               # commit -> its CommitInfo (predict, hint)
         self._pending: list[dict] = []          # rows not yet written to the store (see flush)
+        self._new_paths: list[dict] = []        # plan_pick_paths rows not yet written
         self.merges = 0          # real merges computed (cache misses)
         self.renames_off: str | None = None   # why rename detection was dropped (missing blobs)
         self.cache_hits = 0
@@ -256,6 +264,8 @@ class MergePredictor:
         self._picks: list[tuple[str, frozenset[str]]] = []   # (running tree before, paths) per advance
         self._trees: dict[str, object] = {}
         self.helper_merges = 0   # predictions taken from the helper's merges
+        self.merge_seconds = 0.0  # wall time of the merges computed here (benchmarks)
+        self.merge_cpu = 0.0      # and their CPU time (this process)
 
     def use_helper(self, helper) -> None:
         """Let ``helper`` (a :class:`~bot.plan.helper.PlanHelper` on this repository) merge
@@ -277,6 +287,7 @@ class MergePredictor:
             return 0
         tasks, since = [], {}
         for c in commits:
+            self._infos.setdefault(c.sha, c)
             base = self._hinted.get(c.sha)
             if base == self.running_tree:
                 continue
@@ -285,7 +296,7 @@ class MergePredictor:
                     since[base] = self._picked_paths_since(base)
                 if since[base] is not None and since[base].isdisjoint(c.paths):
                     continue
-            if self._cached(self._key(c, self.running_tree)) is not None:
+            if self._is_cached(c.sha, self.running_tree):
                 continue
             self._hinted[c.sha] = self.running_tree
             tasks.append((("merge", c.sha, self.running_tree), (c.sha, self.running_tree)))
@@ -301,7 +312,7 @@ class MergePredictor:
     def hint_worthwhile(self, first: CommitInfo) -> bool:
         """Whether merges are worth hinting: the helper applies (no rename detection) and this
         predictor merged already or ``first`` (the next commit) is not cached (a cold plan)."""
-        return self._helper_applies() and (self.merges > 0 or self._cached(self._key(first, self.running_tree)) is None)
+        return self._helper_applies() and (self.merges > 0 or not self._is_cached(first.sha, self.running_tree))
 
     def _picked_paths_since(self, tree: str) -> frozenset[str] | None:
         """The paths the clean picks since running tree ``tree`` changed; None (unknown: any)
@@ -313,19 +324,160 @@ class MergePredictor:
                 return frozenset(out)
         return None
 
-    def _key(self, commit: CommitInfo, ours: str) -> str:
-        return f"{ours}:{commit.sha}:{self.flags}"
+    def preload(self, shas) -> None:
+        """Read the stored answers and changed paths of the commits ``shas`` in bulk (a few queries
+        instead of one or two per prediction; a re-plan asks for every pending commit)."""
+        if self.store is None:
+            return
+        todo = [s for s in dict.fromkeys(shas) if s not in self._loaded]
+        if not todo:
+            return
+        for sha, r in plan_store.pick_paths_of(self.store, todo).items():
+            self._paths.setdefault(sha, (tuple(json.loads(r["paths"])), frozenset(json.loads(r["added"] or "[]")),
+                                         bool(r["deleted"])))
+        if not self.store_empty:
+            rows = plan_store.answers_of(self.store, todo)
+            self._rows.update(rows)
+            self._row_commits.update(r["commit"] for r in rows.values())
+        self._loaded.update(todo)
 
-    def _cached(self, key: str) -> Prediction | None:
-        p = self._memo.get(key)
-        if p is None and self.store is not None and not self.store_empty:
-            r = plan_store.prediction_row(self.store, key)
-            if r is not None:
-                p = Prediction(r["outcome"], tuple(json.loads(r["conflicts"] or "[]")),
-                               r["result_tree"] or None, r["detail"] or "")
-        if p is not None and p.result_tree and p.result_tree not in self.repo:
-            return None          # the scratch repository lost the tree: compute again
-        return p
+    def _pick(self, sha: str) -> tuple:
+        """``(ancestor tree, commit tree)`` of a pick of ``sha`` (memoized)."""
+        t = self._commit_trees.get(sha)
+        if t is None:
+            t = self._commit_trees[sha] = _pick_trees(self.repo, sha)
+        return t
+
+    def changed_paths(self, sha: str) -> tuple[str, ...] | None:
+        """The old and new paths of ``sha``'s diff against its first parent, sorted (immutable per
+        commit: stored in ``plan_pick_paths``); None when its objects cannot be read."""
+        ch = self._change(sha)
+        return None if ch is None else ch[0]
+
+    def _change(self, sha: str) -> tuple | None:
+        """``(changed paths, the paths added, whether any path is deleted)`` of ``sha``'s diff
+        against its first parent (no rename detection: a rename is a deletion and an addition)."""
+        if sha in self._paths:
+            return self._paths[sha]
+        info = self._infos.get(sha)
+        ch = _change_of_info(info) if info is not None else None
+        if ch is not None:                      # the analysed files say it: no tree diff
+            self._paths[sha] = ch
+            return ch
+        try:
+            ancestor, theirs = self._pick(sha)
+            paths, added, deleted = set(), set(), False
+            for d in ancestor.diff_to_tree(theirs).deltas:
+                paths.add(d.old_file.path)
+                paths.add(d.new_file.path)
+                if d.status == DeltaStatus.ADDED:
+                    added.add(d.new_file.path)
+                elif d.status == DeltaStatus.DELETED:
+                    deleted = True
+            ch = (tuple(sorted(paths)), frozenset(added), deleted)
+        except (KeyError, ValueError, pygit2.GitError):
+            ch = None
+        self._paths[sha] = ch
+        if ch is not None and self.store is not None:
+            self._new_paths.append({"commit": sha, "paths": json.dumps(list(ch[0])),
+                                    "added": json.dumps(sorted(ch[1])), "deleted": int(ch[2])})
+        return ch
+
+    def _renames_on(self) -> bool:
+        """Whether the next merge detects renames (config, and not dropped for a missing blob)."""
+        return bool(self.flags & int(MergeFlag.FIND_RENAMES)) and self.renames_off is None
+
+    def key(self, sha: str, ours: str) -> str:
+        """What a pick of ``sha`` onto tree ``ours`` depends on, as a cache key.
+
+        ``p<version>:<commit>:<digest>`` — the digest of ours' entries (blob id and mode; a file
+        blocking the way; a subtree's id; or nothing) at each path the pick changes — where the
+        merge reads nothing else: a 3-way merge *without rename detection* is decided path by path
+        over exactly those paths (every other path keeps ours' entry), so the answer holds on any
+        running tree with the same entries there, across plans, pushes (new pending commits) and
+        landings (a new fork tip) alike. *With rename detection* the same holds for a
+        **rename-blind** pick (:meth:`rename_blind`); otherwise the key is the whole running tree,
+        ``t<version>:<ours tree>:<commit>:<flags>:<rename limit>``: libgit2 pairs deletions with
+        additions anywhere on either side (and skips inexact pairing above the limit)."""
+        ch = self._change(sha)
+        if ch is not None:
+            t = self._tree(ours)
+            entries = [_entry_at(t, p) for p in ch[0]]
+            if not self._renames_on() or _rename_blind(ch, entries):
+                h = hashlib.blake2b(digest_size=16)
+                for p, e in zip(ch[0], entries):
+                    h.update(f"{p}\0{_entry_text(e)}\n".encode())
+                return f"p{PREDICT_VERSION}:{sha}:{h.hexdigest()}"
+        flags = self.flags if self._renames_on() else 0
+        return f"t{PREDICT_VERSION}:{ours}:{sha}:{flags}:{self.rename_limit}"
+
+    def rename_blind(self, sha: str, ours: str) -> bool:
+        """Whether rename detection cannot change the pick of ``sha`` onto ``ours``: the pick
+        deletes nothing, ours holds a file at each path it modifies and nothing at each path it
+        adds. libgit2 (``git_merge_diff_list__find_renames``) takes as rename sources only paths
+        of the ancestor that one side lacks, and as targets only paths the ancestor lacks that
+        that side holds: the pick then has no source (no deletion), ours has no source among the
+        pick's paths and no target at a path the pick adds, so every rename libgit2 can find is
+        ours' own, between paths the pick does not touch, where the merge keeps ours' entries
+        with or without it."""
+        ch = self._change(sha)
+        if ch is None:
+            return False
+        t = self._tree(ours)
+        return _rename_blind(ch, [_entry_at(t, p) for p in ch[0]])
+
+    def _is_cached(self, sha: str, ours: str) -> bool:
+        """Whether a prediction of ``sha`` on ``ours`` is known (memo or store) — without computing
+        its key where the store certainly holds none (a cold cache, a new commit)."""
+        if (ours, sha) in self._memo:
+            return True
+        if self.store is None or self.store_empty or (sha in self._loaded and sha not in self._row_commits):
+            return False
+        p = self._stored(sha, self.key(sha, ours), ours)
+        if p is None:
+            return False
+        self._memo[(ours, sha)] = p       # hints ask again at every step: the key is computed once
+        return True
+
+    def _renames_detail(self) -> str:
+        """The detail of a prediction merged without rename detection although the config asks for it."""
+        return f"renames not detected: {self.renames_off}" if self.renames_off is not None else ""
+
+    def _stored(self, sha: str, key: str, ours: str) -> Prediction | None:
+        """The stored answer of ``key`` as a prediction on ``ours``; None when absent or when the
+        scratch repository lost an object it names (then it is computed again)."""
+        r = self._rows.get(key)
+        if r is None and self.store is not None and not self.store_empty and sha not in self._loaded:
+            r = plan_store.answer_row(self.store, key)
+        if r is None:
+            return None
+        outcome, conflicts = r["outcome"], tuple(json.loads(r["conflicts"] or "[]"))
+        if outcome == RENAMES_FAILED:
+            if not self._renames_on():
+                return None
+            # this very merge (same tree, commit, flags and limit) failed with rename detection
+            # before: drop it now, as merging again would, and read the answer without it
+            self.renames_off = r["detail"]
+            return self._stored(sha, self.key(sha, ours), ours)
+        if not key.startswith("p"):
+            if r["result_tree"] and r["result_tree"] not in self.repo:
+                return None
+            return Prediction(outcome, conflicts, r["result_tree"] or None, r["detail"] or "")
+        if outcome == "unknown":
+            return Prediction(outcome, conflicts, detail=r["detail"] or "")
+        detail = self._renames_detail()
+        if outcome == "conflict":
+            return Prediction(outcome, conflicts, detail=detail)
+        if r["ours_tree"] == ours and r["result_tree"] and r["result_tree"] in self.repo:
+            tree = r["result_tree"]          # computed on this very tree before
+        else:
+            if any(oid not in self.repo for oid in json.loads(r["made"] or "[]")):
+                return None                  # the scratch repository lost a blob the merge wrote
+            merged = {p: (tuple(e) if e else None) for p, e in json.loads(r["merged"]).items()}
+            tree = _apply(self.repo, ours, merged)
+        if tree is None:
+            return None
+        return Prediction("empty" if tree == ours else "clean", result_tree=tree, detail=detail)
 
     def predict(self, commit: CommitInfo) -> Prediction:
         """The outcome of picking ``commit`` onto the running tree (never raises for git data
@@ -336,29 +488,56 @@ class MergePredictor:
         """The outcome of picking ``commit`` onto ``tree`` (a tree id, e.g. a chain's running tree:
         a clean prediction's ``result_tree``); cached like :meth:`predict`."""
         ours = tree
-        key = self._key(commit, ours)
-        hit = self._cached(key)
+        self._infos.setdefault(commit.sha, commit)
+        hit = self._memo.get((ours, commit.sha))
+        if hit is None and self.store is not None and not self.store_empty and (
+                commit.sha not in self._loaded or commit.sha in self._row_commits):
+            hit = self._stored(commit.sha, self.key(commit.sha, ours), ours)
         if hit is not None:
             self.cache_hits += 1
-            self._memo[key] = hit
+            self._memo[(ours, commit.sha)] = hit
             return hit
-        pred = self._from_helper(commit, ours) if self._helper_applies() else None
-        if pred is None:
-            pred = self._merge(commit, ours)
+        got = self._from_helper(commit, ours) if self._helper_applies() else None
+        if got is None:
+            t0, c0 = time.perf_counter(), time.process_time()
+            got = self._merge(commit, ours)
+            self.merge_seconds += time.perf_counter() - t0
+            self.merge_cpu += time.process_time() - c0
         else:
             self.helper_merges += 1
+        pred, merged = got
         self.merges += 1
-        self._memo[key] = pred
+        self._memo[(ours, commit.sha)] = pred
         if self.store is not None:
-            self._pending.append({
-                "key": key, "ours_tree": ours, "commit": commit.sha, "flags": self.flags,
-                "outcome": pred.outcome, "conflicts": json.dumps(list(pred.conflicts)),
-                "result_tree": pred.result_tree or "", "detail": pred.detail})
+            self._remember(commit.sha, ours, pred, merged)
         return pred
 
-    def _from_helper(self, commit: CommitInfo, ours: str) -> Prediction | None:
+    def _remember(self, sha: str, ours: str, pred: Prediction, merged: dict | None) -> None:
+        """Queue the row of a computed prediction under its key (taken *after* the merge: a merge
+        that dropped rename detection is keyed by the paths it read). A clean answer whose tree had
+        to be written from the whole index (a file↔directory swap) is not kept under a path key."""
+        key = self.key(sha, ours)
+        by_paths = key.startswith("p")
+        if by_paths and pred.outcome in ("clean", "empty") and merged is None:
+            return
+        made: list[str] = []
+        if by_paths and merged:
+            theirs, mine = self._pick(sha)[1], self._tree(ours)
+            for p, e in merged.items():
+                if e is not None and all(t is None or len(t) != 2 or str(t[0]) != e[0]
+                                         for t in (_entry_at(theirs, p), _entry_at(mine, p))):
+                    made.append(e[0])         # neither side's blob: a content merge wrote it
+        self._pending.append({
+            "key": key, "commit": sha, "outcome": pred.outcome, "conflicts": json.dumps(list(pred.conflicts)),
+            "merged": json.dumps(merged) if by_paths and merged is not None else "",
+            "made": json.dumps(made), "ours_tree": ours,
+            "result_tree": pred.result_tree or "",
+            "detail": pred.detail if not by_paths or pred.outcome == "unknown" else ""})
+
+    def _from_helper(self, commit: CommitInfo, ours: str) -> tuple[Prediction, dict | None] | None:
         """The prediction from the helper's merge of ``commit`` (computed on the tree it was
-        hinted on), when that tree and ``ours`` agree at every path the pick changes; else None."""
+        hinted on), when that tree and ``ours`` agree at every path the pick changes, with the
+        merge result at those paths (None for a conflict); else None."""
         base = self._hinted.get(commit.sha)
         if base is None:
             return None
@@ -371,20 +550,27 @@ class MergePredictor:
             a, b = self._tree(base), self._tree(ours)
             if any(_entry_at(a, p) != _entry_at(b, p) for p in changed):
                 return None
-        detail = f"renames not detected: {self.renames_off}" if self.flags & int(MergeFlag.FIND_RENAMES) else ""
+        detail = self._renames_detail()
         if kind == "conflict":
-            return Prediction("conflict", tuple(value), detail=detail)
+            return Prediction("conflict", tuple(value), detail=detail), None
         tree = answer[3] if base == ours else _apply(repo, ours, value)
         if tree is None:
             return None
         if tree == ours:
-            return Prediction("empty", result_tree=tree, detail=detail)
-        return Prediction("clean", result_tree=tree, detail=detail)
+            return Prediction("empty", result_tree=tree, detail=detail), value
+        return Prediction("clean", result_tree=tree, detail=detail), value
 
-    def _merge(self, commit: CommitInfo, ours: str) -> Prediction:
+    def _merge(self, commit: CommitInfo, ours: str) -> tuple[Prediction, dict | None]:
+        """Merge here: ``(prediction, merge result at the changed paths | None)``."""
         if self.renames_off is None:
+            flags = self.flags
+            if flags & int(MergeFlag.FIND_RENAMES) and self.rename_blind(commit.sha, ours):
+                # detection cannot change this pick (rename_blind), and it would read every blob
+                # added or deleted on either side: merge without it (same answer, and a snapshot
+                # lacking such a blob fails only where detection matters)
+                flags &= ~int(MergeFlag.FIND_RENAMES)
             try:
-                return self._merge_flags(commit, ours, self.flags, "")
+                return self._merge_flags(commit, ours, flags, "")
             except (KeyError, pygit2.GitError, ValueError) as e:
                 first = e
         else:
@@ -394,43 +580,57 @@ class MergePredictor:
             # one (e.g. a large fork-only PDF) fails here although the pick never touches it
             # (it stays off for this predictor: the blob stays missing from the running tree)
             try:
-                pred = self._merge_flags(commit, ours, self.flags & ~int(MergeFlag.FIND_RENAMES),
-                                         f"renames not detected: {self.renames_off or _short_error(first)}")
+                got = self._merge_flags(commit, ours, self.flags & ~int(MergeFlag.FIND_RENAMES),
+                                        f"renames not detected: {self.renames_off or _short_error(first)}")
                 if self.renames_off is None:
                     self.renames_off = _short_error(first)
-                return pred
+                    if self.store is not None:    # remembered: a re-plan on this tree drops it without merging
+                        self._pending.append({
+                            "key": f"t{PREDICT_VERSION}:{ours}:{commit.sha}:{self.flags}:{self.rename_limit}",
+                            "commit": commit.sha, "outcome": RENAMES_FAILED, "conflicts": "[]", "merged": "",
+                            "made": "[]", "ours_tree": ours, "result_tree": "", "detail": self.renames_off})
+                return got
             except (KeyError, pygit2.GitError, ValueError) as e:
                 first = e
         what = "; ".join(commit.missing) if commit.missing else _short_error(first)
-        return Prediction("unknown", detail=f"missing objects: {what}"[:300])
+        return Prediction("unknown", detail=f"missing objects: {what}"[:300]), None
 
-    def _merge_flags(self, commit: CommitInfo, ours: str, flags: int, detail: str) -> Prediction:
+    def _merge_flags(self, commit: CommitInfo, ours: str, flags: int, detail: str) -> tuple[Prediction, dict | None]:
         repo = self.repo
-        ancestor, theirs = _pick_trees(repo, commit.sha)
-        ours_tree = repo[ours]
+        ancestor, theirs = self._pick(commit.sha)
+        ours_tree = self._tree(ours)
         if flags & int(MergeFlag.FIND_RENAMES):
             idx = renames.merge_trees(repo, ancestor, ours_tree, theirs, flags=flags, limit=self.rename_limit)
         else:
             idx = repo.merge_trees(ancestor, ours_tree, theirs, flags=flags)
         if idx.conflicts is not None:
-            if flags & int(MergeFlag.FIND_RENAMES) and not detail:
+            if flags & int(MergeFlag.FIND_RENAMES) and not detail and not self.rename_blind(commit.sha, ours):
                 detail = renames.skipped_by_limit(repo, ancestor, ours_tree, theirs, self.rename_limit)
-            return Prediction("conflict", conflicted_paths(idx), detail=detail)
-        tree = None
+            return Prediction("conflict", conflicted_paths(idx), detail=detail), None
+        tree = merged = None
         if not flags & int(MergeFlag.FIND_RENAMES):
-            tree = _write_changed(idx, repo, ancestor, ours_tree, theirs)
+            paths = self.changed_paths(commit.sha)
+            if paths is not None:
+                merged = _merged_entries(idx, paths)
+                tree = _apply(repo, ours_tree, merged)
+                if tree is None:
+                    merged = None
         if tree is None:
             tree = _write_tree(idx, repo)
         if tree == ours:
-            return Prediction("empty", result_tree=tree, detail=detail)
-        return Prediction("clean", result_tree=tree, detail=detail)
+            return Prediction("empty", result_tree=tree, detail=detail), merged
+        return Prediction("clean", result_tree=tree, detail=detail), merged
 
     def flush(self) -> None:
-        """Write new predictions to the store in one transaction."""
-        if self.store is None or not self._pending:
+        """Write new predictions (and the changed paths of new commits) to the store."""
+        if self.store is None:
             return
-        rows, self._pending = self._pending, []
-        plan_store.save_predictions(self.store, rows)
+        if self._new_paths:
+            rows, self._new_paths = self._new_paths, []
+            plan_store.save_pick_paths(self.store, rows)
+        if self._pending:
+            rows, self._pending = self._pending, []
+            plan_store.save_answers(self.store, rows)
 
     def advance(self, commit: CommitInfo, prediction: Prediction) -> None:
         """Apply a clean pick to the running tree (the next prediction sees it)."""

@@ -1,8 +1,17 @@
 """The planner's caches in the store: pick predictions and file symbols, both rebuildable from git.
 
-* ``plan_predictions``: one row per ``<ours tree>:<upstream commit>:<merge flags>`` — the outcome
-  of the cherry-pick's 3-way merge, its conflicting paths and result tree (the tree itself is in
-  the scratch repository, :func:`bot.plan.predict.scratch_repo`);
+* ``plan_answers``: one row per prediction key (:meth:`bot.plan.predict.MergePredictor.key`) —
+  the outcome of the cherry-pick's 3-way merge, its conflicting paths, and either the merge
+  result at the paths the pick changes (``merged``, for keys made of those paths' entries; ``made``:
+  the blobs the merge wrote, which only the scratch repository holds; ``ours_tree``/``result_tree``:
+  the last tree it was computed on and its result, reused as is on that same tree) or the result
+  tree (``result_tree``, for keys made of the whole running tree; trees are in the scratch
+  repository, :func:`bot.plan.predict.scratch_repo`). ``plan_predictions`` (keyed by the
+  whole running tree only) is no longer read;
+* ``plan_pick_paths``: one row per upstream commit — the old and new paths of its diff against
+  its first parent, those it adds and whether it deletes any (immutable: what a path-keyed
+  prediction is keyed by);
+* ``plan_prechecks``: the files where no divergent-area symbol pattern can match (no parse needed);
 * ``plan_symbols``: one row per ``<commit>:<path>`` and :data:`SYMBOLS_VERSION` — the names of the
   definitions a commit's hunks touch in that file (JSON list; NULL when the file has no symbols).
 
@@ -20,22 +29,63 @@ PREDICTIONS = table("plan_predictions", {
     "outcome": str, "conflicts": str, "result_tree": str, "detail": str,
 }, pk="key")
 
+ANSWERS = table("plan_answers", {
+    "key": str, "commit": str, "outcome": str, "conflicts": str, "merged": str, "made": str, "ours_tree": str,
+    "result_tree": str, "detail": str,
+}, pk="key", indexes=[("commit",)])
+
+PICK_PATHS = table("plan_pick_paths", {"commit": str, "paths": str, "added": str, "deleted": int}, pk="commit")
+
 SYMBOLS_TABLE = table("plan_symbols", {"key": str, "version": int, "symbols": str}, pk="key")
 
+#: ``<patterns digest>:<commit>:<path>`` where the textual pre-check proved that no divergent-area
+#: symbol pattern can match a symbol the commit touches in that file (``SymbolIndex.may_match``)
+PRECHECKS = table("plan_prechecks", {"key": str}, pk="key")
 
-def has_predictions(store: Store) -> bool:
+
+def has_answers(store: Store) -> bool:
     """Whether any prediction is cached (a cold cache is only written, never read)."""
-    return any(store.db.query("select 1 from plan_predictions limit 1"))
+    return any(store.db.query("select 1 from plan_answers limit 1"))
 
 
-def prediction_row(store: Store, key: str) -> dict | None:
-    rows = list(store.db.query("select * from plan_predictions where key = ?", [key]))
+def _chunks(keys: list[str], n: int = 500):
+    for i in range(0, len(keys), n):
+        yield keys[i:i + n]
+
+
+def answers_of(store: Store, commits: list[str]) -> dict[str, dict]:
+    """``{key: row}`` of every cached prediction of ``commits`` (queried 500 commits at a time)."""
+    out: dict[str, dict] = {}
+    for chunk in _chunks(commits):
+        q = ",".join("?" * len(chunk))
+        for r in store.db.query(f"select * from plan_answers where \"commit\" in ({q})", chunk):
+            out[r["key"]] = r
+    return out
+
+
+def answer_row(store: Store, key: str) -> dict | None:
+    rows = list(store.db.query("select * from plan_answers where key = ?", [key]))
     return rows[0] if rows else None
 
 
-def save_predictions(store: Store, rows: list[dict]) -> None:
+def save_answers(store: Store, rows: list[dict]) -> None:
     with store.lock:
-        store.db[PREDICTIONS.name].insert_all(rows, pk="key", replace=True, batch_size=500)
+        store.db[ANSWERS.name].insert_all(rows, pk="key", replace=True, batch_size=500)
+
+
+def pick_paths_of(store: Store, commits: list[str]) -> dict[str, dict]:
+    """``{commit: {paths, added (JSON lists), deleted (0/1)}}`` for the cached ones of ``commits``."""
+    out: dict[str, str] = {}
+    for chunk in _chunks(commits):
+        q = ",".join("?" * len(chunk))
+        for r in store.db.query(f"select * from plan_pick_paths where \"commit\" in ({q})", chunk):
+            out[r["commit"]] = r
+    return out
+
+
+def save_pick_paths(store: Store, rows: list[dict]) -> None:
+    with store.lock:
+        store.db[PICK_PATHS.name].insert_all(rows, pk="commit", replace=True, batch_size=500)
 
 
 def has_symbols(store: Store) -> bool:
@@ -64,3 +114,17 @@ def symbols_rows(store: Store, keys: list[str]) -> dict[str, str | None]:
 def save_symbols(store: Store, rows: list[dict]) -> None:
     with store.lock:
         store.db[SYMBOLS_TABLE.name].insert_all(rows, pk="key", replace=True, batch_size=500)
+
+
+def prechecks_of(store: Store, keys: list[str]) -> set[str]:
+    """The ones of ``keys`` recorded in ``plan_prechecks``."""
+    out: set[str] = set()
+    for chunk in _chunks(keys):
+        q = ",".join("?" * len(chunk))
+        out.update(r["key"] for r in store.db.query(f"select key from plan_prechecks where key in ({q})", chunk))
+    return out
+
+
+def save_prechecks(store: Store, keys: list[str]) -> None:
+    with store.lock:
+        store.db[PRECHECKS.name].insert_all([{"key": k} for k in keys], pk="key", replace=True, batch_size=500)

@@ -5,8 +5,10 @@ incremental re-parsing, and the store-backed result cache (table ``plan_symbols`
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import time
 from functools import lru_cache
 
 from cachetools import LRUCache
@@ -36,12 +38,17 @@ class SymbolIndex:
             if not plan_store.has_symbols(store):
                 self.store_empty = True   # a cold cache: rows are only written (by flush), never read
         self._cache: dict[tuple[str, str], frozenset[str] | None] = {}
+        self._loaded: set[str] = set()          # commits whose stored symbols are all in _cache/_raw (preload)
+        self._raw: dict[tuple[str, str], str | None] = {}    # preloaded rows, JSON not yet decoded
+        self._no_match: dict[str, set[tuple[str, str]]] = {}   # patterns digest -> (commit, path) pre-checked out
+        self._new_no_match: list[str] = []      # plan_prechecks keys not yet written
         self._pending: list[dict] = []          # rows not yet written to the store (see flush)
         self._trees: LRUCache[tuple, tuple[bytes, object]] = LRUCache(max(1, tree_cache_size))
         self._blobs: LRUCache[object, bytes | None] = LRUCache(max(1, tree_cache_size))   # blob id -> text
         self._commit_trees: dict[str, object] = {}    # commit sha -> its tree (a lookup costs ~0.1 ms)
         self.parsed_files = 0        # file changes whose symbols were computed
         self.parses = 0              # tree-sitter parses run (a blob parsed once serves both sides)
+        self.symbol_cpu = 0.0        # CPU seconds computing symbols (blob reads, parses, lookups; benchmarks)
         self.incremental_parses = 0  # of which incremental (from another version of the file)
         self.incremental = True
         self._last: dict[tuple[str, str], tuple[bytes, object]] = {}
@@ -113,11 +120,25 @@ class SymbolIndex:
         the old or new text of the file (or ``<anonymous>`` / ``<top-level>``); the pattern with its
         anchors removed must then match that text. Other patterns, unsupported languages, missing
         blobs or non-UTF-8 text: True (ask the parser)."""
-        relaxed = _relaxed_any(tuple(patterns))
+        patterns = tuple(patterns)
+        relaxed = _relaxed_any(patterns)
         if relaxed is None or self._known(commit.sha, path):
             return True             # (known symbols: a lookup is cheaper than the pre-check)
         if relaxed is False:
             return False
+        d = _patterns_digest(patterns)
+        out = self._no_match.setdefault(d, set())
+        if (commit.sha, path) in out:
+            return False
+        if self._may_match(commit, path, relaxed):
+            return True
+        out.add((commit.sha, path))
+        if self.store is not None:
+            self._new_no_match.append(f"{d}:{commit.sha}:{path}")
+        return False
+
+    def _may_match(self, commit: CommitInfo, path: str, relaxed) -> bool:
+        """:meth:`may_match`'s textual test (its blob reads and searches)."""
         fc = next((f for f in commit.files if path in f.paths), None)
         if fc is None or language_for(fc.path) is None:
             return True
@@ -135,11 +156,39 @@ class SymbolIndex:
                 return True
         return any(_search_any(relaxed, t) for t in texts)
 
+    def preload(self, commits, patterns=()) -> None:
+        """Read the stored symbols of every file of ``commits`` (and the pre-check results for
+        ``patterns``) in bulk: a re-plan asks for many of them, one query each otherwise."""
+        if self.store is None:
+            return
+        todo = [c for c in commits if c.sha not in self._loaded]
+        keys = [f"{c.sha}:{p}" for c in todo for p in sorted(c.paths)]
+        if not self.store_empty and keys:
+            for k, v in plan_store.symbols_rows(self.store, keys).items():
+                sha, path = k.split(":", 1)
+                self._raw[(sha, path)] = v          # decoded when asked (most are never asked)
+        self._loaded.update(c.sha for c in todo)
+        if patterns and keys:
+            d = _patterns_digest(tuple(patterns))
+            found = plan_store.prechecks_of(self.store, [f"{d}:{k}" for k in keys])
+            got = self._no_match.setdefault(d, set())
+            for k in found:
+                _, sha, path = k.split(":", 2)
+                got.add((sha, path))
+
+    def _known_here(self, sha: str, path: str) -> bool:
+        """Whether the symbols of ``(sha, path)`` are in memory (decoded or preloaded); no query."""
+        return (sha, path) in self._cache or (sha, path) in self._raw
+
     def _known(self, sha: str, path: str) -> bool:
         """Whether the symbols of ``(sha, path)`` are cached (memory or store); loads a store row."""
         if (sha, path) in self._cache:
             return True
-        if self.store is None or self.store_empty:
+        if (sha, path) in self._raw:
+            v = self._raw.pop((sha, path))
+            self._cache[(sha, path)] = None if v is None else frozenset(json.loads(v))
+            return True
+        if self.store is None or self.store_empty or sha in self._loaded:
             return False
         row = plan_store.symbols_row(self.store, f"{sha}:{path}")
         if row is not None:
@@ -151,6 +200,7 @@ class SymbolIndex:
         key = (commit.sha, fc.path)
         if self._known(*key):                   # memory, else a store row (loaded into memory)
             return self._cache[key]
+        c0 = time.process_time()
         old = new = None
         if language_for(fc.path) is not None:
             if fc.status != "A" and commit.parents:
@@ -165,6 +215,7 @@ class SymbolIndex:
         if self.store is not None:
             self._pending.append({"key": f"{commit.sha}:{fc.path}", "version": SYMBOLS_VERSION,
                                   "symbols": None if res is None else json.dumps(sorted(res))})
+        self.symbol_cpu += time.process_time() - c0
         return res
 
     def prefetch(self, items, workers: int = 2, min_parallel: int = 64) -> int:
@@ -174,7 +225,7 @@ class SymbolIndex:
         ``workers`` forked processes (each path's versions stay in one process, in order, so
         incremental re-parsing still applies; fewer than ``min_parallel`` pairs stay in this
         process). Returns the number computed."""
-        todo = [(c, fc) for c, fc in items if (c.sha, fc.path) not in self._cache and language_for(fc.path)]
+        todo = [(c, fc) for c, fc in items if not self._known_here(c.sha, fc.path) and language_for(fc.path)]
         if self.store is not None and not self.store_empty and todo:
             keys = [f"{c.sha}:{fc.path}" for c, fc in todo]
             found = {k: None if v is None else frozenset(json.loads(v))
@@ -214,7 +265,12 @@ class SymbolIndex:
     def flush(self) -> None:
         """Write the symbols computed since the last flush to the store, in one transaction (the
         store syncs every commit to disk: one write per file would cost a disk flush each)."""
-        if self.store is None or not self._pending:
+        if self.store is None:
+            return
+        if self._new_no_match:
+            keys, self._new_no_match = self._new_no_match, []
+            plan_store.save_prechecks(self.store, keys)
+        if not self._pending:
             return
         rows, self._pending = self._pending, []
         plan_store.save_symbols(self.store, rows)
@@ -285,3 +341,10 @@ def _prefetch_worker(args):
     path, chunk = args
     idx = SymbolIndex(pygit2.Repository(path))
     return [((c.sha, fc.path), idx.file_symbols(c, fc)) for c, fc in chunk]
+
+
+@lru_cache(maxsize=64)
+def _patterns_digest(patterns: tuple[str, ...]) -> str:
+    """A short stable digest of the area symbol patterns (and the symbol version): the key of the
+    pre-check's stored answers, which hold only for those patterns."""
+    return hashlib.blake2b(json.dumps([SYMBOLS_VERSION, *patterns]).encode(), digest_size=8).hexdigest()

@@ -74,3 +74,17 @@ def test_shipped_examples_are_valid():
         load_config(p)
 
 
+
+
+def test_an_areas_compiled_globs_match_what_glob_match_matches():
+    """Area.matches_path compiles an area's globs into one regex (the planner asks it about every
+    path of every pending commit); it must say what glob_match says for each glob."""
+    from bot.config.forksync import Area, glob_match
+
+    area = Area(name="x", paths=["lib/**", "python/triton/*.py", "third_party/tlx/", "**/test_*.py", "a/**/b.txt"])
+    paths = ["lib/x.cpp", "lib/a/b/c.cpp", "python/triton/a.py", "python/triton/sub/a.py", "third_party/tlx/x",
+             "third_party/tlxx", "test_a.py", "x/y/test_b.py", "a/b.txt", "a/c/d/b.txt", "b.txt", "liba/x"]
+    got = [area.matches_path(p) for p in paths]
+    assert got == [any(glob_match(p, g) for g in area.paths) for p in paths]
+    assert got == [True, True, True, True, True, False, True, True, True, True, False, False]
+    assert not Area(name="none").matches_path("lib/x.cpp")

@@ -1,0 +1,194 @@
+"""Benchmark: incremental re-planning on the real fork — cold, warm, after a push, after a landing
+(docs/plan.md, "Incremental planning"). Every ratio is measured in one run.
+
+On a ``git clone --bare --shared`` copy of the fork (so the landing can write), with the tips of
+``--as-of`` (upstream ``U0``, fork ``F0``) given as explicit refs:
+
+1. the bare loop: ``merge_trees(parent, fork tip, commit)`` over the pending commits (one
+   process; CPU time by ``time.process_time``, wall by ``perf_counter``);
+2. cold: ``plan_state`` in **one process** (``workers=1``) with empty caches  vs  the bare loop;
+3. warm: ``plan_state`` again (caches filled);
+4. push: upstream tip ``U0`` + ``--push`` first-parent commits; re-plan with the caches; the
+   time it spent in merges (``merge_seconds``, the new commits' merges and any whose inputs
+   changed) is reported apart from the rest (target: rest ≤ 300 ms);
+5. landing: the re-plan's first bundle is applied (``apply_unit``) and the fork tip moves to
+   its tip (as a fast-forward merge of the bundle's PR would); re-plan (target: rest ≤ 1 s);
+6. ``--then DATE…``: plans as of later days with the same caches (both tips move), as
+   ``forksync plan --as-of DATE`` after the plans of the days before;
+7. ``--check`` (default): every re-plan of steps 4–6 is planned again from scratch (empty
+   caches) and the plans must be equal.
+
+Ledger loading (``load_state``) is excluded and printed separately. Load average and process CPU
+time (``time.process_time`` and ``resource.getrusage``) are printed beside each figure.
+
+    PYTHONPATH=. .venv/bin/python bench/bench_incremental.py --config examples/triton-fork.yml \\
+        --repo /work/.mirror/facebookexperimental+triton/repo --upstream-ref a4ce9c2a2 --as-of 2026-04-15
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import pygit2  # noqa: E402
+
+from bot.config.forksync import load_config  # noqa: E402
+from bot.git import repo as gitio  # noqa: E402
+from bot.git.apply import apply_unit  # noqa: E402
+from bot.plan.planner import pending_commits, plan_state  # noqa: E402
+from bot.plan.predict import merge_flags  # noqa: E402
+from bot.store import Store  # noqa: E402
+from bot.sync.ingest import load_state  # noqa: E402
+
+
+def cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def load() -> str:
+    return f"load {os.getloadavg()[0]:.2f}"
+
+
+def bare_loop(repo: pygit2.Repository, base: str, shas: list[str], flags: int) -> tuple[float, float]:
+    """``(wall s, CPU s)`` of ``merge_trees(parent, fork tip, commit)`` over ``shas``."""
+    ours = repo[base].peel(pygit2.Commit).tree
+    t0, c0 = time.perf_counter(), time.process_time()
+    for s in shas:
+        c = repo[s]
+        try:
+            anc = repo[c.parent_ids[0]].tree if c.parent_ids else repo[repo.TreeBuilder().write()]
+            repo.merge_trees(anc, ours, c.tree, flags=flags)
+        except (KeyError, pygit2.GitError, ValueError):
+            pass
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
+def timed(state, store):
+    """``(run, wall s, CPU s)`` of a one-process plan."""
+    t0, c0 = time.perf_counter(), cpu()
+    run = plan_state(state, store=store, workers=1)
+    return run, time.perf_counter() - t0, cpu() - c0
+
+
+def describe(name: str, run, wall: float, c: float) -> str:
+    """One line: wall and CPU, the merges computed (wall / CPU), the symbols computed (CPU), and the
+    rest — the re-plan's own overhead (CPU: total − merges − symbols; wall: total − merges)."""
+    mw, mc, sc = (run.extra.get(k, 0.0) for k in ("merge_seconds", "merge_cpu", "symbol_cpu"))
+    return (f"{name}: {wall * 1000:.0f} ms wall, {c * 1000:.0f} ms CPU; {run.merges} merges ({mw * 1000:.0f} ms wall, "
+            f"{mc * 1000:.0f} ms CPU), {run.cache_hits} cached, {run.parsed_files} files' symbols "
+            f"({run.extra.get('parses', 0)} parses, {sc * 1000:.0f} ms CPU); rest {(c - mc - sc) * 1000:.0f} ms CPU, "
+            f"{(wall - mw) * 1000:.0f} ms wall; {load()}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--config", required=True)
+    ap.add_argument("--repo", required=True, help="the fork's bare repository (upstream's history inside)")
+    ap.add_argument("--upstream-ref", required=True, help="the newest upstream commit (pushes come from its history)")
+    ap.add_argument("--as-of", default="2026-04-15")
+    ap.add_argument("--push", type=int, default=10, help="upstream commits in the push")
+    ap.add_argument("--renames", choices=["on", "off", "config"], default="off")
+    ap.add_argument("--no-check", dest="check", action="store_false", help="skip the from-scratch plans")
+    ap.add_argument("--then", nargs="*", default=[], metavar="DATE",
+                    help="after the as-of plan, plan as of each DATE in turn with the same caches (fork and "
+                         "upstream tips of that day, as `forksync plan --as-of` does)")
+    args = ap.parse_args(argv)
+
+    tmp = tempfile.mkdtemp(prefix="forksync-bench-incr-")
+    clone = os.path.join(tmp, "fork.git")
+    subprocess.run(["git", "clone", "-q", "--bare", "--shared", args.repo, clone], check=True)
+    cfg = load_config(args.config, {"fork.url": clone, "upstream.url": clone, "upstream.ref": args.upstream_ref})
+    upd = {"cache_dir": os.path.join(tmp, "cache")}
+    if args.renames != "config":
+        upd["rename_detection"] = args.renames == "on"
+    cfg = cfg.model_copy(update=upd)
+    ingest = Store(os.path.join(tmp, "ingest.sqlite"))
+
+    def state_at(up: str, fork: str):
+        c = cfg.model_copy(update={"upstream": cfg.upstream.model_copy(update={"ref": up}),
+                                   "fork": cfg.fork.model_copy(update={"ref": fork})})
+        t0 = time.perf_counter()
+        s = load_state(c, store=ingest, record=False, fetch=False)
+        return s, time.perf_counter() - t0
+
+    first = load_state(cfg, store=ingest, as_of=args.as_of, record=False, fetch=False)
+    u0, f0 = first.upstream_tip, first.fork_tip
+    s0, t_load = state_at(u0, f0)
+    repo = pygit2.Repository(s0.git_dir)
+    flags = merge_flags(cfg.rename_detection)
+    pend0 = pending_commits(s0)
+    print(f"as of {args.as_of}: upstream {u0[:12]}, fork {f0[:12]}; {len(pend0)} pending; rename detection "
+          f"{'on' if cfg.rename_detection else 'off'}; load_state {t_load:.2f} s (excluded); {load()}")
+
+    bare_wall, bare_cpu = bare_loop(repo, f0, [c.sha for c in pend0], flags)
+    store = Store(os.path.join(tmp, "plan.sqlite"))
+    cold, cold_wall, cold_cpu = timed(s0, store)
+    print(describe("cold", cold, cold_wall, cold_cpu))
+    print(f"bare loop: {bare_wall * 1000:.0f} ms wall, {bare_cpu * 1000:.0f} ms CPU | cold/bare: CPU "
+          f"{cold_cpu / bare_cpu:.2f}, wall {cold_wall / bare_wall:.2f} (target: CPU <= 1.5)")
+    warm, w_wall, w_cpu = timed(s0, store)
+    assert warm.plan == cold.plan, "a warm re-plan must give the same plan"
+    print(describe("warm", warm, w_wall, w_cpu))
+
+    # a push: the next --push first-parent commits of upstream
+    later = gitio.rev_list(repo, args.upstream_ref, [u0], first_parent=True)    # oldest first
+    u1 = later[min(args.push, len(later)) - 1]
+    s1, t_load1 = state_at(u1, f0)
+    pend1 = pending_commits(s1)
+    new = [c.sha for c in pend1 if c.sha not in {p.sha for p in pend0}]
+    new_wall, _ = bare_loop(repo, f0, new, flags)
+    push, p_wall, p_cpu = timed(s1, store)
+    print(f"push of {len(later[:args.push])} upstream commits ({len(new)} new pending; load_state {t_load1:.2f} s excluded; "
+          f"their bare merges {new_wall * 1000:.0f} ms)")
+    print("  " + describe("re-plan", push, p_wall, p_cpu) + " (target: rest <= 300 ms)")
+    if args.check:
+        scratch = plan_state(s1, store=Store(os.path.join(tmp, "scratch1.sqlite")), workers=1)
+        assert scratch.plan == push.plan, "the re-plan after a push differs from a plan from scratch"
+        print(f"  = the plan from scratch ({scratch.merges} merges, {scratch.seconds:.2f} s)")
+
+    # a landing: the first bundle applied, the fork tip moved to its tip
+    bundle = next(u for u in push.plan.units if u.kind == "bundle")
+    res = apply_unit(clone, bundle, base=f0, commits=s1.upstream, rename_detection=cfg.rename_detection,
+                     rename_limit=cfg.rename_limit)
+    assert res.conflict is None and res.tip, f"the bundle did not apply whole: {res.conflict}"
+    fork_repo = pygit2.Repository(clone)
+    fork_repo.references.create("refs/heads/bench-landed", res.tip, force=True)
+    for name in list(fork_repo.branches.local):
+        if name.startswith("forksync/"):
+            fork_repo.branches.delete(name)
+    s2, t_load2 = state_at(u1, "refs/heads/bench-landed")
+    landed, l_wall, l_cpu = timed(s2, store)
+    print(f"landing of {bundle.id} ({len(bundle.items)} picks; {len(pending_commits(s2))} pending; "
+          f"load_state {t_load2:.2f} s excluded)")
+    print("  " + describe("re-plan", landed, l_wall, l_cpu) + " (target: rest <= 1 s)")
+    if args.check:
+        scratch = plan_state(s2, store=Store(os.path.join(tmp, "scratch2.sqlite")), workers=1)
+        assert scratch.plan == landed.plan, "the re-plan after a landing differs from a plan from scratch"
+        print(f"  = the plan from scratch ({scratch.merges} merges, {scratch.seconds:.2f} s)")
+    # later days, as `forksync plan --as-of DATE` after the plans of the days before
+    for day in args.then:
+        t0 = time.perf_counter()
+        sd = load_state(cfg, store=ingest, as_of=day, record=False, fetch=False)
+        t_ld = time.perf_counter() - t0
+        pend = pending_commits(sd)
+        run, d_wall, d_cpu = timed(sd, store)
+        print(f"as of {day}: upstream {sd.upstream_tip[:12]}, fork {sd.fork_tip[:12]}; {len(pend)} pending; "
+              f"load_state {t_ld:.2f} s excluded")
+        print("  " + describe("re-plan", run, d_wall, d_cpu))
+        if args.check:
+            scratch = plan_state(sd, store=Store(os.path.join(tmp, f"scratch-{day}.sqlite")), workers=1)
+            assert scratch.plan == run.plan, f"the re-plan as of {day} differs from a plan from scratch"
+            print(f"  = the plan from scratch ({scratch.merges} merges, {scratch.seconds:.2f} s)")
+
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
