@@ -86,6 +86,14 @@ def rename_table(db: sqlite_utils.Database, old: str, new: str) -> None:
         db.rename_table(old, new)
 
 
+@MIGRATIONS(name="0001_drop_plan_predictions")
+def _drop_plan_predictions(db: sqlite_utils.Database) -> None:
+    # predictions keyed by the whole running tree gave way to plan_answers (keyed by what the merge
+    # reads); the old rows are a cache nobody reads any more
+    if db["plan_predictions"].exists():
+        db["plan_predictions"].drop()
+
+
 class Store:
     """A connection to the forksync database. Thread-safe for simple use via one lock per Store;
     use one Store per process/thread for concurrency (SQLite serialises writers)."""

@@ -6,8 +6,8 @@
   the blobs the merge wrote, which only the scratch repository holds; ``ours_tree``/``result_tree``:
   the last tree it was computed on and its result, reused as is on that same tree) or the result
   tree (``result_tree``, for keys made of the whole running tree; trees are in the scratch
-  repository, :func:`bot.plan.predict.scratch_repo`). ``plan_predictions`` (keyed by the
-  whole running tree only) is no longer read;
+  repository, :func:`bot.plan.predict.scratch_repo`). The older ``plan_predictions`` (keyed by
+  the whole running tree only) is dropped by the store's first migration;
 * ``plan_pick_paths``: one row per upstream commit — the old and new paths of its diff against
   its first parent, those it adds and whether it deletes any (immutable: what a path-keyed
   prediction is keyed by);
@@ -23,11 +23,6 @@ from bot.store import Store, table
 
 #: bump when the symbol extraction changes meaning (old rows are then ignored)
 SYMBOLS_VERSION = 1
-
-PREDICTIONS = table("plan_predictions", {
-    "key": str, "ours_tree": str, "commit": str, "flags": int,
-    "outcome": str, "conflicts": str, "result_tree": str, "detail": str,
-}, pk="key")
 
 ANSWERS = table("plan_answers", {
     "key": str, "commit": str, "outcome": str, "conflicts": str, "merged": str, "made": str, "ours_tree": str,
