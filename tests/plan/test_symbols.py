@@ -133,7 +133,9 @@ def test_query_walk_finds_the_same_definitions_as_the_python_walk():
     py = (b"import os\n@dec\ndef a(x):\n    def inner():\n        return 1\n    return inner\n\n"
           b"class C:\n    @property\n    def p(self):\n        return 2\n")
     td = b"class Base;\ndef TT_AddOp : Base {\n  let x = 1;\n}\nmulticlass M { def _a : Base; }\n"
-    for lang, text in (("cpp", src), ("python", py), ("tablegen", td)):
+    mlir = (OPS_MLIR.format(add="") + "module attributes {ttg.num_warps = 4 : i32} {\n  tt.func @outer() {\n"
+            "    scf.for %i = %c0 to %c1 step %c1 {\n      tt.call @inner() : () -> ()\n    }\n    tt.return\n  }\n}\n").encode()
+    for lang, text in (("cpp", src), ("python", py), ("tablegen", td), ("mlir", mlir)):
         root = parser_for(lang).parse(text).root_node
         rows = root.end_point.row + 1
         for lo in range(rows):
