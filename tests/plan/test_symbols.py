@@ -109,6 +109,18 @@ def test_symbol_index_reparses_new_versions_incrementally(tmp_path):
     assert (idx.parses, idx.incremental_parses) == (4, 3)
 
 
+def test_a_text_parsed_before_for_its_path_is_not_parsed_again():
+    # the old side of a commit is the new side of the previous commit to the file: when its tree
+    # left the content LRU, the path's recent versions still hold it
+    idx = SymbolIndex(None, tree_cache_size=1)
+    a, b = ops().encode(), ops(mul=" + 1").encode()
+    first = str(idx._parse(a, "cpp", "lib/Ops.cpp", 1.0))
+    idx._parse(b, "cpp", "lib/Ops.cpp", 2.0)
+    again = idx._parse(bytes(bytearray(a)), "cpp", "lib/Ops.cpp", 3.0)    # equal bytes, another object
+    assert (idx.parses, idx.incremental_parses) == (2, 1)
+    assert str(again) == first
+
+
 def test_prefetch_in_processes_gives_the_same_answers(tmp_path):
     from bot.store import Store
 
