@@ -109,6 +109,18 @@ def test_symbol_index_reparses_new_versions_incrementally(tmp_path):
     assert (idx.parses, idx.incremental_parses) == (4, 3)
 
 
+def test_a_text_parsed_before_for_its_path_is_not_parsed_again():
+    # the old side of a commit is the new side of the previous commit to the file: when its tree
+    # left the content LRU, the path's recent versions still hold it
+    idx = SymbolIndex(None, tree_cache_size=1)
+    a, b = ops().encode(), ops(mul=" + 1").encode()
+    first = str(idx._parse(a, "cpp", "lib/Ops.cpp", 1.0))
+    idx._parse(b, "cpp", "lib/Ops.cpp", 2.0)
+    again = idx._parse(bytes(bytearray(a)), "cpp", "lib/Ops.cpp", 3.0)    # equal bytes, another object
+    assert (idx.parses, idx.incremental_parses) == (2, 1)
+    assert str(again) == first
+
+
 def test_prefetch_in_processes_gives_the_same_answers(tmp_path):
     from bot.store import Store
 
@@ -133,7 +145,9 @@ def test_query_walk_finds_the_same_definitions_as_the_python_walk():
     py = (b"import os\n@dec\ndef a(x):\n    def inner():\n        return 1\n    return inner\n\n"
           b"class C:\n    @property\n    def p(self):\n        return 2\n")
     td = b"class Base;\ndef TT_AddOp : Base {\n  let x = 1;\n}\nmulticlass M { def _a : Base; }\n"
-    for lang, text in (("cpp", src), ("python", py), ("tablegen", td)):
+    mlir = (OPS_MLIR.format(add="") + "module attributes {ttg.num_warps = 4 : i32} {\n  tt.func @outer() {\n"
+            "    scf.for %i = %c0 to %c1 step %c1 {\n      tt.call @inner() : () -> ()\n    }\n    tt.return\n  }\n}\n").encode()
+    for lang, text in (("cpp", src), ("python", py), ("tablegen", td), ("mlir", mlir)):
         root = parser_for(lang).parse(text).root_node
         rows = root.end_point.row + 1
         for lo in range(rows):
