@@ -242,39 +242,12 @@ def _line_starts(text: str, words: tuple[str, ...], tail: re.Pattern | None = No
     return sorted(starts)
 
 
-def _line_starts_from_end(text: str, words: tuple[str, ...], tail: re.Pattern):
-    """The start offsets of the lines :func:`_line_starts` returns, greatest first, found
-    lazily from the end (``rfind`` per word): a reader that stops at the last lines never
-    visits the occurrences before them."""
-    rfind = text.rfind
-    last = []                                   # [word, its last occurrence not yet passed]
-    for w in words:
-        i = rfind(w)
-        if i >= 0:
-            last.append([w, i])
-    limit = len(text) + 1
-    while last:
-        best = -1
-        for cur in last:
-            w, i = cur
-            n = len(w)
-            while i >= 0 and (i >= limit or not (text.startswith(":", i + n) or tail.match(text, i + n))):
-                i = rfind(w, 0, i + n - 1)      # the occurrence starting before i
-            cur[1] = i
-            if i > best:
-                best = i
-        if best < 0:
-            return
-        limit = rfind("\n", 0, best) + 1
-        yield limit
-
-
 def _last_exception(text: str):
     """``(line start, type, message)`` of the last exception line that is not a warning (else
     of the last warning), read from the end: the lines before it are not parsed. None if none."""
     warning = None
     find = text.find
-    for ls in _line_starts_from_end(text, _EXC_WORDS, _EXC_TAIL):
+    for ls in reversed(_line_starts(text, _EXC_WORDS, _EXC_TAIL)):
         le = find("\n", ls)
         e = _EXC_LINE.match(strip_prefixes(text[ls:le if le >= 0 else len(text)]))
         if e:

@@ -141,8 +141,6 @@ def _mask_labels(line: str) -> str:
     low = line.lower()
     if len(low) != len(line):          # a lowercase that changes lengths: the plain regex
         return _LABELLED.sub(_labelled, line)
-    if not _label_before_a_number(line, low):
-        return line
     hits = None
     n = len(line)
     for w in _LABEL_WORDS:
@@ -169,32 +167,6 @@ def _mask_labels(line: str) -> str:
         pos = m.end()
     out.append(line[pos:])
     return "".join(out)
-
-
-_DIGIT_RUN = re.compile(r"\d+")
-
-
-def _label_before_a_number(line: str, low: str) -> bool:
-    """Whether a number in ``line`` follows a label word the way :data:`_LABELLED` wants it:
-    read back from each run of digits over a sign, blanks, one ``:``/``=`` and blanks, the
-    ASCII-letter word there is a label at a word boundary (a line has few numbers but fifteen
-    label words to look for; ``low`` is ``line.lower()``, of the same length)."""
-    for m in _DIGIT_RUN.finditer(line):
-        k = m.start()
-        if k and line[k - 1] in "+-":
-            k -= 1
-        while k and line[k - 1].isspace():
-            k -= 1
-        if k and line[k - 1] in ":=":
-            k -= 1
-            while k and line[k - 1].isspace():
-                k -= 1
-        r = k
-        while r and line[r - 1] in _ASCII_LETTERS:
-            r -= 1
-        if r < k and low[r:k] in _LABEL_WORDS and not (r and (line[r - 1].isalnum() or line[r - 1] == "_")):
-            return True
-    return False
 
 
 def _pid_apply(line: str) -> bool:

@@ -13,7 +13,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.config import infra
-from bot.triage import extractors, normalize
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "triage"
 
@@ -65,42 +64,3 @@ def test_infra_hit_corpus():
 @given(_pieces(_INFRA_WORDS))
 def test_infra_hit_random(text):
     assert infra.infra_hit(text) == _plain_infra_hit(text)
-
-
-# --------------------------------------------------------------------------- label numbers
-_LABEL_PIECES = sorted(normalize._LABEL_WORDS) + [w.upper() for w in normalize._LABEL_WORDS] + [
-    "Required: 131072", "Hardware limit:101376", "Tried to allocate 2.00 GiB", "max = -3", "size=+7", "got 12/16",
-    "Mismatched elements: 5 / 10 (50.0%)", "1e-05", "x_size 3", "\u0661\u0662", "\u0130", "use\u00a05", "9free 1"]
-
-
-def test_mask_labels_corpus():
-    for line in LINES:
-        assert normalize._mask_labels(line) == normalize._LABELLED.sub(normalize._labelled, line), line
-
-
-@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_pieces(_LABEL_PIECES))
-def test_mask_labels_random(line):
-    assert normalize._mask_labels(line) == normalize._LABELLED.sub(normalize._labelled, line)
-
-
-# --------------------------------------------------------------------------- exception lines
-_EXC_PIECES = list(extractors._EXC_WORDS) + ["ValueError: bad", "Error:", "Exception", "UserWarning: w", "\n", " \n",
-                                              "  E   ", "OutOfResources: out of resource", "KeyboardInterrupt"]
-
-
-def _plain_line_starts_from_end(text: str) -> list[int]:
-    return list(reversed(extractors._line_starts(text, extractors._EXC_WORDS, extractors._EXC_TAIL)))
-
-
-def test_line_starts_from_end_corpus():
-    for text in TEXTS:
-        assert list(extractors._line_starts_from_end(text, extractors._EXC_WORDS, extractors._EXC_TAIL)) == \
-            _plain_line_starts_from_end(text)
-
-
-@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_pieces(_EXC_PIECES))
-def test_line_starts_from_end_random(text):
-    assert list(extractors._line_starts_from_end(text, extractors._EXC_WORDS, extractors._EXC_TAIL)) == \
-        _plain_line_starts_from_end(text)
