@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.config import infra
+from bot.triage import normalize
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "triage"
 
@@ -64,3 +65,26 @@ def test_infra_hit_corpus():
 @given(_pieces(_INFRA_WORDS))
 def test_infra_hit_random(text):
     assert infra.infra_hit(text) == _plain_infra_hit(text)
+
+
+# --------------------------------------------------------------------------- log prefixes
+def _plain_strip_prefixes(line: str) -> str:
+    m = normalize._PREFIX.match(line)
+    return (line[m.end():] if m else line).strip()
+
+
+_PREFIX_PIECES = ["2026-11-30T01:02:03.123Z ", "stderr F ", "[2026-11-30 01:02:03] ", "01:02:03 ", "[01:02:03] ",
+                  "I1130 01:02:03.123456 123 file.py:533] [0/0] ", "(pid=12) ", "(Worker pid=12, ip=1.2.3.4) ",
+                  "[rank0]: ", "ERROR 01-28 01:02:03 x.py:12] ", "##[error]", "E   ", "E", "# | ", "> ", "\u0661\u0662",
+                  "\u00b2", "ValueError: x", "\t", " "]
+
+
+def test_strip_prefixes_corpus():
+    for line in LINES:
+        assert normalize.strip_prefixes(line) == _plain_strip_prefixes(line), line
+
+
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_pieces(_PREFIX_PIECES))
+def test_strip_prefixes_random(line):
+    assert normalize.strip_prefixes(line) == _plain_strip_prefixes(line)
