@@ -69,6 +69,12 @@ _BY_ANCHOR = {anchor: (kind, rx) for kind, anchor, rx in _INFRA}
 if len(_BY_ANCHOR) != len(_INFRA):
     raise ValueError("bot/triage/infra.py INFRA_PATTERNS: a phrase (or a regex's anchor) is listed twice; "
                      "list each once, under the kind it names")
+#: each gate key with the anchors it is the first key of, as (table index, anchor, kind, regex):
+#: an anchor in a text puts its first key there too, so the anchors under the keys a short text
+#: holds are all the anchors it can hold
+_UNDER_KEY = tuple((key, tuple((i, a, kind, rx) for i, (kind, a, rx) in enumerate(_INFRA)
+                               if next(k for k in _GATE if k in a) == key))
+                   for key in _GATE)
 
 
 def infra_hit(text: str) -> tuple[str, int] | None:
@@ -77,11 +83,23 @@ def infra_hit(text: str) -> tuple[str, int] | None:
     keys (on a line or a short text: a long log holds some key too often to gain from them); a hit
     is looked up afterwards."""
     if len(text) <= 4096:
-        for key in _GATE:
+        # the first phrase in table order among the anchors under the keys present (each anchor
+        # tried only where its key is: a line holding "memory" tries the few memory phrases)
+        best = None
+        for key, under in _UNDER_KEY:
             if key in text:
-                break
-        else:
-            return None
+                for i, anchor, kind, rx in under:
+                    if best is not None and i >= best[0]:
+                        break
+                    if anchor in text:
+                        if rx is None:
+                            best = (i, kind, text.find(anchor))
+                            break
+                        m = rx.search(text)
+                        if m:
+                            best = (i, kind, m.start())
+                            break
+        return None if best is None else (best[1], best[2])
     for anchor in _ANCHORS:
         if anchor in text:
             kind, rx = _BY_ANCHOR[anchor]

@@ -23,14 +23,19 @@ _PREFIX_SRC = r"""(?:
   | >[ \t]+
 )"""
 _PREFIX = re.compile(r"^" + _PREFIX_SRC + r"++", re.X)   # possessive: no backtracking
+#: the first characters of :data:`_PREFIX`'s alternatives other than a digit (``\d``, tested with
+#: ``str.isdigit``, which holds for every ``\d``)
+_PREFIX_FIRST = " \t[IWEFDC(#>"
 
 
 def strip_prefixes(line: str) -> str:
     """Remove log prefixes (timestamps, glog/Ray/vLLM headers, pytest ``E``, lit ``# |``) and
     surrounding blanks from one line."""
-    m = _PREFIX.match(line)
-    if m:
-        line = line[m.end():]
+    c = line[:1]
+    if c in _PREFIX_FIRST or c.isdigit():     # a prefix can start here: only then the regex
+        m = _PREFIX.match(line)
+        if m:
+            line = line[m.end():]
     return line.strip()
 
 

@@ -181,6 +181,7 @@ def signature_of(text: str, test: str = "", locate_generic: bool = True) -> Sign
     the test or the place itself). Never raises: an output with no recognisable error gets type
     ``Unknown`` and its last non-empty line."""
     text = clean_text(text)
+    no_infra = False        # the infra extractor read the whole text and found no phrase
     for name, pre, fn in EXTRACTORS:
         for p in pre:
             if p in text:
@@ -189,6 +190,8 @@ def signature_of(text: str, test: str = "", locate_generic: bool = True) -> Sign
             continue
         found = fn(text)
         if found is None:
+            if name == "infra":
+                no_infra = True
             continue
         typ, raw, stage = found
         partial = raw.endswith(TRUNCATED)
@@ -201,7 +204,9 @@ def signature_of(text: str, test: str = "", locate_generic: bool = True) -> Sign
             weak = name in _WEAK or (name == "pytest" and typ == "PytestFailure")
             # a weak line: look for an infrastructure phrase in the log's tail (where a job's
             # last words are; bounded so a long log stays cheap)
-            kind = infra_kind(raw) or (infra_kind(text[-_INFRA_TAIL:]) if weak else None)
+            # (a tail that is the whole text, already read by the infra extractor, holds none)
+            kind = infra_kind(raw) or (infra_kind(text[-_INFRA_TAIL:]) if weak and not (no_infra and len(text) <= _INFRA_TAIL)
+                                       else None)
             if kind:
                 return _signature("setup", "Infrastructure", kind, "", "infra", raw, kind, False, False, "")
         canon = canonical(typ, raw)
