@@ -273,7 +273,7 @@ def main() -> int:
         sys.exit("FAILED: serve + worker never became healthy:\n" + "\n".join(f"{k}: {v[-1500:]}" for k, v in outs.items()))
     print(f"   healthy after {healthy_after:.1f} s with the worker in its own process; exits "
           f"{', '.join(f'{k} {p.returncode}' for k, p in procs.items())} on SIGTERM")
-    print(f"image check passed in {time.monotonic() - started:.0f} s (work folder {work})")
+    print(f"image check passed in {time.monotonic() - started:.0f} s" + (f" (work folder {work})" if args.keep else ""))
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 0
