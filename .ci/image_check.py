@@ -13,7 +13,7 @@ about 1-3 min, so not part of the default test run).
 7. compose.yaml's serve (web only) and worker as two processes on one database, until serve's
    HEALTHCHECK passes (it reads the worker's heartbeat: FORKSYNC_EXPECT_WORKER).
 
-Usage: python3 .ci/image_check.py [--keep DIR]   (exit 0 when every step passed)
+Usage: .venv/bin/python .ci/image_check.py [--keep DIR]   (the dev lock's venv; exit 0 when every step passed)
 """
 from __future__ import annotations
 
@@ -108,6 +108,13 @@ def main() -> int:
     ap.add_argument("--reuse", action="store_true",
                     help="with --keep: reuse the venv a previous run installed (only the wheel is reinstalled)")
     args = ap.parse_args()
+    try:        # the compose step needs the dev lock's packages: say so before the first step, not after it
+        import check_jsonschema  # noqa: F401
+        import jsonschema  # noqa: F401
+        import yaml  # noqa: F401
+    except ImportError as e:
+        sys.exit(f"{e}: run this with the python of a venv that has requirements/dev.lock installed, "
+                 "e.g. .venv/bin/python .ci/image_check.py")
     work = args.keep or Path(tempfile.mkdtemp(prefix="forksync-image-"))
     work.mkdir(parents=True, exist_ok=True)
     os.chmod(work, 0o755)
@@ -266,7 +273,7 @@ def main() -> int:
         sys.exit("FAILED: serve + worker never became healthy:\n" + "\n".join(f"{k}: {v[-1500:]}" for k, v in outs.items()))
     print(f"   healthy after {healthy_after:.1f} s with the worker in its own process; exits "
           f"{', '.join(f'{k} {p.returncode}' for k, p in procs.items())} on SIGTERM")
-    print(f"image check passed in {time.monotonic() - started:.0f} s (work folder {work})")
+    print(f"image check passed in {time.monotonic() - started:.0f} s" + (f" (work folder {work})" if args.keep else ""))
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 0

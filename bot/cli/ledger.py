@@ -163,8 +163,9 @@ def cmd_status(args) -> int:
     t.add_row("Backlog Commits", f"{bl['total']}  " + ", ".join(f"{k} {v}" for k, v in bl["by_disposition"].items())
               + (f"  ({len(bl['reverted_after_merge'])} merged, then reverted by the fork)"
                  if bl["reverted_after_merge"] else ""))
-    t.add_row("not yet reached", f"{doc['not_reached']['total']}  ({doc['not_reached']['handled']} handled, "
-                                 f"{len(doc['isolated_picks'])} isolated picks)")
+    t.add_row("not yet reached", f"{doc['not_reached']['total']}  ({doc['not_reached']['handled']} handled)")
+    # its own row: isolated picks behind the frontier are not "not yet reached"
+    t.add_row("isolated picks", f"{len(doc['isolated_picks'])}  (picked on their own: they do not move the frontier)")
     con.print(t)
     c = Table(title="dispositions")
     c.add_column("disposition")

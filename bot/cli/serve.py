@@ -293,6 +293,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     s = settings_from(args)
     if not s.webhook_secret:
         raise UserError("a webhook secret is required: set FORKSYNC_WEBHOOK_SECRET (or --webhook-secret)")
+    if s.workers and not (s.token or s.app_id):
+        # the workers would each stop at this and be restarted for ever behind a listening server
+        raise UserError("no GitHub credentials: set FORKSYNC_TOKEN, or FORKSYNC_APP_ID and FORKSYNC_PRIVATE_KEY_FILE "
+                        "(or FORKSYNC_WORKERS=0 to serve webhooks and pages only, with workers running elsewhere)")
     s.register_secrets()
     logging.getLogger().setLevel(logging.INFO)
     log.info("forksync serve: %s", json.dumps(s.redacted()))

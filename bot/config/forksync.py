@@ -349,8 +349,10 @@ def parse_config_text(text: str, source: str = "<config>") -> ForksyncConfig:
 def load_config(path: str | os.PathLike | None, overrides: dict[str, str | None] | None = None) -> ForksyncConfig:
     """Load ``path`` (None → defaults; a missing file given explicitly is an error) and apply CLI
     overrides ``{"upstream.url": …, "upstream.ref": …, "fork.url": …, "fork.ref": …}``.
-    Relative local paths in ``upstream.url``/``fork.url``/``cache_dir`` are resolved against the
-    config file's folder (or the current directory without one)."""
+    Relative local paths in ``upstream.url``/``fork.url``/``cache_dir`` of the file are resolved
+    against the config file's folder (or the current directory without one); a relative path
+    given as an override (``--upstream``/``--fork``) against the current directory, as a shell
+    user means it."""
     base_dir = Path.cwd()
     data: dict[str, Any] = {}
     root: yaml.Node | None = None
@@ -370,6 +372,8 @@ def load_config(path: str | os.PathLike | None, overrides: dict[str, str | None]
         if value is None:
             continue
         section, name = key.split(".", 1)
+        if name == "url" and _is_local(value) and not os.path.isabs(value):
+            value = str((Path.cwd() / value).resolve())
         data.setdefault(section, {})
         if not isinstance(data[section], dict):
             raise ConfigError(source, [(section, "must be a mapping")])

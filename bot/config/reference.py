@@ -85,10 +85,10 @@ def _comments(model: type[BaseModel]) -> dict[str, str]:
 #: Notes for fields whose model carries none (kept beside the generator so the table is complete).
 NOTES = {
     "upstream": "the repository forksync ingests from",
-    "upstream.url": "remote URL or local path (relative to the config file); `--upstream` overrides",
+    "upstream.url": "remote URL or local path (relative to the config file); `--upstream` overrides (its relative path: to the current directory)",
     "upstream.ref": "the upstream tip: branch, tag or any commit-ish (sha); `--upstream-ref` overrides",
     "fork": "the downstream fork",
-    "fork.url": "remote URL or local path; `--fork` overrides",
+    "fork.url": "remote URL or local path (relative to the config file); `--fork` overrides (its relative path: to the current directory)",
     "fork.ref": "the fork branch (or sha) whose history is the ledger's evidence; `--fork-ref` overrides",
     "provenance": "evidence sources of the ledger (docs/core.md: rules and precedence)",
     "provenance.trailers": "extra trailer rules, e.g. `Reactor Cherry-pick Revision: <sha>`",

@@ -49,8 +49,12 @@ def run_demo(workdir: str | None = None, console: Console | None = None, *, loca
     console = console or Console(width=None if sys.stdout.isatty() else int(os.environ.get("COLUMNS", 110)))
     root = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="forksync-demo-"))
     root.mkdir(parents=True, exist_ok=True)
+    try:
+        scenario = build_scenario(root)
+    except FileExistsError as e:      # a second run into the same --dir: say so, no traceback
+        print(f"forksync: {e} (or remove it)", file=sys.stderr)
+        return 2
     console.print(Rule("forksync demo"))
-    scenario = build_scenario(root)
     console.print(STORY.format(root=root))
     cfg = str(scenario.config_path)
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 from datetime import date, timedelta
 from typing import Iterable
 
 from bot.config.forksync import ForksyncConfig
-from bot.model import CommitInfo, LedgerEntry, Plan
+from bot.model import CommitInfo, Disposition, Evidence, LedgerEntry, Plan
 from bot.store import Store
 from bot.sync import store as sync_store
 from bot.sync.status import SyncStatus
@@ -42,6 +43,26 @@ def ledger_rows(repo: str, entries: Iterable[LedgerEntry], commits: dict[str, Co
                     "evidence_json": json.dumps([{"rule": x.rule, "fork_commit": x.fork_commit, "detail": x.detail}
                                                  for x in e.evidence])})
     return out
+
+
+def with_published(entries: Iterable[LedgerEntry], branches: Iterable[dict]) -> list[LedgerEntry]:
+    """The ledger as the fork has it once this sync's branches are pushed: the ledger a sync
+    computes comes before it publishes, so a PENDING commit it has just pushed on a
+    ``forksync/*`` branch becomes IN_FLIGHT here, with the ``in-flight`` evidence the next
+    computation gives it (bot.core.ledger: an undecided commit carried by a sync branch).
+    ``branches``: ``sync_branches`` rows (``branch``, ``shas_json``, ``pushed_tip``,
+    ``conflict_sha``); a branch never pushed carries nothing, and a chain stopped at a conflict
+    carries only the picks before it (the conflict commit has no ``Upstream-Commit:``)."""
+    carried: dict[str, str] = {}
+    for b in branches:
+        if not b.get("pushed_tip"):
+            continue
+        for sha in json.loads(b.get("shas_json") or "[]"):
+            if sha == b.get("conflict_sha"):
+                break
+            carried.setdefault(sha, b["branch"])
+    return [replace(e, disposition=Disposition.IN_FLIGHT, evidence=e.evidence + (Evidence("in-flight", None, carried[e.sha]),))
+            if e.disposition is Disposition.PENDING and e.sha in carried else e for e in entries]
 
 
 def plan_units(plan: Plan) -> list[dict]:

@@ -138,3 +138,15 @@ def test_status_names_what_holds_the_contiguous_pin(scn, capsys):
     assert (h["sha"], h["index"], h["disposition"], h["date"]) == (scn.u["u9"], 8, "IN_FLIGHT", "2026-01-10T00:00:00Z")
     rc, out, _ = run(capsys, [*scn.argv, "status"])
     assert "contiguous pin held by" in out and "IN_FLIGHT since" in out  # rich wraps the rest
+
+
+def test_status_counts_isolated_picks_on_their_own_row(scn, capsys):
+    """"not yet reached" is what lies past the frontier; isolated picks behind it are no part of
+    that count, so they get their own row instead of a place in its parentheses."""
+    rc, out, _ = run(capsys, [*scn.argv, "status", "--json"])
+    doc = json.loads(out)
+    nr, iso = doc["not_reached"], len(doc["isolated_picks"])
+    rc, out, _ = run(capsys, [*scn.argv, "status"])
+    rows = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in out.splitlines() if line.count("│") == 3}
+    assert rc == 0 and rows["not yet reached"] == f"{nr['total']}  ({nr['handled']} handled)"
+    assert rows["isolated picks"].startswith(f"{iso}  (picked on their own")

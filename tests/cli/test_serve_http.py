@@ -114,6 +114,16 @@ def test_port_in_use_is_one_line_and_exit_2(tmp_path):
     assert "listening" not in err and "Traceback" not in err
 
 
+def test_workers_without_github_credentials_is_one_line_and_exit_2(tmp_path):
+    """Each worker would stop at start for want of them and be restarted for ever behind a server
+    that listens: serve says so before it listens."""
+    rc, err = run_serve_expecting_failure(tmp_path, "--port", "0", FORKSYNC_WORKERS="1", FORKSYNC_TOKEN="", FORKSYNC_APP_ID="")
+    assert (rc, err.splitlines()[-1]) == (
+        2, "forksync: no GitHub credentials: set FORKSYNC_TOKEN, or FORKSYNC_APP_ID and FORKSYNC_PRIVATE_KEY_FILE "
+           "(or FORKSYNC_WORKERS=0 to serve webhooks and pages only, with workers running elsewhere)")
+    assert "listening" not in err and not (tmp_path / "bot.db").exists()
+
+
 def test_database_in_a_missing_directory_is_one_line_and_exit_2(tmp_path):
     db = tmp_path / "not-mounted" / "bot.db"
     rc, err = run_serve_expecting_failure(tmp_path, "--port", "0", FORKSYNC_DB=str(db))

@@ -69,6 +69,19 @@ def test_missing_file_and_overrides(tmp_path):
     assert cfg.cache_dir == str(tmp_path / ".forksync-cache")
 
 
+def test_a_relative_path_given_as_a_flag_is_the_current_directorys(tmp_path, monkeypatch):
+    """``--config sub/forksync.yml --fork ../fork`` means ../fork from where the command runs,
+    not from sub/ (the file's own relative paths stay the file's)."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "forksync.yml").write_text("upstream: {url: up}\nfork: {url: fork}\n")
+    monkeypatch.chdir(tmp_path / "sub")
+    cfg = load_config("forksync.yml", {"fork.url": "../fork", "upstream.url": None})
+    assert (cfg.fork.url, cfg.upstream.url) == (str(tmp_path / "fork"), str(tmp_path / "sub" / "up"))
+    monkeypatch.chdir(tmp_path)
+    cfg = load_config("sub/forksync.yml", {"fork.url": "work/fork", "upstream.url": "https://example.invalid/u.git"})
+    assert (cfg.fork.url, cfg.upstream.url) == (str(tmp_path / "work" / "fork"), "https://example.invalid/u.git")
+
+
 def test_shipped_examples_are_valid():
     for p in [ROOT / "examples" / "triton-fork.yml"]:
         load_config(p)

@@ -88,3 +88,13 @@ def test_applying_a_unit_again_says_it_is_in_flight(tmp_path):
     again = run_json("--config", cfg, "apply", unit, "--json")
     assert again["in_flight"] is True and again["branch"] == f"forksync/{unit}"
     assert again["already"] == [s.sha[k] for k in ("u10", "u11", "u15", "u16", "u18")]
+
+
+def test_a_demo_into_a_folder_that_holds_one_is_a_clear_error(tmp_path, capsys):
+    """``forksync demo --dir DIR`` run twice: one line naming the folder, exit 2, nothing changed."""
+    from bot.cli.main import main
+    (tmp_path / "fork").mkdir()
+    assert main(["demo", "--dir", str(tmp_path), "--local-only"]) == 2
+    out = capsys.readouterr()
+    assert (out.out, out.err) == ("", f"forksync: {tmp_path} already holds a demo scenario; choose an empty folder (or remove it)\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["fork"]

@@ -6,6 +6,8 @@ import io
 from rich.console import Console
 
 from bot.demo.github import Outcome, run_github_demo
+from bot.store import Store
+from bot.sync import store as sync_store
 
 BUNDLE, CHAIN = "forksync:bundle", "forksync:chain"
 
@@ -76,6 +78,10 @@ def test_the_github_demo_plays_the_whole_loop(tmp_path, monkeypatch, caplog):
     end = out.ledger["end"]
     assert (end["u19"], end["u20"], end["u21"]) == ("PICKED", "DEFERRED_BLOCKED", "IN_FLIGHT")
     assert out.status["end"]["upstream head"] == sha["u21"][:12]
+    # the ledger the App stored for the dashboard is the fork's as it is now: u21, pushed by the
+    # sync that computed it, is IN_FLIGHT there too
+    stored, _ = sync_store.ledger_summary(Store(tmp_path / "demo" / "app" / "forksync.db"), "meta/triton")
+    assert stored == {d: n for d in set(end.values()) if (n := list(end.values()).count(d))}
     # no delivery fails
     assert out.dead == []
     # the canary webhook secret and token appear in no output, log record or stored row

@@ -1,6 +1,7 @@
 """The dashboard's history: snapshot rows, retention, the ledger snapshot's queries and the backfill."""
 from __future__ import annotations
 
+import json
 from datetime import date
 
 import pytest
@@ -60,6 +61,26 @@ def test_ledger_snapshot_queries():
     assert counts == {"PICKED": 1, "PENDING": 1, "DEFERRED_BLOCKED": 1} and areas == ["lib/Dialect", "python/triton"]
     sync_store.replace_ledger(store, "o/f", [])
     assert sync_store.query_ledger(store, "o/f")[0] == 0 and sync_store.query_ledger(store, "o/other")[0] == 1
+
+
+def test_a_commit_this_sync_pushed_is_in_flight_in_its_snapshot():
+    """The ledger a sync computes comes before it publishes: what it then pushed on a sync branch
+    is IN_FLIGHT in the stored ledger, as the next computation says (not PENDING until then)."""
+    entries = [_entry(i, d, f"c{i}", i) for i, d in enumerate(
+        (Disposition.PICKED, Disposition.PENDING, Disposition.PENDING, Disposition.DEFERRED_BLOCKED, Disposition.PENDING,
+         Disposition.PENDING), start=1)]
+    sha = {e.index: e.sha for e in entries}
+    branches = [{"branch": "forksync/chain-a", "pushed_tip": "a" * 40, "conflict_sha": sha[3],
+                 "shas_json": json.dumps([sha[2], sha[3], sha[4]])},        # stopped at 3: carries only 2
+                {"branch": "forksync/bundle-d", "pushed_tip": "d" * 40, "conflict_sha": "",
+                 "shas_json": json.dumps([sha[4], sha[5]])},               # 4 is decided: stays
+                {"branch": "forksync/bundle-e", "pushed_tip": "", "conflict_sha": "",    # never pushed
+                 "shas_json": json.dumps([sha[6]])}]
+    out = snapshots.with_published(entries, branches)
+    assert [e.disposition.value for e in out] == ["PICKED", "IN_FLIGHT", "PENDING", "DEFERRED_BLOCKED", "IN_FLIGHT", "PENDING"]
+    assert (out[1].evidence[-1], out[4].evidence[-1]) == (Evidence("in-flight", None, "forksync/chain-a"),
+                                                          Evidence("in-flight", None, "forksync/bundle-d"))
+    assert out[0] is entries[0] and snapshots.with_published(entries, []) == entries
 
 
 def test_snapshots_are_kept_for_the_configured_time_and_a_failed_fetch_keeps_the_last_numbers():
