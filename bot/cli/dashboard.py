@@ -37,7 +37,7 @@ def fork_name(cfg: ForksyncConfig) -> str:
     return f"local/{re.sub(r'[^A-Za-z0-9_.-]', '-', name)}"
 
 
-def refresh(store, cfg: ForksyncConfig, fork: str, *, backfill_days: int, backfill_step: int, out=sys.stderr,
+def refresh(store, cfg: ForksyncConfig, fork: str, *, backfill_days: int, backfill_step: int, out=None,
             upstream: str | None = None) -> None:
     """Compute the fork's state now into ``store`` (status row, snapshot, ledger), and backfill its
     history when it has none. ``upstream``: the upstream's ``owner/name`` for links (default: the
@@ -47,6 +47,7 @@ def refresh(store, cfg: ForksyncConfig, fork: str, *, backfill_days: int, backfi
     from bot.sync.ingest import load_state  # lazy: as above
     from bot.sync.status import SyncStatus  # lazy: as above
 
+    out = out or sys.stderr     # looked up per call: the stream in place at import time may be closed by now
     state = load_state(cfg)
     if not sync_store.has_snapshots(store, fork):
         # the history ends where upstream's does (a mirror may be older than today)
