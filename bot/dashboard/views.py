@@ -314,8 +314,9 @@ def trunk_red(history: list[dict], now: float) -> dict:
         elif not red:
             since = None
     if since is None:
-        return {"red": False, "since_sha": None, "since": None, "for_s": None}
-    return {"red": True, "since_sha": since["sha"], "since": iso(since["updated_at"]), "for_s": max(0.0, now - since["updated_at"])}
+        return {"red": False, "since_sha": None, "since": None, "for_s": None, "results": len(latest)}
+    return {"red": True, "since_sha": since["sha"], "since": iso(since["updated_at"]), "for_s": max(0.0, now - since["updated_at"]),
+            "results": len(latest)}
 
 
 _CP_CACHE: dict[tuple, list] = {}

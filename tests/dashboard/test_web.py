@@ -122,7 +122,8 @@ async def test_validation_grid_trunk_red_and_l2(world):
     assert doc["suites"] == ["kernels", "lit"]
     head = next(x for x in doc["commits"] if x["pr"] == 301)
     assert head["cells"]["lit"][0]["state"] == "short" and head["cells"]["kernels"][0]["state"] == "green"
-    assert doc["trunk_red"] == {"red": True, "since_sha": sha("t", 4), "since": views.iso(NOW - 2 * 3600), "for_s": 7200.0}
+    assert doc["trunk_red"] == {"red": True, "since_sha": sha("t", 4), "since": views.iso(NOW - 2 * 3600), "for_s": 7200.0,
+                                "results": 2}
     matmul, softmax = doc["l2"]
     assert len(matmul["points"]) == 12 and len(softmax["points"]) == 1 and softmax["change_points"] == []
     assert matmul["regressions"][0]["issue_url"] == f"https://github.com/{FORK}/issues/77"
@@ -240,3 +241,10 @@ async def test_the_forks_own_stale_limit_from_its_last_sync():
         assert doc["stale"] == {"stale": True, "reason": "upstream was last seen 0.2 h ago (limit 0.0833333 h)"}
     finally:
         await c.close()
+
+
+def test_trunk_is_green_only_with_a_result_and_says_how_many():
+    green = [{"suite": "kernels", "platform": "h200", "verdict": "pass", "sha": sha("t", 1), "updated_at": NOW - 60},
+             {"suite": "lit", "platform": "cpu", "verdict": "pass", "sha": sha("t", 1), "updated_at": NOW - 30}]
+    assert views.trunk_red(green, NOW) == {"red": False, "since_sha": None, "since": None, "for_s": None, "results": 2}
+    assert views.trunk_red([], NOW)["results"] == 0
