@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import difflib
 import json
 import logging
 import os
@@ -50,6 +51,7 @@ from pathlib import Path
 from typing import Mapping
 from urllib.parse import urlsplit
 
+from dotenv import dotenv_values
 from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, DotEnvSettingsSource, EnvSettingsSource, SettingsConfigDict
 from pydantic_settings.sources.utils import parse_env_vars
@@ -177,6 +179,19 @@ def settings_file(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple
     return (default, "./forksync.env") if default.is_file() else (None, "")
 
 
+def unknown_keys(keys) -> list[str]:
+    """One line per ``FORKSYNC_*`` key of a settings file that no setting reads (a typo leaves its
+    setting at the default), with the nearest setting's name when one is close (difflib); other
+    keys are not forksync's and are left alone (compose passes the same file to other tools)."""
+    known = {env_name(n) for n in ServeSettings.model_fields} | {"FORKSYNC_SETTINGS_FILE"}
+    out = []
+    for k in keys:
+        if k.startswith("FORKSYNC_") and k not in known:
+            near = difflib.get_close_matches(k, sorted(known), n=1, cutoff=0.8)
+            out.append(f"{k} is not a setting forksync reads (ignored)" + (f"; did you mean {near[0]}?" if near else ""))
+    return out
+
+
 def settings_from(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> ServeSettings:
     """Flags, else environment, else the settings file, else defaults (one value per field, the
     first layer that has it wins). Raises UserError naming the setting and where a bad value came
@@ -189,6 +204,9 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str] = os.envi
         from_file = DotEnvSettingsSource(ServeSettings, env_file=path)() if path else {}
     except OSError as e:
         raise UserError(f"cannot read the settings file {path} (from {by}): {e.strerror}") from None
+    if path:
+        for line in unknown_keys(dotenv_values(path)):
+            log.warning("settings file %s: %s", path, line)
     layers = ((flags, "flag"), (_Environment(environ)(), "environment"), (from_file, f"settings file {path}"))
     values: dict = {}
     for layer, _ in reversed(layers):

@@ -95,3 +95,14 @@ def test_the_settings_tables_are_generated_from_the_model():
             f"regenerate the table in {doc.name} and in bot/cli/serve.py's docstring from bot.cli.serve.settings_table()"
     for name in ServeSettings.model_fields:
         assert f"`FORKSYNC_{name.upper()}`" in table
+
+
+def test_a_typo_in_the_settings_file_is_named_with_the_setting_it_meant(tmp_path, caplog):
+    f = tmp_path / "forksync.env"
+    f.write_text("FORKSYNC_PROT=9000\nFORKSYNC_WORKERS=2\nFORKSYNC_SOMETHING_ELSE=1\nOTHER_TOOL=x\n")
+    with caplog.at_level("WARNING", logger="bot.cli.serve"):
+        s = settings_from(argparse.Namespace(settings=str(f)), environ={})
+    assert (s.port, s.workers) == (8080, 2)
+    assert [r.getMessage() for r in caplog.records] == [
+        f"settings file {f}: FORKSYNC_PROT is not a setting forksync reads (ignored); did you mean FORKSYNC_PORT?",
+        f"settings file {f}: FORKSYNC_SOMETHING_ELSE is not a setting forksync reads (ignored)"]
