@@ -1,7 +1,7 @@
 """Rename candidates of the pending picks on the real fork, and the predictor with libgit2's old
 default rename limit (1000) against forksync's ``rename_limit`` default (7000) (docs/plan.md,
 "Renames: forksync's own limit"). The candidates are counted as libgit2 compares them with its
-limit (:func:`bot.config.renames.skipped_by_limit`): paths deleted, or added, on the fork side and
+limit (:func:`bot.config.renames.rename_candidates`): paths deleted, or added, on the fork side and
 the pick's side together. The real repository is never written: the predictor runs in a
 ``git clone --bare --shared`` copy.
 
@@ -14,21 +14,11 @@ import sys
 import time
 
 import pygit2
-from pygit2.enums import DeltaStatus, SortMode
+from pygit2.enums import SortMode
 
+from bot.config.renames import rename_candidates
 from bot.git import repo as gitio
 from bot.plan.predict import MergePredictor
-
-
-def candidates(r: pygit2.Repository, anc, ours, theirs) -> int:
-    deleted, added = set(), set()
-    for side in (ours, theirs):
-        for d in r.diff(anc, side).deltas:
-            if d.status == DeltaStatus.DELETED:
-                deleted.add(d.old_file.path)
-            elif d.status == DeltaStatus.ADDED:
-                added.add(d.new_file.path)
-    return max(len(deleted), len(added))
 
 
 def main(git_dir: str, fork_ref: str, upstream_rev: str, n: int) -> None:
@@ -38,7 +28,7 @@ def main(git_dir: str, fork_ref: str, upstream_rev: str, n: int) -> None:
     w = r.walk(up.id, SortMode.TOPOLOGICAL | SortMode.REVERSE)
     w.hide(fork.id)
     pending = [c for c in w if c.parents]
-    counts = sorted(candidates(r, c.parents[0].tree, fork.tree, c.tree) for c in pending)
+    counts = sorted(rename_candidates(r, c.parents[0].tree, fork.tree, c.tree) for c in pending)
     print(f"pending picks {len(counts)}: rename candidates median {counts[len(counts) // 2]}, max {counts[-1]}, "
           f"over 1000: {sum(x > 1000 for x in counts)}, over 7000: {sum(x > 7000 for x in counts)}")
     shas = [str(c.id) for c in pending if len(c.parents) == 1][:n]

@@ -52,9 +52,9 @@ def merge_trees(repo: pygit2.Repository, ancestor, ours, theirs, *, flags: int, 
     return Index.from_c(repo, cindex)
 
 
-def skipped_by_limit(repo: pygit2.Repository, ancestor, ours, theirs, limit: int) -> str:
-    """Why inexact rename detection is skipped for this merge ("" when it is not): more paths
-    deleted, or added, on the two sides together than ``limit``."""
+def rename_candidates(repo: pygit2.Repository, ancestor, ours, theirs) -> int:
+    """The count libgit2 compares with its rename limit for a merge: paths deleted, or added, on the
+    two sides together (the larger of the two)."""
     deleted: set[str] = set()
     added: set[str] = set()
     for side in (ours, theirs):
@@ -63,11 +63,17 @@ def skipped_by_limit(repo: pygit2.Repository, ancestor, ours, theirs, limit: int
                 deleted.add(d.old_file.path)
             elif d.status == DeltaStatus.ADDED:
                 added.add(d.new_file.path)
-    n = max(len(deleted), len(added))
+    return max(len(deleted), len(added))
+
+
+def skipped_by_limit(repo: pygit2.Repository, ancestor, ours, theirs, limit: int) -> str:
+    """Why inexact rename detection is skipped for this merge ("" when it is not): more
+    :func:`rename_candidates` than ``limit``."""
+    n = rename_candidates(repo, ancestor, ours, theirs)
     if n <= limit:
         return ""
     return (f"inexact rename detection was skipped: {n} rename candidates exceed rename_limit {limit} "
             f"(set rename_limit to at least {n})")
 
 
-__all__ = ["DEFAULT_RENAME_LIMIT", "RENAME_THRESHOLD", "git_config_args", "merge_trees", "skipped_by_limit"]
+__all__ = ["DEFAULT_RENAME_LIMIT", "RENAME_THRESHOLD", "git_config_args", "merge_trees", "rename_candidates", "skipped_by_limit"]
