@@ -48,14 +48,20 @@ def _chunks(keys: list[str], n: int = 500):
         yield keys[i:i + n]
 
 
-def answers_of(store: Store, commits: list[str]) -> dict[str, dict]:
-    """``{key: row}`` of every cached prediction of ``commits`` (queried 500 commits at a time)."""
+def _rows_of_commits(store: Store, table_name: str, commits: list[str], key: str) -> dict[str, dict]:
+    """``{row[key]: row}`` of the rows of ``table_name`` whose ``commit`` is one of ``commits``
+    (queried 500 commits at a time: SQLite's bound-parameter limit)."""
     out: dict[str, dict] = {}
     for chunk in _chunks(commits):
         q = ",".join("?" * len(chunk))
-        for r in store.db.query(f"select * from plan_answers where \"commit\" in ({q})", chunk):
-            out[r["key"]] = r
+        for r in store.db.query(f"select * from {table_name} where \"commit\" in ({q})", chunk):
+            out[r[key]] = r
     return out
+
+
+def answers_of(store: Store, commits: list[str]) -> dict[str, dict]:
+    """``{key: row}`` of every cached prediction of ``commits``."""
+    return _rows_of_commits(store, ANSWERS.name, commits, "key")
 
 
 def answer_row(store: Store, key: str) -> dict | None:
@@ -70,12 +76,7 @@ def save_answers(store: Store, rows: list[dict]) -> None:
 
 def pick_paths_of(store: Store, commits: list[str]) -> dict[str, dict]:
     """``{commit: {paths, added (JSON lists), deleted (0/1)}}`` for the cached ones of ``commits``."""
-    out: dict[str, str] = {}
-    for chunk in _chunks(commits):
-        q = ",".join("?" * len(chunk))
-        for r in store.db.query(f"select * from plan_pick_paths where \"commit\" in ({q})", chunk):
-            out[r["commit"]] = r
-    return out
+    return _rows_of_commits(store, PICK_PATHS.name, commits, "commit")
 
 
 def save_pick_paths(store: Store, rows: list[dict]) -> None:
