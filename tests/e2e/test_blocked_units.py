@@ -7,20 +7,11 @@ import pytest
 
 from bot.app import queue as q
 from bot.sync import store as sync_store
+from tests.support.e2e import CONFIG as E2E_CONFIG
 from tests.support.e2e import install_on_fork, open_sync_prs, status_issue, sync_world
 from tests.support.github import commit_files, git
 
-CONFIG = """\
-upstream:
-  url: triton-lang/triton
-  ref: main
-fork:
-  ref: main
-areas:
-  - name: amd
-    paths: ["third_party/amd/**"]
-    divergent: true
-    owners: [carol]
+CONFIG = E2E_CONFIG + """\
   - name: ci
     paths: [".github/**"]
     divergent: true

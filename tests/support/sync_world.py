@@ -10,22 +10,13 @@ import aiohttp
 
 from bot.github.client import token_client
 from tests.support.botharness import Bot
+from tests.support.e2e import CONFIG as E2E_CONFIG
 from tests.support.e2e import install_on_fork
 from tests.support.github import FAST_RETRY, commit_files, git, make_source_repo
 from tests.support.validation_world import CONFTEST, LIB, TESTS, World, with_validation
 
 #: A fork with a divergent `amd` area owned by carol and one required L1 suite of 3 tests.
-CONFIG = """\
-upstream:
-  url: triton-lang/triton
-  ref: main
-fork:
-  ref: main
-areas:
-  - name: amd
-    paths: ["third_party/amd/**"]
-    divergent: true
-    owners: [carol]
+CONFIG = E2E_CONFIG + """\
 suites:
   - name: unit
     command: python3 -m pytest -q -p no:cacheprovider -o addopts= tests_fork --junitxml=out/unit.xml
