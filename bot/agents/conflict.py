@@ -90,7 +90,9 @@ async def resolve_pick(client: AgentClient, case: ConflictCase, repo_path: str, 
         for k in ("detail", "reason", "model"):       # the outcome's own fields are sanitised too
             if kw.get(k):
                 kw[k] = cleaner.text(kw[k], 80 if k == "model" else 500)
-        data = dict(status=status, upstream_sha=case.upstream_sha, paths=list(case.paths),
+        data = dict(status=status, upstream_sha=case.upstream_sha, paths=list(case.all_paths),
+                    asked=list(case.paths),
+                    by_rules=[{"path": f.path, "action": f.action, "reason": f.reason, "rule": f.rule} for f in case.decided],
                     model=kw.get("model", ""), commit=kw.get("commit") or "",
                     rail=kw.get("rail") or "", detail=kw.get("detail", ""),
                     reason=kw.get("reason", ""), rails=list(RAILS),

@@ -18,7 +18,7 @@ import re
 
 import pygit2
 
-from bot.agents.conflict_rails import ConflictCase, ConflictFile, RailViolation, Resolution, relabel, trailer_summary
+from bot.agents.conflict_rails import ConflictCase, ConflictFile, RailViolation, Resolution, ResolvedFile, relabel, trailer_summary
 from bot.agents.redact import redact
 
 BOT_NAME = "forksync"
@@ -41,10 +41,13 @@ def _replay(repo: pygit2.Repository, onto: pygit2.Commit, upstream: pygit2.Commi
     return repo.merge_trees(upstream.parents[0].tree, onto.tree, upstream.tree)
 
 
-def conflict_case(repo_path: str, onto: str, upstream_sha: str) -> ConflictCase | None:
+def conflict_case(repo_path: str, onto: str, upstream_sha: str,
+                  decided: tuple[ResolvedFile, ...] = ()) -> ConflictCase | None:
     """The conflicts of picking ``upstream_sha`` onto ``onto`` (both commit-ish in one repository
-    that holds both histories), or None when the pick is clean. Raises ValueError for a merge
-    commit or an unknown revision."""
+    that holds both histories), or None when the pick is clean. ``decided``: files the
+    deterministic rules already resolved; they are left out of the agent's files (and of what
+    makes a case unsupported: a deletion a rule decided is no obstacle) and carried as
+    ``case.decided``. Raises ValueError for a merge commit or an unknown revision."""
     repo = pygit2.Repository(repo_path)
     try:
         base = repo.revparse_single(onto).peel(pygit2.Commit)
@@ -54,12 +57,15 @@ def conflict_case(repo_path: str, onto: str, upstream_sha: str) -> ConflictCase 
     idx = _replay(repo, base, up)
     if idx.conflicts is None:
         return None
+    by_rule = {f.path: f for f in decided}
     files: list[ConflictFile] = []
     unsupported: list[str] = []
     conflicted = set()
     for anc, ours, theirs in idx.conflicts:
         path = next(e.path for e in (ours, theirs, anc) if e is not None)
         conflicted.add(path)
+        if path in by_rule:
+            continue
         if ours is None or theirs is None:
             unsupported.append(f"{path}: deleted on one side and changed on the other")
             continue
@@ -77,15 +83,19 @@ def conflict_case(repo_path: str, onto: str, upstream_sha: str) -> ConflictCase 
         files=tuple(sorted(files, key=lambda f: f.path)),
         clean_paths=tuple(sorted(touched - conflicted)),
         upstream_author=(up.author.name, up.author.email, up.author.time),
-        unsupported="; ".join(unsupported))
+        unsupported="; ".join(unsupported),
+        decided=tuple(sorted((f for f in decided if f.path in conflicted), key=lambda f: f.path)))
 
 
 def commit_message(case: ConflictCase, res: Resolution) -> str:
-    """The upstream message, then the trailers ``Upstream-Commit:`` and ``Agent-Resolved:``
-    (model name reduced to ``[\\w.:/-]``, summary one line; neither can add a trailer)."""
+    """The upstream message, then the trailers ``Upstream-Commit:``, ``Resolved-by: forksync rules
+    (<rules>)`` when rules decided some of the files, and ``Agent-Resolved:`` (model name reduced
+    to ``[\\w.:/-]``, summary one line; neither can add a trailer)."""
     body = case.upstream_message.rstrip()
     model = re.sub(r"[^\w.:/\-]", "", res.model or "")[:80] or "unknown-model"
-    return (f"{body}\n\nUpstream-Commit: {case.upstream_sha}\n"
+    rules = ", ".join(dict.fromkeys(f.rule for f in case.decided if f.rule))
+    by_rules = f"Resolved-by: forksync rules ({rules})\n" if rules else ""
+    return (f"{body}\n\nUpstream-Commit: {case.upstream_sha}\n{by_rules}"
             f"Agent-Resolved: {model} {trailer_summary(redact(res.summary))}\n")
 
 
@@ -96,7 +106,7 @@ def build_commit(repo_path: str, case: ConflictCase, res: Resolution) -> str:
     base = repo[case.fork_tip].peel(pygit2.Commit)
     up = repo[case.upstream_sha].peel(pygit2.Commit)
     idx = _replay(repo, base, up)
-    by_path = {f.path: f for f in res.files}
+    by_path = {f.path: f for f in (*case.decided, *res.files)}
     if idx.conflicts is not None:
         for anc, ours, theirs in list(idx.conflicts):
             entry = ours or theirs or anc
@@ -104,7 +114,12 @@ def build_commit(repo_path: str, case: ConflictCase, res: Resolution) -> str:
             if path not in by_path:
                 raise RailViolation("result applies", f"{path} is conflicted but was not resolved")
             del idx.conflicts[path]
-            blob = repo.create_blob(by_path[path].content.encode("utf-8"))
+            content = by_path[path].content
+            if content is None:         # a rule kept or made the deletion
+                if path in idx:
+                    idx.remove(path)
+                continue
+            blob = repo.create_blob(content.encode("utf-8"))
             idx.add(pygit2.IndexEntry(path, blob, (ours or theirs).mode))
     if idx.conflicts is not None:
         raise RailViolation("result applies", "the index still has conflicts after the resolution")
@@ -140,7 +155,7 @@ def verify_commit(repo_path: str, commit_sha: str, case: ConflictCase) -> None:
     idx = _replay(repo, base, up)
     expected = {e.path: f"{e.mode:o}:{e.id}" for e in idx}   # conflicted paths appear per stage; ignored below
     got = _tree_map(repo, commit.tree)
-    conflicted = set(case.paths)
+    conflicted = set(case.all_paths)
     for path in sorted((set(expected) | set(got)) - conflicted):
         if expected.get(path) != got.get(path):
             raise RailViolation("non-conflicting hunks unchanged",

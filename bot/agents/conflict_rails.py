@@ -77,7 +77,11 @@ class ConflictFile:
 class ConflictCase:
     """A chain pick that conflicts. ``fork_tip`` is the commit the pick goes onto (the chain
     branch's tip); ``clean_paths`` the upstream commit's other files, which merged by themselves;
-    ``unsupported`` says why agents cannot help (binary or delete/modify conflicts), if so."""
+    ``unsupported`` says why agents cannot help (binary or delete/modify conflicts), if so.
+    ``decided``: conflicted files forksync's deterministic rules already resolved (``rule`` set;
+    ``content`` None for a deletion) — the agent is not asked about them, cannot change them
+    (rail 3 compares its answer with :attr:`paths`, the files the rules declined), and they go
+    into the same pick commit."""
 
     upstream_sha: str
     upstream_message: str
@@ -86,18 +90,29 @@ class ConflictCase:
     clean_paths: tuple[str, ...] = ()
     upstream_author: tuple[str, str, int] = ("", "", 0)   # name, email, epoch seconds
     unsupported: str = ""
+    decided: tuple["ResolvedFile", ...] = ()
 
     @property
     def paths(self) -> tuple[str, ...]:
+        """The files the agent must answer (the rules' :attr:`decided` files are not among them)."""
         return tuple(f.path for f in self.files)
+
+    @property
+    def all_paths(self) -> tuple[str, ...]:
+        """Every conflicted file of the pick: the agent's and the rules'."""
+        return tuple(sorted({*self.paths, *(f.path for f in self.decided)}))
 
 
 @dataclass(frozen=True)
 class ResolvedFile:
+    """One resolved file with its File / Action / Reason note; ``rule`` names the deterministic
+    rule that decided it ("" for the agent's answer); ``content`` None: the file is deleted."""
+
     path: str
-    content: str
+    content: str | None
     action: str
     reason: str
+    rule: str = ""
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,7 @@ from bot.plan.partition import find_unit
 from bot.plan.planner import plan_state
 from bot.store import Store
 from bot.sync.ingest import default_store, load_state
+from bot.sync.rules import rules_resolution
 
 
 def register(sub, common) -> None:
@@ -290,10 +291,12 @@ def _go_on(args, git_dir, unit_id, wt, state_file) -> int:
 
 
 def _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop) -> int:
-    if stop.after:
+    decided = rules_resolution(git_dir, stop) if stop.after else ()
+    if decided is None:
         raise UserError(f"forksync/{unit_id} has commits on top of its conflict commit; the agent answers only a bare "
-                        "conflict (`--continue` checks those commits, `--abort` then reset the branch to start over)")
-    case = conflict_case(git_dir, stop.parent, stop.upstream_sha)
+                        "conflict or the files forksync's rules left (`--continue` checks those commits, `--abort` "
+                        "then reset the branch to start over)")
+    case = conflict_case(git_dir, stop.parent, stop.upstream_sha, decided)
     if case is None:
         raise UserError(f"upstream {stop.upstream_sha[:12]} now picks cleanly onto {stop.parent[:12]}: "
                         f"delete the branch and `forksync apply {unit_id}` again")
@@ -301,7 +304,7 @@ def _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop) -> int:
     async def run():
         async with AgentClient.from_env(cfg.agents, Store(args.db), base_url=args.base_url) as c:
             return await resolve_pick(c, case, git_dir, f"forksync/{unit_id}", branch_old=tip,
-                                      replaces=stop.conflict_commit)
+                                      replaces=tip if stop.after else stop.conflict_commit)
 
     try:
         out = asyncio.run(run())
@@ -312,7 +315,8 @@ def _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop) -> int:
         return 1
     keep = resolution.keep_ref(unit_id, tip)
     _git(git_dir, "update-ref", keep, tip)
-    print(f"the agent's pick {out.commit[:12]} took the conflict commit's place; the conflict commit is kept as {keep}")
+    what = "the conflict commit and the rules' commit on it" if stop.after else "the conflict commit"
+    print(f"the agent's pick {out.commit[:12]} took {what}'s place; {what} is kept as {keep}")
     return _go_on(args, git_dir, unit_id, None, _state_path(git_dir, unit_id))
 
 

@@ -44,6 +44,7 @@ from bot.agents.summary import summarize_results
 from bot.git.repo import git_env
 from bot.git.resolution import find_stop, keep_ref
 from bot.sync import store as sync_store
+from bot.sync.rules import rules_resolution
 
 __all__ = ["ChainResolution", "resolve_chain_conflict", "draft_verdict", "post_test_summary",
            "agents_configured", "REPORT_SECTION"]
@@ -162,11 +163,19 @@ async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path
     tip = tip.strip()
     # a chain stopped at a conflict carries the pick as forksync's conflict commit: the agent's
     # pick replaces it (its parent is the clean prefix), never a person's commit
-    onto, replaces = tip, None
+    onto, replaces, decided = tip, None, ()
     stop = await asyncio.to_thread(find_stop, git_dir, tip + "~1", tip) if await _has_parent(git_dir, tip) else None
     if stop is not None and stop.conflict_commit == tip and stop.upstream_sha == upstream_sha:
         onto, replaces = stop.parent, tip
-    case = await asyncio.to_thread(conflict_case, git_dir, onto, upstream_sha)
+    elif await _has_parent(git_dir, tip + "~1"):
+        # forksync's rules decided some files in a commit on the conflict commit: the agent is
+        # asked only about the rest, and its pick (with the rules' files) replaces both
+        stop = await asyncio.to_thread(find_stop, git_dir, tip + "~2", tip)
+        by_rules = (await asyncio.to_thread(rules_resolution, git_dir, stop)
+                    if stop is not None and stop.upstream_sha == upstream_sha else None)
+        if by_rules is not None:
+            onto, replaces, decided = stop.parent, tip, by_rules
+    case = await asyncio.to_thread(conflict_case, git_dir, onto, upstream_sha, decided)
     if case is None:
         return ChainResolution("clean", upstream_sha, branch, note=f"upstream {upstream_sha[:12]} applies cleanly on {tip[:12]}")
     out = await resolve_pick(client, case, git_dir, branch, branch_old=tip, replaces=replaces,

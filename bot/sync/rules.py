@@ -13,10 +13,12 @@ person's approval (the gate's chain rule): the rules propose, the rails decide.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import pygit2
 
+from bot.agents.conflict_rails import ResolvedFile
 from bot.config.forksync import ForksyncConfig
 from bot.git import resolution
 from bot.model import CommitInfo
@@ -25,6 +27,10 @@ from bot.resolve.rules import Decision, Declined, Memory
 from bot.templating import render
 
 RULES_BY = "forksync rules"
+# the trailer of forksync's rule resolution commit (templates/commit/rule_resolution.txt.j2)
+RULES_TRAILER = re.compile(r"^Forksync-Rules:\s*([0-9a-f]{40})\s*$", re.MULTILINE | re.IGNORECASE)
+_RULE_LINE = re.compile(r"^File: (?P<path>.+)\nAction: (?P<action>.+)\nReason: (?P<reason>.*) \(rule `(?P<rule>[\w-]+)`\)$",
+                        re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -100,6 +106,32 @@ def apply_rules(git_dir: str, cfg: ForksyncConfig, *, unit_id: str, base: str, t
     return RuleOutcome(stop.upstream_sha, tuple(decided), (), commit, folded.commit)
 
 
+def rules_resolution(repo_path: str, stop: resolution.ConflictStop) -> tuple[ResolvedFile, ...] | None:
+    """The files forksync's rules decided for the conflict ``stop`` when the only commit on top of
+    its conflict commit is forksync's own rule commit (``Forksync-Rules:`` naming the same upstream
+    commit), else None. Each file's content is the rule commit's (None: deleted), with the action,
+    reason and rule its message gives — so an agent is asked only about the files the rules
+    declined, and the rules' answers go into the same pick. Raises KeyError for a missing object."""
+    if len(stop.after) != 1:
+        return None
+    repo = pygit2.Repository(repo_path)
+    commit = repo[stop.after[0]].peel(pygit2.Commit)
+    m = RULES_TRAILER.search(commit.message)
+    if not m or m.group(1).lower() != stop.upstream_sha.lower():
+        return None
+    out = []
+    for line in _RULE_LINE.finditer(commit.message):
+        path = line.group("path")
+        if path not in stop.files:
+            continue
+        try:
+            content = repo[commit.tree[path].id].data.decode("utf-8")
+        except KeyError:
+            content = None
+        out.append(ResolvedFile(path, content, line.group("action"), line.group("reason"), line.group("rule")))
+    return tuple(out)
+
+
 class MemoryCache:
     """What the fork's earlier resolved picks teach the rules (``rerere``, ``fork-deleted``):
     about half a minute to compute on the Triton fork, so it is computed only when a fresh
@@ -120,4 +152,4 @@ class MemoryCache:
         return self._memory
 
 
-__all__ = ["RuleOutcome", "apply_rules", "rule_commit", "MemoryCache", "RULES_BY"]
+__all__ = ["RuleOutcome", "apply_rules", "rule_commit", "rules_resolution", "MemoryCache", "RULES_BY", "RULES_TRAILER"]

@@ -214,3 +214,65 @@ async def test_forksync_resolve_from_a_clone_pushes_the_resolution_for_the_app_t
                in c for c in comments), comments
     msg = fork_git(w, "log", "-1", "--format=%B", f"forksync/{unit}")
     assert msg.startswith("[RESOLVED] AMD: new x (#102)\n") and f"Upstream-Commit: {c2}" in msg
+
+
+OPS = "".join(f"line {i}\n" for i in range(1, 21))
+OPS_RESOLVED = OPS.replace("line 3\n", "line 3 fork + upstream\n")
+
+
+async def test_the_agent_is_asked_only_about_what_the_rules_declined_and_the_pick_lands_once(fake_github, tmp_path,
+                                                                                              monkeypatch):
+    """One upstream commit conflicts in two files: ``fork-ahead`` decides x.cpp, the agent is asked
+    only about ops.py; its pick (both answers, both trailers) takes the place of the conflict and
+    rule commits, stays a draft until L1 passes on its head, and lands after a person approves."""
+    from bot.fakeanthropic import FakeAnthropic, Reply
+    answer = Reply.tool("resolve_conflicts", {
+        "files": [{"path": "python/ops.py", "content": OPS_RESOLVED, "action": "kept both changes",
+                   "reason": "the fork's and upstream's line 3 edits are independent"}],
+        "summary": "kept the fork's and upstream's line 3"})
+    monkeypatch.setenv("FORKSYNC_ANTHROPIC_KEY", "k")
+    async with FakeAnthropic([answer], api_key="k") as ant:
+        config = CONFIG + f"agents:\n  base_url: {ant.base_url}\n  max_retries: 0\n"
+        async with validated_world(fake_github, tmp_path, config,
+                                   files=upstream_files(**{"third_party/amd/x.cpp": X0, "python/ops.py": OPS}),
+                                   fork_commits=(({"third_party/amd/x.cpp": "int x = 3;\n" + MIDDLE + "int z;\n",
+                                                   "python/ops.py": OPS.replace("line 3\n", "line 3 fork\n")},
+                                                  "fork: x = 3 ahead of upstream, ops line 3"),)) as (w, up_src, upstream):
+            c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n",
+                                       "python/ops.py": OPS.replace("line 3\n", "line 3 upstream\n")}, "AMD: x = 2 (#102)")
+            c3 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 3;\n" + MIDDLE + "int z;\n"}, "AMD: x = 3 (#103)")
+            git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+            await w.bot.settle()
+            # one request, about ops.py alone: x.cpp, which the rule decided, is not in it
+            [prompt] = [str(b) for b in ant.bodies]
+            assert "python/ops.py" in prompt and "third_party/amd/x.cpp" not in prompt
+            [chain] = await open_prs(w.alice)
+            branch = f"forksync/chain-{c2[:12]}"
+            assert chain["head"]["ref"] == branch and (await w.pr(chain["number"]))["merged"] is False
+            text = chain["body"]
+            assert ("forksync's deterministic rules decided 1 of the 2 conflicted files; the agent was asked only about "
+                    "the other 1 (python/ops.py) and could not change the rules' files.") in text
+            assert "| `third_party/amd/x.cpp` | kept the fork's file | the fork's file is upstream's own file" in text
+            assert "| `python/ops.py` | kept both changes | the fork's and upstream's line 3 edits are independent |" in text
+            picks = fork_git(w, "log", "--reverse", "--format=%H", f"main..{branch}").split()
+            msgs = [fork_git(w, "log", "-1", "--format=%B", p) for p in picks]
+            assert msgs[0].startswith("AMD: x = 2 (#102)\n") and f"Upstream-Commit: {c2}" in msgs[0]
+            assert "Resolved-by: forksync rules (fork-ahead)\nAgent-Resolved: claude-sonnet-4-6 " in msgs[0]
+            assert all("Forksync-Conflict" not in m and "Forksync-Rules" not in m for m in msgs)
+            assert fork_git(w, "show", f"{picks[0]}:python/ops.py") + "\n" == OPS_RESOLVED
+            assert fork_git(w, "show", f"{picks[0]}:third_party/amd/x.cpp") + "\n" == "int x = 3;\n" + MIDDLE + "int z;\n"
+            kept = fork_git(w, "for-each-ref", "--format=%(refname)", f"refs/forksync/resolutions/chain-{c2[:12]}")
+            assert kept, "the replaced conflict and rule commits are kept"
+            # it left draft only with L1 green on its head; a person's approval lands it, one fork commit per upstream commit
+            await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+            after = await w.pr(chain["number"])
+            assert after["draft"] is False and after["merged"] is False
+            assert w.run_of(after["head"]["sha"], "forksync/L1/unit").conclusion == "success"
+            assert fork_git(w, "rev-list", "--count", f"main..{after['head']['sha']}") == "1"
+            await w.people["carol"].post(f"/repos/meta/triton/pulls/{chain['number']}/reviews", data={"event": "APPROVE"})
+            await w.bot.settle()
+            assert (await w.pr(chain["number"]))["merged"] is True
+            trailers = fork_git(w, "log", "--format=%(trailers:key=Upstream-Commit,valueonly)", "main").split()
+            assert trailers == [c2] and c3 not in trailers      # c3 (the fork already has its x = 3): the next sync
+            assert "Forksync-Conflict" not in fork_git(w, "log", "--format=%B", "main")
+            assert len(ant.bodies) == 1
