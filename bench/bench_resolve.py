@@ -9,6 +9,12 @@ baselines) and prints its tables, then the wall time of the whole process (inter
 included, from ``/proc/self/stat``) and the load average, since the machine may be shared.
 Targets (docs/resolve.md): the whole run ≤ 2 minutes on a 2-core machine; the chain's coverage
 on the held-out newest third ≥ 30 % at precision ≥ 0.98.
+
+``--agent-scripted``: also run the agent step (``forksync bench resolve --agent``: the files the
+rules declined, the live prompt, redaction and rails) against the local Anthropic server with its
+scripted model, which takes upstream's side of every conflict block. It is no model: its score
+must equal the ``theirs-hunks`` baseline on the files it was asked about, which checks the agent
+pipeline end to end on real files. A real model is scored with the CLI and a key.
 """
 from __future__ import annotations
 
@@ -45,14 +51,35 @@ def main(argv=None) -> int:
     ap.add_argument("--config", help="forksync.yml (e.g. examples/triton-fork.yml)")
     ap.add_argument("--rules", help="the chain's rules, comma-separated (default: resolve.rules)")
     ap.add_argument("--json", metavar="OUT", help="also write the forksync.resolve-bench/1 document here")
+    ap.add_argument("--agent-scripted", action="store_true",
+                    help="also score the agent step with the local server's scripted take-upstream model")
     a = ap.parse_args(argv)
     cfg = load_config(a.config, {"upstream.url": a.upstream or a.fork, "fork.url": a.fork,
                                  "upstream.ref": a.upstream_ref, "fork.ref": a.fork_ref})
     chain = [x for x in a.rules.split(",") if x] if a.rules else None
     t = time.perf_counter()
-    doc = run_resolve_bench(cfg, chain=chain)
+    if a.agent_scripted:
+        from bot.agents.client import AgentClient
+        from bot.cli.bench import render_agent
+        from bot.config.agents import SCRIPTED_MODEL
+        from bot.fakeanthropic import FakeAnthropic
+        from bot.fakeanthropic.adversary import adversarial_model
+        from bot.store import Store
+        with FakeAnthropic(adversarial_model, api_key="scripted").in_thread() as ant:
+            # no model: no token budget to keep (a real model's run on the held-out third needs over 2M tokens)
+            settings = cfg.agents.model_copy(update={"model": SCRIPTED_MODEL, "max_retries": 0, "daily_token_budget": 10**12})
+            client = AgentClient(settings, Store(), api_key="scripted", base_url=ant.base_url)
+            doc = run_resolve_bench(cfg, chain=chain, agent=(client, "held-out", None))
+    else:
+        doc = run_resolve_bench(cfg, chain=chain)
     run_s = time.perf_counter() - t
     render(doc, Console(width=120))
+    if a.agent_scripted:
+        render_agent(doc, [], Console(width=120))
+        asked = {(o["fork_commit"], o["path"]) for o in doc["agent"]["outcomes"]}
+        base = [o for o in doc["files"] if (o["fork_commit"], o["path"]) in asked]
+        print(f"theirs-hunks on the same {len(base)} files: {sum(o['outcomes']['theirs-hunks'] == 'exact' for o in base)} exact; "
+              f"the scripted agent: {sum(o['outcome'] == 'exact' for o in doc['agent']['outcomes'])} exact")
     if a.json:
         Path(a.json).write_text(json.dumps(doc, indent=2))
     held = doc["scores"].get("held-out", {}).get("chain", {}).get("*", {})

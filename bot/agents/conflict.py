@@ -69,6 +69,55 @@ def build_prompt(case: ConflictCase, redactor: Redactor, nonce: str) -> tuple[st
     return system, user
 
 
+@dataclass(frozen=True)
+class Proposal:
+    """The agent's answer to a case after rails 1–5 (no commit): ``status`` ``proposed`` (with
+    ``resolution``), ``rejected`` (``rail``/``detail``) or ``skipped`` (``reason``)."""
+
+    status: str
+    resolution: Resolution | None = None
+    rail: str = ""
+    detail: str = ""
+    reason: str = ""
+    model: str = ""
+
+
+async def propose(client: AgentClient, case: ConflictCase, cleaner: Cleaner | None = None,
+                  allowed_mentions: tuple[str, ...] = ()) -> Proposal:
+    """Ask the model about ``case.files`` (redacted prompt, one ``resolve_conflicts`` call) and run
+    the rails that need no repository: output parses, no markers, only the asked files, clean
+    regions kept, prose within limits. Never raises for agent trouble. Used by
+    :func:`resolve_pick` and by the resolution benchmark, which scores the answer against the file
+    the fork landed."""
+    cleaner = cleaner or Cleaner(client.settings, allowed_mentions=allowed_mentions)
+    if not client.settings.conflict_resolution:
+        return Proposal("skipped", reason="the conflict-resolution agent is off (`agents.conflict_resolution: false`)")
+    if case.unsupported:
+        return Proposal("skipped", reason=f"not a text conflict an agent may resolve ({case.unsupported})")
+    redactor = Redactor()
+    system, user = build_prompt(case, redactor, new_nonce())
+    try:
+        reply = await client.call("conflict-resolution", system=system,
+                                  messages=[{"role": "user", "content": user}],
+                                  tools=[RESOLVE_TOOL], tool_choice={"type": "tool", "name": TOOL_NAME},
+                                  redactor=redactor)
+    except AgentSkipped as e:
+        return Proposal("skipped", reason=e.reason)
+    try:
+        if reply.stop_reason == "max_tokens":
+            raise RailViolation("output parses", "the answer was cut off at `agents.max_output_tokens`")
+        parsed = parse_resolution(reply.tool_uses, reply.model)
+        # Placeholders go back only into the file they were taken from (never into another file).
+        res = Resolution(tuple(ResolvedFile(f.path, redactor.restore(f.content, f.path), f.action, f.reason)
+                               for f in parsed.files), parsed.summary, parsed.model)
+        check_resolution(res, case)
+        check_prose(client.settings, [res.summary] + [t for f in res.files for t in (f.path, f.action, f.reason)]
+                    + [reply.text], allowed_mentions)
+    except RailViolation as v:
+        return Proposal("rejected", rail=v.rail, detail=v.detail, model=reply.model)
+    return Proposal("proposed", res, model=reply.model)
+
+
 async def resolve_pick(client: AgentClient, case: ConflictCase, repo_path: str, branch: str,
                        *, branch_old: str | None = None, replaces: str | None = None,
                        allowed_mentions: tuple[str, ...] = ()) -> ConflictOutcome:
@@ -104,32 +153,14 @@ async def resolve_pick(client: AgentClient, case: ConflictCase, repo_path: str, 
                                **{k: v for k, v in kw.items() if k in {"commit", "rail", "detail", "reason",
                                                                         "model", "resolution"}})
 
-    if not client.settings.conflict_resolution:
-        return outcome("skipped", reason="the conflict-resolution agent is off (`agents.conflict_resolution: false`)")
-    if case.unsupported:
-        return outcome("skipped", reason=f"not a text conflict an agent may resolve ({case.unsupported})")
-    redactor = Redactor()
-    system, user = build_prompt(case, redactor, new_nonce())
+    p = await propose(client, case, cleaner, allowed_mentions)
+    if p.status != "proposed":
+        return outcome(p.status, rail=p.rail, detail=p.detail, reason=p.reason, model=p.model)
+    res = p.resolution
     try:
-        reply = await client.call("conflict-resolution", system=system,
-                                  messages=[{"role": "user", "content": user}],
-                                  tools=[RESOLVE_TOOL], tool_choice={"type": "tool", "name": TOOL_NAME},
-                                  redactor=redactor)
-    except AgentSkipped as e:
-        return outcome("skipped", reason=e.reason)
-    try:
-        if reply.stop_reason == "max_tokens":
-            raise RailViolation("output parses", "the answer was cut off at `agents.max_output_tokens`")
-        parsed = parse_resolution(reply.tool_uses, reply.model)
-        # Placeholders go back only into the file they were taken from (never into another file).
-        res = Resolution(tuple(ResolvedFile(f.path, redactor.restore(f.content, f.path), f.action, f.reason)
-                               for f in parsed.files), parsed.summary, parsed.model)
-        check_resolution(res, case)
-        check_prose(client.settings, [res.summary] + [t for f in res.files for t in (f.path, f.action, f.reason)]
-                    + [reply.text], allowed_mentions)
         commit = build_commit(repo_path, case, res)
         verify_commit(repo_path, commit, case)
     except RailViolation as v:
-        return outcome("rejected", rail=v.rail, detail=v.detail, model=reply.model)
+        return outcome("rejected", rail=v.rail, detail=v.detail, model=p.model)
     publish(repo_path, branch, commit, branch_old)
-    return outcome("committed", commit=commit, model=reply.model, resolution=res)
+    return outcome("committed", commit=commit, model=p.model, resolution=res)

@@ -10,17 +10,22 @@ and the held-out newest third) and per file kind; ``--json`` prints ``forksync.r
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import time
 from datetime import datetime, timezone
 
 import pygit2
 
+from bot.agents.client import AgentClient
 from bot.cli.main import config_from_args
 from bot.config.forksync import RESOLVE_RULES, UserError
 from bot.git import repo as gitio
+from bot.resolve import agent_bench
 from bot.resolve.bench import BASELINES, KINDS, Result, score, to_json
 from bot.resolve.replay import find_resolved_picks, replay
+from bot.store import Store
+from bot.sync.ingest import default_store
 
 PARTS = ("all", "dev", "held-out")
 
@@ -44,10 +49,11 @@ def _rules(value: str | None, default: list[str]) -> list[str]:
     return names
 
 
-def run_resolve_bench(cfg, *, since: int | None = None, chain: list[str] | None = None) -> dict:
+def run_resolve_bench(cfg, *, since: int | None = None, chain: list[str] | None = None, agent=None) -> dict:
     """Open the repositories of ``cfg``, replay the resolved picks and score them; returns the
-    ``forksync.resolve-bench/1`` document (with ``timings_s``). Raises UserError for bad refs or
-    repositories."""
+    ``forksync.resolve-bench/1`` document (with ``timings_s``). ``agent``: ``(client, part,
+    limit)`` to ask the conflict agent about the files the rules declined too (the document's
+    ``agent`` key, :mod:`bot.resolve.agent_bench`). Raises UserError for bad refs or repositories."""
     t0 = time.perf_counter()
     chain = list(cfg.resolve.rules if chain is None else chain)
     try:
@@ -66,15 +72,29 @@ def run_resolve_bench(cfg, *, since: int | None = None, chain: list[str] | None 
     t2 = time.perf_counter()
     res = score(replays, chain)
     t3 = time.perf_counter()
+    agent_doc = None
+    if agent is not None:
+        client, part, limit = agent
+        agent_doc = asyncio.run(_ask_agent(client, replays, res, repo, part, limit))
     skipped = list(skipped) + [s for r in replays for s in r.skipped]
     set_aside = sorted({p for r in replays for p in r.set_aside})
+    timings = {"find": round(t1 - t0, 3), "replay": round(t2 - t1, 3), "score": round(t3 - t2, 3)}
+    if agent_doc is not None:
+        timings["agent"] = round(time.perf_counter() - t3, 3)
+    timings["total"] = round(time.perf_counter() - t0, 3)
     return to_json(res, chain=chain, skipped=skipped, extra={
         "fork_tip": fork_tip, "upstream_tip": up_tip,
         "files_set_aside": {"paths": set_aside, "picks": sum(1 for r in replays if r.set_aside),
                             "why": "missing from the repository; merged without them (rename detection reads every file)"},
-        "timings_s": {"find": round(t1 - t0, 3), "replay": round(t2 - t1, 3), "score": round(t3 - t2, 3),
-                      "total": round(t3 - t0, 3)},
+        "timings_s": timings, **({"agent": agent_doc} if agent_doc is not None else {}),
     })
+
+
+async def _ask_agent(client, replays, res, repo, part, limit) -> dict:
+    def message_of(sha: str) -> str:
+        return repo[sha].peel(pygit2.Commit).message
+    async with client:
+        return await agent_bench.score_agent(client, replays, res, message_of=message_of, part=part, limit=limit)
 
 
 def _pct(x) -> str:
@@ -124,15 +144,60 @@ def render(doc: dict, console) -> None:
         console.print("time: " + ", ".join(f"{k} {v:.1f}s" for k, v in tm.items()))
 
 
+def render_agent(doc: dict, earlier: list[dict], console) -> None:
+    """The agent's table (``doc["agent"]``) and the earlier recorded runs to compare with."""
+    from rich.table import Table
+    a = doc["agent"]
+    console.print(f"agent: model {a['model']}, prompt {a['prompt_digest']}, {a['picks']} pick(s) of the {a['part']} part asked")
+    t = Table(title="the agent on the files the rules declined; chain+agent on every file of those picks' part")
+    for col in ("part", "strategy", "files", "exact", "ws only", "wrong", "declined", "precision", "coverage"):
+        t.add_column(col, justify="left" if col in ("part", "strategy") else "right")
+    for part, by in a["scores"].items():
+        for name in ("agent", "chain+agent"):
+            s = by[name]
+            t.add_row(part, name, str(s["files"]), str(s["exact"]), str(s["ws"]), str(s["wrong"]), str(s["declined"]),
+                      _pct(s["precision"]), _pct(s["coverage"]))
+    console.print(t)
+    why = sorted({o["why"] for o in a["outcomes"] if o["why"]})
+    if why:
+        console.print("declined by the agent: " + "; ".join(why[:5]) + (f" (+{len(why) - 5} more)" if len(why) > 5 else ""))
+    if earlier:
+        console.print("recorded runs on this fork tip, newest first:")
+        for r in earlier:
+            when = datetime.fromtimestamp(r["recorded_at"], timezone.utc).strftime("%Y-%m-%d %H:%M")
+            console.print(f"  run {r['id']} {when} UTC  {r['model']}  prompt {r['prompt_digest']}  {r['part']}, "
+                          f"{r['picks']} pick(s): agent {r['exact']} exact of {r['files']} ({r['ws']} ws only, "
+                          f"{r['wrong']} wrong, {r['declined']} declined); chain+agent {r['combined_exact']} of "
+                          f"{r['combined_files']}", soft_wrap=True)
+
+
 def cmd_bench_resolve(args) -> int:
     cfg = config_from_args(args)
     chain = _rules(args.rules, cfg.resolve.rules)
-    doc = run_resolve_bench(cfg, since=_since(args.since), chain=chain)
+    agent = None
+    if args.agent:
+        if args.agent_limit is not None and args.agent_limit < 1:
+            raise UserError(f"--agent-limit must be at least 1, not {args.agent_limit}")
+        store = Store(args.db) if args.db else default_store(cfg)
+        client = AgentClient.from_env(cfg.agents, store, base_url=args.base_url)
+        if client.off_reason:
+            raise UserError(f"--agent: {client.off_reason}")
+        agent = (client, args.agent_part, args.agent_limit)
+    doc = run_resolve_bench(cfg, since=_since(args.since), chain=chain, agent=agent)
+    earlier: list[dict] = []
+    if agent is not None:
+        run_id = agent_bench.record(store, doc["agent"], fork_tip=doc["fork_tip"], upstream_tip=doc["upstream_tip"],
+                                    now=time.time())
+        doc["agent"]["run"] = run_id
+        earlier = agent_bench.earlier_runs(store, fork_tip=doc["fork_tip"])
     if args.json:
         print(json.dumps(doc, indent=2))
         return 0
     from rich.console import Console
-    render(doc, Console())
+    console = Console()
+    render(doc, console)
+    if agent is not None:
+        render_agent(doc, earlier, console)
     return 0
 
 
@@ -146,6 +211,14 @@ def register(sub, common) -> None:
     r.add_argument("--since", metavar="DATE", help="only picks the fork committed on or after DATE (YYYY-MM-DD, UTC)")
     r.add_argument("--rules", metavar="A,B", help="the chain's rules, in order (default: resolve.rules of the config)")
     r.add_argument("--json", action="store_true", help="print the forksync.resolve-bench/1 JSON document")
+    r.add_argument("--agent", action="store_true",
+                   help="also ask the conflict agent (agents: in forksync.yml, key in FORKSYNC_ANTHROPIC_KEY) about the "
+                        "files the rules declined, score its answers and record the run in the store")
+    r.add_argument("--agent-part", choices=agent_bench.PARTS, default="held-out",
+                   help="which picks the agent is asked about (default: held-out)")
+    r.add_argument("--agent-limit", type=int, metavar="N", help="ask about at most N picks (oldest first)")
+    r.add_argument("--base-url", metavar="URL", help="the Anthropic API's base URL (default: agents.base_url)")
+    r.add_argument("--db", metavar="PATH", help="the store the agent's runs are recorded in (default: the sync store)")
     r.set_defaults(func=cmd_bench_resolve)
 
 

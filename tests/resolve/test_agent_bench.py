@@ -1,0 +1,87 @@
+"""The conflict agent scored on the fork's own resolved picks (tests/support/resolve_history.py):
+asked only about the files the rules declined, through the local Anthropic server and the same
+rails as a live resolution; exact / ws / declined per file, chain+agent, and runs recorded in the
+store for comparison — through ``forksync bench resolve --agent`` as a user runs it."""
+from __future__ import annotations
+
+import json
+
+from bot.cli.main import main
+from bot.fakeanthropic import FakeAnthropic, Reply
+from bot.resolve.agent_bench import RUNS_TABLE, asks, prompt_digest
+from bot.store import Store
+from tests.support.resolve_history import build_history
+
+CORE = "int core() {\n  return fork() + 2;\n}\n"
+REG_WS = "#pragma once\nvoid a();\nvoid tlx();\n\nvoid b_upstream();\n"      # the landed file but for a blank line
+
+
+def _answer(files: list[tuple[str, str]]) -> dict:
+    return {"files": [{"path": p, "content": c, "action": "merged", "reason": "both changes kept"} for p, c in files],
+            "summary": "merged both sides"}
+
+
+SCRIPT = [
+    Reply.tool("resolve_conflicts", _answer([("core.c", CORE), ("reg.h", REG_WS)]), match="core.c", sticky=True),
+    # ops.c: an answer that keeps a conflict marker is rejected by the rails (the file scores declined)
+    Reply.tool("resolve_conflicts", _answer([("ops.c", "<<<<<<< fork\nint op();\n")]), match="ops.c", sticky=True),
+]
+
+
+def test_bench_resolve_agent_scores_the_declined_files_and_records_each_run(tmp_path, monkeypatch, capsys):
+    h = build_history(tmp_path / "repo")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("FORKSYNC_ANTHROPIC_KEY", "k")
+    db = tmp_path / "runs.sqlite"
+    g = ["--fork", str(h.path), "--upstream", str(h.path), "--upstream-ref", "upstream", "--fork-ref", "main"]
+    with FakeAnthropic(SCRIPT, api_key="k").in_thread() as ant:
+        args = [*g, "bench", "resolve", "--agent", "--base-url", ant.base_url, "--db", str(db)]
+        assert main([*args, "--json"]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        a = doc["agent"]
+        assert (a["schema"], a["part"], a["picks"], a["prompt_digest"]) == (
+            "forksync.resolve-agent-bench/1", "held-out", 3, prompt_digest())
+        assert a["scores"]["held-out"]["agent"] == {"files": 4, "exact": 1, "ws": 1, "wrong": 0, "declined": 2,
+                                                     "precision": 0.5, "coverage": 0.25}
+        # the default chain (fork-deleted, fork-ahead) decides none of the held-out files: chain+agent = the agent
+        assert a["scores"]["held-out"]["chain+agent"]["exact"] == 1
+        rows = {(o["path"], o["fork_commit"]): o for o in a["outcomes"]}
+        assert rows[("core.c", h.fork["p_union"])]["outcome"] == "exact"
+        assert rows[("reg.h", h.fork["p_union"])]["outcome"] == "ws"
+        ops = rows[("ops.c", h.fork["p_rerere"])]
+        assert (ops["status"], ops["outcome"]) == ("rejected", "declined") and ops["why"].startswith("no conflict markers: ")
+        # one request per pick, each naming only that pick's declined files
+        bodies = [str(b) for b in ant.bodies]
+        assert len(bodies) == 3 and sum("core.c" in b for b in bodies) == 1
+        # a second run, limited to one pick, as a table with the earlier run beside it
+        assert main([*args, "--agent-limit", "1"]) == 0
+        text = " ".join(capsys.readouterr().out.split())     # rich wraps at the terminal's width
+    assert "agent: model claude-sonnet-4-6" in text and "1 pick(s) of the held-out part asked" in text
+    assert "recorded runs on this fork tip, newest first:" in text and "declined by the agent" not in text
+    assert "held-out, 3 pick(s): agent 1 exact of 4 (1 ws only, 0 wrong, 2 declined); chain+agent 1 of 4" in text
+    store = Store(db)
+    runs = list(store.db[RUNS_TABLE.name].rows_where(order_by="id"))
+    assert [(r["picks"], r["files"], r["exact"], r["ws"], r["declined"]) for r in runs] == [(3, 4, 1, 1, 2), (1, 2, 1, 1, 0)]
+    assert json.loads(runs[0]["doc_json"])["outcomes"][0]["path"] in {"core.c", "reg.h"}
+
+
+def test_agent_bench_bad_input(tmp_path, monkeypatch, capsys):
+    h = build_history(tmp_path / "repo")
+    monkeypatch.chdir(tmp_path)
+    g = ["--fork", str(h.path), "--upstream", str(h.path), "--upstream-ref", "upstream", "--fork-ref", "main"]
+    for var in ("FORKSYNC_ANTHROPIC_KEY", "ANTHROPIC_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    assert main([*g, "bench", "resolve", "--agent", "--db", str(tmp_path / "x.sqlite")]) == 2
+    assert "--agent: agents are off: no API key set" in capsys.readouterr().err
+    monkeypatch.setenv("FORKSYNC_ANTHROPIC_KEY", "k")
+    assert main([*g, "bench", "resolve", "--agent", "--agent-limit", "0", "--db", str(tmp_path / "x.sqlite")]) == 2
+    assert "--agent-limit must be at least 1" in capsys.readouterr().err
+
+
+def test_asks_rejects_an_unknown_part():
+    try:
+        asks([], None, "test")
+    except ValueError as e:
+        assert "part must be one of all, dev, held-out" in str(e)
+    else:
+        raise AssertionError("no error")
