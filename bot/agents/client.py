@@ -206,7 +206,7 @@ class AgentClient:
         r = redactor or Redactor()
         system = r.redact(system, "prompt")
         messages = [_redact_message(m, r) for m in messages]
-        estimate = (len(system) + sum(len(str(m.get("content", ""))) for m in messages)) // 4 + 1
+        estimate = estimate_tokens(system, messages)
         if estimate > self.settings.max_prompt_tokens:
             raise AgentSkipped(f"agent {agent} skipped: the prompt is about {estimate:,} tokens, more than "
                                f"`agents.max_prompt_tokens` ({self.settings.max_prompt_tokens:,})")
@@ -278,6 +278,12 @@ def _error_type(e: "anthropic.APIStatusError") -> str:
     body = e.body if isinstance(e.body, dict) else {}
     err = body.get("error") if isinstance(body.get("error"), dict) else body
     return str(err.get("type", "")) if isinstance(err, dict) else ""
+
+
+def estimate_tokens(system: str, messages: list[dict]) -> int:
+    """A prompt's size in tokens as forksync estimates it before sending (characters / 4, + 1),
+    the figure ``agents.max_prompt_tokens`` and the daily budget are checked against."""
+    return (len(system) + sum(len(str(m.get("content", ""))) for m in messages)) // 4 + 1
 
 
 def _redact_message(m: dict, r: Redactor) -> dict:

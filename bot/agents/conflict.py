@@ -9,19 +9,20 @@ after every rail passed. The result (:class:`ConflictOutcome`) carries the PR-bo
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from bot.agents.client import AgentClient, AgentSkipped
+from bot.agents.client import AgentClient, AgentSkipped, estimate_tokens
 from bot.agents.conflict_git import build_commit, publish, verify_commit
 from bot.agents.conflict_rails import (
     RESOLVE_TOOL,
     TOOL_NAME,
     ConflictCase,
+    ConflictFile,
     RailViolation,
     Resolution,
-    ResolvedFile,
     check_resolution,
     parse_resolution,
+    with_blocks_spliced,
 )
 from bot.agents.output import Cleaner, check_prose
 from bot.agents.redact import Redactor
@@ -94,6 +95,47 @@ async def propose(client: AgentClient, case: ConflictCase, cleaner: Cleaner | No
         return Proposal("skipped", reason="the conflict-resolution agent is off (`agents.conflict_resolution: false`)")
     if case.unsupported:
         return Proposal("skipped", reason=f"not a text conflict an agent may resolve ({case.unsupported})")
+    groups = _request_groups(case, client.settings.max_prompt_tokens)
+    if len(groups) == 1:
+        return await _propose_once(client, case, cleaner, allowed_mentions)
+    # too large for one request: one request per group of files, all of them must be answered
+    parts: list[Proposal] = []
+    for files in groups:
+        p = await _propose_once(client, replace(case, files=files, decided=()), cleaner, allowed_mentions)
+        if p.status != "proposed":
+            names = ", ".join(f.path for f in files)
+            return replace(p, detail=p.detail and f"{names}: {p.detail}", reason=p.reason and f"{names}: {p.reason}")
+        parts.append(p)
+    res = Resolution(tuple(f for p in parts for f in p.resolution.files),
+                     "; ".join(p.resolution.summary for p in parts), parts[-1].model)
+    return Proposal("proposed", res, model=parts[-1].model)
+
+
+def _estimate(case: ConflictCase) -> int:
+    system, user = build_prompt(case, Redactor(), "0" * 16)
+    return estimate_tokens(system, [{"role": "user", "content": user}])
+
+
+def _request_groups(case: ConflictCase, limit: int) -> list[tuple[ConflictFile, ...]]:
+    """The case's files in one group when its prompt fits ``limit`` tokens, else packed in order
+    into as few groups as fit (a file too large alone is its own group: that request is skipped
+    with the reason, as one large request would be)."""
+    if len(case.files) < 2 or _estimate(case) <= limit:
+        return [case.files]
+    groups: list[tuple[ConflictFile, ...]] = []
+    current: tuple[ConflictFile, ...] = ()
+    for f in case.files:
+        trial = current + (f,)
+        if current and _estimate(replace(case, files=trial)) > limit:
+            groups.append(current)
+            trial = (f,)
+        current = trial
+    groups.append(current)
+    return groups
+
+
+async def _propose_once(client: AgentClient, case: ConflictCase, cleaner: Cleaner,
+                        allowed_mentions: tuple[str, ...]) -> Proposal:
     redactor = Redactor()
     system, user = build_prompt(case, redactor, new_nonce())
     try:
@@ -107,9 +149,12 @@ async def propose(client: AgentClient, case: ConflictCase, cleaner: Cleaner | No
         if reply.stop_reason == "max_tokens":
             raise RailViolation("output parses", "the answer was cut off at `agents.max_output_tokens`")
         parsed = parse_resolution(reply.tool_uses, reply.model)
-        # Placeholders go back only into the file they were taken from (never into another file).
-        res = Resolution(tuple(ResolvedFile(f.path, redactor.restore(f.content, f.path), f.action, f.reason)
-                               for f in parsed.files), parsed.summary, parsed.model)
+        # Placeholders go back only into the file they were taken from (never into another file);
+        # a file answered per block is spliced into the (unredacted) merge output
+        res = with_blocks_spliced(Resolution(tuple(
+            replace(f, content=None if f.content is None else redactor.restore(f.content, f.path),
+                    blocks=None if f.blocks is None else tuple(redactor.restore(b, f.path) for b in f.blocks))
+            for f in parsed.files), parsed.summary, parsed.model), case)
         check_resolution(res, case)
         check_prose(client.settings, [res.summary] + [t for f in res.files for t in (f.path, f.action, f.reason)]
                     + [reply.text], allowed_mentions)

@@ -7,6 +7,8 @@ answer only reaches git after every rail below passes, each raising :class:`Rail
 
 1. :func:`parse_resolution` — exactly one call of ``resolve_conflicts`` and nothing else (a
    ``merge_pull_request`` or any other tool is rejected), fields of the right types, unique paths;
+   a large file may be answered per conflict block (``blocks``), which :func:`splice_blocks`
+   puts back into the merge output — as many blocks as the file has;
 2. :func:`check_no_markers` — no ``<<<<<<<``/``|||||||``/``=======``/``>>>>>>>`` line remains;
 3. :func:`check_only_conflicted` — the answer covers exactly the conflicted files, no other;
 4. :func:`check_clean_regions` — every region the 3-way merge resolved by itself (the upstream
@@ -20,8 +22,8 @@ result. Source of the marker grammar: git-merge-file(1), "conflict markers".
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Sequence
 
 MARKER_LINE = re.compile(r"^(?:<{7}(?: .*)?|\|{7}(?: .*)?|={7}|>{7}(?: .*)?)\r?$", re.MULTILINE)
 _LINES = re.compile(r"[^\n]*\n|[^\n]+\Z")      # lines with their "\n" (str.splitlines also splits on \f, \x1c…)
@@ -38,11 +40,16 @@ RESOLVE_TOOL: dict[str, Any] = {
                 "type": "object",
                 "properties": {
                     "path": {"type": "string", "description": "a conflicted file's path, as given"},
-                    "content": {"type": "string", "description": "the whole resolved file, no conflict markers"},
+                    "content": {"type": "string", "description": "the whole resolved file, no conflict markers "
+                                                                   "(give this or blocks)"},
+                    "blocks": {"type": "array", "items": {"type": "string"},
+                               "description": ("instead of content, for a large file: the resolved text of each "
+                                               "conflict block, in the order of the blocks; forksync keeps every "
+                                               "line outside the blocks as it is")},
                     "action": {"type": "string", "description": "what was done, e.g. 'kept both changes'"},
                     "reason": {"type": "string", "description": "why, in one or two sentences"},
                 },
-                "required": ["path", "content", "action", "reason"],
+                "required": ["path", "action", "reason"],
             }},
             "summary": {"type": "string", "description": "one line, at most 100 characters"},
         },
@@ -113,6 +120,7 @@ class ResolvedFile:
     action: str
     reason: str
     rule: str = ""
+    blocks: tuple[str, ...] | None = None     # the agent's per-block answer, before :func:`splice_blocks`
 
 
 @dataclass(frozen=True)
@@ -214,12 +222,23 @@ def parse_resolution(tool_uses, model: str = "") -> Resolution:
     files = []
     seen = set()
     for i, f in enumerate(data["files"]):
-        if not isinstance(f, dict) or any(not isinstance(f.get(k), str) for k in ("path", "content", "action", "reason")):
-            raise RailViolation("output parses", f"files[{i}] needs string fields path, content, action, reason")
+        if not isinstance(f, dict) or any(not isinstance(f.get(k), str) for k in ("path", "action", "reason")):
+            raise RailViolation("output parses", f"files[{i}] needs string fields path, action, reason")
+        unknown = sorted(set(f) - {"path", "content", "blocks", "action", "reason"})
+        if unknown:
+            raise RailViolation("output parses", f"files[{i}]: unknown field(s) {unknown}")
+        has_content, has_blocks = "content" in f, "blocks" in f
+        if has_content == has_blocks:
+            raise RailViolation("output parses", f"files[{i}] needs exactly one of content (a string) or blocks (a list)")
+        if has_content and not isinstance(f["content"], str):
+            raise RailViolation("output parses", f"files[{i}].content must be a string")
+        if has_blocks and (not isinstance(f["blocks"], list) or not all(isinstance(b, str) for b in f["blocks"])):
+            raise RailViolation("output parses", f"files[{i}].blocks must be a list of strings")
         if f["path"] in seen:
             raise RailViolation("output parses", f"files[{i}]: {f['path']} appears twice")
         seen.add(f["path"])
-        files.append(ResolvedFile(f["path"], f["content"], f["action"].strip(), f["reason"].strip()))
+        files.append(ResolvedFile(f["path"], f["content"] if has_content else None, f["action"].strip(), f["reason"].strip(),
+                                  blocks=tuple(f["blocks"]) if has_blocks else None))
     summary = " ".join(data["summary"].split())
     if not summary:
         raise RailViolation("output parses", "`summary` is empty")
@@ -278,6 +297,39 @@ def check_clean_regions(res: Resolution, case: ConflictCase) -> None:
         problem = clean_regions_kept(by_path[f.path].merged, f.content)
         if problem:
             raise RailViolation("non-conflicting hunks unchanged", f"{f.path}: {problem}")
+
+
+def splice_blocks(merged: str, blocks: Sequence[str], where: str = "") -> str:
+    """Pure: ``merged`` with its conflict blocks replaced, in order, by ``blocks`` (each block's
+    text ends with a newline unless it is empty or ends the file). Raises :class:`RailViolation`
+    ("output parses") when the number of blocks is not the number of conflict blocks."""
+    segs = split_merged(merged, where)
+    n = sum(1 for s in segs if s.is_conflict)
+    if n != len(blocks):
+        raise RailViolation("output parses", f"{where}: {len(blocks)} resolved block(s) for {n} conflict block(s)")
+    out, it = [], iter(blocks)
+    for i, seg in enumerate(segs):
+        if not seg.is_conflict:
+            out.append(seg.clean)
+            continue
+        text = next(it)
+        if text and not text.endswith("\n") and i != len(segs) - 1:
+            text += "\n"
+        out.append(text)
+    return "".join(out)
+
+
+def with_blocks_spliced(res: Resolution, case: ConflictCase) -> Resolution:
+    """Every file answered by ``blocks`` gets its whole content from the case's merge output."""
+    merged = {f.path: f.merged for f in case.files}
+    files = []
+    for f in res.files:
+        if f.blocks is not None:
+            if f.path not in merged:
+                raise RailViolation("only conflicted files change", f"the answer touches files outside the conflict: {f.path}")
+            f = replace(f, content=splice_blocks(merged[f.path], f.blocks, f.path), blocks=None)
+        files.append(f)
+    return replace(res, files=tuple(files))
 
 
 def check_resolution(res: Resolution, case: ConflictCase) -> None:

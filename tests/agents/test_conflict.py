@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import re
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pygit2
 import pytest
 
-from bot.agents.client import AgentClient
-from bot.agents.conflict import resolve_pick
+from bot.agents.client import AgentClient, estimate_tokens
+from bot.agents.conflict import build_prompt, resolve_pick
 from bot.agents.conflict_git import build_commit, conflict_case, publish, verify_commit
 from bot.agents.conflict_rails import RailViolation, Resolution, ResolvedFile
 from bot.agents.policy import agent_resolved
+from bot.agents.redact import Redactor
 from bot.config.agents import AgentSettings
 from bot.fakeanthropic import FakeAnthropic, Reply
 from bot.store import Store
@@ -278,3 +280,79 @@ async def test_answer_cut_off_at_max_tokens_is_rejected(tmp_path):
             out = await resolve_pick(client, case, str(root), "forksync/chain-test", branch_old=fork)
     assert (out.status, out.rail, out.detail) == ("rejected", "output parses",
                                                   "the answer was cut off at `agents.max_output_tokens`")
+
+
+async def test_a_large_file_answered_per_conflict_block(tmp_path):
+    """``blocks`` instead of ``content``: the resolved block is put back into the merge output (the
+    header with its e-mail never went to the model unredacted and comes back as it was)."""
+    root, fork, up = make_repo(tmp_path)
+    case = conflict_case(str(root), fork, up)
+    answer = {"path": "python/triton/ops.py", "blocks": ["line 3 fork + upstream"], "action": "kept both changes",
+              "reason": "independent edits"}
+    async with FakeAnthropic([Reply.tool("resolve_conflicts", {"files": [answer], "summary": "both kept"})]) as fake:
+        client = AgentClient(SETTINGS, Store(), api_key="k", base_url=fake.base_url)
+        out = await resolve_pick(client, case, str(root), "forksync/chain-test", branch_old=fork)
+    assert out.status == "committed", out.body
+    assert (pygit2.Repository(str(root))[out.commit].tree / "python/triton/ops.py").data.decode() == RESOLVED_OPS
+    assert "jane.doe@example.com" not in fake.requests[0].raw
+    # two blocks for a file with one conflict block: rejected, nothing committed
+    wrong = {**answer, "blocks": ["line 3 fork\n", "line 3 upstream\n"]}
+    async with FakeAnthropic([Reply.tool("resolve_conflicts", {"files": [wrong], "summary": "both kept"})]) as fake:
+        client = AgentClient(SETTINGS, Store(), api_key="k", base_url=fake.base_url)
+        out = await resolve_pick(client, case, str(root), "forksync/chain-test", branch_old=fork)
+    assert (out.status, out.rail) == ("rejected", "output parses")
+    assert "python/triton/ops.py: 2 resolved block(s) for 1 conflict block(s)" in out.detail
+    both = {**answer, "content": RESOLVED_OPS}
+    async with FakeAnthropic([Reply.tool("resolve_conflicts", {"files": [both], "summary": "both kept"})]) as fake:
+        client = AgentClient(SETTINGS, Store(), api_key="k", base_url=fake.base_url)
+        out = await resolve_pick(client, case, str(root), "forksync/chain-test", branch_old=fork)
+    assert (out.status, out.rail) == ("rejected", "output parses") and "exactly one of content" in out.detail
+
+
+async def test_a_pick_too_large_for_one_request_is_asked_file_by_file(tmp_path):
+    """Two conflicted files whose prompt together is over ``max_prompt_tokens`` (each alone fits):
+    one request per file, each naming only its file; the pick holds both answers."""
+    root, fork, up = make_repo(tmp_path)
+    big = "".join(f"row {i} of the table\n" for i in range(300))
+    git(root, "checkout", "-q", "upstream")
+    write(root, "lib/Table.cpp", big)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "table")
+    # the table's base, then both sides change its first row
+    git(root, "checkout", "-q", "main")
+    git(root, "cherry-pick", "upstream")
+    write(root, "lib/Table.cpp", big.replace("row 0 ", "row zero (fork) "))
+    git(root, "commit", "-qam", "fork: row 0")
+    git(root, "checkout", "-q", "upstream")
+    write(root, "python/triton/ops.py", HEADER + OPS_BASE.replace("line 3\n", "line 3 upstream again\n"))
+    write(root, "lib/Table.cpp", big.replace("row 0 ", "row 0 (upstream) "))
+    git(root, "commit", "-qam", "[ops] line 3 and row 0")
+    up2 = git(root, "rev-parse", "HEAD")
+    git(root, "checkout", "-q", "main")
+    fork2 = git(root, "rev-parse", "HEAD")
+    git(root, "branch", "-f", "forksync/chain-test", fork2)
+    case = conflict_case(str(root), fork2, up2)
+    assert case.paths == ("lib/Table.cpp", "python/triton/ops.py")
+    table = big.replace("row 0 ", "row zero (fork, upstream) ")
+    ops = HEADER + OPS_BASE.replace("line 3\n", "line 3 fork + upstream again\n")
+    replies = [Reply.tool("resolve_conflicts", {"files": [{"path": "lib/Table.cpp", "blocks": ["row zero (fork, upstream) of the table\n"],
+                                                           "action": "both", "reason": "r"}], "summary": "table"},
+                          match="lib/Table.cpp"),
+               Reply.tool("resolve_conflicts", {"files": [{"path": "python/triton/ops.py", "content": ops, "action": "both",
+                                                           "reason": "r"}], "summary": "ops"}, match="python/triton/ops.py")]
+    def size(c) -> int:
+        system, user = build_prompt(c, Redactor(), "0" * 16)
+        return estimate_tokens(system, [{"role": "user", "content": user}])
+    limit = max(size(replace(case, files=(f,))) for f in case.files)     # each file alone fits, both do not
+    assert size(case) > limit
+    settings = AgentSettings(max_retries=0, timeout_s=10, max_prompt_tokens=limit)
+    async with FakeAnthropic(replies) as fake:
+        client = AgentClient(settings, Store(), api_key="k", base_url=fake.base_url)
+        out = await resolve_pick(client, case, str(root), "forksync/chain-test", branch_old=fork2)
+    assert out.status == "committed", out.body
+    assert len(fake.requests) == 2
+    assert ["lib/Table.cpp" in r.raw for r in fake.requests] == [True, False]
+    assert ["python/triton/ops.py" in r.raw for r in fake.requests] == [False, True]
+    tree = pygit2.Repository(str(root))[out.commit].tree
+    assert (tree / "lib/Table.cpp").data.decode() == table and (tree / "python/triton/ops.py").data.decode() == ops
+    assert "Agent-Resolved: claude-sonnet-4-6 table; ops\n" in pygit2.Repository(str(root))[out.commit].message

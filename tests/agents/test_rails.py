@@ -272,3 +272,13 @@ def test_markers_with_crlf_and_form_feeds():
         check_no_markers(res("a\r\n=======\r\nb\r\n"))
     merged = "a\x0c<<<<<<< x\nb\n"            # a form feed is not a line break: no marker here
     assert [s.clean for s in split_merged(merged)] == [merged]
+
+
+def test_splice_blocks_puts_each_resolved_block_in_its_place():
+    from bot.agents.conflict_rails import splice_blocks
+    merged = ("a\n<<<<<<< fork\nb fork\n=======\nb up\n>>>>>>> upstream 1234\nc\n"
+              "<<<<<<< fork\n||||||| base\nd\n=======\nd up\n>>>>>>> upstream 1234\n")
+    assert splice_blocks(merged, ["b both", ""]) == "a\nb both\nc\n"
+    assert splice_blocks(merged, ["b both\n", "d up"]) == "a\nb both\nc\nd up"     # the file's end: kept as given
+    with pytest.raises(RailViolation, match=r"f.py: 1 resolved block\(s\) for 2 conflict block\(s\)"):
+        splice_blocks(merged, ["x\n"], "f.py")
