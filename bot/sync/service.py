@@ -56,6 +56,7 @@ from bot.sync.status_issue import render_status, upsert_status_issue
 
 GIT_TIMEOUT_S = 600
 log = logging.getLogger(__name__)
+MAX_AGENT_ROUNDS = 25        # conflicts the agent may resolve in one publish before the chain waits for the next sync
 MAX_RULE_ROUNDS = 25         # fresh conflicts the rules may fold in one publish (a chain is capped at 25 picks)
 
 
@@ -285,8 +286,11 @@ class SyncService:
         return await self.sync(ctx, full_name, reason=reason)
 
     async def publish(self, ctx, full_name: str, git_dir: Path, cfg: ForksyncConfig, core: CoreResult,
-                      unit: Unit, upstream: str, *, rebuild: bool = False, urgent_reason: str | None = None) -> str:
-        """Apply one unit to its branch, push it (fast-forward only) and open/update its PR."""
+                      unit: Unit, upstream: str, *, rebuild: bool = False, urgent_reason: str | None = None,
+                      agent_round: int = 0) -> str:
+        """Apply one unit to its branch, push it (fast-forward only) and open/update its PR. When
+        the conflict agent resolved the pick the chain stopped at, the chain goes on with its
+        next picks at once (as after a person's resolution), up to :data:`MAX_AGENT_ROUNDS` times."""
         branch = f"forksync/{unit.id}"
         row = sync_store.branch_row(ctx.store, full_name, branch)
         res = await self._apply(git_dir, cfg, unit, core.fork_head, core.commits, urgent_reason)
@@ -393,8 +397,22 @@ class SyncService:
         if res.conflict:        # the conflict agent, only when configured ("" when agents are off)
             agent = await on_chain_conflict(ctx, full_name, git_dir=git_dir, cfg=cfg, branch=branch,
                                             upstream_sha=res.conflict, remote_url=url, secrets=secrets)
-        return (f"{unit.id}: PR #{pr['number']} {what}" + (f", stopped at {res.conflict[:12]}" if res.conflict else "")
+        note = (f"{unit.id}: PR #{pr['number']} {what}" + (f", stopped at {res.conflict[:12]}" if res.conflict else "")
                 + (f"; {agent}" if agent else ""))
+        if res.conflict and agent_round < MAX_AGENT_ROUNDS and await self._branch_moved(git_dir, branch, res.tip):
+            # the agent's pick took the conflict's place (pushed, draft until L1): apply the rest
+            more = await self.publish(ctx, full_name, git_dir, cfg, core, unit, upstream, urgent_reason=urgent_reason,
+                                      agent_round=agent_round + 1)
+            note += f"; then {more.removeprefix(unit.id + ': ')}"
+        return note
+
+    async def _branch_moved(self, git_dir: Path, branch: str, tip: str | None) -> bool:
+        """Did ``refs/heads/<branch>`` move away from ``tip`` (the agent published its pick)?"""
+        proc = await asyncio.create_subprocess_exec("git", f"--git-dir={git_dir}", "rev-parse", "-q", "--verify",
+                                                    f"refs/heads/{branch}", env=gitio.git_env(),
+                                                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+        out, _ = await asyncio.wait_for(proc.communicate(), GIT_TIMEOUT_S)
+        return bool(tip) and out.decode().strip() not in ("", tip)
 
     def _dependencies(self, ctx, full_name: str, core: CoreResult, unit: Unit) -> list[dict]:
         """What ``unit`` lands after, as the PR body names it: ``[{"id", "pr" (0 when it has no pull

@@ -268,11 +268,11 @@ async def test_the_agent_is_asked_only_about_what_the_rules_declined_and_the_pic
             after = await w.pr(chain["number"])
             assert after["draft"] is False and after["merged"] is False
             assert w.run_of(after["head"]["sha"], "forksync/L1/unit").conclusion == "success"
-            assert fork_git(w, "rev-list", "--count", f"main..{after['head']['sha']}") == "1"
+            assert fork_git(w, "rev-list", "--count", f"main..{after['head']['sha']}") == "2"
             await w.people["carol"].post(f"/repos/meta/triton/pulls/{chain['number']}/reviews", data={"event": "APPROVE"})
             await w.bot.settle()
             assert (await w.pr(chain["number"]))["merged"] is True
             trailers = fork_git(w, "log", "--format=%(trailers:key=Upstream-Commit,valueonly)", "main").split()
-            assert trailers == [c2] and c3 not in trailers      # c3 (the fork already has its x = 3): the next sync
+            assert sorted(trailers) == sorted([c2, c3])         # the chain went on with c3 after the agent's pick
             assert "Forksync-Conflict" not in fork_git(w, "log", "--format=%B", "main")
             assert len(ant.bodies) == 1
