@@ -248,3 +248,42 @@ def test_trunk_is_green_only_with_a_result_and_says_how_many():
              {"suite": "lit", "platform": "cpu", "verdict": "pass", "sha": sha("t", 1), "updated_at": NOW - 30}]
     assert views.trunk_red(green, NOW) == {"red": False, "since_sha": None, "since": None, "for_s": None, "results": 2}
     assert views.trunk_red([], NOW)["results"] == 0
+
+
+def _cause(key: str, run: str, t: int) -> tuple:
+    d = {"key": key, "cls": "real", "title": f"RuntimeError: {key}", "signature": key, "state": "open", "issue": 9,
+         "fail_runs": [[run, t, sha("t", 0)]], "platforms": ["h100"], "tests": ["test_x"], "first_seen": t, "last_seen": t,
+         "green_streak": 0, "crash": False, "labels": [], "sample": "", "last_green": "", "first_red": sha("t", 1)}
+    return (key, json.dumps(d), t)
+
+
+async def test_each_fork_shows_only_its_own_root_causes():
+    from bot.triage import store as triage_store
+
+    store = Store()
+    fill(store)
+    other = "meta/other-fork"
+    fill(store, fork=other, shared=False)
+    triage_store.save_state_rows(store, other, [_cause("other-cause", "other-1", int(NOW) - 3600)], [], ("other-1", int(NOW), "[]"))
+    # a nightly triaged before nightlies named their fork, in a store of two forks: listed apart
+    triage_store.save_state_rows(store, "", [_cause("old-cause", "old-1", int(NOW) - 7200)], [], ("old-1", int(NOW) - 60, "[]"))
+    c = await client_for(store)
+    try:
+        mine = await get_json(c, f"/api/v1/forks/{FORK}/triage")
+        theirs = await get_json(c, f"/api/v1/forks/{other}/triage")
+        assert sorted(x["key"] for g in mine["causes"].values() for x in g) == ["cause-000", "cause-001", "cause-002", "cause-003"]
+        assert [x["key"] for g in theirs["causes"].values() for x in g] == ["other-cause"]
+        assert [n["run"] for n in theirs["nightlies"]] == ["other-1"] and len(mine["nightlies"]) == 30
+        assert theirs["causes"]["real"][0]["issue_url"] == f"https://github.com/{other}/issues/9"
+        for doc in (mine, theirs):
+            assert [x["key"] for x in doc["unassigned"]["causes"]["real"]] == ["old-cause"]
+            assert doc["unassigned"]["causes"]["real"][0]["issue_url"] is None
+            assert [n["run"] for n in doc["unassigned"]["nightlies"]] == ["old-1"]
+        assert (await get_json(c, f"/api/v1/forks/{other}/overview"))["open_root_causes"] == 1
+        html = await get_page(c, f"/forks/{other}/triage")
+        assert "RuntimeError: other-cause" in html and "RuntimeError: failure number 0" not in html
+        assert 'id="unassigned"' in html and "RuntimeError: old-cause" in html
+        forks = [f["fork"] for f in (await get_json(c, "/api/v1/forks"))["forks"]]
+        assert forks == sorted([FORK, other])
+    finally:
+        await c.close()
