@@ -67,7 +67,7 @@ def test_a_database_of_the_earlier_release_upgrades_with_its_data(tmp_path):
             assert [r[:len(old_rows[0])] for r in after[name]] == old_rows, name
     # triage's rows name their fork now; the release's store knows several forks, so its rows stay
     # unassigned but for the root cause whose follow-up names its fork
-    assert after["triage_runs"] == [("triage_runs-run", 7, "triage_runs-actions", "")]
+    assert after["triage_runs"] == [("triage_runs-run", 7, "triage_runs-actions", "", None)]
     assert after["triage_green"] == [("triage_green-test", "triage_green-commit_sha", 7, "", None)]
 
 

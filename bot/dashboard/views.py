@@ -410,6 +410,12 @@ def _cause_rows(causes: list[dict], fork: str, ids: list[str]) -> dict[str, list
     return groups
 
 
+def _nightly(row: dict) -> dict:
+    # "time" is when the nightly ran (its --date / dispatch time), not when triage got to it: a
+    # nightly replayed or retried days later still sits on its own night
+    return {"run": row["run"], "time": iso(row["nightly_at"]), "processed_at": iso(row["processed_at"])}
+
+
 def triage(store: Store, fork: str, now: float, policy: Policy, nightlies: int = 30) -> dict:
     """``forksync.dashboard.triage/1``. The root causes of this fork's nightlies, and apart
     (``unassigned``) those recorded before nightlies named their fork that could not be traced
@@ -419,9 +425,9 @@ def triage(store: Store, fork: str, now: float, policy: Policy, nightlies: int =
     runs = triage_store.recent_runs(store, fork, nightlies)
     ids = [r["run"] for r in runs]
     old = triage_store.recent_runs(store, "", nightlies)
-    doc.update({"nightlies": [{"run": r["run"], "time": iso(r["processed_at"])} for r in runs],
+    doc.update({"nightlies": [_nightly(r) for r in runs],
                 "causes": _cause_rows(_causes(store, fork), fork, ids),
-                "unassigned": {"nightlies": [{"run": r["run"], "time": iso(r["processed_at"])} for r in old],
+                "unassigned": {"nightlies": [_nightly(r) for r in old],
                                "causes": _cause_rows(_causes(store, ""), "", [r["run"] for r in old])}})
     return doc
 

@@ -82,13 +82,14 @@ def load_state(store: Store, repo: str) -> TriageState:
 
 
 def save_state(store: Store, repo: str, state: TriageState, run: str, actions: Sequence[Action], now: int,
-               drop: Sequence[str] = ()) -> None:
-    """Write fork ``repo``'s state and mark its nightly ``run`` processed, in one transaction
-    (``BEGIN IMMEDIATE``); ``drop``: keys no longer tracked (re-keyed causes' old keys)."""
+               drop: Sequence[str] = (), run_at: int | None = None) -> None:
+    """Write fork ``repo``'s state and mark its nightly ``run`` processed at ``now``, in one
+    transaction (``BEGIN IMMEDIATE``); ``run_at``: when the nightly ran (epoch s); ``drop``: keys
+    no longer tracked (re-keyed causes' old keys)."""
     tracked = [(k, _tracked_to_json(t), now) for k, t in state.tracked.items()]
     green = [(k, v[0], v[1], v[2] if len(v) > 2 else "") for k, v in state.last_green.items()]
     meta = [("flood", json.dumps({"waiting": list(state.flood), "opened": list(state.flood_opened)}))]
-    triage_store.save_state_rows(store, repo, tracked, green, (run, now, json.dumps([asdict(a) for a in actions])), meta,
+    triage_store.save_state_rows(store, repo, tracked, green, (run, now, json.dumps([asdict(a) for a in actions]), run_at), meta,
                                  tuple(k for k in drop if k not in state.tracked))
 
 
@@ -162,7 +163,8 @@ class TriageIssues:
             elif a.kind == "close":
                 t = await self._close(t, nightly)
             new.tracked[key] = t
-        save_state(self.store, self.full_name, new, nightly.run, actions, int(self.clock()), drop=stored)
+        save_state(self.store, self.full_name, new, nightly.run, actions, int(self.clock()), drop=stored,
+                   run_at=nightly.time or None)
         return actions
 
     # ---- finding issues by marker

@@ -15,7 +15,10 @@ from bot.store import Store, table
 #: its own lifecycle. ``repo = ""``: recorded before rows named their fork and not traceable to one
 #: (the store's versioned step ``0002_triage_rows_name_their_fork``); kept, shown as unassigned.
 TRACKED = table("triage_tracked", {"repo": str, "key": str, "data": str, "updated_at": int}, pk=("repo", "key"))
-RUNS = table("triage_runs", {"repo": str, "run": str, "processed_at": int, "actions": str}, pk=("repo", "run"))
+#: ``nightly_at``: when the nightly ran (its own time: ``--date``, the dispatch time), epoch s; NULL
+#: on rows written before it was kept. ``processed_at``: when triage processed it.
+RUNS = table("triage_runs", {"repo": str, "run": str, "processed_at": int, "actions": str, "nightly_at": int},
+             pk=("repo", "run"))
 GREEN = table("triage_green", {"repo": str, "test": str, "commit_sha": str, "time": int, "run": str}, pk=("repo", "test"))
 #: small named values of the lifecycle (``flood``: the causes waiting in the flood issue, as JSON)
 META = table("triage_meta", {"repo": str, "key": str, "data": str}, pk=("repo", "key"))
@@ -44,7 +47,7 @@ def save_state_rows(store: Store, repo: str, tracked: list[tuple], green: list[t
                     meta: list[tuple] = (), drop: tuple[str, ...] = ()) -> None:
     """Write fork ``repo``'s tracked causes ``(key, data, updated_at)``, last greens ``(test,
     commit_sha, time, run)``, named values ``(key, data)`` and the processed run ``(run,
-    processed_at, actions)``, and delete its tracked causes ``drop`` (re-keyed under a new
+    processed_at, actions[, nightly_at])`` (epoch s), and delete its tracked causes ``drop`` (re-keyed under a new
     signature version), in one transaction (``BEGIN IMMEDIATE``)."""
     with store.lock:
         conn = store.conn
@@ -56,7 +59,9 @@ def save_state_rows(store: Store, repo: str, tracked: list[tuple], green: list[t
             conn.executemany("INSERT OR REPLACE INTO triage_green (repo, test, commit_sha, time, run) VALUES (?, ?, ?, ?, ?)",
                              [(repo, *g) for g in green])
             conn.executemany("INSERT OR REPLACE INTO triage_meta (repo, key, data) VALUES (?, ?, ?)", [(repo, *m) for m in meta])
-            conn.execute("INSERT OR REPLACE INTO triage_runs (repo, run, processed_at, actions) VALUES (?, ?, ?, ?)", (repo, *run))
+            run = (*run, None) if len(run) == 3 else tuple(run)
+            conn.execute("INSERT OR REPLACE INTO triage_runs (repo, run, processed_at, actions, nightly_at) VALUES (?, ?, ?, ?, ?)",
+                         (repo, *run))
         except BaseException:
             conn.execute("ROLLBACK")
             raise
@@ -106,8 +111,10 @@ def followups(store: Store) -> list[dict]:
 
 
 def recent_runs(store: Store, repo: str, limit: int = 30) -> list[dict]:
-    """Fork ``repo``'s ``limit`` newest processed nightlies (``run``, ``processed_at``), oldest first."""
+    """Fork ``repo``'s ``limit`` newest nightlies (``run``, ``nightly_at``: when it ran or None when
+    not kept, ``processed_at``), oldest first, by when they ran (when processed, for rows without
+    it): a nightly processed late sits where it ran."""
     with store.lock:
-        rows = list(store.db[RUNS.name].rows_where("repo = ?", [repo], select="run, processed_at",
-                                                   order_by="processed_at desc, run desc", limit=limit))
+        rows = list(store.db[RUNS.name].rows_where("repo = ?", [repo], select="run, nightly_at, processed_at",
+                                                   order_by="coalesce(nightly_at, processed_at) desc, run desc", limit=limit))
     return rows[::-1]

@@ -2,6 +2,7 @@
 links to GitHub, the stale banner, and bad input answered with a clear page or JSON error."""
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 
@@ -138,6 +139,7 @@ async def test_triage_classes_apart_with_sparklines(world):
     store, c = world
     doc = await get_json(c, f"/api/v1/forks/{FORK}/triage")
     assert len(doc["nightlies"]) == 30
+    assert doc["nightlies"][-1] == {"run": "nightly-29", "time": views.iso(NOW - 86_400), "processed_at": views.iso(NOW - 82_800)}
     assert [len(doc["causes"][k]) for k in ("real", "infrastructure", "flaky")] == [2, 1, 1]
     c0 = next(x for x in doc["causes"]["real"] if x["key"] == "cause-000")
     assert c0["failing"] == [1 if j % 3 == 0 else 0 for j in range(30)] and c0["suspects"]["culprit"] == sha("t", 4)
@@ -285,5 +287,31 @@ async def test_each_fork_shows_only_its_own_root_causes():
         assert 'id="unassigned"' in html and "RuntimeError: old-cause" in html
         forks = [f["fork"] for f in (await get_json(c, "/api/v1/forks"))["forks"]]
         assert forks == sorted([FORK, other])
+    finally:
+        await c.close()
+
+
+async def test_nightlies_sit_on_the_night_they_ran_not_when_processed(tmp_path, monkeypatch, capsys):
+    # three nightlies triaged today with their own --date, the oldest one last (a late replay)
+    from bot.cli.main import main
+    from tests.triage.test_cli_nightly import CASES, LLVM, night
+
+    monkeypatch.chdir(tmp_path)
+    db = str(tmp_path / "t.db")
+    for run, date in (("n2", "2026-11-02"), ("n3", "2026-11-03T06:30"), ("n1", "2026-11-01")):
+        args = ["triage", "nightly", "--db", db, "--repo", "meta/x", "--run", run, "--date", date, "--commit", "c" * 40,
+                "--platform", "h200", str(night(tmp_path, run, {c: LLVM for c in CASES[:2]}))]
+        assert await asyncio.to_thread(main, args) == 0       # the CLI runs its own event loop
+    capsys.readouterr()
+    store = Store(db)
+    c = await client_for(store)
+    try:
+        doc = await get_json(c, "/api/v1/forks/meta/x/triage")
+        assert [(n["run"], n["time"]) for n in doc["nightlies"]] == [
+            ("n1", "2026-11-01T00:00:00Z"), ("n2", "2026-11-02T00:00:00Z"), ("n3", "2026-11-03T06:30:00Z")]
+        assert all(n["processed_at"] > "2026-12" for n in doc["nightlies"])    # processed now, kept apart
+        html = await get_page(c, "/forks/meta/x/triage")
+        assert "n1 ran 2026-11-01 00:00 UTC … n3 ran 2026-11-03 06:30 UTC" in html
+        assert "<th>processed by triage</th>" in html
     finally:
         await c.close()
