@@ -1,5 +1,5 @@
-"""Triage's tables: the root causes it tracks, the nightly runs it processed, the last green run of
-each test, and the follow-ups (bisection, proposed fix) done per root cause.
+"""Triage's tables, per fork: the root causes it tracks, the nightly runs it processed, the last
+green run of each test, and the follow-ups (bisection, proposed fix) done per root cause.
 
 The lifecycle's state (:class:`bot.triage.lifecycle.TriageState`) is stored as plain rows here and
 turned into values by :mod:`bot.triage.issues`; a run is marked processed in the same transaction
