@@ -388,8 +388,8 @@ def validation(store: Store, fork: str, now: float, policy: Policy, commits: int
 # --------------------------------------------------------------------------- triage
 def _causes(store: Store, fork: str) -> list[dict]:
     """The root causes of ``fork`` (``fork=""``: the unassigned ones), each with its follow-up."""
-    tracked, _runs, _green, _meta = triage_store.state_rows(store, fork)
-    follow = {f["cause"]: f for f in triage_store.followups(store) if f["repo"] == fork}
+    tracked = triage_store.tracked_rows(store, fork)
+    follow = {f["cause"]: f for f in triage_store.followups(store, fork)} if tracked and fork else {}
     return [{**(d := json.loads(r["data"])), "followup": follow.get(d["key"], {})} for r in tracked]
 
 

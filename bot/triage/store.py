@@ -43,6 +43,12 @@ def state_rows(store: Store, repo: str) -> tuple[list[dict], list[dict], list[di
                 list(db[GREEN.name].rows_where("repo = ?", [repo])), meta)
 
 
+def tracked_rows(store: Store, repo: str) -> list[dict]:
+    """Fork ``repo``'s tracked root causes as stored (``key``, ``data``: JSON, ``updated_at``)."""
+    with store.lock:
+        return list(store.db[TRACKED.name].rows_where("repo = ?", [repo]))
+
+
 def save_state_rows(store: Store, repo: str, tracked: list[tuple], green: list[tuple], run: tuple,
                     meta: list[tuple] = (), drop: tuple[str, ...] = ()) -> None:
     """Write fork ``repo``'s tracked causes ``(key, data, updated_at)``, last greens ``(test,
@@ -104,10 +110,13 @@ def save_followup(store: Store, row: dict) -> None:
         store.db[FOLLOWUPS.name].upsert({**row, "updated_at": int(_time.time())}, pk="key")
 
 
-def followups(store: Store) -> list[dict]:
-    """Every follow-up row (``repo``, ``cause``, ``issue``, ``culprit`` …), by key."""
+def followups(store: Store, repo: str | None = None) -> list[dict]:
+    """The follow-up rows (``repo``, ``cause``, ``issue``, ``culprit`` …) of fork ``repo`` (every
+    fork's when None), by key."""
     with store.lock:
-        return list(store.db[FOLLOWUPS.name].rows_where(order_by="key"))
+        if repo is None:
+            return list(store.db[FOLLOWUPS.name].rows_where(order_by="key"))
+        return list(store.db[FOLLOWUPS.name].rows_where("repo = ?", [repo], order_by="key"))
 
 
 def recent_runs(store: Store, repo: str, limit: int = 30) -> list[dict]:
