@@ -94,6 +94,37 @@ def _drop_plan_predictions(db: sqlite_utils.Database) -> None:
         db["plan_predictions"].drop()
 
 
+#: Triage's tables and the key each had before its rows named their fork.
+_TRIAGE_KEYS = {"triage_tracked": "key", "triage_runs": "run", "triage_green": "test", "triage_meta": "key"}
+
+
+@MIGRATIONS(name="0002_triage_rows_name_their_fork")
+def _triage_rows_name_their_fork(db: sqlite_utils.Database) -> None:
+    # triage kept one lifecycle for the whole store, so a store serving two forks mixed their root
+    # causes; each row now names its fork (``repo``, part of the key). Old rows go to the fork they
+    # can be traced to: a root cause to the fork of its follow-up (bisection, proposed fix), and
+    # everything to the store's only fork when it knows exactly one; the rest keep ``repo = ""``
+    # (unassigned: shown as such, never dropped)
+    old = [name for name, key in _TRIAGE_KEYS.items() if db[name].exists() and "repo" not in db[name].columns_dict]
+    for name in old:
+        db[name].add_column("repo", str, not_null_default="")
+        db[name].transform(pk=("repo", _TRIAGE_KEYS[name]))
+    if not old:
+        return
+    if "triage_tracked" in old and db["nightly_followups"].exists():
+        db.execute("UPDATE triage_tracked SET repo = (SELECT MIN(f.repo) FROM nightly_followups f WHERE f.cause = triage_tracked.key) "
+                   "WHERE repo = '' AND (SELECT COUNT(DISTINCT f.repo) FROM nightly_followups f "
+                   "WHERE f.cause = triage_tracked.key AND f.repo != '') = 1")
+    forks: set[str] = set()
+    for name, column in (("nightly_followups", "repo"), ("sync_status", "repo"), ("tracked_forks", "fork")):
+        if db[name].exists() and column in db[name].columns_dict:
+            forks |= {r[0] for r in db.execute(f'SELECT DISTINCT "{column}" FROM "{name}" WHERE "{column}" != \'\'').fetchall()}
+    if len(forks) == 1:
+        (fork,) = forks
+        for name in old:
+            db.execute(f'UPDATE OR IGNORE "{name}" SET repo = ? WHERE repo = \'\'', [fork])
+
+
 class Store:
     """A connection to the forksync database. Thread-safe for simple use via one lock per Store;
     use one Store per process/thread for concurrency (SQLite serialises writers)."""

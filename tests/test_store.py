@@ -57,13 +57,54 @@ def test_a_database_of_the_earlier_release_upgrades_with_its_data(tmp_path):
             len(store_mod.MIGRATIONS.applied(s.db))
         for spec in store_mod._TABLES.values():
             assert set(spec.columns) <= set(s.db[spec.name].columns_dict), spec.name
-        assert [m.name for m in store_mod.MIGRATIONS.applied(s.db)] == ["0001_drop_plan_predictions"]
+        assert [m.name for m in store_mod.MIGRATIONS.applied(s.db)] == ["0001_drop_plan_predictions",
+                                                                        "0002_triage_rows_name_their_fork"]
     after = rows(path)
     # the planner's cache of whole-tree predictions is dropped (rebuildable; nothing reads it): every other row stays
     assert "plan_predictions" not in after and "plan_predictions" in before
     for name, old_rows in before.items():
         if name != "plan_predictions":
             assert [r[:len(old_rows[0])] for r in after[name]] == old_rows, name
+    # triage's rows name their fork now; the release's store knows several forks, so its rows stay
+    # unassigned but for the root cause whose follow-up names its fork
+    assert after["triage_runs"] == [("triage_runs-run", 7, "triage_runs-actions", "", None)]
+    assert after["triage_green"] == [("triage_green-test", "triage_green-commit_sha", 7, "", None)]
+
+
+def triage_release_db(tmp_path, forks: list[str], followup: str) -> Path:
+    """The release's store whose sync status names ``forks`` and whose one follow-up is of root
+    cause ``triage_tracked-key`` on fork ``followup``."""
+    path = release_db(tmp_path)
+    conn = sqlite3.connect(path)
+    conn.execute("DELETE FROM sync_status")
+    conn.execute("DELETE FROM tracked_forks")
+    conn.executemany("INSERT INTO sync_status (repo) VALUES (?)", [(f,) for f in forks])
+    conn.execute("UPDATE nightly_followups SET repo = ?, cause = 'triage_tracked-key'", [followup])
+    conn.commit()
+    conn.close()
+    return path
+
+
+def test_triage_rows_go_to_the_stores_only_fork(tmp_path):
+    for m in MODULES:
+        importlib.import_module(m)
+    path = triage_release_db(tmp_path, ["meta/triton"], "meta/triton")
+    with store_mod.Store(path) as s:
+        assert [(r["repo"], r["key"]) for r in s.db["triage_tracked"].rows] == [("meta/triton", "triage_tracked-key")]
+        assert [(r["repo"], r["run"]) for r in s.db["triage_runs"].rows] == [("meta/triton", "triage_runs-run")]
+        assert [(r["repo"], r["test"]) for r in s.db["triage_green"].rows] == [("meta/triton", "triage_green-test")]
+        # the key is (fork, key): another fork may track a root cause of the same name
+        s.db["triage_tracked"].insert({"repo": "meta/other", "key": "triage_tracked-key", "data": "{}", "updated_at": 1})
+        assert s.db["triage_tracked"].count == 2
+
+
+def test_triage_rows_of_a_store_of_several_forks_go_where_traceable(tmp_path):
+    for m in MODULES:
+        importlib.import_module(m)
+    path = triage_release_db(tmp_path, ["meta/a", "meta/b"], "meta/b")
+    with store_mod.Store(path) as s:
+        assert [(r["repo"], r["key"]) for r in s.db["triage_tracked"].rows] == [("meta/b", "triage_tracked-key")]
+        assert [(r["repo"], r["run"]) for r in s.db["triage_runs"].rows] == [("", "triage_runs-run")]
 
 
 @pytest.fixture

@@ -1,7 +1,9 @@
 """``forksync app manifest`` and ``forksync app setup``: register the GitHub App in one step.
 
-* ``forksync app manifest [--url URL] [--name NAME]`` prints the App manifest (JSON) built from
-  the one permission/event table, :mod:`bot.config.app_manifest`.
+* ``forksync app manifest --url URL [--name NAME]`` prints the App manifest (JSON) built from
+  the one permission/event table, :mod:`bot.config.app_manifest`, for registering by hand: its
+  URLs are the deployment's public one (``--url``, required), GitHub's redirect after
+  confirming included.
 * ``forksync app setup [--url URL] [--github-url API] [--org ORG] [--port N] [--settings FILE]``
   runs GitHub's manifest flow (https://docs.github.com/apps/sharing-github-apps/registering-a-github-app-from-a-manifest):
   a page on ``http://127.0.0.1:PORT/`` posts the manifest to ``<web>/settings/apps/new`` (or
@@ -261,8 +263,6 @@ def register(sub, common) -> None:
     asub = p.add_subparsers(dest="app_command", metavar="ACTION", required=True)
 
     def shared(q: argparse.ArgumentParser) -> None:
-        q.add_argument("--url", default=DEFAULT_URL,
-                       help=f"public base URL of forksync serve; the webhook is URL/webhook [{DEFAULT_URL}]")
         q.add_argument("--name", default=DEFAULT_NAME, help=f"the App's name on GitHub [{DEFAULT_NAME}]")
         q.add_argument("--callback-url", dest="callback_urls", action="append", metavar="URL",
                        help="OAuth callback URL (repeatable) [URL/auth/callback]")
@@ -270,14 +270,15 @@ def register(sub, common) -> None:
         q.add_argument("--workflows", action="store_true",
                        help="also ask for Workflows: write (sync upstream commits that change .github/workflows/)")
 
-    m = asub.add_parser("manifest", parents=[common], help="print the GitHub App manifest (JSON)")
+    m = asub.add_parser("manifest", parents=[common], help="print the GitHub App manifest (JSON) for registering it by hand")
+    m.add_argument("--url", help="the deployment's public base URL (https://…); the webhook is URL/webhook [required]")
     shared(m)
-    m.add_argument("--redirect-url", default=f"http://127.0.0.1:{DEFAULT_SETUP_PORT}/redirect",
-                   help="where GitHub sends the browser back with ?code= [the setup page's]")
+    m.add_argument("--redirect-url", help="where GitHub sends the browser back with ?code= after you confirm [URL/]")
     m.set_defaults(func=cmd_manifest)
 
     s = asub.add_parser("setup", parents=[common],
                         help="create the App on GitHub through its manifest flow and write the settings file (mode 0600)")
+    s.add_argument("--url", default=DEFAULT_URL, help=f"public base URL of forksync serve; the webhook is URL/webhook [{DEFAULT_URL}]")
     shared(s)
     s.add_argument("--github-url", dest="github_url", default=os.environ.get("FORKSYNC_GITHUB_URL", DEFAULT_API),
                    help="REST API base URL [FORKSYNC_GITHUB_URL, https://api.github.com]; the web host is derived")
@@ -295,12 +296,24 @@ def register(sub, common) -> None:
 
 
 def cmd_manifest(args: argparse.Namespace) -> int:
+    """The manifest for registering by hand: every URL in it is the deployment's public one
+    (``--url``), GitHub's redirect after you confirm included — never the setup page's
+    ``127.0.0.1`` address, which only ``app setup`` serves while it runs."""
+    url = args.url
+    if not url:
+        raise UserError("app manifest: the manifest names the deployment's public URL (homepage, webhook URL/webhook, "
+                        "sign-in URL/auth/callback, the redirect after you confirm): pass --url https://<public host>, "
+                        "the address GitHub reaches forksync serve at")
+    redirect = args.redirect_url or url.rstrip("/") + "/"
     try:
-        m = manifest(args.url, name=args.name, redirect_url=args.redirect_url, callback_urls=args.callback_urls,
+        m = manifest(url, name=args.name, redirect_url=redirect, callback_urls=args.callback_urls,
                      public=args.public, workflows=args.workflows)
     except ValueError as e:
         raise UserError(f"app manifest: {e}") from None
     print(json.dumps(m, indent=2))
+    print(f"note: after you confirm, GitHub sends the browser to {redirect}?code=…; exchange that code within the hour "
+          "with POST /app-manifests/<code>/conversions (the answer holds the App's id, key and secrets), or let "
+          "`forksync app setup` do all of it", file=sys.stderr)
     return 0
 
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import difflib
+import io
 import json
 import logging
 import os
@@ -47,13 +48,15 @@ import signal
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 from urllib.parse import urlsplit
 
-from dotenv import dotenv_values
+from dotenv.main import resolve_variables
+from dotenv.parser import parse_stream
 from pydantic import Field, ValidationError
-from pydantic_settings import BaseSettings, DotEnvSettingsSource, EnvSettingsSource, SettingsConfigDict
+from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict
 from pydantic_settings.sources.utils import parse_env_vars
 
 from bot.agents.redact import register_secrets, scrub
@@ -179,35 +182,74 @@ def settings_file(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple
     return (default, "./forksync.env") if default.is_file() else (None, "")
 
 
-def unknown_keys(keys) -> list[str]:
-    """One line per ``FORKSYNC_*`` key of a settings file that no setting reads (a typo leaves its
-    setting at the default), with the nearest setting's name when one is close (difflib); other
-    keys are not forksync's and are left alone (compose passes the same file to other tools)."""
+@dataclass(frozen=True)
+class SettingsFile:
+    """The settings file, read once: ``values`` as python-dotenv reads them (``export``, quotes,
+    ``${VAR}`` expanded; a key without ``=`` is None), ``lines``: the line of each key's last
+    assignment (the one that counts), ``bad``: lines that are not ``KEY=value`` (ignored)."""
+
+    path: Path
+    by: str
+    values: dict[str, str | None]
+    lines: dict[str, int]
+    bad: tuple[int, ...] = ()
+
+    def where(self, key: str) -> str:
+        """``settings file PATH, line N`` (without the line for a key the file does not hold)."""
+        line = self.lines.get(key)
+        return f"settings file {self.path}" + (f", line {line}" if line else "")
+
+
+def read_settings_file(path: Path, by: str) -> SettingsFile:
+    """Read the settings file ``path`` (named by ``by``) once; everything about it — the values,
+    the unknown keys, the lines of bad values — is derived from this one read. Raises UserError for
+    a file that cannot be read or is not UTF-8."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise UserError(f"cannot read the settings file {path} (from {by}): {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise UserError(f"the settings file {path} (from {by}) is not UTF-8 text (byte {e.start}); save it as UTF-8") from None
+    bindings = list(parse_stream(io.StringIO(text)))
+    pairs = [(b.key, b.value) for b in bindings if b.key is not None]
+    return SettingsFile(path, by, dict(resolve_variables(pairs, override=True)),
+                        {b.key: b.original.line for b in bindings if b.key is not None},
+                        tuple(b.original.line for b in bindings if b.error))
+
+
+def unknown_keys(keys) -> list[tuple[str, str]]:
+    """``(key, text)`` for each ``FORKSYNC_*`` key of a settings file that no setting reads (a typo
+    leaves its setting at the default), the text naming the nearest setting when one is close
+    (difflib); other keys are not forksync's and are left alone (compose passes the same file to
+    other tools)."""
     known = {env_name(n) for n in ServeSettings.model_fields} | {"FORKSYNC_SETTINGS_FILE"}
     out = []
     for k in keys:
         if k.startswith("FORKSYNC_") and k not in known:
             near = difflib.get_close_matches(k, sorted(known), n=1, cutoff=0.8)
-            out.append(f"{k} is not a setting forksync reads (ignored)" + (f"; did you mean {near[0]}?" if near else ""))
+            out.append((k, f"{k} is not a setting forksync reads (ignored)" + (f"; did you mean {near[0]}?" if near else "")))
     return out
 
 
 def settings_from(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> ServeSettings:
     """Flags, else environment, else the settings file, else defaults (one value per field, the
-    first layer that has it wins). Raises UserError naming the setting and where a bad value came
-    from, or for an unreadable settings or secret file."""
+    first layer that has it wins). The settings file is read once (:func:`read_settings_file`):
+    a ``FORKSYNC_*`` key no setting reads and a line that is not ``KEY=value`` are warnings naming
+    the file and line. Raises UserError naming the setting and where a bad value came from (the
+    flag, the environment, or the settings file and line), or for an unreadable settings or
+    secret file."""
     flags = {n: getattr(args, n) for n in ServeSettings.model_fields if _flag(n) and getattr(args, n, None) is not None}
     if getattr(args, "no_poll", False):
         flags["poll"] = False
     path, by = settings_file(args, environ)
-    try:
-        from_file = DotEnvSettingsSource(ServeSettings, env_file=path)() if path else {}
-    except OSError as e:
-        raise UserError(f"cannot read the settings file {path} (from {by}): {e.strerror}") from None
-    if path:
-        for line in unknown_keys(dotenv_values(path)):
-            log.warning("settings file %s: %s", path, line)
-    layers = ((flags, "flag"), (_Environment(environ)(), "environment"), (from_file, f"settings file {path}"))
+    file = read_settings_file(path, by) if path else None
+    from_file = _Environment(file.values)() if file else {}
+    if file:
+        for line in file.bad:
+            log.warning("settings file %s, line %d: not a KEY=value line (ignored)", path, line)
+        for key, text in unknown_keys(file.values):
+            log.warning("%s: %s", file.where(key), text)
+    layers = ((flags, "flag"), (_Environment(environ)(), "environment"), (from_file, "settings file"))
     values: dict = {}
     for layer, _ in reversed(layers):
         values.update(layer)
@@ -222,6 +264,8 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str] = os.envi
         err = e.errors()[0]
         name = str(err["loc"][0])
         source = next(where for layer, where in layers if name in layer)
+        if source == "settings file" and file:
+            source = file.where(_file_key(file, name))
         what = f"{env_name(name)}{f' / {_flag(name)}' if _flag(name) else ''}: {values[name]!r}"
         problem = "is not a number" if err["type"] in ("int_parsing", "float_parsing", "int_from_float") else err["msg"]
         raise UserError(f"{what} {problem} (from the {source})") from None
@@ -231,6 +275,12 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str] = os.envi
     if s.app_id and not s.private_key_file:
         raise UserError("App mode needs FORKSYNC_PRIVATE_KEY_FILE (the App's PEM key)")
     return s
+
+
+def _file_key(file: SettingsFile, field: str) -> str:
+    """The key of the settings file that set ``field`` (keys are read case-insensitively)."""
+    want = env_name(field).lower()
+    return next((k for k in reversed(list(file.values)) if k.lower() == want), env_name(field))
 
 
 def settings_table() -> str:

@@ -6,15 +6,17 @@
   (``infrastructure`` / ``flaky`` / ``real``; ``flaky`` when the file shows the same test both
   passing and failing on one commit). Objects whose ``outcome`` is passed/skipped get nulls.
 * ``forksync triage suggest FILE.jsonl`` — one suggested rule (YAML) per signature no rule matches.
-* ``forksync triage status [--db FILE] [--class C]`` — the root causes tracked in the database, with
-  their class, state, issue and counts (infrastructure and flaky ones are only visible here).
+* ``forksync triage status [--db FILE] [--repo O/R] [--class C]`` — the root causes tracked in the
+  database for one fork, with their class, state, issue and counts (infrastructure and flaky ones
+  are only visible here).
 * ``forksync triage extract REPORT`` — a runner result JSON, JUnit XML, lit output or raw CI log
   → the JSON lines ``group`` reads (one per test outcome; passes too, so flakiness shows), each
   with its run, commit and platform (from the result, else ``--run``/``--commit``/``--platform``).
 * ``forksync triage nightly --db DB --run NAME --date DATE REPORT…`` — the deployed nightly path
   in local mode: one nightly's reports → records → signatures, classes, the issue lifecycle
-  against the store (issues in the store, or on a GitHub with ``--github-url``/``--repo``/
-  ``--token``) → the actions as one JSON object on stdout.
+  against the store (issues in the store, or on a GitHub with ``--github-url``/``--token``) → the
+  actions as one JSON object on stdout. The nightly belongs to a fork (``--repo``, else the
+  configured fork): each fork's root causes, processed nightlies and last greens are its own.
 
 Rules come from ``triage.rules`` in forksync.yml, or ``--rules FILE``. ``-`` reads stdin.
 Bad input (a line that is not a JSON object, or lacks ``text``) stops before any output, naming
@@ -23,6 +25,7 @@ the line: nothing is half-written.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -32,9 +35,11 @@ from bot.store import Store
 from bot.triage.classify import flaky_keys, record_class
 from bot.triage.group import Grouper
 from bot.triage.issues import load_state
+from bot.triage.local_issues import move_issues
 from bot.triage.nightly_local import nightly_actions
 from bot.triage.records import FailureRecord, RecordError, from_junit, from_lit, from_log, from_run_result, normalize_test_id
 from bot.triage.rules import RulesError, RulesTable, load_rules, suggest_rule
+from bot.triage.store import adopt_unassigned
 
 
 def register(sub, common) -> None:
@@ -66,7 +71,8 @@ def register(sub, common) -> None:
     n.add_argument("--commit", default="", help="commit the nightly ran on (default: from the result JSON files)")
     n.add_argument("--platform", default="", help="platform of JUnit/lit/log reports (result JSON files name their own)")
     n.add_argument("--rules", metavar="FILE", help="rules YAML (default: triage.rules of forksync.yml)")
-    n.add_argument("--repo", default="local/fork", help="OWNER/REPO whose issues are kept (default: local/fork)")
+    n.add_argument("--repo", help="OWNER/REPO the nightly ran for: its root causes and issues are kept apart from other "
+                                   "forks' (default: the configured fork when its URL names one, else local/fork)")
     n.add_argument("--github-url", help="a GitHub REST API base to keep the issues on (e.g. the local GitHub) "
                                          "[FORKSYNC_GITHUB_URL]; without it issues are kept in the database")
     n.add_argument("--token", help="token for --github-url [FORKSYNC_TOKEN]")
@@ -74,6 +80,7 @@ def register(sub, common) -> None:
     st = tsub.add_parser("status", parents=[common],
                          help="root causes tracked in the database: real issues, infrastructure, flaky")
     st.add_argument("--db", help="SQLite database [FORKSYNC_DB, forksync.db]")
+    st.add_argument("--repo", help="OWNER/REPO whose root causes to list (default: the configured fork, as for 'nightly')")
     st.add_argument("--class", dest="klass", choices=("real", "infrastructure", "flaky"), help="only this class")
     st.set_defaults(func=_cmd_status)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
@@ -246,8 +253,7 @@ def _cmd_nightly(args) -> int:
     import os
 
     when = parse_date(args.date)
-    if "/" not in args.repo:
-        raise UserError(f"--repo {args.repo!r}: expected OWNER/REPO")
+    full, configured = fork_of(args)
     recs: list[FailureRecord] = []
     for f in args.reports:
         recs += read_report(Path(f), run=args.run, commit=args.commit, platform=args.platform, time=when)
@@ -261,12 +267,28 @@ def _cmd_nightly(args) -> int:
     db = args.db or os.environ.get("FORKSYNC_DB", "forksync.db")
     url = args.github_url or os.environ.get("FORKSYNC_GITHUB_URL")
     token = args.token or os.environ.get("FORKSYNC_TOKEN")
-    owner, _, repo = args.repo.partition("/")
+    owner, _, repo = full.partition("/")
     with Store(db) as store:
+        if configured and adopt_unassigned(store, full):
+            # rows recorded before nightlies named their fork belong to the one fork local mode serves;
+            # their issues were kept under the old default name
+            move_issues(store, "local/fork", full)
         out = asyncio.run(nightly_actions(store, recs, table=table, settings=settings, run=args.run, time=when,
                                           commit=commit, owner=owner, repo=repo, github_url=url, token=token))
     sys.stdout.write(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
     return 0
+
+
+def fork_of(args) -> tuple[str, bool]:
+    """``(owner/repo, configured)``: the fork a nightly belongs to — ``--repo``, else the configured
+    fork's name (``fork.url``), else ``local/fork``; ``configured``: it is the configured fork (the
+    one fork local mode serves). Raises :class:`UserError` for a ``--repo`` that is not OWNER/REPO."""
+    mine = config_from_args(args).fork.full_name()
+    if args.repo is None:
+        return mine or "local/fork", True
+    if not re.fullmatch(r"[\w.\-]+/[\w.\-]+", args.repo):
+        raise UserError(f"--repo {args.repo!r}: expected OWNER/REPO")
+    return args.repo, args.repo == mine
 
 
 def _cmd_status(args) -> int:
@@ -277,8 +299,10 @@ def _cmd_status(args) -> int:
     db = args.db or os.environ.get("FORKSYNC_DB", "forksync.db")
     if not Path(db).exists():
         raise UserError(f"no database at {db}; pass --db or set FORKSYNC_DB")
+    full, _ = fork_of(args)
     with Store(db) as store:
-        state = load_state(store)
+        state = load_state(store, full)
+        unassigned = len(load_state(store, "").tracked) if full else 0
     rows = sorted(state.tracked.values(), key=lambda t: (-t.last_seen, t.key))
     if args.klass:
         rows = [t for t in rows if t.cls == args.klass]
@@ -288,5 +312,8 @@ def _cmd_status(args) -> int:
     for t in rows:
         print(f"{t.key[:34]:<34} {t.cls:<14} {t.state:<8} {('#' + str(t.issue)) if t.issue else '-':>6} "
               f"{t.runs:>9} {len(t.tests):>5} {day(t.first_seen):<10} {day(t.last_seen):<10}")
-    print(f"{len(rows)} root cause(s); {len(state.processed)} nightly run(s) processed")
+    print(f"{len(rows)} root cause(s) of {full}; {len(state.processed)} nightly run(s) processed")
+    if unassigned:
+        print(f"{unassigned} root cause(s) recorded before nightlies named their fork are unassigned: "
+              f"the next 'forksync triage nightly' of the configured fork takes them")
     return 0

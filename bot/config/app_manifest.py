@@ -83,8 +83,9 @@ def manifest(url: str, *, name: str = DEFAULT_NAME, redirect_url: str, callback_
 
     ``url``: where forksync is served (``https://forksync.example.org``), the App's homepage; the
     webhook is ``url`` + ``/webhook``. ``redirect_url``: where GitHub sends the person back with
-    ``?code=`` (the setup page). ``callback_urls``: OAuth callbacks (default ``url`` +
-    ``/auth/callback``, the dashboard's sign-in). Raises ``ValueError`` for a URL that is not
+    ``?code=`` after they confirm: ``app setup``'s local page, which exchanges the code, or for a
+    manifest registered by hand the deployment's public URL (the code is then exchanged by hand).
+    ``callback_urls``: OAuth callbacks (default ``url`` + ``/auth/callback``, the dashboard's sign-in). Raises ``ValueError`` for a URL that is not
     http(s) or a name GitHub would refuse (empty or over 34 characters)."""
     for what, u in (("url", url), ("redirect_url", redirect_url), *(("callback_url", c) for c in callback_urls or [])):
         if not u.startswith(("https://", "http://")):

@@ -71,6 +71,12 @@ class RemoteSpec(_Strict):
     url: str = ""
     ref: str = "main"
 
+    def full_name(self) -> str | None:
+        """``owner/name`` of a repository on a GitHub (``owner/name``, ``https://HOST/owner/name[.git]``
+        or ``git@HOST:owner/name.git``); None for a local path or anything else."""
+        m = re.match(r"^(?:[a-z][a-z0-9+.\-]*://[^/]+/|[\w.\-]+@[\w.\-]+:)?([\w.\-]+/[\w.\-]+?)(?:\.git)?/?$", self.url)
+        return m.group(1) if m and not self.url.startswith(("/", ".", "~", "file:")) else None
+
 
 class TrailerRule(_Strict):
     """A user-given provenance rule: a regex whose group ``sha`` captures an upstream sha (full or

@@ -75,9 +75,10 @@ def stale_of(st: SyncStatus | None, now: float, policy: Policy) -> dict:
 
 
 def fork_names(store: Store) -> list[str]:
-    """Every fork the store knows: synced, tracked, or with a metrics history."""
+    """Every fork the store knows: synced, tracked, with triaged nightlies, or with a metrics history."""
     names = {s.repo for s in sync_store.load_all_statuses(store)} | {r["fork"] for r in sync_store.tracked_forks(store)}
     names |= {f["repo"] for f in triage_store.followups(store) if f.get("repo")}
+    names |= {r for r in triage_store.repos(store) if r}
     return sorted(names | set(sync_store.snapshot_repos(store)))
 
 
@@ -136,7 +137,7 @@ def overview(store: Store, fork: str, now: float, policy: Policy, queue_counts: 
         "contiguous_lag_days": (last["contiguous_lag_days"] if last else None) if synced else None,
         "backlog": st.backlog if synced else None, "not_reached": st.not_reached if synced else None,
         "open_units": [dict(u) for u in st.units] if st else [],
-        "open_root_causes": sum(1 for c in _causes(store) if c["state"] == "open" and c["repo"] in ("", fork)),
+        "open_root_causes": sum(1 for c in _causes(store, fork) if c["state"] == "open"),
         "queue": dict(queue_counts or {}),
         "series": series, "landings": landings,
     })
@@ -385,30 +386,16 @@ def validation(store: Store, fork: str, now: float, policy: Policy, commits: int
 
 
 # --------------------------------------------------------------------------- triage
-def _causes(store: Store) -> list[dict]:
-    tracked, _runs, _green, _meta = triage_store.state_rows(store)
-    follow = {}
-    for f in triage_store.followups(store):
-        follow.setdefault(f["cause"], f)
-    out = []
-    for r in tracked:
-        d = json.loads(r["data"])
-        f = follow.get(d["key"], {})
-        out.append({**d, "repo": f.get("repo", ""), "followup": f})
-    return out
+def _causes(store: Store, fork: str) -> list[dict]:
+    """The root causes of ``fork`` (``fork=""``: the unassigned ones), each with its follow-up."""
+    tracked = triage_store.tracked_rows(store, fork)
+    follow = {f["cause"]: f for f in triage_store.followups(store, fork)} if tracked and fork else {}
+    return [{**(d := json.loads(r["data"])), "followup": follow.get(d["key"], {})} for r in tracked]
 
 
-def triage(store: Store, fork: str, now: float, policy: Policy, nightlies: int = 30) -> dict:
-    """``forksync.dashboard.triage/1``. Root causes recorded for this fork, and those of nightlies
-    not tied to a fork (a store that serves one fork)."""
-    st = _status(store, fork)
-    doc = _common(store, fork, st, now, policy, "triage")
-    runs = triage_store.recent_runs(store, nightlies)
-    ids = [r["run"] for r in runs]
+def _cause_rows(causes: list[dict], fork: str, ids: list[str]) -> dict[str, list]:
     groups: dict[str, list] = {"real": [], "infrastructure": [], "flaky": []}
-    for c in sorted(_causes(store), key=lambda c: (-c["last_seen"], c["key"])):
-        if c["repo"] not in ("", fork):
-            continue
+    for c in sorted(causes, key=lambda c: (-c["last_seen"], c["key"])):
         failed = {x[0] for x in c["fail_runs"]}
         f = c["followup"]
         issue = c.get("issue") or f.get("issue") or None
@@ -419,8 +406,29 @@ def triage(store: Store, fork: str, now: float, policy: Policy, nightlies: int =
             "tests": sorted(c["tests"]), "platforms": sorted(c["platforms"]),
             "suspects": {"culprit": f.get("culprit") or None, "first_red": c.get("first_red") or None,
                          "last_green": c.get("last_green") or None},
-            "issue": issue, "issue_url": f"https://github.com/{fork}/issues/{issue}" if issue else None})
-    doc.update({"nightlies": [{"run": r["run"], "time": iso(r["processed_at"])} for r in runs], "causes": groups})
+            "issue": issue, "issue_url": f"https://github.com/{fork}/issues/{issue}" if issue and fork else None})
+    return groups
+
+
+def _nightly(row: dict) -> dict:
+    # "time" is when the nightly ran (its --date / dispatch time), not when triage got to it: a
+    # nightly replayed or retried days later still sits on its own night
+    return {"run": row["run"], "time": iso(row["nightly_at"]), "processed_at": iso(row["processed_at"])}
+
+
+def triage(store: Store, fork: str, now: float, policy: Policy, nightlies: int = 30) -> dict:
+    """``forksync.dashboard.triage/1``. The root causes of this fork's nightlies, and apart
+    (``unassigned``) those recorded before nightlies named their fork that could not be traced
+    to one (the store's versioned step ``0002_triage_rows_name_their_fork``)."""
+    st = _status(store, fork)
+    doc = _common(store, fork, st, now, policy, "triage")
+    runs = triage_store.recent_runs(store, fork, nightlies)
+    ids = [r["run"] for r in runs]
+    old = triage_store.recent_runs(store, "", nightlies)
+    doc.update({"nightlies": [_nightly(r) for r in runs],
+                "causes": _cause_rows(_causes(store, fork), fork, ids),
+                "unassigned": {"nightlies": [_nightly(r) for r in old],
+                               "causes": _cause_rows(_causes(store, ""), "", [r["run"] for r in old])}})
     return doc
 
 

@@ -71,8 +71,9 @@ def _tracked_from_json(s: str) -> Tracked:
     return Tracked(**d)
 
 
-def load_state(store: Store) -> TriageState:
-    tracked_rows, run_rows, green_rows, meta = triage_store.state_rows(store)
+def load_state(store: Store, repo: str) -> TriageState:
+    """Fork ``repo``'s lifecycle state (``owner/name``; ``""``: the unassigned rows)."""
+    tracked_rows, run_rows, green_rows, meta = triage_store.state_rows(store, repo)
     tracked = {r["key"]: _tracked_from_json(r["data"]) for r in tracked_rows}
     processed = frozenset(r["run"] for r in run_rows)
     green = {r["test"]: (r["commit_sha"], r["time"], r.get("run") or "") for r in green_rows}
@@ -80,14 +81,15 @@ def load_state(store: Store) -> TriageState:
     return TriageState(tracked, processed, green, tuple(flood.get("waiting", ())), tuple(flood.get("opened", ())))
 
 
-def save_state(store: Store, state: TriageState, run: str, actions: Sequence[Action], now: int,
-               drop: Sequence[str] = ()) -> None:
-    """Write the state and mark ``run`` processed, in one transaction (``BEGIN IMMEDIATE``);
-    ``drop``: keys no longer tracked (re-keyed causes' old keys)."""
+def save_state(store: Store, repo: str, state: TriageState, run: str, actions: Sequence[Action], now: int,
+               drop: Sequence[str] = (), run_at: int | None = None) -> None:
+    """Write fork ``repo``'s state and mark its nightly ``run`` processed at ``now``, in one
+    transaction (``BEGIN IMMEDIATE``); ``run_at``: when the nightly ran (epoch s); ``drop``: keys
+    no longer tracked (re-keyed causes' old keys)."""
     tracked = [(k, _tracked_to_json(t), now) for k, t in state.tracked.items()]
     green = [(k, v[0], v[1], v[2] if len(v) > 2 else "") for k, v in state.last_green.items()]
     meta = [("flood", json.dumps({"waiting": list(state.flood), "opened": list(state.flood_opened)}))]
-    triage_store.save_state_rows(store, tracked, green, (run, now, json.dumps([asdict(a) for a in actions])), meta,
+    triage_store.save_state_rows(store, repo, tracked, green, (run, now, json.dumps([asdict(a) for a in actions]), run_at), meta,
                                  tuple(k for k in drop if k not in state.tracked))
 
 
@@ -100,7 +102,7 @@ SuspectsFor = Callable[[Tracked], Awaitable[tuple[Sequence[Suspect], str, str]]]
 
 
 class TriageIssues:
-    """Runs the lifecycle for one fork: ``await process(nightly)`` decides (pure core), then
+    """Runs the lifecycle for one fork (its own state: causes, processed nightlies, last greens): ``await process(nightly)`` decides (pure core), then
     opens/updates/closes/reopens issues and saves the state.
 
     ``gh``: a gidgethub-style client for the fork's installation; ``suspects_for(tracked)`` (optional)
@@ -124,11 +126,16 @@ class TriageIssues:
         self._issues: dict[str, dict] | None = None
 
     @property
+    def full_name(self) -> str:
+        """The fork, ``owner/name``: the lifecycle state this instance reads and writes is its."""
+        return f"{self.owner}/{self.repo}"
+
+    @property
     def _base(self) -> str:
         return f"/repos/{self.owner}/{self.repo}"
 
     async def process(self, nightly: Nightly) -> list[Action]:
-        state = load_state(self.store)
+        state = load_state(self.store, self.full_name)
         stored = tuple(state.tracked)
         if self.key_of is not None:
             key_of = self.key_of
@@ -156,7 +163,8 @@ class TriageIssues:
             elif a.kind == "close":
                 t = await self._close(t, nightly)
             new.tracked[key] = t
-        save_state(self.store, new, nightly.run, actions, int(self.clock()), drop=stored)
+        save_state(self.store, self.full_name, new, nightly.run, actions, int(self.clock()), drop=stored,
+                   run_at=nightly.time or None)
         return actions
 
     # ---- finding issues by marker
@@ -306,7 +314,7 @@ class TriageIssues:
         """Write the confirmed culprit into the issue's blame section and comment, mentioning
         ``mention`` (``@login`` or a name). Returns the issue number. Raises KeyError when the
         root cause has no issue."""
-        state = load_state(self.store)
+        state = load_state(self.store, self.full_name)
         t = state.tracked[key]
         issue = await self._find(t)
         if issue is None:

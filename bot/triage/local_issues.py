@@ -105,3 +105,14 @@ class LocalIssues:
             row["labels"] = json.dumps(list(data["labels"]))
         self._save(row)
         return self._issue(row)
+
+
+def move_issues(store: Store, old: str, new: str) -> int:
+    """Move the issues kept for fork ``old`` to fork ``new`` when ``new`` has none yet (a store whose
+    nightlies were triaged under ``old`` before they named their fork). Returns how many moved."""
+    store.ensure(ISSUES)
+    with store.lock:
+        db = store.db[ISSUES.name]
+        if old == new or db.count_where("repo = ?", [new]):
+            return 0
+        return store.conn.execute(f"UPDATE {ISSUES.name} SET repo = ? WHERE repo = ?", [new, old]).rowcount

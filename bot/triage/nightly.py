@@ -167,7 +167,7 @@ async def on_nightly_results(ctx_or_client: Any, repo_full_name: str, cfg, resul
                                   areas=cfg.areas, bisect=None, logins=logins)
     out.report = report
     out.notes += [f"{a.kind} {', '.join(a.keys)}" for a in report.actions]
-    state = load_state(store)
+    state = load_state(store, repo_full_name)
     by_id = {g.id: g for g in report.groups}
     for g in report.groups:
         t = state.tracked.get(g.id)

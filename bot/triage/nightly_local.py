@@ -75,7 +75,7 @@ async def nightly_actions(store: Store, records: Sequence[FailureRecord], *, tab
                           github_url: str | None = None, token: str | None = None) -> dict:
     """Triage one nightly's ``records`` and return :func:`actions_json`. A run already processed
     returns the same shape with empty action lists (idempotent)."""
-    seen = run in load_state(store).processed
+    seen = run in load_state(store, f"{owner}/{repo}").processed
     if github_url:
         async with aiohttp.ClientSession() as session:
             gh = token_client(session, token or "", base_url=github_url.rstrip("/"))
@@ -84,6 +84,6 @@ async def nightly_actions(store: Store, records: Sequence[FailureRecord], *, tab
     else:
         report = await triage_nightly(store=store, gh=LocalIssues(store), owner=owner, repo=repo, settings=settings,
                                       table=table, run=run, time=time, commit=commit, records=records)
-    out = actions_json(report, load_state(store).tracked, run=run, commit=commit, records=len(records))
+    out = actions_json(report, load_state(store, f"{owner}/{repo}").tracked, run=run, commit=commit, records=len(records))
     out["already_processed"] = seen
     return out

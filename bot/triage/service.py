@@ -79,7 +79,7 @@ async def triage_nightly(*, store: Store, gh: Any, owner: str, repo: str, settin
                        key_of=lambda text, test: grouper.table.group_id(grouper.signature(text, test)))
     actions = await svc.process(nightly)
     report = NightlyReport(groups, actions)
-    state = load_state(store)
+    state = load_state(store, f"{owner}/{repo}")
     for a in actions:
         if a.kind != "open":
             continue

@@ -184,3 +184,22 @@ def test_web_url_for():
     assert app_setup.web_url_for("https://api.github.com") == "https://github.com"
     assert app_setup.web_url_for("https://ghe.example.org/api/v3/") == "https://ghe.example.org"
     assert app_setup.web_url_for("http://127.0.0.1:5000") == "http://127.0.0.1:5000"
+
+
+def test_manifest_by_hand_names_the_public_url_never_the_setup_page(capsys):
+    import json
+
+    # nothing says where the deployment is: the command says what to fill in
+    assert main(["app", "manifest"]) == 2
+    err = capsys.readouterr().err
+    assert "names the deployment's public URL" in err and "pass --url https://<public host>" in err
+    # every URL of the manifest is the public one, GitHub's redirect after confirming included
+    assert main(["app", "manifest", "--url", "https://fs.example.org/", "--name", "forksync-meta"]) == 0
+    out = capsys.readouterr()
+    m = json.loads(out.out)
+    assert (m["url"], m["hook_attributes"]["url"], m["redirect_url"], m["callback_urls"]) == (
+        "https://fs.example.org", "https://fs.example.org/webhook", "https://fs.example.org/", ["https://fs.example.org/auth/callback"])
+    assert "127.0.0.1" not in out.out + out.err and "https://fs.example.org/?code=" in out.err
+    # a redirect of one's own stays possible
+    assert main(["app", "manifest", "--url", "https://fs.example.org", "--redirect-url", "https://fs.example.org/done"]) == 0
+    assert json.loads(capsys.readouterr().out)["redirect_url"] == "https://fs.example.org/done"

@@ -45,9 +45,11 @@ def test_forksync_env_in_the_working_directory_is_read_when_present(tmp_path, mo
 @pytest.mark.parametrize("args, env, text, message", [
     (dict(port="eighty"), {"FORKSYNC_PORT": "1"}, "", "FORKSYNC_PORT / --port: 'eighty' is not a number (from the flag)"),
     ({}, {"FORKSYNC_LEASE_S": "2m"}, "FORKSYNC_LEASE_S=30", "FORKSYNC_LEASE_S: '2m' is not a number (from the environment)"),
-    ({}, {}, "FORKSYNC_WORKERS=two", "FORKSYNC_WORKERS / --workers: 'two' is not a number (from the settings file {f})"),
+    ({}, {}, "# mine\nFORKSYNC_WORKERS=two", "FORKSYNC_WORKERS / --workers: 'two' is not a number (from the settings file {f}, line 2)"),
     ({}, {}, "FORKSYNC_POLL=maybe", "FORKSYNC_POLL / --no-poll: 'maybe' Input should be a valid boolean, unable to "
-                                    "interpret input (from the settings file {f})"),
+                                    "interpret input (from the settings file {f}, line 1)"),
+    # the assignment that counts is the last one, and its line is named
+    ({}, {}, "FORKSYNC_PORT=1\nforksync_port=x\n", "FORKSYNC_PORT / --port: 'x' is not a number (from the settings file {f}, line 2)"),
 ])
 def test_a_bad_value_names_the_setting_and_its_source(tmp_path, args, env, text, message):
     f = write(tmp_path / "forksync.env", text)
@@ -104,5 +106,41 @@ def test_a_typo_in_the_settings_file_is_named_with_the_setting_it_meant(tmp_path
         s = settings_from(argparse.Namespace(settings=str(f)), environ={})
     assert (s.port, s.workers) == (8080, 2)
     assert [r.getMessage() for r in caplog.records] == [
-        f"settings file {f}: FORKSYNC_PROT is not a setting forksync reads (ignored); did you mean FORKSYNC_PORT?",
-        f"settings file {f}: FORKSYNC_SOMETHING_ELSE is not a setting forksync reads (ignored)"]
+        f"settings file {f}, line 1: FORKSYNC_PROT is not a setting forksync reads (ignored); did you mean FORKSYNC_PORT?",
+        f"settings file {f}, line 3: FORKSYNC_SOMETHING_ELSE is not a setting forksync reads (ignored)"]
+
+
+def test_the_settings_file_is_read_once_for_values_and_warnings(tmp_path, caplog, monkeypatch):
+    # the values, the unknown keys and the lines of bad ones all come from one read: a file that
+    # changes between two reads (an editor saving, a secret being rotated) cannot give values
+    # from one version and warnings from another
+    import io
+
+    f = tmp_path / "forksync.env"
+    f.write_text("FORKSYNC_WORKERS=2\nFORKSYNC_PROT=9000\nthis is not a setting\nFORKSYNC_DB=${HOME_DIR}/f.db\n")
+    opened = []
+    real_open = io.open
+
+    def spy(file, *a, **kw):
+        if str(file) == str(f):
+            opened.append(file)
+        return real_open(file, *a, **kw)
+
+    monkeypatch.setattr(io, "open", spy)
+    monkeypatch.setattr("builtins.open", spy)
+    monkeypatch.setenv("HOME_DIR", "/srv")
+    with caplog.at_level("WARNING"):
+        s = settings_from(argparse.Namespace(settings=str(f)), environ={})
+    assert len(opened) == 1
+    assert (s.workers, s.db) == (2, "/srv/f.db")
+    assert [r.getMessage() for r in caplog.records] == [
+        f"settings file {f}, line 3: not a KEY=value line (ignored)",
+        f"settings file {f}, line 2: FORKSYNC_PROT is not a setting forksync reads (ignored); did you mean FORKSYNC_PORT?"]
+
+
+def test_a_settings_file_that_is_not_utf8_is_named(tmp_path):
+    f = tmp_path / "forksync.env"
+    f.write_bytes(b"FORKSYNC_DB=caf\xe9.db\n")
+    with pytest.raises(UserError) as e:
+        settings_from(argparse.Namespace(settings=str(f)), environ={})
+    assert str(e.value) == f"the settings file {f} (from --settings) is not UTF-8 text (byte 15); save it as UTF-8"

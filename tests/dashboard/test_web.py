@@ -2,6 +2,7 @@
 links to GitHub, the stale banner, and bad input answered with a clear page or JSON error."""
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 
@@ -138,6 +139,7 @@ async def test_triage_classes_apart_with_sparklines(world):
     store, c = world
     doc = await get_json(c, f"/api/v1/forks/{FORK}/triage")
     assert len(doc["nightlies"]) == 30
+    assert doc["nightlies"][-1] == {"run": "nightly-29", "time": views.iso(NOW - 86_400), "processed_at": views.iso(NOW - 82_800)}
     assert [len(doc["causes"][k]) for k in ("real", "infrastructure", "flaky")] == [2, 1, 1]
     c0 = next(x for x in doc["causes"]["real"] if x["key"] == "cause-000")
     assert c0["failing"] == [1 if j % 3 == 0 else 0 for j in range(30)] and c0["suspects"]["culprit"] == sha("t", 4)
@@ -248,3 +250,68 @@ def test_trunk_is_green_only_with_a_result_and_says_how_many():
              {"suite": "lit", "platform": "cpu", "verdict": "pass", "sha": sha("t", 1), "updated_at": NOW - 30}]
     assert views.trunk_red(green, NOW) == {"red": False, "since_sha": None, "since": None, "for_s": None, "results": 2}
     assert views.trunk_red([], NOW)["results"] == 0
+
+
+def _cause(key: str, run: str, t: int) -> tuple:
+    d = {"key": key, "cls": "real", "title": f"RuntimeError: {key}", "signature": key, "state": "open", "issue": 9,
+         "fail_runs": [[run, t, sha("t", 0)]], "platforms": ["h100"], "tests": ["test_x"], "first_seen": t, "last_seen": t,
+         "green_streak": 0, "crash": False, "labels": [], "sample": "", "last_green": "", "first_red": sha("t", 1)}
+    return (key, json.dumps(d), t)
+
+
+async def test_each_fork_shows_only_its_own_root_causes():
+    from bot.triage import store as triage_store
+
+    store = Store()
+    fill(store)
+    other = "meta/other-fork"
+    fill(store, fork=other, shared=False)
+    triage_store.save_state_rows(store, other, [_cause("other-cause", "other-1", int(NOW) - 3600)], [], ("other-1", int(NOW), "[]"))
+    # a nightly triaged before nightlies named their fork, in a store of two forks: listed apart
+    triage_store.save_state_rows(store, "", [_cause("old-cause", "old-1", int(NOW) - 7200)], [], ("old-1", int(NOW) - 60, "[]"))
+    c = await client_for(store)
+    try:
+        mine = await get_json(c, f"/api/v1/forks/{FORK}/triage")
+        theirs = await get_json(c, f"/api/v1/forks/{other}/triage")
+        assert sorted(x["key"] for g in mine["causes"].values() for x in g) == ["cause-000", "cause-001", "cause-002", "cause-003"]
+        assert [x["key"] for g in theirs["causes"].values() for x in g] == ["other-cause"]
+        assert [n["run"] for n in theirs["nightlies"]] == ["other-1"] and len(mine["nightlies"]) == 30
+        assert theirs["causes"]["real"][0]["issue_url"] == f"https://github.com/{other}/issues/9"
+        for doc in (mine, theirs):
+            assert [x["key"] for x in doc["unassigned"]["causes"]["real"]] == ["old-cause"]
+            assert doc["unassigned"]["causes"]["real"][0]["issue_url"] is None
+            assert [n["run"] for n in doc["unassigned"]["nightlies"]] == ["old-1"]
+        assert (await get_json(c, f"/api/v1/forks/{other}/overview"))["open_root_causes"] == 1
+        html = await get_page(c, f"/forks/{other}/triage")
+        assert "RuntimeError: other-cause" in html and "RuntimeError: failure number 0" not in html
+        assert 'id="unassigned"' in html and "RuntimeError: old-cause" in html
+        forks = [f["fork"] for f in (await get_json(c, "/api/v1/forks"))["forks"]]
+        assert forks == sorted([FORK, other])
+    finally:
+        await c.close()
+
+
+async def test_nightlies_sit_on_the_night_they_ran_not_when_processed(tmp_path, monkeypatch, capsys):
+    # three nightlies triaged today with their own --date, the oldest one last (a late replay)
+    from bot.cli.main import main
+    from tests.triage.test_cli_nightly import CASES, LLVM, night
+
+    monkeypatch.chdir(tmp_path)
+    db = str(tmp_path / "t.db")
+    for run, date in (("n2", "2026-11-02"), ("n3", "2026-11-03T06:30"), ("n1", "2026-11-01")):
+        args = ["triage", "nightly", "--db", db, "--repo", "meta/x", "--run", run, "--date", date, "--commit", "c" * 40,
+                "--platform", "h200", str(night(tmp_path, run, {c: LLVM for c in CASES[:2]}))]
+        assert await asyncio.to_thread(main, args) == 0       # the CLI runs its own event loop
+    capsys.readouterr()
+    store = Store(db)
+    c = await client_for(store)
+    try:
+        doc = await get_json(c, "/api/v1/forks/meta/x/triage")
+        assert [(n["run"], n["time"]) for n in doc["nightlies"]] == [
+            ("n1", "2026-11-01T00:00:00Z"), ("n2", "2026-11-02T00:00:00Z"), ("n3", "2026-11-03T06:30:00Z")]
+        assert all(n["processed_at"] > "2026-12" for n in doc["nightlies"])    # processed now, kept apart
+        html = await get_page(c, "/forks/meta/x/triage")
+        assert "n1 ran 2026-11-01 00:00 UTC … n3 ran 2026-11-03 06:30 UTC" in html
+        assert "<th>processed by triage</th>" in html
+    finally:
+        await c.close()

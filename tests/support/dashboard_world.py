@@ -125,7 +125,9 @@ def fill(store: Store, size: str = "small", *, fork: str = FORK, now: float = NO
              "last_green": sha("t", 0), "first_red": sha("t", 1)}
         tracked.append((d["key"], json.dumps(d), int(now)))
     for j, r in enumerate(runs):
-        triage_store.save_state_rows(store, tracked if j == len(runs) - 1 else [], [], (r, int(now - (30 - j) * DAY), "[]"))
+        # each nightly processed an hour after it ran
+        ran = int(now - (30 - j) * DAY)
+        triage_store.save_state_rows(store, fork, tracked if j == len(runs) - 1 else [], [], (r, ran + 3600, "[]", ran))
     triage_store.save_followup(store, {"key": f"{fork}:cause-000", "repo": fork, "cause": "cause-000", "issue": 400, "bisected": 1,
                                        "culprit": sha("t", 4), "fix": "proposed"})
     return {"ledger": n_ledger, "snapshots": n_days, "l2": n_l2 + 1, "causes": n_causes, "units": 4}

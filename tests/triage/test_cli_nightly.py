@@ -132,3 +132,49 @@ def test_extract_keeps_run_commit_platform_and_every_error(tmp_path, capsys):
 def test_nightly_rejects_a_bad_date(tmp_path, capsys, date, error):
     rc = main(["triage", "nightly", "--db", str(tmp_path / "t.db"), "--run", "n", "--date", date, str(tmp_path / "x")])
     assert rc == 2 and error in capsys.readouterr().err
+
+
+def test_each_fork_has_its_own_root_causes(tmp_path, capsys, monkeypatch):
+    # two forks' nightlies in one store: the same test failing on one fork and passing on the other
+    # are two stories — the other fork's clean nightlies neither update nor close this fork's cause
+    monkeypatch.chdir(tmp_path)
+    fail = {c: LLVM for c in CASES[:2]}
+    out = triage(tmp_path, capsys, "a1", "2026-12-01", night(tmp_path, "a1", fail), extra=("--repo", "meta/a"))
+    assert [x["issue"] for x in out["opened"]] == [1]
+    for i in (1, 2, 3):
+        out = triage(tmp_path, capsys, f"b{i}", f"2026-12-0{i}", night(tmp_path, f"b{i}", {}), extra=("--repo", "meta/b"))
+        assert brief(out) == {}
+    # the same run id on another fork is another nightly
+    out = triage(tmp_path, capsys, "a1", "2026-12-01", night(tmp_path, "a1b", fail), extra=("--repo", "meta/b"))
+    assert not out.get("already_processed") and [x["issue"] for x in out["opened"]] == [1]
+    assert main(["triage", "status", "--db", str(tmp_path / "t.db"), "--repo", "meta/a"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split()[1:4] == ["real", "open", "#1"] and lines[-1] == "1 root cause(s) of meta/a; 1 nightly run(s) processed"
+    assert main(["triage", "status", "--db", str(tmp_path / "t.db"), "--repo", "meta/b"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "1 root cause(s) of meta/b; 4 nightly run(s) processed"
+
+
+def test_the_configured_fork_is_the_default_and_takes_unassigned_rows(tmp_path, capsys, monkeypatch):
+    # rows of a store written before nightlies named their fork (repo = "") and its local issues
+    # (kept under the old default name local/fork) go to the configured fork on its next nightly
+    from bot.store import Store
+    from bot.triage import store as triage_store
+    from bot.triage.local_issues import ISSUES
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "forksync.yml").write_text("upstream: {url: https://github.com/triton-lang/triton}\n"
+                                           "fork: {url: https://github.com/meta/triton}\n")
+    first = triage(tmp_path, capsys, "n1", "2026-12-01", night(tmp_path, "n1", {c: LLVM for c in CASES[:2]}),
+                   extra=("--repo", "local/fork"))
+    (key,) = [x["key"] for x in first["opened"]]
+    with Store(tmp_path / "t.db") as store:
+        for t in ("triage_tracked", "triage_runs", "triage_meta", "triage_green"):
+            store.conn.execute(f"UPDATE {t} SET repo = ''")
+        assert triage_store.repos(store) == [""]
+    out = triage(tmp_path, capsys, "n2", "2026-12-02", night(tmp_path, "n2", {c: LLVM for c in CASES[:2]}))
+    assert out["updated"] == [{**out["updated"][0], "key": key, "issue": 1, "failed": True}] and out["opened"] == []
+    with Store(tmp_path / "t.db") as store:
+        assert triage_store.repos(store) == ["meta/triton"]
+        assert [r["repo"] for r in store.db[ISSUES.name].rows] == ["meta/triton"]
+    assert main(["triage", "status", "--db", str(tmp_path / "t.db")]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "1 root cause(s) of meta/triton; 2 nightly run(s) processed"

@@ -44,5 +44,5 @@ def test_three_nights_through_triage_nightly(tmp_path, capsys, monkeypatch):
         {"opened": [(3, "real", *smem)], "updated": [(1, "real", *bf16)], "closed": [(2, "real", *fp16)]},
         {"closed": [(1, "real", *bf16), (3, "real", *smem)]},
     ]
-    assert main(["triage", "status", "--db", str(tmp_path / "r.db")]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == "4 root cause(s); 4 nightly run(s) processed"
+    assert main(["triage", "status", "--db", str(tmp_path / "r.db"), "--repo", "meta/triton"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "4 root cause(s) of meta/triton; 4 nightly run(s) processed"

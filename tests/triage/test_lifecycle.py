@@ -175,12 +175,12 @@ def test_cli_status_lists_tracked_causes(tmp_path, capsys):
     state, _ = run([night(0, g(), g("busy", cls="infrastructure", tests={"k.py::test_add"})), night(1, g())])
     state.tracked["smem"] = replace(state.tracked["smem"], issue=7)
     with Store(tmp_path / "f.db") as store:
-        save_state(store, state, "n1", [], 0)
+        save_state(store, "local/fork", state, "n1", [], 0)
     assert main(["triage", "status", "--db", str(tmp_path / "f.db")]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[1].split() == ["smem", "real", "open", "#7", "2", "1", "2025-11-30", "2025-12-01"]
     assert out[2].split() == ["busy", "infrastructure", "tracked", "-", "1", "1", "2025-11-30", "2025-11-30"]
-    assert out[-1] == "2 root cause(s); 1 nightly run(s) processed"
+    assert out[-1] == "2 root cause(s) of local/fork; 1 nightly run(s) processed"
     assert main(["triage", "status", "--db", str(tmp_path / "f.db"), "--class", "infrastructure"]) == 0
     assert [line.split()[0] for line in capsys.readouterr().out.splitlines()[1:-1]] == ["busy"]
     assert main(["triage", "status", "--db", str(tmp_path / "missing.db")]) == 2

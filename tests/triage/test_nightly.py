@@ -130,7 +130,7 @@ async def test_nightly_loop_end_to_end(world, github_app, tmp_path):
         assert out1.issues == {key: issue["number"]}
         assert list(out1.tracked.values()) == ["infrastructure"]          # busy GPU: tracked, no issue
         infra_key = next(iter(out1.tracked))
-        state = load_state(store)
+        state = load_state(store, FULL)
         assert state.tracked[infra_key].state == "tracked" and state.tracked[infra_key].issue is None
         assert bisect.calls == [(good, bad)]            # bisected once, for the real failure only
         assert out1.culprits == {key: culprit} and out1.fixes == {key: "proposed"}

@@ -63,7 +63,7 @@ async def test_an_issue_filed_under_the_old_signature_is_rekeyed_and_updated_not
     old = Tracked(OLD, "real", "out of resource", "compile|OutOfResources|…", state="open", issue=issue["number"],
                   fail_runs=(("nightly-0", T0, "c" * 40),), tests=frozenset({MM}), first_seen=T0, last_seen=T0,
                   sample=SMEM, version=1)
-    save_state(store, TriageState({OLD: old}), "nightly-0", [], T0)
+    save_state(store, f"{OWNER}/{REPO}", TriageState({OLD: old}), "nightly-0", [], T0)
     grouper = Grouper()
     new_key = key_of(grouper)(SMEM, MM)
     assert new_key != OLD
@@ -76,7 +76,7 @@ async def test_an_issue_filed_under_the_old_signature_is_rekeyed_and_updated_not
     assert [i["number"] for i in issues] == [issue["number"]]           # no second issue
     body = issues[0]["body"]
     assert marker(new_key) in body and marker(OLD) in body              # found by either marker from now on
-    state = load_state(store)
+    state = load_state(store, f"{OWNER}/{REPO}")
     assert list(state.tracked) == [new_key]
     t = state.tracked[new_key]
     assert (t.issue, t.aliases, t.version, t.runs, t.state) == (issue["number"], (OLD,), SIGNATURE_VERSION, 2, "open")
@@ -94,7 +94,7 @@ async def test_with_the_store_lost_the_old_issue_is_found_through_its_sample(gh,
     issues = await all_issues(gh)
     assert [i["number"] for i in issues] == [issue["number"]]
     assert marker(new_key) in issues[0]["body"]
-    assert load_state(store).tracked[new_key].issue == issue["number"]
+    assert load_state(store, f"{OWNER}/{REPO}").tracked[new_key].issue == issue["number"]
 
 
 def test_rekey_merges_two_old_causes_that_are_one_fault_now():
