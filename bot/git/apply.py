@@ -15,7 +15,7 @@ Only the objects the picks read are needed: a clone that lacks blobs no pick tou
 Triton fork's snapshot lacks two PDFs in ``third_party/tlx/doc/``) applies as a full clone does.
 
 New trees and commits are held in memory and written at the end as one pack
-(:mod:`bot.git.objects`): a loose object per tree and commit cost more than the merges.
+(:mod:`bot.config.objects`): a loose object per tree and commit cost more than the merges.
 
 **Same trees as ``git cherry-pick``.** tests/git/test_apply_trees.py compares the picks of the demo
 scenario, of a scenario with every conflict kind, and on the real fork (when present) the
@@ -87,9 +87,9 @@ import pygit2
 from pygit2.enums import DeltaStatus, MergeFlag, SortMode
 
 from bot.config import renames
+from bot.config.objects import open_buffered
 from bot.config.renames import DEFAULT_RENAME_LIMIT
 from bot.config.trees import edit_entries
-from bot.git.objects import open_buffered
 from bot.model import CommitInfo, ConflictFile, PlanItem, Unit
 from bot.templating import render
 
@@ -570,7 +570,7 @@ def git_merge_tree(repo: pygit2.Repository, commit: pygit2.Commit, ours, *, flus
     sig = pygit2.Signature(COMMITTER[0], COMMITTER[1], 0, 0)
     a = str(repo.create_commit(None, sig, sig, "forksync: the branch tree, as a merge input\n", ours.id, [parent]))
     if flush is not None:
-        flush()             # objects held in memory (bot.git.objects) must be on disk for git
+        flush()             # objects held in memory (bot.config.objects) must be on disk for git
     rename_args = renames.git_config_args(rename_limit) if detect_renames else ["-c", "merge.renames=false"]
     p = subprocess.run(["git", *rename_args, "-c", "merge.conflictStyle=diff3", "merge-tree",
                         "--write-tree", "-z", a, str(commit.id)], cwd=repo.path, env=_env(), capture_output=True)
@@ -761,7 +761,7 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
     # when nothing was written): the person resolving needs a branch; an existing one moves only forward
     moved = head != start or (old is None and conflict is not None)
     if moved:
-        mem.flush()        # the new trees and commits, as one pack (bot/git/objects.py)
+        mem.flush()        # the new trees and commits, as one pack (bot/config/objects.py)
         _move(repo, ref, old_ref, head, f"forksync apply {unit.id}")
     tip = head if moved else old
     remaining = tuple(todo[len(picked):])

@@ -3,6 +3,8 @@ give exactly the predictions (and plans) of local merges, are reused only where 
 agrees at the pick's paths, and a helper that cannot start or dies changes nothing but speed."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pygit2
 
 from bot.plan.helper import MISS, PlanHelper
@@ -177,3 +179,27 @@ def test_plan_state_with_the_helper_gives_the_plan_of_one_process(tmp_path):
     assert helped.extra["helper"]["failed"] is None and alone.extra["helper"] is None
     # below helper_min (the default, 64 pending commits) no process is started
     assert plan_state(state).extra["helper"] is None
+
+
+def test_one_process_plan_writes_its_trees_at_the_end_and_a_re_plan_reads_them(tmp_path, monkeypatch):
+    """Without a helper the predictions' trees are held in memory and written when the plan is
+    done: one pack (above LOOSE_BELOW objects) or loose objects; the re-plan reads them back."""
+    from bot.config.forksync import load_config
+    from bot.demo.scenario import build_scenario
+    from bot.plan import planner
+    from bot.plan.predict import scratch_repo
+    from bot.sync.ingest import load_state
+
+    s = build_scenario(tmp_path / "demo")
+    cfg = load_config(str(s.config_path))
+    cfg = cfg.model_copy(update={"cache_dir": str(tmp_path / "cache"), "rename_detection": False})
+    state = load_state(cfg)
+    store = Store(tmp_path / "plan.sqlite")
+    monkeypatch.setattr(planner, "LOOSE_BELOW", 0)
+    cold = planner.plan_state(state, store=store, workers=1)
+    objects = Path(scratch_repo(state.git_dir, cfg.cache_dir).path) / "objects"
+    assert len(list((objects / "pack").glob("*.pack"))) == 1
+    assert not [p for p in objects.glob("??/*")]          # no loose object
+    warm = planner.plan_state(state, store=store, workers=1)     # stored answers name trees of the pack
+    assert warm.plan == cold.plan and warm.merges == 0 and warm.cache_hits == cold.merges > 0
+    assert planner.plan_state(state, helper_min=0).plan == cold.plan     # the helper's trees stay loose

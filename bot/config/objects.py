@@ -1,4 +1,5 @@
-"""Object writes held in memory and stored as one pack (edge): what apply writes, written once.
+"""Object writes held in memory and stored as one pack (edge): what apply and the planner's
+predictions write, written once.
 
 A loose object costs a file (``mkdir``, temporary file, ``link``, ``unlink``) and, before that,
 an object-database refresh (libgit2 re-reads every pack directory, alternates included, for each
@@ -9,7 +10,8 @@ object is read from the repository's own store (packs, loose objects, alternates
 as libgit2 reads them); :meth:`MemoryObjects.flush` then writes the new objects as **one pack and
 its index** (pack format v2, https://git-scm.com/docs/pack-format), which git and libgit2 read as
 any other pack. Nothing reaches the disk before a flush: an apply that fails halfway leaves no
-objects behind.
+objects behind. Kept beside :mod:`bot.config.trees` (the tree edits these writes serve): the one
+layer both edges, apply (``bot/git``) and the planner (``bot/plan``), import.
 """
 from __future__ import annotations
 
@@ -60,10 +62,19 @@ class MemoryObjects(pygit2.OdbBackend):
     def refresh_cb(self):
         pass
 
-    def flush(self) -> str | None:
+    def flush(self, loose_below: int = 0) -> str | None:
         """Write the objects held as one pack + index in the repository's ``objects/pack`` and
-        forget them. Returns the pack's path (None when there was nothing to write)."""
+        forget them. Returns the pack's path (None when there was nothing to write, or when fewer
+        than ``loose_below`` objects were held: those are written as loose objects instead, so
+        that frequent small flushes — a re-plan after a push — do not pile up packs, each of which
+        every later lookup searches)."""
         if not self.objs:
+            return None
+        if len(self.objs) < loose_below:
+            odb = pygit2.Odb(self.objects_dir)
+            for typ, data in self.objs.values():
+                odb.write(typ, data)
+            self.objs.clear()
             return None
         path = write_pack(self.objects_dir, self.objs)
         self.objs.clear()
