@@ -9,7 +9,7 @@ import re
 from typing import Callable
 
 from bot.triage.infra import infra_hit
-from bot.triage.normalize import strip_prefixes
+from bot.triage.normalize import ascii_twin, strip_prefixes
 
 __all__ = ["EXTRACTORS", "Found", "SCANNED", "TAKES_PRESENT", "TRUNCATED", "infra_line", "innermost_frame", "signal_in_other_locale"]
 
@@ -219,6 +219,8 @@ _EXC_TAIL = re.compile(r":|[ \t]*$", re.M)
 _EXC_LINE = re.compile(r"(" + _EXC_TYPE + r")(?::[ ]?(.*))?$")
 _CAUSE_WORDS = ("Error(", "Exception(")
 _CAUSE_LINE = re.compile(r"([A-Za-z_]\w*(?:Error|Exception))\((['\"])(.*)\2\)$")
+# (the same patterns for a line that is all ASCII: see normalize.ascii_twin)
+_EXC_LINE_ASCII, _CAUSE_LINE_ASCII = ascii_twin(_EXC_LINE), ascii_twin(_CAUSE_LINE)
 
 
 def _lines_with(text: str, words: tuple[str, ...], tail: re.Pattern | None = None):
@@ -249,7 +251,8 @@ def _line_starts(text: str, words: tuple[str, ...], tail: re.Pattern | None = No
 def _exception_at(text: str, ls: int):
     """``(line start, type, message)`` of the exception line starting at ``ls``, or None."""
     le = text.find("\n", ls)
-    e = _EXC_LINE.match(strip_prefixes(text[ls:le if le >= 0 else len(text)]))
+    line = strip_prefixes(text[ls:le if le >= 0 else len(text)])
+    e = (_EXC_LINE_ASCII if line.isascii() else _EXC_LINE).match(line)
     return (ls, e.group(1), (e.group(2) or "").strip()) if e else None
 
 
@@ -288,7 +291,7 @@ def _py_exceptions(text: str, starts: list[int] | None = None, parsed: dict | No
 def _cause_call(text: str, words: tuple[str, ...] = _CAUSE_WORDS):
     found = None
     for _, line in _lines_with(text, words):
-        c = _CAUSE_LINE.match(line)
+        c = (_CAUSE_LINE_ASCII if line.isascii() else _CAUSE_LINE).match(line)
         if c:
             found = (c.group(1), c.group(3))
     return found

@@ -7,7 +7,19 @@ import re
 
 from ahocorasick_rs import AhoCorasick, Implementation, MatchKind
 
-__all__ = ["strip_prefixes", "clean_text", "mask"]
+__all__ = ["strip_prefixes", "clean_text", "mask", "ascii_twin"]
+
+
+def ascii_twin(rx: re.Pattern) -> re.Pattern:
+    """``rx`` compiled with ``re.ASCII``: ``\\d``, ``\\w`` and ``\\b`` are then checked by table
+    instead of a Unicode database call per character (several times faster). On a line that is
+    all ASCII it matches exactly where ``rx`` does: the ASCII characters that are Unicode digits
+    and word characters are ASCII's digits and word characters. Not for ``\\s`` (Unicode's holds
+    ``\\x1c``-``\\x1f``, ASCII's does not) nor IGNORECASE."""
+    if "\\s" in rx.pattern or "\\S" in rx.pattern or rx.flags & re.IGNORECASE:
+        raise ValueError(f"no ASCII twin for {rx.pattern!r}: \\s or IGNORECASE")
+    return re.compile(rx.pattern, (rx.flags & ~re.UNICODE) | re.ASCII)
+
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
 _PREFIX_SRC = r"""(?:
@@ -25,6 +37,7 @@ _PREFIX_SRC = r"""(?:
   | >[ \t]+
 )"""
 _PREFIX = re.compile(r"^" + _PREFIX_SRC + r"++", re.X)   # possessive: no backtracking
+_PREFIX_ASCII = ascii_twin(_PREFIX)
 #: the first characters of :data:`_PREFIX`'s alternatives other than a digit (``\d``, tested with
 #: ``str.isdigit``, which holds for every ``\d``)
 _PREFIX_FIRST = " \t[IWEFDC(#>"
@@ -35,7 +48,7 @@ def strip_prefixes(line: str) -> str:
     surrounding blanks from one line."""
     c = line[:1]
     if c in _PREFIX_FIRST or c.isdigit():     # a prefix can start here: only then the regex
-        m = _PREFIX.match(line)
+        m = (_PREFIX_ASCII if line.isascii() else _PREFIX).match(line)
         if m:
             line = line[m.end():]
     return line.strip()
@@ -86,21 +99,6 @@ _MAX_LINE = 240
 # numbers and labels glued together when a message was built without separators
 # ("shared memoryRequired: 110592Hardware limit: 101376"): a space goes back in front of the label
 _GLUED_LABEL = re.compile(r"(?<=[a-z0-9])(?=(?:Required|Hardware limit|Tried to allocate|Mismatched elements|Greatest)\b)")
-
-
-
-
-def _ascii_twin(rx: re.Pattern) -> re.Pattern:
-    """``rx`` compiled with ``re.ASCII``: ``\\d``, ``\\w`` and ``\\b`` are then checked by table
-    instead of a Unicode database call per character (several times faster). On a line that is
-    all ASCII it matches exactly where ``rx`` does: the ASCII characters that are Unicode digits
-    and word characters are ASCII's digits and word characters. Not for ``\\s`` (Unicode's holds
-    ``\\x1c``-``\\x1f``, ASCII's does not) nor IGNORECASE."""
-    if "\\s" in rx.pattern or "\\S" in rx.pattern or rx.flags & re.IGNORECASE:
-        raise ValueError(f"no ASCII twin for {rx.pattern!r}: \\s or IGNORECASE")
-    return re.compile(rx.pattern, (rx.flags & ~re.UNICODE) | re.ASCII)
-
-
 
 
 def _basename(m: re.Match) -> str:
@@ -229,7 +227,7 @@ def _has_digit(line: str) -> bool:
 #: only removes characters or inserts ASCII, so it stays ASCII through every step
 _UNICODE_RX = (_TIME_FULL, _TIME, _TMP, _HEX0X, _ALNUM, _PID, _POS, _SRCPOS, _LINENO, _FLOAT, _BIGINT, _DOTDIGIT,
                _DIGIT5, _GLUED_LABEL)
-_ASCII_RX = tuple(map(_ascii_twin, _UNICODE_RX))
+_ASCII_RX = tuple(map(ascii_twin, _UNICODE_RX))
 
 
 def mask(line: str) -> str:

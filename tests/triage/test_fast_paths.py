@@ -242,3 +242,30 @@ def test_identity_corpus():
 @given(_pieces(_MASK_PIECES + [",", ";", "`", ". ", "(x3)", "(×2)", " a b c. d"]))
 def test_identity_random(line):
     assert signature.identity(line) == _plain_identity(line)
+
+
+# --------------------------------------------------------------------------- ASCII twins of patterns
+_TWINS = list(zip(normalize._UNICODE_RX, normalize._ASCII_RX)) + [
+    (normalize._PREFIX, normalize._PREFIX_ASCII), (extractors._EXC_LINE, extractors._EXC_LINE_ASCII),
+    (extractors._CAUSE_LINE, extractors._CAUSE_LINE_ASCII)]
+
+
+def _same_matches(text: str) -> None:
+    for uni, asc in _TWINS:
+        want = [(m.span(), m.groups()) for m in uni.finditer(text)]
+        assert [(m.span(), m.groups()) for m in asc.finditer(text)] == want, uni.pattern
+        um, am = uni.match(text), asc.match(text)
+        assert (um and (um.span(), um.groups())) == (am and (am.span(), am.groups())), uni.pattern
+
+
+def test_ascii_twins_corpus():
+    for line in LINES:
+        if line.isascii():
+            _same_matches(line)
+
+
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_pieces(_MASK_PIECES + _PREFIX_PIECES + _EXC_PIECES + ["\x1c", "\x1f", "\x0b", "_", "tmpab_12", "line 7"]))
+def test_ascii_twins_random(text):
+    text = text.encode("ascii", "replace").decode()
+    _same_matches(text)
