@@ -230,6 +230,16 @@ _UNICODE_RX = (_TIME_FULL, _TIME, _TMP, _HEX0X, _ALNUM, _PID, _POS, _SRCPOS, _LI
 _ASCII_RX = tuple(map(ascii_twin, _UNICODE_RX))
 
 
+# the replacements with group references as functions: a template string (r"\1…") is parsed by a
+# Python-level call into the re module on every sub() call, matches or not
+def _pid_repl(m: re.Match) -> str:
+    return f"{m.group(1)}{m.group(2)}<pid>"        # r"\1\2<pid>"
+
+
+def _srcpos_repl(m: re.Match) -> str:
+    return f".{m.group(1)}:<L>"                     # r".\1:<L>"
+
+
 def mask(line: str) -> str:
     """Replace what varies between occurrences of one fault; keep fault-telling digits.
     Each step runs only when a cheap test says it can apply.
@@ -257,7 +267,7 @@ def mask(line: str) -> str:
             line = hex0x.sub("<hex>", line)
         line = alnum.sub(_alnum, line)
         if _pid_apply(line):
-            line = pid.sub(r"\1\2<pid>", line)
+            line = pid.sub(_pid_repl, line)
         line = _mask_labels(line)
         if "index" in line:
             line = _INDEX.sub("at index (<i>)", line)
@@ -265,7 +275,7 @@ def mask(line: str) -> str:
             line = pos.sub("at <pos>:", line)
         if "." in line:
             if ":" in line:
-                line = srcpos.sub(r".\1:<L>", line)
+                line = srcpos.sub(_srcpos_repl, line)
             if dotdigit.search(line):
                 line = float_.sub("<f>", line)
         if "line " in line:
