@@ -223,7 +223,9 @@ def test_mask_random(line):
 
 
 def _plain_identity(line: str) -> str:
-    line = signature._REPEAT.sub("", line)
+    """:func:`bot.triage.signature.identity` with the punctuation mapped by ``str.translate``."""
+    if line.endswith(")"):
+        line = signature._REPEAT.sub("", line)
     i = line.find(". ")
     if i > 0 and line.count(" ", 0, i) >= 2:
         line = line[:i]
