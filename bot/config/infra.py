@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["INFRA_PATTERNS", "infra_kind", "infra_hit", "infra_match"]
+__all__ = ["INFRA_PATTERNS", "PHRASES", "infra_kind", "infra_hit", "infra_match"]
 
 #: Infrastructure faults: kind → phrases. A phrase is a literal, or ``(anchor, regex)`` where the
 #: regex runs only when the literal anchor is present. Shared with :mod:`bot.triage.classify`.
@@ -53,8 +53,9 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
     ("runner-lost", ("The runner has received a shutdown signal", "lost communication with the server",
                      "The operation was canceled", "Job was cancelled", "timed out waiting for runner")),
 )
-_INFRA = tuple((kind, p if isinstance(p, str) else p[0], None if isinstance(p, str) else re.compile(p[1]))
-               for kind, phrases in INFRA_PATTERNS for p in phrases)
+#: every phrase as ``(kind, literal anchor, compiled regex or None)``, in table order
+PHRASES = _INFRA = tuple((kind, p if isinstance(p, str) else p[0], None if isinstance(p, str) else re.compile(p[1]))
+                         for kind, phrases in INFRA_PATTERNS for p in phrases)
 
 
 #: substrings one of which every anchor holds (each checked once instead of 57 anchors: most lines

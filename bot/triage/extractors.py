@@ -9,9 +9,9 @@ import re
 from typing import Callable
 
 from bot.triage.infra import infra_hit
-from bot.triage.normalize import strip_prefixes
+from bot.triage.normalize import ascii_twin, strip_prefixes
 
-__all__ = ["EXTRACTORS", "Found", "TRUNCATED", "innermost_frame", "signal_in_other_locale"]
+__all__ = ["EXTRACTORS", "Found", "SCANNED", "TAKES_PRESENT", "TRUNCATED", "infra_line", "innermost_frame", "signal_in_other_locale"]
 
 #: ends a line that is only the start of the message (pytest's summary cut at the terminal width)
 TRUNCATED = "\u2026"
@@ -132,9 +132,13 @@ def _first_at(text: str, literal: str, rx: re.Pattern):
     return None
 
 
-def _x_cuda(text: str) -> Found | None:
+def _x_cuda(text: str, present=None) -> Found | None:
+    """``present``: when given, holds each of :data:`SCANNED` that ``text`` holds (the others
+    are not looked for)."""
     best = None
     for literal, rx in _CUDA_RX:
+        if present is not None and literal not in present:
+            continue
         m = _first_at(text, literal, rx)
         if m and (best is None or m.start() < best.start()):
             best = m
@@ -215,6 +219,8 @@ _EXC_TAIL = re.compile(r":|[ \t]*$", re.M)
 _EXC_LINE = re.compile(r"(" + _EXC_TYPE + r")(?::[ ]?(.*))?$")
 _CAUSE_WORDS = ("Error(", "Exception(")
 _CAUSE_LINE = re.compile(r"([A-Za-z_]\w*(?:Error|Exception))\((['\"])(.*)\2\)$")
+# (the same patterns for a line that is all ASCII: see normalize.ascii_twin)
+_EXC_LINE_ASCII, _CAUSE_LINE_ASCII = ascii_twin(_EXC_LINE), ascii_twin(_CAUSE_LINE)
 
 
 def _lines_with(text: str, words: tuple[str, ...], tail: re.Pattern | None = None):
@@ -242,35 +248,50 @@ def _line_starts(text: str, words: tuple[str, ...], tail: re.Pattern | None = No
     return sorted(starts)
 
 
-def _last_exception(text: str):
+def _exception_at(text: str, ls: int):
+    """``(line start, type, message)`` of the exception line starting at ``ls``, or None."""
+    le = text.find("\n", ls)
+    line = strip_prefixes(text[ls:le if le >= 0 else len(text)])
+    e = (_EXC_LINE_ASCII if line.isascii() else _EXC_LINE).match(line)
+    return (ls, e.group(1), (e.group(2) or "").strip()) if e else None
+
+
+def _last_exception(text: str, starts: list[int] | None = None, parsed: dict | None = None):
     """``(line start, type, message)`` of the last exception line that is not a warning (else
-    of the last warning), read from the end: the lines before it are not parsed. None if none."""
+    of the last warning), read from the end: the lines before it are not parsed. None if none.
+    ``starts``: the candidate lines (:func:`_line_starts` of the exception words), when known;
+    ``parsed``: filled with each line parsed (line start → result), for :func:`_py_exceptions`."""
     warning = None
-    find = text.find
-    for ls in reversed(_line_starts(text, _EXC_WORDS, _EXC_TAIL)):
-        le = find("\n", ls)
-        e = _EXC_LINE.match(strip_prefixes(text[ls:le if le >= 0 else len(text)]))
-        if e:
-            found = (ls, e.group(1), (e.group(2) or "").strip())
+    if starts is None:
+        starts = _line_starts(text, _EXC_WORDS, _EXC_TAIL)
+    for ls in reversed(starts):
+        found = _exception_at(text, ls)
+        if parsed is not None:
+            parsed[ls] = found
+        if found:
             if not found[1].endswith("Warning"):
                 return found
             warning = warning or found
     return warning
 
 
-def _py_exceptions(text: str):
+def _py_exceptions(text: str, starts: list[int] | None = None, parsed: dict | None = None):
+    """Every exception line, in order (``starts`` and ``parsed`` as in :func:`_last_exception`:
+    a line parsed there is not parsed again)."""
+    if starts is None:
+        starts = _line_starts(text, _EXC_WORDS, _EXC_TAIL)
     out = []
-    for ls, line in _lines_with(text, _EXC_WORDS, _EXC_TAIL):
-        e = _EXC_LINE.match(line)
-        if e:
-            out.append((ls, e.group(1), (e.group(2) or "").strip()))
+    for ls in starts:
+        found = parsed[ls] if parsed is not None and ls in parsed else _exception_at(text, ls)
+        if found:
+            out.append(found)
     return out
 
 
-def _cause_call(text: str):
+def _cause_call(text: str, words: tuple[str, ...] = _CAUSE_WORDS):
     found = None
-    for _, line in _lines_with(text, _CAUSE_WORDS):
-        c = _CAUSE_LINE.match(line)
+    for _, line in _lines_with(text, words):
+        c = (_CAUSE_LINE_ASCII if line.isascii() else _CAUSE_LINE).match(line)
         if c:
             found = (c.group(1), c.group(3))
     return found
@@ -311,10 +332,19 @@ def _unwrap(typ: str, msg: str) -> tuple[str, str]:
     return typ, msg
 
 
-def _x_python(text: str) -> Found | None:
-    last = _last_exception(text)
+def _x_python(text: str, present=None) -> Found | None:
+    """``present``: when given, holds each of :data:`SCANNED` that ``text`` holds (the others
+    are not looked for)."""
+    if present is None:
+        words, cause_words = _EXC_WORDS, _CAUSE_WORDS
+    else:
+        has = present.__contains__
+        words, cause_words = tuple(filter(has, _EXC_WORDS)), tuple(filter(has, _CAUSE_WORDS))
+    starts = _line_starts(text, words, _EXC_TAIL)
+    parsed: dict = {}
+    last = _last_exception(text, starts, parsed)
     if last is None:
-        c = _cause_call(text)       # only a repr line: ValueError("arange's arguments must be …")
+        c = _cause_call(text, cause_words)       # only a repr line: ValueError("arange's arguments must be …")
         return (_short_type(c[0]), c[1], "compile" if "arange" in c[1] or "tl." in c[1] else "test") if c else None
     pos, typ, msg = last
     typ, msg = _unwrap(typ, msg)
@@ -322,14 +352,14 @@ def _x_python(text: str) -> Found | None:
     if short in ("CompilationError", "CalledProcessError") or msg.startswith("PassManager::run failed"):
         # these read the exceptions before the last one too
         # (a warning printed after the failure — captured stderr, deprecations — is not the failure)
-        excs = _py_exceptions(text)
+        excs = _py_exceptions(text, starts, parsed)
         excs = [e for e in excs if not e[1].endswith("Warning")] or excs
     if short == "CompilationError":
         # Triton: "CompilationError: at L:C:" + source + caret + the cause, either as a
         # repr line ``ValueError('…')`` after the CompilationError or as an earlier exception
         # ("The above exception was the direct cause of the following exception").
         after = text[pos:]
-        c = _cause_call(after)
+        c = _cause_call(after, cause_words)
         if c:
             return _short_type(c[0]), c[1], "compile"
         earlier = [e for e in excs[:-1] if _short_type(e[1]) != "CompilationError"]
@@ -417,10 +447,13 @@ def _x_pytest_summary(text: str) -> Found | None:
 
 def _x_infra(text: str) -> Found | None:
     hit = infra_hit(text)
-    if not hit:
-        return None
-    start = text.rfind("\n", 0, hit[1]) + 1
-    end = text.find("\n", hit[1])
+    return infra_line(text, hit[1]) if hit else None
+
+
+def infra_line(text: str, at: int) -> Found:
+    """The infrastructure extractor's answer for a phrase found at offset ``at``: its whole line."""
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
     return "Infrastructure", text[start:end if end >= 0 else len(text)], "setup"
 
 
@@ -478,6 +511,12 @@ def _base(path: str) -> str:
 
 
 Extractor = tuple[str, tuple[str, ...], Callable[[str], "Found | None"]]
+
+#: the literals the Python and CUDA extractors look for: given the set of those a text holds
+#: (``present``), they look only for those (:mod:`bot.triage.scan` finds them in one pass)
+SCANNED: tuple[str, ...] = _EXC_WORDS + _CAUSE_WORDS + tuple(lit for lit, _ in _CUDA_RX)
+#: the extractors that take ``present``
+TAKES_PRESENT = frozenset({"python", "cuda"})
 
 #: Ordered: the first extractor that finds something chooses the primary error.
 EXTRACTORS: tuple[Extractor, ...] = (

@@ -5,7 +5,21 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["strip_prefixes", "clean_text", "mask"]
+from ahocorasick_rs import AhoCorasick, Implementation, MatchKind
+
+__all__ = ["strip_prefixes", "clean_text", "mask", "ascii_twin"]
+
+
+def ascii_twin(rx: re.Pattern) -> re.Pattern:
+    """``rx`` compiled with ``re.ASCII``: ``\\d``, ``\\w`` and ``\\b`` are then checked by table
+    instead of a Unicode database call per character (several times faster). On a line that is
+    all ASCII it matches exactly where ``rx`` does: the ASCII characters that are Unicode digits
+    and word characters are ASCII's digits and word characters. Not for ``\\s`` (Unicode's holds
+    ``\\x1c``-``\\x1f``, ASCII's does not) nor IGNORECASE."""
+    if "\\s" in rx.pattern or "\\S" in rx.pattern or rx.flags & re.IGNORECASE:
+        raise ValueError(f"no ASCII twin for {rx.pattern!r}: \\s or IGNORECASE")
+    return re.compile(rx.pattern, (rx.flags & ~re.UNICODE) | re.ASCII)
+
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
 _PREFIX_SRC = r"""(?:
@@ -23,6 +37,7 @@ _PREFIX_SRC = r"""(?:
   | >[ \t]+
 )"""
 _PREFIX = re.compile(r"^" + _PREFIX_SRC + r"++", re.X)   # possessive: no backtracking
+_PREFIX_ASCII = ascii_twin(_PREFIX)
 #: the first characters of :data:`_PREFIX`'s alternatives other than a digit (``\d``, tested with
 #: ``str.isdigit``, which holds for every ``\d``)
 _PREFIX_FIRST = " \t[IWEFDC(#>"
@@ -33,7 +48,7 @@ def strip_prefixes(line: str) -> str:
     surrounding blanks from one line."""
     c = line[:1]
     if c in _PREFIX_FIRST or c.isdigit():     # a prefix can start here: only then the regex
-        m = _PREFIX.match(line)
+        m = (_PREFIX_ASCII if line.isascii() else _PREFIX).match(line)
         if m:
             line = line[m.end():]
     return line.strip()
@@ -75,7 +90,9 @@ _LINENO = re.compile(r"\bline \d+")
 _FLOAT = re.compile(r"(?<![\w.<])[-+]?\d+\.\d+(?:[eE][-+]?\d+)?(?![\w.])")
 _PCT = re.compile(r"\(\s*(?:<f>|\d+)%\s*\)")
 _BIGINT = re.compile(r"\d\d\d\d\d(?<![\w.<]\d\d\d\d\d)\d*(?![\w.])")   # (?<![\w.<])\d{5,}(?![\w.])
-_DOTDIGIT = re.compile(r"\d\.\d")     # a float needs one: gates _FLOAT
+# a float needs a digit, a dot and a digit: gates _FLOAT (found from the dot, a literal the regex
+# engine skips to; the digit before it is checked behind)
+_DOTDIGIT = re.compile(r"\.(?<=\d\.)\d")
 _DIGIT5 = re.compile(r"\d\d\d\d\d")   # a big integer needs one: gates _BIGINT
 _DIGIT = re.compile(r"\d")
 _MAX_LINE = 240
@@ -117,7 +134,10 @@ def _longid(m: re.Match) -> str:
     return "<id>" if not t.isalpha() and not t.isdigit() else t
 
 
-_ALNUM = re.compile(r"\b[0-9A-Za-z]{8,}+\b")     # possessive: a shorter run never ends at \b
+# a run of 8+ ASCII letters and digits between word boundaries that mixes letters and digits (the
+# only runs _alnum changes): the digit-letter or letter-digit step is found first, then the run
+# is taken whole (possessive: a shorter run never ends at \b)
+_ALNUM = re.compile(r"\b(?=[0-9A-Za-z]{8})(?:[0-9]+[A-Za-z]|[A-Za-z]+[0-9])[0-9A-Za-z]*+\b")
 
 
 def _alnum(m: re.Match) -> str:
@@ -136,6 +156,10 @@ def _alnum(m: re.Match) -> str:
 #: what follows a label word in a :data:`_LABELLED` match (its groups 2 and on)
 _LABEL_NUM = re.compile(r"(\s*[:=]?\s*)[-+]?\d+(?:[.,]\d+)*(?:e[-+]?\d+)?(?:\s*/\s*\d+)?(?:\s*\([\d.]+%\))?")
 _ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+#: ``_LABEL_SCAN(low, overlapping=True)`` → ``(word index, start, end)`` of every occurrence of
+#: every label word (offsets in characters)
+_LABEL_SCAN = AhoCorasick(sorted(_LABEL_WORDS), matchkind=MatchKind.Standard,
+                          implementation=Implementation.DFA).find_matches_as_indexes
 
 
 def _mask_labels(line: str) -> str:
@@ -148,18 +172,17 @@ def _mask_labels(line: str) -> str:
         return _LABELLED.sub(_labelled, line)
     hits = None
     n = len(line)
-    for w in _LABEL_WORDS:
-        i = low.find(w)
-        while i >= 0:
-            j = i + len(w)
-            if ((i == 0 or not (line[i - 1].isalnum() or line[i - 1] == "_"))   # \b before
-                    and (j == n or line[j] not in _ASCII_LETTERS) and line[i:j].isascii()):
-                m = _LABEL_NUM.match(line, j)
-                if m:
-                    if hits is None:
-                        hits = []
-                    hits.append((i, j, m))
-            i = low.find(w, i + 1)
+    # every occurrence of every label word, in one automaton pass (a prefix of a longer label
+    # word, "limit" in "limitation", is followed by a letter and fails the test below: at most
+    # one hit starts at a place)
+    for _, i, j in _LABEL_SCAN(low, overlapping=True):
+        if ((i == 0 or not (line[i - 1].isalnum() or line[i - 1] == "_"))   # \b before
+                and (j == n or line[j] not in _ASCII_LETTERS) and line[i:j].isascii()):
+            m = _LABEL_NUM.match(line, j)
+            if m:
+                if hits is None:
+                    hits = []
+                hits.append((i, j, m))
     if hits is None:
         return line
     hits.sort(key=lambda h: h[0])
@@ -199,6 +222,24 @@ def _has_digit(line: str) -> bool:
     return False
 
 
+#: the patterns of :func:`mask` that have an ASCII twin, and the twins in the same order: a line
+#: that is all ASCII (``str.isascii``, read from the string's header) takes the twins; masking
+#: only removes characters or inserts ASCII, so it stays ASCII through every step
+_UNICODE_RX = (_TIME_FULL, _TIME, _TMP, _HEX0X, _ALNUM, _PID, _POS, _SRCPOS, _LINENO, _FLOAT, _BIGINT, _DOTDIGIT,
+               _DIGIT5, _GLUED_LABEL)
+_ASCII_RX = tuple(map(ascii_twin, _UNICODE_RX))
+
+
+# the replacements with group references as functions: a template string (r"\1…") is parsed by a
+# Python-level call into the re module on every sub() call, matches or not
+def _pid_repl(m: re.Match) -> str:
+    return f"{m.group(1)}{m.group(2)}<pid>"        # r"\1\2<pid>"
+
+
+def _srcpos_repl(m: re.Match) -> str:
+    return f".{m.group(1)}:<L>"                     # r".\1:<L>"
+
+
 def mask(line: str) -> str:
     """Replace what varies between occurrences of one fault; keep fault-telling digits.
     Each step runs only when a cheap test says it can apply.
@@ -206,41 +247,43 @@ def mask(line: str) -> str:
     >>> mask("out of resource: shared memory, Required: 131072, Hardware limit: 101376")
     'out of resource: shared memory, Required: <n>, Hardware limit: <n>'
     """
+    (time_full, time, tmp, hex0x, alnum, pid, pos, srcpos, lineno, float_, bigint, dotdigit, digit5,
+     glued_label) = _ASCII_RX if line.isascii() else _UNICODE_RX
     digits = _has_digit(line)
     if digits and line.count(":") >= 2:
         if "-" in line:
-            line = _TIME_FULL.sub("<time>", line)
-        line = _TIME.sub("<time>", line)
+            line = time_full.sub("<time>", line)
+        line = time.sub("<time>", line)
     if "/" in line or "\\" in line:
         line = _PATH.sub(_basename, line)
     if "tmp" in line:
-        line = _TMP.sub("<tmp>", line)
+        line = tmp.sub("<tmp>", line)
     if digits:
         if "Required" in line or "Hardware" in line:
-            line = _GLUED_LABEL.sub(" ", line)
+            line = glued_label.sub(" ", line)
         if "0x" in line:
             if "system" in line:
                 line = _SYSBYTES.sub("", line)
-            line = _HEX0X.sub("<hex>", line)
-        line = _ALNUM.sub(_alnum, line)
+            line = hex0x.sub("<hex>", line)
+        line = alnum.sub(_alnum, line)
         if _pid_apply(line):
-            line = _PID.sub(r"\1\2<pid>", line)
+            line = pid.sub(_pid_repl, line)
         line = _mask_labels(line)
         if "index" in line:
             line = _INDEX.sub("at index (<i>)", line)
         if "at " in line:
-            line = _POS.sub("at <pos>:", line)
+            line = pos.sub("at <pos>:", line)
         if "." in line:
             if ":" in line:
-                line = _SRCPOS.sub(r".\1:<L>", line)
-            if _DOTDIGIT.search(line):
-                line = _FLOAT.sub("<f>", line)
+                line = srcpos.sub(_srcpos_repl, line)
+            if dotdigit.search(line):
+                line = float_.sub("<f>", line)
         if "line " in line:
-            line = _LINENO.sub("line <L>", line)
+            line = lineno.sub("line <L>", line)
         if "%" in line:
             line = _PCT.sub("(<pct>)", line)
-        if _DIGIT5.search(line):
-            line = _BIGINT.sub("<n>", line)
+        if digit5.search(line):
+            line = bigint.sub("<n>", line)
     # (a line without digits holds no id to mask: _LONGID and _alnum change only tokens that mix
     # letters and digits)
     line = " ".join(line.split()).strip(" \t:.'\"`")

@@ -38,9 +38,12 @@ import re
 from dataclasses import dataclass
 
 from bot.triage.canonical import canonical, is_generic
-from bot.triage.extractors import EXTRACTORS, TRUNCATED, innermost_frame
+from bot.triage.extractors import EXTRACTORS, TAKES_PRESENT, TRUNCATED, innermost_frame
+from bot.triage.extractors import infra_line as _infra_line
 from bot.triage.infra import INFRA_PATTERNS, infra_kind
 from bot.triage.normalize import clean_text, mask, strip_prefixes
+from bot.triage.scan import SCAN_MAX, extractor_bits, infra_hit_of, infra_in, scan
+from bot.triage.scan import infra_kind as scan_infra_kind
 
 __all__ = ["Signature", "signature_of", "mask", "strip_prefixes", "clean_text", "EXTRACTORS",
            "CRASH_RULES", "INFRA_PATTERNS", "infra_kind", "identity", "locate", "SIGNATURE_VERSION"]
@@ -111,30 +114,43 @@ class Signature:
                 "rule": self.rule, "key": self.key}
 
 
-_new = object.__new__
 _FIELDS = ("stage", "type", "line", "test", "rule", "raw", "ident", "generic", "partial", "where")
-_SET = tuple(Signature.__dict__[f].__set__ for f in _FIELDS)
+
+
+class _Unfrozen:
+    """The slots of :class:`Signature` in the same order without its frozen ``__setattr__``: an
+    instance is filled with plain attribute stores, then becomes a ``Signature`` by ``__class__``
+    assignment (allowed between classes of one layout)."""
+
+    __slots__ = _FIELDS
+
+    def __init__(self, stage, typ, line, test, rule, raw, ident, generic, partial, where):
+        self.stage = stage
+        self.type = typ
+        self.line = line
+        self.test = test
+        self.rule = rule
+        self.raw = raw
+        self.ident = ident
+        self.generic = generic
+        self.partial = partial
+        self.where = where
+
+
+if Signature.__slots__ != _FIELDS:
+    raise TypeError("bot/triage/signature.py: _FIELDS must list Signature's fields in their order")
 
 
 def _signature(stage, typ, line, test, rule, raw, ident, generic, partial, where) -> Signature:
     """``Signature(…)`` (fields in :data:`_FIELDS` order) without the frozen dataclass's
-    ``__init__`` (an ``object.__setattr__`` per field): the same object, built in half the time."""
-    s = _new(Signature)
-    set_stage, set_type, set_line, set_test, set_rule, set_raw, set_ident, set_generic, set_partial, set_where = _SET
-    set_stage(s, stage)
-    set_type(s, typ)
-    set_line(s, line)
-    set_test(s, test)
-    set_rule(s, rule)
-    set_raw(s, raw)
-    set_ident(s, ident)
-    set_generic(s, generic)
-    set_partial(s, partial)
-    set_where(s, where)
+    ``__init__`` (an ``object.__setattr__`` per field): the same object, built in a third of the time."""
+    s = _Unfrozen(stage, typ, line, test, rule, raw, ident, generic, partial, where)
+    s.__class__ = Signature
     return s
 
 
 _INFRA_TAIL = 16_384
+_ALL_EXTRACTORS = (1 << len(EXTRACTORS)) - 1
 _NEEDS_TEST = frozenset({"filecheck", "exit", "unknown", "signal", "pytest-outcome", "pytest-setup"})
 #: extractors whose line is too weak to rule out an infrastructure cause named elsewhere
 _WEAK = frozenset({"exit", "unknown", "infra"})
@@ -142,7 +158,6 @@ _WEAK = frozenset({"exit", "unknown", "infra"})
 _NEVER_INFRA = frozenset({"assertion", "llvm", "mlir-pass", "filecheck", "mlir", "ptxas", "pytest-outcome"})
 #: a cut-off line shorter than this names nothing on its own
 _MIN_PARTIAL = 16
-_IDENT_TABLE = str.maketrans({",": " ", ";": " ", "`": "'"})
 _REPEAT = re.compile(r"\s*\((?:×|x)\d+\)\s*$")
 
 
@@ -156,7 +171,8 @@ def identity(line: str) -> str:
     if i > 0 and line.count(" ", 0, i) >= 2:
         line = line[:i]
     if "," in line or ";" in line or "`" in line:
-        line = " ".join(line.translate(_IDENT_TABLE).split())
+        # (three replace passes: str.translate looks every character up in its table)
+        line = " ".join(line.replace(",", " ").replace(";", " ").replace("`", "'").split())
     return line.rstrip(" .:")
 
 
@@ -181,14 +197,34 @@ def signature_of(text: str, test: str = "", locate_generic: bool = True) -> Sign
     the test or the place itself). Never raises: an output with no recognisable error gets type
     ``Unknown`` and its last non-empty line."""
     text = clean_text(text)
+    if len(text) <= SCAN_MAX:
+        # one automaton pass answers every prefilter, and which infrastructure anchors the text
+        # holds (``anchors``: their table indices)
+        lits = scan(text, overlapping=True)
+        bits = extractor_bits(lits)
+        anchors = infra_in(lits)
+    else:       # a long log: each prefilter's ``in`` test, which stops at its first occurrence
+        bits = _ALL_EXTRACTORS
+        anchors = None
     no_infra = False        # the infra extractor read the whole text and found no phrase
-    for name, pre, fn in EXTRACTORS:
-        for p in pre:
-            if p in text:
-                break
+    while bits:
+        low = bits & -bits
+        bits ^= low
+        name, pre, fn = EXTRACTORS[low.bit_length() - 1]
+        if anchors is None:
+            for p in pre:
+                if p in text:
+                    break
+            else:
+                continue
+            found = fn(text)
+        elif name == "infra":
+            hit = infra_hit_of(text, anchors)
+            found = None if hit is None else _infra_line(text, hit[1])
+        elif name in TAKES_PRESENT:
+            found = fn(text, set(lits))
         else:
-            continue
-        found = fn(text)
+            found = fn(text)
         if found is None:
             if name == "infra":
                 no_infra = True
@@ -204,9 +240,17 @@ def signature_of(text: str, test: str = "", locate_generic: bool = True) -> Sign
             weak = name in _WEAK or (name == "pytest" and typ == "PytestFailure")
             # a weak line: look for an infrastructure phrase in the log's tail (where a job's
             # last words are; bounded so a long log stays cheap)
-            # (a tail that is the whole text, already read by the infra extractor, holds none)
-            kind = infra_kind(raw) or (infra_kind(text[-_INFRA_TAIL:]) if weak and not (no_infra and len(text) <= _INFRA_TAIL)
-                                       else None)
+            if anchors is not None and not anchors and raw in text:
+                kind = None         # a part of a text that holds no anchor holds none either
+            else:
+                kind = scan_infra_kind(raw)
+            if kind is None and weak:
+                if anchors is not None:     # the tail is the whole text: its anchors are known
+                    hit = infra_hit_of(text, anchors)
+                    kind = hit[0] if hit else None
+                elif not (no_infra and len(text) <= _INFRA_TAIL):
+                    # (a tail that is the whole text, already read by the infra extractor, holds none)
+                    kind = infra_kind(text[-_INFRA_TAIL:])
             if kind:
                 return _signature("setup", "Infrastructure", kind, "", "infra", raw, kind, False, False, "")
         canon = canonical(typ, raw)
