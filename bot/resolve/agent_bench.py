@@ -120,12 +120,16 @@ async def score_agent(client: AgentClient, replays: Sequence, res: Result, *, me
     # chain+agent over every conflicted file of the picks' part: the rules' answer, else the agent's
     asked = {(r["fork_commit"], r["path"]): r["outcome"] for r in rows}
     scored_picks = {a.replay.pick.fork_commit for a in todo}
+    # a pick beyond the limit (declined files, not asked) is left out of the combined figure with
+    # all its files: its rule-decided files alone would raise the figure
+    not_asked = {r["fork_commit"] for r in res.outcomes
+                 if r["outcomes"]["chain"] == "declined" and r["fork_commit"] not in scored_picks}
     combined = {p: Score() for p in PARTS}
     for r in res.outcomes:
         if part != "all" and r["part"] != part:
             continue
-        if limit is not None and r["outcomes"]["chain"] == "declined" and r["fork_commit"] not in scored_picks:
-            continue            # a pick beyond the limit: not asked, left out of the combined figure
+        if limit is not None and r["fork_commit"] in not_asked:
+            continue
         o = r["outcomes"]["chain"]
         if o == "declined":
             o = asked.get((r["fork_commit"], r["path"]), "declined")

@@ -85,3 +85,30 @@ def test_asks_rejects_an_unknown_part():
         assert "part must be one of all, dev, held-out" in str(e)
     else:
         raise AssertionError("no error")
+
+
+def test_chain_agent_with_a_limit_leaves_out_every_file_of_a_pick_not_asked():
+    """A pick beyond ``--agent-limit`` is out of the combined figure with all its files — not
+    only its declined ones (its rule-decided files alone would raise the figure)."""
+    import asyncio
+    from types import SimpleNamespace as NS
+
+    from bot.config.agents import AgentSettings
+    from bot.resolve.agent_bench import score_agent
+
+    def rep(sha: str, t: int, paths: tuple[str, ...]):
+        files = tuple(NS(conflict=NS(path=p, binary=False, merged="x\n", ours="a\n", theirs="b\n", base="c\n"),
+                         landed="x\n", kind="content") for p in paths)
+        return NS(pick=NS(fork_commit=sha, upstream="u" + sha, onto="o" + sha, time=t), files=files)
+
+    older, newer = rep("f1", 1, ("a.c",)), rep("f2", 2, ("b.c", "d.c"))
+
+    def row(r, path, chain):
+        return {"fork_commit": r.pick.fork_commit, "path": path, "part": "dev" if r is older else "held-out",
+                "outcomes": {"chain": chain}}
+    res = NS(outcomes=[row(older, "a.c", "declined"), row(newer, "b.c", "exact"), row(newer, "d.c", "declined")])
+    client = NS(settings=AgentSettings(conflict_resolution=False))      # every ask skipped, no request
+    doc = asyncio.run(score_agent(client, [older, newer], res, message_of=lambda s: "m", part="all", limit=1))
+    assert doc["picks"] == 1
+    assert doc["scores"]["all"]["chain+agent"] == {"files": 1, "exact": 0, "ws": 0, "wrong": 0, "declined": 1,
+                                                   "precision": None, "coverage": 0.0}
