@@ -271,3 +271,49 @@ async def test_chain_conflict_hook(world, github_app, tmp_path, monkeypatch):
     head = remote_refs(fork.path)[f"refs/heads/{BRANCH}"]
     assert note == f"agent resolution of {up[:12]} on {BRANCH}: committed ({head[:12]}, PR #1 draft)"
     assert sync_store.branch_row(ctx.store, FULL, BRANCH)["pushed_tip"] == head
+
+
+def _rule_commit_world(tmp_path: Path, *, committer: tuple[str, str], also: str | None = None):
+    """A conflict commit and, on it, a commit with the rules' message (``Forksync-Rules:``)
+    deciding ``a.py``; ``also``: another path that commit changes too."""
+    from bot.git.resolution import ConflictStop
+    repo = pygit2.init_repository(str(tmp_path / "r.git"), bare=True)
+    sig = pygit2.Signature(*committer, 1_700_000_000, 0)
+    bot = pygit2.Signature("forksync", "forksync@users.noreply.github.com", 1_700_000_000, 0)
+
+    def tree(files: dict[str, str]):
+        tb = repo.TreeBuilder()
+        for name, text in files.items():
+            tb.insert(name, repo.create_blob(text.encode()), pygit2.GIT_FILEMODE_BLOB)
+        return tb.write()
+    up = "ab" * 20
+    parent = repo.create_commit(None, bot, bot, "fork\n", tree({"a.py": "a\n", "b.py": "b\n"}), [])
+    conflict = repo.create_commit(None, bot, bot, f"pick\n\nForksync-Conflict: {up}\n",
+                                  tree({"a.py": "<<<<<<< a\n", "b.py": "<<<<<<< b\n"}), [parent])
+    files = {"a.py": "a decided\n", "b.py": "<<<<<<< b\n"}
+    if also:
+        files[also] = "b by a person\n"
+    msg = (f"Resolve 1 of 2 conflicted files of upstream {up[:12]} by forksync's rules\n\nFile: a.py\n"
+           f"Action: took upstream\nReason: upstream's version (rule `fork-ahead`)\n\nForksync-Rules: {up}\n")
+    rules = repo.create_commit(None, sig, sig, msg, tree(files), [conflict])
+    return str(tmp_path / "r.git"), ConflictStop(str(conflict), up, str(parent), (str(rules),), ("a.py", "b.py"))
+
+
+def test_rules_resolution_reads_forksyncs_rule_commit(tmp_path):
+    from bot.sync.rules import rules_resolution
+    path, stop = _rule_commit_world(tmp_path, committer=("forksync", "forksync@users.noreply.github.com"))
+    got = rules_resolution(path, stop)
+    assert [(f.path, f.content, f.action, f.rule) for f in got] == [("a.py", "a decided\n", "took upstream", "fork-ahead")]
+
+
+@pytest.mark.parametrize("committer, also", [
+    (("Pat Person", "pat@example.org"), None),                               # a person amended the rules' commit
+    (("forksync", "forksync@users.noreply.github.com"), "b.py"),             # it changes a file the rules declined
+])
+def test_rules_resolution_never_takes_a_persons_commit(tmp_path, committer, also):
+    """A commit with the rules' message that a person wrote (``git commit --amend`` keeps the
+    message), or that changes more than the files it names, is not forksync's rule commit: the
+    agent's pick must not replace it."""
+    from bot.sync.rules import rules_resolution
+    path, stop = _rule_commit_world(tmp_path, committer=committer, also=also)
+    assert rules_resolution(path, stop) is None
