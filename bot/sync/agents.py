@@ -149,7 +149,8 @@ async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path
     * agents not configured (``client`` None, no key, disabled): ``status="off"``, no call at all.
 
     ``secrets`` (e.g. the installation token in ``remote_url``) are scrubbed from error texts.
-    Raises ``RuntimeError`` when the push is refused (the branch moved: re-plan), ``ValueError``
+    Raises ``RuntimeError`` when the push is refused (the branch moved: re-plan; the working
+    repository's branch is put back at the tip it had), ``ValueError``
     when ``branch`` is not a ``forksync/`` branch or does not exist in ``git_dir``.
     """
     git_dir = str(git_dir)
@@ -198,6 +199,9 @@ async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path
     rc, err = await _git(git_dir, "push", "-q", *lease, remote_url, f"refs/heads/{branch}:refs/heads/{branch}",
                          *[f"{k}:{k}" for k in keep], secrets=secrets)
     if rc != 0:
+        # the pick is not on GitHub: the working repository's branch goes back to what GitHub has
+        # (compare-and-swap), so that nothing after this takes the unpushed pick for a published one
+        await _git(git_dir, "update-ref", f"refs/heads/{branch}", tip, out.commit or "")
         raise RuntimeError(f"push of the agent-resolved {branch} to {full_name} was refused "
                            f"(someone pushed meanwhile? re-plan the chain): {err.strip()[:300]}")
     if pr is None:

@@ -317,3 +317,25 @@ def test_rules_resolution_never_takes_a_persons_commit(tmp_path, committer, also
     from bot.sync.rules import rules_resolution
     path, stop = _rule_commit_world(tmp_path, committer=committer, also=also)
     assert rules_resolution(path, stop) is None
+
+
+async def test_refused_push_puts_the_local_branch_back(world, github_app, tmp_path):
+    """A person pushed to the chain meanwhile: the agent's push is refused, and the working
+    repository's branch is back where it was — the sync that goes on (its next picks after an
+    agent's pick) must not take the unpushed pick for a published one."""
+    fork, inst, work, tip, up = world("[ops] rename line 3 and fix line 15")
+    clone = tmp_path / "person"
+    git(tmp_path, "clone", "-q", "-b", BRANCH, str(fork.path), str(clone))
+    write(clone, "README.person", "a person's commit\n")
+    git(clone, "add", "-A")
+    git(clone, "commit", "-qm", "a person's commit")
+    git(clone, "push", "-q", "origin", BRANCH)
+    person = git(clone, "rev-parse", "HEAD")
+    gh = github_app.installation(inst.id)
+    async with FakeAnthropic([honest()], api_key="k") as ant:
+        async with AgentClient(SETTINGS, Store(), api_key="k", base_url=ant.base_url) as client:
+            with pytest.raises(RuntimeError, match="was refused"):
+                await resolve_chain_conflict(gh, FULL, git_dir=work, branch=BRANCH, base="main", upstream_sha=up,
+                                             client=client, remote_url=str(fork.path))
+    assert remote_refs(fork.path)[f"refs/heads/{BRANCH}"] == person
+    assert git(work, "rev-parse", f"refs/heads/{BRANCH}") == tip
