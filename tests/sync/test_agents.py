@@ -339,3 +339,25 @@ async def test_refused_push_puts_the_local_branch_back(world, github_app, tmp_pa
                                              client=client, remote_url=str(fork.path))
     assert remote_refs(fork.path)[f"refs/heads/{BRANCH}"] == person
     assert git(work, "rev-parse", f"refs/heads/{BRANCH}") == tip
+
+
+async def test_github_trouble_before_the_push_puts_the_local_branch_back(world, github_app):
+    """Listing the chain's pull requests fails after the agent's pick was committed: nothing was
+    pushed, and the working repository's branch is back at its tip."""
+    fork, inst, work, tip, up = world("[ops] rename line 3 and fix line 15")
+    real = github_app.installation(inst.id)
+
+    class Down:
+        def getiter(self, *a, **kw):
+            raise ConnectionError("GitHub is down")
+
+        def __getattr__(self, name):
+            return getattr(real, name)
+    before = remote_refs(fork.path)
+    async with FakeAnthropic([honest()], api_key="k") as ant:
+        async with AgentClient(SETTINGS, Store(), api_key="k", base_url=ant.base_url) as client:
+            with pytest.raises(ConnectionError):
+                await resolve_chain_conflict(Down(), FULL, git_dir=work, branch=BRANCH, base="main", upstream_sha=up,
+                                             client=client, remote_url=str(fork.path))
+    assert remote_refs(fork.path) == before
+    assert git(work, "rev-parse", f"refs/heads/{BRANCH}") == tip
