@@ -23,6 +23,7 @@ from typing import Callable, Sequence
 from bot.agents.client import AgentClient
 from bot.agents.conflict import propose
 from bot.agents.conflict_rails import ConflictCase, ConflictFile, relabel
+from bot.agents.redact import redact
 from bot.resolve.bench import Result, Score, outcome, split
 from bot.store import Store, table
 from bot.templating import environment
@@ -108,7 +109,8 @@ async def score_agent(client: AgentClient, replays: Sequence, res: Result, *, me
         if prop.model:
             models.append(prop.model)
         answers = {f.path: f.content for f in prop.resolution.files} if prop.resolution else {}
-        why = prop.reason or (f"{prop.rail}: {prop.detail}" if prop.rail else "")
+        # a rail's detail may quote the fork's text: redacted, as the live report's is
+        why = redact(prop.reason or (f"{prop.rail}: {prop.detail}" if prop.rail else ""))
         for f in ask.files:
             path = f.conflict.path
             got = outcome(answers[path], f.landed) if path in answers else "declined"

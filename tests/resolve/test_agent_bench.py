@@ -112,3 +112,33 @@ def test_chain_agent_with_a_limit_leaves_out_every_file_of_a_pick_not_asked():
     assert doc["picks"] == 1
     assert doc["scores"]["all"]["chain+agent"] == {"files": 1, "exact": 0, "ws": 0, "wrong": 0, "declined": 1,
                                                    "precision": None, "coverage": 0.0}
+
+
+def test_a_rails_detail_is_recorded_without_the_secret_it_quotes():
+    """A rail's detail quotes the fork's text (the clean region the answer dropped); the run's
+    document — stored and printed — must not carry a secret from it."""
+    import asyncio
+    from types import SimpleNamespace as NS
+
+    from bot.agents.client import AgentClient
+    from bot.config.agents import AgentSettings
+    from bot.resolve.agent_bench import score_agent
+
+    token = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+    merged = f"TOKEN = '{token}'\n<<<<<<< a\nx\n=======\ny\n>>>>>>> b\n"
+    f = NS(conflict=NS(path="cfg.py", binary=False, merged=merged, ours=f"TOKEN = '{token}'\nx\n",
+                       theirs=f"TOKEN = '{token}'\ny\n", base=f"TOKEN = '{token}'\n"), landed="z\n", kind="content")
+    rep = NS(pick=NS(fork_commit="f1", upstream="u1", onto="o1", time=1), files=(f,))
+    res = NS(outcomes=[{"fork_commit": "f1", "path": "cfg.py", "part": "held-out", "outcomes": {"chain": "declined"}}])
+    drop = Reply.tool("resolve_conflicts", _answer([("cfg.py", "z\n")]))       # the clean first line is gone
+
+    async def run():
+        async with FakeAnthropic([drop], api_key="k") as ant:
+            settings = AgentSettings(max_retries=0, backoff_base_s=0, backoff_cap_s=0, timeout_s=10)
+            async with AgentClient(settings, Store(), api_key="k", base_url=ant.base_url) as client:
+                return await score_agent(client, [rep], res, message_of=lambda s: "m", part="all")
+    doc = asyncio.run(run())
+    (row,) = doc["outcomes"]
+    assert (row["status"], row["outcome"]) == ("rejected", "declined")
+    assert row["why"].startswith("non-conflicting hunks unchanged: cfg.py: the region that merged cleanly from line 1")
+    assert token not in json.dumps(doc)
