@@ -184,6 +184,18 @@ async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path
                     if stop is not None and stop.upstream_sha == upstream_sha else None)
         if by_rules is not None:
             onto, replaces, decided = stop.parent, tip, by_rules
+    if replaces is None:
+        # the pick's conflict commit lower on the branch, with a person's commit(s) on it: the
+        # person is resolving it; an agent's pick on top would apply the upstream commit again
+        # over their unfinished resolution
+        try:
+            below = await asyncio.to_thread(find_stop, git_dir, f"refs/heads/{base}", tip)
+        except ValueError:          # the base branch is not in the working repository
+            below = None
+        if below is not None and below.upstream_sha == upstream_sha:
+            return ChainResolution("skipped", upstream_sha, branch, note=(
+                f"a person's commit(s) on the conflict commit {below.conflict_commit[:12]} of upstream "
+                f"{upstream_sha[:12]}: the resolution is theirs, the agent is not asked"))
     case = await asyncio.to_thread(conflict_case, git_dir, onto, upstream_sha, decided)
     if case is None:
         return ChainResolution("clean", upstream_sha, branch, note=f"upstream {upstream_sha[:12]} applies cleanly on {tip[:12]}")

@@ -361,3 +361,39 @@ async def test_github_trouble_before_the_push_puts_the_local_branch_back(world, 
                                              client=client, remote_url=str(fork.path))
     assert remote_refs(fork.path) == before
     assert git(work, "rev-parse", f"refs/heads/{BRANCH}") == tip
+
+
+@pytest.mark.parametrize("with_rules", [False, True])
+async def test_a_persons_commit_on_the_conflict_is_left_to_them(world, github_app, with_rules):
+    """The chain's conflict commit (and the rules' commit on it) has a person's commit on top: the
+    person is resolving the pick, so the agent is not asked and adds nothing on top of their work
+    (its pick would apply the upstream commit a second time over their unfinished resolution)."""
+    fork, inst, work, tip, up = world("[ops] rename line 3 and fix line 15")
+    repo = pygit2.Repository(str(work))
+    bot = pygit2.Signature("forksync", "forksync@users.noreply.github.com", 1_700_000_000, 0)
+    pat = pygit2.Signature("Pat Person", "pat@example.org", 1_700_000_100, 0)
+
+    def commit_on(parent: str, sig, msg: str, files: dict[str, str]) -> str:
+        idx = pygit2.Index()
+        idx.read_tree(repo[parent].peel(pygit2.Commit).tree)
+        for path, text in files.items():
+            idx.add(pygit2.IndexEntry(path, repo.create_blob(text.encode()), pygit2.GIT_FILEMODE_BLOB))
+        return str(repo.create_commit(None, sig, sig, msg, idx.write_tree(repo), [pygit2.Oid(hex=parent)]))
+    head = commit_on(tip, bot, f"[ops] rename line 3\n\nForksync-Conflict: {up}\n",
+                     {"python/triton/ops.py": "<<<<<<< fork\nline 3 fork\n=======\nline 3 upstream\n>>>>>>> upstream\n",
+                      "lib/Pass.cpp": "int pass() { return 1; }\n"})
+    if with_rules:
+        head = commit_on(head, bot, f"Resolve 1 of 2 conflicted files of upstream {up[:12]} by forksync's rules\n\n"
+                         "File: lib/Pass.cpp\nAction: took upstream\nReason: upstream's file (rule `fork-ahead`)\n\n"
+                         f"Forksync-Rules: {up}\n", {"lib/Pass.cpp": "int pass() { return 1; }\n"})
+    person = commit_on(head, pat, "ops: half of the resolution\n", {"python/triton/ops.py": RESOLVED.replace("15", "X")})
+    repo.references.create(f"refs/heads/{BRANCH}", person, force=True)
+    gh = github_app.installation(inst.id)
+    async with FakeAnthropic([honest()], api_key="k") as ant:
+        async with AgentClient(SETTINGS, Store(), api_key="k", base_url=ant.base_url) as client:
+            res = await resolve_chain_conflict(gh, FULL, git_dir=work, branch=BRANCH, base="main", upstream_sha=up,
+                                               client=client, remote_url=str(fork.path))
+        assert ant.bodies == []
+    assert (res.status, res.pushed) == ("skipped", False)
+    assert "a person's commit" in res.note
+    assert git(work, "rev-parse", f"refs/heads/{BRANCH}") == person
