@@ -95,6 +95,11 @@ async def propose(client: AgentClient, case: ConflictCase, cleaner: Cleaner | No
         return Proposal("skipped", reason="the conflict-resolution agent is off (`agents.conflict_resolution: false`)")
     if case.unsupported:
         return Proposal("skipped", reason=f"not a text conflict an agent may resolve ({case.unsupported})")
+    if not case.files:
+        # the rules' commit holds every conflicted file and was not folded (its check refused it):
+        # a person decides; a pick here would carry the rules' files past that check
+        return Proposal("skipped", reason="forksync's rules decided every conflicted file and their resolution was "
+                                          "not folded: nothing for the agent, a person decides")
     groups = _request_groups(case, client.settings.max_prompt_tokens)
     if len(groups) == 1:
         return await _propose_once(client, case, cleaner, allowed_mentions)

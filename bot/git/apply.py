@@ -97,6 +97,8 @@ COMMITTER = ("forksync", "forksync@users.noreply.github.com")
 
 _UPSTREAM_TRAILER = re.compile(r"^Upstream-Commit:\s*([0-9a-f]{7,40})\b", re.MULTILINE | re.IGNORECASE)
 _CONFLICT_TRAILER = re.compile(r"^Forksync-Conflict:\s*([0-9a-f]{7,40})\b", re.MULTILINE | re.IGNORECASE)
+# forksync's deterministic rules' commit on a conflict commit (templates/commit/rule_resolution.txt.j2)
+_RULES_TRAILER = re.compile(r"^Forksync-Rules:\s*([0-9a-f]{7,40})\b", re.MULTILINE | re.IGNORECASE)
 _TRAILING_PR = re.compile(r"\s*\(#\d+\)\s*$")
 
 #: lines kept of one marker block in :attr:`ConflictFile.hunks` (then one "… N more lines" line)
@@ -304,7 +306,8 @@ def _read_branch(repo: pygit2.Repository, tip: str, base: str, unit: Unit, commi
         ups = _UPSTREAM_TRAILER.findall(msg)
         confl = _CONFLICT_TRAILER.findall(msg)
         ours = c.committer.email.lower() == committer_email.lower()
-        if (not ups and not (confl and ours)) or not ours:
+        own = confl or _RULES_TRAILER.search(msg)      # a conflict commit, or the rules' commit on one
+        if (not ups and not (own and ours)) or not ours:
             kept.append(str(c.id))
         for u in ups:
             carried.add(u.lower())

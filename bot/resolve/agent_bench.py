@@ -23,6 +23,7 @@ from typing import Callable, Sequence
 from bot.agents.client import AgentClient
 from bot.agents.conflict import propose
 from bot.agents.conflict_rails import ConflictCase, ConflictFile, relabel
+from bot.agents.redact import redact
 from bot.resolve.bench import Result, Score, outcome, split
 from bot.store import Store, table
 from bot.templating import environment
@@ -108,7 +109,8 @@ async def score_agent(client: AgentClient, replays: Sequence, res: Result, *, me
         if prop.model:
             models.append(prop.model)
         answers = {f.path: f.content for f in prop.resolution.files} if prop.resolution else {}
-        why = prop.reason or (f"{prop.rail}: {prop.detail}" if prop.rail else "")
+        # a rail's detail may quote the fork's text: redacted, as the live report's is
+        why = redact(prop.reason or (f"{prop.rail}: {prop.detail}" if prop.rail else ""))
         for f in ask.files:
             path = f.conflict.path
             got = outcome(answers[path], f.landed) if path in answers else "declined"
@@ -120,12 +122,16 @@ async def score_agent(client: AgentClient, replays: Sequence, res: Result, *, me
     # chain+agent over every conflicted file of the picks' part: the rules' answer, else the agent's
     asked = {(r["fork_commit"], r["path"]): r["outcome"] for r in rows}
     scored_picks = {a.replay.pick.fork_commit for a in todo}
+    # a pick beyond the limit (declined files, not asked) is left out of the combined figure with
+    # all its files: its rule-decided files alone would raise the figure
+    not_asked = {r["fork_commit"] for r in res.outcomes
+                 if r["outcomes"]["chain"] == "declined" and r["fork_commit"] not in scored_picks}
     combined = {p: Score() for p in PARTS}
     for r in res.outcomes:
         if part != "all" and r["part"] != part:
             continue
-        if limit is not None and r["outcomes"]["chain"] == "declined" and r["fork_commit"] not in scored_picks:
-            continue            # a pick beyond the limit: not asked, left out of the combined figure
+        if limit is not None and r["fork_commit"] in not_asked:
+            continue
         o = r["outcomes"]["chain"]
         if o == "declined":
             o = asked.get((r["fork_commit"], r["path"]), "declined")

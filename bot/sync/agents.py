@@ -123,6 +123,14 @@ async def _has_parent(git_dir: str, sha: str) -> bool:
     return rc == 0
 
 
+async def _put_back(git_dir: str, branch: str, tip: str, pick: str | None) -> None:
+    """The agent's pick ``pick`` did not reach GitHub: the working repository's branch goes back
+    to ``tip`` (compare-and-swap on ``pick``), so that nothing after this — the sync going on with
+    the chain's next picks — takes an unpushed pick for a published one. Nothing when ``pick`` is None."""
+    if pick:
+        await _git(git_dir, "update-ref", f"refs/heads/{branch}", tip, pick)
+
+
 async def _find_open_pr(gh, full_name: str, branch: str) -> dict | None:
     rv = _split(full_name)
     async for pr in gh.getiter("/repos/{owner}/{repo}/pulls{?state,head,per_page}",
@@ -149,7 +157,8 @@ async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path
     * agents not configured (``client`` None, no key, disabled): ``status="off"``, no call at all.
 
     ``secrets`` (e.g. the installation token in ``remote_url``) are scrubbed from error texts.
-    Raises ``RuntimeError`` when the push is refused (the branch moved: re-plan), ``ValueError``
+    Raises ``RuntimeError`` when the push is refused (the branch moved: re-plan; the working
+    repository's branch is put back at the tip it had), ``ValueError``
     when ``branch`` is not a ``forksync/`` branch or does not exist in ``git_dir``.
     """
     git_dir = str(git_dir)
@@ -175,12 +184,28 @@ async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path
                     if stop is not None and stop.upstream_sha == upstream_sha else None)
         if by_rules is not None:
             onto, replaces, decided = stop.parent, tip, by_rules
+    if replaces is None:
+        # the pick's conflict commit lower on the branch, with a person's commit(s) on it: the
+        # person is resolving it; an agent's pick on top would apply the upstream commit again
+        # over their unfinished resolution
+        try:
+            below = await asyncio.to_thread(find_stop, git_dir, f"refs/heads/{base}", tip)
+        except ValueError:          # the base branch is not in the working repository
+            below = None
+        if below is not None and below.upstream_sha == upstream_sha:
+            return ChainResolution("skipped", upstream_sha, branch, note=(
+                f"a person's commit(s) on the conflict commit {below.conflict_commit[:12]} of upstream "
+                f"{upstream_sha[:12]}: the resolution is theirs, the agent is not asked"))
     case = await asyncio.to_thread(conflict_case, git_dir, onto, upstream_sha, decided)
     if case is None:
         return ChainResolution("clean", upstream_sha, branch, note=f"upstream {upstream_sha[:12]} applies cleanly on {tip[:12]}")
     out = await resolve_pick(client, case, git_dir, branch, branch_old=tip, replaces=replaces,
                              allowed_mentions=allowed_mentions)
-    pr = await _find_open_pr(gh, full_name, branch)
+    try:
+        pr = await _find_open_pr(gh, full_name, branch)
+    except Exception:
+        await _put_back(git_dir, branch, tip, out.commit if out.status == "committed" else None)
+        raise
     rv = _split(full_name)
     if out.status != "committed":
         if pr is not None:
@@ -193,13 +218,17 @@ async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path
     # committed: fast-forward push (never force), then the draft PR with the report
     lease = [f"--force-with-lease=refs/heads/{branch}:{replaces}"] if replaces else []
     keep = [f"{keep_ref(branch.removeprefix('forksync/'), replaces)}"] if replaces else []
-    if replaces:
-        await _git(git_dir, "update-ref", keep[0], replaces)
-    rc, err = await _git(git_dir, "push", "-q", *lease, remote_url, f"refs/heads/{branch}:refs/heads/{branch}",
-                         *[f"{k}:{k}" for k in keep], secrets=secrets)
-    if rc != 0:
-        raise RuntimeError(f"push of the agent-resolved {branch} to {full_name} was refused "
-                           f"(someone pushed meanwhile? re-plan the chain): {err.strip()[:300]}")
+    try:
+        if replaces:
+            await _git(git_dir, "update-ref", keep[0], replaces)
+        rc, err = await _git(git_dir, "push", "-q", *lease, remote_url, f"refs/heads/{branch}:refs/heads/{branch}",
+                             *[f"{k}:{k}" for k in keep], secrets=secrets)
+        if rc != 0:
+            raise RuntimeError(f"push of the agent-resolved {branch} to {full_name} was refused "
+                               f"(someone pushed meanwhile? re-plan the chain): {err.strip()[:300]}")
+    except Exception:
+        await _put_back(git_dir, branch, tip, out.commit)
+        raise
     if pr is None:
         pr = await gh.post("/repos/{owner}/{repo}/pulls", rv,
                            data={"title": title or f"forksync: {branch}", "head": branch, "base": base,

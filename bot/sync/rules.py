@@ -21,6 +21,7 @@ import pygit2
 from bot.agents.conflict_rails import ResolvedFile
 from bot.config.forksync import ForksyncConfig
 from bot.git import resolution
+from bot.git.apply import COMMITTER
 from bot.model import CommitInfo
 from bot.resolve.replay import memory_from_history, resolve_conflicts
 from bot.resolve.rules import Decision, Declined, Memory
@@ -108,9 +109,10 @@ def apply_rules(git_dir: str, cfg: ForksyncConfig, *, unit_id: str, base: str, t
 
 def rules_resolution(repo_path: str, stop: resolution.ConflictStop) -> tuple[ResolvedFile, ...] | None:
     """The files forksync's rules decided for the conflict ``stop`` when the only commit on top of
-    its conflict commit is forksync's own rule commit (``Forksync-Rules:`` naming the same upstream
-    commit), else None. Each file's content is the rule commit's (None: deleted), with the action,
-    reason and rule its message gives — so an agent is asked only about the files the rules
+    its conflict commit is forksync's own rule commit (committed by forksync, ``Forksync-Rules:``
+    naming the same upstream commit, changing only the files its message names), else None. Each
+    file's content is the rule commit's (None: deleted), with the action, reason and rule its
+    message gives — so an agent is asked only about the files the rules
     declined, and the rules' answers go into the same pick. Raises KeyError for a missing object."""
     if len(stop.after) != 1:
         return None
@@ -119,8 +121,18 @@ def rules_resolution(repo_path: str, stop: resolution.ConflictStop) -> tuple[Res
     m = RULES_TRAILER.search(commit.message)
     if not m or m.group(1).lower() != stop.upstream_sha.lower():
         return None
+    # only forksync's own commit, changing nothing but the files it names: a person's commit with
+    # that message (``git commit --amend`` keeps it) is theirs, and the agent's pick never replaces it
+    lines = list(_RULE_LINE.finditer(commit.message))
+    if commit.committer.email.lower() != COMMITTER[1].lower() or len(commit.parents) != 1:
+        return None
+    named = {line.group("path") for line in lines}
+    changed = {p for d in repo.diff(commit.parents[0].tree, commit.tree, flags=0).deltas
+               for p in (d.old_file.path, d.new_file.path)}
+    if not changed <= named:
+        return None
     out = []
-    for line in _RULE_LINE.finditer(commit.message):
+    for line in lines:
         path = line.group("path")
         if path not in stop.files:
             continue

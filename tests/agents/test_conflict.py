@@ -356,3 +356,20 @@ async def test_a_pick_too_large_for_one_request_is_asked_file_by_file(tmp_path):
     tree = pygit2.Repository(str(root))[out.commit].tree
     assert (tree / "lib/Table.cpp").data.decode() == table and (tree / "python/triton/ops.py").data.decode() == ops
     assert "Agent-Resolved: claude-sonnet-4-6 table; ops\n" in pygit2.Repository(str(root))[out.commit].message
+
+
+async def test_nothing_is_asked_when_the_rules_decided_every_conflicted_file(tmp_path):
+    """The rules' commit holds every conflicted file (their fold was refused, e.g. a kept side
+    still has markers): there is nothing for the agent — no request, and no pick that would carry
+    the rules' files past the check that refused them."""
+    root, fork, up = make_repo(tmp_path)
+    kept = ResolvedFile("python/triton/ops.py", "<<<<<<< HEAD\nkept\n", "kept the fork's file", "r", "fork-ahead")
+    case = conflict_case(str(root), fork, up, (kept,))
+    assert (case.paths, case.all_paths) == ((), ("python/triton/ops.py",))
+    any_answer = Reply.tool("resolve_conflicts", {"files": [], "summary": "nothing to do"})
+    async with FakeAnthropic([any_answer]) as fake:
+        client = AgentClient(SETTINGS, Store(), api_key="k", base_url=fake.base_url)
+        out = await resolve_pick(client, case, str(root), "forksync/chain-test", branch_old=fork)
+    assert (out.status, out.commit) == ("skipped", None)
+    assert "forksync's rules decided every conflicted file" in out.reason
+    assert fake.requests == []

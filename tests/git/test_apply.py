@@ -262,3 +262,23 @@ def test_conflict_message_names_no_pick(subject, want):
     # the upstream body (and its trailers) is not copied; no line starts a pick trailer
     assert not any(ln.startswith(("Upstream-", "(cherry picked")) for ln in lines)
     assert is_conflict_commit(msg) and claims(msg, ProvenanceRules()) == []
+
+
+def test_forksyncs_rule_commit_on_the_conflict_is_its_own_not_a_persons(pair):
+    """The deterministic rules' commit on a conflict commit (``Forksync-Rules:``, committed by
+    forksync) is forksync's own: applying again keeps no "person's" commit (which would comment
+    on the PR that the branch holds foreign commits, and refuse a retry)."""
+    import pygit2
+    infos = {c.sha: c for c in pair.infos()}
+    u = unit("chain", pair, "u1", "u2", "u4")
+    res = apply_unit(pair.fork.path, u, base=pair.fork_tip, commits=infos, when=T0 + 9000)
+    repo = pygit2.Repository(str(pair.fork.path))
+    sig = pygit2.Signature(*COMMITTER, T0 + 9050, 0)
+    msg = (f"Resolve 1 of 1 conflicted file of upstream {pair.u['u2'][:12]} by forksync's rules\n\n"
+           f"File: lib/Dialect/Ops.cpp\nAction: kept the fork's file\nReason: r (rule `fork-ahead`)\n\n"
+           f"Forksync-Rules: {pair.u['u2']}\n")
+    rules = repo.create_commit(None, sig, sig, msg, repo[res.tip].peel(pygit2.Commit).tree.id, [pygit2.Oid(hex=res.tip)])
+    repo.references[f"refs/heads/{res.branch}"].set_target(rules)
+    again = apply_unit(pair.fork.path, u, base=pair.fork_tip, commits=infos, when=T0 + 9100)
+    assert (again.conflict, again.conflict_commit, again.tip) == (pair.u["u2"], res.tip, str(rules))
+    assert again.kept == ()

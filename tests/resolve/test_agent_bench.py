@@ -85,3 +85,60 @@ def test_asks_rejects_an_unknown_part():
         assert "part must be one of all, dev, held-out" in str(e)
     else:
         raise AssertionError("no error")
+
+
+def test_chain_agent_with_a_limit_leaves_out_every_file_of_a_pick_not_asked():
+    """A pick beyond ``--agent-limit`` is out of the combined figure with all its files — not
+    only its declined ones (its rule-decided files alone would raise the figure)."""
+    import asyncio
+    from types import SimpleNamespace as NS
+
+    from bot.config.agents import AgentSettings
+    from bot.resolve.agent_bench import score_agent
+
+    def rep(sha: str, t: int, paths: tuple[str, ...]):
+        files = tuple(NS(conflict=NS(path=p, binary=False, merged="x\n", ours="a\n", theirs="b\n", base="c\n"),
+                         landed="x\n", kind="content") for p in paths)
+        return NS(pick=NS(fork_commit=sha, upstream="u" + sha, onto="o" + sha, time=t), files=files)
+
+    older, newer = rep("f1", 1, ("a.c",)), rep("f2", 2, ("b.c", "d.c"))
+
+    def row(r, path, chain):
+        return {"fork_commit": r.pick.fork_commit, "path": path, "part": "dev" if r is older else "held-out",
+                "outcomes": {"chain": chain}}
+    res = NS(outcomes=[row(older, "a.c", "declined"), row(newer, "b.c", "exact"), row(newer, "d.c", "declined")])
+    client = NS(settings=AgentSettings(conflict_resolution=False))      # every ask skipped, no request
+    doc = asyncio.run(score_agent(client, [older, newer], res, message_of=lambda s: "m", part="all", limit=1))
+    assert doc["picks"] == 1
+    assert doc["scores"]["all"]["chain+agent"] == {"files": 1, "exact": 0, "ws": 0, "wrong": 0, "declined": 1,
+                                                   "precision": None, "coverage": 0.0}
+
+
+def test_a_rails_detail_is_recorded_without_the_secret_it_quotes():
+    """A rail's detail quotes the fork's text (the clean region the answer dropped); the run's
+    document — stored and printed — must not carry a secret from it."""
+    import asyncio
+    from types import SimpleNamespace as NS
+
+    from bot.agents.client import AgentClient
+    from bot.config.agents import AgentSettings
+    from bot.resolve.agent_bench import score_agent
+
+    token = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+    merged = f"TOKEN = '{token}'\n<<<<<<< a\nx\n=======\ny\n>>>>>>> b\n"
+    f = NS(conflict=NS(path="cfg.py", binary=False, merged=merged, ours=f"TOKEN = '{token}'\nx\n",
+                       theirs=f"TOKEN = '{token}'\ny\n", base=f"TOKEN = '{token}'\n"), landed="z\n", kind="content")
+    rep = NS(pick=NS(fork_commit="f1", upstream="u1", onto="o1", time=1), files=(f,))
+    res = NS(outcomes=[{"fork_commit": "f1", "path": "cfg.py", "part": "held-out", "outcomes": {"chain": "declined"}}])
+    drop = Reply.tool("resolve_conflicts", _answer([("cfg.py", "z\n")]))       # the clean first line is gone
+
+    async def run():
+        async with FakeAnthropic([drop], api_key="k") as ant:
+            settings = AgentSettings(max_retries=0, backoff_base_s=0, backoff_cap_s=0, timeout_s=10)
+            async with AgentClient(settings, Store(), api_key="k", base_url=ant.base_url) as client:
+                return await score_agent(client, [rep], res, message_of=lambda s: "m", part="all")
+    doc = asyncio.run(run())
+    (row,) = doc["outcomes"]
+    assert (row["status"], row["outcome"]) == ("rejected", "declined")
+    assert row["why"].startswith("non-conflicting hunks unchanged: cfg.py: the region that merged cleanly from line 1")
+    assert token not in json.dumps(doc)

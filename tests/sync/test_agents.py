@@ -271,3 +271,129 @@ async def test_chain_conflict_hook(world, github_app, tmp_path, monkeypatch):
     head = remote_refs(fork.path)[f"refs/heads/{BRANCH}"]
     assert note == f"agent resolution of {up[:12]} on {BRANCH}: committed ({head[:12]}, PR #1 draft)"
     assert sync_store.branch_row(ctx.store, FULL, BRANCH)["pushed_tip"] == head
+
+
+def _rule_commit_world(tmp_path: Path, *, committer: tuple[str, str], also: str | None = None):
+    """A conflict commit and, on it, a commit with the rules' message (``Forksync-Rules:``)
+    deciding ``a.py``; ``also``: another path that commit changes too."""
+    from bot.git.resolution import ConflictStop
+    repo = pygit2.init_repository(str(tmp_path / "r.git"), bare=True)
+    sig = pygit2.Signature(*committer, 1_700_000_000, 0)
+    bot = pygit2.Signature("forksync", "forksync@users.noreply.github.com", 1_700_000_000, 0)
+
+    def tree(files: dict[str, str]):
+        tb = repo.TreeBuilder()
+        for name, text in files.items():
+            tb.insert(name, repo.create_blob(text.encode()), pygit2.GIT_FILEMODE_BLOB)
+        return tb.write()
+    up = "ab" * 20
+    parent = repo.create_commit(None, bot, bot, "fork\n", tree({"a.py": "a\n", "b.py": "b\n"}), [])
+    conflict = repo.create_commit(None, bot, bot, f"pick\n\nForksync-Conflict: {up}\n",
+                                  tree({"a.py": "<<<<<<< a\n", "b.py": "<<<<<<< b\n"}), [parent])
+    files = {"a.py": "a decided\n", "b.py": "<<<<<<< b\n"}
+    if also:
+        files[also] = "b by a person\n"
+    msg = (f"Resolve 1 of 2 conflicted files of upstream {up[:12]} by forksync's rules\n\nFile: a.py\n"
+           f"Action: took upstream\nReason: upstream's version (rule `fork-ahead`)\n\nForksync-Rules: {up}\n")
+    rules = repo.create_commit(None, sig, sig, msg, tree(files), [conflict])
+    return str(tmp_path / "r.git"), ConflictStop(str(conflict), up, str(parent), (str(rules),), ("a.py", "b.py"))
+
+
+def test_rules_resolution_reads_forksyncs_rule_commit(tmp_path):
+    from bot.sync.rules import rules_resolution
+    path, stop = _rule_commit_world(tmp_path, committer=("forksync", "forksync@users.noreply.github.com"))
+    got = rules_resolution(path, stop)
+    assert [(f.path, f.content, f.action, f.rule) for f in got] == [("a.py", "a decided\n", "took upstream", "fork-ahead")]
+
+
+@pytest.mark.parametrize("committer, also", [
+    (("Pat Person", "pat@example.org"), None),                               # a person amended the rules' commit
+    (("forksync", "forksync@users.noreply.github.com"), "b.py"),             # it changes a file the rules declined
+])
+def test_rules_resolution_never_takes_a_persons_commit(tmp_path, committer, also):
+    """A commit with the rules' message that a person wrote (``git commit --amend`` keeps the
+    message), or that changes more than the files it names, is not forksync's rule commit: the
+    agent's pick must not replace it."""
+    from bot.sync.rules import rules_resolution
+    path, stop = _rule_commit_world(tmp_path, committer=committer, also=also)
+    assert rules_resolution(path, stop) is None
+
+
+async def test_refused_push_puts_the_local_branch_back(world, github_app, tmp_path):
+    """A person pushed to the chain meanwhile: the agent's push is refused, and the working
+    repository's branch is back where it was — the sync that goes on (its next picks after an
+    agent's pick) must not take the unpushed pick for a published one."""
+    fork, inst, work, tip, up = world("[ops] rename line 3 and fix line 15")
+    clone = tmp_path / "person"
+    git(tmp_path, "clone", "-q", "-b", BRANCH, str(fork.path), str(clone))
+    write(clone, "README.person", "a person's commit\n")
+    git(clone, "add", "-A")
+    git(clone, "commit", "-qm", "a person's commit")
+    git(clone, "push", "-q", "origin", BRANCH)
+    person = git(clone, "rev-parse", "HEAD")
+    gh = github_app.installation(inst.id)
+    async with FakeAnthropic([honest()], api_key="k") as ant:
+        async with AgentClient(SETTINGS, Store(), api_key="k", base_url=ant.base_url) as client:
+            with pytest.raises(RuntimeError, match="was refused"):
+                await resolve_chain_conflict(gh, FULL, git_dir=work, branch=BRANCH, base="main", upstream_sha=up,
+                                             client=client, remote_url=str(fork.path))
+    assert remote_refs(fork.path)[f"refs/heads/{BRANCH}"] == person
+    assert git(work, "rev-parse", f"refs/heads/{BRANCH}") == tip
+
+
+async def test_github_trouble_before_the_push_puts_the_local_branch_back(world, github_app):
+    """Listing the chain's pull requests fails after the agent's pick was committed: nothing was
+    pushed, and the working repository's branch is back at its tip."""
+    fork, inst, work, tip, up = world("[ops] rename line 3 and fix line 15")
+    real = github_app.installation(inst.id)
+
+    class Down:
+        def getiter(self, *a, **kw):
+            raise ConnectionError("GitHub is down")
+
+        def __getattr__(self, name):
+            return getattr(real, name)
+    before = remote_refs(fork.path)
+    async with FakeAnthropic([honest()], api_key="k") as ant:
+        async with AgentClient(SETTINGS, Store(), api_key="k", base_url=ant.base_url) as client:
+            with pytest.raises(ConnectionError):
+                await resolve_chain_conflict(Down(), FULL, git_dir=work, branch=BRANCH, base="main", upstream_sha=up,
+                                             client=client, remote_url=str(fork.path))
+    assert remote_refs(fork.path) == before
+    assert git(work, "rev-parse", f"refs/heads/{BRANCH}") == tip
+
+
+@pytest.mark.parametrize("with_rules", [False, True])
+async def test_a_persons_commit_on_the_conflict_is_left_to_them(world, github_app, with_rules):
+    """The chain's conflict commit (and the rules' commit on it) has a person's commit on top: the
+    person is resolving the pick, so the agent is not asked and adds nothing on top of their work
+    (its pick would apply the upstream commit a second time over their unfinished resolution)."""
+    fork, inst, work, tip, up = world("[ops] rename line 3 and fix line 15")
+    repo = pygit2.Repository(str(work))
+    bot = pygit2.Signature("forksync", "forksync@users.noreply.github.com", 1_700_000_000, 0)
+    pat = pygit2.Signature("Pat Person", "pat@example.org", 1_700_000_100, 0)
+
+    def commit_on(parent: str, sig, msg: str, files: dict[str, str]) -> str:
+        idx = pygit2.Index()
+        idx.read_tree(repo[parent].peel(pygit2.Commit).tree)
+        for path, text in files.items():
+            idx.add(pygit2.IndexEntry(path, repo.create_blob(text.encode()), pygit2.GIT_FILEMODE_BLOB))
+        return str(repo.create_commit(None, sig, sig, msg, idx.write_tree(repo), [pygit2.Oid(hex=parent)]))
+    head = commit_on(tip, bot, f"[ops] rename line 3\n\nForksync-Conflict: {up}\n",
+                     {"python/triton/ops.py": "<<<<<<< fork\nline 3 fork\n=======\nline 3 upstream\n>>>>>>> upstream\n",
+                      "lib/Pass.cpp": "int pass() { return 1; }\n"})
+    if with_rules:
+        head = commit_on(head, bot, f"Resolve 1 of 2 conflicted files of upstream {up[:12]} by forksync's rules\n\n"
+                         "File: lib/Pass.cpp\nAction: took upstream\nReason: upstream's file (rule `fork-ahead`)\n\n"
+                         f"Forksync-Rules: {up}\n", {"lib/Pass.cpp": "int pass() { return 1; }\n"})
+    person = commit_on(head, pat, "ops: half of the resolution\n", {"python/triton/ops.py": RESOLVED.replace("15", "X")})
+    repo.references.create(f"refs/heads/{BRANCH}", person, force=True)
+    gh = github_app.installation(inst.id)
+    async with FakeAnthropic([honest()], api_key="k") as ant:
+        async with AgentClient(SETTINGS, Store(), api_key="k", base_url=ant.base_url) as client:
+            res = await resolve_chain_conflict(gh, FULL, git_dir=work, branch=BRANCH, base="main", upstream_sha=up,
+                                               client=client, remote_url=str(fork.path))
+        assert ant.bodies == []
+    assert (res.status, res.pushed) == ("skipped", False)
+    assert "a person's commit" in res.note
+    assert git(work, "rev-parse", f"refs/heads/{BRANCH}") == person
