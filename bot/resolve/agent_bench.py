@@ -140,7 +140,7 @@ async def score_agent(client: AgentClient, replays: Sequence, res: Result, *, me
     return {"schema": SCHEMA, "model": models[-1] if models else client.settings.model,
             "prompt_digest": prompt_digest(), "part": part, "limit": limit, "picks": len(todo),
             "scores": {p: {"agent": agent[p].as_json(), "chain+agent": combined[p].as_json()}
-                       for p in PARTS if combined[p].files or agent[p].files},
+                       for p in (PARTS if part == "all" else (part,)) if combined[p].files or agent[p].files},
             "outcomes": rows}
 
 

@@ -99,10 +99,30 @@ async def _comment_once(gh, full_name: str, number: int, key: str, body: str) ->
     return "created"
 
 
+_REPORT_HEAD = re.compile(r"^### Conflict resolution by an agent — upstream ([0-9a-f]{7,40})", re.M)
+
+
+def _reports(section: str) -> list[tuple[str | None, str]]:
+    """The agent reports inside a section's text, each with its upstream sha (None: no heading)."""
+    heads = list(_REPORT_HEAD.finditer(section))
+    if not heads:
+        return [(None, section.strip("\n"))] if section.strip() else []
+    ends = [h.start() for h in heads[1:]] + [len(section)]
+    return [(h.group(1), section[h.start():e].strip("\n")) for h, e in zip(heads, ends)]
+
+
 def with_report(body: str, report: str) -> str:
-    """``body`` with its agent-report section replaced by ``report`` (appended when absent)."""
-    section = render("github/pr_section.md.j2", report=report.rstrip("\n"))
-    if _SECTION.search(body or ""):
+    """``body`` with ``report`` in its agent-report section (appended when absent): the report
+    of the same upstream commit is replaced, those of the chain's other picks are kept, so a chain
+    whose agent resolved several picks shows every one of them."""
+    m = _SECTION.search(body or "")
+    new_key = (_reports(report) or [(None, "")])[0][0]
+    kept = []
+    if m:
+        inner = m.group(0).split("\n", 1)[1].rsplit("<!-- forksync:agent-report:end -->", 1)[0]
+        kept = [text for key, text in _reports(inner) if key is not None and key != new_key]
+    section = render("github/pr_section.md.j2", report="\n\n".join([*kept, report.rstrip("\n")]))
+    if m:
         return _SECTION.sub(lambda _: section, body, count=1)
     return (body or "").rstrip("\n") + "\n\n" + section
 

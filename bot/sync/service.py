@@ -287,7 +287,7 @@ class SyncService:
 
     async def publish(self, ctx, full_name: str, git_dir: Path, cfg: ForksyncConfig, core: CoreResult,
                       unit: Unit, upstream: str, *, rebuild: bool = False, urgent_reason: str | None = None,
-                      agent_round: int = 0) -> str:
+                      agent_round: int = 0, earlier_rules: tuple = ()) -> str:
         """Apply one unit to its branch, push it (fast-forward only) and open/update its PR. When
         the conflict agent resolved the pick the chain stopped at, the chain goes on with its
         next picks at once (as after a person's resolution), up to :data:`MAX_AGENT_ROUNDS` times."""
@@ -304,7 +304,7 @@ class SyncService:
             await self._git(git_dir, "update-ref", "-d", f"refs/heads/{branch}")
             res = await self._apply(git_dir, cfg, unit, core.fork_head, core.commits, urgent_reason)
             force = res.tip is not None and res.tip != remote_tip
-        rules_done: list[rules_mod.RuleOutcome] = []
+        rules_done: list[rules_mod.RuleOutcome] = list(earlier_rules)    # the PR body keeps every round's rules
         for _ in range(MAX_RULE_ROUNDS):
             # a fresh conflict (not on GitHub yet) is first put to the deterministic rules
             if not (res.conflict_commit and res.tip == res.conflict_commit) \
@@ -402,7 +402,7 @@ class SyncService:
         if res.conflict and agent_round < MAX_AGENT_ROUNDS and await self._branch_moved(git_dir, branch, res.tip):
             # the agent's pick took the conflict's place (pushed, draft until L1): apply the rest
             more = await self.publish(ctx, full_name, git_dir, cfg, core, unit, upstream, urgent_reason=urgent_reason,
-                                      agent_round=agent_round + 1)
+                                      agent_round=agent_round + 1, earlier_rules=tuple(rules_done))
             note += f"; then {more.removeprefix(unit.id + ': ')}"
         return note
 

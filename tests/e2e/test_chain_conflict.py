@@ -253,6 +253,7 @@ async def test_the_agent_is_asked_only_about_what_the_rules_declined_and_the_pic
             assert ("forksync's deterministic rules decided 1 of the 2 conflicted files; the agent was asked only about "
                     "the other 1 (python/ops.py) and could not change the rules' files.") in text
             assert "| `third_party/amd/x.cpp` | kept the fork's file | the fork's file is upstream's own file" in text
+            assert "## Resolved by forksync's rules" in text          # kept when the chain went on after the agent
             assert "| `python/ops.py` | kept both changes | the fork's and upstream's line 3 edits are independent |" in text
             picks = fork_git(w, "log", "--reverse", "--format=%H", f"main..{branch}").split()
             msgs = [fork_git(w, "log", "-1", "--format=%B", p) for p in picks]

@@ -224,6 +224,13 @@ def test_report_section_is_replaced_not_appended():
     assert once == "Body.\n\n<!-- forksync:agent-report:start -->\nreport 1\n<!-- forksync:agent-report:end -->\n"
     assert with_report(once + "\nA person's note.\n", "report 2") == (
         "Body.\n\n<!-- forksync:agent-report:start -->\nreport 2\n<!-- forksync:agent-report:end -->\n\nA person's note.\n")
+    # one report per upstream commit: a second pick's report is added, a pick's new report replaces its old one
+    a1, b1, a2 = ("### Conflict resolution by an agent — upstream aaaaaaaaaaaa\n\nfirst try",
+                  "### Conflict resolution by an agent — upstream bbbbbbbbbbbb\n\nsecond pick",
+                  "### Conflict resolution by an agent — upstream aaaaaaaaaaaa\n\nretried")
+    body = with_report(with_report("Body.", a1), b1)
+    assert body == f"Body.\n\n<!-- forksync:agent-report:start -->\n{a1}\n\n{b1}\n<!-- forksync:agent-report:end -->\n"
+    assert with_report(body, a2) == f"Body.\n\n<!-- forksync:agent-report:start -->\n{b1}\n\n{a2}\n<!-- forksync:agent-report:end -->\n"
 
 
 def test_no_merge_approve_or_ready_path_in_the_github_side():
