@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["INFRA_PATTERNS", "PHRASES", "infra_kind", "infra_hit", "infra_match"]
+__all__ = ["INFRA_PATTERNS", "PHRASES", "anchor_hit", "infra_kind", "infra_hit", "infra_match"]
 
 #: Infrastructure faults: kind → phrases. A phrase is a literal, or ``(anchor, regex)`` where the
 #: regex runs only when the literal anchor is present. Shared with :mod:`bot.triage.classify`.
@@ -104,12 +104,19 @@ def infra_hit(text: str) -> tuple[str, int] | None:
     for anchor in _ANCHORS:
         if anchor in text:
             kind, rx = _BY_ANCHOR[anchor]
-            if rx is None:
-                return kind, text.find(anchor)
-            m = rx.search(text)
-            if m:
-                return kind, m.start()
+            hit = anchor_hit(text, kind, anchor, rx)
+            if hit:
+                return hit
     return None
+
+
+def anchor_hit(text: str, kind: str, anchor: str, rx) -> tuple[str, int] | None:
+    """``(kind, offset)`` of one table phrase whose ``anchor`` is in ``text``: the anchor's
+    offset, or where its regex ``rx`` matches (None when it does not)."""
+    if rx is None:
+        return kind, text.find(anchor)
+    m = rx.search(text)
+    return (kind, m.start()) if m else None
 
 
 def infra_kind(text: str) -> str | None:

@@ -22,6 +22,7 @@ from operator import or_
 from ahocorasick_rs import AhoCorasick, Implementation, MatchKind
 
 from bot.config.infra import PHRASES as _INFRA
+from bot.config.infra import anchor_hit
 from bot.config.infra import infra_hit as _table_infra_hit
 from bot.triage.extractors import EXTRACTORS, SCANNED
 
@@ -75,12 +76,9 @@ def infra_hit_of(text: str, anchors: list[int]) -> tuple[str, int] | None:
     anchors it holds: the first anchor in table order that is there (its regex, if any,
     matching)."""
     for i in anchors:
-        kind, anchor, rx = _INFRA[i]
-        if rx is None:
-            return kind, text.find(anchor)
-        m = rx.search(text)
-        if m:
-            return kind, m.start()
+        hit = anchor_hit(text, *_INFRA[i])
+        if hit:
+            return hit
     return None
 
 
