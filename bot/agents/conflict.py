@@ -21,7 +21,9 @@ from bot.agents.conflict_rails import (
     RailViolation,
     Resolution,
     check_resolution,
+    excerpts,
     parse_resolution,
+    split_merged,
     with_blocks_spliced,
 )
 from bot.agents.output import Cleaner, check_prose
@@ -54,14 +56,28 @@ class ConflictOutcome:
     needs_approval: bool = True
 
 
-def build_prompt(case: ConflictCase, redactor: Redactor, nonce: str) -> tuple[str, str]:
+def excerpted(case: ConflictCase, over_lines: int) -> frozenset[str]:
+    """The files of ``case`` whose merge output has more than ``over_lines`` lines (0: none): they
+    are sent as excerpts around their conflict blocks and must be answered per block."""
+    if not over_lines:
+        return frozenset()
+    return frozenset(f.path for f in case.files if f.merged.count("\n") > over_lines)
+
+
+def build_prompt(case: ConflictCase, redactor: Redactor, nonce: str, *, over_lines: int = 0,
+                 context: int = 30) -> tuple[str, str]:
     """(system, user) prompt texts, every piece of repository text redacted and wrapped as data.
     Each file's texts are redacted under the file's path as source (so placeholders can be put
-    back into that file only)."""
+    back into that file only). A file over ``over_lines`` lines (:func:`excerpted`) is sent as
+    :func:`~bot.agents.conflict_rails.excerpts` with ``context`` lines around each block, and
+    without the fork's whole file."""
+    short = excerpted(case, over_lines)
     files = [{
-        "path": f.path,
-        "merged_block": data_block(f"merged:{f.path}", redactor.redact(f.merged, f.path), nonce),
-        "fork_block": data_block(f"fork:{f.path}", redactor.redact(f.fork or "", f.path), nonce),
+        "path": f.path, "excerpts": f.path in short, "blocks": sum(seg.is_conflict for seg in split_merged(f.merged, f.path)),
+        "merged_block": (data_block(f"merged-excerpts:{f.path}", redactor.redact(excerpts(f.merged, context), f.path), nonce)
+                         if f.path in short else
+                         data_block(f"merged:{f.path}", redactor.redact(f.merged, f.path), nonce)),
+        "fork_block": "" if f.path in short else data_block(f"fork:{f.path}", redactor.redact(f.fork or "", f.path), nonce),
     } for f in case.files]
     user = render("prompts/conflict.md.j2", upstream_sha=case.upstream_sha, paths=list(case.paths), files=files,
                   message_block=data_block("upstream-commit-message",
@@ -81,6 +97,7 @@ class Proposal:
     detail: str = ""
     reason: str = ""
     model: str = ""
+    prompt_tokens: int = 0      # estimated, over every request made (0: none was made)
 
 
 async def propose(client: AgentClient, case: ConflictCase, cleaner: Cleaner | None = None,
@@ -100,7 +117,7 @@ async def propose(client: AgentClient, case: ConflictCase, cleaner: Cleaner | No
         # a person decides; a pick here would carry the rules' files past that check
         return Proposal("skipped", reason="forksync's rules decided every conflicted file and their resolution was "
                                           "not folded: nothing for the agent, a person decides")
-    groups = _request_groups(case, client.settings.max_prompt_tokens)
+    groups = _request_groups(case, client.settings)
     if len(groups) == 1:
         return await _propose_once(client, case, cleaner, allowed_mentions)
     # too large for one request: one request per group of files, all of them must be answered
@@ -109,29 +126,34 @@ async def propose(client: AgentClient, case: ConflictCase, cleaner: Cleaner | No
         p = await _propose_once(client, replace(case, files=files, decided=()), cleaner, allowed_mentions)
         if p.status != "proposed":
             names = ", ".join(f.path for f in files)
-            return replace(p, detail=p.detail and f"{names}: {p.detail}", reason=p.reason and f"{names}: {p.reason}")
+            return replace(p, detail=p.detail and f"{names}: {p.detail}", reason=p.reason and f"{names}: {p.reason}",
+                           prompt_tokens=sum(q.prompt_tokens for q in parts) + p.prompt_tokens)
         parts.append(p)
     res = Resolution(tuple(f for p in parts for f in p.resolution.files),
                      "; ".join(p.resolution.summary for p in parts), parts[-1].model)
-    return Proposal("proposed", res, model=parts[-1].model)
+    return Proposal("proposed", res, model=parts[-1].model, prompt_tokens=sum(q.prompt_tokens for q in parts))
 
 
-def _estimate(case: ConflictCase) -> int:
-    system, user = build_prompt(case, Redactor(), "0" * 16)
+def prompt_tokens(case: ConflictCase, settings) -> int:
+    """The estimated prompt size of ``case`` in tokens (:func:`bot.agents.client.estimate_tokens`),
+    with the excerpts ``settings`` (:class:`~bot.config.agents.AgentSettings`) ask for."""
+    system, user = build_prompt(case, Redactor(), "0" * 16, over_lines=settings.excerpt_over_lines,
+                                context=settings.excerpt_context_lines)
     return estimate_tokens(system, [{"role": "user", "content": user}])
 
 
-def _request_groups(case: ConflictCase, limit: int) -> list[tuple[ConflictFile, ...]]:
-    """The case's files in one group when its prompt fits ``limit`` tokens, else packed in order
-    into as few groups as fit (a file too large alone is its own group: that request is skipped
-    with the reason, as one large request would be)."""
-    if len(case.files) < 2 or _estimate(case) <= limit:
+def _request_groups(case: ConflictCase, settings) -> list[tuple[ConflictFile, ...]]:
+    """The case's files in one group when its prompt fits ``max_prompt_tokens``, else packed in
+    order into as few groups as fit (a file too large alone is its own group: that request is
+    skipped with the reason, as one large request would be)."""
+    limit = settings.max_prompt_tokens
+    if len(case.files) < 2 or prompt_tokens(case, settings) <= limit:
         return [case.files]
     groups: list[tuple[ConflictFile, ...]] = []
     current: tuple[ConflictFile, ...] = ()
     for f in case.files:
         trial = current + (f,)
-        if current and _estimate(replace(case, files=trial)) > limit:
+        if current and prompt_tokens(replace(case, files=trial), settings) > limit:
             groups.append(current)
             trial = (f,)
         current = trial
@@ -142,7 +164,11 @@ def _request_groups(case: ConflictCase, limit: int) -> list[tuple[ConflictFile, 
 async def _propose_once(client: AgentClient, case: ConflictCase, cleaner: Cleaner,
                         allowed_mentions: tuple[str, ...]) -> Proposal:
     redactor = Redactor()
-    system, user = build_prompt(case, redactor, new_nonce())
+    st = client.settings
+    system, user = build_prompt(case, redactor, new_nonce(), over_lines=st.excerpt_over_lines,
+                                context=st.excerpt_context_lines)
+    short = excerpted(case, st.excerpt_over_lines)
+    size = estimate_tokens(system, [{"role": "user", "content": user}])
     try:
         reply = await client.call("conflict-resolution", system=system,
                                   messages=[{"role": "user", "content": user}],
@@ -154,6 +180,10 @@ async def _propose_once(client: AgentClient, case: ConflictCase, cleaner: Cleane
         if reply.stop_reason == "max_tokens":
             raise RailViolation("output parses", "the answer was cut off at `agents.max_output_tokens`")
         parsed = parse_resolution(reply.tool_uses, reply.model)
+        whole = sorted(f.path for f in parsed.files if f.path in short and f.blocks is None)
+        if whole:
+            raise RailViolation("output parses", f"{', '.join(whole)} was shown as excerpts around its conflict "
+                                "blocks: it must be answered with `blocks`, not a whole file")
         # Placeholders go back only into the file they were taken from (never into another file);
         # a file answered per block is spliced into the (unredacted) merge output
         res = with_blocks_spliced(Resolution(tuple(
@@ -164,8 +194,8 @@ async def _propose_once(client: AgentClient, case: ConflictCase, cleaner: Cleane
         check_prose(client.settings, [res.summary] + [t for f in res.files for t in (f.path, f.action, f.reason)]
                     + [reply.text], allowed_mentions)
     except RailViolation as v:
-        return Proposal("rejected", rail=v.rail, detail=v.detail, model=reply.model)
-    return Proposal("proposed", res, model=reply.model)
+        return Proposal("rejected", rail=v.rail, detail=v.detail, model=reply.model, prompt_tokens=size)
+    return Proposal("proposed", res, model=reply.model, prompt_tokens=size)
 
 
 async def resolve_pick(client: AgentClient, case: ConflictCase, repo_path: str, branch: str,

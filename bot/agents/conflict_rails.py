@@ -299,6 +299,33 @@ def check_clean_regions(res: Resolution, case: ConflictCase) -> None:
             raise RailViolation("non-conflicting hunks unchanged", f"{f.path}: {problem}")
 
 
+def excerpts(merged: str, context: int) -> str:
+    """Pure: the parts of a merge output a resolver needs when the whole file is too large to
+    send: each conflict block whole, with up to ``context`` lines before and after it, headed
+    ``@@ conflict block i of n (lines a-b of the merge output) @@``; ``…`` lines stand for the
+    lines left out. Line numbers count the merge output's lines, markers included."""
+    lines = _LINES.findall(merged)
+    blocks, start = [], None
+    for i, line in enumerate(lines):
+        bare = line.rstrip("\r\n")
+        if start is None and bare.startswith("<<<<<<<") and MARKER_LINE.fullmatch(bare):
+            start = i
+        elif start is not None and bare.startswith(">>>>>>>") and MARKER_LINE.fullmatch(bare):
+            blocks.append((start, i))
+            start = None
+    out, shown = [], -1            # shown: the last line index already printed
+    for n, (a, b) in enumerate(blocks, 1):
+        lo, hi = max(a - context, shown + 1), min(b + context, len(lines) - 1)
+        if lo > shown + 1:
+            out.append("…\n")
+        out.append(f"@@ conflict block {n} of {len(blocks)} (lines {a + 1}-{b + 1} of the merge output) @@\n")
+        out.extend(line if line.endswith("\n") else line + "\n" for line in lines[lo:hi + 1])
+        shown = hi
+    if shown < len(lines) - 1:
+        out.append("…\n")
+    return "".join(out)
+
+
 def splice_blocks(merged: str, blocks: Sequence[str], where: str = "") -> str:
     """Pure: ``merged`` with its conflict blocks replaced, in order, by ``blocks`` (each block's
     text ends with a newline unless it is empty or ends the file). Raises :class:`RailViolation`

@@ -148,7 +148,8 @@ def render_agent(doc: dict, earlier: list[dict], console) -> None:
     """The agent's table (``doc["agent"]``) and the earlier recorded runs to compare with."""
     from rich.table import Table
     a = doc["agent"]
-    console.print(f"agent: model {a['model']}, prompt {a['prompt_digest']}, {a['picks']} pick(s) of the {a['part']} part asked")
+    console.print(f"agent: model {a['model']}, prompt {a['prompt_digest']}, {a['picks']} pick(s) of the {a['part']} part asked, "
+                  f"about {a.get('prompt_tokens_estimated', 0):,} prompt tokens sent")
     t = Table(title="the agent on the files the rules declined; chain+agent on every file of those picks' part")
     for col in ("part", "strategy", "files", "exact", "ws only", "wrong", "declined", "precision", "coverage"):
         t.add_column(col, justify="left" if col in ("part", "strategy") else "right")

@@ -12,6 +12,7 @@ Example::
       backoff_cap_s: 60.0              # also caps the server's retry-after
       max_output_tokens: 16000
       max_prompt_tokens: 150000        # estimated as characters / 4; a larger prompt is not sent
+      excerpt_over_lines: 400          # a conflicted file longer than this is shown as excerpts around its blocks
       max_links: 5
       allowed_link_hosts: [github.com, triton-lang.org]
       max_mentions: 0                  # live @-mentions an agent text may keep (of allowed logins only)
@@ -44,6 +45,10 @@ class AgentSettings(BaseModel):
     backoff_cap_s: float = Field(60.0, ge=0)
     max_output_tokens: int = Field(16_000, ge=1, le=128_000)
     max_prompt_tokens: int = Field(150_000, ge=1)      # estimated as characters / 4; larger prompts are skipped
+    # a conflicted file of more lines is sent as excerpts around its conflict blocks (answered per
+    # block) instead of whole, twice (merge output and the fork's file); 0 sends every file whole
+    excerpt_over_lines: int = Field(400, ge=0)
+    excerpt_context_lines: int = Field(30, ge=0, le=1000)
     max_links: int = Field(5, ge=0)
     allowed_link_hosts: list[str] = Field(default_factory=lambda: [
         "github.com", "triton-lang.org", "pytorch.org", "docs.nvidia.com", "llvm.org", "mlir.llvm.org"])

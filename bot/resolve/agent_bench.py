@@ -102,12 +102,13 @@ async def score_agent(client: AgentClient, replays: Sequence, res: Result, *, me
     with the agent's status and reason, and ``model`` / ``prompt_digest``. ``message_of(sha)``
     gives an upstream commit's message. Never raises for agent trouble (a ``declined`` file)."""
     todo = asks(replays, res, part, limit)
-    rows, models = [], []
+    rows, models, tokens = [], [], 0
     agent = {p: Score() for p in PARTS}
     for ask in todo:
         prop = await propose(client, case_of(ask, message_of(ask.replay.pick.upstream)))
         if prop.model:
             models.append(prop.model)
+        tokens += prop.prompt_tokens
         answers = {f.path: f.content for f in prop.resolution.files} if prop.resolution else {}
         # a rail's detail may quote the fork's text: redacted, as the live report's is
         why = redact(prop.reason or (f"{prop.rail}: {prop.detail}" if prop.rail else ""))
@@ -139,6 +140,7 @@ async def score_agent(client: AgentClient, replays: Sequence, res: Result, *, me
             combined[p].add(o)
     return {"schema": SCHEMA, "model": models[-1] if models else client.settings.model,
             "prompt_digest": prompt_digest(), "part": part, "limit": limit, "picks": len(todo),
+            "prompt_tokens_estimated": tokens,
             "scores": {p: {"agent": agent[p].as_json(), "chain+agent": combined[p].as_json()}
                        for p in (PARTS if part == "all" else (part,)) if combined[p].files or agent[p].files},
             "outcomes": rows}

@@ -373,3 +373,43 @@ async def test_nothing_is_asked_when_the_rules_decided_every_conflicted_file(tmp
     assert (out.status, out.commit) == ("skipped", None)
     assert "forksync's rules decided every conflicted file" in out.reason
     assert fake.requests == []
+
+
+async def test_a_file_over_the_excerpt_limit_is_sent_as_excerpts_and_answered_per_block(tmp_path):
+    """A 600-line file: the prompt holds its conflict block with 30 lines around it (not the
+    whole file, not the fork's copy); a whole-file answer is refused, a per-block answer lands."""
+    root, fork, up = make_repo(tmp_path)
+    long = "".join(f"entry {i}\n" for i in range(600))
+    git(root, "checkout", "-q", "main")
+    write(root, "lib/Long.cpp", long)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "long file")
+    git(root, "checkout", "-q", "upstream")
+    git(root, "cherry-pick", "main")
+    write(root, "lib/Long.cpp", long.replace("entry 300\n", "entry 300 upstream\n"))
+    git(root, "commit", "-qam", "upstream: entry 300")
+    up2 = git(root, "rev-parse", "HEAD")
+    git(root, "checkout", "-q", "main")
+    write(root, "lib/Long.cpp", long.replace("entry 300\n", "entry 300 fork\n"))
+    git(root, "commit", "-qam", "fork: entry 300")
+    fork2 = git(root, "rev-parse", "HEAD")
+    git(root, "branch", "-f", "forksync/chain-test", fork2)
+    case = conflict_case(str(root), fork2, up2)
+    assert case.paths == ("lib/Long.cpp",)
+    whole = Reply.tool("resolve_conflicts", {"files": [{"path": "lib/Long.cpp", "content": long, "action": "a", "reason": "r"}],
+                                             "summary": "s"})
+    per_block = Reply.tool("resolve_conflicts", {"files": [{"path": "lib/Long.cpp", "blocks": ["entry 300 fork + upstream\n"],
+                                                            "action": "both", "reason": "r"}], "summary": "both"})
+    async with FakeAnthropic([whole, per_block]) as fake:
+        client = AgentClient(SETTINGS, Store(), api_key="k", base_url=fake.base_url)
+        refused = await resolve_pick(client, case, str(root), "forksync/chain-test", branch_old=fork2)
+        out = await resolve_pick(client, case, str(root), "forksync/chain-test", branch_old=fork2)
+    assert (refused.status, refused.rail) == ("rejected", "output parses") and "must be answered with `blocks`" in refused.detail
+    assert out.status == "committed", out.body
+    prompt = fake.requests[0].body["messages"][0]["content"]
+    assert '<data name="merged-excerpts:lib/Long.cpp"' in prompt and "fork:lib/Long.cpp" not in prompt
+    assert "@@ conflict block 1 of 1 (lines 301-305 of the merge output) @@" in prompt
+    excerpt = prompt.split("merged-excerpts:lib/Long.cpp")[1]
+    assert "\nentry 270\n" in excerpt and "\nentry 269\n" not in excerpt and "\nentry 330\n" in excerpt and "\nentry 331\n" not in excerpt
+    assert (pygit2.Repository(str(root))[out.commit].tree / "lib/Long.cpp").data.decode() == long.replace(
+        "entry 300\n", "entry 300 fork + upstream\n")

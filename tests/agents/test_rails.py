@@ -282,3 +282,19 @@ def test_splice_blocks_puts_each_resolved_block_in_its_place():
     assert splice_blocks(merged, ["b both\n", "d up"]) == "a\nb both\nc\nd up"     # the file's end: kept as given
     with pytest.raises(RailViolation, match=r"f.py: 1 resolved block\(s\) for 2 conflict block\(s\)"):
         splice_blocks(merged, ["x\n"], "f.py")
+
+
+def test_excerpts_show_each_block_with_its_context_and_mark_what_is_left_out():
+    from bot.agents.conflict_rails import excerpts
+    lines = [f"l{i}\n" for i in range(1, 21)]
+    block = ["<<<<<<< fork\n", "f\n", "=======\n", "u\n", ">>>>>>> upstream 1234\n"]
+    merged = "".join(lines[:5] + block + lines[5:15] + block + lines[15:])
+    assert excerpts(merged, 2) == (
+        "…\n@@ conflict block 1 of 2 (lines 6-10 of the merge output) @@\n"
+        "l4\nl5\n" + "".join(block) + "l6\nl7\n"
+        "…\n@@ conflict block 2 of 2 (lines 21-25 of the merge output) @@\n"
+        "l14\nl15\n" + "".join(block) + "l16\nl17\n…\n")
+    # blocks closer than twice the context share their lines; no context at all keeps only the blocks
+    assert excerpts(merged, 6).count("…") == 0 and excerpts(merged, 6).count("l10\n") == 1
+    assert excerpts(merged, 0) == ("…\n@@ conflict block 1 of 2 (lines 6-10 of the merge output) @@\n" + "".join(block)
+                                   + "…\n@@ conflict block 2 of 2 (lines 21-25 of the merge output) @@\n" + "".join(block) + "…\n")
