@@ -9,6 +9,7 @@ after every rail passed. The result (:class:`ConflictOutcome`) carries the PR-bo
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 from bot.agents.client import AgentClient, AgentSkipped, estimate_tokens
@@ -134,6 +135,25 @@ async def propose(client: AgentClient, case: ConflictCase, cleaner: Cleaner | No
     return Proposal("proposed", res, model=parts[-1].model, prompt_tokens=sum(q.prompt_tokens for q in parts))
 
 
+_PLACEHOLDER = re.compile(r"\[REDACTED-[a-z\-]+-\d+\]")
+
+
+def _check_placeholders(res: Resolution, case: ConflictCase) -> None:
+    """A redaction placeholder left in a resolved file after restoring (one taken from another
+    file or from the commit message) would be committed as literal text in place of the value it
+    hides: the answer is rejected instead ("output parses"), unless the file itself held that
+    text before the pick."""
+    by_path = {f.path: f for f in case.files}
+    for f in res.files:
+        left = set(_PLACEHOLDER.findall(f.content or ""))
+        c = by_path.get(f.path)
+        known = set(_PLACEHOLDER.findall((c.merged if c else "") + ((c.fork or "") if c else "")))
+        extra = sorted(left - known)
+        if extra:
+            raise RailViolation("output parses", f"{f.path} holds redaction placeholder(s) {', '.join(extra)} that stand "
+                                "for text of another file or of the commit message; they would be committed as they are")
+
+
 def prompt_tokens(case: ConflictCase, settings) -> int:
     """The estimated prompt size of ``case`` in tokens (:func:`bot.agents.client.estimate_tokens`),
     with the excerpts ``settings`` (:class:`~bot.config.agents.AgentSettings`) ask for."""
@@ -190,6 +210,7 @@ async def _propose_once(client: AgentClient, case: ConflictCase, cleaner: Cleane
             replace(f, content=None if f.content is None else redactor.restore(f.content, f.path),
                     blocks=None if f.blocks is None else tuple(redactor.restore(b, f.path) for b in f.blocks))
             for f in parsed.files), parsed.summary, parsed.model), case)
+        _check_placeholders(res, case)
         check_resolution(res, case)
         check_prose(client.settings, [res.summary] + [t for f in res.files for t in (f.path, f.action, f.reason)]
                     + [reply.text], allowed_mentions)

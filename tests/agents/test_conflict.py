@@ -134,9 +134,11 @@ async def test_placeholder_from_another_source_is_not_restored(tmp_path):
     async with FakeAnthropic([honest_reply(sneaky)]) as fake:
         client = AgentClient(SETTINGS, Store(), api_key="k", base_url=fake.base_url)
         out = await resolve_pick(client, case, str(root), "forksync/chain-test", branch_old=fork)
-    assert out.status == "committed"
-    blob = pygit2.Repository(str(root))[out.commit].tree / "python/triton/ops.py"
-    assert "ann@corp.example" not in blob.data.decode()
+    # neither the e-mail nor the placeholder text reaches the file: the answer is rejected
+    assert (out.status, out.rail, out.commit) == ("rejected", "output parses", None)
+    assert "python/triton/ops.py holds redaction placeholder(s) [REDACTED-email-2]" in out.detail
+    assert "ann@corp.example" not in out.body
+    assert str(pygit2.Repository(str(root)).references["refs/heads/forksync/chain-test"].target) == fork
     assert "ann@corp.example" not in fake.requests[0].raw
 
 
