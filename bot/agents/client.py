@@ -48,11 +48,14 @@ RETRY_ERROR_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit_erro
 
 
 class AgentSkipped(Exception):
-    """The agent did not run or gave no usable answer; ``reason`` is shown to people."""
+    """The agent did not run or gave no usable answer; ``reason`` is shown to people.
+    ``api_failure``: the request was sent and the API refused it or could not be reached (an
+    HTTP error not retried, or every attempt failed) — not a skip decided before sending."""
 
-    def __init__(self, reason: str):
+    def __init__(self, reason: str, api_failure: bool = False):
         super().__init__(reason)
         self.reason = reason
+        self.api_failure = api_failure
 
 
 @dataclass(frozen=True)
@@ -228,7 +231,7 @@ class AgentClient:
             except anthropic.APIStatusError as e:
                 last = f"HTTP {e.status_code} {_error_type(e)}"
                 if e.status_code not in RETRY_STATUSES and _error_type(e) not in RETRY_ERROR_TYPES:
-                    raise AgentSkipped(f"agent {agent} failed: {last} (not retried)") from None
+                    raise AgentSkipped(f"agent {agent} failed: {last} (not retried)", api_failure=True) from None
                 raise _Failed(last, retry_after_seconds(e.response.headers, self.now())) from None
             except anthropic.APIConnectionError as e:
                 raise _Failed(f"connection error: {type(e).__name__}") from None
@@ -248,7 +251,8 @@ class AgentClient:
         try:
             msg = await retrying(attempt)
         except _Failed as f:
-            raise AgentSkipped(f"agent {agent} gave up after {self.settings.max_retries + 1} attempt(s): {f.what}") from None
+            raise AgentSkipped(f"agent {agent} gave up after {self.settings.max_retries + 1} attempt(s): {f.what}",
+                               api_failure=True) from None
         usage = msg.usage
         tin = int(usage.input_tokens or 0) + int(getattr(usage, "cache_creation_input_tokens", 0) or 0) \
             + int(getattr(usage, "cache_read_input_tokens", 0) or 0)

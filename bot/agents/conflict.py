@@ -99,6 +99,7 @@ class Proposal:
     reason: str = ""
     model: str = ""
     prompt_tokens: int = 0      # estimated, over every request made (0: none was made)
+    api_failure: bool = False   # skipped because the API refused the request or could not be reached
 
 
 async def propose(client: AgentClient, case: ConflictCase, cleaner: Cleaner | None = None,
@@ -195,7 +196,8 @@ async def _propose_once(client: AgentClient, case: ConflictCase, cleaner: Cleane
                                   tools=[RESOLVE_TOOL], tool_choice={"type": "tool", "name": TOOL_NAME},
                                   redactor=redactor)
     except AgentSkipped as e:
-        return Proposal("skipped", reason=e.reason)
+        return Proposal("skipped", reason=e.reason, api_failure=e.api_failure,
+                        prompt_tokens=size if e.api_failure else 0)
     try:
         if reply.stop_reason == "max_tokens":
             raise RailViolation("output parses", "the answer was cut off at `agents.max_output_tokens`")

@@ -12,7 +12,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import sqlite3
+import sys
 import time
+from collections import Counter
 from datetime import datetime, timezone
 
 import pygit2
@@ -108,7 +112,12 @@ def render(doc: dict, console) -> None:
     when = datetime.fromtimestamp(b, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if b else "-"
     console.print(f"resolved picks: {doc['picks']['all']} (dev {doc['picks']['dev']}, held-out {doc['picks']['held-out']}); "
                   f"conflicting again: {doc['conflicting_picks']['all']} (dev {doc['conflicting_picks']['dev']}, "
-                  f"held-out {doc['conflicting_picks']['held-out']}); skipped: {len(doc['skipped'])}")
+                  f"held-out {doc['conflicting_picks']['held-out']}); skipped: {len(doc['skipped'])}"
+                  + (" (" + ", ".join(f"{n} {why}" for why, n in Counter(s["why"] for s in doc["skipped"]).most_common()) + ")"
+                     if doc["skipped"] else ""))
+    aside = doc.get("files_set_aside", {}).get("paths") or []
+    if aside:
+        console.print(f"files missing from the repository, left out of every replay: {', '.join(aside)}")
     console.print(f"held-out split: {doc['split']['rule']}; boundary {when}")
     console.print(f"chain: {', '.join(doc['chain']) or '(no rules)'}")
     sc = doc["scores"]
@@ -148,9 +157,11 @@ def render_agent(doc: dict, earlier: list[dict], console) -> None:
     """The agent's table (``doc["agent"]``) and the earlier recorded runs to compare with."""
     from rich.table import Table
     a = doc["agent"]
-    console.print(f"agent: model {a['model']}, prompt {a['prompt_digest']}, {a['picks']} pick(s) of the {a['part']} part asked, "
+    console.print(f"agent: model {a['model']} at {a.get('api', '?')}, prompt {a['prompt_digest']}, "
+                  f"{a['picks']} pick(s) of the {a['part']} part asked, "
                   f"about {a.get('prompt_tokens_estimated', 0):,} prompt tokens sent")
-    t = Table(title="the agent on the files the rules declined; chain+agent on every file of those picks' part")
+    t = Table(title="agent: the files the rules declined, scored; chain+agent: every conflicted file of the part, "
+                    "the rules' answer where they decide, else the agent's")
     for col in ("part", "strategy", "files", "exact", "ws only", "wrong", "declined", "precision", "coverage"):
         t.add_column(col, justify="left" if col in ("part", "strategy") else "right")
     for part, by in a["scores"].items():
@@ -166,25 +177,47 @@ def render_agent(doc: dict, earlier: list[dict], console) -> None:
         console.print("recorded runs on this fork tip, newest first:")
         for r in earlier:
             when = datetime.fromtimestamp(r["recorded_at"], timezone.utc).strftime("%Y-%m-%d %H:%M")
-            console.print(f"  run {r['id']} {when} UTC  {r['model']}  prompt {r['prompt_digest']}  {r['part']}, "
+            console.print(f"  run {r['id']} {when} UTC  {r['model']} at {r.get('api') or '?'}  prompt {r['prompt_digest']}  {r['part']}, "
                           f"{r['picks']} pick(s): agent {r['exact']} exact of {r['files']} ({r['ws']} ws only, "
                           f"{r['wrong']} wrong, {r['declined']} declined); chain+agent {r['combined_exact']} of "
                           f"{r['combined_files']}", soft_wrap=True)
+
+
+def _open_store(path: str) -> Store:
+    """The store at ``--db PATH``; UserError (naming the path) for a folder that does not exist or
+    a file that is not a forksync store."""
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise UserError(f"--db {path}: the folder {parent} does not exist")
+    if os.path.isdir(path):
+        raise UserError(f"--db {path}: a folder, not a database file")
+    try:
+        return Store(path)
+    except sqlite3.DatabaseError as e:
+        raise UserError(f"--db {path}: not a forksync store ({e})") from None
 
 
 def cmd_bench_resolve(args) -> int:
     cfg = config_from_args(args)
     chain = _rules(args.rules, cfg.resolve.rules)
     agent = None
+    given = [flag for flag, v in (("--agent-limit", args.agent_limit), ("--base-url", args.base_url), ("--db", args.db),
+                                  ("--agent-part", args.agent_part if args.agent_part != "held-out" else None))
+             if v is not None]
+    if given and not args.agent:
+        raise UserError(f"{', '.join(given)} only apply with --agent")
     if args.agent:
         if args.agent_limit is not None and args.agent_limit < 1:
             raise UserError(f"--agent-limit must be at least 1, not {args.agent_limit}")
-        store = Store(args.db) if args.db else default_store(cfg)
+        store = _open_store(args.db) if args.db else default_store(cfg)
         client = AgentClient.from_env(cfg.agents, store, base_url=args.base_url)
         if client.off_reason:
             raise UserError(f"--agent: {client.off_reason}")
         agent = (client, args.agent_part, args.agent_limit)
-    doc = run_resolve_bench(cfg, since=_since(args.since), chain=chain, agent=agent)
+    try:
+        doc = run_resolve_bench(cfg, since=_since(args.since), chain=chain, agent=agent)
+    except agent_bench.AgentAPIError as e:
+        raise UserError(f"--agent: {e}") from None
     earlier: list[dict] = []
     if agent is not None:
         run_id = agent_bench.record(store, doc["agent"], fork_tip=doc["fork_tip"], upstream_tip=doc["upstream_tip"],
@@ -195,7 +228,7 @@ def cmd_bench_resolve(args) -> int:
         print(json.dumps(doc, indent=2))
         return 0
     from rich.console import Console
-    console = Console()
+    console = Console(width=None if sys.stdout.isatty() else 160)      # a pipe or file: wide enough for the tables
     render(doc, console)
     if agent is not None:
         render_agent(doc, earlier, console)

@@ -19,6 +19,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from typing import Callable, Sequence
+from urllib.parse import urlsplit
 
 from bot.agents.client import AgentClient
 from bot.agents.conflict import propose
@@ -33,7 +34,7 @@ PARTS = ("all", "dev", "held-out")
 
 RUNS_TABLE = table(
     "resolve_agent_runs",
-    {"id": int, "recorded_at": float, "model": str, "prompt_digest": str, "fork_tip": str, "upstream_tip": str,
+    {"id": int, "recorded_at": float, "model": str, "api": str, "prompt_digest": str, "fork_tip": str, "upstream_tip": str,
      "part": str, "picks": int, "files": int, "exact": int, "ws": int, "wrong": int, "declined": int,
      "combined_exact": int, "combined_files": int, "doc_json": str},
     pk="id",
@@ -106,6 +107,12 @@ async def score_agent(client: AgentClient, replays: Sequence, res: Result, *, me
     agent = {p: Score() for p in PARTS}
     for ask in todo:
         prop = await propose(client, case_of(ask, message_of(ask.replay.pick.upstream)))
+        if prop.api_failure:
+            # an API that refuses or cannot be reached would score every later file "declined"
+            # like a model that declines: the run stops, and nothing is recorded
+            raise AgentAPIError(f"the Anthropic API at {api_of(client)} failed on pick {ask.replay.pick.fork_commit[:12]}: "
+                                f"{prop.reason}. Check the URL (--base-url or "
+                                "agents.base_url) and the key (FORKSYNC_ANTHROPIC_KEY); nothing was recorded")
         if prop.model:
             models.append(prop.model)
         tokens += prop.prompt_tokens
@@ -139,11 +146,23 @@ async def score_agent(client: AgentClient, replays: Sequence, res: Result, *, me
         for p in ("all", r["part"]):
             combined[p].add(o)
     return {"schema": SCHEMA, "model": models[-1] if models else client.settings.model,
-            "prompt_digest": prompt_digest(), "part": part, "limit": limit, "picks": len(todo),
+            "api": api_of(client), "prompt_digest": prompt_digest(), "part": part, "limit": limit, "picks": len(todo),
             "prompt_tokens_estimated": tokens,
             "scores": {p: {"agent": agent[p].as_json(), "chain+agent": combined[p].as_json()}
                        for p in (PARTS if part == "all" else (part,)) if combined[p].files or agent[p].files},
             "outcomes": rows}
+
+
+class AgentAPIError(RuntimeError):
+    """The API refused a request or could not be reached during a benchmark run."""
+
+
+def api_of(client: AgentClient) -> str:
+    """The API the client talks to, as ``scheme://host[:port]`` (no path, no credentials)."""
+    url = getattr(client, "base_url", None) or "https://api.anthropic.com"
+    parts = urlsplit(url if "://" in url else "//" + url)
+    host = parts.hostname or url
+    return f"{parts.scheme or '(no scheme)'}://{host}" + (f":{parts.port}" if parts.port else "")
 
 
 def record(store: Store, doc: dict, *, fork_tip: str, upstream_tip: str, now: float) -> int:
@@ -152,7 +171,7 @@ def record(store: Store, doc: dict, *, fork_tip: str, upstream_tip: str, now: fl
     a, c = s["agent"], s["chain+agent"]
     with store.lock:
         store.db[RUNS_TABLE.name].insert({
-            "recorded_at": now, "model": doc["model"], "prompt_digest": doc["prompt_digest"], "fork_tip": fork_tip,
+            "recorded_at": now, "model": doc["model"], "api": doc.get("api", ""), "prompt_digest": doc["prompt_digest"], "fork_tip": fork_tip,
             "upstream_tip": upstream_tip, "part": doc["part"], "picks": doc["picks"], "files": a["files"],
             "exact": a["exact"], "ws": a["ws"], "wrong": a["wrong"], "declined": a["declined"],
             "combined_exact": c["exact"], "combined_files": c["files"], "doc_json": json.dumps(doc, sort_keys=True)})
@@ -170,4 +189,4 @@ def earlier_runs(store: Store, *, fork_tip: str | None = None, limit: int = 10) 
         return [dict(zip(cols, row)) for row in cur.fetchall()]
 
 
-__all__ = ["SCHEMA", "AgentAsk", "asks", "case_of", "prompt_digest", "score_agent", "record", "earlier_runs", "RUNS_TABLE"]
+__all__ = ["SCHEMA", "AgentAsk", "AgentAPIError", "api_of", "asks", "case_of", "prompt_digest", "score_agent", "record", "earlier_runs", "RUNS_TABLE"]

@@ -142,3 +142,34 @@ def test_a_rails_detail_is_recorded_without_the_secret_it_quotes():
     assert (row["status"], row["outcome"]) == ("rejected", "declined")
     assert row["why"].startswith("non-conflicting hunks unchanged: cfg.py: the region that merged cleanly from line 1")
     assert token not in json.dumps(doc)
+
+
+def test_an_api_that_refuses_or_is_not_there_stops_the_run_and_records_nothing(tmp_path, monkeypatch, capsys):
+    h = build_history(tmp_path / "repo")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("FORKSYNC_ANTHROPIC_KEY", "wrong")
+    db = tmp_path / "runs.sqlite"
+    g = ["--fork", str(h.path), "--upstream", str(h.path), "--upstream-ref", "upstream", "--fork-ref", "main"]
+    with FakeAnthropic(SCRIPT, api_key="k").in_thread() as ant:       # the server wants another key: HTTP 401
+        assert main([*g, "bench", "resolve", "--agent", "--base-url", ant.base_url, "--db", str(db)]) == 2
+        err = capsys.readouterr().err
+    assert f"--agent: the Anthropic API at {ant.base_url.rstrip('/')} failed on pick " in err
+    assert "HTTP 401 authentication_error (not retried)" in err and "nothing was recorded" in err
+    assert "Traceback" not in err
+    assert list(Store(db).db["resolve_agent_runs"].rows) == []
+
+
+def test_bench_resolve_bad_store_paths_and_agent_flags_without_agent(tmp_path, monkeypatch, capsys):
+    h = build_history(tmp_path / "repo")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("FORKSYNC_ANTHROPIC_KEY", "k")
+    g = ["--fork", str(h.path), "--upstream", str(h.path), "--upstream-ref", "upstream", "--fork-ref", "main"]
+    (tmp_path / "notes.txt").write_text("not a database, just text that is long enough to be read as a header\n" * 3)
+    for db, words in ((tmp_path / "no" / "such" / "x.db", "does not exist"), (tmp_path, "a folder, not a database file"),
+                      (tmp_path / "notes.txt", "not a forksync store")):
+        assert main([*g, "bench", "resolve", "--agent", "--db", str(db)]) == 2
+        err = capsys.readouterr().err
+        assert f"--db {db}: " in err and words in err and "Traceback" not in err
+    assert not (tmp_path / "no").exists()
+    assert main([*g, "bench", "resolve", "--agent-limit", "3", "--db", "x.db"]) == 2
+    assert "--agent-limit, --db only apply with --agent" in capsys.readouterr().err
