@@ -12,8 +12,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import sqlite3
 import sys
 import time
 from collections import Counter
@@ -23,12 +21,12 @@ import pygit2
 
 from bot.agents.client import AgentClient
 from bot.cli.main import config_from_args
+from bot.cli.serve import open_store
 from bot.config.forksync import RESOLVE_RULES, UserError
 from bot.git import repo as gitio
 from bot.resolve import agent_bench
 from bot.resolve.bench import BASELINES, KINDS, Result, score, to_json
 from bot.resolve.replay import find_resolved_picks, replay
-from bot.store import Store
 from bot.sync.ingest import default_store
 
 PARTS = ("all", "dev", "held-out")
@@ -183,20 +181,6 @@ def render_agent(doc: dict, earlier: list[dict], console) -> None:
                           f"{r['combined_files']}", soft_wrap=True)
 
 
-def _open_store(path: str) -> Store:
-    """The store at ``--db PATH``; UserError (naming the path) for a folder that does not exist or
-    a file that is not a forksync store."""
-    parent = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(parent):
-        raise UserError(f"--db {path}: the folder {parent} does not exist")
-    if os.path.isdir(path):
-        raise UserError(f"--db {path}: a folder, not a database file")
-    try:
-        return Store(path)
-    except sqlite3.DatabaseError as e:
-        raise UserError(f"--db {path}: not a forksync store ({e})") from None
-
-
 def cmd_bench_resolve(args) -> int:
     cfg = config_from_args(args)
     chain = _rules(args.rules, cfg.resolve.rules)
@@ -209,7 +193,10 @@ def cmd_bench_resolve(args) -> int:
     if args.agent:
         if args.agent_limit is not None and args.agent_limit < 1:
             raise UserError(f"--agent-limit must be at least 1, not {args.agent_limit}")
-        store = _open_store(args.db) if args.db else default_store(cfg)
+        try:
+            store = open_store(args.db) if args.db else default_store(cfg)
+        except UserError as e:
+            raise UserError(f"--db {args.db}: {e}") from None
         client = AgentClient.from_env(cfg.agents, store, base_url=args.base_url)
         if client.off_reason:
             raise UserError(f"--agent: {client.off_reason}")

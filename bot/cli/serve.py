@@ -460,6 +460,8 @@ def open_store(db: str) -> Store:
     parent = Path(db).parent
     if db != ":memory:" and not parent.is_dir():
         raise UserError(f"the directory of the database {db} does not exist; create it or fix FORKSYNC_DB / --db")
+    if Path(db).is_dir():
+        raise UserError(f"the database {db} is a folder, not a database file; fix FORKSYNC_DB / --db")
     try:
         return Store(db)
     except sqlite3.DatabaseError as e:

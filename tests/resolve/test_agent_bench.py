@@ -166,7 +166,7 @@ def test_bench_resolve_bad_store_paths_and_agent_flags_without_agent(tmp_path, m
     g = ["--fork", str(h.path), "--upstream", str(h.path), "--upstream-ref", "upstream", "--fork-ref", "main"]
     (tmp_path / "notes.txt").write_text("not a database, just text that is long enough to be read as a header\n" * 3)
     for db, words in ((tmp_path / "no" / "such" / "x.db", "does not exist"), (tmp_path, "a folder, not a database file"),
-                      (tmp_path / "notes.txt", "not a forksync store")):
+                      (tmp_path / "notes.txt", "not a forksync SQLite database")):
         assert main([*g, "bench", "resolve", "--agent", "--db", str(db)]) == 2
         err = capsys.readouterr().err
         assert f"--db {db}: " in err and words in err and "Traceback" not in err
