@@ -408,11 +408,8 @@ class SyncService:
 
     async def _branch_moved(self, git_dir: Path, branch: str, tip: str | None) -> bool:
         """Did ``refs/heads/<branch>`` move away from ``tip`` (the agent published its pick)?"""
-        proc = await asyncio.create_subprocess_exec("git", f"--git-dir={git_dir}", "rev-parse", "-q", "--verify",
-                                                    f"refs/heads/{branch}", env=gitio.git_env(),
-                                                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
-        out, _ = await asyncio.wait_for(proc.communicate(), GIT_TIMEOUT_S)
-        return bool(tip) and out.decode().strip() not in ("", tip)
+        out = await self._git(git_dir, "rev-parse", "-q", "--verify", f"refs/heads/{branch}", check=False)
+        return bool(tip) and out.strip() not in ("", tip)
 
     def _dependencies(self, ctx, full_name: str, core: CoreResult, unit: Unit) -> list[dict]:
         """What ``unit`` lands after, as the PR body names it: ``[{"id", "pr" (0 when it has no pull
