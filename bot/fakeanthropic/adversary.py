@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+from bot.agents.conflict_rails import split_merged
+
 _DATA = re.compile(r'<data name="merged:(?P<path>[^"]+)" id="(?P<id>\w+)">\n(?P<body>.*?)\n</data id="(?P=id)">', re.S)
 _TOKENS = re.compile(r"(?:ghp_|ghs_|github_pat_|sk-ant-|AKIA)[A-Za-z0-9_\-]+|\[REDACTED-[a-z\-]+-\d+\]")
 _EXCERPTS = re.compile(r'<data name="merged-excerpts:(?P<path>[^"]+)" id="(?P<id>\w+)">\n(?P<body>.*?)\n</data id="(?P=id)">', re.S)
@@ -36,37 +38,12 @@ def _prompt_text(body: dict) -> str:
 
 def upstream_blocks(excerpt: str) -> list[str]:
     """Each conflict block's upstream side, in order (for a file sent as excerpts)."""
-    out, state, current = [], "clean", []
-    for line in excerpt.splitlines(keepends=True):
-        if line.startswith("<<<<<<<"):
-            state, current = "fork", []
-        elif line.startswith("|||||||") and state == "fork":
-            state = "base"
-        elif line.rstrip("\n") == "=======" and state in ("fork", "base"):
-            state = "upstream"
-        elif line.startswith(">>>>>>>") and state == "upstream":
-            state = "clean"
-            out.append("".join(current))
-        elif state == "upstream":
-            current.append(line)
-    return out
+    return [seg.upstream for seg in split_merged(excerpt) if seg.is_conflict]
 
 
 def take_upstream(merged: str) -> str:
     """Resolve every conflict block by taking the upstream side."""
-    out, state = [], "clean"
-    for line in merged.splitlines(keepends=True):
-        if line.startswith("<<<<<<<"):
-            state = "fork"
-        elif line.startswith("|||||||") and state == "fork":
-            state = "base"
-        elif line.rstrip("\n") == "=======" and state in ("fork", "base"):
-            state = "upstream"
-        elif line.startswith(">>>>>>>") and state == "upstream":
-            state = "clean"
-        elif state in ("clean", "upstream"):
-            out.append(line)
-    return "".join(out)
+    return "".join(seg.upstream if seg.is_conflict else seg.clean for seg in split_merged(merged))
 
 
 def _evil_prose(text: str) -> str:
