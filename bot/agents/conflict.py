@@ -9,7 +9,6 @@ after every rail passed. The result (:class:`ConflictOutcome`) carries the PR-bo
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 
 from bot.agents.client import AgentClient, AgentSkipped, estimate_tokens
@@ -28,7 +27,7 @@ from bot.agents.conflict_rails import (
     with_blocks_spliced,
 )
 from bot.agents.output import Cleaner, check_prose
-from bot.agents.redact import Redactor
+from bot.agents.redact import PLACEHOLDER, Redactor
 from bot.agents.render import data_block, new_nonce, render
 
 RAILS = ("output parses", "no conflict markers", "only conflicted files change",
@@ -73,13 +72,17 @@ def build_prompt(case: ConflictCase, redactor: Redactor, nonce: str, *, over_lin
     :func:`~bot.agents.conflict_rails.excerpts` with ``context`` lines around each block, and
     without the fork's whole file."""
     short = excerpted(case, over_lines)
-    files = [{
-        "path": f.path, "excerpts": f.path in short, "blocks": sum(seg.is_conflict for seg in split_merged(f.merged, f.path)),
-        "merged_block": (data_block(f"merged-excerpts:{f.path}", redactor.redact(excerpts(f.merged, context), f.path), nonce)
-                         if f.path in short else
-                         data_block(f"merged:{f.path}", redactor.redact(f.merged, f.path), nonce)),
-        "fork_block": "" if f.path in short else data_block(f"fork:{f.path}", redactor.redact(f.fork or "", f.path), nonce),
-    } for f in case.files]
+
+    def file_entry(f) -> dict:
+        if f.path in short:
+            return {"path": f.path, "excerpts": True,
+                    "blocks": sum(seg.is_conflict for seg in split_merged(f.merged, f.path)),
+                    "merged_block": data_block(f"merged-excerpts:{f.path}",
+                                               redactor.redact(excerpts(f.merged, context), f.path), nonce)}
+        return {"path": f.path, "excerpts": False,
+                "merged_block": data_block(f"merged:{f.path}", redactor.redact(f.merged, f.path), nonce),
+                "fork_block": data_block(f"fork:{f.path}", redactor.redact(f.fork or "", f.path), nonce)}
+    files = [file_entry(f) for f in case.files]
     user = render("prompts/conflict.md.j2", upstream_sha=case.upstream_sha, paths=list(case.paths), files=files,
                   message_block=data_block("upstream-commit-message",
                                            redactor.redact(case.upstream_message, "commit-message"), nonce))
@@ -136,9 +139,6 @@ async def propose(client: AgentClient, case: ConflictCase, cleaner: Cleaner | No
     return Proposal("proposed", res, model=parts[-1].model, prompt_tokens=sum(q.prompt_tokens for q in parts))
 
 
-_PLACEHOLDER = re.compile(r"\[REDACTED-[a-z\-]+-\d+\]")
-
-
 def _check_placeholders(res: Resolution, case: ConflictCase) -> None:
     """A redaction placeholder left in a resolved file after restoring (one taken from another
     file or from the commit message) would be committed as literal text in place of the value it
@@ -146,9 +146,9 @@ def _check_placeholders(res: Resolution, case: ConflictCase) -> None:
     text before the pick."""
     by_path = {f.path: f for f in case.files}
     for f in res.files:
-        left = set(_PLACEHOLDER.findall(f.content or ""))
+        left = {m.group(0) for m in PLACEHOLDER.finditer(f.content or "")}
         c = by_path.get(f.path)
-        known = set(_PLACEHOLDER.findall((c.merged if c else "") + ((c.fork or "") if c else "")))
+        known = {m.group(0) for m in PLACEHOLDER.finditer((c.merged if c else "") + ((c.fork or "") if c else ""))}
         extra = sorted(left - known)
         if extra:
             raise RailViolation("output parses", f"{f.path} holds redaction placeholder(s) {', '.join(extra)} that stand "

@@ -65,7 +65,8 @@ _RULES: tuple[tuple[str, re.Pattern[str], int, tuple[str, ...]], ...] = (
      ("/home/", "/users/", "\\users\\")),
 )
 
-_PLACEHOLDER = re.compile(r"\[REDACTED-([a-z\-]+)-(\d+)\]")
+#: A placeholder the redactor puts in place of a secret (``[REDACTED-<kind>-<n>]``).
+PLACEHOLDER = re.compile(r"\[REDACTED-([a-z\-]+)-(\d+)\]")
 
 #: Values that look like secrets to the generic label rule but are not (kept as is).
 _NOT_SECRETS = frozenset({"none", "null", "true", "false", "required", "optional", "redacted",
@@ -136,7 +137,7 @@ class Redactor:
 
     def _replace(self, m: re.Match[str], kind: str, group: int, source: str) -> str:
         value = m.group(group)
-        if value is None or _PLACEHOLDER.fullmatch(value) or value.startswith("[REDACTED-"):
+        if value is None or PLACEHOLDER.fullmatch(value) or value.startswith("[REDACTED-"):
             return m.group(0)
         if kind == "secret" and (value.lower() in _NOT_SECRETS or value.startswith(("$", "{", "<", "%"))):
             return m.group(0)
@@ -160,7 +161,7 @@ class Redactor:
         Use only for text that stays on this machine (e.g. file content committed to the fork,
         which already held the value)."""
         allowed = self._sources.get(source, set())
-        return _PLACEHOLDER.sub(lambda m: self._by_placeholder[m.group(0)] if m.group(0) in allowed else m.group(0), text)
+        return PLACEHOLDER.sub(lambda m: self._by_placeholder[m.group(0)] if m.group(0) in allowed else m.group(0), text)
 
     @property
     def secrets(self) -> frozenset[str]:
