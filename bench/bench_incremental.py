@@ -16,7 +16,11 @@ On a ``git clone --bare --shared`` copy of the fork (so the landing can write), 
 6. ``--then DATE…``: plans as of later days with the same caches (both tips move), as
    ``forksync plan --as-of DATE`` after the plans of the days before;
 7. ``--check`` (default): every re-plan of steps 4–6 is planned again from scratch (empty
-   caches) and the plans must be equal.
+   caches) and the plans must be equal;
+8. ``--check-merges``: every merge the plans decide path by path (``path_merge``) is compared
+   with libgit2's ``merge_trees`` on the same trees (an AssertionError on a difference; the
+   comparison's own merges are then counted in the plans' CPU time, so read the figures of a run
+   without it).
 
 Ledger loading (``load_state``) is excluded and printed separately. Load average and process CPU
 time (``time.process_time`` and ``resource.getrusage``) are printed beside each figure.
@@ -41,6 +45,7 @@ import pygit2  # noqa: E402
 from bot.config.forksync import load_config  # noqa: E402
 from bot.git import repo as gitio  # noqa: E402
 from bot.git.apply import apply_unit  # noqa: E402
+from bot.plan import predict  # noqa: E402
 from bot.plan.planner import pending_commits, plan_state  # noqa: E402
 from bot.plan.predict import merge_flags  # noqa: E402
 from bot.store import Store  # noqa: E402
@@ -81,7 +86,10 @@ def describe(name: str, run, wall: float, c: float) -> str:
     """One line: wall and CPU, the merges computed (wall / CPU), the symbols computed (CPU), and the
     rest — the re-plan's own overhead (CPU: total − merges − symbols; wall: total − merges)."""
     mw, mc, sc = (run.extra.get(k, 0.0) for k in ("merge_seconds", "merge_cpu", "symbol_cpu"))
-    return (f"{name}: {wall * 1000:.0f} ms wall, {c * 1000:.0f} ms CPU; {run.merges} merges ({mw * 1000:.0f} ms wall, "
+    lib = run.extra.get("libgit2_merges", 0)
+    checked = run.extra.get("path_merges_checked", 0)
+    return (f"{name}: {wall * 1000:.0f} ms wall, {c * 1000:.0f} ms CPU; {run.merges} merges ({lib} by merge_trees"
+            f"{f', {checked} path merges checked against merge_trees' if checked else ''}; {mw * 1000:.0f} ms wall, "
             f"{mc * 1000:.0f} ms CPU), {run.cache_hits} cached, {run.parsed_files} files' symbols "
             f"({run.extra.get('parses', 0)} parses, {sc * 1000:.0f} ms CPU); rest {(c - mc - sc) * 1000:.0f} ms CPU, "
             f"{(wall - mw) * 1000:.0f} ms wall; {load()}")
@@ -99,7 +107,10 @@ def main(argv=None) -> int:
     ap.add_argument("--then", nargs="*", default=[], metavar="DATE",
                     help="after the as-of plan, plan as of each DATE in turn with the same caches (fork and "
                          "upstream tips of that day, as `forksync plan --as-of` does)")
+    ap.add_argument("--check-merges", action="store_true",
+                    help="compare every path-by-path merge with libgit2's merge_trees (slower: read the figures of a run without it)")
     args = ap.parse_args(argv)
+    predict.CHECK_PATH_MERGE = args.check_merges
 
     tmp = tempfile.mkdtemp(prefix="forksync-bench-incr-")
     clone = os.path.join(tmp, "fork.git")

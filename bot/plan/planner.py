@@ -114,4 +114,5 @@ def plan_state(state, *, store: Store | None = None, progress: Callable[[int, in
                    parsed_files=symbols.parsed_files, seconds=time.perf_counter() - t0,
                    extra={"helper": helper.stats() if helper else None, "helper_merges": pred.helper_merges,
                           "merge_seconds": pred.merge_seconds, "merge_cpu": pred.merge_cpu,
+                          "libgit2_merges": pred.libgit2_merges, "path_merges_checked": pred.path_merges_checked,
                           "parses": symbols.parses, "symbol_cpu": symbols.symbol_cpu})

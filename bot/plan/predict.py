@@ -1,8 +1,11 @@
 """The pick predictor (edge): would ``git cherry-pick <commit>`` apply cleanly here?
 
-An in-memory 3-way merge with libgit2 (pygit2 ``Repository.merge_trees``): ancestor = the
-commit's first parent's tree, ours = the *running tree*, theirs = the commit's tree — exactly the
-merge ``git cherry-pick`` performs (``-m 1`` for merges). The running tree starts at the fork tip
+An in-memory 3-way merge: ancestor = the commit's first parent's tree, ours = the *running
+tree*, theirs = the commit's tree — exactly the merge ``git cherry-pick`` performs (``-m 1`` for
+merges). Without rename detection it is decided path by path over the paths the pick changes
+(:func:`path_merge`: libgit2's own file merge where both sides changed a file; the same answers
+as libgit2's ``merge_trees`` at less than half its cost on the real fork); with rename detection,
+and for the few shapes :func:`path_merge` leaves alone, by pygit2 ``Repository.merge_trees``. The running tree starts at the fork tip
 and advances by each clean pick the plan puts in a bundle (chain commits do not advance it), so a
 prediction answers "onto the fork tip with the plan's earlier clean picks applied".
 
@@ -34,6 +37,8 @@ from pathlib import Path
 
 import pygit2
 from pygit2.enums import DeltaStatus, MergeFlag
+from pygit2.errors import check_error
+from pygit2.ffi import C, ffi
 
 from bot.config import renames
 from bot.config.renames import DEFAULT_RENAME_LIMIT
@@ -202,6 +207,97 @@ def _entry_at(tree, path: str):
     return None
 
 
+#: benchmarks set this to compare every :func:`path_merge` answer of a plan with libgit2's
+#: ``merge_trees`` (an AssertionError on a difference): ``bench/bench_incremental.py --check-merges``
+CHECK_PATH_MERGE = False
+
+#: the file modes :func:`path_merge` decides itself (regular and executable files); a symlink or a
+#: submodule at a pick's path leaves the pick to libgit2
+FILE_MODES = frozenset((0o100644, 0o100755))
+
+
+def _file_merge(repo: pygit2.Repository, path: str, *entries) -> tuple[bool, bytes, int]:
+    """libgit2's merge of one file (``git_merge_file_from_index``, default options: what
+    ``merge_trees`` runs for a path both sides modified) of the ``(blob id, mode)`` entries
+    ancestor, ours, theirs: ``(automergeable, the merged bytes, mode)``. Called through pygit2's
+    own cffi binding rather than ``Repository.merge_file_from_index``, which returns the text as a
+    ``str`` — decoded as UTF-8 (an error on other bytes) and cut at the first NUL byte. Raises
+    KeyError / GitError for a missing blob."""
+    c_entries, keep = [], []
+    for oid, mode in entries:
+        e = ffi.new("git_index_entry *")
+        ffi.buffer(ffi.addressof(e, "id"))[:] = oid.raw
+        e.mode = mode
+        keep.append(ffi.new("char[]", os.fsencode(path)))
+        e.path = keep[-1]
+        c_entries.append(e)
+    res = ffi.new("git_merge_file_result *")
+    check_error(C.git_merge_file_from_index(res, repo._repo, *c_entries, ffi.NULL))
+    try:
+        clean = bool(res.automergeable)
+        return clean, (ffi.buffer(res.ptr, res.len)[:] if clean else b""), int(res.mode)
+    finally:
+        C.git_merge_file_result_free(res)
+
+
+def path_merge(repo: pygit2.Repository, ancestor, ours, theirs, paths) -> tuple | None:
+    """The 3-way merge of a pick *without rename detection*, decided path by path over ``paths``
+    (the pick's changed paths: every other path keeps ours' entry) as libgit2's ``merge_trees``
+    decides it, without building the whole merged index (which costs libgit2 about as much as the
+    rest of the merge on a tree of Triton's size).
+
+    Per path, with the entries ``(blob id, mode)`` of ``ancestor``, ``ours`` and ``theirs``:
+    ours = ancestor → theirs' entry; ours = theirs (or theirs = ancestor) → ours'; modified on
+    one side and deleted on the other → a conflict; all three present with one mode → libgit2's
+    own file merge (:func:`_file_merge`, what ``merge_trees`` runs for a path both sides
+    modified): a conflict, or the merged blob (written to ``repo`` once the pick is known to be
+    clean). Returns ``("conflict", sorted conflicted paths)`` or ``("merged", {path: (oid hex,
+    mode) | None})``.
+
+    None — leave the pick to ``merge_trees`` — for every other shape, where libgit2's rules are
+    more than these: a directory, symlink, submodule or blocking file at a path; an add/add; a
+    mode change on both sides; a missing object (``merge_trees`` then raises or answers as
+    before). Agreement with ``merge_trees``: the property test in tests/plan/test_path_merge.py,
+    and every merge of the real Triton fork's plans in ``bench/bench_incremental.py
+    --check-merges`` (cold as of 2026-04-15, after a push, a landing, as of 04-16: 2,677 merges).
+    Cost there: about half the bare ``merge_trees`` loop (docs/plan.md)."""
+    merged: dict = {}
+    conflicts: list[str] = []
+    both: list[tuple[str, tuple, tuple, tuple]] = []
+    try:
+        for p in paths:
+            a, o, t = _entry_at(ancestor, p), _entry_at(ours, p), _entry_at(theirs, p)
+            for e in (a, o, t):
+                if e is not None and (len(e) != 2 or e[1] not in FILE_MODES):
+                    return None
+            if o == a:
+                merged[p] = t
+            elif o == t or t == a:
+                merged[p] = o
+            elif a is not None and (o is None or t is None):
+                conflicts.append(p)              # modified on one side, deleted on the other
+            elif a is None or not a[1] == o[1] == t[1]:
+                return None
+            else:
+                both.append((p, a, o, t))
+        texts: dict[str, tuple[bytes, int]] = {}
+        for p, a, o, t in both:
+            clean, text, mode = _file_merge(repo, p, a, o, t)
+            if not clean:
+                conflicts.append(p)
+            elif mode != o[1]:
+                return None
+            else:
+                texts[p] = (text, mode)
+        if conflicts:       # a conflicting pick keeps no merged file: none is written
+            return ("conflict", tuple(sorted(conflicts)))
+        for p, (text, mode) in texts.items():
+            merged[p] = (repo.create_blob(text), mode)
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    return ("merged", {p: None if e is None else (str(e[0]), int(e[1])) for p, e in merged.items()})
+
+
 def merge_answer(repo: pygit2.Repository, commit_sha: str, ours: str) -> tuple:
     """A plan helper's merge task (``bot/plan/helper.py``): ``git cherry-pick``'s 3-way merge of
     ``commit_sha`` onto tree ``ours`` *without rename detection*. Returns ``("conflict", conflicted
@@ -215,10 +311,13 @@ def merge_answer(repo: pygit2.Repository, commit_sha: str, ours: str) -> tuple:
     try:
         ancestor, theirs = _pick_trees(repo, commit_sha)
         changed = _changed_paths(ancestor, theirs)
-        idx = repo.merge_trees(ancestor, repo[ours], theirs, flags=0)
-        if idx.conflicts is not None:
-            return ("conflict", conflicted_paths(idx), changed)
-        merged = _merged_entries(idx, changed)
+        got = path_merge(repo, ancestor, repo[ours], theirs, changed)
+        if got is None:
+            idx = repo.merge_trees(ancestor, repo[ours], theirs, flags=0)
+            got = ("conflict", conflicted_paths(idx)) if idx.conflicts is not None else ("merged", _merged_entries(idx, changed))
+        if got[0] == "conflict":
+            return ("conflict", got[1], changed)
+        merged = got[1]
         tree = _apply(repo, ours, merged)
         if tree is None:
             return ("unhandled", "a file and a directory at the same path")
@@ -257,6 +356,8 @@ class MergePredictor:
         self._pending: list[dict] = []          # rows not yet written to the store (see flush)
         self._new_paths: list[dict] = []        # plan_pick_paths rows not yet written
         self.merges = 0          # real merges computed (cache misses)
+        self.path_merges_checked = 0  # path_merge answers compared with merge_trees (CHECK_PATH_MERGE)
+        self.libgit2_merges = 0  # of them, merges path_merge left to libgit2's merge_trees (a shape it does not decide)
         self.renames_off: str | None = None   # why rename detection was dropped (missing blobs)
         self.cache_hits = 0
         self.helper = None       # a bot.plan.helper.PlanHelper (see hint)
@@ -599,6 +700,10 @@ class MergePredictor:
         repo = self.repo
         ancestor, theirs = self._pick(commit.sha)
         ours_tree = self._tree(ours)
+        if not flags & int(MergeFlag.FIND_RENAMES):
+            got = self._path_merge(commit.sha, ancestor, ours_tree, theirs, detail)
+            if got is not None:
+                return got
         if flags & int(MergeFlag.FIND_RENAMES):
             idx = renames.merge_trees(repo, ancestor, ours_tree, theirs, flags=flags, limit=self.rename_limit)
         else:
@@ -618,6 +723,31 @@ class MergePredictor:
         if tree is None:
             tree = _write_tree(idx, repo)
         if tree == ours:
+            return Prediction("empty", result_tree=tree, detail=detail), merged
+        return Prediction("clean", result_tree=tree, detail=detail), merged
+
+    def _path_merge(self, sha: str, ancestor, ours_tree, theirs, detail: str) -> tuple[Prediction, dict | None] | None:
+        """:meth:`_merge_flags` through :func:`path_merge` (no rename detection); None where it
+        leaves the pick to libgit2."""
+        paths = self.changed_paths(sha)
+        got = None if paths is None else path_merge(self.repo, ancestor, ours_tree, theirs, paths)
+        if CHECK_PATH_MERGE and got is not None:
+            idx = self.repo.merge_trees(ancestor, ours_tree, theirs, flags=0)
+            lib = ("conflict", conflicted_paths(idx)) if idx.conflicts is not None else ("merged", _merged_entries(idx, paths))
+            if lib != got:
+                raise AssertionError(f"path_merge differs from merge_trees for {sha} on {ours_tree.id}: {got} != {lib}")
+            self.path_merges_checked += 1
+        if got is None:
+            self.libgit2_merges += 1
+            return None
+        if got[0] == "conflict":
+            return Prediction("conflict", got[1], detail=detail), None
+        merged = got[1]
+        tree = _apply(self.repo, ours_tree, merged)
+        if tree is None:
+            self.libgit2_merges += 1
+            return None
+        if tree == str(ours_tree.id):
             return Prediction("empty", result_tree=tree, detail=detail), merged
         return Prediction("clean", result_tree=tree, detail=detail), merged
 
