@@ -215,6 +215,10 @@ CHECK_PATH_MERGE = False
 #: submodule at a pick's path leaves the pick to libgit2
 FILE_MODES = frozenset((0o100644, 0o100755))
 
+#: the values of a file's ``merge`` attribute for which ``merge_trees`` runs the text merge
+#: :func:`_file_merge` runs (libgit2's ``merge_driver_name_for_path``: unspecified, set, ``text``)
+MERGE_TEXT = (None, True, "text")
+
 
 def _file_merge(repo: pygit2.Repository, path: str, *entries) -> tuple[bool, bytes, int]:
     """libgit2's merge of one file (``git_merge_file_from_index``, default options: what
@@ -256,8 +260,10 @@ def path_merge(repo: pygit2.Repository, ancestor, ours, theirs, paths) -> tuple 
 
     None — leave the pick to ``merge_trees`` — for every other shape, where libgit2's rules are
     more than these: a directory, symlink, submodule or blocking file at a path; an add/add; a
-    mode change on both sides; a missing object (``merge_trees`` then raises or answers as
-    before). Agreement with ``merge_trees``: the property test in tests/plan/test_path_merge.py,
+    mode change on both sides; a file both sides modified whose ``merge`` attribute (the
+    repository's gitattributes: work tree, ``info/attributes``, global) names a driver other than
+    the text merge (``merge_trees`` runs ``union`` or ``binary`` there, the file merge never
+    reads attributes); a missing object (``merge_trees`` then raises or answers as before). Agreement with ``merge_trees``: the property test in tests/plan/test_path_merge.py,
     and every merge of the real Triton fork's plans in ``bench/bench_incremental.py
     --check-merges`` (cold as of 2026-04-15, after a push, a landing, as of 04-16: 2,677 merges).
     Cost there: about half the bare ``merge_trees`` loop (docs/plan.md)."""
@@ -278,6 +284,8 @@ def path_merge(repo: pygit2.Repository, ancestor, ours, theirs, paths) -> tuple 
                 conflicts.append(p)              # modified on one side, deleted on the other
             elif a is None or not a[1] == o[1] == t[1]:
                 return None
+            elif repo.get_attr(p, "merge") not in MERGE_TEXT:
+                return None                      # merge=union, -merge, binary, …: merge_trees' driver
             else:
                 both.append((p, a, o, t))
         texts: dict[str, tuple[bytes, int]] = {}

@@ -6,8 +6,10 @@ such a file as text), symlinks, a file blocking a directory."""
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import pygit2
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -169,3 +171,29 @@ def test_a_nul_byte_past_the_first_8_kb_and_latin_1_text_merge_byte_for_byte(tmp
     got = path_merge(repo, a, o, t, paths)
     assert got == libgit2(repo, a, o, t, paths)[0]
     assert repo[got[1]["a.txt"][0]].data == b"ours\n" + body + b"theirs\n"
+
+
+@pytest.mark.parametrize("where", ["info/attributes", "work tree .gitattributes"])
+@pytest.mark.parametrize("attr", ["merge=union", "-merge", "binary", "merge=text", "merge"])
+def test_a_merge_attribute_of_the_repository_is_honoured_as_merge_trees_honours_it(tmp_path, where, attr):
+    """``merge_trees`` picks a file's merge driver from the repository's gitattributes (its work
+    tree, ``info/attributes``, the global file): ``merge=union`` merges the same-line edits
+    cleanly, ``-merge`` / ``binary`` make the far-apart edits conflict. The file merge reads no
+    attributes, so such a file leaves the pick to ``merge_trees``; ``merge`` / ``merge=text`` is
+    the text merge, decided path by path."""
+    bare = where == "info/attributes"
+    repo = pygit2.init_repository(str(tmp_path / "r"), bare=bare)
+    attributes = Path(repo.path) / "info" / "attributes" if bare else Path(repo.workdir) / ".gitattributes"
+    attributes.parent.mkdir(exist_ok=True)
+    attributes.write_text(f"*.txt {attr}\n")
+    m = 0o100644
+    a = tree_of(repo, {"a.txt": (("text", ()), m)}, False)
+    o = tree_of(repo, {"a.txt": (("text", ((3, "x"),)), m)}, False)
+    for edit in (((3, "y"),), ((10, "y"),)):               # the same line, far apart
+        t = tree_of(repo, {"a.txt": (("text", edit), m)}, False)
+        paths = _changed_paths(a, t)
+        got = path_merge(repo, a, o, t, paths)
+        assert got == libgit2(repo, a, o, t, paths)[0] if attr in ("merge", "merge=text") else got is None
+    want = {"merge=union": "merged", "-merge": "conflict", "binary": "conflict"}.get(attr)
+    if want:            # the attribute is read: the far-apart edits are not the text merge's answer
+        assert libgit2(repo, a, o, t, paths)[0][0] == want
