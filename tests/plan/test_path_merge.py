@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pygit2
 import pytest
+from pygit2.enums import ConfigLevel
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.plan.predict import _apply, _changed_paths, _entry_at, _merged_entries, conflicted_paths, path_merge
+from bot.plan.predict import _apply, _changed_paths, _entry_at, _merged_entries, conflicted_paths, path_merge, scratch_repo
 
 BASE = [f"line {i}" for i in range(12)]
 PATHS = ("a.txt", "b.cpp", "d/c.py", "d/e/f.txt", "link", "blk")
@@ -197,3 +198,25 @@ def test_a_merge_attribute_of_the_repository_is_honoured_as_merge_trees_honours_
     want = {"merge=union": "merged", "-merge": "conflict", "binary": "conflict"}.get(attr)
     if want:            # the attribute is read: the far-apart edits are not the text merge's answer
         assert libgit2(repo, a, o, t, paths)[0][0] == want
+
+
+def test_a_global_merge_attribute_reaches_the_planners_scratch_repository(tmp_path):
+    """The planner merges in a scratch bare repository (no attributes of its own), but libgit2
+    also reads the user's global attributes file (``~/.config/git/attributes``): with
+    ``CHANGELOG merge=union`` there, ``merge_trees`` merges two additions at the end cleanly,
+    which the text merge calls a conflict. Such a file is left to ``merge_trees``."""
+    xdg = tmp_path / "xdg"
+    xdg.mkdir()
+    (xdg / "attributes").write_text("CHANGELOG merge=union\n")
+    before = pygit2.settings.search_path[ConfigLevel.XDG]
+    pygit2.settings.search_path[ConfigLevel.XDG] = str(xdg)
+    try:
+        src = pygit2.init_repository(str(tmp_path / "fork.git"), bare=True)
+        repo = scratch_repo(src.path, tmp_path / "cache")
+        m = 0o100644
+        a, o, t = (tree_of(repo, {"CHANGELOG": (("raw", body), m)}, False) for body in (b"v1\n", b"v1\nours\n", b"v1\ntheirs\n"))
+        paths = _changed_paths(a, t)
+        assert libgit2(repo, a, o, t, paths)[0] == ("merged", {"CHANGELOG": (str(repo.create_blob(b"v1\nours\ntheirs\n")), m)})
+        assert path_merge(repo, a, o, t, paths) is None
+    finally:
+        pygit2.settings.search_path[ConfigLevel.XDG] = before
