@@ -14,7 +14,8 @@ from pygit2.enums import ConfigLevel
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.plan.predict import _apply, _changed_paths, _entry_at, _merged_entries, conflicted_paths, path_merge, scratch_repo
+from bot.git.repo import commit_infos
+from bot.plan.predict import MergePredictor, _apply, _changed_paths, _entry_at, _merged_entries, conflicted_paths, path_merge, scratch_repo
 
 BASE = [f"line {i}" for i in range(12)]
 PATHS = ("a.txt", "b.cpp", "d/c.py", "d/e/f.txt", "link", "blk")
@@ -220,3 +221,28 @@ def test_a_global_merge_attribute_reaches_the_planners_scratch_repository(tmp_pa
         assert path_merge(repo, a, o, t, paths) is None
     finally:
         pygit2.settings.search_path[ConfigLevel.XDG] = before
+
+
+def test_a_submodule_bump_is_a_changed_path_whatever_the_users_diff_config(tmp_path):
+    """The predictor takes a pick's changed paths from ``git log -p``, which leaves submodule
+    changes out under ``diff.ignoreSubmodules=all`` (repository or global config): a pick that
+    bumps a submodule ours bumped differently would then be decided without that path and come
+    out clean. The log runs with ``--ignore-submodules=none``, so it conflicts, as in ``merge_trees``."""
+    repo = pygit2.init_repository(str(tmp_path / "fork.git"), bare=True)
+    repo.config["diff.ignoreSubmodules"] = "all"
+    sig = pygit2.Signature("t", "t@example.com", 1_750_000_000, 0)
+
+    def commit(files: dict, parents: list) -> str:
+        tb = repo.TreeBuilder()
+        tb.insert("f.txt", repo.create_blob(files["f.txt"]), 0o100644)
+        tb.insert("sub", pygit2.Oid(hex=files["sub"] * 40), pygit2.GIT_FILEMODE_COMMIT)
+        return str(repo.create_commit(None, sig, sig, "c", tb.write(), parents))
+
+    base = commit({"f.txt": b"x\n", "sub": "1"}, [])
+    fork = commit({"f.txt": b"x\n", "sub": "2"}, [base])
+    pick = commit({"f.txt": b"y\n", "sub": "3"}, [base])
+    info = commit_infos(repo, [pick], renames=False)[pick]
+    assert info.paths == {"f.txt", "sub"}
+    got = MergePredictor(repo, fork, rename_detection=False).predict(info)
+    idx = repo.merge_trees(repo[base].tree, repo[fork].tree, repo[pick].tree, flags=0)
+    assert (got.outcome, got.conflicts) == ("conflict", conflicted_paths(idx)) == ("conflict", ("sub",))
