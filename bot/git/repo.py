@@ -313,9 +313,10 @@ def _log_patch(git_dir: str, shas: list[str], renames: bool, tick: Callable[[int
     log = subprocess.Popen(
         ["git", f"--git-dir={git_dir}", "-c", "core.quotePath=true", "log", "-p", "--no-walk=unsorted",
          "--stdin", "--no-color", "--no-ext-diff", "--no-textconv", "--format=commit %H",
-         # a user's diff.ignoreSubmodules=all would leave submodule changes out of the changed paths
-         # (which the predictor decides a pick's merge over): every changed path, whatever the config
-         "--ignore-submodules=none", "-M" if renames else "--no-renames"],
+         # every changed path, named as the parser reads it, whatever the user's config: diff.ignoreSubmodules=all
+         # leaves submodule changes out (the predictor decides a pick's merge over these paths), diff.noprefix
+         # drops the a/ b/ prefixes (a path a/x.txt would read as x.txt)
+         "--ignore-submodules=none", "--src-prefix=a/", "--dst-prefix=b/", "-M" if renames else "--no-renames"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     pid = subprocess.Popen(["git", f"--git-dir={git_dir}", "patch-id", "--stable"], stdin=subprocess.PIPE,
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)

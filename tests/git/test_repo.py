@@ -174,3 +174,15 @@ def test_several_commits_with_missing_blobs(up):
     assert infos[c3].missing == (f"blob {gone[c3]} (b2.bin)",) and infos[c3].files[0].status == "A"
     for c in (c2, c4):
         assert infos[c].patch_id == _git_patch_id(up.path, c) and infos[c].files[0].path == "lib/a.cpp"
+
+
+def test_changed_paths_do_not_depend_on_the_users_diff_config(up):
+    """``diff.noprefix`` (git names ``a/x.txt`` as ``a/x.txt a/x.txt``, which reads as ``x.txt``)
+    and ``diff.ignoreSubmodules=all`` (a submodule bump is not shown) in the repository's config
+    change nothing: the analysis names every changed path as git's defaults do."""
+    repo = pygit2.Repository(str(up.path))
+    repo.config["diff.noprefix"] = "true"
+    repo.config["diff.ignoreSubmodules"] = "all"
+    c = up.commit("Touch a/ and b/ (#2)", {"a/x.txt": "x\n", "b/y.txt": "y\n"}, when=T0 + 60)
+    info = gitio.commit_infos(repo, [c], renames=False)[c]
+    assert info.paths == {"a/x.txt", "b/y.txt"}
