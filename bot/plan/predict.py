@@ -263,7 +263,8 @@ def path_merge(repo: pygit2.Repository, ancestor, ours, theirs, paths) -> tuple 
     mode change on both sides; a file both sides modified whose ``merge`` attribute (the
     repository's gitattributes: work tree, ``info/attributes``, global) names a driver other than
     the text merge (``merge_trees`` runs ``union`` or ``binary`` there, the file merge never
-    reads attributes); a missing object (``merge_trees`` then raises or answers as before). Agreement with ``merge_trees``: the property test in tests/plan/test_path_merge.py,
+    reads attributes); a missing object (``merge_trees`` then raises or answers as before).
+    Agreement with ``merge_trees``: the property test in tests/plan/test_path_merge.py,
     and every merge of the real Triton fork's plans in ``bench/bench_incremental.py
     --check-merges`` (cold as of 2026-04-15, after a push, a landing, as of 04-16: 2,677 merges).
     Cost there: about half the bare ``merge_trees`` loop (docs/plan.md)."""

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from pygit2.enums import ConfigLevel
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pygit2.enums import ConfigLevel
 
 from bot.git.repo import commit_infos
 from bot.plan.predict import MergePredictor, _apply, _changed_paths, _entry_at, _merged_entries, conflicted_paths, path_merge, scratch_repo
