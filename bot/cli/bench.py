@@ -119,7 +119,8 @@ def render(doc: dict, console) -> None:
     from rich.table import Table
     b = doc["split"]["boundary_time"]
     when = datetime.fromtimestamp(b, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if b else "-"
-    console.print(f"resolved {'picks and merges' if doc.get('merges') else 'picks'}: {doc['picks']['all']} (dev {doc['picks']['dev']}, held-out {doc['picks']['held-out']}); "
+    found = "picks and merges" if doc.get("merges") else "picks"
+    console.print(f"resolved {found}: {doc['picks']['all']} (dev {doc['picks']['dev']}, held-out {doc['picks']['held-out']}); "
                   f"conflicting again: {doc['conflicting_picks']['all']} (dev {doc['conflicting_picks']['dev']}, "
                   f"held-out {doc['conflicting_picks']['held-out']}); skipped: {len(doc['skipped'])}"
                   + (" (" + ", ".join(f"{n} {why}" for why, n in Counter(s["why"] for s in doc["skipped"]).most_common()) + ")"

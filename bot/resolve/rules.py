@@ -506,9 +506,10 @@ class Memory:
     kept_deleted: frozenset[str] = frozenset()
 
     def learn(self, conflict: FileConflict, landed: str | None) -> "Memory":
-        """This memory plus what landing ``landed`` (None: deleted) for ``conflict`` teaches."""
+        """This memory plus what landing ``landed`` (None: deleted) for ``conflict`` teaches; a
+        file landed with conflict markers in it (committed unresolved) teaches no resolution."""
         res, kept = self.resolutions, self.kept_deleted
-        if conflict.merged is not None and landed is not None:
+        if conflict.merged is not None and landed is not None and not has_conflict_markers(landed):
             got = resolutions_of(conflict.merged, landed)
             if got:
                 res = {**res, **got}
