@@ -250,7 +250,7 @@ def register(sub, common) -> None:
                         help="score the deterministic conflict rules on the fork's resolved picks")
     r.add_argument("--ref", dest="fork_ref", metavar="REF", default=argparse.SUPPRESS,
                    help="the fork branch whose history is read (same as --fork-ref)")
-    r.add_argument("--since", metavar="DATE", help="only picks the fork committed on or after DATE (YYYY-MM-DD, UTC)")
+    r.add_argument("--since", metavar="DATE", help="only picks (and merges) the fork committed on or after DATE (YYYY-MM-DD, UTC)")
     r.add_argument("--rules", metavar="A,B", help="the chain's rules, in order (default: resolve.rules of the config)")
     r.add_argument("--merges", action=argparse.BooleanOptionalAction, default=None,
                    help="also replay the fork's merges of upstream (a fork that syncs by merging: each merge commit is the "
