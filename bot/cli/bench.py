@@ -141,7 +141,7 @@ def render(doc: dict, console) -> None:
     console.print(f"chain: {', '.join(doc['chain']) or '(no rules)'}")
     sc = doc["scores"]
     for part in PARTS:
-        t = Table(title=f"{part} picks: precision = exact / decided, coverage = exact / files")
+        t = Table(title=f"{part} {found}: precision = exact / decided, coverage = exact / files")
         for col in ("strategy", "files", "exact", "ws only", "wrong", "declined", "precision", "coverage"):
             t.add_column(col, justify="left" if col == "strategy" else "right")
         for name in ("chain", *RESOLVE_RULES, *BASELINES):
@@ -150,7 +150,7 @@ def render(doc: dict, console) -> None:
                 t.add_row(name, str(s["files"]), str(s["exact"]), str(s["ws"]), str(s["wrong"]), str(s["declined"]),
                           _pct(s["precision"]), _pct(s["coverage"]))
         console.print(t)
-    k = Table(title="per file kind (all picks; held-out in brackets): exact files")
+    k = Table(title=f"per file kind (all {found}; held-out in brackets): exact files")
     k.add_column("kind")
     k.add_column("files", justify="right")
     for name in ("chain", *BASELINES):

@@ -83,9 +83,9 @@ def find_resolved_merges(repo: pygit2.Repository, fork_tip: str, upstream_tip: s
 
     A merge of upstream is a commit with two parents whose second parent is reachable from
     ``upstream_tip`` and whose first parent is not (upstream's own merges, both of whose parents
-    are upstream's, are not the fork's). Skipped, with the reason: an octopus merge with an upstream
-    parent; a merge whose parents' history is incomplete in the repository (a missing commit:
-    its merge base is unknown); a criss-cross merge (more than one merge base — ``git merge``
+    are upstream's, are not the fork's). Skipped, with the reason: a merge with a parent missing
+    from the repository; an octopus merge with an upstream parent; a merge whose parents' history
+    is incomplete in the repository (a missing commit: its merge base is unknown); a criss-cross merge (more than one merge base — ``git merge``
     would merge the bases into a virtual one first; this replay does not, so it says so rather
     than guess); parents with no common history. Raises KeyError when a tip is unknown."""
     fork, up = commit_of(repo, fork_tip), commit_of(repo, upstream_tip)
@@ -111,16 +111,23 @@ def find_resolved_merges(repo: pygit2.Repository, fork_tip: str, upstream_tip: s
     skipped: list[Skipped] = []
     for sha in g.order:
         ps = g.parents[sha]
-        if len(ps) < 2 or not any(p in upstream for p in ps[1:]) or ps[0] in upstream:
+        if len(ps) < 2 or sha in upstream:       # upstream's own merges are not the fork's
+            continue
+        lost = any(p in g.missing for p in ps)
+        if not lost and (not any(p in upstream for p in ps[1:]) or ps[0] in upstream):
             continue
         c = repo[sha]
         if since is not None and c.commit_time < since:
+            continue
+        if lost:
+            skipped.append(Skipped(sha, "a merge whose parent commit is missing from the repository: "
+                                        "whether it merges upstream is unknown"))
             continue
         if len(ps) > 2:
             skipped.append(Skipped(sha, f"an octopus merge ({len(ps)} parents)"))
             continue
         p1, p2 = ps
-        if p1 in g.missing or p1 in incomplete or p2 in incomplete:
+        if p1 in incomplete or p2 in incomplete:
             skipped.append(Skipped(sha, "a parent's history is incomplete in the repository (a missing commit): "
                                         "the merge base is unknown"))
             continue

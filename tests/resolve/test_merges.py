@@ -125,3 +125,16 @@ def test_memory_learns_from_merges_with_resolve_merges(history):
     assert learned.kept_deleted == frozenset({"ci.yml"})
     # m5's notes.md was committed with conflict markers: it teaches no resolution (rerere would replay the markers)
     assert sorted(learned.resolutions.values()) == ["int b = 2; // xpu\n", "two (xpu, upstream)\n", "v3\n"]
+
+
+def test_a_missing_commit_skips_the_merges_whose_history_it_cuts(history):
+    h = history
+    sha = h.up["s1"]                                      # upstream's side branch: m3b merges it, m4 and m5 reach it
+    (h.path / ".git" / "objects" / sha[:2] / sha[2:]).unlink()
+    merges, skipped = find_resolved_merges(pygit2.Repository(str(h.path)), h.git("rev-parse", "main"), h.up["u5"])
+    assert [m.fork_commit for m in merges] == [h.fork["m1"], h.fork["m2"], h.fork["m3"]]
+    name = {v: k for k, v in h.fork.items()}
+    assert sorted((name[s.what], s.why) for s in skipped) == [
+        ("m3b", "a merge whose parent commit is missing from the repository: whether it merges upstream is unknown"),
+        ("m4", "a parent's history is incomplete in the repository (a missing commit): the merge base is unknown"),
+        ("m5", "a parent's history is incomplete in the repository (a missing commit): the merge base is unknown")]
