@@ -1,7 +1,8 @@
 """Scoring deterministic resolvers against the fork's own resolved picks (pure; no git, no I/O).
 
 Input: the replayed picks and merges (:class:`bot.resolve.replay.PickReplay`), each conflicted
-file with the file the fork landed (a merge: the merge commit's file). Every strategy answers every file, and each answer is scored:
+file with the file the fork landed (a merge: the merge commit's file). Every strategy answers
+every file, and each answer is scored:
 
 * ``exact`` — byte for byte the landed file (a deletion matches a deleted file);
 * ``ws`` — equal after whitespace normalisation (blank lines dropped, runs of blanks → one space,
@@ -16,7 +17,8 @@ the configured rules (``chain``), and the baselines ``ours`` / ``theirs`` (a sid
 The held-out split is frozen by a rule, never by looking at results: picks (and merges) ordered
 by the fork commit's committer time (then sha), the newest ⌈N/3⌉ of the N found are
 ``held-out``, the others ``dev``; rules were developed on ``dev`` only. Memory-based rules
-(``rerere``, ``fork-deleted``) learn only from picks the fork landed before the one scored.
+(``rerere``, ``fork-deleted``) learn only from picks and merges the fork landed before the one
+scored (a file landed with conflict markers teaches no resolution).
 """
 from __future__ import annotations
 
