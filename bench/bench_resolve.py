@@ -1,7 +1,8 @@
-"""The resolve benchmark on a real fork: deterministic conflict rules scored on the fork's own resolved picks.
+"""The resolve benchmark on a real fork: deterministic conflict rules scored on the fork's own resolved picks (and merges).
 
     .venv/bin/python bench/bench_resolve.py --fork /work/.mirror/facebookexperimental+triton/repo \\
         --upstream-ref a4ce9c2a2 --fork-ref main --config examples/triton-fork.yml [--json OUT.json]
+    .venv/bin/python bench/bench_resolve.py --fork /tmp/intel.git --upstream-ref 1d2da15d2b --fork-ref main --merges
 
 Runs ``forksync bench resolve`` in this process (finding the picks, replaying each upstream commit
 onto the first parent of the fork commit that landed it, scoring every rule, the chain and the
@@ -50,6 +51,8 @@ def main(argv=None) -> int:
     ap.add_argument("--fork-ref", default="main")
     ap.add_argument("--config", help="forksync.yml (e.g. examples/triton-fork.yml)")
     ap.add_argument("--rules", help="the chain's rules, comma-separated (default: resolve.rules)")
+    ap.add_argument("--merges", action="store_true",
+                    help="also replay the fork's merges of upstream (a fork that syncs by merging; resolve.merges)")
     ap.add_argument("--json", metavar="OUT", help="also write the forksync.resolve-bench/1 document here")
     ap.add_argument("--agent-scripted", action="store_true",
                     help="also score the agent step with the local server's scripted take-upstream model")
@@ -69,9 +72,9 @@ def main(argv=None) -> int:
             # no model: no token budget to keep (a real model's run on the held-out third needs over 2M tokens)
             settings = cfg.agents.model_copy(update={"model": SCRIPTED_MODEL, "max_retries": 0, "daily_token_budget": 10**12})
             client = AgentClient(settings, Store(), api_key="scripted", base_url=ant.base_url)
-            doc = run_resolve_bench(cfg, chain=chain, agent=(client, "held-out", None))
+            doc = run_resolve_bench(cfg, chain=chain, agent=(client, "held-out", None), merges=a.merges or None)
     else:
-        doc = run_resolve_bench(cfg, chain=chain)
+        doc = run_resolve_bench(cfg, chain=chain, merges=a.merges or None)
     run_s = time.perf_counter() - t
     render(doc, Console(width=120))
     if a.agent_scripted:

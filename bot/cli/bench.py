@@ -1,8 +1,9 @@
 """``forksync bench resolve``: the deterministic conflict rules scored on the fork's own resolved
-picks (docs/resolve.md).
+picks and merges of upstream (docs/resolve.md).
 
 Finds the picks by the fork's markers (``resolve.picks``), replays each upstream commit onto the
-first parent of the fork commit that landed it, and scores every rule alone, the configured chain
+first parent of the fork commit that landed it (with ``--merges`` / ``resolve.merges``, also
+merges the two parents of each of the fork's merges of upstream again), and scores every rule alone, the configured chain
 and the whole-file / per-hunk baselines against the file the fork landed: exact, equal after
 whitespace normalisation, wrong, declined. Tables per strategy (all picks, the development part
 and the held-out newest third) and per file kind; ``--json`` prints ``forksync.resolve-bench/1``.
@@ -26,7 +27,7 @@ from bot.config.forksync import RESOLVE_RULES, UserError
 from bot.git import repo as gitio
 from bot.resolve import agent_bench
 from bot.resolve.bench import BASELINES, KINDS, Result, score, to_json
-from bot.resolve.replay import find_resolved_picks, replay
+from bot.resolve.replay import find_resolved_merges, find_resolved_picks, replay
 from bot.sync.ingest import default_store
 
 PARTS = ("all", "dev", "held-out")
@@ -51,13 +52,16 @@ def _rules(value: str | None, default: list[str]) -> list[str]:
     return names
 
 
-def run_resolve_bench(cfg, *, since: int | None = None, chain: list[str] | None = None, agent=None) -> dict:
-    """Open the repositories of ``cfg``, replay the resolved picks and score them; returns the
+def run_resolve_bench(cfg, *, since: int | None = None, chain: list[str] | None = None, agent=None,
+                      merges: bool | None = None) -> dict:
+    """Open the repositories of ``cfg``, replay the resolved picks (and, with ``merges`` — default
+    ``resolve.merges`` — the fork's merges of upstream) and score them; returns the
     ``forksync.resolve-bench/1`` document (with ``timings_s``). ``agent``: ``(client, part,
     limit)`` to ask the conflict agent about the files the rules declined too (the document's
     ``agent`` key, :mod:`bot.resolve.agent_bench`). Raises UserError for bad refs or repositories."""
     t0 = time.perf_counter()
     chain = list(cfg.resolve.rules if chain is None else chain)
+    merges = cfg.resolve.merges if merges is None else merges
     try:
         fork_dir = gitio.open_remote(cfg.fork.url or ".", cfg.cache_dir, fetch=False)
         up_dir = gitio.open_remote(cfg.upstream.url, cfg.cache_dir, fetch=False) if cfg.upstream.url else fork_dir
@@ -69,8 +73,15 @@ def run_resolve_bench(cfg, *, since: int | None = None, chain: list[str] | None 
     except (gitio.RefError, gitio.GitIOError) as e:
         raise UserError(str(e)) from None
     picks, skipped = find_resolved_picks(repo, fork_tip, up_tip, cfg, since=since)
+    found: list = list(picks)
+    if merges:
+        merged, merge_skips = find_resolved_merges(repo, fork_tip, up_tip, since=since)
+        replayed = {m.fork_commit for m in merged}
+        # a marked merge commit is no pick, but it is replayed here as a merge
+        skipped = [s for s in skipped if s.what not in replayed] + merge_skips
+        found += merged
     t1 = time.perf_counter()
-    replays = replay(repo, picks, cfg, up_tip)
+    replays = replay(repo, found, cfg, up_tip)
     t2 = time.perf_counter()
     res = score(replays, chain)
     t3 = time.perf_counter()
@@ -85,7 +96,7 @@ def run_resolve_bench(cfg, *, since: int | None = None, chain: list[str] | None 
         timings["agent"] = round(time.perf_counter() - t3, 3)
     timings["total"] = round(time.perf_counter() - t0, 3)
     return to_json(res, chain=chain, skipped=skipped, extra={
-        "fork_tip": fork_tip, "upstream_tip": up_tip,
+        "fork_tip": fork_tip, "upstream_tip": up_tip, "merges": merges,
         "files_set_aside": {"paths": set_aside, "picks": sum(1 for r in replays if r.set_aside),
                             "why": "missing from the repository; merged without them (rename detection reads every file)"},
         "timings_s": timings, **({"agent": agent_doc} if agent_doc is not None else {}),
@@ -108,11 +119,21 @@ def render(doc: dict, console) -> None:
     from rich.table import Table
     b = doc["split"]["boundary_time"]
     when = datetime.fromtimestamp(b, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if b else "-"
-    console.print(f"resolved picks: {doc['picks']['all']} (dev {doc['picks']['dev']}, held-out {doc['picks']['held-out']}); "
+    found = "picks and merges" if doc.get("merges") else "picks"
+    console.print(f"resolved {found}: {doc['picks']['all']} (dev {doc['picks']['dev']}, held-out {doc['picks']['held-out']}); "
                   f"conflicting again: {doc['conflicting_picks']['all']} (dev {doc['conflicting_picks']['dev']}, "
                   f"held-out {doc['conflicting_picks']['held-out']}); skipped: {len(doc['skipped'])}"
                   + (" (" + ", ".join(f"{n} {why}" for why, n in Counter(s["why"] for s in doc["skipped"]).most_common()) + ")"
                      if doc["skipped"] else ""))
+    sources = doc.get("sources", {})
+    for source, name in (("pick", "picks"), ("merge", "merges of upstream")):
+        n = sources.get(source)
+        if n is None or not (doc.get("merges") or n["all"]["with_markers"]):
+            continue      # picks alone, none landed with markers: the line above says it all
+        a, d, h = n["all"], n["dev"], n["held-out"]
+        console.print(f"{name}: {a['replayed']} (dev {d['replayed']}, held-out {h['replayed']}); conflicting again: "
+                      f"{a['conflicting']} in {a['files']} files (held-out {h['conflicting']} in {h['files']}); landed with "
+                      f"conflict markers (scored, flagged): {a['with_markers']} ({a['files_with_markers']} files)")
     aside = doc.get("files_set_aside", {}).get("paths") or []
     if aside:
         console.print(f"files missing from the repository, left out of every replay: {', '.join(aside)}")
@@ -120,7 +141,7 @@ def render(doc: dict, console) -> None:
     console.print(f"chain: {', '.join(doc['chain']) or '(no rules)'}")
     sc = doc["scores"]
     for part in PARTS:
-        t = Table(title=f"{part} picks: precision = exact / decided, coverage = exact / files")
+        t = Table(title=f"{part} {found}: precision = exact / decided, coverage = exact / files")
         for col in ("strategy", "files", "exact", "ws only", "wrong", "declined", "precision", "coverage"):
             t.add_column(col, justify="left" if col == "strategy" else "right")
         for name in ("chain", *RESOLVE_RULES, *BASELINES):
@@ -129,7 +150,7 @@ def render(doc: dict, console) -> None:
                 t.add_row(name, str(s["files"]), str(s["exact"]), str(s["ws"]), str(s["wrong"]), str(s["declined"]),
                           _pct(s["precision"]), _pct(s["coverage"]))
         console.print(t)
-    k = Table(title="per file kind (all picks; held-out in brackets): exact files")
+    k = Table(title=f"per file kind (all {found}; held-out in brackets): exact files")
     k.add_column("kind")
     k.add_column("files", justify="right")
     for name in ("chain", *BASELINES):
@@ -202,7 +223,7 @@ def cmd_bench_resolve(args) -> int:
             raise UserError(f"--agent: {client.off_reason}")
         agent = (client, args.agent_part, args.agent_limit)
     try:
-        doc = run_resolve_bench(cfg, since=_since(args.since), chain=chain, agent=agent)
+        doc = run_resolve_bench(cfg, since=_since(args.since), chain=chain, agent=agent, merges=args.merges)
     except agent_bench.AgentAPIError as e:
         raise UserError(f"--agent: {e}") from None
     earlier: list[dict] = []
@@ -229,8 +250,11 @@ def register(sub, common) -> None:
                         help="score the deterministic conflict rules on the fork's resolved picks")
     r.add_argument("--ref", dest="fork_ref", metavar="REF", default=argparse.SUPPRESS,
                    help="the fork branch whose history is read (same as --fork-ref)")
-    r.add_argument("--since", metavar="DATE", help="only picks the fork committed on or after DATE (YYYY-MM-DD, UTC)")
+    r.add_argument("--since", metavar="DATE", help="only picks (and merges) the fork committed on or after DATE (YYYY-MM-DD, UTC)")
     r.add_argument("--rules", metavar="A,B", help="the chain's rules, in order (default: resolve.rules of the config)")
+    r.add_argument("--merges", action=argparse.BooleanOptionalAction, default=None,
+                   help="also replay the fork's merges of upstream (a fork that syncs by merging: each merge commit is the "
+                        "answer; default: resolve.merges of the config)")
     r.add_argument("--json", action="store_true", help="print the forksync.resolve-bench/1 JSON document")
     r.add_argument("--agent", action="store_true",
                    help="also ask the conflict agent (agents: in forksync.yml, key in FORKSYNC_ANTHROPIC_KEY) about the "

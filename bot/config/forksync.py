@@ -220,9 +220,12 @@ class ResolveSettings(_Strict):
     ``rules``: the rules tried, in order (default: those with precision ≥ 0.98 on the older two
     thirds of the Triton fork's resolved picks; ``RESOLVE_RULES`` lists them all).
     ``keep_fork_areas`` / ``keep_fork_paths``: where the fork keeps its own file on a conflict
-    (version bumps, pins, CI files the fork maintains itself): area names and path globs."""
+    (version bumps, pins, CI files the fork maintains itself): area names and path globs.
+    ``merges``: the fork syncs by merging upstream, so its merges of upstream are resolved
+    conflicts too — the resolve benchmark and the rules' memory replay them beside the picks."""
 
     picks: ResolvedPickMarkers = ResolvedPickMarkers()      # how the fork's history marks resolved picks
+    merges: bool = False        # also replay the fork's merges of upstream (a fork that syncs by merging; docs/resolve.md)
     rules: list[str] = Field(default_factory=lambda: list(DEFAULT_RESOLVE_RULES))   # rules tried in order (docs/resolve.md)
     keep_fork_areas: list[str] = Field(default_factory=list)    # areas where a conflict keeps the fork's file
     keep_fork_paths: list[str] = Field(default_factory=list)    # path globs where a conflict keeps the fork's file

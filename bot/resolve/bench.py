@@ -1,7 +1,8 @@
 """Scoring deterministic resolvers against the fork's own resolved picks (pure; no git, no I/O).
 
-Input: the replayed picks (:class:`bot.resolve.replay.PickReplay`), each conflicted file with the
-file the fork landed. Every strategy answers every file, and each answer is scored:
+Input: the replayed picks and merges (:class:`bot.resolve.replay.PickReplay`), each conflicted
+file with the file the fork landed (a merge: the merge commit's file). Every strategy answers
+every file, and each answer is scored:
 
 * ``exact`` — byte for byte the landed file (a deletion matches a deleted file);
 * ``ws`` — equal after whitespace normalisation (blank lines dropped, runs of blanks → one space,
@@ -13,10 +14,11 @@ the configured rules (``chain``), and the baselines ``ours`` / ``theirs`` (a sid
 ``ours-hunks`` / ``theirs-hunks`` / ``union`` (every conflict hunk one side or both, as
 ``git merge-file --ours|--theirs|--union``).
 
-The held-out split is frozen by a rule, never by looking at results: picks ordered by the fork
-commit's committer time (then sha), the newest ⌈N/3⌉ of the N resolved picks found are
+The held-out split is frozen by a rule, never by looking at results: picks (and merges) ordered
+by the fork commit's committer time (then sha), the newest ⌈N/3⌉ of the N found are
 ``held-out``, the others ``dev``; rules were developed on ``dev`` only. Memory-based rules
-(``rerere``, ``fork-deleted``) learn only from picks the fork landed before the one scored.
+(``rerere``, ``fork-deleted``) learn only from picks and merges the fork landed before the one
+scored (a file landed with conflict markers teaches no resolution).
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ SCHEMA = "forksync.resolve-bench/1"
 BASELINES = ("ours", "theirs", "ours-hunks", "theirs-hunks", "union")
 KINDS = ("C++", "Python", "MLIR", "TableGen", "CMake/txt", "CI yaml", "other")
 SPLIT_RULE = "picks ordered by fork committer time (then sha); the newest ceil(N/3) are held out"
+_SOURCE_COUNTS = ("replayed", "conflicting", "files", "files_with_markers", "with_markers")
 
 
 def normalize_ws(text: str | None) -> str | None:
@@ -71,26 +74,38 @@ class Score:
 
 @dataclass
 class Result:
-    """Scores per part (``all``, ``dev``, ``held-out``) → strategy → kind (``*`` = every kind)."""
+    """Scores per part (``all``, ``dev``, ``held-out``) → strategy → kind (``*`` = every kind).
+    ``picks`` / ``conflicting_picks`` count picks and merges together; ``sources``: per source
+    (``pick``, ``merge``) and part, ``replayed``, ``conflicting``, ``files`` and the files (and
+    picks or merges) the fork landed with conflict markers in them, ``files_with_markers`` /
+    ``with_markers`` — scored like any other file, only flagged."""
 
     split_time: int | None
     picks: dict[str, int]
     conflicting_picks: dict[str, int]
     scores: dict[str, dict[str, dict[str, Score]]] = field(default_factory=dict)
     outcomes: list[dict] = field(default_factory=list)
+    sources: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
 
     def score(self, part: str, strategy: str, kind: str = "*") -> Score:
         return self.scores.setdefault(part, {}).setdefault(strategy, {}).setdefault(kind, Score())
 
 
-def outcome(answer, landed: str | None) -> str:
-    """``exact`` / ``ws`` / ``wrong`` / ``declined`` for one answer (text, None = deletion, or Declined)."""
+def outcome(answer, landed: str | None, normalized: dict[str, str | None] | None = None) -> str:
+    """``exact`` / ``ws`` / ``wrong`` / ``declined`` for one answer (text, None = deletion, or Declined).
+    ``normalized``: a cache of :func:`normalize_ws` by text, shared by the answers for one file
+    (several strategies often give the same text; normalizing a large file dominates scoring)."""
     if isinstance(answer, Declined):
         return "declined"
     if answer == landed:
         return "exact"
-    if answer is not None and landed is not None and normalize_ws(answer) == normalize_ws(landed):
-        return "ws"
+    if answer is not None and landed is not None:
+        cache = {} if normalized is None else normalized
+        for t in (answer, landed):
+            if t not in cache:
+                cache[t] = normalize_ws(t)
+        if cache[answer] == cache[landed]:
+            return "ws"
     return "wrong"
 
 
@@ -117,6 +132,12 @@ def score(replays: Sequence, chain: Sequence[str], strategies: Sequence[str] | N
         if rep.files:
             res.conflicting_picks["all"] += 1
             res.conflicting_picks[part] += 1
+        src = res.sources.setdefault(rep.pick.source, {p: dict.fromkeys(_SOURCE_COUNTS, 0) for p in ("all", "dev", "held-out")})
+        marked = sum(f.landed_markers for f in rep.files)
+        for p in ("all", part):
+            for k, n in (("replayed", 1), ("conflicting", int(bool(rep.files))), ("files", len(rep.files)),
+                         ("files_with_markers", marked), ("with_markers", int(bool(marked)))):
+                src[p][k] += n
         for f in rep.files:
             c = memory.apply(f.conflict)
             answers: dict[str, object] = {}
@@ -128,9 +149,11 @@ def score(replays: Sequence, chain: Sequence[str], strategies: Sequence[str] | N
             chosen = resolve_file(c, chain)
             answers["chain"] = chosen if isinstance(chosen, Declined) else chosen.text
             row = {"fork_commit": rep.pick.fork_commit, "upstream": rep.pick.upstream, "path": c.path, "kind": f.kind,
-                   "part": part, "chain_rule": None if isinstance(chosen, Declined) else chosen.rule, "outcomes": {}}
+                   "part": part, "source": rep.pick.source, "landed_markers": f.landed_markers,
+                   "chain_rule": None if isinstance(chosen, Declined) else chosen.rule, "outcomes": {}}
+            normalized: dict[str, str | None] = {}
             for name, ans in answers.items():
-                o = outcome(ans, f.landed)
+                o = outcome(ans, f.landed, normalized)
                 row["outcomes"][name] = o
                 for p in ("all", part):
                     res.score(p, name).add(o)
@@ -150,6 +173,7 @@ def to_json(res: Result, *, chain: Sequence[str], skipped: Sequence, extra: dict
         "chain": list(chain),
         "picks": res.picks,
         "conflicting_picks": res.conflicting_picks,
+        "sources": res.sources,
         "skipped": [{"what": s.what, "why": s.why} for s in skipped],
         "scores": {part: {strat: {kind: sc.as_json() for kind, sc in kinds.items()} for strat, kinds in strats.items()}
                    for part, strats in res.scores.items()},

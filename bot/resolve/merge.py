@@ -1,7 +1,8 @@
-"""Replaying a pick in memory (an edge: pygit2 ``merge_trees``, ``git merge-file``).
+"""Replaying a pick or a merge in memory (an edge: pygit2 ``merge_trees``, ``git merge-file``).
 
 * :class:`Merger` — the conflicts of picking an upstream commit onto a fork commit, as
-  ``git cherry-pick`` finds them, surviving blobs missing from a partial snapshot or clone;
+  ``git cherry-pick`` finds them, or of merging one into a fork commit over their merge base, as
+  ``git merge`` does, surviving blobs missing from a partial snapshot or clone;
 * :func:`merge_file_diff3` — one file's 3-way merge with diff3 markers, the rules' hunk input;
 * :func:`read_text` — a blob as text (or binary).
 """
@@ -73,7 +74,7 @@ class Merger:
         self._scratch: pygit2.Repository | None = None
         self._tmp: tempfile.TemporaryDirectory | None = None
         self._memo: dict[str, tuple[str, ...]] = {}
-        self.set_aside: dict[str, tuple[str, ...]] = {}    # upstream commit → paths merged without
+        self.set_aside: dict[str, tuple[str, ...]] = {}    # key (a pick: the upstream commit) → paths merged without
 
     def close(self) -> None:
         if self._tmp is not None:
@@ -117,18 +118,24 @@ class Merger:
         return sc[tb.write()]
 
     def conflicts(self, onto: pygit2.Commit, up: pygit2.Commit) -> tuple[list[ConflictEntry], list[str]]:
-        """``(conflicts, affected)`` of picking ``up`` onto ``onto``. Files with a missing blob are
-        left out of all three trees alike; ``affected`` names those the pick needs (upstream
-        changes them), which the caller skips and counts. Raises KeyError/GitError when a
-        tree itself is missing."""
-        trees = (up.parents[0].tree, onto.tree, up.tree)
-        missing = [self._missing(t) for t in trees]      # memoized per subtree: cheap after the first pick
+        """``(conflicts, affected)`` of picking ``up`` onto ``onto`` (:meth:`merge` of the upstream
+        parent's, ``onto``'s and ``up``'s trees; set-aside files recorded under ``up``'s sha)."""
+        return self.merge(up.parents[0].tree, onto.tree, up.tree, str(up.id))
+
+    def merge(self, ancestor: pygit2.Tree, ours: pygit2.Tree, theirs: pygit2.Tree, key: str) -> tuple[list[ConflictEntry], list[str]]:
+        """``(conflicts, affected)`` of the three-way merge of ``ours`` (the fork's) and ``theirs``
+        (upstream's) over ``ancestor``, with rename detection. Files with a missing blob are left
+        out of all three trees alike and recorded in ``set_aside[key]``; ``affected`` names those
+        the merge needs (upstream changes them), which the caller skips and counts. Raises
+        KeyError/GitError when a tree itself is missing."""
+        trees = (ancestor, ours, theirs)
+        missing = [self._missing(t) for t in trees]      # memoized per subtree: cheap after the first merge
         if not any(missing):
             return conflict_entries(renames.merge_trees(self.repo, *trees, flags=FIND_RENAMES, limit=self.rename_limit)), []
         gone = tuple(sorted(set().union(*missing)))
-        # the pick needs a file only where upstream changes it; elsewhere the fork's side stands
+        # the merge needs a file only where upstream changes it; elsewhere the fork's side stands
         affected = [p for p in gone if _entry_id(trees[0], p) != _entry_id(trees[2], p)]
-        self.set_aside[str(up.id)] = gone
+        self.set_aside[key] = gone
         stripped = [self._without(t, tuple(p for p in gone if _entry_id(t, p) is not None)) for t in trees]
         return conflict_entries(renames.merge_trees(self._scratch, *(t.id for t in stripped), flags=FIND_RENAMES,
                                                     limit=self.rename_limit)), affected

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import ClassVar
 
 import pygit2
 from pygit2.enums import SortMode
@@ -30,6 +31,7 @@ class ResolvedPick:
     time: int
     subject: str
     marker: str
+    source: ClassVar[str] = "pick"       # a ResolvedMerge says "merge"
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,7 @@ which are on by default, in docs/resolve.md; binary files are always declined):
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import re
 from dataclasses import dataclass, field, replace
@@ -110,6 +111,30 @@ def split_merge(merged: str) -> list[Piece] | None:
     return out
 
 
+def has_conflict_markers(text: str | None) -> bool:
+    """Whether ``text`` holds both a ``<<<<<<<`` and a ``>>>>>>>`` marker line (each the seven
+    characters alone or followed by a space, as git writes them): a file committed with a conflict
+    left unresolved. None (a deleted file) holds none."""
+    if not text:
+        return False
+    opened = closed = False
+    for line in text.splitlines():
+        if len(line) >= 7 and (len(line) == 7 or line[7] == " "):
+            opened = opened or line.startswith("<<<<<<<")
+            closed = closed or line.startswith(">>>>>>>")
+            if opened and closed:
+                return True
+    return False
+
+
+@functools.lru_cache(maxsize=32)
+def _split_cached(merged: str) -> tuple[Piece, ...] | None:
+    """:func:`split_merge` remembered for the last files: every rule and baseline reads the same
+    file's hunks (a str caches its hash, so the look-up costs one comparison)."""
+    pieces = split_merge(merged)
+    return None if pieces is None else tuple(pieces)
+
+
 def join_pieces(pieces: Sequence[Piece], choose: Callable[[Hunk], str | None]) -> str | None:
     """The file with each hunk replaced by ``choose(hunk)``; None as soon as one choice is None."""
     parts: list[str] = []
@@ -166,7 +191,10 @@ class FileConflict:
     latest_upstream: str | None = None
 
     def hunks(self) -> list[Piece] | None:
-        return split_merge(self.merged) if self.merged is not None else None
+        if self.merged is None:
+            return None
+        pieces = _split_cached(self.merged)
+        return None if pieces is None else list(pieces)
 
 
 @dataclass(frozen=True)
@@ -478,9 +506,10 @@ class Memory:
     kept_deleted: frozenset[str] = frozenset()
 
     def learn(self, conflict: FileConflict, landed: str | None) -> "Memory":
-        """This memory plus what landing ``landed`` (None: deleted) for ``conflict`` teaches."""
+        """This memory plus what landing ``landed`` (None: deleted) for ``conflict`` teaches; a
+        file landed with conflict markers in it (committed unresolved) teaches no resolution."""
         res, kept = self.resolutions, self.kept_deleted
-        if conflict.merged is not None and landed is not None:
+        if conflict.merged is not None and landed is not None and not has_conflict_markers(landed):
             got = resolutions_of(conflict.merged, landed)
             if got:
                 res = {**res, **got}

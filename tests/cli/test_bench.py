@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 from bot.cli.main import main
+from tests.support.merge_history import build_merge_history
 from tests.support.resolve_history import build_history
 
 
@@ -37,3 +38,30 @@ def test_bench_resolve_json_table_and_bad_input(tmp_path, monkeypatch, capsys):
     assert "no-such-branch" in capsys.readouterr().err
     assert main([*g[:-2], "bench", "resolve", "--ref", "no-such-branch"]) == 2      # --ref is --fork-ref
     assert "no-such-branch" in capsys.readouterr().err
+
+
+def test_bench_resolve_merges_of_a_fork_that_syncs_by_merging(tmp_path, monkeypatch, capsys):
+    h = build_merge_history(tmp_path / "repo")
+    monkeypatch.chdir(tmp_path)
+    g = ["--fork", str(h.path), "--upstream", str(h.path), "--upstream-ref", "upstream", "--fork-ref", "main"]
+    assert main([*g, "bench", "resolve", "--json"]) == 0          # picks only (resolve.merges is off): none here
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["picks"]["all"], doc["merges"], doc["sources"]) == (0, False, {})
+    assert main([*g, "bench", "resolve", "--json", "--merges"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["merges"] is True and doc["picks"] == {"all": 5, "dev": 3, "held-out": 2}
+    assert doc["sources"]["merge"]["all"] == {"replayed": 5, "conflicting": 3, "files": 6, "files_with_markers": 1, "with_markers": 1}
+    assert doc["scores"]["all"]["chain"]["*"] == {"files": 6, "exact": 2, "ws": 0, "wrong": 0, "declined": 4,
+                                                  "precision": 1.0, "coverage": 0.3333}
+    assert [(s["what"], s["why"][:20]) for s in doc["skipped"]] == [(h.fork["m4"], "a criss-cross merge:")]
+    assert {r["source"] for r in doc["files"]} == {"merge"}
+    # resolve.merges in the config does the same; --no-merges turns it off again
+    (tmp_path / "forksync.yml").write_text("resolve:\n  merges: true\n")
+    c = ["--config", str(tmp_path / "forksync.yml"), *g]
+    assert main([*c, "bench", "resolve"]) == 0
+    text = capsys.readouterr().out
+    assert "resolved picks and merges: 5 (dev 3, held-out 2); conflicting again: 3" in text
+    assert ("merges of upstream: 5 (dev 3, held-out 2); conflicting again: 3 in 6 files (held-out 1 in 2); landed with "
+            "conflict markers (scored, flagged): 1 (1 files)") in text
+    assert main([*c, "bench", "resolve", "--json", "--no-merges"]) == 0
+    assert json.loads(capsys.readouterr().out)["picks"]["all"] == 0

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.resolve.rules import RULES, Declined, FileConflict, Hunk, Memory, baseline, resolutions_of, resolve_file, split_merge
+from bot.resolve.rules import RULES, Declined, FileConflict, Hunk, Memory, baseline, has_conflict_markers, resolutions_of, resolve_file, split_merge
 
 
 def merged(*pieces) -> str:
@@ -135,3 +135,12 @@ def test_memory_learns_only_what_landed():
     m3 = m2.learn(c, "a\nR\nz\n")
     assert m3.apply(c).earlier == {Hunk("fork_call();\n", "old_call();\n", "new_call();\n").fingerprint: "R\n"}
     assert m3.apply(deleted).kept_deleted_before is True and m3.apply(c).kept_deleted_before is False
+
+
+def test_conflict_markers_in_a_landed_file():
+    marked = "a\n<<<<<<< HEAD\nfork\n=======\nupstream\n>>>>>>> 1234abc\nb\n"
+    assert has_conflict_markers(marked) and has_conflict_markers("<<<<<<<\nx\n>>>>>>>\n")
+    assert not has_conflict_markers(None) and not has_conflict_markers("a\n<<<<<<< HEAD\nno end\n")
+    assert not has_conflict_markers("<<<<<<<< eight\n>>>>>>>> eight\n") and not has_conflict_markers("x <<<<<<< y\n>>>>>>>\n")
+    c = FileConflict("f.c", "b\n", "o\n", "t\n", merged="<<<<<<< fork\no\n||||||| base\nb\n=======\nt\n>>>>>>> upstream\n")
+    assert Memory().learn(c, marked).resolutions == {} and Memory().learn(c, "o t\n").resolutions != {}

@@ -70,6 +70,23 @@ class History:
         self.git("commit", "-q", "--allow-empty", "-m", message)
         return self.git("rev-parse", "HEAD")
 
+    def merge(self, rev: str, files: dict[str, str | None], message: str | None = None) -> str:
+        """Merge ``rev`` into the checked-out branch as ``git merge --no-ff`` does, resolve the
+        conflicts with ``files`` (None: delete) and commit whatever else the work tree holds as is
+        (a conflicted file not in ``files`` is committed with git's conflict markers)."""
+        try:
+            self.git("merge", "--no-ff", "--no-commit", "-q", rev)
+        except RuntimeError:
+            pass                      # conflicts: resolved below
+        for name, text in files.items():
+            if text is None:
+                self.git("rm", "-q", "--ignore-unmatch", name)
+            else:
+                (self.path / name).write_text(text)
+        self.git("add", "-A", ".")
+        self.git("commit", "-q", "-m", message or f"Merge commit '{self.git('rev-parse', rev)}'")
+        return self.git("rev-parse", "HEAD")
+
 
 def build_history(root: Path) -> History:
     h = History(root)
