@@ -29,8 +29,11 @@ from bot.model import CommitInfo, Decision, FileChange, InFlightBranch
 from bot.store import Store
 from bot.sync import store as sync_store
 
-#: bump when CommitInfo's analysis changes shape or meaning (old rows are then ignored)
-ANALYSIS_VERSION = 1
+#: bump when CommitInfo's analysis changes shape or meaning (old rows are then ignored). 2: the
+#: analysis shows submodule changes and names paths with a/ b/ prefixes whatever the user's
+#: ``diff.ignoreSubmodules`` / ``diff.noprefix`` say; rows analysed under those settings lacked
+#: changed paths that the predictor's path merge decides a pick over (one re-analysis per fork)
+ANALYSIS_VERSION = 2
 
 Progress = Callable[[str, int, int], None]   # (step, done, total)
 
