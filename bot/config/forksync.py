@@ -209,9 +209,12 @@ class ResolvedPickMarkers(_Strict):
 #: Every deterministic conflict rule by name, in the order they are tried (see bot/resolve/rules.py).
 RESOLVE_RULES = ("rerere", "fork-keeps", "fork-deleted", "upstream-deleted", "fork-ahead", "upstream-file", "fork-has-change",
                  "divergent-hunks", "additive-union", "fork-ahead-hunks", "line-merge")
-#: The rules enabled by default: precision ≥ 0.98 on the development part (the older two thirds) of
-#: the Triton fork's resolved picks, each with at least one decision there (docs/resolve.md).
-DEFAULT_RESOLVE_RULES = ("fork-deleted", "fork-ahead")
+#: The rules enabled by default (docs/resolve.md): ``fork-deleted`` and ``fork-ahead`` for precision
+#: ≥ 0.98 on the development part (the older two thirds) of the Triton fork's resolved picks, each
+#: with decisions there; ``rerere`` (git rerere: a person's own earlier resolution of the very same
+#: conflict hunks, replayed) for none wrong on the second fork it was scored on, Intel's merges of
+#: upstream (5 / 5; with Triton 6 / 6), a fork no rule was developed on.
+DEFAULT_RESOLVE_RULES = ("rerere", "fork-deleted", "fork-ahead")
 
 
 class ResolveSettings(_Strict):

@@ -25,7 +25,7 @@ def test_bench_resolve_json_table_and_bad_input(tmp_path, monkeypatch, capsys):
     assert main([*g, "bench", "resolve"]) == 0
     text = capsys.readouterr().out
     assert "resolved picks: 7 (dev 4, held-out 3); conflicting again: 7" in text
-    assert "chain: fork-deleted, fork-ahead" in text and "held-out picks" in text
+    assert "chain: rerere, fork-deleted, fork-ahead" in text and "held-out picks" in text
     # --since keeps only the later picks
     assert main([*g, "bench", "resolve", "--json", "--since", "2026-01-01"]) == 0
     assert json.loads(capsys.readouterr().out)["picks"]["all"] == 0

@@ -44,7 +44,7 @@ def test_bad_field_is_named_with_its_reason(data, path, reason_part):
 
 def test_resolve_defaults_match_the_triton_fork():
     r = parse_config(None).resolve
-    assert r.rules == ["fork-deleted", "fork-ahead"] and r.keep_fork_areas == [] and r.picks.trailer == "Resolved-by"
+    assert r.rules == ["rerere", "fork-deleted", "fork-ahead"] and r.keep_fork_areas == [] and r.picks.trailer == "Resolved-by"
     assert r.picks.subject_patterns == [r"\[RESOLVED\]", r"\[CONFLICTS\]"]
 
 

@@ -35,7 +35,10 @@ def test_bench_resolve_agent_scores_the_declined_files_and_records_each_run(tmp_
     db = tmp_path / "runs.sqlite"
     g = ["--fork", str(h.path), "--upstream", str(h.path), "--upstream-ref", "upstream", "--fork-ref", "main"]
     with FakeAnthropic(SCRIPT, api_key="k").in_thread() as ant:
-        args = [*g, "bench", "resolve", "--agent", "--base-url", ant.base_url, "--db", str(db)]
+        # a chain without rerere: the history's rerere pick (ops.c) then goes to the agent, whose
+        # answer the rails reject
+        args = [*g, "bench", "resolve", "--rules", "fork-deleted,fork-ahead", "--agent", "--base-url", ant.base_url,
+                "--db", str(db)]
         assert main([*args, "--json"]) == 0
         doc = json.loads(capsys.readouterr().out)
         a = doc["agent"]
@@ -43,7 +46,7 @@ def test_bench_resolve_agent_scores_the_declined_files_and_records_each_run(tmp_
             "forksync.resolve-agent-bench/1", "held-out", 3, prompt_digest())
         assert a["scores"]["held-out"]["agent"] == {"files": 4, "exact": 1, "ws": 1, "wrong": 0, "declined": 2,
                                                      "precision": 0.5, "coverage": 0.25}
-        # the default chain (fork-deleted, fork-ahead) decides none of the held-out files: chain+agent = the agent
+        # that chain decides none of the held-out files: chain+agent = the agent
         assert a["scores"]["held-out"]["chain+agent"]["exact"] == 1
         rows = {(o["path"], o["fork_commit"]): o for o in a["outcomes"]}
         assert rows[("core.c", h.fork["p_union"])]["outcome"] == "exact"
