@@ -14,7 +14,7 @@ import tempfile
 from dataclasses import dataclass
 
 import pygit2
-from pygit2.enums import MergeFlag
+from pygit2.enums import DeltaStatus, DiffFind, MergeFlag
 
 from bot.config import renames
 from bot.config.renames import DEFAULT_RENAME_LIMIT
@@ -131,14 +131,15 @@ class Merger:
         trees = (ancestor, ours, theirs)
         missing = [self._missing(t) for t in trees]      # memoized per subtree: cheap after the first merge
         if not any(missing):
-            return conflict_entries(renames.merge_trees(self.repo, *trees, flags=FIND_RENAMES, limit=self.rename_limit)), []
+            idx = renames.merge_trees(self.repo, *trees, flags=FIND_RENAMES, limit=self.rename_limit)
+            return join_renames(self.repo, trees, conflict_entries(idx), self.rename_limit), []
         gone = tuple(sorted(set().union(*missing)))
         # the merge needs a file only where upstream changes it; elsewhere the fork's side stands
         affected = [p for p in gone if _entry_id(trees[0], p) != _entry_id(trees[2], p)]
         self.set_aside[key] = gone
         stripped = [self._without(t, tuple(p for p in gone if _entry_id(t, p) is not None)) for t in trees]
-        return conflict_entries(renames.merge_trees(self._scratch, *(t.id for t in stripped), flags=FIND_RENAMES,
-                                                    limit=self.rename_limit)), affected
+        idx = renames.merge_trees(self._scratch, *(t.id for t in stripped), flags=FIND_RENAMES, limit=self.rename_limit)
+        return join_renames(self._scratch, stripped, conflict_entries(idx), self.rename_limit), affected
 
 
 def _entry_id(tree: pygit2.Tree, path: str) -> str | None:
@@ -156,3 +157,38 @@ def conflict_entries(idx: pygit2.Index) -> list[ConflictEntry]:
         path = next(e.path for e in (ours, theirs, anc) if e is not None)
         out.append(ConflictEntry(path, anc, ours, theirs))
     return out
+
+
+def join_renames(repo: pygit2.Repository, trees, entries: list[ConflictEntry], limit: int) -> list[ConflictEntry]:
+    """``entries`` with each conflict of a renamed file as one entry at its new path.
+
+    libgit2 records a conflict of a file one side renamed (and the other changed) with each
+    stage at its own side's path: the ancestor's and the unrenamed side's at the old path, the
+    renaming side's at the new one. Its conflict iterator groups stages by path, so pygit2 yields
+    two conflicts — the old path looking like a change against a deletion, the new path like a
+    file only one side has (``git merge`` reports one conflict, at the new path). An entry with
+    no ancestor and one side only is such a half: that side's rename of an old path to it
+    (rename detection of the side against the ancestor, the merge's threshold and ``limit``)
+    names the other half, an entry at the old path with an ancestor and no file of that side;
+    the two become one entry at the new path. A half whose other half is not found is kept as it
+    is. ``trees``: the ancestor's, ours and theirs trees the merge read (in ``repo``)."""
+    halves = [(i, e) for i, e in enumerate(entries) if e.anc is None and (e.ours is None) != (e.theirs is None)]
+    if not halves:
+        return entries
+    at = {e.path: i for i, e in enumerate(entries)}
+    out: list[ConflictEntry | None] = list(entries)
+    renamed: dict[int, dict[str, str]] = {}
+    for i, half in halves:
+        side = 2 if half.ours is None else 1            # the renaming side: theirs (2) or ours (1)
+        if side not in renamed:
+            diff = repo.diff(trees[0], trees[side])
+            diff.find_similar(flags=DiffFind.FIND_RENAMES, rename_threshold=renames.RENAME_THRESHOLD, rename_limit=limit)
+            renamed[side] = {d.new_file.path: d.old_file.path for d in diff.deltas if d.status == DeltaStatus.RENAMED}
+        j = at.get(renamed[side].get(half.path, ""))
+        old = out[j] if j is not None else None
+        if old is None or old.anc is None or (old.theirs if side == 2 else old.ours) is not None:
+            continue
+        out[i] = (ConflictEntry(half.path, old.anc, old.ours, half.theirs) if side == 2
+                  else ConflictEntry(half.path, old.anc, half.ours, old.theirs))
+        out[j] = None
+    return [e for e in out if e is not None]

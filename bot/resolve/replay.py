@@ -213,12 +213,13 @@ def _oldest(repo: pygit2.Repository, bases: set[str], upstream_tip: str) -> str 
 
 
 def _entry(tree: pygit2.Tree, raw: ConflictEntry):
-    for e in (raw.ours, raw.theirs):
-        if e is not None:
-            try:
-                return tree[e.path]
-            except KeyError:
-                continue
+    """The landed tree's entry for a conflict: at its path (a renamed file's new path), else at
+    a side's own path."""
+    for path in dict.fromkeys([raw.path] + [e.path for e in (raw.ours, raw.theirs) if e is not None]):
+        try:
+            return tree[path]
+        except KeyError:
+            continue
     return None
 
 

@@ -2,6 +2,8 @@
 fork that syncs by merging (tests/support/merge_history.py)."""
 from __future__ import annotations
 
+import subprocess
+
 import pygit2
 import pytest
 
@@ -9,6 +11,7 @@ from bot.config.forksync import parse_config
 from bot.resolve.bench import score, to_json
 from bot.resolve.replay import find_resolved_merges, find_resolved_picks, memory_from_history, replay
 from tests.support.merge_history import build_merge_history
+from tests.support.resolve_history import History
 
 
 @pytest.fixture
@@ -138,3 +141,38 @@ def test_a_missing_commit_skips_the_merges_whose_history_it_cuts(history):
         ("m3b", "a merge whose parent commit is missing from the repository: whether it merges upstream is unknown"),
         ("m4", "a parent's history is incomplete in the repository (a missing commit): the merge base is unknown"),
         ("m5", "a parent's history is incomplete in the repository (a missing commit): the merge base is unknown")]
+
+
+def test_a_file_one_side_renamed_is_one_conflict_at_its_new_path(tmp_path):
+    # libgit2 records each stage of such a conflict at its own side's path and pygit2 groups
+    # stages by path: the old path looked like a change against a deletion, the new one like a file
+    # the fork had deleted (ours None) — git reports one conflict, at the new path
+    lines = [f"int v{i} = {i};\n" for i in range(20)]
+
+    def text(**changed):
+        return "".join(changed.get(f"l{i}", line) for i, line in enumerate(lines))
+    h = History(tmp_path / "repo")
+    h.path.mkdir(parents=True)
+    h.git("init", "-q", "-b", "upstream")
+    h.up["u0"] = h.commit({"lib/Combine.cpp": text(), "tool.py": text()}, "Initial (#1)")
+    h.git("branch", "main")
+    h.git("mv", "lib/Combine.cpp", "lib/Remove.cpp")
+    h.up["u1"] = h.commit({"lib/Remove.cpp": text(l2="int v2 = 22;\n"), "tool.py": text(l5="int v5 = 55;\n")},
+                          "Rename Combine.cpp (#2)")
+    h.git("checkout", "-q", "main")
+    (h.path / "tools").mkdir()
+    h.git("mv", "tool.py", "tools/tool.py")
+    h.fork["f1"] = h.commit({"lib/Combine.cpp": text(l2="int v2 = -2; // fork\n"), "tools/tool.py": text(l5="int v5 = -5;\n")},
+                            "Fork: own changes, tool.py moved")
+    landed_cpp, landed_py = text(l2="int v2 = 22; // fork\n"), text(l5="int v5 = 55; // both\n")
+    h.fork["m1"] = h.merge(h.up["u1"], {"lib/Remove.cpp": landed_cpp, "tools/tool.py": landed_py})
+    _, _, reps = _replayed(h)
+    files = [f for r in reps for f in r.files]
+    assert [(f.conflict.path, f.conflict.base, f.conflict.ours, f.conflict.theirs, f.landed) for f in files] == [
+        ("lib/Remove.cpp", text(), text(l2="int v2 = -2; // fork\n"), text(l2="int v2 = 22;\n"), landed_cpp),
+        ("tools/tool.py", text(), text(l5="int v5 = -5;\n"), text(l5="int v5 = 55;\n"), landed_py)]
+    assert all(f.conflict.merged.count("<<<<<<<") == 1 for f in files)
+    # the same as git, which merges the renamed file's changes at the new path (exit 1: conflicts)
+    git = subprocess.run(["git", "merge-tree", "--write-tree", "--name-only", "--no-messages", h.fork["f1"], h.up["u1"]],
+                         cwd=h.path, capture_output=True, text=True)
+    assert (git.returncode, git.stdout.split("\n")[1:]) == (1, ["lib/Remove.cpp", "tools/tool.py", ""])
