@@ -22,6 +22,7 @@ import pygit2
 
 from bot.agents.client import AgentClient
 from bot.cli.main import config_from_args
+from bot.cli.progress import Progress, reporter
 from bot.cli.serve import open_store
 from bot.config.forksync import RESOLVE_RULES, UserError
 from bot.git import repo as gitio
@@ -53,13 +54,19 @@ def _rules(value: str | None, default: list[str]) -> list[str]:
 
 
 def run_resolve_bench(cfg, *, since: int | None = None, chain: list[str] | None = None, agent=None,
-                      merges: bool | None = None) -> dict:
+                      merges: bool | None = None, progress: Progress | None = None) -> dict:
     """Open the repositories of ``cfg``, replay the resolved picks (and, with ``merges`` — default
     ``resolve.merges`` — the fork's merges of upstream) and score them; returns the
     ``forksync.resolve-bench/1`` document (with ``timings_s``). ``agent``: ``(client, part,
     limit)`` to ask the conflict agent about the files the rules declined too (the document's
-    ``agent`` key, :mod:`bot.resolve.agent_bench`). Raises UserError for bad refs or repositories."""
+    ``agent`` key, :mod:`bot.resolve.agent_bench`). ``progress(step, done, total)``: the stages
+    (:mod:`bot.cli.progress`). Raises UserError for bad refs or repositories."""
+    def step(name: str, done: int = 0, total: int = 0) -> None:
+        if progress is not None:
+            progress(name, done, total)
+
     t0 = time.perf_counter()
+    step("find-resolved")
     chain = list(cfg.resolve.rules if chain is None else chain)
     merges = cfg.resolve.merges if merges is None else merges
     try:
@@ -81,12 +88,14 @@ def run_resolve_bench(cfg, *, since: int | None = None, chain: list[str] | None 
         skipped = [s for s in skipped if s.what not in replayed] + merge_skips
         found += merged
     t1 = time.perf_counter()
-    replays = replay(repo, found, cfg, up_tip)
+    replays = replay(repo, found, cfg, up_tip, progress=progress)
     t2 = time.perf_counter()
+    step("score")
     res = score(replays, chain)
     t3 = time.perf_counter()
     agent_doc = None
     if agent is not None:
+        step("agent")
         client, part, limit = agent
         agent_doc = asyncio.run(_ask_agent(client, replays, res, repo, part, limit))
     skipped = list(skipped) + [s for r in replays for s in r.skipped]
@@ -223,7 +232,9 @@ def cmd_bench_resolve(args) -> int:
             raise UserError(f"--agent: {client.off_reason}")
         agent = (client, args.agent_part, args.agent_limit)
     try:
-        doc = run_resolve_bench(cfg, since=_since(args.since), chain=chain, agent=agent, merges=args.merges)
+        with reporter(args) as progress:
+            doc = run_resolve_bench(cfg, since=_since(args.since), chain=chain, agent=agent, merges=args.merges,
+                                    progress=progress)
     except agent_bench.AgentAPIError as e:
         raise UserError(f"--agent: {e}") from None
     earlier: list[dict] = []

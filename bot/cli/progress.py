@@ -1,4 +1,4 @@
-"""Progress of long commands (status, ledger, plan, apply) on stderr.
+"""Progress of long commands (status, ledger, plan, apply, bench resolve) on stderr.
 
 On a terminal: rich bars that vanish when done. Off a terminal (CI logs, containers, a pipe):
 plain lines, one when a stage starts, then every ``every_s`` seconds while it runs — even when the
@@ -30,6 +30,11 @@ LABELS = {
     "analyse": "analysing commits",
     "ledger": "building the ledger",
     "planning": "planning commits",
+    "find-resolved": "finding resolved picks and merges",
+    "replay": "replaying resolved picks and merges",
+    "history": "reading upstream's versions of the conflicted files",
+    "score": "scoring the rules",
+    "agent": "asking the agent about the files the rules declined",
 }
 
 #: Seconds between two plain lines of one running stage.

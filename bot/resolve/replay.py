@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import pygit2
 from pygit2.enums import SortMode
@@ -124,18 +124,22 @@ def _file_conflict(repo: pygit2.Repository, raw: ConflictEntry, cfg: ForksyncCon
 
 
 def replay(repo: pygit2.Repository, picks: Sequence[ResolvedPick | ResolvedMerge], cfg: ForksyncConfig,
-           upstream_tip: str) -> list[PickReplay]:
+           upstream_tip: str, progress: Callable[[str, int, int], None] | None = None) -> list[PickReplay]:
     """Replay each pick (the upstream commit onto the fork commit's first parent, over the upstream
     parent) or merge (its two parents over their merge base) and read the fork's landed files. One
     ``git log`` pass gathers upstream's versions of every conflicted path; a missing object skips
-    only the pick, merge or file it hits."""
+    only the pick, merge or file it hits. ``progress(step, done, total)`` follows the two stages:
+    ``"replay"`` (the merges, one per pick or merge) and ``"history"`` (upstream's versions of the
+    conflicted files and the facts read from them, one per pick or merge)."""
     git_dir = repo.path
     merger = Merger(repo)
     stage: list[tuple[PickReplay, pygit2.Commit | None, pygit2.Commit | None, list[ConflictEntry], str | None]] = []
     paths: set[str] = set()
     bases: set[str] = set()
     try:
-        for p in picks:
+        for i, p in enumerate(picks):
+            if progress is not None:
+                progress("replay", i, len(picks))
             rep = PickReplay(p)
             merge = p.source == "merge"
             key = p.fork_commit if merge else p.upstream
@@ -164,9 +168,14 @@ def replay(repo: pygit2.Repository, picks: Sequence[ResolvedPick | ResolvedMerge
                 rep.set_aside = merger.set_aside[key]
     finally:
         merger.close()
+    if progress is not None:
+        progress("replay", len(picks), len(picks))
+        progress("history", 0, len(stage))
     facts = UpstreamHistory(repo, git_dir, upstream_tip, paths, _oldest(repo, bases, upstream_tip))
     out = []
-    for rep, onto, up, raws, mb in stage:
+    for i, (rep, onto, up, raws, mb) in enumerate(stage):
+        if progress is not None:
+            progress("history", i, len(stage))
         if not raws:
             out.append(rep)
             continue
@@ -188,6 +197,8 @@ def replay(repo: pygit2.Repository, picks: Sequence[ResolvedPick | ResolvedMerge
                 continue
             rep.files.append(ReplayedFile(fc, landed, file_kind(raw.path), has_conflict_markers(landed)))
         out.append(rep)
+    if progress is not None:
+        progress("history", len(stage), len(stage))
     return out
 
 

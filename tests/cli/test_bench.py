@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+from bot.cli import progress as prog
 from bot.cli.main import main
 from tests.support.merge_history import build_merge_history
 from tests.support.resolve_history import build_history
@@ -65,3 +66,22 @@ def test_bench_resolve_merges_of_a_fork_that_syncs_by_merging(tmp_path, monkeypa
             "conflict markers (scored, flagged): 1 (1 files)") in text
     assert main([*c, "bench", "resolve", "--json", "--no-merges"]) == 0
     assert json.loads(capsys.readouterr().out)["picks"]["all"] == 0
+
+
+def test_bench_resolve_reports_its_stages_off_a_terminal_and_nothing_with_quiet(tmp_path, monkeypatch, capsys):
+    """Off a terminal (a CI log) the stages go to stderr as plain lines, the replay with its count;
+    --quiet turns them off; stdout holds only the document."""
+    h = build_history(tmp_path / "repo")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(prog, "AFTER_S", 0.0)          # the history is small: show every stage
+    g = ["--fork", str(h.path), "--upstream", str(h.path), "--upstream-ref", "upstream", "--fork-ref", "main"]
+    assert main([*g, "bench", "resolve", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["picks"]["all"] == 7
+    lines = [line.split(" (")[0] for line in err.splitlines()]
+    assert "forksync: finding resolved picks and merges" in lines
+    assert "forksync: replaying resolved picks and merges 7/7, done" in lines
+    assert "forksync: reading upstream's versions of the conflicted files 7/7, done" in lines
+    assert "forksync: scoring the rules" in lines
+    assert main(["-q", *g, "bench", "resolve", "--json"]) == 0
+    assert capsys.readouterr().err == ""
