@@ -266,7 +266,8 @@ def path_merge(repo: pygit2.Repository, ancestor, ours, theirs, paths) -> tuple 
     reads attributes); a missing object (``merge_trees`` then raises or answers as before).
     Agreement with ``merge_trees``: the property test in tests/plan/test_path_merge.py,
     and every merge of the real Triton fork's plans in ``bench/bench_incremental.py
-    --check-merges`` (cold as of 2026-04-15, after a push, a landing, as of 04-16: 2,677 merges).
+    --check-merges`` (cold as of 2026-04-15, a push, a landing, as of 04-16 and 04-17, and the
+    plans from scratch: 3,403 merges).
     Cost there: about half the bare ``merge_trees`` loop (docs/plan.md)."""
     merged: dict = {}
     conflicts: list[str] = []
@@ -307,6 +308,17 @@ def path_merge(repo: pygit2.Repository, ancestor, ours, theirs, paths) -> tuple 
     return ("merged", {p: None if e is None else (str(e[0]), int(e[1])) for p, e in merged.items()})
 
 
+def _libgit2_answer(repo: pygit2.Repository, ancestor, ours, theirs, paths) -> tuple:
+    """:func:`path_merge`'s answer, from libgit2's ``merge_trees`` (no rename detection)."""
+    idx = repo.merge_trees(ancestor, ours, theirs, flags=0)
+    return ("conflict", conflicted_paths(idx)) if idx.conflicts is not None else ("merged", _merged_entries(idx, paths))
+
+
+def _merged_prediction(tree: str, ours: str, merged: dict | None, detail: str) -> tuple[Prediction, dict | None]:
+    """A clean merge's prediction (``empty`` when the result is ``ours`` itself) and its entries."""
+    return Prediction("empty" if tree == ours else "clean", result_tree=tree, detail=detail), merged
+
+
 def merge_answer(repo: pygit2.Repository, commit_sha: str, ours: str) -> tuple:
     """A plan helper's merge task (``bot/plan/helper.py``): ``git cherry-pick``'s 3-way merge of
     ``commit_sha`` onto tree ``ours`` *without rename detection*. Returns ``("conflict", conflicted
@@ -320,10 +332,7 @@ def merge_answer(repo: pygit2.Repository, commit_sha: str, ours: str) -> tuple:
     try:
         ancestor, theirs = _pick_trees(repo, commit_sha)
         changed = _changed_paths(ancestor, theirs)
-        got = path_merge(repo, ancestor, repo[ours], theirs, changed)
-        if got is None:
-            idx = repo.merge_trees(ancestor, repo[ours], theirs, flags=0)
-            got = ("conflict", conflicted_paths(idx)) if idx.conflicts is not None else ("merged", _merged_entries(idx, changed))
+        got = path_merge(repo, ancestor, repo[ours], theirs, changed) or _libgit2_answer(repo, ancestor, repo[ours], theirs, changed)
         if got[0] == "conflict":
             return ("conflict", got[1], changed)
         merged = got[1]
@@ -666,9 +675,7 @@ class MergePredictor:
         tree = answer[3] if base == ours else _apply(repo, ours, value)
         if tree is None:
             return None
-        if tree == ours:
-            return Prediction("empty", result_tree=tree, detail=detail), value
-        return Prediction("clean", result_tree=tree, detail=detail), value
+        return _merged_prediction(tree, ours, value, detail)
 
     def _merge(self, commit: CommitInfo, ours: str) -> tuple[Prediction, dict | None]:
         """Merge here: ``(prediction, merge result at the changed paths | None)``."""
@@ -710,9 +717,12 @@ class MergePredictor:
         ancestor, theirs = self._pick(commit.sha)
         ours_tree = self._tree(ours)
         if not flags & int(MergeFlag.FIND_RENAMES):
-            got = self._path_merge(commit.sha, ancestor, ours_tree, theirs, detail)
-            if got is not None:
-                return got
+            got = self._path_merge(commit.sha, ancestor, ours_tree, theirs)
+            if got is not None and got[0] == "conflict":
+                return Prediction("conflict", got[1], detail=detail), None
+            if got is not None and (tree := _apply(repo, ours_tree, got[1])) is not None:
+                return _merged_prediction(tree, ours, got[1], detail)
+            self.libgit2_merges += 1      # a shape path_merge leaves to libgit2, or a file↔directory swap
         if flags & int(MergeFlag.FIND_RENAMES):
             idx = renames.merge_trees(repo, ancestor, ours_tree, theirs, flags=flags, limit=self.rename_limit)
         else:
@@ -731,34 +741,19 @@ class MergePredictor:
                     merged = None
         if tree is None:
             tree = _write_tree(idx, repo)
-        if tree == ours:
-            return Prediction("empty", result_tree=tree, detail=detail), merged
-        return Prediction("clean", result_tree=tree, detail=detail), merged
+        return _merged_prediction(tree, ours, merged, detail)
 
-    def _path_merge(self, sha: str, ancestor, ours_tree, theirs, detail: str) -> tuple[Prediction, dict | None] | None:
-        """:meth:`_merge_flags` through :func:`path_merge` (no rename detection); None where it
-        leaves the pick to libgit2."""
+    def _path_merge(self, sha: str, ancestor, ours_tree, theirs) -> tuple | None:
+        """:func:`path_merge` of the pick of ``sha`` (None where it leaves the pick to libgit2),
+        compared with ``merge_trees`` when :data:`CHECK_PATH_MERGE` is set."""
         paths = self.changed_paths(sha)
         got = None if paths is None else path_merge(self.repo, ancestor, ours_tree, theirs, paths)
         if CHECK_PATH_MERGE and got is not None:
-            idx = self.repo.merge_trees(ancestor, ours_tree, theirs, flags=0)
-            lib = ("conflict", conflicted_paths(idx)) if idx.conflicts is not None else ("merged", _merged_entries(idx, paths))
+            lib = _libgit2_answer(self.repo, ancestor, ours_tree, theirs, paths)
             if lib != got:
                 raise AssertionError(f"path_merge differs from merge_trees for {sha} on {ours_tree.id}: {got} != {lib}")
             self.path_merges_checked += 1
-        if got is None:
-            self.libgit2_merges += 1
-            return None
-        if got[0] == "conflict":
-            return Prediction("conflict", got[1], detail=detail), None
-        merged = got[1]
-        tree = _apply(self.repo, ours_tree, merged)
-        if tree is None:
-            self.libgit2_merges += 1
-            return None
-        if tree == str(ours_tree.id):
-            return Prediction("empty", result_tree=tree, detail=detail), merged
-        return Prediction("clean", result_tree=tree, detail=detail), merged
+        return got
 
     def flush(self) -> None:
         """Write new predictions (and the changed paths of new commits) to the store."""
