@@ -220,8 +220,8 @@ DEFAULT_RESOLVE_RULES = ("rerere", "fork-deleted", "fork-ahead")
 class ResolveSettings(_Strict):
     """Deterministic conflict resolution, tried before any agent (docs/resolve.md).
 
-    ``rules``: the rules tried, in order (default: those with precision ≥ 0.98 on the older two
-    thirds of the Triton fork's resolved picks; ``RESOLVE_RULES`` lists them all).
+    ``rules``: the rules tried, in order (default: ``DEFAULT_RESOLVE_RULES``, none wrong on the
+    real forks they were scored on; ``RESOLVE_RULES`` lists them all).
     ``keep_fork_areas`` / ``keep_fork_paths``: where the fork keeps its own file on a conflict
     (version bumps, pins, CI files the fork maintains itself): area names and path globs.
     ``merges``: the fork syncs by merging upstream, so its merges of upstream are resolved
