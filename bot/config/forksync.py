@@ -156,7 +156,14 @@ class Area(_Strict):
         return _globs_regex(tuple(self.paths)).match(path) is not None
 
     def matches_symbol(self, symbol: str) -> bool:
-        return any(re.search(s, symbol) for s in self.symbols)
+        """Whether one of the ``symbols`` regexes matches ``symbol`` (``re.search``)."""
+        return any(r.search(symbol) for r in _compiled(tuple(self.symbols)))
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(patterns: tuple[str, ...]) -> tuple[re.Pattern, ...]:
+    """``patterns`` compiled once (the planner asks areas about thousands of symbols)."""
+    return tuple(re.compile(p) for p in patterns)
 
 
 @functools.lru_cache(maxsize=256)

@@ -48,6 +48,7 @@ class Chain:
     deps: tuple[str, ...] = ()                     # unit ids it lands after (Unit.depends_on)
     closure: frozenset[str] = frozenset()          # its id and every id it lands after, transitively
     tree: str | None = None                        # its running tree while every pick so far was clean
+    index: dict | None = field(default=None, repr=False, compare=False)   # Chains' path -> chains changing it
 
     @property
     def label(self) -> str:
@@ -69,6 +70,8 @@ class Chain:
             self.items.append(item)
         self.commits.append(commit)
         for p in commit.paths:
+            if p not in self.by_path and self.index is not None:
+                self.index.setdefault(p, []).append(self)
             self.by_path.setdefault(p, []).append(commit)
 
 
@@ -152,11 +155,12 @@ class Chains:
         self.predict_on = predict_on
         self.all: list[Chain] = []
         self.by_id: dict[str, Chain] = {}
+        self._by_path: dict[str, list[Chain]] = {}     # path -> the chains changing it (creation order)
 
     def new(self, chain_id: str, order: int, *, deps: Sequence[str] = (), tree: str | None = None,
             in_flight: InFlightBranch | None = None) -> Chain:
         ch = Chain(id=chain_id, order=order, created=len(self.all), in_flight=in_flight,
-                   deps=tuple(deps), tree=tree if self.predict_on else None)
+                   deps=tuple(deps), tree=tree if self.predict_on else None, index=self._by_path)
         ch.closure = frozenset({chain_id}).union(*(self.by_id[d].closure for d in deps))
         self.all.append(ch)
         self.by_id[chain_id] = ch
@@ -165,8 +169,13 @@ class Chains:
     def sharing(self, commit: CommitInfo) -> list[Chain]:
         """The chains changing a file ``commit`` changes (creation order)."""
         ps = commit.paths
-        return [ch for ch in self.all
-                if not ps.isdisjoint(ch.by_path) or (ch.paths_only and not ps.isdisjoint(ch.paths_only))]
+        found = {ch.created: ch for p in ps for ch in self._by_path.get(p, ())}
+        for ch in self.all:            # in-flight branches known only by their paths (few)
+            if ch.in_flight is None:
+                break
+            if ch.paths_only and ch.created not in found and not ps.isdisjoint(ch.paths_only):
+                found[ch.created] = ch
+        return [found[k] for k in sorted(found)]
 
     def area_tail(self, area: str) -> Chain | None:
         """The newest chain carrying divergent area ``area`` (a commit touching the area lands after it)."""

@@ -77,9 +77,14 @@ def scratch_repo(source_git_dir: str | os.PathLike, cache_dir: str | os.PathLike
     return pygit2.Repository(str(dest))
 
 
+#: libgit2's rename detection flag as a plain int (an enum conversion per test cost ≈ 2 µs, and
+#: the planner tests it a few times per pick)
+FIND_RENAMES = int(MergeFlag.FIND_RENAMES)
+
+
 def merge_flags(rename_detection: bool) -> int:
     """The libgit2 merge flags for a prediction (and for the benchmark's bare loop)."""
-    return int(MergeFlag.FIND_RENAMES) if rename_detection else 0
+    return FIND_RENAMES if rename_detection else 0
 
 
 def conflicted_paths(index: pygit2.Index) -> tuple[str, ...]:
@@ -244,7 +249,7 @@ def _file_merge(repo: pygit2.Repository, path: str, *entries) -> tuple[bool, byt
         C.git_merge_file_result_free(res)
 
 
-def path_merge(repo: pygit2.Repository, ancestor, ours, theirs, paths) -> tuple | None:
+def path_merge(repo: pygit2.Repository, ancestor, ours, theirs, paths, attrs: dict | None = None) -> tuple | None:
     """The 3-way merge of a pick *without rename detection*, decided path by path over ``paths``
     (the pick's changed paths: every other path keeps ours' entry) as libgit2's ``merge_trees``
     decides it, without building the whole merged index (which costs libgit2 about as much as the
@@ -264,6 +269,8 @@ def path_merge(repo: pygit2.Repository, ancestor, ours, theirs, paths) -> tuple 
     repository's gitattributes: work tree, ``info/attributes``, global) names a driver other than
     the text merge (``merge_trees`` runs ``union`` or ``binary`` there, the file merge never
     reads attributes); a missing object (``merge_trees`` then raises or answers as before).
+    ``attrs``: a memo of that attribute by path, for calls while the attribute files stay as they are
+    (one plan).
     Agreement with ``merge_trees``: the property test in tests/plan/test_path_merge.py,
     and every merge of the real Triton fork's plans in ``bench/bench_incremental.py
     --check-merges`` (cold as of 2026-04-15, a push, a landing, as of 04-16 and 04-17, and the
@@ -286,7 +293,7 @@ def path_merge(repo: pygit2.Repository, ancestor, ours, theirs, paths) -> tuple 
                 conflicts.append(p)              # modified on one side, deleted on the other
             elif a is None or not a[1] == o[1] == t[1]:
                 return None
-            elif repo.get_attr(p, "merge") not in MERGE_TEXT:
+            elif (repo.get_attr(p, "merge") if attrs is None else _merge_attr(repo, p, attrs)) not in MERGE_TEXT:
                 return None                      # merge=union, -merge, binary, …: merge_trees' driver
             else:
                 both.append((p, a, o, t))
@@ -306,6 +313,15 @@ def path_merge(repo: pygit2.Repository, ancestor, ours, theirs, paths) -> tuple 
     except (KeyError, ValueError, pygit2.GitError):
         return None
     return ("merged", {p: None if e is None else (str(e[0]), int(e[1])) for p, e in merged.items()})
+
+
+def _merge_attr(repo: pygit2.Repository, path: str, memo: dict):
+    """``path``'s ``merge`` attribute in ``repo``, remembered in ``memo``."""
+    try:
+        return memo[path]
+    except KeyError:
+        got = memo[path] = repo.get_attr(path, "merge")
+        return got
 
 
 def _libgit2_answer(repo: pygit2.Repository, ancestor, ours, theirs, paths) -> tuple:
@@ -382,6 +398,7 @@ class MergePredictor:
         self._hinted: dict[str, str] = {}      # commit sha -> the running tree it was last hinted on
         self._picks: list[tuple[str, frozenset[str]]] = []   # (running tree before, paths) per advance
         self._trees: dict[str, object] = {}
+        self._attrs: dict[str, object] = {}    # path -> its merge attribute (one plan: the attribute files stay)
         self.helper_merges = 0   # predictions taken from the helper's merges
         self.merge_seconds = 0.0  # wall time of the merges computed here (benchmarks)
         self.merge_cpu = 0.0      # and their CPU time (this process)
@@ -394,7 +411,7 @@ class MergePredictor:
     def _helper_applies(self) -> bool:
         """Helper answers are merges without rename detection: usable when this predictor does
         not detect renames (config, or dropped for missing blobs)."""
-        return self.helper is not None and (not self.flags & int(MergeFlag.FIND_RENAMES) or self.renames_off is not None)
+        return self.helper is not None and (not self.flags & FIND_RENAMES or self.renames_off is not None)
 
     def hint(self, commits) -> int:
         """The planner expects to predict ``commits`` soon: the helper merges each onto the current
@@ -504,7 +521,7 @@ class MergePredictor:
 
     def _renames_on(self) -> bool:
         """Whether the next merge detects renames (config, and not dropped for a missing blob)."""
-        return bool(self.flags & int(MergeFlag.FIND_RENAMES)) and self.renames_off is None
+        return bool(self.flags & FIND_RENAMES) and self.renames_off is None
 
     def key(self, sha: str, ours: str) -> str:
         """What a pick of ``sha`` onto tree ``ours`` depends on, as a cache key.
@@ -681,23 +698,23 @@ class MergePredictor:
         """Merge here: ``(prediction, merge result at the changed paths | None)``."""
         if self.renames_off is None:
             flags = self.flags
-            if flags & int(MergeFlag.FIND_RENAMES) and self.rename_blind(commit.sha, ours):
+            if flags & FIND_RENAMES and self.rename_blind(commit.sha, ours):
                 # detection cannot change this pick (rename_blind), and it would read every blob
                 # added or deleted on either side: merge without it (same answer, and a snapshot
                 # lacking such a blob fails only where detection matters)
-                flags &= ~int(MergeFlag.FIND_RENAMES)
+                flags &= ~FIND_RENAMES
             try:
                 return self._merge_flags(commit, ours, flags, "")
             except (KeyError, pygit2.GitError, ValueError) as e:
                 first = e
         else:
             first = None
-        if self.flags & int(MergeFlag.FIND_RENAMES):
+        if self.flags & FIND_RENAMES:
             # rename detection reads every added/deleted blob on both sides; a snapshot that lacks
             # one (e.g. a large fork-only PDF) fails here although the pick never touches it
             # (it stays off for this predictor: the blob stays missing from the running tree)
             try:
-                got = self._merge_flags(commit, ours, self.flags & ~int(MergeFlag.FIND_RENAMES),
+                got = self._merge_flags(commit, ours, self.flags & ~FIND_RENAMES,
                                         f"renames not detected: {self.renames_off or _short_error(first)}")
                 if self.renames_off is None:
                     self.renames_off = _short_error(first)
@@ -716,23 +733,23 @@ class MergePredictor:
         repo = self.repo
         ancestor, theirs = self._pick(commit.sha)
         ours_tree = self._tree(ours)
-        if not flags & int(MergeFlag.FIND_RENAMES):
+        if not flags & FIND_RENAMES:
             got = self._path_merge(commit.sha, ancestor, ours_tree, theirs)
             if got is not None and got[0] == "conflict":
                 return Prediction("conflict", got[1], detail=detail), None
             if got is not None and (tree := _apply(repo, ours_tree, got[1])) is not None:
                 return _merged_prediction(tree, ours, got[1], detail)
             self.libgit2_merges += 1      # a shape path_merge leaves to libgit2, or a file↔directory swap
-        if flags & int(MergeFlag.FIND_RENAMES):
+        if flags & FIND_RENAMES:
             idx = renames.merge_trees(repo, ancestor, ours_tree, theirs, flags=flags, limit=self.rename_limit)
         else:
             idx = repo.merge_trees(ancestor, ours_tree, theirs, flags=flags)
         if idx.conflicts is not None:
-            if flags & int(MergeFlag.FIND_RENAMES) and not detail and not self.rename_blind(commit.sha, ours):
+            if flags & FIND_RENAMES and not detail and not self.rename_blind(commit.sha, ours):
                 detail = renames.skipped_by_limit(repo, ancestor, ours_tree, theirs, self.rename_limit)
             return Prediction("conflict", conflicted_paths(idx), detail=detail), None
         tree = merged = None
-        if not flags & int(MergeFlag.FIND_RENAMES):
+        if not flags & FIND_RENAMES:
             paths = self.changed_paths(commit.sha)
             if paths is not None:
                 merged = _merged_entries(idx, paths)
@@ -747,7 +764,7 @@ class MergePredictor:
         """:func:`path_merge` of the pick of ``sha`` (None where it leaves the pick to libgit2),
         compared with ``merge_trees`` when :data:`CHECK_PATH_MERGE` is set."""
         paths = self.changed_paths(sha)
-        got = None if paths is None else path_merge(self.repo, ancestor, ours_tree, theirs, paths)
+        got = None if paths is None else path_merge(self.repo, ancestor, ours_tree, theirs, paths, self._attrs)
         if CHECK_PATH_MERGE and got is not None:
             lib = _libgit2_answer(self.repo, ancestor, ours_tree, theirs, paths)
             if lib != got:

@@ -333,7 +333,15 @@ def tree_symbols(root, lang: str, ranges: Iterable[tuple[int, int]],
         around = _defs_around(root, lang, c_lo, c_hi)
         for lo, hi in spans[i:j + 1]:
             defs = [d for d in around if d.end >= lo and d.start <= hi]
-            for row in range(lo, hi + 1):
+            # the rows between two consecutive definition boundaries share their innermost
+            # definition: one answer per such segment, not per row (a hunk may span hundreds)
+            cuts = {lo, hi + 1}
+            for d in defs:
+                cuts.add(max(d.start, lo))
+                cuts.add(min(d.end, hi) + 1)
+            for row in sorted(cuts):
+                if row > hi:
+                    break
                 best = None
                 for d in defs:
                     if d.start <= row <= d.end and (best is None or d.depth > best.depth):

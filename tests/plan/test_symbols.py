@@ -176,3 +176,49 @@ def test_pattern_pre_check_never_hides_a_match(tmp_path):
     assert idx.parsed_files == 0                 # the pre-check parses nothing
     idx(c, "lib/Dialect/Ops.cpp")
     assert idx.may_match(c, "lib/Dialect/Ops.cpp", ["WarpSpec"])   # known symbols: the lookup answers
+
+
+def _symbols_row_by_row(root, lang, ranges, max_lines):
+    """The rule of :func:`tree_symbols` applied to every row on its own (the reference)."""
+    from bot.plan.symbols import _defs_around
+
+    out = set()
+    n_rows = root.end_point.row + 1
+    for start, count in ranges:
+        if count <= 0:
+            continue
+        lo, hi = max(start - 1, 0), max(start - 1, 0) + count - 1
+        if lo >= n_rows:
+            out.add(TOP_LEVEL)
+            continue
+        defs = _defs_around(root, lang, lo, hi)
+        for row in range(lo, hi + 1):
+            best = None
+            for d in defs:
+                if d.start <= row <= d.end and (best is None or d.depth > best.depth):
+                    best = d
+            out.add(best.name if best and best.end - best.start < max_lines else TOP_LEVEL)
+    return frozenset(out)
+
+
+def test_symbols_of_long_hunks_are_those_of_every_row():
+    """tree_symbols answers once per stretch between definition boundaries: the same symbols as
+    asking row by row, for hunks of every length and position, nested and one-line definitions,
+    and a definition longer than the limit (its rows count as file scope)."""
+    import random
+
+    from bot.plan.symbols import parser_for, tree_symbols
+
+    cpp = "\n".join(["#include <x>", "namespace n {", "struct A {", "  int f() {", "    return 1;", "  }",
+                     "  int g() { return 2; } int h() { return 3; }", "};", "int big() {"] + ["  x();"] * 30
+                    + ["}", "void k() {}", "}  // namespace n", "int tail;"]) + "\n"
+    py = "\n".join(["import os", "class C:", "    def m(self):", "        return 1", "", "    @d",
+                    "    def n(self):", "        x = 1", "        return x", "def top():", "    pass", "y = 2"]) + "\n"
+    rng = random.Random(7)
+    for lang, src in (("cpp", cpp), ("python", py)):
+        root = parser_for(lang).parse(src.encode()).root_node
+        rows = src.count("\n")
+        for _ in range(300):
+            ranges = [(rng.randint(1, rows + 2), rng.randint(0, rows)) for _ in range(rng.randint(1, 3))]
+            for max_lines in (400, 10):
+                assert tree_symbols(root, lang, ranges, max_lines) == _symbols_row_by_row(root, lang, ranges, max_lines), (lang, ranges)
