@@ -6,7 +6,9 @@ On a ``git clone --bare --shared`` copy of the fork (so the landing can write), 
 
 1. the bare loop: ``merge_trees(parent, fork tip, commit)`` over the pending commits (one
    process; CPU time by ``time.process_time``, wall by ``perf_counter``);
-2. cold: ``plan_state`` in **one process** (``workers=1``) with empty caches  vs  the bare loop;
+2. cold: ``plan_state`` in **one process** (``workers=1``) with empty caches  vs  the bare loop
+   (run after the bare loops, on libgit2's warm caches; ``--plan-first``: before them, as in a
+   fresh process, the bare loop then running on the caches the plan warmed);
 3. warm: ``plan_state`` again (caches filled);
 4. push: upstream tip ``U0`` + ``--push`` first-parent commits; re-plan with the caches; the
    time it spent in merges (``merge_seconds``, the new commits' merges and any whose inputs
@@ -107,6 +109,9 @@ def main(argv=None) -> int:
     ap.add_argument("--then", nargs="*", default=[], metavar="DATE",
                     help="after the as-of plan, plan as of each DATE in turn with the same caches (fork and "
                          "upstream tips of that day, as `forksync plan --as-of` does)")
+    ap.add_argument("--plan-first", action="store_true",
+                    help="run the cold plan before the bare loops (on libgit2's cold caches, as in a fresh process) "
+                         "instead of after them")
     ap.add_argument("--check-merges", action="store_true",
                     help="compare every path-by-path merge with libgit2's merge_trees (slower: read the figures of a run without it)")
     args = ap.parse_args(argv)
@@ -138,16 +143,20 @@ def main(argv=None) -> int:
     print(f"as of {args.as_of}: upstream {u0[:12]}, fork {f0[:12]}; {len(pend0)} pending; rename detection "
           f"{'on' if cfg.rename_detection else 'off'}; load_state {t_load:.2f} s (excluded); {load()}")
 
+    store = Store(os.path.join(tmp, "plan.sqlite"))
+    if args.plan_first:
+        cold, cold_wall, cold_cpu = timed(s0, store)
     bare_wall, bare_cpu = bare_loop(repo, f0, [c.sha for c in pend0], flags)
     blob_cache(BLOB_CACHE_LIMIT)     # the same loop with libgit2's blob cache, as a plan sets it
     cached_wall, cached_cpu = bare_loop(repo, f0, [c.sha for c in pend0], flags)
     blob_cache(0)
-    store = Store(os.path.join(tmp, "plan.sqlite"))
-    cold, cold_wall, cold_cpu = timed(s0, store)
+    if not args.plan_first:
+        cold, cold_wall, cold_cpu = timed(s0, store)
     print(describe("cold", cold, cold_wall, cold_cpu))
     print(f"bare loop: {bare_wall * 1000:.0f} ms wall, {bare_cpu * 1000:.0f} ms CPU | cold/bare: CPU "
           f"{cold_cpu / bare_cpu:.2f}, wall {cold_wall / bare_wall:.2f} (target: CPU <= 1.5)")
-    print(f"bare loop again, with the plan's blob cache (run second: libgit2's tree cache warm, as for the plan): "
+    print(f"bare loop again, with the plan's blob cache (run second: libgit2's tree cache warm"
+          f"{'' if args.plan_first else ', as for the plan'}): "
           f"{cached_wall * 1000:.0f} ms wall, {cached_cpu * 1000:.0f} ms CPU | cold/that: CPU {cold_cpu / cached_cpu:.2f}")
     warm, w_wall, w_cpu = timed(s0, store)
     assert warm.plan == cold.plan, "a warm re-plan must give the same plan"

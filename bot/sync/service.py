@@ -51,7 +51,7 @@ from bot.sync import snapshots
 from bot.sync import status as sync_status
 from bot.sync import store as sync_store
 from bot.sync.agents import on_chain_conflict
-from bot.sync.ingest import load_state
+from bot.sync.ingest import default_store, load_state
 from bot.sync.status_issue import render_status, upsert_status_issue
 
 GIT_TIMEOUT_S = 600
@@ -82,6 +82,7 @@ class CoreResult:
     in_flight: list = field(default_factory=list)      # bot.model.InFlightBranch
     contiguous_lag_days: float = 0.0
     ledger: tuple = ()                                   # bot.model.LedgerEntry, upstream order (for the dashboard)
+    plan_work: dict = field(default_factory=dict)       # the plan's merges computed / read from the cache, symbols computed
 
     def units_to_publish(self, cfg: ForksyncConfig) -> list[Unit]:
         """The plan's units, plus every in-flight ``forksync/*`` branch the plan does not extend:
@@ -190,9 +191,17 @@ class SyncService:
             "fork": cfg.fork.model_copy(update={"url": str(git_dir), "ref": f"refs/heads/{fork_ref}"}),
             "cache_dir": str(self.workdir / "cache"),
         })
-        state = load_state(local, fetch=False)
+        # one store for the commit analysis and the plan's caches (predictions keyed by what they
+        # read, symbols per commit): the re-plan after an upstream push or a landing then merges
+        # and parses only what the change reaches, as `forksync plan` does with the same store
+        store = default_store(local)
+        state = load_state(local, store=store, fetch=False)
         # the same planning path as `forksync plan` (caps, symbol scope, stacked chains)
-        plan = plan_state(state).plan
+        run = plan_state(state, store=store)
+        plan = run.plan
+        log.info("%s: planned %d pending commit(s) into %d unit(s): %d merge(s) computed, %d read from the "
+                 "cache, %d file change(s)' symbols computed, %.2f s", fork_ref, len(run.pending),
+                 len(plan.units), run.merges, run.cache_hits, run.parsed_files, run.seconds)
 
         def listed(d: Disposition) -> list[dict]:
             return [{"sha": e.sha, "subject": e.subject, "reason": e.reason} for e in state.ledger.entries
@@ -204,7 +213,8 @@ class SyncService:
                           days_behind=float(p.days_behind), backlog=int(p.backlog), not_reached=int(p.not_reached),
                           deferred=listed(Disposition.DEFERRED_BLOCKED), wont_port=listed(Disposition.WONT_PORT),
                           in_flight=list(state.in_flight), contiguous_lag_days=float(p.contiguous_lag_days),
-                          ledger=tuple(state.ledger.entries))
+                          ledger=tuple(state.ledger.entries),
+                          plan_work={"merges": run.merges, "cached": run.cache_hits, "symbols": run.parsed_files})
 
     # ------------------------------------------------------------------ orchestration
     def _lock(self, full_name: str) -> asyncio.Lock:

@@ -1,0 +1,58 @@
+"""The App re-plans on every upstream push and fork commit with the same caches as `forksync plan`:
+predictions keyed by what they read and symbols per commit, kept in the store of its cache
+directory. A re-plan merges only what the change reaches and gives the plan made from scratch."""
+from __future__ import annotations
+
+from bot.config.forksync import load_config
+from bot.sync.service import SyncService
+from tests.support.github import commit_files, git, make_source_repo
+
+
+def _functions(n: int, body: str = "return 0") -> str:
+    return "".join(f"def f{i}():\n    {body if i == 0 else 'return ' + str(i)}\n\n\n" for i in range(n))
+
+
+def _world(tmp_path):
+    """A working repository as the App keeps it: the fork's ``main`` and upstream's
+    ``refs/remotes/upstream/main``; upstream is 4 commits ahead of the fork's base, and the fork
+    changed ``f0`` of ``lib.py`` (so upstream's commit there conflicts)."""
+    src = tmp_path / "up"
+    make_source_repo(src, [{"lib.py": _functions(8), "b.py": _functions(4), "c.txt": "c\n"}])
+    base = git(src, "rev-parse", "HEAD")
+    for n, (path, text) in enumerate([("lib.py", _functions(8, "return 'upstream'")), ("b.py", _functions(5)),
+                                      ("c.txt", "c2\n"), ("d.txt", "d\n")]):
+        commit_files(src, {path: text}, f"upstream {n}")
+    work = tmp_path / "meta+triton.git"
+    git(tmp_path, "clone", "-q", "--bare", str(src), str(work))
+    git(work, "update-ref", "refs/remotes/upstream/main", "refs/heads/main")
+    fork = tmp_path / "fork"
+    git(tmp_path, "clone", "-q", str(src), str(fork))
+    git(fork, "reset", "-q", "--hard", base)
+    commit_files(fork, {"lib.py": _functions(8, "return 'fork'")}, "fork: its own f0")
+    git(fork, "push", "-q", "-f", str(work), "HEAD:refs/heads/main")
+    return src, fork, work
+
+
+def test_the_app_replans_a_push_and_a_fork_commit_from_its_caches(tmp_path):
+    src, fork, work = _world(tmp_path)
+    cfg = load_config(None, {})
+    svc = SyncService(workdir=tmp_path / "app", git_url=str(tmp_path / "{owner}+{repo}.git"))
+    first = svc.compute(work, cfg, "main", "main")
+    assert first.plan_work == {"merges": 4, "cached": 0, "symbols": first.plan_work["symbols"]}
+    assert [u.kind for u in first.plan.units] == ["chain", "bundle"]
+
+    # an upstream push of two commits: only they are merged
+    commit_files(src, {"e.txt": "e\n"}, "upstream 5")
+    commit_files(src, {"b.py": _functions(6)}, "upstream 6")
+    git(src, "push", "-q", str(work), "HEAD:refs/remotes/upstream/main")
+    pushed = svc.compute(work, cfg, "main", "main")
+    assert (pushed.plan_work["merges"], pushed.plan_work["cached"]) == (2, 4)
+    scratch = SyncService(workdir=tmp_path / "fresh", git_url="").compute(work, cfg, "main", "main")
+    assert scratch.plan_work["cached"] == 0 and scratch.plan == pushed.plan
+
+    # a fork commit to a file no pending pick changes: every answer still holds
+    commit_files(fork, {"fork_only.txt": "x\n"}, "fork: a file of its own")
+    git(fork, "push", "-q", "-f", str(work), "HEAD:refs/heads/main")
+    moved = svc.compute(work, cfg, "main", "main")
+    assert (moved.plan_work["merges"], moved.plan_work["cached"]) == (0, 6)
+    assert moved.plan == SyncService(workdir=tmp_path / "fresh2", git_url="").compute(work, cfg, "main", "main").plan
