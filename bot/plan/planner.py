@@ -16,6 +16,7 @@ from pygit2.enums import ObjectType
 
 from bot.config.objects import open_buffered
 from bot.model import CommitInfo, Disposition, Plan
+from bot.plan import store as plan_store
 from bot.plan.helper import PlanHelper
 from bot.plan.partition import build_plan
 from bot.plan.predict import MergePredictor, scratch_repo
@@ -87,7 +88,8 @@ def plan_state(state, *, store: Store | None = None, progress: Callable[[int, in
     ``workers``: 2 or more runs a helper process (``bot/plan/helper.py``) that merges the next
     pending commits while this process computes symbols (without rename detection only; with a
     given ``predictor`` never, nor for fewer than ``helper_min`` pending commits: its start-up,
-    ≈ 0.5 s, would not pay back); 1 does everything here. The plan is the same either way.
+    ≈ 0.5 s, would not pay back — counted as the pending commits with no cached prediction on any
+    running tree); 1 does everything here. The plan is the same either way.
     """
     cfg = state.config
     t0 = time.perf_counter()
@@ -96,7 +98,16 @@ def plan_state(state, *, store: Store | None = None, progress: Callable[[int, in
     if carried:   # the ledger marks these IN_FLIGHT; guard against an abbreviated trailer it missed
         pending = [c for c in pending if not any(c.sha.startswith(u) for u in carried)]
     repo = scratch_repo(state.git_dir, cfg.cache_dir)
-    helper = PlanHelper(repo.path) if workers > 1 and predictor is None and len(pending) >= helper_min else None
+    helper = None
+    if workers > 1 and predictor is None and len(pending) >= helper_min:
+        # a re-plan after a push merges only the new commits (and those whose inputs changed):
+        # a helper (≈ 0.5 s CPU to start) pays back only where many commits were never merged
+        fresh = len(pending)
+        if store is not None:
+            store.migrate()
+            fresh -= len(plan_store.answered_commits(store, [c.sha for c in pending]))
+        if fresh >= helper_min:
+            helper = PlanHelper(repo.path)
     mem = None
     if predictor is None and helper is None:
         # the trees (and content-merged blobs) the predictions write are held in memory and

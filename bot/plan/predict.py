@@ -419,11 +419,12 @@ class MergePredictor:
         Nothing is sent while the first commit's prediction is cached and nothing was merged yet
         (a re-plan whose predictions are all cached never starts the helper), nor for cached
         predictions. Returns the number sent."""
+        for c in commits:       # their analysed files give their changed paths (no tree diff)
+            self._infos.setdefault(c.sha, c)
         if not commits or not self.hint_worthwhile(commits[0]):
             return 0
         tasks, since = [], {}
         for c in commits:
-            self._infos.setdefault(c.sha, c)
             base = self._hinted.get(c.sha)
             if base == self.running_tree:
                 continue
@@ -448,6 +449,7 @@ class MergePredictor:
     def hint_worthwhile(self, first: CommitInfo) -> bool:
         """Whether merges are worth hinting: the helper applies (no rename detection) and this
         predictor merged already or ``first`` (the next commit) is not cached (a cold plan)."""
+        self._infos.setdefault(first.sha, first)
         return self._helper_applies() and (self.merges > 0 or not self._is_cached(first.sha, self.running_tree))
 
     def _picked_paths_since(self, tree: str) -> frozenset[str] | None:

@@ -64,6 +64,15 @@ def answers_of(store: Store, commits: list[str]) -> dict[str, dict]:
     return _rows_of_commits(store, ANSWERS.name, commits, "key")
 
 
+def answered_commits(store: Store, commits: list[str]) -> set[str]:
+    """The commits of ``commits`` with at least one cached prediction (on any running tree)."""
+    out: set[str] = set()
+    for chunk in _chunks(commits):
+        q = ",".join("?" * len(chunk))
+        out.update(r["commit"] for r in store.db.query(f"select distinct \"commit\" from plan_answers where \"commit\" in ({q})", chunk))
+    return out
+
+
 def answer_row(store: Store, key: str) -> dict | None:
     rows = list(store.db.query("select * from plan_answers where key = ?", [key]))
     return rows[0] if rows else None

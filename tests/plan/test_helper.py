@@ -203,3 +203,29 @@ def test_one_process_plan_writes_its_trees_at_the_end_and_a_re_plan_reads_them(t
     warm = planner.plan_state(state, store=store, workers=1)     # stored answers name trees of the pack
     assert warm.plan == cold.plan and warm.merges == 0 and warm.cache_hits == cold.merges > 0
     assert planner.plan_state(state, helper_min=0).plan == cold.plan     # the helper's trees stay loose
+
+
+def test_hinted_picks_take_their_paths_from_the_analysis_and_a_small_replan_starts_no_helper(tmp_path):
+    """Commits hinted to the helper are keyed by their analysed files (no tree diff: on the Triton
+    fork the diffs cost 0.6 s of a 0.75 s re-plan), and the helper starts only where at least
+    ``helper_min`` pending commits have no cached prediction (a re-plan after a push of a few)."""
+    from bot.config.forksync import load_config
+    from bot.demo.scenario import build_scenario
+    from bot.plan.planner import plan_state
+    from bot.sync.ingest import load_state
+
+    s = build_scenario(tmp_path / "demo")
+    cfg = load_config(str(s.config_path))
+    cfg = cfg.model_copy(update={"cache_dir": str(tmp_path / "cache"), "rename_detection": False})
+    state = load_state(cfg)
+    store = Store(tmp_path / "plan.sqlite")
+    cold = plan_state(state, store=store, workers=1)
+    later = [c.sha for c in cold.pending[len(cold.pending) // 2:]]     # as if pushed since: never merged
+    with store.lock:
+        store.conn.execute(f"delete from plan_answers where \"commit\" in ({','.join('?' * len(later))})", later)
+    pushed = plan_state(state, store=store, helper_min=len(later))
+    assert pushed.extra["helper"] is not None and pushed.extra["helper"]["failed"] is None
+    assert pushed.plan == cold.plan and 0 < pushed.merges and pushed.cache_hits > 0
+    assert not list(store.db.query("select * from plan_pick_paths"))     # every pick's paths from its analysis
+    again = plan_state(state, store=store, helper_min=1)                 # nothing new: no helper
+    assert again.extra["helper"] is None and again.merges == 0 and again.plan == cold.plan

@@ -56,3 +56,22 @@ def test_the_app_replans_a_push_and_a_fork_commit_from_its_caches(tmp_path):
     moved = svc.compute(work, cfg, "main", "main")
     assert (moved.plan_work["merges"], moved.plan_work["cached"]) == (0, 6)
     assert moved.plan == SyncService(workdir=tmp_path / "fresh2", git_url="").compute(work, cfg, "main", "main").plan
+
+
+def test_a_decoded_analysis_serves_only_the_text_it_was_decoded_from():
+    """The App re-reads the same analysis rows at every sync; their decoding is remembered per
+    commit, but a row whose text changed (analysed again) is decoded again."""
+    from dataclasses import replace
+
+    from bot.model import CommitInfo, FileChange
+    from bot.sync.ingest import _decode_cached, _encode
+
+    a = CommitInfo(sha="a" * 40, parents=("b" * 40,), message="x (#1)\n", committer_time=5, pr=1,
+                   files=(FileChange(path="p.py", status="M", old_ranges=((1, 2),), new_ranges=((1, 3),),
+                                     hunk_headers=("def f():",)),))
+    first = _decode_cached(a.sha, _encode(a))
+    assert first == a
+    assert _decode_cached(a.sha, _encode(a)) is first
+    b = replace(a, files=(), missing=("blob 1234 (p.py)",))
+    again = _decode_cached(a.sha, _encode(b))
+    assert again == b and again is not first
