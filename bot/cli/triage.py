@@ -36,7 +36,6 @@ from bot.triage.classify import flaky_keys, record_class
 from bot.triage.group import Grouper
 from bot.triage.issues import load_state
 from bot.triage.local_issues import move_issues
-from bot.triage.nightly_local import nightly_actions
 from bot.triage.records import FailureRecord, RecordError, from_junit, from_lit, from_log, from_run_result, normalize_test_id
 from bot.triage.rules import RulesError, RulesTable, load_rules, suggest_rule
 from bot.triage.store import adopt_unassigned
@@ -273,6 +272,9 @@ def _cmd_nightly(args) -> int:
             # rows recorded before nightlies named their fork belong to the one fork local mode serves;
             # their issues were kept under the old default name
             move_issues(store, "local/fork", full)
+        # imported here: it brings aiohttp (≈ 0.25 s), which no other command needs
+        from bot.triage.nightly_local import nightly_actions
+
         out = asyncio.run(nightly_actions(store, recs, table=table, settings=settings, run=args.run, time=when,
                                           commit=commit, owner=owner, repo=repo, github_url=url, token=token))
     sys.stdout.write(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
