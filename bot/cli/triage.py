@@ -272,8 +272,7 @@ def _cmd_nightly(args) -> int:
             # rows recorded before nightlies named their fork belong to the one fork local mode serves;
             # their issues were kept under the old default name
             move_issues(store, "local/fork", full)
-        # imported here: it brings aiohttp (≈ 0.25 s), which no other command needs
-        from bot.triage.nightly_local import nightly_actions
+        from bot.triage.nightly_local import nightly_actions  # lazy: it brings aiohttp (≈ 0.25 s), no other command needs it
 
         out = asyncio.run(nightly_actions(store, recs, table=table, settings=settings, run=args.run, time=when,
                                           commit=commit, owner=owner, repo=repo, github_url=url, token=token))
