@@ -19,7 +19,10 @@ On a ``git clone --bare --shared`` copy of the fork (so the landing can write), 
    ``forksync plan --as-of DATE`` after the plans of the days before;
 7. ``--check`` (default): every re-plan of steps 4–6 is planned again from scratch (empty
    caches) and the plans must be equal;
-8. ``--check-merges``: every merge the plans decide path by path (``path_merge``) is compared
+8. ``--keep-walk``: the re-plans keep the plan's walk between them (``plan_state``'s ``resume``,
+   as the App does): after the push only its commits are walked; the from-scratch plans of
+   ``--check`` never use it;
+9. ``--check-merges``: every merge the plans decide path by path (``path_merge``) is compared
    with libgit2's ``merge_trees`` on the same trees (an AssertionError on a difference; the
    comparison's own merges are then counted in the plans' CPU time, so read the figures of a run
    without it).
@@ -77,10 +80,13 @@ def bare_loop(repo: pygit2.Repository, base: str, shas: list[str], flags: int) -
     return time.perf_counter() - t0, time.process_time() - c0
 
 
+WALK: dict | None = None      # --keep-walk: the walk kept between the re-plans (plan_state's resume)
+
+
 def timed(state, store):
     """``(run, wall s, CPU s)`` of a one-process plan."""
     t0, c0 = time.perf_counter(), cpu()
-    run = plan_state(state, store=store, workers=1)
+    run = plan_state(state, store=store, workers=1, resume=WALK)
     return run, time.perf_counter() - t0, cpu() - c0
 
 
@@ -109,6 +115,8 @@ def main(argv=None) -> int:
     ap.add_argument("--then", nargs="*", default=[], metavar="DATE",
                     help="after the as-of plan, plan as of each DATE in turn with the same caches (fork and "
                          "upstream tips of that day, as `forksync plan --as-of` does)")
+    ap.add_argument("--keep-walk", action="store_true",
+                    help="keep the plan's walk between the re-plans, as the App does (a push then walks only its commits)")
     ap.add_argument("--plan-first", action="store_true",
                     help="run the cold plan before the bare loops (on libgit2's cold caches, as in a fresh process) "
                          "instead of after them")
@@ -116,6 +124,8 @@ def main(argv=None) -> int:
                     help="compare every path-by-path merge with libgit2's merge_trees (slower: read the figures of a run without it)")
     args = ap.parse_args(argv)
     predict.CHECK_PATH_MERGE = args.check_merges
+    global WALK
+    WALK = {} if args.keep_walk else None
 
     tmp = tempfile.mkdtemp(prefix="forksync-bench-incr-")
     clone = os.path.join(tmp, "fork.git")

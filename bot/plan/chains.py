@@ -166,6 +166,23 @@ class Chains:
         self.by_id[chain_id] = ch
         return ch
 
+    def copy(self, predict_on: Callable | None) -> "Chains":
+        """An independent copy (its chains' lists, maps and sets copied; commits, items and
+        in-flight branches are immutable and shared) predicting with ``predict_on``: the state of a
+        walk kept to be resumed (``build_plan``'s ``resume``: kept with None, so that it holds no
+        predictor)."""
+        new = Chains(self.cap, predict_on)
+        for ch in self.all:
+            c = Chain(id=ch.id, order=ch.order, created=ch.created, items=list(ch.items), commits=list(ch.commits),
+                      by_path={p: list(v) for p, v in ch.by_path.items()}, paths_only=ch.paths_only,
+                      areas=set(ch.areas), in_flight=ch.in_flight, notes=list(ch.notes), deps=ch.deps,
+                      closure=ch.closure, tree=ch.tree, index=new._by_path)
+            for p in c.by_path:
+                new._by_path.setdefault(p, []).append(c)
+            new.all.append(c)
+            new.by_id[c.id] = c
+        return new
+
     def sharing(self, commit: CommitInfo) -> list[Chain]:
         """The chains changing a file ``commit`` changes (creation order)."""
         ps = commit.paths

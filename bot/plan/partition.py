@@ -61,6 +61,22 @@ class PickPredictor(Protocol):
     def advance(self, commit: CommitInfo, prediction: Prediction) -> None: ...
 
 
+@dataclass
+class _Walk:
+    """:func:`build_plan`'s walk after ``shas`` (a prefix of the pending commits): what a later
+    plan with the same ``context`` continues from."""
+
+    context: tuple
+    shas: tuple[str, ...]
+    chains: Chains
+    bundles: list[list[PlanItem]]
+    bundle_commits: list[list[CommitInfo]]
+    picked_clean: int
+    no_ops: list[PlanItem]
+    notes: list[str]
+    predictor: object
+
+
 def unit_id(kind: str, first_sha: str) -> str:
     """The stable id of a unit: ``<kind>-<first upstream sha[:12]>``."""
     return f"{kind}-{first_sha[:12]}"
@@ -74,7 +90,7 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
                base: str | None = None, as_of: int | None = None,
                progress: Callable[[int, int], None] | None = None,
                chain_size_cap: int = 25, fork_paths: Iterable[str] | None = None,
-               lookahead: int = 16) -> Plan:
+               lookahead: int = 16, resume: dict | None = None) -> Plan:
     """Partition ``pending`` (PENDING upstream commits, oldest first) into bundles and chains.
 
     ``areas``: config :class:`~bot.config.forksync.Area` objects (``divergent`` ones force chains; all
@@ -88,7 +104,14 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
     it, predicts chain items on the chain's own running tree. ``predictor.hint(commits)``, when
     the predictor has it, is told before each commit the next ``lookahead`` pending commits (a
     helper process may merge them ahead of time, ``bot/plan/helper.py``; the plan never depends
-    on it; 0: no hints). Returns a :class:`~bot.model.Plan`
+    on it; 0: no hints). ``resume``: a dict the caller keeps between plans of one fork; the walk's
+    state after the last pending commit is kept there (under ``"walk"``), and a later call whose
+    pending commits *start with* those same commits, with the same base, in-flight branches,
+    areas, caps, fork paths and predictor settings (``predictor.walk_context()``), continues the
+    walk from there instead of walking them again: the walk is a function of exactly those
+    inputs, so the plan is the one made from scratch (tests/plan/test_incremental.py). Used
+    where one process re-plans after upstream pushes (the App); predictors without
+    ``walk_state``/``restore_walk`` never resume. Returns a :class:`~bot.model.Plan`
     whose units come in upstream order of their first commit; NO_OP candidates are in
     ``Plan.no_ops``. Raises ``ValueError`` when a pending commit is also on an in-flight branch.
     """
@@ -102,11 +125,25 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
     chains = Chains(chain_size_cap, getattr(predictor, "predict_on", None))
     notes: list[str] = []
     no_ops: list[PlanItem] = []
+    bundles: list[list[PlanItem]] = []
+    bundle_commits: list[list[CommitInfo]] = []
+    picked_clean = 0
+    start = 0
+    resumable = resume is not None and all(hasattr(predictor, m) for m in ("walk_context", "walk_state", "restore_walk"))
+    context = (predictor.walk_context(), base, bundle_size_cap, chain_size_cap, repr(list(areas)),
+               repr(sorted(in_flight, key=lambda b: b.name)), scope) if resumable else None
+    saved: _Walk | None = resume.get("walk") if resumable else None
+    if saved is not None and (saved.context != context or len(saved.shas) > len(pending)
+                              or any(pending[k].sha != s for k, s in enumerate(saved.shas))):
+        saved = None
 
     glob_memo: dict[tuple[str, str], bool] = {}
     # open forksync branches: bundles and chains both make overlapping commits risky
     in_flight_shas: set[str] = set()
     for n, br in enumerate(sorted(in_flight, key=lambda b: b.name)):
+        if saved is not None:          # their chains are in the walk kept
+            in_flight_shas.update(expand(u, lookup) or u for u in br.upstream_shas)
+            continue
         ch = chains.new(br.unit_id, -len(in_flight) + n, in_flight=br)
         known = []
         for u in br.upstream_shas:
@@ -125,13 +162,17 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
     if dup:
         raise ValueError(f"commit {dup[0]} is both PENDING and on an open forksync branch; "
                          "in-flight commits must be left out of the pending set")
+    if saved is not None:
+        chains = saved.chains.copy(getattr(predictor, "predict_on", None))
+        bundles, bundle_commits = [list(b) for b in saved.bundles], [list(b) for b in saved.bundle_commits]
+        picked_clean, no_ops, notes = saved.picked_clean, list(saved.no_ops), list(saved.notes)
+        predictor.restore_walk(saved.predictor)
+        start = len(saved.shas)
 
-    bundles: list[list[PlanItem]] = []
-    bundle_commits: list[list[CommitInfo]] = []
-    picked_clean = 0
     total = len(pending)
     hint_merges = getattr(predictor, "hint", None) if lookahead > 0 else None
-    for i, c in enumerate(pending):
+    for i in range(start, total):
+        c = pending[i]
         if progress:
             progress(i, total)
         if hint_merges is not None:     # a forecast for a helper process: it never changes the plan
@@ -201,6 +242,10 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
             ch.add(c, PlanItem(c.sha, f"pick cannot be predicted ({pred.detail or 'unknown'}); a person checks it"))
     if progress:
         progress(total, total)
+    if resumable:
+        resume["walk"] = _Walk(context, tuple(c.sha for c in pending), chains.copy(None),
+                               [list(b) for b in bundles], [list(b) for b in bundle_commits], picked_clean,
+                               list(no_ops), list(notes), predictor.walk_state())
 
     units: list[tuple[int, Unit]] = []
     for n, (items, commits) in enumerate(zip(bundles, bundle_commits), 1):

@@ -80,7 +80,8 @@ def fork_paths(repo: pygit2.Repository, merge_base: str | None, fork_tip: str) -
 
 
 def plan_state(state, *, store: Store | None = None, progress: Callable[[int, int], None] | None = None,
-               predictor: MergePredictor | None = None, workers: int = 2, helper_min: int = 64) -> PlanRun:
+               predictor: MergePredictor | None = None, workers: int = 2, helper_min: int = 64,
+               resume: dict | None = None) -> PlanRun:
     """Plan the PENDING commits of ``state`` against its fork tip.
 
     ``store``: persists predictions (a warm re-plan is lookups only); None keeps them in memory.
@@ -90,6 +91,9 @@ def plan_state(state, *, store: Store | None = None, progress: Callable[[int, in
     given ``predictor`` never, nor for fewer than ``helper_min`` pending commits: its start-up,
     ≈ 0.5 s, would not pay back — counted as the pending commits with no cached prediction on any
     running tree); 1 does everything here. The plan is the same either way.
+    ``resume``: a dict the caller keeps between plans of this fork in one process (the App): a
+    plan whose pending commits start with the last plan's continues that walk
+    (:func:`~bot.plan.partition.build_plan`) — the same plan, without walking them again.
     """
     cfg = state.config
     t0 = time.perf_counter()
@@ -130,7 +134,7 @@ def plan_state(state, *, store: Store | None = None, progress: Callable[[int, in
                           chain_size_cap=cfg.chain_size_cap,
                           fork_paths=fork_paths(repo, state.merge_base, state.fork_tip),
                           in_flight=state.in_flight, commit_lookup=state.upstream, symbols=symbols,
-                          base=state.fork_tip, as_of=state.as_of, progress=progress)
+                          base=state.fork_tip, as_of=state.as_of, progress=progress, resume=resume)
     finally:
         blob_cache(0)
         if helper is not None:

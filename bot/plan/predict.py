@@ -785,6 +785,19 @@ class MergePredictor:
             rows, self._pending = self._pending, []
             plan_store.save_answers(self.store, rows)
 
+    def walk_context(self) -> tuple:
+        """What this predictor's answers depend on besides the commits and trees (``build_plan``'s
+        ``resume`` continues a walk only under the same): version, base, flags, rename limit."""
+        return (PREDICT_VERSION, self.base, self.flags, self.rename_limit)
+
+    def walk_state(self) -> tuple:
+        """The state a walk leaves here: the running tree, and rename detection dropped (why)."""
+        return (self.running_tree, self.renames_off)
+
+    def restore_walk(self, state: tuple) -> None:
+        """Continue a walk from :meth:`walk_state`."""
+        self.running_tree, self.renames_off = state
+
     def advance(self, commit: CommitInfo, prediction: Prediction) -> None:
         """Apply a clean pick to the running tree (the next prediction sees it)."""
         if prediction.outcome != "clean" or not prediction.result_tree:

@@ -127,6 +127,7 @@ class SyncService:
         self.dead_letters = dead_letters
         self._locks: dict[str, asyncio.Lock] = {}
         self._memory = rules_mod.MemoryCache()
+        self._walks: dict[str, dict] = {}      # working repo -> the last plan's walk (continued after a push)
 
     # ------------------------------------------------------------------ git edge
     def repo_dir(self, full_name: str) -> Path:
@@ -193,11 +194,13 @@ class SyncService:
         })
         # one store for the commit analysis and the plan's caches (predictions keyed by what they
         # read, symbols per commit): the re-plan after an upstream push or a landing then merges
-        # and parses only what the change reaches, as `forksync plan` does with the same store
+        # and parses only what the change reaches, as `forksync plan` does with the same store;
+        # after a push (the same fork tip, new commits after the old ones) the last plan's walk
+        # goes on from where it ended
         store = default_store(local)
         state = load_state(local, store=store, fetch=False)
         # the same planning path as `forksync plan` (caps, symbol scope, stacked chains)
-        run = plan_state(state, store=store)
+        run = plan_state(state, store=store, resume=self._walks.setdefault(str(git_dir), {}))
         plan = run.plan
         log.info("%s: planned %d pending commit(s) into %d unit(s): %d merge(s) computed, %d read from the "
                  "cache, %d file change(s)' symbols computed, %.2f s", fork_ref, len(run.pending),

@@ -70,6 +70,7 @@ class World:
         self.store = Store(tmp / "plan.sqlite")
         self.cache = tmp / "cache"
         self.rename_detection = rename_detection
+        self.walk: dict | None = None      # a dict: the walk is kept between plans, as the App keeps it
 
     def commit(self, state: dict, parents: list[str], msg: str) -> str:
         tb_by_dir: dict = {}
@@ -144,7 +145,7 @@ class World:
                                in_flight=[], upstream=upstream, as_of=None, ledger=SimpleNamespace(entries=entries))
 
     def plan_incremental(self):
-        return plan_state(self.state(self.cache), store=self.store, workers=1)
+        return plan_state(self.state(self.cache), store=self.store, workers=1, resume=self.walk)
 
     def plan_scratch(self):
         d = self.tmp / f"scratch-{next(self.n)}"
@@ -187,17 +188,22 @@ event = st.one_of(
 
 @example(fork_edits=[], first=[[("lib/a.cpp", 1, "7")], [("python/m.py", 0, "1")]],
          events=[("fork", [("docs/x.md", 0, "5")]), ("push", [[("lib/a.cpp", 2, "3")]]), ("land-first", 1)],
-         rename_detection=False)
+         rename_detection=False, keep_walk=False)
 @example(fork_edits=[("lib/b.cpp", 0, "MV")], first=[[("lib/b.cpp", 1, "7")], [("lib/a.cpp", 0, "MV")]],
          events=[("fork", [("lib/a.cpp", 2, "5")]), ("land-bundle", None), ("push", [[("lib/a_mv.cpp", 2, "3")]])],
-         rename_detection=True)
+         rename_detection=True, keep_walk=True)
+@example(fork_edits=[("lib/a.cpp", 0, "2")], first=[[("lib/a.cpp", 0, "7")], [("lib/a.cpp", 1, "7")], [("python/m.py", 0, "1")]],
+         events=[("push", [[("lib/a.cpp", 0, "3")], [("python/m.py", 1, "2")]]), ("push", [[("lib/b.cpp", 0, "MV")]]),
+                 ("land-first", 1), ("push", [[("lib/a.cpp", 1, "4")]])],
+         rename_detection=False, keep_walk=True)
 @settings(max_examples=25, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                    HealthCheck.too_slow])
 @given(fork_edits=st.lists(edit, max_size=4), first=st.lists(commit_edits, min_size=1, max_size=5),
-       events=st.lists(event, min_size=1, max_size=5), rename_detection=st.booleans())
+       events=st.lists(event, min_size=1, max_size=5), rename_detection=st.booleans(), keep_walk=st.booleans())
 def test_a_replan_after_pushes_and_landings_equals_a_plan_from_scratch(tmp_path_factory, fork_edits, first, events,
-                                                                       rename_detection):
+                                                                       rename_detection, keep_walk):
     w = World(tmp_path_factory.mktemp("incr"), rename_detection)
+    w.walk = {} if keep_walk else None
     hits = SEEN
     if fork_edits:
         w.fork_commit(fork_edits)
@@ -237,6 +243,10 @@ def test_a_replan_after_pushes_and_landings_equals_a_plan_from_scratch(tmp_path_
             assert run.parsed_files <= scratch.parsed_files
         if kind != "push" and run.cache_hits:
             hits["reused after a landing or fork commit"] += 1
+        if kind == "push" and keep_walk and run.plan.units:
+            # the walk went on from the last plan's: only the new commits were predicted
+            assert run.cache_hits + run.merges <= 2 * len(new)
+            hits["walk continued after a push"] += 1
 
 
 def test_an_answer_survives_a_landing_elsewhere_and_not_one_that_reaches_its_paths(tmp_path):
@@ -306,6 +316,7 @@ def test_the_property_test_met_the_cases_it_is_about():
         return      # run alone (-k): nothing to check
     assert SEEN["reused after a landing or fork commit"] > 0 and SEEN["fork elsewhere"] > 0, SEEN
     assert SEEN["rename-blind checked"] > 0 and SEEN["not rename-blind"] > 0, SEEN
+    assert SEEN["walk continued after a push"] > 0, SEEN
 
 
 def test_a_rename_detection_dropped_for_a_missing_blob_is_remembered(tmp_path):

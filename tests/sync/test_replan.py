@@ -1,6 +1,7 @@
 """The App re-plans on every upstream push and fork commit with the same caches as `forksync plan`:
 predictions keyed by what they read and symbols per commit, kept in the store of its cache
-directory. A re-plan merges only what the change reaches and gives the plan made from scratch."""
+directory, and the last plan's walk, which a push continues. A re-plan merges only what the
+change reaches and gives the plan made from scratch."""
 from __future__ import annotations
 
 from bot.config.forksync import load_config
@@ -41,16 +42,19 @@ def test_the_app_replans_a_push_and_a_fork_commit_from_its_caches(tmp_path):
     assert first.plan_work == {"merges": 4, "cached": 0, "symbols": first.plan_work["symbols"]}
     assert [u.kind for u in first.plan.units] == ["chain", "bundle"]
 
-    # an upstream push of two commits: only they are merged
+    # an upstream push of two commits: the walk goes on from the last plan's, so only they are
+    # predicted (merged); the 4 older commits are not even looked up
     commit_files(src, {"e.txt": "e\n"}, "upstream 5")
     commit_files(src, {"b.py": _functions(6)}, "upstream 6")
     git(src, "push", "-q", str(work), "HEAD:refs/remotes/upstream/main")
     pushed = svc.compute(work, cfg, "main", "main")
-    assert (pushed.plan_work["merges"], pushed.plan_work["cached"]) == (2, 4)
+    assert (pushed.plan_work["merges"], pushed.plan_work["cached"]) == (2, 0)
+    assert len(pushed.plan.units) >= 2
     scratch = SyncService(workdir=tmp_path / "fresh", git_url="").compute(work, cfg, "main", "main")
     assert scratch.plan_work["cached"] == 0 and scratch.plan == pushed.plan
 
-    # a fork commit to a file no pending pick changes: every answer still holds
+    # a fork commit to a file no pending pick changes: a new base, so the walk starts again, and
+    # every answer still holds
     commit_files(fork, {"fork_only.txt": "x\n"}, "fork: a file of its own")
     git(fork, "push", "-q", "-f", str(work), "HEAD:refs/heads/main")
     moved = svc.compute(work, cfg, "main", "main")
