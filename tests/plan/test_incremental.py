@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import shutil
 from collections import Counter
 from types import SimpleNamespace
 
@@ -337,3 +338,21 @@ def test_a_rename_detection_dropped_for_a_missing_blob_is_remembered(tmp_path):
     again = w.plan_incremental()
     assert (again.merges, again.cache_hits) == (0, 3)
     assert again.plan == first.plan == w.plan_scratch().plan
+
+
+def test_a_kept_walk_whose_running_trees_were_lost_is_walked_again(tmp_path):
+    """The kept walk names running trees (the bundles', a chain's) that only the scratch repository
+    holds and nothing refers to: ``git gc`` there prunes them, clearing cache_dir removes them.
+    Then the next plan walks from the fork tip again — the plan from scratch, not a failed tree
+    read (KeyError) nor "cannot be predicted"."""
+    for rename_detection in (False, True):
+        w = World(tmp_path / f"r{int(rename_detection)}", rename_detection)
+        w.walk = {}
+        w.fork_commit([("docs/x.md", 0, "5")])     # the running trees are the plan's own
+        w.push([[("python/m.py", 1, "7")], [("lib/ws/c.cpp", 0, "3")], [("lib/ws/c.cpp", 1, "4")]])
+        w.plan_incremental()
+        shutil.rmtree(w.cache)
+        w.push([[("python/m.py", 2, "5")], [("lib/ws/c.cpp", 2, "6")]])
+        again = w.plan_incremental()
+        assert again.plan == w.plan_scratch().plan
+        assert not any("cannot be predicted" in i.reason for u in again.plan.units for i in u.items)
