@@ -111,7 +111,8 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
     walk from there instead of walking them again: the walk is a function of exactly those
     inputs, so the plan is the one made from scratch (tests/plan/test_incremental.py). Used
     where one process re-plans after upstream pushes (the App); predictors without
-    ``walk_state``/``restore_walk`` never resume. Returns a :class:`~bot.model.Plan`
+    ``walk_state``/``restore_walk`` never resume, and ``restore_walk(state, chain trees)``
+    returning False (its repository lost a running tree the walk names) walks from the start. Returns a :class:`~bot.model.Plan`
     whose units come in upstream order of their first commit; NO_OP candidates are in
     ``Plan.no_ops``. Raises ``ValueError`` when a pending commit is also on an in-flight branch.
     """
@@ -134,7 +135,8 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
                repr(sorted(in_flight, key=lambda b: b.name)), scope) if resumable else None
     saved: _Walk | None = resume.get("walk") if resumable else None
     if saved is not None and (saved.context != context or len(saved.shas) > len(pending)
-                              or any(pending[k].sha != s for k, s in enumerate(saved.shas))):
+                              or any(pending[k].sha != s for k, s in enumerate(saved.shas))
+                              or not predictor.restore_walk(saved.predictor, [ch.tree for ch in saved.chains.all if ch.tree])):
         saved = None
 
     glob_memo: dict[tuple[str, str], bool] = {}
@@ -166,7 +168,6 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
         chains = saved.chains.copy(getattr(predictor, "predict_on", None))
         bundles, bundle_commits = [list(b) for b in saved.bundles], [list(b) for b in saved.bundle_commits]
         picked_clean, no_ops, notes = saved.picked_clean, list(saved.no_ops), list(saved.notes)
-        predictor.restore_walk(saved.predictor)
         start = len(saved.shas)
 
     total = len(pending)

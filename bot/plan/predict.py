@@ -34,6 +34,7 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Iterable
 
 import pygit2
 from pygit2.enums import DeltaStatus, MergeFlag
@@ -794,9 +795,16 @@ class MergePredictor:
         """The state a walk leaves here: the running tree, and rename detection dropped (why)."""
         return (self.running_tree, self.renames_off)
 
-    def restore_walk(self, state: tuple) -> None:
-        """Continue a walk from :meth:`walk_state`."""
-        self.running_tree, self.renames_off = state
+    def restore_walk(self, state: tuple, trees: Iterable[str] = ()) -> bool:
+        """Continue a walk from :meth:`walk_state` whose chains' running trees are ``trees``.
+        Returns False, restoring nothing, when the repository lacks one of these trees: they are
+        written by predictions and nothing refers to them, so ``git gc`` prunes them and clearing
+        cache_dir removes them (the walk then starts again from the fork tip)."""
+        running, renames_off = state
+        if any(t not in self.repo for t in {running, *trees}):
+            return False
+        self.running_tree, self.renames_off = running, renames_off
+        return True
 
     def advance(self, commit: CommitInfo, prediction: Prediction) -> None:
         """Apply a clean pick to the running tree (the next prediction sees it)."""
