@@ -798,8 +798,8 @@ class MergePredictor:
     def restore_walk(self, state: tuple, trees: Iterable[str] = ()) -> bool:
         """Continue a walk from :meth:`walk_state` whose chains' running trees are ``trees``.
         Returns False, restoring nothing, when the repository lacks one of these trees: they are
-        written by predictions and nothing refers to them, so ``git gc`` prunes them and clearing
-        cache_dir removes them (the walk then starts again from the fork tip)."""
+        written by predictions and nothing refers to them: clearing cache_dir removes them, a ``git gc``
+        of the scratch repository would prune them (the walk then starts again from the fork tip)."""
         running, renames_off = state
         if any(t not in self.repo for t in {running, *trees}):
             return False

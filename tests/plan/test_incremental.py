@@ -342,7 +342,7 @@ def test_a_rename_detection_dropped_for_a_missing_blob_is_remembered(tmp_path):
 
 def test_a_kept_walk_whose_running_trees_were_lost_is_walked_again(tmp_path):
     """The kept walk names running trees (the bundles', a chain's) that only the scratch repository
-    holds and nothing refers to: ``git gc`` there prunes them, clearing cache_dir removes them.
+    holds and nothing refers to: clearing cache_dir removes them, ``git gc`` there would prune them.
     Then the next plan walks from the fork tip again — the plan from scratch, not a failed tree
     read (KeyError) nor "cannot be predicted"."""
     for rename_detection in (False, True):
