@@ -64,13 +64,18 @@ def answers_of(store: Store, commits: list[str]) -> dict[str, dict]:
     return _rows_of_commits(store, ANSWERS.name, commits, "key")
 
 
+def _present(store: Store, table_name: str, column: str, values: list[str]) -> set[str]:
+    """The ones of ``values`` found in ``column`` of ``table_name`` (500 at a time)."""
+    out: set[str] = set()
+    for chunk in _chunks(values):
+        q = ",".join("?" * len(chunk))
+        out.update(r[column] for r in store.db.query(f"select distinct \"{column}\" from {table_name} where \"{column}\" in ({q})", chunk))
+    return out
+
+
 def answered_commits(store: Store, commits: list[str]) -> set[str]:
     """The commits of ``commits`` with at least one cached prediction (on any running tree)."""
-    out: set[str] = set()
-    for chunk in _chunks(commits):
-        q = ",".join("?" * len(chunk))
-        out.update(r["commit"] for r in store.db.query(f"select distinct \"commit\" from plan_answers where \"commit\" in ({q})", chunk))
-    return out
+    return _present(store, ANSWERS.name, "commit", commits)
 
 
 def answer_row(store: Store, key: str) -> dict | None:
@@ -123,11 +128,7 @@ def save_symbols(store: Store, rows: list[dict]) -> None:
 
 def prechecks_of(store: Store, keys: list[str]) -> set[str]:
     """The ones of ``keys`` recorded in ``plan_prechecks``."""
-    out: set[str] = set()
-    for chunk in _chunks(keys):
-        q = ",".join("?" * len(chunk))
-        out.update(r["key"] for r in store.db.query(f"select key from plan_prechecks where key in ({q})", chunk))
-    return out
+    return _present(store, PRECHECKS.name, "key", keys)
 
 
 def save_prechecks(store: Store, keys: list[str]) -> None:
