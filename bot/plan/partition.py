@@ -141,18 +141,13 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
 
     glob_memo: dict[tuple[str, str], bool] = {}
     # open forksync branches: bundles and chains both make overlapping commits risky
-    in_flight_shas: set[str] = set()
+    expanded = {u: expand(u, lookup) for br in in_flight for u in br.upstream_shas}
+    in_flight_shas = {full or u for u, full in expanded.items()}
     for n, br in enumerate(sorted(in_flight, key=lambda b: b.name)):
         if saved is not None:          # their chains are in the walk kept
-            in_flight_shas.update(expand(u, lookup) or u for u in br.upstream_shas)
-            continue
+            break
         ch = chains.new(br.unit_id, -len(in_flight) + n, in_flight=br)
-        known = []
-        for u in br.upstream_shas:
-            full = expand(u, lookup)
-            in_flight_shas.add(full or u)
-            if full and full in lookup:
-                known.append(lookup[full])
+        known = [lookup[expanded[u]] for u in br.upstream_shas if expanded[u] in lookup]
         for c in known:
             ch.add(c, None)
             # an open chain in a divergent area stays that area's tail: later commits there follow it
