@@ -80,13 +80,10 @@ def bare_loop(repo: pygit2.Repository, base: str, shas: list[str], flags: int) -
     return time.perf_counter() - t0, time.process_time() - c0
 
 
-WALK: dict | None = None      # --keep-walk: the walk kept between the re-plans (plan_state's resume)
-
-
-def timed(state, store):
-    """``(run, wall s, CPU s)`` of a one-process plan."""
+def timed(state, store, walk: dict | None):
+    """``(run, wall s, CPU s)`` of a one-process plan; ``walk``: plan_state's ``resume`` (--keep-walk)."""
     t0, c0 = time.perf_counter(), cpu()
-    run = plan_state(state, store=store, workers=1, resume=WALK)
+    run = plan_state(state, store=store, workers=1, resume=walk)
     return run, time.perf_counter() - t0, cpu() - c0
 
 
@@ -124,8 +121,7 @@ def main(argv=None) -> int:
                     help="compare every path-by-path merge with libgit2's merge_trees (slower: read the figures of a run without it)")
     args = ap.parse_args(argv)
     predict.CHECK_PATH_MERGE = args.check_merges
-    global WALK
-    WALK = {} if args.keep_walk else None
+    walk = {} if args.keep_walk else None      # the walk kept between the re-plans, as the App keeps it
 
     tmp = tempfile.mkdtemp(prefix="forksync-bench-incr-")
     clone = os.path.join(tmp, "fork.git")
@@ -155,20 +151,20 @@ def main(argv=None) -> int:
 
     store = Store(os.path.join(tmp, "plan.sqlite"))
     if args.plan_first:
-        cold, cold_wall, cold_cpu = timed(s0, store)
+        cold, cold_wall, cold_cpu = timed(s0, store, walk)
     bare_wall, bare_cpu = bare_loop(repo, f0, [c.sha for c in pend0], flags)
     blob_cache(BLOB_CACHE_LIMIT)     # the same loop with libgit2's blob cache, as a plan sets it
     cached_wall, cached_cpu = bare_loop(repo, f0, [c.sha for c in pend0], flags)
     blob_cache(0)
     if not args.plan_first:
-        cold, cold_wall, cold_cpu = timed(s0, store)
+        cold, cold_wall, cold_cpu = timed(s0, store, walk)
     print(describe("cold", cold, cold_wall, cold_cpu))
     print(f"bare loop: {bare_wall * 1000:.0f} ms wall, {bare_cpu * 1000:.0f} ms CPU | cold/bare: CPU "
           f"{cold_cpu / bare_cpu:.2f}, wall {cold_wall / bare_wall:.2f} (target: CPU <= 1.5)")
     print(f"bare loop again, with the plan's blob cache (run second: libgit2's tree cache warm"
           f"{'' if args.plan_first else ', as for the plan'}): "
           f"{cached_wall * 1000:.0f} ms wall, {cached_cpu * 1000:.0f} ms CPU | cold/that: CPU {cold_cpu / cached_cpu:.2f}")
-    warm, w_wall, w_cpu = timed(s0, store)
+    warm, w_wall, w_cpu = timed(s0, store, walk)
     assert warm.plan == cold.plan, "a warm re-plan must give the same plan"
     print(describe("warm", warm, w_wall, w_cpu))
 
@@ -179,7 +175,7 @@ def main(argv=None) -> int:
     pend1 = pending_commits(s1)
     new = [c.sha for c in pend1 if c.sha not in {p.sha for p in pend0}]
     new_wall, _ = bare_loop(repo, f0, new, flags)
-    push, p_wall, p_cpu = timed(s1, store)
+    push, p_wall, p_cpu = timed(s1, store, walk)
     print(f"push of {len(later[:args.push])} upstream commits ({len(new)} new pending; load_state {t_load1:.2f} s excluded; "
           f"their bare merges {new_wall * 1000:.0f} ms)")
     print("  " + describe("re-plan", push, p_wall, p_cpu) + " (target: rest <= 300 ms)")
@@ -199,7 +195,7 @@ def main(argv=None) -> int:
         if name.startswith("forksync/"):
             fork_repo.branches.delete(name)
     s2, t_load2 = state_at(u1, "refs/heads/bench-landed")
-    landed, l_wall, l_cpu = timed(s2, store)
+    landed, l_wall, l_cpu = timed(s2, store, walk)
     print(f"landing of {bundle.id} ({len(bundle.items)} picks; {len(pending_commits(s2))} pending; "
           f"load_state {t_load2:.2f} s excluded)")
     print("  " + describe("re-plan", landed, l_wall, l_cpu) + " (target: rest <= 1 s)")
@@ -213,7 +209,7 @@ def main(argv=None) -> int:
         sd = load_state(cfg, store=ingest, as_of=day, record=False, fetch=False)
         t_ld = time.perf_counter() - t0
         pend = pending_commits(sd)
-        run, d_wall, d_cpu = timed(sd, store)
+        run, d_wall, d_cpu = timed(sd, store, walk)
         print(f"as of {day}: upstream {sd.upstream_tip[:12]}, fork {sd.fork_tip[:12]}; {len(pend)} pending; "
               f"load_state {t_ld:.2f} s excluded")
         print("  " + describe("re-plan", run, d_wall, d_cpu))
