@@ -21,6 +21,10 @@ from bot.plan.symbols import language_for, parser_for, reparse, symbols_of_chang
 #: bump when symbol extraction changes meaning (cached rows of other versions are ignored)
 
 
+#: the default of :class:`SymbolIndex`'s ``parts`` (benchmarks compare the two ways)
+PARTS = True
+
+
 class SymbolIndex:
     """Symbols per ``(commit, path)`` read through a pygit2 repository, cached in memory and,
     given a :class:`~bot.store.Store`, in its ``plan_symbols`` table (immutable per commit).
@@ -30,8 +34,10 @@ class SymbolIndex:
 
     store_empty = False     # True: the store held no symbols when this index opened (skip lookups)
 
-    def __init__(self, repo, tree_cache_size: int = 64, store=None):
+    def __init__(self, repo, tree_cache_size: int = 64, store=None, parts: bool | None = None):
         self.repo = repo
+        # parse Python and MLIR by top-level parts (symbols.top_level_parts); None: PARTS
+        self.parts = PARTS if parts is None else parts
         self.store = store
         if store is not None:
             store.migrate()
@@ -44,12 +50,14 @@ class SymbolIndex:
         self._new_no_match: list[str] = []      # plan_prechecks keys not yet written
         self._pending: list[dict] = []          # rows not yet written to the store (see flush)
         self._trees: LRUCache[tuple, tuple[bytes, object]] = LRUCache(max(1, tree_cache_size))
+        self._parts: LRUCache[tuple, tuple[bytes, object]] = LRUCache(max(1, 4 * tree_cache_size))
         self._blobs: LRUCache[object, bytes | None] = LRUCache(max(1, tree_cache_size))   # blob id -> text
         self._commit_trees: dict[str, object] = {}    # commit sha -> its tree (a lookup costs ~0.1 ms)
         self.parsed_files = 0        # file changes whose symbols were computed
         self.parses = 0              # tree-sitter parses run (a blob parsed once serves both sides)
         self.symbol_cpu = 0.0        # CPU seconds computing symbols (blob reads, parses, lookups; benchmarks)
         self.incremental_parses = 0  # of which incremental (from another version of the file)
+        self.part_parses = 0         # of which of one top-level part of a file (symbols.top_level_parts)
         self.incremental = True
         self._last: dict[tuple[str, str], tuple[bytes, object]] = {}
         self._near: dict[tuple[str, str], list[tuple[float, bytes, object]]] = {}   # recent versions, by time
@@ -93,6 +101,20 @@ class SymbolIndex:
                     near.append((when, src, tree))
                     if len(near) > 6:
                         near.pop(0)
+        return tree.root_node
+
+    def _parse_part(self, text: bytes, lang: str):
+        """A parsed tree's root for one top-level part of a file (``symbols.top_level_parts``):
+        parsed afresh (a part is small), kept by content (the old side of a commit is the new
+        side of the previous commit to the file, and most parts of a file do not change)."""
+        key = (len(text), hash(text), lang)
+        hit = self._parts.get(key)
+        if hit is not None and hit[0] == text:
+            return hit[1].root_node
+        tree = parser_for(lang).parse(text)
+        self.parses += 1
+        self.part_parses += 1
+        self._parts[key] = (text, tree)
         return tree.root_node
 
     def _blob(self, commit_sha: str, path: str) -> bytes | None:
@@ -220,7 +242,7 @@ class SymbolIndex:
             self.parsed_files += 1
         when = float(commit.committer_time)
         res = symbols_of_change(fc, old, new, parse=lambda src, lg: self._parse(
-            src, lg, fc.path, when - 0.5 if src is old else when))
+            src, lg, fc.path, when - 0.5 if src is old else when), parse_part=self._parse_part if self.parts else None)
         self._cache[key] = res
         if self.store is not None:
             self._pending.append({"key": f"{commit.sha}:{fc.path}", "version": SYMBOLS_VERSION,

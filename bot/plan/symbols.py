@@ -16,6 +16,11 @@ Python and TableGen come from ``tree-sitter-language-pack`` 0.13.0. Other files 
 hunk headers. Measured (docs/plan.md, runtime-facts): tree-sitter finds the enclosing definition on
 ≈ 97 % of real hunks against 55–70 % (and 0 % on ``.mlir``) for hunk headers; ≈ 3 ms per parse.
 
+Python and MLIR texts are parsed by **top-level parts** when a change touches a few of them
+(:func:`top_level_parts`: a Python ``def``/``class`` after a blank line, a method of a large class,
+an MLIR ``// -----`` split): the definitions a whole-file parse gives there, at the cost of the
+parts; a part that does not parse cleanly is answered from the whole file.
+
 Symbol names are qualified by their enclosing definitions (``Foo::matchAndRewrite``,
 ``Cls.method``, ``@kernel``, ``TT_AddPtrOp``); C++ namespaces do not qualify (they are too wide).
 Lines outside any definition (includes, imports, lit ``RUN:`` lines) give :data:`TOP_LEVEL`.
@@ -405,7 +410,7 @@ def diff_hunks(old_source: bytes | None, new_source: bytes | None) -> tuple[tupl
 
 
 def symbols_of_change(fc: FileChange, old_source: bytes | None, new_source: bytes | None,
-                      parse=None) -> frozenset[str] | None:
+                      parse=None, parse_part=None) -> frozenset[str] | None:
     """The symbols one file change touches, from its old and new text (None for the side of an
     added/deleted file). Supported languages: tree-sitter over the zero-context ranges of
     :func:`changed_ranges`; others: git's hunk headers. Returns None when they cannot be known
@@ -423,16 +428,294 @@ def symbols_of_change(fc: FileChange, old_source: bytes | None, new_source: byte
     for src, ranges in ((old_source, old_ranges), (new_source, new_ranges)):
         if src is None or not any(c > 0 for _, c in ranges):
             continue
-        out |= source_symbols(src, lang, ranges, parse)
+        out |= source_symbols(src, lang, ranges, parse, parse_part)
     return frozenset(out)
 
 
-def source_symbols(src: bytes, lang: str, ranges, parse=None) -> frozenset[str]:
-    """Symbols of hunk ``ranges`` in ``src`` (the whole file is parsed: windows around the hunks
-    were tried on Triton and lost accuracy without saving time, docs/plan.md).
-    ``parse(source, lang) -> root node`` may cache trees."""
+def source_symbols(src: bytes, lang: str, ranges, parse=None, parse_part=None) -> frozenset[str]:
+    """Symbols of hunk ``ranges`` in ``src``. Given ``parse_part``, Python and MLIR are parsed one
+    *top-level part* at a time (:func:`top_level_parts`): only the parts holding a changed row, each as a text of its
+    own. A part starts where the whole file is at top level, so nothing outside it encloses its
+    rows and its parse gives the definitions a whole-file parse gives there, at the cost of the
+    part instead of the file. A part that does not parse cleanly (``has_error``), and the other
+    languages, are answered from the whole file. (Windows around the hunks that ignore the syntax
+    were tried on Triton and lost accuracy, docs/plan.md.) ``parse(source, lang) -> root node``
+    and ``parse_part(text, lang) -> root node`` may cache trees."""
     parse = parse or (lambda s, lg: parser_for(lg).parse(s).root_node)
+    if parse_part is not None and lang in _PART_STARTS:
+        got = _part_symbols(src, lang, ranges, parse_part)
+        if got is not None:
+            return got
     return tree_symbols(parse(src, lang), lang, ranges)
+
+
+# a top-level ``def``/``class``/decorator after a blank line: where a Python part may start
+_PY_PART_START = re.compile(rb"\n[ \t\f\r]*\n(?=@|def[ \t]|class[ \t]|async[ \t]+def[ \t])")
+# one line's tokens that can hide a triple quote: a comment, a long-string opener, a short string
+_PY_LINE_TOKEN = re.compile(rb'#|"""|\'\'\'|"(?:[^"\\\n]|\\[\s\S])*"|\'(?:[^\'\\\n]|\\[\s\S])*\'')
+_PY_LONG = (b'"""', b"'''")
+# lit's ``-split-input-file`` marker: each split is a module of its own
+_MLIR_SPLIT = b"\n// -----"
+
+
+def _python_long_strings(src: bytes) -> list[tuple[int, int]]:
+    """Byte spans ``[start, end)`` of the triple-quoted strings of a Python text (the only tokens
+    that span lines and can hold a line that looks like a top-level ``def``). Only lines holding
+    a triple quote are lexed: from the line's start (or the end of a long string closed on it), a
+    comment or a short string there hides a triple quote. An unterminated long string runs to the
+    end of the text."""
+    spans: list[tuple[int, int]] = []
+    pos, n = 0, len(src)
+    nxt = {quote: -1 for quote in _PY_LONG}      # the next occurrence of each kind (n + 1: none)
+    while True:
+        # the next triple quote: literal searches (a regex alternation scans ten times slower),
+        # each kind searched again only once passed
+        for quote, at in nxt.items():
+            if at < pos:
+                got = src.find(quote, pos)
+                nxt[quote] = n + 1 if got < 0 else got
+        q = min(nxt.values())
+        if q > n:
+            return spans
+        line_start = src.rfind(b"\n", 0, q) + 1
+        at = max(line_start, spans[-1][1] if spans else 0)
+        line_end = src.find(b"\n", q)
+        line_end = n if line_end < 0 else line_end
+        opened = None
+        while True:
+            t = _PY_LINE_TOKEN.search(src, at, line_end + 1)
+            if t is None or t.group() == b"#":
+                break
+            if t.group() in _PY_LONG:
+                opened = t
+                break
+            at = t.end()
+        if opened is None:
+            pos = line_end + 1
+            continue
+        stop = _long_string_end(src, opened.group(), opened.end())
+        spans.append((opened.start(), stop))
+        pos = stop
+
+
+def _long_string_end(src: bytes, quote: bytes, at: int) -> int:
+    """The end of the long string whose body starts at ``at`` (after its opening ``quote``): past
+    the first ``quote`` not escaped by an odd run of backslashes; the text's end if none."""
+    i = at
+    while True:
+        j = src.find(quote, i)
+        if j < 0:
+            return len(src)
+        k = j
+        while k > at and src[k - 1] == 0x5C:
+            k -= 1
+        if (j - k) % 2 == 0:
+            return j + 3
+        i = j + 1
+
+
+_STRINGS_MEMO: "LRUCache[int, tuple]" = LRUCache(8)
+
+
+def _long_strings_of(src: bytes) -> list[tuple[int, int]]:
+    """:func:`_python_long_strings`, the last few answers kept by text object."""
+    got = _STRINGS_MEMO.get(id(src))
+    if got is not None and got[0] is src:
+        return got[1]
+    out = _python_long_strings(src)
+    _STRINGS_MEMO[id(src)] = (src, out)
+    return out
+
+
+def _python_part_starts(src: bytes) -> list[int]:
+    starts = [m.end() for m in _PY_PART_START.finditer(src)]
+    if not starts:
+        return [0]
+    inside = _long_strings_of(src)
+    out, k = [0], 0
+    for s in starts:
+        while k < len(inside) and inside[k][1] <= s:
+            k += 1
+        if k < len(inside) and inside[k][0] < s:
+            continue
+        out.append(s)
+    return out
+
+
+def _mlir_part_starts(src: bytes) -> list[int]:
+    out, at = [0], src.find(_MLIR_SPLIT)       # a literal search: a multi-line regex is ten times slower
+    while at >= 0:
+        out.append(at + 1)
+        at = src.find(_MLIR_SPLIT, at + 1)
+    return out
+
+
+_PART_STARTS = {"python": _python_part_starts, "mlir": _mlir_part_starts}
+_PARTS_MEMO: "LRUCache[tuple, tuple]" = LRUCache(8)
+
+
+def top_level_parts(src: bytes, lang: str) -> list[int]:
+    """Byte offsets where the top-level parts of a text start (0 first; ``[0]`` for a language
+    without parts). Python: each top-level ``def``, ``class``, ``async def`` or decorator line
+    that follows a blank line and lies outside every triple-quoted string (stacked decorators
+    stay in one part; a statement between two definitions stays in the part before it). MLIR:
+    each ``// -----`` line (lit's ``-split-input-file``: the text between two markers is parsed
+    as a module of its own). The last few answers are kept by text object (a commit's new text
+    is the next commit's old text)."""
+    find = _PART_STARTS.get(lang)
+    if find is None:
+        return [0]
+    got = _PARTS_MEMO.get((id(src), lang))
+    if got is not None and got[0] is src:
+        return got[1]
+    out = find(src)
+    _PARTS_MEMO[(id(src), lang)] = (src, out)
+    return out
+
+
+#: parts are parsed only while the parts holding changed rows are at most 1/PART_SHARE of the text
+PART_SHARE = 4
+
+
+def _part_symbols(src: bytes, lang: str, ranges, parse_part) -> frozenset[str] | None:
+    """:func:`tree_symbols` over the top-level parts of ``src`` that hold a changed row; None (the
+    caller parses the whole file) when one of them does not parse cleanly, or when they make up
+    more than 1/:data:`PART_SHARE` of the text (a file of one part, a change across most of it:
+    re-parsing the whole file incrementally from its last version then costs less)."""
+    import bisect
+
+    starts = top_level_parts(src, lang)
+    offs = _line_offsets(src)
+    part_rows = (offs.searchsorted(starts, side="right") - 1).tolist()
+    by_part: dict[int, list[tuple[int, int]]] = {}
+    for start, count in ranges:
+        if count <= 0:
+            continue
+        lo = max(start - 1, 0)
+        hi = lo + count - 1
+        k = bisect.bisect_right(part_rows, lo) - 1
+        while lo <= hi:                 # a hunk across a part boundary: one span per part
+            end = min(hi, part_rows[k + 1] - 1) if k + 1 < len(part_rows) else hi
+            by_part.setdefault(k, []).append((lo, end))
+            lo, k = end + 1, k + 1
+    todo = []
+    for k, spans in by_part.items():
+        a, b = starts[k], starts[k + 1] if k + 1 < len(starts) else len(src)
+        pieces = _class_pieces(src, a, b, part_rows[k], offs) if lang == "python" and b - a > PART_SPLIT else None
+        todo += _spans_by_piece(pieces or (_Piece(a, b, part_rows[k]),), spans)
+    if sum(p.end - p.start for p, _ in todo) * PART_SHARE > len(src):
+        return None             # most of the text: an incremental re-parse of the file costs less
+    out: set[str] = set()
+    for piece, piece_spans in todo:
+        root = parse_part(piece.head + src[piece.start:piece.end], lang)
+        if root.has_error:
+            return None
+        r0 = piece.row - piece.head.count(b"\n")
+        got = tree_symbols(root, lang, [(lo - r0 + 1, hi - lo + 1) for lo, hi in piece_spans])
+        if piece.owner:
+            got = frozenset(TOP_LEVEL if g == piece.owner else g for g in got)
+        out |= got
+    return frozenset(out)
+
+
+#: a Python class part larger than this (bytes) is parsed one method at a time (:func:`_class_pieces`)
+PART_SPLIT = 16_384
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """What :func:`_part_symbols` parses: ``src[start:end]`` (first row ``row``) after the text
+    ``head``; ``owner``: a class name that, answered alone, means the class's own rows."""
+
+    start: int
+    end: int
+    row: int
+    head: bytes = b""
+    owner: str = ""
+
+
+def _spans_by_piece(pieces, spans):
+    """``[(piece, [(lo, hi)…])]``: ``spans`` (rows, inclusive) cut at the pieces' first rows."""
+    import bisect
+
+    rows = [p.row for p in pieces]
+    got: dict[int, list[tuple[int, int]]] = {}
+    for lo, hi in spans:
+        k = max(bisect.bisect_right(rows, lo) - 1, 0)
+        while lo <= hi:
+            end = min(hi, rows[k + 1] - 1) if k + 1 < len(rows) else hi
+            got.setdefault(k, []).append((lo, end))
+            lo, k = end + 1, k + 1
+    return [(pieces[k], got[k]) for k in sorted(got)]
+
+
+_PY_CLASS_HEADER = re.compile(rb"^class[ \t]+(\w+)[^\n]*:[ \t]*(?:#[^\n]*)?\r?$", re.M)
+_PY_COLUMN0_CODE = re.compile(rb"\n[^\s#]")
+_PY_INDENTED_CODE = re.compile(rb"\n([ \t]+)[^\s#]")
+# after a blank line, an indented ``def``/``async def``/decorator: where a method piece may start
+_PY_METHOD_START = re.compile(rb"\n[ \t\f\r]*\n([ \t]+)(?=@|def[ \t]|async[ \t]+def[ \t])")
+
+
+def _class_pieces(src: bytes, a: int, b: int, row: int, offs) -> tuple[_Piece, ...] | None:
+    """A large top-level Python part ``src[a:b]`` (first row ``row``) that is one class, cut before
+    each method (a ``def``/``async def``/decorator line at the class body's indentation after a
+    blank line, outside triple-quoted strings): the first piece is parsed as it is (decorators,
+    header, the body up to the first cut), each other piece after the line ``class Name:``, so its
+    definitions get the names they have in the file (``Name.method``). Only for a class of at
+    least :data:`MAX_SYMBOL_LINES` rows: its own rows (outside every method) are then
+    :data:`TOP_LEVEL` in the file, which is what ``Name`` alone is mapped to. None (parse the part
+    whole) when the part is not one such class: no one-line header, code at column 0 after the
+    header, fewer rows."""
+    import bisect
+
+    hdr = _PY_CLASS_HEADER.search(src, a, b)
+    if hdr is None or _PY_COLUMN0_CODE.search(src, hdr.end(), b) is not None:
+        return None
+    if any(src[i:i + 1] not in (b"@", b" ", b"\t", b")") for i in _line_starts(src, a, hdr.start())):
+        return None                      # only decorators before the header
+    first = _PY_INDENTED_CODE.search(src, hdr.end(), b)
+    if first is None:
+        return None
+    indent = first.group(1)
+    last = b
+    while True:                          # the last row with code (indented: nothing at column 0 follows the header)
+        nl = src.rfind(b"\n", hdr.end(), last - 1)
+        if nl < 0:
+            return None
+        line = src[nl + 1:last].strip()
+        if line and not line.startswith(b"#"):
+            break
+        last = nl + 1
+    if int(bisect.bisect_right(offs, nl + 1)) - 1 - row < MAX_SYMBOL_LINES:
+        return None
+    strings = _long_strings_of(src)
+    cuts, k = [], bisect.bisect_left(strings, (hdr.end(), 0))
+    for m in _PY_METHOD_START.finditer(src, hdr.end(), b):
+        at = m.start(1)
+        while k < len(strings) and strings[k][1] <= at:
+            k += 1
+        if m.group(1) == indent and not (k < len(strings) and strings[k][0] < at):
+            cuts.append(at)
+    if not cuts:
+        return None
+    name = hdr.group(1).decode("utf-8", "replace")
+    head = b"class " + hdr.group(1) + b":\n"
+    pieces = [_Piece(a, cuts[0], row, owner=name)]
+    for i, c in enumerate(cuts):
+        pieces.append(_Piece(c, cuts[i + 1] if i + 1 < len(cuts) else b, int(bisect.bisect_right(offs, c)) - 1,
+                             head, name))
+    return tuple(pieces)
+
+
+def _line_starts(src: bytes, a: int, b: int):
+    """Offsets of the lines starting in ``src[a:b]``."""
+    i = a
+    while i < b:
+        yield i
+        nl = src.find(b"\n", i, b)
+        if nl < 0:
+            return
+        i = nl + 1
 
 
 _OFFSETS_MEMO: "LRUCache[int, tuple]" = LRUCache(8)

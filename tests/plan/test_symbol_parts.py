@@ -1,0 +1,158 @@
+"""Symbols by top-level parts (Python, MLIR) give the whole-file answers, at the cost of the parts."""
+from __future__ import annotations
+
+import random
+
+from bot.plan.symbol_index import SymbolIndex
+from bot.plan.symbols import PART_SPLIT, TOP_LEVEL, parser_for, source_symbols, top_level_parts, tree_symbols
+
+
+_TREES: dict[tuple[bytes, str], object] = {}
+
+
+def parsed(text: bytes, lang: str):
+    """The root of ``text``'s tree (parsed once per test module: a row-by-row check asks often)."""
+    if (text, lang) not in _TREES:
+        _TREES[(text, lang)] = parser_for(lang).parse(text)
+    return _TREES[(text, lang)].root_node
+
+
+def whole(src: bytes, lang: str, ranges) -> frozenset[str]:
+    return tree_symbols(parsed(src, lang), lang, ranges)
+
+
+class Parts:
+    """A ``parse_part`` that records the texts it was asked to parse."""
+
+    def __init__(self):
+        self.texts: list[bytes] = []
+
+    def __call__(self, text: bytes, lang: str):
+        self.texts.append(text)
+        return parsed(text, lang)
+
+
+def python_module(methods: int = 250) -> bytes:
+    """A Python module with the shapes parts must get right: imports, stacked and multi-line
+    decorators, a top-level statement between definitions, a triple-quoted string holding a
+    column-0 ``def`` after a blank line, a nested function, and one class of more than
+    ``MAX_SYMBOL_LINES`` rows and ``PART_SPLIT`` bytes (cut into methods)."""
+    out = ["import os\nimport pytest\n\n\nX = 1\n\n\n"]
+    out.append('SRC = """\nimport triton\n\n\ndef kernel_in_a_string(x):\n    return x\n"""\n\n\n')
+    for i in range(6):
+        out.append(f"@pytest.mark.parametrize('n', [\n    1,\n    2,\n])\n@pytest.mark.slow\ndef test_{i}(n):\n"
+                   f"    def inner():\n        return n + {i}\n    # a comment\n    return inner()\n\n\n")
+        if i == 2:
+            out.append("Y = [\n    'def not_a_def',\n]\n\n\n")
+    out.append("class Big:\n    '''A class of many methods.'''\n\n    attr = 3\n\n")
+    for i in range(methods):
+        out.append(f"    @property\n    def m{i}(self):\n        '''Method {i}.\n\n        def fake(): text\n        '''\n"
+                   f"        x = {i}\n        y = x * 2\n        return x + y\n\n")
+    out.append('    def with_doc(self):\n        """Looks like a method at the class body\'s indentation:\n\n'
+               '    def fake_method(self):\n        pass\n        """\n        return 5\n\n')
+    out.append("    def last(self):\n        return 0\n\n\nclass Small:\n    def a(self):\n        return 1\n\n\n"
+               "def tail():\n    return 2\n")
+    return "".join(out).encode()
+
+
+def test_python_parts_start_at_top_level_definitions_outside_strings():
+    src = python_module(methods=2)
+    starts = top_level_parts(src, "python")
+    heads = [src[s:src.index(b"\n", s)].decode() for s in starts[1:]]
+    assert heads == ["@pytest.mark.parametrize('n', ["] * 6 + ["class Big:", "class Small:", "def tail():"]
+    assert b"def kernel_in_a_string" not in b"".join(src[s:s + 40] for s in starts)
+
+
+def test_python_symbols_by_parts_equal_the_whole_file_for_every_row():
+    src = python_module()
+    assert len(src) > 2 * PART_SPLIT
+    rows = src.count(b"\n")
+    for row in range(1, rows + 2):
+        got = source_symbols(src, "python", [(row, 1)], parse_part=Parts())
+        assert got == whole(src, "python", [(row, 1)]), row
+    rnd = random.Random(7)
+    for _ in range(200):            # hunks across parts and pieces, several per change
+        ranges = [(rnd.randint(1, rows), rnd.randint(0, 30)) for _ in range(rnd.randint(1, 4))]
+        assert source_symbols(src, "python", ranges, parse_part=Parts()) == whole(src, "python", ranges), ranges
+
+
+def test_a_method_of_a_large_class_is_parsed_alone_and_named_by_its_class():
+    src = python_module()
+    row = src[:src.index(b"def m40(")].count(b"\n") + 1 + 6      # ``x = 40`` (1-based row)
+    parts = Parts()
+    assert source_symbols(src, "python", [(row, 1)], parse_part=parts) == {"Big.m40"}
+    assert len(parts.texts) == 1 and parts.texts[0].startswith(b"class Big:\n    @property\n    def m40(self)")
+    assert len(parts.texts[0]) < 300
+    attr = src[:src.index(b"    attr = 3")].count(b"\n") + 1      # the class's own row: the class is too long
+    assert source_symbols(src, "python", [(attr, 1)], parse_part=Parts()) == {TOP_LEVEL} == whole(src, "python", [(attr, 1)])
+
+
+def test_a_string_that_looks_like_a_method_does_not_cut_the_class():
+    src = python_module()
+    row = src[:src.index(b"        return 5\n")].count(b"\n") + 1
+    parts = Parts()
+    assert source_symbols(src, "python", [(row, 1)], parse_part=parts) == {"Big.with_doc"}
+    assert len(parts.texts) == 1 and parts.texts[0].startswith(b"class Big:\n    def with_doc(self):")
+    assert not parsed(parts.texts[0], "python").has_error
+
+
+def test_a_part_that_does_not_parse_cleanly_is_answered_from_the_whole_file():
+    src = python_module(methods=2).replace(b"def tail():\n    return 2\n", b"def tail(:\n    return 2\n")
+    row = src.count(b"\n")
+    parts = Parts()
+    assert source_symbols(src, "python", [(row, 1)], parse_part=parts) == whole(src, "python", [(row, 1)])
+    assert parts.texts and parsed(parts.texts[-1], "python").has_error
+
+
+def mlir_splits(n: int = 12) -> bytes:
+    out = ["// RUN: triton-opt %s -split-input-file | FileCheck %s\n\n"]
+    for i in range(n):
+        out.append(f"#blocked{i} = #ttg.blocked<{{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}}>\n"
+                   f"module attributes {{\"ttg.num-warps\" = 4 : i32}} {{\n"
+                   f"  // CHECK-LABEL: @k{i}\n  tt.func @k{i}(%arg0: i32) {{\n"
+                   f"    %0 = arith.addi %arg0, %arg0 : i32\n    tt.return\n  }}\n}}\n\n// -----\n\n")
+    return "".join(out).encode()
+
+
+def test_mlir_splits_are_parts_with_the_whole_file_answers():
+    src = mlir_splits()
+    assert len(top_level_parts(src, "mlir")) == 13
+    rows = src.count(b"\n")
+    for row in range(1, rows + 2):
+        parts = Parts()
+        got = source_symbols(src, "mlir", [(row, 1)], parse_part=parts)
+        assert got == whole(src, "mlir", [(row, 1)]), row
+        assert sum(map(len, parts.texts)) * 4 <= len(src)
+    row = src[:src.index(b"arith.addi %arg0, %arg0 : i32\n    tt.return\n  }\n}\n\n// -----\n\n#blocked8")].count(b"\n") + 1
+    assert source_symbols(src, "mlir", [(row, 1)], parse_part=Parts()) == {"@k7"}
+
+
+def test_other_languages_and_no_part_parser_parse_the_whole_file():
+    src = mlir_splits()
+    assert top_level_parts(b"int f() {\n  return 1;\n}\n\nint g() {\n  return 2;\n}\n", "cpp") == [0]
+    assert source_symbols(src, "mlir", [(5, 1)]) == whole(src, "mlir", [(5, 1)])
+
+
+def test_the_index_parses_parts_and_answers_as_the_whole_file_index(tmp_path):
+    import pygit2
+
+    repo = pygit2.init_repository(str(tmp_path / "r"), bare=True)
+    sig = pygit2.Signature("t", "t@example.com", 1_700_000_000, 0)
+    v1 = python_module()
+    v2 = v1.replace(b"x = 40\n", b"x = 40 + 1\n").replace(b"return inner()\n\n\nY", b"return inner() + 1\n\n\nY")
+    v3 = v2.replace(b"def tail():\n    return 2\n", b"def tail():\n    return 3\n")
+    parent, shas = [], []
+    for i, text in enumerate((v1, v2, v3)):
+        tb = repo.TreeBuilder()
+        tb.insert("mod.py", repo.create_blob(text), pygit2.GIT_FILEMODE_BLOB)
+        sha = repo.create_commit(None, sig, sig, f"v{i}", tb.write(), parent)
+        parent, shas = [sha], shas + [str(sha)]
+    from bot.git.repo import commit_info
+
+    infos = [commit_info(repo, s, renames=False) for s in shas[1:]]
+    by_parts, by_file = SymbolIndex(repo), SymbolIndex(repo, parts=False)
+    for c in infos:
+        fc = c.files[0]
+        assert by_parts.file_symbols(c, fc) == by_file.file_symbols(c, fc)
+    assert by_parts.file_symbols(infos[0], infos[0].files[0]) == {"Big.m40", "test_2"}
+    assert by_parts.part_parses > 0 and by_file.part_parses == 0
