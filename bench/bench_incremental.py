@@ -22,7 +22,12 @@ On a ``git clone --bare --shared`` copy of the fork (so the landing can write), 
 8. ``--keep-walk``: the re-plans keep the plan's walk between them (``plan_state``'s ``resume``,
    as the App does): after the push only its commits are walked; the from-scratch plans of
    ``--check`` never use it;
-9. ``--check-merges``: every merge the plans decide path by path (``path_merge``) is compared
+9. ``--rounds N``: after step 2, the bare loop and a cold plan alternate N times, each in a fresh
+   process (a new store and scratch repository); each plan is compared with the mean of the bare loops either side of
+   it and the median ratio is printed — the CPU's speed drifts within minutes on a shared VM, so
+   one pair can be off by 1.5x either way (``--whole-file-too``: each round also plans with
+   symbols from whole-file parses, ``SymbolIndex(parts=False)``, to compare the two in one run);
+10. ``--check-merges``: every merge the plans decide path by path (``path_merge``) is compared
    with libgit2's ``merge_trees`` on the same trees (an AssertionError on a difference; the
    comparison's own merges are then counted in the plans' CPU time, so read the figures of a run
    without it).
@@ -36,8 +41,11 @@ time (``time.process_time`` and ``resource.getrusage``) are printed beside each 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -50,7 +58,7 @@ import pygit2  # noqa: E402
 from bot.config.forksync import load_config  # noqa: E402
 from bot.git import repo as gitio  # noqa: E402
 from bot.git.apply import apply_unit  # noqa: E402
-from bot.plan import predict  # noqa: E402
+from bot.plan import predict, symbol_index  # noqa: E402
 from bot.plan.planner import BLOB_CACHE_LIMIT, blob_cache, pending_commits, plan_state  # noqa: E402
 from bot.plan.predict import merge_flags  # noqa: E402
 from bot.store import Store  # noqa: E402
@@ -117,6 +125,13 @@ def main(argv=None) -> int:
     ap.add_argument("--plan-first", action="store_true",
                     help="run the cold plan before the bare loops (on libgit2's cold caches, as in a fresh process) "
                          "instead of after them")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="then alternate the bare loop and a cold plan this many times (median of the ratios)")
+    ap.add_argument("--clone", help=argparse.SUPPRESS)       # --rounds' measurements: the parent's clone,
+    ap.add_argument("--ingest", help=argparse.SUPPRESS)      # its ingest store,
+    ap.add_argument("--measure", choices=["bare", "cold", "cold-whole-file"], help=argparse.SUPPRESS)  # what to measure
+    ap.add_argument("--whole-file-too", action="store_true",
+                    help="with --rounds: also a cold plan whose symbols parse whole files, in each round")
     ap.add_argument("--check-merges", action="store_true",
                     help="compare every path-by-path merge with libgit2's merge_trees (slower: read the figures of a run without it)")
     args = ap.parse_args(argv)
@@ -124,14 +139,15 @@ def main(argv=None) -> int:
     walk = {} if args.keep_walk else None      # the walk kept between the re-plans, as the App keeps it
 
     tmp = tempfile.mkdtemp(prefix="forksync-bench-incr-")
-    clone = os.path.join(tmp, "fork.git")
-    subprocess.run(["git", "clone", "-q", "--bare", "--shared", args.repo, clone], check=True)
+    clone = args.clone or os.path.join(tmp, "fork.git")
+    if not args.clone:
+        subprocess.run(["git", "clone", "-q", "--bare", "--shared", args.repo, clone], check=True)
     cfg = load_config(args.config, {"fork.url": clone, "upstream.url": clone, "upstream.ref": args.upstream_ref})
     upd = {"cache_dir": os.path.join(tmp, "cache")}
     if args.renames != "config":
         upd["rename_detection"] = args.renames == "on"
     cfg = cfg.model_copy(update=upd)
-    ingest = Store(os.path.join(tmp, "ingest.sqlite"))
+    ingest = Store(args.ingest or os.path.join(tmp, "ingest.sqlite"))
 
     def state_at(up: str, fork: str):
         c = cfg.model_copy(update={"upstream": cfg.upstream.model_copy(update={"ref": up}),
@@ -146,6 +162,16 @@ def main(argv=None) -> int:
     repo = pygit2.Repository(s0.git_dir)
     flags = merge_flags(cfg.rename_detection)
     pend0 = pending_commits(s0)
+    if args.measure:                 # one measurement in this fresh process (--rounds runs these)
+        if args.measure == "cold-whole-file":
+            symbol_index.PARTS = False
+        if args.measure == "bare":
+            _, c = bare_loop(repo, f0, [c.sha for c in pend0], flags)
+            print(json.dumps({"cpu": c}))
+        else:
+            run, _, c = timed(s0, Store(os.path.join(tmp, "plan.sqlite")), None)
+            print(json.dumps({"cpu": c, "plan": hashlib.sha256(repr(run.plan).encode()).hexdigest()}))
+        return 0
     print(f"as of {args.as_of}: upstream {u0[:12]}, fork {f0[:12]}; {len(pend0)} pending; rename detection "
           f"{'on' if cfg.rename_detection else 'off'}; load_state {t_load:.2f} s (excluded); {load()}")
 
@@ -164,6 +190,39 @@ def main(argv=None) -> int:
     print(f"bare loop again, with the plan's blob cache (run second: libgit2's tree cache warm"
           f"{'' if args.plan_first else ', as for the plan'}): "
           f"{cached_wall * 1000:.0f} ms wall, {cached_cpu * 1000:.0f} ms CPU | cold/that: CPU {cold_cpu / cached_cpu:.2f}")
+    if args.rounds > 1:
+        # the CPU's speed drifts by up to 1.5x within minutes on a shared VM: alternate the bare
+        # loop and a cold plan, each in a fresh process (as a user runs them: no cache of an
+        # earlier measurement), and compare each plan with the bare loops either side of it
+        def one(kind: str) -> dict:
+            cmd = [sys.executable, os.path.abspath(__file__), "--config", args.config, "--repo", args.repo,
+                   "--upstream-ref", args.upstream_ref, "--as-of", args.as_of, "--renames", args.renames,
+                   "--clone", clone, "--ingest", ingest.path, "--measure", kind]
+            out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+            return json.loads(out.strip().splitlines()[-1])
+
+        bares, colds, wholes, plans = [one("bare")["cpu"]], [], [], set()
+        for _ in range(args.rounds):
+            got = one("cold")
+            colds.append(got["cpu"])
+            plans.add(got["plan"])
+            if args.whole_file_too:
+                got = one("cold-whole-file")
+                wholes.append(got["cpu"])
+                plans.add(got["plan"])
+            bares.append(one("bare")["cpu"])
+        assert len(plans) == 1 and plans == {hashlib.sha256(repr(cold.plan).encode()).hexdigest()}, \
+            "every cold plan must be the same plan"
+        ratios = [c / ((bares[i] + bares[i + 1]) / 2) for i, c in enumerate(colds)]
+        print(f"interleaved, {args.rounds} rounds, each in a fresh process: bare loop CPU "
+              f"{', '.join(f'{b:.2f}' for b in bares)} s; cold plan CPU {', '.join(f'{c:.2f}' for c in colds)} s; "
+              f"cold / mean of the bare loops either side: {', '.join(f'{r:.2f}' for r in ratios)}; "
+              f"median {statistics.median(ratios):.2f} (target: <= 1.5); {load()}")
+        if wholes:
+            rw = [c / ((bares[i] + bares[i + 1]) / 2) for i, c in enumerate(wholes)]
+            print(f"  the same cold plans with whole-file symbol parses: CPU {', '.join(f'{c:.2f}' for c in wholes)} s; "
+                  f"cold / bare {', '.join(f'{r:.2f}' for r in rw)}; median {statistics.median(rw):.2f}; "
+                  f"by parts / whole-file, per round: {', '.join(f'{c / w:.2f}' for c, w in zip(colds, wholes))}")
     warm, w_wall, w_cpu = timed(s0, store, walk)
     assert warm.plan == cold.plan, "a warm re-plan must give the same plan"
     print(describe("warm", warm, w_wall, w_cpu))
