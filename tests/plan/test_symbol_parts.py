@@ -6,7 +6,6 @@ import random
 from bot.plan.symbol_index import SymbolIndex
 from bot.plan.symbols import PART_SPLIT, TOP_LEVEL, parser_for, source_symbols, top_level_parts, tree_symbols
 
-
 _TREES: dict[tuple[bytes, str], object] = {}
 
 
