@@ -451,19 +451,25 @@ def source_symbols(src: bytes, lang: str, ranges, parse=None, parse_part=None) -
 
 # a top-level ``def``/``class``/decorator after a blank line: where a Python part may start
 _PY_PART_START = re.compile(rb"\n[ \t\f\r]*\n(?=@|def[ \t]|class[ \t]|async[ \t]+def[ \t])")
-# one line's tokens that can hide a triple quote: a comment, a long-string opener, a short string
-_PY_LINE_TOKEN = re.compile(rb'#|"""|\'\'\'|"(?:[^"\\\n]|\\[\s\S])*"|\'(?:[^\'\\\n]|\\[\s\S])*\'')
+# a line of code at column 0 that is not a closing bracket: a statement's first line (or a line of
+# a string's text, which only ever makes parts coarser)
+_PY_STATEMENT = re.compile(rb"\n[^\s#)\]}]")
+# where a token that can hide a triple quote may start: a comment or a quote
+_PY_QUOTE_OR_COMMENT = re.compile(rb"[#\"']")
 _PY_LONG = (b'"""', b"'''")
-# lit's ``-split-input-file`` marker: each split is a module of its own
-_MLIR_SPLIT = b"\n// -----"
+_PY_PREFIX_CHARS = frozenset(b"rRbBuUfF")
+# lit's ``-split-input-file`` marker (``// -----`` alone on its line): each split is a module of its own
+_MLIR_SPLIT = re.compile(rb"\n// -----[ \t]*\r?(?=\n|\Z)")
 
 
 def _python_long_strings(src: bytes) -> list[tuple[int, int]]:
-    """Byte spans ``[start, end)`` of the triple-quoted strings of a Python text (the only tokens
-    that span lines and can hold a line that looks like a top-level ``def``). Only lines holding
-    a triple quote are lexed: from the line's start (or the end of a long string closed on it), a
-    comment or a short string there hides a triple quote. An unterminated long string runs to the
-    end of the text."""
+    """Byte spans ``[start, end)`` of the strings of a Python text that span lines (triple-quoted
+    ones, and short ones continued by a backslash or holding a long string in an f-string's
+    field): the only tokens that can hold a line that looks like a top-level ``def``. Only logical lines
+    holding a triple quote are lexed, from their start (a line continued by a backslash is lexed
+    from the line it continues): a comment or a string there may hide the triple quote; strings
+    are read by :func:`_python_string_end` (escapes, prefixes, f-strings' nested strings). An
+    unterminated string runs to the end of its line (a short one) or of the text (a long one)."""
     spans: list[tuple[int, int]] = []
     pos, n = 0, len(src)
     nxt = {quote: -1 for quote in _PY_LONG}      # the next occurrence of each kind (n + 1: none)
@@ -477,41 +483,98 @@ def _python_long_strings(src: bytes) -> list[tuple[int, int]]:
         q = min(nxt.values())
         if q > n:
             return spans
-        line_start = src.rfind(b"\n", 0, q) + 1
-        at = max(line_start, spans[-1][1] if spans else 0)
-        line_end = src.find(b"\n", q)
-        line_end = n if line_end < 0 else line_end
-        opened = None
+        at = src.rfind(b"\n", 0, q) + 1
+        while at >= 2 and src[at - 2] == 0x5C and _odd_backslashes(src, at - 2):
+            at = src.rfind(b"\n", 0, at - 1) + 1           # the line continues the one before
+        at = max(at, pos)
         while True:
-            t = _PY_LINE_TOKEN.search(src, at, line_end + 1)
-            if t is None or t.group() == b"#":
+            t = _PY_QUOTE_OR_COMMENT.search(src, at)
+            if t is None or t.start() > q:                 # (not reached: q is a quote)
+                pos = q + 1 if t is None else t.start()
                 break
-            if t.group() in _PY_LONG:
-                opened = t
+            if t.group() == b"#":
+                end = src.find(b"\n", t.start())
+                at = n if end < 0 else end
+                if at > q:                                 # the triple quote is in a comment
+                    pos = at
+                    break
+                continue
+            end, long = _python_string_end(src, t.start())
+            if long or src.find(b"\n", t.start(), end) >= 0:    # (an f-string's field may hold one)
+                spans.append((t.start(), end))
+                pos = end
                 break
-            at = t.end()
-        if opened is None:
-            pos = line_end + 1
+            at = end
+            if at > q:                                     # the triple quote is in a short string
+                pos = at
+                break
+
+
+def _odd_backslashes(src: bytes, i: int) -> bool:
+    """Whether the run of backslashes ending at ``src[i]`` is of odd length (the last escapes)."""
+    k = i
+    while k >= 0 and src[k] == 0x5C:
+        k -= 1
+    return (i - k) % 2 == 1
+
+
+def _python_string_end(src: bytes, i: int) -> tuple[int, bool]:
+    """``(end, is triple-quoted)`` of the string literal whose opening quote is at ``src[i]``;
+    its prefix (``r``, ``b``, ``f``, ``rb``, …) is read from the bytes before it. A backslash
+    escapes the next byte (raw strings included: ``r"\\""`` is one string). In an f-string, the
+    replacement fields (``{…}``, not ``{{``) may hold strings of any quotes (PEP 701), read the
+    same way; a short string ends at an unescaped newline outside them."""
+    quote = src[i:i + 3] if src[i:i + 3] in _PY_LONG else src[i:i + 1]
+    k = i
+    while k > 0 and i - k < 2 and src[k - 1] in _PY_PREFIX_CHARS:
+        k -= 1
+    prefix = src[k:i] if k == 0 or not (src[k - 1:k].isalnum() or src[k - 1:k] == b"_") else b""
+    f_string = b"f" in prefix.lower()
+    long, n, j, depth = len(quote) == 3, len(src), i + len(quote), 0
+    while j < n:
+        c = src[j]
+        if depth == 0:
+            if c == 0x5C:                                  # a backslash
+                j += 2
+                continue
+            if src.startswith(quote, j):
+                return j + len(quote), long
+            if c == 0x0A and not long:
+                return j, long
+            if f_string and c == 0x7B:                     # "{", not "{{"
+                if src[j + 1:j + 2] == b"{":
+                    j += 2
+                    continue
+                depth = 1
+            j += 1
             continue
-        stop = _long_string_end(src, opened.group(), opened.end())
-        spans.append((opened.start(), stop))
-        pos = stop
+        if c in (0x22, 0x27):                              # a string inside a replacement field
+            j = _python_string_end(src, j)[0]
+            continue
+        if c == 0x7B:
+            depth += 1
+        elif c == 0x7D:
+            depth -= 1
+        j += 1
+    return n, long
 
 
-def _long_string_end(src: bytes, quote: bytes, at: int) -> int:
-    """The end of the long string whose body starts at ``at`` (after its opening ``quote``): past
-    the first ``quote`` not escaped by an odd run of backslashes; the text's end if none."""
-    i = at
-    while True:
-        j = src.find(quote, i)
-        if j < 0:
-            return len(src)
-        k = j
-        while k > at and src[k - 1] == 0x5C:
-            k -= 1
-        if (j - k) % 2 == 0:
-            return j + 3
-        i = j + 1
+def _inside_string(strings, at: int, k: int) -> tuple[bool, int]:
+    """``(inside, k)``: whether offset ``at`` lies inside one of ``strings`` (sorted spans),
+    scanning from index ``k`` (offsets asked in increasing order); the index to go on from."""
+    while k < len(strings) and strings[k][1] <= at:
+        k += 1
+    return k < len(strings) and strings[k][0] < at, k
+
+
+def _follows_decorator(statements: list[int], src: bytes, at: int, indent: bytes) -> bool:
+    """Whether the statement before the line at ``at`` is a decorator (``statements``: sorted
+    offsets of the lines of code at ``indent`` that are not a closing bracket): a part must not
+    start between a decorator and the definition it decorates, which blank lines may separate."""
+    import bisect
+
+    k = bisect.bisect_left(statements, at) - 1
+    return k >= 0 and src.startswith(indent + b"@", statements[k])
 
 
 _STRINGS_MEMO: "LRUCache[int, tuple]" = LRUCache(8)
@@ -532,21 +595,21 @@ def _python_part_starts(src: bytes) -> list[int]:
     if not starts:
         return [0]
     inside = _long_strings_of(src)
+    statements = [m.start() + 1 for m in _PY_STATEMENT.finditer(src)]
     out, k = [0], 0
     for s in starts:
-        while k < len(inside) and inside[k][1] <= s:
-            k += 1
-        if k < len(inside) and inside[k][0] < s:
-            continue
-        out.append(s)
+        hidden, k = _inside_string(inside, s, k)
+        if not hidden and not _follows_decorator(statements, src, s, b""):
+            out.append(s)
     return out
 
 
 def _mlir_part_starts(src: bytes) -> list[int]:
-    out, at = [0], src.find(_MLIR_SPLIT)       # a literal search: a multi-line regex is ten times slower
+    out, at = [0], src.find(b"\n// -----")     # a literal search: a multi-line regex is ten times slower
     while at >= 0:
-        out.append(at + 1)
-        at = src.find(_MLIR_SPLIT, at + 1)
+        if _MLIR_SPLIT.match(src, at):
+            out.append(at + 1)
+        at = src.find(b"\n// -----", at + 1)
     return out
 
 
@@ -601,7 +664,7 @@ def _part_symbols(src: bytes, lang: str, ranges, parse_part) -> frozenset[str] |
     todo = []
     for k, spans in by_part.items():
         a, b = starts[k], starts[k + 1] if k + 1 < len(starts) else len(src)
-        pieces = _class_pieces(src, a, b, part_rows[k], offs) if lang == "python" and b - a > PART_SPLIT else None
+        pieces = _pieces_of(src, a, b, part_rows[k], offs) if lang == "python" and b - a > PART_SPLIT else None
         todo += _spans_by_piece(pieces or (_Piece(a, b, part_rows[k]),), spans)
     if sum(p.end - p.start for p, _ in todo) * PART_SHARE > len(src):
         return None             # most of the text: an incremental re-parse of the file costs less
@@ -650,10 +713,23 @@ def _spans_by_piece(pieces, spans):
 
 
 _PY_CLASS_HEADER = re.compile(rb"^class[ \t]+(\w+)[^\n]*:[ \t]*(?:#[^\n]*)?\r?$", re.M)
-_PY_COLUMN0_CODE = re.compile(rb"\n[^\s#]")
+_PY_COLUMN0_CODE = re.compile(rb"\n\f*[^\s#]")      # (a form feed resets the column: code after it is at 0)
 _PY_INDENTED_CODE = re.compile(rb"\n([ \t]+)[^\s#]")
 # after a blank line, an indented ``def``/``async def``/decorator: where a method piece may start
 _PY_METHOD_START = re.compile(rb"\n[ \t\f\r]*\n([ \t]+)(?=@|def[ \t]|async[ \t]+def[ \t])")
+
+
+_PIECES_MEMO: "LRUCache[tuple, tuple]" = LRUCache(8)
+
+
+def _pieces_of(src: bytes, a: int, b: int, row: int, offs) -> tuple[_Piece, ...] | None:
+    """:func:`_class_pieces`, the last few answers kept by text object and part."""
+    got = _PIECES_MEMO.get((id(src), a, b))
+    if got is not None and got[0] is src:
+        return got[1]
+    out = _class_pieces(src, a, b, row, offs)
+    _PIECES_MEMO[(id(src), a, b)] = (src, out)
+    return out
 
 
 def _class_pieces(src: bytes, a: int, b: int, row: int, offs) -> tuple[_Piece, ...] | None:
@@ -671,8 +747,8 @@ def _class_pieces(src: bytes, a: int, b: int, row: int, offs) -> tuple[_Piece, .
     hdr = _PY_CLASS_HEADER.search(src, a, b)
     if hdr is None or _PY_COLUMN0_CODE.search(src, hdr.end(), b) is not None:
         return None
-    if any(src[i:i + 1] not in (b"@", b" ", b"\t", b")") for i in _line_starts(src, a, hdr.start())):
-        return None                      # only decorators before the header
+    if any(src[i:i + 1] not in (b"@", b" ", b"\t", b")", b"\n", b"\r") for i in _line_starts(src, a, hdr.start())):
+        return None                      # only decorators (and blank lines) before the header
     first = _PY_INDENTED_CODE.search(src, hdr.end(), b)
     if first is None:
         return None
@@ -689,12 +765,13 @@ def _class_pieces(src: bytes, a: int, b: int, row: int, offs) -> tuple[_Piece, .
     if int(bisect.bisect_right(offs, nl + 1)) - 1 - row < MAX_SYMBOL_LINES:
         return None
     strings = _long_strings_of(src)
+    members = re.compile(rb"\n" + re.escape(indent) + rb"[^\s#)\]}]")
+    statements = [m.start() + 1 for m in members.finditer(src, hdr.end() - 1, b)]
     cuts, k = [], bisect.bisect_left(strings, (hdr.end(), 0))
     for m in _PY_METHOD_START.finditer(src, hdr.end(), b):
         at = m.start(1)
-        while k < len(strings) and strings[k][1] <= at:
-            k += 1
-        if m.group(1) == indent and not (k < len(strings) and strings[k][0] < at):
+        hidden, k = _inside_string(strings, at, k)
+        if m.group(1) == indent and not hidden and not _follows_decorator(statements, src, at, indent):
             cuts.append(at)
     if not cuts:
         return None

@@ -155,3 +155,59 @@ def test_the_index_parses_parts_and_answers_as_the_whole_file_index(tmp_path):
         assert by_parts.file_symbols(c, fc) == by_file.file_symbols(c, fc)
     assert by_parts.file_symbols(infos[0], infos[0].files[0]) == {"Big.m40", "test_2"}
     assert by_parts.part_parses > 0 and by_file.part_parses == 0
+
+
+def pad(n: int) -> str:
+    """``n`` small top-level functions: parts then hold a small share of the text."""
+    return "".join(f"\n\ndef pad{i}():\n    return {i}\n" for i in range(n))
+
+
+def differing_rows(src: bytes, lang: str) -> list[int]:
+    rows = src.count(b"\n") + 1
+    return [r for r in range(1, rows + 1)
+            if source_symbols(src, lang, [(r, 1)], parse_part=Parts()) != whole(src, lang, [(r, 1)])]
+
+
+def test_strings_the_lexer_must_read_whole_hide_their_lines():
+    # a short string continued by a backslash; then a docstring whose text looks like a def
+    continued = 'x = "abc\\\ndef"""\n\ndef f():\n    """\n\ndef g():\n    return \'\'\'\n    """\n    return 1  # \'\'\'\n'
+    # PEP 701: a triple-quoted string inside an f-string's replacement field
+    nested = 'x = f"{"""\n\ndef g(): pass\n"""}"  # """\n'
+    # a raw string's escaped quote, a comment holding a triple quote, both quote kinds
+    mixed = 'a = r"\\""  # """\nb = \'\'\' "\n\ndef h():\n    pass\n\'\'\'\n'
+    for head in (continued, nested, mixed):
+        src = (head + pad(60)).encode()
+        assert whole(src, "python", [(1, 1)]) is not None and not parsed(src, "python").has_error
+        assert differing_rows(src, "python") == [], head
+
+
+def test_a_decorator_and_its_definition_stay_in_one_part_across_blank_lines():
+    body = "".join(f"    x{i} = {i}\n" for i in range(396))     # decorated: 402 rows; the def alone: 397
+    src = ("import functools\n\n@functools.cache\n\n\n\n\ndef big():\n" + body + "    return 0\n" + pad(3000)).encode()
+    assert whole(src, "python", [(20, 1)]) == {TOP_LEVEL}
+    assert source_symbols(src, "python", [(20, 1)], parse_part=Parts()) == {TOP_LEVEL}
+
+
+def test_code_after_a_form_feed_ends_a_class():
+    methods = "".join(f"    def m{i}(self):\n        return {i} + 0x{'f' * 120}\n\n" for i in range(120))
+    tail = "\fX = [\n" + "".join(f"    {i},\n" for i in range(60)) + "    ]\n"
+    src = ("import os\n\n\nclass C:\n    '''doc'''\n\n" + methods + tail + pad(3000)).encode()
+    assert whole(src, "python", [(5, 1)]) == {"C"}                # the class is < 400 rows
+    assert source_symbols(src, "python", [(5, 1)], parse_part=Parts()) == {"C"}
+
+
+def test_mlir_aliases_of_the_next_split_are_not_in_the_function_before():
+    # tree-sitter-mlir reads ``#l = …`` after a function as a trailing attribute of it, across
+    # ``// -----`` (no parse error): the whole file names those lines after ``@a``; a split
+    # parsed alone does not
+    src = ("// RUN: triton-opt %s -split-input-file\ntt.func @a() {\n  tt.return\n}\n\n// -----\n\n// next test\n"
+           "#l = #ttg.shared_memory\ntt.func @b() {\n  tt.return\n}\n"
+           + "".join(f"\n// -----\n\ntt.func @pad{i}() {{\n  tt.return\n}}\n" for i in range(30))).encode()
+    row = src[:src.index(b"#l = ")].count(b"\n") + 1
+    assert not parsed(src, "mlir").has_error and whole(src, "mlir", [(row, 1)]) == {"@a"}
+    assert source_symbols(src, "mlir", [(row, 1)], parse_part=Parts()) == {TOP_LEVEL}
+
+
+def test_only_lits_own_marker_splits_mlir():
+    src = b"module @m {\n// ------------- a banner\ntt.func @f() {\n  tt.return\n}\n}\n// -----\ntt.func @g() {\n}\n"
+    assert top_level_parts(src, "mlir") == [0, src.index(b"// -----\n")]
