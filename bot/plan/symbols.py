@@ -458,6 +458,8 @@ _PY_STATEMENT = re.compile(rb"\n[^\s#)\]}]")
 _PY_QUOTE_OR_COMMENT = re.compile(rb"[#\"']")
 _PY_LONG = (b'"""', b"'''")
 _PY_PREFIX_CHARS = frozenset(b"rRbBuUfF")
+_PY_SHORT_BODY = {q: re.compile(rb"(?:[^" + q + rb"\\\n]|\\[\s\S])*") for q in (b'"', b"'")}
+_PY_F_SPECIAL = re.compile(rb"[\\{}\"'\n]")
 # lit's ``-split-input-file`` marker (``// -----`` alone on its line): each split is a module of its own
 _MLIR_SPLIT = re.compile(rb"\n// -----[ \t]*\r?(?=\n|\Z)")
 
@@ -525,38 +527,52 @@ def _python_string_end(src: bytes, i: int) -> tuple[int, bool]:
     replacement fields (``{…}``, not ``{{``) may hold strings of any quotes (PEP 701), read the
     same way; a short string ends at an unescaped newline outside them."""
     quote = src[i:i + 3] if src[i:i + 3] in _PY_LONG else src[i:i + 1]
+    long, n, j = len(quote) == 3, len(src), i + len(quote)
     k = i
     while k > 0 and i - k < 2 and src[k - 1] in _PY_PREFIX_CHARS:
         k -= 1
     prefix = src[k:i] if k == 0 or not (src[k - 1:k].isalnum() or src[k - 1:k] == b"_") else b""
-    f_string = b"f" in prefix.lower()
-    long, n, j, depth = len(quote) == 3, len(src), i + len(quote), 0
-    while j < n:
-        c = src[j]
+    if b"f" not in prefix.lower():
+        if long:
+            return _long_string_end(src, quote, j), True
+        m = _PY_SHORT_BODY[quote].match(src, j)
+        end = m.end()
+        return (end + 1 if src[end:end + 1] == quote else end), False
+    depth = 0
+    while True:                          # an f-string: jump from one byte that matters to the next
+        m = _PY_F_SPECIAL.search(src, j)
+        if m is None:
+            return n, long
+        j, c = m.start(), src[m.start()]
         if depth == 0:
             if c == 0x5C:                                  # a backslash
                 j += 2
-                continue
-            if src.startswith(quote, j):
+            elif c in (0x22, 0x27) and src.startswith(quote, j):
                 return j + len(quote), long
-            if c == 0x0A and not long:
+            elif c == 0x0A and not long:
                 return j, long
-            if f_string and c == 0x7B:                     # "{", not "{{"
-                if src[j + 1:j + 2] == b"{":
-                    j += 2
-                    continue
-                depth = 1
-            j += 1
-            continue
-        if c in (0x22, 0x27):                              # a string inside a replacement field
+            elif c == 0x7B and src[j + 1:j + 2] != b"{":   # a field opens ("{{" is a brace)
+                depth, j = 1, j + 1
+            else:
+                j += 2 if c in (0x7B, 0x7D) and src[j + 1] == c else 1
+        elif c in (0x22, 0x27):                            # a string inside a field
             j = _python_string_end(src, j)[0]
-            continue
-        if c == 0x7B:
-            depth += 1
-        elif c == 0x7D:
-            depth -= 1
-        j += 1
-    return n, long
+        else:
+            depth += 1 if c == 0x7B else -1 if c == 0x7D else 0
+            j += 1
+
+
+def _long_string_end(src: bytes, quote: bytes, at: int) -> int:
+    """The end of the long string whose body starts at ``at`` (after its opening ``quote``): past
+    the first ``quote`` not escaped by an odd run of backslashes; the text's end if none."""
+    i = at
+    while True:
+        j = src.find(quote, i)
+        if j < 0:
+            return len(src)
+        if j == at or not _odd_backslashes(src, j - 1):
+            return j + 3
+        i = j + 1
 
 
 def _inside_string(strings, at: int, k: int) -> tuple[bool, int]:
