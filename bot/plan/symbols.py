@@ -598,11 +598,17 @@ _STRINGS_MEMO: "LRUCache[int, tuple]" = LRUCache(8)
 
 def _long_strings_of(src: bytes) -> list[tuple[int, int]]:
     """:func:`_python_long_strings`, the last few answers kept by text object."""
-    got = _STRINGS_MEMO.get(id(src))
+    return _by_text(_STRINGS_MEMO, id(src), src, lambda: _python_long_strings(src))
+
+
+def _by_text(memo, key, src: bytes, compute):
+    """``compute()``, a function of the text ``src``, kept in ``memo`` under ``key`` (an id of
+    ``src`` in it is safe: an entry holds its text, so the id is not reused while it is kept)."""
+    got = memo.get(key)
     if got is not None and got[0] is src:
         return got[1]
-    out = _python_long_strings(src)
-    _STRINGS_MEMO[id(src)] = (src, out)
+    out = compute()
+    memo[key] = (src, out)
     return out
 
 
@@ -642,14 +648,7 @@ def top_level_parts(src: bytes, lang: str) -> list[int]:
     as a module of its own). The last few answers are kept by text object (a commit's new text
     is the next commit's old text)."""
     find = _PART_STARTS.get(lang)
-    if find is None:
-        return [0]
-    got = _PARTS_MEMO.get((id(src), lang))
-    if got is not None and got[0] is src:
-        return got[1]
-    out = find(src)
-    _PARTS_MEMO[(id(src), lang)] = (src, out)
-    return out
+    return [0] if find is None else _by_text(_PARTS_MEMO, (id(src), lang), src, lambda: find(src))
 
 
 #: parts are parsed only while the parts holding changed rows are at most 1/PART_SHARE of the text
@@ -740,12 +739,7 @@ _PIECES_MEMO: "LRUCache[tuple, tuple]" = LRUCache(8)
 
 def _pieces_of(src: bytes, a: int, b: int, row: int, offs) -> tuple[_Piece, ...] | None:
     """:func:`_class_pieces`, the last few answers kept by text object and part."""
-    got = _PIECES_MEMO.get((id(src), a, b))
-    if got is not None and got[0] is src:
-        return got[1]
-    out = _class_pieces(src, a, b, row, offs)
-    _PIECES_MEMO[(id(src), a, b)] = (src, out)
-    return out
+    return _by_text(_PIECES_MEMO, (id(src), a, b), src, lambda: _class_pieces(src, a, b, row, offs))
 
 
 def _class_pieces(src: bytes, a: int, b: int, row: int, offs) -> tuple[_Piece, ...] | None:
@@ -816,14 +810,8 @@ _OFFSETS_MEMO: "LRUCache[int, tuple]" = LRUCache(8)
 
 def _line_offsets(src: bytes):
     """Row -> byte offset of its start (the end of the text last). The last few answers are kept
-    by object (a re-parse's new text is the next re-parse's old text); an entry holds its text,
-    so its id is not reused while it is kept."""
-    got = _OFFSETS_MEMO.get(id(src))
-    if got is not None and got[0] is src:
-        return got[1]
-    offs = _compute_offsets(src)
-    _OFFSETS_MEMO[id(src)] = (src, offs)
-    return offs
+    by object (a re-parse's new text is the next re-parse's old text)."""
+    return _by_text(_OFFSETS_MEMO, id(src), src, lambda: _compute_offsets(src))
 
 
 def _compute_offsets(src: bytes):
