@@ -642,10 +642,11 @@ _PARTS_MEMO: "LRUCache[tuple, tuple]" = LRUCache(8)
 def top_level_parts(src: bytes, lang: str) -> list[int]:
     """Byte offsets where the top-level parts of a text start (0 first; ``[0]`` for a language
     without parts). Python: each top-level ``def``, ``class``, ``async def`` or decorator line
-    that follows a blank line and lies outside every triple-quoted string (stacked decorators
-    stay in one part; a statement between two definitions stays in the part before it). MLIR:
-    each ``// -----`` line (lit's ``-split-input-file``: the text between two markers is parsed
-    as a module of its own). The last few answers are kept by text object (a commit's new text
+    that follows a blank line, lies outside every string that spans lines
+    (:func:`_python_long_strings`) and does not follow a decorator (stacked decorators stay in one
+    part, blank lines between them or not; a statement between two definitions stays in the part
+    before it). MLIR: each ``// -----`` line alone on its line (lit's ``-split-input-file``: the
+    text between two markers is parsed as a module of its own). The last few answers are kept by text object (a commit's new text
     is the next commit's old text)."""
     find = _PART_STARTS.get(lang)
     return [0] if find is None else _by_text(_PARTS_MEMO, (id(src), lang), src, lambda: find(src))
@@ -660,22 +661,11 @@ def _part_symbols(src: bytes, lang: str, ranges, parse_part) -> frozenset[str] |
     caller parses the whole file) when one of them does not parse cleanly, or when they make up
     more than 1/:data:`PART_SHARE` of the text (a file of one part, a change across most of it:
     re-parsing the whole file incrementally from its last version then costs less)."""
-    import bisect
-
     starts = top_level_parts(src, lang)
     offs = _line_offsets(src)
     part_rows = (offs.searchsorted(starts, side="right") - 1).tolist()
-    by_part: dict[int, list[tuple[int, int]]] = {}
-    for start, count in ranges:
-        if count <= 0:
-            continue
-        lo = max(start - 1, 0)
-        hi = lo + count - 1
-        k = bisect.bisect_right(part_rows, lo) - 1
-        while lo <= hi:                 # a hunk across a part boundary: one span per part
-            end = min(hi, part_rows[k + 1] - 1) if k + 1 < len(part_rows) else hi
-            by_part.setdefault(k, []).append((lo, end))
-            lo, k = end + 1, k + 1
+    by_part = _cut_at_rows(part_rows, [(max(start - 1, 0), max(start - 1, 0) + count - 1)
+                                       for start, count in ranges if count > 0])
     todo = []
     for k, spans in by_part.items():
         a, b = starts[k], starts[k + 1] if k + 1 < len(starts) else len(src)
@@ -712,11 +702,11 @@ class _Piece:
     owner: str = ""
 
 
-def _spans_by_piece(pieces, spans):
-    """``[(piece, [(lo, hi)…])]``: ``spans`` (rows, inclusive) cut at the pieces' first rows."""
+def _cut_at_rows(rows: list[int], spans) -> dict[int, list[tuple[int, int]]]:
+    """``{k: [(lo, hi)…]}``: ``spans`` (rows, inclusive) cut where the consecutive pieces whose
+    first rows are ``rows`` (sorted) begin, by piece index (a span across a boundary: one per piece)."""
     import bisect
 
-    rows = [p.row for p in pieces]
     got: dict[int, list[tuple[int, int]]] = {}
     for lo, hi in spans:
         k = max(bisect.bisect_right(rows, lo) - 1, 0)
@@ -724,6 +714,12 @@ def _spans_by_piece(pieces, spans):
             end = min(hi, rows[k + 1] - 1) if k + 1 < len(rows) else hi
             got.setdefault(k, []).append((lo, end))
             lo, k = end + 1, k + 1
+    return got
+
+
+def _spans_by_piece(pieces, spans):
+    """``[(piece, [(lo, hi)…])]``: ``spans`` (rows, inclusive) cut at the pieces' first rows."""
+    got = _cut_at_rows([p.row for p in pieces], spans)
     return [(pieces[k], got[k]) for k in sorted(got)]
 
 
@@ -745,13 +741,13 @@ def _pieces_of(src: bytes, a: int, b: int, row: int, offs) -> tuple[_Piece, ...]
 def _class_pieces(src: bytes, a: int, b: int, row: int, offs) -> tuple[_Piece, ...] | None:
     """A large top-level Python part ``src[a:b]`` (first row ``row``) that is one class, cut before
     each method (a ``def``/``async def``/decorator line at the class body's indentation after a
-    blank line, outside triple-quoted strings): the first piece is parsed as it is (decorators,
+    blank line, outside strings that span lines, not after a decorator): the first piece is parsed as it is (decorators,
     header, the body up to the first cut), each other piece after the line ``class Name:``, so its
     definitions get the names they have in the file (``Name.method``). Only for a class of at
     least :data:`MAX_SYMBOL_LINES` rows: its own rows (outside every method) are then
     :data:`TOP_LEVEL` in the file, which is what ``Name`` alone is mapped to. None (parse the part
-    whole) when the part is not one such class: no one-line header, code at column 0 after the
-    header, fewer rows."""
+    whole) when the part is not one such class: no one-line header, anything but decorators and
+    blank lines before it, code at column 0 (or after a form feed) after it, fewer rows."""
     import bisect
 
     hdr = _PY_CLASS_HEADER.search(src, a, b)
