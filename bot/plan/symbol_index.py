@@ -70,9 +70,7 @@ class SymbolIndex:
         time to ``when`` (a commit time: a share check walks back and forth between a new commit
         and older chain commits; nearer versions differ less), else the last parsed — else
         parsed afresh. Any base gives the same tree; only the cost differs."""
-        key = (len(src), hash(src), lang)
-        hit = self._trees.get(key)     # a hit is the newest entry now
-        tree = hit[1] if hit is not None and hit[0] == src else None   # same bytes, not just the same hash
+        key, tree = _by_content(self._trees, src, lang)     # a hit is the newest entry now
         if tree is None and path:
             # the same text parsed before for this path and pushed out of the LRU since (the old
             # side of a commit is the new side of the previous commit to the file): no parse
@@ -107,10 +105,9 @@ class SymbolIndex:
         """A parsed tree's root for one top-level part of a file (``symbols.top_level_parts``):
         parsed afresh (a part is small), kept by content (the old side of a commit is the new
         side of the previous commit to the file, and most parts of a file do not change)."""
-        key = (len(text), hash(text), lang)
-        hit = self._parts.get(key)
-        if hit is not None and hit[0] == text:
-            return hit[1].root_node
+        key, tree = _by_content(self._parts, text, lang)
+        if tree is not None:
+            return tree.root_node
         tree = parser_for(lang).parse(text)
         self.parses += 1
         self.part_parses += 1
@@ -313,6 +310,14 @@ class SymbolIndex:
             if path in fc.paths:
                 return self.file_symbols(commit, fc)
         return None
+
+
+def _by_content(cache, text: bytes, lang: str):
+    """``(key, tree or None)``: ``text``'s entry in a parse cache keyed by ``(len, hash, lang)``,
+    confirmed by comparing the bytes (the same text, not just the same hash)."""
+    key = (len(text), hash(text), lang)
+    hit = cache.get(key)
+    return key, (hit[1] if hit is not None and hit[0] == text else None)
 
 
 _WORD_ONLY = re.compile(r"(?:[A-Za-z0-9_|()?*+{},^$]|\\[bdw])*")
