@@ -143,9 +143,8 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
     # open forksync branches: bundles and chains both make overlapping commits risky
     expanded = {u: expand(u, lookup) for br in in_flight for u in br.upstream_shas}
     in_flight_shas = {full or u for u, full in expanded.items()}
-    for n, br in enumerate(sorted(in_flight, key=lambda b: b.name)):
-        if saved is not None:          # their chains are in the walk kept
-            break
+    # their chains, when a kept walk goes on, are in it
+    for n, br in enumerate(sorted(in_flight, key=lambda b: b.name) if saved is None else ()):
         ch = chains.new(br.unit_id, -len(in_flight) + n, in_flight=br)
         known = [lookup[expanded[u]] for u in br.upstream_shas if expanded[u] in lookup]
         for c in known:
