@@ -213,13 +213,16 @@ def main(argv=None) -> int:
             bares.append(one("bare")["cpu"])
         assert len(plans) == 1 and plans == {hashlib.sha256(repr(cold.plan).encode()).hexdigest()}, \
             "every cold plan must be the same plan"
-        ratios = [c / ((bares[i] + bares[i + 1]) / 2) for i, c in enumerate(colds)]
+        def against_bare(cpus: list[float]) -> list[float]:
+            return [c / ((bares[i] + bares[i + 1]) / 2) for i, c in enumerate(cpus)]
+
+        ratios = against_bare(colds)
         print(f"interleaved, {args.rounds} rounds, each in a fresh process: bare loop CPU "
               f"{', '.join(f'{b:.2f}' for b in bares)} s; cold plan CPU {', '.join(f'{c:.2f}' for c in colds)} s; "
               f"cold / mean of the bare loops either side: {', '.join(f'{r:.2f}' for r in ratios)}; "
               f"median {statistics.median(ratios):.2f} (target: <= 1.5); {load()}")
         if wholes:
-            rw = [c / ((bares[i] + bares[i + 1]) / 2) for i, c in enumerate(wholes)]
+            rw = against_bare(wholes)
             print(f"  the same cold plans with whole-file symbol parses: CPU {', '.join(f'{c:.2f}' for c in wholes)} s; "
                   f"cold / bare {', '.join(f'{r:.2f}' for r in rw)}; median {statistics.median(rw):.2f}; "
                   f"by parts / whole-file, per round: {', '.join(f'{c / w:.2f}' for c, w in zip(colds, wholes))}")
