@@ -21,7 +21,7 @@ from the model (:func:`settings_table`; a test keeps it current):
 | `--workdir` | `FORKSYNC_WORKDIR` | `.forksync-work` | git working copies |
 | `--bot-login` | `FORKSYNC_BOT_LOGIN` | — | the bot's own login, for the loop guard (App mode: `<slug>[bot]` from GET /app) |
 | `--workers` (serve) | `FORKSYNC_WORKERS` | `1` | worker processes (0 = none: web only) |
-| `--no-poll` | `FORKSYNC_POLL` | `True` | poll upstream on a schedule (`--no-poll`: don't) |
+| `--no-poll` | `FORKSYNC_POLL` | `True` | poll upstream and run the validation schedules (`--no-poll`: neither) |
 | — | `FORKSYNC_LEASE_S` | `120.0` | worker lease, s |
 | — | `FORKSYNC_MAX_ATTEMPTS` | `5` | tries before a delivery is dead-lettered |
 | `--header-timeout` (serve) | `FORKSYNC_HEADER_TIMEOUT_S` | `10.0` | close a connection without complete request headers (or idle) after this, s |
@@ -94,7 +94,7 @@ class ServeSettings(BaseSettings):
     bot_login: str = _setting("", "the bot's own login, for the loop guard (App mode: `<slug>[bot]` from GET /app)",
                               flag="--bot-login")
     workers: int = _setting(1, "worker processes (0 = none: web only)", flag="--workers", web=True)
-    poll: bool = _setting(True, "poll upstream on a schedule (`--no-poll`: don't)", flag="--no-poll")
+    poll: bool = _setting(True, "poll upstream and run the validation schedules (`--no-poll`: neither)", flag="--no-poll")
     lease_s: float = _setting(120.0, "worker lease, s")
     max_attempts: int = _setting(5, "tries before a delivery is dead-lettered")
     header_timeout_s: float = _setting(10.0, "close a connection without complete request headers (or idle) after this, s",
@@ -302,7 +302,8 @@ def register(sub, common) -> None:
         for name in sorted(fields, key=lambda n: not fields[n].json_schema_extra["web"]):     # serve's own flags first
             f, flag = fields[name], _flag(name)
             if flag == "--no-poll":
-                p.add_argument(flag, dest="no_poll", action="store_true", help="don't poll upstream on a schedule")
+                p.add_argument(flag, dest="no_poll", action="store_true",
+                               help="don't poll upstream nor run the validation schedules (nightly, L2, L3, collect, reconcile)")
             elif flag and (web or not f.json_schema_extra["web"]):
                 default = f", {f.default}" if f.default not in ("", None) else ""
                 p.add_argument(flag, dest=name, help=f"{f.description} [{env_name(name)}{default}]")
