@@ -53,7 +53,7 @@ EVENTS: tuple[Event, ...] = (
     Event("pull_request", "sync PRs opened, synchronized, closed, merged: validation, landing"),
     Event("pull_request_review", "approvals for the merge gate"),
     Event("issue_comment", "`/forksync` commands"),
-    Event("issues", "status issue edits (retry boxes); triage reads its issues' state at the next nightly"),
+    Event("issues", "status issue edits (retry boxes)"),
     Event("check_run", "other checks completed, re-runs requested"),
     Event("check_suite", "subscribed, not handled yet: a re-run of a whole suite is ignored (re-run the check run)"),
     Event("workflow_run", "GPU workflow runs completed: collect their results"),
