@@ -3,14 +3,15 @@
 Example::
 
     github:
-      poll_interval_s: 300          # how often upstream is polled when the App is not installed there
+      poll_interval_s: 300          # how often every tracked fork's upstream is polled
       stale_after_s: 86400          # upstream data older than this is flagged stale (status issue, /metrics)
       alarm_after_s: 259200         # … and past this an alarm is raised
       metrics_keep_days: 400        # the dashboard's metrics history (one snapshot per sync) is kept this long
       merge_method: rebase          # rebase | merge — never squash (one fork commit per upstream commit)
       status_issue_title: "forksync status"
       labels: {bundle: "forksync:bundle", chain: "forksync:chain", area_prefix: "area:"}
-      branch_prefix: forksync/
+      branch_prefix: forksync/      # fixed: the only value accepted (so is command_prefix: /forksync)
+      max_open_sync_prs: 20         # further planned units wait (listed on the status issue), oldest opens first
 """
 from __future__ import annotations
 
@@ -65,9 +66,19 @@ class GitHubSettings(BaseModel):
     @field_validator("branch_prefix")
     @classmethod
     def _branch_prefix(cls, v: str) -> str:
-        if v.startswith("/") or ".." in v or " " in v or v.startswith("refs/"):
-            raise ValueError("must be a plain branch-name prefix such as 'forksync/' (no leading '/', "
-                             "'refs/', spaces or '..')")
+        # the ledger, the planner, apply and the CLI all name sync branches ``forksync/<unit>``:
+        # another prefix would make the App's own branches look like a person's
+        if v != "forksync/":
+            raise ValueError("only 'forksync/' is supported: sync branches are always forksync/<unit>")
+        return v
+
+    @field_validator("command_prefix")
+    @classmethod
+    def _command_prefix(cls, v: str) -> str:
+        # every reply, PR body and issue names its commands as ``/forksync …``: a prefix the
+        # parser took and the texts did not would tell people to type commands that do nothing
+        if v != "/forksync":
+            raise ValueError("only '/forksync' is supported: comment commands are always `/forksync <verb>`")
         return v
 
     @model_validator(mode="after")

@@ -136,7 +136,7 @@ def overview(store: Store, fork: str, now: float, policy: Policy, queue_counts: 
         "days_behind": st.days_behind if synced else None,
         "contiguous_lag_days": (last["contiguous_lag_days"] if last else None) if synced else None,
         "backlog": st.backlog if synced else None, "not_reached": st.not_reached if synced else None,
-        "open_units": [dict(u) for u in st.units] if st else [],
+        "open_units": [dict(u) for u in st.units if not u.get("waiting")] if st else [],
         "open_root_causes": sum(1 for c in _causes(store, fork) if c["state"] == "open"),
         "queue": dict(queue_counts or {}),
         "series": series, "landings": landings,
@@ -151,6 +151,7 @@ def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
     doc = _common(store, fork, st, now, policy, "units")
     plan = {u["id"]: u for u in sync_store.load_plan(store, fork)}
     open_prs = {u.get("pr") for u in (st.units if st else ()) if u.get("pr")}
+    waiting = {u["id"]: u for u in (st.units if st else ()) if u.get("waiting")}
     out, seen = [], set()
     for r in sync_store.all_branches(store, fork):
         if r.get("state") not in ("open", "blocked"):
@@ -184,7 +185,8 @@ def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
         if uid in seen:
             continue
         out.append({"id": uid, "kind": p["kind"], "pr": None, "url": None, "pr_state": "planned",
-                    "state": "planned: the next sync opens its PR", "gate": "not opened", "upstream": p["shas"],
+                    "state": (f"planned: waits for a free slot (at most {waiting[uid]['cap']} sync PRs open at once)"
+                              if uid in waiting else "planned: the next sync opens its PR"), "gate": "not opened", "upstream": p["shas"],
                     "depends_on": p.get("depends_on", []), "areas": p.get("areas", []), "conflict_sha": None,
                     "blocked": None, "suites": [], "age_s": (now - p["first_planned_at"]) if p.get("first_planned_at") else None})
     ids = {u["id"] for u in out}

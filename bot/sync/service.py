@@ -263,16 +263,29 @@ class SyncService:
                 core = await asyncio.to_thread(self.compute, git_dir, cfg, up_ref, cfg.fork.ref)
                 lines.append(f"{len(no_ops)} upstream commit(s) already in the fork recorded NO_OP")
             lines.insert(0, f"{full_name}: {reason}: {len(core.plan.units)} unit(s) planned")
+            waiting: list[Unit] = []
             if not st.held:
                 published = set()
+                cap = cfg.github.max_open_sync_prs
                 for unit in core.units_to_publish(cfg):
                     published.add(unit.id)
+                    if _is_new(sync_store.branch_row(ctx.store, full_name, f"forksync/{unit.id}")) \
+                            and len(sync_store.open_branches(ctx.store, full_name)) >= cap:
+                        # a unit with no branch yet waits for a free slot; units already open are
+                        # always refreshed, and oldest first is the order the frontier needs
+                        waiting.append(unit)
+                        continue
                     lines.append(await self.publish(ctx, full_name, git_dir, cfg, core, unit, upstream,
                                                     rebuild=(rebuild == unit.id)))
+                if waiting:
+                    lines.append(f"{len(waiting)} unit(s) wait: at most {cap} sync PRs open at once "
+                                 "(github.max_open_sync_prs)")
                 for r in sync_store.blocked_only_branches(ctx.store, full_name):
                     if r["unit_id"] not in published:      # re-planned (or landed) under another unit
                         sync_store.save_branch(ctx.store, **{**r, "state": "replanned", **blocked_mod.CLEAR})
-            units_state = await self._open_units(ctx, full_name)
+            units_state = await self._open_units(ctx, full_name) + [
+                {"id": u.id, "kind": u.kind, "pr": 0, "url": "", "waiting": True, "cap": cfg.github.max_open_sync_prs,
+                 "state": f"waiting: at most {cfg.github.max_open_sync_prs} sync PRs open at once"} for u in waiting]
             blocked = [blocked_mod.as_dict(r, full_name) for r in sync_store.blocked_branches(ctx.store, full_name)]
             st = _replace(st, blocked=tuple(blocked), upstream=upstream, upstream_head=core.upstream_head, fork_head=core.fork_head,
                           frontier=core.frontier, contiguous_pin=core.contiguous_pin, days_behind=core.days_behind,
@@ -507,7 +520,11 @@ class SyncService:
     async def _save_blocked(self, ctx, full_name: str) -> None:
         st = sync_store.load_status(ctx.store, full_name) or sync_status.SyncStatus(repo=full_name)
         blocked = [blocked_mod.as_dict(r, full_name) for r in sync_store.blocked_branches(ctx.store, full_name)]
-        sync_store.save_status(ctx.store, _replace(st, blocked=tuple(blocked), units=tuple(await self._open_units(ctx, full_name))))
+        units = await self._open_units(ctx, full_name)
+        opened = {u["id"] for u in units}
+        # the units the last sync left waiting for a slot stay listed until a sync opens them
+        units += [u for u in st.units if u.get("waiting") and u["id"] not in opened]
+        sync_store.save_status(ctx.store, _replace(st, blocked=tuple(blocked), units=tuple(units)))
 
     async def _apply(self, git_dir: Path, cfg: ForksyncConfig, unit: Unit, base: str, commits: dict,
                      urgent_reason: str | None = None):
@@ -789,6 +806,12 @@ def _stop_or_none(git_dir: str, base: str, tip: str):
         return resolution.find_stop(git_dir, base, tip)
     except ValueError:
         return None
+
+
+def _is_new(row: dict | None) -> bool:
+    """A unit with no sync branch on GitHub yet (none stored, or its last one closed, landed or
+    re-planned): opening it takes one of ``github.max_open_sync_prs``' slots."""
+    return row is None or row.get("state") not in ("open", "blocked")
 
 
 def _merge_refused_at(row: dict | None, tip: str) -> bool:

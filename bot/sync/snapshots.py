@@ -76,7 +76,7 @@ def snapshot_row(st: SyncStatus, *, at: float, contiguous_lag_days: float, sourc
     return {"stale_after_s": stale_after_s, "repo": st.repo, "at": at, "upstream_as_of": st.upstream_seen_at, "upstream_head": st.upstream_head,
             "frontier": st.frontier, "contiguous_pin": st.contiguous_pin, "days_behind": st.days_behind,
             "contiguous_lag_days": contiguous_lag_days, "backlog": st.backlog, "not_reached": st.not_reached,
-            "open_units": len(st.units), "source": source, "fetch_error": st.last_fetch_error}
+            "open_units": sum(1 for u in st.units if not u.get("waiting")), "source": source, "fetch_error": st.last_fetch_error}
 
 
 def record_sync(store: Store, st: SyncStatus, *, at: float, contiguous_lag_days: float | None = None,

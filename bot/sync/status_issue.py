@@ -41,7 +41,8 @@ def render_status(st: SyncStatus, *, stale_after_s: float, alarm_after_s: float,
                   upstream_seen=_age(st.upstream_age_s(now)), alarm=st.alarm(alarm_after_s, now),
                   alarm_age=_age(alarm_after_s).replace(" ago", ""), held=st.held,
                   upstream_head=st.upstream_head, frontier=st.frontier, contiguous_pin=st.contiguous_pin,
-                  days_behind=st.days_behind, backlog=st.backlog, not_reached=st.not_reached, units=list(st.units), deferred=list(st.deferred))
+                  days_behind=st.days_behind, backlog=st.backlog, not_reached=st.not_reached, units=[u for u in st.units if not u.get("waiting")],
+                  waiting=[u for u in st.units if u.get("waiting")], deferred=list(st.deferred))
 
 
 def ticked_actions(body: str) -> list[str]:

@@ -103,3 +103,16 @@ def test_github_settings_defaults_and_errors():
 def test_a_cache_of_size_zero_caches_nothing():
     from bot.github.client import _etag_cache
     assert _etag_cache(0) is None and _etag_cache(3).maxsize == 3
+
+
+def test_branch_and_command_prefixes_accept_only_what_the_app_uses():
+    g = parse_config_text("github: {branch_prefix: forksync/, command_prefix: /forksync, max_open_sync_prs: 3}").github
+    assert (g.branch_prefix, g.command_prefix, g.max_open_sync_prs) == ("forksync/", "/forksync", 3)
+    with pytest.raises(ConfigError) as e:
+        parse_config_text("github: {branch_prefix: sync/, command_prefix: /sync}")
+    assert e.value.problems == [
+        ("github.branch_prefix", "only 'forksync/' is supported: sync branches are always forksync/<unit>"),
+        ("github.command_prefix", "only '/forksync' is supported: comment commands are always `/forksync <verb>`")]
+    with pytest.raises(ConfigError) as e:
+        parse_config_text("github: {max_open_sync_prs: 0}")
+    assert [p for p, _ in e.value.problems] == ["github.max_open_sync_prs"]
