@@ -20,3 +20,26 @@ def test_missing_database_is_a_clear_error(tmp_path, capsys, monkeypatch):
     assert main(["dashboard", "--db", str(tmp_path / "none.db")]) == 2
     err = capsys.readouterr().err
     assert f"no database at {tmp_path / 'none.db'}: pass --db" in err
+
+
+def test_refresh_records_the_plan_for_the_units_page(tmp_path):
+    """``forksync dashboard --config``: the Units page lists the units ``forksync plan`` prints
+    (it said "nothing waits to land" while the plan had units: refresh stored no plan)."""
+    from bot.cli.dashboard import refresh
+    from bot.demo.scenario import build_scenario
+    from bot.plan.planner import plan_state
+    from bot.store import Store
+    from bot.sync import store as sync_store
+    from bot.sync.ingest import load_state
+
+    s = build_scenario(tmp_path / "demo")
+    cfg = load_config(str(s.config_path))
+    want = [(u.id, u.kind, list(u.shas)) for u in plan_state(load_state(cfg)).plan.units]
+    assert [(i, k, len(shas)) for i, k, shas in want] == [("bundle-3562a995b7e2", "bundle", 5),
+                                                          ("chain-db5d978d58f0", "chain", 2), ("chain-fe029095831e", "chain", 1)]
+    store = Store(tmp_path / "forksync.db")
+    try:
+        refresh(store, cfg, fork_name(cfg), backfill_days=0, backfill_step=1)
+        assert [(u["id"], u["kind"], u["shas"]) for u in sync_store.load_plan(store, fork_name(cfg))] == want
+    finally:
+        store.close()
