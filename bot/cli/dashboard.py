@@ -54,8 +54,10 @@ def refresh(store, cfg: ForksyncConfig, fork: str, *, backfill_days: int, backfi
     # the Units page lists the plan's units (planned, not yet opened) as a sync leaves them
     plan = plan_state(state, store=cache).plan
     if not sync_store.has_snapshots(store, fork):
-        # the history ends where upstream's does (a mirror may be older than today)
-        last = datetime.fromtimestamp(state.pins.upstream_tip.committer_time or time.time(), timezone.utc).date()
+        # the history ends at the newer of the two tips (a mirror may be older than today): past
+        # upstream's last commit the fork can still catch up, and those days belong in the plot
+        tips = [state.pins.upstream_tip.committer_time or 0, int(state.repo[state.fork_tip].committer.time)]
+        last = datetime.fromtimestamp(max(tips) or time.time(), timezone.utc).date()
         print(f"forksync dashboard: computing {fork}'s history (one point every {backfill_step} day(s) over "
               f"{backfill_days} days to {last}) …", file=out, flush=True)
         n = snapshots.backfill(store, fork, cfg, days=backfill_days, step_days=backfill_step, today=last)

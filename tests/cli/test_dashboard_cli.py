@@ -1,6 +1,8 @@
 """``forksync dashboard``: names for the pages' links, and bad input answered before serving."""
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 from bot.cli.dashboard import fork_name, github_name
 from bot.cli.main import main
 from bot.config.forksync import load_config
@@ -41,5 +43,31 @@ def test_refresh_records_the_plan_for_the_units_page(tmp_path):
     try:
         refresh(store, cfg, fork_name(cfg), backfill_days=0, backfill_step=1)
         assert [(u["id"], u["kind"], u["shas"]) for u in sync_store.load_plan(store, fork_name(cfg))] == want
+    finally:
+        store.close()
+
+
+def test_backfill_ends_at_the_newer_tip(tmp_path):
+    """The history runs to the fork's tip when it is newer than upstream's (the demo: upstream's
+    last commit 2026-01-05, the fork's 2026-01-07; the real Triton mirror: 2026-06-25 and
+    2026-08-22, whose catch-up from 43 Days Behind to 0 the plot left out)."""
+    from bot.cli.dashboard import refresh
+    from bot.demo.scenario import build_scenario
+    from bot.store import Store
+    from bot.sync import store as sync_store
+
+    s = build_scenario(tmp_path / "demo")
+    cfg = load_config(str(s.config_path))
+    # the snapshot written now drops rows older than metrics_keep_days before today: keep the
+    # demo's 2026 dates whatever today is
+    cfg = cfg.model_copy(update={"github": cfg.github.model_copy(update={"metrics_keep_days": 36_500})})
+    store = Store(tmp_path / "forksync.db")
+    try:
+        refresh(store, cfg, fork_name(cfg), backfill_days=2, backfill_step=1)
+        got = [(datetime.fromtimestamp(r["at"], timezone.utc).strftime("%Y-%m-%dT%H:%M:%S"), r["source"])
+               for r in sync_store.snapshots(store, fork_name(cfg))]
+        assert got[:-1] == [("2026-01-05T23:59:59", "backfill"), ("2026-01-06T23:59:59", "backfill"),
+                            ("2026-01-07T23:59:59", "backfill")]
+        assert got[-1][1] == "sync"
     finally:
         store.close()
