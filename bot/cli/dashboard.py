@@ -39,19 +39,25 @@ def fork_name(cfg: ForksyncConfig) -> str:
 
 def refresh(store, cfg: ForksyncConfig, fork: str, *, backfill_days: int, backfill_step: int, out=None,
             upstream: str | None = None) -> None:
-    """Compute the fork's state now into ``store`` (status row, snapshot, ledger), and backfill its
+    """Compute the fork's state now into ``store`` (status row, snapshot, ledger, plan), and backfill its
     history when it has none. ``upstream``: the upstream's ``owner/name`` for links (default: the
     configured URL). Raises what ``load_state`` raises (bad refs, unreadable repositories)."""
-    from bot.sync import snapshots  # lazy: git and the core load only when a configuration is given
+    from bot.plan.planner import plan_state  # lazy: git and the core load only when a configuration is given
+    from bot.sync import snapshots  # lazy: as above
     from bot.sync import store as sync_store  # lazy: as above
-    from bot.sync.ingest import load_state  # lazy: as above
+    from bot.sync.ingest import default_store, load_state  # lazy: as above
     from bot.sync.status import SyncStatus  # lazy: as above
 
     out = out or sys.stderr     # looked up per call: the stream in place at import time may be closed by now
-    state = load_state(cfg)
+    cache = default_store(cfg)  # the analysis and prediction cache `status` and `plan` share
+    state = load_state(cfg, store=cache)
+    # the Units page lists the plan's units (planned, not yet opened) as a sync leaves them
+    plan = plan_state(state, store=cache).plan
     if not sync_store.has_snapshots(store, fork):
-        # the history ends where upstream's does (a mirror may be older than today)
-        last = datetime.fromtimestamp(state.pins.upstream_tip.committer_time or time.time(), timezone.utc).date()
+        # the history ends at the newer of the two tips (a mirror may be older than today): past
+        # upstream's last commit the fork can still catch up, and those days belong in the plot
+        tips = [state.pins.upstream_tip.committer_time or 0, int(state.repo[state.fork_tip].committer.time)]
+        last = datetime.fromtimestamp(max(tips) or time.time(), timezone.utc).date()
         print(f"forksync dashboard: computing {fork}'s history (one point every {backfill_step} day(s) over "
               f"{backfill_days} days to {last}) …", file=out, flush=True)
         n = snapshots.backfill(store, fork, cfg, days=backfill_days, step_days=backfill_step, today=last)
@@ -67,7 +73,8 @@ def refresh(store, cfg: ForksyncConfig, fork: str, *, backfill_days: int, backfi
     sync_store.save_status(store, st)
     snapshots.record_sync(store, st, at=now, contiguous_lag_days=float(p.contiguous_lag_days),
                           keep_days=cfg.github.metrics_keep_days, stale_after_s=cfg.github.stale_after_s,
-                          ledger=snapshots.ledger_rows(fork, state.ledger.entries, state.upstream))
+                          ledger=snapshots.ledger_rows(fork, state.ledger.entries, state.upstream),
+                          plan=snapshots.plan_units(plan))
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:

@@ -116,6 +116,39 @@ class ProvenanceRules(_Strict):
     # regexes whose group 1 is the fork's OWN PR number (never an upstream citation)
     own_pr_patterns: list[str] = Field(default_factory=lambda: [r"Pull Request resolved:\s*\S*/pull/(\d+)"])
 
+    # checked here, not where the ledger first uses them: a bad pattern must be a config error
+    # naming its file, line and key, not a traceback from the analysis thread
+    @field_validator("pr_citation_pattern")
+    @classmethod
+    def _citation_compiles(cls, v: str) -> str:
+        return _regex_with_group(v)
+
+    @field_validator("own_pr_patterns")
+    @classmethod
+    def _own_compile(cls, v: list[str]) -> list[str]:
+        return [_regex_with_group(p) for p in v]
+
+    @field_validator("pick_markers")
+    @classmethod
+    def _markers_compile(cls, v: list[str]) -> list[str]:
+        return [_regex(p) for p in v]
+
+
+def _regex(pattern: str) -> str:
+    """``pattern`` when it compiles; ValueError naming it otherwise."""
+    try:
+        re.compile(pattern)
+    except re.error as e:
+        raise ValueError(f"pattern '{pattern}' is not a valid regular expression: {e}") from None
+    return pattern
+
+
+def _regex_with_group(pattern: str) -> str:
+    """``pattern`` when it compiles and has a group 1 (the PR number it captures)."""
+    if re.compile(_regex(pattern)).groups < 1:
+        raise ValueError(f"pattern '{pattern}' needs a group (…) capturing the PR number")
+    return pattern
+
 
 class IsolatedPickRules(_Strict):
     """Which picks are *isolated* (urgent, out of sequence) and so do not move the frontier.
@@ -130,6 +163,11 @@ class IsolatedPickRules(_Strict):
     message_patterns: list[str] = Field(default_factory=list)
     max_gap: int = Field(200, ge=0)
     min_run: int = Field(3, ge=1)
+
+    @field_validator("message_patterns")
+    @classmethod
+    def _patterns_compile(cls, v: list[str]) -> list[str]:
+        return [_regex(p) for p in v]
 
 
 class Area(_Strict):

@@ -1,6 +1,8 @@
 """``forksync dashboard``: names for the pages' links, and bad input answered before serving."""
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 from bot.cli.dashboard import fork_name, github_name
 from bot.cli.main import main
 from bot.config.forksync import load_config
@@ -20,3 +22,52 @@ def test_missing_database_is_a_clear_error(tmp_path, capsys, monkeypatch):
     assert main(["dashboard", "--db", str(tmp_path / "none.db")]) == 2
     err = capsys.readouterr().err
     assert f"no database at {tmp_path / 'none.db'}: pass --db" in err
+
+
+def test_refresh_records_the_plan_for_the_units_page(tmp_path):
+    """``forksync dashboard --config``: the Units page lists the units ``forksync plan`` prints
+    (it said "nothing waits to land" while the plan had units: refresh stored no plan)."""
+    from bot.cli.dashboard import refresh
+    from bot.demo.scenario import build_scenario
+    from bot.plan.planner import plan_state
+    from bot.store import Store
+    from bot.sync import store as sync_store
+    from bot.sync.ingest import load_state
+
+    s = build_scenario(tmp_path / "demo")
+    cfg = load_config(str(s.config_path))
+    want = [(u.id, u.kind, list(u.shas)) for u in plan_state(load_state(cfg)).plan.units]
+    assert [(i, k, len(shas)) for i, k, shas in want] == [("bundle-3562a995b7e2", "bundle", 5),
+                                                          ("chain-db5d978d58f0", "chain", 2), ("chain-fe029095831e", "chain", 1)]
+    store = Store(tmp_path / "forksync.db")
+    try:
+        refresh(store, cfg, fork_name(cfg), backfill_days=0, backfill_step=1)
+        assert [(u["id"], u["kind"], u["shas"]) for u in sync_store.load_plan(store, fork_name(cfg))] == want
+    finally:
+        store.close()
+
+
+def test_backfill_ends_at_the_newer_tip(tmp_path):
+    """The history runs to the fork's tip when it is newer than upstream's (the demo: upstream's
+    last commit 2026-01-05, the fork's 2026-01-07; the real Triton mirror: 2026-06-25 and
+    2026-08-22, whose catch-up from 43 Days Behind to 0 the plot left out)."""
+    from bot.cli.dashboard import refresh
+    from bot.demo.scenario import build_scenario
+    from bot.store import Store
+    from bot.sync import store as sync_store
+
+    s = build_scenario(tmp_path / "demo")
+    cfg = load_config(str(s.config_path))
+    # the snapshot written now drops rows older than metrics_keep_days before today: keep the
+    # demo's 2026 dates whatever today is
+    cfg = cfg.model_copy(update={"github": cfg.github.model_copy(update={"metrics_keep_days": 36_500})})
+    store = Store(tmp_path / "forksync.db")
+    try:
+        refresh(store, cfg, fork_name(cfg), backfill_days=2, backfill_step=1)
+        got = [(datetime.fromtimestamp(r["at"], timezone.utc).strftime("%Y-%m-%dT%H:%M:%S"), r["source"])
+               for r in sync_store.snapshots(store, fork_name(cfg))]
+        assert got[:-1] == [("2026-01-05T23:59:59", "backfill"), ("2026-01-06T23:59:59", "backfill"),
+                            ("2026-01-07T23:59:59", "backfill")]
+        assert got[-1][1] == "sync"
+    finally:
+        store.close()

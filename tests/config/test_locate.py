@@ -38,6 +38,19 @@ CASES = [
                         "      pattern: '^Reactor Backport Revision:\\s*([0-9a-f]{7,40})'"),
                  ["F:16:16: provenance.trailers[reactor-backport].pattern: the pattern needs a named group (?P<sha>…) "
                   "for the upstream sha"], id="trailer-by-name"),
+    # the ledger's own patterns: a bad one was a traceback from the analysis thread (exit 1)
+    pytest.param(broken("(?:triton-lang/triton)?#(\\d{3,6})\\b'", "(?:triton-lang/triton)?#(\\d{3,6}\\b'"),
+                 ["F:25:24: provenance.pr_citation_pattern: pattern '(?<![\\w/])(?:triton-lang/triton)?#(\\d{3,6}\\b' is not a "
+                  "valid regular expression: missing ), unterminated subpattern at position 34"], id="bad-citation-regex"),
+    pytest.param(broken("#(\\d{3,6})\\b'", "#\\d{3,6}\\b'"),
+                 ["F:25:24: provenance.pr_citation_pattern: pattern '(?<![\\w/])(?:triton-lang/triton)?#\\d{3,6}\\b' needs a "
+                  "group (…) capturing the PR number"], id="citation-without-group"),
+    pytest.param(broken("'(?i)\\[pick\\]'", "'(?i)[pick\\]'"),
+                 ["F:26:17: provenance.pick_markers: pattern '(?i)[pick\\]' is not a valid regular expression: "
+                  "unterminated character set at position 4"], id="bad-pick-marker"),
+    pytest.param(broken("message_patterns: []", "message_patterns: ['Urgent: (']"),
+                 ["F:29:21: isolated_picks.message_patterns: pattern 'Urgent: (' is not a valid regular expression: "
+                  "missing ), unterminated subpattern at position 8"], id="bad-urgent-pattern"),
     pytest.param(broken("  - name: ci ", "  - paths: [x]\n  - name: ci "),
                  ["F:83:5: areas[8].name: Field required"], id="item-without-name-by-index"),
     pytest.param(broken("bundle_size_cap: 50", "bundle_size_cap: 50\nbundle_size_cap: 60"),
