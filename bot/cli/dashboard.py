@@ -15,7 +15,7 @@ import os
 import re
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from bot.cli.serve import listen_socket, open_store
@@ -38,10 +38,11 @@ def fork_name(cfg: ForksyncConfig) -> str:
 
 
 def refresh(store, cfg: ForksyncConfig, fork: str, *, backfill_days: int, backfill_step: int, out=None,
-            upstream: str | None = None) -> None:
+            upstream: str | None = None, now: float | None = None) -> None:
     """Compute the fork's state now into ``store`` (status row, snapshot, ledger, plan), and backfill its
     history when it has none. ``upstream``: the upstream's ``owner/name`` for links (default: the
-    configured URL). Raises what ``load_state`` raises (bad refs, unreadable repositories)."""
+    configured URL). ``now``: epoch seconds (default: the clock). Raises what ``load_state`` raises
+    (bad refs, unreadable repositories)."""
     from bot.plan.planner import plan_state  # lazy: git and the core load only when a configuration is given
     from bot.sync import snapshots  # lazy: as above
     from bot.sync import store as sync_store  # lazy: as above
@@ -49,6 +50,7 @@ def refresh(store, cfg: ForksyncConfig, fork: str, *, backfill_days: int, backfi
     from bot.sync.status import SyncStatus  # lazy: as above
 
     out = out or sys.stderr     # looked up per call: the stream in place at import time may be closed by now
+    now = time.time() if now is None else now
     cache = default_store(cfg)  # the analysis and prediction cache `status` and `plan` share
     state = load_state(cfg, store=cache)
     # the Units page lists the plan's units (planned, not yet opened) as a sync leaves them
@@ -58,11 +60,19 @@ def refresh(store, cfg: ForksyncConfig, fork: str, *, backfill_days: int, backfi
         # upstream's last commit the fork can still catch up, and those days belong in the plot
         tips = [state.pins.upstream_tip.committer_time or 0, int(state.repo[state.fork_tip].committer.time)]
         last = datetime.fromtimestamp(max(tips) or time.time(), timezone.utc).date()
-        print(f"forksync dashboard: computing {fork}'s history (one point every {backfill_step} day(s) over "
-              f"{backfill_days} days to {last}) …", file=out, flush=True)
-        n = snapshots.backfill(store, fork, cfg, days=backfill_days, step_days=backfill_step, today=last)
-        print(f"forksync dashboard: {n} point(s) of history recorded", file=out, flush=True)
-    now = time.time()
+        # points older than metrics_keep_days before today would be dropped by the first write:
+        # they are not computed (an old mirror then gets a shorter history, or none)
+        kept_from = datetime.fromtimestamp(now, timezone.utc).date() - timedelta(days=cfg.github.metrics_keep_days)
+        days = min(backfill_days, (last - kept_from).days)
+        if days < 0:
+            print(f"forksync dashboard: no history for {fork}: its newest commit ({last}) is older than "
+                  f"github.metrics_keep_days ({cfg.github.metrics_keep_days}) before today", file=out, flush=True)
+        else:
+            print(f"forksync dashboard: computing {fork}'s history (one point every {backfill_step} day(s) over "
+                  f"{days} days to {last}{'' if days == backfill_days else ', github.metrics_keep_days'}) …",
+                  file=out, flush=True)
+            n = snapshots.backfill(store, fork, cfg, days=days, step_days=backfill_step, today=last)
+            print(f"forksync dashboard: {n} point(s) of history recorded", file=out, flush=True)
     p = state.pins
     old = sync_store.load_status(store, fork)
     st = SyncStatus(repo=fork, upstream=upstream or cfg.upstream.url or cfg.fork.url, upstream_head=state.upstream_tip,

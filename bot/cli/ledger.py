@@ -127,17 +127,33 @@ def warn_unresolved(state) -> None:
                   "after checking.")
 
 
+def warn_same_tip(state) -> None:
+    """Upstream and the fork at one commit: nothing is pending, which is right for a fork level
+    with upstream, and also what a missing ``--upstream-ref`` gives when upstream's history lives
+    in the fork's repository (its default ref is then the fork's own branch)."""
+    if state.upstream_tip and state.upstream_tip == state.fork_tip:
+        warn_once(f"upstream and the fork resolve to the same commit {state.upstream_tip[:12]}: nothing to ingest. "
+                  "If upstream's history is in the fork's repository, name upstream's ref with --upstream-ref "
+                  "(or upstream.ref).")
+
+
+def warn_state(state) -> None:
+    """Every warning about the state on stderr (``--json`` keeps stdout for the document alone)."""
+    warn_missing(state)
+    warn_unresolved(state)
+    warn_same_tip(state)
+
+
 def cmd_status(args) -> int:
     if args.series:
         return _cmd_series(args)
     with reporter(args) as cb:
         state = _load(args, as_of=args.as_of, progress=cb)
     doc = status_json(state)
+    warn_state(state)
     if args.json:
         print(json.dumps(doc, indent=2))
         return 0
-    warn_missing(state)
-    warn_unresolved(state)
     from rich.console import Console
     from rich.table import Table
     con = Console()
@@ -209,6 +225,7 @@ def _cmd_series(args) -> int:
 def cmd_ledger_export(args) -> int:
     with reporter(args) as cb:
         state = _load(args, as_of=args.as_of, progress=cb)
+    warn_state(state)
     doc = {"schema": "forksync.ledger/1", "as_of": iso(state.as_of), "upstream_tip": state.upstream_tip,
            "fork_tip": state.fork_tip, "merge_base": state.merge_base,
            "entries": [entry_json(e) for e in state.ledger.entries],
@@ -220,6 +237,7 @@ def cmd_ledger_export(args) -> int:
 def cmd_ledger_show(args) -> int:
     with reporter(args) as cb:
         state = _load(args, as_of=args.as_of, progress=cb)
+    warn_state(state)
     hits = state.ledger.find(args.ref)
     if not hits:
         raise UserError(f"{args.ref!r} names no upstream commit in the range "

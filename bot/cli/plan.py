@@ -14,7 +14,7 @@ import re
 import sys
 from datetime import datetime, timezone
 
-from bot.cli.ledger import warn_missing, warn_unresolved
+from bot.cli.ledger import warn_state
 from bot.cli.main import config_from_args
 from bot.cli.progress import reporter
 from bot.config.forksync import UserError
@@ -60,8 +60,7 @@ def _load(args, as_of=None):
             raise UserError(str(e)) from None
 
         run = plan_state(state, store=store, progress=(lambda d, t: progress("planning", d, t)) if progress else None)
-    warn_missing(state)
-    warn_unresolved(state)
+    warn_state(state)
     return cfg, state, run
 
 
@@ -128,9 +127,10 @@ def plan_lines(state, run) -> list[str]:
     chains = [u for u in plan.units if u.kind == "chain"]
     noops = no_op_candidates(plan)
     when = f" as of {_iso(plan.as_of)}" if plan.as_of else ""
+    in_bundles, in_chains = sum(len(u.items) for u in bundles), sum(len(u.items) for u in chains)
     out = [f"plan{when}: {len(run.pending)} pending upstream commits onto fork tip {state.fork_tip[:12]}",
-           f"  {len(bundles)} bundle(s) with {sum(len(u.items) for u in bundles)} commits, "
-           f"{len(chains)} chain(s) with {sum(len(u.items) for u in chains)} commits, "
+           f"  {len(bundles)} bundle(s) with {in_bundles} commit{'' if in_bundles == 1 else 's'}, "
+           f"{len(chains)} chain(s) with {in_chains} commit{'' if in_chains == 1 else 's'}, "
            f"{len(noops)} NO_OP candidate(s); {len(state.in_flight)} branch(es) in flight"]
     renames_off: dict[str, int] = {}
 

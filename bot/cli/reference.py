@@ -36,7 +36,7 @@ def markdown() -> str:
                "forksync: building the ledger (18 s)",
                "```", "",
                "`--quiet` turns progress (and the planning statistics line) off; warnings stay, each printed once",
-               "per run. `--json` documents go to stdout only.", ""]
+               "per run, on stderr with `--json` too: its documents go to stdout alone.", ""]
         _walk(parser, "forksync", out)
     finally:
         if old is None:

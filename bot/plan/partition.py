@@ -256,7 +256,8 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
         paths = sorted({p for c in ch.commits for p in c.paths})
         area_names = tuple(sorted(set(_areas_of(areas, paths, glob_memo)) | ch.areas))
         if ch.in_flight:
-            reason = f"continues forksync/{ch.id} (in flight, {len(ch.in_flight.upstream_shas)} commits on it)"
+            n = len(ch.in_flight.upstream_shas)
+            reason = f"continues forksync/{ch.id} (in flight, {n} commit{'' if n == 1 else 's'} on it)"
         else:
             reason = ch.items[0].reason
         if ch.notes:

@@ -71,3 +71,37 @@ def test_backfill_ends_at_the_newer_tip(tmp_path):
         assert got[-1][1] == "sync"
     finally:
         store.close()
+
+
+def test_backfill_computes_only_the_points_metrics_keep_days_keeps(tmp_path):
+    """Points older than ``metrics_keep_days`` before today would be dropped by the first write:
+    they are not computed, and the message says how far the history goes."""
+    import io
+
+    from bot.cli.dashboard import refresh
+    from bot.demo.scenario import build_scenario
+    from bot.store import Store
+    from bot.sync import store as sync_store
+
+    s = build_scenario(tmp_path / "demo")
+    cfg = load_config(str(s.config_path))
+    cfg = cfg.model_copy(update={"github": cfg.github.model_copy(update={"metrics_keep_days": 30})})
+    today = datetime(2026, 2, 5, 12, tzinfo=timezone.utc).timestamp()      # kept from 2026-01-06
+    store, out = Store(tmp_path / "forksync.db"), io.StringIO()
+    try:
+        refresh(store, cfg, fork_name(cfg), backfill_days=5, backfill_step=1, out=out, now=today)
+        got = [datetime.fromtimestamp(r["at"], timezone.utc).strftime("%Y-%m-%d") for r in sync_store.snapshots(store, fork_name(cfg))]
+        assert got == ["2026-01-06", "2026-01-07", "2026-02-05"]
+        assert "over 1 days to 2026-01-07, github.metrics_keep_days) …" in out.getvalue()
+        assert "2 point(s) of history recorded" in out.getvalue()
+    finally:
+        store.close()
+    store, out = Store(tmp_path / "later.db"), io.StringIO()
+    try:
+        later = datetime(2027, 6, 1, tzinfo=timezone.utc).timestamp()
+        refresh(store, cfg, fork_name(cfg), backfill_days=5, backfill_step=1, out=out, now=later)
+        assert [r["source"] for r in sync_store.snapshots(store, fork_name(cfg))] == ["sync"]
+        assert ("no history for " + fork_name(cfg) + ": its newest commit (2026-01-07) is older than "
+                "github.metrics_keep_days (30) before today") in out.getvalue()
+    finally:
+        store.close()

@@ -114,9 +114,10 @@ def test_missing_objects_are_reported_not_fatal(tmp_path, capsys, monkeypatch):
     os.remove(up.path / ".git" / "objects" / blob[:2] / blob[2:])
     argv = ["--upstream", str(up.path), "--fork", str(fork.path)]
     monkeypatch.chdir(tmp_path)          # no forksync.yml here; the cache goes to ./.forksync-cache
-    rc, out, _ = run(capsys, [*argv, "status", "--json"])
+    rc, out, err = run(capsys, [*argv, "status", "--json"])
     doc = json.loads(out)
     assert rc == 0 and doc["missing_objects"] == {big: [f"blob {blob} (big.bin)"]}
+    assert "forksync: warning: 1 object(s) missing" in err          # stderr: stdout holds the document alone
     assert doc["counts"]["PENDING"] == 2
     rc, _, err = run(capsys, [*argv, "status"])
     assert rc == 0 and ("forksync: warning: 1 object(s) missing (a partial clone or snapshot?); 1 commit(s) analysed "
@@ -150,3 +151,17 @@ def test_status_counts_isolated_picks_on_their_own_row(scn, capsys):
     rows = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in out.splitlines() if line.count("│") == 3}
     assert rc == 0 and rows["not yet reached"] == f"{nr['total']}  ({nr['handled']} handled)"
     assert rows["isolated picks"].startswith(f"{iso}  (picked on their own")
+
+
+def test_upstream_and_fork_at_one_commit_is_warned(scn, capsys, tmp_path, monkeypatch):
+    """Upstream's history in the fork's repository without --upstream-ref: upstream's default ref
+    is then the fork's own branch, which looks like a fork fully in sync."""
+    monkeypatch.chdir(tmp_path)          # no forksync.yml here; the cache goes to ./.forksync-cache
+    argv = ["--upstream", str(scn.fork.path), "--fork", str(scn.fork.path)]
+    for cmd in (["status"], ["status", "--json"], ["ledger", "export"]):
+        rc, out, err = run(capsys, [*argv, *cmd])
+        assert rc == 0, err
+        assert err.count("forksync: warning: upstream and the fork resolve to the same commit ") == 1, cmd
+        assert "name upstream's ref with --upstream-ref (or upstream.ref)" in err
+    rc, _, err = run(capsys, [*scn.argv, "status"])
+    assert rc == 0 and "same commit" not in err

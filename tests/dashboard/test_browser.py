@@ -89,6 +89,9 @@ def demo_site(tmp_path_factory):
     root = tmp_path_factory.mktemp("dash-demo")
     s = build_scenario(root / "demo")
     cfg = load_config(str(s.config_path))
+    # the scenario's history is dated January 2026: keep its points whatever today is (the
+    # default 400 days would drop them from 2027-02 on, and the plot's points with them)
+    cfg = cfg.model_copy(update={"github": cfg.github.model_copy(update={"metrics_keep_days": 3650})})
     store = Store(root / "forksync.db")
     name = fork_name(cfg)
     snapshots.backfill(store, name, cfg, days=6, step_days=1, today=date(2026, 1, 9))
@@ -115,7 +118,9 @@ def real_fork_site(tmp_path_factory):
     root = tmp_path_factory.mktemp("dash-real-fork")
     cfg = load_config(str(Path(__file__).resolve().parents[2] / "examples" / "triton-fork.yml"),
                       {"upstream.url": str(REAL_FORK), "fork.url": str(REAL_FORK), "upstream.ref": "a4ce9c2a2"})
-    cfg = cfg.model_copy(update={"cache_dir": str(root / "cache")})
+    # the mirror's history ends in 2026: keep its points whatever today is (metrics_keep_days)
+    cfg = cfg.model_copy(update={"cache_dir": str(root / "cache"),
+                                 "github": cfg.github.model_copy(update={"metrics_keep_days": 3650})})
     store = Store(root / "forksync.db")
     refresh(store, cfg, "facebookexperimental/triton", backfill_days=56, backfill_step=28, upstream="triton-lang/triton")
     site = Served(Dashboard(store=store))

@@ -98,7 +98,7 @@ def test_open_chain_branch_is_continued_open_bundle_makes_a_dependent_chain():
     assert ids(plan) == [("chain-aaaaaaaaaaaa", [1, 4]), (f"chain-{sha(2)[:12]}", [2]),
                          (f"bundle-{sha(3)[:12]}", [3])]
     cont, dep, _ = plan.units
-    assert cont.reason == "continues forksync/chain-aaaaaaaaaaaa (in flight, 1 commits on it)"
+    assert cont.reason == "continues forksync/chain-aaaaaaaaaaaa (in flight, 1 commit on it)"
     dep_reason = (f"touches b.cpp (file) like {sha(91)[:12]} of forksync/bundle-bbbbbbbbbbbb (in flight); "
                   f"stacked on bundle-bbbbbbbbbbbb")
     assert dep.reason == dep_reason and dep.items[0].reason == dep_reason
