@@ -823,7 +823,9 @@ def _open_conflict(repo: pygit2.Repository, unit: Unit, br: _Branch, *, base: st
         pass           # the upstream commit is not here: the conflict stays reported without its files
     conflicts = conflicts or ()
     shas = [s for s in unit.shas if s not in br.already]
-    remaining = tuple(shas[shas.index(up_sha):]) if up_sha in shas else tuple(shas)
+    # the conflicted commit is not applied either, also when a re-plan's unit left it out (it
+    # is in flight on the branch): the count a person reads is the same on every apply
+    remaining = tuple(shas[shas.index(up_sha):]) if up_sha in shas else (up_sha, *shas)
     return ApplyResult(unit.id, f"forksync/{unit.id}", base, start, created=False, already=tuple(br.already),
                        kept=tuple(br.kept), conflict=up_sha, conflict_files=tuple(f.path for f in conflicts),
                        tip=tip, remaining=remaining, conflict_commit=commit_sha, conflicts=conflicts,

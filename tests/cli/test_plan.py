@@ -47,7 +47,8 @@ def test_plan_json_and_apply(tmp_path, monkeypatch, capsys):
     assert main(["apply", f"chain-{u['u2'][:12]}", "--json", *g]) == 1
     res = json.loads(capsys.readouterr().out)
     assert (res["conflict"], res["conflict_commit"], res["tip"], res["picked"]) == (u["u2"], tip, tip, [])
-    assert res["remaining"] == [u["u4"]] and res["conflict_files"] == ["lib/Dialect/Ops.cpp"]
+    assert res["remaining"] == [u["u2"], u["u4"]] and res["conflict_files"] == ["lib/Dialect/Ops.cpp"]
+    assert "  2 commit(s) not applied" in text      # as the first apply said
     assert [(f["path"], f["kind"], len(f["hunks"])) for f in res["conflicts"]] == [("lib/Dialect/Ops.cpp", "content", 1)]
     assert res["conflicts"][0]["hunks"][0].startswith("<<<<<<< fork\n") and "\n||||||| upstream parent " in \
         res["conflicts"][0]["hunks"][0]
