@@ -155,7 +155,17 @@ def _start(args, git_dir, unit_id, tip, stop, state_file) -> int:
     wt = Path(args.worktree or Path(".forksync-resolve") / unit_id).resolve()
     if wt.exists() and any(wt.iterdir()):
         raise UserError(f"{wt} exists and is not empty; give another --worktree")
-    _git(git_dir, "worktree", "add", "--detach", "-q", str(wt), tip)
+    try:
+        _git(git_dir, "worktree", "add", "--detach", "-q", str(wt), tip)
+    except UserError as e:
+        # a checkout needs every blob of the tree: nothing half made is left behind
+        _git(git_dir, "worktree", "remove", "--force", str(wt), check=False)
+        _git(git_dir, "worktree", "prune", check=False)
+        if "unable to read" in str(e) or "missing" in str(e):
+            raise UserError(f"{e}\nThe repository lacks objects the checkout of {tip[:12]} needs (a partial clone or "
+                            "snapshot?): fetch them (`git fetch` from a complete remote) or use a complete clone; "
+                            "`forksync status --json` lists the missing objects it met (missing_objects).") from None
+        raise
     state_file.parent.mkdir(parents=True, exist_ok=True)
     state_file.write_text(json.dumps({"worktree": str(wt), "tip": tip, "conflict_commit": stop.conflict_commit}))
     print(f"worktree: {wt}")

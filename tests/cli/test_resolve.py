@@ -104,3 +104,25 @@ def test_a_resolution_with_a_marker_left_is_refused_and_nothing_moves(stopped, t
     err = capsys.readouterr().err
     assert "conflict markers remain in `lib/Dialect/Ops.cpp`" in err
     assert run_git(pair.fork.path, "rev-parse", f"forksync/{unit}") == tip
+
+
+def test_a_checkout_missing_an_object_is_a_clear_error_and_leaves_no_worktree(stopped, tmp_path, capsys):
+    """A partial clone or snapshot lacking a blob of the conflict commit's tree: exit 2 with what
+    to do, and no half-made worktree left behind (``git worktree list`` as before)."""
+    import os
+
+    import pygit2
+
+    pair, g, unit = stopped
+    repo = pygit2.Repository(str(pair.fork.path))
+    tree = repo.revparse_single(f"forksync/{unit}").peel(pygit2.Commit).tree
+    blob = next(str(e.id) for e in tree if e.type_str == "blob")
+    loose = os.path.join(repo.path, "objects", blob[:2], blob[2:])
+    assert os.path.exists(loose), "the scenario's objects are loose"
+    os.remove(loose)
+    before = run_git(pair.fork.path, "worktree", "list")
+    assert main(["resolve", unit, *g]) == 2
+    err = capsys.readouterr().err
+    assert "The repository lacks objects the checkout of " in err and "missing_objects" in err
+    assert run_git(pair.fork.path, "worktree", "list") == before
+    assert not (tmp_path / ".forksync-resolve" / unit).exists()
