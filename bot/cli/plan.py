@@ -41,7 +41,9 @@ def register(sub, common) -> None:
                                    "Exit 1 when a pick conflicts: the branch keeps the clean picks before it and "
                                    "ends with a conflict commit (the conflicted pick with diff3 markers, "
                                    "'Forksync-Conflict: <sha>'), which applying again leaves in place until it "
-                                   "is replaced by the resolved pick.")
+                                   "is replaced by the resolved pick. The deterministic conflict rules "
+                                   "(docs/resolve.md) run only where the App publishes a unit; locally, "
+                                   "'forksync resolve' hands the conflict to a person.")
     a.add_argument("unit", metavar="UNIT_ID", help="bundle-<sha12> or chain-<sha12> (a unique prefix is enough)")
     a.add_argument("--json", action="store_true", help="print the result as JSON")
     a.set_defaults(func=cmd_apply)
