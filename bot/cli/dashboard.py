@@ -83,7 +83,7 @@ def refresh(store, cfg: ForksyncConfig, fork: str, *, backfill_days: int, backfi
     sync_store.save_status(store, st)
     snapshots.record_sync(store, st, at=now, contiguous_lag_days=float(p.contiguous_lag_days),
                           keep_days=cfg.github.metrics_keep_days, stale_after_s=cfg.github.stale_after_s,
-                          ledger=snapshots.ledger_rows(fork, state.ledger.entries, state.upstream),
+                          ledger=snapshots.ledger_rows(fork, state.ledger.entries, state.upstream, cfg),
                           plan=snapshots.plan_units(plan))
 
 

@@ -295,7 +295,7 @@ class SyncService:
             sync_store.save_status(ctx.store, st)
             snapshots.record_sync(ctx.store, st, at=self.now(), contiguous_lag_days=core.contiguous_lag_days,
                                   ledger=snapshots.ledger_rows(full_name, snapshots.with_published(
-                                      core.ledger, sync_store.open_branches(ctx.store, full_name)), core.commits),
+                                      core.ledger, sync_store.open_branches(ctx.store, full_name)), core.commits, cfg),
                                   plan=snapshots.plan_units(core.plan), keep_days=cfg.github.metrics_keep_days,
                                   stale_after_s=cfg.github.stale_after_s)
         lines.append(await self.refresh_status_issue(ctx, full_name, cfg=cfg))

@@ -30,12 +30,16 @@ def areas_of(paths: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(out))
 
 
-def ledger_rows(repo: str, entries: Iterable[LedgerEntry], commits: dict[str, CommitInfo]) -> list[dict]:
-    """``ledger_snapshot`` rows for the fork's ledger entries (``commits``: upstream CommitInfo by sha)."""
+def ledger_rows(repo: str, entries: Iterable[LedgerEntry], commits: dict[str, CommitInfo],
+                cfg: ForksyncConfig | None = None) -> list[dict]:
+    """``ledger_snapshot`` rows for the fork's ledger entries (``commits``: upstream CommitInfo by
+    sha). Each entry's areas: the names of ``cfg``'s areas its paths match (the names the plan
+    labels units with) when the config defines areas, else :func:`areas_of`'s directories."""
     out = []
     for e in entries:
         c = commits.get(e.sha)
-        areas = areas_of(c.paths) if c is not None else ()
+        areas = () if c is None else cfg.areas_for_paths(sorted(c.paths)) if cfg is not None and cfg.areas \
+            else areas_of(c.paths)
         out.append({"key": f"{repo}:{e.sha}", "repo": repo, "idx": e.index, "sha": e.sha, "pr": e.pr,
                     "subject": e.subject, "time": e.committer_time, "disposition": e.disposition.value,
                     "fork_commit": e.fork_commit or "", "reason": e.reason, "isolated": int(e.isolated),
@@ -142,7 +146,7 @@ def backfill(store: Store, repo: str, cfg: ForksyncConfig, *, days: int = 365, s
     if newest is not None:
         total, _ = sync_store.query_ledger(store, repo, limit=1)
         if not total:
-            sync_store.replace_ledger(store, repo, ledger_rows(repo, newest.ledger.entries, newest.upstream))
+            sync_store.replace_ledger(store, repo, ledger_rows(repo, newest.ledger.entries, newest.upstream, cfg))
     return len(rows)
 
 

@@ -116,3 +116,22 @@ def test_backfill_computes_the_series_of_the_forks_history_once(tmp_path):
     total, _ = sync_store.query_ledger(store, "o/f")
     assert total == 18
     assert snapshots.backfill(store, "o/f", cfg, days=6, step_days=2, today=date(2026, 1, 8)) == 0
+
+
+def test_ledger_rows_name_the_configured_areas_when_there_are_some():
+    """The ledger page's area filter offers the names the plan labels units with (``areas:`` in
+    forksync.yml); a config without areas falls back to directories."""
+    from bot.config.forksync import parse_config_text
+
+    cfg = parse_config_text("areas:\n  - {name: amd, paths: ['third_party/amd/**']}\n"
+                            "  - {name: layouts, paths: ['lib/Dialect/TritonGPU/**', 'include/**/Layout*.h']}\n")
+    e = _entry(1, Disposition.PENDING, "AMD: layouts")
+    c = CommitInfo(sha=e.sha, parents=("0" * 40,), message="AMD: layouts",
+                   files=(FileChange("third_party/amd/lib/X.cpp"), FileChange("lib/Dialect/TritonGPU/IR/Y.cpp"),
+                          FileChange("README.md")))
+    [row] = snapshots.ledger_rows("o/f", [e], {e.sha: c}, cfg)
+    assert row["areas"] == ",amd,layouts,"
+    [row] = snapshots.ledger_rows("o/f", [e], {e.sha: c}, parse_config_text(""))
+    assert row["areas"] == ",(root),lib/Dialect,third_party/amd,"
+    [row] = snapshots.ledger_rows("o/f", [e], {e.sha: c})
+    assert row["areas"] == ",(root),lib/Dialect,third_party/amd,"
