@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Sequence
 
 from bot.resolve.rules import RULES, Declined, Memory, baseline, resolve_file
@@ -169,7 +170,9 @@ def to_json(res: Result, *, chain: Sequence[str], skipped: Sequence, extra: dict
     """The ``forksync.resolve-bench/1`` document."""
     return {
         "schema": SCHEMA,
-        "split": {"rule": SPLIT_RULE, "boundary_time": res.split_time},
+        "split": {"rule": SPLIT_RULE, "boundary_time": res.split_time,     # epoch seconds, and as ISO 8601 (UTC)
+                  "boundary": datetime.fromtimestamp(res.split_time, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+                  if res.split_time is not None else None},
         "chain": list(chain),
         "picks": res.picks,
         "conflicting_picks": res.conflicting_picks,

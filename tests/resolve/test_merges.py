@@ -3,6 +3,7 @@ fork that syncs by merging (tests/support/merge_history.py)."""
 from __future__ import annotations
 
 import subprocess
+from datetime import datetime, timezone
 
 import pygit2
 import pytest
@@ -102,7 +103,9 @@ def test_score_merges_as_picks_rules_chain_split_and_flagged_markers(history):
         "all": {"replayed": 5, "conflicting": 3, "files": 6, "files_with_markers": 1, "with_markers": 1},
         "dev": {"replayed": 3, "conflicting": 2, "files": 4, "files_with_markers": 0, "with_markers": 0},
         "held-out": {"replayed": 2, "conflicting": 1, "files": 2, "files_with_markers": 1, "with_markers": 1}}}
-    assert doc["split"]["boundary_time"] == pygit2.Repository(str(h.path))[h.fork["m3b"]].commit_time
+    t = pygit2.Repository(str(h.path))[h.fork["m3b"]].commit_time
+    assert doc["split"]["boundary_time"] == t
+    assert doc["split"]["boundary"] == datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     assert [s["what"] for s in doc["skipped"]] == [h.fork["m4"]]
 
 
