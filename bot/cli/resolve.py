@@ -170,9 +170,13 @@ def _start(args, git_dir, unit_id, tip, stop, state_file) -> int:
     state_file.write_text(json.dumps({"worktree": str(wt), "tip": tip, "conflict_commit": stop.conflict_commit}))
     print(f"worktree: {wt}")
     _print_conflict(wt, stop)
+    _print_next(unit_id)
+    return 0
+
+
+def _print_next(unit_id: str) -> None:
     print(f"edit the files (no marker may remain), then: forksync resolve {unit_id} --continue "
           f"[--reason PATH=TEXT] [--push REMOTE]; or --abort")
-    return 0
 
 
 def _abort(git_dir, unit_id, state_file) -> int:
@@ -294,6 +298,7 @@ def _go_on(args, git_dir, unit_id, wt, state_file) -> int:
         state_file.write_text(json.dumps({"worktree": str(wt), "tip": res.tip, "conflict_commit": stop.conflict_commit}))
         print(f"stopped again at a conflict; the worktree {wt} is at it now")
         _print_conflict(wt, stop)
+        _print_next(unit_id)
     else:
         _cleanup(git_dir, wt, state_file)
         print(f"stopped again at a conflict in upstream {res.conflict}; run `forksync resolve {unit_id}`")

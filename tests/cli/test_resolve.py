@@ -51,6 +51,7 @@ def test_resolve_continue_folds_and_goes_on_to_the_next_conflict(stopped, tmp_pa
     out = capsys.readouterr().out
     assert "Action: merged by hand  Reason: both the overflow fix and the tuning" in out
     assert f"conflict: upstream {u['u4']}" in out
+    assert f"edit the files (no marker may remain), then: forksync resolve {unit} --continue" in out
     log = branch_log(pair, f"forksync/{unit}")
     assert log[0].startswith("[RESOLVED] [dialect] fold mul overflow (#102)\x1f")
     assert f"Upstream-Commit: {u['u2']}" in log[0] and "Resolved-by: " in log[0]
