@@ -92,7 +92,8 @@ CASES: dict[str, dict] = {
     "github/unit_blocked.md.j2": dict(step="pr", tip=FORK, unit_id=CHAIN.id, config_path=".github/forksync.yml",
                                       b={"reason": "Resource not accessible by integration (403)", "requires": "permission",
                                          "path": "", "branch": "forksync/x"}),
-    "github/closed_unmerged.md.j2": dict(branch="forksync/chain-x", shas=[S2, S3], disposition="PENDING", reason=""),
+    "github/closed_unmerged.md.j2": dict(branch="forksync/chain-x", shas=[S2, S3], disposition="PENDING", reason="",
+                                         kept="refs/forksync/closed/chain-x/" + S4[:12], head=S4),
     "github/command_denied.md.j2": dict(user="carol", line="/forksync merge", reason="only maintainers may merge",
                                         owners=["alice", "bob"]),
     "github/command_help.md.j2": dict(user="carol", line="/forksync mrege", message="unknown command `mrege`", verbs=[

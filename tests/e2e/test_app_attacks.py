@@ -1,4 +1,6 @@
 """Production-shaped attacks on the App (real bot, real git, real SQLite, the local GitHub over HTTP)."""
+import subprocess
+
 import aiohttp
 import pytest
 
@@ -6,6 +8,7 @@ from bot.app import queue as q
 from bot.app.dispatch import Context
 from bot.app.schedules import tick_all
 from bot.sync import store as sync_store
+from bot.sync.landing import keep_head
 from tests.support.e2e import CONFIG, adopt_and_move_upstream, install_on_fork, open_sync_prs, status_issue, sync_world
 from tests.support.github import commit_files, git
 
@@ -81,3 +84,32 @@ async def test_a_scheduled_job_that_keeps_failing_is_visible_on_the_status_issue
     assert "reconcile" in issue["body"], "the status issue does not say that the reconcile job keeps failing"
     async with aiohttp.ClientSession() as s, s.get(bot.server.make_url("/healthz")) as r:
         assert r.status == 503, await r.text()
+
+
+async def test_closing_a_sync_pr_never_deletes_a_persons_commits_on_its_branch(world, tmp_path):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    c1, c2 = await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    bundle, chain = await open_sync_prs(alice)
+    branch = bundle["head"]["ref"]
+    wt = tmp_path / "person"
+    git(tmp_path, "clone", "-q", "-b", branch, str(fork.path), str(wt))
+    mine = commit_files(wt, {"python/a.py": "a = 2  # tuned for our hardware\n"}, "fork: tune a on top of the sync")
+    git(wt, "push", "-q", "origin", "HEAD")
+    await bot.settle()
+    await alice.patch(f"/repos/meta/triton/pulls/{bundle['number']}", data={"state": "closed"})
+    await bot.settle()
+    refs = git(wt, "ls-remote", "origin").splitlines()
+    holding = [r.split()[1] for r in refs if not r.split()[1].startswith("refs/pull/")
+               and subprocess.run(["git", f"--git-dir={fork.path}", "merge-base", "--is-ancestor", mine, r.split()[0]],
+                                  capture_output=True).returncode == 0]
+    assert holding == [f"refs/forksync/closed/{branch.removeprefix('forksync/')}/{mine[:12]}"], refs
+    replies = [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{bundle['number']}/comments")
+               if c["user"]["login"] == "forksync[bot]"]
+    assert any(f"its head `{mine[:12]}` is `refs/forksync/closed/" in r for r in replies), replies
+    await keep_head(alice, "meta/triton", holding[0], mine)       # kept again (a retried close): no error
+    # a redelivery of the close keeps nothing twice and fails nothing
+    d = [e for e in fake.webhooks.of("pull_request", "closed")][-1]
+    await fake.webhooks.redeliver(d.guid)
+    await bot.settle()
+    assert bot.deliveries("dead") == []
