@@ -113,3 +113,24 @@ async def test_closing_a_sync_pr_never_deletes_a_persons_commits_on_its_branch(w
     await fake.webhooks.redeliver(d.guid)
     await bot.settle()
     assert bot.deliveries("dead") == []
+
+
+async def test_one_repository_failing_does_not_stop_the_adoption_of_the_others(world, tmp_path):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    other = fake.create_repo("meta/other", source=up_src)
+    # GitHub refuses one repository's config read for good (e.g. a repository rule or a missing grant)
+    fake.faults.add("GET", "/repos/meta/other/contents/*", 403, "Resource not accessible by integration", times=1000)
+    payload = fake.webhooks.build("installation", "created", {
+        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
+                         "updated_at": "2026-11-30T00:00:00Z"},
+        "repositories": [{"id": other.id, "name": "other", "full_name": "meta/other", "private": False, "node_id": "R_2"},
+                         {"id": fork.id, "name": "triton", "full_name": "meta/triton", "private": False, "node_id": "R_1"}]})
+    await fake.webhooks.deliver("installation", payload)
+    await bot.settle()
+    fake.faults.clear()
+    # the fork after the failing repository is adopted all the same: tracked, synced, its status issue open
+    assert [r["fork"] for r in sync_store.tracked_forks(bot.store)] == ["meta/triton"]
+    assert len(await status_issue(alice)) == 1
+    # and the failure is not silent: the delivery says which repository failed
+    [dead] = bot.deliveries("dead")
+    assert "meta/other" in dead.dead_reason, dead.dead_reason
