@@ -9,6 +9,7 @@ from bot.app.dispatch import Context
 from bot.app.schedules import tick_all
 from bot.sync import store as sync_store
 from bot.sync.landing import keep_head
+from bot.sync.upstream import poll_once
 from tests.support.e2e import CONFIG, adopt_and_move_upstream, install_on_fork, open_sync_prs, status_issue, sync_world
 from tests.support.github import commit_files, git
 
@@ -134,3 +135,55 @@ async def test_one_repository_failing_does_not_stop_the_adoption_of_the_others(w
     # and the failure is not silent: the delivery says which repository failed
     [dead] = bot.deliveries("dead")
     assert "meta/other" in dead.dead_reason, dead.dead_reason
+
+
+async def two_forks(world, tmp_path):
+    """meta/a-fork (tracked first, by name) and meta/triton, both following triton-lang/triton."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    first = fake.create_repo("meta/a-fork", source=tmp_path / "forksrc")
+    payload = fake.webhooks.build("installation", "created", {
+        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
+                         "updated_at": "2026-11-30T00:00:00Z"},
+        "repositories": [{"id": r.id, "name": r.name, "full_name": r.full_name, "private": False, "node_id": f"R_{r.id}"}
+                         for r in (first, fork)]})
+    await fake.webhooks.deliver("installation", payload)
+    await bot.settle()
+    assert [r["fork"] for r in sync_store.tracked_forks(bot.store)] == ["meta/a-fork", "meta/triton"]
+
+
+async def test_one_fork_failing_its_sync_does_not_stop_the_other_forks_of_the_same_upstream(world, tmp_path):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await two_forks(world, tmp_path)
+    # GitHub keeps failing one fork's pull-request creation (5xx outlasting the client's retries)
+    fake.faults.server_error("/repos/meta/a-fork/pulls", "POST", status=502, times=1000)
+    commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    fake.faults.clear()
+    # the other fork of the same upstream got its sync PR all the same
+    assert len(await open_sync_prs(alice)) == 1
+    # and the failure is visible: a dead letter naming the failing fork
+    [dead] = bot.deliveries("dead")
+    assert dead.event == "push" and "meta/a-fork" in dead.dead_reason, dead.dead_reason
+
+
+async def test_one_fork_failing_its_polled_sync_does_not_skip_the_others_polls(world, tmp_path):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await two_forks(world, tmp_path)
+    fake.webhooks.auto_deliver = False           # upstream is seen by the poller only
+    fake.faults.server_error("/repos/meta/a-fork/pulls", "POST", status=502, times=1000)
+    commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await fake.refresh()
+
+    async def make_ctx(inst_id):
+        d = q.Delivery(id="poll", delivery_id="poll", hook_id="", event="poll", action="", installation_id=inst_id,
+                       repo="", sender="", body=b"", content_type="", state="processing", attempts=1, received_at=0)
+        return Context(delivery=d, gh=await bot.clients.client_for(inst_id), store=bot.store, settings=bot.settings,
+                       sync=bot.svc, validation=bot.validation, installation_id=inst_id)
+
+    notes = await poll_once(bot.store, bot.svc, make_ctx, now=10**10)
+    fake.faults.clear()
+    assert notes[0].startswith("meta/a-fork: sync failed: GitHubAPIError: GitHub answered 502 to POST "), notes
+    assert notes[1].startswith("meta/triton: poll: upstream at "), notes
+    assert len(await open_sync_prs(alice)) == 1
