@@ -30,6 +30,7 @@ SYNC_STATUS = table("sync_status", {
     "last_fetch_at": float,
     "last_fetch_error": str,
     "held": int,                 # /forksync hold
+    "held_by": str,              # the comment that last set ``held``: "<created_at>#<comment id, 20 digits>" (sorts in time)
     "deferred_json": str,        # [{"sha","subject","reason"}]
     "units_json": str,           # [{"id","kind","pr","url","state"}]
     "blocked_json": str,         # [{"id","branch","pr","url","reason","requires","path","step","at"}]: refused units
@@ -97,7 +98,7 @@ def _status_from_row(r: dict) -> SyncStatus:
         last_fetch_error=r["last_fetch_error"] or "", held=bool(r["held"]),
         deferred=tuple(json.loads(r["deferred_json"] or "[]")),
         units=tuple(json.loads(r["units_json"] or "[]")), etag=r["etag"] or "",
-        blocked=tuple(json.loads(r.get("blocked_json") or "[]")))
+        blocked=tuple(json.loads(r.get("blocked_json") or "[]")), held_by=r.get("held_by") or "")
 
 
 # ---------------------------------------------------------------------- sync branches

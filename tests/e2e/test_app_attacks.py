@@ -187,3 +187,23 @@ async def test_one_fork_failing_its_polled_sync_does_not_skip_the_others_polls(w
     assert notes[0].startswith("meta/a-fork: sync failed: GitHubAPIError: GitHub answered 502 to POST "), notes
     assert notes[1].startswith("meta/triton: poll: upstream at "), notes
     assert len(await open_sync_prs(alice)) == 1
+
+
+async def test_hold_then_unhold_delivered_out_of_order_ends_as_the_person_left_it(world):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+    [issue] = await status_issue(alice)
+    fake.webhooks.auto_deliver = False
+    await alice.post(f"/repos/meta/triton/issues/{issue['number']}/comments", data={"body": "/forksync hold"})
+    await alice.post(f"/repos/meta/triton/issues/{issue['number']}/comments", data={"body": "/forksync unhold"})
+    # GitHub does not guarantee order: the unhold arrives first
+    await fake.webhooks.flush(order="reverse")
+    fake.webhooks.auto_deliver = True
+    await bot.settle()
+    assert bot.deliveries("dead") == []
+    # alice's last word was unhold: the fork must not be left on hold
+    assert sync_store.load_status(bot.store, "meta/triton").held is False
+    replies = [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{issue['number']}/comments")
+               if c["user"]["login"] == "forksync[bot]"]
+    assert len(replies) == 2
+    assert "`/forksync hold`: not applied: a later comment already set the fork off hold." in replies[1], replies
