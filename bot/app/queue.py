@@ -142,7 +142,8 @@ def summarize_payload(data) -> dict:
     inst = get("installation", "id")
     return {
         "action": str(get("action") or "")[:100],
-        "installation_id": inst if isinstance(inst, int) and not isinstance(inst, bool) else None,
+        # only what SQLite's INTEGER holds (64 bits); the body keeps any other value
+        "installation_id": inst if isinstance(inst, int) and not isinstance(inst, bool) and -2**63 <= inst < 2**63 else None,
         "repo": str(get("repository", "full_name") or "")[:200],
         "sender": str(get("sender", "login") or "")[:100],
     }

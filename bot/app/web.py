@@ -57,6 +57,8 @@ class GroupCommitter:
     arrived while the previous commit was being fsynced (up to ``max_batch``) and commits it in
     one transaction (:func:`bot.app.queue.enqueue_many`). Each request is answered only after *its*
     transaction committed, so durability per delivery is unchanged while the fsync cost is shared.
+    A batch the store refuses is stored again one delivery per transaction, so only the delivery
+    at fault is answered 503, never its batchmates.
     """
 
     def __init__(self, store: Store, max_batch: int = 256):
@@ -95,9 +97,14 @@ class GroupCommitter:
                 batch.append(nxt)
             try:
                 results = q.enqueue_many(self.store, [b[0] for b in batch])
-            except Exception as e:  # noqa: BLE001 - every waiter learns it was not stored
-                for _item, loop, fut in batch:
-                    loop.call_soon_threadsafe(_set_exc, fut, e)
+            except Exception:  # noqa: BLE001 - one delivery must not fail its batchmates: each on its own
+                for item, loop, fut in batch:
+                    try:
+                        [res] = q.enqueue_many(self.store, [item])
+                    except Exception as e:  # noqa: BLE001 - this waiter learns it was not stored
+                        loop.call_soon_threadsafe(_set_exc, fut, e)
+                    else:
+                        loop.call_soon_threadsafe(_set_result, fut, res)
                 continue
             for (_item, loop, fut), res in zip(batch, results):
                 loop.call_soon_threadsafe(_set_result, fut, res)
