@@ -15,6 +15,7 @@ GitHub says                                                            requires 
 ``refusing to allow a GitHub App to create or update workflow …``      workflows    no
 ``Permission to push denied to the integration`` / ``… denied to …``   contents     no
 ``GH006: Protected branch update failed`` / ``protected branch hook``  protection   no
+``GH013: Repository rule violations`` (a ruleset)                      protection   no
 ``Resource not accessible by integration`` (REST 403)                  permission   no
 ``non-fast-forward`` / ``fetch first`` (someone pushed meanwhile)      —            yes
 anything else (network, 5xx, timeouts)                                 —            yes
@@ -28,7 +29,8 @@ from dataclasses import dataclass
 
 WORKFLOW = re.compile(r"refusing to allow a GitHub App to create or update workflow `([^`]+)` without `workflows` permission")
 PUSH_DENIED = re.compile(r"Permission to \S+ denied|Permission to push denied to the integration")
-PROTECTED = re.compile(r"GH006|[Pp]rotected branch")
+# GH006: classic branch protection; GH013: a repository ruleset (its rules name the ref "protected")
+PROTECTED = re.compile(r"GH006|GH013|[Pp]rotected branch|[Rr]epository rule violations")
 NOT_ACCESSIBLE = re.compile(r"Resource not accessible by integration")
 RACED = re.compile(r"non-fast-forward|fetch first|stale info")
 REJECTED = re.compile(r"! \[remote rejected\] \S+ -> \S+ \(([^)\n]*(?:\)[^)\n]*)*)\)")
