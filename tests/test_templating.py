@@ -193,7 +193,9 @@ def rendered(name: str) -> str:
                                 "state": "open"},),
                         blocked=({"id": "chain-9c2cefdb65a4", "branch": "forksync/chain-9c2cefdb65a4", "pr": 0, "url": "",
                                   "reason": "refusing to allow a GitHub App to create or update workflow", "requires": "workflows",
-                                  "path": ".github/workflows/ci.yml", "step": "push", "at": 1000.0, "commits": 2},))
+                                  "path": ".github/workflows/ci.yml", "step": "push", "at": 1000.0, "commits": 2},),
+                        failing_jobs=({"job": "reconcile", "error": "GitHubAPIError: GitHub answered 502 | twice", "since": 1000.0,
+                                       "at": 2000.0, "count": 3},))
         return render_status(st, stale_after_s=86400, alarm_after_s=3 * 86400, now=1000.0 + 4 * 86400,
                              dead_letters=[{"id": "d-1", "event": "push", "action": "", "reason": "timeout", "at": 1000.0}])
     if name == "triage/proposed_fix_comment.md.j2":

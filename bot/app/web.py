@@ -41,6 +41,7 @@ from bot.app.health import HealthPolicy, problems
 from bot.app.intake import MAX_BODY, Rejected, check_ids, content_kind, decode_payload, for_log, new_mac, signature_digest, signature_matches
 from bot.app.metrics import AppMetrics
 from bot.store import Store
+from bot.sync import store as sync_store
 
 log = logging.getLogger(__name__)
 
@@ -133,7 +134,7 @@ def app_facts(store: Store, now: float, *, expect_worker: bool = False, recent_r
     beat = q.last_heartbeat(store)
     found = problems(now, counts=depth, oldest_due_at=q.oldest_due_at(store, now),
                      last_beat_at=beat if expect_worker else None, expect_worker=expect_worker,
-                     recent_restarts=recent_restarts, policy=policy)
+                     recent_restarts=recent_restarts, policy=policy, failing_jobs=sync_store.failing_jobs(store))
     return {"status": "unhealthy" if found else "ok", "problems": found, "deliveries": depth,
             "dead": q.dead_letters(store), "recent_errors": q.recent_errors(store), "worker_heartbeat": beat}
 
@@ -251,7 +252,7 @@ def make_app(store: Store, secret: str, *, metrics: AppMetrics | None = None,
         found = problems(now, counts=depth, oldest_due_at=q.oldest_due_at(store, now),
                          last_beat_at=q.last_heartbeat(store) if expect_worker else None,
                          expect_worker=expect_worker, recent_restarts=worker_restarts() if worker_restarts else 0,
-                         policy=health_policy)
+                         policy=health_policy, failing_jobs=sync_store.failing_jobs(store))
         return depth, found
 
     async def healthz(request: web.Request) -> web.Response:

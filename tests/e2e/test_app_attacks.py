@@ -61,9 +61,6 @@ async def test_the_configured_command_prefix_is_the_one_the_bot_answers(fake_git
         assert sync_store.load_status(bot.store, "meta/triton").held is True
 
 
-@pytest.mark.xfail(strict=True, reason="a scheduled job (reconcile, collect, l3, nightly, l2) that fails is only a note "
-                   "in the worker's log (bot.app.schedules.tick_all → runtime's log.info): nothing on the status issue, "
-                   "the dashboard's data or /healthz, however long it keeps failing")
 async def test_a_scheduled_job_that_keeps_failing_is_visible_on_the_status_issue_and_healthz(world):
     fake, bot, alice, up_src, upstream, fork, inst = world
     await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
@@ -82,9 +79,18 @@ async def test_a_scheduled_job_that_keeps_failing_is_visible_on_the_status_issue
         assert any(n.startswith("meta/triton: reconcile tick failed: ") for n in notes), notes
     fake.faults.clear()
     [issue] = await status_issue(alice)
-    assert "reconcile" in issue["body"], "the status issue does not say that the reconcile job keeps failing"
+    assert "**1 scheduled job failing**" in issue["body"]
+    assert "- `reconcile`: failing since " in issue["body"] and ": GitHubAPIError: GitHub answered 502 to GET " in issue["body"]
     async with aiohttp.ClientSession() as s, s.get(bot.server.make_url("/healthz")) as r:
-        assert r.status == 503, await r.text()
+        assert r.status == 503
+        [problem] = (await r.json())["problems"]
+        assert problem.startswith("meta/triton: the scheduled reconcile job failed 3 times in a row: GitHubAPIError: ")
+    # the next successful tick clears it everywhere
+    await tick_all(await make_ctx(inst.id), "meta/triton", now=10**10 + 4 * 3600)
+    [issue] = await status_issue(alice)
+    assert "scheduled job" not in issue["body"]
+    async with aiohttp.ClientSession() as s, s.get(bot.server.make_url("/healthz")) as r:
+        assert r.status == 200, await r.text()
 
 
 async def test_closing_a_sync_pr_never_deletes_a_persons_commits_on_its_branch(world, tmp_path):
