@@ -15,7 +15,7 @@ queue moving           a delivery has been due (queued, or failed with its retry
                        longer than ``stuck_after_s`` without being claimed
 no dead letters        a delivery is dead-lettered: a person must look (``forksync queue --state
                        dead``, then ``--retry ID``)
-scheduled jobs         a fork's scheduled job (reconcile, collect, l3, nightly, l2) failed on its
+scheduled jobs         a fork's scheduled job (poll, reconcile, collect, l3, nightly, l2) failed on its
                        last ``job_failures`` ticks in a row (one failure shows on the status issue)
 =====================  ============================================================================
 """

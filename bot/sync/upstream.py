@@ -88,9 +88,18 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
             continue
         try:
             out.append(await svc.sync(ctx, r["fork"], reason=f"poll: upstream at {head[:12]}"))
+            error = None
         except Exception as e:  # noqa: BLE001 - one fork's failure must not skip the others' polls
             log.warning("poll: sync of %s failed", r["fork"], exc_info=True)
-            out.append(f"{r['fork']}: sync failed: {type(e).__name__}: {e}"[:500])
+            error = f"{type(e).__name__}: {e}"[:300]
+            out.append(f"{r['fork']}: sync failed: {error}")
+        # a failed polled sync has no delivery to dead-letter: it is kept as a failing "poll" job
+        # (status issue, /healthz), cleared by the next polled sync that succeeds
+        if sync_store.record_job(store, r["fork"], "poll", error, now) and error is not None:
+            try:
+                await svc.refresh_status_issue(ctx, r["fork"])
+            except Exception as e2:  # noqa: BLE001 - /healthz still says it
+                out.append(f"{r['fork']}: status issue not refreshed: {e2}")
     return out
 
 

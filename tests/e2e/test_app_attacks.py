@@ -193,6 +193,10 @@ async def test_one_fork_failing_its_polled_sync_does_not_skip_the_others_polls(w
     assert notes[0].startswith("meta/a-fork: sync failed: GitHubAPIError: GitHub answered 502 to POST "), notes
     assert notes[1].startswith("meta/triton: poll: upstream at "), notes
     assert len(await open_sync_prs(alice)) == 1
+    # a polled sync has no delivery to dead-letter: its failure is on the fork's status issue
+    [issue] = [i async for i in alice.getiter("/repos/meta/a-fork/issues?state=open")
+               if "<!-- forksync:status-issue -->" in (i.get("body") or "")]
+    assert "- `poll`: failing since " in issue["body"] and "GitHub answered 502 to POST " in issue["body"]
 
 
 async def test_hold_then_unhold_delivered_out_of_order_ends_as_the_person_left_it(world):
