@@ -104,6 +104,7 @@ CASES: dict[str, dict] = {
     "github/command_reply.md.j2": dict(user="carol", line="/forksync plan", result="2 unit(s) planned",
                                       details="- `chain-32fa3bb64b11`\n- `bundle-ca003a09e8b2`"),
     "github/person_commits.md.j2": dict(unit_id=CHAIN.id, foreign=[S3, S4]),
+    "github/unit_rebuilt.md.j2": dict(branch="forksync/chain-x", fork_ref="main", base=S1, dropped=[S2, S3], tip=S4),
     "github/plan_preview.md.j2": dict(user="carol", base=FORK, upstream_head=S4, units=[CHAIN, Unit(
         "bundle-ca003a09e8b2", "bundle", (PlanItem("ca003a09e8b2" + "0" * 28, "clean"),), areas=("amd",),
         reason="bundle 1 of 1: 1 commit predicted to pick cleanly in order (cap 50)")],

@@ -81,6 +81,16 @@ def held_for_person(path: str) -> Refusal:
                    "person", path)
 
 
+def rewritten_under(dropped: int, fork_ref: str, foreign: int) -> Refusal:
+    """The refusal forksync gives itself for a unit whose branch was built on ``dropped`` fork
+    commits that a force push removed from ``fork_ref``, while ``foreign`` commits of a person sit
+    on it: rebuilding would drop theirs, merging would bring the removed commits back."""
+    return Refusal(f"the history of `{fork_ref}` was rewritten (force push) under this unit: {dropped} commit(s) its "
+                   f"branch was built on are no longer on `{fork_ref}`, and {foreign} commit(s) of a person are on the "
+                   f"branch; rebase the branch onto `{fork_ref}` (or close its PR) — forksync rewrites no one's commits",
+                   "rebase")
+
+
 def as_dict(row: dict, full_name: str) -> dict:
     """A ``sync_branches`` row's refusal as plain data for the status issue (``SyncStatus.blocked``)."""
     return {"id": row["unit_id"], "branch": row["branch"], "pr": row.get("pr") or 0,

@@ -311,6 +311,18 @@ class SyncService:
         remote_tip = (await self._git(git_dir, "ls-remote", url, f"refs/heads/{branch}", secrets=secrets)).split()
         remote_tip = remote_tip[0] if remote_tip else None
         force = False
+        dropped, foreign = await asyncio.to_thread(apply_mod.rewritten_base, git_dir, f"refs/heads/{branch}",
+                                                  core.fork_head)
+        if dropped and foreign:
+            # the fork's history was rewritten (force push) under a branch holding a person's
+            # commits: never rebuilt over them, never merged with the dropped commits — blocked
+            return await self._block(ctx, full_name, cfg, unit, branch, row, core, res,
+                                     blocked_mod.rewritten_under(len(dropped), cfg.fork.ref, len(foreign)), step="push")
+        if dropped:
+            # rewritten under forksync's own commits: rebuilt on the new fork tip (with a lease),
+            # so the PR never carries the commits the force push removed back to the fork
+            rebuild = True
+            res = replace(res, kept=())
         if rebuild and res.tip and not res.kept:
             # "retry" from the status issue: rebuild on the current fork tip — only a branch that
             # holds nothing but forksync's own commits; pushed with a lease on the tip we saw
@@ -406,6 +418,10 @@ class SyncService:
         if res.kept:
             await comment_once(ctx.gh, full_name, pr["number"], f"kept:{res.tip}",
                                render("person_commits.md.j2", unit_id=unit.id, foreign=list(res.kept)))
+        if dropped:
+            await comment_once(ctx.gh, full_name, pr["number"], f"rebuilt:{res.tip}",
+                               render("unit_rebuilt.md.j2", branch=branch, fork_ref=cfg.fork.ref, base=core.fork_head,
+                                      dropped=dropped, tip=res.tip or ""))
         agent = ""
         if res.conflict:        # the conflict agent, only when configured ("" when agents are off)
             agent = await on_chain_conflict(ctx, full_name, git_dir=git_dir, cfg=cfg, branch=branch,

@@ -14,9 +14,6 @@ from tests.support.e2e import CONFIG, adopt_and_move_upstream, install_on_fork, 
 from tests.support.github import commit_files, git
 
 
-@pytest.mark.xfail(strict=True, reason="a sync branch built on a fork tip that a force push removed from main is "
-                   "kept and appended to (apply starts from the old branch tip, the gate's stale-base answer merges the "
-                   "new main into it): its PR carries the dropped commits back, and nothing says so on the status issue")
 async def test_fork_history_rewritten_under_an_open_sync_pr_never_resurrects_dropped_commits(world, tmp_path):
     fake, bot, alice, up_src, upstream, fork, inst = world
     wt = tmp_path / "forkwt"
@@ -42,6 +39,46 @@ async def test_fork_history_rewritten_under_an_open_sync_pr_never_resurrects_dro
         if bad in shas:
             carried[pr["head"]["ref"]] = pr["number"]
     assert carried == {}, f"sync PRs still carry the commit dropped from main by a force push: {carried}"
+    # the same PRs, rebuilt (not new ones), each saying why
+    prs = {p["head"]["ref"]: p["number"] for p in await open_sync_prs(alice)}
+    assert prs[bundle["head"]["ref"]] == bundle["number"] and prs[chain["head"]["ref"]] == chain["number"]
+    for n in (bundle["number"], chain["number"]):
+        said = [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{n}/comments")
+                if c["user"]["login"] == "forksync[bot]"]
+        assert any(f"1 commit this branch was built on is no longer on it (`{bad[:12]}`)" in b for b in said), said
+    assert bot.deliveries("dead") == []
+
+
+async def test_fork_history_rewritten_under_a_persons_commits_blocks_the_unit_visibly(world, tmp_path):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    wt = tmp_path / "forkwt"
+    git(tmp_path, "clone", "-q", str(fork.path), str(wt))
+    bad = commit_files(wt, {"LEAK.txt": "password=hunter2\n"}, "fork: oops, a secret")
+    git(wt, "push", "-q", "origin", "HEAD:main")
+    c1, c2 = await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    bundle, chain = await open_sync_prs(alice)
+    person = tmp_path / "person"
+    git(tmp_path, "clone", "-q", "-b", bundle["head"]["ref"], str(fork.path), str(person))
+    mine = commit_files(person, {"python/b.py": "b = 3  # ours\n"}, "fork: tweak b on the sync branch")
+    git(person, "push", "-q", "origin", "HEAD")
+    git(wt, "reset", "-q", "--hard", "HEAD~1")
+    commit_files(wt, {"NOTES.md": "clean\n"}, "fork: notes")
+    git(wt, "push", "-q", "-f", "origin", "HEAD:main")
+    commit_files(up_src, {"python/b.py": "b = 2\n"}, "Set b (#103)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    # the person's commit stays on the branch (forksync rewrites no one's commits), the gate will
+    # not merge it (nor merge the rewritten base into it), and the unit is blocked where people look
+    assert git(person, "ls-remote", "origin", bundle["head"]["ref"]).split()[0] == mine
+    [gate] = [r async for r in alice.getiter(f"/repos/meta/triton/commits/{mine}/check-runs", iterable_key="check_runs")
+              if r["name"] == "forksync/gate"]
+    assert "rewritten-base" in gate["output"]["summary"] and bad[:12] in gate["output"]["summary"]
+    [b] = [b for b in sync_store.blocked_branches(bot.store, "meta/triton") if b["branch"] == bundle["head"]["ref"]]
+    assert b["blocked_reason"].startswith("the history of `main` was rewritten (force push) under this unit: 1 commit(s)")
+    [issue] = await status_issue(alice)
+    assert "**Syncing is degraded: 1 unit(s) blocked.**" in issue["body"] and "was rewritten (force push)" in issue["body"]
+    assert "rebase them onto the fork's branch" in issue["body"]
 
 
 @pytest.mark.xfail(strict=True, reason="github.command_prefix is accepted by the config model and documented, but "
