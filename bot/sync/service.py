@@ -568,6 +568,8 @@ class SyncService:
         def state(r: dict) -> str:
             if r.get("blocked_requires") == "person":
                 return "blocked: kept for a person (github.person_paths)"
+            if r.get("blocked_requires") == "rebase":
+                return "blocked: the fork's history was rewritten under it; a person's commits need a rebase"
             if r.get("blocked_reason"):
                 step = r.get("blocked_step") or "push"
                 return f"blocked: GitHub refused the {'pull request' if step == 'pr' else step}"

@@ -78,7 +78,11 @@ async def test_fork_history_rewritten_under_a_persons_commits_blocks_the_unit_vi
     assert b["blocked_reason"].startswith("the history of `main` was rewritten (force push) under this unit: 1 commit(s)")
     [issue] = await status_issue(alice)
     assert "**Syncing is degraded: 1 unit(s) blocked.**" in issue["body"] and "was rewritten (force push)" in issue["body"]
-    assert "rebase them onto the fork's branch" in issue["body"]
+    assert "rebase them onto the fork's branch" in issue["body"] and "waiting for a person's rebase" in issue["body"]
+    said = [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{bundle['number']}/comments")
+            if c["user"]["login"] == "forksync[bot]"]
+    assert any("**forksync will not update or merge this PR: the fork's history was rewritten under it.**" in b
+               for b in said), said
 
 
 @pytest.mark.xfail(strict=True, reason="github.command_prefix is accepted by the config model and documented, but "
