@@ -258,3 +258,26 @@ async def test_hold_then_unhold_delivered_out_of_order_ends_as_the_person_left_i
                if c["user"]["login"] == "forksync[bot]"]
     assert len(replies) == 2
     assert "`/forksync hold`: not applied: a later comment already set the fork off hold." in replies[1], replies
+
+
+async def test_a_dead_installation_delivery_for_a_fork_is_on_its_status_issue(world):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+    # the repository is added to the installation again (e.g. after a reinstall) and GitHub keeps
+    # failing its config read past the client's retries (4 tries) on each of the delivery's 3 attempts
+    fake.faults.server_error("/repos/meta/triton/contents/*", "GET", status=502, times=3 * 4)
+    payload = fake.webhooks.build("installation_repositories", "added", {
+        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
+                         "updated_at": "2026-11-30T00:00:00Z", "suspended_by": None, "suspended_at": None},
+        "requester": None, "repository_selection": "selected", "repositories_removed": [],
+        "repositories_added": [{"id": fork.id, "name": "triton", "full_name": "meta/triton", "private": False,
+                                "node_id": "R_1"}]})
+    await fake.webhooks.deliver("installation_repositories", payload)
+    await bot.settle()
+    fake.faults.clear()
+    [dead] = bot.deliveries("dead")
+    assert dead.event == "installation_repositories"
+    async with aiohttp.ClientSession() as s, s.get(bot.server.make_url("/healthz")) as r:
+        assert r.status == 503                                  # visible here already
+    [issue] = await status_issue(alice)
+    assert "webhook delivery for this fork failed for good** (dead-lettered)" in issue["body"]
