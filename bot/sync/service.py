@@ -41,7 +41,7 @@ from bot.git import repo as gitio
 from bot.git.markers import files_with_markers
 from bot.github.client import authenticated_remote
 from bot.github.common import comment_once, render, split_repo
-from bot.github.fork_config import load_fork_config
+from bot.github.fork_config import last_valid_config, load_fork_config
 from bot.model import CommitInfo, Disposition, Plan, PlanItem, Unit
 from bot.plan.planner import plan_state
 from bot.sync import blocked as blocked_mod
@@ -581,7 +581,13 @@ class SyncService:
                 for r in rows]
 
     async def refresh_status_issue(self, ctx, full_name: str, *, cfg: ForksyncConfig | None = None) -> str:
-        cfg = cfg or await self.fork_config(ctx, full_name)
+        if cfg is None:
+            try:
+                cfg = await self.fork_config(ctx, full_name)
+            except (gidgethub.HTTPException, OSError):
+                # GitHub failing the config read is often what the issue must report (a dead
+                # letter, a stale fetch): render with the last valid configuration instead
+                cfg = last_valid_config(ctx, full_name)
         await self._save_blocked(ctx, full_name)         # the units' rows are the truth (a merge may have cleared one)
         st = sync_store.load_status(ctx.store, full_name) or sync_status.SyncStatus(repo=full_name)
         dead: list[dict] = []

@@ -264,8 +264,8 @@ async def test_a_dead_installation_delivery_for_a_fork_is_on_its_status_issue(wo
     fake, bot, alice, up_src, upstream, fork, inst = world
     await install_on_fork(fake, bot, fork, inst.id)
     # the repository is added to the installation again (e.g. after a reinstall) and GitHub keeps
-    # failing its config read past the client's retries (4 tries) on each of the delivery's 3 attempts
-    fake.faults.server_error("/repos/meta/triton/contents/*", "GET", status=502, times=3 * 4)
+    # failing its config read past the client's retries, and still failing when the alarm is raised
+    fake.faults.server_error("/repos/meta/triton/contents/*", "GET", status=502, times=1000)
     payload = fake.webhooks.build("installation_repositories", "added", {
         "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
                          "updated_at": "2026-11-30T00:00:00Z", "suspended_by": None, "suspended_at": None},
