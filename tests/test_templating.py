@@ -92,7 +92,8 @@ CASES: dict[str, dict] = {
     "github/unit_blocked.md.j2": dict(step="pr", tip=FORK, unit_id=CHAIN.id, config_path=".github/forksync.yml",
                                       b={"reason": "Resource not accessible by integration (403)", "requires": "permission",
                                          "path": "", "branch": "forksync/x"}),
-    "github/closed_unmerged.md.j2": dict(branch="forksync/chain-x", shas=[S2, S3], disposition="PENDING", reason=""),
+    "github/closed_unmerged.md.j2": dict(branch="forksync/chain-x", shas=[S2, S3], disposition="PENDING", reason="",
+                                         kept="refs/forksync/closed/chain-x/" + S4[:12], head=S4),
     "github/command_denied.md.j2": dict(user="carol", line="/forksync merge", reason="only maintainers may merge",
                                         owners=["alice", "bob"]),
     "github/command_help.md.j2": dict(user="carol", line="/forksync mrege", message="unknown command `mrege`", verbs=[
@@ -103,6 +104,7 @@ CASES: dict[str, dict] = {
     "github/command_reply.md.j2": dict(user="carol", line="/forksync plan", result="2 unit(s) planned",
                                       details="- `chain-32fa3bb64b11`\n- `bundle-ca003a09e8b2`"),
     "github/person_commits.md.j2": dict(unit_id=CHAIN.id, foreign=[S3, S4]),
+    "github/unit_rebuilt.md.j2": dict(branch="forksync/chain-x", fork_ref="main", base=S1, dropped=[S2, S3], tip=S4),
     "github/plan_preview.md.j2": dict(user="carol", base=FORK, upstream_head=S4, units=[CHAIN, Unit(
         "bundle-ca003a09e8b2", "bundle", (PlanItem("ca003a09e8b2" + "0" * 28, "clean"),), areas=("amd",),
         reason="bundle 1 of 1: 1 commit predicted to pick cleanly in order (cap 50)")],
@@ -192,7 +194,9 @@ def rendered(name: str) -> str:
                                 "state": "open"},),
                         blocked=({"id": "chain-9c2cefdb65a4", "branch": "forksync/chain-9c2cefdb65a4", "pr": 0, "url": "",
                                   "reason": "refusing to allow a GitHub App to create or update workflow", "requires": "workflows",
-                                  "path": ".github/workflows/ci.yml", "step": "push", "at": 1000.0, "commits": 2},))
+                                  "path": ".github/workflows/ci.yml", "step": "push", "at": 1000.0, "commits": 2},),
+                        failing_jobs=({"job": "reconcile", "error": "GitHubAPIError: GitHub answered 502 | twice", "since": 1000.0,
+                                       "at": 2000.0, "count": 3},))
         return render_status(st, stale_after_s=86400, alarm_after_s=3 * 86400, now=1000.0 + 4 * 86400,
                              dead_letters=[{"id": "d-1", "event": "push", "action": "", "reason": "timeout", "at": 1000.0}])
     if name == "triage/proposed_fix_comment.md.j2":

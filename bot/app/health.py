@@ -15,6 +15,8 @@ queue moving           a delivery has been due (queued, or failed with its retry
                        longer than ``stuck_after_s`` without being claimed
 no dead letters        a delivery is dead-lettered: a person must look (``forksync queue --state
                        dead``, then ``--retry ID``)
+scheduled jobs         a fork's scheduled job (poll, reconcile, collect, l3, nightly, l2) failed on its
+                       last ``job_failures`` ticks in a row (one failure shows on the status issue)
 =====================  ============================================================================
 """
 from __future__ import annotations
@@ -30,14 +32,17 @@ class HealthPolicy:
     stuck_after_s: float = 300.0
     max_restarts: int = 3
     restart_window_s: float = 300.0
+    job_failures: int = 2
 
 
 def problems(now: float, *, counts: dict[str, int], oldest_due_at: float | None, last_beat_at: float | None,
-             expect_worker: bool, recent_restarts: int = 0, policy: HealthPolicy = HealthPolicy()) -> list[str]:
+             expect_worker: bool, recent_restarts: int = 0, policy: HealthPolicy = HealthPolicy(),
+             failing_jobs: list[dict] = ()) -> list[str]:
     """Why the app is unhealthy at ``now`` (epoch s); empty when healthy. ``counts``: deliveries
     per state; ``oldest_due_at``: since when the longest-due delivery waits (None: nothing due);
     ``last_beat_at``: newest worker heartbeat (None: never); ``recent_restarts``: worker restarts
-    within ``policy.restart_window_s``."""
+    within ``policy.restart_window_s``; ``failing_jobs``: scheduled jobs failing now
+    (``[{"repo", "job", "error", "count"}]``, :func:`bot.sync.store.failing_jobs`)."""
     out: list[str] = []
     if expect_worker:
         if last_beat_at is None:
@@ -52,6 +57,9 @@ def problems(now: float, *, counts: dict[str, int], oldest_due_at: float | None,
     dead = counts.get("dead", 0)
     if dead:
         out.append(f"{dead} dead-lettered deliver{'y' if dead == 1 else 'ies'}: see `forksync queue --state dead`")
+    for j in failing_jobs:
+        if j["count"] >= policy.job_failures:
+            out.append(f"{j['repo']}: the scheduled {j['job']} job failed {j['count']} times in a row: {j['error']}")
     return out
 
 

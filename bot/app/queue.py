@@ -140,10 +140,20 @@ def summarize_payload(data) -> dict:
         return cur
 
     inst = get("installation", "id")
+    repo = get("repository", "full_name")
+    if not repo:
+        # installation events name their repositories in a list: one repository is the fork
+        # the delivery is about (its dead letter then shows on that fork's status issue)
+        for key in ("repositories_added", "repositories"):
+            listed = data.get(key)
+            if isinstance(listed, list) and len(listed) == 1 and isinstance(listed[0], dict):
+                repo = listed[0].get("full_name")
+                break
     return {
         "action": str(get("action") or "")[:100],
-        "installation_id": inst if isinstance(inst, int) and not isinstance(inst, bool) else None,
-        "repo": str(get("repository", "full_name") or "")[:200],
+        # only what SQLite's INTEGER holds (64 bits); the body keeps any other value
+        "installation_id": inst if isinstance(inst, int) and not isinstance(inst, bool) and -2**63 <= inst < 2**63 else None,
+        "repo": str(repo or "")[:200],
         "sender": str(get("sender", "login") or "")[:100],
     }
 

@@ -204,6 +204,7 @@ async def tick_all(ctx, full: str, *, now: float, nightly_interval_s: int | None
     """Every scheduled job for one fork, each failure reported as a note (the next tick retries).
     The schedules are the fork's (forksync.yml ``schedules``) unless given here."""
     notes = []
+    changed = False
     for name, job in (("collect", lambda: collect_tick(ctx, full)),
                       ("reconcile", lambda: reconcile_tick(ctx, full)),
                       ("l3", lambda: l3_tick(ctx, full)),
@@ -212,6 +213,15 @@ async def tick_all(ctx, full: str, *, now: float, nightly_interval_s: int | None
                       ("l2", lambda: l2_tick(ctx, full, now=now, interval_s=l2_interval_s))):
         try:
             notes += await job()
+            error = None
         except Exception as e:  # noqa: BLE001 - one job's failure must not stop the others
-            notes.append(f"{full}: {name} tick failed: {type(e).__name__}: {str(e)[:300]}")
+            error = f"{type(e).__name__}: {str(e)[:300]}"
+            notes.append(f"{full}: {name} tick failed: {error}")
+        # kept on the fork's status (status issue, /healthz, /api/v1), cleared by the next success
+        changed |= sync_store.record_job(ctx.store, full, name, error, now)
+    if changed and ctx.sync:
+        try:
+            await ctx.sync.refresh_status_issue(ctx, full)
+        except Exception as e:  # noqa: BLE001 - /healthz still says it; the next change retries
+            notes.append(f"{full}: status issue not refreshed: {type(e).__name__}: {str(e)[:300]}")
     return notes

@@ -41,6 +41,7 @@ from bot.app.health import HealthPolicy, problems
 from bot.app.intake import MAX_BODY, Rejected, check_ids, content_kind, decode_payload, for_log, new_mac, signature_digest, signature_matches
 from bot.app.metrics import AppMetrics
 from bot.store import Store
+from bot.sync import store as sync_store
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +58,8 @@ class GroupCommitter:
     arrived while the previous commit was being fsynced (up to ``max_batch``) and commits it in
     one transaction (:func:`bot.app.queue.enqueue_many`). Each request is answered only after *its*
     transaction committed, so durability per delivery is unchanged while the fsync cost is shared.
+    A batch the store refuses is stored again one delivery per transaction, so only the delivery
+    at fault is answered 503, never its batchmates.
     """
 
     def __init__(self, store: Store, max_batch: int = 256):
@@ -95,9 +98,14 @@ class GroupCommitter:
                 batch.append(nxt)
             try:
                 results = q.enqueue_many(self.store, [b[0] for b in batch])
-            except Exception as e:  # noqa: BLE001 - every waiter learns it was not stored
-                for _item, loop, fut in batch:
-                    loop.call_soon_threadsafe(_set_exc, fut, e)
+            except Exception:  # noqa: BLE001 - one delivery must not fail its batchmates: each on its own
+                for item, loop, fut in batch:
+                    try:
+                        [res] = q.enqueue_many(self.store, [item])
+                    except Exception as e:  # noqa: BLE001 - this waiter learns it was not stored
+                        loop.call_soon_threadsafe(_set_exc, fut, e)
+                    else:
+                        loop.call_soon_threadsafe(_set_result, fut, res)
                 continue
             for (_item, loop, fut), res in zip(batch, results):
                 loop.call_soon_threadsafe(_set_result, fut, res)
@@ -126,7 +134,7 @@ def app_facts(store: Store, now: float, *, expect_worker: bool = False, recent_r
     beat = q.last_heartbeat(store)
     found = problems(now, counts=depth, oldest_due_at=q.oldest_due_at(store, now),
                      last_beat_at=beat if expect_worker else None, expect_worker=expect_worker,
-                     recent_restarts=recent_restarts, policy=policy)
+                     recent_restarts=recent_restarts, policy=policy, failing_jobs=sync_store.failing_jobs(store))
     return {"status": "unhealthy" if found else "ok", "problems": found, "deliveries": depth,
             "dead": q.dead_letters(store), "recent_errors": q.recent_errors(store), "worker_heartbeat": beat}
 
@@ -244,7 +252,7 @@ def make_app(store: Store, secret: str, *, metrics: AppMetrics | None = None,
         found = problems(now, counts=depth, oldest_due_at=q.oldest_due_at(store, now),
                          last_beat_at=q.last_heartbeat(store) if expect_worker else None,
                          expect_worker=expect_worker, recent_restarts=worker_restarts() if worker_restarts else 0,
-                         policy=health_policy)
+                         policy=health_policy, failing_jobs=sync_store.failing_jobs(store))
         return depth, found
 
     async def healthz(request: web.Request) -> web.Response:

@@ -44,6 +44,7 @@ class _Comment(BaseModel):
     body: str | None = ""
     user: Account
     html_url: str = ""
+    created_at: str = ""
 
 
 class _Issue(BaseModel):
@@ -54,6 +55,12 @@ class _Issue(BaseModel):
 
 def run_key(repo: str, comment_id: int, line: str) -> str:
     return f"{repo}#{comment_id}:" + hashlib.sha1(line.encode()).hexdigest()[:16]
+
+
+def comment_order(comment) -> str:
+    """Pure: a key that sorts comments in the order they were written (``created_at``, then the
+    id GitHub gives in increasing order), so deliveries arriving out of order can be told apart."""
+    return f"{comment.created_at}#{int(comment.id):020d}"
 
 
 def help_rows() -> list[dict]:
@@ -100,7 +107,7 @@ async def on_comment(ctx, data: dict) -> None:
             continue
         await react(ctx.gh, repo.full_name, comment.id, "eyes")
         reply = await run_command(ctx, cmd, repo=repo, number=issue.number, is_pr=issue.pull_request is not None,
-                                  user=user, cfg=cfg, comment_url=comment.html_url)
+                                  user=user, cfg=cfg, comment_url=comment.html_url, order=comment_order(comment))
         await comment_once(ctx.gh, repo.full_name, issue.number, mark, reply)
         commands_store.record(ctx.store, key, repo.full_name, comment.id, cmd.line, user, "ran", ctx.now())
         ctx.note(f"{cmd.line}: ran")
@@ -150,8 +157,10 @@ async def _refusal(ctx, full_name: str, user: str, cmd, cfg) -> tuple[str, list[
 
 
 async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, user: str, cfg: ForksyncConfig,
-                      comment_url: str = "") -> str:
-    """Run one permitted command; returns the reply comment body (``command_reply.md.j2``)."""
+                      comment_url: str = "", order: str = "") -> str:
+    """Run one permitted command; returns the reply comment body (``command_reply.md.j2``).
+    ``order``: the comment's :func:`comment_order` ("" = now); a ``hold``/``unhold`` older than the
+    one in force is not applied (GitHub does not deliver in order: the later comment wins)."""
     svc = ctx.sync
     full = repo.full_name
 
@@ -160,7 +169,10 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
 
     if isinstance(cmd, cm.Hold):
         st = sync_store.load_status(ctx.store, full) or SyncStatus(repo=full)
-        sync_store.save_status(ctx.store, replace(st, held=cmd.on))
+        if order and st.held_by and order < st.held_by:
+            return reply("not applied: a later comment already set the fork "
+                         + ("on hold." if st.held else "off hold.") + " The latest `hold` or `unhold` wins.")
+        sync_store.save_status(ctx.store, replace(st, held=cmd.on, held_by=order or st.held_by))
         if svc:
             await svc.refresh_status_issue(ctx, full, cfg=cfg)
         return reply("on hold: no sync PRs are opened or merged until `/forksync unhold`." if cmd.on

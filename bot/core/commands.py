@@ -168,9 +168,12 @@ def usage(verb: str) -> str:
 
 def parse_line(line: str) -> Command | CommandError | None:
     """Parse one line. None when the line is not a command at all (does not start with
-    ``/forksync`` followed by a space or the end)."""
+    ``/forksync``, in any case, followed by a space or the end)."""
     text = line.strip()
-    if not (text == PREFIX or text.startswith(PREFIX + " ") or text.startswith(PREFIX + "\t")):
+    # the prefix in any case: phone keyboards capitalise the first letter ("/Forksync hold"),
+    # and a command silently ignored for it would look like a bot that is down
+    head = text[:len(PREFIX) + 1].lower()
+    if not (head == PREFIX or head.startswith(PREFIX + " ") or head.startswith(PREFIX + "\t")):
         return None
     words = text.split()
     if len(words) < 2:

@@ -252,6 +252,37 @@ def _head_ref(head: Path) -> str | None:
     return text[len("ref: "):].strip() if text.startswith("ref: ") else None
 
 
+def rewritten_base(fork_git_dir: str | os.PathLike, tip: str, base: str,
+                   committer_email: str = COMMITTER[1]) -> tuple[list[str], list[str]]:
+    """Whether the fork's history was rewritten under a sync branch's ``tip`` (a rev: its ref or a
+    sha): ``(dropped, foreign)``, oldest first. ``dropped``: the commits of ``base..tip`` below the
+    branch's first forksync commit — fork commits the branch was built on that ``base`` (the
+    fork's tip) no longer has, i.e. a force push removed them; empty when the branch still grows
+    from the fork's history. ``foreign``: the commits above it that forksync did not write (a
+    person's). Both empty for a missing tip or one with no forksync commit (not a sync branch)."""
+    repo = pygit2.Repository(str(fork_git_dir))
+    tip_sha = _resolve(repo, tip)
+    base_sha = _resolve(repo, base)
+    if tip_sha is None or base_sha is None:
+        return [], []
+    walker = repo.walk(tip_sha, SortMode.TOPOLOGICAL | SortMode.REVERSE)
+    walker.hide(base_sha)
+    dropped: list[str] = []
+    foreign: list[str] = []
+    seen_own = False
+    for c in walker:
+        msg = c.message
+        ours = c.committer.email.lower() == committer_email.lower()
+        own = ours and bool(_UPSTREAM_TRAILER.search(msg) or _CONFLICT_TRAILER.search(msg) or _RULES_TRAILER.search(msg))
+        if not seen_own and not own:
+            dropped.append(str(c.id))
+            continue
+        seen_own = True
+        if not own:
+            foreign.append(str(c.id))
+    return (dropped, foreign) if seen_own else ([], [])
+
+
 def _resolve(repo: pygit2.Repository, rev: str) -> str | None:
     try:
         return str(repo.revparse_single(rev).peel(pygit2.Commit).id)

@@ -66,6 +66,13 @@ async def load_fork_config(ctx, full_name: str) -> ForksyncConfig:
     return ForksyncConfig()
 
 
+def last_valid_config(ctx, full_name: str) -> ForksyncConfig:
+    """The fork's last stored valid configuration, else the defaults (no GitHub call)."""
+    last = github_store.last_fork_config(ctx.store, full_name)
+    good = validate(last)[0] if last is not None else None
+    return good or ForksyncConfig()
+
+
 async def report_config(ctx, full_name: str, head_sha: str, ref: str) -> str:
     """Validate the file at ``head_sha`` and record a ``forksync/config`` check run on it."""
     text, _ = await fetch_config_text(ctx.gh, full_name, head_sha)

@@ -22,16 +22,30 @@ async def on_ping(event, ctx) -> None:
     ctx.note("pong")
 
 
+async def adopt_all(ctx, repositories: list) -> None:
+    """Adopt each repository of an installation event; one failing does not stop the others (a
+    repository GitHub refuses must not keep the rest of the installation unsynced). The first
+    error is re-raised afterwards, unchanged (the dispatcher classifies it), so the delivery is
+    retried and, past its attempts, dead-lettered; adopting again is idempotent."""
+    first: BaseException | None = None
+    for r in repositories:
+        try:
+            ctx.note(await adopt(ctx, ctx.sync, r["full_name"]))
+        except Exception as e:  # noqa: BLE001 - re-raised below, after the other repositories
+            ctx.note(f"{r['full_name']}: adoption failed: {type(e).__name__}")
+            first = first or e
+    if first is not None:
+        raise first
+
+
 @router.register("installation", action="created")
 async def on_installed(event, ctx) -> None:
-    for r in event.data.get("repositories") or []:
-        ctx.note(await adopt(ctx, ctx.sync, r["full_name"]))
+    await adopt_all(ctx, event.data.get("repositories") or [])
 
 
 @router.register("installation_repositories", action="added")
 async def on_repos_added(event, ctx) -> None:
-    for r in event.data.get("repositories_added") or []:
-        ctx.note(await adopt(ctx, ctx.sync, r["full_name"]))
+    await adopt_all(ctx, event.data.get("repositories_added") or [])
 
 
 @router.register("installation", action="new_permissions_accepted")

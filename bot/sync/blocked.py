@@ -15,6 +15,7 @@ GitHub says                                                            requires 
 ``refusing to allow a GitHub App to create or update workflow …``      workflows    no
 ``Permission to push denied to the integration`` / ``… denied to …``   contents     no
 ``GH006: Protected branch update failed`` / ``protected branch hook``  protection   no
+``GH013: Repository rule violations`` (a ruleset)                      protection   no
 ``Resource not accessible by integration`` (REST 403)                  permission   no
 ``non-fast-forward`` / ``fetch first`` (someone pushed meanwhile)      —            yes
 anything else (network, 5xx, timeouts)                                 —            yes
@@ -28,7 +29,8 @@ from dataclasses import dataclass
 
 WORKFLOW = re.compile(r"refusing to allow a GitHub App to create or update workflow `([^`]+)` without `workflows` permission")
 PUSH_DENIED = re.compile(r"Permission to \S+ denied|Permission to push denied to the integration")
-PROTECTED = re.compile(r"GH006|[Pp]rotected branch")
+# GH006: classic branch protection; GH013: a repository ruleset (its rules name the ref "protected")
+PROTECTED = re.compile(r"GH006|GH013|[Pp]rotected branch|[Rr]epository rule violations")
 NOT_ACCESSIBLE = re.compile(r"Resource not accessible by integration")
 RACED = re.compile(r"non-fast-forward|fetch first|stale info")
 REJECTED = re.compile(r"! \[remote rejected\] \S+ -> \S+ \(([^)\n]*(?:\)[^)\n]*)*)\)")
@@ -77,6 +79,16 @@ def held_for_person(path: str) -> Refusal:
     ``path``, a path ``github.person_paths`` keeps for a person."""
     return Refusal(f"`{path}` matches github.person_paths: commits touching it are kept in a chain for a person",
                    "person", path)
+
+
+def rewritten_under(dropped: int, fork_ref: str, foreign: int) -> Refusal:
+    """The refusal forksync gives itself for a unit whose branch was built on ``dropped`` fork
+    commits that a force push removed from ``fork_ref``, while ``foreign`` commits of a person sit
+    on it: rebuilding would drop theirs, merging would bring the removed commits back."""
+    return Refusal(f"the history of `{fork_ref}` was rewritten (force push) under this unit: {dropped} commit(s) its "
+                   f"branch was built on are no longer on `{fork_ref}`, and {foreign} commit(s) of a person are on the "
+                   f"branch; rebase the branch onto `{fork_ref}` (or close its PR) — forksync rewrites no one's commits",
+                   "rebase")
 
 
 def as_dict(row: dict, full_name: str) -> dict:

@@ -4,7 +4,10 @@
   rebuilt from the fork's history (:meth:`bot.sync.service.SyncService.refresh`), the status
   issue is refreshed and the branch deleted. Bundles and chains may land in any order; the
   ledger is rebuilt from git, so order does not matter.
-* Closed unmerged: the branch is deleted and the closer's reason (their last comment on the PR,
+* Closed unmerged: the branch is deleted — when someone other than forksync pushed commits to it
+  (its head is not the tip forksync last pushed), that head is first kept under
+  ``refs/forksync/closed/<unit id>/<head sha12>`` on the fork, so a person's commits are never
+  lost — and the closer's reason (their last comment on the PR,
   else "closed without a reason") is recorded in ``refs/notes/forksync`` for each upstream commit
   of the unit: they return to PENDING, or DEFERRED_BLOCKED when the reason starts with
   "defer"/"deferred" (the closer says so).
@@ -42,6 +45,16 @@ async def delete_branch(gh, full_name: str, branch: str) -> bool:
         raise
 
 
+async def keep_head(gh, full_name: str, ref: str, sha: str) -> None:
+    """Create ``ref`` at ``sha`` on the fork (``git/create-ref``); a ref already there (a retried
+    delivery) is fine."""
+    try:
+        await gh.post("/repos/{owner}/{repo}/git/refs", split_repo(full_name), data={"ref": ref, "sha": sha})
+    except gidgethub.HTTPException as e:
+        if int(e.status_code) != 422 or "already exists" not in str(e):
+            raise
+
+
 async def closer_reason(gh, full_name: str, number: int, closer: str, bot_login: str | None) -> str:
     last = ""
     async for c in gh.getiter("/repos/{owner}/{repo}/issues/{number}/comments",
@@ -73,10 +86,16 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender) -> None:
     disposition, text = closer_disposition(reason)
     text = text or "closed without a reason"
     await sync.record_close(ctx, full_name, shas, disposition, f"closed unmerged by @{closer}: {text}", closer)
+    head = str((pr.get("head") or {}).get("sha") or "")
+    kept = ""
+    if head and row.get("pushed_tip") and head != row["pushed_tip"]:
+        # someone else's commits are on the branch: keep them on the fork before it goes
+        kept = f"refs/forksync/closed/{row['unit_id']}/{head[:12]}"
+        await keep_head(ctx.gh, full_name, kept, head)
     sync_store.save_branch(ctx.store, **{**row, "state": "closed"})
     await delete_branch(ctx.gh, full_name, branch)
     await comment_once(ctx.gh, full_name, pr["number"], f"closed:{pr['number']}",
                        render("closed_unmerged.md.j2", branch=branch, shas=shas,
-                              disposition=disposition.value, reason=text))
+                              disposition=disposition.value, reason=text, kept=kept, head=head))
     ctx.note(f"{row['unit_id']} closed unmerged: {disposition.value}")
     ctx.note(await sync.refresh(ctx, full_name, reason=f"{row['unit_id']} closed"))

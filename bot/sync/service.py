@@ -41,7 +41,7 @@ from bot.git import repo as gitio
 from bot.git.markers import files_with_markers
 from bot.github.client import authenticated_remote
 from bot.github.common import comment_once, render, split_repo
-from bot.github.fork_config import load_fork_config
+from bot.github.fork_config import last_valid_config, load_fork_config
 from bot.model import CommitInfo, Disposition, Plan, PlanItem, Unit
 from bot.plan.planner import plan_state
 from bot.sync import blocked as blocked_mod
@@ -324,6 +324,18 @@ class SyncService:
         remote_tip = (await self._git(git_dir, "ls-remote", url, f"refs/heads/{branch}", secrets=secrets)).split()
         remote_tip = remote_tip[0] if remote_tip else None
         force = False
+        dropped, foreign = await asyncio.to_thread(apply_mod.rewritten_base, git_dir, f"refs/heads/{branch}",
+                                                  core.fork_head)
+        if dropped and foreign:
+            # the fork's history was rewritten (force push) under a branch holding a person's
+            # commits: never rebuilt over them, never merged with the dropped commits — blocked
+            return await self._block(ctx, full_name, cfg, unit, branch, row, core, res,
+                                     blocked_mod.rewritten_under(len(dropped), cfg.fork.ref, len(foreign)), step="push")
+        if dropped:
+            # rewritten under forksync's own commits: rebuilt on the new fork tip (with a lease),
+            # so the PR never carries the commits the force push removed back to the fork
+            rebuild = True
+            res = replace(res, kept=())
         if rebuild and res.tip and not res.kept:
             # "retry" from the status issue: rebuild on the current fork tip — only a branch that
             # holds nothing but forksync's own commits; pushed with a lease on the tip we saw
@@ -419,6 +431,10 @@ class SyncService:
         if res.kept:
             await comment_once(ctx.gh, full_name, pr["number"], f"kept:{res.tip}",
                                render("person_commits.md.j2", unit_id=unit.id, foreign=list(res.kept)))
+        if dropped:
+            await comment_once(ctx.gh, full_name, pr["number"], f"rebuilt:{res.tip}",
+                               render("unit_rebuilt.md.j2", branch=branch, fork_ref=cfg.fork.ref, base=core.fork_head,
+                                      dropped=dropped, tip=res.tip or ""))
         agent = ""
         if res.conflict:        # the conflict agent, only when configured ("" when agents are off)
             agent = await on_chain_conflict(ctx, full_name, git_dir=git_dir, cfg=cfg, branch=branch,
@@ -569,6 +585,8 @@ class SyncService:
         def state(r: dict) -> str:
             if r.get("blocked_requires") == "person":
                 return "blocked: kept for a person (github.person_paths)"
+            if r.get("blocked_requires") == "rebase":
+                return "blocked: the fork's history was rewritten under it; a person's commits need a rebase"
             if r.get("blocked_reason"):
                 step = r.get("blocked_step") or "push"
                 return f"blocked: GitHub refused the {'pull request' if step == 'pr' else step}"
@@ -580,7 +598,13 @@ class SyncService:
                 for r in rows]
 
     async def refresh_status_issue(self, ctx, full_name: str, *, cfg: ForksyncConfig | None = None) -> str:
-        cfg = cfg or await self.fork_config(ctx, full_name)
+        if cfg is None:
+            try:
+                cfg = await self.fork_config(ctx, full_name)
+            except (gidgethub.HTTPException, OSError):
+                # GitHub failing the config read is often what the issue must report (a dead
+                # letter, a stale fetch): render with the last valid configuration instead
+                cfg = last_valid_config(ctx, full_name)
         await self._save_blocked(ctx, full_name)         # the units' rows are the truth (a merge may have cleared one)
         st = sync_store.load_status(ctx.store, full_name) or sync_status.SyncStatus(repo=full_name)
         dead: list[dict] = []

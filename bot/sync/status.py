@@ -34,6 +34,8 @@ class SyncStatus:
     units: tuple[dict, ...] = ()
     etag: str = ""
     blocked: tuple[dict, ...] = ()      # units GitHub refused: {"id","branch","pr","url","reason","requires","path","step","at"}
+    held_by: str = ""                   # the comment that last set ``held``: "<created_at>#<id, 20 digits>" ("" none)
+    failing_jobs: tuple[dict, ...] = ()  # scheduled jobs failing now: {"job","error","since","at","count"} (epoch s)
 
     def degraded(self) -> str:
         """Why syncing is degraded ("" when it is not): units whose push, PR or merge GitHub refused."""

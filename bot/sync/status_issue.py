@@ -36,7 +36,8 @@ def render_status(st: SyncStatus, *, stale_after_s: float, alarm_after_s: float,
     now = time.time() if now is None else now
     blocked = [{**b, "ago": _age(max(0.0, now - b["at"])) if b.get("at") else "?"} for b in st.blocked]
     dead = [{**d, "ago": _age(max(0.0, now - d["at"])) if d.get("at") else "?"} for d in dead_letters]
-    return render("status_issue.md.j2", blocked=blocked, dead_letters=dead, config_path=config_path,
+    jobs = [{**j, "ago": _age(max(0.0, now - j["since"]))} for j in st.failing_jobs]
+    return render("status_issue.md.j2", blocked=blocked, dead_letters=dead, config_path=config_path, failing_jobs=jobs,
                   stale=st.stale(stale_after_s, now), last_fetch_error=st.last_fetch_error,
                   upstream_seen=_age(st.upstream_age_s(now)), alarm=st.alarm(alarm_after_s, now),
                   alarm_age=_age(alarm_after_s).replace(" ago", ""), held=st.held,

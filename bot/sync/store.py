@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from bot.store import Store, table
 from bot.sync.status import SyncStatus
@@ -30,10 +31,12 @@ SYNC_STATUS = table("sync_status", {
     "last_fetch_at": float,
     "last_fetch_error": str,
     "held": int,                 # /forksync hold
+    "held_by": str,              # the comment that last set ``held``: "<created_at>#<comment id, 20 digits>" (sorts in time)
     "deferred_json": str,        # [{"sha","subject","reason"}]
     "units_json": str,           # [{"id","kind","pr","url","state"}]
     "blocked_json": str,         # [{"id","branch","pr","url","reason","requires","path","step","at"}]: refused units
     "etag": str,                 # poller ETag of the upstream branch
+    "failing_jobs_json": str,    # [{"job","error","since","at","count"}]: scheduled jobs failing now
 }, pk="repo")
 
 
@@ -72,13 +75,37 @@ def load_status(store: Store, repo: str) -> SyncStatus | None:
     return _status_from_row(rows[0]) if rows else None
 
 
+def record_job(store: Store, repo: str, job: str, error: str | None, now: float) -> bool:
+    """Record how scheduled ``job`` of fork ``repo`` ended at ``now``: ``error`` (None = it
+    succeeded, which clears it). Returns whether the set of failing jobs changed (the status issue
+    then needs a refresh)."""
+    st = load_status(store, repo) or SyncStatus(repo=repo)
+    jobs = {j["job"]: j for j in st.failing_jobs}
+    before = set(jobs)
+    if error is None:
+        jobs.pop(job, None)
+    else:
+        old = jobs.get(job) or {"since": now, "count": 0}
+        jobs[job] = {"job": job, "error": error[:300], "since": old["since"], "at": now, "count": old["count"] + 1}
+    if jobs == {j["job"]: j for j in st.failing_jobs}:
+        return False
+    save_status(store, replace(st, failing_jobs=tuple(jobs[k] for k in sorted(jobs))))
+    return set(jobs) != before
+
+
+def failing_jobs(store: Store) -> list[dict]:
+    """Every fork's failing scheduled jobs: ``[{"repo", "job", "error", "since", "at", "count"}]``."""
+    return [{"repo": st.repo, **j} for st in load_all_statuses(store) for j in st.failing_jobs]
+
+
 def load_all_statuses(store: Store) -> list[SyncStatus]:
     with store.lock:
         return [_status_from_row(r) for r in store.db["sync_status"].rows_where(order_by="repo")]
 
 
 def save_status(store: Store, status: SyncStatus) -> None:
-    row = {k: v for k, v in status.__dict__.items() if k not in ("deferred", "units", "held", "blocked")}
+    row = {k: v for k, v in status.__dict__.items() if k not in ("deferred", "units", "held", "blocked", "failing_jobs")}
+    row["failing_jobs_json"] = json.dumps(list(status.failing_jobs))
     row["blocked_json"] = json.dumps(list(status.blocked))
     row["held"] = int(status.held)
     row["deferred_json"] = json.dumps(list(status.deferred))
@@ -97,7 +124,8 @@ def _status_from_row(r: dict) -> SyncStatus:
         last_fetch_error=r["last_fetch_error"] or "", held=bool(r["held"]),
         deferred=tuple(json.loads(r["deferred_json"] or "[]")),
         units=tuple(json.loads(r["units_json"] or "[]")), etag=r["etag"] or "",
-        blocked=tuple(json.loads(r.get("blocked_json") or "[]")))
+        blocked=tuple(json.loads(r.get("blocked_json") or "[]")), held_by=r.get("held_by") or "",
+        failing_jobs=tuple(json.loads(r.get("failing_jobs_json") or "[]")))
 
 
 # ---------------------------------------------------------------------- sync branches

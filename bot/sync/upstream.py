@@ -36,11 +36,19 @@ async def on_upstream_push(ctx, sync, upstream: str, ref: str, after: str) -> No
     if not isinstance(ref, str) or not ref.startswith("refs/heads/"):
         return
     forks = sync_store.forks_tracking(ctx.store, upstream, ref[len("refs/heads/"):])
-    if not forks:
-        return
+    first: BaseException | None = None
     for f in forks:
-        sub = ctx if f["installation_id"] == ctx.installation_id else await _ctx_for(ctx, sync, f["installation_id"])
-        ctx.note(await sync.sync(sub, f["fork"], reason=f"upstream push {str(after)[:12]}"))
+        # one fork failing (GitHub refusing it, its git) must not leave the others unsynced: the
+        # first error is re-raised after all of them ran, so the delivery is retried (syncs are
+        # idempotent) and, past its attempts, dead-lettered on the forks' status issues
+        try:
+            sub = ctx if f["installation_id"] == ctx.installation_id else await _ctx_for(ctx, sync, f["installation_id"])
+            ctx.note(await sync.sync(sub, f["fork"], reason=f"upstream push {str(after)[:12]}"))
+        except Exception as e:  # noqa: BLE001 - re-raised below
+            ctx.note(f"{f['fork']}: sync failed: {type(e).__name__}")
+            first = first or e
+    if first is not None:
+        raise first
 
 
 async def _ctx_for(ctx, svc, installation_id):
@@ -78,7 +86,20 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
             snapshots.record_sync(store, st, at=now)
             out.append(f"{r['fork']}: upstream unchanged")
             continue
-        out.append(await svc.sync(ctx, r["fork"], reason=f"poll: upstream at {head[:12]}"))
+        try:
+            out.append(await svc.sync(ctx, r["fork"], reason=f"poll: upstream at {head[:12]}"))
+            error = None
+        except Exception as e:  # noqa: BLE001 - one fork's failure must not skip the others' polls
+            log.warning("poll: sync of %s failed", r["fork"], exc_info=True)
+            error = f"{type(e).__name__}: {e}"[:300]
+            out.append(f"{r['fork']}: sync failed: {error}")
+        # a failed polled sync has no delivery to dead-letter: it is kept as a failing "poll" job
+        # (status issue, /healthz), cleared by the next polled sync that succeeds
+        if sync_store.record_job(store, r["fork"], "poll", error, now) and error is not None:
+            try:
+                await svc.refresh_status_issue(ctx, r["fork"])
+            except Exception as e2:  # noqa: BLE001 - /healthz still says it
+                out.append(f"{r['fork']}: status issue not refreshed: {e2}")
     return out
 
 

@@ -137,7 +137,9 @@ class PRState:
     ``conflict_marker_files``: paths whose head blob adds conflict markers
     (:func:`bot.git.markers.files_with_markers` on the bot's repository); ``markers_error``:
     why they could not be checked ("" when they were); ``conflict_commits``: ``(commit sha,
-    upstream sha)`` of commits in base..head with a ``Forksync-Conflict:`` trailer.
+    upstream sha)`` of commits in base..head with a ``Forksync-Conflict:`` trailer; ``rewritten``:
+    the fork commits a sync branch was built on that the base no longer has (a force push
+    rewrote the base's history: :func:`bot.git.apply.rewritten_base`).
     ``required_checks``: check names that must be green on the head (branch protection and
     ``gate.required_checks``); ``checks``: the head's check runs and commit statuses."""
 
@@ -153,6 +155,7 @@ class PRState:
     conflict_marker_files: tuple[str, ...] = ()
     markers_error: str = ""
     conflict_commits: tuple[tuple[str, str], ...] = ()
+    rewritten: tuple[str, ...] = ()        # commits the sync branch was built on that the base no longer has
     required_checks: tuple[str, ...] = ()
     holds: tuple[str, ...] = ()            # who holds it
     results: tuple[SuiteOutcome, ...] = ()
@@ -399,10 +402,17 @@ def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaP
         blocking.append(Finding("conflict-commit", f"commit {commit[:12]} stands for the unresolved conflict of upstream "
                                 f"{upstream[:12]} (Forksync-Conflict: {upstream}); resolve it and fold the commit away",
                                 commit[:12]))
+    if pr.rewritten:
+        blocking.append(Finding("rewritten-base", f"{len(pr.rewritten)} commit(s) this branch was built on are no longer "
+                                f"on the base (a force push rewrote its history): {', '.join(s[:12] for s in pr.rewritten[:10])}; "
+                                "merging would bring them back — forksync rebuilds a branch of its own commits, a "
+                                "person rebases one holding theirs"))
     if pr.holds:
         blocking.append(Finding("hold", f"held by {', '.join(pr.holds)}; `/forksync unhold` lifts it"))
     if pr.head_contains_base:
         passed.append(Finding("base-current", f"head contains the current base {pr.base_sha[:12]}"))
+    elif pr.rewritten:
+        pass                # merging the base in would keep the dropped commits: rebuilt or rebased instead
     elif pr.conflict_commits:
         # a merge on top of the conflict commit would stand between it and its resolution (the fold
         # takes only resolution commits): the base is merged in once the conflict is folded away

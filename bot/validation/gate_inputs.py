@@ -21,6 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Awaitable, Callable
 
+from bot.git.apply import rewritten_base
 from bot.git.markers import conflict_commits, files_with_markers
 from bot.github.common import WRITE_LEVELS, permission, split_repo
 from bot.sync import store as sync_store
@@ -58,25 +59,27 @@ def unit_updated_at(commits: list[dict]) -> int:
     return max(times, default=0)
 
 
-def scan_range(git_dir: str | Path, base: str, head: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
-    """``(paths with new conflict markers, (commit, upstream sha) of conflict commits)`` for
-    ``base..head`` in ``git_dir`` (blocking; run it in a thread). Raises
+def scan_range(git_dir: str | Path, base: str, head: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """``(paths with new conflict markers, (commit, upstream sha) of conflict commits, commits the
+    sync branch was built on that the base no longer has)`` for ``base..head`` in ``git_dir``
+    (blocking; run it in a thread; the last from :func:`bot.git.apply.rewritten_base`). Raises
     :class:`bot.git.repo.RefError` when a sha is not there."""
     hits = files_with_markers(git_dir, base, head)
-    return tuple(h.path for h in hits), tuple(conflict_commits(git_dir, base, head))
+    dropped, _foreign = rewritten_base(git_dir, head, base)
+    return tuple(h.path for h in hits), tuple(conflict_commits(git_dir, base, head)), tuple(dropped)
 
 
 async def tree_facts(repo_for: RepoFor | None, base: str, head: str):
-    """``(marker paths, conflict commits, error)``; ``error`` says why the trees could not be
-    read ("" when they were), and then the gate blocks with ``markers-unchecked``."""
+    """``(marker paths, conflict commits, dropped base commits, error)``; ``error`` says why the
+    trees could not be read ("" when they were), and then the gate blocks with ``markers-unchecked``."""
     if repo_for is None:
-        return (), (), "no repository to read the head's trees from"
+        return (), (), (), "no repository to read the head's trees from"
     try:
         d = await repo_for(base, head)
-        files, commits = await asyncio.to_thread(scan_range, d, base, head)
+        files, commits, dropped = await asyncio.to_thread(scan_range, d, base, head)
     except Exception as e:  # noqa: BLE001 - any failure to read the trees blocks, with its reason
-        return (), (), f"{type(e).__name__}: {str(e)[:300]}"
-    return files, commits, ""
+        return (), (), (), f"{type(e).__name__}: {str(e)[:300]}"
+    return files, commits, dropped, ""
 
 
 def protection_checks(branch: dict) -> tuple[str, ...]:
@@ -174,7 +177,7 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
     trunk = [r for r in vstore.latest_trunk_rows(store, full, tuple(sorted({r.suite for r in results})))
              if r["sha"] != base and r["sha"] != head]
     base_results = tuple(vstore.outcome(r) for r in trunk + on_base)
-    markers, conflicts, markers_error = await tree_facts(repo_for, base, head)
+    markers, conflicts, rewritten, markers_error = await tree_facts(repo_for, base, head)
     rev = []
     for r in reviews:
         login = r["user"]["login"]
@@ -185,7 +188,7 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
         kind=pr_kind(cfg, labels), areas=pr_areas(cfg, labels, [f["filename"] for f in files]), author=author,
         author_is_collaborator=await is_trusted_author(gh, full, author, bot_login),
         retest_by_writer_on=vstore.retest_shas(store, full, pr["number"]),
-        conflict_marker_files=markers, markers_error=markers_error, conflict_commits=conflicts,
+        conflict_marker_files=markers, markers_error=markers_error, conflict_commits=conflicts, rewritten=rewritten,
         required_checks=required, holds=tuple(holds), results=results,
         base_results=base_results, reviews=tuple(rev), checks=tuple(checks),
         signoffs=signoff.signoffs_for(store, full, pr["number"]), unit_updated_at=unit_updated_at(commits))

@@ -39,6 +39,11 @@ EMPTY = {s: 0 for s in q.STATES}
     (dict(counts={**EMPTY, "dead": 2}, oldest_due_at=600.0, last_beat_at=None, expect_worker=True),
      ["no worker has started processing the queue", "the queue is stuck: a delivery has been due for 400 s "
       "(limit 300 s)", "2 dead-lettered deliveries: see `forksync queue --state dead`"]),
+    # a scheduled job failing once is on the status issue only; twice in a row makes the App unhealthy
+    (dict(counts=EMPTY, oldest_due_at=None, last_beat_at=None, expect_worker=False,
+          failing_jobs=[{"repo": "meta/a", "job": "reconcile", "error": "502", "count": 1},
+                        {"repo": "meta/b", "job": "nightly", "error": "GitHubAPIError: 403", "count": 2}]),
+     ["meta/b: the scheduled nightly job failed 2 times in a row: GitHubAPIError: 403"]),
 ])
 def test_health_rules(kw, want):
     assert problems(1000.0, policy=HealthPolicy(), **kw) == want

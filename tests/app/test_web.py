@@ -1,5 +1,6 @@
 """The webhook web app through real HTTP (aiohttp test server): signature check, durable store
 before 202, de-duplication, health and metrics."""
+import asyncio
 import hashlib
 import hmac
 import json
@@ -10,7 +11,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from bot.app import queue as q
 from bot.app.metrics import AppMetrics
-from bot.app.web import delivery_headers, dumps, make_app
+from bot.app.web import GroupCommitter, delivery_headers, dumps, make_app
 from bot.store import Store
 from bot.sync.status import SyncStatus
 from bot.sync.store import save_status as save
@@ -198,4 +199,35 @@ async def test_a_body_that_stalls_is_408(tmp_path):
     finally:
         release.set()
         await client.close()
+        store.close()
+
+
+async def test_an_installation_id_sqlite_cannot_hold_is_stored_without_it_not_refused_with_503(env):
+    # json.loads gives Python ints of any size; SQLite holds 64 bits. Such a signed body must be
+    # stored like any other (its id dropped from the index: the body keeps it), never a 503
+    client, store = env
+    status, body = await post(client, "push", "guid-big", {"installation": {"id": 2 ** 64}, "repository": {"full_name": "o/r"},
+                                                           "sender": {"login": "u"}})
+    assert (status, body) == (202, {"delivery": "guid-big/1", "queue": "queued"})
+    d = q.get(store, "guid-big/1")
+    assert (d.installation_id, d.repo, json.loads(d.body)["installation"]["id"]) == (None, "o/r", 2 ** 64)
+
+
+async def test_one_delivery_the_store_refuses_does_not_fail_the_others_of_its_batch(tmp_path):
+    store = Store(tmp_path / "q.db")
+    committer = GroupCommitter(store)
+    try:
+        def item(guid, inst):
+            return dict(delivery_id=guid, hook_id="1", event="push", body=b"{}", content_type="application/json",
+                        summary={"action": "", "installation_id": inst, "repo": "o/r", "sender": "u"})
+        # one batch: the writer thread is held on the store's lock while all three are handed over
+        with store.lock:
+            subs = [asyncio.ensure_future(committer.submit(item(g, i))) for g, i in
+                    (("ok-1", 1), ("bad", 2 ** 64), ("ok-2", 2))]
+            await asyncio.sleep(0.05)
+        done = await asyncio.gather(*subs, return_exceptions=True)
+        assert done[0] == done[2] == "queued" and isinstance(done[1], OverflowError), done
+        assert [q.get(store, f"{g}/1") is not None for g in ("ok-1", "bad", "ok-2")] == [True, False, True]
+    finally:
+        committer.close()
         store.close()

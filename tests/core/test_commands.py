@@ -51,6 +51,12 @@ def test_malformed_commands_say_what_is_wrong(line, message):
     assert got.message == message
 
 
+def test_the_prefix_and_verb_in_any_case_are_a_command_with_its_canonical_line():
+    assert parse_line("/Forksync hold") == Hold("/forksync hold", on=True)
+    assert parse_line("/FORKSYNC Merge") == Merge("/forksync merge")
+    assert parse_line("/Forksync") == CommandError("/Forksync", "no verb given")
+
+
 def test_non_commands_are_not_commands():
     assert parse_line("please /forksync plan") is None
     assert parse_line("/forksyncplan") is None

@@ -17,6 +17,11 @@ WF = ("refusing to allow a GitHub App to create or update workflow `.github/work
      Refusal("remote: Permission to push denied to the integration.; fatal: unable to access", "contents")),
     ("git push failed (1): ! [remote rejected] main -> main (protected branch hook declined)\nerror: failed to push",
      Refusal("protected branch hook declined", "protection")),
+    # a repository ruleset over forksync/* (GitHub's words for a ruleset refusal): not transient, a person must act
+    ("git push -q failed (1): remote: error: GH013: Repository rule violations found for refs/heads/forksync/b.\n"
+     "remote: - Cannot update this protected ref.\n ! [remote rejected] forksync/b -> forksync/b "
+     "(push declined due to repository rule violations)\nerror: failed to push some refs",
+     Refusal("push declined due to repository rule violations", "protection")),
     ("422 Resource not accessible by integration", Refusal("422 Resource not accessible by integration", "permission")),
     ("git push failed (1): ! [rejected] forksync/b -> forksync/b (fetch first)\nerror: failed to push some refs",
      Refusal("! [rejected] forksync/b -> forksync/b (fetch first); error: failed to push some refs", "", transient=True)),

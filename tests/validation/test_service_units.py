@@ -101,11 +101,11 @@ async def test_tree_facts_never_pass_silently(tmp_path):
     async def unreachable(b, h):
         raise RuntimeError(f"commit {h[:12]} cannot be fetched from meta/triton")
 
-    assert await tree_facts(here, base, head) == (("a.py",), (), "")
-    assert await tree_facts(None, base, head) == ((), (), "no repository to read the head's trees from")
+    assert await tree_facts(here, base, head) == (("a.py",), (), (), "")
+    assert await tree_facts(None, base, head) == ((), (), (), "no repository to read the head's trees from")
     assert await tree_facts(unreachable, base, head) == (
-        (), (), f"RuntimeError: commit {head[:12]} cannot be fetched from meta/triton")
-    files, commits, err = await tree_facts(here, base, "f" * 40)
+        (), (), (), f"RuntimeError: commit {head[:12]} cannot be fetched from meta/triton")
+    files, commits, _dropped, err = await tree_facts(here, base, "f" * 40)
     assert (files, commits) == ((), ()) and err.startswith("RefError: ref 'ffffffffffffffffffffffffffffffffffffffff' not found")
 
 

@@ -1,0 +1,283 @@
+"""Production-shaped attacks on the App (real bot, real git, real SQLite, the local GitHub over HTTP)."""
+import subprocess
+
+import aiohttp
+import pytest
+
+from bot.app import queue as q
+from bot.app.dispatch import Context
+from bot.app.schedules import tick_all
+from bot.sync import store as sync_store
+from bot.sync.landing import keep_head
+from bot.sync.upstream import poll_once
+from tests.support.e2e import CONFIG, adopt_and_move_upstream, install_on_fork, open_sync_prs, status_issue, sync_world
+from tests.support.github import commit_files, git
+
+
+async def test_fork_history_rewritten_under_an_open_sync_pr_never_resurrects_dropped_commits(world, tmp_path):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    wt = tmp_path / "forkwt"
+    git(tmp_path, "clone", "-q", str(fork.path), str(wt))
+    bad = commit_files(wt, {"LEAK.txt": "password=hunter2\n"}, "fork: oops, a secret")
+    git(wt, "push", "-q", "origin", "HEAD:main")
+    c1, c2 = await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    bundle, chain = await open_sync_prs(alice)
+    # the fork's owners rewrite main to drop the leaked commit (force push)
+    git(wt, "reset", "-q", "--hard", "HEAD~1")
+    commit_files(wt, {"NOTES.md": "clean\n"}, "fork: notes")
+    git(wt, "push", "-q", "-f", "origin", "HEAD:main")
+    await bot.settle()
+    commit_files(up_src, {"python/b.py": "b = 2\n"}, "Set b (#103)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    # no open sync PR may carry the dropped commit back: merging it (or the gate's update-branch
+    # merge of the new main into it) would put the rewritten-away history back on main
+    carried = {}
+    for pr in await open_sync_prs(alice):
+        shas = [c["sha"] async for c in alice.getiter(f"/repos/meta/triton/pulls/{pr['number']}/commits")]
+        if bad in shas:
+            carried[pr["head"]["ref"]] = pr["number"]
+    assert carried == {}, f"sync PRs still carry the commit dropped from main by a force push: {carried}"
+    # the same PRs, rebuilt (not new ones), each saying why
+    prs = {p["head"]["ref"]: p["number"] for p in await open_sync_prs(alice)}
+    assert prs[bundle["head"]["ref"]] == bundle["number"] and prs[chain["head"]["ref"]] == chain["number"]
+    for n in (bundle["number"], chain["number"]):
+        said = [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{n}/comments")
+                if c["user"]["login"] == "forksync[bot]"]
+        assert any(f"1 commit this branch was built on is no longer on it (`{bad[:12]}`)" in b for b in said), said
+    assert bot.deliveries("dead") == []
+
+
+async def test_fork_history_rewritten_under_a_persons_commits_blocks_the_unit_visibly(world, tmp_path):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    wt = tmp_path / "forkwt"
+    git(tmp_path, "clone", "-q", str(fork.path), str(wt))
+    bad = commit_files(wt, {"LEAK.txt": "password=hunter2\n"}, "fork: oops, a secret")
+    git(wt, "push", "-q", "origin", "HEAD:main")
+    c1, c2 = await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    bundle, chain = await open_sync_prs(alice)
+    person = tmp_path / "person"
+    git(tmp_path, "clone", "-q", "-b", bundle["head"]["ref"], str(fork.path), str(person))
+    mine = commit_files(person, {"python/b.py": "b = 3  # ours\n"}, "fork: tweak b on the sync branch")
+    git(person, "push", "-q", "origin", "HEAD")
+    git(wt, "reset", "-q", "--hard", "HEAD~1")
+    commit_files(wt, {"NOTES.md": "clean\n"}, "fork: notes")
+    git(wt, "push", "-q", "-f", "origin", "HEAD:main")
+    commit_files(up_src, {"python/b.py": "b = 2\n"}, "Set b (#103)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    # the person's commit stays on the branch (forksync rewrites no one's commits), the gate will
+    # not merge it (nor merge the rewritten base into it), and the unit is blocked where people look
+    assert git(person, "ls-remote", "origin", bundle["head"]["ref"]).split()[0] == mine
+    [gate] = [r async for r in alice.getiter(f"/repos/meta/triton/commits/{mine}/check-runs", iterable_key="check_runs")
+              if r["name"] == "forksync/gate"]
+    assert "rewritten-base" in gate["output"]["summary"] and bad[:12] in gate["output"]["summary"]
+    [b] = [b for b in sync_store.blocked_branches(bot.store, "meta/triton") if b["branch"] == bundle["head"]["ref"]]
+    assert b["blocked_reason"].startswith("the history of `main` was rewritten (force push) under this unit: 1 commit(s)")
+    [issue] = await status_issue(alice)
+    assert "**Syncing is degraded: 1 unit(s) blocked.**" in issue["body"] and "was rewritten (force push)" in issue["body"]
+    assert "rebase them onto the fork's branch" in issue["body"] and "waiting for a person's rebase" in issue["body"]
+    said = [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{bundle['number']}/comments")
+            if c["user"]["login"] == "forksync[bot]"]
+    assert any("**forksync will not update or merge this PR: the fork's history was rewritten under it.**" in b
+               for b in said), said
+
+
+@pytest.mark.xfail(strict=True, reason="github.command_prefix is accepted by the config model and documented, but "
+                   "bot.core.commands parses only the constant PREFIX '/forksync': a fork's own prefix is silently ignored")
+async def test_the_configured_command_prefix_is_the_one_the_bot_answers(fake_github, tmp_path):
+    # github.command_prefix is a documented setting (docs/config-reference.md); a fork that sets it
+    # must get its commands run, never silently ignored
+    async with sync_world(fake_github, tmp_path, config=CONFIG + "github:\n  command_prefix: /sync\n") as w:
+        fake, bot, alice, up_src, upstream, fork, inst = w
+        await install_on_fork(fake, bot, fork, inst.id)
+        issue = await alice.post("/repos/meta/triton/issues", data={"title": "tracking", "body": "x"})
+        await alice.post(f"/repos/meta/triton/issues/{issue['number']}/comments", data={"body": "/sync hold"})
+        await bot.settle()
+        replies = [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{issue['number']}/comments")
+                   if c["user"]["login"] == "forksync[bot]"]
+        assert len(replies) == 1 and "on hold" in replies[0]
+        assert sync_store.load_status(bot.store, "meta/triton").held is True
+
+
+async def test_a_scheduled_job_that_keeps_failing_is_visible_on_the_status_issue_and_healthz(world):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+
+    async def make_ctx(inst_id):
+        d = q.Delivery(id="poll", delivery_id="poll", hook_id="", event="poll", action="", installation_id=inst_id,
+                       repo="", sender="", body=b"", content_type="", state="processing", attempts=1, received_at=0)
+        return Context(delivery=d, gh=await bot.clients.client_for(inst_id), store=bot.store, settings=bot.settings,
+                       sync=bot.svc, validation=bot.validation, installation_id=inst_id)
+
+    # GitHub keeps failing the open-PR listing that reconcile walks (outlasting the client's retries)
+    fake.faults.server_error("/repos/meta/triton/pulls", "GET", status=502, times=1000)
+    for tick in range(3):
+        notes = await tick_all(await make_ctx(inst.id), "meta/triton", now=10**10 + tick * 3600)
+        assert any(n.startswith("meta/triton: reconcile tick failed: ") for n in notes), notes
+    fake.faults.clear()
+    [issue] = await status_issue(alice)
+    assert "**1 scheduled job failing**" in issue["body"]
+    assert "- `reconcile`: failing since " in issue["body"] and ": GitHubAPIError: GitHub answered 502 to GET " in issue["body"]
+    async with aiohttp.ClientSession() as s, s.get(bot.server.make_url("/healthz")) as r:
+        assert r.status == 503
+        [problem] = (await r.json())["problems"]
+        assert problem.startswith("meta/triton: the scheduled reconcile job failed 3 times in a row: GitHubAPIError: ")
+    # the next successful tick clears it everywhere
+    await tick_all(await make_ctx(inst.id), "meta/triton", now=10**10 + 4 * 3600)
+    [issue] = await status_issue(alice)
+    assert "scheduled job" not in issue["body"]
+    async with aiohttp.ClientSession() as s, s.get(bot.server.make_url("/healthz")) as r:
+        assert r.status == 200, await r.text()
+
+
+async def test_closing_a_sync_pr_never_deletes_a_persons_commits_on_its_branch(world, tmp_path):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    c1, c2 = await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    bundle, chain = await open_sync_prs(alice)
+    branch = bundle["head"]["ref"]
+    wt = tmp_path / "person"
+    git(tmp_path, "clone", "-q", "-b", branch, str(fork.path), str(wt))
+    mine = commit_files(wt, {"python/a.py": "a = 2  # tuned for our hardware\n"}, "fork: tune a on top of the sync")
+    git(wt, "push", "-q", "origin", "HEAD")
+    await bot.settle()
+    await alice.patch(f"/repos/meta/triton/pulls/{bundle['number']}", data={"state": "closed"})
+    await bot.settle()
+    refs = git(wt, "ls-remote", "origin").splitlines()
+    holding = [r.split()[1] for r in refs if not r.split()[1].startswith("refs/pull/")
+               and subprocess.run(["git", f"--git-dir={fork.path}", "merge-base", "--is-ancestor", mine, r.split()[0]],
+                                  capture_output=True).returncode == 0]
+    assert holding == [f"refs/forksync/closed/{branch.removeprefix('forksync/')}/{mine[:12]}"], refs
+    replies = [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{bundle['number']}/comments")
+               if c["user"]["login"] == "forksync[bot]"]
+    assert any(f"its head `{mine[:12]}` is `refs/forksync/closed/" in r for r in replies), replies
+    await keep_head(alice, "meta/triton", holding[0], mine)       # kept again (a retried close): no error
+    # a redelivery of the close keeps nothing twice and fails nothing
+    d = [e for e in fake.webhooks.of("pull_request", "closed")][-1]
+    await fake.webhooks.redeliver(d.guid)
+    await bot.settle()
+    assert bot.deliveries("dead") == []
+
+
+async def test_one_repository_failing_does_not_stop_the_adoption_of_the_others(world, tmp_path):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    other = fake.create_repo("meta/other", source=up_src)
+    # GitHub refuses one repository's config read for good (e.g. a repository rule or a missing grant)
+    fake.faults.add("GET", "/repos/meta/other/contents/*", 403, "Resource not accessible by integration", times=1000)
+    payload = fake.webhooks.build("installation", "created", {
+        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
+                         "updated_at": "2026-11-30T00:00:00Z"},
+        "repositories": [{"id": other.id, "name": "other", "full_name": "meta/other", "private": False, "node_id": "R_2"},
+                         {"id": fork.id, "name": "triton", "full_name": "meta/triton", "private": False, "node_id": "R_1"}]})
+    await fake.webhooks.deliver("installation", payload)
+    await bot.settle()
+    fake.faults.clear()
+    # the fork after the failing repository is adopted all the same: tracked, synced, its status issue open
+    assert [r["fork"] for r in sync_store.tracked_forks(bot.store)] == ["meta/triton"]
+    assert len(await status_issue(alice)) == 1
+    # and the failure is not silent: the delivery says which repository failed
+    [dead] = bot.deliveries("dead")
+    assert "meta/other" in dead.dead_reason, dead.dead_reason
+
+
+async def two_forks(world, tmp_path):
+    """meta/a-fork (tracked first, by name) and meta/triton, both following triton-lang/triton."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    first = fake.create_repo("meta/a-fork", source=tmp_path / "forksrc")
+    payload = fake.webhooks.build("installation", "created", {
+        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
+                         "updated_at": "2026-11-30T00:00:00Z"},
+        "repositories": [{"id": r.id, "name": r.name, "full_name": r.full_name, "private": False, "node_id": f"R_{r.id}"}
+                         for r in (first, fork)]})
+    await fake.webhooks.deliver("installation", payload)
+    await bot.settle()
+    assert [r["fork"] for r in sync_store.tracked_forks(bot.store)] == ["meta/a-fork", "meta/triton"]
+
+
+async def test_one_fork_failing_its_sync_does_not_stop_the_other_forks_of_the_same_upstream(world, tmp_path):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await two_forks(world, tmp_path)
+    # GitHub keeps failing one fork's pull-request creation (5xx outlasting the client's retries)
+    fake.faults.server_error("/repos/meta/a-fork/pulls", "POST", status=502, times=1000)
+    commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    fake.faults.clear()
+    # the other fork of the same upstream got its sync PR all the same
+    assert len(await open_sync_prs(alice)) == 1
+    # and the failure is visible: a dead letter naming the failing fork
+    [dead] = bot.deliveries("dead")
+    assert dead.event == "push" and "meta/a-fork" in dead.dead_reason, dead.dead_reason
+
+
+async def test_one_fork_failing_its_polled_sync_does_not_skip_the_others_polls(world, tmp_path):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await two_forks(world, tmp_path)
+    fake.webhooks.auto_deliver = False           # upstream is seen by the poller only
+    fake.faults.server_error("/repos/meta/a-fork/pulls", "POST", status=502, times=1000)
+    commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await fake.refresh()
+
+    async def make_ctx(inst_id):
+        d = q.Delivery(id="poll", delivery_id="poll", hook_id="", event="poll", action="", installation_id=inst_id,
+                       repo="", sender="", body=b"", content_type="", state="processing", attempts=1, received_at=0)
+        return Context(delivery=d, gh=await bot.clients.client_for(inst_id), store=bot.store, settings=bot.settings,
+                       sync=bot.svc, validation=bot.validation, installation_id=inst_id)
+
+    notes = await poll_once(bot.store, bot.svc, make_ctx, now=10**10)
+    fake.faults.clear()
+    assert notes[0].startswith("meta/a-fork: sync failed: GitHubAPIError: GitHub answered 502 to POST "), notes
+    assert notes[1].startswith("meta/triton: poll: upstream at "), notes
+    assert len(await open_sync_prs(alice)) == 1
+    # a polled sync has no delivery to dead-letter: its failure is on the fork's status issue
+    [issue] = [i async for i in alice.getiter("/repos/meta/a-fork/issues?state=open")
+               if "<!-- forksync:status-issue -->" in (i.get("body") or "")]
+    assert "- `poll`: failing since " in issue["body"] and "GitHub answered 502 to POST " in issue["body"]
+
+
+async def test_hold_then_unhold_delivered_out_of_order_ends_as_the_person_left_it(world):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+    [issue] = await status_issue(alice)
+    fake.webhooks.auto_deliver = False
+    await alice.post(f"/repos/meta/triton/issues/{issue['number']}/comments", data={"body": "/forksync hold"})
+    await alice.post(f"/repos/meta/triton/issues/{issue['number']}/comments", data={"body": "/forksync unhold"})
+    # GitHub does not guarantee order: the unhold arrives first
+    await fake.webhooks.flush(order="reverse")
+    fake.webhooks.auto_deliver = True
+    await bot.settle()
+    assert bot.deliveries("dead") == []
+    # alice's last word was unhold: the fork must not be left on hold
+    assert sync_store.load_status(bot.store, "meta/triton").held is False
+    replies = [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{issue['number']}/comments")
+               if c["user"]["login"] == "forksync[bot]"]
+    assert len(replies) == 2
+    assert "`/forksync hold`: not applied: a later comment already set the fork off hold." in replies[1], replies
+
+
+async def test_a_dead_installation_delivery_for_a_fork_is_on_its_status_issue(world):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+    # the repository is added to the installation again (e.g. after a reinstall) and GitHub keeps
+    # failing its config read past the client's retries, and still failing when the alarm is raised
+    fake.faults.server_error("/repos/meta/triton/contents/*", "GET", status=502, times=1000)
+    payload = fake.webhooks.build("installation_repositories", "added", {
+        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
+                         "updated_at": "2026-11-30T00:00:00Z", "suspended_by": None, "suspended_at": None},
+        "requester": None, "repository_selection": "selected", "repositories_removed": [],
+        "repositories_added": [{"id": fork.id, "name": "triton", "full_name": "meta/triton", "private": False,
+                                "node_id": "R_1"}]})
+    await fake.webhooks.deliver("installation_repositories", payload)
+    await bot.settle()
+    fake.faults.clear()
+    [dead] = bot.deliveries("dead")
+    assert dead.event == "installation_repositories"
+    async with aiohttp.ClientSession() as s, s.get(bot.server.make_url("/healthz")) as r:
+        assert r.status == 503                                  # visible here already
+    [issue] = await status_issue(alice)
+    assert "webhook delivery for this fork failed for good** (dead-lettered)" in issue["body"]
