@@ -2,7 +2,6 @@
 import subprocess
 
 import aiohttp
-import pytest
 
 from bot.app import queue as q
 from bot.app.dispatch import Context
@@ -10,7 +9,7 @@ from bot.app.schedules import tick_all
 from bot.sync import store as sync_store
 from bot.sync.landing import keep_head
 from bot.sync.upstream import poll_once
-from tests.support.e2e import CONFIG, adopt_and_move_upstream, install_on_fork, open_sync_prs, status_issue, sync_world
+from tests.support.e2e import adopt_and_move_upstream, install_on_fork, open_sync_prs, status_issue
 from tests.support.github import commit_files, git
 
 
