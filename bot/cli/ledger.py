@@ -127,11 +127,20 @@ def warn_unresolved(state) -> None:
                   "after checking.")
 
 
+def _same_ref(cfg) -> bool:
+    """Do upstream's and the fork's settings name one ref of one repository (no ``upstream.url``,
+    or the fork's, and the same ref name)?"""
+    def name(ref: str) -> str:
+        return ref.removeprefix("refs/heads/")
+    return cfg.upstream.url in ("", cfg.fork.url) and name(cfg.upstream.ref) == name(cfg.fork.ref)
+
+
 def warn_same_tip(state) -> None:
-    """Upstream and the fork at one commit: nothing is pending, which is right for a fork level
-    with upstream, and also what a missing ``--upstream-ref`` gives when upstream's history lives
-    in the fork's repository (its default ref is then the fork's own branch)."""
-    if state.upstream_tip and state.upstream_tip == state.fork_tip:
+    """Upstream and the fork at one commit because both settings name the fork's own branch: what
+    a missing ``--upstream-ref`` gives when upstream's history lives in the fork's repository (the
+    default ref is then the fork's branch). Two refs that meet at one commit (a fork level with
+    upstream: fast-forwarded, or merging upstream with nothing of its own since) are not warned."""
+    if state.upstream_tip and state.upstream_tip == state.fork_tip and _same_ref(state.config):
         warn_once(f"upstream and the fork resolve to the same commit {state.upstream_tip[:12]}: nothing to ingest. "
                   "If upstream's history is in the fork's repository, name upstream's ref with --upstream-ref "
                   "(or upstream.ref).")

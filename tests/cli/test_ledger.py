@@ -165,3 +165,20 @@ def test_upstream_and_fork_at_one_commit_is_warned(scn, capsys, tmp_path, monkey
         assert "name upstream's ref with --upstream-ref (or upstream.ref)" in err
     rc, _, err = run(capsys, [*scn.argv, "status"])
     assert rc == 0 and "same commit" not in err
+
+
+def test_a_fork_level_with_upstream_is_not_warned(scn, capsys, tmp_path, monkeypatch):
+    """Two refs at one commit are a fork level with upstream (fast-forwarded, or merging upstream
+    with nothing of its own since), not a missing --upstream-ref: no warning."""
+    from tests.support.github import git
+
+    monkeypatch.chdir(tmp_path)          # no forksync.yml here; the cache goes to ./.forksync-cache
+    level = tmp_path / "level.git"
+    git(tmp_path, "clone", "-q", "--bare", str(scn.up.path), str(level))
+    git(level, "branch", "upstream-main", "main")
+    for argv in (["--upstream", str(scn.up.path), "--fork", str(level)],
+                 ["--upstream", str(level), "--upstream-ref", "upstream-main", "--fork", str(level)]):
+        rc, out, err = run(capsys, [*argv, "status", "--json"])
+        assert rc == 0, err
+        assert json.loads(out)["commits_in_range"] == 0
+        assert "same commit" not in err, argv
