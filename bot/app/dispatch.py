@@ -5,13 +5,16 @@ It returns a short *outcome* text (kept in the queue row) or raises
 :class:`bot.app.worker.Unhandleable` for deliveries that can never succeed:
 
 * the stored body is not a JSON object;
-* the event has no handler at all (``no handler for event 'x'``);
+* the event is not one of GitHub's (:data:`bot.github.events.GITHUB_EVENTS`) and has no handler
+  (``no handler for event 'x'``): it cannot have come from GitHub;
 * a handler found the payload malformed (pydantic ``ValidationError``, ``PayloadError``, or a
   ``KeyError``/``TypeError``/``AttributeError`` raised while reading it);
 * GitHub answered 4xx other than 401/403/409/429 (a retry would get the same answer).
 
 Events whose sender is the bot itself are ignored (loop guard: ``sender.login`` equals the
-app's bot login, ``<slug>[bot]``), as are known events with an action nobody handles. Exempt:
+app's bot login, ``<slug>[bot]``), as are GitHub's events that no handler takes (``star``,
+``create``, … from a webhook that sends everything: acknowledged, never dead-lettered, so they
+cannot turn ``/healthz`` red) and known events with an action nobody handles. Exempt:
 ``workflow_run`` (the bot dispatches GPU workflows itself; their completion carries its result,
 and collecting it writes only check runs, whose events the guard still drops).
 
@@ -36,6 +39,7 @@ from bot.app import queue as q
 from bot.app.metrics import KNOWN_EVENTS
 from bot.app.worker import Unhandleable
 from bot.github.common import PayloadError
+from bot.github.events import GITHUB_EVENTS
 from bot.store import Store
 from bot.sync import store as sync_store
 from bot.sync.service import SyncError
@@ -129,7 +133,7 @@ class Dispatcher:
         if self.bot_login and login == self.bot_login and d.event not in LOOP_GUARD_EXEMPT:
             return f"ignored: sent by {login} (loop guard)"
         if d.event not in self.events:
-            if d.event in KNOWN_EVENTS:
+            if d.event in KNOWN_EVENTS or d.event in GITHUB_EVENTS:
                 return f"ignored: no handler for {d.event} in this bot"
             raise Unhandleable(f"no handler for event {d.event!r}")
         action = data.get("action")

@@ -66,9 +66,10 @@ async def test_outcomes_of_every_kind(store):
     put(store, "bytes", "push", b"\xff")
     put(store, "unknown", "frobnicate", {"a": 1})
     put(store, "known-unhandled", "check_suite", {"action": "requested"})
+    put(store, "github-unsubscribed", "star", {"action": "created"})
     put(store, "no-action-match", "pull_request", {"action": "closed"})
     put(store, "bad-action", "pull_request", {"action": ["opened"]})
-    assert await w.drain() == 9
+    assert await w.drain() == 10
     got = {d.delivery_id: (d.state, d.outcome or d.dead_reason) for d in q.listing(store)}
     assert got == {
         "ok": ("done", "pushed refs/heads/main"),
@@ -78,6 +79,8 @@ async def test_outcomes_of_every_kind(store):
         "bytes": ("dead", "cannot be handled: the stored body is not JSON: 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte"),
         "unknown": ("dead", "cannot be handled: no handler for event 'frobnicate'"),
         "known-unhandled": ("done", "ignored: no handler for check_suite in this bot"),
+        # GitHub's own event, from a webhook sending everything: acknowledged, not a dead letter
+        "github-unsubscribed": ("done", "ignored: no handler for star in this bot"),
         "no-action-match": ("done", "ignored: nothing handles pull_request.closed"),
         "bad-action": ("dead", "cannot be handled: malformed pull_request payload: 'action' is a list, not a string"),
     }
