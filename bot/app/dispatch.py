@@ -36,7 +36,6 @@ from gidgethub.sansio import Event
 from pydantic import ValidationError
 
 from bot.app import queue as q
-from bot.app.metrics import KNOWN_EVENTS
 from bot.app.worker import Unhandleable
 from bot.github.common import PayloadError
 from bot.github.events import GITHUB_EVENTS
@@ -133,7 +132,7 @@ class Dispatcher:
         if self.bot_login and login == self.bot_login and d.event not in LOOP_GUARD_EXEMPT:
             return f"ignored: sent by {login} (loop guard)"
         if d.event not in self.events:
-            if d.event in KNOWN_EVENTS or d.event in GITHUB_EVENTS:
+            if d.event in GITHUB_EVENTS:
                 return f"ignored: no handler for {d.event} in this bot"
             raise Unhandleable(f"no handler for event {d.event!r}")
         action = data.get("action")
