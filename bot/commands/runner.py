@@ -22,7 +22,6 @@ pick) and the merge gate (merge, sign-off, L3, retest).
 from __future__ import annotations
 
 import hashlib
-from dataclasses import replace
 
 import gidgethub
 from pydantic import BaseModel, ConfigDict
@@ -172,7 +171,7 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
         if order and st.held_by and order < st.held_by:
             return reply("not applied: a later comment already set the fork "
                          + ("on hold." if st.held else "off hold.") + " The latest `hold` or `unhold` wins.")
-        sync_store.save_status(ctx.store, replace(st, held=cmd.on, held_by=order or st.held_by))
+        sync_store.set_hold(ctx.store, full, cmd.on, order or st.held_by)
         if svc:
             await svc.refresh_status_issue(ctx, full, cfg=cfg)
         return reply("on hold: no sync PRs are opened or merged until `/forksync unhold`." if cmd.on

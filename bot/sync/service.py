@@ -264,7 +264,8 @@ class SyncService:
                 lines.append(f"{len(no_ops)} upstream commit(s) already in the fork recorded NO_OP")
             lines.insert(0, f"{full_name}: {reason}: {len(core.plan.units)} unit(s) planned")
             waiting: list[Unit] = []
-            if not st.held:
+            # read again: a `/forksync hold` may have come in while the plan was computed
+            if not (sync_store.load_status(ctx.store, full_name) or st).held:
                 published = set()
                 cap = cfg.github.max_open_sync_prs
                 for unit in core.units_to_publish(cfg):

@@ -78,19 +78,30 @@ def load_status(store: Store, repo: str) -> SyncStatus | None:
 def record_job(store: Store, repo: str, job: str, error: str | None, now: float) -> bool:
     """Record how scheduled ``job`` of fork ``repo`` ended at ``now``: ``error`` (None = it
     succeeded, which clears it). Returns whether the set of failing jobs changed (the status issue
-    then needs a refresh)."""
-    st = load_status(store, repo) or SyncStatus(repo=repo)
-    jobs = {j["job"]: j for j in st.failing_jobs}
-    before = set(jobs)
-    if error is None:
-        jobs.pop(job, None)
-    else:
-        old = jobs.get(job) or {"since": now, "count": 0}
-        jobs[job] = {"job": job, "error": error[:300], "since": old["since"], "at": now, "count": old["count"] + 1}
-    if jobs == {j["job"]: j for j in st.failing_jobs}:
-        return False
-    save_status(store, replace(st, failing_jobs=tuple(jobs[k] for k in sorted(jobs))))
+    then needs a refresh). Writes only the failing-jobs column (read and written under the store's
+    lock), so a sync saving its status meanwhile neither loses nor restores a job."""
+    with store.lock:
+        st = load_status(store, repo) or SyncStatus(repo=repo)
+        jobs = {j["job"]: j for j in st.failing_jobs}
+        before = set(jobs)
+        if error is None:
+            jobs.pop(job, None)
+        else:
+            old = jobs.get(job) or {"since": now, "count": 0}
+            jobs[job] = {"job": job, "error": error[:300], "since": old["since"], "at": now, "count": old["count"] + 1}
+        if jobs == {j["job"]: j for j in st.failing_jobs}:
+            return False
+        _write(store, replace(st, failing_jobs=tuple(jobs[k] for k in sorted(jobs))), only=("failing_jobs_json",))
     return set(jobs) != before
+
+
+def set_hold(store: Store, repo: str, on: bool, held_by: str) -> None:
+    """Put fork ``repo`` on hold (``on``) or take it off, as the comment ``held_by`` (its
+    ``comment_order``) says. Writes only the hold columns, so a sync that loaded the status before
+    the command and saves it after keeps the hold (:func:`save_status` never writes them)."""
+    with store.lock:
+        st = load_status(store, repo) or SyncStatus(repo=repo)
+        _write(store, replace(st, held=on, held_by=held_by), only=("held", "held_by"))
 
 
 def failing_jobs(store: Store) -> list[dict]:
@@ -103,7 +114,19 @@ def load_all_statuses(store: Store) -> list[SyncStatus]:
         return [_status_from_row(r) for r in store.db["sync_status"].rows_where(order_by="repo")]
 
 
+#: Columns with writers of their own (a hold command, the scheduler), which :func:`save_status`
+#: leaves as they are on a stored row: a sync loads its status, works for minutes, and saves it,
+#: and a hold set or a job failing meanwhile must survive that save.
+OWNED_COLUMNS = ("held", "held_by", "failing_jobs_json")
+
+
 def save_status(store: Store, status: SyncStatus) -> None:
+    """Store ``status``, except :data:`OWNED_COLUMNS` of a row already stored (written by
+    :func:`set_hold` and :func:`record_job`); a new row gets them from ``status``."""
+    _write(store, status, keep=OWNED_COLUMNS)
+
+
+def _write(store: Store, status: SyncStatus, *, keep: tuple[str, ...] = (), only: tuple[str, ...] = ()) -> None:
     row = {k: v for k, v in status.__dict__.items() if k not in ("deferred", "units", "held", "blocked", "failing_jobs")}
     row["failing_jobs_json"] = json.dumps(list(status.failing_jobs))
     row["blocked_json"] = json.dumps(list(status.blocked))
@@ -111,6 +134,11 @@ def save_status(store: Store, status: SyncStatus) -> None:
     row["deferred_json"] = json.dumps(list(status.deferred))
     row["units_json"] = json.dumps(list(status.units))
     with store.lock:
+        stored = list(store.db["sync_status"].rows_where("repo = ?", [status.repo])) if keep or only else []
+        if stored and only:
+            row = {**stored[0], **{k: row[k] for k in only}}
+        elif stored:
+            row.update({k: stored[0][k] for k in keep if k in stored[0]})
         store.db["sync_status"].upsert(row, pk="repo")
 
 
