@@ -132,6 +132,9 @@ def overview(store: Store, fork: str, now: float, policy: Policy, queue_counts: 
         "contiguous_pin": ({"sha": st.contiguous_pin, "url": f"{up}/commit/{st.contiguous_pin}" if up else None}
                            if synced and st.contiguous_pin else None),
         "upstream_head": (st.upstream_head or None) if st else None, "fork_head": (st.fork_head or None) if st else None,
+        # Days Behind is measured between these two commits' times, not to "now"
+        "upstream_head_at": iso(st.upstream_head_at) if st and st.upstream_head_at else None,
+        "frontier_at": iso(st.frontier_at) if synced and st.frontier_at else None,
         "computed_at": iso(st.computed_at) if st else None,
         "days_behind": st.days_behind if synced else None,
         "contiguous_lag_days": (last["contiguous_lag_days"] if last else None) if synced else None,

@@ -64,6 +64,12 @@ class SyncError(RuntimeError):
     """A sync step failed; the message names the step and the fork (never a token)."""
 
 
+def _committed(core: "CoreResult", sha: str) -> float:
+    """Committer time (epoch s) of upstream commit ``sha`` of ``core`` (0.0 when unknown)."""
+    c = core.commits.get(sha) if sha else None
+    return float(c.committer_time) if c is not None and c.committer_time else 0.0
+
+
 @dataclass
 class CoreResult:
     """What ingest + plan gave for one fork (plain data for the status issue and PRs)."""
@@ -290,6 +296,7 @@ class SyncService:
             blocked = [blocked_mod.as_dict(r, full_name) for r in sync_store.blocked_branches(ctx.store, full_name)]
             st = _replace(st, blocked=tuple(blocked), upstream=upstream, upstream_head=core.upstream_head, fork_head=core.fork_head,
                           frontier=core.frontier, contiguous_pin=core.contiguous_pin, days_behind=core.days_behind,
+                          upstream_head_at=_committed(core, core.upstream_head), frontier_at=_committed(core, core.frontier),
                           backlog=core.backlog, not_reached=core.not_reached, upstream_seen_at=self.now(), computed_at=self.now(),
                           last_fetch_at=self.now(), last_fetch_error="", deferred=tuple(core.deferred),
                           units=tuple(units_state))

@@ -36,6 +36,8 @@ class SyncStatus:
     blocked: tuple[dict, ...] = ()      # units GitHub refused: {"id","branch","pr","url","reason","requires","path","step","at"}
     held_by: str = ""                   # the comment that last set ``held``: "<created_at>#<id, 20 digits>" ("" none)
     failing_jobs: tuple[dict, ...] = ()  # scheduled jobs failing now: {"job","error","since","at","count"} (epoch s)
+    upstream_head_at: float = 0.0       # committer time of upstream_head (epoch s; 0 unknown): Days Behind's "now"
+    frontier_at: float = 0.0            # committer time of frontier (epoch s; 0 unknown)
 
     def degraded(self) -> str:
         """Why syncing is degraded ("" when it is not): units whose push, PR or merge GitHub refused."""

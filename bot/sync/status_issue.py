@@ -29,6 +29,12 @@ def _age(seconds: float | None) -> str:
     return f"{seconds / 86400:.1f} days ago"
 
 
+def _utc(ts: float) -> str:
+    """``YYYY-MM-DD HH:MM UTC`` of epoch seconds ``ts`` ("" for 0: not known, a status from before
+    these times were kept)."""
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(ts)) if ts else ""
+
+
 def render_status(st: SyncStatus, *, stale_after_s: float, alarm_after_s: float, now: float | None = None,
                   dead_letters: list[dict] = (), config_path: str = ".github/forksync.yml") -> str:
     """Pure: the issue body for a status snapshot. ``dead_letters``: the fork's dead-lettered
@@ -42,6 +48,7 @@ def render_status(st: SyncStatus, *, stale_after_s: float, alarm_after_s: float,
                   upstream_seen=_age(st.upstream_age_s(now)), alarm=st.alarm(alarm_after_s, now),
                   alarm_age=_age(alarm_after_s).replace(" ago", ""), held=st.held,
                   upstream_head=st.upstream_head, frontier=st.frontier, contiguous_pin=st.contiguous_pin,
+                  upstream_head_at=_utc(st.upstream_head_at), frontier_at=_utc(st.frontier_at),
                   days_behind=st.days_behind, backlog=st.backlog, not_reached=st.not_reached, units=[u for u in st.units if not u.get("waiting")],
                   waiting=[u for u in st.units if u.get("waiting")], deferred=list(st.deferred))
 

@@ -37,6 +37,8 @@ SYNC_STATUS = table("sync_status", {
     "blocked_json": str,         # [{"id","branch","pr","url","reason","requires","path","step","at"}]: refused units
     "etag": str,                 # poller ETag of the upstream branch
     "failing_jobs_json": str,    # [{"job","error","since","at","count"}]: scheduled jobs failing now
+    "upstream_head_at": float,   # committer time of upstream_head (epoch s): Days Behind is measured to it
+    "frontier_at": float,        # committer time of frontier (epoch s)
 }, pk="repo")
 
 
@@ -153,7 +155,8 @@ def _status_from_row(r: dict) -> SyncStatus:
         deferred=tuple(json.loads(r["deferred_json"] or "[]")),
         units=tuple(json.loads(r["units_json"] or "[]")), etag=r["etag"] or "",
         blocked=tuple(json.loads(r.get("blocked_json") or "[]")), held_by=r.get("held_by") or "",
-        failing_jobs=tuple(json.loads(r.get("failing_jobs_json") or "[]")))
+        failing_jobs=tuple(json.loads(r.get("failing_jobs_json") or "[]")),
+        upstream_head_at=r.get("upstream_head_at") or 0.0, frontier_at=r.get("frontier_at") or 0.0)
 
 
 # ---------------------------------------------------------------------- sync branches

@@ -56,6 +56,8 @@ async def test_overview_page_and_json_carry_the_same_numbers(world):
     assert (doc["days_behind"], doc["backlog"], doc["not_reached"]) == (3.25, 42, 4)
     assert doc["frontier"] == {"sha": sha("u", 35), "url": f"https://github.com/triton-lang/triton/commit/{sha('u', 35)}"}
     assert doc["upstream_as_of"] == views.iso(NOW - 600) == "2026-05-28T20:16:40Z"
+    # the two commit times Days Behind is measured between (3.25 days apart)
+    assert (doc["upstream_head_at"], doc["frontier_at"]) == ("2026-05-28T17:26:40Z", "2026-05-25T11:26:40Z")
     assert doc["stale"] == {"stale": False, "reason": ""}
     assert len(doc["series"]) == 6 and doc["series"][-1]["at"] == "2026-05-28T20:16:40Z"
     assert [ld["frontier"] for ld in doc["landings"]] == [sha("u", 1)]         # k // 3 moved once in 6 days
@@ -63,6 +65,8 @@ async def test_overview_page_and_json_carry_the_same_numbers(world):
     html = await get_page(c, f"/forks/{FORK}/")
     assert '<div class="v" id="days-behind">3.25</div>' in html and '<div class="v" id="backlog">42</div>' in html
     assert 'data-points="6"' in html and "2026-05-28 20:16 UTC" in html and "STALE" not in html
+    assert f'<span class="sha">{sha("u", 39)[:12]}</span>, committed 2026-05-28 17:26 UTC' in html
+    assert ", committed 2026-05-25 11:26 UTC</td>" in html
     assert '<script defer src="/static/plotly.min.js"></script>' in html
     assert not re.search(r'(src|href)="https?://(?!github\.com/)', html)       # nothing from another host but links to GitHub
 

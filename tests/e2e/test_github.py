@@ -2,6 +2,8 @@
 and a chain PR appear on the local GitHub → the chain merges before the bundle → ledger, pins
 and the status issue are right. The real bot (web app, durable queue, worker, handlers, core)
 talks to the local GitHub; git moves through real bare repositories."""
+import time
+
 from bot.sync import store as sync_store
 from tests.support.e2e import install_on_fork, open_sync_prs, status_issue
 from tests.support.github import commit_files, git
@@ -50,9 +52,14 @@ async def test_upstream_moves_prs_open_chain_lands_first_then_bundle(world):
     st = sync_store.load_status(bot.store, "meta/triton")
     assert (st.backlog, st.upstream_head, st.frontier, st.contiguous_pin) == (0, c3, c3, c3)
     assert st.days_behind == 0.0
+    # Days Behind is measured between two commits' times, which the status shows
+    when = int(git(up_src, "log", "-1", "--format=%ct", c3))
+    assert (st.upstream_head_at, st.frontier_at) == (when, when)
     [issue] = await status_issue(alice)
     assert "| Backlog | 0 commits |" in issue["body"]
-    assert f"| upstream head | `{c3[:12]}` |" in issue["body"]
+    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(when))
+    assert f"| upstream head | `{c3[:12]}`, committed {stamp} |" in issue["body"]
+    assert f"| frontier pin | `{c3[:12]}`, committed {stamp} |" in issue["body"]
     assert "None." in issue["body"].split("## Open bundles and chains")[1].split("##")[0]
     # the sync branches are gone
     heads = git(up_src, "ls-remote", str(fork.path), "refs/heads/forksync/*")

@@ -55,6 +55,7 @@ def fill(store: Store, size: str = "small", *, fork: str = FORK, now: float = NO
                     frontier=frontier, contiguous_pin=sha("u", int(n_ledger * 0.5)), days_behind=3.25, backlog=42,
                     not_reached=n_ledger - int(n_ledger * 0.9), upstream_seen_at=now - (3 * DAY if stale else 600),
                     computed_at=now - 600, last_fetch_at=now - 600,
+                    upstream_head_at=now - 3 * 3600, frontier_at=now - 3 * 3600 - 3.25 * DAY,
                     last_fetch_error="fetch of triton-lang/triton failed: 502" if stale else "", units=tuple(units))
     sync_store.save_status(store, st)
     rows = []
