@@ -8,8 +8,8 @@
 # Settings are FORKSYNC_* environment variables (docs/github.md; `forksync app setup` writes them to
 # forksync.env); the App's private key is mounted read-only, never baked into the image.
 # compose.yaml runs the web server and the worker as two containers on one volume.
-# Without a container engine, .ci/image-check lints this file and runs its entry command from the
-# built wheel in a clean venv.
+# Without a container engine, `.venv/bin/python .ci/image_check.py` (the dev venv) lints this file with
+# hadolint, installs the built wheel in a clean venv and runs the image's CMD until its HEALTHCHECK passes.
 
 # --- builder: the forksync wheel, built from the source tree --------------------------------------
 FROM python:3.11-slim AS builder

@@ -2,7 +2,7 @@
 
 One jinja2 environment (StrictUndefined: a missing field is an error, not an empty string).
 Agent-written strings are sanitised by :mod:`bot.agents.textrails` *before* they reach a
-template (see :mod:`bot.agents.report`); templates receive plain data only.
+template (see :class:`bot.agents.output.Cleaner`); templates receive plain data only.
 """
 from __future__ import annotations
 

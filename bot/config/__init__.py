@@ -1,6 +1,19 @@
-"""``forksync.yml``: the typed configuration (pydantic models per section: upstream/fork,
-provenance, areas, suites, github, triage, agents), its loader with file/line/key errors, and the
-generator of docs/config-reference.md.
+"""``forksync.yml``: the typed configuration, and the tables and merge helpers that layers above share.
 
-May import: nothing of the project (pydantic, yaml). Imported by: everything above it.
+* :mod:`bot.config.forksync` — the whole file's model (upstream/fork, provenance, isolated picks,
+  areas, size caps, renames, ``resolve``) and its loader with file/line/key errors (positions and
+  "did you mean" from :mod:`bot.config.locate`);
+* one pydantic model per remaining section: :mod:`bot.config.github`, :mod:`bot.config.suites`,
+  :mod:`bot.config.gate`, :mod:`bot.config.triage`, :mod:`bot.config.agents`,
+  :mod:`bot.config.schedules`;
+* :mod:`bot.config.reference` — the generator of docs/config-reference.md;
+* :mod:`bot.config.app_manifest` — the App's permissions and webhook events (pure data);
+* :mod:`bot.config.infra` — the phrases of infrastructure faults, kept here so that ``gpu_runner``
+  (which reads them through :mod:`bot.config.suites`) imports with pydantic and pyyaml alone;
+* what forksync's in-memory merges share across the planner, apply and the resolve replay:
+  :mod:`bot.config.renames` (rename options), :mod:`bot.config.trees` (tree edits) and
+  :mod:`bot.config.objects` (new objects written as one pack).
+
+May import: nothing of the project (pydantic, yaml, croniter; pygit2 in renames, trees and objects).
+Imported by: everything above it.
 """

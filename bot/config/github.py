@@ -1,12 +1,12 @@
-"""``github:`` section of forksync.yml (owned by the GitHub-app work; see docs/github.md).
+"""``github:`` section of forksync.yml: how the App behaves on GitHub (docs/github.md).
 
 Example::
 
     github:
-      poll_interval_s: 300          # how often every tracked fork's upstream is polled
+      poll_interval_s: 300          # how often this fork's upstream branch is polled, the App installed there or not
       stale_after_s: 86400          # upstream data older than this is flagged stale (status issue, /metrics)
       alarm_after_s: 259200         # … and past this an alarm is raised
-      metrics_keep_days: 400        # the dashboard's metrics history (one snapshot per sync) is kept this long
+      metrics_keep_days: 400        # days the dashboard's metrics history (a snapshot per sync and per poll) is kept
       merge_method: rebase          # rebase | merge — never squash (one fork commit per upstream commit)
       status_issue_title: "forksync status"
       labels: {bundle: "forksync:bundle", chain: "forksync:chain", area_prefix: "area:"}

@@ -117,7 +117,7 @@ NOTES = {
                               "the App installed upstream or not",
     "github.stale_after_s": "upstream data older than this is shown as stale",
     "github.alarm_after_s": "past this age an alarm is raised",
-    "github.metrics_keep_days": "days of metrics history (one snapshot per sync) the dashboard keeps",
+    "github.metrics_keep_days": "days of metrics history (a snapshot per sync and per poll) the dashboard keeps",
     "github.merge_method": "how sync PRs land; squash is refused (one fork commit per upstream commit)",
     "github.status_issue_title": "title of the status (dashboard) issue",
     "github.labels": "label names on sync PRs",

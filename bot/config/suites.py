@@ -9,7 +9,7 @@ it leaves behind (JUnit XML, lit output, or benchmark JSON). Levels:
 
 Trust: the gate reads suites from the copy of ``forksync.yml`` on the fork's **default branch**,
 never from the PR's head — a PR could otherwise drop its own failing suite. Use
-:func:`load_trusted_suites`, which cannot be handed the PR's ref.
+:func:`bot.config.forksync.load_trusted_suites`, which cannot be handed the PR's ref.
 
 Errors: pydantic ``ValidationError`` inside :func:`bot.config.forksync.parse_config` (turned into
 ``ConfigError`` naming ``suites.<i>.<field>``); :func:`suite_problems` checks what needs the whole

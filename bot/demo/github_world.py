@@ -13,7 +13,7 @@ Repositories: ``triton-lang/triton`` (upstream) starts at the scenario's ``u9`` 
 fork has already dealt with); ``meta/triton`` (the fork) is the scenario's fork plus a
 ``.github/forksync.yml`` commit, with its ``refs/notes/forksync`` decisions. The upstream commits
 the demo pushes later are the scenario's ``u10``…``u18`` and the kernel commits of
-:mod:`bot.demo_github_kernels` (``u19``…``u21``).
+:func:`add_kernel_commits` (``u19``…``u21``).
 """
 from __future__ import annotations
 

@@ -74,7 +74,7 @@ def _nullable_alternatives(node):
 def _openapi():
     from openapi_core import Config, OpenAPI
 
-    # the description itself is checked once by tests/test_fakegithub_spec.py; re-checking it
+    # the description itself is checked once by tests/fakegithub/test_spec.py; re-checking it
     # here would cost ≈ 5 s per process
     return OpenAPI.from_dict(_nullable_alternatives(json.loads(REST_SPEC.read_text())),
                              config=Config(spec_validator_cls=None))

@@ -3,14 +3,17 @@
 =====================  =======================================================================
 module                 events
 =====================  =======================================================================
-``installation``       ping, installation.created, installation_repositories.added
-``upstream``           push (upstream moved) + the poller
+``installation``       ping, installation.created / new_permissions_accepted,
+                       installation_repositories.added
+``upstream``           push to a tracked upstream branch (the poller is the worker's:
+                       :mod:`bot.app.runtime`)
 ``config``             push to the default branch touching ``.github/forksync.yml``
 ``sync_prs``           pull_request.synchronize (a person's resolution on a chain)
 ``landing``            pull_request.closed (merged / closed unmerged)
 ``commands``           issue_comment.created / edited (``/forksync <verb>``)
 ``status_issue``       issues.edited (ticked checkboxes)
-``gate``               pull_request opened/reopened/synchronize/labeled, reviews, check_run.completed
+``gate``               pull_request opened / reopened / synchronize / labeled / unlabeled,
+                       pull_request_review submitted / dismissed, check_run.completed
 ``checks``             check_run.rerequested, workflow_run.completed (validation results)
 =====================  =======================================================================
 
@@ -19,8 +22,7 @@ service package with the services the context carries (``ctx.sync``, ``ctx.valid
 once where the app is assembled) and note what happened. The loop guard and error
 classification live in :mod:`bot.app.dispatch`, which builds the context.
 
-May import: commands, l2, triage, validation, sync, github, git, plan, core, config, model,
-store, templating. Imported by: app, demo.
+May import: commands, validation, sync, github. Imported by: app, cli (``forksync serve``), demo.
 """
 from __future__ import annotations
 

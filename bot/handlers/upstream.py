@@ -1,6 +1,7 @@
 """``push`` to an upstream branch that tracked forks follow: sync each of them
-(:func:`bot.sync.upstream.on_upstream_push`; the poller in :mod:`bot.app.runtime` covers upstreams
-the app is not installed on)."""
+(:func:`bot.sync.upstream.on_upstream_push`). The poller (:func:`bot.sync.upstream.poll_once`, run by
+the worker in :mod:`bot.app.runtime`) checks every tracked fork's upstream as well, so upstreams the
+App is not installed on are followed too."""
 from __future__ import annotations
 
 from gidgethub import routing

@@ -2,7 +2,7 @@
 
 Wires the edges to the pure partition (``bot/plan/partition.py``): the PENDING commits from the ledger, the
 open ``forksync/*`` branches, a :class:`~bot.plan.predict.MergePredictor` on a scratch repository in
-``cache_dir`` (rename detection per config), and a lazy :class:`~bot.plan.symbols.SymbolIndex`.
+``cache_dir`` (rename detection per config), and a lazy :class:`~bot.plan.symbol_index.SymbolIndex`.
 Used by ``forksync plan`` / ``forksync apply`` and by ``bench/bench_plan.py``.
 """
 from __future__ import annotations

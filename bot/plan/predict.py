@@ -9,7 +9,7 @@ and for the few shapes :func:`path_merge` leaves alone, by pygit2 ``Repository.m
 and advances by each clean pick the plan puts in a bundle (chain commits do not advance it), so a
 prediction answers "onto the fork tip with the plan's earlier clean picks applied".
 
-Agreement with real git: tests/test_predict.py replays the same picks with ``git cherry-pick`` in
+Agreement with real git: tests/plan/test_predict.py replays the same picks with ``git cherry-pick`` in
 a worktree (clean, conflicting, renames); runtime-facts measured 904/905 agreement on real Triton
 picks. Cost: ≈ 2–4 ms per commit without rename detection, ≈ 40 ms with it (config
 ``rename_detection``; git's cherry-pick detects renames, so on is the faithful default).

@@ -2,8 +2,8 @@
 verdict after L1, and test-result summaries on sync PRs.
 
 It lives outside ``bot/agents/`` on purpose: that package holds no GitHub or process code at
-all (``tests/test_agents_canary.py::test_no_code_path_from_agents_to_a_merge``); this module
-calls no merge, review or ready-for-review endpoint (``tests/test_agents_github.py`` checks it).
+all (``tests/agents/test_canary.py::test_no_code_path_from_agents_to_a_merge``); this module
+calls no merge, review or ready-for-review endpoint (``tests/sync/test_agents.py`` checks it).
 
 Rails that live here (the agent-side rails are in :mod:`bot.agents.conflict`):
 
@@ -19,7 +19,7 @@ Rails that live here (the agent-side rails are in :mod:`bot.agents.conflict`):
   (GitHub's REST API cannot convert a PR to a draft);
 * it may leave draft only when L1 passed on its current head (:func:`bot.agents.policy.may_leave_draft`),
   which :func:`draft_verdict` tells people; a person must approve; nothing here merges, approves
-  or marks a PR ready (tested: ``tests/test_agents_github.py``);
+  or marks a PR ready (tested: ``tests/sync/test_agents.py``);
 * a rejected or skipped proposal pushes nothing and comments the reason once per
   (upstream commit, chain tip) on the chain PR (hidden marker, so redeliveries repeat nothing).
 

@@ -1,12 +1,13 @@
-"""Upstream tracking: a ``push`` to upstream's branch (app installed where upstream lives) and a
-poller for upstreams it is not installed on. Either way a new upstream head runs a sync of every
-fork tracking it.
+"""Upstream tracking: a ``push`` to upstream's branch (where the App is installed upstream) syncs every
+fork tracking that branch, and a poller checks each tracked fork's upstream, the App installed there
+or not, and syncs that fork when upstream's head moved.
 
-Tracked forks (table ``tracked_forks``, :mod:`bot.sync.store`) are recorded when the bot reads a fork's configuration
-(installation events, or any sync). The poller asks ``repos/get-branch`` with ``If-None-Match``
-(the GitHub client's per-installation ETag cache; a 304 costs no rate limit) every
-``github.poll_interval_s`` seconds and syncs when the head differs from the last one seen. A
-failed poll marks the fork's numbers stale (``sync_status.last_fetch_error``).
+Tracked forks (table ``tracked_forks``, :mod:`bot.sync.store`) are recorded when the App adopts a
+repository whose configuration names an upstream (installation events, :func:`adopt`). The poller
+asks ``repos/get-branch`` with ``If-None-Match`` (the GitHub client's per-installation ETag cache; a
+304 costs no rate limit) every ``github.poll_interval_s`` seconds (the fork's value when it was
+adopted) and syncs when the head differs from the last one seen. A failed poll marks the fork's
+numbers stale (``sync_status.last_fetch_error``).
 """
 from __future__ import annotations
 

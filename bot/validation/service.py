@@ -3,7 +3,7 @@
 Flow for one PR head (:meth:`ValidationService.validate_pr`):
 
 1. The trusted configuration: ``.github/forksync.yml`` at the fork's **default branch**
-   (:func:`bot.config.suites.load_trusted_suites`; never the PR's copy). The required L1 suites are those
+   (:func:`bot.config.forksync.load_trusted_suites`; never the PR's copy). The required L1 suites are those
    that apply to the areas the PR touches (:func:`bot.config.suites.required_l1`).
 2. Code from a PR whose author is neither the bot nor a writer runs only after a writer's
    ``/forksync retest`` on that head (:func:`bot.validation.gate.may_run_on_gpu`).
