@@ -246,6 +246,8 @@ class SyncService:
             await self._save_blocked(ctx, full_name)
             return f"{full_name}: no upstream configured (.github/forksync.yml upstream.url)"
         started = self.now()
+        sync_store.update_tracking(ctx.store, full_name, poll_interval_s=cfg.github.poll_interval_s,
+                                   keep_days=cfg.github.metrics_keep_days)
         async with self._lock(full_name):
             st = sync_store.load_status(ctx.store, full_name) or sync_status.SyncStatus(repo=full_name, upstream=upstream)
             try:

@@ -64,6 +64,7 @@ SYNC_BRANCHES = table("sync_branches", {
 TRACKED = table("tracked_forks", {
     "fork": str, "upstream": str, "upstream_ref": str, "installation_id": int, "poll_interval_s": int,
     "last_poll_at": float,
+    "keep_days": float,     # the fork's github.metrics_keep_days: the poller's snapshots are trimmed by it
 }, pk="fork", indexes=[("upstream",)])
 
 COMMIT_TABLE = table("commit_analysis", {"sha": str, "version": int, "data": str}, pk="sha")
@@ -195,12 +196,22 @@ def blocked_only_branches(store: Store, repo: str) -> list[dict]:
 
 # ---------------------------------------------------------------------- tracked forks
 def track(store: Store, fork: str, upstream: str, upstream_ref: str, installation_id: int | None,
-          poll_interval_s: int) -> None:
+          poll_interval_s: int, keep_days: float | None = None) -> None:
     with store.lock:
         old = list(store.db["tracked_forks"].rows_where("fork = ?", [fork]))
         store.db["tracked_forks"].upsert({"fork": fork, "upstream": upstream, "upstream_ref": upstream_ref,
                                           "installation_id": installation_id, "poll_interval_s": poll_interval_s,
-                                          "last_poll_at": old[0]["last_poll_at"] if old else 0.0}, pk="fork")
+                                          "last_poll_at": old[0]["last_poll_at"] if old else 0.0,
+                                          "keep_days": KEEP_SNAPSHOT_DAYS if keep_days is None else keep_days}, pk="fork")
+
+
+def update_tracking(store: Store, fork: str, *, poll_interval_s: int, keep_days: float) -> None:
+    """The poller's settings of tracked ``fork`` as its configuration says now (each sync reads
+    it): a ``github.poll_interval_s`` or ``metrics_keep_days`` changed after adoption takes effect
+    at the next sync. A fork not tracked is left untracked."""
+    with store.lock:
+        store.db.execute("UPDATE tracked_forks SET poll_interval_s = ?, keep_days = ? WHERE fork = ?",
+                         [poll_interval_s, keep_days, fork])
 
 
 def forks_tracking(store: Store, upstream: str, ref: str) -> list[dict]:

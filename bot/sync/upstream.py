@@ -66,6 +66,7 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
     for r in due_for_poll(rows, now):
         ctx = await make_ctx(r["installation_id"])
         sync_store.mark_polled(store, r["fork"], now)
+        keep = r.get("keep_days") or sync_store.KEEP_SNAPSHOT_DAYS      # the fork's metrics_keep_days
         st = sync_store.load_status(store, r["fork"]) or sync_status.SyncStatus(repo=r["fork"], upstream=r["upstream"])
         try:
             branch = await ctx.gh.getitem("/repos/{owner}/{repo}/branches/{branch}",
@@ -74,7 +75,7 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
         except (gidgethub.HTTPException, OSError, KeyError, TypeError) as e:
             st = replace(st, last_fetch_at=now, last_fetch_error=f"poll of {r['upstream']} failed: {e}"[:300])
             sync_store.save_status(store, st)
-            snapshots.record_sync(store, st, at=now)
+            snapshots.record_sync(store, st, at=now, keep_days=keep)
             out.append(f"{r['fork']}: poll failed: {e}")
             try:
                 await svc.refresh_status_issue(ctx, r["fork"])
@@ -84,7 +85,7 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
         if head == st.upstream_head and not st.last_fetch_error:
             st = replace(st, upstream_seen_at=now, last_fetch_at=now)
             sync_store.save_status(store, st)
-            snapshots.record_sync(store, st, at=now)
+            snapshots.record_sync(store, st, at=now, keep_days=keep)
             out.append(f"{r['fork']}: upstream unchanged")
             continue
         try:
@@ -110,5 +111,6 @@ async def adopt(ctx, sync, full_name: str) -> str:
     upstream, ref = sync.upstream_of(cfg)
     if not upstream:
         return f"{full_name}: not a fork to sync (no upstream in .github/forksync.yml)"
-    sync_store.track(ctx.store, full_name, upstream, ref, ctx.installation_id, cfg.github.poll_interval_s)
+    sync_store.track(ctx.store, full_name, upstream, ref, ctx.installation_id, cfg.github.poll_interval_s,
+                     cfg.github.metrics_keep_days)
     return await sync.sync(ctx, full_name, reason="installed", cfg=cfg)
