@@ -164,6 +164,17 @@ async def test_one_repository_failing_does_not_stop_the_adoption_of_the_others(w
     # and the failure is not silent: the delivery says which repository failed
     [dead] = bot.deliveries("dead")
     assert "meta/other" in dead.dead_reason, dead.dead_reason
+    # a delivery of two repositories is no one fork's dead letter: the failing one keeps an
+    # `adopt` job failing (dashboard, /healthz), the adopted one none
+    jobs = sync_store.failing_jobs(bot.store)
+    assert [(j["repo"], j["job"]) for j in jobs] == [("meta/other", "adopt")], jobs
+    assert "403" in jobs[0]["error"] and jobs[0]["count"] >= 1
+    async with aiohttp.ClientSession() as s, s.get(bot.server.make_url("/healthz")) as r:
+        assert r.status == 503 and "meta/other" in await r.text()
+    # adopted once GitHub lets it read the config: the job clears
+    await fake.webhooks.deliver("installation", payload)
+    await bot.settle()
+    assert sync_store.failing_jobs(bot.store) == []
 
 
 async def two_forks(world, tmp_path):
