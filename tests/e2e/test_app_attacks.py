@@ -3,13 +3,11 @@ import subprocess
 
 import aiohttp
 
-from bot.app import queue as q
-from bot.app.dispatch import Context
 from bot.app.schedules import tick_all
 from bot.sync import store as sync_store
 from bot.sync.landing import keep_head
 from bot.sync.upstream import poll_once
-from tests.support.e2e import adopt_and_move_upstream, install_on_fork, open_sync_prs, status_issue
+from tests.support.e2e import adopt_and_move_upstream, install_on_fork, job_context, open_sync_prs, status_issue
 from tests.support.github import commit_files, git
 
 
@@ -89,11 +87,7 @@ async def test_a_scheduled_job_that_keeps_failing_is_visible_on_the_status_issue
     await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
     await bot.settle()
 
-    async def make_ctx(inst_id):
-        d = q.Delivery(id="poll", delivery_id="poll", hook_id="", event="poll", action="", installation_id=inst_id,
-                       repo="", sender="", body=b"", content_type="", state="processing", attempts=1, received_at=0)
-        return Context(delivery=d, gh=await bot.clients.client_for(inst_id), store=bot.store, settings=bot.settings,
-                       sync=bot.svc, validation=bot.validation, installation_id=inst_id)
+    make_ctx = job_context(bot)
 
     # GitHub keeps failing the open-PR listing that reconcile walks (outlasting the client's retries)
     fake.faults.server_error("/repos/meta/triton/pulls", "GET", status=502, times=1000)
@@ -216,11 +210,7 @@ async def test_one_fork_failing_its_polled_sync_does_not_skip_the_others_polls(w
     git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
     await fake.refresh()
 
-    async def make_ctx(inst_id):
-        d = q.Delivery(id="poll", delivery_id="poll", hook_id="", event="poll", action="", installation_id=inst_id,
-                       repo="", sender="", body=b"", content_type="", state="processing", attempts=1, received_at=0)
-        return Context(delivery=d, gh=await bot.clients.client_for(inst_id), store=bot.store, settings=bot.settings,
-                       sync=bot.svc, validation=bot.validation, installation_id=inst_id)
+    make_ctx = job_context(bot)
 
     notes = await poll_once(bot.store, bot.svc, make_ctx, now=10**10)
     fake.faults.clear()

@@ -2,12 +2,10 @@
 trims the snapshots a poll writes, and a ``poll_interval_s`` changed after adoption takes effect."""
 import pytest
 
-from bot.app import queue as q
-from bot.app.dispatch import Context
 from bot.sync import store as sync_store
 from bot.sync.upstream import due_for_poll, poll_once
 from tests.support.e2e import CONFIG as E2E_CONFIG
-from tests.support.e2e import adopt_and_move_upstream, sync_world
+from tests.support.e2e import adopt_and_move_upstream, job_context, sync_world
 
 CONFIG = E2E_CONFIG + """\
 github:
@@ -31,11 +29,7 @@ async def test_polls_keep_the_forks_history_and_follow_its_interval(world):
     synced = len(sync_store.snapshots(bot.store, "meta/triton"))
     assert synced >= 1
 
-    async def make_ctx(inst_id):
-        d = q.Delivery(id="poll", delivery_id="poll", hook_id="", event="poll", action="", installation_id=inst_id,
-                       repo="", sender="", body=b"", content_type="", state="processing", attempts=1, received_at=0)
-        return Context(delivery=d, gh=await bot.clients.client_for(inst_id), store=bot.store, settings=bot.settings,
-                       sync=bot.svc, validation=bot.validation, installation_id=inst_id)
+    make_ctx = job_context(bot)
 
     # a poll 1,000 days after the syncs: upstream unchanged; under the default 400 days the
     # syncs' snapshots would go, under this fork's 3,650 they stay

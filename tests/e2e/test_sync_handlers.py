@@ -3,10 +3,9 @@ notes), a person's resolution on a chain, config validation, the status issue's 
 poller and stale metrics."""
 import subprocess
 
-from bot.app.dispatch import Context
 from bot.sync import store as sync_store
 from bot.sync.upstream import poll_once
-from tests.support.e2e import adopt_and_move_upstream, open_sync_prs, status_issue
+from tests.support.e2e import adopt_and_move_upstream, job_context, open_sync_prs, status_issue
 from tests.support.github import commit_files, git
 
 
@@ -112,12 +111,7 @@ async def test_poller_failure_marks_numbers_stale(world):
     fake, bot, alice, up_src, upstream, fork, inst = world
     await synced(world)
 
-    async def make_ctx(inst_id):
-        from bot.app import queue as q
-        d = q.Delivery(id="poll", delivery_id="poll", hook_id="", event="poll", action="", installation_id=inst_id,
-                       repo="", sender="", body=b"", content_type="", state="processing", attempts=1, received_at=0)
-        return Context(delivery=d, gh=await bot.clients.client_for(inst_id), store=bot.store, settings=bot.settings,
-                       sync=bot.svc, validation=bot.validation, installation_id=inst_id)
+    make_ctx = job_context(bot)
 
     fake.faults.add("GET", "/repos/triton-lang/triton/branches/*", 403, "Resource not accessible by integration")
     notes = await poll_once(bot.store, bot.svc, make_ctx, now=10**10)

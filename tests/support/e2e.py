@@ -78,3 +78,17 @@ async def sync_world(fake, tmp_path, config: str = CONFIG, **bot_kw):
     finally:
         await session.close()
         await bot.stop()
+
+
+def job_context(bot):
+    """``make_ctx(installation_id)`` for scheduled work (the poller, the ticks): a handler context
+    with no webhook behind it, as the worker builds one."""
+    from bot.app import queue as q
+    from bot.app.dispatch import Context
+
+    async def make_ctx(inst_id):
+        d = q.Delivery(id="poll", delivery_id="poll", hook_id="", event="poll", action="", installation_id=inst_id,
+                       repo="", sender="", body=b"", content_type="", state="processing", attempts=1, received_at=0)
+        return Context(delivery=d, gh=await bot.clients.client_for(inst_id), store=bot.store, settings=bot.settings,
+                       sync=bot.svc, validation=bot.validation, installation_id=inst_id)
+    return make_ctx
