@@ -14,6 +14,7 @@ import json
 from contextlib import contextmanager
 from dataclasses import replace
 
+from bot.agents.redact import scrub
 from bot.store import Store, table
 from bot.sync.status import SyncStatus
 
@@ -80,7 +81,7 @@ def load_status(store: Store, repo: str) -> SyncStatus | None:
 
 def record_job(store: Store, repo: str, job: str, error: str | None, now: float) -> bool:
     """Record how scheduled ``job`` of fork ``repo`` ended at ``now``: ``error`` (None = it
-    succeeded, which clears it). Returns whether the set of failing jobs changed (the status issue
+    succeeded, which clears it; stored through :func:`bot.agents.redact.scrub`). Returns whether the set of failing jobs changed (the status issue
     then needs a refresh). Writes only the failing-jobs column (read and written under the store's
     lock, in one transaction), so a sync saving its status meanwhile neither loses nor restores a job."""
     with _status_tx(store):
@@ -91,7 +92,8 @@ def record_job(store: Store, repo: str, job: str, error: str | None, now: float)
             jobs.pop(job, None)
         else:
             old = jobs.get(job) or {"since": now, "count": 0}
-            jobs[job] = {"job": job, "error": error[:300], "since": old["since"], "at": now, "count": old["count"] + 1}
+            # shown on the status issue and /healthz: scrubbed like a dead letter's reason
+            jobs[job] = {"job": job, "error": scrub(error)[:300], "since": old["since"], "at": now, "count": old["count"] + 1}
         if jobs == {j["job"]: j for j in st.failing_jobs}:
             return False
         _write(store, replace(st, failing_jobs=tuple(jobs[k] for k in sorted(jobs))), only=("failing_jobs_json",))

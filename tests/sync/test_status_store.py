@@ -97,3 +97,20 @@ def test_a_hold_set_by_another_process_during_a_save_survives_it(tmp_path, monke
     monkeypatch.setattr(sqlite_utils.db.Table, "upsert", upsert)
     after = sync_store.load_status(sync_proc, "meta/fork")
     assert (after.backlog, after.held) == (5, True)
+
+
+def test_a_failing_jobs_error_is_scrubbed_before_it_is_stored(tmp_path):
+    """The error goes to the status issue (a public issue on a public fork) and /healthz: like a
+    dead letter's reason, it never carries a URL's credentials or a configured secret."""
+    from bot.agents.redact import forget_secrets, register_secrets
+
+    store = Store(tmp_path / "s.db")
+    register_secrets("s3cr3t-webhook-value")
+    try:
+        sync_store.record_job(store, "meta/fork", "l2", "ClientError: GET https://x-access-token:ghs_abc123@github.com/"
+                              "meta/fork.git failed; key s3cr3t-webhook-value", now=1.0)
+    finally:
+        forget_secrets()
+    [job] = sync_store.load_status(store, "meta/fork").failing_jobs
+    assert "ghs_abc123" not in job["error"] and "s3cr3t" not in job["error"], job["error"]
+    assert job["error"].startswith("ClientError: GET https://***@github.com/meta/fork.git failed")
