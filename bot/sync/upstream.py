@@ -85,6 +85,12 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
             sync_store.save_status(store, st)
             snapshots.record_sync(store, st, at=now)
             out.append(f"{r['fork']}: upstream unchanged")
+            # the fork is synced to the head polled (another sync got there): the poll is not failing
+            if sync_store.record_job(store, r["fork"], "poll", None, now):
+                try:
+                    await svc.refresh_status_issue(ctx, r["fork"])
+                except Exception as e2:  # noqa: BLE001 - the next change retries
+                    out.append(f"{r['fork']}: status issue not refreshed: {e2}")
             continue
         try:
             out.append(await svc.sync(ctx, r["fork"], reason=f"poll: upstream at {head[:12]}"))

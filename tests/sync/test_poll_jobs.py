@@ -56,3 +56,25 @@ async def test_a_polled_sync_that_succeeds_again_clears_poll_from_the_status_iss
     assert sync_store.load_status(store, "meta/fork").failing_jobs == ()
     # the status issue as last rendered no longer says the poll is failing
     assert svc.issues[-1] == [], svc.issues
+
+
+async def test_a_failing_poll_is_cleared_once_another_sync_caught_the_fork_up(tmp_path):
+    """The polled sync failed, then a sync started otherwise (a landing, a replan) reached the same
+    upstream head: the poller finds upstream unchanged, and the poll is no longer failing."""
+    store = Store(tmp_path / "s.db")
+    sync_store.track(store, "meta/fork", "up/triton", "main", 1, poll_interval_s=60)
+    sync_store.save_status(store, SyncStatus(repo="meta/fork", upstream="up/triton"))
+    svc, gh = _Svc(store), _GH()
+
+    async def make_ctx(_inst):
+        return SimpleNamespace(gh=gh, store=store)
+
+    for at in (1000.0, 2000.0):
+        await poll_once(store, svc, make_ctx, now=at)
+    assert [(j["job"], j["count"]) for j in sync_store.load_status(store, "meta/fork").failing_jobs] == [("poll", 2)]
+    # another sync succeeds at the head the poller saw
+    sync_store.save_status(store, SyncStatus(repo="meta/fork", upstream="up/triton", upstream_head=gh.head))
+    notes = await poll_once(store, svc, make_ctx, now=3000.0)
+    assert notes == ["meta/fork: upstream unchanged"]
+    assert sync_store.load_status(store, "meta/fork").failing_jobs == ()
+    assert svc.issues[-1] == [], svc.issues
