@@ -167,11 +167,10 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
         return render("command_reply.md.j2", user=user, line=cmd.line, result=result, details=details)
 
     if isinstance(cmd, cm.Hold):
-        st = sync_store.load_status(ctx.store, full) or SyncStatus(repo=full)
-        if order and st.held_by and order < st.held_by:
+        if not sync_store.set_hold(ctx.store, full, cmd.on, order):
+            st = sync_store.load_status(ctx.store, full) or SyncStatus(repo=full)
             return reply("not applied: a later comment already set the fork "
                          + ("on hold." if st.held else "off hold.") + " The latest `hold` or `unhold` wins.")
-        sync_store.set_hold(ctx.store, full, cmd.on, order or st.held_by)
         if svc:
             await svc.refresh_status_issue(ctx, full, cfg=cfg)
         return reply("on hold: no sync PRs are opened or merged until `/forksync unhold`." if cmd.on

@@ -45,6 +45,17 @@ async def delete_branch(gh, full_name: str, branch: str) -> bool:
         raise
 
 
+async def branch_tip(gh, full_name: str, branch: str) -> str:
+    """The sha ``branch`` is at on the fork now ("" when it is gone)."""
+    try:
+        ref = await gh.getitem("/repos/{owner}/{repo}/git/ref/{ref}", {**split_repo(full_name), "ref": f"heads/{branch}"})
+    except gidgethub.HTTPException as e:
+        if int(e.status_code) == 404:
+            return ""
+        raise
+    return str(((ref or {}).get("object") or {}).get("sha") or "")
+
+
 async def keep_head(gh, full_name: str, ref: str, sha: str) -> None:
     """Create ``ref`` at ``sha`` on the fork (``git/create-ref``); a ref already there (a retried
     delivery) is fine."""
@@ -86,7 +97,9 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender) -> None:
     disposition, text = closer_disposition(reason)
     text = text or "closed without a reason"
     await sync.record_close(ctx, full_name, shas, disposition, f"closed unmerged by @{closer}: {text}", closer)
-    head = str((pr.get("head") or {}).get("sha") or "")
+    # the branch as it is now, not as the event saw it: a person may have pushed to it after the
+    # close (the PR's head no longer follows the branch) and before this delivery was handled
+    head = await branch_tip(ctx.gh, full_name, branch) or str((pr.get("head") or {}).get("sha") or "")
     kept = ""
     if head and row.get("pushed_tip") and head != row["pushed_tip"]:
         # someone else's commits are on the branch: keep them on the fork before it goes

@@ -11,8 +11,10 @@
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from dataclasses import replace
 
+from bot.agents.redact import scrub
 from bot.store import Store, table
 from bot.sync.status import SyncStatus
 
@@ -80,10 +82,10 @@ def load_status(store: Store, repo: str) -> SyncStatus | None:
 
 def record_job(store: Store, repo: str, job: str, error: str | None, now: float) -> bool:
     """Record how scheduled ``job`` of fork ``repo`` ended at ``now``: ``error`` (None = it
-    succeeded, which clears it). Returns whether the set of failing jobs changed (the status issue
+    succeeded, which clears it; stored through :func:`bot.agents.redact.scrub`). Returns whether the set of failing jobs changed (the status issue
     then needs a refresh). Writes only the failing-jobs column (read and written under the store's
-    lock), so a sync saving its status meanwhile neither loses nor restores a job."""
-    with store.lock:
+    lock, in one transaction), so a sync saving its status meanwhile neither loses nor restores a job."""
+    with _status_tx(store):
         st = load_status(store, repo) or SyncStatus(repo=repo)
         jobs = {j["job"]: j for j in st.failing_jobs}
         before = set(jobs)
@@ -91,20 +93,27 @@ def record_job(store: Store, repo: str, job: str, error: str | None, now: float)
             jobs.pop(job, None)
         else:
             old = jobs.get(job) or {"since": now, "count": 0}
-            jobs[job] = {"job": job, "error": error[:300], "since": old["since"], "at": now, "count": old["count"] + 1}
+            # shown on the status issue and /healthz: scrubbed like a dead letter's reason
+            jobs[job] = {"job": job, "error": scrub(error)[:300], "since": old["since"], "at": now, "count": old["count"] + 1}
         if jobs == {j["job"]: j for j in st.failing_jobs}:
             return False
         _write(store, replace(st, failing_jobs=tuple(jobs[k] for k in sorted(jobs))), only=("failing_jobs_json",))
     return set(jobs) != before
 
 
-def set_hold(store: Store, repo: str, on: bool, held_by: str) -> None:
+def set_hold(store: Store, repo: str, on: bool, held_by: str) -> bool:
     """Put fork ``repo`` on hold (``on``) or take it off, as the comment ``held_by`` (its
-    ``comment_order``) says. Writes only the hold columns, so a sync that loaded the status before
-    the command and saves it after keeps the hold (:func:`save_status` never writes them)."""
-    with store.lock:
+    ``comment_order``; "" = now, keeping the stored one) says, unless the stored hold was set by a
+    later comment: returns whether it was applied. The check and the write are one transaction
+    (another worker may store a hold meanwhile). Writes only the hold columns, so a sync that
+    loaded the status before the command and saves it after keeps the hold (:func:`save_status`
+    never writes them)."""
+    with _status_tx(store):
         st = load_status(store, repo) or SyncStatus(repo=repo)
-        _write(store, replace(st, held=on, held_by=held_by), only=("held", "held_by"))
+        if held_by and st.held_by and held_by < st.held_by:
+            return False
+        _write(store, replace(st, held=on, held_by=held_by or st.held_by), only=("held", "held_by"))
+    return True
 
 
 def failing_jobs(store: Store) -> list[dict]:
@@ -136,13 +145,31 @@ def _write(store: Store, status: SyncStatus, *, keep: tuple[str, ...] = (), only
     row["held"] = int(status.held)
     row["deferred_json"] = json.dumps(list(status.deferred))
     row["units_json"] = json.dumps(list(status.units))
-    with store.lock:
+    with _status_tx(store):
         stored = list(store.db["sync_status"].rows_where("repo = ?", [status.repo])) if keep or only else []
         if stored and only:
             row = {**stored[0], **{k: row[k] for k in only}}
         elif stored:
             row.update({k: stored[0][k] for k in keep if k in stored[0]})
         store.db["sync_status"].upsert(row, pk="repo")
+
+
+@contextmanager
+def _status_tx(store: Store):
+    """The store's lock and one ``BEGIN IMMEDIATE`` transaction (a savepoint inside one already):
+    a status row read and written back is not interleaved with another process's write."""
+    with store.lock:
+        if store.conn.in_transaction:
+            with store.db.atomic():
+                yield
+            return
+        store.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            store.conn.execute("ROLLBACK")
+            raise
+        store.conn.execute("COMMIT")
 
 
 def _status_from_row(r: dict) -> SyncStatus:

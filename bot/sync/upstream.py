@@ -87,6 +87,12 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
             sync_store.save_status(store, st)
             snapshots.record_sync(store, st, at=now, keep_days=keep)
             out.append(f"{r['fork']}: upstream unchanged")
+            # the fork is synced to the head polled (another sync got there): the poll is not failing
+            if sync_store.record_job(store, r["fork"], "poll", None, now):
+                try:
+                    await svc.refresh_status_issue(ctx, r["fork"])
+                except Exception as e2:  # noqa: BLE001 - the next change retries
+                    out.append(f"{r['fork']}: status issue not refreshed: {e2}")
             continue
         try:
             out.append(await svc.sync(ctx, r["fork"], reason=f"poll: upstream at {head[:12]}"))
@@ -96,8 +102,9 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
             error = f"{type(e).__name__}: {e}"[:300]
             out.append(f"{r['fork']}: sync failed: {error}")
         # a failed polled sync has no delivery to dead-letter: it is kept as a failing "poll" job
-        # (status issue, /healthz), cleared by the next polled sync that succeeds
-        if sync_store.record_job(store, r["fork"], "poll", error, now) and error is not None:
+        # (status issue, /healthz), cleared by the next polled sync that succeeds; the issue is
+        # rendered again either way (a succeeding sync rendered it before the job was cleared)
+        if sync_store.record_job(store, r["fork"], "poll", error, now):
             try:
                 await svc.refresh_status_issue(ctx, r["fork"])
             except Exception as e2:  # noqa: BLE001 - /healthz still says it

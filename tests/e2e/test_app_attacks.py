@@ -264,3 +264,28 @@ async def test_a_dead_installation_delivery_for_a_fork_is_on_its_status_issue(wo
         assert r.status == 503                                  # visible here already
     [issue] = await status_issue(alice)
     assert "webhook delivery for this fork failed for good** (dead-lettered)" in issue["body"]
+
+
+async def test_commits_pushed_to_a_sync_branch_after_its_pr_was_closed_are_kept(world, tmp_path):
+    """The close is handled from the queue, later: a person's push to the branch in between (their
+    work goes on after the close) is what the branch holds when forksync deletes it."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    bundle, _chain = await open_sync_prs(alice)
+    branch = bundle["head"]["ref"]
+    fake.webhooks.auto_deliver = False
+    await alice.patch(f"/repos/meta/triton/pulls/{bundle['number']}", data={"state": "closed"})
+    wt = tmp_path / "person"
+    git(tmp_path, "clone", "-q", "-b", branch, str(fork.path), str(wt))
+    mine = commit_files(wt, {"python/a.py": "a = 2  # tuned for our hardware\n"}, "fork: tune a after the close")
+    git(wt, "push", "-q", "origin", "HEAD")
+    await fake.webhooks.flush()
+    fake.webhooks.auto_deliver = True
+    await bot.settle()
+    assert bot.deliveries("dead") == []
+    refs = git(wt, "ls-remote", "origin").splitlines()
+    holding = [r.split()[1] for r in refs if not r.split()[1].startswith("refs/pull/")
+               and subprocess.run(["git", f"--git-dir={fork.path}", "merge-base", "--is-ancestor", mine, r.split()[0]],
+                                  capture_output=True).returncode == 0]
+    assert holding == [f"refs/forksync/closed/{branch.removeprefix('forksync/')}/{mine[:12]}"], refs

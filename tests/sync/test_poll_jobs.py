@@ -1,0 +1,80 @@
+"""The poller's failing "poll" job: recorded on the fork's status when its polled sync fails, and
+gone from the status issue once a polled sync succeeds again."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from bot.store import Store
+from bot.sync import store as sync_store
+from bot.sync.status import SyncStatus
+from bot.sync.upstream import poll_once
+
+
+class _GH:
+    def __init__(self):
+        self.head = "a" * 40
+
+    async def getitem(self, url, params=None):
+        return {"commit": {"sha": self.head}}
+
+
+class _Svc:
+    """A sync service whose sync fails or succeeds as told, and renders the status issue at its
+    end (as the real one does); ``issues`` holds the failing jobs each render showed."""
+
+    def __init__(self, store):
+        self.store = store
+        self.fail = True
+        self.issues: list[list[str]] = []
+
+    async def sync(self, ctx, full, *, reason):
+        if self.fail:
+            raise RuntimeError("GitHub answered 502")
+        await self.refresh_status_issue(ctx, full)
+        return f"{full}: synced"
+
+    async def refresh_status_issue(self, ctx, full, **_):
+        self.issues.append([j["job"] for j in sync_store.load_status(self.store, full).failing_jobs])
+        return "status issue refreshed"
+
+
+async def test_a_polled_sync_that_succeeds_again_clears_poll_from_the_status_issue(tmp_path):
+    store = Store(tmp_path / "s.db")
+    sync_store.track(store, "meta/fork", "up/triton", "main", 1, poll_interval_s=60)
+    sync_store.save_status(store, SyncStatus(repo="meta/fork", upstream="up/triton"))
+    svc, gh = _Svc(store), _GH()
+
+    async def make_ctx(_inst):
+        return SimpleNamespace(gh=gh, store=store)
+
+    notes = await poll_once(store, svc, make_ctx, now=1000.0)
+    assert notes[0].startswith("meta/fork: sync failed: RuntimeError: GitHub answered 502"), notes
+    assert svc.issues[-1] == ["poll"]                        # the failure is on the status issue
+    svc.fail = False
+    gh.head = "b" * 40
+    await poll_once(store, svc, make_ctx, now=2000.0)
+    assert sync_store.load_status(store, "meta/fork").failing_jobs == ()
+    # the status issue as last rendered no longer says the poll is failing
+    assert svc.issues[-1] == [], svc.issues
+
+
+async def test_a_failing_poll_is_cleared_once_another_sync_caught_the_fork_up(tmp_path):
+    """The polled sync failed, then a sync started otherwise (a landing, a replan) reached the same
+    upstream head: the poller finds upstream unchanged, and the poll is no longer failing."""
+    store = Store(tmp_path / "s.db")
+    sync_store.track(store, "meta/fork", "up/triton", "main", 1, poll_interval_s=60)
+    sync_store.save_status(store, SyncStatus(repo="meta/fork", upstream="up/triton"))
+    svc, gh = _Svc(store), _GH()
+
+    async def make_ctx(_inst):
+        return SimpleNamespace(gh=gh, store=store)
+
+    for at in (1000.0, 2000.0):
+        await poll_once(store, svc, make_ctx, now=at)
+    assert [(j["job"], j["count"]) for j in sync_store.load_status(store, "meta/fork").failing_jobs] == [("poll", 2)]
+    # another sync succeeds at the head the poller saw
+    sync_store.save_status(store, SyncStatus(repo="meta/fork", upstream="up/triton", upstream_head=gh.head))
+    notes = await poll_once(store, svc, make_ctx, now=3000.0)
+    assert notes == ["meta/fork: upstream unchanged"]
+    assert sync_store.load_status(store, "meta/fork").failing_jobs == ()
+    assert svc.issues[-1] == [], svc.issues
