@@ -37,7 +37,7 @@ from pydantic import ValidationError
 
 from bot.app import queue as q
 from bot.app.worker import Unhandleable
-from bot.github.common import PayloadError
+from bot.github.common import PayloadError, error_to_raise, is_permanent
 from bot.github.events import GITHUB_EVENTS
 from bot.store import Store
 from bot.sync import store as sync_store
@@ -156,9 +156,8 @@ class Dispatcher:
             # deterministic for this payload: a retry would fail the same way
             raise Unhandleable(f"{d.event} handler failed on this payload: {type(e).__name__}: {_short(e)}") from None
         except gidgethub.HTTPException as e:
-            status = int(getattr(e, "status_code", 0) or 0)
-            if 400 <= status < 500 and status not in (401, 403, 409, 429):
-                raise Unhandleable(f"GitHub answered {status}: {_short(e)}") from None
+            if is_permanent(e):        # the same rule the handlers use to choose what they re-raise
+                raise Unhandleable(f"GitHub answered {int(getattr(e, 'status_code', 0) or 0)}: {_short(e)}") from None
             raise
         return "; ".join(ctx.outcome) or "handled"
 
@@ -179,19 +178,19 @@ class Dispatcher:
 
     async def _run_all(self, event: Event, ctx: Context) -> None:
         """Run every matching handler in a fixed order (module, name). One handler's failure does
-        not stop the others (gidgethub's ``dispatch`` would); the first failure is re-raised
-        afterwards so the delivery is retried — handlers are idempotent, so re-running the ones
-        that succeeded is harmless."""
-        first: BaseException | None = None
+        not stop the others (gidgethub's ``dispatch`` would); a failure is re-raised afterwards
+        (a retryable one before a permanent one: :func:`bot.github.common.error_to_raise`) so the
+        delivery is retried — handlers are idempotent, so re-running the ones that succeeded is
+        harmless."""
+        errors: list[BaseException] = []
         for cb in sorted(self.router.fetch(event), key=lambda f: (f.__module__, f.__qualname__)):
             try:
                 await cb(event, ctx)
             except Exception as e:  # noqa: BLE001 - re-raised below
-                if first is None:
-                    first = e
+                errors.append(e)
                 ctx.note(f"{cb.__module__.rsplit('.', 1)[-1]}.{cb.__name__} failed: {type(e).__name__}")
-        if first is not None:
-            raise first
+        if errors:
+            raise error_to_raise(errors)
 
 
 def _short(e: BaseException, limit: int = 500) -> str:

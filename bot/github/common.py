@@ -52,6 +52,28 @@ class PayloadError(ValueError):
     """A payload lacks what a handler needs (raised by handlers; becomes a dead-letter reason)."""
 
 
+def is_permanent(e: BaseException) -> bool:
+    """Would a retry of the same work fail the same way? GitHub's 4xx other than 401/403/409/429
+    (401/403: a token or grant that can be fixed; 409: a conflict that moves; 429: a rate limit),
+    a malformed payload (pydantic ``ValidationError``, :class:`PayloadError`, or a
+    ``KeyError``/``TypeError``/``AttributeError`` raised while reading it). The dispatcher
+    dead-letters these at once and retries the rest."""
+    from pydantic import ValidationError
+
+    if isinstance(e, gidgethub.HTTPException):
+        status = int(getattr(e, "status_code", 0) or 0)
+        return 400 <= status < 500 and status not in (401, 403, 409, 429)
+    return isinstance(e, (ValidationError, PayloadError, KeyError, TypeError, AttributeError))
+
+
+def error_to_raise(errors: list[BaseException]) -> BaseException | None:
+    """Of the errors of several independent parts of one delivery (repositories, forks), the one
+    to re-raise: the first a retry may fix, else the first. A permanent error raised first would
+    dead-letter the delivery at once, and the parts that failed for a passing reason (a 5xx) would
+    never be tried again."""
+    return next((e for e in errors if not is_permanent(e)), errors[0] if errors else None)
+
+
 def split_repo(full_name: str) -> dict[str, str]:
     owner, _, repo = full_name.partition("/")
     if not owner or not repo:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from gidgethub import routing
 
+from bot.github.common import error_to_raise
 from bot.sync import store as sync_store
 from bot.sync.upstream import adopt
 
@@ -24,14 +25,15 @@ async def on_ping(event, ctx) -> None:
 
 async def adopt_all(ctx, repositories: list) -> None:
     """Adopt each repository of an installation event; one failing does not stop the others (a
-    repository GitHub refuses must not keep the rest of the installation unsynced). The first
-    error is re-raised afterwards, unchanged (the dispatcher classifies it), so the delivery is
-    retried and, past its attempts, dead-lettered; adopting again is idempotent.
+    repository GitHub refuses must not keep the rest of the installation unsynced). One error is
+    re-raised afterwards, unchanged (the dispatcher classifies it; a retryable one before a
+    permanent one, :func:`bot.github.common.error_to_raise`), so the delivery is retried and,
+    past its attempts, dead-lettered; adopting again is idempotent.
 
     A delivery naming several repositories cannot be one fork's dead letter, so each failure is
     also kept as the repository's failing ``adopt`` job (its status issue, the dashboard,
     ``/healthz``), cleared when an adoption of it succeeds."""
-    first: BaseException | None = None
+    errors: list[BaseException] = []
     for r in repositories:
         name = r["full_name"]
         try:
@@ -39,15 +41,15 @@ async def adopt_all(ctx, repositories: list) -> None:
             error = None
         except Exception as e:  # noqa: BLE001 - re-raised below, after the other repositories
             ctx.note(f"{name}: adoption failed: {type(e).__name__}")
-            first = first or e
+            errors.append(e)
             error = f"{type(e).__name__}: {str(e)[:300]}"
         if sync_store.record_job(ctx.store, name, "adopt", error, ctx.now()) and error is not None:
             try:
                 await ctx.sync.refresh_status_issue(ctx, name)
             except Exception as e2:  # noqa: BLE001 - /healthz and the dashboard still say it
                 ctx.note(f"{name}: status issue not refreshed: {type(e2).__name__}")
-    if first is not None:
-        raise first
+    if errors:
+        raise error_to_raise(errors)
 
 
 @router.register("installation", action="created")

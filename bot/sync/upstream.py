@@ -17,7 +17,7 @@ from dataclasses import replace
 
 import gidgethub
 
-from bot.github.common import split_repo
+from bot.github.common import error_to_raise, split_repo
 from bot.store import Store
 from bot.sync import snapshots
 from bot.sync import status as sync_status
@@ -37,19 +37,20 @@ async def on_upstream_push(ctx, sync, upstream: str, ref: str, after: str) -> No
     if not isinstance(ref, str) or not ref.startswith("refs/heads/"):
         return
     forks = sync_store.forks_tracking(ctx.store, upstream, ref[len("refs/heads/"):])
-    first: BaseException | None = None
+    errors: list[BaseException] = []
     for f in forks:
-        # one fork failing (GitHub refusing it, its git) must not leave the others unsynced: the
-        # first error is re-raised after all of them ran, so the delivery is retried (syncs are
-        # idempotent) and, past its attempts, dead-lettered on the forks' status issues
+        # one fork failing (GitHub refusing it, its git) must not leave the others unsynced: one
+        # error (a retryable one first) is re-raised after all of them ran, so the delivery is
+        # retried (syncs are idempotent) and, past its attempts, dead-lettered on the forks'
+        # status issues
         try:
             sub = ctx if f["installation_id"] == ctx.installation_id else await _ctx_for(ctx, sync, f["installation_id"])
             ctx.note(await sync.sync(sub, f["fork"], reason=f"upstream push {str(after)[:12]}"))
         except Exception as e:  # noqa: BLE001 - re-raised below
             ctx.note(f"{f['fork']}: sync failed: {type(e).__name__}")
-            first = first or e
-    if first is not None:
-        raise first
+            errors.append(e)
+    if errors:
+        raise error_to_raise(errors)
 
 
 async def _ctx_for(ctx, svc, installation_id):

@@ -289,3 +289,24 @@ async def test_commits_pushed_to_a_sync_branch_after_its_pr_was_closed_are_kept(
                and subprocess.run(["git", f"--git-dir={fork.path}", "merge-base", "--is-ancestor", mine, r.split()[0]],
                                   capture_output=True).returncode == 0]
     assert holding == [f"refs/forksync/closed/{branch.removeprefix('forksync/')}/{mine[:12]}"], refs
+
+
+async def test_a_permanent_refusal_of_one_repository_does_not_stop_the_retries_of_another(world):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    other = fake.create_repo("meta/other", source=up_src)
+    # meta/other: refused for good (422, a retry gets the same answer); meta/triton: GitHub failing
+    # for a while (5xx outlasting the client's own retries), which a later attempt can get past
+    fake.faults.add("GET", "/repos/meta/other/contents/*", 422, "Unprocessable", times=1000)
+    fake.faults.server_error("/repos/meta/triton/contents/*", "GET", status=502, times=1000)
+    payload = fake.webhooks.build("installation", "created", {
+        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
+                         "updated_at": "2026-11-30T00:00:00Z"},
+        "repositories": [{"id": other.id, "name": "other", "full_name": "meta/other", "private": False, "node_id": "R_2"},
+                         {"id": fork.id, "name": "triton", "full_name": "meta/triton", "private": False, "node_id": "R_1"}]})
+    await fake.webhooks.deliver("installation", payload)
+    await bot.settle()
+    fake.faults.clear()
+    # the delivery was retried for meta/triton's sake (3 attempts), not dead-lettered at once for meta/other's
+    [dead] = bot.deliveries("dead")
+    assert dead.attempts == 3 and dead.dead_reason.startswith("gave up after 3 attempts"), (dead.attempts, dead.dead_reason)
+    assert {j["repo"] for j in sync_store.failing_jobs(bot.store)} == {"meta/other", "meta/triton"}
