@@ -46,6 +46,9 @@ TEMPLATE_FALLBACK = {
     "pull_request.edited": "pull_request.reopened", "pull_request.unlabeled": "pull_request.labeled",
     "check_run.created": "check_run.completed", "check_run.requested_action": "check_run.rerequested",
     "check_suite.rerequested": "check_suite.requested",
+    # the same payload shapes (GitHub's webhook docs): what was installed or added is now gone
+    "installation.deleted": "installation.created",
+    "installation_repositories.removed": "installation_repositories.added",
 }
 
 

@@ -1,4 +1,6 @@
-"""``ping`` and installation events: answer pings, adopt the repositories the app is installed on.
+"""``ping`` and installation events: answer pings, adopt the repositories the app is installed on,
+stop following those it is removed from (``installation.deleted``,
+``installation_repositories.removed``: :func:`bot.sync.store.untrack`).
 
 A repository is a *fork to sync* when its ``.github/forksync.yml`` names an upstream; it is then
 tracked (for upstream pushes and the poller) and synced once (:func:`bot.sync.upstream.adopt`).
@@ -60,6 +62,24 @@ async def on_installed(event, ctx) -> None:
 @router.register("installation_repositories", action="added")
 async def on_repos_added(event, ctx) -> None:
     await adopt_all(ctx, event.data.get("repositories_added") or [])
+
+
+@router.register("installation", action="deleted")
+async def on_uninstalled(event, ctx) -> None:
+    """The App was uninstalled: its forks are no longer followed (their polls and scheduled jobs
+    would fail for good, keeping ``/healthz`` red); their history stays on the dashboard."""
+    inst = (event.data.get("installation") or {}).get("id")
+    for row in sync_store.tracked_forks(ctx.store):
+        if row["installation_id"] == inst and sync_store.untrack(ctx.store, row["fork"], inst):
+            ctx.note(f"{row['fork']}: no longer followed (the App was uninstalled)")
+
+
+@router.register("installation_repositories", action="removed")
+async def on_repos_removed(event, ctx) -> None:
+    inst = (event.data.get("installation") or {}).get("id")
+    for r in event.data.get("repositories_removed") or []:
+        if sync_store.untrack(ctx.store, r["full_name"], inst):
+            ctx.note(f"{r['full_name']}: no longer followed (removed from the installation)")
 
 
 @router.register("installation", action="new_permissions_accepted")

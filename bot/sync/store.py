@@ -241,6 +241,22 @@ def update_tracking(store: Store, fork: str, *, poll_interval_s: int, keep_days:
                          [poll_interval_s, keep_days, fork])
 
 
+def untrack(store: Store, fork: str, installation_id: int | None = None) -> bool:
+    """Stop following ``fork`` (the App was uninstalled from it): no more polls or scheduled
+    ticks, and its failing jobs are cleared (they would fail for good and keep ``/healthz`` red).
+    Its status, metrics history and ledger stay, for the dashboard. ``installation_id``: only when
+    the fork is tracked under that installation (a later reinstall tracks it under a new one).
+    Returns whether it was tracked."""
+    with _status_tx(store):
+        rows = list(store.db["tracked_forks"].rows_where("fork = ?", [fork]))
+        if not rows or (installation_id is not None and rows[0]["installation_id"] != installation_id):
+            return False
+        store.db["tracked_forks"].delete(fork)
+        if list(store.db["sync_status"].rows_where("repo = ?", [fork])):
+            store.db["sync_status"].update(fork, {"failing_jobs_json": "[]"})
+    return True
+
+
 def forks_tracking(store: Store, upstream: str, ref: str) -> list[dict]:
     with store.lock:
         return list(store.db["tracked_forks"].rows_where("upstream = ? and upstream_ref = ?", [upstream, ref],

@@ -310,3 +310,28 @@ async def test_a_permanent_refusal_of_one_repository_does_not_stop_the_retries_o
     [dead] = bot.deliveries("dead")
     assert dead.attempts == 3 and dead.dead_reason.startswith("gave up after 3 attempts"), (dead.attempts, dead.dead_reason)
     assert {j["repo"] for j in sync_store.failing_jobs(bot.store)} == {"meta/other", "meta/triton"}
+
+
+async def test_an_uninstalled_fork_is_no_longer_followed_and_its_failing_jobs_do_not_keep_healthz_red(world):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    assert sync_store.record_job(bot.store, "meta/triton", "reconcile", "GitHub answered 404", now=1.0)
+    assert sync_store.record_job(bot.store, "meta/triton", "reconcile", "GitHub answered 404", now=2.0) is False
+    installation = {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
+                    "updated_at": "2026-11-30T00:00:00Z"}
+    # a repository removed from another installation is not this fork's concern
+    removed = {"installation": {**installation, "id": inst.id + 1000}, "requester": None, "repository_selection": "selected",
+               "repositories_added": [], "repositories_removed": [{"id": fork.id, "name": "triton", "full_name": "meta/triton",
+                                                                   "private": False, "node_id": "R_1"}]}
+    await fake.webhooks.deliver("installation_repositories", fake.webhooks.build("installation_repositories", "removed", removed))
+    await bot.settle()
+    assert [r["fork"] for r in sync_store.tracked_forks(bot.store)] == ["meta/triton"]
+    # the App is uninstalled: the fork is not followed any more, its failing jobs go, its history stays
+    await fake.webhooks.deliver("installation", fake.webhooks.build("installation", "deleted", {"installation": installation}))
+    await bot.settle()
+    assert sync_store.tracked_forks(bot.store) == [] and sync_store.failing_jobs(bot.store) == []
+    assert sync_store.load_status(bot.store, "meta/triton").backlog == 0 and sync_store.snapshots(bot.store, "meta/triton")
+    assert bot.deliveries("dead") == []
+    async with aiohttp.ClientSession() as s, s.get(bot.server.make_url("/healthz")) as r:
+        assert r.status == 200, await r.text()
