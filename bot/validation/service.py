@@ -289,7 +289,7 @@ class ValidationService:
                                              own_checks=set(),
                                              repo_for=lambda base, head: self.repo_for(full, base, head))
             suites = suite_requirements(required_l1(tr.suites, state.areas))
-            decision = decide(state, suites, area_policies(tr.cfg))
+            decision = decide(state, suites, area_policies(tr.cfg), config_error=tr.error)
             if seen is not None:
                 seen.append((decision, state))
             notes = [f"#{number} gate: {decision.title}"

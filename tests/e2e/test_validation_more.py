@@ -397,3 +397,23 @@ async def test_tests_skipped_by_a_pr_are_red_and_newly_skipped(world):
             "if they are meant to skip here, set expected_tests: 1") in unit.output["summary"]
     assert codes(w, head) == ("failure", ["suite-error", "newly-skipped"])
     assert ("2 test(s) ran on the base" in w.run_of(head, "forksync/gate").output["summary"])
+
+
+async def test_an_invalid_trusted_config_never_lets_a_sync_pr_merge(fake_github, tmp_path):
+    """The default branch's forksync.yml holds a mistake (here an unknown key in `triage:`): its
+    suites, areas (owners, L3 sign-off) and required checks are unknown, so nothing may merge —
+    not on the no-suites fallback with another CI's one green status."""
+    config = CONFIG + "gate:\n  required_checks: [internal-ci]\ntriage:\n  open_after_nigths: 2\n"
+    w = await make_world(fake_github, tmp_path, files=fork_files(config=config))
+    try:
+        head = w.push_branch("forksync/bundle-badcfg", {"llvm/x.cpp": "x\n"}, "Touch the llvm area")
+        w.fake.set_status(w.fork, head, "ci/oss", "success")
+        pr = await w.open_pr("forksync/bundle-badcfg")
+        await w.bot.settle()
+        await w.bot.validation.evaluate(await tick_ctx(w), "meta/triton", pr["number"])
+        assert (await w.pr(pr["number"]))["merged"] is False
+        conclusion, blocking = codes(w, head)
+        assert conclusion == "failure" and blocking == ["config-invalid"]
+        assert "open_after_nigths" in w.run_of(head, "forksync/gate").output["summary"]
+    finally:
+        await close_world(w)
