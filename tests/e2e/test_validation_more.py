@@ -417,3 +417,37 @@ async def test_an_invalid_trusted_config_never_lets_a_sync_pr_merge(fake_github,
         assert "open_after_nigths" in w.run_of(head, "forksync/gate").output["summary"]
     finally:
         await close_world(w)
+
+
+async def test_a_commit_pushed_after_the_signoff_needs_a_new_one_whatever_its_date(world):
+    """A commit made before the owner's approval and sign-off, pushed after them: its committer
+    date is older than both, yet the owner never saw it — the approval and L3 sign-off are stale."""
+    import os
+    import subprocess
+    import time
+
+    from tests.support.github import GIT_ENV, git
+
+    w = world
+    head = w.push_branch("feature/llvm", {"llvm/pin.txt": "llvm 21\n"}, "Bump the LLVM pin")
+    pr = await w.open_pr("feature/llvm")
+    # a second commit, made now, pushed only after the sign-off (its dates say an hour ago)
+    (w.work / "llvm" / "pin.txt").write_text("llvm 22-unreviewed\n")
+    git(w.work, "add", "-A")
+    hour_ago = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 3600))
+    subprocess.run(["git", "commit", "-q", "-m", "Bump again"], cwd=w.work, check=True, capture_output=True,
+                   env={**os.environ, **GIT_ENV, "GIT_COMMITTER_DATE": hour_ago, "GIT_AUTHOR_DATE": hour_ago})
+    later = git(w.work, "rev-parse", "HEAD")
+    await w.bot.settle()
+    await w.people["carol"].post(f"/repos/meta/triton/pulls/{pr['number']}/reviews", data={"event": "APPROVE"})
+    await w.people["carol"].post(f"/repos/meta/triton/issues/{pr['number']}/comments",
+                                 data={"body": "/forksync signoff llvm"})
+    await w.bot.settle()
+    assert w.run_of(head, "forksync/gate").conclusion == "success"
+    git(w.work, "push", "-q", "origin", "feature/llvm:refs/heads/feature/llvm")
+    await w.bot.settle()
+    assert w.run_of(later, "forksync/L1/unit").conclusion == "success"
+    await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/comments", data={"body": "/forksync merge"})
+    await w.bot.settle()
+    assert (await w.pr(pr["number"]))["merged"] is False
+    assert set(codes(w, later)[1]) == {"approval-missing", "l3-signoff-missing"}
