@@ -13,7 +13,8 @@
   it reported ``verified``. Without skips, a search over N candidates takes at most
   ⌈log2 N⌉ + 2 test steps (search + verification).
 * **Edges**: :func:`command_test` runs a build/test command in a detached worktree (exit code
-  0 = good, 125 = skip, other = bad, infra patterns of :mod:`bot.config.suites` = infra);
+  0 = good, 125 = skip, other = bad — a segfault or abort included —, infra patterns of
+  :mod:`bot.config.suites`, a timeout or another signal = infra);
   :func:`perf_test` classifies timings against last-good/first-bad samples for slowdowns.
 
 The evidence record and texts for people live in :mod:`bot.l2.report`.
@@ -169,8 +170,9 @@ def command_test(repo: str, command: str, *, timeout_s: int = 3600, env: dict[st
                  workdir: str | None = None) -> Callable[[str], Outcome]:
     """A test callable that checks out each sha in a detached worktree of ``repo`` and runs
     ``command`` with the shell (``git bisect run`` conventions: 0 good, 125 skip, 1–127 bad;
-    a timeout, death by signal, or output matching :data:`bot.config.infra.INFRA_PATTERNS` is
-    ``infra``). The worktree lives under ``workdir`` (default: a temp folder) and is removed."""
+    a crash of the code under test — :data:`CRASH_SIGNALS`, also as the shell's 128 + N — is bad;
+    a timeout, another signal, or output matching :data:`bot.config.infra.INFRA_PATTERNS` is
+    ``infra``: :func:`classify_exit`). The worktree lives under ``workdir`` (default: a temp folder) and is removed."""
     def test(sha: str) -> Outcome:
         base = tempfile.mkdtemp(prefix="forksync-bisect-", dir=workdir)
         wt = os.path.join(base, "wt")
@@ -181,21 +183,38 @@ def command_test(repo: str, command: str, *, timeout_s: int = 3600, env: dict[st
                                    timeout=timeout_s, env={**os.environ, **(env or {})})
             except subprocess.TimeoutExpired:
                 return Outcome(INFRA, detail=f"timed out after {timeout_s} s")
-            text = (p.stdout or "") + (p.stderr or "")
-            infra = infra_error_match(text)
-            if p.returncode < 0 or p.returncode > 127 or (p.returncode != 0 and infra):
-                return Outcome(INFRA, detail=f"exit {p.returncode}" + (f": {infra}" if infra else ""))
-            if p.returncode == 0:
-                return Outcome(GOOD, detail="exit 0")
-            if p.returncode == 125:
-                return Outcome(SKIP, detail="exit 125 (cannot test)")
-            last = text.strip().splitlines()[-1][:200] if text.strip() else ""
-            return Outcome(BAD, detail=f"exit {p.returncode}" + (f": {last}" if last else ""))
+            return classify_exit(p.returncode, (p.stdout or "") + (p.stderr or ""))
         finally:
             subprocess.run(["git", "-C", repo, "worktree", "remove", "--force", wt], capture_output=True)
             shutil.rmtree(base, ignore_errors=True)
 
     return test
+
+
+#: Signals by which the code under test itself dies (a segfault, a failed C++ assertion's abort,
+#: a bus error, a floating-point trap, an illegal instruction): the regression triage files as a
+#: real crash, so bisection must be able to blame it. Other signals (SIGKILL from the OOM killer,
+#: SIGTERM from a runner shutting down) say nothing about the commit.
+CRASH_SIGNALS = frozenset({4, 6, 7, 8, 11})
+
+
+def classify_exit(code: int, text: str) -> Outcome:
+    """Pure: the :class:`Outcome` of one bisection step from the command's exit status (negative:
+    killed by that signal; a shell reports signal N as 128 + N) and its output. 0 good, 125 skip,
+    a crash signal bad, any other signal infra, an infrastructure phrase with a non-zero status
+    infra, 1–127 bad."""
+    signal = -code if code < 0 else code - 128 if code > 128 else 0
+    infra = infra_error_match(text)
+    if code != 0 and infra:
+        return Outcome(INFRA, detail=f"exit {code}: {infra}")
+    if signal and signal not in CRASH_SIGNALS or code > 255 or code == 128:
+        return Outcome(INFRA, detail=f"exit {code}")
+    if code == 0:
+        return Outcome(GOOD, detail="exit 0")
+    if code == 125:
+        return Outcome(SKIP, detail="exit 125 (cannot test)")
+    last = text.strip().splitlines()[-1][:200] if text.strip() else ""
+    return Outcome(BAD, detail=f"exit {code}" + (f" (signal {signal})" if signal else "") + (f": {last}" if last else ""))
 
 
 def perf_test(measure: Callable[[str], Sequence[float]], good_samples: Sequence[float],

@@ -80,10 +80,13 @@ def command_bisector(git_dir: str | Path, command: str, *, timeout_s: int = 3600
                      env: dict[str, str] | None = None) -> Bisect:
     """``bisect(good, bad)`` for triage: :func:`bot.git.bisect.bisect_command` with the failing
     suite's ``command`` (run in a worktree per step, in a thread), returning the culprit sha when
-    bisection found exactly one (verified or not; None when skips left several suspects)."""
+    bisection found exactly one and verified it (re-tested bad, its parent good); None when skips
+    left several suspects or the verification failed."""
     async def run(good: str, bad: str) -> str | None:
         res = await asyncio.to_thread(bisect_command, str(git_dir), good, bad, command, timeout_s=timeout_s, env=env)
-        return res.culprit
+        # an unverified culprit is what a flaky test or noise points at: the issue would call it
+        # "confirmed by bisection" and mention its author, so it is not handed on
+        return res.culprit if res.verified else None
 
     return run
 

@@ -8,6 +8,9 @@ unreadable blocks ("silence is not green").
 
 Rules, in the order they are reported (the order findings are shown in):
 
+0. ``config-invalid`` — the default branch's ``forksync.yml`` exists but cannot be read (a
+   mistake in any section): its suites, areas (owners, L3 sign-offs) and required checks are
+   unknown, so nothing passes until it is fixed — never the no-suites fallback of rule 6.
 1. Conflicts — ``conflict-markers``: a file the head changes carries conflict-marker lines its
    base version did not have (read from the real trees in the bot's repository, rule
    :func:`bot.core.markers.marker_lines`: runs of ≥ 7 — or the path's ``conflict-marker-size`` —
@@ -381,10 +384,12 @@ def _check_findings(pr: PRState, have_suites: bool, blocking, passed):
             passed.append(Finding("check-green", cs[-1].conclusion or "success", n))
 
 
-def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaPolicy, ...] = ()) -> GateDecision:
+def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaPolicy, ...] = (), *,
+           config_error: str = "") -> GateDecision:
     """The gate's decision for ``pr`` given the trusted required L1 ``suites`` (already filtered
     to those that apply, see :func:`bot.config.suites.required_l1`) and the configured ``areas``.
-    Pure and deterministic: the same inputs give the same findings in the same order."""
+    ``config_error``: why the trusted configuration could not be read ("" when it was, or when
+    there is none). Pure and deterministic: the same inputs give the same findings in the same order."""
     blocking: list[Finding] = []
     passed: list[Finding] = []
     pre_existing: list[Finding] = []
@@ -392,6 +397,12 @@ def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaP
     actions: list[str] = []
     area_map = {a.name: a for a in areas}
 
+    if config_error:
+        # an unreadable trusted config leaves no suites, areas or required checks: without this
+        # finding the no-suites fallback would pass on any one green check
+        blocking.append(Finding("config-invalid", "the trusted .github/forksync.yml on the default branch is "
+                                "invalid, so the required suites, owners, sign-offs and checks are unknown; "
+                                "fix it there: " + config_error[:1500]))
     if pr.conflict_marker_files:
         blocking.append(Finding("conflict-markers", "the head adds conflict markers in: "
                                 + ", ".join(pr.conflict_marker_files)))

@@ -5,7 +5,8 @@ Pure helpers turn API objects into gate values (:func:`latest_reviews`, :func:`u
 :func:`gather` is the edge that calls the API: the PR, the base branch (``repos/get-branch``: its
 tip and its protection's required status checks), ``compare base...head`` (does the head contain
 the current base?), the PR's files (areas), commits (when the unit's own commits last changed:
-merge commits — the bot's base merges — do not count), reviews with each reviewer's permission,
+merge commits — the bot's base merges — do not count; the newest committer date, or the time the
+bot first saw the non-merge commits differ from those it saw before, whichever is later), reviews with each reviewer's permission,
 the head's other check runs and commit statuses, holds, sign-offs, retest grants and the suite
 results on the head and the base (the base tip's, else the newest trunk result).
 
@@ -17,6 +18,9 @@ patch text, which GitHub leaves out for large files. A head that cannot be fetch
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import math
+import time
 from datetime import datetime
 from pathlib import Path
 from typing import Awaitable, Callable
@@ -57,6 +61,13 @@ def unit_updated_at(commits: list[dict]) -> int:
     times = [epoch((c.get("commit") or {}).get("committer", {}).get("date")) for c in commits
              if len(c.get("parents") or []) < 2]
     return max(times, default=0)
+
+
+def unit_digest(commits: list[dict]) -> str:
+    """The identity of the unit's own commits: a digest of the PR's non-merge commit shas in
+    order (a base merged in leaves it as it is; a pushed, amended or rebased commit changes it)."""
+    own = [c.get("sha", "") for c in commits if len(c.get("parents") or []) < 2]
+    return hashlib.sha1("\n".join(own).encode()).hexdigest()
 
 
 def scan_range(git_dir: str | Path, base: str, head: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...], tuple[str, ...]]:
@@ -141,7 +152,7 @@ async def is_trusted_author(gh, full: str, login: str, bot_login: str | None) ->
 
 
 async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, own_checks: set[str],
-                 repo_for: RepoFor | None = None) -> PRState:
+                 repo_for: RepoFor | None = None, now: float | None = None) -> PRState:
     """The gate's :class:`PRState` for ``pr`` (a ``pulls/get`` object). ``own_checks``: names of
     forksync's suite check runs (not counted as other checks). ``repo_for(base, head)`` gives the
     bot's git dir holding both commits, for conflict markers and conflict commits; without it,
@@ -178,6 +189,12 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
              if r["sha"] != base and r["sha"] != head]
     base_results = tuple(vstore.outcome(r) for r in trunk + on_base)
     markers, conflicts, rewritten, markers_error = await tree_facts(repo_for, base, head)
+    # committer dates are the pusher's to set (a commit made before an approval and pushed after
+    # it carries an older date), so the time the bot saw the unit's own commits change counts too
+    first = unit_updated_at(commits)
+    seen = vstore.unit_seen(store, full, pr["number"], unit_digest(commits), first=first,
+                            now=time.time() if now is None else now)
+    updated = max(first, math.ceil(seen))
     rev = []
     for r in reviews:
         login = r["user"]["login"]
@@ -191,4 +208,4 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
         conflict_marker_files=markers, markers_error=markers_error, conflict_commits=conflicts, rewritten=rewritten,
         required_checks=required, holds=tuple(holds), results=results,
         base_results=base_results, reviews=tuple(rev), checks=tuple(checks),
-        signoffs=signoff.signoffs_for(store, full, pr["number"]), unit_updated_at=unit_updated_at(commits))
+        signoffs=signoff.signoffs_for(store, full, pr["number"]), unit_updated_at=updated)

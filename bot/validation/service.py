@@ -287,9 +287,10 @@ class ValidationService:
             tr = tr or await self.trusted(ctx, full)
             state = await gate_inputs.gather(ctx.gh, ctx.store, full, pr, tr.cfg, bot_login=self.bot_login,
                                              own_checks=set(),
-                                             repo_for=lambda base, head: self.repo_for(full, base, head))
+                                             repo_for=lambda base, head: self.repo_for(full, base, head),
+                                             now=self.now())
             suites = suite_requirements(required_l1(tr.suites, state.areas))
-            decision = decide(state, suites, area_policies(tr.cfg))
+            decision = decide(state, suites, area_policies(tr.cfg), config_error=tr.error)
             if seen is not None:
                 seen.append((decision, state))
             notes = [f"#{number} gate: {decision.title}"

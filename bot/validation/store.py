@@ -6,6 +6,10 @@ it, and the full result JSON (``gpu_runner.result.RunResult``). The gate reads t
 :class:`bot.validation.gate.SuiteOutcome` values; a row on an older head of the PR makes ``stale-result``,
 no row ``missing-result`` (silence is not green).
 
+Table ``pr_units``: per PR, the digest of its own (non-merge) commits and since when they are
+what they are, so approvals and sign-offs given before a push never count for what it brought,
+whatever dates its commits carry.
+
 Table ``retest_grants``: a writer's ``/forksync retest`` on a PR head, which lets a
 non-collaborator's code run on GPU runners (``PRState.retest_by_writer_on``).
 """
@@ -43,6 +47,11 @@ SIGNOFFS = store_mod.table("signoffs", {
 NIGHTLY_RUNS = store_mod.table("nightly_runs", {
     "key": str, "repo": str, "sha": str, "dispatched_at": float, "alarm_issue": int,
 }, pk="key", indexes=[("repo",)])
+
+PR_UNITS = store_mod.table("pr_units", {
+    "key": str,                      # "<repo>#<pr>"
+    "repo": str, "pr": int, "digest": str, "since": float,
+}, pk="key")
 
 RETEST_GRANTS = store_mod.table("retest_grants", {
     "key": str, "repo": str, "pr": int, "head_sha": str, "by": str, "time": float,
@@ -137,6 +146,21 @@ def latest_trunk_rows(db, repo: str, suites: tuple[str, ...]) -> list[dict]:
     return sorted(out.values(), key=lambda r: (r["updated_at"], r["key"]))
 
 
+def unit_seen(db, repo: str, pr: int, digest: str, *, first: float, now: float) -> float:
+    """Since when PR ``pr``'s own commits (``digest``: :func:`bot.validation.gate_inputs.unit_digest`)
+    are what they are now: the stored time while the digest is unchanged; ``now`` (stored) when it
+    changed since the last look; ``first`` (the committer dates' time) the first time the PR is seen."""
+    key = f"{repo}#{pr}"
+    with db.lock:
+        t = db.db[PR_UNITS.name]
+        rows = list(t.rows_where("key = ?", [key]))
+        if rows and rows[0]["digest"] == digest:
+            return rows[0]["since"]
+        since = now if rows else first
+        t.upsert({"key": key, "repo": repo, "pr": pr, "digest": digest, "since": since}, pk="key")
+        return since
+
+
 def grant_retest(db, repo: str, pr: int, head_sha: str, by: str, now: float) -> None:
     with db.lock:
         db.db[RETEST_GRANTS.name].upsert({"key": f"{repo}#{pr}@{head_sha}", "repo": repo, "pr": pr,
@@ -152,7 +176,7 @@ def retest_shas(db, repo: str, pr: int) -> tuple[str, ...]:
 def ensure(db) -> None:
     """Create the validation tables (results, retest grants, sign-offs, L3 runs, nightlies) when the
     store was opened before they were declared."""
-    db.ensure(SUITE_RESULTS, RETEST_GRANTS, SIGNOFFS, L3_RUNS, NIGHTLY_RUNS)
+    db.ensure(SUITE_RESULTS, RETEST_GRANTS, SIGNOFFS, L3_RUNS, NIGHTLY_RUNS, PR_UNITS)
 
 
 def pending_dispatches(db, repo: str) -> list[dict]:

@@ -397,3 +397,57 @@ async def test_tests_skipped_by_a_pr_are_red_and_newly_skipped(world):
             "if they are meant to skip here, set expected_tests: 1") in unit.output["summary"]
     assert codes(w, head) == ("failure", ["suite-error", "newly-skipped"])
     assert ("2 test(s) ran on the base" in w.run_of(head, "forksync/gate").output["summary"])
+
+
+async def test_an_invalid_trusted_config_never_lets_a_sync_pr_merge(fake_github, tmp_path):
+    """The default branch's forksync.yml holds a mistake (here an unknown key in `triage:`): its
+    suites, areas (owners, L3 sign-off) and required checks are unknown, so nothing may merge —
+    not on the no-suites fallback with another CI's one green status."""
+    config = CONFIG + "gate:\n  required_checks: [internal-ci]\ntriage:\n  open_after_nigths: 2\n"
+    w = await make_world(fake_github, tmp_path, files=fork_files(config=config))
+    try:
+        head = w.push_branch("forksync/bundle-badcfg", {"llvm/x.cpp": "x\n"}, "Touch the llvm area")
+        w.fake.set_status(w.fork, head, "ci/oss", "success")
+        pr = await w.open_pr("forksync/bundle-badcfg")
+        await w.bot.settle()
+        await w.bot.validation.evaluate(await tick_ctx(w), "meta/triton", pr["number"])
+        assert (await w.pr(pr["number"]))["merged"] is False
+        conclusion, blocking = codes(w, head)
+        assert conclusion == "failure" and blocking == ["config-invalid"]
+        assert "open_after_nigths" in w.run_of(head, "forksync/gate").output["summary"]
+    finally:
+        await close_world(w)
+
+
+async def test_a_commit_pushed_after_the_signoff_needs_a_new_one_whatever_its_date(world):
+    """A commit made before the owner's approval and sign-off, pushed after them: its committer
+    date is older than both, yet the owner never saw it — the approval and L3 sign-off are stale."""
+    import os
+    import subprocess
+    import time
+
+    from tests.support.github import GIT_ENV, git
+
+    w = world
+    head = w.push_branch("feature/llvm", {"llvm/pin.txt": "llvm 21\n"}, "Bump the LLVM pin")
+    pr = await w.open_pr("feature/llvm")
+    # a second commit, made now, pushed only after the sign-off (its dates say an hour ago)
+    (w.work / "llvm" / "pin.txt").write_text("llvm 22-unreviewed\n")
+    git(w.work, "add", "-A")
+    hour_ago = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 3600))
+    subprocess.run(["git", "commit", "-q", "-m", "Bump again"], cwd=w.work, check=True, capture_output=True,
+                   env={**os.environ, **GIT_ENV, "GIT_COMMITTER_DATE": hour_ago, "GIT_AUTHOR_DATE": hour_ago})
+    later = git(w.work, "rev-parse", "HEAD")
+    await w.bot.settle()
+    await w.people["carol"].post(f"/repos/meta/triton/pulls/{pr['number']}/reviews", data={"event": "APPROVE"})
+    await w.people["carol"].post(f"/repos/meta/triton/issues/{pr['number']}/comments",
+                                 data={"body": "/forksync signoff llvm"})
+    await w.bot.settle()
+    assert w.run_of(head, "forksync/gate").conclusion == "success"
+    git(w.work, "push", "-q", "origin", "feature/llvm:refs/heads/feature/llvm")
+    await w.bot.settle()
+    assert w.run_of(later, "forksync/L1/unit").conclusion == "success"
+    await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/comments", data={"body": "/forksync merge"})
+    await w.bot.settle()
+    assert (await w.pr(pr["number"]))["merged"] is False
+    assert set(codes(w, later)[1]) == {"approval-missing", "l3-signoff-missing"}

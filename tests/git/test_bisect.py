@@ -223,3 +223,20 @@ def test_no_backout_for_unverified_or_foreign_culprit(tmp_path):
 def test_no_candidates():
     with pytest.raises(BisectError, match="nothing to bisect"):
         bisect([], "a" * 40, lambda s: Outcome(GOOD))
+
+
+@pytest.mark.parametrize("crash", ["kill -SEGV $$", "kill -ABRT $$", "python3 -c 'import os; os.abort()'"])
+def test_a_crash_of_the_code_under_test_is_bad_not_infra(tmp_path, crash):
+    """A compiler that segfaults or aborts on an assertion is the regression itself (triage files
+    it as a real crash): bisection must be able to blame the commit that brought it."""
+    repo, root, shas = make_history(tmp_path, 8, {5: "broken"})
+    t = command_test(repo, f"if [ -f broken ]; then {crash}; else exit 0; fi")
+    o = t(shas[4])
+    assert o.verdict == BAD, o
+    r = bisect(shas, root, t)
+    assert r.culprit == shas[4] and r.verified
+
+
+def test_the_oom_killer_is_still_infra(tmp_path):
+    repo, root, shas = make_history(tmp_path, 2, {})
+    assert command_test(repo, "kill -KILL $$")(shas[0]).verdict == INFRA

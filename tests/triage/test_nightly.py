@@ -338,3 +338,16 @@ async def test_stored_nightly_is_triaged_once_all_results_are_in(world, github_a
     assert notes[0].startswith(f"nightly triage {bad[:12]}: open ") and \
         notes[1] == f"nightly triage {bad[:12]}: {notes[0].split(': open ')[1]}: culprit {culprit[:12]} written into #{issue['number']}"
     assert await triage_stored_nightly(ctx, FULL, row, EXPECTED, **kw) == []              # the tick again: no-op
+
+
+async def test_an_unverified_culprit_is_not_blamed(world, tmp_path):
+    """A flaky test makes the search land on a commit whose re-test passes: bisection says
+    "verification failed … not blamed", so the triage bisector must not hand it on as the culprit
+    (it would be written into the issue as "confirmed by bisection" and its author mentioned)."""
+    _fake, _inst, fork, good, culprit, bad = world
+    calls = tmp_path / "calls"
+    calls.write_text("0\n")
+    # the first run fails (the search's first midpoint), every later run passes: a flaky test
+    flaky = f'n=$(cat {calls}); echo $((n + 1)) > {calls}; [ "$n" -ne 0 ]'
+    assert await command_bisector(fork / ".git", flaky)(good, bad) is None
+    assert int(calls.read_text()) >= 3          # the search step and both verification steps ran

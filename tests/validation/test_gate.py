@@ -281,3 +281,13 @@ def test_infrastructure_finding_says_retry_on_another_runner():
     (f,) = d.blocking
     assert f.detail == "infra-error: gpu-missing: NVIDIA-SMI has failed — not a failure of this PR: retry on another runner"
     assert not any(x.code == "new-failure" for x in d.blocking)
+
+
+def test_an_invalid_trusted_config_blocks_even_the_fallback():
+    """No suites and no areas because the trusted file could not be read: one green check of
+    another CI would pass the fallback, but an unreadable config is never green."""
+    state = pr(results=(), checks=(Check("ci/oss", "success"),))
+    assert decide(state, ()).allowed
+    d = decide(state, (), config_error="triage.open_after_nigths: extra inputs are not permitted")
+    assert not d.allowed and [f.code for f in d.blocking] == ["config-invalid"]
+    assert "open_after_nigths" in d.blocking[0].detail and "merge" not in d.actions
