@@ -144,3 +144,56 @@ def test_reasons_in_messages(message, expect):
 ])
 def test_outcome(ids, action):
     assert resolution.outcome(ids) == action
+
+
+BODY = "".join(f"line {i}\n" for i in range(30))
+
+
+@pytest.fixture
+def renamed(tmp_path):
+    """Upstream renames ``a.py`` to ``b.py`` and edits line 5, which the fork edited too: git
+    stops with a content conflict at the new path (``b.py``, renamed from ``a.py``). The conflict
+    commit is apply's own. (repo path, fork tip, upstream sha, conflict commit)."""
+    from bot.git import apply as apply_mod
+    from bot.model import PlanItem, Unit
+    r = tmp_path / "r"
+    r.mkdir()
+    git(r, "init", "-q", "-b", "main")
+    commit(r, {"a.py": BODY}, "base")
+    git(r, "checkout", "-q", "-b", "up")
+    git(r, "mv", "a.py", "b.py")
+    up = commit(r, {"b.py": BODY.replace("line 5\n", "upstream 5\n")}, "Upstream: move a to b (#9)",
+                author=("Up Dev", "up@example.com"))
+    git(r, "checkout", "-q", "main")
+    fork = commit(r, {"a.py": BODY.replace("line 5\n", "fork 5\n")}, "fork: own line 5")
+    repo = pygit2.Repository(str(r / ".git"))
+    res = apply_mod.apply_unit(str(r / ".git"), Unit("chain-x", "chain", (PlanItem(up, "chain"),)), base=fork,
+                               commits={up: gitio.commit_info(repo, up)})
+    assert res.conflict_files == ("b.py",)
+    git(r, "checkout", "-q", "forksync/chain-x")
+    return r, fork, up, res.conflict_commit
+
+
+def test_a_conflict_in_a_file_upstream_renamed_is_resolved_at_its_new_path(renamed):
+    # the person resolves the file where git left the markers, the path the PR body names
+    r, fork, up, c = renamed
+    stop = resolution.find_stop(str(r), fork, c)
+    assert stop.files == ("b.py",)
+    head = commit(r, {"b.py": BODY.replace("line 5\n", "fork 5 and upstream 5\n")}, "resolve",
+                  author=("Alice", "alice@example.com"))
+    chk = resolution.check(str(r), fork, head)
+    assert chk.ok, chk.problems
+    folded = resolution.fold(str(r), chk, gitio.commit_info(pygit2.Repository(str(r / ".git")), up),
+                             unit_id="chain-x", when=1)
+    assert folded.files == (resolution.FileOutcome("b.py", resolution.BY_HAND,
+                                                   f"resolved by Alice <alice@example.com> in {head[:12]}"),)
+
+
+def test_a_renamed_file_resolved_with_the_forks_text_is_named_kept_fork(renamed):
+    r, fork, up, c = renamed
+    head = commit(r, {"b.py": BODY.replace("line 5\n", "fork 5\n")}, "keep ours", author=("Alice", "alice@example.com"))
+    chk = resolution.check(str(r), fork, head)
+    folded = resolution.fold(str(r), chk, gitio.commit_info(pygit2.Repository(str(r / ".git")), up),
+                             unit_id="chain-x", when=1)
+    assert [(f.path, f.action) for f in folded.files] == [("b.py", resolution.KEPT_FORK)]
+
