@@ -296,8 +296,10 @@ def fold(repo_path: str, check_result: ResolutionCheck, upstream: CommitInfo, *,
     msg = render("commit/resolved_pick.txt.j2", subject=upstream.subject, body=_body(upstream.message),
                  sha=upstream.sha, files=files, resolved_by=by, unit_id=unit_id).rstrip("\n") + "\n"
     t = int(when) if when is not None else None
+    # the upstream author's zone too, as every pick apply writes keeps it
+    zone = repo[stop.upstream_sha].peel(pygit2.Commit).author.offset
     author = pygit2.Signature(upstream.author_name or "unknown", upstream.author_email or "unknown@example.invalid",
-                              int(upstream.author_time), 0)
+                              int(upstream.author_time), zone)
     comm = pygit2.Signature(committer[0], committer[1], t, 0) if t is not None else pygit2.Signature(*committer)
     new = repo.create_commit(None, author, comm, msg, head.tree.id, [pygit2.Oid(hex=stop.parent)])
     return Fold(str(new), stop, tuple(files), tuple(by))

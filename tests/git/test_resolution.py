@@ -197,3 +197,24 @@ def test_a_renamed_file_resolved_with_the_forks_text_is_named_kept_fork(renamed)
                              unit_id="chain-x", when=1)
     assert [(f.path, f.action) for f in folded.files] == [("b.py", resolution.KEPT_FORK)]
 
+
+def test_the_folded_pick_keeps_the_upstream_authors_time_zone(tmp_path):
+    # every pick keeps the upstream author's date *and zone* (apply does); the fold must too
+    r = tmp_path / "z"
+    r.mkdir()
+    git(r, "init", "-q", "-b", "main")
+    commit(r, {"a.txt": "line1\nline2\nline3\n"}, "base")
+    git(r, "checkout", "-q", "-b", "up")
+    (r / "a.txt").write_text(UP_A)
+    git(r, "commit", "-q", "-a", "--author=Up Dev <up@example.com>", "--date=2024-03-01T10:00:00+05:30", "-m", "Upstream: z")
+    up = git(r, "rev-parse", "HEAD")
+    git(r, "checkout", "-q", "main")
+    fork = commit(r, {"a.txt": FORK_A}, "fork: own line 2")
+    git(r, "checkout", "-q", "-b", "forksync/chain-x")
+    commit(r, {"a.txt": MARKED}, f"[CONFLICT] z\n\nForksync-Conflict: {up}\n", author=("Up Dev", "up@example.com"))
+    head = commit(r, {"a.txt": UP_A}, "take upstream", author=("Alice", "alice@example.com"))
+    repo = pygit2.Repository(str(r / ".git"))
+    folded = resolution.fold(str(r), resolution.check(str(r), fork, head), gitio.commit_info(repo, up),
+                             unit_id="chain-x", when=1)
+    new = repo[folded.commit]
+    assert (new.author.time, new.author.offset) == (repo[up].author.time, 330)
