@@ -265,7 +265,8 @@ def fold(repo_path: str, check_result: ResolutionCheck, upstream: CommitInfo, *,
 
     ``check_result`` must be ok (:func:`check`); ``upstream``: the conflicted upstream commit's
     data (author, message); ``reasons``: ``{path: reason}`` given by the person (else taken from
-    the resolution commits' File / Reason lines, else "resolved by <author> in <sha12>");
+    the resolution commits' File / Reason lines, else "resolved by <author> in <sha12>", or that no
+    resolution commit changed the file);
     ``resolved_by``: who resolved (default: the authors of the resolution commits, in order).
     Raises ValueError when the check did not pass."""
     if not check_result.ok:
@@ -290,8 +291,10 @@ def fold(repo_path: str, check_result: ResolutionCheck, upstream: CommitInfo, *,
         sides = [_entry_id(t, p) or (_entry_id(t, old_path[p]) if p in old_path else None) for t in (ours_tree, theirs_tree)]
         action = outcome((sides[0], sides[1], _entry_id(head.tree, p)))
         toucher = next((c for c in reversed(after) if p in _changed(repo, c.parents[0].tree, c.tree)), None)
-        default = f"resolved by {person(toucher.author) if toucher else ', '.join(by)}" + (
-            f" in {str(toucher.id)[:12]}" if toucher else "")
+        # a file no resolution commit changed (a binary or modify/delete conflict holds no
+        # marker to remove) was decided by nobody: say so rather than credit the resolvers
+        default = (f"resolved by {person(toucher.author)} in {str(toucher.id)[:12]}" if toucher else
+                   "no resolution commit changed it: it is as the conflict commit left it")
         files.append(FileOutcome(p, action, given.get(p) or from_messages.get(p) or default))
     msg = render("commit/resolved_pick.txt.j2", subject=upstream.subject, body=_body(upstream.message),
                  sha=upstream.sha, files=files, resolved_by=by, unit_id=unit_id).rstrip("\n") + "\n"

@@ -218,3 +218,38 @@ def test_the_folded_pick_keeps_the_upstream_authors_time_zone(tmp_path):
                              unit_id="chain-x", when=1)
     new = repo[folded.commit]
     assert (new.author.time, new.author.offset) == (repo[up].author.time, 330)
+
+
+def test_a_conflicted_file_no_resolution_commit_changed_is_not_credited_to_the_person(tmp_path):
+    # a binary conflict has no markers: the conflict commit keeps the fork's file, and a person
+    # resolving only the text file did not decide it — the File / Action / Reason block says so
+    from bot.git import apply as apply_mod
+    from bot.model import PlanItem, Unit
+    r = tmp_path / "r"
+    r.mkdir()
+    git(r, "init", "-q", "-b", "main")
+    commit(r, {"a.txt": "line1\nline2\nline3\n"}, "base")
+    (r / "c.bin").write_bytes(b"\x00base")
+    git(r, "add", "c.bin")
+    git(r, "commit", "-q", "-m", "bin")
+    git(r, "checkout", "-q", "-b", "up")
+    (r / "c.bin").write_bytes(b"\x00upstream")
+    git(r, "add", "c.bin")
+    up = commit(r, {"a.txt": UP_A}, "Upstream: both", author=("Up Dev", "up@example.com"))
+    git(r, "checkout", "-q", "main")
+    (r / "c.bin").write_bytes(b"\x00fork")
+    git(r, "add", "c.bin")
+    fork = commit(r, {"a.txt": FORK_A}, "fork: both")
+    repo = pygit2.Repository(str(r / ".git"))
+    res = apply_mod.apply_unit(str(r / ".git"), Unit("chain-x", "chain", (PlanItem(up, "chain"),)), base=fork,
+                               commits={up: gitio.commit_info(repo, up)})
+    assert res.conflict_files == ("a.txt", "c.bin")
+    git(r, "checkout", "-q", "-f", "forksync/chain-x")
+    head = commit(r, {"a.txt": UP_A}, "take upstream's a", author=("Alice", "alice@example.com"))
+    chk = resolution.check(str(r), fork, head)
+    folded = resolution.fold(str(r), chk, gitio.commit_info(repo, up), unit_id="chain-x", when=1)
+    a, c = folded.files
+    assert a == resolution.FileOutcome("a.txt", resolution.TOOK_UPSTREAM, f"resolved by Alice <alice@example.com> in {head[:12]}")
+    assert c.path == "c.bin" and c.action == resolution.KEPT_FORK
+    assert "Alice" not in c.reason and "no resolution commit changed it" in c.reason
+
