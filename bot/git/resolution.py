@@ -283,7 +283,7 @@ def fold(repo_path: str, check_result: ResolutionCheck, upstream: CommitInfo, *,
     for c in after:
         for p, r in reasons_in(c.message).items():
             from_messages.setdefault(p, r)
-    by = list(resolved_by) or list(dict.fromkeys(person(c.author) for c in after))
+    by = list(resolved_by) or list(dict.fromkeys(_resolver(c, stop.upstream_sha, committer[1]) for c in after))
     old_path = dict(stop.renamed)
     files = []
     for p in stop.files:
@@ -306,6 +306,19 @@ def fold(repo_path: str, check_result: ResolutionCheck, upstream: CommitInfo, *,
     comm = pygit2.Signature(committer[0], committer[1], t, 0) if t is not None else pygit2.Signature(*committer)
     new = repo.create_commit(None, author, comm, msg, head.tree.id, [pygit2.Oid(hex=stop.parent)])
     return Fold(str(new), stop, tuple(files), tuple(by))
+
+
+_RULES_TRAILER = re.compile(r"^Forksync-Rules:\s*([0-9a-f]{40})\s*$", re.MULTILINE | re.IGNORECASE)
+_RULE_NAME = re.compile(r"\(rule `([^`]+)`\)")
+
+
+def _resolver(c: pygit2.Commit, upstream_sha: str, committer_email: str) -> str:
+    """Who a resolution commit speaks for: forksync's own rule commit on this conflict names the
+    rules, as their own folds do (``bot.sync.rules.RULES_BY``), not forksync's identity as a person."""
+    m = _RULES_TRAILER.search(c.message)
+    if m and m.group(1).lower() == upstream_sha and c.committer.email.lower() == committer_email.lower():
+        return f"forksync rules ({', '.join(dict.fromkeys(_RULE_NAME.findall(c.message)))})"
+    return person(c.author)
 
 
 def _body(message: str) -> str:

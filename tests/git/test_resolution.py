@@ -253,3 +253,33 @@ def test_a_conflicted_file_no_resolution_commit_changed_is_not_credited_to_the_p
     assert c.path == "c.bin" and c.action == resolution.KEPT_FORK
     assert "Alice" not in c.reason and "no resolution commit changed it" in c.reason
 
+
+def test_a_person_finishing_after_the_rules_names_the_rules_not_forksync_as_a_person(chain):
+    # the rules decided b.txt (their commit on the conflict commit), a person resolved a.txt:
+    # Resolved-by names the rules as the rules' own folds do, never forksync's identity as a person
+    from types import SimpleNamespace
+
+    from bot.templating import render
+    r, fork, up, c = chain
+    git(r, "checkout", "-q", "main")
+    git(r, "checkout", "-q", "-b", "up2", fork + "~1")
+    up2 = commit(r, {"a.txt": UP_A, "b.txt": "b up\n"}, "Upstream: two files", author=("Up Dev", "up@example.com"))
+    git(r, "checkout", "-q", "forksync/chain-x")
+    git(r, "reset", "-q", "--hard", fork)
+    commit(r, {"b.txt": "b fork\n"}, "fork's b, a clean pick before the conflict")
+    commit(r, {"a.txt": MARKED, "b.txt": "<<<<<<< fork\nb fork\n=======\nb up\n>>>>>>> upstream\n"},
+           f"[CONFLICT] two\n\nForksync-Conflict: {up2}\n", author=("Up Dev", "up@example.com"))
+    msg = render("commit/rule_resolution.txt.j2", upstream_sha=up2, total=2,
+                 decided=[("b.txt", SimpleNamespace(action="kept the fork's file", reason="fork keeps b", rule="fork-keeps"))])
+    repo = pygit2.Repository(str(r / ".git"))
+    idx = pygit2.Index()
+    idx.read_tree(repo.head.peel(pygit2.Commit).tree)
+    idx.add(pygit2.IndexEntry("b.txt", repo.create_blob(b"b fork\n"), pygit2.enums.FileMode.BLOB))
+    bot = pygit2.Signature("forksync", "forksync@users.noreply.github.com", 1, 0)
+    rules = repo.create_commit(None, bot, bot, msg, idx.write_tree(repo), [repo.head.target])
+    git(r, "reset", "-q", "--hard", str(rules))
+    head = commit(r, {"a.txt": UP_A}, "take upstream's a", author=("Alice", "alice@example.com"))
+    chk = resolution.check(str(r), fork, head)
+    assert chk.ok, chk.problems
+    folded = resolution.fold(str(r), chk, gitio.commit_info(repo, up2), unit_id="chain-x", when=1)
+    assert folded.resolved_by == ("forksync rules (fork-keeps)", "Alice <alice@example.com>")
