@@ -125,7 +125,8 @@ def build_commit(repo_path: str, case: ConflictCase, res: Resolution) -> str:
         raise RailViolation("result applies", "the index still has conflicts after the resolution")
     tree = idx.write_tree(repo)
     name, email, when = case.upstream_author
-    author = pygit2.Signature(name or up.author.name, email or up.author.email, when or up.author.time, 0)
+    # the upstream author's zone too, as every pick apply writes keeps it
+    author = pygit2.Signature(name or up.author.name, email or up.author.email, when or up.author.time, up.author.offset)
     committer = pygit2.Signature(BOT_NAME, BOT_EMAIL)
     oid = repo.create_commit(None, author, committer, commit_message(case, res), tree, [base.id])
     return str(oid)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 import pygit2
 
+from bot.git.apply import conflicts_of
 from bot.git.markers import files_with_markers
 from bot.model import CommitInfo
 from bot.templating import render
@@ -45,7 +46,10 @@ class ConflictStop:
     """An unresolved conflict commit on a branch. ``after``: the commits on top of it, oldest
     first (candidate resolution commits); ``files``: the paths the pick conflicted in (where the
     upstream commit is not in the repository — a clone of the fork alone — ``upstream_known`` is
-    False and ``files`` are those the conflict commit left markers in)."""
+    False and ``files`` are those the conflict commit left markers in). A file one side renamed
+    is named at the path git left it at (the conflict commit's list, which the PR body shows),
+    its old path in ``renamed`` (``(path, old path)``); ``touches``: every other path the pick
+    may need to change (those old paths, and libgit2's conflicted paths without rename detection)."""
 
     conflict_commit: str
     upstream_sha: str
@@ -53,6 +57,8 @@ class ConflictStop:
     after: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
     upstream_known: bool = True
+    renamed: tuple[tuple[str, str], ...] = ()
+    touches: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -140,6 +146,7 @@ def find_stop(repo_path: str, base: str, head: str) -> ConflictStop | None:
             continue
         up_sha = m.group(1).lower()
         files: tuple[str, ...] = ()
+        after = tuple(str(x.id) for x in commits[n + 1:])
         try:
             upstream = repo[up_sha].peel(pygit2.Commit)
             files = conflicted_paths(repo, c.parents[0], upstream)
@@ -149,7 +156,16 @@ def find_stop(repo_path: str, base: str, head: str) -> ConflictStop | None:
             files = tuple(sorted(h.path for h in files_with_markers(repo_path, str(c.parents[0].id), str(c.id))))
             return ConflictStop(str(c.id), up_sha, str(c.parents[0].id), tuple(str(x.id) for x in commits[n + 1:]),
                                 files, upstream_known=False)
-        return ConflictStop(str(c.id), up_sha, str(c.parents[0].id), tuple(str(x.id) for x in commits[n + 1:]), files)
+        # the conflict commit lists the files as git left them: a file one side renamed conflicts
+        # at its new path, which libgit2's merge without rename detection (above) names only by
+        # its old one — the person resolves, and the fold names, the path git left the markers at
+        listed = conflicts_of(repo, c)
+        if not listed:
+            return ConflictStop(str(c.id), up_sha, str(c.parents[0].id), after, files)
+        named = tuple(sorted({f.path for f in listed}))
+        renamed = tuple((f.path, f.old_path) for f in listed if f.old_path)
+        touches = tuple(sorted((set(files) | {old for _, old in renamed}) - set(named)))
+        return ConflictStop(str(c.id), up_sha, str(c.parents[0].id), after, named, renamed=renamed, touches=touches)
     return None
 
 
@@ -186,7 +202,7 @@ def check(repo_path: str, base: str, head: str) -> ResolutionCheck:
     extra: list[str] = []
     if stop.after and stop.files:
         changed = _changed(repo, repo[stop.conflict_commit].tree, repo[head].peel(pygit2.Commit).tree)
-        extra = sorted(changed - set(stop.files))
+        extra = sorted(changed - set(stop.files) - set(stop.touches))
         if extra:
             problems.append("the resolution changes files the conflict did not need: " + ", ".join(f"`{p}`" for p in extra)
                             + " — put other changes in a PR of their own")
@@ -249,7 +265,8 @@ def fold(repo_path: str, check_result: ResolutionCheck, upstream: CommitInfo, *,
 
     ``check_result`` must be ok (:func:`check`); ``upstream``: the conflicted upstream commit's
     data (author, message); ``reasons``: ``{path: reason}`` given by the person (else taken from
-    the resolution commits' File / Reason lines, else "resolved by <author> in <sha12>");
+    the resolution commits' File / Reason lines, else "resolved by <author> in <sha12>", or that no
+    resolution commit changed the file);
     ``resolved_by``: who resolved (default: the authors of the resolution commits, in order).
     Raises ValueError when the check did not pass."""
     if not check_result.ok:
@@ -266,22 +283,42 @@ def fold(repo_path: str, check_result: ResolutionCheck, upstream: CommitInfo, *,
     for c in after:
         for p, r in reasons_in(c.message).items():
             from_messages.setdefault(p, r)
-    by = list(resolved_by) or list(dict.fromkeys(person(c.author) for c in after))
+    by = list(resolved_by) or list(dict.fromkeys(_resolver(c, stop.upstream_sha, committer[1]) for c in after))
+    old_path = dict(stop.renamed)
     files = []
     for p in stop.files:
-        action = outcome((_entry_id(ours_tree, p), _entry_id(theirs_tree, p), _entry_id(head.tree, p)))
+        # a renamed file: the side that did not rename it has it at its old path
+        sides = [_entry_id(t, p) or (_entry_id(t, old_path[p]) if p in old_path else None) for t in (ours_tree, theirs_tree)]
+        action = outcome((sides[0], sides[1], _entry_id(head.tree, p)))
         toucher = next((c for c in reversed(after) if p in _changed(repo, c.parents[0].tree, c.tree)), None)
-        default = f"resolved by {person(toucher.author) if toucher else ', '.join(by)}" + (
-            f" in {str(toucher.id)[:12]}" if toucher else "")
+        # a file no resolution commit changed (a binary or modify/delete conflict holds no
+        # marker to remove) was decided by nobody: say so rather than credit the resolvers
+        default = (f"resolved by {person(toucher.author)} in {str(toucher.id)[:12]}" if toucher else
+                   "no resolution commit changed it: it is as the conflict commit left it")
         files.append(FileOutcome(p, action, given.get(p) or from_messages.get(p) or default))
     msg = render("commit/resolved_pick.txt.j2", subject=upstream.subject, body=_body(upstream.message),
                  sha=upstream.sha, files=files, resolved_by=by, unit_id=unit_id).rstrip("\n") + "\n"
     t = int(when) if when is not None else None
+    # the upstream author's zone too, as every pick apply writes keeps it
+    zone = repo[stop.upstream_sha].peel(pygit2.Commit).author.offset
     author = pygit2.Signature(upstream.author_name or "unknown", upstream.author_email or "unknown@example.invalid",
-                              int(upstream.author_time), 0)
+                              int(upstream.author_time), zone)
     comm = pygit2.Signature(committer[0], committer[1], t, 0) if t is not None else pygit2.Signature(*committer)
     new = repo.create_commit(None, author, comm, msg, head.tree.id, [pygit2.Oid(hex=stop.parent)])
     return Fold(str(new), stop, tuple(files), tuple(by))
+
+
+_RULES_TRAILER = re.compile(r"^Forksync-Rules:\s*([0-9a-f]{40})\s*$", re.MULTILINE | re.IGNORECASE)
+_RULE_NAME = re.compile(r"\(rule `([^`]+)`\)")
+
+
+def _resolver(c: pygit2.Commit, upstream_sha: str, committer_email: str) -> str:
+    """Who a resolution commit speaks for: forksync's own rule commit on this conflict names the
+    rules, as their own folds do (``bot.sync.rules.RULES_BY``), not forksync's identity as a person."""
+    m = _RULES_TRAILER.search(c.message)
+    if m and m.group(1).lower() == upstream_sha and c.committer.email.lower() == committer_email.lower():
+        return f"forksync rules ({', '.join(dict.fromkeys(_RULE_NAME.findall(c.message)))})"
+    return person(c.author)
 
 
 def _body(message: str) -> str:

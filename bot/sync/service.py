@@ -675,6 +675,18 @@ class SyncService:
                                    render("resolution_check.md.j2", ok=False, head=head, kept=[],
                                           problems=list(chk.problems)))
                 return "waiting"
+            cfg = await self.fork_config(ctx, full_name)
+            shas = json.loads(row["shas_json"])
+            # upstream may have rewritten its history since the chain stopped: a pick of a commit
+            # it no longer has must not be made (it would land, and the rewritten one be picked again)
+            gone = await self._not_upstream(ctx, d, cfg, [chk.stop.upstream_sha, *shas])
+            if chk.stop.upstream_sha in gone:
+                await comment_once(ctx.gh, full_name, pr["number"], f"resolution:{head}",
+                                   render("resolution_check.md.j2", ok=False, head=head, kept=[], problems=[
+                                       f"upstream commit `{chk.stop.upstream_sha[:12]}` is no longer in upstream's "
+                                       f"history (`{cfg.upstream.ref}` was rewritten without it); nothing was folded — "
+                                       "close this PR: the next sync plans what upstream has now"]))
+                return "waiting"
             repo = pygit2.Repository(str(d))
             upstream = gitio.commit_info(repo, chk.stop.upstream_sha)
             folded = await asyncio.to_thread(resolution.fold, str(d), chk, upstream, unit_id=unit_id,
@@ -683,10 +695,9 @@ class SyncService:
             ref = f"refs/heads/{branch}"
             await self._git(d, "update-ref", keep, head)
             await self._git(d, "update-ref", ref, folded.commit, head)
-            shas = json.loads(row["shas_json"])
-            infos = gitio.commit_infos(repo, [s for s in shas if s in repo])
+            infos = gitio.commit_infos(repo, [s for s in shas if s in repo and s not in gone])
             unit = Unit(id=unit_id, kind="chain", items=tuple(PlanItem(s, "chain") for s in shas if s in infos))
-            res = await self._apply(d, await self.fork_config(ctx, full_name), unit, base, infos)
+            res = await self._apply(d, cfg, unit, base, infos)
             tip = res.tip or folded.commit
             try:
                 await self._git(d, "push", "-q", "--atomic", f"--force-with-lease={ref}:{head}", url,
@@ -708,6 +719,24 @@ class SyncService:
                                   remaining=len(res.remaining)))
         await self.sync(ctx, full_name, reason=f"resolution of {chk.stop.upstream_sha[:12]} folded on {branch}")
         return "folded"
+
+    async def _not_upstream(self, ctx, git_dir: Path, cfg: ForksyncConfig, shas: list[str]) -> set[str]:
+        """The ``shas`` upstream's branch no longer reaches (fetched now: a force push may not have
+        been synced yet). Empty when the fork follows no upstream."""
+        upstream, up_ref = self.upstream_of(cfg)
+        if not upstream:
+            return set()
+        up_url, up_secrets = await self._upstream_url(upstream, ctx.installation_id)
+        ref = f"refs/remotes/upstream/{up_ref}"
+        await self._git(git_dir, "fetch", "-q", "--no-tags", up_url, f"+refs/heads/{up_ref}:{ref}", secrets=up_secrets)
+        gone = set()
+        for sha in dict.fromkeys(shas):
+            proc = await asyncio.create_subprocess_exec("git", f"--git-dir={git_dir}", "merge-base", "--is-ancestor", sha,
+                                                        ref, env=gitio.git_env(), stdout=asyncio.subprocess.DEVNULL,
+                                                        stderr=asyncio.subprocess.DEVNULL)
+            if await asyncio.wait_for(proc.wait(), GIT_TIMEOUT_S) != 0:
+                gone.add(sha)
+        return gone
 
     async def agent_resolve(self, ctx, full_name: str, number: int, cfg: ForksyncConfig) -> str:
         """``/forksync resolve`` on a chain PR: ask the conflict agent for the conflict the chain

@@ -161,6 +161,20 @@ def test_rail_result_applies_rejects_unresolved_conflict(tmp_path):
     assert "python/triton/ops.py is conflicted but was not resolved" in e.value.detail
 
 
+def test_the_agents_pick_keeps_the_upstream_authors_time_zone(tmp_path):
+    # every pick keeps the upstream author's date and zone (apply does); the agent's pick too
+    root, fork, up = make_repo(tmp_path)
+    subprocess.run(["git", "checkout", "-q", "upstream"], cwd=root, check=True)
+    subprocess.run(["git", "-c", "user.name=Up Stream", "-c", "user.email=up@example.org", "commit", "-q", "--amend",
+                    "--no-edit", "--date=1700000000 +0530"], cwd=root, check=True)
+    up = git(root, "rev-parse", "HEAD")
+    git(root, "checkout", "-q", "main")
+    case = conflict_case(str(root), fork, up)
+    sha = build_commit(str(root), case, Resolution((ResolvedFile("python/triton/ops.py", RESOLVED_OPS, "a", "r"),), "s", "m"))
+    author = pygit2.Repository(str(root))[sha].author
+    assert (author.time, author.offset) == (1700000000, 330)
+
+
 def test_rail_reapply_detects_changed_clean_file(tmp_path):
     """A commit that changes a path outside the conflict (here: drops upstream's lib/Pass.cpp
     change) fails the re-application check even if it was built by other means."""

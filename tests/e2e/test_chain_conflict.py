@@ -277,3 +277,29 @@ async def test_the_agent_is_asked_only_about_what_the_rules_declined_and_the_pic
             assert sorted(trailers) == sorted([c2, c3])         # the chain went on with c3 after the agent's pick
             assert "Forksync-Conflict" not in fork_git(w, "log", "--format=%B", "main")
             assert len(ant.bodies) == 1
+
+
+async def test_a_resolution_of_an_upstream_commit_a_force_push_removed_is_not_folded(world, tmp_path):
+    w, up_src, upstream = world
+    before = git(up_src, "rev-parse", "HEAD")
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    [chain] = await open_prs(w.alice)
+    branch = f"forksync/chain-{c2[:12]}"
+    # upstream force-pushes its history without that commit (reverted by a rewrite)
+    git(up_src, "reset", "-q", "--hard", before)
+    commit_files(up_src, {"python/a.py": "a = 3\n"}, "Unrelated (#103)")
+    git(up_src, "push", "-q", "-f", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    # a person resolves the conflict the draft still shows: the pick would land a commit upstream no longer has
+    wt = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
+    head = commit_files(wt, {"third_party/amd/x.cpp": "int x = 12;\n" + MIDDLE + "int z;\n"}, "resolve x")
+    git(wt, "push", "-q", "origin", "HEAD")
+    await w.bot.settle()
+    comments = await bot_comments(w, chain["number"])
+    assert not any("checked and folded" in c for c in comments), comments
+    assert any(f"upstream commit `{c2[:12]}` is no longer in upstream's history" in c for c in comments), comments
+    assert fork_git(w, "rev-parse", branch) == head
+    assert f"Upstream-Commit: {c2}" not in fork_git(w, "log", "--format=%B", branch)

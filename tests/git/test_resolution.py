@@ -144,3 +144,142 @@ def test_reasons_in_messages(message, expect):
 ])
 def test_outcome(ids, action):
     assert resolution.outcome(ids) == action
+
+
+BODY = "".join(f"line {i}\n" for i in range(30))
+
+
+@pytest.fixture
+def renamed(tmp_path):
+    """Upstream renames ``a.py`` to ``b.py`` and edits line 5, which the fork edited too: git
+    stops with a content conflict at the new path (``b.py``, renamed from ``a.py``). The conflict
+    commit is apply's own. (repo path, fork tip, upstream sha, conflict commit)."""
+    from bot.git import apply as apply_mod
+    from bot.model import PlanItem, Unit
+    r = tmp_path / "r"
+    r.mkdir()
+    git(r, "init", "-q", "-b", "main")
+    commit(r, {"a.py": BODY}, "base")
+    git(r, "checkout", "-q", "-b", "up")
+    git(r, "mv", "a.py", "b.py")
+    up = commit(r, {"b.py": BODY.replace("line 5\n", "upstream 5\n")}, "Upstream: move a to b (#9)",
+                author=("Up Dev", "up@example.com"))
+    git(r, "checkout", "-q", "main")
+    fork = commit(r, {"a.py": BODY.replace("line 5\n", "fork 5\n")}, "fork: own line 5")
+    repo = pygit2.Repository(str(r / ".git"))
+    res = apply_mod.apply_unit(str(r / ".git"), Unit("chain-x", "chain", (PlanItem(up, "chain"),)), base=fork,
+                               commits={up: gitio.commit_info(repo, up)})
+    assert res.conflict_files == ("b.py",)
+    git(r, "checkout", "-q", "forksync/chain-x")
+    return r, fork, up, res.conflict_commit
+
+
+def test_a_conflict_in_a_file_upstream_renamed_is_resolved_at_its_new_path(renamed):
+    # the person resolves the file where git left the markers, the path the PR body names
+    r, fork, up, c = renamed
+    stop = resolution.find_stop(str(r), fork, c)
+    assert stop.files == ("b.py",)
+    head = commit(r, {"b.py": BODY.replace("line 5\n", "fork 5 and upstream 5\n")}, "resolve",
+                  author=("Alice", "alice@example.com"))
+    chk = resolution.check(str(r), fork, head)
+    assert chk.ok, chk.problems
+    folded = resolution.fold(str(r), chk, gitio.commit_info(pygit2.Repository(str(r / ".git")), up),
+                             unit_id="chain-x", when=1)
+    assert folded.files == (resolution.FileOutcome("b.py", resolution.BY_HAND,
+                                                   f"resolved by Alice <alice@example.com> in {head[:12]}"),)
+
+
+def test_a_renamed_file_resolved_with_the_forks_text_is_named_kept_fork(renamed):
+    r, fork, up, c = renamed
+    head = commit(r, {"b.py": BODY.replace("line 5\n", "fork 5\n")}, "keep ours", author=("Alice", "alice@example.com"))
+    chk = resolution.check(str(r), fork, head)
+    folded = resolution.fold(str(r), chk, gitio.commit_info(pygit2.Repository(str(r / ".git")), up),
+                             unit_id="chain-x", when=1)
+    assert [(f.path, f.action) for f in folded.files] == [("b.py", resolution.KEPT_FORK)]
+
+
+def test_the_folded_pick_keeps_the_upstream_authors_time_zone(tmp_path):
+    # every pick keeps the upstream author's date *and zone* (apply does); the fold must too
+    r = tmp_path / "z"
+    r.mkdir()
+    git(r, "init", "-q", "-b", "main")
+    commit(r, {"a.txt": "line1\nline2\nline3\n"}, "base")
+    git(r, "checkout", "-q", "-b", "up")
+    (r / "a.txt").write_text(UP_A)
+    git(r, "commit", "-q", "-a", "--author=Up Dev <up@example.com>", "--date=2024-03-01T10:00:00+05:30", "-m", "Upstream: z")
+    up = git(r, "rev-parse", "HEAD")
+    git(r, "checkout", "-q", "main")
+    fork = commit(r, {"a.txt": FORK_A}, "fork: own line 2")
+    git(r, "checkout", "-q", "-b", "forksync/chain-x")
+    commit(r, {"a.txt": MARKED}, f"[CONFLICT] z\n\nForksync-Conflict: {up}\n", author=("Up Dev", "up@example.com"))
+    head = commit(r, {"a.txt": UP_A}, "take upstream", author=("Alice", "alice@example.com"))
+    repo = pygit2.Repository(str(r / ".git"))
+    folded = resolution.fold(str(r), resolution.check(str(r), fork, head), gitio.commit_info(repo, up),
+                             unit_id="chain-x", when=1)
+    new = repo[folded.commit]
+    assert (new.author.time, new.author.offset) == (repo[up].author.time, 330)
+
+
+def test_a_conflicted_file_no_resolution_commit_changed_is_not_credited_to_the_person(tmp_path):
+    # a binary conflict has no markers: the conflict commit keeps the fork's file, and a person
+    # resolving only the text file did not decide it — the File / Action / Reason block says so
+    from bot.git import apply as apply_mod
+    from bot.model import PlanItem, Unit
+    r = tmp_path / "r"
+    r.mkdir()
+    git(r, "init", "-q", "-b", "main")
+    commit(r, {"a.txt": "line1\nline2\nline3\n"}, "base")
+    (r / "c.bin").write_bytes(b"\x00base")
+    git(r, "add", "c.bin")
+    git(r, "commit", "-q", "-m", "bin")
+    git(r, "checkout", "-q", "-b", "up")
+    (r / "c.bin").write_bytes(b"\x00upstream")
+    git(r, "add", "c.bin")
+    up = commit(r, {"a.txt": UP_A}, "Upstream: both", author=("Up Dev", "up@example.com"))
+    git(r, "checkout", "-q", "main")
+    (r / "c.bin").write_bytes(b"\x00fork")
+    git(r, "add", "c.bin")
+    fork = commit(r, {"a.txt": FORK_A}, "fork: both")
+    repo = pygit2.Repository(str(r / ".git"))
+    res = apply_mod.apply_unit(str(r / ".git"), Unit("chain-x", "chain", (PlanItem(up, "chain"),)), base=fork,
+                               commits={up: gitio.commit_info(repo, up)})
+    assert res.conflict_files == ("a.txt", "c.bin")
+    git(r, "checkout", "-q", "-f", "forksync/chain-x")
+    head = commit(r, {"a.txt": UP_A}, "take upstream's a", author=("Alice", "alice@example.com"))
+    chk = resolution.check(str(r), fork, head)
+    folded = resolution.fold(str(r), chk, gitio.commit_info(repo, up), unit_id="chain-x", when=1)
+    a, c = folded.files
+    assert a == resolution.FileOutcome("a.txt", resolution.TOOK_UPSTREAM, f"resolved by Alice <alice@example.com> in {head[:12]}")
+    assert c.path == "c.bin" and c.action == resolution.KEPT_FORK
+    assert "Alice" not in c.reason and "no resolution commit changed it" in c.reason
+
+
+def test_a_person_finishing_after_the_rules_names_the_rules_not_forksync_as_a_person(chain):
+    # the rules decided b.txt (their commit on the conflict commit), a person resolved a.txt:
+    # Resolved-by names the rules as the rules' own folds do, never forksync's identity as a person
+    from types import SimpleNamespace
+
+    from bot.templating import render
+    r, fork, up, c = chain
+    git(r, "checkout", "-q", "main")
+    git(r, "checkout", "-q", "-b", "up2", fork + "~1")
+    up2 = commit(r, {"a.txt": UP_A, "b.txt": "b up\n"}, "Upstream: two files", author=("Up Dev", "up@example.com"))
+    git(r, "checkout", "-q", "forksync/chain-x")
+    git(r, "reset", "-q", "--hard", fork)
+    commit(r, {"b.txt": "b fork\n"}, "fork's b, a clean pick before the conflict")
+    commit(r, {"a.txt": MARKED, "b.txt": "<<<<<<< fork\nb fork\n=======\nb up\n>>>>>>> upstream\n"},
+           f"[CONFLICT] two\n\nForksync-Conflict: {up2}\n", author=("Up Dev", "up@example.com"))
+    msg = render("commit/rule_resolution.txt.j2", upstream_sha=up2, total=2,
+                 decided=[("b.txt", SimpleNamespace(action="kept the fork's file", reason="fork keeps b", rule="fork-keeps"))])
+    repo = pygit2.Repository(str(r / ".git"))
+    idx = pygit2.Index()
+    idx.read_tree(repo.head.peel(pygit2.Commit).tree)
+    idx.add(pygit2.IndexEntry("b.txt", repo.create_blob(b"b fork\n"), pygit2.enums.FileMode.BLOB))
+    bot = pygit2.Signature("forksync", "forksync@users.noreply.github.com", 1, 0)
+    rules = repo.create_commit(None, bot, bot, msg, idx.write_tree(repo), [repo.head.target])
+    git(r, "reset", "-q", "--hard", str(rules))
+    head = commit(r, {"a.txt": UP_A}, "take upstream's a", author=("Alice", "alice@example.com"))
+    chk = resolution.check(str(r), fork, head)
+    assert chk.ok, chk.problems
+    folded = resolution.fold(str(r), chk, gitio.commit_info(repo, up2), unit_id="chain-x", when=1)
+    assert folded.resolved_by == ("forksync rules (fork-keeps)", "Alice <alice@example.com>")
