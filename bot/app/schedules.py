@@ -33,7 +33,7 @@ from bot.triage.nightly import triage_stored_nightly
 from bot.validation import store as vstore
 from bot.validation.checks import required_fingerprint
 from bot.validation.gate import GATE_CHECK
-from bot.validation.gate_inputs import base_branch, base_tip, protection_checks
+from bot.validation.gate_inputs import base_branch, base_tip, combined_status, protection_checks
 from bot.validation.l3 import l3_tick
 from bot.validation.nightly import expected_pairs, missing_nightly, render_alarm
 from bot.validation.service import downloader_for
@@ -141,7 +141,7 @@ async def checks_changed_since(gh, full: str, sha: str, gate_completed_at: str) 
             continue
         if (r.get("completed_at") or r.get("started_at") or "") > gate_completed_at:
             return True
-    combined = await gh.getitem("/repos/{owner}/{repo}/commits/{ref}/status", rv)
+    combined = await combined_status(gh, full, sha)
     return any((st.get("updated_at") or "") > gate_completed_at for st in combined.get("statuses") or [])
 
 

@@ -179,10 +179,13 @@ async def combined_status(ctx: Ctx) -> Reply:
     states = {st["state"] for st in statuses}
     combined = ("failure" if states & {"failure", "error"} else "pending" if not states or "pending" in states
                 else "success")
-    return Reply(200, {"state": combined, "statuses": statuses, "sha": sha, "total_count": len(statuses),
-                       "repository": ctx.render.minimal_repo(r),
-                       "commit_url": f"{ctx.render.api}/repos/{r.full_name}/commits/{sha}",
-                       "url": f"{ctx.render.api}/repos/{r.full_name}/commits/{sha}/status"})
+    # as GitHub: the state covers every context, the statuses list is paginated (30 a page)
+    page = ctx.page(statuses)
+    page.data = {"state": combined, "statuses": page.data, "sha": sha, "total_count": len(statuses),
+                 "repository": ctx.render.minimal_repo(r),
+                 "commit_url": f"{ctx.render.api}/repos/{r.full_name}/commits/{sha}",
+                 "url": f"{ctx.render.api}/repos/{r.full_name}/commits/{sha}/status"}
+    return page
 
 
 @route("repos/merge-upstream")

@@ -107,6 +107,22 @@ def protection_checks(branch: dict) -> tuple[str, ...]:
 STATUS_CONCLUSION = {"success": "success", "failure": "failure", "error": "error", "pending": None}
 
 
+async def combined_status(gh, full: str, ref: str, *, max_pages: int = 20) -> dict:
+    """``repos/get-combined-status-for-ref`` with every page of its ``statuses`` (GitHub lists 30
+    a page by default, 100 at most; a required context on a later page would otherwise read as
+    missing and hold the gate for good)."""
+    out: list[dict] = []
+    data: dict = {}
+    for page in range(1, max_pages + 1):
+        data = await gh.getitem("/repos/{owner}/{repo}/commits/{ref}/status{?per_page,page}",
+                                {**split_repo(full), "ref": ref, "per_page": 100, "page": page})
+        got = data.get("statuses") or []
+        out += got
+        if not got or len(out) >= int(data.get("total_count") or 0):
+            break
+    return {**data, "statuses": out}
+
+
 def status_checks(combined: dict) -> list[Check]:
     """:class:`Check` values (``kind="status"``) from ``repos/get-combined-status-for-ref``
     (its ``statuses`` hold the latest status per context)."""
@@ -180,7 +196,7 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
         if c["name"] == GATE_CHECK or c["name"] in own_checks or c["name"].startswith(L1_PREFIX):
             continue
         checks.append(Check(c["name"], c.get("conclusion") if c.get("status") == "completed" else None))
-    combined = await gh.getitem("/repos/{owner}/{repo}/commits/{ref}/status", {**split_repo(full), "ref": head})
+    combined = await combined_status(gh, full, head)
     checks += [c for c in status_checks(combined) if c.name != GATE_CHECK and not c.name.startswith("forksync/")]
     rows = vstore.rows_for(store, full, shas=(head, base), pr=pr["number"])
     results = tuple(vstore.outcome(r) for r in rows if r["sha"] != base or r["sha"] == head)

@@ -350,6 +350,25 @@ async def test_forksync_merge_without_suites_goes_through_the_gate(fake_github, 
         await close_world(w)
 
 
+async def test_a_required_status_past_the_first_page_of_statuses_is_read(fake_github, tmp_path):
+    w = await make_world(fake_github, tmp_path, files=fork_files(config=CONFIG))
+    w.fork.required_checks = ["ci/zz-required"]
+    try:
+        head = w.push_branch("forksync/bundle-manyci", {"NOTES.md": "t\n"}, "Note")
+        pr = await w.open_pr("forksync/bundle-manyci")
+        # a fork with many CIs: GitHub lists a commit's statuses 30 a page, the required one sorts last
+        for k in range(40):
+            w.fake.set_status(w.fork, head, f"ci/aa-{k:02d}", "success")
+        w.fake.set_status(w.fork, head, "ci/zz-required", "success")
+        await w.bot.settle()
+        assert codes(w, head) == ("success", [])
+        await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/comments", data={"body": "/forksync merge"})
+        await w.bot.settle()
+        assert (await w.pr(pr["number"]))["merged"] is True
+    finally:
+        await close_world(w)
+
+
 async def test_the_forks_own_ci_is_required_too(fake_github, tmp_path):
     config = CONFIG + "gate:\n  required_checks: [internal-ci]\n"
     w = await make_world(fake_github, tmp_path, files=fork_files(config=config))
