@@ -58,6 +58,21 @@ def redact(text: str, env: dict[str, str]) -> str:
     return text
 
 
+def redact_result(result: RunResult, env: dict[str, str]) -> RunResult:
+    """``result`` with :func:`redact` applied to every string in it: not only the log tails but the
+    tests' messages and tracebacks (a failing test may print the environment or assert on a
+    credential), the reasons and the benchmarks all reach check runs and triage issues."""
+    def walk(v):
+        if isinstance(v, str):
+            return redact(v, env)
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        if isinstance(v, dict):
+            return {k: walk(x) for k, x in v.items()}
+        return v
+    return RunResult.model_validate(walk(result.model_dump(by_alias=True)))
+
+
 @dataclass(frozen=True)
 class LocalOptions:
     platform: str = "cpu"
@@ -118,14 +133,14 @@ def run_local(suite: SuiteConfig, repo: Path, commit: str, opts: LocalOptions = 
     durations.total = time.monotonic() - t0
     if cache == "fresh":
         shutil.rmtree(env["TRITON_CACHE_DIR"], ignore_errors=True)
-    return RunResult(
+    return redact_result(RunResult(
         suite=suite.name, level=suite.level, commit=sha, platform=opts.platform, backend="local",
         verdict=verdict, outcome=outcome_for(reasons), reasons=reasons, counts=facts.counts,
         tests=list(facts.tests), benchmarks=list(facts.benchmarks), durations=durations, attempts=attempts,
         environment=fp.fingerprint(fp.runner_id(opts.runner_id)), report_path=suite.report.path,
         shard=f"{opts.shard[0]}/{opts.shard[1]}" if opts.shard else "", started_at=started, finished_at=int(time.time()),
-        stdout_tail=redact(stdout[-TAIL_CHARS:], env), stderr_tail=redact(stderr[-TAIL_CHARS:], env),
-        triton_cache=cache, not_run=list(facts.not_run), workers=suite.workers)
+        stdout_tail=stdout[-TAIL_CHARS:], stderr_tail=stderr[-TAIL_CHARS:],
+        triton_cache=cache, not_run=list(facts.not_run), workers=suite.workers), env)
 
 
 def attempt_infra(output: str, tests) -> str | None:

@@ -452,3 +452,18 @@ def test_each_worker_takes_its_own_gpu(repo, tmp_path):
                   repo, "HEAD")
     assert r.verdict == "green"
     assert set(seen.read_text().split("\n")) - {""} <= {"gw0 5", "gw1 7"} and len(set(seen.read_text().split())) >= 3
+
+
+def test_secrets_are_redacted_from_test_messages_and_tracebacks(repo, monkeypatch):
+    # a failing test that prints the runner's environment (or asserts on a credential) puts the
+    # value into the JUnit report: messages and tracebacks end up in check-run annotations and
+    # triage issues just like the log tails
+    canary = "hf_CANARYrunnerCredential0123456789"
+    monkeypatch.setenv("HF_TOKEN", canary)
+    commit(repo, {"tests/test_env.py": "import os\n\ndef test_env():\n"
+                                       "    print(dict(os.environ))\n"
+                                       "    assert os.environ['HF_TOKEN'] == 'x'\n"}, "env dump")
+    r = run_local(suite(expected_tests=4), repo, "HEAD")
+    failing = [t for t in r.tests if t.outcome == "failed"]
+    assert failing and "***" in failing[0].traceback
+    assert canary not in r.to_json()
