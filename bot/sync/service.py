@@ -33,6 +33,7 @@ from typing import Any, Awaitable, Callable
 import gidgethub
 import pygit2
 
+from bot.agents.redact import scrub as redact_scrub
 from bot.config.forksync import ForksyncConfig
 from bot.core import commands as cm
 from bot.git import apply as apply_mod
@@ -106,10 +107,13 @@ class CoreResult:
 
 
 def scrub(text: str, secrets: list[str]) -> str:
+    """A git error for people: ``secrets`` (the installation token) and then, with
+    :func:`bot.agents.redact.scrub`, every URL's userinfo and every registered secret — a clone URL
+    may carry credentials of its own (``FORKSYNC_GIT_URL``) and git's argv is quoted."""
     for s in secrets:
         if s:
             text = text.replace(s, "***")
-    return re.sub(r"x-access-token:[^@]+@", "x-access-token:***@", text)
+    return redact_scrub(text)
 
 
 class SyncService:

@@ -62,7 +62,7 @@ def test_due_for_poll():
 
 def test_scrub_removes_tokens():
     assert scrub("fatal: https://x-access-token:ghs_abc@github.com/o/r.git ghs_abc", ["ghs_abc"]) == \
-        "fatal: https://x-access-token:***@github.com/o/r.git ***"
+        "fatal: https://***@github.com/o/r.git ***"
 
 
 def test_a_body_refresh_keeps_the_agent_report():
