@@ -49,13 +49,19 @@ TAIL_CHARS = 8000
 SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|API_KEY|_KEY$", re.IGNORECASE)
 
 
+#: the userinfo of a URL (``https://user:password@host``): a private package index or mirror
+#: carries its password there, under a variable name no secret-name pattern knows
+_USERINFO = re.compile(r"(?<=://)[^/\s@]+@")
+
+
 def redact(text: str, env: dict[str, str]) -> str:
     """``text`` with the values of secret-looking environment variables (names matching
-    TOKEN/SECRET/PASSWORD/…_KEY, values ≥ 6 chars) replaced by ``***`` — logs end up in check runs."""
+    TOKEN/SECRET/PASSWORD/…_KEY, values ≥ 6 chars) and the userinfo of every URL replaced by
+    ``***`` — logs end up in check runs."""
     for name, value in env.items():
         if value and len(value) >= 6 and SECRET_NAME.search(name):
             text = text.replace(value, "***")
-    return text
+    return _USERINFO.sub("***@", text) if "://" in text else text
 
 
 def redact_result(result: RunResult, env: dict[str, str]) -> RunResult:

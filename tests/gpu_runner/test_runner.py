@@ -467,3 +467,13 @@ def test_secrets_are_redacted_from_test_messages_and_tracebacks(repo, monkeypatc
     failing = [t for t in r.tests if t.outcome == "failed"]
     assert failing and "***" in failing[0].traceback
     assert canary not in r.to_json()
+
+
+def test_credentials_in_urls_are_redacted_whatever_the_variable_is_called(repo, monkeypatch):
+    # a private package index (PIP_INDEX_URL, UV_INDEX_URL …) carries its password in the URL,
+    # under a name no secret-name pattern knows; an env dump prints it
+    canary = "CANARYindexPassword77"
+    monkeypatch.setenv("PIP_INDEX_URL", f"https://ci:{canary}@pypi.example.com/simple")
+    r = run_local(suite(command="env | grep INDEX_URL; exit 3"), repo, "HEAD")
+    assert "PIP_INDEX_URL=https://***@pypi.example.com/simple" in r.stdout_tail
+    assert canary not in r.to_json()
