@@ -118,7 +118,14 @@ class ServeSettings(BaseSettings):
             d[k] = "***" if d[k] else ""
         for k in ("git_url", "github_url"):
             d[k] = scrub(d[k])
+        if self._key_in_file_setting():
+            d["private_key_file"] = "***"
         return d
+
+    def _key_in_file_setting(self) -> bool:
+        """Whether ``private_key_file`` holds the PEM key itself instead of a file name (a common
+        mix-up): then it is a secret, never to be printed."""
+        return "PRIVATE KEY" in self.private_key_file or "\n" in self.private_key_file.strip()
 
     def register_secrets(self) -> None:
         """Make every secret of these settings one that logs and agent prompts never show
@@ -131,6 +138,8 @@ class ServeSettings(BaseSettings):
                 values += [parts.password, parts.username if parts.password is None else None]
             except ValueError:
                 pass
+        if self._key_in_file_setting():
+            values.append(self.private_key_file)
         try:
             values.append(self.private_key())
         except UserError:
@@ -140,6 +149,9 @@ class ServeSettings(BaseSettings):
     def private_key(self) -> str:
         if not self.private_key_file:
             return ""
+        if self._key_in_file_setting():
+            raise UserError("FORKSYNC_PRIVATE_KEY_FILE holds a key, not the name of its file: write the App's PEM "
+                            "key to its own file (mode 0600) and name that file")
         try:
             return Path(self.private_key_file).read_text()
         except OSError as e:

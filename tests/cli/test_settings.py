@@ -144,3 +144,14 @@ def test_a_settings_file_that_is_not_utf8_is_named(tmp_path):
     with pytest.raises(UserError) as e:
         settings_from(argparse.Namespace(settings=str(f)), environ={})
     assert str(e.value) == f"the settings file {f} (from --settings) is not UTF-8 text (byte 15); save it as UTF-8"
+
+
+def test_a_key_given_where_its_file_name_belongs_is_never_echoed():
+    # FORKSYNC_PRIVATE_KEY_FILE holding the PEM itself (a common mix-up with GITHUB_PRIVATE_KEY):
+    # neither the startup line nor the error that stops serve/worker may print it
+    pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpCANARYkeyLine0123456789abcdef\n-----END RSA PRIVATE KEY-----\n"
+    s = ServeSettings(app_id="1", private_key_file=pem)
+    assert "CANARY" not in str(s.redacted())
+    with pytest.raises(UserError) as e:
+        s.private_key()
+    assert "CANARY" not in str(e.value) and "FORKSYNC_PRIVATE_KEY_FILE" in str(e.value)
