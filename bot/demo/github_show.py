@@ -49,12 +49,13 @@ async def status_issue(w: World) -> dict | None:
 
 
 def status_rows(body: str) -> dict[str, str]:
-    """The "Where the fork stands" table of the status issue body: row name → value (backticks off)."""
+    """The "Where the fork stands" table of the status issue body: row name → value (backticks off;
+    a commit's ", committed <time>" left off, so the value is the sha the demo names)."""
     rows = {}
     for line in body.splitlines():
         m = re.match(r"^\| ([^|]+?) \| (.+?) \|$", line)
         if m and m.group(1).strip():
-            rows[m.group(1).strip()] = m.group(2).replace("`", "").strip()
+            rows[m.group(1).strip()] = m.group(2).replace("`", "").split(", committed ", 1)[0].strip()
     return rows
 
 

@@ -57,7 +57,7 @@ async def test_an_older_hold_never_overwrites_a_newer_unhold_written_while_it_ra
         if not raced:       # the newer unhold is stored by another worker as the older hold reads the status
             raced.append(threading.Thread(target=sync_store.set_hold, args=(other, repo, False, newer)))
             raced[0].start()
-            raced[0].join(0.5)          # it waits when the row is locked
+            raced[0].join(2.0)          # it waits when the row is locked
         return st
 
     monkeypatch.setattr(sync_store, "load_status", load_then_race)
@@ -88,7 +88,7 @@ def test_a_hold_set_by_another_process_during_a_save_survives_it(tmp_path, monke
         if not other and self.db.conn is sync_proc.conn:
             other.append(threading.Thread(target=sync_store.set_hold, args=(command_proc, "meta/fork", True, "x")))
             other[0].start()
-            other[0].join(0.5)          # the other process gets its chance (it waits when the row is locked)
+            other[0].join(2.0)          # the other process gets its chance (it waits when the row is locked)
         return upsert(self, *a, **kw)
 
     monkeypatch.setattr(sqlite_utils.db.Table, "upsert", upsert_after_a_hold)
