@@ -351,6 +351,15 @@ def fail(store: Store, key: str, worker_id: str, error: str, *, permanent: bool 
         return _fail_row(c, key, row[0], error, permanent, policy, now, rng)
 
 
+def renew_leases(store: Store, worker_id: str, until: float) -> int:
+    """Extend to ``until`` the leases ``worker_id`` holds (deliveries it claimed and has not
+    finished), so a delivery that runs longer than ``lease_s`` is not claimed by a second worker
+    while the first still runs it. Returns how many were extended."""
+    with _tx(store) as c:
+        return c.execute("UPDATE webhook_deliveries SET lease_until=? WHERE state='processing' AND lease_owner=?",
+                         (until, worker_id)).rowcount
+
+
 def release_orphans(store: Store, is_alive) -> list[str]:
     """Expire the leases of deliveries whose worker is known dead (``is_alive(lease_owner)`` is
     False), so a restarted worker takes them over at once instead of after ``lease_s``.
@@ -488,6 +497,7 @@ def as_json(d: Delivery) -> str:
 
 
 __all__ = ["STATES", "QueuePolicy", "Delivery", "delivery_key", "summarize_payload", "enqueue", "enqueue_many",
-           "claim", "claim_many", "finish_many", "complete", "fail", "release_orphans", "retry_dead", "counts", "listing", "get", "as_json",
+           "claim", "claim_many", "finish_many", "complete", "fail", "renew_leases", "release_orphans", "retry_dead", "counts",
+           "listing", "get", "as_json",
            "recent_errors",
            "dead_letters", "dead_letter_alarm"]

@@ -81,6 +81,7 @@ class Worker:
         self.heartbeat_every_s = heartbeat_every_s
         self._last_beat = float("-inf")
         self._started_at = clock()
+        self._holding = False       # a claimed batch is not finished yet: its leases are renewed
 
     async def _dead(self, d: q.Delivery) -> None:
         """Raise the dead-letter alarm where people look (the status issue); its own failure is logged only."""
@@ -93,11 +94,23 @@ class Worker:
 
     def beat(self) -> None:
         """Record that this worker is alive (``GET /healthz`` reads it), at most every
-        ``heartbeat_every_s`` of the worker's clock."""
+        ``heartbeat_every_s`` of the worker's clock, and extend the leases of the batch it holds."""
         now = self.clock()
         if now - self._last_beat >= self.heartbeat_every_s:
             q.heartbeat(self.store, self.worker_id, self._started_at, now)
+            if self._holding:
+                q.renew_leases(self.store, self.worker_id, now + self.policy.lease_s)
             self._last_beat = now
+
+    async def _keep_alive(self) -> None:
+        """Beat while a batch runs: one delivery (a sync) can take minutes, longer than both the
+        heartbeat limit of ``/healthz`` and the lease."""
+        while True:
+            await asyncio.sleep(self.heartbeat_every_s)
+            try:
+                self.beat()
+            except Exception:  # noqa: BLE001 - e.g. database locked: the next beat tries again
+                log.exception("worker heartbeat failed")
 
     async def run_once(self) -> q.Delivery | None:
         """Claim and process one due delivery; returns it (None when nothing was due)."""
@@ -137,6 +150,7 @@ class Worker:
         batch = q.claim_many(self.store, self.worker_id, limit, self.policy, now=self.clock())
         results: list[tuple[str, str, str, bool]] = []
         timings: list[float] = []
+        self._holding = bool(batch)
         try:
             for d in batch:
                 t0 = time.perf_counter()
@@ -154,6 +168,7 @@ class Worker:
                     results.append((d.id, "error", err, False))
                 timings.append(time.perf_counter() - t0)
         finally:
+            self._holding = False
             if results:
                 states = q.finish_many(self.store, self.worker_id, results, self.policy, now=self.clock())
                 if self.observe:
@@ -174,22 +189,27 @@ class Worker:
     async def run(self, stop: asyncio.Event | threading.Event) -> None:
         """Process until ``stop`` is set; sleeps ``poll_interval_s`` (or until woken) when idle.
         First releases the leases of dead workers of this host (crash recovery). Beats the
-        heartbeat (:meth:`beat`) on every turn of the loop."""
+        heartbeat (:meth:`beat`) on every turn of the loop and, while a batch runs, every
+        ``heartbeat_every_s`` (:meth:`_keep_alive`)."""
         released = q.release_orphans(self.store, same_host_owner_alive)
         if released:
             log.warning("took over %d deliveries of a dead worker: %s", len(released), ", ".join(released[:10]))
-        while not stop.is_set():
-            try:
-                self.beat()
-                did = await self.run_batch()
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # noqa: BLE001 - e.g. database locked: keep the worker alive
-                log.exception("worker loop error")
-                did = 0
-            if not did:
-                await asyncio.get_running_loop().run_in_executor(None, self.wake.wait, self.poll_interval_s)
-                self.wake.clear()
+        keep_alive = asyncio.create_task(self._keep_alive())
+        try:
+            while not stop.is_set():
+                try:
+                    self.beat()
+                    did = await self.run_batch()
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # noqa: BLE001 - e.g. database locked: keep the worker alive
+                    log.exception("worker loop error")
+                    did = 0
+                if not did:
+                    await asyncio.get_running_loop().run_in_executor(None, self.wake.wait, self.poll_interval_s)
+                    self.wake.clear()
+        finally:
+            keep_alive.cancel()
 
 
 def start_in_thread(make_worker: Callable[[], Worker], stop: threading.Event) -> threading.Thread:
