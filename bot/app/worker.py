@@ -7,8 +7,8 @@ Several workers may share one database: leases (``bot.app.queue.claim``) keep th
 ``process(delivery) -> outcome`` is supplied by the caller (:func:`bot.app.dispatch.Dispatcher.process`
 in production). It raises :class:`Unhandleable` for a delivery that can never succeed (→ ``dead``
 at once, with the reason); any other exception is retried with capped backoff and ends ``dead``
-after ``QueuePolicy.max_attempts``. Cancellation (shutdown) leaves the lease to expire, so the
-delivery is taken over on restart.
+after ``QueuePolicy.max_attempts``. Shutdown (``stop``, or cancellation) hands the deliveries
+claimed and not finished back to the queue, so the next worker takes them at once.
 """
 from __future__ import annotations
 
@@ -142,17 +142,21 @@ class Worker:
             await self._dead(d)
         return d
 
-    async def run_batch(self, limit: int = 32) -> int:
+    async def run_batch(self, limit: int = 32, stop: asyncio.Event | threading.Event | None = None) -> int:
         """Claim up to ``limit`` due deliveries in one transaction, process them in order, and
         record all results in one transaction (few write locks: acknowledgements stay fast).
         A crash before the results are recorded means they are processed again after restart
-        (handlers are idempotent), never lost. Returns how many were processed."""
+        (handlers are idempotent), never lost. Once ``stop`` is set no further delivery of the
+        batch starts; those not finished (and one cancelled mid-way) are handed back to the queue
+        (:func:`bot.app.queue.hand_back`). Returns how many were claimed."""
         batch = q.claim_many(self.store, self.worker_id, limit, self.policy, now=self.clock())
         results: list[tuple[str, str, str, bool]] = []
         timings: list[float] = []
         self._holding = bool(batch)
         try:
             for d in batch:
+                if stop is not None and stop.is_set():
+                    break
                 t0 = time.perf_counter()
                 try:
                     results.append((d.id, "done", await self.process(d) or "", False))
@@ -169,6 +173,10 @@ class Worker:
                 timings.append(time.perf_counter() - t0)
         finally:
             self._holding = False
+            unfinished = [d.id for d in batch[len(results):]]
+            if unfinished:
+                n = q.hand_back(self.store, self.worker_id, unfinished, now=self.clock())
+                log.warning("stopping: handed %d unfinished deliveries back to the queue", n)
             if results:
                 states = q.finish_many(self.store, self.worker_id, results, self.policy, now=self.clock())
                 if self.observe:
@@ -199,7 +207,7 @@ class Worker:
             while not stop.is_set():
                 try:
                     self.beat()
-                    did = await self.run_batch()
+                    did = await self.run_batch(stop=stop)
                 except asyncio.CancelledError:
                     raise
                 except Exception:  # noqa: BLE001 - e.g. database locked: keep the worker alive

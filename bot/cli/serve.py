@@ -447,11 +447,15 @@ class WorkerProcesses:
         since = time.monotonic() - window_s
         return sum(1 for t in list(self.restarts) if t >= since)
 
-    def terminate(self, timeout: float = 30.0) -> None:
+    def request_stop(self) -> None:
+        """Ask every worker to stop (SIGTERM: each hands back what it has not finished); no waiting."""
         self.stop.set()
         for p in self.procs:
             if p.poll() is None:
                 p.send_signal(signal.SIGTERM)
+
+    def terminate(self, timeout: float = 30.0) -> None:
+        self.request_stop()
         for p in self.procs:
             try:
                 p.wait(timeout=timeout)
@@ -542,6 +546,11 @@ def run_serve(s: ServeSettings) -> int:
     expect_worker = workers is not None or s.expect_worker
     app = make_app(store, s.webhook_secret, metrics=metrics, expect_worker=expect_worker,
                    worker_restarts=workers.recent_restarts if workers is not None else None)
+    if workers is not None:
+        async def stop_workers(_app) -> None:
+            # at once, while the web server drains its connections: both fit in Docker's 10 s stop timeout
+            workers.request_stop()
+        app.on_shutdown.append(stop_workers)
     dashboard_store = Store(s.db)
     access = dashboard_access(s)
     if access is not None or s.host in LOOPBACK:

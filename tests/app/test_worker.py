@@ -201,3 +201,24 @@ async def test_a_long_delivery_keeps_its_worker_beating_and_its_batch_leased(sto
         await asyncio.wait_for(task, 60)
     assert ran == ["long", "next"]
     assert {d.id: (d.state, d.attempts) for d in q.listing(store)} == {"long": ("done", 1), "next": ("done", 1)}
+
+
+async def test_stopping_mid_batch_starts_no_further_delivery_and_hands_the_rest_back(store):
+    """A burst claimed as one batch: SIGTERM during its first delivery must not wait for the other
+    31, nor leave them leased to a worker that is gone."""
+    import threading
+    clock, stop, ran = Clock(), threading.Event(), []
+
+    async def process(d):
+        ran.append(d.id)
+        stop.set()                                  # SIGTERM arrives while the first one runs
+        return "ok"
+
+    w = Worker(store, process, worker_id="w1", clock=clock)
+    for i in range(3):
+        put(store, f"d{i}", "push", {"ref": "r"}, now=990.0 + i)
+    assert await w.run_batch(stop=stop) == 3
+    assert ran == ["d0"]
+    got = {d.id: (d.state, d.attempts) for d in q.listing(store)}
+    assert got == {"d0": ("done", 1), "d1": ("queued", 0), "d2": ("queued", 0)}
+    assert [d.id for d in q.claim_many(store, "w2", 32, now=clock.t)] == ["d1", "d2"]
