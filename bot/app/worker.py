@@ -43,12 +43,18 @@ def same_host_owner_alive(owner: str) -> bool:
     host, _, rest = owner.partition(":")
     if host != socket.gethostname():
         return True
+    pid_text, _, thread_text = rest.partition(":")
     try:
-        pid = int(rest.split(":", 1)[0])
+        pid = int(pid_text)
     except ValueError:
         return True
     if pid == os.getpid():
-        return True    # a sibling worker thread (a reused pid of a dead process waits for lease expiry)
+        # a sibling worker thread, or an earlier process under this same pid (a restarted container
+        # runs its worker as pid 1 again): only a thread this process has is alive
+        try:
+            return int(thread_text) in {t.ident for t in threading.enumerate()}
+        except ValueError:
+            return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

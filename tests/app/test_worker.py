@@ -222,3 +222,20 @@ async def test_stopping_mid_batch_starts_no_further_delivery_and_hands_the_rest_
     got = {d.id: (d.state, d.attempts) for d in q.listing(store)}
     assert got == {"d0": ("done", 1), "d1": ("queued", 0), "d2": ("queued", 0)}
     assert [d.id for d in q.claim_many(store, "w2", 32, now=clock.t)] == ["d1", "d2"]
+
+
+def test_a_lease_of_an_earlier_process_under_this_pid_is_released_at_once(store):
+    """A restarted container runs its worker under the pid its last one had (often 1): the owner
+    ``host:pid:thread`` names a thread this process does not have, so it is dead, not a sibling."""
+    import os
+    import socket
+    import threading
+
+    from bot.app.worker import same_host_owner_alive
+    me = f"{socket.gethostname()}:{os.getpid()}"
+    gone = max(t.ident for t in threading.enumerate()) + 1
+    assert same_host_owner_alive(f"{me}:{threading.get_ident()}")
+    assert not same_host_owner_alive(f"{me}:{gone}")
+    put(store, "d", "push", {"ref": "r"})
+    q.claim(store, f"{me}:{gone}", now=1000.0)
+    assert q.release_orphans(store, same_host_owner_alive) == ["d"]
