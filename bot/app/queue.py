@@ -351,6 +351,30 @@ def fail(store: Store, key: str, worker_id: str, error: str, *, permanent: bool 
         return _fail_row(c, key, row[0], error, permanent, policy, now, rng)
 
 
+def renew_leases(store: Store, worker_id: str, until: float) -> int:
+    """Extend to ``until`` the leases ``worker_id`` holds (deliveries it claimed and has not
+    finished), so a delivery that runs longer than ``lease_s`` is not claimed by a second worker
+    while the first still runs it. Returns how many were extended."""
+    with _tx(store) as c:
+        return c.execute("UPDATE webhook_deliveries SET lease_until=? WHERE state='processing' AND lease_owner=?",
+                         (until, worker_id)).rowcount
+
+
+def hand_back(store: Store, worker_id: str, keys: list[str], now: float | None = None) -> int:
+    """Give deliveries ``worker_id`` claimed but did not finish (it is shutting down) back to the
+    queue at once, their claim not counted as an attempt: the next worker need not wait out the
+    lease, which it cannot tell is orphaned when it runs under the same pid (a restarted
+    container) or on another host (a recreated one). Returns how many were handed back."""
+    now = time.time() if now is None else now
+    n = 0
+    with _tx(store) as c:
+        for key in keys:
+            n += c.execute("UPDATE webhook_deliveries SET state='queued', attempts=MAX(attempts-1, 0), lease_owner='',"
+                           " lease_until=0, next_attempt_at=? WHERE id=? AND state='processing' AND lease_owner=?",
+                           (now, key, worker_id)).rowcount
+    return n
+
+
 def release_orphans(store: Store, is_alive) -> list[str]:
     """Expire the leases of deliveries whose worker is known dead (``is_alive(lease_owner)`` is
     False), so a restarted worker takes them over at once instead of after ``lease_s``.
@@ -488,6 +512,7 @@ def as_json(d: Delivery) -> str:
 
 
 __all__ = ["STATES", "QueuePolicy", "Delivery", "delivery_key", "summarize_payload", "enqueue", "enqueue_many",
-           "claim", "claim_many", "finish_many", "complete", "fail", "release_orphans", "retry_dead", "counts", "listing", "get", "as_json",
+           "claim", "claim_many", "finish_many", "complete", "fail", "renew_leases", "hand_back", "release_orphans", "retry_dead", "counts",
+           "listing", "get", "as_json",
            "recent_errors",
            "dead_letters", "dead_letter_alarm"]

@@ -29,6 +29,9 @@ from bot.validation.service import ValidationService
 
 log = logging.getLogger(__name__)
 
+#: Seconds a stopping worker lets the delivery in progress run before it cancels it.
+SHUTDOWN_GRACE_S = 5.0
+
 
 @dataclass
 class Clients:
@@ -113,7 +116,9 @@ async def run_worker_loop(s, stop: threading.Event, *, wake: threading.Event | N
         finally:
             if wake is not None:
                 wake.set()
-            await asyncio.wait(tasks, timeout=30)      # let the delivery in progress finish
+            # the delivery in progress may finish; past the grace it is cancelled and handed back to the
+            # queue (handlers are idempotent), so the worker is gone well within Docker's 10 s stop timeout
+            await asyncio.wait(tasks, timeout=SHUTDOWN_GRACE_S)
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)

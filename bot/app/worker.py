@@ -7,8 +7,8 @@ Several workers may share one database: leases (``bot.app.queue.claim``) keep th
 ``process(delivery) -> outcome`` is supplied by the caller (:func:`bot.app.dispatch.Dispatcher.process`
 in production). It raises :class:`Unhandleable` for a delivery that can never succeed (→ ``dead``
 at once, with the reason); any other exception is retried with capped backoff and ends ``dead``
-after ``QueuePolicy.max_attempts``. Cancellation (shutdown) leaves the lease to expire, so the
-delivery is taken over on restart.
+after ``QueuePolicy.max_attempts``. Shutdown (``stop``, or cancellation) hands the deliveries
+claimed and not finished back to the queue, so the next worker takes them at once.
 """
 from __future__ import annotations
 
@@ -43,12 +43,18 @@ def same_host_owner_alive(owner: str) -> bool:
     host, _, rest = owner.partition(":")
     if host != socket.gethostname():
         return True
+    pid_text, _, thread_text = rest.partition(":")
     try:
-        pid = int(rest.split(":", 1)[0])
+        pid = int(pid_text)
     except ValueError:
         return True
     if pid == os.getpid():
-        return True    # a sibling worker thread (a reused pid of a dead process waits for lease expiry)
+        # a sibling worker thread, or an earlier process under this same pid (a restarted container
+        # runs its worker as pid 1 again): only a thread this process has is alive
+        try:
+            return int(thread_text) in {t.ident for t in threading.enumerate()}
+        except ValueError:
+            return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -81,6 +87,7 @@ class Worker:
         self.heartbeat_every_s = heartbeat_every_s
         self._last_beat = float("-inf")
         self._started_at = clock()
+        self._holding = False       # a claimed batch is not finished yet: its leases are renewed
 
     async def _dead(self, d: q.Delivery) -> None:
         """Raise the dead-letter alarm where people look (the status issue); its own failure is logged only."""
@@ -93,11 +100,23 @@ class Worker:
 
     def beat(self) -> None:
         """Record that this worker is alive (``GET /healthz`` reads it), at most every
-        ``heartbeat_every_s`` of the worker's clock."""
+        ``heartbeat_every_s`` of the worker's clock, and extend the leases of the batch it holds."""
         now = self.clock()
         if now - self._last_beat >= self.heartbeat_every_s:
             q.heartbeat(self.store, self.worker_id, self._started_at, now)
+            if self._holding:
+                q.renew_leases(self.store, self.worker_id, now + self.policy.lease_s)
             self._last_beat = now
+
+    async def _keep_alive(self) -> None:
+        """Beat while a batch runs: one delivery (a sync) can take minutes, longer than both the
+        heartbeat limit of ``/healthz`` and the lease."""
+        while True:
+            await asyncio.sleep(self.heartbeat_every_s)
+            try:
+                self.beat()
+            except Exception:  # noqa: BLE001 - e.g. database locked: the next beat tries again
+                log.exception("worker heartbeat failed")
 
     async def run_once(self) -> q.Delivery | None:
         """Claim and process one due delivery; returns it (None when nothing was due)."""
@@ -129,16 +148,21 @@ class Worker:
             await self._dead(d)
         return d
 
-    async def run_batch(self, limit: int = 32) -> int:
+    async def run_batch(self, limit: int = 32, stop: asyncio.Event | threading.Event | None = None) -> int:
         """Claim up to ``limit`` due deliveries in one transaction, process them in order, and
         record all results in one transaction (few write locks: acknowledgements stay fast).
         A crash before the results are recorded means they are processed again after restart
-        (handlers are idempotent), never lost. Returns how many were processed."""
+        (handlers are idempotent), never lost. Once ``stop`` is set no further delivery of the
+        batch starts; those not finished (and one cancelled mid-way) are handed back to the queue
+        (:func:`bot.app.queue.hand_back`). Returns how many were claimed."""
         batch = q.claim_many(self.store, self.worker_id, limit, self.policy, now=self.clock())
         results: list[tuple[str, str, str, bool]] = []
         timings: list[float] = []
+        self._holding = bool(batch)
         try:
             for d in batch:
+                if stop is not None and stop.is_set():
+                    break
                 t0 = time.perf_counter()
                 try:
                     results.append((d.id, "done", await self.process(d) or "", False))
@@ -154,6 +178,11 @@ class Worker:
                     results.append((d.id, "error", err, False))
                 timings.append(time.perf_counter() - t0)
         finally:
+            self._holding = False
+            unfinished = [d.id for d in batch[len(results):]]
+            if unfinished:
+                n = q.hand_back(self.store, self.worker_id, unfinished, now=self.clock())
+                log.warning("stopping: handed %d unfinished deliveries back to the queue", n)
             if results:
                 states = q.finish_many(self.store, self.worker_id, results, self.policy, now=self.clock())
                 if self.observe:
@@ -174,22 +203,27 @@ class Worker:
     async def run(self, stop: asyncio.Event | threading.Event) -> None:
         """Process until ``stop`` is set; sleeps ``poll_interval_s`` (or until woken) when idle.
         First releases the leases of dead workers of this host (crash recovery). Beats the
-        heartbeat (:meth:`beat`) on every turn of the loop."""
+        heartbeat (:meth:`beat`) on every turn of the loop and, while a batch runs, every
+        ``heartbeat_every_s`` (:meth:`_keep_alive`)."""
         released = q.release_orphans(self.store, same_host_owner_alive)
         if released:
             log.warning("took over %d deliveries of a dead worker: %s", len(released), ", ".join(released[:10]))
-        while not stop.is_set():
-            try:
-                self.beat()
-                did = await self.run_batch()
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # noqa: BLE001 - e.g. database locked: keep the worker alive
-                log.exception("worker loop error")
-                did = 0
-            if not did:
-                await asyncio.get_running_loop().run_in_executor(None, self.wake.wait, self.poll_interval_s)
-                self.wake.clear()
+        keep_alive = asyncio.create_task(self._keep_alive())
+        try:
+            while not stop.is_set():
+                try:
+                    self.beat()
+                    did = await self.run_batch(stop=stop)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # noqa: BLE001 - e.g. database locked: keep the worker alive
+                    log.exception("worker loop error")
+                    did = 0
+                if not did:
+                    await asyncio.get_running_loop().run_in_executor(None, self.wake.wait, self.poll_interval_s)
+                    self.wake.clear()
+        finally:
+            keep_alive.cancel()
 
 
 def start_in_thread(make_worker: Callable[[], Worker], stop: threading.Event) -> threading.Thread:

@@ -67,10 +67,11 @@ from bot.store import Store
 log = logging.getLogger(__name__)
 
 
-def _setting(default, meaning: str, *, flag: str | None = None, web: bool = False, secret: bool = False):
+def _setting(default, meaning: str, *, flag: str | None = None, web: bool = False, secret: bool = False, **bounds):
     """A field of :class:`ServeSettings`: its default, what it means (for the settings table and
-    ``--help``), its flag (``web``: only ``serve`` has it) and whether its value is a secret."""
-    return Field(default, description=meaning, json_schema_extra={"flag": flag, "web": web, "secret": secret})
+    ``--help``), its flag (``web``: only ``serve`` has it), whether its value is a secret, and the
+    range a number must be in (pydantic's ``ge``/``gt``/``le``, ``allow_inf_nan``)."""
+    return Field(default, description=meaning, json_schema_extra={"flag": flag, "web": web, "secret": secret}, **bounds)
 
 
 class ServeSettings(BaseSettings):
@@ -81,7 +82,7 @@ class ServeSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="FORKSYNC_", frozen=True, extra="ignore")
 
     host: str = _setting("127.0.0.1", "listen address", flag="--host", web=True)
-    port: int = _setting(8080, "listen port", flag="--port", web=True)
+    port: int = _setting(8080, "listen port", flag="--port", web=True, ge=0, le=65535)
     webhook_secret: str = _setting("", "webhook secret (required for serve)", flag="--webhook-secret", web=True, secret=True)
     webhook_secret_file: str = _setting("", "a file holding the webhook secret, read when no webhook secret is given")
     app_id: str = _setting("", "GitHub App id (App mode)", flag="--app-id")
@@ -93,12 +94,13 @@ class ServeSettings(BaseSettings):
     workdir: str = _setting(".forksync-work", "git working copies", flag="--workdir")
     bot_login: str = _setting("", "the bot's own login, for the loop guard (App mode: `<slug>[bot]` from GET /app)",
                               flag="--bot-login")
-    workers: int = _setting(1, "worker processes (0 = none: web only)", flag="--workers", web=True)
+    workers: int = _setting(1, "worker processes (0 = none: web only)", flag="--workers", web=True, ge=0)
     poll: bool = _setting(True, "poll upstream and run the validation schedules (`--no-poll`: neither)", flag="--no-poll")
-    lease_s: float = _setting(120.0, "worker lease, s")
-    max_attempts: int = _setting(5, "tries before a delivery is dead-lettered")
+    # a lease over when taken lets a second worker claim the delivery in progress; a NaN one never ends
+    lease_s: float = _setting(120.0, "worker lease, s", gt=0, allow_inf_nan=False)
+    max_attempts: int = _setting(5, "tries before a delivery is dead-lettered", ge=1)
     header_timeout_s: float = _setting(10.0, "close a connection without complete request headers (or idle) after this, s",
-                                       flag="--header-timeout", web=True)
+                                       flag="--header-timeout", web=True, gt=0, allow_inf_nan=False)
     oauth_client_id: str = _setting("", "the App's OAuth client id (dashboard sign-in)")
     oauth_client_secret: str = _setting("", "the App's OAuth client secret", secret=True)
     session_secret: str = _setting("", "key of the dashboard's session cookie", secret=True)
@@ -279,7 +281,12 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str] = os.envi
         if source == "settings file" and file:
             source = file.where(_file_key(file, name))
         what = f"{env_name(name)}{f' / {_flag(name)}' if _flag(name) else ''}: {values[name]!r}"
-        problem = "is not a number" if err["type"] in ("int_parsing", "float_parsing", "int_from_float") else err["msg"]
+        if err["type"] in ("int_parsing", "float_parsing", "int_from_float"):
+            problem = "is not a number"
+        elif err["type"] in ("greater_than", "greater_than_equal", "less_than_equal", "finite_number"):
+            problem = "is out of range: " + err["msg"].replace("Input should be", "must be")
+        else:
+            problem = err["msg"]
         raise UserError(f"{what} {problem} (from the {source})") from None
     if s.token and s.app_id:
         raise UserError("give either FORKSYNC_TOKEN (token mode) or FORKSYNC_APP_ID + FORKSYNC_PRIVATE_KEY_FILE "
@@ -452,11 +459,15 @@ class WorkerProcesses:
         since = time.monotonic() - window_s
         return sum(1 for t in list(self.restarts) if t >= since)
 
-    def terminate(self, timeout: float = 30.0) -> None:
+    def request_stop(self) -> None:
+        """Ask every worker to stop (SIGTERM: each hands back what it has not finished); no waiting."""
         self.stop.set()
         for p in self.procs:
             if p.poll() is None:
                 p.send_signal(signal.SIGTERM)
+
+    def terminate(self, timeout: float = 30.0) -> None:
+        self.request_stop()
         for p in self.procs:
             try:
                 p.wait(timeout=timeout)
@@ -547,6 +558,11 @@ def run_serve(s: ServeSettings) -> int:
     expect_worker = workers is not None or s.expect_worker
     app = make_app(store, s.webhook_secret, metrics=metrics, expect_worker=expect_worker,
                    worker_restarts=workers.recent_restarts if workers is not None else None)
+    if workers is not None:
+        async def stop_workers(_app) -> None:
+            # at once, while the web server drains its connections: both fit in Docker's 10 s stop timeout
+            workers.request_stop()
+        app.on_shutdown.append(stop_workers)
     dashboard_store = Store(s.db)
     access = dashboard_access(s)
     if access is not None or s.host in LOOPBACK:

@@ -156,3 +156,86 @@ async def test_one_failing_handler_does_not_stop_the_others(store):
     await w.drain()
     assert ran == [1, 2]
     assert q.get(store, "e").dead_reason == "gave up after 2 attempts; last error: ConnectionResetError: blip"
+
+
+async def wait_until(pred, what, limit_s=60.0):
+    """Poll ``pred`` (real time); the limit bounds a broken test, it is no budget."""
+    import asyncio
+    loop = asyncio.get_running_loop()
+    end = loop.time() + limit_s
+    while not pred():
+        assert loop.time() < end, f"gave up waiting for {what}"
+        await asyncio.sleep(0.02)
+
+
+async def test_a_long_delivery_keeps_its_worker_beating_and_its_batch_leased(store):
+    """A sync runs for minutes: while it does, /healthz must still see the worker's heartbeat, and
+    neither the delivery in progress nor the rest of its batch may be claimed by another worker
+    when the lease time passes (they would run twice, at the same time)."""
+    import asyncio
+    import threading
+    clock, release, started, ran = Clock(), asyncio.Event(), asyncio.Event(), []
+
+    async def process(d):
+        ran.append(d.id)
+        started.set()
+        if d.id == "long":
+            await release.wait()
+        return "ok"
+
+    w = Worker(store, process, policy=q.QueuePolicy(lease_s=120), worker_id="w1", clock=clock, heartbeat_every_s=0.05)
+    put(store, "long", "push", {"ref": "r"}, now=999.0)
+    put(store, "next", "push", {"ref": "r"}, now=999.5)
+    stop = threading.Event()
+    task = asyncio.create_task(w.run(stop))
+    try:
+        await asyncio.wait_for(started.wait(), 60)
+        clock.t += 200                             # past the heartbeat limit (30 s) and the lease (120 s)
+        await wait_until(lambda: q.last_heartbeat(store) == clock.t, "a heartbeat while the delivery runs")
+        assert q.claim_many(store, "w2", 32, q.QueuePolicy(lease_s=120), now=clock.t) == []
+        release.set()
+        await wait_until(lambda: q.counts(store)["done"] == 2, "both deliveries done")
+    finally:
+        stop.set()
+        release.set()
+        await asyncio.wait_for(task, 60)
+    assert ran == ["long", "next"]
+    assert {d.id: (d.state, d.attempts) for d in q.listing(store)} == {"long": ("done", 1), "next": ("done", 1)}
+
+
+async def test_stopping_mid_batch_starts_no_further_delivery_and_hands_the_rest_back(store):
+    """A burst claimed as one batch: SIGTERM during its first delivery must not wait for the other
+    31, nor leave them leased to a worker that is gone."""
+    import threading
+    clock, stop, ran = Clock(), threading.Event(), []
+
+    async def process(d):
+        ran.append(d.id)
+        stop.set()                                  # SIGTERM arrives while the first one runs
+        return "ok"
+
+    w = Worker(store, process, worker_id="w1", clock=clock)
+    for i in range(3):
+        put(store, f"d{i}", "push", {"ref": "r"}, now=990.0 + i)
+    assert await w.run_batch(stop=stop) == 3
+    assert ran == ["d0"]
+    got = {d.id: (d.state, d.attempts) for d in q.listing(store)}
+    assert got == {"d0": ("done", 1), "d1": ("queued", 0), "d2": ("queued", 0)}
+    assert [d.id for d in q.claim_many(store, "w2", 32, now=clock.t)] == ["d1", "d2"]
+
+
+def test_a_lease_of_an_earlier_process_under_this_pid_is_released_at_once(store):
+    """A restarted container runs its worker under the pid its last one had (often 1): the owner
+    ``host:pid:thread`` names a thread this process does not have, so it is dead, not a sibling."""
+    import os
+    import socket
+    import threading
+
+    from bot.app.worker import same_host_owner_alive
+    me = f"{socket.gethostname()}:{os.getpid()}"
+    gone = max(t.ident for t in threading.enumerate()) + 1
+    assert same_host_owner_alive(f"{me}:{threading.get_ident()}")
+    assert not same_host_owner_alive(f"{me}:{gone}")
+    put(store, "d", "push", {"ref": "r"})
+    q.claim(store, f"{me}:{gone}", now=1000.0)
+    assert q.release_orphans(store, same_host_owner_alive) == ["d"]

@@ -200,3 +200,11 @@ async def test_serve_shows_the_dashboard_on_loopback_and_asks_for_login_when_set
         async with http.get(f"http://127.0.0.1:{s.port}/forks/o/f/", allow_redirects=False) as r:
             assert r.status == 302 and r.headers["Location"] == "/auth/login?next=/forks/o/f/"
     assert not any("canary" in line for line in s.startup)
+
+
+def test_a_port_out_of_range_is_one_line_and_exit_2(tmp_path):
+    argv, e = serve_cmd(tmp_path, FORKSYNC_PORT="99999")
+    p = subprocess.run(argv, cwd=tmp_path, env=e, capture_output=True, text=True, timeout=120)
+    assert (p.returncode, p.stderr.splitlines()[-1]) == (
+        2, "forksync: FORKSYNC_PORT / --port: '99999' is out of range: must be less than or equal to 65535 (from the environment)")
+    assert "Traceback" not in p.stderr and not (tmp_path / "bot.db").exists()

@@ -155,3 +155,27 @@ def test_a_key_given_where_its_file_name_belongs_is_never_echoed():
     with pytest.raises(UserError) as e:
         s.private_key()
     assert "CANARY" not in str(e.value) and "FORKSYNC_PRIVATE_KEY_FILE" in str(e.value)
+
+
+@pytest.mark.parametrize("env, message", [
+    # a port bind() cannot take: a traceback (OverflowError) after the database was already created
+    ({"FORKSYNC_PORT": "99999"}, "FORKSYNC_PORT / --port: '99999' is out of range: must be less than or equal to 65535 "
+                                 "(from the environment)"),
+    ({"FORKSYNC_PORT": "-1"}, "FORKSYNC_PORT / --port: '-1' is out of range: must be greater than or equal to 0 "
+                              "(from the environment)"),
+    # read as "no workers" by serve, yet as "workers wanted" by its credentials check
+    ({"FORKSYNC_WORKERS": "-1"}, "FORKSYNC_WORKERS / --workers: '-1' is out of range: must be greater than or equal to 0 "
+                                 "(from the environment)"),
+    # a lease that is over when it is taken: a second worker claims the delivery being processed
+    ({"FORKSYNC_LEASE_S": "0"}, "FORKSYNC_LEASE_S: '0' is out of range: must be greater than 0 (from the environment)"),
+    # a NaN lease never expires: a delivery whose worker died would wait for ever
+    ({"FORKSYNC_LEASE_S": "nan"}, "FORKSYNC_LEASE_S: 'nan' is out of range: must be a finite number (from the environment)"),
+    ({"FORKSYNC_MAX_ATTEMPTS": "0"}, "FORKSYNC_MAX_ATTEMPTS: '0' is out of range: must be greater than or equal to 1 "
+                                     "(from the environment)"),
+    ({"FORKSYNC_HEADER_TIMEOUT_S": "-1"}, "FORKSYNC_HEADER_TIMEOUT_S / --header-timeout: '-1' is out of range: must be "
+                                          "greater than 0 (from the environment)"),
+])
+def test_a_value_out_of_range_names_the_setting(env, message):
+    with pytest.raises(UserError) as e:
+        settings_from(ns(), env)
+    assert str(e.value) == message
