@@ -72,6 +72,30 @@ def git(git_dir: str | Path, *argv: str, input: str | bytes | None = None, check
 # ---------------------------------------------------------------------------------------------
 # repositories
 
+#: A git lock file older than this was left by a git process that was killed (a worker stopped
+#: mid-fetch): a live git holds a ref, index or config lock for moments, not minutes.
+STALE_LOCK_S = 600.0
+
+
+def clear_stale_locks(git_dir: str | Path, now: float, max_age_s: float = STALE_LOCK_S) -> list[str]:
+    """Remove the lock files (``*.lock``: of refs, ``packed-refs``, ``shallow``, ``index``,
+    ``config``, ``HEAD``) in ``git_dir`` last modified more than ``max_age_s`` seconds before
+    ``now`` (epoch s). git never removes a lock its killed process left, and refuses to touch what
+    it guards until a person does ("Unable to create '….lock': File exists"). Returns the paths
+    removed, relative to ``git_dir``; a lock that vanishes meanwhile is skipped."""
+    root = Path(git_dir)
+    candidates = [*root.glob("*.lock"), *(root / "refs").rglob("*.lock")] if root.is_dir() else []
+    removed = []
+    for p in candidates:
+        try:
+            if now - p.stat().st_mtime > max_age_s:
+                p.unlink()
+                removed.append(str(p.relative_to(root)))
+        except FileNotFoundError:
+            continue
+    return sorted(removed)
+
+
 def is_local(url: str) -> bool:
     return not re.match(r"^[a-z][a-z0-9+.\-]*://|^[\w.\-]+@[\w.\-]+:", url)
 

@@ -177,6 +177,9 @@ class SyncService:
     async def fetch(self, full_name: str, installation_id: int | None, upstream: str, upstream_ref: str) -> Path:
         """Fetch the fork's branches and notes, and upstream's ``upstream_ref``, into the working repo."""
         d = await self.ensure_repo(full_name)
+        stale = gitio.clear_stale_locks(d, self.now())
+        if stale:       # a git killed mid-run (a worker stopped or crashed) left them
+            log.warning("%s: removed stale git lock file(s) %s", full_name, ", ".join(stale))
         url, secrets = await self.remote_url(full_name, installation_id)
         await self._git(d, "fetch", "-q", "--prune", "--no-tags", url, "+refs/heads/*:refs/heads/*",
                         "+refs/notes/*:refs/notes/*", secrets=secrets)

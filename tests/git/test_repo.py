@@ -186,3 +186,25 @@ def test_changed_paths_do_not_depend_on_the_users_diff_config(up):
     c = up.commit("Touch a/ and b/ (#2)", {"a/x.txt": "x\n", "b/y.txt": "y\n"}, when=T0 + 60)
     info = gitio.commit_infos(repo, [c], renames=False)[c]
     assert info.paths == {"a/x.txt", "b/y.txt"}
+
+
+def test_stale_lock_files_of_a_killed_git_are_cleared_and_live_ones_kept(up, tmp_path):
+    bare = tmp_path / "work.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(up.path), str(bare)], check=True)
+    now = 1_800_000_000.0
+    stale = [bare / "refs" / "heads" / "main.lock", bare / "packed-refs.lock"]
+    live = bare / "refs" / "heads" / "other.lock"
+    for p in [*stale, live]:
+        p.write_text("")
+    for p in stale:
+        os.utime(p, (now - gitio.STALE_LOCK_S - 1, now - gitio.STALE_LOCK_S - 1))
+    os.utime(live, (now - 5, now - 5))
+    up.commit("Next (#2)", {"README": "r2\n"}, when=T0 + 60)
+    # what a killed fetch leaves: git refuses the ref until someone removes the lock
+    fetch = ["git", "--git-dir", str(bare), "fetch", "-q", str(up.path), "+refs/heads/*:refs/heads/*"]
+    failed = subprocess.run(fetch, capture_output=True, text=True)
+    assert failed.returncode != 0 and "main.lock" in failed.stderr
+    assert gitio.clear_stale_locks(bare, now) == ["packed-refs.lock", "refs/heads/main.lock"]
+    assert live.exists() and not any(p.exists() for p in stale)
+    subprocess.run(fetch, check=True)
+    assert gitio.clear_stale_locks(tmp_path / "absent.git", now) == []
