@@ -184,6 +184,14 @@ def find_secrets(text: str) -> list[str]:
 _USERINFO = re.compile(r"(?<=://)[^/\s@]+@")
 
 
+def error_text(e: BaseException, limit: int | None = None) -> str:
+    """``"<ExceptionType>: <message>"`` for a note, a log line or a stored error, through
+    :func:`scrub` — whole, and only then cut to ``limit`` characters: a cut through a secret leaves
+    a part of it that no later scrub recognises."""
+    text = scrub(f"{type(e).__name__}: {e}")
+    return text if limit is None else text[:limit]
+
+
 def scrub(text: str) -> str:
     """``text`` for a log line or a stored error: the userinfo of every URL (``https://user:pw@h``
     → ``https://***@h``) and every registered secret value (:func:`register_secrets`) replaced

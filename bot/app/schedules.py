@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import time
 
-from bot.agents.redact import scrub
+from bot.agents.redact import error_text
 from bot.config.schedules import Schedule, as_schedule
 from bot.github.common import issue_once, split_repo
 from bot.l2 import store as l2_store
@@ -80,7 +80,7 @@ async def nightly_tick(ctx, full: str, *, now: float, interval_s: int | Schedule
         try:
             notes += await triage_stored_nightly(ctx, full, last, expected, cfg=tr.cfg, suites=tr.suites)
         except Exception as e:  # noqa: BLE001 - triage trouble must not stop the next nightly
-            notes.append(f"nightly triage {last['sha'][:12]} failed: {_error(e)}")
+            notes.append(f"nightly triage {last['sha'][:12]} failed: {error_text(e, 300)}")
     if expected and nightly_due(last["dispatched_at"] if last else None, now, schedule):
         sha = await base_tip(ctx.gh, full, tr.default_branch)
         vstore.record_nightly(ctx.store, full, sha, now)
@@ -185,12 +185,6 @@ async def collect_tick(ctx, full: str, *, now: float | None = None, grace_s: int
 _LAST_TICK: dict[str, float] = {}
 
 
-def _error(e: BaseException) -> str:
-    """An exception for a note or a failing job, scrubbed whole before it is cut: a cut through a
-    secret would leave a part that no later scrub (the log formatter, the store) recognises."""
-    return scrub(f"{type(e).__name__}: {e}")[:300]
-
-
 async def tick_tracked(store, make_ctx, *, now: float | None = None, min_interval_s: float = 300.0, **kw) -> list[str]:
     """:func:`tick_all` for every tracked fork (table ``tracked_forks``), at most once per
     ``min_interval_s`` per fork. ``make_ctx(installation_id)`` gives a handler context (the
@@ -222,7 +216,7 @@ async def tick_all(ctx, full: str, *, now: float, nightly_interval_s: int | None
             notes += await job()
             error = None
         except Exception as e:  # noqa: BLE001 - one job's failure must not stop the others
-            error = _error(e)
+            error = error_text(e, 300)
             notes.append(f"{full}: {name} tick failed: {error}")
         # kept on the fork's status (status issue, /healthz, /api/v1), cleared by the next success
         changed |= sync_store.record_job(ctx.store, full, name, error, now)
@@ -230,5 +224,5 @@ async def tick_all(ctx, full: str, *, now: float, nightly_interval_s: int | None
         try:
             await ctx.sync.refresh_status_issue(ctx, full)
         except Exception as e:  # noqa: BLE001 - /healthz still says it; the next change retries
-            notes.append(f"{full}: status issue not refreshed: {_error(e)}")
+            notes.append(f"{full}: status issue not refreshed: {error_text(e, 300)}")
     return notes

@@ -21,7 +21,7 @@ import time
 import traceback
 from typing import Awaitable, Callable
 
-from bot.agents.redact import scrub
+from bot.agents.redact import error_text, scrub
 from bot.app import queue as q
 from bot.store import Store
 
@@ -134,7 +134,7 @@ class Worker:
                            policy=self.policy, now=self.clock()) or "lost"
             log.warning("delivery %s (%s) dead: %s", d.id, d.event, e)
         except Exception as e:  # noqa: BLE001 - every other failure is retried, then dead-lettered
-            err = scrub(f"{type(e).__name__}: {e}")
+            err = error_text(e)
             state = q.fail(self.store, d.id, self.worker_id, err, policy=self.policy,
                            now=self.clock()) or "lost"
             log.warning("delivery %s (%s) attempt %d failed: %s\n%s", d.id, d.event, d.attempts, err,
@@ -172,7 +172,7 @@ class Worker:
                     log.warning("delivery %s (%s) dead: %s", d.id, d.event, e)
                     results.append((d.id, "error", scrub(str(e)), True))
                 except Exception as e:  # noqa: BLE001 - retried, then dead-lettered
-                    err = scrub(f"{type(e).__name__}: {e}")
+                    err = error_text(e)
                     log.warning("delivery %s (%s) attempt %d failed: %s\n%s", d.id, d.event, d.attempts, err,
                                 traceback.format_exc(limit=5))
                     results.append((d.id, "error", err, False))

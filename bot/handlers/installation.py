@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from gidgethub import routing
 
-from bot.agents.redact import scrub
+from bot.agents.redact import error_text
 from bot.github.common import error_to_raise
 from bot.sync import store as sync_store
 from bot.sync.upstream import adopt
@@ -45,7 +45,7 @@ async def adopt_all(ctx, repositories: list) -> None:
         except Exception as e:  # noqa: BLE001 - re-raised below, after the other repositories
             ctx.note(f"{name}: adoption failed: {type(e).__name__}")
             errors.append(e)
-            error = scrub(f"{type(e).__name__}: {e}")[:300]     # whole, before the cut (a cut secret is not found)
+            error = error_text(e, 300)
         if sync_store.record_job(ctx.store, name, "adopt", error, ctx.now()) and error is not None:
             try:
                 await ctx.sync.refresh_status_issue(ctx, name)

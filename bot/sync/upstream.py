@@ -17,7 +17,7 @@ from dataclasses import replace
 
 import gidgethub
 
-from bot.agents.redact import scrub
+from bot.agents.redact import error_text
 from bot.github.common import error_to_raise, split_repo
 from bot.store import Store
 from bot.sync import snapshots
@@ -101,7 +101,7 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
             error = None
         except Exception as e:  # noqa: BLE001 - one fork's failure must not skip the others' polls
             log.warning("poll: sync of %s failed", r["fork"], exc_info=True)
-            error = scrub(f"{type(e).__name__}: {e}")[:300]     # whole, before the cut (a cut secret is not found)
+            error = error_text(e, 300)
             out.append(f"{r['fork']}: sync failed: {error}")
         # a failed polled sync has no delivery to dead-letter: it is kept as a failing "poll" job
         # (status issue, /healthz), cleared by the next polled sync that succeeds; the issue is
