@@ -37,6 +37,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from bot.agents.redact import strip_userinfo
 from bot.config.suites import SuiteConfig, infra_error_match
 from gpu_runner import fingerprint as fp
 from gpu_runner.local import CheckoutError, Worktree, is_git_repo, resolve_commit, run_step
@@ -49,11 +50,6 @@ TAIL_CHARS = 8000
 SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|API_KEY|_KEY$", re.IGNORECASE)
 
 
-#: the userinfo of a URL (``https://user:password@host``): a private package index or mirror
-#: carries its password there, under a variable name no secret-name pattern knows
-_USERINFO = re.compile(r"(?<=://)[^/\s@]+@")
-
-
 def redact(text: str, env: dict[str, str]) -> str:
     """``text`` with the values of secret-looking environment variables (names matching
     TOKEN/SECRET/PASSWORD/…_KEY, values ≥ 6 chars) and the userinfo of every URL replaced by
@@ -61,7 +57,9 @@ def redact(text: str, env: dict[str, str]) -> str:
     for name, value in env.items():
         if value and len(value) >= 6 and SECRET_NAME.search(name):
             text = text.replace(value, "***")
-    return _USERINFO.sub("***@", text) if "://" in text else text
+    # a private package index or mirror carries its password in its URL, under a variable name
+    # no secret-name pattern knows
+    return strip_userinfo(text)
 
 
 def redact_result(result: RunResult, env: dict[str, str]) -> RunResult:

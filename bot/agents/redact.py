@@ -184,6 +184,12 @@ def find_secrets(text: str) -> list[str]:
 _USERINFO = re.compile(r"(?<=://)[^/\s@]+@")
 
 
+def strip_userinfo(text: str) -> str:
+    """``text`` with the userinfo of every URL replaced (``https://user:pw@h`` → ``https://***@h``):
+    a private index, mirror or clone URL carries its password there."""
+    return _USERINFO.sub("***@", text) if "://" in text else text
+
+
 def error_text(e: BaseException, limit: int | None = None) -> str:
     """``"<ExceptionType>: <message>"`` for a note, a log line or a stored error, through
     :func:`scrub` — whole, and only then cut to ``limit`` characters: a cut through a secret leaves
@@ -198,8 +204,7 @@ def scrub(text: str) -> str:
     by ``***``. Narrower than :class:`Redactor` on purpose: logs keep paths and e-mail addresses."""
     if not text:
         return text
-    if "://" in text:
-        text = _USERINFO.sub("***@", text)
+    text = strip_userinfo(text)
     for v in sorted(_CONFIGURED, key=len, reverse=True):
         if v in text:
             text = text.replace(v, "***")
