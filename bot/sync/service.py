@@ -736,14 +736,9 @@ class SyncService:
         up_url, up_secrets = await self._upstream_url(upstream, ctx.installation_id)
         ref = f"refs/remotes/upstream/{up_ref}"
         await self._git(git_dir, "fetch", "-q", "--no-tags", up_url, f"+refs/heads/{up_ref}:{ref}", secrets=up_secrets)
-        gone = set()
-        for sha in dict.fromkeys(shas):
-            proc = await asyncio.create_subprocess_exec("git", f"--git-dir={git_dir}", "merge-base", "--is-ancestor", sha,
-                                                        ref, env=gitio.git_env(), stdout=asyncio.subprocess.DEVNULL,
-                                                        stderr=asyncio.subprocess.DEVNULL)
-            if await asyncio.wait_for(proc.wait(), GIT_TIMEOUT_S) != 0:
-                gone.add(sha)
-        return gone
+        repo = pygit2.Repository(str(git_dir))
+        tip = repo.references[ref].target
+        return {s for s in shas if s not in repo or (str(tip) != s and not repo.descendant_of(tip, s))}
 
     async def agent_resolve(self, ctx, full_name: str, number: int, cfg: ForksyncConfig) -> str:
         """``/forksync resolve`` on a chain PR: ask the conflict agent for the conflict the chain
