@@ -30,6 +30,7 @@ from bot.github.common import issue_once, split_repo
 from bot.l2 import store as l2_store
 from bot.l2.service import l2_tick
 from bot.sync import store as sync_store
+from bot.sync.upstream import refresh_quietly
 from bot.triage.nightly import triage_stored_nightly
 from bot.validation import store as vstore
 from bot.validation.checks import required_fingerprint
@@ -221,8 +222,5 @@ async def tick_all(ctx, full: str, *, now: float, nightly_interval_s: int | None
         # kept on the fork's status (status issue, /healthz, /api/v1), cleared by the next success
         changed |= sync_store.record_job(ctx.store, full, name, error, now)
     if changed and ctx.sync:
-        try:
-            await ctx.sync.refresh_status_issue(ctx, full)
-        except Exception as e:  # noqa: BLE001 - /healthz still says it; the next change retries
-            notes.append(f"{full}: status issue not refreshed: {error_text(e, 300)}")
+        notes += await refresh_quietly(ctx.sync, ctx, full)
     return notes

@@ -16,7 +16,7 @@ from gidgethub import routing
 from bot.agents.redact import error_text
 from bot.github.common import error_to_raise
 from bot.sync import store as sync_store
-from bot.sync.upstream import adopt
+from bot.sync.upstream import adopt, refresh_quietly
 
 router = routing.Router()
 
@@ -46,11 +46,11 @@ async def adopt_all(ctx, repositories: list) -> None:
             ctx.note(f"{name}: adoption failed: {type(e).__name__}")
             errors.append(e)
             error = error_text(e, 300)
+        # a failure is rendered on the status issue; a success is not, as the repository may be no
+        # fork at all (an issue opened there to say nothing is wrong would be noise)
         if sync_store.record_job(ctx.store, name, "adopt", error, ctx.now()) and error is not None:
-            try:
-                await ctx.sync.refresh_status_issue(ctx, name)
-            except Exception as e2:  # noqa: BLE001 - /healthz and the dashboard still say it
-                ctx.note(f"{name}: status issue not refreshed: {type(e2).__name__}")
+            for note in await refresh_quietly(ctx.sync, ctx, name):
+                ctx.note(note)
     if errors:
         raise error_to_raise(errors)
 

@@ -59,6 +59,26 @@ async def _ctx_for(ctx, svc, installation_id):
     return replace(ctx, gh=gh, installation_id=installation_id, outcome=ctx.outcome)
 
 
+async def refresh_quietly(svc, ctx, fork: str) -> list[str]:
+    """Render ``fork``'s status issue again; its failure is returned as a note rather than raised
+    (what the issue would say is on ``/healthz`` already, and the next change renders it again)."""
+    try:
+        await svc.refresh_status_issue(ctx, fork)
+    except Exception as e:  # noqa: BLE001 - see the docstring
+        return [f"{fork}: status issue not refreshed: {error_text(e, 300)}"]
+    return []
+
+
+async def job_ended(store: Store, svc, ctx, fork: str, job: str, error: str | None, now: float) -> list[str]:
+    """Record how ``job`` of ``fork`` ended (:func:`bot.sync.store.record_job`) and, when the set
+    of failing jobs changed either way, render the status issue again: a failure appears there,
+    and a success clears it (a sync that succeeded rendered the issue before its job was cleared).
+    Returns the notes of :func:`refresh_quietly`."""
+    if not sync_store.record_job(store, fork, job, error, now):
+        return []
+    return await refresh_quietly(svc, ctx, fork)
+
+
 async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> list[str]:
     """Poll every due tracked fork's upstream once; sync those whose head moved. Returns notes.
     ``make_ctx(installation_id)`` gives a handler context for the fork's installation."""
@@ -79,10 +99,7 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
             sync_store.save_status(store, st)
             snapshots.record_sync(store, st, at=now, keep_days=keep)
             out.append(f"{r['fork']}: poll failed: {e}")
-            try:
-                await svc.refresh_status_issue(ctx, r["fork"])
-            except Exception as e2:  # noqa: BLE001 - reported in the note; the next poll retries
-                out.append(f"{r['fork']}: status issue not refreshed: {e2}")
+            out += await refresh_quietly(svc, ctx, r["fork"])
             continue
         if head == st.upstream_head and not st.last_fetch_error:
             st = replace(st, upstream_seen_at=now, last_fetch_at=now)
@@ -90,11 +107,7 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
             snapshots.record_sync(store, st, at=now, keep_days=keep)
             out.append(f"{r['fork']}: upstream unchanged")
             # the fork is synced to the head polled (another sync got there): the poll is not failing
-            if sync_store.record_job(store, r["fork"], "poll", None, now):
-                try:
-                    await svc.refresh_status_issue(ctx, r["fork"])
-                except Exception as e2:  # noqa: BLE001 - the next change retries
-                    out.append(f"{r['fork']}: status issue not refreshed: {e2}")
+            out += await job_ended(store, svc, ctx, r["fork"], "poll", None, now)
             continue
         try:
             out.append(await svc.sync(ctx, r["fork"], reason=f"poll: upstream at {head[:12]}"))
@@ -104,13 +117,8 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
             error = error_text(e, 300)
             out.append(f"{r['fork']}: sync failed: {error}")
         # a failed polled sync has no delivery to dead-letter: it is kept as a failing "poll" job
-        # (status issue, /healthz), cleared by the next polled sync that succeeds; the issue is
-        # rendered again either way (a succeeding sync rendered it before the job was cleared)
-        if sync_store.record_job(store, r["fork"], "poll", error, now):
-            try:
-                await svc.refresh_status_issue(ctx, r["fork"])
-            except Exception as e2:  # noqa: BLE001 - /healthz still says it
-                out.append(f"{r['fork']}: status issue not refreshed: {e2}")
+        # (status issue, /healthz), cleared by the next polled sync that succeeds
+        out += await job_ended(store, svc, ctx, r["fork"], "poll", error, now)
     return out
 
 
