@@ -7,7 +7,7 @@ from bot.app.schedules import tick_all
 from bot.sync import store as sync_store
 from bot.sync.landing import keep_head
 from bot.sync.upstream import poll_once
-from tests.support.e2e import adopt_and_move_upstream, install_on_fork, job_context, open_sync_prs, status_issue
+from tests.support.e2e import adopt_and_move_upstream, install_on_fork, installation_event, job_context, open_sync_prs, status_issue
 from tests.support.github import commit_files, git
 
 
@@ -144,11 +144,7 @@ async def test_one_repository_failing_does_not_stop_the_adoption_of_the_others(w
     other = fake.create_repo("meta/other", source=up_src)
     # GitHub refuses one repository's config read for good (e.g. a repository rule or a missing grant)
     fake.faults.add("GET", "/repos/meta/other/contents/*", 403, "Resource not accessible by integration", times=1000)
-    payload = fake.webhooks.build("installation", "created", {
-        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
-                         "updated_at": "2026-11-30T00:00:00Z"},
-        "repositories": [{"id": other.id, "name": "other", "full_name": "meta/other", "private": False, "node_id": "R_2"},
-                         {"id": fork.id, "name": "triton", "full_name": "meta/triton", "private": False, "node_id": "R_1"}]})
+    payload = installation_event(fake, inst.id, "created", (other, fork))
     await fake.webhooks.deliver("installation", payload)
     await bot.settle()
     fake.faults.clear()
@@ -175,11 +171,7 @@ async def two_forks(world, tmp_path):
     """meta/a-fork (tracked first, by name) and meta/triton, both following triton-lang/triton."""
     fake, bot, alice, up_src, upstream, fork, inst = world
     first = fake.create_repo("meta/a-fork", source=tmp_path / "forksrc")
-    payload = fake.webhooks.build("installation", "created", {
-        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
-                         "updated_at": "2026-11-30T00:00:00Z"},
-        "repositories": [{"id": r.id, "name": r.name, "full_name": r.full_name, "private": False, "node_id": f"R_{r.id}"}
-                         for r in (first, fork)]})
+    payload = installation_event(fake, inst.id, "created", (first, fork))
     await fake.webhooks.deliver("installation", payload)
     await bot.settle()
     assert [r["fork"] for r in sync_store.tracked_forks(bot.store)] == ["meta/a-fork", "meta/triton"]
@@ -249,12 +241,7 @@ async def test_a_dead_installation_delivery_for_a_fork_is_on_its_status_issue(wo
     # the repository is added to the installation again (e.g. after a reinstall) and GitHub keeps
     # failing its config read past the client's retries, and still failing when the alarm is raised
     fake.faults.server_error("/repos/meta/triton/contents/*", "GET", status=502, times=1000)
-    payload = fake.webhooks.build("installation_repositories", "added", {
-        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
-                         "updated_at": "2026-11-30T00:00:00Z", "suspended_by": None, "suspended_at": None},
-        "requester": None, "repository_selection": "selected", "repositories_removed": [],
-        "repositories_added": [{"id": fork.id, "name": "triton", "full_name": "meta/triton", "private": False,
-                                "node_id": "R_1"}]})
+    payload = installation_event(fake, inst.id, "added", (fork,), event="installation_repositories")
     await fake.webhooks.deliver("installation_repositories", payload)
     await bot.settle()
     fake.faults.clear()
@@ -298,11 +285,7 @@ async def test_a_permanent_refusal_of_one_repository_does_not_stop_the_retries_o
     # for a while (5xx outlasting the client's own retries), which a later attempt can get past
     fake.faults.add("GET", "/repos/meta/other/contents/*", 422, "Unprocessable", times=1000)
     fake.faults.server_error("/repos/meta/triton/contents/*", "GET", status=502, times=1000)
-    payload = fake.webhooks.build("installation", "created", {
-        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
-                         "updated_at": "2026-11-30T00:00:00Z"},
-        "repositories": [{"id": other.id, "name": "other", "full_name": "meta/other", "private": False, "node_id": "R_2"},
-                         {"id": fork.id, "name": "triton", "full_name": "meta/triton", "private": False, "node_id": "R_1"}]})
+    payload = installation_event(fake, inst.id, "created", (other, fork))
     await fake.webhooks.deliver("installation", payload)
     await bot.settle()
     fake.faults.clear()
@@ -318,17 +301,13 @@ async def test_an_uninstalled_fork_is_no_longer_followed_and_its_failing_jobs_do
     await bot.settle()
     assert sync_store.record_job(bot.store, "meta/triton", "reconcile", "GitHub answered 404", now=1.0)
     assert sync_store.record_job(bot.store, "meta/triton", "reconcile", "GitHub answered 404", now=2.0) is False
-    installation = {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
-                    "updated_at": "2026-11-30T00:00:00Z"}
     # a repository removed from another installation is not this fork's concern
-    removed = {"installation": {**installation, "id": inst.id + 1000}, "requester": None, "repository_selection": "selected",
-               "repositories_added": [], "repositories_removed": [{"id": fork.id, "name": "triton", "full_name": "meta/triton",
-                                                                   "private": False, "node_id": "R_1"}]}
-    await fake.webhooks.deliver("installation_repositories", fake.webhooks.build("installation_repositories", "removed", removed))
+    removed = installation_event(fake, inst.id + 1000, "removed", (fork,), event="installation_repositories")
+    await fake.webhooks.deliver("installation_repositories", removed)
     await bot.settle()
     assert [r["fork"] for r in sync_store.tracked_forks(bot.store)] == ["meta/triton"]
     # the App is uninstalled: the fork is not followed any more, its failing jobs go, its history stays
-    await fake.webhooks.deliver("installation", fake.webhooks.build("installation", "deleted", {"installation": installation}))
+    await fake.webhooks.deliver("installation", installation_event(fake, inst.id, "deleted"))
     await bot.settle()
     assert sync_store.tracked_forks(bot.store) == [] and sync_store.failing_jobs(bot.store) == []
     assert sync_store.load_status(bot.store, "meta/triton").backlog == 0 and sync_store.snapshots(bot.store, "meta/triton")

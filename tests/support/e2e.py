@@ -92,3 +92,21 @@ def job_context(bot):
         return Context(delivery=d, gh=await bot.clients.client_for(inst_id), store=bot.store, settings=bot.settings,
                        sync=bot.svc, validation=bot.validation, installation_id=inst_id)
     return make_ctx
+
+
+def installation_event(fake, inst_id: int, action: str, repos=(), *, event: str = "installation") -> dict:
+    """A payload of GitHub's ``installation`` (``created``, ``deleted``) or
+    ``installation_repositories`` (``added``, ``removed``) event for installation ``inst_id``,
+    naming the local GitHub's repositories ``repos``."""
+    listed = [{"id": r.id, "name": r.name, "full_name": r.full_name, "private": False, "node_id": f"R_{r.id}"}
+              for r in repos]
+    fields: dict = {"installation": {"id": inst_id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
+                                     "updated_at": "2026-11-30T00:00:00Z"}}
+    if event == "installation":
+        fields["repositories"] = listed
+    else:           # its schema also requires the installation's suspension fields
+        fields["installation"].update(suspended_by=None, suspended_at=None)
+        fields.update(requester=None, repository_selection="selected",
+                      repositories_added=listed if action == "added" else [],
+                      repositories_removed=listed if action == "removed" else [])
+    return fake.webhooks.build(event, action, fields)
