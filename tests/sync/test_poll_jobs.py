@@ -38,7 +38,9 @@ class _Svc:
         return "status issue refreshed"
 
 
-async def test_a_polled_sync_that_succeeds_again_clears_poll_from_the_status_issue(tmp_path):
+def _tracked_fork(tmp_path):
+    """``meta/fork`` tracked and polled every 60 s, its sync failing until told otherwise:
+    ``(store, service, GitHub, make_ctx)``."""
     store = Store(tmp_path / "s.db")
     sync_store.track(store, "meta/fork", "up/triton", "main", 1, poll_interval_s=60)
     sync_store.save_status(store, SyncStatus(repo="meta/fork", upstream="up/triton"))
@@ -46,6 +48,11 @@ async def test_a_polled_sync_that_succeeds_again_clears_poll_from_the_status_iss
 
     async def make_ctx(_inst):
         return SimpleNamespace(gh=gh, store=store)
+    return store, svc, gh, make_ctx
+
+
+async def test_a_polled_sync_that_succeeds_again_clears_poll_from_the_status_issue(tmp_path):
+    store, svc, gh, make_ctx = _tracked_fork(tmp_path)
 
     notes = await poll_once(store, svc, make_ctx, now=1000.0)
     assert notes[0].startswith("meta/fork: sync failed: RuntimeError: GitHub answered 502"), notes
@@ -61,13 +68,7 @@ async def test_a_polled_sync_that_succeeds_again_clears_poll_from_the_status_iss
 async def test_a_failing_poll_is_cleared_once_another_sync_caught_the_fork_up(tmp_path):
     """The polled sync failed, then a sync started otherwise (a landing, a replan) reached the same
     upstream head: the poller finds upstream unchanged, and the poll is no longer failing."""
-    store = Store(tmp_path / "s.db")
-    sync_store.track(store, "meta/fork", "up/triton", "main", 1, poll_interval_s=60)
-    sync_store.save_status(store, SyncStatus(repo="meta/fork", upstream="up/triton"))
-    svc, gh = _Svc(store), _GH()
-
-    async def make_ctx(_inst):
-        return SimpleNamespace(gh=gh, store=store)
+    store, svc, gh, make_ctx = _tracked_fork(tmp_path)
 
     for at in (1000.0, 2000.0):
         await poll_once(store, svc, make_ctx, now=at)
