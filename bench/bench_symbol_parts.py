@@ -1,6 +1,6 @@
 """Benchmark and agreement check: symbols by top-level parts against whole-file parses, on real history.
 
-``SymbolIndex`` parses Python and MLIR one top-level part at a time (``bot/plan/symbols.py``,
+``SymbolIndex`` parses Python, MLIR and C++ one top-level part at a time (``bot/plan/symbols.py``,
 ``top_level_parts``). This walks ``--count`` first-parent commits of ``--ref`` (oldest first, as a
 plan asks), and for every changed file of those languages computes the symbols the change touches
 twice: with a part-parsing index and with a whole-file index (incremental re-parses, as before
@@ -32,7 +32,7 @@ def main(argv=None) -> int:
     ap.add_argument("--repo", required=True)
     ap.add_argument("--ref", default="HEAD")
     ap.add_argument("--count", type=int, default=2000, help="first-parent commits back from --ref")
-    ap.add_argument("--langs", default="python,mlir")
+    ap.add_argument("--langs", default="python,mlir,cpp")
     ap.add_argument("--show", type=int, default=20, help="disagreements printed")
     args = ap.parse_args(argv)
     langs = set(args.langs.split(","))

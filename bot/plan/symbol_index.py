@@ -36,7 +36,7 @@ class SymbolIndex:
 
     def __init__(self, repo, tree_cache_size: int = 64, store=None, parts: bool | None = None):
         self.repo = repo
-        # parse Python and MLIR by top-level parts (symbols.top_level_parts); None: PARTS
+        # parse Python, MLIR and C++ by top-level parts (symbols.top_level_parts); None: PARTS
         self.parts = PARTS if parts is None else parts
         self.store = store
         if store is not None:

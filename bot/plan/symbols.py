@@ -16,10 +16,11 @@ Python and TableGen come from ``tree-sitter-language-pack`` 0.13.0. Other files 
 hunk headers. Measured (docs/plan.md, runtime-facts): tree-sitter finds the enclosing definition on
 ≈ 97 % of real hunks against 55–70 % (and 0 % on ``.mlir``) for hunk headers; ≈ 3 ms per parse.
 
-Python and MLIR texts are parsed by **top-level parts** when a change touches a few of them
+Python, MLIR and C++ texts are parsed by **top-level parts** when a change touches a few of them
 (:func:`top_level_parts`: a Python ``def``/``class`` after a blank line, a method of a large class,
-an MLIR ``// -----`` split): the definitions a whole-file parse gives there, at the cost of the
-parts; a part that does not parse cleanly is answered from the whole file.
+an MLIR ``// -----`` split, a column-0 C++ definition after a blank line or a namespace line): the
+definitions a whole-file parse gives there, at the cost of the parts; a part that does not parse
+cleanly is answered from the whole file.
 
 Symbol names are qualified by their enclosing definitions (``Foo::matchAndRewrite``,
 ``Cls.method``, ``@kernel``, ``TT_AddPtrOp``); C++ namespaces do not qualify (they are too wide).
@@ -433,7 +434,7 @@ def symbols_of_change(fc: FileChange, old_source: bytes | None, new_source: byte
 
 
 def source_symbols(src: bytes, lang: str, ranges, parse=None, parse_part=None) -> frozenset[str]:
-    """Symbols of hunk ``ranges`` in ``src``. Given ``parse_part``, Python and MLIR are parsed one
+    """Symbols of hunk ``ranges`` in ``src``. Given ``parse_part``, Python, MLIR and C++ are parsed one
     *top-level part* at a time (:func:`top_level_parts`): only the parts holding a changed row, each as a text of its
     own. A part starts where the whole file is at top level, so nothing outside it encloses its
     rows and its parse gives the definitions a whole-file parse gives there, at the cost of the
@@ -635,7 +636,41 @@ def _mlir_part_starts(src: bytes) -> list[int]:
     return out
 
 
-_PART_STARTS = {"python": _python_part_starts, "mlir": _mlir_part_starts}
+# C++ (LLVM style: namespaces not indented, definitions at column 0, bodies indented): a line at
+# column 0 after a blank line that starts an identifier or a comment (not an access specifier or
+# a label, which lie inside a class or function) ...
+_CPP_PART_START = re.compile(rb"\n[ \t\r]*\n(?=[A-Za-z_~]|//|/\*)")
+_CPP_NOT_START = re.compile(rb"[A-Za-z_]\w*[ \t]*:(?!:)")
+# ... and a namespace's (or ``extern "C"``'s) opening and closing lines, each a part of its own: the
+# definitions between them then parse without the braces that a part alone could not match
+_CPP_BRACE_LINE = re.compile(rb"(?:(?:inline[ \t]+)?namespace\b[^\n;{]*\{|extern[ \t]+\"C\"[ \t]*\{"
+                             rb"|\}[ \t]*//[^\n]*namespace)[^\n]*(?:\n|\Z)")
+# the first bytes of such a line (a literal search, then the pattern: ten times faster than a
+# multi-line pattern tried at every line)
+_CPP_BRACE_HEADS = (b"\nnamespace", b"\ninline", b"\nextern", b"\n}")
+
+
+def _cpp_part_starts(src: bytes) -> list[int]:
+    out = {0}
+    for m in _CPP_PART_START.finditer(src):
+        if not _CPP_NOT_START.match(src, m.end()):
+            out.add(m.end())
+    for head in _CPP_BRACE_HEADS:
+        found = [-1] if src.startswith(head[1:]) else []
+        at = src.find(head)
+        while at >= 0:
+            found.append(at)
+            at = src.find(head, at + 1)
+        for at in found:
+            m = _CPP_BRACE_LINE.match(src, at + 1)
+            if m is not None:
+                out.add(m.start())
+                out.add(m.end())
+    out.discard(len(src))
+    return sorted(out)
+
+
+_PART_STARTS = {"python": _python_part_starts, "mlir": _mlir_part_starts, "cpp": _cpp_part_starts}
 _PARTS_MEMO: "LRUCache[tuple, tuple]" = LRUCache(8)
 
 
@@ -646,7 +681,10 @@ def top_level_parts(src: bytes, lang: str) -> list[int]:
     (:func:`_python_long_strings`) and does not follow a decorator (stacked decorators stay in one
     part, blank lines between them or not; a statement between two definitions stays in the part
     before it). MLIR: each ``// -----`` line alone on its line (lit's ``-split-input-file``: the
-    text between two markers is parsed as a module of its own). The last few answers are kept by text object (a commit's new text
+    text between two markers is parsed as a module of its own). C++ (LLVM style): each column-0
+    line after a blank line that starts an identifier or a comment and is not an access specifier
+    or a label, and each namespace (or ``extern "C"``) opening line and ``} // namespace`` line
+    and the line after it. The last few answers are kept by text object (a commit's new text
     is the next commit's old text)."""
     find = _PART_STARTS.get(lang)
     return [0] if find is None else _by_text(_PARTS_MEMO, (id(src), lang), src, lambda: find(src))

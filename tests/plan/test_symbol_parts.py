@@ -128,7 +128,7 @@ def test_mlir_splits_are_parts_with_the_whole_file_answers():
 
 def test_other_languages_and_no_part_parser_parse_the_whole_file():
     src = mlir_splits()
-    assert top_level_parts(b"int f() {\n  return 1;\n}\n\nint g() {\n  return 2;\n}\n", "cpp") == [0]
+    assert top_level_parts(b"def A {\n  int x = 1;\n}\n\ndef B {\n  int x = 2;\n}\n", "tablegen") == [0]
     assert source_symbols(src, "mlir", [(5, 1)]) == whole(src, "mlir", [(5, 1)])
 
 
@@ -211,3 +211,57 @@ def test_mlir_aliases_of_the_next_split_are_not_in_the_function_before():
 def test_only_lits_own_marker_splits_mlir():
     src = b"module @m {\n// ------------- a banner\ntt.func @f() {\n  tt.return\n}\n}\n// -----\ntt.func @g() {\n}\n"
     assert top_level_parts(src, "mlir") == [0, src.index(b"// -----\n")]
+
+
+def cpp_module(functions: int = 40) -> bytes:
+    """A C++ file in LLVM's style with the shapes C++ parts must get right: includes, nested and
+    anonymous namespaces (not indented) closed by ``} // namespace`` lines, a class whose access
+    specifiers sit at column 0 after blank lines, a pattern struct with an out-of-line method, a
+    template, a doc comment, a function body holding a column-0 comment and a preprocessor block
+    after blank lines, a function-like macro."""
+    out = ['#include "mlir/IR/PatternMatch.h"\n#include <vector>\n\nusing namespace mlir;\n\n',
+           "namespace mlir {\nnamespace triton {\n\nnamespace {\n\n",
+           "class Counter {\npublic:\n  Counter() = default;\n\npublic:\n  int next() {\n    return n++;\n  }\n\n"
+           "private:\n  int n = 0;\n};\n\n",
+           "struct FoldPattern : public OpRewritePattern<AddOp> {\n  using OpRewritePattern::OpRewritePattern;\n\n"
+           "  LogicalResult matchAndRewrite(AddOp op, PatternRewriter &rewriter) const override;\n};\n\n"
+           "} // namespace\n\n",
+           "LogicalResult FoldPattern::matchAndRewrite(AddOp op, PatternRewriter &rewriter) const {\n"
+           "  if (!op)\n    return failure();\n\n// a note at column 0 inside a body\n  rewriter.eraseOp(op);\n\n"
+           "#ifdef TRITON_DEBUG\n  op.dump();\n#endif\n  return success();\n}\n\n",
+           "/// Doc comment of a template.\ntemplate <typename T>\nstatic T twice(T x) {\n  return x + x;\n}\n\n",
+           "#define FORKSYNC_CHECK(x)                                                    \\\n  do {                    "
+           "                                                       \\\n    if (!(x))                                "
+           "                                    \\\n      return failure();                                        "
+           "              \\\n  } while (0)\n\n"]
+    for i in range(functions):
+        out.append(f"int helper{i}(int a, int b) {{\n  int c = a * {i};\n  return c + b;\n}}\n\n")
+    out.append("} // namespace triton\n} // namespace mlir\n")
+    return "".join(out).encode()
+
+
+def test_cpp_parts_start_at_column_zero_definitions_and_namespace_lines():
+    src = cpp_module(3)
+    heads = [src[s:].split(b"\n", 1)[0].decode() for s in top_level_parts(src, "cpp")]
+    assert heads == ['#include "mlir/IR/PatternMatch.h"', "using namespace mlir;", "namespace mlir {",
+                     "namespace triton {", "", "namespace {", "", "class Counter {", "struct FoldPattern : public OpRewritePattern<AddOp> {",
+                     "} // namespace", "", "LogicalResult FoldPattern::matchAndRewrite(AddOp op, PatternRewriter &rewriter) const {",
+                     "// a note at column 0 inside a body", "/// Doc comment of a template.",
+                     "int helper0(int a, int b) {", "int helper1(int a, int b) {", "int helper2(int a, int b) {",
+                     "} // namespace triton", "} // namespace mlir"]
+    assert not parsed(src, "cpp").has_error
+
+
+def test_cpp_symbols_by_parts_equal_the_whole_file_for_every_row():
+    src = cpp_module()
+    assert differing_rows(src, "cpp") == []
+    row = src[:src.index(b"  int c = a * 7;")].count(b"\n") + 1
+    parts = Parts()
+    assert source_symbols(src, "cpp", [(row, 1)], parse_part=parts) == {"helper7"}
+    assert parts.texts == [b"int helper7(int a, int b) {\n  int c = a * 7;\n  return c + b;\n}\n\n"]
+    inside = src[:src.index(b"  rewriter.eraseOp(op);")].count(b"\n") + 1
+    parts = Parts()
+    assert source_symbols(src, "cpp", [(inside, 1)], parse_part=parts) == {"FoldPattern::matchAndRewrite"}
+    assert parsed(parts.texts[-1], "cpp").has_error      # the column-0 comment cut the body: whole file
+    method = src[:src.index(b"    return n++;")].count(b"\n") + 1
+    assert source_symbols(src, "cpp", [(method, 1)], parse_part=Parts()) == {"Counter::next"}
