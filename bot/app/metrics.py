@@ -15,18 +15,23 @@ of ``github.stale_after_s`` / ``github.alarm_after_s``. Failures stay visible:
 ``forksync_degraded{repo,reason}`` (1 while a unit GitHub refused is blocked, or a delivery of the
 fork is dead-lettered), ``forksync_blocked_units{repo}`` and ``forksync_dead_letter_alarm{reason}``
 (1 while any delivery is dead; :func:`bot.app.queue.dead_letter_alarm` gives the same line for
-``/healthz``).
+``/healthz``). A store that cannot be read is an answer too: ``forksync_store_up`` is 0 and
+``forksync_store_error{error}`` says why (the process's own counters are still served); 1 otherwise.
 """
 from __future__ import annotations
 
+import logging
 import time
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.core import GaugeMetricFamily
 
+from bot.agents.redact import error_text
 from bot.app import queue as q
 from bot.store import Store
 from bot.sync import store as sync_store
+
+log = logging.getLogger(__name__)
 
 KNOWN_EVENTS = frozenset({"push", "pull_request", "issue_comment", "issues", "check_run", "check_suite",
                           "installation", "installation_repositories", "ping", "pull_request_review",
@@ -66,25 +71,44 @@ class _StoreCollector:
         return []
 
     def collect(self):
-        store: Store = self.m._store_factory()
-        now = time.time()
+        up = GaugeMetricFamily("forksync_store_up", "1 when the store could be read for this scrape, 0 when it failed")
+        try:
+            # every read before the first yield: a store that fails half way through gives the
+            # two store metrics below, never a scrape cut short by a 500
+            fams = self._from_store(self.m._store_factory(), time.time())
+        except Exception as e:  # noqa: BLE001 - a failing store is an answer, not a crash of the scrape
+            reason = error_text(e, 200)
+            log.warning("metrics: the store cannot be read: %s", reason)
+            up.add_metric([], 0.0)
+            err = GaugeMetricFamily("forksync_store_error", "1 while the store cannot be read; the error is a label",
+                                    labels=["error"])
+            err.add_metric([reason], 1.0)
+            yield up
+            yield err
+            return
+        up.add_metric([], 1.0)
+        yield up
+        yield from fams
+
+    def _from_store(self, store: Store, now: float) -> list[GaugeMetricFamily]:
+        out = []
         depth = GaugeMetricFamily("forksync_queue_depth", "Deliveries in the durable queue, by state",
                                   labels=["state"])
         for state, n in q.counts(store).items():
             depth.add_metric([state], n)
-        yield depth
+        out.append(depth)
         first = q.oldest_pending_at(store)
         oldest = GaugeMetricFamily("forksync_queue_oldest_queued_age_seconds",
                                    "Age of the oldest delivery not yet done")
         oldest.add_metric([], max(0.0, now - first) if first else 0.0)
-        yield oldest
+        out.append(oldest)
         lat = sorted(q.recent_latencies(store, 1000))
         done = GaugeMetricFamily("forksync_delivery_latency_seconds",
                                  "Received → processed, over the last 1000 done deliveries (any worker process)",
                                  labels=["quantile"])
         for qtl in (0.5, 0.99):
             done.add_metric([str(qtl)], lat[min(len(lat) - 1, int(qtl * len(lat)))] if lat else 0.0)
-        yield done
+        out.append(done)
         fams = {
             "days": GaugeMetricFamily("forksync_days_behind", "Days Behind upstream (as of upstream_age)", labels=["repo"]),
             "backlog": GaugeMetricFamily("forksync_backlog", "Upstream commits not yet handled", labels=["repo"]),
@@ -109,12 +133,13 @@ class _StoreCollector:
             fams["age"].add_metric([st.repo], age if age is not None else float("inf"))
             fams["stale"].add_metric([st.repo], 1.0 if st.stale(self.m.stale_after_s, now) else 0.0)
             fams["alarm"].add_metric([st.repo], 1.0 if st.alarm(self.m.alarm_after_s, now) else 0.0)
-        yield from fams.values()
+        out.extend(fams.values())
         alarm = q.dead_letter_alarm(store)
         dead = GaugeMetricFamily("forksync_dead_letter_alarm", "1 while any delivery is dead-lettered (work GitHub asked "
                                                               "for was not done); the reason is a label", labels=["reason"])
         dead.add_metric([alarm[:200]], 1.0 if alarm else 0.0)
-        yield dead
+        out.append(dead)
+        return out
 
 
 __all__ = ["AppMetrics", "KNOWN_EVENTS"]

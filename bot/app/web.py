@@ -36,6 +36,7 @@ from typing import Callable
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from bot.agents.redact import error_text
 from bot.app import queue as q
 from bot.app.health import HealthPolicy, problems
 from bot.app.intake import MAX_BODY, Rejected, check_ids, content_kind, decode_payload, for_log, new_mac, signature_digest, signature_matches
@@ -258,8 +259,10 @@ def make_app(store: Store, secret: str, *, metrics: AppMetrics | None = None,
     async def healthz(request: web.Request) -> web.Response:
         try:
             depth, found = await asyncio.get_running_loop().run_in_executor(executor, health_facts)
-        except Exception as e:  # noqa: BLE001
-            return _json(503, status="error", error=f"{type(e).__name__}: {e}")
+        except Exception as e:  # noqa: BLE001 - a store that cannot be read is unhealthy, said in one line
+            reason = error_text(e, 300)
+            log.warning("healthz: the store cannot be read: %s", reason)
+            return _json(503, status="error", error=f"the store cannot be read: {reason}")
         if found:
             return _json(503, status="unhealthy", problems=found, queue=depth)
         return _json(200, status="ok", queue=depth)
