@@ -34,6 +34,11 @@ import logging
 import re
 from dataclasses import dataclass, field
 
+#: GitHub's token formats (docs.github.com "About authentication", token prefixes): personal
+#: ``ghp_``, OAuth ``gho_``, user-to-server ``ghu_``, installation ``ghs_``, refresh ``ghr_`` and
+#: fine-grained ``github_pat_``. Removed by :func:`scrub` as well as by :class:`Redactor`.
+GITHUB_TOKEN = re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})")
+
 #: (kind, compiled pattern, group holding the secret value: 0 = whole match, prefilter: the rule
 #: runs only when one of these substrings occurs in the lower-cased text — a cheap skip).
 _RULES: tuple[tuple[str, re.Pattern[str], int, tuple[str, ...]], ...] = (
@@ -41,7 +46,7 @@ _RULES: tuple[tuple[str, re.Pattern[str], int, tuple[str, ...]], ...] = (
         r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)"),
      0, ("private key",)),
     ("url-credentials", re.compile(r"(?<=://)(?:[^/\s:@]+:[^/\s@]+|[^/\s:@]{16,})(?=@)"), 0, ("://",)),
-    ("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"), 0,
+    ("github-token", GITHUB_TOKEN, 0,
      ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
     ("anthropic-key", re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{8,}"), 0, ("sk-ant-",)),
     ("api-key", re.compile(r"\bsk-[A-Za-z0-9_\-]{20,}"), 0, ("sk-",)),
@@ -93,14 +98,42 @@ def register_secrets(*values: str | None) -> None:
                 _CONFIGURED.add(piece)
 
 
+#: Secrets minted at run time (installation access tokens), oldest first; see :func:`remember_minted`.
+#: A tuple replaced whole, never changed in place: threads scrubbing meanwhile read one version.
+_MINTED: tuple[str, ...] = ()
+#: How many minted secrets are remembered. An installation token lives one hour (GitHub) and a
+#: worker mints one per installation and hour, so this is a day of twenty installations; an older
+#: one has long expired, and its shape is still caught by :data:`GITHUB_TOKEN`.
+MAX_MINTED = 512
+
+
+def remember_minted(*values: str | None) -> None:
+    """Add secrets obtained at run time — an installation access token from
+    ``POST /app/installations/{id}/access_tokens`` — to what :func:`scrub` and every
+    :class:`Redactor` remove, whatever their shape. Unlike :func:`register_secrets` the memory is
+    bounded (:data:`MAX_MINTED`, oldest forgotten first): a long-running worker mints one every hour."""
+    global _MINTED
+    for v in values:
+        v = (v or "").strip()
+        if len(v) >= MIN_SECRET_LEN:
+            _MINTED = (*(m for m in _MINTED if m != v), v)[-MAX_MINTED:]
+
+
+def _known_values() -> set[str]:
+    return _CONFIGURED | set(_MINTED)
+
+
 def configured_secrets() -> frozenset[str]:
-    """The registered secret values (for checks and log filters, never to be printed)."""
-    return frozenset(_CONFIGURED)
+    """The registered and the remembered minted secret values (for checks and log filters, never
+    to be printed)."""
+    return frozenset(_known_values())
 
 
 def forget_secrets() -> None:
-    """Clear the registry (tests)."""
+    """Clear the registry and the minted secrets (tests)."""
+    global _MINTED
     _CONFIGURED.clear()
+    _MINTED = ()
 
 
 @dataclass
@@ -123,7 +156,7 @@ class Redactor:
         came from (a file path, ``"commit-message"``…) so :meth:`restore` can be limited to it."""
         if not text:
             return text
-        values = sorted({v for v in (*self.known, *_CONFIGURED) if v and len(v) >= MIN_SECRET_LEN and v in text},
+        values = sorted({v for v in (*self.known, *_known_values()) if v and len(v) >= MIN_SECRET_LEN and v in text},
                         key=len, reverse=True)
         if values:
             rx = re.compile("|".join(re.escape(v) for v in values))
@@ -200,15 +233,18 @@ def error_text(e: BaseException, limit: int | None = None) -> str:
 
 def scrub(text: str) -> str:
     """``text`` for a log line or a stored error: the userinfo of every URL (``https://user:pw@h``
-    → ``https://***@h``) and every registered secret value (:func:`register_secrets`) replaced
-    by ``***``. Narrower than :class:`Redactor` on purpose: logs keep paths and e-mail addresses."""
+    → ``https://***@h``), every registered or minted secret value (:func:`register_secrets`,
+    :func:`remember_minted`) and every GitHub token (:data:`GITHUB_TOKEN`) replaced by ``***``.
+    Narrower than :class:`Redactor` on purpose: logs keep paths and e-mail addresses."""
     if not text:
         return text
     text = strip_userinfo(text)
-    for v in sorted(_CONFIGURED, key=len, reverse=True):
+    for v in sorted(_known_values(), key=len, reverse=True):
         if v in text:
             text = text.replace(v, "***")
-    return text
+    # a GitHub token no one registered (a token of the fork's own CI quoted in a log, a minted one
+    # forgotten): its shape says what it is
+    return GITHUB_TOKEN.sub("***", text) if ("gh" in text or "github_pat_" in text) else text
 
 
 class ScrubbingFormatter(logging.Formatter):
