@@ -14,6 +14,7 @@ from typing import Any
 
 import aiohttp
 
+from bot.agents.redact import remember_minted
 from bot.app import queue as q
 from bot.app.dispatch import Context, Dispatcher
 from bot.app.queue import QueuePolicy, worker_durability
@@ -35,27 +36,34 @@ SHUTDOWN_GRACE_S = 5.0
 
 @dataclass
 class Clients:
-    """``client_for(installation_id)`` / ``token_for(installation_id)`` and the bot's login."""
+    """``client_for(installation_id)`` / ``token_for(installation_id)`` and the bot's login.
+    ``retry``: the GitHub clients' retry policy (None: the default; tests pass instant retries)."""
 
     settings: Any
     session: aiohttp.ClientSession
     bot_login: str = ""
+    retry: Any = None
     _impl: Any = None
 
     async def start(self) -> None:
         s = self.settings
         if s.token:
-            self._impl = gh_mod.token_client(self.session, s.token, base_url=s.github_url)
+            self._impl = gh_mod.token_client(self.session, s.token, base_url=s.github_url, **self._retry())
             self.bot_login = self.bot_login or s.bot_login
             if not self.bot_login:
                 log.warning("token mode without FORKSYNC_BOT_LOGIN: the loop guard cannot recognise the bot's own events")
         elif s.app_id:
+            # every installation token is scrubbed like the App's own secrets from the moment it
+            # is minted: a git or HTTP error that echoes it reaches no issue, page, log or row
             self._impl = gh_mod.GitHubApp(self.session, app_id=s.app_id, private_key=s.private_key(),
-                                          base_url=s.github_url)
+                                          base_url=s.github_url, on_minted=remember_minted, **self._retry())
             if not self.bot_login:
                 self.bot_login = s.bot_login or (await self._impl.app_client.getitem("/app"))["slug"] + "[bot]"
         else:
             raise UserError("no GitHub credentials: set FORKSYNC_TOKEN, or FORKSYNC_APP_ID and FORKSYNC_PRIVATE_KEY_FILE")
+
+    def _retry(self) -> dict:
+        return {} if self.retry is None else {"retry": self.retry}
 
     async def client_for(self, installation_id: int | None):
         """The installation's client (App mode), or the token client."""

@@ -330,10 +330,13 @@ class InstallationTokens:
     A token is reused until ``refresh_margin_s`` (default 5 min) before its ``expires_at``
     (GitHub: tokens live 1 hour); :meth:`invalidate` drops it (after a 401). Concurrent callers
     for the same installation share one fetch. Token shape is never assumed (GitHub is moving to
-    longer stateless ``ghs_`` tokens)."""
+    longer stateless ``ghs_`` tokens). ``on_minted(token)`` is called with each new token before
+    anyone uses it: the caller registers it with its scrubber, so a git or HTTP error that echoes
+    it is cleaned like the App's own secrets (this package does not know the scrubber)."""
 
     def __init__(self, app_client: GitHubClient, app_id: str | int, private_key: str | bytes, *,
-                 refresh_margin_s: float = 300.0, clock: Callable[[], float] = time.time):
+                 refresh_margin_s: float = 300.0, clock: Callable[[], float] = time.time,
+                 on_minted: Callable[[str], None] | None = None):
         self._app = app_client
         self._app_id = str(app_id)
         self._key = private_key
@@ -341,6 +344,7 @@ class InstallationTokens:
         self._clock = clock
         self._cache: dict[int, _CachedToken] = {}
         self._locks: dict[int, asyncio.Lock] = {}
+        self._on_minted = on_minted
         self.fetches = 0
 
     async def token(self, installation_id: int) -> str:
@@ -355,6 +359,8 @@ class InstallationTokens:
             data = await gh_apps.get_installation_access_token(
                 self._app, installation_id=str(installation_id), app_id=self._app_id, private_key=self._key)
             self.fetches += 1
+            if self._on_minted is not None:
+                self._on_minted(data["token"])
             expires = datetime.fromisoformat(data["expires_at"].replace("Z", "+00:00")).timestamp()
             self._cache[installation_id] = _CachedToken(data["token"], expires)
             return data["token"]
@@ -366,12 +372,14 @@ class InstallationTokens:
 class GitHubApp:
     """The App's view of GitHub: an App-level (JWT) client and one cached client per installation.
 
-    ``private_key``: the App's PEM; ``base_url``: GitHub's API root (the fake's URL in tests)."""
+    ``private_key``: the App's PEM; ``base_url``: GitHub's API root (the fake's URL in tests);
+    ``on_minted``: see :class:`InstallationTokens`."""
 
     def __init__(self, session: aiohttp.ClientSession, *, app_id: str | int, private_key: str | bytes,
                  base_url: str = DEFAULT_BASE_URL, requester: str = "forksync", retry: RetryPolicy = RetryPolicy(),
                  cache_size: int = 512, refresh_margin_s: float = 300.0,
-                 sleep: Callable[[float], Awaitable[None]] | None = None, clock: Callable[[], float] = time.time):
+                 sleep: Callable[[float], Awaitable[None]] | None = None, clock: Callable[[], float] = time.time,
+                 on_minted: Callable[[str], None] | None = None):
         self.session = session
         self.app_id = str(app_id)
         self.base_url = base_url.rstrip("/")
@@ -383,7 +391,7 @@ class GitHubApp:
         self.app_client = GitHubClient(session, requester, app_id=self.app_id, private_key=private_key,
                                        base_url=self.base_url, retry=retry, sleep=sleep, clock=clock)
         self.tokens = InstallationTokens(self.app_client, self.app_id, private_key,
-                                         refresh_margin_s=refresh_margin_s, clock=clock)
+                                         refresh_margin_s=refresh_margin_s, clock=clock, on_minted=on_minted)
         self._clients: dict[int, GitHubClient] = {}
 
     def installation(self, installation_id: int) -> GitHubClient:

@@ -48,6 +48,21 @@ async def test_expired_token_gets_refetched_once(world, github_app):
     assert github_app.slept == []
 
 
+async def test_each_minted_token_is_handed_to_on_minted_before_use(world):
+    fake, fork, inst, shas = world
+    minted: list[str] = []
+    async with aiohttp.ClientSession() as s:
+        app = GitHubApp(s, app_id=fake.app.id, private_key=fake.app.private_key_pem, base_url=fake.url,
+                        retry=FAST_RETRY, on_minted=minted.append)
+        gh = app.installation(inst.id)
+        await gh.getitem("/repos/{owner}/{repo}", REPO)
+        await gh.getitem("/repos/{owner}/{repo}", REPO)          # cached: not minted again
+        assert minted == [await app.tokens.token(inst.id)]
+        fake.expire_tokens()
+        await gh.getitem("/repos/{owner}/{repo}", REPO)          # the 401 makes a new one
+    assert len(minted) == 2 and minted[0] != minted[1] and all(t.startswith("ghs_") for t in minted)
+
+
 async def test_token_refreshed_before_expiry_without_a_401(fake_github, tmp_path):
     make_source_repo(tmp_path / "src", [{"a.txt": "1\n"}])
     fake_github.create_repo("meta/triton", source=tmp_path / "src")

@@ -39,17 +39,14 @@ class Bot:
         self.policy = policy or QueuePolicy(max_attempts=3, backoff_base_s=0, backoff_cap_s=0)
 
     async def start(self) -> "Bot":
-        from bot.github import client as gh_mod
+        from tests.support.github import FAST_RETRY
         s = self.settings
         router = all_routers()      # declares the handlers' tables before the store migrates
         self.store = Store(s.db)
         self.session = aiohttp.ClientSession()
-        self.clients = Clients(s, self.session)
+        # the worker's own clients, with instant retries (the retry policy itself is tested in test_github_client)
+        self.clients = Clients(s, self.session, retry=FAST_RETRY)
         await self.clients.start()
-        # instant retries in tests (the retry policy itself is tested in test_github_client)
-        from tests.support.github import FAST_RETRY
-        self.clients._impl = gh_mod.GitHubApp(self.session, app_id=s.app_id, private_key=s.private_key(),
-                                              base_url=s.github_url, retry=FAST_RETRY)
         self.svc = SyncService(workdir=s.workdir, git_url=s.git_url, bot_login=self.clients.bot_login,
                                token_for=self.clients.token_for, client_for=self.clients.client_for,
                                dead_letters=q.dead_letters)
