@@ -27,6 +27,8 @@ import json
 import re
 from dataclasses import dataclass
 
+from bot.agents.redact import scrub
+
 WORKFLOW = re.compile(r"refusing to allow a GitHub App to create or update workflow `([^`]+)` without `workflows` permission")
 PUSH_DENIED = re.compile(r"Permission to \S+ denied|Permission to push denied to the integration")
 # GH006: classic branch protection; GH013: a repository ruleset (its rules name the ref "protected")
@@ -49,8 +51,10 @@ class Refusal:
 
 
 def classify(error: str) -> Refusal:
-    """Pure: the :class:`Refusal` for a failed push's stderr or a REST error message."""
-    text = error or ""
+    """Pure: the :class:`Refusal` for a failed push's stderr or a REST error message. The text is
+    scrubbed first (:func:`bot.agents.redact.scrub`): the reason is stored and shown on the status
+    issue, the unit's PR, the dashboard and ``/metrics``, and an answer may echo a token."""
+    text = scrub(error or "")
     m = WORKFLOW.search(text)
     if m:
         return Refusal(m.group(0), "workflows", m.group(1))
@@ -71,7 +75,8 @@ def github_words(e: Exception) -> str:
     code = getattr(e, "status_code", None)
     msg = getattr(e, "message", None) or (str(e.args[0]) if e.args else str(e))
     errors = getattr(e, "errors", None)
-    return f"{int(code) if code is not None else ''} {msg}{f' {errors}' if errors else ''}".strip()
+    # scrubbed: these words go into notes and PR comments, and a proxy may quote the request's token
+    return scrub(f"{int(code) if code is not None else ''} {msg}{f' {errors}' if errors else ''}".strip())
 
 
 def held_for_person(path: str) -> Refusal:
