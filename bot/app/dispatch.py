@@ -35,6 +35,7 @@ from gidgethub import routing
 from gidgethub.sansio import Event
 from pydantic import ValidationError
 
+from bot.agents.redact import scrub
 from bot.app import queue as q
 from bot.app.worker import Unhandleable
 from bot.github.common import PayloadError, error_to_raise, is_permanent
@@ -194,7 +195,8 @@ class Dispatcher:
 
 
 def _short(e: BaseException, limit: int = 500) -> str:
-    text = " ".join(str(e).split())
+    # scrubbed whole, then cut: a cut through a secret leaves a part no later scrub recognises
+    text = " ".join(scrub(str(e)).split())
     return text[:limit]
 
 

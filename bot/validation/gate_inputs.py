@@ -25,6 +25,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Awaitable, Callable
 
+from bot.agents.redact import error_text
 from bot.git.apply import rewritten_base
 from bot.git.markers import conflict_commits, files_with_markers
 from bot.github.common import WRITE_LEVELS, permission, split_repo
@@ -89,7 +90,7 @@ async def tree_facts(repo_for: RepoFor | None, base: str, head: str):
         d = await repo_for(base, head)
         files, commits, dropped = await asyncio.to_thread(scan_range, d, base, head)
     except Exception as e:  # noqa: BLE001 - any failure to read the trees blocks, with its reason
-        return (), (), (), f"{type(e).__name__}: {str(e)[:300]}"
+        return (), (), (), error_text(e, 340)
     return files, commits, dropped, ""
 
 

@@ -41,6 +41,7 @@ from pathlib import Path
 
 import gidgethub
 
+from bot.agents.redact import error_text
 from bot.config.forksync import ConfigError, ForksyncConfig, load_trusted_suites, parse_config_text
 from bot.config.suites import SuiteConfig, UntrustedConfigError, required_l1
 from bot.github.common import RepoRef, split_repo
@@ -349,7 +350,7 @@ class ValidationService:
             await landing.on_closed(ctx, self.sync, RepoRef.model_validate(repo).full_name, pr,
                                     sender={"login": self.bot_login, "type": "Bot"})
         except Exception as e:  # noqa: BLE001 - the merge happened; the next sync refreshes the ledger
-            return [f"landing after merge not run: {type(e).__name__}: {str(e)[:200]}"]
+            return [f"landing after merge not run: {error_text(e, 240)}"]
         return []
 
     async def update_branch(self, ctx, full: str, pr: dict, head: str) -> tuple[bool, str]:
