@@ -6,12 +6,15 @@
   applies to it. Reads the real trees, so large files (whose patch GitHub's API omits) count.
 * :func:`conflict_commits` — the commits in ``base..head`` whose message carries a
   ``Forksync-Conflict: <upstream sha>`` trailer.
+* :func:`merges_with_content` — the merge commits in ``base..head`` that add content of their
+  own: their tree is not git's clean automatic merge of their parents.
 
-Both raise :class:`bot.git.repo.RefError` for a base or head that does not resolve, so a caller
+All raise :class:`bot.git.repo.RefError` for a base or head that does not resolve, so a caller
 can report "cannot check markers" rather than pass silently.
 """
 from __future__ import annotations
 
+import subprocess
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +23,7 @@ import pygit2
 from pygit2.enums import AttrCheck, DeltaStatus, FileMode, SortMode
 
 from bot.core.markers import DEFAULT_MARKER_SIZE, conflict_upstream, marker_lines
-from bot.git.repo import RefError
+from bot.git.repo import GitIOError, RefError, git_env
 
 
 @dataclass(frozen=True)
@@ -130,3 +133,33 @@ def conflict_commits(repo_path: str | Path, base: str, head: str) -> list[tuple[
         if up:
             out.append((str(c.id), up))
     return out
+
+
+def merges_with_content(repo_path: str | Path, base: str, head: str) -> tuple[str, ...]:
+    """The merge commits in ``base..head`` (oldest first) that bring content of their own: a
+    merge of more than two parents, or one whose tree differs from what ``git merge-tree
+    --write-tree <first parent> <second parent>`` (ort, as GitHub's ``Update branch`` merges)
+    makes of its parents, or whose parents git cannot merge cleanly (a hand resolution). A clean
+    merge of the base into a sync branch is not one: what it brings is already on the base.
+    Raises :class:`RefError` when ``base`` or ``head`` does not resolve and
+    :class:`bot.git.repo.GitIOError` when git cannot run the merge (objects missing)."""
+    repo = _open(repo_path)
+    b = _commit(repo, base, repo_path)
+    h = _commit(repo, head, repo_path)
+    walker = repo.walk(h.id, SortMode.TOPOLOGICAL | SortMode.REVERSE)
+    walker.hide(b.id)
+    out = []
+    for c in walker:
+        if len(c.parent_ids) < 2:
+            continue
+        if len(c.parent_ids) > 2:
+            out.append(str(c.id))
+            continue
+        p = subprocess.run(["git", f"--git-dir={repo.path}", "merge-tree", "--write-tree", "--no-messages",
+                            str(c.parent_ids[0]), str(c.parent_ids[1])], env=git_env(), capture_output=True, text=True)
+        if p.returncode not in (0, 1):
+            raise GitIOError(f"git merge-tree of merge {str(c.id)[:12]}'s parents failed in {repo_path} "
+                             f"({p.returncode}): {p.stderr.strip()[:300]}")
+        if p.returncode == 1 or p.stdout.split("\n", 1)[0].strip() != str(c.tree_id):
+            out.append(str(c.id))
+    return tuple(out)

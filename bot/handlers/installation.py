@@ -35,7 +35,7 @@ async def adopt_all(ctx, repositories: list) -> None:
 
     A delivery naming several repositories cannot be one fork's dead letter, so each failure is
     also kept as the repository's failing ``adopt`` job (its status issue, the dashboard,
-    ``/healthz``), cleared when an adoption of it succeeds."""
+    ``/healthz``), cleared, and taken off the status issue, when an adoption of it succeeds."""
     errors: list[BaseException] = []
     for r in repositories:
         name = r["full_name"]
@@ -46,11 +46,16 @@ async def adopt_all(ctx, repositories: list) -> None:
             ctx.note(f"{name}: adoption failed: {type(e).__name__}")
             errors.append(e)
             error = error_text(e, 300)
-        # a failure is rendered on the status issue; a success is not, as the repository may be no
-        # fork at all (an issue opened there to say nothing is wrong would be noise)
-        if sync_store.record_job(ctx.store, name, "adopt", error, ctx.now()) and error is not None:
-            for note in await refresh_quietly(ctx.sync, ctx, name):
-                ctx.note(note)
+        if not sync_store.record_job(ctx.store, name, "adopt", error, ctx.now()):
+            continue
+        # the failing set changed: a failure is rendered on the status issue (opening it: whether
+        # the repository is a fork is not known yet); a success after a failure renders it again,
+        # as the adoption's sync rendered it while the failure was still recorded. A repository
+        # that turned out to be no fork only has an issue the failure opened updated, never a new
+        # one opened to say nothing is wrong.
+        may_open = error is not None or any(t["fork"] == name for t in sync_store.tracked_forks(ctx.store))
+        for note in await refresh_quietly(ctx.sync, ctx, name, create=may_open):
+            ctx.note(note)
     if errors:
         raise error_to_raise(errors)
 

@@ -614,7 +614,10 @@ class SyncService:
                  "url": f"https://github.com/{full_name}/pull/{r['pr']}" if r["pr"] else "", "state": state(r)}
                 for r in rows]
 
-    async def refresh_status_issue(self, ctx, full_name: str, *, cfg: ForksyncConfig | None = None) -> str:
+    async def refresh_status_issue(self, ctx, full_name: str, *, cfg: ForksyncConfig | None = None,
+                                   create: bool = True) -> str:
+        """Render ``full_name``'s status issue from the store; ``create`` off: only update the one
+        that is open (none there → ``"status issue absent"``, nothing opened)."""
         if cfg is None:
             try:
                 cfg = await self.fork_config(ctx, full_name)
@@ -631,8 +634,9 @@ class SyncService:
             dead.sort(key=lambda d: -d["at"])
         body = render_status(st, stale_after_s=cfg.github.stale_after_s, alarm_after_s=cfg.github.alarm_after_s,
                              now=self.now(), dead_letters=dead, config_path=cfg.github.config_path)
-        number, what = await upsert_status_issue(ctx.gh, full_name, cfg.github.status_issue_title, body, self.bot_login)
-        return f"status issue #{number} {what}"
+        number, what = await upsert_status_issue(ctx.gh, full_name, cfg.github.status_issue_title, body, self.bot_login,
+                                                 create=create)
+        return f"status issue #{number} {what}" if number else "status issue absent"
 
     async def check_resolution(self, ctx, full_name: str, branch: str, head: str, base: str,
                                shas: list[str]) -> tuple[list[str], list[str]]:

@@ -69,10 +69,14 @@ async def find_status_issue(gh, full_name: str, bot_login: str | None) -> dict |
     return None
 
 
-async def upsert_status_issue(gh, full_name: str, title: str, body: str, bot_login: str | None) -> tuple[int, str]:
-    """Create the status issue or update its body. Returns ``(number, "created"|"updated"|"unchanged")``."""
+async def upsert_status_issue(gh, full_name: str, title: str, body: str, bot_login: str | None, *,
+                              create: bool = True) -> tuple[int, str]:
+    """Create the status issue or update its body. Returns ``(number, "created"|"updated"|"unchanged")``,
+    or ``(0, "absent")`` when there is none and ``create`` is off."""
     rv = split_repo(full_name)
     issue = await find_status_issue(gh, full_name, bot_login)
+    if issue is None and not create:
+        return 0, "absent"
     if issue is None:
         created = await gh.post("/repos/{owner}/{repo}/issues", rv, data={"title": title, "body": body})
         return created["number"], "created"

@@ -59,11 +59,12 @@ async def _ctx_for(ctx, svc, installation_id):
     return replace(ctx, gh=gh, installation_id=installation_id, outcome=ctx.outcome)
 
 
-async def refresh_quietly(svc, ctx, fork: str) -> list[str]:
-    """Render ``fork``'s status issue again; its failure is returned as a note rather than raised
-    (what the issue would say is on ``/healthz`` already, and the next change renders it again)."""
+async def refresh_quietly(svc, ctx, fork: str, *, create: bool = True) -> list[str]:
+    """Render ``fork``'s status issue again (``create`` off: only an open one is updated); its
+    failure is returned as a note rather than raised (what the issue would say is on ``/healthz``
+    already, and the next change renders it again)."""
     try:
-        await svc.refresh_status_issue(ctx, fork)
+        await svc.refresh_status_issue(ctx, fork, create=create)
     except Exception as e:  # noqa: BLE001 - see the docstring
         return [f"{fork}: status issue not refreshed: {error_text(e, 300)}"]
     return []

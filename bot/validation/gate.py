@@ -135,7 +135,8 @@ class PRState:
 
     ``head_contains_base``: the current base tip ``base_sha`` is an ancestor of ``head_sha``
     (``git merge-base --is-ancestor``). ``unit_updated_at``: when the unit's own commits last
-    changed (the bot's base merges do not count), so approvals and sign-offs survive a base
+    changed (clean merges of the base do not count, a merge with content of its own does:
+    :func:`bot.validation.gate_inputs.unit_digest`), so approvals and sign-offs survive a base
     update. ``retest_by_writer_on``: head shas a writer authorised with ``/forksync retest``.
     ``conflict_marker_files``: paths whose head blob adds conflict markers
     (:func:`bot.git.markers.files_with_markers` on the bot's repository); ``markers_error``:

@@ -4,9 +4,10 @@ Pure helpers turn API objects into gate values (:func:`latest_reviews`, :func:`u
 :func:`pr_areas`, :func:`pr_kind`, :func:`protection_checks`, :func:`status_checks`);
 :func:`gather` is the edge that calls the API: the PR, the base branch (``repos/get-branch``: its
 tip and its protection's required status checks), ``compare base...head`` (does the head contain
-the current base?), the PR's files (areas), commits (when the unit's own commits last changed:
-merge commits — the bot's base merges — do not count; the newest committer date, or the time the
-bot first saw the non-merge commits differ from those it saw before, whichever is later), reviews with each reviewer's permission,
+the current base?), the PR's files (areas), commits (when the unit's own commits last changed, :func:`own_commits`:
+clean merges of the base — the bot's ``Update branch`` — do not count, a merge with content of its
+own does; the newest committer date, or the time the bot first saw those commits differ from the
+ones it saw before, whichever is later), reviews with each reviewer's permission,
 the head's other check runs and commit statuses, holds, sign-offs, retest grants and the suite
 results on the head and the base (the base tip's, else the newest trunk result).
 
@@ -21,13 +22,14 @@ import asyncio
 import hashlib
 import math
 import time
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Awaitable, Callable
 
 from bot.agents.redact import error_text
 from bot.git.apply import rewritten_base
-from bot.git.markers import conflict_commits, files_with_markers
+from bot.git.markers import conflict_commits, files_with_markers, merges_with_content
 from bot.github.common import WRITE_LEVELS, permission, split_repo
 from bot.sync import store as sync_store
 from bot.validation import signoff
@@ -56,42 +58,76 @@ def latest_reviews(reviews: list[dict]) -> list[dict]:
     return sorted(latest.values(), key=lambda r: (epoch(r.get("submitted_at")), r["user"]["login"]))
 
 
-def unit_updated_at(commits: list[dict]) -> int:
-    """When the unit's own commits last changed: the newest committer date among the PR's
-    non-merge commits (the bot's base merges are merge commits and keep approvals valid)."""
-    times = [epoch((c.get("commit") or {}).get("committer", {}).get("date")) for c in commits
-             if len(c.get("parents") or []) < 2]
+def own_commits(commits: list[dict], merges_with_content=()) -> list[dict]:
+    """The unit's own commits among the PR's (``pulls/list-commits`` objects): every non-merge
+    commit, and every merge in ``merges_with_content`` (:func:`bot.git.markers.merges_with_content`:
+    a hand resolution, an edit made while committing the merge, an octopus). A merge that is
+    git's clean automatic merge of its parents — the bot's ``Update branch``, or a person merging
+    the fork's main the same way — is left out: it adds nothing the owner has not seen, since what
+    it brings from the other side is on the base already or is itself a listed commit."""
+    extra = set(merges_with_content)
+    return [c for c in commits if len(c.get("parents") or []) < 2 or c.get("sha") in extra]
+
+
+def unit_updated_at(commits: list[dict], merges_with_content=()) -> int:
+    """When the unit's own commits (:func:`own_commits`) last changed: the newest committer date
+    among them."""
+    times = [epoch((c.get("commit") or {}).get("committer", {}).get("date"))
+             for c in own_commits(commits, merges_with_content)]
     return max(times, default=0)
 
 
-def unit_digest(commits: list[dict]) -> str:
-    """The identity of the unit's own commits: a digest of the PR's non-merge commit shas in
-    order (a base merged in leaves it as it is; a pushed, amended or rebased commit changes it)."""
-    own = [c.get("sha", "") for c in commits if len(c.get("parents") or []) < 2]
+def unit_digest(commits: list[dict], merges_with_content=()) -> str:
+    """The identity of the unit's content, whose change voids earlier approvals and sign-offs:
+    a digest of the shas of its own commits (:func:`own_commits`) in order.
+
+    Rule: an approval counts for the exact commits it saw. A pushed, amended, reordered or
+    rebased commit changes a sha and so the digest — a rebase too when it keeps the same tree,
+    since the commit list (one fork commit per upstream commit, with its message and trailers)
+    lands on the base as it is and the owner approved that list. A merge with content of its own
+    enters the digest by its sha; a clean merge of the base (what ``Update branch`` makes, by the
+    bot or by a person) does not, so approvals survive the base moving on. When the trees cannot
+    be read, the caller passes every merge as having content (the gate blocks on
+    ``markers-unchecked`` then anyway)."""
+    own = [c.get("sha", "") for c in own_commits(commits, merges_with_content)]
     return hashlib.sha1("\n".join(own).encode()).hexdigest()
 
 
-def scan_range(git_dir: str | Path, base: str, head: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...], tuple[str, ...]]:
-    """``(paths with new conflict markers, (commit, upstream sha) of conflict commits, commits the
-    sync branch was built on that the base no longer has)`` for ``base..head`` in ``git_dir``
-    (blocking; run it in a thread; the last from :func:`bot.git.apply.rewritten_base`). Raises
-    :class:`bot.git.repo.RefError` when a sha is not there."""
+@dataclass(frozen=True)
+class TreeFacts:
+    """What the real trees of ``base..head`` say: ``markers`` (paths with new conflict markers),
+    ``conflicts`` (``(commit, upstream sha)`` of conflict commits), ``rewritten`` (commits the sync
+    branch was built on that the base no longer has), ``merges`` (merge commits with content of
+    their own), and ``error``: why the trees could not be read ("" when they were; then the gate
+    blocks with ``markers-unchecked`` and every merge is taken as having content)."""
+
+    markers: tuple[str, ...] = ()
+    conflicts: tuple[tuple[str, str], ...] = ()
+    rewritten: tuple[str, ...] = ()
+    merges: tuple[str, ...] = ()
+    error: str = ""
+
+
+def scan_range(git_dir: str | Path, base: str, head: str) -> TreeFacts:
+    """:class:`TreeFacts` for ``base..head`` in ``git_dir`` (blocking; run it in a thread;
+    ``rewritten`` from :func:`bot.git.apply.rewritten_base`, ``merges`` from
+    :func:`bot.git.markers.merges_with_content`). Raises :class:`bot.git.repo.RefError` when a sha
+    is not there, :class:`bot.git.repo.GitIOError` when git cannot merge a merge's parents."""
     hits = files_with_markers(git_dir, base, head)
     dropped, _foreign = rewritten_base(git_dir, head, base)
-    return tuple(h.path for h in hits), tuple(conflict_commits(git_dir, base, head)), tuple(dropped)
+    return TreeFacts(tuple(h.path for h in hits), tuple(conflict_commits(git_dir, base, head)), tuple(dropped),
+                     merges_with_content(git_dir, base, head))
 
 
-async def tree_facts(repo_for: RepoFor | None, base: str, head: str):
-    """``(marker paths, conflict commits, dropped base commits, error)``; ``error`` says why the
-    trees could not be read ("" when they were), and then the gate blocks with ``markers-unchecked``."""
+async def tree_facts(repo_for: RepoFor | None, base: str, head: str) -> TreeFacts:
+    """:class:`TreeFacts` of ``base..head``; never raises: a failure to read the trees is its ``error``."""
     if repo_for is None:
-        return (), (), (), "no repository to read the head's trees from"
+        return TreeFacts(error="no repository to read the head's trees from")
     try:
         d = await repo_for(base, head)
-        files, commits, dropped = await asyncio.to_thread(scan_range, d, base, head)
+        return await asyncio.to_thread(scan_range, d, base, head)
     except Exception as e:  # noqa: BLE001 - any failure to read the trees blocks, with its reason
-        return (), (), (), error_text(e, 340)
-    return files, commits, dropped, ""
+        return TreeFacts(error=error_text(e, 340))
 
 
 def protection_checks(branch: dict) -> tuple[str, ...]:
@@ -205,12 +241,15 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
     trunk = [r for r in vstore.latest_trunk_rows(store, full, tuple(sorted({r.suite for r in results})))
              if r["sha"] != base and r["sha"] != head]
     base_results = tuple(vstore.outcome(r) for r in trunk + on_base)
-    markers, conflicts, rewritten, markers_error = await tree_facts(repo_for, base, head)
+    facts = await tree_facts(repo_for, base, head)
+    # unread trees: every merge counts as the unit's own (never an approval for unseen content),
+    # but that digest is not stored, so a passing read failure does not void a valid approval
+    merges = facts.merges if not facts.error else tuple(c["sha"] for c in commits if len(c.get("parents") or []) > 1)
     # committer dates are the pusher's to set (a commit made before an approval and pushed after
     # it carries an older date), so the time the bot saw the unit's own commits change counts too
-    first = unit_updated_at(commits)
-    seen = vstore.unit_seen(store, full, pr["number"], unit_digest(commits), first=first,
-                            now=time.time() if now is None else now)
+    first = unit_updated_at(commits, merges)
+    seen = vstore.unit_seen(store, full, pr["number"], unit_digest(commits, merges), first=first,
+                            now=time.time() if now is None else now, record=not facts.error)
     updated = max(first, math.ceil(seen))
     rev = []
     for r in reviews:
@@ -222,7 +261,8 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
         kind=pr_kind(cfg, labels), areas=pr_areas(cfg, labels, [f["filename"] for f in files]), author=author,
         author_is_collaborator=await is_trusted_author(gh, full, author, bot_login),
         retest_by_writer_on=vstore.retest_shas(store, full, pr["number"]),
-        conflict_marker_files=markers, markers_error=markers_error, conflict_commits=conflicts, rewritten=rewritten,
+        conflict_marker_files=facts.markers, markers_error=facts.error, conflict_commits=facts.conflicts,
+        rewritten=facts.rewritten,
         required_checks=required, holds=tuple(holds), results=results,
         base_results=base_results, reviews=tuple(rev), checks=tuple(checks),
         signoffs=signoff.signoffs_for(store, full, pr["number"]), unit_updated_at=updated)

@@ -6,7 +6,8 @@ it, and the full result JSON (``gpu_runner.result.RunResult``). The gate reads t
 :class:`bot.validation.gate.SuiteOutcome` values; a row on an older head of the PR makes ``stale-result``,
 no row ``missing-result`` (silence is not green).
 
-Table ``pr_units``: per PR, the digest of its own (non-merge) commits and since when they are
+Table ``pr_units``: per PR, the digest of its own commits (non-merge commits and merges with content of their own:
+:func:`bot.validation.gate_inputs.own_commits`) and since when they are
 what they are, so approvals and sign-offs given before a push never count for what it brought,
 whatever dates its commits carry.
 
@@ -146,10 +147,12 @@ def latest_trunk_rows(db, repo: str, suites: tuple[str, ...]) -> list[dict]:
     return sorted(out.values(), key=lambda r: (r["updated_at"], r["key"]))
 
 
-def unit_seen(db, repo: str, pr: int, digest: str, *, first: float, now: float) -> float:
+def unit_seen(db, repo: str, pr: int, digest: str, *, first: float, now: float, record: bool = True) -> float:
     """Since when PR ``pr``'s own commits (``digest``: :func:`bot.validation.gate_inputs.unit_digest`)
     are what they are now: the stored time while the digest is unchanged; ``now`` (stored) when it
-    changed since the last look; ``first`` (the committer dates' time) the first time the PR is seen."""
+    changed since the last look; ``first`` (the committer dates' time) the first time the PR is seen.
+    ``record=False`` answers the same without storing (a digest taken while the trees could not be
+    read, which must not become the one later looks compare with)."""
     key = f"{repo}#{pr}"
     with db.lock:
         t = db.db[PR_UNITS.name]
@@ -157,7 +160,8 @@ def unit_seen(db, repo: str, pr: int, digest: str, *, first: float, now: float) 
         if rows and rows[0]["digest"] == digest:
             return rows[0]["since"]
         since = now if rows else first
-        t.upsert({"key": key, "repo": repo, "pr": pr, "digest": digest, "since": since}, pk="key")
+        if record:
+            t.upsert({"key": key, "repo": repo, "pr": pr, "digest": digest, "since": since}, pk="key")
         return since
 
 

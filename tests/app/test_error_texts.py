@@ -24,9 +24,10 @@ def test_a_tree_read_error_is_scrubbed_before_it_is_cut():
         async def failing(base, head):
             raise OSError("p" * 200 + f" fetch https://x-access-token:{TOKEN}@github.example/meta/triton {secret}")
 
-        files, commits, dropped, why = asyncio.run(tree_facts(failing, "a" * 40, "b" * 40))
+        facts = asyncio.run(tree_facts(failing, "a" * 40, "b" * 40))
     finally:
         forget_secrets()
-    assert (files, commits, dropped) == ((), (), ())
+    why = facts.error
+    assert (facts.markers, facts.conflicts, facts.rewritten) == ((), (), ())
     assert why.startswith("OSError: ppp")
     assert "A1b2C3d4" not in why and "s3cr3t" not in why and "qqqq" not in why

@@ -1,10 +1,11 @@
-"""Conflict markers on the real trees of base..head, and conflict commits in the range."""
+"""Conflict markers on the real trees of base..head, conflict commits and merges with content of
+their own in the range."""
 from __future__ import annotations
 
 import pytest
 
 from bot.demo.repobuilder import RepoBuilder
-from bot.git.markers import MarkerHit, conflict_commits, files_with_markers
+from bot.git.markers import MarkerHit, conflict_commits, files_with_markers, merges_with_content
 from bot.git.repo import RefError
 
 T0 = 1_700_000_000
@@ -98,3 +99,34 @@ def test_conflict_commits_in_range(repo):
     assert conflict_commits(repo.path, base, "pr") == [(c2, UP)]
     assert conflict_commits(repo.path, c2, "pr") == []
     assert conflict_commits(repo.path, c1, "pr") == [(c2, UP)]
+
+
+def test_merges_with_content_are_those_git_would_not_make_by_itself(repo):
+    """A clean merge of main (what ``Update branch`` makes) adds nothing; an edit committed with
+    the merge, a hand-resolved conflict and an octopus each bring content of their own."""
+    base = repo.head()
+    repo.git("checkout", "-q", "-b", "pr")
+    repo.commit("pick", {"a.py": "x = 5\n"}, when=T0 + 10)
+    repo.git("checkout", "-q", "main")
+    repo.commit("main moves", {"m.txt": "1\n"}, when=T0 + 20)
+    repo.git("checkout", "-q", "pr")
+    clean = repo.merge("main", when=T0 + 30)
+    repo.git("checkout", "-q", "main")
+    repo.commit("main moves again", {"m.txt": "2\n"}, when=T0 + 40)
+    repo.git("checkout", "-q", "pr")
+    repo.git("merge", "-q", "--no-ff", "--no-commit", "main")
+    edited = repo.commit("merge main, and an edit", {"a.py": "x = 6\n"}, when=T0 + 50)
+    repo.git("checkout", "-q", "main")
+    repo.commit("main touches a.py", {"a.py": "x = 7\n"}, when=T0 + 60)
+    main = repo.head()
+    repo.git("checkout", "-q", "pr")
+    repo.git("merge", "-q", "--no-ff", "main", check=False)                 # conflicts on a.py
+    resolved = repo.commit("merge main, resolved", {"a.py": "x = 6\n"}, when=T0 + 70)
+    assert merges_with_content(repo.path, base, "pr") == (edited, resolved)
+    assert merges_with_content(repo.path, main, clean) == ()
+    for name, text in (("o1", "1\n"), ("o2", "2\n")):
+        repo.git("checkout", "-q", "-b", name, "pr")
+        repo.commit(name, {f"{name}.txt": text}, when=T0 + 80)
+    repo.git("checkout", "-q", "pr")
+    repo.git("merge", "-q", "--no-ff", "-m", "octopus", "o1", "o2", when=T0 + 90)
+    assert merges_with_content(repo.path, main, "pr")[-1] == repo.head()

@@ -4,7 +4,7 @@ import pytest
 
 from bot.validation.checks import check_name, failing_test_line, failing_test_path, gate_conclusion, parse_external_id
 from bot.validation.gate import Check, Finding, GateDecision
-from bot.validation.gate_inputs import epoch, latest_reviews, protection_checks, status_checks, tree_facts, unit_updated_at
+from bot.validation.gate_inputs import TreeFacts, epoch, latest_reviews, protection_checks, status_checks, tree_facts, unit_digest, unit_updated_at
 from gpu_runner.result import TestResult
 
 
@@ -69,6 +69,14 @@ def test_unit_updated_at_ignores_merge_commits():
     assert unit_updated_at([]) == 0
 
 
+def test_a_merge_with_content_of_its_own_is_part_of_the_unit():
+    pick = {"sha": "a" * 40, "parents": [{}], "commit": {"committer": {"date": "2026-11-30T01:00:00Z"}}}
+    merge = {"sha": "b" * 40, "parents": [{}, {}], "commit": {"committer": {"date": "2026-11-30T05:00:00Z"}}}
+    assert unit_digest([pick, merge]) == unit_digest([pick])                       # a clean base merge
+    assert unit_digest([pick, merge], ("b" * 40,)) != unit_digest([pick])          # an edit in the merge
+    assert unit_updated_at([pick, merge], ("b" * 40,)) == epoch("2026-11-30T05:00:00Z")
+
+
 def test_required_checks_from_branch_protection():
     branch = {"protected": True, "protection": {"enabled": True, "required_status_checks": {
         "enforcement_level": "non_admins", "contexts": ["ci/oss", "internal-ci"],
@@ -101,12 +109,13 @@ async def test_tree_facts_never_pass_silently(tmp_path):
     async def unreachable(b, h):
         raise RuntimeError(f"commit {h[:12]} cannot be fetched from meta/triton")
 
-    assert await tree_facts(here, base, head) == (("a.py",), (), (), "")
-    assert await tree_facts(None, base, head) == ((), (), (), "no repository to read the head's trees from")
-    assert await tree_facts(unreachable, base, head) == (
-        (), (), (), f"RuntimeError: commit {head[:12]} cannot be fetched from meta/triton")
-    files, commits, _dropped, err = await tree_facts(here, base, "f" * 40)
-    assert (files, commits) == ((), ()) and err.startswith("RefError: ref 'ffffffffffffffffffffffffffffffffffffffff' not found")
+    assert await tree_facts(here, base, head) == TreeFacts(markers=("a.py",))
+    assert await tree_facts(None, base, head) == TreeFacts(error="no repository to read the head's trees from")
+    assert await tree_facts(unreachable, base, head) == TreeFacts(
+        error=f"RuntimeError: commit {head[:12]} cannot be fetched from meta/triton")
+    facts = await tree_facts(here, base, "f" * 40)
+    assert (facts.markers, facts.conflicts) == ((), ()) and facts.error.startswith(
+        "RefError: ref 'ffffffffffffffffffffffffffffffffffffffff' not found")
 
 
 def test_the_runner_never_sees_the_bots_secrets():

@@ -1,0 +1,81 @@
+"""An owner's approval counts only for the content it approved: a person's merge commit on a sync
+branch keeps it only when the merge adds nothing of its own (git's clean automatic merge of its
+parents, what ``Update branch`` makes); content written into the merge itself voids it."""
+import pytest
+
+from tests.support.github import commit_files, git
+from tests.support.validation_world import close_world, make_world
+
+
+@pytest.fixture
+async def world(fake_github, tmp_path):
+    w = await make_world(fake_github, tmp_path)
+    yield w
+    await close_world(w)
+
+
+def failing(w, sha: str) -> list[str]:
+    run = w.run_of(sha, "forksync/gate")
+    return [line.split("`")[1] for line in run.output["summary"].splitlines() if line.startswith("| ❌")]
+
+
+async def approved_and_held(w) -> tuple[dict, str, int]:
+    """A sync PR touching the owned ``amd`` area, approved by its owner while the fork is held
+    (so the gate waits instead of merging): ``(the PR, its head, the hold issue)``."""
+    issue = await w.alice.post("/repos/meta/triton/issues", data={"title": "ops", "body": "x"})
+    await w.alice.post(f"/repos/meta/triton/issues/{issue['number']}/comments", data={"body": "/forksync hold"})
+    await w.bot.settle()
+    head = w.push_branch("forksync/bundle-amd", {"amd/kernel.txt": "v2\n"}, "Touch amd")
+    pr = await w.open_pr("forksync/bundle-amd")
+    await w.bot.settle()
+    await w.people["carol"].post(f"/repos/meta/triton/pulls/{pr['number']}/reviews", data={"event": "APPROVE"})
+    await w.bot.settle()
+    assert failing(w, head) == ["hold"]
+    return pr, head, issue["number"]
+
+
+def merge_main(w, *, extra: dict[str, str] | None = None) -> str:
+    """A person merges the fork's moved main into the sync branch and pushes; ``extra`` files are
+    written into the merge commit itself (an edit made while committing the merge)."""
+    w.push_main({"elsewhere.txt": "landed meanwhile\n"}, "Another unit landed")
+    git(w.work, "checkout", "-q", "forksync/bundle-amd")
+    git(w.work, "merge", "-q", "--no-ff", "--no-commit", "origin/main")
+    if extra:
+        commit_files(w.work, extra, "Merge main into the sync branch")
+    else:
+        git(w.work, "commit", "-q", "-m", "Merge main into the sync branch")
+    merge = git(w.work, "rev-parse", "HEAD")
+    git(w.work, "push", "-q", "origin", "forksync/bundle-amd:refs/heads/forksync/bundle-amd")
+    return merge
+
+
+async def unhold_and_ask(w, pr: dict, issue: int) -> None:
+    """Lift the hold and ask the gate to check now (``/forksync merge``)."""
+    await w.alice.post(f"/repos/meta/triton/issues/{issue}/comments", data={"body": "/forksync unhold"})
+    await w.bot.settle()
+    await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/comments", data={"body": "/forksync merge"})
+    await w.bot.settle()
+
+
+async def test_a_merge_commit_with_content_of_its_own_voids_the_approval(world):
+    w = world
+    pr, _head, issue = await approved_and_held(w)
+    merge = merge_main(w, extra={"amd/kernel.txt": "v3, never reviewed\n"})
+    mc = await w.alice.getitem(f"/repos/meta/triton/commits/{merge}")
+    assert len(mc["parents"]) == 2
+    await w.bot.settle()
+    await unhold_and_ask(w, pr, issue)
+    assert (await w.pr(pr["number"]))["merged"] is False
+    assert failing(w, merge) == ["approval-missing"]
+
+
+async def test_a_clean_merge_of_main_keeps_the_approval(world):
+    """The same merge without an edit of its own is what ``Update branch`` makes: the owner's
+    approval of the unit still holds (main's content is already on the base)."""
+    w = world
+    pr, _head, issue = await approved_and_held(w)
+    merge = merge_main(w)
+    await w.bot.settle()
+    await unhold_and_ask(w, pr, issue)
+    assert (await w.pr(pr["number"]))["merged"] is True
+    assert w.run_of(merge, "forksync/gate").conclusion == "success"
