@@ -34,7 +34,7 @@ from bot.github.fork_config import load_fork_config
 from bot.sync import store as sync_store
 from bot.sync.status import SyncStatus
 from bot.validation import signoff
-from bot.validation.service import after_signoff, command_merge, command_retest
+from bot.validation.service import after_hold, after_signoff, command_merge, command_retest
 
 
 class _Comment(BaseModel):
@@ -173,8 +173,9 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
                          + ("on hold." if st.held else "off hold.") + " The latest `hold` or `unhold` wins.")
         if svc:
             await svc.refresh_status_issue(ctx, full, cfg=cfg)
+        notes = await after_hold(ctx, full, cfg.github.branch_prefix)
         return reply("on hold: no sync PRs are opened or merged until `/forksync unhold`." if cmd.on
-                     else "hold lifted; the next sync runs as usual.")
+                     else "hold lifted; the next sync runs as usual.", "; ".join(notes))
     if isinstance(cmd, cm.Merge):
         if not is_pr:
             return reply("`merge` works on a sync PR, not on an issue.")

@@ -405,6 +405,28 @@ async def command_merge(ctx, full: str, number: int) -> tuple[str, str]:
     return "; ".join(notes), details
 
 
+async def after_hold(ctx, full: str, branch_prefix: str) -> list[str]:
+    """Re-evaluate the gate of every open sync PR of ``full`` (head branch ``branch_prefix``…, in
+    ``full`` itself) after ``hold``/``unhold`` changed: a gate that finished red only for the hold
+    would otherwise keep saying "held" after ``unhold`` (nothing else re-evaluates a completed red
+    gate whose checks did not move), and a green one would say "ready" while held. Returns notes,
+    one per PR whose evaluation failed (the others still run)."""
+    v = ctx.validation
+    if not v:
+        return []
+    notes: list[str] = []
+    rv = split_repo(full)
+    async for pr in ctx.gh.getiter("/repos/{owner}/{repo}/pulls{?state}", {**rv, "state": "open"}):
+        head = pr.get("head") or {}
+        if not str(head.get("ref", "")).startswith(branch_prefix) or (head.get("repo") or {}).get("full_name", full) != full:
+            continue
+        try:
+            notes += await v.evaluate(ctx, full, int(pr["number"]))
+        except gidgethub.HTTPException as e:
+            notes.append(f"#{pr['number']}: gate not re-evaluated: {error_text(e, 200)}")
+    return notes
+
+
 async def after_signoff(ctx, full: str, number: int) -> str:
     """Re-evaluate the gate after a recorded sign-off; returns a short note for the reply."""
     if not ctx.sync:
