@@ -18,6 +18,17 @@ them; a 9- or 10-character or tab-terminated marker is as much a left-over confl
 7-character one. Why ``=`` only inside a conflict: a run of ``=`` alone is a reStructuredText
 heading rule or table border (this docstring has some), never evidence on its own.
 
+Every file is scanned, binary-looking or not. git calls a blob binary when its first 8000 bytes
+hold a NUL (``buffer_is_binary``) and then merges it without writing markers, but a person can
+still commit marker lines into it (a generated file, a test input with an embedded ``\0``);
+and libgit2's ``is_binary`` also calls binary a file with one non-printable byte per 128
+printable ones — a SOH-delimited FIX log, say — into which git, seeing no NUL, does write
+markers. What keeps real binaries (images, weights, archives, object files) out is the line
+rule itself: a run counts only at the start of a line (the first byte, or right after a
+``\n``) and only when whitespace or the line's end follows it, so the ``<<<<<<<`` of a string
+table (after a NUL) or of random bytes mid-line never counts, and random bytes start a marker
+line about once in 2**64 positions.
+
 A *conflict commit* is a commit a stopped chain carries on its branch while a conflict waits for
 a person; its message has the trailer ``Forksync-Conflict: <40-hex upstream sha>``. After the
 resolution it is folded away, so while one is in a PR's range the PR must not merge.

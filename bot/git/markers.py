@@ -2,8 +2,8 @@
 
 * :func:`files_with_markers` — the files a head changes against a base whose **head** blob has
   conflict-marker lines the base's blob of the same path does not have (rule:
-  :func:`bot.core.markers.marker_lines`), each with the ``conflict-marker-size`` attribute that
-  applies to it. Reads the real trees, so large files (whose patch GitHub's API omits) count.
+  :func:`bot.core.markers.marker_lines`; text and binary-looking blobs alike), each with the
+  ``conflict-marker-size`` attribute that applies to it. Reads the real trees, so large files (whose patch GitHub's API omits) count.
 * :func:`conflict_commits` — the commits in ``base..head`` whose message carries a
   ``Forksync-Conflict: <upstream sha>`` trailer.
 * :func:`merges_with_content` — the merge commits in ``base..head`` that add content of their
@@ -68,11 +68,18 @@ def marker_size(repo: pygit2.Repository, path: str, commit: pygit2.Oid) -> int:
     return n if n > 0 else DEFAULT_MARKER_SIZE
 
 
-def _text(repo: pygit2.Repository, oid) -> str | None:
+def _text(repo: pygit2.Repository, oid, size: int) -> str | None:
+    """The blob's text for the marker rule, binary-looking or not (the rule and why:
+    :mod:`bot.core.markers`), bytes that are not UTF-8 replaced; None when it is no blob or
+    holds no run of ``size`` ``<``, ``|`` or ``>`` (no marker can open or close without one, so
+    most files, large binaries included, are never decoded)."""
     blob = repo[oid]
-    if not isinstance(blob, pygit2.Blob) or blob.is_binary:
+    if not isinstance(blob, pygit2.Blob):
         return None
-    return blob.data.decode("utf-8", errors="replace")
+    data = blob.data
+    if not any(c * size in data for c in (b"<", b"|", b">")):
+        return None
+    return data.decode("utf-8", errors="replace")
 
 
 def _new_lines(head_text: str, base_text: str | None, size: int) -> tuple[tuple[int, str], ...]:
@@ -92,8 +99,8 @@ def _new_lines(head_text: str, base_text: str | None, size: int) -> tuple[tuple[
 def files_with_markers(repo_path: str | Path, base: str, head: str) -> list[MarkerHit]:
     """Files changed by ``head`` since its merge base with ``base`` (``base`` itself when the head
     contains it; base's tree when they share no history) whose head blob adds conflict-marker
-    lines. Text blobs only (binary and submodule entries are skipped; bytes that are not UTF-8
-    are replaced). Sorted by path. Raises :class:`RefError` when ``base`` or ``head`` does not
+    lines. Every blob, binary-looking or not (the rule and why: :mod:`bot.core.markers`;
+    submodule entries are skipped, bytes that are not UTF-8 replaced). Sorted by path. Raises :class:`RefError` when ``base`` or ``head`` does not
     resolve in ``repo_path``."""
     repo = _open(repo_path)
     b = _commit(repo, base, repo_path)
@@ -105,13 +112,13 @@ def files_with_markers(repo_path: str | Path, base: str, head: str) -> list[Mark
     for d in diff.deltas:
         if d.status == DeltaStatus.DELETED or d.new_file.mode == FileMode.COMMIT:
             continue
-        text = _text(repo, d.new_file.id)
+        size = marker_size(repo, d.new_file.path, h.id)
+        text = _text(repo, d.new_file.id, size)
         if text is None:
             continue
-        size = marker_size(repo, d.new_file.path, h.id)
         old = None
         if d.status not in (DeltaStatus.ADDED, DeltaStatus.UNTRACKED) and d.old_file.mode != FileMode.COMMIT:
-            old = _text(repo, d.old_file.id)
+            old = _text(repo, d.old_file.id, size) or ""
         lines = _new_lines(text, old, size)
         if lines:
             hits.append(MarkerHit(d.new_file.path, lines, size))

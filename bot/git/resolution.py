@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import pygit2
 
-from bot.git.apply import conflicts_of
+from bot.git.apply import COMMITTER, conflicts_of
 from bot.git.markers import files_with_markers
 from bot.model import CommitInfo
 from bot.templating import render
@@ -135,14 +135,22 @@ def conflicted_paths(repo: pygit2.Repository, onto: pygit2.Commit, upstream: pyg
     return tuple(sorted(paths))
 
 
-def find_stop(repo_path: str, base: str, head: str) -> ConflictStop | None:
+def find_stop(repo_path: str, base: str, head: str, *, committer_email: str = COMMITTER[1]) -> ConflictStop | None:
     """The first conflict commit in ``base..head`` (first parents) and the commits after it, or
-    None. Raises ValueError for an unknown revision."""
+    None. A conflict commit carries ``Forksync-Conflict: <upstream sha>`` **and** was committed by
+    forksync (``committer_email``, :data:`bot.git.apply.COMMITTER`), as
+    :func:`bot.git.apply.apply_unit` writes it. A commit with the trailer that someone else
+    committed — a person's ``git commit --amend`` of the conflict commit, or a cherry-pick of one,
+    both of which keep its message — is theirs: folding it would rewrite a person's commit and
+    carry whatever it changes into the pick unchecked (the "only the conflicted files" rule reads
+    what follows the conflict commit, never the conflict commit's own changes). The merge gate
+    still blocks on such a commit (:func:`bot.git.markers.conflict_commits` reads the trailer
+    alone), so it cannot land either. Raises ValueError for an unknown revision."""
     repo = pygit2.Repository(repo_path)
     commits = _linear(repo, base, head)
     for n, c in enumerate(commits):
         m = CONFLICT_TRAILER.search(c.message)
-        if not m:
+        if not m or c.committer.email.lower() != committer_email.lower():
             continue
         up_sha = m.group(1).lower()
         files: tuple[str, ...] = ()
@@ -259,7 +267,7 @@ def person(sig: pygit2.Signature) -> str:
 
 def fold(repo_path: str, check_result: ResolutionCheck, upstream: CommitInfo, *, unit_id: str,
          reasons: dict[str, str] | None = None, resolved_by: tuple[str, ...] = (),
-         committer: tuple[str, str] = ("forksync", "forksync@users.noreply.github.com"),
+         committer: tuple[str, str] = COMMITTER,
          when: int | None = None) -> Fold:
     """Write the folded pick commit (no ref moves; the caller moves the branch with a lease).
 

@@ -666,10 +666,13 @@ class SyncService:
             base = row["base_sha"]
             chk = await asyncio.to_thread(resolution.check, str(d), base, head)
             unit_id = row["unit_id"]
-            if chk.stop is None:
-                had = None
-                if row.get("pushed_tip"):
-                    had = await asyncio.to_thread(_stop_or_none, str(d), base, row["pushed_tip"])
+            had = None
+            if row.get("pushed_tip"):
+                had = await asyncio.to_thread(_stop_or_none, str(d), base, row["pushed_tip"])
+            # only the conflict commit forksync pushed is folded: one with forksync's committer
+            # but another sha (a history rewrite that keeps committers, or a forged identity) is
+            # a person's commit, and its own changes were never checked
+            if chk.stop is None or (had is not None and chk.stop.conflict_commit != had.conflict_commit):
                 if had is None:
                     return ""
                 keep = resolution.keep_ref(unit_id, had.conflict_commit)

@@ -5,12 +5,14 @@ pick, L1 runs on the new head, and after the owner's approval it lands — one f
 upstream commit, no marker anywhere in the fork's history."""
 from __future__ import annotations
 
+import os
 import subprocess
 
 import pytest
 
 from bot.app import schedules
-from tests.support.github import commit_files, git
+from bot.git.apply import COMMITTER
+from tests.support.github import GIT_ENV, commit_files, git
 from tests.support.sync_world import CONFIG, upstream_files, validated_world
 from tests.support.validation_world import tick_ctx
 
@@ -303,3 +305,67 @@ async def test_a_resolution_of_an_upstream_commit_a_force_push_removed_is_not_fo
     assert any(f"upstream commit `{c2[:12]}` is no longer in upstream's history" in c for c in comments), comments
     assert fork_git(w, "rev-parse", branch) == head
     assert f"Upstream-Commit: {c2}" not in fork_git(w, "log", "--format=%B", branch)
+
+
+async def test_a_persons_commit_carrying_the_conflict_trailer_is_never_folded(world, tmp_path):
+    """A person amends the conflict commit in place (``git commit --amend`` keeps its message, so its
+    ``Forksync-Conflict:`` trailer) with their resolution and an unrelated change, then pushes one more
+    commit on top. Their commit is no conflict commit forksync wrote: folding it would rewrite a
+    person's commit and carry the unrelated change into a ``[RESOLVED]`` pick, under the upstream
+    author, past the "only the conflicted files" check (which reads what follows the conflict
+    commit, never the conflict commit's own changes)."""
+    w, up_src, upstream = world
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    [chain] = await open_prs(w.alice)
+    branch = f"forksync/chain-{c2[:12]}"
+    conflict = fork_git(w, "rev-parse", branch)
+    wt = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
+    (wt / "third_party/amd/x.cpp").write_text("int x = 12;\n" + MIDDLE + "int z;\n")
+    (wt / "python/a.py").write_text("a = 99  # not part of the resolution\n")
+    git(wt, "commit", "-q", "-a", "--amend", "--no-edit")
+    amended = git(wt, "rev-parse", "HEAD")
+    assert f"Forksync-Conflict: {c2}" in git(wt, "log", "-1", "--format=%B")
+    git(wt, "push", "-q", "-f", "origin", f"HEAD:{branch}")
+    await w.bot.settle()
+    mine = commit_files(wt, {"third_party/amd/x.cpp": "int x = 13;\n" + MIDDLE + "int z;\n"}, "x = 13")
+    git(wt, "push", "-q", "origin", "HEAD")
+    await w.bot.settle()
+    comments = await bot_comments(w, chain["number"])
+    assert not any("checked and folded" in c for c in comments), comments
+    assert any(f"the conflict commit `{conflict[:12]}` (upstream `{c2[:12]}`) is no longer on the branch" in c
+               for c in comments), comments
+    assert fork_git(w, "rev-parse", branch) == mine                      # the person's commits stay as they are
+    assert fork_git(w, "rev-parse", f"{branch}~1") == amended
+    assert f"Upstream-Commit: {c2}" not in fork_git(w, "log", "--format=%B", branch)
+    assert (await w.pr(chain["number"]))["merged"] is False
+
+
+async def test_a_rewritten_conflict_commit_with_forksyncs_committer_is_never_folded(world, tmp_path):
+    """A committer is only a name a pusher sets (``git filter-repo`` keeps it; anyone can write it):
+    a conflict commit with forksync's committer that is not the one forksync pushed is a person's,
+    and a resolution on it is not folded."""
+    w, up_src, upstream = world
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    [chain] = await open_prs(w.alice)
+    branch = f"forksync/chain-{c2[:12]}"
+    conflict = fork_git(w, "rev-parse", branch)
+    wt = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
+    (wt / "python/a.py").write_text("a = 99  # not part of the resolution\n")
+    env = {**os.environ, **GIT_ENV, "GIT_COMMITTER_NAME": COMMITTER[0], "GIT_COMMITTER_EMAIL": COMMITTER[1]}
+    subprocess.run(["git", "commit", "-q", "-a", "--amend", "--no-edit"], cwd=wt, env=env, check=True)
+    git(wt, "push", "-q", "-f", "origin", f"HEAD:{branch}")
+    mine = commit_files(wt, {"third_party/amd/x.cpp": "int x = 12;\n" + MIDDLE + "int z;\n"}, "resolve x")
+    git(wt, "push", "-q", "origin", "HEAD")
+    await w.bot.settle()
+    comments = await bot_comments(w, chain["number"])
+    assert not any("checked and folded" in c for c in comments), comments
+    assert any(f"the conflict commit `{conflict[:12]}` (upstream `{c2[:12]}`) is no longer on the branch" in c
+               for c in comments), comments
+    assert fork_git(w, "rev-parse", branch) == mine
+    assert (await w.pr(chain["number"]))["merged"] is False

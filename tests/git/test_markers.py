@@ -2,6 +2,9 @@
 their own in the range."""
 from __future__ import annotations
 
+import random
+
+import pygit2
 import pytest
 
 from bot.demo.repobuilder import RepoBuilder
@@ -41,7 +44,15 @@ TABLE = [
      {"doc/conflicts.md": f"Git writes:\n\n{L} HEAD\nours\n{S}\ntheirs\n{R} branch\n{L} HEAD\nx\n{R} other\n"},
      [MarkerHit("doc/conflicts.md", ((3, "<"), (8, "<"), (10, ">")))]),
     ("new file with markers", {"new/b.txt": f"{L} ours\n{R} theirs\n"}, [MarkerHit("new/b.txt", ((1, "<"), (2, ">")))]),
-    ("binary file skipped", {"logo.png": "\x00\x02PNG\x00" + f"\n{L} y\n"}, []),
+    # a NUL makes git (and libgit2) call a file binary, and git then writes no markers into it; a
+    # person can still commit marker lines there (a generated file, a test input with a \0)
+    ("marker lines in a file with a NUL", {"gen/table.inc": "// generated\n\x00\n" + f"{L} HEAD\na\n{S}\nb\n{R} up\n"},
+     [MarkerHit("gen/table.inc", ((3, "<"), (5, "="), (7, ">")))]),
+    ("a new marker line in a binary-looking file", {"logo.png": "\x00\x02PNG\x00" + f"\n{L} y\n"},
+     [MarkerHit("logo.png", ((2, "<"),))]),
+    ("a binary-looking file keeping its marker line", {"logo.png": "\x00\x02PNG\x00" + f"\n{L} x\n"}, []),
+    ("marker runs inside binary lines are no markers",
+     {"logo.png": "\x00\x02PNG\x00" + f"x{L} y\n\x01{R}\n\x00{L}\n{S}\n{L}x\n"}, []),
     ("deleted file", {"a.py": None}, []),
 ]
 
@@ -130,3 +141,43 @@ def test_merges_with_content_are_those_git_would_not_make_by_itself(repo):
     repo.git("checkout", "-q", "pr")
     repo.git("merge", "-q", "--no-ff", "-m", "octopus", "o1", "o2", when=T0 + 90)
     assert merges_with_content(repo.path, main, "pr")[-1] == repo.head()
+
+
+def test_a_conflict_git_writes_into_a_file_libgit2_calls_binary_counts(repo):
+    """A SOH-delimited FIX log has no NUL, so git merges it as text and writes markers into it, but
+    libgit2's binary heuristic (one non-printable byte per 128 printable ones) calls it binary:
+    the conflict a person commits as git left it must count all the same."""
+    def fix(order5: str) -> str:
+        return "".join(f"8=FIX.4.2\x0135=D\x0149=CLIENT\x0156=BROKER\x0111={'ORD5' + order5 if i == 5 else f'ORD{i}'}"
+                       f"\x0155=IBM\x0138=100\x0110=000\x01\n" for i in range(20))
+    repo.commit("orders", {"tests/orders.fix": fix("")}, when=T0 + 1)
+    base = repo.head()
+    repo.git("checkout", "-q", "-b", "up")
+    up = repo.commit("upstream order", {"tests/orders.fix": fix("-up")}, when=T0 + 2)
+    repo.git("checkout", "-q", "-b", "pr", base)
+    repo.commit("fork order", {"tests/orders.fix": fix("-fork")}, when=T0 + 3)
+    with pytest.raises(Exception, match="cherry-pick"):
+        repo.cherry_pick(up, when=T0 + 4)
+    text = (repo.path / "tests/orders.fix").read_text()
+    assert f"\n{L} HEAD\n" in text                             # git did write the markers
+    blob = pygit2.Repository(str(repo.path)).revparse_single(f"{up}:tests/orders.fix")
+    assert blob.is_binary                                     # what libgit2 thinks of the file
+    repo.git("add", "tests/orders.fix")
+    repo.commit("pick upstream order", when=T0 + 5)
+    [hit] = files_with_markers(repo.path, base, "HEAD")
+    assert hit.path == "tests/orders.fix" and [k for _, k in hit.lines] == ["<", "=", ">"]
+
+
+def test_random_bytes_are_no_conflict(repo):
+    """Compressed or random bytes hold a marker only by a 1-in-2**64 chance per byte; marker runs
+    that do not start a line, as in a binary's string table, never count."""
+    rnd = random.Random(7)
+    data = bytearray(rnd.randbytes(256 * 1024))
+    for n in range(200):
+        at = rnd.randrange(1, len(data) - 16)
+        data[at - 1:at + 9] = b"\x00" + (b"<", b">", b"|")[n % 3] * 7 + b" x"
+    repo.git("checkout", "-q", "-b", "pr")
+    (repo.path / "model.bin").write_bytes(bytes(data))
+    repo.git("add", "model.bin")
+    repo.commit("weights", when=T0 + 10)
+    assert scan(repo) == []

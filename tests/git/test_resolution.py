@@ -2,12 +2,16 @@
 into one pick commit (real git repositories)."""
 from __future__ import annotations
 
+import os
+import subprocess
+
 import pygit2
 import pytest
 
 from bot.git import repo as gitio
 from bot.git import resolution
-from tests.support.github import git
+from bot.git.apply import COMMITTER
+from tests.support.github import GIT_ENV, git
 
 UP_A = "line1\nupstream2\nline3\n"
 FORK_A = "line1\nfork2\nline3\n"
@@ -15,7 +19,10 @@ MARKED = ("line1\n<<<<<<< fork\nfork2\n||||||| upstream parent\nline2\n=======\n
           ">>>>>>> upstream\nline3\n")
 
 
-def commit(path, files: dict[str, str | None], message: str, *, author=("Dev", "dev@example.com")) -> str:
+def commit(path, files: dict[str, str | None], message: str, *, author=("Dev", "dev@example.com"),
+           committer: tuple[str, str] | None = None) -> str:
+    """Commit ``files`` (None deletes) as ``author``; ``committer`` (default: the tests' person)
+    is forksync's :data:`COMMITTER` for the conflict commits apply would write."""
     for name, text in files.items():
         f = path / name
         if text is None:
@@ -24,7 +31,11 @@ def commit(path, files: dict[str, str | None], message: str, *, author=("Dev", "
         f.parent.mkdir(parents=True, exist_ok=True)
         f.write_text(text)
         git(path, "add", name)
-    git(path, "commit", "-q", f"--author={author[0]} <{author[1]}>", "-m", message)
+    argv = ["git", "commit", "-q", f"--author={author[0]} <{author[1]}>", "-m", message]
+    who = {"GIT_COMMITTER_NAME": committer[0], "GIT_COMMITTER_EMAIL": committer[1]} if committer else {}
+    env = {**os.environ, **GIT_ENV, **who}
+    env.setdefault("HOME", str(path))
+    subprocess.run(argv, cwd=path, check=True, capture_output=True, env=env)
     return git(path, "rev-parse", "HEAD")
 
 
@@ -42,7 +53,7 @@ def chain(tmp_path):
     fork = commit(r, {"a.txt": FORK_A}, "fork: own line 2")
     git(r, "checkout", "-q", "-b", "forksync/chain-x")
     c = commit(r, {"a.txt": MARKED}, f"[CONFLICT] Upstream: change line 2\n\nForksync-Conflict: {up}\nForksync-Unit: chain-x\n",
-               author=("Up Dev", "up@example.com"))
+               author=("Up Dev", "up@example.com"), committer=COMMITTER)
     return r, fork, up, c
 
 
@@ -119,6 +130,23 @@ def test_a_merge_on_top_of_the_conflict_commit_waits(chain):
     head = git(r, "rev-parse", "HEAD")
     chk = resolution.check(str(r), fork, head)
     assert any(p.startswith("merge commits on top of the conflict commit") for p in chk.problems)
+
+
+def test_a_persons_amend_of_the_conflict_commit_is_no_conflict_commit(chain):
+    """``git commit --amend`` keeps the conflict commit's message, trailer included, but the commit
+    is the person's now: it is never found as a conflict commit, so nothing on it is folded."""
+    r, fork, up, c = chain
+    (r / "a.txt").write_text(UP_A)
+    (r / "b.txt").write_text("b, changed along the way\n")
+    git(r, "commit", "-q", "-a", "--amend", "--no-edit")
+    amended = git(r, "rev-parse", "HEAD")
+    head = commit(r, {"a.txt": UP_A.replace("line3", "line 3")}, "touch up", author=("Alice", "alice@example.com"))
+    assert f"Forksync-Conflict: {up}" in git(r, "log", "-1", "--format=%B", amended)
+    assert resolution.find_stop(str(r), fork, head) is None
+    chk = resolution.check(str(r), fork, head)
+    assert chk.stop is None and not chk.ok
+    # the conflict commit forksync wrote (still in the repository) is found as ever
+    assert resolution.find_stop(str(r), fork, c) == resolution.ConflictStop(c, up, fork, (), ("a.txt",))
 
 
 def test_no_conflict_commit(chain):
@@ -211,7 +239,7 @@ def test_the_folded_pick_keeps_the_upstream_authors_time_zone(tmp_path):
     git(r, "checkout", "-q", "main")
     fork = commit(r, {"a.txt": FORK_A}, "fork: own line 2")
     git(r, "checkout", "-q", "-b", "forksync/chain-x")
-    commit(r, {"a.txt": MARKED}, f"[CONFLICT] z\n\nForksync-Conflict: {up}\n", author=("Up Dev", "up@example.com"))
+    commit(r, {"a.txt": MARKED}, f"[CONFLICT] z\n\nForksync-Conflict: {up}\n", author=("Up Dev", "up@example.com"), committer=COMMITTER)
     head = commit(r, {"a.txt": UP_A}, "take upstream", author=("Alice", "alice@example.com"))
     repo = pygit2.Repository(str(r / ".git"))
     folded = resolution.fold(str(r), resolution.check(str(r), fork, head), gitio.commit_info(repo, up),
@@ -268,7 +296,7 @@ def test_a_person_finishing_after_the_rules_names_the_rules_not_forksync_as_a_pe
     git(r, "reset", "-q", "--hard", fork)
     commit(r, {"b.txt": "b fork\n"}, "fork's b, a clean pick before the conflict")
     commit(r, {"a.txt": MARKED, "b.txt": "<<<<<<< fork\nb fork\n=======\nb up\n>>>>>>> upstream\n"},
-           f"[CONFLICT] two\n\nForksync-Conflict: {up2}\n", author=("Up Dev", "up@example.com"))
+           f"[CONFLICT] two\n\nForksync-Conflict: {up2}\n", author=("Up Dev", "up@example.com"), committer=COMMITTER)
     msg = render("commit/rule_resolution.txt.j2", upstream_sha=up2, total=2,
                  decided=[("b.txt", SimpleNamespace(action="kept the fork's file", reason="fork keeps b", rule="fork-keeps"))])
     repo = pygit2.Repository(str(r / ".git"))
