@@ -1,0 +1,74 @@
+"""The dashboard against bad and hostile input, over HTTP, through ``forksync serve``'s own
+application (the webhook app with the dashboard mounted) on a SQLite file: query values of the
+wrong type or out of range, methods it does not serve, text in the store that would end a
+``<script>`` element, a page's link to its JSON twin, and credentials in stored texts."""
+from __future__ import annotations
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+from yarl import URL
+
+from bot.app.web import make_app, mount_dashboard
+from bot.store import Store
+from tests.support.dashboard_world import FORK, NOW, fill
+
+LEDGER = f"/api/v1/forks/{FORK}/ledger"
+
+
+async def serve(tmp_path, prepare=lambda store: None) -> TestClient:
+    store = Store(tmp_path / "f.db")
+    fill(store)
+    prepare(store)
+    app = make_app(store, "hook-secret-canary", clock=lambda: NOW)
+    mount_dashboard(app, Store(tmp_path / "f.db"), clock=lambda: NOW)
+    c = TestClient(TestServer(app))
+    await c.start_server()
+    return c
+
+
+@pytest.fixture
+async def client(tmp_path):
+    c = await serve(tmp_path)
+    yield c
+    await c.close()
+
+
+async def error_of(c: TestClient, method: str, path: str, status: int) -> str:
+    """The error text of an API answer, after checking it is the documented JSON error."""
+    r = await c.request(method, URL(path, encoded=True))
+    assert r.status == status, (method, path, r.status, await r.text())
+    assert r.content_type == "application/json", (method, path, r.content_type)
+    doc = await r.json()
+    assert doc["schema"] == "forksync.dashboard.error/1" and doc["status"] == status
+    return doc["error"]
+
+
+@pytest.mark.parametrize("query, words", [
+    # an offset past what SQLite can hold was a 503 (OverflowError in the query)
+    ("offset=99999999999999999999999", "offset="),
+    ("limit=99999999999999999999999", "limit="),
+    # what int() reads but a person does not write as a number
+    ("limit=1_0", "limit='1_0'"),
+    ("limit=%EF%BC%95", "limit="),          # a full-width digit five
+    ("offset=%205", "offset=' 5'"),
+    ("limit=%2B5", "limit='+5'"),
+])
+async def test_offset_and_limit_take_plain_whole_numbers(client, query, words):
+    assert words in await error_of(client, "GET", f"{LEDGER}?{query}", 400)
+    r = await client.get(URL(f"/forks/{FORK}/ledger?{query}", encoded=True))
+    assert r.status == 400 and r.content_type == "text/html"
+
+
+@pytest.mark.parametrize("query", ["since=2026-02-30", "until=2026-01-00", "since=2026-04-31", "until=2026-00-10"])
+async def test_a_day_that_does_not_exist_is_a_400_not_another_day(client, query):
+    # calendar.timegm rolls 2026-02-30 over to 2026-03-02: the filter silently used another day
+    name, value = query.split("=")
+    assert f"{name}={value!r}: give a date as YYYY-MM-DD" in await error_of(client, "GET", f"{LEDGER}?{query}", 400)
+
+
+@pytest.mark.parametrize("query, name", [("limit=abc&limit=5", "limit"), ("q=one&q=two", "q"), ("since=2026-01-01&since=2026-02-01", "since")])
+async def test_a_single_valued_parameter_given_twice_is_a_400(client, query, name):
+    # the last value won: "limit=abc&limit=5" answered 200, the bad value never reported
+    assert f"{name} was given 2 times" in await error_of(client, "GET", f"{LEDGER}?{query}", 400)
+    ok = await client.get(f"{LEDGER}?disposition=PICKED&disposition=PENDING")     # the one repeatable parameter
+    assert ok.status == 200
