@@ -83,8 +83,8 @@ def _api(doc: dict, status: int = 200) -> web.Response:
 def _error(request: web.Request, status: int, message: str) -> web.Response:
     if request.path.startswith("/api/"):
         return _api({"schema": "forksync.dashboard.error/1", "error": message, "status": status}, status)
-    return _page("error", status, title={400: "Bad request", 401: "Login required", 404: "Not found"}.get(status, "Unavailable"),
-                 message=message, forks=[], fork=None, page="", user=_user(request))
+    title = {400: "Bad request", 401: "Login required", 404: "Not found", 405: "Method not allowed"}.get(status, "Unavailable")
+    return _page("error", status, title=title, message=message, forks=[], fork=None, page="", user=_user(request))
 
 
 def _user(request: web.Request) -> str | None:
@@ -238,9 +238,16 @@ async def _answer(request: web.Request, handler) -> web.StreamResponse:
     except views.BadQuery as e:
         return _error(request, 400, str(e))
     except web.HTTPNotFound:
-        if request.method == "GET":
+        # any method under the dashboard's own paths: a client of the API reads JSON errors
+        if request.method in ("GET", "HEAD") or _is_dashboard(request.path):
             return _error(request, 404, f"no page at {request.path}: start at /")
         raise
+    except web.HTTPMethodNotAllowed as e:
+        if not _is_dashboard(request.path):
+            raise
+        resp = _error(request, 405, f"{request.method} {request.path}: the dashboard is read-only, it answers only GET (and HEAD)")
+        resp.headers["Allow"] = e.headers.get("Allow", "GET,HEAD")
+        return resp
     except web.HTTPException:
         raise
     except Exception as e:  # noqa: BLE001 - a page must answer, and the log says what broke

@@ -10,7 +10,7 @@ from yarl import URL
 
 from bot.app.web import make_app, mount_dashboard
 from bot.store import Store
-from tests.support.dashboard_world import FORK, NOW, fill
+from tests.support.dashboard_world import FORK, NOW, fill, sha
 
 LEDGER = f"/api/v1/forks/{FORK}/ledger"
 
@@ -72,3 +72,32 @@ async def test_a_single_valued_parameter_given_twice_is_a_400(client, query, nam
     assert f"{name} was given 2 times" in await error_of(client, "GET", f"{LEDGER}?{query}", 400)
     ok = await client.get(f"{LEDGER}?disposition=PICKED&disposition=PENDING")     # the one repeatable parameter
     assert ok.status == 200
+
+
+@pytest.mark.parametrize("method, path", [
+    ("POST", "/api/v1/forks"), ("PUT", f"/api/v1/forks/{FORK}/overview"), ("DELETE", f"{LEDGER}/{sha('u', 7)}"),
+    ("PATCH", "/api/v1/health"), ("OPTIONS", "/api/v1/forks"),
+])
+async def test_an_unserved_method_on_the_api_is_a_json_405(client, method, path):
+    r = await client.request(method, path)
+    assert r.headers.get("Allow") and "GET" in r.headers["Allow"]
+    assert "only GET" in await error_of(client, method, path, 405)
+
+
+@pytest.mark.parametrize("method, path", [("POST", f"/forks/{FORK}/"), ("DELETE", "/"), ("PUT", "/health")])
+async def test_an_unserved_method_on_a_page_is_a_clear_405_page(client, method, path):
+    r = await client.request(method, path)
+    assert r.status == 405 and r.content_type == "text/html" and "GET" in r.headers["Allow"]
+    assert "only GET" in await r.text() and "Method not allowed" in await r.text()
+
+
+async def test_an_unknown_api_path_is_a_json_404_whatever_the_method(client):
+    assert "no page at /api/v1/nothing" in await error_of(client, "POST", "/api/v1/nothing", 404)
+    r = await client.head("/api/v1/nothing")
+    assert r.status == 404 and r.content_type == "application/json"
+
+
+async def test_the_webhook_and_healthz_keep_their_own_answers(client):
+    assert (await client.get("/webhook")).status == 405
+    assert (await client.post("/healthz")).status == 405
+    assert (await client.post("/webhook", data=b"{}")).status == 401
