@@ -151,7 +151,9 @@ async def page_view(request: web.Request) -> web.Response:
 
     def build():
         doc = _doc(d, page, fork, request.query)
-        api = f"/api/v1/forks/{fork}/{page}" + (f"?{request.query_string}" if request.query_string else "")
+        # the query as sent, still percent-encoded: decoded, "q=%237" (PR 5007) became "q=#5007", a fragment
+        raw = request.rel_url.raw_query_string
+        api = f"/api/v1/forks/{fork}/{page}" + (f"?{raw}" if raw else "")
         return _page(page, doc=doc, figures=_figures(page, doc), forks=_forks_list(d, allowed), fork=fork, page=page,
                      user=_user(request), api=api, dispositions=views.DISPOSITIONS)
     return await _run(request, build)

@@ -4,6 +4,8 @@ wrong type or out of range, methods it does not serve, text in the store that wo
 ``<script>`` element, a page's link to its JSON twin, and credentials in stored texts."""
 from __future__ import annotations
 
+import re
+
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from yarl import URL
@@ -101,3 +103,13 @@ async def test_the_webhook_and_healthz_keep_their_own_answers(client):
     assert (await client.get("/webhook")).status == 405
     assert (await client.post("/healthz")).status == 405
     assert (await client.post("/webhook", data=b"{}")).status == 401
+
+
+async def test_the_json_link_of_a_page_asks_the_same_question(client):
+    # "#5007" searches PR 5007; the link carried "?q=#5007", which a browser cuts at the "#": the JSON
+    # twin answered the whole ledger
+    page = await (await client.get(URL(f"/forks/{FORK}/ledger?q=%235007&limit=5", encoded=True))).text()
+    link = re.search(r'id="api-link">([^<]*)<', page).group(1).replace("&amp;", "&")
+    assert link == f"{LEDGER}?q=%235007&limit=5"
+    doc = await (await client.get(URL(link, encoded=True))).json()
+    assert doc["total"] == 1 and f'<p id="total">{doc["total"]} matching' in page
