@@ -4,6 +4,7 @@ wrong type or out of range, methods it does not serve, text in the store that wo
 ``<script>`` element, a page's link to its JSON twin, and credentials in stored texts."""
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -113,3 +114,25 @@ async def test_the_json_link_of_a_page_asks_the_same_question(client):
     assert link == f"{LEDGER}?q=%235007&limit=5"
     doc = await (await client.get(URL(link, encoded=True))).json()
     assert doc["total"] == 1 and f'<p id="total">{doc["total"]} matching' in page
+
+
+async def test_stored_text_cannot_end_the_script_element_of_a_plot(tmp_path):
+    # an L2 series name holding "<!--<script>" put the HTML parser in the script's "double
+    # escaped" state: the element's own </script> no longer closed it, and the rest of the page
+    # (later plots included) became script text
+    name = 'mm<!--<script>"&'
+
+    def hostile(store: Store) -> None:
+        store.db["l2_points"].insert({"benchmark": name, "impl": "triton", "metric": "ms", "shape": "8", "dtype": "fp16",
+                                      "platform": "h100", "unit": "ms<!--", "sha": sha("l", 0), "seq": 0,
+                                      "time": int(NOW - 3600), "value": 1.5, "repeats_json": "[]", "ok": 1})
+
+    c = await serve(tmp_path, hostile)
+    try:
+        html = await (await c.get(f"/forks/{FORK}/validation")).text()
+        bodies = re.findall(r'<script type="application/json" class="plot" data-target="[^"]*">(.*?)</script>', html, re.S)
+        assert len(bodies) == 3 and all("<" not in b for b in bodies)
+        names = [json.loads(b)["data"][0]["name"] for b in bodies]
+        assert any(n.startswith(name) for n in names)
+    finally:
+        await c.close()
