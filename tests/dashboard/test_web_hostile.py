@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from yarl import URL
 
+from bot.agents.redact import forget_secrets, register_secrets
 from bot.app.web import make_app, mount_dashboard
 from bot.store import Store
+from bot.sync import store as sync_store
 from tests.support.dashboard_world import FORK, NOW, fill, sha
 
 LEDGER = f"/api/v1/forks/{FORK}/ledger"
@@ -135,4 +138,32 @@ async def test_stored_text_cannot_end_the_script_element_of_a_plot(tmp_path):
         names = [json.loads(b)["data"][0]["name"] for b in bodies]
         assert any(n.startswith(name) for n in names)
     finally:
+        await c.close()
+
+
+async def test_no_credentials_on_any_page_or_answer(tmp_path):
+    # an upstream outside GitHub is recorded by its clone URL, which may carry a password, and
+    # a fetch error recorded by an earlier release quotes a configured secret: both were shown
+    upstream = "https://bot:upstream-pat-canary@git.example.com/llvm/triton.git"
+    token = "ghs_installation-token-canary"
+
+    def with_secrets(store: Store) -> None:
+        st = sync_store.load_status(store, FORK)
+        sync_store.save_status(store, replace(st, upstream=upstream, last_fetch_error=f"git fetch {upstream} failed: token {token}"))
+
+    register_secrets(token)
+    c = await serve(tmp_path, with_secrets)
+    try:
+        paths = ["/?all=1", "/health", "/api/v1/forks", "/api/v1/health", f"{LEDGER}/{sha('u', 7)}", f"/forks/{FORK}/ledger/{sha('u', 7)}"]
+        paths += [f"{p}/forks/{FORK}/{page}" for p in ("", "/api/v1") for page in ("overview", "units", "ledger", "validation", "triage")]
+        for path in paths:
+            r = await c.get(path)
+            body = await r.text()
+            assert r.status == 200, (path, r.status)
+            assert "upstream-pat-canary" not in body and token not in body, path
+        overview = await (await c.get(f"/api/v1/forks/{FORK}/overview")).json()
+        assert overview["upstream"] == "https://***@git.example.com/llvm/triton.git"
+        assert overview["stale"]["reason"].endswith("failed: token ***")
+    finally:
+        forget_secrets()
         await c.close()
