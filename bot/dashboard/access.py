@@ -183,7 +183,8 @@ def install(app: web.Application, login: GitHubLogin, forks: Callable[[], list[s
             if path.startswith("/api/"):
                 return web.json_response({"schema": "forksync.dashboard.error/1", "status": 401,
                                           "error": "log in with GitHub first: /auth/login"}, status=401)
-            raise web.HTTPFound(f"/auth/login?next={quote(path + ('?' + request.query_string if request.query_string else ''))}")
+            # the path and query as sent, still percent-encoded: decoded, "q=%235007" came back as "q=#5007"
+            raise web.HTTPFound(f"/auth/login?next={quote(request.raw_path)}")
         names = await asyncio.get_running_loop().run_in_executor(None, forks)
         answers = await asyncio.gather(*(login.can_read(request.app[http_key], token[0], who, f) for f in names))
         allowed = {f for f, ok in zip(names, answers) if ok}

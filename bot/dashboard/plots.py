@@ -48,8 +48,12 @@ def plotly_js_path() -> Path:
 
 
 def _json(fig: Figure) -> str:
-    # "</" never appears inside the page's <script> element that carries it
-    return json.dumps({"data": fig.data, "layout": fig.layout}, separators=(",", ":")).replace("</", "<\\/")
+    # no "<", ">" or "&" inside the page's <script> element that carries it: "</" would end it,
+    # and "<!--" followed by "<script" (a stored series name, unit or id) puts the HTML parser in
+    # the script's double-escaped state, where the element's own "</script>" no longer closes it
+    # and the rest of the page becomes script text; JSON.parse reads the \u escapes back
+    text = json.dumps({"data": fig.data, "layout": fig.layout}, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def overview_figure(doc: dict) -> str:

@@ -8,6 +8,7 @@ git or GitHub; a missing fork raises :class:`NotFound`, a bad query value :class
 from __future__ import annotations
 
 import calendar
+import datetime
 import json
 import re
 import threading
@@ -226,11 +227,26 @@ def _words(r: dict, pr_state: str, gate: str) -> str:
 
 # --------------------------------------------------------------------------- ledger
 def _day(value: str, name: str) -> int:
+    """``YYYY-MM-DD`` → epoch s of its UTC midnight. A day the calendar does not have is refused:
+    ``calendar.timegm`` alone rolls 2026-02-30 over to 2026-03-02 and would filter by that."""
+    m = re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})", value)
     try:
-        y, m, d = (int(x) for x in value.split("-"))
-        return calendar.timegm((y, m, d, 0, 0, 0))
-    except (ValueError, OverflowError):
+        if not m:
+            raise ValueError(value)
+        return calendar.timegm(datetime.date(*(int(x) for x in m.groups())).timetuple())
+    except ValueError:
         raise BadQuery(f"{name}={value!r}: give a date as YYYY-MM-DD (UTC)") from None
+
+
+def _count(value: str, name: str, default: int) -> int:
+    """A whole number written in ASCII digits, at most 9 of them (SQLite's LIMIT and OFFSET take
+    64-bit integers; a longer one overflowed there). ``int()`` alone also reads ``1_0``, ``+5``,
+    `` 5`` and other scripts' digits, which no one means as a count."""
+    if not value:
+        return default
+    if not re.fullmatch(r"[0-9]{1,9}", value):
+        raise BadQuery(f"{name}={value!r}: give a whole number (offset ≥ 0, limit between 1 and 500)")
+    return int(value)
 
 
 def _entry(r: dict, fork: str, up: str | None) -> dict:
@@ -246,16 +262,17 @@ def ledger(store: Store, fork: str, now: float, policy: Policy, query: dict[str,
     """``forksync.dashboard.ledger/1``; ``query``: the page's query string, each name → its values."""
     st = _status(store, fork)
     doc = _common(store, fork, st, now, policy, "ledger")
+    for k, v in query.items():
+        # the last value would win in silence: "limit=abc&limit=5" answered as limit=5
+        if k != "disposition" and len(v) > 1:
+            raise BadQuery(f"{k} was given {len(v)} times: give it once (only disposition repeats)")
     one = {k: (v[-1] if v else "") for k, v in query.items()}
     disp = tuple(d for v in query.get("disposition", []) for d in v.split(",") if d)
     for d in disp:
         if d not in DISPOSITIONS:
             raise BadQuery(f"disposition={d!r}: one of {', '.join(DISPOSITIONS)}")
-    try:
-        offset = int(one.get("offset") or 0)
-        limit = int(one.get("limit") or 100)
-    except ValueError:
-        raise BadQuery("offset and limit take whole numbers") from None
+    offset = _count(one.get("offset") or "", "offset", 0)
+    limit = _count(one.get("limit") or "", "limit", 100)
     if offset < 0 or not 1 <= limit <= 500:
         raise BadQuery("offset must be ≥ 0 and limit between 1 and 500")
     q = (one.get("q") or "").strip()

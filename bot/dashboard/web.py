@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -22,12 +23,16 @@ from typing import Callable
 
 from aiohttp import web
 
+from bot.agents.redact import configured_secrets, scrub
 from bot.dashboard import plots, views
 from bot.dashboard.access import ALLOWED_KEY, USER_KEY, install
 from bot.store import Store
 from bot.templating import render_html
 
 log = logging.getLogger(__name__)
+#: What :func:`bot.agents.redact.strip_userinfo` replaces, as a quick search (no look-behind) of
+#: a whole document's JSON; it may match across two texts, which only costs the full scrub.
+_MAYBE_USERINFO = re.compile(r"://[^/\s@]+@")
 
 STATIC = Path(__file__).resolve().parent / "static"
 PAGES = ("overview", "units", "ledger", "validation", "triage")
@@ -81,10 +86,11 @@ def _api(doc: dict, status: int = 200) -> web.Response:
 
 
 def _error(request: web.Request, status: int, message: str) -> web.Response:
+    message = scrub(message)
     if request.path.startswith("/api/"):
         return _api({"schema": "forksync.dashboard.error/1", "error": message, "status": status}, status)
-    return _page("error", status, title={400: "Bad request", 401: "Login required", 404: "Not found"}.get(status, "Unavailable"),
-                 message=message, forks=[], fork=None, page="", user=_user(request))
+    title = {400: "Bad request", 401: "Login required", 404: "Not found", 405: "Method not allowed"}.get(status, "Unavailable")
+    return _page("error", status, title=title, message=message, forks=[], fork=None, page="", user=_user(request))
 
 
 def _user(request: web.Request) -> str | None:
@@ -108,13 +114,38 @@ def _fork(request: web.Request) -> str:
     return fork
 
 
+def _shown(doc):
+    """``doc`` as a page or an answer may show it: every text (and key) through
+    :func:`bot.agents.redact.scrub`, so the userinfo of a URL (an upstream outside GitHub is
+    recorded by its clone URL, which may carry a password; git quotes it in a fetch error) and
+    the value of every configured secret never reach a visitor, whichever stored field holds
+    them — rows written by an earlier release included. One search of the whole document first:
+    a clean one (the usual case) is returned as it is, without a scrub of each of its texts."""
+    text = json.dumps(doc)
+    if not _MAYBE_USERINFO.search(text) and not any(json.dumps(v)[1:-1] in text for v in configured_secrets()):
+        return doc
+    return _scrubbed(doc)
+
+
+def _scrubbed(doc):
+    if isinstance(doc, str):
+        return scrub(doc)
+    if isinstance(doc, dict):
+        return {_scrubbed(k): _scrubbed(v) for k, v in doc.items()}
+    if isinstance(doc, (list, tuple)):
+        return [_scrubbed(v) for v in doc]
+    return doc
+
+
 def _doc(d: Dashboard, page: str, fork: str, query) -> dict:
     now = d.clock()
     if page == "overview":
-        return views.overview(d.store, fork, now, d.policy, d.queue_counts())
-    if page == "ledger":
-        return views.ledger(d.store, fork, now, d.policy, {k: query.getall(k) for k in set(query.keys())})
-    return getattr(views, page)(d.store, fork, now, d.policy)
+        doc = views.overview(d.store, fork, now, d.policy, d.queue_counts())
+    elif page == "ledger":
+        doc = views.ledger(d.store, fork, now, d.policy, {k: query.getall(k) for k in set(query.keys())})
+    else:
+        doc = getattr(views, page)(d.store, fork, now, d.policy)
+    return _shown(doc)
 
 
 def _figures(page: str, doc: dict) -> dict[str, str]:
@@ -134,7 +165,7 @@ def _forks_list(d: Dashboard, allowed) -> list[str]:
 async def index(request: web.Request) -> web.Response:
     d = request.app[DASHBOARD_KEY]
     allowed = _allowed(request)
-    doc = await _run(request, lambda: views.forks(d.store, d.clock(), d.policy, allowed))
+    doc = await _run(request, lambda: _shown(views.forks(d.store, d.clock(), d.policy, allowed)))
     if len(doc["forks"]) == 1 and "all" not in request.query:
         raise web.HTTPFound(f"/forks/{doc['forks'][0]['fork']}/")
     return await _run(request, lambda: _page("forks", doc=doc, forks=[f["fork"] for f in doc["forks"]], fork=None, page="forks",
@@ -151,7 +182,9 @@ async def page_view(request: web.Request) -> web.Response:
 
     def build():
         doc = _doc(d, page, fork, request.query)
-        api = f"/api/v1/forks/{fork}/{page}" + (f"?{request.query_string}" if request.query_string else "")
+        # the query as sent, still percent-encoded: decoded, "q=%237" (PR 5007) became "q=#5007", a fragment
+        raw = request.rel_url.raw_query_string
+        api = f"/api/v1/forks/{fork}/{page}" + (f"?{raw}" if raw else "")
         return _page(page, doc=doc, figures=_figures(page, doc), forks=_forks_list(d, allowed), fork=fork, page=page,
                      user=_user(request), api=api, dispositions=views.DISPOSITIONS)
     return await _run(request, build)
@@ -163,7 +196,7 @@ async def entry_view(request: web.Request) -> web.Response:
     allowed = _allowed(request)
 
     def build():
-        doc = views.ledger_entry(d.store, fork, d.clock(), d.policy, request.match_info["sha"])
+        doc = _shown(views.ledger_entry(d.store, fork, d.clock(), d.policy, request.match_info["sha"]))
         return _page("ledger_entry", doc=doc, forks=_forks_list(d, allowed), fork=fork, page="ledger", user=_user(request),
                      api=f"/api/v1/forks/{fork}/ledger/{request.match_info['sha']}")
     return await _run(request, build)
@@ -174,7 +207,7 @@ async def health_view(request: web.Request) -> web.Response:
     allowed = _allowed(request)
 
     def build():
-        doc = views.health(d.store, d.clock(), d.policy, d.app_facts(), allowed)
+        doc = _shown(views.health(d.store, d.clock(), d.policy, d.app_facts(), allowed))
         return _page("health", doc=doc, forks=_forks_list(d, allowed), fork=None, page="health", user=_user(request),
                      api="/api/v1/health")
     return await _run(request, build)
@@ -183,7 +216,7 @@ async def health_view(request: web.Request) -> web.Response:
 async def api_forks(request: web.Request) -> web.Response:
     d = request.app[DASHBOARD_KEY]
     allowed = _allowed(request)
-    return _api(await _run(request, lambda: views.forks(d.store, d.clock(), d.policy, allowed)))
+    return _api(await _run(request, lambda: _shown(views.forks(d.store, d.clock(), d.policy, allowed))))
 
 
 async def api_page(request: web.Request) -> web.Response:
@@ -198,13 +231,13 @@ async def api_page(request: web.Request) -> web.Response:
 async def api_entry(request: web.Request) -> web.Response:
     d = request.app[DASHBOARD_KEY]
     fork = _fork(request)
-    return _api(await _run(request, lambda: views.ledger_entry(d.store, fork, d.clock(), d.policy, request.match_info["sha"])))
+    return _api(await _run(request, lambda: _shown(views.ledger_entry(d.store, fork, d.clock(), d.policy, request.match_info["sha"]))))
 
 
 async def api_health(request: web.Request) -> web.Response:
     d = request.app[DASHBOARD_KEY]
     allowed = _allowed(request)
-    return _api(await _run(request, lambda: views.health(d.store, d.clock(), d.policy, d.app_facts(), allowed)))
+    return _api(await _run(request, lambda: _shown(views.health(d.store, d.clock(), d.policy, d.app_facts(), allowed))))
 
 
 async def static(request: web.Request) -> web.StreamResponse:
@@ -238,9 +271,16 @@ async def _answer(request: web.Request, handler) -> web.StreamResponse:
     except views.BadQuery as e:
         return _error(request, 400, str(e))
     except web.HTTPNotFound:
-        if request.method == "GET":
+        # any method under the dashboard's own paths: a client of the API reads JSON errors
+        if request.method in ("GET", "HEAD") or _is_dashboard(request.path):
             return _error(request, 404, f"no page at {request.path}: start at /")
         raise
+    except web.HTTPMethodNotAllowed as e:
+        if not _is_dashboard(request.path):
+            raise
+        resp = _error(request, 405, f"{request.method} {request.path}: the dashboard is read-only, it answers only GET (and HEAD)")
+        resp.headers["Allow"] = e.headers.get("Allow", "GET,HEAD")
+        return resp
     except web.HTTPException:
         raise
     except Exception as e:  # noqa: BLE001 - a page must answer, and the log says what broke

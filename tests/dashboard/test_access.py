@@ -144,3 +144,12 @@ async def test_login_returns_only_to_a_path_on_this_site(served):
         r = await c.session.get(r.headers["Location"], allow_redirects=False)
         r = await c.session.get(r.headers["Location"], allow_redirects=False)
         assert r.status == 302 and r.headers["Location"] == "/", nxt
+
+
+async def test_login_returns_to_the_very_query_it_was_asked(served):
+    # the query went into "next" decoded: a PR search "q=%235007" came back as "q=#5007", whose
+    # "#5007" the browser keeps to itself, so the page after the login listed the whole ledger
+    fake, c, login, now = served
+    path = f"/forks/{FORK}/ledger?q=%235007&limit=5"
+    page = await log_in(fake, c, "alice", path)
+    assert page.status == 200 and '<p id="total">1 matching upstream commit(s).</p>' in await page.text()

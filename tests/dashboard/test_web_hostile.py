@@ -1,0 +1,169 @@
+"""The dashboard against bad and hostile input, over HTTP, through ``forksync serve``'s own
+application (the webhook app with the dashboard mounted) on a SQLite file: query values of the
+wrong type or out of range, methods it does not serve, text in the store that would end a
+``<script>`` element, a page's link to its JSON twin, and credentials in stored texts."""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+from yarl import URL
+
+from bot.agents.redact import forget_secrets, register_secrets
+from bot.app.web import make_app, mount_dashboard
+from bot.store import Store
+from bot.sync import store as sync_store
+from tests.support.dashboard_world import FORK, NOW, fill, sha
+
+LEDGER = f"/api/v1/forks/{FORK}/ledger"
+
+
+async def serve(tmp_path, prepare=lambda store: None) -> TestClient:
+    store = Store(tmp_path / "f.db")
+    fill(store)
+    prepare(store)
+    app = make_app(store, "hook-secret-canary", clock=lambda: NOW)
+    mount_dashboard(app, Store(tmp_path / "f.db"), clock=lambda: NOW)
+    c = TestClient(TestServer(app))
+    await c.start_server()
+    return c
+
+
+@pytest.fixture
+async def client(tmp_path):
+    c = await serve(tmp_path)
+    yield c
+    await c.close()
+
+
+async def error_of(c: TestClient, method: str, path: str, status: int) -> str:
+    """The error text of an API answer, after checking it is the documented JSON error."""
+    r = await c.request(method, URL(path, encoded=True))
+    assert r.status == status, (method, path, r.status, await r.text())
+    assert r.content_type == "application/json", (method, path, r.content_type)
+    doc = await r.json()
+    assert doc["schema"] == "forksync.dashboard.error/1" and doc["status"] == status
+    return doc["error"]
+
+
+@pytest.mark.parametrize("query, words", [
+    # an offset past what SQLite can hold was a 503 (OverflowError in the query)
+    ("offset=99999999999999999999999", "offset="),
+    ("limit=99999999999999999999999", "limit="),
+    # what int() reads but a person does not write as a number
+    ("limit=1_0", "limit='1_0'"),
+    ("limit=%EF%BC%95", "limit="),          # a full-width digit five
+    ("offset=%205", "offset=' 5'"),
+    ("limit=%2B5", "limit='+5'"),
+])
+async def test_offset_and_limit_take_plain_whole_numbers(client, query, words):
+    assert words in await error_of(client, "GET", f"{LEDGER}?{query}", 400)
+    r = await client.get(URL(f"/forks/{FORK}/ledger?{query}", encoded=True))
+    assert r.status == 400 and r.content_type == "text/html"
+
+
+@pytest.mark.parametrize("query", ["since=2026-02-30", "until=2026-01-00", "since=2026-04-31", "until=2026-00-10"])
+async def test_a_day_that_does_not_exist_is_a_400_not_another_day(client, query):
+    # calendar.timegm rolls 2026-02-30 over to 2026-03-02: the filter silently used another day
+    name, value = query.split("=")
+    assert f"{name}={value!r}: give a date as YYYY-MM-DD" in await error_of(client, "GET", f"{LEDGER}?{query}", 400)
+
+
+@pytest.mark.parametrize("query, name", [("limit=abc&limit=5", "limit"), ("q=one&q=two", "q"), ("since=2026-01-01&since=2026-02-01", "since")])
+async def test_a_single_valued_parameter_given_twice_is_a_400(client, query, name):
+    # the last value won: "limit=abc&limit=5" answered 200, the bad value never reported
+    assert f"{name} was given 2 times" in await error_of(client, "GET", f"{LEDGER}?{query}", 400)
+    ok = await client.get(f"{LEDGER}?disposition=PICKED&disposition=PENDING")     # the one repeatable parameter
+    assert ok.status == 200
+
+
+@pytest.mark.parametrize("method, path", [
+    ("POST", "/api/v1/forks"), ("PUT", f"/api/v1/forks/{FORK}/overview"), ("DELETE", f"{LEDGER}/{sha('u', 7)}"),
+    ("PATCH", "/api/v1/health"), ("OPTIONS", "/api/v1/forks"),
+])
+async def test_an_unserved_method_on_the_api_is_a_json_405(client, method, path):
+    r = await client.request(method, path)
+    assert r.headers.get("Allow") and "GET" in r.headers["Allow"]
+    assert "only GET" in await error_of(client, method, path, 405)
+
+
+@pytest.mark.parametrize("method, path", [("POST", f"/forks/{FORK}/"), ("DELETE", "/"), ("PUT", "/health")])
+async def test_an_unserved_method_on_a_page_is_a_clear_405_page(client, method, path):
+    r = await client.request(method, path)
+    assert r.status == 405 and r.content_type == "text/html" and "GET" in r.headers["Allow"]
+    assert "only GET" in await r.text() and "Method not allowed" in await r.text()
+
+
+async def test_an_unknown_api_path_is_a_json_404_whatever_the_method(client):
+    assert "no page at /api/v1/nothing" in await error_of(client, "POST", "/api/v1/nothing", 404)
+    r = await client.head("/api/v1/nothing")
+    assert r.status == 404 and r.content_type == "application/json"
+
+
+async def test_the_webhook_and_healthz_keep_their_own_answers(client):
+    assert (await client.get("/webhook")).status == 405
+    assert (await client.post("/healthz")).status == 405
+    assert (await client.post("/webhook", data=b"{}")).status == 401
+
+
+async def test_the_json_link_of_a_page_asks_the_same_question(client):
+    # "#5007" searches PR 5007; the link carried "?q=#5007", which a browser cuts at the "#": the JSON
+    # twin answered the whole ledger
+    page = await (await client.get(URL(f"/forks/{FORK}/ledger?q=%235007&limit=5", encoded=True))).text()
+    link = re.search(r'id="api-link">([^<]*)<', page).group(1).replace("&amp;", "&")
+    assert link == f"{LEDGER}?q=%235007&limit=5"
+    doc = await (await client.get(URL(link, encoded=True))).json()
+    assert doc["total"] == 1 and f'<p id="total">{doc["total"]} matching' in page
+
+
+async def test_stored_text_cannot_end_the_script_element_of_a_plot(tmp_path):
+    # an L2 series name holding "<!--<script>" put the HTML parser in the script's "double
+    # escaped" state: the element's own </script> no longer closed it, and the rest of the page
+    # (later plots included) became script text
+    name = 'mm<!--<script>"&'
+
+    def hostile(store: Store) -> None:
+        store.db["l2_points"].insert({"benchmark": name, "impl": "triton", "metric": "ms", "shape": "8", "dtype": "fp16",
+                                      "platform": "h100", "unit": "ms<!--", "sha": sha("l", 0), "seq": 0,
+                                      "time": int(NOW - 3600), "value": 1.5, "repeats_json": "[]", "ok": 1})
+
+    c = await serve(tmp_path, hostile)
+    try:
+        html = await (await c.get(f"/forks/{FORK}/validation")).text()
+        bodies = re.findall(r'<script type="application/json" class="plot" data-target="[^"]*">(.*?)</script>', html, re.S)
+        assert len(bodies) == 3 and all("<" not in b for b in bodies)
+        names = [json.loads(b)["data"][0]["name"] for b in bodies]
+        assert any(n.startswith(name) for n in names)
+    finally:
+        await c.close()
+
+
+async def test_no_credentials_on_any_page_or_answer(tmp_path):
+    # an upstream outside GitHub is recorded by its clone URL, which may carry a password, and
+    # a fetch error recorded by an earlier release quotes a configured secret: both were shown
+    upstream = "https://bot:upstream-pat-canary@git.example.com/llvm/triton.git"
+    token = "ghs_installation-token-canary"
+
+    def with_secrets(store: Store) -> None:
+        st = sync_store.load_status(store, FORK)
+        sync_store.save_status(store, replace(st, upstream=upstream, last_fetch_error=f"git fetch {upstream} failed: token {token}"))
+
+    register_secrets(token)
+    c = await serve(tmp_path, with_secrets)
+    try:
+        paths = ["/?all=1", "/health", "/api/v1/forks", "/api/v1/health", f"{LEDGER}/{sha('u', 7)}", f"/forks/{FORK}/ledger/{sha('u', 7)}"]
+        paths += [f"{p}/forks/{FORK}/{page}" for p in ("", "/api/v1") for page in ("overview", "units", "ledger", "validation", "triage")]
+        for path in paths:
+            r = await c.get(path)
+            body = await r.text()
+            assert r.status == 200, (path, r.status)
+            assert "upstream-pat-canary" not in body and token not in body, path
+        overview = await (await c.get(f"/api/v1/forks/{FORK}/overview")).json()
+        assert overview["upstream"] == "https://***@git.example.com/llvm/triton.git"
+        assert overview["stale"]["reason"].endswith("failed: token ***")
+    finally:
+        forget_secrets()
+        await c.close()
