@@ -260,7 +260,7 @@ class SyncService:
             try:
                 git_dir = await self.fetch(full_name, ctx.installation_id, upstream, up_ref)
             except SyncError as e:
-                st = _replace(st, last_fetch_at=self.now(), last_fetch_error=str(e)[:300])
+                st = _replace(st, last_fetch_at=self.now(), last_fetch_error=redact_scrub(str(e))[:300])
                 sync_store.save_status(ctx.store, st)
                 snapshots.record_sync(ctx.store, st, at=self.now(), keep_days=cfg.github.metrics_keep_days,
                                       stale_after_s=cfg.github.stale_after_s)

@@ -17,7 +17,7 @@ from dataclasses import replace
 
 import gidgethub
 
-from bot.agents.redact import error_text
+from bot.agents.redact import error_text, scrub
 from bot.github.common import error_to_raise, split_repo
 from bot.store import Store
 from bot.sync import snapshots
@@ -96,10 +96,12 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
                                           {**split_repo(r["upstream"]), "branch": r["upstream_ref"]})
             head = branch["commit"]["sha"]
         except (gidgethub.HTTPException, OSError, KeyError, TypeError) as e:
-            st = replace(st, last_fetch_at=now, last_fetch_error=f"poll of {r['upstream']} failed: {e}"[:300])
+            # scrubbed whole before the cut: it is stored and shown on the status issue and dashboard
+            why = scrub(str(e))
+            st = replace(st, last_fetch_at=now, last_fetch_error=f"poll of {r['upstream']} failed: {why}"[:300])
             sync_store.save_status(store, st)
             snapshots.record_sync(store, st, at=now, keep_days=keep)
-            out.append(f"{r['fork']}: poll failed: {e}")
+            out.append(f"{r['fork']}: poll failed: {why}")
             out += await refresh_quietly(svc, ctx, r["fork"])
             continue
         if head == st.upstream_head and not st.last_fetch_error:

@@ -130,6 +130,19 @@ async def test_poller_failure_marks_numbers_stale(world):
     assert sync_store.query_ledger(bot.store, "meta/triton")[0] > 0
 
 
+async def test_a_poll_failure_that_echoes_a_token_is_stored_and_shown_scrubbed(world):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await synced(world)
+    token = "ghs_" + "Zz09" * 9
+    fake.faults.add("GET", "/repos/triton-lang/triton/branches/*", 403, f"refused by a proxy (Authorization: token {token})")
+    notes = await poll_once(bot.store, bot.svc, job_context(bot), now=10**10)
+    st = sync_store.load_status(bot.store, "meta/triton")
+    [issue] = await status_issue(alice)
+    assert "403" in st.last_fetch_error and "token ***" in st.last_fetch_error
+    for text in (st.last_fetch_error, issue["body"], *notes, *(r["fetch_error"] or "" for r in sync_store.snapshots(bot.store, "meta/triton"))):
+        assert "Zz09" not in text
+
+
 async def test_ticking_retry_rebuilds_the_unit_on_the_current_fork_tip(world, tmp_path):
     fake, bot, alice, up_src, upstream, fork, inst = world
     c1, c2, bundle, chain = await synced(world)
