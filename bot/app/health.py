@@ -13,6 +13,10 @@ worker restarts        ``forksync serve`` restarted its workers ``max_restarts``
                        the last ``restart_window_s``
 queue moving           a delivery has been due (queued, or failed with its retry time reached) for
                        longer than ``stuck_after_s`` without being claimed
+no hung deliveries     a delivery's last attempt ran past the delivery time limit
+                       (``FORKSYNC_DELIVERY_TIMEOUT_S``) and was cancelled, and the delivery has not
+                       succeeded since (the worker would otherwise renew a hung handler's lease for
+                       ever); a retry that succeeds clears it, one that ends dead is a dead letter
 no dead letters        a delivery is dead-lettered: a person must look (``forksync queue --state
                        dead``, then ``--retry ID``)
 scheduled jobs         a fork's scheduled job (poll, reconcile, collect, l3, nightly, l2) failed on its
@@ -37,12 +41,14 @@ class HealthPolicy:
 
 def problems(now: float, *, counts: dict[str, int], oldest_due_at: float | None, last_beat_at: float | None,
              expect_worker: bool, recent_restarts: int = 0, policy: HealthPolicy = HealthPolicy(),
-             failing_jobs: list[dict] = ()) -> list[str]:
+             failing_jobs: list[dict] = (), timed_out: list[dict] = ()) -> list[str]:
     """Why the app is unhealthy at ``now`` (epoch s); empty when healthy. ``counts``: deliveries
     per state; ``oldest_due_at``: since when the longest-due delivery waits (None: nothing due);
     ``last_beat_at``: newest worker heartbeat (None: never); ``recent_restarts``: worker restarts
     within ``policy.restart_window_s``; ``failing_jobs``: scheduled jobs failing now
-    (``[{"repo", "job", "error", "count"}]``, :func:`bot.sync.store.failing_jobs`)."""
+    (``[{"repo", "job", "error", "count"}]``, :func:`bot.sync.store.failing_jobs`); ``timed_out``:
+    deliveries whose last attempt was stopped at the time limit (``[{"id", "event", "repo", "error"}]``,
+    :func:`bot.app.queue.timed_out`)."""
     out: list[str] = []
     if expect_worker:
         if last_beat_at is None:
@@ -54,6 +60,9 @@ def problems(now: float, *, counts: dict[str, int], oldest_due_at: float | None,
     if oldest_due_at is not None and now - oldest_due_at > policy.stuck_after_s:
         out.append(f"the queue is stuck: a delivery has been due for {now - oldest_due_at:.0f} s "
                    f"(limit {policy.stuck_after_s:g} s)")
+    for d in timed_out:
+        where = f"{d['event']} on {d['repo']}" if d["repo"] else d["event"]
+        out.append(f"delivery {d['id']} ({where}) hung: {d['error']} (`forksync queue`)")
     dead = counts.get("dead", 0)
     if dead:
         out.append(f"{dead} dead-lettered deliver{'y' if dead == 1 else 'ies'}: see `forksync queue --state dead`")

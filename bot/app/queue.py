@@ -39,6 +39,10 @@ from bot.store import Store, table
 
 STATES = ("queued", "processing", "done", "failed", "dead")
 
+#: How the error of an attempt stopped at ``QueuePolicy.delivery_timeout_s`` begins (``/healthz``
+#: finds such deliveries by it until they succeed).
+TIMED_OUT = "timed out: "
+
 DELIVERIES = table("webhook_deliveries", {
     "id": str,                 # "<delivery guid>" or "<delivery guid>/<hook id>"
     "delivery_id": str,
@@ -76,12 +80,19 @@ WORKERS = table("queue_workers", {
 class QueuePolicy:
     """Retry policy: ``max_attempts`` tries in all; the n-th retry waits
     ``min(backoff_cap_s, backoff_base_s * 2**(n-1))`` × a jitter in [0.5, 1]; a lease lasts
-    ``lease_s`` seconds (a worker that dies holding it loses it after that)."""
+    ``lease_s`` seconds (a worker that dies holding it loses it after that); one attempt may run
+    ``delivery_timeout_s`` seconds of the worker's clock before the worker cancels it and fails it
+    (:data:`TIMED_OUT`). A running worker renews its leases, so without that limit a handler that
+    never returns (a hung fetch, an HTTP call without a timeout) would hold its delivery for ever.
+    The default is above the longest legitimate delivery: a sync of a large fork takes minutes, but
+    the ``local`` runner backend runs a PR's suites inside the delivery (each bounded by its
+    ``timeout_s`` × (``infra_retries`` + 1) + 120 s: about two hours by default)."""
 
     max_attempts: int = 5
     backoff_base_s: float = 2.0
     backoff_cap_s: float = 300.0
     lease_s: float = 120.0
+    delivery_timeout_s: float = 6 * 3600.0
 
     def backoff(self, attempts: int, rng: random.Random | None = None) -> float:
         base = min(self.backoff_cap_s, self.backoff_base_s * (2 ** max(0, attempts - 1)))
@@ -495,6 +506,19 @@ def recent_errors(store: Store, limit: int = 20) -> list[dict]:
             for i, e, r, le, f in rows]
 
 
+def timed_out(store: Store, limit: int = 20) -> list[dict]:
+    """Deliveries not done whose last attempt was stopped at the delivery time limit (queued or
+    failed for a retry, or running again), oldest first: ``[{"id", "event", "repo", "error"}]``.
+    A delivery that then succeeds drops out (``done`` clears its error); one that ends dead is a
+    dead letter."""
+    with store.lock:
+        rows = store.conn.execute("SELECT id, event, repo, last_error FROM webhook_deliveries WHERE state IN "
+                                  "('queued', 'failed', 'processing') AND substr(last_error, 1, ?) = ? "
+                                  "ORDER BY received_at, id LIMIT ?", [len(TIMED_OUT), TIMED_OUT, limit]).fetchall()
+    return [{"id": i, "event": e or "", "repo": r or "", "error": " ".join((le or "").split())[:300]}
+            for i, e, r, le in rows]
+
+
 def dead_letter_alarm(store: Store) -> str:
     """The dead-letter alarm as one line ("" when no delivery is dead), for ``/healthz`` and
     ``/metrics``: a delivery that failed for good means work GitHub asked for was not done."""
@@ -514,5 +538,5 @@ def as_json(d: Delivery) -> str:
 __all__ = ["STATES", "QueuePolicy", "Delivery", "delivery_key", "summarize_payload", "enqueue", "enqueue_many",
            "claim", "claim_many", "finish_many", "complete", "fail", "renew_leases", "hand_back", "release_orphans", "retry_dead", "counts",
            "listing", "get", "as_json",
-           "recent_errors",
+           "recent_errors", "timed_out", "TIMED_OUT",
            "dead_letters", "dead_letter_alarm"]

@@ -38,7 +38,7 @@ from bot.validation.gate import GATE_CHECK
 from bot.validation.gate_inputs import base_branch, base_tip, combined_status, protection_checks
 from bot.validation.l3 import l3_tick
 from bot.validation.nightly import expected_pairs, missing_nightly, render_alarm
-from bot.validation.service import downloader_for
+from bot.validation.service import downloader_for, superseded_note
 from gpu_runner.github_actions import WORKFLOW_FILE, Dispatch, missing_result, parse_run_name
 
 
@@ -176,7 +176,10 @@ async def collect_tick(ctx, full: str, *, now: float | None = None, grace_s: int
         d = Dispatch(row["suite"], row["sha"], row["platform"], rid)
         result = missing_result(d, f"no result {int(now - row['updated_at'])} s after the dispatch "
                                    f"(limit {limit} s: the suite's timeout + {grace_s} s)", level=row["level"])
-        await v.record(ctx, full, row["pr"], result, suite)
+        lost_to = await v.record(ctx, full, row["pr"], result, suite, answers=rid)
+        if lost_to:         # re-dispatched since the pending rows were read: the re-run is waited for
+            notes.append(superseded_note(result, rid, lost_to))
+            continue
         notes.append(f"{row['suite']}@{row['platform']} on {row['sha'][:12]}: no result, counted red")
         if row["pr"]:
             notes += await v.evaluate(ctx, full, row["pr"], tr=tr)

@@ -135,7 +135,8 @@ def app_facts(store: Store, now: float, *, expect_worker: bool = False, recent_r
     beat = q.last_heartbeat(store)
     found = problems(now, counts=depth, oldest_due_at=q.oldest_due_at(store, now),
                      last_beat_at=beat if expect_worker else None, expect_worker=expect_worker,
-                     recent_restarts=recent_restarts, policy=policy, failing_jobs=sync_store.failing_jobs(store))
+                     recent_restarts=recent_restarts, policy=policy, failing_jobs=sync_store.failing_jobs(store),
+                     timed_out=q.timed_out(store))
     return {"status": "unhealthy" if found else "ok", "problems": found, "deliveries": depth,
             "dead": q.dead_letters(store), "recent_errors": q.recent_errors(store), "worker_heartbeat": beat}
 
@@ -253,7 +254,8 @@ def make_app(store: Store, secret: str, *, metrics: AppMetrics | None = None,
         found = problems(now, counts=depth, oldest_due_at=q.oldest_due_at(store, now),
                          last_beat_at=q.last_heartbeat(store) if expect_worker else None,
                          expect_worker=expect_worker, recent_restarts=worker_restarts() if worker_restarts else 0,
-                         policy=health_policy, failing_jobs=sync_store.failing_jobs(store))
+                         policy=health_policy, failing_jobs=sync_store.failing_jobs(store),
+                         timed_out=q.timed_out(store))
         return depth, found
 
     async def healthz(request: web.Request) -> web.Response:

@@ -7,7 +7,9 @@ Several workers may share one database: leases (``bot.app.queue.claim``) keep th
 ``process(delivery) -> outcome`` is supplied by the caller (:func:`bot.app.dispatch.Dispatcher.process`
 in production). It raises :class:`Unhandleable` for a delivery that can never succeed (→ ``dead``
 at once, with the reason); any other exception is retried with capped backoff and ends ``dead``
-after ``QueuePolicy.max_attempts``. Shutdown (``stop``, or cancellation) hands the deliveries
+after ``QueuePolicy.max_attempts``. An attempt still running after ``QueuePolicy.delivery_timeout_s``
+of the worker's clock is cancelled and failed the same way (retried, then dead), its error beginning
+with :data:`bot.app.queue.TIMED_OUT` (``/healthz`` shows it until the delivery succeeds). Shutdown (``stop``, or cancellation) hands the deliveries
 claimed and not finished back to the queue, so the next worker takes them at once.
 """
 from __future__ import annotations
@@ -31,6 +33,11 @@ log = logging.getLogger(__name__)
 class Unhandleable(Exception):
     """A delivery the bot can never process (malformed payload, unknown event …); the message is
     the dead-letter reason a person reads in ``forksync queue``."""
+
+
+class DeliveryTimedOut(Exception):
+    """An attempt ran past ``QueuePolicy.delivery_timeout_s`` and was cancelled; the message is the
+    stored error (it begins with :data:`bot.app.queue.TIMED_OUT`)."""
 
 
 def default_worker_id() -> str:
@@ -74,7 +81,8 @@ class Worker:
                  poll_interval_s: float = 0.5, wake: threading.Event | None = None,
                  observe: Callable[[float, q.Delivery, str], None] | None = None,
                  clock: Callable[[], float] = time.time,
-                 on_dead: Callable[[q.Delivery], Awaitable[None]] | None = None, heartbeat_every_s: float = 5.0):
+                 on_dead: Callable[[q.Delivery], Awaitable[None]] | None = None, heartbeat_every_s: float = 5.0,
+                 cancel_grace_s: float = 5.0):
         self.store = store
         self.process = process
         self.policy = policy
@@ -85,6 +93,7 @@ class Worker:
         self.clock = clock
         self.on_dead = on_dead
         self.heartbeat_every_s = heartbeat_every_s
+        self.cancel_grace_s = cancel_grace_s
         self._last_beat = float("-inf")
         self._started_at = clock()
         self._holding = False       # a claimed batch is not finished yet: its leases are renewed
@@ -118,6 +127,34 @@ class Worker:
             except Exception:  # noqa: BLE001 - e.g. database locked: the next beat tries again
                 log.exception("worker heartbeat failed")
 
+    async def _attempt(self, d: q.Delivery) -> str:
+        """``process(d)`` under the delivery time limit: every ``heartbeat_every_s`` (real time) the
+        worker's clock is read, and once ``policy.delivery_timeout_s`` has passed the handler is
+        cancelled and :class:`DeliveryTimedOut` raised. The limit is on the worker's clock (tests
+        move it) and is checked here rather than by the lease: the heartbeat renews the lease of a
+        hung handler as faithfully as that of a slow one. A handler that ignores its cancellation
+        for ``cancel_grace_s`` is left behind (logged); its delivery is failed all the same."""
+        limit = self.policy.delivery_timeout_s
+        deadline = self.clock() + limit
+        task = asyncio.ensure_future(self.process(d))
+        try:
+            while not task.done() and self.clock() < deadline:
+                await asyncio.wait({task}, timeout=self.heartbeat_every_s)
+        except asyncio.CancelledError:
+            task.cancel()           # shutdown: the handler goes with the worker (the delivery is handed back)
+            raise
+        if task.done():
+            return task.result()
+        task.cancel()
+        await asyncio.wait({task}, timeout=self.cancel_grace_s)
+        if task.done():
+            if not task.cancelled():
+                task.exception()    # retrieved: it ended some other way while being cancelled
+        else:
+            log.error("delivery %s (%s) ignored its cancellation after the time limit; left running", d.id, d.event)
+        raise DeliveryTimedOut(f"{q.TIMED_OUT}still running after {limit:g} s (the delivery time limit, "
+                               f"FORKSYNC_DELIVERY_TIMEOUT_S); cancelled, to be retried")
+
     async def run_once(self) -> q.Delivery | None:
         """Claim and process one due delivery; returns it (None when nothing was due)."""
         d = q.claim(self.store, self.worker_id, self.policy, now=self.clock())
@@ -126,9 +163,12 @@ class Worker:
         t0 = time.perf_counter()
         state = "done"
         try:
-            outcome = await self.process(d)
+            outcome = await self._attempt(d)
         except asyncio.CancelledError:
             raise
+        except DeliveryTimedOut as e:
+            state = q.fail(self.store, d.id, self.worker_id, str(e), policy=self.policy, now=self.clock()) or "lost"
+            log.warning("delivery %s (%s) attempt %d: %s", d.id, d.event, d.attempts, e)
         except Unhandleable as e:
             state = q.fail(self.store, d.id, self.worker_id, scrub(str(e)), permanent=True,
                            policy=self.policy, now=self.clock()) or "lost"
@@ -156,7 +196,9 @@ class Worker:
         batch starts; those not finished (and one cancelled mid-way) are handed back to the queue
         (:func:`bot.app.queue.hand_back`). Returns how many were claimed."""
         batch = q.claim_many(self.store, self.worker_id, limit, self.policy, now=self.clock())
-        results: list[tuple[str, str, str, bool]] = []
+        # one entry per delivery processed: a result to record with the batch, or the state a
+        # timed-out attempt was given at once
+        results: list[tuple[str, str, str, bool] | str] = []
         timings: list[float] = []
         self._holding = bool(batch)
         try:
@@ -165,9 +207,15 @@ class Worker:
                     break
                 t0 = time.perf_counter()
                 try:
-                    results.append((d.id, "done", await self.process(d) or "", False))
+                    results.append((d.id, "done", await self._attempt(d) or "", False))
                 except asyncio.CancelledError:
                     raise
+                except DeliveryTimedOut as e:
+                    log.warning("delivery %s (%s) attempt %d: %s", d.id, d.event, d.attempts, e)
+                    # recorded now, not with the batch: the rest of the batch may run for long, and
+                    # meanwhile the heartbeat would renew this delivery's lease and hide the failure
+                    results.append(q.finish_many(self.store, self.worker_id, [(d.id, "error", str(e), False)],
+                                                 self.policy, now=self.clock())[0] or "lost")
                 except Unhandleable as e:
                     log.warning("delivery %s (%s) dead: %s", d.id, d.event, e)
                     results.append((d.id, "error", scrub(str(e)), True))
@@ -184,7 +232,10 @@ class Worker:
                 n = q.hand_back(self.store, self.worker_id, unfinished, now=self.clock())
                 log.warning("stopping: handed %d unfinished deliveries back to the queue", n)
             if results:
-                states = q.finish_many(self.store, self.worker_id, results, self.policy, now=self.clock())
+                pending = [r for r in results if not isinstance(r, str)]
+                recorded = iter(q.finish_many(self.store, self.worker_id, pending, self.policy, now=self.clock())
+                                if pending else [])
+                states = [r if isinstance(r, str) else next(recorded) for r in results]
                 if self.observe:
                     for d, t, st in zip(batch, timings, states):
                         self.observe(t, d, st or "lost")
@@ -239,4 +290,4 @@ def start_in_thread(make_worker: Callable[[], Worker], stop: threading.Event) ->
     return t
 
 
-__all__ = ["Unhandleable", "Worker", "start_in_thread", "default_worker_id"]
+__all__ = ["Unhandleable", "DeliveryTimedOut", "Worker", "start_in_thread", "default_worker_id"]

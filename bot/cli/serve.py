@@ -24,6 +24,7 @@ from the model (:func:`settings_table`; a test keeps it current):
 | `--no-poll` | `FORKSYNC_POLL` | `True` | poll upstream and run the validation schedules (`--no-poll`: neither) |
 | — | `FORKSYNC_LEASE_S` | `120.0` | worker lease, s |
 | — | `FORKSYNC_MAX_ATTEMPTS` | `5` | tries before a delivery is dead-lettered |
+| — | `FORKSYNC_DELIVERY_TIMEOUT_S` | `21600.0` | cancel (then retry) a delivery's attempt still running after this, s |
 | `--header-timeout` (serve) | `FORKSYNC_HEADER_TIMEOUT_S` | `10.0` | close a connection without complete request headers (or idle) after this, s |
 | — | `FORKSYNC_OAUTH_CLIENT_ID` | — | the App's OAuth client id (dashboard sign-in) |
 | — | `FORKSYNC_OAUTH_CLIENT_SECRET` | (secret) | the App's OAuth client secret |
@@ -99,6 +100,9 @@ class ServeSettings(BaseSettings):
     # a lease over when taken lets a second worker claim the delivery in progress; a NaN one never ends
     lease_s: float = _setting(120.0, "worker lease, s", gt=0, allow_inf_nan=False)
     max_attempts: int = _setting(5, "tries before a delivery is dead-lettered", ge=1)
+    # the heartbeat renews a running delivery's lease, so only this limit frees one whose handler hangs
+    delivery_timeout_s: float = _setting(6 * 3600.0, "cancel (then retry) a delivery's attempt still running after this, s",
+                                         gt=0, allow_inf_nan=False)
     header_timeout_s: float = _setting(10.0, "close a connection without complete request headers (or idle) after this, s",
                                        flag="--header-timeout", web=True, gt=0, allow_inf_nan=False)
     oauth_client_id: str = _setting("", "the App's OAuth client id (dashboard sign-in)")

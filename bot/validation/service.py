@@ -214,19 +214,28 @@ class ValidationService:
                                 level=suite.level, backend=self.backend, now=self.now(), check_run_id=run["id"],
                                 check_url=run.get("html_url", ""), request_id=rid)
             return f"{name} @ {sha[:12]}: dispatched ({rid})"
-        vstore.mark_pending(ctx.store, repo=full, pr=number, sha=sha, suite=suite.name, platform=platform,
-                            level=suite.level, backend=self.backend, now=self.now(), check_run_id=run["id"],
-                            check_url=run.get("html_url", ""))
+        attempt = vstore.mark_pending(ctx.store, repo=full, pr=number, sha=sha, suite=suite.name, platform=platform,
+                                      level=suite.level, backend=self.backend, now=self.now(), check_run_id=run["id"],
+                                      check_url=run.get("html_url", ""))
         result = await self.local.run(full, sha, suite, platform, tr.text)
-        await self.record(ctx, full, number, result, suite)
+        lost_to = await self.record(ctx, full, number, result, suite, answers=attempt)
+        if lost_to:
+            return superseded_note(result, attempt, lost_to)
         return f"{name} @ {sha[:12]}: {result.verdict}"
 
-    async def record(self, ctx, full: str, number: int, result, suite: SuiteConfig | None) -> None:
-        """Store a result and complete its check run (if one was started)."""
-        vstore.record(ctx.store, repo=full, pr=number, result=result, now=self.now())
+    async def record(self, ctx, full: str, number: int, result, suite: SuiteConfig | None, *,
+                     answers: str | None = None) -> str | None:
+        """Store a result and complete its check run (if one was started). ``answers``: the attempt
+        (request id or local token) the result is of; a result of an attempt that a re-run has
+        replaced is kept aside as superseded (:func:`bot.validation.store.record`), completes no
+        check run (the re-run's is the one shown) and its replacing attempt is returned."""
+        lost_to = vstore.record(ctx.store, repo=full, pr=number, result=result, now=self.now(), answers=answers)
+        if lost_to:
+            return lost_to
         row = vstore.get(ctx.store, full, result.commit, result.suite, result.platform)
         if row and row["check_run_id"]:
             await finish_suite_run(ctx.gh, full, row["check_run_id"], result, suite, now=self.now())
+        return None
 
     async def _run_on_base_if_needed(self, ctx, full: str, pr: dict, suite: SuiteConfig, platform: str,
                                      tr: Trusted) -> None:
@@ -238,10 +247,10 @@ class ValidationService:
         base = await base_tip(ctx.gh, full, pr["base"]["ref"])
         if vstore.get(ctx.store, full, base, suite.name, platform):
             return
-        vstore.mark_pending(ctx.store, repo=full, pr=0, sha=base, suite=suite.name, platform=platform,
-                            level=suite.level, backend="local", now=self.now())
+        attempt = vstore.mark_pending(ctx.store, repo=full, pr=0, sha=base, suite=suite.name, platform=platform,
+                                      level=suite.level, backend="local", now=self.now())
         result = await self.local.run(full, base, suite, platform, tr.text)
-        vstore.record(ctx.store, repo=full, pr=0, result=result, now=self.now())
+        vstore.record(ctx.store, repo=full, pr=0, result=result, now=self.now(), answers=attempt)
 
     # ------------------------------------------------------------------ results from Actions
     async def on_workflow_run(self, ctx, event: dict, download) -> list[str]:
@@ -255,6 +264,11 @@ class ValidationService:
         vstore.ensure(ctx.store)
         row = vstore.by_request(ctx.store, d.request_id)
         if row is None:
+            now_row = vstore.get(ctx.store, full, d.commit, d.suite, d.platform)
+            if now_row is not None and vstore.attempt_of(now_row):
+                # a re-run was dispatched before this run reported: its result is not this one
+                return [f"{d.suite} @ {d.commit[:12]}: result of request {d.request_id} superseded by a re-run "
+                        f"(request {vstore.attempt_of(now_row)}); not counted"]
             return [f"workflow run for unknown request {d.request_id}: ignored"]
         if row["status"] == "done":
             return [f"{d.suite} @ {d.commit[:12]}: already recorded"]
@@ -264,7 +278,10 @@ class ValidationService:
         if result is None:
             return []
         suite = next((s for s in tr.suites if s.name == result.suite), None)
-        await self.record(ctx, full, row["pr"], result, suite)
+        # the download above yields: a /forksync retest may have dispatched a re-run meanwhile
+        lost_to = await self.record(ctx, full, row["pr"], result, suite, answers=d.request_id)
+        if lost_to:
+            return [superseded_note(result, d.request_id, lost_to)]
         notes = [f"{d.suite} @ {d.commit[:12]}: {result.verdict} (github-actions)"]
         if suite is not None and suite.level == "L3":
             return notes + await answer_l3_result(ctx, full, result, suite)
@@ -377,6 +394,12 @@ class ValidationService:
         return out
 
 
+def superseded_note(result, attempt: str, lost_to: str) -> str:
+    """The note of a result that answered an attempt a re-run replaced (not counted)."""
+    return (f"{result.suite} @ {result.commit[:12]}: result of request {attempt} superseded by a re-run "
+            f"(request {lost_to}); not counted")
+
+
 # ---------------------------------------------------------------------- commands (bot.commands.runner calls these)
 async def command_retest(ctx, full: str, number: int, suite: str | None, user: str) -> str:
     """``/forksync retest [suite]`` by a writer (permission checked by the command handler): the
@@ -446,5 +469,5 @@ def downloader_for(ctx):
     return session_downloader(getattr(gh, "_session", None), token)
 
 
-__all__ = ["ValidationService", "Trusted", "command_retest", "command_merge", "after_signoff",
+__all__ = ["ValidationService", "Trusted", "superseded_note", "command_retest", "command_merge", "after_signoff",
            "downloader_for"]

@@ -2,7 +2,11 @@
 
 Table ``suite_results``: one row per (fork, commit, suite, platform) — the latest run's state
 (``pending`` while a runner works, ``done`` with the runner's verdict), the check run that shows
-it, and the full result JSON (``gpu_runner.result.RunResult``). The gate reads these rows as
+it, and the full result JSON (``gpu_runner.result.RunResult``). A run is one *attempt*
+(``attempt``: the Actions request id, or a token of a ``local`` run): a result is stored only when
+it answers the attempt the row waits for, so after a forced re-run (``/forksync retest``) the
+earlier run's result, arriving late, never stands for the re-run; it is kept in ``superseded``
+(one line each) and the gate goes on waiting. The gate reads these rows as
 :class:`bot.validation.gate.SuiteOutcome` values; a row on an older head of the PR makes ``stale-result``,
 no row ``missing-result`` (silence is not green).
 
@@ -17,6 +21,8 @@ non-collaborator's code run on GPU runners (``PRState.retest_by_writer_on``).
 from __future__ import annotations
 
 import json
+import time
+import uuid
 from dataclasses import dataclass
 
 from bot import store as store_mod
@@ -32,6 +38,8 @@ SUITE_RESULTS = store_mod.table("suite_results", {
     "backend": str, "request_id": str,
     "result_json": str,
     "updated_at": float,
+    "attempt": str,                  # the run the row waits for / was answered by ("" before attempts were kept)
+    "superseded": str,               # results of earlier attempts that arrived after a re-run, one per line
 }, pk="key", indexes=[("repo", "sha"), ("repo", "pr"), ("request_id",)])
 
 L3_RUNS = store_mod.table("l3_runs", {
@@ -74,26 +82,55 @@ def get(db, repo: str, sha: str, suite: str, platform: str) -> dict | None:
     return rows[0] if rows else None
 
 
+def attempt_of(row: dict) -> str:
+    """The attempt a row waits for (or was answered by); rows stored before attempts were kept
+    name their Actions request only."""
+    return row.get("attempt") or row.get("request_id") or ""
+
+
 def mark_pending(db, *, repo: str, pr: int, sha: str, suite: str, platform: str, level: str, backend: str,
-                 now: float, check_run_id: int = 0, check_url: str = "", request_id: str = "") -> None:
-    """A run was started (or dispatched): the gate shows ``pending-result`` until it reports."""
-    _upsert(db, {"key": result_key(repo, sha, suite, platform), "repo": repo, "pr": pr, "sha": sha, "suite": suite,
-                 "platform": platform, "level": level, "status": "pending", "verdict": "pending",
-                 "failing_json": "[]", "reason": "", "check_run_id": check_run_id, "check_url": check_url,
-                 "backend": backend, "request_id": request_id, "result_json": "", "updated_at": now})
+                 now: float, check_run_id: int = 0, check_url: str = "", request_id: str = "") -> str:
+    """A run was started (or dispatched): the gate shows ``pending-result`` until it reports.
+    Returns the run's attempt (``request_id``, else a new ``local-…`` token), which its result
+    must answer (:func:`record`). The earlier notes of superseded results are kept."""
+    attempt = request_id or f"local-{uuid.uuid4().hex[:16]}"
+    key = result_key(repo, sha, suite, platform)
+    with db.lock:
+        old = get(db, repo, sha, suite, platform) or {}
+        _upsert(db, {"key": key, "repo": repo, "pr": pr, "sha": sha, "suite": suite,
+                     "platform": platform, "level": level, "status": "pending", "verdict": "pending",
+                     "failing_json": "[]", "reason": "", "check_run_id": check_run_id, "check_url": check_url,
+                     "backend": backend, "request_id": request_id, "result_json": "", "updated_at": now,
+                     "attempt": attempt, "superseded": old.get("superseded") or ""})
+    return attempt
 
 
-def record(db, *, repo: str, pr: int, result, now: float, check_run_id: int = 0, check_url: str = "") -> None:
-    """Store a finished run (``RunResult``). Keeps the check run of the pending row when none is given."""
-    old = get(db, repo, result.commit, result.suite, result.platform) or {}
-    reason = "; ".join(f"{r.code}: {r.detail}" for r in result.reasons)
-    _upsert(db, {"key": result_key(repo, result.commit, result.suite, result.platform), "repo": repo,
-                 "pr": pr or old.get("pr", 0), "sha": result.commit, "suite": result.suite,
-                 "platform": result.platform, "level": result.level, "status": "done", "verdict": result.outcome,
-                 "failing_json": json.dumps(list(result.failing)), "reason": reason[:4000],
-                 "check_run_id": check_run_id or old.get("check_run_id", 0),
-                 "check_url": check_url or old.get("check_url", ""), "backend": result.backend,
-                 "request_id": old.get("request_id", ""), "result_json": result.to_json(), "updated_at": now})
+def record(db, *, repo: str, pr: int, result, now: float, check_run_id: int = 0, check_url: str = "",
+           answers: str | None = None) -> str | None:
+    """Store a finished run (``RunResult``). Keeps the check run of the pending row when none is given.
+    ``answers``: the attempt the result is of (:func:`mark_pending`'s answer). When the row now
+    waits for another attempt (a re-run was asked after this run started) the result is not
+    stored: a line goes to the row's ``superseded`` and the attempt it lost to is returned (None
+    when stored). Without ``answers`` (a result not tied to a run) it is stored as before."""
+    key = result_key(repo, result.commit, result.suite, result.platform)
+    with db.lock:
+        old = get(db, repo, result.commit, result.suite, result.platform) or {}
+        current = attempt_of(old)
+        if answers is not None and old and current != answers:
+            line = (f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(now))} request {answers}: {result.outcome} "
+                    f"(arrived after a re-run, request {current or '?'}, was asked; not counted)")
+            _upsert(db, {**old, "superseded": "\n".join(x for x in ((old.get("superseded") or ""), line) if x)[-4000:]})
+            return current or "?"
+        reason = "; ".join(f"{r.code}: {r.detail}" for r in result.reasons)
+        _upsert(db, {"key": key, "repo": repo,
+                     "pr": pr or old.get("pr", 0), "sha": result.commit, "suite": result.suite,
+                     "platform": result.platform, "level": result.level, "status": "done", "verdict": result.outcome,
+                     "failing_json": json.dumps(list(result.failing)), "reason": reason[:4000],
+                     "check_run_id": check_run_id or old.get("check_run_id", 0),
+                     "check_url": check_url or old.get("check_url", ""), "backend": result.backend,
+                     "request_id": old.get("request_id", ""), "result_json": result.to_json(), "updated_at": now,
+                     "attempt": answers if answers is not None else current, "superseded": old.get("superseded") or ""})
+    return None
 
 
 def by_request(db, request_id: str) -> dict | None:

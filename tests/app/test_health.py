@@ -44,6 +44,10 @@ EMPTY = {s: 0 for s in q.STATES}
           failing_jobs=[{"repo": "meta/a", "job": "reconcile", "error": "502", "count": 1},
                         {"repo": "meta/b", "job": "nightly", "error": "GitHubAPIError: 403", "count": 2}]),
      ["meta/b: the scheduled nightly job failed 2 times in a row: GitHubAPIError: 403"]),
+    # a delivery whose last attempt was stopped at the time limit, until it succeeds
+    (dict(counts=EMPTY, oldest_due_at=None, last_beat_at=None, expect_worker=False,
+          timed_out=[{"id": "g1", "event": "push", "repo": "meta/a", "error": "timed out: still running after 60 s"}]),
+     ["delivery g1 (push on meta/a) hung: timed out: still running after 60 s (`forksync queue`)"]),
 ])
 def test_health_rules(kw, want):
     assert problems(1000.0, policy=HealthPolicy(), **kw) == want

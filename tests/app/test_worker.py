@@ -239,3 +239,83 @@ def test_a_lease_of_an_earlier_process_under_this_pid_is_released_at_once(store)
     put(store, "d", "push", {"ref": "r"})
     q.claim(store, f"{me}:{gone}", now=1000.0)
     assert q.release_orphans(store, same_host_owner_alive) == ["d"]
+
+
+async def test_a_hung_delivery_is_stopped_at_the_time_limit_and_its_lease_released(store):
+    """A handler that never returns (a git fetch that hangs, an HTTP call without a timeout) must
+    not keep its lease for ever through the heartbeat that renews it: past the delivery time limit
+    (``QueuePolicy``'s default; the worker's clock is moved a week on) it is cancelled, the attempt
+    is failed with a reason a person can read, and the delivery is claimable again after its backoff."""
+    import asyncio
+    import threading
+    clock, started, cancelled = Clock(), asyncio.Event(), []
+
+    async def process(d):
+        started.set()
+        try:
+            await asyncio.Event().wait()            # hangs for ever
+        except asyncio.CancelledError:
+            cancelled.append(d.id)
+            raise
+        return "never"
+
+    w = Worker(store, process, worker_id="w1", clock=clock, heartbeat_every_s=0.05)
+    put(store, "hung", "push", {"ref": "r"}, now=999.0)
+    stop = threading.Event()
+    task = asyncio.create_task(w.run(stop))
+    try:
+        await asyncio.wait_for(started.wait(), 60)
+        clock.t += 7 * 24 * 3600
+        await wait_until(lambda: q.get(store, "hung").state != "processing", "the hung delivery to be stopped")
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 60)
+    d = q.get(store, "hung")
+    assert cancelled == ["hung"]
+    assert (d.state, d.attempts) == ("failed", 1)
+    assert d.last_error.startswith("timed out: still running after ")
+    clock.t += 3600                                  # past the retry backoff: another worker takes it
+    assert [x.id for x in q.claim_many(store, "w2", 32, now=clock.t)] == ["hung"]
+
+
+async def test_the_time_limit_is_the_policys_and_healthz_shows_a_hung_delivery_until_it_succeeds(store):
+    """A limit of a few seconds (of the worker's clock): an attempt past it is failed at once — not
+    when the rest of its batch ends — while a slow one within it finishes; ``/healthz`` names the
+    hung delivery until a retry succeeds."""
+    import asyncio
+    import threading
+
+    from bot.app.web import app_facts
+    clock, started, hang = Clock(), asyncio.Event(), {"hung": True}
+
+    async def process(d):
+        if d.id == "hung" and hang["hung"]:
+            started.set()
+            await asyncio.Event().wait()
+        return f"ok {d.id}"
+
+    w = Worker(store, process, policy=q.QueuePolicy(delivery_timeout_s=3, backoff_base_s=10, backoff_cap_s=10),
+               worker_id="w1", clock=clock, heartbeat_every_s=0.05)
+    put(store, "hung", "push", {"ref": "r"}, now=999.0)
+    stop = threading.Event()
+    task = asyncio.create_task(w.run(stop))
+    try:
+        await asyncio.wait_for(started.wait(), 60)
+        clock.t += 2                                  # within the limit: still running, still leased
+        await wait_until(lambda: q.last_heartbeat(store) == clock.t, "a heartbeat")
+        assert q.get(store, "hung").state == "processing"
+        clock.t += 2                                  # 4 s > 3 s
+        await wait_until(lambda: q.get(store, "hung").state == "failed", "the attempt to be failed")
+        facts = app_facts(store, clock.t)
+        assert facts["status"] == "unhealthy"
+        assert facts["problems"] == ["delivery hung (push) hung: timed out: still running after 3 s (the delivery time "
+                                     "limit, FORKSYNC_DELIVERY_TIMEOUT_S); cancelled, to be retried (`forksync queue`)"]
+        hang["hung"] = False                          # the retry goes through
+        clock.t += 11
+        w.wake.set()
+        await wait_until(lambda: q.get(store, "hung").state == "done", "the retry to succeed")
+    finally:
+        stop.set()
+        w.wake.set()
+        await asyncio.wait_for(task, 60)
+    assert (q.get(store, "hung").attempts, app_facts(store, clock.t)["problems"]) == (2, [])

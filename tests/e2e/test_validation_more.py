@@ -470,3 +470,72 @@ async def test_a_commit_pushed_after_the_signoff_needs_a_new_one_whatever_its_da
     await w.bot.settle()
     assert (await w.pr(pr["number"]))["merged"] is False
     assert set(codes(w, later)[1]) == {"approval-missing", "l3-signoff-missing"}
+
+
+async def test_an_earlier_runs_result_never_answers_a_forced_rerun(fake_github, tmp_path):
+    """The collect tick (the worker's poll loop, beside the delivery in progress) picks up the
+    first run's green result and downloads it; meanwhile a writer's ``/forksync retest`` dispatches
+    a new run on the same head. The first run's result arrives after that: it answers a run nobody
+    waits for any more, so it is recorded as superseded and never turns the PR green — the gate
+    waits for the re-run, whose red result then counts."""
+    import asyncio
+
+    from bot.validation import store as vstore
+    from bot.validation.service import downloader_for
+    files = fork_files()
+    files[".github/workflows/forksync-gpu.yml"] = "name: forksync-gpu\n"
+    w = await make_world(fake_github, tmp_path, files=files, backend="github-actions")
+    try:
+        head = w.push_branch("forksync/bundle-rerun", {"NOTES.md": "r\n"}, "Note")
+        pr = await w.open_pr("forksync/bundle-rerun")
+        await w.bot.settle()
+        repo = w.fake.state.repo("meta", "triton")
+        (first,) = repo.workflow_runs.values()
+        green = RunResult(suite="unit", level="L1", commit=head, verdict="green", outcome="pass",
+                          counts=Counts(total=3, passed=3), environment=Environment(runner_id="gpu-old"))
+        w.fake.complete_workflow_run(repo, first.id, "success", {f"forksync-result-{first.inputs['request_id']}": _zip(green)})
+        await w.bot.settle()
+
+        downloading, go_on = asyncio.Event(), asyncio.Event()
+        ctx = await tick_ctx(w)
+        download = downloader_for(ctx)
+
+        async def held(url):
+            downloading.set()
+            await go_on.wait()
+            return await download(url)
+
+        # what collect_tick hands on for the finished run (the local GitHub renders the workflow's
+        # file name as the run's title; GitHub renders its run-name)
+        run = {**w.fake.render.workflow_run(repo, first),
+               "display_title": f"forksync-gpu unit {head} cpu {first.inputs['request_id']}"}
+        tick = asyncio.create_task(w.bot.validation.on_workflow_run(
+            ctx, {"action": "completed", "workflow_run": run, "repository": {"full_name": "meta/triton"}}, held))
+        await asyncio.wait_for(downloading.wait(), 60)
+        await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/comments", data={"body": "/forksync retest"})
+        await w.bot.settle()
+        (second,) = [r for r in repo.workflow_runs.values() if r.id != first.id]
+        assert second.inputs["commit"] == head
+        go_on.set()
+        notes = await asyncio.wait_for(tick, 60)
+
+        row = vstore.get(w.bot.store, "meta/triton", head, "unit", "cpu")
+        assert (row["status"], row["request_id"]) == ("pending", second.inputs["request_id"])
+        assert (await w.pr(pr["number"]))["merged"] is False
+        assert codes(w, head) == (None, ["pending-result"])
+        assert f"request {first.inputs['request_id']}: pass" in row["superseded"]
+        assert f"unit @ {head[:12]}: result of request {first.inputs['request_id']} superseded by a re-run " \
+               f"(request {second.inputs['request_id']}); not counted" in notes
+
+        red = _red_result(head, 1)
+        w.fake.complete_workflow_run(repo, second.id, "failure", {f"forksync-result-{second.inputs['request_id']}": _zip(red)})
+        run = {**w.fake.render.workflow_run(repo, second),
+               "display_title": f"forksync-gpu unit {head} cpu {second.inputs['request_id']}"}
+        await w.bot.validation.on_workflow_run(
+            ctx, {"action": "completed", "workflow_run": run, "repository": {"full_name": "meta/triton"}}, download)
+        row = vstore.get(w.bot.store, "meta/triton", head, "unit", "cpu")
+        assert (row["status"], row["verdict"]) == ("done", "fail")
+        assert codes(w, head)[0] == "failure"
+        assert (await w.pr(pr["number"]))["merged"] is False
+    finally:
+        await close_world(w)

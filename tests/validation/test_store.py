@@ -1,0 +1,38 @@
+"""Suite results keep the attempt they answer: a result of a run a re-run replaced never stands
+for the re-run (it is kept aside as superseded), on the real store."""
+from bot.store import Store
+from bot.validation import store as vstore
+from gpu_runner.result import Counts, Environment, RunResult
+
+
+def result(outcome: str) -> RunResult:
+    return RunResult(suite="unit", level="L1", commit="c" * 40, verdict="green" if outcome == "pass" else "red",
+                     outcome=outcome, counts=Counts(total=1, passed=1 if outcome == "pass" else 0),
+                     environment=Environment(runner_id="r"))
+
+
+def test_a_result_of_a_replaced_attempt_is_superseded_and_the_row_waits_for_the_rerun(tmp_path):
+    db = Store(tmp_path / "v.db")
+    try:
+        vstore.ensure(db)
+        pend = dict(repo="o/f", pr=3, sha="c" * 40, suite="unit", platform="cpu", level="L1", backend="local")
+        first = vstore.mark_pending(db, now=10.0, **pend)
+        second = vstore.mark_pending(db, now=20.0, **pend)             # /forksync retest while the first runs
+        assert first.startswith("local-") and second.startswith("local-") and first != second
+        assert vstore.record(db, repo="o/f", pr=3, result=result("pass"), now=30.0, answers=first) == second
+        row = vstore.get(db, "o/f", "c" * 40, "unit", "cpu")
+        assert (row["status"], row["verdict"], row["attempt"]) == ("pending", "pending", second)
+        assert row["superseded"] == (f"1970-01-01T00:00:30Z request {first}: pass "
+                                     f"(arrived after a re-run, request {second}, was asked; not counted)")
+        assert vstore.record(db, repo="o/f", pr=3, result=result("fail"), now=40.0, answers=second) is None
+        row = vstore.get(db, "o/f", "c" * 40, "unit", "cpu")
+        assert (row["status"], row["verdict"], row["attempt"]) == ("done", "fail", second)
+        assert row["superseded"].startswith("1970-01-01T00:00:30Z request ")     # still there to read
+        # the first run's result arriving even later changes nothing either
+        assert vstore.record(db, repo="o/f", pr=3, result=result("pass"), now=50.0, answers=first) == second
+        assert vstore.get(db, "o/f", "c" * 40, "unit", "cpu")["verdict"] == "fail"
+        # a result tied to no run (a missing nightly's red) is stored as before
+        assert vstore.record(db, repo="o/f", pr=3, result=result("pass"), now=60.0) is None
+        assert vstore.get(db, "o/f", "c" * 40, "unit", "cpu")["verdict"] == "pass"
+    finally:
+        db.close()
