@@ -657,7 +657,8 @@ class SyncService:
         chain's next picks, and push with a lease on the person's head — the one documented
         exception to "never overwrite a person's commits" (docs/github.md). Comments what it did
         or why the unit waits. Returns ``folded`` / ``waiting`` / ``raced``, or ``""`` when
-        neither ``head`` nor forksync's last push holds a conflict commit (a plain resolution)."""
+        forksync's last push holds no conflict commit (a plain resolution; a conflict commit only
+        ``head`` holds is a person's and is never folded)."""
         d = await self.ensure_repo(full_name)
         url, secrets = await self.remote_url(full_name, ctx.installation_id)
         async with self._lock(full_name):
@@ -671,8 +672,9 @@ class SyncService:
                 had = await asyncio.to_thread(_stop_or_none, str(d), base, row["pushed_tip"])
             # only the conflict commit forksync pushed is folded: one with forksync's committer
             # but another sha (a history rewrite that keeps committers, or a forged identity) is
-            # a person's commit, and its own changes were never checked
-            if chk.stop is None or (had is not None and chk.stop.conflict_commit != had.conflict_commit):
+            # a person's commit, and its own changes were never checked — also when forksync's
+            # last push carries no conflict commit at all
+            if chk.stop is None or had is None or chk.stop.conflict_commit != had.conflict_commit:
                 if had is None:
                     return ""
                 keep = resolution.keep_ref(unit_id, had.conflict_commit)

@@ -369,3 +369,40 @@ async def test_a_rewritten_conflict_commit_with_forksyncs_committer_is_never_fol
                for c in comments), comments
     assert fork_git(w, "rev-parse", branch) == mine
     assert (await w.pr(chain["number"]))["merged"] is False
+
+
+async def test_a_conflict_commit_forksync_never_pushed_is_not_folded_on_a_branch_without_one(world, tmp_path):
+    """After a fold forksync's last push carries no conflict commit. A person then pushes a commit of
+    their own with the ``Forksync-Conflict:`` trailer and forksync's committer (a name a pusher sets)
+    and a "resolution" on top: forksync pushed no such commit, so nothing is folded and the person's
+    commit's own changes never become part of a ``[RESOLVED]`` pick."""
+    w, up_src, upstream = world
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    [chain] = await open_prs(w.alice)
+    branch = f"forksync/chain-{c2[:12]}"
+    wt = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
+    commit_files(wt, {"third_party/amd/x.cpp": "int x = 12;\n" + MIDDLE + "int z;\n"}, "resolve x")
+    git(wt, "push", "-q", "origin", "HEAD")
+    await w.bot.settle()
+    assert len([c for c in await bot_comments(w, chain["number"]) if "checked and folded" in c]) == 1
+    assert "Forksync-Conflict" not in fork_git(w, "log", "--format=%B", f"main..{branch}")
+
+    git(wt, "fetch", "-q", "origin")
+    git(wt, "reset", "-q", "--hard", f"origin/{branch}")
+    (wt / "python/a.py").write_text("a = 99  # not part of any resolution\n")
+    (wt / "third_party/amd/x.cpp").write_text("<<<<<<< fork\nint x = 12;\n=======\nint x = 2;\n>>>>>>> upstream\n"
+                                              + MIDDLE + "int z;\n")
+    env = {**os.environ, **GIT_ENV, "GIT_COMMITTER_NAME": COMMITTER[0], "GIT_COMMITTER_EMAIL": COMMITTER[1],
+           "HOME": str(wt)}
+    subprocess.run(["git", "commit", "-q", "-a", "-m", f"[CONFLICT] x\n\nForksync-Conflict: {c2}\n"],
+                   cwd=wt, env=env, check=True)
+    mine = commit_files(wt, {"third_party/amd/x.cpp": "int x = 13;\n" + MIDDLE + "int z;\n"}, "resolve x again")
+    git(wt, "push", "-q", "origin", "HEAD")
+    await w.bot.settle()
+    comments = await bot_comments(w, chain["number"])
+    assert len([c for c in comments if "checked and folded" in c]) == 1, comments
+    assert fork_git(w, "rev-parse", branch) == mine                      # the person's commits stay as they are
+    assert (await w.pr(chain["number"]))["merged"] is False
