@@ -23,7 +23,7 @@ from typing import Callable
 
 from aiohttp import web
 
-from bot.agents.redact import configured_secrets, scrub
+from bot.agents.redact import GITHUB_TOKEN, configured_secrets, scrub
 from bot.dashboard import plots, views
 from bot.dashboard.access import ALLOWED_KEY, USER_KEY, install
 from bot.store import Store
@@ -118,11 +118,13 @@ def _shown(doc):
     """``doc`` as a page or an answer may show it: every text (and key) through
     :func:`bot.agents.redact.scrub`, so the userinfo of a URL (an upstream outside GitHub is
     recorded by its clone URL, which may carry a password; git quotes it in a fetch error) and
-    the value of every configured secret never reach a visitor, whichever stored field holds
-    them — rows written by an earlier release included. One search of the whole document first:
-    a clean one (the usual case) is returned as it is, without a scrub of each of its texts."""
+    the value of every configured secret and every GitHub token never reach a visitor, whichever
+    stored field holds them — rows written by an earlier release included. One search of the whole
+    document first for anything the scrub removes: a clean one (the usual case) is returned as it
+    is, without a scrub of each of its texts."""
     text = json.dumps(doc)
-    if not _MAYBE_USERINFO.search(text) and not any(json.dumps(v)[1:-1] in text for v in configured_secrets()):
+    if (not _MAYBE_USERINFO.search(text) and not GITHUB_TOKEN.search(text)
+            and not any(json.dumps(v)[1:-1] in text for v in configured_secrets())):
         return doc
     return _scrubbed(doc)
 

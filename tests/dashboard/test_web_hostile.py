@@ -167,3 +167,27 @@ async def test_no_credentials_on_any_page_or_answer(tmp_path):
     finally:
         forget_secrets()
         await c.close()
+
+
+async def test_a_github_token_no_one_registered_is_not_shown(tmp_path):
+    # the scrub removes a GitHub token by its shape (a token of the fork's own CI quoted in a stored
+    # error); a document holding only such a token, no URL password and no registered secret, is
+    # scrubbed all the same
+    token = "ghp_" + "A1b2C3d4" * 5
+
+    def with_token(store: Store) -> None:
+        st = sync_store.load_status(store, FORK)
+        sync_store.save_status(store, replace(st, last_fetch_error=f"fetch refused for {token}"))
+
+    forget_secrets()
+    c = await serve(tmp_path, with_token)
+    try:
+        for path in (f"/api/v1/forks/{FORK}/overview", f"/forks/{FORK}/overview", "/api/v1/forks", "/?all=1"):
+            r = await c.get(path)
+            body = await r.text()
+            assert r.status == 200, (path, r.status)
+            assert token not in body, path
+        overview = await (await c.get(f"/api/v1/forks/{FORK}/overview")).json()
+        assert overview["stale"]["reason"].endswith("fetch refused for ***")
+    finally:
+        await c.close()
