@@ -160,8 +160,9 @@ class SyncService:
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         out, err = await asyncio.wait_for(proc.communicate(), GIT_TIMEOUT_S)
         if check and proc.returncode != 0:
-            raise SyncError(scrub(f"git {' '.join(argv[:3])} failed ({proc.returncode}): "
-                                  f"{err.decode(errors='replace').strip()[:500]}", list(secrets)))
+            # stderr scrubbed whole, then cut: a cut through a token leaves a part no scrub knows
+            why = scrub(err.decode(errors="replace").strip(), list(secrets))[:500]
+            raise SyncError(scrub(f"git {' '.join(argv[:3])} failed ({proc.returncode}): {why}", list(secrets)))
         return out.decode(errors="replace")
 
     async def ensure_repo(self, full_name: str) -> Path:
