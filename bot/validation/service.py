@@ -267,8 +267,7 @@ class ValidationService:
             now_row = vstore.get(ctx.store, full, d.commit, d.suite, d.platform)
             if now_row is not None and vstore.attempt_of(now_row):
                 # a re-run was dispatched before this run reported: its result is not this one
-                return [f"{d.suite} @ {d.commit[:12]}: result of request {d.request_id} superseded by a re-run "
-                        f"(request {vstore.attempt_of(now_row)}); not counted"]
+                return [superseded_note(d, d.request_id, vstore.attempt_of(now_row))]
             return [f"workflow run for unknown request {d.request_id}: ignored"]
         if row["status"] == "done":
             return [f"{d.suite} @ {d.commit[:12]}: already recorded"]
@@ -395,7 +394,8 @@ class ValidationService:
 
 
 def superseded_note(result, attempt: str, lost_to: str) -> str:
-    """The note of a result that answered an attempt a re-run replaced (not counted)."""
+    """The note of a result that answered an attempt a re-run replaced (not counted); ``result``:
+    what names the suite and commit (``suite``, ``commit``: a ``RunResult`` or a ``Dispatch``)."""
     return (f"{result.suite} @ {result.commit[:12]}: result of request {attempt} superseded by a re-run "
             f"(request {lost_to}); not counted")
 
@@ -432,8 +432,8 @@ async def after_hold(ctx, full: str, branch_prefix: str) -> list[str]:
     """Re-evaluate the gate of every open sync PR of ``full`` (head branch ``branch_prefix``…, in
     ``full`` itself) after ``hold``/``unhold`` changed: a gate that finished red only for the hold
     would otherwise keep saying "held" after ``unhold`` (nothing else re-evaluates a completed red
-    gate whose checks did not move), and a green one would say "ready" while held. Returns notes,
-    one per PR whose evaluation failed (the others still run)."""
+    gate whose checks did not move), and a green one would say "ready" while held. Returns the
+    evaluations' notes, and one note per PR that GitHub refused to evaluate (the others still run)."""
     v = ctx.validation
     if not v:
         return []
@@ -469,5 +469,5 @@ def downloader_for(ctx):
     return session_downloader(getattr(gh, "_session", None), token)
 
 
-__all__ = ["ValidationService", "Trusted", "superseded_note", "command_retest", "command_merge", "after_signoff",
+__all__ = ["ValidationService", "Trusted", "superseded_note", "command_retest", "command_merge", "after_hold", "after_signoff",
            "downloader_for"]
