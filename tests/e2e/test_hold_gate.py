@@ -3,7 +3,7 @@ for the hold does not keep saying "held" after ``unhold``, and the PR merges wit
 nudge; a gate waiting for something else says "held" at once, and no longer after ``unhold``."""
 import pytest
 
-from tests.support.validation_world import close_world, make_world
+from tests.support.validation_world import close_world, gate_failing, make_world
 
 
 @pytest.fixture
@@ -11,11 +11,6 @@ async def world(fake_github, tmp_path):
     w = await make_world(fake_github, tmp_path)
     yield w
     await close_world(w)
-
-
-def failing(w, sha: str) -> list[str]:
-    run = w.run_of(sha, "forksync/gate")
-    return [line.split("`")[1] for line in run.output["summary"].splitlines() if line.startswith("| ❌")]
 
 
 async def comment(w, number: int, body: str) -> None:
@@ -32,7 +27,7 @@ async def test_unhold_lifts_the_hold_from_a_finished_gate_and_the_pr_merges(worl
     await w.bot.settle()
     await w.people["carol"].post(f"/repos/meta/triton/pulls/{pr['number']}/reviews", data={"event": "APPROVE"})
     await w.bot.settle()
-    assert failing(w, head) == ["hold"]
+    assert gate_failing(w, head) == ["hold"]
     assert (await w.pr(pr["number"]))["merged"] is False
     await comment(w, issue["number"], "/forksync unhold")
     assert (await w.pr(pr["number"]))["merged"] is True
@@ -44,10 +39,10 @@ async def test_hold_shows_on_a_waiting_gate_at_once_and_unhold_takes_it_off(worl
     head = w.push_branch("forksync/bundle-amd", {"amd/kernel.txt": "v2\n"}, "Touch amd")
     pr = await w.open_pr("forksync/bundle-amd")
     await w.bot.settle()
-    assert failing(w, head) == ["approval-missing"]         # the owned area waits for its owner
+    assert gate_failing(w, head) == ["approval-missing"]         # the owned area waits for its owner
     issue = await w.alice.post("/repos/meta/triton/issues", data={"title": "ops", "body": "x"})
     await comment(w, issue["number"], "/forksync hold")
-    assert failing(w, head) == ["hold", "approval-missing"]
+    assert gate_failing(w, head) == ["hold", "approval-missing"]
     await comment(w, issue["number"], "/forksync unhold")
-    assert failing(w, head) == ["approval-missing"]
+    assert gate_failing(w, head) == ["approval-missing"]
     assert (await w.pr(pr["number"]))["merged"] is False

@@ -4,7 +4,7 @@ parents, what ``Update branch`` makes); content written into the merge itself vo
 import pytest
 
 from tests.support.github import commit_files, git
-from tests.support.validation_world import close_world, make_world
+from tests.support.validation_world import close_world, gate_failing, make_world
 
 
 @pytest.fixture
@@ -12,11 +12,6 @@ async def world(fake_github, tmp_path):
     w = await make_world(fake_github, tmp_path)
     yield w
     await close_world(w)
-
-
-def failing(w, sha: str) -> list[str]:
-    run = w.run_of(sha, "forksync/gate")
-    return [line.split("`")[1] for line in run.output["summary"].splitlines() if line.startswith("| ❌")]
 
 
 async def approved_and_held(w) -> tuple[dict, str, int]:
@@ -30,7 +25,7 @@ async def approved_and_held(w) -> tuple[dict, str, int]:
     await w.bot.settle()
     await w.people["carol"].post(f"/repos/meta/triton/pulls/{pr['number']}/reviews", data={"event": "APPROVE"})
     await w.bot.settle()
-    assert failing(w, head) == ["hold"]
+    assert gate_failing(w, head) == ["hold"]
     return pr, head, issue["number"]
 
 
@@ -66,7 +61,7 @@ async def test_a_merge_commit_with_content_of_its_own_voids_the_approval(world):
     await w.bot.settle()
     await unhold_and_ask(w, pr, issue)
     assert (await w.pr(pr["number"]))["merged"] is False
-    assert failing(w, merge) == ["approval-missing"]
+    assert gate_failing(w, merge) == ["approval-missing"]
 
 
 async def test_a_clean_merge_of_main_keeps_the_approval(world):

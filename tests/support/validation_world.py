@@ -167,6 +167,12 @@ async def tick_ctx(w: World):
                    installation_id=w.inst)
 
 
+def gate_failing(w: World, sha: str) -> list[str]:
+    """The finding codes of the ``forksync/gate`` check run on ``sha`` (its summary's ❌ rows)."""
+    run = w.run_of(sha, "forksync/gate")
+    return [line.split("`")[1] for line in run.output["summary"].splitlines() if line.startswith("| ❌")]
+
+
 async def close_world(w: World) -> None:
     await w.bot._people_session.close()
     await w.bot.stop()
