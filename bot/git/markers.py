@@ -125,15 +125,21 @@ def files_with_markers(repo_path: str | Path, base: str, head: str) -> list[Mark
     return sorted(hits, key=lambda x: x.path)
 
 
-def conflict_commits(repo_path: str | Path, base: str, head: str) -> list[tuple[str, str]]:
-    """``(commit sha, upstream sha)`` for each commit in ``base..head`` (reachable from head, not
-    from base) whose message carries ``Forksync-Conflict: <40-hex upstream sha>``, oldest first.
-    Raises :class:`RefError` when ``base`` or ``head`` does not resolve."""
+def _range(repo_path: str | Path, base: str, head: str):
+    """``(repository, the commits of base..head oldest first)``; :class:`RefError` as the callers say."""
     repo = _open(repo_path)
     b = _commit(repo, base, repo_path)
     h = _commit(repo, head, repo_path)
     walker = repo.walk(h.id, SortMode.TOPOLOGICAL | SortMode.REVERSE)
     walker.hide(b.id)
+    return repo, walker
+
+
+def conflict_commits(repo_path: str | Path, base: str, head: str) -> list[tuple[str, str]]:
+    """``(commit sha, upstream sha)`` for each commit in ``base..head`` (reachable from head, not
+    from base) whose message carries ``Forksync-Conflict: <40-hex upstream sha>``, oldest first.
+    Raises :class:`RefError` when ``base`` or ``head`` does not resolve."""
+    _, walker = _range(repo_path, base, head)
     out = []
     for c in walker:
         up = conflict_upstream(c.message)
@@ -150,11 +156,7 @@ def merges_with_content(repo_path: str | Path, base: str, head: str) -> tuple[st
     merge of the base into a sync branch is not one: what it brings is already on the base.
     Raises :class:`RefError` when ``base`` or ``head`` does not resolve and
     :class:`bot.git.repo.GitIOError` when git cannot run the merge (objects missing)."""
-    repo = _open(repo_path)
-    b = _commit(repo, base, repo_path)
-    h = _commit(repo, head, repo_path)
-    walker = repo.walk(h.id, SortMode.TOPOLOGICAL | SortMode.REVERSE)
-    walker.hide(b.id)
+    repo, walker = _range(repo_path, base, head)
     out = []
     for c in walker:
         if len(c.parent_ids) < 2:
