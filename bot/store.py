@@ -22,9 +22,10 @@ from __future__ import annotations
 import sqlite3
 import threading
 import weakref
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import sqlite_utils
 from sqlite_utils.migrations import Migrations
@@ -202,6 +203,19 @@ class Store:
     def schema_version(self) -> int:
         """How many versioned steps this database has had (``PRAGMA user_version``)."""
         return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """The store's lock and one ``BEGIN IMMEDIATE`` … ``COMMIT`` transaction (``ROLLBACK`` on
+        an exception; a savepoint inside a transaction already): a row read and written back is not
+        interleaved with another thread's or process's write. Yields the connection."""
+        with self.lock:
+            if self.conn.in_transaction:
+                with self.db.atomic():
+                    yield self.conn
+                return
+            with _immediate(self.conn):
+                yield self.conn
 
     def close(self) -> None:
         _OPEN_STORES.discard(self)

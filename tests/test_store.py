@@ -171,3 +171,27 @@ def test_a_failing_step_changes_nothing_and_stays_pending(tmp_path, steps):
     conn = sqlite3.connect(path)
     assert [r[1] for r in conn.execute("PRAGMA table_info(command_runs)")][4] == "by"     # the whole upgrade rolled back
     conn.close()
+
+
+def test_a_transaction_holds_the_write_lock_nests_and_rolls_back(tmp_path):
+    """``Store.transaction``: another connection cannot write while it is open (a read-modify-write
+    of a result row is never interleaved with another process's); inside one, another is a
+    savepoint; an exception rolls back everything it wrote."""
+    s = store_mod.Store(tmp_path / "s.sqlite")
+    s.conn.execute("CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER)")
+    other = sqlite3.connect(tmp_path / "s.sqlite", timeout=0, isolation_level=None)
+    with s.transaction() as conn:
+        conn.execute("INSERT INTO t VALUES ('a', 1)")
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            other.execute("INSERT INTO t VALUES ('b', 2)")
+        with s.transaction() as inner:
+            inner.execute("INSERT INTO t VALUES ('c', 3)")
+    assert not s.conn.in_transaction
+    with pytest.raises(ZeroDivisionError):
+        with s.transaction() as conn:
+            conn.execute("INSERT INTO t VALUES ('d', 4)")
+            1 / 0
+    other.execute("INSERT INTO t VALUES ('b', 2)")
+    assert sorted(r[0] for r in other.execute("SELECT k FROM t")) == ["a", "b", "c"]
+    other.close()
+    s.close()

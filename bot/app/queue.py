@@ -169,25 +169,6 @@ def summarize_payload(data) -> dict:
     }
 
 
-def _tx(store: Store):
-    """``BEGIN IMMEDIATE`` … ``COMMIT`` (rolls back on error) under the store's lock."""
-
-    class _T:
-        def __enter__(self):
-            store.lock.acquire()
-            store.conn.execute("BEGIN IMMEDIATE")
-            return store.conn
-
-        def __exit__(self, et, ev, tb):
-            try:
-                store.conn.execute("ROLLBACK" if et else "COMMIT")
-            finally:
-                store.lock.release()
-            return False
-
-    return _T()
-
-
 def enqueue(store: Store, *, delivery_id: str, hook_id: str | None, event: str, body: bytes,
             content_type: str = "application/json", summary: dict | None = None,
             now: float | None = None) -> str:
@@ -207,7 +188,7 @@ def enqueue_many(store: Store, items: list[dict], now: float | None = None) -> l
     ``items`` hold :func:`enqueue`'s keyword arguments; returns one result per item, in order."""
     now = time.time() if now is None else now
     out: list[str] = []
-    with _tx(store) as c:
+    with store.transaction() as c:
         for it in items:
             out.append(_enqueue_one(c, now=now, **it))
     return out
@@ -254,7 +235,7 @@ def claim(store: Store, worker_id: str, policy: QueuePolicy = QueuePolicy(),
     """Lease the oldest due delivery: queued, failed and due for retry, or processing with an
     expired lease (its worker died). Bumps ``attempts``. None when nothing is due."""
     now = time.time() if now is None else now
-    with _tx(store) as c:
+    with store.transaction() as c:
         row = c.execute(
             "SELECT id FROM webhook_deliveries WHERE"
             " (state IN ('queued','failed') AND next_attempt_at <= ?)"
@@ -281,7 +262,7 @@ def claim_many(store: Store, worker_id: str, limit: int, policy: QueuePolicy = Q
             " OR (state='processing' AND lease_until < ?) LIMIT 1", (now, now)).fetchone()
     if due is None:
         return []
-    with _tx(store) as c:
+    with store.transaction() as c:
         ids = [r[0] for r in c.execute(
             "SELECT id FROM webhook_deliveries WHERE"
             " (state IN ('queued','failed') AND next_attempt_at <= ?)"
@@ -306,7 +287,7 @@ def finish_many(store: Store, worker_id: str, results: list[tuple[str, str, str,
     of each (``done``/``failed``/``dead``, None when the lease was lost)."""
     now = time.time() if now is None else now
     out: list[str | None] = []
-    with _tx(store) as c:
+    with store.transaction() as c:
         for key, kind, text, permanent in results:
             row = c.execute("SELECT attempts FROM webhook_deliveries WHERE id=? AND state='processing'"
                             " AND lease_owner=?", (key, worker_id)).fetchone()
@@ -339,7 +320,7 @@ def complete(store: Store, key: str, worker_id: str, outcome: str = "",
              now: float | None = None) -> bool:
     """Mark a leased delivery done. False when the lease was lost (another worker took over)."""
     now = time.time() if now is None else now
-    with _tx(store) as c:
+    with store.transaction() as c:
         cur = c.execute("UPDATE webhook_deliveries SET state='done', finished_at=?, lease_owner='',"
                         " outcome=?, last_error='' WHERE id=? AND state='processing' AND lease_owner=?",
                         (now, outcome[:2000], key, worker_id))
@@ -354,7 +335,7 @@ def fail(store: Store, key: str, worker_id: str, error: str, *, permanent: bool 
     which); None when the lease was lost."""
     now = time.time() if now is None else now
     error = error[:4000]
-    with _tx(store) as c:
+    with store.transaction() as c:
         row = c.execute("SELECT attempts FROM webhook_deliveries WHERE id=? AND state='processing'"
                         " AND lease_owner=?", (key, worker_id)).fetchone()
         if row is None:
@@ -366,7 +347,7 @@ def renew_leases(store: Store, worker_id: str, until: float) -> int:
     """Extend to ``until`` the leases ``worker_id`` holds (deliveries it claimed and has not
     finished), so a delivery that runs longer than ``lease_s`` is not claimed by a second worker
     while the first still runs it. Returns how many were extended."""
-    with _tx(store) as c:
+    with store.transaction() as c:
         return c.execute("UPDATE webhook_deliveries SET lease_until=? WHERE state='processing' AND lease_owner=?",
                          (until, worker_id)).rowcount
 
@@ -378,7 +359,7 @@ def hand_back(store: Store, worker_id: str, keys: list[str], now: float | None =
     container) or on another host (a recreated one). Returns how many were handed back."""
     now = time.time() if now is None else now
     n = 0
-    with _tx(store) as c:
+    with store.transaction() as c:
         for key in keys:
             n += c.execute("UPDATE webhook_deliveries SET state='queued', attempts=MAX(attempts-1, 0), lease_owner='',"
                            " lease_until=0, next_attempt_at=? WHERE id=? AND state='processing' AND lease_owner=?",
@@ -390,7 +371,7 @@ def release_orphans(store: Store, is_alive) -> list[str]:
     """Expire the leases of deliveries whose worker is known dead (``is_alive(lease_owner)`` is
     False), so a restarted worker takes them over at once instead of after ``lease_s``.
     Returns the released ids."""
-    with _tx(store) as c:
+    with store.transaction() as c:
         rows = c.execute("SELECT id, lease_owner FROM webhook_deliveries WHERE state='processing'").fetchall()
         gone = [i for i, owner in rows if not is_alive(owner)]
         for i in gone:
@@ -401,7 +382,7 @@ def release_orphans(store: Store, is_alive) -> list[str]:
 def retry_dead(store: Store, key: str, now: float | None = None) -> bool:
     """Put a dead delivery back in the queue (``forksync queue --retry ID``)."""
     now = time.time() if now is None else now
-    with _tx(store) as c:
+    with store.transaction() as c:
         cur = c.execute("UPDATE webhook_deliveries SET state='queued', attempts=0, next_attempt_at=?,"
                         " dead_reason='' WHERE id=? AND state IN ('dead','failed')", (now, key))
         return cur.rowcount == 1

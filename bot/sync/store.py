@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import json
-from contextlib import contextmanager
 from dataclasses import replace
 
 from bot.agents.redact import scrub
@@ -85,7 +84,7 @@ def record_job(store: Store, repo: str, job: str, error: str | None, now: float)
     succeeded, which clears it; stored through :func:`bot.agents.redact.scrub`). Returns whether the set of failing jobs changed (the status issue
     then needs a refresh). Writes only the failing-jobs column (read and written under the store's
     lock, in one transaction), so a sync saving its status meanwhile neither loses nor restores a job."""
-    with _status_tx(store):
+    with store.transaction():
         st = load_status(store, repo) or SyncStatus(repo=repo)
         jobs = {j["job"]: j for j in st.failing_jobs}
         before = set(jobs)
@@ -108,7 +107,7 @@ def set_hold(store: Store, repo: str, on: bool, held_by: str) -> bool:
     (another worker may store a hold meanwhile). Writes only the hold columns, so a sync that
     loaded the status before the command and saves it after keeps the hold (:func:`save_status`
     never writes them)."""
-    with _status_tx(store):
+    with store.transaction():
         st = load_status(store, repo) or SyncStatus(repo=repo)
         if held_by and st.held_by and held_by < st.held_by:
             return False
@@ -145,31 +144,13 @@ def _write(store: Store, status: SyncStatus, *, keep: tuple[str, ...] = (), only
     row["held"] = int(status.held)
     row["deferred_json"] = json.dumps(list(status.deferred))
     row["units_json"] = json.dumps(list(status.units))
-    with _status_tx(store):
+    with store.transaction():
         stored = list(store.db["sync_status"].rows_where("repo = ?", [status.repo])) if keep or only else []
         if stored and only:
             row = {**stored[0], **{k: row[k] for k in only}}
         elif stored:
             row.update({k: stored[0][k] for k in keep if k in stored[0]})
         store.db["sync_status"].upsert(row, pk="repo")
-
-
-@contextmanager
-def _status_tx(store: Store):
-    """The store's lock and one ``BEGIN IMMEDIATE`` transaction (a savepoint inside one already):
-    a status row read and written back is not interleaved with another process's write."""
-    with store.lock:
-        if store.conn.in_transaction:
-            with store.db.atomic():
-                yield
-            return
-        store.conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            store.conn.execute("ROLLBACK")
-            raise
-        store.conn.execute("COMMIT")
 
 
 def _status_from_row(r: dict) -> SyncStatus:
@@ -247,7 +228,7 @@ def untrack(store: Store, fork: str, installation_id: int | None = None) -> bool
     Its status, metrics history and ledger stay, for the dashboard. ``installation_id``: only when
     the fork is tracked under that installation (a later reinstall tracks it under a new one).
     Returns whether it was tracked."""
-    with _status_tx(store):
+    with store.transaction():
         rows = list(store.db["tracked_forks"].rows_where("fork = ?", [fork]))
         if not rows or (installation_id is not None and rows[0]["installation_id"] != installation_id):
             return False
@@ -373,18 +354,11 @@ def has_snapshots(store: Store, repo: str) -> bool:
 
 def replace_ledger(store: Store, repo: str, rows: list[dict]) -> None:
     """The fork's ``ledger_snapshot`` becomes ``rows`` (one transaction: a reader sees the old or the new one)."""
-    with store.lock:
-        conn = store.conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            conn.execute("DELETE FROM ledger_snapshot WHERE repo = ?", [repo])
-            cols = list(LEDGER_SNAPSHOT.columns)
-            conn.executemany(f"INSERT INTO ledger_snapshot ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
-                             [[r.get(c) for c in cols] for r in rows])
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+    with store.transaction() as conn:
+        conn.execute("DELETE FROM ledger_snapshot WHERE repo = ?", [repo])
+        cols = list(LEDGER_SNAPSHOT.columns)
+        conn.executemany(f"INSERT INTO ledger_snapshot ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+                         [[r.get(c) for c in cols] for r in rows])
 
 
 def save_plan(store: Store, repo: str, at: float, units: list[dict]) -> None:

@@ -55,23 +55,16 @@ def save_state_rows(store: Store, repo: str, tracked: list[tuple], green: list[t
     commit_sha, time, run)``, named values ``(key, data)`` and the processed run ``(run,
     processed_at, actions[, nightly_at])`` (epoch s), and delete its tracked causes ``drop`` (re-keyed under a new
     signature version), in one transaction (``BEGIN IMMEDIATE``)."""
-    with store.lock:
-        conn = store.conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            conn.executemany("DELETE FROM triage_tracked WHERE repo = ? AND key = ?", [(repo, k) for k in drop])
-            conn.executemany("INSERT OR REPLACE INTO triage_tracked (repo, key, data, updated_at) VALUES (?, ?, ?, ?)",
-                             [(repo, *t) for t in tracked])
-            conn.executemany("INSERT OR REPLACE INTO triage_green (repo, test, commit_sha, time, run) VALUES (?, ?, ?, ?, ?)",
-                             [(repo, *g) for g in green])
-            conn.executemany("INSERT OR REPLACE INTO triage_meta (repo, key, data) VALUES (?, ?, ?)", [(repo, *m) for m in meta])
-            run = (*run, None) if len(run) == 3 else tuple(run)
-            conn.execute("INSERT OR REPLACE INTO triage_runs (repo, run, processed_at, actions, nightly_at) VALUES (?, ?, ?, ?, ?)",
-                         (repo, *run))
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+    with store.transaction() as conn:
+        conn.executemany("DELETE FROM triage_tracked WHERE repo = ? AND key = ?", [(repo, k) for k in drop])
+        conn.executemany("INSERT OR REPLACE INTO triage_tracked (repo, key, data, updated_at) VALUES (?, ?, ?, ?)",
+                         [(repo, *t) for t in tracked])
+        conn.executemany("INSERT OR REPLACE INTO triage_green (repo, test, commit_sha, time, run) VALUES (?, ?, ?, ?, ?)",
+                         [(repo, *g) for g in green])
+        conn.executemany("INSERT OR REPLACE INTO triage_meta (repo, key, data) VALUES (?, ?, ?)", [(repo, *m) for m in meta])
+        run = (*run, None) if len(run) == 3 else tuple(run)
+        conn.execute("INSERT OR REPLACE INTO triage_runs (repo, run, processed_at, actions, nightly_at) VALUES (?, ?, ?, ?, ?)",
+                     (repo, *run))
 
 
 def adopt_unassigned(store: Store, repo: str) -> int:
@@ -79,16 +72,9 @@ def adopt_unassigned(store: Store, repo: str) -> int:
     fork, whose fork is known (the configured fork of ``forksync triage nightly``). A row the fork
     already has under the same key keeps the fork's. Returns how many rows moved."""
     moved = 0
-    with store.lock:
-        conn = store.conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            for t in (TRACKED, RUNS, GREEN, META):
-                moved += conn.execute(f"UPDATE OR IGNORE {t.name} SET repo = ? WHERE repo = ''", [repo]).rowcount
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+    with store.transaction() as conn:
+        for t in (TRACKED, RUNS, GREEN, META):
+            moved += conn.execute(f"UPDATE OR IGNORE {t.name} SET repo = ? WHERE repo = ''", [repo]).rowcount
     return moved
 
 

@@ -433,8 +433,9 @@ async def after_hold(ctx, full: str, branch_prefix: str) -> list[str]:
     ``full`` itself) after ``hold``/``unhold`` changed: a gate that finished red only for the hold
     would otherwise keep saying "held" after ``unhold`` (nothing else re-evaluates a completed red
     gate whose checks did not move), and a green one would say "ready" while held. Returns the
-    evaluations' notes, and one note per PR that GitHub refused to evaluate (the others still run)."""
-    v = ctx.validation
+    evaluations' notes, and one note per PR that GitHub refused to evaluate (the others still run).
+    A context without a validation service (a process that only syncs) re-evaluates nothing."""
+    v = getattr(ctx, "validation", None)
     if not v:
         return []
     notes: list[str] = []

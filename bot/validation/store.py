@@ -95,7 +95,8 @@ def mark_pending(db, *, repo: str, pr: int, sha: str, suite: str, platform: str,
     must answer (:func:`record`). The earlier notes of superseded results are kept."""
     attempt = request_id or f"local-{uuid.uuid4().hex[:16]}"
     key = result_key(repo, sha, suite, platform)
-    with db.lock:
+    # one transaction: another worker process's result is not written between the read and the write
+    with db.transaction():
         old = get(db, repo, sha, suite, platform) or {}
         _upsert(db, {"key": key, "repo": repo, "pr": pr, "sha": sha, "suite": suite,
                      "platform": platform, "level": level, "status": "pending", "verdict": "pending",
@@ -113,7 +114,8 @@ def record(db, *, repo: str, pr: int, result, now: float, check_run_id: int = 0,
     stored: a line goes to the row's ``superseded`` and the attempt it lost to is returned (None
     when stored). Without ``answers`` (a result not tied to a run) it is stored as before."""
     key = result_key(repo, result.commit, result.suite, result.platform)
-    with db.lock:
+    # one transaction: a re-run marked pending by another process lands before or after, never between
+    with db.transaction():
         old = get(db, repo, result.commit, result.suite, result.platform) or {}
         current = attempt_of(old)
         if answers is not None and old and current != answers:
