@@ -34,7 +34,7 @@ from bot.github.fork_config import load_fork_config
 from bot.sync import store as sync_store
 from bot.sync.status import SyncStatus
 from bot.validation import signoff
-from bot.validation.service import after_hold, after_signoff, command_merge, command_retest
+from bot.validation.service import after_hold, after_l3_queued, after_signoff, command_merge, command_retest
 
 
 class _Comment(BaseModel):
@@ -202,7 +202,8 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
                                     int(ctx.now()))
         except signoff.SignoffError as e:
             return reply(f"not queued: {e}")
-        return reply(f"L3 `{cmd.workload}` queued ({len(runs)} run(s)) on `{pr['head']['sha'][:12]}`.")
+        return reply(f"L3 `{cmd.workload}` queued ({len(runs)} run(s)) on `{pr['head']['sha'][:12]}`.",
+                     await after_l3_queued(ctx, full, number))
     if isinstance(cmd, cm.Retest):
         if svc:
             return reply(await command_retest(ctx, full, number, cmd.suite, user))

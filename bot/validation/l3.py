@@ -62,4 +62,6 @@ async def l3_tick(ctx, full: str, *, platforms: tuple[str, ...] = ("cpu",), limi
             result = RunResult.from_json(row["result_json"])
             await answer_l3(ctx, full, run, result, suite)
             notes.append(f"L3 {run.workload}@{plat} on #{run.pr}: {result.verdict}")
+            # the gate counts the PR's L3 results: it showed this run pending until now
+            notes += await v.evaluate(ctx, full, run.pr, tr=tr)
     return notes
