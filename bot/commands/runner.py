@@ -197,8 +197,17 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
                      await after_signoff(ctx, full, number))
     if isinstance(cmd, cm.L3):
         pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full), "number": number})
+        suites = cfg.suites
+        if ctx.validation:
+            # the suites l3_tick will run are the trusted ones: a broken file on the default branch is
+            # said now, naming the file, line and key, not after the run was queued on a stale copy
+            tr = await ctx.validation.trusted(ctx, full)
+            if tr.error:
+                return reply("not queued: the trusted `.github/forksync.yml` on the default branch is invalid, so "
+                             "its L3 suites are unknown; fix it there, then ask again.", f"```\n{tr.error}\n```")
+            suites = tr.suites
         try:
-            runs = signoff.queue_l3(ctx.store, full, number, pr["head"]["sha"], cmd.workload, cfg.suites, user,
+            runs = signoff.queue_l3(ctx.store, full, number, pr["head"]["sha"], cmd.workload, suites, user,
                                     int(ctx.now()))
         except signoff.SignoffError as e:
             return reply(f"not queued: {e}")

@@ -351,8 +351,11 @@ def _l3_findings(pr: PRState, blocking, passed):
         asked = [q for q in pr.l3_requests if (q.workload, q.platform) == (workload, plat)]
         here = [q for q in asked if q.head_sha == pr.head_sha]
         rows = [r for r in pr.results if (r.suite, r.platform) == (workload, plat) and r.sha == pr.head_sha]
-        if any(q.status in ("queued", "running") for q in here) or (rows and rows[-1].verdict == "pending"):
-            state = "running" if rows or any(q.status == "running" for q in here) else "queued"
+        queued = any(q.status == "queued" for q in here)
+        running = any(q.status == "running" for q in here)
+        # a finished result on the head is the evidence even while its request is not closed yet
+        if queued or (rows and rows[-1].verdict == "pending") or (running and not rows):
+            state = "queued" if queued and not running else "running"
             blocking.append(Finding("l3-pending", f"`/forksync l3 {workload}` is {state} on {pr.head_sha[:12]}; "
                                     "nothing merges before its result", subj))
         elif rows and rows[-1].verdict == "pass":

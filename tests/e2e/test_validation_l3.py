@@ -2,9 +2,12 @@
 on a tick, its result, owners' sign-offs, and what the gate and the PR show when any of it goes
 wrong (a short or red run, a head that moves, a result that never arrives, a broken config)."""
 
+import time
+
 import pytest
 
 from bot.app import schedules
+from bot.validation import signoff
 from tests.support.validation_world import CONFIG, close_world, fork_files, make_world, tick_ctx
 
 #: ``heavy`` declares four tests; the fork has three, so every run of it is short (red).
@@ -58,3 +61,75 @@ async def test_a_short_l3_run_blocks_the_merge_even_when_signed_off(short_world)
     assert codes(w, head) == ("failure", ["l3-failed"])
     summary = w.run_of(head, "forksync/gate").output["summary"]
     assert "heavy/cpu" in summary and "the suite expects exactly 4" in summary, summary
+
+
+@pytest.fixture
+async def world(fake_github, tmp_path):
+    w = await make_world(fake_github, tmp_path, files=fork_files(config=GREEN_L3))
+    yield w
+    await close_world(w)
+
+
+async def test_a_queued_run_whose_head_moved_is_not_run_and_never_counts_for_the_new_head(world):
+    w = world
+    old = w.push_branch("forksync/chain-amd-moved", {"amd/k.txt": "k\n"}, "Touch amd")
+    pr = await w.open_pr("forksync/chain-amd-moved")
+    await w.bot.settle()
+    await say(w, "alice", pr["number"], "/forksync l3 heavy")
+    from tests.e2e.test_validation_more import commit_on
+    new = commit_on(w, "forksync/chain-amd-moved", {"amd/k2.txt": "k2\n"}, "Touch amd again")
+    await w.bot.settle()
+    notes = await schedules.l3_tick(await tick_ctx(w), "meta/triton")
+    assert notes[0] == (f"L3 heavy@cpu on #{pr['number']}: not run, the head moved from {old[:12]} to {new[:12]}")
+    assert w.run_of(old, "forksync/L3/heavy") is None                 # no heavy run on a tree nobody merges
+    [run] = signoff.l3_runs_for(w.bot.store, "meta/triton", pr["number"])
+    assert (run.status, run.head_sha) == ("cancelled", old)
+    assert any(f"**not run** — the head moved from `{old[:12]}` to `{new[:12]}`" in b and "`/forksync l3 heavy`" in b
+               for b in await replies_on(w, pr["number"]))
+    assert codes(w, new) == ("failure", ["approval-missing", "l3-stale"])
+
+
+async def test_a_run_whose_suite_is_gone_from_a_broken_config_says_so_on_the_pr(world):
+    w = world
+    head = w.push_branch("forksync/chain-amd-cfg", {"amd/k.txt": "k\n"}, "Touch amd")
+    pr = await w.open_pr("forksync/chain-amd-cfg")
+    await w.bot.settle()
+    await say(w, "alice", pr["number"], "/forksync l3 heavy")
+    w.push_main({".github/forksync.yml": GREEN_L3.replace("level: L3", "level: L4")}, "Break the config")
+    await w.bot.settle()
+    notes = await schedules.l3_tick(await tick_ctx(w), "meta/triton")
+    assert notes[0].startswith("L3 heavy: not run")
+    [reply] = [b for b in await replies_on(w, pr["number"]) if "**L3 `heavy`**" in b]
+    assert "not run" in reply and ".github/forksync.yml@main:" in reply and "suites[heavy].level" in reply, reply
+    [run] = signoff.l3_runs_for(w.bot.store, "meta/triton", pr["number"])
+    assert (run.status, run.verdict) == ("done", "error")
+    # asked again while the file is broken: refused at once, naming the file, line and key
+    await say(w, "alice", pr["number"], "/forksync l3 heavy please")
+    await say(w, "alice", pr["number"], "/forksync l3 heavy")
+    replies = await replies_on(w, pr["number"])
+    assert "config-invalid" in codes(w, head)[1]
+    assert any("not queued" in b and ".github/forksync.yml@main:" in b and "suites[heavy].level" in b
+               for b in replies), replies
+
+
+async def test_an_l3_result_that_never_arrives_turns_red_on_the_pr_and_the_gate(fake_github, tmp_path):
+    files = fork_files(config=GREEN_L3)
+    files[".github/workflows/forksync-gpu.yml"] = "name: forksync-gpu\n"
+    w = await make_world(fake_github, tmp_path, files=files, backend="github-actions")
+    try:
+        head = w.push_branch("forksync/chain-amd-silent", {"amd/k.txt": "k\n"}, "Touch amd")
+        pr = await w.open_pr("forksync/chain-amd-silent")
+        await w.bot.settle()
+        await say(w, "alice", pr["number"], "/forksync l3 heavy")
+        await schedules.l3_tick(await tick_ctx(w), "meta/triton")
+        ctx = await tick_ctx(w)
+        collect = [n for n in await schedules.collect_tick(ctx, "meta/triton", now=time.time() + 300 + 3600 + 60)
+                   if n.startswith("heavy@")]
+        assert collect[0] == f"heavy@cpu on {head[:12]}: no result, counted red"
+        [run] = signoff.l3_runs_for(w.bot.store, "meta/triton", pr["number"])
+        assert (run.status, run.verdict) == ("done", "error")
+        assert any("**L3 `heavy`**" in b and "**red**" in b and "workflow-failed" in b
+                   for b in await replies_on(w, pr["number"]))
+        assert codes(w, head)[1] == ["suite-error", "approval-missing", "l3-failed"]
+    finally:
+        await close_world(w)
