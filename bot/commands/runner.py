@@ -188,7 +188,8 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
         areas = tuple(lab["name"][len(prefix):] for lab in pr.get("labels") or []
                       if prefix and lab.get("name", "").startswith(prefix))
         try:
-            owners = signoff.signoff_owners(cmd.subject, cfg.areas, areas)
+            # no L3 run flags metrics yet (PRState.metrics_needing_signoff is not fed), so only areas
+            owners = signoff.signoff_owners(cmd.subject, cfg.areas, areas, metrics=())
             signoff.record_signoff(ctx.store, full, number, pr["head"]["sha"], cmd.subject, user, owners,
                                    int(ctx.now()), comment_url)
         except signoff.SignoffError as e:

@@ -133,3 +133,17 @@ async def test_an_l3_result_that_never_arrives_turns_red_on_the_pr_and_the_gate(
         assert codes(w, head)[1] == ["suite-error", "approval-missing", "l3-failed"]
     finally:
         await close_world(w)
+
+
+async def test_a_signoff_of_a_subject_nobody_asked_for_is_refused_not_recorded(world):
+    """A mistyped area (``llvm-pin`` for ``llvm``) by its owner used to be recorded as a "metric"
+    sign-off that no gate rule ever reads, and the reply said "recorded"."""
+    w = world
+    w.push_branch("forksync/chain-llvm-typo", {"llvm/pin.txt": "llvm 23\n"}, "Bump the LLVM pin")
+    pr = await w.open_pr("forksync/chain-llvm-typo")
+    await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/labels", data={"labels": ["area:llvm"]})
+    await w.bot.settle()
+    await say(w, "carol", pr["number"], "/forksync signoff llvm-pin")
+    assert signoff.signoffs_for(w.bot.store, "meta/triton", pr["number"]) == ()
+    assert any("`/forksync signoff llvm-pin`: not recorded: `llvm-pin` is not a configured area" in b
+               and "areas: amd, llvm" in b for b in await replies_on(w, pr["number"]))
