@@ -36,7 +36,7 @@ from bot.validation import store as vstore
 from bot.validation.checks import required_fingerprint
 from bot.validation.gate import GATE_CHECK
 from bot.validation.gate_inputs import base_branch, base_tip, combined_status, protection_checks
-from bot.validation.l3 import l3_tick
+from bot.validation.l3 import answer_l3_result, l3_tick
 from bot.validation.nightly import expected_pairs, missing_nightly, render_alarm
 from bot.validation.service import downloader_for, superseded_note
 from gpu_runner.github_actions import WORKFLOW_FILE, Dispatch, missing_result, parse_run_name
@@ -181,6 +181,9 @@ async def collect_tick(ctx, full: str, *, now: float | None = None, grace_s: int
             notes.append(superseded_note(result, rid, lost_to))
             continue
         notes.append(f"{row['suite']}@{row['platform']} on {row['sha'][:12]}: no result, counted red")
+        if row["level"] == "L3":
+            # the /forksync l3 request is finished and answered too, or it stays "running" for good
+            notes += await answer_l3_result(ctx, full, result, suite)
         if row["pr"]:
             notes += await v.evaluate(ctx, full, row["pr"], tr=tr)
     return notes

@@ -34,7 +34,7 @@ from bot.github.fork_config import load_fork_config
 from bot.sync import store as sync_store
 from bot.sync.status import SyncStatus
 from bot.validation import signoff
-from bot.validation.service import after_hold, after_signoff, command_merge, command_retest
+from bot.validation.service import after_hold, after_l3_queued, after_signoff, command_merge, command_retest
 
 
 class _Comment(BaseModel):
@@ -188,7 +188,8 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
         areas = tuple(lab["name"][len(prefix):] for lab in pr.get("labels") or []
                       if prefix and lab.get("name", "").startswith(prefix))
         try:
-            owners = signoff.signoff_owners(cmd.subject, cfg.areas, areas)
+            # no L3 run flags metrics yet (PRState.metrics_needing_signoff is not fed), so only areas
+            owners = signoff.signoff_owners(cmd.subject, cfg.areas, areas, metrics=())
             signoff.record_signoff(ctx.store, full, number, pr["head"]["sha"], cmd.subject, user, owners,
                                    int(ctx.now()), comment_url)
         except signoff.SignoffError as e:
@@ -197,12 +198,22 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
                      await after_signoff(ctx, full, number))
     if isinstance(cmd, cm.L3):
         pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full), "number": number})
+        suites = cfg.suites
+        if ctx.validation:
+            # the suites l3_tick will run are the trusted ones: a broken file on the default branch is
+            # said now, naming the file, line and key, not after the run was queued on a stale copy
+            tr = await ctx.validation.trusted(ctx, full)
+            if tr.error:
+                return reply("not queued: the trusted `.github/forksync.yml` on the default branch is invalid, so "
+                             "its L3 suites are unknown; fix it there, then ask again.", f"```\n{tr.error}\n```")
+            suites = tr.suites
         try:
-            runs = signoff.queue_l3(ctx.store, full, number, pr["head"]["sha"], cmd.workload, cfg.suites, user,
+            runs = signoff.queue_l3(ctx.store, full, number, pr["head"]["sha"], cmd.workload, suites, user,
                                     int(ctx.now()))
         except signoff.SignoffError as e:
             return reply(f"not queued: {e}")
-        return reply(f"L3 `{cmd.workload}` queued ({len(runs)} run(s)) on `{pr['head']['sha'][:12]}`.")
+        return reply(f"L3 `{cmd.workload}` queued ({len(runs)} run(s)) on `{pr['head']['sha'][:12]}`.",
+                     await after_l3_queued(ctx, full, number))
     if isinstance(cmd, cm.Retest):
         if svc:
             return reply(await command_retest(ctx, full, number, cmd.suite, user))

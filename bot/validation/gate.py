@@ -44,7 +44,13 @@ Rules, in the order they are reported (the order findings are shown in):
    that area's owners given after the unit's own commits last changed (``approval-missing``); a
    chain touching no owned area needs an approval by any writer. An owner's outstanding
    "changes requested" blocks (``changes-requested``).
-8. ``l3-signoff-missing`` — each touched area with ``requires_l3`` (and each metric an L3 run
+8. L3 runs — every workload and platform someone asked for with ``/forksync l3 <workload>`` on
+   this PR (:class:`L3Request`) needs a green result on exactly the head: queued, running or
+   dispatched → ``l3-pending``; red (failing tests, a crash, a timeout, fewer tests than the
+   suite declares, no result at all) → ``l3-failed``; asked for only on older heads (or
+   cancelled) → ``l3-stale``, since a heavy run on another tree says nothing about this one.
+   A PR nobody asked L3 of has no L3 finding (sign-offs are rule 9's).
+9. ``l3-signoff-missing`` — each touched area with ``requires_l3`` (and each metric an L3 run
    flagged) needs a sign-off by one of its owners (:mod:`bot.validation.signoff`).
 """
 from __future__ import annotations
@@ -130,6 +136,19 @@ class SignOff:
 
 
 @dataclass(frozen=True)
+class L3Request:
+    """A ``/forksync l3 <workload>`` run recorded for the PR (table ``l3_runs``): the head it was
+    asked for and its ``status`` (queued | running | done | cancelled) and ``verdict`` (pass |
+    fail | error | infrastructure once done)."""
+
+    workload: str
+    platform: str
+    head_sha: str
+    status: str = "queued"
+    verdict: str = ""
+
+
+@dataclass(frozen=True)
 class PRState:
     """Everything the gate reads about one PR. Times are epoch seconds.
 
@@ -167,6 +186,7 @@ class PRState:
     reviews: tuple[Review, ...] = ()
     checks: tuple[Check, ...] = ()
     signoffs: tuple[SignOff, ...] = ()
+    l3_requests: tuple[L3Request, ...] = ()
     metrics_needing_signoff: tuple[str, ...] = ()
     unit_updated_at: int = 0
 
@@ -324,6 +344,37 @@ def _approval_findings(pr: PRState, areas: dict[str, AreaPolicy], blocking, pass
             blocking.append(Finding("approval-missing", "a chain needs an approval by a writer", "chain"))
 
 
+def _l3_findings(pr: PRState, blocking, passed):
+    """Rule 8: each (workload, platform) asked for on the PR, judged on the head's result alone."""
+    for workload, plat in dict.fromkeys((q.workload, q.platform) for q in pr.l3_requests):
+        subj = f"{workload}/{plat}"
+        asked = [q for q in pr.l3_requests if (q.workload, q.platform) == (workload, plat)]
+        here = [q for q in asked if q.head_sha == pr.head_sha]
+        rows = [r for r in pr.results if (r.suite, r.platform) == (workload, plat) and r.sha == pr.head_sha]
+        queued = any(q.status == "queued" for q in here)
+        running = any(q.status == "running" for q in here)
+        # a finished result on the head is the evidence even while its request is not closed yet
+        if queued or (rows and rows[-1].verdict == "pending") or (running and not rows):
+            state = "queued" if queued and not running else "running"
+            blocking.append(Finding("l3-pending", f"`/forksync l3 {workload}` is {state} on {pr.head_sha[:12]}; "
+                                    "nothing merges before its result", subj))
+        elif rows and rows[-1].verdict == "pass":
+            passed.append(Finding("l3-green", f"green on {pr.head_sha[:12]}", subj))
+        elif rows:
+            r = rows[-1]
+            why = r.reason or (f"failing: {_shown(r.failing)}" if r.failing else f"verdict {r.verdict!r}")
+            blocking.append(Finding("l3-failed", f"red on {pr.head_sha[:12]}: {why}", subj))
+        elif any(q.status == "done" for q in here):
+            verdict = next(q.verdict for q in reversed(here) if q.status == "done")
+            blocking.append(Finding("l3-failed", f"the run on {pr.head_sha[:12]} ended {verdict or 'without a verdict'} "
+                                    "and left no result", subj))
+        else:
+            older = ", ".join(dict.fromkeys(q.head_sha[:12] for q in asked if q.head_sha != pr.head_sha))
+            blocking.append(Finding("l3-stale", (f"asked for on older head(s) {older}" if older else "cancelled")
+                                    + f"; that says nothing about {pr.head_sha[:12]}: `/forksync l3 {workload}` "
+                                    "runs it on this head", subj))
+
+
 def is_signed_off(target: str, owners, signoffs, since: int = 0) -> str | None:
     """The login of the first owner in ``owners`` who signed off ``target`` at or after ``since``
     (epoch s; the last change to the unit's own commits), else None. Sign-offs by non-owners
@@ -444,6 +495,7 @@ def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaP
             actions.remove("run-suites")
     _check_findings(pr, bool(suites), blocking, passed)
     _approval_findings(pr, area_map, blocking, passed)
+    _l3_findings(pr, blocking, passed)
     _signoff_findings(pr, area_map, blocking, passed)
     if "update-branch" in actions and "run-suites" in actions:
         actions.remove("run-suites")      # running on a head that is about to change is wasted

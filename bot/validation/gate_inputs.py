@@ -8,7 +8,7 @@ the current base?), the PR's files (areas), commits (when the unit's own commits
 clean merges of the base — the bot's ``Update branch`` — do not count, a merge with content of its
 own does; the newest committer date, or the time the bot first saw those commits differ from the
 ones it saw before, whichever is later), reviews with each reviewer's permission,
-the head's other check runs and commit statuses, holds, sign-offs, retest grants and the suite
+the head's other check runs and commit statuses, holds, sign-offs, the ``/forksync l3`` runs asked for, retest grants and the suite
 results on the head and the base (the base tip's, else the newest trunk result).
 
 Conflict markers and conflict commits are read from the **real trees** of base..head in the
@@ -35,7 +35,7 @@ from bot.sync import store as sync_store
 from bot.validation import signoff
 from bot.validation import store as vstore
 from bot.validation.checks import L1_PREFIX
-from bot.validation.gate import GATE_CHECK, Check, PRState, Review
+from bot.validation.gate import GATE_CHECK, Check, L3Request, PRState, Review
 
 #: ``(base sha, head sha) -> git dir`` holding both commits (awaitable); raises when it cannot.
 RepoFor = Callable[[str, str], Awaitable[str | Path]]
@@ -265,4 +265,6 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
         rewritten=facts.rewritten,
         required_checks=required, holds=tuple(holds), results=results,
         base_results=base_results, reviews=tuple(rev), checks=tuple(checks),
-        signoffs=signoff.signoffs_for(store, full, pr["number"]), unit_updated_at=updated)
+        signoffs=signoff.signoffs_for(store, full, pr["number"]), unit_updated_at=updated,
+        l3_requests=tuple(L3Request(r.workload, r.platform, r.head_sha, r.status, r.verdict)
+                          for r in signoff.l3_runs_for(store, full, pr["number"])))

@@ -10,7 +10,7 @@ doubles the reply). Results that arrive later (github-actions) are answered by
 from __future__ import annotations
 
 from bot import templating
-from bot.github.common import comment_once
+from bot.github.common import comment_once, split_repo
 from bot.validation import signoff
 from bot.validation import store as vstore
 from bot.validation.checks import check_name, title_of
@@ -18,10 +18,11 @@ from gpu_runner.result import RunResult
 
 
 async def answer_l3(ctx, full: str, run, result, suite) -> None:
-    """Finish an L3 run (:func:`bot.validation.signoff.finish_l3`) and answer once on its PR."""
-    row = vstore.get(ctx.store, full, run.head_sha, suite.name, run.platform) or {}
+    """Finish an L3 run (:func:`bot.validation.signoff.finish_l3`) and answer once on its PR.
+    ``suite`` is None when the trusted config no longer has it (a result that times out then)."""
+    row = vstore.get(ctx.store, full, run.head_sha, run.workload, run.platform) or {}
     signoff.finish_l3(ctx.store, run.id, result.outcome, row.get("check_url", ""), int(result.finished_at))
-    name = check_name(suite.name, run.platform, len(suite.platforms), "L3")
+    name = check_name(run.workload, run.platform, len(suite.platforms) if suite else 1, "L3")
     body = templating.render("validation/l3_result.md.j2", run=run, result=result, title=title_of(result), check=name,
                   url=row.get("check_url", ""))
     await comment_once(ctx.gh, full, run.pr, f"l3:{run.id}", body)
@@ -33,6 +34,13 @@ async def answer_l3_result(ctx, full: str, result, suite) -> list[str]:
     for run in runs:
         await answer_l3(ctx, full, run, result, suite)
     return [f"L3 {result.suite}@{result.platform} on #{run.pr}: {result.verdict}" for run in runs]
+
+
+async def _not_run(ctx, full: str, run, why: str, next_step: str) -> None:
+    """Answer once on the PR that ``run`` was not run, and why (a queued request never vanishes
+    silently: the person who asked is waiting for it)."""
+    body = templating.render("validation/l3_not_run.md.j2", run=run, why=why, next=next_step)
+    await comment_once(ctx.gh, full, run.pr, f"l3:{run.id}", body)
 
 
 async def l3_tick(ctx, full: str, *, platforms: tuple[str, ...] = ("cpu",), limit: int = 1) -> list[str]:
@@ -48,11 +56,33 @@ async def l3_tick(ctx, full: str, *, platforms: tuple[str, ...] = ("cpu",), limi
             run = vstore.claim_l3(ctx.store, plat, repo=full)
             if run is None:
                 break
+            pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full), "number": run.pr})
+            if pr.get("state") != "open" or pr["head"]["sha"] != run.head_sha:
+                # a heavy run on a tree nobody will merge is wasted, and its green would read as
+                # evidence for the new head: cancelled, and the gate shows l3-stale
+                vstore.cancel_l3_run(ctx.store, run.id, int(v.now()))
+                why = (f"the PR is {pr.get('state')}" if pr.get("state") != "open"
+                       else f"the head moved from `{run.head_sha[:12]}` to `{pr['head']['sha'][:12]}`")
+                await _not_run(ctx, full, run, why, f"`/forksync l3 {run.workload}` runs it on the current head.")
+                notes.append(f"L3 {run.workload}@{plat} on #{run.pr}: not run, "
+                             + (f"the PR is {pr.get('state')}" if pr.get("state") != "open"
+                                else f"the head moved from {run.head_sha[:12]} to {pr['head']['sha'][:12]}"))
+                if pr.get("state") == "open":
+                    notes += await v.evaluate(ctx, full, run.pr)
+                continue
             tr = tr or await v.trusted(ctx, full)
             suite = next((s for s in tr.suites if s.name == run.workload and s.level == "L3"), None)
             if suite is None:
                 signoff.finish_l3(ctx.store, run.id, "error", "", int(v.now()))
-                notes.append(f"L3 {run.workload}: no such L3 suite on the default branch any more")
+                why = (f"the trusted `.github/forksync.yml` on the default branch is invalid, so its L3 suites "
+                       f"are unknown:\n\n```\n{tr.error}\n```\n" if tr.error
+                       else f"the default branch's `.github/forksync.yml` has no L3 suite named `{run.workload}` "
+                       "any more")
+                await _not_run(ctx, full, run, why, "Nothing merges on this L3 result; fix the configuration, then ask "
+                               f"again with `/forksync l3 {run.workload}`.")
+                notes.append(f"L3 {run.workload}: not run, " + ("the trusted config is invalid" if tr.error
+                                                              else "no such L3 suite on the default branch any more"))
+                notes += await v.evaluate(ctx, full, run.pr, tr=tr)
                 continue
             note = await v.run_suite(ctx, full, run.pr, run.head_sha, suite, plat, tr)
             row = vstore.get(ctx.store, full, run.head_sha, suite.name, plat)
@@ -62,4 +92,6 @@ async def l3_tick(ctx, full: str, *, platforms: tuple[str, ...] = ("cpu",), limi
             result = RunResult.from_json(row["result_json"])
             await answer_l3(ctx, full, run, result, suite)
             notes.append(f"L3 {run.workload}@{plat} on #{run.pr}: {result.verdict}")
+            # the gate counts the PR's L3 results: it showed this run pending until now
+            notes += await v.evaluate(ctx, full, run.pr, tr=tr)
     return notes

@@ -283,7 +283,7 @@ class ValidationService:
             return [superseded_note(result, d.request_id, lost_to)]
         notes = [f"{d.suite} @ {d.commit[:12]}: {result.verdict} (github-actions)"]
         if suite is not None and suite.level == "L3":
-            return notes + await answer_l3_result(ctx, full, result, suite)
+            notes += await answer_l3_result(ctx, full, result, suite)
         if row["pr"]:
             notes += await self.evaluate(ctx, full, row["pr"], tr=tr)
         return notes
@@ -459,6 +459,14 @@ async def after_signoff(ctx, full: str, number: int) -> str:
     return "; ".join(notes)
 
 
+async def after_l3_queued(ctx, full: str, number: int) -> str:
+    """Re-evaluate the gate after ``/forksync l3`` queued runs: until their results are in on the
+    head the gate shows ``l3-pending`` (a green gate would merge before the heavy run reports)."""
+    if not ctx.validation:
+        return ""
+    return "; ".join(await ctx.validation.evaluate(ctx, full, number))
+
+
 def downloader_for(ctx):
     """``download(url) -> bytes`` for artifact zips with the context client's session and token."""
     gh = ctx.gh
@@ -470,5 +478,6 @@ def downloader_for(ctx):
     return session_downloader(getattr(gh, "_session", None), token)
 
 
-__all__ = ["ValidationService", "Trusted", "superseded_note", "command_retest", "command_merge", "after_hold", "after_signoff",
+__all__ = ["ValidationService", "Trusted", "superseded_note", "command_retest", "command_merge", "after_hold",
+           "after_signoff", "after_l3_queued",
            "downloader_for"]

@@ -22,15 +22,23 @@ class SignoffError(ValueError):
     """A sign-off or L3 request that cannot be recorded; the message is shown to the commenter."""
 
 
-def signoff_owners(target: str, areas, pr_areas: tuple[str, ...]) -> tuple[str, ...]:
+def signoff_owners(target: str, areas, pr_areas: tuple[str, ...], metrics: tuple[str, ...] | None = None
+                   ) -> tuple[str, ...]:
     """Who may sign off ``target``: the owners of the area named ``target``; for a metric, the
     owners of the areas the PR touches. ``areas`` are ``bot.config.forksync.Area`` or
-    :class:`bot.validation.gate.AreaPolicy` values. Raises :class:`SignoffError` for a target that is neither
-    a configured area nor a metric name (``<benchmark>`` or ``<benchmark>:<shape>…``) while
-    the PR touches no owned area."""
+    :class:`bot.validation.gate.AreaPolicy` values. ``metrics``: when given, the metrics the PR's
+    L3 runs flagged (``PRState.metrics_needing_signoff``) — a target that is neither an area nor
+    one of them is refused, since no gate rule would ever read it (a mistyped area name would
+    otherwise be "recorded" and the real area stay unsigned). Raises :class:`SignoffError` for a
+    target that is neither a configured area nor a metric name (``<benchmark>`` or
+    ``<benchmark>:<shape>…``) while the PR touches no owned area, or not a flagged metric."""
     by_name = {a.name: a for a in areas}
     if target in by_name:
         return tuple(by_name[target].owners)
+    if metrics is not None and target not in metrics:
+        raise SignoffError(f"`{target}` is not a configured area, and no L3 run on this PR flagged a metric by "
+                           f"that name; areas: {', '.join(sorted(by_name)) or '(none)'}"
+                           + (f"; flagged metrics: {', '.join(metrics)}" if metrics else ""))
     owners = tuple(sorted({o for n in pr_areas if n in by_name for o in by_name[n].owners}))
     if not owners:
         raise SignoffError(f"`{target}` is not a configured area, and this PR touches no area with owners "

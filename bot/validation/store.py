@@ -320,6 +320,13 @@ def finish_l3_run(db, run_id: int, verdict: str, result_url: str, time: int) -> 
         return L3Run(**t.get(run_id))
 
 
+def cancel_l3_run(db, run_id: int, time: int) -> None:
+    """A claimed L3 run that will not run (its PR's head moved, or the PR closed): status →
+    cancelled, so it neither runs nor counts (the gate shows ``l3-stale``)."""
+    with db.lock:
+        db.db[L3_RUNS.name].update(run_id, {"status": "cancelled", "finished_at": time})
+
+
 def l3_runs_of(db, repo: str, pr: int) -> tuple[L3Run, ...]:
     return tuple(L3Run(**r) for r in db.db[L3_RUNS.name].rows_where("repo = ? and pr = ?", [repo, pr], order_by="id"))
 

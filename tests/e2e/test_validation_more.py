@@ -218,7 +218,8 @@ async def test_l3_on_demand_runs_on_a_tick_and_answers_on_the_pr(fake_github, tm
         await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/comments", data={"body": "/forksync l3 heavy"})
         await w.bot.settle()
         notes = await schedules.l3_tick(await tick_ctx(w), "meta/triton")
-        assert notes == [f"L3 heavy@cpu on #{pr['number']}: green"]
+        assert notes[0] == f"L3 heavy@cpu on #{pr['number']}: green"
+        assert notes[1] == f"#{pr['number']} gate: Blocked: 1 condition not met — approval-missing(amd)"
         l3 = w.run_of(head, "forksync/L3/heavy")
         assert (l3.conclusion, l3.output["title"]) == ("success", "3 passed")
         bodies = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{pr['number']}/comments")

@@ -6,6 +6,7 @@ import pytest
 from bot.validation.gate import (
     AreaPolicy,
     Check,
+    L3Request,
     PRState,
     Review,
     SignOff,
@@ -291,3 +292,29 @@ def test_an_invalid_trusted_config_blocks_even_the_fallback():
     d = decide(state, (), config_error="triage.open_after_nigths: extra inputs are not permitted")
     assert not d.allowed and [f.code for f in d.blocking] == ["config-invalid"]
     assert "open_after_nigths" in d.blocking[0].detail and "merge" not in d.actions
+
+
+L3_RESULTS = ALL_GREEN + (SuiteOutcome("heavy", HEAD, "cpu", "pending"),)
+
+
+@pytest.mark.parametrize("requests,results,codes", [
+    ((), ALL_GREEN, ([], [])),                                                         # nobody asked: nothing
+    ((L3Request("heavy", "cpu", HEAD),), ALL_GREEN, (["l3-pending"], [])),              # queued, no row yet
+    ((L3Request("heavy", "cpu", HEAD, "running"),), L3_RESULTS, (["l3-pending"], [])),  # dispatched
+    ((L3Request("heavy", "cpu", HEAD, "done", "pass"),), ALL_GREEN + (green("heavy"),), ([], ["l3-green"])),
+    ((L3Request("heavy", "cpu", HEAD, "done", "error"),),
+     ALL_GREEN + (fail("heavy", [], verdict="error", reason="count-mismatch: 3 tests ran"),), (["l3-failed"], [])),
+    ((L3Request("heavy", "cpu", HEAD, "done", "fail"),), ALL_GREEN + (fail("heavy", ["t::a"]),), (["l3-failed"], [])),
+    ((L3Request("heavy", "cpu", HEAD, "done", "error"),), ALL_GREEN, (["l3-failed"], [])),     # no row at all
+    # green on an older head only: says nothing about this one
+    ((L3Request("heavy", "cpu", OLD, "done", "pass"),), ALL_GREEN + (green("heavy", sha=OLD),), (["l3-stale"], [])),
+    ((L3Request("heavy", "cpu", HEAD, "cancelled"),), ALL_GREEN, (["l3-stale"], [])),
+    # a re-run asked for after a red result: pending, not the old red
+    ((L3Request("heavy", "cpu", HEAD, "done", "fail"), L3Request("heavy", "cpu", HEAD)),
+     ALL_GREEN + (fail("heavy", ["t::a"]),), (["l3-pending"], [])),
+])
+def test_l3_runs_asked_for_need_green_on_the_head(requests, results, codes):
+    d = decide(pr(results=results, l3_requests=requests), SUITES, AREAS)
+    got = ([f.code for f in d.blocking], [f.code for f in d.passed if f.code.startswith("l3")])
+    assert got == codes
+    assert d.allowed is (not codes[0])

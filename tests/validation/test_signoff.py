@@ -56,6 +56,9 @@ def test_metric_owners_are_the_touched_areas_owners():
     with pytest.raises(SignoffError, match="not a configured area"):
         signoff_owners("matmul:4096:bf16", CFG.areas, ())
     assert signoff_owners("amd", [AreaPolicy("amd", ("carol",))], ()) == ("carol",)
+    assert signoff_owners("matmul:4096:bf16", CFG.areas, ("amd",), metrics=("matmul:4096:bf16",)) == ("carol",)
+    with pytest.raises(SignoffError, match="no L3 run on this PR flagged a metric by that name; areas: amd, llvm-pin"):
+        signoff_owners("llvm", CFG.areas, ("llvm-pin",), metrics=())
 
 
 def test_l3_queue_lifecycle(db):

@@ -1,0 +1,149 @@
+"""L3 on demand end to end, as people use it: ``/forksync l3 <workload>`` on a PR, the queued run
+on a tick, its result, owners' sign-offs, and what the gate and the PR show when any of it goes
+wrong (a short or red run, a head that moves, a result that never arrives, a broken config)."""
+
+import time
+
+import pytest
+
+from bot.app import schedules
+from bot.validation import signoff
+from tests.support.validation_world import CONFIG, close_world, fork_files, make_world, tick_ctx
+
+#: ``heavy`` declares four tests; the fork has three, so every run of it is short (red).
+SHORT_L3 = CONFIG + """\
+  - name: heavy
+    level: L3
+    command: python3 -m pytest -q -p no:cacheprovider -o addopts= tests_fork --junitxml=out/heavy.xml
+    report: {format: junit, path: out/heavy.xml}
+    expected_tests: 4
+    timeout_s: 300
+"""
+GREEN_L3 = SHORT_L3.replace("expected_tests: 4", "expected_tests: 3")
+
+
+def codes(w, sha):
+    run = w.run_of(sha, "forksync/gate")
+    return run.conclusion, [line.split("`")[1] for line in run.output["summary"].splitlines() if line.startswith("| ❌")]
+
+
+async def say(w, who: str, number: int, body: str) -> None:
+    await w.people[who].post(f"/repos/meta/triton/issues/{number}/comments", data={"body": body})
+    await w.bot.settle()
+
+
+async def replies_on(w, number: int) -> list[str]:
+    return [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{number}/comments")
+            if c["user"]["login"] == "forksync[bot]"]
+
+
+@pytest.fixture
+async def short_world(fake_github, tmp_path):
+    w = await make_world(fake_github, tmp_path, files=fork_files(config=SHORT_L3))
+    yield w
+    await close_world(w)
+
+
+async def test_a_short_l3_run_blocks_the_merge_even_when_signed_off(short_world):
+    w = short_world
+    head = w.push_branch("forksync/chain-llvm-l3", {"llvm/pin.txt": "llvm 22\n"}, "Bump the LLVM pin")
+    pr = await w.open_pr("forksync/chain-llvm-l3")
+    await w.bot.settle()
+    await w.people["carol"].post(f"/repos/meta/triton/pulls/{pr['number']}/reviews", data={"event": "APPROVE"})
+    await w.bot.settle()
+    await say(w, "alice", pr["number"], "/forksync l3 heavy")
+    assert codes(w, head) == ("failure", ["l3-pending", "l3-signoff-missing"])
+    notes = await schedules.l3_tick(await tick_ctx(w), "meta/triton")
+    assert notes[0] == f"L3 heavy@cpu on #{pr['number']}: red"
+    assert w.run_of(head, "forksync/L3/heavy").conclusion == "failure"
+    await say(w, "carol", pr["number"], "/forksync signoff llvm")
+    assert (await w.pr(pr["number"]))["merged"] is False
+    assert codes(w, head) == ("failure", ["l3-failed"])
+    summary = w.run_of(head, "forksync/gate").output["summary"]
+    assert "heavy/cpu" in summary and "the suite expects exactly 4" in summary, summary
+
+
+@pytest.fixture
+async def world(fake_github, tmp_path):
+    w = await make_world(fake_github, tmp_path, files=fork_files(config=GREEN_L3))
+    yield w
+    await close_world(w)
+
+
+async def test_a_queued_run_whose_head_moved_is_not_run_and_never_counts_for_the_new_head(world):
+    w = world
+    old = w.push_branch("forksync/chain-amd-moved", {"amd/k.txt": "k\n"}, "Touch amd")
+    pr = await w.open_pr("forksync/chain-amd-moved")
+    await w.bot.settle()
+    await say(w, "alice", pr["number"], "/forksync l3 heavy")
+    from tests.e2e.test_validation_more import commit_on
+    new = commit_on(w, "forksync/chain-amd-moved", {"amd/k2.txt": "k2\n"}, "Touch amd again")
+    await w.bot.settle()
+    notes = await schedules.l3_tick(await tick_ctx(w), "meta/triton")
+    assert notes[0] == (f"L3 heavy@cpu on #{pr['number']}: not run, the head moved from {old[:12]} to {new[:12]}")
+    assert w.run_of(old, "forksync/L3/heavy") is None                 # no heavy run on a tree nobody merges
+    [run] = signoff.l3_runs_for(w.bot.store, "meta/triton", pr["number"])
+    assert (run.status, run.head_sha) == ("cancelled", old)
+    assert any(f"**not run** — the head moved from `{old[:12]}` to `{new[:12]}`" in b and "`/forksync l3 heavy`" in b
+               for b in await replies_on(w, pr["number"]))
+    assert codes(w, new) == ("failure", ["approval-missing", "l3-stale"])
+
+
+async def test_a_run_whose_suite_is_gone_from_a_broken_config_says_so_on_the_pr(world):
+    w = world
+    head = w.push_branch("forksync/chain-amd-cfg", {"amd/k.txt": "k\n"}, "Touch amd")
+    pr = await w.open_pr("forksync/chain-amd-cfg")
+    await w.bot.settle()
+    await say(w, "alice", pr["number"], "/forksync l3 heavy")
+    w.push_main({".github/forksync.yml": GREEN_L3.replace("level: L3", "level: L4")}, "Break the config")
+    await w.bot.settle()
+    notes = await schedules.l3_tick(await tick_ctx(w), "meta/triton")
+    assert notes[0].startswith("L3 heavy: not run")
+    [reply] = [b for b in await replies_on(w, pr["number"]) if "**L3 `heavy`**" in b]
+    assert "not run" in reply and ".github/forksync.yml@main:" in reply and "suites[heavy].level" in reply, reply
+    [run] = signoff.l3_runs_for(w.bot.store, "meta/triton", pr["number"])
+    assert (run.status, run.verdict) == ("done", "error")
+    # asked again while the file is broken: refused at once, naming the file, line and key
+    await say(w, "alice", pr["number"], "/forksync l3 heavy please")
+    await say(w, "alice", pr["number"], "/forksync l3 heavy")
+    replies = await replies_on(w, pr["number"])
+    assert "config-invalid" in codes(w, head)[1]
+    assert any("not queued" in b and ".github/forksync.yml@main:" in b and "suites[heavy].level" in b
+               for b in replies), replies
+
+
+async def test_an_l3_result_that_never_arrives_turns_red_on_the_pr_and_the_gate(fake_github, tmp_path):
+    files = fork_files(config=GREEN_L3)
+    files[".github/workflows/forksync-gpu.yml"] = "name: forksync-gpu\n"
+    w = await make_world(fake_github, tmp_path, files=files, backend="github-actions")
+    try:
+        head = w.push_branch("forksync/chain-amd-silent", {"amd/k.txt": "k\n"}, "Touch amd")
+        pr = await w.open_pr("forksync/chain-amd-silent")
+        await w.bot.settle()
+        await say(w, "alice", pr["number"], "/forksync l3 heavy")
+        await schedules.l3_tick(await tick_ctx(w), "meta/triton")
+        ctx = await tick_ctx(w)
+        collect = [n for n in await schedules.collect_tick(ctx, "meta/triton", now=time.time() + 300 + 3600 + 60)
+                   if n.startswith("heavy@")]
+        assert collect[0] == f"heavy@cpu on {head[:12]}: no result, counted red"
+        [run] = signoff.l3_runs_for(w.bot.store, "meta/triton", pr["number"])
+        assert (run.status, run.verdict) == ("done", "error")
+        assert any("**L3 `heavy`**" in b and "**red**" in b and "workflow-failed" in b
+                   for b in await replies_on(w, pr["number"]))
+        assert codes(w, head)[1] == ["suite-error", "approval-missing", "l3-failed"]
+    finally:
+        await close_world(w)
+
+
+async def test_a_signoff_of_a_subject_nobody_asked_for_is_refused_not_recorded(world):
+    """A mistyped area (``llvm-pin`` for ``llvm``) by its owner used to be recorded as a "metric"
+    sign-off that no gate rule ever reads, and the reply said "recorded"."""
+    w = world
+    w.push_branch("forksync/chain-llvm-typo", {"llvm/pin.txt": "llvm 23\n"}, "Bump the LLVM pin")
+    pr = await w.open_pr("forksync/chain-llvm-typo")
+    await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/labels", data={"labels": ["area:llvm"]})
+    await w.bot.settle()
+    await say(w, "carol", pr["number"], "/forksync signoff llvm-pin")
+    assert signoff.signoffs_for(w.bot.store, "meta/triton", pr["number"]) == ()
+    assert any("`/forksync signoff llvm-pin`: not recorded: `llvm-pin` is not a configured area" in b
+               and "areas: amd, llvm" in b for b in await replies_on(w, pr["number"]))
