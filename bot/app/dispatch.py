@@ -166,6 +166,15 @@ class Dispatcher:
     async def on_dead(self, d: q.Delivery) -> None:
         """A delivery went dead: re-render the status issue of its fork (or of the forks that
         follow it, for an upstream's push), which lists those dead letters as an alarm."""
+        await self._refresh_alarm(d)
+
+    async def on_resolved(self, ds: list[q.Delivery]) -> None:
+        """A handled delivery resolved the dead letters ``ds`` (see :mod:`bot.app.queue`): re-render
+        the status issues that listed them, once per repository."""
+        for d in {d.repo: d for d in ds}.values():
+            await self._refresh_alarm(d)
+
+    async def _refresh_alarm(self, d: q.Delivery) -> None:
         if not d.repo:
             return
         if sync_store.load_status(self.store, d.repo) is not None:

@@ -14,6 +14,20 @@ States::
        │                  └──fail (retryable)──> failed ──(next_attempt_at reached)──> claimable
        └── a redelivery of a failed/dead delivery re-queues it (attempts reset)
 
+    dead ──a later delivery that supersedes it is handled──> resolved (reason kept)
+
+Resolving dead letters (a recovered failure must stop showing as failing; the history stays):
+
+* A redelivery (GitHub's "Redeliver", or ``POST /app/hook/deliveries/{id}/attempts``) carries the
+  same ``X-GitHub-Delivery`` GUID, so it re-queues the dead row itself; when it is handled the row
+  is ``done``, keeps its ``dead_reason`` and names itself in ``resolved_by``.
+* A *new* delivery that redoes all a dead one was for resolves it when handled
+  (:data:`SUPERSEDES`): same kind of work, same repository, received no earlier. Only adoption
+  qualifies (``installation.created`` / ``installation_repositories.added`` naming one repository:
+  adopting reads everything from GitHub again). Other events carry one-off work (a command, a
+  push to one ref, one pull request's change) that a later event of the same name does not redo;
+  their dead letters stay an alarm until redelivered or retried (``forksync queue --retry``).
+
 De-duplication key: ``X-GitHub-Delivery`` plus ``X-GitHub-Hook-ID`` (GitHub reuses the GUID for a
 redelivery and for the same event sent to two hooks; see docs/github.md). A redelivery of a
 ``done`` delivery is not processed again; of a ``queued``/``processing`` one is a no-op.
@@ -37,7 +51,11 @@ from typing import Iterable
 
 from bot.store import Store, table
 
-STATES = ("queued", "processing", "done", "failed", "dead")
+STATES = ("queued", "processing", "done", "failed", "dead", "resolved")
+
+#: ``(event, action)`` → the work it does, for :func:`_resolve_superseded`: a handled delivery resolves
+#: the dead letters of the same work on the same repository received no later (see the module doc).
+SUPERSEDES = {("installation", "created"): "adopt", ("installation_repositories", "added"): "adopt"}
 
 #: How the error of an attempt stopped at ``QueuePolicy.delivery_timeout_s`` begins (``/healthz``
 #: finds such deliveries by it until they succeed).
@@ -66,7 +84,9 @@ DELIVERIES = table("webhook_deliveries", {
     "last_error": str,
     "dead_reason": str,
     "outcome": str,            # what the handlers did / why ignored
-}, pk="id", indexes=[("state", "next_attempt_at"), ("received_at",)])
+    "resolved_by": str,        # the delivery whose success ended this dead letter ("" if none)
+    "resolved_at": float,
+}, pk="id", indexes=[("state", "next_attempt_at"), ("received_at",), ("resolved_by",)])
 
 
 WORKERS = table("queue_workers", {
@@ -120,6 +140,7 @@ class Delivery:
     dead_reason: str = ""
     outcome: str = ""
     redeliveries: int = 0
+    resolved_by: str = ""
 
     @classmethod
     def from_row(cls, row: dict) -> "Delivery":
@@ -130,7 +151,8 @@ class Delivery:
                    content_type=row["content_type"] or "application/json", state=row["state"],
                    attempts=row["attempts"] or 0, received_at=row["received_at"] or 0.0,
                    last_error=row["last_error"] or "", dead_reason=row["dead_reason"] or "",
-                   outcome=row["outcome"] or "", redeliveries=row["redeliveries"] or 0)
+                   outcome=row["outcome"] or "", redeliveries=row["redeliveries"] or 0,
+                   resolved_by=row.get("resolved_by") or "")
 
 
 def delivery_key(delivery_id: str, hook_id: str | None) -> str:
@@ -175,7 +197,8 @@ def enqueue(store: Store, *, delivery_id: str, hook_id: str | None, event: str, 
     """Store a verified delivery durably. Returns what happened:
 
     * ``"queued"`` — new delivery, now queued;
-    * ``"requeued"`` — a redelivery of a failed or dead delivery: queued again, attempts reset;
+    * ``"requeued"`` — a redelivery of a failed, dead or resolved delivery: queued again, attempts
+      reset (a dead one's ``dead_reason`` is kept: it becomes history once the redelivery is handled);
     * ``"duplicate"`` — already done, queued or in progress: nothing changes (the redelivery
       counter is bumped so it stays visible).
     """
@@ -208,9 +231,9 @@ def _enqueue_one(c, *, delivery_id: str, hook_id: str | None, event: str, body: 
             (key, delivery_id, hook_id or "", event, s.get("action", ""), s.get("installation_id"),
              s.get("repo", ""), s.get("sender", ""), body, content_type, now, now))
         return "queued"
-    if row[0] in ("failed", "dead"):
+    if row[0] in ("failed", "dead", "resolved"):
         c.execute("UPDATE webhook_deliveries SET state='queued', attempts=0, next_attempt_at=?,"
-                  " lease_owner='', lease_until=0, dead_reason='', redeliveries=redeliveries+1"
+                  " lease_owner='', lease_until=0, redeliveries=redeliveries+1"
                   " WHERE id=?", (now, key))
         return "requeued"
     c.execute("UPDATE webhook_deliveries SET redeliveries=redeliveries+1 WHERE id=?", (key,))
@@ -297,6 +320,7 @@ def finish_many(store: Store, worker_id: str, results: list[tuple[str, str, str,
             if kind == "done":
                 c.execute("UPDATE webhook_deliveries SET state='done', finished_at=?, lease_owner='',"
                           " outcome=?, last_error='' WHERE id=?", (now, text[:2000], key))
+                _resolve_superseded(c, key, now)
                 out.append("done")
                 continue
             out.append(_fail_row(c, key, row[0], text[:4000], permanent, policy, now, rng))
@@ -324,7 +348,38 @@ def complete(store: Store, key: str, worker_id: str, outcome: str = "",
         cur = c.execute("UPDATE webhook_deliveries SET state='done', finished_at=?, lease_owner='',"
                         " outcome=?, last_error='' WHERE id=? AND state='processing' AND lease_owner=?",
                         (now, outcome[:2000], key, worker_id))
-        return cur.rowcount == 1
+        if cur.rowcount != 1:
+            return False
+        _resolve_superseded(c, key, now)
+        return True
+
+
+def _resolve_superseded(c, key: str, now: float) -> None:
+    """Delivery ``key`` was just handled: if it had been dead (a redelivery), it resolved its own
+    dead letter; and it resolves the dead letters it supersedes (:data:`SUPERSEDES`). Both keep
+    their ``dead_reason`` and name ``key`` in ``resolved_by``."""
+    event, action, repo, received, dead_reason = c.execute(
+        "SELECT event, action, repo, received_at, dead_reason FROM webhook_deliveries WHERE id=?", (key,)).fetchone()
+    if dead_reason:
+        c.execute("UPDATE webhook_deliveries SET resolved_by=?, resolved_at=? WHERE id=?", (key, now, key))
+    work = SUPERSEDES.get((event or "", action or ""))
+    if not work or not repo:
+        return
+    same = [k for k, w in SUPERSEDES.items() if w == work]
+    c.execute("UPDATE webhook_deliveries SET state='resolved', resolved_by=?, resolved_at=?,"
+              " outcome=? WHERE state='dead' AND repo=? AND received_at<=? AND id!=?"
+              f" AND ({' OR '.join(['(event=? AND action=?)'] * len(same))})",
+              (key, now, f"resolved: {event}.{action} {key} did this work later", repo, received, key,
+               *[x for pair in same for x in pair]))
+
+
+def resolved_by(store: Store, key: str) -> list[Delivery]:
+    """The dead letters delivery ``key``'s success resolved (itself, when it was a redelivery of a
+    dead one), oldest first; empty for almost every delivery."""
+    with store.lock:
+        cur = store.conn.execute("SELECT * FROM webhook_deliveries WHERE resolved_by=? ORDER BY received_at, id", (key,))
+        cols = [d[0] for d in cur.description]
+        return [Delivery.from_row(dict(zip(cols, r))) for r in cur.fetchall()]
 
 
 def fail(store: Store, key: str, worker_id: str, error: str, *, permanent: bool = False,
@@ -383,8 +438,8 @@ def retry_dead(store: Store, key: str, now: float | None = None) -> bool:
     """Put a dead delivery back in the queue (``forksync queue --retry ID``)."""
     now = time.time() if now is None else now
     with store.transaction() as c:
-        cur = c.execute("UPDATE webhook_deliveries SET state='queued', attempts=0, next_attempt_at=?,"
-                        " dead_reason='' WHERE id=? AND state IN ('dead','failed')", (now, key))
+        cur = c.execute("UPDATE webhook_deliveries SET state='queued', attempts=0, next_attempt_at=?"
+                        " WHERE id=? AND state IN ('dead','failed')", (now, key))
         return cur.rowcount == 1
 
 
@@ -517,7 +572,8 @@ def as_json(d: Delivery) -> str:
 
 
 __all__ = ["STATES", "QueuePolicy", "Delivery", "delivery_key", "summarize_payload", "enqueue", "enqueue_many",
-           "claim", "claim_many", "finish_many", "complete", "fail", "renew_leases", "hand_back", "release_orphans", "retry_dead", "counts",
+           "claim", "claim_many", "finish_many", "complete", "fail", "resolved_by", "SUPERSEDES",
+           "renew_leases", "hand_back", "release_orphans", "retry_dead", "counts",
            "listing", "get", "as_json",
            "recent_errors", "timed_out", "TIMED_OUT",
            "dead_letters", "dead_letter_alarm"]

@@ -94,7 +94,8 @@ async def run_worker_loop(s, stop: threading.Event, *, wake: threading.Event | N
         worker = Worker(store, disp.process, wake=wake, poll_interval_s=0.1 if wake is None else 0.5,
                         policy=QueuePolicy(max_attempts=s.max_attempts, lease_s=s.lease_s,
                                            delivery_timeout_s=s.delivery_timeout_s),
-                        observe=metrics.observe_processing if metrics is not None else None, on_dead=disp.on_dead)
+                        observe=metrics.observe_processing if metrics is not None else None, on_dead=disp.on_dead,
+                        on_resolved=disp.on_resolved)
         tasks = [asyncio.create_task(worker.run(stop))]
         if poller:
             async def make_ctx(inst):

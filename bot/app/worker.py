@@ -82,7 +82,8 @@ class Worker:
                  observe: Callable[[float, q.Delivery, str], None] | None = None,
                  clock: Callable[[], float] = time.time,
                  on_dead: Callable[[q.Delivery], Awaitable[None]] | None = None, heartbeat_every_s: float = 5.0,
-                 cancel_grace_s: float = 5.0):
+                 cancel_grace_s: float = 5.0,
+                 on_resolved: Callable[[list[q.Delivery]], Awaitable[None]] | None = None):
         self.store = store
         self.process = process
         self.policy = policy
@@ -92,6 +93,7 @@ class Worker:
         self.observe = observe
         self.clock = clock
         self.on_dead = on_dead
+        self.on_resolved = on_resolved
         self.heartbeat_every_s = heartbeat_every_s
         self.cancel_grace_s = cancel_grace_s
         self._last_beat = float("-inf")
@@ -106,6 +108,19 @@ class Worker:
             await self.on_dead(d)
         except Exception:  # noqa: BLE001 - the alarm is also on /metrics and /healthz
             log.exception("dead-letter alarm for %s failed", d.id)
+
+    async def _done(self, d: q.Delivery) -> None:
+        """``d`` was handled: when that resolved dead letters (its own, as a redelivery, or ones it
+        supersedes: :func:`bot.app.queue.resolved_by`), take them off where people look, which a
+        handler that renders nothing there would leave showing; its own failure is logged only."""
+        if self.on_resolved is None:
+            return
+        try:
+            resolved = q.resolved_by(self.store, d.id)
+            if resolved:
+                await self.on_resolved(resolved)
+        except Exception:  # noqa: BLE001 - /metrics and /healthz already read the queue's state
+            log.exception("clearing the dead letters %s resolved failed", d.id)
 
     def beat(self) -> None:
         """Record that this worker is alive (``GET /healthz`` reads it), at most every
@@ -186,6 +201,8 @@ class Worker:
             self.observe(time.perf_counter() - t0, d, state)
         if state == "dead":
             await self._dead(d)
+        elif state == "done":
+            await self._done(d)
         return d
 
     async def run_batch(self, limit: int = 32, stop: asyncio.Event | threading.Event | None = None) -> int:
@@ -242,6 +259,8 @@ class Worker:
                 for d, st in zip(batch, states):
                     if st == "dead":
                         await self._dead(d)
+                    elif st == "done":
+                        await self._done(d)
         return len(batch)
 
     async def drain(self, limit: int = 1_000_000) -> int:

@@ -342,7 +342,7 @@ def register(sub, common) -> None:
     p = sub.add_parser("queue", parents=[common], help="list webhook deliveries (incl. dead letters); retry one")
     p.add_argument("--db", help="SQLite database [FORKSYNC_DB, forksync.db]")
     p.add_argument("--settings", metavar="FILE", help="settings file [FORKSYNC_SETTINGS_FILE, ./forksync.env when present]")
-    p.add_argument("--state", action="append", choices=["queued", "processing", "done", "failed", "dead"],
+    p.add_argument("--state", action="append", choices=list(q.STATES),
                    help="only these states (repeatable)")
     p.add_argument("--limit", type=int, default=50)
     p.add_argument("--retry", metavar="ID", help="put a dead/failed delivery back in the queue")
@@ -373,6 +373,8 @@ def cmd_queue(args: argparse.Namespace) -> int:
         line = f"{when}  {d.state:<10} {d.id:<40} {what:<28} {d.repo or '-'}  attempts={d.attempts}"
         if d.state == "dead":
             line += f"\n    dead: {d.dead_reason}"
+        elif d.resolved_by:             # a dead letter, kept as history once a later success did its work
+            line += f"\n    was dead: {d.dead_reason}\n    resolved by {d.resolved_by}"
         elif d.state == "failed":
             line += f"\n    last error: {d.last_error}"
         elif d.outcome:

@@ -8,6 +8,8 @@
   ``Forksync-Conflict: <upstream sha>`` trailer.
 * :func:`merges_with_content` — the merge commits in ``base..head`` that add content of their
   own: their tree is not git's clean automatic merge of their parents.
+* :func:`range_commits` — every commit in ``base..head``, for a pull request longer than the 250
+  commits GitHub's API lists.
 
 All raise :class:`bot.git.repo.RefError` for a base or head that does not resolve, so a caller
 can report "cannot check markers" rather than pass silently.
@@ -17,6 +19,7 @@ from __future__ import annotations
 import subprocess
 from collections import Counter
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pygit2
@@ -146,6 +149,23 @@ def conflict_commits(repo_path: str | Path, base: str, head: str) -> list[tuple[
         if up:
             out.append((str(c.id), up))
     return out
+
+
+def range_commits(repo_path: str | Path, base: str, head: str) -> list[dict]:
+    """Every commit in ``base..head``, oldest first (topological, as GitHub lists a pull request's
+    commits), shaped like GitHub's ``pulls/list-commits`` objects as far as the gate reads them:
+    ``{"sha", "parents": [{"sha"}], "commit": {"committer": {"date": ISO 8601 UTC}}}``. That
+    endpoint lists at most 250 commits ("List commits on a pull request", GitHub REST docs); git
+    has them all. Raises :class:`RefError` when ``base`` or ``head`` does not resolve."""
+    repo = _open(repo_path)
+    b = _commit(repo, base, repo_path)
+    h = _commit(repo, head, repo_path)
+    walker = repo.walk(h.id, SortMode.TOPOLOGICAL | SortMode.REVERSE)
+    walker.hide(b.id)
+    return [{"sha": str(c.id), "parents": [{"sha": str(p)} for p in c.parent_ids],
+             "commit": {"committer": {"date": datetime.fromtimestamp(c.committer.time, timezone.utc)
+                                      .strftime("%Y-%m-%dT%H:%M:%SZ")}}}
+            for c in walker]
 
 
 def merges_with_content(repo_path: str | Path, base: str, head: str) -> tuple[str, ...]:

@@ -17,7 +17,9 @@ Rules, in the order they are reported (the order findings are shown in):
    ``<``/``|``/``>`` followed by whitespace or the line end, ``=`` only inside a conflict);
    ``markers-unchecked``: the trees could not be read (head not fetchable), which never passes;
    ``conflict-commit``: a commit in base..head carries ``Forksync-Conflict: <upstream sha>`` (a
-   stopped chain's placeholder, folded away once a person resolves it).
+   stopped chain's placeholder, folded away once a person resolves it); ``commits-unlisted``: the
+   PR has at least the 250 commits GitHub's API lists and git could not list them all, so which
+   commits an approval saw cannot be told (never passes).
 2. ``hold`` — a ``/forksync hold`` (or hold label) in effect blocks.
 3. ``stale-base`` — the head must contain the **current** base tip; otherwise the bot merges the
    base into the branch (``pulls/update-branch``, never a rewrite of a person's commits) and the
@@ -177,6 +179,7 @@ class PRState:
     retest_by_writer_on: tuple[str, ...] = ()
     conflict_marker_files: tuple[str, ...] = ()
     markers_error: str = ""
+    commits_error: str = ""                # why the PR's full commit list is unknown ("" when it is)
     conflict_commits: tuple[tuple[str, str], ...] = ()
     rewritten: tuple[str, ...] = ()        # commits the sync branch was built on that the base no longer has
     required_checks: tuple[str, ...] = ()
@@ -461,6 +464,8 @@ def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaP
     if pr.markers_error:
         blocking.append(Finding("markers-unchecked", "cannot check the head's files for conflict markers: "
                                 + pr.markers_error))
+    if pr.commits_error:
+        blocking.append(Finding("commits-unlisted", pr.commits_error))
     for commit, upstream in pr.conflict_commits:
         blocking.append(Finding("conflict-commit", f"commit {commit[:12]} stands for the unresolved conflict of upstream "
                                 f"{upstream[:12]} (Forksync-Conflict: {upstream}); resolve it and fold the commit away",

@@ -15,6 +15,11 @@ Conflict markers and conflict commits are read from the **real trees** of base..
 bot's own repository (:func:`scan_range` over :mod:`bot.git.markers`), never from the API's
 patch text, which GitHub leaves out for large files. A head that cannot be fetched or read is a
 ``markers-unchecked`` finding, never a pass.
+
+GitHub's ``pulls/list-commits`` lists at most :data:`PR_COMMITS_LISTED` commits; a PR that long
+may have more, so its unit digest and ``unit_updated_at`` are taken from git's ``base..head``
+instead, and when git cannot be read it is a ``commits-unlisted`` finding: a decision on a cut list
+could keep an approval of content the owner never saw.
 """
 from __future__ import annotations
 
@@ -29,7 +34,7 @@ from typing import Awaitable, Callable
 
 from bot.agents.redact import error_text
 from bot.git.apply import rewritten_base
-from bot.git.markers import conflict_commits, files_with_markers, merges_with_content
+from bot.git.markers import conflict_commits, files_with_markers, merges_with_content, range_commits
 from bot.github.common import WRITE_LEVELS, permission, split_repo
 from bot.sync import store as sync_store
 from bot.validation import signoff
@@ -39,6 +44,10 @@ from bot.validation.gate import GATE_CHECK, Check, L3Request, PRState, Review
 
 #: ``(base sha, head sha) -> git dir`` holding both commits (awaitable); raises when it cannot.
 RepoFor = Callable[[str, str], Awaitable[str | Path]]
+
+#: The most commits ``pulls/list-commits`` returns ("Lists a maximum of 250 commits for a pull
+#: request", GitHub's REST docs); a list this long may be cut.
+PR_COMMITS_LISTED = 250
 
 
 def epoch(iso: str | None) -> int:
@@ -98,13 +107,15 @@ class TreeFacts:
     """What the real trees of ``base..head`` say: ``markers`` (paths with new conflict markers),
     ``conflicts`` (``(commit, upstream sha)`` of conflict commits), ``rewritten`` (commits the sync
     branch was built on that the base no longer has), ``merges`` (merge commits with content of
-    their own), and ``error``: why the trees could not be read ("" when they were; then the gate
-    blocks with ``markers-unchecked`` and every merge is taken as having content)."""
+    their own), ``commits`` (every commit of ``base..head``: :func:`bot.git.markers.range_commits`),
+    and ``error``: why the trees could not be read ("" when they were; then the gate blocks with
+    ``markers-unchecked`` and every merge is taken as having content)."""
 
     markers: tuple[str, ...] = ()
     conflicts: tuple[tuple[str, str], ...] = ()
     rewritten: tuple[str, ...] = ()
     merges: tuple[str, ...] = ()
+    commits: tuple[dict, ...] = ()
     error: str = ""
 
 
@@ -116,7 +127,7 @@ def scan_range(git_dir: str | Path, base: str, head: str) -> TreeFacts:
     hits = files_with_markers(git_dir, base, head)
     dropped, _foreign = rewritten_base(git_dir, head, base)
     return TreeFacts(tuple(h.path for h in hits), tuple(conflict_commits(git_dir, base, head)), tuple(dropped),
-                     merges_with_content(git_dir, base, head))
+                     merges_with_content(git_dir, base, head), tuple(range_commits(git_dir, base, head)))
 
 
 async def tree_facts(repo_for: RepoFor | None, base: str, head: str) -> TreeFacts:
@@ -242,6 +253,14 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
              if r["sha"] != base and r["sha"] != head]
     base_results = tuple(vstore.outcome(r) for r in trunk + on_base)
     facts = await tree_facts(repo_for, base, head)
+    commits_error = ""
+    if len(commits) >= PR_COMMITS_LISTED:
+        # GitHub cut the list: a commit past it would change neither the digest nor the date
+        if not facts.error:
+            commits = list(facts.commits)
+        else:
+            commits_error = (f"GitHub lists at most {PR_COMMITS_LISTED} commits of a pull request and this one "
+                             f"may have more; reading them from git failed: {facts.error}")
     # unread trees: every merge counts as the unit's own (never an approval for unseen content),
     # but that digest is not stored, so a passing read failure does not void a valid approval
     merges = facts.merges if not facts.error else tuple(c["sha"] for c in commits if len(c.get("parents") or []) > 1)
@@ -262,6 +281,7 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
         author_is_collaborator=await is_trusted_author(gh, full, author, bot_login),
         retest_by_writer_on=vstore.retest_shas(store, full, pr["number"]),
         conflict_marker_files=facts.markers, markers_error=facts.error, conflict_commits=facts.conflicts,
+        commits_error=commits_error,
         rewritten=facts.rewritten,
         required_checks=required, holds=tuple(holds), results=results,
         base_results=base_results, reviews=tuple(rev), checks=tuple(checks),

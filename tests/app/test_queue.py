@@ -30,7 +30,7 @@ def test_enqueue_claim_complete_and_redelivery_of_done_is_ignored(store):
     assert put(store, "g1", now=1004) == "duplicate"        # done: not processed again
     assert q.claim(store, "w1", POLICY, now=2000) is None
     assert q.get(store, "g1/7").redeliveries == 2
-    assert q.counts(store) == {"queued": 0, "processing": 0, "done": 1, "failed": 0, "dead": 0}
+    assert q.counts(store) == {"queued": 0, "processing": 0, "done": 1, "failed": 0, "dead": 0, "resolved": 0}
 
 
 def test_failed_delivery_is_retried_after_backoff_then_dead_with_reason(store):
@@ -100,3 +100,53 @@ def test_backoff_is_capped():
     p = q.QueuePolicy(backoff_base_s=2, backoff_cap_s=30)
     assert [p.backoff(n, random.Random(1)) <= c for n, c in [(1, 2), (3, 8), (10, 30)]] == [True] * 3
     assert p.backoff(10, random.Random(1)) >= 15
+
+
+def dead_adoption(store, guid, *, event="installation", action="created", repo="o/r", now=1000.0):
+    q.enqueue(store, delivery_id=guid, hook_id="7", event=event, body=b"{}", now=now,
+              summary={"action": action, "installation_id": 5, "repo": repo, "sender": "u"})
+    d = q.claim(store, "w", POLICY, now=now)
+    assert q.fail(store, d.id, "w", "GitHub answered 403", permanent=True, policy=POLICY, now=now) == "dead"
+    return d.id
+
+
+def handled(store, guid, *, event="installation_repositories", action="added", repo="o/r", now=2000.0):
+    q.enqueue(store, delivery_id=guid, hook_id="7", event=event, body=b"{}", now=now,
+              summary={"action": action, "installation_id": 5, "repo": repo, "sender": "u"})
+    d = q.claim(store, "w", POLICY, now=now)
+    assert q.complete(store, d.id, "w", "adopted", now=now)
+    return d.id
+
+
+@pytest.mark.parametrize("later, resolves", [
+    (dict(), True),                                                     # installation_repositories.added
+    (dict(event="installation", action="created"), True),               # the same event, a new GUID
+    (dict(repo="o/other"), False),                                      # another repository's adoption
+    (dict(repo=""), False),                                             # several repositories: none named
+    (dict(now=500.0), False),                                           # received before the dead one
+    (dict(event="push", action=""), False),                             # other work on the repository
+    (dict(event="installation_repositories", action="removed"), False),
+])
+def test_a_handled_delivery_resolves_the_dead_adoptions_it_redoes(store, later, resolves):
+    dead = dead_adoption(store, "dead")
+    ok = handled(store, "later", **later)
+    got = q.get(store, dead)
+    if resolves:
+        assert (got.state, got.resolved_by) == ("resolved", ok)
+        assert got.dead_reason == "cannot be handled: GitHub answered 403"          # kept as history
+        assert [d.id for d in q.resolved_by(store, ok)] == [dead]
+        assert q.dead_letters(store) == [] and q.dead_letter_alarm(store) == ""
+    else:
+        assert (got.state, got.resolved_by) == ("dead", "")
+        assert q.resolved_by(store, ok) == [] and [d["id"] for d in q.dead_letters(store)] == [dead]
+
+
+def test_a_redelivery_handled_resolves_its_own_dead_letter_and_keeps_its_reason(store):
+    dead = dead_adoption(store, "g", event="push", action="")
+    assert put(store, "g", now=1500) == "requeued"
+    assert q.dead_letters(store) == []
+    d = q.claim(store, "w", POLICY, now=1500)
+    assert q.complete(store, d.id, "w", "synced", now=1500)
+    got = q.get(store, dead)
+    assert (got.state, got.resolved_by, got.dead_reason) == ("done", dead, "cannot be handled: GitHub answered 403")
+    assert [x.id for x in q.resolved_by(store, dead)] == [dead]

@@ -131,6 +131,27 @@ async def test_redelivery_of_done_is_not_processed_again_and_of_dead_is(store):
     assert calls == [("a", "r", None, "client-None")]
 
 
+
+@pytest.mark.parametrize("batch", [False, True])
+async def test_a_redelivery_handled_after_dead_calls_on_resolved_once(store, batch):
+    """The handler renders nothing on the status issue, so the worker must have it re-rendered:
+    the dead letter it listed is resolved."""
+    clock, calls, flaky, resolved = Clock(), [], {"left": 3}, []
+    w = make(store, clock, calls, flaky)
+
+    async def on_resolved(ds):
+        resolved.append([d.id for d in ds])
+    w.on_resolved = on_resolved
+    put(store, "e", "push", {"ref": "r", "repository": {"full_name": "o/fork"}})
+    for _ in range(4):
+        await (w.run_batch() if batch else w.drain())
+        clock.t += 10
+    assert q.get(store, "e").state == "dead" and resolved == []
+    assert put(store, "e", "push", {"ref": "r", "repository": {"full_name": "o/fork"}}, now=clock.t) == "requeued"
+    await (w.run_batch() if batch else w.drain())
+    assert q.get(store, "e").state == "done" and resolved == [["e"]]
+    assert q.dead_letters(store) == []
+
 async def test_one_failing_handler_does_not_stop_the_others(store):
     router = routing.Router()
     ran = []

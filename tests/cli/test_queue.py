@@ -47,7 +47,7 @@ def test_queue_lists_dead_letters_and_retries(tmp_path, capsys):
         q.fail(store, d.id, "w", "no handler for event 'frobnicate'", permanent=True, now=1003)
     assert main(["queue", "--db", str(db)]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[0] == "queued=0  processing=0  done=1  failed=0  dead=1"
+    assert out.splitlines()[0] == "queued=0  processing=0  done=1  failed=0  dead=1  resolved=0"
     assert "dead       bad" in out and "frobnicate.x" in out and "meta/triton" in out
     assert "    dead: cannot be handled: no handler for event 'frobnicate'" in out
     assert main(["queue", "--db", str(db), "--state", "dead", "--json"]) == 0
@@ -57,6 +57,14 @@ def test_queue_lists_dead_letters_and_retries(tmp_path, capsys):
     assert capsys.readouterr().out == "bad: queued again\n"
     assert main(["queue", "--db", str(db), "--retry", "bad"]) == 2
     assert "no dead or failed delivery 'bad'" in capsys.readouterr().err
+    # handled once retried: no dead letter any more, and the history says what it was
+    with Store(db) as store:
+        d = q.claim(store, "w")                 # --retry queued it at the real time
+        q.complete(store, d.id, "w", "handled")
+    assert main(["queue", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "queued=0  processing=0  done=2  failed=0  dead=0  resolved=0"
+    assert "    was dead: cannot be handled: no handler for event 'frobnicate'\n    resolved by bad\n" in out
 
 
 def test_queue_without_database_is_a_clear_error(tmp_path, capsys):

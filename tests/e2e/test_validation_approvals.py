@@ -74,3 +74,31 @@ async def test_a_clean_merge_of_main_keeps_the_approval(world):
     await unhold_and_ask(w, pr, issue)
     assert (await w.pr(pr["number"]))["merged"] is True
     assert w.run_of(merge, "forksync/gate").conclusion == "success"
+
+
+async def test_a_commit_past_the_250_github_lists_voids_the_approval(world):
+    """GitHub's ``pulls/list-commits`` lists at most 250 commits of a pull request (the rest are
+    only in git); a commit pushed past them changes the unit like any other, so the owner's
+    approval of the shorter branch no longer counts."""
+    w = world
+    issue = await w.alice.post("/repos/meta/triton/issues", data={"title": "ops", "body": "x"})
+    await w.alice.post(f"/repos/meta/triton/issues/{issue['number']}/comments", data={"body": "/forksync hold"})
+    await w.bot.settle()
+    git(w.work, "fetch", "-q", "origin")
+    git(w.work, "checkout", "-q", "-B", "forksync/bundle-amd", "origin/main")
+    commit_files(w.work, {"amd/kernel.txt": "v2\n"}, "Touch amd")
+    for i in range(254):
+        git(w.work, "commit", "-q", "--allow-empty", "-m", f"Step {i}")
+    git(w.work, "push", "-q", "-f", "origin", "forksync/bundle-amd:refs/heads/forksync/bundle-amd")
+    pr = await w.open_pr("forksync/bundle-amd")
+    await w.bot.settle()
+    await w.people["carol"].post(f"/repos/meta/triton/pulls/{pr['number']}/reviews", data={"event": "APPROVE"})
+    await w.bot.settle()
+    head = commit_files(w.work, {"amd/kernel.txt": "v3, never reviewed\n"}, "Past the list")
+    git(w.work, "push", "-q", "origin", "forksync/bundle-amd:refs/heads/forksync/bundle-amd")
+    listed = [c["sha"] async for c in w.alice.getiter(f"/repos/meta/triton/pulls/{pr['number']}/commits")]
+    assert len(listed) == 250 and head not in listed
+    await w.bot.settle()
+    await unhold_and_ask(w, pr, issue["number"])
+    assert (await w.pr(pr["number"]))["merged"] is False
+    assert gate_failing(w, head) == ["approval-missing"]

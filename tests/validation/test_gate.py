@@ -117,6 +117,8 @@ CASES = [
     # conflicts: markers in the trees, trees that cannot be read, conflict commits in the range
     ("markers-unchecked-never-green", pr(markers_error="commit hhhhhhhhhhhh cannot be fetched"), SUITES, False,
      [("markers-unchecked", "")], []),
+    ("commits-unlisted-never-green", pr(commits_error="GitHub lists at most 250 commits of a pull request"), SUITES,
+     False, [("commits-unlisted", "")], []),
     ("stale-base-with-a-conflict-commit-waits-for-the-fold", pr(head_contains_base=False, conflict_commits=((C1, UP),)),
      SUITES, False, [("conflict-commit", C1[:12]), ("stale-base", "")], []),
     ("conflict-commit-blocks", pr(conflict_commits=((C1, UP),)), SUITES, False,
