@@ -23,6 +23,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from bot.agents.redact import scrub
 from bot.config.schedules import Schedule, as_schedule
 from bot.git.bisect import bisect, landed_commits, perf_test
 from bot.github.common import issue_once, split_repo
@@ -127,7 +128,8 @@ def _git(repo: Path, *args: str, env: dict | None = None, cwd: str | None = None
     p = subprocess.run(["git", *(["-C", cwd] if cwd else [f"--git-dir={repo}"]), *args], capture_output=True,
                        text=True, env={**os.environ, **(env or {})})
     if p.returncode != 0:
-        raise RuntimeError(f"git {' '.join(args[:2])} failed: {p.stderr.strip()[:300]}")
+        # scrubbed whole, then cut: the text is stored and shown on the regression issue
+        raise RuntimeError(scrub(f"git {' '.join(args[:2])} failed: {p.stderr.strip()}")[:360])
     return p.stdout.strip()
 
 
@@ -209,7 +211,7 @@ async def open_backout(ctx, v, full: str, default_branch: str, mirror: Path, ev,
                 p = subprocess.run(["git", "-C", wt, "revert", "--no-commit", culprit], capture_output=True, text=True,
                                    env={**os.environ, **BOT_IDENTITY})
                 if p.returncode != 0:
-                    raise RuntimeError(f"git revert of {culprit[:12]} does not apply on trunk: {p.stderr.strip()[:300]}")
+                    raise RuntimeError(f"git revert of {culprit[:12]} does not apply on trunk: {scrub(p.stderr).strip()[:300]}")
                 _git(mirror, "commit", "-q", "-m", backout_message(ev), cwd=wt, env=BOT_IDENTITY)
                 p = subprocess.run(["git", "-C", wt, "push", "-q", url, f"HEAD:refs/heads/{branch}"],
                                    capture_output=True, text=True)
@@ -217,7 +219,7 @@ async def open_backout(ctx, v, full: str, default_branch: str, mirror: Path, ev,
                     err = p.stderr
                     for s in secrets:
                         err = err.replace(s, "***")
-                    raise RuntimeError(f"push of {branch} failed: {err.strip()[:300]}")
+                    raise RuntimeError(f"push of {branch} failed: {scrub(err).strip()[:300]}")
             finally:
                 _git(mirror, "worktree", "remove", "--force", wt)
 

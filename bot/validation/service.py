@@ -315,7 +315,7 @@ class ValidationService:
                                           for f in decision.blocking) if decision.blocking else "")]
             extra = [f"Trusted suites unavailable: {tr.error}"] if tr.error else []
             sync_pr = (pr["head"]["ref"].startswith(tr.cfg.github.branch_prefix)
-                       and (pr["head"].get("repo") or {}).get("full_name", full) == full)
+                       and from_repo(pr, full))
             if pr.get("draft") and sync_pr and suites and leaves_draft(decision):
                 # a chain opened as a draft (stopped at a conflict) leaves draft once it is whole
                 # and L1 is green on its head; approvals and sign-offs are still asked for
@@ -428,6 +428,12 @@ async def command_merge(ctx, full: str, number: int) -> tuple[str, str]:
     return "; ".join(notes), details
 
 
+def from_repo(pr: dict, full: str) -> bool:
+    """Whether the PR's head branch is in ``full`` itself. A PR whose head repository was deleted
+    has ``head.repo`` null (GitHub): its branch is nobody's sync branch, whatever it is called."""
+    return ((pr.get("head") or {}).get("repo") or {}).get("full_name") == full
+
+
 async def after_hold(ctx, full: str, branch_prefix: str) -> list[str]:
     """Re-evaluate the gate of every open sync PR of ``full`` (head branch ``branch_prefix``…, in
     ``full`` itself) after ``hold``/``unhold`` changed: a gate that finished red only for the hold
@@ -442,7 +448,7 @@ async def after_hold(ctx, full: str, branch_prefix: str) -> list[str]:
     rv = split_repo(full)
     async for pr in ctx.gh.getiter("/repos/{owner}/{repo}/pulls{?state}", {**rv, "state": "open"}):
         head = pr.get("head") or {}
-        if not str(head.get("ref", "")).startswith(branch_prefix) or (head.get("repo") or {}).get("full_name", full) != full:
+        if not str(head.get("ref", "")).startswith(branch_prefix) or not from_repo(pr, full):
             continue
         try:
             notes += await v.evaluate(ctx, full, int(pr["number"]))

@@ -127,3 +127,13 @@ def test_the_runner_never_sees_the_bots_secrets():
                       "AWS_SECRET_ACCESS_KEY": "a", "ANTHROPIC_API_KEY": "k", "CUDA_VISIBLE_DEVICES": "0",
                       "TRITON_INTERPRET": "1"})
     assert env == {"PATH": "/usr/bin", "HOME": "/h", "CUDA_VISIBLE_DEVICES": "0", "TRITON_INTERPRET": "1"}
+
+
+def test_a_pr_whose_head_repository_is_gone_is_no_sync_pr():
+    from bot.validation.service import from_repo
+
+    own = {"head": {"ref": "forksync/bundle-1", "repo": {"full_name": "meta/triton"}}}
+    assert from_repo(own, "meta/triton")
+    assert not from_repo({"head": {"ref": "forksync/bundle-1", "repo": {"full_name": "eve/triton"}}}, "meta/triton")
+    assert not from_repo({"head": {"ref": "forksync/bundle-1", "repo": None}}, "meta/triton")   # GitHub: a deleted fork
+    assert not from_repo({"head": {"ref": "forksync/bundle-1"}}, "meta/triton")
