@@ -43,6 +43,15 @@ class BeforeHistoryError(ValueError):
     """``as_of`` lies before the first commit of the upstream or the fork."""
 
 
+def _refuse_future(d: date, what: str) -> None:
+    """A date after today (UTC) has no state yet: the repositories say nothing of upstream then,
+    and today's numbers under that date would claim they do. Raises ValueError."""
+    today = datetime.now(timezone.utc).date()
+    if d > today:
+        raise ValueError(f"{what} {d.isoformat()} is in the future (today is {today.isoformat()} UTC): "
+                         "there is no state to show for it yet")
+
+
 @dataclass
 class SyncState:
     """Everything the core derived for one (upstream tip, fork tip) pair.
@@ -177,12 +186,14 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     during ``analyse`` (commits done of total).
 
     Raises :class:`bot.git.repo.RefError` (unknown ref, names the ref and the repo),
-    :class:`bot.git.repo.GitIOError` (clone/fetch/log failed), ``ValueError`` (bad ``as_of``).
+    :class:`bot.git.repo.GitIOError` (clone/fetch/log failed), ``ValueError`` (bad ``as_of``: not a date, or after today UTC).
     Missing objects are not errors: see :attr:`SyncState.missing`.
     """
     t0 = _time.perf_counter()
     timings: dict[str, float] = {}
     cutoff = end_of_day(as_of) if isinstance(as_of, (str, date)) else as_of
+    if cutoff is not None:
+        _refuse_future(datetime.fromtimestamp(cutoff, timezone.utc).date(), "the date")
     fork_url = cfg.fork.url or "."
     if progress:
         progress("open", 0, 0)
@@ -295,7 +306,8 @@ def series(cfg: ForksyncConfig, start: str, end: str, step_days: int = 7, store:
            progress: Progress | None = None) -> list[tuple[str, SyncState]]:
     """``[(date, state)]`` for ``start``, ``start + step`` … ≤ ``end`` (dates YYYY-MM-DD), for plots.
     Dates before either history begins have no point (there is no state to show). Raises
-    ``ValueError`` for a date that is not YYYY-MM-DD, ``start`` after ``end``, or ``step_days < 1``."""
+    ``ValueError`` for a date that is not YYYY-MM-DD, ``start`` after ``end``, ``end`` after today (UTC)
+    or ``step_days < 1``."""
     try:
         d, stop = date.fromisoformat(start), date.fromisoformat(end)
     except ValueError:
@@ -304,6 +316,7 @@ def series(cfg: ForksyncConfig, start: str, end: str, step_days: int = 7, store:
         raise ValueError(f"series {start} {end}: START is after END (give the earlier date first)")
     if step_days < 1:
         raise ValueError("--step must be at least 1 day")
+    _refuse_future(stop, "END")
     out = []
     while d <= stop:
         try:

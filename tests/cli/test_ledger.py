@@ -184,6 +184,15 @@ def test_a_fork_level_with_upstream_is_not_warned(scn, capsys, tmp_path, monkeyp
         assert "same commit" not in err, argv
 
 
+def test_as_of_in_the_future_is_an_error(scn, capsys):
+    # a date nobody has seen yet has no state: showing today's numbers under it would claim
+    # to know upstream's state then
+    rc, out, err = run(capsys, [*scn.argv, "status", "--as-of", "2999-01-01"])
+    assert rc == 2 and out == "" and "2999-01-01" in err and "in the future" in err
+    rc, out, err = run(capsys, [*scn.argv, "status", "--series", "2026-01-05", "2999-01-01", "--json"])
+    assert rc == 2 and out == "" and "in the future" in err
+
+
 def test_a_blobless_partial_clone_is_read_without_fetching(tmp_path, capsys, monkeypatch):
     """A ``--filter=blob:none`` clone: git would fetch every blob ``log -p`` needs from the promisor
     remote, one batch per commit (8 minutes instead of 11 s on the Intel fork, writing into a
