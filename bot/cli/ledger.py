@@ -48,7 +48,8 @@ def status_json(state) -> dict:
     return {
         "schema": "forksync.status/1",
         "as_of": iso(state.as_of),
-        "upstream": {"url": cfg.upstream.url or cfg.fork.url, "ref": cfg.upstream.ref, "tip": _pin_json(p.upstream_tip)},
+        "upstream": {"url": cfg.upstream.url or cfg.fork.url, "ref": cfg.upstream.ref, "tip": _pin_json(p.upstream_tip),
+                     "as_of": iso(state.upstream_as_of)},
         "fork": {"url": cfg.fork.url, "ref": cfg.fork.ref, "tip": state.fork_tip,
                  "date": iso(int(state.repo[state.fork_tip].committer.time))},
         "merge_base": {"sha": state.merge_base,
@@ -171,6 +172,8 @@ def cmd_status(args) -> int:
     t.add_column("value")
     tip = doc["upstream"]["tip"]
     t.add_row("upstream tip", f"{tip['sha'][:12] if tip['sha'] else '-'}  {_pr(tip['pr'])}  {tip['date']}")
+    # Days Behind is measured to the tip known then: a copy fetched months ago is that old
+    t.add_row("upstream as of", doc["upstream"]["as_of"] or "unknown (the repository has no refs)")
     t.add_row("fork tip", f"{state.fork_tip[:12]}  {doc['fork']['date']}")
     t.add_row("merge base", f"{(state.merge_base or '-')[:12]}  {doc['merge_base']['date']}")
     t.add_row("upstream commits in range", str(doc["commits_in_range"]))

@@ -108,6 +108,17 @@ def is_local(url: str) -> bool:
     return not re.match(r"^[a-z][a-z0-9+.\-]*://|^[\w.\-]+@[\w.\-]+:", url)
 
 
+def refs_updated_at(git_dir: str | Path) -> float | None:
+    """When the refs of a repository last changed (epoch s): the newest modification time of its
+    ``FETCH_HEAD``, ``packed-refs`` and loose refs; None when it has none. For a copy that is
+    not fetched here (a local path, a snapshot) this is as of when it knows its upstream."""
+    root = Path(git_dir)
+    times = [p.stat().st_mtime for p in (root / "FETCH_HEAD", root / "packed-refs") if p.is_file()]
+    for d, _, names in os.walk(root / "refs"):
+        times.extend(os.stat(os.path.join(d, n)).st_mtime for n in names)
+    return max(times, default=None)
+
+
 def git_dir_of(path: str | Path) -> str:
     """The git dir of a local repository (work tree or bare). Raises :class:`GitIOError`."""
     p = Path(path)

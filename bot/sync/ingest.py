@@ -77,6 +77,10 @@ class SyncState:
     decisions: list[Decision] = field(default_factory=list)
     as_of: int | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    #: when upstream was last seen (epoch s): the time of this fetch, or for a copy not fetched
+    #: here the last change to its refs; never after ``as_of``. Days Behind is measured to the
+    #: upstream tip known then, so it is shown with it
+    upstream_as_of: int | None = None
 
     @property
     def missing(self) -> dict[str, tuple[str, ...]]:
@@ -199,6 +203,9 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
         progress("open", 0, 0)
     fork_dir = gitio.open_remote(fork_url, cfg.cache_dir, fetch=fetch)
     up_dir = gitio.open_remote(cfg.upstream.url, cfg.cache_dir, fetch=fetch) if cfg.upstream.url else fork_dir
+    fetched = fetch and not gitio.is_local(cfg.upstream.url or fork_url)
+    seen = _time.time() if fetched else gitio.refs_updated_at(up_dir)
+    up_seen = None if seen is None else int(min(seen, cutoff) if cutoff is not None else seen)
     repo, git_dir = gitio.open_pair(up_dir, fork_dir, cfg.cache_dir)
     fork_repo = pygit2.Repository(fork_dir)
     up_repo = fork_repo if up_dir == fork_dir else pygit2.Repository(up_dir)
@@ -261,7 +268,7 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     state = SyncState(config=cfg, repo=repo, git_dir=git_dir, fork_repo=fork_repo, upstream_tip=up_tip,
                       fork_tip=fork_tip, merge_base=base, upstream=upstream, fork_commits=fork_commits,
                       ledger=ledger, pins=pins, in_flight=in_flight, decisions=decisions, as_of=cutoff,
-                      timings=timings)
+                      timings=timings, upstream_as_of=up_seen)
     if record and use_cache and store is not None:
         sync_store.record_pins(store, {
             "recorded_at": int(_time.time()), "as_of": cutoff or 0, "fork_tip": fork_tip,
