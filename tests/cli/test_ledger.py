@@ -252,3 +252,34 @@ def test_status_says_when_upstream_was_last_seen(scn, capsys):
         for root, _, names in os.walk(os.path.join(gd, "refs")):
             for n in names:
                 os.utime(os.path.join(root, n), (now, now))
+
+
+def test_ledger_show_answers_for_upstream_commits_a_merge_brought_in(tmp_path, capsys, monkeypatch):
+    """On a fork that merges upstream the range is the few commits since the last merge; the rest
+    of upstream came in by merges, and the Backlog's REVERTED holes are among them: `ledger show`
+    explains those instead of calling them no upstream commit (exit 2)."""
+    from bot.demo.repobuilder import RepoBuilder
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n"}, when=1_767_225_600)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("Fork feature (#500)", {"f.txt": "f\n"}, when=1_767_230_000)
+    u1 = up.commit("One (#11)", {"b.txt": "b\n"}, when=1_767_312_000)
+    u2 = up.commit("Two (#12)", {"c.txt": "c\n"}, when=1_767_398_400)
+    fork.add_remote("upstream", up.path)
+    fork.merge("upstream/main", when=1_767_484_800)
+    rv = fork.revert(u1, when=1_767_571_200)
+    up.commit("Three (#13)", {"d.txt": "d\n"}, when=1_767_657_600)
+    argv = ["--upstream", str(up.path), "--fork", str(fork.path)]
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, [*argv, "ledger", "show", "#11", "--json"])
+    assert rc == 0, err
+    [e] = json.loads(out)["entries"]
+    assert (e["sha"], e["disposition"], e["fork_commit"], e["index"]) == (u1, "REVERTED", rv, -1)
+    assert e["evidence"][0]["rule"] == "revert"
+    rc, out, err = run(capsys, [*argv, "ledger", "show", u2[:10], "--json"])
+    [e] = json.loads(out)["entries"]
+    assert rc == 0 and (e["sha"], e["disposition"], e["evidence"][0]["rule"]) == (u2, "PICKED", "ancestry")
+    rc, out, _ = run(capsys, [*argv, "ledger", "show", "#12"])
+    assert rc == 0 and "PICKED" in out and "merge base" in out
+    rc, _, err = run(capsys, [*argv, "ledger", "show", "#4242"])
+    assert rc == 2 and "names no upstream commit" in err
