@@ -22,7 +22,7 @@ from cachetools import LRUCache
 from bot.config.forksync import ForksyncConfig
 from bot.core.ledger import Ledger, build_ledger
 from bot.core.merged import merged_holes, reverted_candidates, syncs_by_merging
-from bot.core.pins import Pins, compute_pins
+from bot.core.pins import Pin, Pins, compute_pins
 from bot.core.provenance import claims
 from bot.git import repo as gitio
 from bot.git.notes import read_decisions
@@ -255,14 +255,15 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
                           isolated=cfg.isolated_picks)
     ledger = _drop_upstream_x_lines(repo, up_tip, ledger)
     base_time = int(repo[base].committer.time) if base else 0
-    merged, holes = None, ()
+    merged, holes, merged_up = None, (), {}
     if syncs_by_merging(fork_commits):
         merged = ancestry
         cands = reverted_candidates(fork_commits, set(fork_shas) | set(rng))
-        holes = merged_holes(fork_commits, _merged_upstream(repo, base, cands)) if cands and base else ()
+        merged_up = _merged_upstream(repo, base, cands) if cands and base else {}
+        holes = merged_holes(fork_commits, merged_up) if merged_up else ()
     pins = compute_pins(ledger.entries, base_sha=base, base_time=base_time,
                         upstream_tip_time=int(repo[up_tip].committer.time), rules=cfg.isolated_picks,
-                        merged=merged, holes=holes)
+                        merged=merged, holes=holes, oldest_hole=_oldest_hole(repo, merged_up, holes) if holes else None)
     timings["ledger"] = _time.perf_counter() - t2
     timings["total"] = _time.perf_counter() - t0
     state = SyncState(config=cfg, repo=repo, git_dir=git_dir, fork_repo=fork_repo, upstream_tip=up_tip,
@@ -307,6 +308,19 @@ def _merged_upstream(repo: pygit2.Repository, base: str, wanted: set[str]) -> di
         if not c.parent_ids:
             return out
         c = repo[c.parent_ids[0]]
+
+
+def _oldest_hole(repo: pygit2.Repository, merged_up: dict[str, tuple[str, str]], holes: tuple[str, ...]
+                 ) -> tuple[Pin, Pin]:
+    """``(the oldest hole, the upstream commit before it)`` as pins (index -1: before the range).
+    ``merged_up`` is in :func:`_merged_upstream`'s order, newest first."""
+    sha = [s for s in merged_up if s in holes][-1]
+
+    def pin(c) -> Pin:
+        subject = c.message.split("\n", 1)[0]
+        return Pin(str(c.id), -1, gitio.parse_pr(subject), int(c.committer.time), subject)
+    c = repo[sha]
+    return pin(c), (pin(repo[c.parent_ids[0]]) if c.parent_ids else Pin(None, -1, None, 0, ""))
 
 
 def series(cfg: ForksyncConfig, start: str, end: str, step_days: int = 7, store: Store | None = None,
