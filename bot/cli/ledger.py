@@ -218,13 +218,16 @@ def _cmd_series(args) -> int:
         raise UserError(str(e)) from None
     out = [{"date": d, "days_behind": s.pins.days_behind, "contiguous_lag_days": s.pins.contiguous_lag_days,
             "backlog": s.pins.backlog, "not_reached": s.pins.not_reached, "frontier": s.pins.frontier.sha,
-            "contiguous_pin": s.pins.contiguous.sha, "commits_in_range": len(s.ledger.entries)} for d, s in rows]
+            "contiguous_pin": s.pins.contiguous.sha, "commits_in_range": len(s.ledger.entries),
+            "upstream_as_of": iso(s.upstream_as_of)} for d, s in rows]
     if args.json:
         print(json.dumps({"schema": "forksync.series/1", "points": out}, indent=2))
         return 0
     from rich.console import Console
     from rich.table import Table
-    t = Table(title="Days Behind / Backlog over time")
+    # the last point is only as current as the copy of upstream (a mirror may be months old)
+    t = Table(title="Days Behind / Backlog over time",
+              caption=f"upstream as of {out[-1]['upstream_as_of']} at the last point" if out else None)
     for col in ("date", "in range", "Days Behind", "pin lag", "Backlog", "not reached"):
         t.add_column(col, justify="right")
     for r in out:

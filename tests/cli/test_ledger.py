@@ -61,6 +61,8 @@ def test_status_series(scn, capsys):
     pts = json.loads(out)["points"]
     assert [(p["date"], p["commits_in_range"], p["days_behind"], p["backlog"]) for p in pts] == [
         ("2026-01-05", 4, 4.0, 0), ("2026-02-04", 18, 2.0, 4)]       # u9 is PENDING in the past (no branch)
+    # each point's upstream is as of its date (or of the last change to the copy, when older)
+    assert [p["upstream_as_of"] for p in pts] == ["2026-01-05T23:59:59Z", "2026-02-04T23:59:59Z"]
 
 
 def test_ledger_export(scn, capsys):
