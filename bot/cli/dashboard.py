@@ -78,7 +78,8 @@ def refresh(store, cfg: ForksyncConfig, fork: str, *, backfill_days: int, backfi
     st = SyncStatus(repo=fork, upstream=upstream or cfg.upstream.url or cfg.fork.url, upstream_head=state.upstream_tip,
                     fork_head=state.fork_tip, frontier=p.frontier.sha or "", contiguous_pin=p.contiguous.sha or "",
                     days_behind=float(p.days_behind), backlog=int(p.backlog), not_reached=int(p.not_reached),
-                    upstream_seen_at=now, computed_at=now, last_fetch_at=now,
+                    # a local copy is as current as its refs: an old mirror's numbers show as stale
+                    upstream_seen_at=min(now, float(state.upstream_as_of or now)), computed_at=now, last_fetch_at=now,
                     units=old.units if old else (), blocked=old.blocked if old else ())
     sync_store.save_status(store, st)
     snapshots.record_sync(store, st, at=now, contiguous_lag_days=float(p.contiguous_lag_days),

@@ -16,7 +16,7 @@ from bot.cli.main import config_from_args
 from bot.cli.progress import reporter, warn_once
 from bot.config.forksync import UserError
 from bot.git import repo as gitio
-from bot.model import Disposition, LedgerEntry
+from bot.model import Disposition, Evidence, LedgerEntry
 from bot.sync.ingest import load_state, series
 
 
@@ -48,7 +48,8 @@ def status_json(state) -> dict:
     return {
         "schema": "forksync.status/1",
         "as_of": iso(state.as_of),
-        "upstream": {"url": cfg.upstream.url or cfg.fork.url, "ref": cfg.upstream.ref, "tip": _pin_json(p.upstream_tip)},
+        "upstream": {"url": cfg.upstream.url or cfg.fork.url, "ref": cfg.upstream.ref, "tip": _pin_json(p.upstream_tip),
+                     "as_of": iso(state.upstream_as_of)},
         "fork": {"url": cfg.fork.url, "ref": cfg.fork.ref, "tip": state.fork_tip,
                  "date": iso(int(state.repo[state.fork_tip].committer.time))},
         "merge_base": {"sha": state.merge_base,
@@ -171,6 +172,8 @@ def cmd_status(args) -> int:
     t.add_column("value")
     tip = doc["upstream"]["tip"]
     t.add_row("upstream tip", f"{tip['sha'][:12] if tip['sha'] else '-'}  {_pr(tip['pr'])}  {tip['date']}")
+    # Days Behind is measured to the tip known then: a copy fetched months ago is that old
+    t.add_row("upstream as of", doc["upstream"]["as_of"] or "unknown (the repository has no refs)")
     t.add_row("fork tip", f"{state.fork_tip[:12]}  {doc['fork']['date']}")
     t.add_row("merge base", f"{(state.merge_base or '-')[:12]}  {doc['merge_base']['date']}")
     t.add_row("upstream commits in range", str(doc["commits_in_range"]))
@@ -215,13 +218,16 @@ def _cmd_series(args) -> int:
         raise UserError(str(e)) from None
     out = [{"date": d, "days_behind": s.pins.days_behind, "contiguous_lag_days": s.pins.contiguous_lag_days,
             "backlog": s.pins.backlog, "not_reached": s.pins.not_reached, "frontier": s.pins.frontier.sha,
-            "contiguous_pin": s.pins.contiguous.sha, "commits_in_range": len(s.ledger.entries)} for d, s in rows]
+            "contiguous_pin": s.pins.contiguous.sha, "commits_in_range": len(s.ledger.entries),
+            "upstream_as_of": iso(s.upstream_as_of)} for d, s in rows]
     if args.json:
         print(json.dumps({"schema": "forksync.series/1", "points": out}, indent=2))
         return 0
     from rich.console import Console
     from rich.table import Table
-    t = Table(title="Days Behind / Backlog over time")
+    # the last point is only as current as the copy of upstream (a mirror may be months old)
+    t = Table(title="Days Behind / Backlog over time",
+              caption=f"upstream as of {out[-1]['upstream_as_of']} at the last point" if out else None)
     for col in ("date", "in range", "Days Behind", "pin lag", "Backlog", "not reached"):
         t.add_column(col, justify="right")
     for r in out:
@@ -243,14 +249,62 @@ def cmd_ledger_export(args) -> int:
     return 0
 
 
+def before_range(state, ref: str) -> list[LedgerEntry]:
+    """Upstream commits at or before the merge base that ``ref`` names (a sha prefix of ≥ 4 hex,
+    or ``#N`` searched along upstream's first-parent chain back from the base): outside the
+    ledger's range, the fork holds them by ancestry — on a fork that merges upstream, a merge
+    brought them in — unless it took them back out (a hole of the Backlog: REVERTED, with the
+    fork's revert). ``index`` is -1. Empty when ``ref`` names no such commit."""
+    import pygit2  # lazy: only this lookup reads the repository here
+
+    base, repo = state.merge_base, state.repo
+    if not base:
+        return []
+    ref = ref.strip()
+    found: list = []
+    if re.fullmatch(r"#?\d{1,6}", ref) and (ref.startswith("#") or len(ref) < 7):
+        pr, c = int(ref.lstrip("#")), repo[base]
+        while True:
+            if gitio.parse_pr(c.message.split("\n", 1)[0]) == pr:
+                found.append(c)
+                break
+            if not c.parent_ids:
+                break
+            c = repo[c.parent_ids[0]]
+    elif re.fullmatch(r"[0-9a-fA-F]{4,40}", ref):
+        try:
+            c = repo.revparse_single(ref).peel(pygit2.Commit)
+        except (KeyError, ValueError, pygit2.GitError):
+            return []
+        if str(c.id) == base or repo.descendant_of(base, c.id):
+            found.append(c)
+    out = []
+    for c in found:
+        sha, subject = str(c.id), c.message.split("\n", 1)[0]
+        common = dict(sha=sha, index=-1, pr=gitio.parse_pr(subject), subject=subject, committer_time=int(c.committer.time))
+        if sha in state.pins.holes:
+            rv = next((f for f in reversed(state.fork_commits) if f"This reverts commit {sha}" in f.message), None)
+            fc = rv.sha if rv else None
+            out.append(LedgerEntry(**common, disposition=Disposition.REVERTED, fork_commit=fc,
+                                   reason="merged, then reverted by the fork; counted in the Backlog",
+                                   evidence=(Evidence("revert", fc, f"merged, then reverted by {(fc or '')[:12]} "
+                                                      f"'{rv.message.splitlines()[0] if rv else ''}'"),)))
+        else:
+            how = "merged from upstream" if state.pins.merge_based else "the fork branched after it"
+            out.append(LedgerEntry(**common, disposition=Disposition.PICKED, evidence=(
+                Evidence("ancestry", None, f"at or before the merge base {base[:12]}: the fork contains it ({how})"),)))
+    return out
+
+
 def cmd_ledger_show(args) -> int:
     with reporter(args) as cb:
         state = _load(args, as_of=args.as_of, progress=cb)
     warn_state(state)
-    hits = state.ledger.find(args.ref)
+    hits = state.ledger.find(args.ref) or before_range(state, args.ref)
     if not hits:
         raise UserError(f"{args.ref!r} names no upstream commit in the range "
-                        f"{(state.merge_base or '')[:12]}..{state.upstream_tip[:12]} (use a sha, a prefix or #PR)")
+                        f"{(state.merge_base or '')[:12]}..{state.upstream_tip[:12]} nor before it "
+                        "(use a sha, a prefix or #PR)")
     if args.json:
         print(json.dumps({"schema": "forksync.ledger-entry/1", "entries": [entry_json(e) for e in hits]}, indent=2))
         return 0
@@ -260,7 +314,9 @@ def cmd_ledger_show(args) -> int:
     con = Console()
     for e in hits:
         con.print(f"[bold]{e.sha}[/bold] {_pr(e.pr)}  {escape(e.subject)}")
-        con.print(f"  upstream position {e.index + 1} of {len(state.ledger.entries)}, committed {iso(e.committer_time)}")
+        where = (f"upstream position {e.index + 1} of {len(state.ledger.entries)}" if e.index >= 0 else
+                 f"before the range (at or before the merge base {(state.merge_base or '')[:12]})")
+        con.print(f"  {where}, committed {iso(e.committer_time)}")
         con.print(f"  disposition: [bold]{e.disposition.value}[/bold]" + (f" — {escape(e.reason)}" if e.reason else "")
                   + ("  (isolated pick)" if e.isolated else ""))
         if e.fork_commit:

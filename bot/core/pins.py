@@ -24,7 +24,8 @@ For a fork that syncs by **merging** upstream (:mod:`bot.core.merged`) the front
 upstream commit the fork contains by ancestry (None → the merge base); a cherry-pick of a newer
 upstream commit is an isolated pick (it neither moves the frontier nor becomes a hole once a merge
 reaches it); and the Backlog also counts the merged upstream commits the fork reverted and has not
-got back (``holes``, as REVERTED). No trailer is needed for any of this.
+got back (``holes``, as REVERTED; the oldest of them holds the contiguous pin). No trailer is
+needed for any of this.
 """
 from __future__ import annotations
 
@@ -103,7 +104,7 @@ def _pin(e: LedgerEntry | None, base_sha: str | None, base_time: int) -> Pin:
 
 def compute_pins(entries, *, base_sha: str | None, base_time: int, upstream_tip_time: int | None = None,
                  rules: IsolatedPickRules = IsolatedPickRules(), merged: frozenset[str] | set[str] | None = None,
-                 holes: tuple[str, ...] = ()) -> Pins:
+                 holes: tuple[str, ...] = (), oldest_hole: tuple[Pin, Pin] | None = None) -> Pins:
     """Pins of a ledger's entries (upstream order). ``base_*``: the merge base (or ``since``).
     ``upstream_tip_time`` defaults to the newest entry's committer time (or the base's).
 
@@ -111,7 +112,9 @@ def compute_pins(entries, *, base_sha: str | None, base_time: int, upstream_tip_
     shas of the range it contains by ancestry; then the frontier is the newest of them (None →
     the merge base) and every other reached entry past it is an isolated pick. ``holes``: merged
     upstream commits before the range that the fork reverted and has not got back
-    (:func:`bot.core.merged.merged_holes`); each counts in the Backlog as REVERTED."""
+    (:func:`bot.core.merged.merged_holes`); each counts in the Backlog as REVERTED.
+    ``oldest_hole``: ``(the oldest hole, the upstream commit before it)``; the hole lies before
+    every entry, so it holds the contiguous pin, which stays at the commit before it."""
     entries = list(entries)
     frontier = None
     if merged is None:
@@ -130,9 +133,14 @@ def compute_pins(entries, *, base_sha: str | None, base_time: int, upstream_tip_
             holder = e
             break
         contiguous = e
+    c_hole = None
+    if holes and oldest_hole is not None:
+        c_hole, holder = oldest_hole, None
     tip = entries[-1] if entries else None
     tip_time = upstream_tip_time if upstream_tip_time is not None else (tip.committer_time if tip else base_time)
     f_pin, c_pin = _pin(frontier, base_sha, base_time), _pin(contiguous, base_sha, base_time)
+    if c_hole is not None:
+        c_pin = c_hole[1]
     f_idx = frontier.index if frontier else -1
     by_disp: dict[str, int] = {}
     for e in entries[:max(f_idx, 0)]:
@@ -148,6 +156,7 @@ def compute_pins(entries, *, base_sha: str | None, base_time: int, upstream_tip_
         backlog=sum(by_disp.values()), backlog_by_disposition=dict(sorted(by_disp.items())),
         not_reached=len(past), not_reached_handled=sum(1 for e in past if e.disposition in HANDLED),
         isolated=tuple(e.sha for e in entries if e.sha in iso), total=len(entries),
-        holder=_pin(holder, base_sha, base_time) if holder else None,
-        holder_disposition=holder.disposition.value if holder else "", holder_reason=holder.reason if holder else "",
+        holder=c_hole[0] if c_hole else _pin(holder, base_sha, base_time) if holder else None,
+        holder_disposition=Disposition.REVERTED.value if c_hole else holder.disposition.value if holder else "",
+        holder_reason="merged, then reverted by the fork" if c_hole else holder.reason if holder else "",
         merge_based=merged is not None, holes=tuple(holes))

@@ -58,6 +58,14 @@ def git_env() -> dict[str, str]:
     return env
 
 
+#: for git commands that only read: in a partial clone (``--filter=blob:none``) git would fetch
+#: each absent blob from the promisor remote as ``log -p`` reaches it, one round trip per commit
+#: (8 minutes instead of 11 s on the Intel fork) and writing into a repository that a local
+#: path promises to leave alone; with every transport refused the fetch fails at once and the
+#: blob is reported missing like any other (git 2.44's ``--no-lazy-fetch`` does the same)
+NO_LAZY_FETCH = ("-c", "protocol.allow=never")
+
+
 def git(git_dir: str | Path, *argv: str, input: str | bytes | None = None, check: bool = True,
         text: bool = True) -> str | bytes:
     """Run ``git --git-dir=<git_dir> argv…``; raise :class:`GitIOError` on failure."""
@@ -98,6 +106,17 @@ def clear_stale_locks(git_dir: str | Path, now: float, max_age_s: float = STALE_
 
 def is_local(url: str) -> bool:
     return not re.match(r"^[a-z][a-z0-9+.\-]*://|^[\w.\-]+@[\w.\-]+:", url)
+
+
+def refs_updated_at(git_dir: str | Path) -> float | None:
+    """When the refs of a repository last changed (epoch s): the newest modification time of its
+    ``FETCH_HEAD``, ``packed-refs`` and loose refs; None when it has none. For a copy that is
+    not fetched here (a local path, a snapshot) this is as of when it knows its upstream."""
+    root = Path(git_dir)
+    times = [p.stat().st_mtime for p in (root / "FETCH_HEAD", root / "packed-refs") if p.is_file()]
+    for d, _, names in os.walk(root / "refs"):
+        times.extend(os.stat(os.path.join(d, n)).st_mtime for n in names)
+    return max(times, default=None)
 
 
 def git_dir_of(path: str | Path) -> str:
@@ -335,14 +354,14 @@ def _log_patch(git_dir: str, shas: list[str], renames: bool, tick: Callable[[int
     parsed while it streams. Returns (files by sha, patch ids by sha, log return code, log stderr)."""
     env = git_env()
     log = subprocess.Popen(
-        ["git", f"--git-dir={git_dir}", "-c", "core.quotePath=true", "log", "-p", "--no-walk=unsorted",
+        ["git", f"--git-dir={git_dir}", *NO_LAZY_FETCH, "-c", "core.quotePath=true", "log", "-p", "--no-walk=unsorted",
          "--stdin", "--no-color", "--no-ext-diff", "--no-textconv", "--format=commit %H",
          # every changed path, named as the parser reads it, whatever the user's config: diff.ignoreSubmodules=all
          # leaves submodule changes out (the predictor decides a pick's merge over these paths), diff.noprefix
          # drops the a/ b/ prefixes (a path a/x.txt would read as x.txt)
          "--ignore-submodules=none", "--src-prefix=a/", "--dst-prefix=b/", "-M" if renames else "--no-renames"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    pid = subprocess.Popen(["git", f"--git-dir={git_dir}", "patch-id", "--stable"], stdin=subprocess.PIPE,
+    pid = subprocess.Popen(["git", f"--git-dir={git_dir}", *NO_LAZY_FETCH, "patch-id", "--stable"], stdin=subprocess.PIPE,
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
     out_pid: list[bytes] = []
     err_log: list[bytes] = []
@@ -382,31 +401,24 @@ def _log_patch(git_dir: str, shas: list[str], renames: bool, tick: Callable[[int
     return parsed, ids, rc, err_log[0].decode(errors="replace") if err_log else ""
 
 
-def missing_object_commits(git_dir: str, shas: list[str], parents: dict[str, tuple[str, ...]] | None = None
-                           ) -> dict[str, list[str]]:
+def missing_object_commits(git_dir: str, shas: list[str]) -> dict[str, list[str]]:
     """Commits among ``shas`` whose diff against the first parent needs an absent object.
 
-    ``git rev-list --objects --missing=print shas… ^outside-parents…`` lists the absent objects
-    the commits introduce (≈ 0.4 s for 4k Triton commits); only when there are some, one ``git log
-    --raw --no-renames`` pass (which reads trees, never blobs) maps them to commits. ``parents``
-    (sha → parent shas) limits the walk to these commits. Returns ``{sha: ["blob <id> (<path>)", …]}``.
+    One ``git log --raw --no-renames`` pass (it reads trees, never blobs) names the old and new
+    blob of every changed path; those the object database lacks are the absent ones. Both sides
+    count: in a blobless partial clone the old blob is absent too, and it belongs to a parent that
+    may be outside ``shas`` (on a fork that merges upstream most parents are merges), so a walk
+    of the objects the commits introduce would miss it and ``git log -p`` would stop on each such
+    commit in turn. Returns ``{sha: ["blob <id> (<path>)", …]}``.
     """
     if not shas:
         return {}
-    inside = set(shas)
-    neg = sorted({p for s in shas for p in (parents or {}).get(s, ()) if p not in inside})
-    args = ["rev-list", "--objects", "--missing=print", "--stdin"] if parents is not None else \
-        ["rev-list", "--objects", "--missing=print", "--no-walk", "--stdin"]
-    p = subprocess.run(["git", f"--git-dir={git_dir}", *args],
-                       input="\n".join(shas + [f"^{n}" for n in neg]) + "\n",
-                       capture_output=True, text=True, env=git_env())
-    absent = {ln[1:41] for ln in p.stdout.splitlines() if ln.startswith("?")}
-    if not absent:
-        return {}
-    p = subprocess.run(["git", f"--git-dir={git_dir}", "log", "--raw", "--no-renames", "--no-abbrev",
+    odb = pygit2.Repository(git_dir).odb
+    p = subprocess.run(["git", f"--git-dir={git_dir}", *NO_LAZY_FETCH, "log", "--raw", "--no-renames", "--no-abbrev",
                         "--format=commit %H", "--no-walk=unsorted", "--stdin"],
                        input="\n".join(shas) + "\n", capture_output=True, text=True, env=git_env())
     out: dict[str, list[str]] = {}
+    known: dict[str, bool] = {}
     cur = None
     for ln in p.stdout.splitlines():
         if ln.startswith("commit "):
@@ -414,8 +426,12 @@ def missing_object_commits(git_dir: str, shas: list[str], parents: dict[str, tup
         elif ln.startswith(":") and cur:
             meta, _, path = ln.partition("\t")
             parts = meta.split()
-            for oid in (parts[2], parts[3]):
-                if oid in absent:
+            for mode, oid in ((parts[0][1:], parts[2]), (parts[1], parts[3])):
+                if mode == "160000" or not oid.strip("0"):      # a submodule's commit, or no blob on this side
+                    continue
+                if oid not in known:
+                    known[oid] = oid in odb
+                if not known[oid]:
                     out.setdefault(cur, []).append(f"blob {oid} ({path})")
     return out
 
@@ -513,7 +529,7 @@ def commit_infos(repo: pygit2.Repository, shas: Iterable[str], *, renames: bool 
             # objects are missing: find the other affected commits at once instead of letting git
             # stop on each of them (a blobless partial clone would mean one restart per commit)
             scanned = True
-            rest = missing_object_commits(git_dir, todo, {s: metas[s].parents for s in todo})
+            rest = missing_object_commits(git_dir, todo)
             for s in rest:
                 files[s], found = _fallback_files(repo, s)
                 missing[s] = found or rest[s]

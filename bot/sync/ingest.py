@@ -22,7 +22,7 @@ from cachetools import LRUCache
 from bot.config.forksync import ForksyncConfig
 from bot.core.ledger import Ledger, build_ledger
 from bot.core.merged import merged_holes, reverted_candidates, syncs_by_merging
-from bot.core.pins import Pins, compute_pins
+from bot.core.pins import Pin, Pins, compute_pins
 from bot.core.provenance import claims
 from bot.git import repo as gitio
 from bot.git.notes import read_decisions
@@ -41,6 +41,15 @@ Progress = Callable[[str, int, int], None]   # (step, done, total)
 
 class BeforeHistoryError(ValueError):
     """``as_of`` lies before the first commit of the upstream or the fork."""
+
+
+def _refuse_future(d: date, what: str) -> None:
+    """A date after today (UTC) has no state yet: the repositories say nothing of upstream then,
+    and today's numbers under that date would claim they do. Raises ValueError."""
+    today = datetime.now(timezone.utc).date()
+    if d > today:
+        raise ValueError(f"{what} {d.isoformat()} is in the future (today is {today.isoformat()} UTC): "
+                         "there is no state to show for it yet")
 
 
 @dataclass
@@ -68,6 +77,10 @@ class SyncState:
     decisions: list[Decision] = field(default_factory=list)
     as_of: int | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    #: when upstream was last seen (epoch s): the time of this fetch, or for a copy not fetched
+    #: here the last change to its refs; never after ``as_of``. Days Behind is measured to the
+    #: upstream tip known then, so it is shown with it
+    upstream_as_of: int | None = None
 
     @property
     def missing(self) -> dict[str, tuple[str, ...]]:
@@ -177,17 +190,22 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     during ``analyse`` (commits done of total).
 
     Raises :class:`bot.git.repo.RefError` (unknown ref, names the ref and the repo),
-    :class:`bot.git.repo.GitIOError` (clone/fetch/log failed), ``ValueError`` (bad ``as_of``).
+    :class:`bot.git.repo.GitIOError` (clone/fetch/log failed), ``ValueError`` (bad ``as_of``: not a date, or after today UTC).
     Missing objects are not errors: see :attr:`SyncState.missing`.
     """
     t0 = _time.perf_counter()
     timings: dict[str, float] = {}
     cutoff = end_of_day(as_of) if isinstance(as_of, (str, date)) else as_of
+    if cutoff is not None:
+        _refuse_future(datetime.fromtimestamp(cutoff, timezone.utc).date(), "the date")
     fork_url = cfg.fork.url or "."
     if progress:
         progress("open", 0, 0)
     fork_dir = gitio.open_remote(fork_url, cfg.cache_dir, fetch=fetch)
     up_dir = gitio.open_remote(cfg.upstream.url, cfg.cache_dir, fetch=fetch) if cfg.upstream.url else fork_dir
+    fetched = fetch and not gitio.is_local(cfg.upstream.url or fork_url)
+    seen = _time.time() if fetched else gitio.refs_updated_at(up_dir)
+    up_seen = None if seen is None else int(min(seen, cutoff) if cutoff is not None else seen)
     repo, git_dir = gitio.open_pair(up_dir, fork_dir, cfg.cache_dir)
     fork_repo = pygit2.Repository(fork_dir)
     up_repo = fork_repo if up_dir == fork_dir else pygit2.Repository(up_dir)
@@ -237,20 +255,21 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
                           isolated=cfg.isolated_picks)
     ledger = _drop_upstream_x_lines(repo, up_tip, ledger)
     base_time = int(repo[base].committer.time) if base else 0
-    merged, holes = None, ()
+    merged, holes, merged_up = None, (), {}
     if syncs_by_merging(fork_commits):
         merged = ancestry
         cands = reverted_candidates(fork_commits, set(fork_shas) | set(rng))
-        holes = merged_holes(fork_commits, _merged_upstream(repo, base, cands)) if cands and base else ()
+        merged_up = _merged_upstream(repo, base, cands) if cands and base else {}
+        holes = merged_holes(fork_commits, merged_up) if merged_up else ()
     pins = compute_pins(ledger.entries, base_sha=base, base_time=base_time,
                         upstream_tip_time=int(repo[up_tip].committer.time), rules=cfg.isolated_picks,
-                        merged=merged, holes=holes)
+                        merged=merged, holes=holes, oldest_hole=_oldest_hole(repo, merged_up, holes) if holes else None)
     timings["ledger"] = _time.perf_counter() - t2
     timings["total"] = _time.perf_counter() - t0
     state = SyncState(config=cfg, repo=repo, git_dir=git_dir, fork_repo=fork_repo, upstream_tip=up_tip,
                       fork_tip=fork_tip, merge_base=base, upstream=upstream, fork_commits=fork_commits,
                       ledger=ledger, pins=pins, in_flight=in_flight, decisions=decisions, as_of=cutoff,
-                      timings=timings)
+                      timings=timings, upstream_as_of=up_seen)
     if record and use_cache and store is not None:
         sync_store.record_pins(store, {
             "recorded_at": int(_time.time()), "as_of": cutoff or 0, "fork_tip": fork_tip,
@@ -291,11 +310,25 @@ def _merged_upstream(repo: pygit2.Repository, base: str, wanted: set[str]) -> di
         c = repo[c.parent_ids[0]]
 
 
+def _oldest_hole(repo: pygit2.Repository, merged_up: dict[str, tuple[str, str]], holes: tuple[str, ...]
+                 ) -> tuple[Pin, Pin]:
+    """``(the oldest hole, the upstream commit before it)`` as pins (index -1: before the range).
+    ``merged_up`` is in :func:`_merged_upstream`'s order, newest first."""
+    sha = [s for s in merged_up if s in holes][-1]
+
+    def pin(c) -> Pin:
+        subject = c.message.split("\n", 1)[0]
+        return Pin(str(c.id), -1, gitio.parse_pr(subject), int(c.committer.time), subject)
+    c = repo[sha]
+    return pin(c), (pin(repo[c.parent_ids[0]]) if c.parent_ids else Pin(None, -1, None, 0, ""))
+
+
 def series(cfg: ForksyncConfig, start: str, end: str, step_days: int = 7, store: Store | None = None,
            progress: Progress | None = None) -> list[tuple[str, SyncState]]:
     """``[(date, state)]`` for ``start``, ``start + step`` … ≤ ``end`` (dates YYYY-MM-DD), for plots.
     Dates before either history begins have no point (there is no state to show). Raises
-    ``ValueError`` for a date that is not YYYY-MM-DD, ``start`` after ``end``, or ``step_days < 1``."""
+    ``ValueError`` for a date that is not YYYY-MM-DD, ``start`` after ``end``, ``end`` after today (UTC)
+    or ``step_days < 1``."""
     try:
         d, stop = date.fromisoformat(start), date.fromisoformat(end)
     except ValueError:
@@ -304,6 +337,7 @@ def series(cfg: ForksyncConfig, start: str, end: str, step_days: int = 7, store:
         raise ValueError(f"series {start} {end}: START is after END (give the earlier date first)")
     if step_days < 1:
         raise ValueError("--step must be at least 1 day")
+    _refuse_future(stop, "END")
     out = []
     while d <= stop:
         try:

@@ -105,3 +105,35 @@ def test_backfill_computes_only_the_points_metrics_keep_days_keeps(tmp_path):
                 "github.metrics_keep_days (30) before today") in out.getvalue()
     finally:
         store.close()
+
+
+def test_refresh_of_an_old_local_copy_records_when_upstream_was_seen(tmp_path):
+    """A local copy of upstream is as current as its refs: the dashboard said "upstream as of
+    <now> (current)" for a mirror last updated months before; it records the copy's time, so
+    the numbers read as stale."""
+    import os
+
+    from bot.cli.dashboard import refresh
+    from bot.demo.scenario import build_scenario
+    from bot.git.repo import git_dir_of
+    from bot.store import Store
+    from bot.sync import store as sync_store
+
+    s = build_scenario(tmp_path / "demo")
+    cfg = load_config(str(s.config_path))
+    gd = git_dir_of(cfg.upstream.url or cfg.fork.url)
+    seen = datetime(2026, 1, 20, tzinfo=timezone.utc).timestamp()
+    for root, _, names in os.walk(os.path.join(gd, "refs")):
+        for n in names:
+            os.utime(os.path.join(root, n), (seen, seen))
+    for n in ("packed-refs", "FETCH_HEAD"):
+        if os.path.exists(os.path.join(gd, n)):
+            os.utime(os.path.join(gd, n), (seen, seen))
+    store = Store(tmp_path / "forksync.db")
+    try:
+        now = seen + 90 * 86400
+        refresh(store, cfg, fork_name(cfg), backfill_days=0, backfill_step=1, now=now)
+        st = sync_store.load_status(store, fork_name(cfg))
+        assert st.upstream_seen_at == seen and st.computed_at == now
+    finally:
+        store.close()

@@ -61,6 +61,8 @@ def test_status_series(scn, capsys):
     pts = json.loads(out)["points"]
     assert [(p["date"], p["commits_in_range"], p["days_behind"], p["backlog"]) for p in pts] == [
         ("2026-01-05", 4, 4.0, 0), ("2026-02-04", 18, 2.0, 4)]       # u9 is PENDING in the past (no branch)
+    # each point's upstream is as of its date (or of the last change to the copy, when older)
+    assert [p["upstream_as_of"] for p in pts] == ["2026-01-05T23:59:59Z", "2026-02-04T23:59:59Z"]
 
 
 def test_ledger_export(scn, capsys):
@@ -182,3 +184,104 @@ def test_a_fork_level_with_upstream_is_not_warned(scn, capsys, tmp_path, monkeyp
         assert rc == 0, err
         assert json.loads(out)["commits_in_range"] == 0
         assert "same commit" not in err, argv
+
+
+def test_as_of_in_the_future_is_an_error(scn, capsys):
+    # a date nobody has seen yet has no state: showing today's numbers under it would claim
+    # to know upstream's state then
+    rc, out, err = run(capsys, [*scn.argv, "status", "--as-of", "2999-01-01"])
+    assert rc == 2 and out == "" and "2999-01-01" in err and "in the future" in err
+    rc, out, err = run(capsys, [*scn.argv, "status", "--series", "2026-01-05", "2999-01-01", "--json"])
+    assert rc == 2 and out == "" and "in the future" in err
+
+
+def test_a_blobless_partial_clone_is_read_without_fetching(tmp_path, capsys, monkeypatch):
+    """A ``--filter=blob:none`` clone: git would fetch every blob ``log -p`` needs from the promisor
+    remote, one batch per commit (8 minutes instead of 11 s on the Intel fork, writing into a
+    repository forksync promises to read only); the blobs are reported missing instead."""
+    import pygit2
+
+    from bot.demo.repobuilder import RepoBuilder, run_git
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n"}, when=1_767_225_600)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("Fork work", {"f.txt": "f\n"}, when=1_767_225_650)
+    up.commit("Two (#2)", {"b.txt": "b\n"}, when=1_767_225_700)
+    up.commit("Three (#3)", {"c.txt": "c\n"}, when=1_767_225_800)
+    fork.git("fetch", "-q", "origin")
+    fork.merge("origin/main", when=1_767_225_900, message="Merge upstream")
+    run_git(fork.path, "config", "uploadpack.allowFilter", "true")
+    part = tmp_path / "partial.git"
+    run_git(tmp_path, "clone", "-q", "--bare", "--filter=blob:none", f"file://{fork.path}", str(part))
+    run_git(part, "fetch", "-q", "--filter=blob:none", f"file://{up.path}", "main:refs/remotes/up/main")
+    objects = len(list(pygit2.Repository(str(part)).odb))
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, ["--upstream", str(part), "--upstream-ref", "up/main", "--fork", str(part),
+                                "status", "--json"])
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["merge_based"] and doc["days_behind"] == 0.0 and doc["missing_objects"]
+    assert "object(s) missing" in err
+    assert len(list(pygit2.Repository(str(part)).odb)) == objects     # nothing fetched into it
+
+
+def test_status_says_when_upstream_was_last_seen(scn, capsys):
+    """Days Behind is measured to the upstream tip the repository holds: read from a local copy
+    last updated months ago it is that old, so `status` says as of when (the newest change to
+    the copy's refs); with --as-of, never later than that date."""
+    import os
+    import time
+
+    from bot.git.repo import git_dir_of
+    gd = git_dir_of(scn.up.path)
+    seen = 1_768_867_200                      # 2026-01-20T00:00:00Z
+    for root, _, names in os.walk(os.path.join(gd, "refs")):
+        for n in names:
+            os.utime(os.path.join(root, n), (seen, seen))
+    for n in ("packed-refs", "FETCH_HEAD"):
+        if os.path.exists(os.path.join(gd, n)):
+            os.utime(os.path.join(gd, n), (seen, seen))
+    try:
+        rc, out, err = run(capsys, [*scn.argv, "status", "--json"])
+        assert rc == 0, err
+        assert json.loads(out)["upstream"]["as_of"] == "2026-01-20T00:00:00Z"
+        rc, out, _ = run(capsys, [*scn.argv, "status"])
+        assert "upstream as of" in out and "2026-01-20T00:00:00Z" in out
+        rc, out, _ = run(capsys, [*scn.argv, "status", "--as-of", "2026-01-10", "--json"])
+        assert json.loads(out)["upstream"]["as_of"] == "2026-01-10T23:59:59Z"
+    finally:
+        now = time.time()
+        for root, _, names in os.walk(os.path.join(gd, "refs")):
+            for n in names:
+                os.utime(os.path.join(root, n), (now, now))
+
+
+def test_ledger_show_answers_for_upstream_commits_a_merge_brought_in(tmp_path, capsys, monkeypatch):
+    """On a fork that merges upstream the range is the few commits since the last merge; the rest
+    of upstream came in by merges, and the Backlog's REVERTED holes are among them: `ledger show`
+    explains those instead of calling them no upstream commit (exit 2)."""
+    from bot.demo.repobuilder import RepoBuilder
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n"}, when=1_767_225_600)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("Fork feature (#500)", {"f.txt": "f\n"}, when=1_767_230_000)
+    u1 = up.commit("One (#11)", {"b.txt": "b\n"}, when=1_767_312_000)
+    u2 = up.commit("Two (#12)", {"c.txt": "c\n"}, when=1_767_398_400)
+    fork.add_remote("upstream", up.path)
+    fork.merge("upstream/main", when=1_767_484_800)
+    rv = fork.revert(u1, when=1_767_571_200)
+    up.commit("Three (#13)", {"d.txt": "d\n"}, when=1_767_657_600)
+    argv = ["--upstream", str(up.path), "--fork", str(fork.path)]
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, [*argv, "ledger", "show", "#11", "--json"])
+    assert rc == 0, err
+    [e] = json.loads(out)["entries"]
+    assert (e["sha"], e["disposition"], e["fork_commit"], e["index"]) == (u1, "REVERTED", rv, -1)
+    assert e["evidence"][0]["rule"] == "revert"
+    rc, out, err = run(capsys, [*argv, "ledger", "show", u2[:10], "--json"])
+    [e] = json.loads(out)["entries"]
+    assert rc == 0 and (e["sha"], e["disposition"], e["evidence"][0]["rule"]) == (u2, "PICKED", "ancestry")
+    rc, out, _ = run(capsys, [*argv, "ledger", "show", "#12"])
+    assert rc == 0 and "PICKED" in out and "merge base" in out
+    rc, _, err = run(capsys, [*argv, "ledger", "show", "#4242"])
+    assert rc == 2 and "names no upstream commit" in err

@@ -134,3 +134,26 @@ def test_a_fork_that_merges_upstream_on_real_repositories(tmp_path):
     assert st2.ledger.unresolved == ()
     fork.commit("Local pick\n\n(cherry picked from commit " + "7" * 40 + ")", {"g.txt": "g\n"}, when=T0 + 10 * DAY)
     assert load_state(cfg, store=Store()).ledger.unresolved == (("7" * 40, fork.head(), "cherry-picked-from"),)
+
+
+def test_a_hole_behind_the_merge_holds_the_contiguous_pin(tmp_path):
+    """The contiguous pin is the newest commit with every commit up to it handled: a merged
+    upstream commit the fork reverted holds it (on the Intel fork #2977, out since 2024-01, not
+    the first pending commit past the last merge), as a PENDING commit holds it on a pick fork."""
+    from bot.demo.repobuilder import RepoBuilder
+    up = RepoBuilder.init(tmp_path / "up")
+    u0 = up.commit("Base (#1)", {"a.txt": "a\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("Fork feature (#500)", {"f.txt": "f\n"}, when=T0 + DAY // 2)
+    u1 = up.commit("One (#11)", {"b.txt": "b\n"}, when=T0 + DAY)
+    up.commit("Two (#12)", {"c.txt": "c\n"}, when=T0 + 2 * DAY)
+    fork.add_remote("upstream", up.path)
+    fork.merge("upstream/main", when=T0 + 3 * DAY)
+    fork.revert(u1, when=T0 + 4 * DAY)
+    up.commit("Three (#13)", {"d.txt": "d\n"}, when=T0 + 5 * DAY)
+    cfg = load_config(None, {"upstream.url": str(up.path), "fork.url": str(fork.path)})
+    cfg = cfg.model_copy(update={"cache_dir": str(tmp_path / "cache")})
+    p = load_state(cfg, store=Store()).pins
+    assert p.holes == (u1,) and p.days_behind == 3.0
+    assert p.contiguous.sha == u0 and p.contiguous_lag_days == 5.0
+    assert (p.holder.sha, p.holder.pr, p.holder_disposition) == (u1, 11, "REVERTED")
