@@ -157,11 +157,7 @@ def range_commits(repo_path: str | Path, base: str, head: str) -> list[dict]:
     ``{"sha", "parents": [{"sha"}], "commit": {"committer": {"date": ISO 8601 UTC}}}``. That
     endpoint lists at most 250 commits ("List commits on a pull request", GitHub REST docs); git
     has them all. Raises :class:`RefError` when ``base`` or ``head`` does not resolve."""
-    repo = _open(repo_path)
-    b = _commit(repo, base, repo_path)
-    h = _commit(repo, head, repo_path)
-    walker = repo.walk(h.id, SortMode.TOPOLOGICAL | SortMode.REVERSE)
-    walker.hide(b.id)
+    _, walker = _range(repo_path, base, head)
     return [{"sha": str(c.id), "parents": [{"sha": str(p)} for p in c.parent_ids],
              "commit": {"committer": {"date": datetime.fromtimestamp(c.committer.time, timezone.utc)
                                       .strftime("%Y-%m-%dT%H:%M:%SZ")}}}
