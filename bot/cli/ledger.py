@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from bot.cli.main import config_from_args
 from bot.cli.progress import reporter, warn_once
 from bot.config.forksync import UserError
+from bot.core.merged import revert_of
 from bot.git import repo as gitio
 from bot.model import Disposition, Evidence, LedgerEntry
 from bot.sync.ingest import load_state, series
@@ -283,7 +284,7 @@ def before_range(state, ref: str) -> list[LedgerEntry]:
         sha, subject = str(c.id), c.message.split("\n", 1)[0]
         common = dict(sha=sha, index=-1, pr=gitio.parse_pr(subject), subject=subject, committer_time=int(c.committer.time))
         if sha in state.pins.holes:
-            rv = next((f for f in reversed(state.fork_commits) if f"This reverts commit {sha}" in f.message), None)
+            rv = revert_of(state.fork_commits, sha)
             fc = rv.sha if rv else None
             out.append(LedgerEntry(**common, disposition=Disposition.REVERTED, fork_commit=fc,
                                    reason="merged, then reverted by the fork; counted in the Backlog",

@@ -46,6 +46,12 @@ def reverted_candidates(fork: Sequence[CommitInfo], known: Iterable[str]) -> set
     return {s for c in fork for s in _REVERTS.findall(c.message) if len(s) == 40 and s not in known}
 
 
+def revert_of(fork: Sequence[CommitInfo], sha: str) -> CommitInfo | None:
+    """The newest of the fork's commits whose message reverts ``sha`` (``This reverts commit
+    <sha>`` at a line's start, the rule :func:`merged_holes` reads), or None."""
+    return next((c for c in reversed(fork) if sha in _REVERTS.findall(c.message)), None)
+
+
 def merged_holes(fork: Sequence[CommitInfo], merged: Mapping[str, tuple[str, str]]) -> tuple[str, ...]:
     """Upstream commits the fork took back out after a merge brought them in, and has not got back.
 
