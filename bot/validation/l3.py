@@ -64,9 +64,7 @@ async def l3_tick(ctx, full: str, *, platforms: tuple[str, ...] = ("cpu",), limi
                 why = (f"the PR is {pr.get('state')}" if pr.get("state") != "open"
                        else f"the head moved from `{run.head_sha[:12]}` to `{pr['head']['sha'][:12]}`")
                 await _not_run(ctx, full, run, why, f"`/forksync l3 {run.workload}` runs it on the current head.")
-                notes.append(f"L3 {run.workload}@{plat} on #{run.pr}: not run, "
-                             + (f"the PR is {pr.get('state')}" if pr.get("state") != "open"
-                                else f"the head moved from {run.head_sha[:12]} to {pr['head']['sha'][:12]}"))
+                notes.append(f"L3 {run.workload}@{plat} on #{run.pr}: not run, {why.replace('`', '')}")
                 if pr.get("state") == "open":
                     notes += await v.evaluate(ctx, full, run.pr)
                 continue
