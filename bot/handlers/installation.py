@@ -16,7 +16,7 @@ from gidgethub import routing
 from bot.agents.redact import error_text
 from bot.github.common import error_to_raise
 from bot.sync import store as sync_store
-from bot.sync.upstream import adopt, refresh_quietly
+from bot.sync.upstream import adopt, job_ended
 
 router = routing.Router()
 
@@ -46,15 +46,13 @@ async def adopt_all(ctx, repositories: list) -> None:
             ctx.note(f"{name}: adoption failed: {type(e).__name__}")
             errors.append(e)
             error = error_text(e, 300)
-        if not sync_store.record_job(ctx.store, name, "adopt", error, ctx.now()):
-            continue
-        # the failing set changed: a failure is rendered on the status issue (opening it: whether
-        # the repository is a fork is not known yet); a success after a failure renders it again,
-        # as the adoption's sync rendered it while the failure was still recorded. A repository
-        # that turned out to be no fork only has an issue the failure opened updated, never a new
-        # one opened to say nothing is wrong.
+        # when the failing set changes, a failure is rendered on the status issue (opening it:
+        # whether the repository is a fork is not known yet); a success after a failure renders it
+        # again, as the adoption's sync rendered it while the failure was still recorded. A
+        # repository that turned out to be no fork only has an issue the failure opened updated,
+        # never a new one opened to say nothing is wrong.
         may_open = error is not None or any(t["fork"] == name for t in sync_store.tracked_forks(ctx.store))
-        for note in await refresh_quietly(ctx.sync, ctx, name, create=may_open):
+        for note in await job_ended(ctx.store, ctx.sync, ctx, name, "adopt", error, ctx.now(), create=may_open):
             ctx.note(note)
     if errors:
         raise error_to_raise(errors)

@@ -70,14 +70,15 @@ async def refresh_quietly(svc, ctx, fork: str, *, create: bool = True) -> list[s
     return []
 
 
-async def job_ended(store: Store, svc, ctx, fork: str, job: str, error: str | None, now: float) -> list[str]:
+async def job_ended(store: Store, svc, ctx, fork: str, job: str, error: str | None, now: float, *,
+                    create: bool = True) -> list[str]:
     """Record how ``job`` of ``fork`` ended (:func:`bot.sync.store.record_job`) and, when the set
     of failing jobs changed either way, render the status issue again: a failure appears there,
     and a success clears it (a sync that succeeded rendered the issue before its job was cleared).
-    Returns the notes of :func:`refresh_quietly`."""
+    ``create``: as for :func:`refresh_quietly`. Returns the notes of :func:`refresh_quietly`."""
     if not sync_store.record_job(store, fork, job, error, now):
         return []
-    return await refresh_quietly(svc, ctx, fork)
+    return await refresh_quietly(svc, ctx, fork, create=create)
 
 
 async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> list[str]:
