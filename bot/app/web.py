@@ -131,14 +131,22 @@ def app_facts(store: Store, now: float, *, expect_worker: bool = False, recent_r
     """The App's health facts for the dashboard (``forksync.dashboard.health/1``): the status and
     problems ``/healthz`` answers, deliveries per state, dead letters, recent errors, and the
     newest worker heartbeat (epoch s or None)."""
+    depth, beat, found = _health(store, now, expect_worker, recent_restarts, policy)
+    return {"status": "unhealthy" if found else "ok", "problems": found, "deliveries": depth,
+            "dead": q.dead_letters(store), "recent_errors": q.recent_errors(store), "worker_heartbeat": beat}
+
+
+def _health(store: Store, now: float, expect_worker: bool, recent_restarts: int, policy: HealthPolicy
+            ) -> tuple[dict[str, int], float | None, list[str]]:
+    """``(deliveries per state, newest worker heartbeat, problems)``: what ``/healthz`` and the
+    dashboard's health page both judge by (:func:`bot.app.health.problems`)."""
     depth = q.counts(store)
     beat = q.last_heartbeat(store)
     found = problems(now, counts=depth, oldest_due_at=q.oldest_due_at(store, now),
                      last_beat_at=beat if expect_worker else None, expect_worker=expect_worker,
                      recent_restarts=recent_restarts, policy=policy, failing_jobs=sync_store.failing_jobs(store),
                      timed_out=q.timed_out(store))
-    return {"status": "unhealthy" if found else "ok", "problems": found, "deliveries": depth,
-            "dead": q.dead_letters(store), "recent_errors": q.recent_errors(store), "worker_heartbeat": beat}
+    return depth, beat, found
 
 
 def mount_dashboard(app: web.Application, store: Store, *, access=None, expect_worker: bool = False,
@@ -249,13 +257,8 @@ def make_app(store: Store, secret: str, *, metrics: AppMetrics | None = None,
         return _json(202, delivery=q.delivery_key(delivery_id, hook_id), queue=result)
 
     def health_facts() -> tuple[dict, list[str]]:
-        now = clock()
-        depth = q.counts(store)
-        found = problems(now, counts=depth, oldest_due_at=q.oldest_due_at(store, now),
-                         last_beat_at=q.last_heartbeat(store) if expect_worker else None,
-                         expect_worker=expect_worker, recent_restarts=worker_restarts() if worker_restarts else 0,
-                         policy=health_policy, failing_jobs=sync_store.failing_jobs(store),
-                         timed_out=q.timed_out(store))
+        depth, _, found = _health(store, clock(), expect_worker, worker_restarts() if worker_restarts else 0,
+                                  health_policy)
         return depth, found
 
     async def healthz(request: web.Request) -> web.Response:
