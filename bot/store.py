@@ -160,7 +160,7 @@ class Store:
             return          # the usual case: read-only checks, no write lock taken
         # BEGIN IMMEDIATE: the web process and a worker opening the same file at once migrate one
         # after the other (inside a transaction already: a savepoint)
-        with self.db.atomic() if self.conn.in_transaction else _immediate(self.conn):
+        with self.transaction():
             MIGRATIONS.apply(self.db)
             steps = len(MIGRATIONS.applied(self.db))
             if steps != self.schema_version():
