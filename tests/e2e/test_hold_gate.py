@@ -3,7 +3,7 @@ for the hold does not keep saying "held" after ``unhold``, and the PR merges wit
 nudge; a gate waiting for something else says "held" at once, and no longer after ``unhold``."""
 import pytest
 
-from tests.support.validation_world import close_world, gate_failing, make_world
+from tests.support.validation_world import approved_and_held, close_world, gate_failing, make_world
 
 
 @pytest.fixture
@@ -20,16 +20,9 @@ async def comment(w, number: int, body: str) -> None:
 
 async def test_unhold_lifts_the_hold_from_a_finished_gate_and_the_pr_merges(world):
     w = world
-    issue = await w.alice.post("/repos/meta/triton/issues", data={"title": "ops", "body": "x"})
-    await comment(w, issue["number"], "/forksync hold")
-    head = w.push_branch("forksync/bundle-amd", {"amd/kernel.txt": "v2\n"}, "Touch amd")
-    pr = await w.open_pr("forksync/bundle-amd")
-    await w.bot.settle()
-    await w.people["carol"].post(f"/repos/meta/triton/pulls/{pr['number']}/reviews", data={"event": "APPROVE"})
-    await w.bot.settle()
-    assert gate_failing(w, head) == ["hold"]
+    pr, head, issue = await approved_and_held(w)
     assert (await w.pr(pr["number"]))["merged"] is False
-    await comment(w, issue["number"], "/forksync unhold")
+    await comment(w, issue, "/forksync unhold")
     assert (await w.pr(pr["number"]))["merged"] is True
     assert w.run_of(head, "forksync/gate").conclusion == "success"
 

@@ -4,7 +4,7 @@ parents, what ``Update branch`` makes); content written into the merge itself vo
 import pytest
 
 from tests.support.github import commit_files, git
-from tests.support.validation_world import close_world, gate_failing, make_world
+from tests.support.validation_world import approved_and_held, close_world, gate_failing, make_world
 
 
 @pytest.fixture
@@ -12,21 +12,6 @@ async def world(fake_github, tmp_path):
     w = await make_world(fake_github, tmp_path)
     yield w
     await close_world(w)
-
-
-async def approved_and_held(w) -> tuple[dict, str, int]:
-    """A sync PR touching the owned ``amd`` area, approved by its owner while the fork is held
-    (so the gate waits instead of merging): ``(the PR, its head, the hold issue)``."""
-    issue = await w.alice.post("/repos/meta/triton/issues", data={"title": "ops", "body": "x"})
-    await w.alice.post(f"/repos/meta/triton/issues/{issue['number']}/comments", data={"body": "/forksync hold"})
-    await w.bot.settle()
-    head = w.push_branch("forksync/bundle-amd", {"amd/kernel.txt": "v2\n"}, "Touch amd")
-    pr = await w.open_pr("forksync/bundle-amd")
-    await w.bot.settle()
-    await w.people["carol"].post(f"/repos/meta/triton/pulls/{pr['number']}/reviews", data={"event": "APPROVE"})
-    await w.bot.settle()
-    assert gate_failing(w, head) == ["hold"]
-    return pr, head, issue["number"]
 
 
 def merge_main(w, *, extra: dict[str, str] | None = None) -> str:
