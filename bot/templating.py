@@ -6,6 +6,7 @@ Markdown for GitHub; agent text is sanitised by ``bot.agents.textrails`` before 
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -22,12 +23,31 @@ def environment() -> jinja2.Environment:
                               trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, autoescape=False)
 
 
+#: What a page may link to: an http(s) address with a host, or a path of the dashboard's own
+#: ("/forks/…", never "//host" or "/\\host", which browsers read as another host). No space or
+#: control character anywhere: browsers drop tabs and newlines inside a URL and leading spaces
+#: before its scheme, so "java\tscript:" and " javascript:" are script links to them.
+_HREF = re.compile(r"(?:[hH][tT][tT][pP][sS]?://[^/\\?#\s\x00-\x1f\x7f]|/(?![/\\]))[^\s\x00-\x1f\x7f]*")
+
+
+def href(value: object) -> str:
+    """``value`` when a page may link to it (an http(s) URL or a site-relative path, see
+    ``_HREF``), else ``""``. Autoescape keeps a ``javascript:`` or ``data:`` URL whole inside
+    ``href="…"``, where a click runs it; every href of the dashboard whose value comes from data
+    (a stored ``html_url``, a check run's URL) goes through this (the ``href`` filter), and a
+    template shows the link's text alone when it answers ``""``."""
+    return value if isinstance(value, str) and _HREF.fullmatch(value) else ""
+
+
 @lru_cache(maxsize=1)
 def html_environment() -> jinja2.Environment:
     """The environment for the dashboard's HTML pages (``templates/dashboard/``): the same loader
-    and strictness, with autoescape, since every value on a page is data (subjects, reasons)."""
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
-                              trim_blocks=True, lstrip_blocks=True, autoescape=True)
+    and strictness, with autoescape, since every value on a page is data (subjects, reasons), and
+    the ``href`` filter (:func:`href`) for links whose address is data."""
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True, autoescape=True)
+    env.filters["href"] = href
+    return env
 
 
 def render_html(name: str, **context) -> str:

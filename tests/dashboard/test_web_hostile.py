@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import replace
+from html import unescape
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
@@ -16,6 +17,7 @@ from bot.agents.redact import forget_secrets, register_secrets
 from bot.app.web import make_app, mount_dashboard
 from bot.store import Store
 from bot.sync import store as sync_store
+from bot.validation import store as vstore
 from tests.support.dashboard_world import FORK, NOW, fill, sha
 
 LEDGER = f"/api/v1/forks/{FORK}/ledger"
@@ -191,3 +193,81 @@ async def test_a_github_token_no_one_registered_is_not_shown(tmp_path):
         assert overview["stale"]["reason"].endswith("fetch refused for ***")
     finally:
         await c.close()
+
+
+#: Links a stored field may hold that a browser would follow into script or into a document of
+#: the link's own making: jinja's autoescape keeps them whole inside href="…", where a click runs them.
+NOT_HTTP = ["javascript:alert(1)", "JaVaScRiPt:alert(1)", " javascript:alert(1)", "java\tscript:alert(1)",
+            "data:text/html,<script>alert(1)</script>", "vbscript:msgbox(1)", "//evil.example/x", "/\\evil.example/x"]
+_A_HREF = re.compile(r"<a\b[^>]*\bhref=\"([^\"]*)\"", re.S)
+
+
+def _hrefs(html: str) -> list[str]:
+    return [unescape(h) for h in _A_HREF.findall(html)]
+
+
+def _is_http_or_site_relative(href: str) -> bool:
+    return bool(re.fullmatch(r"https?://[^\s\x00-\x1f]+|/(?![/\\])[^\s\x00-\x1f]*|\?[^\s\x00-\x1f]*", href))
+
+
+@pytest.mark.parametrize("url", NOT_HTTP)
+async def test_a_stored_link_that_is_not_http_is_shown_as_text(tmp_path, url):
+    # an open unit's and a blocked unit's PR link (the sync status keeps GitHub's html_url) and a
+    # suite result's check run link (the check run's html_url) come from the store as they were
+    # written; each page showed them as href="javascript:…"
+    head = sha("h", 301)
+
+    def hostile(store: Store) -> None:
+        st = sync_store.load_status(store, FORK)
+        units = ({**st.units[0], "url": url},) + tuple(st.units[1:])
+        blocked = ({"id": "bundle-blocked", "pr": 309, "url": url, "reason": "protected branch", "step": "push"},)
+        sync_store.save_status(store, replace(st, units=units, blocked=blocked))
+        vstore.mark_pending(store, repo=FORK, pr=301, sha=head, suite="kernels", platform="h100", level="L1",
+                            backend="local", now=NOW - 60, check_url=url)
+
+    c = await serve(tmp_path, hostile)
+    try:
+        pages = ["/?all=1", "/health", f"/forks/{FORK}/ledger/{sha('u', 7)}"]
+        pages += [f"/forks/{FORK}/{p}" for p in ("overview", "units", "ledger", "validation", "triage")]
+        for path in pages:
+            r = await c.get(path)
+            assert r.status == 200, (path, r.status)
+            bad = [h for h in _hrefs(await r.text()) if not _is_http_or_site_relative(h)]
+            assert not bad, (path, bad)
+        # the link's text is still there, as text
+        overview = await (await c.get(f"/forks/{FORK}/overview")).text()
+        assert re.search(r"<td>#301</td>", overview), "the open unit's PR number is shown without its link"
+        health = await (await c.get("/health")).text()
+        assert "bundle-blocked: GitHub refused the push" in health
+        validation = await (await c.get(f"/forks/{FORK}/validation")).text()
+        assert '<div class="state-pending" title="">pending' in validation
+        # the JSON twins answer the stored value as it is: a client that links it checks it itself
+        health_doc = await (await c.get("/api/v1/health")).json()
+        assert health_doc["forks"][0]["blocked"][0]["url"] == url
+        cells = (await (await c.get(f"/api/v1/forks/{FORK}/validation")).json())["commits"]
+        assert any(cell["check_url"] == url for x in cells for cell in x["cells"]["kernels"])
+    finally:
+        await c.close()
+
+
+def test_every_href_from_data_goes_through_the_link_filter():
+    # an href whose value starts with data (not a fixed "/…" or "https://github.com/…" the template
+    # writes) is safe only through the filter that keeps http(s) and the dashboard's own paths
+    from bot.templating import TEMPLATES
+    bare = []
+    for path in sorted((TEMPLATES / "dashboard").glob("*.j2")):
+        for m in re.finditer(r'href="\{\{(.*?)\}\}', path.read_text()):
+            if not re.search(r"\|\s*href\s*$", m.group(1).strip()):
+                bare.append(f"{path.name}: {m.group(0)}")
+    assert not bare, bare
+
+
+@pytest.mark.parametrize("value, shown", [
+    ("https://github.com/o/f/pull/1", "https://github.com/o/f/pull/1"), ("HTTP://example.com/x", "HTTP://example.com/x"),
+    ("/forks/o/f/", "/forks/o/f/"), ("/api/v1/forks/o/f/ledger?q=%235007", "/api/v1/forks/o/f/ledger?q=%235007"),
+    (None, ""), ("", ""), ("https://", ""), ("https:// x", ""), ("https://a\nb", ""), ("ftp://example.com", ""),
+    *((u, "") for u in NOT_HTTP),
+])
+def test_the_link_filter_keeps_http_and_the_dashboards_own_paths(value, shown):
+    from bot.templating import href
+    assert href(value) == shown
