@@ -6,7 +6,8 @@ it, and the full result JSON (``gpu_runner.result.RunResult``). A run is one *at
 (``attempt``: the Actions request id, or a token of a ``local`` run): a result is stored only when
 it answers the attempt the row waits for, so after a forced re-run (``/forksync retest``) the
 earlier run's result, arriving late, never stands for the re-run; it is kept in ``superseded``
-(one line each) and the gate goes on waiting. The gate reads these rows as
+(one line each) and the gate goes on waiting. A finished result a re-run replaces is kept there
+too, so what the re-run replaced (a red, say) can still be read (:func:`superseded_runs`). The gate reads these rows as
 :class:`bot.validation.gate.SuiteOutcome` values; a row on an older head of the PR makes ``stale-result``,
 no row ``missing-result`` (silence is not green).
 
@@ -21,6 +22,7 @@ non-collaborator's code run on GPU runners (``PRState.retest_by_writer_on``).
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from dataclasses import dataclass
@@ -39,7 +41,7 @@ SUITE_RESULTS = store_mod.table("suite_results", {
     "result_json": str,
     "updated_at": float,
     "attempt": str,                  # the run the row waits for / was answered by ("" before attempts were kept)
-    "superseded": str,               # results of earlier attempts that arrived after a re-run, one per line
+    "superseded": str,               # results of earlier attempts a re-run replaced or that arrived after it, one per line
 }, pk="key", indexes=[("repo", "sha"), ("repo", "pr"), ("request_id",)])
 
 L3_RUNS = store_mod.table("l3_runs", {
@@ -92,17 +94,24 @@ def mark_pending(db, *, repo: str, pr: int, sha: str, suite: str, platform: str,
                  now: float, check_run_id: int = 0, check_url: str = "", request_id: str = "") -> str:
     """A run was started (or dispatched): the gate shows ``pending-result`` until it reports.
     Returns the run's attempt (``request_id``, else a new ``local-…`` token), which its result
-    must answer (:func:`record`). The earlier notes of superseded results are kept."""
+    must answer (:func:`record`). The earlier notes of superseded results are kept, and a finished
+    result this run replaces (a forced re-run on the same commit) joins them: the row is the
+    re-run's from now on, and a person can still see what it replaced."""
     attempt = request_id or f"local-{uuid.uuid4().hex[:16]}"
     key = result_key(repo, sha, suite, platform)
     # one transaction: another worker process's result is not written between the read and the write
     with db.transaction():
         old = get(db, repo, sha, suite, platform) or {}
+        notes = old.get("superseded") or ""
+        if old.get("status") == "done":
+            line = (f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(now))} request {attempt_of(old) or '?'}: "
+                    f"{old['verdict']} (replaced by a re-run, request {attempt}; not counted)")
+            notes = "\n".join(x for x in (notes, line) if x)[-4000:]
         _upsert(db, {"key": key, "repo": repo, "pr": pr, "sha": sha, "suite": suite,
                      "platform": platform, "level": level, "status": "pending", "verdict": "pending",
                      "failing_json": "[]", "reason": "", "check_run_id": check_run_id, "check_url": check_url,
                      "backend": backend, "request_id": request_id, "result_json": "", "updated_at": now,
-                     "attempt": attempt, "superseded": old.get("superseded") or ""})
+                     "attempt": attempt, "superseded": notes})
     return attempt
 
 
@@ -133,6 +142,28 @@ def record(db, *, repo: str, pr: int, result, now: float, check_run_id: int = 0,
                      "request_id": old.get("request_id", ""), "result_json": result.to_json(), "updated_at": now,
                      "attempt": answers if answers is not None else current, "superseded": old.get("superseded") or ""})
     return None
+
+
+_SUPERSEDED = re.compile(r"(?P<at>\S+) request (?P<attempt>\S+): (?P<outcome>\S+) \((?:arrived after a re-run, request "
+                         r"(?P<late_by>\S+), was asked|replaced by a re-run, request (?P<replaced_by>\S+)); not counted\)")
+
+
+def superseded_runs(row: dict) -> list[dict]:
+    """The results a row keeps aside (its ``superseded`` lines), oldest first, each
+    ``{"at": "YYYY-MM-DDTHH:MM:SSZ" | None, "attempt", "outcome": "pass" | "fail" | "error" | …,
+    "by": the attempt that replaced it, "how": "replaced" (a finished result a re-run replaced) |
+    "late" (it arrived after a re-run was asked) | "" (a line not in either form, e.g. cut by the
+    column's 4,000-character cap), "text": the line}``. None of them is the row's result."""
+    out = []
+    for line in (row.get("superseded") or "").splitlines():
+        m = _SUPERSEDED.fullmatch(line.strip())
+        if m is None:
+            out.append({"at": None, "attempt": "", "outcome": "", "by": "", "how": "", "text": line})
+            continue
+        late = m["late_by"] is not None
+        out.append({"at": m["at"], "attempt": m["attempt"], "outcome": m["outcome"],
+                    "by": m["late_by"] if late else m["replaced_by"], "how": "late" if late else "replaced", "text": line})
+    return out
 
 
 def by_request(db, request_id: str) -> dict | None:

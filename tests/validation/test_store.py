@@ -36,3 +36,31 @@ def test_a_result_of_a_replaced_attempt_is_superseded_and_the_row_waits_for_the_
         assert vstore.get(db, "o/f", "c" * 40, "unit", "cpu")["verdict"] == "pass"
     finally:
         db.close()
+
+
+def test_a_finished_result_a_rerun_replaces_is_kept_aside(tmp_path):
+    # a forced re-run overwrote the row: the red it replaced was gone, and no page could say a red
+    # had been there
+    db = Store(tmp_path / "v.db")
+    try:
+        vstore.ensure(db)
+        pend = dict(repo="o/f", pr=3, sha="c" * 40, suite="unit", platform="cpu", level="L1", backend="local")
+        first = vstore.mark_pending(db, now=10.0, **pend)
+        assert vstore.record(db, repo="o/f", pr=3, result=result("fail"), now=20.0, answers=first) is None
+        second = vstore.mark_pending(db, now=30.0, **pend)
+        row = vstore.get(db, "o/f", "c" * 40, "unit", "cpu")
+        assert (row["status"], row["verdict"], row["attempt"]) == ("pending", "pending", second)
+        line = f"1970-01-01T00:00:30Z request {first}: fail (replaced by a re-run, request {second}; not counted)"
+        assert row["superseded"] == line
+        assert vstore.superseded_runs(row) == [{"at": "1970-01-01T00:00:30Z", "attempt": first, "outcome": "fail",
+                                                "by": second, "how": "replaced", "text": line}]
+        # a re-run asked while one still runs replaces no result
+        third = vstore.mark_pending(db, now=40.0, **pend)
+        assert vstore.get(db, "o/f", "c" * 40, "unit", "cpu")["superseded"] == line
+        # the late one, and a line cut by the column's cap, are read too
+        assert vstore.record(db, repo="o/f", pr=3, result=result("pass"), now=50.0, answers=second) == third
+        runs = vstore.superseded_runs({"superseded": "equest x: fail (cut\n" + vstore.get(db, "o/f", "c" * 40, "unit", "cpu")["superseded"]})
+        assert [(x["how"], x["attempt"], x["outcome"], x["by"]) for x in runs] == [
+            ("", "", "", ""), ("replaced", first, "fail", second), ("late", second, "pass", third)]
+    finally:
+        db.close()
