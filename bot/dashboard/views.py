@@ -204,7 +204,14 @@ def _unit_suites(store: Store, fork: str, pr: int | None, head: str) -> list[dic
         return []
     rows = [r for r in validation_store.rows_for(store, fork, pr=pr) if not head or r["sha"] == head]
     latest = {(r["suite"], r["platform"]): r for r in rows}
-    return [{"suite": s, "platform": p, "verdict": r["verdict"]} for (s, p), r in sorted(latest.items())]
+    return [{"suite": s, "platform": p, "verdict": r["verdict"], "superseded": _superseded(r)} for (s, p), r in sorted(latest.items())]
+
+
+def _superseded(row: dict) -> list[dict]:
+    """What a suite result's row keeps aside (results a re-run replaced, or that arrived after
+    one was asked): shown apart, never the row's verdict, so no count or gate reads them."""
+    return [{"at": x["at"], "attempt": x["attempt"], "outcome": x["outcome"], "by": x["by"], "how": x["how"],
+             "text": x["text"]} for x in validation_store.superseded_runs(row)]
 
 
 def _gate(suites: list[dict]) -> str:
@@ -375,12 +382,13 @@ def validation(store: Store, fork: str, now: float, policy: Policy, commits: int
                                          "pr": r["pr"] or None, "updated_at": r["updated_at"], "cells": {}})
         c["updated_at"] = max(c["updated_at"], r["updated_at"])
         c["cells"].setdefault(r["suite"], []).append({"platform": r["platform"], "state": _cell_state(r),
-                                                       "reason": r["reason"] or "", "check_url": r["check_url"] or None})
+                                                       "reason": r["reason"] or "", "check_url": r["check_url"] or None,
+                                                       "superseded": _superseded(r)})
     out = []
     for c in by_sha.values():
         for s in suites:
             c["cells"].setdefault(s, [{"platform": "", "state": "missing", "reason": "no result for this commit",
-                                       "check_url": None}])
+                                       "check_url": None, "superseded": []}])
         out.append({**c, "updated_at": iso(c["updated_at"])})
     regs = l2_store.regressions(store, fork)
     series = []

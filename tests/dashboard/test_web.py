@@ -14,6 +14,8 @@ from bot.app.web import make_app, mount_dashboard
 from bot.dashboard import views
 from bot.dashboard.web import Dashboard, make_dashboard_app
 from bot.store import Store
+from bot.validation import store as vstore
+from gpu_runner.result import Counts, Environment, RunResult
 from tests.support.dashboard_world import FORK, NOW, fill, sha
 
 
@@ -317,5 +319,76 @@ async def test_nightlies_sit_on_the_night_they_ran_not_when_processed(tmp_path, 
         html = await get_page(c, "/forks/meta/x/triage")
         assert "n1 ran 2026-11-01 00:00 UTC … n3 ran 2026-11-03 06:30 UTC" in html
         assert "<th>processed by triage</th>" in html
+    finally:
+        await c.close()
+
+
+def _run(commit: str, suite: str, platform: str, outcome: str) -> RunResult:
+    return RunResult(suite=suite, level="L1", commit=commit, platform=platform, verdict="green" if outcome == "pass" else "red",
+                     outcome=outcome, counts=Counts(total=1, passed=int(outcome == "pass")), environment=Environment(runner_id="r"))
+
+
+async def test_a_result_a_rerun_replaced_is_shown_apart_and_never_counted(tmp_path):
+    # a red a person replaced with /forksync retest vanished from the pages: the row shows the
+    # re-run only, and nothing said a red had been there
+    store = Store(tmp_path / "f.db")
+    fill(store)
+    head, tip = sha("h", 301), sha("t", 5)
+    pend = dict(repo=FORK, pr=301, sha=head, level="L1", backend="local")
+    # lit on the bundle's head: red (already in the store, from before attempts were kept), run
+    # again red, then a retest turns it green
+    red = vstore.mark_pending(store, suite="lit", platform="cpu", now=NOW - 1000, **pend)
+    assert vstore.record(store, repo=FORK, pr=301, result=_run(head, "lit", "cpu", "fail"), now=NOW - 900, answers=red) is None
+    green = vstore.mark_pending(store, suite="lit", platform="cpu", now=NOW - 800, **pend)
+    assert vstore.record(store, repo=FORK, pr=301, result=_run(head, "lit", "cpu", "pass"), now=NOW - 700, answers=green) is None
+    # kernels (green in the store): a retest, and another while that one worked; the first
+    # retest's red arrives after the second was asked
+    first = vstore.mark_pending(store, suite="kernels", platform="h100", now=NOW - 650, **pend)
+    second = vstore.mark_pending(store, suite="kernels", platform="h100", now=NOW - 640, **pend)
+    assert vstore.record(store, repo=FORK, pr=301, result=_run(head, "kernels", "h100", "fail"), now=NOW - 630,
+                         answers=first) == second
+    assert vstore.record(store, repo=FORK, pr=301, result=_run(head, "kernels", "h100", "pass"), now=NOW - 620,
+                         answers=second) is None
+    # trunk's red tip, run again green
+    again = vstore.mark_pending(store, repo=FORK, pr=0, sha=tip, suite="kernels", platform="h100", level="L1",
+                                backend="local", now=NOW - 300)
+    assert vstore.record(store, repo=FORK, pr=0, result=_run(tip, "kernels", "h100", "pass"), now=NOW - 200, answers=again) is None
+
+    app = make_app(store, "s3cret", clock=lambda: NOW)
+    mount_dashboard(app, Store(tmp_path / "f.db"), clock=lambda: NOW)
+    c = TestClient(TestServer(app))
+    await c.start_server()
+    try:
+        doc = await get_json(c, f"/api/v1/forks/{FORK}/validation")
+        cells = {x["sha"]: x["cells"] for x in doc["commits"]}
+        lit, kernels = cells[head]["lit"][0], cells[head]["kernels"][0]
+        assert (lit["state"], kernels["state"]) == ("green", "green")
+        assert [(x["attempt"], x["outcome"], x["by"], x["how"]) for x in lit["superseded"]] == [
+            ("?", "fail", red, "replaced"), (red, "fail", green, "replaced")]
+        assert lit["superseded"][1]["at"] == views.iso(NOW - 800)
+        assert [(x["attempt"], x["outcome"], x["by"], x["how"]) for x in kernels["superseded"]] == [
+            ("?", "pass", first, "replaced"), (first, "fail", second, "late")]
+        assert cells[tip]["kernels"][0]["state"] == "green"
+        assert [x["outcome"] for x in cells[tip]["kernels"][0]["superseded"]] == ["fail"]
+        # never the current result: trunk is green again, the unit's gate green, health ok
+        assert doc["trunk_red"]["red"] is False
+        units = {u["id"]: u for u in (await get_json(c, f"/api/v1/forks/{FORK}/units"))["units"]}
+        bundle = units[f"bundle-{sha('u', 1600)[:12]}"]
+        assert bundle["gate"] == "green" and [s["verdict"] for s in bundle["suites"]] == ["pass", "pass"]
+        assert [x["by"] for s in bundle["suites"] for x in s["superseded"]] == [first, second, red, green]
+        health = await get_json(c, "/api/v1/health")
+        assert (health["status"], health["problems"]) == ("ok", [])
+        assert (await (await c.get("/healthz")).json())["status"] == "ok"
+
+        html = await get_page(c, f"/forks/{FORK}/validation")
+        row = re.search(rf'<tr><td><a class="sha" href="[^"]*{head}">.*?</tr>', html, re.S).group(0)
+        assert "state-red" not in row
+        assert re.search(rf'<div class="superseded muted"[^>]*>fail of run {red}: superseded by run {green}, not counted</div>', row)
+        assert re.search(rf'<div class="superseded muted"[^>]*>fail of run {first}: superseded by run {second} '
+                         r'\(arrived after it was asked\), not counted</div>', row)
+        page = await get_page(c, f"/forks/{FORK}/units")
+        unit = re.search(rf'<tr id="unit-{bundle["id"]}">.*?</tr>', page, re.S).group(0)
+        assert '<td class="gate">green</td>' in unit
+        assert re.search(rf'class="superseded muted"[^>]*>lit@cpu fail of run {red}: superseded by run {green}', unit)
     finally:
         await c.close()
