@@ -90,6 +90,7 @@ from bot.config import renames
 from bot.config.objects import open_buffered
 from bot.config.renames import DEFAULT_RENAME_LIMIT
 from bot.config.trees import edit_entries
+from bot.git.repo import NO_LAZY_FETCH
 from bot.model import CommitInfo, ConflictFile, PlanItem, Unit
 from bot.templating import render
 
@@ -606,7 +607,7 @@ def git_merge_tree(repo: pygit2.Repository, commit: pygit2.Commit, ours, *, flus
     if flush is not None:
         flush()             # objects held in memory (bot.config.objects) must be on disk for git
     rename_args = renames.git_config_args(rename_limit) if detect_renames else ["-c", "merge.renames=false"]
-    p = subprocess.run(["git", *rename_args, "-c", "merge.conflictStyle=diff3", "merge-tree",
+    p = subprocess.run(["git", *NO_LAZY_FETCH, *rename_args, "-c", "merge.conflictStyle=diff3", "merge-tree",
                         "--write-tree", "-z", a, str(commit.id)], cwd=repo.path, env=_env(), capture_output=True)
     if p.returncode not in (0, 1):
         return None
