@@ -57,6 +57,29 @@ def test_plan_apply_and_resolve_never_fetch_and_a_checkout_names_the_blob_it_lac
     assert readme not in pygit2.Repository(str(part.path))
 
 
+def test_apply_of_a_pick_that_needs_an_absent_blob_names_it_and_writes_nothing_half_made(pair, tmp_path, capsys):
+    """u2 changes foldMul in the file the fork changed too: its pick merges contents and needs
+    u2's Ops.cpp. Without it the chain stops there with one line naming the blob, the path and
+    what to do; no conflict commit is made up, the fork is untouched, nothing is fetched."""
+    u = pair.u
+    gone = blob_of(pair.up.path, u["u2"], "lib/Dialect/Ops.cpp")
+    part = blobless_clone(pair.fork.path, tmp_path / "part.git", missing=[gone])
+    fork_tip = str(pygit2.Repository(str(part.path)).references["refs/heads/main"].target)
+    assert main([*argv(part), "plan", "--json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    unit = next(x for x in plan["units"] if u["u2"] in [i["sha"] for i in x["items"]])
+    rc = main([*argv(part), "apply", unit["id"]])
+    out, err = capsys.readouterr()
+    assert rc == 1 and "Traceback" not in out + err
+    line = next(ln for ln in out.splitlines() if "error:" in ln)
+    assert f"blob {gone[:12]}" in line and "lib/Dialect/Ops.cpp" in line and u["u2"][:12] in line, out
+    assert "conflict commit" not in out and "resolve (keep an" not in out and "fetch" in out, out
+    repo = pygit2.Repository(str(part.path))
+    assert str(repo.references["refs/heads/main"].target) == fork_tip
+    assert str(repo.references[f"refs/heads/forksync/{unit['id']}"].target) == fork_tip    # nothing picked
+    assert part.attempts() == [] and gone not in repo
+
+
 def test_git_merge_tree_on_an_absent_blob_reports_none_without_fetching(pair, tmp_path):
     """apply hands a conflict to ``git merge-tree``; a blob it needs that the clone lacks is
     "git cannot merge" (None: apply then builds the conflict from libgit2), never a fetch."""
