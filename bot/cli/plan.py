@@ -266,6 +266,9 @@ def cmd_apply(args) -> int:
             if res.conflict_commit:
                 print(f"  {len(res.remaining)} commit(s) not applied; finish it with `forksync resolve {unit.id}` "
                       "(a worktree at the conflict; --continue folds your resolution and applies the rest)")
+            elif res.error:
+                print(f"  {len(res.remaining)} commit(s) not applied; nothing was written for {res.conflict[:12]}: "
+                      "apply again once the error is fixed")
             else:
                 print(f"  {len(res.remaining)} commit(s) not applied; on {res.branch}, resolve "
                       f"(keep an 'Upstream-Commit: {res.conflict}' trailer) and run apply again")

@@ -72,9 +72,11 @@ def register(sub, common) -> None:
     p.set_defaults(func=cmd_resolve)
 
 
-def _git(cwd, *argv, check=True, input=None) -> str:
-    p = subprocess.run(["git", *argv], cwd=str(cwd), capture_output=True, text=True, input=input,
-                       env={**gitio.git_env(), "GIT_TERMINAL_PROMPT": "0"})
+def _git(cwd, *argv, check=True, input=None, remote=False) -> str:
+    """``git argv…`` in ``cwd``; ``remote``: the command talks to a remote on purpose (push),
+    every other one reads only what the repository holds (no lazy fetch in a partial clone)."""
+    p = subprocess.run(["git", *(() if remote else gitio.NO_LAZY_FETCH), *argv], cwd=str(cwd), capture_output=True,
+                       text=True, input=input, env={**gitio.git_env(), "GIT_TERMINAL_PROMPT": "0"})
     if check and p.returncode != 0:
         raise UserError(f"git {' '.join(argv[:3])} failed in {cwd}: {p.stderr.strip()[:400]}")
     return p.stdout.strip()
@@ -161,10 +163,13 @@ def _start(args, git_dir, unit_id, tip, stop, state_file) -> int:
         # a checkout needs every blob of the tree: nothing half made is left behind
         _git(git_dir, "worktree", "remove", "--force", str(wt), check=False)
         _git(git_dir, "worktree", "prune", check=False)
-        if "unable to read" in str(e) or "missing" in str(e):
-            raise UserError(f"{e}\nThe repository lacks objects the checkout of {tip[:12]} needs (a partial clone or "
-                            "snapshot?): fetch them (`git fetch` from a complete remote) or use a complete clone; "
-                            "`forksync status --json` lists the missing objects it met (missing_objects).") from None
+        repo = pygit2.Repository(git_dir)
+        absent = gitio.absent_blobs(repo, repo[tip].peel(pygit2.Commit).tree)
+        if absent or "unable to read" in str(e) or "missing" in str(e):
+            named = ", ".join(f"{p} (blob {b[:12]})" for p, b in absent) or str(e).splitlines()[0]
+            raise UserError(f"the repository lacks objects the checkout of {tip[:12]} needs: {named} (a partial clone "
+                            "or snapshot?); fetch them (`git fetch` from a complete remote) or use a complete clone; "
+                            "`forksync status --json` lists the missing objects it met (missing_objects)") from None
         raise
     state_file.parent.mkdir(parents=True, exist_ok=True)
     state_file.write_text(json.dumps({"worktree": str(wt), "tip": tip, "conflict_commit": stop.conflict_commit}))
@@ -232,7 +237,7 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
         head = _git(wt, "commit-tree", tree, "-p", stop.conflict_commit, input="\n".join(lines) + "\n")
     if args.push:
         _git(git_dir, "update-ref", ref, head, tip)
-        _git(git_dir, "push", "-q", args.push, f"{ref}:{ref}")
+        _git(git_dir, "push", "-q", args.push, f"{ref}:{ref}", remote=True)
         _cleanup(git_dir, wt, state_file)
         print(f"pushed the resolution {head[:12]} on top of the conflict commit to {args.push}; "
               "the App checks it and folds it into one pick commit")

@@ -90,6 +90,7 @@ from bot.config import renames
 from bot.config.objects import open_buffered
 from bot.config.renames import DEFAULT_RENAME_LIMIT
 from bot.config.trees import edit_entries
+from bot.git.repo import NO_LAZY_FETCH
 from bot.model import CommitInfo, ConflictFile, PlanItem, Unit
 from bot.templating import render
 
@@ -397,6 +398,36 @@ class _Merger:
             return idx, anc
 
 
+def absent_blob(repo: pygit2.Repository, commit: pygit2.Commit, ours) -> tuple[str, str] | None:
+    """``(path, blob sha)`` of a blob a pick of ``commit`` onto tree ``ours`` reads that the
+    repository lacks (a partial clone or snapshot), files changed on both sides first; None when
+    none is absent (or a tree itself is). Only trees are compared: no blob is read."""
+    try:
+        anc, theirs = _pick_trees(repo, commit)
+        sides = [list(anc.diff_to_tree(theirs).deltas), list(anc.diff_to_tree(ours).deltas)]
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    both = {d.new_file.path for d in sides[0]} & {d.new_file.path for d in sides[1]}
+    found = []
+    for deltas in sides:
+        for d in deltas:
+            for f in (d.old_file, d.new_file):
+                if int(f.mode) in _BLOB_MODES and not f.id.raw == bytes(20) and f.id not in repo:
+                    found.append((f.path not in both, f.path, str(f.id)))
+    return min(found)[1:] if found else None
+
+
+def _cannot_merge(repo: pygit2.Repository, commit: pygit2.Commit, ours, e: Exception) -> str:
+    """Why a pick could not be merged, in one line: the blob the repository lacks and its path
+    when that is why, else libgit2's message."""
+    sha = str(commit.id)[:12]
+    absent = absent_blob(repo, commit, ours)
+    if absent is None:
+        return f"cannot merge {sha}: {str(e).strip()[:400]}"
+    return (f"cannot pick {sha}: the repository lacks blob {absent[1][:12]} of {absent[0]} (a partial clone or "
+            "snapshot?); fetch it from a complete remote (`git fetch`) or use a complete clone, then apply again")
+
+
 def _write_index(repo: pygit2.Repository, idx: pygit2.Index) -> pygit2.Oid:
     """Write a merged index as a tree. Strict object creation is off meanwhile: a tree may name a
     blob this clone lacks (carried, untouched, from the fork tip)."""
@@ -606,7 +637,7 @@ def git_merge_tree(repo: pygit2.Repository, commit: pygit2.Commit, ours, *, flus
     if flush is not None:
         flush()             # objects held in memory (bot.config.objects) must be on disk for git
     rename_args = renames.git_config_args(rename_limit) if detect_renames else ["-c", "merge.renames=false"]
-    p = subprocess.run(["git", *rename_args, "-c", "merge.conflictStyle=diff3", "merge-tree",
+    p = subprocess.run(["git", *NO_LAZY_FETCH, *rename_args, "-c", "merge.conflictStyle=diff3", "merge-tree",
                         "--write-tree", "-z", a, str(commit.id)], cwd=repo.path, env=_env(), capture_output=True)
     if p.returncode not in (0, 1):
         return None
@@ -762,7 +793,7 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
         try:
             idx, anc = merger.merge(up, ours)
         except (KeyError, ValueError, pygit2.GitError) as e:
-            conflict, error = sha, f"cannot merge {sha[:12]}: {str(e).strip()[:400]}"
+            conflict, error = sha, _cannot_merge(repo, up, ours, e)
             break
         if idx.conflicts is not None:
             by_git = git_merge_tree(repo, up, ours, flush=mem.flush, detect_renames=bool(merger.flags),

@@ -26,7 +26,7 @@ import pygit2
 from pygit2.enums import AttrCheck, DeltaStatus, FileMode, SortMode
 
 from bot.core.markers import DEFAULT_MARKER_SIZE, conflict_upstream, marker_lines
-from bot.git.repo import GitIOError, RefError, git_env
+from bot.git.repo import NO_LAZY_FETCH, GitIOError, RefError, git_env
 
 
 @dataclass(frozen=True)
@@ -180,7 +180,7 @@ def merges_with_content(repo_path: str | Path, base: str, head: str) -> tuple[st
         if len(c.parent_ids) > 2:
             out.append(str(c.id))
             continue
-        p = subprocess.run(["git", f"--git-dir={repo.path}", "merge-tree", "--write-tree", "--no-messages",
+        p = subprocess.run(["git", f"--git-dir={repo.path}", *NO_LAZY_FETCH, "merge-tree", "--write-tree", "--no-messages",
                             str(c.parent_ids[0]), str(c.parent_ids[1])], env=git_env(), capture_output=True, text=True)
         if p.returncode not in (0, 1):
             raise GitIOError(f"git merge-tree of merge {str(c.id)[:12]}'s parents failed in {repo_path} "

@@ -58,12 +58,37 @@ def git_env() -> dict[str, str]:
     return env
 
 
-#: for git commands that only read: in a partial clone (``--filter=blob:none``) git would fetch
-#: each absent blob from the promisor remote as ``log -p`` reaches it, one round trip per commit
-#: (8 minutes instead of 11 s on the Intel fork) and writing into a repository that a local
-#: path promises to leave alone; with every transport refused the fetch fails at once and the
-#: blob is reported missing like any other (git 2.44's ``--no-lazy-fetch`` does the same)
+#: for every git command that reads object contents (``log -p``, ``patch-id``, ``merge-tree``,
+#: ``worktree add``, ``checkout`` …) and does not itself talk to a remote: in a partial clone
+#: (``--filter=blob:none``) git would fetch each absent blob from the promisor remote as it
+#: reaches it, one round trip per commit (8 minutes instead of 11 s on the Intel fork), hanging
+#: or failing offline, and writing into a repository that a local path promises to leave alone;
+#: with every transport refused the fetch fails at once and the blob is reported missing like
+#: any other (git 2.44's ``--no-lazy-fetch`` does the same, but git 2.39 does not know it).
+#: The one way forksync does it: never duplicate the setting. Commands that fetch or push on
+#: purpose (``fetch``, ``push``, ``clone``, ``ls-remote``) must not carry it.
 NO_LAZY_FETCH = ("-c", "protocol.allow=never")
+
+
+def absent_blobs(repo: pygit2.Repository, tree: pygit2.Tree, limit: int = 3) -> list[tuple[str, str]]:
+    """``(path, blob sha)`` of the first ``limit`` blobs of ``tree`` (recursively, in tree order)
+    that the repository lacks: what a checkout of it would have to fetch (a partial clone or
+    snapshot). Reads trees only; a missing subtree counts as its path with the tree's sha."""
+    out: list[tuple[str, str]] = []
+
+    def walk(t: pygit2.Tree, prefix: str) -> None:
+        for e in t:
+            if len(out) >= limit:
+                return
+            if e.type_str == "tree":
+                try:
+                    walk(repo[e.id], f"{prefix}{e.name}/")
+                except KeyError:
+                    out.append((f"{prefix}{e.name}/", str(e.id)))
+            elif e.type_str == "blob" and e.id not in repo:
+                out.append((prefix + e.name, str(e.id)))
+    walk(tree, "")
+    return out
 
 
 def git(git_dir: str | Path, *argv: str, input: str | bytes | None = None, check: bool = True,

@@ -12,6 +12,7 @@ from typing import Iterable
 import pygit2
 from pygit2.enums import SortMode
 
+from bot.git.repo import NO_LAZY_FETCH
 from bot.resolve.merge import read_text
 
 
@@ -23,7 +24,7 @@ def upstream_versions(git_dir: str, base: str, upstream_tip: str, paths: Iterabl
     out: dict[str, list[tuple[str, str]]] = {}
     if not paths:
         return out
-    r = subprocess.run(["git", f"--git-dir={git_dir}", "log", "--first-parent", "--no-renames", "--raw", "--no-abbrev",
+    r = subprocess.run(["git", f"--git-dir={git_dir}", *NO_LAZY_FETCH, "log", "--first-parent", "--no-renames", "--raw", "--no-abbrev",
                         "--format=%x00%H", f"{base}..{upstream_tip}", "--", *paths], capture_output=True)
     if r.returncode != 0:
         raise RuntimeError(f"git log --raw failed in {git_dir}: {r.stderr.decode(errors='replace').strip()}")

@@ -199,9 +199,8 @@ def test_a_blobless_partial_clone_is_read_without_fetching(tmp_path, capsys, mon
     """A ``--filter=blob:none`` clone: git would fetch every blob ``log -p`` needs from the promisor
     remote, one batch per commit (8 minutes instead of 11 s on the Intel fork, writing into a
     repository forksync promises to read only); the blobs are reported missing instead."""
-    import pygit2
-
-    from bot.demo.repobuilder import RepoBuilder, run_git
+    from bot.demo.repobuilder import RepoBuilder
+    from tests.support.partial_clone import blobless_clone
     up = RepoBuilder.init(tmp_path / "up")
     up.commit("Base (#1)", {"a.txt": "a\n"}, when=1_767_225_600)
     fork = up.clone(tmp_path / "fork")
@@ -210,19 +209,16 @@ def test_a_blobless_partial_clone_is_read_without_fetching(tmp_path, capsys, mon
     up.commit("Three (#3)", {"c.txt": "c\n"}, when=1_767_225_800)
     fork.git("fetch", "-q", "origin")
     fork.merge("origin/main", when=1_767_225_900, message="Merge upstream")
-    run_git(fork.path, "config", "uploadpack.allowFilter", "true")
-    part = tmp_path / "partial.git"
-    run_git(tmp_path, "clone", "-q", "--bare", "--filter=blob:none", f"file://{fork.path}", str(part))
-    run_git(part, "fetch", "-q", "--filter=blob:none", f"file://{up.path}", "main:refs/remotes/up/main")
-    objects = len(list(pygit2.Repository(str(part)).odb))
+    part = blobless_clone(fork.path, tmp_path / "partial.git")
+    objects = part.objects()
     monkeypatch.chdir(tmp_path)
-    rc, out, err = run(capsys, ["--upstream", str(part), "--upstream-ref", "up/main", "--fork", str(part),
+    rc, out, err = run(capsys, ["--upstream", str(part.path), "--upstream-ref", "origin/main", "--fork", str(part.path),
                                 "status", "--json"])
     assert rc == 0, err
     doc = json.loads(out)
     assert doc["merge_based"] and doc["days_behind"] == 0.0 and doc["missing_objects"]
     assert "object(s) missing" in err
-    assert len(list(pygit2.Repository(str(part)).odb)) == objects     # nothing fetched into it
+    assert part.objects() == objects and part.attempts() == []        # nothing fetched into it, nothing tried
 
 
 def test_status_says_when_upstream_was_last_seen(scn, capsys):

@@ -124,6 +124,6 @@ def test_a_checkout_missing_an_object_is_a_clear_error_and_leaves_no_worktree(st
     before = run_git(pair.fork.path, "worktree", "list")
     assert main(["resolve", unit, *g]) == 2
     err = capsys.readouterr().err
-    assert "The repository lacks objects the checkout of " in err and "missing_objects" in err
+    assert "the repository lacks objects the checkout of " in err and f"(blob {blob[:12]})" in err and "missing_objects" in err
     assert run_git(pair.fork.path, "worktree", "list") == before
     assert not (tmp_path / ".forksync-resolve" / unit).exists()

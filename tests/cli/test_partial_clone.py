@@ -1,0 +1,106 @@
+"""Every command that reads the repository works on a blob-less partial clone whose promisor remote
+is gone, from the objects it holds: no git command it runs tries to fetch an absent blob (that
+would block on the network, or fail offline), and a blob a step needs gives a one-line error
+naming it and its path, exit non-zero, no traceback, nothing lost."""
+from __future__ import annotations
+
+import json
+
+import pygit2
+import pytest
+
+from bot.cli.main import main
+from bot.git.apply import git_merge_tree
+from tests.support.partial_clone import blobless_clone
+from tests.support.plan_repos import build_pair
+from tests.support.resolve_history import build_history
+
+
+def blob_of(repo_path, rev: str, path: str) -> str:
+    return str(pygit2.Repository(str(repo_path)).revparse_single(f"{rev}:{path}").id)
+
+
+@pytest.fixture
+def pair(tmp_path, monkeypatch):
+    p = build_pair(tmp_path / "repos")
+    monkeypatch.chdir(tmp_path)
+    return p
+
+
+def argv(part):
+    return ["--upstream", str(part.path), "--upstream-ref", "upstream/main", "--fork", str(part.path)]
+
+
+def test_plan_apply_and_resolve_never_fetch_and_a_checkout_names_the_blob_it_lacks(pair, tmp_path, capsys):
+    """README.md's blob is absent: no pick reads it, so plan and apply work as on a full clone;
+    the checkout `resolve` makes needs it: exit 2 naming it, no worktree left, no fetch tried."""
+    readme = blob_of(pair.fork.path, "main", "README.md")
+    part = blobless_clone(pair.fork.path, tmp_path / "part.git", missing=[readme])
+    objects = part.objects()
+    u = pair.u
+    assert main([*argv(part), "plan", "--json"]) == 0
+    units = {x["id"]: x for x in json.loads(capsys.readouterr().out)["units"]}
+    assert set(units) == {f"bundle-{u['u1'][:12]}", f"chain-{u['u2'][:12]}", f"chain-{u['u5'][:12]}"}
+    assert main([*argv(part), "apply", f"bundle-{u['u1'][:12]}"]) == 0
+    assert capsys.readouterr().out.count("  picked ") == 5
+    chain = f"chain-{u['u2'][:12]}"
+    assert main([*argv(part), "apply", chain]) == 1                 # its conflict commit, as on a full clone
+    assert "conflict (content, 1 hunk(s)): lib/Dialect/Ops.cpp" in capsys.readouterr().out
+    before = pygit2.Repository(str(part.path)).references[f"refs/heads/forksync/{chain}"].target
+    assert main([*argv(part), "resolve", chain]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and f"README.md (blob {readme[:12]})" in err, err
+    assert not (tmp_path / ".forksync-resolve" / chain).exists()
+    assert pygit2.Repository(str(part.path)).references[f"refs/heads/forksync/{chain}"].target == before
+    assert part.attempts() == []
+    assert part.objects() > objects            # the picks' commits and trees; still no README.md blob
+    assert readme not in pygit2.Repository(str(part.path))
+
+
+def test_apply_of_a_pick_that_needs_an_absent_blob_names_it_and_writes_nothing_half_made(pair, tmp_path, capsys):
+    """u2 changes foldMul in the file the fork changed too: its pick merges contents and needs
+    u2's Ops.cpp. Without it the chain stops there with one line naming the blob, the path and
+    what to do; no conflict commit is made up, the fork is untouched, nothing is fetched."""
+    u = pair.u
+    gone = blob_of(pair.up.path, u["u2"], "lib/Dialect/Ops.cpp")
+    part = blobless_clone(pair.fork.path, tmp_path / "part.git", missing=[gone])
+    fork_tip = str(pygit2.Repository(str(part.path)).references["refs/heads/main"].target)
+    assert main([*argv(part), "plan", "--json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    unit = next(x for x in plan["units"] if u["u2"] in [i["sha"] for i in x["items"]])
+    rc = main([*argv(part), "apply", unit["id"]])
+    out, err = capsys.readouterr()
+    assert rc == 1 and "Traceback" not in out + err
+    line = next(ln for ln in out.splitlines() if "error:" in ln)
+    assert f"blob {gone[:12]}" in line and "lib/Dialect/Ops.cpp" in line and u["u2"][:12] in line, out
+    assert "conflict commit" not in out and "resolve (keep an" not in out and "fetch" in out, out
+    repo = pygit2.Repository(str(part.path))
+    assert str(repo.references["refs/heads/main"].target) == fork_tip
+    assert str(repo.references[f"refs/heads/forksync/{unit['id']}"].target) == fork_tip    # nothing picked
+    assert part.attempts() == [] and gone not in repo
+
+
+def test_git_merge_tree_on_an_absent_blob_reports_none_without_fetching(pair, tmp_path):
+    """apply hands a conflict to ``git merge-tree``; a blob it needs that the clone lacks is
+    "git cannot merge" (None: apply then builds the conflict from libgit2), never a fetch."""
+    u = pair.u
+    part = blobless_clone(pair.fork.path, tmp_path / "part.git",
+                          missing=[blob_of(pair.up.path, u["u2"], "lib/Dialect/Ops.cpp")])
+    repo = pygit2.Repository(str(part.path))
+    assert git_merge_tree(repo, repo[u["u2"]].peel(pygit2.Commit), repo.revparse_single("main").peel(pygit2.Tree)) \
+        is None
+    assert part.attempts() == []
+
+
+def test_bench_resolve_on_a_partial_clone_uses_what_is_there(tmp_path, monkeypatch, capsys):
+    """bench resolve replays the fork's resolved picks; upstream's lag.txt of u2 is absent (the
+    pick p_lag needs it): that file is set aside, the rest scored, nothing fetched."""
+    h = build_history(tmp_path / "repo")
+    lag = h.git("hash-object", "--stdin", input="alpha\nbeta two\ngamma\n")
+    part = blobless_clone(h.path, tmp_path / "part.git", missing=[lag])
+    monkeypatch.chdir(tmp_path)
+    g = ["--fork", str(part.path), "--upstream", str(part.path), "--upstream-ref", "upstream", "--fork-ref", "main"]
+    assert main([*g, "bench", "resolve", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["picks"]["all"] == 7 and doc["files_set_aside"]["paths"] == ["lag.txt"]
+    assert part.attempts() == []
