@@ -17,6 +17,7 @@ import sys
 from bot.agents.redact import ScrubbingFormatter
 from bot.cli.progress import new_run
 from bot.config.forksync import ConfigError, ForksyncConfig, UserError, load_config
+from bot.config.libgit2 import allow_partial_clones
 
 #: Modules that contribute sub-commands, in help order.
 COMMAND_MODULES = (
@@ -77,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     new_run()                # each run prints a repeated warning once
+    allow_partial_clones()   # clones made by older git name extensions.partialclone, which libgit2 refuses
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if getattr(args, "verbose", False) else logging.WARNING,

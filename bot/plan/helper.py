@@ -224,8 +224,10 @@ def _serve(repo_path: str, claims, hints, results) -> None:
     # lazy: the child reads hints from the moment it starts; git and the merge code load meanwhile
     import pygit2
 
+    from bot.config.libgit2 import allow_partial_clones  # lazy: as above
     from bot.plan.predict import merge_answer  # lazy: as above
 
+    allow_partial_clones()     # a spawned child starts with libgit2's defaults: the planner's repository must open here too
     tasks = {"merge": merge_answer}
     repo = pygit2.Repository(repo_path)
     while True:

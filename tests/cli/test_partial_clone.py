@@ -5,6 +5,10 @@ naming it and its path, exit non-zero, no traceback, nothing lost."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pygit2
 import pytest
@@ -14,6 +18,8 @@ from bot.git.apply import git_merge_tree
 from tests.support.partial_clone import blobless_clone
 from tests.support.plan_repos import build_pair
 from tests.support.resolve_history import build_history
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def blob_of(repo_path, rev: str, path: str) -> str:
@@ -103,4 +109,21 @@ def test_bench_resolve_on_a_partial_clone_uses_what_is_there(tmp_path, monkeypat
     assert main([*g, "bench", "resolve", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["picks"]["all"] == 7 and doc["files_set_aside"]["paths"] == ["lag.txt"]
+    assert part.attempts() == []
+
+
+def test_a_clone_by_older_git_that_names_extensions_partialclone_opens(pair, tmp_path):
+    """git 2.19–2.26 marked a partial clone with ``extensions.partialclone`` (format version 1),
+    which libgit2 refuses to open unless told the extension is supported: every command stopped
+    with a traceback. In a fresh process (the setting is process-wide), status and plan read such
+    a clone, and fetch nothing."""
+    part = blobless_clone(pair.fork.path, tmp_path / "old.git", missing=[])
+    for key, value in (("core.repositoryformatversion", "1"), ("extensions.partialclone", "origin")):
+        subprocess.run(["git", "-C", str(part.path), "config", key, value], check=True)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for command in (["status", "--json"], ["plan", "--json"]):
+        p = subprocess.run([sys.executable, str(ROOT / "app.py"), *argv(part), *command], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+        assert json.loads(p.stdout)
     assert part.attempts() == []
