@@ -137,3 +137,23 @@ def test_a_pr_whose_head_repository_is_gone_is_no_sync_pr():
     assert not from_repo({"head": {"ref": "forksync/bundle-1", "repo": {"full_name": "eve/triton"}}}, "meta/triton")
     assert not from_repo({"head": {"ref": "forksync/bundle-1", "repo": None}}, "meta/triton")   # GitHub: a deleted fork
     assert not from_repo({"head": {"ref": "forksync/bundle-1"}}, "meta/triton")
+
+
+@pytest.mark.parametrize("codes, leaves", [
+    ((), True),
+    (("approval-missing", "l3-signoff-missing", "hold"), True),
+    # L3 runs for hours on demand: a person can review while it runs, or ask again for a new head
+    (("approval-missing", "l3-pending"), True),
+    (("l3-stale",), True),
+    # a red heavy suite is a red result on the head, as a red L1 suite is: not ready for review
+    (("l3-failed",), False),
+    (("approval-missing", "new-failure"), False),
+    (("conflict-commit",), False),
+    (("conflict-markers",), False),
+    (("pending-result",), False),
+])
+def test_a_draft_sync_pr_leaves_draft_only_when_what_is_left_is_a_persons_or_a_long_run(codes, leaves):
+    from bot.validation.service import leaves_draft
+
+    decision = GateDecision(allowed=not codes, blocking=tuple(Finding(c, c) for c in codes))
+    assert leaves_draft(decision) is leaves
