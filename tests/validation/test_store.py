@@ -1,8 +1,21 @@
 """Suite results keep the attempt they answer: a result of a run a re-run replaced never stands
 for the re-run (it is kept aside as superseded), on the real store."""
+import pytest
+
 from bot.store import Store
 from bot.validation import store as vstore
 from gpu_runner.result import Counts, Environment, RunResult
+
+#: one suite's row: repo, PR, commit, suite, platform
+PEND = dict(repo="o/f", pr=3, sha="c" * 40, suite="unit", platform="cpu", level="L1", backend="local")
+
+
+@pytest.fixture
+def db(tmp_path):
+    store = Store(tmp_path / "v.db")
+    vstore.ensure(store)
+    yield store
+    store.close()
 
 
 def result(outcome: str) -> RunResult:
@@ -11,56 +24,44 @@ def result(outcome: str) -> RunResult:
                      environment=Environment(runner_id="r"))
 
 
-def test_a_result_of_a_replaced_attempt_is_superseded_and_the_row_waits_for_the_rerun(tmp_path):
-    db = Store(tmp_path / "v.db")
-    try:
-        vstore.ensure(db)
-        pend = dict(repo="o/f", pr=3, sha="c" * 40, suite="unit", platform="cpu", level="L1", backend="local")
-        first = vstore.mark_pending(db, now=10.0, **pend)
-        second = vstore.mark_pending(db, now=20.0, **pend)             # /forksync retest while the first runs
-        assert first.startswith("local-") and second.startswith("local-") and first != second
-        assert vstore.record(db, repo="o/f", pr=3, result=result("pass"), now=30.0, answers=first) == second
-        row = vstore.get(db, "o/f", "c" * 40, "unit", "cpu")
-        assert (row["status"], row["verdict"], row["attempt"]) == ("pending", "pending", second)
-        assert row["superseded"] == (f"1970-01-01T00:00:30Z request {first}: pass "
-                                     f"(arrived after a re-run, request {second}, was asked; not counted)")
-        assert vstore.record(db, repo="o/f", pr=3, result=result("fail"), now=40.0, answers=second) is None
-        row = vstore.get(db, "o/f", "c" * 40, "unit", "cpu")
-        assert (row["status"], row["verdict"], row["attempt"]) == ("done", "fail", second)
-        assert row["superseded"].startswith("1970-01-01T00:00:30Z request ")     # still there to read
-        # the first run's result arriving even later changes nothing either
-        assert vstore.record(db, repo="o/f", pr=3, result=result("pass"), now=50.0, answers=first) == second
-        assert vstore.get(db, "o/f", "c" * 40, "unit", "cpu")["verdict"] == "fail"
-        # a result tied to no run (a missing nightly's red) is stored as before
-        assert vstore.record(db, repo="o/f", pr=3, result=result("pass"), now=60.0) is None
-        assert vstore.get(db, "o/f", "c" * 40, "unit", "cpu")["verdict"] == "pass"
-    finally:
-        db.close()
+def test_a_result_of_a_replaced_attempt_is_superseded_and_the_row_waits_for_the_rerun(db):
+    first = vstore.mark_pending(db, now=10.0, **PEND)
+    second = vstore.mark_pending(db, now=20.0, **PEND)             # /forksync retest while the first runs
+    assert first.startswith("local-") and second.startswith("local-") and first != second
+    assert vstore.record(db, repo="o/f", pr=3, result=result("pass"), now=30.0, answers=first) == second
+    row = vstore.get(db, "o/f", "c" * 40, "unit", "cpu")
+    assert (row["status"], row["verdict"], row["attempt"]) == ("pending", "pending", second)
+    assert row["superseded"] == (f"1970-01-01T00:00:30Z request {first}: pass "
+                                 f"(arrived after a re-run, request {second}, was asked; not counted)")
+    assert vstore.record(db, repo="o/f", pr=3, result=result("fail"), now=40.0, answers=second) is None
+    row = vstore.get(db, "o/f", "c" * 40, "unit", "cpu")
+    assert (row["status"], row["verdict"], row["attempt"]) == ("done", "fail", second)
+    assert row["superseded"].startswith("1970-01-01T00:00:30Z request ")     # still there to read
+    # the first run's result arriving even later changes nothing either
+    assert vstore.record(db, repo="o/f", pr=3, result=result("pass"), now=50.0, answers=first) == second
+    assert vstore.get(db, "o/f", "c" * 40, "unit", "cpu")["verdict"] == "fail"
+    # a result tied to no run (a missing nightly's red) is stored as before
+    assert vstore.record(db, repo="o/f", pr=3, result=result("pass"), now=60.0) is None
+    assert vstore.get(db, "o/f", "c" * 40, "unit", "cpu")["verdict"] == "pass"
 
 
-def test_a_finished_result_a_rerun_replaces_is_kept_aside(tmp_path):
+def test_a_finished_result_a_rerun_replaces_is_kept_aside(db):
     # a forced re-run overwrote the row: the red it replaced was gone, and no page could say a red
     # had been there
-    db = Store(tmp_path / "v.db")
-    try:
-        vstore.ensure(db)
-        pend = dict(repo="o/f", pr=3, sha="c" * 40, suite="unit", platform="cpu", level="L1", backend="local")
-        first = vstore.mark_pending(db, now=10.0, **pend)
-        assert vstore.record(db, repo="o/f", pr=3, result=result("fail"), now=20.0, answers=first) is None
-        second = vstore.mark_pending(db, now=30.0, **pend)
-        row = vstore.get(db, "o/f", "c" * 40, "unit", "cpu")
-        assert (row["status"], row["verdict"], row["attempt"]) == ("pending", "pending", second)
-        line = f"1970-01-01T00:00:30Z request {first}: fail (replaced by a re-run, request {second}; not counted)"
-        assert row["superseded"] == line
-        assert vstore.superseded_runs(row) == [{"at": "1970-01-01T00:00:30Z", "attempt": first, "outcome": "fail",
-                                                "by": second, "how": "replaced", "text": line}]
-        # a re-run asked while one still runs replaces no result
-        third = vstore.mark_pending(db, now=40.0, **pend)
-        assert vstore.get(db, "o/f", "c" * 40, "unit", "cpu")["superseded"] == line
-        # the late one, and a line cut by the column's cap, are read too
-        assert vstore.record(db, repo="o/f", pr=3, result=result("pass"), now=50.0, answers=second) == third
-        runs = vstore.superseded_runs({"superseded": "equest x: fail (cut\n" + vstore.get(db, "o/f", "c" * 40, "unit", "cpu")["superseded"]})
-        assert [(x["how"], x["attempt"], x["outcome"], x["by"]) for x in runs] == [
-            ("", "", "", ""), ("replaced", first, "fail", second), ("late", second, "pass", third)]
-    finally:
-        db.close()
+    first = vstore.mark_pending(db, now=10.0, **PEND)
+    assert vstore.record(db, repo="o/f", pr=3, result=result("fail"), now=20.0, answers=first) is None
+    second = vstore.mark_pending(db, now=30.0, **PEND)
+    row = vstore.get(db, "o/f", "c" * 40, "unit", "cpu")
+    assert (row["status"], row["verdict"], row["attempt"]) == ("pending", "pending", second)
+    line = f"1970-01-01T00:00:30Z request {first}: fail (replaced by a re-run, request {second}; not counted)"
+    assert row["superseded"] == line
+    assert vstore.superseded_runs(row) == [{"at": "1970-01-01T00:00:30Z", "attempt": first, "outcome": "fail",
+                                            "by": second, "how": "replaced", "text": line}]
+    # a re-run asked while one still runs replaces no result
+    third = vstore.mark_pending(db, now=40.0, **PEND)
+    assert vstore.get(db, "o/f", "c" * 40, "unit", "cpu")["superseded"] == line
+    # the late one, and a line cut by the column's cap, are read too
+    assert vstore.record(db, repo="o/f", pr=3, result=result("pass"), now=50.0, answers=second) == third
+    runs = vstore.superseded_runs({"superseded": "equest x: fail (cut\n" + vstore.get(db, "o/f", "c" * 40, "unit", "cpu")["superseded"]})
+    assert [(x["how"], x["attempt"], x["outcome"], x["by"]) for x in runs] == [
+        ("", "", "", ""), ("replaced", first, "fail", second), ("late", second, "pass", third)]
