@@ -281,3 +281,17 @@ def test_ledger_show_answers_for_upstream_commits_a_merge_brought_in(tmp_path, c
     assert rc == 0 and "PICKED" in out and "merge base" in out
     rc, _, err = run(capsys, [*argv, "ledger", "show", "#4242"])
     assert rc == 2 and "names no upstream commit" in err
+
+
+def test_a_cache_dir_that_cannot_be_created_is_a_clear_error(scn, capsys, tmp_path):
+    # a configuration in a read-only checkout (its cache_dir is relative to it), or a cache_dir
+    # that names a file: every command stopped with an OSError traceback from the store
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    cfg = tmp_path / "forksync.yml"
+    cfg.write_text(f"cache_dir: {blocker / 'cache'}\n")
+    argv = ["--config", str(cfg), "--upstream", str(scn.up.path), "--fork", str(scn.fork.path)]
+    for cmd in (["status"], ["plan"], ["ledger", "show", "#111"]):
+        rc, out, err = run(capsys, [*argv, *cmd])
+        assert rc == 2 and out == "", cmd
+        assert f"cache_dir {blocker / 'cache'}" in err and "writable" in err and "Traceback" not in err, err
