@@ -37,9 +37,12 @@ def _load(args, as_of=None, progress=None):
         raise UserError(f"--as-of: {e}") from None
 
 
-def _pin_json(pin) -> dict:
+def _pin_json(pin, base: str | None) -> dict:
+    """``is_base``: the pin is the merge base ``base``. A pin before the range is not always it: on
+    a fork that merges upstream, a merged commit the fork reverted holds the contiguous pin at
+    the commit before it, often long before the merge base (``index`` -1 both)."""
     return {"sha": pin.sha, "pr": pin.pr, "date": iso(pin.committer_time), "subject": pin.subject,
-            "index": pin.index, "is_base": pin.is_base}
+            "index": pin.index, "is_base": pin.is_base and pin.sha == base}
 
 
 def status_json(state) -> dict:
@@ -49,7 +52,7 @@ def status_json(state) -> dict:
     return {
         "schema": "forksync.status/1",
         "as_of": iso(state.as_of),
-        "upstream": {"url": cfg.upstream.url or cfg.fork.url, "ref": cfg.upstream.ref, "tip": _pin_json(p.upstream_tip),
+        "upstream": {"url": cfg.upstream.url or cfg.fork.url, "ref": cfg.upstream.ref, "tip": _pin_json(p.upstream_tip, state.merge_base),
                      "as_of": iso(state.upstream_as_of)},
         "fork": {"url": cfg.fork.url, "ref": cfg.fork.ref, "tip": state.fork_tip,
                  "date": iso(int(state.repo[state.fork_tip].committer.time))},
@@ -57,11 +60,11 @@ def status_json(state) -> dict:
                        "date": iso(int(state.repo[state.merge_base].committer.time)) if state.merge_base else None},
         "commits_in_range": len(state.ledger.entries),
         "counts": counts,
-        "frontier": _pin_json(p.frontier),
-        "contiguous_pin": _pin_json(p.contiguous),
+        "frontier": _pin_json(p.frontier, state.merge_base),
+        "contiguous_pin": _pin_json(p.contiguous, state.merge_base),
         "days_behind": p.days_behind,
         "contiguous_lag_days": p.contiguous_lag_days,
-        "contiguous_pin_held_by": ({**_pin_json(p.holder), "disposition": p.holder_disposition, "reason": p.holder_reason}
+        "contiguous_pin_held_by": ({**_pin_json(p.holder, state.merge_base), "disposition": p.holder_disposition, "reason": p.holder_reason}
                                    if p.holder else None),
         "backlog": {"total": p.backlog, "by_disposition": p.backlog_by_disposition,
                     "reverted_after_merge": list(p.holes)},
@@ -181,7 +184,7 @@ def cmd_status(args) -> int:
     for name, key in (("frontier", "frontier"), ("contiguous pin", "contiguous_pin")):
         pn = doc[key]
         how = "  (merged: the fork syncs by merging upstream)" if key == "frontier" and doc["merge_based"] else ""
-        t.add_row(name, f"{(pn['sha'] or '-')[:12]}  {_pr(pn['pr'])}  {pn['date']}" + ("  (merge base)" if pn["is_base"] else "")
+        t.add_row(name, f"{(pn['sha'] or '-')[:12]}  {_pr(pn['pr'])}  {pn['date']}" + ("  (merge base)" if pn["is_base"] else "  (before the merge base)" if pn["index"] < 0 else "")
                   + how)
     t.add_row("Days Behind Upstream", f"{doc['days_behind']:.2f}  (contiguous pin lag {doc['contiguous_lag_days']:.2f})")
     h = doc["contiguous_pin_held_by"]
