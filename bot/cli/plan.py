@@ -215,6 +215,12 @@ def print_picked(state, res) -> None:
 def cmd_apply(args) -> int:
     cfg, state, run = _load(args)
     unit = find_unit(run.plan, args.unit)
+    if unit is not None and unit.id != args.unit:
+        # a unit applied before is no longer planned, but its id still counts: a prefix must name one
+        flying = [b.unit_id for b in state.in_flight if b.unit_id.startswith(args.unit)]
+        if flying:
+            raise UserError(f"{args.unit!r} is ambiguous: it starts {unit.id} (planned) and "
+                            f"{', '.join(flying)} (in flight); give more of the id")
     if unit is None:
         # applied before: its commits are IN_FLIGHT on its branch, so it is no longer planned
         flying = [b for b in state.in_flight if b.unit_id == args.unit or b.unit_id.startswith(args.unit)]

@@ -55,3 +55,24 @@ def test_plan_json_and_apply(tmp_path, monkeypatch, capsys):
     # an unknown unit: exit 2 with the ids
     assert main(["apply", "chain-nope", *g]) == 2
     assert f"units: chain-{u['u2'][:12]}" in capsys.readouterr().err
+
+
+def test_a_prefix_that_also_names_a_unit_in_flight_is_ambiguous(tmp_path, monkeypatch, capsys):
+    # `apply chain-6` on the Triton fork, meant for chain-6fa1dd664c73 just applied (in flight, so no
+    # longer planned), created another chain, chain-61cef5bdbfe2, the one planned unit it starts
+    pair = build_pair(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    u = pair.u
+    g = ["--fork", str(pair.fork.path), "--upstream", str(pair.up.path)]
+    main(["apply", f"chain-{u['u5'][:12]}", *g])
+    capsys.readouterr()
+    assert main(["plan", "--json", *g]) == 0
+    planned = json.loads(capsys.readouterr().out)
+    assert [x["id"] for x in planned["units"] if x["id"].startswith("chain-")] == [f"chain-{u['u2'][:12]}"]
+    assert f"forksync/chain-{u['u5'][:12]}" in [b["name"] for b in planned["in_flight"]]
+    assert main(["apply", "chain-", *g]) == 2
+    err = capsys.readouterr().err
+    assert "ambiguous" in err and f"chain-{u['u2'][:12]}" in err and f"chain-{u['u5'][:12]}" in err
+    assert run_git(pair.fork.path, "branch", "--list", f"forksync/chain-{u['u2'][:12]}").strip() == ""
+    # the whole id still applies it
+    assert main(["apply", f"chain-{u['u2'][:12]}", *g]) == 1
