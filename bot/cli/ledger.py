@@ -305,6 +305,8 @@ def cmd_ledger_show(args) -> int:
         state = _load(args, as_of=args.as_of, progress=cb)
     warn_state(state)
     hits = state.ledger.find(args.ref) or before_range(state, args.ref)
+    if not hits and re.fullmatch(r"[0-9a-fA-F]{1,3}", args.ref.strip()) and not args.ref.strip().isdigit():
+        raise UserError(f"{args.ref!r} is too short: a sha prefix needs at least 4 hex digits (or give #PR)")
     if not hits:
         raise UserError(f"{args.ref!r} names no upstream commit in the range "
                         f"{(state.merge_base or '')[:12]}..{state.upstream_tip[:12]} nor before it "
@@ -352,7 +354,7 @@ def register(sub, common) -> None:
     e.add_argument("--as-of", metavar="DATE")
     e.set_defaults(func=cmd_ledger_export)
     s = lsub.add_parser("show", parents=[common], help="why an upstream commit has its disposition")
-    s.add_argument("ref", help="upstream sha, sha prefix, or #PR")
+    s.add_argument("ref", help="upstream sha, sha prefix (at least 4 hex digits), or #PR (digits alone under 7 are a PR)")
     s.add_argument("--json", action="store_true")
     s.add_argument("--as-of", metavar="DATE")
     s.set_defaults(func=cmd_ledger_show)

@@ -86,6 +86,10 @@ def test_ledger_show(scn, capsys):
     assert e["disposition"] == "PICKED" and e["evidence"][0]["rule"] == "patch-id"
     rc, _, err = run(capsys, [*scn.argv, "ledger", "show", "#4242"])
     assert rc == 2 and "names no upstream commit" in err
+    # a prefix under 4 hex digits is never looked up: say so rather than "names no upstream commit"
+    short = next(sha[:3] for sha in scn.u.values() if not sha[:3].isdigit())     # digits alone are a PR number
+    rc, _, err = run(capsys, [*scn.argv, "ledger", "show", short])
+    assert rc == 2 and "at least 4 hex digits" in err and "names no upstream commit" not in err
 
 
 def test_clear_errors(scn, capsys, tmp_path):
