@@ -184,8 +184,8 @@ def cmd_status(args) -> int:
     for name, key in (("frontier", "frontier"), ("contiguous pin", "contiguous_pin")):
         pn = doc[key]
         how = "  (merged: the fork syncs by merging upstream)" if key == "frontier" and doc["merge_based"] else ""
-        t.add_row(name, f"{(pn['sha'] or '-')[:12]}  {_pr(pn['pr'])}  {pn['date']}" + ("  (merge base)" if pn["is_base"] else "  (before the merge base)" if pn["index"] < 0 else "")
-                  + how)
+        where = "  (merge base)" if pn["is_base"] else "  (before the merge base)" if pn["index"] < 0 else ""
+        t.add_row(name, f"{(pn['sha'] or '-')[:12]}  {_pr(pn['pr'])}  {pn['date']}" + where + how)
     t.add_row("Days Behind Upstream", f"{doc['days_behind']:.2f}  (contiguous pin lag {doc['contiguous_lag_days']:.2f})")
     h = doc["contiguous_pin_held_by"]
     if h:
