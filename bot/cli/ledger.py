@@ -37,9 +37,12 @@ def _load(args, as_of=None, progress=None):
         raise UserError(f"--as-of: {e}") from None
 
 
-def _pin_json(pin) -> dict:
+def _pin_json(pin, base: str | None) -> dict:
+    """``is_base``: the pin is the merge base ``base``. A pin before the range is not always it: on
+    a fork that merges upstream, a merged commit the fork reverted holds the contiguous pin at
+    the commit before it, often long before the merge base (``index`` -1 both)."""
     return {"sha": pin.sha, "pr": pin.pr, "date": iso(pin.committer_time), "subject": pin.subject,
-            "index": pin.index, "is_base": pin.is_base}
+            "index": pin.index, "is_base": pin.is_base and pin.sha == base}
 
 
 def status_json(state) -> dict:
@@ -49,7 +52,7 @@ def status_json(state) -> dict:
     return {
         "schema": "forksync.status/1",
         "as_of": iso(state.as_of),
-        "upstream": {"url": cfg.upstream.url or cfg.fork.url, "ref": cfg.upstream.ref, "tip": _pin_json(p.upstream_tip),
+        "upstream": {"url": cfg.upstream.url or cfg.fork.url, "ref": cfg.upstream.ref, "tip": _pin_json(p.upstream_tip, state.merge_base),
                      "as_of": iso(state.upstream_as_of)},
         "fork": {"url": cfg.fork.url, "ref": cfg.fork.ref, "tip": state.fork_tip,
                  "date": iso(int(state.repo[state.fork_tip].committer.time))},
@@ -57,11 +60,11 @@ def status_json(state) -> dict:
                        "date": iso(int(state.repo[state.merge_base].committer.time)) if state.merge_base else None},
         "commits_in_range": len(state.ledger.entries),
         "counts": counts,
-        "frontier": _pin_json(p.frontier),
-        "contiguous_pin": _pin_json(p.contiguous),
+        "frontier": _pin_json(p.frontier, state.merge_base),
+        "contiguous_pin": _pin_json(p.contiguous, state.merge_base),
         "days_behind": p.days_behind,
         "contiguous_lag_days": p.contiguous_lag_days,
-        "contiguous_pin_held_by": ({**_pin_json(p.holder), "disposition": p.holder_disposition, "reason": p.holder_reason}
+        "contiguous_pin_held_by": ({**_pin_json(p.holder, state.merge_base), "disposition": p.holder_disposition, "reason": p.holder_reason}
                                    if p.holder else None),
         "backlog": {"total": p.backlog, "by_disposition": p.backlog_by_disposition,
                     "reverted_after_merge": list(p.holes)},
@@ -181,8 +184,8 @@ def cmd_status(args) -> int:
     for name, key in (("frontier", "frontier"), ("contiguous pin", "contiguous_pin")):
         pn = doc[key]
         how = "  (merged: the fork syncs by merging upstream)" if key == "frontier" and doc["merge_based"] else ""
-        t.add_row(name, f"{(pn['sha'] or '-')[:12]}  {_pr(pn['pr'])}  {pn['date']}" + ("  (merge base)" if pn["is_base"] else "")
-                  + how)
+        where = "  (merge base)" if pn["is_base"] else "  (before the merge base)" if pn["index"] < 0 else ""
+        t.add_row(name, f"{(pn['sha'] or '-')[:12]}  {_pr(pn['pr'])}  {pn['date']}" + where + how)
     t.add_row("Days Behind Upstream", f"{doc['days_behind']:.2f}  (contiguous pin lag {doc['contiguous_lag_days']:.2f})")
     h = doc["contiguous_pin_held_by"]
     if h:
@@ -302,6 +305,8 @@ def cmd_ledger_show(args) -> int:
         state = _load(args, as_of=args.as_of, progress=cb)
     warn_state(state)
     hits = state.ledger.find(args.ref) or before_range(state, args.ref)
+    if not hits and re.fullmatch(r"[0-9a-fA-F]{1,3}", args.ref.strip()) and not args.ref.strip().isdigit():
+        raise UserError(f"{args.ref!r} is too short: a sha prefix needs at least 4 hex digits (or give #PR)")
     if not hits:
         raise UserError(f"{args.ref!r} names no upstream commit in the range "
                         f"{(state.merge_base or '')[:12]}..{state.upstream_tip[:12]} nor before it "
@@ -349,7 +354,7 @@ def register(sub, common) -> None:
     e.add_argument("--as-of", metavar="DATE")
     e.set_defaults(func=cmd_ledger_export)
     s = lsub.add_parser("show", parents=[common], help="why an upstream commit has its disposition")
-    s.add_argument("ref", help="upstream sha, sha prefix, or #PR")
+    s.add_argument("ref", help="upstream sha, sha prefix (at least 4 hex digits), or #PR (digits alone under 7 are a PR)")
     s.add_argument("--json", action="store_true")
     s.add_argument("--as-of", metavar="DATE")
     s.set_defaults(func=cmd_ledger_show)

@@ -215,19 +215,36 @@ def print_picked(state, res) -> None:
 def cmd_apply(args) -> int:
     cfg, state, run = _load(args)
     unit = find_unit(run.plan, args.unit)
+    if unit is not None and unit.id != args.unit:
+        # a unit applied before is no longer planned, but its id still counts: a prefix must name one
+        flying = [b.unit_id for b in state.in_flight if b.unit_id.startswith(args.unit)]
+        if flying:
+            raise UserError(f"{args.unit!r} is ambiguous: it starts {unit.id} (planned) and "
+                            f"{', '.join(flying)} (in flight); give more of the id")
     if unit is None:
         # applied before: its commits are IN_FLIGHT on its branch, so it is no longer planned
         flying = [b for b in state.in_flight if b.unit_id == args.unit or b.unit_id.startswith(args.unit)]
         if len(flying) == 1:
             b = flying[0]
+            # a chain that stopped at its last pick is wholly in flight too, but it waits for a resolution
+            from bot.git.markers import conflict_commits  # lazy: only this answer reads the branch
+            stopped = conflict_commits(state.fork_repo.path, state.fork_tip, b.tip) if b.tip else []
+            cc, up = stopped[-1] if stopped else (None, None)
             if args.json:
                 json.dump({"unit": b.unit_id, "kind": b.kind, "branch": b.name, "tip": b.tip, "created": False,
-                           "picked": [], "already": list(b.upstream_shas), "in_flight": True}, sys.stdout, indent=2)
+                           "picked": [], "already": list(b.upstream_shas), "in_flight": True,
+                           "conflict": up, "conflict_commit": cc}, sys.stdout, indent=2)
                 print()
+            elif cc:
+                c = state.upstream.get(up)
+                print(f"{b.name} already in flight (tip {(b.tip or '-')[:12]}), stopped at {up} "
+                      f"{(c.subject if c else '')[:70]}")
+                print(f"  conflict commit {cc[:12]} on {b.name} (diff3 markers); nothing more to apply: finish it "
+                      f"with `forksync resolve {b.unit_id}`")
             else:
                 print(f"{b.name} already in flight (tip {(b.tip or '-')[:12]}, {len(b.upstream_shas)} upstream "
                       f"commit(s)); nothing to apply")
-            return 0
+            return 1 if cc else 0
         matches = [u.id for u in run.plan.units if u.id.startswith(args.unit)] + [b.unit_id for b in flying]
         ids = ", ".join(u.id for u in run.plan.units) or "none"
         if len(matches) > 1:

@@ -197,7 +197,11 @@ class PlanHelper:
 
 # -- helper side ----------------------------------------------------------------------------------
 def _serve(repo_path: str, claims, hints, results) -> None:
-    """The helper process: take hints FIFO, claim, compute, send ``(id, answer)``."""
+    """The helper process: take hints FIFO, claim, compute, send ``(id, answer)``. Ctrl-C signals
+    the terminal's whole process group: the planner handles it (and stops this process), so the
+    helper ignores SIGINT rather than print a KeyboardInterrupt traceback of its own."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     queue: deque = deque()
     ready = threading.Condition()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import threading
 import time as _time
 from dataclasses import asdict, dataclass, field
@@ -19,7 +20,7 @@ from typing import Callable
 import pygit2
 from cachetools import LRUCache
 
-from bot.config.forksync import ForksyncConfig
+from bot.config.forksync import ForksyncConfig, UserError
 from bot.core.ledger import Ledger, build_ledger
 from bot.core.merged import merged_holes, reverted_candidates, syncs_by_merging
 from bot.core.pins import Pin, Pins, compute_pins
@@ -170,8 +171,28 @@ def analyse(repo: pygit2.Repository, git_dir: str, shas: list[str], *, store: St
     return out
 
 
+def usable_cache_dir(cfg: ForksyncConfig) -> Path:
+    """``cfg.cache_dir``, created when absent. Raises :class:`UserError` naming it when it cannot
+    be created or written (a configuration in a read-only checkout keeps its relative cache_dir
+    there; a path under a file), instead of an ``OSError`` from whichever writer came first."""
+    path = Path(cfg.cache_dir)
+    why = None
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        why = e.strerror or str(e)
+    if why is None and not os.access(path, os.W_OK | os.X_OK):
+        why = "not writable"
+    if why is not None:
+        raise UserError(f"cache_dir {path} cannot be used ({why}): forksync keeps its commit-analysis cache, "
+                        "mirrors and scratch repositories there; set `cache_dir:` in forksync.yml to a writable "
+                        "folder (a relative path is relative to the configuration file's folder, or to the current "
+                        "directory without one)")
+    return path
+
+
 def default_store(cfg: ForksyncConfig) -> Store:
-    return Store(Path(cfg.cache_dir) / "forksync.sqlite")
+    return Store(usable_cache_dir(cfg) / "forksync.sqlite")
 
 
 # ---- the entry point -----------------------------------------------------------------------------
@@ -190,7 +211,8 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     during ``analyse`` (commits done of total).
 
     Raises :class:`bot.git.repo.RefError` (unknown ref, names the ref and the repo),
-    :class:`bot.git.repo.GitIOError` (clone/fetch/log failed), ``ValueError`` (bad ``as_of``: not a date, or after today UTC).
+    :class:`bot.git.repo.GitIOError` (clone/fetch/log failed), ``ValueError`` (bad ``as_of``: not a date, or after today UTC),
+    :class:`UserError` (``cfg.cache_dir`` cannot be created or written).
     Missing objects are not errors: see :attr:`SyncState.missing`.
     """
     t0 = _time.perf_counter()
@@ -198,6 +220,7 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     cutoff = end_of_day(as_of) if isinstance(as_of, (str, date)) else as_of
     if cutoff is not None:
         _refuse_future(datetime.fromtimestamp(cutoff, timezone.utc).date(), "the date")
+    usable_cache_dir(cfg)     # mirrors, the combined repository, the store: a clear error before any of them
     fork_url = cfg.fork.url or "."
     if progress:
         progress("open", 0, 0)

@@ -86,6 +86,10 @@ def test_ledger_show(scn, capsys):
     assert e["disposition"] == "PICKED" and e["evidence"][0]["rule"] == "patch-id"
     rc, _, err = run(capsys, [*scn.argv, "ledger", "show", "#4242"])
     assert rc == 2 and "names no upstream commit" in err
+    # a prefix under 4 hex digits is never looked up: say so rather than "names no upstream commit"
+    short = next(sha[:3] for sha in scn.u.values() if not sha[:3].isdigit())     # digits alone are a PR number
+    rc, _, err = run(capsys, [*scn.argv, "ledger", "show", short])
+    assert rc == 2 and "at least 4 hex digits" in err and "names no upstream commit" not in err
 
 
 def test_clear_errors(scn, capsys, tmp_path):
@@ -252,13 +256,12 @@ def test_status_says_when_upstream_was_last_seen(scn, capsys):
                 os.utime(os.path.join(root, n), (now, now))
 
 
-def test_ledger_show_answers_for_upstream_commits_a_merge_brought_in(tmp_path, capsys, monkeypatch):
-    """On a fork that merges upstream the range is the few commits since the last merge; the rest
-    of upstream came in by merges, and the Backlog's REVERTED holes are among them: `ledger show`
-    explains those instead of calling them no upstream commit (exit 2)."""
+def merged_then_reverted(tmp_path):
+    """A fork that merged upstream's u0..u2, then reverted u1 (a hole of the Backlog); upstream
+    moved on by u3. ``(argv, {name: sha}, the fork's revert)``."""
     from bot.demo.repobuilder import RepoBuilder
     up = RepoBuilder.init(tmp_path / "up")
-    up.commit("Base (#1)", {"a.txt": "a\n"}, when=1_767_225_600)
+    u0 = up.commit("Base (#1)", {"a.txt": "a\n"}, when=1_767_225_600)
     fork = up.clone(tmp_path / "fork")
     fork.commit("Fork feature (#500)", {"f.txt": "f\n"}, when=1_767_230_000)
     u1 = up.commit("One (#11)", {"b.txt": "b\n"}, when=1_767_312_000)
@@ -266,8 +269,16 @@ def test_ledger_show_answers_for_upstream_commits_a_merge_brought_in(tmp_path, c
     fork.add_remote("upstream", up.path)
     fork.merge("upstream/main", when=1_767_484_800)
     rv = fork.revert(u1, when=1_767_571_200)
-    up.commit("Three (#13)", {"d.txt": "d\n"}, when=1_767_657_600)
-    argv = ["--upstream", str(up.path), "--fork", str(fork.path)]
+    u3 = up.commit("Three (#13)", {"d.txt": "d\n"}, when=1_767_657_600)
+    return ["--upstream", str(up.path), "--fork", str(fork.path)], {"u0": u0, "u1": u1, "u2": u2, "u3": u3}, rv
+
+
+def test_ledger_show_answers_for_upstream_commits_a_merge_brought_in(tmp_path, capsys, monkeypatch):
+    """On a fork that merges upstream the range is the few commits since the last merge; the rest
+    of upstream came in by merges, and the Backlog's REVERTED holes are among them: `ledger show`
+    explains those instead of calling them no upstream commit (exit 2)."""
+    argv, u, rv = merged_then_reverted(tmp_path)
+    u1, u2 = u["u1"], u["u2"]
     monkeypatch.chdir(tmp_path)
     rc, out, err = run(capsys, [*argv, "ledger", "show", "#11", "--json"])
     assert rc == 0, err
@@ -281,3 +292,32 @@ def test_ledger_show_answers_for_upstream_commits_a_merge_brought_in(tmp_path, c
     assert rc == 0 and "PICKED" in out and "merge base" in out
     rc, _, err = run(capsys, [*argv, "ledger", "show", "#4242"])
     assert rc == 2 and "names no upstream commit" in err
+
+
+def test_a_cache_dir_that_cannot_be_created_is_a_clear_error(scn, capsys, tmp_path):
+    # a configuration in a read-only checkout (its cache_dir is relative to it), or a cache_dir
+    # that names a file: every command stopped with an OSError traceback from the store
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    cfg = tmp_path / "forksync.yml"
+    cfg.write_text(f"cache_dir: {blocker / 'cache'}\n")
+    argv = ["--config", str(cfg), "--upstream", str(scn.up.path), "--fork", str(scn.fork.path)]
+    for cmd in (["status"], ["plan"], ["ledger", "show", "#111"]):
+        rc, out, err = run(capsys, [*argv, *cmd])
+        assert rc == 2 and out == "", cmd
+        assert f"cache_dir {blocker / 'cache'}" in err and "writable" in err and "Traceback" not in err, err
+
+
+def test_a_contiguous_pin_before_the_merge_base_is_not_called_the_merge_base(tmp_path, capsys, monkeypatch):
+    # the merged, then reverted u1 holds the contiguous pin at u0, before the merge base u2:
+    # status printed "(merge base)" beside u0 (Intel's fork: a 2024 commit beside a 2026 base)
+    argv, u, _ = merged_then_reverted(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, [*argv, "status", "--json"])
+    doc = json.loads(out)
+    assert rc == 0 and doc["merge_base"]["sha"] == u["u2"] and doc["backlog"]["reverted_after_merge"] == [u["u1"]]
+    assert doc["frontier"]["sha"] == u["u2"] and doc["frontier"]["is_base"]
+    assert doc["contiguous_pin"]["sha"] == u["u0"] and not doc["contiguous_pin"]["is_base"]
+    rc, out, _ = run(capsys, [*argv, "status"])
+    row = " ".join(out[out.index("contiguous pin "):out.index("Days Behind")].replace("│", " ").split())  # wrapped
+    assert rc == 0 and u["u0"][:12] in row and "(merge base)" not in row and "(before the merge base)" in row

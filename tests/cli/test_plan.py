@@ -55,3 +55,51 @@ def test_plan_json_and_apply(tmp_path, monkeypatch, capsys):
     # an unknown unit: exit 2 with the ids
     assert main(["apply", "chain-nope", *g]) == 2
     assert f"units: chain-{u['u2'][:12]}" in capsys.readouterr().err
+
+
+def test_a_prefix_that_also_names_a_unit_in_flight_is_ambiguous(tmp_path, monkeypatch, capsys):
+    # `apply chain-6` on the Triton fork, meant for chain-6fa1dd664c73 just applied (in flight, so no
+    # longer planned), created another chain, chain-61cef5bdbfe2, the one planned unit it starts
+    pair = build_pair(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    u = pair.u
+    g = ["--fork", str(pair.fork.path), "--upstream", str(pair.up.path)]
+    main(["apply", f"chain-{u['u5'][:12]}", *g])
+    capsys.readouterr()
+    assert main(["plan", "--json", *g]) == 0
+    planned = json.loads(capsys.readouterr().out)
+    assert [x["id"] for x in planned["units"] if x["id"].startswith("chain-")] == [f"chain-{u['u2'][:12]}"]
+    assert f"forksync/chain-{u['u5'][:12]}" in [b["name"] for b in planned["in_flight"]]
+    assert main(["apply", "chain-", *g]) == 2
+    err = capsys.readouterr().err
+    assert "ambiguous" in err and f"chain-{u['u2'][:12]}" in err and f"chain-{u['u5'][:12]}" in err
+    assert run_git(pair.fork.path, "branch", "--list", f"forksync/chain-{u['u2'][:12]}").strip() == ""
+    # the whole id still applies it
+    assert main(["apply", f"chain-{u['u2'][:12]}", *g]) == 1
+
+
+def test_applying_again_a_chain_stopped_at_its_last_pick_says_it_waits_for_a_resolution(tmp_path, monkeypatch, capsys):
+    # upstream up to u3: chain-u2 is u2 alone, which conflicts. Once applied, everything on the chain
+    # is in flight, so the chain is no longer planned: applying it again said "nothing to apply"
+    # (exit 0), as for a finished chain, while its branch ends with the conflict commit
+    pair = build_pair(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    u = pair.u
+    chain = f"chain-{u['u2'][:12]}"
+    g = ["--fork", str(pair.fork.path), "--upstream", str(pair.up.path), "--upstream-ref", u["u3"]]
+    assert main(["apply", chain, *g]) == 1
+    capsys.readouterr()
+    tip = run_git(pair.fork.path, "rev-parse", f"forksync/{chain}").strip()
+    assert main(["apply", chain, *g]) == 1
+    out = capsys.readouterr().out
+    assert "nothing to apply" not in out and f"conflict commit {tip[:12]}" in out
+    assert f"forksync resolve {chain}" in out
+    assert main(["apply", chain, "--json", *g]) == 1
+    res = json.loads(capsys.readouterr().out)
+    assert res["in_flight"] and res["conflict"] == u["u2"] and res["conflict_commit"] == tip
+    assert run_git(pair.fork.path, "rev-parse", f"forksync/{chain}").strip() == tip      # nothing written
+    # a bundle in flight with no conflict is still "nothing to apply" (exit 0)
+    assert main(["apply", f"bundle-{u['u1'][:12]}", *g]) == 0
+    capsys.readouterr()
+    assert main(["apply", f"bundle-{u['u1'][:12]}", *g]) == 0
+    assert "nothing to apply" in capsys.readouterr().out

@@ -229,3 +229,28 @@ def test_hinted_picks_take_their_paths_from_the_analysis_and_a_small_replan_star
     assert not list(store.db.query("select * from plan_pick_paths"))     # every pick's paths from its analysis
     again = plan_state(state, store=store, helper_min=1)                 # nothing new: no helper
     assert again.extra["helper"] is None and again.merges == 0 and again.plan == cold.plan
+
+
+def test_ctrl_c_is_the_planners_to_handle_the_helper_neither_dies_nor_prints(tmp_path):
+    """Ctrl-C on a terminal signals the whole process group: the helper printed a
+    KeyboardInterrupt traceback under the planner's clean exit 130. The planner stops it."""
+    import os
+    import signal
+
+    pair = build_pair(tmp_path)
+    infos = pair.infos()
+    pred, helper = with_helper(pair.repo, pair.fork_tip)
+    try:
+        assert helper.start()
+        walk(pred, infos[:2])                    # the helper has answered: it is serving
+        os.kill(helper.proc.pid, signal.SIGINT)
+        helper.proc.join(1.0)
+        assert helper.proc.is_alive() and helper.proc.exitcode is None
+        again = MergePredictor(pair.repo, pair.fork_tip, rename_detection=False)
+        again.use_helper(helper)                 # and it still answers
+        assert walk(again, infos) == walk(MergePredictor(pair.repo, pair.fork_tip, rename_detection=False),
+                                          infos, hint=False)
+        assert helper.failed is None and again.helper_merges >= 1
+    finally:
+        helper.close()
+    assert helper.proc is None
