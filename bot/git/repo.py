@@ -133,14 +133,27 @@ def is_local(url: str) -> bool:
     return not re.match(r"^[a-z][a-z0-9+.\-]*://|^[\w.\-]+@[\w.\-]+:", url)
 
 
+def _own_ref(rel: str) -> bool:
+    """Is ``rel`` (a ref's path under ``refs/``) one forksync writes itself: its branches
+    (``heads/forksync/…``, ``remotes/<r>/forksync/…``), kept commits (``forksync/…``) or notes?"""
+    parts = rel.split("/")
+    return (parts[0] in ("forksync", "notes") or (parts[0] == "heads" and parts[1:2] == ["forksync"])
+            or (parts[0] == "remotes" and parts[2:3] == ["forksync"]))
+
+
 def refs_updated_at(git_dir: str | Path) -> float | None:
     """When the refs of a repository last changed (epoch s): the newest modification time of its
-    ``FETCH_HEAD``, ``packed-refs`` and loose refs; None when it has none. For a copy that is
-    not fetched here (a local path, a snapshot) this is as of when it knows its upstream."""
+    ``FETCH_HEAD``, ``packed-refs`` and loose refs, leaving out the refs forksync writes itself
+    (:func:`_own_ref`: where fork and upstream are one repository, a branch written by ``apply``
+    says nothing about upstream); None when it has none. For a copy that is not fetched here (a
+    local path, a snapshot) this is as of when it knows its upstream."""
     root = Path(git_dir)
     times = [p.stat().st_mtime for p in (root / "FETCH_HEAD", root / "packed-refs") if p.is_file()]
-    for d, _, names in os.walk(root / "refs"):
-        times.extend(os.stat(os.path.join(d, n)).st_mtime for n in names)
+    for d, dirs, names in os.walk(root / "refs"):
+        rel = os.path.relpath(d, root / "refs")
+        dirs[:] = [x for x in dirs if not _own_ref(x if rel == "." else f"{rel}/{x}")]
+        times.extend(os.stat(os.path.join(d, n)).st_mtime for n in names
+                     if not _own_ref(n if rel == "." else f"{rel}/{n}"))
     return max(times, default=None)
 
 

@@ -228,3 +228,25 @@ def test_commits_missing_only_an_old_blob_are_found_in_one_scan(up, monkeypatch)
     infos = gitio.commit_infos(pygit2.Repository(str(up.path / ".git")), shas)
     assert all(infos[s].missing for s in shas) and all(infos[s].files[0].path.startswith("big") for s in shas)
     assert len(calls) == 1
+
+
+def test_forksyncs_own_refs_do_not_make_a_local_upstream_look_fetched(up):
+    """"Upstream as of" for a local copy is when its refs last changed; the branches, resolutions
+    and decision notes forksync writes into the same repository (fork and upstream in one) say
+    nothing about upstream and must not move it."""
+    git_dir = gitio.git_dir_of(up.path)
+    for d, _, names in os.walk(os.path.join(git_dir, "refs")):
+        for n in names:
+            os.utime(os.path.join(d, n), (1_000_000, 1_000_000))
+    for p in ("packed-refs", "FETCH_HEAD"):
+        if os.path.exists(os.path.join(git_dir, p)):
+            os.utime(os.path.join(git_dir, p), (1_000_000, 1_000_000))
+    assert gitio.refs_updated_at(git_dir) == 1_000_000
+    repo = pygit2.Repository(git_dir)
+    head = repo.head.target
+    for ref in ("refs/heads/forksync/chain-0123456789ab", "refs/forksync/resolutions/chain-0123456789ab/abc",
+                "refs/notes/forksync", "refs/remotes/origin/forksync/bundle-0123456789ab"):
+        repo.references.create(ref, head, force=True)
+    assert gitio.refs_updated_at(git_dir) == 1_000_000
+    repo.references.create("refs/heads/upstream-moved", head)      # any other ref is news of upstream
+    assert gitio.refs_updated_at(git_dir) > 1_000_000
