@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from contextlib import contextmanager
 from datetime import datetime, timezone
 
 from bot.cli.main import config_from_args
@@ -25,16 +26,25 @@ def iso(ts: int | None) -> str | None:
     return None if ts is None else datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _load(args, as_of=None, progress=None):
-    cfg = config_from_args(args)
+@contextmanager
+def state_errors():
+    """:func:`bot.sync.ingest.load_state`'s errors as the one-line :class:`UserError` each command
+    prints: an unknown ref as git names it, a git failure as ``git failed: …``, a bad date as
+    ``--as-of: …``."""
     try:
-        return load_state(cfg, as_of=as_of, progress=progress)
+        yield
     except gitio.RefError as e:
         raise UserError(f"{e}") from None
     except gitio.GitIOError as e:
         raise UserError(f"git failed: {e}") from None
     except ValueError as e:
         raise UserError(f"--as-of: {e}") from None
+
+
+def _load(args, as_of=None, progress=None):
+    cfg = config_from_args(args)
+    with state_errors():
+        return load_state(cfg, as_of=as_of, progress=progress)
 
 
 def _pin_json(pin, base: str | None) -> dict:

@@ -14,7 +14,7 @@ import re
 import sys
 from datetime import datetime, timezone
 
-from bot.cli.ledger import warn_state
+from bot.cli.ledger import state_errors, warn_state
 from bot.cli.main import config_from_args
 from bot.cli.progress import reporter
 from bot.config.forksync import UserError
@@ -54,12 +54,8 @@ def _load(args, as_of=None):
     use_cache = not getattr(args, "no_cache", False)
     store = default_store(cfg) if use_cache else None
     with reporter(args) as progress:
-        try:
+        with state_errors():
             state = load_state(cfg, store=store, as_of=as_of, progress=progress, use_cache=use_cache)
-        except ValueError as e:      # RefError, bad --as-of
-            raise UserError(str(e)) from None
-        except RuntimeError as e:    # GitIOError
-            raise UserError(str(e)) from None
 
         run = plan_state(state, store=store, progress=(lambda d, t: progress("planning", d, t)) if progress else None)
     warn_state(state)

@@ -127,15 +127,17 @@ def cmd_resolve(args) -> int:
     cfg, git_dir, unit_id, ref, fork_tip = _fork(args)
     tip = _tip(git_dir, ref)
     if tip is None:
-        raise UserError(f"there is no branch forksync/{unit_id} in {git_dir}; `forksync apply {unit_id}` makes it")
+        raise UserError(f"there is no branch forksync/{unit_id} in {git_dir}; `forksync plan` lists the units, and "
+                        "`forksync apply <unit>` makes a unit's branch")
     state_file = _state_path(git_dir, unit_id)
     if args.abort:
         return _abort(git_dir, unit_id, state_file)
     base = _base(git_dir, fork_tip, tip)
     stop = resolution.find_stop(git_dir, base, tip)
     if stop is None:
-        print(f"forksync/{unit_id} has no conflict to resolve (tip {tip[:12]}): every commit on it is a pick. "
-              f"`forksync apply {unit_id}` applies the chain's next picks.", file=sys.stderr)
+        nxt = f"; `forksync apply {unit_id}` applies the chain's next picks" if unit_id.startswith("chain-") else ""
+        print(f"forksync: forksync/{unit_id} has no conflict to resolve (tip {tip[:12]}): every commit on it is a "
+              f"pick{nxt}", file=sys.stderr)
         return 2
     if args.agent:
         return _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop)
@@ -163,6 +165,11 @@ def _start(args, git_dir, unit_id, tip, stop, state_file) -> int:
         # a checkout needs every blob of the tree: nothing half made is left behind
         _git(git_dir, "worktree", "remove", "--force", str(wt), check=False)
         _git(git_dir, "worktree", "prune", check=False)
+        if not args.worktree:        # the default folder git made for it, when nothing else is in it
+            try:
+                wt.parent.rmdir()
+            except OSError:
+                pass
         repo = pygit2.Repository(git_dir)
         absent = gitio.absent_blobs(repo, repo[tip].peel(pygit2.Commit).tree)
         if absent or "unable to read" in str(e) or "missing" in str(e):

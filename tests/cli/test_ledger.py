@@ -95,8 +95,11 @@ def test_ledger_show(scn, capsys):
 def test_clear_errors(scn, capsys, tmp_path):
     rc, _, err = run(capsys, [*scn.argv, "--fork-ref", "nope", "status"])
     assert rc == 2 and "'nope'" in err and str(scn.fork.path) in err
-    rc, _, err = run(capsys, [*scn.argv, "status", "--as-of", "2026-13-01"])
-    assert rc == 2 and "not a date" in err
+    for command in ("status", "plan"):      # the same words from every command that reads the state
+        rc, _, err = run(capsys, [*scn.argv, command, "--as-of", "2026-13-01"])
+        assert rc == 2 and "forksync: --as-of: not a date" in err, err
+    rc, _, err = run(capsys, [*scn.argv, "--fork-ref", "nope", "plan"])
+    assert rc == 2 and "'nope'" in err and str(scn.fork.path) in err
     bad = tmp_path / "bad.yml"
     bad.write_text("provenance:\n  trailers:\n    - name: x\n      pattern: '(no sha group)'\n")
     rc, _, err = run(capsys, ["--config", str(bad), "status"])
