@@ -15,6 +15,9 @@ from rich.rule import Rule
 from bot.cli.main import main as cli_main
 from bot.demo.scenario import build_scenario
 
+#: the nightly part's first issue number: past every issue and PR number the GitHub part uses
+NIGHTLY_FIRST_ISSUE = 101
+
 STORY = """\
 [bold]The scenario[/bold] (real git repositories in {root}):
   upstream  18 commits after the shared base: C++ passes, Python frontend, MLIR lit tests,
@@ -79,7 +82,9 @@ def run_demo(workdir: str | None = None, console: Console | None = None, *, loca
         from bot.demo.github import run_github_demo
         from bot.demo.nightly import run_nightly_demo  # lazy: as above
         rc = run_github_demo(console, root / "github") or rc
-        rc = run_nightly_demo(console, root / "nightly") or rc
+        # the same fork, meta/triton, on another local GitHub: its issue numbers start past the
+        # GitHub part's, so the one store (and the dashboard) names each issue once
+        rc = run_nightly_demo(console, root / "nightly", first_issue=NIGHTLY_FIRST_ISSUE) or rc
         db = merge_stores(root / "forksync.db", [root / "github" / "app" / "forksync.db", root / "nightly" / "forksync.db"])
         console.print(f"The App's store (sync, validation, triage) is {db} — see it: forksync dashboard --db {db}")
     console.print(Rule("forksync demo finished" if rc == 0 else "forksync demo finished, with problems (see above)"))

@@ -6,7 +6,7 @@ that turns it into one issue, then closes it.
 
 * ``fork/`` — a git repository holding ``examples/kernels`` (the reference kernels) and
   ``.github/forksync.yml`` (the suite and a triage rule);
-* a local GitHub (:class:`bot.fakegithub.FakeGitHub`, in-process) serving it as ``demo/triton``
+* a local GitHub (:class:`bot.fakegithub.FakeGitHub`, in-process) serving it as ``meta/triton`` (the fork the GitHub part syncs)
   and a local Anthropic server (:class:`bot.fakeanthropic.FakeAnthropic`) scripted with one
   proposed fix.
 
@@ -43,7 +43,7 @@ from bot.triage.nightly import command_bisector, on_nightly_results
 from gpu_runner.runner import LocalOptions, run_local
 
 KERNELS = Path(__file__).resolve().parents[2] / "examples" / "kernels"
-OWNER, REPO = "demo", "triton"
+OWNER, REPO = "meta", "triton"     # the fork the GitHub part syncs: one fork on the dashboard
 T0 = 1_795_996_800                    # 2026-11-30 00:00 UTC
 DAY = 86_400
 ALICE = "Alice Upstream <31337+alice@users.noreply.github.com>"
@@ -52,7 +52,7 @@ SUITE_CMD = ("{python} -m pytest -q -p no:cacheprovider examples/kernels/test_ke
 BUSY = "RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable"
 FORKSYNC_YML = """\
 upstream: {url: https://github.com/triton-lang/triton, ref: main}
-fork: {url: https://github.com/demo/triton, ref: main}
+fork: {url: https://github.com/meta/triton, ref: main}
 triage:
   rules:
     - id: softmax-accuracy
@@ -125,19 +125,21 @@ def _suite(name: str, command: str, platforms: list[str], expected: int, infra_r
         "env": {"TRITON_INTERPRET": "1", "PYTHONDONTWRITEBYTECODE": "1"}, "infra_retries": infra_retries})
 
 
-def run_nightly_demo(console: Console | None, workdir: str | Path) -> int:
+def run_nightly_demo(console: Console | None, workdir: str | Path, *, first_issue: int = 1) -> int:
     """Run the nightly demo in ``workdir`` (created; must be empty or absent). Returns 0 when the
-    story went as told (exactly one real issue, the busy GPU kept out, the issue closed), else 1."""
+    story went as told (exactly one real issue, the busy GPU kept out, the issue closed), else 1.
+    ``first_issue``: the number of the fork's first issue on this local GitHub (the whole demo
+    starts past the GitHub part's numbers, so its store names each issue once)."""
     console = console or Console()
     root = Path(workdir)
     if root.exists() and any(root.iterdir()):
         console.print(f"[red]{root} is not empty; give the nightly demo an empty folder[/red]")
         return 2
     root.mkdir(parents=True, exist_ok=True)
-    return asyncio.run(_main(console, root))
+    return asyncio.run(_main(console, root, first_issue))
 
 
-async def _main(console: Console, root: Path) -> int:
+async def _main(console: Console, root: Path, first_issue: int = 1) -> int:
     import aiohttp
     import yaml
 
@@ -156,7 +158,7 @@ async def _main(console: Console, root: Path) -> int:
     gh_fake.app = gh_fake.create_app()
     ok = True
     try:
-        gh_fake.create_repo(f"{OWNER}/{REPO}", source=fork)
+        gh_fake.create_repo(f"{OWNER}/{REPO}", source=fork, first_number=first_issue)
         inst = gh_fake.install(OWNER)
         async with aiohttp.ClientSession() as session, \
                 FakeAnthropic([Reply.tool("propose_fix", FIX, match="propose_fix", sticky=True)], api_key="demo-key") as ant:

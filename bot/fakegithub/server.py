@@ -165,12 +165,15 @@ class FakeGitHub:
 
     def create_repo(self, full_name: str, *, source: str | Path | None = None, default_branch: str = "main",
                     private: bool = False, fork_of: Repo | None = None,
-                    allow_squash_merge: bool = True, required_checks: list[str] | None = None) -> Repo:
+                    allow_squash_merge: bool = True, required_checks: list[str] | None = None,
+                    first_number: int = 1) -> Repo:
         """A repository backed by a bare git repo (empty, or a bare clone of ``source``).
-        ``repo.path`` is a git remote the bot can push to and fetch from."""
+        ``repo.path`` is a git remote the bot can push to and fetch from. ``first_number``: the
+        number its first issue or pull request gets (as for a repository with a past)."""
         owner, name = full_name.split("/", 1)
         r = self.state.add_repo(owner, name, default_branch=default_branch,
                                 source=str(source) if source else None, private=private, fork_of=fork_of)
+        r.first_number = first_number
         r.allow_squash_merge = allow_squash_merge
         r.required_checks = list(required_checks or [])
         return r

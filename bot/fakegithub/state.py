@@ -226,6 +226,7 @@ class Repo:
     ref_snapshot: dict[str, str] = field(default_factory=dict)
     created_at: float = 0.0
     pushed_at: float = 0.0
+    first_number: int = 1        # the number of its first issue or PR (a repository with a past)
 
     @property
     def full_name(self) -> str:
@@ -237,7 +238,7 @@ class Repo:
         return self.git.path
 
     def next_number(self) -> int:
-        return max([0, *self.issues]) + 1
+        return max([self.first_number - 1, *self.issues]) + 1
 
 
 @dataclass

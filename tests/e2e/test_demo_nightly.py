@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import io
 import re
+import sqlite3
 
 from rich.console import Console
 
+from bot.demo.github_world import FORK
+from bot.demo.main import NIGHTLY_FIRST_ISSUE
 from bot.demo.nightly import run_nightly_demo
 
 
 def test_nightly_demo_tells_its_story(tmp_path):
     buf = io.StringIO()
-    rc = run_nightly_demo(Console(file=buf, width=200, color_system=None), tmp_path / "demo")
+    rc = run_nightly_demo(Console(file=buf, width=200, color_system=None), tmp_path / "demo", first_issue=NIGHTLY_FIRST_ISSUE)
     out = buf.getvalue()
     assert rc == 0, out
     lines = out.splitlines()
@@ -38,7 +41,14 @@ def test_nightly_demo_tells_its_story(tmp_path):
     assert "busy" not in out.split("2. the issue as a person sees it")[1].split("3. a person reverts")[0]
     assert [ln.split(" → ")[1] for ln in lines if re.match(r"nightly-[345] on ", ln)] == [
         "refresh softmax-accuracy", "refresh softmax-accuracy", "close softmax-accuracy"]
-    assert "issue #1: closed" in lines
+    assert f"issue #{NIGHTLY_FIRST_ISSUE}: closed" in lines
+    # the fork the GitHub part syncs: the demo's one store, and so the dashboard, shows one fork
+    db = sqlite3.connect(tmp_path / "demo" / "forksync.db")
+    repos = set()
+    for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall():
+        if "repo" in [c[1] for c in db.execute(f'PRAGMA table_info("{table}")')]:
+            repos |= {r for (r,) in db.execute(f'SELECT DISTINCT repo FROM "{table}"')}
+    assert repos == {FORK}
 
 
 def test_nightly_demo_refuses_a_non_empty_folder(tmp_path):
