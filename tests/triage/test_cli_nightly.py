@@ -134,6 +134,28 @@ def test_nightly_rejects_a_bad_date(tmp_path, capsys, date, error):
     assert rc == 2 and error in capsys.readouterr().err
 
 
+def test_an_older_nightly_is_refused_a_resent_one_is_a_no_op_and_two_on_one_day_both_count(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    crash = {c: LLVM for c in CASES[:2]}
+    triage(tmp_path, capsys, "n2", "2026-12-02T06:00", night(tmp_path, "n2", crash), extra=("--repo", "meta/a"))
+    rc = main(["triage", "nightly", "--db", str(tmp_path / "t.db"), "--run", "n1", "--date", "2026-12-02",
+               "--repo", "meta/a", str(night(tmp_path, "n1", {}))])
+    assert rc == 2 and capsys.readouterr().err.startswith(
+        "forksync: nightly n1 (2026-12-02) is older than n2 (2026-12-02T06:00), the newest nightly already triaged for meta/a;")
+    # another fork's nightlies have their own order
+    assert brief(triage(tmp_path, capsys, "b1", "2026-12-01", night(tmp_path, "b1", {}), extra=("--repo", "meta/b"))) == {}
+    # the newest nightly re-sent: idempotent as ever
+    again = triage(tmp_path, capsys, "n2", "2026-12-02T06:00", night(tmp_path, "n2", crash), extra=("--repo", "meta/a"))
+    assert again["already_processed"] and all(again[k] == [] for k in ("opened", "updated", "closed", "reopened"))
+    # a second nightly of the same time (two on one day, dated alike) is not older: it counts
+    out = triage(tmp_path, capsys, "n2b", "2026-12-02T06:00", night(tmp_path, "n2b", crash), extra=("--repo", "meta/a"))
+    assert [(x["issue"], x["failed"]) for x in out["updated"]] == [(1, True)]
+    assert main(["triage", "status", "--db", str(tmp_path / "t.db"), "--repo", "meta/a"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split()[-4:] == ["2", "2", "2026-12-02", "2026-12-02"]
+    assert lines[-1] == "1 root cause(s) of meta/a; 2 nightly run(s) processed"
+
+
 def test_each_fork_has_its_own_root_causes(tmp_path, capsys, monkeypatch):
     # two forks' nightlies in one store: the same test failing on one fork and passing on the other
     # are two stories — the other fork's clean nightlies neither update nor close this fork's cause
@@ -144,8 +166,8 @@ def test_each_fork_has_its_own_root_causes(tmp_path, capsys, monkeypatch):
     for i in (1, 2, 3):
         out = triage(tmp_path, capsys, f"b{i}", f"2026-12-0{i}", night(tmp_path, f"b{i}", {}), extra=("--repo", "meta/b"))
         assert brief(out) == {}
-    # the same run id on another fork is another nightly
-    out = triage(tmp_path, capsys, "a1", "2026-12-01", night(tmp_path, "a1b", fail), extra=("--repo", "meta/b"))
+    # the same run id on another fork is another nightly (dated after that fork's newest: not older)
+    out = triage(tmp_path, capsys, "a1", "2026-12-04", night(tmp_path, "a1b", fail), extra=("--repo", "meta/b"))
     assert not out.get("already_processed") and [x["issue"] for x in out["opened"]] == [1]
     assert main(["triage", "status", "--db", str(tmp_path / "t.db"), "--repo", "meta/a"]) == 0
     lines = capsys.readouterr().out.splitlines()
