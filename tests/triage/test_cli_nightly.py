@@ -156,6 +156,25 @@ def test_an_older_nightly_is_refused_a_resent_one_is_a_no_op_and_two_on_one_day_
     assert lines[-1] == "1 root cause(s) of meta/a; 2 nightly run(s) processed"
 
 
+def test_a_store_from_before_nightlies_kept_their_time_still_refuses_an_older_one(tmp_path, capsys, monkeypatch):
+    # a store written before each processed nightly's time was kept: the versioned step finds the
+    # times again where they are still written (a root cause's failing nightlies, a test's last green)
+    from bot.store import Store
+
+    monkeypatch.chdir(tmp_path)
+    for run, failing in (("n2", {c: LLVM for c in CASES[:2]}), ("n3", {})):
+        triage(tmp_path, capsys, run, f"2026-12-0{run[1]}", night(tmp_path, run, failing), extra=("--repo", "meta/a"))
+    with Store(tmp_path / "t.db") as store:
+        store.conn.execute("UPDATE triage_runs SET nightly_at = NULL")
+        store.conn.execute("DELETE FROM _sqlite_migrations WHERE name = '0003_triage_runs_know_when_they_ran'")
+    with Store(tmp_path / "t.db") as store:
+        assert sorted(store.conn.execute("SELECT run, nightly_at FROM triage_runs")) == [
+            ("n2", 1_796_169_600), ("n3", 1_796_256_000)]
+    rc = main(["triage", "nightly", "--db", str(tmp_path / "t.db"), "--run", "n1", "--date", "2026-12-01",
+               "--repo", "meta/a", str(night(tmp_path, "n1", {}))])
+    assert rc == 2 and "is older than n3 (2026-12-03)" in capsys.readouterr().err
+
+
 def test_each_fork_has_its_own_root_causes(tmp_path, capsys, monkeypatch):
     # two forks' nightlies in one store: the same test failing on one fork and passing on the other
     # are two stories — the other fork's clean nightlies neither update nor close this fork's cause
