@@ -187,8 +187,11 @@ def decide(state: TriageState, nightly: Nightly, settings: TriageSettings) -> tu
     window = settings.open_window_days * DAY
     for g in nightly.groups:
         failing_tests |= g.tests
-        if g.cls == "real" and g.tests and all(state.last_green.get(x, ("", 0))[0] == nightly.commit for x in g.tests):
-            g = replace(g, cls="flaky")         # its tests passed on this very commit in an earlier nightly
+        # its tests passed on this very commit in an earlier nightly (a nightly naming no commit
+        # tells nothing of the kind)
+        if (g.cls == "real" and g.tests and nightly.commit
+                and all(state.last_green.get(x, ("", 0))[0] == nightly.commit for x in g.tests)):
+            g = replace(g, cls="flaky")
         t = tracked.get(g.key)
         if t is None:
             green = [state.last_green[x] for x in g.tests if x in state.last_green]
@@ -223,7 +226,7 @@ def decide(state: TriageState, nightly: Nightly, settings: TriageSettings) -> tu
     failing_keys = {g.key for g in nightly.groups}
     for k, t in list(tracked.items()):          # failed on a commit whose nightly now passes: flaky
         if (t.state == "pending" and k not in failing_keys and t.tests and t.tests <= nightly.passed
-                and any(c == nightly.commit for _, _, c in t.fail_runs)):
+                and nightly.commit and any(c == nightly.commit for _, _, c in t.fail_runs)):
             tracked[k] = replace(t, state="tracked", cls="flaky")
     for k, t in list(tracked.items()):
         if t.state != "open" or k in failing_keys:

@@ -175,6 +175,28 @@ def test_a_store_from_before_nightlies_kept_their_time_still_refuses_an_older_on
     assert rc == 2 and "is older than n3 (2026-12-03)" in capsys.readouterr().err
 
 
+def test_a_nightly_without_a_commit_names_none_in_the_status(tmp_path, capsys, monkeypatch):
+    # JUnit reports name no commit and --commit is optional: the status says nothing of a commit
+    # rather than showing empty backticks
+    from bot.store import Store
+    from bot.triage.local_issues import ISSUES
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["triage", "nightly", "--db", str(tmp_path / "t.db"), "--run", "n1", "--date", "2026-12-01",
+                 "--repo", "meta/a", str(night(tmp_path, "n1", {c: LLVM for c in CASES[:2]}))]) == 0
+    with Store(tmp_path / "t.db") as store:
+        (body,) = [r["body"] for r in store.db[ISSUES.name].rows]
+    assert "Latest nightly: `n1` (2026-12-01 00:00): **failed**." in body and "| `n1` | — | 2026-12-01 00:00 |" in body
+    for i in (2, 3, 4):                 # three clean nightlies close it, the comment naming no commit
+        capsys.readouterr()
+        assert main(["triage", "nightly", "--db", str(tmp_path / "t.db"), "--run", f"n{i}", "--date", f"2026-12-0{i}",
+                     "--repo", "meta/a", str(night(tmp_path, f"n{i}", {}))]) == 0
+    assert [x["issue"] for x in json.loads(capsys.readouterr().out)["closed"]] == [1]
+    with Store(tmp_path / "t.db") as store:
+        (comments,) = [json.loads(r["comments"]) for r in store.db[ISSUES.name].rows]
+    assert comments[-1].startswith("Closing: the affected tests ran and passed on 3 consecutive nightlies (latest `n4`).")
+
+
 def test_each_fork_has_its_own_root_causes(tmp_path, capsys, monkeypatch):
     # two forks' nightlies in one store: the same test failing on one fork and passing on the other
     # are two stories — the other fork's clean nightlies neither update nor close this fork's cause

@@ -164,6 +164,15 @@ def test_a_nightly_older_than_the_newest_processed_is_refused():
     assert later.tracked["segv"].first_seen == T0 + DAY
 
 
+def test_nightlies_without_a_commit_are_no_evidence_of_flakiness():
+    # reports that name no commit (JUnit without --commit): "passed on the same commit" cannot be
+    # told, so a new failure is not flaky, nor does a later clean nightly make a pending one flaky
+    nights = [night(0), night(1, g("segv", crash=True)), night(2, g("smem")), night(3)]
+    state, log = run([replace(n, commit="") for n in nights])
+    assert log[1] == [("open", ("segv",))]
+    assert {k: (t.state, t.cls) for k, t in state.tracked.items()} == {"segv": ("open", "real"), "smem": ("pending", "real")}
+
+
 def test_last_green_and_first_red_are_remembered_for_suspects():
     state, _ = run([night(0, commit="a" * 40), night(1, g(), commit="b" * 40)])
     t = state.tracked["smem"]
