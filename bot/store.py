@@ -19,6 +19,7 @@ Durability: WAL journal, ``synchronous=FULL`` (an acknowledged webhook survives 
 """
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 import weakref
@@ -125,6 +126,40 @@ def _triage_rows_name_their_fork(db: sqlite_utils.Database) -> None:
         for name in old:
             db.execute(f'UPDATE OR IGNORE "{name}" SET repo = ? WHERE repo = \'\'', [fork])
 
+
+
+@MIGRATIONS(name="0003_triage_runs_know_when_they_ran")
+def _triage_runs_know_when_they_ran(db: sqlite_utils.Database) -> None:
+    # triage refuses a nightly that ran before the newest one it processed, which it knows by each
+    # processed run's ``nightly_at``; runs processed before that was kept get it back from where a
+    # nightly's time is still written: each root cause's failing nightlies (``fail_runs`` in its
+    # JSON: run, time, commit) and each test's last green nightly. Untraceable runs keep NULL (they
+    # set no bar)
+    runs = db["triage_runs"]
+    if not runs.exists():
+        return
+    if "nightly_at" not in runs.columns_dict:
+        runs.add_column("nightly_at", int)
+    missing = {(r[0], r[1]) for r in db.execute("SELECT repo, run FROM triage_runs WHERE nightly_at IS NULL").fetchall()}
+    if not missing:
+        return
+    times: dict[tuple[str, str], int] = {}
+    green = db["triage_green"]
+    if green.exists() and {"repo", "run"} <= set(green.columns_dict):
+        for repo, run, t in db.execute("SELECT repo, run, time FROM triage_green WHERE run != ''").fetchall():
+            times[(repo, run)] = t
+    tracked = db["triage_tracked"]
+    if tracked.exists() and "repo" in tracked.columns_dict:
+        for repo, data in db.execute("SELECT repo, data FROM triage_tracked").fetchall():
+            try:
+                fail_runs = json.loads(data).get("fail_runs") or ()
+            except (ValueError, TypeError, AttributeError):
+                continue
+            for item in fail_runs:
+                if isinstance(item, list) and len(item) >= 2 and isinstance(item[1], int):
+                    times.setdefault((repo, str(item[0])), item[1])
+    db.conn.executemany("UPDATE triage_runs SET nightly_at = ? WHERE repo = ? AND run = ? AND nightly_at IS NULL",
+                        [(t, repo, run) for (repo, run), t in times.items() if (repo, run) in missing and t])
 
 class Store:
     """A connection to the forksync database. Thread-safe for simple use via one lock per Store;

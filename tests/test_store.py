@@ -58,7 +58,8 @@ def test_a_database_of_the_earlier_release_upgrades_with_its_data(tmp_path):
         for spec in store_mod._TABLES.values():
             assert set(spec.columns) <= set(s.db[spec.name].columns_dict), spec.name
         assert [m.name for m in store_mod.MIGRATIONS.applied(s.db)] == ["0001_drop_plan_predictions",
-                                                                        "0002_triage_rows_name_their_fork"]
+                                                                        "0002_triage_rows_name_their_fork",
+                                                                        "0003_triage_runs_know_when_they_ran"]
     after = rows(path)
     # the planner's cache of whole-tree predictions is dropped (rebuildable; nothing reads it): every other row stays
     assert "plan_predictions" not in after and "plan_predictions" in before

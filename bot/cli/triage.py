@@ -35,6 +35,7 @@ from bot.store import Store
 from bot.triage.classify import flaky_keys, record_class
 from bot.triage.group import Grouper
 from bot.triage.issues import load_state
+from bot.triage.lifecycle import OlderNightly
 from bot.triage.local_issues import move_issues
 from bot.triage.records import FailureRecord, RecordError, from_junit, from_lit, from_log, from_run_result, normalize_test_id
 from bot.triage.rules import RulesError, RulesTable, load_rules, suggest_rule
@@ -66,7 +67,8 @@ def register(sub, common) -> None:
                    help="runner result JSON, JUnit XML, lit output or raw CI log (format detected per file)")
     n.add_argument("--db", help="SQLite database holding the triage state [FORKSYNC_DB, forksync.db]")
     n.add_argument("--run", required=True, help="the nightly's id (a run already processed changes nothing)")
-    n.add_argument("--date", required=True, help="when the nightly ran: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] (UTC)")
+    n.add_argument("--date", required=True, help="when the nightly ran: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] (UTC); "
+                                                 "a nightly older than one already triaged is refused")
     n.add_argument("--commit", default="", help="commit the nightly ran on (default: from the result JSON files)")
     n.add_argument("--platform", default="", help="platform of JUnit/lit/log reports (result JSON files name their own)")
     n.add_argument("--rules", metavar="FILE", help="rules YAML (default: triage.rules of forksync.yml)")
@@ -274,8 +276,12 @@ def _cmd_nightly(args) -> int:
             move_issues(store, "local/fork", full)
         from bot.triage.nightly_local import nightly_actions  # lazy: it brings aiohttp (≈ 0.25 s), no other command needs it
 
-        out = asyncio.run(nightly_actions(store, recs, table=table, settings=settings, run=args.run, time=when,
-                                          commit=commit, owner=owner, repo=repo, github_url=url, token=token))
+        try:
+            out = asyncio.run(nightly_actions(store, recs, table=table, settings=settings, run=args.run, time=when,
+                                              commit=commit, owner=owner, repo=repo, github_url=url, token=token))
+        except OlderNightly as e:
+            raise UserError(f"{e} for {full}; nothing was written: nightlies are triaged in the order they ran "
+                            "(replay older ones into a fresh --db)") from None
     sys.stdout.write(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
     return 0
 

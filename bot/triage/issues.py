@@ -78,7 +78,11 @@ def load_state(store: Store, repo: str) -> TriageState:
     processed = frozenset(r["run"] for r in run_rows)
     green = {r["test"]: (r["commit_sha"], r["time"], r.get("run") or "") for r in green_rows}
     flood = json.loads(meta.get("flood") or "{}")
-    return TriageState(tracked, processed, green, tuple(flood.get("waiting", ())), tuple(flood.get("opened", ())))
+    # of two nightlies of one time, the one processed later is the newest
+    dated = [r for r in run_rows if r.get("nightly_at")]
+    top = max(dated, key=lambda r: (r["nightly_at"], r["processed_at"] or 0, r["run"])) if dated else None
+    newest = (top["run"], int(top["nightly_at"])) if top else ("", 0)
+    return TriageState(tracked, processed, green, tuple(flood.get("waiting", ())), tuple(flood.get("opened", ())), newest)
 
 
 def save_state(store: Store, repo: str, state: TriageState, run: str, actions: Sequence[Action], now: int,

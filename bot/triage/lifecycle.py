@@ -30,6 +30,10 @@ Rules (``triage:`` settings, defaults in brackets):
   already saw it);
 * a nightly already processed (same ``run``) changes nothing: redeliveries and restarts are
   idempotent;
+* a nightly that ran **before** the newest one already processed is refused
+  (:class:`OlderNightly`, nothing changes): its passes are not a green night after the newer
+  failures, nor its failures the first seen; nightlies of the same time (two on one day, dated
+  alike) are taken in the order they come;
 * a root cause tracked under an older signature version is **re-keyed** (:func:`rekey`) before
   the nightly is decided: its key becomes the one its sample output has now, the old key stays
   as an alias (the issue is found by either marker), so a better normaliser never files an
@@ -37,6 +41,7 @@ Rules (``triage:`` settings, defaults in brackets):
 """
 from __future__ import annotations
 
+import time as _time
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 
@@ -44,7 +49,7 @@ from bot.config.triage import TriageSettings
 from bot.triage.records import test_function
 from bot.triage.signature import SIGNATURE_VERSION
 
-__all__ = ["NightlyGroup", "Nightly", "Tracked", "TriageState", "Action", "decide", "rekey"]
+__all__ = ["NightlyGroup", "Nightly", "Tracked", "TriageState", "Action", "OlderNightly", "decide", "rekey"]
 
 DAY = 86_400
 
@@ -127,6 +132,8 @@ class TriageState:
     flood: tuple[str, ...] = ()
     #: root causes that opened their own issue while the flood lasted (linked from it)
     flood_opened: tuple[str, ...] = ()
+    #: ``(run, time)`` of the newest nightly processed whose time is known (``("", 0)``: none)
+    newest: tuple[str, int] = ("", 0)
 
 
 @dataclass(frozen=True)
@@ -140,6 +147,23 @@ class Action:
     run: str = ""
 
 
+class OlderNightly(ValueError):
+    """A nightly (``run``, ``time``) that ran before ``newest_run`` (``newest_time``), the newest
+    nightly already processed: deciding on it would close, reopen or open issues on older
+    evidence than the state holds, so :func:`decide` refuses it. Times are epoch s UTC."""
+
+    def __init__(self, run: str, time: int, newest_run: str, newest_time: int):
+        self.run, self.time, self.newest_run, self.newest_time = run, time, newest_run, newest_time
+        super().__init__(f"nightly {run} ({when(time)}) is older than {newest_run} ({when(newest_time)}), "
+                         "the newest nightly already triaged")
+
+
+def when(t: int) -> str:
+    """``t`` (epoch s) as ``--date`` takes it: ``YYYY-MM-DD`` at midnight UTC, else with the time."""
+    fmt = "%Y-%m-%d" if t % DAY == 0 else "%Y-%m-%dT%H:%M" if t % 60 == 0 else "%Y-%m-%dT%H:%M:%S"
+    return _time.strftime(fmt, _time.gmtime(t))
+
+
 def _merge(t: Tracked, g: NightlyGroup, n: Nightly) -> Tracked:
     runs = t.fail_runs if any(r == n.run for r, _, _ in t.fail_runs) else t.fail_runs + ((n.run, n.time, n.commit),)
     return replace(t, cls=g.cls if t.state != "open" else t.cls, title=g.title, signature=g.signature,
@@ -150,9 +174,12 @@ def _merge(t: Tracked, g: NightlyGroup, n: Nightly) -> Tracked:
 
 
 def decide(state: TriageState, nightly: Nightly, settings: TriageSettings) -> tuple[TriageState, list[Action]]:
-    """The new state and the actions for one nightly (see the module docstring)."""
+    """The new state and the actions for one nightly (see the module docstring). Raises
+    :class:`OlderNightly` for a nightly that ran before the newest one processed."""
     if nightly.run in state.processed:
         return state, []
+    if nightly.time and nightly.time < state.newest[1]:
+        raise OlderNightly(nightly.run, nightly.time, *state.newest)
     tracked = dict(state.tracked)
     actions: list[Action] = []
     candidates: list[str] = []
@@ -160,8 +187,11 @@ def decide(state: TriageState, nightly: Nightly, settings: TriageSettings) -> tu
     window = settings.open_window_days * DAY
     for g in nightly.groups:
         failing_tests |= g.tests
-        if g.cls == "real" and g.tests and all(state.last_green.get(x, ("", 0))[0] == nightly.commit for x in g.tests):
-            g = replace(g, cls="flaky")         # its tests passed on this very commit in an earlier nightly
+        # its tests passed on this very commit in an earlier nightly (a nightly naming no commit
+        # tells nothing of the kind)
+        if (g.cls == "real" and g.tests and nightly.commit
+                and all(state.last_green.get(x, ("", 0))[0] == nightly.commit for x in g.tests)):
+            g = replace(g, cls="flaky")
         t = tracked.get(g.key)
         if t is None:
             green = [state.last_green[x] for x in g.tests if x in state.last_green]
@@ -196,7 +226,7 @@ def decide(state: TriageState, nightly: Nightly, settings: TriageSettings) -> tu
     failing_keys = {g.key for g in nightly.groups}
     for k, t in list(tracked.items()):          # failed on a commit whose nightly now passes: flaky
         if (t.state == "pending" and k not in failing_keys and t.tests and t.tests <= nightly.passed
-                and any(c == nightly.commit for _, _, c in t.fail_runs)):
+                and nightly.commit and any(c == nightly.commit for _, _, c in t.fail_runs)):
             tracked[k] = replace(t, state="tracked", cls="flaky")
     for k, t in list(tracked.items()):
         if t.state != "open" or k in failing_keys:
@@ -228,7 +258,8 @@ def decide(state: TriageState, nightly: Nightly, settings: TriageSettings) -> tu
     last_green = dict(state.last_green)
     for x in nightly.passed:
         last_green[x] = (nightly.commit, nightly.time, nightly.run)
-    new = TriageState(tracked, state.processed | {nightly.run}, last_green, flood, flood_opened)
+    newest = (nightly.run, nightly.time) if nightly.time and nightly.time >= state.newest[1] else state.newest
+    new = TriageState(tracked, state.processed | {nightly.run}, last_green, flood, flood_opened, newest)
     return new, actions
 
 

@@ -44,6 +44,7 @@ from bot.git.repo import GitIOError, git
 from bot.store import Store
 from bot.triage import store as triage_store
 from bot.triage.issues import TriageIssues, load_state, render
+from bot.triage.lifecycle import OlderNightly
 from bot.triage.records import from_run_result
 from bot.triage.rules import RulesError, RulesTable, load_rules
 from bot.triage.service import NightlyReport, suspect_diffs, triage_nightly
@@ -64,7 +65,8 @@ class NightlyOutcome:
     ``issues``: root cause → issue number for every open real issue this nightly touched;
     ``tracked``: root causes tracked without an issue (infrastructure / flaky), with their class;
     ``culprits``: root cause → confirmed culprit sha; ``fixes``: root cause → fix status
-    (proposed / rejected / skipped); ``notes``: one line per thing done, for logs."""
+    (proposed / rejected / skipped); ``notes``: one line per thing done, for logs; ``refused``:
+    why nothing was done (a nightly older than the newest triaged), also in ``notes``."""
 
     run: str
     commit: str
@@ -74,6 +76,9 @@ class NightlyOutcome:
     culprits: dict[str, str] = field(default_factory=dict)
     fixes: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: why the nightly was not triaged ("" when it was): it ran before the newest one already
+    #: triaged (:class:`bot.triage.lifecycle.OlderNightly`); nothing was written
+    refused: str = ""
 
 
 def command_bisector(git_dir: str | Path, command: str, *, timeout_s: int = 3600,
@@ -151,8 +156,10 @@ async def on_nightly_results(ctx_or_client: Any, repo_full_name: str, cfg, resul
     commits (suspects and diffs; default: the sync service's working repository).
     ``logins``: e-mail → GitHub login for mentions.
 
-    Raises :class:`bot.triage.records.RecordError` for a result that cannot be read (nothing is
-    written then) and GitHub errors from the client (the delivery is retried; done work is kept).
+    A nightly that ran (``when``) before the newest one already triaged for the fork is refused:
+    nothing is written and ``refused`` (also a note) says why. Raises
+    :class:`bot.triage.records.RecordError` for a result that cannot be read (nothing is written
+    then) and GitHub errors from the client (the delivery is retried; done work is kept).
     """
     gh = _client_of(ctx_or_client)
     owner, _, repo = repo_full_name.partition("/")
@@ -165,9 +172,15 @@ async def on_nightly_results(ctx_or_client: Any, repo_full_name: str, cfg, resul
     out = NightlyOutcome(run_id, commit)
     table_ = rules or rules_table(cfg, fork_git_dir)
     settings = cfg.triage
-    report = await triage_nightly(store=store, gh=gh, owner=owner, repo=repo, settings=settings, table=table_,
-                                  run=run_id, time=when, commit=commit, records=records, fork_git_dir=fork_git_dir,
-                                  areas=cfg.areas, bisect=None, logins=logins)
+    try:
+        report = await triage_nightly(store=store, gh=gh, owner=owner, repo=repo, settings=settings, table=table_,
+                                      run=run_id, time=when, commit=commit, records=records, fork_git_dir=fork_git_dir,
+                                      areas=cfg.areas, bisect=None, logins=logins)
+    except OlderNightly as e:
+        # a refusal, not a failure: said in the notes (the tick logs them), the delivery is not retried
+        out.refused = f"not triaged: {e} for {repo_full_name}"
+        out.notes.append(out.refused)
+        return out
     out.report = report
     out.notes += [f"{a.kind} {', '.join(a.keys)}" for a in report.actions]
     state = load_state(store, repo_full_name)

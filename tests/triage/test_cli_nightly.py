@@ -134,6 +134,69 @@ def test_nightly_rejects_a_bad_date(tmp_path, capsys, date, error):
     assert rc == 2 and error in capsys.readouterr().err
 
 
+def test_an_older_nightly_is_refused_a_resent_one_is_a_no_op_and_two_on_one_day_both_count(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    crash = {c: LLVM for c in CASES[:2]}
+    triage(tmp_path, capsys, "n2", "2026-12-02T06:00", night(tmp_path, "n2", crash), extra=("--repo", "meta/a"))
+    rc = main(["triage", "nightly", "--db", str(tmp_path / "t.db"), "--run", "n1", "--date", "2026-12-02",
+               "--repo", "meta/a", str(night(tmp_path, "n1", {}))])
+    assert rc == 2 and capsys.readouterr().err.startswith(
+        "forksync: nightly n1 (2026-12-02) is older than n2 (2026-12-02T06:00), the newest nightly already triaged for meta/a;")
+    # another fork's nightlies have their own order
+    assert brief(triage(tmp_path, capsys, "b1", "2026-12-01", night(tmp_path, "b1", {}), extra=("--repo", "meta/b"))) == {}
+    # the newest nightly re-sent: idempotent as ever
+    again = triage(tmp_path, capsys, "n2", "2026-12-02T06:00", night(tmp_path, "n2", crash), extra=("--repo", "meta/a"))
+    assert again["already_processed"] and all(again[k] == [] for k in ("opened", "updated", "closed", "reopened"))
+    # a second nightly of the same time (two on one day, dated alike) is not older: it counts
+    out = triage(tmp_path, capsys, "n2b", "2026-12-02T06:00", night(tmp_path, "n2b", crash), extra=("--repo", "meta/a"))
+    assert [(x["issue"], x["failed"]) for x in out["updated"]] == [(1, True)]
+    assert main(["triage", "status", "--db", str(tmp_path / "t.db"), "--repo", "meta/a"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split()[-4:] == ["2", "2", "2026-12-02", "2026-12-02"]
+    assert lines[-1] == "1 root cause(s) of meta/a; 2 nightly run(s) processed"
+
+
+def test_a_store_from_before_nightlies_kept_their_time_still_refuses_an_older_one(tmp_path, capsys, monkeypatch):
+    # a store written before each processed nightly's time was kept: the versioned step finds the
+    # times again where they are still written (a root cause's failing nightlies, a test's last green)
+    from bot.store import Store
+
+    monkeypatch.chdir(tmp_path)
+    for run, failing in (("n2", {c: LLVM for c in CASES[:2]}), ("n3", {})):
+        triage(tmp_path, capsys, run, f"2026-12-0{run[1]}", night(tmp_path, run, failing), extra=("--repo", "meta/a"))
+    with Store(tmp_path / "t.db") as store:
+        store.conn.execute("UPDATE triage_runs SET nightly_at = NULL")
+        store.conn.execute("DELETE FROM _sqlite_migrations WHERE name = '0003_triage_runs_know_when_they_ran'")
+    with Store(tmp_path / "t.db") as store:
+        assert sorted(store.conn.execute("SELECT run, nightly_at FROM triage_runs")) == [
+            ("n2", 1_796_169_600), ("n3", 1_796_256_000)]
+    rc = main(["triage", "nightly", "--db", str(tmp_path / "t.db"), "--run", "n1", "--date", "2026-12-01",
+               "--repo", "meta/a", str(night(tmp_path, "n1", {}))])
+    assert rc == 2 and "is older than n3 (2026-12-03)" in capsys.readouterr().err
+
+
+def test_a_nightly_without_a_commit_names_none_in_the_status(tmp_path, capsys, monkeypatch):
+    # JUnit reports name no commit and --commit is optional: the status says nothing of a commit
+    # rather than showing empty backticks
+    from bot.store import Store
+    from bot.triage.local_issues import ISSUES
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["triage", "nightly", "--db", str(tmp_path / "t.db"), "--run", "n1", "--date", "2026-12-01",
+                 "--repo", "meta/a", str(night(tmp_path, "n1", {c: LLVM for c in CASES[:2]}))]) == 0
+    with Store(tmp_path / "t.db") as store:
+        (body,) = [r["body"] for r in store.db[ISSUES.name].rows]
+    assert "Latest nightly: `n1` (2026-12-01 00:00): **failed**." in body and "| `n1` | — | 2026-12-01 00:00 |" in body
+    for i in (2, 3, 4):                 # three clean nightlies close it, the comment naming no commit
+        capsys.readouterr()
+        assert main(["triage", "nightly", "--db", str(tmp_path / "t.db"), "--run", f"n{i}", "--date", f"2026-12-0{i}",
+                     "--repo", "meta/a", str(night(tmp_path, f"n{i}", {}))]) == 0
+    assert [x["issue"] for x in json.loads(capsys.readouterr().out)["closed"]] == [1]
+    with Store(tmp_path / "t.db") as store:
+        (comments,) = [json.loads(r["comments"]) for r in store.db[ISSUES.name].rows]
+    assert comments[-1].startswith("Closing: the affected tests ran and passed on 3 consecutive nightlies (latest `n4`).")
+
+
 def test_each_fork_has_its_own_root_causes(tmp_path, capsys, monkeypatch):
     # two forks' nightlies in one store: the same test failing on one fork and passing on the other
     # are two stories — the other fork's clean nightlies neither update nor close this fork's cause
@@ -144,8 +207,8 @@ def test_each_fork_has_its_own_root_causes(tmp_path, capsys, monkeypatch):
     for i in (1, 2, 3):
         out = triage(tmp_path, capsys, f"b{i}", f"2026-12-0{i}", night(tmp_path, f"b{i}", {}), extra=("--repo", "meta/b"))
         assert brief(out) == {}
-    # the same run id on another fork is another nightly
-    out = triage(tmp_path, capsys, "a1", "2026-12-01", night(tmp_path, "a1b", fail), extra=("--repo", "meta/b"))
+    # the same run id on another fork is another nightly (dated after that fork's newest: not older)
+    out = triage(tmp_path, capsys, "a1", "2026-12-04", night(tmp_path, "a1b", fail), extra=("--repo", "meta/b"))
     assert not out.get("already_processed") and [x["issue"] for x in out["opened"]] == [1]
     assert main(["triage", "status", "--db", str(tmp_path / "t.db"), "--repo", "meta/a"]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -46,3 +46,32 @@ def test_three_nights_through_triage_nightly(tmp_path, capsys, monkeypatch):
     ]
     assert main(["triage", "status", "--db", str(tmp_path / "r.db"), "--repo", "meta/triton"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "4 root cause(s) of meta/triton; 4 nightly run(s) processed"
+
+
+def test_a_nightly_older_than_the_newest_triaged_is_refused(tmp_path, capsys, monkeypatch):
+    # a user's trial: nightly-2's reports sent after nightly-1 but dated the day before. Taken, its
+    # clean fp16 cases closed the issue nightly-1 had just opened and its matmul fault was
+    # "first seen" before nightly-1
+    import sqlite3
+
+    monkeypatch.chdir(tmp_path)
+    db = tmp_path / "r.db"
+
+    def nightly(run, date, *files):
+        return main(["--config", str(DATA / "forksync.yml"), "triage", "nightly", "--db", str(db), "--run", run,
+                     "--date", date, "--repo", "meta/triton", *[str(DATA / f) for f in files]])
+
+    assert nightly("nightly-1", "2026-11-02", "n1.json", "n1-infra.json") == 0
+    capsys.readouterr()
+    before = list(sqlite3.connect(db).iterdump())
+    assert nightly("nightly-2", "2026-11-01", "n2.json") == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == (
+        "forksync: nightly nightly-2 (2026-11-01) is older than nightly-1 (2026-11-02), the newest nightly already "
+        "triaged for meta/triton; nothing was written: nightlies are triaged in the order they ran "
+        "(replay older ones into a fresh --db)\n")
+    assert list(sqlite3.connect(db).iterdump()) == before
+    assert main(["triage", "status", "--db", str(db), "--repo", "meta/triton"]) == 0
+    rows = {line.split()[0]: line.split()[1:] for line in capsys.readouterr().out.splitlines()[1:-1]}
+    assert rows["softmax-fp16-accuracy"][:3] == ["real", "open", "#2"]
+    assert {r[-2] for r in rows.values()} == {"2026-11-02"}

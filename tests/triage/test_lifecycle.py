@@ -3,8 +3,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from bot.config.triage import TriageSettings
-from bot.triage.lifecycle import DAY, Action, Nightly, NightlyGroup, TriageState, decide
+from bot.triage.lifecycle import DAY, Action, Nightly, NightlyGroup, OlderNightly, TriageState, decide
 
 S = TriageSettings()
 T0 = 1_764_460_800          # 2025-11-30 00:00 UTC
@@ -145,6 +147,30 @@ def test_the_same_nightly_twice_changes_nothing():
     state, _ = run([night(0, g()), night(1, g())])
     again, actions = decide(state, night(1, g()), S)
     assert actions == [] and again is state
+
+
+def test_a_nightly_older_than_the_newest_processed_is_refused():
+    # night 1 (day 1) opens the crash; a nightly of day 0 arriving after it would count its
+    # passes as a green night and its failures as the first seen: refused, the state untouched
+    state, _ = run([night(1, g("segv", crash=True))])
+    with pytest.raises(OlderNightly) as e:
+        decide(state, night(0, day=0), S)
+    assert (e.value.run, e.value.time, e.value.newest_run, e.value.newest_time) == ("n0", T0, "n1", T0 + DAY)
+    assert str(e.value) == "nightly n0 (2025-11-30) is older than n1 (2025-12-01), the newest nightly already triaged"
+    # the newest one again is still a no-op, and another nightly of the same time is not older
+    assert decide(state, night(1, g("segv", crash=True)), S) == (state, [])
+    later, actions = decide(state, replace(night(2, g("segv", crash=True)), time=T0 + DAY), S)
+    assert actions == [Action("update", ("segv",), "n2")] and later.newest == ("n2", T0 + DAY)
+    assert later.tracked["segv"].first_seen == T0 + DAY
+
+
+def test_nightlies_without_a_commit_are_no_evidence_of_flakiness():
+    # reports that name no commit (JUnit without --commit): "passed on the same commit" cannot be
+    # told, so a new failure is not flaky, nor does a later clean nightly make a pending one flaky
+    nights = [night(0), night(1, g("segv", crash=True)), night(2, g("smem")), night(3)]
+    state, log = run([replace(n, commit="") for n in nights])
+    assert log[1] == [("open", ("segv",))]
+    assert {k: (t.state, t.cls) for k, t in state.tracked.items()} == {"segv": ("open", "real"), "smem": ("pending", "real")}
 
 
 def test_last_green_and_first_red_are_remembered_for_suspects():

@@ -351,3 +351,27 @@ async def test_an_unverified_culprit_is_not_blamed(world, tmp_path):
     flaky = f'n=$(cat {calls}); echo $((n + 1)) > {calls}; [ "$n" -ne 0 ]'
     assert await command_bisector(fork / ".git", flaky)(good, bad) is None
     assert int(calls.read_text()) >= 3          # the search step and both verification steps ran
+
+
+async def test_a_nightly_older_than_the_newest_triaged_is_refused_with_a_note(world, github_app, tmp_path):
+    # its results came in after a newer nightly was triaged (a late runner, a store shared with
+    # `forksync triage nightly`): taken, its passes would count as a green night after the newer
+    # failures. It is refused, said in the tick's notes, and nothing is written
+    fake, inst, fork, good, culprit, bad = world
+    ctx = SimpleNamespace(store=Store(tmp_path / "o.db"), gh=github_app.installation(inst.id))
+    await on_nightly_results(ctx.gh, FULL, ForksyncConfig(), results(bad, broken=True, busy=False, t=T0 + DAY),
+                             run_id="n1", when=T0 + DAY, store=ctx.store)
+    issues = await issues_of(ctx.gh)
+    assert [i["state"] for i in issues] == ["open"]
+    row = {"key": f"{FULL}@{good}@{T0}", "sha": good, "dispatched_at": float(T0)}
+    for r in results(good, broken=False, busy=False, t=T0):
+        vstore.record(ctx.store, repo=FULL, pr=0, result=r, now=T0)
+    kw = dict(cfg=ForksyncConfig(), suites=[SUITE], fork_git_dir=fork / ".git", agents=None)
+    notes = await triage_stored_nightly(ctx, FULL, row, EXPECTED, **kw)
+    assert notes == [f"nightly triage {good[:12]}: not triaged: nightly {row['key']} (2025-11-30) is older than n1 "
+                     f"(2025-12-01), the newest nightly already triaged for {FULL}"]
+    assert await issues_of(ctx.gh) == issues and load_state(ctx.store, FULL).processed == {"n1"}
+    out = await on_nightly_results(ctx.gh, FULL, ForksyncConfig(), results(good, broken=False, busy=False, t=T0),
+                                   run_id="n0", when=T0, store=ctx.store)
+    assert out.refused == notes[0].split(": ", 1)[1].replace(row["key"], "n0") and out.report is None
+    assert out.notes == [out.refused] and out.issues == {}
