@@ -211,16 +211,20 @@ def print_picked(state, res) -> None:
 def cmd_apply(args) -> int:
     cfg, state, run = _load(args)
     unit = find_unit(run.plan, args.unit)
+    flying = [b for b in state.in_flight if b.unit_id.startswith(args.unit)]
     if unit is not None and unit.id != args.unit:
-        # a unit applied before is no longer planned, but its id still counts: a prefix must name one
-        flying = [b.unit_id for b in state.in_flight if b.unit_id.startswith(args.unit)]
-        if flying:
+        # a unit applied before is no longer planned, but its id still counts: a prefix must name one.
+        # A chain stopped at a conflict is both (planned with the rest, its branch in flight): one unit
+        others = [b.unit_id for b in flying if b.unit_id != unit.id]
+        if others:
             raise UserError(f"{args.unit!r} is ambiguous: it starts {unit.id} (planned) and "
-                            f"{', '.join(flying)} (in flight); give more of the id")
+                            f"{', '.join(others)} (in flight); give more of the id")
     if unit is None:
-        # applied before: its commits are IN_FLIGHT on its branch, so it is no longer planned
-        flying = [b for b in state.in_flight if b.unit_id == args.unit or b.unit_id.startswith(args.unit)]
-        if len(flying) == 1:
+        # applied before: its commits are IN_FLIGHT on its branch, so it is no longer planned;
+        # the in-flight answer only when no planned unit starts with it too (find_unit said none
+        # or several)
+        planned = [u.id for u in run.plan.units if u.id.startswith(args.unit)]
+        if len(flying) == 1 and not planned:
             b = flying[0]
             # a chain that stopped at its last pick is wholly in flight too, but it waits for a resolution
             from bot.git.markers import conflict_commits  # lazy: only this answer reads the branch
@@ -241,7 +245,7 @@ def cmd_apply(args) -> int:
                 print(f"{b.name} already in flight (tip {(b.tip or '-')[:12]}, {len(b.upstream_shas)} upstream "
                       f"commit(s)); nothing to apply")
             return 1 if cc else 0
-        matches = [u.id for u in run.plan.units if u.id.startswith(args.unit)] + [b.unit_id for b in flying]
+        matches = planned + [b.unit_id for b in flying if b.unit_id not in planned]
         ids = ", ".join(u.id for u in run.plan.units) or "none"
         if len(matches) > 1:
             raise UserError(f"{args.unit!r} is ambiguous: it starts {', '.join(matches)}; give more of the id")

@@ -90,6 +90,19 @@ def attempt_of(row: dict) -> str:
     return row.get("attempt") or row.get("request_id") or ""
 
 
+#: the most a row's ``superseded`` keeps, in characters: its newest whole lines
+SUPERSEDED_CAP = 4000
+
+
+def _with_note(notes: str, line: str) -> str:
+    """``notes`` with ``line`` appended, then its oldest lines dropped until the whole fits in
+    :data:`SUPERSEDED_CAP`: a line cut in the middle could no longer be read (:func:`superseded_runs`)."""
+    lines = [x for x in notes.splitlines() if x] + [line[-SUPERSEDED_CAP:]]
+    while len(lines) > 1 and len("\n".join(lines)) > SUPERSEDED_CAP:
+        lines.pop(0)
+    return "\n".join(lines)
+
+
 def mark_pending(db, *, repo: str, pr: int, sha: str, suite: str, platform: str, level: str, backend: str,
                  now: float, check_run_id: int = 0, check_url: str = "", request_id: str = "") -> str:
     """A run was started (or dispatched): the gate shows ``pending-result`` until it reports.
@@ -106,7 +119,7 @@ def mark_pending(db, *, repo: str, pr: int, sha: str, suite: str, platform: str,
         if old.get("status") == "done":
             line = (f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(now))} request {attempt_of(old) or '?'}: "
                     f"{old['verdict']} (replaced by a re-run, request {attempt}; not counted)")
-            notes = "\n".join(x for x in (notes, line) if x)[-4000:]
+            notes = _with_note(notes, line)
         _upsert(db, {"key": key, "repo": repo, "pr": pr, "sha": sha, "suite": suite,
                      "platform": platform, "level": level, "status": "pending", "verdict": "pending",
                      "failing_json": "[]", "reason": "", "check_run_id": check_run_id, "check_url": check_url,
@@ -130,7 +143,7 @@ def record(db, *, repo: str, pr: int, result, now: float, check_run_id: int = 0,
         if answers is not None and old and current != answers:
             line = (f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(now))} request {answers}: {result.outcome} "
                     f"(arrived after a re-run, request {current or '?'}, was asked; not counted)")
-            _upsert(db, {**old, "superseded": "\n".join(x for x in ((old.get("superseded") or ""), line) if x)[-4000:]})
+            _upsert(db, {**old, "superseded": _with_note(old.get("superseded") or "", line)})
             return current or "?"
         reason = "; ".join(f"{r.code}: {r.detail}" for r in result.reasons)
         _upsert(db, {"key": key, "repo": repo,
@@ -152,8 +165,8 @@ def superseded_runs(row: dict) -> list[dict]:
     """The results a row keeps aside (its ``superseded`` lines), oldest first, each
     ``{"at": "YYYY-MM-DDTHH:MM:SSZ" | None, "attempt", "outcome": "pass" | "fail" | "error" | …,
     "by": the attempt that replaced it, "how": "replaced" (a finished result a re-run replaced) |
-    "late" (it arrived after a re-run was asked) | "" (a line not in either form, e.g. cut by the
-    column's 4,000-character cap), "text": the line}``. None of them is the row's result."""
+    "late" (it arrived after a re-run was asked) | "" (a line not in either form, e.g. one cut by
+    the column's cap before whole lines were kept), "text": the line}``. None of them is the row's result."""
     out = []
     for line in (row.get("superseded") or "").splitlines():
         m = _SUPERSEDED.fullmatch(line.strip())

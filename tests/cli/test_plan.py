@@ -103,3 +103,25 @@ def test_applying_again_a_chain_stopped_at_its_last_pick_says_it_waits_for_a_res
     capsys.readouterr()
     assert main(["apply", f"bundle-{u['u1'][:12]}", *g]) == 0
     assert "nothing to apply" in capsys.readouterr().out
+
+
+def test_a_prefix_of_a_chain_stopped_at_a_conflict_names_that_one_chain(tmp_path, monkeypatch, capsys):
+    # chain-u2 stopped at its first pick is planned (with the rest) and in flight (its branch) at
+    # once, under one id: a prefix of it is no ambiguity; it reports the same conflict as the whole id
+    pair = build_pair(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    u = pair.u
+    chain = f"chain-{u['u2'][:12]}"
+    g = ["--fork", str(pair.fork.path), "--upstream", str(pair.up.path)]
+    assert main(["apply", chain, *g]) == 1
+    capsys.readouterr()
+    tip = run_git(pair.fork.path, "rev-parse", f"forksync/{chain}").strip()
+    assert main(["apply", chain[:14], "--json", *g]) == 1, capsys.readouterr().err
+    res = json.loads(capsys.readouterr().out)
+    assert (res["unit"], res["conflict"], res["conflict_commit"]) == (chain, u["u2"], tip)
+    # a prefix that starts several planned units and one in flight names all of them
+    assert main(["apply", f"bundle-{u['u1'][:12]}", *g]) == 0
+    capsys.readouterr()
+    assert main(["apply", "", *g]) == 2
+    err = capsys.readouterr().err
+    assert "ambiguous" in err and all(x in err for x in (chain, f"chain-{u['u5'][:12]}", f"bundle-{u['u1'][:12]}"))

@@ -65,3 +65,17 @@ def test_a_finished_result_a_rerun_replaces_is_kept_aside(db):
     runs = vstore.superseded_runs({"superseded": "equest x: fail (cut\n" + vstore.get(db, "o/f", "c" * 40, "unit", "cpu")["superseded"]})
     assert [(x["how"], x["attempt"], x["outcome"], x["by"]) for x in runs] == [
         ("", "", "", ""), ("replaced", first, "fail", second), ("late", second, "pass", third)]
+
+
+def test_the_superseded_column_keeps_its_newest_whole_lines(db):
+    # the column kept its last 4,000 characters: the oldest line it kept was cut mid-way, and the
+    # dashboard showed that fragment as a result it could not read
+    attempts = [vstore.mark_pending(db, now=10.0, **PEND)]
+    for i in range(60):                       # re-runs of a finished result, each replacing the last
+        assert vstore.record(db, repo="o/f", pr=3, result=result("fail"), now=20.0 + i, answers=attempts[-1]) is None
+        attempts.append(vstore.mark_pending(db, now=30.0 + i, **PEND))
+    notes = vstore.get(db, "o/f", "c" * 40, "unit", "cpu")["superseded"]
+    assert 3800 < len(notes) <= 4000
+    runs = vstore.superseded_runs({"superseded": notes})
+    assert all(x["how"] == "replaced" for x in runs)
+    assert [(x["attempt"], x["by"]) for x in runs] == list(zip(attempts[-len(runs) - 1:-1], attempts[-len(runs):]))
