@@ -52,7 +52,7 @@ def _pin_json(pin, base: str | None) -> dict:
     a fork that merges upstream, a merged commit the fork reverted holds the contiguous pin at
     the commit before it, often long before the merge base (``index`` -1 both)."""
     return {"sha": pin.sha, "pr": pin.pr, "date": iso(pin.committer_time), "subject": pin.subject,
-            "index": pin.index, "is_base": pin.is_base and pin.sha == base}
+            "index": pin.index, "is_base": pin.before_range and pin.sha == base}
 
 
 def status_json(state) -> dict:

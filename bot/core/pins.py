@@ -43,13 +43,16 @@ class Pin:
     """A point in the upstream range: ``sha`` None only when the range is empty and no base exists."""
 
     sha: str | None
-    index: int            # -1 = the merge base (before the range)
+    index: int            # -1: before the range (the merge base, or an older commit a hole holds the pin at)
     pr: int | None
     committer_time: int
     subject: str = ""
 
     @property
-    def is_base(self) -> bool:
+    def before_range(self) -> bool:
+        """Before the upstream range (``index`` -1): the merge base, or — on a fork that merges
+        upstream, where a merged commit the fork reverted holds the contiguous pin at the commit
+        before it — an older upstream commit. Compare ``sha`` with the base to tell them apart."""
         return self.index < 0
 
 

@@ -73,11 +73,12 @@ class Trusted:
 
 
 #: Findings that may stand while a draft sync PR leaves draft: what a person still has to give
-#: (approvals, sign-offs, lifting a hold, asking L3 again for a new head), what the bot does next
-#: (merging the base in), and an L3 run still going (heavy suites run for hours; review can start
-#: meanwhile). A red L3 result keeps the PR a draft, as a red L1 result does.
+#: (approvals, sign-offs, lifting a hold), what the bot does next (merging the base in), and an L3
+#: run still going on the head (heavy suites run for hours; review can start meanwhile). A red L3
+#: result keeps the PR a draft, as a red L1 result does — and so does ``l3-stale``, which is also
+#: what a red L3 result on an older head becomes once the head moves (a base merged in).
 LEAVES_DRAFT_DESPITE = frozenset({"approval-missing", "changes-requested", "l3-signoff-missing", "hold", "stale-base",
-                                  "l3-pending", "l3-stale"})
+                                  "l3-pending"})
 
 
 def leaves_draft(decision) -> bool:

@@ -74,7 +74,7 @@ def test_merge_based_frontier_is_by_ancestry_and_picks_ahead_are_isolated():
     assert p.backlog == 2 and p.backlog_by_disposition == {"REVERTED": 2} and p.holes == (X, Y)
     # nothing of the range merged yet: the merge base is the frontier
     p = compute_pins(es, base_sha="b" * 40, base_time=T0, merged=set())
-    assert p.frontier.is_base and p.days_behind == 6.0 and p.backlog == 0
+    assert p.frontier.before_range and p.days_behind == 6.0 and p.backlog == 0
     # without ``merged`` (a cherry-picking fork) the picks move the frontier as before
     assert compute_pins(es, base_sha="b" * 40, base_time=T0).frontier.index == 5
 

@@ -37,7 +37,7 @@ def test_frontier_contiguous_days_behind_backlog():
 
 def test_nothing_reached_means_the_base_is_the_frontier():
     p = pins(entries(PEN, N, PEN), upstream_tip_time=T0 + 3 * DAY + 43200)
-    assert p.frontier.is_base and p.frontier.sha == "b" * 40 and p.contiguous.is_base
+    assert p.frontier.before_range and p.frontier.sha == "b" * 40 and p.contiguous.before_range
     assert p.days_behind == 3.5 and p.backlog == 0 and p.not_reached == 3 and p.not_reached_handled == 1
 
 

@@ -142,11 +142,12 @@ def test_a_pr_whose_head_repository_is_gone_is_no_sync_pr():
 @pytest.mark.parametrize("codes, leaves", [
     ((), True),
     (("approval-missing", "l3-signoff-missing", "hold"), True),
-    # L3 runs for hours on demand: a person can review while it runs, or ask again for a new head
+    # L3 runs for hours on demand: a person can review while it runs
     (("approval-missing", "l3-pending"), True),
-    (("l3-stale",), True),
-    # a red heavy suite is a red result on the head, as a red L1 suite is: not ready for review
+    # a red heavy suite is a red result on the head, as a red L1 suite is: not ready for review;
+    # l3-stale is also what such a red becomes once the head moves (the base merged in)
     (("l3-failed",), False),
+    (("approval-missing", "l3-stale"), False),
     (("approval-missing", "new-failure"), False),
     (("conflict-commit",), False),
     (("conflict-markers",), False),
