@@ -133,27 +133,41 @@ def is_local(url: str) -> bool:
     return not re.match(r"^[a-z][a-z0-9+.\-]*://|^[\w.\-]+@[\w.\-]+:", url)
 
 
-def _own_ref(rel: str) -> bool:
-    """Is ``rel`` (a ref's path under ``refs/``) one forksync writes itself: its branches
-    (``heads/forksync/…``, ``remotes/<r>/forksync/…``), kept commits (``forksync/…``) or notes?"""
+def _own_ref_dir(rel: str) -> bool:
+    """Is ``rel`` (a folder under ``refs/``) one only forksync writes refs into: its branches
+    (``heads/forksync/``, ``remotes/<r>/forksync/``) or its kept commits (``forksync/``)?"""
     parts = rel.split("/")
-    return (parts[0] in ("forksync", "notes") or (parts[0] == "heads" and parts[1:2] == ["forksync"])
-            or (parts[0] == "remotes" and parts[2:3] == ["forksync"]))
+    return parts == ["forksync"] or parts == ["heads", "forksync"] or (len(parts) == 3 and parts[0] == "remotes"
+                                                                        and parts[2] == "forksync")
 
 
-def refs_updated_at(git_dir: str | Path) -> float | None:
-    """When the refs of a repository last changed (epoch s): the newest modification time of its
-    ``FETCH_HEAD``, ``packed-refs`` and loose refs, leaving out the refs forksync writes itself
-    (:func:`_own_ref`: where fork and upstream are one repository, a branch written by ``apply``
-    says nothing about upstream); None when it has none. For a copy that is not fetched here (a
-    local path, a snapshot) this is as of when it knows its upstream."""
+def refs_updated_at(git_dir: str | Path, ref: str | None = None, own_notes: str = "refs/notes/forksync") -> float | None:
+    """When a repository's refs last changed (epoch s), or None when it has none. For a copy that is
+    not fetched here (a local path, a snapshot) this is as of when it knows its upstream.
+
+    ``ref``: where the fork and upstream are one repository, upstream's ref (a name git resolves:
+    ``upstream/main``, ``refs/remotes/upstream/main``): only that ref counts — its loose file or
+    its reflog, else ``packed-refs`` — with ``FETCH_HEAD`` (a commit on the fork's own branch says
+    nothing about upstream). Without it: ``FETCH_HEAD``, ``packed-refs`` and every loose ref but
+    those forksync writes itself (its branches and kept commits, :func:`_own_ref_dir`, and its notes
+    ``own_notes``). A ``ref`` that is no ref (a sha) is read the second way."""
     root = Path(git_dir)
-    times = [p.stat().st_mtime for p in (root / "FETCH_HEAD", root / "packed-refs") if p.is_file()]
+    fetch_head = [p.stat().st_mtime for p in (root / "FETCH_HEAD",) if p.is_file()]
+    if ref is not None:
+        try:
+            name = pygit2.Repository(str(root)).lookup_reference_dwim(ref).name
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+            name = None
+        if name is not None:
+            own = [p.stat().st_mtime for p in (root / name, root / "logs" / name) if p.is_file()]
+            packed = [p.stat().st_mtime for p in (root / "packed-refs",) if p.is_file()]
+            return max(fetch_head + (own or packed), default=None)
+    times = fetch_head + [p.stat().st_mtime for p in (root / "packed-refs",) if p.is_file()]
     for d, dirs, names in os.walk(root / "refs"):
         rel = os.path.relpath(d, root / "refs")
-        dirs[:] = [x for x in dirs if not _own_ref(x if rel == "." else f"{rel}/{x}")]
+        dirs[:] = [x for x in dirs if not _own_ref_dir(x if rel == "." else f"{rel}/{x}")]
         times.extend(os.stat(os.path.join(d, n)).st_mtime for n in names
-                     if not _own_ref(n if rel == "." else f"{rel}/{n}"))
+                     if f"refs/{n}" != own_notes and os.path.join("refs", rel, n) != own_notes)
     return max(times, default=None)
 
 

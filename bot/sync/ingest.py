@@ -227,7 +227,10 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     fork_dir = gitio.open_remote(fork_url, cfg.cache_dir, fetch=fetch)
     up_dir = gitio.open_remote(cfg.upstream.url, cfg.cache_dir, fetch=fetch) if cfg.upstream.url else fork_dir
     fetched = fetch and not gitio.is_local(cfg.upstream.url or fork_url)
-    seen = _time.time() if fetched else gitio.refs_updated_at(up_dir)
+    # one repository for both (upstream's history fetched into the fork): only upstream's ref says
+    # when upstream was seen, not the fork's own commits
+    seen = _time.time() if fetched else gitio.refs_updated_at(
+        up_dir, ref=cfg.upstream.ref if up_dir == fork_dir else None, own_notes=cfg.provenance.notes_ref)
     up_seen = None if seen is None else int(min(seen, cutoff) if cutoff is not None else seen)
     repo, git_dir = gitio.open_pair(up_dir, fork_dir, cfg.cache_dir)
     fork_repo = pygit2.Repository(fork_dir)

@@ -248,5 +248,24 @@ def test_forksyncs_own_refs_do_not_make_a_local_upstream_look_fetched(up):
                 "refs/notes/forksync", "refs/remotes/origin/forksync/bundle-0123456789ab"):
         repo.references.create(ref, head, force=True)
     assert gitio.refs_updated_at(git_dir) == 1_000_000
-    repo.references.create("refs/heads/upstream-moved", head)      # any other ref is news of upstream
+    repo.references.create("refs/notes/commits", head)              # notes of others count
     assert gitio.refs_updated_at(git_dir) > 1_000_000
+
+
+def test_upstream_as_of_in_one_repository_is_when_upstreams_own_ref_moved(up):
+    """Fork and upstream in one repository (upstream fetched as ``upstream/main``): a commit on the
+    fork's own branch must not make upstream look freshly seen; only upstream's ref (its file or
+    reflog, else packed-refs) and FETCH_HEAD count."""
+    git_dir = gitio.git_dir_of(up.path)
+    repo = pygit2.Repository(git_dir)
+    repo.references.create("refs/remotes/upstream/main", repo.head.target)
+    for d, _, names in os.walk(git_dir):
+        for n in names:
+            os.utime(os.path.join(d, n), (1_000_000, 1_000_000))
+    repo.references.create("refs/heads/fork-work", repo.head.target)    # the fork's own commit or branch
+    assert gitio.refs_updated_at(git_dir, ref="upstream/main") == 1_000_000
+    assert gitio.refs_updated_at(git_dir) > 1_000_000                   # as a separate repository reads it
+    moved = repo.head.peel(pygit2.Commit).tree_id                       # any other object: the ref is rewritten
+    repo.references["refs/remotes/upstream/main"].set_target(moved, "fetched")
+    assert gitio.refs_updated_at(git_dir, ref="refs/remotes/upstream/main") > 1_000_000
+    assert gitio.refs_updated_at(git_dir, ref="0" * 40) > 1_000_000     # a sha is no ref: every ref counts
