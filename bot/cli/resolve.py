@@ -171,12 +171,17 @@ def _start(args, git_dir, unit_id, tip, stop, state_file) -> int:
             except OSError:
                 pass
         repo = pygit2.Repository(git_dir)
-        absent = gitio.absent_blobs(repo, repo[tip].peel(pygit2.Commit).tree)
+        try:
+            absent = gitio.absent_blobs(repo, repo[tip].peel(pygit2.Commit).tree)
+        except (KeyError, pygit2.GitError):     # the tree itself is absent: git's words name it
+            absent = []
         if absent or "unable to read" in str(e) or "missing" in str(e):
             named = ", ".join(f"{p} (blob {b[:12]})" for p, b in absent) or str(e).splitlines()[0]
+            how = (f"`git -C {git_dir} cat-file -e <blob>` fetches one" if absent else "fetching them")
             raise UserError(f"the repository lacks objects the checkout of {tip[:12]} needs: {named} (a partial clone "
-                            "or snapshot?); fetch them (`git fetch` from a complete remote) or use a complete clone; "
-                            "`forksync status --json` lists the missing objects it met (missing_objects)") from None
+                            f"or snapshot?); in a partial clone {how} from its promisor remote (a plain `git fetch` "
+                            "keeps the clone's filter), else use a complete clone; `forksync status --json` lists "
+                            "the missing objects it met (missing_objects)") from None
         raise
     state_file.parent.mkdir(parents=True, exist_ok=True)
     state_file.write_text(json.dumps({"worktree": str(wt), "tip": tip, "conflict_commit": stop.conflict_commit}))

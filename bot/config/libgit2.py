@@ -19,9 +19,10 @@ EXTRA_EXTENSIONS = ("partialclone",)
 
 def allow_partial_clones() -> None:
     """Let libgit2 open repositories whose config names ``extensions.partialclone`` (idempotent;
-    process-wide; call it in every process before opening a repository: the CLI and the plan
-    helper's child do)."""
-    have = set(pygit2.settings.extensions)
+    process-wide; call it in every process before it opens a user's repository: the CLI does; the
+    plan helper's child opens only the planner's scratch repository). libgit2 replaces its list of
+    extra extensions on each call, so the list given keeps every one set before (it skips its own)."""
+    have = list(pygit2.settings.extensions)
     missing = [x for x in EXTRA_EXTENSIONS if x not in have]
     if missing:
-        pygit2.settings.set_extensions(missing)
+        pygit2.settings.set_extensions(have + missing)

@@ -425,7 +425,8 @@ def _cannot_merge(repo: pygit2.Repository, commit: pygit2.Commit, ours, e: Excep
     if absent is None:
         return f"cannot merge {sha}: {str(e).strip()[:400]}"
     return (f"cannot pick {sha}: the repository lacks blob {absent[1][:12]} of {absent[0]} (a partial clone or "
-            "snapshot?); fetch it from a complete remote (`git fetch`) or use a complete clone, then apply again")
+            f"snapshot?); in a partial clone `git -C {repo.path.rstrip('/')} cat-file -e {absent[1]}` fetches it from "
+            "its promisor remote (a plain `git fetch` keeps the clone's filter), else use a complete clone; then apply again")
 
 
 def _write_index(repo: pygit2.Repository, idx: pygit2.Index) -> pygit2.Oid:

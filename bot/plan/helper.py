@@ -39,6 +39,7 @@ import multiprocessing
 import threading
 import time
 from collections import deque
+from contextlib import contextmanager
 
 from bot.plan.tasks import MISS
 
@@ -82,7 +83,8 @@ class PlanHelper:
             self._results_r, self._results_w = ctx.Pipe(duplex=False)
             self.proc = ctx.Process(target=_serve, name="forksync-plan-helper", daemon=True,
                                     args=(self.repo_path, self.claims, self._hints_r, self._results_w))
-            self.proc.start()
+            with _sigint_ignored():
+                self.proc.start()
             self._results_w.close()             # the child holds the write end now
             self._hints_r.close()
         except (OSError, ValueError, RuntimeError) as e:
@@ -196,6 +198,24 @@ class PlanHelper:
 
 
 # -- helper side ----------------------------------------------------------------------------------
+@contextmanager
+def _sigint_ignored():
+    """SIGINT ignored while the helper starts (main thread only: elsewhere the disposition cannot
+    change): a spawned child inherits an ignored SIGINT, and Python then installs no
+    KeyboardInterrupt handler, so a Ctrl-C during its start-up (≈ 0.5 s, before :func:`_serve`
+    ignores it itself) prints no traceback either. The parent's window is the fork and exec only."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
 def _serve(repo_path: str, claims, hints, results) -> None:
     """The helper process: take hints FIFO, claim, compute, send ``(id, answer)``. Ctrl-C signals
     the terminal's whole process group: the planner handles it (and stops this process), so the
@@ -228,10 +248,8 @@ def _serve(repo_path: str, claims, hints, results) -> None:
     # lazy: the child reads hints from the moment it starts; git and the merge code load meanwhile
     import pygit2
 
-    from bot.config.libgit2 import allow_partial_clones  # lazy: as above
     from bot.plan.predict import merge_answer  # lazy: as above
 
-    allow_partial_clones()     # a spawned child starts with libgit2's defaults: the planner's repository must open here too
     tasks = {"merge": merge_answer}
     repo = pygit2.Repository(repo_path)
     while True:

@@ -254,3 +254,32 @@ def test_ctrl_c_is_the_planners_to_handle_the_helper_neither_dies_nor_prints(tmp
     finally:
         helper.close()
     assert helper.proc is None
+
+
+def _sigint_at_start() -> None:
+    import signal
+    import sys
+
+    sys.exit(7 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN else 3)
+
+
+def test_the_helper_starts_with_sigint_ignored_and_the_planner_keeps_its_own():
+    """A Ctrl-C during the helper's start-up (before it ignores SIGINT itself) must print no
+    traceback: a spawned child started inside ``_sigint_ignored`` begins with SIGINT ignored, and
+    the planner's own handler is back afterwards (KeyboardInterrupt stays the planner's)."""
+    import multiprocessing
+    import signal
+
+    from bot.plan.helper import _sigint_ignored
+
+    before = signal.getsignal(signal.SIGINT)
+    with _sigint_ignored():
+        p = multiprocessing.get_context("spawn").Process(target=_sigint_at_start)
+        p.start()
+    assert signal.getsignal(signal.SIGINT) is before
+    p.join(60)
+    assert p.exitcode == 7
+    p = multiprocessing.get_context("spawn").Process(target=_sigint_at_start)   # without it: Python's handler
+    p.start()
+    p.join(60)
+    assert p.exitcode == 3
