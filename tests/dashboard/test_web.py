@@ -298,13 +298,14 @@ async def test_each_fork_shows_only_its_own_root_causes():
 
 
 async def test_nightlies_sit_on_the_night_they_ran_not_when_processed(tmp_path, monkeypatch, capsys):
-    # three nightlies triaged today with their own --date, the oldest one last (a late replay)
+    # three nightlies triaged today with their own --date (a replay of past nights; triage takes
+    # them in the order they ran and refuses an older one after a newer)
     from bot.cli.main import main
     from tests.triage.test_cli_nightly import CASES, LLVM, night
 
     monkeypatch.chdir(tmp_path)
     db = str(tmp_path / "t.db")
-    for run, date in (("n2", "2026-11-02"), ("n3", "2026-11-03T06:30"), ("n1", "2026-11-01")):
+    for run, date in (("n1", "2026-11-01"), ("n2", "2026-11-02"), ("n3", "2026-11-03T06:30")):
         args = ["triage", "nightly", "--db", db, "--repo", "meta/x", "--run", run, "--date", date, "--commit", "c" * 40,
                 "--platform", "h200", str(night(tmp_path, run, {c: LLVM for c in CASES[:2]}))]
         assert await asyncio.to_thread(main, args) == 0       # the CLI runs its own event loop
