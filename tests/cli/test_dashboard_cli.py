@@ -6,6 +6,7 @@ from datetime import datetime, timezone
 from bot.cli.dashboard import fork_name, github_name
 from bot.cli.main import main
 from bot.config.forksync import load_config
+from tests.support.ref_times import set_ref_times
 
 
 def test_names_from_urls(tmp_path):
@@ -111,7 +112,6 @@ def test_refresh_of_an_old_local_copy_records_when_upstream_was_seen(tmp_path):
     """A local copy of upstream is as current as its refs: the dashboard said "upstream as of
     <now> (current)" for a mirror last updated months before; it records the copy's time, so
     the numbers read as stale."""
-    import os
 
     from bot.cli.dashboard import refresh
     from bot.demo.scenario import build_scenario
@@ -123,12 +123,7 @@ def test_refresh_of_an_old_local_copy_records_when_upstream_was_seen(tmp_path):
     cfg = load_config(str(s.config_path))
     gd = git_dir_of(cfg.upstream.url or cfg.fork.url)
     seen = datetime(2026, 1, 20, tzinfo=timezone.utc).timestamp()
-    for root, _, names in os.walk(os.path.join(gd, "refs")):
-        for n in names:
-            os.utime(os.path.join(root, n), (seen, seen))
-    for n in ("packed-refs", "FETCH_HEAD"):
-        if os.path.exists(os.path.join(gd, n)):
-            os.utime(os.path.join(gd, n), (seen, seen))
+    set_ref_times(gd, seen)
     store = Store(tmp_path / "forksync.db")
     try:
         now = seen + 90 * 86400

@@ -7,6 +7,7 @@ import pytest
 
 from bot.cli.main import main
 from tests.support.ledger_scenario import EXPECTED, build
+from tests.support.ref_times import set_ref_times
 
 
 @pytest.fixture(scope="module")
@@ -232,18 +233,12 @@ def test_status_says_when_upstream_was_last_seen(scn, capsys):
     """Days Behind is measured to the upstream tip the repository holds: read from a local copy
     last updated months ago it is that old, so `status` says as of when (the newest change to
     the copy's refs); with --as-of, never later than that date."""
-    import os
     import time
 
     from bot.git.repo import git_dir_of
     gd = git_dir_of(scn.up.path)
     seen = 1_768_867_200                      # 2026-01-20T00:00:00Z
-    for root, _, names in os.walk(os.path.join(gd, "refs")):
-        for n in names:
-            os.utime(os.path.join(root, n), (seen, seen))
-    for n in ("packed-refs", "FETCH_HEAD"):
-        if os.path.exists(os.path.join(gd, n)):
-            os.utime(os.path.join(gd, n), (seen, seen))
+    set_ref_times(gd, seen)
     try:
         rc, out, err = run(capsys, [*scn.argv, "status", "--json"])
         assert rc == 0, err
@@ -253,10 +248,7 @@ def test_status_says_when_upstream_was_last_seen(scn, capsys):
         rc, out, _ = run(capsys, [*scn.argv, "status", "--as-of", "2026-01-10", "--json"])
         assert json.loads(out)["upstream"]["as_of"] == "2026-01-10T23:59:59Z"
     finally:
-        now = time.time()
-        for root, _, names in os.walk(os.path.join(gd, "refs")):
-            for n in names:
-                os.utime(os.path.join(root, n), (now, now))
+        set_ref_times(gd, time.time())
 
 
 def merged_then_reverted(tmp_path):

@@ -10,6 +10,7 @@ import pytest
 from bot.demo.repobuilder import RepoBuilder
 from bot.git import repo as gitio
 from bot.model import FileChange
+from tests.support.ref_times import set_ref_times
 
 T0 = 1_750_000_000
 A_CPP = "int a() {\n" + "".join(f"  int v{i} = {i};\n" for i in range(8)) + "  return 1;\n}\n"
@@ -235,12 +236,7 @@ def test_forksyncs_own_refs_do_not_make_a_local_upstream_look_fetched(up):
     and decision notes forksync writes into the same repository (fork and upstream in one) say
     nothing about upstream and must not move it."""
     git_dir = gitio.git_dir_of(up.path)
-    for d, _, names in os.walk(os.path.join(git_dir, "refs")):
-        for n in names:
-            os.utime(os.path.join(d, n), (1_000_000, 1_000_000))
-    for p in ("packed-refs", "FETCH_HEAD"):
-        if os.path.exists(os.path.join(git_dir, p)):
-            os.utime(os.path.join(git_dir, p), (1_000_000, 1_000_000))
+    set_ref_times(git_dir, 1_000_000)
     assert gitio.refs_updated_at(git_dir) == 1_000_000
     repo = pygit2.Repository(git_dir)
     head = repo.head.target
@@ -259,9 +255,7 @@ def test_upstream_as_of_in_one_repository_is_when_upstreams_own_ref_moved(up):
     git_dir = gitio.git_dir_of(up.path)
     repo = pygit2.Repository(git_dir)
     repo.references.create("refs/remotes/upstream/main", repo.head.target)
-    for d, _, names in os.walk(git_dir):
-        for n in names:
-            os.utime(os.path.join(d, n), (1_000_000, 1_000_000))
+    set_ref_times(git_dir, 1_000_000)
     repo.references.create("refs/heads/fork-work", repo.head.target)    # the fork's own commit or branch
     assert gitio.refs_updated_at(git_dir, ref="upstream/main") == 1_000_000
     assert gitio.refs_updated_at(git_dir) > 1_000_000                   # as a separate repository reads it
