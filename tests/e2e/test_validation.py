@@ -194,19 +194,14 @@ async def test_rerun_of_a_suite_check_runs_it_again(world):
 
 async def test_a_hold_keeps_the_gate_waiting_and_lifting_it_lets_the_tick_merge(world):
     from bot.app import schedules
-    from tests.support.validation_world import tick_ctx
+    from tests.support.validation_world import opened_while_held, tick_ctx
 
     w = world
-    issue = await w.alice.post("/repos/meta/triton/issues", data={"title": "ops", "body": "x"})
-    await w.alice.post(f"/repos/meta/triton/issues/{issue['number']}/comments", data={"body": "/forksync hold"})
-    await w.bot.settle()
-    head = w.push_branch("forksync/bundle-held", {"NOTES.md": "h\n"}, "Note")
-    pr = await w.open_pr("forksync/bundle-held")
-    await w.bot.settle()
+    pr, head, number = await opened_while_held(w, "forksync/bundle-held", {"NOTES.md": "h\n"}, "Note")
     gate = w.run_of(head, "forksync/gate")
     assert (gate.status, gate.output["title"]) == ("in_progress", "Blocked: 1 condition not met")
     assert "| ❌ | `hold` |" in gate.output["summary"]
-    await w.alice.post(f"/repos/meta/triton/issues/{issue['number']}/comments", data={"body": "/forksync unhold"})
+    await w.alice.post(f"/repos/meta/triton/issues/{number}/comments", data={"body": "/forksync unhold"})
     await w.bot.settle()
     await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
     assert (await w.pr(pr["number"]))["merged"] is True

@@ -173,19 +173,26 @@ def gate_failing(w: World, sha: str) -> list[str]:
     return [line.split("`")[1] for line in run.output["summary"].splitlines() if line.startswith("| ❌")]
 
 
-async def approved_and_held(w: World) -> tuple[dict, str, int]:
-    """A sync PR touching the owned ``amd`` area, approved by its owner while the fork is held
-    (so the gate waits instead of merging): ``(the PR, its head, the hold issue)``."""
+async def opened_while_held(w: World, branch: str, files: dict, message: str) -> tuple[dict, str, int]:
+    """Hold the fork (``/forksync hold`` on an issue), then push ``branch`` with ``files`` and open
+    its PR: ``(the PR, its head, the hold issue)``."""
     issue = await w.alice.post("/repos/meta/triton/issues", data={"title": "ops", "body": "x"})
     await w.alice.post(f"/repos/meta/triton/issues/{issue['number']}/comments", data={"body": "/forksync hold"})
     await w.bot.settle()
-    head = w.push_branch("forksync/bundle-amd", {"amd/kernel.txt": "v2\n"}, "Touch amd")
-    pr = await w.open_pr("forksync/bundle-amd")
+    head = w.push_branch(branch, files, message)
+    pr = await w.open_pr(branch)
     await w.bot.settle()
+    return pr, head, issue["number"]
+
+
+async def approved_and_held(w: World) -> tuple[dict, str, int]:
+    """A sync PR touching the owned ``amd`` area, approved by its owner while the fork is held
+    (so the gate waits instead of merging): ``(the PR, its head, the hold issue)``."""
+    pr, head, issue = await opened_while_held(w, "forksync/bundle-amd", {"amd/kernel.txt": "v2\n"}, "Touch amd")
     await w.people["carol"].post(f"/repos/meta/triton/pulls/{pr['number']}/reviews", data={"event": "APPROVE"})
     await w.bot.settle()
     assert gate_failing(w, head) == ["hold"]
-    return pr, head, issue["number"]
+    return pr, head, issue
 
 
 async def close_world(w: World) -> None:
