@@ -152,22 +152,24 @@ def refs_updated_at(git_dir: str | Path, ref: str | None = None, own_notes: str 
     those forksync writes itself (its branches and kept commits, :func:`_own_ref_dir`, and its notes
     ``own_notes``). A ``ref`` that is no ref (a sha) is read the second way."""
     root = Path(git_dir)
-    fetch_head = [p.stat().st_mtime for p in (root / "FETCH_HEAD",) if p.is_file()]
+
+    def mtimes(*paths: Path) -> list[float]:
+        return [p.stat().st_mtime for p in paths if p.is_file()]
+
+    fetch_head, packed = mtimes(root / "FETCH_HEAD"), mtimes(root / "packed-refs")
     if ref is not None:
         try:
             name = pygit2.Repository(str(root)).lookup_reference_dwim(ref).name
         except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
             name = None
         if name is not None:
-            own = [p.stat().st_mtime for p in (root / name, root / "logs" / name) if p.is_file()]
-            packed = [p.stat().st_mtime for p in (root / "packed-refs",) if p.is_file()]
-            return max(fetch_head + (own or packed), default=None)
-    times = fetch_head + [p.stat().st_mtime for p in (root / "packed-refs",) if p.is_file()]
+            return max(fetch_head + (mtimes(root / name, root / "logs" / name) or packed), default=None)
+    times = fetch_head + packed
     for d, dirs, names in os.walk(root / "refs"):
-        rel = os.path.relpath(d, root / "refs")
-        dirs[:] = [x for x in dirs if not _own_ref_dir(x if rel == "." else f"{rel}/{x}")]
-        times.extend(os.stat(os.path.join(d, n)).st_mtime for n in names
-                     if f"refs/{n}" != own_notes and os.path.join("refs", rel, n) != own_notes)
+        rel = Path(d).relative_to(root / "refs").as_posix()          # "." at refs/ itself
+        under = "" if rel == "." else f"{rel}/"
+        dirs[:] = [x for x in dirs if not _own_ref_dir(under + x)]
+        times += mtimes(*(Path(d, n) for n in names if f"refs/{under}{n}" != own_notes))
     return max(times, default=None)
 
 
