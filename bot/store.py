@@ -127,7 +127,6 @@ def _triage_rows_name_their_fork(db: sqlite_utils.Database) -> None:
             db.execute(f'UPDATE OR IGNORE "{name}" SET repo = ? WHERE repo = \'\'', [fork])
 
 
-
 @MIGRATIONS(name="0003_triage_runs_know_when_they_ran")
 def _triage_runs_know_when_they_ran(db: sqlite_utils.Database) -> None:
     # triage refuses a nightly that ran before the newest one it processed, which it knows by each
@@ -160,6 +159,7 @@ def _triage_runs_know_when_they_ran(db: sqlite_utils.Database) -> None:
                     times.setdefault((repo, str(item[0])), item[1])
     db.conn.executemany("UPDATE triage_runs SET nightly_at = ? WHERE repo = ? AND run = ? AND nightly_at IS NULL",
                         [(t, repo, run) for (repo, run), t in times.items() if (repo, run) in missing and t])
+
 
 class Store:
     """A connection to the forksync database. Thread-safe for simple use via one lock per Store;
