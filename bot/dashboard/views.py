@@ -211,7 +211,7 @@ def _superseded(row: dict) -> list[dict]:
     """What a suite result's row keeps aside (results a re-run replaced, or that arrived after
     one was asked): shown apart, never the row's verdict, so no count or gate reads them."""
     return [{"at": x["at"], "attempt": x["attempt"], "outcome": x["outcome"], "by": x["by"], "how": x["how"],
-             "text": x["text"]} for x in validation_store.superseded_runs(row)]
+             "check_url": x["check_url"], "text": x["text"]} for x in validation_store.superseded_runs(row)]
 
 
 def _gate(suites: list[dict]) -> str:

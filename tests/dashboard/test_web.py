@@ -393,3 +393,50 @@ async def test_a_result_a_rerun_replaced_is_shown_apart_and_never_counted(tmp_pa
         assert re.search(rf'class="superseded muted"[^>]*>lit@cpu fail of run {red}: superseded by run {green}', unit)
     finally:
         await c.close()
+
+
+async def test_a_replaced_result_links_to_its_check_run(tmp_path):
+    # a failing run sent again on the same head: the cell is the re-run's (pending, its check run),
+    # and the red it replaced, shown apart as superseded, links to the check run that showed it —
+    # which the row no longer named once the re-run took its check_url
+    store = Store(tmp_path / "f.db")
+    fill(store)
+    head = sha("h", 301)
+    pend = dict(repo=FORK, pr=301, sha=head, level="L1", backend="local")
+    runs = f"https://github.com/{FORK}/runs"
+    red = vstore.mark_pending(store, suite="lit", platform="cpu", now=NOW - 1000, check_url=f"{runs}/101", **pend)
+    assert vstore.record(store, repo=FORK, pr=301, result=_run(head, "lit", "cpu", "fail"), now=NOW - 900, answers=red) is None
+    again = vstore.mark_pending(store, suite="lit", platform="cpu", now=NOW - 800, check_url=f"{runs}/102", **pend)
+    # kernels (green in the store, on check run 1): a red whose stored address no page may link
+    bad = vstore.mark_pending(store, suite="kernels", platform="h100", now=NOW - 700, check_url="JavaScript:alert(1)", **pend)
+    assert vstore.record(store, repo=FORK, pr=301, result=_run(head, "kernels", "h100", "fail"), now=NOW - 650,
+                         answers=bad) is None
+    kernels_again = vstore.mark_pending(store, suite="kernels", platform="h100", now=NOW - 600, check_url=f"{runs}/104", **pend)
+    c = await client_for(store)
+    try:
+        doc = await get_json(c, f"/api/v1/forks/{FORK}/validation")
+        cell = {x["sha"]: x["cells"] for x in doc["commits"]}[head]["lit"][0]
+        assert (cell["state"], cell["check_url"]) == ("pending", f"{runs}/102")
+        assert [(x["outcome"], x["attempt"], x["by"], x["how"], x["check_url"]) for x in cell["superseded"]] == [
+            ("fail", "?", red, "replaced", None), ("fail", red, again, "replaced", f"{runs}/101")]
+        units = {u["id"]: u for u in (await get_json(c, f"/api/v1/forks/{FORK}/units"))["units"]}
+        bundle = units[f"bundle-{sha('u', 1600)[:12]}"]
+        assert [(s["suite"], s["verdict"], [x["check_url"] for x in s["superseded"]]) for s in bundle["suites"]] == [
+            ("kernels", "pending", [f"{runs}/1", "JavaScript:alert(1)"]), ("lit", "pending", [None, f"{runs}/101"])]
+
+        html = await get_page(c, f"/forks/{FORK}/validation")
+        row = re.search(rf'<tr><td><a class="sha" href="[^"]*{head}">.*?</tr>', html, re.S).group(0)
+        assert f'<div class="state-pending" title=""><a href="{runs}/102">pending</a>' in row
+        assert re.search(rf'<div class="superseded muted"[^>]*><a href="{runs}/101">fail</a> of run {red}: superseded by run '
+                         rf'{again}, not counted</div>', row)
+        assert re.search(rf'<div class="superseded muted"[^>]*>fail of run {bad}: superseded by run {kernels_again}, '
+                         r'not counted</div>', row)
+        assert not [h for h in re.findall(r'href="([^"]*)"', row) if not h.startswith("https://")]
+        page = await get_page(c, f"/forks/{FORK}/units")
+        unit = re.search(rf'<tr id="unit-{bundle["id"]}">.*?</tr>', page, re.S).group(0)
+        assert '<td class="gate">waiting for L1</td>' in unit
+        assert re.search(rf'class="superseded muted"[^>]*>lit@cpu <a href="{runs}/101">fail</a> of run {red}: '
+                         rf'superseded by run {again}, not counted</div>', unit)
+        assert not [h for h in re.findall(r'href="([^"]*)"', unit) if not h.startswith("https://")]
+    finally:
+        await c.close()
