@@ -297,6 +297,41 @@ async def test_each_fork_shows_only_its_own_root_causes():
         await c.close()
 
 
+async def test_a_refused_nightly_stays_on_the_triage_page():
+    # the tick says a refusal once, in its log: the triage page keeps it, with the newer nightly
+    # it ran before, so it is neither said on every tick nor gone with the log line
+    from bot.triage import store as triage_store
+
+    store = Store()
+    fill(store)
+    newest = triage_store.recent_runs(store, FORK, 1)[0]
+    late = newest["nightly_at"] - 7200
+    assert triage_store.record_refusal(store, FORK, "nightly-late", late, newest["run"], newest["nightly_at"], now=int(NOW) - 60)
+    assert not triage_store.record_refusal(store, FORK, "nightly-late", late, newest["run"], newest["nightly_at"], now=int(NOW))
+    c = await client_for(store)
+    try:
+        doc = await get_json(c, f"/api/v1/forks/{FORK}/triage")
+        assert doc["refused"] == [{"run": "nightly-late", "time": "2026-05-27T18:26:40Z", "newest_run": "nightly-29",
+                                   "newest_time": "2026-05-27T20:26:40Z", "refused_at": "2026-05-28T20:25:40Z"}]
+        assert newest["run"] in [n["run"] for n in doc["nightlies"]] and "nightly-late" not in [n["run"] for n in doc["nightlies"]]
+        html = await get_page(c, f"/forks/{FORK}/triage")
+        section = re.search(r'<section id="refused">.*?</section>', html, re.S).group(0)
+        assert "<h2>Not triaged <span class=\"muted\">(1)</span></h2>" in section
+        assert ("<tr><td>nightly-late</td><td>2026-05-27 18:26 UTC</td><td>nightly-29</td><td>2026-05-27 20:26 UTC</td>"
+                "<td>2026-05-28 20:25 UTC</td></tr>") in section
+    finally:
+        await c.close()
+    # a fork with none shows no such section
+    store = Store()
+    fill(store)
+    c = await client_for(store)
+    try:
+        assert (await get_json(c, f"/api/v1/forks/{FORK}/triage"))["refused"] == []
+        assert 'id="refused"' not in await get_page(c, f"/forks/{FORK}/triage")
+    finally:
+        await c.close()
+
+
 async def test_nightlies_sit_on_the_night_they_ran_not_when_processed(tmp_path, monkeypatch, capsys):
     # three nightlies triaged today with their own --date (a replay of past nights; triage takes
     # them in the order they ran and refuses an older one after a newer)
