@@ -211,7 +211,7 @@ def _superseded(row: dict) -> list[dict]:
     """What a suite result's row keeps aside (results a re-run replaced, or that arrived after
     one was asked): shown apart, never the row's verdict, so no count or gate reads them."""
     return [{"at": x["at"], "attempt": x["attempt"], "outcome": x["outcome"], "by": x["by"], "how": x["how"],
-             "text": x["text"]} for x in validation_store.superseded_runs(row)]
+             "check_url": x["check_url"], "text": x["text"]} for x in validation_store.superseded_runs(row)]
 
 
 def _gate(suites: list[dict]) -> str:
@@ -446,8 +446,14 @@ def _nightly(row: dict) -> dict:
     return {"run": row["run"], "time": iso(row["nightly_at"]), "processed_at": iso(row["processed_at"])}
 
 
+def _refused(row: dict) -> dict:
+    return {"run": row["run"], "time": iso(row["nightly_at"]), "newest_run": row["newest_run"],
+            "newest_time": iso(row["newest_at"]), "refused_at": iso(row["refused_at"])}
+
+
 def triage(store: Store, fork: str, now: float, policy: Policy, nightlies: int = 30) -> dict:
-    """``forksync.dashboard.triage/1``. The root causes of this fork's nightlies, and apart
+    """``forksync.dashboard.triage/1``. The root causes of this fork's nightlies, the nightlies
+    triage refused (``refused``: they ran before the newest one it had processed), and apart
     (``unassigned``) those recorded before nightlies named their fork that could not be traced
     to one (the store's versioned step ``0002_triage_rows_name_their_fork``)."""
     st = _status(store, fork)
@@ -456,6 +462,7 @@ def triage(store: Store, fork: str, now: float, policy: Policy, nightlies: int =
     ids = [r["run"] for r in runs]
     old = triage_store.recent_runs(store, "", nightlies)
     doc.update({"nightlies": [_nightly(r) for r in runs],
+                "refused": [_refused(r) for r in triage_store.refused_runs(store, fork, nightlies)],
                 "causes": _cause_rows(_causes(store, fork), fork, ids),
                 "unassigned": {"nightlies": [_nightly(r) for r in old],
                                "causes": _cause_rows(_causes(store, ""), "", [r["run"] for r in old])}})

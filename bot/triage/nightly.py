@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,7 +67,8 @@ class NightlyOutcome:
     ``tracked``: root causes tracked without an issue (infrastructure / flaky), with their class;
     ``culprits``: root cause → confirmed culprit sha; ``fixes``: root cause → fix status
     (proposed / rejected / skipped); ``notes``: one line per thing done, for logs; ``refused``:
-    why nothing was done (a nightly older than the newest triaged), also in ``notes``."""
+    why nothing was done (a nightly older than the newest triaged), also in ``notes`` the first
+    time that nightly is refused (table ``triage_refused`` keeps it)."""
 
     run: str
     commit: str
@@ -157,7 +159,8 @@ async def on_nightly_results(ctx_or_client: Any, repo_full_name: str, cfg, resul
     ``logins``: e-mail → GitHub login for mentions.
 
     A nightly that ran (``when``) before the newest one already triaged for the fork is refused:
-    nothing is written and ``refused`` (also a note) says why. Raises
+    nothing of the lifecycle is written, ``refused`` says why, and the refusal is kept
+    (:func:`bot.triage.store.record_refusal`) and a note the first time only. Raises
     :class:`bot.triage.records.RecordError` for a result that cannot be read (nothing is written
     then) and GitHub errors from the client (the delivery is retried; done work is kept).
     """
@@ -177,9 +180,13 @@ async def on_nightly_results(ctx_or_client: Any, repo_full_name: str, cfg, resul
                                       run=run_id, time=when, commit=commit, records=records, fork_git_dir=fork_git_dir,
                                       areas=cfg.areas, bisect=None, logins=logins)
     except OlderNightly as e:
-        # a refusal, not a failure: said in the notes (the tick logs them), the delivery is not retried
+        # a refusal, not a failure: the delivery is not retried. Kept, and said in the notes (the
+        # tick logs them) the first time only: the tick hands the same nightly on at every tick
+        # until the next one is dispatched, and the refusal cannot change meanwhile
         out.refused = f"not triaged: {e} for {repo_full_name}"
-        out.notes.append(out.refused)
+        if triage_store.record_refusal(store, repo_full_name, e.run, e.time, e.newest_run, e.newest_time,
+                                       now=int(time.time())):
+            out.notes.append(out.refused)
         return out
     out.report = report
     out.notes += [f"{a.kind} {', '.join(a.keys)}" for a in report.actions]

@@ -1,5 +1,6 @@
-"""Triage's tables, per fork: the root causes it tracks, the nightly runs it processed, the last
-green run of each test, and the follow-ups (bisection, proposed fix) done per root cause.
+"""Triage's tables, per fork: the root causes it tracks, the nightly runs it processed (and those
+it refused), the last green run of each test, and the follow-ups (bisection, proposed fix) done
+per root cause.
 
 The lifecycle's state (:class:`bot.triage.lifecycle.TriageState`) is stored as plain rows here and
 turned into values by :mod:`bot.triage.issues`; a run is marked processed in the same transaction
@@ -22,6 +23,13 @@ RUNS = table("triage_runs", {"repo": str, "run": str, "processed_at": int, "acti
 GREEN = table("triage_green", {"repo": str, "test": str, "commit_sha": str, "time": int, "run": str}, pk=("repo", "test"))
 #: small named values of the lifecycle (``flood``: the causes waiting in the flood issue, as JSON)
 META = table("triage_meta", {"repo": str, "key": str, "data": str}, pk=("repo", "key"))
+
+#: nightlies triage refused because they ran before the newest one it had processed
+#: (:class:`bot.triage.lifecycle.OlderNightly`), with that newest one (``newest_run``,
+#: ``newest_at``): kept so the refusal is said once though the nightly tick meets the same nightly
+#: again on every tick, and stays where a person looks (the dashboard's triage page). Times epoch s.
+REFUSED = table("triage_refused", {"repo": str, "run": str, "nightly_at": int, "newest_run": str, "newest_at": int,
+                                   "refused_at": int}, pk=("repo", "run"))
 
 FOLLOWUPS = table("nightly_followups", {
     "key": str,            # "<owner>/<repo>:<root cause>"
@@ -103,6 +111,26 @@ def followups(store: Store, repo: str | None = None) -> list[dict]:
         if repo is None:
             return list(store.db[FOLLOWUPS.name].rows_where(order_by="key"))
         return list(store.db[FOLLOWUPS.name].rows_where("repo = ?", [repo], order_by="key"))
+
+
+def record_refusal(store: Store, repo: str, run: str, nightly_at: int, newest_run: str, newest_at: int, *,
+                   now: int) -> bool:
+    """Keep that fork ``repo``'s nightly ``run`` (ran at ``nightly_at``) was refused at ``now``
+    because ``newest_run`` (ran at ``newest_at``) was already processed. Returns whether this is
+    its first refusal (False: it was refused before and the first record stands — the newest
+    processed nightly only moves on, so a refusal never changes)."""
+    with store.transaction() as conn:
+        cur = conn.execute("INSERT OR IGNORE INTO triage_refused (repo, run, nightly_at, newest_run, newest_at, refused_at) "
+                           "VALUES (?, ?, ?, ?, ?, ?)", (repo, run, nightly_at, newest_run, newest_at, now))
+        return cur.rowcount == 1
+
+
+def refused_runs(store: Store, repo: str, limit: int = 30) -> list[dict]:
+    """Fork ``repo``'s ``limit`` most recently refused nightlies (``repo``, ``run``, ``nightly_at``,
+    ``newest_run``, ``newest_at``, ``refused_at``), newest refusal first."""
+    with store.lock:
+        return list(store.db[REFUSED.name].rows_where("repo = ?", [repo], order_by="refused_at desc, run desc",
+                                                      limit=limit))
 
 
 def recent_runs(store: Store, repo: str, limit: int = 30) -> list[dict]:

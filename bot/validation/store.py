@@ -7,7 +7,8 @@ it, and the full result JSON (``gpu_runner.result.RunResult``). A run is one *at
 it answers the attempt the row waits for, so after a forced re-run (``/forksync retest``) the
 earlier run's result, arriving late, never stands for the re-run; it is kept in ``superseded``
 (one line each) and the gate goes on waiting. A finished result a re-run replaces is kept there
-too, so what the re-run replaced (a red, say) can still be read (:func:`superseded_runs`). The gate reads these rows as
+too, with the address of the check run that showed it, so what the re-run replaced (a red, say)
+can still be read and opened (:func:`superseded_runs`). The gate reads these rows as
 :class:`bot.validation.gate.SuiteOutcome` values; a row on an older head of the PR makes ``stale-result``,
 no row ``missing-result`` (silence is not green).
 
@@ -94,6 +95,15 @@ def attempt_of(row: dict) -> str:
 SUPERSEDED_CAP = 4000
 
 
+def _with_check_url(line: str, check_url: str) -> str:
+    """``line`` with the superseded run's check run address appended, when the line stays one
+    whole line within :data:`SUPERSEDED_CAP` with it (a blank or line break in the address, or one
+    too long, would make the line unreadable by :func:`superseded_runs`: it is left out)."""
+    if not check_url or not re.fullmatch(r"\S+", check_url) or len(line) + 1 + len(check_url) > SUPERSEDED_CAP:
+        return line
+    return f"{line} {check_url}"
+
+
 def _with_note(notes: str, line: str) -> str:
     """``notes`` with ``line`` appended, then its oldest lines dropped until the whole fits in
     :data:`SUPERSEDED_CAP`: a line cut in the middle could no longer be read (:func:`superseded_runs`)."""
@@ -108,8 +118,9 @@ def mark_pending(db, *, repo: str, pr: int, sha: str, suite: str, platform: str,
     """A run was started (or dispatched): the gate shows ``pending-result`` until it reports.
     Returns the run's attempt (``request_id``, else a new ``local-…`` token), which its result
     must answer (:func:`record`). The earlier notes of superseded results are kept, and a finished
-    result this run replaces (a forced re-run on the same commit) joins them: the row is the
-    re-run's from now on, and a person can still see what it replaced."""
+    result this run replaces (a forced re-run on the same commit) joins them, with the address of
+    the check run that showed it: the row (and its ``check_url``) is the re-run's from now on, and
+    a person can still see and open what it replaced."""
     attempt = request_id or f"local-{uuid.uuid4().hex[:16]}"
     key = result_key(repo, sha, suite, platform)
     # one transaction: another worker process's result is not written between the read and the write
@@ -119,7 +130,7 @@ def mark_pending(db, *, repo: str, pr: int, sha: str, suite: str, platform: str,
         if old.get("status") == "done":
             line = (f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(now))} request {attempt_of(old) or '?'}: "
                     f"{old['verdict']} (replaced by a re-run, request {attempt}; not counted)")
-            notes = _with_note(notes, line)
+            notes = _with_note(notes, _with_check_url(line, old.get("check_url") or ""))
         _upsert(db, {"key": key, "repo": repo, "pr": pr, "sha": sha, "suite": suite,
                      "platform": platform, "level": level, "status": "pending", "verdict": "pending",
                      "failing_json": "[]", "reason": "", "check_run_id": check_run_id, "check_url": check_url,
@@ -158,7 +169,8 @@ def record(db, *, repo: str, pr: int, result, now: float, check_run_id: int = 0,
 
 
 _SUPERSEDED = re.compile(r"(?P<at>\S+) request (?P<attempt>\S+): (?P<outcome>\S+) \((?:arrived after a re-run, request "
-                         r"(?P<late_by>\S+), was asked|replaced by a re-run, request (?P<replaced_by>\S+)); not counted\)")
+                         r"(?P<late_by>\S+), was asked|replaced by a re-run, request (?P<replaced_by>\S+)); not counted\)"
+                         r"(?: (?P<check_url>\S+))?")
 
 
 def superseded_runs(row: dict) -> list[dict]:
@@ -166,16 +178,19 @@ def superseded_runs(row: dict) -> list[dict]:
     ``{"at": "YYYY-MM-DDTHH:MM:SSZ" | None, "attempt", "outcome": "pass" | "fail" | "error" | …,
     "by": the attempt that replaced it, "how": "replaced" (a finished result a re-run replaced) |
     "late" (it arrived after a re-run was asked) | "" (a line not in either form, e.g. one cut by
-    the column's cap before whole lines were kept), "text": the line}``. None of them is the row's result."""
+    the column's cap before whole lines were kept), "check_url": the check run that showed it (a
+    replaced result's; None for a late one, which completed no check run, and for lines stored
+    before it was kept), "text": the line}``. None of them is the row's result."""
     out = []
     for line in (row.get("superseded") or "").splitlines():
         m = _SUPERSEDED.fullmatch(line.strip())
         if m is None:
-            out.append({"at": None, "attempt": "", "outcome": "", "by": "", "how": "", "text": line})
+            out.append({"at": None, "attempt": "", "outcome": "", "by": "", "how": "", "check_url": None, "text": line})
             continue
         late = m["late_by"] is not None
         out.append({"at": m["at"], "attempt": m["attempt"], "outcome": m["outcome"],
-                    "by": m["late_by"] if late else m["replaced_by"], "how": "late" if late else "replaced", "text": line})
+                    "by": m["late_by"] if late else m["replaced_by"], "how": "late" if late else "replaced",
+                    "check_url": m["check_url"], "text": line})
     return out
 
 

@@ -297,6 +297,41 @@ async def test_each_fork_shows_only_its_own_root_causes():
         await c.close()
 
 
+async def test_a_refused_nightly_stays_on_the_triage_page():
+    # the tick says a refusal once, in its log: the triage page keeps it, with the newer nightly
+    # it ran before, so it is neither said on every tick nor gone with the log line
+    from bot.triage import store as triage_store
+
+    store = Store()
+    fill(store)
+    newest = triage_store.recent_runs(store, FORK, 1)[0]
+    late = newest["nightly_at"] - 7200
+    assert triage_store.record_refusal(store, FORK, "nightly-late", late, newest["run"], newest["nightly_at"], now=int(NOW) - 60)
+    assert not triage_store.record_refusal(store, FORK, "nightly-late", late, newest["run"], newest["nightly_at"], now=int(NOW))
+    c = await client_for(store)
+    try:
+        doc = await get_json(c, f"/api/v1/forks/{FORK}/triage")
+        assert doc["refused"] == [{"run": "nightly-late", "time": "2026-05-27T18:26:40Z", "newest_run": "nightly-29",
+                                   "newest_time": "2026-05-27T20:26:40Z", "refused_at": "2026-05-28T20:25:40Z"}]
+        assert newest["run"] in [n["run"] for n in doc["nightlies"]] and "nightly-late" not in [n["run"] for n in doc["nightlies"]]
+        html = await get_page(c, f"/forks/{FORK}/triage")
+        section = re.search(r'<section id="refused">.*?</section>', html, re.S).group(0)
+        assert "<h2>Not triaged <span class=\"muted\">(1)</span></h2>" in section
+        assert ("<tr><td>nightly-late</td><td>2026-05-27 18:26 UTC</td><td>nightly-29</td><td>2026-05-27 20:26 UTC</td>"
+                "<td>2026-05-28 20:25 UTC</td></tr>") in section
+    finally:
+        await c.close()
+    # a fork with none shows no such section
+    store = Store()
+    fill(store)
+    c = await client_for(store)
+    try:
+        assert (await get_json(c, f"/api/v1/forks/{FORK}/triage"))["refused"] == []
+        assert 'id="refused"' not in await get_page(c, f"/forks/{FORK}/triage")
+    finally:
+        await c.close()
+
+
 async def test_nightlies_sit_on_the_night_they_ran_not_when_processed(tmp_path, monkeypatch, capsys):
     # three nightlies triaged today with their own --date (a replay of past nights; triage takes
     # them in the order they ran and refuses an older one after a newer)
@@ -391,5 +426,52 @@ async def test_a_result_a_rerun_replaced_is_shown_apart_and_never_counted(tmp_pa
         unit = re.search(rf'<tr id="unit-{bundle["id"]}">.*?</tr>', page, re.S).group(0)
         assert '<td class="gate">green</td>' in unit
         assert re.search(rf'class="superseded muted"[^>]*>lit@cpu fail of run {red}: superseded by run {green}', unit)
+    finally:
+        await c.close()
+
+
+async def test_a_replaced_result_links_to_its_check_run(tmp_path):
+    # a failing run sent again on the same head: the cell is the re-run's (pending, its check run),
+    # and the red it replaced, shown apart as superseded, links to the check run that showed it —
+    # which the row no longer named once the re-run took its check_url
+    store = Store(tmp_path / "f.db")
+    fill(store)
+    head = sha("h", 301)
+    pend = dict(repo=FORK, pr=301, sha=head, level="L1", backend="local")
+    runs = f"https://github.com/{FORK}/runs"
+    red = vstore.mark_pending(store, suite="lit", platform="cpu", now=NOW - 1000, check_url=f"{runs}/101", **pend)
+    assert vstore.record(store, repo=FORK, pr=301, result=_run(head, "lit", "cpu", "fail"), now=NOW - 900, answers=red) is None
+    again = vstore.mark_pending(store, suite="lit", platform="cpu", now=NOW - 800, check_url=f"{runs}/102", **pend)
+    # kernels (green in the store, on check run 1): a red whose stored address no page may link
+    bad = vstore.mark_pending(store, suite="kernels", platform="h100", now=NOW - 700, check_url="JavaScript:alert(1)", **pend)
+    assert vstore.record(store, repo=FORK, pr=301, result=_run(head, "kernels", "h100", "fail"), now=NOW - 650,
+                         answers=bad) is None
+    kernels_again = vstore.mark_pending(store, suite="kernels", platform="h100", now=NOW - 600, check_url=f"{runs}/104", **pend)
+    c = await client_for(store)
+    try:
+        doc = await get_json(c, f"/api/v1/forks/{FORK}/validation")
+        cell = {x["sha"]: x["cells"] for x in doc["commits"]}[head]["lit"][0]
+        assert (cell["state"], cell["check_url"]) == ("pending", f"{runs}/102")
+        assert [(x["outcome"], x["attempt"], x["by"], x["how"], x["check_url"]) for x in cell["superseded"]] == [
+            ("fail", "?", red, "replaced", None), ("fail", red, again, "replaced", f"{runs}/101")]
+        units = {u["id"]: u for u in (await get_json(c, f"/api/v1/forks/{FORK}/units"))["units"]}
+        bundle = units[f"bundle-{sha('u', 1600)[:12]}"]
+        assert [(s["suite"], s["verdict"], [x["check_url"] for x in s["superseded"]]) for s in bundle["suites"]] == [
+            ("kernels", "pending", [f"{runs}/1", "JavaScript:alert(1)"]), ("lit", "pending", [None, f"{runs}/101"])]
+
+        html = await get_page(c, f"/forks/{FORK}/validation")
+        row = re.search(rf'<tr><td><a class="sha" href="[^"]*{head}">.*?</tr>', html, re.S).group(0)
+        assert f'<div class="state-pending" title=""><a href="{runs}/102">pending</a>' in row
+        assert re.search(rf'<div class="superseded muted"[^>]*><a href="{runs}/101">fail</a> of run {red}: superseded by run '
+                         rf'{again}, not counted</div>', row)
+        assert re.search(rf'<div class="superseded muted"[^>]*>fail of run {bad}: superseded by run {kernels_again}, '
+                         r'not counted</div>', row)
+        assert not [h for h in re.findall(r'href="([^"]*)"', row) if not h.startswith("https://")]
+        page = await get_page(c, f"/forks/{FORK}/units")
+        unit = re.search(rf'<tr id="unit-{bundle["id"]}">.*?</tr>', page, re.S).group(0)
+        assert '<td class="gate">waiting for L1</td>' in unit
+        assert re.search(rf'class="superseded muted"[^>]*>lit@cpu <a href="{runs}/101">fail</a> of run {red}: '
+                         rf'superseded by run {again}, not counted</div>', unit)
+        assert not [h for h in re.findall(r'href="([^"]*)"', unit) if not h.startswith("https://")]
     finally:
         await c.close()

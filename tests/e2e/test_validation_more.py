@@ -540,3 +540,52 @@ async def test_an_earlier_runs_result_never_answers_a_forced_rerun(fake_github, 
         assert (await w.pr(pr["number"]))["merged"] is False
     finally:
         await close_world(w)
+
+
+async def test_a_failing_run_sent_again_is_pending_and_its_red_is_kept_as_replaced(fake_github, tmp_path):
+    """A red suite run on the head, then a writer's ``/forksync retest`` on the same head: the gate
+    waits for the re-run (``pending-result``, "running") and lists no failure; the red is the
+    earlier check run's (still completed as failure) and the row keeps it as replaced, with that
+    check run's address — the row's own ``check_url`` is the re-run's."""
+    from bot.fakegithub.events import _common
+    from bot.validation import store as vstore
+
+    files = fork_files()
+    files[".github/workflows/forksync-gpu.yml"] = "name: forksync-gpu\n"
+    w = await make_world(fake_github, tmp_path, files=files, backend="github-actions")
+    try:
+        head = w.push_branch("forksync/bundle-again", {"NOTES.md": "a\n"}, "Note")
+        pr = await w.open_pr("forksync/bundle-again")
+        await w.bot.settle()
+        repo = w.fake.state.repo("meta", "triton")
+        (first,) = repo.workflow_runs.values()
+        w.fake.complete_workflow_run(repo, first.id, "failure",
+                                     {f"forksync-result-{first.inputs['request_id']}": _zip(_red_result(head, 1))})
+        payload = w.fake.webhooks.build("workflow_run", "completed", {
+            **_common(w.fake, repo, w.fake.state.users["alice"]),
+            "workflow_run": {**w.fake.render.workflow_run(repo, first),
+                             "display_title": f"forksync-gpu unit {head} cpu {first.inputs['request_id']}"}})
+        await w.fake.webhooks.deliver("workflow_run", payload, validate=False)
+        await w.bot.settle()
+        assert codes(w, head) == ("failure", ["new-failure"])
+        red_run = w.run_of(head, "forksync/L1/unit")
+        red_url = vstore.get(w.bot.store, "meta/triton", head, "unit", "cpu")["check_url"]
+        assert red_url.endswith(f"/runs/{red_run.id}")
+
+        await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/comments", data={"body": "/forksync retest"})
+        await w.bot.settle()
+        (second,) = [r for r in repo.workflow_runs.values() if r.id != first.id]
+        gate = w.run_of(head, "forksync/gate")
+        assert (gate.status, gate.conclusion) == ("in_progress", None)
+        assert [line for line in gate.output["summary"].splitlines() if line.startswith("| ❌")] == [
+            "| ❌ | `pending-result` | unit/cpu | running |"]
+        assert "new-failure" not in gate.output["summary"] and "test_0" not in gate.output["summary"]
+        rerun = w.run_of(head, "forksync/L1/unit")
+        assert rerun.id != red_run.id and (rerun.status, rerun.output["title"]) == ("in_progress", "Running on cpu")
+        assert (repo.check_runs[red_run.id].status, repo.check_runs[red_run.id].conclusion) == ("completed", "failure")
+        row = vstore.get(w.bot.store, "meta/triton", head, "unit", "cpu")
+        assert (row["status"], row["verdict"]) == ("pending", "pending") and row["check_url"].endswith(f"/runs/{rerun.id}")
+        assert [(x["how"], x["attempt"], x["outcome"], x["by"], x["check_url"]) for x in vstore.superseded_runs(row)] == [
+            ("replaced", first.inputs["request_id"], "fail", second.inputs["request_id"], red_url)]
+    finally:
+        await close_world(w)

@@ -60,6 +60,42 @@ async def test_a_nightly_that_never_reports_raises_one_alarm_issue(fake_github, 
         await close_world(w)
 
 
+async def test_a_nightly_older_than_the_newest_triaged_is_refused_once_not_on_every_tick(fake_github, tmp_path):
+    """The nightly's results are all in, but a later nightly was triaged meanwhile (a store shared
+    with `forksync triage nightly`): triage refuses it. The tick meets that nightly again on every
+    tick until the next one is dispatched; the refusal is said on the first and kept, not said
+    again every five minutes."""
+    from bot.config.forksync import ForksyncConfig
+    from bot.triage import store as triage_store
+    from bot.triage.nightly import on_nightly_results
+    from bot.validation import store as vstore
+    from gpu_runner.result import Counts, Environment, RunResult
+
+    w = await make_world(fake_github, tmp_path)
+    try:
+        ctx = await tick_ctx(w)
+        t0 = 1_000_000.0
+        notes = await schedules.nightly_tick(ctx, "meta/triton", now=t0, interval_s=86_400)
+        (row,) = vstore.nightly_runs(w.bot.store, "meta/triton")
+        trunk = row["sha"]
+        assert notes == [f"nightly forksync/L1/unit @ {trunk[:12]}: green"]
+        green = RunResult(suite="unit", level="L1", commit=trunk, platform="cpu", verdict="green", outcome="pass",
+                          counts=Counts(total=3, passed=3), environment=Environment(runner_id="cli"))
+        newer = await on_nightly_results(ctx, "meta/triton", ForksyncConfig(), [green], run_id="nightly-cli",
+                                         when=int(t0) + 3600, store=w.bot.store)
+        assert (newer.refused, newer.report is not None) == ("", True)
+        said = (f"nightly triage {trunk[:12]}: not triaged: nightly {row['key']} (1970-01-12T13:46:40) is older than "
+                "nightly-cli (1970-01-12T14:46:40), the newest nightly already triaged for meta/triton")
+        assert await schedules.nightly_tick(ctx, "meta/triton", now=t0 + 300) == [said]
+        for tick in range(2, 5):
+            assert await schedules.nightly_tick(ctx, "meta/triton", now=t0 + 300 * tick) == []
+        # kept where a person looks (the triage page), once
+        assert [(r["run"], r["nightly_at"], r["newest_run"], r["newest_at"]) for r in
+                triage_store.refused_runs(w.bot.store, "meta/triton")] == [(row["key"], int(t0), "nightly-cli", int(t0) + 3600)]
+    finally:
+        await close_world(w)
+
+
 def test_due_functions():
     assert schedules.nightly_due(None, 5.0) and schedules.nightly_due(0.0, 86_400.0)
     assert not schedules.nightly_due(10.0, 86_000.0)

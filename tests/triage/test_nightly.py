@@ -15,6 +15,7 @@ from bot.config.forksync import ForksyncConfig
 from bot.config.suites import SuiteConfig
 from bot.fakeanthropic import FakeAnthropic, Reply
 from bot.store import Store
+from bot.triage import store as triage_store
 from bot.triage.issues import load_state
 from bot.triage.nightly import command_bisector, on_nightly_results, rules_table, triage_stored_nightly
 from bot.triage.rules import RulesError
@@ -375,3 +376,26 @@ async def test_a_nightly_older_than_the_newest_triaged_is_refused_with_a_note(wo
                                    run_id="n0", when=T0, store=ctx.store)
     assert out.refused == notes[0].split(": ", 1)[1].replace(row["key"], "n0") and out.report is None
     assert out.notes == [out.refused] and out.issues == {}
+
+
+async def test_a_refused_nightly_is_said_once_and_kept(world, github_app, tmp_path):
+    # the nightly tick hands the same refused nightly on again and again (it stays the last one
+    # dispatched until the next): the refusal was a new note every time. It is said the first
+    # time, kept with both nightlies and their times, and still answered (out.refused) each time
+    fake, inst, fork, good, culprit, bad = world
+    store = Store(tmp_path / "r.db")
+    gh = github_app.installation(inst.id)
+    await on_nightly_results(gh, FULL, ForksyncConfig(), results(bad, broken=True, busy=False, t=T0 + DAY),
+                             run_id="n1", when=T0 + DAY, store=store)
+    issues = await issues_of(gh)
+    said = f"not triaged: nightly n0 (2025-11-30) is older than n1 (2025-12-01), the newest nightly already triaged for {FULL}"
+    outs = [await on_nightly_results(gh, FULL, ForksyncConfig(), results(good, broken=False, busy=False, t=T0),
+                                     run_id="n0", when=T0, store=store) for _ in range(3)]
+    assert [(o.refused, o.notes, o.report) for o in outs] == [(said, [said], None), (said, [], None), (said, [], None)]
+    (kept,) = triage_store.refused_runs(store, FULL)
+    assert {k: kept[k] for k in ("repo", "run", "nightly_at", "newest_run", "newest_at")} == {
+        "repo": FULL, "run": "n0", "nightly_at": T0, "newest_run": "n1", "newest_at": T0 + DAY}
+    assert kept["refused_at"] > T0 + DAY
+    # nothing of the lifecycle is written for it
+    assert load_state(store, FULL).processed == {"n1"} and await issues_of(gh) == issues
+    assert triage_store.refused_runs(store, "other/fork") == []

@@ -56,7 +56,7 @@ def test_a_finished_result_a_rerun_replaces_is_kept_aside(db):
     line = f"1970-01-01T00:00:30Z request {first}: fail (replaced by a re-run, request {second}; not counted)"
     assert row["superseded"] == line
     assert vstore.superseded_runs(row) == [{"at": "1970-01-01T00:00:30Z", "attempt": first, "outcome": "fail",
-                                            "by": second, "how": "replaced", "text": line}]
+                                            "by": second, "how": "replaced", "check_url": None, "text": line}]
     # a re-run asked while one still runs replaces no result
     third = vstore.mark_pending(db, now=40.0, **PEND)
     assert vstore.get(db, "o/f", "c" * 40, "unit", "cpu")["superseded"] == line
@@ -79,3 +79,37 @@ def test_the_superseded_column_keeps_its_newest_whole_lines(db):
     runs = vstore.superseded_runs({"superseded": notes})
     assert all(x["how"] == "replaced" for x in runs)
     assert [(x["attempt"], x["by"]) for x in runs] == list(zip(attempts[-len(runs) - 1:-1], attempts[-len(runs):]))
+
+
+def test_a_replaced_result_keeps_its_check_run(db):
+    # the re-run's check run took the row's check_url, and the line of the result it replaced named
+    # its run only: the dashboard could not link to the check run that showed the replaced red
+    first = vstore.mark_pending(db, now=10.0, check_url="https://github.com/o/f/runs/1", **PEND)
+    assert vstore.record(db, repo="o/f", pr=3, result=result("fail"), now=20.0, answers=first) is None
+    second = vstore.mark_pending(db, now=30.0, check_url="https://github.com/o/f/runs/2", **PEND)
+    row = vstore.get(db, "o/f", "c" * 40, "unit", "cpu")
+    assert (row["status"], row["check_url"]) == ("pending", "https://github.com/o/f/runs/2")
+    line = (f"1970-01-01T00:00:30Z request {first}: fail (replaced by a re-run, request {second}; not counted) "
+            "https://github.com/o/f/runs/1")
+    assert row["superseded"] == line
+    assert vstore.superseded_runs(row) == [{"at": "1970-01-01T00:00:30Z", "attempt": first, "outcome": "fail",
+                                            "by": second, "how": "replaced",
+                                            "check_url": "https://github.com/o/f/runs/1", "text": line}]
+    # a line stored before the check run was kept still reads, without one
+    older = f"1970-01-01T00:00:30Z request {first}: fail (replaced by a re-run, request {second}; not counted)"
+    assert [(x["how"], x["attempt"], x["by"], x["check_url"]) for x in vstore.superseded_runs({"superseded": older})] == [
+        ("replaced", first, second, None)]
+
+
+@pytest.mark.parametrize("url", ["https://github.com/o/f/runs/" + "9" * vstore.SUPERSEDED_CAP,
+                                 "https://github.com/o/f/runs/1\nforged line", "https://github.com/o/f/runs/1 x"])
+def test_a_check_run_address_that_would_break_the_line_is_left_out(db, url):
+    # the line must stay one whole line within the cap: an address too long would have its start
+    # cut away, a line break would split it in two, a blank would not read back as one address
+    first = vstore.mark_pending(db, now=10.0, check_url=url, **PEND)
+    assert vstore.record(db, repo="o/f", pr=3, result=result("fail"), now=20.0, answers=first) is None
+    second = vstore.mark_pending(db, now=30.0, **PEND)
+    row = vstore.get(db, "o/f", "c" * 40, "unit", "cpu")
+    assert row["superseded"] == (f"1970-01-01T00:00:30Z request {first}: fail (replaced by a re-run, "
+                                 f"request {second}; not counted)")
+    assert [(x["how"], x["attempt"], x["check_url"]) for x in vstore.superseded_runs(row)] == [("replaced", first, None)]
