@@ -170,18 +170,10 @@ def _start(args, git_dir, unit_id, tip, stop, state_file) -> int:
                 wt.parent.rmdir()
             except OSError:
                 pass
-        repo = pygit2.Repository(git_dir)
-        try:
-            absent = gitio.absent_blobs(repo, repo[tip].peel(pygit2.Commit).tree)
-        except (KeyError, pygit2.GitError):     # the tree itself is absent: git's words name it
-            absent = []
+        absent = _absent_in(git_dir, tip)
         if absent or "unable to read" in str(e) or "missing" in str(e):
-            named = ", ".join(f"{p} (blob {b[:12]})" for p, b in absent) or str(e).splitlines()[0]
-            how = (f"`git -C {git_dir} cat-file -e <blob>` fetches one" if absent else "fetching them")
-            raise UserError(f"the repository lacks objects the checkout of {tip[:12]} needs: {named} (a partial clone "
-                            f"or snapshot?); in a partial clone {how} from its promisor remote (a plain `git fetch` "
-                            "keeps the clone's filter), else use a complete clone; `forksync status --json` lists "
-                            "the missing objects it met (missing_objects)") from None
+            raise UserError(_lacks(git_dir, f"the checkout of {tip[:12]}", absent or str(e).splitlines()[0],
+                                   "`forksync status --json` lists the missing objects it met (missing_objects)")) from None
         raise
     state_file.parent.mkdir(parents=True, exist_ok=True)
     state_file.write_text(json.dumps({"worktree": str(wt), "tip": tip, "conflict_commit": stop.conflict_commit}))
@@ -189,6 +181,30 @@ def _start(args, git_dir, unit_id, tip, stop, state_file) -> int:
     _print_conflict(wt, stop)
     _print_next(unit_id)
     return 0
+
+
+def _absent_in(git_dir: str, tip: str) -> list[tuple[str, str]]:
+    """``(path, blob sha)`` of the blobs a checkout of ``tip`` needs that the repository lacks
+    (none when its tree itself is absent: then git's own words name it)."""
+    repo = pygit2.Repository(git_dir)
+    try:
+        return gitio.absent_blobs(repo, repo[tip].peel(pygit2.Commit).tree)
+    except (KeyError, pygit2.GitError):
+        return []
+
+
+def _lacks(git_dir: str, what: str, absent: list[tuple[str, str]] | str, then: str) -> str:
+    """What a step that needs objects the repository lacks says: ``absent`` as ``(path, blob sha)``
+    pairs (or git's words where it named none), how to get them, and ``then`` what to run."""
+    if isinstance(absent, str):
+        named, how = absent, "fetching them"
+    else:
+        named = ", ".join(f"{p} (blob {b[:12]})" for p, b in absent)
+        how = (f"`git -C {git_dir} cat-file -e {absent[0][1]}` fetches it" if len(absent) == 1 else
+               f"`git -C {git_dir} cat-file -e <blob>` fetches one")
+    return (f"the repository lacks objects {what} needs: {named} (a partial clone or snapshot?); in a partial clone "
+            f"{how} from its promisor remote (a plain `git fetch` keeps the clone's filter), else use a complete "
+            f"clone; {then}")
 
 
 def _print_next(unit_id: str) -> None:
@@ -311,7 +327,21 @@ def _go_on(args, git_dir, unit_id, wt, state_file) -> int:
         return 0
     stop = resolution.find_stop(git_dir, _base(git_dir, state.fork_tip, res.tip), res.tip)
     if wt is not None and wt.exists() and stop is not None:
-        _git(wt, "checkout", "-q", "--detach", "--force", res.tip)
+        try:
+            _git(wt, "checkout", "-q", "--detach", "--force", res.tip)
+        except UserError:
+            absent = _absent_in(git_dir, res.tip)
+            if not absent:
+                raise
+            # whatever git left in it, the worktree held only the resolution just folded (kept
+            # under refs/forksync/resolutions/…): it goes, and a new one is made once the
+            # objects are there, as for the first checkout
+            _cleanup(git_dir, wt, state_file)
+            print(f"forksync: stopped again at a conflict in upstream {stop.upstream_sha} (conflict commit "
+                  f"{stop.conflict_commit[:12]}), but the worktree cannot move there: "
+                  + _lacks(git_dir, f"the checkout of {res.tip[:12]}", absent,
+                           f"then `forksync resolve {unit_id}` sets up a worktree at it"), file=sys.stderr)
+            return 1
         state_file.write_text(json.dumps({"worktree": str(wt), "tip": res.tip, "conflict_commit": stop.conflict_commit}))
         print(f"stopped again at a conflict; the worktree {wt} is at it now")
         _print_conflict(wt, stop)

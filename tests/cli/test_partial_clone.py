@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,9 +15,10 @@ import pygit2
 import pytest
 
 from bot.cli.main import main
+from bot.demo.repobuilder import run_git
 from bot.git.apply import git_merge_tree
 from tests.support.partial_clone import blobless_clone
-from tests.support.plan_repos import build_pair
+from tests.support.plan_repos import T0, build_pair, ops
 from tests.support.resolve_history import build_history
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,6 +37,20 @@ def pair(tmp_path, monkeypatch):
 
 def argv(part):
     return ["--upstream", str(part.path), "--upstream-ref", "upstream/main", "--fork", str(part.path)]
+
+
+def resolve_markers(path, replacement: str) -> None:
+    """Replace the file's one conflict block (diff3 markers) by ``replacement``."""
+    path.write_text(re.sub(r"<<<<<<< fork\n.*?>>>>>>> [^\n]*\n", replacement, path.read_text(), flags=re.S))
+
+
+def subjects(part, chain: str) -> list[str]:
+    return run_git(part.path, "log", "--reverse", "--format=%s", f"forksync/{chain}", "^main").splitlines()
+
+
+def fetched(part, text: str) -> str:
+    """The blob of ``text`` written into the clone, as a fetch from its promisor remote would."""
+    return run_git(part.path, "hash-object", "-w", "--stdin", input=text).strip()
 
 
 def test_plan_apply_and_resolve_never_fetch_and_a_checkout_names_the_blob_it_lacks(pair, tmp_path, capsys):
@@ -127,3 +143,49 @@ def test_a_clone_by_older_git_that_names_extensions_partialclone_opens(pair, tmp
         assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
         assert json.loads(p.stdout)
     assert part.attempts() == []
+
+
+def test_continue_to_a_conflict_whose_checkout_needs_an_absent_blob_names_it_and_keeps_the_fold(pair, tmp_path,
+                                                                                                  capsys):
+    """The chain u2, u4, u10 stops at each pick (each changes foldMul, which the fork changed too);
+    u10 also adds docs/fold.md, whose blob the clone lacks. The picks need only Ops.cpp, so apply
+    and the folds work; moving the worktree to u10's conflict commit needs docs/fold.md. Instead of
+    git's own words: the fold is kept, the line names the blob, its path and what to do, no
+    worktree is left half moved, and once the blob is there the chain is finished as usual."""
+    u = pair.u
+    u10 = pair.up.commit("[dialect] fold mul thrice (#110)", {"lib/Dialect/Ops.cpp": ops(add=" + 1", mul=" + 3"),
+                                                               "docs/fold.md": "fold notes\n"}, when=T0 + 2000)
+    run_git(pair.fork.path, "fetch", "-q", "upstream")
+    note = blob_of(pair.up.path, u10, "docs/fold.md")
+    part = blobless_clone(pair.fork.path, tmp_path / "part.git", missing=[note])
+    chain = f"chain-{u['u2'][:12]}"
+    wt = tmp_path / ".forksync-resolve" / chain
+    assert main([*argv(part), "apply", chain]) == 1
+    assert main([*argv(part), "resolve", chain]) == 0
+    resolve_markers(wt / "lib/Dialect/Ops.cpp", "  return r + 1 + 0 /* fork */;\n")
+    assert main([*argv(part), "resolve", chain, "--continue"]) == 1         # folded; the worktree is at u4's now
+    resolve_markers(wt / "lib/Dialect/Ops.cpp", "  return r + 2 + 0 /* fork */;\n")
+    capsys.readouterr()
+    assert main([*argv(part), "resolve", chain, "--continue"]) == 1         # folded; stopped again at u10
+    out, err = capsys.readouterr()
+    repo = pygit2.Repository(str(part.path))
+    cc = str(repo.references[f"refs/heads/forksync/{chain}"].target)
+    assert "Traceback" not in out + err and "fatal:" not in err, err
+    assert err.splitlines()[-1] == (
+        f"forksync: stopped again at a conflict in upstream {u10} (conflict commit {cc[:12]}), but the worktree "
+        f"cannot move there: the repository lacks objects the checkout of {cc[:12]} needs: docs/fold.md (blob "
+        f"{note[:12]}) (a partial clone or snapshot?); in a partial clone `git -C {part.path} cat-file -e {note}` "
+        "fetches it from its promisor remote (a plain `git fetch` keeps the clone's filter), else use a complete "
+        f"clone; then `forksync resolve {chain}` sets up a worktree at it")
+    assert subjects(part, chain) == ["[RESOLVED] [dialect] fold mul overflow (#102)",
+                                     "[RESOLVED] [dialect] fold mul again (#104)", "[CONFLICT] [dialect] fold mul thrice"]
+    assert len(run_git(part.path, "for-each-ref", f"refs/forksync/resolutions/{chain}").splitlines()) == 2
+    assert not wt.exists() and not (part.path / "forksync-resolve" / f"{chain}.json").exists()
+    assert run_git(part.path, "worktree", "list", "--porcelain").count("worktree ") == 1
+    assert part.attempts() == []
+    assert fetched(part, "fold notes\n") == note
+    assert main([*argv(part), "resolve", chain]) == 0
+    resolve_markers(wt / "lib/Dialect/Ops.cpp", "  return r + 3 + 0 /* fork */;\n")
+    assert main([*argv(part), "resolve", chain, "--continue"]) == 0
+    assert subjects(part, chain)[2:] == ["[RESOLVED] [dialect] fold mul thrice (#110)"]
+    assert (wt.exists(), part.attempts()) == (False, [])
