@@ -325,6 +325,14 @@ def _go_on(args, git_dir, unit_id, wt, state_file) -> int:
         _cleanup(git_dir, wt, state_file)
         print(f"forksync/{unit_id} is whole (tip {(res.tip or '')[:12]})")
         return 0
+    if res.error and not res.conflict_commit:
+        # the next pick could not be made (objects it needs are absent): no conflict to resolve,
+        # the same words as `forksync apply`, and the command that goes on once it is fixed
+        _cleanup(git_dir, wt, state_file)
+        print(f"  error: {res.error}")
+        print(f"  {len(res.remaining)} commit(s) not applied; nothing was written for {res.conflict[:12]}: "
+              f"`forksync apply {unit_id}` once the error is fixed")
+        return 1
     stop = resolution.find_stop(git_dir, _base(git_dir, state.fork_tip, res.tip), res.tip)
     if wt is not None and wt.exists() and stop is not None:
         try:

@@ -189,3 +189,32 @@ def test_continue_to_a_conflict_whose_checkout_needs_an_absent_blob_names_it_and
     assert main([*argv(part), "resolve", chain, "--continue"]) == 0
     assert subjects(part, chain)[2:] == ["[RESOLVED] [dialect] fold mul thrice (#110)"]
     assert (wt.exists(), part.attempts()) == (False, [])
+
+
+def test_continue_whose_next_pick_needs_an_absent_blob_says_so_and_keeps_the_fold(pair, tmp_path, capsys):
+    """u4's Ops.cpp is absent: the fold of u2's resolution works, the pick of u4 after it cannot be
+    made. That is no conflict to resolve: the line apply writes (the blob, its path, what to do)
+    and the command that goes on once it is there, never "stopped again at a conflict"."""
+    u = pair.u
+    gone = blob_of(pair.up.path, u["u4"], "lib/Dialect/Ops.cpp")
+    part = blobless_clone(pair.fork.path, tmp_path / "part.git", missing=[gone])
+    chain = f"chain-{u['u2'][:12]}"
+    wt = tmp_path / ".forksync-resolve" / chain
+    assert main([*argv(part), "apply", chain]) == 1
+    assert main([*argv(part), "resolve", chain]) == 0
+    resolve_markers(wt / "lib/Dialect/Ops.cpp", "  return r + 1 + 0 /* fork */;\n")
+    capsys.readouterr()
+    assert main([*argv(part), "resolve", chain, "--continue"]) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines()[-2:] == [
+        f"  error: cannot pick {u['u4'][:12]}: the repository lacks blob {gone[:12]} of lib/Dialect/Ops.cpp (a partial "
+        f"clone or snapshot?); in a partial clone `git -C {part.path} cat-file -e {gone}` fetches it from its promisor "
+        "remote (a plain `git fetch` keeps the clone's filter), else use a complete clone; then apply again",
+        f"  1 commit(s) not applied; nothing was written for {u['u4'][:12]}: `forksync apply {chain}` once the error "
+        "is fixed"]
+    assert "stopped again" not in out
+    assert subjects(part, chain) == ["[RESOLVED] [dialect] fold mul overflow (#102)"]
+    assert not wt.exists() and part.attempts() == []
+    assert fetched(part, ops(add=" + 1", mul=" + 2")) == gone
+    assert main([*argv(part), "apply", chain]) == 1                  # u4 conflicts, as on a full clone
+    assert subjects(part, chain)[1:] == ["[CONFLICT] [dialect] fold mul again"]
