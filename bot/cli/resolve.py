@@ -19,8 +19,10 @@
 
 State between the steps lives in the fork repository's git dir (``forksync-resolve/<unit>.json``),
 as git keeps its own sequencer state there. Exit codes: 0 done (or the worktree is ready), 1 the
-resolution has problems or the chain stopped at another conflict, 2 bad input (no such unit, no
-conflict, the branch moved).
+resolution has problems or the chain stopped at another conflict (also where the next pick, or
+the worktree's move to the next conflict, needs a blob a partial clone lacks: the fold is kept),
+2 bad input (no such unit, no conflict, the branch moved) or a blob the step needs that a partial
+clone lacks, named (nothing changed).
 """
 from __future__ import annotations
 
@@ -133,7 +135,11 @@ def cmd_resolve(args) -> int:
     if args.abort:
         return _abort(git_dir, unit_id, state_file)
     base = _base(git_dir, fork_tip, tip)
-    stop = resolution.find_stop(git_dir, base, tip)
+    again = f"forksync resolve {unit_id}" + (" --continue" if args.cont else " --agent" if args.agent else "")
+    try:
+        stop = resolution.find_stop(git_dir, base, tip)
+    except gitio.AbsentObjectsError as e:
+        raise UserError(_absent(git_dir, e, again)) from None
     if stop is None:
         nxt = f"; `forksync apply {unit_id}` applies the chain's next picks" if unit_id.startswith("chain-") else ""
         print(f"forksync: forksync/{unit_id} has no conflict to resolve (tip {tip[:12]}): every commit on it is a "
@@ -207,6 +213,11 @@ def _lacks(git_dir: str, what: str, absent: list[tuple[str, str]] | str, then: s
             f"clone; {then}")
 
 
+def _absent(git_dir: str, e: gitio.AbsentObjectsError, again: str) -> str:
+    """The error of a step that read nothing into place: what it lacks, and the same command again."""
+    return _lacks(git_dir, e.what, list(e.absent), f"nothing was changed; run `{again}` again once it is there")
+
+
 def _print_next(unit_id: str) -> None:
     print(f"edit the files (no marker may remain), then: forksync resolve {unit_id} --continue "
           f"[--reason PATH=TEXT] [--push REMOTE]; or --abort")
@@ -270,7 +281,10 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
         print(f"pushed the resolution {head[:12]} on top of the conflict commit to {args.push}; "
               "the App checks it and folds it into one pick commit")
         return 0
-    chk = resolution.check(git_dir, base, head)
+    try:
+        chk = resolution.check(git_dir, base, head)
+    except gitio.AbsentObjectsError as e:        # the worktree and its files stay as they are
+        raise UserError(_absent(git_dir, e, f"forksync resolve {unit_id} --continue")) from None
     if not chk.ok:
         print("the resolution is not complete; nothing was changed:", file=sys.stderr)
         for p in chk.problems:

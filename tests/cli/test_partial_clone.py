@@ -218,3 +218,74 @@ def test_continue_whose_next_pick_needs_an_absent_blob_says_so_and_keeps_the_fol
     assert fetched(part, ops(add=" + 1", mul=" + 2")) == gone
     assert main([*argv(part), "apply", chain]) == 1                  # u4 conflicts, as on a full clone
     assert subjects(part, chain)[1:] == ["[CONFLICT] [dialect] fold mul again"]
+
+
+def absent_line(part, what: str, path: str, blob: str, then: str) -> str:
+    """The one line ``forksync resolve`` prints for a blob its step needs that the clone lacks."""
+    return (f"forksync: the repository lacks objects {what} needs: {path} (blob {blob[:12]}) (a partial clone or "
+            f"snapshot?); in a partial clone `git -C {part.path} cat-file -e {blob}` fetches it from its promisor "
+            f"remote (a plain `git fetch` keeps the clone's filter), else use a complete clone; {then}")
+
+
+@pytest.fixture
+def stopped_elsewhere(pair, capsys):
+    """The chain u2 stopped at its conflict commit in the full repository (where the App applied
+    it): a blob-less clone of that is what a person resolving it locally has."""
+    chain = f"chain-{pair.u['u2'][:12]}"
+    assert main(["--fork", str(pair.fork.path), "--upstream", str(pair.up.path), "apply", chain]) == 1
+    capsys.readouterr()
+    return chain
+
+
+@pytest.mark.parametrize("side", ["base", "upstream", "fork"])
+def test_resolve_whose_conflict_needs_an_absent_blob_names_it_then_resolves_once_it_is_there(pair, tmp_path, capsys,
+                                                                                             stopped_elsewhere, side):
+    """To know which files u2 conflicts in (and so what the resolution may change), resolve merges
+    u2 onto the conflict commit's parent again: it reads the three Ops.cpp (u2's parent's,
+    u2's, the fork's), which the conflict commit's checkout does not. With one absent: one line
+    naming it — not "upstream is not in this repository" (the commit is there) nor a traceback —,
+    exit 2, no worktree; once the blob is there, resolve and --continue as on a full clone."""
+    u, chain = pair.u, stopped_elsewhere
+    src, rev = {"base": (pair.up.path, f"{u['u2']}^"), "upstream": (pair.up.path, u["u2"]),
+                "fork": (pair.fork.path, "main")}[side]
+    gone = blob_of(src, rev, "lib/Dialect/Ops.cpp")
+    part = blobless_clone(pair.fork.path, tmp_path / "part.git", missing=[gone])
+    tip = str(pygit2.Repository(str(part.path)).references[f"refs/heads/forksync/{chain}"].target)
+    wt = tmp_path / ".forksync-resolve" / chain
+    assert main([*argv(part), "resolve", chain]) == 2
+    assert capsys.readouterr() == ("", absent_line(
+        part, f"the pick of upstream {u['u2'][:12]} onto {pair.fork_tip[:12]}", "lib/Dialect/Ops.cpp", gone,
+        f"nothing was changed; run `forksync resolve {chain}` again once it is there") + "\n")
+    assert str(pygit2.Repository(str(part.path)).references[f"refs/heads/forksync/{chain}"].target) == tip
+    assert not (tmp_path / ".forksync-resolve").exists() and part.attempts() == []
+    assert fetched(part, run_git(src, "cat-file", "blob", gone)) == gone
+    assert main([*argv(part), "resolve", chain]) == 0
+    resolve_markers(wt / "lib/Dialect/Ops.cpp", "  return r + 1 + 0 /* fork */;\n")
+    assert main([*argv(part), "resolve", chain, "--continue"]) == 1       # folded; stopped again at u4
+    assert subjects(part, chain) == ["[RESOLVED] [dialect] fold mul overflow (#102)", "[CONFLICT] [dialect] fold mul again"]
+    assert part.attempts() == []
+
+
+def test_continue_whose_pushed_resolution_needs_an_absent_blob_names_it_and_keeps_it(pair, tmp_path, capsys,
+                                                                                     stopped_elsewhere):
+    """A resolution pushed on the conflict commit from elsewhere and fetched into a blob-less clone:
+    --continue checks it for markers, which reads its Ops.cpp. Absent: one line naming it, exit
+    2, the branch as it was; once the blob is there the same --continue folds it."""
+    chain = stopped_elsewhere
+    elsewhere = tmp_path / "elsewhere"
+    run_git(pair.fork.path, "worktree", "add", "-q", str(elsewhere), f"forksync/{chain}")
+    resolve_markers(elsewhere / "lib/Dialect/Ops.cpp", "  return r + 1 + 0 /* fork */;\n")
+    run_git(elsewhere, "commit", "-qam", "Resolve foldMul")
+    resolved = blob_of(pair.fork.path, f"forksync/{chain}", "lib/Dialect/Ops.cpp")
+    head = run_git(pair.fork.path, "rev-parse", f"forksync/{chain}").strip()
+    part = blobless_clone(pair.fork.path, tmp_path / "part.git", missing=[resolved])
+    assert main([*argv(part), "resolve", chain, "--continue"]) == 2
+    assert capsys.readouterr() == ("", absent_line(
+        part, f"the conflict-marker check of {head[:12]}", "lib/Dialect/Ops.cpp", resolved,
+        f"nothing was changed; run `forksync resolve {chain} --continue` again once it is there") + "\n")
+    assert str(pygit2.Repository(str(part.path)).references[f"refs/heads/forksync/{chain}"].target) == head
+    assert part.attempts() == []
+    assert fetched(part, run_git(pair.fork.path, "cat-file", "blob", resolved)) == resolved
+    assert main([*argv(part), "resolve", chain, "--continue"]) == 1       # folded; stopped again at u4
+    assert subjects(part, chain) == ["[RESOLVED] [dialect] fold mul overflow (#102)", "[CONFLICT] [dialect] fold mul again"]
+    assert part.attempts() == []
