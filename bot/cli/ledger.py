@@ -50,9 +50,11 @@ def _load(args, as_of=None, progress=None):
 def _pin_json(pin, base: str | None) -> dict:
     """``is_base``: the pin is the merge base ``base``. A pin before the range is not always it: on
     a fork that merges upstream, a merged commit the fork reverted holds the contiguous pin at
-    the commit before it, often long before the merge base (``index`` -1 both)."""
-    return {"sha": pin.sha, "pr": pin.pr, "date": iso(pin.committer_time), "subject": pin.subject,
-            "index": pin.index, "is_base": pin.before_range and pin.sha == base}
+    the commit before it, often long before the merge base (``index`` -1 both). With no merge
+    base a pin no entry holds is no commit (:class:`bot.core.pins.Pin`): ``sha`` and ``date``
+    None, and it is no base either."""
+    return {"sha": pin.sha, "pr": pin.pr, "date": iso(pin.committer_time) if pin.sha else None, "subject": pin.subject,
+            "index": pin.index, "is_base": pin.before_range and base is not None and pin.sha == base}
 
 
 def status_json(state) -> dict:
@@ -189,13 +191,17 @@ def cmd_status(args) -> int:
     # Days Behind is measured to the tip known then: a copy fetched months ago is that old
     t.add_row("upstream as of", doc["upstream"]["as_of"] or "unknown (the repository has no refs)")
     t.add_row("fork tip", f"{state.fork_tip[:12]}  {doc['fork']['date']}")
-    t.add_row("merge base", f"{(state.merge_base or '-')[:12]}  {doc['merge_base']['date']}")
+    t.add_row("merge base", f"{state.merge_base[:12]}  {doc['merge_base']['date']}" if state.merge_base else
+              "-  (the fork and upstream share no history)")
     t.add_row("upstream commits in range", str(doc["commits_in_range"]))
     for name, key in (("frontier", "frontier"), ("contiguous pin", "contiguous_pin")):
         pn = doc[key]
         how = "  (merged: the fork syncs by merging upstream)" if key == "frontier" and doc["merge_based"] else ""
+        if not pn["sha"]:       # no entry holds it and there is no base to fall back to
+            t.add_row(name, "-  (no merge base)" + how)
+            continue
         where = "  (merge base)" if pn["is_base"] else "  (before the merge base)" if pn["index"] < 0 else ""
-        t.add_row(name, f"{(pn['sha'] or '-')[:12]}  {_pr(pn['pr'])}  {pn['date']}" + where + how)
+        t.add_row(name, f"{pn['sha'][:12]}  {_pr(pn['pr'])}  {pn['date']}" + where + how)
     t.add_row("Days Behind Upstream", f"{doc['days_behind']:.2f}  (contiguous pin lag {doc['contiguous_lag_days']:.2f})")
     h = doc["contiguous_pin_held_by"]
     if h:
@@ -317,9 +323,13 @@ def cmd_ledger_show(args) -> int:
     hits = state.ledger.find(args.ref) or before_range(state, args.ref)
     if not hits and re.fullmatch(r"[0-9a-fA-F]{1,3}", args.ref.strip()) and not args.ref.strip().isdigit():
         raise UserError(f"{args.ref!r} is too short: a sha prefix needs at least 4 hex digits (or give #PR)")
+    if not hits and not state.merge_base:
+        raise UserError(f"{args.ref!r} names no upstream commit in upstream's first-parent history up to "
+                        f"{state.upstream_tip[:12]} (no merge base: the fork and upstream share no history; use a "
+                        "sha, a prefix or #PR)")
     if not hits:
         raise UserError(f"{args.ref!r} names no upstream commit in the range "
-                        f"{(state.merge_base or '')[:12]}..{state.upstream_tip[:12]} nor before it "
+                        f"{state.merge_base[:12]}..{state.upstream_tip[:12]} nor before it "
                         "(use a sha, a prefix or #PR)")
     if args.json:
         print(json.dumps({"schema": "forksync.ledger-entry/1", "entries": [entry_json(e) for e in hits]}, indent=2))

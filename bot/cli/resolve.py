@@ -19,8 +19,10 @@
 
 State between the steps lives in the fork repository's git dir (``forksync-resolve/<unit>.json``),
 as git keeps its own sequencer state there. Exit codes: 0 done (or the worktree is ready), 1 the
-resolution has problems or the chain stopped at another conflict, 2 bad input (no such unit, no
-conflict, the branch moved).
+resolution has problems or the chain stopped at another conflict (also where the next pick, or
+the worktree's move to the next conflict, needs a blob a partial clone lacks: the fold is kept),
+2 bad input (no such unit, no conflict, the branch moved) or a blob the step needs that a partial
+clone lacks, named (nothing changed).
 """
 from __future__ import annotations
 
@@ -133,7 +135,11 @@ def cmd_resolve(args) -> int:
     if args.abort:
         return _abort(git_dir, unit_id, state_file)
     base = _base(git_dir, fork_tip, tip)
-    stop = resolution.find_stop(git_dir, base, tip)
+    again = f"forksync resolve {unit_id}" + (" --continue" if args.cont else " --agent" if args.agent else "")
+    try:
+        stop = resolution.find_stop(git_dir, base, tip)
+    except gitio.AbsentObjectsError as e:
+        raise UserError(_absent(git_dir, e, again)) from None
     if stop is None:
         nxt = f"; `forksync apply {unit_id}` applies the chain's next picks" if unit_id.startswith("chain-") else ""
         print(f"forksync: forksync/{unit_id} has no conflict to resolve (tip {tip[:12]}): every commit on it is a "
@@ -170,18 +176,10 @@ def _start(args, git_dir, unit_id, tip, stop, state_file) -> int:
                 wt.parent.rmdir()
             except OSError:
                 pass
-        repo = pygit2.Repository(git_dir)
-        try:
-            absent = gitio.absent_blobs(repo, repo[tip].peel(pygit2.Commit).tree)
-        except (KeyError, pygit2.GitError):     # the tree itself is absent: git's words name it
-            absent = []
+        absent = _absent_in(git_dir, tip)
         if absent or "unable to read" in str(e) or "missing" in str(e):
-            named = ", ".join(f"{p} (blob {b[:12]})" for p, b in absent) or str(e).splitlines()[0]
-            how = (f"`git -C {git_dir} cat-file -e <blob>` fetches one" if absent else "fetching them")
-            raise UserError(f"the repository lacks objects the checkout of {tip[:12]} needs: {named} (a partial clone "
-                            f"or snapshot?); in a partial clone {how} from its promisor remote (a plain `git fetch` "
-                            "keeps the clone's filter), else use a complete clone; `forksync status --json` lists "
-                            "the missing objects it met (missing_objects)") from None
+            raise UserError(_lacks(git_dir, f"the checkout of {tip[:12]}", absent or str(e).splitlines()[0],
+                                   "`forksync status --json` lists the missing objects it met (missing_objects)")) from None
         raise
     state_file.parent.mkdir(parents=True, exist_ok=True)
     state_file.write_text(json.dumps({"worktree": str(wt), "tip": tip, "conflict_commit": stop.conflict_commit}))
@@ -189,6 +187,35 @@ def _start(args, git_dir, unit_id, tip, stop, state_file) -> int:
     _print_conflict(wt, stop)
     _print_next(unit_id)
     return 0
+
+
+def _absent_in(git_dir: str, tip: str) -> list[tuple[str, str]]:
+    """``(path, blob sha)`` of the blobs a checkout of ``tip`` needs that the repository lacks
+    (none when its tree itself is absent: then git's own words name it)."""
+    repo = pygit2.Repository(git_dir)
+    try:
+        return gitio.absent_blobs(repo, repo[tip].peel(pygit2.Commit).tree)
+    except (KeyError, pygit2.GitError):
+        return []
+
+
+def _lacks(git_dir: str, what: str, absent: list[tuple[str, str]] | str, then: str) -> str:
+    """What a step that needs objects the repository lacks says: ``absent`` as ``(path, blob sha)``
+    pairs (or git's words where it named none), how to get them, and ``then`` what to run."""
+    if isinstance(absent, str):
+        named, how = absent, "fetching them"
+    else:
+        named = ", ".join(f"{p} (blob {b[:12]})" for p, b in absent)
+        how = (f"`git -C {git_dir} cat-file -e {absent[0][1]}` fetches it" if len(absent) == 1 else
+               f"`git -C {git_dir} cat-file -e <blob>` fetches one")
+    return (f"the repository lacks objects {what} needs: {named} (a partial clone or snapshot?); in a partial clone "
+            f"{how} from its promisor remote (a plain `git fetch` keeps the clone's filter), else use a complete "
+            f"clone; {then}")
+
+
+def _absent(git_dir: str, e: gitio.AbsentObjectsError, again: str) -> str:
+    """The error of a step that read nothing into place: what it lacks, and the same command again."""
+    return _lacks(git_dir, e.what, list(e.absent), f"nothing was changed; run `{again}` again once it is there")
 
 
 def _print_next(unit_id: str) -> None:
@@ -254,7 +281,10 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
         print(f"pushed the resolution {head[:12]} on top of the conflict commit to {args.push}; "
               "the App checks it and folds it into one pick commit")
         return 0
-    chk = resolution.check(git_dir, base, head)
+    try:
+        chk = resolution.check(git_dir, base, head)
+    except gitio.AbsentObjectsError as e:        # the worktree and its files stay as they are
+        raise UserError(_absent(git_dir, e, f"forksync resolve {unit_id} --continue")) from None
     if not chk.ok:
         print("the resolution is not complete; nothing was changed:", file=sys.stderr)
         for p in chk.problems:
@@ -309,9 +339,31 @@ def _go_on(args, git_dir, unit_id, wt, state_file) -> int:
         _cleanup(git_dir, wt, state_file)
         print(f"forksync/{unit_id} is whole (tip {(res.tip or '')[:12]})")
         return 0
+    if res.error and not res.conflict_commit:
+        # the next pick could not be made (objects it needs are absent): no conflict to resolve,
+        # the same words as `forksync apply`, and the command that goes on once it is fixed
+        _cleanup(git_dir, wt, state_file)
+        print(f"  error: {res.error}")
+        print(f"  {len(res.remaining)} commit(s) not applied; nothing was written for {res.conflict[:12]}: "
+              f"`forksync apply {unit_id}` once the error is fixed")
+        return 1
     stop = resolution.find_stop(git_dir, _base(git_dir, state.fork_tip, res.tip), res.tip)
     if wt is not None and wt.exists() and stop is not None:
-        _git(wt, "checkout", "-q", "--detach", "--force", res.tip)
+        try:
+            _git(wt, "checkout", "-q", "--detach", "--force", res.tip)
+        except UserError:
+            absent = _absent_in(git_dir, res.tip)
+            if not absent:
+                raise
+            # whatever git left in it, the worktree held only the resolution just folded (kept
+            # under refs/forksync/resolutions/…): it goes, and a new one is made once the
+            # objects are there, as for the first checkout
+            _cleanup(git_dir, wt, state_file)
+            print(f"forksync: stopped again at a conflict in upstream {stop.upstream_sha} (conflict commit "
+                  f"{stop.conflict_commit[:12]}), but the worktree cannot move there: "
+                  + _lacks(git_dir, f"the checkout of {res.tip[:12]}", absent,
+                           f"then `forksync resolve {unit_id}` sets up a worktree at it"), file=sys.stderr)
+            return 1
         state_file.write_text(json.dumps({"worktree": str(wt), "tip": res.tip, "conflict_commit": stop.conflict_commit}))
         print(f"stopped again at a conflict; the worktree {wt} is at it now")
         _print_conflict(wt, stop)

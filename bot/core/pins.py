@@ -40,7 +40,9 @@ REACHED = frozenset({Disposition.PICKED, Disposition.REVERTED, Disposition.DEFER
 
 @dataclass(frozen=True)
 class Pin:
-    """A point in the upstream range: ``sha`` None only when the range is empty and no base exists."""
+    """A point in the upstream range. ``sha`` None: no entry holds it and there is no merge base to
+    fall back to (the fork and upstream share no history; ``committer_time`` 0 then means none):
+    before every commit of the range (``index`` -1) and no commit itself, so never the base."""
 
     sha: str | None
     index: int            # -1: before the range (the merge base, or an older commit a hole holds the pin at)
@@ -52,7 +54,8 @@ class Pin:
     def before_range(self) -> bool:
         """Before the upstream range (``index`` -1): the merge base, or — on a fork that merges
         upstream, where a merged commit the fork reverted holds the contiguous pin at the commit
-        before it — an older upstream commit. Compare ``sha`` with the base to tell them apart."""
+        before it — an older upstream commit, or, with no merge base, no commit (``sha`` None).
+        Compare ``sha`` with the base (when there is one) to tell them apart."""
         return self.index < 0
 
 

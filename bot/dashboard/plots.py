@@ -9,6 +9,7 @@ can count them.
 """
 from __future__ import annotations
 
+import html
 import json
 from functools import lru_cache
 from pathlib import Path
@@ -79,14 +80,23 @@ def overview_figure(doc: dict) -> str:
     return _json(fig)
 
 
+def _as_written(text: str) -> str:
+    """Stored text for a place where plotly reads its subset of HTML (hover labels, titles, legend
+    names): ``&``, ``<`` and ``>`` as the entities plotly turns back into those characters, so
+    ``<b>`` is shown, never applied, and ``%`` too, since plotly also fills ``%{…}`` fields in
+    titles (from the layout's ``meta``), where "%{y}" would vanish. In a hover label it goes as
+    the trace's ``meta``, never concatenated into the template."""
+    return html.escape(text, quote=False).replace("%", "&#37;")
+
+
 def l2_figure(series: dict) -> str:
     """One L2 series by landing order, change points as red markers (confirmed: filled)."""
     pts = series["points"]
     x = list(range(len(pts)))
     fig = Figure()
-    fig.add_trace(Scatter(x=x, y=[p["value"] for p in pts], name=series["series"], mode="lines+markers",
-                             customdata=[[p["sha"][:12], p["time"] or ""] for p in pts],
-                             hovertemplate="%{y:.4g} " + series["unit"] + "<br>%{customdata[0]} %{customdata[1]}<extra></extra>"))
+    fig.add_trace(Scatter(x=x, y=[p["value"] for p in pts], name=_as_written(series["series"]), mode="lines+markers",
+                             customdata=[[p["sha"][:12], p["time"] or ""] for p in pts], meta=_as_written(series["unit"]),
+                             hovertemplate="%{y:.4g} %{meta}<br>%{customdata[0]} %{customdata[1]}<extra></extra>"))
     cps = series["change_points"]
     fig.add_trace(Scatter(x=[c["index"] for c in cps], y=[pts[c["index"]]["value"] for c in cps], name="change point",
                              mode="markers", marker=dict(size=12, color="#d62728",
@@ -95,7 +105,8 @@ def l2_figure(series: dict) -> str:
                                          for c in cps],
                              hovertemplate="%{customdata[0]} %{customdata[1]} (%{customdata[2]})<extra>change point</extra>"))
     fig.update_layout(**{**_LAYOUT, "height": 260, "hovermode": "closest"},
-                      xaxis=dict(title=dict(text="landed commit (order)"), **_AXIS), yaxis=dict(title=dict(text=series["unit"]), **_AXIS))
+                      xaxis=dict(title=dict(text="landed commit (order)"), **_AXIS),
+                      yaxis=dict(title=dict(text=_as_written(series["unit"])), **_AXIS))
     return _json(fig)
 
 

@@ -26,7 +26,7 @@ import pygit2
 from pygit2.enums import AttrCheck, DeltaStatus, FileMode, SortMode
 
 from bot.core.markers import DEFAULT_MARKER_SIZE, conflict_upstream, marker_lines
-from bot.git.repo import NO_LAZY_FETCH, GitIOError, RefError, git_env
+from bot.git.repo import NO_LAZY_FETCH, AbsentObjectsError, GitIOError, RefError, git_env
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,8 @@ def files_with_markers(repo_path: str | Path, base: str, head: str) -> list[Mark
     contains it; base's tree when they share no history) whose head blob adds conflict-marker
     lines. Every blob, binary-looking or not (the rule and why: :mod:`bot.core.markers`;
     submodule entries are skipped, bytes that are not UTF-8 replaced). Sorted by path. Raises :class:`RefError` when ``base`` or ``head`` does not
-    resolve in ``repo_path``."""
+    resolve in ``repo_path``, :class:`bot.git.repo.AbsentObjectsError` naming the blobs it would
+    read that the repository lacks (a partial clone)."""
     repo = _open(repo_path)
     b = _commit(repo, base, repo_path)
     h = _commit(repo, head, repo_path)
@@ -112,8 +113,14 @@ def files_with_markers(repo_path: str | Path, base: str, head: str) -> list[Mark
     old_tree = repo[mb].peel(pygit2.Tree) if mb is not None else b.tree
     diff = repo.diff(old_tree, h.tree)
     hits: list[MarkerHit] = []
+    absent: list[tuple[str, str]] = []
     for d in diff.deltas:
         if d.status == DeltaStatus.DELETED or d.new_file.mode == FileMode.COMMIT:
+            continue
+        # a blob a partial clone lacks is named with its path, each one this check reads, rather
+        # than libgit2's bare "not found" for the first
+        if d.new_file.id not in repo:
+            absent.append((d.new_file.path, str(d.new_file.id)))
             continue
         size = marker_size(repo, d.new_file.path, h.id)
         text = _text(repo, d.new_file.id, size)
@@ -121,10 +128,15 @@ def files_with_markers(repo_path: str | Path, base: str, head: str) -> list[Mark
             continue
         old = None
         if d.status not in (DeltaStatus.ADDED, DeltaStatus.UNTRACKED) and d.old_file.mode != FileMode.COMMIT:
+            if d.old_file.id not in repo:
+                absent.append((d.old_file.path, str(d.old_file.id)))
+                continue
             old = _text(repo, d.old_file.id, size) or ""
         lines = _new_lines(text, old, size)
         if lines:
             hits.append(MarkerHit(d.new_file.path, lines, size))
+    if absent:
+        raise AbsentObjectsError(f"the conflict-marker check of {str(h.id)[:12]}", absent, str(repo_path))
     return sorted(hits, key=lambda x: x.path)
 
 

@@ -40,6 +40,17 @@ class GitIOError(RuntimeError):
     """A git operation failed (clone, fetch, log); the message names the command and repository."""
 
 
+class AbsentObjectsError(GitIOError):
+    """A step needs blobs the repository lacks (a partial clone or snapshot; forksync never
+    fetches them, :data:`NO_LAZY_FETCH`): ``what`` names the step, ``absent`` the blobs as
+    ``(path, blob sha)``, so that a caller can say exactly what to fetch."""
+
+    def __init__(self, what: str, absent: Iterable[tuple[str, str]], repo: str):
+        self.what, self.absent, self.repo = what, tuple(absent), repo
+        named = ", ".join(f"{p} (blob {b[:12]})" for p, b in self.absent)
+        super().__init__(f"the repository {repo} lacks objects {what} needs: {named}")
+
+
 class RefError(ValueError):
     """A ref or sha that does not resolve; ``ref`` and ``repo`` say which and where."""
 

@@ -29,8 +29,9 @@ from dataclasses import dataclass, field
 
 import pygit2
 
-from bot.git.apply import COMMITTER, conflicts_of
+from bot.git.apply import COMMITTER, absent_blob, conflicts_of
 from bot.git.markers import files_with_markers
+from bot.git.repo import AbsentObjectsError
 from bot.model import CommitInfo
 from bot.templating import render
 
@@ -145,7 +146,9 @@ def find_stop(repo_path: str, base: str, head: str, *, committer_email: str = CO
     carry whatever it changes into the pick unchecked (the "only the conflicted files" rule reads
     what follows the conflict commit, never the conflict commit's own changes). The merge gate
     still blocks on such a commit (:func:`bot.git.markers.conflict_commits` reads the trailer
-    alone), so it cannot land either. Raises ValueError for an unknown revision."""
+    alone), so it cannot land either. Raises ValueError for an unknown revision,
+    :class:`bot.git.repo.AbsentObjectsError` for a blob the upstream commit's merge (or the
+    marker scan) reads that the repository lacks (a partial clone)."""
     repo = pygit2.Repository(repo_path)
     commits = _linear(repo, base, head)
     for n, c in enumerate(commits):
@@ -155,10 +158,18 @@ def find_stop(repo_path: str, base: str, head: str, *, committer_email: str = CO
         up_sha = m.group(1).lower()
         files: tuple[str, ...] = ()
         after = tuple(str(x.id) for x in commits[n + 1:])
+        upstream = None
         try:
             upstream = repo[up_sha].peel(pygit2.Commit)
             files = conflicted_paths(repo, c.parents[0], upstream)
         except (KeyError, ValueError, pygit2.GitError):
+            absent = absent_blob(repo, upstream, c.parents[0].tree) if upstream is not None else None
+            if absent is not None:
+                # the commit is here and a blob its merge reads is not (a partial clone): that
+                # blob is what to fetch, where "upstream is not here" would send a person
+                # looking for a commit they have
+                raise AbsentObjectsError(f"the pick of upstream {up_sha[:12]} onto {str(c.parents[0].id)[:12]}",
+                                         [absent], repo_path) from None
             # upstream's objects are not here (a clone of the fork alone): the files the conflict
             # commit left markers in; the check then says it cannot tell which files the conflict needed
             files = tuple(sorted(h.path for h in files_with_markers(repo_path, str(c.parents[0].id), str(c.id))))
@@ -192,7 +203,8 @@ def check(repo_path: str, base: str, head: str) -> ResolutionCheck:
     top of it; no commit after it is a merge; together they change only the files the conflict
     needed (the conflicted paths); no conflict marker remains anywhere in the unit
     (:func:`bot.git.markers.files_with_markers` over ``base..head``: the gate's rule).
-    Raises ValueError for an unknown revision."""
+    Raises ValueError for an unknown revision, :class:`bot.git.repo.AbsentObjectsError` for
+    blobs it reads that the repository lacks."""
     repo = pygit2.Repository(repo_path)
     stop = find_stop(repo_path, base, head)
     if stop is None:

@@ -316,3 +316,42 @@ def test_a_contiguous_pin_before_the_merge_base_is_not_called_the_merge_base(tmp
     rc, out, _ = run(capsys, [*argv, "status"])
     row = " ".join(out[out.index("contiguous pin "):out.index("Days Behind")].replace("│", " ").split())  # wrapped
     assert rc == 0 and u["u0"][:12] in row and "(merge base)" not in row and "(before the merge base)" in row
+
+
+def no_merge_base(tmp_path):
+    """A fork whose history shares no commit with upstream's (a re-rooted import) and that
+    cherry-picked upstream's newest commit u2: the range is all of upstream, the frontier u2, and
+    nothing holds the contiguous pin. ``(argv, {name: sha})``."""
+    from bot.demo.repobuilder import RepoBuilder
+    up = RepoBuilder.init(tmp_path / "up")
+    u0 = up.commit("Base (#1)", {"a.txt": "a\n"}, when=1_767_225_600)
+    u1 = up.commit("One (#11)", {"b.txt": "b\n"}, when=1_767_312_000)
+    u2 = up.commit("Two (#12)", {"c.txt": "c\n"}, when=1_767_398_400)
+    fork = RepoBuilder.init(tmp_path / "fork")
+    fork.commit("Fork root", {"f.txt": "f\n"}, when=1_767_230_000)
+    fork.commit(f"Two (#12)\n\n(cherry picked from commit {u2})", {"c.txt": "c\n"}, when=1_767_500_000)
+    return ["--upstream", str(up.path), "--fork", str(fork.path)], {"u0": u0, "u1": u1, "u2": u2}
+
+
+def test_a_pin_without_a_merge_base_is_called_so(tmp_path, capsys, monkeypatch):
+    """Without a merge base a pin no entry holds is no commit at all (sha None): status called it
+    "(merge base)" with a 1970 date, and JSON said ``is_base`` true; ``ledger show`` named the
+    range "..<tip>" with nothing before the dots."""
+    argv, u = no_merge_base(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, [*argv, "status", "--json"])
+    doc = json.loads(out)
+    assert rc == 0 and doc["merge_base"] == {"sha": None, "date": None} and doc["commits_in_range"] == 3
+    assert doc["frontier"] == {"sha": u["u2"], "pr": 12, "date": "2026-01-03T00:00:00Z", "subject": "Two (#12)",
+                               "index": 2, "is_base": False}
+    assert doc["contiguous_pin"] == {"sha": None, "pr": None, "date": None, "subject": "", "index": -1,
+                                     "is_base": False}
+    rc, out, _ = run(capsys, [*argv, "status"])
+    rows = {r.split("│")[1].strip(): " ".join(r.split("│")[2].split()) for r in out.splitlines() if r.count("│") == 3}
+    assert rc == 0 and rows["merge base"] == "- (the fork and upstream share no history)"
+    assert rows["frontier"] == f"{u['u2'][:12]} #12 2026-01-03T00:00:00Z"
+    assert rows["contiguous pin"] == "- (no merge base)"
+    rc, _, err = run(capsys, [*argv, "ledger", "show", "#4242"])
+    assert rc == 2 and err == (f"forksync: '#4242' names no upstream commit in upstream's first-parent history up to "
+                               f"{u['u2'][:12]} (no merge base: the fork and upstream share no history; use a sha, a "
+                               "prefix or #PR)\n")

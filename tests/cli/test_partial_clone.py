@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,9 +15,10 @@ import pygit2
 import pytest
 
 from bot.cli.main import main
+from bot.demo.repobuilder import run_git
 from bot.git.apply import git_merge_tree
 from tests.support.partial_clone import blobless_clone
-from tests.support.plan_repos import build_pair
+from tests.support.plan_repos import T0, build_pair, ops
 from tests.support.resolve_history import build_history
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,6 +37,20 @@ def pair(tmp_path, monkeypatch):
 
 def argv(part):
     return ["--upstream", str(part.path), "--upstream-ref", "upstream/main", "--fork", str(part.path)]
+
+
+def resolve_markers(path, replacement: str) -> None:
+    """Replace the file's one conflict block (diff3 markers) by ``replacement``."""
+    path.write_text(re.sub(r"<<<<<<< fork\n.*?>>>>>>> [^\n]*\n", replacement, path.read_text(), flags=re.S))
+
+
+def subjects(part, chain: str) -> list[str]:
+    return run_git(part.path, "log", "--reverse", "--format=%s", f"forksync/{chain}", "^main").splitlines()
+
+
+def fetched(part, text: str) -> str:
+    """The blob of ``text`` written into the clone, as a fetch from its promisor remote would."""
+    return run_git(part.path, "hash-object", "-w", "--stdin", input=text).strip()
 
 
 def test_plan_apply_and_resolve_never_fetch_and_a_checkout_names_the_blob_it_lacks(pair, tmp_path, capsys):
@@ -126,4 +142,150 @@ def test_a_clone_by_older_git_that_names_extensions_partialclone_opens(pair, tmp
                            capture_output=True, text=True, timeout=300)
         assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
         assert json.loads(p.stdout)
+    assert part.attempts() == []
+
+
+def test_continue_to_a_conflict_whose_checkout_needs_an_absent_blob_names_it_and_keeps_the_fold(pair, tmp_path,
+                                                                                                  capsys):
+    """The chain u2, u4, u10 stops at each pick (each changes foldMul, which the fork changed too);
+    u10 also adds docs/fold.md, whose blob the clone lacks. The picks need only Ops.cpp, so apply
+    and the folds work; moving the worktree to u10's conflict commit needs docs/fold.md. Instead of
+    git's own words: the fold is kept, the line names the blob, its path and what to do, no
+    worktree is left half moved, and once the blob is there the chain is finished as usual."""
+    u = pair.u
+    u10 = pair.up.commit("[dialect] fold mul thrice (#110)", {"lib/Dialect/Ops.cpp": ops(add=" + 1", mul=" + 3"),
+                                                               "docs/fold.md": "fold notes\n"}, when=T0 + 2000)
+    run_git(pair.fork.path, "fetch", "-q", "upstream")
+    note = blob_of(pair.up.path, u10, "docs/fold.md")
+    part = blobless_clone(pair.fork.path, tmp_path / "part.git", missing=[note])
+    chain = f"chain-{u['u2'][:12]}"
+    wt = tmp_path / ".forksync-resolve" / chain
+    assert main([*argv(part), "apply", chain]) == 1
+    assert main([*argv(part), "resolve", chain]) == 0
+    resolve_markers(wt / "lib/Dialect/Ops.cpp", "  return r + 1 + 0 /* fork */;\n")
+    assert main([*argv(part), "resolve", chain, "--continue"]) == 1         # folded; the worktree is at u4's now
+    resolve_markers(wt / "lib/Dialect/Ops.cpp", "  return r + 2 + 0 /* fork */;\n")
+    capsys.readouterr()
+    assert main([*argv(part), "resolve", chain, "--continue"]) == 1         # folded; stopped again at u10
+    out, err = capsys.readouterr()
+    repo = pygit2.Repository(str(part.path))
+    cc = str(repo.references[f"refs/heads/forksync/{chain}"].target)
+    assert "Traceback" not in out + err and "fatal:" not in err, err
+    assert err.splitlines()[-1] == (
+        f"forksync: stopped again at a conflict in upstream {u10} (conflict commit {cc[:12]}), but the worktree "
+        f"cannot move there: the repository lacks objects the checkout of {cc[:12]} needs: docs/fold.md (blob "
+        f"{note[:12]}) (a partial clone or snapshot?); in a partial clone `git -C {part.path} cat-file -e {note}` "
+        "fetches it from its promisor remote (a plain `git fetch` keeps the clone's filter), else use a complete "
+        f"clone; then `forksync resolve {chain}` sets up a worktree at it")
+    assert subjects(part, chain) == ["[RESOLVED] [dialect] fold mul overflow (#102)",
+                                     "[RESOLVED] [dialect] fold mul again (#104)", "[CONFLICT] [dialect] fold mul thrice"]
+    assert len(run_git(part.path, "for-each-ref", f"refs/forksync/resolutions/{chain}").splitlines()) == 2
+    assert not wt.exists() and not (part.path / "forksync-resolve" / f"{chain}.json").exists()
+    assert run_git(part.path, "worktree", "list", "--porcelain").count("worktree ") == 1
+    assert part.attempts() == []
+    assert fetched(part, "fold notes\n") == note
+    assert main([*argv(part), "resolve", chain]) == 0
+    resolve_markers(wt / "lib/Dialect/Ops.cpp", "  return r + 3 + 0 /* fork */;\n")
+    assert main([*argv(part), "resolve", chain, "--continue"]) == 0
+    assert subjects(part, chain)[2:] == ["[RESOLVED] [dialect] fold mul thrice (#110)"]
+    assert (wt.exists(), part.attempts()) == (False, [])
+
+
+def test_continue_whose_next_pick_needs_an_absent_blob_says_so_and_keeps_the_fold(pair, tmp_path, capsys):
+    """u4's Ops.cpp is absent: the fold of u2's resolution works, the pick of u4 after it cannot be
+    made. That is no conflict to resolve: the line apply writes (the blob, its path, what to do)
+    and the command that goes on once it is there, never "stopped again at a conflict"."""
+    u = pair.u
+    gone = blob_of(pair.up.path, u["u4"], "lib/Dialect/Ops.cpp")
+    part = blobless_clone(pair.fork.path, tmp_path / "part.git", missing=[gone])
+    chain = f"chain-{u['u2'][:12]}"
+    wt = tmp_path / ".forksync-resolve" / chain
+    assert main([*argv(part), "apply", chain]) == 1
+    assert main([*argv(part), "resolve", chain]) == 0
+    resolve_markers(wt / "lib/Dialect/Ops.cpp", "  return r + 1 + 0 /* fork */;\n")
+    capsys.readouterr()
+    assert main([*argv(part), "resolve", chain, "--continue"]) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines()[-2:] == [
+        f"  error: cannot pick {u['u4'][:12]}: the repository lacks blob {gone[:12]} of lib/Dialect/Ops.cpp (a partial "
+        f"clone or snapshot?); in a partial clone `git -C {part.path} cat-file -e {gone}` fetches it from its promisor "
+        "remote (a plain `git fetch` keeps the clone's filter), else use a complete clone; then apply again",
+        f"  1 commit(s) not applied; nothing was written for {u['u4'][:12]}: `forksync apply {chain}` once the error "
+        "is fixed"]
+    assert "stopped again" not in out
+    assert subjects(part, chain) == ["[RESOLVED] [dialect] fold mul overflow (#102)"]
+    assert not wt.exists() and part.attempts() == []
+    assert fetched(part, ops(add=" + 1", mul=" + 2")) == gone
+    assert main([*argv(part), "apply", chain]) == 1                  # u4 conflicts, as on a full clone
+    assert subjects(part, chain)[1:] == ["[CONFLICT] [dialect] fold mul again"]
+
+
+def absent_line(part, what: str, path: str, blob: str, then: str) -> str:
+    """The one line ``forksync resolve`` prints for a blob its step needs that the clone lacks."""
+    return (f"forksync: the repository lacks objects {what} needs: {path} (blob {blob[:12]}) (a partial clone or "
+            f"snapshot?); in a partial clone `git -C {part.path} cat-file -e {blob}` fetches it from its promisor "
+            f"remote (a plain `git fetch` keeps the clone's filter), else use a complete clone; {then}")
+
+
+@pytest.fixture
+def stopped_elsewhere(pair, capsys):
+    """The chain u2 stopped at its conflict commit in the full repository (where the App applied
+    it): a blob-less clone of that is what a person resolving it locally has."""
+    chain = f"chain-{pair.u['u2'][:12]}"
+    assert main(["--fork", str(pair.fork.path), "--upstream", str(pair.up.path), "apply", chain]) == 1
+    capsys.readouterr()
+    return chain
+
+
+@pytest.mark.parametrize("side", ["base", "upstream", "fork"])
+def test_resolve_whose_conflict_needs_an_absent_blob_names_it_then_resolves_once_it_is_there(pair, tmp_path, capsys,
+                                                                                             stopped_elsewhere, side):
+    """To know which files u2 conflicts in (and so what the resolution may change), resolve merges
+    u2 onto the conflict commit's parent again: it reads the three Ops.cpp (u2's parent's,
+    u2's, the fork's), which the conflict commit's checkout does not. With one absent: one line
+    naming it — not "upstream is not in this repository" (the commit is there) nor a traceback —,
+    exit 2, no worktree; once the blob is there, resolve and --continue as on a full clone."""
+    u, chain = pair.u, stopped_elsewhere
+    src, rev = {"base": (pair.up.path, f"{u['u2']}^"), "upstream": (pair.up.path, u["u2"]),
+                "fork": (pair.fork.path, "main")}[side]
+    gone = blob_of(src, rev, "lib/Dialect/Ops.cpp")
+    part = blobless_clone(pair.fork.path, tmp_path / "part.git", missing=[gone])
+    tip = str(pygit2.Repository(str(part.path)).references[f"refs/heads/forksync/{chain}"].target)
+    wt = tmp_path / ".forksync-resolve" / chain
+    assert main([*argv(part), "resolve", chain]) == 2
+    assert capsys.readouterr() == ("", absent_line(
+        part, f"the pick of upstream {u['u2'][:12]} onto {pair.fork_tip[:12]}", "lib/Dialect/Ops.cpp", gone,
+        f"nothing was changed; run `forksync resolve {chain}` again once it is there") + "\n")
+    assert str(pygit2.Repository(str(part.path)).references[f"refs/heads/forksync/{chain}"].target) == tip
+    assert not (tmp_path / ".forksync-resolve").exists() and part.attempts() == []
+    assert fetched(part, run_git(src, "cat-file", "blob", gone)) == gone
+    assert main([*argv(part), "resolve", chain]) == 0
+    resolve_markers(wt / "lib/Dialect/Ops.cpp", "  return r + 1 + 0 /* fork */;\n")
+    assert main([*argv(part), "resolve", chain, "--continue"]) == 1       # folded; stopped again at u4
+    assert subjects(part, chain) == ["[RESOLVED] [dialect] fold mul overflow (#102)", "[CONFLICT] [dialect] fold mul again"]
+    assert part.attempts() == []
+
+
+def test_continue_whose_pushed_resolution_needs_an_absent_blob_names_it_and_keeps_it(pair, tmp_path, capsys,
+                                                                                     stopped_elsewhere):
+    """A resolution pushed on the conflict commit from elsewhere and fetched into a blob-less clone:
+    --continue checks it for markers, which reads its Ops.cpp. Absent: one line naming it, exit
+    2, the branch as it was; once the blob is there the same --continue folds it."""
+    chain = stopped_elsewhere
+    elsewhere = tmp_path / "elsewhere"
+    run_git(pair.fork.path, "worktree", "add", "-q", str(elsewhere), f"forksync/{chain}")
+    resolve_markers(elsewhere / "lib/Dialect/Ops.cpp", "  return r + 1 + 0 /* fork */;\n")
+    run_git(elsewhere, "commit", "-qam", "Resolve foldMul")
+    resolved = blob_of(pair.fork.path, f"forksync/{chain}", "lib/Dialect/Ops.cpp")
+    head = run_git(pair.fork.path, "rev-parse", f"forksync/{chain}").strip()
+    part = blobless_clone(pair.fork.path, tmp_path / "part.git", missing=[resolved])
+    assert main([*argv(part), "resolve", chain, "--continue"]) == 2
+    assert capsys.readouterr() == ("", absent_line(
+        part, f"the conflict-marker check of {head[:12]}", "lib/Dialect/Ops.cpp", resolved,
+        f"nothing was changed; run `forksync resolve {chain} --continue` again once it is there") + "\n")
+    assert str(pygit2.Repository(str(part.path)).references[f"refs/heads/forksync/{chain}"].target) == head
+    assert part.attempts() == []
+    assert fetched(part, run_git(pair.fork.path, "cat-file", "blob", resolved)) == resolved
+    assert main([*argv(part), "resolve", chain, "--continue"]) == 1       # folded; stopped again at u4
+    assert subjects(part, chain) == ["[RESOLVED] [dialect] fold mul overflow (#102)", "[CONFLICT] [dialect] fold mul again"]
     assert part.attempts() == []

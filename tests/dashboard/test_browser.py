@@ -20,7 +20,7 @@ import pytest
 
 from bot.dashboard.web import Dashboard, make_dashboard_app
 from bot.store import Store
-from tests.support.dashboard_world import FORK, NOW, fill
+from tests.support.dashboard_world import FORK, HOSTILE_UNIT, NOW, fill, hostile_l2_point
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -272,5 +272,32 @@ def test_login_in_chromium_and_a_fork_only_for_readers(browser, tmp_path):
         ctx.close()
     finally:
         asyncio.run_coroutine_threadsafe(fake.stop(), site.loop).result(30)
+        site.close()
+        store.close()
+
+
+def test_a_stored_unit_is_shown_in_the_plot_as_written(browser, tmp_path):
+    """An L2 unit holding "%{y}", markup and an entity: Chromium's hover label and y-axis title
+    show the stored text itself — not the y value, not bold text — and draw no bold run."""
+    store = Store(tmp_path / "forksync.db")
+    fill(store)
+    hostile_l2_point(store)
+    site = Served(Dashboard(store=store, clock=lambda: NOW))
+    try:
+        doc = site.api(f"/api/v1/forks/{FORK}/validation")
+        [i] = [i for i, s in enumerate(doc["l2"]) if s["unit"] == HOSTILE_UNIT]
+        ctx, page = open_page(browser, site, f"/forks/{FORK}/validation")
+        shown = page.evaluate("""id => {
+            const gd = document.getElementById(id);
+            Plotly.Fx.hover(gd, [{curveNumber: 0, pointNumber: 0}]);
+            const text = sel => Array.from(gd.querySelectorAll(sel)).map(t => t.textContent);
+            return {hover: text('.hoverlayer .hovertext text.nums tspan.line'), title: text('.g-ytitle text'),
+                    bold: gd.querySelectorAll('.hoverlayer tspan[style*="bold"]').length};
+        }""", f"plot-l2-{i}")
+        ctx.close()
+        point = doc["l2"][i]["points"][0]
+        assert shown == {"hover": [f"1.500 {HOSTILE_UNIT}", f"{point['sha'][:12]} {point['time']}"],
+                         "title": [HOSTILE_UNIT], "bold": 0}
+    finally:
         site.close()
         store.close()

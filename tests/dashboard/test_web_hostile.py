@@ -18,7 +18,7 @@ from bot.app.web import make_app, mount_dashboard
 from bot.store import Store
 from bot.sync import store as sync_store
 from bot.validation import store as vstore
-from tests.support.dashboard_world import FORK, NOW, fill, sha
+from tests.support.dashboard_world import FORK, HOSTILE_UNIT, NOW, fill, hostile_l2_point, sha
 
 LEDGER = f"/api/v1/forks/{FORK}/ledger"
 
@@ -137,8 +137,29 @@ async def test_stored_text_cannot_end_the_script_element_of_a_plot(tmp_path):
         html = await (await c.get(f"/forks/{FORK}/validation")).text()
         bodies = re.findall(r'<script type="application/json" class="plot" data-target="[^"]*">(.*?)</script>', html, re.S)
         assert len(bodies) == 3 and all("<" not in b for b in bodies)
-        names = [json.loads(b)["data"][0]["name"] for b in bodies]
+        names = [unescape(json.loads(b)["data"][0]["name"]) for b in bodies]      # entities: shown as written
         assert any(n.startswith(name) for n in names)
+    finally:
+        await c.close()
+
+
+async def test_stored_text_in_a_plot_is_data_not_plotly_syntax(tmp_path):
+    # plotly fills %{…} fields in a hovertemplate (and in titles) and reads a subset of HTML and
+    # its entities in hover labels, axis titles and legend names: a unit concatenated into the
+    # template showed the y value for "%{y}" and bold text for "<b>"; the unit now reaches the
+    # label as the trace's meta, and stored text goes as entities plotly shows as the characters
+    c = await serve(tmp_path, hostile_l2_point)
+    try:
+        doc = await (await c.get(f"/api/v1/forks/{FORK}/validation")).json()
+        [i] = [i for i, s in enumerate(doc["l2"]) if s["unit"] == HOSTILE_UNIT]
+        html = await (await c.get(f"/forks/{FORK}/validation")).text()
+        body = re.search(rf'<script type="application/json" class="plot" data-target="plot-l2-{i}">(.*?)</script>',
+                         html, re.S).group(1)
+        fig = json.loads(body)
+        trace = fig["data"][0]
+        assert trace["hovertemplate"] == "%{y:.4g} %{meta}<br>%{customdata[0]} %{customdata[1]}<extra></extra>"
+        assert trace["meta"] == fig["layout"]["yaxis"]["title"]["text"] == "&#37;{y}&lt;b&gt;x&lt;/b&gt; &amp;amp;"
+        assert trace["name"] == "&lt;i&gt;mm&lt;/i&gt;[triton]:8:fp16@h100" and unescape(trace["name"]) == doc["l2"][i]["series"]
     finally:
         await c.close()
 

@@ -135,3 +135,16 @@ def fill(store: Store, size: str = "small", *, fork: str = FORK, now: float = NO
 
 
 __all__ = ["fill", "FORK", "UPSTREAM", "NOW", "sha"]
+
+
+#: a stored L2 unit holding plotly's own syntax: a template field, markup and an entity, each to
+#: be shown as written
+HOSTILE_UNIT = "%{y}<b>x</b> &amp;"
+
+
+def hostile_l2_point(store: Store, *, now: float = NOW) -> None:
+    """One L2 point (value 1.5) whose stored unit is :data:`HOSTILE_UNIT` and whose benchmark
+    name is markup too: a series of its own."""
+    store.db["l2_points"].insert({"benchmark": "<i>mm</i>", "impl": "triton", "metric": "ms", "shape": "8",
+                                  "dtype": "fp16", "platform": "h100", "unit": HOSTILE_UNIT, "sha": sha("l", 0),
+                                  "seq": 0, "time": int(now - 3600), "value": 1.5, "repeats_json": "[]", "ok": 1})
