@@ -16,7 +16,9 @@ Definitions (Meta's fbtriton practice):
   (None → the merge base); the entry after it, the oldest one not handled, *holds* it
   (``holder``: its upstream date is when the pin stopped moving).
 * **Days Behind** = (committer time of the upstream tip − committer time of the frontier) / 86400,
-  fractional days, UTC; ``contiguous_lag_days`` the same for the contiguous pin.
+  fractional days, UTC; ``contiguous_lag_days`` the same for the contiguous pin. Where the fork
+  and upstream share no history and no entry holds a pin, the fork lacks the whole range: its lag
+  runs from the range's oldest commit.
 * **Backlog** = entries older than the frontier that are not handled (deferred, reverted, pending,
   in flight), with counts per disposition; **not reached** = entries newer than the frontier.
 
@@ -147,6 +149,13 @@ def compute_pins(entries, *, base_sha: str | None, base_time: int, upstream_tip_
     f_pin, c_pin = _pin(frontier, base_sha, base_time), _pin(contiguous, base_sha, base_time)
     if c_hole is not None:
         c_pin = c_hole[1]
+    # with no merge base a pin no entry holds is no commit (time 0): the fork lacks the whole range,
+    # so its lag runs from the oldest upstream commit of the range, not from the epoch
+    floor = entries[0].committer_time if entries else tip_time
+
+    def lag(pin: Pin) -> float:
+        return round((tip_time - (pin.committer_time if pin.sha is not None else floor)) / 86400.0, 4)
+
     f_idx = frontier.index if frontier else -1
     by_disp: dict[str, int] = {}
     for e in entries[:max(f_idx, 0)]:
@@ -157,8 +166,7 @@ def compute_pins(entries, *, base_sha: str | None, base_time: int, upstream_tip_
     past = entries[f_idx + 1:]
     return Pins(
         frontier=f_pin, contiguous=c_pin, upstream_tip=_pin(tip, base_sha, base_time),
-        days_behind=round((tip_time - f_pin.committer_time) / 86400.0, 4),
-        contiguous_lag_days=round((tip_time - c_pin.committer_time) / 86400.0, 4),
+        days_behind=lag(f_pin), contiguous_lag_days=lag(c_pin),
         backlog=sum(by_disp.values()), backlog_by_disposition=dict(sorted(by_disp.items())),
         not_reached=len(past), not_reached_handled=sum(1 for e in past if e.disposition in HANDLED),
         isolated=tuple(e.sha for e in entries if e.sha in iso), total=len(entries),

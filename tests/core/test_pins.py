@@ -100,3 +100,17 @@ def test_the_oldest_unhandled_entry_holds_the_contiguous_pin(disps, holder, disp
     assert (p.holder.index if p.holder else None) == holder and p.holder_disposition == disp
     if holder is not None:
         assert p.holder.committer_time == T0 + (holder + 1) * DAY and p.contiguous.index == holder - 1
+
+
+def test_without_a_merge_base_the_lag_runs_from_upstreams_oldest_commit_not_1970():
+    # fork and upstream share no history: nothing to fall back to, so a pin no entry holds is no
+    # commit, and the fork lacks all of the range: behind by its whole span, not since the epoch
+    es = entries(PEN, P, PEN)
+    p = compute_pins(es, base_sha=None, base_time=0, upstream_tip_time=T0 + 5 * DAY)
+    assert p.contiguous.sha is None and p.contiguous.before_range
+    assert p.contiguous_lag_days == 4.0          # from the oldest entry (T0 + 1 day)
+    assert p.frontier.index == 1 and p.days_behind == 3.0
+    none = compute_pins(entries(PEN, PEN), base_sha=None, base_time=0, upstream_tip_time=T0 + 5 * DAY)
+    assert none.frontier.sha is None and none.days_behind == 4.0 and none.contiguous_lag_days == 4.0
+    empty = compute_pins([], base_sha=None, base_time=0, upstream_tip_time=T0)
+    assert empty.days_behind == 0.0
