@@ -17,6 +17,11 @@
   behind the same rails (:mod:`bot.agents.conflict`); its pick takes the conflict commit's
   place, then the chain goes on as with ``--continue``.
 
+On a clone lacking blobs (a partial clone, a snapshot) the worktree leaves out the files whose
+blobs are absent and that resolving does not need (:func:`bot.git.resolution.checkout_gaps`),
+their index entries kept under git's skip-worktree bit so that the fold holds them unchanged;
+one line on stderr names them.
+
 State between the steps lives in the fork repository's git dir (``forksync-resolve/<unit>.json``),
 as git keeps its own sequencer state there. Exit codes: 0 done (or the worktree is ready), 1 the
 resolution has problems or the chain stopped at another conflict (also where the next pick, or
@@ -149,10 +154,10 @@ def cmd_resolve(args) -> int:
         return _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop)
     if args.cont:
         return _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file)
-    return _start(args, git_dir, unit_id, tip, stop, state_file)
+    return _start(args, git_dir, unit_id, base, tip, stop, state_file)
 
 
-def _start(args, git_dir, unit_id, tip, stop, state_file) -> int:
+def _start(args, git_dir, unit_id, base, tip, stop, state_file) -> int:
     if stop.after:
         print(f"forksync/{unit_id} already has {len(stop.after)} commit(s) on top of its conflict commit "
               f"{stop.conflict_commit[:12]}; `forksync resolve {unit_id} --continue` checks and folds them",
@@ -165,10 +170,18 @@ def _start(args, git_dir, unit_id, tip, stop, state_file) -> int:
     wt = Path(args.worktree or Path(".forksync-resolve") / unit_id).resolve()
     if wt.exists() and any(wt.iterdir()):
         raise UserError(f"{wt} exists and is not empty; give another --worktree")
+    gaps = resolution.checkout_gaps(git_dir, base, tip, stop)
+    if gaps.needed:
+        raise UserError(_lacks(git_dir, f"the checkout of {tip[:12]}", list(gaps.needed),
+                               "`forksync status --json` lists the missing objects it met (missing_objects)"))
     try:
-        _git(git_dir, "worktree", "add", "--detach", "-q", str(wt), tip)
+        if gaps.left_out:
+            _git(git_dir, "worktree", "add", "--detach", "--no-checkout", "-q", str(wt), tip)
+            _fill(wt, tip, gaps.left_out)
+        else:
+            _git(git_dir, "worktree", "add", "--detach", "-q", str(wt), tip)
     except UserError as e:
-        # a checkout needs every blob of the tree: nothing half made is left behind
+        # nothing half made is left behind
         _git(git_dir, "worktree", "remove", "--force", str(wt), check=False)
         _git(git_dir, "worktree", "prune", check=False)
         if not args.worktree:        # the default folder git made for it, when nothing else is in it
@@ -176,27 +189,68 @@ def _start(args, git_dir, unit_id, tip, stop, state_file) -> int:
                 wt.parent.rmdir()
             except OSError:
                 pass
-        absent = _absent_in(git_dir, tip)
-        if absent or "unable to read" in str(e) or "missing" in str(e):
-            raise UserError(_lacks(git_dir, f"the checkout of {tip[:12]}", absent or str(e).splitlines()[0],
+        if "unable to read" in str(e) or "missing" in str(e):
+            raise UserError(_lacks(git_dir, f"the checkout of {tip[:12]}", str(e).splitlines()[0],
                                    "`forksync status --json` lists the missing objects it met (missing_objects)")) from None
         raise
     state_file.parent.mkdir(parents=True, exist_ok=True)
-    state_file.write_text(json.dumps({"worktree": str(wt), "tip": tip, "conflict_commit": stop.conflict_commit}))
+    state_file.write_text(json.dumps({"worktree": str(wt), "tip": tip, "conflict_commit": stop.conflict_commit,
+                                      "left_out": [list(x) for x in gaps.left_out]}))
     print(f"worktree: {wt}")
+    _say_left_out(unit_id, gaps.left_out)
     _print_conflict(wt, stop)
     _print_next(unit_id)
     return 0
 
 
-def _absent_in(git_dir: str, tip: str) -> list[tuple[str, str]]:
-    """``(path, blob sha)`` of the blobs a checkout of ``tip`` needs that the repository lacks
-    (none when its tree itself is absent: then git's own words name it)."""
-    repo = pygit2.Repository(git_dir)
-    try:
-        return gitio.absent_blobs(repo, repo[tip].peel(pygit2.Commit).tree)
-    except (KeyError, pygit2.GitError):
-        return []
+def _fill(wt: Path, tip: str, left_out) -> None:
+    """Write ``tip``'s files into the worktree ``wt`` (its HEAD already there), all but
+    ``left_out`` ``(path, mode, blob)``: files whose blobs the repository lacks and the resolution
+    does not need. Their index entries stay, with their blobs, under git's skip-worktree bit, so
+    that `git add -A` does not read the missing file as a deletion and the tree written from the
+    index, the resolution's, holds them as the conflict commit does."""
+    _git(wt, "read-tree", tip)               # trees only: no blob is read
+    _leave_out(wt, left_out)
+    _git(wt, "checkout-index", "-a", "-f", "-u")      # every entry but the skip-worktree ones
+
+
+def _leave_out(wt: Path, left_out) -> None:
+    """Put the left-out files' entries into the worktree's index as the conflict commit has them,
+    marked skip-worktree: an entry something dropped (the bit cleared, then `git add -A`) comes
+    back too, since no file of the worktree could stand for its blob."""
+    if not left_out:
+        return
+    _git(wt, "update-index", "-z", "--add", "--index-info",
+         input="".join(f"{mode:o} {sha}\t{path}\0" for path, mode, sha in left_out))
+    _git(wt, "update-index", "-z", "--skip-worktree", "--stdin", input="".join(f"{path}\0" for path, _, _ in left_out))
+
+
+def _move(wt: Path, tip: str, left_out) -> None:
+    """Move the worktree to ``tip`` as `git checkout --force` does, leaving ``left_out`` unwritten
+    (a checkout writes every entry whose blob changed, skip-worktree or not)."""
+    before = set(_git(wt, "ls-files", "-z").split("\0")) - {""}
+    _git(wt, "reset", "-q", "--soft", tip)
+    _git(wt, "read-tree", tip)
+    now = set(_git(wt, "ls-files", "-z").split("\0")) - {""}
+    for p in sorted(before - now, reverse=True):       # files the next picks deleted
+        f = wt / p
+        if f.is_symlink() or f.is_file():
+            f.unlink()
+        for d in f.parents:
+            if d == wt or not d.is_dir() or any(d.iterdir()):
+                break
+            d.rmdir()
+    _fill(wt, tip, left_out)
+
+
+def _say_left_out(unit_id: str, left_out) -> None:
+    if not left_out:
+        return
+    paths = [p for p, _, _ in left_out]
+    named = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+    print(f"forksync: {len(paths)} file(s) left out of the worktree: {named}; the repository lacks their blobs and "
+          f"resolving needs none of them (not conflicted, unchanged on forksync/{unit_id}); the resolution keeps "
+          "them as the conflict commit has them", file=sys.stderr)
 
 
 def _lacks(git_dir: str, what: str, absent: list[tuple[str, str]] | str, then: str) -> str:
@@ -265,8 +319,11 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
             raise UserError(f"forksync/{unit_id} moved from {st['tip'][:12]} to {tip[:12]} since the worktree was made; "
                             f"`forksync resolve {unit_id} --abort` and start again")
         wt = Path(st["worktree"])
+        left_out = [(p, int(m), b) for p, m, b in st.get("left_out", ())]
         _git(wt, "add", "-A")
-        tree = _git(wt, "write-tree")
+        _leave_out(wt, left_out)
+        # the left-out files' blobs are not here: git would refuse a tree naming them
+        tree = _git(wt, "write-tree", *(("--missing-ok",) if left_out else ()))
         if tree == str(pygit2.Repository(git_dir)[stop.conflict_commit].peel(pygit2.Commit).tree.id):
             print("the worktree still holds the conflict commit's files unchanged; edit them first", file=sys.stderr)
             return 1
@@ -347,25 +404,28 @@ def _go_on(args, git_dir, unit_id, wt, state_file) -> int:
         print(f"  {len(res.remaining)} commit(s) not applied; nothing was written for {res.conflict[:12]}: "
               f"`forksync apply {unit_id}` once the error is fixed")
         return 1
-    stop = resolution.find_stop(git_dir, _base(git_dir, state.fork_tip, res.tip), res.tip)
+    base = _base(git_dir, state.fork_tip, res.tip)
+    stop = resolution.find_stop(git_dir, base, res.tip)
     if wt is not None and wt.exists() and stop is not None:
-        try:
-            _git(wt, "checkout", "-q", "--detach", "--force", res.tip)
-        except UserError:
-            absent = _absent_in(git_dir, res.tip)
-            if not absent:
-                raise
-            # whatever git left in it, the worktree held only the resolution just folded (kept
-            # under refs/forksync/resolutions/…): it goes, and a new one is made once the
-            # objects are there, as for the first checkout
+        gaps = resolution.checkout_gaps(git_dir, base, res.tip, stop)
+        if gaps.needed:
+            # the worktree held only the resolution just folded (kept under
+            # refs/forksync/resolutions/…): it goes, and a new one is made once the objects are
+            # there, as for the first checkout
             _cleanup(git_dir, wt, state_file)
             print(f"forksync: stopped again at a conflict in upstream {stop.upstream_sha} (conflict commit "
                   f"{stop.conflict_commit[:12]}), but the worktree cannot move there: "
-                  + _lacks(git_dir, f"the checkout of {res.tip[:12]}", absent,
+                  + _lacks(git_dir, f"the checkout of {res.tip[:12]}", list(gaps.needed),
                            f"then `forksync resolve {unit_id}` sets up a worktree at it"), file=sys.stderr)
             return 1
-        state_file.write_text(json.dumps({"worktree": str(wt), "tip": res.tip, "conflict_commit": stop.conflict_commit}))
+        if gaps.left_out or json.loads(state_file.read_text()).get("left_out"):
+            _move(wt, res.tip, gaps.left_out)
+        else:
+            _git(wt, "checkout", "-q", "--detach", "--force", res.tip)
+        state_file.write_text(json.dumps({"worktree": str(wt), "tip": res.tip, "conflict_commit": stop.conflict_commit,
+                                          "left_out": [list(x) for x in gaps.left_out]}))
         print(f"stopped again at a conflict; the worktree {wt} is at it now")
+        _say_left_out(unit_id, gaps.left_out)
         _print_conflict(wt, stop)
         _print_next(unit_id)
     else:

@@ -21,12 +21,13 @@ API (stable; see docs/core.md):
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import re
 import subprocess
 import threading
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 import pygit2
 from pygit2.enums import SortMode
@@ -81,25 +82,25 @@ def git_env() -> dict[str, str]:
 NO_LAZY_FETCH = ("-c", "protocol.allow=never")
 
 
-def absent_blobs(repo: pygit2.Repository, tree: pygit2.Tree, limit: int = 3) -> list[tuple[str, str]]:
-    """``(path, blob sha)`` of the first ``limit`` blobs of ``tree`` (recursively, in tree order)
-    that the repository lacks: what a checkout of it would have to fetch (a partial clone or
-    snapshot). Reads trees only; a missing subtree counts as its path with the tree's sha."""
-    out: list[tuple[str, str]] = []
+def absent_entries(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[tuple[str, int, str]]:
+    """``(path, file mode, sha)`` of every blob of ``tree`` (recursively, in tree order) that the
+    repository lacks: what a checkout of it would have to fetch (a partial clone or snapshot).
+    Reads trees only; a missing subtree is its path with a trailing ``/``, its mode and sha."""
+    for e in tree:
+        if e.type_str == "tree":
+            try:
+                sub = repo[e.id]
+            except KeyError:
+                yield f"{e.name}/", e.filemode, str(e.id)
+                continue
+            yield from ((f"{e.name}/{p}", m, s) for p, m, s in absent_entries(repo, sub))
+        elif e.type_str == "blob" and e.id not in repo:
+            yield e.name, e.filemode, str(e.id)
 
-    def walk(t: pygit2.Tree, prefix: str) -> None:
-        for e in t:
-            if len(out) >= limit:
-                return
-            if e.type_str == "tree":
-                try:
-                    walk(repo[e.id], f"{prefix}{e.name}/")
-                except KeyError:
-                    out.append((f"{prefix}{e.name}/", str(e.id)))
-            elif e.type_str == "blob" and e.id not in repo:
-                out.append((prefix + e.name, str(e.id)))
-    walk(tree, "")
-    return out
+
+def absent_blobs(repo: pygit2.Repository, tree: pygit2.Tree, limit: int = 3) -> list[tuple[str, str]]:
+    """``(path, blob sha)`` of the first ``limit`` of :func:`absent_entries`."""
+    return [(p, s) for p, _, s in itertools.islice(absent_entries(repo, tree), limit)]
 
 
 def git(git_dir: str | Path, *argv: str, input: str | bytes | None = None, check: bool = True,

@@ -31,7 +31,7 @@ import pygit2
 
 from bot.git.apply import COMMITTER, absent_blob, conflicts_of
 from bot.git.markers import files_with_markers
-from bot.git.repo import AbsentObjectsError
+from bot.git.repo import AbsentObjectsError, absent_entries
 from bot.model import CommitInfo
 from bot.templating import render
 
@@ -233,6 +233,42 @@ def check(repo_path: str, base: str, head: str) -> ResolutionCheck:
     return ResolutionCheck(stop, head, tuple(problems), marker_files, tuple(extra))
 
 
+@dataclass(frozen=True)
+class CheckoutGaps:
+    """The blobs a checkout of a branch at its conflict lacks (a partial clone or snapshot).
+    ``needed`` ``(path, sha)``: those resolving it reads — the conflicted paths and those the
+    pick may touch, every path the branch changes since its merge base with the fork (the marker
+    check reads them), and any missing subtree (an index cannot hold what it never read);
+    ``left_out`` ``(path, file mode, blob sha)``: the rest, files the resolution neither reads
+    nor may change, which a worktree can leave unwritten while its index keeps them as they are."""
+
+    needed: tuple[tuple[str, str], ...] = ()
+    left_out: tuple[tuple[str, int, str], ...] = ()
+
+
+def checkout_gaps(repo_path: str, base: str, tip: str, stop: ConflictStop) -> CheckoutGaps:
+    """Split the blobs the checkout of ``tip`` lacks into :class:`CheckoutGaps` (reads trees only;
+    nothing is fetched). ``base``: the fork tip the branch started from, as :func:`check` gets it."""
+    repo = pygit2.Repository(repo_path)
+    t = _commit(repo, tip)
+    try:
+        absent = list(absent_entries(repo, t.tree))
+    except (KeyError, pygit2.GitError):
+        return CheckoutGaps()          # its tree itself is absent: the checkout's own error names it
+    if not absent:
+        return CheckoutGaps()
+    mb = repo.merge_base(_commit(repo, base).id, t.id)
+    changed = _changed(repo, repo[mb].peel(pygit2.Tree), t.tree) if mb is not None else None
+    keep = set(stop.files) | set(stop.touches)
+    needed, left = [], []
+    for path, mode, sha in absent:
+        if path.endswith("/") or path in keep or changed is None or path in changed:
+            needed.append((path, sha))
+        else:
+            left.append((path, mode, sha))
+    return CheckoutGaps(tuple(needed), tuple(left))
+
+
 _BLOCK_FILE = re.compile(r"^\s*[-*]?\s*File:\s*`?([^`\n]+?)`?\s*$", re.IGNORECASE)
 _BLOCK_REASON = re.compile(r"^\s*Reason:\s*(.+?)\s*$", re.IGNORECASE)
 
@@ -352,5 +388,5 @@ def keep_ref(unit_id: str, old_tip: str) -> str:
 
 
 __all__ = ["ConflictStop", "FileOutcome", "ResolutionCheck", "Fold", "find_stop", "check", "fold", "keep_ref",
-           "reasons_in", "outcome", "conflicted_paths", "CONFLICT_TRAILER", "RESOLUTIONS_NS",
+           "reasons_in", "outcome", "CheckoutGaps", "checkout_gaps", "conflicted_paths", "CONFLICT_TRAILER", "RESOLUTIONS_NS",
            "TOOK_UPSTREAM", "KEPT_FORK", "BY_HAND", "DELETED"]

@@ -53,9 +53,24 @@ def fetched(part, text: str) -> str:
     return run_git(part.path, "hash-object", "-w", "--stdin", input=text).strip()
 
 
-def test_plan_apply_and_resolve_never_fetch_and_a_checkout_names_the_blob_it_lacks(pair, tmp_path, capsys):
-    """README.md's blob is absent: no pick reads it, so plan and apply work as on a full clone;
-    the checkout `resolve` makes needs it: exit 2 naming it, no worktree left, no fetch tried."""
+def tree_entries(repo_path, rev: str) -> dict[str, tuple[int, str]]:
+    """``{path: (file mode, object id)}`` of every blob and link of ``rev``'s tree (trees only read)."""
+    repo = pygit2.Repository(str(repo_path))
+    out = {}
+
+    def walk(tree, prefix):
+        for e in tree:
+            if e.type_str == "tree":
+                walk(repo[e.id], f"{prefix}{e.name}/")
+            else:
+                out[prefix + e.name] = (e.filemode, str(e.id))
+    walk(repo.revparse_single(rev).peel(pygit2.Tree), "")
+    return out
+
+
+def test_plan_and_apply_never_fetch_and_work_without_a_blob_no_pick_reads(pair, tmp_path, capsys):
+    """README.md's blob is absent: no pick reads it, so plan and apply work as on a full clone,
+    and nothing is fetched."""
     readme = blob_of(pair.fork.path, "main", "README.md")
     part = blobless_clone(pair.fork.path, tmp_path / "part.git", missing=[readme])
     objects = part.objects()
@@ -68,15 +83,73 @@ def test_plan_apply_and_resolve_never_fetch_and_a_checkout_names_the_blob_it_lac
     chain = f"chain-{u['u2'][:12]}"
     assert main([*argv(part), "apply", chain]) == 1                 # its conflict commit, as on a full clone
     assert "conflict (content, 1 hunk(s)): lib/Dialect/Ops.cpp" in capsys.readouterr().out
-    before = pygit2.Repository(str(part.path)).references[f"refs/heads/forksync/{chain}"].target
-    assert main([*argv(part), "resolve", chain]) == 2
-    err = capsys.readouterr().err
-    assert "Traceback" not in err and f"README.md (blob {readme[:12]})" in err, err
-    assert not (tmp_path / ".forksync-resolve").exists()          # not even the folder git made for it
-    assert pygit2.Repository(str(part.path)).references[f"refs/heads/forksync/{chain}"].target == before
     assert part.attempts() == []
     assert part.objects() > objects            # the picks' commits and trees; still no README.md blob
     assert readme not in pygit2.Repository(str(part.path))
+
+
+def test_resolve_leaves_out_a_file_whose_blob_is_absent_and_the_folds_keep_it(pair, tmp_path, capsys):
+    """README.md's blob is absent and chain u2 neither conflicts in it nor changes it: the
+    worktree `resolve` makes holds every other file (README.md left out, said in one line on
+    stderr), --continue folds the resolution and moves the worktree to u4's conflict (still
+    without it), and each folded pick's tree holds every path of its conflict commit, README.md
+    with its blob id, the rest but Ops.cpp unchanged. Nothing is fetched."""
+    readme = blob_of(pair.fork.path, "main", "README.md")
+    part = blobless_clone(pair.fork.path, tmp_path / "part.git", missing=[readme])
+    chain = f"chain-{pair.u['u2'][:12]}"
+    wt = tmp_path / ".forksync-resolve" / chain
+    assert main([*argv(part), "apply", chain]) == 1
+    left_line = (f"forksync: 1 file(s) left out of the worktree: README.md; the repository lacks their blobs and "
+                 f"resolving needs none of them (not conflicted, unchanged on forksync/{chain}); the resolution keeps "
+                 "them as the conflict commit has them")
+    for n, fix in enumerate(("  return r + 1 + 0 /* fork */;\n", "  return r + 2 + 0 /* fork */;\n")):
+        cc = run_git(part.path, "rev-parse", f"forksync/{chain}").strip()
+        if n == 0:
+            capsys.readouterr()
+            assert main([*argv(part), "resolve", chain]) == 0
+            out, err = capsys.readouterr()
+            assert err.splitlines() == [left_line], err
+            assert f"worktree: {wt}" in out and "lib/Dialect/Ops.cpp: 1 conflicting hunk(s)" in out, out
+        assert not (wt / "README.md").exists() and "<<<<<<< fork" in (wt / "lib/Dialect/Ops.cpp").read_text()
+        assert sorted(p.relative_to(wt).as_posix() for p in wt.rglob("*") if p.is_file() and ".git" not in p.parts) \
+            == sorted(set(tree_entries(part.path, cc)) - {"README.md"})
+        assert run_git(wt, "status", "--porcelain") == ""          # the missing file is no deletion
+        resolve_markers(wt / "lib/Dialect/Ops.cpp", fix)
+        capsys.readouterr()
+        assert main([*argv(part), "resolve", chain, "--continue"]) == (1 if n == 0 else 0)
+        out, err = capsys.readouterr()
+        assert "Traceback" not in out + err
+        folded = run_git(part.path, "rev-parse", f"forksync/{chain}" + ("~1" if n == 0 else "")).strip()
+        before, after = tree_entries(part.path, cc), tree_entries(part.path, folded)
+        assert set(after) == set(before) and after["README.md"] == (0o100644, readme)
+        assert {p: x for p, x in after.items() if p != "lib/Dialect/Ops.cpp"} == \
+            {p: x for p, x in before.items() if p != "lib/Dialect/Ops.cpp"}
+        assert fix in run_git(part.path, "show", f"{folded}:lib/Dialect/Ops.cpp")
+        if n == 0:
+            assert err.splitlines() == [left_line], err
+            assert f"stopped again at a conflict; the worktree {wt} is at it now" in out, out
+    assert subjects(part, chain) == ["[RESOLVED] [dialect] fold mul overflow (#102)",
+                                     "[RESOLVED] [dialect] fold mul again (#104)"]
+    assert tree_entries(part.path, f"forksync/{chain}")["README.md"] == (0o100644, readme)
+    assert not wt.exists() and part.attempts() == [] and readme not in pygit2.Repository(str(part.path))
+
+
+def test_resolve_whose_conflicted_file_is_absent_names_it_and_makes_no_worktree(pair, tmp_path, capsys,
+                                                                                 stopped_elsewhere):
+    """The conflict commit's Ops.cpp (the file to resolve) and README.md are absent: only what
+    resolving needs is named — Ops.cpp — exit 2, no worktree, nothing fetched."""
+    chain = stopped_elsewhere
+    tip = run_git(pair.fork.path, "rev-parse", f"forksync/{chain}").strip()
+    gone = blob_of(pair.fork.path, tip, "lib/Dialect/Ops.cpp")
+    part = blobless_clone(pair.fork.path, tmp_path / "part.git",
+                          missing=[gone, blob_of(pair.fork.path, "main", "README.md")])
+    assert main([*argv(part), "resolve", chain]) == 2
+    assert capsys.readouterr() == ("", absent_line(
+        part, f"the checkout of {tip[:12]}", "lib/Dialect/Ops.cpp", gone,
+        "`forksync status --json` lists the missing objects it met (missing_objects)") + "\n")
+    assert not (tmp_path / ".forksync-resolve").exists() and part.attempts() == []
+    assert run_git(part.path, "worktree", "list", "--porcelain").count("worktree ") == 1
+    assert run_git(part.path, "rev-parse", f"forksync/{chain}").strip() == tip
 
 
 def test_apply_of_a_pick_that_needs_an_absent_blob_names_it_and_writes_nothing_half_made(pair, tmp_path, capsys):
@@ -183,6 +256,11 @@ def test_continue_to_a_conflict_whose_checkout_needs_an_absent_blob_names_it_and
     assert not wt.exists() and not (part.path / "forksync-resolve" / f"{chain}.json").exists()
     assert run_git(part.path, "worktree", "list", "--porcelain").count("worktree ") == 1
     assert part.attempts() == []
+    assert main([*argv(part), "resolve", chain]) == 2        # u10 adds it: the marker check reads it
+    assert capsys.readouterr().err == absent_line(
+        part, f"the checkout of {cc[:12]}", "docs/fold.md", note,
+        "`forksync status --json` lists the missing objects it met (missing_objects)") + "\n"
+    assert not wt.exists() and part.attempts() == []
     assert fetched(part, "fold notes\n") == note
     assert main([*argv(part), "resolve", chain]) == 0
     resolve_markers(wt / "lib/Dialect/Ops.cpp", "  return r + 3 + 0 /* fork */;\n")

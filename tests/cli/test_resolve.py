@@ -109,23 +109,31 @@ def test_a_resolution_with_a_marker_left_is_refused_and_nothing_moves(stopped, t
     assert run_git(pair.fork.path, "rev-parse", f"forksync/{unit}") == tip
 
 
-def test_a_checkout_missing_an_object_is_a_clear_error_and_leaves_no_worktree(stopped, tmp_path, capsys):
-    """A partial clone or snapshot lacking a blob of the conflict commit's tree: exit 2 with what
-    to do, and no half-made worktree left behind (``git worktree list`` as before)."""
+def test_a_checkout_missing_a_blob_no_step_needs_leaves_it_out_and_the_fold_keeps_it(stopped, tmp_path, capsys):
+    """A snapshot (no promisor remote) lacking README.md's blob, which chain u2 neither conflicts in
+    nor changes: the worktree is made without it and says so, git sees no deletion there, the
+    folded pick holds README.md with the same blob, and --abort at the next conflict removes the
+    worktree as usual. (A blob the resolution needs is an error: tests/cli/test_partial_clone.py.)"""
     import os
 
     import pygit2
 
     pair, g, unit = stopped
     repo = pygit2.Repository(str(pair.fork.path))
-    tree = repo.revparse_single(f"forksync/{unit}").peel(pygit2.Commit).tree
-    blob = next(str(e.id) for e in tree if e.type_str == "blob")
+    blob = str(repo.revparse_single(f"forksync/{unit}").peel(pygit2.Commit).tree["README.md"].id)
     loose = os.path.join(repo.path, "objects", blob[:2], blob[2:])
     assert os.path.exists(loose), "the scenario's objects are loose"
     os.remove(loose)
+    assert main(["resolve", unit, *g]) == 0
+    assert "1 file(s) left out of the worktree: README.md; the repository lacks their blobs" in capsys.readouterr().err
+    wt = tmp_path / ".forksync-resolve" / unit
+    assert not (wt / "README.md").exists() and (wt / "python/triton/language.py").exists()
+    assert run_git(wt, "status", "--porcelain") == ""
+    resolve_markers(wt / "lib/Dialect/Ops.cpp", "  return r + 1 + 0 /* fork */;\n")
+    assert main(["resolve", unit, "--continue", *g]) == 1         # folded, then stopped again at u4
+    assert run_git(pair.fork.path, "rev-parse", f"forksync/{unit}~1:README.md").strip() == blob
+    assert run_git(pair.fork.path, "rev-parse", f"forksync/{unit}:README.md").strip() == blob
+    assert not (wt / "README.md").exists() and "<<<<<<< fork" in (wt / "lib/Dialect/Ops.cpp").read_text()
     before = run_git(pair.fork.path, "worktree", "list")
-    assert main(["resolve", unit, *g]) == 2
-    err = capsys.readouterr().err
-    assert "the repository lacks objects the checkout of " in err and f"(blob {blob[:12]})" in err and "missing_objects" in err
-    assert run_git(pair.fork.path, "worktree", "list") == before
-    assert not (tmp_path / ".forksync-resolve" / unit).exists()
+    assert main(["resolve", unit, "--abort", *g]) == 0
+    assert not wt.exists() and run_git(pair.fork.path, "worktree", "list") != before
