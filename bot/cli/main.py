@@ -5,7 +5,8 @@ Each concern registers its own sub-commands through a ``register(subparsers, com
 them and maps errors to exit codes:
 
 * 0 — success; 1 — the command ran and reports a problem (e.g. a failed apply);
-* 2 — bad input: configuration, refs, arguments (message on stderr, nothing changed).
+* 2 — bad input: configuration, refs, arguments (message on stderr, nothing changed);
+* 130 — interrupted (Ctrl-C): one line on stderr, no traceback.
 """
 from __future__ import annotations
 
@@ -97,4 +98,25 @@ def main(argv: list[str] | None = None) -> int:
         print(f"forksync: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        return 130
+        return _interrupted()
+    except SystemError as e:
+        # Ctrl-C landing in a Python callback that libgit2 called (the object database of
+        # bot.config.objects) comes back out of pygit2 as a SystemError carrying the interrupt
+        if not _caused_by_interrupt(e):
+            raise
+        return _interrupted()
+
+
+def _caused_by_interrupt(e: BaseException) -> bool:
+    seen: set[int] = set()
+    while e is not None and id(e) not in seen:
+        if isinstance(e, KeyboardInterrupt):
+            return True
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return False
+
+
+def _interrupted() -> int:
+    print("forksync: interrupted", file=sys.stderr)
+    return 130
