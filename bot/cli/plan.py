@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import re
 import sys
+import tempfile
+from contextlib import ExitStack
 from datetime import datetime, timezone
 
 from bot.cli.ledger import state_errors, warn_state
@@ -33,7 +35,8 @@ def register(sub, common) -> None:
                                    "overlap with open chains). Every item says why.")
     p.add_argument("--as-of", metavar="DATE", help="plan as of the end of DATE (YYYY-MM-DD, UTC)")
     p.add_argument("--json", action="store_true", help="print the plan as JSON (schema forksync.plan/1)")
-    p.add_argument("--no-cache", action="store_true", help="do not read or write the analysis/prediction cache")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the analysis/prediction cache: cache_dir is not used (scratch "
+                        "repositories go to a temporary folder, removed afterwards)")
     p.set_defaults(func=cmd_plan)
     a = sub.add_parser("apply", parents=[common], help="materialize a bundle or chain as a local forksync/* branch",
                        description="Re-plan, find the unit by id, and cherry-pick its upstream commits onto "
@@ -49,9 +52,17 @@ def register(sub, common) -> None:
     a.set_defaults(func=cmd_apply)
 
 
-def _load(args, as_of=None):
+def _load(args, as_of=None, scratch: ExitStack | None = None):
+    """``scratch``: where a --no-cache run's temporary folder is removed (when it closes)."""
     cfg = config_from_args(args)
     use_cache = not getattr(args, "no_cache", False)
+    if not use_cache:
+        # the combined repository and the prediction scratch repository still need a folder: a
+        # temporary one, so that cache_dir is neither read nor written (nor required to be usable)
+        tmp = tempfile.TemporaryDirectory(prefix="forksync-no-cache-")
+        if scratch is not None:
+            scratch.enter_context(tmp)
+        cfg = cfg.model_copy(update={"cache_dir": tmp.name})
     store = default_store(cfg) if use_cache else None
     with reporter(args) as progress:
         with state_errors():
@@ -173,7 +184,12 @@ def plan_lines(state, run) -> list[str]:
 
 
 def cmd_plan(args) -> int:
-    cfg, state, run = _load(args, as_of=args.as_of)
+    with ExitStack() as scratch:
+        return _plan(args, scratch)
+
+
+def _plan(args, scratch: ExitStack) -> int:
+    cfg, state, run = _load(args, as_of=args.as_of, scratch=scratch)
     if args.json:
         json.dump(plan_json(state, run), sys.stdout, indent=2)
         print()

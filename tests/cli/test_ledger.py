@@ -303,6 +303,20 @@ def test_a_cache_dir_that_cannot_be_created_is_a_clear_error(scn, capsys, tmp_pa
         assert f"cache_dir {blocker / 'cache'}" in err and "writable" in err and "Traceback" not in err, err
 
 
+def test_plan_no_cache_needs_no_cache_dir(scn, capsys, tmp_path):
+    # --no-cache neither reads nor writes the cache: an unusable cache_dir is no reason to stop
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    good, bad = tmp_path / "good.yml", tmp_path / "bad.yml"
+    good.write_text(f"cache_dir: {tmp_path / 'cache'}\n")
+    bad.write_text(f"cache_dir: {blocker / 'cache'}\n")
+    argv = ["--upstream", str(scn.up.path), "--fork", str(scn.fork.path), "plan", "--no-cache", "--json"]
+    rc, expected, _ = run(capsys, ["--config", str(good), *argv])
+    assert rc == 0 and not (tmp_path / "cache").exists()
+    rc, out, err = run(capsys, ["--config", str(bad), *argv])
+    assert (rc, out, err) == (0, expected, "")
+
+
 def test_a_contiguous_pin_before_the_merge_base_is_not_called_the_merge_base(tmp_path, capsys, monkeypatch):
     # the merged, then reverted u1 holds the contiguous pin at u0, before the merge base u2:
     # status printed "(merge base)" beside u0 (Intel's fork: a 2024 commit beside a 2026 base)
