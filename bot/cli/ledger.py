@@ -13,7 +13,7 @@ import re
 from contextlib import contextmanager
 from datetime import datetime, timezone
 
-from bot.cli.main import config_from_args
+from bot.cli.main import fork_config_from_args
 from bot.cli.progress import reporter, warn_once
 from bot.config.forksync import UserError
 from bot.core.merged import revert_of
@@ -42,7 +42,7 @@ def state_errors():
 
 
 def _load(args, as_of=None, progress=None):
-    cfg = config_from_args(args)
+    cfg = fork_config_from_args(args)
     with state_errors():
         return load_state(cfg, as_of=as_of, progress=progress)
 
@@ -230,7 +230,7 @@ def _pr(pr) -> str:
 
 def _cmd_series(args) -> int:
     start, end = args.series
-    cfg = config_from_args(args)
+    cfg = fork_config_from_args(args)
     try:
         with reporter(args) as cb:
             rows = series(cfg, start, end, args.step, progress=cb)

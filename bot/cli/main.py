@@ -66,6 +66,25 @@ def config_from_args(args: argparse.Namespace) -> ForksyncConfig:
     })
 
 
+def fork_config_from_args(args: argparse.Namespace) -> ForksyncConfig:
+    """:func:`config_from_args` for a command that reads the fork. With no fork named (no
+    ``fork.url``, no ``--fork``) the fork is the current directory's repository; where there is
+    none, the error says which of the three ways to name a fork were missing, not that "." is no
+    repository. Raises :class:`UserError`."""
+    import os
+
+    import pygit2
+
+    cfg = config_from_args(args)
+    if cfg.fork.url or pygit2.discover_repository(os.getcwd()) is not None:
+        return cfg
+    path = getattr(args, "config", None) or ("forksync.yml" if os.path.isfile("forksync.yml") else None)
+    where = f"{path} names no fork.url" if path else "no forksync.yml was found in the current directory"
+    raise UserError(f"{where}, no --fork was given, and the current directory {os.getcwd()} is not a git "
+                    "repository: run forksync in the fork's checkout, or name the fork with --fork PATH|URL or "
+                    "with --config FILE")
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = common_parser()
     parser = argparse.ArgumentParser(

@@ -17,7 +17,7 @@ from contextlib import ExitStack
 from datetime import datetime, timezone
 
 from bot.cli.ledger import state_errors, warn_state
-from bot.cli.main import config_from_args
+from bot.cli.main import fork_config_from_args
 from bot.cli.progress import reporter
 from bot.config.forksync import UserError
 from bot.git.apply import ApplyError, apply_unit
@@ -54,7 +54,7 @@ def register(sub, common) -> None:
 
 def _load(args, as_of=None, scratch: ExitStack | None = None):
     """``scratch``: where a --no-cache run's temporary folder is removed (when it closes)."""
-    cfg = config_from_args(args)
+    cfg = fork_config_from_args(args)
     use_cache = not getattr(args, "no_cache", False)
     if not use_cache:
         # the combined repository and the prediction scratch repository still need a folder: a

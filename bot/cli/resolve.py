@@ -39,7 +39,7 @@ import pygit2
 from bot.agents.client import AgentClient
 from bot.agents.conflict import resolve_pick
 from bot.agents.conflict_git import conflict_case
-from bot.cli.main import config_from_args
+from bot.cli.main import fork_config_from_args
 from bot.cli.plan import apply_planned, print_picked
 from bot.cli.progress import reporter
 from bot.config.forksync import UserError
@@ -90,7 +90,7 @@ def _state_path(git_dir: str, unit_id: str) -> Path:
 
 def _fork(args) -> tuple[object, str, str, str, str]:
     """(cfg, fork git dir, unit id, branch ref, fork tip)."""
-    cfg = config_from_args(args)
+    cfg = fork_config_from_args(args)
     unit_id = args.unit.removeprefix("refs/heads/").removeprefix("forksync/")
     fork_dir = gitio.open_remote(cfg.fork.url or ".", cfg.cache_dir, fetch=False)
     repo = pygit2.Repository(fork_dir)
@@ -324,7 +324,7 @@ def _cleanup(git_dir, wt, state_file) -> None:
 
 def _go_on(args, git_dir, unit_id, wt, state_file) -> int:
     """Apply the chain's next picks after a fold (re-planned: the folded pick is in flight now)."""
-    cfg = config_from_args(args)
+    cfg = fork_config_from_args(args)
     with reporter(args) as progress:
         state = load_state(cfg, store=default_store(cfg), progress=progress)
         run = plan_state(state, store=default_store(cfg), progress=(lambda d, t: progress("planning", d, t)) if progress else None)
