@@ -19,9 +19,9 @@
 
 State between the steps lives in the fork repository's git dir (``forksync-resolve/<unit>.json``),
 as git keeps its own sequencer state there. Exit codes: 0 done (or the worktree is ready), 1 the
-resolution has problems or the chain stopped at another conflict (also where the next pick, or
+resolution has problems (a marker left, the worktree's files unchanged) or the chain stopped at another conflict (also where the next pick, or
 the worktree's move to the next conflict, needs a blob a partial clone lacks: the fold is kept),
-2 bad input (no such unit, no conflict, the branch moved) or a blob the step needs that a partial
+2 bad input (no such unit, no conflict, the branch moved, nothing to abort) or a blob the step needs that a partial
 clone lacks, named (nothing changed).
 """
 from __future__ import annotations
@@ -225,8 +225,7 @@ def _print_next(unit_id: str) -> None:
 
 def _abort(git_dir, unit_id, state_file) -> int:
     if not state_file.exists():
-        print(f"no resolution of {unit_id} in progress; nothing to abort", file=sys.stderr)
-        return 2
+        raise UserError(f"no resolution of {unit_id} in progress; nothing to abort")
     st = json.loads(state_file.read_text())
     wt = Path(st["worktree"])
     if wt.exists():
@@ -268,7 +267,8 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
         _git(wt, "add", "-A")
         tree = _git(wt, "write-tree")
         if tree == str(pygit2.Repository(git_dir)[stop.conflict_commit].peel(pygit2.Commit).tree.id):
-            print("the worktree still holds the conflict commit's files unchanged; edit them first", file=sys.stderr)
+            print(f"forksync: the worktree still holds the conflict commit's files unchanged; edit them in {wt} first",
+                  file=sys.stderr)
             return 1
         lines = [f"Resolve the conflicts of upstream {stop.upstream_sha[:12]}", ""]
         for p in stop.files:
@@ -286,7 +286,7 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
     except gitio.AbsentObjectsError as e:        # the worktree and its files stay as they are
         raise UserError(_absent(git_dir, e, f"forksync resolve {unit_id} --continue")) from None
     if not chk.ok:
-        print("the resolution is not complete; nothing was changed:", file=sys.stderr)
+        print("forksync: the resolution is not complete; nothing was changed:", file=sys.stderr)
         for p in chk.problems:
             print(f"  - {p}", file=sys.stderr)
         return 1
