@@ -19,7 +19,7 @@ from bot.config.forksync import UserError
 from bot.core.merged import revert_of
 from bot.git import repo as gitio
 from bot.model import Disposition, Evidence, LedgerEntry
-from bot.sync.ingest import load_state, series
+from bot.sync.ingest import end_of_day, load_state, series
 
 
 def iso(ts: int | None) -> str | None:
@@ -323,6 +323,8 @@ def cmd_ledger_show(args) -> int:
     hits = state.ledger.find(args.ref) or before_range(state, args.ref)
     if not hits and re.fullmatch(r"[0-9a-fA-F]{1,3}", args.ref.strip()) and not args.ref.strip().isdigit():
         raise UserError(f"{args.ref!r} is too short: a sha prefix needs at least 4 hex digits (or give #PR)")
+    if not hits and args.as_of:
+        _newer_than_as_of(args)
     if not hits and not state.merge_base:
         raise UserError(f"{args.ref!r} names no upstream commit in upstream's first-parent history up to "
                         f"{state.upstream_tip[:12]} (no merge base: the fork and upstream share no history; use a "
@@ -338,6 +340,8 @@ def cmd_ledger_show(args) -> int:
     from rich.markup import escape
     from rich.table import Table
     con = Console()
+    if len(hits) > 1:       # a prefix (or a PR number) naming several commits: say so before the first
+        con.print(f"{len(hits)} commits match {escape(args.ref.strip())}")
     for e in hits:
         con.print(f"[bold]{e.sha}[/bold] {_pr(e.pr)}  {escape(e.subject)}")
         where = (f"upstream position {e.index + 1} of {len(state.ledger.entries)}" if e.index >= 0 else
@@ -356,6 +360,20 @@ def cmd_ledger_show(args) -> int:
             t.add_row("-", "", "no fork commit, note or branch names it: PENDING")
         con.print(t)
     return 0
+
+
+def _newer_than_as_of(args) -> None:
+    """Raise :class:`UserError` naming the upstream commit ``args.ref`` names today when it is newer
+    than ``--as-of``: "names no upstream commit" would send the user looking for a typo."""
+    with reporter(args) as cb:
+        now = _load(args, progress=cb)
+    cutoff = end_of_day(args.as_of)
+    later = [e for e in (now.ledger.find(args.ref) or before_range(now, args.ref)) if e.committer_time > cutoff]
+    if later:
+        e = later[0]
+        raise UserError(f"{args.ref!r} names upstream commit {e.sha[:12]} {e.subject!r}, committed on "
+                        f"{(iso(e.committer_time) or '')[:10]}, after the as-of date {args.as_of}: the ledger as of "
+                        "then does not hold it (give a later --as-of, or none)")
 
 
 def register(sub, common) -> None:

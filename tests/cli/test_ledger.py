@@ -369,3 +369,58 @@ def test_a_pin_without_a_merge_base_is_called_so(tmp_path, capsys, monkeypatch):
     assert rc == 2 and err == (f"forksync: '#4242' names no upstream commit in upstream's first-parent history up to "
                                f"{u['u2'][:12]} (no merge base: the fork and upstream share no history; use a sha, a "
                                "prefix or #PR)\n")
+
+
+def _twin_prefix_upstream(tmp_path):
+    """An upstream whose last two commits share their first 4 hex digits (found by varying a
+    word of the second one's message), and a fork cloned before them."""
+    import hashlib
+
+    import pygit2
+
+    from bot.demo.repobuilder import RepoBuilder
+
+    up = RepoBuilder.init(tmp_path / "upstream")
+    up.commit("Initial import (#1)", {"README.md": "upstream\n"}, when=1_767_225_600)
+    fork = up.clone(tmp_path / "fork")
+    repo = pygit2.Repository(str(up.path))
+
+    def raw(parent, message, when):
+        who = f"Up Dev <up@example.com> {when} +0000"
+        body = (f"tree {repo[parent].tree_id}\nparent {parent}\nauthor {who}\ncommitter {who}\n\n{message}\n").encode()
+        return body, hashlib.sha1(b"commit %d\0" % len(body) + body).hexdigest()
+
+    body, first = raw(str(repo.head.target), "Tune the scheduler (#2)", 1_767_312_000)
+    repo.odb.write(pygit2.GIT_OBJECT_COMMIT, body)
+    n = 0
+    while True:
+        body, second = raw(first, f"Tune the allocator, take {n} (#3)", 1_767_398_400)
+        if second[:4] == first[:4]:
+            break
+        n += 1
+    repo.odb.write(pygit2.GIT_OBJECT_COMMIT, body)
+    repo.references["refs/heads/main"].set_target(second)
+    return ["--upstream", str(up.path), "--fork", str(fork.path)], first, second, n
+
+
+def test_ledger_show_says_how_many_commits_a_prefix_matches(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    argv, first, second, n = _twin_prefix_upstream(tmp_path)
+    rc, out, err = run(capsys, [*argv, "ledger", "show", first[:4]])
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0] == f"2 commits match {first[:4]}"
+    assert [line.split()[0] for line in lines if line.startswith(first[:4])] == [first, second]
+    rc, out, _ = run(capsys, [*argv, "ledger", "show", second[:12]])
+    assert rc == 0 and "match" not in out.splitlines()[0]
+
+
+def test_ledger_show_names_a_commit_newer_than_the_as_of_date(scn, capsys):
+    rc, out, err = run(capsys, [*scn.argv, "ledger", "show", "#116", "--as-of", "2026-01-10"])
+    assert (rc, out) == (2, "")
+    assert err == (f"forksync: '#116' names upstream commit {scn.u['u16'][:12]} 'Change sixteen (#116)', committed "
+                   "on 2026-01-17, after the as-of date 2026-01-10: the ledger as of then does not hold it (give a "
+                   "later --as-of, or none)\n")
+    rc, _, err = run(capsys, [*scn.argv, "ledger", "show", scn.u["u16"][:10], "--as-of", "2026-01-10"])
+    assert rc == 2 and f"names upstream commit {scn.u['u16'][:12]} 'Change sixteen (#116)', committed on 2026-01-17" in err
+
