@@ -173,6 +173,8 @@ def warn_state(state) -> None:
 def cmd_status(args) -> int:
     if args.series:
         return _cmd_series(args)
+    if args.step is not None:
+        raise UserError("--step needs --series START END (it is the days between series points)")
     with reporter(args) as cb:
         state = _load(args, as_of=args.as_of, progress=cb)
     doc = status_json(state)
@@ -233,7 +235,7 @@ def _cmd_series(args) -> int:
     cfg = fork_config_from_args(args)
     try:
         with reporter(args) as cb:
-            rows = series(cfg, start, end, args.step, progress=cb)
+            rows = series(cfg, start, end, 7 if args.step is None else args.step, progress=cb)
     except (gitio.RefError, gitio.GitIOError, ValueError) as e:
         raise UserError(str(e)) from None
     out = [{"date": d, "days_behind": s.pins.days_behind, "contiguous_lag_days": s.pins.contiguous_lag_days,
@@ -380,8 +382,10 @@ def register(sub, common) -> None:
     p = sub.add_parser("status", parents=[common], help="dispositions, pins, Days Behind and Backlog")
     p.add_argument("--as-of", metavar="DATE", help="state at the end of DATE (YYYY-MM-DD, UTC)")
     p.add_argument("--json", action="store_true", help="print the forksync.status/1 JSON document")
-    p.add_argument("--series", nargs=2, metavar=("START", "END"), help="one point per --step days from START to END")
-    p.add_argument("--step", type=int, default=7, metavar="DAYS", help="days between series points (default 7)")
+    p.add_argument("--series", nargs=2, metavar=("START", "END"),
+                   help="one point per --step days from START, and END as the last point")
+    p.add_argument("--step", type=int, default=None, metavar="DAYS",
+                   help="days between --series points (default 7; only with --series)")
     p.set_defaults(func=cmd_status)
 
     lp = sub.add_parser("ledger", parents=[common], help="the per-commit ledger")

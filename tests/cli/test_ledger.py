@@ -60,10 +60,19 @@ def test_status_human_and_as_of(scn, capsys):
 def test_status_series(scn, capsys):
     rc, out, _ = run(capsys, [*scn.argv, "status", "--series", "2026-01-05", "2026-03-01", "--step", "30", "--json"])
     pts = json.loads(out)["points"]
+    # from START to END: END is the last point even where the step does not land on it
     assert [(p["date"], p["commits_in_range"], p["days_behind"], p["backlog"]) for p in pts] == [
-        ("2026-01-05", 4, 4.0, 0), ("2026-02-04", 18, 2.0, 4)]       # u9 is PENDING in the past (no branch)
+        ("2026-01-05", 4, 4.0, 0), ("2026-02-04", 18, 2.0, 4), ("2026-03-01", 18, 2.0, 4)]  # u9 PENDING in the past
     # each point's upstream is as of its date (or of the last change to the copy, when older)
-    assert [p["upstream_as_of"] for p in pts] == ["2026-01-05T23:59:59Z", "2026-02-04T23:59:59Z"]
+    assert [p["upstream_as_of"] for p in pts] == ["2026-01-05T23:59:59Z", "2026-02-04T23:59:59Z",
+                                                  "2026-03-01T23:59:59Z"]
+    rc, out, _ = run(capsys, [*scn.argv, "status", "--series", "2026-01-05", "2026-01-07", "--step", "1", "--json"])
+    assert [p["date"] for p in json.loads(out)["points"]] == ["2026-01-05", "2026-01-06", "2026-01-07"]
+
+
+def test_status_step_needs_series(scn, capsys):
+    assert run(capsys, [*scn.argv, "status", "--step", "3"]) == (
+        2, "", "forksync: --step needs --series START END (it is the days between series points)\n")
 
 
 def test_ledger_export(scn, capsys):
