@@ -73,6 +73,12 @@ def _load(args, as_of=None, scratch: ExitStack | None = None):
     return cfg, state, run
 
 
+def _cut(subject: str, width: int = 70) -> str:
+    """``subject`` in at most ``width`` characters, a cut one ending in "…" (so that "(#8637" is
+    not read as the whole PR number)."""
+    return subject if len(subject) <= width else subject[:width - 1] + "…"
+
+
 def _iso(t: int | None) -> str | None:
     return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if t else None
 
@@ -161,7 +167,7 @@ def plan_lines(state, run) -> list[str]:
         for it in u.items:
             c = state.upstream.get(it.sha)
             pr = f"#{c.pr}" if c and c.pr else "-"
-            out.append(f"  {it.sha[:12]} {pr:>7}  {(c.subject if c else '')[:70]}")
+            out.append(f"  {it.sha[:12]} {pr:>7}  {_cut(c.subject if c else '')}")
             rest = [p for p in own(it.reason).split("; ")
                     if p and p not in said and not p.startswith(f"follows {u.id},") and not p.startswith("stacked on ")
                     and not (u.kind == "bundle" and _IN_ORDER.match(p))]
@@ -173,7 +179,7 @@ def plan_lines(state, run) -> list[str]:
         out += ["", "NO_OP candidates (picks that would be empty):"]
         for s, _why in noops:
             c = state.upstream.get(s)
-            out.append(f"  {s[:12]} {('#' + str(c.pr)) if c and c.pr else '-':>7}  {(c.subject if c else '')[:70]}")
+            out.append(f"  {s[:12]} {('#' + str(c.pr)) if c and c.pr else '-':>7}  {_cut(c.subject if c else '')}")
     for n in plan.notes:
         if not n.startswith("NO_OP candidate "):
             out.append(f"note: {n}")
@@ -221,7 +227,7 @@ def print_picked(state, res) -> None:
     """One line per pick an apply made: upstream sha → fork sha, upstream subject."""
     for u, f in res.picked:
         c = state.upstream.get(u)
-        print(f"  picked {u[:12]} -> {f[:12]}  {(c.subject if c else '')[:70]}")
+        print(f"  picked {u[:12]} -> {f[:12]}  {_cut(c.subject if c else '')}")
 
 
 def cmd_apply(args) -> int:
@@ -254,7 +260,7 @@ def cmd_apply(args) -> int:
             elif cc:
                 c = state.upstream.get(up)
                 print(f"{b.name} already in flight (tip {(b.tip or '-')[:12]}), stopped at {up} "
-                      f"{(c.subject if c else '')[:70]}")
+                      f"{_cut(c.subject if c else '')}")
                 print(f"  conflict commit {cc[:12]} on {b.name} (diff3 markers); nothing more to apply: finish it "
                       f"with `forksync resolve {b.unit_id}`")
             else:
@@ -288,7 +294,7 @@ def cmd_apply(args) -> int:
             print(f"  kept {k[:12]} (not written by forksync; left as it is)")
         if res.conflict:
             c = state.upstream.get(res.conflict)
-            print(f"stopped at {res.conflict} {(c.subject if c else '')[:70]}")
+            print(f"stopped at {res.conflict} {_cut(c.subject if c else '')}")
             if res.conflict_commit:
                 print(f"  conflict commit {res.conflict_commit[:12]} at the tip of {res.branch} (diff3 markers)")
             for f in res.conflicts:
