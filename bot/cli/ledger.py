@@ -13,13 +13,13 @@ import re
 from contextlib import contextmanager
 from datetime import datetime, timezone
 
-from bot.cli.main import config_from_args
+from bot.cli.main import fork_config_from_args
 from bot.cli.progress import reporter, warn_once
 from bot.config.forksync import UserError
 from bot.core.merged import revert_of
 from bot.git import repo as gitio
 from bot.model import Disposition, Evidence, LedgerEntry
-from bot.sync.ingest import load_state, series
+from bot.sync.ingest import end_of_day, load_state, series
 
 
 def iso(ts: int | None) -> str | None:
@@ -42,7 +42,7 @@ def state_errors():
 
 
 def _load(args, as_of=None, progress=None):
-    cfg = config_from_args(args)
+    cfg = fork_config_from_args(args)
     with state_errors():
         return load_state(cfg, as_of=as_of, progress=progress)
 
@@ -173,6 +173,8 @@ def warn_state(state) -> None:
 def cmd_status(args) -> int:
     if args.series:
         return _cmd_series(args)
+    if args.step is not None:
+        raise UserError("--step needs --series START END (it is the days between series points)")
     with reporter(args) as cb:
         state = _load(args, as_of=args.as_of, progress=cb)
     doc = status_json(state)
@@ -230,10 +232,10 @@ def _pr(pr) -> str:
 
 def _cmd_series(args) -> int:
     start, end = args.series
-    cfg = config_from_args(args)
+    cfg = fork_config_from_args(args)
     try:
         with reporter(args) as cb:
-            rows = series(cfg, start, end, args.step, progress=cb)
+            rows = series(cfg, start, end, 7 if args.step is None else args.step, progress=cb)
     except (gitio.RefError, gitio.GitIOError, ValueError) as e:
         raise UserError(str(e)) from None
     out = [{"date": d, "days_behind": s.pins.days_behind, "contiguous_lag_days": s.pins.contiguous_lag_days,
@@ -323,6 +325,8 @@ def cmd_ledger_show(args) -> int:
     hits = state.ledger.find(args.ref) or before_range(state, args.ref)
     if not hits and re.fullmatch(r"[0-9a-fA-F]{1,3}", args.ref.strip()) and not args.ref.strip().isdigit():
         raise UserError(f"{args.ref!r} is too short: a sha prefix needs at least 4 hex digits (or give #PR)")
+    if not hits and args.as_of:
+        _newer_than_as_of(args)
     if not hits and not state.merge_base:
         raise UserError(f"{args.ref!r} names no upstream commit in upstream's first-parent history up to "
                         f"{state.upstream_tip[:12]} (no merge base: the fork and upstream share no history; use a "
@@ -338,6 +342,8 @@ def cmd_ledger_show(args) -> int:
     from rich.markup import escape
     from rich.table import Table
     con = Console()
+    if len(hits) > 1:       # a prefix (or a PR number) naming several commits: say so before the first
+        con.print(f"{len(hits)} commits match {escape(args.ref.strip())}")
     for e in hits:
         con.print(f"[bold]{e.sha}[/bold] {_pr(e.pr)}  {escape(e.subject)}")
         where = (f"upstream position {e.index + 1} of {len(state.ledger.entries)}" if e.index >= 0 else
@@ -358,12 +364,28 @@ def cmd_ledger_show(args) -> int:
     return 0
 
 
+def _newer_than_as_of(args) -> None:
+    """Raise :class:`UserError` naming the upstream commit ``args.ref`` names today when it is newer
+    than ``--as-of``: "names no upstream commit" would send the user looking for a typo."""
+    with reporter(args) as cb:
+        now = _load(args, progress=cb)
+    cutoff = end_of_day(args.as_of)
+    later = [e for e in (now.ledger.find(args.ref) or before_range(now, args.ref)) if e.committer_time > cutoff]
+    if later:
+        e = later[0]
+        raise UserError(f"{args.ref!r} names upstream commit {e.sha[:12]} {e.subject!r}, committed on "
+                        f"{(iso(e.committer_time) or '')[:10]}, after the as-of date {args.as_of}: the ledger as of "
+                        "then does not hold it (give a later --as-of, or none)")
+
+
 def register(sub, common) -> None:
     p = sub.add_parser("status", parents=[common], help="dispositions, pins, Days Behind and Backlog")
     p.add_argument("--as-of", metavar="DATE", help="state at the end of DATE (YYYY-MM-DD, UTC)")
     p.add_argument("--json", action="store_true", help="print the forksync.status/1 JSON document")
-    p.add_argument("--series", nargs=2, metavar=("START", "END"), help="one point per --step days from START to END")
-    p.add_argument("--step", type=int, default=7, metavar="DAYS", help="days between series points (default 7)")
+    p.add_argument("--series", nargs=2, metavar=("START", "END"),
+                   help="one point per --step days from START, and END as the last point")
+    p.add_argument("--step", type=int, default=None, metavar="DAYS",
+                   help="days between --series points (default 7; only with --series)")
     p.set_defaults(func=cmd_status)
 
     lp = sub.add_parser("ledger", parents=[common], help="the per-commit ledger")

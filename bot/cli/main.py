@@ -5,7 +5,8 @@ Each concern registers its own sub-commands through a ``register(subparsers, com
 them and maps errors to exit codes:
 
 * 0 — success; 1 — the command ran and reports a problem (e.g. a failed apply);
-* 2 — bad input: configuration, refs, arguments (message on stderr, nothing changed).
+* 2 — bad input: configuration, refs, arguments (message on stderr, nothing changed);
+* 130 — interrupted (Ctrl-C): one line on stderr, no traceback.
 """
 from __future__ import annotations
 
@@ -65,6 +66,25 @@ def config_from_args(args: argparse.Namespace) -> ForksyncConfig:
     })
 
 
+def fork_config_from_args(args: argparse.Namespace) -> ForksyncConfig:
+    """:func:`config_from_args` for a command that reads the fork. With no fork named (no
+    ``fork.url``, no ``--fork``) the fork is the current directory's repository; where there is
+    none, the error says which of the three ways to name a fork were missing, not that "." is no
+    repository. Raises :class:`UserError`."""
+    import os
+
+    import pygit2
+
+    cfg = config_from_args(args)
+    if cfg.fork.url or pygit2.discover_repository(os.getcwd()) is not None:
+        return cfg
+    path = getattr(args, "config", None) or ("forksync.yml" if os.path.isfile("forksync.yml") else None)
+    where = f"{path} names no fork.url" if path else "no forksync.yml was found in the current directory"
+    raise UserError(f"{where}, no --fork was given, and the current directory {os.getcwd()} is not a git "
+                    "repository: run forksync in the fork's checkout, or name the fork with --fork PATH|URL or "
+                    "with --config FILE")
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = common_parser()
     parser = argparse.ArgumentParser(
@@ -97,4 +117,25 @@ def main(argv: list[str] | None = None) -> int:
         print(f"forksync: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        return 130
+        return _interrupted()
+    except SystemError as e:
+        # Ctrl-C landing in a Python callback that libgit2 called (the object database of
+        # bot.config.objects) comes back out of pygit2 as a SystemError carrying the interrupt
+        if not _caused_by_interrupt(e):
+            raise
+        return _interrupted()
+
+
+def _caused_by_interrupt(e: BaseException) -> bool:
+    seen: set[int] = set()
+    while e is not None and id(e) not in seen:
+        if isinstance(e, KeyboardInterrupt):
+            return True
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return False
+
+
+def _interrupted() -> int:
+    print("forksync: interrupted", file=sys.stderr)
+    return 130

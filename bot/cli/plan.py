@@ -12,10 +12,12 @@ from __future__ import annotations
 import json
 import re
 import sys
+import tempfile
+from contextlib import ExitStack
 from datetime import datetime, timezone
 
 from bot.cli.ledger import state_errors, warn_state
-from bot.cli.main import config_from_args
+from bot.cli.main import fork_config_from_args
 from bot.cli.progress import reporter
 from bot.config.forksync import UserError
 from bot.git.apply import ApplyError, apply_unit
@@ -33,7 +35,8 @@ def register(sub, common) -> None:
                                    "overlap with open chains). Every item says why.")
     p.add_argument("--as-of", metavar="DATE", help="plan as of the end of DATE (YYYY-MM-DD, UTC)")
     p.add_argument("--json", action="store_true", help="print the plan as JSON (schema forksync.plan/1)")
-    p.add_argument("--no-cache", action="store_true", help="do not read or write the analysis/prediction cache")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the analysis/prediction cache: cache_dir is not used (scratch "
+                        "repositories go to a temporary folder, removed afterwards)")
     p.set_defaults(func=cmd_plan)
     a = sub.add_parser("apply", parents=[common], help="materialize a bundle or chain as a local forksync/* branch",
                        description="Re-plan, find the unit by id, and cherry-pick its upstream commits onto "
@@ -49,9 +52,17 @@ def register(sub, common) -> None:
     a.set_defaults(func=cmd_apply)
 
 
-def _load(args, as_of=None):
-    cfg = config_from_args(args)
+def _load(args, as_of=None, scratch: ExitStack | None = None):
+    """``scratch``: where a --no-cache run's temporary folder is removed (when it closes)."""
+    cfg = fork_config_from_args(args)
     use_cache = not getattr(args, "no_cache", False)
+    if not use_cache:
+        # the combined repository and the prediction scratch repository still need a folder: a
+        # temporary one, so that cache_dir is neither read nor written (nor required to be usable)
+        tmp = tempfile.TemporaryDirectory(prefix="forksync-no-cache-")
+        if scratch is not None:
+            scratch.enter_context(tmp)
+        cfg = cfg.model_copy(update={"cache_dir": tmp.name})
     store = default_store(cfg) if use_cache else None
     with reporter(args) as progress:
         with state_errors():
@@ -60,6 +71,12 @@ def _load(args, as_of=None):
         run = plan_state(state, store=store, progress=(lambda d, t: progress("planning", d, t)) if progress else None)
     warn_state(state)
     return cfg, state, run
+
+
+def _cut(subject: str, width: int = 70) -> str:
+    """``subject`` in at most ``width`` characters, a cut one ending in "…" (so that "(#8637" is
+    not read as the whole PR number)."""
+    return subject if len(subject) <= width else subject[:width - 1] + "…"
 
 
 def _iso(t: int | None) -> str | None:
@@ -150,7 +167,7 @@ def plan_lines(state, run) -> list[str]:
         for it in u.items:
             c = state.upstream.get(it.sha)
             pr = f"#{c.pr}" if c and c.pr else "-"
-            out.append(f"  {it.sha[:12]} {pr:>7}  {(c.subject if c else '')[:70]}")
+            out.append(f"  {it.sha[:12]} {pr:>7}  {_cut(c.subject if c else '')}")
             rest = [p for p in own(it.reason).split("; ")
                     if p and p not in said and not p.startswith(f"follows {u.id},") and not p.startswith("stacked on ")
                     and not (u.kind == "bundle" and _IN_ORDER.match(p))]
@@ -162,7 +179,7 @@ def plan_lines(state, run) -> list[str]:
         out += ["", "NO_OP candidates (picks that would be empty):"]
         for s, _why in noops:
             c = state.upstream.get(s)
-            out.append(f"  {s[:12]} {('#' + str(c.pr)) if c and c.pr else '-':>7}  {(c.subject if c else '')[:70]}")
+            out.append(f"  {s[:12]} {('#' + str(c.pr)) if c and c.pr else '-':>7}  {_cut(c.subject if c else '')}")
     for n in plan.notes:
         if not n.startswith("NO_OP candidate "):
             out.append(f"note: {n}")
@@ -173,7 +190,12 @@ def plan_lines(state, run) -> list[str]:
 
 
 def cmd_plan(args) -> int:
-    cfg, state, run = _load(args, as_of=args.as_of)
+    with ExitStack() as scratch:
+        return _plan(args, scratch)
+
+
+def _plan(args, scratch: ExitStack) -> int:
+    cfg, state, run = _load(args, as_of=args.as_of, scratch=scratch)
     if args.json:
         json.dump(plan_json(state, run), sys.stdout, indent=2)
         print()
@@ -205,7 +227,7 @@ def print_picked(state, res) -> None:
     """One line per pick an apply made: upstream sha → fork sha, upstream subject."""
     for u, f in res.picked:
         c = state.upstream.get(u)
-        print(f"  picked {u[:12]} -> {f[:12]}  {(c.subject if c else '')[:70]}")
+        print(f"  picked {u[:12]} -> {f[:12]}  {_cut(c.subject if c else '')}")
 
 
 def cmd_apply(args) -> int:
@@ -238,7 +260,7 @@ def cmd_apply(args) -> int:
             elif cc:
                 c = state.upstream.get(up)
                 print(f"{b.name} already in flight (tip {(b.tip or '-')[:12]}), stopped at {up} "
-                      f"{(c.subject if c else '')[:70]}")
+                      f"{_cut(c.subject if c else '')}")
                 print(f"  conflict commit {cc[:12]} on {b.name} (diff3 markers); nothing more to apply: finish it "
                       f"with `forksync resolve {b.unit_id}`")
             else:
@@ -272,7 +294,7 @@ def cmd_apply(args) -> int:
             print(f"  kept {k[:12]} (not written by forksync; left as it is)")
         if res.conflict:
             c = state.upstream.get(res.conflict)
-            print(f"stopped at {res.conflict} {(c.subject if c else '')[:70]}")
+            print(f"stopped at {res.conflict} {_cut(c.subject if c else '')}")
             if res.conflict_commit:
                 print(f"  conflict commit {res.conflict_commit[:12]} at the tip of {res.branch} (diff3 markers)")
             for f in res.conflicts:

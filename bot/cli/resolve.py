@@ -24,9 +24,9 @@ one line on stderr names them.
 
 State between the steps lives in the fork repository's git dir (``forksync-resolve/<unit>.json``),
 as git keeps its own sequencer state there. Exit codes: 0 done (or the worktree is ready), 1 the
-resolution has problems or the chain stopped at another conflict (also where the next pick, or
+resolution has problems (a marker left, the worktree's files unchanged) or the chain stopped at another conflict (also where the next pick, or
 the worktree's move to the next conflict, needs a blob a partial clone lacks: the fold is kept),
-2 bad input (no such unit, no conflict, the branch moved) or a blob the step needs that a partial
+2 bad input (no such unit, no conflict, the branch moved, nothing to abort) or a blob the step needs that a partial
 clone lacks, named (nothing changed).
 """
 from __future__ import annotations
@@ -44,7 +44,7 @@ import pygit2
 from bot.agents.client import AgentClient
 from bot.agents.conflict import resolve_pick
 from bot.agents.conflict_git import conflict_case
-from bot.cli.main import config_from_args
+from bot.cli.main import fork_config_from_args
 from bot.cli.plan import apply_planned, print_picked
 from bot.cli.progress import reporter
 from bot.config.forksync import UserError
@@ -95,7 +95,7 @@ def _state_path(git_dir: str, unit_id: str) -> Path:
 
 def _fork(args) -> tuple[object, str, str, str, str]:
     """(cfg, fork git dir, unit id, branch ref, fork tip)."""
-    cfg = config_from_args(args)
+    cfg = fork_config_from_args(args)
     unit_id = args.unit.removeprefix("refs/heads/").removeprefix("forksync/")
     fork_dir = gitio.open_remote(cfg.fork.url or ".", cfg.cache_dir, fetch=False)
     repo = pygit2.Repository(fork_dir)
@@ -279,8 +279,7 @@ def _print_next(unit_id: str) -> None:
 
 def _abort(git_dir, unit_id, state_file) -> int:
     if not state_file.exists():
-        print(f"no resolution of {unit_id} in progress; nothing to abort", file=sys.stderr)
-        return 2
+        raise UserError(f"no resolution of {unit_id} in progress; nothing to abort")
     st = json.loads(state_file.read_text())
     wt = Path(st["worktree"])
     if wt.exists():
@@ -325,7 +324,8 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
         # the left-out files' blobs are not here: git would refuse a tree naming them
         tree = _git(wt, "write-tree", *(("--missing-ok",) if left_out else ()))
         if tree == str(pygit2.Repository(git_dir)[stop.conflict_commit].peel(pygit2.Commit).tree.id):
-            print("the worktree still holds the conflict commit's files unchanged; edit them first", file=sys.stderr)
+            print(f"forksync: the worktree still holds the conflict commit's files unchanged; edit them in {wt} first",
+                  file=sys.stderr)
             return 1
         lines = [f"Resolve the conflicts of upstream {stop.upstream_sha[:12]}", ""]
         for p in stop.files:
@@ -343,7 +343,7 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
     except gitio.AbsentObjectsError as e:        # the worktree and its files stay as they are
         raise UserError(_absent(git_dir, e, f"forksync resolve {unit_id} --continue")) from None
     if not chk.ok:
-        print("the resolution is not complete; nothing was changed:", file=sys.stderr)
+        print("forksync: the resolution is not complete; nothing was changed:", file=sys.stderr)
         for p in chk.problems:
             print(f"  - {p}", file=sys.stderr)
         return 1
@@ -381,7 +381,7 @@ def _cleanup(git_dir, wt, state_file) -> None:
 
 def _go_on(args, git_dir, unit_id, wt, state_file) -> int:
     """Apply the chain's next picks after a fold (re-planned: the folded pick is in flight now)."""
-    cfg = config_from_args(args)
+    cfg = fork_config_from_args(args)
     with reporter(args) as progress:
         state = load_state(cfg, store=default_store(cfg), progress=progress)
         run = plan_state(state, store=default_store(cfg), progress=(lambda d, t: progress("planning", d, t)) if progress else None)

@@ -37,7 +37,17 @@ from bot.triage.group import Grouper
 from bot.triage.issues import load_state
 from bot.triage.lifecycle import OlderNightly
 from bot.triage.local_issues import move_issues
-from bot.triage.records import FailureRecord, RecordError, from_junit, from_lit, from_log, from_run_result, normalize_test_id
+from bot.triage.records import (
+    RESULT_JSON,
+    FailureRecord,
+    RecordError,
+    detect_format,
+    from_junit,
+    from_lit,
+    from_log,
+    from_run_result,
+    normalize_test_id,
+)
 from bot.triage.rules import RulesError, RulesTable, load_rules, suggest_rule
 from bot.triage.store import adopt_unassigned
 
@@ -195,13 +205,16 @@ def read_report(path: Path, fmt: str = "auto", *, run: str = "", commit: str = "
         text = path.read_text(errors="replace")
     except OSError as e:
         raise UserError(f"cannot read {path}: {e.strerror}") from None
-    fmt = _detect(text) if fmt == "auto" else fmt
     try:
+        fmt = detect_format(text, path.name) if fmt == "auto" else fmt
         if fmt == "result":
             try:
                 data = json.loads(text)
             except json.JSONDecodeError as e:
                 raise UserError(f"{path}: not JSON ({e.msg}, line {e.lineno}); is it a forksync-result/1 file?") from None
+            if not isinstance(data, dict):
+                kind = {list: "array", str: "string", bool: "boolean", type(None): "null"}.get(type(data), "number")
+                raise UserError(f"{path}: a JSON {kind}, not an object; expected {RESULT_JSON}")
             recs = from_run_result(data, run=run, time=time or None)
         elif fmt == "junit":
             recs = from_junit(text, where=str(path), run=run, commit=commit, platform=platform, time=time,
@@ -210,21 +223,9 @@ def read_report(path: Path, fmt: str = "auto", *, run: str = "", commit: str = "
             recs = from_lit(text, run=run, commit=commit, platform=platform, time=time, suite=job or path.stem)
         else:
             recs = from_log(text, job=job or path.stem, run=run, commit=commit, platform=platform, time=time)
-    except RecordError as e:
-        raise UserError(f"{path}: {e}") from None
+    except RecordError as e:       # from_junit names the file itself (``where``)
+        raise UserError(str(e) if str(e).startswith(f"{path}: ") else f"{path}: {e}") from None
     return [replace(r, commit=r.commit or commit, platform=r.platform or platform) for r in recs]
-
-
-def _detect(text: str) -> str:
-    head = text.lstrip()[:200]
-    if head.startswith("{"):
-        return "result"
-    if head.startswith("<"):
-        return "junit"
-    import re
-    if re.search(r"^(?:PASS|FAIL|XFAIL|UNSUPPORTED): .+ :: .+ \(\d+ of \d+\)", text, re.M):
-        return "lit"
-    return "log"
 
 
 def _cmd_extract(args) -> int:

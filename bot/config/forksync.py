@@ -60,6 +60,16 @@ class ConfigError(ValueError):
         return out
 
 
+class ConfigFileMissing(ConfigError):
+    """``--config FILE`` names no file: said as that, with the absolute path (a relative one is
+    relative to the current directory, which the user may not have in mind)."""
+
+    def __init__(self, path: Path):
+        super().__init__(str(path), [("", "file not found")])
+        what = "is not a file" if path.exists() else "does not exist"
+        self.args = (f"the configuration file {path.absolute()} {what}",)
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -418,7 +428,7 @@ def load_config(path: str | os.PathLike | None, overrides: dict[str, str | None]
         p = Path(path)
         source = str(p)
         if not p.is_file():
-            raise ConfigError(source, [("", "file not found")])
+            raise ConfigFileMissing(p)
         data, root = _read_yaml(p.read_text(), source)
         data = {} if data is None else data
         if not isinstance(data, dict):

@@ -351,7 +351,7 @@ def _oldest_hole(repo: pygit2.Repository, merged_up: dict[str, tuple[str, str]],
 
 def series(cfg: ForksyncConfig, start: str, end: str, step_days: int = 7, store: Store | None = None,
            progress: Progress | None = None) -> list[tuple[str, SyncState]]:
-    """``[(date, state)]`` for ``start``, ``start + step`` … ≤ ``end`` (dates YYYY-MM-DD), for plots.
+    """``[(date, state)]`` for ``start``, ``start + step`` … < ``end``, and ``end`` (dates YYYY-MM-DD), for plots.
     Dates before either history begins have no point (there is no state to show). Raises
     ``ValueError`` for a date that is not YYYY-MM-DD, ``start`` after ``end``, ``end`` after today (UTC)
     or ``step_days < 1``."""
@@ -364,14 +364,19 @@ def series(cfg: ForksyncConfig, start: str, end: str, step_days: int = 7, store:
     if step_days < 1:
         raise ValueError("--step must be at least 1 day")
     _refuse_future(stop, "END")
-    out = []
+    days = []
     while d <= stop:
+        days.append(d)
+        d += timedelta(days=step_days)
+    if days[-1] != stop:        # a plot "from START to END" ends at END, wherever the step lands
+        days.append(stop)
+    out = []
+    for d in days:
         try:
             out.append((d.isoformat(), load_state(cfg, store=store, as_of=d.isoformat(), progress=progress,
                                                   fetch=False, record=False)))
         except BeforeHistoryError:
             pass
-        d += timedelta(days=step_days)
     return out
 
 

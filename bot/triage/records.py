@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Any, Iterable
 
 from bot.triage.normalize import clean_text, strip_prefixes
 
 __all__ = ["FailureRecord", "RecordError", "normalize_test_id", "test_function", "from_run_result", "from_junit",
-           "from_lit", "from_log", "FAILED"]
+           "from_lit", "from_log", "detect_format", "FAILED"]
 
 FAILED = frozenset({"failed", "error"})
 
@@ -194,6 +195,10 @@ def from_junit(xml_text: str | bytes, *, run: str = "", commit: str = "", platfo
     """Records from JUnit XML (junitparser). Raises :class:`RecordError` naming ``where``."""
     from junitparser import Error, Failure, JUnitXml, Skipped
 
+    text = xml_text if isinstance(xml_text, str) else xml_text.decode(errors="replace")
+    if _looks_like(text) == "html":     # an error page saved in the report's place: say so, not a parser error
+        raise RecordError(f"{where}: not JUnit XML: it holds {_described(text)}; pass the file pytest wrote with "
+                          f"--junitxml")
     try:
         data = xml_text.encode() if isinstance(xml_text, str) else xml_text
         xml = JUnitXml.fromstring(data)
@@ -219,6 +224,52 @@ def from_junit(xml_text: str | bytes, *, run: str = "", commit: str = "", platfo
                 text=text, platform=platform, commit=commit, run=run, time=time, suite=suite,
                 source="junit"))
     return out
+
+
+RESULT_JSON = "a runner result JSON (forksync-result/1)"
+JUNIT_XML = "JUnit XML (the file pytest wrote with --junitxml)"
+ANY_REPORT = "a runner result JSON, JUnit XML, lit output or CI log"
+_HTML = re.compile(r"<(?:!doctype\s+html|html)[\s>]", re.I)
+_LIT_LINE = re.compile(r"^(?:PASS|FAIL|XFAIL|UNSUPPORTED): .+ :: .+ \(\d+ of \d+\)", re.M)
+
+
+def _looks_like(text: str) -> str:
+    """What a report's text is, by its first characters: ``json`` | ``html`` | ``xml`` | ``text``."""
+    head = text.lstrip()[:200]
+    if head.startswith(("{", "[")):
+        return "json"
+    if _HTML.match(head):
+        return "html"
+    return "xml" if head.startswith("<") else "text"
+
+
+def _described(text: str) -> str:
+    kind = {"json": "JSON", "html": "an HTML page", "xml": "XML", "text": "plain text"}[_looks_like(text)]
+    first = text.lstrip().split("\n", 1)[0].strip()
+    first = first if len(first) <= 60 else first[:59] + "…"
+    return f"{kind} (first line {first!r})"
+
+
+def detect_format(text: str, name: str = "") -> str:
+    """The format of a report: ``result`` | ``junit`` | ``lit`` | ``log``, from its text and its file
+    ``name``. A name ending in ``.json`` or ``.xml`` claims that format: text that is not it is
+    refused rather than read as a raw log, since a job-level record made of a broken report would be
+    triaged (and an issue opened) as a real failure. Any other name may hold a plain log. Raises
+    :class:`RecordError` for such a file and for an empty one (no report holds no outcome)."""
+    suffix = PurePath(name).suffix.lower()
+    expected = {".json": RESULT_JSON, ".xml": JUNIT_XML}.get(suffix, ANY_REPORT)
+    if not text.strip():
+        raise RecordError(f"the file {'is empty' if not text else 'holds only whitespace'}; expected {expected}")
+    looks = _looks_like(text)
+    if suffix == ".json" and looks != "json":
+        raise RecordError(f"not JSON: it holds {_described(text)}; expected {expected}")
+    if suffix == ".xml" and looks == "text":
+        raise RecordError(f"not XML: it holds {_described(text)}; expected {expected}")
+    if looks == "json":
+        return "result"
+    if looks in ("xml", "html"):
+        return "junit"
+    return "lit" if _LIT_LINE.search(text) else "log"
 
 
 _LIT_RESULT = re.compile(r"^(PASS|FAIL|XFAIL|XPASS|UNSUPPORTED|UNRESOLVED|TIMEOUT): (.+? :: .+?) \(\d+ of \d+\)\s*$",

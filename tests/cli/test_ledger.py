@@ -60,10 +60,19 @@ def test_status_human_and_as_of(scn, capsys):
 def test_status_series(scn, capsys):
     rc, out, _ = run(capsys, [*scn.argv, "status", "--series", "2026-01-05", "2026-03-01", "--step", "30", "--json"])
     pts = json.loads(out)["points"]
+    # from START to END: END is the last point even where the step does not land on it
     assert [(p["date"], p["commits_in_range"], p["days_behind"], p["backlog"]) for p in pts] == [
-        ("2026-01-05", 4, 4.0, 0), ("2026-02-04", 18, 2.0, 4)]       # u9 is PENDING in the past (no branch)
+        ("2026-01-05", 4, 4.0, 0), ("2026-02-04", 18, 2.0, 4), ("2026-03-01", 18, 2.0, 4)]  # u9 PENDING in the past
     # each point's upstream is as of its date (or of the last change to the copy, when older)
-    assert [p["upstream_as_of"] for p in pts] == ["2026-01-05T23:59:59Z", "2026-02-04T23:59:59Z"]
+    assert [p["upstream_as_of"] for p in pts] == ["2026-01-05T23:59:59Z", "2026-02-04T23:59:59Z",
+                                                  "2026-03-01T23:59:59Z"]
+    rc, out, _ = run(capsys, [*scn.argv, "status", "--series", "2026-01-05", "2026-01-07", "--step", "1", "--json"])
+    assert [p["date"] for p in json.loads(out)["points"]] == ["2026-01-05", "2026-01-06", "2026-01-07"]
+
+
+def test_status_step_needs_series(scn, capsys):
+    assert run(capsys, [*scn.argv, "status", "--step", "3"]) == (
+        2, "", "forksync: --step needs --series START END (it is the days between series points)\n")
 
 
 def test_ledger_export(scn, capsys):
@@ -303,6 +312,20 @@ def test_a_cache_dir_that_cannot_be_created_is_a_clear_error(scn, capsys, tmp_pa
         assert f"cache_dir {blocker / 'cache'}" in err and "writable" in err and "Traceback" not in err, err
 
 
+def test_plan_no_cache_needs_no_cache_dir(scn, capsys, tmp_path):
+    # --no-cache neither reads nor writes the cache: an unusable cache_dir is no reason to stop
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    good, bad = tmp_path / "good.yml", tmp_path / "bad.yml"
+    good.write_text(f"cache_dir: {tmp_path / 'cache'}\n")
+    bad.write_text(f"cache_dir: {blocker / 'cache'}\n")
+    argv = ["--upstream", str(scn.up.path), "--fork", str(scn.fork.path), "plan", "--no-cache", "--json"]
+    rc, expected, _ = run(capsys, ["--config", str(good), *argv])
+    assert rc == 0 and not (tmp_path / "cache").exists()
+    rc, out, err = run(capsys, ["--config", str(bad), *argv])
+    assert (rc, out, err) == (0, expected, "")
+
+
 def test_a_contiguous_pin_before_the_merge_base_is_not_called_the_merge_base(tmp_path, capsys, monkeypatch):
     # the merged, then reverted u1 holds the contiguous pin at u0, before the merge base u2:
     # status printed "(merge base)" beside u0 (Intel's fork: a 2024 commit beside a 2026 base)
@@ -355,3 +378,58 @@ def test_a_pin_without_a_merge_base_is_called_so(tmp_path, capsys, monkeypatch):
     assert rc == 2 and err == (f"forksync: '#4242' names no upstream commit in upstream's first-parent history up to "
                                f"{u['u2'][:12]} (no merge base: the fork and upstream share no history; use a sha, a "
                                "prefix or #PR)\n")
+
+
+def _twin_prefix_upstream(tmp_path):
+    """An upstream whose last two commits share their first 4 hex digits (found by varying a
+    word of the second one's message), and a fork cloned before them."""
+    import hashlib
+
+    import pygit2
+
+    from bot.demo.repobuilder import RepoBuilder
+
+    up = RepoBuilder.init(tmp_path / "upstream")
+    up.commit("Initial import (#1)", {"README.md": "upstream\n"}, when=1_767_225_600)
+    fork = up.clone(tmp_path / "fork")
+    repo = pygit2.Repository(str(up.path))
+
+    def raw(parent, message, when):
+        who = f"Up Dev <up@example.com> {when} +0000"
+        body = (f"tree {repo[parent].tree_id}\nparent {parent}\nauthor {who}\ncommitter {who}\n\n{message}\n").encode()
+        return body, hashlib.sha1(b"commit %d\0" % len(body) + body).hexdigest()
+
+    body, first = raw(str(repo.head.target), "Tune the scheduler (#2)", 1_767_312_000)
+    repo.odb.write(pygit2.GIT_OBJECT_COMMIT, body)
+    n = 0
+    while True:
+        body, second = raw(first, f"Tune the allocator, take {n} (#3)", 1_767_398_400)
+        if second[:4] == first[:4]:
+            break
+        n += 1
+    repo.odb.write(pygit2.GIT_OBJECT_COMMIT, body)
+    repo.references["refs/heads/main"].set_target(second)
+    return ["--upstream", str(up.path), "--fork", str(fork.path)], first, second, n
+
+
+def test_ledger_show_says_how_many_commits_a_prefix_matches(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    argv, first, second, n = _twin_prefix_upstream(tmp_path)
+    rc, out, err = run(capsys, [*argv, "ledger", "show", first[:4]])
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0] == f"2 commits match {first[:4]}"
+    assert [line.split()[0] for line in lines if line.startswith(first[:4])] == [first, second]
+    rc, out, _ = run(capsys, [*argv, "ledger", "show", second[:12]])
+    assert rc == 0 and "match" not in out.splitlines()[0]
+
+
+def test_ledger_show_names_a_commit_newer_than_the_as_of_date(scn, capsys):
+    rc, out, err = run(capsys, [*scn.argv, "ledger", "show", "#116", "--as-of", "2026-01-10"])
+    assert (rc, out) == (2, "")
+    assert err == (f"forksync: '#116' names upstream commit {scn.u['u16'][:12]} 'Change sixteen (#116)', committed "
+                   "on 2026-01-17, after the as-of date 2026-01-10: the ledger as of then does not hold it (give a "
+                   "later --as-of, or none)\n")
+    rc, _, err = run(capsys, [*scn.argv, "ledger", "show", scn.u["u16"][:10], "--as-of", "2026-01-10"])
+    assert rc == 2 and f"names upstream commit {scn.u['u16'][:12]} 'Change sixteen (#116)', committed on 2026-01-17" in err
+

@@ -70,3 +70,17 @@ def test_a_commit_that_says_more_than_its_unit_keeps_its_own_reason():
              reason="touches divergent area 'ws': x.cpp")
     assert lines([u])[4:] == ["  why: touches divergent area 'ws': x.cpp", "  aaaaaaaaaaaa      #1  [README] a",
                               "  bbbbbbbbbbbb      #2  [README] b", "               touches divergent area 'ws': y.cpp"]
+
+
+def test_a_long_subject_is_cut_with_an_ellipsis():
+    long = "[AMD] Enable the ragged TMA descriptors for warp-specialized matmul on GB200 (#8637)"
+    exact = "x" * 70
+    up = {A: NS(pr=8637, subject=long), B: NS(pr=2, subject=exact)}
+    unit = Unit(f"bundle-{A[:12]}", "bundle", (
+        PlanItem(A, "predicted clean pick onto the fork tip + 0 earlier bundle picks"),
+        PlanItem(B, "predicted clean pick onto the fork tip + 1 earlier bundle pick")),
+        reason="bundle 1 of 1: 2 commits predicted to pick cleanly in order (cap 50)")
+    state = NS(fork_tip="f" * 40, upstream=up, in_flight=[])
+    out = plan_lines(state, NS(plan=Plan(units=(unit,)), pending=[A, B]))
+    assert f"  aaaaaaaaaaaa   #8637  {long[:69]}…" in out      # 70 characters, the last one the ellipsis
+    assert f"  bbbbbbbbbbbb      #2  {exact}" in out          # a subject that fits is not cut

@@ -43,7 +43,8 @@ def test_resolve_continue_folds_and_goes_on_to_the_next_conflict(stopped, tmp_pa
     assert f"worktree: {wt}" in out and "lib/Dialect/Ops.cpp: 1 conflicting hunk(s)" in out
     # nothing edited yet: refused, nothing changed
     assert main(["resolve", unit, "--continue", *g]) == 1
-    assert "unchanged; edit them first" in capsys.readouterr().err
+    assert capsys.readouterr().err == ("forksync: the worktree still holds the conflict commit's files unchanged; "
+                                       f"edit them in {wt} first\n")
     resolve_markers(wt / "lib/Dialect/Ops.cpp", "  return r + 1 + 0 /* fork */;\n")
     assert main(["resolve", unit, "--continue", "--reason", "lib/Dialect/Ops.cpp=both the overflow fix and the tuning",
                  *g]) == 1                          # folded, then stopped again at u4
@@ -81,6 +82,7 @@ def test_abort_keeps_the_branch_and_no_conflict_is_a_clear_answer(stopped, tmp_p
     assert run_git(pair.fork.path, "rev-parse", f"forksync/{unit}") == tip
     assert not (tmp_path / ".forksync-resolve" / unit).exists()
     assert main(["resolve", unit, "--abort", *g]) == 2
+    assert capsys.readouterr() == ("", f"forksync: no resolution of {unit} in progress; nothing to abort\n")
     # a clean bundle has nothing to resolve
     bundle = f"bundle-{pair.u['u1'][:12]}"
     assert main(["apply", bundle, *g]) == 0
@@ -105,6 +107,7 @@ def test_a_resolution_with_a_marker_left_is_refused_and_nothing_moves(stopped, t
     f.write_text(f.read_text().replace("return r + 1;", "return r + 3;"))
     assert main(["resolve", unit, "--continue", *g]) == 1
     err = capsys.readouterr().err
+    assert err.startswith("forksync: the resolution is not complete; nothing was changed:\n  - ")
     assert "conflict markers remain in `lib/Dialect/Ops.cpp`" in err
     assert run_git(pair.fork.path, "rev-parse", f"forksync/{unit}") == tip
 

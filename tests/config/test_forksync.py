@@ -60,7 +60,7 @@ def test_yaml_errors_name_the_line():
 
 
 def test_missing_file_and_overrides(tmp_path):
-    with pytest.raises(ConfigError, match="file not found"):
+    with pytest.raises(ConfigError, match=r"the configuration file .*nope\.yml does not exist"):
         load_config(tmp_path / "nope.yml")
     (tmp_path / "forksync.yml").write_text("upstream: {url: up, ref: main}\nfork: {url: fork}\n")
     cfg = load_config(tmp_path / "forksync.yml", {"upstream.ref": "abc1234", "fork.url": None})

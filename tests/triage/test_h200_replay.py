@@ -75,3 +75,43 @@ def test_a_nightly_older_than_the_newest_triaged_is_refused(tmp_path, capsys, mo
     rows = {line.split()[0]: line.split()[1:] for line in capsys.readouterr().out.splitlines()[1:-1]}
     assert rows["softmax-fp16-accuracy"][:3] == ["real", "open", "#2"]
     assert {r[-2] for r in rows.values()} == {"2026-11-02"}
+
+
+def _nightly(tmp_path, run, *files):
+    return main(["--config", str(DATA / "forksync.yml"), "triage", "nightly", "--db", str(tmp_path / "f.db"),
+                 "--run", run, "--date", "2026-11-02", "--repo", "me/fork", *map(str, files)])
+
+
+def test_an_empty_or_non_json_report_is_refused_and_the_run_stays_usable(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    html = "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body></body></html>\n"
+    cases = {
+        "empty.json": ("", "the file is empty; expected a runner result JSON (forksync-result/1)"),
+        "blank.log": ("\n  \n", "the file holds only whitespace; expected a runner result JSON, JUnit XML, "
+                                "lit output or CI log"),
+        "garbage.json": ("garbage {\n", "not JSON: it holds plain text (first line 'garbage {'); expected a runner "
+                                        "result JSON (forksync-result/1)"),
+        "html.json": (html, "not JSON: it holds an HTML page (first line '<!DOCTYPE html>'); expected a runner "
+                            "result JSON (forksync-result/1)"),
+        "list.json": ("[1, 2]\n", "a JSON array, not an object; expected a runner result JSON (forksync-result/1)"),
+        "html.xml": (html, "not JUnit XML: it holds an HTML page (first line '<!DOCTYPE html>'); pass the file "
+                           "pytest wrote with --junitxml"),
+        "junit.xml": ("step 1 failed\n", "not XML: it holds plain text (first line 'step 1 failed'); expected JUnit "
+                                         "XML (the file pytest wrote with --junitxml)"),
+    }
+    for name, (text, message) in cases.items():
+        (tmp_path / name).write_text(text)
+        assert _nightly(tmp_path, "n1", tmp_path / name) == 2, name
+        out, err = capsys.readouterr()
+        assert (out, err) == ("", f"forksync: {tmp_path / name}: {message}\n")
+    assert not (tmp_path / "f.db").exists()
+    # the run id was not used up: the right report is taken under it
+    assert _nightly(tmp_path, "n1", DATA / "n1.json") == 0
+    assert json.loads(capsys.readouterr().out)["already_processed"] is False
+
+
+def test_plain_text_logs_under_any_other_name_stay_job_records(tmp_path, capsys):
+    (tmp_path / "build.txt").write_text("garbage {\n")
+    assert main(["triage", "extract", str(tmp_path / "build.txt")]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert json.loads(line)["test"] == "job:build"
