@@ -78,8 +78,10 @@ def refresh(store, cfg: ForksyncConfig, fork: str, *, backfill_days: int, backfi
     st = SyncStatus(repo=fork, upstream=upstream or cfg.upstream.url or cfg.fork.url, upstream_head=state.upstream_tip,
                     fork_head=state.fork_tip, frontier=p.frontier.sha or "", contiguous_pin=p.contiguous.sha or "",
                     days_behind=float(p.days_behind), backlog=int(p.backlog), not_reached=int(p.not_reached),
-                    # a local copy is as current as its refs: an old mirror's numbers show as stale
-                    upstream_seen_at=min(now, float(state.upstream_as_of or now)), computed_at=now, last_fetch_at=now,
+                    # a local copy is as current as its refs: an old mirror's numbers show as stale; a
+                    # pinned sha, or a copy nothing dates, has no time at all and is never shown as current
+                    upstream_seen_at=min(now, float(state.upstream_as_of)) if state.upstream_as_of else 0.0,
+                    upstream_unknown=state.upstream_as_of_unknown or "", computed_at=now, last_fetch_at=now,
                     units=old.units if old else (), blocked=old.blocked if old else ())
     sync_store.save_status(store, st)
     snapshots.record_sync(store, st, at=now, contiguous_lag_days=float(p.contiguous_lag_days),

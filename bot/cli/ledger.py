@@ -65,7 +65,8 @@ def status_json(state) -> dict:
         "schema": "forksync.status/1",
         "as_of": iso(state.as_of),
         "upstream": {"url": cfg.upstream.url or cfg.fork.url, "ref": cfg.upstream.ref, "tip": _pin_json(p.upstream_tip, state.merge_base),
-                     "as_of": iso(state.upstream_as_of)},
+                     "as_of": iso(state.upstream_as_of), "pinned": state.upstream_pinned,
+                     "as_of_unknown": state.upstream_as_of_unknown},
         "fork": {"url": cfg.fork.url, "ref": cfg.fork.ref, "tip": state.fork_tip,
                  "date": iso(int(state.repo[state.fork_tip].committer.time))},
         "merge_base": {"sha": state.merge_base,
@@ -189,7 +190,7 @@ def cmd_status(args) -> int:
     tip = doc["upstream"]["tip"]
     t.add_row("upstream tip", f"{tip['sha'][:12] if tip['sha'] else '-'}  {_pr(tip['pr'])}  {tip['date']}")
     # Days Behind is measured to the tip known then: a copy fetched months ago is that old
-    t.add_row("upstream as of", doc["upstream"]["as_of"] or "unknown (the repository has no refs)")
+    t.add_row("upstream as of", doc["upstream"]["as_of"] or f"unknown ({doc['upstream']['as_of_unknown']})")
     t.add_row("fork tip", f"{state.fork_tip[:12]}  {doc['fork']['date']}")
     t.add_row("merge base", f"{state.merge_base[:12]}  {doc['merge_base']['date']}" if state.merge_base else
               "-  (the fork and upstream share no history)")

@@ -65,6 +65,8 @@ def fork_policy(store: Store, fork: str, policy: Policy) -> Policy:
 
 def stale_of(st: SyncStatus | None, now: float, policy: Policy) -> dict:
     """``{"stale", "reason"}`` by the rule of :mod:`bot.sync.status`."""
+    if st is not None and st.upstream_unknown and not st.upstream_seen_at and not st.last_fetch_error:
+        return {"stale": True, "reason": st.upstream_unknown}
     if st is None or not st.upstream_seen_at and not st.last_fetch_error:
         return {"stale": True, "reason": "never synced: upstream was never seen"}
     if st.last_fetch_error:
@@ -94,7 +96,9 @@ def _common(store: Store, fork: str, st: SyncStatus | None, now: float, policy: 
     upstream = st.upstream if st else next((r["upstream"] for r in sync_store.tracked_forks(store) if r["fork"] == fork), "")
     return {"schema": f"{V}.{name}/1", "fork": fork, "github": f"https://github.com/{fork}", "upstream": upstream,
             "upstream_github": github_of(upstream),
-            "upstream_as_of": iso(st.upstream_seen_at) if st else None, "stale": stale_of(st, now, fork_policy(store, fork, policy))}
+            "upstream_as_of": iso(st.upstream_seen_at) if st else None,
+            "upstream_as_of_unknown": (st.upstream_unknown or None) if st and not st.upstream_seen_at else None,
+            "stale": stale_of(st, now, fork_policy(store, fork, policy))}
 
 
 def forks(store: Store, now: float, policy: Policy, allowed: Callable[[str], bool] = lambda f: True) -> dict:

@@ -132,3 +132,54 @@ def test_refresh_of_an_old_local_copy_records_when_upstream_was_seen(tmp_path):
         assert st.upstream_seen_at == seen and st.computed_at == now
     finally:
         store.close()
+
+
+def test_refresh_of_an_upstream_pinned_to_a_sha_is_never_current(tmp_path):
+    """With ``upstream.ref`` a sha, no time says when upstream was seen: the dashboard recorded
+    "now" (shown "(current)"); it records no time and why, and every page shows the numbers as
+    stale with the pinned commit."""
+    import asyncio
+
+    import pygit2
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from bot.cli.dashboard import refresh
+    from bot.dashboard import views
+    from bot.dashboard.web import Dashboard, make_dashboard_app
+    from bot.demo.scenario import build_scenario
+    from bot.git.repo import git_dir_of, resolve
+    from bot.store import Store
+    from bot.sync import store as sync_store
+
+    s = build_scenario(tmp_path / "demo")
+    cfg = load_config(str(s.config_path))
+    gd = git_dir_of(cfg.upstream.url or cfg.fork.url)
+    sha = resolve(pygit2.Repository(gd), cfg.upstream.ref)
+    cfg = load_config(str(s.config_path), {"upstream.ref": sha[:10]})
+    when = datetime.fromtimestamp(pygit2.Repository(gd)[sha].committer.time, timezone.utc)
+    why = f"upstream pinned to {sha[:12]}, committed {when:%Y-%m-%dT%H:%M:%SZ}"
+    store = Store(tmp_path / "forksync.db")
+    try:
+        now = datetime(2026, 6, 1, tzinfo=timezone.utc).timestamp()
+        fork = fork_name(cfg)
+        refresh(store, cfg, fork, backfill_days=0, backfill_step=1, now=now)
+        st = sync_store.load_status(store, fork)
+        assert st.upstream_seen_at == 0 and st.upstream_unknown.startswith(why) and st.stale()
+        doc = views.overview(store, fork, now, views.Policy())
+        assert doc["upstream_as_of"] is None and doc["upstream_as_of_unknown"].startswith(why)
+        assert doc["stale"]["stale"] and doc["stale"]["reason"].startswith(why)
+
+        async def page() -> str:
+            c = TestClient(TestServer(make_dashboard_app(Dashboard(store=store, clock=lambda: now))))
+            await c.start_server()
+            try:
+                r = await c.get(f"/forks/{fork}/")
+                return await r.text()
+            finally:
+                await c.close()
+        html = asyncio.run(page())
+        cell = html[html.index('id="upstream-as-of"'):].split("</td>")[0]
+        assert "(current)" not in cell and f"unknown: upstream pinned to {sha[:12]}" in cell
+        assert "Upstream as of unknown: these numbers are not current" in html
+    finally:
+        store.close()

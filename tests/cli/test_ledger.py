@@ -355,3 +355,37 @@ def test_a_pin_without_a_merge_base_is_called_so(tmp_path, capsys, monkeypatch):
     assert rc == 2 and err == (f"forksync: '#4242' names no upstream commit in upstream's first-parent history up to "
                                f"{u['u2'][:12]} (no merge base: the fork and upstream share no history; use a sha, a "
                                "prefix or #PR)\n")
+
+
+def test_upstream_pinned_to_a_sha_has_no_as_of(tmp_path, capsys, monkeypatch):
+    """``--upstream-ref <sha>`` on a bare ``--shared`` clone holding fork and upstream: "upstream as
+    of" showed the clone's time (packed-refs), and moved to the time of a branch deletion in the
+    same repository. A sha names no ref: nothing says when upstream was last seen, so it is
+    unknown and the pinned commit and its date are shown instead, before and after the deletion."""
+    import subprocess
+
+    argv, u, _ = merged_then_reverted(tmp_path)
+    bare = tmp_path / "copy.git"
+    subprocess.run(["git", "clone", "-q", "--bare", "--shared", argv[3], str(bare)], check=True)
+    subprocess.run(["git", f"--git-dir={bare}", "branch", "scratch", u["u0"]], check=True)
+    subprocess.run(["git", f"--git-dir={bare}", "pack-refs", "--all"], check=True)
+    set_ref_times(str(bare), 1_000_000)
+    monkeypatch.chdir(tmp_path)
+    argv = ["--upstream", str(bare), "--fork", str(bare), "--upstream-ref", u["u2"][:10]]
+    why = f"upstream pinned to {u['u2'][:12]}, committed 2026-01-03T00:00:00Z"
+    for _ in range(2):
+        rc, out, err = run(capsys, [*argv, "status", "--json"])
+        up = json.loads(out)["upstream"]
+        assert rc == 0, err
+        assert (up["as_of"], up["pinned"], up["tip"]["sha"]) == (None, True, u["u2"])
+        assert up["as_of_unknown"].startswith(why)
+        rc, out, _ = run(capsys, [*argv, "status"])
+        assert rc == 0 and "upstream as of" in out and "unknown (upstream pinned to" in " ".join(out.split())
+        subprocess.run(["git", f"--git-dir={bare}", "branch", "-D", "scratch"], check=True)   # rewrites packed-refs
+        subprocess.run(["git", f"--git-dir={bare}", "branch", "scratch", u["u0"]], check=True)
+        subprocess.run(["git", f"--git-dir={bare}", "pack-refs", "--all"], check=True)
+    rc, out, _ = run(capsys, [*argv[:4], "--upstream-ref", "main", "status", "--json"])
+    up = json.loads(out)["upstream"]
+    # a branch, but only in packed-refs (a bare clone keeps no reflog, nothing was fetched): unknown too
+    assert rc == 0 and (up["pinned"], up["as_of"]) == (False, None) and "packed-refs" in up["as_of_unknown"]
+
