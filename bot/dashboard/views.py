@@ -154,7 +154,9 @@ def overview(store: Store, fork: str, now: float, policy: Policy, queue_counts: 
 
 # --------------------------------------------------------------------------- units
 def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
-    """``forksync.dashboard.units/1``: open and blocked sync units, then planned ones not yet opened."""
+    """``forksync.dashboard.units/1``: open and blocked sync units, then branches in flight that no PR
+    carries yet (recorded by ``forksync dashboard --config`` from the fork's ``forksync/*`` branches),
+    then planned ones not yet opened."""
     st = _status(store, fork)
     doc = _common(store, fork, st, now, policy, "units")
     plan = {u["id"]: u for u in sync_store.load_plan(store, fork)}
@@ -183,16 +185,27 @@ def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
         gate = ("blocked at a conflict" if r.get("conflict_sha") else "blocked by GitHub" if blocked
                 else "not opened" if pr_state == "missing" else _gate(suites))
         started = p.get("first_planned_at") or r.get("blocked_at") or None
-        out.append({"id": uid, "kind": r.get("kind") or p.get("kind", ""), "pr": pr,
+        out.append({"id": uid, "kind": r.get("kind") or p.get("kind", ""), "pr": pr, "branch": r["branch"],
                     "url": f"https://github.com/{fork}/pull/{pr}" if pr and pr_state != "missing" else None,
                     "pr_state": pr_state, "state": _words(r, pr_state, gate), "gate": gate, "upstream": shas,
                     "depends_on": p.get("depends_on", []), "areas": p.get("areas", []),
                     "conflict_sha": r.get("conflict_sha") or None, "blocked": blocked, "suites": suites,
                     "age_s": (now - started) if started else None})
+    for u in (st.units if st else ()):
+        # a branch in the fork that no PR carries yet (`forksync apply`, or a push not yet opened)
+        if not u.get("in_flight") or u["id"] in seen:
+            continue
+        seen.add(u["id"])
+        p = plan.get(u["id"], {})
+        out.append({"id": u["id"], "kind": u.get("kind") or p.get("kind", ""), "pr": None, "url": None,
+                    "pr_state": "in-flight", "branch": u.get("branch"), "state": u.get("state") or "in flight, no PR yet",
+                    "gate": "not opened", "upstream": list(u.get("upstream") or p.get("shas", [])),
+                    "depends_on": p.get("depends_on", []), "areas": p.get("areas", []), "conflict_sha": None,
+                    "blocked": None, "suites": [], "age_s": None})
     for uid, p in plan.items():
         if uid in seen:
             continue
-        out.append({"id": uid, "kind": p["kind"], "pr": None, "url": None, "pr_state": "planned",
+        out.append({"id": uid, "kind": p["kind"], "pr": None, "url": None, "pr_state": "planned", "branch": None,
                     "state": (f"planned: waits for a free slot (at most {waiting[uid]['cap']} sync PRs open at once)"
                               if uid in waiting else "planned: the next sync opens its PR"), "gate": "not opened", "upstream": p["shas"],
                     "depends_on": p.get("depends_on", []), "areas": p.get("areas", []), "conflict_sha": None,

@@ -183,3 +183,67 @@ def test_refresh_of_an_upstream_pinned_to_a_sha_is_never_current(tmp_path):
         assert "Upstream as of unknown: these numbers are not current" in html
     finally:
         store.close()
+
+
+def test_units_that_apply_left_in_flight_are_listed_with_no_pr(tmp_path, monkeypatch, capsys):
+    """After `forksync apply` of two units (branches in the fork, no PR), the dashboard said "open
+    units 0" while its Ledger page counted their commits IN_FLIGHT: the overview and the Units
+    page list them as in flight with no PR yet, with their branch and upstream commits, the same
+    commits the Ledger counts; a branch gone at the next refresh is gone from the pages."""
+    import asyncio
+
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from bot.cli.dashboard import refresh
+    from bot.dashboard import views
+    from bot.dashboard.web import Dashboard, make_dashboard_app
+    from bot.demo.repobuilder import run_git
+    from bot.store import Store
+    from tests.support.plan_repos import build_pair
+
+    pair = build_pair(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    u = pair.u
+    g = ["--fork", str(pair.fork.path), "--upstream", str(pair.up.path)]
+    bundle, chain = f"bundle-{u['u1'][:12]}", f"chain-{u['u5'][:12]}"
+    assert main(["apply", bundle, *g]) == 0
+    assert main(["apply", chain, *g]) == 1            # stopped at its conflict: the branch is in flight all the same
+    capsys.readouterr()
+    cfg = load_config(None, {"fork.url": str(pair.fork.path), "upstream.url": str(pair.up.path)})
+    fork, now = fork_name(cfg), datetime(2026, 6, 1, tzinfo=timezone.utc).timestamp()
+    store = Store(tmp_path / "forksync.db")
+    try:
+        refresh(store, cfg, fork, backfill_days=0, backfill_step=1, now=now)
+        ov = views.overview(store, fork, now, views.Policy())
+        assert sorted((x["id"], x["pr"], x["state"]) for x in ov["open_units"]) == [
+            (bundle, None, f"in flight: branch forksync/{bundle}, no PR yet"),
+            (chain, None, f"in flight: branch forksync/{chain}, no PR yet")]
+        us = {x["id"]: x for x in views.units(store, fork, now, views.Policy())["units"]}
+        assert {k: us[bundle][k] for k in ("pr", "url", "pr_state", "branch", "gate", "upstream")} == {
+            "pr": None, "url": None, "pr_state": "in-flight", "branch": f"forksync/{bundle}", "gate": "not opened",
+            "upstream": [u["u1"], u["u3"], u["u6"], u["u7"], u["u9"]]}
+        assert us[chain]["upstream"] == [u["u5"]] and us[chain]["pr_state"] == "in-flight"
+        assert us[f"chain-{u['u2'][:12]}"]["pr_state"] == "planned"
+        led = views.ledger(store, fork, now, views.Policy(), {"disposition": ["IN_FLIGHT"]})
+        assert led["counts"]["IN_FLIGHT"] == 6 == sum(len(x["upstream"]) for x in ov["open_units"] if x.get("in_flight"))
+        assert sorted(e["sha"] for e in led["entries"]) == sorted(us[bundle]["upstream"] + us[chain]["upstream"])
+
+        async def page(path: str) -> str:
+            c = TestClient(TestServer(make_dashboard_app(Dashboard(store=store, clock=lambda: now))))
+            await c.start_server()
+            try:
+                return await (await c.get(path)).text()
+            finally:
+                await c.close()
+        html = asyncio.run(page(f"/forks/{fork}/units"))
+        row = html[html.index(f'id="unit-{bundle}"'):].split("</tr>")[0]
+        assert f"no PR yet <span class=\"muted\">(forksync/{bundle})</span>" in row and ">5<" in row
+        assert '<div class="v" id="open-units">2</div>' in asyncio.run(page(f"/forks/{fork}/"))
+
+        run_git(pair.fork.path, "branch", "-D", f"forksync/{chain}")
+        refresh(store, cfg, fork, backfill_days=0, backfill_step=1, now=now + 60)
+        assert [x["id"] for x in views.overview(store, fork, now + 60, views.Policy())["open_units"]] == [bundle]
+        assert chain not in {x["id"] for x in views.units(store, fork, now + 60, views.Policy())["units"]
+                             if x["pr_state"] == "in-flight"}
+    finally:
+        store.close()
