@@ -75,12 +75,21 @@ def refresh(store, cfg: ForksyncConfig, fork: str, *, backfill_days: int, backfi
             print(f"forksync dashboard: {n} point(s) of history recorded", file=out, flush=True)
     p = state.pins
     old = sync_store.load_status(store, fork)
+    # the App records the units it opened; branches `forksync apply` left in the fork (in flight,
+    # no PR) are units too, as the Ledger's IN_FLIGHT says: listed as such, refreshed each time
+    kept = tuple(u for u in (old.units if old else ()) if not u.get("in_flight"))
+    known = {u.get("id") for u in kept}
+    flying = tuple({"id": b.unit_id, "kind": b.kind, "pr": None, "url": None, "branch": b.name, "in_flight": True,
+                    "upstream": list(b.upstream_shas), "state": f"in flight: branch {b.name}, no PR yet"}
+                   for b in state.in_flight if b.unit_id not in known)
     st = SyncStatus(repo=fork, upstream=upstream or cfg.upstream.url or cfg.fork.url, upstream_head=state.upstream_tip,
                     fork_head=state.fork_tip, frontier=p.frontier.sha or "", contiguous_pin=p.contiguous.sha or "",
                     days_behind=float(p.days_behind), backlog=int(p.backlog), not_reached=int(p.not_reached),
-                    # a local copy is as current as its refs: an old mirror's numbers show as stale
-                    upstream_seen_at=min(now, float(state.upstream_as_of or now)), computed_at=now, last_fetch_at=now,
-                    units=old.units if old else (), blocked=old.blocked if old else ())
+                    # a local copy is as current as its refs: an old mirror's numbers show as stale; a
+                    # pinned sha, or a copy nothing dates, has no time at all and is never shown as current
+                    upstream_seen_at=min(now, float(state.upstream_as_of)) if state.upstream_as_of else 0.0,
+                    upstream_unknown=state.upstream_as_of_unknown or "", computed_at=now, last_fetch_at=now,
+                    units=kept + flying, blocked=old.blocked if old else ())
     sync_store.save_status(store, st)
     snapshots.record_sync(store, st, at=now, contiguous_lag_days=float(p.contiguous_lag_days),
                           keep_days=cfg.github.metrics_keep_days, stale_after_s=cfg.github.stale_after_s,

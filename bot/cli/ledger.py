@@ -57,15 +57,30 @@ def _pin_json(pin, base: str | None) -> dict:
             "index": pin.index, "is_base": pin.before_range and base is not None and pin.sha == base}
 
 
+def _held_by(state, holes: list[tuple[LedgerEntry, int | None]]) -> dict | None:
+    """``contiguous_pin_held_by``: the holder's pin, disposition and reason, and ``since`` — when
+    it has held the pin: a hole since the fork's revert (``fork_commit``, its date), any other
+    entry since its upstream commit."""
+    p = state.pins
+    if not p.holder:
+        return None
+    hole = next(((e, t) for e, t in holes if e.sha == p.holder.sha), None)
+    since = hole[1] if hole and hole[1] is not None else p.holder.committer_time if p.holder.sha else None
+    return {**_pin_json(p.holder, state.merge_base), "disposition": p.holder_disposition, "reason": p.holder_reason,
+            "since": iso(since), "fork_commit": hole[0].fork_commit if hole else None}
+
+
 def status_json(state) -> dict:
     """The ``forksync.status/1`` document for a :class:`bot.sync.ingest.SyncState`."""
     p, cfg = state.pins, state.config
     counts = {d.value: n for d, n in state.ledger.counts().items()}
+    holes = hole_entries(state) if p.holes else []
     return {
         "schema": "forksync.status/1",
         "as_of": iso(state.as_of),
         "upstream": {"url": cfg.upstream.url or cfg.fork.url, "ref": cfg.upstream.ref, "tip": _pin_json(p.upstream_tip, state.merge_base),
-                     "as_of": iso(state.upstream_as_of)},
+                     "as_of": iso(state.upstream_as_of), "pinned": state.upstream_pinned,
+                     "as_of_unknown": state.upstream_as_of_unknown},
         "fork": {"url": cfg.fork.url, "ref": cfg.fork.ref, "tip": state.fork_tip,
                  "date": iso(int(state.repo[state.fork_tip].committer.time))},
         "merge_base": {"sha": state.merge_base,
@@ -76,10 +91,12 @@ def status_json(state) -> dict:
         "contiguous_pin": _pin_json(p.contiguous, state.merge_base),
         "days_behind": p.days_behind,
         "contiguous_lag_days": p.contiguous_lag_days,
-        "contiguous_pin_held_by": ({**_pin_json(p.holder, state.merge_base), "disposition": p.holder_disposition, "reason": p.holder_reason}
-                                   if p.holder else None),
+        "contiguous_pin_held_by": _held_by(state, holes),
+        # the holes are REVERTED in the Backlog but outside the range that ``counts`` covers
         "backlog": {"total": p.backlog, "by_disposition": p.backlog_by_disposition,
-                    "reverted_after_merge": list(p.holes)},
+                    "reverted_after_merge": list(p.holes),
+                    "holes": [{"sha": e.sha, "pr": e.pr, "subject": e.subject, "date": iso(e.committer_time),
+                               "fork_commit": e.fork_commit, "fork_commit_date": iso(t)} for e, t in holes]},
         "merge_based": p.merge_based,
         "not_reached": {"total": p.not_reached, "handled": p.not_reached_handled},
         "isolated_picks": list(p.isolated),
@@ -191,7 +208,7 @@ def cmd_status(args) -> int:
     tip = doc["upstream"]["tip"]
     t.add_row("upstream tip", f"{tip['sha'][:12] if tip['sha'] else '-'}  {_pr(tip['pr'])}  {tip['date']}")
     # Days Behind is measured to the tip known then: a copy fetched months ago is that old
-    t.add_row("upstream as of", doc["upstream"]["as_of"] or "unknown (the repository has no refs)")
+    t.add_row("upstream as of", doc["upstream"]["as_of"] or f"unknown ({doc['upstream']['as_of_unknown']})")
     t.add_row("fork tip", f"{state.fork_tip[:12]}  {doc['fork']['date']}")
     t.add_row("merge base", f"{state.merge_base[:12]}  {doc['merge_base']['date']}" if state.merge_base else
               "-  (the fork and upstream share no history)")
@@ -207,7 +224,7 @@ def cmd_status(args) -> int:
     t.add_row("Days Behind Upstream", f"{doc['days_behind']:.2f}  (contiguous pin lag {doc['contiguous_lag_days']:.2f})")
     h = doc["contiguous_pin_held_by"]
     if h:
-        t.add_row("contiguous pin held by", f"{h['sha'][:12]}  {_pr(h['pr'])}  {h['disposition']} since {h['date']}: "
+        t.add_row("contiguous pin held by", f"{h['sha'][:12]}  {_pr(h['pr'])}  {h['disposition']} since {h['since']}: "
                                             f"{h['subject'][:70]}" + (f" — {h['reason'][:80]}" if h["reason"] else ""))
     bl = doc["backlog"]
     t.add_row("Backlog Commits", f"{bl['total']}  " + ", ".join(f"{k} {v}" for k, v in bl["by_disposition"].items())
@@ -222,7 +239,21 @@ def cmd_status(args) -> int:
     c.add_column("commits", justify="right")
     for d in Disposition:
         c.add_row(d.value, str(doc["counts"][d.value]))
+    holes = bl["holes"]
+    if holes:
+        # the Backlog's REVERTED counts them, the range's rows above do not: a merge brought them in
+        c.add_row("merged, then reverted (before the range)", str(len(holes)))
     con.print(c)
+    if holes:
+        from rich.markup import escape
+        ht = Table(title="merged, then reverted by the fork (before the range; Backlog REVERTED)")
+        for col in ("upstream commit", "PR", "committed", "reverted by", "reverted"):
+            ht.add_column(col, no_wrap=True)
+        ht.add_column("subject", no_wrap=True, overflow="ellipsis")
+        for x in holes:
+            ht.add_row(x["sha"][:12], _pr(x["pr"]), (x["date"] or "")[:10], (x["fork_commit"] or "-")[:12],
+                       (x["fork_commit_date"] or "")[:10], escape(x["subject"][:70]))
+        con.print(ht)
     return 0
 
 
@@ -266,9 +297,40 @@ def cmd_ledger_export(args) -> int:
     doc = {"schema": "forksync.ledger/1", "as_of": iso(state.as_of), "upstream_tip": state.upstream_tip,
            "fork_tip": state.fork_tip, "merge_base": state.merge_base,
            "entries": [entry_json(e) for e in state.ledger.entries],
+           # merged upstream commits before the range the fork reverted: the Backlog's REVERTED
+           "holes": [hole_json(e, t) for e, t in hole_entries(state)] if state.pins.holes else [],
            "missing_objects": {s: list(m) for s, m in state.missing.items()}}
     print(json.dumps(doc, indent=None if args.compact else 2))
     return 0
+
+
+def _hole_entry(state, c) -> tuple[LedgerEntry, int | None]:
+    """A hole of the Backlog (a merged upstream commit ``c`` the fork reverted, before the range)
+    as a REVERTED entry (``index`` -1) with the fork's revert, and that revert's committer time
+    (None if no fork commit reverts it any more): since then the hole has been open."""
+    sha, subject = str(c.id), c.message.split("\n", 1)[0]
+    rv = revert_of(state.fork_commits, sha)
+    fc = rv.sha if rv else None
+    return LedgerEntry(sha=sha, index=-1, pr=gitio.parse_pr(subject), subject=subject,
+                       committer_time=int(c.committer.time), disposition=Disposition.REVERTED, fork_commit=fc,
+                       reason="merged, then reverted by the fork; counted in the Backlog",
+                       evidence=(Evidence("revert", fc, f"merged, then reverted by {(fc or '')[:12]} "
+                                                        f"'{rv.message.splitlines()[0] if rv else ''}'"),)
+                       ), (rv.committer_time if rv else None)
+
+
+def hole_entries(state) -> list[tuple[LedgerEntry, int | None]]:
+    """Every hole of the Backlog (:attr:`bot.core.pins.Pins.holes`: merged upstream commits before
+    the range the fork reverted and has not got back) as :func:`_hole_entry` gives it, oldest
+    upstream commit first — the REVERTED of the Backlog that the range's counts leave out."""
+    out = [_hole_entry(state, state.repo[s]) for s in state.pins.holes]
+    return sorted(out, key=lambda h: (h[0].committer_time, h[0].sha))
+
+
+def hole_json(e: LedgerEntry, reverted_at: int | None) -> dict:
+    """A hole as a ``forksync.ledger`` record, plus ``fork_commit_date``: when the fork's revert
+    was committed (the hole has been open since)."""
+    return {**entry_json(e), "fork_commit_date": iso(reverted_at)}
 
 
 def before_range(state, ref: str) -> list[LedgerEntry]:
@@ -305,12 +367,7 @@ def before_range(state, ref: str) -> list[LedgerEntry]:
         sha, subject = str(c.id), c.message.split("\n", 1)[0]
         common = dict(sha=sha, index=-1, pr=gitio.parse_pr(subject), subject=subject, committer_time=int(c.committer.time))
         if sha in state.pins.holes:
-            rv = revert_of(state.fork_commits, sha)
-            fc = rv.sha if rv else None
-            out.append(LedgerEntry(**common, disposition=Disposition.REVERTED, fork_commit=fc,
-                                   reason="merged, then reverted by the fork; counted in the Backlog",
-                                   evidence=(Evidence("revert", fc, f"merged, then reverted by {(fc or '')[:12]} "
-                                                      f"'{rv.message.splitlines()[0] if rv else ''}'"),)))
+            out.append(_hole_entry(state, c)[0])
         else:
             how = "merged from upstream" if state.pins.merge_based else "the fork branched after it"
             out.append(LedgerEntry(**common, disposition=Disposition.PICKED, evidence=(

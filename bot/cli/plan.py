@@ -132,6 +132,20 @@ def waits_for(unit, plan, in_flight) -> str:
     return "; ".join(parts)
 
 
+#: in-flight branches named on the plan's header line; the rest are counted
+NAMED_IN_FLIGHT = 3
+
+
+def in_flight_names(in_flight) -> str:
+    """``": forksync/chain-a (2 upstream), … and N more"`` for the header's count of branches in
+    flight ("" for none): which units wait to be merged, and how many upstream commits each holds."""
+    if not in_flight:
+        return ""
+    named = ", ".join(f"{b.name} ({len(b.upstream_shas)} upstream)" for b in in_flight[:NAMED_IN_FLIGHT])
+    more = len(in_flight) - NAMED_IN_FLIGHT
+    return f": {named}" + (f" and {more} more (`plan --json` in_flight lists them)" if more > 0 else "")
+
+
 def plan_lines(state, run) -> list[str]:
     """The human form of a plan: a header, then each unit with its reason once, what it waits
     for, and its commits; a commit's own reason only where it says more than its unit's (the part
@@ -146,7 +160,7 @@ def plan_lines(state, run) -> list[str]:
     out = [f"plan{when}: {len(run.pending)} pending upstream commits onto fork tip {state.fork_tip[:12]}",
            f"  {len(bundles)} bundle(s) with {in_bundles} commit{'' if in_bundles == 1 else 's'}, "
            f"{len(chains)} chain(s) with {in_chains} commit{'' if in_chains == 1 else 's'}, "
-           f"{len(noops)} NO_OP candidate(s); {len(state.in_flight)} branch(es) in flight"]
+           f"{len(noops)} NO_OP candidate(s); {len(state.in_flight)} branch(es) in flight{in_flight_names(state.in_flight)}"]
     renames_off: dict[str, int] = {}
 
     def own(reason: str) -> str:

@@ -65,6 +65,8 @@ def fork_policy(store: Store, fork: str, policy: Policy) -> Policy:
 
 def stale_of(st: SyncStatus | None, now: float, policy: Policy) -> dict:
     """``{"stale", "reason"}`` by the rule of :mod:`bot.sync.status`."""
+    if st is not None and st.upstream_unknown and not st.upstream_seen_at and not st.last_fetch_error:
+        return {"stale": True, "reason": st.upstream_unknown}
     if st is None or not st.upstream_seen_at and not st.last_fetch_error:
         return {"stale": True, "reason": "never synced: upstream was never seen"}
     if st.last_fetch_error:
@@ -94,7 +96,9 @@ def _common(store: Store, fork: str, st: SyncStatus | None, now: float, policy: 
     upstream = st.upstream if st else next((r["upstream"] for r in sync_store.tracked_forks(store) if r["fork"] == fork), "")
     return {"schema": f"{V}.{name}/1", "fork": fork, "github": f"https://github.com/{fork}", "upstream": upstream,
             "upstream_github": github_of(upstream),
-            "upstream_as_of": iso(st.upstream_seen_at) if st else None, "stale": stale_of(st, now, fork_policy(store, fork, policy))}
+            "upstream_as_of": iso(st.upstream_seen_at) if st else None,
+            "upstream_as_of_unknown": (st.upstream_unknown or None) if st and not st.upstream_seen_at else None,
+            "stale": stale_of(st, now, fork_policy(store, fork, policy))}
 
 
 def forks(store: Store, now: float, policy: Policy, allowed: Callable[[str], bool] = lambda f: True) -> dict:
@@ -150,7 +154,9 @@ def overview(store: Store, fork: str, now: float, policy: Policy, queue_counts: 
 
 # --------------------------------------------------------------------------- units
 def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
-    """``forksync.dashboard.units/1``: open and blocked sync units, then planned ones not yet opened."""
+    """``forksync.dashboard.units/1``: open and blocked sync units, then branches in flight that no PR
+    carries yet (recorded by ``forksync dashboard --config`` from the fork's ``forksync/*`` branches),
+    then planned ones not yet opened."""
     st = _status(store, fork)
     doc = _common(store, fork, st, now, policy, "units")
     plan = {u["id"]: u for u in sync_store.load_plan(store, fork)}
@@ -179,16 +185,27 @@ def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
         gate = ("blocked at a conflict" if r.get("conflict_sha") else "blocked by GitHub" if blocked
                 else "not opened" if pr_state == "missing" else _gate(suites))
         started = p.get("first_planned_at") or r.get("blocked_at") or None
-        out.append({"id": uid, "kind": r.get("kind") or p.get("kind", ""), "pr": pr,
+        out.append({"id": uid, "kind": r.get("kind") or p.get("kind", ""), "pr": pr, "branch": r["branch"],
                     "url": f"https://github.com/{fork}/pull/{pr}" if pr and pr_state != "missing" else None,
                     "pr_state": pr_state, "state": _words(r, pr_state, gate), "gate": gate, "upstream": shas,
                     "depends_on": p.get("depends_on", []), "areas": p.get("areas", []),
                     "conflict_sha": r.get("conflict_sha") or None, "blocked": blocked, "suites": suites,
                     "age_s": (now - started) if started else None})
+    for u in (st.units if st else ()):
+        # a branch in the fork that no PR carries yet (`forksync apply`, or a push not yet opened)
+        if not u.get("in_flight") or u["id"] in seen:
+            continue
+        seen.add(u["id"])
+        p = plan.get(u["id"], {})
+        out.append({"id": u["id"], "kind": u.get("kind") or p.get("kind", ""), "pr": None, "url": None,
+                    "pr_state": "in-flight", "branch": u.get("branch"), "state": u.get("state") or "in flight, no PR yet",
+                    "gate": "not opened", "upstream": list(u.get("upstream") or p.get("shas", [])),
+                    "depends_on": p.get("depends_on", []), "areas": p.get("areas", []), "conflict_sha": None,
+                    "blocked": None, "suites": [], "age_s": None})
     for uid, p in plan.items():
         if uid in seen:
             continue
-        out.append({"id": uid, "kind": p["kind"], "pr": None, "url": None, "pr_state": "planned",
+        out.append({"id": uid, "kind": p["kind"], "pr": None, "url": None, "pr_state": "planned", "branch": None,
                     "state": (f"planned: waits for a free slot (at most {waiting[uid]['cap']} sync PRs open at once)"
                               if uid in waiting else "planned: the next sync opens its PR"), "gate": "not opened", "upstream": p["shas"],
                     "depends_on": p.get("depends_on", []), "areas": p.get("areas", []), "conflict_sha": None,

@@ -153,30 +153,61 @@ def _own_ref_dir(rel: str) -> bool:
                                                                         and parts[2] == "forksync")
 
 
+def ref_name(repo: pygit2.Repository, ref: str) -> str | None:
+    """The full name of the reference ``ref`` names, tried as :func:`resolve` tries it (as given,
+    ``refs/heads/``, ``refs/remotes/origin|upstream/``, ``refs/tags/``); None for a rev that names
+    no reference — a sha, ``main~3``, ``v1^{}``: a pinned commit, which no fetch moves."""
+    candidates = [ref] if ref.startswith("refs/") else [ref, f"refs/heads/{ref}", f"refs/remotes/origin/{ref}",
+                                                        f"refs/remotes/upstream/{ref}", f"refs/tags/{ref}"]
+    for cand in candidates:
+        try:
+            return repo.lookup_reference_dwim(cand).name
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+            continue
+    return None
+
+
+def _fetch_head_lists(fetch_head: Path, sha: str) -> bool:
+    """Does ``FETCH_HEAD`` list ``sha`` (the fetch it records brought that commit, or saw it unchanged)?"""
+    try:
+        return any(line.startswith(sha) for line in fetch_head.read_text(errors="replace").splitlines())
+    except OSError:
+        return False
+
+
 def refs_updated_at(git_dir: str | Path, ref: str | None = None, own_notes: str = "refs/notes/forksync") -> float | None:
-    """When a repository's refs last changed (epoch s), or None when it has none. For a copy that is
-    not fetched here (a local path, a snapshot) this is as of when it knows its upstream.
+    """When a repository's refs last changed (epoch s), or None when nothing says so. For a copy
+    that is not fetched here (a local path, a snapshot) this is as of when it knows its upstream.
 
     ``ref``: where the fork and upstream are one repository, upstream's ref (a name git resolves:
-    ``upstream/main``, ``refs/remotes/upstream/main``): only that ref counts — its loose file or
-    its reflog, else ``packed-refs`` — with ``FETCH_HEAD`` (a commit on the fork's own branch says
-    nothing about upstream). Without it: ``FETCH_HEAD``, ``packed-refs`` and every loose ref but
-    those forksync writes itself (its branches and kept commits, :func:`_own_ref_dir`, and its notes
-    ``own_notes``). A ``ref`` that is no ref (a sha) is read the second way."""
+    ``upstream/main``, ``refs/remotes/upstream/main``): only that ref counts — its loose file or its
+    reflog, which only an update of that ref writes — and ``FETCH_HEAD`` when it lists the commit
+    the ref points to (a fetch that saw upstream; a fetch of the fork's own remote does not).
+    ``packed-refs`` does not count then: git rewrites it whenever any packed ref is deleted or
+    packed (``branch -d``, ``pack-refs``, ``gc``), so its time moves with writes that say nothing
+    about upstream; a ref found only there is None (unknown), never a time that moves. A ``ref``
+    that names no reference (a sha: a pinned commit) is None too: no ref's time says when
+    upstream was last seen. Without ``ref`` (a repository of upstream's alone): ``FETCH_HEAD``,
+    ``packed-refs`` and every loose ref but those forksync writes itself (its branches and kept
+    commits, :func:`_own_ref_dir`, and its notes ``own_notes``)."""
     root = Path(git_dir)
 
     def mtimes(*paths: Path) -> list[float]:
         return [p.stat().st_mtime for p in paths if p.is_file()]
 
-    fetch_head, packed = mtimes(root / "FETCH_HEAD"), mtimes(root / "packed-refs")
     if ref is not None:
         try:
-            name = pygit2.Repository(str(root)).lookup_reference_dwim(ref).name
-        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
-            name = None
-        if name is not None:
-            return max(fetch_head + (mtimes(root / name, root / "logs" / name) or packed), default=None)
-    times = fetch_head + packed
+            repo = pygit2.Repository(str(root))
+        except pygit2.GitError:
+            return None
+        name = ref_name(repo, ref)
+        if name is None:
+            return None
+        own = mtimes(root / name, root / "logs" / name)
+        target = str(repo.references[name].resolve().target)
+        fetched = mtimes(root / "FETCH_HEAD") if _fetch_head_lists(root / "FETCH_HEAD", target) else []
+        return max(own + fetched, default=None)
+    times = mtimes(root / "FETCH_HEAD", root / "packed-refs")
     for d, dirs, names in os.walk(root / "refs"):
         rel = Path(d).relative_to(root / "refs").as_posix()          # "." at refs/ itself
         under = "" if rel == "." else f"{rel}/"

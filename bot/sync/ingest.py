@@ -82,6 +82,21 @@ class SyncState:
     #: here the last change to its refs; never after ``as_of``. Days Behind is measured to the
     #: upstream tip known then, so it is shown with it
     upstream_as_of: int | None = None
+    #: ``upstream.ref`` names no ref (a sha): upstream is pinned to ``upstream_tip`` and
+    #: ``upstream_as_of`` is None — the numbers are as of that commit, never current
+    upstream_pinned: bool = False
+
+    @property
+    def upstream_as_of_unknown(self) -> str | None:
+        """Why ``upstream_as_of`` is None, in words (None when it is known)."""
+        if self.upstream_as_of is not None:
+            return None
+        if self.upstream_pinned:
+            when = datetime.fromtimestamp(int(self.repo[self.upstream_tip].committer.time), timezone.utc)
+            return (f"upstream pinned to {self.upstream_tip[:12]}, committed {when:%Y-%m-%dT%H:%M:%SZ}: "
+                    f"{self.config.upstream.ref!r} is no ref, so no fetch moves it")
+        return ("nothing dates upstream's ref: no loose ref or reflog of it, no FETCH_HEAD listing its commit "
+                "(packed-refs is rewritten whenever any ref is deleted or packed, so its time is no answer)")
 
     @property
     def missing(self) -> dict[str, tuple[str, ...]]:
@@ -227,15 +242,18 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     fork_dir = gitio.open_remote(fork_url, cfg.cache_dir, fetch=fetch)
     up_dir = gitio.open_remote(cfg.upstream.url, cfg.cache_dir, fetch=fetch) if cfg.upstream.url else fork_dir
     fetched = fetch and not gitio.is_local(cfg.upstream.url or fork_url)
-    # one repository for both (upstream's history fetched into the fork): only upstream's ref says
-    # when upstream was seen, not the fork's own commits
-    seen = _time.time() if fetched else gitio.refs_updated_at(
-        up_dir, ref=cfg.upstream.ref if up_dir == fork_dir else None, own_notes=cfg.provenance.notes_ref)
-    up_seen = None if seen is None else int(min(seen, cutoff) if cutoff is not None else seen)
     repo, git_dir = gitio.open_pair(up_dir, fork_dir, cfg.cache_dir)
     fork_repo = pygit2.Repository(fork_dir)
     up_repo = fork_repo if up_dir == fork_dir else pygit2.Repository(up_dir)
     up_tip = gitio.resolve(up_repo, cfg.upstream.ref, label=f"upstream ({cfg.upstream.url or fork_url})")
+    # a sha (any rev that names no ref) pins upstream: no fetch moves it, so no time says when
+    # upstream was last seen — not this fetch's, not any ref's
+    pinned = gitio.ref_name(up_repo, cfg.upstream.ref) is None
+    # one repository for both (upstream's history fetched into the fork): only upstream's ref says
+    # when upstream was seen, not the fork's own commits
+    seen = None if pinned else _time.time() if fetched else gitio.refs_updated_at(
+        up_dir, ref=cfg.upstream.ref if up_dir == fork_dir else None, own_notes=cfg.provenance.notes_ref)
+    up_seen = None if seen is None else int(min(seen, cutoff) if cutoff is not None else seen)
     fork_tip = gitio.resolve(fork_repo, cfg.fork.ref, label=f"fork ({fork_url})")
     if cutoff is not None:
         stamp = datetime.fromtimestamp(cutoff, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -295,7 +313,7 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     state = SyncState(config=cfg, repo=repo, git_dir=git_dir, fork_repo=fork_repo, upstream_tip=up_tip,
                       fork_tip=fork_tip, merge_base=base, upstream=upstream, fork_commits=fork_commits,
                       ledger=ledger, pins=pins, in_flight=in_flight, decisions=decisions, as_of=cutoff,
-                      timings=timings, upstream_as_of=up_seen)
+                      timings=timings, upstream_as_of=up_seen, upstream_pinned=pinned)
     if record and use_cache and store is not None:
         sync_store.record_pins(store, {
             "recorded_at": int(_time.time()), "as_of": cutoff or 0, "fork_tip": fork_tip,

@@ -38,6 +38,9 @@ class SyncStatus:
     failing_jobs: tuple[dict, ...] = ()  # scheduled jobs failing now: {"job","error","since","at","count"} (epoch s)
     upstream_head_at: float = 0.0       # committer time of upstream_head (epoch s; 0 unknown): Days Behind's "now"
     frontier_at: float = 0.0            # committer time of frontier (epoch s; 0 unknown)
+    #: why ``upstream_seen_at`` is 0 although the numbers were computed ("" when it is known or
+    #: never computed): upstream pinned to a sha, or a local copy nothing dates. Stale, never current
+    upstream_unknown: str = ""
 
     def degraded(self) -> str:
         """Why syncing is degraded ("" when it is not): units whose push, PR or merge GitHub refused."""

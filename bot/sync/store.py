@@ -40,6 +40,7 @@ SYNC_STATUS = table("sync_status", {
     "failing_jobs_json": str,    # [{"job","error","since","at","count"}]: scheduled jobs failing now
     "upstream_head_at": float,   # committer time of upstream_head (epoch s): Days Behind is measured to it
     "frontier_at": float,        # committer time of frontier (epoch s)
+    "upstream_unknown": str,     # why upstream_seen_at is 0 for computed numbers (pinned to a sha, …); "" known
 }, pk="repo")
 
 
@@ -165,7 +166,8 @@ def _status_from_row(r: dict) -> SyncStatus:
         units=tuple(json.loads(r["units_json"] or "[]")), etag=r["etag"] or "",
         blocked=tuple(json.loads(r.get("blocked_json") or "[]")), held_by=r.get("held_by") or "",
         failing_jobs=tuple(json.loads(r.get("failing_jobs_json") or "[]")),
-        upstream_head_at=r.get("upstream_head_at") or 0.0, frontier_at=r.get("frontier_at") or 0.0)
+        upstream_head_at=r.get("upstream_head_at") or 0.0, frontier_at=r.get("frontier_at") or 0.0,
+        upstream_unknown=r.get("upstream_unknown") or "")
 
 
 # ---------------------------------------------------------------------- sync branches

@@ -42,7 +42,7 @@ def test_status_json(scn, capsys):
     assert doc["contiguous_pin"]["sha"] == scn.u["u8"] and doc["contiguous_pin"]["date"] == "2026-01-09T00:00:00Z"
     assert doc["days_behind"] == 2.0 and doc["contiguous_lag_days"] == 10.0
     assert doc["backlog"] == {"total": 4, "by_disposition": {"IN_FLIGHT": 1, "PENDING": 2, "REVERTED": 1},
-                              "reverted_after_merge": []} and doc["merge_based"] is False
+                              "reverted_after_merge": [], "holes": []} and doc["merge_based"] is False
     assert doc["not_reached"] == {"total": 2, "handled": 1}
     assert doc["isolated_picks"] == [scn.u["u18"]]
     assert doc["merge_base"]["sha"] == scn.base and doc["missing_objects"] == {}
@@ -433,3 +433,65 @@ def test_ledger_show_names_a_commit_newer_than_the_as_of_date(scn, capsys):
     rc, _, err = run(capsys, [*scn.argv, "ledger", "show", scn.u["u16"][:10], "--as-of", "2026-01-10"])
     assert rc == 2 and f"names upstream commit {scn.u['u16'][:12]} 'Change sixteen (#116)', committed on 2026-01-17" in err
 
+
+def test_upstream_pinned_to_a_sha_has_no_as_of(tmp_path, capsys, monkeypatch):
+    """``--upstream-ref <sha>`` on a bare ``--shared`` clone holding fork and upstream: "upstream as
+    of" showed the clone's time (packed-refs), and moved to the time of a branch deletion in the
+    same repository. A sha names no ref: nothing says when upstream was last seen, so it is
+    unknown and the pinned commit and its date are shown instead, before and after the deletion."""
+    import subprocess
+
+    argv, u, _ = merged_then_reverted(tmp_path)
+    bare = tmp_path / "copy.git"
+    subprocess.run(["git", "clone", "-q", "--bare", "--shared", argv[3], str(bare)], check=True)
+    subprocess.run(["git", f"--git-dir={bare}", "branch", "scratch", u["u0"]], check=True)
+    subprocess.run(["git", f"--git-dir={bare}", "pack-refs", "--all"], check=True)
+    set_ref_times(str(bare), 1_000_000)
+    monkeypatch.chdir(tmp_path)
+    argv = ["--upstream", str(bare), "--fork", str(bare), "--upstream-ref", u["u2"][:10]]
+    why = f"upstream pinned to {u['u2'][:12]}, committed 2026-01-03T00:00:00Z"
+    for _ in range(2):
+        rc, out, err = run(capsys, [*argv, "status", "--json"])
+        up = json.loads(out)["upstream"]
+        assert rc == 0, err
+        assert (up["as_of"], up["pinned"], up["tip"]["sha"]) == (None, True, u["u2"])
+        assert up["as_of_unknown"].startswith(why)
+        rc, out, _ = run(capsys, [*argv, "status"])
+        assert rc == 0 and "upstream as of" in out and "unknown (upstream pinned to" in " ".join(out.split())
+        subprocess.run(["git", f"--git-dir={bare}", "branch", "-D", "scratch"], check=True)   # rewrites packed-refs
+        subprocess.run(["git", f"--git-dir={bare}", "branch", "scratch", u["u0"]], check=True)
+        subprocess.run(["git", f"--git-dir={bare}", "pack-refs", "--all"], check=True)
+    rc, out, _ = run(capsys, [*argv[:4], "--upstream-ref", "main", "status", "--json"])
+    up = json.loads(out)["upstream"]
+    # a branch, but only in packed-refs (a bare clone keeps no reflog, nothing was fetched): unknown too
+    assert rc == 0 and (up["pinned"], up["as_of"]) == (False, None) and "packed-refs" in up["as_of_unknown"]
+
+
+def test_holes_are_listed_by_status_and_export_with_the_forks_revert(tmp_path, capsys, monkeypatch):
+    """A merge-based fork's Backlog counts the merged upstream commits it reverted (holes, before
+    the range) as REVERTED, but the dispositions table said REVERTED 0 and the export listed only
+    the range: both list them, with the fork's revert; the hole holds the contiguous pin since
+    that revert, not since upstream committed it."""
+    argv, u, rv = merged_then_reverted(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, [*argv, "status", "--json"])
+    doc = json.loads(out)
+    assert rc == 0, err
+    assert doc["backlog"]["by_disposition"] == {"REVERTED": 1} and doc["counts"]["REVERTED"] == 0
+    assert doc["backlog"]["holes"] == [{"sha": u["u1"], "pr": 11, "subject": "One (#11)", "date": "2026-01-02T00:00:00Z",
+                                        "fork_commit": rv, "fork_commit_date": "2026-01-05T00:00:00Z"}]
+    h = doc["contiguous_pin_held_by"]
+    assert (h["sha"], h["date"], h["since"], h["fork_commit"]) == (u["u1"], "2026-01-02T00:00:00Z", "2026-01-05T00:00:00Z", rv)
+    rc, out, _ = run(capsys, [*argv, "status"])
+    flat = " ".join(out.replace("│", " ").replace("┃", " ").split())
+    assert rc == 0 and "REVERTED since 2026-01-05T00:00:00Z" in flat
+    assert "merged, then reverted (before the range) 1" in flat
+    assert f"{u['u1'][:12]} #11 2026-01-02 {rv[:12]} 2026-01-05 One (#11)" in flat
+    rc, out, _ = run(capsys, [*argv, "ledger", "export", "--json"])
+    ex = json.loads(out)
+    assert rc == 0 and [e["sha"] for e in ex["entries"]] == [u["u3"]]
+    [hole] = ex["holes"]
+    assert {k: hole[k] for k in ("index", "sha", "pr", "subject", "date", "disposition", "fork_commit", "fork_commit_date")} == {
+        "index": -1, "sha": u["u1"], "pr": 11, "subject": "One (#11)", "date": "2026-01-02T00:00:00Z",
+        "disposition": "REVERTED", "fork_commit": rv, "fork_commit_date": "2026-01-05T00:00:00Z"}
+    assert hole["evidence"][0]["rule"] == "revert" and hole["evidence"][0]["fork_commit"] == rv

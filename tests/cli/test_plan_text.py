@@ -84,3 +84,15 @@ def test_a_long_subject_is_cut_with_an_ellipsis():
     out = plan_lines(state, NS(plan=Plan(units=(unit,)), pending=[A, B]))
     assert f"  aaaaaaaaaaaa   #8637  {long[:69]}…" in out      # 70 characters, the last one the ellipsis
     assert f"  bbbbbbbbbbbb      #2  {exact}" in out          # a subject that fits is not cut
+
+
+def test_the_header_names_the_branches_in_flight_then_counts_the_rest():
+    unit = Unit(f"chain-{A[:12]}", "chain", (PlanItem(A, "r"),), reason="r")
+    flying = [InFlightBranch(f"forksync/chain-{c * 12}", f"chain-{c * 12}", "chain", (c * 40,) * n)
+              for c, n in (("1", 1), ("2", 2), ("3", 1), ("4", 3), ("5", 1))]
+    assert lines([unit], flying[:2])[1].endswith(
+        "; 2 branch(es) in flight: forksync/chain-111111111111 (1 upstream), forksync/chain-222222222222 (2 upstream)")
+    assert lines([unit], flying)[1].endswith(
+        "; 5 branch(es) in flight: forksync/chain-111111111111 (1 upstream), forksync/chain-222222222222 (2 upstream), "
+        "forksync/chain-333333333333 (1 upstream) and 2 more (`plan --json` in_flight lists them)")
+    assert lines([unit])[1].endswith("; 0 branch(es) in flight")

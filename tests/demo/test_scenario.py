@@ -52,7 +52,7 @@ def test_pins_and_metrics(scenario):
     assert st["contiguous_pin"]["sha"] == scenario.sha["u5"]    # u6 was backed out
     # upstream tip u18 is 18 h after the base; the frontier u9 is 9 h after it
     assert st["days_behind"] == pytest.approx(9 / 24, abs=1e-6)
-    assert st["backlog"] == {"total": 2, "by_disposition": {"DEFERRED_BLOCKED": 1, "REVERTED": 1}, "reverted_after_merge": []}
+    assert st["backlog"] == {"total": 2, "by_disposition": {"DEFERRED_BLOCKED": 1, "REVERTED": 1}, "reverted_after_merge": [], "holes": []}
 
 
 def test_plan_partitions_pending_commits_into_a_bundle_and_two_chains(scenario):

@@ -262,4 +262,68 @@ def test_upstream_as_of_in_one_repository_is_when_upstreams_own_ref_moved(up):
     moved = repo.head.peel(pygit2.Commit).tree_id                       # any other object: the ref is rewritten
     repo.references["refs/remotes/upstream/main"].set_target(moved, "fetched")
     assert gitio.refs_updated_at(git_dir, ref="refs/remotes/upstream/main") > 1_000_000
-    assert gitio.refs_updated_at(git_dir, ref="0" * 40) > 1_000_000     # a sha is no ref: every ref counts
+    assert gitio.refs_updated_at(git_dir, ref="0" * 40) is None         # a sha is no ref: no ref's time is its
+
+
+def _git(git_dir, *argv) -> str:
+    return subprocess.run(["git", f"--git-dir={git_dir}", *argv], check=True, capture_output=True, text=True).stdout
+
+
+def test_upstream_as_of_of_a_pinned_sha_is_unknown_whatever_the_refs_do(up, tmp_path):
+    """``--upstream-ref <sha>`` on a bare clone that holds fork and upstream: a sha is no ref, so
+    nothing says when upstream was last seen — not packed-refs (written at the clone, rewritten
+    by a branch deletion), not the fork's branches."""
+    up.commit("Two (#2)", {"README": "r2\n"}, when=T0 + 10)
+    bare = str(tmp_path / "copy.git")
+    subprocess.run(["git", "clone", "-q", "--bare", "--shared", str(up.path), bare], check=True)
+    sha = _git(bare, "rev-parse", "HEAD").strip()
+    _git(bare, "branch", "old-work", "HEAD~1")
+    _git(bare, "pack-refs", "--all")
+    set_ref_times(bare, 1_000_000)
+    assert gitio.refs_updated_at(bare, ref=sha[:9]) is None
+    assert gitio.ref_name(pygit2.Repository(bare), sha[:9]) is None
+    assert gitio.ref_name(pygit2.Repository(bare), "main") == "refs/heads/main"
+    _git(bare, "branch", "-D", "old-work")                               # rewrites packed-refs
+    assert os.stat(os.path.join(bare, "packed-refs")).st_mtime > 1_000_000
+    assert gitio.refs_updated_at(bare, ref=sha[:9]) is None
+    assert gitio.refs_updated_at(bare, ref=f"{sha}~1") is None          # any rev that names no ref
+
+
+def test_upstream_ref_only_in_packed_refs_is_unknown_not_the_time_of_the_last_deletion(up, tmp_path):
+    """Fork and upstream in one bare repository, upstream's ref packed and no reflog (bare clones
+    keep none): packed-refs' time moves whenever any packed ref is deleted or packed, so it is no
+    answer for upstream's ref; its reflog is, and so is a FETCH_HEAD that lists its commit (a
+    fetch of another remote is not)."""
+    bare = str(tmp_path / "one.git")
+    subprocess.run(["git", "clone", "-q", "--bare", str(up.path), bare], check=True)
+    head = _git(bare, "rev-parse", "HEAD").strip()
+    _git(bare, "update-ref", "refs/remotes/upstream/main", head)
+    _git(bare, "branch", "fork-old", head)
+    _git(bare, "pack-refs", "--all")
+    assert not os.path.exists(os.path.join(bare, "refs/remotes/upstream/main"))
+    assert not os.path.exists(os.path.join(bare, "logs/refs/remotes/upstream/main"))
+    set_ref_times(bare, 1_000_000)
+    assert gitio.refs_updated_at(bare, ref="upstream/main") is None
+    _git(bare, "branch", "-D", "fork-old")                               # the fork's write rewrites packed-refs
+    assert gitio.refs_updated_at(bare, ref="upstream/main") is None
+    # FETCH_HEAD of a fetch that saw upstream's commit dates it; one of other commits does not
+    fh = os.path.join(bare, "FETCH_HEAD")
+    with open(fh, "w") as f:
+        f.write(f"{'1' * 40}\t\tbranch 'main' of /elsewhere/fork\n")
+    os.utime(fh, (2_000_000, 2_000_000))
+    assert gitio.refs_updated_at(bare, ref="upstream/main") is None
+    with open(fh, "w") as f:
+        f.write(f"{head}\tnot-for-merge\tbranch 'main' of /elsewhere/upstream\n")
+    os.utime(fh, (2_000_000, 2_000_000))
+    assert gitio.refs_updated_at(bare, ref="upstream/main") == 2_000_000
+    # a reflog of upstream's ref dates it, and no other ref's deletion moves it
+    os.remove(fh)
+    os.makedirs(os.path.join(bare, "logs/refs/remotes/upstream"))
+    log = os.path.join(bare, "logs/refs/remotes/upstream/main")
+    with open(log, "w") as f:
+        f.write(f"{'0' * 40} {head} A <a@x> 3000000 +0000\tfetch: fast-forward\n")
+    os.utime(log, (3_000_000, 3_000_000))
+    _git(bare, "branch", "fork-new", head)
+    _git(bare, "pack-refs", "--all")
+    _git(bare, "branch", "-D", "fork-new")
+    assert gitio.refs_updated_at(bare, ref="upstream/main") == 3_000_000
