@@ -141,6 +141,20 @@ async def tree_facts(repo_for: RepoFor | None, base: str, head: str) -> TreeFact
         return TreeFacts(error=error_text(e, 340))
 
 
+def pushed_by_forksync(store, full: str, pr: dict) -> bool:
+    """Whether the PR's head is the tip forksync itself last pushed to its sync branch
+    (``sync_branches.pushed_tip``). Only then do the commits' dates say when the unit got its
+    content: on the first look at a PR there is no earlier one to compare with, and a person's
+    commit can carry any committer date (one made an hour ago, pushed after an approval), so any
+    other head counts as changed in the second forksync first sees it (GitHub stamps reviews and
+    comments to the second; a review given on exactly the head still counts)."""
+    head = pr["head"]
+    if (head.get("repo") or {}).get("full_name") != full:
+        return False
+    row = sync_store.branch_row(store, full, head.get("ref") or "")
+    return bool(row) and row.get("pushed_tip") == head.get("sha")
+
+
 def protection_checks(branch: dict) -> tuple[str, ...]:
     """Required status check names of a ``repos/get-branch`` object's ``protection``
     (``required_status_checks.contexts`` and ``.checks[].context``), in order, without repeats."""
@@ -267,14 +281,17 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
     # committer dates are the pusher's to set (a commit made before an approval and pushed after
     # it carries an older date), so the time the bot saw the unit's own commits change counts too
     first = unit_updated_at(commits, merges)
-    seen = vstore.unit_seen(store, full, pr["number"], unit_digest(commits, merges), first=first,
-                            now=time.time() if now is None else now, record=not facts.error)
+    now = time.time() if now is None else now
+    seen, unit_heads = vstore.unit_seen(store, full, pr["number"], unit_digest(commits, merges),
+                                        first=first if pushed_by_forksync(store, full, pr) else math.floor(now),
+                                        now=now,
+                                        head=head, record=not facts.error)
     updated = max(first, math.ceil(seen))
     rev = []
     for r in reviews:
         login = r["user"]["login"]
         rev.append(Review(login, r["state"], epoch(r.get("submitted_at")),
-                          await permission(gh, full, login) in WRITE_LEVELS))
+                          await permission(gh, full, login) in WRITE_LEVELS, r.get("commit_id") or ""))
     return PRState(
         number=pr["number"], head_sha=head, base_sha=base, head_contains_base=await head_contains(gh, full, base, head),
         kind=pr_kind(cfg, labels), areas=pr_areas(cfg, labels, [f["filename"] for f in files]), author=author,
@@ -285,6 +302,6 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
         rewritten=facts.rewritten,
         required_checks=required, holds=tuple(holds), results=results,
         base_results=base_results, reviews=tuple(rev), checks=tuple(checks),
-        signoffs=signoff.signoffs_for(store, full, pr["number"]), unit_updated_at=updated,
+        signoffs=signoff.signoffs_for(store, full, pr["number"]), unit_updated_at=updated, unit_heads=unit_heads,
         l3_requests=tuple(L3Request(r.workload, r.platform, r.head_sha, r.status, r.verdict)
                           for r in signoff.l3_runs_for(store, full, pr["number"])))

@@ -87,3 +87,38 @@ async def test_a_commit_past_the_250_github_lists_voids_the_approval(world):
     await unhold_and_ask(w, pr, issue["number"])
     assert (await w.pr(pr["number"]))["merged"] is False
     assert gate_failing(w, head) == ["approval-missing"]
+
+
+async def test_an_approval_given_before_forksync_first_looked_does_not_cover_a_later_push(world):
+    """The first time forksync reads a PR it has no earlier look to compare with. The owner
+    approved the branch before that (the sync PR's own ``opened`` event is the bot's and is
+    dropped; the reconcile tick, or suites still running, come later), and a commit made an hour
+    ago was pushed after the approval: its committer date is older than the approval, yet the
+    owner never saw it. Committer dates are the pusher's to set, so they cannot tell."""
+    import os
+    import subprocess
+    import time
+
+    from tests.support.github import GIT_ENV
+
+    w = world
+    w.fake.webhooks.auto_deliver = False       # nothing reaches forksync yet
+    w.push_branch("forksync/bundle-amd", {"amd/kernel.txt": "v2\n"}, "Touch amd")
+    pr = await w.open_pr("forksync/bundle-amd")
+    await w.people["carol"].post(f"/repos/meta/triton/pulls/{pr['number']}/reviews", data={"event": "APPROVE"})
+    (w.work / "amd" / "kernel.txt").write_text("v3, never reviewed\n")
+    git(w.work, "add", "-A")
+    hour_ago = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 3600))
+    subprocess.run(["git", "commit", "-q", "-m", "Made earlier, pushed after the approval"], cwd=w.work, check=True,
+                   capture_output=True,
+                   env={**os.environ, **GIT_ENV, "GIT_COMMITTER_DATE": hour_ago, "GIT_AUTHOR_DATE": hour_ago})
+    later = git(w.work, "rev-parse", "HEAD")
+    git(w.work, "push", "-q", "origin", "forksync/bundle-amd:refs/heads/forksync/bundle-amd")
+    await w.fake.refresh()
+    w.fake.webhooks.auto_deliver = True
+    await w.fake.webhooks.flush()
+    await w.bot.settle()
+    assert w.run_of(later, "forksync/L1/unit").conclusion == "success"
+    assert (await w.pr(pr["number"]))["merged"] is False
+    assert gate_failing(w, later) == ["approval-missing"]
+
