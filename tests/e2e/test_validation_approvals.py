@@ -122,3 +122,26 @@ async def test_an_approval_given_before_forksync_first_looked_does_not_cover_a_l
     assert (await w.pr(pr["number"]))["merged"] is False
     assert gate_failing(w, later) == ["approval-missing"]
 
+
+async def test_a_signoff_delivered_after_a_push_it_never_saw_does_not_count(world):
+    """GitHub does not deliver in order: the owner's ``/forksync signoff`` was written before a
+    commit was pushed, and its delivery reaches forksync after the push's. The sign-off is dated
+    when the owner wrote it, not when forksync read it, so it does not cover the new commit."""
+    w = world
+    w.push_branch("forksync/bundle-llvm", {"llvm/pin.txt": "llvm 21\n"}, "Bump the LLVM pin")
+    pr = await w.open_pr("forksync/bundle-llvm")
+    await w.bot.settle()
+    w.fake.webhooks.auto_deliver = False
+    await w.people["carol"].post(f"/repos/meta/triton/issues/{pr['number']}/comments",
+                                 data={"body": "/forksync signoff llvm"})
+    later = w.push_branch("forksync/bundle-llvm", {"llvm/pin.txt": "llvm 22, never signed off\n"}, "Bump again",
+                          base="forksync/bundle-llvm")
+    await w.fake.refresh()
+    w.fake.webhooks.auto_deliver = True
+    await w.fake.webhooks.flush(order="reverse")        # the push's events first, then the comment
+    await w.bot.settle()
+    await w.people["carol"].post(f"/repos/meta/triton/pulls/{pr['number']}/reviews", data={"event": "APPROVE"})
+    await w.bot.settle()
+    assert w.run_of(later, "forksync/L1/unit").conclusion == "success"
+    assert (await w.pr(pr["number"]))["merged"] is False
+    assert gate_failing(w, later) == ["l3-signoff-missing"]
