@@ -200,9 +200,16 @@ def pr_areas(cfg, labels: list[str], files: list[str]) -> tuple[str, ...]:
     return tuple(sorted((from_labels & known) | set(cfg.areas_for_paths(files))))
 
 
-def pr_kind(cfg, labels: list[str]) -> str:
+def pr_kind(cfg, labels: list[str], branch: str = "") -> str:
+    """``chain`` | ``bundle`` | ``other``: from the PR's labels, and a sync branch named for a chain
+    (``forksync/chain-<sha12>``, the unit id) is a chain whatever its labels — a label anyone who
+    can triage may remove (its removal itself makes forksync evaluate the gate), and a chain's
+    writer approval is what stands between a resolved conflict (a person's, the rules', an
+    agent's) and a merge."""
     lab = cfg.github.labels
-    return "chain" if lab.chain in labels else "bundle" if lab.bundle in labels else "other"
+    if lab.chain in labels or branch.startswith(cfg.github.branch_prefix + "chain-"):
+        return "chain"
+    return "bundle" if lab.bundle in labels else "other"
 
 
 async def base_branch(gh, full: str, ref: str) -> dict:
@@ -294,7 +301,7 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
                           await permission(gh, full, login) in WRITE_LEVELS, r.get("commit_id") or ""))
     return PRState(
         number=pr["number"], head_sha=head, base_sha=base, head_contains_base=await head_contains(gh, full, base, head),
-        kind=pr_kind(cfg, labels), areas=pr_areas(cfg, labels, [f["filename"] for f in files]), author=author,
+        kind=pr_kind(cfg, labels, pr["head"].get("ref") or ""), areas=pr_areas(cfg, labels, [f["filename"] for f in files]), author=author,
         author_is_collaborator=await is_trusted_author(gh, full, author, bot_login),
         retest_by_writer_on=vstore.retest_shas(store, full, pr["number"]),
         conflict_marker_files=facts.markers, markers_error=facts.error, conflict_commits=facts.conflicts,

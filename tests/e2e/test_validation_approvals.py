@@ -145,3 +145,20 @@ async def test_a_signoff_delivered_after_a_push_it_never_saw_does_not_count(worl
     assert w.run_of(later, "forksync/L1/unit").conclusion == "success"
     assert (await w.pr(pr["number"]))["merged"] is False
     assert gate_failing(w, later) == ["l3-signoff-missing"]
+
+
+async def test_a_chain_whose_label_was_removed_still_needs_a_writers_approval(world):
+    """A chain (a resolved conflict, an agent's pick) merges only with a writer's approval. Its
+    ``forksync:chain`` label is not what makes it one: anyone with triage access can remove a label
+    (and the removal itself makes forksync evaluate the gate), while the sync branch's name says
+    what forksync built."""
+    w = world
+    head = w.push_branch("forksync/chain-0123456789ab", {"docs/guide.md": "resolved by hand\n"}, "[RESOLVED] Pick")
+    pr = await w.open_pr("forksync/chain-0123456789ab")
+    await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/labels", data={"labels": ["forksync:chain"]})
+    await w.bot.settle()
+    assert gate_failing(w, head) == ["approval-missing"]
+    await w.alice.delete(f"/repos/meta/triton/issues/{pr['number']}/labels/forksync:chain")
+    await w.bot.settle()
+    assert (await w.pr(pr["number"]))["merged"] is False
+    assert gate_failing(w, head) == ["approval-missing"]
