@@ -3,7 +3,8 @@
 * :func:`files_with_markers` — the files a head changes against a base whose **head** blob has
   conflict-marker lines the base's blob of the same path does not have (rule:
   :func:`bot.core.markers.marker_lines`; text and binary-looking blobs alike), each with the
-  ``conflict-marker-size`` attribute that applies to it. Reads the real trees, so large files (whose patch GitHub's API omits) count.
+  ``conflict-marker-size`` attribute that applies to it (the smaller of the head's and the
+  base's: a head cannot raise it to hide its markers). Reads the real trees, so large files (whose patch GitHub's API omits) count.
 * :func:`conflict_commits` — the commits in ``base..head`` whose message carries a
   ``Forksync-Conflict: <upstream sha>`` trailer.
 * :func:`merges_with_content` — the merge commits in ``base..head`` that add content of their
@@ -103,8 +104,9 @@ def files_with_markers(repo_path: str | Path, base: str, head: str) -> list[Mark
     """Files changed by ``head`` since its merge base with ``base`` (``base`` itself when the head
     contains it; base's tree when they share no history) whose head blob adds conflict-marker
     lines. Every blob, binary-looking or not (the rule and why: :mod:`bot.core.markers`;
-    submodule entries are skipped, bytes that are not UTF-8 replaced). Sorted by path. Raises :class:`RefError` when ``base`` or ``head`` does not
-    resolve in ``repo_path``."""
+    submodule entries are skipped, bytes that are not UTF-8 replaced). The marker size is the
+    smaller of the path's ``conflict-marker-size`` on the head and on ``base``. Sorted by path.
+    Raises :class:`RefError` when ``base`` or ``head`` does not resolve in ``repo_path``."""
     repo = _open(repo_path)
     b = _commit(repo, base, repo_path)
     h = _commit(repo, head, repo_path)
@@ -115,7 +117,9 @@ def files_with_markers(repo_path: str | Path, base: str, head: str) -> list[Mark
     for d in diff.deltas:
         if d.status == DeltaStatus.DELETED or d.new_file.mode == FileMode.COMMIT:
             continue
-        size = marker_size(repo, d.new_file.path, h.id)
+        # the head's attribute alone would let a head raise the size in its own .gitattributes
+        # and so turn the 7-character markers git wrote into no markers at all
+        size = min(marker_size(repo, d.new_file.path, h.id), marker_size(repo, d.new_file.path, b.id))
         text = _text(repo, d.new_file.id, size)
         if text is None:
             continue
