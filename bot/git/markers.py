@@ -10,7 +10,8 @@
 * :func:`merges_with_content` — the merge commits in ``base..head`` that add content of their
   own: their tree is not git's clean automatic merge of their parents.
 * :func:`range_commits` — every commit in ``base..head``, for a pull request longer than the 250
-  commits GitHub's API lists.
+  commits GitHub's API lists; :func:`changed_paths` — every path the head changes, for one
+  wider than the 3000 files it lists.
 
 All raise :class:`bot.git.repo.RefError` for a base or head that does not resolve, so a caller
 can report "cannot check markers" rather than pass silently.
@@ -130,6 +131,18 @@ def files_with_markers(repo_path: str | Path, base: str, head: str) -> list[Mark
         if lines:
             hits.append(MarkerHit(d.new_file.path, lines, size))
     return sorted(hits, key=lambda x: x.path)
+
+
+def changed_paths(repo_path: str | Path, base: str, head: str) -> tuple[str, ...]:
+    """Every path ``head`` changes since its merge base with ``base`` (added, modified, deleted;
+    a rename as both its paths), sorted — what ``pulls/list-files`` lists, without its cap of 3000
+    files. Raises :class:`RefError` when ``base`` or ``head`` does not resolve."""
+    repo = _open(repo_path)
+    b = _commit(repo, base, repo_path)
+    h = _commit(repo, head, repo_path)
+    mb = repo.merge_base(b.id, h.id)
+    diff = repo.diff(repo[mb].peel(pygit2.Tree) if mb is not None else b.tree, h.tree)
+    return tuple(sorted({p for d in diff.deltas for p in (d.old_file.path, d.new_file.path) if p}))
 
 
 def _range(repo_path: str | Path, base: str, head: str):

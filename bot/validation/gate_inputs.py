@@ -34,7 +34,7 @@ from typing import Awaitable, Callable
 
 from bot.agents.redact import error_text
 from bot.git.apply import rewritten_base
-from bot.git.markers import conflict_commits, files_with_markers, merges_with_content, range_commits
+from bot.git.markers import changed_paths, conflict_commits, files_with_markers, merges_with_content, range_commits
 from bot.github.common import WRITE_LEVELS, permission, split_repo
 from bot.sync import store as sync_store
 from bot.validation import signoff
@@ -48,6 +48,11 @@ RepoFor = Callable[[str, str], Awaitable[str | Path]]
 #: The most commits ``pulls/list-commits`` returns ("Lists a maximum of 250 commits for a pull
 #: request", GitHub's REST docs); a list this long may be cut.
 PR_COMMITS_LISTED = 250
+
+#: The most files ``pulls/list-files`` returns ("Responses include a maximum of 3000 files",
+#: GitHub's REST docs); a list this long may be cut, and a file past it would bring no area (no
+#: owner's approval, no area suite), so the paths are then read from git.
+PR_FILES_LISTED = 3000
 
 
 def epoch(iso: str | None) -> int:
@@ -108,7 +113,8 @@ class TreeFacts:
     ``conflicts`` (``(commit, upstream sha)`` of conflict commits), ``rewritten`` (commits the sync
     branch was built on that the base no longer has), ``merges`` (merge commits with content of
     their own), ``commits`` (every commit of ``base..head``: :func:`bot.git.markers.range_commits`),
-    and ``error``: why the trees could not be read ("" when they were; then the gate blocks with
+    ``paths`` (every path the head changes: :func:`bot.git.markers.changed_paths`), and ``error``:
+    why the trees could not be read ("" when they were; then the gate blocks with
     ``markers-unchecked`` and every merge is taken as having content)."""
 
     markers: tuple[str, ...] = ()
@@ -116,6 +122,7 @@ class TreeFacts:
     rewritten: tuple[str, ...] = ()
     merges: tuple[str, ...] = ()
     commits: tuple[dict, ...] = ()
+    paths: tuple[str, ...] = ()
     error: str = ""
 
 
@@ -127,7 +134,8 @@ def scan_range(git_dir: str | Path, base: str, head: str) -> TreeFacts:
     hits = files_with_markers(git_dir, base, head)
     dropped, _foreign = rewritten_base(git_dir, head, base)
     return TreeFacts(tuple(h.path for h in hits), tuple(conflict_commits(git_dir, base, head)), tuple(dropped),
-                     merges_with_content(git_dir, base, head), tuple(range_commits(git_dir, base, head)))
+                     merges_with_content(git_dir, base, head), tuple(range_commits(git_dir, base, head)),
+                     changed_paths(git_dir, base, head))
 
 
 async def tree_facts(repo_for: RepoFor | None, base: str, head: str) -> TreeFacts:
@@ -274,6 +282,9 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
              if r["sha"] != base and r["sha"] != head]
     base_results = tuple(vstore.outcome(r) for r in trunk + on_base)
     facts = await tree_facts(repo_for, base, head)
+    paths = [f["filename"] for f in files]
+    if len(files) >= PR_FILES_LISTED and not facts.error:
+        paths = list(facts.paths)        # GitHub cut the list (unread trees block: markers-unchecked)
     commits_error = ""
     if len(commits) >= PR_COMMITS_LISTED:
         # GitHub cut the list: a commit past it would change neither the digest nor the date
@@ -301,7 +312,7 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
                           await permission(gh, full, login) in WRITE_LEVELS, r.get("commit_id") or ""))
     return PRState(
         number=pr["number"], head_sha=head, base_sha=base, head_contains_base=await head_contains(gh, full, base, head),
-        kind=pr_kind(cfg, labels, pr["head"].get("ref") or ""), areas=pr_areas(cfg, labels, [f["filename"] for f in files]), author=author,
+        kind=pr_kind(cfg, labels, pr["head"].get("ref") or ""), areas=pr_areas(cfg, labels, paths), author=author,
         author_is_collaborator=await is_trusted_author(gh, full, author, bot_login),
         retest_by_writer_on=vstore.retest_shas(store, full, pr["number"]),
         conflict_marker_files=facts.markers, markers_error=facts.error, conflict_commits=facts.conflicts,

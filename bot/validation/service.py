@@ -44,6 +44,7 @@ import gidgethub
 from bot.agents.redact import error_text
 from bot.config.forksync import ConfigError, ForksyncConfig, load_trusted_suites, parse_config_text
 from bot.config.suites import SuiteConfig, UntrustedConfigError, required_l1
+from bot.git.markers import changed_paths
 from bot.github.common import RepoRef, split_repo
 from bot.github.drafts import mark_ready
 from bot.github.fork_config import CONFIG_PATH, fetch_config_text
@@ -176,6 +177,10 @@ class ValidationService:
         labels = [lab["name"] for lab in pr.get("labels") or []]
         files = [f["filename"] async for f in ctx.gh.getiter("/repos/{owner}/{repo}/pulls/{number}/files",
                                                              {**split_repo(full), "number": number})]
+        if len(files) >= gate_inputs.PR_FILES_LISTED:
+            # GitHub cut the list: the gate reads the paths from git, and so must the suites it asks for
+            base = pr["base"]["sha"]
+            files = list(await asyncio.to_thread(changed_paths, await self.repo_for(full, base, head), base, head))
         suites = required_l1(tr.suites, gate_inputs.pr_areas(tr.cfg, labels, files))
         if only:
             suites = tuple(s for s in suites if s.name == only)

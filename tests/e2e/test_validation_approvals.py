@@ -162,3 +162,17 @@ async def test_a_chain_whose_label_was_removed_still_needs_a_writers_approval(wo
     await w.bot.settle()
     assert (await w.pr(pr["number"]))["merged"] is False
     assert gate_failing(w, head) == ["approval-missing"]
+
+
+async def test_a_file_past_the_3000_github_lists_still_brings_its_areas_owner(world):
+    """GitHub's ``pulls/list-files`` lists at most 3000 files of a pull request; a unit touching
+    an owned area in a file past them still needs that area's owner (the files are read from git)."""
+    w = world
+    bulk = {f"aaa/f{i:04}.txt": f"{i}\n" for i in range(3000)}
+    head = w.push_branch("forksync/bundle-wide", {**bulk, "amd/kernel.txt": "v2, past the list\n"}, "A wide unit")
+    pr = await w.open_pr("forksync/bundle-wide")
+    listed = [f["filename"] async for f in w.alice.getiter(f"/repos/meta/triton/pulls/{pr['number']}/files")]
+    assert len(listed) == 3000 and "amd/kernel.txt" not in listed
+    await w.bot.settle()
+    assert (await w.pr(pr["number"]))["merged"] is False
+    assert gate_failing(w, head) == ["approval-missing"]

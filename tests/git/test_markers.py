@@ -8,7 +8,7 @@ import pygit2
 import pytest
 
 from bot.demo.repobuilder import RepoBuilder
-from bot.git.markers import MarkerHit, conflict_commits, files_with_markers, merges_with_content
+from bot.git.markers import MarkerHit, changed_paths, conflict_commits, files_with_markers, merges_with_content
 from bot.git.repo import RefError
 
 T0 = 1_700_000_000
@@ -105,6 +105,15 @@ def test_stale_head_scans_only_its_own_changes(repo):
     repo.git("checkout", "-q", "main")
     repo.commit("base moves", {"c.py": f"{L} not the PR's\n"}, when=T0 + 20)
     assert files_with_markers(repo.path, "main", pr) == []
+
+
+def test_changed_paths_are_the_heads_own_changes(repo):
+    repo.git("checkout", "-q", "-b", "pr")
+    repo.git("mv", "a.py", "b.py")
+    pr = repo.commit("pr", {"c/new.txt": "n\n", "README.rst": None}, when=T0 + 10)
+    repo.git("checkout", "-q", "main")
+    repo.commit("base moves", {"d.py": "not the PR's\n"}, when=T0 + 20)
+    assert changed_paths(repo.path, "main", pr) == ("README.rst", "a.py", "b.py", "c/new.txt")
 
 
 def test_unknown_rev_raises(repo):
