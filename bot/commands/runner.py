@@ -172,7 +172,7 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
     ``order``: the comment's :func:`comment_order` ("" = now); a ``hold``/``unhold`` older than the
     one in force is not applied (GitHub does not deliver in order: the later comment wins).
     ``written``: when the commenter wrote the command (:func:`written_at`; 0 = now), the time a
-    sign-off is recorded at."""
+    sign-off is recorded at, and what a retest's authorisation of the head is checked against."""
     svc = ctx.sync
     full = repo.full_name
 
@@ -232,7 +232,7 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
                      await after_l3_queued(ctx, full, number))
     if isinstance(cmd, cm.Retest):
         if svc:
-            return reply(await command_retest(ctx, full, number, cmd.suite, user))
+            return reply(await command_retest(ctx, full, number, cmd.suite, user, written=written))
         return reply("retest requested" + (f" for suite `{cmd.suite}`" if cmd.suite else " for all suites")
                      + "; results arrive as check runs on this PR.")
     if not svc:

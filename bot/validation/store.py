@@ -65,6 +65,11 @@ PR_UNITS = store_mod.table("pr_units", {
     "heads_json": str,               # the heads seen carrying that digest, oldest first
 }, pk="key")
 
+PR_HEADS = store_mod.table("pr_heads", {
+    "key": str,                      # "<repo>#<pr>@<head sha>"
+    "repo": str, "pr": int, "head_sha": str, "seen": float,
+}, pk="key")
+
 RETEST_GRANTS = store_mod.table("retest_grants", {
     "key": str, "repo": str, "pr": int, "head_sha": str, "by": str, "time": float,
 }, pk="key", indexes=[("repo", "pr")])
@@ -257,6 +262,18 @@ def unit_seen(db, repo: str, pr: int, digest: str, *, first: float, now: float, 
         return since, heads
 
 
+def head_seen(db, repo: str, pr: int, head_sha: str, now: float) -> float:
+    """When forksync first saw ``head_sha`` as PR ``pr``'s head (``now``, stored, the first time)."""
+    key = f"{repo}#{pr}@{head_sha}"
+    with db.lock:
+        t = db.db[PR_HEADS.name]
+        rows = list(t.rows_where("key = ?", [key]))
+        if rows:
+            return rows[0]["seen"]
+        t.insert({"key": key, "repo": repo, "pr": pr, "head_sha": head_sha, "seen": now}, pk="key")
+        return now
+
+
 def grant_retest(db, repo: str, pr: int, head_sha: str, by: str, now: float) -> None:
     with db.lock:
         db.db[RETEST_GRANTS.name].upsert({"key": f"{repo}#{pr}@{head_sha}", "repo": repo, "pr": pr,
@@ -272,7 +289,7 @@ def retest_shas(db, repo: str, pr: int) -> tuple[str, ...]:
 def ensure(db) -> None:
     """Create the validation tables (results, retest grants, sign-offs, L3 runs, nightlies) when the
     store was opened before they were declared."""
-    db.ensure(SUITE_RESULTS, RETEST_GRANTS, SIGNOFFS, L3_RUNS, NIGHTLY_RUNS, PR_UNITS)
+    db.ensure(SUITE_RESULTS, RETEST_GRANTS, SIGNOFFS, L3_RUNS, NIGHTLY_RUNS, PR_UNITS, PR_HEADS)
 
 
 def pending_dispatches(db, repo: str) -> list[dict]:
