@@ -22,6 +22,7 @@ pick) and the merge gate (merge, sign-off, L3, retest).
 from __future__ import annotations
 
 import hashlib
+from datetime import datetime
 
 import gidgethub
 from pydantic import BaseModel, ConfigDict
@@ -44,6 +45,7 @@ class _Comment(BaseModel):
     user: Account
     html_url: str = ""
     created_at: str = ""
+    updated_at: str = ""
 
 
 class _Issue(BaseModel):
@@ -60,6 +62,14 @@ def comment_order(comment) -> str:
     """Pure: a key that sorts comments in the order they were written (``created_at``, then the
     id GitHub gives in increasing order), so deliveries arriving out of order can be told apart."""
     return f"{comment.created_at}#{int(comment.id):020d}"
+
+
+def written_at(comment) -> int:
+    """Pure: when the commenter wrote the comment's text (epoch s; 0 when GitHub gave no time): its
+    last edit, else its creation. An edit runs only the commands it added, so that is when they
+    were written."""
+    stamp = comment.updated_at or comment.created_at
+    return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()) if stamp else 0
 
 
 def help_rows() -> list[dict]:
@@ -106,7 +116,8 @@ async def on_comment(ctx, data: dict) -> None:
             continue
         await react(ctx.gh, repo.full_name, comment.id, "eyes")
         reply = await run_command(ctx, cmd, repo=repo, number=issue.number, is_pr=issue.pull_request is not None,
-                                  user=user, cfg=cfg, comment_url=comment.html_url, order=comment_order(comment))
+                                  user=user, cfg=cfg, comment_url=comment.html_url, order=comment_order(comment),
+                                  written=written_at(comment))
         await comment_once(ctx.gh, repo.full_name, issue.number, mark, reply)
         commands_store.record(ctx.store, key, repo.full_name, comment.id, cmd.line, user, "ran", ctx.now())
         ctx.note(f"{cmd.line}: ran")
@@ -156,10 +167,12 @@ async def _refusal(ctx, full_name: str, user: str, cmd, cfg) -> tuple[str, list[
 
 
 async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, user: str, cfg: ForksyncConfig,
-                      comment_url: str = "", order: str = "") -> str:
+                      comment_url: str = "", order: str = "", written: int = 0) -> str:
     """Run one permitted command; returns the reply comment body (``command_reply.md.j2``).
     ``order``: the comment's :func:`comment_order` ("" = now); a ``hold``/``unhold`` older than the
-    one in force is not applied (GitHub does not deliver in order: the later comment wins)."""
+    one in force is not applied (GitHub does not deliver in order: the later comment wins).
+    ``written``: when the commenter wrote the command (:func:`written_at`; 0 = now), the time a
+    sign-off is recorded at, and what a retest's authorisation of the head is checked against."""
     svc = ctx.sync
     full = repo.full_name
 
@@ -190,8 +203,11 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
         try:
             # no L3 run flags metrics yet (PRState.metrics_needing_signoff is not fed), so only areas
             owners = signoff.signoff_owners(cmd.subject, cfg.areas, areas, metrics=())
+            # dated when the owner wrote it, not when forksync read it: a delivery that arrives
+            # late (out of order, or retried) must not cover commits pushed after the owner looked
+            when = min(written, int(ctx.now())) if written else int(ctx.now())
             signoff.record_signoff(ctx.store, full, number, pr["head"]["sha"], cmd.subject, user, owners,
-                                   int(ctx.now()), comment_url)
+                                   when, comment_url)
         except signoff.SignoffError as e:
             return reply(f"not recorded: {e}")
         return reply(f"sign-off of `{cmd.subject}` recorded on `{pr['head']['sha'][:12]}`.",
@@ -216,7 +232,7 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
                      await after_l3_queued(ctx, full, number))
     if isinstance(cmd, cm.Retest):
         if svc:
-            return reply(await command_retest(ctx, full, number, cmd.suite, user))
+            return reply(await command_retest(ctx, full, number, cmd.suite, user, written=written))
         return reply("retest requested" + (f" for suite `{cmd.suite}`" if cmd.suite else " for all suites")
                      + "; results arrive as check runs on this PR.")
     if not svc:

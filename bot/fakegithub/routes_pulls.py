@@ -264,7 +264,8 @@ async def list_pull_files(ctx: Ctx) -> Reply:
     p = _pull(ctx)
     base, head = _pr_range(ctx, p)
     mb = ctx.repo.git.merge_base(base, head) or base
-    return ctx.page([ctx.render.diff_entry(ctx.repo, head, e) for e in ctx.repo.git.changed_files(mb, head)])
+    # GitHub: "Responses include a maximum of 3000 files"
+    return ctx.page([ctx.render.diff_entry(ctx.repo, head, e) for e in ctx.repo.git.changed_files(mb, head)[:3000]])
 
 
 @route("pulls/list-reviews")

@@ -3,13 +3,15 @@
 * :func:`files_with_markers` — the files a head changes against a base whose **head** blob has
   conflict-marker lines the base's blob of the same path does not have (rule:
   :func:`bot.core.markers.marker_lines`; text and binary-looking blobs alike), each with the
-  ``conflict-marker-size`` attribute that applies to it. Reads the real trees, so large files (whose patch GitHub's API omits) count.
+  ``conflict-marker-size`` attribute that applies to it (the smaller of the head's and the
+  base's: a head cannot raise it to hide its markers). Reads the real trees, so large files (whose patch GitHub's API omits) count.
 * :func:`conflict_commits` — the commits in ``base..head`` whose message carries a
   ``Forksync-Conflict: <upstream sha>`` trailer.
 * :func:`merges_with_content` — the merge commits in ``base..head`` that add content of their
   own: their tree is not git's clean automatic merge of their parents.
 * :func:`range_commits` — every commit in ``base..head``, for a pull request longer than the 250
-  commits GitHub's API lists.
+  commits GitHub's API lists; :func:`changed_paths` — every path the head changes, for one
+  wider than the 3000 files it lists.
 
 All raise :class:`bot.git.repo.RefError` for a base or head that does not resolve, so a caller
 can report "cannot check markers" rather than pass silently.
@@ -103,9 +105,11 @@ def files_with_markers(repo_path: str | Path, base: str, head: str) -> list[Mark
     """Files changed by ``head`` since its merge base with ``base`` (``base`` itself when the head
     contains it; base's tree when they share no history) whose head blob adds conflict-marker
     lines. Every blob, binary-looking or not (the rule and why: :mod:`bot.core.markers`;
-    submodule entries are skipped, bytes that are not UTF-8 replaced). Sorted by path. Raises :class:`RefError` when ``base`` or ``head`` does not
-    resolve in ``repo_path``, :class:`bot.git.repo.AbsentObjectsError` naming the blobs it would
-    read that the repository lacks (a partial clone)."""
+    submodule entries are skipped, bytes that are not UTF-8 replaced). The marker size is the
+    smaller of the path's ``conflict-marker-size`` on the head and on ``base``. Sorted by path.
+    Raises :class:`RefError` when ``base`` or ``head`` does not resolve in ``repo_path``,
+    :class:`bot.git.repo.AbsentObjectsError` naming the blobs it would read that the repository
+    lacks (a partial clone)."""
     repo = _open(repo_path)
     b = _commit(repo, base, repo_path)
     h = _commit(repo, head, repo_path)
@@ -122,7 +126,9 @@ def files_with_markers(repo_path: str | Path, base: str, head: str) -> list[Mark
         if d.new_file.id not in repo:
             absent.append((d.new_file.path, str(d.new_file.id)))
             continue
-        size = marker_size(repo, d.new_file.path, h.id)
+        # the head's attribute alone would let a head raise the size in its own .gitattributes
+        # and so turn the 7-character markers git wrote into no markers at all
+        size = min(marker_size(repo, d.new_file.path, h.id), marker_size(repo, d.new_file.path, b.id))
         text = _text(repo, d.new_file.id, size)
         if text is None:
             continue
@@ -138,6 +144,18 @@ def files_with_markers(repo_path: str | Path, base: str, head: str) -> list[Mark
     if absent:
         raise AbsentObjectsError(f"the conflict-marker check of {str(h.id)[:12]}", absent, str(repo_path))
     return sorted(hits, key=lambda x: x.path)
+
+
+def changed_paths(repo_path: str | Path, base: str, head: str) -> tuple[str, ...]:
+    """Every path ``head`` changes since its merge base with ``base`` (added, modified, deleted;
+    a rename as both its paths), sorted — what ``pulls/list-files`` lists, without its cap of 3000
+    files. Raises :class:`RefError` when ``base`` or ``head`` does not resolve."""
+    repo = _open(repo_path)
+    b = _commit(repo, base, repo_path)
+    h = _commit(repo, head, repo_path)
+    mb = repo.merge_base(b.id, h.id)
+    diff = repo.diff(repo[mb].peel(pygit2.Tree) if mb is not None else b.tree, h.tree)
+    return tuple(sorted({p for d in diff.deltas for p in (d.old_file.path, d.new_file.path) if p}))
 
 
 def _range(repo_path: str | Path, base: str, head: str):

@@ -337,6 +337,11 @@ class SyncService:
         next picks at once (as after a person's resolution), up to :data:`MAX_AGENT_ROUNDS` times."""
         branch = f"forksync/{unit.id}"
         row = sync_store.branch_row(ctx.store, full_name, branch)
+        # the tip whose commits apply checks (fetched when the sync started), read before apply
+        # moves the ref: a rebuild's lease is on it, never on what GitHub shows just before the
+        # push — a person's push since the fetch was never checked
+        checked_tip = (await self._git(git_dir, "for-each-ref", "--format=%(objectname)",
+                                       f"refs/heads/{branch}")).strip()
         res = await self._apply(git_dir, cfg, unit, core.fork_head, core.commits, urgent_reason)
         url, secrets = await self.remote_url(full_name, ctx.installation_id)
         remote_tip = (await self._git(git_dir, "ls-remote", url, f"refs/heads/{branch}", secrets=secrets)).split()
@@ -395,7 +400,7 @@ class SyncService:
             return await self._block(ctx, full_name, cfg, unit, branch, row, core, res,
                                      blocked_mod.held_for_person(held_for_person), step="push")
         if remote_tip != res.tip:
-            lease = [f"--force-with-lease=refs/heads/{branch}:{remote_tip or ''}"] if force else []
+            lease = [f"--force-with-lease=refs/heads/{branch}:{checked_tip}"] if force else []
             try:
                 await self._git(git_dir, "push", "-q", *lease, url, f"refs/heads/{branch}:refs/heads/{branch}",
                                 secrets=secrets)

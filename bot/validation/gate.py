@@ -43,7 +43,8 @@ Rules, in the order they are reported (the order findings are shown in):
    no suites configured and no required names, the fallback: ≥ 1 check on the head and all
    green (``no-required-checks`` / ``check-pending`` / ``check-failed``); never merge with none.
 7. Approvals — a chain, and every touched area that has owners, needs an approval by one of
-   that area's owners given after the unit's own commits last changed (``approval-missing``); a
+   that area's owners given on exactly the head or after the unit's own commits last changed
+   (``approval-missing``); a
    chain touching no owned area needs an approval by any writer. An owner's outstanding
    "changes requested" blocks (``changes-requested``).
 8. L3 runs — every workload and platform someone asked for with ``/forksync l3 <workload>`` on
@@ -89,12 +90,14 @@ class SuiteOutcome:
 @dataclass(frozen=True)
 class Review:
     """The latest review of one reviewer. ``state``: APPROVED | CHANGES_REQUESTED | COMMENTED |
-    DISMISSED; ``time`` epoch seconds; ``can_write``: the reviewer has write access."""
+    DISMISSED; ``time`` epoch seconds; ``can_write``: the reviewer has write access;
+    ``commit_id``: the head the review was given on (GitHub's ``commit_id``; "" when unknown)."""
 
     login: str
     state: str
     time: int
     can_write: bool = True
+    commit_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -158,7 +161,8 @@ class PRState:
     (``git merge-base --is-ancestor``). ``unit_updated_at``: when the unit's own commits last
     changed (clean merges of the base do not count, a merge with content of its own does:
     :func:`bot.validation.gate_inputs.unit_digest`), so approvals and sign-offs survive a base
-    update. ``retest_by_writer_on``: head shas a writer authorised with ``/forksync retest``.
+    update; ``unit_heads``: the heads forksync saw carrying exactly those own commits (a review
+    given on one of them saw them). ``retest_by_writer_on``: head shas a writer authorised with ``/forksync retest``.
     ``conflict_marker_files``: paths whose head blob adds conflict markers
     (:func:`bot.git.markers.files_with_markers` on the bot's repository); ``markers_error``:
     why they could not be checked ("" when they were); ``conflict_commits``: ``(commit sha,
@@ -192,6 +196,7 @@ class PRState:
     l3_requests: tuple[L3Request, ...] = ()
     metrics_needing_signoff: tuple[str, ...] = ()
     unit_updated_at: int = 0
+    unit_heads: tuple[str, ...] = ()       # heads seen carrying exactly the unit's current own commits
 
 
 @dataclass(frozen=True)
@@ -322,8 +327,16 @@ def _suite_findings(pr: PRState, suites: tuple[SuiteRequirement, ...], blocking,
                 _skip_findings(s, plat, r, last_base.get((s.name, plat)), pr.base_sha, blocking, listed)
 
 
+def is_fresh(rv: Review, pr: PRState) -> bool:
+    """Whether review ``rv`` saw the unit's own commits as they are now: given on the head, or on
+    an earlier head carrying the same own commits (only clean base merges since), whenever
+    forksync first looked — else given at/after those commits last changed."""
+    on = rv.commit_id and (rv.commit_id == pr.head_sha or rv.commit_id in pr.unit_heads)
+    return bool(on) or rv.time >= pr.unit_updated_at
+
+
 def _approval_findings(pr: PRState, areas: dict[str, AreaPolicy], blocking, passed):
-    fresh = [rv for rv in pr.reviews if rv.time >= pr.unit_updated_at]
+    fresh = [rv for rv in pr.reviews if is_fresh(rv, pr)]
     approvers = {rv.login for rv in fresh if rv.state == "APPROVED"}
     objectors = {rv.login for rv in pr.reviews if rv.state == "CHANGES_REQUESTED"}
     owned = [areas[a] for a in pr.areas if a in areas and areas[a].owners]

@@ -34,7 +34,7 @@ from typing import Awaitable, Callable
 
 from bot.agents.redact import error_text
 from bot.git.apply import rewritten_base
-from bot.git.markers import conflict_commits, files_with_markers, merges_with_content, range_commits
+from bot.git.markers import changed_paths, conflict_commits, files_with_markers, merges_with_content, range_commits
 from bot.github.common import WRITE_LEVELS, permission, split_repo
 from bot.sync import store as sync_store
 from bot.validation import signoff
@@ -48,6 +48,11 @@ RepoFor = Callable[[str, str], Awaitable[str | Path]]
 #: The most commits ``pulls/list-commits`` returns ("Lists a maximum of 250 commits for a pull
 #: request", GitHub's REST docs); a list this long may be cut.
 PR_COMMITS_LISTED = 250
+
+#: The most files ``pulls/list-files`` returns ("Responses include a maximum of 3000 files",
+#: GitHub's REST docs); a list this long may be cut, and a file past it would bring no area (no
+#: owner's approval, no area suite), so the paths are then read from git.
+PR_FILES_LISTED = 3000
 
 
 def epoch(iso: str | None) -> int:
@@ -108,7 +113,8 @@ class TreeFacts:
     ``conflicts`` (``(commit, upstream sha)`` of conflict commits), ``rewritten`` (commits the sync
     branch was built on that the base no longer has), ``merges`` (merge commits with content of
     their own), ``commits`` (every commit of ``base..head``: :func:`bot.git.markers.range_commits`),
-    and ``error``: why the trees could not be read ("" when they were; then the gate blocks with
+    ``paths`` (every path the head changes: :func:`bot.git.markers.changed_paths`), and ``error``:
+    why the trees could not be read ("" when they were; then the gate blocks with
     ``markers-unchecked`` and every merge is taken as having content)."""
 
     markers: tuple[str, ...] = ()
@@ -116,6 +122,7 @@ class TreeFacts:
     rewritten: tuple[str, ...] = ()
     merges: tuple[str, ...] = ()
     commits: tuple[dict, ...] = ()
+    paths: tuple[str, ...] = ()
     error: str = ""
 
 
@@ -127,7 +134,8 @@ def scan_range(git_dir: str | Path, base: str, head: str) -> TreeFacts:
     hits = files_with_markers(git_dir, base, head)
     dropped, _foreign = rewritten_base(git_dir, head, base)
     return TreeFacts(tuple(h.path for h in hits), tuple(conflict_commits(git_dir, base, head)), tuple(dropped),
-                     merges_with_content(git_dir, base, head), tuple(range_commits(git_dir, base, head)))
+                     merges_with_content(git_dir, base, head), tuple(range_commits(git_dir, base, head)),
+                     changed_paths(git_dir, base, head))
 
 
 async def tree_facts(repo_for: RepoFor | None, base: str, head: str) -> TreeFacts:
@@ -139,6 +147,20 @@ async def tree_facts(repo_for: RepoFor | None, base: str, head: str) -> TreeFact
         return await asyncio.to_thread(scan_range, d, base, head)
     except Exception as e:  # noqa: BLE001 - any failure to read the trees blocks, with its reason
         return TreeFacts(error=error_text(e, 340))
+
+
+def pushed_by_forksync(store, full: str, pr: dict) -> bool:
+    """Whether the PR's head is the tip forksync itself last pushed to its sync branch
+    (``sync_branches.pushed_tip``). Only then do the commits' dates say when the unit got its
+    content: on the first look at a PR there is no earlier one to compare with, and a person's
+    commit can carry any committer date (one made an hour ago, pushed after an approval), so any
+    other head counts as changed in the second forksync first sees it (GitHub stamps reviews and
+    comments to the second; a review given on exactly the head still counts)."""
+    head = pr["head"]
+    if (head.get("repo") or {}).get("full_name") != full:
+        return False
+    row = sync_store.branch_row(store, full, head.get("ref") or "")
+    return bool(row) and row.get("pushed_tip") == head.get("sha")
 
 
 def protection_checks(branch: dict) -> tuple[str, ...]:
@@ -186,9 +208,16 @@ def pr_areas(cfg, labels: list[str], files: list[str]) -> tuple[str, ...]:
     return tuple(sorted((from_labels & known) | set(cfg.areas_for_paths(files))))
 
 
-def pr_kind(cfg, labels: list[str]) -> str:
+def pr_kind(cfg, labels: list[str], branch: str = "") -> str:
+    """``chain`` | ``bundle`` | ``other``: from the PR's labels, and a sync branch named for a chain
+    (``forksync/chain-<sha12>``, the unit id) is a chain whatever its labels — a label anyone who
+    can triage may remove (its removal itself makes forksync evaluate the gate), and a chain's
+    writer approval is what stands between a resolved conflict (a person's, the rules', an
+    agent's) and a merge."""
     lab = cfg.github.labels
-    return "chain" if lab.chain in labels else "bundle" if lab.bundle in labels else "other"
+    if lab.chain in labels or branch.startswith(cfg.github.branch_prefix + "chain-"):
+        return "chain"
+    return "bundle" if lab.bundle in labels else "other"
 
 
 async def base_branch(gh, full: str, ref: str) -> dict:
@@ -253,6 +282,9 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
              if r["sha"] != base and r["sha"] != head]
     base_results = tuple(vstore.outcome(r) for r in trunk + on_base)
     facts = await tree_facts(repo_for, base, head)
+    paths = [f["filename"] for f in files]
+    if len(files) >= PR_FILES_LISTED and not facts.error:
+        paths = list(facts.paths)        # GitHub cut the list (unread trees block: markers-unchecked)
     commits_error = ""
     if len(commits) >= PR_COMMITS_LISTED:
         # GitHub cut the list: a commit past it would change neither the digest nor the date
@@ -267,17 +299,20 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
     # committer dates are the pusher's to set (a commit made before an approval and pushed after
     # it carries an older date), so the time the bot saw the unit's own commits change counts too
     first = unit_updated_at(commits, merges)
-    seen = vstore.unit_seen(store, full, pr["number"], unit_digest(commits, merges), first=first,
-                            now=time.time() if now is None else now, record=not facts.error)
+    now = time.time() if now is None else now
+    seen, unit_heads = vstore.unit_seen(store, full, pr["number"], unit_digest(commits, merges),
+                                        first=first if pushed_by_forksync(store, full, pr) else math.floor(now),
+                                        now=now,
+                                        head=head, record=not facts.error)
     updated = max(first, math.ceil(seen))
     rev = []
     for r in reviews:
         login = r["user"]["login"]
         rev.append(Review(login, r["state"], epoch(r.get("submitted_at")),
-                          await permission(gh, full, login) in WRITE_LEVELS))
+                          await permission(gh, full, login) in WRITE_LEVELS, r.get("commit_id") or ""))
     return PRState(
         number=pr["number"], head_sha=head, base_sha=base, head_contains_base=await head_contains(gh, full, base, head),
-        kind=pr_kind(cfg, labels), areas=pr_areas(cfg, labels, [f["filename"] for f in files]), author=author,
+        kind=pr_kind(cfg, labels, pr["head"].get("ref") or ""), areas=pr_areas(cfg, labels, paths), author=author,
         author_is_collaborator=await is_trusted_author(gh, full, author, bot_login),
         retest_by_writer_on=vstore.retest_shas(store, full, pr["number"]),
         conflict_marker_files=facts.markers, markers_error=facts.error, conflict_commits=facts.conflicts,
@@ -285,6 +320,6 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
         rewritten=facts.rewritten,
         required_checks=required, holds=tuple(holds), results=results,
         base_results=base_results, reviews=tuple(rev), checks=tuple(checks),
-        signoffs=signoff.signoffs_for(store, full, pr["number"]), unit_updated_at=updated,
+        signoffs=signoff.signoffs_for(store, full, pr["number"]), unit_updated_at=updated, unit_heads=unit_heads,
         l3_requests=tuple(L3Request(r.workload, r.platform, r.head_sha, r.status, r.verdict)
                           for r in signoff.l3_runs_for(store, full, pr["number"])))

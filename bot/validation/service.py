@@ -34,6 +34,7 @@ a head is updated in place.
 from __future__ import annotations
 
 import asyncio
+import math
 import re
 import time
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ import gidgethub
 from bot.agents.redact import error_text
 from bot.config.forksync import ConfigError, ForksyncConfig, load_trusted_suites, parse_config_text
 from bot.config.suites import SuiteConfig, UntrustedConfigError, required_l1
+from bot.git.markers import changed_paths
 from bot.github.common import RepoRef, split_repo
 from bot.github.drafts import mark_ready
 from bot.github.fork_config import CONFIG_PATH, fetch_config_text
@@ -153,21 +155,31 @@ class ValidationService:
         return self._locks.setdefault((full, number), asyncio.Lock())
 
     async def validate_pr(self, ctx, full: str, number: int, *, only: str | None = None, force: bool = False,
-                          granted_by: str | None = None, explicit: bool = False, _round: int = 0,
-                          seen: list | None = None) -> list[str]:
+                          granted_by: str | None = None, granted_at: int = 0, explicit: bool = False,
+                          _round: int = 0, seen: list | None = None) -> list[str]:
         """Run the PR head's missing (``force``: all, or ``only`` that suite) required L1 suites,
-        then evaluate the gate. Returns notes for the delivery's outcome."""
+        then evaluate the gate. ``granted_by`` (a writer's ``/forksync retest``, written at
+        ``granted_at``, epoch s; 0 = now) authorises the head for GPU runners — only a head that
+        forksync saw before the comment was written. Returns notes for the delivery's outcome."""
         self._installation[full] = ctx.installation_id
         vstore.ensure(ctx.store)
         pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full), "number": number})
         if pr.get("state") != "open":
             return [f"#{number}: {pr.get('state')}, not validated"]
         head = pr["head"]["sha"]
+        first_seen = vstore.head_seen(ctx.store, full, number, head, self.now())
+        notes: list[str] = []
+        if granted_by and granted_at and granted_at < math.floor(first_seen):
+            # GitHub does not deliver in order: a push after the comment (its events delivered
+            # first) is not what the writer looked at; its code waits for a retest on it
+            notes.append(f"#{number}: the retest was written before {head[:12]} was pushed; it does not "
+                         f"authorise that head — `/forksync retest` again to run it")
+            granted_by = None
         if granted_by:
             vstore.grant_retest(ctx.store, full, number, head, granted_by, self.now())
         tr = await self.trusted(ctx, full)
         async with self._run_locks.setdefault((full, number), asyncio.Lock()):
-            notes = await self._run_suites(ctx, full, pr, tr, only=only, force=force)
+            notes += await self._run_suites(ctx, full, pr, tr, only=only, force=force)
         notes += await self.evaluate(ctx, full, number, _round=_round, tr=tr, explicit=explicit, seen=seen)
         return notes
 
@@ -176,6 +188,10 @@ class ValidationService:
         labels = [lab["name"] for lab in pr.get("labels") or []]
         files = [f["filename"] async for f in ctx.gh.getiter("/repos/{owner}/{repo}/pulls/{number}/files",
                                                              {**split_repo(full), "number": number})]
+        if len(files) >= gate_inputs.PR_FILES_LISTED:
+            # GitHub cut the list: the gate reads the paths from git, and so must the suites it asks for
+            base = pr["base"]["sha"]
+            files = list(await asyncio.to_thread(changed_paths, await self.repo_for(full, base, head), base, head))
         suites = required_l1(tr.suites, gate_inputs.pr_areas(tr.cfg, labels, files))
         if only:
             suites = tuple(s for s in suites if s.name == only)
@@ -405,11 +421,13 @@ def superseded_note(result, attempt: str, lost_to: str) -> str:
 
 
 # ---------------------------------------------------------------------- commands (bot.commands.runner calls these)
-async def command_retest(ctx, full: str, number: int, suite: str | None, user: str) -> str:
+async def command_retest(ctx, full: str, number: int, suite: str | None, user: str, *, written: int = 0) -> str:
     """``/forksync retest [suite]`` by a writer (permission checked by the command handler): the
     suites run again on the PR head — also when the author is not a collaborator (the writer's
-    retest authorises this head) — and the gate is evaluated. Returns the reply's result text."""
-    notes = await ctx.validation.validate_pr(ctx, full, number, only=suite, force=True, granted_by=user)
+    retest, written at ``written``, authorises this head when it was there before the comment) —
+    and the gate is evaluated. Returns the reply's result text."""
+    notes = await ctx.validation.validate_pr(ctx, full, number, only=suite, force=True, granted_by=user,
+                                             granted_at=written)
     return "retest " + (f"of suite `{suite}`" if suite else "of all required suites") + ": " + "; ".join(notes)
 
 

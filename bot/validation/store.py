@@ -63,6 +63,12 @@ NIGHTLY_RUNS = store_mod.table("nightly_runs", {
 PR_UNITS = store_mod.table("pr_units", {
     "key": str,                      # "<repo>#<pr>"
     "repo": str, "pr": int, "digest": str, "since": float,
+    "heads_json": str,               # the heads seen carrying that digest, oldest first
+}, pk="key")
+
+PR_HEADS = store_mod.table("pr_heads", {
+    "key": str,                      # "<repo>#<pr>@<head sha>"
+    "repo": str, "pr": int, "head_sha": str, "seen": float,
 }, pk="key")
 
 RETEST_GRANTS = store_mod.table("retest_grants", {
@@ -245,10 +251,12 @@ def latest_trunk_rows(db, repo: str, suites: tuple[str, ...]) -> list[dict]:
     return sorted(out.values(), key=lambda r: (r["updated_at"], r["key"]))
 
 
-def unit_seen(db, repo: str, pr: int, digest: str, *, first: float, now: float, record: bool = True) -> float:
+def unit_seen(db, repo: str, pr: int, digest: str, *, first: float, now: float, head: str = "",
+              record: bool = True) -> tuple[float, tuple[str, ...]]:
     """Since when PR ``pr``'s own commits (``digest``: :func:`bot.validation.gate_inputs.unit_digest`)
-    are what they are now: the stored time while the digest is unchanged; ``now`` (stored) when it
-    changed since the last look; ``first`` (the committer dates' time) the first time the PR is seen.
+    are what they are now, and the heads forksync saw carrying exactly them (``head`` added): the
+    stored time while the digest is unchanged; ``now`` (stored) when it changed since the last look;
+    ``first`` the first time the PR is seen. A review given on one of those heads saw these commits.
     ``record=False`` answers the same without storing (a digest taken while the trees could not be
     read, which must not become the one later looks compare with)."""
     key = f"{repo}#{pr}"
@@ -256,11 +264,29 @@ def unit_seen(db, repo: str, pr: int, digest: str, *, first: float, now: float, 
         t = db.db[PR_UNITS.name]
         rows = list(t.rows_where("key = ?", [key]))
         if rows and rows[0]["digest"] == digest:
-            return rows[0]["since"]
-        since = now if rows else first
+            since = rows[0]["since"]
+            heads = tuple(json.loads(rows[0].get("heads_json") or "[]"))
+        else:
+            since = now if rows else first
+            heads = ()
+        if head and head not in heads:
+            heads += (head,)
         if record:
-            t.upsert({"key": key, "repo": repo, "pr": pr, "digest": digest, "since": since}, pk="key")
-        return since
+            t.upsert({"key": key, "repo": repo, "pr": pr, "digest": digest, "since": since,
+                      "heads_json": json.dumps(list(heads))}, pk="key", alter=True)
+        return since, heads
+
+
+def head_seen(db, repo: str, pr: int, head_sha: str, now: float) -> float:
+    """When forksync first saw ``head_sha`` as PR ``pr``'s head (``now``, stored, the first time)."""
+    key = f"{repo}#{pr}@{head_sha}"
+    with db.lock:
+        t = db.db[PR_HEADS.name]
+        rows = list(t.rows_where("key = ?", [key]))
+        if rows:
+            return rows[0]["seen"]
+        t.insert({"key": key, "repo": repo, "pr": pr, "head_sha": head_sha, "seen": now}, pk="key")
+        return now
 
 
 def grant_retest(db, repo: str, pr: int, head_sha: str, by: str, now: float) -> None:
@@ -278,7 +304,7 @@ def retest_shas(db, repo: str, pr: int) -> tuple[str, ...]:
 def ensure(db) -> None:
     """Create the validation tables (results, retest grants, sign-offs, L3 runs, nightlies) when the
     store was opened before they were declared."""
-    db.ensure(SUITE_RESULTS, RETEST_GRANTS, SIGNOFFS, L3_RUNS, NIGHTLY_RUNS, PR_UNITS)
+    db.ensure(SUITE_RESULTS, RETEST_GRANTS, SIGNOFFS, L3_RUNS, NIGHTLY_RUNS, PR_UNITS, PR_HEADS)
 
 
 def pending_dispatches(db, repo: str) -> list[dict]:

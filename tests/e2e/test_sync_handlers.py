@@ -182,3 +182,39 @@ async def test_an_upstream_commit_already_in_the_fork_is_recorded_no_op_in_git(w
     prs = await open_sync_prs(alice)
     assert all(same[:12] not in p["title"] for p in prs)
     assert bot.deliveries("dead") == []
+
+
+async def test_a_retry_rebuild_never_overwrites_a_commit_pushed_while_the_sync_ran(world, tmp_path):
+    """A retry rebuilds a branch only while it holds nothing but forksync's commits — as fetched
+    when the sync started. A person's commit pushed to the branch after that fetch (the sync plans
+    and applies other units meanwhile) was never checked, so the rebuild's lease must be on the
+    tip that was checked, not on whatever GitHub shows just before the push."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    c1, c2, bundle, chain = await synced(world)
+    branch = f"forksync/bundle-{c1[:12]}"
+    wt = tmp_path / "forkwt"
+    git(tmp_path, "clone", "-q", str(fork.path), str(wt))
+    commit_files(wt, {"FORK_NOTES.md": "fork only\n"}, "fork: notes")
+    git(wt, "push", "-q", "origin", "HEAD:main")
+    await bot.settle()
+    person = tmp_path / "person"
+    git(tmp_path, "clone", "-q", "-b", branch, str(fork.path), str(person))
+    pushed = []
+    real_git = bot.svc._git
+
+    async def racing_git(d, *args, **kw):
+        if args[:1] == ("ls-remote",) and args[-1] == f"refs/heads/{branch}" and not pushed:
+            # the person's push lands after the sync's fetch, before its push
+            pushed.append(commit_files(person, {"python/person.py": "mine = 1\n"}, "A person's fix"))
+            git(person, "push", "-q", "origin", f"HEAD:refs/heads/{branch}")
+        return await real_git(d, *args, **kw)
+
+    bot.svc._git = racing_git
+    [issue] = await status_issue(alice)
+    box = f"- [ ] <!-- retry:bundle-{c1[:12]} -->"
+    await alice.patch(f"/repos/meta/triton/issues/{issue['number']}",
+                      data={"body": issue["body"].replace(box, box.replace("[ ]", "[x]"))})
+    await bot.settle()
+    assert pushed
+    tip = git(up_src, "ls-remote", str(fork.path), f"refs/heads/{branch}").split()[0]
+    assert subprocess.run(["git", f"--git-dir={fork.path}", "merge-base", "--is-ancestor", pushed[0], tip]).returncode == 0

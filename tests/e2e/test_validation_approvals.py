@@ -87,3 +87,92 @@ async def test_a_commit_past_the_250_github_lists_voids_the_approval(world):
     await unhold_and_ask(w, pr, issue["number"])
     assert (await w.pr(pr["number"]))["merged"] is False
     assert gate_failing(w, head) == ["approval-missing"]
+
+
+async def test_an_approval_given_before_forksync_first_looked_does_not_cover_a_later_push(world):
+    """The first time forksync reads a PR it has no earlier look to compare with. The owner
+    approved the branch before that (the sync PR's own ``opened`` event is the bot's and is
+    dropped; the reconcile tick, or suites still running, come later), and a commit made an hour
+    ago was pushed after the approval: its committer date is older than the approval, yet the
+    owner never saw it. Committer dates are the pusher's to set, so they cannot tell."""
+    import os
+    import subprocess
+    import time
+
+    from tests.support.github import GIT_ENV
+
+    w = world
+    w.fake.webhooks.auto_deliver = False       # nothing reaches forksync yet
+    w.push_branch("forksync/bundle-amd", {"amd/kernel.txt": "v2\n"}, "Touch amd")
+    pr = await w.open_pr("forksync/bundle-amd")
+    await w.people["carol"].post(f"/repos/meta/triton/pulls/{pr['number']}/reviews", data={"event": "APPROVE"})
+    (w.work / "amd" / "kernel.txt").write_text("v3, never reviewed\n")
+    git(w.work, "add", "-A")
+    hour_ago = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 3600))
+    subprocess.run(["git", "commit", "-q", "-m", "Made earlier, pushed after the approval"], cwd=w.work, check=True,
+                   capture_output=True,
+                   env={**os.environ, **GIT_ENV, "GIT_COMMITTER_DATE": hour_ago, "GIT_AUTHOR_DATE": hour_ago})
+    later = git(w.work, "rev-parse", "HEAD")
+    git(w.work, "push", "-q", "origin", "forksync/bundle-amd:refs/heads/forksync/bundle-amd")
+    await w.fake.refresh()
+    w.fake.webhooks.auto_deliver = True
+    await w.fake.webhooks.flush()
+    await w.bot.settle()
+    assert w.run_of(later, "forksync/L1/unit").conclusion == "success"
+    assert (await w.pr(pr["number"]))["merged"] is False
+    assert gate_failing(w, later) == ["approval-missing"]
+
+
+async def test_a_signoff_delivered_after_a_push_it_never_saw_does_not_count(world):
+    """GitHub does not deliver in order: the owner's ``/forksync signoff`` was written before a
+    commit was pushed, and its delivery reaches forksync after the push's. The sign-off is dated
+    when the owner wrote it, not when forksync read it, so it does not cover the new commit."""
+    w = world
+    w.push_branch("forksync/bundle-llvm", {"llvm/pin.txt": "llvm 21\n"}, "Bump the LLVM pin")
+    pr = await w.open_pr("forksync/bundle-llvm")
+    await w.bot.settle()
+    w.fake.webhooks.auto_deliver = False
+    await w.people["carol"].post(f"/repos/meta/triton/issues/{pr['number']}/comments",
+                                 data={"body": "/forksync signoff llvm"})
+    later = w.push_branch("forksync/bundle-llvm", {"llvm/pin.txt": "llvm 22, never signed off\n"}, "Bump again",
+                          base="forksync/bundle-llvm")
+    await w.fake.refresh()
+    w.fake.webhooks.auto_deliver = True
+    await w.fake.webhooks.flush(order="reverse")        # the push's events first, then the comment
+    await w.bot.settle()
+    await w.people["carol"].post(f"/repos/meta/triton/pulls/{pr['number']}/reviews", data={"event": "APPROVE"})
+    await w.bot.settle()
+    assert w.run_of(later, "forksync/L1/unit").conclusion == "success"
+    assert (await w.pr(pr["number"]))["merged"] is False
+    assert gate_failing(w, later) == ["l3-signoff-missing"]
+
+
+async def test_a_chain_whose_label_was_removed_still_needs_a_writers_approval(world):
+    """A chain (a resolved conflict, an agent's pick) merges only with a writer's approval. Its
+    ``forksync:chain`` label is not what makes it one: anyone with triage access can remove a label
+    (and the removal itself makes forksync evaluate the gate), while the sync branch's name says
+    what forksync built."""
+    w = world
+    head = w.push_branch("forksync/chain-0123456789ab", {"docs/guide.md": "resolved by hand\n"}, "[RESOLVED] Pick")
+    pr = await w.open_pr("forksync/chain-0123456789ab")
+    await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/labels", data={"labels": ["forksync:chain"]})
+    await w.bot.settle()
+    assert gate_failing(w, head) == ["approval-missing"]
+    await w.alice.delete(f"/repos/meta/triton/issues/{pr['number']}/labels/forksync:chain")
+    await w.bot.settle()
+    assert (await w.pr(pr["number"]))["merged"] is False
+    assert gate_failing(w, head) == ["approval-missing"]
+
+
+async def test_a_file_past_the_3000_github_lists_still_brings_its_areas_owner(world):
+    """GitHub's ``pulls/list-files`` lists at most 3000 files of a pull request; a unit touching
+    an owned area in a file past them still needs that area's owner (the files are read from git)."""
+    w = world
+    bulk = {f"aaa/f{i:04}.txt": f"{i}\n" for i in range(3000)}
+    head = w.push_branch("forksync/bundle-wide", {**bulk, "amd/kernel.txt": "v2, past the list\n"}, "A wide unit")
+    pr = await w.open_pr("forksync/bundle-wide")
+    listed = [f["filename"] async for f in w.alice.getiter(f"/repos/meta/triton/pulls/{pr['number']}/files")]
+    assert len(listed) == 3000 and "amd/kernel.txt" not in listed
+    await w.bot.settle()
+    assert (await w.pr(pr["number"]))["merged"] is False
+    assert gate_failing(w, head) == ["approval-missing"]

@@ -589,3 +589,37 @@ async def test_a_failing_run_sent_again_is_pending_and_its_red_is_kept_as_replac
             ("replaced", first.inputs["request_id"], "fail", second.inputs["request_id"], red_url)]
     finally:
         await close_world(w)
+
+
+async def test_a_retest_delivered_after_a_push_it_never_saw_does_not_authorise_that_push(world):
+    """A writer's ``/forksync retest`` authorises the head they looked at. GitHub does not deliver
+    in order: the non-collaborator pushes right after the comment, and the comment's delivery
+    reaches forksync after the push's. The new head appeared after the comment was written, so
+    the comment says nothing about it: its code does not run on the GPU runners."""
+    w = world
+    w.fake.add_collaborator(w.fork, "erin", "write")
+    w.fake.add_token("erin-token", "erin")
+    from bot.github.client import token_client
+    from tests.support.github import FAST_RETRY
+    erin = token_client(w.bot._people_session, "erin-token", base_url=w.fake.url, retry=FAST_RETRY)
+    head = w.push_branch("forksync/bundle-erin", {"NOTES.md": "e\n"}, "Erin's note")
+    w.fake.webhooks.auto_deliver = False
+    pr = await erin.post("/repos/meta/triton/pulls", data={"title": "x", "head": "forksync/bundle-erin", "base": "main"})
+    w.fake.state.repo("meta", "triton").collaborators.pop("erin")
+    w.fake.webhooks.auto_deliver = True
+    await w.fake.webhooks.flush()
+    await w.bot.settle()
+    assert codes(w, head)[1][:1] == ["awaiting-retest"]
+    w.fake.webhooks.auto_deliver = False
+    await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/comments", data={"body": "/forksync retest"})
+    import time
+    w.svc.now = lambda: time.time() + 2          # the push comes a little later (GitHub stamps to the second)
+    pushed = w.push_branch("forksync/bundle-erin", {"NOTES.md": "e, and what alice never saw\n"}, "More",
+                           base="forksync/bundle-erin")
+    await w.fake.refresh()
+    w.fake.webhooks.auto_deliver = True
+    await w.fake.webhooks.flush(order="reverse")      # the push's events first, then the comment
+    await w.bot.settle()
+    assert w.run_of(pushed, "forksync/L1/unit") is None                 # nothing ran on GPU runners
+    assert codes(w, pushed)[1][:1] == ["awaiting-retest"]
+    assert (await w.pr(pr["number"]))["merged"] is False

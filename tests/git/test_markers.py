@@ -8,7 +8,7 @@ import pygit2
 import pytest
 
 from bot.demo.repobuilder import RepoBuilder
-from bot.git.markers import MarkerHit, conflict_commits, files_with_markers, merges_with_content
+from bot.git.markers import MarkerHit, changed_paths, conflict_commits, files_with_markers, merges_with_content
 from bot.git.repo import RefError
 
 T0 = 1_700_000_000
@@ -79,6 +79,18 @@ def test_conflict_marker_size_attribute_from_head_tree(repo):
     ]
 
 
+def test_a_head_that_raises_the_marker_size_does_not_hide_its_markers(repo, tmp_path):
+    """``conflict-marker-size`` says how long a marker is; a head that raises it in its own
+    ``.gitattributes`` (here for every file) would make the 7-character markers git wrote no
+    markers at all. The base's attribute counts as well, and the smaller size wins. (A bare
+    repository, as the gate's mirror is: libgit2 also reads a work tree's index.)"""
+    repo.git("checkout", "-q", "-b", "pr")
+    seven = f"{L} HEAD\na\n{S}\nb\n{R} up\n"
+    repo.commit("resolve", {".gitattributes": "* conflict-marker-size=40\n", "a.py": seven}, when=T0 + 10)
+    bare = repo.clone(tmp_path / "b.git", bare=True)
+    assert files_with_markers(bare.path, "main", "pr") == [MarkerHit("a.py", ((1, "<"), (3, "="), (5, ">")), 7)]
+
+
 def test_bare_clone_and_large_file(repo, tmp_path):
     repo.git("checkout", "-q", "-b", "pr")
     big = "".join(f"line {i}\n" for i in range(200_000)) + f"{L} HEAD\n"
@@ -93,6 +105,15 @@ def test_stale_head_scans_only_its_own_changes(repo):
     repo.git("checkout", "-q", "main")
     repo.commit("base moves", {"c.py": f"{L} not the PR's\n"}, when=T0 + 20)
     assert files_with_markers(repo.path, "main", pr) == []
+
+
+def test_changed_paths_are_the_heads_own_changes(repo):
+    repo.git("checkout", "-q", "-b", "pr")
+    repo.git("mv", "a.py", "b.py")
+    pr = repo.commit("pr", {"c/new.txt": "n\n", "README.rst": None}, when=T0 + 10)
+    repo.git("checkout", "-q", "main")
+    repo.commit("base moves", {"d.py": "not the PR's\n"}, when=T0 + 20)
+    assert changed_paths(repo.path, "main", pr) == ("README.rst", "a.py", "b.py", "c/new.txt")
 
 
 def test_unknown_rev_raises(repo):

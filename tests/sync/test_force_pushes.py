@@ -25,8 +25,9 @@ def test_only_two_force_pushes_each_with_a_lease_on_a_checked_commit():
     assert sorted(found) == sorted([
         # the fold of a conflict resolution: the lease is the person's head that was checked
         "--force-with-lease={ref}:{head}",
-        # a retry rebuild from the status issue: only a branch holding nothing but forksync's commits
-        "--force-with-lease=refs/heads/{branch}:{remote_tip or ''}",
+        # a retry rebuild from the status issue: only a branch holding nothing but forksync's
+        # commits, the lease on the tip whose commits were checked (not on GitHub's tip of the moment)
+        "--force-with-lease=refs/heads/{branch}:{checked_tip}",
     ])
 
 
