@@ -8,7 +8,7 @@ import pytest
 
 from bot.app import schedules
 from bot.validation import signoff
-from tests.support.validation_world import CONFIG, close_world, fork_files, make_world, tick_ctx
+from tests.support.validation_world import CONFIG, actions_world, close_world, fork_files, make_world, tick_ctx
 
 #: ``heavy`` declares four tests; the fork has three, so every run of it is short (red).
 SHORT_L3 = CONFIG + """\
@@ -113,9 +113,7 @@ async def test_a_run_whose_suite_is_gone_from_a_broken_config_says_so_on_the_pr(
 
 
 async def test_an_l3_result_that_never_arrives_turns_red_on_the_pr_and_the_gate(fake_github, tmp_path):
-    files = fork_files(config=GREEN_L3)
-    files[".github/workflows/forksync-gpu.yml"] = "name: forksync-gpu\n"
-    w = await make_world(fake_github, tmp_path, files=files, backend="github-actions")
+    w = await actions_world(fake_github, tmp_path, config=GREEN_L3)
     try:
         head = w.push_branch("forksync/chain-amd-silent", {"amd/k.txt": "k\n"}, "Touch amd")
         pr = await w.open_pr("forksync/chain-amd-silent")

@@ -9,7 +9,7 @@ import pytest
 from bot.app import schedules
 from bot.validation.checks import finish_suite_run, start_suite_run
 from gpu_runner.result import Counts, Environment, Reason, RunResult, TestResult
-from tests.support.validation_world import CONFIG, close_world, fork_files, make_world, tick_ctx
+from tests.support.validation_world import CONFIG, actions_world, close_world, fork_files, make_world, tick_ctx
 
 
 @pytest.fixture
@@ -150,9 +150,7 @@ def _zip(result: RunResult) -> bytes:
 
 
 async def test_github_actions_results_arrive_with_workflow_run_and_merge(fake_github, tmp_path):
-    files = fork_files()
-    files[".github/workflows/forksync-gpu.yml"] = "name: forksync-gpu\n"
-    w = await make_world(fake_github, tmp_path, files=files, backend="github-actions")
+    w = await actions_world(fake_github, tmp_path)
     try:
         head = w.push_branch("forksync/bundle-gha", {"NOTES.md": "g\n"}, "Note")
         pr = await w.open_pr("forksync/bundle-gha")
@@ -235,9 +233,7 @@ async def test_l3_on_demand_runs_on_a_tick_and_answers_on_the_pr(fake_github, tm
 
 
 async def test_an_actions_result_that_never_arrives_turns_red(fake_github, tmp_path):
-    files = fork_files()
-    files[".github/workflows/forksync-gpu.yml"] = "name: forksync-gpu\n"
-    w = await make_world(fake_github, tmp_path, files=files, backend="github-actions")
+    w = await actions_world(fake_github, tmp_path)
     try:
         head = w.push_branch("forksync/bundle-silent", {"NOTES.md": "s\n"}, "Note")
         pr = await w.open_pr("forksync/bundle-silent")
@@ -259,9 +255,7 @@ async def test_l3_through_github_actions_is_answered_when_its_run_completes(fake
     from bot.fakegithub.events import _common
     from bot.validation import signoff
 
-    files = fork_files(config=L3_CONFIG)
-    files[".github/workflows/forksync-gpu.yml"] = "name: forksync-gpu\n"
-    w = await make_world(fake_github, tmp_path, files=files, backend="github-actions")
+    w = await actions_world(fake_github, tmp_path, config=L3_CONFIG)
     try:
         head = w.push_branch("forksync/chain-amd2", {"amd/k.txt": "k2\n"}, "Touch amd")
         pr = await w.open_pr("forksync/chain-amd2")
@@ -483,9 +477,7 @@ async def test_an_earlier_runs_result_never_answers_a_forced_rerun(fake_github, 
 
     from bot.validation import store as vstore
     from bot.validation.service import downloader_for
-    files = fork_files()
-    files[".github/workflows/forksync-gpu.yml"] = "name: forksync-gpu\n"
-    w = await make_world(fake_github, tmp_path, files=files, backend="github-actions")
+    w = await actions_world(fake_github, tmp_path)
     try:
         head = w.push_branch("forksync/bundle-rerun", {"NOTES.md": "r\n"}, "Note")
         pr = await w.open_pr("forksync/bundle-rerun")
@@ -550,9 +542,7 @@ async def test_a_failing_run_sent_again_is_pending_and_its_red_is_kept_as_replac
     from bot.fakegithub.events import _common
     from bot.validation import store as vstore
 
-    files = fork_files()
-    files[".github/workflows/forksync-gpu.yml"] = "name: forksync-gpu\n"
-    w = await make_world(fake_github, tmp_path, files=files, backend="github-actions")
+    w = await actions_world(fake_github, tmp_path)
     try:
         head = w.push_branch("forksync/bundle-again", {"NOTES.md": "a\n"}, "Note")
         pr = await w.open_pr("forksync/bundle-again")

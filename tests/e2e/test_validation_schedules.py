@@ -7,7 +7,7 @@ import re
 from bot.app import schedules
 from bot.l2 import service as l2_service
 from tests.support.github import commit_files, git
-from tests.support.validation_world import close_world, fork_files, make_world, tick_ctx
+from tests.support.validation_world import actions_world, close_world, make_world, tick_ctx
 
 BENCH = """\
 import json, os, random, statistics
@@ -34,9 +34,7 @@ UPSTREAM_SHA = "ab" * 20
 
 
 async def test_a_nightly_that_never_reports_raises_one_alarm_issue(fake_github, tmp_path):
-    files = fork_files()
-    files[".github/workflows/forksync-gpu.yml"] = "name: forksync-gpu\n"
-    w = await make_world(fake_github, tmp_path, files=files, backend="github-actions")
+    w = await actions_world(fake_github, tmp_path)
     try:
         ctx = await tick_ctx(w)
         t0 = 1_000_000.0

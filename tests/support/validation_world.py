@@ -155,6 +155,14 @@ async def make_world(fake, tmp_path: Path, files: dict[str, str] | None = None,
     return w
 
 
+async def actions_world(fake, tmp_path: Path, config: str = CONFIG, **kw) -> World:
+    """A world whose suites run through GitHub Actions (the fork has forksync's GPU workflow):
+    results come back as workflow runs' artifacts, not from a local runner."""
+    files = fork_files(config=config)
+    files[".github/workflows/forksync-gpu.yml"] = "name: forksync-gpu\n"
+    return await make_world(fake, tmp_path, files=files, backend="github-actions", **kw)
+
+
 async def tick_ctx(w: World):
     """A handler context for scheduled ticks (what the worker's periodic loop builds)."""
     from bot.app import queue as q
