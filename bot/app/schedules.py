@@ -35,7 +35,7 @@ from bot.triage.nightly import triage_stored_nightly
 from bot.validation import store as vstore
 from bot.validation.checks import required_fingerprint
 from bot.validation.gate import GATE_CHECK
-from bot.validation.gate_inputs import base_branch, base_tip, combined_status, protection_checks
+from bot.validation.gate_inputs import base_branch, base_tip, combined_status, protection_apps, protection_checks
 from bot.validation.l3 import answer_l3_result, l3_tick
 from bot.validation.nightly import expected_pairs, missing_nightly, render_alarm
 from bot.validation.service import downloader_for, superseded_note
@@ -129,7 +129,8 @@ async def _required_changed(gh, full: str, base_ref: str, cfg, gate_run: dict, m
     those the gate run decided with (its ``external_id``, :func:`bot.validation.checks.required_fingerprint`)?"""
     if base_ref not in memo:
         branch = await base_branch(gh, full, base_ref)
-        memo[base_ref] = required_fingerprint(protection_checks(branch) + tuple(cfg.gate.required_checks or ()))
+        memo[base_ref] = required_fingerprint(protection_checks(branch) + tuple(cfg.gate.required_checks or ()),
+                                              protection_apps(branch))
     return (gate_run.get("external_id") or "") != memo[base_ref]
 
 

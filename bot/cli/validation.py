@@ -84,8 +84,9 @@ def pr_state_from_json(data: dict, where: str = "pr-state"):
               "signoffs": SignOff}
     for key, cls in nested.items():
         pr[key] = tuple(_build(cls, x, f"{where}: pr.{key}.{i}") for i, x in enumerate(pr.get(key, [])))
-    if "conflict_commits" in pr:
-        pr["conflict_commits"] = tuple(tuple(x) for x in pr["conflict_commits"])
+    for key in ("conflict_commits", "check_apps"):
+        if key in pr:
+            pr[key] = tuple(tuple(x) for x in pr[key])
     state = _build(PRState, pr, f"{where}: pr")
     suites = tuple(_build(SuiteRequirement, s, f"{where}: suites.{i}") for i, s in enumerate(data.get("suites", [])))
     areas = tuple(_build(AreaPolicy, a, f"{where}: areas.{i}") for i, a in enumerate(data.get("areas", [])))

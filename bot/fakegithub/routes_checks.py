@@ -3,7 +3,8 @@
 GitHub's rules (github-platform notes §4): only Apps create check runs; ``waiting``/``requested``/
 ``pending`` are for Actions only (422 from an App); giving ``conclusion`` completes the run;
 annotations are appended across updates; ``filter=latest`` (the default) keeps the newest run of
-each name."""
+each name in each check suite — one suite per app and head here — so same-named runs of two apps
+are both listed, as on GitHub."""
 from __future__ import annotations
 
 from bot.fakegithub.contract import fill
@@ -119,8 +120,8 @@ async def list_for_ref(ctx: Ctx) -> Reply:
     if ctx.query.get("filter", "latest") == "latest":
         seen, latest = set(), []
         for c in runs:
-            if c.name not in seen:
-                seen.add(c.name)
+            if (c.name, c.suite_id) not in seen:
+                seen.add((c.name, c.suite_id))
                 latest.append(c)
         runs = latest
     page = ctx.page([ctx.render.check_run(r, c) for c in runs])

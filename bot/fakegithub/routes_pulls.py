@@ -26,15 +26,25 @@ def _pull(ctx: Ctx) -> Pull:
 
 def required_checks_failing(ctx: Ctx, head_sha: str) -> list[str]:
     """Names of required checks without a passing check run or commit status on ``head_sha``
-    (latest run per name; a status named like a check counts too, as on GitHub)."""
+    (latest run per name; a status named like a check counts too, as on GitHub). A check bound
+    to one app (``required_check_apps``) is passed only by that app's latest run of the name: the
+    statuses here carry no app, and another app's run of the same name does not count."""
+    r = ctx.repo
     latest: dict[str, str | None] = {}
-    for run in sorted(ctx.repo.check_runs.values(), key=lambda c: c.id):
+    by_app: dict[tuple[str, int | None], str | None] = {}
+    for run in sorted(r.check_runs.values(), key=lambda c: c.id):
         if run.head_sha == head_sha:
-            latest[run.name] = run.conclusion if run.status == "completed" else None
-    for name, st in latest_statuses(ctx.repo, head_sha).items():
+            latest[run.name] = by_app[(run.name, run.app_id)] = run.conclusion if run.status == "completed" else None
+    for name, st in latest_statuses(r, head_sha).items():
         if latest.get(name) not in PASSING:
             latest[name] = st["state"]
-    return [n for n in ctx.repo.required_checks if latest.get(n) not in PASSING]
+
+    def passing(n: str) -> bool:
+        app = r.required_check_apps.get(n)
+        if app is None or app == -1:
+            return latest.get(n) in PASSING
+        return by_app.get((n, app)) in PASSING
+    return [n for n in r.required_checks if not passing(n)]
 
 
 def mergeability(ctx: Ctx, p: Pull) -> tuple[bool | None, str, str | None]:

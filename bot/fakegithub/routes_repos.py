@@ -31,7 +31,7 @@ def _branch(ctx: Ctx, name: str, sha: str, *, full: bool) -> dict:
                          "html": f"{ctx.render.web}/{r.full_name}/tree/{name}"}
         out["protection"] = {"enabled": protected, "required_status_checks": {
             "enforcement_level": "non_admins" if protected else "off", "contexts": list(r.required_checks),
-            "checks": [{"context": c, "app_id": None} for c in r.required_checks]}}
+            "checks": [{"context": c, "app_id": r.required_check_apps.get(c)} for c in r.required_checks]}}
         out["protection_url"] = f"{ctx.render.api}/repos/{r.full_name}/branches/{name}/protection"
     return out
 

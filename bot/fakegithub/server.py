@@ -38,7 +38,7 @@ from bot.fakegithub.faults import Faults
 from bot.fakegithub.limits import RateLimits
 from bot.fakegithub.objects import Render
 from bot.fakegithub.routing import HANDLERS, Ctx, GitHubError, Reply
-from bot.fakegithub.state import App, Installation, Repo, State, User
+from bot.fakegithub.state import App, CheckRun, Installation, Repo, State, User
 from bot.fakegithub.webhooks import Webhooks
 
 SUPPORTED_API_VERSIONS = ("2022-11-28", "2026-03-10")
@@ -242,6 +242,19 @@ class FakeGitHub:
               "target_url": target_url, "created_at": t, "updated_at": t}
         repo.statuses.setdefault(sha, []).append(st)
         return st
+
+    def add_check_run(self, repo: Repo, sha: str, name: str, conclusion: str | None = "success", *,
+                      app: App) -> CheckRun:
+        """Another GitHub App (``app``, registered with :meth:`create_app` after forksync's) reports
+        a check run on ``sha``, completed with ``conclusion`` (None: still in progress), as its
+        ``POST /repos/{owner}/{repo}/check-runs`` would; listed with that app as its ``app``."""
+        t = self.state.now()
+        run = CheckRun(self.state.new_id(), name, sha, app.id, "completed" if conclusion else "in_progress",
+                       conclusion, t, t if conclusion else None, {"title": None, "summary": None, "text": None})
+        suites = repo.__dict__.setdefault("_suites", {})     # one check suite per (head, app), as checks/create
+        run.suite_id = suites.setdefault((sha, app.id), self.state.new_id())
+        repo.check_runs[run.id] = run
+        return run
 
     def requests_for(self, operation: str) -> list[dict]:
         return [r for r in self.requests if r["operation"] == operation]

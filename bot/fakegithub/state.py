@@ -214,6 +214,8 @@ class Repo:
     allow_squash_merge: bool = True
     allow_rebase_merge: bool = True
     required_checks: list[str] = field(default_factory=list)     # branch protection on default branch
+    # branch protection's checks[].app_id: a required check bound to one GitHub App (the others: any source)
+    required_check_apps: dict[str, int] = field(default_factory=dict)
     collaborators: dict[str, str] = field(default_factory=dict)  # login → permission
     labels: dict[str, Label] = field(default_factory=dict)       # lower-case name → label
     issues: dict[int, Issue] = field(default_factory=dict)

@@ -157,10 +157,14 @@ def gate_conclusion(decision: GateDecision) -> str | None:
     return "failure"
 
 
-def required_fingerprint(required) -> str:
+def required_fingerprint(required, apps=()) -> str:
     """The gate check run's ``external_id``: ``gate:<sha1 of the sorted required check names, 12
-    hex>`` — the reconcile tick re-evaluates a PR whose required checks are no longer these."""
-    return "gate:" + hashlib.sha1("\n".join(sorted(set(required))).encode()).hexdigest()[:12]
+    hex>`` — the reconcile tick re-evaluates a PR whose required checks are no longer these.
+    ``apps``: ``(name, app id)`` of the checks branch protection binds to one app; a binding
+    enters as ``name@app``, so binding a check (or moving it to another app) changes the
+    fingerprint too, while unbound names hash as before."""
+    names = set(required) | {f"{n}@{a}" for n, a in apps}
+    return "gate:" + hashlib.sha1("\n".join(sorted(names)).encode()).hexdigest()[:12]
 
 
 async def publish_gate(gh, full: str, decision: GateDecision, pr: PRState, *, now: float,
@@ -178,7 +182,7 @@ async def publish_gate(gh, full: str, decision: GateDecision, pr: PRState, *, no
     output = {"title": decision.title, "summary": render_summary(decision, pr)[:MAX_SUMMARY]}
     if notes:
         output["text"] = render("checks/gate_note.md.j2", notes=list(notes))[:MAX_SUMMARY]
-    body: dict = {"output": output, "external_id": required_fingerprint(pr.required_checks)}
+    body: dict = {"output": output, "external_id": required_fingerprint(pr.required_checks, pr.check_apps)}
     if concl:
         body.update(status="completed", conclusion=concl, completed_at=_iso(now))
     else:

@@ -39,7 +39,10 @@ Rules, in the order they are reported (the order findings are shown in):
 6. External checks — every name in ``required_checks`` (branch protection's required status
    checks and ``gate.required_checks``; forksync's own ``forksync/…`` checks excluded) needs a
    check run or commit status on the head that is success, neutral or skipped: absent or
-   running → ``check-pending``, anything else → ``check-failed``, each naming the check. With
+   running → ``check-pending``, anything else → ``check-failed``, each naming the check. A
+   check branch protection binds to one app (``check_apps``) counts only that app's check runs:
+   a run of the same name from another app (or a workflow), and a commit status (which does
+   not say which app set it), are ignored for it, and the finding says so. With
    no suites configured and no required names, the fallback: ≥ 1 check on the head and all
    green (``no-required-checks`` / ``check-pending`` / ``check-failed``); never merge with none.
 7. Approvals — a chain, and every touched area that has owners, needs an approval by one of
@@ -104,12 +107,15 @@ class Review:
 class Check:
     """Another check on the head: a check run, or a commit status (``kind="status"``; its state
     success / failure / error, pending → None). ``conclusion``: success | failure | neutral |
-    cancelled | timed_out | action_required | skipped | error | None (still running)."""
+    cancelled | timed_out | action_required | skipped | error | None (still running).
+    ``app_id``: the GitHub App that created the check run (its ``app.id``); None for a commit
+    status, which does not say which app set it."""
 
     name: str
     conclusion: str | None
     required: bool = True
     kind: str = "check-run"                # check-run | status
+    app_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -170,7 +176,10 @@ class PRState:
     the fork commits a sync branch was built on that the base no longer has (a force push
     rewrote the base's history: :func:`bot.git.apply.rewritten_base`).
     ``required_checks``: check names that must be green on the head (branch protection and
-    ``gate.required_checks``); ``checks``: the head's check runs and commit statuses."""
+    ``gate.required_checks``); ``check_apps``: ``(name, app id)`` for each required check branch
+    protection binds to one GitHub App (``required_status_checks.checks[].app_id``; unbound
+    names — app id null or -1 — are not listed); ``checks``: the head's check runs and commit
+    statuses."""
 
     number: int
     head_sha: str
@@ -187,6 +196,7 @@ class PRState:
     conflict_commits: tuple[tuple[str, str], ...] = ()
     rewritten: tuple[str, ...] = ()        # commits the sync branch was built on that the base no longer has
     required_checks: tuple[str, ...] = ()
+    check_apps: tuple[tuple[str, int], ...] = ()   # required check → the only app whose run counts
     holds: tuple[str, ...] = ()            # who holds it
     results: tuple[SuiteOutcome, ...] = ()
     base_results: tuple[SuiteOutcome, ...] = ()
@@ -420,6 +430,20 @@ def _signoff_findings(pr: PRState, areas: dict[str, AreaPolicy], blocking, passe
 PASSING = ("success", "neutral", "skipped")
 
 
+def _bound_note(app: int, ignored) -> str:
+    """Why the checks of a bound requirement's name on the head do not count."""
+    apps = sorted({c.app_id for c in ignored if c.kind == "check-run" and c.app_id is not None})
+    why = []
+    if apps:
+        why.append(f"a run from app {apps[0]} does not count" if len(apps) == 1
+                   else "runs from apps " + ", ".join(map(str, apps)) + " do not count")
+    if any(c.kind == "check-run" and c.app_id is None for c in ignored):
+        why.append("a run from an unknown app does not count")
+    if any(c.kind != "check-run" for c in ignored):
+        why.append("a commit status does not count (it does not say which app set it)")
+    return f"(bound to app {app}" + "".join("; " + w for w in why) + ")"
+
+
 def _check_findings(pr: PRState, have_suites: bool, blocking, passed):
     """Rule 6: required external checks (and the no-suites fallback)."""
     def own(name: str) -> bool:
@@ -436,9 +460,20 @@ def _check_findings(pr: PRState, have_suites: bool, blocking, passed):
             blocking.append(Finding("no-required-checks", "no suites are configured and no required check "
                                     "exists: forksync never merges with none"))
             return
+    bound = dict(pr.check_apps)
     for n in names:
         cs = by_name.get(n, [])
-        if not cs:
+        app = bound.get(n)
+        if app is not None:
+            # GitHub requires the bound app's run: anyone able to post a check run or status
+            # could otherwise satisfy the requirement under the same name
+            ignored = [c for c in cs if c.kind != "check-run" or c.app_id != app]
+            cs = [c for c in cs if c not in ignored]
+            if not cs:
+                blocking.append(Finding("check-pending", "required, not reported on this head yet "
+                                        + _bound_note(app, ignored), n))
+                continue
+        elif not cs:
             blocking.append(Finding("check-pending", "required, not reported on this head yet", n))
             continue
         running = [c for c in cs if c.conclusion is None]

@@ -1,15 +1,17 @@
 """Gathering the merge gate's input (:class:`bot.validation.gate.PRState`) from GitHub and the store.
 
 Pure helpers turn API objects into gate values (:func:`latest_reviews`, :func:`unit_updated_at`,
-:func:`pr_areas`, :func:`pr_kind`, :func:`protection_checks`, :func:`status_checks`);
+:func:`pr_areas`, :func:`pr_kind`, :func:`protection_checks`, :func:`protection_apps`,
+:func:`status_checks`);
 :func:`gather` is the edge that calls the API: the PR, the base branch (``repos/get-branch``: its
 tip and its protection's required status checks), ``compare base...head`` (does the head contain
 the current base?), the PR's files (areas), commits (when the unit's own commits last changed, :func:`own_commits`:
 clean merges of the base — the bot's ``Update branch`` — do not count, a merge with content of its
 own does; the newest committer date, or the time the bot first saw those commits differ from the
 ones it saw before, whichever is later), reviews with each reviewer's permission,
-the head's other check runs and commit statuses, holds, sign-offs, the ``/forksync l3`` runs asked for, retest grants and the suite
-results on the head and the base (the base tip's, else the newest trunk result).
+the head's other check runs (with the app that created each) and commit statuses, holds,
+sign-offs, the ``/forksync l3`` runs asked for, retest grants and the suite results on the head
+and the base (the base tip's, else the newest trunk result).
 
 Conflict markers and conflict commits are read from the **real trees** of base..head in the
 bot's own repository (:func:`scan_range` over :mod:`bot.git.markers`), never from the API's
@@ -173,6 +175,22 @@ def protection_checks(branch: dict) -> tuple[str, ...]:
     return tuple(n for n in dict.fromkeys(names) if n)
 
 
+def protection_apps(branch: dict) -> tuple[tuple[str, int], ...]:
+    """``(context, app id)`` for each required status check of a ``repos/get-branch`` object's
+    ``protection`` that is bound to one GitHub App (``required_status_checks.checks[].app_id``).
+    GitHub then accepts only that app's result; an ``app_id`` of null or -1 means any source and
+    is left out. Empty when the checks are not enforced (:func:`protection_checks`)."""
+    rsc = ((branch.get("protection") or {}).get("required_status_checks") or {})
+    if rsc.get("enforcement_level") == "off":
+        return ()
+    out: dict[str, int] = {}
+    for c in rsc.get("checks") or []:
+        app = c.get("app_id")
+        if c.get("context") and isinstance(app, int) and not isinstance(app, bool) and app > 0:
+            out.setdefault(c["context"], app)
+    return tuple(out.items())
+
+
 #: Commit status states → check conclusions (pending → None: still running).
 STATUS_CONCLUSION = {"success": "success", "failure": "failure", "error": "error", "pending": None}
 
@@ -272,7 +290,8 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
                               iterable_key="check_runs"):
         if c["name"] == GATE_CHECK or c["name"] in own_checks or c["name"].startswith(L1_PREFIX):
             continue
-        checks.append(Check(c["name"], c.get("conclusion") if c.get("status") == "completed" else None))
+        checks.append(Check(c["name"], c.get("conclusion") if c.get("status") == "completed" else None,
+                            app_id=(c.get("app") or {}).get("id")))
     combined = await combined_status(gh, full, head)
     checks += [c for c in status_checks(combined) if c.name != GATE_CHECK and not c.name.startswith("forksync/")]
     rows = vstore.rows_for(store, full, shas=(head, base), pr=pr["number"])
@@ -318,7 +337,7 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
         conflict_marker_files=facts.markers, markers_error=facts.error, conflict_commits=facts.conflicts,
         commits_error=commits_error,
         rewritten=facts.rewritten,
-        required_checks=required, holds=tuple(holds), results=results,
+        required_checks=required, check_apps=protection_apps(branch), holds=tuple(holds), results=results,
         base_results=base_results, reviews=tuple(rev), checks=tuple(checks),
         signoffs=signoff.signoffs_for(store, full, pr["number"]), unit_updated_at=updated, unit_heads=unit_heads,
         l3_requests=tuple(L3Request(r.workload, r.platform, r.head_sha, r.status, r.verdict)

@@ -169,6 +169,27 @@ async def test_required_check_blocks_until_green(world):
     assert (await gh.put("/repos/{owner}/{repo}/pulls/{n}/merge", n, data={"merge_method": "rebase", "sha": sha}))["merged"]
 
 
+async def test_a_required_check_bound_to_an_app_needs_that_apps_run(world):
+    fake, fork, gh, src, base = world
+    other = fake.create_app(app_id=999, slug="other-ci", name="Other CI")
+    fork.required_checks, fork.required_check_apps = ["L1"], {"L1": other.id}
+    branch = await gh.getitem("/repos/{owner}/{repo}/branches/{branch}", dict(R, branch="main"))
+    assert branch["protection"]["required_status_checks"]["checks"] == [{"context": "L1", "app_id": 999}]
+    sha = push_branch(src, fork, "bound", [({"c.txt": "c\n"}, "bound", "ann")])[-1]
+    pr = await open_pr(gh, "bound")
+    n = dict(R, n=pr["number"])
+    # the authenticated app's own green L1 is not the bound app's
+    await gh.post("/repos/{owner}/{repo}/check-runs", R, data={"name": "L1", "head_sha": sha, "status": "completed",
+                                                                 "conclusion": "success"})
+    fake.set_status(fork, sha, "L1", "success")
+    assert (await gh.getitem("/repos/{owner}/{repo}/pulls/{n}", n))["mergeable_state"] == "blocked"
+    fake.add_check_run(fork, sha, "L1", "success", app=other)
+    listed = await gh.getitem("/repos/{owner}/{repo}/commits/{ref}/check-runs", dict(R, ref=sha))
+    # the newest run of a name per app (check suite): both apps' L1 are listed
+    assert [(c["name"], c["app"]["id"]) for c in listed["check_runs"]] == [("L1", 999), ("L1", fake.app.id)]
+    assert (await gh.getitem("/repos/{owner}/{repo}/pulls/{n}", n))["mergeable_state"] == "clean"
+
+
 async def test_mergeable_null_for_first_reads(world):
     fake, fork, gh, src, base = world
     push_branch(src, fork, "z", [({"c.txt": "c\n"}, "z", "ann")])

@@ -137,6 +137,23 @@ CASES = [
      SUITES, False, [("check-failed", "internal-ci")], []),
     ("required-status-error", pr(required_checks=("ci/oss",), checks=(Check("ci/oss", "error", kind="status"),)),
      SUITES, False, [("check-failed", "ci/oss")], []),
+    # a required check branch protection binds to one app counts only that app's runs
+    ("bound-check-green-from-another-app-does-not-count",
+     pr(required_checks=("ci/x",), check_apps=(("ci/x", 123),), checks=(Check("ci/x", "success", app_id=456),)),
+     SUITES, False, [("check-pending", "ci/x")], []),
+    ("bound-check-green-status-does-not-count",
+     pr(required_checks=("ci/x",), check_apps=(("ci/x", 123),), checks=(Check("ci/x", "success", kind="status"),)),
+     SUITES, False, [("check-pending", "ci/x")], []),
+    ("bound-check-green-from-the-bound-app",
+     pr(required_checks=("ci/x",), check_apps=(("ci/x", 123),),
+        checks=(Check("ci/x", "failure", app_id=456), Check("ci/x", "success", app_id=123))),
+     SUITES, True, [], ["merge"]),
+    ("bound-check-red-from-the-bound-app",
+     pr(required_checks=("ci/x",), check_apps=(("ci/x", 123),),
+        checks=(Check("ci/x", "success", app_id=456), Check("ci/x", "failure", app_id=123))),
+     SUITES, False, [("check-failed", "ci/x")], []),
+    ("unbound-check-green-from-any-app",
+     pr(required_checks=("ci/x",), checks=(Check("ci/x", "success", app_id=456),)), SUITES, True, [], ["merge"]),
     ("unrequired-failing-check-ignored-with-suites", pr(checks=(Check("lint", "failure"),)), SUITES, True, [],
      ["merge"]),
     ("required-forksync-checks-are-the-suites", pr(required_checks=("forksync/gate", "forksync/L1/kernels")),
@@ -266,6 +283,17 @@ def test_external_check_findings_name_the_check():
                   checks=(Check("internal-ci", "timed_out"), Check("ci/oss", None, kind="status"))), SUITES, AREAS)
     assert [(f.code, f.subject, f.detail) for f in d.blocking] == [
         ("check-failed", "internal-ci", "check-run timed_out"), ("check-pending", "ci/oss", "status pending")]
+
+
+def test_a_bound_check_finding_says_which_runs_do_not_count():
+    d = decide(pr(required_checks=("ci/x", "ci/y"), check_apps=(("ci/x", 123), ("ci/y", 123)),
+                  checks=(Check("ci/x", "success", app_id=456), Check("ci/y", "success", kind="status"))),
+               SUITES, AREAS)
+    assert [(f.code, f.subject, f.detail) for f in d.blocking] == [
+        ("check-pending", "ci/x", "required, not reported on this head yet (bound to app 123; a run from app 456 "
+                                  "does not count)"),
+        ("check-pending", "ci/y", "required, not reported on this head yet (bound to app 123; a commit status "
+                                  "does not count (it does not say which app set it))")]
 
 
 def test_outcome_from_runner_result():

@@ -4,7 +4,17 @@ import pytest
 
 from bot.validation.checks import check_name, failing_test_line, failing_test_path, gate_conclusion, parse_external_id
 from bot.validation.gate import Check, Finding, GateDecision
-from bot.validation.gate_inputs import TreeFacts, epoch, latest_reviews, protection_checks, status_checks, tree_facts, unit_digest, unit_updated_at
+from bot.validation.gate_inputs import (
+    TreeFacts,
+    epoch,
+    latest_reviews,
+    protection_apps,
+    protection_checks,
+    status_checks,
+    tree_facts,
+    unit_digest,
+    unit_updated_at,
+)
 from gpu_runner.result import TestResult
 
 
@@ -85,6 +95,22 @@ def test_required_checks_from_branch_protection():
     assert protection_checks({"protected": False}) == ()
     off = {"protection": {"required_status_checks": {"enforcement_level": "off", "contexts": ["x"]}}}
     assert protection_checks(off) == ()
+
+
+def test_checks_bound_to_an_app_from_branch_protection():
+    """``checks[].app_id``: a number binds the check to that app; null and -1 mean any source."""
+    from bot.validation.checks import required_fingerprint
+
+    branch = {"protection": {"required_status_checks": {"enforcement_level": "everyone", "contexts": [],
+              "checks": [{"context": "internal-ci", "app_id": None}, {"context": "lint", "app_id": 3},
+                         {"context": "ci/any", "app_id": -1}]}}}
+    assert protection_apps(branch) == (("lint", 3),)
+    off = {"protection": {"required_status_checks": {"enforcement_level": "off", "checks": [{"context": "x", "app_id": 3}]}}}
+    assert protection_apps(off) == ()
+    names = protection_checks(branch)
+    assert required_fingerprint(names) == required_fingerprint(names, ())           # unbound: as before
+    assert required_fingerprint(names, (("lint", 3),)) != required_fingerprint(names)
+    assert required_fingerprint(names, (("lint", 3),)) != required_fingerprint(names, (("lint", 4),))
 
 
 def test_commit_statuses_become_checks():
