@@ -225,6 +225,33 @@ def _leave_out(wt: Path, left_out) -> None:
     _git(wt, "update-index", "-z", "--skip-worktree", "--stdin", input="".join(f"{path}\0" for path, _, _ in left_out))
 
 
+def _left_out_edited(wt: Path, left_out) -> list[str]:
+    """The left-out paths whose file the worktree holds with other content than the conflict
+    commit's blob, or whose index entry names another blob or mode (a person's `git add` after
+    clearing skip-worktree). An entry gone from the index is not an edit: clearing the bit and
+    `git add -A` drops it, as nothing was written there, and :func:`_leave_out` puts it back."""
+    if not left_out:
+        return []
+    staged = {}
+    for rec in _git(wt, "ls-files", "-s", "-z", "--", *(p for p, _, _ in left_out)).split("\0"):
+        meta, _, path = rec.partition("\t")
+        if path:
+            mode, sha, _stage = meta.split()
+            staged[path] = (int(mode, 8), sha)
+    out = []
+    for path, mode, sha in left_out:
+        f = wt / path
+        if f.is_symlink():          # git stores a link as its target's text
+            written = _git(wt, "hash-object", "--stdin", input=os.readlink(f)) if mode == 0o120000 else ""
+        elif f.is_file():
+            written = _git(wt, "hash-object", "--no-filters", "--", path)
+        else:
+            written = sha if not f.exists() else ""     # absent (as left out), or a folder in its place
+        if (path in staged and staged[path] != (mode, sha)) or written != sha:
+            out.append(path)
+    return out
+
+
 def _move(wt: Path, tip: str, left_out) -> None:
     """Move the worktree to ``tip`` as `git checkout --force` does, leaving ``left_out`` unwritten
     (a checkout writes every entry whose blob changed, skip-worktree or not)."""
@@ -319,6 +346,17 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
                             f"`forksync resolve {unit_id} --abort` and start again")
         wt = Path(st["worktree"])
         left_out = [(p, int(m), b) for p, m, b in st.get("left_out", ())]
+        # a left-out file the person wrote or staged anyway is their edit: _leave_out below would
+        # put the conflict commit's blob back over it and the fold would drop it unseen, so it is
+        # refused here (the resolution may change only the conflicted files in any case)
+        edited = _left_out_edited(wt, left_out)
+        if edited:
+            print("forksync: the resolution is not complete; nothing was changed:\n  - files left out of the "
+                  "worktree (the repository lacks their blobs) were written or staged: "
+                  + ", ".join(f"`{p}`" for p in edited) + f" — the resolution may change only the conflicted "
+                  f"files; remove them from {wt} (`git update-index --skip-worktree` keeps git's bit) or put "
+                  "other changes in a PR of their own", file=sys.stderr)
+            return 1
         _git(wt, "add", "-A")
         _leave_out(wt, left_out)
         # the left-out files' blobs are not here: git would refuse a tree naming them

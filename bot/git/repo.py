@@ -167,12 +167,47 @@ def ref_name(repo: pygit2.Repository, ref: str) -> str | None:
     return None
 
 
-def _fetch_head_lists(fetch_head: Path, sha: str) -> bool:
-    """Does ``FETCH_HEAD`` list ``sha`` (the fetch it records brought that commit, or saw it unchanged)?"""
+def _fetch_url(url: str) -> str:
+    """``url`` as a FETCH_HEAD line names where it fetched from: no credentials, no trailing
+    ``/`` and no trailing ``.git`` (git's own shortening of the URL it records)."""
+    url = re.sub(r"^([a-z][a-z0-9+.-]*://)[^/@]*@", r"\1", url.strip())
+    url = url.rstrip("/")
+    return url[:-4] if url.endswith(".git") else url
+
+
+def _ref_remote_urls(repo: pygit2.Repository, name: str) -> set[str] | None:
+    """The URLs (as :func:`_fetch_url` writes them) a fetch that updates ``name`` comes from:
+    for ``refs/remotes/<remote>/…``, that remote's; None where no configured remote says (any
+    fetch listing the commit then counts, as a fetch of a mirror's own refs does)."""
+    if not name.startswith("refs/remotes/"):
+        return None
+    rest = name[len("refs/remotes/"):]
+    for remote in sorted(repo.remotes, key=lambda r: -len(r.name or "")):
+        if remote.name and rest.startswith(remote.name + "/"):
+            urls = {remote.url or ""}
+            try:
+                urls.add(repo.config[f"remote.{remote.name}.url"])
+            except KeyError:
+                pass
+            urls = {_fetch_url(u) for u in urls if u}
+            return urls or None
+    return None
+
+
+def _fetch_head_lists(fetch_head: Path, sha: str, urls: set[str] | None = None) -> bool:
+    """Does ``FETCH_HEAD`` list ``sha`` (the fetch it records brought that commit, or saw it
+    unchanged) — fetched from one of ``urls`` when given? A fetch of another remote may list the
+    same commit (a fork's copy of upstream's branch) and says nothing about upstream."""
     try:
-        return any(line.startswith(sha) for line in fetch_head.read_text(errors="replace").splitlines())
+        lines = fetch_head.read_text(errors="replace").splitlines()
     except OSError:
         return False
+    for line in lines:
+        if not line.startswith(sha):
+            continue
+        if urls is None or line.rsplit(" of ", 1)[-1].strip() in urls:
+            return True
+    return False
 
 
 def refs_updated_at(git_dir: str | Path, ref: str | None = None, own_notes: str = "refs/notes/forksync") -> float | None:
@@ -181,8 +216,10 @@ def refs_updated_at(git_dir: str | Path, ref: str | None = None, own_notes: str 
 
     ``ref``: where the fork and upstream are one repository, upstream's ref (a name git resolves:
     ``upstream/main``, ``refs/remotes/upstream/main``): only that ref counts — its loose file or its
-    reflog, which only an update of that ref writes — and ``FETCH_HEAD`` when it lists the commit
-    the ref points to (a fetch that saw upstream; a fetch of the fork's own remote does not).
+    reflog, which only an update of that ref writes — and ``FETCH_HEAD`` when a line of it lists
+    the commit the ref points to, fetched from the ref's own remote (``refs/remotes/<remote>/…``):
+    a fetch that saw upstream; a fetch of the fork's own remote does not, even where it lists the
+    same commit (the fork's copy of upstream's branch).
     ``packed-refs`` does not count then: git rewrites it whenever any packed ref is deleted or
     packed (``branch -d``, ``pack-refs``, ``gc``), so its time moves with writes that say nothing
     about upstream; a ref found only there is None (unknown), never a time that moves. A ``ref``
@@ -205,7 +242,8 @@ def refs_updated_at(git_dir: str | Path, ref: str | None = None, own_notes: str 
             return None
         own = mtimes(root / name, root / "logs" / name)
         target = str(repo.references[name].resolve().target)
-        fetched = mtimes(root / "FETCH_HEAD") if _fetch_head_lists(root / "FETCH_HEAD", target) else []
+        fetched = (mtimes(root / "FETCH_HEAD")
+                   if _fetch_head_lists(root / "FETCH_HEAD", target, _ref_remote_urls(repo, name)) else [])
         return max(own + fetched, default=None)
     times = mtimes(root / "FETCH_HEAD", root / "packed-refs")
     for d, dirs, names in os.walk(root / "refs"):

@@ -345,6 +345,17 @@ def is_fresh(rv: Review, pr: PRState) -> bool:
     return bool(on) or rv.time >= pr.unit_updated_at
 
 
+def _set_aside(pr: PRState, reviews) -> str:
+    """Words for approvals among ``reviews`` that :func:`is_fresh` set aside: GitHub still shows
+    them as approvals, so a finding that only asked for one would leave the approver waiting with
+    no idea why; "" when there is none."""
+    old = sorted({rv.login for rv in reviews if rv.state == "APPROVED" and not is_fresh(rv, pr)})
+    if not old:
+        return ""
+    return (f"; {', '.join(old)} approved before the unit's own commits last changed (or on a head "
+            f"forksync never saw carrying them): approve again on {pr.head_sha[:12]}")
+
+
 def _approval_findings(pr: PRState, areas: dict[str, AreaPolicy], blocking, passed):
     fresh = [rv for rv in pr.reviews if is_fresh(rv, pr)]
     approvers = {rv.login for rv in fresh if rv.state == "APPROVED"}
@@ -357,7 +368,8 @@ def _approval_findings(pr: PRState, areas: dict[str, AreaPolicy], blocking, pass
             passed.append(Finding("approved", f"approved by {', '.join(who)}", area.name))
         else:
             blocking.append(Finding("approval-missing", "needs an approval from an owner: "
-                                    + ", ".join(sorted(owners)), area.name))
+                                    + ", ".join(sorted(owners))
+                                    + _set_aside(pr, [rv for rv in pr.reviews if rv.login in owners]), area.name))
         against = sorted(owners & objectors)
         if against:
             blocking.append(Finding("changes-requested", f"changes requested by {', '.join(against)}", area.name))
@@ -367,7 +379,9 @@ def _approval_findings(pr: PRState, areas: dict[str, AreaPolicy], blocking, pass
         if writers:
             passed.append(Finding("approved", f"chain approved by {', '.join(writers)}", "chain"))
         else:
-            blocking.append(Finding("approval-missing", "a chain needs an approval by a writer", "chain"))
+            blocking.append(Finding("approval-missing", "a chain needs an approval by a writer"
+                                    + _set_aside(pr, [rv for rv in pr.reviews if rv.can_write
+                                                      and rv.login != pr.author]), "chain"))
 
 
 def _l3_findings(pr: PRState, blocking, passed):
@@ -423,7 +437,11 @@ def _signoff_findings(pr: PRState, areas: dict[str, AreaPolicy], blocking, passe
             passed.append(Finding("signed-off", f"L3 sign-off by {who}", target))
         else:
             hint = f" from one of: {', '.join(owners)}" if owners else " (no owners configured: add owners to the area)"
-            blocking.append(Finding("l3-signoff-missing", f"needs `/forksync signoff {target}`{hint}", target))
+            old = sorted({s.by for s in pr.signoffs if s.target == target and s.by in set(owners)})
+            # the owner did sign off: say why it no longer counts, or they would wait for nothing
+            again = (f"; {', '.join(old)} signed off before the unit's own commits last changed (or before "
+                     f"forksync first saw them): sign off again on {pr.head_sha[:12]}") if old else ""
+            blocking.append(Finding("l3-signoff-missing", f"needs `/forksync signoff {target}`{hint}{again}", target))
 
 
 #: Check conclusions GitHub's branch protection accepts as passing.

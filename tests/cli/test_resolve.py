@@ -140,3 +140,31 @@ def test_a_checkout_missing_a_blob_no_step_needs_leaves_it_out_and_the_fold_keep
     before = run_git(pair.fork.path, "worktree", "list")
     assert main(["resolve", unit, "--abort", *g]) == 0
     assert not wt.exists() and run_git(pair.fork.path, "worktree", "list") != before
+
+
+def test_an_edit_to_a_left_out_file_is_refused_not_dropped(stopped, tmp_path, capsys):
+    """A file left out of the worktree (its blob absent) that the person writes anyway and stages
+    (clearing git's skip-worktree bit, as `git sparse-checkout disable` would) is their edit: the
+    fold must not swap it back for the conflict commit's blob and remove the worktree with it.
+    It is refused, named, and nothing moves; the file is still there."""
+    import os
+
+    import pygit2
+
+    pair, g, unit = stopped
+    tip = run_git(pair.fork.path, "rev-parse", f"forksync/{unit}")
+    repo = pygit2.Repository(str(pair.fork.path))
+    blob = str(repo.revparse_single(f"forksync/{unit}").peel(pygit2.Commit).tree["README.md"].id)
+    os.remove(os.path.join(repo.path, "objects", blob[:2], blob[2:]))
+    assert main(["resolve", unit, *g]) == 0
+    capsys.readouterr()
+    wt = tmp_path / ".forksync-resolve" / unit
+    (wt / "README.md").write_text("the person's own words\n")
+    run_git(wt, "update-index", "--no-skip-worktree", "README.md")
+    run_git(wt, "add", "README.md")
+    resolve_markers(wt / "lib/Dialect/Ops.cpp", "  return r + 1 + 0 /* fork */;\n")
+    assert main(["resolve", unit, "--continue", *g]) == 1
+    err = capsys.readouterr().err
+    assert "README.md" in err and "left out of the worktree" in err and "nothing was changed" in err
+    assert run_git(pair.fork.path, "rev-parse", f"forksync/{unit}") == tip
+    assert (wt / "README.md").read_text() == "the person's own words\n"

@@ -327,3 +327,33 @@ def test_upstream_ref_only_in_packed_refs_is_unknown_not_the_time_of_the_last_de
     _git(bare, "pack-refs", "--all")
     _git(bare, "branch", "-D", "fork-new")
     assert gitio.refs_updated_at(bare, ref="upstream/main") == 3_000_000
+
+
+def test_a_fetch_of_the_forks_own_remote_does_not_date_upstream_even_when_it_lists_its_commit(tmp_path):
+    """A non-bare clone of the fork with upstream as a second remote, upstream's ref packed (gc).
+    The fork on GitHub keeps a copy of upstream's main (as "Sync fork" leaves it), so a plain
+    `git fetch` of origin alone lists upstream's commit in FETCH_HEAD — and says nothing about
+    upstream, which nobody fetched for days. Only a FETCH_HEAD line fetched from upstream's own
+    remote dates it; `git fetch upstream` still does (its ref unchanged, so only FETCH_HEAD says so)."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@x", "GIT_COMMITTER_NAME": "a",
+           "GIT_COMMITTER_EMAIL": "a@x"}
+
+    def run(cwd, *argv):
+        subprocess.run(["git", *argv], cwd=str(cwd), check=True, capture_output=True, env=env)
+
+    up, fork, clone = tmp_path / "up", tmp_path / "fork", tmp_path / "clone"
+    run(tmp_path, "init", "-q", "-b", "main", str(up))
+    run(up, "commit", "-q", "--allow-empty", "-m", "u1")
+    run(tmp_path, "clone", "-q", str(up), str(fork))             # its main: a copy of upstream's
+    run(fork, "checkout", "-q", "-b", "downstream")
+    run(fork, "commit", "-q", "--allow-empty", "-m", "f1")
+    run(tmp_path, "clone", "-q", str(fork), str(clone))
+    run(clone, "remote", "add", "upstream", f"file://{up}/.git/")   # FETCH_HEAD names it without /.git/
+    run(clone, "fetch", "-q", "upstream")
+    run(clone, "gc", "-q")
+    git_dir = str(clone / ".git")
+    set_ref_times(git_dir, 1_000_000)
+    run(clone, "fetch", "-q", "origin")
+    assert gitio.refs_updated_at(git_dir, ref="upstream/main") == 1_000_000
+    run(clone, "fetch", "-q", "upstream")
+    assert gitio.refs_updated_at(git_dir, ref="upstream/main") > 1_000_000

@@ -356,3 +356,19 @@ def test_l3_runs_asked_for_need_green_on_the_head(requests, results, codes):
     got = ([f.code for f in d.blocking], [f.code for f in d.passed if f.code.startswith("l3")])
     assert got == codes
     assert d.allowed is (not codes[0])
+
+
+def test_an_approval_or_signoff_set_aside_as_older_than_the_unit_says_so():
+    """An owner who approved (or signed off) sees "approved" on GitHub; when the gate sets that
+    approval aside — given before the unit's own commits last changed, or on a head forksync never
+    saw carrying them (before its first look at the PR) — the finding says whose, and that it must
+    be given again on the head, instead of asking for an approval that was given."""
+    d = decide(pr(areas=("amd", "llvm-pin"), head_sha=HEAD, unit_updated_at=100,
+                  reviews=(Review("carol", "APPROVED", 50, commit_id=OLD), Review("alice", "APPROVED", 200)),
+                  signoffs=(SignOff("llvm-pin", "bob", 60),)), SUITES, AREAS)
+    text = {f.subject: f.detail for f in d.blocking if f.code in ("approval-missing", "l3-signoff-missing")}
+    assert "carol approved" in text["amd"] and "again" in text["amd"] and HEAD[:12] in text["amd"]
+    assert "bob signed off" in text["llvm-pin"] and "again" in text["llvm-pin"]
+    chain = decide(pr(kind="chain", unit_updated_at=100, reviews=(Review("dave", "APPROVED", 50),)), SUITES, AREAS)
+    detail = next(f.detail for f in chain.blocking if f.code == "approval-missing")
+    assert "dave approved" in detail and "again" in detail
