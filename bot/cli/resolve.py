@@ -283,15 +283,9 @@ def _say_left_out(unit_id: str, left_out) -> None:
 def _lacks(git_dir: str, what: str, absent: list[tuple[str, str]] | str, then: str) -> str:
     """What a step that needs objects the repository lacks says: ``absent`` as ``(path, blob sha)``
     pairs (or git's words where it named none), how to get them, and ``then`` what to run."""
-    if isinstance(absent, str):
-        named, how = absent, "fetching them"
-    else:
-        named = ", ".join(f"{p} (blob {b[:12]})" for p, b in absent)
-        how = (f"`git -C {git_dir} cat-file -e {absent[0][1]}` fetches it" if len(absent) == 1 else
-               f"`git -C {git_dir} cat-file -e <blob>` fetches one")
-    return (f"the repository lacks objects {what} needs: {named} (a partial clone or snapshot?); in a partial clone "
-            f"{how} from its promisor remote (a plain `git fetch` keeps the clone's filter), else use a complete "
-            f"clone; {then}")
+    named = absent if isinstance(absent, str) else gitio.name_blobs(absent)
+    blobs = [] if isinstance(absent, str) else [b for _, b in absent]
+    return f"the repository lacks objects {what} needs: {named} {gitio.fetch_advice(git_dir, blobs)}; {then}"
 
 
 def _absent(git_dir: str, e: gitio.AbsentObjectsError, again: str) -> str:

@@ -90,7 +90,7 @@ from bot.config import renames
 from bot.config.objects import open_buffered
 from bot.config.renames import DEFAULT_RENAME_LIMIT
 from bot.config.trees import edit_entries
-from bot.git.repo import NO_LAZY_FETCH
+from bot.git.repo import NO_LAZY_FETCH, fetch_advice
 from bot.model import CommitInfo, ConflictFile, PlanItem, Unit
 from bot.templating import render
 
@@ -424,9 +424,8 @@ def _cannot_merge(repo: pygit2.Repository, commit: pygit2.Commit, ours, e: Excep
     absent = absent_blob(repo, commit, ours)
     if absent is None:
         return f"cannot merge {sha}: {str(e).strip()[:400]}"
-    return (f"cannot pick {sha}: the repository lacks blob {absent[1][:12]} of {absent[0]} (a partial clone or "
-            f"snapshot?); in a partial clone `git -C {repo.path.rstrip('/')} cat-file -e {absent[1]}` fetches it from "
-            "its promisor remote (a plain `git fetch` keeps the clone's filter), else use a complete clone; then apply again")
+    return (f"cannot pick {sha}: the repository lacks blob {absent[1][:12]} of {absent[0]} "
+            f"{fetch_advice(repo.path.rstrip('/'), [absent[1]])}; then apply again")
 
 
 def _write_index(repo: pygit2.Repository, idx: pygit2.Index) -> pygit2.Oid:

@@ -48,8 +48,23 @@ class AbsentObjectsError(GitIOError):
 
     def __init__(self, what: str, absent: Iterable[tuple[str, str]], repo: str):
         self.what, self.absent, self.repo = what, tuple(absent), repo
-        named = ", ".join(f"{p} (blob {b[:12]})" for p, b in self.absent)
-        super().__init__(f"the repository {repo} lacks objects {what} needs: {named}")
+        super().__init__(f"the repository {repo} lacks objects {what} needs: {name_blobs(self.absent)}")
+
+
+def name_blobs(absent: Iterable[tuple[str, str]]) -> str:
+    """``(path, blob sha)`` pairs as an error names them: ``path (blob <sha12>), …``."""
+    return ", ".join(f"{p} (blob {b[:12]})" for p, b in absent)
+
+
+def fetch_advice(git_dir: str, blobs: list[str]) -> str:
+    """What to do about blobs the repository ``git_dir`` lacks (``blobs``: their shas; empty where
+    git named none): ``(a partial clone or snapshot?); in a partial clone … else use a complete
+    clone``. The one blob a single ``cat-file -e`` fetches is named; forksync itself never fetches
+    them (:data:`NO_LAZY_FETCH`)."""
+    how = ("fetching them" if not blobs else f"`git -C {git_dir} cat-file -e {blobs[0]}` fetches it" if len(blobs) == 1
+           else f"`git -C {git_dir} cat-file -e <blob>` fetches one")
+    return (f"(a partial clone or snapshot?); in a partial clone {how} from its promisor remote (a plain `git fetch` "
+            "keeps the clone's filter), else use a complete clone")
 
 
 class RefError(ValueError):
