@@ -110,12 +110,7 @@ def files_with_markers(repo_path: str | Path, base: str, head: str) -> list[Mark
     Raises :class:`RefError` when ``base`` or ``head`` does not resolve in ``repo_path``,
     :class:`bot.git.repo.AbsentObjectsError` naming the blobs it would read that the repository
     lacks (a partial clone)."""
-    repo = _open(repo_path)
-    b = _commit(repo, base, repo_path)
-    h = _commit(repo, head, repo_path)
-    mb = repo.merge_base(b.id, h.id)
-    old_tree = repo[mb].peel(pygit2.Tree) if mb is not None else b.tree
-    diff = repo.diff(old_tree, h.tree)
+    repo, b, h, diff = _head_diff(repo_path, base, head)
     hits: list[MarkerHit] = []
     absent: list[tuple[str, str]] = []
     for d in diff.deltas:
@@ -150,12 +145,18 @@ def changed_paths(repo_path: str | Path, base: str, head: str) -> tuple[str, ...
     """Every path ``head`` changes since its merge base with ``base`` (added, modified, deleted;
     a rename as both its paths), sorted — what ``pulls/list-files`` lists, without its cap of 3000
     files. Raises :class:`RefError` when ``base`` or ``head`` does not resolve."""
+    _repo, _b, _h, diff = _head_diff(repo_path, base, head)
+    return tuple(sorted({p for d in diff.deltas for p in (d.old_file.path, d.new_file.path) if p}))
+
+
+def _head_diff(repo_path: str | Path, base: str, head: str):
+    """``(repository, base commit, head commit, diff)``: what ``head`` changes since its merge base
+    with ``base`` (base's tree where they share no history). :class:`RefError` as the callers say."""
     repo = _open(repo_path)
     b = _commit(repo, base, repo_path)
     h = _commit(repo, head, repo_path)
     mb = repo.merge_base(b.id, h.id)
-    diff = repo.diff(repo[mb].peel(pygit2.Tree) if mb is not None else b.tree, h.tree)
-    return tuple(sorted({p for d in diff.deltas for p in (d.old_file.path, d.new_file.path) if p}))
+    return repo, b, h, repo.diff(repo[mb].peel(pygit2.Tree) if mb is not None else b.tree, h.tree)
 
 
 def _range(repo_path: str | Path, base: str, head: str):
