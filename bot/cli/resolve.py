@@ -194,13 +194,19 @@ def _start(args, git_dir, unit_id, base, tip, stop, state_file) -> int:
                                    "`forksync status --json` lists the missing objects it met (missing_objects)")) from None
         raise
     state_file.parent.mkdir(parents=True, exist_ok=True)
-    state_file.write_text(json.dumps({"worktree": str(wt), "tip": tip, "conflict_commit": stop.conflict_commit,
-                                      "left_out": [list(x) for x in gaps.left_out]}))
+    _save_state(state_file, wt, tip, stop, gaps.left_out)
     print(f"worktree: {wt}")
     _say_left_out(unit_id, gaps.left_out)
     _print_conflict(wt, stop)
     _print_next(unit_id)
     return 0
+
+
+def _save_state(state_file: Path, wt: Path, tip: str, stop, left_out) -> None:
+    """The state between the steps: the worktree, the branch tip it was made at, its conflict
+    commit, and the files left out of it ``(path, mode, blob)``."""
+    state_file.write_text(json.dumps({"worktree": str(wt), "tip": tip, "conflict_commit": stop.conflict_commit,
+                                      "left_out": [list(x) for x in left_out]}))
 
 
 def _fill(wt: Path, tip: str, left_out) -> None:
@@ -454,8 +460,7 @@ def _go_on(args, git_dir, unit_id, wt, state_file) -> int:
             _move(wt, res.tip, gaps.left_out)
         else:
             _git(wt, "checkout", "-q", "--detach", "--force", res.tip)
-        state_file.write_text(json.dumps({"worktree": str(wt), "tip": res.tip, "conflict_commit": stop.conflict_commit,
-                                          "left_out": [list(x) for x in gaps.left_out]}))
+        _save_state(state_file, wt, res.tip, stop, gaps.left_out)
         print(f"stopped again at a conflict; the worktree {wt} is at it now")
         _say_left_out(unit_id, gaps.left_out)
         _print_conflict(wt, stop)
