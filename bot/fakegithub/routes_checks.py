@@ -24,14 +24,6 @@ def _require_app(ctx: Ctx) -> int:
     return app.id
 
 
-def _suite_id(ctx: Ctx, head_sha: str, app_id: int) -> int:
-    suites = ctx.repo.__dict__.setdefault("_suites", {})
-    key = (head_sha, app_id)
-    if key not in suites:
-        suites[key] = ctx.state.new_id()
-    return suites[key]
-
-
 def _apply(ctx: Ctx, run: CheckRun, body: dict) -> None:
     status = body.get("status")
     if status in ACTIONS_ONLY:
@@ -74,7 +66,7 @@ async def create_run(ctx: Ctx) -> Reply:
         raise GitHubError(422, "No commit found for SHA: " + body["head_sha"])
     run = CheckRun(ctx.state.new_id(), body["name"], body["head_sha"], app_id, "queued", None,
                    ctx.state.now(), None, {"title": None, "summary": None, "text": None})
-    run.suite_id = _suite_id(ctx, run.head_sha, app_id)
+    run.suite_id = ctx.state.check_suite_id(r, run.head_sha, app_id)
     _apply(ctx, run, body)
     r.check_runs[run.id] = run
     check_run_event(ctx.fake, r, run, "created", ctx.actor)

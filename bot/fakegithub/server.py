@@ -251,8 +251,7 @@ class FakeGitHub:
         t = self.state.now()
         run = CheckRun(self.state.new_id(), name, sha, app.id, "completed" if conclusion else "in_progress",
                        conclusion, t, t if conclusion else None, {"title": None, "summary": None, "text": None})
-        suites = repo.__dict__.setdefault("_suites", {})     # one check suite per (head, app), as checks/create
-        run.suite_id = suites.setdefault((sha, app.id), self.state.new_id())
+        run.suite_id = self.state.check_suite_id(repo, sha, app.id)
         repo.check_runs[run.id] = run
         return run
 

@@ -222,6 +222,7 @@ class Repo:
     pulls: dict[int, Pull] = field(default_factory=dict)
     comments: dict[int, Comment] = field(default_factory=dict)
     check_runs: dict[int, CheckRun] = field(default_factory=dict)
+    check_suites: dict[tuple[str, int], int] = field(default_factory=dict)   # (head sha, app id) → suite id
     statuses: dict[str, list[dict]] = field(default_factory=dict)  # commit sha → statuses, oldest first (other CI systems)
     workflow_runs: dict[int, WorkflowRun] = field(default_factory=dict)
     workflows: set[str] = field(default_factory=set)             # dispatchable workflow files
@@ -270,6 +271,14 @@ class State:
 
     def new_id(self) -> int:
         return next(self._ids)
+
+    def check_suite_id(self, repo: "Repo", head_sha: str, app_id: int) -> int:
+        """The check suite of ``app_id``'s check runs on ``head_sha``: one per (head, app), as
+        GitHub makes one when an app's first run on a commit is created."""
+        key = (head_sha, app_id)
+        if key not in repo.check_suites:
+            repo.check_suites[key] = self.new_id()
+        return repo.check_suites[key]
 
     # --- users, apps, tokens -------------------------------------------------------------------
     def user(self, login: str, type: str = "User") -> User:
