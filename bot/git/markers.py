@@ -11,7 +11,8 @@
   own: their tree is not git's clean automatic merge of their parents.
 * :func:`range_commits` — every commit in ``base..head``, for a pull request longer than the 250
   commits GitHub's API lists; :func:`changed_paths` — every path the head changes, for one
-  wider than the 3000 files it lists.
+  wider than the 3000 files it lists; :func:`markers_and_paths` — both of the head's answers
+  from one diff.
 
 All raise :class:`bot.git.repo.RefError` for a base or head that does not resolve, so a caller
 can report "cannot check markers" rather than pass silently.
@@ -110,7 +111,30 @@ def files_with_markers(repo_path: str | Path, base: str, head: str) -> list[Mark
     Raises :class:`RefError` when ``base`` or ``head`` does not resolve in ``repo_path``,
     :class:`bot.git.repo.AbsentObjectsError` naming the blobs it would read that the repository
     lacks (a partial clone)."""
+    return _markers(repo_path, *_head_diff(repo_path, base, head))
+
+
+def changed_paths(repo_path: str | Path, base: str, head: str) -> tuple[str, ...]:
+    """Every path ``head`` changes since its merge base with ``base`` (added, modified, deleted;
+    a rename as both its paths), sorted — what ``pulls/list-files`` lists, without its cap of 3000
+    files. Raises :class:`RefError` when ``base`` or ``head`` does not resolve."""
+    return _paths(_head_diff(repo_path, base, head)[3])
+
+
+def markers_and_paths(repo_path: str | Path, base: str, head: str) -> tuple[list[MarkerHit], tuple[str, ...]]:
+    """``(files_with_markers(…), changed_paths(…))`` from one diff of the head against its merge
+    base (the gate reads both on every evaluation). Raises as :func:`files_with_markers`."""
     repo, b, h, diff = _head_diff(repo_path, base, head)
+    return _markers(repo_path, repo, b, h, diff), _paths(diff)
+
+
+def _paths(diff: pygit2.Diff) -> tuple[str, ...]:
+    return tuple(sorted({p for d in diff.deltas for p in (d.old_file.path, d.new_file.path) if p}))
+
+
+def _markers(repo_path: str | Path, repo: pygit2.Repository, b: pygit2.Commit, h: pygit2.Commit,
+             diff: pygit2.Diff) -> list[MarkerHit]:
+    """:func:`files_with_markers` over ``diff`` (``h``'s changes since its merge base with ``b``)."""
     hits: list[MarkerHit] = []
     absent: list[tuple[str, str]] = []
     for d in diff.deltas:
@@ -139,14 +163,6 @@ def files_with_markers(repo_path: str | Path, base: str, head: str) -> list[Mark
     if absent:
         raise AbsentObjectsError(f"the conflict-marker check of {str(h.id)[:12]}", absent, str(repo_path))
     return sorted(hits, key=lambda x: x.path)
-
-
-def changed_paths(repo_path: str | Path, base: str, head: str) -> tuple[str, ...]:
-    """Every path ``head`` changes since its merge base with ``base`` (added, modified, deleted;
-    a rename as both its paths), sorted — what ``pulls/list-files`` lists, without its cap of 3000
-    files. Raises :class:`RefError` when ``base`` or ``head`` does not resolve."""
-    _repo, _b, _h, diff = _head_diff(repo_path, base, head)
-    return tuple(sorted({p for d in diff.deltas for p in (d.old_file.path, d.new_file.path) if p}))
 
 
 def _head_diff(repo_path: str | Path, base: str, head: str):

@@ -36,7 +36,7 @@ from typing import Awaitable, Callable
 
 from bot.agents.redact import error_text
 from bot.git.apply import rewritten_base
-from bot.git.markers import changed_paths, conflict_commits, files_with_markers, merges_with_content, range_commits
+from bot.git.markers import conflict_commits, markers_and_paths, merges_with_content, range_commits
 from bot.github.common import WRITE_LEVELS, permission, split_repo
 from bot.sync import store as sync_store
 from bot.validation import signoff
@@ -115,7 +115,7 @@ class TreeFacts:
     ``conflicts`` (``(commit, upstream sha)`` of conflict commits), ``rewritten`` (commits the sync
     branch was built on that the base no longer has), ``merges`` (merge commits with content of
     their own), ``commits`` (every commit of ``base..head``: :func:`bot.git.markers.range_commits`),
-    ``paths`` (every path the head changes: :func:`bot.git.markers.changed_paths`), and ``error``:
+    ``paths`` (every path the head changes: :func:`bot.git.markers.markers_and_paths`), and ``error``:
     why the trees could not be read ("" when they were; then the gate blocks with
     ``markers-unchecked`` and every merge is taken as having content)."""
 
@@ -133,11 +133,10 @@ def scan_range(git_dir: str | Path, base: str, head: str) -> TreeFacts:
     ``rewritten`` from :func:`bot.git.apply.rewritten_base`, ``merges`` from
     :func:`bot.git.markers.merges_with_content`). Raises :class:`bot.git.repo.RefError` when a sha
     is not there, :class:`bot.git.repo.GitIOError` when git cannot merge a merge's parents."""
-    hits = files_with_markers(git_dir, base, head)
+    hits, paths = markers_and_paths(git_dir, base, head)
     dropped, _foreign = rewritten_base(git_dir, head, base)
     return TreeFacts(tuple(h.path for h in hits), tuple(conflict_commits(git_dir, base, head)), tuple(dropped),
-                     merges_with_content(git_dir, base, head), tuple(range_commits(git_dir, base, head)),
-                     changed_paths(git_dir, base, head))
+                     merges_with_content(git_dir, base, head), tuple(range_commits(git_dir, base, head)), paths)
 
 
 async def tree_facts(repo_for: RepoFor | None, base: str, head: str) -> TreeFacts:
