@@ -12,7 +12,7 @@ from tests.support.validation_world import actions_world, close_world, make_worl
 BENCH = """\
 import json, os, random, statistics
 factor = float(open("speed.txt").read())
-rng = random.Random()
+rng = random.Random(" ".join(sorted(os.listdir("."))))     # the same noise for a commit on every run
 reps = [1.0 / factor * (1 + rng.gauss(0, 0.004)) for _ in range(10)]
 med = statistics.median(reps)
 os.makedirs("out", exist_ok=True)
