@@ -170,7 +170,9 @@ def main(argv=None) -> int:
             print(json.dumps({"cpu": c}))
         else:
             run, _, c = timed(s0, Store(os.path.join(tmp, "plan.sqlite")), None)
-            print(json.dumps({"cpu": c, "plan": hashlib.sha256(repr(run.plan).encode()).hexdigest()}))
+            print(json.dumps({"cpu": c, "merge_cpu": run.extra.get("merge_cpu", 0.0),
+                              "symbol_cpu": run.extra.get("symbol_cpu", 0.0), "parses": run.extra.get("parses", 0),
+                              "plan": hashlib.sha256(repr(run.plan).encode()).hexdigest()}))
         return 0
     print(f"as of {args.as_of}: upstream {u0[:12]}, fork {f0[:12]}; {len(pend0)} pending; rename detection "
           f"{'on' if cfg.rename_detection else 'off'}; load_state {t_load:.2f} s (excluded); {load()}")
