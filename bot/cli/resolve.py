@@ -20,11 +20,14 @@
 On a clone lacking blobs (a partial clone, a snapshot) the worktree leaves out the files whose
 blobs are absent and that resolving does not need (:func:`bot.git.resolution.checkout_gaps`),
 their index entries kept under git's skip-worktree bit so that the fold holds them unchanged;
-one line on stderr names them.
+one line on stderr names them. The index stays the person's: a left-out path deleted there stays
+deleted (and is refused, as any change to a file the conflict did not need, with the command that
+takes it back); one written, staged with other content, or moved elsewhere is refused at once.
 
 State between the steps lives in the fork repository's git dir (``forksync-resolve/<unit>.json``),
 as git keeps its own sequencer state there. Exit codes: 0 done (or the worktree is ready), 1 the
-resolution has problems (a marker left, the worktree's files unchanged) or the chain stopped at another conflict (also where the next pick, or
+resolution has problems (a marker left, the worktree's files unchanged, a left-out file changed)
+or the chain stopped at another conflict (also where the next pick, or
 the worktree's move to the next conflict, needs a blob a partial clone lacks: the fold is kept),
 2 bad input (no such unit, no conflict, the branch moved, nothing to abort) or a blob the step needs that a partial
 clone lacks, named (nothing changed).
@@ -34,9 +37,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pygit2
@@ -222,8 +227,9 @@ def _fill(wt: Path, tip: str, left_out) -> None:
 
 def _leave_out(wt: Path, left_out) -> None:
     """Put the left-out files' entries into the worktree's index as the conflict commit has them,
-    marked skip-worktree: an entry something dropped (the bit cleared, then `git add -A`) comes
-    back too, since no file of the worktree could stand for its blob."""
+    marked skip-worktree: an entry forksync's own `git add -A` dropped (its bit cleared, its file
+    absent) comes back too, since no file of the worktree could stand for its blob. ``left_out``
+    holds only the entries to keep: one the person deleted in the index is not passed in."""
     if not left_out:
         return
     _git(wt, "update-index", "-z", "--add", "--index-info",
@@ -231,20 +237,39 @@ def _leave_out(wt: Path, left_out) -> None:
     _git(wt, "update-index", "-z", "--skip-worktree", "--stdin", input="".join(f"{path}\0" for path, _, _ in left_out))
 
 
-def _left_out_edited(wt: Path, left_out) -> list[str]:
-    """The left-out paths whose file the worktree holds with other content than the conflict
-    commit's blob, or whose index entry names another blob or mode (a person's `git add` after
-    clearing skip-worktree). An entry gone from the index is not an edit: clearing the bit and
-    `git add -A` drops it, as nothing was written there, and :func:`_leave_out` puts it back."""
+@dataclass(frozen=True)
+class _LeftOutChanges:
+    """What the person did in the index to the files left out of the worktree (paths, sorted):
+    ``edited`` left-out paths written with other content or staged with another blob or mode;
+    ``moved`` other paths staged, under the skip-worktree bit, with a blob the repository lacks
+    (a left-out entry moved or copied there: `git mv --sparse`); ``removed`` left-out paths gone
+    from the index (`git rm --sparse`, `git rm --cached --sparse`, or the bit cleared and
+    `git add -A`) with nothing written in their place."""
+
+    edited: tuple[str, ...] = ()
+    moved: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+
+
+def _left_out_changes(wt: Path, git_dir: str, left_out) -> _LeftOutChanges:
+    """Read the worktree's index (one `git ls-files`, no blob read) before `git add -A` touches it.
+    An entry still there with the conflict commit's blob is no change even where its file is
+    absent (the bit cleared): nothing was written there. Entries without the skip-worktree bit
+    other than these are left to `git add -A`, which stages what the worktree holds."""
     if not left_out:
-        return []
-    staged = {}
-    for rec in _git(wt, "ls-files", "-s", "-z", "--", *(p for p, _, _ in left_out)).split("\0"):
+        return _LeftOutChanges()
+    staged, sticky = {}, []
+    for rec in _git(wt, "ls-files", "-s", "-t", "-z").split("\0"):
         meta, _, path = rec.partition("\t")
         if path:
-            mode, sha, _stage = meta.split()
+            tag, mode, sha, _stage = meta.split()
             staged[path] = (int(mode, 8), sha)
-    out = []
+            if tag == "S":
+                sticky.append(path)
+    places = {path: (mode, sha) for path, mode, sha in left_out}
+    repo = pygit2.Repository(git_dir)
+    moved = sorted(p for p in sticky if p not in places and staged[p][0] != 0o160000 and staged[p][1] not in repo)
+    edited, removed = [], []
     for path, mode, sha in left_out:
         f = wt / path
         if f.is_symlink():          # git stores a link as its target's text
@@ -254,8 +279,23 @@ def _left_out_edited(wt: Path, left_out) -> list[str]:
         else:
             written = sha if not f.exists() else ""     # absent (as left out), or a folder in its place
         if (path in staged and staged[path] != (mode, sha)) or written != sha:
-            out.append(path)
-    return out
+            edited.append(path)
+        elif path not in staged:
+            removed.append(path)
+    return _LeftOutChanges(tuple(sorted(edited)), tuple(moved), tuple(sorted(removed)))
+
+
+def _paths(paths) -> str:
+    return ", ".join(f"`{p}`" for p in paths)
+
+
+def _reset(wt: Path, paths) -> str:
+    return f"`git -C {shlex.quote(str(wt))} reset -q -- {shlex.join(paths)}`"
+
+
+def _removed_line(wt: Path, removed) -> str:
+    return (f"deleted in the index, though left out of the worktree (the repository lacks their blobs): "
+            f"{_paths(removed)}; {_reset(wt, removed)} takes the deletion back")
 
 
 def _move(wt: Path, tip: str, left_out) -> None:
@@ -335,6 +375,7 @@ def _reasons(items: list[str]) -> dict[str, str]:
 def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> int:
     reasons = _reasons(args.reason)
     wt = None
+    removed: tuple[str, ...] = ()        # left-out paths the person deleted in the index
     if stop.after:
         head = tip            # resolution commits already on the branch (pushed from elsewhere)
     else:
@@ -348,18 +389,34 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
         left_out = [(p, int(m), b) for p, m, b in st.get("left_out", ())]
         # a left-out file the person wrote or staged anyway is their edit: _leave_out below would
         # put the conflict commit's blob back over it and the fold would drop it unseen, so it is
-        # refused here (the resolution may change only the conflicted files in any case)
-        edited = _left_out_edited(wt, left_out)
-        if edited:
-            print("forksync: the resolution is not complete; nothing was changed:\n  - files left out of the "
-                  "worktree (the repository lacks their blobs) were written or staged: "
-                  + ", ".join(f"`{p}`" for p in edited) + f" — the resolution may change only the conflicted "
-                  f"files; remove them from {wt} (`git update-index --skip-worktree` keeps git's bit) or put "
-                  "other changes in a PR of their own", file=sys.stderr)
+        # refused here (the resolution may change only the conflicted files in any case); so is a
+        # left-out entry moved or copied to another path, whose blob no step could read
+        changes = _left_out_changes(wt, git_dir, left_out)
+        if changes.edited or changes.moved:
+            bad = []
+            if changes.edited:
+                bad.append("files left out of the worktree (the repository lacks their blobs) were written or staged: "
+                           + _paths(changes.edited) + f" — the resolution may change only the conflicted files; "
+                           f"remove them from {wt} (`git update-index --skip-worktree` keeps git's bit) or put other "
+                           "changes in a PR of their own")
+            if changes.moved:
+                bad.append("staged with blobs the repository lacks (a file left out of the worktree, moved or copied "
+                           f"there): {_paths(changes.moved)} — the resolution may change only the conflicted files, "
+                           f"and forksync can read none of these; {_reset(wt, changes.moved)} unstages them")
+            if changes.removed:
+                bad.append(_removed_line(wt, changes.removed))
+            print("forksync: the resolution is not complete; nothing was changed:\n"
+                  + "".join(f"  - {b}\n" for b in bad), end="", file=sys.stderr)
             return 1
         _git(wt, "add", "-A")
-        _leave_out(wt, left_out)
-        # the left-out files' blobs are not here: git would refuse a tree naming them
+        # a left-out entry the person deleted in the index stays deleted: git commits what the
+        # index holds, and honours `git rm --sparse` of a skip-worktree path, so an experienced
+        # git user expects the deletion, not the old blob quietly put back. The rule every
+        # resolution meets (only the conflicted files change) then refuses it, as on a full clone,
+        # and the index keeps it for the person to take back or carry to a PR of its own.
+        # Entries `git add -A` dropped only because their file is absent are put back.
+        removed = changes.removed
+        _leave_out(wt, [x for x in left_out if x[0] not in removed])
         tree = _git(wt, "write-tree", *(("--missing-ok",) if left_out else ()))
         if tree == str(pygit2.Repository(git_dir)[stop.conflict_commit].peel(pygit2.Commit).tree.id):
             print(f"forksync: the worktree still holds the conflict commit's files unchanged; edit them in {wt} first",
@@ -384,6 +441,8 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
         print("forksync: the resolution is not complete; nothing was changed:", file=sys.stderr)
         for p in chk.problems:
             print(f"  - {p}", file=sys.stderr)
+        if removed:
+            print(f"  - {_removed_line(wt, removed)}", file=sys.stderr)
         return 1
     repo = pygit2.Repository(git_dir)
     upstream = gitio.commit_info(repo, stop.upstream_sha)
