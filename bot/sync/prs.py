@@ -21,32 +21,39 @@ from bot.sync import store as sync_store
 
 TRAILER = re.compile(r"^Upstream-Commit:\s*([0-9a-f]{40})\s*$", re.MULTILINE)
 
-def not_forksyncs(pr: dict, full_name: str, *, bot_login: str | None, recorded: bool) -> str:
+def not_forksyncs(pr: dict, full_name: str, *, bot_login: str | None, recorded: bool, unit_pr: int = 0) -> str:
     """Pure: why ``pr`` (a ``pulls/get`` or webhook ``pull_request`` object of ``full_name``) is
     not one of forksync's own sync PRs; ``""`` when it is. forksync's own has its head branch in
     ``full_name`` itself — not in a fork of it (``head.repo`` another repository, or null when that
     repository was deleted: GitHub) — and was opened by the App (``user.login`` is ``bot_login``)
     or is on a branch forksync recorded pushing (``recorded``: its ``sync_branches`` row; a PR a
-    person opened again on forksync's branch still carries forksync's unit). Whether the head
-    ref starts with ``github.branch_prefix`` is the caller's question: this one is about who
-    owns the branch, which the name cannot say."""
+    person opened again on forksync's branch still carries forksync's unit) — but while the row
+    names the unit's PR (``unit_pr``, its ``pr``), only that PR: a person's second PR from the
+    same branch (into another base, say) is not the unit, and closing or merging it must not land,
+    close or delete anything of it. Whether the head ref starts with ``github.branch_prefix`` is
+    the caller's question: this one is about who owns the branch, which the name cannot say."""
     head = pr.get("head") or {}
     repo = (head.get("repo") or {}).get("full_name") or ""
     if repo != full_name:
         return (f"its head branch is in {repo}, not in {full_name}" if repo
                 else "its head repository was deleted")
-    if recorded or (bot_login and ((pr.get("user") or {}).get("login") or "") == bot_login):
+    number = int(pr.get("number") or 0)
+    second = bool(recorded and unit_pr and number and int(unit_pr) != number)
+    if (recorded and not second) or (bot_login and ((pr.get("user") or {}).get("login") or "") == bot_login):
         return ""
     who = ((pr.get("user") or {}).get("login") or "").strip()
+    if second:
+        return f"opened by {'@' + who if who else 'someone else'} on forksync's branch, whose sync PR is #{unit_pr}"
     return f"opened by {'@' + who if who else 'someone else'} on a branch forksync did not push"
 
 
 def foreign_reason(store, full_name: str, pr: dict, *, bot_login: str | None) -> str:
-    """:func:`not_forksyncs` with ``recorded`` read from the store (the PR's head ref among the
-    fork's ``sync_branches``)."""
+    """:func:`not_forksyncs` with ``recorded`` and ``unit_pr`` read from the store (the PR's head
+    ref among the fork's ``sync_branches``, and the PR its row names)."""
     branch = (pr.get("head") or {}).get("ref") or ""
-    return not_forksyncs(pr, full_name, bot_login=bot_login,
-                         recorded=bool(branch) and sync_store.branch_row(store, full_name, branch) is not None)
+    row = sync_store.branch_row(store, full_name, branch) if branch else None
+    return not_forksyncs(pr, full_name, bot_login=bot_login, recorded=row is not None,
+                         unit_pr=int((row or {}).get("pr") or 0))
 
 
 def is_own_sync_pr(store, full_name: str, pr: dict, *, prefix: str, bot_login: str | None) -> bool:
@@ -133,7 +140,8 @@ async def on_pushed(ctx, sync, full_name: str, pr: dict) -> str:
     row = sync_store.branch_row(ctx.store, full_name, branch)
     if row is None:
         return ""
-    foreign = not_forksyncs(pr, full_name, bot_login=getattr(sync, "bot_login", None), recorded=True)
+    foreign = not_forksyncs(pr, full_name, bot_login=getattr(sync, "bot_login", None), recorded=True,
+                            unit_pr=int(row.get("pr") or 0))
     if foreign:
         # a push to a fork's branch of the same name: neither a resolution of forksync's chain
         # nor anything forksync may fold into it

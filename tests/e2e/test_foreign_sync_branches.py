@@ -86,3 +86,28 @@ async def test_a_writers_own_branch_named_like_a_bundle_is_not_merged_by_itself(
     await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/comments", data={"body": "/forksync merge"})
     await w.bot.settle()
     assert (await w.pr(pr["number"]))["merged"] is True
+
+
+async def test_a_writers_second_pr_from_forksyncs_branch_into_another_base_closes_nothing_of_the_unit(world):
+    """alice opens a second PR from forksync's open bundle branch into ``release`` (to look at
+    the diff against it) and closes it: forksync's bundle keeps its branch, its PR and its
+    upstream commits' dispositions — only the unit's own PR lands or closes the unit."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    c1, c2 = await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    bundle, chain = await open_sync_prs(alice)
+    branch = bundle["head"]["ref"]
+    tip = git(up_src, "ls-remote", str(fork.path), f"refs/heads/{branch}").split()[0]
+    row = sync_store.branch_row(bot.store, "meta/triton", branch)
+    base = (await alice.getitem("/repos/meta/triton/branches/main"))["commit"]["sha"]
+    await alice.post("/repos/meta/triton/git/refs", data={"ref": "refs/heads/release", "sha": base})
+    pr = await alice.post("/repos/meta/triton/pulls", data={"title": "look", "head": branch, "base": "release"})
+    await bot.settle()
+    await alice.patch(f"/repos/meta/triton/pulls/{pr['number']}", data={"state": "closed"})
+    await bot.settle()
+
+    assert bot.deliveries("dead") == []
+    assert notes_of(fork.path, c1) == ""
+    assert git(up_src, "ls-remote", str(fork.path), f"refs/heads/{branch}").split()[:1] == [tip]
+    assert [p["number"] for p in await open_sync_prs(alice)] == [bundle["number"], chain["number"]]
+    assert sync_store.branch_row(bot.store, "meta/triton", branch) == row

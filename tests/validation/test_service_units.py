@@ -180,6 +180,21 @@ def test_only_forksyncs_own_branch_on_the_fork_makes_a_sync_pr(head, user, recor
     assert not_forksyncs(pr, "meta/triton", bot_login=BOT, recorded=recorded) == reason
 
 
+def test_a_second_pr_on_forksyncs_recorded_branch_is_not_the_unit():
+    """The row names the unit's PR: a person's other PR from the same branch (into another base)
+    is not forksync's; the unit's own PR, one on a branch with no PR recorded yet, and one the
+    App opened are."""
+    from bot.sync.prs import not_forksyncs
+
+    pr = {"number": 9, "head": {"ref": "forksync/bundle-1", "repo": {"full_name": "meta/triton"}},
+          "user": {"login": "alice"}}
+    assert not_forksyncs(pr, "meta/triton", bot_login=BOT, recorded=True, unit_pr=2) == (
+        "opened by @alice on forksync's branch, whose sync PR is #2")
+    assert not_forksyncs(pr, "meta/triton", bot_login=BOT, recorded=True, unit_pr=9) == ""
+    assert not_forksyncs(pr, "meta/triton", bot_login=BOT, recorded=True, unit_pr=0) == ""
+    assert not_forksyncs({**pr, "user": {"login": BOT}}, "meta/triton", bot_login=BOT, recorded=True, unit_pr=2) == ""
+
+
 def test_without_a_known_bot_login_only_recorded_branches_are_forksyncs():
     from bot.sync.prs import not_forksyncs
 
