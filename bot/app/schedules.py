@@ -30,6 +30,7 @@ from bot.github.common import issue_once, split_repo
 from bot.l2 import store as l2_store
 from bot.l2.service import l2_tick
 from bot.sync import store as sync_store
+from bot.sync.prs import is_own_sync_pr
 from bot.sync.upstream import refresh_quietly
 from bot.triage.nightly import triage_stored_nightly
 from bot.validation import store as vstore
@@ -96,8 +97,8 @@ async def reconcile_tick(ctx, full: str) -> list[str]:
     """Validate open PRs into the default branch whose head has no finished forksync gate check
     (the bot's own PRs and updates: their webhooks are dropped by the loop guard; a run whose
     worker died: its pending result is re-run once it is older than the suite may take), and
-    re-evaluate sync PRs whose gate said "Ready to merge" but are still open (a 405 or an unknown
-    mergeability earlier: the merge is retried), and any PR whose other checks or commit statuses
+    re-evaluate forksync's own sync PRs whose gate said "Ready to merge" but are still open (a 405
+    or an unknown mergeability earlier: the merge is retried), and any PR whose other checks or commit statuses
     changed after its gate completed."""
     v = ctx.validation
     rv = split_repo(full)
@@ -113,7 +114,8 @@ async def reconcile_tick(ctx, full: str) -> list[str]:
                                                  iterable_key="check_runs")]
         if not runs or runs[0].get("status") != "completed":
             notes += await v.validate_pr(ctx, full, int(pr["number"]))
-        elif runs[0].get("conclusion") == "success" and pr["head"]["ref"].startswith(prefix):
+        elif runs[0].get("conclusion") == "success" and is_own_sync_pr(ctx.store, full, pr, prefix=prefix,
+                                                                         bot_login=v.bot_login):
             notes += await v.evaluate(ctx, full, int(pr["number"]))
         elif await _required_changed(ctx.gh, full, pr["base"]["ref"], cfg, runs[0], required_now):
             notes += [f"#{pr['number']}: required checks changed since the gate"] + await v.evaluate(ctx, full, int(pr["number"]))

@@ -240,7 +240,8 @@ def _leave_out(wt: Path, left_out) -> None:
 @dataclass(frozen=True)
 class _LeftOutChanges:
     """What the person did in the index to the files left out of the worktree (paths, sorted):
-    ``edited`` left-out paths written with other content or staged with another blob or mode;
+    ``edited`` left-out paths written with other content or staged with another blob or mode
+    (or the file written where a folder of one was: that file's path);
     ``moved`` other paths staged, under the skip-worktree bit, with a blob the repository lacks
     (a left-out entry moved or copied there: `git mv --sparse`); ``removed`` left-out paths gone
     from the index (`git rm --sparse`, `git rm --cached --sparse`, or the bit cleared and
@@ -272,6 +273,13 @@ def _left_out_changes(wt: Path, git_dir: str, left_out) -> _LeftOutChanges:
     edited, removed = [], []
     for path, mode, sha in left_out:
         f = wt / path
+        # a file (or link) where a folder of the path was: `git add -A` stages it in place of the
+        # left-out entry, and putting the entry back would drop it from the resolution unsaid
+        over = next((str(a) for a in reversed(Path(path).parents) if a != Path(".")
+                     and ((wt / a).is_symlink() or ((wt / a).exists() and not (wt / a).is_dir()))), "")
+        if over:
+            edited.append(over)
+            continue
         if f.is_symlink():          # git stores a link as its target's text
             written = _git(wt, "hash-object", "--stdin", input=os.readlink(f)) if mode == 0o120000 else ""
         elif f.is_file():
@@ -282,7 +290,7 @@ def _left_out_changes(wt: Path, git_dir: str, left_out) -> _LeftOutChanges:
             edited.append(path)
         elif path not in staged:
             removed.append(path)
-    return _LeftOutChanges(tuple(sorted(edited)), tuple(moved), tuple(sorted(removed)))
+    return _LeftOutChanges(tuple(sorted(set(edited))), tuple(moved), tuple(sorted(removed)))
 
 
 def _paths(paths) -> str:

@@ -21,6 +21,7 @@ import gidgethub
 
 from bot.github.common import comment_once, render, split_repo
 from bot.model import Disposition
+from bot.sync import prs as sync_prs
 from bot.sync import store as sync_store
 from bot.sync.service import SyncError
 
@@ -78,10 +79,17 @@ async def closer_reason(gh, full_name: str, number: int, closer: str, bot_login:
 async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender) -> None:
     """A sync PR merged or closed unmerged (see the module doc); ``sender`` is the event's
     ``sender`` object (read only for an unmerged close). PRs on branches forksync did not push
-    are left alone."""
+    are left alone, and so are PRs only named like forksync's branch (from a fork of the fork) and a
+    person's second PR from forksync's branch (:func:`bot.sync.prs.not_forksyncs`) — closing one
+    never closes, deletes or re-plans the unit."""
     branch = pr["head"]["ref"]
     row = sync_store.branch_row(ctx.store, full_name, branch)
     if row is None:
+        return
+    foreign = sync_prs.not_forksyncs(pr, full_name, bot_login=getattr(sync, "bot_login", None), recorded=True,
+                                     unit_pr=int(row.get("pr") or 0))
+    if foreign:
+        ctx.note(f"#{pr.get('number')}: {branch} is not forksync's sync branch ({foreign}); left alone")
         return
     if not sync:        # no sync service in this process: retried later, before anything changes
         raise SyncError("no sync service configured in this process")

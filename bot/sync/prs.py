@@ -6,6 +6,10 @@ Truth about "is there already a PR for this unit" is GitHub itself (``pulls/list
 lead to a second PR. Table ``sync_branches`` (:mod:`bot.sync.store`) remembers the tip forksync last pushed to each
 branch: a branch whose remote tip differs from it holds someone else's commits and is not
 rebuilt (the bot comments instead, ``person_commits.md.j2``).
+
+A branch's name does not make a PR forksync's: anyone who can open a PR picks the name, from a
+fork of the fork too. :func:`not_forksyncs` says which PRs are forksync's own sync PRs; every
+path that lands, closes, folds, blocks or merges a unit asks it first.
 """
 from __future__ import annotations
 
@@ -16,6 +20,47 @@ from bot.github.common import comment_once, render, split_repo
 from bot.sync import store as sync_store
 
 TRAILER = re.compile(r"^Upstream-Commit:\s*([0-9a-f]{40})\s*$", re.MULTILINE)
+
+def not_forksyncs(pr: dict, full_name: str, *, bot_login: str | None, recorded: bool, unit_pr: int = 0) -> str:
+    """Pure: why ``pr`` (a ``pulls/get`` or webhook ``pull_request`` object of ``full_name``) is
+    not one of forksync's own sync PRs; ``""`` when it is. forksync's own has its head branch in
+    ``full_name`` itself — not in a fork of it (``head.repo`` another repository, or null when that
+    repository was deleted: GitHub) — and was opened by the App (``user.login`` is ``bot_login``)
+    or is on a branch forksync recorded pushing (``recorded``: its ``sync_branches`` row; a PR a
+    person opened again on forksync's branch still carries forksync's unit) — but while the row
+    names the unit's PR (``unit_pr``, its ``pr``), only that PR: a person's second PR from the
+    same branch (into another base, say) is not the unit, and closing or merging it must not land,
+    close or delete anything of it. Whether the head ref starts with ``github.branch_prefix`` is
+    the caller's question: this one is about who owns the branch, which the name cannot say."""
+    head = pr.get("head") or {}
+    repo = (head.get("repo") or {}).get("full_name") or ""
+    if repo != full_name:
+        return (f"its head branch is in {repo}, not in {full_name}" if repo
+                else "its head repository was deleted")
+    number = int(pr.get("number") or 0)
+    second = bool(recorded and unit_pr and number and int(unit_pr) != number)
+    if (recorded and not second) or (bot_login and ((pr.get("user") or {}).get("login") or "") == bot_login):
+        return ""
+    who = ((pr.get("user") or {}).get("login") or "").strip()
+    if second:
+        return f"opened by {'@' + who if who else 'someone else'} on forksync's branch, whose sync PR is #{unit_pr}"
+    return f"opened by {'@' + who if who else 'someone else'} on a branch forksync did not push"
+
+
+def foreign_reason(store, full_name: str, pr: dict, *, bot_login: str | None) -> str:
+    """:func:`not_forksyncs` with ``recorded`` and ``unit_pr`` read from the store (the PR's head
+    ref among the fork's ``sync_branches``, and the PR its row names)."""
+    branch = (pr.get("head") or {}).get("ref") or ""
+    row = sync_store.branch_row(store, full_name, branch) if branch else None
+    return not_forksyncs(pr, full_name, bot_login=bot_login, recorded=row is not None,
+                         unit_pr=int((row or {}).get("pr") or 0))
+
+
+def is_own_sync_pr(store, full_name: str, pr: dict, *, prefix: str, bot_login: str | None) -> bool:
+    """Is ``pr`` forksync's own sync PR: head ref named ``prefix``… and :func:`foreign_reason` empty?"""
+    return (str((pr.get("head") or {}).get("ref") or "").startswith(prefix)
+            and not foreign_reason(store, full_name, pr, bot_login=bot_login))
+
 
 async def find_open_pr(gh, full_name: str, branch: str) -> dict | None:
     """The open PR whose head is ``owner:branch`` (None if none)."""
@@ -88,11 +133,19 @@ async def on_pushed(ctx, sync, full_name: str, pr: dict) -> str:
     resolution to check — folded into its pick when the chain carries a conflict commit
     (:meth:`bot.sync.service.SyncService.finish_conflict`), else verified (once per head sha:
     the reply carries the sha in its marker). Returns what happened: ``own``, ``folded``,
-    ``waiting``, ``verified``, ``rejected`` or ``""`` (not a sync branch)."""
+    ``waiting``, ``verified``, ``rejected`` or ``""`` (not a sync branch, or a PR only named like
+    one: :func:`not_forksyncs`)."""
     branch = pr["head"]["ref"]
     head = pr["head"]["sha"]
     row = sync_store.branch_row(ctx.store, full_name, branch)
     if row is None:
+        return ""
+    foreign = not_forksyncs(pr, full_name, bot_login=getattr(sync, "bot_login", None), recorded=True,
+                            unit_pr=int(row.get("pr") or 0))
+    if foreign:
+        # a push to a fork's branch of the same name: neither a resolution of forksync's chain
+        # nor anything forksync may fold into it
+        ctx.note(f"#{pr.get('number')}: {branch} is not forksync's sync branch ({foreign}); left alone")
         return ""
     if head == row["pushed_tip"]:
         ctx.note(f"{branch}: own push")

@@ -762,7 +762,9 @@ class SyncService:
         pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full_name), "number": number})
         branch = pr["head"]["ref"]
         row = sync_store.branch_row(ctx.store, full_name, branch)
-        if row is None or row["kind"] != "chain":
+        if row is None or row["kind"] != "chain" \
+                or sync_prs.not_forksyncs(pr, full_name, bot_login=self.bot_login, recorded=True,
+                                          unit_pr=int(row.get("pr") or 0)):
             return "`resolve` works on a forksync chain PR; this is not one."
         if not row.get("conflict_sha"):
             return "this chain is not stopped at a conflict; nothing to resolve."

@@ -38,6 +38,7 @@ from bot.agents.redact import error_text
 from bot.git.apply import rewritten_base
 from bot.git.markers import conflict_commits, markers_and_paths, merges_with_content, range_commits
 from bot.github.common import WRITE_LEVELS, permission, split_repo
+from bot.sync import prs as sync_prs
 from bot.sync import store as sync_store
 from bot.validation import signoff
 from bot.validation import store as vstore
@@ -227,14 +228,22 @@ def pr_areas(cfg, labels: list[str], files: list[str]) -> tuple[str, ...]:
 
 def pr_kind(cfg, labels: list[str], branch: str = "") -> str:
     """``chain`` | ``bundle`` | ``other``: from the PR's labels, and a sync branch named for a chain
-    (``forksync/chain-<sha12>``, the unit id) is a chain whatever its labels — a label anyone who
-    can triage may remove (its removal itself makes forksync evaluate the gate), and a chain's
-    writer approval is what stands between a resolved conflict (a person's, the rules', an
-    agent's) and a merge."""
+    (``forksync/chain-<sha12>``, the unit id; ``branch`` is forksync's own, :func:`own_branch`)
+    is a chain whatever its labels — a label anyone who can triage may remove (its removal itself
+    makes forksync evaluate the gate), and a chain's writer approval is what stands between a
+    resolved conflict (a person's, the rules', an agent's) and a merge."""
     lab = cfg.github.labels
     if lab.chain in labels or branch.startswith(cfg.github.branch_prefix + "chain-"):
         return "chain"
     return "bundle" if lab.bundle in labels else "other"
+
+
+def own_branch(store, full: str, pr: dict, bot_login: str | None) -> str:
+    """The PR's head ref when it is forksync's own sync branch (:func:`bot.sync.prs.foreign_reason`
+    empty), else ``""``: only a branch forksync built says what forksync built, so a person's PR
+    (from a fork of the fork too) named ``forksync/chain-…`` is what its labels make it."""
+    ref = (pr.get("head") or {}).get("ref") or ""
+    return "" if sync_prs.foreign_reason(store, full, pr, bot_login=bot_login) else ref
 
 
 async def base_branch(gh, full: str, ref: str) -> dict:
@@ -330,7 +339,8 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
                           await permission(gh, full, login) in WRITE_LEVELS, r.get("commit_id") or ""))
     return PRState(
         number=pr["number"], head_sha=head, base_sha=base, head_contains_base=await head_contains(gh, full, base, head),
-        kind=pr_kind(cfg, labels, pr["head"].get("ref") or ""), areas=pr_areas(cfg, labels, paths), author=author,
+        kind=pr_kind(cfg, labels, own_branch(store, full, pr, bot_login)), areas=pr_areas(cfg, labels, paths),
+        author=author,
         author_is_collaborator=await is_trusted_author(gh, full, author, bot_login),
         retest_by_writer_on=vstore.retest_shas(store, full, pr["number"]),
         conflict_marker_files=facts.markers, markers_error=facts.error, conflict_commits=facts.conflicts,

@@ -51,6 +51,7 @@ from bot.github.drafts import mark_ready
 from bot.github.fork_config import CONFIG_PATH, fetch_config_text
 from bot.github.merge import merge_pr, update_branch
 from bot.sync import landing
+from bot.sync import prs as sync_prs
 from bot.sync.blocked import github_words
 from bot.validation import gate_inputs
 from bot.validation import store as vstore
@@ -334,18 +335,27 @@ class ValidationService:
                      + (" — " + ", ".join(f"{f.code}({f.subject})" if f.subject else f.code
                                           for f in decision.blocking) if decision.blocking else "")]
             extra = [f"Trusted suites unavailable: {tr.error}"] if tr.error else []
-            sync_pr = (pr["head"]["ref"].startswith(tr.cfg.github.branch_prefix)
-                       and from_repo(pr, full))
+            named = pr["head"]["ref"].startswith(tr.cfg.github.branch_prefix)
+            foreign = sync_prs.foreign_reason(ctx.store, full, pr, bot_login=self.bot_login) if named else ""
+            sync_pr = named and not foreign
+            if foreign:
+                # named like a sync branch, and so once taken for one; saying why it is not keeps a
+                # person from waiting for a merge forksync will not make by itself
+                extra.append(f"Not forksync's sync PR, although its branch is named `{pr['head']['ref']}`: {foreign}. "
+                             "forksync treats it as any other PR: it does not merge it by itself, does not take it "
+                             "for a chain by its name, and lands, closes or deletes nothing of it; "
+                             "`/forksync merge` asks it to merge.")
+                notes.append(f"#{number}: not forksync's sync PR ({foreign})")
             if pr.get("draft") and sync_pr and suites and leaves_draft(decision):
                 # a chain opened as a draft (stopped at a conflict) leaves draft once it is whole
                 # and L1 is green on its head; approvals and sign-offs are still asked for
                 if await mark_ready(ctx.gh, pr):
                     notes.append(f"#{number} left draft: whole, L1 green on {state.head_sha[:12]}")
                     pr = {**pr, "draft": False}
-            if "merge" in decision.actions and not (sync_pr or explicit):
+            if "merge" in decision.actions and not (sync_pr or explicit) and not foreign:
                 extra.append("Not a sync PR: forksync does not merge it by itself; `/forksync merge` asks it to.")
             if "merge" in decision.actions and (sync_pr or explicit):
-                outcome = await self.merge(ctx, full, pr, state.head_sha, tr.cfg.github.merge_method)
+                outcome = await self.merge(ctx, full, pr, state.head_sha, tr.cfg.github.merge_method, unit=sync_pr)
                 notes.append(outcome)
                 if outcome.startswith("merged"):
                     notes += await self._after_merge(ctx, full, number)
@@ -393,10 +403,12 @@ class ValidationService:
         return await update_branch(ctx.gh, full, pr["number"], head, polls=self.mergeable_polls,
                                    poll_s=self.merge_poll_s)
 
-    async def merge(self, ctx, full: str, pr: dict, head: str, method: str) -> str:
+    async def merge(self, ctx, full: str, pr: dict, head: str, method: str, *, unit: bool = True) -> str:
         """Merge at ``head``; a merge GitHub refuses (405, 403, 422) blocks the sync unit
-        (:meth:`bot.sync.service.SyncService.merge_refused`: stored, on the status issue and the PR)."""
-        branch = (pr.get("head") or {}).get("ref") or ""
+        (:meth:`bot.sync.service.SyncService.merge_refused`: stored, on the status issue and the PR)
+        — only when ``unit`` (the PR is forksync's own sync PR): a refusal of a PR merely named
+        like a sync branch says nothing about forksync's unit of that name."""
+        branch = ((pr.get("head") or {}).get("ref") or "") if unit else ""
         try:
             out = await merge_pr(ctx.gh, full, pr["number"], head, method, polls=self.mergeable_polls,
                                  poll_s=self.merge_poll_s)
@@ -405,9 +417,10 @@ class ValidationService:
             if code not in (403, 422) or isinstance(e, gidgethub.RateLimitExceeded):
                 raise
             words = github_words(e)
-            await self.sync.merge_refused(ctx, full, branch, head, words)
-            return f"not merged: GitHub refused ({words}); blocked until a merge goes through"
-        if out.startswith("not merged: GitHub answered 405"):
+            if branch:
+                await self.sync.merge_refused(ctx, full, branch, head, words)
+            return f"not merged: GitHub refused ({words})" + ("; blocked until a merge goes through" if branch else "")
+        if branch and out.startswith("not merged: GitHub answered 405"):
             said = re.search(r": ([^:]+?) \(after \d+ attempts?\)", out)       # GitHub's own words in the note
             await self.sync.merge_refused(ctx, full, branch, head, f"405 {said.group(1)}" if said else out)
         return out
@@ -450,15 +463,10 @@ async def command_merge(ctx, full: str, number: int) -> tuple[str, str]:
     return "; ".join(notes), details
 
 
-def from_repo(pr: dict, full: str) -> bool:
-    """Whether the PR's head branch is in ``full`` itself. A PR whose head repository was deleted
-    has ``head.repo`` null (GitHub): its branch is nobody's sync branch, whatever it is called."""
-    return ((pr.get("head") or {}).get("repo") or {}).get("full_name") == full
-
-
 async def after_hold(ctx, full: str, branch_prefix: str) -> list[str]:
-    """Re-evaluate the gate of every open sync PR of ``full`` (head branch ``branch_prefix``…, in
-    ``full`` itself) after ``hold``/``unhold`` changed: a gate that finished red only for the hold
+    """Re-evaluate the gate of every open sync PR of ``full`` (forksync's own, head branch
+    ``branch_prefix``…: :func:`bot.sync.prs.is_own_sync_pr`) after ``hold``/``unhold`` changed: a
+    gate that finished red only for the hold
     would otherwise keep saying "held" after ``unhold`` (nothing else re-evaluates a completed red
     gate whose checks did not move), and a green one would say "ready" while held. Returns the
     evaluations' notes, and one note per PR that GitHub refused to evaluate (the others still run).
@@ -469,8 +477,7 @@ async def after_hold(ctx, full: str, branch_prefix: str) -> list[str]:
     notes: list[str] = []
     rv = split_repo(full)
     async for pr in ctx.gh.getiter("/repos/{owner}/{repo}/pulls{?state}", {**rv, "state": "open"}):
-        head = pr.get("head") or {}
-        if not str(head.get("ref", "")).startswith(branch_prefix) or not from_repo(pr, full):
+        if not sync_prs.is_own_sync_pr(ctx.store, full, pr, prefix=branch_prefix, bot_login=v.bot_login):
             continue
         try:
             notes += await v.evaluate(ctx, full, int(pr["number"]))

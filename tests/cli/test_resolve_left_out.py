@@ -142,3 +142,35 @@ def test_an_edit_of_a_left_out_file_is_refused_and_kept(left_out, capsys):
     assert err.startswith("forksync: the resolution is not complete; nothing was changed:\n") and "`README.md`" in err
     assert branch(s) == s.tip and (s.wt / "README.md").read_text() == "the person's own words\n"
     assert s.part.attempts() == []
+
+
+def test_a_file_written_where_a_folder_of_left_out_files_was_is_refused_not_dropped(tmp_path, monkeypatch, capsys):
+    """test/ops.mlir is left out (its blob absent); the person puts a file ``test`` where the
+    folder ``test/`` was. `git add -A` would stage ``test`` in place of test/ops.mlir, and putting
+    the left-out entry back dropped the person's file from the fold unsaid: it is refused, named,
+    and kept, and the branch does not move."""
+    pair = build_pair(tmp_path / "repos")
+    monkeypatch.chdir(tmp_path)
+    mlir = blob_of(pair.fork.path, "main", "test/ops.mlir")
+    part = blobless_clone(pair.fork.path, tmp_path / "part.git", missing=[mlir])
+    g = ["--upstream", str(part.path), "--upstream-ref", "upstream/main", "--fork", str(part.path)]
+    chain = f"chain-{pair.u['u2'][:12]}"
+    wt = tmp_path / ".forksync-resolve" / chain
+    assert main([*g, "apply", chain]) == 1
+    assert main([*g, "resolve", chain]) == 0
+    assert not (wt / "test/ops.mlir").exists()
+    ops = wt / "lib/Dialect/Ops.cpp"
+    ops.write_text(re.sub(r"<<<<<<< fork\n.*?>>>>>>> [^\n]*\n", FIX, ops.read_text(), flags=re.S))
+    if (wt / "test").exists():
+        (wt / "test").rmdir()
+    (wt / "test").write_text("the person's file\n")
+    tip = run_git(part.path, "rev-parse", f"forksync/{chain}").strip()
+    capsys.readouterr()
+    assert main([*g, "resolve", chain, "--continue"]) == 1
+    out, err = capsys.readouterr()
+    assert err == ("forksync: the resolution is not complete; nothing was changed:\n"
+                   "  - files left out of the worktree (the repository lacks their blobs) were written or staged: "
+                   f"`test` — the resolution may change only the conflicted files; remove them from {wt} "
+                   "(`git update-index --skip-worktree` keeps git's bit) or put other changes in a PR of their own\n"), err
+    assert run_git(part.path, "rev-parse", f"forksync/{chain}").strip() == tip
+    assert (wt / "test").read_text() == "the person's file\n"

@@ -95,12 +95,31 @@ class World:
     def alice(self):
         return self.people["alice"]
 
-    def push_branch(self, branch: str, files: dict[str, str], message: str = "change", *, base: str = "main") -> str:
+    def push_branch(self, branch: str, files: dict[str, str], message: str = "change", *, base: str = "main",
+                    forksync: bool = True) -> str:
+        """Commit ``files`` on ``base`` and push them as ``branch``. A ``forksync/…`` branch stands
+        in for forksync's own push (:meth:`record_sync_branch`) unless ``forksync`` is False: then
+        it is a person's branch that only carries the name."""
         git(self.work, "fetch", "-q", "origin")
         git(self.work, "checkout", "-q", "-B", branch, f"origin/{base}")
         sha = commit_files(self.work, files, message)
         git(self.work, "push", "-q", "-f", "origin", f"{branch}:refs/heads/{branch}")
+        if forksync and branch.startswith("forksync/"):
+            self.record_sync_branch(branch, sha)
         return sha
+
+    def record_sync_branch(self, branch: str, tip: str) -> None:
+        """Record ``branch`` as forksync's, last pushed at ``tip`` — the ``sync_branches`` row
+        :meth:`bot.sync.service.SyncService.publish` writes when it pushes a unit (no upstream
+        commits: this world's fork follows no upstream)."""
+        from bot.sync import store as sync_store
+
+        unit = branch.removeprefix("forksync/")
+        row = sync_store.branch_row(self.bot.store, "meta/triton", branch) or {}
+        sync_store.save_branch(self.bot.store, repo="meta/triton", branch=branch, unit_id=unit,
+                               kind="chain" if unit.startswith("chain-") else "bundle", pushed_tip=tip,
+                               verified_tip=row.get("verified_tip", ""), pr=row.get("pr", 0), state="open",
+                               shas_json="[]", base_sha=git(self.work, "rev-parse", "origin/main"), conflict_sha="")
 
     def delete_file_on_branch(self, branch: str, path: str, message: str) -> str:
         git(self.work, "fetch", "-q", "origin")

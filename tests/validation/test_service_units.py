@@ -157,14 +157,51 @@ def test_the_runner_never_sees_the_bots_secrets():
     assert env == {"PATH": "/usr/bin", "HOME": "/h", "CUDA_VISIBLE_DEVICES": "0", "TRITON_INTERPRET": "1"}
 
 
-def test_a_pr_whose_head_repository_is_gone_is_no_sync_pr():
-    from bot.validation.service import from_repo
+BOT = "forksync[bot]"
 
-    own = {"head": {"ref": "forksync/bundle-1", "repo": {"full_name": "meta/triton"}}}
-    assert from_repo(own, "meta/triton")
-    assert not from_repo({"head": {"ref": "forksync/bundle-1", "repo": {"full_name": "eve/triton"}}}, "meta/triton")
-    assert not from_repo({"head": {"ref": "forksync/bundle-1", "repo": None}}, "meta/triton")   # GitHub: a deleted fork
-    assert not from_repo({"head": {"ref": "forksync/bundle-1"}}, "meta/triton")
+
+@pytest.mark.parametrize("head, user, recorded, reason", [
+    ({"repo": {"full_name": "meta/triton"}}, BOT, False, ""),                 # the App opened it
+    ({"repo": {"full_name": "meta/triton"}}, "alice", True, ""),              # a person's PR on forksync's branch
+    ({"repo": {"full_name": "meta/triton"}}, BOT, True, ""),
+    ({"repo": {"full_name": "meta/triton"}}, "alice", False,
+     "opened by @alice on a branch forksync did not push"),
+    ({"repo": {"full_name": "meta/triton"}}, "", False, "opened by someone else on a branch forksync did not push"),
+    # a fork of the fork: its branch is never forksync's, whoever opened the PR or whatever is recorded
+    ({"repo": {"full_name": "eve/triton"}}, "eve", True, "its head branch is in eve/triton, not in meta/triton"),
+    ({"repo": {"full_name": "eve/triton"}}, BOT, True, "its head branch is in eve/triton, not in meta/triton"),
+    ({"repo": None}, BOT, True, "its head repository was deleted"),             # GitHub: a deleted fork
+    ({}, BOT, True, "its head repository was deleted"),
+])
+def test_only_forksyncs_own_branch_on_the_fork_makes_a_sync_pr(head, user, recorded, reason):
+    from bot.sync.prs import not_forksyncs
+
+    pr = {"head": {"ref": "forksync/chain-0123456789ab", **head}, "user": {"login": user}}
+    assert not_forksyncs(pr, "meta/triton", bot_login=BOT, recorded=recorded) == reason
+
+
+def test_a_second_pr_on_forksyncs_recorded_branch_is_not_the_unit():
+    """The row names the unit's PR: a person's other PR from the same branch (into another base)
+    is not forksync's; the unit's own PR, one on a branch with no PR recorded yet, and one the
+    App opened are."""
+    from bot.sync.prs import not_forksyncs
+
+    pr = {"number": 9, "head": {"ref": "forksync/bundle-1", "repo": {"full_name": "meta/triton"}},
+          "user": {"login": "alice"}}
+    assert not_forksyncs(pr, "meta/triton", bot_login=BOT, recorded=True, unit_pr=2) == (
+        "opened by @alice on forksync's branch, whose sync PR is #2")
+    assert not_forksyncs(pr, "meta/triton", bot_login=BOT, recorded=True, unit_pr=9) == ""
+    assert not_forksyncs(pr, "meta/triton", bot_login=BOT, recorded=True, unit_pr=0) == ""
+    assert not_forksyncs({**pr, "user": {"login": BOT}}, "meta/triton", bot_login=BOT, recorded=True, unit_pr=2) == ""
+
+
+def test_without_a_known_bot_login_only_recorded_branches_are_forksyncs():
+    from bot.sync.prs import not_forksyncs
+
+    pr = {"head": {"ref": "forksync/bundle-1", "repo": {"full_name": "meta/triton"}}, "user": {"login": BOT}}
+    assert not_forksyncs(pr, "meta/triton", bot_login=None, recorded=True) == ""
+    assert not_forksyncs(pr, "meta/triton", bot_login="", recorded=False) == (
+        "opened by @forksync[bot] on a branch forksync did not push")
 
 
 @pytest.mark.parametrize("codes, leaves", [
