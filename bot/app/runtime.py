@@ -2,7 +2,8 @@
 dispatcher over all handlers, the queue worker and the upstream poller, on one event loop.
 
 GitHub access goes through :mod:`bot.github.client` (App auth with a per-installation token cache,
-backoff, pinned API version). Token mode (``FORKSYNC_TOKEN``) uses one client for everything.
+backoff, pinned API version). Token mode (``FORKSYNC_TOKEN``) uses one client for everything;
+the bot's own login is then ``FORKSYNC_BOT_LOGIN``, else the token's account (``GET /user``).
 """
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
+import gidgethub
 
-from bot.agents.redact import remember_minted
+from bot.agents.redact import remember_minted, scrub
 from bot.app import queue as q
 from bot.app.dispatch import Context, Dispatcher
 from bot.app.queue import QueuePolicy, worker_durability
@@ -32,6 +34,9 @@ log = logging.getLogger(__name__)
 
 #: Seconds a stopping worker lets the delivery in progress run before it cancels it.
 SHUTDOWN_GRACE_S = 5.0
+#: Seconds start-up waits for ``GET /user`` (its retries included) in token mode: a GitHub that
+#: does not answer delays the worker by this much at most, then it starts without the login.
+USER_LOOKUP_TIMEOUT_S = 30.0
 
 
 @dataclass
@@ -49,9 +54,7 @@ class Clients:
         s = self.settings
         if s.token:
             self._impl = gh_mod.token_client(self.session, s.token, base_url=s.github_url, **self._retry())
-            self.bot_login = self.bot_login or s.bot_login
-            if not self.bot_login:
-                log.warning("token mode without FORKSYNC_BOT_LOGIN: the loop guard cannot recognise the bot's own events")
+            self.bot_login = self.bot_login or s.bot_login or await self._token_login()
         elif s.app_id:
             # every installation token is scrubbed like the App's own secrets from the moment it
             # is minted: a git or HTTP error that echoes it reaches no issue, page, log or row
@@ -61,6 +64,28 @@ class Clients:
                 self.bot_login = s.bot_login or (await self._impl.app_client.getitem("/app"))["slug"] + "[bot]"
         else:
             raise UserError("no GitHub credentials: set FORKSYNC_TOKEN, or FORKSYNC_APP_ID and FORKSYNC_PRIVATE_KEY_FILE")
+
+    async def _token_login(self) -> str:
+        """The login of the token's own account (``GET /user``): GitHub shows it as the author of
+        the PRs, comments and issues forksync makes with the token, which is what the loop guard
+        and the sync PRs' ownership compare with. ``""`` when GitHub does not say — a token that
+        cannot read ``/user`` (an installation token: 403), a revoked one (401), no answer — with
+        a warning naming the call and the answer; start-up goes on, as before there was a way to
+        ask. The message never holds the token (GitHub's answer and the URL carry none)."""
+        try:
+            me = await asyncio.wait_for(self._impl.getitem("/user"), USER_LOOKUP_TIMEOUT_S)
+            login = str((me or {}).get("login") or "")
+            failed = "" if login else "answered without a login"
+        except gidgethub.HTTPException as e:
+            login, failed = "", f"failed with {int(e.status_code)} ({_reason(e)})"
+        except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as e:
+            login, failed = "", f"got no answer ({type(e).__name__})"
+        if failed:
+            log.warning("token mode without FORKSYNC_BOT_LOGIN, and GET /user %s: the loop guard cannot recognise "
+                        "the bot's own events, and PRs forksync opens count as its own only on branches it "
+                        "recorded; set FORKSYNC_BOT_LOGIN to the login GitHub shows as the author of "
+                        "forksync's PRs (`<slug>[bot]` for an App's installation token)", failed)
+        return login
 
     def _retry(self) -> dict:
         return {} if self.retry is None else {"retry": self.retry}
@@ -75,6 +100,11 @@ class Clients:
         if isinstance(self._impl, gh_mod.GitHubApp):
             return await self._impl.tokens.token(installation_id) if installation_id else ""
         return self.settings.token
+
+
+def _reason(e: Exception) -> str:
+    """GitHub's message of a failed call, without the retry advice :class:`bot.github.client.GitHubAPIError` adds."""
+    return scrub(str(getattr(e, "message", "") or e))[:200]
 
 
 async def run_worker_loop(s, stop: threading.Event, *, wake: threading.Event | None = None, metrics=None,

@@ -19,7 +19,7 @@ from the model (:func:`settings_table`; a test keeps it current):
 | `--github-url` | `FORKSYNC_GITHUB_URL` | `https://api.github.com` | REST API base URL |
 | `--git-url` | `FORKSYNC_GIT_URL` | `https://github.com/{owner}/{repo}.git` | clone URL template with {owner} {repo} |
 | `--workdir` | `FORKSYNC_WORKDIR` | `.forksync-work` | git working copies |
-| `--bot-login` | `FORKSYNC_BOT_LOGIN` | — | the bot's own login, for the loop guard (App mode: `<slug>[bot]` from GET /app) |
+| `--bot-login` | `FORKSYNC_BOT_LOGIN` | — | the bot's login, for the loop guard and PR ownership (App: `<slug>[bot]`, GET /app; token: GET /user) |
 | `--workers` (serve) | `FORKSYNC_WORKERS` | `1` | worker processes (0 = none: web only) |
 | `--no-poll` | `FORKSYNC_POLL` | `True` | poll upstream and run the validation schedules (`--no-poll`: neither) |
 | — | `FORKSYNC_LEASE_S` | `120.0` | worker lease, s |
@@ -93,8 +93,8 @@ class ServeSettings(BaseSettings):
     github_url: str = _setting("https://api.github.com", "REST API base URL", flag="--github-url")
     git_url: str = _setting("https://github.com/{owner}/{repo}.git", "clone URL template with {owner} {repo}", flag="--git-url")
     workdir: str = _setting(".forksync-work", "git working copies", flag="--workdir")
-    bot_login: str = _setting("", "the bot's own login, for the loop guard (App mode: `<slug>[bot]` from GET /app)",
-                              flag="--bot-login")
+    bot_login: str = _setting("", "the bot's login, for the loop guard and PR ownership (App: `<slug>[bot]`, GET /app; "
+                                  "token: GET /user)", flag="--bot-login")
     workers: int = _setting(1, "worker processes (0 = none: web only)", flag="--workers", web=True, ge=0)
     poll: bool = _setting(True, "poll upstream and run the validation schedules (`--no-poll`: neither)", flag="--no-poll")
     # a lease over when taken lets a second worker claim the delivery in progress; a NaN one never ends

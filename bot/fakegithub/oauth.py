@@ -8,8 +8,11 @@ OAuth apps" / "Generating a user access token for a GitHub App"):
   ``redirect_uri``) — a code is single-use and lives 10 minutes; GitHub answers errors with 200
   and ``{"error": "bad_verification_code" | "incorrect_client_credentials" | "redirect_uri_mismatch"}``.
   JSON when ``Accept: application/json``, else form-encoded, as GitHub does.
-- ``GET /user`` — the authenticated user (token or bearer). These paths are outside the REST
-  description the fake holds (``spec/rest.json``), so they are not validated against it.
+
+These two paths are GitHub's web flow, outside the REST description the fake holds
+(``spec/rest.json``), so they are not validated against it. ``GET /user``, which the dashboard
+asks next with the user's token, is a REST operation (``users/get-authenticated``) served and
+validated like every other one (:mod:`bot.fakegithub.routes_apps`).
 """
 from __future__ import annotations
 
@@ -62,13 +65,5 @@ def register(app: web.Application, fake: "FakeGitHub") -> None:
         tok = fake.state.issue_token(user=fake.state.user(got[1]), ttl_s=USER_TOKEN_TTL_S, token="ghu_" + secrets.token_urlsafe(27))
         return answer({"access_token": tok.token, "token_type": "bearer", "scope": ""})
 
-    async def user(req: web.Request) -> web.Response:
-        scheme, _, cred = req.headers.get("Authorization", "").partition(" ")
-        tok = fake.state.tokens.get(cred.strip()) if scheme.lower() in ("token", "bearer") else None
-        if tok is None or tok.user is None or tok.expires_at <= fake.state.now():
-            return web.json_response({"message": "Requires authentication"}, status=401)
-        return web.json_response({**fake.render.user(tok.user), "name": tok.user.name, "email": tok.user.email})
-
     app.router.add_get("/login/oauth/authorize", authorize)
     app.router.add_post("/login/oauth/access_token", access_token)
-    app.router.add_get("/user", user)

@@ -1,6 +1,8 @@
-"""App authentication routes: the App itself, installations, installation tokens, rate limit."""
+"""Who is calling: the App itself, the account a user's token belongs to (``GET /user``),
+installations, installation tokens, rate limit."""
 from __future__ import annotations
 
+from bot.fakegithub.contract import fill
 from bot.fakegithub.objects import iso
 from bot.fakegithub.routing import Ctx, GitHubError, Reply, not_found, route
 
@@ -19,14 +21,25 @@ async def get_app(ctx: Ctx) -> Reply:
     return Reply(200, ctx.render.app(_the_app(ctx)))
 
 
+@route("users/get-authenticated")
+async def get_authenticated_user(ctx: Ctx) -> Reply:
+    """The account of a personal (or OAuth user) token, in the ``private-user`` shape GitHub gives
+    the account itself (``user_view_type: private``). An installation token acts for the App, not
+    for a user: GitHub answers 403 "Resource not accessible by integration"; no token, 401."""
+    if ctx.installation is not None:
+        raise GitHubError(403, "Resource not accessible by integration")
+    if ctx.token is None or ctx.token.user is None:
+        raise GitHubError(401, "Requires authentication")
+    u = ctx.token.user
+    return Reply(200, fill("private-user", {**ctx.render.user(u), "name": u.name, "email": u.email,
+                                            "user_view_type": "private"}))
+
+
 @route("apps/list-installations")
 async def list_installations(ctx: Ctx) -> Reply:
     """The description of this operation (@octokit/openapi 23.0.2) types ``account`` as
     ``allOf: [simple-user, enterprise]`` (inline), so each account also carries the enterprise
     fields (``name``, ``slug``, ``created_at``, ``updated_at``)."""
-    from bot.fakegithub.contract import fill
-    from bot.fakegithub.objects import iso
-
     app = _the_app(ctx)
     items = []
     for inst in ctx.state.installations.values():

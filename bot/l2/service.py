@@ -30,7 +30,9 @@ from bot.github.common import issue_once, split_repo
 from bot.l2 import detection as l2
 from bot.l2 import store as l2_store
 from bot.l2.report import Evidence, PlotUnavailable, backout_message, plot_svg, render_backout_pr, render_issue, upstream_sha_of
+from bot.sync import store as sync_store
 from bot.sync.prs import open_or_update_pr
+from bot.sync.store import BACKOUT
 from bot.validation.gate_inputs import base_tip
 
 EVIDENCE_BRANCH = "forksync-evidence"
@@ -197,11 +199,18 @@ async def _attach_plot(gh, full: str, ev, key: str):
 async def open_backout(ctx, v, full: str, default_branch: str, mirror: Path, ev, issue: int) -> int:
     """Revert the culprit on top of trunk in a worktree of the mirror, commit with
     :func:`bot.l2.report.backout_message` (``Upstream-Reverted: …``), push
-    ``forksync/backout-<sha12>`` and open the PR (``templates/prs/backout.md.j2``). Returns its number."""
+    ``forksync/backout-<sha12>`` and open the PR (``templates/prs/backout.md.j2``). Returns its number.
+
+    The branch is recorded in ``sync_branches`` (kind and state ``backout``) as soon as it is
+    pushed, before its PR exists: the record, not the PR's author, is what makes the PR forksync's
+    own when the bot's login is unknown (token mode without one: :func:`bot.sync.prs.not_forksyncs`).
+    A back-out is no sync unit: the state keeps it out of the open units, their cap and the
+    status issue."""
     culprit = ev.bisect.culprit
     branch = f"forksync/backout-{culprit[:12]}"
     tip = await v.local.fetch(full) and _git(mirror, "rev-parse", f"refs/heads/{default_branch}")
     url, secrets = await v._remote_url(full)     # noqa: SLF001
+    pushed: list[str] = []
 
     def build() -> None:
         with tempfile.TemporaryDirectory(prefix="forksync-backout-") as tmp:
@@ -220,11 +229,17 @@ async def open_backout(ctx, v, full: str, default_branch: str, mirror: Path, ev,
                     for s in secrets:
                         err = err.replace(s, "***")
                     raise RuntimeError(f"push of {branch} failed: {scrub(err).strip()[:300]}")
+                pushed.append(_git(mirror, "rev-parse", "HEAD", cwd=wt))
             finally:
                 _git(mirror, "worktree", "remove", "--force", wt)
 
     await asyncio.to_thread(build)
+    row = {"repo": full, "branch": branch, "unit_id": branch.removeprefix("forksync/"), "kind": BACKOUT,
+           "pushed_tip": pushed[0], "verified_tip": "", "pr": 0, "state": BACKOUT, "shas_json": "[]",
+           "base_sha": tip, "conflict_sha": ""}
+    sync_store.save_branch(ctx.store, **row)
     title = f'Back out "{ev.culprit_subject or culprit[:12]}" (L2 regression)'
     pr, _ = await open_or_update_pr(ctx.gh, full, branch=branch, base=default_branch, title=title,
                                     body=render_backout_pr(ev, issue), labels=[])
+    sync_store.save_branch(ctx.store, **{**row, "pr": int(pr["number"])})
     return int(pr["number"])

@@ -81,10 +81,12 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender) -> None:
     ``sender`` object (read only for an unmerged close). PRs on branches forksync did not push
     are left alone, and so are PRs only named like forksync's branch (from a fork of the fork) and a
     person's second PR from forksync's branch (:func:`bot.sync.prs.not_forksyncs`) — closing one
-    never closes, deletes or re-plans the unit."""
+    never closes, deletes or re-plans the unit. An L2 back-out's branch is forksync's but no unit
+    (``kind`` ``backout``): nothing of a unit to land or close, and no upstream commits to record a
+    decision on."""
     branch = pr["head"]["ref"]
     row = sync_store.branch_row(ctx.store, full_name, branch)
-    if row is None:
+    if row is None or row.get("kind") == sync_store.BACKOUT:
         return
     foreign = sync_prs.not_forksyncs(pr, full_name, bot_login=getattr(sync, "bot_login", None), recorded=True,
                                      unit_pr=int(row.get("pr") or 0))

@@ -134,11 +134,11 @@ async def on_pushed(ctx, sync, full_name: str, pr: dict) -> str:
     (:meth:`bot.sync.service.SyncService.finish_conflict`), else verified (once per head sha:
     the reply carries the sha in its marker). Returns what happened: ``own``, ``folded``,
     ``waiting``, ``verified``, ``rejected`` or ``""`` (not a sync branch, or a PR only named like
-    one: :func:`not_forksyncs`)."""
+    one: :func:`not_forksyncs`, or an L2 back-out's branch, which carries no unit to resolve)."""
     branch = pr["head"]["ref"]
     head = pr["head"]["sha"]
     row = sync_store.branch_row(ctx.store, full_name, branch)
-    if row is None:
+    if row is None or row.get("kind") == sync_store.BACKOUT:
         return ""
     foreign = not_forksyncs(pr, full_name, bot_login=getattr(sync, "bot_login", None), recorded=True,
                             unit_pr=int(row.get("pr") or 0))

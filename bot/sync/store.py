@@ -46,10 +46,13 @@ SYNC_STATUS = table("sync_status", {
 
 SYNC_BRANCHES = table("sync_branches", {
     "key": str,               # "<fork>:<branch>"
+    # kind: bundle | chain, or backout: an L2 back-out branch (bot.l2.service.open_backout), kept
+    # only so its PR is known as forksync's own; its state stays "backout", so it is never taken
+    # for an open unit (the sync-PR cap, the status issue, landing, the dashboard's units)
     "repo": str, "branch": str, "unit_id": str, "kind": str,
     "pushed_tip": str,        # the tip forksync pushed last
     "verified_tip": str,      # a person's resolution that passed verification
-    "pr": int, "state": str,  # open | merged | closed
+    "pr": int, "state": str,  # open | merged | closed | blocked | replanned | backout
     "shas_json": str,         # upstream shas of the unit, in order
     "base_sha": str,
     "conflict_sha": str,      # upstream commit the chain stopped at (its conflict commit is the tip); "" when none
@@ -62,6 +65,9 @@ SYNC_BRANCHES = table("sync_branches", {
     "blocked_at": float,      # epoch s
     "blocked_tip": str,       # the tip that was refused
 }, pk="key", indexes=[("repo", "unit_id")])
+
+#: ``kind`` and ``state`` of a back-out branch's row in ``sync_branches``.
+BACKOUT = "backout"
 
 TRACKED = table("tracked_forks", {
     "fork": str, "upstream": str, "upstream_ref": str, "installation_id": int, "poll_interval_s": int,

@@ -417,9 +417,9 @@ class ValidationService:
             if code not in (403, 422) or isinstance(e, gidgethub.RateLimitExceeded):
                 raise
             words = github_words(e)
-            if branch:
-                await self.sync.merge_refused(ctx, full, branch, head, words)
-            return f"not merged: GitHub refused ({words})" + ("; blocked until a merge goes through" if branch else "")
+            # "" when the branch holds no open unit (an L2 back-out's): nothing is blocked then
+            blocked = await self.sync.merge_refused(ctx, full, branch, head, words) if branch else ""
+            return f"not merged: GitHub refused ({words})" + ("; blocked until a merge goes through" if blocked else "")
         if branch and out.startswith("not merged: GitHub answered 405"):
             said = re.search(r": ([^:]+?) \(after \d+ attempts?\)", out)       # GitHub's own words in the note
             await self.sync.merge_refused(ctx, full, branch, head, f"405 {said.group(1)}" if said else out)

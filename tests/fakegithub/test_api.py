@@ -212,3 +212,22 @@ async def test_admin_endpoints_configure_a_running_fake(fake_github, tmp_path):
             assert r.status == 400 and "exists already" in (await r.json())["error"]
         async with s.get(f"{fake_github.url}/_fake/violations") as r:
             assert await r.json() == []
+
+
+async def test_the_authenticated_user_is_the_tokens_account_and_not_an_installations(fake_github, tmp_path):
+    """``GET /user`` (users/get-authenticated) as GitHub answers it: a personal token's account
+    (the private-user shape, held to the description like every other operation), 403 for an
+    installation token (it acts for the App, not for a user), 401 for an unknown token."""
+    fake_github.add_token("ghp_alicePersonalToken", "alice")
+    inst = fake_github.install("meta")
+    inst_token = fake_github.state.issue_token(installation_id=inst.id).token
+    async with aiohttp.ClientSession() as s:
+        me = await token_client(s, "ghp_alicePersonalToken", base_url=fake_github.url).getitem("/user")
+        assert (me["login"], me["type"]) == ("alice", "User")
+        with pytest.raises(GitHubAPIError) as e:
+            await token_client(s, inst_token, base_url=fake_github.url).getitem("/user")
+        assert (e.value.status_code, e.value.message) == (403, "Resource not accessible by integration")
+        with pytest.raises(GitHubAPIError) as e:
+            await token_client(s, "ghp_nobodys", base_url=fake_github.url).getitem("/user")
+        assert e.value.status_code == 401
+    assert [r["status"] for r in fake_github.requests_for("users/get-authenticated")] == [200, 403, 401]

@@ -32,6 +32,7 @@ EXTRA_OPERATIONS = [
     "pulls/list-reviews", "pulls/create-review", "pulls/update-branch",
     "reactions/list-for-issue", "reactions/create-for-issue",
     "issues/delete-comment", "repos/list-branches", "apps/create-from-manifest",
+    "users/get-authenticated",
 ]
 EXTRA_WEBHOOKS = [
     "issues-opened", "issues-edited", "issues-closed", "issues-reopened", "issue-comment-edited",
@@ -81,7 +82,11 @@ def _copy_components(src: dict, dst: dict, start) -> int:
     done: set[str] = set()
     added = 0
     while todo:
-        ref = todo.pop()
+        # the smallest name first, not set.pop(): the order components are added in is the order
+        # they are written in, and it must not change with the interpreter's hash seed, or every
+        # rebuild would reorder the files
+        ref = min(todo)
+        todo.discard(ref)
         if ref in done:
             continue
         done.add(ref)
@@ -91,7 +96,9 @@ def _copy_components(src: dict, dst: dict, start) -> int:
         if name not in bucket:
             bucket[name] = comp
             added += 1
-        _refs(comp, todo)
+        more: set[str] = set()
+        _refs(comp, more)
+        todo |= more - done
     return added
 
 
