@@ -11,19 +11,25 @@ A *series* is one (benchmark, shape, dtype, platform) in landing order on the fo
    Fleming et al., https://doi.org/10.1145/3578244.3583719 — windowed E-divisive split, then a
    t-test merge), ``otava.analysis.compute_change_points`` (the installed package imports as
    ``otava``).
-3. **Alert rule** (:func:`detect`): a change point alerts when it is a *regression* (lower
-   throughput, or higher time), significant (otava p ≤ ``max_pvalue``), at least ``min_after``
+3. **Boundaries** (:func:`_boundaries`): a change point below the threshold next to a segment
+   too short for the rule below (fewer than ``min_before`` / ``min_after`` points) is merged
+   away, smallest first, re-measuring the rest, so a sub-threshold wobble just before a
+   regression no longer leaves it without a baseline; each change point is measured between
+   the boundaries left on either side, its p-value the t-test on those segments.
+4. **Alert rule** (:func:`detect`): a change point alerts when it is a *regression* (lower
+   throughput, or higher time), significant (p ≤ ``max_pvalue``), at least ``min_after``
    points follow it and ``min_before`` precede it within its segments (a blip of a few points
    is no baseline), and its size reaches the threshold ``max(2 %, 3σ)`` within the one-sided
    97.5 % error band of (shift estimate − threshold estimate) — so a shift of exactly the
    threshold alerts ≥ 95 % of the time instead of half the time; the price is that shifts
    somewhat below it (≈ 2–2.5σ with few points after the change) may alert too, and
    confirmation weeds out noise.
-4. **Confirmation** (:func:`confirm`): re-run last-good and first-bad on one machine, ``n``
+5. **Confirmation** (:func:`confirm`): re-run last-good and first-bad on one machine, ``n``
    repeats each; a one-sided Mann-Whitney U test (scipy) p ≤ ``alpha`` and the banded
    threshold. Only a confirmed regression is bisected (:mod:`bot.git.bisect`).
 
-Measured detection quality: ``bench/bench_detection.py`` (docs/validation.md).
+Measured detection quality: ``bench/bench_detection.py``; with sub-threshold change points around a
+regression: ``bench/bench_l2_wobbles.py`` (docs/validation.md).
 """
 from __future__ import annotations
 
@@ -122,10 +128,13 @@ def threshold(sigma: float) -> float:
 
 @dataclass(frozen=True)
 class ChangePoint:
-    """A shift between ``values[:index]`` and ``values[index:]`` (within its segment).
-    ``rel_shift`` = mean after / mean before − 1 (signed; the segments between neighbouring
-    change points, as otava's t-test uses them); ``regression`` applies the series'
-    direction; ``alert`` is the rule of this module's docstring; ``pvalue`` is otava's t-test."""
+    """A shift between ``values[index - n_before:index]`` and ``values[index:index + n_after]``:
+    the segments between the nearest boundaries on either side (the change points left after
+    merging, :func:`_boundaries`). ``rel_shift`` = mean after / mean before − 1 (signed);
+    ``regression`` applies the series' direction; ``alert`` is the rule of this module's
+    docstring; ``pvalue`` is otava's t-test on those two segments. ``merged``: merged away as
+    a sub-threshold change point next to a too-short segment; its figures are those measured
+    when it was merged, and it never alerts."""
 
     index: int
     before: float
@@ -138,6 +147,7 @@ class ChangePoint:
     threshold: float
     regression: bool
     alert: bool
+    merged: bool = False
 
 
 def change_points(values: Sequence[float], max_pvalue: float = 0.001, window_len: int = 50) -> list[tuple[int, float]]:
@@ -153,34 +163,134 @@ def change_points(values: Sequence[float], max_pvalue: float = 0.001, window_len
 
 def detect(values: Sequence[float], higher_is_better: bool = True, *, max_pvalue: float = 0.001,
            min_after: int = 3, min_before: int = 5, sigma: float | None = None,
-           window_len: int = 50) -> list[ChangePoint]:
+           window_len: int = 50, merge: bool = True) -> list[ChangePoint]:
     """Change points of a series with the alert decision (see the module docstring).
 
     ``values``: per-point medians, oldest first, all > 0. ``sigma``: relative noise; estimated
     with :func:`noise_sigma` when None. Returns every change point otava reports (improvements
-    and sub-threshold shifts too, with ``alert=False``), oldest first."""
+    and sub-threshold shifts too, with ``alert=False``), oldest first, each measured between the
+    nearest *boundaries* on either side (:func:`_boundaries`; the others have ``merged=True``).
+    ``merge=False`` measures each between otava's own neighbouring change points instead — the
+    rule before sub-threshold change points were merged, kept so that
+    ``bench/bench_l2_wobbles.py`` compares both on the same series in one run."""
     vals = [float(v) for v in values]
     if not vals:
         return []
     cps = change_points(vals, max_pvalue, window_len)
-    bounds = [0] + [i for i, _ in cps] + [len(vals)]
-    sig = noise_sigma(vals, bounds[1:-1]) if sigma is None else sigma
+    # σ from otava's full segmentation: a sub-threshold level shift is a step, not noise
+    sig = noise_sigma(vals, [i for i, _ in cps]) if sigma is None else sigma
     thr = threshold(sig)
     # relative standard error of the biweight σ estimate (≈ 87 % efficient): 0.76 / √n
     thr_se = SIGMAS * sig * 0.76 / math.sqrt(len(vals)) if sigma is None and SIGMAS * sig > MIN_REL_SHIFT else 0.0
-    out = []
-    for k, (idx, p) in enumerate(cps):
-        left = vals[bounds[k]:idx]
-        right = vals[idx:bounds[k + 2]]
+    rule = _Rule(higher_is_better, thr, max_pvalue, min_after, min_before, sig, thr_se)
+    if merge:
+        kept, merged = _boundaries(vals, [i for i, _ in cps], rule)
+        shifts = [merged.get(i) or rule.measure(vals, *_around(i, kept, len(vals))) for i, _ in cps]
+    else:   # otava's p-values, as otava reported them
+        kept, merged = [i for i, _ in cps], {}
+        shifts = [rule.measure(vals, *_around(i, kept, len(vals)), pvalue=p) for i, p in cps]
+    return [ChangePoint(i, m.before, m.after, m.rel, m.pvalue, m.n_before, m.n_after, sig, thr,
+                        rule.worse(m) > 0, i not in merged and rule.alerts(m), i in merged)
+            for (i, _), m in zip(cps, shifts)]
+
+
+@dataclass(frozen=True)
+class _Shift:
+    """A change point measured between two segments: their means, the relative shift, the t-test's
+    p-value, their sizes, and the standard error of the alert band (relative units)."""
+
+    before: float
+    after: float
+    rel: float
+    pvalue: float
+    n_before: int
+    n_after: int
+    se: float
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """The alert rule of one series (module docstring, step 4) and how a shift is measured for it."""
+
+    higher_is_better: bool
+    thr: float
+    max_pvalue: float
+    min_after: int
+    min_before: int
+    sigma: float
+    thr_se: float
+
+    def measure(self, vals: Sequence[float], lo: int, idx: int, hi: int, pvalue: float | None = None) -> _Shift:
+        """``vals[lo:idx]`` against ``vals[idx:hi]``. The p-value is otava's merge-step test
+        (two-sided Student t) on exactly these segments unless ``pvalue`` is given: otava re-tests
+        only the right-hand neighbour of a change point it merges away, so the left one can keep
+        the p-value of a segment that no longer exists (seen: 0.00027 reported, 0.0038 on its
+        segments)."""
+        left, right = vals[lo:idx], vals[idx:hi]
         before, after = statistics.fmean(left), statistics.fmean(right)
-        rel = after / before - 1.0
-        worse = -rel if higher_is_better else rel
+        if pvalue is None:
+            from otava.analysis import TTestSignificanceTester
+
+            pvalue = float(TTestSignificanceTester(max_pvalue=self.max_pvalue).compare(left, right).pvalue)
         # one-sided 97.5 % band of (shift estimate − threshold estimate), in relative units
-        se = math.hypot(sig * math.sqrt(1.0 / len(left) + 1.0 / len(right)), thr_se)
-        alert = (worse > 0 and p <= max_pvalue and len(right) >= min_after and len(left) >= min_before
-                 and worse + Z_BAND * se >= thr)
-        out.append(ChangePoint(idx, before, after, rel, p, len(left), len(right), sig, thr, worse > 0, alert))
-    return out
+        se = math.hypot(self.sigma * math.sqrt(1.0 / len(left) + 1.0 / len(right)), self.thr_se)
+        return _Shift(before, after, after / before - 1.0, pvalue, len(left), len(right), se)
+
+    def worse(self, m: _Shift) -> float:
+        """The shift in the bad direction (> 0: a regression)."""
+        return -m.rel if self.higher_is_better else m.rel
+
+    def alerts(self, m: _Shift) -> bool:
+        worse = self.worse(m)
+        return (worse > 0 and m.pvalue <= self.max_pvalue and m.n_after >= self.min_after
+                and m.n_before >= self.min_before and worse + Z_BAND * m.se >= self.thr)
+
+    def weak(self, m: _Shift, first: bool, last: bool) -> bool:
+        """Below the threshold (or not significant) and next to a segment too short for the
+        alert rule: fewer than ``min_before`` points before it (its own baseline, or the after-side
+        of the change point before it), or fewer than ``min_after`` after it (and fewer than
+        ``min_before`` where that segment is the baseline of the change point after it).
+        ``first``/``last``: no change point is left before / after this one."""
+        inner = max(self.min_before, self.min_after)
+        short = (m.n_before < (self.min_before if first else inner)
+                 or m.n_after < (self.min_after if last else inner))
+        return short and (abs(m.rel) < self.thr or m.pvalue > self.max_pvalue)
+
+
+def _boundaries(vals: Sequence[float], indexes: Sequence[int], rule: _Rule) -> tuple[list[int], dict[int, _Shift]]:
+    """``(kept, merged)``: the change points (``indexes``) that stay segment boundaries, ascending,
+    and the others with the figures that showed them weak. The weak ones (:meth:`_Rule.weak`)
+    are merged away one at a time, the smallest ``|shift|`` first, and every one left is measured
+    again between the boundaries left, until none is weak.
+
+    otava keeps every significant change point however small, and a 0.2–1 % level wobble a few
+    points from a real regression cut its baseline short: the regression, measured against that
+    short segment, fell below ``min_before`` or short of its band and went unreported
+    (``bench/bench_l2_wobbles.py``: 4.9 % of regressions with a wobble 2–10 points before them,
+    1.4 % once merged). This is otava's own merge step (Fleming et al., above) with the alert
+    rule's threshold and segment lengths as its criteria. Only a change point next to a segment
+    too short is merged: across a long segment merging gains no baseline, it only adds the
+    wobble's level to the neighbour's shift (two sub-threshold wobbles one way would add up to
+    an alert at the second), and a real step, an improvement just below the threshold as
+    measured included, is the level the next regression must be measured against. The point
+    estimate decides, not the alert's band: the band of a wobble measured over the 2–4 points
+    before a regression is wide enough to keep it. A merged change point never alerts (its
+    figures are those that showed it weak). Ends: each round merges one change point."""
+    live = sorted(indexes)
+    merged: dict[int, _Shift] = {}
+    while True:
+        shifts = {i: rule.measure(vals, *_around(i, live, len(vals))) for i in live}
+        weak = [(abs(m.rel), i) for i, m in shifts.items() if rule.weak(m, i == live[0], i == live[-1])]
+        if not weak:
+            return live, merged
+        drop = min(weak)[1]
+        merged[drop] = shifts[drop]
+        live.remove(drop)
+
+
+def _around(idx: int, kept: Sequence[int], n: int) -> tuple[int, int, int]:
+    """``(lo, idx, hi)``: the nearest kept index (or the series' ends) before and after ``idx``."""
+    return (max((b for b in kept if b < idx), default=0), idx, min((b for b in kept if b > idx), default=n))
 
 
 def alerts(values: Sequence[float], higher_is_better: bool = True, **kw) -> list[ChangePoint]:

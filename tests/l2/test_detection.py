@@ -92,3 +92,57 @@ def test_confirm_rank_test():
     assert three.pvalue == pytest.approx(0.05) and not three.confirmed
     with pytest.raises(ValueError, match="at least one repeat"):
         confirm([], [1.0])
+
+
+def test_sub_threshold_change_point_no_longer_hides_a_regression():
+    """A +0.8 % level wobble three points before a 4 % regression: otava reports both, and measured
+    against the three points between them the regression had no baseline (``min_before`` 5)."""
+    x = np.array(series(0.007, n=80, shift=0.04, k=55, seed=39))
+    x[52:] *= 1.008
+    x = [float(v) for v in x]
+    assert [(c.index, c.n_before, c.alert) for c in detect(x, merge=False)] == [(52, 52, False), (55, 3, False)]
+    wobble, reg = detect(x)
+    assert (wobble.index, wobble.merged, wobble.alert) == (52, True, False)
+    assert abs(wobble.rel_shift) < wobble.threshold
+    assert (reg.index, reg.n_before, reg.n_after, reg.merged, reg.alert) == (55, 55, 25, False, True)
+    assert reg.rel_shift == pytest.approx(-0.0347, abs=5e-4)
+    assert [c.index for c in alerts(x)] == [55]
+
+
+@pytest.mark.parametrize("seed", [0, 6, 152, 244])
+def test_sub_threshold_wobbles_alone_do_not_alert(seed):
+    """A +0.9 % bump of three points and a −0.8 % dip of four, nothing else. Measured between
+    otava's own change points, the dip's first edge over its three or four points alerted for
+    seeds 152 and 244; merged into the flat level around it, it does not."""
+    x = np.array(series(0.005, n=100, seed=seed))
+    x[40:43] *= 1.009
+    x[70:74] *= 0.992
+    x = [float(v) for v in x]
+    cps = detect(x)
+    assert any(c.merged for c in cps)
+    assert [c for c in cps if c.alert] == []
+
+
+def test_improvement_before_a_regression_stays_its_baseline():
+    """+3 % at 55, then −3 % (the threshold) at 64: the improvement is below the threshold as
+    measured, but its nine points are baseline enough, so it is no wobble to merge and the
+    regression is still measured against the improved level."""
+    x = np.array(series(0.01, shift=0.03, k=64, seed=3))
+    x[55:] *= 1.03
+    imp, reg = detect([float(v) for v in x])
+    assert (imp.index, imp.merged, imp.alert) == (55, False, False) and abs(imp.rel_shift) < imp.threshold
+    assert (reg.index, reg.n_before, reg.merged, reg.alert) == (64, 9, False, True)
+
+
+def test_pvalue_is_measured_on_the_reported_segments():
+    """otava re-tests only the right-hand neighbour of a change point its merge step removes, so
+    the one on the left kept the p-value of a weak segment (0.00018 here for a 4 % step over 30
+    and 50 points); detect reports the same t-test on the segments it measures the shift on."""
+    from otava.analysis import TTestSignificanceTester
+
+    x = series(0.007, n=80, shift=0.04, k=30, seed=1)
+    assert detect(x, merge=False)[0].pvalue == pytest.approx(1.77e-4, rel=0.01)
+    (c,) = detect(x)
+    assert (c.index, c.n_before, c.n_after) == (30, 30, 50)
+    assert c.pvalue == pytest.approx(TTestSignificanceTester(0.001).compare(x[:30], x[30:]).pvalue)
+    assert c.pvalue < 1e-40
