@@ -9,7 +9,9 @@ rebuilt (the bot comments instead, ``person_commits.md.j2``).
 
 A branch's name does not make a PR forksync's: anyone who can open a PR picks the name, from a
 fork of the fork too. :func:`not_forksyncs` says which PRs are forksync's own sync PRs; every
-path that lands, closes, folds, blocks or merges a unit asks it first.
+path that lands, closes, folds, blocks or merges a unit asks it first. A sync PR goes into the
+fork's default branch: :func:`off_default` says why a PR into another base is left alone (the
+gate, whatever event brings a PR up, acts on none).
 """
 from __future__ import annotations
 
@@ -45,6 +47,19 @@ def not_forksyncs(pr: dict, full_name: str, *, bot_login: str | None, recorded: 
     if second:
         return f"opened by {'@' + who if who else 'someone else'} on forksync's branch, whose sync PR is #{unit_pr}"
     return f"opened by {'@' + who if who else 'someone else'} on a branch forksync did not push"
+
+
+def off_default(pr: dict, default_branch: str) -> str:
+    """Pure: why forksync validates, updates and merges nothing of ``pr`` (a ``pulls/get``, webhook
+    ``pull_request`` or ``check_run.pull_requests`` object) because of its base; ``""`` when it is
+    into ``default_branch``. A PR from forksync's branch into another base (a person's backport to
+    ``release``, say) shares the unit's head: ``update-branch`` on it would merge that base into
+    forksync's branch, a merge would land the unit there, and a gate check run would replace the
+    unit's own on the same head. The gate also trusts only the default branch's forksync.yml."""
+    base = str((pr.get("base") or {}).get("ref") or "")
+    if base == default_branch:
+        return ""
+    return f"into `{base}`, not the default branch `{default_branch}`" if base else "its base branch is unknown"
 
 
 def foreign_reason(store, full_name: str, pr: dict, *, bot_login: str | None) -> str:
