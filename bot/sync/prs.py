@@ -11,7 +11,8 @@ A branch's name does not make a PR forksync's: anyone who can open a PR picks th
 fork of the fork too. :func:`not_forksyncs` says which PRs are forksync's own sync PRs; every
 path that lands, closes, folds, blocks or merges a unit asks it first. A sync PR goes into the
 fork's default branch: :func:`off_default` says why a PR into another base is left alone (the
-gate, whatever event brings a PR up, acts on none).
+gate, whatever event brings a PR up, acts on none), and :func:`find_open_pr` looks for the unit's
+PR among the PRs into that base only.
 """
 from __future__ import annotations
 
@@ -77,12 +78,16 @@ def is_own_sync_pr(store, full_name: str, pr: dict, *, prefix: str, bot_login: s
             and not foreign_reason(store, full_name, pr, bot_login=bot_login))
 
 
-async def find_open_pr(gh, full_name: str, branch: str) -> dict | None:
-    """The open PR whose head is ``owner:branch`` (None if none)."""
+async def find_open_pr(gh, full_name: str, branch: str, base: str) -> dict | None:
+    """The open PR from ``owner:branch`` into ``base`` (None if none). GitHub lets anyone with
+    write access open more PRs from the same branch into other bases; those are not the unit's,
+    and refreshing one would rewrite a person's title and body and record its number as the
+    unit's PR (``pulls/list`` filters by ``base`` as well as ``head``)."""
     rv = split_repo(full_name)
-    async for pr in gh.getiter("/repos/{owner}/{repo}/pulls{?state,head,per_page}",
-                               {**rv, "state": "open", "head": f"{rv['owner']}:{branch}", "per_page": 100}):
-        if pr.get("head", {}).get("ref") == branch:
+    async for pr in gh.getiter("/repos/{owner}/{repo}/pulls{?state,head,base,per_page}",
+                               {**rv, "state": "open", "head": f"{rv['owner']}:{branch}", "base": base,
+                                "per_page": 100}):
+        if pr.get("head", {}).get("ref") == branch and not off_default(pr, base):
             return pr
     return None
 
@@ -101,11 +106,11 @@ def keep_agent_report(old_body: str, new_body: str) -> str:
 
 async def open_or_update_pr(gh, full_name: str, *, branch: str, base: str, title: str, body: str,
                             labels: list[str], draft: bool = False) -> tuple[dict, str]:
-    """Open the unit's PR (as a draft when ``draft``: e.g. a chain stopped at a conflict), or
-    refresh the open one's title/body, keeping an agent report already in it. Returns
+    """Open the unit's PR from ``branch`` into ``base`` (as a draft when ``draft``: e.g. a chain
+    stopped at a conflict), or refresh the open one's (into ``base`` too) title/body, keeping an agent report already in it. Returns
     ``(pr, "opened"|"updated"|"unchanged")``."""
     rv = split_repo(full_name)
-    pr = await find_open_pr(gh, full_name, branch)
+    pr = await find_open_pr(gh, full_name, branch, base)
     if pr is None:
         pr = await gh.post("/repos/{owner}/{repo}/pulls", rv,
                            data={"title": title, "head": branch, "base": base, "body": body,

@@ -2,7 +2,11 @@
 ``release`` backport, say) is not something the gate acts on, whichever event brings it up: no
 suites run for it, no ``update-branch`` merges ``release`` into forksync's branch, nothing is
 merged into ``release``, and the ``forksync/gate`` check run on the branch's head (the unit's own
-PR shows it) is not replaced by a decision about the other base. At most a note says why."""
+PR shows it) is not replaced by a decision about the other base. At most a note says why.
+
+And ``publish`` never takes such a PR for the unit's: the unit's PR is found among the PRs into
+the default branch only, so a person's PR into ``release`` keeps its title and body, and the
+branch's row keeps naming the unit's PR."""
 from __future__ import annotations
 
 import pytest
@@ -10,6 +14,8 @@ import pytest
 from bot.app import schedules
 from bot.fakegithub.events import check_run_event as emit_check_run
 from bot.sync import store as sync_store
+from tests.support.e2e import adopt_and_move_upstream, job_context, open_sync_prs
+from tests.support.github import git
 from tests.support.validation_world import CONFIG, check_run_event, close_world, fork_files, gate_failing, make_world, tick_ctx
 
 BRANCH = "forksync/bundle-rel"
@@ -156,6 +162,37 @@ async def test_the_commands_reply_why_and_the_check_run_delivery_notes_it(vworld
     await other_ci_completes(w, head)
     [done] = [d.outcome for d in w.bot.deliveries("done") if d.event == "check_run" and "loop guard" not in d.outcome]
     assert f"#{rel['number']}: not validated: into `release`, not the default branch `main`" in done, done
+
+
+async def test_publish_does_not_adopt_a_persons_pr_into_another_base(world):
+    """alice opens a PR from forksync's bundle branch into ``release`` (newer than the unit's own
+    PR, so GitHub lists it first); the next sync refreshes the unit's PR into main and leaves
+    hers as she wrote it, and the branch's row still names the unit's PR."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    bundle, chain = await open_sync_prs(alice)
+    branch = bundle["head"]["ref"]
+    base = (await alice.getitem("/repos/meta/triton/branches/main"))["commit"]["sha"]
+    await alice.post("/repos/meta/triton/git/refs", data={"ref": "refs/heads/release", "sha": base})
+    mine = await alice.post("/repos/meta/triton/pulls",
+                            data={"title": "backport to release", "head": branch, "base": "release", "body": "mine"})
+    await bot.settle()
+    # the unit's PR body changed since (a person edited it): the sync writes it again
+    await alice.patch(f"/repos/meta/triton/pulls/{bundle['number']}", data={"body": "edited"})
+    await bot.settle()
+    ctx = await job_context(bot)(inst.id)
+    await bot.svc.sync(ctx, "meta/triton", reason="test")
+    await bot.settle()
+
+    assert bot.deliveries("dead") == []
+    after = await alice.getitem(f"/repos/meta/triton/pulls/{mine['number']}")
+    assert (after["title"], after["body"], after["state"]) == ("backport to release", "mine", "open")
+    assert [lab["name"] for lab in after.get("labels") or []] == []
+    unit = await alice.getitem(f"/repos/meta/triton/pulls/{bundle['number']}")
+    assert (unit["title"], unit["state"]) == (bundle["title"], "open") and unit["body"] != "edited"
+    assert sync_store.branch_row(bot.store, "meta/triton", branch)["pr"] == bundle["number"]
+    assert git(up_src, "ls-remote", str(fork.path), f"refs/heads/{branch}").split()[0] == bundle["head"]["sha"]
 
 
 HEAVY = """\
