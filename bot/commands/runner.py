@@ -11,7 +11,8 @@ Flow for each command in a created or edited comment (parser: :mod:`bot.core.com
    one reply saying it will be retried and a 😕 reaction, and the error goes back to the worker,
    which retries the delivery with backoff (the command then runs and gets its usual reply).
 3. Ack with a 👀 reaction, run the effect (:func:`run_command`: the sync service's verbs and the
-   gate's), answer with one comment.
+   gate's), answer with one comment. The verbs about one PR (:data:`PR_VERBS`) on a PR into
+   another base than the default branch answer why they do nothing (:func:`bot.sync.prs.off_default`).
    Replies carry a hidden marker per (comment, command), so a redelivery never doubles them.
 
 Unknown or malformed commands get a reply listing the verbs (``command_help.md.j2``).
@@ -32,6 +33,7 @@ from bot.config.forksync import ForksyncConfig
 from bot.core import commands as cm
 from bot.github.common import WRITE_LEVELS, Account, RepoRef, comment_once, permission, react, render, split_repo
 from bot.github.fork_config import load_fork_config
+from bot.sync import prs as sync_prs
 from bot.sync import store as sync_store
 from bot.sync.status import SyncStatus
 from bot.validation import signoff
@@ -52,6 +54,11 @@ class _Issue(BaseModel):
     model_config = ConfigDict(extra="allow")
     number: int
     pull_request: dict | None = None
+
+
+#: Verbs about one PR that reach the gate, L3 runs or the conflict agent: on a PR into another
+#: base than the default branch they are refused (:func:`bot.sync.prs.off_default`).
+PR_VERBS = (cm.Merge, cm.Retest, cm.L3, cm.Signoff, cm.Resolve)
 
 
 def run_key(repo: str, comment_id: int, line: str) -> str:
@@ -189,14 +196,22 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
         notes = await after_hold(ctx, full, cfg.github.branch_prefix)
         return reply("on hold: no sync PRs are opened or merged until `/forksync unhold`." if cmd.on
                      else "hold lifted; the next sync runs as usual.", "; ".join(notes))
-    if isinstance(cmd, cm.Merge):
-        if not is_pr:
-            return reply("`merge` works on a sync PR, not on an issue.")
-        return reply(*await command_merge(ctx, full, number))
+    if isinstance(cmd, cm.Merge) and not is_pr:
+        return reply("`merge` works on a sync PR, not on an issue.")
     if isinstance(cmd, (cm.L3, cm.Signoff, cm.Retest)) and not is_pr:
         return reply(f"`{cmd.verb}` works on a sync PR, not on an issue.")
-    if isinstance(cmd, cm.Signoff):
+    pr: dict = {}
+    if isinstance(cmd, PR_VERBS) and is_pr:
         pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full), "number": number})
+        off = sync_prs.off_default(pr, repo.default_branch)
+        if off:
+            # the gate's own rule, said before anything is queued, recorded or asked of an agent:
+            # a PR from forksync's branch into another base shares the unit's head and branch
+            return reply(f"not run: this PR is {off}. forksync runs, updates, signs off and merges only PRs "
+                         "into the default branch; a PR into another base is merged by a person.")
+    if isinstance(cmd, cm.Merge):
+        return reply(*await command_merge(ctx, full, number))
+    if isinstance(cmd, cm.Signoff):
         prefix = cfg.github.labels.area_prefix
         areas = tuple(lab["name"][len(prefix):] for lab in pr.get("labels") or []
                       if prefix and lab.get("name", "").startswith(prefix))
@@ -213,7 +228,6 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
         return reply(f"sign-off of `{cmd.subject}` recorded on `{pr['head']['sha'][:12]}`.",
                      await after_signoff(ctx, full, number))
     if isinstance(cmd, cm.L3):
-        pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full), "number": number})
         suites = cfg.suites
         if ctx.validation:
             # the suites l3_tick will run are the trusted ones: a broken file on the default branch is

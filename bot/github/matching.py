@@ -26,10 +26,13 @@ def match_prs(prs: list[dict], full: str, head_sha: str, head_branch: str | None
     return sorted(out)
 
 
-async def open_prs_for_head(gh, full: str, head_sha: str, head_branch: str | None, branch_prefix: str) -> list[int]:
-    """:func:`match_prs` over the open PRs of ``full`` (one listing, paginated)."""
-    prs = [p async for p in gh.getiter("/repos/{owner}/{repo}/pulls{?state,per_page}",
-                                       {**split_repo(full), "state": "open", "per_page": 100})]
+async def open_prs_for_head(gh, full: str, head_sha: str, head_branch: str | None, branch_prefix: str, *,
+                            base: str) -> list[int]:
+    """:func:`match_prs` over the open PRs of ``full`` into ``base`` (one listing, paginated; the
+    caller passes the default branch: a PR from a sync branch into another base is not the
+    unit's, and the gate acts on none)."""
+    prs = [p async for p in gh.getiter("/repos/{owner}/{repo}/pulls{?state,base,per_page}",
+                                       {**split_repo(full), "state": "open", "base": base, "per_page": 100})]
     return match_prs(prs, full, head_sha, head_branch, branch_prefix)
 
 

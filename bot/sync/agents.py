@@ -44,6 +44,7 @@ from bot.agents.summary import summarize_results
 from bot.git.repo import git_env
 from bot.git.resolution import find_stop, keep_ref
 from bot.sync import store as sync_store
+from bot.sync.prs import find_open_pr
 from bot.sync.rules import rules_resolution
 
 __all__ = ["ChainResolution", "resolve_chain_conflict", "draft_verdict", "post_test_summary",
@@ -151,15 +152,6 @@ async def _put_back(git_dir: str, branch: str, tip: str, pick: str | None) -> No
         await _git(git_dir, "update-ref", f"refs/heads/{branch}", tip, pick)
 
 
-async def _find_open_pr(gh, full_name: str, branch: str) -> dict | None:
-    rv = _split(full_name)
-    async for pr in gh.getiter("/repos/{owner}/{repo}/pulls{?state,head,per_page}",
-                               {**rv, "state": "open", "head": f"{rv['owner']}:{branch}", "per_page": 100}):
-        if pr.get("head", {}).get("ref") == branch:
-            return pr
-    return None
-
-
 async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path, branch: str, base: str,
                                  upstream_sha: str, client: AgentClient | None, remote_url: str,
                                  secrets: Sequence[str] = (), title: str = "", body: str = "",
@@ -222,7 +214,7 @@ async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path
     out = await resolve_pick(client, case, git_dir, branch, branch_old=tip, replaces=replaces,
                              allowed_mentions=allowed_mentions)
     try:
-        pr = await _find_open_pr(gh, full_name, branch)
+        pr = await find_open_pr(gh, full_name, branch, base)
     except Exception:
         await _put_back(git_dir, branch, tip, out.commit if out.status == "committed" else None)
         raise

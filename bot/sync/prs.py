@@ -9,7 +9,10 @@ rebuilt (the bot comments instead, ``person_commits.md.j2``).
 
 A branch's name does not make a PR forksync's: anyone who can open a PR picks the name, from a
 fork of the fork too. :func:`not_forksyncs` says which PRs are forksync's own sync PRs; every
-path that lands, closes, folds, blocks or merges a unit asks it first.
+path that lands, closes, folds, blocks or merges a unit asks it first. A sync PR goes into the
+fork's default branch: :func:`off_default` says why a PR into another base is left alone (the
+gate, whatever event brings a PR up, acts on none), and :func:`find_open_pr` looks for the unit's
+PR among the PRs into that base only.
 """
 from __future__ import annotations
 
@@ -47,6 +50,19 @@ def not_forksyncs(pr: dict, full_name: str, *, bot_login: str | None, recorded: 
     return f"opened by {'@' + who if who else 'someone else'} on a branch forksync did not push"
 
 
+def off_default(pr: dict, default_branch: str) -> str:
+    """Pure: why forksync validates, updates and merges nothing of ``pr`` (a ``pulls/get``, webhook
+    ``pull_request`` or ``check_run.pull_requests`` object) because of its base; ``""`` when it is
+    into ``default_branch``. A PR from forksync's branch into another base (a person's backport to
+    ``release``, say) shares the unit's head: ``update-branch`` on it would merge that base into
+    forksync's branch, a merge would land the unit there, and a gate check run would replace the
+    unit's own on the same head. The gate also trusts only the default branch's forksync.yml."""
+    base = str((pr.get("base") or {}).get("ref") or "")
+    if base == default_branch:
+        return ""
+    return f"into `{base}`, not the default branch `{default_branch}`" if base else "its base branch is unknown"
+
+
 def foreign_reason(store, full_name: str, pr: dict, *, bot_login: str | None) -> str:
     """:func:`not_forksyncs` with ``recorded`` and ``unit_pr`` read from the store (the PR's head
     ref among the fork's ``sync_branches``, and the PR its row names)."""
@@ -62,12 +78,16 @@ def is_own_sync_pr(store, full_name: str, pr: dict, *, prefix: str, bot_login: s
             and not foreign_reason(store, full_name, pr, bot_login=bot_login))
 
 
-async def find_open_pr(gh, full_name: str, branch: str) -> dict | None:
-    """The open PR whose head is ``owner:branch`` (None if none)."""
+async def find_open_pr(gh, full_name: str, branch: str, base: str) -> dict | None:
+    """The open PR from ``owner:branch`` into ``base`` (None if none). GitHub lets anyone with
+    write access open more PRs from the same branch into other bases; those are not the unit's,
+    and refreshing one would rewrite a person's title and body and record its number as the
+    unit's PR (``pulls/list`` filters by ``base`` as well as ``head``)."""
     rv = split_repo(full_name)
-    async for pr in gh.getiter("/repos/{owner}/{repo}/pulls{?state,head,per_page}",
-                               {**rv, "state": "open", "head": f"{rv['owner']}:{branch}", "per_page": 100}):
-        if pr.get("head", {}).get("ref") == branch:
+    async for pr in gh.getiter("/repos/{owner}/{repo}/pulls{?state,head,base,per_page}",
+                               {**rv, "state": "open", "head": f"{rv['owner']}:{branch}", "base": base,
+                                "per_page": 100}):
+        if pr.get("head", {}).get("ref") == branch and not off_default(pr, base):
             return pr
     return None
 
@@ -86,11 +106,11 @@ def keep_agent_report(old_body: str, new_body: str) -> str:
 
 async def open_or_update_pr(gh, full_name: str, *, branch: str, base: str, title: str, body: str,
                             labels: list[str], draft: bool = False) -> tuple[dict, str]:
-    """Open the unit's PR (as a draft when ``draft``: e.g. a chain stopped at a conflict), or
-    refresh the open one's title/body, keeping an agent report already in it. Returns
+    """Open the unit's PR from ``branch`` into ``base`` (as a draft when ``draft``: e.g. a chain
+    stopped at a conflict), or refresh the open one's (into ``base`` too) title/body, keeping an agent report already in it. Returns
     ``(pr, "opened"|"updated"|"unchanged")``."""
     rv = split_repo(full_name)
-    pr = await find_open_pr(gh, full_name, branch)
+    pr = await find_open_pr(gh, full_name, branch, base)
     if pr is None:
         pr = await gh.post("/repos/{owner}/{repo}/pulls", rv,
                            data={"title": title, "head": branch, "base": base, "body": body,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from bot import templating
 from bot.github.common import comment_once, split_repo
+from bot.sync import prs as sync_prs
 from bot.validation import signoff
 from bot.validation import store as vstore
 from bot.validation.checks import check_name, title_of
@@ -57,18 +58,22 @@ async def l3_tick(ctx, full: str, *, platforms: tuple[str, ...] = ("cpu",), limi
             if run is None:
                 break
             pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full), "number": run.pr})
-            if pr.get("state") != "open" or pr["head"]["sha"] != run.head_sha:
+            tr = tr or await v.trusted(ctx, full)
+            # a PR whose base was changed away from the default branch after the run was queued
+            # is one the gate no longer acts on (bot.sync.prs.off_default)
+            off = sync_prs.off_default(pr, tr.default_branch) if pr.get("state") == "open" else ""
+            if pr.get("state") != "open" or pr["head"]["sha"] != run.head_sha or off:
                 # a heavy run on a tree nobody will merge is wasted, and its green would read as
                 # evidence for the new head: cancelled, and the gate shows l3-stale
                 vstore.cancel_l3_run(ctx.store, run.id, int(v.now()))
                 why = (f"the PR is {pr.get('state')}" if pr.get("state") != "open"
+                       else f"the PR is {off}" if off
                        else f"the head moved from `{run.head_sha[:12]}` to `{pr['head']['sha'][:12]}`")
                 await _not_run(ctx, full, run, why, f"`/forksync l3 {run.workload}` runs it on the current head.")
                 notes.append(f"L3 {run.workload}@{plat} on #{run.pr}: not run, {why.replace('`', '')}")
                 if pr.get("state") == "open":
                     notes += await v.evaluate(ctx, full, run.pr)
                 continue
-            tr = tr or await v.trusted(ctx, full)
             suite = next((s for s in tr.suites if s.name == run.workload and s.level == "L3"), None)
             if suite is None:
                 signoff.finish_l3(ctx.store, run.id, "error", "", int(v.now()))

@@ -25,6 +25,10 @@ Flow for one PR head (:meth:`ValidationService.validate_pr`):
    405 (not mergeable / a required check GitHub expects) and 409 (the head moved) are recorded in
    the gate check run's text, never retried blindly, never a second comment or merge.
 
+Only PRs into the fork's default branch are validated (:func:`bot.sync.prs.off_default`): both
+entry points, :meth:`ValidationService.validate_pr` and :meth:`ValidationService.evaluate`, turn
+any other away with a note, whichever event, command or tick brought it up.
+
 One suite-running pass and one evaluation per PR at a time (asyncio locks per PR, in this
 process); an evaluation may recurse through update-branch → re-test → evaluate at most
 :attr:`max_rounds` times. Redeliveries are harmless: a suite with a result on the head is not
@@ -161,12 +165,18 @@ class ValidationService:
         """Run the PR head's missing (``force``: all, or ``only`` that suite) required L1 suites,
         then evaluate the gate. ``granted_by`` (a writer's ``/forksync retest``, written at
         ``granted_at``, epoch s; 0 = now) authorises the head for GPU runners — only a head that
-        forksync saw before the comment was written. Returns notes for the delivery's outcome."""
+        forksync saw before the comment was written. A PR into another base than the default
+        branch is left alone (:func:`bot.sync.prs.off_default`: nothing run or recorded, one note).
+        Returns notes for the delivery's outcome."""
         self._installation[full] = ctx.installation_id
         vstore.ensure(ctx.store)
         pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full), "number": number})
         if pr.get("state") != "open":
             return [f"#{number}: {pr.get('state')}, not validated"]
+        tr = await self.trusted(ctx, full)
+        if sync_prs.off_default(pr, tr.default_branch):
+            # before anything is recorded or run: a retest on it authorises nothing
+            return [off_default_note(number, pr, tr.default_branch)]
         head = pr["head"]["sha"]
         first_seen = vstore.head_seen(ctx.store, full, number, head, self.now())
         notes: list[str] = []
@@ -178,7 +188,6 @@ class ValidationService:
             granted_by = None
         if granted_by:
             vstore.grant_retest(ctx.store, full, number, head, granted_by, self.now())
-        tr = await self.trusted(ctx, full)
         async with self._run_locks.setdefault((full, number), asyncio.Lock()):
             notes += await self._run_suites(ctx, full, pr, tr, only=only, force=force)
         notes += await self.evaluate(ctx, full, number, _round=_round, tr=tr, explicit=explicit, seen=seen)
@@ -315,7 +324,10 @@ class ValidationService:
         """Evaluate the gate for PR ``number``, publish ``forksync/gate`` and act on the decision.
         Sync PRs (branch ``github.branch_prefix`` on the fork) merge by themselves when the gate
         allows; any other PR only when ``explicit`` (``/forksync merge``). ``seen``, when given,
-        receives ``(decision, state)`` of each evaluation (``/forksync merge`` replies with it)."""
+        receives ``(decision, state)`` of each evaluation (``/forksync merge`` replies with it).
+        Every gate evaluation passes here, whichever event or tick asked for it, so this is where a
+        PR into another base than the default branch is turned away (:func:`bot.sync.prs.off_default`):
+        no check run, no ``update-branch``, no merge, one note."""
         self._installation[full] = ctx.installation_id
         vstore.ensure(ctx.store)
         async with self._lock(full, number):
@@ -323,6 +335,10 @@ class ValidationService:
             if pr.get("state") != "open":
                 return [f"#{number}: {'merged' if pr.get('merged') else pr.get('state')}"]
             tr = tr or await self.trusted(ctx, full)
+            if sync_prs.off_default(pr, tr.default_branch):
+                # no check run either: the gate run on its head is the unit's own PR's when the
+                # PR comes from forksync's branch
+                return [off_default_note(number, pr, tr.default_branch)]
             state = await gate_inputs.gather(ctx.gh, ctx.store, full, pr, tr.cfg, bot_login=self.bot_login,
                                              own_checks=set(),
                                              repo_for=lambda base, head: self.repo_for(full, base, head),
@@ -426,6 +442,12 @@ class ValidationService:
         return out
 
 
+def off_default_note(number: int, pr: dict, default_branch: str) -> str:
+    """The note of a PR the gate leaves alone for its base (:func:`bot.sync.prs.off_default`)."""
+    return (f"#{number}: not validated: {sync_prs.off_default(pr, default_branch)}; forksync runs, updates "
+            "and merges only PRs into the default branch (whose forksync.yml the gate trusts)")
+
+
 def superseded_note(result, attempt: str, lost_to: str) -> str:
     """The note of a result that answered an attempt a re-run replaced (not counted); ``result``:
     what names the suite and commit (``suite``, ``commit``: a ``RunResult`` or a ``Dispatch``)."""
@@ -464,8 +486,8 @@ async def command_merge(ctx, full: str, number: int) -> tuple[str, str]:
 
 
 async def after_hold(ctx, full: str, branch_prefix: str) -> list[str]:
-    """Re-evaluate the gate of every open sync PR of ``full`` (forksync's own, head branch
-    ``branch_prefix``…: :func:`bot.sync.prs.is_own_sync_pr`) after ``hold``/``unhold`` changed: a
+    """Re-evaluate the gate of every open sync PR of ``full`` (forksync's own into the default
+    branch, head branch ``branch_prefix``…: :func:`bot.sync.prs.is_own_sync_pr`) after ``hold``/``unhold`` changed: a
     gate that finished red only for the hold
     would otherwise keep saying "held" after ``unhold`` (nothing else re-evaluates a completed red
     gate whose checks did not move), and a green one would say "ready" while held. Returns the
@@ -476,7 +498,8 @@ async def after_hold(ctx, full: str, branch_prefix: str) -> list[str]:
         return []
     notes: list[str] = []
     rv = split_repo(full)
-    async for pr in ctx.gh.getiter("/repos/{owner}/{repo}/pulls{?state}", {**rv, "state": "open"}):
+    default = (await ctx.gh.getitem("/repos/{owner}/{repo}", rv)).get("default_branch") or "main"
+    async for pr in ctx.gh.getiter("/repos/{owner}/{repo}/pulls{?state,base}", {**rv, "state": "open", "base": default}):
         if not sync_prs.is_own_sync_pr(ctx.store, full, pr, prefix=branch_prefix, bot_login=v.bot_login):
             continue
         try:

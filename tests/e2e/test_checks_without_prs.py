@@ -4,22 +4,12 @@ with that head; and the reconcile tick re-evaluates a PR whose other checks chan
 gate decided, when no event told forksync."""
 from bot.app import schedules
 from bot.github.matching import match_prs
-from tests.support.validation_world import CONFIG, close_world, fork_files, make_world, tick_ctx
+from tests.support.validation_world import CONFIG, check_run_event, close_world, fork_files, make_world, tick_ctx
 
 
 def gate_codes(w, sha):
     run = w.run_of(sha, "forksync/gate")
     return run.status, run.conclusion
-
-
-async def check_run_event(w, head: str, branch: str | None, *, name="internal-ci", pull_requests=()):
-    payload = w.fake.webhooks.build("check_run", "completed", {
-        "check_run": {"name": name, "head_sha": head, "status": "completed", "conclusion": "success",
-                      "pull_requests": list(pull_requests),
-                      "check_suite": {"head_branch": branch, "head_sha": head, "pull_requests": list(pull_requests)}},
-        "repository": (await w.alice.getitem("/repos/meta/triton")),
-        "sender": {"login": "internal-ci[bot]", "id": 99, "type": "Bot"}, "installation": {"id": w.inst}})
-    await w.fake.webhooks.deliver("check_run", payload, validate=False)
 
 
 def test_match_prs_by_head_sha_and_sync_branch_name():
@@ -56,7 +46,7 @@ async def test_a_check_run_without_pull_requests_for_no_open_pr_says_so(fake_git
         await check_run_event(w, "e" * 40, "somebody-else")
         await w.bot.settle()
         [d] = [d for d in w.bot.deliveries("done") if d.event == "check_run" and "loop guard" not in d.outcome]
-        assert d.outcome == f"check_run 'internal-ci' on {'e' * 12}: no open PR has that head"
+        assert d.outcome == f"check_run 'internal-ci' on {'e' * 12}: no open PR into main has that head"
     finally:
         await close_world(w)
 

@@ -194,6 +194,19 @@ async def tick_ctx(w: World):
                    installation_id=w.inst)
 
 
+async def check_run_event(w: World, head: str, branch: str | None, *, name="internal-ci", pull_requests=()):
+    """Deliver another CI's ``check_run.completed`` on ``head`` with the PR list GitHub gives it:
+    ``pull_requests`` (empty for runs from other repositories and runs GitHub did not associate)
+    and ``check_suite.head_branch`` ``branch``."""
+    payload = w.fake.webhooks.build("check_run", "completed", {
+        "check_run": {"name": name, "head_sha": head, "status": "completed", "conclusion": "success",
+                      "pull_requests": list(pull_requests),
+                      "check_suite": {"head_branch": branch, "head_sha": head, "pull_requests": list(pull_requests)}},
+        "repository": (await w.alice.getitem("/repos/meta/triton")),
+        "sender": {"login": "internal-ci[bot]", "id": 99, "type": "Bot"}, "installation": {"id": w.inst}})
+    await w.fake.webhooks.deliver("check_run", payload, validate=False)
+
+
 def gate_failing(w: World, sha: str) -> list[str]:
     """The finding codes of the ``forksync/gate`` check run on ``sha`` (its summary's ❌ rows)."""
     run = w.run_of(sha, "forksync/gate")
