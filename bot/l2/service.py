@@ -236,7 +236,7 @@ async def open_backout(ctx, v, full: str, default_branch: str, mirror: Path, ev,
     await asyncio.to_thread(build)
     row = {"repo": full, "branch": branch, "unit_id": branch.removeprefix("forksync/"), "kind": BACKOUT,
            "pushed_tip": pushed[0], "verified_tip": "", "pr": 0, "state": BACKOUT, "shas_json": "[]",
-           "base_sha": tip, "conflict_sha": ""}
+           "base_sha": tip, "base": default_branch, "conflict_sha": ""}
     sync_store.save_branch(ctx.store, **row)
     title = f'Back out "{ev.culprit_subject or culprit[:12]}" (L2 regression)'
     pr, _ = await open_or_update_pr(ctx.gh, full, branch=branch, base=default_branch, title=title,

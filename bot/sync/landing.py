@@ -76,20 +76,22 @@ async def closer_reason(gh, full_name: str, number: int, closer: str, bot_login:
     return last.splitlines()[0][:500] if last else ""
 
 
-async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender) -> None:
+async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, default_branch: str) -> None:
     """A sync PR merged or closed unmerged (see the module doc); ``sender`` is the event's
-    ``sender`` object (read only for an unmerged close). PRs on branches forksync did not push
-    are left alone, and so are PRs only named like forksync's branch (from a fork of the fork) and a
-    person's second PR from forksync's branch (:func:`bot.sync.prs.not_forksyncs`) — closing one
-    never closes, deletes or re-plans the unit. An L2 back-out's branch is forksync's but no unit
-    (``kind`` ``backout``): nothing of a unit to land or close, and no upstream commits to record a
-    decision on."""
+    ``sender`` object (read only for an unmerged close), ``default_branch`` the fork's (the
+    unit's base when its row records none: :func:`bot.sync.prs.unit_base`). PRs on branches
+    forksync did not push are left alone, and so are PRs only named like forksync's branch (from a
+    fork of the fork), a person's second PR from forksync's branch, and any PR from it into another
+    base than the unit's, whether or not the unit has its own PR yet
+    (:func:`bot.sync.prs.not_forksyncs`) — closing or merging one never closes, lands, deletes or
+    re-plans the unit. An L2 back-out's branch is forksync's but no unit (``kind`` ``backout``):
+    nothing of a unit to land or close, and no upstream commits to record a decision on."""
     branch = pr["head"]["ref"]
     row = sync_store.branch_row(ctx.store, full_name, branch)
     if row is None or row.get("kind") == sync_store.BACKOUT:
         return
-    foreign = sync_prs.not_forksyncs(pr, full_name, bot_login=getattr(sync, "bot_login", None), recorded=True,
-                                     unit_pr=int(row.get("pr") or 0))
+    foreign = sync_prs.row_reason(pr, full_name, row, bot_login=getattr(sync, "bot_login", None),
+                                  default_branch=default_branch)
     if foreign:
         ctx.note(f"#{pr.get('number')}: {branch} is not forksync's sync branch ({foreign}); left alone")
         return

@@ -8,11 +8,12 @@ branch: a branch whose remote tip differs from it holds someone else's commits a
 rebuilt (the bot comments instead, ``person_commits.md.j2``).
 
 A branch's name does not make a PR forksync's: anyone who can open a PR picks the name, from a
-fork of the fork too. :func:`not_forksyncs` says which PRs are forksync's own sync PRs; every
-path that lands, closes, folds, blocks or merges a unit asks it first. A sync PR goes into the
-fork's default branch: :func:`off_default` says why a PR into another base is left alone (the
-gate, whatever event brings a PR up, acts on none), and :func:`find_open_pr` looks for the unit's
-PR among the PRs into that base only.
+fork of the fork too, and any base. :func:`not_forksyncs` says which PRs are forksync's own sync
+PRs — a PR into another base than the unit's is never one; every path that lands, closes,
+folds, resolves, blocks or merges a unit asks it first. A sync PR goes into the fork's default
+branch: :func:`off_default` says why a PR into another base is left alone (the gate, whatever
+event brings a PR up, acts on none), and :func:`find_open_pr` looks for the unit's PR among the
+PRs into that base only.
 """
 from __future__ import annotations
 
@@ -24,22 +25,34 @@ from bot.sync import store as sync_store
 
 TRAILER = re.compile(r"^Upstream-Commit:\s*([0-9a-f]{40})\s*$", re.MULTILINE)
 
-def not_forksyncs(pr: dict, full_name: str, *, bot_login: str | None, recorded: bool, unit_pr: int = 0) -> str:
+def not_forksyncs(pr: dict, full_name: str, *, bot_login: str | None, recorded: bool, base: str,
+                  unit_pr: int = 0) -> str:
     """Pure: why ``pr`` (a ``pulls/get`` or webhook ``pull_request`` object of ``full_name``) is
-    not one of forksync's own sync PRs; ``""`` when it is. forksync's own has its head branch in
-    ``full_name`` itself — not in a fork of it (``head.repo`` another repository, or null when that
-    repository was deleted: GitHub) — and was opened by the App (``user.login`` is ``bot_login``)
-    or is on a branch forksync recorded pushing (``recorded``: its ``sync_branches`` row; a PR a
-    person opened again on forksync's branch still carries forksync's unit) — but while the row
-    names the unit's PR (``unit_pr``, its ``pr``), only that PR: a person's second PR from the
-    same branch (into another base, say) is not the unit, and closing or merging it must not land,
-    close or delete anything of it. Whether the head ref starts with ``github.branch_prefix`` is
-    the caller's question: this one is about who owns the branch, which the name cannot say."""
+    not one of forksync's own sync PRs; ``""`` when it is. forksync's own
+
+    1. has its head branch in ``full_name`` itself — not in a fork of it (``head.repo`` another
+       repository, or null when that repository was deleted: GitHub);
+    2. goes into ``base``, the unit's base (:func:`unit_base`: the branch forksync opened the
+       unit's PR into). GitHub lets anyone with write access open more PRs from forksync's
+       branch into other bases (a backport to ``release``); such a PR shares the unit's head but
+       is never the unit's, whatever its author or the branch's row says;
+    3. was opened by the App (``user.login`` is ``bot_login``) or is on a branch forksync
+       recorded pushing (``recorded``: its ``sync_branches`` row; a person's PR reopened on
+       forksync's branch into the unit's base still carries forksync's unit) — but while the row
+       names the unit's PR (``unit_pr``, its ``pr``), only that PR.
+
+    Closing or merging a PR that is not forksync's must not land, close or delete anything of the
+    unit, and a push seen through it is no resolution of the unit. Whether the head ref starts
+    with ``github.branch_prefix`` is the caller's question: this one is about who owns the
+    branch, which the name cannot say."""
     head = pr.get("head") or {}
     repo = (head.get("repo") or {}).get("full_name") or ""
     if repo != full_name:
         return (f"its head branch is in {repo}, not in {full_name}" if repo
                 else "its head repository was deleted")
+    into = str((pr.get("base") or {}).get("ref") or "")
+    if into != base:
+        return f"into `{into}`, not the unit's base `{base}`" if into else "its base branch is unknown"
     number = int(pr.get("number") or 0)
     second = bool(recorded and unit_pr and number and int(unit_pr) != number)
     if (recorded and not second) or (bot_login and ((pr.get("user") or {}).get("login") or "") == bot_login):
@@ -48,6 +61,14 @@ def not_forksyncs(pr: dict, full_name: str, *, bot_login: str | None, recorded: 
     if second:
         return f"opened by {'@' + who if who else 'someone else'} on forksync's branch, whose sync PR is #{unit_pr}"
     return f"opened by {'@' + who if who else 'someone else'} on a branch forksync did not push"
+
+
+def unit_base(row: dict | None, default_branch: str) -> str:
+    """Pure: the branch the unit of ``row`` (its ``sync_branches`` row, or None) has its PR into:
+    the ``base`` forksync recorded pushing it for (``fork.ref``, which publish opens the PR
+    into), else ``default_branch`` (the fork's default branch: rows written before the base was
+    recorded, and branches forksync has no row for)."""
+    return str((row or {}).get("base") or "") or default_branch
 
 
 def off_default(pr: dict, default_branch: str) -> str:
@@ -63,19 +84,27 @@ def off_default(pr: dict, default_branch: str) -> str:
     return f"into `{base}`, not the default branch `{default_branch}`" if base else "its base branch is unknown"
 
 
-def foreign_reason(store, full_name: str, pr: dict, *, bot_login: str | None) -> str:
-    """:func:`not_forksyncs` with ``recorded`` and ``unit_pr`` read from the store (the PR's head
-    ref among the fork's ``sync_branches``, and the PR its row names)."""
+def row_reason(pr: dict, full_name: str, row: dict | None, *, bot_login: str | None, default_branch: str) -> str:
+    """:func:`not_forksyncs` of ``pr`` against the ``sync_branches`` row of its head branch
+    (None when forksync recorded none): ``recorded``, ``unit_pr`` and the unit's base
+    (:func:`unit_base`) come from the row."""
+    return not_forksyncs(pr, full_name, bot_login=bot_login, recorded=row is not None,
+                         base=unit_base(row, default_branch), unit_pr=int((row or {}).get("pr") or 0))
+
+
+def foreign_reason(store, full_name: str, pr: dict, *, bot_login: str | None, default_branch: str) -> str:
+    """:func:`row_reason` with the row read from the store (the PR's head ref among the fork's
+    ``sync_branches``)."""
     branch = (pr.get("head") or {}).get("ref") or ""
     row = sync_store.branch_row(store, full_name, branch) if branch else None
-    return not_forksyncs(pr, full_name, bot_login=bot_login, recorded=row is not None,
-                         unit_pr=int((row or {}).get("pr") or 0))
+    return row_reason(pr, full_name, row, bot_login=bot_login, default_branch=default_branch)
 
 
-def is_own_sync_pr(store, full_name: str, pr: dict, *, prefix: str, bot_login: str | None) -> bool:
+def is_own_sync_pr(store, full_name: str, pr: dict, *, prefix: str, bot_login: str | None,
+                   default_branch: str) -> bool:
     """Is ``pr`` forksync's own sync PR: head ref named ``prefix``… and :func:`foreign_reason` empty?"""
     return (str((pr.get("head") or {}).get("ref") or "").startswith(prefix)
-            and not foreign_reason(store, full_name, pr, bot_login=bot_login))
+            and not foreign_reason(store, full_name, pr, bot_login=bot_login, default_branch=default_branch))
 
 
 async def find_open_pr(gh, full_name: str, branch: str, base: str) -> dict | None:
@@ -148,23 +177,26 @@ def verify_resolution(log_text: str, marker_files: list[str], expected_shas: lis
     return problems
 
 
-async def on_pushed(ctx, sync, full_name: str, pr: dict) -> str:
+async def on_pushed(ctx, sync, full_name: str, pr: dict, *, default_branch: str) -> str:
     """A push to a sync branch: forksync's own push is expected; anyone else's on a chain is a
     resolution to check — folded into its pick when the chain carries a conflict commit
     (:meth:`bot.sync.service.SyncService.finish_conflict`), else verified (once per head sha:
     the reply carries the sha in its marker). Returns what happened: ``own``, ``folded``,
-    ``waiting``, ``verified``, ``rejected`` or ``""`` (not a sync branch, or a PR only named like
-    one: :func:`not_forksyncs`, or an L2 back-out's branch, which carries no unit to resolve)."""
+    ``waiting``, ``verified``, ``rejected`` or ``""`` (not a sync branch; a PR that is not the
+    unit's — only named like one, or a person's from forksync's branch into another base than the
+    unit's (:func:`not_forksyncs`; ``default_branch`` is the fork's, for :func:`unit_base`); or an
+    L2 back-out's branch, which carries no unit to resolve)."""
     branch = pr["head"]["ref"]
     head = pr["head"]["sha"]
     row = sync_store.branch_row(ctx.store, full_name, branch)
     if row is None or row.get("kind") == sync_store.BACKOUT:
         return ""
-    foreign = not_forksyncs(pr, full_name, bot_login=getattr(sync, "bot_login", None), recorded=True,
-                            unit_pr=int(row.get("pr") or 0))
+    foreign = row_reason(pr, full_name, row, bot_login=getattr(sync, "bot_login", None), default_branch=default_branch)
     if foreign:
-        # a push to a fork's branch of the same name: neither a resolution of forksync's chain
-        # nor anything forksync may fold into it
+        # a push to a fork's branch of the same name, or seen through a person's PR from
+        # forksync's branch into another base: neither a resolution of forksync's chain nor
+        # anything forksync may fold into it (the unit's own PR, when it has one, brings the push
+        # up too)
         ctx.note(f"#{pr.get('number')}: {branch} is not forksync's sync branch ({foreign}); left alone")
         return ""
     if head == row["pushed_tip"]:

@@ -411,7 +411,7 @@ class SyncService:
         sync_store.save_branch(ctx.store, repo=full_name, branch=branch, unit_id=unit.id, kind=unit.kind,
                              pushed_tip=res.tip, verified_tip=(row or {}).get("verified_tip", ""),
                              pr=(row or {}).get("pr", 0), state="open", shas_json=json.dumps(list(unit.shas)),
-                             base_sha=core.fork_head, conflict_sha=res.conflict or "",
+                             base_sha=core.fork_head, base=cfg.fork.ref, conflict_sha=res.conflict or "",
                              **({} if _merge_refused_at(row, res.tip) else blocked_mod.CLEAR))
         commits = [{"sha": s, "subject": core.commits[s].subject, "pr": core.commits[s].pr,
                     "conflicts": list(next((i.conflicts for i in unit.items if i.sha == s), ()))}
@@ -516,7 +516,7 @@ class SyncService:
             sync_store.save_branch(ctx.store, repo=full_name, branch=branch, unit_id=unit.id, kind=unit.kind,
                                    pushed_tip=(row or {}).get("pushed_tip", ""), verified_tip="", pr=0, state="blocked",
                                    shas_json=json.dumps(list(unit.shas)), base_sha=core.fork_head,
-                                   conflict_sha=res.conflict or "", **fields)
+                                   base=cfg.fork.ref, conflict_sha=res.conflict or "", **fields)
         pr = (row or {}).get("pr") or 0
         if pr and (row or {}).get("state") == "open":
             # once per refusal of this unit's commits (a re-apply makes a new tip sha, not a new refusal)
@@ -755,16 +755,19 @@ class SyncService:
         tip = repo.references[ref].target
         return {s for s in shas if s not in repo or (str(tip) != s and not repo.descendant_of(tip, s))}
 
-    async def agent_resolve(self, ctx, full_name: str, number: int, cfg: ForksyncConfig) -> str:
+    async def agent_resolve(self, ctx, full_name: str, number: int, cfg: ForksyncConfig, *,
+                            default_branch: str) -> str:
         """``/forksync resolve`` on a chain PR: ask the conflict agent for the conflict the chain
         stopped at (:func:`bot.sync.agents.on_chain_conflict`; its pick takes the conflict commit's
-        place behind the agent's rails), then sync so the chain goes on. Returns the reply text."""
+        place behind the agent's rails), then sync so the chain goes on. Returns the reply text.
+        PR ``number`` must be the chain's own (:func:`bot.sync.prs.not_forksyncs`; ``default_branch``
+        is the fork's, the unit's base when its row records none): a person's PR from the chain's
+        branch into another base asks nothing of the chain."""
         pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full_name), "number": number})
         branch = pr["head"]["ref"]
         row = sync_store.branch_row(ctx.store, full_name, branch)
         if row is None or row["kind"] != "chain" \
-                or sync_prs.not_forksyncs(pr, full_name, bot_login=self.bot_login, recorded=True,
-                                          unit_pr=int(row.get("pr") or 0)):
+                or sync_prs.row_reason(pr, full_name, row, bot_login=self.bot_login, default_branch=default_branch):
             return "`resolve` works on a forksync chain PR; this is not one."
         if not row.get("conflict_sha"):
             return "this chain is not stopped at a conflict; nothing to resolve."

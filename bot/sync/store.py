@@ -3,7 +3,7 @@
 * ``sync_status``: per fork, the numbers last computed and when upstream was last seen
   (:class:`bot.sync.status.SyncStatus`);
 * ``sync_branches``: per sync branch, the tip forksync pushed last, a person's verified
-  resolution, the unit's upstream shas and its PR;
+  resolution, the unit's upstream shas, its base and its PR;
 * ``tracked_forks``: forks whose upstream is followed (push events and the poller);
 * ``commit_analysis`` and ``pin_history``: the ingest's cache of commit analyses (rebuildable
   from git) and the pins recorded at each refresh.
@@ -55,6 +55,9 @@ SYNC_BRANCHES = table("sync_branches", {
     "pr": int, "state": str,  # open | merged | closed | blocked | replanned | backout
     "shas_json": str,         # upstream shas of the unit, in order
     "base_sha": str,
+    # the branch the unit's PR goes into (fork.ref when forksync pushed it): a PR from the branch
+    # into any other base is not the unit's (bot.sync.prs.unit_base); "" in rows written before
+    "base": str,
     "conflict_sha": str,      # upstream commit the chain stopped at (its conflict commit is the tip); "" when none
     # GitHub refused the unit's push, PR or merge (bot.sync.blocked); "" / 0 when not blocked.
     # A unit refused before its first push has a row with state "blocked" and no PR.

@@ -340,7 +340,7 @@ class ValidationService:
                 # PR comes from forksync's branch
                 return [off_default_note(number, pr, tr.default_branch)]
             state = await gate_inputs.gather(ctx.gh, ctx.store, full, pr, tr.cfg, bot_login=self.bot_login,
-                                             own_checks=set(),
+                                             own_checks=set(), default_branch=tr.default_branch,
                                              repo_for=lambda base, head: self.repo_for(full, base, head),
                                              now=self.now())
             suites = suite_requirements(required_l1(tr.suites, state.areas))
@@ -352,7 +352,8 @@ class ValidationService:
                                           for f in decision.blocking) if decision.blocking else "")]
             extra = [f"Trusted suites unavailable: {tr.error}"] if tr.error else []
             named = pr["head"]["ref"].startswith(tr.cfg.github.branch_prefix)
-            foreign = sync_prs.foreign_reason(ctx.store, full, pr, bot_login=self.bot_login) if named else ""
+            foreign = (sync_prs.foreign_reason(ctx.store, full, pr, bot_login=self.bot_login,
+                                               default_branch=tr.default_branch) if named else "")
             sync_pr = named and not foreign
             if foreign:
                 # named like a sync branch, and so once taken for one; saying why it is not keeps a
@@ -408,9 +409,9 @@ class ValidationService:
         try:
             rv = split_repo(full)
             pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**rv, "number": number})
-            repo = await ctx.gh.getitem("/repos/{owner}/{repo}", rv)
-            await landing.on_closed(ctx, self.sync, RepoRef.model_validate(repo).full_name, pr,
-                                    sender={"login": self.bot_login, "type": "Bot"})
+            repo = RepoRef.model_validate(await ctx.gh.getitem("/repos/{owner}/{repo}", rv))
+            await landing.on_closed(ctx, self.sync, repo.full_name, pr, sender={"login": self.bot_login, "type": "Bot"},
+                                    default_branch=repo.default_branch)
         except Exception as e:  # noqa: BLE001 - the merge happened; the next sync refreshes the ledger
             return [f"landing after merge not run: {error_text(e, 240)}"]
         return []
@@ -500,7 +501,8 @@ async def after_hold(ctx, full: str, branch_prefix: str) -> list[str]:
     rv = split_repo(full)
     default = (await ctx.gh.getitem("/repos/{owner}/{repo}", rv)).get("default_branch") or "main"
     async for pr in ctx.gh.getiter("/repos/{owner}/{repo}/pulls{?state,base}", {**rv, "state": "open", "base": default}):
-        if not sync_prs.is_own_sync_pr(ctx.store, full, pr, prefix=branch_prefix, bot_login=v.bot_login):
+        if not sync_prs.is_own_sync_pr(ctx.store, full, pr, prefix=branch_prefix, bot_login=v.bot_login,
+                                       default_branch=default):
             continue
         try:
             notes += await v.evaluate(ctx, full, int(pr["number"]))

@@ -9,13 +9,16 @@ the default branch only, so a person's PR into ``release`` keeps its title and b
 branch's row keeps naming the unit's PR."""
 from __future__ import annotations
 
+import json
+import subprocess
+
 import pytest
 
 from bot.app import schedules
 from bot.fakegithub.events import check_run_event as emit_check_run
 from bot.sync import store as sync_store
 from tests.support.e2e import adopt_and_move_upstream, job_context, open_sync_prs
-from tests.support.github import git
+from tests.support.github import commit_files, git
 from tests.support.validation_world import CONFIG, check_run_event, close_world, fork_files, gate_failing, make_world, tick_ctx
 
 BRANCH = "forksync/bundle-rel"
@@ -230,3 +233,89 @@ async def test_a_queued_l3_run_of_a_pr_moved_to_another_base_is_not_run(fake_git
         assert any("the PR is into `release`, not the default branch `main`" in r for r in replies), replies
     finally:
         await close_world(w)
+
+
+def notes_of(fork_path, sha: str) -> str:
+    p = subprocess.run(["git", f"--git-dir={fork_path}", "notes", "--ref", "refs/notes/forksync", "show", sha],
+                       capture_output=True, text=True)
+    return p.stdout
+
+
+async def unit_without_its_pr(fake, bot, alice, up_src, upstream, fork, inst, kind: str = "") -> tuple[list[str], dict]:
+    """Upstream moves and forksync pushes both units (a bundle and a chain), but GitHub refuses
+    their PRs (403): each unit's branch is forksync's, recorded, with no PR in its row yet.
+    Returns the upstream commits and row of the unit of ``kind`` (the first when "")."""
+    fake.faults.add("POST", "/repos/meta/triton/pulls", 403, "Resource not accessible by integration", name="pr-403",
+                    times=2)
+    c1, c2 = await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    rows = [sync_store.branch_row(bot.store, "meta/triton", b)
+            for b in (f"forksync/bundle-{c1[:12]}", f"forksync/chain-{c2[:12]}")]
+    assert [(r["state"], r["pr"], r["blocked_step"]) for r in rows] == [("open", 0, "pr")] * 2
+    row = next(r for r in rows if r["kind"] == (kind or r["kind"]))
+    return json.loads(row["shas_json"]), row
+
+
+@pytest.mark.parametrize("how", ["closed", "merged"])
+async def test_a_pr_into_another_base_from_a_units_branch_without_its_pr_lands_and_closes_nothing(world, how):
+    """forksync pushed a unit's branch but has no PR for it yet (GitHub refused it; a crash after
+    the push leaves the same row), and alice opens one from that branch into ``release``, then
+    closes or merges it. It was never the unit's PR: the unit's upstream commits get no decision
+    in ``refs/notes/forksync``, forksync's branch stays where forksync pushed it, the row stays
+    open, and the next sync opens the unit's own PR into main."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    shas, row = await unit_without_its_pr(fake, bot, alice, up_src, upstream, fork, inst)
+    branch = row["branch"]
+    base = (await alice.getitem("/repos/meta/triton/branches/main"))["commit"]["sha"]
+    await alice.post("/repos/meta/triton/git/refs", data={"ref": "refs/heads/release", "sha": base})
+    pr = await alice.post("/repos/meta/triton/pulls", data={"title": "backport", "head": branch, "base": "release"})
+    await bot.settle()
+    if how == "merged":
+        await alice.put(f"/repos/meta/triton/pulls/{pr['number']}/merge", data={"merge_method": "merge"})
+    else:
+        await alice.post(f"/repos/meta/triton/issues/{pr['number']}/comments", data={"body": "not now"})
+        await alice.patch(f"/repos/meta/triton/pulls/{pr['number']}", data={"state": "closed"})
+    await bot.settle()
+
+    assert bot.deliveries("dead") == []
+    assert [notes_of(fork.path, s) for s in shas] == ["" for _ in shas]
+    assert git(up_src, "ls-remote", str(fork.path), f"refs/heads/{branch}").split()[:1] == [row["pushed_tip"]]
+    assert sync_store.branch_row(bot.store, "meta/triton", branch) == row
+    replies = [c async for c in alice.getiter(f"/repos/meta/triton/issues/{pr['number']}/comments")
+               if c["user"]["login"] == "forksync[bot]"]
+    assert replies == []
+    [closed] = [d.outcome for d in bot.deliveries("done") if d.event == "pull_request" and d.action == "closed"]
+    assert f"#{pr['number']}: {branch} is not forksync's sync branch (into `release`, not the unit's base `main`)" \
+        in closed, closed
+    await bot.svc.sync(await job_context(bot)(inst.id), "meta/triton", reason="test: again")
+    await bot.settle()
+    assert branch in [p["head"]["ref"] for p in await open_sync_prs(alice)]
+    assert sync_store.branch_row(bot.store, "meta/triton", branch)["state"] == "open"
+
+
+async def test_a_push_to_a_chain_without_its_pr_is_no_resolution_for_a_pr_into_another_base(world, tmp_path):
+    """forksync's chain has no PR yet; alice opens one from its branch into ``release`` and pushes
+    a commit to the branch. Her PR is not the chain's: forksync neither folds nor verifies her
+    commit as the chain's resolution, comments nothing on her PR and records nothing in the row."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    _, row = await unit_without_its_pr(fake, bot, alice, up_src, upstream, fork, inst, kind="chain")
+    branch = row["branch"]
+    base = (await alice.getitem("/repos/meta/triton/branches/main"))["commit"]["sha"]
+    await alice.post("/repos/meta/triton/git/refs", data={"ref": "refs/heads/release", "sha": base})
+    pr = await alice.post("/repos/meta/triton/pulls", data={"title": "backport", "head": branch, "base": "release"})
+    await bot.settle()
+    wt = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", "-b", branch, str(fork.path), str(wt))
+    mine = commit_files(wt, {"third_party/amd/x.cpp": "int x = 3;\n"}, "Backport tweak")
+    git(wt, "push", "-q", "origin", f"{branch}:refs/heads/{branch}")
+    await bot.settle()
+
+    assert bot.deliveries("dead") == []
+    assert git(up_src, "ls-remote", str(fork.path), f"refs/heads/{branch}").split()[:1] == [mine]   # nothing folded
+    assert sync_store.branch_row(bot.store, "meta/triton", branch) == row
+    replies = [c async for c in alice.getiter(f"/repos/meta/triton/issues/{pr['number']}/comments")
+               if c["user"]["login"] == "forksync[bot]"]
+    assert replies == []
+    [pushed] = [d.outcome for d in bot.deliveries("done") if d.event == "pull_request" and d.action == "synchronize"]
+    assert f"#{pr['number']}: {branch} is not forksync's sync branch (into `release`, not the unit's base `main`)" \
+        in pushed, pushed

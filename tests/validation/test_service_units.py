@@ -176,8 +176,8 @@ BOT = "forksync[bot]"
 def test_only_forksyncs_own_branch_on_the_fork_makes_a_sync_pr(head, user, recorded, reason):
     from bot.sync.prs import not_forksyncs
 
-    pr = {"head": {"ref": "forksync/chain-0123456789ab", **head}, "user": {"login": user}}
-    assert not_forksyncs(pr, "meta/triton", bot_login=BOT, recorded=recorded) == reason
+    pr = {"head": {"ref": "forksync/chain-0123456789ab", **head}, "base": {"ref": "main"}, "user": {"login": user}}
+    assert not_forksyncs(pr, "meta/triton", bot_login=BOT, recorded=recorded, base="main") == reason
 
 
 def test_a_second_pr_on_forksyncs_recorded_branch_is_not_the_unit():
@@ -187,20 +187,50 @@ def test_a_second_pr_on_forksyncs_recorded_branch_is_not_the_unit():
     from bot.sync.prs import not_forksyncs
 
     pr = {"number": 9, "head": {"ref": "forksync/bundle-1", "repo": {"full_name": "meta/triton"}},
-          "user": {"login": "alice"}}
-    assert not_forksyncs(pr, "meta/triton", bot_login=BOT, recorded=True, unit_pr=2) == (
+          "base": {"ref": "main"}, "user": {"login": "alice"}}
+    assert not_forksyncs(pr, "meta/triton", bot_login=BOT, recorded=True, base="main", unit_pr=2) == (
         "opened by @alice on forksync's branch, whose sync PR is #2")
-    assert not_forksyncs(pr, "meta/triton", bot_login=BOT, recorded=True, unit_pr=9) == ""
-    assert not_forksyncs(pr, "meta/triton", bot_login=BOT, recorded=True, unit_pr=0) == ""
-    assert not_forksyncs({**pr, "user": {"login": BOT}}, "meta/triton", bot_login=BOT, recorded=True, unit_pr=2) == ""
+    assert not_forksyncs(pr, "meta/triton", bot_login=BOT, recorded=True, base="main", unit_pr=9) == ""
+    assert not_forksyncs(pr, "meta/triton", bot_login=BOT, recorded=True, base="main", unit_pr=0) == ""
+    assert not_forksyncs({**pr, "user": {"login": BOT}}, "meta/triton", bot_login=BOT, recorded=True, base="main",
+                         unit_pr=2) == ""
+
+
+@pytest.mark.parametrize("into, user, unit_pr, reason", [
+    ("main", "alice", 0, ""),
+    # a PR from forksync's branch into another base is never the unit's: not while the row names
+    # no PR yet, not when it is the PR the row names, not when the App opened it
+    ("release", "alice", 0, "into `release`, not the unit's base `main`"),
+    ("release", "alice", 9, "into `release`, not the unit's base `main`"),
+    ("release", BOT, 0, "into `release`, not the unit's base `main`"),
+    ("", "alice", 0, "its base branch is unknown"),
+])
+def test_a_pr_into_another_base_than_the_units_is_not_forksyncs(into, user, unit_pr, reason):
+    from bot.sync.prs import not_forksyncs
+
+    pr = {"number": 9, "head": {"ref": "forksync/bundle-1", "repo": {"full_name": "meta/triton"}},
+          "base": {"ref": into}, "user": {"login": user}}
+    assert not_forksyncs(pr, "meta/triton", bot_login=BOT, recorded=True, base="main", unit_pr=unit_pr) == reason
+
+
+@pytest.mark.parametrize("row, base", [
+    (None, "main"),                          # no row: the fork's default branch
+    ({"base": ""}, "main"),                  # a row written before the base was recorded
+    ({"base": "trunk"}, "trunk"),            # fork.ref when forksync pushed the unit
+])
+def test_a_units_base_is_the_recorded_one_else_the_default_branch(row, base):
+    from bot.sync.prs import unit_base
+
+    assert unit_base(row, "main") == base
 
 
 def test_without_a_known_bot_login_only_recorded_branches_are_forksyncs():
     from bot.sync.prs import not_forksyncs
 
-    pr = {"head": {"ref": "forksync/bundle-1", "repo": {"full_name": "meta/triton"}}, "user": {"login": BOT}}
-    assert not_forksyncs(pr, "meta/triton", bot_login=None, recorded=True) == ""
-    assert not_forksyncs(pr, "meta/triton", bot_login="", recorded=False) == (
+    pr = {"head": {"ref": "forksync/bundle-1", "repo": {"full_name": "meta/triton"}}, "base": {"ref": "main"},
+          "user": {"login": BOT}}
+    assert not_forksyncs(pr, "meta/triton", bot_login=None, recorded=True, base="main") == ""
+    assert not_forksyncs(pr, "meta/triton", bot_login="", recorded=False, base="main") == (
         "opened by @forksync[bot] on a branch forksync did not push")
 
 
