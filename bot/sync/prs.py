@@ -25,6 +25,7 @@ from bot.sync import store as sync_store
 
 TRAILER = re.compile(r"^Upstream-Commit:\s*([0-9a-f]{40})\s*$", re.MULTILINE)
 
+
 def not_forksyncs(pr: dict, full_name: str, *, bot_login: str | None, recorded: bool, base: str,
                   unit_pr: int = 0) -> str:
     """Pure: why ``pr`` (a ``pulls/get`` or webhook ``pull_request`` object of ``full_name``) is
