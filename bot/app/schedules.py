@@ -36,7 +36,7 @@ from bot.triage.nightly import triage_stored_nightly
 from bot.validation import store as vstore
 from bot.validation.checks import required_fingerprint
 from bot.validation.gate import GATE_CHECK
-from bot.validation.gate_inputs import base_branch, base_tip, combined_status, protection_apps, protection_checks
+from bot.validation.gate_inputs import base_branch, base_tip, branch_rules, combined_status, required_checks
 from bot.validation.l3 import answer_l3_result, l3_tick
 from bot.validation.nightly import expected_pairs, missing_nightly, render_alarm
 from bot.validation.service import downloader_for, superseded_note
@@ -128,12 +128,12 @@ async def reconcile_tick(ctx, full: str) -> list[str]:
 
 
 async def _required_changed(gh, full: str, base_ref: str, cfg, gate_run: dict, memo: dict[str, str]) -> bool:
-    """Are the base branch's required checks (protection + ``gate.required_checks``) other than
-    those the gate run decided with (its ``external_id``, :func:`bot.validation.checks.required_fingerprint`)?"""
+    """Are the base branch's required checks (protection + its rulesets' + ``gate.required_checks``)
+    other than those the gate run decided with (its ``external_id``, :func:`bot.validation.checks.required_fingerprint`)?"""
     if base_ref not in memo:
-        branch = await base_branch(gh, full, base_ref)
-        memo[base_ref] = required_fingerprint(protection_checks(branch) + tuple(cfg.gate.required_checks or ()),
-                                              protection_apps(branch))
+        req = required_checks(await base_branch(gh, full, base_ref), await branch_rules(gh, full, base_ref),
+                              cfg.gate.required_checks or ())
+        memo[base_ref] = required_fingerprint(req.names, req.apps)
     return (gate_run.get("external_id") or "") != memo[base_ref]
 
 

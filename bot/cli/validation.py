@@ -84,7 +84,7 @@ def pr_state_from_json(data: dict, where: str = "pr-state"):
               "signoffs": SignOff}
     for key, cls in nested.items():
         pr[key] = tuple(_build(cls, x, f"{where}: pr.{key}.{i}") for i, x in enumerate(pr.get(key, [])))
-    for key in ("conflict_commits", "check_apps"):
+    for key in ("conflict_commits", "check_apps", "check_rules"):
         if key in pr:
             pr[key] = tuple(tuple(x) for x in pr[key])
     state = _build(PRState, pr, f"{where}: pr")

@@ -7,9 +7,10 @@ Example::
 
 The fork's practice is that each commit lands only when it passes both the open-source CI and the
 fork's internal CI. The gate therefore also requires, on the PR head, every check named by the
-base branch's protection (``required_status_checks``) and every name listed here; a check run or
-a commit status of that name counts. Missing or still running → blocked (``check-pending``),
-anything but success/neutral/skipped → blocked (``check-failed``).
+base branch's protection (``required_status_checks``), by the ``required_status_checks`` rules of
+the rulesets on it, and every name listed here; a check run or a commit status of that name
+counts. Missing or still running → blocked (``check-pending``), anything but
+success/neutral/skipped → blocked (``check-failed``).
 """
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bot.fakegithub.events import on_ref_changes, pull_event, review_event
 from bot.fakegithub.gitrepo import MergeConflict
-from bot.fakegithub.routes_repos import latest_statuses
+from bot.fakegithub.routes_repos import latest_statuses, ruleset_checks
 from bot.fakegithub.routing import Ctx, GitHubError, Reply, not_found, route
 from bot.fakegithub.state import Issue, Pull, Review
 
@@ -24,11 +24,13 @@ def _pull(ctx: Ctx) -> Pull:
     return p
 
 
-def required_checks_failing(ctx: Ctx, head_sha: str) -> list[str]:
+def required_checks_failing(ctx: Ctx, head_sha: str, base_ref: str) -> list[str]:
     """Names of required checks without a passing check run or commit status on ``head_sha``
-    (latest run per name; a status named like a check counts too, as on GitHub). A check bound
-    to one app (``required_check_apps``) is passed only by that app's latest run of the name: the
-    statuses here carry no app, and another app's run of the same name does not count."""
+    (latest run per name; a status named like a check counts too, as on GitHub): branch
+    protection's on the default branch and the ``required_status_checks`` rules of the active
+    rulesets on ``base_ref``. A check bound to one app (``required_check_apps``, a rule's
+    ``integration_id``) is passed only by that app's latest run of the name: the statuses here
+    carry no app, and another app's run of the same name does not count."""
     r = ctx.repo
     latest: dict[str, str | None] = {}
     by_app: dict[tuple[str, int | None], str | None] = {}
@@ -39,12 +41,15 @@ def required_checks_failing(ctx: Ctx, head_sha: str) -> list[str]:
         if latest.get(name) not in PASSING:
             latest[name] = st["state"]
 
-    def passing(n: str) -> bool:
-        app = r.required_check_apps.get(n)
+    def passing(n: str, app: int | None) -> bool:
         if app is None or app == -1:
             return latest.get(n) in PASSING
         return by_app.get((n, app)) in PASSING
-    return [n for n in r.required_checks if not passing(n)]
+    required: list[tuple[str, int | None]] = []
+    if base_ref == r.default_branch:
+        required += [(n, r.required_check_apps.get(n)) for n in r.required_checks]
+    required += [(c["context"], c.get("integration_id")) for c in ruleset_checks(r, base_ref)]
+    return list(dict.fromkeys(n for n, app in required if not passing(n, app)))
 
 
 def mergeability(ctx: Ctx, p: Pull) -> tuple[bool | None, str, str | None]:
@@ -74,7 +79,7 @@ def mergeability(ctx: Ctx, p: Pull) -> tuple[bool | None, str, str | None]:
         return False, "dirty", None
     if p.draft:
         return True, "draft", sha
-    if p.base_ref == r.default_branch and required_checks_failing(ctx, head):
+    if required_checks_failing(ctx, head, p.base_ref):
         return True, "blocked", sha
     return True, "clean", sha
 
@@ -220,10 +225,9 @@ async def merge_pull(ctx: Ctx) -> Reply:
     if p.draft:
         raise GitHubError(405, "Pull Request is still a draft")
     base = r.git.ref(f"refs/heads/{p.base_ref}")
-    if p.base_ref == r.default_branch:
-        failing = required_checks_failing(ctx, head)
-        if failing:
-            raise GitHubError(405, f"Required status check \"{failing[0]}\" is expected.")
+    failing = required_checks_failing(ctx, head, p.base_ref)
+    if failing:
+        raise GitHubError(405, f"Required status check \"{failing[0]}\" is expected.")
     actor = ctx.require_actor()
     title = body.get("commit_title") or (
         f"Merge pull request #{p.number} from {r.owner.login}/{p.head_ref}" if method == "merge"

@@ -1,5 +1,5 @@
-"""Repository routes: repository, branches, contents, collaborators, commits, compare, statuses,
-merge-upstream."""
+"""Repository routes: repository, branches (and the rules of their rulesets), contents,
+collaborators, commits, compare, statuses, merge-upstream."""
 from __future__ import annotations
 
 import base64
@@ -43,6 +43,25 @@ async def get_branch(ctx: Ctx) -> Reply:
     if sha is None:
         raise GitHubError(404, "Branch not found")
     return Reply(200, _branch(ctx, name, sha, full=True))
+
+
+def ruleset_checks(r, branch: str) -> list[dict]:
+    """The ``required_status_checks`` entries (``{"context", "integration_id"?}``) of the active
+    rulesets on ``branch``."""
+    return [c for rs in r.rulesets if rs.applies_to(branch, r.default_branch) for rule in rs.rules
+            if rule.get("type") == "required_status_checks"
+            for c in (rule.get("parameters") or {}).get("required_status_checks") or []]
+
+
+@route("repos/get-branch-rules")
+async def get_branch_rules(ctx: Ctx) -> Reply:
+    """Every rule of the active rulesets on the branch (which need not exist), each with its
+    ruleset's ``ruleset_source_type``, ``ruleset_source`` and ``ruleset_id``, as GitHub lists them."""
+    r = ctx.repo
+    name = ctx.params["branch"]
+    items = [{**rule, "ruleset_source_type": "Repository", "ruleset_source": r.full_name, "ruleset_id": rs.id}
+             for rs in r.rulesets if rs.applies_to(name, r.default_branch) for rule in rs.rules]
+    return ctx.page(items)
 
 
 @route("repos/list-branches")

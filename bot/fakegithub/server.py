@@ -38,7 +38,7 @@ from bot.fakegithub.faults import Faults
 from bot.fakegithub.limits import RateLimits
 from bot.fakegithub.objects import Render
 from bot.fakegithub.routing import HANDLERS, Ctx, GitHubError, Reply
-from bot.fakegithub.state import App, CheckRun, Installation, Repo, State, User
+from bot.fakegithub.state import App, CheckRun, Installation, Repo, Ruleset, State, User
 from bot.fakegithub.webhooks import Webhooks
 
 SUPPORTED_API_VERSIONS = ("2022-11-28", "2026-03-10")
@@ -254,6 +254,18 @@ class FakeGitHub:
         run.suite_id = self.state.check_suite_id(repo, sha, app.id)
         repo.check_runs[run.id] = run
         return run
+
+    def add_ruleset(self, repo: Repo, name: str, rules: list[dict], *, branches: tuple[str, ...] = ("~DEFAULT_BRANCH",),
+                    enforcement: str = "active") -> Ruleset:
+        """A repository ruleset on ``repo``'s branches ``branches`` (fnmatch patterns,
+        ``~DEFAULT_BRANCH``, ``~ALL``), as Settings → Rules would make it: ``rules`` are GitHub's
+        rule objects, e.g. ``{"type": "required_status_checks", "parameters":
+        {"required_status_checks": [{"context": "ci/x", "integration_id": 123}],
+        "strict_required_status_checks_policy": False}}``. An ``active`` one's required status
+        checks hold merges into those branches as branch protection's do."""
+        rs = Ruleset(self.state.new_id(), name, list(rules), tuple(branches), enforcement)
+        repo.rulesets.append(rs)
+        return rs
 
     def requests_for(self, operation: str) -> list[dict]:
         return [r for r in self.requests if r["operation"] == operation]

@@ -10,6 +10,7 @@ repository is seen on the next API call (:meth:`State.observe_refs` turns the ch
 """
 from __future__ import annotations
 
+import fnmatch
 import itertools
 import secrets
 import time
@@ -201,6 +202,27 @@ class Artifact:
 
 
 @dataclass
+class Ruleset:
+    """A repository ruleset (Settings → Rules) on branches. ``rules``: GitHub's rule objects
+    (``{"type": "required_status_checks", "parameters": {...}}``, the ``repository-rule-*`` schemas);
+    ``branches``: the branch names it targets, as fnmatch patterns or ``~DEFAULT_BRANCH`` / ``~ALL``
+    (GitHub's ``conditions.ref_name.include``); only an ``active`` ruleset's rules are returned by
+    ``repos/get-branch-rules`` and enforced (``evaluate`` only reports, ``disabled`` does nothing)."""
+
+    id: int
+    name: str
+    rules: list[dict]
+    branches: tuple[str, ...] = ("~DEFAULT_BRANCH",)
+    enforcement: str = "active"
+
+    def applies_to(self, branch: str, default_branch: str) -> bool:
+        if self.enforcement != "active":
+            return False
+        return any(p == "~ALL" or (p == "~DEFAULT_BRANCH" and branch == default_branch)
+                   or fnmatch.fnmatchcase(branch, p) for p in self.branches)
+
+
+@dataclass
 class Repo:
     id: int
     owner: User
@@ -216,6 +238,7 @@ class Repo:
     required_checks: list[str] = field(default_factory=list)     # branch protection on default branch
     # branch protection's checks[].app_id: a required check bound to one GitHub App (the others: any source)
     required_check_apps: dict[str, int] = field(default_factory=dict)
+    rulesets: list[Ruleset] = field(default_factory=list)         # repository rulesets (FakeGitHub.add_ruleset)
     collaborators: dict[str, str] = field(default_factory=dict)  # login → permission
     labels: dict[str, Label] = field(default_factory=dict)       # lower-case name → label
     issues: dict[int, Issue] = field(default_factory=dict)

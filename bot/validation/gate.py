@@ -37,10 +37,12 @@ Rules, in the order they are reported (the order findings are shown in):
    head is ``newly-skipped``: blocking unless the suite has ``allow_newly_skipped``; without a
    base result the head's skipped tests are only listed (``skipped``, not blocking).
 6. External checks — every name in ``required_checks`` (branch protection's required status
-   checks and ``gate.required_checks``; forksync's own ``forksync/…`` checks excluded) needs a
+   checks, the ``required_status_checks`` rules of the rulesets on the base, and
+   ``gate.required_checks``; forksync's own ``forksync/…`` checks excluded) needs a
    check run or commit status on the head that is success, neutral or skipped: absent or
-   running → ``check-pending``, anything else → ``check-failed``, each naming the check. A
-   check branch protection binds to one app (``check_apps``) counts only that app's check runs:
+   running → ``check-pending``, anything else → ``check-failed``, each naming the check, and
+   the ruleset rule that requires it where one does (``check_rules``). A check branch
+   protection or a ruleset binds to one app (``check_apps``) counts only that app's check runs:
    a run of the same name from another app (or a workflow), and a commit status (which does
    not say which app set it), are ignored for it, and the finding says so. With
    no suites configured and no required names, the fallback: ≥ 1 check on the head and all
@@ -175,11 +177,12 @@ class PRState:
     upstream sha)`` of commits in base..head with a ``Forksync-Conflict:`` trailer; ``rewritten``:
     the fork commits a sync branch was built on that the base no longer has (a force push
     rewrote the base's history: :func:`bot.git.apply.rewritten_base`).
-    ``required_checks``: check names that must be green on the head (branch protection and
-    ``gate.required_checks``); ``check_apps``: ``(name, app id)`` for each required check branch
-    protection binds to one GitHub App (``required_status_checks.checks[].app_id``; unbound
-    names — app id null or -1 — are not listed); ``checks``: the head's check runs and commit
-    statuses."""
+    ``required_checks``: check names that must be green on the head (branch protection, the
+    rulesets' ``required_status_checks`` rules and ``gate.required_checks``); ``check_apps``:
+    ``(name, app id)`` for each required check branch protection or a ruleset binds to one GitHub
+    App (``required_status_checks.checks[].app_id``, a rule's ``integration_id``; unbound names —
+    app id null or -1 — are not listed); ``check_rules``: ``(name, words naming the ruleset rule
+    that requires it)``; ``checks``: the head's check runs and commit statuses."""
 
     number: int
     head_sha: str
@@ -197,6 +200,7 @@ class PRState:
     rewritten: tuple[str, ...] = ()        # commits the sync branch was built on that the base no longer has
     required_checks: tuple[str, ...] = ()
     check_apps: tuple[tuple[str, int], ...] = ()   # required check → the only app whose run counts
+    check_rules: tuple[tuple[str, str], ...] = ()  # required check → the ruleset rule requiring it
     holds: tuple[str, ...] = ()            # who holds it
     results: tuple[SuiteOutcome, ...] = ()
     base_results: tuple[SuiteOutcome, ...] = ()
@@ -479,9 +483,13 @@ def _check_findings(pr: PRState, have_suites: bool, blocking, passed):
                                     "exists: forksync never merges with none"))
             return
     bound = dict(pr.check_apps)
+    # a check only a ruleset requires surprises people who look for it under branch protection:
+    # the finding names the rule, so they know where it comes from and where to change it
+    by_rule = {n: f" — required by {rule}" for n, rule in pr.check_rules}
     for n in names:
         cs = by_name.get(n, [])
         app = bound.get(n)
+        why = by_rule.get(n, "")
         if app is not None:
             # GitHub requires the bound app's run: anyone able to post a check run or status
             # could otherwise satisfy the requirement under the same name
@@ -489,18 +497,19 @@ def _check_findings(pr: PRState, have_suites: bool, blocking, passed):
             cs = [c for c in cs if c not in ignored]
             if not cs:
                 blocking.append(Finding("check-pending", "required, not reported on this head yet "
-                                        + _bound_note(app, ignored), n))
+                                        + _bound_note(app, ignored) + why, n))
                 continue
         elif not cs:
-            blocking.append(Finding("check-pending", "required, not reported on this head yet", n))
+            blocking.append(Finding("check-pending", "required, not reported on this head yet" + why, n))
             continue
         running = [c for c in cs if c.conclusion is None]
         bad = [c for c in cs if c.conclusion is not None and c.conclusion not in PASSING]
         if bad:
-            blocking.append(Finding("check-failed", ", ".join(sorted({f"{c.kind} {c.conclusion}" for c in bad})), n))
+            blocking.append(Finding("check-failed", ", ".join(sorted({f"{c.kind} {c.conclusion}" for c in bad})) + why,
+                                    n))
         elif running:
-            blocking.append(Finding("check-pending", "still running" if running[0].kind == "check-run"
-                                    else "status pending", n))
+            blocking.append(Finding("check-pending", ("still running" if running[0].kind == "check-run"
+                                                      else "status pending") + why, n))
         else:
             passed.append(Finding("check-green", cs[-1].conclusion or "success", n))
 

@@ -2,13 +2,15 @@
 
 Pure helpers turn API objects into gate values (:func:`latest_reviews`, :func:`unit_updated_at`,
 :func:`pr_areas`, :func:`pr_kind`, :func:`protection_checks`, :func:`protection_apps`,
-:func:`status_checks`);
+:func:`ruleset_checks`, :func:`ruleset_apps`, :func:`required_checks`, :func:`status_checks`);
 :func:`gather` is the edge that calls the API: the PR, the base branch (``repos/get-branch``: its
-tip and its protection's required status checks), ``compare base...head`` (does the head contain
-the current base?), the PR's files (areas), commits (when the unit's own commits last changed, :func:`own_commits`:
-clean merges of the base — the bot's ``Update branch`` — do not count, a merge with content of its
-own does; the newest committer date, or the time the bot first saw those commits differ from the
-ones it saw before, whichever is later), reviews with each reviewer's permission,
+tip and its protection's required status checks), the rules of the rulesets on it
+(``repos/get-branch-rules``: their ``required_status_checks``, as required as protection's),
+``compare base...head`` (does the head contain the current base?), the PR's files (areas),
+commits (when the unit's own commits last changed, :func:`own_commits`: clean merges of the
+base — the bot's ``Update branch`` — do not count, a merge with content of its own does; the
+newest committer date, or the time the bot first saw those commits differ from the ones it saw
+before, whichever is later), reviews with each reviewer's permission,
 the head's other check runs (with the app that created each) and commit statuses, holds,
 sign-offs, the ``/forksync l3`` runs asked for, retest grants and the suite results on the head
 and the base (the base tip's, else the newest trunk result).
@@ -191,6 +193,74 @@ def protection_apps(branch: dict) -> tuple[tuple[str, int], ...]:
     return tuple(out.items())
 
 
+def _bound_app(app) -> int | None:
+    """A check's binding to one GitHub App: a positive app id, else None (any source)."""
+    return app if isinstance(app, int) and not isinstance(app, bool) and app > 0 else None
+
+
+def ruleset_rule(rule: dict) -> str:
+    """Words naming a ``required_status_checks`` rule of ``repos/get-branch-rules`` by its ruleset
+    (GitHub lists each rule with ``ruleset_id``, ``ruleset_source_type`` and ``ruleset_source``, not
+    the ruleset's name)."""
+    src = " ".join(x for x in (rule.get("ruleset_source_type"), rule.get("ruleset_source")) if x)
+    return f"the required_status_checks rule of ruleset {rule.get('ruleset_id', '?')}" + (f" ({src})" if src else "")
+
+
+def ruleset_checks(rules: list[dict]) -> tuple[tuple[str, str], ...]:
+    """``(context, rule)`` for each required status check of the ``required_status_checks`` rules in
+    ``rules`` (``repos/get-branch-rules``: the active rulesets' rules on the branch; GitHub leaves
+    out rulesets in ``evaluate`` or ``disabled``), ``rule`` naming the first rule that requires it
+    (:func:`ruleset_rule`); in order, without repeats."""
+    out: dict[str, str] = {}
+    for rule in rules:
+        if rule.get("type") != "required_status_checks":
+            continue
+        for c in (rule.get("parameters") or {}).get("required_status_checks") or []:
+            if c.get("context"):
+                out.setdefault(c["context"], ruleset_rule(rule))
+    return tuple(out.items())
+
+
+def ruleset_apps(rules: list[dict]) -> tuple[tuple[str, int], ...]:
+    """``(context, app id)`` for each required status check of the rulesets' rules bound to one
+    GitHub App (``required_status_checks[].integration_id``; absent or null means any source), as
+    :func:`protection_apps` for branch protection's ``app_id``."""
+    out: dict[str, int] = {}
+    for rule in rules:
+        if rule.get("type") != "required_status_checks":
+            continue
+        for c in (rule.get("parameters") or {}).get("required_status_checks") or []:
+            app = _bound_app(c.get("integration_id"))
+            if c.get("context") and app is not None:
+                out.setdefault(c["context"], app)
+    return tuple(out.items())
+
+
+@dataclass(frozen=True)
+class RequiredChecks:
+    """The checks GitHub requires before a merge into a branch, and forksync's own list:
+    ``names`` (branch protection's, the rulesets', then ``gate.required_checks``; in order, without
+    repeats), ``apps`` (``(name, app id)`` of those bound to one GitHub App; branch protection's
+    binding first where both bind a name) and ``rules`` (``(name, rule)``: the ruleset rule that
+    requires a name, for the gate's findings)."""
+
+    names: tuple[str, ...] = ()
+    apps: tuple[tuple[str, int], ...] = ()
+    rules: tuple[tuple[str, str], ...] = ()
+
+
+def required_checks(branch: dict, rules: list[dict], configured=()) -> RequiredChecks:
+    """:class:`RequiredChecks` of a ``repos/get-branch`` object (its protection), the branch's
+    ``repos/get-branch-rules`` list and ``gate.required_checks`` (``configured``). GitHub enforces
+    both kinds of requirement, so a check only a ruleset requires is as required as protection's."""
+    from_rules = ruleset_checks(rules)
+    names = tuple(dict.fromkeys(protection_checks(branch) + tuple(n for n, _ in from_rules) + tuple(configured or ())))
+    apps = dict(protection_apps(branch))
+    for n, app in ruleset_apps(rules):
+        apps.setdefault(n, app)
+    return RequiredChecks(names, tuple(apps.items()), from_rules)
+
+
 #: Commit status states → check conclusions (pending → None: still running).
 STATUS_CONCLUSION = {"success": "success", "failure": "failure", "error": "error", "pending": None}
 
@@ -252,6 +322,16 @@ async def base_branch(gh, full: str, ref: str) -> dict:
     return await gh.getitem("/repos/{owner}/{repo}/branches/{branch}", {**split_repo(full), "branch": ref})
 
 
+async def branch_rules(gh, full: str, ref: str) -> list[dict]:
+    """The active rules of every ruleset on branch ``ref`` (``repos/get-branch-rules``, all pages).
+    A failure to read them (403 for a token without the permission, 404) raises as
+    :func:`base_branch` does: the delivery fails, is retried and, while it lasts, ends a dead letter
+    on the status issue — never read as "no required checks", which would let the gate merge past
+    a check GitHub still requires."""
+    return [r async for r in gh.getiter("/repos/{owner}/{repo}/rules/branches/{branch}{?per_page}",
+                                        {**split_repo(full), "branch": ref, "per_page": 100})]
+
+
 async def base_tip(gh, full: str, ref: str) -> str:
     return (await base_branch(gh, full, ref))["commit"]["sha"]
 
@@ -282,7 +362,8 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
     branch = await base_branch(gh, full, pr["base"]["ref"])
     base = branch["commit"]["sha"]
     gate_cfg = getattr(cfg, "gate", None)
-    required = tuple(dict.fromkeys(protection_checks(branch) + tuple(getattr(gate_cfg, "required_checks", ()) or ())))
+    required = required_checks(branch, await branch_rules(gh, full, pr["base"]["ref"]),
+                               getattr(gate_cfg, "required_checks", ()) or ())
     files = [f async for f in gh.getiter("/repos/{owner}/{repo}/pulls/{number}/files", rv)]
     commits = [c async for c in gh.getiter("/repos/{owner}/{repo}/pulls/{number}/commits", rv)]
     reviews = latest_reviews([r async for r in gh.getiter("/repos/{owner}/{repo}/pulls/{number}/reviews", rv)])
@@ -347,7 +428,7 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
         conflict_marker_files=facts.markers, markers_error=facts.error, conflict_commits=facts.conflicts,
         commits_error=commits_error,
         rewritten=facts.rewritten,
-        required_checks=required, check_apps=protection_apps(branch), holds=tuple(holds), results=results,
+        required_checks=required.names, check_apps=required.apps, check_rules=required.rules, holds=tuple(holds), results=results,
         base_results=base_results, reviews=tuple(rev), checks=tuple(checks),
         signoffs=signoff.signoffs_for(store, full, pr["number"]), unit_updated_at=updated, unit_heads=unit_heads,
         l3_requests=tuple(L3Request(r.workload, r.platform, r.head_sha, r.status, r.verdict)

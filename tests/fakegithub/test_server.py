@@ -190,6 +190,43 @@ async def test_a_required_check_bound_to_an_app_needs_that_apps_run(world):
     assert (await gh.getitem("/repos/{owner}/{repo}/pulls/{n}", n))["mergeable_state"] == "clean"
 
 
+async def test_a_rulesets_required_check_is_listed_in_its_branch_rules_and_holds_the_merge(world):
+    """``repos/get-branch-rules`` lists the active rulesets' rules on a branch (held to GitHub's
+    ``repository-rule-detailed`` schema), and a ``required_status_checks`` rule holds merges into
+    it as branch protection does, bound to its ``integration_id``; an ``evaluate`` ruleset and
+    one on other branches neither show nor hold."""
+    fake, fork, gh, src, base = world
+    other = fake.create_app(app_id=999, slug="other-ci", name="Other CI")
+    checks = {"type": "required_status_checks", "parameters": {
+        "required_status_checks": [{"context": "ci/rules", "integration_id": other.id}, {"context": "lint"}],
+        "strict_required_status_checks_policy": False}}
+    rs = fake.add_ruleset(fork, "main checks", [checks, {"type": "deletion"}])
+    fake.add_ruleset(fork, "dry run", [{"type": "required_status_checks", "parameters": {
+        "required_status_checks": [{"context": "ci/evaluated"}], "strict_required_status_checks_policy": True}}],
+        enforcement="evaluate")
+    fake.add_ruleset(fork, "releases", [{"type": "required_linear_history"}], branches=("release-*",))
+    rules = [r async for r in gh.getiter("/repos/{owner}/{repo}/rules/branches/{branch}", dict(R, branch="main"))]
+    info = {"ruleset_source_type": "Repository", "ruleset_source": "meta/triton", "ruleset_id": rs.id}
+    assert rules == [{**checks, **info}, {"type": "deletion", **info}]
+    released = [r async for r in gh.getiter("/repos/{owner}/{repo}/rules/branches/{branch}",
+                                            dict(R, branch="release-3.4"))]
+    assert [r["type"] for r in released] == ["required_linear_history"]       # the branch need not exist
+    sha = push_branch(src, fork, "ruled", [({"c.txt": "c\n"}, "ruled", "ann")])[-1]
+    pr = await open_pr(gh, "ruled")
+    n = dict(R, n=pr["number"])
+    fake.set_status(fork, sha, "lint", "success")
+    await gh.post("/repos/{owner}/{repo}/check-runs", R, data={"name": "ci/rules", "head_sha": sha,
+                                                                 "status": "completed", "conclusion": "success"})
+    assert (await gh.getitem("/repos/{owner}/{repo}/pulls/{n}", n))["mergeable_state"] == "blocked"
+    with pytest.raises(GitHubAPIError) as e:
+        await gh.put("/repos/{owner}/{repo}/pulls/{n}/merge", n, data={"merge_method": "rebase", "sha": sha})
+    assert e.value.message == 'Required status check "ci/rules" is expected.'    # the bound app's run is not there
+    fake.add_check_run(fork, sha, "ci/rules", "success", app=other)
+    assert (await gh.getitem("/repos/{owner}/{repo}/pulls/{n}", n))["mergeable_state"] == "clean"
+    assert (await gh.put("/repos/{owner}/{repo}/pulls/{n}/merge", n, data={"merge_method": "rebase", "sha": sha}))["merged"]
+    assert fake.violations == []
+
+
 async def test_mergeable_null_for_first_reads(world):
     fake, fork, gh, src, base = world
     push_branch(src, fork, "z", [({"c.txt": "c\n"}, "z", "ann")])

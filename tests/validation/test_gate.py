@@ -296,6 +296,18 @@ def test_a_bound_check_finding_says_which_runs_do_not_count():
                                   "does not count (it does not say which app set it))")]
 
 
+def test_a_check_a_ruleset_requires_is_found_with_the_rule_that_requires_it():
+    rule = "the required_status_checks rule of ruleset 42 (Repository meta/triton)"
+    d = decide(pr(required_checks=("ci/x", "ci/y", "ci/z", "ci/p"), check_apps=(("ci/x", 123),),
+                  check_rules=(("ci/x", rule), ("ci/y", rule), ("ci/z", rule)),
+                  checks=(Check("ci/y", "failure", app_id=9), Check("ci/z", None, app_id=9))), SUITES, AREAS)
+    assert [(f.code, f.subject, f.detail) for f in d.blocking] == [
+        ("check-pending", "ci/x", f"required, not reported on this head yet (bound to app 123) — required by {rule}"),
+        ("check-failed", "ci/y", f"check-run failure — required by {rule}"),
+        ("check-pending", "ci/z", f"still running — required by {rule}"),
+        ("check-pending", "ci/p", "required, not reported on this head yet")]      # protection's: no rule named
+
+
 def test_outcome_from_runner_result():
     from bot.validation.gate import outcome_from_result
     from gpu_runner.result import Environment, Reason, RunResult, TestResult

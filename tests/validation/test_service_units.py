@@ -10,6 +10,9 @@ from bot.validation.gate_inputs import (
     latest_reviews,
     protection_apps,
     protection_checks,
+    required_checks,
+    ruleset_apps,
+    ruleset_checks,
     status_checks,
     tree_facts,
     unit_digest,
@@ -111,6 +114,34 @@ def test_checks_bound_to_an_app_from_branch_protection():
     assert required_fingerprint(names) == required_fingerprint(names, ())           # unbound: as before
     assert required_fingerprint(names, (("lint", 3),)) != required_fingerprint(names)
     assert required_fingerprint(names, (("lint", 3),)) != required_fingerprint(names, (("lint", 4),))
+
+
+def test_required_checks_are_branch_protections_and_the_rulesets():
+    """``repos/get-branch-rules`` items: a ``required_status_checks`` rule's contexts are required
+    like protection's; ``integration_id`` binds one to an app (absent or null: any source); other
+    rule types add nothing; protection's binding of a name comes first."""
+    branch = {"protection": {"required_status_checks": {"enforcement_level": "everyone", "contexts": ["ci/oss"],
+              "checks": [{"context": "ci/oss", "app_id": None}, {"context": "lint", "app_id": 3}]}}}
+    info = {"ruleset_source_type": "Repository", "ruleset_source": "meta/triton"}
+    rules = [{"type": "deletion", "ruleset_id": 7, **info},
+             {"type": "required_status_checks", "ruleset_id": 7, **info, "parameters": {
+                 "required_status_checks": [{"context": "ci/rules", "integration_id": 123}, {"context": "lint",
+                                            "integration_id": 4}, {"context": "ci/oss"}],
+                 "strict_required_status_checks_policy": True}},
+             {"type": "required_status_checks", "ruleset_id": 8, "ruleset_source_type": "Organization",
+              "ruleset_source": "meta", "parameters": {"required_status_checks": [
+                  {"context": "ci/org", "integration_id": None}, {"context": "ci/rules"}],
+                  "strict_required_status_checks_policy": False}}]
+    r7 = "the required_status_checks rule of ruleset 7 (Repository meta/triton)"
+    assert ruleset_checks(rules) == (("ci/rules", r7), ("lint", r7), ("ci/oss", r7),
+                                     ("ci/org", "the required_status_checks rule of ruleset 8 (Organization meta)"))
+    assert ruleset_apps(rules) == (("ci/rules", 123), ("lint", 4))
+    req = required_checks(branch, rules, ["nightly", "ci/oss"])
+    assert req.names == ("ci/oss", "lint", "ci/rules", "ci/org", "nightly")
+    assert req.apps == (("lint", 3), ("ci/rules", 123))
+    assert req.rules == ruleset_checks(rules)
+    assert required_checks(branch, [], ()).names == protection_checks(branch)
+    assert required_checks({}, rules).names == ("ci/rules", "lint", "ci/oss", "ci/org")
 
 
 def test_commit_statuses_become_checks():

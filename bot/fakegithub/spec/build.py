@@ -32,7 +32,7 @@ EXTRA_OPERATIONS = [
     "pulls/list-reviews", "pulls/create-review", "pulls/update-branch",
     "reactions/list-for-issue", "reactions/create-for-issue",
     "issues/delete-comment", "repos/list-branches", "apps/create-from-manifest",
-    "users/get-authenticated",
+    "users/get-authenticated", "repos/get-branch-rules",
 ]
 EXTRA_WEBHOOKS = [
     "issues-opened", "issues-edited", "issues-closed", "issues-reopened", "issue-comment-edited",
