@@ -13,16 +13,11 @@ async def world(fake_github, tmp_path):
     await close_world(w)
 
 
-async def comment(w, number: int, body: str) -> None:
-    await w.alice.post(f"/repos/meta/triton/issues/{number}/comments", data={"body": body})
-    await w.bot.settle()
-
-
 async def test_unhold_lifts_the_hold_from_a_finished_gate_and_the_pr_merges(world):
     w = world
     pr, head, issue = await approved_and_held(w)
     assert (await w.pr(pr["number"]))["merged"] is False
-    await comment(w, issue, "/forksync unhold")
+    await w.comment(issue, "/forksync unhold")
     assert (await w.pr(pr["number"]))["merged"] is True
     assert w.run_of(head, "forksync/gate").conclusion == "success"
 
@@ -34,8 +29,8 @@ async def test_hold_shows_on_a_waiting_gate_at_once_and_unhold_takes_it_off(worl
     await w.bot.settle()
     assert gate_failing(w, head) == ["approval-missing"]         # the owned area waits for its owner
     issue = await w.alice.post("/repos/meta/triton/issues", data={"title": "ops", "body": "x"})
-    await comment(w, issue["number"], "/forksync hold")
+    await w.comment(issue["number"], "/forksync hold")
     assert gate_failing(w, head) == ["hold", "approval-missing"]
-    await comment(w, issue["number"], "/forksync unhold")
+    await w.comment(issue["number"], "/forksync unhold")
     assert gate_failing(w, head) == ["approval-missing"]
     assert (await w.pr(pr["number"]))["merged"] is False

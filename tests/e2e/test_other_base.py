@@ -31,11 +31,6 @@ async def vworld(fake_github, tmp_path):
     await close_world(w)
 
 
-async def comment(w, number: int, body: str) -> None:
-    await w.alice.post(f"/repos/meta/triton/issues/{number}/comments", data={"body": body})
-    await w.bot.settle()
-
-
 def tip(w, branch: str) -> str | None:
     return w.fake.state.repo("meta", "triton").git.ref(f"refs/heads/{branch}")
 
@@ -89,14 +84,14 @@ async def trigger(w, how: str, head: str, rel: dict) -> None:
         await w.people["carol"].post(f"/repos/meta/triton/pulls/{rel['number']}/reviews", data={"event": "APPROVE"})
         await w.bot.settle()
     elif how in ("retest", "merge"):
-        await comment(w, rel["number"], f"/forksync {how}")
+        await w.comment(rel["number"], f"/forksync {how}")
     elif how == "signoff amd":                  # carol owns amd
         await w.people["carol"].post(f"/repos/meta/triton/issues/{rel['number']}/comments",
                                      data={"body": "/forksync signoff amd"})
         await w.bot.settle()
     elif how == "unhold":
         issue = await w.alice.post("/repos/meta/triton/issues", data={"title": "ops", "body": "x"})
-        await comment(w, issue["number"], "/forksync unhold")
+        await w.comment(issue["number"], "/forksync unhold")
     elif how == "reconcile":
         await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
         await w.bot.settle()
@@ -158,7 +153,7 @@ async def test_the_commands_reply_why_and_the_check_run_delivery_notes_it(vworld
     w = vworld
     head = w.push_branch(BRANCH, {"NOTES.md": "n\n"}, "Note")
     rel = await release_pr(w, ahead=False)
-    await comment(w, rel["number"], "/forksync merge")
+    await w.comment(rel["number"], "/forksync merge")
     replies = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{rel['number']}/comments")
                if "forksync:reply" in c["body"]]
     assert len(replies) == 1 and "into `release`, not the default branch `main`" in replies[0], replies
@@ -217,7 +212,7 @@ async def test_a_queued_l3_run_of_a_pr_moved_to_another_base_is_not_run(fake_git
         head = w.push_branch("forksync/chain-llvm", {"llvm/pin.txt": "llvm 22\n"}, "Bump the LLVM pin")
         pr = await w.open_pr("forksync/chain-llvm")
         await w.bot.settle()
-        await comment(w, pr["number"], "/forksync l3 heavy")
+        await w.comment(pr["number"], "/forksync l3 heavy")
         w.push_branch("release", {"RELEASE.md": "r\n"}, "Release notes", forksync=False)
         await w.alice.patch(f"/repos/meta/triton/pulls/{pr['number']}", data={"base": "release"})
         await w.bot.settle()

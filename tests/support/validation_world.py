@@ -143,6 +143,11 @@ class World:
     async def pr(self, number: int) -> dict:
         return await self.alice.getitem(f"/repos/meta/triton/pulls/{number}")
 
+    async def comment(self, number: int, body: str, who: str = "alice") -> None:
+        """``who`` comments ``body`` on PR or issue ``number``; the App's reactions settle."""
+        await self.people[who].post(f"/repos/meta/triton/issues/{number}/comments", data={"body": body})
+        await self.bot.settle()
+
     async def check_runs(self, sha: str, name: str | None = None) -> list[dict]:
         url = f"/repos/meta/triton/commits/{sha}/check-runs" + (f"?check_name={name}" if name else "")
         return [r async for r in self.alice.getiter(url, iterable_key="check_runs")]
