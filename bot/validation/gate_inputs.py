@@ -177,6 +177,11 @@ def protection_checks(branch: dict) -> tuple[str, ...]:
     return tuple(n for n in dict.fromkeys(names) if n)
 
 
+def _bound_app(app) -> int | None:
+    """A check's binding to one GitHub App: a positive app id, else None (any source)."""
+    return app if isinstance(app, int) and not isinstance(app, bool) and app > 0 else None
+
+
 def protection_apps(branch: dict) -> tuple[tuple[str, int], ...]:
     """``(context, app id)`` for each required status check of a ``repos/get-branch`` object's
     ``protection`` that is bound to one GitHub App (``required_status_checks.checks[].app_id``).
@@ -187,15 +192,10 @@ def protection_apps(branch: dict) -> tuple[tuple[str, int], ...]:
         return ()
     out: dict[str, int] = {}
     for c in rsc.get("checks") or []:
-        app = c.get("app_id")
-        if c.get("context") and isinstance(app, int) and not isinstance(app, bool) and app > 0:
+        app = _bound_app(c.get("app_id"))
+        if c.get("context") and app is not None:
             out.setdefault(c["context"], app)
     return tuple(out.items())
-
-
-def _bound_app(app) -> int | None:
-    """A check's binding to one GitHub App: a positive app id, else None (any source)."""
-    return app if isinstance(app, int) and not isinstance(app, bool) and app > 0 else None
 
 
 def ruleset_rule(rule: dict) -> str:
@@ -206,18 +206,25 @@ def ruleset_rule(rule: dict) -> str:
     return f"the required_status_checks rule of ruleset {rule.get('ruleset_id', '?')}" + (f" ({src})" if src else "")
 
 
+def _rule_checks(rules: list[dict]):
+    """``(rule, check)`` for each named required status check of the ``required_status_checks``
+    rules in ``rules`` (``repos/get-branch-rules``), in order."""
+    for rule in rules:
+        if rule.get("type") != "required_status_checks":
+            continue
+        for c in (rule.get("parameters") or {}).get("required_status_checks") or []:
+            if c.get("context"):
+                yield rule, c
+
+
 def ruleset_checks(rules: list[dict]) -> tuple[tuple[str, str], ...]:
     """``(context, rule)`` for each required status check of the ``required_status_checks`` rules in
     ``rules`` (``repos/get-branch-rules``: the active rulesets' rules on the branch; GitHub leaves
     out rulesets in ``evaluate`` or ``disabled``), ``rule`` naming the first rule that requires it
     (:func:`ruleset_rule`); in order, without repeats."""
     out: dict[str, str] = {}
-    for rule in rules:
-        if rule.get("type") != "required_status_checks":
-            continue
-        for c in (rule.get("parameters") or {}).get("required_status_checks") or []:
-            if c.get("context"):
-                out.setdefault(c["context"], ruleset_rule(rule))
+    for rule, c in _rule_checks(rules):
+        out.setdefault(c["context"], ruleset_rule(rule))
     return tuple(out.items())
 
 
@@ -226,13 +233,10 @@ def ruleset_apps(rules: list[dict]) -> tuple[tuple[str, int], ...]:
     GitHub App (``required_status_checks[].integration_id``; absent or null means any source), as
     :func:`protection_apps` for branch protection's ``app_id``."""
     out: dict[str, int] = {}
-    for rule in rules:
-        if rule.get("type") != "required_status_checks":
-            continue
-        for c in (rule.get("parameters") or {}).get("required_status_checks") or []:
-            app = _bound_app(c.get("integration_id"))
-            if c.get("context") and app is not None:
-                out.setdefault(c["context"], app)
+    for _rule, c in _rule_checks(rules):
+        app = _bound_app(c.get("integration_id"))
+        if app is not None:
+            out.setdefault(c["context"], app)
     return tuple(out.items())
 
 
