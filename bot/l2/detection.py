@@ -184,10 +184,10 @@ def detect(values: Sequence[float], higher_is_better: bool = True, *, max_pvalue
     thr_se = SIGMAS * sig * 0.76 / math.sqrt(len(vals)) if sigma is None and SIGMAS * sig > MIN_REL_SHIFT else 0.0
     rule = _Rule(higher_is_better, thr, max_pvalue, min_after, min_before, sig, thr_se)
     if merge:
-        kept, merged = _boundaries(vals, [i for i, _ in cps], rule)
-        shifts = [merged.get(i) or rule.measure(vals, *_around(i, kept, len(vals))) for i, _ in cps]
+        measured, merged = _boundaries(vals, [i for i, _ in cps], rule)
+        shifts = [measured[i] for i, _ in cps]
     else:   # otava's p-values, as otava reported them
-        kept, merged = [i for i, _ in cps], {}
+        kept, merged = [i for i, _ in cps], set()
         shifts = [rule.measure(vals, *_around(i, kept, len(vals)), pvalue=p) for i, p in cps]
     return [ChangePoint(i, m.before, m.after, m.rel, m.pvalue, m.n_before, m.n_after, sig, thr,
                         rule.worse(m) > 0, i not in merged and rule.alerts(m), i in merged)
@@ -257,9 +257,10 @@ class _Rule:
         return short and (abs(m.rel) < self.thr or m.pvalue > self.max_pvalue)
 
 
-def _boundaries(vals: Sequence[float], indexes: Sequence[int], rule: _Rule) -> tuple[list[int], dict[int, _Shift]]:
-    """``(kept, merged)``: the change points (``indexes``) that stay segment boundaries, ascending,
-    and the others with the figures that showed them weak. The weak ones (:meth:`_Rule.weak`)
+def _boundaries(vals: Sequence[float], indexes: Sequence[int], rule: _Rule) -> tuple[dict[int, _Shift], set[int]]:
+    """``(measured, merged)``: every change point of ``indexes`` with its figures — a kept one
+    measured between the boundaries left, a merged one as it was when it showed weak — and the
+    merged ones. The weak ones (:meth:`_Rule.weak`)
     are merged away one at a time, the smallest ``|shift|`` first, and every one left is measured
     again between the boundaries left, until none is weak.
 
@@ -282,7 +283,7 @@ def _boundaries(vals: Sequence[float], indexes: Sequence[int], rule: _Rule) -> t
         shifts = {i: rule.measure(vals, *_around(i, live, len(vals))) for i in live}
         weak = [(abs(m.rel), i) for i, m in shifts.items() if rule.weak(m, i == live[0], i == live[-1])]
         if not weak:
-            return live, merged
+            return {**merged, **shifts}, set(merged)
         drop = min(weak)[1]
         merged[drop] = shifts[drop]
         live.remove(drop)
