@@ -19,7 +19,7 @@ from bot.fakegithub.events import check_run_event as emit_check_run
 from bot.sync import store as sync_store
 from tests.support.e2e import adopt_and_move_upstream, job_context, open_sync_prs
 from tests.support.github import commit_files, git
-from tests.support.validation_world import CONFIG, check_run_event, close_world, fork_files, gate_failing, make_world, tick_ctx
+from tests.support.validation_world import L3_CONFIG, check_run_event, close_world, fork_files, gate_failing, make_world, tick_ctx
 
 BRANCH = "forksync/bundle-rel"
 
@@ -193,21 +193,11 @@ async def test_publish_does_not_adopt_a_persons_pr_into_another_base(world):
     assert git(up_src, "ls-remote", str(fork.path), f"refs/heads/{branch}").split()[0] == bundle["head"]["sha"]
 
 
-HEAVY = """\
-  - name: heavy
-    level: L3
-    command: python3 -m pytest -q -p no:cacheprovider -o addopts= tests_fork --junitxml=out/heavy.xml
-    report: {format: junit, path: out/heavy.xml}
-    expected_tests: 3
-    timeout_s: 300
-"""
-
-
 async def test_a_queued_l3_run_of_a_pr_moved_to_another_base_is_not_run(fake_github, tmp_path):
     """``/forksync l3`` was queued while the PR went into main; then its base is changed to
     ``release``. The tick cancels the run and says why on the PR: no L3 check run on forksync's
     head, and nothing of ``release`` merged into its branch."""
-    w = await make_world(fake_github, tmp_path, files=fork_files(config=CONFIG + HEAVY))
+    w = await make_world(fake_github, tmp_path, files=fork_files(config=L3_CONFIG))
     try:
         head = w.push_branch("forksync/chain-llvm", {"llvm/pin.txt": "llvm 22\n"}, "Bump the LLVM pin")
         pr = await w.open_pr("forksync/chain-llvm")

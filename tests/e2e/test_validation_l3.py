@@ -8,18 +8,11 @@ import pytest
 
 from bot.app import schedules
 from bot.validation import signoff
-from tests.support.validation_world import CONFIG, actions_world, close_world, fork_files, make_world, tick_ctx
+from tests.support.validation_world import CONFIG, L3_CONFIG, L3_SUITE, actions_world, close_world, fork_files, make_world, tick_ctx
 
 #: ``heavy`` declares four tests; the fork has three, so every run of it is short (red).
-SHORT_L3 = CONFIG + """\
-  - name: heavy
-    level: L3
-    command: python3 -m pytest -q -p no:cacheprovider -o addopts= tests_fork --junitxml=out/heavy.xml
-    report: {format: junit, path: out/heavy.xml}
-    expected_tests: 4
-    timeout_s: 300
-"""
-GREEN_L3 = SHORT_L3.replace("expected_tests: 4", "expected_tests: 3")
+SHORT_L3 = CONFIG + L3_SUITE.replace("expected_tests: 3", "expected_tests: 4")
+GREEN_L3 = L3_CONFIG
 
 
 def codes(w, sha):

@@ -9,7 +9,7 @@ import pytest
 from bot.app import schedules
 from bot.validation.checks import finish_suite_run, start_suite_run
 from gpu_runner.result import Counts, Environment, Reason, RunResult, TestResult
-from tests.support.validation_world import CONFIG, actions_world, close_world, fork_files, make_world, tick_ctx
+from tests.support.validation_world import CONFIG, L3_CONFIG, actions_world, close_world, fork_files, make_world, tick_ctx
 
 
 @pytest.fixture
@@ -194,16 +194,6 @@ async def test_reconcile_validates_a_pr_whose_webhooks_never_arrived(world):
     assert any("gate: Ready to merge" in n for n in notes), notes
     assert (await w.pr(pr["number"]))["merged"] is True
     assert await schedules.reconcile_tick(await tick_ctx(w), "meta/triton") == []
-
-
-L3_CONFIG = CONFIG + """\
-  - name: heavy
-    level: L3
-    command: python3 -m pytest -q -p no:cacheprovider -o addopts= tests_fork --junitxml=out/heavy.xml
-    report: {format: junit, path: out/heavy.xml}
-    expected_tests: 3
-    timeout_s: 300
-"""
 
 
 async def test_l3_on_demand_runs_on_a_tick_and_answers_on_the_pr(fake_github, tmp_path):

@@ -48,6 +48,16 @@ suites:
     timeout_s: 300
     infra_retries: 0
 """
+#: an L3 suite (``/forksync l3 heavy``) over the fork's three tests, and the config with it
+L3_SUITE = """\
+  - name: heavy
+    level: L3
+    command: python3 -m pytest -q -p no:cacheprovider -o addopts= tests_fork --junitxml=out/heavy.xml
+    report: {format: junit, path: out/heavy.xml}
+    expected_tests: 3
+    timeout_s: 300
+"""
+L3_CONFIG = CONFIG + L3_SUITE
 CONFTEST = "import sys, os\nsys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))\n"
 
 
