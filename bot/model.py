@@ -36,6 +36,10 @@ class FileChange:
     ``status`` is git's letter (A, M, D, R, C, T). ``old_path`` is set for renames/copies.
     ``old_ranges``/``new_ranges`` are the changed line ranges ``(start, count)`` of each hunk, in
     the old and new file (git's ``@@ -a,b +c,d @@``); empty when the diff is binary or missing.
+    ``edits`` are the zero-context hunks inside them, ``(old_start, old_lines, new_start,
+    new_lines)`` each, numbered as ``git diff -U0`` numbers them (a side with no lines starts at
+    the line before): the lines the commit really changed, without git's 3 lines of context on
+    either side. None when not read from a patch (a commit analysed from its trees).
     """
 
     path: str
@@ -44,6 +48,7 @@ class FileChange:
     old_ranges: tuple[tuple[int, int], ...] = ()
     new_ranges: tuple[tuple[int, int], ...] = ()
     hunk_headers: tuple[str, ...] = ()   # git's function-context text after @@ … @@, per hunk
+    edits: tuple[tuple[int, int, int, int], ...] | None = None
 
     @property
     def paths(self) -> tuple[str, ...]:

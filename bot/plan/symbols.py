@@ -383,29 +383,40 @@ def symbols_from_hunk_headers(headers: Iterable[str]) -> frozenset[str]:
     return frozenset(out)
 
 
-def changed_ranges(old_source: bytes | None, new_source: bytes | None
+def changed_ranges(old_source: bytes | None, new_source: bytes | None, edits=None
                    ) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
-    """Zero-context hunk ranges ``(old_ranges, new_ranges)`` between two texts (libgit2 diff, the
-    same algorithm as git's). Git's default 3 context lines would make a hunk reach into the
+    """Zero-context hunk ranges ``(old_ranges, new_ranges)`` between two texts: ``edits`` (a file
+    change's own, ``FileChange.edits``, read from the commit analysis' patch) when given, else
+    :func:`diff_hunks`. Git's default 3 context lines would make a hunk reach into the
     neighbouring function, so symbols are computed from these exact ranges instead of the
     ``FileChange`` ones when both texts are at hand."""
-    hunks = diff_hunks(old_source, new_source)
-    return tuple((h[0], h[1]) for h in hunks), tuple((h[2], h[3]) for h in hunks)
+    if edits is None:
+        edits = diff_hunks(old_source, new_source)
+    else:                # the same pair's incremental re-parse then finds its edits without a diff
+        _DIFF_MEMO[_diff_key(old_source, new_source)] = edits
+    return tuple((h[0], h[1]) for h in edits), tuple((h[2], h[3]) for h in edits)
 
 
 _DIFF_MEMO: "LRUCache[tuple, tuple]" = LRUCache(8)
 
 
+def _diff_key(old_source: bytes | None, new_source: bytes | None) -> tuple:
+    return len(old_source or b""), hash(old_source), len(new_source or b""), hash(new_source)
+
+
 def diff_hunks(old_source: bytes | None, new_source: bytes | None) -> tuple[tuple[int, int, int, int], ...]:
-    """``(old_start, old_lines, new_start, new_lines)`` of each zero-context hunk (libgit2).
-    The last few answers are memoized: symbols and the incremental re-parse ask for the same pair."""
+    """``(old_start, old_lines, new_start, new_lines)`` of each zero-context hunk (libgit2, Myers
+    with the indent heuristic: git's default diff, the one the commit analysis reads its
+    ``FileChange.edits`` from, so both give the same hunks). The last few answers are memoized:
+    symbols and the incremental re-parse ask for the same pair."""
     import pygit2
 
-    key = (len(old_source or b""), hash(old_source), len(new_source or b""), hash(new_source))
+    key = _diff_key(old_source, new_source)
     got = _DIFF_MEMO.get(key)
     if got is None:
         got = tuple((h.old_start, h.old_lines, h.new_start, h.new_lines)
-                    for h in pygit2.Patch.create_from(old_source, new_source, context_lines=0).hunks)
+                    for h in pygit2.Patch.create_from(old_source, new_source, context_lines=0,
+                                                      flag=pygit2.enums.DiffOption.INDENT_HEURISTIC).hunks)
         _DIFF_MEMO[key] = got
     return got
 
@@ -414,9 +425,10 @@ def symbols_of_change(fc: FileChange, old_source: bytes | None, new_source: byte
                       parse=None, parse_part=None) -> frozenset[str] | None:
     """The symbols one file change touches, from its old and new text (None for the side of an
     added/deleted file). Supported languages: tree-sitter over the zero-context ranges of
-    :func:`changed_ranges`; others: git's hunk headers. Returns None when they cannot be known
-    (a text is missing or too large, or no hunk headers) — the caller then works at file level.
-    ``parse(source, lang) -> root node`` may be given to reuse parsed trees."""
+    :func:`changed_ranges` (the change's own ``edits`` when it has them); others: git's hunk
+    headers. Returns None when they cannot be known (a text is missing or too large, or no hunk
+    headers) — the caller then works at file level. ``parse(source, lang) -> root node`` may be
+    given to reuse parsed trees."""
     lang = language_for(fc.path)
     if lang is None:
         return symbols_from_hunk_headers(fc.hunk_headers) if fc.hunk_headers else None
@@ -424,7 +436,7 @@ def symbols_of_change(fc: FileChange, old_source: bytes | None, new_source: byte
         return None
     if len(old_source or b"") > MAX_PARSE_BYTES or len(new_source or b"") > MAX_PARSE_BYTES:
         return None
-    old_ranges, new_ranges = changed_ranges(old_source, new_source)
+    old_ranges, new_ranges = changed_ranges(old_source, new_source, fc.edits)
     out: set[str] = set()
     for src, ranges in ((old_source, old_ranges), (new_source, new_ranges)):
         if src is None or not any(c > 0 for _, c in ranges):

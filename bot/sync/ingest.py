@@ -12,7 +12,7 @@ import json
 import os
 import threading
 import time as _time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable
@@ -34,8 +34,10 @@ from bot.sync import store as sync_store
 #: bump when CommitInfo's analysis changes shape or meaning (old rows are then ignored). 2: the
 #: analysis shows submodule changes and names paths with a/ b/ prefixes whatever the user's
 #: ``diff.ignoreSubmodules`` / ``diff.noprefix`` say; rows analysed under those settings lacked
-#: changed paths that the predictor's path merge decides a pick over (one re-analysis per fork)
-ANALYSIS_VERSION = 2
+#: changed paths that the predictor's path merge decides a pick over (one re-analysis per fork). 3: each
+#: file change carries its zero-context hunks (``FileChange.edits``), from a diff whose algorithm and
+#: indent heuristic no longer follow the user's ``diff.algorithm`` / ``diff.indentHeuristic``
+ANALYSIS_VERSION = 3
 
 Progress = Callable[[str, int, int], None]   # (step, done, total)
 
@@ -129,8 +131,16 @@ def tip_as_of(repo: pygit2.Repository, tip: str, cutoff: int) -> str | None:
 
 # ---- commit analysis cache ----------------------------------------------------------------------
 
+_COMMIT_FIELDS = tuple(f.name for f in fields(CommitInfo))
+_FILE_FIELDS = tuple(f.name for f in fields(FileChange))
+
+
 def _encode(c: CommitInfo) -> str:
-    return json.dumps(asdict(c), separators=(",", ":"))
+    """The stored text of ``c``: ``json.dumps(asdict(c))`` built directly (``asdict`` deep-copies
+    every tuple of every hunk, most of the analysis pass' Python CPU on a fork's history)."""
+    d = {k: getattr(c, k) for k in _COMMIT_FIELDS}
+    d["files"] = [{k: getattr(f, k) for k in _FILE_FIELDS} for f in c.files]
+    return json.dumps(d, separators=(",", ":"))
 
 
 #: decoded analyses by sha: ``(the stored text, its CommitInfo)``. A long-running App re-reads
@@ -157,7 +167,9 @@ def _decode(text: str) -> CommitInfo:
     d["files"] = tuple(FileChange(path=f["path"], status=f["status"], old_path=f["old_path"],
                                   old_ranges=tuple(map(tuple, f["old_ranges"])),
                                   new_ranges=tuple(map(tuple, f["new_ranges"])),
-                                  hunk_headers=tuple(f["hunk_headers"])) for f in d["files"])
+                                  hunk_headers=tuple(f["hunk_headers"]),
+                                  edits=None if f["edits"] is None else tuple(map(tuple, f["edits"])))
+                    for f in d["files"])
     d["parents"] = tuple(d["parents"])
     d["missing"] = tuple(d["missing"])
     return CommitInfo(**d)

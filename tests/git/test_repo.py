@@ -44,12 +44,13 @@ def test_commit_info_files_hunks_renames_and_patch_id(up):
     assert i1.pr == 12 and i1.parents == (base,) and i1.committer_time == T0 + 100
     assert i1.author_name == "Upstream Dev"
     assert i1.files == (
-        FileChange("lib/a.cpp", "M", None, ((7, 5),), ((7, 5),), ("int a() {",)),   # git's ranges, 3 lines of context
-        FileChange("lib/b.h", "A", None, ((0, 0),), ((1, 1),), ("",)),
+        # git's ranges, 3 lines of context; the one line changed, without them
+        FileChange("lib/a.cpp", "M", None, ((7, 5),), ((7, 5),), ("int a() {",), edits=((10, 1, 10, 1),)),
+        FileChange("lib/b.h", "A", None, ((0, 0),), ((1, 1),), ("",), edits=((0, 0, 1, 1),)),
     )
-    assert infos[c2].files == (FileChange("py/n.py", "R", "py/m.py", ((1, 2),), ((1, 3),), ("",)),)
+    assert infos[c2].files == (FileChange("py/n.py", "R", "py/m.py", ((1, 2),), ((1, 3),), ("",), edits=((2, 0, 3, 1),)),)
     assert infos[c2].paths == frozenset({"py/m.py", "py/n.py"})
-    assert infos[c3].files == (FileChange("README", "D", None, ((1, 1),), ((0, 0),), ("",)),)
+    assert infos[c3].files == (FileChange("README", "D", None, ((1, 1),), ((0, 0),), ("",), edits=((1, 1, 0, 0),)),)
     assert infos[c4].files == () and infos[c4].patch_id is None and infos[c4].pr is None
     for c in (c1, c2, c3):
         assert infos[c].patch_id == _git_patch_id(up.path, c)
@@ -141,8 +142,8 @@ def test_parse_patch_stream_quoted_paths():
             b"index 1..2 100644\n--- a/x\n+++ b/x\n@@ -3 +3,2 @@ ctx\n-a\n+b\n+c\n"
             b"diff --git a/p q.txt b/p q.txt\nnew file mode 100644\nBinary files /dev/null and b/p q.txt differ\n")
     files = gitio.parse_patch_stream(data)["a" * 40]
-    assert files[0] == FileChange("sp aceé.txt", "M", None, ((3, 1),), ((3, 2),), ("ctx",))
-    assert files[1] == FileChange("p q.txt", "A")
+    assert files[0] == FileChange("sp aceé.txt", "M", None, ((3, 1),), ((3, 2),), ("ctx",), edits=((3, 1, 3, 2),))
+    assert files[1] == FileChange("p q.txt", "A", edits=())
 
 
 def test_missing_old_blob_found_when_git_stops_mid_stream(up):
@@ -357,3 +358,54 @@ def test_a_fetch_of_the_forks_own_remote_does_not_date_upstream_even_when_it_lis
     assert gitio.refs_updated_at(git_dir, ref="upstream/main") == 1_000_000
     run(clone, "fetch", "-q", "upstream")
     assert gitio.refs_updated_at(git_dir, ref="upstream/main") > 1_000_000
+
+
+# texts whose zero-context hunks are easy to get wrong: several runs in one 3-context hunk, runs at
+# either end, "\ No newline at end of file" on either side, emptied and filled files, CRLF lines,
+# a Python function added between two others, and an insertion the indent heuristic slides (git's t4061)
+PY_OLD = "def a():\n    return 1\n\n\ndef c():\n    return 3\n"
+PY_NEW = "def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n"
+EDIT_PAIRS = [
+    ("runs.txt", "".join(f"{i}\n" for i in range(20)),
+     "".join(f"{i}\n" if i not in (3, 5, 6, 19) else f"x{i}\n" for i in range(20)) + "tail\n"),
+    ("head.txt", "a\nb\nc\nd\ne\nf\ng\n", "new\na\nc\nd\ne\nf\nG\n"),
+    ("noeol.txt", "a\nb\nc", "a\nb\nc\nd"),
+    ("noeol2.txt", "a\nb\nc\n", "a\nB\nc"),
+    ("emptied.txt", "a\nb\n", ""),
+    ("filled.txt", "", "a\nb\n"),
+    ("crlf.txt", "a\r\nb\r\nc\r\n", "a\r\nB\r\nc\r\nd\r\n"),
+    ("mod.py", PY_OLD, PY_NEW),
+    ("slid.txt", "1\n2\na\n\nb\n3\n4\n", "1\n2\na\n\nb\na\n\nb\n3\n4\n"),
+]
+
+
+def _libgit2_edits(old: bytes | None, new: bytes | None) -> tuple:
+    return tuple((h.old_start, h.old_lines, h.new_start, h.new_lines) for h in pygit2.Patch.create_from(
+        old, new, context_lines=0, flag=pygit2.enums.DiffOption.INDENT_HEURISTIC).hunks)
+
+
+def test_edits_are_the_zero_context_hunks_of_git_default_diff_whatever_the_user_config(up, tmp_path, monkeypatch):
+    """``FileChange.edits`` read from ``git log -p`` (3 lines of context) equal libgit2's zero-context
+    diff with the indent heuristic (symbols.diff_hunks) on every pair, also for a user whose global
+    config asks for another algorithm and no indent heuristic."""
+    up.commit("Olds", {p: o for p, o, _ in EDIT_PAIRS}, when=T0 + 10)
+    c = up.commit("News (#9)", {p: n for p, _, n in EDIT_PAIRS}, when=T0 + 20)
+    d = up.commit("Drop two", {"runs.txt": None, "crlf.txt": None}, when=T0 + 30)
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[diff]\n\talgorithm = histogram\n\tindentHeuristic = false\n")
+    monkeypatch.setenv("HOME", str(home))
+    # the case is one the setting changes: git without the pinned diff gives other hunks
+    plain = subprocess.run(["git", "-C", str(up.path), "diff", "-U0", f"{c}~1", c, "--", "slid.txt"],
+                           capture_output=True, text=True, check=True).stdout
+    assert "@@ -5,0 +6,3 @@" in plain
+    repo = pygit2.Repository(str(up.path / ".git"))
+    infos = gitio.commit_infos(repo, [c, d])
+    got = {f.path: f.edits for f in infos[c].files}
+    want = {p: _libgit2_edits(o.encode(), n.encode()) for p, o, n in EDIT_PAIRS}
+    assert got == want
+    assert got["slid.txt"] == ((4, 0, 5, 3),) and got["mod.py"] == ((4, 0, 5, 4),)
+    assert got["head.txt"] == ((0, 0, 1, 1), (2, 1, 2, 0), (7, 1, 7, 1))
+    assert got["noeol.txt"] == ((3, 1, 3, 2),) and got["filled.txt"] == ((0, 0, 1, 2),)
+    assert {f.path: f.edits for f in infos[d].files} == {
+        "runs.txt": ((1, 21, 0, 0),), "crlf.txt": ((1, 4, 0, 0),)}

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from bot.model import FileChange
 from bot.plan.symbol_index import SymbolIndex
-from bot.plan.symbols import TOP_LEVEL, changed_ranges, definitions, language_for, symbols_from_hunk_headers, symbols_of_change
+from bot.plan.symbols import TOP_LEVEL, changed_ranges, definitions, diff_hunks, language_for, symbols_from_hunk_headers, symbols_of_change
 from tests.support.plan_repos import LANG_PY, OPS_MLIR, OPS_TD, build_pair, ops
 
 
@@ -222,3 +222,23 @@ def test_symbols_of_long_hunks_are_those_of_every_row():
             ranges = [(rng.randint(1, rows + 2), rng.randint(0, rows)) for _ in range(rng.randint(1, 3))]
             for max_lines in (400, 10):
                 assert tree_symbols(root, lang, ranges, max_lines) == _symbols_row_by_row(root, lang, ranges, max_lines), (lang, ranges)
+
+
+# a decorated function inserted before another: git's default diff (the indent heuristic) starts the
+# insertion at the blank lines, where a plain Myers diff starts it after the next function's decorator
+DECORATED_OLD = b"@dec\ndef a():\n    return 1\n\n\n@dec\ndef c():\n    return 3\n"
+DECORATED_NEW = b"@dec\ndef a():\n    return 1\n\n\n@dec\ndef b():\n    return 2\n\n\n@dec\ndef c():\n    return 3\n"
+
+
+def test_an_inserted_function_touches_only_itself_with_git_default_diff():
+    assert diff_hunks(DECORATED_OLD, DECORATED_NEW) == ((5, 0, 6, 5),)
+    assert symbols_of_change(FileChange("m.py", "M"), DECORATED_OLD, DECORATED_NEW) == frozenset({TOP_LEVEL, "b"})
+
+
+def test_a_file_changes_own_edits_decide_its_changed_lines():
+    """``FileChange.edits`` (read from the analysis' patch) are used as they are, without a diff of the
+    two texts: given a plain Myers diff's hunks, the symbols are those hunks' (``c``'s decorator too)."""
+    myers = ((6, 0, 7, 5),)
+    fc = FileChange("m.py", "M", edits=myers)
+    assert changed_ranges(DECORATED_OLD, DECORATED_NEW, fc.edits) == (((6, 0),), ((7, 5),))
+    assert symbols_of_change(fc, DECORATED_OLD, DECORATED_NEW) == frozenset({TOP_LEVEL, "b", "c"})

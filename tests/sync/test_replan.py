@@ -79,3 +79,23 @@ def test_a_decoded_analysis_serves_only_the_text_it_was_decoded_from():
     b = replace(a, files=(), missing=("blob 1234 (p.py)",))
     again = _decode_cached(a.sha, _encode(b))
     assert again == b and again is not first
+
+
+def test_a_stored_analysis_is_asdicts_text_and_decodes_to_the_same_commit():
+    """The stored text is what ``json.dumps(asdict(c))`` gives (built without its deep copies), and
+    decoding it gives the commit back, a file change's zero-context hunks (or their absence) too."""
+    import json
+    from dataclasses import asdict
+
+    from bot.model import CommitInfo, FileChange
+    from bot.sync.ingest import _decode, _encode
+
+    c = CommitInfo(sha="c" * 40, parents=("d" * 40,), message="y (#2)\n", author_name="A", committer_time=7, pr=2,
+                   patch_id="e" * 40, missing=("blob 9 (q)",),
+                   files=(FileChange(path="n.py", status="R", old_path="m.py", old_ranges=((1, 8),), new_ranges=((1, 9),),
+                                     hunk_headers=("", "def g():"), edits=((4, 0, 5, 1), (7, 2, 8, 2))),
+                          FileChange(path="big.bin", status="M")))
+    text = _encode(c)
+    assert text == json.dumps(asdict(c), separators=(",", ":"))
+    assert _decode(text) == c
+    assert _decode(text).files[0].edits == ((4, 0, 5, 1), (7, 2, 8, 2)) and _decode(text).files[1].edits is None
