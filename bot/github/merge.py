@@ -7,12 +7,16 @@
 * :func:`merge_pr` — ``PUT pulls/{n}/merge`` with ``sha`` (the head-sha guard) and the configured
   method (``rebase`` by default, ``merge`` allowed; ``squash`` is never used: one fork commit per
   upstream commit). Before it, ``mergeable`` is read until GitHub has computed it (``null`` while
-  computing, polled ``polls`` times); ``false`` → not merged (conflict). 405 (not mergeable, a
-  required status check GitHub expects, a disallowed method) and 409 (the head moved) are
-  returned as text, never retried here: the caller re-validates (409) or the next event/tick
-  re-checks (405).
+  computing, polled ``polls`` times); ``false`` → not merged (conflict); then, given the base tip
+  the gate decided on, the base branch is read once more and a base that moved since → not merged
+  (``base moved``: the caller re-validates). GitHub's merge has a guard for the head (``sha``) but
+  none for the base: a rebase or merge onto a base that moved after the decision would land
+  something no suite ran on. The read narrows that window to one request; branch protection's
+  "require branches to be up to date" (strict) closes it. 405 (not mergeable, a required status
+  check GitHub expects, a disallowed method) and 409 (the head moved) are returned as text, never
+  retried here: the caller re-validates (409) or the next event/tick re-checks (405).
 
-Returned texts start with ``merged``, ``already merged``, ``head moved``, or ``not merged``.
+Returned texts start with ``merged``, ``already merged``, ``head moved``, ``base moved``, or ``not merged``.
 """
 from __future__ import annotations
 
@@ -41,8 +45,10 @@ async def update_branch(gh, full: str, number: int, head: str, *, polls: int = 5
     return False, "update-branch accepted; the new head has not appeared yet"
 
 
-async def merge_pr(gh, full: str, number: int, head: str, method: str, *, polls: int = 5, poll_s: float = 1.0) -> str:
-    """Merge PR ``number`` at exactly ``head`` by ``method``; returns what happened (see module)."""
+async def merge_pr(gh, full: str, number: int, head: str, method: str, *, base: str | None = None, polls: int = 5,
+                   poll_s: float = 1.0) -> str:
+    """Merge PR ``number`` at exactly ``head`` by ``method``, only while its base branch's tip is still
+    ``base`` (the tip the gate decided on; None: not checked); returns what happened (see module)."""
     rv = {**split_repo(full), "number": number}
     if method not in ("rebase", "merge"):       # never squash
         method = "rebase"
@@ -60,6 +66,12 @@ async def merge_pr(gh, full: str, number: int, head: str, method: str, *, polls:
         return "not merged yet: GitHub is still computing mergeability; the next event or tick retries"
     if cur.get("mergeable") is False:
         return "not merged: the branch conflicts with the base (GitHub says not mergeable)"
+    if base:
+        ref = (cur.get("base") or {}).get("ref") or ""
+        branch = await gh.getitem("/repos/{owner}/{repo}/branches/{branch}", {**rv, "branch": ref})
+        tip = str(((branch or {}).get("commit") or {}).get("sha") or "")
+        if tip != base:
+            return f"base moved from {base[:12]} to {tip[:12] or '?'}: re-validating"
     try:
         res = await gh.put("/repos/{owner}/{repo}/pulls/{number}/merge", rv, data={"sha": head, "merge_method": method})
     except gidgethub.HTTPException as e:

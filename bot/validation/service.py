@@ -372,12 +372,13 @@ class ValidationService:
             if "merge" in decision.actions and not (sync_pr or explicit) and not foreign:
                 extra.append("Not a sync PR: forksync does not merge it by itself; `/forksync merge` asks it to.")
             if "merge" in decision.actions and (sync_pr or explicit):
-                outcome = await self.merge(ctx, full, pr, state.head_sha, tr.cfg.github.merge_method, unit=sync_pr)
+                outcome = await self.merge(ctx, full, pr, state.head_sha, tr.cfg.github.merge_method, unit=sync_pr,
+                                           base=state.base_sha)
                 notes.append(outcome)
                 if outcome.startswith("merged"):
                     notes += await self._after_merge(ctx, full, number)
                 await publish_gate(ctx.gh, full, decision, state, now=self.now(), notes=extra + [outcome])
-                if outcome.startswith("head moved") and _round < self.max_rounds:
+                if outcome.startswith(("head moved", "base moved")) and _round < self.max_rounds:
                     follow = True
                 else:
                     return notes
@@ -420,14 +421,16 @@ class ValidationService:
         return await update_branch(ctx.gh, full, pr["number"], head, polls=self.mergeable_polls,
                                    poll_s=self.merge_poll_s)
 
-    async def merge(self, ctx, full: str, pr: dict, head: str, method: str, *, unit: bool = True) -> str:
-        """Merge at ``head``; a merge GitHub refuses (405, 403, 422) blocks the sync unit
+    async def merge(self, ctx, full: str, pr: dict, head: str, method: str, *, unit: bool = True,
+                    base: str | None = None) -> str:
+        """Merge at ``head`` while the base tip is ``base`` (:func:`bot.github.merge.merge_pr`); a merge
+        GitHub refuses (405, 403, 422) blocks the sync unit
         (:meth:`bot.sync.service.SyncService.merge_refused`: stored, on the status issue and the PR)
         — only when ``unit`` (the PR is forksync's own sync PR): a refusal of a PR merely named
         like a sync branch says nothing about forksync's unit of that name."""
         branch = ((pr.get("head") or {}).get("ref") or "") if unit else ""
         try:
-            out = await merge_pr(ctx.gh, full, pr["number"], head, method, polls=self.mergeable_polls,
+            out = await merge_pr(ctx.gh, full, pr["number"], head, method, base=base, polls=self.mergeable_polls,
                                  poll_s=self.merge_poll_s)
         except gidgethub.HTTPException as e:
             code = int(e.status_code)

@@ -10,40 +10,12 @@ from aiohttp import web
 from gidgethub import sansio
 
 from bot.github.client import GitHubAPIError
-from tests.support.github import WEBHOOK_SECRET, commit_files, git, make_source_repo
-
-R = {"owner": "meta", "repo": "triton"}
+from tests.support.github import WEBHOOK_SECRET, R, commit_files, git, make_source_repo, open_pr, pr_world, push_branch
 
 
 @pytest.fixture
 def world(fake_github, github_app, tmp_path):
-    src = tmp_path / "src"
-    base = make_source_repo(src, [{"a.txt": "1\n", "b.txt": "b\n"}])
-    fork = fake_github.create_repo("meta/triton", source=src, required_checks=[])
-    inst = fake_github.install("meta")
-    gh = github_app.installation(inst.id)
-    return fake_github, fork, gh, src, base[0]
-
-
-def push_branch(src, fork, branch, commits, *, start="main"):
-    """Commit ``[(files, message, author)]`` on a new branch of the working repo and push it."""
-    git(src, "checkout", "-q", "-B", branch, start)
-    shas = []
-    for files, message, author in commits:
-        for name, content in files.items():
-            (src / name).write_text(content)
-        git(src, "add", "-A")
-        git(src, "-c", f"user.name={author}", "-c", f"user.email={author}@example.com", "commit", "-q",
-            "--author", f"{author} <{author}@example.com>", "-m", message)
-        shas.append(git(src, "rev-parse", "HEAD"))
-    git(src, "push", "-q", "-f", str(fork.path), f"{branch}:refs/heads/{branch}")
-    git(src, "checkout", "-q", "main")
-    return shas
-
-
-async def open_pr(gh, head, title="sync"):
-    return await gh.post("/repos/{owner}/{repo}/pulls", R, data={"title": title, "head": head, "base": "main",
-                                                                  "body": "body"})
+    return pr_world(fake_github, github_app, tmp_path)
 
 
 # --- contract -----------------------------------------------------------------------------------

@@ -56,3 +56,38 @@ def commit_files(path: Path, files: dict[str, str], message: str) -> str:
     git(path, "add", "-A")
     git(path, "commit", "-q", "-m", message)
     return git(path, "rev-parse", "HEAD")
+
+
+R = {"owner": "meta", "repo": "triton"}
+
+
+def pr_world(fake_github, github_app, tmp_path: Path):
+    """``(fake, fork, gh, src, base)``: ``meta/triton`` on the local GitHub from a working repo ``src``
+    (two files on ``main``, whose sha is ``base``), no required checks, and an installation client."""
+    src = tmp_path / "src"
+    base = make_source_repo(src, [{"a.txt": "1\n", "b.txt": "b\n"}])
+    fork = fake_github.create_repo("meta/triton", source=src, required_checks=[])
+    inst = fake_github.install("meta")
+    gh = github_app.installation(inst.id)
+    return fake_github, fork, gh, src, base[0]
+
+
+def push_branch(src: Path, fork, branch: str, commits, *, start: str = "main") -> list[str]:
+    """Commit ``[(files, message, author)]`` on a new branch of the working repo and push it."""
+    git(src, "checkout", "-q", "-B", branch, start)
+    shas = []
+    for files, message, author in commits:
+        for name, content in files.items():
+            (src / name).write_text(content)
+        git(src, "add", "-A")
+        git(src, "-c", f"user.name={author}", "-c", f"user.email={author}@example.com", "commit", "-q",
+            "--author", f"{author} <{author}@example.com>", "-m", message)
+        shas.append(git(src, "rev-parse", "HEAD"))
+    git(src, "push", "-q", "-f", str(fork.path), f"{branch}:refs/heads/{branch}")
+    git(src, "checkout", "-q", "main")
+    return shas
+
+
+async def open_pr(gh, head: str, title: str = "sync") -> dict:
+    return await gh.post("/repos/{owner}/{repo}/pulls", R, data={"title": title, "head": head, "base": "main",
+                                                                  "body": "body"})
