@@ -23,6 +23,8 @@ their index entries kept under git's skip-worktree bit so that the fold holds th
 one line on stderr names them. The index stays the person's: a left-out path deleted there stays
 deleted (and is refused, as any change to a file the conflict did not need, with the command that
 takes it back); one written, staged with other content, or moved elsewhere is refused at once.
+An entry staged without its file in the worktree (`git update-index --cacheinfo`), or beside its
+file left as the conflict commit has it, counts as the person's resolution, as with `git commit`.
 
 State between the steps lives in the fork repository's git dir (``forksync-resolve/<unit>.json``),
 as git keeps its own sequencer state there. Exit codes: 0 done (or the worktree is ready), 1 the
@@ -293,6 +295,41 @@ def _left_out_changes(wt: Path, git_dir: str, left_out) -> _LeftOutChanges:
     return _LeftOutChanges(tuple(sorted(set(edited))), tuple(moved), tuple(sorted(removed)))
 
 
+def _staged_only(wt: Path, left_out) -> str:
+    """The entries the person staged without writing them in the worktree, as ``git update-index
+    --index-info`` input: staged (stage 0, no skip-worktree bit, not a left-out path) with another
+    blob or mode than the worktree's HEAD, the conflict commit, or where it has none, while the
+    worktree's file is absent or still HEAD's. `git add -A` would put the worktree's file back over
+    each (or stage its deletion), and the resolution would drop what the person staged on purpose
+    (`git update-index --cacheinfo`, as one does in a sparse worktree) unsaid; git commits it, so
+    the resolution holds it. Where the file was edited too, the worktree's file is the resolution,
+    as forksync has always read the worktree. Trees and the index only: no blob is read."""
+    skip = {rec[2:] for rec in _git(wt, "ls-files", "-t", "-z").split("\0") if rec.startswith("S ")}
+    skip |= {path for path, _, _ in left_out}
+    raw = _git(wt, "diff-index", "--cached", "--no-renames", "--no-abbrev", "-z", "HEAD").split("\0")
+    out = []
+    for meta, path in zip(raw[0::2], raw[1::2]):
+        if not path or path in skip:
+            continue
+        old_mode, new_mode, old_sha, new_sha, kind = meta.lstrip(":").split()
+        if kind == "D" or new_mode == "160000":
+            continue
+        f = wt / path
+        if f.is_symlink():
+            written = _git(wt, "hash-object", "--stdin", input=os.readlink(f))
+            written_mode = "120000"
+        elif f.is_file():
+            written = _git(wt, "hash-object", "--no-filters", "--", path)
+            written_mode = "100755" if os.access(f, os.X_OK) else "100644"
+        elif f.exists():              # a folder in its place: the worktree's, left to `git add -A`
+            continue
+        else:
+            written = written_mode = None
+        if written is None or (written, written_mode) == (old_sha, old_mode):
+            out.append(f"{new_mode} {new_sha}\t{path}\0")
+    return "".join(out)
+
+
 def _paths(paths) -> str:
     return ", ".join(f"`{p}`" for p in paths)
 
@@ -416,7 +453,10 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
             print("forksync: the resolution is not complete; nothing was changed:\n"
                   + "".join(f"  - {b}\n" for b in bad), end="", file=sys.stderr)
             return 1
+        staged = _staged_only(wt, left_out)
         _git(wt, "add", "-A")
+        if staged:
+            _git(wt, "update-index", "-z", "--add", "--index-info", input=staged)
         # a left-out entry the person deleted in the index stays deleted: git commits what the
         # index holds, and honours `git rm --sparse` of a skip-worktree path, so an experienced
         # git user expects the deletion, not the old blob quietly put back. The rule every

@@ -386,6 +386,17 @@ def _change_points(key: tuple, version: int, values: list[float], higher_is_bett
     return cps
 
 
+def _merging(c: detection.ChangePoint, pts: list[dict]) -> dict:
+    """How change point ``c`` of a series of points ``pts`` took part in merging: ``merged`` (it
+    was merged away), ``merged_into`` (the sha of the kept change point it went into, or None),
+    ``merged_from`` (on a kept one that others were merged into: the shas of all the change points
+    it stands for, itself included, in landing order; else empty)."""
+    into = c.merged_into if c.merged_into is not None and 0 <= c.merged_into < len(pts) else None
+    return {"merged": c.merged, "merged_into": pts[into]["sha"] if into is not None else None,
+            "merged_from": [pts[i]["sha"] for i in sorted({c.index, *c.merged_from}) if 0 <= i < len(pts)]
+            if c.merged_from else []}
+
+
 def validation(store: Store, fork: str, now: float, policy: Policy, commits: int = 40) -> dict:
     """``forksync.dashboard.validation/1``."""
     st = _status(store, fork)
@@ -420,7 +431,8 @@ def validation(store: Store, fork: str, now: float, policy: Policy, commits: int
                        "points": [{"sha": p["sha"], "value": p["value"], "time": iso(p["time"])} for p in pts],
                        "change_points": [{"index": c.index, "sha": pts[c.index]["sha"], "rel_shift": c.rel_shift,
                                           "alert": c.alert, "confirmed": pts[c.index]["sha"] in confirmed,
-                                          "p_value": c.pvalue} for c in cps if 0 <= c.index < len(pts)],
+                                          "p_value": c.pvalue, **_merging(c, pts)}
+                                         for c in cps if 0 <= c.index < len(pts)],
                        "regressions": [{"good": g["good"], "bad": g["bad"], "culprit": g["culprit"] or None,
                                         "culprit_upstream": (sync_store.upstream_of_fork_commit(store, fork, g["culprit"])
                                                              if g["culprit"] else None),

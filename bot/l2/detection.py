@@ -134,7 +134,10 @@ class ChangePoint:
     ``regression`` applies the series' direction; ``alert`` is the rule of this module's
     docstring; ``pvalue`` is otava's t-test on those two segments. ``merged``: merged away as
     a sub-threshold change point next to a too-short segment; its figures are those measured
-    when it was merged, and it never alerts."""
+    when it was merged, and it never alerts. ``merged_into``: the index of the kept change point
+    it was merged into (None where it is not merged, or none is kept); ``merged_from``: on a kept
+    one, the indexes of the change points merged into it, oldest first (each shift between its
+    boundaries is the sum of those steps and its own)."""
 
     index: int
     before: float
@@ -148,6 +151,8 @@ class ChangePoint:
     regression: bool
     alert: bool
     merged: bool = False
+    merged_into: int | None = None
+    merged_from: tuple[int, ...] = ()
 
 
 def change_points(values: Sequence[float], max_pvalue: float = 0.001, window_len: int = 50) -> list[tuple[int, float]]:
@@ -184,13 +189,14 @@ def detect(values: Sequence[float], higher_is_better: bool = True, *, max_pvalue
     thr_se = SIGMAS * sig * 0.76 / math.sqrt(len(vals)) if sigma is None and SIGMAS * sig > MIN_REL_SHIFT else 0.0
     rule = _Rule(higher_is_better, thr, max_pvalue, min_after, min_before, sig, thr_se)
     if merge:
-        measured, merged = _boundaries(vals, [i for i, _ in cps], rule)
+        measured, into = _boundaries(vals, [i for i, _ in cps], rule)
         shifts = [measured[i] for i, _ in cps]
     else:   # otava's p-values, as otava reported them
-        kept, merged = [i for i, _ in cps], set()
+        kept, into = [i for i, _ in cps], {}
         shifts = [rule.measure(vals, *_around(i, kept, len(vals)), pvalue=p) for i, p in cps]
     return [ChangePoint(i, m.before, m.after, m.rel, m.pvalue, m.n_before, m.n_after, sig, thr,
-                        rule.worse(m) > 0, i not in merged and rule.alerts(m), i in merged)
+                        rule.worse(m) > 0, i not in into and rule.alerts(m), i in into, into.get(i),
+                        tuple(sorted(j for j, k in into.items() if k == i)))
             for (i, _), m in zip(cps, shifts)]
 
 
@@ -257,10 +263,12 @@ class _Rule:
         return short and (abs(m.rel) < self.thr or m.pvalue > self.max_pvalue)
 
 
-def _boundaries(vals: Sequence[float], indexes: Sequence[int], rule: _Rule) -> tuple[dict[int, _Shift], set[int]]:
-    """``(measured, merged)``: every change point of ``indexes`` with its figures — a kept one
-    measured between the boundaries left, a merged one as it was when it showed weak — and the
-    merged ones. The weak ones (:meth:`_Rule.weak`)
+def _boundaries(vals: Sequence[float], indexes: Sequence[int], rule: _Rule) -> tuple[dict[int, _Shift], dict[int, int | None]]:
+    """``(measured, into)``: every change point of ``indexes`` with its figures — a kept one
+    measured between the boundaries left, a merged one as it was when it showed weak — and each
+    merged one with the kept change point it went into (None when none is kept): the nearest one
+    left when it was merged away, whose segment it joined on its short side (the larger shift
+    where two are as near), followed through that one's own merge. The weak ones (:meth:`_Rule.weak`)
     are merged away one at a time, the smallest ``|shift|`` first, and every one left is measured
     again between the boundaries left, until none is weak.
 
@@ -279,14 +287,25 @@ def _boundaries(vals: Sequence[float], indexes: Sequence[int], rule: _Rule) -> t
     figures are those that showed it weak). Ends: each round merges one change point."""
     live = sorted(indexes)
     merged: dict[int, _Shift] = {}
+    into: dict[int, int | None] = {}
     while True:
         shifts = {i: rule.measure(vals, *_around(i, live, len(vals))) for i in live}
         weak = [(abs(m.rel), i) for i, m in shifts.items() if rule.weak(m, i == live[0], i == live[-1])]
         if not weak:
-            return {**merged, **shifts}, set(merged)
+            return {**merged, **shifts}, {i: _kept(i, into) for i in into}
         drop = min(weak)[1]
         merged[drop] = shifts[drop]
         live.remove(drop)
+        into[drop] = min(live, key=lambda b: (abs(b - drop), -abs(shifts[b].rel)), default=None)
+
+
+def _kept(i: int, into: dict[int, int | None]) -> int | None:
+    """The kept change point merged change point ``i`` ended in, following ``into`` through the
+    later merges of the ones it went into."""
+    j = into[i]
+    while j is not None and j in into:
+        j = into[j]
+    return j
 
 
 def _around(idx: int, kept: Sequence[int], n: int) -> tuple[int, int, int]:

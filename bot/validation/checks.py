@@ -141,10 +141,12 @@ async def finish_suite_run(gh, full: str, run_id: int, result, suite=None, *, no
 
 
 #: Findings that mean "still working on it" (the gate check stays in progress, not red): results
-#: on their way, the bot's base update, a hold, or another required check still running (the
-#: reconcile tick re-checks in-progress gates, so lifting the hold or a commit status turning
-#: green lets the PR merge without another event).
-WAITING_CODES = frozenset({"pending-result", "missing-result", "stale-result", "stale-base", "hold", "check-pending"})
+#: on their way, the bot's base update, a hold, another required check still running, or the
+#: required checks themselves unread (the reconcile tick re-checks in-progress gates, so lifting
+#: the hold, a commit status turning green or GitHub answering again lets the PR go on without
+#: another event).
+WAITING_CODES = frozenset({"pending-result", "missing-result", "stale-result", "stale-base", "hold", "check-pending",
+                           "checks-unread"})
 
 
 def gate_conclusion(decision: GateDecision) -> str | None:

@@ -41,7 +41,9 @@ Rules, in the order they are reported (the order findings are shown in):
    ``gate.required_checks``; forksync's own ``forksync/…`` checks excluded) needs a
    check run or commit status on the head that is success, neutral or skipped: absent or
    running → ``check-pending``, anything else → ``check-failed``, each naming the check, and
-   the ruleset rule that requires it where one does (``check_rules``). A check branch
+   the ruleset rule that requires it where one does (``check_rules``); rules that could not be
+   read (``rules_error``: GitHub answered 4xx or 5xx) → ``checks-unread``, which holds the gate
+   (never merges on an unknown rule set) until they can be. A check branch
    protection or a ruleset binds to one app (``check_apps``) counts only that app's check runs:
    a run of the same name from another app (or a workflow), and a commit status (which does
    not say which app set it), are ignored for it, and the finding says so. With
@@ -182,7 +184,9 @@ class PRState:
     ``(name, app id)`` for each required check branch protection or a ruleset binds to one GitHub
     App (``required_status_checks.checks[].app_id``, a rule's ``integration_id``; unbound names —
     app id null or -1 — are not listed); ``check_rules``: ``(name, words naming the ruleset rule
-    that requires it)``; ``checks``: the head's check runs and commit statuses."""
+    that requires it)``; ``rules_error``: why the rules of the rulesets on the base could not be
+    read ("" when they were: the required checks are then known in full); ``checks``: the head's
+    check runs and commit statuses."""
 
     number: int
     head_sha: str
@@ -201,6 +205,7 @@ class PRState:
     required_checks: tuple[str, ...] = ()
     check_apps: tuple[tuple[str, int], ...] = ()   # required check → the only app whose run counts
     check_rules: tuple[tuple[str, str], ...] = ()  # required check → the ruleset rule requiring it
+    rules_error: str = ""                  # why the base's ruleset rules could not be read ("" when they were)
     holds: tuple[str, ...] = ()            # who holds it
     results: tuple[SuiteOutcome, ...] = ()
     base_results: tuple[SuiteOutcome, ...] = ()
@@ -470,6 +475,13 @@ def _check_findings(pr: PRState, have_suites: bool, blocking, passed):
     """Rule 6: required external checks (and the no-suites fallback)."""
     def own(name: str) -> bool:
         return name == GATE_CHECK or name.startswith("forksync/")
+
+    if pr.rules_error:
+        # a ruleset may require a check nothing else names: an unread list is never "none"
+        blocking.append(Finding("checks-unread", "the base branch's required checks could not be read (the rules "
+                                "of its rulesets): " + pr.rules_error + " — which checks GitHub requires is unknown, "
+                                "so the gate holds, never merging on an unknown rule set, and decides again once "
+                                "they can be read"))
 
     by_name: dict[str, list[Check]] = {}
     for c in pr.checks:

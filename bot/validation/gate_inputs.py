@@ -328,10 +328,9 @@ async def base_branch(gh, full: str, ref: str) -> dict:
 
 async def branch_rules(gh, full: str, ref: str) -> list[dict]:
     """The active rules of every ruleset on branch ``ref`` (``repos/get-branch-rules``, all pages).
-    A failure to read them (403 for a token without the permission, 404) raises as
-    :func:`base_branch` does: the delivery fails, is retried and, while it lasts, ends a dead letter
-    on the status issue — never read as "no required checks", which would let the gate merge past
-    a check GitHub still requires."""
+    A failure to read them (403 for a token without the permission, 404, 5xx) raises; never read as
+    "no required checks", which would let the gate merge past a check GitHub still requires.
+    :func:`gather` turns it into the gate's ``checks-unread`` and hands it on (``unread``)."""
     return [r async for r in gh.getiter("/repos/{owner}/{repo}/rules/branches/{branch}{?per_page}",
                                         {**split_repo(full), "branch": ref, "per_page": 100})]
 
@@ -356,18 +355,27 @@ async def is_trusted_author(gh, full: str, login: str, bot_login: str | None) ->
 
 
 async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, own_checks: set[str],
-                 default_branch: str, repo_for: RepoFor | None = None, now: float | None = None) -> PRState:
+                 default_branch: str, repo_for: RepoFor | None = None, now: float | None = None,
+                 unread: list[BaseException] | None = None) -> PRState:
     """The gate's :class:`PRState` for ``pr`` (a ``pulls/get`` object). ``own_checks``: names of
     forksync's suite check runs (not counted as other checks); ``default_branch``: the fork's. ``repo_for(base, head)`` gives the
     bot's git dir holding both commits, for conflict markers and conflict commits; without it,
-    or when it fails, the state carries ``markers_error`` (the gate blocks)."""
+    or when it fails, the state carries ``markers_error`` (the gate blocks). When the rules of the
+    rulesets on the base cannot be read, the state carries ``rules_error`` (the gate holds:
+    ``checks-unread``) and ``unread``, when given, receives the error, for the caller to raise once
+    the gate has said so on the PR (the delivery or tick then fails visibly, and is retried)."""
     rv = {**split_repo(full), "number": pr["number"]}
     head = pr["head"]["sha"]
     branch = await base_branch(gh, full, pr["base"]["ref"])
     base = branch["commit"]["sha"]
     gate_cfg = getattr(cfg, "gate", None)
-    required = required_checks(branch, await branch_rules(gh, full, pr["base"]["ref"]),
-                               getattr(gate_cfg, "required_checks", ()) or ())
+    try:
+        rules, rules_error = await branch_rules(gh, full, pr["base"]["ref"]), ""
+    except Exception as e:  # noqa: BLE001 - shown on the PR as checks-unread, then raised by the caller
+        rules, rules_error = [], error_text(e, 400)
+        if unread is not None:
+            unread.append(e)
+    required = required_checks(branch, rules, getattr(gate_cfg, "required_checks", ()) or ())
     files = [f async for f in gh.getiter("/repos/{owner}/{repo}/pulls/{number}/files", rv)]
     commits = [c async for c in gh.getiter("/repos/{owner}/{repo}/pulls/{number}/commits", rv)]
     reviews = latest_reviews([r async for r in gh.getiter("/repos/{owner}/{repo}/pulls/{number}/reviews", rv)])
@@ -432,7 +440,8 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
         conflict_marker_files=facts.markers, markers_error=facts.error, conflict_commits=facts.conflicts,
         commits_error=commits_error,
         rewritten=facts.rewritten,
-        required_checks=required.names, check_apps=required.apps, check_rules=required.rules, holds=tuple(holds), results=results,
+        required_checks=required.names, check_apps=required.apps, check_rules=required.rules, rules_error=rules_error,
+        holds=tuple(holds), results=results,
         base_results=base_results, reviews=tuple(rev), checks=tuple(checks),
         signoffs=signoff.signoffs_for(store, full, pr["number"]), unit_updated_at=updated, unit_heads=unit_heads,
         l3_requests=tuple(L3Request(r.workload, r.platform, r.head_sha, r.status, r.verdict)

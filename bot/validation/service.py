@@ -321,6 +321,21 @@ class ValidationService:
     # ------------------------------------------------------------------ the gate
     async def evaluate(self, ctx, full: str, number: int, *, _round: int = 0, tr: Trusted | None = None,
                        explicit: bool = False, seen: list | None = None) -> list[str]:
+        """Evaluate the gate for PR ``number``, publish ``forksync/gate`` and act on the decision
+        (:meth:`_evaluate`). A gate input GitHub would not give (the rules of the rulesets on the
+        base) is said on the PR first — the gate holds with ``checks-unread`` — and then raised, as
+        the base branch's own read raises: the delivery fails naming the call and is retried, a
+        failure that lasts ends a dead letter (status issue, ``/healthz``), and a tick's job fails
+        the same visible way; the next evaluation that reads them decides again."""
+        unread: list[BaseException] = []
+        notes = await self._evaluate(ctx, full, number, _round=_round, tr=tr, explicit=explicit, seen=seen,
+                                     unread=unread)
+        if unread:
+            raise unread[0]
+        return notes
+
+    async def _evaluate(self, ctx, full: str, number: int, *, _round: int, tr: Trusted | None, explicit: bool,
+                        seen: list | None, unread: list[BaseException]) -> list[str]:
         """Evaluate the gate for PR ``number``, publish ``forksync/gate`` and act on the decision.
         Sync PRs (branch ``github.branch_prefix`` on the fork) merge by themselves when the gate
         allows; any other PR only when ``explicit`` (``/forksync merge``). ``seen``, when given,
@@ -342,7 +357,7 @@ class ValidationService:
             state = await gate_inputs.gather(ctx.gh, ctx.store, full, pr, tr.cfg, bot_login=self.bot_login,
                                              own_checks=set(), default_branch=tr.default_branch,
                                              repo_for=lambda base, head: self.repo_for(full, base, head),
-                                             now=self.now())
+                                             now=self.now(), unread=unread)
             suites = suite_requirements(required_l1(tr.suites, state.areas))
             decision = decide(state, suites, area_policies(tr.cfg), config_error=tr.error)
             if seen is not None:

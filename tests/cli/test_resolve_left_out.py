@@ -4,8 +4,9 @@ what the person did to that path in the index is what the resolution holds, as w
 commit``. A deletion stays a deletion, refused as on a full clone (a resolution changes only the
 conflicted files) with the command that takes it back; an entry moved or copied to another path
 carries a blob the repository lacks and is refused, named, before anything is written; a path
-whose file is merely absent (the bit cleared) is no deletion and the fold keeps it. Nothing is
-fetched and nothing the person did is undone."""
+whose file is merely absent (the bit cleared) is no deletion and the fold keeps it; an entry
+staged with `update-index --cacheinfo` and no file written counts as staged. Nothing is fetched
+and nothing the person did is undone."""
 from __future__ import annotations
 
 import re
@@ -174,3 +175,57 @@ def test_a_file_written_where_a_folder_of_left_out_files_was_is_refused_not_drop
                    "(`git update-index --skip-worktree` keeps git's bit) or put other changes in a PR of their own\n"), err
     assert run_git(part.path, "rev-parse", f"forksync/{chain}").strip() == tip
     assert (wt / "test").read_text() == "the person's file\n"
+
+
+def stage_blob(wt, path: str, text: str) -> str:
+    """Stage ``text`` at ``path`` as a person does in a sparse worktree: the blob written with
+    `git hash-object -w`, the entry with `git update-index --cacheinfo` (no file written, no
+    skip-worktree bit); returns the blob id."""
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=str(wt), check=True, capture_output=True,
+                          text=True, input=text).stdout.strip()
+    person_git(wt, "update-index", "--add", "--cacheinfo", f"100644,{blob},{path}")
+    return blob
+
+
+def test_a_resolution_staged_with_cacheinfo_and_no_file_is_what_the_fold_holds(left_out, capsys):
+    """The person resolves Ops.cpp in the index only (`update-index --cacheinfo`) and takes the
+    marked file out of the worktree: git would commit the staged blob, and so does the fold; it
+    is neither read as a deletion of the conflicted file nor lost."""
+    s = left_out
+    resolved = (s.wt / "lib/Dialect/Ops.cpp").read_text()
+    person_git(s.wt, "checkout", "--", "lib/Dialect/Ops.cpp")
+    blob = stage_blob(s.wt, "lib/Dialect/Ops.cpp", resolved)
+    (s.wt / "lib/Dialect/Ops.cpp").unlink()
+    folded_keeps_readme(s, capsys)
+    assert blob_of(s.part.path, f"forksync/{s.chain}~1", "lib/Dialect/Ops.cpp") == blob
+    assert s.part.attempts() == []
+
+
+def test_a_resolution_staged_with_cacheinfo_beside_the_untouched_marked_file_is_what_the_fold_holds(left_out, capsys):
+    """The marked file stays in the worktree as the conflict commit has it and the resolution is
+    staged with `update-index --cacheinfo`: the staged blob is the person's resolution, where `git
+    add -A` put the markers back over it in the index."""
+    s = left_out
+    resolved = (s.wt / "lib/Dialect/Ops.cpp").read_text()
+    person_git(s.wt, "checkout", "--", "lib/Dialect/Ops.cpp")
+    assert "<<<<<<< fork" in (s.wt / "lib/Dialect/Ops.cpp").read_text()
+    blob = stage_blob(s.wt, "lib/Dialect/Ops.cpp", resolved)
+    folded_keeps_readme(s, capsys)
+    assert blob_of(s.part.path, f"forksync/{s.chain}~1", "lib/Dialect/Ops.cpp") == blob
+
+
+def test_a_new_path_staged_with_cacheinfo_is_refused_and_named_not_dropped(left_out, capsys):
+    """A path the conflict did not touch, staged with `update-index --cacheinfo` and no file: it
+    counts as the person's change, so the rule every resolution meets refuses it by name, and the
+    index keeps it; unstaged, the same --continue folds."""
+    s = left_out
+    blob = stage_blob(s.wt, "docs/NOTES.md", "the person's notes\n")
+    assert main([*s.g, "resolve", s.chain, "--continue"]) == 1
+    out, err = capsys.readouterr()
+    assert err == ("forksync: the resolution is not complete; nothing was changed:\n"
+                   "  - the resolution changes files the conflict did not need: `docs/NOTES.md` — put other changes "
+                   "in a PR of their own\n"), err
+    assert branch(s) == s.tip
+    assert run_git(s.wt, "ls-files", "-s", "docs/NOTES.md").split()[1] == blob
+    person_git(s.wt, "rm", "-q", "--cached", "docs/NOTES.md")
+    folded_keeps_readme(s, capsys)

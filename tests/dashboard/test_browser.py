@@ -20,7 +20,7 @@ import pytest
 
 from bot.dashboard.web import Dashboard, make_dashboard_app
 from bot.store import Store
-from tests.support.dashboard_world import FORK, HOSTILE_UNIT, NOW, fill, hostile_l2_point
+from tests.support.dashboard_world import FORK, HOSTILE_UNIT, NOW, REGRESSION, WOBBLE, fill, hostile_l2_point, wobbly_l2_series
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -298,6 +298,41 @@ def test_a_stored_unit_is_shown_in_the_plot_as_written(browser, tmp_path):
         point = doc["l2"][i]["points"][0]
         assert shown == {"hover": [f"1.500 {HOSTILE_UNIT}", f"{point['sha'][:12]} {point['time']}"],
                          "title": [HOSTILE_UNIT], "bold": 0}
+    finally:
+        site.close()
+        store.close()
+
+
+def test_a_change_point_merged_from_several_says_so_with_their_commits(browser, tmp_path):
+    """The wobble detection merged into the regression: the regression's row says it stands for
+    two change points and links both commits, the wobble's row (muted) says which one it went into
+    and why it never alerts — in Chromium, as the JSON twin gives them."""
+    store = Store(tmp_path / "forksync.db")
+    fill(store)
+    shas = wobbly_l2_series(store)
+    site = Served(Dashboard(store=store, clock=lambda: NOW))
+    try:
+        doc = site.api(f"/api/v1/forks/{FORK}/validation")
+        [i] = [i for i, s in enumerate(doc["l2"]) if s["series"] == "attn[triton]:1024:bf16@h100"]
+        cps = [(c["sha"], c["alert"], c["merged"], c["merged_into"], c["merged_from"]) for c in doc["l2"][i]["change_points"]]
+        assert cps == [(shas[WOBBLE], False, True, shas[REGRESSION], []),
+                       (shas[REGRESSION], True, False, None, [shas[WOBBLE], shas[REGRESSION]])]
+        ctx, page = open_page(browser, site, f"/forks/{FORK}/validation")
+        table = page.locator("table.cps").nth(i)
+        rows = table.locator("tr")
+        assert rows.count() == 3
+        wobble, regression = rows.nth(1), rows.nth(2)
+        assert regression.locator("td.merging").inner_text() == (
+            f"merged from 2 change points: {shas[WOBBLE][:12]}, {shas[REGRESSION][:12]}; its shift is measured "
+            "across them all")
+        assert regression.locator("td.merging a").evaluate_all("as => as.map(a => a.href)") == [
+            f"https://github.com/{FORK}/commit/{shas[WOBBLE]}", f"https://github.com/{FORK}/commit/{shas[REGRESSION]}"]
+        assert wobble.locator("td.merging").inner_text() == (
+            f"merged into {shas[REGRESSION][:12]}: below the threshold, next to a segment too short for the alert "
+            "rule (never alerts)")
+        assert wobble.get_attribute("class") == "muted" and regression.get_attribute("class") is None
+        assert [rows.nth(k).locator("td").nth(2).inner_text() for k in (1, 2)] == ["no", "yes"]
+        ctx.close()
     finally:
         site.close()
         store.close()

@@ -86,11 +86,29 @@ async def test_a_ruleset_requirement_changed_after_the_gate_brings_the_pr_up_aga
         await close_world(w)
 
 
+UNREAD = "the base branch's required checks could not be read (the rules of its rulesets): "
+
+
+def holds_unread(w, head, status: int) -> str:
+    """The gate run on ``head`` holds (in progress, not red: GitHub may answer again) on
+    ``checks-unread`` alone, naming the call and GitHub's answer; returns its summary."""
+    run = w.run_of(head, "forksync/gate")
+    assert (run.status, run.conclusion) == ("in_progress", None)
+    assert codes(w, head) == (None, ["checks-unread"])
+    summary = run.output["summary"]
+    assert (UNREAD + f"GitHubAPIError: GitHub answered {status} to GET ") in summary
+    assert "/repos/meta/triton/rules/branches/main" in summary and "never merging on an unknown rule set" in summary
+    return summary
+
+
 @pytest.mark.parametrize("status", [403, 404])
-async def test_rules_that_cannot_be_read_stop_the_gate_visibly_never_read_as_none(fake_github, tmp_path, status):
-    """A token without the permission (403), or a GitHub without rulesets (404): the gate does not
-    decide, as when the base branch cannot be read — the delivery fails naming the call and
-    GitHub's answer, is retried, and ends a dead letter; nothing merges."""
+async def test_rules_that_cannot_be_read_hold_the_gate_on_the_pr_and_end_a_dead_letter(fake_github, tmp_path, status):
+    """A token without the permission (403), or a GitHub without rulesets (404): the gate's check
+    run says the required checks could not be read and holds — where the PR showed nothing — and
+    the delivery fails naming the call and GitHub's answer, as when the base branch cannot be
+    read, ending a dead letter that /healthz reports; nothing merges."""
+    from bot.app.web import app_facts
+
     w = await make_world(fake_github, tmp_path, files=fork_files(config=CONFIG))
     w.fake.add_ruleset(w.fork, "main needs ci", [required_by(123, "ci/rules")])
     try:
@@ -101,12 +119,54 @@ async def test_rules_that_cannot_be_read_stop_the_gate_visibly_never_read_as_non
         await w.bot.settle()
         [dead] = [d for d in w.bot.deliveries("dead") if d.event == "pull_request"]
         assert f"{status} to GET" in dead.dead_reason and "/rules/branches/main" in dead.dead_reason
-        gate = w.run_of(head, "forksync/gate")
-        assert gate is None or gate.conclusion != "success"
+        holds_unread(w, head, status)
+        assert "1 dead-lettered delivery: see `forksync queue --state dead`" in app_facts(w.bot.store, 0)["problems"]
         with pytest.raises(GitHubAPIError) as e:
             await w.bot.validation.evaluate(await tick_ctx(w), "meta/triton", pr["number"])
         assert e.value.status_code == status and "/rules/branches/main" in str(e.value)
+        holds_unread(w, head, status)
         assert (await w.pr(pr["number"]))["merged"] is False
         assert [r for r in w.fake.requests_for("pulls/merge")] == []
+    finally:
+        await close_world(w)
+
+
+async def test_rules_github_fails_to_give_hold_the_gate_until_it_answers_then_it_decides_on_them(fake_github, tmp_path):
+    """GitHub answers 500 to the rules of the base, however often the client tries: the PR's gate
+    says so and holds (the suite is green and nothing else is required that forksync could read,
+    so without the rules it would merge), the delivery ends a dead letter on /healthz. Once GitHub
+    answers 200, the dead letter retried decides on the rules — the ruleset's check is pending —
+    the dead letter is gone from /healthz, and the PR merges when that check is green."""
+    from bot.app import queue as q
+    from bot.app.web import app_facts
+
+    w = await make_world(fake_github, tmp_path, files=fork_files(config=CONFIG))
+    ci_a = w.fake.create_app(app_id=123, slug="ci-a", name="CI A")
+    rs = w.fake.add_ruleset(w.fork, "main needs ci", [required_by(ci_a.id, "ci/rules")])
+    try:
+        w.fake.faults.server_error("/repos/meta/triton/rules/branches/*", "GET", status=500, times=1000)
+        head = w.push_branch("forksync/bundle-unread", {"NOTES.md": "t\n"}, "Note")
+        pr = await w.open_pr("forksync/bundle-unread")
+        await w.bot.settle()
+        assert w.run_of(head, "forksync/L1/unit").conclusion == "success"
+        holds_unread(w, head, 500)
+        assert (await w.pr(pr["number"]))["merged"] is False and w.fake.requests_for("pulls/merge") == []
+        [dead] = [d for d in w.bot.deliveries("dead") if d.event == "pull_request"]
+        assert "GitHub answered 500 to GET " in dead.dead_reason and "/rules/branches/main" in dead.dead_reason
+        assert "1 dead-lettered delivery: see `forksync queue --state dead`" in app_facts(w.bot.store, 0)["problems"]
+
+        w.fake.faults.clear()                   # GitHub answers again
+        assert q.retry_dead(w.bot.store, dead.id)
+        await w.bot.settle()
+        assert w.bot.deliveries("dead") == [] and app_facts(w.bot.store, 0)["problems"] == []
+        assert codes(w, head) == (None, ["check-pending"])
+        summary = w.run_of(head, "forksync/gate").output["summary"]
+        assert UNREAD not in summary
+        assert f"required by the required_status_checks rule of ruleset {rs.id} (Repository meta/triton)" in summary
+        assert (await w.pr(pr["number"]))["merged"] is False
+        w.fake.add_check_run(w.fork, head, "ci/rules", "success", app=ci_a)
+        await w.bot.validation.evaluate(await tick_ctx(w), "meta/triton", pr["number"])
+        assert codes(w, head) == ("success", [])
+        assert (await w.pr(pr["number"]))["merged"] is True
     finally:
         await close_world(w)

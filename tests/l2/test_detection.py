@@ -146,3 +146,32 @@ def test_pvalue_is_measured_on_the_reported_segments():
     assert (c.index, c.n_before, c.n_after) == (30, 30, 50)
     assert c.pvalue == pytest.approx(TTestSignificanceTester(0.001).compare(x[:30], x[30:]).pvalue)
     assert c.pvalue < 1e-40
+
+
+def test_a_kept_change_point_names_the_change_points_merged_into_it():
+    """The +0.8 % wobble three points before the 4 % regression is merged into the regression, the
+    kept change point whose short segment it joined: each names the other. Without merging none
+    is merged into anything."""
+    x = np.array(series(0.007, n=80, shift=0.04, k=55, seed=39))
+    x[52:] *= 1.008
+    x = [float(v) for v in x]
+    wobble, reg = detect(x)
+    assert (wobble.merged, wobble.merged_into, wobble.merged_from) == (True, 55, ())
+    assert (reg.merged, reg.merged_into, reg.merged_from) == (False, None, (52,))
+    assert [(c.merged_into, c.merged_from) for c in detect(x, merge=False)] == [(None, ()), (None, ())]
+
+
+@pytest.mark.parametrize("seed, expected", [
+    (0, [(41, None, (43,)), (43, 41, ())]),
+    (6, [(70, None, (74,)), (74, 70, ())]),
+    (152, [(69, None, (72,)), (72, 69, ())]),
+    (244, [(70, 73, ()), (73, None, (70,))]),
+])
+def test_the_edges_of_a_short_dip_are_merged_into_one_change_point(seed, expected):
+    """A bump of three points and a dip of four: the two edges otava reports around one of them
+    sit next to a segment too short for the rule, the smaller is merged into the other, and the
+    kept one names it: (index, merged_into, merged_from) of each."""
+    x = np.array(series(0.005, n=100, seed=seed))
+    x[40:43] *= 1.009
+    x[70:74] *= 0.992
+    assert [(c.index, c.merged_into, c.merged_from) for c in detect([float(v) for v in x])] == expected

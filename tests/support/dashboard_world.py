@@ -148,3 +148,26 @@ def hostile_l2_point(store: Store, *, now: float = NOW) -> None:
     store.db["l2_points"].insert({"benchmark": "<i>mm</i>", "impl": "triton", "metric": "ms", "shape": "8",
                                   "dtype": "fp16", "platform": "h100", "unit": HOSTILE_UNIT, "sha": sha("l", 0),
                                   "seq": 0, "time": int(now - 3600), "value": 1.5, "repeats_json": "[]", "ok": 1})
+
+
+#: the L2 series of :func:`wobbly_l2_series`: a +0.8 % level wobble at point 52, three points
+#: before a 4 % regression at 55 (tests/l2/test_detection.py: the wobble is merged into it)
+WOBBLE, REGRESSION = 52, 55
+
+
+def wobbly_l2_series(store: Store, *, now: float = NOW) -> list[str]:
+    """An 80-point throughput series ``attn[triton]:1024:bf16@h100`` whose sub-threshold change
+    point at :data:`WOBBLE` detection merges into the regression at :data:`REGRESSION`; returns
+    its shas in landing order."""
+    import numpy as np
+
+    rng = np.random.default_rng(39)
+    x = 100.0 * (1 + 0.007 * rng.standard_normal(80))
+    x[REGRESSION:] *= 0.96
+    x[WOBBLE:] *= 1.008
+    shas = [sha("w", k) for k in range(len(x))]
+    store.db["l2_points"].insert_all(
+        {"benchmark": "attn", "impl": "triton", "metric": "tflops", "shape": "1024", "dtype": "bf16", "platform": "h100",
+         "unit": "TFLOP/s", "sha": s, "seq": k, "time": int(now - (len(x) - k) * 3600), "value": float(v),
+         "repeats_json": "[]", "ok": 1} for k, (s, v) in enumerate(zip(shas, x)))
+    return shas

@@ -308,6 +308,22 @@ def test_a_check_a_ruleset_requires_is_found_with_the_rule_that_requires_it():
         ("check-pending", "ci/p", "required, not reported on this head yet")]      # protection's: no rule named
 
 
+def test_rules_that_could_not_be_read_hold_the_gate_beside_the_checks_it_knows():
+    """The rulesets' rules unread: the checks protection requires are still judged, and one more
+    finding holds the gate (in progress, never green) naming GitHub's answer; with every known
+    check green it is what stands between the PR and a merge on an unknown rule set."""
+    from bot.validation.checks import gate_conclusion
+
+    err = "GitHubAPIError: GitHub answered 500 to GET /repos/meta/triton/rules/branches/main: Server Error"
+    d = decide(pr(required_checks=("ci/p",), checks=(Check("ci/p", "success"),), rules_error=err), SUITES, AREAS)
+    assert [(f.code, f.subject, f.detail) for f in d.blocking] == [
+        ("checks-unread", "", "the base branch's required checks could not be read (the rules of its rulesets): "
+                              + err + " — which checks GitHub requires is unknown, so the gate holds, never merging "
+                              "on an unknown rule set, and decides again once they can be read")]
+    assert ("check-green", "ci/p") in [(f.code, f.subject) for f in d.passed]
+    assert not d.allowed and "merge" not in d.actions and gate_conclusion(d) is None
+
+
 def test_outcome_from_runner_result():
     from bot.validation.gate import outcome_from_result
     from gpu_runner.result import Environment, Reason, RunResult, TestResult
