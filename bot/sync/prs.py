@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 
+from bot.core.logins import same_login
 from bot.github.common import comment_once, render, split_repo
 from bot.sync import store as sync_store
 
@@ -37,7 +38,8 @@ def not_forksyncs(pr: dict, full_name: str, *, bot_login: str | None, recorded: 
        unit's PR into). GitHub lets anyone with write access open more PRs from forksync's
        branch into other bases (a backport to ``release``); such a PR shares the unit's head but
        is never the unit's, whatever its author or the branch's row says;
-    3. was opened by the App (``user.login`` is ``bot_login``) or is on a branch forksync
+    3. was opened by the App (``user.login`` is ``bot_login``, in any case:
+       :func:`bot.core.logins.same_login`) or is on a branch forksync
        recorded pushing (``recorded``: its ``sync_branches`` row; a person's PR reopened on
        forksync's branch into the unit's base still carries forksync's unit) — but while the row
        names the unit's PR (``unit_pr``, its ``pr``), only that PR.
@@ -56,7 +58,7 @@ def not_forksyncs(pr: dict, full_name: str, *, bot_login: str | None, recorded: 
         return f"into `{into}`, not the unit's base `{base}`" if into else "its base branch is unknown"
     number = int(pr.get("number") or 0)
     second = bool(recorded and unit_pr and number and int(unit_pr) != number)
-    if (recorded and not second) or (bot_login and ((pr.get("user") or {}).get("login") or "") == bot_login):
+    if (recorded and not second) or same_login(bot_login, (pr.get("user") or {}).get("login")):
         return ""
     who = ((pr.get("user") or {}).get("login") or "").strip()
     if second:

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Awaitable, Callable
 
 from bot.agents.redact import error_text
+from bot.core.logins import same_login
 from bot.git.apply import rewritten_base
 from bot.git.markers import conflict_commits, markers_and_paths, merges_with_content, range_commits
 from bot.github.common import WRITE_LEVELS, permission, split_repo
@@ -349,8 +350,9 @@ async def head_contains(gh, full: str, base: str, head: str) -> bool:
 
 
 async def is_trusted_author(gh, full: str, login: str, bot_login: str | None) -> bool:
-    """The bot itself, or a collaborator with write access (whose code may run on GPU runners)."""
-    if bot_login and login == bot_login:
+    """The bot itself (its login in any case: :func:`bot.core.logins.same_login`), or a
+    collaborator with write access (whose code may run on GPU runners)."""
+    if same_login(login, bot_login):
         return True
     return await permission(gh, full, login) in WRITE_LEVELS
 

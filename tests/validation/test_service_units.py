@@ -265,6 +265,21 @@ def test_without_a_known_bot_login_only_recorded_branches_are_forksyncs():
         "opened by @forksync[bot] on a branch forksync did not push")
 
 
+@pytest.mark.parametrize("bot_login, author", [
+    ("Deploy-Bot", "deploy-bot"),            # FORKSYNC_BOT_LOGIN as a person wrote it, the author as GitHub shows it
+    ("deploy-bot", "Deploy-Bot"),
+    ("forksync[bot]", "ForkSync[bot]"),
+])
+def test_the_bots_own_pr_is_recognised_whatever_the_case_of_its_login(bot_login, author):
+    """GitHub logins are case-insensitive: a PR the bot opened on a branch it has no row for is its
+    own however the configured login and GitHub's spelling differ in case."""
+    from bot.sync.prs import not_forksyncs
+
+    pr = {"head": {"ref": "forksync/bundle-1", "repo": {"full_name": "meta/triton"}}, "base": {"ref": "main"},
+          "user": {"login": author}}
+    assert not_forksyncs(pr, "meta/triton", bot_login=bot_login, recorded=False, base="main") == ""
+
+
 @pytest.mark.parametrize("codes, leaves", [
     ((), True),
     (("approval-missing", "l3-signoff-missing", "hold"), True),
