@@ -41,7 +41,6 @@ from bot.core.logins import same_login
 from bot.git.apply import rewritten_base
 from bot.git.markers import conflict_commits, markers_and_paths, merges_with_content, range_commits
 from bot.github.common import WRITE_LEVELS, permission, split_repo
-from bot.sync import prs as sync_prs
 from bot.sync import store as sync_store
 from bot.validation import signoff
 from bot.validation import store as vstore
@@ -313,13 +312,12 @@ def pr_kind(cfg, labels: list[str], branch: str = "") -> str:
     return "bundle" if lab.bundle in labels else "other"
 
 
-def own_branch(store, full: str, pr: dict, bot_login: str | None, default_branch: str) -> str:
-    """The PR's head ref when it is forksync's own sync branch (:func:`bot.sync.prs.foreign_reason`
-    empty; ``default_branch`` is the fork's), else ``""``: only a branch forksync built says what
-    forksync built, so a person's PR (from a fork of the fork too) named ``forksync/chain-…`` is
-    what its labels make it."""
-    ref = (pr.get("head") or {}).get("ref") or ""
-    return "" if sync_prs.foreign_reason(store, full, pr, bot_login=bot_login, default_branch=default_branch) else ref
+def own_branch(pr: dict, foreign: str) -> str:
+    """Pure: the PR's head ref when it is forksync's own sync branch (``foreign``, the PR's
+    :func:`bot.sync.prs.foreign_reason`, empty), else ``""``: only a branch forksync built says
+    what forksync built, so a person's PR (from a fork of the fork too) named ``forksync/chain-…``
+    is what its labels make it."""
+    return "" if foreign else (pr.get("head") or {}).get("ref") or ""
 
 
 async def base_branch(gh, full: str, ref: str) -> dict:
@@ -357,10 +355,12 @@ async def is_trusted_author(gh, full: str, login: str, bot_login: str | None) ->
     return await permission(gh, full, login) in WRITE_LEVELS
 
 
-async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, own_checks: set[str],
-                 default_branch: str, repo_for: RepoFor | None = None, now: float | None = None) -> PRState:
-    """The gate's :class:`PRState` for ``pr`` (a ``pulls/get`` object). ``own_checks``: names of
-    forksync's suite check runs (not counted as other checks); ``default_branch``: the fork's. ``repo_for(base, head)`` gives the
+async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, foreign: str, own_checks: set[str],
+                 repo_for: RepoFor | None = None, now: float | None = None) -> PRState:
+    """The gate's :class:`PRState` for ``pr`` (a ``pulls/get`` object). ``foreign``: why ``pr``
+    is not forksync's own sync PR, ``""`` when it is (:func:`bot.sync.prs.foreign_reason`, asked
+    once by the caller, which acts on the same answer); ``own_checks``: names of
+    forksync's suite check runs (not counted as other checks). ``repo_for(base, head)`` gives the
     bot's git dir holding both commits, for conflict markers and conflict commits; without it,
     or when it fails, the state carries ``markers_error`` (the gate blocks)."""
     rv = {**split_repo(full), "number": pr["number"]}
@@ -427,7 +427,7 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
                           await permission(gh, full, login) in WRITE_LEVELS, r.get("commit_id") or ""))
     return PRState(
         number=pr["number"], head_sha=head, base_sha=base, head_contains_base=await head_contains(gh, full, base, head),
-        kind=pr_kind(cfg, labels, own_branch(store, full, pr, bot_login, default_branch)), areas=pr_areas(cfg, labels, paths),
+        kind=pr_kind(cfg, labels, own_branch(pr, foreign)), areas=pr_areas(cfg, labels, paths),
         author=author,
         author_is_collaborator=await is_trusted_author(gh, full, author, bot_login),
         retest_by_writer_on=vstore.retest_shas(store, full, pr["number"]),

@@ -339,8 +339,12 @@ class ValidationService:
                 # no check run either: the gate run on its head is the unit's own PR's when the
                 # PR comes from forksync's branch
                 return [off_default_note(number, pr, tr.default_branch)]
+            # asked once: the answer that makes a PR named forksync/chain-… a chain (gather) is
+            # the one that lets it merge by itself and says on the gate why it does not
+            owner = sync_prs.foreign_reason(ctx.store, full, pr, bot_login=self.bot_login,
+                                            default_branch=tr.default_branch)
             state = await gate_inputs.gather(ctx.gh, ctx.store, full, pr, tr.cfg, bot_login=self.bot_login,
-                                             own_checks=set(), default_branch=tr.default_branch,
+                                             foreign=owner, own_checks=set(),
                                              repo_for=lambda base, head: self.repo_for(full, base, head),
                                              now=self.now())
             suites = suite_requirements(required_l1(tr.suites, state.areas))
@@ -352,8 +356,7 @@ class ValidationService:
                                           for f in decision.blocking) if decision.blocking else "")]
             extra = [f"Trusted suites unavailable: {tr.error}"] if tr.error else []
             named = pr["head"]["ref"].startswith(tr.cfg.github.branch_prefix)
-            foreign = (sync_prs.foreign_reason(ctx.store, full, pr, bot_login=self.bot_login,
-                                               default_branch=tr.default_branch) if named else "")
+            foreign = owner if named else ""
             sync_pr = named and not foreign
             if foreign:
                 # named like a sync branch, and so once taken for one; saying why it is not keeps a
