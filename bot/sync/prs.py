@@ -10,10 +10,11 @@ rebuilt (the bot comments instead, ``person_commits.md.j2``).
 A branch's name does not make a PR forksync's: anyone who can open a PR picks the name, from a
 fork of the fork too, and any base. :func:`not_forksyncs` says which PRs are forksync's own sync
 PRs — a PR into another base than the unit's is never one; every path that lands, closes,
-folds, resolves, blocks or merges a unit asks it first. A sync PR goes into the fork's default
-branch: :func:`off_default` says why a PR into another base is left alone (the gate, whatever
-event brings a PR up, acts on none), and :func:`find_open_pr` looks for the unit's PR among the
-PRs into that base only.
+folds, resolves, blocks or merges a unit asks it first. A sync PR goes into the branch forksync
+syncs, ``fork.ref`` (the fork's default branch unless its forksync.yml names another):
+:func:`off_base` says why a PR into another base is left alone (the gate, whatever event brings
+a PR up, acts on none), and :func:`find_open_pr` looks for the unit's PR among the PRs into that
+base only.
 """
 from __future__ import annotations
 
@@ -74,17 +75,18 @@ def unit_base(row: dict | None, default_branch: str) -> str:
     return str((row or {}).get("base") or "") or default_branch
 
 
-def off_default(pr: dict, default_branch: str) -> str:
+def off_base(pr: dict, base: str) -> str:
     """Pure: why forksync validates, updates and merges nothing of ``pr`` (a ``pulls/get``, webhook
     ``pull_request`` or ``check_run.pull_requests`` object) because of its base; ``""`` when it is
-    into ``default_branch``. A PR from forksync's branch into another base (a person's backport to
-    ``release``, say) shares the unit's head: ``update-branch`` on it would merge that base into
-    forksync's branch, a merge would land the unit there, and a gate check run would replace the
-    unit's own on the same head. The gate also trusts only the default branch's forksync.yml."""
-    base = str((pr.get("base") or {}).get("ref") or "")
-    if base == default_branch:
+    into ``base``, the branch forksync syncs (``fork.ref`` of the trusted configuration: the one
+    sync PRs are opened into, whether or not it is GitHub's default branch). A PR from forksync's
+    branch into another base (a person's backport to ``release``, say) shares the unit's head:
+    ``update-branch`` on it would merge that base into forksync's branch, a merge would land the
+    unit there, and a gate check run would replace the unit's own on the same head."""
+    into = str((pr.get("base") or {}).get("ref") or "")
+    if into == base:
         return ""
-    return f"into `{base}`, not the default branch `{default_branch}`" if base else "its base branch is unknown"
+    return f"into `{into}`, not `{base}`, the branch forksync syncs (fork.ref)" if into else "its base branch is unknown"
 
 
 def row_reason(pr: dict, full_name: str, row: dict | None, *, bot_login: str | None, default_branch: str) -> str:
@@ -119,7 +121,7 @@ async def find_open_pr(gh, full_name: str, branch: str, base: str) -> dict | Non
     async for pr in gh.getiter("/repos/{owner}/{repo}/pulls{?state,head,base,per_page}",
                                {**rv, "state": "open", "head": f"{rv['owner']}:{branch}", "base": base,
                                 "per_page": 100}):
-        if pr.get("head", {}).get("ref") == branch and not off_default(pr, base):
+        if pr.get("head", {}).get("ref") == branch and not off_base(pr, base):
             return pr
     return None
 
