@@ -29,7 +29,7 @@ TRAILER = re.compile(r"^Upstream-Commit:\s*([0-9a-f]{40})\s*$", re.MULTILINE)
 
 
 def not_forksyncs(pr: dict, full_name: str, *, bot_login: str | None, recorded: bool, base: str,
-                  unit_pr: int = 0) -> str:
+                  unit_pr: int = 0, earlier: tuple[int, ...] | list[int] = ()) -> str:
     """Pure: why ``pr`` (a ``pulls/get`` or webhook ``pull_request`` object of ``full_name``) is
     not one of forksync's own sync PRs; ``""`` when it is. forksync's own
 
@@ -43,7 +43,9 @@ def not_forksyncs(pr: dict, full_name: str, *, bot_login: str | None, recorded: 
        :func:`bot.core.logins.same_login`) or is on a branch forksync
        recorded pushing (``recorded``: its ``sync_branches`` row; a person's PR reopened on
        forksync's branch into the unit's base still carries forksync's unit) — but while the row
-       names the unit's PR (``unit_pr``, its ``pr``), only that PR.
+       names the unit's PR (``unit_pr``, its ``pr``), only that PR;
+    4. is none of the ``earlier`` PRs: those of the units the branch carried before (closed,
+       landed or re-planned, then planned again under the same unit id), even the App's own.
 
     Closing or merging a PR that is not forksync's must not land, close or delete anything of the
     unit, and a push seen through it is no resolution of the unit. Whether the head ref starts
@@ -58,6 +60,8 @@ def not_forksyncs(pr: dict, full_name: str, *, bot_login: str | None, recorded: 
     if into != base:
         return f"into `{into}`, not the unit's base `{base}`" if into else "its base branch is unknown"
     number = int(pr.get("number") or 0)
+    if number and number in earlier:
+        return "forksync's earlier sync PR from this branch, whose unit ended; the branch carries another unit now"
     second = bool(recorded and unit_pr and number and int(unit_pr) != number)
     if (recorded and not second) or same_login(bot_login, (pr.get("user") or {}).get("login")):
         return ""
@@ -89,12 +93,26 @@ def off_base(pr: dict, base: str) -> str:
     return f"into `{into}`, not `{base}`, the branch forksync syncs (fork.ref)" if into else "its base branch is unknown"
 
 
+def speaks_for(row: dict | None, number: int) -> dict | None:
+    """Pure: ``row`` (the ``sync_branches`` row of a PR's head branch, or None) as far as it says
+    who owns PR ``number``: the row of a unit in flight speaks for its branch; the row of a unit
+    that ended (landed, closed, re-planned: :func:`bot.sync.store.ended`) is history and speaks
+    for that unit's own PR only — a redelivered close still finds its unit, and nobody's new PR
+    from a branch of the same name (a person's, after forksync deleted it) is taken for forksync's
+    or given the ended unit's record. None when it does not speak for ``number``."""
+    if not sync_store.ended(row) or (number and int((row or {}).get("pr") or 0) == number):
+        return row
+    return None
+
+
 def row_reason(pr: dict, full_name: str, row: dict | None, *, bot_login: str | None, default_branch: str) -> str:
     """:func:`not_forksyncs` of ``pr`` against the ``sync_branches`` row of its head branch
-    (None when forksync recorded none): ``recorded``, ``unit_pr`` and the unit's base
-    (:func:`unit_base`) come from the row."""
+    (None when forksync recorded none), as far as it speaks for the PR (:func:`speaks_for`):
+    ``recorded``, ``unit_pr``, ``earlier`` and the unit's base (:func:`unit_base`) come from it."""
+    row = speaks_for(row, int(pr.get("number") or 0))
     return not_forksyncs(pr, full_name, bot_login=bot_login, recorded=row is not None,
-                         base=unit_base(row, default_branch), unit_pr=int((row or {}).get("pr") or 0))
+                         base=unit_base(row, default_branch), unit_pr=int((row or {}).get("pr") or 0),
+                         earlier=tuple(sync_store.earlier_prs(row)) if not sync_store.ended(row) else ())
 
 
 def foreign_reason(store, full_name: str, pr: dict, *, bot_login: str | None, default_branch: str) -> str:

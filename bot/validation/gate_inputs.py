@@ -41,6 +41,7 @@ from bot.core.logins import same_login
 from bot.git.apply import rewritten_base
 from bot.git.markers import conflict_commits, markers_and_paths, merges_with_content, range_commits
 from bot.github.common import WRITE_LEVELS, permission, split_repo
+from bot.sync import prs as sync_prs
 from bot.sync import store as sync_store
 from bot.validation import signoff
 from bot.validation import store as vstore
@@ -159,11 +160,13 @@ def pushed_by_forksync(store, full: str, pr: dict) -> bool:
     content: on the first look at a PR there is no earlier one to compare with, and a person's
     commit can carry any committer date (one made an hour ago, pushed after an approval), so any
     other head counts as changed in the second forksync first sees it (GitHub stamps reviews and
-    comments to the second; a review given on exactly the head still counts)."""
+    comments to the second; a review given on exactly the head still counts). The row of a unit
+    that ended speaks for its own PR only (:func:`bot.sync.prs.speaks_for`): a branch of the same
+    name pushed again at its last tip is no push of forksync's."""
     head = pr["head"]
     if (head.get("repo") or {}).get("full_name") != full:
         return False
-    row = sync_store.branch_row(store, full, head.get("ref") or "")
+    row = sync_prs.speaks_for(sync_store.branch_row(store, full, head.get("ref") or ""), int(pr.get("number") or 0))
     return bool(row) and row.get("pushed_tip") == head.get("sha")
 
 
