@@ -109,12 +109,17 @@ def router_events(router: routing.Router) -> frozenset[str]:
 
 class Dispatcher:
     """Routes stored deliveries to handlers. ``client_for(installation_id)`` returns the GitHub
-    client to use (an installation client in App mode, the token client otherwise)."""
+    client to use (an installation client in App mode, the token client otherwise).
+    ``learn_login()``: while ``bot_login`` is unknown, asked before each delivery for the bot's
+    login (:meth:`bot.app.runtime.Clients.learn_login`: ``GET /user`` once its backoff has
+    passed, ``""`` while still unknown; it never raises), so the loop guard holds from the
+    delivery after GitHub answers."""
 
     def __init__(self, router: routing.Router, store: Store, settings: Any, *,
                  client_for: Callable[[int | None], Awaitable[Any]], sync: Any = None,
                  validation: Any = None,
-                 bot_login: str | None = None, now: Callable[[], float] = time.time):
+                 bot_login: str | None = None, now: Callable[[], float] = time.time,
+                 learn_login: Callable[[], Awaitable[str]] | None = None):
         self.router = router
         self.events = router_events(router)
         self.store = store
@@ -124,11 +129,14 @@ class Dispatcher:
         self.validation = validation
         self.bot_login = bot_login
         self.now = now
+        self.learn_login = learn_login
 
     async def process(self, d: q.Delivery) -> str:
         data = decode_body(d.body, d.content_type)
         if not isinstance(data, dict):
             raise Unhandleable(f"the payload is a JSON {type(data).__name__}, not an object")
+        if not self.bot_login and self.learn_login is not None:
+            self.bot_login = await self.learn_login() or self.bot_login
         sender = data.get("sender")
         login = sender.get("login") if isinstance(sender, dict) else None
         if same_login(login, self.bot_login) and d.event not in LOOP_GUARD_EXEMPT:

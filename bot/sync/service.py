@@ -121,7 +121,10 @@ class SyncService:
     the installation token as ``x-access-token``); ``token_for(installation_id)`` returns that
     token (awaitable); ``client_for(installation_id)`` a GitHub client; ``dead_letters(store, fork)``
     the fork's dead-lettered deliveries (``[{"id","event","action","reason","at"}]``, newest
-    first; :func:`bot.app.queue.dead_letters`), shown as an alarm on the status issue."""
+    first; :func:`bot.app.queue.dead_letters`), shown as an alarm on the status issue.
+    ``bot_login`` and ``login_unknown`` (why the login is unknown, ``""`` when known) are set
+    again by the runtime when token mode learns the login after start-up
+    (:meth:`bot.app.runtime.Clients.learn_login`); the status issue says ``login_unknown``."""
 
     def __init__(self, *, workdir: str | Path, git_url: str, bot_login: str | None = None,
                  token_for: Callable[[int | None], Awaitable[str]] | None = None,
@@ -131,6 +134,7 @@ class SyncService:
         self.workdir = Path(workdir)
         self.git_url = git_url
         self.bot_login = bot_login
+        self.login_unknown = ""
         self.token_for = token_for
         self.client_for = client_for
         self.now = now
@@ -647,7 +651,8 @@ class SyncService:
                 dead += self.dead_letters(ctx.store, repo)
             dead.sort(key=lambda d: -d["at"])
         body = render_status(st, stale_after_s=cfg.github.stale_after_s, alarm_after_s=cfg.github.alarm_after_s,
-                             now=self.now(), dead_letters=dead, config_path=cfg.github.config_path)
+                             now=self.now(), dead_letters=dead, config_path=cfg.github.config_path,
+                             login_unknown="" if self.bot_login else self.login_unknown)
         number, what = await upsert_status_issue(ctx.gh, full_name, cfg.github.status_issue_title, body, self.bot_login,
                                                  create=create)
         return f"status issue #{number} {what}" if number else "status issue absent"

@@ -113,7 +113,6 @@ class ValidationService:
     def __init__(self, sync, *, backend: str | None = None, settings=None, merge_poll_s: float = 1.0,
                  mergeable_polls: int = 5, now=time.time):
         self.sync = sync
-        self.bot_login = getattr(sync, "bot_login", None)
         self._backend = backend
         self._settings = settings
         self.local = LocalBackend(sync.workdir, self._remote_url)
@@ -124,6 +123,12 @@ class ValidationService:
         self._locks: dict[tuple[str, int], asyncio.Lock] = {}          # gate evaluation per PR
         self._run_locks: dict[tuple[str, int], asyncio.Lock] = {}      # suite runs per PR
         self._installation: dict[str, int | None] = {}
+
+    @property
+    def bot_login(self) -> str | None:
+        """The bot's login as the sync service knows it now (read each time: in token mode it may
+        be learnt after start-up, :meth:`bot.app.runtime.Clients.learn_login`)."""
+        return getattr(self.sync, "bot_login", None)
 
     @property
     def backend(self) -> str:
