@@ -5,7 +5,7 @@
 * ``sync_branches``: per sync branch, the tip forksync pushed last, a person's verified
   resolution, the unit's upstream shas, its base and its PR, and the PRs of the units the branch
   carried before; a row whose unit ended (merged, closed, re-planned) is kept as its history
-  (:func:`bot.sync.prs.row_reason`: it speaks for its own PR only);
+  (:func:`bot.sync.prs.speaks_for`: it speaks for its own PR only);
 * ``tracked_forks``: forks whose upstream is followed (push events and the poller);
 * ``commit_analysis`` and ``pin_history``: the ingest's cache of commit analyses (rebuildable
   from git) and the pins recorded at each refresh.
@@ -96,6 +96,7 @@ def earlier_prs(row: dict | None) -> list[int]:
     if ended(row) and int(row.get("pr") or 0) and int(row["pr"]) not in out:
         out.append(int(row["pr"]))
     return out
+
 
 TRACKED = table("tracked_forks", {
     "fork": str, "upstream": str, "upstream_ref": str, "installation_id": int, "poll_interval_s": int,
