@@ -202,7 +202,8 @@ def rendered(name: str) -> str:
                         failing_jobs=({"job": "reconcile", "error": "GitHubAPIError: GitHub answered 502 | twice", "since": 1000.0,
                                        "at": 2000.0, "count": 3},))
         return render_status(st, stale_after_s=86400, alarm_after_s=3 * 86400, now=1000.0 + 4 * 86400,
-                             dead_letters=[{"id": "d-1", "event": "push", "action": "", "reason": "timeout", "at": 1000.0}])
+                             dead_letters=[{"id": "d-1", "event": "push", "action": "", "reason": "timeout", "at": 1000.0}],
+                             login_unknown="token mode without FORKSYNC_BOT_LOGIN, and GET /user failed with 502 (Server Error)")
     if name == "triage/proposed_fix_comment.md.j2":
         ctx = {**ctx, "fix": rendered("agents/proposed_fix.md.j2")}
     if name == "triage/issue.md.j2":

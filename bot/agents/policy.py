@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bot.core.logins import login_key, same_login
+
 AGENT_TRAILER = re.compile(r"^Agent-Resolved:\s*(\S+)\s*(.*)$", re.MULTILINE)
 
 
@@ -52,14 +54,15 @@ def may_merge(head_sha: str, commits, l1_conclusion_on_head: str | None, approva
               bot_logins=("forksync[bot]",)) -> Verdict:
     """``approvals``: ``[(login, commit_sha_approved), …]``. Agent-resolved PRs need L1 on the
     head and an approval of the head by a person (a login not in ``bot_logins`` and not ending
-    in ``[bot]``)."""
+    in ``[bot]``, in any case: :func:`bot.core.logins.same_login`)."""
     draft = may_leave_draft(head_sha, commits, l1_conclusion_on_head)
     if not agent_resolved_commits(commits):
         return Verdict(True, "no agent-resolved commits")
     if not draft.ok:
         return draft
     people = sorted({login for login, sha in approvals
-                     if sha == head_sha and login not in bot_logins and not login.endswith("[bot]")})
+                     if sha == head_sha and not any(same_login(login, b) for b in bot_logins)
+                     and not login_key(login).endswith("[bot]")})
     if not people:
         return Verdict(False, f"agent-resolved commits need a person's approval of {head_sha[:12]}")
     return Verdict(True, f"approved by {', '.join(people)} after L1 passed")

@@ -11,8 +11,8 @@ It returns a short *outcome* text (kept in the queue row) or raises
   ``KeyError``/``TypeError``/``AttributeError`` raised while reading it);
 * GitHub answered 4xx other than 401/403/409/429 (a retry would get the same answer).
 
-Events whose sender is the bot itself are ignored (loop guard: ``sender.login`` equals the
-app's bot login, ``<slug>[bot]``), as are GitHub's events that no handler takes (``star``,
+Events whose sender is the bot itself are ignored (loop guard: ``sender.login`` is the
+app's bot login, ``<slug>[bot]``, in any case: :func:`bot.core.logins.same_login`), as are GitHub's events that no handler takes (``star``,
 ``create``, … from a webhook that sends everything: acknowledged, never dead-lettered, so they
 cannot turn ``/healthz`` red) and known events with an action nobody handles. Exempt:
 ``workflow_run`` (the bot dispatches GPU workflows itself; their completion carries its result,
@@ -38,6 +38,7 @@ from pydantic import ValidationError
 from bot.agents.redact import scrub
 from bot.app import queue as q
 from bot.app.worker import Unhandleable
+from bot.core.logins import same_login
 from bot.github.common import PayloadError, error_to_raise, is_permanent
 from bot.github.events import GITHUB_EVENTS
 from bot.store import Store
@@ -108,12 +109,17 @@ def router_events(router: routing.Router) -> frozenset[str]:
 
 class Dispatcher:
     """Routes stored deliveries to handlers. ``client_for(installation_id)`` returns the GitHub
-    client to use (an installation client in App mode, the token client otherwise)."""
+    client to use (an installation client in App mode, the token client otherwise).
+    ``learn_login()``: while ``bot_login`` is unknown, asked before each delivery for the bot's
+    login (:meth:`bot.app.runtime.Clients.learn_login`: ``GET /user`` once its backoff has
+    passed, ``""`` while still unknown; it never raises), so the loop guard holds from the
+    delivery after GitHub answers."""
 
     def __init__(self, router: routing.Router, store: Store, settings: Any, *,
                  client_for: Callable[[int | None], Awaitable[Any]], sync: Any = None,
                  validation: Any = None,
-                 bot_login: str | None = None, now: Callable[[], float] = time.time):
+                 bot_login: str | None = None, now: Callable[[], float] = time.time,
+                 learn_login: Callable[[], Awaitable[str]] | None = None):
         self.router = router
         self.events = router_events(router)
         self.store = store
@@ -123,14 +129,17 @@ class Dispatcher:
         self.validation = validation
         self.bot_login = bot_login
         self.now = now
+        self.learn_login = learn_login
 
     async def process(self, d: q.Delivery) -> str:
         data = decode_body(d.body, d.content_type)
         if not isinstance(data, dict):
             raise Unhandleable(f"the payload is a JSON {type(data).__name__}, not an object")
+        if not self.bot_login and self.learn_login is not None:
+            self.bot_login = await self.learn_login() or self.bot_login
         sender = data.get("sender")
         login = sender.get("login") if isinstance(sender, dict) else None
-        if self.bot_login and login == self.bot_login and d.event not in LOOP_GUARD_EXEMPT:
+        if same_login(login, self.bot_login) and d.event not in LOOP_GUARD_EXEMPT:
             return f"ignored: sent by {login} (loop guard)"
         if d.event not in self.events:
             if d.event in GITHUB_EVENTS:

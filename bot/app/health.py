@@ -22,6 +22,12 @@ no dead letters        a delivery is dead-lettered: a person must look (``forksy
 scheduled jobs         a fork's scheduled job (poll, reconcile, collect, l3, nightly, l2) failed on its
                        last ``job_failures`` ticks in a row (one failure shows on the status issue)
 =====================  ============================================================================
+
+:func:`warnings` lists what is degraded while deliveries are still processed: said in the answer
+(``warnings``), never turning it 503 — a load balancer or ``HEALTHCHECK`` would then take away
+the webhook intake, which works. Today one rule: a live worker that does not know the bot's own
+login (token mode, ``GET /user`` unanswered; asked again with backoff, and the warning goes once
+it is learnt).
 """
 from __future__ import annotations
 
@@ -72,4 +78,18 @@ def problems(now: float, *, counts: dict[str, int], oldest_due_at: float | None,
     return out
 
 
-__all__ = ["HealthPolicy", "problems"]
+def warnings(*, login_unknown: list[dict] = ()) -> list[str]:
+    """What is degraded though deliveries are processed (see the module doc). ``login_unknown``:
+    the live workers that do not know the bot's login (``[{"worker_id", "login_unknown"}]``,
+    :func:`bot.app.queue.login_unknown`); one line per distinct reason."""
+    out: list[str] = []
+    for why in dict.fromkeys(w["login_unknown"] for w in login_unknown):
+        workers = [w["worker_id"] for w in login_unknown if w["login_unknown"] == why]
+        out.append(f"the bot's own GitHub login is unknown to {len(workers)} worker{'s' if len(workers) != 1 else ''} "
+                   f"({', '.join(workers)}): {why}; until it is learnt (asked again with backoff) the loop guard cannot "
+                   "recognise forksync's own events and a PR forksync opens counts as its own only on a branch it "
+                   "recorded — set FORKSYNC_BOT_LOGIN to the login GitHub shows as the author of forksync's PRs")
+    return out
+
+
+__all__ = ["HealthPolicy", "problems", "warnings"]

@@ -93,6 +93,9 @@ WORKERS = table("queue_workers", {
     "worker_id": str,          # host:pid:thread
     "started_at": float,
     "beat_at": float,          # last heartbeat (epoch s), written by the worker's loop
+    # why the worker does not know the bot's own login (token mode, GET /user unanswered: it is
+    # asked again with backoff), "" when it knows it; written with the heartbeat
+    "login_unknown": str,
 }, pk="worker_id")
 
 
@@ -452,11 +455,13 @@ def counts(store: Store) -> dict[str, int]:
     return out
 
 
-def heartbeat(store: Store, worker_id: str, started_at: float, now: float) -> None:
-    """Record that worker ``worker_id`` is alive at ``now`` (epoch s)."""
+def heartbeat(store: Store, worker_id: str, started_at: float, now: float, *, login_unknown: str = "") -> None:
+    """Record that worker ``worker_id`` is alive at ``now`` (epoch s), and why it does not know the
+    bot's own login (``""``: it knows it)."""
     with store.lock:
-        store.conn.execute("INSERT INTO queue_workers (worker_id, started_at, beat_at) VALUES (?, ?, ?)"
-                           " ON CONFLICT(worker_id) DO UPDATE SET beat_at=excluded.beat_at", (worker_id, started_at, now))
+        store.conn.execute("INSERT INTO queue_workers (worker_id, started_at, beat_at, login_unknown) VALUES (?, ?, ?, ?)"
+                           " ON CONFLICT(worker_id) DO UPDATE SET beat_at=excluded.beat_at,"
+                           " login_unknown=excluded.login_unknown", (worker_id, started_at, now, login_unknown))
 
 
 def last_heartbeat(store: Store) -> float | None:
@@ -465,6 +470,17 @@ def last_heartbeat(store: Store) -> float | None:
     with store.lock:
         row = store.conn.execute("SELECT MAX(beat_at) FROM queue_workers").fetchone()
     return row[0] if row else None
+
+
+def login_unknown(store: Store, since: float) -> list[dict]:
+    """``[{"worker_id", "login_unknown"}]`` of the workers alive since ``since`` (epoch s: their last
+    heartbeat) that do not know the bot's own login, by worker id. A worker gone since is left
+    out: its successor reports for itself."""
+    store.ensure(WORKERS)
+    with store.lock:
+        rows = store.conn.execute("SELECT worker_id, login_unknown FROM queue_workers WHERE beat_at >= ?"
+                                  " AND coalesce(login_unknown, '') != '' ORDER BY worker_id", (since,)).fetchall()
+    return [{"worker_id": w, "login_unknown": why} for w, why in rows]
 
 
 def oldest_due_at(store: Store, now: float) -> float | None:

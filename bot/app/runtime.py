@@ -4,14 +4,20 @@ dispatcher over all handlers, the queue worker and the upstream poller, on one e
 GitHub access goes through :mod:`bot.github.client` (App auth with a per-installation token cache,
 backoff, pinned API version). Token mode (``FORKSYNC_TOKEN``) uses one client for everything;
 the bot's own login is then ``FORKSYNC_BOT_LOGIN``, else the token's account (``GET /user``).
+When ``GET /user`` does not answer at start-up the worker starts without the login and asks
+again (:meth:`Clients.learn_login`: before a delivery and at each poll tick, once its backoff
+has passed — :func:`login_retry_delay`); until it knows, the heartbeat carries why
+(``/healthz`` warnings, the dashboard) and so does the status issue, and once learnt the login
+reaches the dispatcher's loop guard and every service (:func:`assemble`).
 """
 from __future__ import annotations
 
 import asyncio
 import logging
 import threading
-from dataclasses import dataclass
-from typing import Any
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
 import aiohttp
 import gidgethub
@@ -27,7 +33,8 @@ from bot.github import client as gh_mod
 from bot.handlers import all_routers
 from bot.store import Store
 from bot.sync.service import SyncService
-from bot.sync.upstream import poll_once
+from bot.sync.store import tracked_forks
+from bot.sync.upstream import poll_once, refresh_quietly
 from bot.validation.service import ValidationService
 
 log = logging.getLogger(__name__)
@@ -37,24 +44,45 @@ SHUTDOWN_GRACE_S = 5.0
 #: Seconds start-up waits for ``GET /user`` (its retries included) in token mode: a GitHub that
 #: does not answer delays the worker by this much at most, then it starts without the login.
 USER_LOOKUP_TIMEOUT_S = 30.0
+#: Seconds before ``GET /user`` is asked again after its first failure in a row; each further
+#: failure doubles it, up to :data:`LOGIN_RETRY_CAP_S`.
+LOGIN_RETRY_BASE_S = 30.0
+LOGIN_RETRY_CAP_S = 900.0
+
+
+def login_retry_delay(failures: int, *, base_s: float = LOGIN_RETRY_BASE_S, cap_s: float = LOGIN_RETRY_CAP_S) -> float:
+    """Pure: seconds until ``GET /user`` is asked again after ``failures`` (≥ 1) failed asks in a
+    row: ``base_s`` doubling, at most ``cap_s`` — a GitHub that was down at start-up is asked
+    again soon, a token that can never read ``/user`` (an installation token) costs a request
+    every ``cap_s``."""
+    return min(cap_s, base_s * 2 ** max(0, failures - 1))
 
 
 @dataclass
 class Clients:
     """``client_for(installation_id)`` / ``token_for(installation_id)`` and the bot's login.
-    ``retry``: the GitHub clients' retry policy (None: the default; tests pass instant retries)."""
+    ``retry``: the GitHub clients' retry policy (None: the default; tests pass instant retries).
+    ``login_unknown``: why ``bot_login`` is unknown (token mode, ``GET /user`` unanswered; ``""``
+    when known); ``on_login``: called with ``(bot_login, login_unknown)`` after each ask
+    (:meth:`learn_login`); ``clock``: seconds, for the asks' backoff."""
 
     settings: Any
     session: aiohttp.ClientSession
     bot_login: str = ""
     retry: Any = None
+    clock: Callable[[], float] = time.monotonic
+    login_unknown: str = ""
+    on_login: list[Callable[[str, str], None]] = field(default_factory=list)
     _impl: Any = None
+    _login_failures: int = 0
+    _login_retry_at: float = float("-inf")
 
     async def start(self) -> None:
         s = self.settings
         if s.token:
             self._impl = gh_mod.token_client(self.session, s.token, base_url=s.github_url, **self._retry())
-            self.bot_login = self.bot_login or s.bot_login or await self._token_login()
+            self.bot_login = self.bot_login or s.bot_login
+            await self.learn_login()
         elif s.app_id:
             # every installation token is scrubbed like the App's own secrets from the moment it
             # is minted: a git or HTTP error that echoes it reaches no issue, page, log or row
@@ -65,13 +93,18 @@ class Clients:
         else:
             raise UserError("no GitHub credentials: set FORKSYNC_TOKEN, or FORKSYNC_APP_ID and FORKSYNC_PRIVATE_KEY_FILE")
 
-    async def _token_login(self) -> str:
-        """The login of the token's own account (``GET /user``): GitHub shows it as the author of
-        the PRs, comments and issues forksync makes with the token, which is what the loop guard
-        and the sync PRs' ownership compare with. ``""`` when GitHub does not say — a token that
-        cannot read ``/user`` (an installation token: 403), a revoked one (401), no answer — with
-        a warning naming the call and the answer; start-up goes on, as before there was a way to
-        ask. The message never holds the token (GitHub's answer and the URL carry none)."""
+    async def learn_login(self) -> str:
+        """The bot's login; in token mode while it is unknown, the token's own account is asked
+        for (``GET /user``: GitHub shows it as the author of the PRs, comments and issues forksync
+        makes with the token, which is what the loop guard and the sync PRs' ownership compare
+        with) — at start-up, then again once :func:`login_retry_delay` has passed since the last
+        failed ask. ``""`` while GitHub does not say — a token that cannot read ``/user`` (an
+        installation token: 403), a revoked one (401), no answer — with ``login_unknown`` naming
+        the call and the answer, and a warning logged when that changes; nothing is raised
+        (start-up and the delivery that asked go on). Every ``on_login`` listener gets the
+        outcome of an ask. The message never holds the token (GitHub's answer and the URL carry none)."""
+        if self.bot_login or not self.settings.token or self.clock() < self._login_retry_at:
+            return self.bot_login
         try:
             me = await asyncio.wait_for(self._impl.getitem("/user"), USER_LOOKUP_TIMEOUT_S)
             login = str((me or {}).get("login") or "")
@@ -80,12 +113,25 @@ class Clients:
             login, failed = "", f"failed with {int(e.status_code)} ({_reason(e)})"
         except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as e:
             login, failed = "", f"got no answer ({type(e).__name__})"
-        if failed:
-            log.warning("token mode without FORKSYNC_BOT_LOGIN, and GET /user %s: the loop guard cannot recognise "
-                        "the bot's own events, and PRs forksync opens count as its own only on branches it "
-                        "recorded; set FORKSYNC_BOT_LOGIN to the login GitHub shows as the author of "
-                        "forksync's PRs (`<slug>[bot]` for an App's installation token)", failed)
-        return login
+        if login:
+            if self._login_failures:
+                log.info("GET /user answered %s after %d failed ask(s): the bot's login is known", login,
+                         self._login_failures)
+            self.bot_login, self.login_unknown, self._login_failures = login, "", 0
+        else:
+            self._login_failures += 1
+            delay = login_retry_delay(self._login_failures)
+            self._login_retry_at = self.clock() + delay
+            unknown = f"token mode without FORKSYNC_BOT_LOGIN, and GET /user {failed}"
+            if unknown != self.login_unknown:
+                log.warning("%s: the loop guard cannot recognise the bot's own events, and PRs forksync opens count "
+                            "as its own only on branches it recorded; asked again in %.0f s (then backing off to "
+                            "%.0f s); set FORKSYNC_BOT_LOGIN to the login GitHub shows as the author of forksync's "
+                            "PRs (`<slug>[bot]` for an App's installation token)", unknown, delay, LOGIN_RETRY_CAP_S)
+            self.login_unknown = unknown
+        for listener in self.on_login:
+            listener(self.bot_login, self.login_unknown)
+        return self.bot_login
 
     def _retry(self) -> dict:
         return {} if self.retry is None else {"retry": self.retry}
@@ -107,36 +153,94 @@ def _reason(e: Exception) -> str:
     return scrub(str(getattr(e, "message", "") or e))[:200]
 
 
+@dataclass
+class Runtime:
+    """One worker process's parts, built once by :func:`assemble`: the GitHub clients, the
+    services, the dispatcher over every handler and the queue worker."""
+
+    store: Store
+    settings: Any
+    clients: Clients
+    svc: SyncService
+    validation: ValidationService
+    dispatcher: Dispatcher
+    worker: Worker
+    _said_unknown: bool = False         # the login was unknown after the last ask
+    _refresh_issues: bool = False       # learnt since: the status issues are rendered again
+
+    def share_login(self, login: str, unknown: str) -> None:
+        """:attr:`Clients.on_login`: the login (or why it is unknown) reaches the loop guard and the
+        services (the validation service reads the sync service's); learnt after it was unknown,
+        the status issues, which may say so, are rendered again at the next poll tick."""
+        self.svc.bot_login, self.svc.login_unknown, self.dispatcher.bot_login = login, unknown, login
+        self._refresh_issues = self._refresh_issues or bool(login and self._said_unknown)
+        self._said_unknown = bool(unknown)
+
+    async def make_ctx(self, inst: int | None) -> Context:
+        """A handler context for scheduled work of installation ``inst`` (no webhook behind it)."""
+        d = q.Delivery(id="poll", delivery_id="poll", hook_id="", event="poll", action="",
+                       installation_id=inst, repo="", sender="", body=b"", content_type="",
+                       state="processing", attempts=1, received_at=0.0)
+        return Context(delivery=d, gh=await self.clients.client_for(inst), store=self.store, settings=self.settings,
+                       sync=self.svc, validation=self.validation, installation_id=inst)
+
+    async def learn_login(self) -> list[str]:
+        """The poll loop's ask for the bot's login while it is unknown (:meth:`Clients.learn_login`);
+        once learnt, every tracked fork's open status issue is rendered again (none opened), so
+        the warning it carried goes. Returns notes (a status issue not rendered, and why)."""
+        await self.clients.learn_login()
+        if not self._refresh_issues:
+            return []
+        self._refresh_issues = False
+        out: list[str] = []
+        for r in tracked_forks(self.store):
+            out += await refresh_quietly(self.svc, await self.make_ctx(r["installation_id"]), r["fork"], create=False)
+        return out
+
+
+async def assemble(s, store: Store, session: aiohttp.ClientSession, *, wake: threading.Event | None = None,
+                   metrics=None, retry: Any = None, clock: Callable[[], float] = time.monotonic) -> Runtime:
+    """Start the GitHub clients (``retry``: their retry policy, None the default; ``clock``: the
+    login asks' backoff) and build the services, the dispatcher (its handlers' tables are declared
+    in ``store``) and the queue worker around them. In token mode a login unknown at start-up is
+    asked for again before deliveries and at poll ticks; the worker's heartbeat says why it is
+    unknown meanwhile (``/healthz``)."""
+    router = all_routers()
+    clients = Clients(s, session, retry=retry, clock=clock)
+    await clients.start()
+    svc = SyncService(workdir=s.workdir, git_url=s.git_url, bot_login=clients.bot_login,
+                      token_for=clients.token_for, client_for=clients.client_for, dead_letters=q.dead_letters)
+    validation = ValidationService(svc, settings=s)
+    disp = Dispatcher(router, store, s, client_for=clients.client_for, sync=svc, validation=validation,
+                      bot_login=clients.bot_login, learn_login=clients.learn_login)
+    worker = Worker(store, disp.process, wake=wake, poll_interval_s=0.1 if wake is None else 0.5,
+                    policy=QueuePolicy(max_attempts=s.max_attempts, lease_s=s.lease_s,
+                                       delivery_timeout_s=s.delivery_timeout_s),
+                    observe=metrics.observe_processing if metrics is not None else None, on_dead=disp.on_dead,
+                    on_resolved=disp.on_resolved, login_unknown=lambda: clients.login_unknown)
+    rt = Runtime(store, s, clients, svc, validation, disp, worker)
+    clients.on_login.append(rt.share_login)
+    rt.share_login(clients.bot_login, clients.login_unknown)
+    return rt
+
+
 async def run_worker_loop(s, stop: threading.Event, *, wake: threading.Event | None = None, metrics=None,
                           poller: bool = True, poll_tick_s: float = 30.0) -> None:
     """Run one queue worker (and, when ``poller``, the upstream poller) until ``stop`` is set."""
-    router = all_routers()
     store = Store(s.db)
     worker_durability(store)
     async with aiohttp.ClientSession() as session:
-        clients = Clients(s, session)
-        await clients.start()
-        svc = SyncService(workdir=s.workdir, git_url=s.git_url, bot_login=clients.bot_login,
-                          token_for=clients.token_for, client_for=clients.client_for, dead_letters=q.dead_letters)
-        validation = ValidationService(svc, settings=s)
-        disp = Dispatcher(router, store, s, client_for=clients.client_for, sync=svc, validation=validation,
-                          bot_login=clients.bot_login)
-        worker = Worker(store, disp.process, wake=wake, poll_interval_s=0.1 if wake is None else 0.5,
-                        policy=QueuePolicy(max_attempts=s.max_attempts, lease_s=s.lease_s,
-                                           delivery_timeout_s=s.delivery_timeout_s),
-                        observe=metrics.observe_processing if metrics is not None else None, on_dead=disp.on_dead,
-                        on_resolved=disp.on_resolved)
-        tasks = [asyncio.create_task(worker.run(stop))]
+        rt = await assemble(s, store, session, wake=wake, metrics=metrics)
+        svc, make_ctx = rt.svc, rt.make_ctx
+        tasks = [asyncio.create_task(rt.worker.run(stop))]
         if poller:
-            async def make_ctx(inst):
-                d = q.Delivery(id="poll", delivery_id="poll", hook_id="", event="poll", action="",
-                               installation_id=inst, repo="", sender="", body=b"", content_type="",
-                               state="processing", attempts=1, received_at=0.0)
-                return Context(delivery=d, gh=await clients.client_for(inst), store=store, settings=s,
-                               sync=svc, validation=validation, installation_id=inst)
-
             async def poll_loop():
                 while not stop.is_set():
+                    try:
+                        for line in await rt.learn_login():
+                            log.info("login: %s", line)
+                    except Exception:  # noqa: BLE001 - the next tick retries
+                        log.exception("rendering the status issues again failed")
                     try:
                         for line in await poll_once(store, svc, make_ctx):
                             log.info("poll: %s", line)
@@ -165,4 +269,4 @@ async def run_worker_loop(s, stop: threading.Event, *, wake: threading.Event | N
             store.close()
 
 
-__all__ = ["Clients", "run_worker_loop"]
+__all__ = ["Clients", "Runtime", "assemble", "login_retry_delay", "run_worker_loop"]

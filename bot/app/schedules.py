@@ -8,8 +8,8 @@ fork — the worker's periodic loop calls :func:`tick_all` for every tracked for
 
 * **Nightly** (:func:`nightly_tick`): on the fork's ``schedules.nightly`` (forksync.yml: an
   interval, default a day, or a cron expression in UTC; :mod:`bot.config.schedules`) the
-  required L1 suites run on the default branch's tip (local: now; github-actions: dispatched). A nightly whose results have not
-  *all* arrived ``schedules.nightly_deadline_s`` after dispatch raises one alarm issue
+  required L1 suites run on the tip of the branch forksync syncs (``fork.ref``; local: now;
+  github-actions: dispatched). A nightly whose results have not *all* arrived ``schedules.nightly_deadline_s`` after dispatch raises one alarm issue
   (:func:`bot.validation.nightly.missing_nightly`, ``templates/issues/nightly_missing.md.j2``): silence is
   not green. One issue per nightly (its number is stored; an open issue with the same title is
   reused after a crash).
@@ -84,7 +84,7 @@ async def nightly_tick(ctx, full: str, *, now: float, interval_s: int | Schedule
         except Exception as e:  # noqa: BLE001 - triage trouble must not stop the next nightly
             notes.append(f"nightly triage {last['sha'][:12]} failed: {error_text(e, 300)}")
     if expected and nightly_due(last["dispatched_at"] if last else None, now, schedule):
-        sha = await base_tip(ctx.gh, full, tr.default_branch)
+        sha = await base_tip(ctx.gh, full, tr.base)
         vstore.record_nightly(ctx.store, full, sha, now)
         by_name = {s.name: s for s in tr.suites}
         for suite, plat in expected:
@@ -94,7 +94,7 @@ async def nightly_tick(ctx, full: str, *, now: float, interval_s: int | Schedule
 
 # ---------------------------------------------------------------------- reconcile + all ticks
 async def reconcile_tick(ctx, full: str) -> list[str]:
-    """Validate open PRs into the default branch whose head has no finished forksync gate check
+    """Validate open PRs into the branch forksync syncs (``fork.ref``) whose head has no finished forksync gate check
     (the bot's own PRs and updates: their webhooks are dropped by the loop guard; a run whose
     worker died: its pending result is re-run once it is older than the suite may take), and
     re-evaluate forksync's own sync PRs whose gate said "Ready to merge" but are still open (a 405
@@ -102,21 +102,20 @@ async def reconcile_tick(ctx, full: str) -> list[str]:
     changed after its gate completed."""
     v = ctx.validation
     rv = split_repo(full)
-    repo = await ctx.gh.getitem("/repos/{owner}/{repo}", rv)
-    cfg = (await v.trusted(ctx, full)).cfg
+    tr = await v.trusted(ctx, full)
+    cfg = tr.cfg
     prefix = cfg.github.branch_prefix
     required_now: dict[str, str] = {}      # base ref → fingerprint of its required checks now
     notes = []
     async for pr in ctx.gh.getiter("/repos/{owner}/{repo}/pulls{?state,base}",
-                                   {**rv, "state": "open", "base": repo.get("default_branch") or "main"}):
+                                   {**rv, "state": "open", "base": tr.base}):
         runs = [r async for r in ctx.gh.getiter("/repos/{owner}/{repo}/commits/{ref}/check-runs{?check_name}",
                                                  {**rv, "ref": pr["head"]["sha"], "check_name": GATE_CHECK},
                                                  iterable_key="check_runs")]
         if not runs or runs[0].get("status") != "completed":
             notes += await v.validate_pr(ctx, full, int(pr["number"]))
         elif runs[0].get("conclusion") == "success" and is_own_sync_pr(
-                ctx.store, full, pr, prefix=prefix, bot_login=v.bot_login,
-                default_branch=repo.get("default_branch") or "main"):
+                ctx.store, full, pr, prefix=prefix, bot_login=v.bot_login, default_branch=tr.base):
             notes += await v.evaluate(ctx, full, int(pr["number"]))
         elif await _required_changed(ctx.gh, full, pr["base"]["ref"], cfg, runs[0], required_now):
             notes += [f"#{pr['number']}: required checks changed since the gate"] + await v.evaluate(ctx, full, int(pr["number"]))

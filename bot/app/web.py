@@ -38,7 +38,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from bot.agents.redact import error_text
 from bot.app import queue as q
-from bot.app.health import HealthPolicy, problems
+from bot.app.health import HealthPolicy, problems, warnings
 from bot.app.intake import MAX_BODY, Rejected, check_ids, content_kind, decode_payload, for_log, new_mac, signature_digest, signature_matches
 from bot.app.metrics import AppMetrics
 from bot.store import Store
@@ -128,25 +128,27 @@ METRICS_KEY = web.AppKey("forksync_metrics", AppMetrics)
 
 def app_facts(store: Store, now: float, *, expect_worker: bool = False, recent_restarts: int = 0,
               policy: HealthPolicy = HealthPolicy()) -> dict:
-    """The App's health facts for the dashboard (``forksync.dashboard.health/1``): the status and
-    problems ``/healthz`` answers, deliveries per state, dead letters, recent errors, and the
-    newest worker heartbeat (epoch s or None)."""
-    depth, beat, found = _health(store, now, expect_worker, recent_restarts, policy)
-    return {"status": "unhealthy" if found else "ok", "problems": found, "deliveries": depth,
+    """The App's health facts for the dashboard (``forksync.dashboard.health/1``): the status,
+    problems and warnings ``/healthz`` answers, deliveries per state, dead letters, recent errors,
+    and the newest worker heartbeat (epoch s or None)."""
+    depth, beat, found, warned = _health(store, now, expect_worker, recent_restarts, policy)
+    return {"status": "unhealthy" if found else "ok", "problems": found, "warnings": warned, "deliveries": depth,
             "dead": q.dead_letters(store), "recent_errors": q.recent_errors(store), "worker_heartbeat": beat}
 
 
 def _health(store: Store, now: float, expect_worker: bool, recent_restarts: int, policy: HealthPolicy
-            ) -> tuple[dict[str, int], float | None, list[str]]:
-    """``(deliveries per state, newest worker heartbeat, problems)``: what ``/healthz`` and the
-    dashboard's health page both judge by (:func:`bot.app.health.problems`)."""
+            ) -> tuple[dict[str, int], float | None, list[str], list[str]]:
+    """``(deliveries per state, newest worker heartbeat, problems, warnings)``: what ``/healthz``
+    and the dashboard's health page both judge by (:func:`bot.app.health.problems` and
+    :func:`bot.app.health.warnings`; a worker counts as live within ``heartbeat_stale_s``)."""
     depth = q.counts(store)
     beat = q.last_heartbeat(store)
     found = problems(now, counts=depth, oldest_due_at=q.oldest_due_at(store, now),
                      last_beat_at=beat if expect_worker else None, expect_worker=expect_worker,
                      recent_restarts=recent_restarts, policy=policy, failing_jobs=sync_store.failing_jobs(store),
                      timed_out=q.timed_out(store))
-    return depth, beat, found
+    warned = warnings(login_unknown=q.login_unknown(store, now - policy.heartbeat_stale_s))
+    return depth, beat, found, warned
 
 
 def mount_dashboard(app: web.Application, store: Store, *, access=None, expect_worker: bool = False,
@@ -178,7 +180,8 @@ def make_app(store: Store, secret: str, *, metrics: AppMetrics | None = None,
     an in-process worker). ``store_factory`` gives the metrics collector a connection of its own.
     ``body_timeout_s``: a body not received within this many seconds is answered 408. (The
     header timeout is the server's: ``keepalive_timeout`` in :func:`bot.cli.serve.run_serve`.)
-    ``GET /healthz`` judges with :func:`bot.app.health.problems`: ``expect_worker`` (a worker
+    ``GET /healthz`` judges with :func:`bot.app.health.problems` (and adds
+    :func:`bot.app.health.warnings` to its answer, which they never turn 503): ``expect_worker`` (a worker
     must beat its heartbeat), ``worker_restarts()`` (restarts in the policy's window),
     ``health_policy`` and ``clock`` (epoch s).
     """
@@ -256,21 +259,23 @@ def make_app(store: Store, secret: str, *, metrics: AppMetrics | None = None,
         metrics.ack_seconds.observe(time.perf_counter() - t0)
         return _json(202, delivery=q.delivery_key(delivery_id, hook_id), queue=result)
 
-    def health_facts() -> tuple[dict, list[str]]:
-        depth, _, found = _health(store, clock(), expect_worker, worker_restarts() if worker_restarts else 0,
-                                  health_policy)
-        return depth, found
+    def health_facts() -> tuple[dict, list[str], list[str]]:
+        depth, _, found, warned = _health(store, clock(), expect_worker, worker_restarts() if worker_restarts else 0,
+                                          health_policy)
+        return depth, found, warned
 
     async def healthz(request: web.Request) -> web.Response:
         try:
-            depth, found = await asyncio.get_running_loop().run_in_executor(executor, health_facts)
+            depth, found, warned = await asyncio.get_running_loop().run_in_executor(executor, health_facts)
         except Exception as e:  # noqa: BLE001 - a store that cannot be read is unhealthy, said in one line
             reason = error_text(e, 300)
             log.warning("healthz: the store cannot be read: %s", reason)
             return _json(503, status="error", error=f"the store cannot be read: {reason}")
+        # warnings (degraded, deliveries still processed) never turn the answer 503
+        extra = {"warnings": warned} if warned else {}
         if found:
-            return _json(503, status="unhealthy", problems=found, queue=depth)
-        return _json(200, status="ok", queue=depth)
+            return _json(503, status="unhealthy", problems=found, queue=depth, **extra)
+        return _json(200, status="ok", queue=depth, **extra)
 
     async def metrics_view(request: web.Request) -> web.Response:
         data = await asyncio.get_running_loop().run_in_executor(executor, generate_latest, metrics.registry)

@@ -83,7 +83,8 @@ class Worker:
                  clock: Callable[[], float] = time.time,
                  on_dead: Callable[[q.Delivery], Awaitable[None]] | None = None, heartbeat_every_s: float = 5.0,
                  cancel_grace_s: float = 5.0,
-                 on_resolved: Callable[[list[q.Delivery]], Awaitable[None]] | None = None):
+                 on_resolved: Callable[[list[q.Delivery]], Awaitable[None]] | None = None,
+                 login_unknown: Callable[[], str] | None = None):
         self.store = store
         self.process = process
         self.policy = policy
@@ -96,6 +97,8 @@ class Worker:
         self.on_resolved = on_resolved
         self.heartbeat_every_s = heartbeat_every_s
         self.cancel_grace_s = cancel_grace_s
+        self.login_unknown = login_unknown or (lambda: "")
+        self._reported = ""         # the login_unknown the last heartbeat wrote
         self._last_beat = float("-inf")
         self._started_at = clock()
         self._holding = False       # a claimed batch is not finished yet: its leases are renewed
@@ -124,10 +127,14 @@ class Worker:
 
     def beat(self) -> None:
         """Record that this worker is alive (``GET /healthz`` reads it), at most every
-        ``heartbeat_every_s`` of the worker's clock, and extend the leases of the batch it holds."""
+        ``heartbeat_every_s`` of the worker's clock — and at once when why it does not know the
+        bot's login (``login_unknown()``) changed: learnt, the warning goes — and extend the
+        leases of the batch it holds."""
         now = self.clock()
-        if now - self._last_beat >= self.heartbeat_every_s:
-            q.heartbeat(self.store, self.worker_id, self._started_at, now)
+        unknown = self.login_unknown()
+        if now - self._last_beat >= self.heartbeat_every_s or unknown != self._reported:
+            q.heartbeat(self.store, self.worker_id, self._started_at, now, login_unknown=unknown)
+            self._reported = unknown
             if self._holding:
                 q.renew_leases(self.store, self.worker_id, now + self.policy.lease_s)
             self._last_beat = now

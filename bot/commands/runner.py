@@ -12,7 +12,8 @@ Flow for each command in a created or edited comment (parser: :mod:`bot.core.com
    which retries the delivery with backoff (the command then runs and gets its usual reply).
 3. Ack with a 👀 reaction, run the effect (:func:`run_command`: the sync service's verbs and the
    gate's), answer with one comment. The verbs about one PR (:data:`PR_VERBS`) on a PR into
-   another base than the default branch answer why they do nothing (:func:`bot.sync.prs.off_default`).
+   another base than the branch forksync syncs (``fork.ref``) answer why they do nothing
+   (:func:`bot.sync.prs.off_base`).
    Replies carry a hidden marker per (comment, command), so a redelivery never doubles them.
 
 Unknown or malformed commands get a reply listing the verbs (``command_help.md.j2``).
@@ -57,7 +58,7 @@ class _Issue(BaseModel):
 
 
 #: Verbs about one PR that reach the gate, L3 runs or the conflict agent: on a PR into another
-#: base than the default branch they are refused (:func:`bot.sync.prs.off_default`).
+#: base than the branch forksync syncs (``fork.ref``) they are refused (:func:`bot.sync.prs.off_base`).
 PR_VERBS = (cm.Merge, cm.Retest, cm.L3, cm.Signoff, cm.Resolve)
 
 
@@ -203,12 +204,12 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
     pr: dict = {}
     if isinstance(cmd, PR_VERBS) and is_pr:
         pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full), "number": number})
-        off = sync_prs.off_default(pr, repo.default_branch)
+        off = sync_prs.off_base(pr, cfg.fork.ref)
         if off:
             # the gate's own rule, said before anything is queued, recorded or asked of an agent:
             # a PR from forksync's branch into another base shares the unit's head and branch
             return reply(f"not run: this PR is {off}. forksync runs, updates, signs off and merges only PRs "
-                         "into the default branch; a PR into another base is merged by a person.")
+                         "into that branch; a PR into another base is merged by a person.")
     if isinstance(cmd, cm.Merge):
         return reply(*await command_merge(ctx, full, number))
     if isinstance(cmd, cm.Signoff):

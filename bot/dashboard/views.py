@@ -501,7 +501,8 @@ def triage(store: Store, fork: str, now: float, policy: Policy, nightlies: int =
 # --------------------------------------------------------------------------- health
 def health(store: Store, now: float, policy: Policy, app_facts: dict, allowed: Callable[[str], bool] = lambda f: True) -> dict:
     """``forksync.dashboard.health/1``: ``app_facts`` is what the App reports (``status``,
-    ``problems``, ``deliveries``, ``dead``, ``recent_errors``, ``worker_heartbeat``: epoch s or None)."""
+    ``problems``, ``warnings``, ``deliveries``, ``dead``, ``recent_errors``, ``worker_heartbeat``:
+    epoch s or None)."""
     beat = app_facts.get("worker_heartbeat")
     forks_out = []
     for f in fork_names(store):
@@ -515,6 +516,7 @@ def health(store: Store, now: float, policy: Policy, app_facts: dict, allowed: C
                           "blocked": [{"id": b.get("id"), "pr": b.get("pr") or None, "url": b.get("url") or None,
                                        "reason": b.get("reason", ""), "step": b.get("step", "")} for b in (st.blocked if st else ())]})
     return {"schema": f"{V}.health/1", "status": app_facts.get("status", "ok"), "problems": list(app_facts.get("problems", [])),
+            "warnings": list(app_facts.get("warnings", [])),
             "deliveries": dict(app_facts.get("deliveries", {})),
             "dead": [{k: d.get(k) for k in ("id", "event", "repo", "reason")} for d in app_facts.get("dead", [])
                      if not d.get("repo") or allowed(d["repo"])],

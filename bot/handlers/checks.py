@@ -11,7 +11,7 @@ from __future__ import annotations
 from gidgethub import routing
 
 from bot.github.common import RepoRef, split_repo
-from bot.sync.prs import off_default
+from bot.sync.prs import off_base
 from bot.validation import store as vstore
 from bot.validation.checks import parse_external_id
 from bot.validation.gate import GATE_CHECK
@@ -20,17 +20,18 @@ from bot.validation.service import downloader_for
 router = routing.Router()
 
 
-async def _pr_for_sha(ctx, full: str, sha: str, listed: list, default_branch: str) -> int | None:
-    """The open PR into ``default_branch`` whose head is ``sha``: a check run on forksync's branch
-    lists every PR from it, and one into another base would take the re-run away from the unit's."""
+async def _pr_for_sha(ctx, full: str, sha: str, listed: list, base: str) -> int | None:
+    """The open PR into ``base`` (the branch forksync syncs) whose head is ``sha``: a check run on
+    forksync's branch lists every PR from it, and one into another base would take the re-run away
+    from the unit's."""
     for p in listed or []:
-        if isinstance(p, dict) and p.get("number") and not off_default(p, default_branch):
+        if isinstance(p, dict) and p.get("number") and not off_base(p, base):
             return int(p["number"])
     for r in vstore.rows_for(ctx.store, full, shas=(sha,)):
         if r["pr"]:
             return int(r["pr"])
     async for pr in ctx.gh.getiter("/repos/{owner}/{repo}/pulls{?state,base}",
-                                   {**split_repo(full), "state": "open", "base": default_branch}):
+                                   {**split_repo(full), "state": "open", "base": base}):
         if pr["head"]["sha"] == sha:
             return int(pr["number"])
     return None
@@ -43,7 +44,8 @@ async def on_rerequested(event, ctx) -> None:
     ext = parse_external_id(run.get("external_id"))
     if run.get("name") != GATE_CHECK and ext is None:
         return
-    number = await _pr_for_sha(ctx, repo.full_name, run["head_sha"], run.get("pull_requests"), repo.default_branch)
+    base = (await ctx.validation.trusted(ctx, repo.full_name)).base
+    number = await _pr_for_sha(ctx, repo.full_name, run["head_sha"], run.get("pull_requests"), base)
     if number is None:
         ctx.note(f"{run['name']}: no open PR has head {run['head_sha'][:12]}")
         return

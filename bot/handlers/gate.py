@@ -9,11 +9,12 @@
   whose ``pull_requests`` is empty (from another repository, or not associated by GitHub) is
   matched to open PRs by head sha and to sync branches by name (:mod:`bot.github.matching`).
 
-Only PRs into the fork's default branch are validated (the gate trusts that branch's config, and
-a PR from forksync's branch into another base shares the unit's head): a ``pull_request`` event
-for another base is dropped here; a check run lists every open PR with its head, whatever the
-base, and :class:`bot.validation.service.ValidationService` turns those away with a note
-(:func:`bot.sync.prs.off_default`), as it does for every other event, command and tick.
+Only PRs into the branch forksync syncs are validated (``fork.ref`` of the default branch's
+forksync.yml: the base sync PRs are opened into; a PR from forksync's branch into another base
+shares the unit's head): :class:`bot.validation.service.ValidationService` turns any other away
+with a note (:func:`bot.sync.prs.off_base`), for a ``pull_request`` event as for a check run
+(which lists every open PR with its head, whatever the base) and every other event, command and
+tick.
 """
 from __future__ import annotations
 
@@ -21,18 +22,18 @@ from gidgethub import routing
 
 from bot.github.common import RepoRef
 from bot.github.matching import open_prs_for_head
-from bot.sync.prs import off_default
 from bot.validation.gate import GATE_CHECK
 
 router = routing.Router()
 
 
 async def _on_open_pr(event, ctx, step: str) -> None:
-    """Run ``ValidationService.<step>`` (``validate_pr`` or ``evaluate``) for an open PR into the
-    default branch; other PRs are not sync PRs and are left alone."""
+    """Run ``ValidationService.<step>`` (``validate_pr`` or ``evaluate``) for an open PR; one into
+    another base than the branch forksync syncs is turned away there, with a note (that branch is
+    the trusted configuration's ``fork.ref``, which the event cannot tell)."""
     repo = RepoRef.model_validate(event.data["repository"])
     pr = event.data["pull_request"]
-    if off_default(pr, repo.default_branch) or pr.get("state") != "open":
+    if pr.get("state") != "open":
         return
     for n in await getattr(ctx.validation, step)(ctx, repo.full_name, int(pr["number"])):
         ctx.note(n)
@@ -63,13 +64,13 @@ async def on_check_completed(event, ctx) -> None:
     if not numbers:
         # runs from other repositories (PRs from forks) and unassociated runs come without a PR
         # list: match the open PRs by head sha, and the sync branches by name
-        prefix = (await ctx.validation.trusted(ctx, repo.full_name)).cfg.github.branch_prefix
+        tr = await ctx.validation.trusted(ctx, repo.full_name)
         numbers = await open_prs_for_head(ctx.gh, repo.full_name, run.get("head_sha") or "",
-                                          (run.get("check_suite") or {}).get("head_branch"), prefix,
-                                          base=repo.default_branch)
+                                          (run.get("check_suite") or {}).get("head_branch"),
+                                          tr.cfg.github.branch_prefix, base=tr.base)
         if not numbers:
             ctx.note(f"check_run {run.get('name')!r} on {str(run.get('head_sha'))[:12]}: no open PR into "
-                     f"{repo.default_branch} has that head")
+                     f"{tr.base} has that head")
     for number in numbers:
         for n in await ctx.validation.evaluate(ctx, repo.full_name, number):
             ctx.note(n)

@@ -1,7 +1,8 @@
 """L2 on the fork's trunk as a scheduled service: measure, detect, confirm,
 bisect, file the regression issue, open the back-out PR.
 
-:func:`l2_tick` runs the L2 suites (benchmark JSON) on the default branch's tip when due (local
+:func:`l2_tick` runs the L2 suites (benchmark JSON) on the tip of the branch forksync syncs
+(``fork.ref``: the trunk sync PRs land on) when due (local
 backend) and stores the points in :mod:`bot.l2.store` at the tip's first-parent position. For
 each series the newest alerting change point (:func:`bot.l2.detection.alerts`: shifts ≥ max(2 %, 3σ)) is
 investigated once (table ``l2_regressions``): last-good and first-bad are re-measured on this
@@ -62,7 +63,7 @@ async def l2_tick(ctx, full: str, *, now: float, interval_s: int | Schedule | No
     suites = [s for s in tr.suites if s.level == "L2"]
     if not suites:
         return []
-    tip = await base_tip(ctx.gh, full, tr.default_branch)
+    tip = await base_tip(ctx.gh, full, tr.base)
     mirror = await v.local.fetch(full, tip)
     runs = l2_store.runs(ctx.store, full)
     measured = any(r["sha"] == tip for r in runs)
@@ -118,7 +119,7 @@ async def investigate(ctx, v, full: str, tr, suites, mirror: Path, *, now: float
             row["issue"] = await issue_once(ctx.gh, full, title, render_issue(ev))
             notes.append(f"L2 regression on {sk}: issue #{row['issue']}")
             if culprit and ev.bisect.verified and ev.upstream_sha:
-                row["backout_pr"] = await open_backout(ctx, v, full, tr.default_branch, mirror, ev, row["issue"])
+                row["backout_pr"] = await open_backout(ctx, v, full, tr.base, mirror, ev, row["issue"])
                 notes.append(f"back-out PR #{row['backout_pr']} for {culprit[:12]}")
         else:
             notes.append(f"L2 change on {sk} at {bad[:12]}: {status}")
@@ -196,8 +197,9 @@ async def _attach_plot(gh, full: str, ev, key: str):
     return replace(ev, plot_path=f"{repo['html_url']}/blob/{commit['sha']}/{path}?raw=true")
 
 
-async def open_backout(ctx, v, full: str, default_branch: str, mirror: Path, ev, issue: int) -> int:
-    """Revert the culprit on top of trunk in a worktree of the mirror, commit with
+async def open_backout(ctx, v, full: str, trunk: str, mirror: Path, ev, issue: int) -> int:
+    """Revert the culprit on top of ``trunk`` (the branch forksync syncs, which the gate acts on)
+    in a worktree of the mirror, commit with
     :func:`bot.l2.report.backout_message` (``Upstream-Reverted: …``), push
     ``forksync/backout-<sha12>`` and open the PR (``templates/prs/backout.md.j2``). Returns its number.
 
@@ -208,7 +210,7 @@ async def open_backout(ctx, v, full: str, default_branch: str, mirror: Path, ev,
     status issue."""
     culprit = ev.bisect.culprit
     branch = f"forksync/backout-{culprit[:12]}"
-    tip = await v.local.fetch(full) and _git(mirror, "rev-parse", f"refs/heads/{default_branch}")
+    tip = await v.local.fetch(full) and _git(mirror, "rev-parse", f"refs/heads/{trunk}")
     url, secrets = await v._remote_url(full)     # noqa: SLF001
     pushed: list[str] = []
 
@@ -236,10 +238,10 @@ async def open_backout(ctx, v, full: str, default_branch: str, mirror: Path, ev,
     await asyncio.to_thread(build)
     row = {"repo": full, "branch": branch, "unit_id": branch.removeprefix("forksync/"), "kind": BACKOUT,
            "pushed_tip": pushed[0], "verified_tip": "", "pr": 0, "state": BACKOUT, "shas_json": "[]",
-           "base_sha": tip, "base": default_branch, "conflict_sha": ""}
+           "base_sha": tip, "base": trunk, "conflict_sha": ""}
     sync_store.save_branch(ctx.store, **row)
     title = f'Back out "{ev.culprit_subject or culprit[:12]}" (L2 regression)'
-    pr, _ = await open_or_update_pr(ctx.gh, full, branch=branch, base=default_branch, title=title,
+    pr, _ = await open_or_update_pr(ctx.gh, full, branch=branch, base=trunk, title=title,
                                     body=render_backout_pr(ev, issue), labels=[])
     sync_store.save_branch(ctx.store, **{**row, "pr": int(pr["number"])})
     return int(pr["number"])

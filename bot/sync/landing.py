@@ -19,6 +19,7 @@ import re
 
 import gidgethub
 
+from bot.core.logins import same_login
 from bot.github.common import comment_once, render, split_repo
 from bot.model import Disposition
 from bot.sync import prs as sync_prs
@@ -71,7 +72,7 @@ async def closer_reason(gh, full_name: str, number: int, closer: str, bot_login:
     last = ""
     async for c in gh.getiter("/repos/{owner}/{repo}/issues/{number}/comments",
                               {**split_repo(full_name), "number": number}):
-        if c.get("user", {}).get("login") == closer and (c.get("body") or "").strip():
+        if same_login(c.get("user", {}).get("login"), closer) and (c.get("body") or "").strip():
             last = c["body"].strip()
     return last.splitlines()[0][:500] if last else ""
 

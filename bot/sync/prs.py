@@ -10,16 +10,18 @@ rebuilt (the bot comments instead, ``person_commits.md.j2``).
 A branch's name does not make a PR forksync's: anyone who can open a PR picks the name, from a
 fork of the fork too, and any base. :func:`not_forksyncs` says which PRs are forksync's own sync
 PRs — a PR into another base than the unit's is never one; every path that lands, closes,
-folds, resolves, blocks or merges a unit asks it first. A sync PR goes into the fork's default
-branch: :func:`off_default` says why a PR into another base is left alone (the gate, whatever
-event brings a PR up, acts on none), and :func:`find_open_pr` looks for the unit's PR among the
-PRs into that base only.
+folds, resolves, blocks or merges a unit asks it first. A sync PR goes into the branch forksync
+syncs, ``fork.ref`` (the fork's default branch unless its forksync.yml names another):
+:func:`off_base` says why a PR into another base is left alone (the gate, whatever event brings
+a PR up, acts on none), and :func:`find_open_pr` looks for the unit's PR among the PRs into that
+base only.
 """
 from __future__ import annotations
 
 import json
 import re
 
+from bot.core.logins import same_login
 from bot.github.common import comment_once, render, split_repo
 from bot.sync import store as sync_store
 
@@ -27,7 +29,7 @@ TRAILER = re.compile(r"^Upstream-Commit:\s*([0-9a-f]{40})\s*$", re.MULTILINE)
 
 
 def not_forksyncs(pr: dict, full_name: str, *, bot_login: str | None, recorded: bool, base: str,
-                  unit_pr: int = 0) -> str:
+                  unit_pr: int = 0, earlier: tuple[int, ...] | list[int] = ()) -> str:
     """Pure: why ``pr`` (a ``pulls/get`` or webhook ``pull_request`` object of ``full_name``) is
     not one of forksync's own sync PRs; ``""`` when it is. forksync's own
 
@@ -37,10 +39,13 @@ def not_forksyncs(pr: dict, full_name: str, *, bot_login: str | None, recorded: 
        unit's PR into). GitHub lets anyone with write access open more PRs from forksync's
        branch into other bases (a backport to ``release``); such a PR shares the unit's head but
        is never the unit's, whatever its author or the branch's row says;
-    3. was opened by the App (``user.login`` is ``bot_login``) or is on a branch forksync
+    3. was opened by the App (``user.login`` is ``bot_login``, in any case:
+       :func:`bot.core.logins.same_login`) or is on a branch forksync
        recorded pushing (``recorded``: its ``sync_branches`` row; a person's PR reopened on
        forksync's branch into the unit's base still carries forksync's unit) — but while the row
-       names the unit's PR (``unit_pr``, its ``pr``), only that PR.
+       names the unit's PR (``unit_pr``, its ``pr``), only that PR;
+    4. is none of the ``earlier`` PRs: those of the units the branch carried before (closed,
+       landed or re-planned, then planned again under the same unit id), even the App's own.
 
     Closing or merging a PR that is not forksync's must not land, close or delete anything of the
     unit, and a push seen through it is no resolution of the unit. Whether the head ref starts
@@ -55,8 +60,10 @@ def not_forksyncs(pr: dict, full_name: str, *, bot_login: str | None, recorded: 
     if into != base:
         return f"into `{into}`, not the unit's base `{base}`" if into else "its base branch is unknown"
     number = int(pr.get("number") or 0)
+    if number and number in earlier:
+        return "forksync's earlier sync PR from this branch, whose unit ended; the branch carries another unit now"
     second = bool(recorded and unit_pr and number and int(unit_pr) != number)
-    if (recorded and not second) or (bot_login and ((pr.get("user") or {}).get("login") or "") == bot_login):
+    if (recorded and not second) or same_login(bot_login, (pr.get("user") or {}).get("login")):
         return ""
     who = ((pr.get("user") or {}).get("login") or "").strip()
     if second:
@@ -72,25 +79,40 @@ def unit_base(row: dict | None, default_branch: str) -> str:
     return str((row or {}).get("base") or "") or default_branch
 
 
-def off_default(pr: dict, default_branch: str) -> str:
+def off_base(pr: dict, base: str) -> str:
     """Pure: why forksync validates, updates and merges nothing of ``pr`` (a ``pulls/get``, webhook
     ``pull_request`` or ``check_run.pull_requests`` object) because of its base; ``""`` when it is
-    into ``default_branch``. A PR from forksync's branch into another base (a person's backport to
-    ``release``, say) shares the unit's head: ``update-branch`` on it would merge that base into
-    forksync's branch, a merge would land the unit there, and a gate check run would replace the
-    unit's own on the same head. The gate also trusts only the default branch's forksync.yml."""
-    base = str((pr.get("base") or {}).get("ref") or "")
-    if base == default_branch:
+    into ``base``, the branch forksync syncs (``fork.ref`` of the trusted configuration: the one
+    sync PRs are opened into, whether or not it is GitHub's default branch). A PR from forksync's
+    branch into another base (a person's backport to ``release``, say) shares the unit's head:
+    ``update-branch`` on it would merge that base into forksync's branch, a merge would land the
+    unit there, and a gate check run would replace the unit's own on the same head."""
+    into = str((pr.get("base") or {}).get("ref") or "")
+    if into == base:
         return ""
-    return f"into `{base}`, not the default branch `{default_branch}`" if base else "its base branch is unknown"
+    return f"into `{into}`, not `{base}`, the branch forksync syncs (fork.ref)" if into else "its base branch is unknown"
+
+
+def speaks_for(row: dict | None, number: int) -> dict | None:
+    """Pure: ``row`` (the ``sync_branches`` row of a PR's head branch, or None) as far as it says
+    who owns PR ``number``: the row of a unit in flight speaks for its branch; the row of a unit
+    that ended (landed, closed, re-planned: :func:`bot.sync.store.ended`) is history and speaks
+    for that unit's own PR only — a redelivered close still finds its unit, and nobody's new PR
+    from a branch of the same name (a person's, after forksync deleted it) is taken for forksync's
+    or given the ended unit's record. None when it does not speak for ``number``."""
+    if not sync_store.ended(row) or (number and int((row or {}).get("pr") or 0) == number):
+        return row
+    return None
 
 
 def row_reason(pr: dict, full_name: str, row: dict | None, *, bot_login: str | None, default_branch: str) -> str:
     """:func:`not_forksyncs` of ``pr`` against the ``sync_branches`` row of its head branch
-    (None when forksync recorded none): ``recorded``, ``unit_pr`` and the unit's base
-    (:func:`unit_base`) come from the row."""
+    (None when forksync recorded none), as far as it speaks for the PR (:func:`speaks_for`):
+    ``recorded``, ``unit_pr``, ``earlier`` and the unit's base (:func:`unit_base`) come from it."""
+    row = speaks_for(row, int(pr.get("number") or 0))
     return not_forksyncs(pr, full_name, bot_login=bot_login, recorded=row is not None,
-                         base=unit_base(row, default_branch), unit_pr=int((row or {}).get("pr") or 0))
+                         base=unit_base(row, default_branch), unit_pr=int((row or {}).get("pr") or 0),
+                         earlier=tuple(sync_store.earlier_prs(row)) if not sync_store.ended(row) else ())
 
 
 def foreign_reason(store, full_name: str, pr: dict, *, bot_login: str | None, default_branch: str) -> str:
@@ -117,7 +139,7 @@ async def find_open_pr(gh, full_name: str, branch: str, base: str) -> dict | Non
     async for pr in gh.getiter("/repos/{owner}/{repo}/pulls{?state,head,base,per_page}",
                                {**rv, "state": "open", "head": f"{rv['owner']}:{branch}", "base": base,
                                 "per_page": 100}):
-        if pr.get("head", {}).get("ref") == branch and not off_default(pr, base):
+        if pr.get("head", {}).get("ref") == branch and not off_base(pr, base):
             return pr
     return None
 

@@ -121,7 +121,10 @@ class SyncService:
     the installation token as ``x-access-token``); ``token_for(installation_id)`` returns that
     token (awaitable); ``client_for(installation_id)`` a GitHub client; ``dead_letters(store, fork)``
     the fork's dead-lettered deliveries (``[{"id","event","action","reason","at"}]``, newest
-    first; :func:`bot.app.queue.dead_letters`), shown as an alarm on the status issue."""
+    first; :func:`bot.app.queue.dead_letters`), shown as an alarm on the status issue.
+    ``bot_login`` and ``login_unknown`` (why the login is unknown, ``""`` when known) are set
+    again by the runtime when token mode learns the login after start-up
+    (:meth:`bot.app.runtime.Clients.learn_login`); the status issue says ``login_unknown``."""
 
     def __init__(self, *, workdir: str | Path, git_url: str, bot_login: str | None = None,
                  token_for: Callable[[int | None], Awaitable[str]] | None = None,
@@ -131,6 +134,7 @@ class SyncService:
         self.workdir = Path(workdir)
         self.git_url = git_url
         self.bot_login = bot_login
+        self.login_unknown = ""
         self.token_for = token_for
         self.client_for = client_for
         self.now = now
@@ -337,6 +341,10 @@ class SyncService:
         next picks at once (as after a person's resolution), up to :data:`MAX_AGENT_ROUNDS` times."""
         branch = f"forksync/{unit.id}"
         row = sync_store.branch_row(ctx.store, full_name, branch)
+        # a unit that ended on this branch (landed, closed, re-planned) is history: the unit
+        # planned again under its id starts afresh — none of its PR, verified tip or refusal —
+        # and its PR is listed as an earlier one, never taken for the new unit's
+        prior = None if sync_store.ended(row) else row
         # the tip whose commits apply checks (fetched when the sync started), read before apply
         # moves the ref: a rebuild's lease is on it, never on what GitHub shows just before the
         # push — a person's push since the fetch was never checked
@@ -409,10 +417,11 @@ class SyncService:
                 return await self._block(ctx, full_name, cfg, unit, branch, row, core, res,
                                          blocked_mod.classify(str(e)), step="push")
         sync_store.save_branch(ctx.store, repo=full_name, branch=branch, unit_id=unit.id, kind=unit.kind,
-                             pushed_tip=res.tip, verified_tip=(row or {}).get("verified_tip", ""),
-                             pr=(row or {}).get("pr", 0), state="open", shas_json=json.dumps(list(unit.shas)),
+                             pushed_tip=res.tip, verified_tip=(prior or {}).get("verified_tip", ""),
+                             pr=(prior or {}).get("pr", 0), state="open", shas_json=json.dumps(list(unit.shas)),
                              base_sha=core.fork_head, base=cfg.fork.ref, conflict_sha=res.conflict or "",
-                             **({} if _merge_refused_at(row, res.tip) else blocked_mod.CLEAR))
+                             earlier_prs=json.dumps(sync_store.earlier_prs(row)),
+                             **({} if _merge_refused_at(prior, res.tip) else blocked_mod.CLEAR))
         commits = [{"sha": s, "subject": core.commits[s].subject, "pr": core.commits[s].pr,
                     "conflicts": list(next((i.conflicts for i in unit.items if i.sha == s), ()))}
                    for s in unit.shas]
@@ -513,10 +522,13 @@ class SyncService:
         if row and row.get("state") == "open":
             sync_store.save_branch(ctx.store, **{**row, **fields})
         else:
+            # a unit that ended on this branch left nothing there (its branch was deleted): only
+            # its PR, as an earlier one
             sync_store.save_branch(ctx.store, repo=full_name, branch=branch, unit_id=unit.id, kind=unit.kind,
-                                   pushed_tip=(row or {}).get("pushed_tip", ""), verified_tip="", pr=0, state="blocked",
-                                   shas_json=json.dumps(list(unit.shas)), base_sha=core.fork_head,
-                                   base=cfg.fork.ref, conflict_sha=res.conflict or "", **fields)
+                                   pushed_tip="" if sync_store.ended(row) else (row or {}).get("pushed_tip", ""),
+                                   verified_tip="", pr=0, state="blocked", shas_json=json.dumps(list(unit.shas)),
+                                   base_sha=core.fork_head, base=cfg.fork.ref, conflict_sha=res.conflict or "",
+                                   earlier_prs=json.dumps(sync_store.earlier_prs(row)), **fields)
         pr = (row or {}).get("pr") or 0
         if pr and (row or {}).get("state") == "open":
             # once per refusal of this unit's commits (a re-apply makes a new tip sha, not a new refusal)
@@ -639,7 +651,8 @@ class SyncService:
                 dead += self.dead_letters(ctx.store, repo)
             dead.sort(key=lambda d: -d["at"])
         body = render_status(st, stale_after_s=cfg.github.stale_after_s, alarm_after_s=cfg.github.alarm_after_s,
-                             now=self.now(), dead_letters=dead, config_path=cfg.github.config_path)
+                             now=self.now(), dead_letters=dead, config_path=cfg.github.config_path,
+                             login_unknown="" if self.bot_login else self.login_unknown)
         number, what = await upsert_status_issue(ctx.gh, full_name, cfg.github.status_issue_title, body, self.bot_login,
                                                  create=create)
         return f"status issue #{number} {what}" if number else "status issue absent"

@@ -36,14 +36,16 @@ def _utc(ts: float) -> str:
 
 
 def render_status(st: SyncStatus, *, stale_after_s: float, alarm_after_s: float, now: float | None = None,
-                  dead_letters: list[dict] = (), config_path: str = ".github/forksync.yml") -> str:
+                  dead_letters: list[dict] = (), config_path: str = ".github/forksync.yml", login_unknown: str = "") -> str:
     """Pure: the issue body for a status snapshot. ``dead_letters``: the fork's dead-lettered
-    deliveries (``[{"id","event","action","reason","at"}]``), each an alarm line."""
+    deliveries (``[{"id","event","action","reason","at"}]``), each an alarm line;
+    ``login_unknown``: why the worker does not know the bot's own login (``""``: it does)."""
     now = time.time() if now is None else now
     blocked = [{**b, "ago": _age(max(0.0, now - b["at"])) if b.get("at") else "?"} for b in st.blocked]
     dead = [{**d, "ago": _age(max(0.0, now - d["at"])) if d.get("at") else "?"} for d in dead_letters]
     jobs = [{**j, "ago": _age(max(0.0, now - j["since"]))} for j in st.failing_jobs]
     return render("status_issue.md.j2", blocked=blocked, dead_letters=dead, config_path=config_path, failing_jobs=jobs,
+                  login_unknown=login_unknown,
                   stale=st.stale(stale_after_s, now), last_fetch_error=st.last_fetch_error,
                   upstream_seen=_age(st.upstream_age_s(now)), alarm=st.alarm(alarm_after_s, now),
                   alarm_age=_age(alarm_after_s).replace(" ago", ""), held=st.held,

@@ -3,7 +3,9 @@
 * ``sync_status``: per fork, the numbers last computed and when upstream was last seen
   (:class:`bot.sync.status.SyncStatus`);
 * ``sync_branches``: per sync branch, the tip forksync pushed last, a person's verified
-  resolution, the unit's upstream shas, its base and its PR;
+  resolution, the unit's upstream shas, its base and its PR, and the PRs of the units the branch
+  carried before; a row whose unit ended (merged, closed, re-planned) is kept as its history
+  (:func:`bot.sync.prs.speaks_for`: it speaks for its own PR only);
 * ``tracked_forks``: forks whose upstream is followed (push events and the poller);
 * ``commit_analysis`` and ``pin_history``: the ingest's cache of commit analyses (rebuildable
   from git) and the pins recorded at each refresh.
@@ -67,10 +69,34 @@ SYNC_BRANCHES = table("sync_branches", {
     "blocked_step": str,      # push | pr | merge
     "blocked_at": float,      # epoch s
     "blocked_tip": str,       # the tip that was refused
+    # JSON [PR numbers] of the units this branch name carried before the current one (closed,
+    # merged or re-planned, then planned again under the same unit id): none of them is the
+    # current unit's PR. "" / NULL in rows written before, and while there was none
+    "earlier_prs": str,
 }, pk="key", indexes=[("repo", "unit_id")])
 
 #: ``kind`` and ``state`` of a back-out branch's row in ``sync_branches``.
 BACKOUT = "backout"
+#: ``state``s of a ``sync_branches`` row whose unit is in flight: pushed with its PR open or about
+#: to be (``open``), refused by GitHub before it had a branch or PR (``blocked``), an L2 back-out
+#: (``backout``). Any other state (``merged``, ``closed``, ``replanned``) is a unit that ended: its
+#: row is history.
+IN_FLIGHT = ("open", "blocked", BACKOUT)
+
+
+def ended(row: dict | None) -> bool:
+    """Pure: is ``row`` the record of a unit that ended (landed, closed unmerged, re-planned)?"""
+    return row is not None and row.get("state") not in IN_FLIGHT
+
+
+def earlier_prs(row: dict | None) -> list[int]:
+    """Pure: the PRs of the units ``row``'s branch carried before the current one, oldest first —
+    with the row's own PR when its unit ended (a new unit on the branch starts from this list)."""
+    out = [int(n) for n in json.loads((row or {}).get("earlier_prs") or "[]")]
+    if ended(row) and int(row.get("pr") or 0) and int(row["pr"]) not in out:
+        out.append(int(row["pr"]))
+    return out
+
 
 TRACKED = table("tracked_forks", {
     "fork": str, "upstream": str, "upstream_ref": str, "installation_id": int, "poll_interval_s": int,

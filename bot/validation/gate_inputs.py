@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Awaitable, Callable
 
 from bot.agents.redact import error_text
+from bot.core.logins import same_login
 from bot.git.apply import rewritten_base
 from bot.git.markers import conflict_commits, markers_and_paths, merges_with_content, range_commits
 from bot.github.common import WRITE_LEVELS, permission, split_repo
@@ -159,11 +160,13 @@ def pushed_by_forksync(store, full: str, pr: dict) -> bool:
     content: on the first look at a PR there is no earlier one to compare with, and a person's
     commit can carry any committer date (one made an hour ago, pushed after an approval), so any
     other head counts as changed in the second forksync first sees it (GitHub stamps reviews and
-    comments to the second; a review given on exactly the head still counts)."""
+    comments to the second; a review given on exactly the head still counts). The row of a unit
+    that ended speaks for its own PR only (:func:`bot.sync.prs.speaks_for`): a branch of the same
+    name pushed again at its last tip is no push of forksync's."""
     head = pr["head"]
     if (head.get("repo") or {}).get("full_name") != full:
         return False
-    row = sync_store.branch_row(store, full, head.get("ref") or "")
+    row = sync_prs.speaks_for(sync_store.branch_row(store, full, head.get("ref") or ""), int(pr.get("number") or 0))
     return bool(row) and row.get("pushed_tip") == head.get("sha")
 
 
@@ -312,13 +315,12 @@ def pr_kind(cfg, labels: list[str], branch: str = "") -> str:
     return "bundle" if lab.bundle in labels else "other"
 
 
-def own_branch(store, full: str, pr: dict, bot_login: str | None, default_branch: str) -> str:
-    """The PR's head ref when it is forksync's own sync branch (:func:`bot.sync.prs.foreign_reason`
-    empty; ``default_branch`` is the fork's), else ``""``: only a branch forksync built says what
-    forksync built, so a person's PR (from a fork of the fork too) named ``forksync/chain-…`` is
-    what its labels make it."""
-    ref = (pr.get("head") or {}).get("ref") or ""
-    return "" if sync_prs.foreign_reason(store, full, pr, bot_login=bot_login, default_branch=default_branch) else ref
+def own_branch(pr: dict, foreign: str) -> str:
+    """Pure: the PR's head ref when it is forksync's own sync branch (``foreign``, the PR's
+    :func:`bot.sync.prs.foreign_reason`, empty), else ``""``: only a branch forksync built says
+    what forksync built, so a person's PR (from a fork of the fork too) named ``forksync/chain-…``
+    is what its labels make it."""
+    return "" if foreign else (pr.get("head") or {}).get("ref") or ""
 
 
 async def base_branch(gh, full: str, ref: str) -> dict:
@@ -348,17 +350,20 @@ async def head_contains(gh, full: str, base: str, head: str) -> bool:
 
 
 async def is_trusted_author(gh, full: str, login: str, bot_login: str | None) -> bool:
-    """The bot itself, or a collaborator with write access (whose code may run on GPU runners)."""
-    if bot_login and login == bot_login:
+    """The bot itself (its login in any case: :func:`bot.core.logins.same_login`), or a
+    collaborator with write access (whose code may run on GPU runners)."""
+    if same_login(login, bot_login):
         return True
     return await permission(gh, full, login) in WRITE_LEVELS
 
 
-async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, own_checks: set[str],
-                 default_branch: str, repo_for: RepoFor | None = None, now: float | None = None,
+async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, foreign: str, own_checks: set[str],
+                 repo_for: RepoFor | None = None, now: float | None = None,
                  unread: list[BaseException] | None = None) -> PRState:
-    """The gate's :class:`PRState` for ``pr`` (a ``pulls/get`` object). ``own_checks``: names of
-    forksync's suite check runs (not counted as other checks); ``default_branch``: the fork's. ``repo_for(base, head)`` gives the
+    """The gate's :class:`PRState` for ``pr`` (a ``pulls/get`` object). ``foreign``: why ``pr``
+    is not forksync's own sync PR, ``""`` when it is (:func:`bot.sync.prs.foreign_reason`, asked
+    once by the caller, which acts on the same answer); ``own_checks``: names of
+    forksync's suite check runs (not counted as other checks). ``repo_for(base, head)`` gives the
     bot's git dir holding both commits, for conflict markers and conflict commits; without it,
     or when it fails, the state carries ``markers_error`` (the gate blocks). When the rules of the
     rulesets on the base cannot be read, the state carries ``rules_error`` (the gate holds:
@@ -433,7 +438,7 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
                           await permission(gh, full, login) in WRITE_LEVELS, r.get("commit_id") or ""))
     return PRState(
         number=pr["number"], head_sha=head, base_sha=base, head_contains_base=await head_contains(gh, full, base, head),
-        kind=pr_kind(cfg, labels, own_branch(store, full, pr, bot_login, default_branch)), areas=pr_areas(cfg, labels, paths),
+        kind=pr_kind(cfg, labels, own_branch(pr, foreign)), areas=pr_areas(cfg, labels, paths),
         author=author,
         author_is_collaborator=await is_trusted_author(gh, full, author, bot_login),
         retest_by_writer_on=vstore.retest_shas(store, full, pr["number"]),

@@ -59,9 +59,9 @@ async def l3_tick(ctx, full: str, *, platforms: tuple[str, ...] = ("cpu",), limi
                 break
             pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full), "number": run.pr})
             tr = tr or await v.trusted(ctx, full)
-            # a PR whose base was changed away from the default branch after the run was queued
-            # is one the gate no longer acts on (bot.sync.prs.off_default)
-            off = sync_prs.off_default(pr, tr.default_branch) if pr.get("state") == "open" else ""
+            # a PR whose base was changed away from the branch forksync syncs after the run was
+            # queued is one the gate no longer acts on (bot.sync.prs.off_base)
+            off = sync_prs.off_base(pr, tr.base) if pr.get("state") == "open" else ""
             if pr.get("state") != "open" or pr["head"]["sha"] != run.head_sha or off:
                 # a heavy run on a tree nobody will merge is wasted, and its green would read as
                 # evidence for the new head: cancelled, and the gate shows l3-stale

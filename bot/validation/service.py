@@ -25,9 +25,10 @@ Flow for one PR head (:meth:`ValidationService.validate_pr`):
    405 (not mergeable / a required check GitHub expects) and 409 (the head moved) are recorded in
    the gate check run's text, never retried blindly, never a second comment or merge.
 
-Only PRs into the fork's default branch are validated (:func:`bot.sync.prs.off_default`): both
-entry points, :meth:`ValidationService.validate_pr` and :meth:`ValidationService.evaluate`, turn
-any other away with a note, whichever event, command or tick brought it up.
+Only PRs into the branch forksync syncs are validated (``fork.ref``, :attr:`Trusted.base`: the
+default branch unless forksync.yml names another; :func:`bot.sync.prs.off_base`): both entry
+points, :meth:`ValidationService.validate_pr` and :meth:`ValidationService.evaluate`, turn any
+other away with a note, whichever event, command or tick brought it up.
 
 One suite-running pass and one evaluation per PR at a time (asyncio locks per PR, in this
 process); an evaluation may recurse through update-branch → re-test → evaluate at most
@@ -78,6 +79,14 @@ class Trusted:
     default_branch: str
     error: str = ""
 
+    @property
+    def base(self) -> str:
+        """The branch forksync syncs: ``fork.ref`` of this configuration, which sync PRs (and L2
+        back-outs) are opened into and the nightly and L2 measure — GitHub's default branch
+        unless forksync.yml names another (``fork-main`` while ``main`` stays the default branch,
+        whose forksync.yml is still the one trusted). The gate acts on PRs into it only."""
+        return str(getattr(getattr(self.cfg, "fork", None), "ref", "") or self.default_branch)
+
 
 #: Findings that may stand while a draft sync PR leaves draft: what a person still has to give
 #: (approvals, sign-offs, lifting a hold), what the bot does next (merging the base in), and an L3
@@ -104,7 +113,6 @@ class ValidationService:
     def __init__(self, sync, *, backend: str | None = None, settings=None, merge_poll_s: float = 1.0,
                  mergeable_polls: int = 5, now=time.time):
         self.sync = sync
-        self.bot_login = getattr(sync, "bot_login", None)
         self._backend = backend
         self._settings = settings
         self.local = LocalBackend(sync.workdir, self._remote_url)
@@ -115,6 +123,12 @@ class ValidationService:
         self._locks: dict[tuple[str, int], asyncio.Lock] = {}          # gate evaluation per PR
         self._run_locks: dict[tuple[str, int], asyncio.Lock] = {}      # suite runs per PR
         self._installation: dict[str, int | None] = {}
+
+    @property
+    def bot_login(self) -> str | None:
+        """The bot's login as the sync service knows it now (read each time: in token mode it may
+        be learnt after start-up, :meth:`bot.app.runtime.Clients.learn_login`)."""
+        return getattr(self.sync, "bot_login", None)
 
     @property
     def backend(self) -> str:
@@ -165,8 +179,8 @@ class ValidationService:
         """Run the PR head's missing (``force``: all, or ``only`` that suite) required L1 suites,
         then evaluate the gate. ``granted_by`` (a writer's ``/forksync retest``, written at
         ``granted_at``, epoch s; 0 = now) authorises the head for GPU runners — only a head that
-        forksync saw before the comment was written. A PR into another base than the default
-        branch is left alone (:func:`bot.sync.prs.off_default`: nothing run or recorded, one note).
+        forksync saw before the comment was written. A PR into another base than the branch
+        forksync syncs is left alone (:func:`bot.sync.prs.off_base`: nothing run or recorded, one note).
         Returns notes for the delivery's outcome."""
         self._installation[full] = ctx.installation_id
         vstore.ensure(ctx.store)
@@ -174,9 +188,9 @@ class ValidationService:
         if pr.get("state") != "open":
             return [f"#{number}: {pr.get('state')}, not validated"]
         tr = await self.trusted(ctx, full)
-        if sync_prs.off_default(pr, tr.default_branch):
+        if sync_prs.off_base(pr, tr.base):
             # before anything is recorded or run: a retest on it authorises nothing
-            return [off_default_note(number, pr, tr.default_branch)]
+            return [off_base_note(number, pr, tr.base)]
         head = pr["head"]["sha"]
         first_seen = vstore.head_seen(ctx.store, full, number, head, self.now())
         notes: list[str] = []
@@ -341,7 +355,7 @@ class ValidationService:
         allows; any other PR only when ``explicit`` (``/forksync merge``). ``seen``, when given,
         receives ``(decision, state)`` of each evaluation (``/forksync merge`` replies with it).
         Every gate evaluation passes here, whichever event or tick asked for it, so this is where a
-        PR into another base than the default branch is turned away (:func:`bot.sync.prs.off_default`):
+        PR into another base than the branch forksync syncs is turned away (:func:`bot.sync.prs.off_base`):
         no check run, no ``update-branch``, no merge, one note."""
         self._installation[full] = ctx.installation_id
         vstore.ensure(ctx.store)
@@ -350,12 +364,15 @@ class ValidationService:
             if pr.get("state") != "open":
                 return [f"#{number}: {'merged' if pr.get('merged') else pr.get('state')}"]
             tr = tr or await self.trusted(ctx, full)
-            if sync_prs.off_default(pr, tr.default_branch):
+            if sync_prs.off_base(pr, tr.base):
                 # no check run either: the gate run on its head is the unit's own PR's when the
                 # PR comes from forksync's branch
-                return [off_default_note(number, pr, tr.default_branch)]
+                return [off_base_note(number, pr, tr.base)]
+            # asked once: the answer that makes a PR named forksync/chain-… a chain (gather) is
+            # the one that lets it merge by itself and says on the gate why it does not
+            owner = sync_prs.foreign_reason(ctx.store, full, pr, bot_login=self.bot_login, default_branch=tr.base)
             state = await gate_inputs.gather(ctx.gh, ctx.store, full, pr, tr.cfg, bot_login=self.bot_login,
-                                             own_checks=set(), default_branch=tr.default_branch,
+                                             foreign=owner, own_checks=set(),
                                              repo_for=lambda base, head: self.repo_for(full, base, head),
                                              now=self.now(), unread=unread)
             suites = suite_requirements(required_l1(tr.suites, state.areas))
@@ -367,8 +384,7 @@ class ValidationService:
                                           for f in decision.blocking) if decision.blocking else "")]
             extra = [f"Trusted suites unavailable: {tr.error}"] if tr.error else []
             named = pr["head"]["ref"].startswith(tr.cfg.github.branch_prefix)
-            foreign = (sync_prs.foreign_reason(ctx.store, full, pr, bot_login=self.bot_login,
-                                               default_branch=tr.default_branch) if named else "")
+            foreign = owner if named else ""
             sync_pr = named and not foreign
             if foreign:
                 # named like a sync branch, and so once taken for one; saying why it is not keeps a
@@ -461,10 +477,10 @@ class ValidationService:
         return out
 
 
-def off_default_note(number: int, pr: dict, default_branch: str) -> str:
-    """The note of a PR the gate leaves alone for its base (:func:`bot.sync.prs.off_default`)."""
-    return (f"#{number}: not validated: {sync_prs.off_default(pr, default_branch)}; forksync runs, updates "
-            "and merges only PRs into the default branch (whose forksync.yml the gate trusts)")
+def off_base_note(number: int, pr: dict, base: str) -> str:
+    """The note of a PR the gate leaves alone for its base (:func:`bot.sync.prs.off_base`)."""
+    return (f"#{number}: not validated: {sync_prs.off_base(pr, base)}; forksync runs, updates and merges only "
+            "PRs into it")
 
 
 def superseded_note(result, attempt: str, lost_to: str) -> str:
@@ -505,8 +521,8 @@ async def command_merge(ctx, full: str, number: int) -> tuple[str, str]:
 
 
 async def after_hold(ctx, full: str, branch_prefix: str) -> list[str]:
-    """Re-evaluate the gate of every open sync PR of ``full`` (forksync's own into the default
-    branch, head branch ``branch_prefix``…: :func:`bot.sync.prs.is_own_sync_pr`) after ``hold``/``unhold`` changed: a
+    """Re-evaluate the gate of every open sync PR of ``full`` (forksync's own into the branch it
+    syncs, head branch ``branch_prefix``…: :func:`bot.sync.prs.is_own_sync_pr`) after ``hold``/``unhold`` changed: a
     gate that finished red only for the hold
     would otherwise keep saying "held" after ``unhold`` (nothing else re-evaluates a completed red
     gate whose checks did not move), and a green one would say "ready" while held. Returns the
@@ -517,10 +533,10 @@ async def after_hold(ctx, full: str, branch_prefix: str) -> list[str]:
         return []
     notes: list[str] = []
     rv = split_repo(full)
-    default = (await ctx.gh.getitem("/repos/{owner}/{repo}", rv)).get("default_branch") or "main"
-    async for pr in ctx.gh.getiter("/repos/{owner}/{repo}/pulls{?state,base}", {**rv, "state": "open", "base": default}):
+    base = (await v.trusted(ctx, full)).base
+    async for pr in ctx.gh.getiter("/repos/{owner}/{repo}/pulls{?state,base}", {**rv, "state": "open", "base": base}):
         if not sync_prs.is_own_sync_pr(ctx.store, full, pr, prefix=branch_prefix, bot_login=v.bot_login,
-                                       default_branch=default):
+                                       default_branch=base):
             continue
         try:
             notes += await v.evaluate(ctx, full, int(pr["number"]))

@@ -212,6 +212,9 @@ def test_agent_resolved_prs_need_l1_on_head_and_a_person():
     assert not may_merge(head, commits, "success", [("alice", "d" * 40)]).ok        # approved an older head
     assert not may_merge(head, commits, None, [("alice", head)]).ok
     assert may_merge(head, commits, "success", [("alice", head)]) == Verdict(True, "approved by alice after L1 passed")
+    # the bot's own approval, its login spelled in another case (GitHub logins are case-insensitive)
+    assert not may_merge(head, commits, "success", [("Deploy-Bot", head)], bot_logins=("deploy-bot",)).ok
+    assert not may_merge(head, commits, "success", [("renovate[BOT]", head)]).ok
 
 
 def test_decorators_are_neutralised_but_do_not_reject():

@@ -61,6 +61,8 @@ async def test_outcomes_of_every_kind(store):
     w = make(store, clock, calls)
     put(store, "ok", "push", {"ref": "refs/heads/main", "installation": {"id": 3}, "sender": {"login": "ana"}})
     put(store, "own", "push", {"ref": "x", "sender": {"login": "forksync[bot]"}})
+    # GitHub logins are case-insensitive: the bot's own event, its login spelled in another case
+    put(store, "own-cased", "push", {"ref": "x", "sender": {"login": "ForkSync[Bot]"}})
     put(store, "noref", "push", {"sender": {"login": "ana"}})
     put(store, "list", "push", [1, 2])
     put(store, "bytes", "push", b"\xff")
@@ -69,11 +71,12 @@ async def test_outcomes_of_every_kind(store):
     put(store, "github-unsubscribed", "star", {"action": "created"})
     put(store, "no-action-match", "pull_request", {"action": "closed"})
     put(store, "bad-action", "pull_request", {"action": ["opened"]})
-    assert await w.drain() == 10
+    assert await w.drain() == 11
     got = {d.delivery_id: (d.state, d.outcome or d.dead_reason) for d in q.listing(store)}
     assert got == {
         "ok": ("done", "pushed refs/heads/main"),
         "own": ("done", "ignored: sent by forksync[bot] (loop guard)"),
+        "own-cased": ("done", "ignored: sent by ForkSync[Bot] (loop guard)"),
         "noref": ("dead", "cannot be handled: malformed push payload: push without ref"),
         "list": ("dead", "cannot be handled: the payload is a JSON list, not an object"),
         "bytes": ("dead", "cannot be handled: the stored body is not JSON: 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte"),

@@ -111,3 +111,30 @@ async def test_a_writers_second_pr_from_forksyncs_branch_into_another_base_close
     assert git(up_src, "ls-remote", str(fork.path), f"refs/heads/{branch}").split()[:1] == [tip]
     assert [p["number"] for p in await open_sync_prs(alice)] == [bundle["number"], chain["number"]]
     assert sync_store.branch_row(bot.store, "meta/triton", branch) == row
+
+
+@pytest.mark.parametrize("branch, recorded, failing", [
+    ("forksync/chain-mine", True, ["approval-missing"]),    # forksync's chain: a writer must approve it
+    ("forksync/chain-mine", False, []),                     # alice's branch with the name: what its labels say
+    ("feature/x", False, []),                               # an ordinary PR
+])
+async def test_the_gate_asks_once_per_evaluation_whether_the_pr_is_forksyncs(vworld, monkeypatch, branch, recorded,
+                                                                           failing):
+    """One evaluation asks :func:`bot.sync.prs.foreign_reason` once: the answer that makes a
+    ``forksync/chain-…`` PR a chain (gather) is the one that lets it merge by itself and says on
+    the gate why it does not (evaluate)."""
+    from bot.sync import prs as sync_prs
+    from tests.support.validation_world import tick_ctx
+
+    w = vworld
+    head = w.push_branch(branch, {"NOTES.md": "a note\n"}, "Add a note", forksync=recorded)
+    pr = await w.open_pr(branch)
+    await w.bot.settle()
+    asked, real = [], sync_prs.foreign_reason
+    monkeypatch.setattr(sync_prs, "foreign_reason", lambda *a, **kw: asked.append(a[2]["number"]) or real(*a, **kw))
+    notes = await w.svc.evaluate(await tick_ctx(w), "meta/triton", pr["number"])
+    assert asked == [pr["number"]]
+    assert gate_failing(w, head) == failing
+    foreign = [n for n in notes if "not forksync's sync PR" in n]
+    assert foreign == ([f"#{pr['number']}: not forksync's sync PR (opened by @alice on a branch forksync did not push)"]
+                       if branch.startswith("forksync/") and not recorded else [])

@@ -139,7 +139,7 @@ async def test_a_second_pr_from_forksyncs_branch_into_another_base_gets_no_gate_
 @pytest.mark.parametrize("ahead", [True, False], ids=["release-ahead", "release-behind"])
 async def test_a_pr_into_another_base_on_a_recorded_branch_without_a_unit_pr_is_left_alone(vworld, how, ahead):
     """forksync recorded pushing the branch but has no PR for it yet (its row names none), and
-    alice opens one into ``release``: it is still not a sync PR into the default branch, so no
+    alice opens one into ``release``: it is still not a sync PR into the branch forksync syncs, so no
     event makes forksync update it from ``release`` (release ahead) or merge it there."""
     w = vworld
     head = w.push_branch(BRANCH, {"NOTES.md": "n\n"}, "Note")
@@ -156,10 +156,10 @@ async def test_the_commands_reply_why_and_the_check_run_delivery_notes_it(vworld
     await w.comment(rel["number"], "/forksync merge")
     replies = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{rel['number']}/comments")
                if "forksync:reply" in c["body"]]
-    assert len(replies) == 1 and "into `release`, not the default branch `main`" in replies[0], replies
+    assert len(replies) == 1 and "into `release`, not `main`, the branch forksync syncs (fork.ref)" in replies[0], replies
     await other_ci_completes(w, head)
     [done] = [d.outcome for d in w.bot.deliveries("done") if d.event == "check_run" and "loop guard" not in d.outcome]
-    assert f"#{rel['number']}: not validated: into `release`, not the default branch `main`" in done, done
+    assert f"#{rel['number']}: not validated: into `release`, not `main`, the branch forksync syncs (fork.ref)" in done, done
 
 
 async def test_publish_does_not_adopt_a_persons_pr_into_another_base(world):
@@ -208,14 +208,14 @@ async def test_a_queued_l3_run_of_a_pr_moved_to_another_base_is_not_run(fake_git
         await w.bot.settle()
         notes = await schedules.l3_tick(await tick_ctx(w), "meta/triton")
         await w.bot.settle()
-        assert notes[0] == (f"L3 heavy@cpu on #{pr['number']}: not run, the PR is into release, not the default "
-                            "branch main")
+        assert notes[0] == (f"L3 heavy@cpu on #{pr['number']}: not run, the PR is into release, not main, the branch "
+                            "forksync syncs (fork.ref)")
         assert w.run_of(head, "forksync/L3/heavy") is None
         assert w.fake.requests_for("pulls/update-branch") == []
         assert tip(w, "forksync/chain-llvm") == head
         replies = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{pr['number']}/comments")
                    if c["user"]["login"] == "forksync[bot]"]
-        assert any("the PR is into `release`, not the default branch `main`" in r for r in replies), replies
+        assert any("the PR is into `release`, not `main`, the branch forksync syncs (fork.ref)" in r for r in replies), replies
     finally:
         await close_world(w)
 

@@ -1,8 +1,10 @@
 """Sync-PR handlers against the local GitHub: closed unmerged (branch deleted, reason in git
 notes), a person's resolution on a chain, config validation, the status issue's checkboxes, the
 poller and stale metrics."""
+import json
 import subprocess
 
+from bot.sync import landing
 from bot.sync import store as sync_store
 from bot.sync.upstream import poll_once
 from tests.support.e2e import adopt_and_move_upstream, job_context, open_sync_prs, status_issue
@@ -54,6 +56,43 @@ async def test_closed_unmerged_without_reason_returns_to_pending_and_is_planned_
     assert [p["head"]["ref"] for p in prs] == [f"forksync/bundle-{c1[:12]}", f"forksync/chain-{c2[:12]}"]
     assert prs[1]["number"] != chain["number"]                 # a fresh PR for the re-planned chain
     assert "forksync-decision: RECONSIDER closed unmerged by @alice: closed without a reason" in notes_of(fork.path, c2)
+
+
+async def test_a_unit_planned_again_after_its_pr_closed_starts_a_fresh_record(world):
+    """alice closes the chain's PR without a reason: its commits are planned again at once, as the
+    same unit on the same branch, and GitHub refuses the new PR (403). The branch's record starts
+    afresh — no PR yet, the closed one listed as an earlier PR — so the refusal is not said on the
+    closed PR nor linked to it on the status issue, and the closed PR's close handled again (a
+    retried delivery) leaves the new unit's branch and record alone. The next sync opens the new
+    PR and records it as the unit's."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    c1, c2, bundle, chain = await synced(world)
+    branch, old = f"forksync/chain-{c2[:12]}", chain["number"]
+    fake.faults.add("POST", "/repos/meta/triton/pulls", 403, "Resource not accessible by integration", name="pr-403")
+    await alice.patch(f"/repos/meta/triton/pulls/{old}", data={"state": "closed"})
+    await bot.settle()
+    assert [f.name for f in fake.faults.fired] == ["pr-403"]
+    row = sync_store.branch_row(bot.store, "meta/triton", branch)
+    assert (row["state"], row["pr"], row["blocked_step"], json.loads(row["earlier_prs"])) == ("open", 0, "pr", [old])
+    assert git(up_src, "ls-remote", str(fork.path), f"refs/heads/{branch}").split()[0] == row["pushed_tip"]
+    replies = [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{old}/comments")]
+    assert [r.splitlines()[0] for r in replies] == [f"<!-- forksync:closed:{old} -->"]
+    [issue] = await status_issue(alice)
+    assert f"#{old}" not in issue["body"]
+
+    ctx = await job_context(bot)(inst.id)
+    await landing.on_closed(ctx, bot.svc, "meta/triton", await alice.getitem(f"/repos/meta/triton/pulls/{old}"),
+                            sender={"login": "alice"}, default_branch="main")
+    assert ctx.outcome == [f"#{old}: {branch} is not forksync's sync branch (forksync's earlier sync PR from this "
+                           "branch, whose unit ended; the branch carries another unit now); left alone"]
+    assert sync_store.branch_row(bot.store, "meta/triton", branch) == row
+    assert git(up_src, "ls-remote", str(fork.path), f"refs/heads/{branch}").split()[0] == row["pushed_tip"]
+
+    await bot.svc.sync(ctx, "meta/triton", reason="test: again")
+    [new] = [p for p in await open_sync_prs(alice) if p["head"]["ref"] == branch]
+    row = sync_store.branch_row(bot.store, "meta/triton", branch)
+    assert (row["state"], row["pr"], row["blocked_step"], json.loads(row["earlier_prs"])) == (
+        "open", new["number"], "", [old])
 
 
 async def test_person_resolution_on_chain_is_verified(world, tmp_path):

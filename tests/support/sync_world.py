@@ -35,9 +35,10 @@ def upstream_files(**extra: str) -> dict[str, str]:
 
 @asynccontextmanager
 async def validated_world(fake, tmp_path, config: str, *, files: dict[str, str] | None = None,
-                          fork_commits: tuple[tuple[dict[str, str], str], ...] = ()):
+                          fork_commits: tuple[tuple[dict[str, str], str], ...] = (), branches: tuple[str, ...] = ()):
     """Yield ``(world, upstream source checkout, upstream repo)``; ``fork_commits`` are the fork's
-    own ``(files, message)`` commits after its config."""
+    own ``(files, message)`` commits after its config; ``branches``: more branches of the fork at
+    its tip (``main`` stays its default branch)."""
     up_src = tmp_path / "up"
     make_source_repo(up_src, [files or upstream_files()])
     upstream = fake.create_repo("triton-lang/triton", source=up_src)
@@ -46,6 +47,8 @@ async def validated_world(fake, tmp_path, config: str, *, files: dict[str, str] 
     commit_files(fork_src, {".github/forksync.yml": config}, "fork: forksync config")
     for changed, message in fork_commits:
         commit_files(fork_src, changed, message)
+    for branch in branches:
+        git(fork_src, "branch", branch)
     fork = fake.create_repo("meta/triton", source=fork_src)
     fake.install("triton-lang")
     inst = fake.install("meta")

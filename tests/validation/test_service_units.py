@@ -255,6 +255,33 @@ def test_a_units_base_is_the_recorded_one_else_the_default_branch(row, base):
     assert unit_base(row, "main") == base
 
 
+@pytest.mark.parametrize("row, number, user, reason", [
+    # a unit in flight: its branch is forksync's, whoever opened the PR into the unit's base
+    ({"state": "open", "pr": 0}, 9, "alice", ""),
+    ({"state": "blocked", "pr": 0}, 9, "alice", ""),
+    # a unit that ended (landed, closed, re-planned) left a record, kept as history: it speaks for
+    # its own PR (a redelivered close still finds its unit) and makes no other PR forksync's
+    ({"state": "closed", "pr": 5}, 5, "alice", ""),
+    ({"state": "merged", "pr": 5}, 5, BOT, ""),
+    ({"state": "closed", "pr": 5}, 9, "alice", "opened by @alice on a branch forksync did not push"),
+    ({"state": "replanned", "pr": 0}, 9, "alice", "opened by @alice on a branch forksync did not push"),
+    ({"state": "merged", "pr": 5}, 9, BOT, ""),                         # the App opened it
+    # a new unit on the same branch name: the PRs of the units it carried before are not its own
+    ({"state": "open", "pr": 0, "earlier_prs": "[5]"}, 5, BOT,
+     "forksync's earlier sync PR from this branch, whose unit ended; the branch carries another unit now"),
+    ({"state": "open", "pr": 9, "earlier_prs": "[5]"}, 5, "alice",
+     "forksync's earlier sync PR from this branch, whose unit ended; the branch carries another unit now"),
+    ({"state": "open", "pr": 9, "earlier_prs": "[5]"}, 9, "alice", ""),
+    ({"state": "open", "pr": 0, "earlier_prs": None}, 5, "alice", ""),  # a row written before the column
+])
+def test_a_finished_units_row_speaks_only_for_its_own_pr(row, number, user, reason):
+    from bot.sync.prs import row_reason
+
+    pr = {"number": number, "head": {"ref": "forksync/bundle-1", "repo": {"full_name": "meta/triton"}},
+          "base": {"ref": "main"}, "user": {"login": user}}
+    assert row_reason(pr, "meta/triton", {"base": "main", **row}, bot_login=BOT, default_branch="main") == reason
+
+
 def test_without_a_known_bot_login_only_recorded_branches_are_forksyncs():
     from bot.sync.prs import not_forksyncs
 
@@ -263,6 +290,21 @@ def test_without_a_known_bot_login_only_recorded_branches_are_forksyncs():
     assert not_forksyncs(pr, "meta/triton", bot_login=None, recorded=True, base="main") == ""
     assert not_forksyncs(pr, "meta/triton", bot_login="", recorded=False, base="main") == (
         "opened by @forksync[bot] on a branch forksync did not push")
+
+
+@pytest.mark.parametrize("bot_login, author", [
+    ("Deploy-Bot", "deploy-bot"),            # FORKSYNC_BOT_LOGIN as a person wrote it, the author as GitHub shows it
+    ("deploy-bot", "Deploy-Bot"),
+    ("forksync[bot]", "ForkSync[bot]"),
+])
+def test_the_bots_own_pr_is_recognised_whatever_the_case_of_its_login(bot_login, author):
+    """GitHub logins are case-insensitive: a PR the bot opened on a branch it has no row for is its
+    own however the configured login and GitHub's spelling differ in case."""
+    from bot.sync.prs import not_forksyncs
+
+    pr = {"head": {"ref": "forksync/bundle-1", "repo": {"full_name": "meta/triton"}}, "base": {"ref": "main"},
+          "user": {"login": author}}
+    assert not_forksyncs(pr, "meta/triton", bot_login=bot_login, recorded=False, base="main") == ""
 
 
 @pytest.mark.parametrize("codes, leaves", [

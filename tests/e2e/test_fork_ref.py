@@ -1,0 +1,77 @@
+"""A fork that syncs into another branch than GitHub's default one (``fork.ref: fork-main`` while
+the repository's default branch stays ``main``, where its ``.github/forksync.yml`` is read): sync
+PRs go into ``fork-main``, and the gate acts on them there — suites, gate check run, merge by
+itself, landing — while ``main`` is left as it is."""
+from __future__ import annotations
+
+import pytest
+
+from bot.app import schedules
+from bot.sync import store as sync_store
+from tests.support.github import commit_files, git
+from tests.support.sync_world import CONFIG, validated_world
+from tests.support.validation_world import gate_failing, tick_ctx
+
+FORK_MAIN = CONFIG.replace("fork:\n  ref: main\n", "fork:\n  ref: fork-main\n")
+
+
+@pytest.fixture
+async def world(fake_github, tmp_path):
+    assert FORK_MAIN != CONFIG
+    async with validated_world(fake_github, tmp_path, FORK_MAIN, branches=("fork-main",)) as w:
+        yield w
+
+
+async def open_prs(gh):
+    return sorted([p async for p in gh.getiter("/repos/meta/triton/pulls?state=open")], key=lambda p: p["head"]["ref"])
+
+
+def tip(w, branch: str) -> str | None:
+    return w.fake.state.repo("meta", "triton").git.ref(f"refs/heads/{branch}")
+
+
+async def test_sync_prs_into_the_configured_fork_ref_are_gated_and_merged(world):
+    w, up_src, upstream = world
+    main = tip(w, "main")
+    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n"}, "AMD: new x (#102)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    bundle, chain = await open_prs(w.alice)
+    assert [p["base"]["ref"] for p in (bundle, chain)] == ["fork-main", "fork-main"]
+
+    notes = await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    assert any("gate: Ready to merge" in n for n in notes), notes
+    assert w.run_of(bundle["head"]["sha"], "forksync/L1/unit").conclusion == "success"
+    assert (await w.pr(bundle["number"]))["merged"] is True
+    assert gate_failing(w, chain["head"]["sha"]) == ["approval-missing"]       # carol owns amd
+    assert tip(w, f"forksync/bundle-{c1[:12]}") is None                        # landed: its branch deleted
+    st = sync_store.load_status(w.bot.store, "meta/triton")
+    assert (st.fork_head, st.frontier) == (tip(w, "fork-main"), c1)
+
+    await w.people["carol"].post(f"/repos/meta/triton/pulls/{chain['number']}/reviews", data={"event": "APPROVE"})
+    await w.bot.settle()
+    assert (await w.pr(chain["number"]))["merged"] is True
+    assert [u["status"] for u in w.fake.requests_for("pulls/update-branch")] == [202]   # fork-main merged in
+    assert await open_prs(w.alice) == []
+    st = sync_store.load_status(w.bot.store, "meta/triton")
+    assert (st.backlog, st.frontier) == (0, c2)
+    assert tip(w, "main") == main
+    assert w.bot.deliveries("dead") == []
+
+
+async def test_a_pr_into_the_default_branch_is_not_the_gates_when_the_fork_syncs_elsewhere(world):
+    """The gate acts on PRs into the branch units land on: a PR into ``main`` here is turned away
+    with the note saying where forksync merges, as a PR into any other base is."""
+    w, _, _ = world
+    w.work = w.work / "clone"
+    git(w.work.parent, "clone", "-q", str(w.fork.path), str(w.work))
+    head = w.push_branch("feature/x", {"NOTES.md": "a note\n"}, "Add a note", forksync=False)
+    pr = await w.open_pr("feature/x")
+    await w.bot.settle()
+    assert (w.run_of(head, "forksync/gate"), w.run_of(head, "forksync/L1/unit")) == (None, None)
+    note = (f"#{pr['number']}: not validated: into `main`, not `fork-main`, the branch forksync syncs (fork.ref); "
+            "forksync runs, updates and merges only PRs into it")
+    assert [d.outcome for d in w.bot.deliveries("done") if d.event == "pull_request"] == [note]
+    assert await w.svc.evaluate(await tick_ctx(w), "meta/triton", pr["number"]) == [note]
+    assert w.run_of(head, "forksync/gate") is None
