@@ -39,7 +39,8 @@ class FileChange:
     ``edits`` are the zero-context hunks inside them, ``(old_start, old_lines, new_start,
     new_lines)`` each, numbered as ``git diff -U0`` numbers them (a side with no lines starts at
     the line before): the lines the commit really changed, without git's 3 lines of context on
-    either side. None when not read from a patch (a commit analysed from its trees).
+    either side. None when not read from a patch: git showed the change as binary (a NUL byte,
+    a ``-diff`` attribute…), or the commit was analysed from its trees.
     """
 
     path: str

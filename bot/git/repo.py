@@ -446,7 +446,8 @@ def _split_diff_git(line: bytes) -> tuple[str, str]:
 
 _HEADER_LINE = re.compile(
     rb"^(?:commit ([0-9a-f]{40})|(diff --git .*)|@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)"
-    rb"|(new file mode|deleted file mode).*|(rename from|rename to|copy from|copy to) (.*))$", re.MULTILINE)
+    rb"|(new file mode|deleted file mode).*|(rename from|rename to|copy from|copy to) (.*)|(Binary files) .*)$",
+    re.MULTILINE)
 
 
 # a run of changed lines in a hunk body: ``-``/``+`` lines (and git's ``\ No newline`` marks among them)
@@ -458,8 +459,10 @@ def _hunk_edits(data: bytes, start: int, end: int, old: int, new: int, out: list
     of changed lines is ``(old_start, old_lines, new_start, new_lines)`` in git's ``-U0``
     numbering (a side with no lines starts at the line before). ``old``/``new`` are the body's
     first line numbers. Context lines are what git's diff left unchanged, so the runs between
-    them are the very hunks a zero-context diff of the same texts gives (the edit script does not
-    depend on the context width; checked against libgit2 on 3,119 Triton file changes)."""
+    them are the very hunks libgit2's zero-context diff of the same texts gives (the edit script
+    does not depend on the context width as long as there is some: ``git diff -U0`` itself may
+    place a sliding change elsewhere, see :func:`_log_patch`'s ``-U3``; checked against libgit2 on
+    the file changes of 11,442 Triton commits)."""
     pos = start
     for m in _EDIT_RUN.finditer(data, start, end):
         ctx = data.count(b"\n", pos, m.start())      # context lines (each ends in a newline) before the run
@@ -494,7 +497,7 @@ def parse_patch_stream(data: bytes) -> dict[str, list[FileChange]]:
             files.append(FileChange(path=new if status != "D" else old, status=status,
                                     old_path=old if status in ("R", "C") else None,
                                     old_ranges=tuple(o), new_ranges=tuple(n), hunk_headers=tuple(h),
-                                    edits=tuple(e)))
+                                    edits=None if e is None else tuple(e)))
 
     for m in _HEADER_LINE.finditer(data):
         if body is not None:
@@ -527,6 +530,10 @@ def parse_patch_stream(data: bytes) -> dict[str, list[FileChange]]:
                 cur[2], cur[0] = "C", path
             else:
                 cur[1] = path
+        elif m.group(11):
+            # git tells no lines (a NUL byte, a ``-diff``/``binary`` attribute, core.bigFileThreshold):
+            # no edits known, not "none changed" (symbols then diff the two texts themselves)
+            cur[6] = None
     if body is not None:
         _hunk_edits(data, body[0], len(data), body[1], body[2], cur[6])
     flush()
@@ -540,6 +547,7 @@ def _log_patch(git_dir: str, shas: list[str], renames: bool, tick: Callable[[int
     """One ``git log -p --no-walk=unsorted`` over ``shas`` teed into ``git patch-id --stable``,
     parsed while it streams. Returns (files by sha, patch ids by sha, log return code, log stderr)."""
     env = git_env()
+    env.pop("GIT_DIFF_OPTS", None)      # its --unified=N would beat -U3 below
     log = subprocess.Popen(
         ["git", f"--git-dir={git_dir}", *NO_LAZY_FETCH, "-c", "core.quotePath=true", "log", "-p", "--no-walk=unsorted",
          "--stdin", "--no-color", "--no-ext-diff", "--no-textconv", "--format=commit %H",
@@ -549,7 +557,11 @@ def _log_patch(git_dir: str, shas: list[str], renames: bool, tick: Callable[[int
          "--ignore-submodules=none", "--src-prefix=a/", "--dst-prefix=b/", "-M" if renames else "--no-renames",
          # git's default diff, whatever diff.algorithm / diff.indentHeuristic say: the zero-context hunks read
          # from it (FileChange.edits) must be those of symbols.diff_hunks, libgit2 with the same two settings
-         "--diff-algorithm=myers", "--indent-heuristic"],
+         "--diff-algorithm=myers", "--indent-heuristic",
+         # and 3 lines of context whatever diff.context / GIT_DIFF_OPTS say: with none, git first trims the
+         # texts' common tail (xdiff-interface.c, trim_common_tail), so a change that slides (a repeated
+         # line) is placed elsewhere than in libgit2's diff of the whole texts; patch ids need it too
+         "-U3"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     pid = subprocess.Popen(["git", f"--git-dir={git_dir}", *NO_LAZY_FETCH, "patch-id", "--stable"], stdin=subprocess.PIPE,
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)

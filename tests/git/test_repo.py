@@ -143,7 +143,7 @@ def test_parse_patch_stream_quoted_paths():
             b"diff --git a/p q.txt b/p q.txt\nnew file mode 100644\nBinary files /dev/null and b/p q.txt differ\n")
     files = gitio.parse_patch_stream(data)["a" * 40]
     assert files[0] == FileChange("sp aceé.txt", "M", None, ((3, 1),), ((3, 2),), ("ctx",), edits=((3, 1, 3, 2),))
-    assert files[1] == FileChange("p q.txt", "A", edits=())
+    assert files[1] == FileChange("p q.txt", "A")        # binary to git: its edits are not known
 
 
 def test_missing_old_blob_found_when_git_stops_mid_stream(up):
@@ -409,3 +409,46 @@ def test_edits_are_the_zero_context_hunks_of_git_default_diff_whatever_the_user_
     assert got["noeol.txt"] == ((3, 1, 3, 2),) and got["filled.txt"] == ((0, 0, 1, 2),)
     assert {f.path: f.edits for f in infos[d].files} == {
         "runs.txt": ((1, 21, 0, 0),), "crlf.txt": ((1, 4, 0, 0),)}
+
+
+# an insertion that slides over a long repeated tail: git with no context trims the texts' common
+# tail first and places it ~500 lines earlier than libgit2's (or git's own -U3) diff of the whole texts
+TAIL_OLD = "x\n" + "a\n" * 600
+TAIL_NEW = "x\n" + "a\n" * 601
+
+
+@pytest.mark.parametrize("setting", ["diff.context", "GIT_DIFF_OPTS"])
+def test_edits_and_patch_ids_do_not_follow_the_users_context_width(up, tmp_path, monkeypatch, setting):
+    up.commit("Tail", {"tail.txt": TAIL_OLD}, when=T0 + 10)
+    c = up.commit("Longer tail (#4)", {"tail.txt": TAIL_NEW}, when=T0 + 20)
+    repo = pygit2.Repository(str(up.path / ".git"))
+    want = gitio.commit_infos(repo, [c])[c]
+    assert want.files[0].edits == _libgit2_edits(TAIL_OLD.encode(), TAIL_NEW.encode()) == ((601, 0, 602, 1),)
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    if setting == "diff.context":
+        (home / ".gitconfig").write_text("[diff]\n\tcontext = 0\n")
+    else:
+        monkeypatch.setenv("GIT_DIFF_OPTS", "--unified=0")
+    plain = subprocess.run(["git", "-C", str(up.path), "diff", f"{c}~1", c], capture_output=True, text=True, check=True).stdout
+    assert "@@ -90,0 +91 @@" in plain           # the setting is in force, and changes git's hunk
+    got = gitio.commit_infos(repo, [c])[c]
+    assert got.files[0].edits == ((601, 0, 602, 1),) and got.patch_id == want.patch_id
+
+
+def test_a_change_git_shows_as_binary_has_no_edits_and_its_symbols_come_from_its_texts(up):
+    """A text git shows as binary (a ``-diff`` attribute here, a NUL byte, core.bigFileThreshold) has no
+    lines in the patch: its edits are unknown (None), not "nothing changed", so its symbols are those
+    of the texts' own diff (an empty ``edits`` would say it touches none, and poison the re-parse)."""
+    from bot.plan.symbols import symbols_of_change
+
+    (up.path / ".git" / "info").mkdir(exist_ok=True)
+    (up.path / ".git" / "info" / "attributes").write_text("m.py -diff\n")
+    up.commit("Olds", {"m.py": PY_OLD, "n.bin": "a\0b\n"}, when=T0 + 10)
+    c = up.commit("News (#9)", {"m.py": PY_NEW, "n.bin": "a\0c\n"}, when=T0 + 20)
+    repo = pygit2.Repository(str(up.path / ".git"))
+    files = {f.path: f for f in gitio.commit_infos(repo, [c])[c].files}
+    assert files["m.py"].edits is None and files["n.bin"].edits is None and files["m.py"].old_ranges == ()
+    syms = symbols_of_change(files["m.py"], PY_OLD.encode(), PY_NEW.encode())
+    assert syms == symbols_of_change(FileChange("m.py", "M"), PY_OLD.encode(), PY_NEW.encode()) and "b" in syms
