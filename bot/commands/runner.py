@@ -272,5 +272,5 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
     if isinstance(cmd, cm.Resolve):
         if not is_pr:
             return reply("`resolve` works on a chain PR stopped at a conflict, not on an issue.")
-        return reply(await svc.agent_resolve(ctx, full, number, cfg, default_branch=repo.default_branch))
+        return reply(await svc.agent_resolve(ctx, full, number, cfg))
     return reply("not supported here.")  # pragma: no cover

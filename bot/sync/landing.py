@@ -77,10 +77,11 @@ async def closer_reason(gh, full_name: str, number: int, closer: str, bot_login:
     return last.splitlines()[0][:500] if last else ""
 
 
-async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, default_branch: str) -> None:
+async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: str | None = None) -> None:
     """A sync PR merged or closed unmerged (see the module doc); ``sender`` is the event's
-    ``sender`` object (read only for an unmerged close), ``default_branch`` the fork's (the
-    unit's base when its row records none: :func:`bot.sync.prs.unit_base`). PRs on branches
+    ``sender`` object (read only for an unmerged close), ``fork_ref`` the configuration's
+    ``fork.ref`` (the unit's base when its row records none: :func:`bot.sync.prs.unit_base`; read
+    then when not given, :func:`bot.sync.prs.fallback_ref`). PRs on branches
     forksync did not push are left alone, and so are PRs only named like forksync's branch (from a
     fork of the fork), a person's second PR from forksync's branch, and any PR from it into another
     base than the unit's, whether or not the unit has its own PR yet
@@ -92,7 +93,7 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, default_bran
     if row is None or row.get("kind") == sync_store.BACKOUT:
         return
     foreign = sync_prs.row_reason(pr, full_name, row, bot_login=getattr(sync, "bot_login", None),
-                                  default_branch=default_branch)
+                                  fork_ref=await sync_prs.fallback_ref(ctx, full_name, row, fork_ref))
     if foreign:
         ctx.note(f"#{pr.get('number')}: {branch} is not forksync's sync branch ({foreign}); left alone")
         return

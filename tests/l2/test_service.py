@@ -46,9 +46,9 @@ async def test_the_backout_branch_is_recorded_so_its_pr_is_forksyncs_without_a_l
     assert (row["kind"], row["unit_id"], row["pr"], row["pushed_tip"], row["shas_json"]) == (
         "backout", f"backout-{culprit[:12]}", number, pr["head"]["sha"], "[]")
     # forksync's own even when the bot's login is unknown (token mode without FORKSYNC_BOT_LOGIN)
-    assert sync_prs.foreign_reason(w.bot.store, "meta/triton", pr, bot_login=None, default_branch="main") == ""
+    assert sync_prs.foreign_reason(w.bot.store, "meta/triton", pr, bot_login=None, fork_ref="main") == ""
     assert sync_prs.is_own_sync_pr(w.bot.store, "meta/triton", pr, prefix="forksync/", bot_login=None,
-                                   default_branch="main")
+                                   fork_ref="main")
     # a back-out is no sync unit: it takes no sync PR slot and is listed as no unit
     assert sync_store.open_branches(w.bot.store, "meta/triton") == []
     # closing it lands, closes or records nothing of a unit: the row and the branch stay as they were
