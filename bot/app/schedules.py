@@ -115,7 +115,7 @@ async def reconcile_tick(ctx, full: str) -> list[str]:
         if not runs or runs[0].get("status") != "completed":
             notes += await v.validate_pr(ctx, full, int(pr["number"]))
         elif runs[0].get("conclusion") == "success" and is_own_sync_pr(
-                ctx.store, full, pr, prefix=prefix, bot_login=v.bot_login, default_branch=tr.base):
+                ctx.store, full, pr, prefix=prefix, bot_login=v.bot_login, fork_ref=tr.base):
             notes += await v.evaluate(ctx, full, int(pr["number"]))
         elif await _required_changed(ctx.gh, full, pr["base"]["ref"], cfg, runs[0], required_now):
             notes += [f"#{pr['number']}: required checks changed since the gate"] + await v.evaluate(ctx, full, int(pr["number"]))

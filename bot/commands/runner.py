@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict
 from bot.commands import store as commands_store
 from bot.config.forksync import ForksyncConfig
 from bot.core import commands as cm
+from bot.core.logins import among
 from bot.github.common import WRITE_LEVELS, Account, RepoRef, comment_once, permission, react, render, split_repo
 from bot.github.fork_config import load_fork_config
 from bot.sync import prs as sync_prs
@@ -156,17 +157,19 @@ async def _tell_lookup_failed(ctx, full_name: str, number: int, comment_id: int,
 
 
 async def _refusal(ctx, full_name: str, user: str, cmd, cfg) -> tuple[str, list[str]]:
-    """Why ``user`` may not run ``cmd`` ("" when allowed) and who may."""
+    """Why ``user`` may not run ``cmd`` ("" when allowed) and who may. An area's owner is the
+    account in any case (:func:`bot.core.logins.among`): forksync.yml may spell it otherwise than
+    GitHub gives the commenter."""
     level = await permission(ctx.gh, full_name, user)
     if isinstance(cmd, cm.Signoff):
         by_name = {a.name: a for a in cfg.areas}
         if cmd.subject in by_name:
             owners = list(by_name[cmd.subject].owners)
-            if user in owners:
+            if among(user, owners):
                 return "", owners
             return f"only owners of area `{cmd.subject}` may sign it off", owners
         owners = sorted({o for a in cfg.areas for o in a.owners})
-        if user in owners or level == "admin":
+        if among(user, owners) or level == "admin":
             return "", owners
         return f"`{cmd.subject}` is a metric; only area owners may sign off metrics", owners
     if level in WRITE_LEVELS:
@@ -269,5 +272,5 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
     if isinstance(cmd, cm.Resolve):
         if not is_pr:
             return reply("`resolve` works on a chain PR stopped at a conflict, not on an issue.")
-        return reply(await svc.agent_resolve(ctx, full, number, cfg, default_branch=repo.default_branch))
+        return reply(await svc.agent_resolve(ctx, full, number, cfg))
     return reply("not supported here.")  # pragma: no cover

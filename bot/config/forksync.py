@@ -186,7 +186,7 @@ class Area(_Strict):
     name: str = Field(pattern=r"^[A-Za-z0-9_.\-]+$")
     paths: list[str] = Field(default_factory=list)      # fnmatch globs, ** allowed
     symbols: list[str] = Field(default_factory=list)    # regexes over symbol names
-    owners: list[str] = Field(default_factory=list)     # GitHub logins
+    owners: list[str] = Field(default_factory=list)     # GitHub logins, in any case (as GitHub compares them)
     divergent: bool = False      # the fork's own code: upstream commits touching it go to a chain
     requires_l3: bool = False    # changes here need an L3 sign-off before merge
 

@@ -5,7 +5,8 @@ upstream commit, with its evidence), pins (frontier, contiguous pin, Days Behind
 Backlog Commits), what a fork that syncs by merging upstream holds (:mod:`bot.core.merged`),
 the ``/forksync`` command parser, the conflict-marker rule with the
 ``Forksync-Conflict:`` trailer (:mod:`bot.core.markers`), and GitHub logins compared as GitHub
-does, case-insensitively (:mod:`bot.core.logins`: the bot's own login against an author's). Pure functions over plain data, tested
+does, case-insensitively (:mod:`bot.core.logins`: the bot's own login against an author's, areas'
+owners against reviewers and commenters). Pure functions over plain data, tested
 with tables; no git, SQLite, network or templates.
 
 May import: config, model. Imported by: everything above it (the edges too: git applies the

@@ -2,11 +2,13 @@
 
 GitHub keeps the spelling an account chose (``ForkSync-Bot``) but takes any other case for the
 same account: it signs in, answers ``GET /users/forksync-bot`` and matches ``creator=`` filters
-either way. The login forksync knows itself by may come from a person (``FORKSYNC_BOT_LOGIN``,
-written as they remember it) while the authors of PRs, comments and commits come from GitHub in
-the account's own spelling, so every comparison of the bot's login with an author goes through
-:func:`same_login`, never ``==``: a case difference must neither make the bot's own events look
-like a person's (the loop guard would let them through) nor its PRs like someone else's.
+either way. The logins forksync is told about come from people — its own (``FORKSYNC_BOT_LOGIN``)
+and the areas' ``owners`` in forksync.yml, written as they remember them — while the authors of
+PRs, reviews, comments and commits come from GitHub in the account's own spelling, so every
+comparison of a login someone wrote with one GitHub gave goes through :func:`same_login` (or
+:func:`among`, for a list), never ``==`` or ``in``: a case difference must neither make the bot's
+own events look like a person's (the loop guard would let them through) nor its PRs like someone
+else's, nor keep an owner's approval or sign-off from counting.
 """
 from __future__ import annotations
 
@@ -24,4 +26,11 @@ def same_login(a: str | None, b: str | None) -> bool:
     return bool(ka) and ka == login_key(b)
 
 
-__all__ = ["login_key", "same_login"]
+def among(login: str | None, logins) -> bool:
+    """Pure: is ``login`` one of the accounts ``logins`` names (an area's ``owners``, say), in any
+    case? Never for an empty or None ``login`` (:func:`same_login`)."""
+    key = login_key(login)
+    return bool(key) and any(key == login_key(other) for other in logins)
+
+
+__all__ = ["among", "login_key", "same_login"]

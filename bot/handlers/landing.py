@@ -14,5 +14,4 @@ router = routing.Router()
 @router.register("pull_request", action="closed")
 async def on_closed(event, ctx) -> None:
     repo = RepoRef.model_validate(event.data["repository"])
-    await landing.on_closed(ctx, ctx.sync, repo.full_name, event.data["pull_request"], sender=event.data.get("sender"),
-                            default_branch=repo.default_branch)
+    await landing.on_closed(ctx, ctx.sync, repo.full_name, event.data["pull_request"], sender=event.data.get("sender"))

@@ -15,7 +15,7 @@ router = routing.Router()
 async def on_synchronize(event, ctx) -> None:
     repo = RepoRef.model_validate(event.data["repository"])
     pr = event.data["pull_request"]
-    if await prs.on_pushed(ctx, ctx.sync, repo.full_name, pr, default_branch=repo.default_branch) == "folded" \
+    if await prs.on_pushed(ctx, ctx.sync, repo.full_name, pr) == "folded" \
             and ctx.validation:
         for n in await ctx.validation.validate_pr(ctx, repo.full_name, int(pr["number"])):
             ctx.note(n)

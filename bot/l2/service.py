@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import logging
 import os
 import subprocess
@@ -207,7 +208,9 @@ async def open_backout(ctx, v, full: str, trunk: str, mirror: Path, ev, issue: i
     pushed, before its PR exists: the record, not the PR's author, is what makes the PR forksync's
     own when the bot's login is unknown (token mode without one: :func:`bot.sync.prs.not_forksyncs`).
     A back-out is no sync unit: the state keeps it out of the open units, their cap and the
-    status issue."""
+    status issue. A back-out of the same culprit that ended on this branch name (its PR merged or
+    closed: :func:`bot.sync.landing.backout_ended`) is history: this one starts a fresh row with
+    that PR among the earlier ones, never taken for its own; one still open keeps its PR."""
     culprit = ev.bisect.culprit
     branch = f"forksync/backout-{culprit[:12]}"
     tip = await v.local.fetch(full) and _git(mirror, "rev-parse", f"refs/heads/{trunk}")
@@ -236,9 +239,12 @@ async def open_backout(ctx, v, full: str, trunk: str, mirror: Path, ev, issue: i
                 _git(mirror, "worktree", "remove", "--force", wt)
 
     await asyncio.to_thread(build)
+    prior = sync_store.branch_row(ctx.store, full, branch)
+    live = None if sync_store.ended(prior) else prior
     row = {"repo": full, "branch": branch, "unit_id": branch.removeprefix("forksync/"), "kind": BACKOUT,
-           "pushed_tip": pushed[0], "verified_tip": "", "pr": 0, "state": BACKOUT, "shas_json": "[]",
-           "base_sha": tip, "base": trunk, "conflict_sha": ""}
+           "pushed_tip": pushed[0], "verified_tip": "", "pr": int((live or {}).get("pr") or 0), "state": BACKOUT,
+           "shas_json": "[]", "base_sha": tip, "base": trunk, "conflict_sha": "",
+           "earlier_prs": json.dumps(sync_store.earlier_prs(prior))}
     sync_store.save_branch(ctx.store, **row)
     title = f'Back out "{ev.culprit_subject or culprit[:12]}" (L2 regression)'
     pr, _ = await open_or_update_pr(ctx.gh, full, branch=branch, base=trunk, title=title,

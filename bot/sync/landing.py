@@ -11,6 +11,8 @@
   else "closed without a reason") is recorded in ``refs/notes/forksync`` for each upstream commit
   of the unit: they return to PENDING, or DEFERRED_BLOCKED when the reason starts with
   "defer"/"deferred" (the closer says so).
+* An L2 back-out's PR merged or closed: its branch's row ends (:func:`backout_ended`); no unit,
+  no decision to record.
 """
 from __future__ import annotations
 
@@ -77,24 +79,51 @@ async def closer_reason(gh, full_name: str, number: int, closer: str, bot_login:
     return last.splitlines()[0][:500] if last else ""
 
 
-async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, default_branch: str) -> None:
+async def backout_ended(ctx, full_name: str, pr: dict, row: dict) -> None:
+    """An L2 back-out's own PR (``row``: its branch's ``sync_branches`` row, kind ``backout``) was
+    merged or closed unmerged: its row ends (state ``merged`` or ``closed``), kept as history that
+    speaks for this PR only (:func:`bot.sync.prs.speaks_for`), so a later back-out of the same
+    culprit on the same branch name starts a fresh row with this PR among its earlier ones
+    (:func:`bot.l2.service.open_backout`). Its branch is deleted while it holds only what forksync
+    pushed (or what was merged), which also lets that later back-out push the name again; a
+    person's commits pushed to it after an unmerged close stay where they are."""
+    branch = pr["head"]["ref"]
+    merged = bool(pr.get("merged"))
+    sync_store.save_branch(ctx.store, **{**row, "state": "merged" if merged else "closed"})
+    head = await branch_tip(ctx.gh, full_name, branch)
+    ours = {row.get("pushed_tip")} | ({str((pr.get("head") or {}).get("sha") or "")} if merged else set())
+    if head and head not in ours:
+        ctx.note(f"{row['unit_id']} {'merged' if merged else 'closed'}; {branch} left: it holds commits "
+                 f"forksync did not push ({head[:12]})")
+        return
+    if head:
+        await delete_branch(ctx.gh, full_name, branch)
+    ctx.note(f"{row['unit_id']} {'merged' if merged else 'closed'}")
+
+
+async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: str | None = None) -> None:
     """A sync PR merged or closed unmerged (see the module doc); ``sender`` is the event's
-    ``sender`` object (read only for an unmerged close), ``default_branch`` the fork's (the
-    unit's base when its row records none: :func:`bot.sync.prs.unit_base`). PRs on branches
+    ``sender`` object (read only for an unmerged close), ``fork_ref`` the configuration's
+    ``fork.ref`` (the unit's base when its row records none: :func:`bot.sync.prs.unit_base`; read
+    then when not given, :func:`bot.sync.prs.fallback_ref`). PRs on branches
     forksync did not push are left alone, and so are PRs only named like forksync's branch (from a
     fork of the fork), a person's second PR from forksync's branch, and any PR from it into another
     base than the unit's, whether or not the unit has its own PR yet
     (:func:`bot.sync.prs.not_forksyncs`) — closing or merging one never closes, lands, deletes or
     re-plans the unit. An L2 back-out's branch is forksync's but no unit (``kind`` ``backout``):
-    nothing of a unit to land or close, and no upstream commits to record a decision on."""
+    its row ends as a unit's does (:func:`backout_ended`), with nothing of a unit to land or close
+    and no upstream commits to record a decision on."""
     branch = pr["head"]["ref"]
     row = sync_store.branch_row(ctx.store, full_name, branch)
-    if row is None or row.get("kind") == sync_store.BACKOUT:
+    if row is None:
         return
     foreign = sync_prs.row_reason(pr, full_name, row, bot_login=getattr(sync, "bot_login", None),
-                                  default_branch=default_branch)
+                                  fork_ref=await sync_prs.fallback_ref(ctx, full_name, row, fork_ref))
     if foreign:
         ctx.note(f"#{pr.get('number')}: {branch} is not forksync's sync branch ({foreign}); left alone")
+        return
+    if row.get("kind") == sync_store.BACKOUT:
+        await backout_ended(ctx, full_name, pr, row)
         return
     if not sync:        # no sync service in this process: retried later, before anything changes
         raise SyncError("no sync service configured in this process")

@@ -23,6 +23,7 @@ import re
 
 from bot.core.logins import same_login
 from bot.github.common import comment_once, render, split_repo
+from bot.github.fork_config import load_fork_config
 from bot.sync import store as sync_store
 
 TRAILER = re.compile(r"^Upstream-Commit:\s*([0-9a-f]{40})\s*$", re.MULTILINE)
@@ -71,12 +72,23 @@ def not_forksyncs(pr: dict, full_name: str, *, bot_login: str | None, recorded: 
     return f"opened by {'@' + who if who else 'someone else'} on a branch forksync did not push"
 
 
-def unit_base(row: dict | None, default_branch: str) -> str:
+def unit_base(row: dict | None, fork_ref: str) -> str:
     """Pure: the branch the unit of ``row`` (its ``sync_branches`` row, or None) has its PR into:
-    the ``base`` forksync recorded pushing it for (``fork.ref``, which publish opens the PR
-    into), else ``default_branch`` (the fork's default branch: rows written before the base was
-    recorded, and branches forksync has no row for)."""
-    return str((row or {}).get("base") or "") or default_branch
+    the ``base`` forksync recorded pushing it for, else ``fork_ref`` — ``fork.ref`` of the fork's
+    configuration, the branch publish opens every sync PR into (rows written before the base was
+    recorded, and branches forksync has no row for). Never GitHub's default branch as such: a fork
+    syncing into ``fork-main`` while ``main`` is the default branch has no unit into ``main``."""
+    return str((row or {}).get("base") or "") or fork_ref
+
+
+async def fallback_ref(ctx, full_name: str, row: dict | None, fork_ref: str | None) -> str:
+    """The ``fork_ref`` for :func:`unit_base` of ``row``: the caller's (it has the configuration
+    at hand), else, only when ``row`` records no base, ``fork.ref`` of the fork's configuration
+    read now (:func:`bot.github.fork_config.load_fork_config`, the one publish reads); ``""`` when
+    the row's own base decides."""
+    if fork_ref or (row or {}).get("base"):
+        return fork_ref or ""
+    return (await load_fork_config(ctx, full_name)).fork.ref
 
 
 def off_base(pr: dict, base: str) -> str:
@@ -105,29 +117,29 @@ def speaks_for(row: dict | None, number: int) -> dict | None:
     return None
 
 
-def row_reason(pr: dict, full_name: str, row: dict | None, *, bot_login: str | None, default_branch: str) -> str:
+def row_reason(pr: dict, full_name: str, row: dict | None, *, bot_login: str | None, fork_ref: str) -> str:
     """:func:`not_forksyncs` of ``pr`` against the ``sync_branches`` row of its head branch
     (None when forksync recorded none), as far as it speaks for the PR (:func:`speaks_for`):
     ``recorded``, ``unit_pr``, ``earlier`` and the unit's base (:func:`unit_base`) come from it."""
     row = speaks_for(row, int(pr.get("number") or 0))
     return not_forksyncs(pr, full_name, bot_login=bot_login, recorded=row is not None,
-                         base=unit_base(row, default_branch), unit_pr=int((row or {}).get("pr") or 0),
+                         base=unit_base(row, fork_ref), unit_pr=int((row or {}).get("pr") or 0),
                          earlier=tuple(sync_store.earlier_prs(row)) if not sync_store.ended(row) else ())
 
 
-def foreign_reason(store, full_name: str, pr: dict, *, bot_login: str | None, default_branch: str) -> str:
+def foreign_reason(store, full_name: str, pr: dict, *, bot_login: str | None, fork_ref: str) -> str:
     """:func:`row_reason` with the row read from the store (the PR's head ref among the fork's
     ``sync_branches``)."""
     branch = (pr.get("head") or {}).get("ref") or ""
     row = sync_store.branch_row(store, full_name, branch) if branch else None
-    return row_reason(pr, full_name, row, bot_login=bot_login, default_branch=default_branch)
+    return row_reason(pr, full_name, row, bot_login=bot_login, fork_ref=fork_ref)
 
 
 def is_own_sync_pr(store, full_name: str, pr: dict, *, prefix: str, bot_login: str | None,
-                   default_branch: str) -> bool:
+                   fork_ref: str) -> bool:
     """Is ``pr`` forksync's own sync PR: head ref named ``prefix``… and :func:`foreign_reason` empty?"""
     return (str((pr.get("head") or {}).get("ref") or "").startswith(prefix)
-            and not foreign_reason(store, full_name, pr, bot_login=bot_login, default_branch=default_branch))
+            and not foreign_reason(store, full_name, pr, bot_login=bot_login, fork_ref=fork_ref))
 
 
 async def find_open_pr(gh, full_name: str, branch: str, base: str) -> dict | None:
@@ -200,21 +212,23 @@ def verify_resolution(log_text: str, marker_files: list[str], expected_shas: lis
     return problems
 
 
-async def on_pushed(ctx, sync, full_name: str, pr: dict, *, default_branch: str) -> str:
+async def on_pushed(ctx, sync, full_name: str, pr: dict, *, fork_ref: str | None = None) -> str:
     """A push to a sync branch: forksync's own push is expected; anyone else's on a chain is a
     resolution to check — folded into its pick when the chain carries a conflict commit
     (:meth:`bot.sync.service.SyncService.finish_conflict`), else verified (once per head sha:
     the reply carries the sha in its marker). Returns what happened: ``own``, ``folded``,
     ``waiting``, ``verified``, ``rejected`` or ``""`` (not a sync branch; a PR that is not the
     unit's — only named like one, or a person's from forksync's branch into another base than the
-    unit's (:func:`not_forksyncs`; ``default_branch`` is the fork's, for :func:`unit_base`); or an
-    L2 back-out's branch, which carries no unit to resolve)."""
+    unit's (:func:`not_forksyncs`; ``fork_ref``: the configuration's ``fork.ref`` for
+    :func:`unit_base`, read when needed and not given: :func:`fallback_ref`); or an L2 back-out's
+    branch, which carries no unit to resolve)."""
     branch = pr["head"]["ref"]
     head = pr["head"]["sha"]
     row = sync_store.branch_row(ctx.store, full_name, branch)
     if row is None or row.get("kind") == sync_store.BACKOUT:
         return ""
-    foreign = row_reason(pr, full_name, row, bot_login=getattr(sync, "bot_login", None), default_branch=default_branch)
+    foreign = row_reason(pr, full_name, row, bot_login=getattr(sync, "bot_login", None),
+                         fork_ref=await fallback_ref(ctx, full_name, row, fork_ref))
     if foreign:
         # a push to a fork's branch of the same name, or seen through a person's PR from
         # forksync's branch into another base: neither a resolution of forksync's chain nor

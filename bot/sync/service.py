@@ -768,19 +768,18 @@ class SyncService:
         tip = repo.references[ref].target
         return {s for s in shas if s not in repo or (str(tip) != s and not repo.descendant_of(tip, s))}
 
-    async def agent_resolve(self, ctx, full_name: str, number: int, cfg: ForksyncConfig, *,
-                            default_branch: str) -> str:
+    async def agent_resolve(self, ctx, full_name: str, number: int, cfg: ForksyncConfig) -> str:
         """``/forksync resolve`` on a chain PR: ask the conflict agent for the conflict the chain
         stopped at (:func:`bot.sync.agents.on_chain_conflict`; its pick takes the conflict commit's
         place behind the agent's rails), then sync so the chain goes on. Returns the reply text.
-        PR ``number`` must be the chain's own (:func:`bot.sync.prs.not_forksyncs`; ``default_branch``
-        is the fork's, the unit's base when its row records none): a person's PR from the chain's
+        PR ``number`` must be the chain's own (:func:`bot.sync.prs.not_forksyncs`; ``cfg``'s
+        ``fork.ref`` is the unit's base when its row records none): a person's PR from the chain's
         branch into another base asks nothing of the chain."""
         pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full_name), "number": number})
         branch = pr["head"]["ref"]
         row = sync_store.branch_row(ctx.store, full_name, branch)
         if row is None or row["kind"] != "chain" \
-                or sync_prs.row_reason(pr, full_name, row, bot_login=self.bot_login, default_branch=default_branch):
+                or sync_prs.row_reason(pr, full_name, row, bot_login=self.bot_login, fork_ref=cfg.fork.ref):
             return "`resolve` works on a forksync chain PR; this is not one."
         if not row.get("conflict_sha"):
             return "this chain is not stopped at a conflict; nothing to resolve."

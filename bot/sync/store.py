@@ -49,8 +49,9 @@ SYNC_STATUS = table("sync_status", {
 SYNC_BRANCHES = table("sync_branches", {
     "key": str,               # "<fork>:<branch>"
     # kind: bundle | chain, or backout: an L2 back-out branch (bot.l2.service.open_backout), kept
-    # only so its PR is known as forksync's own; its state stays "backout", so it is never taken
-    # for an open unit (the sync-PR cap, the status issue, landing, the dashboard's units)
+    # only so its PR is known as forksync's own; its state is "backout" while its PR is open, so
+    # it is never taken for an open unit (the sync-PR cap, the status issue, landing, the
+    # dashboard's units), and merged or closed once its PR is (bot.sync.landing.backout_ended)
     "repo": str, "branch": str, "unit_id": str, "kind": str,
     "pushed_tip": str,        # the tip forksync pushed last
     "verified_tip": str,      # a person's resolution that passed verification
@@ -79,8 +80,8 @@ SYNC_BRANCHES = table("sync_branches", {
 BACKOUT = "backout"
 #: ``state``s of a ``sync_branches`` row whose unit is in flight: pushed with its PR open or about
 #: to be (``open``), refused by GitHub before it had a branch or PR (``blocked``), an L2 back-out
-#: (``backout``). Any other state (``merged``, ``closed``, ``replanned``) is a unit that ended: its
-#: row is history.
+#: (``backout``, until its PR is merged or closed). Any other state (``merged``, ``closed``,
+#: ``replanned``) is a unit (or back-out) that ended: its row is history.
 IN_FLIGHT = ("open", "blocked", BACKOUT)
 
 

@@ -50,7 +50,7 @@ Rules, in the order they are reported (the order findings are shown in):
    no suites configured and no required names, the fallback: ≥ 1 check on the head and all
    green (``no-required-checks`` / ``check-pending`` / ``check-failed``); never merge with none.
 7. Approvals — a chain, and every touched area that has owners, needs an approval by one of
-   that area's owners given on exactly the head or after the unit's own commits last changed
+   that area's owners (the account in any case, as GitHub compares logins) given on exactly the head or after the unit's own commits last changed
    (``approval-missing``); a
    chain touching no owned area needs an approval by any writer. An owner's outstanding
    "changes requested" blocks (``changes-requested``).
@@ -67,6 +67,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.core.logins import among
 from bot.templating import render
 
 #: Check-run name of the gate itself (never counted as one of the PR's required checks).
@@ -371,15 +372,16 @@ def _approval_findings(pr: PRState, areas: dict[str, AreaPolicy], blocking, pass
     objectors = {rv.login for rv in pr.reviews if rv.state == "CHANGES_REQUESTED"}
     owned = [areas[a] for a in pr.areas if a in areas and areas[a].owners]
     for area in owned:
-        owners = set(area.owners)
-        who = sorted(owners & approvers)
+        # owners are written by people, reviewers given by GitHub: one account in any case
+        who = sorted(login for login in approvers if among(login, area.owners))
         if who:
             passed.append(Finding("approved", f"approved by {', '.join(who)}", area.name))
         else:
             blocking.append(Finding("approval-missing", "needs an approval from an owner: "
-                                    + ", ".join(sorted(owners))
-                                    + _set_aside(pr, [rv for rv in pr.reviews if rv.login in owners]), area.name))
-        against = sorted(owners & objectors)
+                                    + ", ".join(sorted(set(area.owners)))
+                                    + _set_aside(pr, [rv for rv in pr.reviews if among(rv.login, area.owners)]),
+                                    area.name))
+        against = sorted(login for login in objectors if among(login, area.owners))
         if against:
             blocking.append(Finding("changes-requested", f"changes requested by {', '.join(against)}", area.name))
     if pr.kind == "chain" and not owned:
@@ -427,10 +429,10 @@ def _l3_findings(pr: PRState, blocking, passed):
 def is_signed_off(target: str, owners, signoffs, since: int = 0) -> str | None:
     """The login of the first owner in ``owners`` who signed off ``target`` at or after ``since``
     (epoch s; the last change to the unit's own commits), else None. Sign-offs by non-owners
-    never count; no owners → never signed off (configure owners for areas that require L3)."""
-    allowed = set(owners)
+    never count; no owners → never signed off (configure owners for areas that require L3). An
+    owner is the account in any case (:func:`bot.core.logins.among`)."""
     for s in sorted(signoffs, key=lambda s: (s.time, s.by)):
-        if s.target == target and s.by in allowed and s.time >= since:
+        if s.target == target and among(s.by, owners) and s.time >= since:
             return s.by
     return None
 
@@ -446,7 +448,7 @@ def _signoff_findings(pr: PRState, areas: dict[str, AreaPolicy], blocking, passe
             passed.append(Finding("signed-off", f"L3 sign-off by {who}", target))
         else:
             hint = f" from one of: {', '.join(owners)}" if owners else " (no owners configured: add owners to the area)"
-            old = sorted({s.by for s in pr.signoffs if s.target == target and s.by in set(owners)})
+            old = sorted({s.by for s in pr.signoffs if s.target == target and among(s.by, owners)})
             # the owner did sign off: say why it no longer counts, or they would wait for nothing
             again = (f"; {', '.join(old)} signed off before the unit's own commits last changed (or before "
                      f"forksync first saw them): sign off again on {pr.head_sha[:12]}") if old else ""

@@ -51,7 +51,7 @@ from bot.agents.redact import error_text
 from bot.config.forksync import ConfigError, ForksyncConfig, load_trusted_suites, parse_config_text
 from bot.config.suites import SuiteConfig, UntrustedConfigError, required_l1
 from bot.git.markers import changed_paths
-from bot.github.common import RepoRef, split_repo
+from bot.github.common import split_repo
 from bot.github.drafts import mark_ready
 from bot.github.fork_config import CONFIG_PATH, fetch_config_text
 from bot.github.merge import merge_pr, update_branch
@@ -370,7 +370,7 @@ class ValidationService:
                 return [off_base_note(number, pr, tr.base)]
             # asked once: the answer that makes a PR named forksync/chain-… a chain (gather) is
             # the one that lets it merge by itself and says on the gate why it does not
-            owner = sync_prs.foreign_reason(ctx.store, full, pr, bot_login=self.bot_login, default_branch=tr.base)
+            owner = sync_prs.foreign_reason(ctx.store, full, pr, bot_login=self.bot_login, fork_ref=tr.base)
             state = await gate_inputs.gather(ctx.gh, ctx.store, full, pr, tr.cfg, bot_login=self.bot_login,
                                              foreign=owner, own_checks=set(),
                                              repo_for=lambda base, head: self.repo_for(full, base, head),
@@ -407,7 +407,7 @@ class ValidationService:
                                            base=state.base_sha)
                 notes.append(outcome)
                 if outcome.startswith("merged"):
-                    notes += await self._after_merge(ctx, full, number)
+                    notes += await self._after_merge(ctx, full, number, tr.base)
                 await publish_gate(ctx.gh, full, decision, state, now=self.now(), notes=extra + [outcome])
                 if outcome.startswith(("head moved", "base moved")) and _round < self.max_rounds:
                     follow = True
@@ -432,18 +432,18 @@ class ValidationService:
             return notes + await self.validate_pr(ctx, full, number, explicit=explicit, _round=_round + 1, seen=seen)
         return notes
 
-    async def _after_merge(self, ctx, full: str, number: int) -> list[str]:
+    async def _after_merge(self, ctx, full: str, number: int, base: str) -> list[str]:
         """Land a PR the bot merged itself (:func:`bot.sync.landing.on_closed`: ledger refresh,
         branch deletion) — GitHub's ``pull_request.closed`` for it has the bot as sender, which the
-        dispatcher's loop guard drops."""
+        dispatcher's loop guard drops. ``base``: the branch the gate merged into (:attr:`Trusted.base`),
+        the unit's base when its row records none."""
         if not self.bot_login:
             return []
         try:
             rv = split_repo(full)
             pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**rv, "number": number})
-            repo = RepoRef.model_validate(await ctx.gh.getitem("/repos/{owner}/{repo}", rv))
-            await landing.on_closed(ctx, self.sync, repo.full_name, pr, sender={"login": self.bot_login, "type": "Bot"},
-                                    default_branch=repo.default_branch)
+            await landing.on_closed(ctx, self.sync, full, pr, sender={"login": self.bot_login, "type": "Bot"},
+                                    fork_ref=base)
         except Exception as e:  # noqa: BLE001 - the merge happened; the next sync refreshes the ledger
             return [f"landing after merge not run: {error_text(e, 240)}"]
         return []
@@ -536,7 +536,7 @@ async def after_hold(ctx, full: str, branch_prefix: str) -> list[str]:
     base = (await v.trusted(ctx, full)).base
     async for pr in ctx.gh.getiter("/repos/{owner}/{repo}/pulls{?state,base}", {**rv, "state": "open", "base": base}):
         if not sync_prs.is_own_sync_pr(ctx.store, full, pr, prefix=branch_prefix, bot_login=v.bot_login,
-                                       default_branch=base):
+                                       fork_ref=base):
             continue
         try:
             notes += await v.evaluate(ctx, full, int(pr["number"]))

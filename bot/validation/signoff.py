@@ -11,6 +11,7 @@ workload) with a message that says what to do.
 from __future__ import annotations
 
 from bot import store as store_mod
+from bot.core.logins import among
 from bot.validation import store as vstore
 from bot.validation.gate import SignOff, is_signed_off  # noqa: F401 - the rule the gate applies
 from bot.validation.store import L3Run
@@ -49,8 +50,8 @@ def signoff_owners(target: str, areas, pr_areas: tuple[str, ...], metrics: tuple
 def record_signoff(db: "store_mod.Store", repo: str, pr: int, head_sha: str, target: str, by: str,
                    owners, time: int, comment_url: str = "") -> SignOff:
     """Record ``by``'s sign-off of ``target`` on PR ``repo#pr``. Raises :class:`SignoffError`
-    when ``by`` is not one of ``owners``."""
-    if by not in set(owners):
+    when ``by`` is not one of ``owners`` (in any case: :func:`bot.core.logins.among`)."""
+    if not among(by, owners):
         raise SignoffError(f"@{by} is not an owner of `{target}`; owners: "
                            + (", ".join(f"@{o}" for o in sorted(owners)) or "(none configured)"))
     vstore.insert_signoff(db, {"repo": repo, "pr": pr, "head_sha": head_sha, "target": target,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.core.logins import login_key, same_login
+from bot.core.logins import among, login_key, same_login
 
 
 @pytest.mark.parametrize("a, b, same", [
@@ -35,3 +35,17 @@ def test_same_login(a, b, same):
 ])
 def test_login_key(login, key):
     assert login_key(login) == key
+
+
+@pytest.mark.parametrize("login, logins, answer", [
+    ("alice", ("Alice", "bob"), True),               # an owner written as the account spells it
+    ("ALICE", ("alice",), True),                      # a commenter's login in another case
+    ("bob", ["carol", "BoB"], True),
+    ("dave", ("alice", "bob"), False),
+    ("alice", (), False),                             # no owners: nobody is one
+    ("", ("", "alice"), False),                       # an unknown login is nobody's, even beside a blank entry
+    (None, ("alice",), False),
+    ("alice-x", ("alice",), False),
+])
+def test_among(login, logins, answer):
+    assert among(login, logins) is answer

@@ -75,3 +75,62 @@ async def test_a_pr_into_the_default_branch_is_not_the_gates_when_the_fork_syncs
     assert [d.outcome for d in w.bot.deliveries("done") if d.event == "pull_request"] == [note]
     assert await w.svc.evaluate(await tick_ctx(w), "meta/triton", pr["number"]) == [note]
     assert w.run_of(head, "forksync/gate") is None
+
+
+async def test_a_units_row_without_a_recorded_base_stands_for_the_configured_fork_ref(world):
+    """Rows written before the unit's base was recorded (``base`` empty) stand for the branch
+    forksync syncs, ``fork.ref`` of the configuration (``fork-main``), never GitHub's default
+    branch (``main``, into which no sync PR ever went): the bundle the gate merges lands (its
+    branch deleted, its row ended), ``/forksync resolve`` asks of the chain, a person's push to
+    the chain is checked as its resolution, and closing the chain unmerged ends it, a person's
+    commits kept."""
+    w, up_src, upstream = world
+    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n"}, "AMD: new x (#102)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    bundle, chain = await open_prs(w.alice)
+    branches = (f"forksync/bundle-{c1[:12]}", f"forksync/chain-{c2[:12]}")
+    assert (bundle["head"]["ref"], chain["head"]["ref"]) == branches
+
+    def forget_base(branch: str) -> None:
+        """Make the branch's row one written before the column (a sync writes it again)."""
+        row = sync_store.branch_row(w.bot.store, "meta/triton", branch)
+        sync_store.save_branch(w.bot.store, **{**row, "base": ""})
+
+    assert [sync_store.branch_row(w.bot.store, "meta/triton", b)["base"] for b in branches] == ["fork-main"] * 2
+    forget_base(branches[0])
+    await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    assert (await w.pr(bundle["number"]))["merged"] is True
+    assert tip(w, branches[0]) is None
+    assert sync_store.branch_row(w.bot.store, "meta/triton", branches[0])["state"] == "merged"
+
+    forget_base(branches[1])
+    await w.comment(chain["number"], "/forksync resolve")
+    replies = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{chain['number']}/comments")]
+    assert [r.splitlines()[1] for r in replies if r.startswith("<!-- forksync:reply:")] == [
+        "@alice `/forksync resolve`: this chain is not stopped at a conflict; nothing to resolve."]
+
+    w.work = w.work / "clone"
+    git(w.work.parent, "clone", "-q", str(w.fork.path), str(w.work))
+    head = w.push_branch(branches[1], {"third_party/amd/y.cpp": "int y;\n"}, "Add y beside x",
+                         base=branches[1], forksync=False)
+    await w.bot.settle()
+    replies = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{chain['number']}/comments")]
+    assert [r for r in replies if r.startswith(f"<!-- forksync:resolution:{head} -->")] == [
+        f"<!-- forksync:resolution:{head} -->\nResolution on `{head[:12]}` verified: no conflict markers, all 1 "
+        "`Upstream-Commit` trailers kept. The chain continues.\n"]
+
+    await w.comment(chain["number"], "defer: until the AMD backend is reworked")
+    forget_base(branches[1])
+    await w.alice.patch(f"/repos/meta/triton/pulls/{chain['number']}", data={"state": "closed"})
+    await w.bot.settle()
+    row = sync_store.branch_row(w.bot.store, "meta/triton", branches[1])
+    assert (row["state"], row["pr"]) == ("closed", chain["number"])
+    assert tip(w, branches[1]) is None
+    # the person's commit is kept (under the head the branch had: the gate merged fork-main in)
+    [(kept, at)] = [(r, s) for r, s in w.fake.state.repo("meta", "triton").git.refs().items()
+                    if r.startswith(f"refs/forksync/closed/chain-{c2[:12]}/")]
+    assert kept == f"refs/forksync/closed/chain-{c2[:12]}/{at[:12]}"
+    assert git(w.fork.path, "merge-base", head, at) == head
+    assert w.bot.deliveries("dead") == []

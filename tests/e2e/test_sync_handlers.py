@@ -82,7 +82,7 @@ async def test_a_unit_planned_again_after_its_pr_closed_starts_a_fresh_record(wo
 
     ctx = await job_context(bot)(inst.id)
     await landing.on_closed(ctx, bot.svc, "meta/triton", await alice.getitem(f"/repos/meta/triton/pulls/{old}"),
-                            sender={"login": "alice"}, default_branch="main")
+                            sender={"login": "alice"}, fork_ref="main")
     assert ctx.outcome == [f"#{old}: {branch} is not forksync's sync branch (forksync's earlier sync PR from this "
                            "branch, whose unit ended; the branch carries another unit now); left alone"]
     assert sync_store.branch_row(bot.store, "meta/triton", branch) == row

@@ -4,7 +4,7 @@ parents, what ``Update branch`` makes); content written into the merge itself vo
 import pytest
 
 from tests.support.github import commit_files, git
-from tests.support.validation_world import approved_and_held, close_world, gate_failing, make_world
+from tests.support.validation_world import CONFIG, approved_and_held, close_world, fork_files, gate_failing, make_world
 
 
 @pytest.fixture
@@ -176,3 +176,28 @@ async def test_a_file_past_the_3000_github_lists_still_brings_its_areas_owner(wo
     await w.bot.settle()
     assert (await w.pr(pr["number"]))["merged"] is False
     assert gate_failing(w, head) == ["approval-missing"]
+
+
+async def test_an_owner_written_in_another_case_approves_and_signs_off(fake_github, tmp_path):
+    """forksync.yml names the owner ``Carol``; GitHub gives her reviews and comments as ``carol``,
+    the account's own spelling, and takes either for the same account. Her approval covers both
+    areas she owns and her ``/forksync signoff`` of the one that requires L3 is hers to give, so
+    the gate merges."""
+    config = CONFIG.replace("owners: [carol]", "owners: [Carol]")
+    assert config.count("owners: [Carol]") == 2
+    w = await make_world(fake_github, tmp_path, files=fork_files(config=config))
+    try:
+        head = w.push_branch("forksync/bundle-llvm", {"llvm/pin.txt": "llvm 21\n", "amd/kernel.txt": "v2\n"},
+                             "Bump the LLVM pin, touch amd")
+        pr = await w.open_pr("forksync/bundle-llvm")
+        await w.bot.settle()
+        assert gate_failing(w, head) == ["approval-missing", "approval-missing", "l3-signoff-missing"]
+        await w.comment(pr["number"], "/forksync signoff llvm", who="carol")
+        replies = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{pr['number']}/comments")]
+        assert any(f"sign-off of `llvm` recorded on `{head[:12]}`" in r for r in replies), replies
+        await w.people["carol"].post(f"/repos/meta/triton/pulls/{pr['number']}/reviews", data={"event": "APPROVE"})
+        await w.bot.settle()
+        assert (await w.pr(pr["number"]))["merged"] is True
+        assert w.run_of(head, "forksync/gate").conclusion == "success"
+    finally:
+        await close_world(w)

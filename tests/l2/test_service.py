@@ -3,11 +3,14 @@ branch is recorded as forksync's, so the PR is forksync's own whether or not the
 known (token mode without FORKSYNC_BOT_LOGIN, where the PR's author says nothing)."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from bot.git.bisect import BisectResult
 from bot.l2 import service as l2_service
 from bot.l2.report import Evidence
+from bot.sync import landing
 from bot.sync import prs as sync_prs
 from bot.sync import store as sync_store
 from tests.support.github import commit_files, git
@@ -23,8 +26,8 @@ async def world(fake_github, tmp_path):
     await close_world(w)
 
 
-async def test_the_backout_branch_is_recorded_so_its_pr_is_forksyncs_without_a_login(world):
-    w = world
+def regressed(w) -> tuple[str, Evidence]:
+    """A sync pick landed on main that L2 bisected to: ``(its sha, the evidence)``."""
     git(w.work, "fetch", "-q", "origin")
     git(w.work, "checkout", "-q", "-B", "main-work", "origin/main")
     culprit = commit_files(w.work, {"lib.py": "def add(a, b):\n    return a + b + 0\n"},
@@ -34,6 +37,17 @@ async def test_the_backout_branch_is_recorded_so_its_pr_is_forksyncs_without_a_l
                   bisect=BisectResult(good=culprit, bad=culprit, candidates=(culprit,), culprit=culprit, verified=True,
                                       steps=()),
                   culprit_subject="[BACKEND] Slow the toy kernel", upstream_sha=UPSTREAM_SHA, command="bench")
+    return culprit, ev
+
+
+def remote_tip(w, branch: str) -> str:
+    out = git(w.work, "ls-remote", "origin", f"refs/heads/{branch}")
+    return out.split()[0] if out else ""
+
+
+async def test_the_backout_branch_is_recorded_so_its_pr_is_forksyncs_without_a_login(world):
+    w = world
+    culprit, ev = regressed(w)
     ctx = await tick_ctx(w)
     mirror = await w.svc.local.fetch("meta/triton")
     number = await l2_service.open_backout(ctx, w.svc, "meta/triton", "main", mirror, ev, issue=1)
@@ -46,15 +60,58 @@ async def test_the_backout_branch_is_recorded_so_its_pr_is_forksyncs_without_a_l
     assert (row["kind"], row["unit_id"], row["pr"], row["pushed_tip"], row["shas_json"]) == (
         "backout", f"backout-{culprit[:12]}", number, pr["head"]["sha"], "[]")
     # forksync's own even when the bot's login is unknown (token mode without FORKSYNC_BOT_LOGIN)
-    assert sync_prs.foreign_reason(w.bot.store, "meta/triton", pr, bot_login=None, default_branch="main") == ""
+    assert sync_prs.foreign_reason(w.bot.store, "meta/triton", pr, bot_login=None, fork_ref="main") == ""
     assert sync_prs.is_own_sync_pr(w.bot.store, "meta/triton", pr, prefix="forksync/", bot_login=None,
-                                   default_branch="main")
+                                   fork_ref="main")
     # a back-out is no sync unit: it takes no sync PR slot and is listed as no unit
     assert sync_store.open_branches(w.bot.store, "meta/triton") == []
-    # closing it lands, closes or records nothing of a unit: the row and the branch stay as they were
+    # closing it ends its row, kept as history (nothing of a unit is landed, closed or recorded:
+    # no comment, no decision), and deletes forksync's branch
     await w.alice.patch(f"/repos/meta/triton/pulls/{number}", data={"state": "closed"})
     await w.bot.settle()
     assert w.bot.deliveries("dead") == []
-    assert sync_store.branch_row(w.bot.store, "meta/triton", branch)["state"] == "backout"
-    assert git(w.work, "ls-remote", "origin", f"refs/heads/{branch}").split()[0] == pr["head"]["sha"]
+    assert sync_store.branch_row(w.bot.store, "meta/triton", branch) == {**row, "state": "closed"}
+    assert remote_tip(w, branch) == ""
     assert [c async for c in w.alice.getiter(f"/repos/meta/triton/issues/{number}/comments")] == []
+
+
+async def test_a_later_backout_on_the_same_branch_is_not_taken_for_the_closed_one(world):
+    """A back-out PR closed unmerged ends its row; a later back-out of the same culprit (another
+    series regressed by it) pushes the same branch name again and opens a new PR. The branch's row
+    is the new back-out's, with the closed PR listed as an earlier one: a redelivered close of the
+    old PR leaves the new back-out and its branch alone, and the new PR merged ends the row in turn."""
+    w = world
+    culprit, ev = regressed(w)
+    branch = f"forksync/backout-{culprit[:12]}"
+    ctx = await tick_ctx(w)
+    mirror = await w.svc.local.fetch("meta/triton")
+    old = await l2_service.open_backout(ctx, w.svc, "meta/triton", "main", mirror, ev, issue=1)
+    await w.alice.patch(f"/repos/meta/triton/pulls/{old}", data={"state": "closed"})
+    await w.bot.settle()
+    row = sync_store.branch_row(w.bot.store, "meta/triton", branch)
+    assert (row["state"], row["pr"]) == ("closed", old)
+
+    new = await l2_service.open_backout(ctx, w.svc, "meta/triton", "main", mirror, ev, issue=2)
+    assert new != old
+    new_pr, old_pr = await w.pr(new), await w.pr(old)
+    row = sync_store.branch_row(w.bot.store, "meta/triton", branch)
+    assert (row["kind"], row["state"], row["pr"], json.loads(row["earlier_prs"]), row["pushed_tip"]) == (
+        "backout", "backout", new, [old], new_pr["head"]["sha"])
+    assert remote_tip(w, branch) == new_pr["head"]["sha"]
+    assert sync_prs.foreign_reason(w.bot.store, "meta/triton", new_pr, bot_login=None, fork_ref="main") == ""
+    assert sync_prs.foreign_reason(w.bot.store, "meta/triton", old_pr, bot_login=None, fork_ref="main") == (
+        "forksync's earlier sync PR from this branch, whose unit ended; the branch carries another unit now")
+
+    # the old PR's close handled again (a redelivery): the new back-out is not the old one
+    ctx = await tick_ctx(w)
+    await landing.on_closed(ctx, w.bot.svc, "meta/triton", old_pr, sender={"login": "alice"})
+    assert ctx.outcome == [f"#{old}: {branch} is not forksync's sync branch (forksync's earlier sync PR from this "
+                           "branch, whose unit ended; the branch carries another unit now); left alone"]
+    assert sync_store.branch_row(w.bot.store, "meta/triton", branch) == row
+    assert remote_tip(w, branch) == new_pr["head"]["sha"]
+
+    await w.alice.put(f"/repos/meta/triton/pulls/{new}/merge", data={"merge_method": "merge"})
+    await w.bot.settle()
+    assert w.bot.deliveries("dead") == []
+    assert sync_store.branch_row(w.bot.store, "meta/triton", branch) == {**row, "state": "merged"}
+    assert remote_tip(w, branch) == ""

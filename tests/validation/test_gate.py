@@ -400,3 +400,37 @@ def test_an_approval_or_signoff_set_aside_as_older_than_the_unit_says_so():
     chain = decide(pr(kind="chain", unit_updated_at=100, reviews=(Review("dave", "APPROVED", 50),)), SUITES, AREAS)
     detail = next(f.detail for f in chain.blocking if f.code == "approval-missing")
     assert "dave approved" in detail and "again" in detail
+
+
+#: the areas of AREAS with their owners written in another case than the accounts spell them
+CASED = (AreaPolicy("llvm-pin", ("Alice", "BOB"), requires_l3=True), AreaPolicy("amd", ("Carol",)))
+
+
+@pytest.mark.parametrize("state, blocking, passed", [
+    (pr(areas=("amd",), reviews=(Review("carol", "APPROVED", 200),)), [], [("approved", "amd", "approved by carol")]),
+    (pr(areas=("amd",), reviews=(Review("CAROL", "APPROVED", 200),)), [], [("approved", "amd", "approved by CAROL")]),
+    (pr(areas=("amd",), reviews=(Review("dave", "APPROVED", 200),)),
+     [("approval-missing", "amd", "needs an approval from an owner: Carol")], []),
+    (pr(areas=("amd",), reviews=(Review("carol", "CHANGES_REQUESTED", 200),)),
+     [("approval-missing", "amd", "needs an approval from an owner: Carol"),
+      ("changes-requested", "amd", "changes requested by carol")], []),
+    (pr(areas=("amd",), reviews=(Review("carol", "APPROVED", 50),)),
+     [("approval-missing", "amd", "needs an approval from an owner: Carol; carol approved before the unit's own "
+       f"commits last changed (or on a head forksync never saw carrying them): approve again on {HEAD[:12]}")], []),
+    (pr(areas=("llvm-pin",), reviews=(Review("alice", "APPROVED", 200),), signoffs=(SignOff("llvm-pin", "bob", 300),)),
+     [], [("approved", "llvm-pin", "approved by alice"), ("signed-off", "llvm-pin", "L3 sign-off by bob")]),
+    (pr(areas=("llvm-pin",), reviews=(Review("alice", "APPROVED", 200),), signoffs=(SignOff("llvm-pin", "bob", 60),)),
+     [("l3-signoff-missing", "llvm-pin", "needs `/forksync signoff llvm-pin` from one of: Alice, BOB; bob signed off "
+       f"before the unit's own commits last changed (or before forksync first saw them): sign off again on {HEAD[:12]}")],
+     [("approved", "llvm-pin", "approved by alice")]),
+    (pr(areas=("amd",), reviews=(Review("carol", "APPROVED", 200),), metrics_needing_signoff=("matmul:bf16",),
+        signoffs=(SignOff("matmul:bf16", "carol", 300),)),
+     [], [("approved", "amd", "approved by carol"), ("signed-off", "matmul:bf16", "L3 sign-off by carol")]),
+])
+def test_owners_are_matched_with_logins_in_any_case(state, blocking, passed):
+    """GitHub takes a login in any case for the same account and gives reviews and comments in the
+    account's own spelling: an owner written ``Carol`` in forksync.yml is the account ``carol``,
+    for approvals, changes requested and L3 sign-offs alike."""
+    d = decide(state, SUITES, CASED)
+    assert [(f.code, f.subject, f.detail) for f in d.blocking] == blocking
+    assert [(f.code, f.subject, f.detail) for f in d.passed if f.code in ("approved", "signed-off")] == passed

@@ -245,14 +245,14 @@ def test_a_pr_into_another_base_than_the_units_is_not_forksyncs(into, user, unit
 
 
 @pytest.mark.parametrize("row, base", [
-    (None, "main"),                          # no row: the fork's default branch
-    ({"base": ""}, "main"),                  # a row written before the base was recorded
+    (None, "fork-main"),                     # no row: the configured fork.ref
+    ({"base": ""}, "fork-main"),             # a row written before the base was recorded
     ({"base": "trunk"}, "trunk"),            # fork.ref when forksync pushed the unit
 ])
-def test_a_units_base_is_the_recorded_one_else_the_default_branch(row, base):
+def test_a_units_base_is_the_recorded_one_else_the_configured_fork_ref(row, base):
     from bot.sync.prs import unit_base
 
-    assert unit_base(row, "main") == base
+    assert unit_base(row, "fork-main") == base
 
 
 @pytest.mark.parametrize("row, number, user, reason", [
@@ -279,7 +279,7 @@ def test_a_finished_units_row_speaks_only_for_its_own_pr(row, number, user, reas
 
     pr = {"number": number, "head": {"ref": "forksync/bundle-1", "repo": {"full_name": "meta/triton"}},
           "base": {"ref": "main"}, "user": {"login": user}}
-    assert row_reason(pr, "meta/triton", {"base": "main", **row}, bot_login=BOT, default_branch="main") == reason
+    assert row_reason(pr, "meta/triton", {"base": "main", **row}, bot_login=BOT, fork_ref="main") == reason
 
 
 def test_without_a_known_bot_login_only_recorded_branches_are_forksyncs():

@@ -76,3 +76,13 @@ def test_l3_queue_lifecycle(db):
         queue_l3(db, "o/fork", 7, H, "kernels", CFG.suites, "alice", time=12)
     with pytest.raises(SignoffError, match="no L3 run with id 999"):
         finish_l3(db, 999, "pass", "", 1)
+
+
+def test_an_owner_is_the_account_whatever_the_case_either_is_written_in(db):
+    """forksync.yml may write an owner as ``Bob``; GitHub gives the commenter as ``bob``: one account."""
+    record_signoff(db, "o/fork", 7, H, "llvm-pin", "bob", ("alice", "Bob"), time=300)
+    record_signoff(db, "o/fork", 7, H, "llvm-pin", "ALICE", ("alice", "Bob"), time=301)
+    assert signoffs_for(db, "o/fork", 7) == (SignOff("llvm-pin", "bob", 300), SignOff("llvm-pin", "ALICE", 301))
+    assert is_signed_off("llvm-pin", ("Bob",), signoffs_for(db, "o/fork", 7), since=300) == "bob"
+    with pytest.raises(SignoffError, match=r"@bobby is not an owner of `llvm-pin`"):
+        record_signoff(db, "o/fork", 7, H, "llvm-pin", "bobby", ("Bob",), time=302)
