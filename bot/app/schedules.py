@@ -26,7 +26,7 @@ import time
 
 from bot.agents.redact import error_text
 from bot.config.schedules import Schedule, as_schedule
-from bot.github.common import issue_once, split_repo
+from bot.github.common import base_branch, base_tip, issue_once, split_repo
 from bot.l2 import store as l2_store
 from bot.l2.service import l2_tick
 from bot.sync import store as sync_store
@@ -36,7 +36,7 @@ from bot.triage.nightly import triage_stored_nightly
 from bot.validation import store as vstore
 from bot.validation.checks import required_fingerprint
 from bot.validation.gate import GATE_CHECK
-from bot.validation.gate_inputs import base_branch, base_tip, branch_rules, combined_status, required_checks
+from bot.validation.gate_inputs import branch_rules, combined_status, required_checks
 from bot.validation.l3 import answer_l3_result, l3_tick
 from bot.validation.nightly import expected_pairs, missing_nightly, render_alarm
 from bot.validation.service import downloader_for, superseded_note

@@ -81,6 +81,16 @@ def split_repo(full_name: str) -> dict[str, str]:
     return {"owner": owner, "repo": repo}
 
 
+async def base_branch(gh, full: str, ref: str) -> dict:
+    """The base branch (``repos/get-branch``): ``commit.sha`` is its tip, ``protection`` its rules."""
+    return await gh.getitem("/repos/{owner}/{repo}/branches/{branch}", {**split_repo(full), "branch": ref})
+
+
+async def base_tip(gh, full: str, ref: str) -> str:
+    """The sha branch ``ref`` is at now (:func:`base_branch`)."""
+    return (await base_branch(gh, full, ref))["commit"]["sha"]
+
+
 async def comment_once(gh, full_name: str, number: int, key: str, body: str, *, update: bool = False) -> str:
     """Post ``body`` (which must start with ``marker(key)``) on issue/PR ``number`` unless a
     comment with that marker exists. Returns ``"created"``, ``"updated"`` or ``"exists"``."""

@@ -24,7 +24,7 @@ import asyncio
 
 import gidgethub
 
-from bot.github.common import split_repo
+from bot.github.common import base_tip, split_repo
 
 
 async def update_branch(gh, full: str, number: int, head: str, *, polls: int = 5,
@@ -67,11 +67,9 @@ async def merge_pr(gh, full: str, number: int, head: str, method: str, *, base: 
     if cur.get("mergeable") is False:
         return "not merged: the branch conflicts with the base (GitHub says not mergeable)"
     if base:
-        ref = (cur.get("base") or {}).get("ref") or ""
-        branch = await gh.getitem("/repos/{owner}/{repo}/branches/{branch}", {**rv, "branch": ref})
-        tip = str(((branch or {}).get("commit") or {}).get("sha") or "")
+        tip = await base_tip(gh, full, cur["base"]["ref"])
         if tip != base:
-            return f"base moved from {base[:12]} to {tip[:12] or '?'}: re-validating"
+            return f"base moved from {base[:12]} to {tip[:12]}: re-validating"
     try:
         res = await gh.put("/repos/{owner}/{repo}/pulls/{number}/merge", rv, data={"sha": head, "merge_method": method})
     except gidgethub.HTTPException as e:

@@ -28,14 +28,13 @@ from pathlib import Path
 from bot.agents.redact import scrub
 from bot.config.schedules import Schedule, as_schedule
 from bot.git.bisect import bisect, landed_commits, perf_test
-from bot.github.common import issue_once, split_repo
+from bot.github.common import base_tip, issue_once, split_repo
 from bot.l2 import detection as l2
 from bot.l2 import store as l2_store
 from bot.l2.report import Evidence, PlotUnavailable, backout_message, plot_svg, render_backout_pr, render_issue, upstream_sha_of
 from bot.sync import store as sync_store
 from bot.sync.prs import open_or_update_pr
 from bot.sync.store import BACKOUT
-from bot.validation.gate_inputs import base_tip
 
 EVIDENCE_BRANCH = "forksync-evidence"
 BOT_IDENTITY = {"GIT_AUTHOR_NAME": "forksync[bot]", "GIT_AUTHOR_EMAIL": "forksync[bot]@users.noreply.github.com",

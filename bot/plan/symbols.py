@@ -383,7 +383,8 @@ def symbols_from_hunk_headers(headers: Iterable[str]) -> frozenset[str]:
     return frozenset(out)
 
 
-def changed_ranges(old_source: bytes | None, new_source: bytes | None, edits=None
+def changed_ranges(old_source: bytes | None, new_source: bytes | None,
+                   edits: tuple[tuple[int, int, int, int], ...] | None = None
                    ) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
     """Zero-context hunk ranges ``(old_ranges, new_ranges)`` between two texts: ``edits`` (a file
     change's own, ``FileChange.edits``, read from the commit analysis' patch) when given, else

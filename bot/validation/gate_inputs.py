@@ -40,7 +40,7 @@ from bot.agents.redact import error_text
 from bot.core.logins import same_login
 from bot.git.apply import rewritten_base
 from bot.git.markers import conflict_commits, markers_and_paths, merges_with_content, range_commits
-from bot.github.common import WRITE_LEVELS, permission, split_repo
+from bot.github.common import WRITE_LEVELS, base_branch, permission, split_repo
 from bot.sync import prs as sync_prs
 from bot.sync import store as sync_store
 from bot.validation import signoff
@@ -323,11 +323,6 @@ def own_branch(pr: dict, foreign: str) -> str:
     return "" if foreign else (pr.get("head") or {}).get("ref") or ""
 
 
-async def base_branch(gh, full: str, ref: str) -> dict:
-    """The base branch (``repos/get-branch``): ``commit.sha`` is its tip, ``protection`` its rules."""
-    return await gh.getitem("/repos/{owner}/{repo}/branches/{branch}", {**split_repo(full), "branch": ref})
-
-
 async def branch_rules(gh, full: str, ref: str) -> list[dict]:
     """The active rules of every ruleset on branch ``ref`` (``repos/get-branch-rules``, all pages).
     A failure to read them (403 for a token without the permission, 404, 5xx) raises; never read as
@@ -335,10 +330,6 @@ async def branch_rules(gh, full: str, ref: str) -> list[dict]:
     :func:`gather` turns it into the gate's ``checks-unread`` and hands it on (``unread``)."""
     return [r async for r in gh.getiter("/repos/{owner}/{repo}/rules/branches/{branch}{?per_page}",
                                         {**split_repo(full), "branch": ref, "per_page": 100})]
-
-
-async def base_tip(gh, full: str, ref: str) -> str:
-    return (await base_branch(gh, full, ref))["commit"]["sha"]
 
 
 async def head_contains(gh, full: str, base: str, head: str) -> bool:

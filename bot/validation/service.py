@@ -51,7 +51,7 @@ from bot.agents.redact import error_text
 from bot.config.forksync import ConfigError, ForksyncConfig, load_trusted_suites, parse_config_text
 from bot.config.suites import SuiteConfig, UntrustedConfigError, required_l1
 from bot.git.markers import changed_paths
-from bot.github.common import split_repo
+from bot.github.common import base_tip, split_repo
 from bot.github.drafts import mark_ready
 from bot.github.fork_config import CONFIG_PATH, fetch_config_text
 from bot.github.merge import merge_pr, update_branch
@@ -63,7 +63,6 @@ from bot.validation import store as vstore
 from bot.validation.backends import ActionsBackend, LocalBackend, backend_name
 from bot.validation.checks import check_name, external_id, finish_suite_run, publish_gate, start_suite_run
 from bot.validation.gate import area_policies, decide, render_summary, suite_requirements
-from bot.validation.gate_inputs import base_tip
 from bot.validation.l3 import answer_l3_result
 from gpu_runner.github_actions import collect, parse_run_name, session_downloader
 
