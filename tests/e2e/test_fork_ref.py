@@ -8,7 +8,8 @@ import pytest
 
 from bot.app import schedules
 from bot.sync import store as sync_store
-from tests.support.github import commit_files, git
+from tests.support.e2e import move_upstream, open_sync_prs
+from tests.support.github import git
 from tests.support.sync_world import CONFIG, validated_world
 from tests.support.validation_world import gate_failing, tick_ctx
 
@@ -22,9 +23,6 @@ async def world(fake_github, tmp_path):
         yield w
 
 
-async def open_prs(gh):
-    return sorted([p async for p in gh.getiter("/repos/meta/triton/pulls?state=open")], key=lambda p: p["head"]["ref"])
-
 
 def tip(w, branch: str) -> str | None:
     return w.fake.state.repo("meta", "triton").git.ref(f"refs/heads/{branch}")
@@ -33,11 +31,9 @@ def tip(w, branch: str) -> str | None:
 async def test_sync_prs_into_the_configured_fork_ref_are_gated_and_merged(world):
     w, up_src, upstream = world
     main = tip(w, "main")
-    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
-    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n"}, "AMD: new x (#102)")
-    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    c1, c2 = move_upstream(up_src, upstream)
     await w.bot.settle()
-    bundle, chain = await open_prs(w.alice)
+    bundle, chain = await open_sync_prs(w.alice)
     assert [p["base"]["ref"] for p in (bundle, chain)] == ["fork-main", "fork-main"]
 
     notes = await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
@@ -53,7 +49,7 @@ async def test_sync_prs_into_the_configured_fork_ref_are_gated_and_merged(world)
     await w.bot.settle()
     assert (await w.pr(chain["number"]))["merged"] is True
     assert [u["status"] for u in w.fake.requests_for("pulls/update-branch")] == [202]   # fork-main merged in
-    assert await open_prs(w.alice) == []
+    assert await open_sync_prs(w.alice) == []
     st = sync_store.load_status(w.bot.store, "meta/triton")
     assert (st.backlog, st.frontier) == (0, c2)
     assert tip(w, "main") == main
@@ -85,11 +81,9 @@ async def test_a_units_row_without_a_recorded_base_stands_for_the_configured_for
     the chain is checked as its resolution, and closing the chain unmerged ends it, a person's
     commits kept."""
     w, up_src, upstream = world
-    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
-    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n"}, "AMD: new x (#102)")
-    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    c1, c2 = move_upstream(up_src, upstream)
     await w.bot.settle()
-    bundle, chain = await open_prs(w.alice)
+    bundle, chain = await open_sync_prs(w.alice)
     branches = (f"forksync/bundle-{c1[:12]}", f"forksync/chain-{c2[:12]}")
     assert (bundle["head"]["ref"], chain["head"]["ref"]) == branches
 

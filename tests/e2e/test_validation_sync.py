@@ -8,6 +8,7 @@ import pytest
 
 from bot.app import schedules
 from bot.sync import store as sync_store
+from tests.support.e2e import move_upstream, open_sync_prs
 from tests.support.github import commit_files, git
 from tests.support.sync_world import CONFIG, validated_world
 from tests.support.validation_world import tick_ctx
@@ -19,17 +20,12 @@ async def world(fake_github, tmp_path):
         yield w
 
 
-async def open_prs(gh):
-    return sorted([p async for p in gh.getiter("/repos/meta/triton/pulls?state=open")], key=lambda p: p["head"]["ref"])
-
 
 async def test_sync_prs_are_validated_gated_and_merged_by_the_bot(world):
     w, up_src, upstream = world
-    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
-    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n"}, "AMD: new x (#102)")
-    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    c1, c2 = move_upstream(up_src, upstream)
     await w.bot.settle()
-    bundle, chain = await open_prs(w.alice)
+    bundle, chain = await open_sync_prs(w.alice)
     assert (bundle["head"]["ref"], chain["head"]["ref"]) == (f"forksync/bundle-{c1[:12]}", f"forksync/chain-{c2[:12]}")
     assert w.run_of(bundle["head"]["sha"], "forksync/gate") is None        # the bot's own PR events are dropped
 
@@ -48,7 +44,7 @@ async def test_sync_prs_are_validated_gated_and_merged_by_the_bot(world):
     final = await w.pr(chain["number"])
     assert final["merged"] is True
     assert [u["status"] for u in w.fake.requests_for("pulls/update-branch")] == [202]
-    assert await open_prs(w.alice) == []
+    assert await open_sync_prs(w.alice) == []
     st = sync_store.load_status(w.bot.store, "meta/triton")
     assert (st.backlog, st.frontier) == (0, c2)
 
@@ -58,7 +54,7 @@ async def test_an_upstream_commit_that_breaks_a_test_keeps_its_bundle_open(world
     commit_files(up_src, {"lib.py": "def add(a, b):\n    return a * b\n"}, "Refactor add (#105)")
     git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
     await w.bot.settle()
-    (bundle,) = await open_prs(w.alice)
+    (bundle,) = await open_sync_prs(w.alice)
     await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
     l1 = w.run_of(bundle["head"]["sha"], "forksync/L1/unit")
     assert (l1.conclusion, l1.output["title"]) == ("failure", "2 failing of 3")

@@ -47,12 +47,18 @@ async def install_on_fork(fake, bot, fork, inst_id: int):
     return d
 
 
-async def adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst):
-    await install_on_fork(fake, bot, fork, inst.id)
+def move_upstream(up_src, upstream) -> list[str]:
+    """Push two upstream commits: ``python/a.py`` (a bundle's) and ``third_party/amd/x.cpp`` (the
+    divergent AMD area: a chain's). Returns their shas."""
     shas = [commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)"),
             commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n"}, "AMD: new x (#102)")]
     git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
     return shas
+
+
+async def adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst):
+    await install_on_fork(fake, bot, fork, inst.id)
+    return move_upstream(up_src, upstream)
 
 
 @asynccontextmanager
