@@ -428,7 +428,9 @@ def test_time_to_signal_is_process_wall_beside_test_bodies(repo):
 def test_workers_run_the_suite_with_xdist_and_the_same_verdict(repo):
     one = run_local(suite(), repo, "HEAD")
     two = run_local(suite(workers=2), repo, "HEAD")
-    assert (two.verdict, two.workers, two.counts.total, two.counts.harness_total) == ("green", 2, 3, 3)
+    # once seen red on CI with no pytest summary and not reproduced since: say why if it comes back
+    why = f"{two.reasons} {two.attempts} stdout: {two.stdout_tail[-2000:]!r} stderr: {two.stderr_tail[-2000:]!r}"
+    assert (two.verdict, two.workers, two.counts.total, two.counts.harness_total) == ("green", 2, 3, 3), why
     assert sorted(t.id for t in two.tests) == sorted(t.id for t in one.tests)
     assert "bringing up nodes" in two.stdout_tail
 
