@@ -89,7 +89,9 @@ NOTES = {
     "upstream.ref": "the upstream tip: branch, tag or any commit-ish (sha); `--upstream-ref` overrides",
     "fork": "the downstream fork",
     "fork.url": "remote URL or local path (relative to the config file); `--fork` overrides (its relative path: to the current directory)",
-    "fork.ref": "the fork branch (or sha) whose history is the ledger's evidence; `--fork-ref` overrides",
+    "fork.ref": "the fork branch (or sha) whose history is the ledger's evidence and that sync PRs go into; "
+                "left out, the App takes the repository's default branch on GitHub (the CLI: `main`); "
+                "`--fork-ref` overrides",
     "provenance": "evidence sources of the ledger (docs/core.md: rules and precedence)",
     "provenance.trailers": "extra trailer rules, e.g. `Reactor Cherry-pick Revision: <sha>`",
     "provenance.trailers[].name": "label shown as the evidence rule (`trailer:<name>`)",

@@ -13,7 +13,7 @@ import hashlib
 
 import gidgethub
 
-from bot.config.forksync import ConfigError, ForksyncConfig, parse_config_text
+from bot.config.forksync import ConfigError, ForksyncConfig, on_default_branch, parse_config_text
 from bot.github import store as github_store
 from bot.github.common import render, split_repo
 
@@ -51,19 +51,24 @@ def validate(text: str | None) -> tuple[ForksyncConfig | None, list[tuple[str, s
 
 
 async def load_fork_config(ctx, full_name: str) -> ForksyncConfig:
-    """The fork's effective configuration: the file if valid, else the last valid one, else defaults."""
+    """The fork's effective configuration: the file if valid, else the last valid one, else
+    defaults — with ``fork.ref`` the repository's default branch where it names none
+    (:func:`bot.config.forksync.on_default_branch`; ``GET /repos/{owner}/{repo}``)."""
     text, sha = await fetch_config_text(ctx.gh, full_name)
     cfg, problems = validate(text)
     if cfg is not None:
         if text is not None:
             github_store.save_fork_config(ctx.store, full_name, sha, text)
-        return cfg
-    last = github_store.last_fork_config(ctx.store, full_name)
-    if last is not None:
-        good, _ = validate(last)
-        if good is not None:
-            return good
-    return ForksyncConfig()
+    else:
+        last = github_store.last_fork_config(ctx.store, full_name)
+        cfg = (validate(last)[0] if last is not None else None) or ForksyncConfig()
+    return on_default_branch(cfg, await default_branch(ctx.gh, full_name))
+
+
+async def default_branch(gh, full_name: str) -> str:
+    """The repository's default branch on GitHub (``""`` when GitHub's answer names none)."""
+    repo = await gh.getitem("/repos/{owner}/{repo}", split_repo(full_name))
+    return str(repo.get("default_branch") or "") if isinstance(repo, dict) else ""
 
 
 def last_valid_config(ctx, full_name: str) -> ForksyncConfig:

@@ -48,12 +48,12 @@ from pathlib import Path
 import gidgethub
 
 from bot.agents.redact import error_text
-from bot.config.forksync import ConfigError, ForksyncConfig, load_trusted_suites, parse_config_text
+from bot.config.forksync import ConfigError, ForksyncConfig, load_trusted_suites, on_default_branch, parse_config_text
 from bot.config.suites import SuiteConfig, UntrustedConfigError, required_l1
 from bot.git.markers import changed_paths
 from bot.github.common import base_tip, split_repo
 from bot.github.drafts import mark_ready
-from bot.github.fork_config import CONFIG_PATH, fetch_config_text
+from bot.github.fork_config import CONFIG_PATH, default_branch, fetch_config_text
 from bot.github.merge import merge_pr, update_branch
 from bot.sync import landing
 from bot.sync import prs as sync_prs
@@ -155,13 +155,13 @@ class ValidationService:
 
     # ------------------------------------------------------------------ configuration
     async def trusted(self, ctx, full: str) -> Trusted:
-        repo = await ctx.gh.getitem("/repos/{owner}/{repo}", split_repo(full))
-        default = repo.get("default_branch") or "main"
+        default = await default_branch(ctx.gh, full) or "main"
         text, _ = await fetch_config_text(ctx.gh, full, default)
         try:
             cfg = parse_config_text(text, f"{CONFIG_PATH}@{default}") if text is not None else ForksyncConfig()
         except ConfigError:
             cfg = ForksyncConfig()
+        cfg = on_default_branch(cfg, default)
         try:
             suites = load_trusted_suites(lambda ref, path: text if ref == default else None, default, CONFIG_PATH)
             return Trusted(cfg, text or "", suites, default)

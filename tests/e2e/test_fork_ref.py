@@ -14,6 +14,7 @@ from tests.support.sync_world import CONFIG, validated_world
 from tests.support.validation_world import gate_failing, tick_ctx
 
 FORK_MAIN = CONFIG.replace("fork:\n  ref: main\n", "fork:\n  ref: fork-main\n")
+NO_FORK_REF = CONFIG.replace("fork:\n  ref: main\n", "")
 
 
 @pytest.fixture
@@ -128,3 +129,26 @@ async def test_a_units_row_without_a_recorded_base_stands_for_the_configured_for
     assert kept == f"refs/forksync/closed/chain-{c2[:12]}/{at[:12]}"
     assert git(w.fork.path, "merge-base", head, at) == head
     assert w.bot.deliveries("dead") == []
+
+
+async def test_without_fork_ref_forksync_syncs_into_the_forks_default_branch(fake_github, tmp_path):
+    """``fork.ref`` left out of forksync.yml is the fork's default branch on GitHub (``master``
+    here, with a ``main`` beside it): sync PRs go into it, the gate merges there, the ledger's
+    fork tip is its tip, and ``main`` is left as it is."""
+    assert "fork:" in CONFIG and "fork:" not in NO_FORK_REF
+    async with validated_world(fake_github, tmp_path, NO_FORK_REF, branches=("master",), default_branch="master") as world:
+        w, up_src, upstream = world
+        main = tip(w, "main")
+        c1, c2 = move_upstream(up_src, upstream)
+        await w.bot.settle()
+        bundle, chain = await open_sync_prs(w.alice)
+        assert [p["base"]["ref"] for p in (bundle, chain)] == ["master", "master"]
+        assert [sync_store.branch_row(w.bot.store, "meta/triton", p["head"]["ref"])["base"]
+                for p in (bundle, chain)] == ["master", "master"]
+        notes = await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+        assert any("gate: Ready to merge" in n for n in notes), notes
+        assert (await w.pr(bundle["number"]))["merged"] is True
+        st = sync_store.load_status(w.bot.store, "meta/triton")
+        assert (st.fork_head, st.frontier) == (tip(w, "master"), c1)
+        assert tip(w, "main") == main
+        assert w.bot.deliveries("dead") == []

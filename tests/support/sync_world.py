@@ -35,10 +35,11 @@ def upstream_files(**extra: str) -> dict[str, str]:
 
 @asynccontextmanager
 async def validated_world(fake, tmp_path, config: str, *, files: dict[str, str] | None = None,
-                          fork_commits: tuple[tuple[dict[str, str], str], ...] = (), branches: tuple[str, ...] = ()):
+                          fork_commits: tuple[tuple[dict[str, str], str], ...] = (), branches: tuple[str, ...] = (),
+                          default_branch: str = "main"):
     """Yield ``(world, upstream source checkout, upstream repo)``; ``fork_commits`` are the fork's
     own ``(files, message)`` commits after its config; ``branches``: more branches of the fork at
-    its tip (``main`` stays its default branch)."""
+    its tip; ``default_branch``: the fork's default branch on GitHub (one of them, or ``main``)."""
     up_src = tmp_path / "up"
     make_source_repo(up_src, [files or upstream_files()])
     upstream = fake.create_repo("triton-lang/triton", source=up_src)
@@ -49,7 +50,7 @@ async def validated_world(fake, tmp_path, config: str, *, files: dict[str, str] 
         commit_files(fork_src, changed, message)
     for branch in branches:
         git(fork_src, "branch", branch)
-    fork = fake.create_repo("meta/triton", source=fork_src)
+    fork = fake.create_repo("meta/triton", source=fork_src, default_branch=default_branch)
     fake.install("triton-lang")
     inst = fake.install("meta")
     for login in ("alice", "carol"):
