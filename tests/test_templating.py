@@ -87,6 +87,8 @@ CASES: dict[str, dict] = {
         ("", "not valid YAML: expected ',' or ']', but got '-'\n      - name: x\n      ^", 80),
         ("bundle_size_cap", "Input should be greater than or equal to 1 | or so", None)]),
     "github/status_issue.md.j2": None,      # rendered by render_status below
+    "github/backout_closed.md.j2": dict(branch="forksync/backout-x", kept="refs/forksync/closed/backout-x/" + S4[:12],
+                                        head=S4),
     "github/blocked_hint.md.j2": dict(b={"requires": "workflows", "path": ".github/workflows/ci.yml", "branch": "forksync/x"},
                                       config_path=".github/forksync.yml"),
     "github/unit_blocked.md.j2": dict(step="pr", tip=FORK, unit_id=CHAIN.id, config_path=".github/forksync.yml",

@@ -209,9 +209,18 @@ async def open_backout(ctx, v, full: str, trunk: str, mirror: Path, ev, issue: i
     A back-out is no sync unit: the state keeps it out of the open units, their cap and the
     status issue. A back-out of the same culprit that ended on this branch name (its PR merged or
     closed: :func:`bot.sync.landing.backout_ended`) is history: this one starts a fresh row with
-    that PR among the earlier ones, never taken for its own; one still open keeps its PR."""
+    that PR among the earlier ones, never taken for its own. One whose PR is still open answers
+    for this regression too: its number is returned and nothing is pushed (another series the
+    same culprit slowed)."""
     culprit = ev.bisect.culprit
     branch = f"forksync/backout-{culprit[:12]}"
+    prior = sync_store.branch_row(ctx.store, full, branch)
+    if prior is not None and not sync_store.ended(prior) and int(prior.get("pr") or 0):
+        # one upstream commit usually slows several kernels: each series bisects to it, and the
+        # back-out still open for it answers them all (a new revert pushed over it is refused)
+        pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full), "number": int(prior["pr"])})
+        if pr.get("state") == "open":
+            return int(prior["pr"])
     tip = await v.local.fetch(full) and _git(mirror, "rev-parse", f"refs/heads/{trunk}")
     url, secrets = await v._remote_url(full)     # noqa: SLF001
     pushed: list[str] = []
@@ -238,7 +247,6 @@ async def open_backout(ctx, v, full: str, trunk: str, mirror: Path, ev, issue: i
                 _git(mirror, "worktree", "remove", "--force", wt)
 
     await asyncio.to_thread(build)
-    prior = sync_store.branch_row(ctx.store, full, branch)
     live = None if sync_store.ended(prior) else prior
     row = {"repo": full, "branch": branch, "unit_id": branch.removeprefix("forksync/"), "kind": BACKOUT,
            "pushed_tip": pushed[0], "verified_tip": "", "pr": int((live or {}).get("pr") or 0), "state": BACKOUT,

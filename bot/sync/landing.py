@@ -84,17 +84,26 @@ async def backout_ended(ctx, full_name: str, pr: dict, row: dict) -> None:
     merged or closed unmerged: its row ends (state ``merged`` or ``closed``), kept as history that
     speaks for this PR only (:func:`bot.sync.prs.speaks_for`), so a later back-out of the same
     culprit on the same branch name starts a fresh row with this PR among its earlier ones
-    (:func:`bot.l2.service.open_backout`). Its branch is deleted while it holds only what forksync
-    pushed (or what was merged), which also lets that later back-out push the name again; a
-    person's commits pushed to it after an unmerged close stay where they are."""
+    (:func:`bot.l2.service.open_backout`). Its branch is deleted, which also lets that later
+    back-out push the name again. A person's commits on it are never lost: after an unmerged close
+    they are kept first under ``refs/forksync/closed/<backout id>/<head sha12>``, as for a closed
+    chain, and the PR says where (``templates/github/backout_closed.md.j2``); after a merge, a head
+    that moved past the merged one is left where it is."""
     branch = pr["head"]["ref"]
     merged = bool(pr.get("merged"))
     sync_store.save_branch(ctx.store, **{**row, "state": "merged" if merged else "closed"})
     head = await branch_tip(ctx.gh, full_name, branch)
     ours = {row.get("pushed_tip")} | ({str((pr.get("head") or {}).get("sha") or "")} if merged else set())
+    if head and head not in ours and merged:
+        ctx.note(f"{row['unit_id']} merged; {branch} left: it holds commits forksync did not push ({head[:12]})")
+        return
     if head and head not in ours:
-        ctx.note(f"{row['unit_id']} {'merged' if merged else 'closed'}; {branch} left: it holds commits "
-                 f"forksync did not push ({head[:12]})")
+        kept = f"refs/forksync/closed/{row['unit_id']}/{head[:12]}"
+        await keep_head(ctx.gh, full_name, kept, head)
+        await delete_branch(ctx.gh, full_name, branch)
+        await comment_once(ctx.gh, full_name, pr["number"], f"closed:{pr['number']}",
+                           render("backout_closed.md.j2", branch=branch, kept=kept, head=head))
+        ctx.note(f"{row['unit_id']} closed; commits forksync did not push kept as {kept}")
         return
     if head:
         await delete_branch(ctx.gh, full_name, branch)

@@ -3,6 +3,7 @@ branch is recorded as forksync's, so the PR is forksync's own whether or not the
 known (token mode without FORKSYNC_BOT_LOGIN, where the PR's author says nothing)."""
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -115,3 +116,51 @@ async def test_a_later_backout_on_the_same_branch_is_not_taken_for_the_closed_on
     assert w.bot.deliveries("dead") == []
     assert sync_store.branch_row(w.bot.store, "meta/triton", branch) == {**row, "state": "merged"}
     assert remote_tip(w, branch) == ""
+
+
+async def test_a_second_series_regressed_by_the_same_culprit_keeps_its_open_backout(world):
+    """One upstream commit usually slows several kernels: each regressed series bisects to it, and
+    the back-out already open for it answers them all — no second revert pushed over forksync's
+    branch (a push that git would refuse), no second PR."""
+    w = world
+    culprit, ev = regressed(w)
+    branch = f"forksync/backout-{culprit[:12]}"
+    ctx = await tick_ctx(w)
+    mirror = await w.svc.local.fetch("meta/triton")
+    first = await l2_service.open_backout(ctx, w.svc, "meta/triton", "main", mirror, ev, issue=1)
+    tip = remote_tip(w, branch)
+    row = sync_store.branch_row(w.bot.store, "meta/triton", branch)
+
+    other = dataclasses.replace(ev, title="L2 regression on toy, another shape", command="bench --shape 2")
+    again = await l2_service.open_backout(ctx, w.svc, "meta/triton", "main", mirror, other, issue=2)
+    assert (again, remote_tip(w, branch)) == (first, tip)
+    assert sync_store.branch_row(w.bot.store, "meta/triton", branch) == row
+    prs = [p async for p in w.alice.getiter("/repos/meta/triton/pulls?state=all")]
+    assert [p["number"] for p in prs if p["head"]["ref"] == branch] == [first]
+
+
+async def test_a_persons_commits_on_a_closed_backout_are_kept_and_a_later_backout_opens(world):
+    """A person pushed to the back-out's branch, then the PR was closed unmerged: their commits are
+    kept under ``refs/forksync/closed/backout-<sha12>/<head12>`` (the PR says where) before the
+    branch goes, as for a closed chain, so a later back-out of the same culprit can push the
+    name again instead of being refused on a branch that is no longer forksync's."""
+    w = world
+    culprit, ev = regressed(w)
+    branch = f"forksync/backout-{culprit[:12]}"
+    ctx = await tick_ctx(w)
+    mirror = await w.svc.local.fetch("meta/triton")
+    old = await l2_service.open_backout(ctx, w.svc, "meta/triton", "main", mirror, ev, issue=1)
+    git(w.work, "fetch", "-q", "origin", f"{branch}:refs/remotes/origin/{branch}")
+    git(w.work, "checkout", "-q", "-B", "mine", f"origin/{branch}")
+    mine = commit_files(w.work, {"NOTES.md": "why the back-out is wrong\n"}, "A person's note on the back-out")
+    git(w.work, "push", "-q", "origin", f"mine:refs/heads/{branch}")
+    await w.alice.patch(f"/repos/meta/triton/pulls/{old}", data={"state": "closed"})
+    await w.bot.settle()
+    kept = f"refs/forksync/closed/backout-{culprit[:12]}/{mine[:12]}"
+    assert (remote_tip(w, branch), git(w.work, "ls-remote", "origin", kept).split()[0]) == ("", mine)
+    [note] = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{old}/comments")]
+    assert f"`{kept}`" in note and f"git fetch origin {kept}" in note
+
+    new = await l2_service.open_backout(ctx, w.svc, "meta/triton", "main", mirror, ev, issue=2)
+    assert new != old and remote_tip(w, branch) == (await w.pr(new))["head"]["sha"]
+    assert w.bot.deliveries("dead") == []
