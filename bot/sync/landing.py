@@ -121,7 +121,8 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
     (:func:`bot.sync.prs.not_forksyncs`) — closing or merging one never closes, lands, deletes or
     re-plans the unit. An L2 back-out's branch is forksync's but no unit (``kind`` ``backout``):
     its row ends as a unit's does (:func:`backout_ended`), with nothing of a unit to land or close
-    and no upstream commits to record a decision on."""
+    and no upstream commits to record a decision on; merged, the ledger is rebuilt on the trunk
+    that now holds its revert."""
     branch = pr["head"]["ref"]
     row = sync_store.branch_row(ctx.store, full_name, branch)
     if row is None:
@@ -133,6 +134,9 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
         return
     if row.get("kind") == sync_store.BACKOUT:
         await backout_ended(ctx, full_name, pr, row)
+        if pr.get("merged") and sync:
+            # the revert is on trunk now: its Upstream-Reverted trailer changes the ledger
+            ctx.note(await sync.refresh(ctx, full_name, reason=f"{row['unit_id']} merged"))
         return
     if not sync:        # no sync service in this process: retried later, before anything changes
         raise SyncError("no sync service configured in this process")

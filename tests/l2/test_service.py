@@ -116,6 +116,10 @@ async def test_a_later_backout_on_the_same_branch_is_not_taken_for_the_closed_on
     assert w.bot.deliveries("dead") == []
     assert sync_store.branch_row(w.bot.store, "meta/triton", branch) == {**row, "state": "merged"}
     assert remote_tip(w, branch) == ""
+    # the revert landed on trunk: the ledger is rebuilt on it at once, not at the next upstream push;
+    # this world's fork follows no upstream: the sync that rebuilds the ledger says so
+    assert (f"backout-{culprit[:12]} merged; meta/triton: no upstream configured (.github/forksync.yml upstream.url)"
+            in [d.outcome for d in w.bot.deliveries("done") if d.event == "pull_request"])
 
 
 async def test_a_second_series_regressed_by_the_same_culprit_keeps_its_open_backout(world):
