@@ -70,10 +70,20 @@ def fetch_advice(git_dir: str, blobs: list[str]) -> str:
 class RefError(ValueError):
     """A ref or sha that does not resolve; ``ref`` and ``repo`` say which and where."""
 
-    def __init__(self, ref: str, repo: str, why: str = "not found"):
-        self.ref, self.repo = ref, repo
+    def __init__(self, ref: str, repo: str, why: str = "not found", hint: str = ""):
+        self.ref, self.repo, self.why = ref, repo, why
         super().__init__(f"ref {ref!r} {why} in repository {repo} "
-                         f"(check the branch or sha, or fetch it: `git fetch <remote> {ref}`)")
+                         f"(check the branch or sha, or fetch it: `git fetch <remote> {ref}`)" + (f"; {hint}" if hint else ""))
+
+
+def head_branch(repo: pygit2.Repository) -> str | None:
+    """The branch ``HEAD`` names (``master`` for ``refs/heads/master``): in a bare clone, the
+    remote's default branch. None for a detached or missing ``HEAD``."""
+    try:
+        target = repo.references["HEAD"].target
+    except (KeyError, pygit2.GitError):
+        return None
+    return target.removeprefix("refs/heads/") if isinstance(target, str) and target.startswith("refs/heads/") else None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -224,6 +224,19 @@ def default_store(cfg: ForksyncConfig) -> Store:
 
 # ---- the entry point -----------------------------------------------------------------------------
 
+def _tip(repo: pygit2.Repository, spec, side: str, label: str) -> str:
+    """``spec.ref`` resolved in ``repo``. A ref the configuration and the command line left at its
+    default (``main``) that the repository lacks gets the branch its ``HEAD`` names in the error."""
+    try:
+        return gitio.resolve(repo, spec.ref, label=label)
+    except gitio.RefError as e:
+        head = gitio.head_branch(repo)
+        if "ref" in spec.model_fields_set or not head or head == spec.ref or e.why != "not found":
+            raise
+        raise gitio.RefError(spec.ref, label, hint=f"{side}.ref was not given and `{spec.ref}` is its default: this "
+                             f"repository's HEAD is `{head}` (--{side}-ref {head})") from None
+
+
 def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str | None = None,
                progress: Progress | None = None, *, use_cache: bool = True, since: str | None = None,
                fetch: bool = True, record: bool = True) -> SyncState:
@@ -257,7 +270,7 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     repo, git_dir = gitio.open_pair(up_dir, fork_dir, cfg.cache_dir)
     fork_repo = pygit2.Repository(fork_dir)
     up_repo = fork_repo if up_dir == fork_dir else pygit2.Repository(up_dir)
-    up_tip = gitio.resolve(up_repo, cfg.upstream.ref, label=f"upstream ({cfg.upstream.url or fork_url})")
+    up_tip = _tip(up_repo, cfg.upstream, "upstream", f"upstream ({cfg.upstream.url or fork_url})")
     # a sha (any rev that names no ref) pins upstream: no fetch moves it, so no time says when
     # upstream was last seen — not this fetch's, not any ref's
     pinned = gitio.ref_name(up_repo, cfg.upstream.ref) is None
@@ -266,7 +279,7 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     seen = None if pinned else _time.time() if fetched else gitio.refs_updated_at(
         up_dir, ref=cfg.upstream.ref if up_dir == fork_dir else None, own_notes=cfg.provenance.notes_ref)
     up_seen = None if seen is None else int(min(seen, cutoff) if cutoff is not None else seen)
-    fork_tip = gitio.resolve(fork_repo, cfg.fork.ref, label=f"fork ({fork_url})")
+    fork_tip = _tip(fork_repo, cfg.fork, "fork", f"fork ({fork_url})")
     if cutoff is not None:
         stamp = datetime.fromtimestamp(cutoff, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         cut_up, cut_fork = tip_as_of(repo, up_tip, cutoff), tip_as_of(repo, fork_tip, cutoff)
