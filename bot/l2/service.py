@@ -32,6 +32,7 @@ from bot.github.common import base_tip, issue_once, split_repo
 from bot.l2 import detection as l2
 from bot.l2 import store as l2_store
 from bot.l2.report import Evidence, PlotUnavailable, backout_message, plot_svg, render_backout_pr, render_issue, upstream_sha_of
+from bot.sync import landing
 from bot.sync import store as sync_store
 from bot.sync.prs import open_or_update_pr
 from bot.sync.store import BACKOUT
@@ -221,6 +222,10 @@ async def open_backout(ctx, v, full: str, trunk: str, mirror: Path, ev, issue: i
         pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full), "number": int(prior["pr"])})
         if pr.get("state") == "open":
             return int(prior["pr"])
+        # closed or merged, and that event never handled (a lost delivery): end it as it would
+        # have, or the old revert left on the branch refuses this one's push on every pass
+        await landing.backout_ended(ctx, full, pr, prior)
+        prior = sync_store.branch_row(ctx.store, full, branch)
     tip = await v.local.fetch(full) and _git(mirror, "rev-parse", f"refs/heads/{trunk}")
     url, secrets = await v._remote_url(full)     # noqa: SLF001
     pushed: list[str] = []

@@ -12,7 +12,7 @@
   of the unit: they return to PENDING, or DEFERRED_BLOCKED when the reason starts with
   "defer"/"deferred" (the closer says so).
 * An L2 back-out's PR merged or closed: its branch's row ends (:func:`backout_ended`); no unit,
-  no decision to record.
+  no decision to record; merged, the ledger is rebuilt on the trunk that holds its revert.
 """
 from __future__ import annotations
 

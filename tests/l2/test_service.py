@@ -168,3 +168,29 @@ async def test_a_persons_commits_on_a_closed_backout_are_kept_and_a_later_backou
     new = await l2_service.open_backout(ctx, w.svc, "meta/triton", "main", mirror, ev, issue=2)
     assert new != old and remote_tip(w, branch) == (await w.pr(new))["head"]["sha"]
     assert w.bot.deliveries("dead") == []
+
+
+async def test_a_backout_whose_close_was_never_handled_is_ended_before_the_next_one(world):
+    """The close of a back-out PR was never handled (its delivery lost): its row still says open
+    and forksync's branch is still there, but GitHub says the PR is closed. The next back-out of
+    the culprit ends that row first (as the close would have) and opens its own PR, instead of a
+    push over the old branch that git refuses — which would fail every L2 pass after it."""
+    w = world
+    culprit, ev = regressed(w)
+    branch = f"forksync/backout-{culprit[:12]}"
+    ctx = await tick_ctx(w)
+    mirror = await w.svc.local.fetch("meta/triton")
+    old = await l2_service.open_backout(ctx, w.svc, "meta/triton", "main", mirror, ev, issue=1)
+    row, tip = sync_store.branch_row(w.bot.store, "meta/triton", branch), remote_tip(w, branch)
+    await w.alice.patch(f"/repos/meta/triton/pulls/{old}", data={"state": "closed"})
+    await w.bot.settle()
+    sync_store.save_branch(w.bot.store, **row)              # as if that close had never been handled
+    git(w.work, "fetch", "-q", "origin", tip)
+    git(w.work, "push", "-q", "origin", f"{tip}:refs/heads/{branch}")
+
+    other = dataclasses.replace(ev, title="L2 regression on toy, another shape", command="bench --shape 2")
+    new = await l2_service.open_backout(ctx, w.svc, "meta/triton", "main", mirror, other, issue=2)
+    new_pr = await w.pr(new)
+    assert (new != old, new_pr["state"], remote_tip(w, branch)) == (True, "open", new_pr["head"]["sha"])
+    row = sync_store.branch_row(w.bot.store, "meta/triton", branch)
+    assert (row["state"], row["pr"], json.loads(row["earlier_prs"])) == ("backout", new, [old])
