@@ -458,10 +458,10 @@ def load_config(path: str | os.PathLike | None, overrides: dict[str, str | None]
 
 def on_default_branch(cfg: ForksyncConfig, default_branch: str) -> ForksyncConfig:
     """Pure: ``cfg`` with ``fork.ref`` set to the fork's default branch on GitHub when the
-    configuration does not name one (``fork.ref`` absent from the file and from the overrides);
-    ``cfg`` itself otherwise, or when ``default_branch`` is empty. The model's own default,
+    configuration does not name one (``fork.ref`` absent from the file and from the overrides, or
+    empty); ``cfg`` itself otherwise, or when ``default_branch`` is empty. The model's own default,
     ``main``, stands only where no GitHub repository says otherwise (the CLI on local clones)."""
-    if not default_branch or "ref" in cfg.fork.model_fields_set:
+    if not default_branch or (cfg.fork.ref and "ref" in cfg.fork.model_fields_set):
         return cfg
     return cfg.model_copy(update={"fork": cfg.fork.model_copy(update={"ref": default_branch})})
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.config.forksync import ConfigError, load_config, parse_config, parse_config_text
+from bot.config.forksync import ConfigError, load_config, on_default_branch, parse_config, parse_config_text
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -101,3 +101,12 @@ def test_an_areas_compiled_globs_match_what_glob_match_matches():
     assert got == [any(glob_match(p, g) for g in area.paths) for p in paths]
     assert got == [True, True, True, True, True, False, True, True, True, True, False, False]
     assert not Area(name="none").matches_path("lib/x.cpp")
+
+
+def test_fork_ref_left_out_is_the_repositorys_default_branch_on_github():
+    given = {"fork:\n  url: meta/triton\n": "master", "fork: {}\n": "master", "fork:\n  ref: ''\n": "master",
+             "fork:\n  ref: main\n": "main", "fork:\n  ref: fork-main\n": "fork-main", "upstream: {ref: main}\n": "master"}
+    assert {t: on_default_branch(parse_config_text(t), "master").fork.ref for t in given} == given
+    assert on_default_branch(parse_config_text("fork: {}\n"), "").fork.ref == "main"       # GitHub named none
+    assert on_default_branch(load_config(None, {"fork.ref": "zz", "fork.url": "/x"}), "master").fork.ref == "zz"
+    assert on_default_branch(load_config(None, {"fork.ref": None, "fork.url": "/x"}), "master").fork.ref == "master"
