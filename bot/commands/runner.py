@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict
 from bot.commands import store as commands_store
 from bot.config.forksync import ForksyncConfig
 from bot.core import commands as cm
-from bot.core.logins import among
+from bot.core.logins import among, same_login
 from bot.github.common import WRITE_LEVELS, Account, RepoRef, comment_once, permission, react, render, split_repo
 from bot.github.fork_config import load_fork_config
 from bot.sync import prs as sync_prs
@@ -94,6 +94,9 @@ async def on_comment(ctx, data: dict) -> None:
     if not parsed:
         return
     user = comment.user.login
+    # GitHub lets any writer edit anyone's comment, and its edited event's sender is the editor: a
+    # command run as the comment's author must be what the author wrote, never an edit by another
+    editor = str((data.get("sender") or {}).get("login") or "") if data.get("action") == "edited" else ""
     cfg = None
     for cmd in parsed:
         key = run_key(repo.full_name, comment.id, cmd.line)
@@ -108,6 +111,16 @@ async def on_comment(ctx, data: dict) -> None:
             await react(ctx.gh, repo.full_name, comment.id, "confused")
             commands_store.record(ctx.store, key, repo.full_name, comment.id, cmd.line, user, "malformed", ctx.now())
             ctx.note(f"{cmd.line}: malformed")
+            continue
+        if editor and not same_login(editor, user):
+            refusal = (f"@{editor} edited this comment of @{user}'s; a command runs as its comment's author, so one "
+                       f"written into another person's comment is not run — @{editor}, write it in a comment of your own")
+            body = render("command_denied.md.j2", marker="", user=editor, line=cmd.line, reason=refusal, owners=[])
+            await comment_once(ctx.gh, repo.full_name, issue.number, mark, body)
+            await react(ctx.gh, repo.full_name, comment.id, "-1")
+            commands_store.record(ctx.store, key, repo.full_name, comment.id, cmd.line, editor, "refused: " + refusal,
+                                  ctx.now())
+            ctx.note(f"{cmd.line}: refused (edited by @{editor}, not its author)")
             continue
         if cfg is None:
             cfg = await load_fork_config(ctx, repo.full_name)

@@ -111,6 +111,27 @@ async def test_edited_comment_runs_only_its_new_command(world):
     assert sync_store.load_status(bot.store, "meta/triton").held is False
 
 
+async def test_a_command_another_writer_edits_into_someones_comment_does_not_run_as_its_author(world):
+    """GitHub lets any writer edit anyone's comment; its ``edited`` event names the editor as
+    sender while the comment stays its author's. A command alice writes into carol's comment (an
+    owner's: a sign-off in carol's name would pass the owners' rule) is refused, naming both, and
+    never runs as carol's — nor as alice's, who did not write a comment of her own."""
+    fake, bot, people, n = world
+    c = await say_as_reader(fake, people["carol"], "carol", n, "Looking at the sync tomorrow.")
+    await bot.settle()
+    await people["alice"].patch(f"/repos/meta/triton/issues/comments/{c['id']}",
+                                data={"body": "Looking at the sync tomorrow.\n/forksync hold"})
+    await bot.settle()
+    [edit] = fake.webhooks.of("issue_comment", "edited")
+    assert (edit.payload["sender"]["login"], edit.payload["comment"]["user"]["login"]) == ("alice", "carol")
+    replies = [x["body"] for x in await comments(people["alice"], n) if x["user"]["login"] == "forksync[bot]"]
+    assert [r.split("\n", 1)[1] for r in replies] == [
+        "@alice `/forksync hold` was refused: @alice edited this comment of @carol's; a command runs as its "
+        "comment's author, so one written into another person's comment is not run — @alice, write it in a "
+        "comment of your own.\n"]
+    assert sync_store.load_status(bot.store, "meta/triton") is None or not sync_store.load_status(bot.store, "meta/triton").held
+
+
 async def test_merge_on_an_issue_and_signoff_by_non_owner(world):
     fake, bot, people, n = world
     await say(people["alice"], n, "/forksync merge")
