@@ -112,6 +112,12 @@ async def on_comment(ctx, data: dict) -> None:
             commands_store.record(ctx.store, key, repo.full_name, comment.id, cmd.line, user, "malformed", ctx.now())
             ctx.note(f"{cmd.line}: malformed")
             continue
+        if isinstance(cmd, cm.Help):         # anyone may ask; nothing changes
+            body = render("command_help.md.j2", marker="", user=user, line=cmd.line, message="", verbs=help_rows())
+            await comment_once(ctx.gh, repo.full_name, issue.number, mark, body)
+            commands_store.record(ctx.store, key, repo.full_name, comment.id, cmd.line, user, "ran", ctx.now())
+            ctx.note(f"{cmd.line}: ran")
+            continue
         if editor and not same_login(editor, user):
             refusal = (f"@{editor} edited this comment of @{user}'s; a command runs as its comment's author, so one "
                        f"written into another person's comment is not run — @{editor}, write it in a comment of your own")

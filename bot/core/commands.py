@@ -55,6 +55,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "l3": ("<workload>", "run the L3 workload suite on this PR"),
     "signoff": ("<area|metric>", "sign off an area or a metric regression (area owners)"),
     "resolve": ("", "ask the conflict agent to resolve the conflict this chain stopped at (when configured)"),
+    "help": ("", "list these commands"),
 }
 
 _SHA = re.compile(r"^[0-9a-fA-F]{7,40}$")
@@ -130,6 +131,11 @@ class Resolve(Command):
 
 
 @dataclass(frozen=True)
+class Help(Command):
+    """List the commands (anyone may ask; nothing changes)."""
+
+
+@dataclass(frozen=True)
 class L3(Command):
     workload: str = ""
 
@@ -187,9 +193,11 @@ def parse_line(line: str) -> Command | CommandError | None:
     def bad(msg: str) -> CommandError:
         return CommandError(text, f"{msg}; usage: `{usage(verb)}`", verb)
 
-    if verb in ("plan", "merge", "hold", "unhold", "resolve"):
+    if verb in ("plan", "merge", "hold", "unhold", "resolve", "help"):
         if args:
             return bad(f"`{verb}` takes no arguments")
+        if verb == "help":
+            return Help(canon_head)
         if verb == "plan":
             return Plan(canon_head)
         if verb == "resolve":

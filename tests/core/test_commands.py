@@ -1,7 +1,7 @@
 """The /forksync comment-command parser: exact typed values for every verb, and helpful errors."""
 import pytest
 
-from bot.core.commands import L3, CommandError, Decide, Hold, Merge, Pick, Plan, Reconsider, Retest, Signoff, Target, parse_comment, parse_line
+from bot.core.commands import L3, CommandError, Decide, Help, Hold, Merge, Pick, Plan, Reconsider, Retest, Signoff, Target, parse_comment, parse_line
 from bot.model import Disposition
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
@@ -27,6 +27,7 @@ SHA = "0123456789abcdef0123456789abcdef01234567"
     ("/forksync retest", Retest("/forksync retest", None)),
     ("/forksync retest L2", Retest("/forksync retest L2", "L2")),
     ("/forksync merge", Merge("/forksync merge")),
+    ("/forksync Help", Help("/forksync help")),          # every sync PR body points at it
     ("/forksync l3 llama-70b", L3("/forksync l3 llama-70b", "llama-70b")),
     ("/forksync signoff amd-backend", Signoff("/forksync signoff amd-backend", "amd-backend")),
 ])
@@ -123,3 +124,28 @@ def test_a_reason_keeps_inline_code_and_a_quote_ends_at_a_blank_line():
     body = "> /forksync merge\n\n/forksync defer abc1234 needs `tl.dot` fixed first"
     [cmd] = parse_comment(body)
     assert cmd.line == "/forksync defer abc1234 needs `tl.dot` fixed first"
+
+
+def test_the_help_table_has_one_row_per_verb_with_its_usage_and_help():
+    """A ``|`` splits a GFM table cell even inside a code span unless written ``\\|``: usages
+    such as ``<sha|#PR>`` stay whole in the help reply's table, rendered as GitHub renders it."""
+    from markdown_it import MarkdownIt
+
+    from bot.commands.runner import help_rows
+    from bot.github.common import render
+
+    rows = help_rows()
+    assert len(rows) == 14 and sum("|" in r["usage"] for r in rows) == 6
+    for message in ("unknown verb 'bogus'", ""):
+        body = render("command_help.md.j2", marker="", user="alice", line="/forksync bogus", message=message, verbs=rows)
+        cells, row = [], None
+        for t in MarkdownIt("commonmark").enable(["table"]).parse(body):
+            if t.type == "tr_open":
+                row = []
+            elif t.type == "inline" and row is not None:
+                row.append(t.content)
+            elif t.type == "tr_close":
+                cells.append(row)
+                row = None
+        assert cells[1:] == [[f"`{r['usage']}`", r["help"]] for r in rows]
+    assert body.startswith("@alice `/forksync bogus`:\n")

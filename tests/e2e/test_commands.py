@@ -132,6 +132,18 @@ async def test_a_command_another_writer_edits_into_someones_comment_does_not_run
     assert sync_store.load_status(bot.store, "meta/triton") is None or not sync_store.load_status(bot.store, "meta/triton").held
 
 
+async def test_help_lists_the_commands_to_anyone(world):
+    """Every sync PR body ends "see `/forksync help`": a reader asking gets the table, no refusal."""
+    fake, bot, people, n = world
+    await say_as_reader(fake, people["bob"], "bob", n, "/forksync help")
+    await bot.settle()
+    [reply] = [x["body"] for x in await comments(people["alice"], n) if x["user"]["login"] == "forksync[bot]"]
+    assert reply.split("\n")[1:5] == ["@bob `/forksync help`:", "", "Commands I understand (one per line, at the start "
+                                       "of a line):", ""]
+    assert "| `/forksync pick <sha\\|#PR>` | open an urgent isolated pick PR for one upstream commit |" in reply
+    assert "| `/forksync help` | list these commands |" in reply
+
+
 async def test_merge_on_an_issue_and_signoff_by_non_owner(world):
     fake, bot, people, n = world
     await say(people["alice"], n, "/forksync merge")
