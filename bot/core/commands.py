@@ -249,13 +249,15 @@ def command_lines(body: str | None) -> list[str]:
     tildes, indented, inline), block quotes, lists, tables and HTML (comments included — GitHub
     does not show them) contribute nothing that starts a line: inline code keeps its backticks and
     emphasis or links their markup, so inline code or bold text holding ``/forksync hold`` is not
-    a command; inline HTML is dropped (a comment spanning lines hides what it holds)."""
+    a command; inline HTML is dropped (a comment spanning lines hides what it holds). Links and
+    images keep their targets (``[llvm#1234](https://…)``): a reason recorded for good keeps them."""
     out: list[str] = []
     tokens = _MARKDOWN.parse(body or "")
     for i, tok in enumerate(tokens):
         if tok.type != "inline" or i == 0 or tokens[i - 1].type != "paragraph_open" or tokens[i - 1].level != 0:
             continue
         line: list[str] = []
+        links: list[tuple[str, str]] = []       # the open links' (markup, href): a reason keeps its URLs
         for child in tok.children or []:
             if child.type in ("softbreak", "hardbreak"):
                 out.append("".join(line))
@@ -267,11 +269,13 @@ def command_lines(body: str | None) -> list[str]:
             elif child.type == "html_inline":
                 continue
             elif child.type == "link_open":
-                line.append("[")
+                links.append((child.markup, str(child.attrGet("href") or "")))
+                line.append("<" if child.markup == "autolink" else "[")
             elif child.type == "link_close":
-                line.append("]")
+                markup, href = links.pop() if links else ("", "")
+                line.append(">" if markup == "autolink" else f"]({href})")
             elif child.type == "image":
-                line.append("![" + child.content + "]")
+                line.append("![" + child.content + f"]({child.attrGet('src') or ''})")
             else:
                 line.append(child.markup or "\x00")
         out.append("".join(line))

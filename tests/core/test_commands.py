@@ -149,3 +149,14 @@ def test_the_help_table_has_one_row_per_verb_with_its_usage_and_help():
                 row = None
         assert cells[1:] == [[f"`{r['usage']}`", r["help"]] for r in rows]
     assert body.startswith("@alice `/forksync bogus`:\n")
+
+
+def test_a_reason_keeps_its_links_targets():
+    """The reason is recorded for good (``refs/notes/forksync``): a link to the blocking issue keeps
+    its URL, an autolink its brackets, an image its source."""
+    got = [c.reason for c in parse_comment(
+        "/forksync defer abc1234 blocked on [llvm#1234](https://github.com/llvm/llvm-project/issues/1234)\n\n"
+        "/forksync skip abcdef0 see <https://x.example/z> and ![plot](https://x.example/p.png)")]
+    assert got == ["blocked on [llvm#1234](https://github.com/llvm/llvm-project/issues/1234)",
+                   "see <https://x.example/z> and ![plot](https://x.example/p.png)"]
+    assert parse_comment("[/forksync hold](https://x.example)") == []
