@@ -68,9 +68,10 @@ def run_key(repo: str, comment_id: int, line: str) -> str:
 
 
 def comment_order(comment) -> str:
-    """Pure: a key that sorts comments in the order they were written (``created_at``, then the
-    id GitHub gives in increasing order), so deliveries arriving out of order can be told apart."""
-    return f"{comment.created_at}#{int(comment.id):020d}"
+    """Pure: a key that sorts commands in the order they were written — the comment's last edit,
+    else its creation (an edit runs only the commands it added: :func:`written_at`), then the id
+    GitHub gives in increasing order — so deliveries arriving out of order can be told apart."""
+    return f"{comment.updated_at or comment.created_at}#{int(comment.id):020d}"
 
 
 def written_at(comment) -> int:

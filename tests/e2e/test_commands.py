@@ -89,9 +89,10 @@ async def test_malformed_command_gets_the_verb_list(world):
     await bot.settle()
     [reply] = [x["body"] for x in await comments(people["alice"], n) if x["user"]["login"] == "forksync[bot]"]
     assert "@alice I could not run `/forksync frobnicate now`: unknown verb 'frobnicate'." in reply
-    for usage in ("`/forksync plan`", "`/forksync pick <sha|#PR>`", "`/forksync defer <sha|#PR> <reason>`",
-                  "`/forksync signoff <area|metric>`", "`/forksync retest [suite]`"):
-        assert usage in reply
+    # table cells: a | inside them is written \| (GitHub shows <sha|#PR>)
+    for usage in ("`/forksync plan`", "`/forksync pick <sha\\|#PR>`", "`/forksync defer <sha\\|#PR> <reason>`",
+                  "`/forksync signoff <area\\|metric>`", "`/forksync retest [suite]`"):
+        assert f"| {usage} |" in reply
 
 
 async def test_edited_comment_runs_only_its_new_command(world):
@@ -142,6 +143,23 @@ async def test_help_lists_the_commands_to_anyone(world):
                                        "of a line):", ""]
     assert "| `/forksync pick <sha\\|#PR>` | open an urgent isolated pick PR for one upstream commit |" in reply
     assert "| `/forksync help` | list these commands |" in reply
+
+
+async def test_an_unhold_edited_into_an_older_comment_is_the_latest_word(world):
+    """hold/unhold go by when the command was written: an ``unhold`` added by editing a comment
+    written before the ``hold`` in force was written after it, and lifts it."""
+    fake, bot, people, n = world
+    early = await say(people["alice"], n, "Looking into the sync.")
+    await bot.settle()
+    await say(people["alice"], n, "/forksync hold")
+    await bot.settle()
+    assert sync_store.load_status(bot.store, "meta/triton").held is True
+    await people["alice"].patch(f"/repos/meta/triton/issues/comments/{early['id']}",
+                                data={"body": "Looking into the sync.\n\nFixed it:\n/forksync unhold"})
+    await bot.settle()
+    replies = [x["body"] for x in await comments(people["alice"], n) if x["user"]["login"] == "forksync[bot]"]
+    assert "`/forksync unhold`: hold lifted" in replies[-1]
+    assert sync_store.load_status(bot.store, "meta/triton").held is False
 
 
 async def test_merge_on_an_issue_and_signoff_by_non_owner(world):
