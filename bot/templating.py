@@ -19,8 +19,23 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
-                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, autoescape=False)
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, autoescape=False)
+    env.filters["code"] = code_span
+    return env
+
+
+def code_span(text: object) -> str:
+    """``text`` as one Markdown code span that shows it verbatim (CommonMark 6.1): fenced by a
+    backtick run longer than any inside it, padded with a space where it starts or ends with a
+    backtick, and on one line. A person's text echoed back this way (a command line with its
+    reason) cannot break the reply's markup, and its @mentions ping no one again (the
+    ``code`` filter)."""
+    t = " ".join(str(text).split("\n"))
+    runs = [len(r) for r in re.findall(r"`+", t)]
+    fence = "`" * (max(runs, default=0) + 1)
+    pad = " " if t.startswith("`") or t.endswith("`") else ""
+    return f"{fence}{pad}{t}{pad}{fence}"
 
 
 #: What a page may link to: an http(s) address with a host, or a path of the dashboard's own

@@ -279,3 +279,17 @@ def test_the_checker_finds_what_readers_would_see(text, found):
 
 def test_templates_dir_is_the_one_rendered():
     assert Path(TEMPLATES, "github", "sync_pr_body.md.j2").is_file()
+
+
+@pytest.mark.parametrize("text", ["waits for the ROCm 7 bump", "keeps `tl.dot` as is, ask @carol", "`x`", "a ``b`` c",
+                                  "ends in `", "two\nlines"])
+def test_a_persons_text_echoed_as_a_code_span_shows_verbatim_and_pings_no_one(text):
+    """A command line (with its reason) is echoed in the reply as one code span: backticks in it
+    cannot end the span early, and an @mention in it is code, which GitHub does not notify."""
+    from markdown_it import MarkdownIt
+
+    from bot.templating import code_span
+
+    [para] = [t for t in MarkdownIt("commonmark").parse(f"@bob {code_span(text)}: done") if t.type == "inline"]
+    kinds = [(c.type, c.content) for c in para.children]
+    assert kinds == [("text", "@bob "), ("code_inline", text.replace("\n", " ")), ("text", ": done")]

@@ -38,6 +38,7 @@ from bot.github.fork_config import load_fork_config
 from bot.sync import prs as sync_prs
 from bot.sync import store as sync_store
 from bot.sync.status import SyncStatus
+from bot.templating import code_span
 from bot.validation import signoff
 from bot.validation.service import after_hold, after_l3_queued, after_signoff, command_merge, command_retest
 
@@ -286,7 +287,7 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
         await svc.record_decisions(ctx, full, shas, disp, reason, user)
         await svc.sync(ctx, full, reason=cmd.line, cfg=cfg)
         return reply(f"recorded for {', '.join(f'`{s[:12]}`' for s in shas)}"
-                     + (f": {disp.value} — {reason}" if disp else ": decision lifted, back to PENDING") + ".")
+                     + (f": {disp.value} — {code_span(reason)}" if disp else ": decision lifted, back to PENDING") + ".")
     if isinstance(cmd, cm.Pick):
         return reply(await svc.urgent_pick(ctx, full, cmd.target, cfg, user))
     if isinstance(cmd, cm.Resolve):

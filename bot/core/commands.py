@@ -59,6 +59,7 @@ VERBS: dict[str, tuple[str, str]] = {
 }
 
 _SHA = re.compile(r"^[0-9a-fA-F]{7,40}$")
+_SPACES = re.compile("[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
 _PR = re.compile(r"^#(\d{1,9})$")
 _NAME = re.compile(r"^[A-Za-z0-9_.:/\-]{1,100}$")
 
@@ -175,7 +176,8 @@ def usage(verb: str) -> str:
 def parse_line(line: str) -> Command | CommandError | None:
     """Parse one line. None when the line is not a command at all (does not start with
     ``/forksync``, in any case, followed by a space or the end)."""
-    text = line.strip()
+    # a no-break space (macOS Option+Space, pasted text) or another Unicode space reads as a space
+    text = _SPACES.sub(" ", line).strip()
     # the prefix in any case: phone keyboards capitalise the first letter ("/Forksync hold"),
     # and a command silently ignored for it would look like a bot that is down
     head = text[:len(PREFIX) + 1].lower()

@@ -28,6 +28,8 @@ SHA = "0123456789abcdef0123456789abcdef01234567"
     ("/forksync retest L2", Retest("/forksync retest L2", "L2")),
     ("/forksync merge", Merge("/forksync merge")),
     ("/forksync Help", Help("/forksync help")),          # every sync PR body points at it
+    ("/forksync\u00a0hold", Hold("/forksync hold", on=True)),       # a no-break space (macOS Option+Space)
+    ("/forksync merge\u202f", Merge("/forksync merge")),
     ("/forksync l3 llama-70b", L3("/forksync l3 llama-70b", "llama-70b")),
     ("/forksync signoff amd-backend", Signoff("/forksync signoff amd-backend", "amd-backend")),
 ])

@@ -33,7 +33,7 @@ async def test_hold_plan_defer_unhold(world):
     assert f"| `chain-{c2[:12]}` | chain | 1 | amd |" in preview
 
     reply = await command(f"/forksync defer {c2[:10]} waits for the ROCm 7 bump")
-    assert f"recorded for `{c2[:12]}`: DEFERRED_BLOCKED — waits for the ROCm 7 bump." in reply
+    assert f"recorded for `{c2[:12]}`: DEFERRED_BLOCKED — `waits for the ROCm 7 bump`." in reply
     reply = await command("/forksync defer #999 nothing")
     assert "`#999` is not an upstream commit or PR I know of; nothing recorded." in reply
 
