@@ -234,6 +234,9 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
             # a PR from forksync's branch into another base shares the unit's head and branch
             return reply(f"not run: this PR is {off}. forksync runs, updates, signs off and merges only PRs "
                          "into that branch; a PR into another base is merged by a person.")
+        if pr.get("state") != "open" and not isinstance(cmd, cm.Signoff):
+            # nothing would run, be queued or merged for it: say so, never "queued"
+            return reply(f"not run: this PR is {'merged' if pr.get('merged') else 'closed'}.")
     if isinstance(cmd, cm.Merge):
         return reply(*await command_merge(ctx, full, number))
     if isinstance(cmd, cm.Signoff):

@@ -138,3 +138,18 @@ async def test_a_signoff_of_a_subject_nobody_asked_for_is_refused_not_recorded(w
     assert signoff.signoffs_for(w.bot.store, "meta/triton", pr["number"]) == ()
     assert any("`/forksync signoff llvm-pin`: not recorded: `llvm-pin` is not a configured area" in b
                and "areas: amd, llvm" in b for b in await replies_on(w, pr["number"]))
+
+
+async def test_l3_or_retest_on_a_closed_pr_says_it_does_not_run(world):
+    """Nothing is queued, run or merged for a closed PR: the reply says so instead of "queued"."""
+    w = world
+    w.push_branch("forksync/chain-llvm-closed", {"llvm/pin.txt": "llvm 23\n"}, "Bump the LLVM pin again")
+    pr = await w.open_pr("forksync/chain-llvm-closed")
+    await w.bot.settle()
+    await w.alice.patch(f"/repos/meta/triton/pulls/{pr['number']}", data={"state": "closed"})
+    await w.bot.settle()
+    for line in ("/forksync l3 heavy", "/forksync retest", "/forksync merge"):
+        await say(w, "alice", pr["number"], line)
+    replies = [r.split("\n", 1)[1] for r in await replies_on(w, pr["number"]) if r.startswith("<!-- forksync:reply:")]
+    assert replies == [f"@alice `{line}`: not run: this PR is closed.\n"
+                       for line in ("/forksync l3 heavy", "/forksync retest", "/forksync merge")]
