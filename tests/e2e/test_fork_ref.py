@@ -29,13 +29,20 @@ def tip(w, branch: str) -> str | None:
     return w.fake.state.repo("meta", "triton").git.ref(f"refs/heads/{branch}")
 
 
-async def test_sync_prs_into_the_configured_fork_ref_are_gated_and_merged(world):
+async def sync_into(world, trunk: str):
+    """Upstream moves by a bundle's commit and a chain's; both sync PRs open into ``trunk``:
+    ``(w, main's tip before, c1, c2, bundle PR, chain PR)``."""
     w, up_src, upstream = world
     main = tip(w, "main")
     c1, c2 = move_upstream(up_src, upstream)
     await w.bot.settle()
     bundle, chain = await open_sync_prs(w.alice)
-    assert [p["base"]["ref"] for p in (bundle, chain)] == ["fork-main", "fork-main"]
+    assert [p["base"]["ref"] for p in (bundle, chain)] == [trunk, trunk]
+    return w, main, c1, c2, bundle, chain
+
+
+async def test_sync_prs_into_the_configured_fork_ref_are_gated_and_merged(world):
+    w, main, c1, c2, bundle, chain = await sync_into(world, "fork-main")
 
     notes = await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
     assert any("gate: Ready to merge" in n for n in notes), notes
@@ -137,12 +144,7 @@ async def test_without_fork_ref_forksync_syncs_into_the_forks_default_branch(fak
     fork tip is its tip, and ``main`` is left as it is."""
     assert "fork:" in CONFIG and "fork:" not in NO_FORK_REF
     async with validated_world(fake_github, tmp_path, NO_FORK_REF, branches=("master",), default_branch="master") as world:
-        w, up_src, upstream = world
-        main = tip(w, "main")
-        c1, c2 = move_upstream(up_src, upstream)
-        await w.bot.settle()
-        bundle, chain = await open_sync_prs(w.alice)
-        assert [p["base"]["ref"] for p in (bundle, chain)] == ["master", "master"]
+        w, main, c1, c2, bundle, chain = await sync_into(world, "master")
         assert [sync_store.branch_row(w.bot.store, "meta/triton", p["head"]["ref"])["base"]
                 for p in (bundle, chain)] == ["master", "master"]
         notes = await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")

@@ -41,6 +41,15 @@ def regressed(w) -> tuple[str, Evidence]:
     return culprit, ev
 
 
+async def first_backout(w):
+    """A regressed culprit and its back-out opened: ``(culprit, evidence, branch, ctx, mirror, PR number)``."""
+    culprit, ev = regressed(w)
+    ctx = await tick_ctx(w)
+    mirror = await w.svc.local.fetch("meta/triton")
+    number = await l2_service.open_backout(ctx, w.svc, "meta/triton", "main", mirror, ev, issue=1)
+    return culprit, ev, f"forksync/backout-{culprit[:12]}", ctx, mirror, number
+
+
 def remote_tip(w, branch: str) -> str:
     out = git(w.work, "ls-remote", "origin", f"refs/heads/{branch}")
     return out.split()[0] if out else ""
@@ -82,11 +91,7 @@ async def test_a_later_backout_on_the_same_branch_is_not_taken_for_the_closed_on
     is the new back-out's, with the closed PR listed as an earlier one: a redelivered close of the
     old PR leaves the new back-out and its branch alone, and the new PR merged ends the row in turn."""
     w = world
-    culprit, ev = regressed(w)
-    branch = f"forksync/backout-{culprit[:12]}"
-    ctx = await tick_ctx(w)
-    mirror = await w.svc.local.fetch("meta/triton")
-    old = await l2_service.open_backout(ctx, w.svc, "meta/triton", "main", mirror, ev, issue=1)
+    culprit, ev, branch, ctx, mirror, old = await first_backout(w)
     await w.alice.patch(f"/repos/meta/triton/pulls/{old}", data={"state": "closed"})
     await w.bot.settle()
     row = sync_store.branch_row(w.bot.store, "meta/triton", branch)
@@ -127,11 +132,7 @@ async def test_a_second_series_regressed_by_the_same_culprit_keeps_its_open_back
     the back-out already open for it answers them all — no second revert pushed over forksync's
     branch (a push that git would refuse), no second PR."""
     w = world
-    culprit, ev = regressed(w)
-    branch = f"forksync/backout-{culprit[:12]}"
-    ctx = await tick_ctx(w)
-    mirror = await w.svc.local.fetch("meta/triton")
-    first = await l2_service.open_backout(ctx, w.svc, "meta/triton", "main", mirror, ev, issue=1)
+    culprit, ev, branch, ctx, mirror, first = await first_backout(w)
     tip = remote_tip(w, branch)
     row = sync_store.branch_row(w.bot.store, "meta/triton", branch)
 
@@ -149,11 +150,7 @@ async def test_a_persons_commits_on_a_closed_backout_are_kept_and_a_later_backou
     branch goes, as for a closed chain, so a later back-out of the same culprit can push the
     name again instead of being refused on a branch that is no longer forksync's."""
     w = world
-    culprit, ev = regressed(w)
-    branch = f"forksync/backout-{culprit[:12]}"
-    ctx = await tick_ctx(w)
-    mirror = await w.svc.local.fetch("meta/triton")
-    old = await l2_service.open_backout(ctx, w.svc, "meta/triton", "main", mirror, ev, issue=1)
+    culprit, ev, branch, ctx, mirror, old = await first_backout(w)
     git(w.work, "fetch", "-q", "origin", f"{branch}:refs/remotes/origin/{branch}")
     git(w.work, "checkout", "-q", "-B", "mine", f"origin/{branch}")
     mine = commit_files(w.work, {"NOTES.md": "why the back-out is wrong\n"}, "A person's note on the back-out")
@@ -176,11 +173,7 @@ async def test_a_backout_whose_close_was_never_handled_is_ended_before_the_next_
     the culprit ends that row first (as the close would have) and opens its own PR, instead of a
     push over the old branch that git refuses — which would fail every L2 pass after it."""
     w = world
-    culprit, ev = regressed(w)
-    branch = f"forksync/backout-{culprit[:12]}"
-    ctx = await tick_ctx(w)
-    mirror = await w.svc.local.fetch("meta/triton")
-    old = await l2_service.open_backout(ctx, w.svc, "meta/triton", "main", mirror, ev, issue=1)
+    culprit, ev, branch, ctx, mirror, old = await first_backout(w)
     row, tip = sync_store.branch_row(w.bot.store, "meta/triton", branch), remote_tip(w, branch)
     await w.alice.patch(f"/repos/meta/triton/pulls/{old}", data={"state": "closed"})
     await w.bot.settle()
