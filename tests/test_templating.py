@@ -105,6 +105,8 @@ CASES: dict[str, dict] = {
                                                     retrying=True),
     "github/command_reply.md.j2": dict(user="carol", line="/forksync plan", result="2 unit(s) planned",
                                       details="- `chain-32fa3bb64b11`\n- `bundle-ca003a09e8b2`"),
+    "github/landed_squashed.md.j2": dict(merger="alice", landed=S4, head=S2, shas=[S2, S3], unit_id="bundle-x",
+                                         number=12),
     "github/person_commits.md.j2": dict(unit_id=CHAIN.id, foreign=[S3, S4]),
     "github/unit_rebuilt.md.j2": dict(branch="forksync/chain-x", fork_ref="main", base=S1, dropped=[S2, S3], tip=S4),
     "github/plan_preview.md.j2": dict(user="carol", base=FORK, upstream_head=S4, units=[CHAIN, Unit(

@@ -201,12 +201,13 @@ def conflict_commits(repo_path: str | Path, base: str, head: str) -> list[tuple[
 def range_commits(repo_path: str | Path, base: str, head: str) -> list[dict]:
     """Every commit in ``base..head``, oldest first (topological, as GitHub lists a pull request's
     commits), shaped like GitHub's ``pulls/list-commits`` objects as far as the gate reads them:
-    ``{"sha", "parents": [{"sha"}], "commit": {"committer": {"date": ISO 8601 UTC}}}``. That
+    ``{"sha", "parents": [{"sha"}], "commit": {"message", "committer": {"date": ISO 8601 UTC}}}``. That
     endpoint lists at most 250 commits ("List commits on a pull request", GitHub REST docs); git
     has them all. Raises :class:`RefError` when ``base`` or ``head`` does not resolve."""
     _, walker = _range(repo_path, base, head)
     return [{"sha": str(c.id), "parents": [{"sha": str(p)} for p in c.parent_ids],
-             "commit": {"committer": {"date": datetime.fromtimestamp(c.committer.time, timezone.utc)
+             "commit": {"message": c.message,
+                        "committer": {"date": datetime.fromtimestamp(c.committer.time, timezone.utc)
                                       .strftime("%Y-%m-%dT%H:%M:%SZ")}}}
             for c in walker]
 

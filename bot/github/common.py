@@ -91,6 +91,14 @@ async def base_tip(gh, full: str, ref: str) -> str:
     return (await base_branch(gh, full, ref))["commit"]["sha"]
 
 
+async def head_contains(gh, full: str, base: str, head: str) -> bool:
+    """True when ``base`` is an ancestor of ``head`` (``repos/compare-commits``: nothing behind)."""
+    if base == head:
+        return True
+    cmp = await gh.getitem("/repos/{owner}/{repo}/compare/{basehead}", {**split_repo(full), "basehead": f"{base}...{head}"})
+    return int(cmp.get("behind_by", 1)) == 0
+
+
 async def comment_once(gh, full_name: str, number: int, key: str, body: str, *, update: bool = False) -> str:
     """Post ``body`` (which must start with ``marker(key)``) on issue/PR ``number`` unless a
     comment with that marker exists. Returns ``"created"``, ``"updated"`` or ``"exists"``."""

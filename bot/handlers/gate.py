@@ -50,6 +50,7 @@ async def on_pull_request(event, ctx) -> None:
 @router.register("pull_request_review", action="dismissed")
 @router.register("pull_request", action="labeled")
 @router.register("pull_request", action="unlabeled")
+@router.register("pull_request", action="ready_for_review")     # a person's draft made ready: decide again
 async def on_review(event, ctx) -> None:
     await _on_open_pr(event, ctx, "evaluate")
 

@@ -22,7 +22,7 @@ import re
 import gidgethub
 
 from bot.core.logins import same_login
-from bot.github.common import comment_once, render, split_repo
+from bot.github.common import comment_once, head_contains, render, split_repo
 from bot.model import Disposition
 from bot.sync import prs as sync_prs
 from bot.sync import store as sync_store
@@ -143,6 +143,16 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
     shas = json.loads(row["shas_json"])
     if pr.get("merged"):
         sync_store.save_branch(ctx.store, **{**row, "state": "merged"})
+        head, landed = str(pr["head"]["sha"]), str(pr.get("merge_commit_sha") or "")
+        if landed and not await head_contains(ctx.gh, full_name, head, landed):
+            # squashed or rebased by hand (forksync merges with a merge commit): the picks did not
+            # land as themselves, so no fork commit names their upstream commits — say so where
+            # the merger looks, before the ledger is rebuilt without them
+            merger = str((pr.get("merged_by") or {}).get("login") or (sender or {}).get("login") or "someone")
+            await comment_once(ctx.gh, full_name, pr["number"], f"landed-squashed:{pr['number']}",
+                               render("landed_squashed.md.j2", merger=merger, landed=landed, head=head, shas=shas,
+                                      unit_id=row["unit_id"], number=pr["number"]))
+            ctx.note(f"{row['unit_id']}: landed as {landed[:12]}, not as its picks (squashed or rebased by hand)")
         await delete_branch(ctx.gh, full_name, branch)
         ctx.note(f"{row['unit_id']} merged")
         ctx.note(await sync.refresh(ctx, full_name, reason=f"{row['unit_id']} merged"))

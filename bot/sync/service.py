@@ -459,7 +459,9 @@ class SyncService:
                 raise
             return await self._block(ctx, full_name, cfg, unit, branch, sync_store.branch_row(ctx.store, full_name, branch),
                                      core, res, blocked_mod.classify(blocked_mod.github_words(e)), step="pr")
-        sync_store.save_branch(ctx.store, **{**sync_store.branch_row(ctx.store, full_name, branch), "pr": pr["number"]})
+        drafted = {"draft_by_forksync": int(bool(pr.get("draft")))} if what == "opened" else {}
+        sync_store.save_branch(ctx.store, **{**sync_store.branch_row(ctx.store, full_name, branch), "pr": pr["number"],
+                                             **drafted})
         if res.kept:
             await comment_once(ctx.gh, full_name, pr["number"], f"kept:{res.tip}",
                                render("person_commits.md.j2", unit_id=unit.id, foreign=list(res.kept)))

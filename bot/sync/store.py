@@ -74,6 +74,10 @@ SYNC_BRANCHES = table("sync_branches", {
     # merged or re-planned, then planned again under the same unit id): none of them is the
     # current unit's PR. "" / NULL in rows written before, and while there was none
     "earlier_prs": str,
+    # 1 when forksync opened the unit's PR as a draft (a chain at a conflict, or decided by rules),
+    # 0 when it opened it ready: only its own drafts does it take out of draft
+    # (bot.validation.gate_inputs.person_draft); NULL in rows written before (taken as forksync's)
+    "draft_by_forksync": int,
 }, pk="key", indexes=[("repo", "unit_id")])
 
 #: ``kind`` and ``state`` of a back-out branch's row in ``sync_branches``.

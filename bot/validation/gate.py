@@ -17,10 +17,14 @@ Rules, in the order they are reported (the order findings are shown in):
    ``<``/``|``/``>`` followed by whitespace or the line end, ``=`` only inside a conflict);
    ``markers-unchecked``: the trees could not be read (head not fetchable), which never passes;
    ``conflict-commit``: a commit in base..head carries ``Forksync-Conflict: <upstream sha>`` (a
-   stopped chain's placeholder, folded away once a person resolves it); ``commits-unlisted``: the
+   stopped chain's placeholder, folded away once a person resolves it); ``picks-missing``: a sync
+   PR's head lacks a commit with the ``Upstream-Commit`` trailer of one of its unit's upstream
+   commits (a person's push replaced forksync's picks; checked when no conflict commit stands for
+   the rest); ``commits-unlisted``: the
    PR has at least the 250 commits GitHub's API lists and git could not list them all, so which
    commits an approval saw cannot be told (never passes).
-2. ``hold`` — a ``/forksync hold`` (or hold label) in effect blocks.
+2. ``hold`` — a ``/forksync hold`` (or hold label) in effect blocks; ``draft`` — a sync PR forksync
+   opened ready that a person made a draft since (their "not yet": never undone by forksync).
 3. ``stale-base`` — the head must contain the **current** base tip; otherwise the bot merges the
    base into the branch (``pulls/update-branch``, never a rewrite of a person's commits) and the
    suites run again on the new head. Action ``update-branch`` — not while a conflict commit is on
@@ -202,6 +206,8 @@ class PRState:
     markers_error: str = ""
     commits_error: str = ""                # why the PR's full commit list is unknown ("" when it is)
     conflict_commits: tuple[tuple[str, str], ...] = ()
+    missing_picks: tuple[str, ...] = ()    # the unit's upstream commits no commit of base..head names (Upstream-Commit)
+    person_draft: bool = False             # a sync PR forksync opened ready that is a draft now: a person's "not yet"
     rewritten: tuple[str, ...] = ()        # commits the sync branch was built on that the base no longer has
     required_checks: tuple[str, ...] = ()
     check_apps: tuple[tuple[str, int], ...] = ()   # required check → the only app whose run counts
@@ -559,6 +565,12 @@ def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaP
         blocking.append(Finding("conflict-commit", f"commit {commit[:12]} stands for the unresolved conflict of upstream "
                                 f"{upstream[:12]} (Forksync-Conflict: {upstream}); resolve it and fold the commit away",
                                 commit[:12]))
+    if pr.missing_picks:
+        blocking.append(Finding("picks-missing", f"{len(pr.missing_picks)} of the unit's upstream commits have no commit "
+                                "with their `Upstream-Commit` trailer on the head ("
+                                + ", ".join(s[:12] for s in pr.missing_picks[:10]) + "): a push replaced forksync's "
+                                "picks; merged, the ledger would not count them as picked and their upstream "
+                                "commits would come back — keep one fork commit per upstream commit, with its trailer"))
     if pr.rewritten:
         blocking.append(Finding("rewritten-base", f"{len(pr.rewritten)} commit(s) this branch was built on are no longer "
                                 f"on the base (a force push rewrote its history): {', '.join(s[:12] for s in pr.rewritten[:10])}; "
@@ -566,6 +578,9 @@ def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaP
                                 "person rebases one holding theirs"))
     if pr.holds:
         blocking.append(Finding("hold", f"held by {', '.join(pr.holds)}; `/forksync unhold` lifts it"))
+    if pr.person_draft:
+        blocking.append(Finding("draft", "a person made this PR a draft (forksync opened it ready): forksync neither "
+                                "takes it out of draft nor merges it; mark it ready for review to let it go on"))
     if pr.head_contains_base:
         passed.append(Finding("base-current", f"head contains the current base {pr.base_sha[:12]}"))
     elif pr.rewritten:

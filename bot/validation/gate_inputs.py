@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import math
 import time
 from dataclasses import dataclass
@@ -40,7 +41,7 @@ from bot.agents.redact import error_text
 from bot.core.logins import same_login
 from bot.git.apply import rewritten_base
 from bot.git.markers import conflict_commits, markers_and_paths, merges_with_content, range_commits
-from bot.github.common import WRITE_LEVELS, base_branch, permission, split_repo
+from bot.github.common import WRITE_LEVELS, base_branch, head_contains, permission, split_repo
 from bot.sync import prs as sync_prs
 from bot.sync import store as sync_store
 from bot.validation import signoff
@@ -168,6 +169,27 @@ def pushed_by_forksync(store, full: str, pr: dict) -> bool:
         return False
     row = sync_prs.speaks_for(sync_store.branch_row(store, full, head.get("ref") or ""), int(pr.get("number") or 0))
     return bool(row) and row.get("pushed_tip") == head.get("sha")
+
+
+def missing_picks(store, full: str, pr: dict, messages: list[str]) -> tuple[str, ...]:
+    """The upstream commits of the sync PR's unit (its ``sync_branches`` row speaking for this PR:
+    ``shas_json``) that no message of the PR's commits names in an ``Upstream-Commit`` trailer —
+    picks a person's push replaced (empty picks are committed too, so forksync's own heads name
+    them all). ``()`` for a PR without such a row (an L2 back-out, a person's PR)."""
+    head = pr.get("head") or {}
+    row = sync_prs.speaks_for(sync_store.branch_row(store, full, head.get("ref") or ""), int(pr.get("number") or 0))
+    if row is None or row.get("kind") == sync_store.BACKOUT:
+        return ()
+    named = {s for m in messages for s in sync_prs.TRAILER.findall(m)}
+    return tuple(s for s in json.loads(row.get("shas_json") or "[]") if s not in named)
+
+
+def person_draft(store, full: str, pr: dict) -> bool:
+    """Whether forksync opened this draft sync PR ready (its row's ``draft_by_forksync`` is 0), so
+    a person made it a draft since. Rows written before the column say nothing (NULL): forksync's."""
+    head = pr.get("head") or {}
+    row = sync_prs.speaks_for(sync_store.branch_row(store, full, head.get("ref") or ""), int(pr.get("number") or 0))
+    return row is not None and row.get("draft_by_forksync") == 0
 
 
 def protection_checks(branch: dict) -> tuple[str, ...]:
@@ -332,14 +354,6 @@ async def branch_rules(gh, full: str, ref: str) -> list[dict]:
                                         {**split_repo(full), "branch": ref, "per_page": 100})]
 
 
-async def head_contains(gh, full: str, base: str, head: str) -> bool:
-    """True when ``base`` is an ancestor of ``head`` (compare: nothing behind)."""
-    if base == head:
-        return True
-    cmp = await gh.getitem("/repos/{owner}/{repo}/compare/{basehead}", {**split_repo(full), "basehead": f"{base}...{head}"})
-    return int(cmp.get("behind_by", 1)) == 0
-
-
 async def is_trusted_author(gh, full: str, login: str, bot_login: str | None) -> bool:
     """The bot itself (its login in any case: :func:`bot.core.logins.same_login`), or a
     collaborator with write access (whose code may run on GPU runners)."""
@@ -422,6 +436,8 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
                                         now=now,
                                         head=head, record=not facts.error)
     updated = max(first, math.ceil(seen))
+    missing = () if foreign or facts.conflicts or facts.error or commits_error else \
+        missing_picks(store, full, pr, [str((c.get("commit") or {}).get("message") or "") for c in commits])
     rev = []
     for r in reviews:
         login = r["user"]["login"]
@@ -434,6 +450,7 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
         author_is_collaborator=await is_trusted_author(gh, full, author, bot_login),
         retest_by_writer_on=vstore.retest_shas(store, full, pr["number"]),
         conflict_marker_files=facts.markers, markers_error=facts.error, conflict_commits=facts.conflicts,
+        missing_picks=missing, person_draft=bool(pr.get("draft")) and not foreign and person_draft(store, full, pr),
         commits_error=commits_error,
         rewritten=facts.rewritten,
         required_checks=required.names, check_apps=required.apps, check_rules=required.rules, rules_error=rules_error,

@@ -59,6 +59,9 @@ ALLOWING = (SuiteRequirement("kernels", ("cpu",), allow_newly_skipped=True),)
 CASES = [
     # id, state, suites, expected allowed, expected blocking (code, subject), expected actions
     ("all-green", pr(), SUITES, True, [], ["merge"]),
+    # a person's push replaced forksync's picks, or a person made the PR a draft: never merged
+    ("picks-missing", pr(missing_picks=(UP,)), SUITES, False, [("picks-missing", "")], []),
+    ("person-draft", pr(person_draft=True), SUITES, False, [("draft", "")], []),
     ("no-results-silence-is-red", pr(results=()), SUITES, False,
      [("missing-result", "kernels/cpu"), ("missing-result", "lit/cpu"), ("missing-result", "lit/h200")],
      ["run-suites"]),

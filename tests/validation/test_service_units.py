@@ -169,7 +169,8 @@ async def test_tree_facts_never_pass_silently(tmp_path):
     # every commit of base..head too, as pulls/list-commits shapes them (it lists 250 at most),
     # and every changed path (pulls/list-files lists 3000 at most)
     assert await tree_facts(here, base, head) == TreeFacts(markers=("a.py",), commits=(
-        {"sha": head, "parents": [{"sha": base}], "commit": {"committer": {"date": "2023-11-14T22:15:00Z"}}},),
+        {"sha": head, "parents": [{"sha": base}],
+         "commit": {"message": "conflict left behind\n", "committer": {"date": "2023-11-14T22:15:00Z"}}},),
         paths=("a.py",))
     assert await tree_facts(None, base, head) == TreeFacts(error="no repository to read the head's trees from")
     assert await tree_facts(unreachable, base, head) == TreeFacts(
