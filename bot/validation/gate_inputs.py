@@ -167,8 +167,15 @@ def pushed_by_forksync(store, full: str, pr: dict) -> bool:
     head = pr["head"]
     if (head.get("repo") or {}).get("full_name") != full:
         return False
-    row = sync_prs.speaks_for(sync_store.branch_row(store, full, head.get("ref") or ""), int(pr.get("number") or 0))
+    row = unit_row(store, full, pr)
     return bool(row) and row.get("pushed_tip") == head.get("sha")
+
+
+def unit_row(store, full: str, pr: dict) -> dict | None:
+    """The ``sync_branches`` row of the PR's head branch when it speaks for this PR
+    (:func:`bot.sync.prs.speaks_for`), else None."""
+    return sync_prs.speaks_for(sync_store.branch_row(store, full, (pr.get("head") or {}).get("ref") or ""),
+                               int(pr.get("number") or 0))
 
 
 def missing_picks(store, full: str, pr: dict, messages: list[str]) -> tuple[str, ...]:
@@ -176,8 +183,7 @@ def missing_picks(store, full: str, pr: dict, messages: list[str]) -> tuple[str,
     ``shas_json``) that no message of the PR's commits names in an ``Upstream-Commit`` trailer —
     picks a person's push replaced (empty picks are committed too, so forksync's own heads name
     them all). ``()`` for a PR without such a row (an L2 back-out, a person's PR)."""
-    head = pr.get("head") or {}
-    row = sync_prs.speaks_for(sync_store.branch_row(store, full, head.get("ref") or ""), int(pr.get("number") or 0))
+    row = unit_row(store, full, pr)
     if row is None or row.get("kind") == sync_store.BACKOUT:
         return ()
     named = {s for m in messages for s in sync_prs.TRAILER.findall(m)}
@@ -187,8 +193,7 @@ def missing_picks(store, full: str, pr: dict, messages: list[str]) -> tuple[str,
 def person_draft(store, full: str, pr: dict) -> bool:
     """Whether forksync opened this draft sync PR ready (its row's ``draft_by_forksync`` is 0), so
     a person made it a draft since. Rows written before the column say nothing (NULL): forksync's."""
-    head = pr.get("head") or {}
-    row = sync_prs.speaks_for(sync_store.branch_row(store, full, head.get("ref") or ""), int(pr.get("number") or 0))
+    row = unit_row(store, full, pr)
     return row is not None and row.get("draft_by_forksync") == 0
 
 
