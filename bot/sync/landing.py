@@ -21,7 +21,9 @@ import re
 
 import gidgethub
 
+from bot.config.forksync import ProvenanceRules
 from bot.core.logins import same_login
+from bot.core.provenance import claims
 from bot.github.common import comment_once, head_contains, render, split_repo
 from bot.model import Disposition
 from bot.sync import prs as sync_prs
@@ -110,6 +112,21 @@ async def backout_ended(ctx, full_name: str, pr: dict, row: dict) -> None:
     ctx.note(f"{row['unit_id']} {'merged' if merged else 'closed'}")
 
 
+async def _picks_lost(gh, full: str, pr: dict, shas: list[str]) -> list[str]:
+    """The unit's upstream commits that no commit the merge landed claims as a pick (the ledger's
+    own reading, :func:`bot.core.provenance.claims`), when the merge does not hold the PR's head:
+    a squash merge by hand. A merge commit holds the head; a rebase merge re-creates each pick with
+    its trailer. ``[]`` when nothing was lost."""
+    head, landed = str(pr["head"]["sha"]), str(pr.get("merge_commit_sha") or "")
+    if not landed or await head_contains(gh, full, head, landed):
+        return []
+    cmp = await gh.getitem("/repos/{owner}/{repo}/compare/{basehead}", {**split_repo(full), "basehead": f"{head}...{landed}"})
+    rules = ProvenanceRules()
+    named = {c.ref for x in cmp.get("commits") or [] for c in claims(str((x.get("commit") or {}).get("message") or ""), rules)
+             if c.kind == "pick" and not c.weak}
+    return [s for s in shas if not any(s.startswith(r) for r in named if not r.startswith("#"))]
+
+
 async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: str | None = None) -> None:
     """A sync PR merged or closed unmerged (see the module doc); ``sender`` is the event's
     ``sender`` object (read only for an unmerged close), ``fork_ref`` the configuration's
@@ -143,16 +160,16 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
     shas = json.loads(row["shas_json"])
     if pr.get("merged"):
         sync_store.save_branch(ctx.store, **{**row, "state": "merged"})
-        head, landed = str(pr["head"]["sha"]), str(pr.get("merge_commit_sha") or "")
-        if landed and not await head_contains(ctx.gh, full_name, head, landed):
-            # squashed or rebased by hand (forksync merges with a merge commit): the picks did not
-            # land as themselves, so no fork commit names their upstream commits — say so where
-            # the merger looks, before the ledger is rebuilt without them
-            merger = str((pr.get("merged_by") or {}).get("login") or (sender or {}).get("login") or "someone")
+        lost = await _picks_lost(ctx.gh, full_name, pr, shas)
+        if lost:
+            # squashed by hand: the picks did not land as themselves, so no fork commit names these
+            # upstream commits — say so where the merger looks, before the ledger is rebuilt
+            landed, merger = str(pr["merge_commit_sha"]), str((pr.get("merged_by") or {}).get("login")
+                                                                  or (sender or {}).get("login") or "someone")
             await comment_once(ctx.gh, full_name, pr["number"], f"landed-squashed:{pr['number']}",
-                               render("landed_squashed.md.j2", merger=merger, landed=landed, head=head, shas=shas,
-                                      unit_id=row["unit_id"], number=pr["number"]))
-            ctx.note(f"{row['unit_id']}: landed as {landed[:12]}, not as its picks (squashed or rebased by hand)")
+                               render("landed_squashed.md.j2", merger=merger, landed=landed, head=pr["head"]["sha"],
+                                      shas=lost, unit_id=row["unit_id"], number=pr["number"]))
+            ctx.note(f"{row['unit_id']}: landed as {landed[:12]}, which names {len(lost)} of its upstream commits no more")
         await delete_branch(ctx.gh, full_name, branch)
         ctx.note(f"{row['unit_id']} merged")
         ctx.note(await sync.refresh(ctx, full_name, reason=f"{row['unit_id']} merged"))

@@ -110,6 +110,6 @@ async def test_a_sync_pr_squash_merged_by_hand_is_said_to_have_lost_its_picks(wo
     [note] = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{bundle['number']}/comments")
               if "does not hold its picks" in c["body"]]
     assert note.split("\n")[1].startswith(f"@alice merged this sync PR as `{merged['merge_commit_sha'][:12]}`, which "
-                                          "does not hold its picks (a squash or rebase merge")
+                                          "does not hold its picks (a squash merge")
     assert f"- `{c1}`\n- `{c2}`\n" in note and f"`refs/pull/{bundle['number']}/head`" in note
     assert w.bot.deliveries("dead") == []
