@@ -120,29 +120,26 @@ async def on_comment(ctx, data: dict) -> None:
             commands_store.record(ctx.store, key, repo.full_name, comment.id, cmd.line, user, "ran", ctx.now())
             ctx.note(f"{cmd.line}: ran")
             continue
+        who, why = user, ""
         if editor and not same_login(editor, user):
-            refusal = (f"@{editor} edited this comment of @{user}'s; a command runs as its comment's author, so one "
-                       f"written into another person's comment is not run — @{editor}, write it in a comment of your own")
-            body = render("command_denied.md.j2", marker="", user=editor, line=cmd.line, reason=refusal, owners=[])
-            await comment_once(ctx.gh, repo.full_name, issue.number, mark, body)
-            await react(ctx.gh, repo.full_name, comment.id, "-1")
-            commands_store.record(ctx.store, key, repo.full_name, comment.id, cmd.line, editor, "refused: " + refusal,
-                                  ctx.now())
-            ctx.note(f"{cmd.line}: refused (edited by @{editor}, not its author)")
-            continue
-        if cfg is None:
-            cfg = await load_fork_config(ctx, repo.full_name)
-        try:
-            refusal, owners = await _refusal(ctx, repo.full_name, user, cmd, cfg)
-        except Exception as e:  # noqa: BLE001 - fail closed, tell the commenter, re-raise for the worker's retry
-            await _tell_lookup_failed(ctx, repo.full_name, issue.number, comment.id, mark, user, cmd.line, e)
-            raise
+            who, why = editor, f"edited by @{editor}, not its author"
+            refusal, owners = (f"@{editor} edited this comment of @{user}'s; a command runs as its comment's author, "
+                               f"so one written into another person's comment is not run — @{editor}, write it in a "
+                               "comment of your own"), []
+        else:
+            if cfg is None:
+                cfg = await load_fork_config(ctx, repo.full_name)
+            try:
+                refusal, owners = await _refusal(ctx, repo.full_name, user, cmd, cfg)
+            except Exception as e:  # noqa: BLE001 - fail closed, tell the commenter, re-raise for the worker's retry
+                await _tell_lookup_failed(ctx, repo.full_name, issue.number, comment.id, mark, user, cmd.line, e)
+                raise
         if refusal:
-            body = render("command_denied.md.j2", marker="", user=user, line=cmd.line, reason=refusal, owners=owners)
+            body = render("command_denied.md.j2", marker="", user=who, line=cmd.line, reason=refusal, owners=owners)
             await comment_once(ctx.gh, repo.full_name, issue.number, mark, body)
             await react(ctx.gh, repo.full_name, comment.id, "-1")
-            commands_store.record(ctx.store, key, repo.full_name, comment.id, cmd.line, user, "refused: " + refusal, ctx.now())
-            ctx.note(f"{cmd.line}: refused ({refusal})")
+            commands_store.record(ctx.store, key, repo.full_name, comment.id, cmd.line, who, "refused: " + refusal, ctx.now())
+            ctx.note(f"{cmd.line}: refused ({why or refusal})")
             continue
         await react(ctx.gh, repo.full_name, comment.id, "eyes")
         reply = await run_command(ctx, cmd, repo=repo, number=issue.number, is_pr=issue.pull_request is not None,
