@@ -24,7 +24,7 @@ import gidgethub
 from bot.config.forksync import ProvenanceRules
 from bot.core.logins import same_login
 from bot.core.provenance import claims
-from bot.github.common import comment_once, head_contains, render, split_repo
+from bot.github.common import comment_once, render, split_repo
 from bot.model import Disposition
 from bot.sync import prs as sync_prs
 from bot.sync import store as sync_store
@@ -60,6 +60,11 @@ async def branch_tip(gh, full_name: str, branch: str) -> str:
             return ""
         raise
     return str(((ref or {}).get("object") or {}).get("sha") or "")
+
+
+def closed_ref(unit_id: str, head: str) -> str:
+    """Pure: where a person's commits on a branch closed unmerged are kept before it goes."""
+    return f"refs/forksync/closed/{unit_id}/{head[:12]}"
 
 
 async def keep_head(gh, full_name: str, ref: str, sha: str) -> None:
@@ -100,7 +105,7 @@ async def backout_ended(ctx, full_name: str, pr: dict, row: dict) -> None:
         ctx.note(f"{row['unit_id']} merged; {branch} left: it holds commits forksync did not push ({head[:12]})")
         return
     if head and head not in ours:
-        kept = f"refs/forksync/closed/{row['unit_id']}/{head[:12]}"
+        kept = closed_ref(row["unit_id"], head)
         await keep_head(ctx.gh, full_name, kept, head)
         await delete_branch(ctx.gh, full_name, branch)
         await comment_once(ctx.gh, full_name, pr["number"], f"closed:{pr['number']}",
@@ -118,9 +123,12 @@ async def _picks_lost(gh, full: str, pr: dict, shas: list[str]) -> list[str]:
     a squash merge by hand. A merge commit holds the head; a rebase merge re-creates each pick with
     its trailer. ``[]`` when nothing was lost."""
     head, landed = str(pr["head"]["sha"]), str(pr.get("merge_commit_sha") or "")
-    if not landed or await head_contains(gh, full, head, landed):
+    if not landed or landed == head:
         return []
+    # one compare says both whether the merge holds the head (nothing behind) and what it landed
     cmp = await gh.getitem("/repos/{owner}/{repo}/compare/{basehead}", {**split_repo(full), "basehead": f"{head}...{landed}"})
+    if int(cmp.get("behind_by", 1)) == 0:
+        return []
     rules = ProvenanceRules()
     named = {c.ref for x in cmp.get("commits") or [] for c in claims(str((x.get("commit") or {}).get("message") or ""), rules)
              if c.kind == "pick" and not c.weak}
@@ -185,7 +193,7 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
     kept = ""
     if head and row.get("pushed_tip") and head != row["pushed_tip"]:
         # someone else's commits are on the branch: keep them on the fork before it goes
-        kept = f"refs/forksync/closed/{row['unit_id']}/{head[:12]}"
+        kept = closed_ref(row["unit_id"], head)
         await keep_head(ctx.gh, full_name, kept, head)
     sync_store.save_branch(ctx.store, **{**row, "state": "closed"})
     await delete_branch(ctx.gh, full_name, branch)
