@@ -165,6 +165,17 @@ def claims(message: str, rules: ProvenanceRules) -> list[Claim]:
     return list(hit)
 
 
+def unpicked(shas, messages, rules: ProvenanceRules) -> list[str]:
+    """The upstream commits of ``shas`` (full shas, in order) that no message of ``messages`` claims
+    as a pick the ledger counts: a strong ``pick`` claim (:func:`claims`: an ``Upstream-Commit``
+    trailer, ``(cherry picked from commit …)``, a configured trailer) whose sha is the commit's or
+    a prefix of it. PR-number citations (``#N``) are not resolved here (that needs upstream's
+    subjects), so a commit named only by its PR counts as unpicked. ``[]`` when all are picked."""
+    named = {c.ref for m in messages for c in claims(m, rules) if c.kind == "pick" and not c.weak
+             and not c.ref.startswith("#")}
+    return [s for s in shas if s not in named and not any(s.startswith(r) for r in named)]
+
+
 def clear_memo() -> None:
     """Forget memoized claims (benchmarks measure a fresh process this way)."""
     _MEMO.clear()

@@ -23,8 +23,9 @@ import gidgethub
 
 from bot.config.forksync import ProvenanceRules
 from bot.core.logins import same_login
-from bot.core.provenance import claims
+from bot.core.provenance import unpicked
 from bot.github.common import comment_once, render, split_repo
+from bot.github.fork_config import last_valid_config
 from bot.model import Disposition
 from bot.sync import prs as sync_prs
 from bot.sync import store as sync_store
@@ -117,9 +118,9 @@ async def backout_ended(ctx, full_name: str, pr: dict, row: dict) -> None:
     ctx.note(f"{row['unit_id']} {'merged' if merged else 'closed'}")
 
 
-async def _picks_lost(gh, full: str, pr: dict, shas: list[str]) -> list[str]:
+async def _picks_lost(gh, full: str, pr: dict, shas: list[str], rules: ProvenanceRules) -> list[str]:
     """The unit's upstream commits that no commit the merge landed claims as a pick (the ledger's
-    own reading, :func:`bot.core.provenance.claims`), when the merge does not hold the PR's head:
+    own reading with the fork's ``rules``, :func:`bot.core.provenance.unpicked`), when the merge does not hold the PR's head:
     a squash merge by hand. A merge commit holds the head; a rebase merge re-creates each pick with
     its trailer. ``[]`` when nothing was lost."""
     head, landed = str(pr["head"]["sha"]), str(pr.get("merge_commit_sha") or "")
@@ -129,10 +130,7 @@ async def _picks_lost(gh, full: str, pr: dict, shas: list[str]) -> list[str]:
     cmp = await gh.getitem("/repos/{owner}/{repo}/compare/{basehead}", {**split_repo(full), "basehead": f"{head}...{landed}"})
     if int(cmp.get("behind_by", 1)) == 0:
         return []
-    rules = ProvenanceRules()
-    named = {c.ref for x in cmp.get("commits") or [] for c in claims(str((x.get("commit") or {}).get("message") or ""), rules)
-             if c.kind == "pick" and not c.weak}
-    return [s for s in shas if not any(s.startswith(r) for r in named if not r.startswith("#"))]
+    return unpicked(shas, [str((x.get("commit") or {}).get("message") or "") for x in cmp.get("commits") or []], rules)
 
 
 async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: str | None = None) -> None:
@@ -168,7 +166,7 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
     shas = json.loads(row["shas_json"])
     if pr.get("merged"):
         sync_store.save_branch(ctx.store, **{**row, "state": "merged"})
-        lost = await _picks_lost(ctx.gh, full_name, pr, shas)
+        lost = await _picks_lost(ctx.gh, full_name, pr, shas, last_valid_config(ctx, full_name).provenance)
         if lost:
             # squashed by hand: the picks did not land as themselves, so no fork commit names these
             # upstream commits — say so where the merger looks, before the ledger is rebuilt

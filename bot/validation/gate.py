@@ -206,7 +206,7 @@ class PRState:
     markers_error: str = ""
     commits_error: str = ""                # why the PR's full commit list is unknown ("" when it is)
     conflict_commits: tuple[tuple[str, str], ...] = ()
-    missing_picks: tuple[str, ...] = ()    # the unit's upstream commits no commit of base..head names (Upstream-Commit)
+    missing_picks: tuple[str, ...] = ()    # the unit's upstream commits no commit of base..head claims as a pick
     person_draft: bool = False             # a sync PR forksync opened ready that is a draft now: a person's "not yet"
     rewritten: tuple[str, ...] = ()        # commits the sync branch was built on that the base no longer has
     required_checks: tuple[str, ...] = ()
@@ -567,10 +567,10 @@ def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaP
                                 commit[:12]))
     if pr.missing_picks:
         blocking.append(Finding("picks-missing", f"{len(pr.missing_picks)} of the unit's upstream commits have no commit "
-                                "with their `Upstream-Commit` trailer on the head ("
-                                + ", ".join(s[:12] for s in pr.missing_picks[:10]) + "): a push replaced forksync's "
-                                "picks; merged, the ledger would not count them as picked and their upstream "
-                                "commits would come back — keep one fork commit per upstream commit, with its trailer"))
+                                "on the head that picks them (" + ", ".join(s[:12] for s in pr.missing_picks[:10])
+                                + "): a push replaced forksync's picks; merged, the ledger would not count them as "
+                                "picked and their upstream commits would come back — keep one fork commit per "
+                                "upstream commit, with its `Upstream-Commit` trailer (or `git cherry-pick -x`'s line)"))
     if pr.rewritten:
         blocking.append(Finding("rewritten-base", f"{len(pr.rewritten)} commit(s) this branch was built on are no longer "
                                 f"on the base (a force push rewrote its history): {', '.join(s[:12] for s in pr.rewritten[:10])}; "

@@ -38,7 +38,9 @@ from pathlib import Path
 from typing import Awaitable, Callable
 
 from bot.agents.redact import error_text
+from bot.config.forksync import ProvenanceRules
 from bot.core.logins import same_login
+from bot.core.provenance import unpicked
 from bot.git.apply import rewritten_base
 from bot.git.markers import conflict_commits, markers_and_paths, merges_with_content, range_commits
 from bot.github.common import WRITE_LEVELS, base_branch, head_contains, permission, split_repo
@@ -178,16 +180,17 @@ def unit_row(store, full: str, pr: dict) -> dict | None:
                                int(pr.get("number") or 0))
 
 
-def missing_picks(store, full: str, pr: dict, messages: list[str]) -> tuple[str, ...]:
+def missing_picks(store, full: str, pr: dict, messages: list[str], rules: ProvenanceRules) -> tuple[str, ...]:
     """The upstream commits of the sync PR's unit (its ``sync_branches`` row speaking for this PR:
-    ``shas_json``) that no message of the PR's commits names in an ``Upstream-Commit`` trailer —
+    ``shas_json``) that no message of the PR's commits claims as a pick the way the ledger reads
+    picks (:func:`bot.core.provenance.unpicked` with the fork's ``provenance`` rules: forksync's
+    ``Upstream-Commit`` trailer, a person's ``git cherry-pick -x`` line, a configured trailer) —
     picks a person's push replaced (empty picks are committed too, so forksync's own heads name
     them all). ``()`` for a PR without such a row (an L2 back-out, a person's PR)."""
     row = unit_row(store, full, pr)
     if row is None or row.get("kind") == sync_store.BACKOUT:
         return ()
-    named = {s for m in messages for s in sync_prs.TRAILER.findall(m)}
-    return tuple(s for s in json.loads(row.get("shas_json") or "[]") if s not in named)
+    return tuple(unpicked(json.loads(row.get("shas_json") or "[]"), messages, rules))
 
 
 def person_draft(store, full: str, pr: dict) -> bool:
@@ -442,7 +445,8 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
                                         head=head, record=not facts.error)
     updated = max(first, math.ceil(seen))
     missing = () if foreign or facts.conflicts or facts.error or commits_error else \
-        missing_picks(store, full, pr, [str((c.get("commit") or {}).get("message") or "") for c in commits])
+        missing_picks(store, full, pr, [str((c.get("commit") or {}).get("message") or "") for c in commits],
+                      cfg.provenance)
     rev = []
     for r in reviews:
         login = r["user"]["login"]

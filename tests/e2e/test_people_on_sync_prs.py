@@ -113,3 +113,29 @@ async def test_a_sync_pr_squash_merged_by_hand_is_said_to_have_lost_its_picks(wo
                                           "does not hold its picks (a squash merge")
     assert f"- `{c1}`\n- `{c2}`\n" in note and f"`refs/pull/{bundle['number']}/head`" in note
     assert w.bot.deliveries("dead") == []
+
+
+async def test_a_bundle_a_person_picked_again_with_cherry_pick_x_keeps_its_upstream_commit(world):
+    """alice re-does the bundle's pick of c1 herself with ``git cherry-pick -x`` (``(cherry picked
+    from commit c1)``, a pick the ledger counts) and force-pushes it. Every upstream commit of the
+    unit is still named by a pick the ledger reads, so the gate does not hold it as
+    ``picks-missing``; merged, the ledger records c1 picked."""
+    w, up_src, upstream = world
+    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    [bundle] = await open_sync_prs(w.alice)
+    branch = bundle["head"]["ref"]
+    clone = w.work / "clone"
+    git(w.work, "clone", "-q", str(w.fork.path), str(clone))
+    git(clone, "fetch", "-q", str(upstream.path), "main")
+    git(clone, "checkout", "-q", "-B", "mine", "origin/main")
+    git(clone, "-c", "user.name=alice", "-c", "user.email=alice@example.com", "cherry-pick", "-x", c1)
+    head = git(clone, "rev-parse", "HEAD").strip()
+    git(clone, "push", "-q", "-f", "origin", f"mine:refs/heads/{branch}")
+    await w.bot.settle()
+    await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+
+    summary = w.run_of(head, "forksync/gate").output["summary"]
+    assert "`picks-missing`" not in summary, summary
+    assert (await w.pr(bundle["number"]))["merged"] is True, summary
