@@ -52,6 +52,26 @@ async def delete_branch(gh, full_name: str, branch: str) -> bool:
         raise
 
 
+async def retire_branch(ctx, full_name: str, branch: str, number: int, *, merged: bool) -> bool:
+    """Delete forksync's ``branch`` once its PR #``number`` is merged or closed — unless another
+    open PR uses it as its head (a person's PR from it into another base, or the unit's PR a person
+    moved to another base): GitHub closes a PR whose head branch is deleted. Then the branch stays
+    and each such PR says why, once (``templates/github/branch_kept.md.j2``). PRs from a fork of the
+    fork only share the name, not the branch. Returns whether the branch was deleted."""
+    rv = split_repo(full_name)
+    others = [p async for p in ctx.gh.getiter("/repos/{owner}/{repo}/pulls{?state,head,per_page}",
+                                              {**rv, "state": "open", "head": f"{rv['owner']}:{branch}", "per_page": 100})
+              if int(p.get("number") or 0) != int(number) and (p.get("head") or {}).get("ref") == branch]
+    if not others:
+        return await delete_branch(ctx.gh, full_name, branch)
+    for p in others:
+        await comment_once(ctx.gh, full_name, p["number"], f"branch-kept:{number}",
+                           render("branch_kept.md.j2", branch=branch, number=number, merged=merged))
+    ctx.note(f"{branch} kept: open pull request{'s' if len(others) > 1 else ''} "
+             + ", ".join(f"#{p['number']}" for p in others) + " use it")
+    return False
+
+
 async def branch_tip(gh, full_name: str, branch: str) -> str:
     """The sha ``branch`` is at on the fork now ("" when it is gone)."""
     try:
@@ -108,13 +128,13 @@ async def backout_ended(ctx, full_name: str, pr: dict, row: dict) -> None:
     if head and head not in ours:
         kept = closed_ref(row["unit_id"], head)
         await keep_head(ctx.gh, full_name, kept, head)
-        await delete_branch(ctx.gh, full_name, branch)
+        deleted = await retire_branch(ctx, full_name, branch, pr["number"], merged=merged)
         await comment_once(ctx.gh, full_name, pr["number"], f"closed:{pr['number']}",
-                           render("backout_closed.md.j2", branch=branch, kept=kept, head=head))
+                           render("backout_closed.md.j2", branch=branch, kept=kept, head=head, deleted=deleted))
         ctx.note(f"{row['unit_id']} closed; commits forksync did not push kept as {kept}")
         return
     if head:
-        await delete_branch(ctx.gh, full_name, branch)
+        await retire_branch(ctx, full_name, branch, pr["number"], merged=merged)
     ctx.note(f"{row['unit_id']} {'merged' if merged else 'closed'}")
 
 
@@ -176,7 +196,7 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
                                render("landed_squashed.md.j2", merger=merger, landed=landed, head=pr["head"]["sha"],
                                       shas=lost, unit_id=row["unit_id"], number=pr["number"]))
             ctx.note(f"{row['unit_id']}: landed as {landed[:12]}, which names {len(lost)} of its upstream commits no more")
-        await delete_branch(ctx.gh, full_name, branch)
+        await retire_branch(ctx, full_name, branch, pr["number"], merged=True)
         ctx.note(f"{row['unit_id']} merged")
         ctx.note(await sync.refresh(ctx, full_name, reason=f"{row['unit_id']} merged"))
         return
@@ -194,9 +214,9 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
         kept = closed_ref(row["unit_id"], head)
         await keep_head(ctx.gh, full_name, kept, head)
     sync_store.save_branch(ctx.store, **{**row, "state": "closed"})
-    await delete_branch(ctx.gh, full_name, branch)
+    deleted = await retire_branch(ctx, full_name, branch, pr["number"], merged=False)
     await comment_once(ctx.gh, full_name, pr["number"], f"closed:{pr['number']}",
-                       render("closed_unmerged.md.j2", branch=branch, shas=shas,
+                       render("closed_unmerged.md.j2", branch=branch, shas=shas, deleted=deleted,
                               disposition=disposition.value, reason=text, kept=kept, head=head))
     ctx.note(f"{row['unit_id']} closed unmerged: {disposition.value}")
     ctx.note(await sync.refresh(ctx, full_name, reason=f"{row['unit_id']} closed"))

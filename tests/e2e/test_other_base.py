@@ -304,3 +304,35 @@ async def test_a_push_to_a_chain_without_its_pr_is_no_resolution_for_a_pr_into_a
     [pushed] = [d.outcome for d in bot.deliveries("done") if d.event == "pull_request" and d.action == "synchronize"]
     assert f"#{pr['number']}: {branch} is not forksync's sync branch (into `release`, not the unit's base `main`)" \
         in pushed, pushed
+
+
+async def test_a_landed_units_branch_stays_while_a_persons_pr_into_another_base_uses_it(world):
+    """alice moves the bundle's PR to ``release`` (GitHub lets a writer change a PR's base); the
+    next sync opens the unit's own PR into main again, and it lands. Deleting forksync's branch
+    now would make GitHub close her PR: the branch stays, and her PR says why and that it is hers
+    to delete."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    bundle, _chain = await open_sync_prs(alice)
+    branch = bundle["head"]["ref"]
+    base = (await alice.getitem("/repos/meta/triton/branches/main"))["commit"]["sha"]
+    await alice.post("/repos/meta/triton/git/refs", data={"ref": "refs/heads/release", "sha": base})
+    await alice.patch(f"/repos/meta/triton/pulls/{bundle['number']}", data={"base": "release"})
+    await bot.settle()
+    await bot.svc.sync(await job_context(bot)(inst.id), "meta/triton", reason="test: again")
+    await bot.settle()
+    [unit] = [p for p in await open_sync_prs(alice) if p["head"]["ref"] == branch and p["base"]["ref"] == "main"]
+    assert unit["number"] != bundle["number"]
+
+    await alice.put(f"/repos/meta/triton/pulls/{unit['number']}/merge", data={"merge_method": "merge"})
+    await bot.settle()
+
+    assert bot.deliveries("dead") == []
+    assert (await alice.getitem(f"/repos/meta/triton/pulls/{unit['number']}"))["merged"] is True
+    mine = await alice.getitem(f"/repos/meta/triton/pulls/{bundle['number']}")
+    assert (mine["state"], mine["base"]["ref"]) == ("open", "release")
+    assert git(up_src, "ls-remote", str(fork.path), f"refs/heads/{branch}").split()[:1] == [bundle["head"]["sha"]]
+    [note] = [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{bundle['number']}/comments")
+              if c["user"]["login"] == "forksync[bot]"]
+    assert f"#{unit['number']}" in note and f"`{branch}`" in note and "delete" in note, note
