@@ -18,6 +18,7 @@ base only.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 
@@ -168,21 +169,63 @@ def keep_agent_report(old_body: str, new_body: str) -> str:
     return new_body.rstrip("\n") + "\n\n" + m.group(0) + "\n"
 
 
+_OWN = re.compile(r"<!-- forksync:body:start -->\n.*?<!-- forksync:body:end -->\n?", re.S)
+_TITLE_SET = re.compile(r"<!-- forksync:title:([0-9a-f]{16}) -->")
+
+
+def title_digest(title: str) -> str:
+    """The mark of a title forksync set (sha256, 16 hex digits, of the stripped title): a body
+    records it, so a later refresh can tell a title a person gave the PR from forksync's own."""
+    return hashlib.sha256((title or "").strip().encode()).hexdigest()[:16]
+
+
+def own_section(body: str, digest: str) -> str:
+    """``body`` as forksync's section of a PR body (``templates/github/own_section.md.j2``:
+    between ``<!-- forksync:body:start -->`` and ``<!-- forksync:body:end -->``, with the mark of
+    the title forksync last set)."""
+    return render("own_section.md.j2", body=body.rstrip("\n"), title_digest=digest).rstrip("\n") + "\n"
+
+
+def refreshed(current_title: str, current_body: str, title: str, body: str) -> tuple[str, str]:
+    """Pure: the ``(title, body)`` an open sync PR gets when forksync renders ``title`` and
+    ``body`` for it again, given what it holds now. forksync rewrites only its own section
+    (:func:`own_section`); what a person wrote above or below it stays (an agent report, which
+    follows it, too). A title differing from the one forksync last set (its mark in the section)
+    is a person's and stays, and the section keeps the old mark so it keeps being theirs. Bodies
+    written before sections were marked (they begin with a ``<!-- forksync:`` mark) are forksync's
+    whole, as then, but for an agent report; a body with neither (a person replaced the whole
+    body) is kept, with forksync's section after it."""
+    cur = current_body or ""
+    m = _OWN.search(cur)
+    mark = _TITLE_SET.search(m.group(0)) if m else None
+    theirs = mark is not None and title_digest(current_title) != mark.group(1)
+    new_title = current_title if theirs else title
+    section = own_section(body, mark.group(1) if theirs else title_digest(title))
+    if m:
+        return new_title, cur[:m.start()] + section + cur[m.end():]
+    if not cur.strip() or cur.lstrip().startswith("<!-- forksync:"):
+        return new_title, keep_agent_report(cur, section)
+    return new_title, cur.rstrip("\n") + "\n\n" + section
+
+
 async def open_or_update_pr(gh, full_name: str, *, branch: str, base: str, title: str, body: str,
                             labels: list[str], draft: bool = False) -> tuple[dict, str]:
     """Open the unit's PR from ``branch`` into ``base`` (as a draft when ``draft``: e.g. a chain
-    stopped at a conflict), or refresh the open one's (into ``base`` too) title/body, keeping an agent report already in it. Returns
+    stopped at a conflict), its body forksync's section (:func:`own_section`), or refresh the open
+    one's (into ``base`` too) title and section, keeping what a person wrote or retitled
+    (:func:`refreshed`) and an agent report already in it. Returns
     ``(pr, "opened"|"updated"|"unchanged")``."""
     rv = split_repo(full_name)
     pr = await find_open_pr(gh, full_name, branch, base)
     if pr is None:
         pr = await gh.post("/repos/{owner}/{repo}/pulls", rv,
-                           data={"title": title, "head": branch, "base": base, "body": body,
+                           data={"title": title, "head": branch, "base": base, "body": own_section(body, title_digest(title)),
                                  "maintainer_can_modify": True, "draft": draft})
         what = "opened"
-    elif pr.get("title") != title or (pr.get("body") or "") != keep_agent_report(pr.get("body") or "", body):
+    elif (pr.get("title") or "", pr.get("body") or "") != (got := refreshed(pr.get("title") or "", pr.get("body") or "",
+                                                                           title, body)):
         pr = await gh.patch("/repos/{owner}/{repo}/pulls/{number}", {**rv, "number": pr["number"]},
-                            data={"title": title, "body": keep_agent_report(pr.get("body") or "", body)})
+                            data={"title": got[0], "body": got[1]})
         what = "updated"
     else:
         what = "unchanged"

@@ -72,3 +72,30 @@ def test_a_body_refresh_keeps_the_agent_report():
     assert keep_agent_report(old, "new body\n") == "new body\n\n" + report + "\n"
     assert keep_agent_report("old body", "new body") == "new body"
     assert keep_agent_report(old, "new\n" + report) == "new\n" + report
+
+
+def test_a_refresh_rewrites_only_forksyncs_section_and_keeps_a_persons_text_and_title():
+    from bot.sync.prs import own_section, refreshed, title_digest
+    opened = own_section("<!-- forksync:unit:bundle-1 -->\n2 commits\n", title_digest("Sync 2 upstream commits"))
+    mine = "Waiting for the ROCm bump, @bob.\n\n" + opened + "\n- [ ] benchmarked on MI300\n"
+    # forksync's own title: replaced; the person's text above and below: kept
+    title, body = refreshed("Sync 2 upstream commits", mine, "Sync 3 upstream commits", "<!-- forksync:unit:bundle-1 -->\n3 commits\n")
+    assert title == "Sync 3 upstream commits"
+    assert body.startswith("Waiting for the ROCm bump, @bob.\n\n<!-- forksync:body:start -->\n<!-- forksync:unit:bundle-1 -->\n3 commits\n")
+    assert body.endswith("<!-- forksync:body:end -->\n\n- [ ] benchmarked on MI300\n") and "2 commits" not in body
+    # a title the person gave: kept, now and at the refresh after
+    title, body = refreshed("AMD perf sync (do not merge before Friday)", body, "Sync 4 upstream commits", "4 commits\n")
+    assert title == "AMD perf sync (do not merge before Friday)" and "4 commits" in body
+    title, body = refreshed(title, body, "Sync 5 upstream commits", "5 commits\n")
+    assert title == "AMD perf sync (do not merge before Friday)" and "5 commits" in body and "4 commits" not in body
+    # unchanged input: the same title and body (no PATCH)
+    assert refreshed(title, body, "Sync 5 upstream commits", "5 commits\n") == (title, body)
+
+
+def test_a_body_a_person_replaced_is_kept_and_a_body_from_before_sections_is_forksyncs():
+    from bot.sync.prs import refreshed
+    title, body = refreshed("t", "I rewrote this whole description.", "t2", "new\n")
+    assert title == "t2" and body.startswith("I rewrote this whole description.\n\n<!-- forksync:body:start -->\nnew\n")
+    report = "<!-- forksync:agent-report:start -->\nAgent resolved `a.td`\n<!-- forksync:agent-report:end -->"
+    _, body = refreshed("t", "<!-- forksync:unit:chain-1 -->\nold body\n\n" + report + "\n", "t", "new\n")
+    assert "old body" not in body and body.startswith("<!-- forksync:body:start -->\nnew\n") and body.endswith(report + "\n")

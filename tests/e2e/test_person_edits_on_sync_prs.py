@@ -1,0 +1,46 @@
+"""A person's words on a sync PR survive forksync's refreshes, end to end on the local GitHub:
+forksync rewrites only its own section of the body (bot.sync.prs.refreshed); text written above
+or below it and a title the person gave the PR stay."""
+from __future__ import annotations
+
+from tests.support.e2e import install_on_fork, open_sync_prs, status_issue
+from tests.support.github import commit_files, git
+
+
+async def test_a_refreshed_sync_pr_keeps_a_persons_title_and_text(world):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+    [issue] = await status_issue(alice)
+    n = issue["number"]
+
+    async def command(text):
+        await alice.post(f"/repos/meta/triton/issues/{n}/comments", data={"body": text})
+        await bot.settle()
+
+    commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    [bundle] = await open_sync_prs(alice)
+    title = "Speed-up sync (merge after the Friday perf run)"
+    body = "Holding for the perf run, @bob.\n\n" + bundle["body"] + "\n- [ ] perf run green\n"
+    await alice.patch(f"/repos/meta/triton/pulls/{bundle['number']}", data={"title": title, "body": body})
+
+    # a deferral changes what forksync writes on every open sync PR (its "Deferred" list)
+    await command("/forksync hold")
+    c2 = commit_files(up_src, {"python/b.py": "b = 2\n"}, "Rework b (#102)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    await command(f"/forksync defer {c2[:10]} waits for the 3.7 branch cut")
+    await command("/forksync unhold")
+    [issue] = await status_issue(alice)
+    await alice.patch(f"/repos/meta/triton/issues/{n}",
+                      data={"body": issue["body"].replace("- [ ] <!-- replan -->", "- [x] <!-- replan -->")})
+    await bot.settle()
+
+    [after] = await open_sync_prs(alice)
+    assert after["number"] == bundle["number"]
+    assert after["title"] == title
+    assert after["body"].startswith("Holding for the perf run, @bob.\n\n<!-- forksync:body:start -->")
+    assert after["body"].endswith("<!-- forksync:body:end -->\n\n- [ ] perf run green\n")
+    assert f"`{c2[:12]}` Rework b (#102) — waits for the 3.7 branch cut" in after["body"]     # forksync's section is current
+    assert bot.deliveries("dead") == []
