@@ -169,7 +169,8 @@ def keep_agent_report(old_body: str, new_body: str) -> str:
     return new_body.rstrip("\n") + "\n\n" + m.group(0) + "\n"
 
 
-_OWN = re.compile(r"<!-- forksync:body:start -->\n.*?<!-- forksync:body:end -->\n?", re.S)
+# GitHub's web editor stores a body it saved with CRLF line ends: the markers match either
+_OWN = re.compile(r"<!-- forksync:body:start -->\r?\n.*?<!-- forksync:body:end -->(?:\r?\n)?", re.S)
 _TITLE_SET = re.compile(r"<!-- forksync:title:([0-9a-f]{16}) -->")
 
 

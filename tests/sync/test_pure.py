@@ -99,3 +99,11 @@ def test_a_body_a_person_replaced_is_kept_and_a_body_from_before_sections_is_for
     report = "<!-- forksync:agent-report:start -->\nAgent resolved `a.td`\n<!-- forksync:agent-report:end -->"
     _, body = refreshed("t", "<!-- forksync:unit:chain-1 -->\nold body\n\n" + report + "\n", "t", "new\n")
     assert "old body" not in body and body.startswith("<!-- forksync:body:start -->\nnew\n") and body.endswith(report + "\n")
+
+
+def test_a_body_saved_by_githubs_web_editor_with_crlf_line_ends_gets_its_section_replaced_not_repeated():
+    from bot.sync.prs import own_section, refreshed, title_digest
+    saved = ("Note from alice\n\n" + own_section("old\n", title_digest("t")) + "\nmore\n").replace("\n", "\r\n")
+    _, body = refreshed("t", saved, "t", "new\n")
+    assert body.count("<!-- forksync:body:start -->") == 1 and "old" not in body
+    assert body.startswith("Note from alice\r\n\r\n<!-- forksync:body:start -->\nnew\n") and body.endswith("\r\nmore\r\n")
