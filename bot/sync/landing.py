@@ -57,13 +57,15 @@ async def retire_branch(ctx, full_name: str, branch: str, number: int, *, merged
     open PR uses it as its head (a person's PR from it into another base, or the unit's PR a person
     moved to another base): GitHub closes a PR whose head branch is deleted. Then the branch stays
     and each such PR says why, once (``templates/github/branch_kept.md.j2``). PRs from a fork of the
-    fork only share the name, not the branch. Returns whether the branch was deleted."""
+    fork only share the name, not the branch. Returns False when the branch stays for such a PR,
+    True when it is gone (deleted now, or already: a person pressed "Delete branch" first)."""
     rv = split_repo(full_name)
     others = [p async for p in ctx.gh.getiter("/repos/{owner}/{repo}/pulls{?state,head,per_page}",
                                               {**rv, "state": "open", "head": f"{rv['owner']}:{branch}", "per_page": 100})
               if int(p.get("number") or 0) != int(number) and (p.get("head") or {}).get("ref") == branch]
     if not others:
-        return await delete_branch(ctx.gh, full_name, branch)
+        await delete_branch(ctx.gh, full_name, branch)
+        return True
     for p in others:
         await comment_once(ctx.gh, full_name, p["number"], f"branch-kept:{number}",
                            render("branch_kept.md.j2", branch=branch, number=number, merged=merged))

@@ -169,9 +169,41 @@ def keep_agent_report(old_body: str, new_body: str) -> str:
     return new_body.rstrip("\n") + "\n\n" + m.group(0) + "\n"
 
 
-# GitHub's web editor stores a body it saved with CRLF line ends: the markers match either
-_OWN = re.compile(r"<!-- forksync:body:start -->\r?\n.*?<!-- forksync:body:end -->(?:\r?\n)?", re.S)
+_OWN_START, _OWN_END = "<!-- forksync:body:start -->", "<!-- forksync:body:end -->"
 _TITLE_SET = re.compile(r"<!-- forksync:title:([0-9a-f]{16}) -->")
+# a fenced code block's opening line (CommonMark: up to 3 spaces, then 3+ backticks or tildes)
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+
+
+def own_span(body: str) -> tuple[int, int] | None:
+    """Pure: ``(start, end)`` offsets of forksync's section in a PR body, or None. The section
+    starts at the first line that is exactly ``<!-- forksync:body:start -->`` outside a fenced code
+    block (a person quoting the section's source in a fence quotes it, nothing more) and ends
+    after the next ``<!-- forksync:body:end -->`` line; a section whose end line a person deleted
+    ends after its title mark line (``<!-- forksync:title:… -->``), else at the body's end. Lines
+    may end in CRLF (GitHub's web editor saves bodies that way)."""
+    pos, fence, start, after_mark = 0, "", None, None
+    for line in body.splitlines(keepends=True):
+        bare = line.rstrip("\r\n")
+        opening = _FENCE.match(bare)
+        if fence:
+            # a closing fence: the same character, at least as long, nothing after it but blanks
+            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence) \
+                    and not bare[opening.end():].strip():
+                fence = ""
+        elif opening:
+            fence = opening.group(1)
+        elif start is None:
+            if bare == _OWN_START:
+                start = pos
+        elif bare == _OWN_END:
+            return start, pos + len(line)
+        elif after_mark is None and _TITLE_SET.fullmatch(bare):
+            after_mark = pos + len(line)
+        pos += len(line)
+    if start is None:
+        return None
+    return start, after_mark if after_mark is not None else len(body)
 
 
 def title_digest(title: str) -> str:
@@ -190,20 +222,20 @@ def own_section(body: str, digest: str) -> str:
 def refreshed(current_title: str, current_body: str, title: str, body: str) -> tuple[str, str]:
     """Pure: the ``(title, body)`` an open sync PR gets when forksync renders ``title`` and
     ``body`` for it again, given what it holds now. forksync rewrites only its own section
-    (:func:`own_section`); what a person wrote above or below it stays (an agent report, which
-    follows it, too). A title differing from the one forksync last set (its mark in the section)
+    (:func:`own_section`, found by :func:`own_span`); what a person wrote above or below it stays
+    (an agent report, which follows it, too). A title differing from the one forksync last set (its mark in the section)
     is a person's and stays, and the section keeps the old mark so it keeps being theirs. Bodies
     written before sections were marked (they begin with a ``<!-- forksync:`` mark) are forksync's
     whole, as then, but for an agent report; a body with neither (a person replaced the whole
     body) is kept, with forksync's section after it."""
     cur = current_body or ""
-    m = _OWN.search(cur)
-    mark = _TITLE_SET.search(m.group(0)) if m else None
+    span = own_span(cur)
+    mark = _TITLE_SET.search(cur[span[0]:span[1]]) if span else None
     theirs = mark is not None and title_digest(current_title) != mark.group(1)
     new_title = current_title if theirs else title
     section = own_section(body, mark.group(1) if theirs else title_digest(title))
-    if m:
-        return new_title, cur[:m.start()] + section + cur[m.end():]
+    if span:
+        return new_title, cur[:span[0]] + section + cur[span[1]:]
     if not cur.strip() or cur.lstrip().startswith("<!-- forksync:"):
         return new_title, keep_agent_report(cur, section)
     return new_title, cur.rstrip("\n") + "\n\n" + section

@@ -257,3 +257,23 @@ async def test_a_retry_rebuild_never_overwrites_a_commit_pushed_while_the_sync_r
     assert pushed
     tip = git(up_src, "ls-remote", str(fork.path), f"refs/heads/{branch}").split()[0]
     assert subprocess.run(["git", f"--git-dir={fork.path}", "merge-base", "--is-ancestor", pushed[0], tip]).returncode == 0
+
+
+async def test_a_closed_pr_whose_branch_alice_deleted_is_not_told_another_pr_keeps_it(world):
+    """alice closes the chain's PR and presses GitHub's "Delete branch" before forksync handles the
+    close: forksync's delete finds nothing (422) and no other PR uses the branch, so its reply must
+    not say it left the branch in place for another open pull request."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    c1, c2, bundle, chain = await synced(world)
+    branch = chain["head"]["ref"]
+    await alice.post(f"/repos/meta/triton/issues/{chain['number']}/comments",
+                     data={"body": "deferred: waits for the LLVM bump"})
+    await alice.patch(f"/repos/meta/triton/pulls/{chain['number']}", data={"state": "closed"})
+    await alice.delete(f"/repos/meta/triton/git/refs/heads/{branch}")
+    await bot.settle()
+    assert bot.deliveries("dead") == []
+    assert git(up_src, "ls-remote", str(fork.path), f"refs/heads/{branch}") == ""
+    [reply] = [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{chain['number']}/comments")
+               if c["user"]["login"] == "forksync[bot]"]
+    assert "**DEFERRED_BLOCKED**" in reply
+    assert "another open pull request" not in reply and "left `" not in reply, reply

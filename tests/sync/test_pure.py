@@ -107,3 +107,44 @@ def test_a_body_saved_by_githubs_web_editor_with_crlf_line_ends_gets_its_section
     _, body = refreshed("t", saved, "t", "new\n")
     assert body.count("<!-- forksync:body:start -->") == 1 and "old" not in body
     assert body.startswith("Note from alice\r\n\r\n<!-- forksync:body:start -->\nnew\n") and body.endswith("\r\nmore\r\n")
+
+
+def test_a_persons_quote_of_forksyncs_section_is_not_taken_for_the_section():
+    """A person asks about forksync's markers, pasting the section's source in a code fence above
+    it: the section forksync refreshes is its own (the one the PR shows), not the quote, and the
+    person's text stays as they wrote it."""
+    from bot.sync.prs import own_section, refreshed, title_digest
+    opened = own_section("<!-- forksync:unit:bundle-1 -->\n2 commits\n", title_digest("Sync 2 upstream commits"))
+    theirs = "What are these comments for?\n```\n" + opened + "```\n\n"
+    _, body = refreshed("Sync 2 upstream commits", theirs + opened, "Sync 3 upstream commits",
+                        "<!-- forksync:unit:bundle-1 -->\n3 commits\n")
+    assert body.startswith(theirs), body                        # the person's quote, untouched
+    assert "3 commits" in body[len(theirs):], body             # forksync's own section is current
+
+
+def test_a_section_whose_end_marker_a_person_deleted_is_replaced_once_and_their_text_below_stays():
+    """alice edits the body on GitHub and drops the section's last line (``<!-- forksync:body:end -->``)
+    while adding a note below it: refreshes must neither show forksync's section twice nor delete
+    her note."""
+    from bot.sync.prs import own_section, refreshed, title_digest
+    opened = own_section("<!-- forksync:unit:bundle-1 -->\n2 commits\n", title_digest("Sync 2 upstream commits"))
+    edited = "Holding for ROCm, @bob.\n\n" + opened.replace("<!-- forksync:body:end -->\n", "") + "\n- [ ] MI300 run green\n"
+    title, body = refreshed("Sync 2 upstream commits", edited, "Sync 3 upstream commits", "3 commits\n")
+    assert body.count("<!-- forksync:body:start -->") == 1 and "2 commits" not in body, body
+    title, body = refreshed(title, body, "Sync 4 upstream commits", "4 commits\n")
+    assert "- [ ] MI300 run green" in body and "Holding for ROCm, @bob." in body, body
+    assert body.count("<!-- forksync:body:start -->") == 1 and "4 commits" in body, body
+
+
+def test_a_section_whose_end_marker_a_person_deleted_neither_freezes_forksyncs_title_nor_drops_theirs():
+    from bot.sync.prs import own_section, refreshed, title_digest
+    opened = own_section("2 commits\n", title_digest("Sync 2 upstream commits"))
+    cut = opened.replace("<!-- forksync:body:end -->\n", "")
+    # forksync's own title goes on following what forksync renders
+    title, body = refreshed("Sync 2 upstream commits", "Note above\n\n" + cut, "Sync 3 upstream commits", "3 commits\n")
+    for n in (4, 5):
+        title, body = refreshed(title, body, f"Sync {n} upstream commits", f"{n} commits\n")
+    assert title == "Sync 5 upstream commits", (title, body)
+    # a title the person gave the PR (the body still carries forksync's mark of its own) stays
+    title, _ = refreshed("AMD perf sync (do not merge before Friday)", cut, "Sync 3 upstream commits", "3 commits\n")
+    assert title == "AMD perf sync (do not merge before Friday)"
