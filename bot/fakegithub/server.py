@@ -67,6 +67,46 @@ def generate_app_key() -> tuple[str, str]:
     return priv, pub
 
 
+
+#: GitHub refuses an issue, pull request or comment body longer than this (characters), answering
+#: 422 "body is too long (maximum is 65536 characters)" (the limit is in that answer, not in the docs)
+BODY_LIMIT = 65536
+_BODY_RESOURCES = {"issues/create": "Issue", "issues/update": "Issue", "pulls/create": "Issue", "pulls/update": "Issue",
+                   "issues/create-comment": "IssueComment", "issues/update-comment": "IssueComment"}
+
+
+#: an issue's or pull request's title: at most this many characters ("title is too long (maximum is 256 characters)")
+TITLE_LIMIT = 256
+#: a check run's ``output.summary`` and ``output.text``: at most this many characters each
+CHECK_TEXT_LIMIT = 65535
+_CHECK_RUN_OPS = {"checks/create", "checks/update"}
+
+
+def body_too_long(op_id: str, raw: bytes) -> GitHubError | None:
+    """GitHub's answer to a request (its JSON bytes) whose body or title is over GitHub's limit
+    (:data:`BODY_LIMIT`, :data:`TITLE_LIMIT`; a check run's summary or text over
+    :data:`CHECK_TEXT_LIMIT`), or None."""
+    resource = _BODY_RESOURCES.get(op_id)
+    if resource is None and op_id not in _CHECK_RUN_OPS:
+        return None
+    data = json.loads(raw) if raw else None
+    if not isinstance(data, dict):
+        return None
+    if resource is None:
+        output = data.get("output") if isinstance(data.get("output"), dict) else {}
+        for name in ("summary", "text"):
+            if isinstance(output.get(name), str) and len(output[name]) > CHECK_TEXT_LIMIT:
+                return GitHubError(422, "Invalid request.\n\n"
+                                   f"For 'properties/{name}', the text is longer than {CHECK_TEXT_LIMIT} characters.")
+        return None
+    for name, limit in (("body", BODY_LIMIT), ("title", TITLE_LIMIT)):
+        text = data.get(name)
+        if isinstance(text, str) and len(text) > limit and not (name == "title" and resource == "IssueComment"):
+            return GitHubError(422, "Validation Failed", errors=[{"resource": resource, "code": "custom", "field": name,
+                                                                 "message": f"{name} is too long (maximum is {limit} characters)"}])
+    return None
+
+
 class FakeGitHub:
     """One local GitHub. ``await fake.start()`` → ``fake.url``; set it up with :meth:`create_app`,
     :meth:`create_repo`, :meth:`install`, :meth:`add_collaborator`, :meth:`add_token`.
@@ -342,6 +382,9 @@ class FakeGitHub:
         if err:
             self.contract.record("invalid-request", method, path, op_id, err)
             return self._error(record, GitHubError(422, "Invalid request.\n\n" + err))
+        long_body = body_too_long(op_id, body)
+        if long_body is not None:
+            return self._error(record, long_body)
         fault = self.faults.take(method, path)
         if fault is not None:
             if fault.expire_tokens:

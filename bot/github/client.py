@@ -37,6 +37,8 @@ import tenacity
 from cachetools import LRUCache  # gidgethub's ETag cache, one per installation (oldest entry dropped first)
 from gidgethub import apps as gh_apps
 
+from bot.github import limits
+
 log = logging.getLogger("forksync.github")
 
 API_VERSION = "2022-11-28"
@@ -277,6 +279,8 @@ class GitHubClient(gidgethub.aiohttp.GitHubAPI):
         :func:`retry_delay` for GitHub's answers, a fresh installation token after a 401; an answer
         that is not retried raises :class:`GitHubAPIError`."""
         filled_url = gidgethub.sansio.format_url(url, url_vars, base_url=self.base_url)
+        if method in ("POST", "PATCH") and isinstance(data, dict):
+            data = within_limits(data, filled_url)
         attempts = [0]
 
         def decide(exc: BaseException, attempt: int) -> float | None:
@@ -306,6 +310,29 @@ class GitHubClient(gidgethub.aiohttp.GitHubAPI):
             raise
         except gidgethub.HTTPException as e:
             raise GitHubAPIError(method, filled_url, e, attempts[0]) from e
+
+
+def within_limits(data: dict, url: str) -> dict:
+    """Pure: a write's JSON ``data`` with its texts cut to GitHub's limits (bot.github.limits): a
+    ``body`` to 65,536 characters, a ``title`` to 256, a check run's ``output.summary`` / ``text``
+    to 65,535. GitHub refuses a longer one (422), which would block what the write was for; a cut
+    is logged (never the text). ``data`` itself is not changed."""
+    out = data
+    body, title = data.get("body"), data.get("title")
+    if isinstance(body, str) and len(body) > limits.BODY_LIMIT:
+        out = {**out, "body": limits.fit_body(body)}
+    if isinstance(title, str) and len(title) > limits.TITLE_LIMIT and "/check-runs" not in url:
+        out = {**out, "title": limits.fit_title(title)}
+    output = data.get("output")
+    if isinstance(output, dict):
+        cut = {k: limits.fit_body(v, limits.CHECK_TEXT_LIMIT) for k in ("summary", "text")
+               if isinstance(v := output.get(k), str) and len(v) > limits.CHECK_TEXT_LIMIT}
+        if cut:
+            out = {**out, "output": {**output, **cut}}
+    if out is not data:
+        log.warning("github %s: text over GitHub's limit cut to fit (%s)", _strip_credentials(url),
+                    ", ".join(k for k in ("body", "title", "output") if out.get(k) is not data.get(k)))
+    return out
 
 
 #: what :meth:`GitHubClient._retrying`'s ``decide`` returns for "send again now, without sleeping"

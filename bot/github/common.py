@@ -12,6 +12,7 @@ import gidgethub
 from pydantic import BaseModel, ConfigDict
 
 from bot import templating
+from bot.github.limits import fit_body
 
 #: collaborator permission levels that may run commands (``role_name`` ``maintain`` maps to write).
 WRITE_LEVELS = frozenset({"admin", "write", "maintain"})
@@ -105,6 +106,7 @@ async def comment_once(gh, full_name: str, number: int, key: str, body: str, *, 
     mark = marker(key)
     if not body.startswith(mark):
         body = mark + "\n" + body
+    body = fit_body(body)       # as GitHub will hold it (bot.github.limits): compared as such below
     rv = split_repo(full_name)
     async for c in gh.getiter("/repos/{owner}/{repo}/issues/{number}/comments", {**rv, "number": number}):
         if mark in (c.get("body") or ""):

@@ -25,6 +25,7 @@ import re
 from bot.core.logins import same_login
 from bot.github.common import comment_once, render, split_repo
 from bot.github.fork_config import load_fork_config
+from bot.github.limits import BODY_LIMIT, fit_body, fit_title
 from bot.sync import store as sync_store
 
 TRAILER = re.compile(r"^Upstream-Commit:\s*([0-9a-f]{40})\s*$", re.MULTILINE)
@@ -233,12 +234,24 @@ def refreshed(current_title: str, current_body: str, title: str, body: str) -> t
     mark = _TITLE_SET.search(cur[span[0]:span[1]]) if span else None
     theirs = mark is not None and title_digest(current_title) != mark.group(1)
     new_title = current_title if theirs else title
-    section = own_section(body, mark.group(1) if theirs else title_digest(title))
+    digest = mark.group(1) if theirs else title_digest(title)
     if span:
-        return new_title, cur[:span[0]] + section + cur[span[1]:]
+        return new_title, placed(cur[:span[0]], body, digest, cur[span[1]:])
     if not cur.strip() or cur.lstrip().startswith("<!-- forksync:"):
-        return new_title, keep_agent_report(cur, section)
-    return new_title, cur.rstrip("\n") + "\n\n" + section
+        report = AGENT_REPORT.search(cur)
+        return new_title, placed("", body, digest, "\n" + report.group(0) + "\n" if report else "")
+    return new_title, placed(cur.rstrip("\n") + "\n\n", body, digest, "")
+
+
+def placed(before: str, body: str, digest: str, after: str) -> str:
+    """Pure: ``before`` + forksync's section of ``body`` (:func:`own_section`) + ``after``, the
+    section's own text cut (:func:`bot.github.limits.fit_body`) where the whole would pass GitHub's
+    body limit: a person's text and the section's marks are never what is cut."""
+    whole = before + own_section(body, digest) + after
+    over = len(whole) - BODY_LIMIT
+    if over <= 0:
+        return whole
+    return before + own_section(fit_body(body, max(len(body) - over, 0)), digest) + after
 
 
 async def open_or_update_pr(gh, full_name: str, *, branch: str, base: str, title: str, body: str,
@@ -249,10 +262,11 @@ async def open_or_update_pr(gh, full_name: str, *, branch: str, base: str, title
     (:func:`refreshed`) and an agent report already in it. Returns
     ``(pr, "opened"|"updated"|"unchanged")``."""
     rv = split_repo(full_name)
+    title = fit_title(title)
     pr = await find_open_pr(gh, full_name, branch, base)
     if pr is None:
         pr = await gh.post("/repos/{owner}/{repo}/pulls", rv,
-                           data={"title": title, "head": branch, "base": base, "body": own_section(body, title_digest(title)),
+                           data={"title": title, "head": branch, "base": base, "body": placed("", body, title_digest(title), ""),
                                  "maintainer_can_modify": True, "draft": draft})
         what = "opened"
     elif (pr.get("title") or "", pr.get("body") or "") != (got := refreshed(pr.get("title") or "", pr.get("body") or "",

@@ -11,6 +11,7 @@ import re
 import time
 
 from bot.github.common import render, split_repo
+from bot.github.limits import fit_body, fit_title
 from bot.sync.status import SyncStatus
 
 MARK = "<!-- forksync:status-issue -->"
@@ -76,6 +77,7 @@ async def upsert_status_issue(gh, full_name: str, title: str, body: str, bot_log
     """Create the status issue or update its body. Returns ``(number, "created"|"updated"|"unchanged")``,
     or ``(0, "absent")`` when there is none and ``create`` is off."""
     rv = split_repo(full_name)
+    title, body = fit_title(title), fit_body(body)     # as GitHub will hold them: compared as such below
     issue = await find_status_issue(gh, full_name, bot_login)
     if issue is None and not create:
         return 0, "absent"

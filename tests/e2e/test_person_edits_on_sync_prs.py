@@ -44,3 +44,24 @@ async def test_a_refreshed_sync_pr_keeps_a_persons_title_and_text(world):
     assert after["body"].endswith("<!-- forksync:body:end -->\n\n- [ ] perf run green\n")
     assert f"`{c2[:12]}` Rework b (#102) — waits for the 3.7 branch cut" in after["body"]     # forksync's section is current
     assert bot.deliveries("dead") == []
+
+
+async def test_a_sync_pr_whose_body_would_pass_githubs_limit_opens_cut_to_fit(world):
+    """GitHub refuses a body over 65,536 characters (422 "body is too long"). An upstream commit
+    whose message runs past that (a generated subject, a revert of reverts) still gets its sync PR:
+    forksync's section is cut at a line, says so, and keeps its closing marks; the status issue
+    (which names the commit too) is cut the same way."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+    subject = "Regenerate tables: " + " ".join(f"entry{i:05d}" for i in range(8000))     # ≈ 80,000 characters
+    commit_files(up_src, {"python/a.py": "a = 2\n"}, subject)
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+
+    [bundle] = await open_sync_prs(alice)
+    body = bundle["body"]
+    assert len(body) <= 65536 and "characters were cut" in body, body[-600:]
+    assert body.rstrip().endswith("<!-- forksync:body:end -->")
+    [issue] = await status_issue(alice)
+    assert len(issue["body"]) <= 65536
+    assert bot.deliveries("dead") == []

@@ -305,3 +305,30 @@ async def test_injected_expired_token_and_422_faults(world, github_app):
     assert (e.value.status_code, e.value.attempts) == (422, 1)
     assert "body is too long" in str(e.value)
     assert [f.name for f in fake.faults.fired] == ["expired-token", "422"]
+
+
+async def test_texts_over_githubs_limits_are_cut_to_fit_not_refused(world, github_app):
+    """GitHub refuses (422) an issue or comment body over 65,536 characters, a title over 256 and a
+    check run's summary over 65,535 (the local GitHub does too). Every write through the client is
+    cut to fit instead — a status issue or a triage report listing thousands of failures still
+    lands — at a line break, saying how much was cut; short texts go as they are."""
+    fake, fork, inst, shas = world
+    lines = "".join(f"- `test_case_{i:05d}` failed: AssertionError: 1 != 2\n" for i in range(2000))   # ≈ 100,000 characters
+    gh = github_app.installation(inst.id)
+    issue = await gh.post("/repos/{owner}/{repo}/issues", REPO,
+                          data={"title": "Nightly: " + "x" * 400, "body": "```\n" + lines})
+    comment = await gh.post("/repos/{owner}/{repo}/issues/{number}/comments", {**REPO, "number": issue["number"]},
+                            data={"body": lines})
+    short = await gh.post("/repos/{owner}/{repo}/issues/{number}/comments", {**REPO, "number": issue["number"]},
+                          data={"body": "short\n"})
+    run = await gh.post("/repos/{owner}/{repo}/check-runs", REPO,
+                        data={"name": "forksync/gate", "head_sha": shas[-1], "status": "completed", "conclusion": "failure",
+                              "output": {"title": "blocked", "summary": lines}})
+    assert len(issue["title"]) <= 256 and issue["title"].endswith("…")
+    assert len(issue["body"]) <= 65536 and "characters were cut here" in issue["body"]
+    head = issue["body"].split("\n\n_")[0]
+    assert head.count("```") == 2                                   # the code block the cut left open is closed
+    assert len(comment["body"]) <= 65536 and comment["body"].startswith(lines[:1000])
+    assert all(ln.endswith("1 != 2") for ln in comment["body"].split("\n\n_")[0].splitlines())   # cut at a line break
+    assert short["body"] == "short\n"
+    assert len(run["output"]["summary"]) <= 65535 and "characters were cut here" in run["output"]["summary"]

@@ -1,0 +1,66 @@
+"""GitHub's size limits on what forksync writes, and texts cut to fit them (pure).
+
+GitHub refuses (422, ``Validation Failed``) an issue, pull request or comment **body** over
+65,536 characters ("body is too long (maximum is 65536 characters)") and an issue or pull request
+**title** over 256 ("title is too long (maximum is 256 characters)"); a check run's
+``output.summary`` and ``output.text`` hold at most 65,535 each. The limits are stated in those
+answers, not in the REST reference; bots meet them on long generated texts (Renovate,
+release-please, Owl Bot: public reports). A refused body would block a unit for good, so every
+text is cut to fit before it is sent: at a line break, closing a code fence the cut leaves open,
+with a line saying how much was cut (``templates/github/body_cut.md.j2``).
+"""
+from __future__ import annotations
+
+import re
+
+from bot import templating
+
+BODY_LIMIT = 65536
+TITLE_LIMIT = 256
+CHECK_TEXT_LIMIT = 65535
+#: characters kept free below a limit: GitHub may count a character outside the Basic
+#: Multilingual Plane (an emoji) as two where Python counts one
+MARGIN = 256
+
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+
+
+def _open_fence(text: str) -> str:
+    """The fence (```` ``` ````, ``~~~`` …) a code block that ``text`` opens and never closes
+    begins with, else ``""`` (CommonMark's rules for fenced blocks, as bot.sync.prs.own_span)."""
+    fence = ""
+    for line in text.splitlines():
+        m = _FENCE.match(line)
+        if fence:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line[m.end():].strip():
+                fence = ""
+        elif m:
+            fence = m.group(1)
+    return fence
+
+
+def fit_body(text: str, limit: int = BODY_LIMIT) -> str:
+    """``text`` when it has at most ``limit`` characters, else its head cut at a line break
+    (``MARGIN`` below the limit), a code fence it leaves open closed, and the note of how many
+    characters were cut — at most ``limit`` characters in all."""
+    if len(text) <= limit:
+        return text
+    widest = templating.render("github/body_cut.md.j2", cut=len(text), limit=limit)
+    room = max(limit - MARGIN - len(widest) - 8, 0)
+    cut = text.rfind("\n", 0, room)
+    if cut < room // 2:
+        cut = room
+    head = text[:cut]
+    fence = _open_fence(head)
+    if fence:
+        head += "\n" + fence
+    return head + templating.render("github/body_cut.md.j2", cut=len(text) - cut, limit=limit)
+
+
+def fit_title(title: str, limit: int = TITLE_LIMIT) -> str:
+    """``title`` when it has at most ``limit`` characters, else cut at a word with ``…``."""
+    if len(title) <= limit:
+        return title
+    head = title[:limit - 1]
+    space = head.rfind(" ")
+    return (head[:space] if space > limit // 2 else head).rstrip() + "…"
