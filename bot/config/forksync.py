@@ -332,6 +332,20 @@ class ForksyncConfig(_Strict):
         return tuple(a.name for a in self.areas if any(a.matches_path(p) for p in paths))
 
 
+#: GitHub refuses a label name longer than this ("name is too long (maximum is 50 characters)")
+LABEL_LIMIT = 50
+
+
+def label_problems(cfg: ForksyncConfig) -> list[tuple[str, str]]:
+    """``[(key path, reason)]`` for each area whose label on sync PRs (``github.labels.area_prefix``
+    + its name) GitHub would refuse: longer than :data:`LABEL_LIMIT` characters. Adding it would
+    fail every sync PR touching the area."""
+    prefix = cfg.github.labels.area_prefix
+    return [(f"areas.{i}.name", f"its label {prefix + a.name!r} has {len(prefix + a.name)} characters; GitHub allows at "
+                                f"most {LABEL_LIMIT} in a label name: shorten the area's name or github.labels.area_prefix")
+            for i, a in enumerate(cfg.areas) if len(prefix + a.name) > LABEL_LIMIT]
+
+
 class _Located:
     """Problems with their key paths by name and their positions in the YAML text (when known)."""
 
@@ -373,6 +387,7 @@ def parse_config(data: Any, source: str = "<config>", root: yaml.Node | None = N
     problems = suite_problems(cfg.suites, [a.name for a in cfg.areas])   # checks across sections
     problems += [("resolve.keep_fork_areas", f"unknown area {n!r}") for n in cfg.resolve.keep_fork_areas
                  if n not in {a.name for a in cfg.areas}]
+    problems += label_problems(cfg)
     for path, reason in problems:
         found.add(locate.parse_loc(path), reason)
     if found.problems:

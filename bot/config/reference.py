@@ -153,7 +153,7 @@ NOTES = {
     "github.labels.chain": "label of chain PRs",
     "github.labels.pick": "label of urgent isolated pick PRs",
     "github.labels.hold": "label shown while on hold",
-    "github.labels.area_prefix": "one label per touched area: prefix + area name",
+    "github.labels.area_prefix": "one label per touched area: prefix + area name (GitHub allows at most 50 characters in all)",
     "suites[].name": "unique; check runs are named `forksync/<level>/<name>`",
     "triage": "nightly triage (docs/triage.md)",
     "triage.rules[].id": "the root cause's identity (the issue's marker): keep it stable",

@@ -80,6 +80,9 @@ TITLE_LIMIT = 256
 #: a check run's ``output.summary`` and ``output.text``: at most this many characters each
 CHECK_TEXT_LIMIT = 65535
 _CHECK_RUN_OPS = {"checks/create", "checks/update"}
+#: a label's name: at most this many characters ("name is too long (maximum is 50 characters)")
+LABEL_LIMIT = 50
+_LABEL_OPS = {"issues/add-labels", "issues/set-labels", "issues/create-label", "issues/update-label"}
 
 
 def body_too_long(op_id: str, raw: bytes) -> GitHubError | None:
@@ -87,9 +90,16 @@ def body_too_long(op_id: str, raw: bytes) -> GitHubError | None:
     (:data:`BODY_LIMIT`, :data:`TITLE_LIMIT`; a check run's summary or text over
     :data:`CHECK_TEXT_LIMIT`), or None."""
     resource = _BODY_RESOURCES.get(op_id)
-    if resource is None and op_id not in _CHECK_RUN_OPS:
+    if resource is None and op_id not in _CHECK_RUN_OPS and op_id not in _LABEL_OPS:
         return None
     data = json.loads(raw) if raw else None
+    if op_id in _LABEL_OPS:
+        names = data.get("labels") if isinstance(data, dict) and "labels" in data else \
+            [data.get("name")] if isinstance(data, dict) else data
+        long = [n for n in names or () if isinstance(n, str) and len(n) > LABEL_LIMIT]
+        return GitHubError(422, "Validation Failed", errors=[{"resource": "Label", "code": "custom", "field": "name",
+                                                             "message": f"name is too long (maximum is {LABEL_LIMIT} characters)"}]) \
+            if long else None
     if not isinstance(data, dict):
         return None
     if resource is None:

@@ -34,6 +34,11 @@ def test_defaults_need_no_file():
                   "report": {"format": "junit", "path": "r.xml"}}]}, "suites[k].areas", "unknown area 'nope'"),
     ({"resolve": {"rules": ["fork-deleted", "guess"]}}, "resolve.rules", "unknown rule(s) guess; known: rerere,"),
     ({"resolve": {"keep_fork_areas": ["ci"]}}, "resolve.keep_fork_areas", "unknown area 'ci'"),
+    # GitHub refuses a label name over 50 characters, and every area is a label on sync PRs
+    ({"areas": [{"name": "warp-specialization-for-hopper-and-blackwell-gpus"}]}, "areas[warp-specialization-for-hopper-and-blackwell-gpus].name",
+     "its label 'area:warp-specialization-for-hopper-and-blackwell-gpus' has 54 characters; GitHub allows at most 50"),
+    ({"github": {"labels": {"area_prefix": "forksync/area-of-the-code-base:"}}, "areas": [{"name": "quantization-mxfp-nvfp4"}]},
+     "areas[quantization-mxfp-nvfp4].name", "shorten the area's name or github.labels.area_prefix"),
     ({"resolve": {"picks": {"subject_patterns": ["[RESOLVED"]}}}, "resolve.picks.subject_patterns",
      "not a valid regular expression"),
 ])
