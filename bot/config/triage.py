@@ -25,10 +25,15 @@ identity of the issue, so improving the normaliser never orphans an issue::
 from __future__ import annotations
 
 import re
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 CLASSES = ("infrastructure", "flaky", "real")
+
+
+#: a label name: GitHub refuses one over 50 characters ("name is too long (maximum is 50 characters)")
+Label = Annotated[str, Field(min_length=1, max_length=50)]
 
 
 class TriageRule(BaseModel):
@@ -43,7 +48,7 @@ class TriageRule(BaseModel):
     type: str | None = None
     stage: str | None = None
     cls: str | None = Field(None, alias="class")
-    labels: tuple[str, ...] = ()
+    labels: tuple[Label, ...] = ()
 
     @field_validator("pattern")
     @classmethod
@@ -68,9 +73,9 @@ class TriageSettings(BaseModel):
     #: inline rules, or a path (relative to forksync.yml's folder) of a YAML file holding a list
     #: of rules (or a mapping with a ``rules:`` list).
     rules: list[TriageRule] | str = Field(default_factory=list)
-    labels: tuple[str, ...] = ("nightly-failure",)
-    crash_label: str = "crash"
-    flood_label: str = "nightly-flood"
+    labels: tuple[Label, ...] = ("nightly-failure",)
+    crash_label: Label = "crash"
+    flood_label: Label = "nightly-flood"
     open_after_nights: int = Field(2, ge=1)
     open_window_days: float = Field(3.0, gt=0)
     open_crashes_at_once: bool = True

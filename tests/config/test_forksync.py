@@ -39,6 +39,8 @@ def test_defaults_need_no_file():
      "its label 'area:warp-specialization-for-hopper-and-blackwell-gpus' has 54 characters; GitHub allows at most 50"),
     ({"github": {"labels": {"area_prefix": "forksync/area-of-the-code-base:"}}, "areas": [{"name": "quantization-mxfp-nvfp4"}]},
      "areas[quantization-mxfp-nvfp4].name", "shorten the area's name or github.labels.area_prefix"),
+    ({"triage": {"labels": ["nightly-failure-of-the-triton-fork-on-h100-and-mi300"]}}, "triage.labels[0]",
+     "at most 50 characters"),
     ({"resolve": {"picks": {"subject_patterns": ["[RESOLVED"]}}}, "resolve.picks.subject_patterns",
      "not a valid regular expression"),
 ])
