@@ -91,6 +91,7 @@ CASES: dict[str, dict] = {
                                         head=S4, deleted=True),
     "github/branch_kept.md.j2": dict(branch="forksync/bundle-x", number=412, merged=True),
     "github/body_cut.md.j2": dict(cut=34_567, limit=65536),
+    "github/no_drafts.md.j2": dict(),
     "github/blocked_hint.md.j2": dict(b={"requires": "workflows", "path": ".github/workflows/ci.yml", "branch": "forksync/x"},
                                       config_path=".github/forksync.yml"),
     "github/unit_blocked.md.j2": dict(step="pr", tip=FORK, unit_id=CHAIN.id, config_path=".github/forksync.yml",

@@ -144,6 +144,9 @@ async def create_pull(ctx: Ctx) -> Reply:
     if head_repo is r and not r.git.log(head_sha, exclude=base_sha, limit=1):
         raise GitHubError(422, "Validation Failed", errors=[{
             "resource": "PullRequest", "code": "custom", "message": f"No commits between {base_ref} and {branch}"}])
+    if body.get("draft") and not r.drafts:
+        raise GitHubError(422, "Validation Failed", errors=[{
+            "resource": "PullRequest", "code": "custom", "message": "Draft pull requests are not supported in this repository."}])
     actor = ctx.require_actor()
     now = ctx.state.now()
     number = r.next_number()

@@ -235,6 +235,9 @@ class Repo:
     allow_merge_commit: bool = True
     allow_squash_merge: bool = True
     allow_rebase_merge: bool = True
+    # draft pull requests: public repositories, or private ones on GitHub Team / Enterprise (docs.github.com,
+    # "Changing the stage of a pull request"); False plays a private repository on GitHub Free
+    drafts: bool = True
     required_checks: list[str] = field(default_factory=list)     # branch protection on default branch
     # branch protection's checks[].app_id: a required check bound to one GitHub App (the others: any source)
     required_check_apps: dict[str, int] = field(default_factory=dict)

@@ -44,7 +44,7 @@ from bot.agents.summary import summarize_results
 from bot.git.repo import git_env
 from bot.git.resolution import find_stop, keep_ref
 from bot.sync import store as sync_store
-from bot.sync.prs import find_open_pr
+from bot.sync.prs import create_pull, find_open_pr
 from bot.sync.rules import rules_resolution
 
 __all__ = ["ChainResolution", "resolve_chain_conflict", "draft_verdict", "post_test_summary",
@@ -242,10 +242,9 @@ async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path
         await _put_back(git_dir, branch, tip, out.commit)
         raise
     if pr is None:
-        pr = await gh.post("/repos/{owner}/{repo}/pulls", rv,
-                           data={"title": title or f"forksync: {branch}", "head": branch, "base": base,
-                                 "body": with_report(body, out.body), "draft": True,
-                                 "maintainer_can_modify": True})
+        pr = await create_pull(gh, full_name, {"title": title or f"forksync: {branch}", "head": branch, "base": base,
+                                               "body": with_report(body, out.body), "draft": True,
+                                               "maintainer_can_modify": True})
         if labels:
             await gh.post("/repos/{owner}/{repo}/issues/{number}/labels", {**rv, "number": pr["number"]},
                           data={"labels": list(labels)})

@@ -22,6 +22,8 @@ import hashlib
 import json
 import re
 
+import gidgethub
+
 from bot.core.logins import same_login
 from bot.github.common import comment_once, render, split_repo
 from bot.github.fork_config import load_fork_config
@@ -254,6 +256,28 @@ def placed(before: str, body: str, digest: str, after: str) -> str:
     return before + own_section(fit_body(body, max(len(body) - over, 0)), digest) + after
 
 
+#: GitHub's answer (422) to a draft pull request where it has none: a private repository on GitHub
+#: Free ("Changing the stage of a pull request", docs.github.com)
+NO_DRAFTS = "draft pull requests are not supported"
+
+
+async def create_pull(gh, full_name: str, data: dict) -> dict:
+    """``POST /pulls`` with ``data``; where GitHub refuses a draft because the repository has no
+    draft pull requests, the PR is opened ready instead (a chain would otherwise never get one)
+    and says why (``templates/github/no_drafts.md.j2``) — the gate holds it all the same. Raises
+    what GitHub answers otherwise."""
+    rv = split_repo(full_name)
+    try:
+        return await gh.post("/repos/{owner}/{repo}/pulls", rv, data=data)
+    except gidgethub.HTTPException as e:
+        words = f"{getattr(e, 'message', '') or e} {getattr(e, 'errors', '') or ''}".lower()
+        if not data.get("draft") or int(e.status_code) != 422 or NO_DRAFTS not in words:
+            raise
+    pr = await gh.post("/repos/{owner}/{repo}/pulls", rv, data={**data, "draft": False})
+    await comment_once(gh, full_name, pr["number"], "no-drafts", render("no_drafts.md.j2"))
+    return pr
+
+
 async def open_or_update_pr(gh, full_name: str, *, branch: str, base: str, title: str, body: str,
                             labels: list[str], draft: bool = False) -> tuple[dict, str]:
     """Open the unit's PR from ``branch`` into ``base`` (as a draft when ``draft``: e.g. a chain
@@ -265,9 +289,9 @@ async def open_or_update_pr(gh, full_name: str, *, branch: str, base: str, title
     title = fit_title(title)
     pr = await find_open_pr(gh, full_name, branch, base)
     if pr is None:
-        pr = await gh.post("/repos/{owner}/{repo}/pulls", rv,
-                           data={"title": title, "head": branch, "base": base, "body": placed("", body, title_digest(title), ""),
-                                 "maintainer_can_modify": True, "draft": draft})
+        pr = await create_pull(gh, full_name, {"title": title, "head": branch, "base": base,
+                                               "body": placed("", body, title_digest(title), ""),
+                                               "maintainer_can_modify": True, "draft": draft})
         what = "opened"
     elif (pr.get("title") or "", pr.get("body") or "") != (got := refreshed(pr.get("title") or "", pr.get("body") or "",
                                                                            title, body)):

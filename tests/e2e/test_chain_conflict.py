@@ -406,3 +406,24 @@ async def test_a_conflict_commit_forksync_never_pushed_is_not_folded_on_a_branch
     assert len([c for c in comments if "checked and folded" in c]) == 1, comments
     assert fork_git(w, "rev-parse", branch) == mine                      # the person's commits stay as they are
     assert (await w.pr(chain["number"]))["merged"] is False
+
+
+async def test_a_chain_stopped_at_a_conflict_gets_a_ready_pr_where_github_has_no_drafts(world):
+    """A private fork on GitHub Free has no draft pull requests: GitHub refuses ``"draft": true``
+    (422 "Draft pull requests are not supported in this repository."), and the chain would never
+    get its PR. It opens ready instead, says on the PR why it is not a draft, and the gate still
+    keeps it from merging while its conflict commit is there."""
+    w, up_src, upstream = world
+    w.fake.state.repo("meta", "triton").drafts = False
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    [chain] = await open_prs(w.alice)
+    assert (chain["head"]["ref"], chain["draft"]) == (f"forksync/chain-{c2[:12]}", False)
+    assert f"## ⚠️ Stopped at a conflict: upstream `{c2[:12]}`" in chain["body"]
+    assert any("draft pull requests" in b for b in await bot_comments(w, chain["number"]))
+    await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    after = await w.pr(chain["number"])
+    assert after["merged"] is False
+    assert "`conflict-commit`" in w.run_of(after["head"]["sha"], "forksync/gate").output["summary"]
+    assert w.bot.deliveries("dead") == []
