@@ -100,7 +100,7 @@ class Render:
             "git_url": f"{self.api}/{r.full_name}.git" if self.git_http else r.path.as_uri(), "ssh_url": str(r.path),
             "svn_url": f"{self.web}/{r.full_name}", "mirror_url": None, "homepage": None, "language": None,
             "default_branch": r.default_branch, "archived": False, "disabled": False,
-            "has_issues": True, "has_projects": False, "has_wiki": False, "has_pages": False,
+            "has_issues": r.has_issues, "has_projects": False, "has_wiki": False, "has_pages": False,
             "has_downloads": True, "has_discussions": False, "license": None, "topics": [],
             "forks": 0, "forks_count": 0, "stargazers_count": 0, "watchers": 0, "watchers_count": 0,
             "open_issues": open_issues, "open_issues_count": open_issues, "size": 0,

@@ -64,6 +64,8 @@ async def list_issues(ctx: Ctx) -> Reply:
 async def create_issue(ctx: Ctx) -> Reply:
     ctx.require_permission("issues")
     r = ctx.repo
+    if not r.has_issues:
+        raise GitHubError(410, "Issues are disabled for this repo")
     body = ctx.json()
     actor = ctx.require_actor()
     now = ctx.state.now()

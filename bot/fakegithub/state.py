@@ -238,6 +238,8 @@ class Repo:
     # draft pull requests: public repositories, or private ones on GitHub Team / Enterprise (docs.github.com,
     # "Changing the stage of a pull request"); False plays a private repository on GitHub Free
     drafts: bool = True
+    # GitHub turns Issues off on a new fork (Settings → General → Features); creating one then answers 410
+    has_issues: bool = True
     required_checks: list[str] = field(default_factory=list)     # branch protection on default branch
     # branch protection's checks[].app_id: a required check bound to one GitHub App (the others: any source)
     required_check_apps: dict[str, int] = field(default_factory=dict)

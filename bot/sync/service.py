@@ -116,6 +116,12 @@ def scrub(text: str, secrets: list[str]) -> str:
     return redact_scrub(text)
 
 
+
+#: the failing job a status issue GitHub cannot hold is recorded as (bot.sync.store.record_job)
+STATUS_ISSUE_JOB = "status-issue"
+ISSUES_OFF = ("Issues are disabled on {repo} (GitHub answered 410), so forksync's status issue and triage reports "
+              "cannot be written there: turn Issues on in the repository's Settings → General → Features")
+
 class SyncService:
     """``git_url``: clone URL template with ``{owner}`` and ``{repo}`` (an ``https://`` URL gets
     the installation token as ``x-access-token``); ``token_for(installation_id)`` returns that
@@ -655,8 +661,17 @@ class SyncService:
         body = render_status(st, stale_after_s=cfg.github.stale_after_s, alarm_after_s=cfg.github.alarm_after_s,
                              now=self.now(), dead_letters=dead, config_path=cfg.github.config_path,
                              login_unknown="" if self.bot_login else self.login_unknown)
-        number, what = await upsert_status_issue(ctx.gh, full_name, cfg.github.status_issue_title, body, self.bot_login,
-                                                 create=create)
+        try:
+            number, what = await upsert_status_issue(ctx.gh, full_name, cfg.github.status_issue_title, body, self.bot_login,
+                                                     create=create)
+        except gidgethub.HTTPException as e:
+            if int(e.status_code) != 410:
+                raise
+            # GitHub turns Issues off on a new fork: the sync goes on, and /healthz and the
+            # dashboard's status say where the status issue went (a failing job until it is back)
+            sync_store.record_job(ctx.store, full_name, STATUS_ISSUE_JOB, ISSUES_OFF.format(repo=full_name), self.now())
+            return "status issue unavailable: Issues are disabled on the fork"
+        sync_store.record_job(ctx.store, full_name, STATUS_ISSUE_JOB, None, self.now())
         return f"status issue #{number} {what}" if number else "status issue absent"
 
     async def check_resolution(self, ctx, full_name: str, branch: str, head: str, base: str,

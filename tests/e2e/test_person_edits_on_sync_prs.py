@@ -3,7 +3,7 @@ forksync rewrites only its own section of the body (bot.sync.prs.refreshed); tex
 or below it and a title the person gave the PR stay."""
 from __future__ import annotations
 
-from tests.support.e2e import install_on_fork, open_sync_prs, status_issue
+from tests.support.e2e import install_on_fork, job_context, open_sync_prs, status_issue
 from tests.support.github import commit_files, git
 
 
@@ -65,3 +65,29 @@ async def test_a_sync_pr_whose_body_would_pass_githubs_limit_opens_cut_to_fit(wo
     [issue] = await status_issue(alice)
     assert len(issue["body"]) <= 65536
     assert bot.deliveries("dead") == []
+
+
+async def test_a_fork_with_issues_turned_off_still_gets_its_sync_prs_and_says_where_the_status_issue_went(world):
+    """GitHub turns Issues off on a new fork, and creating the status issue then answers 410
+    ("Issues are disabled for this repo"). The sync itself goes on — its PRs open, no delivery
+    fails over it — and the missing status issue is a failing job that names the setting, shown on
+    /healthz; once Issues are on again, the next refresh opens the issue and clears it."""
+    from bot.sync import store as sync_store
+
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    fake.state.repo("meta", "triton").has_issues = False
+    await install_on_fork(fake, bot, fork, inst.id)
+    commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+
+    assert len(await open_sync_prs(alice)) == 1
+    assert bot.deliveries("dead") == []
+    [job] = [j for j in sync_store.failing_jobs(bot.store) if j["repo"] == "meta/triton"]
+    assert job["job"] == "status-issue" and "Issues are disabled" in job["error"] and "Settings" in job["error"], job
+
+    fake.state.repo("meta", "triton").has_issues = True
+    ctx = await job_context(bot)(inst.id)
+    await bot.svc.refresh_status_issue(ctx, "meta/triton")
+    assert len(await status_issue(alice)) == 1
+    assert [j for j in sync_store.failing_jobs(bot.store) if j["repo"] == "meta/triton"] == []
