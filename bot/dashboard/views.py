@@ -514,7 +514,9 @@ def health(store: Store, now: float, policy: Policy, app_facts: dict, allowed: C
                           "last_fetch_error": st.last_fetch_error if st else "",
                           "stale": stale_of(st, now, fork_policy(store, f, policy)),
                           "blocked": [{"id": b.get("id"), "pr": b.get("pr") or None, "url": b.get("url") or None,
-                                       "reason": b.get("reason", ""), "step": b.get("step", "")} for b in (st.blocked if st else ())]})
+                                       "reason": b.get("reason", ""), "step": b.get("step", "")} for b in (st.blocked if st else ())],
+                          "failing_jobs": [{"job": j["job"], "error": j["error"], "count": j["count"], "since": iso(j["since"])}
+                                           for j in (st.failing_jobs if st else ())]})
     return {"schema": f"{V}.health/1", "status": app_facts.get("status", "ok"), "problems": list(app_facts.get("problems", [])),
             "warnings": list(app_facts.get("warnings", [])),
             "deliveries": dict(app_facts.get("deliveries", {})),

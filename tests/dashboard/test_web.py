@@ -177,6 +177,28 @@ async def test_health_same_facts_as_healthz(tmp_path):
         await c.close()
 
 
+async def test_health_names_each_forks_failing_jobs(tmp_path):
+    """A fork's failing jobs (a scheduled run, a status issue GitHub cannot hold) are on the health
+    page from the first failure, not only once /healthz counts enough of them to turn red."""
+    from bot.sync import store as sync_store
+
+    store = Store(tmp_path / "f.db")
+    fill(store)
+    sync_store.record_job(store, FORK, "status-issue", "Issues are disabled on meta/triton (GitHub answered 410)", NOW - 60)
+    app = make_app(store, "s3cret", clock=lambda: NOW)
+    mount_dashboard(app, Store(tmp_path / "f.db"), clock=lambda: NOW)
+    c = TestClient(TestServer(app))
+    await c.start_server()
+    try:
+        doc = await get_json(c, "/api/v1/health")
+        [job] = doc["forks"][0]["failing_jobs"]
+        assert (job["job"], job["count"]) == ("status-issue", 1) and "Issues are disabled" in job["error"]
+        html = await get_page(c, "/health")
+        assert "status-issue" in html and "Issues are disabled on meta/triton" in html
+    finally:
+        await c.close()
+
+
 @pytest.mark.parametrize("path, status, words", [
     ("/api/v1/forks/no/such/overview", 404, "no fork 'no/such'"),
     ("/api/v1/forks/meta/triton/nope", 404, "no API page 'nope'"),
