@@ -1,7 +1,7 @@
 """Commands that drive the core, end to end: hold → plan preview → defer → unhold → only the
 bundle opens; the deferred commit is in the ledger (git notes) and on the status issue."""
 from bot.sync import store as sync_store
-from tests.support.e2e import install_on_fork, open_sync_prs, status_issue
+from tests.support.e2e import install_on_fork, open_sync_prs, status_command, status_issue
 from tests.support.github import commit_files, git
 
 
@@ -12,11 +12,7 @@ async def test_hold_plan_defer_unhold(world):
     n = issue["number"]
 
     async def command(text):
-        await alice.post(f"/repos/meta/triton/issues/{n}/comments", data={"body": text})
-        await bot.settle()
-        replies = [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{n}/comments")
-                   if c["user"]["login"] == "forksync[bot]"]
-        return replies[-1]
+        return await status_command(alice, bot, n, text)
 
     assert "on hold" in await command("/forksync hold")
     c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")

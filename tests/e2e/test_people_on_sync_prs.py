@@ -21,6 +21,19 @@ async def world(fake_github, tmp_path):
         yield w
 
 
+async def bundle_and_a_clone(w, up_src, upstream) -> tuple[str, dict, object]:
+    """Upstream c1 (``python/a.py``), its bundle PR, and alice's clone of the fork on a branch
+    ``mine`` at ``main``: ``(c1, bundle PR, clone path)``."""
+    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    [bundle] = await open_sync_prs(w.alice)
+    clone = w.work / "clone"
+    git(w.work, "clone", "-q", str(w.fork.path), str(clone))
+    git(clone, "checkout", "-q", "-B", "mine", "origin/main")
+    return c1, bundle, clone
+
+
 async def test_a_sync_pr_a_person_turned_into_a_draft_is_not_undrafted_and_merged(world):
     """alice converts the (ready) bundle PR to a draft — GitHub's "not ready, do not merge" —
     before the gate looked at it. forksync takes out of draft only the drafts it opened (a chain
@@ -50,14 +63,8 @@ async def test_a_bundle_whose_picks_a_person_replaced_is_not_merged_without_its_
     c1``) by her own commit (no trailer, a tweaked change). L1 is green on it and a bundle outside
     owned areas needs no approval, but merged, c1 would not count as picked: ``picks-missing``."""
     w, up_src, upstream = world
-    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
-    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
-    await w.bot.settle()
-    [bundle] = await open_sync_prs(w.alice)
+    c1, bundle, clone = await bundle_and_a_clone(w, up_src, upstream)
     branch = bundle["head"]["ref"]
-    clone = w.work / "clone"
-    git(w.work, "clone", "-q", str(w.fork.path), str(clone))
-    git(clone, "checkout", "-q", "-B", "mine", "origin/main")
     commit_files(clone, {"python/a.py": "a = 2  # tuned\n"}, "speed up a, tuned")
     git(clone, "push", "-q", "-f", "origin", f"mine:refs/heads/{branch}")
     await w.bot.settle()
@@ -121,15 +128,9 @@ async def test_a_bundle_a_person_picked_again_with_cherry_pick_x_keeps_its_upstr
     unit is still named by a pick the ledger reads, so the gate does not hold it as
     ``picks-missing``; merged, the ledger records c1 picked."""
     w, up_src, upstream = world
-    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
-    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
-    await w.bot.settle()
-    [bundle] = await open_sync_prs(w.alice)
+    c1, bundle, clone = await bundle_and_a_clone(w, up_src, upstream)
     branch = bundle["head"]["ref"]
-    clone = w.work / "clone"
-    git(w.work, "clone", "-q", str(w.fork.path), str(clone))
     git(clone, "fetch", "-q", str(upstream.path), "main")
-    git(clone, "checkout", "-q", "-B", "mine", "origin/main")
     git(clone, "-c", "user.name=alice", "-c", "user.email=alice@example.com", "cherry-pick", "-x", c1)
     head = git(clone, "rev-parse", "HEAD").strip()
     git(clone, "push", "-q", "-f", "origin", f"mine:refs/heads/{branch}")

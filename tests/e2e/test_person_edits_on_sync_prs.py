@@ -3,7 +3,7 @@ forksync rewrites only its own section of the body (bot.sync.prs.refreshed); tex
 or below it and a title the person gave the PR stay."""
 from __future__ import annotations
 
-from tests.support.e2e import install_on_fork, job_context, open_sync_prs, status_issue
+from tests.support.e2e import install_on_fork, job_context, open_sync_prs, status_command, status_issue
 from tests.support.github import commit_files, git
 
 
@@ -14,8 +14,7 @@ async def test_a_refreshed_sync_pr_keeps_a_persons_title_and_text(world):
     n = issue["number"]
 
     async def command(text):
-        await alice.post(f"/repos/meta/triton/issues/{n}/comments", data={"body": text})
-        await bot.settle()
+        await status_command(alice, bot, n, text)
 
     commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
     git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")

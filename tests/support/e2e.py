@@ -34,6 +34,15 @@ async def status_issue(gh):
             if "<!-- forksync:status-issue -->" in (i.get("body") or "")]
 
 
+async def status_command(gh, bot, number: int, text: str) -> str:
+    """``gh``'s comment ``text`` on the status issue ``number``, the bot settled: its last reply."""
+    await gh.post(f"/repos/meta/triton/issues/{number}/comments", data={"body": text})
+    await bot.settle()
+    replies = [c["body"] async for c in gh.getiter(f"/repos/meta/triton/issues/{number}/comments")
+               if c["user"]["login"] == "forksync[bot]"]
+    return replies[-1] if replies else ""
+
+
 async def install_on_fork(fake, bot, fork, inst_id: int):
     """Deliver ``installation.created`` for the fork (meta/triton) and let the bot settle; returns
     the delivery (its ``statuses``)."""
