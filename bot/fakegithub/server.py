@@ -77,7 +77,7 @@ _BODY_RESOURCES = {"issues/create": "Issue", "issues/update": "Issue", "pulls/cr
 
 #: an issue's or pull request's title: at most this many characters ("title is too long (maximum is 256 characters)")
 TITLE_LIMIT = 256
-#: a check run's ``output.summary`` and ``output.text``: at most this many characters each
+#: a check run's ``output.summary`` and ``output.text``: at most this many bytes each (UTF-8; github/docs#35252)
 CHECK_TEXT_LIMIT = 65535
 _CHECK_RUN_OPS = {"checks/create", "checks/update"}
 #: a label's name: at most this many characters ("name is too long (maximum is 50 characters)")
@@ -105,9 +105,9 @@ def body_too_long(op_id: str, raw: bytes) -> GitHubError | None:
     if resource is None:
         output = data.get("output") if isinstance(data.get("output"), dict) else {}
         for name in ("summary", "text"):
-            if isinstance(output.get(name), str) and len(output[name]) > CHECK_TEXT_LIMIT:
+            if isinstance(output.get(name), str) and len(output[name].encode()) > CHECK_TEXT_LIMIT:
                 return GitHubError(422, "Invalid request.\n\n"
-                                   f"For 'properties/{name}', the text is longer than {CHECK_TEXT_LIMIT} characters.")
+                                   f"For 'properties/{name}', the text is longer than {CHECK_TEXT_LIMIT} bytes.")
         return None
     for name, limit in (("body", BODY_LIMIT), ("title", TITLE_LIMIT)):
         text = data.get(name)

@@ -315,7 +315,7 @@ class GitHubClient(gidgethub.aiohttp.GitHubAPI):
 def within_limits(data: dict, url: str) -> dict:
     """Pure: a write's JSON ``data`` with its texts cut to GitHub's limits (bot.github.limits): a
     ``body`` to 65,536 characters, a ``title`` to 256, a check run's ``output.summary`` / ``text``
-    to 65,535. GitHub refuses a longer one (422), which would block what the write was for; a cut
+    to 65,535 bytes. GitHub refuses a longer one (422), which would block what the write was for; a cut
     is logged (never the text). ``data`` itself is not changed."""
     out = data
     body, title = data.get("body"), data.get("title")
@@ -325,8 +325,8 @@ def within_limits(data: dict, url: str) -> dict:
         out = {**out, "title": limits.fit_title(title)}
     output = data.get("output")
     if isinstance(output, dict):
-        cut = {k: limits.fit_body(v, limits.CHECK_TEXT_LIMIT) for k in ("summary", "text")
-               if isinstance(v := output.get(k), str) and len(v) > limits.CHECK_TEXT_LIMIT}
+        cut = {k: limits.fit_check_text(v) for k in ("summary", "text")
+               if isinstance(v := output.get(k), str) and len(v.encode()) > limits.CHECK_TEXT_LIMIT}
         if cut:
             out = {**out, "output": {**output, **cut}}
     if out is not data:

@@ -3,7 +3,8 @@
 GitHub refuses (422, ``Validation Failed``) an issue, pull request or comment **body** over
 65,536 characters ("body is too long (maximum is 65536 characters)") and an issue or pull request
 **title** over 256 ("title is too long (maximum is 256 characters)"); a check run's
-``output.summary`` and ``output.text`` hold at most 65,535 each. The limits are stated in those
+``output.summary`` and ``output.text`` hold at most 65,535 each, counted in bytes (UTF-8; public
+report github/docs#35252). The limits are stated in those
 answers, not in the REST reference; bots meet them on long generated texts (Renovate,
 release-please, Owl Bot: public reports). A refused body would block a unit for good, so every
 text is cut to fit before it is sent: at a line break, closing a code fence the cut leaves open,
@@ -64,3 +65,13 @@ def fit_title(title: str, limit: int = TITLE_LIMIT) -> str:
     head = title[:limit - 1]
     space = head.rfind(" ")
     return (head[:space] if space > limit // 2 else head).rstrip() + "…"
+
+
+def fit_check_text(text: str, limit: int = CHECK_TEXT_LIMIT) -> str:
+    """A check run's ``output.summary`` or ``output.text`` cut to ``limit`` UTF-8 bytes, as
+    :func:`fit_body` cuts (a character of more than one byte counts as its bytes)."""
+    size = len(text.encode())
+    if size <= limit:
+        return text
+    # a cut to n characters keeps at most n + (size - len(text)) bytes: the extra bytes go first
+    return fit_body(text, max(limit - (size - len(text)), 0))

@@ -27,3 +27,16 @@ def test_a_title_is_cut_at_a_word():
     assert len(title) <= TITLE_LIMIT and title.endswith("…")
     words = "Nightly " + " ".join(["failure"] * 60)
     assert fit_title(words).endswith("failure…") and len(fit_title(words)) <= TITLE_LIMIT
+
+
+def test_a_check_run_text_is_cut_to_githubs_limit_in_bytes():
+    """GitHub measures a check run's summary and text in bytes (public report github/docs#35252):
+    a gate summary of table rows with ✅/❌ marks (3 bytes each in UTF-8) under 65,535 characters
+    can still pass 65,535 bytes."""
+    from bot.github.limits import CHECK_TEXT_LIMIT, fit_check_text
+
+    rows = "".join(f"| ❌ | `suite-{i:05d}` | — | red on the base too · {'✅' * 4} |\n" for i in range(1150))
+    assert len(rows) < CHECK_TEXT_LIMIT < len(rows.encode())
+    cut = fit_check_text(rows)
+    assert len(cut.encode()) <= CHECK_TEXT_LIMIT and "characters were cut here" in cut
+    assert fit_check_text("short ✅\n") == "short ✅\n"
