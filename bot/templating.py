@@ -38,6 +38,22 @@ def code_span(text: object) -> str:
     return f"{fence}{pad}{t}{pad}{fence}"
 
 
+#: a fenced code block's fence line (CommonMark 4.5: up to 3 spaces, then 3+ backticks or tildes)
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+
+
+def fence_after(fence: str, line: str) -> str:
+    """The fence of the code block open after ``line`` (``""``: none), given ``fence``, the one
+    open before it (CommonMark 4.5: a fence line opens a block; a line of the same character, at
+    least as long, with nothing after it but blanks, closes it). Read line by line, it tells which
+    lines of a Markdown text are code."""
+    m = _FENCE.match(line)
+    if not fence:
+        return m.group(1) if m else ""
+    closes = m is not None and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line[m.end():].strip()
+    return "" if closes else fence
+
+
 #: What a page may link to: an http(s) address with a host, or a path of the dashboard's own
 #: ("/forks/…", never "//host" or "/\\host", which browsers read as another host). No space or
 #: control character anywhere: browsers drop tabs and newlines inside a URL and leading spaces

@@ -67,7 +67,6 @@ def generate_app_key() -> tuple[str, str]:
     return priv, pub
 
 
-
 #: GitHub refuses an issue, pull request or comment body longer than this (characters), answering
 #: 422 "body is too long (maximum is 65536 characters)" (the limit is in that answer, not in the docs)
 BODY_LIMIT = 65536

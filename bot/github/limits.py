@@ -12,8 +12,6 @@ with a line saying how much was cut (``templates/github/body_cut.md.j2``).
 """
 from __future__ import annotations
 
-import re
-
 from bot import templating
 
 BODY_LIMIT = 65536
@@ -23,20 +21,13 @@ CHECK_TEXT_LIMIT = 65535
 #: Multilingual Plane (an emoji) as two where Python counts one
 MARGIN = 256
 
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
-
 
 def _open_fence(text: str) -> str:
     """The fence (```` ``` ````, ``~~~`` …) a code block that ``text`` opens and never closes
-    begins with, else ``""`` (CommonMark's rules for fenced blocks, as bot.sync.prs.own_span)."""
+    begins with, else ``""`` (:func:`bot.templating.fence_after`)."""
     fence = ""
     for line in text.splitlines():
-        m = _FENCE.match(line)
-        if fence:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line[m.end():].strip():
-                fence = ""
-        elif m:
-            fence = m.group(1)
+        fence = templating.fence_after(fence, line)
     return fence
 
 

@@ -29,6 +29,7 @@ from bot.github.common import comment_once, render, split_repo
 from bot.github.fork_config import load_fork_config
 from bot.github.limits import BODY_LIMIT, fit_body, fit_title
 from bot.sync import store as sync_store
+from bot.templating import fence_after
 
 TRAILER = re.compile(r"^Upstream-Commit:\s*([0-9a-f]{40})\s*$", re.MULTILINE)
 
@@ -174,8 +175,6 @@ def keep_agent_report(old_body: str, new_body: str) -> str:
 
 _OWN_START, _OWN_END = "<!-- forksync:body:start -->", "<!-- forksync:body:end -->"
 _TITLE_SET = re.compile(r"<!-- forksync:title:([0-9a-f]{16}) -->")
-# a fenced code block's opening line (CommonMark: up to 3 spaces, then 3+ backticks or tildes)
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 
 
 def own_span(body: str) -> tuple[int, int] | None:
@@ -188,21 +187,15 @@ def own_span(body: str) -> tuple[int, int] | None:
     pos, fence, start, after_mark = 0, "", None, None
     for line in body.splitlines(keepends=True):
         bare = line.rstrip("\r\n")
-        opening = _FENCE.match(bare)
-        if fence:
-            # a closing fence: the same character, at least as long, nothing after it but blanks
-            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence) \
-                    and not bare[opening.end():].strip():
-                fence = ""
-        elif opening:
-            fence = opening.group(1)
-        elif start is None:
-            if bare == _OWN_START:
-                start = pos
-        elif bare == _OWN_END:
-            return start, pos + len(line)
-        elif after_mark is None and _TITLE_SET.fullmatch(bare):
-            after_mark = pos + len(line)
+        inside, fence = fence, fence_after(fence, bare)
+        if not (inside or fence):       # not a code block's line (nor one of its fences)
+            if start is None:
+                if bare == _OWN_START:
+                    start = pos
+            elif bare == _OWN_END:
+                return start, pos + len(line)
+            elif after_mark is None and _TITLE_SET.fullmatch(bare):
+                after_mark = pos + len(line)
         pos += len(line)
     if start is None:
         return None

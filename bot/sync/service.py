@@ -116,11 +116,11 @@ def scrub(text: str, secrets: list[str]) -> str:
     return redact_scrub(text)
 
 
-
 #: the failing job a status issue GitHub cannot hold is recorded as (bot.sync.store.record_job)
 STATUS_ISSUE_JOB = "status-issue"
 ISSUES_OFF = ("Issues are disabled on {repo} (GitHub answered 410), so forksync's status issue and triage reports "
               "cannot be written there: turn Issues on in the repository's Settings → General → Features")
+
 
 class SyncService:
     """``git_url``: clone URL template with ``{owner}`` and ``{repo}`` (an ``https://`` URL gets
@@ -671,7 +671,8 @@ class SyncService:
             # dashboard's status say where the status issue went (a failing job until it is back)
             sync_store.record_job(ctx.store, full_name, STATUS_ISSUE_JOB, ISSUES_OFF.format(repo=full_name), self.now())
             return "status issue unavailable: Issues are disabled on the fork"
-        sync_store.record_job(ctx.store, full_name, STATUS_ISSUE_JOB, None, self.now())
+        if any(j["job"] == STATUS_ISSUE_JOB for j in st.failing_jobs):
+            sync_store.record_job(ctx.store, full_name, STATUS_ISSUE_JOB, None, self.now())
         return f"status issue #{number} {what}" if number else "status issue absent"
 
     async def check_resolution(self, ctx, full_name: str, branch: str, head: str, base: str,
