@@ -43,8 +43,9 @@ from bot.agents.render import render
 from bot.agents.summary import summarize_results
 from bot.git.repo import git_env
 from bot.git.resolution import find_stop, keep_ref
+from bot.github.limits import fit_title
 from bot.sync import store as sync_store
-from bot.sync.prs import create_pull, find_open_pr
+from bot.sync.prs import create_pull, find_open_pr, placed, title_digest
 from bot.sync.rules import rules_resolution
 
 __all__ = ["ChainResolution", "resolve_chain_conflict", "draft_verdict", "post_test_summary",
@@ -242,9 +243,12 @@ async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path
         await _put_back(git_dir, branch, tip, out.commit)
         raise
     if pr is None:
-        pr = await create_pull(gh, full_name, {"title": title or f"forksync: {branch}", "head": branch, "base": base,
-                                               "body": with_report(body, out.body), "draft": True,
-                                               "maintainer_can_modify": True})
+        # forksync's text as its own section (prs.placed), as a PR the sync opens has it, so that
+        # the sync's next refresh rewrites only that section and keeps what a person wrote
+        title = fit_title(title or f"forksync: {branch}")
+        pr = await create_pull(gh, full_name, {"title": title, "head": branch, "base": base,
+                                               "body": with_report(placed("", body, title_digest(title), ""), out.body),
+                                               "draft": True, "maintainer_can_modify": True})
         if labels:
             await gh.post("/repos/{owner}/{repo}/issues/{number}/labels", {**rv, "number": pr["number"]},
                           data={"labels": list(labels)})

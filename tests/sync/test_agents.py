@@ -22,6 +22,7 @@ from bot.fakeanthropic.adversary import adversarial_model
 from bot.store import Store
 from bot.sync import store as sync_store
 from bot.sync.agents import draft_verdict, on_chain_conflict, post_test_summary, resolve_chain_conflict, with_report
+from bot.sync.prs import open_or_update_pr, title_digest
 from gpu_runner.result import Environment, Reason, RunResult, TestResult
 
 OWNER, REPO = "meta", "triton"
@@ -115,8 +116,10 @@ async def test_honest_agent_resolution_becomes_a_draft_chain_pr(world, github_ap
     assert (pr["draft"], pr["merged"], pr["state"], pr["head"]["sha"]) == (True, False, "open", res.commit)
     assert [lab["name"] for lab in pr["labels"]] == ["forksync:chain"]
     body = pr["body"]
-    assert body.startswith("Sync chain of 1 upstream commit.\n\n<!-- forksync:agent-report:start -->\n"
-                           f"### Conflict resolution by an agent — upstream {up[:12]}\n")
+    # forksync's own section (so a later refresh rewrites only it), then the agent's report
+    assert body.startswith("<!-- forksync:body:start -->\nSync chain of 1 upstream commit.\n")
+    assert f"<!-- forksync:title:{title_digest('[forksync] chain: ops')} -->\n<!-- forksync:body:end -->\n\n" \
+           f"<!-- forksync:agent-report:start -->\n### Conflict resolution by an agent — upstream {up[:12]}\n" in body
     assert "| `python/triton/ops.py` | kept both changes | the fork's line 3 and upstream's line 3 edit are independent |" in body
     assert "stays a draft until the L1 suite passes" in body and body.endswith("<!-- forksync:agent-report:end -->\n")
 
@@ -132,6 +135,31 @@ async def test_honest_agent_resolution_becomes_a_draft_chain_pr(world, github_ap
     assert f"**Agent-resolved commits: L1 passed on {res.commit[:12]}.** A person may now mark" in comments[1]
     pr = await gh.getitem(f"/repos/{FULL}/pulls/{res.pr}")
     assert (pr["draft"], pr["merged"]) == (True, False)
+
+
+async def test_a_persons_words_on_an_agent_opened_pr_survive_the_next_refresh(world, github_app):
+    # the chain stopped at its first commit: no PR yet, so the agent's pick opens it (no title or
+    # body from the sync); a person then writes above and below forksync's text and retitles it
+    fork, inst, work, tip, up = world("[ops] rename line 3 and fix line 15")
+    gh = github_app.installation(inst.id)
+    async with FakeAnthropic([honest()], api_key="k") as ant:
+        async with AgentClient(SETTINGS, Store(), api_key="k", base_url=ant.base_url) as client:
+            res = await resolve_chain_conflict(gh, FULL, git_dir=work, branch=BRANCH, base="main", upstream_sha=up,
+                                               client=client, remote_url=str(fork.path))
+    assert res.status == "committed"
+    pr = await gh.getitem(f"/repos/{FULL}/pulls/{res.pr}")
+    assert pr["title"] == f"forksync: {BRANCH}"
+    await gh.patch(f"/repos/{FULL}/pulls/{res.pr}",
+                   data={"title": "ops: line 3 needs Ana's eyes", "body": "Ana: checking line 3.\n\n" + pr["body"]
+                         + "\nBo: the CI file is untouched.\n"})
+    got, what = await open_or_update_pr(gh, FULL, branch=BRANCH, base="main", title="[forksync] chain: ops",
+                                        body="Sync chain of 1 upstream commit.", labels=[])
+    assert what == "updated"
+    assert got["title"] == "ops: line 3 needs Ana's eyes"           # a person's title stays
+    body = got["body"]
+    assert body.startswith("Ana: checking line 3.\n\n<!-- forksync:body:start -->\nSync chain of 1 upstream commit.\n")
+    assert body.endswith("<!-- forksync:agent-report:end -->\n\nBo: the CI file is untouched.\n")
+    assert body.count(f"### Conflict resolution by an agent — upstream {up[:12]}") == 1
 
 
 async def test_adversarial_agent_is_rejected_and_nothing_moves(world, github_app):
