@@ -22,6 +22,7 @@ def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, autoescape=False)
     env.filters["code"] = code_span
+    env.filters["inert"] = inert
     return env
 
 
@@ -36,6 +37,42 @@ def code_span(text: object) -> str:
     fence = "`" * (max(runs, default=0) + 1)
     pad = " " if t.startswith("`") or t.endswith("`") else ""
     return f"{fence}{pad}{t}{pad}{fence}"
+
+
+#: a code span (CommonMark 6.1: a backtick run, then the first run of the same length)
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)", re.S)
+#: what GitHub acts on in Markdown outside code: an HTML tag or comment (``<``; an unclosed
+#: ``<!--`` hides the rest of the body), an entity (``&``), an @mention of a login or team (it
+#: notifies them), and an issue reference ``#123`` / ``GH-123`` (it links, and cross-references,
+#: *this* repository's item of that number)
+_ACTIVE = re.compile(r"[<&]|(?<![\w`])@(?=[A-Za-z0-9])|(?<![\w&/])#(?=\d)|(?<!\w)(?i:GH)-(?=\d)")
+_ENTITY = {"<": "&lt;", "&": "&amp;"}
+
+
+def inert(text: object, cell: bool = False) -> str:
+    """``text`` that comes from git or from someone else's GitHub (an upstream commit subject, a
+    reason, an error message) as inline Markdown that shows it as written and acts on nothing (the
+    ``inert`` filter): one line; outside its code spans ``<`` and ``&`` as entities (no tag or
+    comment can start), and a zero-width joiner after the ``@`` of a mention and the ``#`` (or
+    ``-`` of ``GH-``) of an issue reference, so that no one is notified and nothing links to the
+    item of that number in the repository the text is shown in — upstream's ``(#4567)`` is
+    upstream's pull request, not the fork's #4567. Code spans are kept as they are: GitHub acts on
+    nothing inside them. ``cell``: the text is a table cell's (``inert(cell=True)``), so every
+    ``|`` is escaped, in code spans too, as GitHub's tables need (GFM 4.10)."""
+    t = " ".join(str(text).splitlines())
+    out, at = [], 0
+    for m in _CODE_SPAN.finditer(t):
+        out.append(_ACTIVE.sub(_neutral, t[at:m.start()]))
+        out.append(m.group(0))
+        at = m.end()
+    out.append(_ACTIVE.sub(_neutral, t[at:]))
+    joined = "".join(out)
+    return joined.replace("|", "\\|") if cell else joined
+
+
+def _neutral(m: re.Match) -> str:
+    c = m.group(0)
+    return _ENTITY.get(c) or c + "\u200d"
 
 
 #: a fenced code block's fence line (CommonMark 4.5: up to 3 spaces, then 3+ backticks or tildes)

@@ -243,7 +243,7 @@ def test_sync_pr_body_lists_stay_lists():
     # what it lands after: a pull request where there is one, and the truth where there is none
     assert "**Lands after** #412 (`chain-01d3c87a74a2`), `chain-9c2cefdb65a4`: it changes files those chains change" in body
     assert ("- `chain-9c2cefdb65a4` has no pull request yet: its first pick (upstream `9c2cefdb65a4` [AMD][NFC] Use ROCDL ops "
-            "for WaitAsyncCntOp/WaitTensorCntOp (#8820)) does not apply cleanly; the status issue says what it needs. This pull "
+            "for WaitAsyncCntOp/WaitTensorCntOp (#\u200d8820)) does not apply cleanly; the status issue says what it needs. This pull "
             "request waits for it.") in body
 
 
@@ -300,3 +300,29 @@ def test_a_persons_text_echoed_as_a_code_span_shows_verbatim_and_pings_no_one(te
     [para] = [t for t in MarkdownIt("commonmark").parse(f"@bob {code_span(text)}: done") if t.type == "inline"]
     kinds = [(c.type, c.content) for c in para.children]
     assert kinds == [("text", "@bob "), ("code_inline", text.replace("\n", " ")), ("text", ": done")]
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("[AMD] keep <!-- the old layout", "[AMD] keep <!-- the old layout"),
+    ("Fix the MMA layout (#4567)", "Fix the MMA layout (#\u200d4567)"),
+    ("Revert, cc @ptillet and @triton-lang/core", "Revert, cc @\u200dptillet and @\u200dtriton-lang/core"),
+    ("a | b & c &lt; d", "a | b & c &lt; d"),
+    ("use `a<b | @x #1` here, GH-12", "use a<b | @x #1 here, GH-\u200d12"),
+    ("two\nlines", "two lines"),
+])
+def test_text_from_git_shows_as_written_and_acts_on_nothing(text, shown):
+    """An upstream subject in a table cell (``inert``): shown as written (a zero-width joiner after
+    the ``@`` of a mention and the ``#`` of an issue reference, which is what stops GitHub acting
+    on them), no HTML comment or tag started, the table row kept to its cells, code spans as written."""
+    from markdown_it import MarkdownIt
+
+    from bot.templating import inert
+
+    md = MarkdownIt("commonmark").enable("table")
+    tokens = md.parse(f"| n | subject |\n|---|---|\n| 1 | {inert(text, cell=True)} |\n\nafter")
+    cells = [t for t in tokens if t.type == "inline"]
+    assert [c.content for c in cells][:3] == ["n", "subject", "1"] and len(cells) == 5    # one row of two cells, "after"
+    seen = "".join(c.content for c in cells[3].children if c.type in ("text", "code_inline"))
+    assert seen == shown
+    assert not [c for c in cells[3].children if c.type.startswith("html")]
+    assert cells[-1].content == "after"

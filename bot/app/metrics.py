@@ -9,9 +9,11 @@ Read from the store at scrape time (so a separate ``forksync worker`` process is
 ``forksync_delivery_latency_seconds{quantile}`` (received → processed, last 1000), and per fork
 ``forksync_days_behind{repo}``, ``forksync_backlog{repo}``, ``forksync_upstream_age_seconds{repo}``
 (seconds since upstream was last fetched successfully), ``forksync_metrics_stale{repo}`` (1 when
-the last fetch of upstream failed or it is older than ``stale_after_s``) and
-``forksync_upstream_age_alarm{repo}`` (older than ``alarm_after_s``). The ages are the defaults
-of ``github.stale_after_s`` / ``github.alarm_after_s``. Failures stay visible:
+the last fetch of upstream failed or it is older than the fork's ``github.stale_after_s`` as its
+last sync recorded it, else the App's default: the rule of the dashboard and the status issue) and
+``forksync_upstream_age_alarm{repo}`` (older than the default ``github.alarm_after_s``). A fork
+whose numbers were never computed (its first fetch failed) has no ``forksync_days_behind`` or
+``forksync_backlog`` sample: a 0 would read as "in sync". Failures stay visible:
 ``forksync_degraded{repo,reason}`` (1 while a unit GitHub refused is blocked, or a delivery of the
 fork is dead-lettered), ``forksync_blocked_units{repo}`` and ``forksync_dead_letter_alarm{reason}``
 (1 while any delivery is dead; :func:`bot.app.queue.dead_letter_alarm` gives the same line for
@@ -127,11 +129,16 @@ class _StoreCollector:
             reason = st.degraded() or (f"dead-lettered delivery {dead[0]['id']}: {dead[0]['reason']}" if dead else "")
             fams["degraded"].add_metric([st.repo, reason[:200]], 1.0 if reason else 0.0)
             fams["blocked"].add_metric([st.repo], float(len(st.blocked)))
-            fams["days"].add_metric([st.repo], st.days_behind)
-            fams["backlog"].add_metric([st.repo], st.backlog)
+            if st.computed_at:      # never computed (the first fetch failed): no number, not a 0 that reads "in sync"
+                fams["days"].add_metric([st.repo], st.days_behind)
+                fams["backlog"].add_metric([st.repo], st.backlog)
             age = st.upstream_age_s(now)
             fams["age"].add_metric([st.repo], age if age is not None else float("inf"))
-            fams["stale"].add_metric([st.repo], 1.0 if st.stale(self.m.stale_after_s, now) else 0.0)
+            # the fork's own github.stale_after_s as its last sync recorded it, as the dashboard
+            # and the status issue judge it
+            last = sync_store.last_snapshot(store, st.repo)
+            limit = (last or {}).get("stale_after_s") or self.m.stale_after_s
+            fams["stale"].add_metric([st.repo], 1.0 if st.stale(limit, now) else 0.0)
             fams["alarm"].add_metric([st.repo], 1.0 if st.alarm(self.m.alarm_after_s, now) else 0.0)
         out.extend(fams.values())
         alarm = q.dead_letter_alarm(store)

@@ -16,7 +16,8 @@ Definitions (Meta's fbtriton practice):
   (None → the merge base); the entry after it, the oldest one not handled, *holds* it
   (``holder``: its upstream date is when the pin stopped moving).
 * **Days Behind** = (committer time of the upstream tip − committer time of the frontier) / 86400,
-  fractional days, UTC; ``contiguous_lag_days`` the same for the contiguous pin. Where the fork
+  fractional days, UTC, never below 0 (committer clocks can go backwards); ``contiguous_lag_days``
+  the same for the contiguous pin. Where the fork
   and upstream share no history and no entry holds a pin, the fork lacks the whole range: its lag
   runs from the range's oldest commit.
 * **Backlog** = entries older than the frontier that are not handled (deferred, reverted, pending,
@@ -154,7 +155,9 @@ def compute_pins(entries, *, base_sha: str | None, base_time: int, upstream_tip_
     floor = entries[0].committer_time if entries else tip_time
 
     def lag(pin: Pin) -> float:
-        return round((tip_time - (pin.committer_time if pin.sha is not None else floor)) / 86400.0, 4)
+        # never below 0: a committer clock set back (upstream's tip dated before the pin) does
+        # not put the fork ahead of upstream
+        return max(0.0, round((tip_time - (pin.committer_time if pin.sha is not None else floor)) / 86400.0, 4))
 
     f_idx = frontier.index if frontier else -1
     by_disp: dict[str, int] = {}

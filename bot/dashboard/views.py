@@ -64,17 +64,11 @@ def fork_policy(store: Store, fork: str, policy: Policy) -> Policy:
 
 
 def stale_of(st: SyncStatus | None, now: float, policy: Policy) -> dict:
-    """``{"stale", "reason"}`` by the rule of :mod:`bot.sync.status`."""
-    if st is not None and st.upstream_unknown and not st.upstream_seen_at and not st.last_fetch_error:
-        return {"stale": True, "reason": st.upstream_unknown}
-    if st is None or not st.upstream_seen_at and not st.last_fetch_error:
+    """``{"stale", "reason"}`` by the rule of :mod:`bot.sync.status` (:meth:`SyncStatus.stale_reason`)."""
+    if st is None:
         return {"stale": True, "reason": "never synced: upstream was never seen"}
-    if st.last_fetch_error:
-        return {"stale": True, "reason": f"the last fetch of upstream failed: {st.last_fetch_error}"}
-    age = st.upstream_age_s(now) or 0.0
-    if age > policy.stale_after_s:
-        return {"stale": True, "reason": f"upstream was last seen {age / 3600:.1f} h ago (limit {policy.stale_after_s / 3600:g} h)"}
-    return {"stale": False, "reason": ""}
+    reason = st.stale_reason(policy.stale_after_s, now)
+    return {"stale": bool(reason), "reason": reason}
 
 
 def fork_names(store: Store) -> list[str]:

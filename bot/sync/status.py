@@ -57,6 +57,20 @@ class SyncStatus:
             return True
         return max_age_s is not None and (self.upstream_age_s(now) or 0.0) > max_age_s
 
+    def stale_reason(self, max_age_s: float | None = None, now: float | None = None) -> str:
+        """Why the numbers are stale (:meth:`stale`), as a person reads it ("" when they are current):
+        the failed fetch with its error, why upstream's time is unknown (pinned to a sha, a local
+        copy), that upstream was never seen, or how long ago it was last seen against ``max_age_s``.
+        The one wording of the status issue, the dashboard and its JSON."""
+        if self.last_fetch_error:
+            return f"the last fetch of upstream failed: {self.last_fetch_error}"
+        if not self.upstream_seen_at:
+            return self.upstream_unknown or "never synced: upstream was never seen"
+        age = self.upstream_age_s(now) or 0.0
+        if max_age_s is not None and age > max_age_s:
+            return f"upstream was last seen {age / 3600:.1f} h ago (limit {max_age_s / 3600:g} h)"
+        return ""
+
     def upstream_age_s(self, now: float | None = None) -> float | None:
         if not self.upstream_seen_at:
             return None

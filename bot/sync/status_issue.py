@@ -45,10 +45,12 @@ def render_status(st: SyncStatus, *, stale_after_s: float, alarm_after_s: float,
     blocked = [{**b, "ago": _age(max(0.0, now - b["at"])) if b.get("at") else "?"} for b in st.blocked]
     dead = [{**d, "ago": _age(max(0.0, now - d["at"])) if d.get("at") else "?"} for d in dead_letters]
     jobs = [{**j, "ago": _age(max(0.0, now - j["since"]))} for j in st.failing_jobs]
+    why = st.stale_reason(stale_after_s, now)
     return render("status_issue.md.j2", blocked=blocked, dead_letters=dead, config_path=config_path, failing_jobs=jobs,
                   login_unknown=login_unknown,
-                  stale=st.stale(stale_after_s, now), last_fetch_error=st.last_fetch_error,
-                  upstream_seen=_age(st.upstream_age_s(now)), alarm=st.alarm(alarm_after_s, now),
+                  stale=st.stale(stale_after_s, now), stale_reason=why,
+                  seen_too=bool(st.upstream_seen_at) and not why.startswith("upstream was last seen"),
+                  computed=bool(st.computed_at), upstream_seen=_age(st.upstream_age_s(now)), alarm=st.alarm(alarm_after_s, now),
                   alarm_age=_age(alarm_after_s).replace(" ago", ""), held=st.held,
                   upstream_head=st.upstream_head, frontier=st.frontier, contiguous_pin=st.contiguous_pin,
                   upstream_head_at=_utc(st.upstream_head_at), frontier_at=_utc(st.frontier_at),

@@ -7,7 +7,9 @@ repository whose configuration names an upstream (installation events, :func:`ad
 asks ``repos/get-branch`` with ``If-None-Match`` (the GitHub client's per-installation ETag cache; a
 304 costs no rate limit) every ``github.poll_interval_s`` seconds (the fork's value when it was
 adopted) and syncs when the head differs from the last one seen. A failed poll marks the fork's
-numbers stale (``sync_status.last_fetch_error``).
+numbers stale (``sync_status.last_fetch_error``) and is a failing ``poll`` job (status issue,
+``/healthz``); so is a polled sync that failed, and its numbers, of an older upstream head than
+the one seen, are stale too until a sync of that head succeeds.
 """
 from __future__ import annotations
 
@@ -103,6 +105,9 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
             sync_store.save_status(store, st)
             snapshots.record_sync(store, st, at=now, keep_days=keep)
             out.append(f"{r['fork']}: poll failed: {why}")
+            # a failing "poll" job too (status issue, /healthz), cleared by the next poll that
+            # reaches upstream; the issue is rendered again either way (its numbers turned stale)
+            sync_store.record_job(store, r["fork"], "poll", f"poll of {r['upstream']} failed: {why}", now)
             out += await refresh_quietly(svc, ctx, r["fork"])
             continue
         if head == st.upstream_head and not st.last_fetch_error:
@@ -120,6 +125,14 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
             log.warning("poll: sync of %s failed", r["fork"], exc_info=True)
             error = error_text(e, 300)
             out.append(f"{r['fork']}: sync failed: {error}")
+            # the numbers stored are of an older upstream head than the one just seen: stale
+            # (as a failed fetch is) until a sync of the new head succeeds
+            cur = sync_store.load_status(store, r["fork"]) or st
+            if cur.upstream_head != head and not cur.last_fetch_error:
+                cur = replace(cur, last_fetch_at=now, last_fetch_error=(
+                    f"upstream moved to {head[:12]}; its sync failed: {error}")[:300])
+                sync_store.save_status(store, cur)
+                snapshots.record_sync(store, cur, at=now, keep_days=keep)
         # a failed polled sync has no delivery to dead-letter: it is kept as a failing "poll" job
         # (status issue, /healthz), cleared by the next polled sync that succeeds
         out += await job_ended(store, svc, ctx, r["fork"], "poll", error, now)

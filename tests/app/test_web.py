@@ -116,7 +116,7 @@ async def test_healthz_and_metrics(env):
     client, store = env
     await post(client, "ping", "guid-6", {"zen": "x"})
     await post(client, "push", "guid-7", {"a": 1}, headers={"X-Hub-Signature-256": None})
-    save(store, SyncStatus(repo="meta/triton", days_behind=3.5, backlog=42, upstream_seen_at=1.0,
+    save(store, SyncStatus(repo="meta/triton", days_behind=3.5, backlog=42, upstream_seen_at=1.0, computed_at=1.0,
                            last_fetch_error="403 Forbidden"))
     r = await client.get("/healthz")
     assert (r.status, await r.json()) == (200, {"status": "ok", "queue": {

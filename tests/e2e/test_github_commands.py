@@ -46,7 +46,7 @@ async def test_hold_plan_defer_unhold(world):
     assert [(d["sha"], d["reason"]) for d in st.deferred] == [(c2, "waits for the ROCm 7 bump")]
     assert (st.backlog, st.not_reached) == (1, 0)      # frontier = the deferred c2; c1 (in flight) behind it
     [issue] = await status_issue(alice)
-    assert f"`{c2[:12]}` AMD: new x (#102) — waits for the ROCm 7 bump" in issue["body"]
+    assert f"`{c2[:12]}` AMD: new x (#\u200d102) — waits for the ROCm 7 bump" in issue["body"]
     assert bot.deliveries("dead") == []
 
 

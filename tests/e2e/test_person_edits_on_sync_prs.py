@@ -41,7 +41,7 @@ async def test_a_refreshed_sync_pr_keeps_a_persons_title_and_text(world):
     assert after["title"] == title
     assert after["body"].startswith("Holding for the perf run, @bob.\n\n<!-- forksync:body:start -->")
     assert after["body"].endswith("<!-- forksync:body:end -->\n\n- [ ] perf run green\n")
-    assert f"`{c2[:12]}` Rework b (#102) — waits for the 3.7 branch cut" in after["body"]     # forksync's section is current
+    assert f"`{c2[:12]}` Rework b (#\u200d102) — waits for the 3.7 branch cut" in after["body"]     # forksync's section is current
     assert bot.deliveries("dead") == []
 
 

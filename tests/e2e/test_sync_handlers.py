@@ -41,7 +41,7 @@ async def test_closed_unmerged_with_defer_reason_deletes_branch_and_defers(world
     st = sync_store.load_status(bot.store, "meta/triton")
     assert [(d["sha"], d["reason"]) for d in st.deferred] == [(c2, "closed unmerged by @alice: waits for the LLVM bump")]
     [issue] = await status_issue(alice)
-    assert f"`{c2[:12]}` AMD: new x (#102) — closed unmerged by @alice: waits for the LLVM bump" in issue["body"]
+    assert f"`{c2[:12]}` AMD: new x (#\u200d102) — closed unmerged by @\u200dalice: waits for the LLVM bump" in issue["body"]
     replies = [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{chain['number']}/comments")
                if c["user"]["login"] == "forksync[bot]"]
     assert len(replies) == 1 and "**DEFERRED_BLOCKED**" in replies[0]
@@ -158,7 +158,7 @@ async def test_poller_failure_marks_numbers_stale(world):
     st = sync_store.load_status(bot.store, "meta/triton")
     assert st.stale() and "403" in st.last_fetch_error
     [issue] = await status_issue(alice)
-    assert "**These numbers are stale.** The last fetch of upstream failed (poll of triton-lang/triton failed" in issue["body"]
+    assert "**These numbers are stale**: the last fetch of upstream failed: poll of triton-lang/triton failed" in issue["body"]
     # the next poll succeeds: fresh again
     notes = await poll_once(bot.store, bot.svc, make_ctx, now=10**10 + 10**6)
     assert not sync_store.load_status(bot.store, "meta/triton").last_fetch_error

@@ -40,12 +40,12 @@ def test_ticked_actions():
 
 
 def test_status_issue_says_stale_and_alarm():
-    st = SyncStatus(repo="meta/triton", upstream_head=A, days_behind=2.5, backlog=7, upstream_seen_at=1000.0,
+    st = SyncStatus(repo="meta/triton", upstream_head=A, days_behind=2.5, backlog=7, upstream_seen_at=1000.0, computed_at=1000.0,
                     last_fetch_error="403 Forbidden", units=({"id": "bundle-x", "kind": "bundle", "pr": 4,
                                                             "url": "https://github.com/meta/triton/pull/4", "state": "open"},))
     body = render_status(st, stale_after_s=86400, alarm_after_s=3 * 86400, now=1000.0 + 4 * 86400)
-    assert ("**These numbers are stale.** The last fetch of upstream failed (403 Forbidden); upstream was last seen "
-            "4.0 days ago. That is longer than the alarm age (3.0 days).") in body
+    assert ("**These numbers are stale**: the last fetch of upstream failed: 403 Forbidden. Upstream was last seen "
+            "4.0 days ago. That is longer than the alarm age (3.0 days).\n\n") in body
     assert "| Days Behind | 2.5 |" in body
     assert "| Backlog | 7 commits |" in body
     assert "- [ ] <!-- retry:bundle-x --> retry `bundle-x` (bundle, [#4](https://github.com/meta/triton/pull/4), open)" in body
