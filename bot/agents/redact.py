@@ -34,6 +34,8 @@ import logging
 import re
 from dataclasses import dataclass, field
 
+from ahocorasick_rs import AhoCorasick, Implementation
+
 #: GitHub's token formats (docs.github.com "About authentication", token prefixes): personal
 #: ``ghp_``, OAuth ``gho_``, user-to-server ``ghu_``, installation ``ghs_``, refresh ``ghr_`` and
 #: fine-grained ``github_pat_``. Removed by :func:`scrub` as well as by :class:`Redactor`.
@@ -119,6 +121,14 @@ def remember_minted(*values: str | None) -> None:
             _MINTED = (*(m for m in _MINTED if m != v), v)[-MAX_MINTED:]
 
 
+#: every rule's needles in one automaton: a text holding none of them has nothing the rules redact
+_NEEDLES = AhoCorasick(sorted({n for *_, needles in _RULES for n in needles}), implementation=Implementation.DFA)
+
+
+def _any_needle(lowered: str) -> bool:
+    return bool(_NEEDLES.find_matches_as_indexes(lowered))
+
+
 def _known_values() -> set[str]:
     return _CONFIGURED | set(_MINTED)
 
@@ -161,11 +171,15 @@ class Redactor:
         if values:
             rx = re.compile("|".join(re.escape(v) for v in values))
             text = rx.sub(lambda m: self._replace(m, "configured", 0, source), text)
+        lowered = text.lower()          # again only after a rule changed the text
+        if not _any_needle(lowered):     # the common case (a log line, a test's error): one scan
+            return text
         for kind, rx, group, needles in _RULES:
-            lowered = text.lower()
             if not any(n in lowered for n in needles):
                 continue
-            text = rx.sub(lambda m, kind=kind, group=group: self._replace(m, kind, group, source), text)
+            new = rx.sub(lambda m, kind=kind, group=group: self._replace(m, kind, group, source), text)
+            if new != text:
+                text, lowered = new, new.lower()
         return text
 
     def _replace(self, m: re.Match[str], kind: str, group: int, source: str) -> str:
@@ -204,6 +218,9 @@ class Redactor:
 
 def redact(text: str) -> str:
     """Redact ``text`` with a fresh :class:`Redactor` (placeholders numbered from 1)."""
+    if not text or (not _any_needle(text.lower())
+                    and not any(len(v) >= MIN_SECRET_LEN and v in text for v in _known_values())):
+        return text         # nothing to redact: no Redactor built (a log line per failure calls this)
     return Redactor().redact(text)
 
 

@@ -19,6 +19,9 @@ from bot.triage.signature import Signature, locate, signature_of
 
 __all__ = ["Grouper", "Group"]
 
+#: the longest secret looked for around a sample's cut (tokens, keys and JWTs are far shorter)
+_SECRET_MAX = 4096
+
 
 @dataclass
 class Group:
@@ -77,7 +80,9 @@ class Group:
             if text in seen:
                 continue
             seen.add(text)
-            out.append(redact(text[-chars:]))
+            # redacted before the cut: a secret the window starts inside would no longer be
+            # recognisable by its shape (a token without its ``ghp_`` prefix)
+            out.append(redact(text[-(chars + _SECRET_MAX):])[-chars:])
             if len(out) >= n:
                 break
         return tuple(out)

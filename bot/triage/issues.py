@@ -23,6 +23,7 @@ from typing import Any, Awaitable, Callable, Sequence
 
 from bot import templating
 from bot.config.triage import TriageSettings
+from bot.github.limits import BODY_LIMIT, fit_body
 from bot.store import Store
 from bot.triage import store as triage_store
 from bot.triage.lifecycle import Action, Nightly, Tracked, TriageState, decide, rekey
@@ -30,7 +31,7 @@ from bot.triage.records import test_function
 from bot.triage.signature import SIGNATURE_VERSION
 from bot.triage.suspects import Suspect
 
-__all__ = ["TriageIssues", "load_state", "save_state", "render", "marker", "replace_section"]
+__all__ = ["TriageIssues", "load_state", "save_state", "render", "marker", "replace_section", "placed_section"]
 
 
 def render(name: str, **ctx) -> str:
@@ -50,6 +51,21 @@ def replace_section(body: str, name: str, new: str) -> str:
     if rx.search(body):
         return rx.sub(lambda _: new, body, count=1)
     return body.rstrip("\n") + "\n\n" + new
+
+
+def placed_section(body: str, name: str, new: str, limit: int = BODY_LIMIT) -> str:
+    """:func:`replace_section`, with the new section's own text cut
+    (:func:`bot.github.limits.fit_body`) where the whole body would pass GitHub's body limit: what
+    a person wrote around it and the section's markers are never what is cut, so the next
+    nightly finds the section again (a cut at the body's end would take its end marker, and the
+    refresh would then append a second section). ``new`` starts and ends with its markers."""
+    whole = replace_section(body, name, new)
+    over = len(whole) - limit
+    if over <= 0:
+        return whole
+    start, end = f"<!-- forksync:{name}:start -->", f"<!-- forksync:{name}:end -->"
+    inner = new[len(start):new.rindex(end)]
+    return replace_section(body, name, start + fit_body(inner, max(len(inner) - over, 0)) + end)
 
 
 # --------------------------------------------------------------------------- state in the store
@@ -160,7 +176,9 @@ class TriageIssues:
             t = new.tracked[key]
             if a.kind == "open":
                 t = await self._open(t, nightly, new)
-            elif a.kind in ("update", "refresh"):
+            elif a.kind == "update":       # failed again: a person's close is undone (below)
+                t = await self._update(t, nightly, failed_again=True)
+            elif a.kind == "refresh":
                 t = await self._update(t, nightly)
             elif a.kind == "reopen":
                 t = await self._reopen(t, nightly)
@@ -249,11 +267,18 @@ class TriageIssues:
         (await self._known())[t.key] = issue
         return replace(t, issue=issue["number"], issue_title=title)
 
-    async def _update(self, t: Tracked, n: Nightly | None = None) -> Tracked:
+    async def _update(self, t: Tracked, n: Nightly | None = None, *, failed_again: bool = False) -> Tracked:
         issue = await self._find(t)
         if issue is None:
             return replace(t, issue=None)
-        body = replace_section(issue.get("body") or "", "status", self._status(t, n))
+        if failed_again and n is not None and issue.get("state") == "closed" and issue.get("state_reason") != "not_planned":
+            # a person closed it as done, yet the cause failed again: reopened, as forksync's own
+            # close would be; closed as not planned (a person's "won't fix") it stays closed
+            await self.gh.patch(f"{self._base}/issues/{issue['number']}", data={"state": "open"})
+            await self.gh.post(f"{self._base}/issues/{issue['number']}/comments",
+                               data={"body": render("reopened.md.j2", run=n.run, commit=n.commit)})
+            issue["state"] = "open"
+        body = placed_section(issue.get("body") or "", "status", self._status(t, n))
         if marker(t.key) not in body and body.startswith("<!-- forksync:triage:"):
             body = marker(t.key) + "\n" + body      # re-keyed: the current key's marker joins the old one
         if body != issue.get("body"):

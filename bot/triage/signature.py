@@ -37,6 +37,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from bot.agents.redact import redact
 from bot.triage.canonical import canonical, is_generic
 from bot.triage.extractors import EXTRACTORS, TAKES_PRESENT, TRUNCATED, innermost_frame
 from bot.triage.extractors import infra_line as _infra_line
@@ -235,7 +236,10 @@ def signature_of(text: str, test: str = "", locate_generic: bool = True) -> Sign
             raw = raw[:-1].rstrip()
         elif raw.endswith("..."):       # an elided message: only its start is known
             partial, raw = True, raw[:-3].rstrip()
-        raw = strip_prefixes(raw)
+        # the primary line becomes the key, the issue's title and its signature row: a secret in
+        # it (a token in a URL the test fetched) is replaced by its kind, so that it reaches no
+        # issue or prompt, and a rotated token does not split one root cause
+        raw = redact(strip_prefixes(raw))
         if name not in _NEVER_INFRA and stage != "check":
             weak = name in _WEAK or (name == "pytest" and typ == "PytestFailure")
             # a weak line: look for an infrastructure phrase in the log's tail (where a job's

@@ -149,7 +149,7 @@ async def test_nightly_loop_end_to_end(world, github_app, tmp_path):
         comments = await comments_of(gh, issue["number"])
         assert len(comments) == 2
         assert comments[0] == (f"Bisection confirmed the culprit: {culprit[:12]} — [TritonGPU] Hoist conversions across "
-                               "slice layouts (#5123) (a sync pick of upstream cccccccccccc).\n"
+                               "slice layouts (#\u200d5123) (a sync pick of upstream cccccccccccc).\n"
                                "@alice, could you take a look?\n")
         fix = comments[1]
         assert fix.startswith(f"<!-- forksync:proposed-fix:{key} -->\n### Proposed fix (agent, not applied)\n")
