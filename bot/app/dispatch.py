@@ -5,8 +5,6 @@ It returns a short *outcome* text (kept in the queue row) or raises
 :class:`bot.app.worker.Unhandleable` for deliveries that can never succeed:
 
 * the stored body is not a JSON object;
-* the event is not one of GitHub's (:data:`bot.github.events.GITHUB_EVENTS`) and has no handler
-  (``no handler for event 'x'``): it cannot have come from GitHub;
 * a handler found the payload malformed (pydantic ``ValidationError``, ``PayloadError``, or a
   ``KeyError``/``TypeError``/``AttributeError`` raised while reading it);
 * GitHub answered 4xx other than 401/403/409/429 (a retry would get the same answer).
@@ -14,7 +12,9 @@ It returns a short *outcome* text (kept in the queue row) or raises
 Events whose sender is the bot itself are ignored (loop guard: ``sender.login`` is the
 app's bot login, ``<slug>[bot]``, in any case: :func:`bot.core.logins.same_login`), as are GitHub's events that no handler takes (``star``,
 ``create``, … from a webhook that sends everything: acknowledged, never dead-lettered, so they
-cannot turn ``/healthz`` red) and known events with an action nobody handles. Exempt:
+cannot turn ``/healthz`` red), events not in :data:`bot.github.events.GITHUB_EVENTS` (signed with
+the webhook secret, so GitHub's own: events GitHub added since that list; logged as a warning) and
+known events with an action nobody handles. Exempt:
 ``workflow_run`` (the bot dispatches GPU workflows itself; their completion carries its result,
 and collecting it writes only check runs, whose events the guard still drops).
 
@@ -24,9 +24,8 @@ in a fixed order, even when one fails (:meth:`Dispatcher._run_all`).
 """
 from __future__ import annotations
 
-import json
+import logging
 import time
-import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
@@ -37,6 +36,7 @@ from pydantic import ValidationError
 
 from bot.agents.redact import scrub
 from bot.app import queue as q
+from bot.app.intake import Rejected, content_kind, decode_payload
 from bot.app.worker import Unhandleable
 from bot.core.logins import same_login
 from bot.github.common import PayloadError, error_to_raise, is_permanent
@@ -44,6 +44,8 @@ from bot.github.events import GITHUB_EVENTS
 from bot.store import Store
 from bot.sync import store as sync_store
 from bot.sync.service import SyncError
+
+log = logging.getLogger(__name__)
 
 #: Events processed even when the bot itself caused them (see the module docstring).
 LOOP_GUARD_EXEMPT = frozenset({"workflow_run"})
@@ -92,14 +94,14 @@ class Context:
 
 
 def decode_body(body: bytes, content_type: str) -> Any:
-    """The payload of a stored body (JSON, or form-encoded ``payload=``). Raises Unhandleable."""
+    """The payload of a stored body, read as the intake read it before storing it
+    (:func:`bot.app.intake.content_kind` and :func:`bot.app.intake.decode_payload`: media type
+    case-insensitive, the charset its Content-Type names). Raises Unhandleable."""
     try:
-        if "x-www-form-urlencoded" in (content_type or ""):
-            form = urllib.parse.parse_qs(body.decode("utf-8"))
-            return json.loads(form["payload"][0])
-        return json.loads(body.decode("utf-8"))
-    except (ValueError, KeyError, IndexError) as e:
-        raise Unhandleable(f"the stored body is not JSON: {e}") from None
+        kind, charset = content_kind(content_type or "application/json")
+        return decode_payload(kind, charset, body)
+    except Rejected as e:
+        raise Unhandleable(f"the stored body is not a webhook payload: {e.reason}") from None
 
 
 def router_events(router: routing.Router) -> frozenset[str]:
@@ -144,7 +146,9 @@ class Dispatcher:
         if d.event not in self.events:
             if d.event in GITHUB_EVENTS:
                 return f"ignored: no handler for {d.event} in this bot"
-            raise Unhandleable(f"no handler for event {d.event!r}")
+            # signed with the webhook secret, so GitHub's: an event newer than forksync's list
+            log.warning("delivery %s: event %r is not one forksync knows; ignored", d.delivery_id, d.event)
+            return f"ignored: {d.event!r} is not an event forksync knows (newer than its list of GitHub's events?)"
         action = data.get("action")
         if action is not None and not isinstance(action, str):
             raise Unhandleable(f"malformed {d.event} payload: 'action' is a {type(action).__name__}, not a string")

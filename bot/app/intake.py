@@ -10,7 +10,8 @@ functions here, in order (GitHub's contract: docs.github.com "Validating webhook
 2. :func:`content_kind` — ``application/json`` or ``application/x-www-form-urlencoded``.
 3. the body, at most :data:`MAX_BODY` bytes (GitHub caps payloads at 25 MB), is fed to the MAC;
    :func:`signature_matches` compares in constant time.
-4. :func:`decode_payload` — valid UTF-8 JSON nested at most :data:`MAX_DEPTH` levels
+4. :func:`decode_payload` — a JSON object, in the charset the Content-Type names (UTF-8 by
+   default), nested at most :data:`MAX_DEPTH` levels
    (GitHub's payloads nest about 8 deep; a deeper body is not a delivery, and handlers that
    walk it recursively must never meet one).
 5. :func:`check_ids` — ``X-GitHub-Event`` and ``X-GitHub-Delivery`` present and short.
@@ -98,6 +99,9 @@ def decode_payload(kind: str, charset: str, body: bytes):
         value = json.loads(text)
     except (ValueError, RecursionError):
         raise Rejected(400, "bad_request", "the body is not valid JSON") from None
+    if not isinstance(value, dict):
+        # every webhook payload GitHub sends is an object ("Webhook events and payloads")
+        raise Rejected(400, "bad_request", f"the JSON body is a {type(value).__name__}, not an object: no webhook payload")
     if _depth(value) > MAX_DEPTH:
         raise Rejected(400, "bad_request", f"the JSON body is nested deeper than {MAX_DEPTH} levels")
     return value
@@ -130,7 +134,15 @@ def check_ids(event: str | None, delivery: str | None) -> tuple[str, str]:
         raise Rejected(400, "bad_request", "missing header x-github-delivery")
     if not delivery or len(delivery) > 200 or not event or len(event) > 100:
         raise Rejected(400, "bad_request", "X-GitHub-Event and X-GitHub-Delivery must be non-empty (≤ 200 chars)")
+    if not (printable(event) and printable(delivery)):
+        # the signature does not cover headers: a replayed body can come with any bytes in them
+        raise Rejected(400, "bad_request", "X-GitHub-Event and X-GitHub-Delivery must be printable ASCII")
     return event, delivery
+
+
+def printable(value: str) -> bool:
+    """Printable ASCII only (what GitHub's event names, delivery GUIDs and hook ids are)."""
+    return value.isascii() and value.isprintable()
 
 
 def for_log(value: str | None, limit: int = 200) -> str:
@@ -142,4 +154,4 @@ def for_log(value: str | None, limit: int = 200) -> str:
 
 
 __all__ = ["MAX_BODY", "MAX_DEPTH", "Rejected", "signature_digest", "new_mac", "signature_matches", "content_kind",
-           "decode_payload", "check_ids", "for_log"]
+           "decode_payload", "check_ids", "printable", "for_log"]

@@ -186,12 +186,19 @@ def summarize_payload(data) -> dict:
                 repo = listed[0].get("full_name")
                 break
     return {
-        "action": str(get("action") or "")[:100],
+        "action": _storable(get("action"), 100),
         # only what SQLite's INTEGER holds (64 bits); the body keeps any other value
         "installation_id": inst if isinstance(inst, int) and not isinstance(inst, bool) and -2**63 <= inst < 2**63 else None,
-        "repo": str(repo or "")[:200],
-        "sender": str(get("sender", "login") or "")[:100],
+        "repo": _storable(repo, 200),
+        "sender": _storable(get("sender", "login"), 100),
     }
+
+
+def _storable(value, limit: int) -> str:
+    """``value`` as text SQLite can store, cut to ``limit`` characters: JSON may carry a lone
+    surrogate (``"\\ud800"``), which no UTF-8 column holds (replaced by U+FFFD; the body keeps it)."""
+    text = str(value or "")[:limit]
+    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace") if not text.isascii() else text
 
 
 def enqueue(store: Store, *, delivery_id: str, hook_id: str | None, event: str, body: bytes,

@@ -39,7 +39,18 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from bot.agents.redact import error_text
 from bot.app import queue as q
 from bot.app.health import HealthPolicy, problems, warnings
-from bot.app.intake import MAX_BODY, Rejected, check_ids, content_kind, decode_payload, for_log, new_mac, signature_digest, signature_matches
+from bot.app.intake import (
+    MAX_BODY,
+    Rejected,
+    check_ids,
+    content_kind,
+    decode_payload,
+    for_log,
+    new_mac,
+    printable,
+    signature_digest,
+    signature_matches,
+)
 from bot.app.metrics import AppMetrics
 from bot.store import Store
 from bot.sync import store as sync_store
@@ -245,6 +256,9 @@ def make_app(store: Store, secret: str, *, metrics: AppMetrics | None = None,
         except Rejected as r:
             return reject(request, label, r, close=r.status in (408, 413))
         hook_id = request.headers.get("X-GitHub-Hook-ID", "")[:100]
+        if not printable(hook_id):
+            return reject(request, label, Rejected(400, "bad_request", "X-GitHub-Hook-ID must be printable ASCII"),
+                          close=False)
         summary = q.summarize_payload(data)
         try:
             result = await committer.submit(dict(delivery_id=delivery_id, hook_id=hook_id, event=event_name,

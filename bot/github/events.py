@@ -4,8 +4,8 @@ Source: GitHub's documentation, "Webhook events and payloads"
 (https://docs.github.com/en/webhooks/webhook-events-and-payloads), as of 2026. A delivery of one
 of these events that forksync has no handler for is a subscription it does not use (a repository
 webhook sending "everything", an App subscribed to more than it needs): it is acknowledged and
-ignored. A name outside this set cannot come from GitHub and is dead-lettered
-(:mod:`bot.app.dispatch`).
+ignored. A name outside this set is ignored too, with a warning in the log: it is signed with the
+webhook secret, so it is GitHub's — an event added after this list (:mod:`bot.app.dispatch`).
 """
 from __future__ import annotations
 

@@ -57,6 +57,7 @@ from bot.github.fork_config import CONFIG_PATH, default_branch, fetch_config_tex
 from bot.github.merge import merge_pr, update_branch
 from bot.sync import landing
 from bot.sync import prs as sync_prs
+from bot.sync import store as sync_store
 from bot.sync.blocked import github_words
 from bot.validation import gate_inputs
 from bot.validation import store as vstore
@@ -77,6 +78,9 @@ class Trusted:
     suites: tuple[SuiteConfig, ...]
     default_branch: str
     error: str = ""
+    #: the repository has a ``.github/forksync.yml`` (or is a fork forksync adopted): a repository
+    #: of the installation without one is not served — no gate, no suites on its pull requests
+    served: bool = True
 
     @property
     def base(self) -> str:
@@ -162,11 +166,12 @@ class ValidationService:
         except ConfigError:
             cfg = ForksyncConfig()
         cfg = on_default_branch(cfg, default)
+        served = text is not None or any(r["fork"] == full for r in sync_store.tracked_forks(ctx.store))
         try:
             suites = load_trusted_suites(lambda ref, path: text if ref == default else None, default, CONFIG_PATH)
-            return Trusted(cfg, text or "", suites, default)
+            return Trusted(cfg, text or "", suites, default, served=served)
         except UntrustedConfigError as e:
-            return Trusted(cfg, text or "", (), default, str(e))
+            return Trusted(cfg, text or "", (), default, str(e), served=served)
 
     # ------------------------------------------------------------------ L1 on a PR head
     def _lock(self, full: str, number: int) -> asyncio.Lock:
@@ -187,6 +192,8 @@ class ValidationService:
         if pr.get("state") != "open":
             return [f"#{number}: {pr.get('state')}, not validated"]
         tr = await self.trusted(ctx, full)
+        if not tr.served:
+            return [not_served_note(full, number)]
         if sync_prs.off_base(pr, tr.base):
             # before anything is recorded or run: a retest on it authorises nothing
             return [off_base_note(number, pr, tr.base)]
@@ -363,6 +370,8 @@ class ValidationService:
             if pr.get("state") != "open":
                 return [f"#{number}: {'merged' if pr.get('merged') else pr.get('state')}"]
             tr = tr or await self.trusted(ctx, full)
+            if not tr.served:
+                return [not_served_note(full, number)]
             if sync_prs.off_base(pr, tr.base):
                 # no check run either: the gate run on its head is the unit's own PR's when the
                 # PR comes from forksync's branch
@@ -474,6 +483,14 @@ class ValidationService:
             said = re.search(r": ([^:]+?) \(after \d+ attempts?\)", out)       # GitHub's own words in the note
             await self.sync.merge_refused(ctx, full, branch, head, f"405 {said.group(1)}" if said else out)
         return out
+
+
+def not_served_note(full: str, number: int) -> str:
+    """The note of a PR of a repository forksync does not serve (no ``.github/forksync.yml`` on its
+    default branch, not an adopted fork): an installation on all of an organisation's repositories
+    reaches them too, and a gate check run there would be noise, or block merges where every check
+    is required."""
+    return f"#{number}: not validated: {full} has no {CONFIG_PATH} on its default branch (not a repository forksync serves)"
 
 
 def off_base_note(number: int, pr: dict, base: str) -> str:

@@ -109,6 +109,8 @@ async def run_batch(batch):
                     assert r.status == 400, (kind, body[:100], h.get("X-GitHub-Event"))
                 elif len(event or "x") > 100:
                     assert r.status == 400, (kind, body[:100], h.get("X-GitHub-Event"))
+                elif not isinstance(json.loads(body), dict):      # JSON, but no webhook payload is a list or a scalar
+                    assert r.status == 400, (kind, body[:100], await r.text())
                 else:
                     assert r.status == 202, await r.text()
                     expected_stored.add(guid)
