@@ -453,6 +453,19 @@ def retry_dead(store: Store, key: str, now: float | None = None) -> bool:
         return cur.rowcount == 1
 
 
+def prune(store: Store, keep_s: float, now: float | None = None) -> int:
+    """Delete the deliveries done (or resolved) more than ``keep_s`` seconds before ``now``, bodies
+    and all; returns how many. Each row keeps the body GitHub signed (up to 25 MB), so without this
+    the store grows with every delivery. GitHub redelivers only within 3 days ("Redelivering
+    webhooks"), so a retention of days keeps every redelivery a ``duplicate``. Dead letters are
+    kept until resolved, and nothing queued, failed or in progress is touched."""
+    now = time.time() if now is None else now
+    with store.transaction() as c:
+        cur = c.execute("DELETE FROM webhook_deliveries WHERE (state='done' AND finished_at < ?)"
+                        " OR (state='resolved' AND resolved_at < ?)", (now - keep_s, now - keep_s))
+        return cur.rowcount
+
+
 def counts(store: Store) -> dict[str, int]:
     """Deliveries per state (every state present, 0 when empty)."""
     with store.lock:
@@ -596,7 +609,7 @@ def as_json(d: Delivery) -> str:
 
 __all__ = ["STATES", "QueuePolicy", "Delivery", "delivery_key", "summarize_payload", "enqueue", "enqueue_many",
            "claim", "claim_many", "finish_many", "complete", "fail", "resolved_by", "SUPERSEDES",
-           "renew_leases", "hand_back", "release_orphans", "retry_dead", "counts",
+           "renew_leases", "hand_back", "release_orphans", "retry_dead", "prune", "counts",
            "listing", "get", "as_json",
            "recent_errors", "timed_out", "TIMED_OUT",
            "dead_letters", "dead_letter_alarm"]

@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 
 #: Seconds a stopping worker lets the delivery in progress run before it cancels it.
 SHUTDOWN_GRACE_S = 5.0
+PRUNE_EVERY_S = 3600.0      # how often the worker deletes old done deliveries (queue.prune)
 #: Seconds start-up waits for ``GET /user`` (its retries included) in token mode: a GitHub that
 #: does not answer delays the worker by this much at most, then it starts without the login.
 USER_LOOKUP_TIMEOUT_S = 30.0
@@ -235,7 +236,17 @@ async def run_worker_loop(s, stop: threading.Event, *, wake: threading.Event | N
         tasks = [asyncio.create_task(rt.worker.run(stop))]
         if poller:
             async def poll_loop():
+                pruned_at = float("-inf")
                 while not stop.is_set():
+                    if time.time() - pruned_at >= PRUNE_EVERY_S:      # the queue's done rows, bodies and all
+                        pruned_at = time.time()
+                        try:
+                            n = q.prune(store, getattr(s, "keep_deliveries_days", 14.0) * 86_400.0)
+                            if n:
+                                log.info("queue: %d deliveries done more than %g days ago deleted", n,
+                                         getattr(s, "keep_deliveries_days", 14.0))
+                        except Exception:  # noqa: BLE001 - the next hour retries
+                            log.exception("pruning the delivery queue failed")
                     try:
                         for line in await rt.learn_login():
                             log.info("login: %s", line)

@@ -24,6 +24,7 @@ from the model (:func:`settings_table`; a test keeps it current):
 | `--no-poll` | `FORKSYNC_POLL` | `True` | poll upstream and run the validation schedules (`--no-poll`: neither) |
 | — | `FORKSYNC_LEASE_S` | `120.0` | worker lease, s |
 | — | `FORKSYNC_MAX_ATTEMPTS` | `5` | tries before a delivery is dead-lettered |
+| — | `FORKSYNC_KEEP_DELIVERIES_DAYS` | `14.0` | days a done delivery (its body too) is kept; dead letters stay |
 | — | `FORKSYNC_DELIVERY_TIMEOUT_S` | `21600.0` | cancel (then retry) a delivery's attempt still running after this, s |
 | `--header-timeout` (serve) | `FORKSYNC_HEADER_TIMEOUT_S` | `10.0` | close a connection without complete request headers (or idle) after this, s |
 | — | `FORKSYNC_OAUTH_CLIENT_ID` | — | the App's OAuth client id (dashboard sign-in) |
@@ -100,6 +101,9 @@ class ServeSettings(BaseSettings):
     # a lease over when taken lets a second worker claim the delivery in progress; a NaN one never ends
     lease_s: float = _setting(120.0, "worker lease, s", gt=0, allow_inf_nan=False)
     max_attempts: int = _setting(5, "tries before a delivery is dead-lettered", ge=1)
+    # every row keeps the body GitHub signed; GitHub redelivers only within 3 days
+    keep_deliveries_days: float = _setting(14.0, "days a done delivery (its body too) is kept; dead letters stay",
+                                         ge=3, allow_inf_nan=False)
     # the heartbeat renews a running delivery's lease, so only this limit frees one whose handler hangs
     delivery_timeout_s: float = _setting(6 * 3600.0, "cancel (then retry) a delivery's attempt still running after this, s",
                                          gt=0, allow_inf_nan=False)

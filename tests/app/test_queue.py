@@ -150,3 +150,25 @@ def test_a_redelivery_handled_resolves_its_own_dead_letter_and_keeps_its_reason(
     got = q.get(store, dead)
     assert (got.state, got.resolved_by, got.dead_reason) == ("done", dead, "cannot be handled: GitHub answered 403")
     assert [x.id for x in q.resolved_by(store, dead)] == [dead]
+
+
+def test_done_deliveries_are_pruned_after_the_retention_and_dead_letters_are_kept(store):
+    """Every delivery keeps the body GitHub signed (up to 25 MB): done ones are deleted once older
+    than the retention (GitHub redelivers only within 3 days), so the store does not grow for
+    ever; dead letters stay until they are resolved, and work not yet done is never touched."""
+    day = 86_400.0
+    for n, guid in enumerate(("old-done", "new-done", "old-dead", "old-queued")):
+        put(store, guid, now=1000.0 + n)          # claimed in the order received
+    for guid, finished in (("old-done", 1000.0 + day), ("new-done", 1000.0 + 13 * day)):
+        d = q.claim(store, "w", POLICY, now=finished - 1)
+        assert d.id == f"{guid}/7"
+        q.complete(store, d.id, "w", "ok", now=finished)
+    d = q.claim(store, "w", POLICY, now=1000.0 + day)
+    assert d.id == "old-dead/7"
+    q.fail(store, d.id, "w", "malformed", permanent=True, policy=POLICY, now=1000.0 + day)
+    now = 1000.0 + 16 * day
+    assert q.prune(store, keep_s=14 * day, now=now) == 1
+    assert q.get(store, "old-done/7") is None
+    assert {d.id: d.state for d in q.listing(store)} == {"new-done/7": "done", "old-dead/7": "dead",
+                                                         "old-queued/7": "queued"}
+    assert q.prune(store, keep_s=14 * day, now=now) == 0
