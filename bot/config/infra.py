@@ -1,5 +1,6 @@
 """Infrastructure faults (pure, one table for the runner, bisection and triage): the phrases that
-name a busy/missing GPU, a GPU or driver that failed to start, a driver mismatch, the network, a
+name a busy/missing GPU, GPU memory held by another process, the GPU's memory failing (an
+uncorrectable ECC error), a GPU or driver that failed to start, a driver mismatch, the network, a
 toolchain download, a full disk, the OOM killer or a lost runner.
 
 * the runner (:mod:`gpu_runner.runner`, through :func:`bot.config.suites.infra_error_match`) retries
@@ -12,22 +13,98 @@ It lives in ``bot.config`` (which imports nothing of the project) so that ``gpu_
 importable on a GPU machine with pydantic and pyyaml alone.
 
 Sources: CUDA runtime/driver and HIP error names and strings (``cudaErrorNoDevice``,
-``CUDA_ERROR_NO_DEVICE``, ``hipErrorNoDevice``), torch's ``No CUDA GPUs are available`` and CUDA
-OOM messages, NVML/nvidia-smi's start-up failures, GitHub Actions runner messages,
-curl/pip/urllib3 network errors, the Linux OOM killer's log line.
+``CUDA_ERROR_NO_DEVICE``, ``hipErrorNoDevice``, ``cudaErrorECCUncorrectable``: "uncorrectable ECC
+error encountered"), torch's ``No CUDA GPUs are available`` and CUDA OOM messages (the process
+list and the allocator's figures: ``c10/cuda/CUDACachingAllocator.cpp``), NVML/nvidia-smi's
+start-up failures, GitHub Actions runner messages, curl/pip/urllib3 network errors, the Linux OOM
+killer's log line.
 """
 from __future__ import annotations
 
 import re
 
-__all__ = ["INFRA_PATTERNS", "PHRASES", "anchor_hit", "infra_kind", "infra_hit", "infra_match"]
+__all__ = ["INFRA_PATTERNS", "PHRASES", "CheckedPattern", "anchor_hit", "held_by_another_process", "infra_kind", "infra_hit",
+           "infra_match"]
 
-#: Infrastructure faults: kind → phrases. A phrase is a literal, or ``(anchor, regex)`` where the
-#: regex runs only when the literal anchor is present. Shared with :mod:`bot.triage.classify`.
+# torch's words, matched in the lowercased message (as case-insensitive as the phrase that led
+# here, at the speed of patterns that start with a literal)
+_UNIT = {"bytes": 1, "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
+_SIZE = r"([\d.]+) (bytes|[kmgt]ib)"
+_PROCESS_MEM = re.compile(r"process \d+ has " + _SIZE + " memory in use")
+_TORCH_ALLOCATED = re.compile(r"of the allocated memory " + _SIZE + " is allocated by pytorch")
+_TORCH_UNALLOCATED = re.compile(r"and " + _SIZE + " is reserved by pytorch but unallocated")
+#: what a process may hold on the GPU beyond PyTorch's own pool (the CUDA context, the libraries'
+#: workspaces: cuBLAS, triton's loaded kernels): this, or a tenth of its memory in use if larger
+_NON_TORCH_ALLOWANCE = 2 << 30
+
+
+def _size(number: str, unit: str) -> float:
+    return float(number) * _UNIT[unit]
+
+
+def held_by_another_process(message: str) -> bool:
+    """Whether a CUDA out-of-memory ``message`` (from "CUDA out of memory" to the end of its line)
+    names GPU memory held by a process other than the one that ran out.
+
+    torch (``c10/cuda/CUDACachingAllocator.cpp``) lists every process NVML reports on the GPU:
+    its own as "Including non-PyTorch memory, this process has X memory in use", any other as
+    "Process <pid> has X memory in use", then "Of the allocated memory A is allocated by PyTorch,
+    and R is reserved by PyTorch but unallocated" for itself. In a container NVML reports host
+    pids, torch cannot match its own, and its own memory is listed as "Process <pid> has X": one
+    process listed, no "this process", and X is what PyTorch holds (A + R) up to the CUDA context
+    and the libraries' workspaces (2 GiB, or a tenth of X if larger) — the test's own allocation,
+    no other process. Two processes listed, "this process" beside a listed one, or a
+    single one holding far more than PyTorch's A + R: another process holds the memory."""
+    low = message.lower()
+    procs = _PROCESS_MEM.findall(low)
+    if len(procs) != 1 or "this process has" in low:
+        return bool(procs)
+    allocated = _TORCH_ALLOCATED.search(low)
+    if allocated is None:               # nothing tells the listed process is the one that ran out
+        return True
+    unallocated = _TORCH_UNALLOCATED.search(low, allocated.end())
+    torch_holds = _size(*allocated.groups()) + (_size(*unallocated.groups()) if unallocated else 0.0)
+    in_use = _size(*procs[0])
+    return in_use - torch_holds > max(_NON_TORCH_ALLOWANCE, in_use / 10)
+
+
+class CheckedPattern:
+    """A phrase's regex whose match names the fault only when ``check`` holds of the text from the
+    match to the end of its line (a condition no regex states, such as a comparison of two sizes).
+    ``search`` answers as a compiled pattern's does, with the first match that passes."""
+
+    __slots__ = ("rx", "check", "pattern")
+
+    def __init__(self, pattern: str, check):
+        self.rx = re.compile(pattern)
+        self.check = check
+        self.pattern = pattern
+
+    def search(self, text: str):
+        for m in self.rx.finditer(text):
+            if self.check(_rest_of_line(text, m.start())):
+                return m
+        return None
+
+
+def _rest_of_line(text: str, at: int) -> str:
+    end = text.find("\n", at)
+    return text[at:end if end >= 0 else len(text)]
+
+
+#: Infrastructure faults: kind → phrases. A phrase is a literal, ``(anchor, regex)`` where the
+#: regex runs only when the literal anchor is present, or ``(anchor, regex, check)`` where a match
+#: counts only when ``check`` holds of the rest of its line (:class:`CheckedPattern`). Shared
+#: with :mod:`bot.triage.classify`.
 INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
     ("gpu-busy", ("busy or unavailable", "is/are busy", "already in use by another", "Could not acquire a GPU",
                   "GPU lease")),
-    ("gpu-memory-held", (("CUDA out of memory", r"CUDA out of memory\..*\bProcess \d+ has [\d.]+ \w+ memory in use"),)),
+    # a test's own allocation that does not fit is the test's fault (a real failure), not this kind
+    ("gpu-memory-held", (("CUDA out of memory", r"CUDA out of memory\..*\bProcess \d+ has [\d.]+ \w+ memory in use",
+                          held_by_another_process),)),
+    # the GPU's memory failing (an uncorrectable ECC error): hardware, no commit is to blame
+    ("gpu-hardware", ("uncorrectable ECC error encountered", "cudaErrorECCUncorrectable",
+                      "CUDA_ERROR_ECC_UNCORRECTABLE", "hipErrorECCNotCorrectable")),
     ("gpu-missing", ("no CUDA-capable device is detected", "Found no NVIDIA driver", "0 active drivers",
                      "No GPU available", "No GPUs available", "No CUDA GPUs are available", "NVIDIA-SMI has failed",
                      "CUDA_ERROR_NO_DEVICE", "cudaErrorNoDevice", "hipErrorNoDevice", "No HIP GPUs are available",
@@ -53,8 +130,16 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
     ("runner-lost", ("The runner has received a shutdown signal", "lost communication with the server",
                      "The operation was canceled", "Job was cancelled", "timed out waiting for runner")),
 )
-#: every phrase as ``(kind, literal anchor, compiled regex or None)``, in table order
-PHRASES = _INFRA = tuple((kind, p if isinstance(p, str) else p[0], None if isinstance(p, str) else re.compile(p[1]))
+
+
+def _compiled(p):
+    if isinstance(p, str):
+        return None
+    return re.compile(p[1]) if len(p) == 2 else CheckedPattern(p[1], p[2])
+
+
+#: every phrase as ``(kind, literal anchor, compiled regex, a CheckedPattern, or None)``, in table order
+PHRASES = _INFRA = tuple((kind, p if isinstance(p, str) else p[0], _compiled(p))
                          for kind, phrases in INFRA_PATTERNS for p in phrases)
 
 
@@ -131,20 +216,28 @@ def _phrase_rx(p) -> str:
     return re.escape(p) if isinstance(p, str) else p[1].replace("(?m)", "")
 
 
-#: every phrase in one case-insensitive alternation, a named group per kind (for whole outputs)
-_ANY = re.compile("|".join(f"(?P<k{i}>{'|'.join(f'(?:{_phrase_rx(p)})' for p in phrases)})"
-                           for i, (_, phrases) in enumerate(INFRA_PATTERNS)), re.IGNORECASE | re.MULTILINE)
+#: every phrase in one case-insensitive alternation, a named group per phrase (index in
+#: :data:`PHRASES`), for whole outputs
+_ANY = re.compile("|".join(f"(?P<p{j}>{_phrase_rx(p)})" for j, p in enumerate(p for _, ps in INFRA_PATTERNS for p in ps)),
+                  re.IGNORECASE | re.MULTILINE)
 
 
 def infra_match(text: str) -> tuple[str, str] | None:
     """``(kind, the line holding the phrase)`` of the first :data:`INFRA_PATTERNS` phrase in
-    ``text`` (case-insensitive, anywhere in a whole output), or None. The runner retries an
-    attempt on it and bisection skips a step on it; triage looks only at a failure's chosen line
-    (:func:`infra_hit`), so a concrete compiler error elsewhere in a log always wins there."""
-    m = _ANY.search(text or "")
-    if not m:
-        return None
-    kind = INFRA_PATTERNS[int(m.lastgroup[1:])][0]
+    ``text`` (case-insensitive, anywhere in a whole output; a phrase with a check only where it
+    holds), or None. The runner retries an attempt on it and bisection skips a step on it; triage
+    looks only at a failure's chosen line (:func:`infra_hit`), so a concrete compiler error
+    elsewhere in a log always wins there."""
+    text = text or ""
+    pos = 0
+    while True:
+        m = _ANY.search(text, pos)
+        if not m:
+            return None
+        kind, _, rx = PHRASES[int(m.lastgroup[1:])]
+        if not isinstance(rx, CheckedPattern) or rx.check(_rest_of_line(text, m.start())):
+            break
+        pos = m.start() + 1
     start = text.rfind("\n", 0, m.start()) + 1
     end = text.find("\n", m.end())
     return kind, text[start:end if end >= 0 else len(text)].strip()[:300]

@@ -171,6 +171,16 @@ def test_trusted_copy_comes_from_default_branch_only():
     ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
      "gpu-missing: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."),
     ("AssertionError: Tensor-likes are not close!", None),
+    ("RuntimeError: CUDA error: uncorrectable ECC error encountered",
+     "gpu-hardware: RuntimeError: CUDA error: uncorrectable ECC error encountered"),
+    # a test's own CUDA OOM (in a container: its own process listed by pid, holding what PyTorch holds) is no retry
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 GiB. Process 414660 has 79.68 GiB memory in use. "
+     "Of the allocated memory 77.91 GiB is allocated by PyTorch, and 1.12 GiB is reserved by PyTorch but unallocated.", None),
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB. Process 4101543 has 39.37 GiB memory in use. "
+     "Of the allocated memory 9.27 GiB is allocated by PyTorch, and 8.61 MiB is reserved by PyTorch but unallocated.",
+     "gpu-memory-held: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB. Process 4101543 has 39.37 "
+     "GiB memory in use. Of the allocated memory 9.27 GiB is allocated by PyTorch, and 8.61 MiB is reserved by PyTorch but "
+     "unallocated."),
     ("triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 262144, "
      "Hardware limit: 232448", None),
 ])
