@@ -315,6 +315,87 @@ def _last_source_line(after: str) -> str:
     return ""
 
 
+# pytest's failure report marks the lines of the raised exception's message (and, for a plain
+# ``assert``, its explanation) with ``E`` and blanks, after any CI prefix
+_E_HEAD = re.compile(r"E(?:[ \t]{2,}|[ \t]*$)")
+
+
+def _e_content(line: str) -> str | None:
+    """The text of ``line`` when it is a line of one of pytest's ``E`` blocks ("" for an empty
+    one), else None."""
+    i = line.find("E")
+    while i >= 0:
+        if _E_HEAD.match(line, i) and (i == 0 or strip_prefixes(line[:i] + "x") == "x"):
+            return line[i + 1:].strip()
+        i = line.find("E", i + 1)
+    return None
+
+
+def _line_at(text: str, ls: int) -> tuple[str, int]:
+    """The line starting at ``ls`` and the start of the next one (``len(text) + 1`` at the end)."""
+    le = text.find("\n", ls)
+    le = len(text) if le < 0 else le
+    return text[ls:le], le + 1
+
+
+def _e_block_after(text: str, ls: int, lines: int = 2) -> list[str]:
+    """The first ``lines`` non-empty lines of the ``E`` block that continues after the E line at
+    ``ls`` (its message's next lines); [] when the line at ``ls`` is no E line."""
+    first, pos = _line_at(text, ls)
+    if _e_content(first) is None:
+        return []
+    out: list[str] = []
+    while pos <= len(text) and len(out) < lines:
+        line, pos = _line_at(text, pos)
+        c = _e_content(line)
+        if c is None:
+            break
+        if c:
+            out.append(c)
+    return out
+
+
+#: a plain assertion's message that names no value (the expression was only a call or a name):
+#: pytest's first ``+  where`` line says what was asserted
+_BARE_ASSERT = re.compile(r"assert (?:not )?(?:False|True|None|0|\[\]|\{\}|''|\"\")$")
+
+
+def _x_pytest_assert(text: str) -> Found | None:
+    """A plain ``assert`` as pytest reports it (assertion rewriting): the first line of the last
+    ``E`` block is the evaluated expression without an ``AssertionError:`` prefix (pytest's
+    ``ExceptionInfo.exconly(tryshort=True)``), as in ``E       assert torch.Size([64]) == (128,)``
+    — the same words as its short summary (``FAILED t - assert …``), read when no such block is
+    there. A bare ``assert False`` gets its first ``+  where …`` line. None when an exception
+    line of a later ``E`` block follows (the Python extractor reads that one)."""
+    found = None
+    for ls in _line_starts(text, ("assert ",)):
+        c = _e_content(_line_at(text, ls)[0])
+        if c is None or not c.startswith("assert "):
+            continue
+        # only the first line of its block (after "AssertionError: <message>" the Python
+        # extractor reads the message)
+        if ls == 0 or _e_content(text[text.rfind("\n", 0, ls - 1) + 1:ls - 1]) is None:
+            found = (ls, c)
+    if found is None:
+        m = _first_at_line_start(text, ("FAILED ", "ERROR "), _PYTEST_FAILED)
+        msg = m.group(2) if m else None
+        if not msg or not msg.startswith("assert "):
+            return None
+        if msg.endswith("..."):       # cut at the terminal width: a prefix of the message
+            msg = msg[:-3].rstrip() + TRUNCATED
+        return "AssertionError", msg, "check" if _is_numeric(msg, "") else "test"
+    ls, msg = found
+    last = _last_exception(text)
+    if last is not None and last[0] > ls and not last[1].endswith("Warning") \
+            and _e_content(_line_at(text, last[0])[0]) is not None:
+        return None
+    if _BARE_ASSERT.match(msg):
+        more = _e_block_after(text, ls, 1)
+        if more and more[0].startswith("+"):
+            msg = f"{msg} {more[0].lstrip('+ ')}"
+    return "AssertionError", msg, "check" if _is_numeric(msg, "") else "test"
+
+
 #: exceptions that wrap the real error in their message ("LoweringException: ImportError: …",
 #: "InductorError: CalledProcessError: …", "BackendCompilerFailed: backend='inductor' raised: …")
 _WRAPPED = re.compile(r"(?:backend='\w+' raised:\s*)?(" + r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*?(?:Error|Exception)" + r"): ?(.*)")
@@ -347,6 +428,11 @@ def _x_python(text: str, present=None) -> Found | None:
         c = _cause_call(text, cause_words)       # only a repr line: ValueError("arange's arguments must be …")
         return (_short_type(c[0]), c[1], "compile" if "arange" in c[1] or "tl." in c[1] else "test") if c else None
     pos, typ, msg = last
+    if not msg:
+        # a message that starts on the next line (numpy's assert_allclose: "AssertionError: ",
+        # then "Not equal to tolerance rtol=…", a blank line, and what differs): its first two
+        # lines, when pytest marks them as the same E block
+        msg = "; ".join(_e_block_after(text, pos))
     typ, msg = _unwrap(typ, msg)
     short = _short_type(typ)
     if short in ("CompilationError", "CalledProcessError") or msg.startswith("PassManager::run failed"):
@@ -389,12 +475,12 @@ def _x_python(text: str, present=None) -> Found | None:
 
 
 _NUMERIC = re.compile(r"not close|Mismatched elements|mismatch(?:ed)? (?:element|value)s?|"
-                      r"Arrays are not (?:almost )?equal|allclose", re.I)
+                      r"Arrays are not (?:almost )?equal|Not equal to tolerance|allclose", re.I)
 
 
 #: lowercase pieces one of which every _NUMERIC match holds (a case-insensitive alternation is
 #: slow to run on a long message; on ASCII text, lowercasing is exact)
-_NUMERIC_HINTS = ("not close", "mismatch", "arrays are not", "allclose")
+_NUMERIC_HINTS = ("not close", "mismatch", "arrays are not", "not equal to tolerance", "allclose")
 
 
 def _is_numeric(msg: str, text: str) -> bool:
@@ -531,6 +617,7 @@ EXTRACTORS: tuple[Extractor, ...] = (
     ("signal", ("Segmentation", "SIG", "signal", "Aborted", "IOT instruction", "Bus error", "Floating point",
                 "Illegal instruction", "exit code 13", "exited with 13"), _x_signal),
     ("pytest-outcome", ("DID NOT RAISE", "[XPASS(strict)]"), _x_pytest_outcome),
+    ("pytest-assert", ("assert ",), _x_pytest_assert),
     ("python", ("Error", "Exception", "OutOfResources", "Exit", "Failure", "Interrupt"), _x_python),
     ("pytest", ("FAILED ", "ERROR "), _x_pytest_summary),
     ("pytest-setup", ("ERROR at ",), _x_pytest_setup),

@@ -95,6 +95,13 @@ _BIGINT = re.compile(r"\d\d\d\d\d(?<![\w.<]\d\d\d\d\d)\d*(?![\w.])")   # (?<![\w
 _DOTDIGIT = re.compile(r"\.(?<=\d\.)\d")
 _DIGIT5 = re.compile(r"\d\d\d\d\d")   # a big integer needs one: gates _BIGINT
 _DIGIT = re.compile(r"\d")
+# which device, worker, block or thread reported a fault varies by run, not by fault: torch's
+# device index (``cuda:3``, Intel's ``xpu:1``; not a version such as ``cuda:12.4``), a
+# pytest-xdist worker id (``gw3``), and the block and thread a device-side assertion names
+# (CUDA's ``block: [3,0,0], thread: [17,0,0]``)
+_DEVICE = re.compile(r"\b(cuda|xpu):\d+\b(?!\.\d)")
+_WORKER = re.compile(r"\bgw\d+\b")
+_GRID = re.compile(r"\b(block|thread): \[\d+, ?\d+, ?\d+\]")
 _MAX_LINE = 240
 # numbers and labels glued together when a message was built without separators
 # ("shared memoryRequired: 110592Hardware limit: 101376"): a space goes back in front of the label
@@ -105,7 +112,7 @@ def _basename(m: re.Match) -> str:
     """A path's basename; a token that only holds a separator between two words
     (``global/shared``, ``and/or``, ``fp16/bf16``) is prose, not a path, and stays whole."""
     tok = m.group(0)
-    if not _path_like(tok):
+    if tok in ("/", "\\") or not _path_like(tok):     # a lone separator: "12 / 4096", a ratio
         return tok
     tok = tok.rstrip("/\\")
     i = max(tok.rfind("/"), tok.rfind("\\"))
@@ -226,7 +233,7 @@ def _has_digit(line: str) -> bool:
 #: that is all ASCII (``str.isascii``, read from the string's header) takes the twins; masking
 #: only removes characters or inserts ASCII, so it stays ASCII through every step
 _UNICODE_RX = (_TIME_FULL, _TIME, _TMP, _HEX0X, _ALNUM, _PID, _POS, _SRCPOS, _LINENO, _FLOAT, _BIGINT, _DOTDIGIT,
-               _DIGIT5, _GLUED_LABEL)
+               _DIGIT5, _GLUED_LABEL, _DEVICE, _WORKER, _GRID)
 _ASCII_RX = tuple(map(ascii_twin, _UNICODE_RX))
 
 
@@ -240,6 +247,14 @@ def _srcpos_repl(m: re.Match) -> str:
     return f".{m.group(1)}:<L>"                     # r".\1:<L>"
 
 
+def _device_repl(m: re.Match) -> str:
+    return f"{m.group(1)}:<i>"                      # r"\1:<i>"
+
+
+def _grid_repl(m: re.Match) -> str:
+    return f"{m.group(1)}: [<i>]"                   # r"\1: [<i>]"
+
+
 def mask(line: str) -> str:
     """Replace what varies between occurrences of one fault; keep fault-telling digits.
     Each step runs only when a cheap test says it can apply.
@@ -248,7 +263,7 @@ def mask(line: str) -> str:
     'out of resource: shared memory, Required: <n>, Hardware limit: <n>'
     """
     (time_full, time, tmp, hex0x, alnum, pid, pos, srcpos, lineno, float_, bigint, dotdigit, digit5,
-     glued_label) = _ASCII_RX if line.isascii() else _UNICODE_RX
+     glued_label, device, worker, grid) = _ASCII_RX if line.isascii() else _UNICODE_RX
     digits = _has_digit(line)
     if digits and line.count(":") >= 2:
         if "-" in line:
@@ -266,6 +281,12 @@ def mask(line: str) -> str:
                 line = _SYSBYTES.sub("", line)
             line = hex0x.sub("<hex>", line)
         line = alnum.sub(_alnum, line)
+        if "cuda:" in line or "xpu:" in line:
+            line = device.sub(_device_repl, line)
+        if "gw" in line:
+            line = worker.sub("gw<i>", line)
+        if ": [" in line:
+            line = grid.sub(_grid_repl, line)
         if _pid_apply(line):
             line = pid.sub(_pid_repl, line)
         line = _mask_labels(line)

@@ -7,8 +7,10 @@ A failure's raw output (pytest report, traceback, lit output, CI log) becomes a
    :mod:`bot.triage.extractors`) is tried, most specific
    first; the first that finds something wins:
    C++ assertion › ``LLVM ERROR`` › MLIR pass failure › FileCheck › MLIR ``error:`` › ``ptxas`` ›
-   CUDA/HIP runtime error › fatal signal › Python exception (the root cause of a triton
-   ``CompilationError``) › pytest ``FAILED … - Exc: msg`` › infrastructure phrase ›
+   CUDA/HIP runtime error › fatal signal › pytest's report of a plain ``assert``
+   (``E       assert …``) › Python exception (the root cause of a triton ``CompilationError``;
+   a message that starts on the next ``E`` line, as numpy's ``assert_allclose`` writes it, is
+   read there) › pytest ``FAILED … - Exc: msg`` › infrastructure phrase ›
    ``exit code N`` (never alone: the test or job is added to the signature).
    Each extractor has a cheap substring prefilter so a log is searched only for what it holds.
 2. **Prefixes** (:mod:`bot.triage.normalize`: ANSI colours, CI timestamps, containerd ``stderr F``, glog ``I1130 …] ``, Ray
@@ -17,12 +19,15 @@ A failure's raw output (pytest report, traceback, lit output, CI log) becomes a
 3. **Masking** (:func:`mask`) replaces only what varies between occurrences of one fault:
    directories (basenames stay), temp names, long hex and random ids, pids, timestamps,
    sizes after labels (``Required:``, ``Tried to allocate``, ``Mismatched elements:`` …),
-   source positions and floats. Digits that tell faults apart stay: ``sm_80``/``sm_90``,
-   ``gfx942``, register counts, dtypes, tensor shapes, small integers.
+   source positions, floats, and which device, pytest-xdist worker, block or thread reported
+   the fault (``cuda:3``, ``gw3``, a device-side assertion's ``block: [3,0,0]``). Digits that
+   tell faults apart stay: ``sm_80``/``sm_90``, ``gfx942``, register counts, dtypes, tensor
+   shapes, small integers.
 
-Numeric mismatches (``Tensor-likes are not close``, ``Mismatched elements``, ``not close``) add
-the test identity: one numeric message says nothing about where the numbers went wrong (the
-same holds for FileCheck failures, fatal signals and bare exit codes).
+Numeric mismatches (``Tensor-likes are not close``, ``Mismatched elements``, ``not close``,
+numpy's ``Not equal to tolerance``) add the test identity: one numeric message says nothing about
+where the numbers went wrong (the same holds for FileCheck failures, fatal signals, bare exit
+codes and a plain ``assert``, whose message is the test's own expression).
 
 Infrastructure (:mod:`bot.triage.infra`) is canonical: ``("setup", "Infrastructure", <kind>)``,
 looked for in the chosen line, and in the log's tail only when the chosen line is weak (an exit
@@ -56,7 +61,7 @@ CRASH_RULES = frozenset({"assertion", "llvm", "signal"})
 #: Version of the signature rules. An issue filed under an older version is found by its marker
 #: and re-keyed (its old identity kept as an alias), never filed twice: see
 #: :func:`bot.triage.lifecycle.rekey`.
-SIGNATURE_VERSION = 2
+SIGNATURE_VERSION = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +157,8 @@ def _signature(stage, typ, line, test, rule, raw, ident, generic, partial, where
 
 _INFRA_TAIL = 16_384
 _ALL_EXTRACTORS = (1 << len(EXTRACTORS)) - 1
-_NEEDS_TEST = frozenset({"filecheck", "exit", "unknown", "signal", "pytest-outcome", "pytest-setup"})
+# (a plain assert's message is the test's own expression, evaluated: it names no place)
+_NEEDS_TEST = frozenset({"filecheck", "exit", "unknown", "signal", "pytest-outcome", "pytest-setup", "pytest-assert"})
 #: extractors whose line is too weak to rule out an infrastructure cause named elsewhere
 _WEAK = frozenset({"exit", "unknown", "infra"})
 #: extractors that name a concrete compiler fault: a concrete error always wins over infrastructure

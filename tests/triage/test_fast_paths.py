@@ -187,6 +187,9 @@ def _plain_mask(line: str) -> str:
             line = n._GLUED_LABEL.sub(" ", line)
         line = n._HEX0X.sub("<hex>", n._SYSBYTES.sub("", line))
         line = _PLAIN_ALNUM.sub(n._alnum, line)
+        line = n._DEVICE.sub(r"\1:<i>", line)
+        line = n._WORKER.sub("gw<i>", line)
+        line = n._GRID.sub(r"\1: [<i>]", line)
         line = n._PID.sub(r"\1\2<pid>", line)
         line = n._LABELLED.sub(n._labelled, line)
         if "index" in line:
@@ -208,7 +211,8 @@ _MASK_PIECES = ["Required: 131072", "Hardware limit: 101376", "memoryRequired: 1
                 "a1b2c3d4e5f6a7b8c9d0e1", "abc123def456", "2026-11-30T01:02:03.123Z", "01:02:03.5", "at 12:5:",
                 "at index (1, 2)", "line 74", "3.14e-5", "1.5", "123456", "sm_90", "gfx942", "int32", "'255'", "(×5)",
                 "max 12", "size=4", "got 3, expected 4", "\u0661\u0662\u0663\u0664\u0665", "\u00e9", "_x", "\x1c",
-                "\u00a0", "INDEX (3)", "limitation 5", "allocated: 7", "Use 9", "bytes 12345", " + 0x10 bytes system", "(12%)"]
+                "\u00a0", "INDEX (3)", "limitation 5", "allocated: 7", "Use 9", "bytes 12345", " + 0x10 bytes system", "(12%)",
+                "cuda:3", "xpu:1", "cuda:12.4", "[gw3]", "gw12", "block: [3,0,0], thread: [17,0,0]", "thread: [1, 2, 3]", " / "]
 
 
 def test_mask_corpus():

@@ -98,6 +98,54 @@ def test_digits_that_tell_faults_apart_are_kept():
     assert mask("register count of '168' on sm_90a with num_warps=8") == "register count of '168' on sm_90a with num_warps=8"
 
 
+def test_what_the_run_masks_keeps_the_fault_apart():
+    """Device indexes, xdist workers and a device-side assertion's block and thread are masked;
+    a CUDA version, the devices' kinds and the assertion's own words stay."""
+    assert mask("image nvidia/cuda:12.4.1 on cuda:3") == "image cuda:12.4.1 on cuda:<i>"
+    assert mask("found at least two devices, cuda:0 and cpu!") != mask("found at least two devices, cuda:1 and cuda:0!")
+    assert mask("[gw3] node down") == "[gw<i>] node down"
+    assert mask("block: [3,0,0], thread: [17,0,0] Assertion `a < 64` failed") == \
+        "block: [<i>], thread: [<i>] Assertion `a < 64` failed"
+    assert mask("block: [3,0,0], thread: [17,0,0] Assertion `a < 64` failed") != \
+        mask("block: [3,0,0], thread: [17,0,0] Assertion `b < 64` failed")
+
+
+def test_plain_asserts_that_name_no_value_stay_apart():
+    """Two bare ``assert False`` in one test are told apart by what pytest says was asserted."""
+    def section(call: str) -> str:
+        return (f">       assert {call}\nE       assert False\n"
+                f"E        +  where False = <built-in method {call.split('.')[-1][:-2]} of Tensor object at 0x7f3a2c1b9e40>()\n\n"
+                "python/test/unit/language/test_reduce.py:44: AssertionError")
+    t = "python/test/unit/language/test_reduce.py::test_reduce"
+    a, b = signature_of(section("out.is_contiguous()"), t), signature_of(section("out.isfinite().all()"), t)
+    assert a.key != b.key and a.type == b.type == "AssertionError"
+    # a plain assert's message is the test's own expression: another test's same words are another fault
+    other = signature_of(section("out.is_contiguous()"), "python/test/unit/language/test_scan.py::test_scan")
+    assert other.key != a.key
+
+
+def test_a_plain_assert_is_one_fault_in_its_section_and_its_summary_line():
+    t = "python/test/unit/language/test_reduce.py::test_reduce"
+    section = (">       assert out.shape == (128,)\nE       assert torch.Size([64]) == (128,)\nE         At index 0 diff: 64 != 128\n\n"
+               "python/test/unit/language/test_reduce.py:40: AssertionError")
+    summary = f"FAILED {t}[fp16] - assert torch.Size([64]) == (128,)"
+    assert signature_of(section, t).key == signature_of(summary, t).key
+    # an explicit message is the exception's own line; an exception in a later E block wins
+    assert signature_of(">       assert x, 'boom'\nE       AssertionError: boom\nE       assert False", t).key == \
+        "AssertionError|boom"
+    later = section + "\n\nduring teardown:\nE       RuntimeError: CUDA error: an illegal memory access was encountered"
+    assert signature_of(later, t).type == "CUDAError"
+
+
+def test_a_numpy_tolerance_miss_is_one_fault_whatever_the_array_size():
+    t = "python/test/unit/language/test_core.py::test_dot"
+    def miss(n: int) -> str:
+        return ("E   AssertionError: \nE   Not equal to tolerance rtol=0.01, atol=0.01\nE   \n"
+                f"E   Mismatched elements: 12 / {n} (0.293%)\nE   Max absolute difference among violations: 0.5")
+    assert signature_of(miss(4096), t).key == signature_of(miss(1024), t).key
+    assert signature_of(miss(4096), t).stage == "check"
+
+
 def test_mask_drops_what_varies():
     assert mask("pid=4123 at /home/user/triton/python/triton/compiler/compiler.py:297 0x7f3c1b2e4a1f tmpkw7ug6t8.ptx") \
         == "pid=<pid> at compiler.py:<L> <hex> <tmp>.ptx"
@@ -118,6 +166,32 @@ def test_infra_kinds():
         == "gpu-memory-held"
     assert infra_kind("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.") is None
     assert infra_kind("AssertionError: Tensor-likes are not close!") is None
+    assert infra_kind("RuntimeError: CUDA error: uncorrectable ECC error encountered") == "gpu-hardware"
+
+
+OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 GiB. GPU 0 has a total capacity of 139.81 GiB "
+       "of which 60.12 GiB is free. {procs}Of the allocated memory {alloc} is allocated by PyTorch, and 1.12 GiB is reserved "
+       "by PyTorch but unallocated.")
+
+
+@pytest.mark.parametrize("procs,alloc,kind", [
+    # in a container: the one process listed is the test's own, PyTorch holds what it uses
+    ("Process 414660 has 79.68 GiB memory in use. ", "77.91 GiB", None),
+    # PyTorch holds far less than the process listed uses: another process holds the GPU
+    ("Process 4101543 has 79.68 GiB memory in use. ", "9.27 GiB", "gpu-memory-held"),
+    # two processes listed: at least one is another
+    ("Process 414660 has 79.68 GiB memory in use. Process 12 has 40.00 GiB memory in use. ", "77.91 GiB", "gpu-memory-held"),
+    # torch found its own pid: any process listed is another
+    ("Process 12 has 79.68 GiB memory in use. Including non-PyTorch memory, this process has 79.60 GiB memory in use. ",
+     "77.91 GiB", "gpu-memory-held"),
+    # the test's own, found by its pid: no process listed
+    ("Including non-PyTorch memory, this process has 79.60 GiB memory in use. ", "77.91 GiB", None),
+])
+def test_a_cuda_oom_is_infrastructure_only_when_another_process_holds_the_memory(procs, alloc, kind):
+    text = OOM.format(procs=procs, alloc=alloc)
+    assert infra_kind(text) == kind
+    s = signature_of(text, "python/test/unit/language/test_matmul.py::test_matmul")
+    assert (s.type, s.line) == (("Infrastructure", kind) if kind else ("OutOfMemoryError", "CUDA out of memory"))
 
 
 def test_labelled_set_is_large_and_varied():
