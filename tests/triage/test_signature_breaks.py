@@ -1,6 +1,8 @@
-"""Adversarial tests of the nightly triage: what a person watching the fork's issues expects.
+"""Signatures and classes of real failure texts: one fault stays one root cause across devices,
+xdist workers and device-side assert positions; different asserts in one test stay apart; a test's
+own CUDA OOM is real, an uncorrectable ECC error is infrastructure.
 
-Each test here failed on the code it was written against because of a defect (see the report).
+Each test here failed on the code it was written against.
 """
 from __future__ import annotations
 
