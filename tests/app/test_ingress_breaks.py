@@ -6,37 +6,15 @@ import json
 import urllib.parse
 
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
 
 from bot.app import queue as q
 from bot.app.dispatch import Dispatcher
-from bot.app.metrics import AppMetrics
-from bot.app.web import delivery_headers, dumps, make_app
+from bot.app.web import delivery_headers, dumps
 from bot.app.worker import Worker
 from bot.handlers import all_routers
-from bot.store import Store
 
-SECRET = "s3cret-for-ingress-tests"
-
-
-@pytest.fixture
-async def env(tmp_path):
-    store = Store(tmp_path / "q.db")
-    app = make_app(store, SECRET, metrics=AppMetrics(lambda: store))
-    client = TestClient(TestServer(app))
-    await client.start_server()
-    yield client, store
-    await client.close()
-    store.close()
-
-
-async def post(client, event, guid, payload=None, *, body=None, headers=None):
-    body = dumps(payload) if body is None else body
-    h = delivery_headers(event, guid, body, SECRET)
-    h.update(headers or {})
-    h = {k: v for k, v in h.items() if v is not None}
-    r = await client.post("/webhook", data=body, headers=h)
-    return r.status, await r.json()
+# the web app and a signed post over real HTTP, as test_web.py has them
+from tests.app.test_web import SECRET, env, post  # noqa: F401
 
 
 class Clock:
@@ -66,12 +44,12 @@ async def healthz(client):
 
 # --- a delivery the intake accepted (202) must not then be lost by the worker ----------------------
 
-async def test_form_encoded_delivery_with_a_content_type_in_capitals_is_processed_not_dead_lettered(env):
+async def test_form_encoded_delivery_with_a_content_type_in_capitals_is_processed_not_dead_lettered(env):  # noqa: F811
     # media types are case-insensitive (RFC 9110 §8.3.1); the intake accepts this one, so the
     # worker must be able to read what it stored
     client, store = env
     body = urllib.parse.urlencode({"payload": json.dumps({"zen": "Keep it logically awesome.", "hook_id": 1})}).encode()
-    status, out = await post(client, "ping", "guid-form-caps", body=body,
+    status, out = await post(client, "ping", "guid-form-caps", None, body=body,
                              headers={"Content-Type": "Application/X-WWW-Form-Urlencoded"})
     assert (status, out["queue"]) == (202, "queued")
     await drain(store)
@@ -80,12 +58,12 @@ async def test_form_encoded_delivery_with_a_content_type_in_capitals_is_processe
     assert (await healthz(client))[0] == 200
 
 
-async def test_a_json_body_in_the_charset_its_content_type_names_is_processed_not_dead_lettered(env):
+async def test_a_json_body_in_the_charset_its_content_type_names_is_processed_not_dead_lettered(env):  # noqa: F811
     # the intake decodes the body with the charset of its Content-Type and answers 202; the worker
     # then decodes the stored bytes as UTF-8 whatever the charset, and dead-letters the delivery
     client, store = env
     body = json.dumps({"zen": "Ça marche", "hook_id": 1}, ensure_ascii=False).encode("latin-1")
-    status, out = await post(client, "ping", "guid-latin1", body=body,
+    status, out = await post(client, "ping", "guid-latin1", None, body=body,
                              headers={"Content-Type": "application/json; charset=iso-8859-1"})
     assert status in (202, 400, 415), (status, out)
     if status == 202:        # accepted: it must then be processed, not lost
@@ -98,9 +76,9 @@ async def test_a_json_body_in_the_charset_its_content_type_names_is_processed_no
 # --- malformed bodies: 4xx with a clear message, nothing stored --------------------------------------
 
 @pytest.mark.parametrize("body", [b"[]", b'"push"', b"42", b"null", b"true"])
-async def test_a_signed_body_that_is_json_but_not_an_object_is_refused_with_400_not_stored(env, body):
+async def test_a_signed_body_that_is_json_but_not_an_object_is_refused_with_400_not_stored(env, body):  # noqa: F811
     client, store = env
-    status, out = await post(client, "push", "guid-notobj", body=body)
+    status, out = await post(client, "push", "guid-notobj", None, body=body)
     assert status == 400, (status, out)
     assert "object" in out["error"], out
     assert q.counts(store) == {s: 0 for s in q.STATES}
@@ -113,14 +91,14 @@ async def test_a_signed_body_that_is_json_but_not_an_object_is_refused_with_400_
     {"action": "created", "repository": {"full_name": "o/r"}, "sender": {"login": "\udfffu"}},
     {"action": "\ud83d", "repository": {"full_name": "o/r"}, "sender": {"login": "u"}},
 ])
-async def test_a_signed_payload_with_a_lone_surrogate_escape_is_stored_or_refused_4xx_never_503(env, payload):
+async def test_a_signed_payload_with_a_lone_surrogate_escape_is_stored_or_refused_4xx_never_503(env, payload):  # noqa: F811
     # json.dumps writes "\\ud800" (valid JSON text); json.loads gives a str with a lone surrogate,
     # which sqlite3 cannot encode: the delivery index must not turn that into a 503 (GitHub would
     # record a failure and every redelivery would fail the same way)
     client, store = env
     body = json.dumps(payload).encode()
     assert b"\\ud" in body.lower()
-    status, out = await post(client, "issue_comment", "guid-surrogate", body=body)
+    status, out = await post(client, "issue_comment", "guid-surrogate", None, body=body)
     assert status < 500, (status, out)
 
 
@@ -142,7 +120,7 @@ async def raw_post(client, headers: list[tuple[bytes, bytes]], body: bytes) -> t
 
 
 @pytest.mark.parametrize("name", [b"X-GitHub-Event", b"X-GitHub-Delivery", b"X-GitHub-Hook-ID"])
-async def test_a_signed_delivery_with_non_utf8_bytes_in_an_id_header_is_never_a_5xx(env, name):
+async def test_a_signed_delivery_with_non_utf8_bytes_in_an_id_header_is_never_a_5xx(env, name):  # noqa: F811
     client, store = env
     body = dumps({"zen": "x", "hook_id": 1})
     good = {k.encode(): v.encode() for k, v in delivery_headers("ping", "guid-raw", body, SECRET).items()}
@@ -153,7 +131,7 @@ async def test_a_signed_delivery_with_non_utf8_bytes_in_an_id_header_is_never_a_
 
 # --- an event forksync does not know is acknowledged and ignored -------------------------------------
 
-async def test_a_signed_event_forksync_has_never_heard_of_is_ignored_not_dead_lettered(env):
+async def test_a_signed_event_forksync_has_never_heard_of_is_ignored_not_dead_lettered(env):  # noqa: F811
     # GitHub adds webhook events over time (and a repository hook can "send me everything"): an
     # event name missing from bot.github.events.GITHUB_EVENTS is still GitHub's (it is signed with
     # the secret). It must be acknowledged and ignored; a dead letter turns /healthz 503, which
@@ -171,7 +149,7 @@ async def test_a_signed_event_forksync_has_never_heard_of_is_ignored_not_dead_le
 
 # --- concurrency: GitHub retries fast; the same delivery twice at once is stored once ----------------
 
-async def test_the_same_delivery_posted_concurrently_is_stored_once(env):
+async def test_the_same_delivery_posted_concurrently_is_stored_once(env):  # noqa: F811
     # (passes today; kept as cheap cover: the group commit batches simultaneous requests into one
     # transaction, and nothing else tests two copies of one GUID in the same batch)
     client, store = env
