@@ -20,10 +20,13 @@ re-raised so the delivery is retried.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
 import fnmatch
 import hashlib
 import json
 import logging
+import os
 import re
 import time
 from dataclasses import dataclass, field, replace
@@ -59,6 +62,7 @@ GIT_TIMEOUT_S = 600
 log = logging.getLogger(__name__)
 MAX_AGENT_ROUNDS = 25        # conflicts the agent may resolve in one publish before the chain waits for the next sync
 MAX_RULE_ROUNDS = 25         # fresh conflicts the rules may fold in one publish (a chain is capped at 25 picks)
+LOCK_POLL_S = 0.2            # how often a sync waiting for another worker's sync of the same fork looks again
 
 
 class SyncError(RuntimeError):
@@ -244,8 +248,28 @@ class SyncService:
                           plan_work={"merges": run.merges, "cached": run.cache_hits, "symbols": run.parsed_files})
 
     # ------------------------------------------------------------------ orchestration
-    def _lock(self, full_name: str) -> asyncio.Lock:
-        return self._locks.setdefault(full_name, asyncio.Lock())
+    @contextlib.asynccontextmanager
+    async def _lock(self, full_name: str):
+        """One sync (or other change of the fork's working repository) at a time per fork: an
+        asyncio lock within this process, then an exclusive ``flock`` on
+        ``<workdir>/locks/<owner>+<repo>.lock`` across the worker processes sharing the workdir
+        (``serve --workers N``); git in one repository from two processes at once fails on its
+        own lock files or interleaves pushes. Waited for without blocking the event loop (polled,
+        so a cancelled wait holds nothing); the OS releases it if the process dies."""
+        async with self._locks.setdefault(full_name, asyncio.Lock()):
+            folder = self.workdir / "locks"
+            folder.mkdir(parents=True, exist_ok=True)
+            fd = os.open(folder / (full_name.replace("/", "+") + ".lock"), os.O_CREAT | os.O_RDWR, 0o600)
+            try:
+                while True:
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        break
+                    except BlockingIOError:
+                        await asyncio.sleep(LOCK_POLL_S)
+                yield
+            finally:
+                os.close(fd)        # closing the last descriptor releases the flock
 
     async def fork_config(self, ctx, full_name: str) -> ForksyncConfig:
         return await load_fork_config(ctx, full_name)
