@@ -134,9 +134,7 @@ class Dispatcher:
         self.learn_login = learn_login
 
     async def process(self, d: q.Delivery) -> str:
-        data = decode_body(d.body, d.content_type)
-        if not isinstance(data, dict):
-            raise Unhandleable(f"the payload is a JSON {type(data).__name__}, not an object")
+        data = decode_body(d.body, d.content_type)        # a JSON object (decode_payload checks it)
         if not self.bot_login and self.learn_login is not None:
             self.bot_login = await self.learn_login() or self.bot_login
         sender = data.get("sender")

@@ -136,8 +136,7 @@ class _StoreCollector:
             fams["age"].add_metric([st.repo], age if age is not None else float("inf"))
             # the fork's own github.stale_after_s as its last sync recorded it, as the dashboard
             # and the status issue judge it
-            last = sync_store.last_snapshot(store, st.repo)
-            limit = (last or {}).get("stale_after_s") or self.m.stale_after_s
+            limit = sync_store.recorded_stale_after_s(store, st.repo) or self.m.stale_after_s
             fams["stale"].add_metric([st.repo], 1.0 if st.stale(limit, now) else 0.0)
             fams["alarm"].add_metric([st.repo], 1.0 if st.alarm(self.m.alarm_after_s, now) else 0.0)
         out.extend(fams.values())

@@ -241,10 +241,10 @@ async def run_worker_loop(s, stop: threading.Event, *, wake: threading.Event | N
                     if time.time() - pruned_at >= PRUNE_EVERY_S:      # the queue's done rows, bodies and all
                         pruned_at = time.time()
                         try:
-                            n = q.prune(store, getattr(s, "keep_deliveries_days", 14.0) * 86_400.0)
+                            n = q.prune(store, s.keep_deliveries_days * 86_400.0)
                             if n:
                                 log.info("queue: %d deliveries done more than %g days ago deleted", n,
-                                         getattr(s, "keep_deliveries_days", 14.0))
+                                         s.keep_deliveries_days)
                         except Exception:  # noqa: BLE001 - the next hour retries
                             log.exception("pruning the delivery queue failed")
                     try:

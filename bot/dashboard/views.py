@@ -59,8 +59,8 @@ def github_of(upstream: str) -> str | None:
 
 def fork_policy(store: Store, fork: str, policy: Policy) -> Policy:
     """``policy`` with the fork's own ``github.stale_after_s`` as recorded by its last sync, if any."""
-    last = sync_store.last_snapshot(store, fork)
-    return Policy(stale_after_s=last["stale_after_s"]) if last and last.get("stale_after_s") else policy
+    limit = sync_store.recorded_stale_after_s(store, fork)
+    return Policy(stale_after_s=limit) if limit else policy
 
 
 def stale_of(st: SyncStatus | None, now: float, policy: Policy) -> dict:

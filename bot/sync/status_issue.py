@@ -49,7 +49,7 @@ def render_status(st: SyncStatus, *, stale_after_s: float, alarm_after_s: float,
     return render("status_issue.md.j2", blocked=blocked, dead_letters=dead, config_path=config_path, failing_jobs=jobs,
                   login_unknown=login_unknown,
                   stale=st.stale(stale_after_s, now), stale_reason=why,
-                  seen_too=bool(st.upstream_seen_at) and not why.startswith("upstream was last seen"),
+                  seen_too=bool(st.upstream_seen_at and st.last_fetch_error),     # an age reason says it already
                   computed=bool(st.computed_at), upstream_seen=_age(st.upstream_age_s(now)), alarm=st.alarm(alarm_after_s, now),
                   alarm_age=_age(alarm_after_s).replace(" ago", ""), held=st.held,
                   upstream_head=st.upstream_head, frontier=st.frontier, contiguous_pin=st.contiguous_pin,

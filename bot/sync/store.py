@@ -383,6 +383,13 @@ def last_snapshot(store: Store, repo: str) -> dict | None:
     return rows[0] if rows else None
 
 
+def recorded_stale_after_s(store: Store, repo: str) -> float | None:
+    """The fork's ``github.stale_after_s`` as its last sync recorded it (None: none recorded), by
+    which the dashboard and ``/metrics`` judge its numbers stale, as the status issue does."""
+    last = last_snapshot(store, repo)
+    return (last or {}).get("stale_after_s") or None
+
+
 def snapshot_repos(store: Store) -> list[str]:
     """Every fork with a metrics history."""
     with store.lock:

@@ -274,10 +274,7 @@ class TriageIssues:
         if failed_again and n is not None and issue.get("state") == "closed" and issue.get("state_reason") != "not_planned":
             # a person closed it as done, yet the cause failed again: reopened, as forksync's own
             # close would be; closed as not planned (a person's "won't fix") it stays closed
-            await self.gh.patch(f"{self._base}/issues/{issue['number']}", data={"state": "open"})
-            await self.gh.post(f"{self._base}/issues/{issue['number']}/comments",
-                               data={"body": render("reopened.md.j2", run=n.run, commit=n.commit)})
-            issue["state"] = "open"
+            await self._reopen_on_github(issue, n)
         body = placed_section(issue.get("body") or "", "status", self._status(t, n))
         if marker(t.key) not in body and body.startswith("<!-- forksync:triage:"):
             body = marker(t.key) + "\n" + body      # re-keyed: the current key's marker joins the old one
@@ -292,10 +289,15 @@ class TriageIssues:
             return await self._open(replace(t, issue=None), n)
         t = replace(t, issue=issue["number"])
         if issue["state"] == "closed":
-            await self.gh.patch(f"{self._base}/issues/{issue['number']}", data={"state": "open"})
-            await self.gh.post(f"{self._base}/issues/{issue['number']}/comments",
-                               data={"body": render("reopened.md.j2", run=n.run, commit=n.commit)})
+            await self._reopen_on_github(issue, n)
         return await self._update(t, n)
+
+    async def _reopen_on_github(self, issue: dict, n: Nightly) -> None:
+        """Reopen ``issue`` with the comment saying which nightly failed again."""
+        await self.gh.patch(f"{self._base}/issues/{issue['number']}", data={"state": "open"})
+        await self.gh.post(f"{self._base}/issues/{issue['number']}/comments",
+                           data={"body": render("reopened.md.j2", run=n.run, commit=n.commit)})
+        issue["state"] = "open"
 
     async def _close(self, t: Tracked, n: Nightly) -> Tracked:
         issue = await self._find(t)
