@@ -90,20 +90,31 @@ def _as_written(text: str) -> str:
 
 
 def l2_figure(series: dict) -> str:
-    """One L2 series by landing order, change points as red markers (confirmed: filled)."""
+    """One L2 series by landing order, change points as red markers (confirmed: filled); those
+    merged into a kept one as grey open circles, apart."""
     pts = series["points"]
     x = list(range(len(pts)))
     fig = Figure()
     fig.add_trace(Scatter(x=x, y=[p["value"] for p in pts], name=_as_written(series["series"]), mode="lines+markers",
                              customdata=[[p["sha"][:12], p["time"] or ""] for p in pts], meta=_as_written(series["unit"]),
                              hovertemplate="%{y:.4g} %{meta}<br>%{customdata[0]} %{customdata[1]}<extra></extra>"))
-    cps = series["change_points"]
+    # a change point merged into a kept one never alerts: drawn apart, so it does not read as one
+    cps = [c for c in series["change_points"] if not c.get("merged")]
+    gone = [c for c in series["change_points"] if c.get("merged")]
     fig.add_trace(Scatter(x=[c["index"] for c in cps], y=[pts[c["index"]]["value"] for c in cps], name="change point",
                              mode="markers", marker=dict(size=12, color="#d62728",
                                                          symbol=["x" if c["confirmed"] else "x-open" for c in cps]),
                              customdata=[[c["sha"][:12], f"{c['rel_shift']:+.1%}", "confirmed" if c["confirmed"] else "not confirmed"]
                                          for c in cps],
                              hovertemplate="%{customdata[0]} %{customdata[1]} (%{customdata[2]})<extra>change point</extra>"))
+    if gone:
+        fig.add_trace(Scatter(x=[c["index"] for c in gone], y=[pts[c["index"]]["value"] for c in gone],
+                                 name="merged change point", mode="markers",
+                                 marker=dict(size=9, color="#7f7f7f", symbol="circle-open"),
+                                 customdata=[[c["sha"][:12], f"{c['rel_shift']:+.1%}",
+                                              f"merged into {c['merged_into'][:12]}" if c.get("merged_into") else "merged away"]
+                                             for c in gone],
+                                 hovertemplate="%{customdata[0]} %{customdata[1]} (%{customdata[2]})<extra>merged change point</extra>"))
     fig.update_layout(**{**_LAYOUT, "height": 260, "hovermode": "closest"},
                       xaxis=dict(title=dict(text="landed commit (order)"), **_AXIS),
                       yaxis=dict(title=dict(text=_as_written(series["unit"])), **_AXIS))

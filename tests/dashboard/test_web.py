@@ -497,3 +497,25 @@ async def test_a_replaced_result_links_to_its_check_run(tmp_path):
         assert not [h for h in re.findall(r'href="([^"]*)"', unit) if not h.startswith("https://")]
     finally:
         await c.close()
+
+
+def test_a_merged_change_point_is_drawn_apart_from_the_kept_ones():
+    """A change point otava's merge step folded into a kept one never alerts; on the L2 plot it
+    must not look like one that stands (a red cross): it is a grey open circle whose hover names
+    the change point it went into, and the red trace holds only the kept ones."""
+    import json
+
+    from bot.dashboard.plots import l2_figure
+    pts = [{"sha": f"{i:040x}", "value": v, "time": None} for i, v in enumerate([1, 1, 1, 1.01, 1.01, 2, 2, 2])]
+    kept = {"index": 5, "sha": pts[5]["sha"], "rel_shift": 0.98, "alert": True, "confirmed": True,
+            "p_value": 0.0, "merged": False, "merged_into": None, "merged_from": [pts[3]["sha"], pts[5]["sha"]]}
+    gone = {"index": 3, "sha": pts[3]["sha"], "rel_shift": 0.01, "alert": False, "confirmed": False,
+            "p_value": 0.2, "merged": True, "merged_into": pts[5]["sha"], "merged_from": []}
+    fig = json.loads(l2_figure({"series": "s", "unit": "ms", "points": pts, "change_points": [gone, kept]}))
+    by_name = {t["name"]: t for t in fig["data"][1:]}
+    assert by_name["change point"]["x"] == [5]
+    assert by_name["change point"]["marker"]["symbol"] == ["x"]
+    merged = by_name["merged change point"]
+    assert merged["x"] == [3] and merged["y"] == [1.01]
+    assert merged["marker"]["color"] != by_name["change point"]["marker"]["color"]
+    assert merged["customdata"] == [[pts[3]["sha"][:12], "+1.0%", f"merged into {pts[5]['sha'][:12]}"]]
