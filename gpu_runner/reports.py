@@ -33,9 +33,13 @@ def counts_of(tests: list[TestResult], harness_total: int | None = None) -> Coun
 def parse_junit(paths: list[Path]) -> list[TestResult]:
     """Test cases of one or more JUnit XML files, in file order. A ``<testcase>`` with a
     ``<failure>`` is ``failed``, with ``<error>`` is ``error``, with ``<skipped>`` is ``skipped``
-    (pytest writes xfail as skipped), else ``passed``."""
+    (pytest writes xfail as skipped), else ``passed``. A test id written more than once in one
+    file is one test whose last case is its outcome: pytest-rerunfailures writes a ``<testcase>``
+    per attempt (the earlier ones without a result element), while pytest's summary and the
+    testsuite's ``tests=`` count the test once."""
     tests: list[TestResult] = []
     for p in paths:
+        mine: dict[str, TestResult] = {}
         try:
             xml = JUnitXml.fromfile(str(p))
         except Exception as e:  # junitparser raises lxml/ElementTree errors of several kinds
@@ -43,7 +47,10 @@ def parse_junit(paths: list[Path]) -> list[TestResult]:
         suites = [xml] if isinstance(xml, TestSuite) else list(xml)
         for suite in suites:
             for case in suite:
-                tests.append(_case(case))
+                t = _case(case)
+                mine.pop(t.id, None)    # the last attempt, in the place it was written
+                mine[t.id] = t
+        tests.extend(mine.values())
     return tests
 
 
@@ -86,18 +93,23 @@ _PYTEST_SUMMARY = re.compile(
 _PYTEST_NONE = re.compile(r"^=*\s*no tests ran\b", re.MULTILINE)
 
 
-def pytest_total(stdout: str) -> int | None:
+def pytest_total(stdout: str, runs: int = 1) -> int | None:
     """The number of tests pytest says it ran (passed + failed + errors + skipped + xfailed +
-    xpassed; deselected and warnings excluded), from its last summary line
-    (e.g. ``2 failed, 28 passed in 5.40s``); 0 for ``no tests ran``; None when no summary is found
-    (another harness, or pytest died before printing one)."""
+    xpassed; deselected, reruns and warnings excluded), from its summary line
+    (e.g. ``2 failed, 28 passed in 5.40s``) — the sum of the last ``runs`` of them, for a command
+    that runs pytest ``runs`` times (a JUnit glob matching one file per run); 0 for ``no tests
+    ran``; None when no summary is found, or fewer than ``runs`` (another harness, or a pytest
+    that died before printing one: nothing to compare with)."""
     found = list(_PYTEST_SUMMARY.finditer(stdout or ""))
     if not found:
-        return 0 if _PYTEST_NONE.search(stdout or "") else None
+        return 0 if runs == 1 and _PYTEST_NONE.search(stdout or "") else None
+    if len(found) < runs:
+        return None
     total = 0
-    for n, word in re.findall(r"(\d+) (\w+)", found[-1].group(1)):
-        if word in ("passed", "failed", "error", "errors", "skipped", "xfailed", "xpassed"):
-            total += int(n)
+    for m in found[-runs:]:
+        for n, word in re.findall(r"(\d+) (\w+)", m.group(1)):
+            if word in ("passed", "failed", "error", "errors", "skipped", "xfailed", "xpassed"):
+                total += int(n)
     return total
 
 
@@ -107,6 +119,8 @@ _LIT_LINE = re.compile(
     re.MULTILINE)
 _LIT_FAIL_BLOCK = re.compile(r"^\*{20} TEST '(.+?)' FAILED \*{20}\n(.*?)^\*{20}\s*$", re.MULTILINE | re.DOTALL)
 _LIT_DISCOVERED = re.compile(r"^Total Discovered Tests:\s*(\d+)", re.MULTILINE)
+_LIT_EXCLUDED = re.compile(r"^\s*Excluded\s*:\s*(\d+)", re.MULTILINE)
+_LIT_TESTING = re.compile(r"^-- Testing: (\d+) (?:of \d+ )?tests?\b", re.MULTILINE)
 _LIT_OUTCOME = {"PASS": "passed", "XFAIL": "passed", "FLAKYPASS": "passed", "FAIL": "failed", "XPASS": "failed",
                 "UNRESOLVED": "error", "TIMEOUT": "failed", "UNSUPPORTED": "skipped", "SKIPPED": "skipped",
                 "EXCLUDED": "skipped"}
@@ -114,8 +128,9 @@ _LIT_OUTCOME = {"PASS": "passed", "XFAIL": "passed", "FLAKYPASS": "passed", "FAI
 
 def parse_lit(text: str) -> tuple[list[TestResult], int | None]:
     """Tests from lit's output (``lit -v``: one ``RESULT: suite :: path (k of N)`` line per test,
-    failure logs between ``*** TEST '…' FAILED ***`` rulers) and lit's own total (``N`` of the
-    ``(k of N)`` lines, or ``Total Discovered Tests:``). XFAIL counts as passed; XPASS, TIMEOUT as
+    failure logs between ``*** TEST '…' FAILED ***`` rulers) and lit's own count of the tests it ran
+    (``-- Testing: N of M tests``, else ``N`` of the ``(k of N)`` lines, else ``Total Discovered
+    Tests:`` less ``Excluded:`` — a shard or a filter leaves the rest excluded). XFAIL counts as passed; XPASS, TIMEOUT as
     failed; UNRESOLVED as error; UNSUPPORTED as skipped. Raises :class:`ReportError` when the text
     holds no lit result line and no lit summary."""
     logs = {m.group(1): m.group(2) for m in _LIT_FAIL_BLOCK.finditer(text or "")}
@@ -132,9 +147,20 @@ def parse_lit(text: str) -> tuple[list[TestResult], int | None]:
     disc = _LIT_DISCOVERED.search(text or "")
     if not tests and not disc:
         raise ReportError("no lit result lines ('PASS: suite :: test (k of N)') and no lit summary found")
-    harness = int(disc.group(1)) if disc else (max(totals) if totals else None)
     if len(totals) > 1:
         raise ReportError(f"lit output mixes runs: result lines give totals {sorted(totals)}")
+    # what lit selected to run: a shard (LIT_NUM_SHARDS) or a filter (--filter-out, LIT_FILTER_OUT)
+    # leaves the other tests "Excluded", which "Total Discovered Tests" still counts
+    testing = _LIT_TESTING.search(text or "")
+    if testing:
+        harness = int(testing.group(1))
+    elif totals:
+        harness = max(totals)
+    elif disc:
+        excluded = _LIT_EXCLUDED.search(text[disc.end():])
+        harness = int(disc.group(1)) - (int(excluded.group(1)) if excluded else 0)
+    else:
+        harness = None
     return tests, harness
 
 

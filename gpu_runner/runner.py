@@ -302,7 +302,7 @@ def read_report(suite: SuiteConfig, checkout: Path, command_stdout: str,
             if fmt == "junit":
                 tests = parse_junit(paths)
                 return dict(report_state="ok", tests=tuple(tests),
-                            counts=counts_of(tests, pytest_total(command_stdout)))
+                            counts=counts_of(tests, pytest_total(command_stdout, len(paths))))
             if len(paths) > 1:
                 raise ReportError(f"{rel} matches {len(paths)} files; a {fmt} report is one file")
             text = paths[0].read_text(errors="replace")

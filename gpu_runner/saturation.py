@@ -14,6 +14,7 @@ the first, so a person sees everything that is wrong at once.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from gpu_runner.result import BenchmarkPoint, Counts, Reason, TestResult
@@ -167,6 +168,11 @@ def _judge_points(f: RunFacts, add) -> None:
     bad = [f"{p.benchmark}[{p.shape},{p.dtype},{p.impl}]" for p in f.benchmarks if not p.ok]
     if bad:
         add("benchmark-failed", "wrong results while measuring: " + ", ".join(bad[:SHOW_FAILING]))
+    # a 0 ms timer reading gives inf TFLOP/s, 0/0 NaN: a point, but no measurement
+    nan = [f"{p.benchmark}[{p.shape},{p.dtype},{p.impl}] = {p.value}" for p in f.benchmarks
+           if p.value is None or not math.isfinite(p.value)]
+    if nan:
+        add("benchmark-not-finite", "values that are no measurement: " + ", ".join(nan[:SHOW_FAILING]))
     if f.exit_code not in (None, 0) and not bad:
         add("exit-status-disagrees", f"the benchmark exited with status {f.exit_code} but no point is marked failed")
 

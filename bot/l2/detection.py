@@ -171,7 +171,8 @@ def detect(values: Sequence[float], higher_is_better: bool = True, *, max_pvalue
            window_len: int = 50, merge: bool = True) -> list[ChangePoint]:
     """Change points of a series with the alert decision (see the module docstring).
 
-    ``values``: per-point medians, oldest first, all > 0. ``sigma``: relative noise; estimated
+    ``values``: per-point medians, oldest first, all > 0 and finite (ValueError naming the first
+    point that is not finite). ``sigma``: relative noise; estimated
     with :func:`noise_sigma` when None. Returns every change point otava reports (improvements
     and sub-threshold shifts too, with ``alert=False``), oldest first, each measured between the
     nearest *boundaries* on either side (:func:`_boundaries`; the others have ``merged=True``).
@@ -181,6 +182,9 @@ def detect(values: Sequence[float], higher_is_better: bool = True, *, max_pvalue
     vals = [float(v) for v in values]
     if not vals:
         return []
+    bad = next((i for i, v in enumerate(vals) if not math.isfinite(v)), None)
+    if bad is not None:     # one inf makes every shift inf and hides every later regression
+        raise ValueError(f"point {bad} of the series is {vals[bad]}, not a measurement")
     cps = change_points(vals, max_pvalue, window_len)
     # σ from otava's full segmentation: a sub-threshold level shift is a step, not noise
     sig = noise_sigma(vals, [i for i, _ in cps]) if sigma is None else sigma

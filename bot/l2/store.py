@@ -9,6 +9,7 @@ Detection itself is pure (:mod:`bot.l2.detection`); this module is the edge that
 from __future__ import annotations
 
 import json
+import math
 
 from bot import store as store_mod
 from bot.l2.detection import Point, SeriesKey
@@ -40,15 +41,18 @@ def series_key(benchmark: str, impl: str, shape: str, dtype: str, platform: str,
 def record_result(db: "store_mod.Store", result, seq: int, time: int | None = None) -> int:
     """Store every benchmark point of a runner result (``RunResult``: ``commit``, ``platform``,
     ``benchmarks``); a point already stored for the same series and sha is replaced (a re-run).
-    Points marked ``ok: false`` (wrong result while measured) are stored but never enter a
-    series. Returns the number of points written."""
+    Points marked ``ok: false`` (wrong result while measured) and points whose value is not a
+    finite number (a 0 ms timer reading gives inf TFLOP/s; 0/0 NaN: no measurement, stored with a
+    NULL value) are stored but never enter a series. Returns the number of points written."""
     rows = []
     for b in result.benchmarks:
-        repeats = _repeats_in_unit(b)
+        finite = b.value is not None and math.isfinite(float(b.value))
+        repeats = _repeats_in_unit(b) if finite else []
         rows.append({"benchmark": b.benchmark, "impl": b.impl, "metric": b.metric, "shape": b.shape,
                      "dtype": b.dtype, "platform": result.platform, "unit": b.unit, "sha": result.commit,
                      "seq": seq, "time": int(time if time is not None else getattr(result, "finished_at", 0)),
-                     "value": float(b.value), "repeats_json": json.dumps(repeats), "ok": int(bool(b.ok))})
+                     "value": float(b.value) if finite else None, "repeats_json": json.dumps(repeats),
+                     "ok": int(bool(b.ok) and finite)})
     with db.lock:
         t = db.db[L2_POINTS.name]
         for r in rows:
