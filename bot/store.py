@@ -161,6 +161,25 @@ def _triage_runs_know_when_they_ran(db: sqlite_utils.Database) -> None:
                         [(t, repo, run) for (repo, run), t in times.items() if (repo, run) in missing and t])
 
 
+@MIGRATIONS(name="0004_l2_points_name_their_fork")
+def _l2_points_name_their_fork(db: sqlite_utils.Database) -> None:
+    # L2 points kept one series per benchmark for the whole store, so a store serving two forks
+    # that name their benchmarks alike mixed their measurements into one series (and found
+    # "regressions" between one fork's commit and the other's); each point now names its fork. An
+    # old point goes to the fork whose L2 run measured its commit, when exactly one did; the rest
+    # keep ``repo = ""`` (in no fork's series, never dropped)
+    t = db["l2_points"]
+    if not t.exists() or "repo" in t.columns_dict:
+        return
+    for index in t.indexes:     # the old key without the fork: two forks sharing a commit would collide
+        if not index.name.startswith("sqlite_autoindex"):
+            db.execute(f'DROP INDEX "{index.name}"')
+    t.add_column("repo", str, not_null_default="")
+    if db["l2_runs"].exists():
+        db.execute("UPDATE l2_points SET repo = (SELECT MIN(r.repo) FROM l2_runs r WHERE r.sha = l2_points.sha) "
+                   "WHERE (SELECT COUNT(DISTINCT r.repo) FROM l2_runs r WHERE r.sha = l2_points.sha) = 1")
+
+
 class Store:
     """A connection to the forksync database. Thread-safe for simple use via one lock per Store;
     use one Store per process/thread for concurrency (SQLite serialises writers)."""

@@ -59,7 +59,8 @@ def test_a_database_of_the_earlier_release_upgrades_with_its_data(tmp_path):
             assert set(spec.columns) <= set(s.db[spec.name].columns_dict), spec.name
         assert [m.name for m in store_mod.MIGRATIONS.applied(s.db)] == ["0001_drop_plan_predictions",
                                                                         "0002_triage_rows_name_their_fork",
-                                                                        "0003_triage_runs_know_when_they_ran"]
+                                                                        "0003_triage_runs_know_when_they_ran",
+                                                                        "0004_l2_points_name_their_fork"]
     after = rows(path)
     # the planner's cache of whole-tree predictions is dropped (rebuildable; nothing reads it): every other row stays
     assert "plan_predictions" not in after and "plan_predictions" in before
@@ -70,6 +71,40 @@ def test_a_database_of_the_earlier_release_upgrades_with_its_data(tmp_path):
     # unassigned but for the root cause whose follow-up names its fork
     assert after["triage_runs"] == [("triage_runs-run", 7, "triage_runs-actions", "", None)]
     assert after["triage_green"] == [("triage_green-test", "triage_green-commit_sha", 7, "", None)]
+    # the release's L2 point names no commit an L2 run measured: it stays in no fork's series
+    assert after["l2_points"][0][-1] == ""
+
+
+def test_l2_points_of_an_earlier_release_go_to_the_fork_that_measured_them(tmp_path):
+    """Before points named their fork, two forks' series of one benchmark were one series; after
+    the upgrade each old point belongs to the fork whose L2 run measured its commit (a commit two
+    forks measured, or none, stays unassigned), and two forks may store a point for one commit."""
+    importlib.import_module("bot.l2.store")
+    path = tmp_path / "forksync.db"
+    conn = sqlite3.connect(path)
+    conn.executescript("""
+        CREATE TABLE l2_points (id INTEGER PRIMARY KEY, benchmark TEXT, impl TEXT, metric TEXT, shape TEXT,
+            dtype TEXT, platform TEXT, unit TEXT, sha TEXT, seq INTEGER, time INTEGER, value FLOAT,
+            repeats_json TEXT, ok INTEGER);
+        CREATE UNIQUE INDEX idx_l2_points_benchmark_impl_metric_shape_dtype_platform_sha
+            ON l2_points (benchmark, impl, metric, shape, dtype, platform, sha);
+        CREATE TABLE l2_runs (key TEXT PRIMARY KEY, repo TEXT, sha TEXT, seq INTEGER, time FLOAT);
+        INSERT INTO l2_runs VALUES ('a@1', 'meta/a', '1', 1, 1.0), ('b@2', 'meta/b', '2', 1, 1.0),
+                                   ('a@3', 'meta/a', '3', 2, 1.0), ('b@3', 'meta/b', '3', 2, 1.0);
+        INSERT INTO l2_points VALUES (1, 'mm', 't', 'ms', '8', 'f', 'h', 'ms', '1', 1, 1, 1.0, '[]', 1),
+                                     (2, 'mm', 't', 'ms', '8', 'f', 'h', 'ms', '2', 1, 1, 2.0, '[]', 1),
+                                     (3, 'mm', 't', 'ms', '8', 'f', 'h', 'ms', '3', 2, 1, 3.0, '[]', 1),
+                                     (4, 'mm', 't', 'ms', '8', 'f', 'h', 'ms', '4', 3, 1, 4.0, '[]', 1);
+    """)
+    conn.close()
+    from bot.l2.store import load_series
+    with store_mod.Store(path) as s:
+        assert [(r["id"], r["repo"]) for r in s.db["l2_points"].rows] == [(1, "meta/a"), (2, "meta/b"), (3, ""), (4, "")]
+        assert [p.value for p in load_series(s, "meta/a", "mm", "t", "ms", "8", "f", "h")] == [1.0]
+        s.db["l2_points"].insert({"repo": "meta/b", "benchmark": "mm", "impl": "t", "metric": "ms", "shape": "8",
+                                  "dtype": "f", "platform": "h", "unit": "ms", "sha": "1", "seq": 0, "time": 1,
+                                  "value": 5.0, "repeats_json": "[]", "ok": 1})
+        assert [p.value for p in load_series(s, "meta/b", "mm", "t", "ms", "8", "f", "h")] == [5.0, 2.0]
 
 
 def triage_release_db(tmp_path, forks: list[str], followup: str) -> Path:

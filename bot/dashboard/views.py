@@ -414,11 +414,11 @@ def validation(store: Store, fork: str, now: float, policy: Policy, commits: int
         out.append({**c, "updated_at": iso(c["updated_at"])})
     regs = l2_store.regressions(store, fork)
     series = []
-    for key in l2_store.series_keys(store):
+    for key in l2_store.series_keys(store, fork):
         benchmark, impl, metric, shape, dtype, platform, unit = key
-        version, pts = l2_store.series_points(store, benchmark, impl, metric, shape, dtype, platform)
+        version, pts = l2_store.series_points(store, fork, benchmark, impl, metric, shape, dtype, platform)
         sk = l2_store.series_key(benchmark, impl, shape, dtype, platform, unit)
-        cps = _change_points(key, version, [p["value"] for p in pts], sk.higher_is_better)
+        cps = _change_points((fork, *key), version, [p["value"] for p in pts], sk.higher_is_better)
         mine = [g for g in regs if g["series"] == str(sk)]
         confirmed = {g["bad"] for g in mine if g["status"] and not g["status"].startswith("not confirmed")}
         series.append({"series": str(sk), "metric": metric, "unit": unit, "higher_is_better": sk.higher_is_better,

@@ -74,7 +74,7 @@ async def l2_tick(ctx, full: str, *, now: float, interval_s: int | Schedule | No
         for s in suites:
             for plat in s.platforms:
                 result = await v.local.run(full, tip, s, plat, tr.text)
-                n = l2_store.record_result(ctx.store, result, seq, time=int(now))
+                n = l2_store.record_result(ctx.store, full, result, seq, time=int(now))
                 notes.append(f"L2 {s.name}@{plat} on {tip[:12]}: {result.verdict}, {n} point(s)")
         l2_store.record_run(ctx.store, full, tip, seq, now)
     notes += await investigate(ctx, v, full, tr, suites, mirror, now=now)
@@ -84,9 +84,9 @@ async def l2_tick(ctx, full: str, *, now: float, interval_s: int | Schedule | No
 async def investigate(ctx, v, full: str, tr, suites, mirror: Path, *, now: float) -> list[str]:
     """Every series' newest alerting regression, once: confirm → bisect → issue → back-out PR."""
     notes = []
-    for key in l2_store.series_keys(ctx.store):
+    for key in l2_store.series_keys(ctx.store, full):
         benchmark, impl, metric, shape, dtype, platform, unit = key
-        pts = l2_store.load_series(ctx.store, benchmark, impl, metric, shape, dtype, platform)
+        pts = l2_store.load_series(ctx.store, full, benchmark, impl, metric, shape, dtype, platform)
         sk = l2_store.series_key(benchmark, impl, shape, dtype, platform, unit)
         alerts = l2.alerts([p.value for p in pts], sk.higher_is_better)
         if not alerts:

@@ -15,10 +15,10 @@ from bot import store as store_mod
 from bot.l2.detection import Point, SeriesKey
 
 L2_POINTS = store_mod.table("l2_points", {
-    "id": int, "benchmark": str, "impl": str, "metric": str, "shape": str, "dtype": str, "platform": str,
+    "id": int, "repo": str, "benchmark": str, "impl": str, "metric": str, "shape": str, "dtype": str, "platform": str,
     "unit": str, "sha": str, "seq": int, "time": int, "value": float, "repeats_json": str, "ok": int,
-}, pk="id", indexes=[("benchmark", "impl", "metric", "shape", "dtype", "platform")],
-    unique_indexes=[("benchmark", "impl", "metric", "shape", "dtype", "platform", "sha")])
+}, pk="id", indexes=[("repo", "benchmark", "impl", "metric", "shape", "dtype", "platform")],
+    unique_indexes=[("repo", "benchmark", "impl", "metric", "shape", "dtype", "platform", "sha")])
 
 L2_RUNS = store_mod.table("l2_runs", {"key": str, "repo": str, "sha": str, "seq": int, "time": float},
                           pk="key", indexes=[("repo",)])
@@ -38,9 +38,11 @@ def series_key(benchmark: str, impl: str, shape: str, dtype: str, platform: str,
     return SeriesKey(f"{benchmark}[{impl}]", shape, dtype, platform, unit, unit in HIGHER_IS_BETTER_UNITS)
 
 
-def record_result(db: "store_mod.Store", result, seq: int, time: int | None = None) -> int:
+def record_result(db: "store_mod.Store", repo: str, result, seq: int, time: int | None = None) -> int:
     """Store every benchmark point of a runner result (``RunResult``: ``commit``, ``platform``,
-    ``benchmarks``); a point already stored for the same series and sha is replaced (a re-run).
+    ``benchmarks``) measured on fork ``repo`` (``owner/name``: each fork's series are its own, even
+    where two forks name their benchmarks alike); a point already stored for the same fork, series
+    and sha is replaced (a re-run). ``seq``: the commit's first-parent position on the fork's trunk.
     Points marked ``ok: false`` (wrong result while measured) and points whose value is not a
     finite number (a 0 ms timer reading gives inf TFLOP/s; 0/0 NaN: no measurement, stored with a
     NULL value) are stored but never enter a series. Returns the number of points written."""
@@ -48,7 +50,7 @@ def record_result(db: "store_mod.Store", result, seq: int, time: int | None = No
     for b in result.benchmarks:
         finite = b.value is not None and math.isfinite(float(b.value))
         repeats = _repeats_in_unit(b) if finite else []
-        rows.append({"benchmark": b.benchmark, "impl": b.impl, "metric": b.metric, "shape": b.shape,
+        rows.append({"repo": repo, "benchmark": b.benchmark, "impl": b.impl, "metric": b.metric, "shape": b.shape,
                      "dtype": b.dtype, "platform": result.platform, "unit": b.unit, "sha": result.commit,
                      "seq": seq, "time": int(time if time is not None else getattr(result, "finished_at", 0)),
                      "value": float(b.value) if finite else None, "repeats_json": json.dumps(repeats),
@@ -56,8 +58,8 @@ def record_result(db: "store_mod.Store", result, seq: int, time: int | None = No
     with db.lock:
         t = db.db[L2_POINTS.name]
         for r in rows:
-            t.delete_where("benchmark = ? and impl = ? and metric = ? and shape = ? and dtype = ? and platform = ? "
-                           "and sha = ?", [r["benchmark"], r["impl"], r["metric"], r["shape"], r["dtype"],
+            t.delete_where("repo = ? and benchmark = ? and impl = ? and metric = ? and shape = ? and dtype = ? "
+                           "and platform = ? and sha = ?", [repo, r["benchmark"], r["impl"], r["metric"], r["shape"], r["dtype"],
                                            r["platform"], r["sha"]])
             t.insert(r)
     return len(rows)
@@ -77,19 +79,20 @@ def _repeats_in_unit(b) -> list[float]:
     return []
 
 
-def series_keys(db: "store_mod.Store") -> list[tuple[str, str, str, str, str, str, str]]:
-    """Every stored series as (benchmark, impl, metric, shape, dtype, platform, unit), sorted."""
+def series_keys(db: "store_mod.Store", repo: str) -> list[tuple[str, str, str, str, str, str, str]]:
+    """Every series stored for fork ``repo`` as (benchmark, impl, metric, shape, dtype, platform,
+    unit), sorted."""
     rows = db.db.execute("select distinct benchmark, impl, metric, shape, dtype, platform, unit from l2_points "
-                         "order by 1, 2, 3, 4, 5, 6").fetchall()
+                         "where repo = ? order by 1, 2, 3, 4, 5, 6", [repo]).fetchall()
     return [tuple(r) for r in rows]
 
 
-def load_series(db: "store_mod.Store", benchmark: str, impl: str, metric: str, shape: str, dtype: str,
+def load_series(db: "store_mod.Store", repo: str, benchmark: str, impl: str, metric: str, shape: str, dtype: str,
                 platform: str) -> list[Point]:
-    """The series' points in landing order (``seq``, then time), ``ok`` points only."""
+    """Fork ``repo``'s series: its points in landing order (``seq``, then time), ``ok`` points only."""
     rows = db.db[L2_POINTS.name].rows_where(
-        "benchmark = ? and impl = ? and metric = ? and shape = ? and dtype = ? and platform = ? and ok = 1",
-        [benchmark, impl, metric, shape, dtype, platform], order_by="seq, time, id")
+        "repo = ? and benchmark = ? and impl = ? and metric = ? and shape = ? and dtype = ? and platform = ? and ok = 1",
+        [repo, benchmark, impl, metric, shape, dtype, platform], order_by="seq, time, id")
     return [Point(r["sha"], r["value"], tuple(json.loads(r["repeats_json"])), r["time"]) for r in rows]
 
 
@@ -127,13 +130,13 @@ def regressions(db: "store_mod.Store", repo: str) -> list[dict]:
         return list(db.db[L2_REGRESSIONS.name].rows_where("repo = ?", [repo], order_by="time, key"))
 
 
-def series_points(db: "store_mod.Store", benchmark: str, impl: str, metric: str, shape: str, dtype: str,
+def series_points(db: "store_mod.Store", repo: str, benchmark: str, impl: str, metric: str, shape: str, dtype: str,
                   platform: str) -> tuple[int, list[dict]]:
-    """``(a version that changes whenever the series gains or changes a point, rows)`` of one series'
-    ``ok`` points in landing order: ``sha``, ``value``, ``time``."""
+    """``(a version that changes whenever the series gains or changes a point, rows)`` of fork
+    ``repo``'s series: its ``ok`` points in landing order, ``sha``, ``value``, ``time``."""
     with db.lock:
-        cur = db.conn.execute("SELECT id, sha, value, time FROM l2_points WHERE benchmark = ? AND impl = ? AND metric = ? "
-                              "AND shape = ? AND dtype = ? AND platform = ? AND ok = 1 ORDER BY seq, time, id",
-                              [benchmark, impl, metric, shape, dtype, platform])
+        cur = db.conn.execute("SELECT id, sha, value, time FROM l2_points WHERE repo = ? AND benchmark = ? AND impl = ? "
+                              "AND metric = ? AND shape = ? AND dtype = ? AND platform = ? AND ok = 1 "
+                              "ORDER BY seq, time, id", [repo, benchmark, impl, metric, shape, dtype, platform])
         rows = [{"id": i, "sha": s, "value": v, "time": t} for i, s, v, t in cur.fetchall()]
     return hash(tuple(r["id"] for r in rows)), rows

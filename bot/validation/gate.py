@@ -270,7 +270,9 @@ def _shown(ids, n: int = 10) -> str:
 
 def _skip_findings(s: SuiteRequirement, plat: str, r: SuiteOutcome, last_base: SuiteOutcome | None, base_sha: str,
                    blocking, listed):
-    """Tests skipped (or xfail) on the head that ran on the base's last result."""
+    """Tests skipped (or xfail) on the head that ran on the base's last result; a module skipped
+    whole at collection (pytest's JUnit: one case, no classname, the module's dotted name) counts
+    every test of that module that ran on the base."""
     if not r.skipped:
         return
     subj = f"{s.name}/{plat}"
@@ -280,6 +282,13 @@ def _skip_findings(s: SuiteRequirement, plat: str, r: SuiteOutcome, last_base: S
         return
     ran_on_base = set(last_base.ran)
     newly = [t for t in r.skipped if t in ran_on_base]
+    # a module skipped as a whole (pytest.importorskip, skip(allow_module_level=True)) is one
+    # case named for the module, with no class and no test name: it stands for every test of it
+    modules = [t for t in r.skipped if "::" not in t and t not in ran_on_base]
+    if modules:
+        seen = set(newly)
+        newly += [t for t in last_base.ran if t not in seen and any(
+            (cls := t.split("::", 1)[0]) == m or cls.startswith(m + ".") for m in modules)]
     if not newly:
         return
     where = last_base.sha[:12] if last_base.sha == base_sha else (

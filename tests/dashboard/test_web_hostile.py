@@ -128,7 +128,7 @@ async def test_stored_text_cannot_end_the_script_element_of_a_plot(tmp_path):
     name = 'mm<!--<script>"&'
 
     def hostile(store: Store) -> None:
-        store.db["l2_points"].insert({"benchmark": name, "impl": "triton", "metric": "ms", "shape": "8", "dtype": "fp16",
+        store.db["l2_points"].insert({"repo": FORK, "benchmark": name, "impl": "triton", "metric": "ms", "shape": "8", "dtype": "fp16",
                                       "platform": "h100", "unit": "ms<!--", "sha": sha("l", 0), "seq": 0,
                                       "time": int(NOW - 3600), "value": 1.5, "repeats_json": "[]", "ok": 1})
 

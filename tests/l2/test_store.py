@@ -25,12 +25,12 @@ def test_record_and_load(tmp_path):
         rng = np.random.default_rng(2)
         for i in range(60):
             v = 650.0 * (1 + 0.015 * rng.standard_normal()) * (0.9 if i >= 40 else 1.0)
-            assert record_result(db, result(f"{i:040x}", v), seq=i) == 2
-        record_result(db, result(f"{5:040x}", 1.0, ok=False), seq=5)     # a wrong-result re-run
-        assert series_keys(db) == [
+            assert record_result(db, "meta/triton", result(f"{i:040x}", v), seq=i) == 2
+        record_result(db, "meta/triton", result(f"{5:040x}", 1.0, ok=False), seq=5)     # a wrong-result re-run
+        assert series_keys(db, "meta/triton") == [
             ("matmul", "torch", "tflops", "4096x4096x4096", "bf16", "h200", "TFLOP/s"),
             ("matmul", "triton", "tflops", "4096x4096x4096", "bf16", "h200", "TFLOP/s")]
-        pts = load_series(db, "matmul", "triton", "tflops", "4096x4096x4096", "bf16", "h200")
+        pts = load_series(db, "meta/triton", "matmul", "triton", "tflops", "4096x4096x4096", "bf16", "h200")
         assert len(pts) == 59 and pts[0].sha == f"{0:040x}" and f"{5:040x}" not in [p.sha for p in pts]
         assert pts[0].repeats == pytest.approx((pts[0].value, pts[0].value * 0.8, pts[0].value * 2))
         key = series_key("matmul", "triton", "4096x4096x4096", "bf16", "h200", "TFLOP/s")

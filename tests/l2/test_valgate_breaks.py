@@ -23,8 +23,8 @@ def test_one_non_finite_point_does_not_hide_a_later_regression(tmp_path, bad):
         rng = np.random.default_rng(2)
         for i in range(60):
             v = 650.0 * (1 + 0.015 * rng.standard_normal()) * (0.9 if i >= 40 else 1.0)
-            record_result(db, result(f"{i:040x}", bad if i == 10 else v), seq=i)
-        pts = load_series(db, "matmul", "triton", "tflops", "4096x4096x4096", "bf16", "h200")
+            record_result(db, "meta/triton", result(f"{i:040x}", bad if i == 10 else v), seq=i)
+        pts = load_series(db, "meta/triton", "matmul", "triton", "tflops", "4096x4096x4096", "bf16", "h200")
         key = series_key("matmul", "triton", "4096x4096x4096", "bf16", "h200", "TFLOP/s")
         found = alerts([p.value for p in pts], key.higher_is_better)
         assert [pts[a.index].sha for a in found] == [f"{40:040x}"]

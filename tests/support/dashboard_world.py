@@ -103,10 +103,10 @@ def fill(store: Store, size: str = "small", *, fork: str = FORK, now: float = NO
     step = int(n_l2 * 0.7)
     for k in range(n_l2):
         value = (100.0 if k < step else 90.0) * (1 + 0.004 * rnd.uniform(-1, 1))
-        p.insert({"benchmark": "matmul", "impl": "triton", "metric": "tflops", "shape": "4096x4096x4096", "dtype": "fp16",
+        p.insert({"repo": fork, "benchmark": "matmul", "impl": "triton", "metric": "tflops", "shape": "4096x4096x4096", "dtype": "fp16",
                   "platform": "h100", "unit": "TFLOP/s", "sha": sha("l", k), "seq": k, "time": int(now - (n_l2 - k) * 3600),
                   "value": value, "repeats_json": "[]", "ok": 1})
-    p.insert({"benchmark": "softmax", "impl": "triton", "metric": "ms", "shape": "8192", "dtype": "fp32", "platform": "h100",
+    p.insert({"repo": fork, "benchmark": "softmax", "impl": "triton", "metric": "ms", "shape": "8192", "dtype": "fp32", "platform": "h100",
               "unit": "ms", "sha": sha("l", 0), "seq": 0, "time": int(now - 3600), "value": 0.25, "repeats_json": "[]", "ok": 1})
     store.db["l2_regressions"].insert({"key": f"{fork}:matmul:{sha('l', step)}", "repo": fork,
                                        "series": "matmul[triton]:4096x4096x4096:fp16@h100",
@@ -145,7 +145,7 @@ HOSTILE_UNIT = "%{y}<b>x</b> &amp;"
 def hostile_l2_point(store: Store, *, now: float = NOW) -> None:
     """One L2 point (value 1.5) whose stored unit is :data:`HOSTILE_UNIT` and whose benchmark
     name is markup too: a series of its own."""
-    store.db["l2_points"].insert({"benchmark": "<i>mm</i>", "impl": "triton", "metric": "ms", "shape": "8",
+    store.db["l2_points"].insert({"repo": FORK, "benchmark": "<i>mm</i>", "impl": "triton", "metric": "ms", "shape": "8",
                                   "dtype": "fp16", "platform": "h100", "unit": HOSTILE_UNIT, "sha": sha("l", 0),
                                   "seq": 0, "time": int(now - 3600), "value": 1.5, "repeats_json": "[]", "ok": 1})
 
@@ -167,7 +167,7 @@ def wobbly_l2_series(store: Store, *, now: float = NOW) -> list[str]:
     x[WOBBLE:] *= 1.008
     shas = [sha("w", k) for k in range(len(x))]
     store.db["l2_points"].insert_all(
-        {"benchmark": "attn", "impl": "triton", "metric": "tflops", "shape": "1024", "dtype": "bf16", "platform": "h100",
+        {"repo": FORK, "benchmark": "attn", "impl": "triton", "metric": "tflops", "shape": "1024", "dtype": "bf16", "platform": "h100",
          "unit": "TFLOP/s", "sha": s, "seq": k, "time": int(now - (len(x) - k) * 3600), "value": float(v),
          "repeats_json": "[]", "ok": 1} for k, (s, v) in enumerate(zip(shas, x)))
     return shas
