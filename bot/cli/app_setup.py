@@ -26,6 +26,7 @@ import os
 import re
 import secrets
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -84,6 +85,21 @@ def merge_dotenv(existing: str, updates: dict[str, str], header: str = "# writte
         out.append(header)
         out += [f"{k}={dotenv_value(updates[k])}" for k in rest]
     return "\n".join(out) + "\n"
+
+
+def writable_destination(path: Path) -> None:
+    """Raise :class:`UserError` naming ``path`` when a file cannot be written there: its folder
+    is not a folder (or cannot be created), or the folder or an existing file is not writable."""
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    problem = ("is a folder" if path.is_dir() else
+               f"cannot be created: {folder} is not a folder" if not folder.is_dir() else
+               f"cannot be written: {folder} is not writable" if not os.access(folder, os.W_OK | os.X_OK) else
+               "is not writable" if path.exists() and not os.access(path, os.W_OK) else "")
+    if problem:
+        raise UserError(f"app setup: {path} {problem}; choose another --settings / --private-key-file "
+                        "(nothing was created on GitHub)")
 
 
 def write_private(path: Path, text: str) -> None:
@@ -179,6 +195,11 @@ async def run_setup(opts: SetupOptions, announce: Callable[[str], None],
     web_url = (opts.web_url or web_url_for(opts.api_url)).rstrip("/")
     new_app = f"{web_url}/organizations/{opts.org}/settings/apps/new" if opts.org else f"{web_url}/settings/apps/new"
     done: asyncio.Future = asyncio.get_running_loop().create_future()
+    # GitHub hands the key and secrets over once: a destination that cannot take them is refused
+    # before anyone is sent to GitHub
+    for dest in (opts.settings, opts.private_key_file):
+        if dest is not None:
+            writable_destination(dest.resolve())
     sock = listen_socket("127.0.0.1", opts.port)
     port = sock.getsockname()[1]
     page_url = f"http://127.0.0.1:{port}/"
@@ -206,6 +227,9 @@ async def run_setup(opts: SetupOptions, announce: Callable[[str], None],
         except UserError as e:
             done.set_exception(e)
             return web.Response(status=502, text=str(e))
+        except OSError as e:        # the files went elsewhere (save says where): the CLI says so at once
+            done.set_exception(UserError(str(e)))
+            return web.Response(status=500, text=str(e))
         done.set_result(result)
         return web.Response(text=render("app/setup_done.html.j2", slug=result.slug, app_id=result.app_id,
                                         install_url=f"{result.html_url}/installations/new",
@@ -231,9 +255,19 @@ async def run_setup(opts: SetupOptions, announce: Callable[[str], None],
     def save(app: dict) -> SetupResult:
         settings = opts.settings.resolve()
         key_file = (opts.private_key_file or settings.parent / f"{app['slug']}.private-key.pem").resolve()
-        write_private(key_file, app["pem"])
-        existing = settings.read_text() if settings.exists() else ""
-        write_private(settings, merge_dotenv(existing, settings_updates(app, key_file, opts.api_url, existing)))
+        try:
+            write_private(key_file, app["pem"])
+            existing = settings.read_text() if settings.exists() else ""
+            write_private(settings, merge_dotenv(existing, settings_updates(app, key_file, opts.api_url, existing)))
+        except OSError as e:
+            # the App exists now and its key is shown only this once: kept in a private folder of its own
+            keep = Path(tempfile.mkdtemp(prefix="forksync-app-"))
+            kept_key = keep / key_file.name
+            write_private(kept_key, app["pem"])
+            write_private(keep / settings.name, merge_dotenv("", settings_updates(app, kept_key, opts.api_url, "")))
+            raise OSError(f"app setup: the App {app['slug']!r} was created, but {e.filename or settings} could not be "
+                          f"written ({e.strerror or e}); its settings and private key are in {keep} (mode 0600): move "
+                          f"them where they belong") from None
         return SetupResult(int(app["id"]), str(app["slug"]), str(app.get("html_url") or f"{web_url}/apps/{app['slug']}"),
                            settings, key_file)
 

@@ -13,13 +13,15 @@ import re
 from contextlib import contextmanager
 from datetime import datetime, timezone
 
+import pygit2
+
 from bot.cli.main import fork_config_from_args
 from bot.cli.progress import reporter, warn_once
 from bot.config.forksync import UserError
 from bot.core.merged import revert_of
 from bot.git import repo as gitio
 from bot.model import Disposition, Evidence, LedgerEntry
-from bot.sync.ingest import end_of_day, load_state, series
+from bot.sync.ingest import AsOfError, end_of_day, load_state, series
 
 
 def iso(ts: int | None) -> str | None:
@@ -30,15 +32,17 @@ def iso(ts: int | None) -> str | None:
 def state_errors():
     """:func:`bot.sync.ingest.load_state`'s errors as the one-line :class:`UserError` each command
     prints: an unknown ref as git names it, a git failure as ``git failed: …``, a bad date as
-    ``--as-of: …``."""
+    ``--as-of: …`` (only a date's own errors: another ValueError is no --as-of problem)."""
     try:
         yield
     except gitio.RefError as e:
         raise UserError(f"{e}") from None
     except gitio.GitIOError as e:
         raise UserError(f"git failed: {e}") from None
-    except ValueError as e:
+    except AsOfError as e:
         raise UserError(f"--as-of: {e}") from None
+    except ValueError as e:
+        raise UserError(str(e)) from None
 
 
 def _load(args, as_of=None, progress=None):
@@ -153,12 +157,30 @@ def warn_unresolved(state) -> None:
                   "an upstream history that was rewritten); record the upstream commit with `Upstream-Commit: <sha>` "
                   "if it was one.")
     un = [u for u in state.ledger.unresolved if u[2] != "cherry-picked-from"]
+    past = [u for u in un if _past_tip(state, u[0])]
+    un = [u for u in un if u not in past]
+    if past:
+        first = ", ".join(f"{u[:12]} ({r} in {w[:12] if len(w) == 40 else w})" for u, w, r in past[:3])
+        warn_once(f"{len(past)} forksync record(s) name upstream commits past the upstream tip "
+                  f"{state.upstream_tip[:12]} ({state.config.upstream.ref}): {first}{' …' if len(past) > 3 else ''}. "
+                  "The upstream ref or copy is behind the fork's records; they count once the upstream tip reaches "
+                  "them (fetch upstream, or name a later --upstream-ref).")
     if un:
         first = ", ".join(f"{u[:12]} ({r} in {w[:12] if len(w) == 40 else w})" for u, w, r in un[:3])
         warn_once(f"{len(un)} forksync record(s) name upstream commits that are not in the upstream "
                   f"range: {first}{' …' if len(un) > 3 else ''}. Was upstream's history rewritten? Those picks and "
                   "decisions do not apply to the new commits; re-record them (`/forksync defer|skip|wontport`) "
                   "after checking.")
+
+
+def _past_tip(state, sha: str) -> bool:
+    """Is ``sha`` (full or abbreviated) a commit whose history holds the upstream tip — a commit
+    upstream made after the tip this state was computed at, not one a rewrite took away?"""
+    try:
+        c = state.repo.revparse_single(sha).peel(pygit2.Commit)
+        return state.repo.descendant_of(c.id, state.upstream_tip)
+    except (KeyError, ValueError, pygit2.GitError):
+        return False
 
 
 def _same_ref(cfg) -> bool:

@@ -47,6 +47,7 @@ import json
 import logging
 import os
 import signal
+import string
 import sys
 import threading
 import time
@@ -57,7 +58,7 @@ from urllib.parse import urlsplit
 
 from dotenv.main import resolve_variables
 from dotenv.parser import parse_stream
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict
 from pydantic_settings.sources.utils import parse_env_vars
 
@@ -117,6 +118,20 @@ class ServeSettings(BaseSettings):
     runner_backend: str = _setting("", "where suites run: `local` (when empty) or `github-actions` (self-hosted GPU runners; "
                                        "docs/gpu-runners.md)")
 
+    @field_validator("git_url")
+    @classmethod
+    def _git_url_template(cls, v: str) -> str:
+        # a misspelt placeholder fails every fetch; none at all fetches every fork from one URL
+        try:
+            names = {f for _, f, _, _ in string.Formatter().parse(v) if f is not None}
+        except ValueError as e:
+            raise ValueError(f"is not a template ({e})") from None
+        if names != {"owner", "repo"}:
+            odd = sorted(names - {"owner", "repo"})
+            raise ValueError("must be a clone URL template with both {owner} and {repo} and no other placeholder"
+                             + (f" (it has {', '.join('{' + n + '}' for n in odd)})" if odd else ""))
+        return v
+
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, **_):
         return (init_settings,)     # the other layers are put together by settings_from
@@ -140,7 +155,9 @@ class ServeSettings(BaseSettings):
     def register_secrets(self) -> None:
         """Make every secret of these settings one that logs and agent prompts never show
         (:func:`bot.agents.redact.register_secrets`): webhook secret, token, OAuth client secret,
-        session secret, the App's key, and a password or token inside ``git_url`` / ``github_url``."""
+        session secret, the App's key, and a password or token inside ``git_url`` / ``github_url``.
+        Raises :class:`NotPemKey` when the key file holds no PEM text (a DER conversion); a key file
+        that cannot be read yet is the worker's error when it starts (it may be mounted later)."""
         values = [getattr(self, k) for k in SECRETS]
         for url in (self.git_url, self.github_url):
             try:
@@ -152,6 +169,8 @@ class ServeSettings(BaseSettings):
             values.append(self.private_key_file)
         try:
             values.append(self.private_key())
+        except NotPemKey:
+            raise               # no mount or restart will make it one: said now, not by each worker later
         except UserError:
             pass
         register_secrets(*values)
@@ -163,10 +182,18 @@ class ServeSettings(BaseSettings):
             raise UserError("FORKSYNC_PRIVATE_KEY_FILE holds a key, not the name of its file: write the App's PEM "
                             "key to its own file (mode 0600) and name that file")
         try:
-            return Path(self.private_key_file).read_text()
+            return Path(self.private_key_file).read_text(encoding="ascii")
+        except UnicodeDecodeError:
+            raise NotPemKey(f"FORKSYNC_PRIVATE_KEY_FILE {self.private_key_file} is not a PEM key (text beginning "
+                            "-----BEGIN … PRIVATE KEY-----): give the .pem file GitHub downloads, not a DER "
+                            "(binary) conversion") from None
         except OSError as e:
             raise UserError(f"cannot read the App private key {self.private_key_file}: {e.strerror}; "
                             "mount it and set FORKSYNC_PRIVATE_KEY_FILE") from None
+
+
+class NotPemKey(UserError):
+    """The App's key file holds bytes that are no PEM text."""
 
 
 SECRETS = tuple(n for n, f in ServeSettings.model_fields.items() if f.json_schema_extra["secret"])
@@ -277,9 +304,13 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str] = os.envi
         values.update(layer)
     if "webhook_secret" not in values and values.get("webhook_secret_file"):
         try:
-            values["webhook_secret"] = Path(values["webhook_secret_file"]).read_text().strip()
+            values["webhook_secret"] = Path(values["webhook_secret_file"]).read_text(encoding="utf-8").strip()
         except OSError as e:
             raise UserError(f"cannot read FORKSYNC_WEBHOOK_SECRET_FILE: {e.strerror}") from None
+        except UnicodeDecodeError:
+            raise UserError(f"FORKSYNC_WEBHOOK_SECRET_FILE {values['webhook_secret_file']} is not text: the webhook "
+                            "secret is the text entered in the App's settings on GitHub (make one with "
+                            "`openssl rand -hex 32`)") from None
     try:
         s = ServeSettings(**values)
     except ValidationError as e:
@@ -529,9 +560,12 @@ def dashboard_access(s: ServeSettings):
 
 def listen_socket(host: str, port: int):
     """A listening TCP socket on ``(host, port)`` (0 = any free port). Raises :class:`UserError`
-    for a port in use or an address this machine does not have."""
+    for a port outside 0–65535, a port in use or an address this machine does not have."""
     import errno
     import socket
+
+    if not 0 <= port <= 65535:
+        raise UserError(f"--port {port}: a TCP port is 0–65535 (0 = any free port)")
 
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
+import pygit2
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -128,6 +129,17 @@ class ProvenanceRules(_Strict):
 
     # checked here, not where the ledger first uses them: a bad pattern must be a config error
     # naming its file, line and key, not a traceback from the analysis thread
+    @field_validator("notes_ref")
+    @classmethod
+    def _notes_ref(cls, v: str) -> str:
+        # expanded as `git notes --ref` expands it (git-notes(1)): refs/notes/… as given, notes/…
+        # under refs/, anything else under refs/notes/
+        full = v if v.startswith("refs/notes/") else f"refs/{v}" if v.startswith("notes/") else f"refs/notes/{v}"
+        if not pygit2.reference_is_valid_name(full):
+            raise ValueError(f"{v!r} is not a valid notes reference name (refs/notes/<name>, or <name> as "
+                             f"git notes --ref takes it)")
+        return full
+
     @field_validator("pr_citation_pattern")
     @classmethod
     def _citation_compiles(cls, v: str) -> str:
@@ -184,11 +196,40 @@ class Area(_Strict):
     """A named part of the code base, shared by every feature (risk, labels, owners, gating)."""
 
     name: str = Field(pattern=r"^[A-Za-z0-9_.\-]+$")
-    paths: list[str] = Field(default_factory=list)      # fnmatch globs, ** allowed
+    paths: list[str] = Field(default_factory=list)      # fnmatch globs from the repository root, ** allowed
     symbols: list[str] = Field(default_factory=list)    # regexes over symbol names
-    owners: list[str] = Field(default_factory=list)     # GitHub logins, in any case (as GitHub compares them)
+    owners: list[str] = Field(default_factory=list)     # GitHub logins, in any case (as GitHub compares them); @login too
     divergent: bool = False      # the fork's own code: upstream commits touching it go to a chain
     requires_l3: bool = False    # changes here need an L3 sign-off before merge
+
+    @field_validator("paths")
+    @classmethod
+    def _paths_from_the_root(cls, v: list[str]) -> list[str]:
+        # git names paths from the repository root with no leading "./" or "/"; a glob written
+        # the shell's or CODEOWNERS' way ("./x/**", "/x/**": anchored at the root) means the same
+        out = []
+        for g in v:
+            while g.startswith("./"):
+                g = g[2:]
+            out.append(g.lstrip("/") if g.startswith("/") else g)
+        if any(not g or g.startswith("../") for g in out):
+            raise ValueError("a path glob is relative to the repository root and cannot be empty or start with ../")
+        return out
+
+    @field_validator("owners")
+    @classmethod
+    def _owners_are_logins(cls, v: list[str]) -> list[str]:
+        # CODEOWNERS writes @alice: the login is alice. A team (@org/team) names no login the
+        # gate could compare a review with
+        out = []
+        for o in v:
+            login = o.strip().removeprefix("@")
+            if "/" in login:
+                raise ValueError(f"{o!r} is a team; owners are GitHub logins (list the team's members)")
+            if not login or any(c.isspace() for c in login):
+                raise ValueError(f"{o!r} is not a GitHub login")
+            out.append(login)
+        return out
 
     @field_validator("symbols")
     @classmethod
@@ -444,7 +485,15 @@ def load_config(path: str | os.PathLike | None, overrides: dict[str, str | None]
         source = str(p)
         if not p.is_file():
             raise ConfigFileMissing(p)
-        data, root = _read_yaml(p.read_text(), source)
+        raw = p.read_bytes()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            line = raw.count(b"\n", 0, e.start) + 1
+            col = e.start - (raw.rfind(b"\n", 0, e.start) + 1) + 1
+            raise ConfigError(source, [("", f"not UTF-8 text (byte 0x{raw[e.start]:02x}); save the file as UTF-8")],
+                              [(line, col)]) from None
+        data, root = _read_yaml(text, source)
         data = {} if data is None else data
         if not isinstance(data, dict):
             raise ConfigError(source, [("", f"the top level must be a mapping, not {type(data).__name__}")],
@@ -458,7 +507,9 @@ def load_config(path: str | os.PathLike | None, overrides: dict[str, str | None]
             value = str((Path.cwd() / value).resolve())
         data.setdefault(section, {})
         if not isinstance(data[section], dict):
-            raise ConfigError(source, [(section, "must be a mapping")])
+            # the value the flag would go into is the file's mistake: said where it is
+            raise ConfigError(source, [(section, f"must be a mapping (with url, ref), not {type(data[section]).__name__}")],
+                              [locate.position(root, (section,)) if root is not None else None])
         data[section][name] = value
     cfg = parse_config(data, source, root)
     upd: dict[str, Any] = {}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import sqlite3
 import threading
 import time as _time
 from dataclasses import asdict, dataclass, field, fields
@@ -42,16 +43,20 @@ ANALYSIS_VERSION = 3
 Progress = Callable[[str, int, int], None]   # (step, done, total)
 
 
-class BeforeHistoryError(ValueError):
+class AsOfError(ValueError):
+    """A date that gives no state: not YYYY-MM-DD, or after today (UTC)."""
+
+
+class BeforeHistoryError(AsOfError):
     """``as_of`` lies before the first commit of the upstream or the fork."""
 
 
 def _refuse_future(d: date, what: str) -> None:
     """A date after today (UTC) has no state yet: the repositories say nothing of upstream then,
-    and today's numbers under that date would claim they do. Raises ValueError."""
+    and today's numbers under that date would claim they do. Raises :class:`AsOfError`."""
     today = datetime.now(timezone.utc).date()
     if d > today:
-        raise ValueError(f"{what} {d.isoformat()} is in the future (today is {today.isoformat()} UTC): "
+        raise AsOfError(f"{what} {d.isoformat()} is in the future (today is {today.isoformat()} UTC): "
                          "there is no state to show for it yet")
 
 
@@ -109,12 +114,12 @@ class SyncState:
 
 
 def end_of_day(d: str | date) -> int:
-    """``YYYY-MM-DD`` → the last second of that day, UTC (epoch seconds). Raises ValueError."""
+    """``YYYY-MM-DD`` → the last second of that day, UTC (epoch seconds). Raises :class:`AsOfError`."""
     if isinstance(d, str):
         try:
             d = date.fromisoformat(d)
         except ValueError:
-            raise ValueError(f"not a date (YYYY-MM-DD): {d!r}") from None
+            raise AsOfError(f"not a date (YYYY-MM-DD): {d!r}") from None
     return int(datetime(d.year, d.month, d.day, tzinfo=timezone.utc).timestamp()) + 86399
 
 
@@ -219,7 +224,15 @@ def usable_cache_dir(cfg: ForksyncConfig) -> Path:
 
 
 def default_store(cfg: ForksyncConfig) -> Store:
-    return Store(usable_cache_dir(cfg) / "forksync.sqlite")
+    """The analysis and prediction cache in ``cfg.cache_dir``. Raises :class:`UserError` naming the
+    file when it is not a SQLite database (cut short, overwritten): it is only a cache, so the
+    way out is to delete it."""
+    path = usable_cache_dir(cfg) / "forksync.sqlite"
+    try:
+        return Store(path)
+    except sqlite3.DatabaseError as e:
+        raise UserError(f"the cache database {path} is corrupt or not a SQLite file (sqlite: {e}); it holds "
+                        f"only what forksync computes again: delete it") from None
 
 
 # ---- the entry point -----------------------------------------------------------------------------
@@ -252,7 +265,7 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
 
     Raises :class:`bot.git.repo.RefError` (unknown ref, names the ref and the repo),
     :class:`bot.git.repo.GitIOError` (clone/fetch/log failed), ``ValueError`` (bad ``as_of``: not a date, or after today UTC),
-    :class:`UserError` (``cfg.cache_dir`` cannot be created or written).
+    :class:`UserError` (``cfg.cache_dir`` cannot be created or written; a shallow clone).
     Missing objects are not errors: see :attr:`SyncState.missing`.
     """
     t0 = _time.perf_counter()
@@ -270,6 +283,12 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     repo, git_dir = gitio.open_pair(up_dir, fork_dir, cfg.cache_dir)
     fork_repo = pygit2.Repository(fork_dir)
     up_repo = fork_repo if up_dir == fork_dir else pygit2.Repository(up_dir)
+    for side, r, where in (("fork", fork_repo, fork_dir), ("upstream", up_repo, up_dir)):
+        # history cut at a depth (git clone --depth, CI checkouts): the merge base and every pick
+        # record behind the cut are missing, and the walk would die on the first absent parent
+        if r.is_shallow:
+            raise UserError(f"the {side} repository {where} is a shallow clone (git clone --depth): forksync reads "
+                            f"the whole history; run `git -C {where} fetch --unshallow`, or give its URL instead")
     up_tip = _tip(up_repo, cfg.upstream, "upstream", f"upstream ({cfg.upstream.url or fork_url})")
     # a sha (any rev that names no ref) pins upstream: no fetch moves it, so no time says when
     # upstream was last seen — not this fetch's, not any ref's
@@ -423,4 +442,4 @@ def series(cfg: ForksyncConfig, start: str, end: str, step_days: int = 7, store:
     return out
 
 
-__all__ = ["BeforeHistoryError", "SyncState", "load_state", "series", "end_of_day", "tip_as_of", "analyse", "ANALYSIS_VERSION"]
+__all__ = ["AsOfError", "BeforeHistoryError", "SyncState", "load_state", "series", "end_of_day", "tip_as_of", "analyse", "ANALYSIS_VERSION"]
