@@ -78,6 +78,25 @@ class AgentReply:
     attempts: int
 
 
+#: stop reasons of an answer the model finished (anything else — ``max_tokens``, ``refusal``,
+#: ``model_context_window_exceeded``, none at all — leaves the tool input as far as it got)
+FINISHED = frozenset({"end_turn", "tool_use", "stop_sequence"})
+
+
+def unfinished(reply: "AgentReply") -> str | None:
+    """Why ``reply`` is not a finished answer, in words for the rails' report; None when it is."""
+    why = reply.stop_reason
+    if why in FINISHED:
+        return None
+    if why == "max_tokens":
+        return "the answer was cut off at `agents.max_output_tokens`"
+    if why == "refusal":
+        return "the model refused and stopped mid-answer (stop_reason refusal)"
+    if why == "model_context_window_exceeded":
+        return "the answer was cut off at the model's context window"
+    return f"the answer did not finish (stop_reason {why!r})"
+
+
 def api_key_from_env(environ: Mapping[str, str] | None = None) -> str | None:
     env = os.environ if environ is None else environ
     for name in KEY_ENV_VARS:
@@ -235,6 +254,9 @@ class AgentClient:
                 raise _Failed(last, retry_after_seconds(e.response.headers, self.now())) from None
             except anthropic.APIConnectionError as e:
                 raise _Failed(f"connection error: {type(e).__name__}") from None
+            except Exception as e:      # noqa: BLE001 - a 200 that is no Messages answer (a gateway's JSON or HTML,
+                # an empty body) fails inside the SDK in ways of its own; it is an API failure all the same
+                raise _Failed(f"the API's answer could not be read ({type(e).__name__})") from None
 
         def wait(rs: tenacity.RetryCallState) -> float:
             return backoff_delay(rs.attempt_number - 1, rs.outcome.exception().retry_after,

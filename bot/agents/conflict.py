@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from bot.agents.client import AgentClient, AgentSkipped, estimate_tokens
+from bot.agents.client import AgentClient, AgentSkipped, estimate_tokens, unfinished
 from bot.agents.conflict_git import build_commit, publish, verify_commit
 from bot.agents.conflict_rails import (
+    PERSON_ONLY_PATHS,
     RESOLVE_TOOL,
     TOOL_NAME,
     ConflictCase,
@@ -117,6 +118,11 @@ async def propose(client: AgentClient, case: ConflictCase, cleaner: Cleaner | No
         return Proposal("skipped", reason="the conflict-resolution agent is off (`agents.conflict_resolution: false`)")
     if case.unsupported:
         return Proposal("skipped", reason=f"not a text conflict an agent may resolve ({case.unsupported})")
+    ci = [p for p in case.paths if p.startswith(PERSON_ONLY_PATHS)]
+    if ci:
+        return Proposal("skipped", reason=f"{', '.join(ci)}: CI and forksync's own configuration are resolved by a "
+                                          "person, never by an agent (a pushed branch runs its workflows with the "
+                                          "repository's secrets)")
     if not case.files:
         # the rules' commit holds every conflicted file and was not folded (its check refused it):
         # a person decides; a pick here would carry the rules' files past that check
@@ -199,8 +205,8 @@ async def _propose_once(client: AgentClient, case: ConflictCase, cleaner: Cleane
         return Proposal("skipped", reason=e.reason, api_failure=e.api_failure,
                         prompt_tokens=size if e.api_failure else 0)
     try:
-        if reply.stop_reason == "max_tokens":
-            raise RailViolation("output parses", "the answer was cut off at `agents.max_output_tokens`")
+        if (cut := unfinished(reply)) is not None:
+            raise RailViolation("output parses", cut)
         parsed = parse_resolution(reply.tool_uses, reply.model)
         whole = sorted(f.path for f in parsed.files if f.path in short and f.blocks is None)
         if whole:

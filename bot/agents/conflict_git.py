@@ -69,6 +69,15 @@ def conflict_case(repo_path: str, onto: str, upstream_sha: str,
         if ours is None or theirs is None:
             unsupported.append(f"{path}: deleted on one side and changed on the other")
             continue
+        # a link's target or a submodule's commit is no text to merge: an answer would be a link
+        # that may leave the work tree, or a commit id no one checked
+        kinds = {e.mode for e in (anc, ours, theirs) if e is not None}
+        if pygit2.enums.FileMode.COMMIT in kinds:
+            unsupported.append(f"{path}: submodule (gitlink) moved on both sides")
+            continue
+        if pygit2.enums.FileMode.LINK in kinds:
+            unsupported.append(f"{path}: symbolic link changed on both sides")
+            continue
         try:
             texts = [_blob_text(repo, e) for e in (anc, ours, theirs)]
         except UnicodeDecodeError:
@@ -120,7 +129,7 @@ def build_commit(repo_path: str, case: ConflictCase, res: Resolution) -> str:
                     idx.remove(path)
                 continue
             blob = repo.create_blob(content.encode("utf-8"))
-            idx.add(pygit2.IndexEntry(path, blob, (ours or theirs).mode))
+            idx.add(pygit2.IndexEntry(path, blob, _picked_mode(anc, ours, theirs)))
     if idx.conflicts is not None:
         raise RailViolation("result applies", "the index still has conflicts after the resolution")
     tree = idx.write_tree(repo)
@@ -130,6 +139,16 @@ def build_commit(repo_path: str, case: ConflictCase, res: Resolution) -> str:
     committer = pygit2.Signature(BOT_NAME, BOT_EMAIL)
     oid = repo.create_commit(None, author, committer, commit_message(case, res), tree, [base.id])
     return str(oid)
+
+
+def _picked_mode(anc, ours, theirs) -> int:
+    """The file mode a 3-way merge gives (as ``git cherry-pick``): the side that changed it, the
+    fork's when both did (or when only one side has the file)."""
+    if ours is None or theirs is None:
+        return (ours or theirs).mode
+    if anc is not None and ours.mode == anc.mode:
+        return theirs.mode
+    return ours.mode
 
 
 def _tree_map(repo: pygit2.Repository, tree: pygit2.Tree, prefix: str = "") -> dict[str, str]:

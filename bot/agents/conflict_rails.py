@@ -9,7 +9,8 @@ answer only reaches git after every rail below passes, each raising :class:`Rail
    ``merge_pull_request`` or any other tool is rejected), fields of the right types, unique paths;
    a large file may be answered per conflict block (``blocks``), which :func:`splice_blocks`
    puts back into the merge output — as many blocks as the file has;
-2. :func:`check_no_markers` — no ``<<<<<<<``/``|||||||``/``=======``/``>>>>>>>`` line remains;
+2. :func:`check_no_markers` — no conflict-marker line remains (the merge gate's rule), nor a
+   ``=======`` line that neither side had;
 3. :func:`check_only_conflicted` — the answer covers exactly the conflicted files, no other;
 4. :func:`check_clean_regions` — every region the 3-way merge resolved by itself (the upstream
    commit's hunks that did not conflict, and the fork's text around them) is in the answer
@@ -24,6 +25,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
+
+from bot.core.markers import DEFAULT_MARKER_SIZE, marker_lines
 
 MARKER_LINE = re.compile(r"^(?:<{7}(?: .*)?|\|{7}(?: .*)?|={7}|>{7}(?: .*)?)\r?$", re.MULTILINE)
 _LINES = re.compile(r"[^\n]*\n|[^\n]+\Z")      # lines with their "\n" (str.splitlines also splits on \f, \x1c…)
@@ -56,6 +59,11 @@ RESOLVE_TOOL: dict[str, Any] = {
         "required": ["files", "summary"],
     },
 }
+
+#: Paths no agent writes: CI workflows and forksync's own configuration. A branch in the fork's
+#: own repository runs its workflows with the repository's secrets as soon as it is pushed,
+#: before any person looked, and forksync.yml holds the rails themselves.
+PERSON_ONLY_PATHS = (".github/", ".ci/")
 
 
 class RailViolation(Exception):
@@ -224,6 +232,9 @@ def parse_resolution(tool_uses, model: str = "") -> Resolution:
     for i, f in enumerate(data["files"]):
         if not isinstance(f, dict) or any(not isinstance(f.get(k), str) for k in ("path", "action", "reason")):
             raise RailViolation("output parses", f"files[{i}] needs string fields path, action, reason")
+        if not f["action"].strip() or not f["reason"].strip():
+            # the File / Action / Reason block is what a reviewer reads of each file
+            raise RailViolation("output parses", f"files[{i}] needs an action and a reason (empty)")
         unknown = sorted(set(f) - {"path", "content", "blocks", "action", "reason"})
         if unknown:
             raise RailViolation("output parses", f"files[{i}]: unknown field(s) {unknown}")
@@ -245,13 +256,32 @@ def parse_resolution(tool_uses, model: str = "") -> Resolution:
     return Resolution(tuple(files), summary, model)
 
 
-def check_no_markers(res: Resolution) -> None:
-    """Rail 2: no conflict-marker line in any resolved file."""
+def check_no_markers(res: Resolution, case: ConflictCase | None = None) -> None:
+    """Rail 2: no conflict-marker line in any resolved file, by the merge gate's own rule
+    (:func:`bot.core.markers.marker_lines`: runs of 7 or more, followed by whitespace or the
+    line's end); and no more separator-like ``=======`` lines than the file's fork or upstream
+    side in ``case`` holds (none without a ``case``) — a separator left alone between two
+    resolved halves is no marker by the gate's rule, while a reStructuredText or setext heading
+    rule the file already had is no leftover."""
+    sides = {f.path: f for f in case.files} if case is not None else {}
     for f in res.files:
-        m = MARKER_LINE.search(f.content)
-        if m:
-            line = f.content.count("\n", 0, m.start()) + 1
-            raise RailViolation("no conflict markers", f"{f.path}:{line} still has `{m.group(0)[:20]}`")
+        found = marker_lines(f.content)
+        if found:
+            line = found[0][0]
+            text = f.content.split("\n")[line - 1]
+            raise RailViolation("no conflict markers", f"{f.path}:{line} still has `{text[:20]}`")
+        src = sides.get(f.path)
+        rules = _separator_lines(f.content)
+        allowed = 0 if src is None else max(len(_separator_lines(src.fork or "")), len(_separator_lines(src.upstream or "")))
+        if len(rules) > allowed:
+            raise RailViolation("no conflict markers", f"{f.path}:{rules[-1]} still has `=======`, a line neither "
+                                                       "the fork's side nor upstream's has")
+
+
+def _separator_lines(text: str) -> list[int]:
+    """1-based numbers of the lines that are a run of 7 or more ``=`` and whitespace alone."""
+    return [i for i, line in enumerate(text.split("\n"), start=1)
+            if line.startswith("=" * DEFAULT_MARKER_SIZE) and not line.strip().strip("=")]
 
 
 def check_only_conflicted(res: Resolution, case: ConflictCase) -> None:
@@ -361,7 +391,7 @@ def with_blocks_spliced(res: Resolution, case: ConflictCase) -> Resolution:
 
 def check_resolution(res: Resolution, case: ConflictCase) -> None:
     """Rails 2–4 in order (rail 1 produced ``res``)."""
-    check_no_markers(res)
+    check_no_markers(res, case)
     check_only_conflicted(res, case)
     check_clean_regions(res, case)
 

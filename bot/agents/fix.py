@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.agents.client import AgentClient, AgentSkipped
-from bot.agents.conflict_rails import RailViolation
+from bot.agents.client import AgentClient, AgentSkipped, unfinished
+from bot.agents.conflict_rails import PERSON_ONLY_PATHS, RailViolation
 from bot.agents.output import Cleaner, check_prose
 from bot.agents.redact import Redactor
 from bot.agents.render import data_block, new_nonce, render
@@ -28,7 +28,7 @@ CONFIDENCE = ("low", "medium", "high")
 MAX_PATCH_CHARS = 20_000
 MAX_LOG_CHARS = 12_000        # per log excerpt: its *tail* is kept (the error is usually last)
 MAX_DIFF_CHARS = 12_000       # per suspect diff
-FORBIDDEN_PATCH_PATHS = (".github/", ".ci/")
+FORBIDDEN_PATCH_PATHS = PERSON_ONLY_PATHS
 
 PROPOSE_TOOL: dict[str, Any] = {
     "name": TOOL_NAME,
@@ -206,8 +206,8 @@ async def propose_fix(client: AgentClient, req: FixRequest, allowed_mentions: tu
     except AgentSkipped as e:
         return done("skipped", reason=e.reason)
     try:
-        if reply.stop_reason == "max_tokens":
-            raise RailViolation("output parses", "the answer was cut off at `agents.max_output_tokens`")
+        if (cut := unfinished(reply)) is not None:
+            raise RailViolation("output parses", cut)
         diagnosis, patch, confidence = parse_proposal(reply.tool_uses)
         check_patch(patch)
         check_prose(client.settings, [diagnosis, reply.text], allowed_mentions)

@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from bot.agents.client import AgentClient, AgentSkipped
+from bot.agents.client import AgentClient, AgentSkipped, unfinished
 from bot.agents.conflict_rails import RailViolation
 from bot.agents.output import Cleaner, check_prose
 from bot.agents.redact import Redactor
@@ -111,6 +111,8 @@ async def summarize_results(client: AgentClient | None, result: Any, title: str 
             reason = e.reason
         else:
             try:
+                if (cut := unfinished(reply)) is not None:
+                    raise RailViolation("output parses", cut)
                 check_prose(client.settings, [reply.text])
             except RailViolation as v:
                 reason = f"the agent's summary was rejected by the rails ({v.rail}: {v.detail})"

@@ -61,9 +61,13 @@ _HTML_TAG = re.compile(rf"</?(?:{_HTML_ELEMENTS})(?=[\s/>])(?:\s[^<>]*)?/?>", re
 _NOT_A_TAG = re.compile(rf"<(?!!--|/?(?:{_HTML_ELEMENTS})(?=[\s/>])(?:\s[^<>]*)?/?>)", re.IGNORECASE)
 _SENTINEL = "\ue000"      # a private-use character standing for a text ``<`` while nh3 runs
 _INLINE_CODE = re.compile(r"(?<!`)(`+)(?!`)[\s\S]*?(?<!`)\1(?!`)")
-_IMAGE = re.compile(r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])?")
-_MD_LINK = re.compile(r"\[([^\]]*)\]\(\s*(<[^>\n]*>|[^\s)]*)[^)]*\)")
-_REF_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*\n?[ \t]*(<[^>\n]*>|\S+).*$", re.MULTILINE)
+_IMAGE = re.compile(r"!\[[^\[\]]*+\](?:\([^)]{0,2048}+\)|\[[^\[\]]*+\])?")
+# Linear in the text, whatever the model writes: a link text holds no "[" (each "[" starts a scan
+# that ends at the next bracket), nothing is re-scanned on failure (possessive quantifiers) and a
+# destination is at most 2 KB. A link these miss (nested link text, a longer destination) is left
+# to the parser's last check in sanitize, which escapes every bracket.
+_MD_LINK = re.compile(r"\[([^\[\]]*+)\]\(\s*+(<[^>\n]{0,2048}+>|[^\s)]{0,2048}+)[^)]{0,2048}+\)")
+_REF_DEF = re.compile(r"^ {0,3}\[[^\[\]]+\]:[ \t]*\n?[ \t]*(<[^>\n]*>|\S+).*$", re.MULTILINE)
 _BARE_URL = re.compile(r"(?<![\w(/\[])(?:https?|ftp|file|javascript|data|vbscript):[^\s<>()\[\]`\"']+", re.IGNORECASE)
 _WWW = re.compile(r"(?<![\w@./:\-\\])www\.[^\s<>()\[\]`\"']+", re.IGNORECASE)
 _MENTION = re.compile(r"(?<![\w`@\u200d])@([A-Za-z0-9](?:[A-Za-z0-9\-]{0,38})(?:/[A-Za-z0-9_.\-]+)?)")
@@ -279,7 +283,7 @@ def sanitize(text: str, *, allowed_hosts=("github.com",), max_links: int = 5, ma
         return m.group(0) if rep is None else rep
 
     # Bare URLs outside the markdown links already judged.
-    parts = re.split(r"(\[[^\]]*\]\([^)]*\))", text)
+    parts = re.split(r"(\[[^\[\]]*+\]\([^)]{0,2048}+\))", text)
     text = "".join(p if i % 2 else _WWW.sub(_www, _BARE_URL.sub(_bare, p)) for i, p in enumerate(parts))
 
     # Last check, by the parser: a link form the patterns above did not see (nested brackets in

@@ -160,7 +160,7 @@ def test_each_conflict_rail_fails():
     ([ToolUse("resolve_conflicts", {"files": "x", "summary": "s"})], "input must be an object"),
     ([ToolUse("resolve_conflicts", {"files": [], "summary": "s", "merge": True})], r"unknown field\(s\) \['merge'\]"),
     ([ToolUse("resolve_conflicts", {"files": [{"path": "f"}], "summary": "s"})], r"files\[0\] needs string fields"),
-    ([ToolUse("resolve_conflicts", {"files": [{"path": "f", "content": "", "action": "", "reason": ""}] * 2, "summary": "s"})],
+    ([ToolUse("resolve_conflicts", {"files": [{"path": "f", "content": "", "action": "a", "reason": "r"}] * 2, "summary": "s"})],
      r"files\[1\]: f appears twice"),
     ([ToolUse("resolve_conflicts", {"files": [], "summary": "  "})], "`summary` is empty"),
 ])
