@@ -250,7 +250,7 @@ def cmd_status(args) -> int:
                                             f"{h['subject'][:70]}" + (f" — {h['reason'][:80]}" if h["reason"] else ""))
     bl = doc["backlog"]
     t.add_row("Backlog Commits", f"{bl['total']}  " + ", ".join(f"{k} {v}" for k, v in bl["by_disposition"].items())
-              + (f"  ({len(bl['reverted_after_merge'])} merged, then reverted by the fork)"
+              + (f"  ({len(bl['reverted_after_merge'])} in the fork's history, then reverted by the fork)"
                  if bl["reverted_after_merge"] else ""))
     t.add_row("not yet reached", f"{doc['not_reached']['total']}  ({doc['not_reached']['handled']} handled)")
     # its own row: isolated picks behind the frontier are not "not yet reached"
@@ -268,7 +268,7 @@ def cmd_status(args) -> int:
     con.print(c)
     if holes:
         from rich.markup import escape
-        ht = Table(title="merged, then reverted by the fork (before the range; Backlog REVERTED)")
+        ht = Table(title="in the fork's history, then reverted by the fork (before the range; Backlog REVERTED)")
         for col in ("upstream commit", "PR", "committed", "reverted by", "reverted"):
             ht.add_column(col, no_wrap=True)
         ht.add_column("subject", no_wrap=True, overflow="ellipsis")
@@ -335,7 +335,7 @@ def _hole_entry(state, c) -> tuple[LedgerEntry, int | None]:
     fc = rv.sha if rv else None
     return LedgerEntry(sha=sha, index=-1, pr=gitio.parse_pr(subject), subject=subject,
                        committer_time=int(c.committer.time), disposition=Disposition.REVERTED, fork_commit=fc,
-                       reason="merged, then reverted by the fork; counted in the Backlog",
+                       reason="in the fork's history, then reverted by the fork; counted in the Backlog",
                        evidence=(Evidence("revert", fc, f"merged, then reverted by {(fc or '')[:12]} "
                                                         f"'{rv.message.splitlines()[0] if rv else ''}'"),)
                        ), (rv.committer_time if rv else None)

@@ -175,5 +175,5 @@ def compute_pins(entries, *, base_sha: str | None, base_time: int, upstream_tip_
         isolated=tuple(e.sha for e in entries if e.sha in iso), total=len(entries),
         holder=c_hole[0] if c_hole else _pin(holder, base_sha, base_time) if holder else None,
         holder_disposition=Disposition.REVERTED.value if c_hole else holder.disposition.value if holder else "",
-        holder_reason="merged, then reverted by the fork" if c_hole else holder.reason if holder else "",
+        holder_reason="in the fork's history (merged, or there when it branched), then reverted by the fork" if c_hole else holder.reason if holder else "",
         merge_based=merged is not None, holes=tuple(holes))

@@ -86,6 +86,12 @@ _URGENT = re.compile(r"^Upstream-Urgent:[ \t]*(.*)$", re.MULTILINE | re.IGNORECA
 _CHERRY = re.compile(r"^\(cherry picked from commit ([0-9a-f]{7,40})\)\s*$", re.MULTILINE)
 _PROSE_SHA = re.compile(r"(?im)^(?![ \t]*>).*?\b(?:sync|port|apply|backport|cherry-pick)(?:s|ed)?\s+upstream\s+commit\s+"
                         r"([0-9a-f]{7,40})\b")
+# a pick stated by sha in prose or a list: "* Cherry-pick 06e6799f… to 3.0.x", "cherry-pick of\n<sha>"
+_PICK_SHA = re.compile(r"(?im)^(?![ \t]*>).*?\bcherry[- ]?pick(?:s|ed)?(?:\s+of)?\s+([0-9a-f]{7,40})\b")
+# under a pick subject: a line that is a commit URL ("https://github.com/o/r/commit/<sha>", bulleted
+# or bare), and a list item that opens with an abbreviated sha ("- 9a0a7c2cc [AMD] Add … (#4117)")
+_URL_COMMIT = re.compile(r"(?m)^[ \t]*(?:[-*•][ \t]*)?<?https?://github\.com/[\w.-]+/[\w.-]+/commit/([0-9a-f]{7,40})\b")
+_LISTED_SHA = re.compile(r"(?m)^[ \t]*[-*•][ \t]+((?=[0-9a-f]*\d)[0-9a-f]{7,40})[ \t]+\S")
 _MEANING_KIND = {"picked": "pick", "reverted": "revert", "deferred": "defer", "skipped": "skip",
                  "wont-port": "wont-port"}
 _URL_PR = re.compile(r"github\.com/[\w.-]+/[\w.-]+/pull/(\d+)")
@@ -202,6 +208,16 @@ def _claims(message: str, rules: ProvenanceRules) -> list[Claim]:
         # prose that says a commit took an upstream change by sha: "Sync upstream commit 5900ea6b2 by …"
         for m in _PROSE_SHA.finditer(message):
             out.append(Claim("pick", m.group(1).lower(), "upstream-commit-prose", m.group(0)[:200]))
+        said = {c.ref for c in out}
+        body = message.partition("\n")[2]
+        listed = [*_PICK_SHA.finditer(message)]
+        if has_pick_marker(message.partition("\n")[0], rules):
+            listed += [*_URL_COMMIT.finditer(body), *_LISTED_SHA.finditer(body)]
+        for m in listed:
+            sha = m.group(1).lower()
+            if sha not in said:
+                said.add(sha)
+                out.append(Claim("pick", sha, "upstream-commit-prose", m.group(0).strip()[:200]))
     for tr in rules.trailers:
         for m in _rx(tr.pattern, re.MULTILINE).finditer(message):
             reason = m.groupdict().get("reason") or ""

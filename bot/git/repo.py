@@ -553,6 +553,10 @@ def parse_patch_stream(data: bytes) -> dict[str, list[FileChange]]:
 _MISSING_RE = re.compile(r"(?:unable to read|missing blob object|could not read|bad object)\s+'?([0-9a-f]{40})")
 
 
+#: bytes read from ``git log -p`` at a time
+READ_CHUNK = 1 << 20
+
+
 def _log_patch(git_dir: str, shas: list[str], renames: bool, tick: Callable[[int], None] | None = None) -> tuple[bytes, dict[str, str], int, str]:
     """One ``git log -p --no-walk=unsorted`` over ``shas`` teed into ``git patch-id --stable``,
     parsed while it streams. Returns (files by sha, patch ids by sha, log return code, log stderr)."""
@@ -587,20 +591,30 @@ def _log_patch(git_dir: str, shas: list[str], renames: bool, tick: Callable[[int
     t3 = threading.Thread(target=feed)
     t3.start()
     parsed: dict[str, list[FileChange]] = {}
-    pending = b""
+    # the unparsed output as chunks, joined only when a commit boundary arrives: one commit's patch
+    # of hundreds of MB (a vendored cache, a generated file) is then copied and searched once, not
+    # once per chunk read (which grew with the square of its size)
+    chunks: list[bytes] = []
+    size = 0
+    marker = b"\ncommit "
     while True:
-        b = log.stdout.read(1 << 20)
+        b = log.stdout.read(READ_CHUNK)
         if not b:
             break
         pid.stdin.write(b)
-        pending += b
-        cut = pending.rfind(b"\ncommit ")
+        tail = chunks[-1][-(len(marker) - 1):] if chunks else b""
+        found = (tail + b).rfind(marker)
+        chunks.append(b)
+        size += len(b)
+        cut = size - len(b) - len(tail) + found if found >= 0 else -1
         if cut > 0:        # parse whole commits while git produces the next ones
+            pending = b"".join(chunks)
             parsed.update(parse_patch_stream(pending[:cut + 1]))
-            pending = pending[cut + 1:]
+            chunks = [pending[cut + 1:]]
+            size = len(chunks[0])
             if tick:
                 tick(len(parsed))
-    parsed.update(parse_patch_stream(pending))
+    parsed.update(parse_patch_stream(b"".join(chunks)))
     pid.stdin.close()
     rc = log.wait()
     t3.join(), t1.join(), t2.join()
@@ -664,6 +678,10 @@ def _fallback_files(repo: pygit2.Repository, sha: str) -> tuple[list[FileChange]
     odb = repo.odb
     for d in diff.deltas:
         status = letters.get(int(d.status), "M")
+        if pygit2.enums.FileMode.COMMIT in (d.old_file.mode, d.new_file.mode):
+            # a submodule: its id names a commit (perhaps of this very repository), never a blob to read
+            files.append(FileChange(path=d.new_file.path if status != "D" else d.old_file.path, status=status))
+            continue
         old_ok = status == "A" or odb.exists(d.old_file.id)
         new_ok = status == "D" or odb.exists(d.new_file.id)
         if not old_ok:

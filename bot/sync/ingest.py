@@ -343,12 +343,12 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
                           isolated=cfg.isolated_picks)
     ledger = _drop_upstream_x_lines(repo, up_tip, ledger)
     base_time = int(repo[base].committer.time) if base else 0
-    merged, holes, merged_up = None, (), {}
-    if syncs_by_merging(fork_commits):
-        merged = ancestry
-        cands = reverted_candidates(fork_commits, set(fork_shas) | set(rng))
-        merged_up = _merged_upstream(repo, base, cands) if cands and base else {}
-        holes = merged_holes(fork_commits, merged_up) if merged_up else ()
+    merged = ancestry if syncs_by_merging(fork_commits) else None
+    # upstream commits before the range are in the fork's history — merged, or there when it
+    # branched — so the fork's revert of one is a hole either way
+    cands = reverted_candidates(fork_commits, set(fork_shas) | set(rng))
+    merged_up = _merged_upstream(repo, base, cands) if cands and base else {}
+    holes = merged_holes(fork_commits, merged_up) if merged_up else ()
     pins = compute_pins(ledger.entries, base_sha=base, base_time=base_time,
                         upstream_tip_time=int(repo[up_tip].committer.time), rules=cfg.isolated_picks,
                         merged=merged, holes=holes, oldest_hole=_oldest_hole(repo, merged_up, holes) if holes else None)

@@ -452,3 +452,17 @@ def test_a_change_git_shows_as_binary_has_no_edits_and_its_symbols_come_from_its
     assert files["m.py"].edits is None and files["n.bin"].edits is None and files["m.py"].old_ranges == ()
     syms = symbols_of_change(files["m.py"], PY_OLD.encode(), PY_NEW.encode())
     assert syms == symbols_of_change(FileChange("m.py", "M"), PY_OLD.encode(), PY_NEW.encode()) and "b" in syms
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 8, 9, 4096])
+def test_the_patch_stream_reads_the_same_in_any_chunk_size(up, monkeypatch, chunk):
+    """git's output is parsed while it streams, a commit whenever the next one's ``commit`` line
+    has arrived; the answer must not depend on where the reads cut it (a boundary inside the
+    ``\ncommit `` marker itself, a read of one byte)."""
+    shas = [up.commit(f"Change {i} (#{i + 2})", {"lib/a.cpp": A_CPP.replace("1;", f"{i + 10};"), f"f{i}.txt": "commit x\n" * i},
+                      when=T0 + i) for i in range(1, 6)]
+    repo = pygit2.Repository(str(up.path))
+    whole = gitio.commit_infos(repo, shas)
+    monkeypatch.setattr(gitio, "READ_CHUNK", chunk)
+    assert gitio.commit_infos(repo, shas) == whole
+    assert [len(whole[s].files) for s in shas] == [2] * 5

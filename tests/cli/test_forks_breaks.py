@@ -1,0 +1,230 @@
+"""`forksync status` / `ledger` on the shapes of real Triton forks other than the two docs/real-fork.md
+studies: ROCm/triton (release branches cut from upstream's own release/3.x branches, IFU merges,
+a git submodule pointing into the repository itself), a CI checkout of a fork. Each test builds
+the smallest repository with the real shape; the real commits are named in the docstrings.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+import pygit2
+
+from bot.cli.main import main
+from bot.demo.repobuilder import RepoBuilder, run_git
+
+T0 = 1_767_225_600          # 2026-01-01T00:00:00Z
+DAY = 86_400
+
+
+def run(capsys, argv):
+    rc = main(argv)
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def _by_pr(doc) -> dict[int, dict]:
+    return {e["pr"]: e for e in doc["entries"]}
+
+
+def test_a_submodule_pointing_into_the_repository_beside_an_absent_blob_is_no_crash(tmp_path, capsys, monkeypatch):
+    """ROCm/triton's `third_party/amd` was a git submodule whose commit (5f0fa3a703a1) is a commit
+    of ROCm/triton itself, so the object database holds it. Upstream e6e5d5468e92 "[AMD] move AMD
+    backend in tree (#2967)" removes that gitlink and adds `third_party/amd/backend/lib/
+    libamdhip64.so`, a blob the snapshot lacks. `forksync status --fork-ref triton-mlir` on the
+    ROCm snapshot dies with `TypeError: a bytes-like object is required, not '_pygit2.Commit'`
+    (bot/git/repo.py `_fallback_files`: the analysis of a commit with an absent blob hands the
+    gitlink's *commit* to `pygit2.Patch.create_from`). Release branches release/2.3.x,
+    release/internal/2.3.x and rocm_triton_backend_8 crash the same way.
+
+    A user should see what a missing blob gets everywhere else: exit 0, the numbers, and the blob
+    named under `missing_objects` (a submodule's commit is no blob, and not missing)."""
+    up = RepoBuilder.init(tmp_path / "up")
+    base = up.commit("Base (#1)", {"a.txt": "a\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[ROCm] fork work", {"f.txt": "f\n"}, when=T0 + DAY)
+    # the submodule records a commit the repository itself holds (ROCm's own backend commit)
+    up.git("update-index", "--add", "--cacheinfo", f"160000,{base},third_party/amd")
+    up.write({".gitmodules": '[submodule "third_party/amd"]\n\tpath = third_party/amd\n\turl = ../triton\n'})
+    add = up.commit("[AMD] add the AMD backend as a submodule (#2900)", when=T0 + 2 * DAY)
+    up.git("rm", "-q", "--cached", "third_party/amd")
+    (up.path / "third_party" / "amd").mkdir(parents=True, exist_ok=True)
+    move = up.commit("[AMD] move AMD backend in tree (#2967)",
+                     {".gitmodules": None, "third_party/amd/backend/lib/libamdhip64.so": "ELF" + "x" * 4000,
+                      "third_party/amd/backend/compiler.py": "def f():\n    return 1\n"}, when=T0 + 3 * DAY)
+    blob = str(pygit2.Repository(str(up.path / ".git"))[move].tree["third_party/amd/backend/lib/libamdhip64.so"].id)
+    os.remove(up.path / ".git" / "objects" / blob[:2] / blob[2:])
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, ["--upstream", str(up.path), "--fork", str(fork.path), "status", "--json"])
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["commits_in_range"] == 2 and doc["counts"]["PENDING"] == 2
+    assert doc["missing_objects"] == {move: [f"blob {blob} (third_party/amd/backend/lib/libamdhip64.so)"]}
+    assert add not in doc["missing_objects"]
+
+
+def test_a_shallow_checkout_of_the_fork_is_a_clear_error_not_a_traceback(tmp_path, capsys, monkeypatch):
+    """`actions/checkout` fetches one commit by default (`fetch-depth: 1`), and so does
+    `git clone --depth N` with N below the fork's own commit count: on a `--depth 10` clone of
+    torch-spyre/triton's main (tip 661d116f7621, 29 own commits since upstream bceeb9ed7c0a),
+    `forksync --upstream <triton> --fork <shallow clone> status` prints a Python traceback ending
+    in `_pygit2.GitError: object not found - no match for id (63f977ebf221…)` (bot/git/repo.py
+    `merge_base`, called from `upstream_range`): the merge base lies below the shallow boundary.
+
+    The README promises exit 2 on bad input with a message naming what and where; a user should
+    read that the fork's copy is shallow (its history is cut) and how to get the rest
+    (`git fetch --unshallow`), not a libgit2 lookup error."""
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    for i in range(3):
+        fork.commit(f"Spyre work {i} (#{80 + i})", {f"spyre/{i}.py": f"{i}\n"}, when=T0 + (i + 1) * DAY)
+    up.commit("Two (#2)", {"b.txt": "b\n"}, when=T0 + 2 * DAY)
+    shallow = tmp_path / "shallow"
+    run_git(tmp_path, "clone", "-q", "--depth", "1", f"file://{fork.path}", str(shallow))
+    assert (shallow / ".git" / "shallow").exists()
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, ["--upstream", str(up.path), "--fork", str(shallow), "status"])
+    assert rc == 2 and out == ""
+    assert "shallow" in err and "Traceback" not in err
+
+
+def test_a_branch_off_forks_revert_of_an_upstream_commit_before_the_base_is_not_called_contained(
+        tmp_path, capsys, monkeypatch):
+    """ROCm/triton's release/internal/3.2.x branched from upstream at 152ef2deb8 (#4983,
+    2024-10-24), never merges upstream, takes upstream commits by `cherry-pick -x`, and has
+    35c6c7c628 `Revert "[BACKEND] Optimize code generation for load with other arg (#4582)"` /
+    "This reverts commit 78af5c9fd5dfa…" — #4582 is an upstream commit *before* the branch point.
+
+    `ledger show '#4582'` answers PICKED, evidence `ancestry`: "at or before the merge base …: the
+    fork contains it (the fork branched after it)" — the fork does not contain it, it took it back
+    out; status's Backlog does not count it. The same revert on a fork that merges upstream is a
+    REVERTED hole of the Backlog (bot/core/merged.py); the README defines the Backlog as upstream
+    commits older than the frontier that are not handled, whatever the sync style. A user should
+    see #4582 REVERTED with the fork's revert as evidence, and counted in the Backlog."""
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#4500)", {"lib/load.cpp": "int load() { return 0; }\n", "a.txt": "a\n"}, when=T0)
+    opt = up.commit("[BACKEND] Optimize code generation for load with other arg (#4582)",
+                    {"lib/load.cpp": "int load() { return other(); }\n"}, when=T0 + DAY)
+    up.commit("[AMD] Enable shared->MFMA dot operand conversion through LinearLayout (#4983)",
+              {"a.txt": "a2\n"}, when=T0 + 2 * DAY)
+    rel = up.clone(tmp_path / "rel")                 # the release branch is cut here
+    u1 = up.commit("[BACKEND] Fix ProgramPoint passing in AxisInfoAnalysis (#5181)", {"b.txt": "b\n"},
+                   when=T0 + 3 * DAY)
+    up.commit("[FRONTEND] Something newer (#5200)", {"c.txt": "c\n"}, when=T0 + 4 * DAY)
+    rel.git("fetch", "-q", "origin")
+    rel.cherry_pick(u1, when=T0 + 5 * DAY, x=True)
+    rv = rel.revert(opt, when=T0 + 6 * DAY)
+    argv = ["--upstream", str(up.path), "--fork", str(rel.path)]
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, [*argv, "ledger", "show", "#4582", "--json"])
+    assert rc == 0, err
+    [e] = json.loads(out)["entries"]
+    assert (e["sha"], e["disposition"], e["fork_commit"]) == (opt, "REVERTED", rv)
+    assert [x["rule"] for x in e["evidence"]][-1] == "revert"
+    rc, out, err = run(capsys, [*argv, "status", "--json"])
+    doc = json.loads(out)
+    assert doc["counts"]["PICKED"] == 1 and doc["frontier"]["pr"] == 5181
+    assert doc["backlog"]["total"] == 1 and [h["sha"] for h in doc["backlog"]["holes"]] == [opt]
+
+
+def _release_branch(tmp_path, upstream_commits):
+    """An upstream with a base and ``upstream_commits`` [(subject, files, body)], a fork branch cut
+    at the base (as upstream's release/3.0.x was); returns (up, fork, {pr: sha})."""
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("[FRONTEND] Fix wrong livein set in loop codegen (#4018)", {"base.txt": "0\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    shas = {}
+    for i, (subject, files, body) in enumerate(upstream_commits):
+        shas[int(subject.rsplit("(#", 1)[1].rstrip(")"))] = up.commit(subject + ("\n\n" + body if body else ""), files,
+                                                                      when=T0 + (i + 1) * DAY)
+    return up, fork, shas
+
+
+def test_a_body_bullet_cherry_picking_a_full_upstream_sha_is_a_pick(tmp_path, capsys, monkeypatch):
+    """triton-lang/triton's own release/3.0.x (ROCm/triton release/internal/3.0.x and 3.1.x carry
+    it): 757b6a61e7 "[AMD] Cherry-pick commits from mainline to support Flex attention on AMD gpus
+    (#4569)" says, in its body,
+    "* Cherry-pick 06e6799f4eba6035ec35c528e8fefd3d4d724b6f to 3.0.x to fix build issue" and
+    "* Cherry-pick cf2ad02324fc253970c3ab2666e775406405f213 to fix hang …" — full 40-hex upstream
+    shas (#4216, #4176) under a cherry-pick subject. The ledger has #4216 PENDING, and #4176 with
+    upstream's later revert #4631 NO_OP both, evidence "revert-pair: … neither is in the fork" —
+    but the fork holds #4176, so upstream's revert of it is something the fork has not taken.
+    A user should see both picks PICKED (fork commit 757b6a61e7's stand-in) and #4631 not NO_OP."""
+    up, fork, u = _release_branch(tmp_path, [
+        ("[AMD] Disable block merging to avoid block argument explosion (#4176)", {"amd/merge.cpp": "off\n"}, ""),
+        ("[BUILD] update URL for LLVM tarballs (#4216)", {"setup.py": "url = 'new'\n"}, ""),
+    ])
+    u[4631] = up.commit('Revert "[AMD] Disable block merging to avoid block argument explosion" (#4631)\n\n'
+                        f"This reverts commit {u[4176]}.\n", {"amd/merge.cpp": None}, when=T0 + 3 * DAY)
+    pick = fork.commit(
+        "[AMD] Cherry-pick commits from mainline to support Flex attention on AMD gpus (#4569)\n\n"
+        f"* Cherry-pick {u[4216]} to 3.0.x to fix\nbuild issue\n"
+        f"* Cherry-pick {u[4176]} to fix hang while\nrunning flex attention on AMD gpus\n"
+        f"* Fix build issue with cherry-pick of\n{u[4176]}\n\n---------\n\n"
+        "Co-authored-by: Philippe Tillet <phil@openai.com>\n",
+        {"amd/merge.cpp": "off\n", "setup.py": "url = 'new'\n"}, when=T0 + 2 * DAY + 3600)
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, ["--upstream", str(up.path), "--fork", str(fork.path), "ledger", "export", "--json"])
+    assert rc == 0, err
+    e = _by_pr(json.loads(out))
+    assert (e[4216]["disposition"], e[4216]["fork_commit"]) == ("PICKED", pick)
+    assert (e[4176]["disposition"], e[4176]["fork_commit"]) == ("PICKED", pick)
+    assert e[4631]["disposition"] == "PENDING"
+
+
+def test_commit_urls_under_a_cherry_pick_subject_are_picks(tmp_path, capsys, monkeypatch):
+    """triton-lang/triton's release/3.1.x (in ROCm/triton release/internal/3.1.x): cf34004b8a "AMD
+    requested cherry-picks for release/3.1.x (#4794)" names its picks only as commit URLs,
+    `https://github.com/triton-lang/triton/commit/e0613c64b9bb872e4fa47dbce15ffa6770a1032b`
+    (#4520) and `…/commit/0a66c1bd16313690c1eb5440cb89eaa072f1827b` (#4197), one per bullet. The
+    ledger leaves both PENDING (a PR URL `…/pull/N` under a heading is read, a commit URL never).
+    A user should see them PICKED by that commit."""
+    up, fork, u = _release_branch(tmp_path, [
+        ("[AMD] Skip mfma layout in maybeDuplicate (#4197)", {"amd/dup.cpp": "skip\n"}, ""),
+        ("[AMD] Get libamdhip64.so loaded in process first (#4520)", {"amd/driver.py": "load()\n"}, ""),
+    ])
+    pick = fork.commit(
+        "AMD requested cherry-picks for release/3.1.x (#4794)\n\nPer @jataylo :\n\n"
+        "* libamdhip64.so discovery:\n*\n"
+        f"https://github.com/triton-lang/triton/commit/{u[4520]}\n"
+        "* mfma:\n"
+        f"https://github.com/triton-lang/triton/commit/{u[4197]}\n\n---------\n\n"
+        "Co-authored-by: Lixun Zhang <Lixun.Zhang@amd.com>\n",
+        {"amd/dup.cpp": "skip\n", "amd/driver.py": "load()\n"}, when=T0 + 3 * DAY)
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, ["--upstream", str(up.path), "--fork", str(fork.path), "ledger", "export", "--json"])
+    assert rc == 0, err
+    e = _by_pr(json.loads(out))
+    assert [(e[n]["disposition"], e[n]["fork_commit"]) for n in (4197, 4520)] == [("PICKED", pick)] * 2
+
+
+def test_a_list_of_upstream_sha_prefixes_and_subjects_under_a_cherry_pick_subject_is_picks(
+        tmp_path, capsys, monkeypatch):
+    """triton-lang/triton's release/3.0.x (in ROCm/triton release/internal/3.0.x and 3.1.x):
+    21eae954ef "[RELEASE] [AMD] Additional AMD cherry-picks (#4175)" lists its picks as
+    `- 9a0a7c2cc [AMD] Add basic verification to MFMA encoding (#4117)` — upstream's abbreviated
+    sha, its exact subject and PR — under "General:", "for RDNA:", "Proton HIP PRs:". All seven
+    (#3674 #4056 #4090 #4117 #4119 #4126 #4135) lie in release/internal/3.0.x's range (base
+    513f38c47a, #4018); the ledger leaves all seven PENDING and in its Backlog. (The same
+    release branch's 3d1da66574 "… (#4161)" says "Cherry pick #3816 and #3790 for release/3.0.x."
+    in prose; #3790, PENDING, holds its contiguous pin.) A user should see each listed commit
+    PICKED by that commit (the sha prefix and the subject both name it)."""
+    up, fork, u = _release_branch(tmp_path, [
+        ("[PROTON] Refactor GPU profilers (#4056)", {"proton/gpu.cpp": "1\n"}, ""),
+        ("[AMD] Add basic verification to MFMA encoding (#4117)", {"amd/mfma.cpp": "1\n"}, ""),
+        ("[AMD][gfx11] Fix BF16 wmma instr generation (#4135)", {"amd/wmma.cpp": "1\n"}, ""),
+    ])
+    pick = fork.commit(
+        "[RELEASE] [AMD] Additional AMD cherry-picks (#4175)\n\nCherry picks for release/3.0.x\n\n"
+        f"General:\n- {u[4117][:9]} [AMD] Add basic verification to MFMA encoding (#4117)\n \n"
+        f"for RDNA:\n- {u[4135][:9]} [AMD][gfx11] Fix BF16 wmma instr generation (#4135)\n \n"
+        f"Proton HIP PRs:\n- {u[4056][:9]} [PROTON] Refactor GPU profilers (#4056)\n\n---------\n\n"
+        "Co-authored-by: Lei Zhang <antiagainst@gmail.com>\n",
+        {"proton/gpu.cpp": "1\n", "amd/mfma.cpp": "1\n", "amd/wmma.cpp": "1\n"}, when=T0 + 4 * DAY)
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, ["--upstream", str(up.path), "--fork", str(fork.path), "ledger", "export", "--json"])
+    assert rc == 0, err
+    e = _by_pr(json.loads(out))
+    assert {n: (e[n]["disposition"], e[n]["fork_commit"]) for n in (4056, 4117, 4135)} == {
+        n: ("PICKED", pick) for n in (4056, 4117, 4135)}
