@@ -111,6 +111,10 @@ def _pin(e: LedgerEntry | None, base_sha: str | None, base_time: int) -> Pin:
     return Pin(e.sha, e.index, e.pr, e.committer_time, e.subject)
 
 
+#: why a hole holds the contiguous pin
+HOLE_REASON = "in the fork's history (merged, or there when it branched), then reverted by the fork"
+
+
 def compute_pins(entries, *, base_sha: str | None, base_time: int, upstream_tip_time: int | None = None,
                  rules: IsolatedPickRules = IsolatedPickRules(), merged: frozenset[str] | set[str] | None = None,
                  holes: tuple[str, ...] = (), oldest_hole: tuple[Pin, Pin] | None = None) -> Pins:
@@ -175,5 +179,5 @@ def compute_pins(entries, *, base_sha: str | None, base_time: int, upstream_tip_
         isolated=tuple(e.sha for e in entries if e.sha in iso), total=len(entries),
         holder=c_hole[0] if c_hole else _pin(holder, base_sha, base_time) if holder else None,
         holder_disposition=Disposition.REVERTED.value if c_hole else holder.disposition.value if holder else "",
-        holder_reason="in the fork's history (merged, or there when it branched), then reverted by the fork" if c_hole else holder.reason if holder else "",
+        holder_reason=HOLE_REASON if c_hole else holder.reason if holder else "",
         merge_based=merged is not None, holes=tuple(holes))

@@ -7,7 +7,6 @@ sees today and what they should see.
 """
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
