@@ -159,18 +159,18 @@ def warn_unresolved(state) -> None:
     un = [u for u in state.ledger.unresolved if u[2] != "cherry-picked-from"]
     past = [u for u in un if _past_tip(state, u[0])]
     un = [u for u in un if u not in past]
+
+    def records(xs, where: str) -> str:
+        shown = ", ".join(f"{u[:12]} ({r} in {w[:12] if len(w) == 40 else w})" for u, w, r in xs[:3])
+        return f"{len(xs)} forksync record(s) name upstream commits {where}: {shown}{' …' if len(xs) > 3 else ''}."
     if past:
-        first = ", ".join(f"{u[:12]} ({r} in {w[:12] if len(w) == 40 else w})" for u, w, r in past[:3])
-        warn_once(f"{len(past)} forksync record(s) name upstream commits past the upstream tip "
-                  f"{state.upstream_tip[:12]} ({state.config.upstream.ref}): {first}{' …' if len(past) > 3 else ''}. "
-                  "The upstream ref or copy is behind the fork's records; they count once the upstream tip reaches "
-                  "them (fetch upstream, or name a later --upstream-ref).")
+        warn_once(records(past, f"past the upstream tip {state.upstream_tip[:12]} ({state.config.upstream.ref})")
+                  + " The upstream ref or copy is behind the fork's records; they count once the upstream tip "
+                  "reaches them (fetch upstream, or name a later --upstream-ref).")
     if un:
-        first = ", ".join(f"{u[:12]} ({r} in {w[:12] if len(w) == 40 else w})" for u, w, r in un[:3])
-        warn_once(f"{len(un)} forksync record(s) name upstream commits that are not in the upstream "
-                  f"range: {first}{' …' if len(un) > 3 else ''}. Was upstream's history rewritten? Those picks and "
-                  "decisions do not apply to the new commits; re-record them (`/forksync defer|skip|wontport`) "
-                  "after checking.")
+        warn_once(records(un, "that are not in the upstream range") + " Was upstream's history rewritten? "
+                  "Those picks and decisions do not apply to the new commits; re-record them "
+                  "(`/forksync defer|skip|wontport`) after checking.")
 
 
 def _past_tip(state, sha: str) -> bool:
