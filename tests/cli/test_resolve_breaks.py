@@ -74,3 +74,28 @@ def test_a_resolution_committed_in_the_worktree_is_kept_with_its_reason(stopped,
     assert "keep the fork's tuning on top of the overflow fix" in body
     kept = run_git(pair.fork.path, "for-each-ref", "--contains", mine, "--format=%(refname)", "refs/forksync/").split()
     assert kept, "the person's resolution commit is referenced nowhere after --continue"
+
+
+def test_a_conflict_commit_the_person_amended_gets_one_answer_not_two_contradicting_ones(stopped, capsys):
+    """The person resolves the conflict by fixing the file and `git commit --amend`ing the
+    conflict commit (keeping its message, so its `Forksync-Conflict:` trailer). What they see:
+    `forksync apply` says the chain is stopped at "conflict commit <amended sha> … (diff3
+    markers)" and to finish it with `forksync resolve`; `forksync resolve` says the branch "has no
+    conflict to resolve … every commit on it is a pick" and to run `forksync apply` — each sends
+    them to the other, and neither says the commit is theirs (an amended conflict commit, never
+    folded) nor what to do with it. What they should see: `resolve` names their amended commit
+    and how to go on, never that every commit is a pick (bot/cli/resolve.py cmd_resolve,
+    bot/git/resolution.py find_stop vs bot/git/apply.py _read_branch)."""
+    pair, g, unit = stopped
+    run_git(pair.fork.path, "checkout", "-q", f"forksync/{unit}")
+    resolve_markers(pair.fork.path / OPS, "  return r + 1 + 0 /* fork */;\n")
+    run_git(pair.fork.path, "commit", "-q", "-a", "--amend", "--no-edit")
+    amended = run_git(pair.fork.path, "rev-parse", "HEAD").strip()
+    run_git(pair.fork.path, "checkout", "-q", "main")
+    assert main(["apply", unit, *g]) == 1
+    out = capsys.readouterr().out
+    assert f"conflict commit {amended[:12]}" in out and f"forksync resolve {unit}" in out
+    main(["resolve", unit, *g])
+    err = capsys.readouterr().err
+    assert "every commit on it is a pick" not in err
+    assert amended[:12] in err
