@@ -4,11 +4,17 @@
 * ``forksync resolve UNIT [--worktree DIR]`` — a worktree (detached) at the chain's conflict
   commit, whose conflicted files hold diff3 markers; prints them and what to do next.
 * ``forksync resolve UNIT --continue [--reason PATH=TEXT …] [--push REMOTE]`` — records the
-  worktree's files as the resolution: checked (no marker anywhere in the unit, only the
+  worktree's files as the resolution (commits the person made there are the resolution commits,
+  their ``File:`` / ``Reason:`` lines read by the fold; what is left uncommitted is committed on
+  top of them): checked (no marker anywhere in the unit, only the
   conflicted files changed), then folded with the conflict commit into one pick commit
   (:func:`bot.git.resolution.fold`), the branch moved with a compare-and-swap, the originals kept
   under ``refs/forksync/resolutions/<unit>/…``, and the chain's next picks applied — stopping
-  at the next conflict the same way (the worktree moves there). ``--push REMOTE`` instead pushes
+  at the next conflict the same way (the worktree moves there). Refused, before anything is
+  written, while the branch is checked out in a work tree (as ``forksync apply`` refuses it).
+  A conflict commit a person amended (its trailer kept, committed by them) is named as theirs,
+  with the commands that put their files on top of forksync's own (never folded as it is).
+  ``--push REMOTE`` instead pushes
   the resolution commit on top of the conflict commit to ``REMOTE`` (fast-forward), where the
   App checks and folds it: the way to finish a chain PR on GitHub from a local clone.
 * ``forksync resolve UNIT --abort`` — removes the worktree; the branch stays at its conflict
@@ -58,6 +64,7 @@ from bot.config.forksync import UserError
 from bot.core.markers import marker_lines
 from bot.git import repo as gitio
 from bot.git import resolution
+from bot.git.apply import checked_out_in
 from bot.plan.partition import find_unit
 from bot.plan.planner import plan_state
 from bot.store import Store
@@ -153,6 +160,10 @@ def cmd_resolve(args) -> int:
     except gitio.AbsentObjectsError as e:
         raise UserError(_absent(git_dir, e, again)) from None
     if stop is None:
+        amended = resolution.find_amended(git_dir, base, tip, ref)
+        if amended is not None:
+            print(_amended_advice(git_dir, unit_id, amended), file=sys.stderr)
+            return 2
         nxt = f"; `forksync apply {unit_id}` applies the chain's next picks" if unit_id.startswith("chain-") else ""
         print(f"forksync: forksync/{unit_id} has no conflict to resolve (tip {tip[:12]}): every commit on it is a "
               f"pick{nxt}", file=sys.stderr)
@@ -162,6 +173,25 @@ def cmd_resolve(args) -> int:
     if args.cont:
         return _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file)
     return _start(args, git_dir, unit_id, base, tip, stop, state_file)
+
+
+def _amended_advice(git_dir: str, unit_id: str, a: resolution.AmendedConflict) -> str:
+    """What resolve says of a conflict commit a person amended (``forksync apply`` reports it as
+    the chain's open conflict and sends them here): whose commit it is, why it is not folded, and
+    the commands that put their files on top of forksync's conflict commit, which ``--continue``
+    then checks and folds."""
+    g = f"git -C {shlex.quote(str(Path(git_dir).parent if Path(git_dir).name == '.git' else git_dir))}"
+    head = (f"forksync: forksync/{unit_id}'s commit {a.commit[:12]} carries `Forksync-Conflict: {a.upstream_sha[:12]}` "
+            f"but was committed by {a.committer}, not forksync: a conflict commit amended (or cherry-picked) by hand. "
+            "forksync never folds it into a pick (that would rewrite your commit, and carry what it changes unchecked)")
+    if a.original:
+        return (f"{head}. Put your files on top of forksync's conflict commit {a.original[:12]} (the branch's reflog) "
+                f"instead: `{g} checkout forksync/{unit_id} && {g} reset --soft {a.original[:12]} && {g} commit`, "
+                f"switch back to another branch, then `forksync resolve {unit_id} --continue` checks and folds it; "
+                f"your commit stays as {a.commit[:12]}")
+    return (f"{head}. Its conflict commit is not in the branch's reflog: `{g} branch -f forksync/{unit_id} "
+            f"{a.commit[:12]}~1` and `forksync apply {unit_id}` write it again, then take your files from "
+            f"{a.commit[:12]} in `forksync resolve {unit_id}`'s worktree (`git checkout {a.commit[:12]} -- <files>`)")
 
 
 def _start(args, git_dir, unit_id, base, tip, stop, state_file) -> int:
@@ -419,8 +449,15 @@ def _reasons(items: list[str]) -> dict[str, str]:
 
 def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> int:
     reasons = _reasons(args.reason)
+    where = checked_out_in(git_dir, ref)
+    if where:
+        # the fold moves the branch: a checkout of it would then show the conflict markers staged
+        # against the folded pick (refused up front, as `forksync apply` refuses it)
+        raise UserError(f"forksync/{unit_id} is checked out in {where}; switch that worktree to another branch first "
+                        "(resolve never moves a checked-out branch); nothing was changed")
     wt = None
     removed: tuple[str, ...] = ()        # left-out paths the person deleted in the index
+    committed = False                    # the person committed (part of) the resolution in the worktree
     if stop.after:
         head = tip            # resolution commits already on the branch (pushed from elsewhere)
     else:
@@ -431,6 +468,14 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
             raise UserError(f"forksync/{unit_id} moved from {st['tip'][:12]} to {tip[:12]} since the worktree was made; "
                             f"`forksync resolve {unit_id} --abort` and start again")
         wt = Path(st["worktree"])
+        # commits the person made in the worktree (`git commit`, with their File / Reason lines)
+        # are the resolution; what is left uncommitted goes into one more commit on top of them
+        wt_head = _git(wt, "rev-parse", "HEAD")
+        if wt_head != tip and pygit2.Repository(git_dir).merge_base(tip, wt_head) != pygit2.Oid(hex=tip):
+            raise UserError(f"the worktree {wt} is at {wt_head[:12]}, which does not descend from the conflict commit "
+                            f"{tip[:12]}; commit your resolution on top of it (`git -C {shlex.quote(str(wt))} reset "
+                            f"--soft {tip[:12]}` keeps your files), then run `forksync resolve {unit_id} --continue`")
+        committed = wt_head != tip
         left_out = [(p, int(m), b) for p, m, b in st.get("left_out", ())]
         # a left-out file the person wrote or staged anyway is their edit: _leave_out below would
         # put the conflict commit's blob back over it and the fold would drop it unseen, so it is
@@ -466,14 +511,18 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
         removed = changes.removed
         _leave_out(wt, [x for x in left_out if x[0] not in removed])
         tree = _git(wt, "write-tree", *(("--missing-ok",) if left_out else ()))
-        if tree == str(pygit2.Repository(git_dir)[stop.conflict_commit].peel(pygit2.Commit).tree.id):
+        fork_repo = pygit2.Repository(git_dir)
+        if tree == str(fork_repo[stop.conflict_commit].peel(pygit2.Commit).tree.id):
             print(f"forksync: the worktree still holds the conflict commit's files unchanged; edit them in {wt} first",
                   file=sys.stderr)
             return 1
-        lines = [f"Resolve the conflicts of upstream {stop.upstream_sha[:12]}", ""]
-        for p in stop.files:
-            lines += [f"File: {p}", f"Reason: {reasons[p]}"] if p in reasons else []
-        head = _git(wt, "commit-tree", tree, "-p", stop.conflict_commit, input="\n".join(lines) + "\n")
+        if committed and tree == str(fork_repo[wt_head].peel(pygit2.Commit).tree.id):
+            head = wt_head
+        else:
+            lines = [f"Resolve the conflicts of upstream {stop.upstream_sha[:12]}", ""]
+            for p in stop.files:
+                lines += [f"File: {p}", f"Reason: {reasons[p]}"] if p in reasons else []
+            head = _git(wt, "commit-tree", tree, "-p", wt_head, input="\n".join(lines) + "\n")
     if args.push:
         _git(git_dir, "update-ref", ref, head, tip)
         _git(git_dir, "push", "-q", args.push, f"{ref}:{ref}", remote=True)
@@ -495,7 +544,8 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
     repo = pygit2.Repository(git_dir)
     upstream = gitio.commit_info(repo, stop.upstream_sha)
     me = repo.default_signature if _has_identity(repo) else None
-    by = (f"{me.name} <{me.email}>",) if me is not None and not stop.after else ()
+    # resolution commits (pushed, or made in the worktree) name their authors; else the person here
+    by = (f"{me.name} <{me.email}>",) if me is not None and not stop.after and not committed else ()
     folded = resolution.fold(git_dir, chk, upstream, unit_id=unit_id, reasons=reasons, resolved_by=by,
                              when=int(time.time()))
     keep = resolution.keep_ref(unit_id, head)

@@ -11,9 +11,11 @@
 * :mod:`bot.config.infra` — the phrases of infrastructure faults, kept here so that ``gpu_runner``
   (which reads them through :mod:`bot.config.suites`) imports with pydantic and pyyaml alone;
 * what forksync's in-memory merges share across the planner, apply and the resolve replay:
-  :mod:`bot.config.renames` (rename options), :mod:`bot.config.trees` (tree edits) and
-  :mod:`bot.config.objects` (new objects written as one pack).
+  :mod:`bot.config.renames` (rename options), :mod:`bot.config.trees` (tree edits and look-ups),
+  :mod:`bot.config.attributes` (the fork tree's ``merge`` attribute, and the picks git stops on
+  that libgit2 merges) and :mod:`bot.config.objects` (new objects written as one pack).
 
-May import: nothing of the project (pydantic, yaml, croniter; pygit2 in renames, trees and objects).
+May import: nothing of the project (pydantic, yaml, croniter; pygit2 in renames, trees, attributes
+and objects).
 Imported by: everything above it.
 """

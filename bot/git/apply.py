@@ -87,9 +87,10 @@ import pygit2
 from pygit2.enums import DeltaStatus, MergeFlag, SortMode
 
 from bot.config import renames
+from bot.config.attributes import TreeAttributes, git_attributes_file, git_stops
 from bot.config.objects import open_buffered
 from bot.config.renames import DEFAULT_RENAME_LIMIT
-from bot.config.trees import edit_entries
+from bot.config.trees import edit_entries, entries_at
 from bot.git.repo import NO_LAZY_FETCH, fetch_advice
 from bot.model import CommitInfo, ConflictFile, PlanItem, Unit
 from bot.templating import render
@@ -187,16 +188,43 @@ def render_conflict_message(commit: CommitInfo, conflicts: tuple[ConflictFile, .
                            files=conflicts, unit_id=unit_id or ""))
 
 
-_TRAILER_LINE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*:\s")
+#: the trailers git itself writes (trailer.c ``git_generated_prefixes``): one of them in a final
+#: paragraph makes it a trailer block even when most of its lines are not ``Key: value``
+_GIT_GENERATED = ("Signed-off-by: ", "(cherry picked from commit ")
+#: ``Key:`` at the start of a line: a token of letters, digits and ``-``, optional blanks, the
+#: ``:`` separator (trailer.c ``find_separator``)
+_TRAILER_KEY = re.compile(r"[A-Za-z0-9-]+[ \t]*:")
 
 
 def _has_trailer_block(msg: str) -> bool:
-    parts = msg.rstrip("\n").split("\n\n")
-    if len(parts) < 2:
-        return False
-    lines = [ln for ln in parts[-1].splitlines() if ln.strip()]
-    return bool(lines) and all(_TRAILER_LINE.match(ln) or ln.startswith((" ", "\t")) for ln in lines) \
-        and bool(_TRAILER_LINE.match(lines[0]))
+    """Whether ``msg``'s last paragraph is a trailer block by git's own rule (trailer.c
+    ``find_trailer_block_start``, which ``git cherry-pick -x`` and ``git interpret-trailers``
+    apply; git-interpret-trailers(1)): a paragraph after the title whose lines are all trailers
+    (continuation lines, starting with a blank, belong to the trailer above them), or that holds
+    a git-generated trailer (``Signed-off-by:``, ``(cherry picked from commit``) and at least 25 %
+    trailers — a sign-off chain with a maintainer's ``[note]`` line stays one block. ``#`` lines
+    are comments, ignored. No ``trailer.*`` configuration is read."""
+    lines = msg.rstrip("\n").split("\n")
+    title = next((i for i, ln in enumerate(lines) if not ln.startswith("#") and not ln.strip()), len(lines))
+    trailers = others = continuations = 0
+    recognized = False
+    for ln in reversed(lines[title:]):
+        if ln.startswith("#"):
+            others, continuations = others + continuations, 0
+        elif not ln.strip():
+            if trailers == others == continuations == 0 and not recognized:
+                continue              # blank lines at the end
+            others += continuations
+            return bool(trailers) and ((recognized and trailers * 3 >= others) or not others)
+        elif ln.startswith(_GIT_GENERATED):
+            trailers, continuations, recognized = trailers + 1, 0, True
+        elif ln[0] in " \t":
+            continuations += 1
+        elif _TRAILER_KEY.match(ln):
+            trailers, continuations = trailers + 1, 0
+        else:
+            others, continuations = others + 1 + continuations, 0
+    return False
 
 
 def _cleanup(msg: str) -> str:
@@ -243,6 +271,13 @@ def _checked_out_elsewhere(repo: pygit2.Repository, ref: str) -> str | None:
                 except OSError:
                     return str(d)
     return None
+
+
+def checked_out_in(git_dir: str | os.PathLike, ref: str) -> str | None:
+    """The work tree of the repository at ``git_dir`` that has ``ref`` (``refs/heads/…``) checked
+    out (the main one or a linked ``git worktree``); None if none. Apply, and every step that moves
+    a sync branch, refuses such a branch: moving it would change that checkout under the person."""
+    return _checked_out_elsewhere(pygit2.Repository(str(git_dir)), ref)
 
 
 def _head_ref(head: Path) -> str | None:
@@ -601,6 +636,31 @@ def conflict_tree(repo: pygit2.Repository, idx: pygit2.Index, commit: pygit2.Com
     return _write_index(repo, idx), tuple(files)
 
 
+def _both_changed(anc, ours, theirs) -> list[str]:
+    """The paths the pick (``anc`` → ``theirs``) changes that ``ours`` changed too (where git may
+    run a merge driver)."""
+    paths = _changed_paths(anc, theirs)
+    return [p for p, a, o in zip(paths, entries_at(anc, paths), entries_at(ours, paths))
+            if a is not None and o is not None and a != o]
+
+
+def _changed_paths(ancestor, theirs) -> list[str]:
+    """Old and new paths of the diff ``ancestor`` → ``theirs`` (no rename detection), sorted."""
+    return sorted({p for d in ancestor.diff_to_tree(theirs).deltas for p in (d.old_file.path, d.new_file.path)})
+
+
+def _stops_tree(repo: pygit2.Repository, idx: pygit2.Index, ours, anc, stops: list[str]):
+    """The conflict tree where git cannot say (a root commit, objects it lacks) of a pick libgit2
+    merged but git stops on at ``stops`` (:func:`bot.config.attributes.git_stops`): libgit2's
+    merge with the fork's file kept at each of them, as git's binary driver keeps it."""
+    files = []
+    for p in stops:
+        e = ours[p]
+        idx.add(pygit2.IndexEntry(p, e.id, e.filemode))
+        files.append(ConflictFile(p, "add/add" if not _in_tree(anc, p) else "binary"))
+    return _clean_tree(repo, idx, ours), tuple(files)
+
+
 def _git_kind(stages: set[int], types: set[str]) -> str:
     """A conflicted path's kind from the stages git left and its message types."""
     if any("binary" in t for t in types):
@@ -614,7 +674,8 @@ def _git_kind(stages: set[int], types: set[str]) -> str:
 
 
 def git_merge_tree(repo: pygit2.Repository, commit: pygit2.Commit, ours, *, flush=None,
-                   detect_renames: bool = True, rename_limit: int = DEFAULT_RENAME_LIMIT) -> tuple | None:
+                   detect_renames: bool = True, rename_limit: int = DEFAULT_RENAME_LIMIT,
+                   attrs: TreeAttributes | None = None) -> tuple | None:
     """``git cherry-pick``'s merge of ``commit`` onto tree ``ours`` done by git itself (ort: its
     rename handling and histogram content merges), without a checkout: ``git -c
     merge.conflictStyle=diff3 merge-tree --write-tree -z A <commit>`` where ``A`` is an unreferenced
@@ -628,7 +689,12 @@ def git_merge_tree(repo: pygit2.Repository, commit: pygit2.Commit, ours, *, flus
     own merges detect none: ``merge.renames=false``, so git then reads no blob for rename detection
     either, as when it was dropped for a blob the clone lacks); a fourth element says, in git's
     words, why rename detection was skipped ("" when it was not). A file renamed on one side names
-    its old path (``ConflictFile.old_path``: the ancestor's path of the blob git used as the base)."""
+    its old path (``ConflictFile.old_path``: the ancestor's path of the blob git used as the base).
+    git reads no ``.gitattributes`` in a git dir (git 2.42's ``--attr-source`` aside): the
+    ``merge`` attribute ours' tree gives each file both sides changed (``attrs``: the reader, whose
+    memo serves a unit) is handed to it as ``core.attributesFile`` (in place of the user's global
+    file, whose ``merge`` lines the reader took in), so a file the fork marks ``merge=binary`` /
+    ``-merge`` / ``binary`` conflicts as in a work tree of the fork."""
     if not commit.parent_ids:
         return None
     parent = str(commit.parent_ids[0])
@@ -637,8 +703,18 @@ def git_merge_tree(repo: pygit2.Repository, commit: pygit2.Commit, ours, *, flus
     if flush is not None:
         flush()             # objects held in memory (bot.config.objects) must be on disk for git
     rename_args = renames.git_config_args(rename_limit) if detect_renames else ["-c", "merge.renames=false"]
-    p = subprocess.run(["git", *NO_LAZY_FETCH, *rename_args, "-c", "merge.conflictStyle=diff3", "merge-tree",
-                        "--write-tree", "-z", a, str(commit.id)], cwd=repo.path, env=_env(), capture_output=True)
+    try:
+        anc = repo[parent].peel(pygit2.Commit).tree
+        attrs = attrs or TreeAttributes(repo)
+        lines = git_attributes_file({p: attrs.merge(ours, p, a) for p in _both_changed(anc, ours, commit.tree)})
+    except (KeyError, ValueError, pygit2.GitError):
+        lines = ""
+    with tempfile.NamedTemporaryFile("w", prefix="forksync-attributes-", encoding="utf-8") as af:
+        af.write(lines)
+        af.flush()
+        p = subprocess.run(["git", *NO_LAZY_FETCH, *rename_args, "-c", "merge.conflictStyle=diff3",
+                            "-c", f"core.attributesFile={af.name}", "merge-tree", "--write-tree", "-z", a,
+                            str(commit.id)], cwd=repo.path, env=_env(), capture_output=True)
     if p.returncode not in (0, 1):
         return None
     skipped = "; ".join(ln.removeprefix("warning: ").strip() for ln in p.stderr.decode(errors="replace").splitlines()
@@ -660,7 +736,9 @@ def git_merge_tree(repo: pygit2.Repository, commit: pygit2.Commit, ours, *, flus
     old_paths = _old_paths(repo, repo[parent].peel(pygit2.Commit).tree, base_blob)
     i += 1
     types: dict[str, set[str]] = {}
-    while i < len(fields) and fields[i]:
+    # each message is `<count of paths> <paths…> <type> <text>`; after them git may print advice
+    # with no count (a submodule conflict's "Recursive merging with submodules …"), not a message
+    while i < len(fields) and fields[i].isdigit():
         n = int(fields[i])
         kind = fields[i + 1 + n].decode()
         for raw in fields[i + 1:i + 1 + n]:
@@ -778,6 +856,7 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
             raise ApplyError(f"{branch} moved while apply fetched upstream commits; apply again")
 
     merger = _Merger(repo, rename_detection, rename_limit)
+    attrs = TreeAttributes(repo)
     skipped = ""
     now = int(time.time()) if when is None else int(when)
     signer = pygit2.Signature(committer[0], committer[1], now, 0)
@@ -795,9 +874,13 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
         except (KeyError, ValueError, pygit2.GitError) as e:
             conflict, error = sha, _cannot_merge(repo, up, ours, e)
             break
-        if idx.conflicts is not None:
+        # libgit2 merges what git stops on: a file the fork's .gitattributes marks binary / -merge
+        # (no attributes are read in a git dir or a bare mirror), an add/add of one blob in two modes
+        stops = git_stops(repo, anc, ours, up.tree, _changed_paths(anc, up.tree), attrs, head) \
+            if idx.conflicts is None else []
+        if idx.conflicts is not None or stops:
             by_git = git_merge_tree(repo, up, ours, flush=mem.flush, detect_renames=bool(merger.flags),
-                                    rename_limit=rename_limit)
+                                    rename_limit=rename_limit, attrs=attrs)
             skipped = (by_git[3] if by_git is not None else "") or merger.skipped(up, ours)
             if by_git is not None and by_git[0] == "clean":
                 # libgit2's Myers merge conflicts where git's histogram merge does not: the pick
@@ -808,8 +891,10 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
                 conflict = sha
                 if by_git is not None:
                     tree, conflicts = pygit2.Oid(hex=by_git[1]), by_git[2]
-                else:
+                elif idx.conflicts is not None:
                     tree, conflicts = conflict_tree(repo, idx, up, anc, renames=bool(merger.flags))
+                else:
+                    tree, conflicts = _stops_tree(repo, idx, ours, anc, stops)
         if conflict is not None:
             if on_conflict == "commit":
                 msg = render_conflict_message(commits[sha], conflicts, unit_id=unit.id)
@@ -912,7 +997,9 @@ def _ensure_objects(repo: pygit2.Repository, git_dir: str, upstream_git_dir, sha
     if upstream_git_dir is None:
         raise ApplyError(f"upstream commit {lacking[0]} is not in the fork repository {git_dir}; "
                          "give the upstream repository (--upstream) so apply can fetch it")
-    p = _git(git_dir, "-c", "uploadpack.allowAnySHA1InWant=true", "fetch", "-q", "--no-tags",
+    # --no-write-fetch-head: FETCH_HEAD is the person's (what their last `git fetch` got, which
+    # `git merge FETCH_HEAD` reads next), never forksync's
+    p = _git(git_dir, "-c", "uploadpack.allowAnySHA1InWant=true", "fetch", "-q", "--no-tags", "--no-write-fetch-head",
              str(Path(upstream_git_dir).resolve()), *lacking, env=_env(), check=False)
     fresh = pygit2.Repository(git_dir)
     still = [s for s in lacking if _resolve(fresh, s) is None]

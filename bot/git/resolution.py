@@ -188,6 +188,46 @@ def find_stop(repo_path: str, base: str, head: str, *, committer_email: str = CO
     return None
 
 
+@dataclass(frozen=True)
+class AmendedConflict:
+    """A commit of a branch that carries ``Forksync-Conflict: <upstream sha>`` but that forksync
+    did not commit: a person's ``git commit --amend`` of the conflict commit (or a cherry-pick of
+    one), which :func:`find_stop` never takes as a conflict commit and apply still reports as the
+    chain's open conflict. ``committer``: ``Name <e-mail>``; ``original``: the conflict commit
+    forksync wrote in its place, from the branch's reflog (None where the reflog holds none)."""
+
+    commit: str
+    upstream_sha: str
+    committer: str
+    original: str | None
+
+
+def find_amended(repo_path: str, base: str, head: str, ref: str, *,
+                 committer_email: str = COMMITTER[1]) -> AmendedConflict | None:
+    """The first commit of ``base..head`` (first parents) with the ``Forksync-Conflict:`` trailer
+    and another committer than forksync, or None; its original looked up in ``ref``'s reflog (a
+    commit forksync committed with the same trailer and the same parent). Raises ValueError for an
+    unknown revision."""
+    repo = pygit2.Repository(repo_path)
+    for c in _linear(repo, base, head):
+        m = CONFLICT_TRAILER.search(c.message)
+        if not m or c.committer.email.lower() == committer_email.lower():
+            continue
+        original = None
+        try:
+            for entry in repo.references[ref].log():
+                o = repo.get(entry.oid_new)
+                if (isinstance(o, pygit2.Commit) and o.id != c.id and o.parent_ids[:1] == c.parent_ids[:1]
+                        and o.committer.email.lower() == committer_email.lower()
+                        and (mo := CONFLICT_TRAILER.search(o.message)) and mo.group(1).lower() == m.group(1).lower()):
+                    original = str(o.id)
+                    break
+        except (KeyError, ValueError, pygit2.GitError):
+            pass
+        return AmendedConflict(str(c.id), m.group(1).lower(), person(c.committer), original)
+    return None
+
+
 def _changed(repo: pygit2.Repository, a: pygit2.Tree, b: pygit2.Tree) -> set[str]:
     out = set()
     for d in repo.diff(a, b, flags=0).deltas:
@@ -387,6 +427,6 @@ def keep_ref(unit_id: str, old_tip: str) -> str:
     return f"{RESOLUTIONS_NS}/{unit_id}/{old_tip[:12]}"
 
 
-__all__ = ["ConflictStop", "FileOutcome", "ResolutionCheck", "Fold", "find_stop", "check", "fold", "keep_ref",
+__all__ = ["ConflictStop", "AmendedConflict", "find_amended", "FileOutcome", "ResolutionCheck", "Fold", "find_stop", "check", "fold", "keep_ref",
            "reasons_in", "outcome", "CheckoutGaps", "checkout_gaps", "conflicted_paths", "CONFLICT_TRAILER", "RESOLUTIONS_NS",
            "TOOK_UPSTREAM", "KEPT_FORK", "BY_HAND", "DELETED"]

@@ -42,8 +42,9 @@ from pygit2.errors import check_error
 from pygit2.ffi import C, ffi
 
 from bot.config import renames
+from bot.config.attributes import NO_AUTO_MERGE, TreeAttributes, git_stops
 from bot.config.renames import DEFAULT_RENAME_LIMIT
-from bot.config.trees import TREE_MODE, edit_entries
+from bot.config.trees import TREE_MODE, edit_entries, entries_at
 from bot.model import CommitInfo
 from bot.plan import store as plan_store
 from bot.plan.partition import Prediction
@@ -52,7 +53,7 @@ from bot.store import Store
 
 #: bump when a prediction's meaning changes: stored answers of other versions are never read (the
 #: version is part of every key, :meth:`MergePredictor.key`)
-PREDICT_VERSION = 2
+PREDICT_VERSION = 3
 
 #: the stored outcome of a merge that failed *with* rename detection (a blob it had to read is
 #: missing): its detail is the reason rename detection was dropped (``MergePredictor.renames_off``)
@@ -195,22 +196,9 @@ def _entry_text(entry) -> str:
 
 def _entry_at(tree, path: str):
     """What ``tree`` holds at ``path``: ``(id, mode)``; else the first non-directory entry on the
-    way to it (``("blocked", prefix, id, mode)``: a file where a directory would be); else None."""
-    try:
-        e = tree[path]
-        return (e.id, e.filemode)
-    except KeyError:
-        pass
-    parts = path.split("/")
-    for k in range(1, len(parts)):
-        q = "/".join(parts[:k])
-        try:
-            e = tree[q]
-        except KeyError:
-            return None
-        if e.filemode != TREE_MODE:
-            return ("blocked", q, e.id, e.filemode)
-    return None
+    way to it (``("blocked", prefix, id, mode)``: a file where a directory would be); else None.
+    For many paths of one tree, :func:`bot.config.trees.entries_at` (each directory read once)."""
+    return entries_at(tree, (path,))[0]
 
 
 #: benchmarks set this to compare every :func:`path_merge` answer of a plan with libgit2's
@@ -250,7 +238,7 @@ def _file_merge(repo: pygit2.Repository, path: str, *entries) -> tuple[bool, byt
         C.git_merge_file_result_free(res)
 
 
-def path_merge(repo: pygit2.Repository, ancestor, ours, theirs, paths, attrs: dict | None = None) -> tuple | None:
+def path_merge(repo: pygit2.Repository, ancestor, ours, theirs, paths, attrs: TreeAttributes | None = None) -> tuple | None:
     """The 3-way merge of a pick *without rename detection*, decided path by path over ``paths``
     (the pick's changed paths: every other path keeps ours' entry) as libgit2's ``merge_trees``
     decides it, without building the whole merged index (which costs libgit2 about as much as the
@@ -258,20 +246,23 @@ def path_merge(repo: pygit2.Repository, ancestor, ours, theirs, paths, attrs: di
 
     Per path, with the entries ``(blob id, mode)`` of ``ancestor``, ``ours`` and ``theirs``:
     ours = ancestor → theirs' entry; ours = theirs (or theirs = ancestor) → ours'; modified on
-    one side and deleted on the other → a conflict; all three present with one mode → libgit2's
+    one side and deleted on the other → a conflict; added on both sides with one blob and two
+    modes → a conflict (git's; libgit2 takes a mode); all three present with one mode → libgit2's
     own file merge (:func:`_file_merge`, what ``merge_trees`` runs for a path both sides
     modified): a conflict, or the merged blob (written to ``repo`` once the pick is known to be
-    clean). Returns ``("conflict", sorted conflicted paths)`` or ``("merged", {path: (oid hex,
-    mode) | None})``.
+    clean), or a conflict where its ``merge`` attribute in ours' tree is ``binary`` / unset
+    (:data:`bot.config.attributes.NO_AUTO_MERGE`: git's binary driver, as ``git cherry-pick``
+    in a work tree of the fork has it). Returns ``("conflict", sorted conflicted paths)`` or
+    ``("merged", {path: (oid hex, mode) | None})``. Each directory of the three trees is read
+    once (:func:`bot.config.trees.entries_at`).
 
     None — leave the pick to ``merge_trees`` — for every other shape, where libgit2's rules are
-    more than these: a directory, symlink, submodule or blocking file at a path; an add/add; a
-    mode change on both sides; a file both sides modified whose ``merge`` attribute (the
-    repository's gitattributes: work tree, ``info/attributes``, global) names a driver other than
-    the text merge (``merge_trees`` runs ``union`` or ``binary`` there, the file merge never
-    reads attributes); a missing object (``merge_trees`` then raises or answers as before).
-    ``attrs``: a memo of that attribute by path, for calls while the attribute files stay as they are
-    (one plan).
+    more than these: a directory, symlink, submodule or blocking file at a path; an add/add of two
+    blobs; a mode change on both sides; a file both sides modified whose ``merge`` attribute (ours'
+    tree's ``.gitattributes``, ``info/attributes``, global; never a work tree) names another
+    driver than the text merge (``union``, a configured one); a missing object (``merge_trees``
+    then raises or answers as before). ``attrs``: the attribute reader, whose memo serves one
+    plan (None: a new one).
     Agreement with ``merge_trees``: the property test in tests/plan/test_path_merge.py,
     and every merge of the real Triton fork's plans in ``bench/bench_incremental.py
     --check-merges`` (cold as of 2026-04-15, a push, a landing, as of 04-16 and 04-17, and the
@@ -280,9 +271,9 @@ def path_merge(repo: pygit2.Repository, ancestor, ours, theirs, paths, attrs: di
     merged: dict = {}
     conflicts: list[str] = []
     both: list[tuple[str, tuple, tuple, tuple]] = []
+    paths = list(paths)
     try:
-        for p in paths:
-            a, o, t = _entry_at(ancestor, p), _entry_at(ours, p), _entry_at(theirs, p)
+        for p, a, o, t in zip(paths, entries_at(ancestor, paths), entries_at(ours, paths), entries_at(theirs, paths)):
             for e in (a, o, t):
                 if e is not None and (len(e) != 2 or e[1] not in FILE_MODES):
                     return None
@@ -292,10 +283,14 @@ def path_merge(repo: pygit2.Repository, ancestor, ours, theirs, paths, attrs: di
                 merged[p] = o
             elif a is not None and (o is None or t is None):
                 conflicts.append(p)              # modified on one side, deleted on the other
+            elif a is None and o is not None and t is not None and o[0] == t[0]:
+                conflicts.append(p)              # added on both sides, one blob, two modes: git stops
             elif a is None or not a[1] == o[1] == t[1]:
                 return None
-            elif (repo.get_attr(p, "merge") if attrs is None else _merge_attr(repo, p, attrs)) not in MERGE_TEXT:
-                return None                      # merge=union, -merge, binary, …: merge_trees' driver
+            elif (attr := (attrs or TreeAttributes(repo)).merge(ours, p)) in NO_AUTO_MERGE:
+                conflicts.append(p)              # git's binary driver: both sides changed it
+            elif attr not in MERGE_TEXT:
+                return None                      # merge=union, a configured driver: merge_trees' driver
             else:
                 both.append((p, a, o, t))
         texts: dict[str, tuple[bytes, int]] = {}
@@ -316,19 +311,14 @@ def path_merge(repo: pygit2.Repository, ancestor, ours, theirs, paths, attrs: di
     return ("merged", {p: None if e is None else (str(e[0]), int(e[1])) for p, e in merged.items()})
 
 
-def _merge_attr(repo: pygit2.Repository, path: str, memo: dict):
-    """``path``'s ``merge`` attribute in ``repo``, remembered in ``memo``."""
-    try:
-        return memo[path]
-    except KeyError:
-        got = memo[path] = repo.get_attr(path, "merge")
-        return got
-
-
-def _libgit2_answer(repo: pygit2.Repository, ancestor, ours, theirs, paths) -> tuple:
-    """:func:`path_merge`'s answer, from libgit2's ``merge_trees`` (no rename detection)."""
+def _libgit2_answer(repo: pygit2.Repository, ancestor, ours, theirs, paths, attrs: TreeAttributes | None = None) -> tuple:
+    """:func:`path_merge`'s answer, from libgit2's ``merge_trees`` (no rename detection) and the
+    paths git stops on where libgit2 merges (:func:`bot.config.attributes.git_stops`)."""
     idx = repo.merge_trees(ancestor, ours, theirs, flags=0)
-    return ("conflict", conflicted_paths(idx)) if idx.conflicts is not None else ("merged", _merged_entries(idx, paths))
+    if idx.conflicts is not None:
+        return ("conflict", conflicted_paths(idx))
+    stops = git_stops(repo, ancestor, ours, theirs, paths, attrs or TreeAttributes(repo))
+    return ("conflict", tuple(stops)) if stops else ("merged", _merged_entries(idx, paths))
 
 
 def _merged_prediction(tree: str, ours: str, merged: dict | None, detail: str) -> tuple[Prediction, dict | None]:
@@ -349,7 +339,9 @@ def merge_answer(repo: pygit2.Repository, commit_sha: str, ours: str) -> tuple:
     try:
         ancestor, theirs = _pick_trees(repo, commit_sha)
         changed = _changed_paths(ancestor, theirs)
-        got = path_merge(repo, ancestor, repo[ours], theirs, changed) or _libgit2_answer(repo, ancestor, repo[ours], theirs, changed)
+        attrs = TreeAttributes(repo)
+        got = (path_merge(repo, ancestor, repo[ours], theirs, changed, attrs)
+               or _libgit2_answer(repo, ancestor, repo[ours], theirs, changed, attrs))
         if got[0] == "conflict":
             return ("conflict", got[1], changed)
         merged = got[1]
@@ -399,7 +391,7 @@ class MergePredictor:
         self._hinted: dict[str, str] = {}      # commit sha -> the running tree it was last hinted on
         self._picks: list[tuple[str, frozenset[str]]] = []   # (running tree before, paths) per advance
         self._trees: dict[str, object] = {}
-        self._attrs: dict[str, object] = {}    # path -> its merge attribute (one plan: the attribute files stay)
+        self._attrs = TreeAttributes(repo)      # the merge attribute of paths in running trees
         self.helper_merges = 0   # predictions taken from the helper's merges
         self.merge_seconds = 0.0  # wall time of the merges computed here (benchmarks)
         self.merge_cpu = 0.0      # and their CPU time (this process)
@@ -537,15 +529,21 @@ class MergePredictor:
         landings (a new fork tip) alike. *With rename detection* the same holds for a
         **rename-blind** pick (:meth:`rename_blind`); otherwise the key is the whole running tree,
         ``t<version>:<ours tree>:<commit>:<flags>:<rename limit>``: libgit2 pairs deletions with
-        additions anywhere on either side (and skips inexact pairing above the limit)."""
+        additions anywhere on either side (and skips inexact pairing above the limit). A path key
+        also digests the ids of the ``.gitattributes`` files along the changed paths' directories
+        (a ``merge=binary`` there makes a clean merge a conflict)."""
         ch = self._change(sha)
         if ch is not None:
             t = self._tree(ours)
-            entries = [_entry_at(t, p) for p in ch[0]]
+            entries = entries_at(t, ch[0])
             if not self._renames_on() or _rename_blind(ch, entries):
                 h = hashlib.blake2b(digest_size=16)
                 for p, e in zip(ch[0], entries):
                     h.update(f"{p}\0{_entry_text(e)}\n".encode())
+                # the .gitattributes files a path's merge attribute is read from (a no-auto-merge
+                # attribute turns a merge into a conflict)
+                for d in sorted({p.rpartition("/")[0] for p in ch[0]}):
+                    h.update(f"{d}\0{' '.join(str(x) for x in self._attrs.attribute_files(t, d))}\n".encode())
                 return f"p{PREDICT_VERSION}:{sha}:{h.hexdigest()}"
         flags = self.flags if self._renames_on() else 0
         return f"t{PREDICT_VERSION}:{ours}:{sha}:{flags}:{self.rename_limit}"
@@ -563,7 +561,7 @@ class MergePredictor:
         if ch is None:
             return False
         t = self._tree(ours)
-        return _rename_blind(ch, [_entry_at(t, p) for p in ch[0]])
+        return _rename_blind(ch, entries_at(t, ch[0]))
 
     def _is_cached(self, sha: str, ours: str) -> bool:
         """Whether a prediction of ``sha`` on ``ours`` is known (memo or store) — without computing
@@ -662,9 +660,10 @@ class MergePredictor:
         made: list[str] = []
         if by_paths and merged:
             theirs, mine = self._pick(sha)[1], self._tree(ours)
-            for p, e in merged.items():
-                if e is not None and all(t is None or len(t) != 2 or str(t[0]) != e[0]
-                                         for t in (_entry_at(theirs, p), _entry_at(mine, p))):
+            ps = list(merged)
+            for p, th, mi in zip(ps, entries_at(theirs, ps), entries_at(mine, ps)):
+                e = merged[p]
+                if e is not None and all(t is None or len(t) != 2 or str(t[0]) != e[0] for t in (th, mi)):
                     made.append(e[0])         # neither side's blob: a content merge wrote it
         self._pending.append({
             "key": key, "commit": sha, "outcome": pred.outcome, "conflicts": json.dumps(list(pred.conflicts)),
@@ -687,7 +686,9 @@ class MergePredictor:
         repo = self.repo
         if base != ours:
             a, b = self._tree(base), self._tree(ours)
-            if any(_entry_at(a, p) != _entry_at(b, p) for p in changed):
+            if entries_at(a, changed) != entries_at(b, changed) or any(
+                    self._attrs.attribute_files(a, d) != self._attrs.attribute_files(b, d)
+                    for d in {p.rpartition("/")[0] for p in changed}):
                 return None
         detail = self._renames_detail()
         if kind == "conflict":
@@ -751,9 +752,13 @@ class MergePredictor:
             if flags & FIND_RENAMES and not detail and not self.rename_blind(commit.sha, ours):
                 detail = renames.skipped_by_limit(repo, ancestor, ours_tree, theirs, self.rename_limit)
             return Prediction("conflict", conflicted_paths(idx), detail=detail), None
+        paths = self.changed_paths(commit.sha)
+        stops = git_stops(repo, ancestor, ours_tree, theirs, paths if paths is not None else _changed_paths(ancestor, theirs),
+                          self._attrs)
+        if stops:              # libgit2 merged what git stops on (a no-auto-merge attribute, an add/add of modes)
+            return Prediction("conflict", tuple(stops), detail=detail), None
         tree = merged = None
         if not flags & FIND_RENAMES:
-            paths = self.changed_paths(commit.sha)
             if paths is not None:
                 merged = _merged_entries(idx, paths)
                 tree = _apply(repo, ours_tree, merged)
@@ -769,7 +774,7 @@ class MergePredictor:
         paths = self.changed_paths(sha)
         got = None if paths is None else path_merge(self.repo, ancestor, ours_tree, theirs, paths, self._attrs)
         if CHECK_PATH_MERGE and got is not None:
-            lib = _libgit2_answer(self.repo, ancestor, ours_tree, theirs, paths)
+            lib = _libgit2_answer(self.repo, ancestor, ours_tree, theirs, paths, self._attrs)
             if lib != got:
                 raise AssertionError(f"path_merge differs from merge_trees for {sha} on {ours_tree.id}: {got} != {lib}")
             self.path_merges_checked += 1

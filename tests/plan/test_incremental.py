@@ -25,7 +25,7 @@ from bot.config.forksync import Area
 from bot.git import repo as gitio
 from bot.model import Disposition
 from bot.plan.planner import plan_state
-from bot.plan.predict import MergePredictor, conflicted_paths, scratch_repo
+from bot.plan.predict import PREDICT_VERSION, MergePredictor, conflicted_paths, scratch_repo
 from bot.store import Store
 
 FILES = ("lib/a.cpp", "lib/b.cpp", "lib/ws/c.cpp", "python/m.py", "docs/x.md")
@@ -289,9 +289,9 @@ def test_keys_hold_the_rename_limit_and_version_where_renames_are_detected(tmp_p
     on = MergePredictor(repo, w.fork_tip, rename_detection=True, rename_limit=7000)
     low = MergePredictor(repo, w.fork_tip, rename_detection=True, rename_limit=10)
     off = MergePredictor(repo, w.fork_tip, rename_detection=False, rename_limit=10)
-    assert on.key(sha, tree) == f"t2:{tree}:{sha}:1:7000"
-    assert low.key(sha, tree) == f"t2:{tree}:{sha}:1:10"
-    assert off.key(sha, tree).startswith(f"p2:{sha}:")
+    assert on.key(sha, tree) == f"t{PREDICT_VERSION}:{tree}:{sha}:1:7000"
+    assert low.key(sha, tree) == f"t{PREDICT_VERSION}:{tree}:{sha}:1:10"
+    assert off.key(sha, tree).startswith(f"p{PREDICT_VERSION}:{sha}:")
     # without rename detection the limit is never read: the same key whatever it is
     assert off.key(sha, tree) == MergePredictor(repo, w.fork_tip, rename_detection=False).key(sha, tree)
     assert not on.rename_blind(sha, tree) and on.rename_blind(blind, tree)
@@ -299,7 +299,7 @@ def test_keys_hold_the_rename_limit_and_version_where_renames_are_detected(tmp_p
     # the fork renamed lib/a.cpp: upstream's change to it is no longer rename-blind
     w.fork_commit([("lib/a.cpp", 0, "MV")])
     moved_tree = str(repo[w.fork_tip].peel(pygit2.Commit).tree_id)
-    assert not on.rename_blind(blind, moved_tree) and on.key(blind, moved_tree).startswith("t2:")
+    assert not on.rename_blind(blind, moved_tree) and on.key(blind, moved_tree).startswith(f"t{PREDICT_VERSION}:")
     low.predict(gitio.commit_info(w.repo, sha))
     assert low.renames_off is None and low.merges == 1
     store_pred = MergePredictor(repo, w.fork_tip, rename_detection=True, rename_limit=7000, store=w.store)

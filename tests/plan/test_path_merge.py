@@ -175,27 +175,30 @@ def test_a_nul_byte_past_the_first_8_kb_and_latin_1_text_merge_byte_for_byte(tmp
     assert repo[got[1]["a.txt"][0]].data == b"ours\n" + body + b"theirs\n"
 
 
-@pytest.mark.parametrize("where", ["info/attributes", "work tree .gitattributes"])
+@pytest.mark.parametrize("where", ["info/attributes", "the tree's .gitattributes"])
 @pytest.mark.parametrize("attr", ["merge=union", "-merge", "binary", "merge=text", "merge"])
 def test_a_merge_attribute_of_the_repository_is_honoured_as_merge_trees_honours_it(tmp_path, where, attr):
-    """``merge_trees`` picks a file's merge driver from the repository's gitattributes (its work
-    tree, ``info/attributes``, the global file): ``merge=union`` merges the same-line edits
-    cleanly, ``-merge`` / ``binary`` make the far-apart edits conflict. The file merge reads no
-    attributes, so such a file leaves the pick to ``merge_trees``; ``merge`` / ``merge=text`` is
-    the text merge, decided path by path."""
+    """``merge_trees`` picks a file's merge driver from the repository's gitattributes
+    (``info/attributes``, the global file, a work tree): ``merge=union`` merges the same-line
+    edits cleanly, ``-merge`` / ``binary`` make the far-apart edits conflict. The file merge reads
+    no attributes: a ``merge=union`` file leaves the pick to ``merge_trees``; ``-merge`` /
+    ``binary`` (git's binary driver) is a conflict, decided path by path, and so is ``merge`` /
+    ``merge=text`` the text merge. The attributes of ours' tree count (as in a work tree checked
+    out at the fork tip: here the work tree holds the same file, so ``merge_trees`` reads it too)."""
     bare = where == "info/attributes"
     repo = pygit2.init_repository(str(tmp_path / "r"), bare=bare)
     attributes = Path(repo.path) / "info" / "attributes" if bare else Path(repo.workdir) / ".gitattributes"
     attributes.parent.mkdir(exist_ok=True)
     attributes.write_text(f"*.txt {attr}\n")
+    committed = {} if bare else {".gitattributes": (("raw", f"*.txt {attr}\n".encode()), 0o100644)}
     m = 0o100644
-    a = tree_of(repo, {"a.txt": (("text", ()), m)}, False)
-    o = tree_of(repo, {"a.txt": (("text", ((3, "x"),)), m)}, False)
+    a = tree_of(repo, {"a.txt": (("text", ()), m), **committed}, False)
+    o = tree_of(repo, {"a.txt": (("text", ((3, "x"),)), m), **committed}, False)
     for edit in (((3, "y"),), ((10, "y"),)):               # the same line, far apart
-        t = tree_of(repo, {"a.txt": (("text", edit), m)}, False)
+        t = tree_of(repo, {"a.txt": (("text", edit), m), **committed}, False)
         paths = _changed_paths(a, t)
         got = path_merge(repo, a, o, t, paths)
-        assert got == libgit2(repo, a, o, t, paths)[0] if attr in ("merge", "merge=text") else got is None
+        assert got == libgit2(repo, a, o, t, paths)[0] if attr != "merge=union" else got is None
     want = {"merge=union": "merged", "-merge": "conflict", "binary": "conflict"}.get(attr)
     if want:            # the attribute is read: the far-apart edits are not the text merge's answer
         assert libgit2(repo, a, o, t, paths)[0][0] == want

@@ -1,0 +1,101 @@
+"""``forksync resolve`` on a chain stopped at a conflict, as people really finish one: looking at
+the branch in their own clone meanwhile, or committing their resolution in the worktree instead
+of leaving it staged."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bot.cli.main import main
+from bot.demo.repobuilder import run_git
+from tests.support.plan_repos import build_pair
+
+OPS = "lib/Dialect/Ops.cpp"
+
+
+def resolve_markers(path, replacement: str) -> None:
+    text = path.read_text()
+    path.write_text(re.sub(r"<<<<<<< fork\n.*?>>>>>>> [^\n]*\n", replacement, text, flags=re.S))
+
+
+@pytest.fixture
+def stopped(tmp_path, monkeypatch, capsys):
+    pair = build_pair(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    g = ["--fork", str(pair.fork.path), "--upstream", str(pair.up.path)]
+    unit = f"chain-{pair.u['u2'][:12]}"
+    assert main(["apply", unit, *g]) == 1            # stops at its first pick, with a conflict commit
+    capsys.readouterr()
+    return pair, g, unit
+
+
+def test_continue_never_moves_the_branch_checked_out_in_the_persons_clone(stopped, tmp_path, capsys):
+    """The person looks at the stopped chain in their own clone (`git checkout
+    forksync/chain-…`), resolves in forksync's worktree and runs `--continue`. What they see: the
+    fold moves the branch under their checkout — `git status` in their clone now shows the
+    conflict markers staged as a change against the folded pick (a `git commit -a` puts them
+    back) — and only then apply refuses the checked-out branch (exit 2). What they should see:
+    `--continue` refuses up front, as `forksync apply` does ("checked out in …"), and nothing
+    moves (bot/cli/resolve.py _continue)."""
+    pair, g, unit = stopped
+    tip = run_git(pair.fork.path, "rev-parse", f"forksync/{unit}").strip()
+    run_git(pair.fork.path, "checkout", "-q", f"forksync/{unit}")
+    assert main(["resolve", unit, *g]) == 0
+    resolve_markers(tmp_path / ".forksync-resolve" / unit / OPS, "  return r + 1 + 0 /* fork */;\n")
+    capsys.readouterr()
+    rc = main(["resolve", unit, "--continue", *g])
+    err = capsys.readouterr().err
+    assert run_git(pair.fork.path, "status", "--porcelain").strip() == ""      # the person's checkout untouched
+    assert run_git(pair.fork.path, "rev-parse", f"forksync/{unit}").strip() == tip
+    assert rc == 2 and "checked out in" in err
+
+
+def test_a_resolution_committed_in_the_worktree_is_kept_with_its_reason(stopped, tmp_path, capsys):
+    """The person commits their resolution in the worktree (`git commit -a`) with the File /
+    Reason lines the docs ask for, then runs `--continue`. What they see: the fold is made from a
+    commit forksync writes in its place ("Resolve the conflicts of upstream …"), so the folded
+    pick says "Reason: resolved by … in <forksync's sha>" instead of theirs, and their own commit
+    is kept nowhere (the worktree and its reflog are removed). What they should see: their
+    commit used as the resolution commit (its Reason in the Conflict Resolution block) and kept
+    under refs/forksync/resolutions/<unit>/, as `--abort` keeps commits made in the worktree."""
+    pair, g, unit = stopped
+    assert main(["resolve", unit, *g]) == 0
+    wt = tmp_path / ".forksync-resolve" / unit
+    resolve_markers(wt / OPS, "  return r + 1 + 0 /* fork */;\n")
+    run_git(wt, "-c", "user.name=Res Olver", "-c", "user.email=res@fork.example", "commit", "-q", "-a", "-m",
+            "Resolve foldMul\n\nFile: lib/Dialect/Ops.cpp\nReason: keep the fork's tuning on top of the overflow fix\n")
+    mine = run_git(wt, "rev-parse", "HEAD").strip()
+    capsys.readouterr()
+    assert main(["resolve", unit, "--continue", *g]) == 1          # folded, then stopped again at u4
+    out = capsys.readouterr().out
+    assert "Reason: keep the fork's tuning on top of the overflow fix" in out
+    body = run_git(pair.fork.path, "log", "-1", "--format=%B", f"forksync/{unit}~1")
+    assert "keep the fork's tuning on top of the overflow fix" in body
+    kept = run_git(pair.fork.path, "for-each-ref", "--contains", mine, "--format=%(refname)", "refs/forksync/").split()
+    assert kept, "the person's resolution commit is referenced nowhere after --continue"
+
+
+def test_a_conflict_commit_the_person_amended_gets_one_answer_not_two_contradicting_ones(stopped, capsys):
+    """The person resolves the conflict by fixing the file and `git commit --amend`ing the
+    conflict commit (keeping its message, so its `Forksync-Conflict:` trailer). What they see:
+    `forksync apply` says the chain is stopped at "conflict commit <amended sha> … (diff3
+    markers)" and to finish it with `forksync resolve`; `forksync resolve` says the branch "has no
+    conflict to resolve … every commit on it is a pick" and to run `forksync apply` — each sends
+    them to the other, and neither says the commit is theirs (an amended conflict commit, never
+    folded) nor what to do with it. What they should see: `resolve` names their amended commit
+    and how to go on, never that every commit is a pick (bot/cli/resolve.py cmd_resolve,
+    bot/git/resolution.py find_stop vs bot/git/apply.py _read_branch)."""
+    pair, g, unit = stopped
+    run_git(pair.fork.path, "checkout", "-q", f"forksync/{unit}")
+    resolve_markers(pair.fork.path / OPS, "  return r + 1 + 0 /* fork */;\n")
+    run_git(pair.fork.path, "commit", "-q", "-a", "--amend", "--no-edit")
+    amended = run_git(pair.fork.path, "rev-parse", "HEAD").strip()
+    run_git(pair.fork.path, "checkout", "-q", "main")
+    assert main(["apply", unit, *g]) == 1
+    out = capsys.readouterr().out
+    assert f"conflict commit {amended[:12]}" in out and f"forksync resolve {unit}" in out
+    main(["resolve", unit, *g])
+    err = capsys.readouterr().err
+    assert "every commit on it is a pick" not in err
+    assert amended[:12] in err
