@@ -9,6 +9,7 @@ commit not found; nothing ran, no result written)."""
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -72,7 +73,18 @@ def merge_main(args) -> int:
             print(f"gpu_runner: {path}: shard {r.shard}, but suite {suite.name!r} has shards: {suite.shards}", file=sys.stderr)
             return 2
         shards[i] = r
-    result = merge_suite(shards, suite, args.commit, args.platform, args.backend)
+    commit = args.commit
+    if not re.fullmatch(r"[0-9a-fA-F]{40}", commit):
+        # the run prints the commit as 12 hex digits (what a person copies): an abbreviation of
+        # the one commit every shard ran is that commit; anything else names none of them
+        ran = {r.commit for r in shards.values() if r is not None}
+        if len(ran) == 1 and re.fullmatch(r"[0-9a-fA-F]{4,39}", commit) and next(iter(ran)).lower().startswith(commit.lower()):
+            commit = next(iter(ran))
+        else:
+            print(f"gpu_runner: --commit {commit}: give the full 40-hex sha of the commit the shards ran "
+                  f"(they name {', '.join(sorted(c[:12] for c in ran)) or 'none'})", file=sys.stderr)
+            return 2
+    result = merge_suite(shards, suite, commit, args.platform, args.backend)
     Path(args.out).write_text(result.to_json())
     return report(result, args.out)
 

@@ -104,17 +104,22 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     from bot.cli.main import config_from_args  # lazy: main imports this module
     from bot.git import repo as gitio  # lazy: git loads for this command only
 
-    has_config = getattr(args, "config", None) is not None or os.path.isfile("forksync.yml")
+    config_file = getattr(args, "config", None) or ("forksync.yml" if os.path.isfile("forksync.yml") else None)
+    # a fork named by --fork/--upstream alone is computed like one named in a configuration file
+    has_config = config_file is not None or bool(getattr(args, "fork", None) or getattr(args, "upstream", None))
     cfg = config_from_args(args) if has_config else None
     db = args.db or os.environ.get("FORKSYNC_DB") or (str(Path(cfg.cache_dir) / "forksync.sqlite") if cfg else "forksync.db")
     if not has_config and not Path(db).exists():
         raise UserError(f"no database at {db}: pass --db (e.g. DIR/forksync.db after `forksync demo --dir DIR`) "
                         "or --config to compute a fork's state")
+    if cfg is not None and not (args.db or os.environ.get("FORKSYNC_DB")):
+        from bot.sync.ingest import usable_cache_dir  # lazy: as above
+        usable_cache_dir(cfg)       # the fork's cache folder holds the store: made as `status` makes it
     store = open_store(db)
     if cfg is not None and (cfg.fork.url or cfg.upstream.url):
         # names (for the pages' GitHub links) from the configuration file; --fork/--upstream may
         # point the repositories at local copies
-        named = load_config(getattr(args, "config", None) or "forksync.yml")
+        named = load_config(config_file) if config_file else cfg
         up = github_name(named.upstream.url) or github_name(cfg.upstream.url)
         try:
             refresh(store, cfg, fork_name(named if github_name(named.fork.url) else cfg), backfill_days=args.backfill_days,

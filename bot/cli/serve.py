@@ -33,6 +33,8 @@ from the model (:func:`settings_table`; a test keeps it current):
 | — | `FORKSYNC_APP_SLUG` | — | the App's slug (github.com/apps/<slug>) |
 | — | `FORKSYNC_EXPECT_WORKER` | `False` | `/healthz` waits for a worker running elsewhere on the same database (compose) |
 | — | `FORKSYNC_RUNNER_BACKEND` | — | where suites run: `local` (when empty) or `github-actions` (self-hosted GPU runners; docs/gpu-runners.md) |
+| — | `FORKSYNC_REPOSITORY` | — | `owner/name` of the forksync the GPU workflow installs (empty: forksync/forksync) |
+| — | `FORKSYNC_REVISION` | — | the forksync commit the GPU workflow installs (empty: the image's, else this checkout's HEAD) |
 | `--settings FILE` | `FORKSYNC_SETTINGS_FILE` | `./forksync.env` when it exists | the settings file (dotenv) |
 
 Secrets are never logged: :meth:`ServeSettings.redacted` is what gets printed.
@@ -65,6 +67,7 @@ from pydantic_settings.sources.utils import parse_env_vars
 from bot.agents.redact import register_secrets, scrub
 from bot.app import queue as q
 from bot.config.forksync import UserError
+from bot.config.suites import RUNNER_BACKENDS as BACKENDS
 from bot.store import Store
 
 log = logging.getLogger(__name__)
@@ -117,6 +120,16 @@ class ServeSettings(BaseSettings):
     expect_worker: bool = _setting(False, "`/healthz` waits for a worker running elsewhere on the same database (compose)", web=True)
     runner_backend: str = _setting("", "where suites run: `local` (when empty) or `github-actions` (self-hosted GPU runners; "
                                        "docs/gpu-runners.md)")
+    repository: str = _setting("", "`owner/name` of the forksync the GPU workflow installs (empty: forksync/forksync)")
+    revision: str = _setting("", "the forksync commit the GPU workflow installs (empty: the image's, else this "
+                                 "checkout's HEAD)")
+
+    @field_validator("runner_backend")
+    @classmethod
+    def _known_backend(cls, v: str) -> str:
+        if v and v not in BACKENDS:
+            raise ValueError(f"is not a runner backend; use one of {', '.join(BACKENDS)}")
+        return v
 
     @field_validator("git_url")
     @classmethod

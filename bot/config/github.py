@@ -10,7 +10,8 @@ Example::
       merge_method: rebase          # rebase | merge — never squash (one fork commit per upstream commit)
       status_issue_title: "forksync status"
       labels: {bundle: "forksync:bundle", chain: "forksync:chain", area_prefix: "area:"}
-      branch_prefix: forksync/      # fixed: the only value accepted (so is command_prefix: /forksync)
+      branch_prefix: forksync/      # fixed: the only value accepted (so are command_prefix: /forksync
+                                    # and config_path: .github/forksync.yml)
       max_open_sync_prs: 20         # further planned units wait (listed on the status issue), oldest opens first
 """
 from __future__ import annotations
@@ -70,6 +71,16 @@ class GitHubSettings(BaseModel):
         # another prefix would make the App's own branches look like a person's
         if v != "forksync/":
             raise ValueError("only 'forksync/' is supported: sync branches are always forksync/<unit>")
+        return v
+
+    @field_validator("config_path")
+    @classmethod
+    def _config_path(cls, v: str) -> str:
+        # the App reads the fork's configuration from one place (bot.github.fork_config); another
+        # value would only move where triage looks for its rules and which file the status issue
+        # tells people to edit — a file the App never reads
+        if v != ".github/forksync.yml":
+            raise ValueError("only '.github/forksync.yml' is supported: the App reads the fork's configuration there")
         return v
 
     @field_validator("command_prefix")

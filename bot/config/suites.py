@@ -37,6 +37,10 @@ def infra_error_match(text: str) -> str | None:
     hit = infra_match(text)
     return f"{hit[0]}: {hit[1]}" if hit else None
 
+#: where suites run (``FORKSYNC_RUNNER_BACKEND``): the bot's own machine, or GitHub Actions
+#: self-hosted GPU runners (docs/gpu-runners.md)
+RUNNER_BACKENDS = ("local", "github-actions")
+
 
 class ReportSpec(BaseModel):
     """Where a suite leaves its report and how to read it. ``path`` is relative to the checkout

@@ -49,6 +49,14 @@ def iso(t: float | int | None) -> str | None:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t)) if t else None
 
 
+def fork_github(fork: str, tail: str = "") -> str | None:
+    """The GitHub address of fork ``owner/name`` (``tail``: a path under it, e.g. ``commit/<sha>``);
+    None for a fork the CLI named after a local path (``local/<dir>``): it is on no GitHub."""
+    if not fork or fork.startswith("local/"):
+        return None
+    return f"https://github.com/{fork}" + (f"/{tail}" if tail else "")
+
+
 def github_of(upstream: str) -> str | None:
     """The GitHub web address of a repository named ``owner/name`` or by its https URL; None for a path."""
     if _REPO.match(upstream or ""):
@@ -88,7 +96,7 @@ def _status(store: Store, fork: str) -> SyncStatus | None:
 
 def _common(store: Store, fork: str, st: SyncStatus | None, now: float, policy: Policy, name: str) -> dict:
     upstream = st.upstream if st else next((r["upstream"] for r in sync_store.tracked_forks(store) if r["fork"] == fork), "")
-    return {"schema": f"{V}.{name}/1", "fork": fork, "github": f"https://github.com/{fork}", "upstream": upstream,
+    return {"schema": f"{V}.{name}/1", "fork": fork, "github": fork_github(fork), "upstream": upstream,
             "upstream_github": github_of(upstream),
             "upstream_as_of": iso(st.upstream_seen_at) if st else None,
             "upstream_as_of_unknown": (st.upstream_unknown or None) if st and not st.upstream_seen_at else None,
@@ -109,7 +117,7 @@ def forks(store: Store, now: float, policy: Policy, allowed: Callable[[str], boo
 
 
 def _pin(fork: str, sha: str) -> dict | None:
-    return {"sha": sha, "url": f"https://github.com/{fork}/commit/{sha}"} if sha else None
+    return {"sha": sha, "url": fork_github(fork, f"commit/{sha}")} if sha else None
 
 
 def overview(store: Store, fork: str, now: float, policy: Policy, queue_counts: dict[str, int] | None = None) -> dict:
@@ -180,7 +188,7 @@ def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
                 else "not opened" if pr_state == "missing" else _gate(suites))
         started = p.get("first_planned_at") or r.get("blocked_at") or None
         out.append({"id": uid, "kind": r.get("kind") or p.get("kind", ""), "pr": pr, "branch": r["branch"],
-                    "url": f"https://github.com/{fork}/pull/{pr}" if pr and pr_state != "missing" else None,
+                    "url": fork_github(fork, f"pull/{pr}") if pr and pr_state != "missing" else None,
                     "pr_state": pr_state, "state": _words(r, pr_state, gate), "gate": gate, "upstream": shas,
                     "depends_on": p.get("depends_on", []), "areas": p.get("areas", []),
                     "conflict_sha": r.get("conflict_sha") or None, "blocked": blocked, "suites": suites,
@@ -271,7 +279,7 @@ def _entry(r: dict, fork: str, up: str | None) -> dict:
     return {"index": r["idx"], "sha": r["sha"], "url": f"{up}/commit/{r['sha']}" if up else None, "pr": r["pr"],
             "pr_url": f"{up}/pull/{r['pr']}" if up and r["pr"] else None, "subject": r["subject"], "date": iso(r["time"]),
             "disposition": r["disposition"], "fork_commit": r["fork_commit"] or None,
-            "fork_commit_url": f"https://github.com/{fork}/commit/{r['fork_commit']}" if r["fork_commit"] else None,
+            "fork_commit_url": fork_github(fork, f"commit/{r['fork_commit']}") if r["fork_commit"] else None,
             "reason": r["reason"], "isolated": bool(r["isolated"]), "areas": [a for a in (r["areas"] or "").split(",") if a],
             "evidence": json.loads(r["evidence_json"] or "[]")}
 
@@ -400,7 +408,7 @@ def validation(store: Store, fork: str, now: float, policy: Policy, commits: int
     platforms = sorted({r["platform"] for r in rows})
     by_sha: dict[str, dict] = {}
     for r in rows:
-        c = by_sha.setdefault(r["sha"], {"sha": r["sha"], "url": f"https://github.com/{fork}/commit/{r['sha']}",
+        c = by_sha.setdefault(r["sha"], {"sha": r["sha"], "url": fork_github(fork, f"commit/{r['sha']}"),
                                          "pr": r["pr"] or None, "updated_at": r["updated_at"], "cells": {}})
         c["updated_at"] = max(c["updated_at"], r["updated_at"])
         c["cells"].setdefault(r["suite"], []).append({"platform": r["platform"], "state": _cell_state(r),
@@ -431,7 +439,7 @@ def validation(store: Store, fork: str, now: float, policy: Policy, commits: int
                                         "culprit_upstream": (sync_store.upstream_of_fork_commit(store, fork, g["culprit"])
                                                              if g["culprit"] else None),
                                         "status": g["status"], "issue": g["issue"] or None,
-                                        "issue_url": f"https://github.com/{fork}/issues/{g['issue']}" if g["issue"] else None,
+                                        "issue_url": fork_github(fork, f"issues/{g['issue']}") if g["issue"] else None,
                                         "backout_pr": g["backout_pr"] or None} for g in mine]})
     doc.update({"suites": suites, "platforms": platforms, "commits": out,
                 "trunk_red": trunk_red(validation_store.trunk_history(store, fork), now), "l2": series})
@@ -459,7 +467,7 @@ def _cause_rows(causes: list[dict], fork: str, ids: list[str]) -> dict[str, list
             "tests": sorted(c["tests"]), "platforms": sorted(c["platforms"]),
             "suspects": {"culprit": f.get("culprit") or None, "first_red": c.get("first_red") or None,
                          "last_green": c.get("last_green") or None},
-            "issue": issue, "issue_url": f"https://github.com/{fork}/issues/{issue}" if issue and fork else None})
+            "issue": issue, "issue_url": fork_github(fork, f"issues/{issue}") if issue and fork else None})
     return groups
 
 
@@ -503,7 +511,7 @@ def health(store: Store, now: float, policy: Policy, app_facts: dict, allowed: C
         if not allowed(f):
             continue
         st = sync_store.load_status(store, f)
-        forks_out.append({"fork": f, "github": f"https://github.com/{f}", "last_sync": iso(st.computed_at) if st else None,
+        forks_out.append({"fork": f, "github": fork_github(f), "last_sync": iso(st.computed_at) if st else None,
                           "upstream_as_of": iso(st.upstream_seen_at) if st else None,
                           "last_fetch_error": st.last_fetch_error if st else "",
                           "stale": stale_of(st, now, fork_policy(store, f, policy)),

@@ -24,13 +24,14 @@ import time
 import uuid
 from pathlib import Path
 
+from bot.config.suites import RUNNER_BACKENDS
 from gpu_runner.github_actions import Dispatch, Forksync, dispatch
 from gpu_runner.result import Environment, Reason, RunResult
 from gpu_runner.runner import SECRET_NAME
 from gpu_runner.shards import merge_suite
 
 ROOT = Path(__file__).resolve().parents[2]
-BACKENDS = ("local", "github-actions")
+BACKENDS = RUNNER_BACKENDS
 
 
 def backend_name(settings=None) -> str:
