@@ -157,6 +157,25 @@ class GitHubAPIError(gidgethub.HTTPException):
         super().__init__(cause.status_code, text, headers=cause.headers)
 
 
+def rate_limited(e: BaseException) -> bool:
+    """Pure: is ``e`` GitHub's rate limit rather than a refusal of the request itself — a 429, a
+    403 with ``x-ratelimit-remaining: 0`` or whose message names a rate limit (primary or
+    secondary), or gidgethub's ``RateLimitExceeded`` (also as the cause of a
+    :class:`GitHubAPIError`, which wraps whatever outlasted the client's waits)? A later attempt
+    passes on its own, so callers retry it and never record it as a refusal."""
+    for err in (e, e.__cause__):
+        if isinstance(err, gidgethub.RateLimitExceeded):
+            return True
+        if isinstance(err, gidgethub.HTTPException):
+            status = int(err.status_code)
+            if status == 429:
+                return True
+            if status == 403 and (_header(err.headers, "x-ratelimit-remaining") == "0"
+                                  or "rate limit" in str(getattr(err, "message", "") or _message(err)).lower()):
+                return True
+    return False
+
+
 def _strip_credentials(url: str) -> str:
     parts = urlsplit(url)
     if parts.username or parts.password:

@@ -17,6 +17,8 @@
   retried here: the caller re-validates (409) or the next event/tick re-checks (405). A 405 on a
   PR that is merged at ``head`` is the client's retry of a merge GitHub made but whose answer was
   lost (5xx): the PR is read again and the merge reported as made (``merged``), so the caller lands it.
+  A rate limit that outlasted the client's waits is no refusal either: returned as ``not merged``
+  text, so the next event or reconcile tick merges it.
 
 Returned texts start with ``merged``, ``already merged``, ``head moved``, ``base moved``, or ``not merged``.
 """
@@ -26,6 +28,7 @@ import asyncio
 
 import gidgethub
 
+from bot.github.client import rate_limited
 from bot.github.common import base_tip, split_repo
 
 
@@ -85,5 +88,8 @@ async def merge_pr(gh, full: str, number: int, head: str, method: str, *, base: 
             return f"not merged: GitHub answered 405 ({e}); the next event or tick re-checks"
         if code == 409:
             return f"head moved from {head[:12]} (GitHub answered 409): re-validating"
+        if rate_limited(e):
+            return (f"not merged: GitHub's rate limit is spent ({code} {getattr(e, 'message', '') or e}); "
+                    "the next event or tick retries")
         raise
     return f"merged `{head[:12]}` by {method} as `{(res or {}).get('sha', '')[:12]}`"

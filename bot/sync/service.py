@@ -43,7 +43,7 @@ from bot.git import apply as apply_mod
 from bot.git import notes, resolution
 from bot.git import repo as gitio
 from bot.git.markers import files_with_markers
-from bot.github.client import authenticated_remote
+from bot.github.client import authenticated_remote, rate_limited
 from bot.github.common import comment_once, render, split_repo
 from bot.github.fork_config import last_valid_config, load_fork_config
 from bot.model import CommitInfo, Disposition, Plan, PlanItem, Unit
@@ -483,9 +483,7 @@ class SyncService:
         except gidgethub.HTTPException as e:
             # GitHub refused this PR (403 a missing permission, 422 a validation): blocked, the
             # others go on; credentials, rate limits and 5xx are the delivery's to retry
-            if not 400 <= int(e.status_code) < 500 or int(e.status_code) in (401, 429) \
-                    or isinstance(e, gidgethub.RateLimitExceeded) \
-                    or "rate limit" in blocked_mod.github_words(e).lower():
+            if not 400 <= int(e.status_code) < 500 or int(e.status_code) == 401 or rate_limited(e):
                 raise
             return await self._block(ctx, full_name, cfg, unit, branch, sync_store.branch_row(ctx.store, full_name, branch),
                                      core, res, blocked_mod.classify(blocked_mod.github_words(e)), step="pr")
