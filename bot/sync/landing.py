@@ -3,7 +3,10 @@
 * Merged (``pull_request.closed`` with ``merged: true``): the ledger, pins and metrics are
   rebuilt from the fork's history (:meth:`bot.sync.service.SyncService.refresh`), the status
   issue is refreshed and the branch deleted. Bundles and chains may land in any order; the
-  ledger is rebuilt from git, so order does not matter.
+  ledger is rebuilt from git, so order does not matter. A branch a person pushed to after the
+  merge (its tip neither the merged head nor forksync's push) is left where it is.
+* Either way the PR is read again first: one a person reopened while the ``closed`` delivery
+  waited in the queue is left open, its branch and unit untouched.
 * Closed unmerged: the branch is deleted — when someone other than forksync pushed commits to it
   (its head is not the tip forksync last pushed), that head is first kept under
   ``refs/forksync/closed/<unit id>/<head sha12>`` on the fork, so a person's commits are never
@@ -177,6 +180,13 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
     if foreign:
         ctx.note(f"#{pr.get('number')}: {branch} is not forksync's sync branch ({foreign}); left alone")
         return
+    # the PR as it is now, not as the event saw it: a person may have reopened it while this
+    # delivery waited in the queue, and closing the unit then would delete the branch under the
+    # reopened PR (which closes it again)
+    pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full_name), "number": pr["number"]})
+    if pr.get("state") == "open":
+        ctx.note(f"#{pr['number']}: open again since it was closed; nothing landed or closed")
+        return
     if row.get("kind") == sync_store.BACKOUT:
         await backout_ended(ctx, full_name, pr, row)
         if pr.get("merged") and sync:
@@ -198,8 +208,14 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
                                render("landed_squashed.md.j2", merger=merger, landed=landed, head=pr["head"]["sha"],
                                       shas=lost, unit_id=row["unit_id"], number=pr["number"]))
             ctx.note(f"{row['unit_id']}: landed as {landed[:12]}, which names {len(lost)} of its upstream commits no more")
-        await retire_branch(ctx, full_name, branch, pr["number"], merged=True)
-        ctx.note(f"{row['unit_id']} merged")
+        # a person may have pushed to the branch after the merge (GitHub no longer moves a merged
+        # PR's head): a tip that is neither the merged head nor forksync's push is theirs, left where it is
+        head = await branch_tip(ctx.gh, full_name, branch)
+        if head and head not in {row.get("pushed_tip"), str(pr["head"]["sha"])}:
+            ctx.note(f"{row['unit_id']} merged; {branch} left: it holds commits forksync did not push ({head[:12]})")
+        else:
+            await retire_branch(ctx, full_name, branch, pr["number"], merged=True)
+            ctx.note(f"{row['unit_id']} merged")
         ctx.note(await sync.refresh(ctx, full_name, reason=f"{row['unit_id']} merged"))
         return
     closer = (sender or {}).get("login", "")
