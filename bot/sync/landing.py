@@ -32,7 +32,7 @@ from bot.github.fork_config import last_valid_config
 from bot.model import Disposition
 from bot.sync import prs as sync_prs
 from bot.sync import store as sync_store
-from bot.sync.service import SyncError
+from bot.sync.errors import SyncError
 
 DEFER_RE = re.compile(r"^\s*(defer|deferred)\b[:\s-]*", re.IGNORECASE)
 
@@ -158,7 +158,8 @@ async def _picks_lost(gh, full: str, pr: dict, shas: list[str], rules: Provenanc
     return unpicked(shas, [str((x.get("commit") or {}).get("message") or "") for x in cmp.get("commits") or []], rules)
 
 
-async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: str | None = None) -> None:
+async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: str | None = None,
+                    refresh: bool = True) -> None:
     """A sync PR merged or closed unmerged (see the module doc); ``sender`` is the event's
     ``sender`` object (read only for an unmerged close), ``fork_ref`` the configuration's
     ``fork.ref`` (the unit's base when its row records none: :func:`bot.sync.prs.unit_base`; read
@@ -170,7 +171,8 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
     re-plans the unit. An L2 back-out's branch is forksync's but no unit (``kind`` ``backout``):
     its row ends as a unit's does (:func:`backout_ended`), with nothing of a unit to land or close
     and no upstream commits to record a decision on; merged, the ledger is rebuilt on the trunk
-    that now holds its revert."""
+    that now holds its revert. ``refresh``: rebuild the ledger afterwards
+    (:meth:`bot.sync.service.SyncService.refresh`); off for a sync that computes it next anyway."""
     branch = pr["head"]["ref"]
     row = sync_store.branch_row(ctx.store, full_name, branch)
     if row is None:
@@ -189,7 +191,7 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
         return
     if row.get("kind") == sync_store.BACKOUT:
         await backout_ended(ctx, full_name, pr, row)
-        if pr.get("merged") and sync:
+        if pr.get("merged") and sync and refresh:
             # the revert is on trunk now: its Upstream-Reverted trailer changes the ledger
             ctx.note(await sync.refresh(ctx, full_name, reason=f"{row['unit_id']} merged"))
         return
@@ -216,7 +218,8 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
         else:
             await retire_branch(ctx, full_name, branch, pr["number"], merged=True)
             ctx.note(f"{row['unit_id']} merged")
-        ctx.note(await sync.refresh(ctx, full_name, reason=f"{row['unit_id']} merged"))
+        if refresh:
+            ctx.note(await sync.refresh(ctx, full_name, reason=f"{row['unit_id']} merged"))
         return
     closer = (sender or {}).get("login", "")
     reason = await closer_reason(ctx.gh, full_name, pr["number"], closer, sync.bot_login)
@@ -237,4 +240,5 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
                        render("closed_unmerged.md.j2", branch=branch, shas=shas, deleted=deleted,
                               disposition=disposition.value, reason=text, kept=kept, head=head))
     ctx.note(f"{row['unit_id']} closed unmerged: {disposition.value}")
-    ctx.note(await sync.refresh(ctx, full_name, reason=f"{row['unit_id']} closed"))
+    if refresh:
+        ctx.note(await sync.refresh(ctx, full_name, reason=f"{row['unit_id']} closed"))

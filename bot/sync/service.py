@@ -49,12 +49,13 @@ from bot.github.fork_config import last_valid_config, load_fork_config
 from bot.model import CommitInfo, Disposition, Plan, PlanItem, Unit
 from bot.plan.planner import plan_state
 from bot.sync import blocked as blocked_mod
+from bot.sync import landing, snapshots
 from bot.sync import prs as sync_prs
 from bot.sync import rules as rules_mod
-from bot.sync import snapshots
 from bot.sync import status as sync_status
 from bot.sync import store as sync_store
 from bot.sync.agents import on_chain_conflict
+from bot.sync.errors import SyncError
 from bot.sync.ingest import default_store, load_state
 from bot.sync.status_issue import render_status, upsert_status_issue
 
@@ -63,10 +64,6 @@ log = logging.getLogger(__name__)
 MAX_AGENT_ROUNDS = 25        # conflicts the agent may resolve in one publish before the chain waits for the next sync
 MAX_RULE_ROUNDS = 25         # fresh conflicts the rules may fold in one publish (a chain is capped at 25 picks)
 LOCK_POLL_S = 0.2            # how often a sync waiting for another worker's sync of the same fork looks again
-
-
-class SyncError(RuntimeError):
-    """A sync step failed; the message names the step and the fork (never a token)."""
 
 
 def _committed(core: "CoreResult", sha: str) -> float:
@@ -288,6 +285,7 @@ class SyncService:
             await self._save_blocked(ctx, full_name)
             return f"{full_name}: no upstream configured (.github/forksync.yml upstream.url)"
         started = self.now()
+        landed = await self.land_closed(ctx, full_name)
         sync_store.update_tracking(ctx.store, full_name, poll_interval_s=cfg.github.poll_interval_s,
                                    keep_days=cfg.github.metrics_keep_days)
         async with self._lock(full_name):
@@ -312,7 +310,7 @@ class SyncService:
                                             "forksync")
                 core = await asyncio.to_thread(self.compute, git_dir, cfg, up_ref, cfg.fork.ref)
                 lines.append(f"{len(no_ops)} upstream commit(s) already in the fork recorded NO_OP")
-            lines.insert(0, f"{full_name}: {reason}: {len(core.plan.units)} unit(s) planned")
+            lines[:0] = [f"{full_name}: {reason}: {len(core.plan.units)} unit(s) planned"] + landed
             waiting: list[Unit] = []
             # read again: a `/forksync hold` may have come in while the plan was computed
             if not (sync_store.load_status(ctx.store, full_name) or st).held:
@@ -358,6 +356,35 @@ class SyncService:
             raise SyncError(f"{full_name}: {len(retry)} unit(s) blocked, retrying: "
                             + "; ".join(f"{b['id']}: {b['reason']}" for b in retry))
         return "; ".join(lines)
+
+    async def land_closed(self, ctx, full_name: str) -> list[str]:
+        """Land the units whose PR GitHub shows closed (merged or not) while their rows still say
+        open (:func:`bot.sync.landing.on_closed`, as its ``pull_request.closed`` would have, with
+        the merger or closer as sender): GitHub does not redeliver a failed delivery by itself, and
+        without this a sync would open a new PR for a unit a person closed, and never record their
+        reason. GitHub is the truth for sync PRs (docs/github.md). One ``pulls/list`` of the open
+        PRs, then ``pulls/get`` and ``issues/get`` for each unit's PR missing from it. Returns notes."""
+        rows = [r for r in sync_store.open_branches(ctx.store, full_name) if int(r.get("pr") or 0)]
+        if not rows:
+            return []
+        rv = split_repo(full_name)
+        open_now = {int(p["number"]) async for p in ctx.gh.getiter("/repos/{owner}/{repo}/pulls{?state,per_page}",
+                                                                    {**rv, "state": "open", "per_page": 100})}
+        notes_: list[str] = []
+        for r in rows:
+            if int(r["pr"]) in open_now:
+                continue
+            number = {**rv, "number": int(r["pr"])}
+            pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", number)
+            if pr.get("state") != "closed":
+                continue
+            # pulls/get names the merger; the closer of an unmerged PR is on its issue
+            sender = pr.get("merged_by") if pr.get("merged") else \
+                (await ctx.gh.getitem("/repos/{owner}/{repo}/issues/{number}", number)).get("closed_by")
+            await landing.on_closed(ctx, self, full_name, pr, sender=sender or {}, refresh=False)
+            notes_.append(f"#{r['pr']} found closed on GitHub ({'merged' if pr.get('merged') else 'unmerged'}): "
+                          f"{r['unit_id']} landed")
+        return notes_
 
     async def refresh(self, ctx, full_name: str, *, reason: str) -> str:
         """After a landing: recompute ledger/pins/metrics (and plan the next units)."""
