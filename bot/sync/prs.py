@@ -335,7 +335,8 @@ async def on_pushed(ctx, sync, full_name: str, pr: dict, *, fork_ref: str | None
     resolution to check — folded into its pick when the chain carries a conflict commit
     (:meth:`bot.sync.service.SyncService.finish_conflict`), else verified (once per head sha:
     the reply carries the sha in its marker). Returns what happened: ``own``, ``folded``,
-    ``waiting``, ``verified``, ``rejected`` or ``""`` (not a sync branch; a PR that is not the
+    ``waiting``, ``raced``, ``stale`` (the branch moved past ``head``: the later push's event
+    checks it), ``verified``, ``rejected`` or ``""`` (not a sync branch; a PR that is not the
     unit's — only named like one, or a person's from forksync's branch into another base than the
     unit's (:func:`not_forksyncs`; ``fork_ref``: the configuration's ``fork.ref`` for
     :func:`unit_base`, read when needed and not given: :func:`fallback_ref`); or an L2 back-out's

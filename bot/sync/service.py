@@ -742,7 +742,8 @@ class SyncService:
         originals under ``refs/forksync/resolutions/<unit>/<old head sha12>`` (pushed too), apply the
         chain's next picks, and push with a lease on the person's head — the one documented
         exception to "never overwrite a person's commits" (docs/github.md). Comments what it did
-        or why the unit waits. Returns ``folded`` / ``waiting`` / ``raced``, or ``""`` when
+        or why the unit waits. Returns ``folded`` / ``waiting`` / ``raced``, ``stale`` (nothing done:
+        the branch is no longer at ``head``, a later push's event follows), or ``""`` when
         forksync's last push holds no conflict commit (a plain resolution; a conflict commit only
         ``head`` holds is a person's and is never folded)."""
         d = await self.ensure_repo(full_name)
@@ -777,6 +778,12 @@ class SyncService:
                                    render("resolution_check.md.j2", ok=False, head=head, kept=[],
                                           problems=list(chk.problems)))
                 return "waiting"
+            tip = (await self._git(d, "rev-parse", "--verify", "-q", f"refs/heads/{branch}", check=False)).strip()
+            if tip != head:
+                # the branch moved on since this push (GitHub sends one synchronize per push, and
+                # they are handled later, in order): the push that moved it brings its own event,
+                # which checks what the branch holds now; a fold of this head would drop it
+                return "stale"
             cfg = await self.fork_config(ctx, full_name)
             shas = json.loads(row["shas_json"])
             # upstream may have rewritten its history since the chain stopped: a pick of a commit
