@@ -430,6 +430,26 @@ class SyncService:
             await self._git(git_dir, "update-ref", "-d", f"refs/heads/{branch}")
             res = await self._apply(git_dir, cfg, unit, core.fork_head, core.commits, urgent_reason)
             force = res.tip is not None and res.tip != remote_tip
+        elif res.conflict_commit and res.tip and not res.kept and prior and remote_tip == prior.get("pushed_tip") \
+                and prior.get("base_sha") != core.fork_head:
+            # a chain stopped at a conflict, holding nothing but forksync's commits, while the fork
+            # moved (a chain it is stacked on landed, say): the conflict may have been only the
+            # missing dependency. Built again on the new fork tip, and taken only when it gets
+            # past that pick, so a person resolving the same conflict is not raced by a new one
+            stopped = res
+            # the plan leaves out what is in flight on the branch (its picks, the stopped one):
+            # the rebuild picks them all again
+            whole = list(dict.fromkeys((*res.already, *res.remaining)))
+            items = {i.sha: i for i in unit.items}
+            again = replace(unit, items=tuple(items.get(s) or PlanItem(s, "chain") for s in whole))
+            if all(s in core.commits for s in whole):
+                await self._git(git_dir, "update-ref", "-d", f"refs/heads/{branch}")
+                res = await self._apply(git_dir, cfg, again, core.fork_head, core.commits, urgent_reason)
+            at = {sha: n for n, sha in enumerate(whole)}
+            if res.tip is None or (res.conflict is not None and at.get(res.conflict, -1) <= at.get(stopped.conflict, -1)):
+                await self._git(git_dir, "update-ref", f"refs/heads/{branch}", stopped.tip)
+                res = stopped
+            force = res.tip != remote_tip
         rules_done: list[rules_mod.RuleOutcome] = list(earlier_rules)    # the PR body keeps every round's rules
         for _ in range(MAX_RULE_ROUNDS):
             # a fresh conflict (not on GitHub yet) is first put to the deterministic rules
