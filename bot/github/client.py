@@ -5,7 +5,8 @@
   waits of :func:`retry_delay` (GitHub's "Rate limits for the REST API" and "Best
   practices" pages: honour ``retry-after``; at ``x-ratelimit-remaining: 0`` wait for
   ``x-ratelimit-reset``; a secondary limit without headers waits ≥ 60 s; 5xx backs off
-  exponentially; everything capped); re-sends with a fresh installation token after a 401;
+  exponentially; everything capped); a create whose 5xx answer may hide a made object is looked
+  up before it is sent again (:meth:`GitHubClient.create`); re-sends with a fresh installation token after a 401;
   retries connection errors; gives up with a :class:`GitHubAPIError` that says what failed and
   what to do.
 - :class:`InstallationTokens`: App JWT (RS256, gidgethub) → installation access token, cached per
@@ -156,6 +157,25 @@ class GitHubAPIError(gidgethub.HTTPException):
         super().__init__(cause.status_code, text, headers=cause.headers)
 
 
+def rate_limited(e: BaseException) -> bool:
+    """Pure: is ``e`` GitHub's rate limit rather than a refusal of the request itself — a 429, a
+    403 with ``x-ratelimit-remaining: 0`` or whose message names a rate limit (primary or
+    secondary), or gidgethub's ``RateLimitExceeded`` (also as the cause of a
+    :class:`GitHubAPIError`, which wraps whatever outlasted the client's waits)? A later attempt
+    passes on its own, so callers retry it and never record it as a refusal."""
+    for err in (e, e.__cause__):
+        if isinstance(err, gidgethub.RateLimitExceeded):
+            return True
+        if isinstance(err, gidgethub.HTTPException):
+            status = int(err.status_code)
+            if status == 429:
+                return True
+            if status == 403 and (_header(err.headers, "x-ratelimit-remaining") == "0"
+                                  or "rate limit" in str(getattr(err, "message", "") or _message(err)).lower()):
+                return True
+    return False
+
+
 def _strip_credentials(url: str) -> str:
     parts = urlsplit(url)
     if parts.username or parts.password:
@@ -166,6 +186,8 @@ def _strip_credentials(url: str) -> str:
 # --- the client --------------------------------------------------------------------------------
 
 TokenSource = Callable[[], Awaitable[str]]
+#: looks up what a create would have made: the object (a dict as GitHub answers it), or None
+Finder = Callable[[], Awaitable[dict | None]]
 
 
 @dataclass
@@ -273,15 +295,27 @@ class GitHubClient(gidgethub.aiohttp.GitHubAPI):
             self.stats.cache_hits += 1
         return status, resp_headers, data
 
+    async def create(self, url: str, url_vars=None, *, data, find: Finder):
+        """``POST`` ``data`` to ``url`` to create one thing (an issue, a comment, a pull request)
+        that ``find()`` can look up: returns GitHub's answer, or what ``find()`` found. A POST GitHub
+        answered 5xx may have been carried out all the same (its front end timed out after the
+        backend made the change), and sending it again would make a second one; so before each
+        resend the client asks ``find()`` (async: the object, or None when GitHub holds none) and
+        returns what it found instead. Raises :class:`GitHubAPIError` as :meth:`post` does."""
+        answer, _more, _status = await self._make_request("POST", url, url_vars or {}, data,
+                                                          gidgethub.sansio.accept_format(), find=find)
+        return answer
+
     async def _make_request(self, method: str, url: str, url_vars, data, accept: str, jwt: str | None = None,
-                            oauth_token: str | None = None, **kw):
+                            oauth_token: str | None = None, find: Finder | None = None, **kw):
         """gidgethub's request (ETag cache, headers, answer → exception) under forksync's policy:
         :func:`retry_delay` for GitHub's answers, a fresh installation token after a 401; an answer
-        that is not retried raises :class:`GitHubAPIError`."""
+        that is not retried raises :class:`GitHubAPIError`. ``find``: see :meth:`create`."""
         filled_url = gidgethub.sansio.format_url(url, url_vars, base_url=self.base_url)
         if method in ("POST", "PATCH") and isinstance(data, dict):
             data = within_limits(data, filled_url)
         attempts = [0]
+        maybe_made = [False]        # a POST answered 5xx: GitHub may have made it before the answer was lost
 
         def decide(exc: BaseException, attempt: int) -> float | None:
             attempts[0] = attempt
@@ -290,7 +324,10 @@ class GitHubClient(gidgethub.aiohttp.GitHubAPI):
             status = int(exc.status_code)
             if status == 401 and self._token_source is not None and attempt < self.retry.max_attempts:
                 return _SEND_AGAIN      # an installation token expired or was revoked: a new one, sent again
-            return retry_delay(status, exc.headers, _message(exc), attempt, self.retry, self._clock())
+            delay = retry_delay(status, exc.headers, _message(exc), attempt, self.retry, self._clock())
+            if delay is not None and method == "POST" and status >= 500:
+                maybe_made[0] = True
+            return delay
 
         def note(exc: BaseException, attempt: int, delay: float) -> None:
             status = int(exc.status_code)
@@ -303,9 +340,18 @@ class GitHubClient(gidgethub.aiohttp.GitHubAPI):
             log.warning("github %s %s answered %d (%s); retry %d in %.1fs", method, _strip_credentials(filled_url),
                         status, _message(exc)[:80], attempt, delay)
 
+        async def send():
+            if maybe_made[0] and find is not None:
+                found = await find()
+                if found is not None:
+                    log.warning("github %s %s: the lost answer's object exists; found, not sent again",
+                                method, _strip_credentials(filled_url))
+                    return found, None, 200
+            return await super(GitHubClient, self)._make_request(method, url, url_vars, data, accept, jwt=jwt,
+                                                                 oauth_token=oauth_token, **kw)
+
         try:
-            return await self._retrying(decide, note)(super()._make_request, method, url, url_vars, data, accept,
-                                                      jwt=jwt, oauth_token=oauth_token, **kw)
+            return await self._retrying(decide, note)(send)
         except GitHubAPIError:
             raise
         except gidgethub.HTTPException as e:

@@ -2,7 +2,9 @@
 
 Idempotency (why a redelivery or a crash never doubles a comment): every comment the bot writes
 starts with a hidden marker ``<!-- forksync:<key> -->``; :func:`comment_once` lists the issue's
-comments and only posts when no comment carries the marker yet (updating it instead when asked).
+comments and only posts when no comment carries the marker yet (updating it instead when asked);
+a post whose answer GitHub lost (5xx) is looked up by its marker before it is sent again
+(:meth:`bot.github.client.GitHubClient.create`).
 """
 from __future__ import annotations
 
@@ -108,14 +110,22 @@ async def comment_once(gh, full_name: str, number: int, key: str, body: str, *, 
         body = mark + "\n" + body
     body = fit_body(body)       # as GitHub will hold it (bot.github.limits): compared as such below
     rv = split_repo(full_name)
-    async for c in gh.getiter("/repos/{owner}/{repo}/issues/{number}/comments", {**rv, "number": number}):
-        if mark in (c.get("body") or ""):
-            if update and c.get("body") != body:
-                await gh.patch("/repos/{owner}/{repo}/issues/comments/{id}", {**rv, "id": c["id"]},
-                               data={"body": body})
-                return "updated"
-            return "exists"
-    await gh.post("/repos/{owner}/{repo}/issues/{number}/comments", {**rv, "number": number}, data={"body": body})
+
+    async def marked() -> dict | None:
+        async for c in gh.getiter("/repos/{owner}/{repo}/issues/{number}/comments", {**rv, "number": number}):
+            if mark in (c.get("body") or ""):
+                return c
+        return None
+
+    c = await marked()
+    if c is not None:
+        if update and c.get("body") != body:
+            await gh.patch("/repos/{owner}/{repo}/issues/comments/{id}", {**rv, "id": c["id"]},
+                           data={"body": body})
+            return "updated"
+        return "exists"
+    await gh.create("/repos/{owner}/{repo}/issues/{number}/comments", {**rv, "number": number}, data={"body": body},
+                    find=marked)
     return "created"
 
 
@@ -151,5 +161,11 @@ async def issue_once(gh, full: str, title: str, body: str) -> int:
     found = await _open_issue_titled(gh, full, title)
     if found:
         return found
-    it = await gh.post("/repos/{owner}/{repo}/issues", split_repo(full), data={"title": title, "body": body})
+
+    async def opened() -> dict | None:
+        number = await _open_issue_titled(gh, full, title)
+        return {"number": number} if number else None
+
+    it = await gh.create("/repos/{owner}/{repo}/issues", split_repo(full), data={"title": title, "body": body},
+                         find=opened)
     return int(it["number"])

@@ -14,7 +14,11 @@
   something no suite ran on. The read narrows that window to one request; branch protection's
   "require branches to be up to date" (strict) closes it. 405 (not mergeable, a required status
   check GitHub expects, a disallowed method) and 409 (the head moved) are returned as text, never
-  retried here: the caller re-validates (409) or the next event/tick re-checks (405).
+  retried here: the caller re-validates (409) or the next event/tick re-checks (405). A 405 on a
+  PR that is merged at ``head`` is the client's retry of a merge GitHub made but whose answer was
+  lost (5xx): the PR is read again and the merge reported as made (``merged``), so the caller lands it.
+  A rate limit that outlasted the client's waits is no refusal either: returned as ``not merged``
+  text, so the next event or reconcile tick merges it.
 
 Returned texts start with ``merged``, ``already merged``, ``head moved``, ``base moved``, or ``not merged``.
 """
@@ -24,6 +28,7 @@ import asyncio
 
 import gidgethub
 
+from bot.github.client import rate_limited
 from bot.github.common import base_tip, split_repo
 
 
@@ -75,8 +80,16 @@ async def merge_pr(gh, full: str, number: int, head: str, method: str, *, base: 
     except gidgethub.HTTPException as e:
         code = int(e.status_code)
         if code == 405:
+            # a merge GitHub made but whose answer was lost (a 5xx the client retried) is answered
+            # 405 on the retry: the PR says whether it is merged
+            cur = await gh.getitem("/repos/{owner}/{repo}/pulls/{number}", rv)
+            if cur.get("merged") and cur["head"]["sha"] == head:
+                return f"merged `{head[:12]}` by {method} as `{(cur.get('merge_commit_sha') or '')[:12]}`"
             return f"not merged: GitHub answered 405 ({e}); the next event or tick re-checks"
         if code == 409:
             return f"head moved from {head[:12]} (GitHub answered 409): re-validating"
+        if rate_limited(e):
+            return (f"not merged: GitHub's rate limit is spent ({code} {getattr(e, 'message', '') or e}); "
+                    "the next event or tick retries")
         raise
     return f"merged `{head[:12]}` by {method} as `{(res or {}).get('sha', '')[:12]}`"

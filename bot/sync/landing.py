@@ -3,7 +3,10 @@
 * Merged (``pull_request.closed`` with ``merged: true``): the ledger, pins and metrics are
   rebuilt from the fork's history (:meth:`bot.sync.service.SyncService.refresh`), the status
   issue is refreshed and the branch deleted. Bundles and chains may land in any order; the
-  ledger is rebuilt from git, so order does not matter.
+  ledger is rebuilt from git, so order does not matter. A branch a person pushed to after the
+  merge (its tip neither the merged head nor forksync's push) is left where it is.
+* Either way the PR is read again first: one a person reopened while the ``closed`` delivery
+  waited in the queue is left open, its branch and unit untouched.
 * Closed unmerged: the branch is deleted — when someone other than forksync pushed commits to it
   (its head is not the tip forksync last pushed), that head is first kept under
   ``refs/forksync/closed/<unit id>/<head sha12>`` on the fork, so a person's commits are never
@@ -29,7 +32,7 @@ from bot.github.fork_config import last_valid_config
 from bot.model import Disposition
 from bot.sync import prs as sync_prs
 from bot.sync import store as sync_store
-from bot.sync.service import SyncError
+from bot.sync.errors import SyncError
 
 DEFER_RE = re.compile(r"^\s*(defer|deferred)\b[:\s-]*", re.IGNORECASE)
 
@@ -155,7 +158,8 @@ async def _picks_lost(gh, full: str, pr: dict, shas: list[str], rules: Provenanc
     return unpicked(shas, [str((x.get("commit") or {}).get("message") or "") for x in cmp.get("commits") or []], rules)
 
 
-async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: str | None = None) -> None:
+async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: str | None = None,
+                    refresh: bool = True) -> None:
     """A sync PR merged or closed unmerged (see the module doc); ``sender`` is the event's
     ``sender`` object (read only for an unmerged close), ``fork_ref`` the configuration's
     ``fork.ref`` (the unit's base when its row records none: :func:`bot.sync.prs.unit_base`; read
@@ -167,7 +171,8 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
     re-plans the unit. An L2 back-out's branch is forksync's but no unit (``kind`` ``backout``):
     its row ends as a unit's does (:func:`backout_ended`), with nothing of a unit to land or close
     and no upstream commits to record a decision on; merged, the ledger is rebuilt on the trunk
-    that now holds its revert."""
+    that now holds its revert. ``refresh``: rebuild the ledger afterwards
+    (:meth:`bot.sync.service.SyncService.refresh`); off for a sync that computes it next anyway."""
     branch = pr["head"]["ref"]
     row = sync_store.branch_row(ctx.store, full_name, branch)
     if row is None:
@@ -177,9 +182,16 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
     if foreign:
         ctx.note(f"#{pr.get('number')}: {branch} is not forksync's sync branch ({foreign}); left alone")
         return
+    # the PR as it is now, not as the event saw it: a person may have reopened it while this
+    # delivery waited in the queue, and closing the unit then would delete the branch under the
+    # reopened PR (which closes it again)
+    pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full_name), "number": pr["number"]})
+    if pr.get("state") == "open":
+        ctx.note(f"#{pr['number']}: open again since it was closed; nothing landed or closed")
+        return
     if row.get("kind") == sync_store.BACKOUT:
         await backout_ended(ctx, full_name, pr, row)
-        if pr.get("merged") and sync:
+        if pr.get("merged") and sync and refresh:
             # the revert is on trunk now: its Upstream-Reverted trailer changes the ledger
             ctx.note(await sync.refresh(ctx, full_name, reason=f"{row['unit_id']} merged"))
         return
@@ -198,9 +210,16 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
                                render("landed_squashed.md.j2", merger=merger, landed=landed, head=pr["head"]["sha"],
                                       shas=lost, unit_id=row["unit_id"], number=pr["number"]))
             ctx.note(f"{row['unit_id']}: landed as {landed[:12]}, which names {len(lost)} of its upstream commits no more")
-        await retire_branch(ctx, full_name, branch, pr["number"], merged=True)
-        ctx.note(f"{row['unit_id']} merged")
-        ctx.note(await sync.refresh(ctx, full_name, reason=f"{row['unit_id']} merged"))
+        # a person may have pushed to the branch after the merge (GitHub no longer moves a merged
+        # PR's head): a tip that is neither the merged head nor forksync's push is theirs, left where it is
+        head = await branch_tip(ctx.gh, full_name, branch)
+        if head and head not in {row.get("pushed_tip"), str(pr["head"]["sha"])}:
+            ctx.note(f"{row['unit_id']} merged; {branch} left: it holds commits forksync did not push ({head[:12]})")
+        else:
+            await retire_branch(ctx, full_name, branch, pr["number"], merged=True)
+            ctx.note(f"{row['unit_id']} merged")
+        if refresh:
+            ctx.note(await sync.refresh(ctx, full_name, reason=f"{row['unit_id']} merged"))
         return
     closer = (sender or {}).get("login", "")
     reason = await closer_reason(ctx.gh, full_name, pr["number"], closer, sync.bot_login)
@@ -221,4 +240,5 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
                        render("closed_unmerged.md.j2", branch=branch, shas=shas, deleted=deleted,
                               disposition=disposition.value, reason=text, kept=kept, head=head))
     ctx.note(f"{row['unit_id']} closed unmerged: {disposition.value}")
-    ctx.note(await sync.refresh(ctx, full_name, reason=f"{row['unit_id']} closed"))
+    if refresh:
+        ctx.note(await sync.refresh(ctx, full_name, reason=f"{row['unit_id']} closed"))

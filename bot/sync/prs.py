@@ -252,21 +252,32 @@ def placed(before: str, body: str, digest: str, after: str) -> str:
 #: GitHub's answer (422) to a draft pull request where it has none: a private repository on GitHub
 #: Free ("Changing the stage of a pull request", docs.github.com)
 NO_DRAFTS = "draft pull requests are not supported"
+#: GitHub's answer (422) to a pull request from a head that already has an open one into that base
+ALREADY_EXISTS = "a pull request already exists"
 
 
 async def create_pull(gh, full_name: str, data: dict) -> dict:
-    """``POST /pulls`` with ``data``; where GitHub refuses a draft because the repository has no
-    draft pull requests, the PR is opened ready instead (a chain would otherwise never get one)
-    and says why (``templates/github/no_drafts.md.j2``) — the gate holds it all the same. Raises
-    what GitHub answers otherwise."""
+    """``POST /pulls`` with ``data`` (``head``: a branch of ``full_name``, ``base``); where GitHub
+    refuses a draft because the repository has no draft pull requests, the PR is opened ready
+    instead (a chain would otherwise never get one) and says why
+    (``templates/github/no_drafts.md.j2``) — the gate holds it all the same. A create whose answer
+    GitHub lost (5xx) may have opened the PR: it is looked up (:func:`find_open_pr`) rather than
+    sent again, and a 422 "A pull request already exists" answers with the open PR it names.
+    Raises what GitHub answers otherwise."""
     rv = split_repo(full_name)
+
+    async def opened() -> dict | None:
+        return await find_open_pr(gh, full_name, data["head"], data["base"])
+
     try:
-        return await gh.post("/repos/{owner}/{repo}/pulls", rv, data=data)
+        return await gh.create("/repos/{owner}/{repo}/pulls", rv, data=data, find=opened)
     except gidgethub.HTTPException as e:
         words = f"{getattr(e, 'message', '') or e} {getattr(e, 'errors', '') or ''}".lower()
+        if int(e.status_code) == 422 and ALREADY_EXISTS in words and (pr := await opened()) is not None:
+            return pr
         if not data.get("draft") or int(e.status_code) != 422 or NO_DRAFTS not in words:
             raise
-    pr = await gh.post("/repos/{owner}/{repo}/pulls", rv, data={**data, "draft": False})
+    pr = await gh.create("/repos/{owner}/{repo}/pulls", rv, data={**data, "draft": False}, find=opened)
     await comment_once(gh, full_name, pr["number"], "no-drafts", render("no_drafts.md.j2"))
     return pr
 
@@ -324,7 +335,8 @@ async def on_pushed(ctx, sync, full_name: str, pr: dict, *, fork_ref: str | None
     resolution to check — folded into its pick when the chain carries a conflict commit
     (:meth:`bot.sync.service.SyncService.finish_conflict`), else verified (once per head sha:
     the reply carries the sha in its marker). Returns what happened: ``own``, ``folded``,
-    ``waiting``, ``verified``, ``rejected`` or ``""`` (not a sync branch; a PR that is not the
+    ``waiting``, ``raced``, ``stale`` (the branch moved past ``head``: the later push's event
+    checks it), ``verified``, ``rejected`` or ``""`` (not a sync branch; a PR that is not the
     unit's — only named like one, or a person's from forksync's branch into another base than the
     unit's (:func:`not_forksyncs`; ``fork_ref``: the configuration's ``fork.ref`` for
     :func:`unit_base`, read when needed and not given: :func:`fallback_ref`); or an L2 back-out's

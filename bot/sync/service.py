@@ -43,18 +43,19 @@ from bot.git import apply as apply_mod
 from bot.git import notes, resolution
 from bot.git import repo as gitio
 from bot.git.markers import files_with_markers
-from bot.github.client import authenticated_remote
+from bot.github.client import authenticated_remote, rate_limited
 from bot.github.common import comment_once, render, split_repo
 from bot.github.fork_config import last_valid_config, load_fork_config
 from bot.model import CommitInfo, Disposition, Plan, PlanItem, Unit
 from bot.plan.planner import plan_state
 from bot.sync import blocked as blocked_mod
+from bot.sync import landing, snapshots
 from bot.sync import prs as sync_prs
 from bot.sync import rules as rules_mod
-from bot.sync import snapshots
 from bot.sync import status as sync_status
 from bot.sync import store as sync_store
 from bot.sync.agents import on_chain_conflict
+from bot.sync.errors import SyncError
 from bot.sync.ingest import default_store, load_state
 from bot.sync.status_issue import render_status, upsert_status_issue
 
@@ -63,10 +64,6 @@ log = logging.getLogger(__name__)
 MAX_AGENT_ROUNDS = 25        # conflicts the agent may resolve in one publish before the chain waits for the next sync
 MAX_RULE_ROUNDS = 25         # fresh conflicts the rules may fold in one publish (a chain is capped at 25 picks)
 LOCK_POLL_S = 0.2            # how often a sync waiting for another worker's sync of the same fork looks again
-
-
-class SyncError(RuntimeError):
-    """A sync step failed; the message names the step and the fork (never a token)."""
 
 
 def _committed(core: "CoreResult", sha: str) -> float:
@@ -288,6 +285,7 @@ class SyncService:
             await self._save_blocked(ctx, full_name)
             return f"{full_name}: no upstream configured (.github/forksync.yml upstream.url)"
         started = self.now()
+        landed = await self.land_closed(ctx, full_name)
         sync_store.update_tracking(ctx.store, full_name, poll_interval_s=cfg.github.poll_interval_s,
                                    keep_days=cfg.github.metrics_keep_days)
         async with self._lock(full_name):
@@ -312,7 +310,7 @@ class SyncService:
                                             "forksync")
                 core = await asyncio.to_thread(self.compute, git_dir, cfg, up_ref, cfg.fork.ref)
                 lines.append(f"{len(no_ops)} upstream commit(s) already in the fork recorded NO_OP")
-            lines.insert(0, f"{full_name}: {reason}: {len(core.plan.units)} unit(s) planned")
+            lines[:0] = [f"{full_name}: {reason}: {len(core.plan.units)} unit(s) planned"] + landed
             waiting: list[Unit] = []
             # read again: a `/forksync hold` may have come in while the plan was computed
             if not (sync_store.load_status(ctx.store, full_name) or st).held:
@@ -359,6 +357,35 @@ class SyncService:
                             + "; ".join(f"{b['id']}: {b['reason']}" for b in retry))
         return "; ".join(lines)
 
+    async def land_closed(self, ctx, full_name: str) -> list[str]:
+        """Land the units whose PR GitHub shows closed (merged or not) while their rows still say
+        open (:func:`bot.sync.landing.on_closed`, as its ``pull_request.closed`` would have, with
+        the merger or closer as sender): GitHub does not redeliver a failed delivery by itself, and
+        without this a sync would open a new PR for a unit a person closed, and never record their
+        reason. GitHub is the truth for sync PRs (docs/github.md). One ``pulls/list`` of the open
+        PRs, then ``pulls/get`` and ``issues/get`` for each unit's PR missing from it. Returns notes."""
+        rows = [r for r in sync_store.open_branches(ctx.store, full_name) if int(r.get("pr") or 0)]
+        if not rows:
+            return []
+        rv = split_repo(full_name)
+        open_now = {int(p["number"]) async for p in ctx.gh.getiter("/repos/{owner}/{repo}/pulls{?state,per_page}",
+                                                                    {**rv, "state": "open", "per_page": 100})}
+        notes_: list[str] = []
+        for r in rows:
+            if int(r["pr"]) in open_now:
+                continue
+            number = {**rv, "number": int(r["pr"])}
+            pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", number)
+            if pr.get("state") != "closed":
+                continue
+            # pulls/get names the merger; the closer of an unmerged PR is on its issue
+            sender = pr.get("merged_by") if pr.get("merged") else \
+                (await ctx.gh.getitem("/repos/{owner}/{repo}/issues/{number}", number)).get("closed_by")
+            await landing.on_closed(ctx, self, full_name, pr, sender=sender or {}, refresh=False)
+            notes_.append(f"#{r['pr']} found closed on GitHub ({'merged' if pr.get('merged') else 'unmerged'}): "
+                          f"{r['unit_id']} landed")
+        return notes_
+
     async def refresh(self, ctx, full_name: str, *, reason: str) -> str:
         """After a landing: recompute ledger/pins/metrics (and plan the next units)."""
         return await self.sync(ctx, full_name, reason=reason)
@@ -403,6 +430,26 @@ class SyncService:
             await self._git(git_dir, "update-ref", "-d", f"refs/heads/{branch}")
             res = await self._apply(git_dir, cfg, unit, core.fork_head, core.commits, urgent_reason)
             force = res.tip is not None and res.tip != remote_tip
+        elif res.conflict_commit and res.tip and not res.kept and prior and remote_tip == prior.get("pushed_tip") \
+                and prior.get("base_sha") != core.fork_head:
+            # a chain stopped at a conflict, holding nothing but forksync's commits, while the fork
+            # moved (a chain it is stacked on landed, say): the conflict may have been only the
+            # missing dependency. Built again on the new fork tip, and taken only when it gets
+            # past that pick, so a person resolving the same conflict is not raced by a new one
+            stopped = res
+            # the plan leaves out what is in flight on the branch (its picks, the stopped one):
+            # the rebuild picks them all again
+            whole = list(dict.fromkeys((*res.already, *res.remaining)))
+            items = {i.sha: i for i in unit.items}
+            again = replace(unit, items=tuple(items.get(s) or PlanItem(s, "chain") for s in whole))
+            if all(s in core.commits for s in whole):
+                await self._git(git_dir, "update-ref", "-d", f"refs/heads/{branch}")
+                res = await self._apply(git_dir, cfg, again, core.fork_head, core.commits, urgent_reason)
+            at = {sha: n for n, sha in enumerate(whole)}
+            if res.tip is None or (res.conflict is not None and at.get(res.conflict, -1) <= at.get(stopped.conflict, -1)):
+                await self._git(git_dir, "update-ref", f"refs/heads/{branch}", stopped.tip)
+                res = stopped
+            force = res.tip != remote_tip
         rules_done: list[rules_mod.RuleOutcome] = list(earlier_rules)    # the PR body keeps every round's rules
         for _ in range(MAX_RULE_ROUNDS):
             # a fresh conflict (not on GitHub yet) is first put to the deterministic rules
@@ -483,9 +530,7 @@ class SyncService:
         except gidgethub.HTTPException as e:
             # GitHub refused this PR (403 a missing permission, 422 a validation): blocked, the
             # others go on; credentials, rate limits and 5xx are the delivery's to retry
-            if not 400 <= int(e.status_code) < 500 or int(e.status_code) in (401, 429) \
-                    or isinstance(e, gidgethub.RateLimitExceeded) \
-                    or "rate limit" in blocked_mod.github_words(e).lower():
+            if not 400 <= int(e.status_code) < 500 or int(e.status_code) == 401 or rate_limited(e):
                 raise
             return await self._block(ctx, full_name, cfg, unit, branch, sync_store.branch_row(ctx.store, full_name, branch),
                                      core, res, blocked_mod.classify(blocked_mod.github_words(e)), step="pr")
@@ -717,7 +762,8 @@ class SyncService:
         originals under ``refs/forksync/resolutions/<unit>/<old head sha12>`` (pushed too), apply the
         chain's next picks, and push with a lease on the person's head — the one documented
         exception to "never overwrite a person's commits" (docs/github.md). Comments what it did
-        or why the unit waits. Returns ``folded`` / ``waiting`` / ``raced``, or ``""`` when
+        or why the unit waits. Returns ``folded`` / ``waiting`` / ``raced``, ``stale`` (nothing done:
+        the branch is no longer at ``head``, a later push's event follows), or ``""`` when
         forksync's last push holds no conflict commit (a plain resolution; a conflict commit only
         ``head`` holds is a person's and is never folded)."""
         d = await self.ensure_repo(full_name)
@@ -752,6 +798,12 @@ class SyncService:
                                    render("resolution_check.md.j2", ok=False, head=head, kept=[],
                                           problems=list(chk.problems)))
                 return "waiting"
+            tip = (await self._git(d, "rev-parse", "--verify", "-q", f"refs/heads/{branch}", check=False)).strip()
+            if tip != head:
+                # the branch moved on since this push (GitHub sends one synchronize per push, and
+                # they are handled later, in order): the push that moved it brings its own event,
+                # which checks what the branch holds now; a fold of this head would drop it
+                return "stale"
             cfg = await self.fork_config(ctx, full_name)
             shas = json.loads(row["shas_json"])
             # upstream may have rewritten its history since the chain stopped: a pick of a commit

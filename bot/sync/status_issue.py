@@ -84,7 +84,9 @@ async def upsert_status_issue(gh, full_name: str, title: str, body: str, bot_log
     if issue is None and not create:
         return 0, "absent"
     if issue is None:
-        created = await gh.post("/repos/{owner}/{repo}/issues", rv, data={"title": title, "body": body})
+        # a create whose answer GitHub lost (5xx) may have opened the issue: looked up, not sent again
+        created = await gh.create("/repos/{owner}/{repo}/issues", rv, data={"title": title, "body": body},
+                                  find=lambda: find_status_issue(gh, full_name, bot_login))
         return created["number"], "created"
     if issue.get("body") == body and issue.get("title") == title:
         return issue["number"], "unchanged"

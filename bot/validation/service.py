@@ -51,6 +51,7 @@ from bot.agents.redact import error_text
 from bot.config.forksync import ConfigError, ForksyncConfig, load_trusted_suites, on_default_branch, parse_config_text
 from bot.config.suites import SuiteConfig, UntrustedConfigError, required_l1
 from bot.git.markers import changed_paths
+from bot.github.client import rate_limited
 from bot.github.common import base_tip, split_repo
 from bot.github.drafts import mark_ready
 from bot.github.fork_config import CONFIG_PATH, default_branch, fetch_config_text
@@ -473,8 +474,8 @@ class ValidationService:
                                  poll_s=self.merge_poll_s)
         except gidgethub.HTTPException as e:
             code = int(e.status_code)
-            if code not in (403, 422) or isinstance(e, gidgethub.RateLimitExceeded):
-                raise
+            if code not in (403, 422) or rate_limited(e):
+                raise           # a rate limit is no refusal: the delivery or the next tick tries again
             words = github_words(e)
             # "" when the branch holds no open unit (an L2 back-out's): nothing is blocked then
             blocked = await self.sync.merge_refused(ctx, full, branch, head, words) if branch else ""

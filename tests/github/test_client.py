@@ -332,3 +332,42 @@ async def test_texts_over_githubs_limits_are_cut_to_fit_not_refused(world, githu
     assert all(ln.endswith("1 != 2") for ln in comment["body"].split("\n\n_")[0].splitlines())   # cut at a line break
     assert short["body"] == "short\n"
     assert len(run["output"]["summary"]) <= 65535 and "characters were cut here" in run["output"]["summary"]
+
+
+async def _issue_titled(gh, title: str) -> dict | None:
+    async for i in gh.getiter("/repos/{owner}/{repo}/issues{?state}", {**REPO, "state": "open"}):
+        if i["title"] == title:
+            return i
+    return None
+
+
+async def test_a_create_whose_answer_was_lost_is_looked_up_not_sent_again(world, github_app, monkeypatch):
+    """GitHub opens the issue, then its front end answers 502: the retry finds it instead of
+    opening a second one."""
+    from bot.fakegithub.routing import HANDLERS, GitHubError
+    fake, fork, inst, shas = world
+    gh = github_app.installation(inst.id)
+    real, lost = HANDLERS["issues/create"], []
+
+    async def applied_then_lost(ctx):
+        reply = await real(ctx)
+        if not lost:
+            lost.append(502)
+            raise GitHubError(502, "Server Error")
+        return reply
+
+    monkeypatch.setitem(HANDLERS, "issues/create", applied_then_lost)
+    made = await gh.create("/repos/{owner}/{repo}/issues", REPO, data={"title": "once"},
+                           find=lambda: _issue_titled(gh, "once"))
+    titles = [i["title"] async for i in gh.getiter("/repos/{owner}/{repo}/issues", REPO)]
+    assert (lost, titles, made["title"]) == ([502], ["once"], "once")
+
+
+async def test_a_create_github_did_not_make_is_sent_again(world, github_app):
+    fake, fork, inst, shas = world
+    fake.faults.server_error("/repos/meta/triton/issues", "POST", status=502)
+    gh = github_app.installation(inst.id)
+    made = await gh.create("/repos/{owner}/{repo}/issues", REPO, data={"title": "once"},
+                           find=lambda: _issue_titled(gh, "once"))
+    titles = [i["title"] async for i in gh.getiter("/repos/{owner}/{repo}/issues", REPO)]
+    assert (titles, made["title"], github_app.slept) == (["once"], "once", [0.01])

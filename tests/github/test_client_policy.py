@@ -2,12 +2,15 @@
 invariants under hypothesis, and the ``github:`` settings section."""
 from __future__ import annotations
 
+from http import HTTPStatus
+
+import gidgethub
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.config.forksync import ConfigError, parse_config_text
-from bot.github.client import LRUCache, RetryPolicy, authenticated_remote, retry_delay
+from bot.github.client import GitHubAPIError, LRUCache, RetryPolicy, authenticated_remote, rate_limited, retry_delay
 
 P = RetryPolicy()            # production defaults: base 1 s, cap 60 s, secondary ≥ 60 s, 4 attempts
 NOW = 1_900_000_000.0
@@ -116,3 +119,22 @@ def test_branch_and_command_prefixes_accept_only_what_the_app_uses():
     with pytest.raises(ConfigError) as e:
         parse_config_text("github: {max_open_sync_prs: 0}")
     assert [p for p, _ in e.value.problems] == ["github.max_open_sync_prs"]
+
+
+def _http(status: int, message: str, headers: dict | None = None) -> gidgethub.HTTPException:
+    return gidgethub.HTTPException(HTTPStatus(status), message, headers=headers or {})
+
+
+@pytest.mark.parametrize("error, expected", [
+    (_http(429, "Too Many Requests"), True),
+    (_http(403, "API rate limit exceeded for installation.", {"x-ratelimit-remaining": "0"}), True),
+    (_http(403, SECONDARY), True),
+    (GitHubAPIError("PUT", "https://api.github.com/x", _http(403, "API rate limit exceeded for installation.",
+                                                             {"x-ratelimit-remaining": "0"}), 1), True),
+    (_http(403, "Resource not accessible by integration", {"x-ratelimit-remaining": "4000"}), False),
+    (_http(422, "Validation Failed"), False),
+    (_http(502, "Server Error"), False),
+    (ValueError("rate limit"), False),
+])
+def test_rate_limited_table(error, expected):
+    assert rate_limited(error) is expected
