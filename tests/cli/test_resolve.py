@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
 from bot.cli.main import main
 from bot.demo.repobuilder import run_git
-from tests.support.plan_repos import build_pair
 
 
 def resolve_markers(path, replacement: str) -> None:
@@ -20,17 +17,6 @@ def resolve_markers(path, replacement: str) -> None:
 def branch_log(pair, branch):
     out = run_git(pair.fork.path, "log", "--reverse", "--format=%s%x1f%B%x1e", branch, "^main")
     return [e.strip("\n") for e in out.split("\x1e") if e.strip()]
-
-
-@pytest.fixture
-def stopped(tmp_path, monkeypatch, capsys):
-    pair = build_pair(tmp_path)
-    monkeypatch.chdir(tmp_path)
-    g = ["--fork", str(pair.fork.path), "--upstream", str(pair.up.path)]
-    unit = f"chain-{pair.u['u2'][:12]}"
-    assert main(["apply", unit, *g]) == 1            # stops at its first pick, with a conflict commit
-    capsys.readouterr()
-    return pair, g, unit
 
 
 def test_resolve_continue_folds_and_goes_on_to_the_next_conflict(stopped, tmp_path, capsys):

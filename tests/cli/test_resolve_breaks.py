@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
 from bot.cli.main import main
 from bot.demo.repobuilder import run_git
-from tests.support.plan_repos import build_pair
 
 OPS = "lib/Dialect/Ops.cpp"
 
@@ -19,15 +16,6 @@ def resolve_markers(path, replacement: str) -> None:
     path.write_text(re.sub(r"<<<<<<< fork\n.*?>>>>>>> [^\n]*\n", replacement, text, flags=re.S))
 
 
-@pytest.fixture
-def stopped(tmp_path, monkeypatch, capsys):
-    pair = build_pair(tmp_path)
-    monkeypatch.chdir(tmp_path)
-    g = ["--fork", str(pair.fork.path), "--upstream", str(pair.up.path)]
-    unit = f"chain-{pair.u['u2'][:12]}"
-    assert main(["apply", unit, *g]) == 1            # stops at its first pick, with a conflict commit
-    capsys.readouterr()
-    return pair, g, unit
 
 
 def test_continue_never_moves_the_branch_checked_out_in_the_persons_clone(stopped, tmp_path, capsys):

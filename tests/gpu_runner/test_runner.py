@@ -56,15 +56,6 @@ def commit(repo: Path, files: dict[str, str | None], message: str) -> str:
     return git(repo, "rev-parse", "HEAD")
 
 
-@pytest.fixture
-def repo(tmp_path):
-    r = tmp_path / "fork"
-    r.mkdir()
-    git(r, "init", "-q", "-b", "main")
-    commit(r, {"src/square.c": SQUARE_C, "tests/test_square.py": TEST_SQUARE}, "square")
-    return r
-
-
 def suite(**kw) -> SuiteConfig:
     base = dict(name="tiny", build="mkdir -p build && cc -O1 -o build/square src/square.c",
                 command=f"{PYTEST} tests --junitxml=out/junit.xml", report={"format": "junit", "path": "out/junit.xml"},

@@ -11,18 +11,7 @@ import yaml
 from bot.config.suites import SuiteConfig
 from bot.validation.backends import LocalBackend
 from gpu_runner.runner import run_local
-from tests.gpu_runner.test_runner import LIT_SUITE, PYTEST, SQUARE_C, TEST_SQUARE, codes, commit, git, suite
-
-
-@pytest.fixture
-def repo(tmp_path):
-    """test_runner's fork: a C program and its three pytest tests."""
-    r = tmp_path / "fork"
-    r.mkdir()
-    git(r, "init", "-q", "-b", "main")
-    commit(r, {"src/square.c": SQUARE_C, "tests/test_square.py": TEST_SQUARE}, "square")
-    return r
-
+from tests.gpu_runner.test_runner import LIT_SUITE, PYTEST, codes, commit, suite
 
 #: six lit tests that pass (no failing one: a green suite)
 LIT_GREEN = {
