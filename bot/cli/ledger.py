@@ -264,7 +264,7 @@ def cmd_status(args) -> int:
     holes = bl["holes"]
     if holes:
         # the Backlog's REVERTED counts them, the range's rows above do not: a merge brought them in
-        c.add_row("merged, then reverted (before the range)", str(len(holes)))
+        c.add_row("in the fork's history, then reverted (before the range)", str(len(holes)))
     con.print(c)
     if holes:
         from rich.markup import escape
@@ -336,7 +336,7 @@ def _hole_entry(state, c) -> tuple[LedgerEntry, int | None]:
     return LedgerEntry(sha=sha, index=-1, pr=gitio.parse_pr(subject), subject=subject,
                        committer_time=int(c.committer.time), disposition=Disposition.REVERTED, fork_commit=fc,
                        reason="in the fork's history, then reverted by the fork; counted in the Backlog",
-                       evidence=(Evidence("revert", fc, f"merged, then reverted by {(fc or '')[:12]} "
+                       evidence=(Evidence("revert", fc, f"in the fork's history, then reverted by {(fc or '')[:12]} "
                                                         f"'{rv.message.splitlines()[0] if rv else ''}'"),)
                        ), (rv.committer_time if rv else None)
 

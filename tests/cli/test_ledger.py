@@ -485,7 +485,7 @@ def test_holes_are_listed_by_status_and_export_with_the_forks_revert(tmp_path, c
     rc, out, _ = run(capsys, [*argv, "status"])
     flat = " ".join(out.replace("│", " ").replace("┃", " ").split())
     assert rc == 0 and "REVERTED since 2026-01-05T00:00:00Z" in flat
-    assert "merged, then reverted (before the range) 1" in flat
+    assert "in the fork's history, then reverted (before the range) 1" in flat
     assert f"{u['u1'][:12]} #11 2026-01-02 {rv[:12]} 2026-01-05 One (#11)" in flat
     rc, out, _ = run(capsys, [*argv, "ledger", "export", "--json"])
     ex = json.loads(out)
