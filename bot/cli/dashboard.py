@@ -108,11 +108,12 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     # a fork named by --fork/--upstream alone is computed like one named in a configuration file
     has_config = config_file is not None or bool(getattr(args, "fork", None) or getattr(args, "upstream", None))
     cfg = config_from_args(args) if has_config else None
-    db = args.db or os.environ.get("FORKSYNC_DB") or (str(Path(cfg.cache_dir) / "forksync.sqlite") if cfg else "forksync.db")
+    given = args.db or os.environ.get("FORKSYNC_DB")
+    db = given or (str(Path(cfg.cache_dir) / "forksync.sqlite") if cfg else "forksync.db")
     if not has_config and not Path(db).exists():
         raise UserError(f"no database at {db}: pass --db (e.g. DIR/forksync.db after `forksync demo --dir DIR`) "
                         "or --config to compute a fork's state")
-    if cfg is not None and not (args.db or os.environ.get("FORKSYNC_DB")):
+    if cfg is not None and not given:
         from bot.sync.ingest import usable_cache_dir  # lazy: as above
         usable_cache_dir(cfg)       # the fork's cache folder holds the store: made as `status` makes it
     store = open_store(db)

@@ -68,7 +68,7 @@ def edit_tree(repo: pygit2.Repository, tree, updates: dict):
     return tb.write()
 
 
-__all__ = ["TREE_MODE", "edit_entries", "edit_tree"]
+__all__ = ["TREE_MODE", "changed_paths", "edit_entries", "edit_tree", "entries_at"]
 
 
 _UNSEEN = object()
@@ -114,3 +114,10 @@ def entries_at(tree, paths) -> list:
         else:
             out.append((e.id, e.filemode))
     return out
+
+
+def changed_paths(ancestor, theirs) -> list[str]:
+    """Old and new paths of the diff ``ancestor`` → ``theirs`` (two tree objects, no rename
+    detection), sorted: the only paths where a 3-way merge without rename detection can differ
+    from ours."""
+    return sorted({p for d in ancestor.diff_to_tree(theirs).deltas for p in (d.old_file.path, d.new_file.path)})

@@ -209,9 +209,9 @@ def _claims(message: str, rules: ProvenanceRules) -> list[Claim]:
         for m in _PROSE_SHA.finditer(message):
             out.append(Claim("pick", m.group(1).lower(), "upstream-commit-prose", m.group(0)[:200]))
         said = {c.ref for c in out}
-        body = message.partition("\n")[2]
+        subject, _, body = message.partition("\n")
         listed = [*_PICK_SHA.finditer(message)]
-        if has_pick_marker(message.partition("\n")[0], rules):
+        if has_pick_marker(subject, rules):
             listed += [*_URL_COMMIT.finditer(body), *_LISTED_SHA.finditer(body)]
         for m in listed:
             sha = m.group(1).lower()

@@ -90,7 +90,7 @@ from bot.config import renames
 from bot.config.attributes import TreeAttributes, git_attributes_file, git_stops
 from bot.config.objects import open_buffered
 from bot.config.renames import DEFAULT_RENAME_LIMIT
-from bot.config.trees import edit_entries, entries_at
+from bot.config.trees import changed_paths, edit_entries, entries_at
 from bot.git.repo import NO_LAZY_FETCH, fetch_advice
 from bot.model import CommitInfo, ConflictFile, PlanItem, Unit
 from bot.templating import render
@@ -639,14 +639,9 @@ def conflict_tree(repo: pygit2.Repository, idx: pygit2.Index, commit: pygit2.Com
 def _both_changed(anc, ours, theirs) -> list[str]:
     """The paths the pick (``anc`` → ``theirs``) changes that ``ours`` changed too (where git may
     run a merge driver)."""
-    paths = _changed_paths(anc, theirs)
+    paths = changed_paths(anc, theirs)
     return [p for p, a, o in zip(paths, entries_at(anc, paths), entries_at(ours, paths))
             if a is not None and o is not None and a != o]
-
-
-def _changed_paths(ancestor, theirs) -> list[str]:
-    """Old and new paths of the diff ``ancestor`` → ``theirs`` (no rename detection), sorted."""
-    return sorted({p for d in ancestor.diff_to_tree(theirs).deltas for p in (d.old_file.path, d.new_file.path)})
 
 
 def _stops_tree(repo: pygit2.Repository, idx: pygit2.Index, ours, anc, stops: list[str]):
@@ -876,7 +871,7 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
             break
         # libgit2 merges what git stops on: a file the fork's .gitattributes marks binary / -merge
         # (no attributes are read in a git dir or a bare mirror), an add/add of one blob in two modes
-        stops = git_stops(repo, anc, ours, up.tree, _changed_paths(anc, up.tree), attrs, head) \
+        stops = git_stops(repo, anc, ours, up.tree, changed_paths(anc, up.tree), attrs, head) \
             if idx.conflicts is None else []
         if idx.conflicts is not None or stops:
             by_git = git_merge_tree(repo, up, ours, flush=mem.flush, detect_renames=bool(merger.flags),

@@ -44,7 +44,7 @@ from pygit2.ffi import C, ffi
 from bot.config import renames
 from bot.config.attributes import NO_AUTO_MERGE, TreeAttributes, git_stops
 from bot.config.renames import DEFAULT_RENAME_LIMIT
-from bot.config.trees import TREE_MODE, edit_entries, entries_at
+from bot.config.trees import TREE_MODE, changed_paths, edit_entries, entries_at
 from bot.model import CommitInfo
 from bot.plan import store as plan_store
 from bot.plan.partition import Prediction
@@ -128,12 +128,6 @@ def _pick_trees(repo: pygit2.Repository, commit_sha: str) -> tuple:
     return repo[repo.TreeBuilder().write()], c.tree
 
 
-def _changed_paths(ancestor, theirs) -> list[str]:
-    """Old and new paths of the diff ``ancestor`` → ``theirs`` (no rename detection), sorted:
-    the only paths where a 3-way merge without rename detection can differ from ours."""
-    return sorted({p for d in ancestor.diff_to_tree(theirs).deltas for p in (d.old_file.path, d.new_file.path)})
-
-
 def _merged_entries(index: pygit2.Index, paths) -> dict:
     """``{path: (oid hex, mode) | None}``: a merged index's stage-0 entries at ``paths``."""
     out = {}
@@ -149,7 +143,7 @@ def _write_changed(index: pygit2.Index, repo: pygit2.Repository, ancestor, ours,
     entry, so this is the tree :func:`_write_tree` writes (tree ids are canonical), at a fraction
     of its cost (``write_tree`` hashes every directory of the index). None when the change has a
     shape it does not handle (a file replaced by a directory or back): then write the index."""
-    return _apply(repo, ours, _merged_entries(index, _changed_paths(ancestor, theirs)))
+    return _apply(repo, ours, _merged_entries(index, changed_paths(ancestor, theirs)))
 
 
 def _apply(repo: pygit2.Repository, ours, entries: dict) -> str | None:
@@ -272,6 +266,7 @@ def path_merge(repo: pygit2.Repository, ancestor, ours, theirs, paths, attrs: Tr
     conflicts: list[str] = []
     both: list[tuple[str, tuple, tuple, tuple]] = []
     paths = list(paths)
+    attrs = attrs or TreeAttributes(repo)     # one reader (and memo) for the whole pick
     try:
         for p, a, o, t in zip(paths, entries_at(ancestor, paths), entries_at(ours, paths), entries_at(theirs, paths)):
             for e in (a, o, t):
@@ -287,7 +282,7 @@ def path_merge(repo: pygit2.Repository, ancestor, ours, theirs, paths, attrs: Tr
                 conflicts.append(p)              # added on both sides, one blob, two modes: git stops
             elif a is None or not a[1] == o[1] == t[1]:
                 return None
-            elif (attr := (attrs or TreeAttributes(repo)).merge(ours, p)) in NO_AUTO_MERGE:
+            elif (attr := attrs.merge(ours, p)) in NO_AUTO_MERGE:
                 conflicts.append(p)              # git's binary driver: both sides changed it
             elif attr not in MERGE_TEXT:
                 return None                      # merge=union, a configured driver: merge_trees' driver
@@ -338,7 +333,7 @@ def merge_answer(repo: pygit2.Repository, commit_sha: str, ours: str) -> tuple:
     differ from ``ours`` (the predictor checks a later tree agrees there before reusing it)."""
     try:
         ancestor, theirs = _pick_trees(repo, commit_sha)
-        changed = _changed_paths(ancestor, theirs)
+        changed = changed_paths(ancestor, theirs)
         attrs = TreeAttributes(repo)
         got = (path_merge(repo, ancestor, repo[ours], theirs, changed, attrs)
                or _libgit2_answer(repo, ancestor, repo[ours], theirs, changed, attrs))
@@ -753,7 +748,7 @@ class MergePredictor:
                 detail = renames.skipped_by_limit(repo, ancestor, ours_tree, theirs, self.rename_limit)
             return Prediction("conflict", conflicted_paths(idx), detail=detail), None
         paths = self.changed_paths(commit.sha)
-        stops = git_stops(repo, ancestor, ours_tree, theirs, paths if paths is not None else _changed_paths(ancestor, theirs),
+        stops = git_stops(repo, ancestor, ours_tree, theirs, paths if paths is not None else changed_paths(ancestor, theirs),
                           self._attrs)
         if stops:              # libgit2 merged what git stops on (a no-auto-merge attribute, an add/add of modes)
             return Prediction("conflict", tuple(stops), detail=detail), None

@@ -14,8 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pygit2.enums import ConfigLevel
 
+from bot.config.trees import changed_paths as _changed_paths  # the name the derandomized property test was seeded with
 from bot.git.repo import commit_infos
-from bot.plan.predict import MergePredictor, _apply, _changed_paths, _entry_at, _merged_entries, conflicted_paths, path_merge, scratch_repo
+from bot.plan.predict import MergePredictor, _apply, _entry_at, _merged_entries, conflicted_paths, path_merge, scratch_repo
 
 BASE = [f"line {i}" for i in range(12)]
 PATHS = ("a.txt", "b.cpp", "d/c.py", "d/e/f.txt", "link", "blk")

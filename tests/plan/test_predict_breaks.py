@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import pygit2
 
+from bot.config.trees import changed_paths
 from bot.git import repo as gitio
-from bot.plan.predict import MergePredictor, _changed_paths, path_merge
+from bot.plan.predict import MergePredictor, path_merge
 
 T0 = 1_767_225_600
 
@@ -67,7 +68,7 @@ def test_a_commit_touching_thousands_of_files_is_predicted_about_as_fast_as_libg
     assert p.outcome == "clean" and p.result_tree == str(idx.write_tree(repo))
     reads: list = []
     trees = [CountingTree(repo[c].tree, reads) for c in (base, fork, wide)]
-    got = path_merge(repo, *trees, _changed_paths(repo[base].tree, repo[wide].tree))
+    got = path_merge(repo, *trees, changed_paths(repo[base].tree, repo[wide].tree))
     assert got is not None and got[0] == "merged" and len(got[1]) == 6400
     # each directory of the three trees once, and again for the .gitattributes files along a path
     # both sides changed (d0/f0.cpp): 19,200 reads when every path is walked from the root
