@@ -33,6 +33,20 @@ class GitHubLabels(BaseModel):
     area_prefix: str = Field("area:", max_length=40)
 
 
+#: keys with one accepted value: (the value, why no other). The ledger, the planner, apply and the
+#: CLI all name sync branches ``forksync/<unit>`` (another prefix would make the App's own branches
+#: look like a person's); every reply, PR body and issue names its commands ``/forksync …`` (a
+#: prefix the parser took and the texts did not would tell people to type commands that do
+#: nothing); the App reads the fork's configuration from one place (bot.github.fork_config: another
+#: path would only move where triage looks for its rules and which file the status issue tells
+#: people to edit)
+_FIXED = {
+    "branch_prefix": ("forksync/", "sync branches are always forksync/<unit>"),
+    "command_prefix": ("/forksync", "comment commands are always `/forksync <verb>`"),
+    "config_path": (".github/forksync.yml", "the App reads the fork's configuration there"),
+}
+
+
 class GitHubSettings(BaseModel):
     """How the App behaves on GitHub. Times are seconds.
 
@@ -64,32 +78,12 @@ class GitHubSettings(BaseModel):
                              "keeps one commit per upstream commit")
         return v
 
-    @field_validator("branch_prefix")
+    @field_validator("branch_prefix", "config_path", "command_prefix")
     @classmethod
-    def _branch_prefix(cls, v: str) -> str:
-        # the ledger, the planner, apply and the CLI all name sync branches ``forksync/<unit>``:
-        # another prefix would make the App's own branches look like a person's
-        if v != "forksync/":
-            raise ValueError("only 'forksync/' is supported: sync branches are always forksync/<unit>")
-        return v
-
-    @field_validator("config_path")
-    @classmethod
-    def _config_path(cls, v: str) -> str:
-        # the App reads the fork's configuration from one place (bot.github.fork_config); another
-        # value would only move where triage looks for its rules and which file the status issue
-        # tells people to edit — a file the App never reads
-        if v != ".github/forksync.yml":
-            raise ValueError("only '.github/forksync.yml' is supported: the App reads the fork's configuration there")
-        return v
-
-    @field_validator("command_prefix")
-    @classmethod
-    def _command_prefix(cls, v: str) -> str:
-        # every reply, PR body and issue names its commands as ``/forksync …``: a prefix the
-        # parser took and the texts did not would tell people to type commands that do nothing
-        if v != "/forksync":
-            raise ValueError("only '/forksync' is supported: comment commands are always `/forksync <verb>`")
+    def _fixed(cls, v: str, info) -> str:
+        want, why = _FIXED[info.field_name]
+        if v != want:
+            raise ValueError(f"only {want!r} is supported: {why}")
         return v
 
     @model_validator(mode="after")
