@@ -22,6 +22,7 @@ Secrets (tokens, keys, JWTs) are never logged or put into error messages.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import time
 from collections.abc import MutableMapping
@@ -278,6 +279,8 @@ class GitHubClient(gidgethub.aiohttp.GitHubAPI):
         def decide(exc: BaseException, attempt: int) -> float | None:
             if not isinstance(exc, (aiohttp.ClientConnectionError, asyncio.TimeoutError)):
                 return None
+            if method == "POST" and _LOOKUP_BEFORE_RESEND.get() and not isinstance(exc, aiohttp.ClientConnectorError):
+                return None     # sent, answer lost: the create's own loop looks it up before sending again
             return retry_delay(503, None, None, attempt, self.retry, self._clock())
 
         def note(exc: BaseException, attempt: int, delay: float) -> None:
@@ -299,9 +302,11 @@ class GitHubClient(gidgethub.aiohttp.GitHubAPI):
         """``POST`` ``data`` to ``url`` to create one thing (an issue, a comment, a pull request)
         that ``find()`` can look up: returns GitHub's answer, or what ``find()`` found. A POST GitHub
         answered 5xx may have been carried out all the same (its front end timed out after the
-        backend made the change), and sending it again would make a second one; so before each
-        resend the client asks ``find()`` (async: the object, or None when GitHub holds none) and
-        returns what it found instead. Raises :class:`GitHubAPIError` as :meth:`post` does."""
+        backend made the change), and so may one whose connection dropped after it was sent (no
+        answer at all); sending it again would make a second one. So before each such resend
+        (never after a connection that could not be made: nothing was sent) the client asks
+        ``find()`` (async: the object, or None when GitHub holds none) and returns what it found
+        instead. Raises :class:`GitHubAPIError` as :meth:`post` does."""
         answer, _more, _status = await self._make_request("POST", url, url_vars or {}, data,
                                                           gidgethub.sansio.accept_format(), find=find)
         return answer
@@ -315,10 +320,15 @@ class GitHubClient(gidgethub.aiohttp.GitHubAPI):
         if method in ("POST", "PATCH") and isinstance(data, dict):
             data = within_limits(data, filled_url)
         attempts = [0]
-        maybe_made = [False]        # a POST answered 5xx: GitHub may have made it before the answer was lost
+        # a POST answered 5xx, or whose connection dropped once it was sent: GitHub may have made
+        # it before the answer was lost
+        maybe_made = [False]
 
         def decide(exc: BaseException, attempt: int) -> float | None:
             attempts[0] = attempt
+            if find is not None and isinstance(exc, (aiohttp.ClientConnectionError, asyncio.TimeoutError)):
+                maybe_made[0] = True
+                return retry_delay(503, None, None, attempt, self.retry, self._clock())
             if not isinstance(exc, gidgethub.HTTPException) or isinstance(exc, GitHubAPIError):
                 return None
             status = int(exc.status_code)
@@ -330,6 +340,11 @@ class GitHubClient(gidgethub.aiohttp.GitHubAPI):
             return delay
 
         def note(exc: BaseException, attempt: int, delay: float) -> None:
+            if not isinstance(exc, gidgethub.HTTPException):
+                log.warning("github %s %s: %s once sent; looking it up, retry %d in %.1fs", method,
+                            _strip_credentials(filled_url), type(exc).__name__, attempt, delay)
+                self.stats.retries.append((0, attempt))
+                return
             status = int(exc.status_code)
             self.stats.retries.append((status, attempt))
             if delay == _SEND_AGAIN:
@@ -347,8 +362,12 @@ class GitHubClient(gidgethub.aiohttp.GitHubAPI):
                     log.warning("github %s %s: the lost answer's object exists; found, not sent again",
                                 method, _strip_credentials(filled_url))
                     return found, None, 200
-            return await super(GitHubClient, self)._make_request(method, url, url_vars, data, accept, jwt=jwt,
-                                                                 oauth_token=oauth_token, **kw)
+            token = _LOOKUP_BEFORE_RESEND.set(find is not None)
+            try:
+                return await super(GitHubClient, self)._make_request(method, url, url_vars, data, accept, jwt=jwt,
+                                                                     oauth_token=oauth_token, **kw)
+            finally:
+                _LOOKUP_BEFORE_RESEND.reset(token)
 
         try:
             return await self._retrying(decide, note)(send)
@@ -356,6 +375,13 @@ class GitHubClient(gidgethub.aiohttp.GitHubAPI):
             raise
         except gidgethub.HTTPException as e:
             raise GitHubAPIError(method, filled_url, e, attempts[0]) from e
+
+
+#: set while a create that can look its object up is being sent: the transport then leaves a
+#: connection that dropped after the request went out to the create's loop, which looks before
+#: sending again (a connection never made is still retried there: nothing was sent)
+_LOOKUP_BEFORE_RESEND: contextvars.ContextVar[bool] = contextvars.ContextVar("forksync_lookup_before_resend",
+                                                                            default=False)
 
 
 def within_limits(data: dict, url: str) -> dict:

@@ -43,6 +43,7 @@ from bot.agents.render import render
 from bot.agents.summary import summarize_results
 from bot.git.repo import git_env
 from bot.git.resolution import find_stop, keep_ref
+from bot.github.common import comment_once, marker
 from bot.github.limits import fit_title
 from bot.sync import store as sync_store
 from bot.sync.prs import create_pull, find_open_pr, placed, title_digest
@@ -85,20 +86,10 @@ def _split(full_name: str) -> dict:
     return {"owner": owner, "repo": repo}
 
 
-def _marker(key: str) -> str:
-    return f"<!-- forksync:{key} -->"
-
-
 async def _comment_once(gh, full_name: str, number: int, key: str, body: str) -> str:
-    """Post ``body`` on ``number`` unless a comment with ``key``'s hidden marker exists."""
-    mark = _marker(key)
-    rv = _split(full_name)
-    async for c in gh.getiter("/repos/{owner}/{repo}/issues/{number}/comments", {**rv, "number": number}):
-        if mark in (c.get("body") or ""):
-            return "exists"
-    await gh.post("/repos/{owner}/{repo}/issues/{number}/comments", {**rv, "number": number},
-                  data={"body": f"{mark}\n{body}"})
-    return "created"
+    """Post ``body`` on ``number`` unless a comment with ``key``'s hidden marker exists (a post
+    whose answer was lost is looked up by its marker before it is sent again)."""
+    return await comment_once(gh, full_name, number, key, body)
 
 
 _REPORT_HEAD = re.compile(r"^### Conflict resolution by an agent — upstream ([0-9a-f]{7,40})", re.M)
@@ -288,7 +279,7 @@ async def post_test_summary(gh: Any, full_name: str, number: int, result: Any, c
     per (suite, platform, commit): a redelivery does not post twice. Returns the comment's body."""
     get = (lambda k: result.get(k, "")) if isinstance(result, dict) else (lambda k: getattr(result, k, ""))
     key = f"test-summary:{get('suite')}:{get('platform')}:{get('commit')}"
-    mark = _marker(key)
+    mark = marker(key)
     async for c in gh.getiter("/repos/{owner}/{repo}/issues/{number}/comments", {**_split(full_name), "number": number}):
         if mark in (c.get("body") or ""):                 # posted already: no second agent call
             return (c.get("body") or "").replace(mark + "\n", "", 1)

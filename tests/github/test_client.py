@@ -371,3 +371,25 @@ async def test_a_create_github_did_not_make_is_sent_again(world, github_app):
                            find=lambda: _issue_titled(gh, "once"))
     titles = [i["title"] async for i in gh.getiter("/repos/{owner}/{repo}/issues", REPO)]
     assert (titles, made["title"], github_app.slept) == (["once"], "once", [0.01])
+
+
+async def test_a_create_whose_connection_dropped_is_looked_up_not_sent_again(world, github_app, monkeypatch):
+    """GitHub opens the issue, then the connection drops before any answer arrives (a proxy
+    restart, a reset): the retry finds the issue instead of opening a second one."""
+    from bot.fakegithub.routing import HANDLERS
+    fake, fork, inst, shas = world
+    gh = github_app.installation(inst.id)
+    real, dropped = HANDLERS["issues/create"], []
+
+    async def applied_then_dropped(ctx):
+        reply = await real(ctx)
+        if not dropped:
+            dropped.append("reset")
+            ctx.request.transport.close()
+        return reply
+
+    monkeypatch.setitem(HANDLERS, "issues/create", applied_then_dropped)
+    made = await gh.create("/repos/{owner}/{repo}/issues", REPO, data={"title": "once"},
+                           find=lambda: _issue_titled(gh, "once"))
+    titles = [i["title"] async for i in gh.getiter("/repos/{owner}/{repo}/issues", REPO)]
+    assert (dropped, titles, made["title"]) == (["reset"], ["once"], "once")
