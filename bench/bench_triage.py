@@ -18,6 +18,11 @@
   figure: never tuned on), and 5-fold cross-validation over the tuning split (folds by report,
   ``sha1(source) % 5``; per-fold figures and their mean), each for all records and for the real
   excerpts alone (without the derived log shapes);
+* **fresh** (``--fresh``) — ``fresh.jsonl`` (``make_fresh.py``: 53 more public reports, none a
+  source of ``wild.jsonl``, labelled and committed before the signature code first ran on them;
+  wholly held out): pairwise precision/recall/F1 for all records and for the real excerpts alone,
+  then each missed pair — *split* (same fault, two groups) and *merged* (two faults, one group) —
+  with the groups' keys;
 * **precision/recall** — pairwise over the labelled records: a pair is *grouped* when the two
   records get the same group, *same* when they carry the same fault label. Precision = grouped
   and same / grouped; recall = grouped and same / same.
@@ -48,6 +53,7 @@ from bot.triage.signature import signature_of  # noqa: E402
 DATA = ROOT / "tests" / "data" / "triage" / "labelled.jsonl"
 HOLDOUT = ROOT / "tests" / "data" / "triage" / "holdout.jsonl"   # never used to tune the normaliser
 WILD = ROOT / "tests" / "data" / "triage" / "wild.jsonl"         # its "heldout" split is never tuned on
+FRESH = ROOT / "tests" / "data" / "triage" / "fresh.jsonl"       # wholly held out, never tuned on
 FOLDS = 5
 TARGET = 50_000   # records per CPU second
 
@@ -109,6 +115,34 @@ def wild_figures(recs: list[dict]) -> dict:
     return out
 
 
+def fresh_figures(recs: list[dict]) -> dict:
+    """Pairwise figures on ``fresh.jsonl`` for all records and for the real excerpts alone, and the
+    missed pairs of the real excerpts: ``split`` (one fault, two groups: one line per pair of
+    groups) and ``merged`` (one group holding two faults)."""
+    out: dict = {}
+    for name, keep in (("all", lambda r: True), ("real", lambda r: r["shape"] == "real")):
+        part = [r for r in recs if keep(r)]
+        out[name] = {"records": len(part), "faults": len({r["fault"] for r in part}),
+                     **prf([r["fault"] for r in part], group_ids(part))}
+    real = [r for r in recs if r["shape"] == "real"]
+    frs = [FailureRecord(test=normalize_test_id(r["test"]), raw_test=r["test"], outcome="failed", text=r["text"])
+           for r in real]
+    of = {}
+    for grp in Grouper().group(frs):
+        for fr in grp.records:
+            of[id(fr)] = f"{grp.id} [{grp.signature.key[:100]}]"
+    groups = [of[id(fr)] for fr in frs]
+    split, merged = set(), set()
+    for (ra, ga), (rb, gb) in itertools.combinations(zip(real, groups), 2):
+        if ra["fault"] == rb["fault"] and ga != gb:
+            split.add((ra["fault"], *sorted((ga, gb))))
+        elif ra["fault"] != rb["fault"] and ga == gb:
+            merged.add((ga, *sorted((ra["fault"], rb["fault"]))))
+    out["split"] = sorted(split)
+    out["merged"] = sorted(merged)
+    return out
+
+
 def timed(fn, repeat: int = 3) -> tuple[float, float]:
     """Best (CPU seconds, wall seconds) of ``repeat`` runs."""
     best = (float("inf"), float("inf"))
@@ -141,7 +175,19 @@ def main(argv=None) -> int:
     ap.add_argument("--records", type=int, default=50_000, help="size of the nightly-like stream")
     ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     ap.add_argument("--quality", action="store_true", help="only the grouping-quality figures (no timing)")
+    ap.add_argument("--fresh", action="store_true", help="only the figures on fresh.jsonl and its missed pairs")
     args = ap.parse_args(argv)
+    if args.fresh:
+        f = fresh_figures(load(FRESH))
+        for name in ("all", "real"):
+            print(f"fresh ({name}): {json.dumps(f[name])}")
+        print(f"split pairs (same fault, different groups): {len(f['split'])}")
+        for fault, ga, gb in f["split"]:
+            print(f"  split  {fault}: {ga}  |  {gb}")
+        print(f"merged groups (different faults, one group): {len(f['merged'])}")
+        for g, fa, fb in f["merged"]:
+            print(f"  merged {fa} + {fb}: {g}")
+        return 0
     if args.quality:
         for name, w in wild_figures(load(WILD)).items():
             h, cv = w["heldout"], w["cv"]["mean"]
