@@ -265,3 +265,100 @@ async def test_the_overview_plot_marks_numbers_of_a_failed_refresh_as_stale(tmp_
         assert not set(failed) & set(days["x"]) or marked, "failed refreshes drawn as ordinary Days Behind points"
     finally:
         await c.close()
+
+
+# --------------------------------------------------------------------------- GitHub failing while asked
+async def test_a_reader_is_not_told_no_fork_for_five_minutes_after_one_github_5xx(two_forks_logged_in):
+    """alice may read the private fork. GitHub answers the permission check once with a 502 (it
+    happens: GitHub's API has bad minutes). The dashboard takes the 502 for "may not read",
+    answers 404 "no fork 'meta/triton' here, or you may not read it", and caches that answer for
+    5 minutes: every page of the fork stays 404 for her though GitHub answers again at once.
+    A failed permission check is not a "no": it is not cached, and the answer says GitHub could
+    not be asked (not that the fork does not exist)."""
+    fake, c = two_forks_logged_in
+    fake.create_user("alice")
+    fake.state.repos[FORK].collaborators["alice"] = "read"
+    fake.faults.server_error(f"/repos/{FORK}/collaborators/*/permission", "GET", times=1)
+    first = await _log_in(fake, c, "alice", f"/forks/{FORK}/")
+    body = await first.text()
+    assert not (first.status == 404 and "may not read" in body), (first.status, body[body.find('id="error"'):][:200])
+    again = await c.get(f"/api/v1/forks/{FORK}/overview")          # GitHub answers normally now
+    assert again.status == 200, await again.text()
+    assert (await again.json())["days_behind"] == 3.25
+
+
+# --------------------------------------------------------------------------- red and short
+def _judged(commit: str, suite: str, facts) -> "RunResult":
+    from gpu_runner.result import Environment, RunResult, outcome_for
+    from gpu_runner.saturation import judge
+    verdict, reasons = judge(facts)
+    return RunResult(suite=suite, level="L1", commit=commit, platform="h100", verdict=verdict, outcome=outcome_for(reasons),
+                     reasons=reasons, counts=facts.counts, tests=list(facts.tests), environment=Environment(runner_id="r"))
+
+
+async def test_the_validation_grid_tells_short_from_red_by_the_runs_reasons_not_its_words(tmp_path):
+    """The grid calls a cell ``short`` when its reason text holds "fewer" or "below-floor". So:
+    a suite with all its tests run and one real failure, ``test_reduce_fewer_warps``, is shown
+    ``short`` ("ran fewer tests than expected") — a person looks for missing tests instead of
+    the broken kernel; and a suite that ran 60 of its 100 expected tests (40 skipped:
+    ``count-mismatch``, whose detail does not say "fewer") is shown plain ``red``, not ``short``
+    (docs/dashboard.md: short is a suite that ran fewer tests than expected)."""
+    from bot.validation import store as vstore
+    from gpu_runner.result import Counts, TestResult
+    from gpu_runner.saturation import RunFacts
+
+    head = sha("h", 301)
+    failing = RunFacts(expected_tests=3, exit_code=1, report_state="ok", counts=Counts(total=3, passed=2, failed=1),
+                       tests=(TestResult(id="test_core.py::test_reduce_fewer_warps", name="test_reduce_fewer_warps", outcome="failed"),
+                              TestResult(id="test_core.py::test_dot", name="test_dot", outcome="passed"),
+                              TestResult(id="test_core.py::test_add", name="test_add", outcome="passed")))
+    skipped = RunFacts(expected_tests=100, exit_code=0, report_state="ok", counts=Counts(total=100, passed=60, skipped=40))
+
+    def results(store: Store) -> None:
+        for suite, facts in (("kernels", failing), ("lit", skipped)):
+            r = _judged(head, suite, facts)
+            assert r.verdict == "red"
+            vstore.record(store, repo=FORK, pr=301, result=r, now=NOW - 60)
+
+    c, _ = await serve(tmp_path, results)
+    try:
+        doc = await (await c.get(f"/api/v1/forks/{FORK}/validation")).json()
+        cells = next(x["cells"] for x in doc["commits"] if x["sha"] == head)
+        kernels = next(x for x in cells["kernels"] if x["platform"] == "h100")
+        lit = next(x for x in cells["lit"] if x["platform"] == "h100")
+        assert "test-failures" in kernels["reason"] and "count-mismatch: 60 tests ran" in lit["reason"]
+        assert (kernels["state"], lit["state"]) == ("red", "short")
+    finally:
+        await c.close()
+
+
+async def test_a_unit_whose_suite_hit_an_infrastructure_error_is_not_shown_green(tmp_path):
+    """The bundle's lit suite ends with an infrastructure error that persisted through the
+    retries (outcome ``infrastructure``: the gate blocks on it, docs/validation.md). The Units
+    page shows that unit's gate as ``green`` and its state "L1 green: the gate decides on
+    GitHub" — the one result that blocks it is read as a pass, because the page counts only
+    "fail" and "error" as red. A unit with a suite that did not pass is not green."""
+    from bot.validation import store as vstore
+    from gpu_runner.result import Counts
+    from gpu_runner.saturation import RunFacts
+
+    head = sha("h", 301)
+
+    def infra(store: Store) -> None:
+        # the bundle's head had lit on cpu (red); this fork now runs lit on h100 only
+        store.conn.execute("DELETE FROM suite_results WHERE repo = ? AND sha = ? AND suite = 'lit'", [FORK, head])
+        r = _judged(head, "lit", RunFacts(exit_code=0, report_state="ok", infra_error="CUDA driver initialization failed",
+                                          counts=Counts(total=5, passed=5)))
+        assert (r.verdict, r.outcome) == ("red", "infrastructure")
+        vstore.record(store, repo=FORK, pr=301, result=r, now=NOW - 60)
+        kernels = _judged(head, "kernels", RunFacts(exit_code=0, report_state="ok", counts=Counts(total=5, passed=5)))
+        vstore.record(store, repo=FORK, pr=301, result=kernels, now=NOW - 60)
+
+    c, _ = await serve(tmp_path, infra)
+    try:
+        doc = await (await c.get(f"/api/v1/forks/{FORK}/units")).json()
+        bundle = next(u for u in doc["units"] if u["pr"] == 301)
+        assert [(s["suite"], s["verdict"]) for s in bundle["suites"]] == [("kernels", "pass"), ("lit", "infrastructure")]
+        assert bundle["gate"] != "green" and "L1 green" not in bundle["state"], (bundle["gate"], bundle["state"])
+    finally:
+        await c.close()
