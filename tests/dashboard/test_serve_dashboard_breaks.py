@@ -21,6 +21,8 @@ from bot.app.web import make_app, mount_dashboard
 from bot.dashboard.access import GitHubLogin
 from bot.store import Store
 from bot.sync import store as sync_store
+from gpu_runner.result import Environment, RunResult, outcome_for
+from gpu_runner.saturation import judge
 from tests.support.dashboard_world import DAY, FORK, NOW, fill, sha
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -288,9 +290,7 @@ async def test_a_reader_is_not_told_no_fork_for_five_minutes_after_one_github_5x
 
 
 # --------------------------------------------------------------------------- red and short
-def _judged(commit: str, suite: str, facts) -> "RunResult":
-    from gpu_runner.result import Environment, RunResult, outcome_for
-    from gpu_runner.saturation import judge
+def _judged(commit: str, suite: str, facts) -> RunResult:
     verdict, reasons = judge(facts)
     return RunResult(suite=suite, level="L1", commit=commit, platform="h100", verdict=verdict, outcome=outcome_for(reasons),
                      reasons=reasons, counts=facts.counts, tests=list(facts.tests), environment=Environment(runner_id="r"))
