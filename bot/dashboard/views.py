@@ -503,8 +503,8 @@ def triage(store: Store, fork: str, now: float, policy: Policy, nightlies: int =
 # --------------------------------------------------------------------------- health
 def health(store: Store, now: float, policy: Policy, app_facts: dict, allowed: Callable[[str], bool] = lambda f: True) -> dict:
     """``forksync.dashboard.health/1``: ``app_facts`` is what the App reports (``status``,
-    ``problems``, ``warnings``, ``deliveries``, ``dead``, ``recent_errors``, ``worker_heartbeat``:
-    epoch s or None)."""
+    ``problems`` with ``problem_forks``, ``warnings``, ``deliveries``, ``dead``, ``recent_errors``,
+    ``worker_heartbeat``: epoch s or None; :func:`bot.app.web.app_facts`)."""
     beat = app_facts.get("worker_heartbeat")
     forks_out = []
     for f in fork_names(store):
@@ -519,7 +519,7 @@ def health(store: Store, now: float, policy: Policy, app_facts: dict, allowed: C
                                        "reason": b.get("reason", ""), "step": b.get("step", "")} for b in (st.blocked if st else ())],
                           "failing_jobs": [{"job": j["job"], "error": j["error"], "count": j["count"], "since": iso(j["since"])}
                                            for j in (st.failing_jobs if st else ())]})
-    return {"schema": f"{V}.health/1", "status": app_facts.get("status", "ok"), "problems": list(app_facts.get("problems", [])),
+    return {"schema": f"{V}.health/1", "status": app_facts.get("status", "ok"), "problems": _problems(app_facts, allowed),
             "warnings": list(app_facts.get("warnings", [])),
             "deliveries": dict(app_facts.get("deliveries", {})),
             "dead": [{k: d.get(k) for k in ("id", "event", "repo", "reason")} for d in app_facts.get("dead", [])
@@ -527,6 +527,18 @@ def health(store: Store, now: float, policy: Policy, app_facts: dict, allowed: C
             "recent_errors": [{**e, "at": iso(e.get("at"))} for e in app_facts.get("recent_errors", [])
                               if not e.get("repo") or allowed(e["repo"])],
             "worker_heartbeat": iso(beat), "worker_heartbeat_age_s": (now - beat) if beat else None, "forks": forks_out}
+
+
+def _problems(app_facts: dict, allowed: Callable[[str], bool]) -> list[str]:
+    """The App's problems a reader may see: a problem of a fork they may not read is counted, not
+    said (its line names the fork and quotes its error), so the status they see stays explained."""
+    texts = list(app_facts.get("problems", []))
+    forks = list(app_facts.get("problem_forks", [])) + [""] * len(texts)
+    shown = [t for t, f in zip(texts, forks) if not f or allowed(f)]
+    hidden = len(texts) - len(shown)
+    if hidden:
+        shown.append(f"{hidden} problem{'s' if hidden != 1 else ''} of a fork you may not read")
+    return shown
 
 
 __all__ = ["NotFound", "BadQuery", "Policy", "iso", "github_of", "stale_of", "fork_names", "forks", "overview", "units",
