@@ -102,8 +102,15 @@ def _allowed(request: web.Request) -> Callable[[str], bool]:
 
 
 async def _run(request: web.Request, fn, *args):
+    """``fn(*args)`` on the dashboard's thread, in one read transaction of its store: a page reads
+    several tables one query after the other, and a sync or the worker that commits between two of
+    them would make it show half of each state (a total above counts of another ledger)."""
     d = request.app[DASHBOARD_KEY]
-    return await asyncio.get_running_loop().run_in_executor(d.executor, fn, *args)
+
+    def read():
+        with d.store.snapshot():
+            return fn(*args)
+    return await asyncio.get_running_loop().run_in_executor(d.executor, read)
 
 
 def _fork(request: web.Request) -> str:
