@@ -302,6 +302,10 @@ def ledger(store: Store, fork: str, now: float, policy: Policy, query: dict[str,
     if offset < 0 or not 1 <= limit <= 500:
         raise BadQuery("offset must be ≥ 0 and limit between 1 and 500")
     q = (one.get("q") or "").strip()
+    for name in ("q", "area"):
+        # SQLite ends a LIKE pattern at a NUL: the search would match every commit, not none
+        if "\x00" in (one.get(name) or ""):
+            raise BadQuery(f"{name}={one[name]!r}: holds a NUL character, which no subject or area has")
     kw: dict = {}
     if re.fullmatch(r"#?\d{1,7}", q):
         kw["pr"] = int(q.lstrip("#"))
