@@ -249,6 +249,14 @@ async def api_health(request: web.Request) -> web.Response:
     return _api(await _run(request, lambda: _shown(views.health(d.store, d.clock(), d.policy, d.app_facts(), allowed))))
 
 
+async def fork_address(request: web.Request) -> web.Response:
+    """``/forks/{fork}`` (the fork's name as GitHub writes it, no trailing slash) → its overview,
+    and ``/api/v1/forks/{fork}`` → the overview's JSON twin; the query string goes along."""
+    raw = request.rel_url.raw_query_string
+    target = request.rel_url.raw_path + ("/overview" if request.path.startswith("/api/") else "/")
+    raise web.HTTPFound(target + (f"?{raw}" if raw else ""))
+
+
 async def static(request: web.Request) -> web.StreamResponse:
     name = request.match_info["file"]
     path = plots.plotly_js_path() if name == "plotly.min.js" else STATIC / name
@@ -308,11 +316,13 @@ def add_dashboard(app: web.Application, dashboard: Dashboard) -> None:
     r = app.router
     r.add_get("/", index)
     r.add_get("/health", health_view)
+    r.add_get("/forks/{owner}/{name}", fork_address)
     r.add_get("/forks/{owner}/{name}/", page_view)
     r.add_get("/forks/{owner}/{name}/ledger/{sha}", entry_view)
     r.add_get("/forks/{owner}/{name}/{page}", page_view)
     r.add_get("/api/v1/forks", api_forks)
     r.add_get("/api/v1/health", api_health)
+    r.add_get("/api/v1/forks/{owner}/{name}", fork_address)
     r.add_get("/api/v1/forks/{owner}/{name}/ledger/{sha}", api_entry)
     r.add_get("/api/v1/forks/{owner}/{name}/{page}", api_page)
     r.add_get("/static/{file}", static)
