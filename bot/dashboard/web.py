@@ -25,7 +25,7 @@ from aiohttp import web
 
 from bot.agents.redact import GITHUB_TOKEN, configured_secrets, scrub
 from bot.dashboard import plots, views
-from bot.dashboard.access import ALLOWED_KEY, USER_KEY, install
+from bot.dashboard.access import ALLOWED_KEY, UNASKED_KEY, USER_KEY, install
 from bot.store import Store
 from bot.templating import render_html
 
@@ -113,9 +113,18 @@ async def _run(request: web.Request, fn, *args):
     return await asyncio.get_running_loop().run_in_executor(d.executor, read)
 
 
+class Unavailable(Exception):
+    """GitHub could not be asked what the answer depends on (503); the message says so."""
+
+
 def _fork(request: web.Request) -> str:
     fork = f"{request.match_info['owner']}/{request.match_info['name']}"
     if not _allowed(request)(fork):
+        if request.get(UNASKED_KEY):
+            # said for every fork not shown while any check went unanswered, so it tells no one
+            # which forks this store holds
+            raise Unavailable(f"GitHub could not be asked whether you may read {fork!r} (it did not answer the "
+                              "permission check): try again in a moment")
         # a fork the user may not read is answered as one that does not exist
         raise views.NotFound(f"no fork {fork!r} here, or you may not read it")
     return fork
@@ -287,6 +296,10 @@ async def _answer(request: web.Request, handler) -> web.StreamResponse:
         return _error(request, 404, str(e))
     except views.BadQuery as e:
         return _error(request, 400, str(e))
+    except Unavailable as e:
+        resp = _error(request, 503, str(e))
+        resp.headers["Retry-After"] = "10"
+        return resp
     except web.HTTPNotFound:
         # any method under the dashboard's own paths: a client of the API reads JSON errors
         if request.method in ("GET", "HEAD") or _is_dashboard(request.path):
