@@ -234,9 +234,12 @@ def _superseded(row: dict) -> list[dict]:
 
 
 def _gate(suites: list[dict]) -> str:
+    """The unit's L1 at a glance: green only when every suite passed. Any other verdict (``fail``,
+    ``error``, ``infrastructure``, one a later runner adds) blocks the gate
+    (:func:`bot.validation.gate.decide`, rule 5), so it is red here too."""
     if not suites or any(s["verdict"] == "pending" for s in suites):
         return "waiting for L1"
-    if any(s["verdict"] in ("fail", "error") for s in suites):
+    if any(s["verdict"] != "pass" for s in suites):
         return "red"
     return "green"
 
@@ -348,7 +351,7 @@ def _cell_state(r: dict) -> str:
         return "pending"
     if r["verdict"] == "pass":
         return "green"
-    if "below-floor" in (r["reason"] or "") or "fewer" in (r["reason"] or ""):
+    if validation_store.only_short(r["reason"] or ""):
         return "short"
     return "red"
 
