@@ -271,6 +271,24 @@ class Store:
             with _immediate(self.conn):
                 yield self.conn
 
+    @contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """The store's lock and one read transaction (``BEGIN`` … ``COMMIT``): every read inside sees
+        the database as of the first one, whatever another connection commits meanwhile (WAL keeps
+        that version for the reader without blocking the writer), so a page built from several
+        queries shows one state. Inside a transaction already: that one. Yields the connection."""
+        with self.lock:
+            if self.conn.in_transaction:
+                yield self.conn
+                return
+            self.conn.execute("BEGIN")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+
     def close(self) -> None:
         _OPEN_STORES.discard(self)
         self.conn.close()

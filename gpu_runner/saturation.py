@@ -15,6 +15,7 @@ the first, so a person sees everything that is wrong at once.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 from gpu_runner.result import BenchmarkPoint, Counts, Reason, TestResult
@@ -175,6 +176,21 @@ def _judge_points(f: RunFacts, add) -> None:
         add("benchmark-not-finite", "values that are no measurement: " + ", ".join(nan[:SHOW_FAILING]))
     if f.exit_code not in (None, 0) and not bad:
         add("exit-status-disagrees", f"the benchmark exited with status {f.exit_code} but no point is marked failed")
+
+
+#: The counts in a ``count-mismatch`` detail as :func:`judge` writes it (tests, or benchmark points).
+_MISMATCH = re.compile(r"(\d+) (?:tests ran|points), the suite expects exactly (\d+)")
+
+
+def ran_short(reason: Reason) -> bool:
+    """Whether ``reason`` says the suite ran fewer tests (or benchmark points) than it promises:
+    ``below-floor``, ``zero-tests``, or a ``count-mismatch`` whose count is below the expected one
+    (read back from the detail :func:`judge` writes, "<n> tests ran, the suite expects exactly <m>";
+    more than expected is a mismatch, not a shortfall)."""
+    if reason.code in ("below-floor", "zero-tests"):
+        return True
+    m = _MISMATCH.search(reason.detail) if reason.code == "count-mismatch" else None
+    return bool(m) and int(m[1]) < int(m[2])
 
 
 def missing_required(required: list[str] | tuple[str, ...], present: list[str] | tuple[str, ...]) -> list[Reason]:

@@ -32,6 +32,7 @@ it is learnt).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 
 @dataclass(frozen=True)
@@ -45,36 +46,51 @@ class HealthPolicy:
     job_failures: int = 2
 
 
-def problems(now: float, *, counts: dict[str, int], oldest_due_at: float | None, last_beat_at: float | None,
-             expect_worker: bool, recent_restarts: int = 0, policy: HealthPolicy = HealthPolicy(),
-             failing_jobs: list[dict] = (), timed_out: list[dict] = ()) -> list[str]:
-    """Why the app is unhealthy at ``now`` (epoch s); empty when healthy. ``counts``: deliveries
-    per state; ``oldest_due_at``: since when the longest-due delivery waits (None: nothing due);
+class Problem(NamedTuple):
+    """One of :func:`judge`'s problems: the fork it names (``""``: the App as a whole) and its line.
+    The dashboard shows a fork's problem only to a reader who may read that fork."""
+
+    fork: str
+    text: str
+
+
+def problems(now: float, **facts) -> list[str]:
+    """Why the app is unhealthy at ``now`` (epoch s), one line each; empty when healthy. ``facts``:
+    those of :func:`judge`."""
+    return [p.text for p in judge(now, **facts)]
+
+
+def judge(now: float, *, counts: dict[str, int], oldest_due_at: float | None, last_beat_at: float | None,
+          expect_worker: bool, recent_restarts: int = 0, policy: HealthPolicy = HealthPolicy(),
+          failing_jobs: list[dict] = (), timed_out: list[dict] = ()) -> list[Problem]:
+    """Why the app is unhealthy at ``now`` (epoch s), each with the fork it names; empty when
+    healthy. ``counts``: deliveries per state; ``oldest_due_at``: since when the longest-due delivery waits (None: nothing due);
     ``last_beat_at``: newest worker heartbeat (None: never); ``recent_restarts``: worker restarts
     within ``policy.restart_window_s``; ``failing_jobs``: scheduled jobs failing now
     (``[{"repo", "job", "error", "count"}]``, :func:`bot.sync.store.failing_jobs`); ``timed_out``:
     deliveries whose last attempt was stopped at the time limit (``[{"id", "event", "repo", "error"}]``,
     :func:`bot.app.queue.timed_out`)."""
-    out: list[str] = []
+    out: list[Problem] = []
     if expect_worker:
         if last_beat_at is None:
-            out.append("no worker has started processing the queue")
+            out.append(Problem("", "no worker has started processing the queue"))
         elif now - last_beat_at > policy.heartbeat_stale_s:
-            out.append(f"no worker heartbeat for {now - last_beat_at:.0f} s (limit {policy.heartbeat_stale_s:g} s)")
+            out.append(Problem("", f"no worker heartbeat for {now - last_beat_at:.0f} s (limit {policy.heartbeat_stale_s:g} s)"))
     if recent_restarts >= policy.max_restarts:
-        out.append(f"workers restarted {recent_restarts} times in the last {policy.restart_window_s:g} s")
+        out.append(Problem("", f"workers restarted {recent_restarts} times in the last {policy.restart_window_s:g} s"))
     if oldest_due_at is not None and now - oldest_due_at > policy.stuck_after_s:
-        out.append(f"the queue is stuck: a delivery has been due for {now - oldest_due_at:.0f} s "
-                   f"(limit {policy.stuck_after_s:g} s)")
+        out.append(Problem("", f"the queue is stuck: a delivery has been due for {now - oldest_due_at:.0f} s "
+                               f"(limit {policy.stuck_after_s:g} s)"))
     for d in timed_out:
         where = f"{d['event']} on {d['repo']}" if d["repo"] else d["event"]
-        out.append(f"delivery {d['id']} ({where}) hung: {d['error']} (`forksync queue`)")
+        out.append(Problem(d["repo"] or "", f"delivery {d['id']} ({where}) hung: {d['error']} (`forksync queue`)"))
     dead = counts.get("dead", 0)
     if dead:
-        out.append(f"{dead} dead-lettered deliver{'y' if dead == 1 else 'ies'}: see `forksync queue --state dead`")
+        out.append(Problem("", f"{dead} dead-lettered deliver{'y' if dead == 1 else 'ies'}: see `forksync queue --state dead`"))
     for j in failing_jobs:
         if j["count"] >= policy.job_failures:
-            out.append(f"{j['repo']}: the scheduled {j['job']} job failed {j['count']} times in a row: {j['error']}")
+            out.append(Problem(j["repo"], f"{j['repo']}: the scheduled {j['job']} job failed {j['count']} times in a row: "
+                                          f"{j['error']}"))
     return out
 
 
@@ -92,4 +108,4 @@ def warnings(*, login_unknown: list[dict] = ()) -> list[str]:
     return out
 
 
-__all__ = ["HealthPolicy", "problems", "warnings"]
+__all__ = ["HealthPolicy", "Problem", "judge", "problems", "warnings"]

@@ -19,6 +19,8 @@ fork is dead-lettered), ``forksync_blocked_units{repo}`` and ``forksync_dead_let
 (1 while any delivery is dead; :func:`bot.app.queue.dead_letter_alarm` gives the same line for
 ``/healthz``). A store that cannot be read is an answer too: ``forksync_store_up`` is 0 and
 ``forksync_store_error{error}`` says why (the process's own counters are still served); 1 otherwise.
+Every reason label goes through :func:`bot.agents.redact.scrub`, as the dashboard's texts do:
+``/metrics`` is answered without a login, and a stored error may hold a token or a URL's password.
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ import time
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.core import GaugeMetricFamily
 
-from bot.agents.redact import error_text
+from bot.agents.redact import error_text, scrub
 from bot.app import queue as q
 from bot.store import Store
 from bot.sync import store as sync_store
@@ -127,7 +129,8 @@ class _StoreCollector:
         for st in sync_store.load_all_statuses(store):
             dead = q.dead_letters(store, st.repo, limit=1)
             reason = st.degraded() or (f"dead-lettered delivery {dead[0]['id']}: {dead[0]['reason']}" if dead else "")
-            fams["degraded"].add_metric([st.repo, reason[:200]], 1.0 if reason else 0.0)
+            # a label is answered without a login: an error stored by an earlier release may hold a secret
+            fams["degraded"].add_metric([st.repo, scrub(reason)[:200]], 1.0 if reason else 0.0)
             fams["blocked"].add_metric([st.repo], float(len(st.blocked)))
             if st.computed_at:      # never computed (the first fetch failed): no number, not a 0 that reads "in sync"
                 fams["days"].add_metric([st.repo], st.days_behind)
@@ -140,7 +143,7 @@ class _StoreCollector:
             fams["stale"].add_metric([st.repo], 1.0 if st.stale(limit, now) else 0.0)
             fams["alarm"].add_metric([st.repo], 1.0 if st.alarm(self.m.alarm_after_s, now) else 0.0)
         out.extend(fams.values())
-        alarm = q.dead_letter_alarm(store)
+        alarm = scrub(q.dead_letter_alarm(store))
         dead = GaugeMetricFamily("forksync_dead_letter_alarm", "1 while any delivery is dead-lettered (work GitHub asked "
                                                               "for was not done); the reason is a label", labels=["reason"])
         dead.add_metric([alarm[:200]], 1.0 if alarm else 0.0)

@@ -36,9 +36,9 @@ from typing import Callable
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from bot.agents.redact import error_text
+from bot.agents.redact import error_text, scrub
 from bot.app import queue as q
-from bot.app.health import HealthPolicy, problems, warnings
+from bot.app.health import HealthPolicy, Problem, judge, warnings
 from bot.app.intake import (
     MAX_BODY,
     Rejected,
@@ -140,26 +140,30 @@ METRICS_KEY = web.AppKey("forksync_metrics", AppMetrics)
 def app_facts(store: Store, now: float, *, expect_worker: bool = False, recent_restarts: int = 0,
               policy: HealthPolicy = HealthPolicy()) -> dict:
     """The App's health facts for the dashboard (``forksync.dashboard.health/1``): the status,
-    problems and warnings ``/healthz`` answers, deliveries per state, dead letters, recent errors,
-    and the newest worker heartbeat (epoch s or None)."""
+    problems and warnings ``/healthz`` answers, ``problem_forks`` (the fork each problem names, in
+    the same order; ``""`` for the App as a whole), deliveries per state, dead letters, recent
+    errors, and the newest worker heartbeat (epoch s or None)."""
     depth, beat, found, warned = _health(store, now, expect_worker, recent_restarts, policy)
-    return {"status": "unhealthy" if found else "ok", "problems": found, "warnings": warned, "deliveries": depth,
+    return {"status": "unhealthy" if found else "ok", "problems": [p.text for p in found],
+            "problem_forks": [p.fork for p in found], "warnings": warned, "deliveries": depth,
             "dead": q.dead_letters(store), "recent_errors": q.recent_errors(store), "worker_heartbeat": beat}
 
 
 def _health(store: Store, now: float, expect_worker: bool, recent_restarts: int, policy: HealthPolicy
-            ) -> tuple[dict[str, int], float | None, list[str], list[str]]:
+            ) -> tuple[dict[str, int], float | None, list[Problem], list[str]]:
     """``(deliveries per state, newest worker heartbeat, problems, warnings)``: what ``/healthz``
-    and the dashboard's health page both judge by (:func:`bot.app.health.problems` and
-    :func:`bot.app.health.warnings`; a worker counts as live within ``heartbeat_stale_s``)."""
+    and the dashboard's health page both judge by (:func:`bot.app.health.judge` and
+    :func:`bot.app.health.warnings`; a worker counts as live within ``heartbeat_stale_s``). The
+    lines go through :func:`bot.agents.redact.scrub`: ``/healthz`` is answered without a login, and
+    an error stored by a release that did not scrub it may hold a token or a URL's password."""
     depth = q.counts(store)
     beat = q.last_heartbeat(store)
-    found = problems(now, counts=depth, oldest_due_at=q.oldest_due_at(store, now),
-                     last_beat_at=beat if expect_worker else None, expect_worker=expect_worker,
-                     recent_restarts=recent_restarts, policy=policy, failing_jobs=sync_store.failing_jobs(store),
-                     timed_out=q.timed_out(store))
+    found = judge(now, counts=depth, oldest_due_at=q.oldest_due_at(store, now),
+                  last_beat_at=beat if expect_worker else None, expect_worker=expect_worker,
+                  recent_restarts=recent_restarts, policy=policy, failing_jobs=sync_store.failing_jobs(store),
+                  timed_out=q.timed_out(store))
     warned = warnings(login_unknown=q.login_unknown(store, now - policy.heartbeat_stale_s))
-    return depth, beat, found, warned
+    return depth, beat, [p._replace(text=scrub(p.text)) for p in found], [scrub(w) for w in warned]
 
 
 def mount_dashboard(app: web.Application, store: Store, *, access=None, expect_worker: bool = False,
@@ -276,7 +280,7 @@ def make_app(store: Store, secret: str, *, metrics: AppMetrics | None = None,
     def health_facts() -> tuple[dict, list[str], list[str]]:
         depth, _, found, warned = _health(store, clock(), expect_worker, worker_restarts() if worker_restarts else 0,
                                           health_policy)
-        return depth, found, warned
+        return depth, [p.text for p in found], warned
 
     async def healthz(request: web.Request) -> web.Response:
         try:

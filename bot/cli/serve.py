@@ -612,9 +612,11 @@ def run_serve(s: ServeSettings) -> int:
     port = sock.getsockname()[1]
     metrics = AppMetrics(lambda: metrics_store)
     workers = WorkerProcesses(s).start() if s.workers > 0 else None
+    # one expectation for /healthz and the dashboard's health page: a worker of ours, or one
+    # running elsewhere on the same database (compose), must beat its heartbeat
     expect_worker = workers is not None or s.expect_worker
-    app = make_app(store, s.webhook_secret, metrics=metrics, expect_worker=expect_worker,
-                   worker_restarts=workers.recent_restarts if workers is not None else None)
+    restarts = workers.recent_restarts if workers is not None else None
+    app = make_app(store, s.webhook_secret, metrics=metrics, expect_worker=expect_worker, worker_restarts=restarts)
     if workers is not None:
         async def stop_workers(_app) -> None:
             # at once, while the web server drains its connections: both fit in Docker's 10 s stop timeout
@@ -623,8 +625,7 @@ def run_serve(s: ServeSettings) -> int:
     dashboard_store = Store(s.db)
     access = dashboard_access(s)
     if access is not None or s.host in LOOPBACK:
-        mount_dashboard(app, dashboard_store, access=access, expect_worker=workers is not None,
-                        worker_restarts=workers.recent_restarts if workers is not None else None)
+        mount_dashboard(app, dashboard_store, access=access, expect_worker=expect_worker, worker_restarts=restarts)
     else:
         print(f"forksync serve: the dashboard is off: {s.host} is reachable from other machines and GitHub login is not "
               "set up (FORKSYNC_OAUTH_CLIENT_ID, FORKSYNC_OAUTH_CLIENT_SECRET, FORKSYNC_SESSION_SECRET)", file=sys.stderr)

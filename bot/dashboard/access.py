@@ -13,7 +13,8 @@ flow of the App's OAuth client, and a fork only for users with read permission o
 - Permission: ``GET /repos/{fork}/collaborators/{login}/permission`` with the user's own token;
   read, triage, write, maintain or admin may see the fork; 404/403 (a private fork the user cannot
   see) or ``none`` may not. Answers are cached ``cache_ttl_s`` per (user, fork). A fork the user
-  may not read is answered like a fork that does not exist.
+  may not read is answered like a fork that does not exist. Any other answer (a 5xx, a rate
+  limit) or none at all is no answer: not cached, and the pages say GitHub could not be asked.
 """
 from __future__ import annotations
 
@@ -38,6 +39,8 @@ log = logging.getLogger(__name__)
 #: What the login middleware leaves on a request for the pages: who, and which forks they may read.
 USER_KEY = web.RequestKey("forksync_user", str)
 ALLOWED_KEY = web.RequestKey("forksync_allowed", object)
+#: The forks whose permission GitHub did not answer for this request (a frozenset; empty: all answered).
+UNASKED_KEY = web.RequestKey("forksync_unasked", frozenset)
 HTTP_KEY = web.AppKey("forksync_oauth_http", aiohttp.ClientSession)
 READ_ROLES = frozenset({"read", "triage", "write", "maintain", "admin"})
 #: Paths served without login: the login itself and the pages' static scripts.
@@ -80,8 +83,10 @@ class GitHubLogin:
         """32 bytes for Fernet, derived from the session secret (any length) with SHA-256."""
         return hashlib.sha256(b"forksync-dashboard-session\0" + self.session_secret.encode()).digest()
 
-    async def can_read(self, http: aiohttp.ClientSession, token: str, login: str, fork: str) -> bool:
-        """Whether ``login`` may read ``fork``, asked from GitHub with the user's token (cached)."""
+    async def can_read(self, http: aiohttp.ClientSession, token: str, login: str, fork: str) -> bool | None:
+        """Whether ``login`` may read ``fork``, asked from GitHub with the user's token: True or
+        False (cached ``cache_ttl_s``), None when GitHub gave no answer (a 5xx, a rate limit, a
+        dropped connection; not cached: asked again on the next request)."""
         key = (login, fork)
         hit = self._cache.get(key)
         now = self.clock()
@@ -90,10 +95,16 @@ class GitHubLogin:
         try:
             async with http.get(f"{self.api_url}/repos/{fork}/collaborators/{quote(login)}/permission",
                                 headers=_auth(token)) as r:
+                # 404/403: a private fork the user cannot see; a 403 of a spent rate limit says nothing of that
+                limited = r.status == 429 or (r.status == 403 and r.headers.get("X-RateLimit-Remaining") == "0")
+                if r.status not in (200, 403, 404) or limited:
+                    log.warning("dashboard: permission of %s on %s unknown (GitHub answered %d): not shown", login, fork,
+                                r.status)
+                    return None
                 ok = r.status == 200 and (await r.json()).get("permission") in READ_ROLES
         except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as e:
             log.warning("dashboard: permission of %s on %s unknown (%s): not shown", login, fork, type(e).__name__)
-            return False            # not cached: asked again on the next request
+            return None
         self._cache[key] = (ok, now + self.cache_ttl_s)
         return ok
 
@@ -190,6 +201,7 @@ def install(app: web.Application, login: GitHubLogin, forks: Callable[[], list[s
         allowed = {f for f, ok in zip(names, answers) if ok}
         request[USER_KEY] = who
         request[ALLOWED_KEY] = allowed.__contains__
+        request[UNASKED_KEY] = frozenset(f for f, ok in zip(names, answers) if ok is None)
         return await handler(request)
 
     app.router.add_get("/auth/login", do_login)
@@ -210,4 +222,4 @@ def _denied(request: web.Request, status: int, message: str) -> web.Response:
                         status=status, content_type="text/html")
 
 
-__all__ = ["GitHubLogin", "install", "web_url_of", "READ_ROLES", "USER_KEY", "ALLOWED_KEY"]
+__all__ = ["GitHubLogin", "install", "web_url_of", "READ_ROLES", "USER_KEY", "ALLOWED_KEY", "UNASKED_KEY"]

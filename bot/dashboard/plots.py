@@ -4,8 +4,8 @@ A figure is plain plotly JSON (``{"data": [...], "layout": {...}}``, the schema 
 reads), written directly rather than through ``plotly.graph_objects``, whose validation costs
 more than the rest of a page; the page hands it to ``Plotly.newPlot``; the library's own ``plotly.min.js`` is served from the installed package
 (:func:`plotly_js_path`), so the plots work with no network. Hover shows the values; the time
-axes zoom. Each figure's first trace holds one point per data point of the document, so a test
-can count them.
+axes zoom. Each figure's first trace holds one point per data point of the document (on the
+overview: per current one), so a test can count them.
 """
 from __future__ import annotations
 
@@ -58,16 +58,28 @@ def _json(fig: Figure) -> str:
 
 
 def overview_figure(doc: dict) -> str:
-    """Days Behind (left axis) and Backlog (right axis) over time, landings marked."""
+    """Days Behind (left axis) and Backlog (right axis) over time, landings marked. A point of a
+    failed refresh of upstream (``source: fetch-failed``) holds the last good numbers, not
+    current ones: it is a gap in those lines and a grey point of a trace of its own that says so."""
     s = doc["series"]
     x = [p["at"] for p in s]
+    seen = [p["source"] != "fetch-failed" for p in s]
+
+    def current(key: str) -> list:
+        return [p[key] if ok else None for p, ok in zip(s, seen)]
     fig = Figure()
-    fig.add_trace(Scatter(x=x, y=[p["days_behind"] for p in s], name="Days Behind", mode="lines+markers",
+    fig.add_trace(Scatter(x=x, y=current("days_behind"), name="Days Behind", mode="lines+markers",
                              hovertemplate="%{y:.2f} days<extra>Days Behind</extra>"))
-    fig.add_trace(Scatter(x=x, y=[p["backlog"] for p in s], name="Backlog Commits", mode="lines+markers", yaxis="y2",
+    fig.add_trace(Scatter(x=x, y=current("backlog"), name="Backlog Commits", mode="lines+markers", yaxis="y2",
                              hovertemplate="%{y} commits<extra>Backlog</extra>"))
-    fig.add_trace(Scatter(x=x, y=[p["contiguous_lag_days"] for p in s], name="contiguous pin lag", mode="lines",
+    fig.add_trace(Scatter(x=x, y=current("contiguous_lag_days"), name="contiguous pin lag", mode="lines",
                              line=dict(dash="dot"), hovertemplate="%{y:.2f} days<extra>pin lag</extra>"))
+    failed = [p for p, ok in zip(s, seen) if not ok]
+    if failed:
+        fig.add_trace(Scatter(x=[p["at"] for p in failed], y=[p["days_behind"] for p in failed],
+                                 name="upstream not seen (refresh failed)", mode="markers",
+                                 marker=dict(symbol="circle-open", size=8, color="#7f7f7f"),
+                                 hovertemplate="%{y:.2f} days as last seen: the refresh of upstream failed<extra>stale</extra>"))
     by_at = {p["at"]: p["days_behind"] for p in s}
     lx = [ld["at"] for ld in doc["landings"]]
     fig.add_trace(Scatter(x=lx, y=[by_at.get(t) for t in lx], name="landing (frontier moved)", mode="markers",

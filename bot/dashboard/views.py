@@ -234,9 +234,12 @@ def _superseded(row: dict) -> list[dict]:
 
 
 def _gate(suites: list[dict]) -> str:
+    """The unit's L1 at a glance: green only when every suite passed. Any other verdict (``fail``,
+    ``error``, ``infrastructure``, one a later runner adds) blocks the gate
+    (:func:`bot.validation.gate.decide`, rule 5), so it is red here too."""
     if not suites or any(s["verdict"] == "pending" for s in suites):
         return "waiting for L1"
-    if any(s["verdict"] in ("fail", "error") for s in suites):
+    if any(s["verdict"] != "pass" for s in suites):
         return "red"
     return "green"
 
@@ -302,6 +305,10 @@ def ledger(store: Store, fork: str, now: float, policy: Policy, query: dict[str,
     if offset < 0 or not 1 <= limit <= 500:
         raise BadQuery("offset must be ≥ 0 and limit between 1 and 500")
     q = (one.get("q") or "").strip()
+    for name in ("q", "area"):
+        # SQLite ends a LIKE pattern at a NUL: the search would match every commit, not none
+        if "\x00" in (one.get(name) or ""):
+            raise BadQuery(f"{name}={one[name]!r}: holds a NUL character, which no subject or area has")
     kw: dict = {}
     if re.fullmatch(r"#?\d{1,7}", q):
         kw["pr"] = int(q.lstrip("#"))
@@ -344,7 +351,7 @@ def _cell_state(r: dict) -> str:
         return "pending"
     if r["verdict"] == "pass":
         return "green"
-    if "below-floor" in (r["reason"] or "") or "fewer" in (r["reason"] or ""):
+    if validation_store.only_short(r["reason"] or ""):
         return "short"
     return "red"
 
@@ -503,8 +510,8 @@ def triage(store: Store, fork: str, now: float, policy: Policy, nightlies: int =
 # --------------------------------------------------------------------------- health
 def health(store: Store, now: float, policy: Policy, app_facts: dict, allowed: Callable[[str], bool] = lambda f: True) -> dict:
     """``forksync.dashboard.health/1``: ``app_facts`` is what the App reports (``status``,
-    ``problems``, ``warnings``, ``deliveries``, ``dead``, ``recent_errors``, ``worker_heartbeat``:
-    epoch s or None)."""
+    ``problems`` with ``problem_forks``, ``warnings``, ``deliveries``, ``dead``, ``recent_errors``,
+    ``worker_heartbeat``: epoch s or None; :func:`bot.app.web.app_facts`)."""
     beat = app_facts.get("worker_heartbeat")
     forks_out = []
     for f in fork_names(store):
@@ -519,7 +526,7 @@ def health(store: Store, now: float, policy: Policy, app_facts: dict, allowed: C
                                        "reason": b.get("reason", ""), "step": b.get("step", "")} for b in (st.blocked if st else ())],
                           "failing_jobs": [{"job": j["job"], "error": j["error"], "count": j["count"], "since": iso(j["since"])}
                                            for j in (st.failing_jobs if st else ())]})
-    return {"schema": f"{V}.health/1", "status": app_facts.get("status", "ok"), "problems": list(app_facts.get("problems", [])),
+    return {"schema": f"{V}.health/1", "status": app_facts.get("status", "ok"), "problems": _problems(app_facts, allowed),
             "warnings": list(app_facts.get("warnings", [])),
             "deliveries": dict(app_facts.get("deliveries", {})),
             "dead": [{k: d.get(k) for k in ("id", "event", "repo", "reason")} for d in app_facts.get("dead", [])
@@ -527,6 +534,18 @@ def health(store: Store, now: float, policy: Policy, app_facts: dict, allowed: C
             "recent_errors": [{**e, "at": iso(e.get("at"))} for e in app_facts.get("recent_errors", [])
                               if not e.get("repo") or allowed(e["repo"])],
             "worker_heartbeat": iso(beat), "worker_heartbeat_age_s": (now - beat) if beat else None, "forks": forks_out}
+
+
+def _problems(app_facts: dict, allowed: Callable[[str], bool]) -> list[str]:
+    """The App's problems a reader may see: a problem of a fork they may not read is counted, not
+    said (its line names the fork and quotes its error), so the status they see stays explained."""
+    texts = list(app_facts.get("problems", []))
+    forks = list(app_facts.get("problem_forks", [])) + [""] * len(texts)
+    shown = [t for t, f in zip(texts, forks) if not f or allowed(f)]
+    hidden = len(texts) - len(shown)
+    if hidden:
+        shown.append(f"{hidden} problem{'s' if hidden != 1 else ''} of a fork you may not read")
+    return shown
 
 
 __all__ = ["NotFound", "BadQuery", "Policy", "iso", "github_of", "stale_of", "fork_names", "forks", "overview", "units",

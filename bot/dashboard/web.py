@@ -25,7 +25,7 @@ from aiohttp import web
 
 from bot.agents.redact import GITHUB_TOKEN, configured_secrets, scrub
 from bot.dashboard import plots, views
-from bot.dashboard.access import ALLOWED_KEY, USER_KEY, install
+from bot.dashboard.access import ALLOWED_KEY, UNASKED_KEY, USER_KEY, install
 from bot.store import Store
 from bot.templating import render_html
 
@@ -102,13 +102,29 @@ def _allowed(request: web.Request) -> Callable[[str], bool]:
 
 
 async def _run(request: web.Request, fn, *args):
+    """``fn(*args)`` on the dashboard's thread, in one read transaction of its store: a page reads
+    several tables one query after the other, and a sync or the worker that commits between two of
+    them would make it show half of each state (a total above counts of another ledger)."""
     d = request.app[DASHBOARD_KEY]
-    return await asyncio.get_running_loop().run_in_executor(d.executor, fn, *args)
+
+    def read():
+        with d.store.snapshot():
+            return fn(*args)
+    return await asyncio.get_running_loop().run_in_executor(d.executor, read)
+
+
+class Unavailable(Exception):
+    """GitHub could not be asked what the answer depends on (503); the message says so."""
 
 
 def _fork(request: web.Request) -> str:
     fork = f"{request.match_info['owner']}/{request.match_info['name']}"
     if not _allowed(request)(fork):
+        if request.get(UNASKED_KEY):
+            # said for every fork not shown while any check went unanswered, so it tells no one
+            # which forks this store holds
+            raise Unavailable(f"GitHub could not be asked whether you may read {fork!r} (it did not answer the "
+                              "permission check): try again in a moment")
         # a fork the user may not read is answered as one that does not exist
         raise views.NotFound(f"no fork {fork!r} here, or you may not read it")
     return fork
@@ -242,6 +258,14 @@ async def api_health(request: web.Request) -> web.Response:
     return _api(await _run(request, lambda: _shown(views.health(d.store, d.clock(), d.policy, d.app_facts(), allowed))))
 
 
+async def fork_address(request: web.Request) -> web.Response:
+    """``/forks/{fork}`` (the fork's name as GitHub writes it, no trailing slash) → its overview,
+    and ``/api/v1/forks/{fork}`` → the overview's JSON twin; the query string goes along."""
+    raw = request.rel_url.raw_query_string
+    target = request.rel_url.raw_path + ("/overview" if request.path.startswith("/api/") else "/")
+    raise web.HTTPFound(target + (f"?{raw}" if raw else ""))
+
+
 async def static(request: web.Request) -> web.StreamResponse:
     name = request.match_info["file"]
     path = plots.plotly_js_path() if name == "plotly.min.js" else STATIC / name
@@ -272,6 +296,10 @@ async def _answer(request: web.Request, handler) -> web.StreamResponse:
         return _error(request, 404, str(e))
     except views.BadQuery as e:
         return _error(request, 400, str(e))
+    except Unavailable as e:
+        resp = _error(request, 503, str(e))
+        resp.headers["Retry-After"] = "10"
+        return resp
     except web.HTTPNotFound:
         # any method under the dashboard's own paths: a client of the API reads JSON errors
         if request.method in ("GET", "HEAD") or _is_dashboard(request.path):
@@ -301,11 +329,13 @@ def add_dashboard(app: web.Application, dashboard: Dashboard) -> None:
     r = app.router
     r.add_get("/", index)
     r.add_get("/health", health_view)
+    r.add_get("/forks/{owner}/{name}", fork_address)
     r.add_get("/forks/{owner}/{name}/", page_view)
     r.add_get("/forks/{owner}/{name}/ledger/{sha}", entry_view)
     r.add_get("/forks/{owner}/{name}/{page}", page_view)
     r.add_get("/api/v1/forks", api_forks)
     r.add_get("/api/v1/health", api_health)
+    r.add_get("/api/v1/forks/{owner}/{name}", fork_address)
     r.add_get("/api/v1/forks/{owner}/{name}/ledger/{sha}", api_entry)
     r.add_get("/api/v1/forks/{owner}/{name}/{page}", api_page)
     r.add_get("/static/{file}", static)

@@ -432,20 +432,26 @@ def all_branches(store: Store, repo: str) -> list[dict]:
         return list(store.db[SYNC_BRANCHES.name].rows_where("repo = ?", [repo], order_by="branch"))
 
 
+def _like_literal(text: str) -> str:
+    """``text`` as a part of a LIKE pattern with ``ESCAPE '\\'`` that matches itself only: ``%``
+    and ``_`` are wildcards to LIKE, and a filter value is a name, not a pattern."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 def query_ledger(store: Store, repo: str, *, dispositions: tuple[str, ...] = (), area: str = "",
                  since: int | None = None, until: int | None = None, sha_prefix: str = "", pr: int | None = None,
                  words: str = "", offset: int = 0, limit: int = 100) -> tuple[int, list[dict]]:
     """``(matching count, rows)`` of the fork's ``ledger_snapshot`` in upstream order. Filters
-    combine with AND: ``dispositions`` (any of), ``area`` (exact), ``since``/``until`` (commit
-    time, epoch s, inclusive/exclusive), ``sha_prefix``, ``pr``, ``words`` (all in the subject,
-    case-insensitive)."""
+    combine with AND: ``dispositions`` (any of), ``area`` (exact: ``%`` and ``_`` are no
+    wildcards), ``since``/``until`` (commit time, epoch s, inclusive/exclusive), ``sha_prefix``
+    (hex digits), ``pr``, ``words`` (all in the subject, case-insensitive)."""
     where, args = ["repo = ?"], [repo]
     if dispositions:
         where.append(f"disposition IN ({', '.join('?' * len(dispositions))})")
         args += list(dispositions)
     if area:
-        where.append("areas LIKE ?")
-        args.append(f"%,{area},%")
+        where.append("areas LIKE ? ESCAPE '\\'")
+        args.append(f"%,{_like_literal(area)},%")
     if since is not None:
         where.append("time >= ?")
         args.append(since)
@@ -460,7 +466,7 @@ def query_ledger(store: Store, repo: str, *, dispositions: tuple[str, ...] = (),
         args.append(pr)
     for w in words.split():
         where.append("subject LIKE ? ESCAPE '\\'")
-        args.append("%" + w.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
+        args.append(f"%{_like_literal(w)}%")
     sql = " AND ".join(where)
     with store.lock:
         total = store.conn.execute(f"SELECT count(*) FROM ledger_snapshot WHERE {sql}", args).fetchone()[0]

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 from bot import store as store_mod
 from bot.validation.gate import SuiteOutcome
+from gpu_runner.result import Reason
+from gpu_runner.saturation import ran_short
 
 SUITE_RESULTS = store_mod.table("suite_results", {
     "key": str,                      # "<repo>:<sha>:<suite>:<platform>"
@@ -143,6 +145,29 @@ def mark_pending(db, *, repo: str, pr: int, sha: str, suite: str, platform: str,
                      "backend": backend, "request_id": request_id, "result_json": "", "updated_at": now,
                      "attempt": attempt, "superseded": notes})
     return attempt
+
+
+#: Where a reason starts in a row's ``reason``: its code (lowercase words joined by hyphens) at
+#: the start or after the "; " that :func:`record` joins reasons with, then ": ".
+_REASON_AT = re.compile(r"(?:^|; )([a-z][a-z0-9]*(?:-[a-z0-9]+)+): ")
+
+
+def reasons_of(text: str) -> list[Reason]:
+    """The reasons of a row's ``reason`` (``"code: detail; code: detail"``, as :func:`record`
+    writes them), in order; a text in no such form is one reason with code ``""``."""
+    starts = list(_REASON_AT.finditer(text or ""))
+    if not starts:
+        return [Reason(code="", detail=text)] if text else []
+    ends = [m.start() for m in starts[1:]] + [len(text)]
+    return [Reason(code=m[1], detail=text[m.end():end]) for m, end in zip(starts, ends)]
+
+
+def only_short(text: str) -> bool:
+    """Whether every reason of a row's ``reason`` is a shortfall of the suite's count of tests
+    (:func:`gpu_runner.saturation.ran_short`): the suite ran fewer tests than it promises, and
+    nothing else is wrong with it."""
+    reasons = reasons_of(text)
+    return bool(reasons) and all(ran_short(r) for r in reasons)
 
 
 def record(db, *, repo: str, pr: int, result, now: float, check_run_id: int = 0, check_url: str = "",

@@ -113,3 +113,22 @@ def test_a_check_run_address_that_would_break_the_line_is_left_out(db, url):
     assert row["superseded"] == (f"1970-01-01T00:00:30Z request {first}: fail (replaced by a re-run, "
                                  f"request {second}; not counted)")
     assert [(x["how"], x["attempt"], x["check_url"]) for x in vstore.superseded_runs(row)] == [("replaced", first, None)]
+
+
+@pytest.mark.parametrize("reason, codes, short", [
+    ("", [], False),
+    ("below-floor: 80 tests ran, fewer than the floor min_tests=100", ["below-floor"], True),
+    ("count-mismatch: 60 tests ran, the suite expects exactly 100: 40 skipped or xfail tests do not count; make them run, "
+     "or, if they are meant to skip here, set tests.lit.expected: 60", ["count-mismatch"], True),
+    ("count-mismatch: 120 tests ran, the suite expects exactly 100 (more: set expected_tests: 120)", ["count-mismatch"], False),
+    ("count-mismatch: the benchmark report holds 3 points, the suite expects exactly 5", ["count-mismatch"], True),
+    ("zero-tests: no test ran: all 5 were skipped; count-mismatch: 0 tests ran, the suite expects exactly 5 (fewer: tests went "
+     "missing)", ["zero-tests", "count-mismatch"], True),
+    ("test-failures: 1 failed, 0 errors: test_core.py::test_reduce_fewer_warps", ["test-failures"], False),
+    ("below-floor: 80 tests ran, fewer than the floor min_tests=100; test-failures: 1 failed, 0 errors: t.py::x",
+     ["below-floor", "test-failures"], False),
+    ("a reason stored in no known form", [""], False),
+])
+def test_a_rows_reasons_are_read_back_by_code_and_short_is_a_shortfall_alone(reason, codes, short):
+    assert [r.code for r in vstore.reasons_of(reason)] == codes
+    assert vstore.only_short(reason) is short
