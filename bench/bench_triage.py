@@ -20,7 +20,8 @@
   excerpts alone (without the derived log shapes);
 * **fresh** (``--fresh``) — ``fresh.jsonl`` (``make_fresh.py``: 53 more public reports, none a
   source of ``wild.jsonl``, labelled and committed before the signature code first ran on them;
-  wholly held out): pairwise precision/recall/F1 for all records and for the real excerpts alone,
+  measured once held out, tuning data since signature version 4 — docs/triage.md has both
+  figures): pairwise precision/recall/F1 for all records and for the real excerpts alone,
   then each missed pair — *split* (same fault, two groups) and *merged* (two faults, one group) —
   with the groups' keys;
 * **fresh2** (``--fresh2``) — ``fresh2.jsonl`` (``make_fresh2.py``: 55 more public reports, none a
@@ -57,7 +58,7 @@ from bot.triage.signature import signature_of  # noqa: E402
 DATA = ROOT / "tests" / "data" / "triage" / "labelled.jsonl"
 HOLDOUT = ROOT / "tests" / "data" / "triage" / "holdout.jsonl"   # never used to tune the normaliser
 WILD = ROOT / "tests" / "data" / "triage" / "wild.jsonl"         # its "heldout" split is never tuned on
-FRESH = ROOT / "tests" / "data" / "triage" / "fresh.jsonl"       # wholly held out, never tuned on
+FRESH = ROOT / "tests" / "data" / "triage" / "fresh.jsonl"       # measured once held out; tuning data since version 4
 FRESH2 = ROOT / "tests" / "data" / "triage" / "fresh2.jsonl"     # a third wholly held-out set, never tuned on
 FOLDS = 5
 TARGET = 50_000   # records per CPU second

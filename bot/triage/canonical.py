@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CANONICAL", "GENERIC", "canonical", "is_generic", "arch_family"]
+__all__ = ["CANONICAL", "GENERIC", "canonical", "is_generic", "arch_family", "ptx_type"]
 
 
 def arch_family(arch: str) -> str:
@@ -28,8 +28,28 @@ def arch_family(arch: str) -> str:
     return f"sm_{digits[:-1]}x" if len(digits) >= 2 else arch
 
 
-#: (literal the chosen line must hold, pattern over ``"<type>: <raw line>"``, type, line template).
-#: The template's ``{arch}`` is the ``arch`` group through :func:`arch_family`.
+#: PTX's narrow data types, the part of a ptxas feature that decides which GPUs have it
+_PTX_NARROW = re.compile(r"(?:bf16|f16|tf32|e[2-5]m[0-3]|ue8m0|[sub]4|[sub]8)(?:x\d+)?$")
+_VECTOR = re.compile(r"x\d+$")
+
+
+def ptx_type(feature: str) -> str:
+    """``cvt.bf16.f32`` → ``.bf16``, ``.bf16x2`` → ``.bf16``: the narrow data type a ptxas
+    feature is about (a conversion to bf16 and a bf16 operand lack the same hardware); a
+    feature that names none stays as it is."""
+    for part in feature.split("."):
+        if part and _PTX_NARROW.match(part):
+            return "." + _VECTOR.sub("", part)
+    return feature
+
+
+#: group name → how the template writes it
+_GROUPS = {"arch": arch_family, "feature": ptx_type}
+
+
+#: (literal the chosen line must hold, pattern over the raw line, type, line template). A
+#: template's ``{arch}`` is the ``arch`` group through :func:`arch_family`, ``{feature}`` the
+#: ``feature`` group through :func:`ptx_type`; other groups are written as matched.
 CANONICAL: tuple[tuple[str, re.Pattern, str, str], ...] = (
     # triton's OutOfResources for shared memory, in its own words or Inductor's (the resource is
     # then the kernel's name, the limit is the shared-memory limit), however the sizes are written
@@ -50,6 +70,44 @@ CANONICAL: tuple[tuple[str, re.Pattern, str, str], ...] = (
      "ptxas", "ptxas failed with exit status {code}"),
     ("returned non-zero exit status", re.compile(r"ptxas(?:\.exe)?'.*returned non-zero exit status (?P<code>\d+)"),
      "ptxas", "ptxas failed with exit status {code}"),
+    # the C compiler that builds triton's launcher, known only by its command and exit status
+    # (``CalledProcessError: Command '['/usr/bin/gcc', 'main.c', …]' returned non-zero exit status 1``):
+    # the diagnostic it printed names the cause; without it, generic below
+    ("returned non-zero exit status",
+     re.compile(r"Command '\[b?['\"](?:[^'\"]*[/\\])?(?:[\w.+-]+-)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|tcc|cl|icx|icpx|icc)"
+                r"(?:-[\d.]+)?(?:\.exe)?['\"].*returned non-zero exit status (?P<code>-?\d+)"),
+     "CompilerError", "C compiler failed with exit status {code}"),
+    # the HIP runtime's error by its name: its message varies by ROCm version ("Coudn't find binary
+    # for current devices!", "Unable to find code object for all current devices!")
+    ("HIP error: hipError", re.compile(r"HIP error: (?P<name>hipError[A-Z]\w*):"), "HIPError", "HIP error: {name}"),
+    # a ptxas feature missing on the target: one fault per data type and target
+    # (``Feature '.bf16' requires .target sm_80 or higher``, ``Feature 'cvt.bf16.f32' …``)
+    ("requires .target sm_", re.compile(r"Feature '(?P<feature>[^']+)' requires \.target (?P<target>sm_\w+) or higher"),
+     "ptxas", "Feature '{feature}' requires .target {target} or higher"),
+    # a missing header, in gcc's/clang's, MSVC's (any language: C1083) and TinyCC's words
+    ("No such file or directory",
+     re.compile(r"fatal error: ['\"“‘]?(?P<header>[^\s'\"“”‘’:]+\.\w+)['\"”’]?: No such file or directory"),
+     "CompilerError", "missing header {header}"),
+    ("file not found", re.compile(r"fatal error: ['\"](?P<header>[^'\"]+)['\"] file not found"),
+     "CompilerError", "missing header {header}"),
+    ("C1083", re.compile(r"fatal error C1083:(?:(?!source file)[^'\"“‘])*['\"“‘](?P<header>[^'\"”’]+)['\"”’]"),
+     "CompilerError", "missing header {header}"),
+    ("include file '", re.compile(r"error: include file '(?P<header>[^']+)' not found"),
+     "CompilerError", "missing header {header}"),
+    # a missing library, in GNU ld's, lld's, ld64's, TinyCC's and MSVC link's words, and triton's
+    # own check before it links ``-lcuda`` (``AssertionError: libcuda.so cannot found!``)
+    ("cannot find -l", re.compile(r"cannot find -l(?P<lib>[\w.+-]+?)(?::|\s|$)"), "LinkerError", "missing library {lib}"),
+    ("unable to find library -l", re.compile(r"unable to find library -l(?P<lib>[\w.+-]+)"),
+     "LinkerError", "missing library {lib}"),
+    ("library not found for -l", re.compile(r"library not found for -l(?P<lib>[\w.+-]+)"),
+     "LinkerError", "missing library {lib}"),
+    ("error: library '", re.compile(r"error: library '(?P<lib>[^']+)' not found"), "LinkerError", "missing library {lib}"),
+    ("LNK1181", re.compile(r"LNK1181:[^'\"]*['\"](?:[^'\"]*[/\\])?(?P<lib>[^'\"/\\]+?)(?:\.lib)?['\"]"),
+     "LinkerError", "missing library {lib}"),
+    # a symbol the linker did not find (GNU ld, lld): the symbol, not the object file's offset
+    ("undefined reference to ", re.compile(r"undefined reference to [`'\"](?P<symbol>[^`'\"]+)['\"]"),
+     "LinkerError", "undefined reference to '{symbol}'"),
+    ("cannot found", re.compile(r"\blib(?P<lib>\w+)\.so cannot found"), "LinkerError", "missing library {lib}"),
 )
 
 #: Generic lines, over ``"<type>: <masked line>"`` (after the canonical step).
@@ -60,6 +118,9 @@ GENERIC: re.Pattern = re.compile(
     r"|unknown error|invalid program counter|device-side assert triggered|warp illegal address)"
     r"|^RuntimeError: PassManager::run failed$"
     r"|^ptxas: ptxas failed with exit status \d+$"
+    r"|^CompilerError: C compiler failed with exit status -?\d+$"
+    r"|^HIPError: HIP error: hipError(?:IllegalAddress|LaunchFailure|InvalidValue|Unknown|Assert|IllegalInstruction"
+    r"|MisalignedAddress)\b"
     r"|^CompilationError: (?:at <pos>:?)?$"                    # a CompilationError whose cause was not printed
 )
 
@@ -71,14 +132,15 @@ def canonical(typ: str, raw: str) -> tuple[str, str] | None:
             m = rx.search(raw)
             if m:
                 groups = m.groupdict()
-                if "arch" in groups:
-                    groups["arch"] = arch_family(groups["arch"])
+                for name, how in _GROUPS.items():
+                    if name in groups:
+                        groups[name] = how(groups[name])
                 return ctype, template.format(**groups) if groups else template
     return None
 
 
 #: the types a :data:`GENERIC` line other than an empty message can have
-_GENERIC_TYPES = frozenset({"CUDAError", "HIPError", "RuntimeError", "CompilationError", "ptxas"})
+_GENERIC_TYPES = frozenset({"CUDAError", "HIPError", "RuntimeError", "CompilationError", "ptxas", "CompilerError"})
 
 
 def is_generic(typ: str, line: str) -> bool:

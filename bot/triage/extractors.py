@@ -20,6 +20,9 @@ TRUNCATED = "\u2026"
 Found = tuple[str, str, str]
 
 _ASSERT = re.compile(r"Assertion [`'](.+?)' failed")
+# the condition wrapped over lines (an assertion printed by a tool that breaks long lines): the
+# opening quote, up to four more lines, the closing ``' failed``
+_ASSERT_WRAPPED = re.compile(r"Assertion [`']([^\n]*?(?:\n[^\n]*?){1,4}?)' failed")
 # the source file that asserts: group 1 of the first match of ``([\w.\-]+\.(?:cpp|…)):\d+:``,
 # found from its ``.ext:N:`` end (a literal the regex engine skips to) and walked back over the
 # name: the regex itself retries every start of a long path, quadratic in the path's length
@@ -38,12 +41,18 @@ def _assert_where(head: str) -> str | None:
 
 def _x_assertion(text: str) -> Found | None:
     m = _ASSERT.search(text)
-    if not m:
-        return None
+    if m:
+        cond = m.group(1)
+    else:
+        m = _ASSERT_WRAPPED.search(text)
+        if not m:
+            return None
+        # one line again: each continuation without its log prefix and indentation
+        cond = " ".join(x for x in (strip_prefixes(part).strip() for part in m.group(1).split("\n")) if x)
     start = text.rfind("\n", 0, m.start()) + 1
     w = _assert_where(text[start:m.start()])
     where = f"{w}: " if w else ""
-    return "Assertion", f"{where}Assertion `{m.group(1)}' failed", "compile"
+    return "Assertion", f"{where}Assertion `{cond}' failed", "compile"
 
 
 _LLVM = re.compile(r"LLVM ERROR: ?([^\n]*)")
@@ -54,7 +63,6 @@ def _x_llvm(text: str) -> Found | None:
     return ("LLVM ERROR", m.group(1), "compile") if m else None
 
 
-_MLIR_PASS = re.compile(r"Pipeline failed while executing \[`([\w.\-]+)`")
 _MLIR_ERR = re.compile(r"(?::\d+:\d+|loc\(.*\)|<unknown>|<stdin>\S*): error: (.*)")
 _GENERIC_MLIR = ("Failures have been detected while processing an MLIR pass pipeline",)
 
@@ -68,13 +76,26 @@ def _mlir_errors(text: str) -> list[str]:
     return out
 
 
+_PASS_NAME = re.compile(r"\[`([\w.\-]+)`")
+_PIPELINE_FAILED = "Pipeline failed while executing"
+
+
 def _x_mlir_pass(text: str) -> Found | None:
-    m = _MLIR_PASS.search(text)
-    if not m:
-        return None
-    errs = _mlir_errors(text[:m.start()])
-    detail = f": {errs[0]}" if errs else ""
-    return "MLIRPassFailure", f"{m.group(1)} failed{detail}", "compile"
+    """``Pipeline failed while executing [`Pass` on …]`` with the pass on the same line, or on
+    the next one (MLIR's note wrapped at the terminal width, after any log prefix there)."""
+    i = text.find(_PIPELINE_FAILED)
+    while i >= 0:
+        line, nxt = _line_at(text, i)
+        rest = line[len(_PIPELINE_FAILED):].strip()
+        if not rest and nxt <= len(text):
+            rest = strip_prefixes(_line_at(text, nxt)[0]).strip()
+        m = _PASS_NAME.match(rest)
+        if m:
+            errs = _mlir_errors(text[:i])
+            detail = f": {errs[0]}" if errs else ""
+            return "MLIRPassFailure", f"{m.group(1)} failed{detail}", "compile"
+        i = text.find(_PIPELINE_FAILED, i + 1)
+    return None
 
 
 _FILECHECK = re.compile(r"error: ((?:[\w-]+)?CHECK[\w-]*: [^\n]*)\n([^\n]*)")
@@ -119,6 +140,9 @@ _CUDA_RX = (
     ("CUDA_ERROR_", re.compile(r"(CUDA)_ERROR_\w+: ([^\n\"]*)")),
     ("cudaError", re.compile(r"(cuda)Error\w+ \(error \d+\) due to \"([^\n\"]*)")),
     ("hipError", re.compile(r"(hip)Error\w+ \(error \d+\) due to \"([^\n\"]*)")),
+    # the HIP runtime's own words: the error's name, then its message, on a line of its own, in
+    # quotes or inside ROCclr's ``guarantee(false && "hipErrorNoBinaryForGpu: …")``
+    ("hipError", re.compile(r"(?=(hip))(hipError[A-Z]\w*: [^\n\"]*)")),
 )
 
 
@@ -148,6 +172,50 @@ def _x_cuda(text: str, present=None) -> Found | None:
     return f"{api}Error", f"{api} error: {best.group(2).strip()}", "run"
 
 
+#: C/C++ compiler and linker diagnostics that name their cause: (literal, pattern over the
+#: prefix-stripped line, type). The lines that only say that a tool failed — gcc's ``compilation
+#: terminated.``, ``collect2: error: ld returned 1 exit status``, clang's ``linker command failed``
+#: — are none of these: the cause is the line above them.
+_CC_DIAGNOSTICS = (
+    # gcc, clang, nvcc: "main.c:5:10: fatal error: Python.h: No such file or directory"
+    ("fatal error: ", re.compile(r"(?:^|[\s:])fatal error: \S"), "CompilerError"),
+    # MSVC's compiler and linker in any language: "main.c(12): fatal error C1083: …", "error C2059: …",
+    # "LINK : fatal error LNK1181: cannot open input file 'cuda.lib'"
+    ("error C", re.compile(r"\berror C\d{4}\s*:"), "CompilerError"),
+    ("error LNK", re.compile(r"\berror LNK\d{4}\s*:"), "LinkerError"),
+    # TinyCC: "cuda_utils.c:13: error: include file 'Python.h' not found", "tcc: error: library 'cuda' not found"
+    ("error: include file '", re.compile(r"error: include file '[^']+' not found"), "CompilerError"),
+    ("error: library '", re.compile(r"error: library '[^']+' not found"), "LinkerError"),
+    # GNU ld, lld, ld64: "ld: cannot find -lcuda", "ld.lld: error: unable to find library -lcuda",
+    # "ld: library not found for -lcuda", "undefined reference to `cuInit'"
+    ("cannot find -l", re.compile(r"cannot find -l\S"), "LinkerError"),
+    ("unable to find library -l", re.compile(r"unable to find library -l\S"), "LinkerError"),
+    ("library not found for -l", re.compile(r"library not found for -l\S"), "LinkerError"),
+    ("undefined reference to ", re.compile(r"undefined reference to [`'\"]"), "LinkerError"),
+)
+CC_LITERALS: tuple[str, ...] = tuple(lit for lit, _, _ in _CC_DIAGNOSTICS)
+
+
+def _x_cc(text: str) -> Found | None:
+    """The first C/C++ compiler or linker diagnostic that names its cause (a missing header or
+    library, an MSVC error code, an undefined symbol): triton builds its launcher with the
+    system's C compiler, and the exception around that build (``CalledProcessError``) names
+    only the command."""
+    best = None
+    for literal, rx, typ in _CC_DIAGNOSTICS:
+        i = text.find(literal)
+        while i >= 0 and (best is None or i < best[0]):
+            ls = text.rfind("\n", 0, i) + 1
+            line = strip_prefixes(_line_at(text, ls)[0]).strip()
+            if rx.search(line):
+                best = (i, typ, line)
+                break
+            i = text.find(literal, i + 1)
+    if best is None:
+        return None
+    return best[1], best[2], "compile"
+
+
 #: (literals that may name the signal, pattern confirming it, signal)
 _SIGNALS = (
     (("Segmentation fault", "SIGSEGV", "signal 11", "exit code 139", "exited with 139"),
@@ -159,6 +227,15 @@ _SIGNALS = (
     (("Floating point exception", "SIGFPE"), re.compile(r"Floating point exception|SIGFPE"), "SIGFPE"),
     (("Illegal instruction", "SIGILL"), re.compile(r"Illegal instruction|SIGILL"), "SIGILL"),
 )
+
+#: zsh's report of a job killed by a signal: ``[1]    2964311 abort (core dumped)  python t.py``,
+#: ``zsh: segmentation fault  python t.py`` (its own lowercase names)
+_ZSH_SIGNAL = re.compile(r"(?:^|\n)[ \t]*(?:zsh: |\[\d+\][ \t]+(?:\+[ \t]+)?\d+ )(abort|segmentation fault|bus error|"
+                         r"illegal hardware instruction|floating point exception)\b")
+_ZSH_LITERALS = ("zsh: ", " abort ", " abort\n", "segmentation fault", "bus error", "illegal hardware instruction",
+                 "floating point exception")
+_ZSH_NAMES = {"abort": "SIGABRT", "segmentation fault": "SIGSEGV", "bus error": "SIGBUS",
+              "illegal hardware instruction": "SIGILL", "floating point exception": "SIGFPE"}
 
 
 #: a shell's fatal-signal message in another locale (Python's own "Fatal Python error: …" is never
@@ -181,6 +258,11 @@ def signal_in_other_locale(text: str) -> Found | None:
 def _x_signal(text: str) -> Found | None:
     for literals, rx, name in _SIGNALS:
         if any(x in text for x in literals) and rx.search(text):
+            return name, f"fatal signal {name}", "run"
+    if any(x in text for x in _ZSH_LITERALS):
+        m = _ZSH_SIGNAL.search(text)
+        if m:
+            name = _ZSH_NAMES[m.group(1)]
             return name, f"fatal signal {name}", "run"
     return None
 
@@ -614,8 +696,11 @@ EXTRACTORS: tuple[Extractor, ...] = (
     ("ptxas", ("ptxas",), _x_ptxas),
     # " error: " stands for the four "<api> error: " literals (one scan instead of four)
     ("cuda", ("Triton Error [", " error: ", "CUDA_ERROR_", "cudaError", "hipError"), _x_cuda),
+    # a compiler or linker diagnostic (the launcher's build): before a signal and before the
+    # Python exception around the build
+    ("cc", CC_LITERALS, _x_cc),
     ("signal", ("Segmentation", "SIG", "signal", "Aborted", "IOT instruction", "Bus error", "Floating point",
-                "Illegal instruction", "exit code 13", "exited with 13"), _x_signal),
+                "Illegal instruction", "exit code 13", "exited with 13") + _ZSH_LITERALS, _x_signal),
     ("pytest-outcome", ("DID NOT RAISE", "[XPASS(strict)]"), _x_pytest_outcome),
     ("pytest-assert", ("assert ",), _x_pytest_assert),
     ("python", ("Error", "Exception", "OutOfResources", "Exit", "Failure", "Interrupt"), _x_python),

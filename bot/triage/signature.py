@@ -7,7 +7,7 @@ A failure's raw output (pytest report, traceback, lit output, CI log) becomes a
    :mod:`bot.triage.extractors`) is tried, most specific
    first; the first that finds something wins:
    C++ assertion › ``LLVM ERROR`` › MLIR pass failure › FileCheck › MLIR ``error:`` › ``ptxas`` ›
-   CUDA/HIP runtime error › fatal signal › pytest's report of a plain ``assert``
+   CUDA/HIP runtime error › C/C++ compiler or linker diagnostic › fatal signal › pytest's report of a plain ``assert``
    (``E       assert …``) › Python exception (the root cause of a triton ``CompilationError``;
    a message that starts on the next ``E`` line, as numpy's ``assert_allclose`` writes it, is
    read there) › pytest ``FAILED … - Exc: msg`` › infrastructure phrase ›
@@ -61,7 +61,11 @@ CRASH_RULES = frozenset({"assertion", "llvm", "signal"})
 #: Version of the signature rules. An issue filed under an older version is found by its marker
 #: and re-keyed (its old identity kept as an alias), never filed twice: see
 #: :func:`bot.triage.lifecycle.rekey`.
-SIGNATURE_VERSION = 3
+SIGNATURE_VERSION = 4
+# 4: C/C++ compiler and linker diagnostics (a missing header or library is one identity across
+# compilers, and triton's ``libcuda.so cannot found`` is the missing library ``cuda``), the C
+# compiler's ``CalledProcessError`` generic, HIP errors by name (``hipErrorNoBinaryForGpu: …``),
+# zsh's signal lines, a ptxas feature by its data type, MLIR pass names and assertions on wrapped lines
 
 
 @dataclass(frozen=True, slots=True)

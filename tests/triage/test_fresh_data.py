@@ -1,6 +1,7 @@
-"""``fresh.jsonl`` (``tests/data/triage/make_fresh.py``): its structure only. The file is wholly
-held out — no test here reads a signature or a grouping figure from it (``bench/bench_triage.py
---fresh`` reports those)."""
+"""``fresh.jsonl`` (``tests/data/triage/make_fresh.py``): its structure only. The file was wholly
+held out for one measurement (docs/triage.md, "Labelled sets and benchmark"); since signature
+version 4 it is tuning data, and ``tests/triage/test_signature_toolchain.py`` reads signatures from
+it (``bench/bench_triage.py --fresh`` reports the grouping figures)."""
 from __future__ import annotations
 
 import importlib.util
