@@ -32,9 +32,6 @@ if _worker.startswith("gw") and _gpus:
     # one GPU per worker, round robin when there are more workers than GPUs
     os.environ["CUDA_VISIBLE_DEVICES"] = _gpus[int(_worker[2:] or 0) % len(_gpus)]
 
-MAX_TRACEBACK = 20_000
-
-
 def junit_names(nodeid: str) -> tuple[str, str]:
     """``(classname, name)`` as pytest's junitxml writes them (``mangle_test_address``):
     ``a/b/test_x.py::TestC::test_y[p]`` → ``("a.b.test_x.TestC", "test_y[p]")``. A copy of
@@ -65,8 +62,9 @@ class _Stream:
             if not t["message"]:
                 crash = getattr(getattr(rep, "longrepr", None), "reprcrash", None)
                 text = rep.longreprtext or ""
-                t["message"] = (getattr(crash, "message", "") or (text.strip().splitlines() or [""])[-1])[:500]
-                t["traceback"] = text[:MAX_TRACEBACK]
+                # whole: the runner hides secrets in them and only then cuts them to size
+                t["message"] = getattr(crash, "message", "") or (text.strip().splitlines() or [""])[-1]
+                t["traceback"] = text
         elif rep.skipped and t["outcome"] == "passed":
             t["outcome"] = "skipped"
         if rep.when == "teardown":

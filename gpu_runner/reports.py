@@ -15,6 +15,8 @@ from pydantic import ValidationError
 
 from gpu_runner.result import BENCH_SCHEMA, BenchmarkPoint, Counts, TestResult
 
+#: what a test's traceback is cut to in the result; the parsers return whole texts, and the
+#: runner cuts only after hiding secrets (:func:`gpu_runner.runner.clip_result`)
 MAX_TRACEBACK = 20_000
 
 
@@ -72,8 +74,8 @@ def _case(case) -> TestResult:
     return TestResult(
         id=f"{classname}::{name}" if classname else name, name=name, classname=classname,
         file=case._elem.get("file"), outcome=outcome, duration_s=float(case.time or 0.0),
-        message=message.strip().splitlines()[0][:500] if message.strip() else "",
-        traceback=text[:MAX_TRACEBACK])
+        message=message.strip().splitlines()[0] if message.strip() else "",
+        traceback=text)
 
 
 def junit_names(nodeid: str) -> tuple[str, str]:
@@ -143,7 +145,7 @@ def parse_lit(text: str) -> tuple[list[TestResult], int | None]:
         suite, _, path = tid.partition(" :: ")
         tests.append(TestResult(id=tid, name=path or tid, classname=suite if path else "", outcome=outcome,
                                 message=f"{code}: {tid}" if outcome in ("failed", "error") else "",
-                                traceback=log[-MAX_TRACEBACK:]))
+                                traceback=log))
     disc = _LIT_DISCOVERED.search(text or "")
     if not tests and not disc:
         raise ReportError("no lit result lines ('PASS: suite :: test (k of N)') and no lit summary found")

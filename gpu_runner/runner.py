@@ -41,7 +41,7 @@ from bot.agents.redact import strip_userinfo
 from bot.config.suites import SuiteConfig, infra_error_match
 from gpu_runner import fingerprint as fp
 from gpu_runner.local import CheckoutError, Worktree, is_git_repo, resolve_commit, run_step
-from gpu_runner.reports import ReportError, counts_of, junit_names, parse_benchmark_json, parse_junit, parse_lit, pytest_total
+from gpu_runner.reports import MAX_TRACEBACK, ReportError, counts_of, junit_names, parse_benchmark_json, parse_junit, parse_lit, pytest_total
 from gpu_runner.result import Attempt, Counts, Durations, RunResult, TestResult, outcome_for
 from gpu_runner.saturation import RunFacts, judge
 from gpu_runner.shards import ENV_SHARD
@@ -53,10 +53,12 @@ SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|API_K
 def redact(text: str, env: dict[str, str]) -> str:
     """``text`` with the values of secret-looking environment variables (names matching
     TOKEN/SECRET/PASSWORD/…_KEY, values ≥ 6 chars) and the userinfo of every URL replaced by
-    ``***`` — logs end up in check runs."""
-    for name, value in env.items():
-        if value and len(value) >= 6 and SECRET_NAME.search(name):
-            text = text.replace(value, "***")
+    ``***`` — logs end up in check runs. Longest values first: a secret that is the start of
+    another (a key and the key with its secret suffix, a password and ``user:password``) would
+    otherwise be replaced inside the longer one and leave its remainder in clear."""
+    secrets = {v for name, v in env.items() if v and len(v) >= 6 and SECRET_NAME.search(name)}
+    for value in sorted(secrets, key=len, reverse=True):
+        text = text.replace(value, "***")
     # a private package index or mirror carries its password in its URL, under a variable name
     # no secret-name pattern knows
     return strip_userinfo(text)
@@ -65,7 +67,9 @@ def redact(text: str, env: dict[str, str]) -> str:
 def redact_result(result: RunResult, env: dict[str, str]) -> RunResult:
     """``result`` with :func:`redact` applied to every string in it: not only the log tails but the
     tests' messages and tracebacks (a failing test may print the environment or assert on a
-    credential), the reasons and the benchmarks all reach check runs and triage issues."""
+    credential), the reasons and the benchmarks all reach check runs and triage issues. Give it
+    whole texts and cut them afterwards (:func:`clip_result`): a cut through a secret leaves a part
+    of it that redaction no longer recognises."""
     def walk(v):
         if isinstance(v, str):
             return redact(v, env)
@@ -75,6 +79,19 @@ def redact_result(result: RunResult, env: dict[str, str]) -> RunResult:
             return {k: walk(x) for k, x in v.items()}
         return v
     return RunResult.model_validate(walk(result.model_dump(by_alias=True)))
+
+
+def clip_result(result: RunResult, keep_end: bool = False) -> RunResult:
+    """``result`` cut to the sizes it is stored at: log tails to their last :data:`TAIL_CHARS`
+    characters, each test's message to 500 characters and traceback to :data:`MAX_TRACEBACK`
+    (its end for ``keep_end`` — lit's failure log ends with the error —, else its start). Run it
+    after :func:`redact_result`."""
+    def cut(t: TestResult) -> TestResult:
+        tb = t.traceback[-MAX_TRACEBACK:] if keep_end else t.traceback[:MAX_TRACEBACK]
+        return t.model_copy(update={"message": t.message[:500], "traceback": tb})
+    return result.model_copy(update={"stdout_tail": result.stdout_tail[-TAIL_CHARS:],
+                                     "stderr_tail": result.stderr_tail[-TAIL_CHARS:],
+                                     "tests": [cut(t) for t in result.tests]})
 
 
 @dataclass(frozen=True)
@@ -137,14 +154,15 @@ def run_local(suite: SuiteConfig, repo: Path, commit: str, opts: LocalOptions = 
     durations.total = time.monotonic() - t0
     if cache == "fresh":
         shutil.rmtree(env["TRITON_CACHE_DIR"], ignore_errors=True)
-    return redact_result(RunResult(
+    return clip_result(redact_result(RunResult(
         suite=suite.name, level=suite.level, commit=sha, platform=opts.platform, backend="local",
         verdict=verdict, outcome=outcome_for(reasons), reasons=reasons, counts=facts.counts,
         tests=list(facts.tests), benchmarks=list(facts.benchmarks), durations=durations, attempts=attempts,
         environment=fp.fingerprint(fp.runner_id(opts.runner_id)), report_path=suite.report.path,
         shard=f"{opts.shard[0]}/{opts.shard[1]}" if opts.shard else "", started_at=started, finished_at=int(time.time()),
-        stdout_tail=stdout[-TAIL_CHARS:], stderr_tail=stderr[-TAIL_CHARS:],
-        triton_cache=cache, not_run=list(facts.not_run), workers=suite.workers), env)
+        stdout_tail=stdout, stderr_tail=stderr,
+        triton_cache=cache, not_run=list(facts.not_run), workers=suite.workers), env),
+        keep_end=suite.report.format == "lit")
 
 
 def attempt_infra(output: str, tests) -> str | None:
