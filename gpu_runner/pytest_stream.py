@@ -43,13 +43,25 @@ def junit_names(nodeid: str) -> tuple[str, str]:
     return ".".join(names[:-1]), names[-1]
 
 
+def _utf8(v):
+    """``v`` with every string made encodable as UTF-8: a message may hold a file name that is not
+    UTF-8 (a lone surrogate, as ``os.listdir`` gives it), written as its ``\\udcff`` escape text."""
+    if isinstance(v, str):
+        return v.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(v, list):
+        return [_utf8(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _utf8(x) for k, x in v.items()}
+    return v
+
+
 class _Stream:
     def __init__(self, path: str):
         self.f = open(path, "a", buffering=1, encoding="utf-8")
         self.open: dict[str, dict] = {}
 
     def write(self, obj: dict) -> None:
-        self.f.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        self.f.write(json.dumps(_utf8(obj), ensure_ascii=False) + "\n")
         self.f.flush()
 
     def report(self, rep) -> None:

@@ -12,8 +12,8 @@ Report paths are relative to the checkout; JUnit paths may be globs (several fil
 the path ``-`` means the command's own stdout (for lit, whose report *is* its output).
 
 JUnit (pytest) suites also get a streaming per-test report (:mod:`gpu_runner.pytest_stream`, JSON
-lines flushed as each test ends, beside the logs): when the JUnit file is missing — the suite was
-killed at its timeout, or crashed — every finished test is still reported and the collected
+lines flushed as each test ends, beside the logs): when the JUnit file is missing, unparsable or
+stale — the suite was killed at its timeout or while pytest wrote the file, or crashed — every finished test is still reported and the collected
 tests that never finished are named (``tests-not-run``). ``workers: N`` adds pytest-xdist's
 ``-n N`` with one GPU per worker (``CUDA_VISIBLE_DEVICES``) where the machine has several.
 
@@ -232,6 +232,9 @@ def _attempt(suite: SuiteConfig, checkout: Path, env: dict[str, str], log_prefix
              sharded: bool = False):
     deadline = time.monotonic() + suite.timeout_s
     stream = Path(f"{log_prefix}.tests.jsonl")
+    # the plugin appends (a command may run pytest several times); a logs folder kept from an
+    # earlier run (a self-hosted runner's workspace) must not lend that run's tests to this one
+    stream.unlink(missing_ok=True)
     if "PYTEST_PLUGINS" in env and "forksync_stream" in env["PYTEST_PLUGINS"]:
         env = {**env, "FORKSYNC_STREAM_REPORT": str(stream)}
     before = report_files(suite, checkout)
@@ -257,7 +260,9 @@ def _attempt(suite: SuiteConfig, checkout: Path, env: dict[str, str], log_prefix
                 exit_code=exit_code, timed_out=timed_out, timeout_s=float(suite.timeout_s),
                 report_path=suite.report.path)
     report = read_report(suite, checkout, command_stdout, before)
-    if report["report_state"] == "missing" and suite.report.format == "junit" and stream.exists():
+    # a JUnit file that is missing, cut short by a kill while pytest wrote it, or left by an earlier
+    # run says nothing of this run's tests; the stream (removed above, so this run's) still does
+    if report["report_state"] != "ok" and suite.report.format == "junit" and stream.exists():
         tests, not_run = read_stream(stream.read_text(errors="replace"))
         report.update(tests=tuple(tests), counts=counts_of(tests), not_run=tuple(not_run))
     return RunFacts(**base, **report), stdout, stderr, build_s, cmd_s
