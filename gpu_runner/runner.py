@@ -42,7 +42,7 @@ from bot.config.suites import SuiteConfig, infra_error_match
 from gpu_runner import fingerprint as fp
 from gpu_runner.local import CheckoutError, Worktree, is_git_repo, resolve_commit, run_step
 from gpu_runner.reports import MAX_TRACEBACK, ReportError, counts_of, junit_names, parse_benchmark_json, parse_junit, parse_lit, pytest_total
-from gpu_runner.result import Attempt, Counts, Durations, RunResult, TestResult, outcome_for
+from gpu_runner.result import Attempt, Counts, Durations, Reason, RunResult, TestResult, outcome_for
 from gpu_runner.saturation import RunFacts, judge
 from gpu_runner.shards import ENV_SHARD
 
@@ -120,6 +120,14 @@ def run_local(suite: SuiteConfig, repo: Path, commit: str, opts: LocalOptions = 
         head = resolve_commit(repo, "HEAD")
         if head != sha:
             raise CheckoutError(f"--in-place: {repo} is at {head[:12]}, not at the requested commit {sha[:12]}")
+    environment = fp.fingerprint(fp.runner_id(opts.runner_id))
+    if wrong := fp.wrong_gpu(opts.platform, environment.gpu_model):
+        # an hour of another GPU's results must not count for this platform: stop before running
+        reasons = [Reason(code="infra-error", detail=wrong)]
+        return RunResult(suite=suite.name, level=suite.level, commit=sha, platform=opts.platform, backend="local",
+                         verdict="red", outcome=outcome_for(reasons), reasons=reasons, environment=environment,
+                         report_path=suite.report.path, shard=f"{opts.shard[0]}/{opts.shard[1]}" if opts.shard else "",
+                         started_at=started, finished_at=int(time.time()), workers=suite.workers)
     logs = opts.logs_dir or Path(tempfile.mkdtemp(prefix="forksync-logs-"))
     logs.mkdir(parents=True, exist_ok=True)
     env = suite_env(suite, sha, opts.platform, opts.shard)
@@ -158,7 +166,7 @@ def run_local(suite: SuiteConfig, repo: Path, commit: str, opts: LocalOptions = 
         suite=suite.name, level=suite.level, commit=sha, platform=opts.platform, backend="local",
         verdict=verdict, outcome=outcome_for(reasons), reasons=reasons, counts=facts.counts,
         tests=list(facts.tests), benchmarks=list(facts.benchmarks), durations=durations, attempts=attempts,
-        environment=fp.fingerprint(fp.runner_id(opts.runner_id)), report_path=suite.report.path,
+        environment=environment, report_path=suite.report.path,
         shard=f"{opts.shard[0]}/{opts.shard[1]}" if opts.shard else "", started_at=started, finished_at=int(time.time()),
         stdout_tail=stdout, stderr_tail=stderr,
         triton_cache=cache, not_run=list(facts.not_run), workers=suite.workers), env),
