@@ -39,9 +39,23 @@ def parse_junit(paths: list[Path]) -> list[TestResult]:
     file is one test whose last case is its outcome: pytest-rerunfailures writes a ``<testcase>``
     per attempt (the earlier ones without a result element), while pytest's summary and the
     testsuite's ``tests=`` count the test once."""
+    return read_junit(paths)[0]
+
+
+#: how pytest's junitxml begins the ``<error>`` of a failed teardown
+_TEARDOWN_ERROR = "failed on teardown with "
+
+
+def read_junit(paths: list[Path]) -> tuple[list[TestResult], int]:
+    """``(tests, teardown errors)``: :func:`parse_junit`'s tests, and how many ``<error>``
+    elements of theirs pytest wrote for a failed teardown (message ``failed on teardown with …``).
+    pytest's summary counts each of those as one more error beside the test's own outcome
+    (``3 passed, 1 error`` for 3 tests); the test itself is ``error`` here."""
     tests: list[TestResult] = []
+    teardown = 0
     for p in paths:
         mine: dict[str, TestResult] = {}
+        torn: dict[str, int] = {}
         try:
             xml = JUnitXml.fromfile(str(p))
         except Exception as e:  # junitparser raises lxml/ElementTree errors of several kinds
@@ -52,8 +66,11 @@ def parse_junit(paths: list[Path]) -> list[TestResult]:
                 t = _case(case)
                 mine.pop(t.id, None)    # the last attempt, in the place it was written
                 mine[t.id] = t
+                torn[t.id] = sum(isinstance(r, Error) and (r.message or "").startswith(_TEARDOWN_ERROR)
+                                 for r in case.result)
         tests.extend(mine.values())
-    return tests
+        teardown += sum(torn.values())
+    return tests, teardown
 
 
 def _case(case) -> TestResult:

@@ -41,7 +41,7 @@ from bot.agents.redact import strip_userinfo
 from bot.config.suites import SuiteConfig, infra_error_match
 from gpu_runner import fingerprint as fp
 from gpu_runner.local import CheckoutError, Worktree, is_git_repo, resolve_commit, run_step
-from gpu_runner.reports import MAX_TRACEBACK, ReportError, counts_of, junit_names, parse_benchmark_json, parse_junit, parse_lit, pytest_total
+from gpu_runner.reports import MAX_TRACEBACK, ReportError, counts_of, junit_names, parse_benchmark_json, parse_lit, pytest_total, read_junit
 from gpu_runner.result import Attempt, Counts, Durations, Reason, RunResult, TestResult, outcome_for
 from gpu_runner.saturation import RunFacts, judge
 from gpu_runner.shards import ENV_SHARD
@@ -331,9 +331,13 @@ def read_report(suite: SuiteConfig, checkout: Path, command_stdout: str,
                    for p in paths):
                 return dict(report_state="stale")
             if fmt == "junit":
-                tests = parse_junit(paths)
+                tests, teardown_errors = read_junit(paths)
+                harness = pytest_total(command_stdout, len(paths))
+                # pytest's summary counts a test whose teardown failed twice (its outcome, then
+                # the error); the report holds it once, as an error: a test failure, not a count
+                # the suite cannot be trusted on
                 return dict(report_state="ok", tests=tuple(tests),
-                            counts=counts_of(tests, pytest_total(command_stdout, len(paths))))
+                            counts=counts_of(tests, None if harness is None else harness - teardown_errors))
             if len(paths) > 1:
                 raise ReportError(f"{rel} matches {len(paths)} files; a {fmt} report is one file")
             text = paths[0].read_text(errors="replace")
