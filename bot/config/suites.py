@@ -147,6 +147,12 @@ class SuiteConfig(BaseModel):
         return self.expected_tests
 
     @property
+    def run_limit_s(self) -> int:
+        """Seconds one run of the suite may take on its runner: ``timeout_s`` for each attempt, the
+        first and up to ``infra_retries`` more (each attempt has its own deadline)."""
+        return self.timeout_s * (self.infra_retries + 1)
+
+    @property
     def floor(self) -> int:
         """The smallest test count that may pass on any platform (expected count, else the
         floor, else 1)."""

@@ -133,7 +133,7 @@ class LocalBackend:
                     "--runner-id", self.runner_id, "--logs", str(Path(tmp) / "logs")]
             try:
                 p = subprocess.run(argv, cwd=str(ROOT), capture_output=True, text=True, env=runner_env(),
-                                   timeout=suite.timeout_s * (suite.infra_retries + 1) + 120)
+                                   timeout=suite.run_limit_s + 120)
             except subprocess.TimeoutExpired:
                 return crashed_result(suite, sha, platform, "the runner process did not finish in time")
             except OSError as e:
@@ -169,7 +169,7 @@ class LocalBackend:
                         p.kill()
                         p.communicate()
                     return crashed_result(suite, sha, platform, _not_started(self.python, e))
-            deadline = time.monotonic() + suite.timeout_s * (suite.infra_retries + 1) + 120
+            deadline = time.monotonic() + suite.run_limit_s + 120
             for i, p in procs.items():
                 try:
                     p.communicate(timeout=max(1.0, deadline - time.monotonic()))

@@ -248,7 +248,7 @@ class ValidationService:
         Actions (the collect tick times it out), or a local run younger than the suite may take."""
         if row["request_id"]:
             return True
-        return self.now() - row["updated_at"] < suite.timeout_s * (suite.infra_retries + 1) + 120
+        return self.now() - row["updated_at"] < suite.run_limit_s + 120
 
     async def run_suite(self, ctx, full: str, number: int, sha: str, suite: SuiteConfig, platform: str,
                         tr: Trusted, *, publish: bool = True) -> str:
