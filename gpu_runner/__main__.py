@@ -5,7 +5,11 @@
 RESULT.json…`` merges the shards of a sharded suite into one saturated result (a missing shard is red).
 
 Exit status: 0 green, 1 red (the result JSON says why), 2 bad input (unknown suite, bad config,
-commit not found; nothing ran, no result written)."""
+commit not found, an ``--out`` that cannot be written; nothing ran, no result written).
+
+The ``--out`` file is removed before anything runs: a self-hosted runner keeps its workspace
+between jobs, and a run that dies before writing its own result must not leave an earlier run's
+result there to be collected as this one's."""
 from __future__ import annotations
 
 import argparse
@@ -59,7 +63,22 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def claim_out(path: Path) -> str | None:
+    """Remove the file at ``path`` (an earlier run's result) and check that a result can be written
+    there; None when it can, else the error to print (exit 2)."""
+    try:
+        path.unlink(missing_ok=True)
+        path.touch()
+        path.unlink()
+    except OSError as e:
+        return f"--out {path}: a result cannot be written there ({e.strerror or e}); nothing was run"
+    return None
+
+
 def merge_main(args) -> int:
+    if err := claim_out(Path(args.out)):
+        print(f"gpu_runner: {err}", file=sys.stderr)
+        return 2
     suite = find_suite(load_suites(Path(args.config)), args.suite, Path(args.config))
     shards: dict[int, RunResult | None] = {}
     for path in args.results:
@@ -114,6 +133,9 @@ def main(argv: list[str] | None = None) -> int:
         shard = parse_shard(args.shard) if args.shard else None
     except ValueError as e:
         print(f"gpu_runner: --shard: {e}", file=sys.stderr)
+        return 2
+    if err := claim_out(Path(args.out)):
+        print(f"gpu_runner: {err}", file=sys.stderr)
         return 2
     try:
         suite = find_suite(load_suites(config), args.suite, config)

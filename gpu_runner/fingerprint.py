@@ -18,6 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bot.config.suites import PLATFORM_GPU
 from gpu_runner.result import Environment
 
 
@@ -85,3 +86,20 @@ def fingerprint(runner: str) -> Environment:
         gpu_model=model, gpu_count=count, driver=driver, cuda=_torch_cuda() or smi_cuda,
         torch=_dist_version("torch"), triton=_dist_version("triton"),
         git=git.strip().removeprefix("git version ") if git else None)
+
+
+def wrong_gpu(platform: str, gpu_model: str | None) -> str | None:
+    """Why this machine cannot run ``platform``'s suites (an infrastructure error's text), or None.
+    ``gpu_model`` is :func:`fingerprint`'s (several models joined by ", "); the name each platform's
+    GPU holds is :data:`bot.config.suites.PLATFORM_GPU`, matched as a word start ("H200" is in
+    "NVIDIA H200 NVL", not in "NVIDIA GH200"). None when nothing can be compared: no model read (no
+    ``nvidia-smi``, an AMD machine) or a platform with no GPU (cpu). A box of mixed GPUs passes
+    when any of them is the platform's: ``nvidia-smi`` lists every card whatever
+    ``CUDA_VISIBLE_DEVICES`` selects."""
+    want = PLATFORM_GPU.get(platform)
+    if not want or not gpu_model:
+        return None
+    if re.search(rf"(?<![A-Za-z0-9]){re.escape(want)}", gpu_model, re.IGNORECASE):
+        return None
+    return (f"the runner's GPU is {gpu_model}, not platform {platform}'s ({want}): a mislabelled or "
+            "swapped machine; nothing was run — fix the runner's label, retry on another runner")

@@ -105,7 +105,7 @@ def parse_run_name(title: str | None) -> Dispatch | None:
 
 def result_from_zip(data: bytes, expected: Dispatch, artifact: str | None = None) -> RunResult:
     """The result JSON inside an artifact zip, checked against the request: a result for another
-    suite or commit is not accepted (red ``workflow-failed``), nor is an unreadable one."""
+    suite, commit or platform is not accepted (red ``workflow-failed``), nor is an unreadable one."""
     artifact = artifact or expected.artifact
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as z:
@@ -117,9 +117,12 @@ def result_from_zip(data: bytes, expected: Dispatch, artifact: str | None = None
     except ValidationError as e:
         return missing_result(expected, f"{RESULT_FILE} in {artifact} is not a forksync result: "
                                         f"{e.errors()[0]['loc']}: {e.errors()[0]['msg']}")
-    if (result.suite, result.commit) != (expected.suite, expected.commit):
-        return missing_result(expected, f"{RESULT_FILE} is for suite {result.suite!r} at {result.commit[:12]}, "
-                                        f"not the requested {expected.suite!r} at {expected.commit[:12]}")
+    # a workflow copy that lost --platform writes gpu_runner's default (cpu): that result is not
+    # the one requested, and must not be stored under another platform's row
+    if (result.suite, result.commit, result.platform) != (expected.suite, expected.commit, expected.platform):
+        return missing_result(expected, f"{RESULT_FILE} is for suite {result.suite!r} at {result.commit[:12]} on "
+                                        f"{result.platform}, not the requested {expected.suite!r} at "
+                                        f"{expected.commit[:12]} on {expected.platform}")
     return result.model_copy(update={"backend": "github-actions"})
 
 

@@ -32,9 +32,6 @@ if _worker.startswith("gw") and _gpus:
     # one GPU per worker, round robin when there are more workers than GPUs
     os.environ["CUDA_VISIBLE_DEVICES"] = _gpus[int(_worker[2:] or 0) % len(_gpus)]
 
-MAX_TRACEBACK = 20_000
-
-
 def junit_names(nodeid: str) -> tuple[str, str]:
     """``(classname, name)`` as pytest's junitxml writes them (``mangle_test_address``):
     ``a/b/test_x.py::TestC::test_y[p]`` → ``("a.b.test_x.TestC", "test_y[p]")``. A copy of
@@ -46,13 +43,25 @@ def junit_names(nodeid: str) -> tuple[str, str]:
     return ".".join(names[:-1]), names[-1]
 
 
+def _utf8(v):
+    """``v`` with every string made encodable as UTF-8: a message may hold a file name that is not
+    UTF-8 (a lone surrogate, as ``os.listdir`` gives it), written as its ``\\udcff`` escape text."""
+    if isinstance(v, str):
+        return v.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(v, list):
+        return [_utf8(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _utf8(x) for k, x in v.items()}
+    return v
+
+
 class _Stream:
     def __init__(self, path: str):
         self.f = open(path, "a", buffering=1, encoding="utf-8")
         self.open: dict[str, dict] = {}
 
     def write(self, obj: dict) -> None:
-        self.f.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        self.f.write(json.dumps(_utf8(obj), ensure_ascii=False) + "\n")
         self.f.flush()
 
     def report(self, rep) -> None:
@@ -65,8 +74,9 @@ class _Stream:
             if not t["message"]:
                 crash = getattr(getattr(rep, "longrepr", None), "reprcrash", None)
                 text = rep.longreprtext or ""
-                t["message"] = (getattr(crash, "message", "") or (text.strip().splitlines() or [""])[-1])[:500]
-                t["traceback"] = text[:MAX_TRACEBACK]
+                # whole: the runner hides secrets in them and only then cuts them to size
+                t["message"] = getattr(crash, "message", "") or (text.strip().splitlines() or [""])[-1]
+                t["traceback"] = text
         elif rep.skipped and t["outcome"] == "passed":
             t["outcome"] = "skipped"
         if rep.when == "teardown":

@@ -15,6 +15,8 @@ from pydantic import ValidationError
 
 from gpu_runner.result import BENCH_SCHEMA, BenchmarkPoint, Counts, TestResult
 
+#: what a test's traceback is cut to in the result; the parsers return whole texts, and the
+#: runner cuts only after hiding secrets (:func:`gpu_runner.runner.clip_result`)
 MAX_TRACEBACK = 20_000
 
 
@@ -37,9 +39,23 @@ def parse_junit(paths: list[Path]) -> list[TestResult]:
     file is one test whose last case is its outcome: pytest-rerunfailures writes a ``<testcase>``
     per attempt (the earlier ones without a result element), while pytest's summary and the
     testsuite's ``tests=`` count the test once."""
+    return read_junit(paths)[0]
+
+
+#: how pytest's junitxml begins the ``<error>`` of a failed teardown
+_TEARDOWN_ERROR = "failed on teardown with "
+
+
+def read_junit(paths: list[Path]) -> tuple[list[TestResult], int]:
+    """``(tests, teardown errors)``: :func:`parse_junit`'s tests, and how many ``<error>``
+    elements of theirs pytest wrote for a failed teardown (message ``failed on teardown with …``).
+    pytest's summary counts each of those as one more error beside the test's own outcome
+    (``3 passed, 1 error`` for 3 tests); the test itself is ``error`` here."""
     tests: list[TestResult] = []
+    teardown = 0
     for p in paths:
         mine: dict[str, TestResult] = {}
+        torn: dict[str, int] = {}
         try:
             xml = JUnitXml.fromfile(str(p))
         except Exception as e:  # junitparser raises lxml/ElementTree errors of several kinds
@@ -50,8 +66,11 @@ def parse_junit(paths: list[Path]) -> list[TestResult]:
                 t = _case(case)
                 mine.pop(t.id, None)    # the last attempt, in the place it was written
                 mine[t.id] = t
+                torn[t.id] = sum(isinstance(r, Error) and (r.message or "").startswith(_TEARDOWN_ERROR)
+                                 for r in case.result)
         tests.extend(mine.values())
-    return tests
+        teardown += sum(torn.values())
+    return tests, teardown
 
 
 def _case(case) -> TestResult:
@@ -72,8 +91,8 @@ def _case(case) -> TestResult:
     return TestResult(
         id=f"{classname}::{name}" if classname else name, name=name, classname=classname,
         file=case._elem.get("file"), outcome=outcome, duration_s=float(case.time or 0.0),
-        message=message.strip().splitlines()[0][:500] if message.strip() else "",
-        traceback=text[:MAX_TRACEBACK])
+        message=message.strip().splitlines()[0] if message.strip() else "",
+        traceback=text)
 
 
 def junit_names(nodeid: str) -> tuple[str, str]:
@@ -143,7 +162,7 @@ def parse_lit(text: str) -> tuple[list[TestResult], int | None]:
         suite, _, path = tid.partition(" :: ")
         tests.append(TestResult(id=tid, name=path or tid, classname=suite if path else "", outcome=outcome,
                                 message=f"{code}: {tid}" if outcome in ("failed", "error") else "",
-                                traceback=log[-MAX_TRACEBACK:]))
+                                traceback=log))
     disc = _LIT_DISCOVERED.search(text or "")
     if not tests and not disc:
         raise ReportError("no lit result lines ('PASS: suite :: test (k of N)') and no lit summary found")

@@ -39,7 +39,7 @@ REASON_CODES = (
     "count-mismatch",         # the count of tests that ran (skipped and xfail excluded) ≠ expected_tests
     "count-disagrees-with-harness",  # the report's count ≠ the harness's own count (pytest/lit summary)
     "benchmark-failed",       # a benchmark point is marked not ok (wrong result)
-    "infra-error",            # an infrastructure error persisted through infra_retries
+    "infra-error",            # an infrastructure error persisted through infra_retries, or the GPU is not the platform's
     "tests-not-run",          # collected tests that never finished (the suite was killed or crashed first)
     "suite-absent",           # a required suite has no result in a run
     "workflow-failed",        # github-actions: the workflow finished without a result artifact

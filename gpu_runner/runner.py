@@ -12,8 +12,8 @@ Report paths are relative to the checkout; JUnit paths may be globs (several fil
 the path ``-`` means the command's own stdout (for lit, whose report *is* its output).
 
 JUnit (pytest) suites also get a streaming per-test report (:mod:`gpu_runner.pytest_stream`, JSON
-lines flushed as each test ends, beside the logs): when the JUnit file is missing — the suite was
-killed at its timeout, or crashed — every finished test is still reported and the collected
+lines flushed as each test ends, beside the logs): when the JUnit file is missing, unparsable or
+stale — the suite was killed at its timeout or while pytest wrote the file, or crashed — every finished test is still reported and the collected
 tests that never finished are named (``tests-not-run``). ``workers: N`` adds pytest-xdist's
 ``-n N`` with one GPU per worker (``CUDA_VISIBLE_DEVICES``) where the machine has several.
 
@@ -41,8 +41,8 @@ from bot.agents.redact import strip_userinfo
 from bot.config.suites import SuiteConfig, infra_error_match
 from gpu_runner import fingerprint as fp
 from gpu_runner.local import CheckoutError, Worktree, is_git_repo, resolve_commit, run_step
-from gpu_runner.reports import ReportError, counts_of, junit_names, parse_benchmark_json, parse_junit, parse_lit, pytest_total
-from gpu_runner.result import Attempt, Counts, Durations, RunResult, TestResult, outcome_for
+from gpu_runner.reports import MAX_TRACEBACK, ReportError, counts_of, junit_names, parse_benchmark_json, parse_lit, pytest_total, read_junit
+from gpu_runner.result import Attempt, Counts, Durations, Reason, RunResult, TestResult, outcome_for
 from gpu_runner.saturation import RunFacts, judge
 from gpu_runner.shards import ENV_SHARD
 
@@ -53,10 +53,12 @@ SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|API_K
 def redact(text: str, env: dict[str, str]) -> str:
     """``text`` with the values of secret-looking environment variables (names matching
     TOKEN/SECRET/PASSWORD/…_KEY, values ≥ 6 chars) and the userinfo of every URL replaced by
-    ``***`` — logs end up in check runs."""
-    for name, value in env.items():
-        if value and len(value) >= 6 and SECRET_NAME.search(name):
-            text = text.replace(value, "***")
+    ``***`` — logs end up in check runs. Longest values first: a secret that is the start of
+    another (a key and the key with its secret suffix, a password and ``user:password``) would
+    otherwise be replaced inside the longer one and leave its remainder in clear."""
+    secrets = {v for name, v in env.items() if v and len(v) >= 6 and SECRET_NAME.search(name)}
+    for value in sorted(secrets, key=len, reverse=True):
+        text = text.replace(value, "***")
     # a private package index or mirror carries its password in its URL, under a variable name
     # no secret-name pattern knows
     return strip_userinfo(text)
@@ -65,7 +67,9 @@ def redact(text: str, env: dict[str, str]) -> str:
 def redact_result(result: RunResult, env: dict[str, str]) -> RunResult:
     """``result`` with :func:`redact` applied to every string in it: not only the log tails but the
     tests' messages and tracebacks (a failing test may print the environment or assert on a
-    credential), the reasons and the benchmarks all reach check runs and triage issues."""
+    credential), the reasons and the benchmarks all reach check runs and triage issues. Give it
+    whole texts and cut them afterwards (:func:`clip_result`): a cut through a secret leaves a part
+    of it that redaction no longer recognises."""
     def walk(v):
         if isinstance(v, str):
             return redact(v, env)
@@ -75,6 +79,19 @@ def redact_result(result: RunResult, env: dict[str, str]) -> RunResult:
             return {k: walk(x) for k, x in v.items()}
         return v
     return RunResult.model_validate(walk(result.model_dump(by_alias=True)))
+
+
+def clip_result(result: RunResult, keep_end: bool = False) -> RunResult:
+    """``result`` cut to the sizes it is stored at: log tails to their last :data:`TAIL_CHARS`
+    characters, each test's message to 500 characters and traceback to :data:`MAX_TRACEBACK`
+    (its end for ``keep_end`` — lit's failure log ends with the error —, else its start). Run it
+    after :func:`redact_result`."""
+    def cut(t: TestResult) -> TestResult:
+        tb = t.traceback[-MAX_TRACEBACK:] if keep_end else t.traceback[:MAX_TRACEBACK]
+        return t.model_copy(update={"message": t.message[:500], "traceback": tb})
+    return result.model_copy(update={"stdout_tail": result.stdout_tail[-TAIL_CHARS:],
+                                     "stderr_tail": result.stderr_tail[-TAIL_CHARS:],
+                                     "tests": [cut(t) for t in result.tests]})
 
 
 @dataclass(frozen=True)
@@ -103,6 +120,14 @@ def run_local(suite: SuiteConfig, repo: Path, commit: str, opts: LocalOptions = 
         head = resolve_commit(repo, "HEAD")
         if head != sha:
             raise CheckoutError(f"--in-place: {repo} is at {head[:12]}, not at the requested commit {sha[:12]}")
+    environment = fp.fingerprint(fp.runner_id(opts.runner_id))
+    if wrong := fp.wrong_gpu(opts.platform, environment.gpu_model):
+        # an hour of another GPU's results must not count for this platform: stop before running
+        reasons = [Reason(code="infra-error", detail=wrong)]
+        return RunResult(suite=suite.name, level=suite.level, commit=sha, platform=opts.platform, backend="local",
+                         verdict="red", outcome=outcome_for(reasons), reasons=reasons, environment=environment,
+                         report_path=suite.report.path, shard=f"{opts.shard[0]}/{opts.shard[1]}" if opts.shard else "",
+                         started_at=started, finished_at=int(time.time()), workers=suite.workers)
     logs = opts.logs_dir or Path(tempfile.mkdtemp(prefix="forksync-logs-"))
     logs.mkdir(parents=True, exist_ok=True)
     env = suite_env(suite, sha, opts.platform, opts.shard)
@@ -137,14 +162,15 @@ def run_local(suite: SuiteConfig, repo: Path, commit: str, opts: LocalOptions = 
     durations.total = time.monotonic() - t0
     if cache == "fresh":
         shutil.rmtree(env["TRITON_CACHE_DIR"], ignore_errors=True)
-    return redact_result(RunResult(
+    return clip_result(redact_result(RunResult(
         suite=suite.name, level=suite.level, commit=sha, platform=opts.platform, backend="local",
         verdict=verdict, outcome=outcome_for(reasons), reasons=reasons, counts=facts.counts,
         tests=list(facts.tests), benchmarks=list(facts.benchmarks), durations=durations, attempts=attempts,
-        environment=fp.fingerprint(fp.runner_id(opts.runner_id)), report_path=suite.report.path,
+        environment=environment, report_path=suite.report.path,
         shard=f"{opts.shard[0]}/{opts.shard[1]}" if opts.shard else "", started_at=started, finished_at=int(time.time()),
-        stdout_tail=stdout[-TAIL_CHARS:], stderr_tail=stderr[-TAIL_CHARS:],
-        triton_cache=cache, not_run=list(facts.not_run), workers=suite.workers), env)
+        stdout_tail=stdout, stderr_tail=stderr,
+        triton_cache=cache, not_run=list(facts.not_run), workers=suite.workers), env),
+        keep_end=suite.report.format == "lit")
 
 
 def attempt_infra(output: str, tests) -> str | None:
@@ -214,6 +240,9 @@ def _attempt(suite: SuiteConfig, checkout: Path, env: dict[str, str], log_prefix
              sharded: bool = False):
     deadline = time.monotonic() + suite.timeout_s
     stream = Path(f"{log_prefix}.tests.jsonl")
+    # the plugin appends (a command may run pytest several times); a logs folder kept from an
+    # earlier run (a self-hosted runner's workspace) must not lend that run's tests to this one
+    stream.unlink(missing_ok=True)
     if "PYTEST_PLUGINS" in env and "forksync_stream" in env["PYTEST_PLUGINS"]:
         env = {**env, "FORKSYNC_STREAM_REPORT": str(stream)}
     before = report_files(suite, checkout)
@@ -239,7 +268,9 @@ def _attempt(suite: SuiteConfig, checkout: Path, env: dict[str, str], log_prefix
                 exit_code=exit_code, timed_out=timed_out, timeout_s=float(suite.timeout_s),
                 report_path=suite.report.path)
     report = read_report(suite, checkout, command_stdout, before)
-    if report["report_state"] == "missing" and suite.report.format == "junit" and stream.exists():
+    # a JUnit file that is missing, cut short by a kill while pytest wrote it, or left by an earlier
+    # run says nothing of this run's tests; the stream (removed above, so this run's) still does
+    if report["report_state"] != "ok" and suite.report.format == "junit" and stream.exists():
         tests, not_run = read_stream(stream.read_text(errors="replace"))
         report.update(tests=tuple(tests), counts=counts_of(tests), not_run=tuple(not_run))
     return RunFacts(**base, **report), stdout, stderr, build_s, cmd_s
@@ -300,9 +331,13 @@ def read_report(suite: SuiteConfig, checkout: Path, command_stdout: str,
                    for p in paths):
                 return dict(report_state="stale")
             if fmt == "junit":
-                tests = parse_junit(paths)
+                tests, teardown_errors = read_junit(paths)
+                harness = pytest_total(command_stdout, len(paths))
+                # pytest's summary counts a test whose teardown failed twice (its outcome, then
+                # the error); the report holds it once, as an error: a test failure, not a count
+                # the suite cannot be trusted on
                 return dict(report_state="ok", tests=tuple(tests),
-                            counts=counts_of(tests, pytest_total(command_stdout, len(paths))))
+                            counts=counts_of(tests, None if harness is None else harness - teardown_errors))
             if len(paths) > 1:
                 raise ReportError(f"{rel} matches {len(paths)} files; a {fmt} report is one file")
             text = paths[0].read_text(errors="replace")

@@ -91,13 +91,13 @@ def judge(f: RunFacts) -> tuple[str, list[Reason]]:
             "which is not the harness's 'tests failed' status")
         add("runner-crashed", f"the suite's command {what}")
 
+    streamed = f"; {len(f.tests)} finished tests read from the streaming per-test report" if f.tests else ""
     if f.report_state == "missing":
-        add("report-missing", f"no report at {f.report_path!r}" + (
-            f"; {len(f.tests)} finished tests read from the streaming per-test report" if f.tests else ""))
+        add("report-missing", f"no report at {f.report_path!r}{streamed}")
     elif f.report_state == "stale":
-        add("report-stale", f"the report at {f.report_path!r} predates this run (not written by it)")
+        add("report-stale", f"the report at {f.report_path!r} predates this run (not written by it){streamed}")
     elif f.report_state == "unparsable":
-        add("report-unparsable", f.report_error or f"the report at {f.report_path!r} could not be parsed")
+        add("report-unparsable", (f.report_error or f"the report at {f.report_path!r} could not be parsed") + streamed)
     elif f.report_state != "ok":
         add("report-unparsable", f"unknown report state {f.report_state!r}")
     if f.report_state != "ok":

@@ -153,8 +153,9 @@ async def checks_changed_since(gh, full: str, sha: str, gate_completed_at: str) 
 async def collect_tick(ctx, full: str, *, now: float | None = None, grace_s: int = 3600) -> list[str]:
     """Pick up completed github-actions runs of pending results by listing the workflow's runs
     (the ``workflow_run`` webhook's sender is the bot itself, which the loop guard drops); a
-    result still missing ``timeout_s + grace_s`` after its dispatch becomes red
-    (``workflow-failed``): silence is not green."""
+    result still missing after its dispatch for as long as the runner may take
+    (:attr:`SuiteConfig.run_limit_s`: ``timeout_s`` per attempt, infrastructure retries included)
+    plus ``grace_s`` becomes red (``workflow-failed``): silence is not green."""
     now = time.time() if now is None else now
     pending = {r["request_id"]: r for r in vstore.pending_dispatches(ctx.store, full)}
     if not pending:
@@ -173,12 +174,12 @@ async def collect_tick(ctx, full: str, *, now: float | None = None, grace_s: int
     for rid, row in pending.items():
         tr = tr or await v.trusted(ctx, full)
         suite = next((s for s in tr.suites if s.name == row["suite"]), None)
-        limit = (suite.timeout_s if suite else 3600) + grace_s
+        limit = (suite.run_limit_s if suite else 3600) + grace_s
         if now - row["updated_at"] < limit:
             continue
         d = Dispatch(row["suite"], row["sha"], row["platform"], rid)
         result = missing_result(d, f"no result {int(now - row['updated_at'])} s after the dispatch "
-                                   f"(limit {limit} s: the suite's timeout + {grace_s} s)", level=row["level"])
+                                   f"(limit {limit} s: the suite's timeout × its attempts + {grace_s} s)", level=row["level"])
         lost_to = await v.record(ctx, full, row["pr"], result, suite, answers=rid)
         if lost_to:         # re-dispatched since the pending rows were read: the re-run is waited for
             notes.append(superseded_note(result, rid, lost_to))

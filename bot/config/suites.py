@@ -25,8 +25,11 @@ from pydantic_core import PydanticCustomError
 
 from bot.config.infra import infra_match
 
-#: Platform labels a suite may ask for (runner labels use the same words).
-PLATFORMS = ("cpu", "h100", "h200", "b200", "mi350")
+#: Platform labels a suite may ask for (runner labels use the same words), each with the name its
+#: GPU's model holds (``nvidia-smi``: "NVIDIA H200", "NVIDIA H200 NVL"), which the runner checks
+#: the machine against; None: no GPU to check (cpu).
+PLATFORM_GPU: dict[str, str | None] = {"cpu": None, "h100": "H100", "h200": "H200", "b200": "B200", "mi350": "MI350"}
+PLATFORMS = tuple(PLATFORM_GPU)
 
 def infra_error_match(text: str) -> str | None:
     """``"<kind>: <line>"`` for the first infrastructure phrase in ``text`` (the shared table
@@ -142,6 +145,12 @@ class SuiteConfig(BaseModel):
         if isinstance(self.expected_tests, dict):
             return self.expected_tests.get(platform)
         return self.expected_tests
+
+    @property
+    def run_limit_s(self) -> int:
+        """Seconds one run of the suite may take on its runner: ``timeout_s`` for each attempt, the
+        first and up to ``infra_retries`` more (each attempt has its own deadline)."""
+        return self.timeout_s * (self.infra_retries + 1)
 
     @property
     def floor(self) -> int:

@@ -5,7 +5,7 @@
   *trusted* ``forksync.yml`` text (the default branch's) to a file and runs
   ``python -m gpu_runner run --suite S --commit SHA --repo <mirror> --config <file>`` in a
   subprocess; the runner checks the commit out in its own worktree. Exit 0/1 → the result JSON;
-  exit 2 (bad input) or a runner that leaves no file → a red result (``runner-crashed``): silence
+  exit 2 (bad input), a runner that leaves no file or cannot be started → a red result (``runner-crashed``): silence
   is not green.
 * :class:`ActionsBackend` — ``github-actions``: dispatches ``forksync-gpu.yml`` on the fork's
   default branch (:func:`gpu_runner.github_actions.dispatch`); the result comes back with the
@@ -133,9 +133,11 @@ class LocalBackend:
                     "--runner-id", self.runner_id, "--logs", str(Path(tmp) / "logs")]
             try:
                 p = subprocess.run(argv, cwd=str(ROOT), capture_output=True, text=True, env=runner_env(),
-                                   timeout=suite.timeout_s * (suite.infra_retries + 1) + 120)
+                                   timeout=suite.run_limit_s + 120)
             except subprocess.TimeoutExpired:
                 return crashed_result(suite, sha, platform, "the runner process did not finish in time")
+            except OSError as e:
+                return crashed_result(suite, sha, platform, _not_started(self.python, e))
             if p.returncode in (0, 1) and out.is_file():
                 try:
                     return RunResult.from_json(out.read_text())
@@ -152,16 +154,22 @@ class LocalBackend:
         with tempfile.TemporaryDirectory(prefix="forksync-run-") as tmp:
             cfg = Path(tmp) / "forksync.yml"
             cfg.write_text(config_text)
-            procs = {}
+            procs: dict[int, subprocess.Popen] = {}
+            results: dict[int, RunResult | None] = {}
             for i in range(1, n + 1):
                 argv = [self.python, "-m", "gpu_runner", "run", "--suite", suite.name, "--commit", sha,
                         "--repo", str(mirror), "--config", str(cfg), "--out", str(Path(tmp) / f"result-{i}.json"),
                         "--platform", platform, "--runner-id", f"{self.runner_id}-shard{i}",
                         "--logs", str(Path(tmp) / f"logs-{i}"), "--shard", f"{i}/{n}"]
-                procs[i] = subprocess.Popen(argv, cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                            text=True, env=runner_env())
-            deadline = time.monotonic() + suite.timeout_s * (suite.infra_retries + 1) + 120
-            results: dict[int, RunResult | None] = {}
+                try:
+                    procs[i] = subprocess.Popen(argv, cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                                text=True, env=runner_env())
+                except OSError as e:
+                    for p in procs.values():
+                        p.kill()
+                        p.communicate()
+                    return crashed_result(suite, sha, platform, _not_started(self.python, e))
+            deadline = time.monotonic() + suite.run_limit_s + 120
             for i, p in procs.items():
                 try:
                     p.communicate(timeout=max(1.0, deadline - time.monotonic()))
@@ -174,6 +182,12 @@ class LocalBackend:
                 except ValueError:
                     results[i] = None
             return merge_suite(results, suite, sha, platform, "local")
+
+
+def _not_started(python: str, e: OSError) -> str:
+    """The ``runner-crashed`` detail for a runner process that could not be started: the bot's
+    interpreter moved or lost its exec bit under a running worker (a rebuilt venv, an upgrade)."""
+    return f"could not start the runner with {python}: {e.strerror or e}; restart the bot on a working Python"
 
 
 def forksync_identity(environ=None) -> Forksync:

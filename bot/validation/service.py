@@ -248,7 +248,7 @@ class ValidationService:
         Actions (the collect tick times it out), or a local run younger than the suite may take."""
         if row["request_id"]:
             return True
-        return self.now() - row["updated_at"] < suite.timeout_s * (suite.infra_retries + 1) + 120
+        return self.now() - row["updated_at"] < suite.run_limit_s + 120
 
     async def run_suite(self, ctx, full: str, number: int, sha: str, suite: SuiteConfig, platform: str,
                         tr: Trusted, *, publish: bool = True) -> str:
@@ -305,7 +305,9 @@ class ValidationService:
 
     # ------------------------------------------------------------------ results from Actions
     async def on_workflow_run(self, ctx, event: dict, download) -> list[str]:
-        """``workflow_run.completed`` of a forksync dispatch: record the result, then re-evaluate."""
+        """``workflow_run.completed`` of a forksync dispatch: record the result, then re-evaluate. A
+        run that reports after the collect tick counted it red (it waited in a runner's queue)
+        replaces that stand-in (:func:`bot.validation.store.stood_in`), its check run with it."""
         run = event.get("workflow_run") or {}
         d = parse_run_name(run.get("display_title") or run.get("name"))
         if d is None:
@@ -320,7 +322,7 @@ class ValidationService:
                 # a re-run was dispatched before this run reported: its result is not this one
                 return [superseded_note(d, d.request_id, vstore.attempt_of(now_row))]
             return [f"workflow run for unknown request {d.request_id}: ignored"]
-        if row["status"] == "done":
+        if row["status"] == "done" and not vstore.stood_in(row):
             return [f"{d.suite} @ {d.commit[:12]}: already recorded"]
         tr = await self.trusted(ctx, full)
         result = await collect(ctx.gh, event, download,

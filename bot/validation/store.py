@@ -225,6 +225,18 @@ def superseded_runs(row: dict) -> list[dict]:
     return out
 
 
+def stood_in(row: dict) -> bool:
+    """True when the row's result is one the bot stood in for a run that sent none — its only
+    reason ``workflow-failed`` (the collect tick's "no result" after its time limit, a completed
+    run without its artifact), a code no runner writes. The run's own result, arriving later for
+    the same attempt (a queued self-hosted runner), replaces it."""
+    try:
+        reasons = json.loads(row.get("result_json") or "{}").get("reasons") or []
+    except ValueError:
+        return False
+    return bool(reasons) and all(r.get("code") == "workflow-failed" for r in reasons)
+
+
 def by_request(db, request_id: str) -> dict | None:
     with db.lock:
         rows = list(db.db[SUITE_RESULTS.name].rows_where("request_id = ?", [request_id]))
