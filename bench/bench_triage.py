@@ -127,8 +127,8 @@ def wild_figures(recs: list[dict]) -> dict:
 
 
 def fresh_figures(recs: list[dict]) -> dict:
-    """Pairwise figures on a wholly held-out set (``fresh.jsonl``, ``fresh2.jsonl``, ``fresh3.jsonl``) for all records and for the real excerpts alone, and the
-    missed pairs of the real excerpts: ``split`` (one fault, two groups: one line per pair of
+    """Pairwise figures on a wholly held-out set (``fresh.jsonl``, ``fresh2.jsonl``, ``fresh3.jsonl``)
+    for all records and for the real excerpts alone, and the missed pairs of the real excerpts: ``split`` (one fault, two groups: one line per pair of
     groups) and ``merged`` (one group holding two faults)."""
     out: dict = {}
     for name, keep in (("all", lambda r: True), ("real", lambda r: r["shape"] == "real")):

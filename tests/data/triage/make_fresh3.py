@@ -258,7 +258,8 @@ add("oor-shared-memory", "thunlp/InfLLM#7", "job:infllm-chat", OOR + " (101376 b
 add("oor-shared-memory", "sgl-project/sglang#2847", "job:sglang-mla-a10", OOR + " (MLA with a larger head dim on A10)",
     "\"triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 106496, Hardware limit: 101376. "
     "Reducing block sizes or `num_stages` may help.\"")
-add("oor-shared-memory", "sgl-project/sglang#6001", "job:sglang-deepseek-r1-mi308", OOR + " (AMD MI308, 64 KiB LDS; the log is not in the report, its title is)",
+add("oor-shared-memory", "sgl-project/sglang#6001", "job:sglang-deepseek-r1-mi308",
+    OOR + " (AMD MI308, 64 KiB LDS; the log is not in the report, its title is)",
     "[Bug] OutOfResources: out of resource: shared memory, Required: 196608, Hardware limit: 65536 when run deepseek-r1 "
     "on sglang 0.4.6 with AMD Mi308")
 
