@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CANONICAL", "GENERIC", "canonical", "is_generic", "arch_family", "ptx_type"]
+from bot.triage.normalize import strip_abi_tag
+
+__all__ = ["CANONICAL", "GENERIC", "canonical", "is_generic", "arch_family", "ptx_type", "fold_runtime_case"]
 
 
 def arch_family(arch: str) -> str:
@@ -44,7 +46,7 @@ def ptx_type(feature: str) -> str:
 
 
 #: group name → how the template writes it
-_GROUPS = {"arch": arch_family, "feature": ptx_type}
+_GROUPS = {"arch": arch_family, "feature": ptx_type, "so": strip_abi_tag}
 
 
 #: (literal the chosen line must hold, pattern over the raw line, type, line template). A
@@ -108,6 +110,41 @@ CANONICAL: tuple[tuple[str, re.Pattern, str, str], ...] = (
     ("undefined reference to ", re.compile(r"undefined reference to [`'\"](?P<symbol>[^`'\"]+)['\"]"),
      "LinkerError", "undefined reference to '{symbol}'"),
     ("cannot found", re.compile(r"\blib(?P<lib>\w+)\.so cannot found"), "LinkerError", "missing library {lib}"),
+    # the dynamic loader's (glibc ``dlerror``) ``<file>: undefined symbol: <sym>``, however the
+    # report wraps it (Python's ImportError, ctypes' OSError, a bare line): the module without its
+    # directory and its Python/ABI tag (``x.cpython-310-x86_64-linux-gnu.so`` → ``x.so``), and the
+    # symbol — one library missing one symbol is one fault whichever interpreter loaded it
+    (": undefined symbol: ", re.compile(r"(?:^|[\s/\\'\"`(])(?P<so>[\w.+-]+?\.so)(?:\.[\d.]+)?: undefined symbol: (?P<symbol>[^\s'\"`,;)]+)"),
+     "ImportError", "{so}: undefined symbol: {symbol}"),
+    # Python's ``cannot import name 'X' from 'pkg.mod'``: the name and the top-level package (a
+    # name that moved between the modules of one package is one API change: the fix is a matching
+    # version of that package; another package's name of the same spelling stays apart). A line
+    # cut at the terminal width after ``from 'pkg.`` names the package too
+    ("cannot import name '", re.compile(r"cannot import name '(?P<name>[^']+)' from '(?P<pkg>[A-Za-z_]\w*)(?:'|\.[\w.]*(?:'|$))"),
+     "ImportError", "cannot import name '{name}' from '{pkg}'"),
+    # Python's ``No module named 'X'`` however it is reported (ModuleNotFoundError, ImportError, a
+    # library's "Error caught was: …" warning)
+    ("No module named '", re.compile(r"No module named '(?P<mod>[\w.]+)'"), "ModuleNotFoundError", "No module named '{mod}'"),
+    # torch's check of the CUDA driver (``torch/cuda/__init__.py`` ``_check_driver``, later
+    # ``c10/cuda/CUDAFunctions.cpp``), raised as RuntimeError, warned as ``UserWarning: CUDA
+    # initialization: …``, or, in old torch, an AssertionError whose message starts on the next line
+    ("driver on your system is too old", re.compile(r"The NVIDIA driver on your system is too old"),
+     "RuntimeError", "The NVIDIA driver on your system is too old"),
+    # triton's checks a user meets, in each release's words (``python/triton/language/semantic.py``
+    # ``dot``): operands of ``tl.dot`` below the minimum dot size — "All values in both first input
+    # shape (…) and second input shape (…) must be >= 16!" (2.x), "All non-batch values …" (2.2–3.0),
+    # "Input shapes should have M >= {m}, N >= {n} and K >= {k}" (3.x, the minimum per target)
+    ("must be >= 16!", re.compile(r"All (?:non-batch )?values in both first input shape .* must be >= 16!"),
+     "AssertionError", "Input shapes should have M >= 16, N >= 16 and K >= 16"),
+    ("Input shapes should have M >= ",
+     re.compile(r"Input shapes should have M >= (?P<m>\d+), N >= (?P<n>\d+) and K >= (?P<k>\d+)"),
+     "AssertionError", "Input shapes should have M >= {m}, N >= {n} and K >= {k}"),
+    # triton's fp8 type check ("type fp8e4nv not supported in this architecture. The supported fp8
+    # dtypes are ('fp8e4b15', 'fp8e5')": the list varies by target; ValueError, a repr line in a
+    # CompilationError, or quoted)
+    ("not supported in this architecture",
+     re.compile(r"type (?P<type>fp8\w+) not supported in this architecture"),
+     "ValueError", "type {type} not supported in this architecture"),
 )
 
 #: Generic lines, over ``"<type>: <masked line>"`` (after the canonical step).
@@ -148,3 +185,25 @@ def is_generic(typ: str, line: str) -> bool:
     if not line:
         return True
     return typ in _GENERIC_TYPES and GENERIC.match(f"{typ}: {line}") is not None
+
+
+#: a CUDA/HIP runtime error whose message starts with a capitalised word (the runtimes' strings,
+#: ``cudaGetErrorString``/``hipGetErrorString``, are lower case: "invalid device function"; a
+#: capital is a report's retyping or a wrapper's formatting)
+_RUNTIME_CAPITAL = re.compile(r"((?:CUDA|HIP) error: )([A-Z])(?=[a-z]+\b)")
+
+
+def fold_runtime_case(typ: str, ident: str) -> str:
+    """The identity of a CUDA/HIP runtime error with its message's first letter in lower case
+    when the rest is (``HIP error: Invalid device function`` is ``HIP error: invalid device
+    function``); an acronym, an error name or a message with other capitals (``CUBLAS_STATUS_…``,
+    ``hipErrorNoBinaryForGpu``, ``Code: 1, Messsage: …``) stays; other types are returned as
+    they are."""
+    if typ not in ("CUDAError", "HIPError"):
+        return ident
+    m = _RUNTIME_CAPITAL.match(ident)
+    if m is None:
+        return ident
+    rest = ident[m.end():]
+    # only a sentence in lower case after its first letter ("Code: 1, Messsage: …" stays)
+    return f"{m.group(1)}{m.group(2).lower()}{rest}" if rest == rest.lower() else ident

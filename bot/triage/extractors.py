@@ -115,7 +115,8 @@ def _x_mlir_error(text: str) -> Found | None:
 
 
 # "ptxas fatal   : msg", "ptxas error   : msg", and with a position: "ptxas /tmp/x.ptx, line 74; error   : msg"
-_PTXAS = re.compile(r"ptxas (?:[^\s,]+, line \d+; )?(?:fatal|error)\s*: ([^\n]*)")
+# (triton ships a second ptxas for Blackwell, ``ptxas-blackwell``, which prints its own name)
+_PTXAS = re.compile(r"ptxas(?:-[a-z]+)? (?:[^\s,]+, line \d+; )?(?:fatal|error)\s*: ([^\n]*)")
 
 
 def _x_ptxas(text: str) -> Found | None:
@@ -483,16 +484,44 @@ def _x_pytest_assert(text: str) -> Found | None:
 _WRAPPED = re.compile(r"(?:backend='\w+' raised:\s*)?(" + r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*?(?:Error|Exception)" + r"): ?(.*)")
 
 
+#: a wrapper's own sentence, then the exception it wraps: Inductor's ``No valid triton configs.
+#: PTXASError: …`` (``NoTritonConfigsError``), ``Triton compilation failed. OutOfResources: …``
+_WRAPPED_AFTER = re.compile(r"[^:]*?[.!]\s+(?=(?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*?(?:Error|Exception)|\w*OutOfResources): ?\S)")
+_WRAPPED_INNER = re.compile(r"((?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*?(?:Error|Exception)|\w*OutOfResources)): ?(.*)")
+
+
 def _unwrap(typ: str, msg: str) -> tuple[str, str]:
-    """The innermost ``Type: message`` of a message that starts with another exception."""
-    if "Error" not in msg and "Exception" not in msg:
+    """The innermost ``Type: message`` of a message that starts with another exception, or that
+    follows the wrapper's own first sentence (``No valid triton configs. PTXASError: …``)."""
+    if "Error" not in msg and "Exception" not in msg and "OutOfResources" not in msg:
         return typ, msg
     for _ in range(4):
         m = _WRAPPED.match(msg)
         if not m:
-            break
+            a = _WRAPPED_AFTER.match(msg)
+            m = _WRAPPED_INNER.match(msg, a.end()) if a else None
+            if not m:
+                break
         typ, msg = m.group(1), m.group(2).strip()
     return typ, msg
+
+
+#: lines that are no exception's message: a traceback's own lines, a chained exception's header
+_NOT_MESSAGE = ("Traceback (", "File \"", "During handling of", "The above exception", "[end of output]")
+
+
+def _next_line_message(text: str, ls: int) -> str:
+    """The message of an exception line without one at ``ls`` when it starts on the next line
+    (Python prints ``Type: `` + ``str(e)``, and a message that begins with a newline — old torch's
+    ``AssertionError: \nThe NVIDIA driver on your system is too old …`` — sits below): that line,
+    when it is neither empty nor a traceback's line nor another exception line; else ""."""
+    first, pos = _line_at(text, ls)
+    if _e_content(first) is not None or pos > len(text):
+        return ""
+    line = strip_prefixes(_line_at(text, pos)[0])
+    if not line or line.startswith(_NOT_MESSAGE) or _EXC_LINE.match(line):
+        return ""
+    return line
 
 
 def _x_python(text: str, present=None) -> Found | None:
@@ -514,7 +543,7 @@ def _x_python(text: str, present=None) -> Found | None:
         # a message that starts on the next line (numpy's assert_allclose: "AssertionError: ",
         # then "Not equal to tolerance rtol=…", a blank line, and what differs): its first two
         # lines, when pytest marks them as the same E block
-        msg = "; ".join(_e_block_after(text, pos))
+        msg = "; ".join(_e_block_after(text, pos)) or _next_line_message(text, pos)
     typ, msg = _unwrap(typ, msg)
     short = _short_type(typ)
     if short in ("CompilationError", "CalledProcessError") or msg.startswith("PassManager::run failed"):

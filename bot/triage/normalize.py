@@ -7,7 +7,7 @@ import re
 
 from ahocorasick_rs import AhoCorasick, Implementation, MatchKind
 
-__all__ = ["strip_prefixes", "clean_text", "mask", "ascii_twin"]
+__all__ = ["strip_prefixes", "clean_text", "mask", "ascii_twin", "strip_abi_tag"]
 
 
 def ascii_twin(rx: re.Pattern) -> re.Pattern:
@@ -105,6 +105,23 @@ _GRID = re.compile(r"\b(block|thread): \[\d+, ?\d+, ?\d+\]")
 _MAX_LINE = 240
 # numbers and labels glued together when a message was built without separators
 # ("shared memoryRequired: 110592Hardware limit: 101376"): a space goes back in front of the label
+#: the Python/ABI tag of an extension module's file name (PEP 3149 and wheel tags:
+#: ``x.cpython-310-x86_64-linux-gnu.so``, ``x.cp311-win_amd64.pyd``, ``x.abi3.so``,
+#: ``x.pypy39-pp73-x86_64-linux-gnu.so``): it names the interpreter the module was built for,
+#: which varies between the reports of one fault, not the module (ASCII classes: no twin needed)
+_ABI_TAG = re.compile(r"\.(?:cpython-[0-9]+[a-z]*(?:-[A-Za-z0-9_]+)*|cp[0-9]+-[A-Za-z0-9_]+|abi3"
+                      r"|pypy[0-9]+-pp[0-9]+(?:-[A-Za-z0-9_]+)*)(?=\.(?:so|pyd|dylib)(?![A-Za-z0-9_]))")
+_ABI_HINTS = (".cp", ".abi3.", ".pypy")
+
+
+def strip_abi_tag(name: str) -> str:
+    """``flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so`` → ``flash_attn_2_cuda.so``."""
+    for h in _ABI_HINTS:
+        if h in name:
+            return _ABI_TAG.sub("", name)
+    return name
+
+
 _GLUED_LABEL = re.compile(r"(?<=[a-z0-9])(?=(?:Required|Hardware limit|Tried to allocate|Mismatched elements|Greatest)\b)")
 
 
@@ -273,6 +290,8 @@ def mask(line: str) -> str:
         line = _PATH.sub(_basename, line)
     if "tmp" in line:
         line = tmp.sub("<tmp>", line)
+    if "." in line:
+        line = strip_abi_tag(line)
     if digits:
         if "Required" in line or "Hardware" in line:
             line = glued_label.sub(" ", line)

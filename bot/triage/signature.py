@@ -43,7 +43,7 @@ import re
 from dataclasses import dataclass
 
 from bot.agents.redact import redact
-from bot.triage.canonical import canonical, is_generic
+from bot.triage.canonical import canonical, fold_runtime_case, is_generic
 from bot.triage.extractors import EXTRACTORS, TAKES_PRESENT, TRUNCATED, innermost_frame
 from bot.triage.extractors import infra_line as _infra_line
 from bot.triage.infra import INFRA_PATTERNS, infra_kind
@@ -61,11 +61,17 @@ CRASH_RULES = frozenset({"assertion", "llvm", "signal"})
 #: Version of the signature rules. An issue filed under an older version is found by its marker
 #: and re-keyed (its old identity kept as an alias), never filed twice: see
 #: :func:`bot.triage.lifecycle.rekey`.
-SIGNATURE_VERSION = 4
+SIGNATURE_VERSION = 5
 # 4: C/C++ compiler and linker diagnostics (a missing header or library is one identity across
 # compilers, and triton's ``libcuda.so cannot found`` is the missing library ``cuda``), the C
 # compiler's ``CalledProcessError`` generic, HIP errors by name (``hipErrorNoBinaryForGpu: …``),
 # zsh's signal lines, a ptxas feature by its data type, MLIR pass names and assertions on wrapped lines
+# 5: names without their volatile parts and one check in every wording: an extension's Python/ABI
+# tag masked, the dynamic loader's ``undefined symbol`` by library and symbol, ``cannot import name
+# 'X' from 'pkg…'`` by name and top-level package, ``No module named 'X'`` however reported, a
+# CUDA/HIP runtime message's capital folded, a wrapper's own sentence before the exception it wraps
+# (``No valid triton configs. PTXASError: …``), ``ptxas-blackwell``, a message on the line after
+# ``Type:``, torch's driver check, and triton's ``tl.dot`` size and fp8 type checks in each release's words
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,6 +282,8 @@ def signature_of(text: str, test: str = "", locate_generic: bool = True) -> Sign
             if name == "python" and stage == "check":
                 line = _numeric_line(line)
         ident = identity(line)
+        if name == "cuda":
+            ident = fold_runtime_case(typ, ident)
         generic = (name in _NEEDS_TEST or stage == "check" or is_generic(typ, ident)
                    or (partial and len(ident) < _MIN_PARTIAL))
         where = locate(text) if generic and not test and locate_generic else ""
@@ -284,8 +292,9 @@ def signature_of(text: str, test: str = "", locate_generic: bool = True) -> Sign
     raw = lines[-1] if lines else ""
     canon = canonical("Unknown", raw)
     if canon is not None:       # a known fault in words no extractor recognises (a title, a prose line)
-        generic = is_generic(canon[0], canon[1])
-        return _signature("job", canon[0], canon[1], test if generic else "", "unknown", raw, canon[1], generic, False,
+        ident = identity(canon[1])
+        generic = is_generic(canon[0], ident)
+        return _signature("job", canon[0], canon[1], test if generic else "", "unknown", raw, ident, generic, False,
                           locate(text) if generic and not test and locate_generic else "")
     line = mask(raw)
     ident = identity(line)

@@ -181,7 +181,7 @@ def _plain_mask(line: str) -> str:
     digits = any(c in line for c in "0123456789")
     if digits and line.count(":") >= 2:
         line = n._TIME.sub("<time>", n._TIME_FULL.sub("<time>", line))
-    line = n._TMP.sub("<tmp>", n._PATH.sub(n._basename, line))
+    line = n._ABI_TAG.sub("", n._TMP.sub("<tmp>", n._PATH.sub(n._basename, line)))
     if digits:
         if "Required" in line or "Hardware" in line:
             line = n._GLUED_LABEL.sub(" ", line)
@@ -212,7 +212,8 @@ _MASK_PIECES = ["Required: 131072", "Hardware limit: 101376", "memoryRequired: 1
                 "at index (1, 2)", "line 74", "3.14e-5", "1.5", "123456", "sm_90", "gfx942", "int32", "'255'", "(×5)",
                 "max 12", "size=4", "got 3, expected 4", "\u0661\u0662\u0663\u0664\u0665", "\u00e9", "_x", "\x1c",
                 "\u00a0", "INDEX (3)", "limitation 5", "allocated: 7", "Use 9", "bytes 12345", " + 0x10 bytes system", "(12%)",
-                "cuda:3", "xpu:1", "cuda:12.4", "[gw3]", "gw12", "block: [3,0,0], thread: [17,0,0]", "thread: [1, 2, 3]", " / "]
+                "cuda:3", "xpu:1", "cuda:12.4", "[gw3]", "gw12", "block: [3,0,0], thread: [17,0,0]", "thread: [1, 2, 3]", " / ",
+                "x.cpython-310-x86_64-linux-gnu.so", ".cp311-win_amd64.pyd", "m.abi3.so", ".cpython-39.sox", ".cp"]
 
 
 def test_mask_corpus():

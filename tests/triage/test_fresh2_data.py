@@ -1,6 +1,7 @@
-"""``fresh2.jsonl`` (``tests/data/triage/make_fresh2.py``): its structure only. The file is wholly
-held out — no test here reads a signature or a grouping figure from it (``bench/bench_triage.py
---fresh2`` reports those)."""
+"""``fresh2.jsonl`` (``tests/data/triage/make_fresh2.py``): its structure only. The file was wholly
+held out for one measurement of version 4; since signature version 5 it is tuning data
+(``tests/triage/test_signature_general.py`` reads its texts; ``bench/bench_triage.py --fresh2``
+reports the figures)."""
 from __future__ import annotations
 
 import importlib.util
