@@ -9,8 +9,7 @@ import pytest
 from bot.app import schedules
 from bot.validation import signoff
 from tests.support.github import FAST_RETRY
-from tests.support.validation_world import (L3_CONFIG, close_world, fork_files, gate_failing, make_world,
-                                            tick_ctx)
+from tests.support.validation_world import L3_CONFIG, close_world, fork_files, gate_failing, make_world, tick_ctx
 
 
 @pytest.fixture
