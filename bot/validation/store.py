@@ -358,6 +358,15 @@ def signoff_rows(db, repo: str, pr: int) -> list[dict]:
     return list(db.db[SIGNOFFS.name].rows_where("repo = ? and pr = ?", [repo, pr], order_by="time, id"))
 
 
+def withdraw_signoffs(db, repo: str, pr: int, target: str, by: str, comment_url: str) -> int:
+    """Delete ``by``'s sign-offs of ``target`` on ``repo#pr`` recorded from the comment (or review)
+    at ``comment_url``; returns how many there were."""
+    with db.lock:
+        cur = db.conn.execute("DELETE FROM signoffs WHERE repo = ? AND pr = ? AND target = ? AND by = ? "
+                              "AND comment_url = ?", [repo, pr, target, by, comment_url])
+        return cur.rowcount
+
+
 def queue_l3_runs(db, repo: str, pr: int, head_sha: str, workload: str, platforms, requested_by: str,
                   time: int) -> tuple[L3Run, ...]:
     """One queued run of ``workload`` per platform; a run already queued or running for the same
