@@ -22,7 +22,11 @@ async def answer_l3(ctx, full: str, run, result, suite) -> None:
     """Finish an L3 run (:func:`bot.validation.signoff.finish_l3`) and answer once on its PR.
     ``suite`` is None when the trusted config no longer has it (a result that times out then)."""
     row = vstore.get(ctx.store, full, run.head_sha, run.workload, run.platform) or {}
-    signoff.finish_l3(ctx.store, run.id, result.outcome, row.get("check_url", ""), int(result.finished_at))
+    # dated when forksync records and answers it, the earliest an owner can read it (the gate
+    # counts only sign-offs given after it); never before the runner says it finished
+    v = getattr(ctx, "validation", None)
+    now = v.now() if v else result.finished_at
+    signoff.finish_l3(ctx.store, run.id, result.outcome, row.get("check_url", ""), int(max(result.finished_at, now)))
     name = check_name(run.workload, run.platform, len(suite.platforms) if suite else 1, "L3")
     body = templating.render("validation/l3_result.md.j2", run=run, result=result, title=title_of(result), check=name,
                   url=row.get("check_url", ""))

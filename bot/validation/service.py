@@ -395,7 +395,8 @@ class ValidationService:
                                              repo_for=lambda base, head: self.repo_for(full, base, head),
                                              now=self.now(), unread=unread)
             suites = suite_requirements(required_l1(tr.suites, state.areas))
-            decision = decide(state, suites, area_policies(tr.cfg), config_error=tr.error)
+            decision = decide(state, suites, area_policies(tr.cfg), config_error=tr.error,
+                              l3_suites=None if tr.error else tuple(s.name for s in tr.suites if s.level == "L3"))
             if seen is not None:
                 seen.append((decision, state))
             notes = [f"#{number} gate: {decision.title}"
