@@ -1,9 +1,12 @@
 """``/forksync <verb>`` in issue and PR comments: permission check, ack, run once, reply.
 
-Flow for each command in a created or edited comment (parser: :mod:`bot.core.commands`):
+Flow for each command in a created or edited comment, or in the body of a submitted review
+(parser: :mod:`bot.core.commands`):
 
 1. Already run for this comment (table ``command_runs``, :mod:`bot.commands.store`; key comment id + canonical line)? Skip:
-   editing a comment runs only the commands it did not hold before.
+   editing a comment runs only the commands it did not hold before (``changes.body.from``: the
+   lines it held are its earlier text's, run by that text's own delivery, which GitHub may
+   deliver after the edit's).
 2. Permission: the commenter's collaborator permission must be write, maintain or admin
    (``repos/get-collaborator-permission-level``); ``signoff`` instead needs the commenter to be
    an owner of the area (``areas[].owners`` in the fork's config). Refused → a reply saying why.
@@ -18,12 +21,17 @@ Flow for each command in a created or edited comment (parser: :mod:`bot.core.com
 
 Unknown or malformed commands get a reply listing the verbs (``command_help.md.j2``).
 
+A sign-off is taken back with its line: an edit that removes ``/forksync signoff <x>`` from the
+comment, or the comment's deletion (``issue_comment.deleted``), withdraws the sign-off recorded
+from it and says so in a reply; one whose own delivery has not come yet never runs.
+
 This package sits above both services: its verbs reach the sync service (hold, plan, decide,
 pick) and the merge gate (merge, sign-off, L3, retest).
 """
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from datetime import datetime
 
 import gidgethub
@@ -40,7 +48,7 @@ from bot.sync import store as sync_store
 from bot.sync.status import SyncStatus
 from bot.templating import code_span
 from bot.validation import signoff
-from bot.validation.service import after_hold, after_l3_queued, after_signoff, command_merge, command_retest
+from bot.validation.service import after_hold, after_l3_queued, after_signoff, command_merge, command_retest, l3_head_refusal
 
 
 class _Comment(BaseModel):
@@ -64,7 +72,7 @@ class _Issue(BaseModel):
 PR_VERBS = (cm.Merge, cm.Retest, cm.L3, cm.Signoff, cm.Resolve)
 
 
-def run_key(repo: str, comment_id: int, line: str) -> str:
+def run_key(repo: str, comment_id: int | str, line: str) -> str:
     return f"{repo}#{comment_id}:" + hashlib.sha1(line.encode()).hexdigest()[:16]
 
 
@@ -87,37 +95,127 @@ def help_rows() -> list[dict]:
     return [{"usage": cm.usage(v), "help": h} for v, (_a, h) in cm.VERBS.items()]
 
 
+@dataclass(frozen=True)
+class _Source:
+    """Where commands were written: a conversation comment (``key_id`` its id), or the body of a
+    submitted review (``key_id`` ``review-<id>``; GitHub has no reactions on reviews, so there the
+    reply alone acknowledges)."""
+
+    repo: RepoRef
+    number: int
+    is_pr: bool
+    comment: _Comment
+    key_id: str
+    reactions: bool = True
+
+    @property
+    def full(self) -> str:
+        return self.repo.full_name
+
+
+async def _react(ctx, src: _Source, content: str) -> None:
+    if src.reactions:
+        await react(ctx.gh, src.full, src.comment.id, content)
+
+
+def previous_body(data: dict) -> str | None:
+    """Pure: the body an ``edited`` payload's comment had before the edit (``changes.body.from``),
+    None when the payload does not say (not an edit, or one that left the body as it was)."""
+    if data.get("action") != "edited":
+        return None
+    before = ((data.get("changes") or {}).get("body") or {}).get("from")
+    return before if isinstance(before, str) else None
+
+
 async def on_comment(ctx, data: dict) -> None:
-    """Run the ``/forksync`` commands of an ``issue_comment`` payload ``data`` (created or edited)."""
+    """Run the ``/forksync`` commands of an ``issue_comment`` payload ``data`` (created or edited);
+    for an edit, take back the sign-offs whose lines it removed; for ``deleted``, those the comment held."""
     comment = _Comment.model_validate(data["comment"])
     issue = _Issue.model_validate(data["issue"])
     repo = RepoRef.model_validate(data["repository"])
-    parsed = cm.parse_comment(comment.body)
-    if not parsed:
+    src = _Source(repo, issue.number, issue.pull_request is not None, comment, str(comment.id))
+    sender = str((data.get("sender") or {}).get("login") or "")
+    if data.get("action") == "deleted":
+        await _withdraw(ctx, src, cm.parse_comment(comment.body), "its comment was deleted")
         return
-    user = comment.user.login
+    parsed = cm.parse_comment(comment.body)
+    before = previous_body(data)
+    if before is not None:
+        earlier = cm.parse_comment(before)
+        now_held = {c.line for c in parsed}
+        await _withdraw(ctx, src, [c for c in earlier if c.line not in now_held],
+                        f"@{sender or comment.user.login} removed its line from the comment")
+        # an edit runs only the commands it added: the ones the comment held before are the earlier
+        # text's, run (or refused) by that text's own delivery however late it arrives — never
+        # refused as the editor's, nor recorded as run before their author's delivery comes
+        held = {c.line for c in earlier}
+        parsed = [c for c in parsed if c.line not in held]
     # GitHub lets any writer edit anyone's comment, and its edited event's sender is the editor: a
     # command run as the comment's author must be what the author wrote, never an edit by another
-    editor = str((data.get("sender") or {}).get("login") or "") if data.get("action") == "edited" else ""
+    await _run_commands(ctx, src, parsed, editor=sender if data.get("action") == "edited" else "")
+
+
+async def on_review(ctx, data: dict) -> None:
+    """Run the ``/forksync`` commands in the body of a submitted ``pull_request_review`` payload
+    ``data`` — where reviewers naturally write a sign-off — under the rules of a comment's
+    (permission, run once, one reply each)."""
+    review = data["review"]
+    comment = _Comment(id=int(review["id"]), body=review.get("body") or "", user=review["user"],
+                       html_url=review.get("html_url") or "", created_at=review.get("submitted_at") or "")
+    repo = RepoRef.model_validate(data["repository"])
+    src = _Source(repo, int(data["pull_request"]["number"]), True, comment, f"review-{comment.id}", reactions=False)
+    await _run_commands(ctx, src, cm.parse_comment(comment.body), editor="")
+
+
+async def _withdraw(ctx, src: _Source, cmds, why: str) -> None:
+    """Take back the sign-offs among ``cmds`` (lines gone from ``src``: ``why``). Only a sign-off
+    stands on as a record the gate counts; the other verbs' effects are done. A sign-off whose own
+    delivery has not come yet is answered now as withdrawn, so it never runs when it does."""
+    user = src.comment.user.login
+    for cmd in cmds:
+        if not isinstance(cmd, cm.Signoff) or not src.is_pr:
+            continue
+        key = run_key(src.full, src.key_id, cmd.line)
+        prior = commands_store.result_of(ctx.store, key)
+        if prior is not None and prior != "ran":
+            continue            # refused, malformed or withdrawn already: nothing stands
+        commands_store.record(ctx.store, key, src.full, src.comment.id, cmd.line, user, "withdrawn: " + why, ctx.now())
+        gone = signoff.withdraw_signoff(ctx.store, src.full, src.number, cmd.subject, user, src.comment.html_url)
+        ctx.note(f"{cmd.line}: withdrawn ({why})" + ("" if gone else ", none was recorded"))
+        if not gone:
+            continue
+        body = render("command_reply.md.j2", user=user, line=cmd.line,
+                      result=f"sign-off of `{cmd.subject}` withdrawn: {why}, so it no longer counts. To sign off "
+                             f"again, write `{cmd.line}` in a new comment.",
+                      details=await after_signoff(ctx, src.full, src.number))
+        await comment_once(ctx.gh, src.full, src.number, f"reply:{src.key_id}:{key.rsplit(':', 1)[1]}:withdrawn", body)
+
+
+async def _run_commands(ctx, src: _Source, parsed, *, editor: str) -> None:
+    """Run each of ``parsed`` (commands of ``src``) once, as the comment's author; ``editor``: who
+    made the edit being delivered ("" for a creation), whose additions to another person's comment
+    are refused."""
+    comment, repo = src.comment, src.repo
+    user = comment.user.login
     cfg = None
     for cmd in parsed:
-        key = run_key(repo.full_name, comment.id, cmd.line)
+        key = run_key(src.full, src.key_id, cmd.line)
         if commands_store.already_ran(ctx.store, key):
             ctx.note(f"{cmd.line}: already ran")
             continue
-        mark = f"reply:{comment.id}:{key.rsplit(':', 1)[1]}"
+        mark = f"reply:{src.key_id}:{key.rsplit(':', 1)[1]}"
         if isinstance(cmd, cm.CommandError):
             body = render("command_help.md.j2", marker="", user=user, line=cmd.line, message=cmd.message,
                           verbs=help_rows())
-            await comment_once(ctx.gh, repo.full_name, issue.number, mark, body)
-            await react(ctx.gh, repo.full_name, comment.id, "confused")
-            commands_store.record(ctx.store, key, repo.full_name, comment.id, cmd.line, user, "malformed", ctx.now())
+            await comment_once(ctx.gh, src.full, src.number, mark, body)
+            await _react(ctx, src, "confused")
+            commands_store.record(ctx.store, key, src.full, comment.id, cmd.line, user, "malformed", ctx.now())
             ctx.note(f"{cmd.line}: malformed")
             continue
         if isinstance(cmd, cm.Help):         # anyone may ask; nothing changes
             body = render("command_help.md.j2", marker="", user=user, line=cmd.line, message="", verbs=help_rows())
-            await comment_once(ctx.gh, repo.full_name, issue.number, mark, body)
-            commands_store.record(ctx.store, key, repo.full_name, comment.id, cmd.line, user, "ran", ctx.now())
+            await comment_once(ctx.gh, src.full, src.number, mark, body)
+            commands_store.record(ctx.store, key, src.full, comment.id, cmd.line, user, "ran", ctx.now())
             ctx.note(f"{cmd.line}: ran")
             continue
         who, why = user, ""
@@ -128,25 +226,25 @@ async def on_comment(ctx, data: dict) -> None:
                                "comment of your own"), []
         else:
             if cfg is None:
-                cfg = await load_fork_config(ctx, repo.full_name)
+                cfg = await load_fork_config(ctx, src.full)
             try:
-                refusal, owners = await _refusal(ctx, repo.full_name, user, cmd, cfg)
+                refusal, owners = await _refusal(ctx, src.full, user, cmd, cfg)
             except Exception as e:  # noqa: BLE001 - fail closed, tell the commenter, re-raise for the worker's retry
-                await _tell_lookup_failed(ctx, repo.full_name, issue.number, comment.id, mark, user, cmd.line, e)
+                await _tell_lookup_failed(ctx, src, mark, user, cmd.line, e)
                 raise
         if refusal:
             body = render("command_denied.md.j2", marker="", user=who, line=cmd.line, reason=refusal, owners=owners)
-            await comment_once(ctx.gh, repo.full_name, issue.number, mark, body)
-            await react(ctx.gh, repo.full_name, comment.id, "-1")
-            commands_store.record(ctx.store, key, repo.full_name, comment.id, cmd.line, who, "refused: " + refusal, ctx.now())
+            await comment_once(ctx.gh, src.full, src.number, mark, body)
+            await _react(ctx, src, "-1")
+            commands_store.record(ctx.store, key, src.full, comment.id, cmd.line, who, "refused: " + refusal, ctx.now())
             ctx.note(f"{cmd.line}: refused ({why or refusal})")
             continue
-        await react(ctx.gh, repo.full_name, comment.id, "eyes")
-        reply = await run_command(ctx, cmd, repo=repo, number=issue.number, is_pr=issue.pull_request is not None,
+        await _react(ctx, src, "eyes")
+        reply = await run_command(ctx, cmd, repo=repo, number=src.number, is_pr=src.is_pr,
                                   user=user, cfg=cfg, comment_url=comment.html_url, order=comment_order(comment),
                                   written=written_at(comment))
-        await comment_once(ctx.gh, repo.full_name, issue.number, mark, reply)
-        commands_store.record(ctx.store, key, repo.full_name, comment.id, cmd.line, user, "ran", ctx.now())
+        await comment_once(ctx.gh, src.full, src.number, mark, reply)
+        commands_store.record(ctx.store, key, src.full, comment.id, cmd.line, user, "ran", ctx.now())
         ctx.note(f"{cmd.line}: ran")
 
 
@@ -157,8 +255,7 @@ def lookup_retried(e: BaseException) -> bool:
     return not (400 <= status < 500 and status not in (401, 403, 409, 429))
 
 
-async def _tell_lookup_failed(ctx, full_name: str, number: int, comment_id: int, mark: str, user: str, line: str,
-                              e: BaseException) -> None:
+async def _tell_lookup_failed(ctx, src: _Source, mark: str, user: str, line: str, e: BaseException) -> None:
     """The permission lookup failed, so the command did not run (fail closed): say so once (its
     own marker, so the real reply still comes after a successful retry) and react 😕. Best
     effort: when GitHub cannot take the reply either, the retry is what matters."""
@@ -167,8 +264,8 @@ async def _tell_lookup_failed(ctx, full_name: str, number: int, comment_id: int,
     body = render("command_permission_unknown.md.j2", user=user, line=line, problem=problem,
                   retrying=lookup_retried(e))
     try:
-        await comment_once(ctx.gh, full_name, number, mark + ":permission-unknown", body)
-        await react(ctx.gh, full_name, comment_id, "confused")
+        await comment_once(ctx.gh, src.full, src.number, mark + ":permission-unknown", body)
+        await _react(ctx, src, "confused")
     except Exception as reply_error:  # noqa: BLE001 - the original error is re-raised by the caller
         ctx.note(f"{line}: could not tell the commenter the permission lookup failed: {type(reply_error).__name__}")
     ctx.note(f"{line}: permission lookup failed ({problem}); not run")
@@ -201,7 +298,7 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
     ``order``: the comment's :func:`comment_order` ("" = now); a ``hold``/``unhold`` older than the
     one in force is not applied (GitHub does not deliver in order: the later comment wins).
     ``written``: when the commenter wrote the command (:func:`written_at`; 0 = now), the time a
-    sign-off is recorded at, and what a retest's authorisation of the head is checked against."""
+    sign-off is recorded at, and what a retest's or an l3's authorisation of the head is checked against."""
     svc = ctx.sync
     full = repo.full_name
 
@@ -262,6 +359,10 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
                 return reply("not queued: the trusted `.github/forksync.yml` on the default branch is invalid, so "
                              "its L3 suites are unknown; fix it there, then ask again.", f"```\n{tr.error}\n```")
             suites = tr.suites
+            # GitHub does not deliver in order: a push read before this comment is not what the writer saw
+            unseen = await l3_head_refusal(ctx, full, pr, written)
+            if unseen:
+                return reply(f"not queued: {unseen} with `{cmd.line}`.")
         try:
             runs = signoff.queue_l3(ctx.store, full, number, pr["head"]["sha"], cmd.workload, suites, user,
                                     int(ctx.now()))

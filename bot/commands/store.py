@@ -1,5 +1,7 @@
 """The command runs the bot has answered (table ``command_runs``): one row per (comment, command
-line), so a redelivered or edited comment never runs a command twice."""
+line), so a redelivered or edited comment never runs a command twice. ``result``: ``ran``,
+``malformed``, ``refused: <why>`` or ``withdrawn: <why>`` (a sign-off whose line was removed
+from its comment, or whose comment was deleted, before or after it ran)."""
 from __future__ import annotations
 
 from bot.store import Store, table
@@ -10,8 +12,14 @@ COMMAND_RUNS = table("command_runs", {
 
 
 def already_ran(store: Store, key: str) -> bool:
+    return result_of(store, key) is not None
+
+
+def result_of(store: Store, key: str) -> str | None:
+    """The recorded result of the command run ``key``; None when it has not been answered."""
     with store.lock:
-        return store.conn.execute("SELECT 1 FROM command_runs WHERE key=?", (key,)).fetchone() is not None
+        row = store.conn.execute("SELECT result FROM command_runs WHERE key=?", (key,)).fetchone()
+    return None if row is None else str(row[0])
 
 
 def record(store: Store, key: str, repo: str, comment_id: int, line: str, by: str, result: str, now: float) -> None:

@@ -10,7 +10,8 @@ module                 events
 ``config``             push to the default branch touching ``.github/forksync.yml``
 ``sync_prs``           pull_request.synchronize (a person's resolution on a chain)
 ``landing``            pull_request.closed (merged / closed unmerged)
-``commands``           issue_comment.created / edited (``/forksync <verb>``)
+``commands``           issue_comment.created / edited / deleted, pull_request_review.submitted
+                       (``/forksync <verb>``)
 ``status_issue``       issues.edited (ticked checkboxes)
 ``gate``               pull_request opened / reopened / synchronize / labeled / unlabeled,
                        pull_request_review submitted / dismissed, check_run.completed

@@ -63,9 +63,13 @@ Rules, in the order they are reported (the order findings are shown in):
    dispatched → ``l3-pending``; red (failing tests, a crash, a timeout, fewer tests than the
    suite declares, no result at all) → ``l3-failed``; asked for only on older heads (or
    cancelled) → ``l3-stale``, since a heavy run on another tree says nothing about this one.
-   A PR nobody asked L3 of has no L3 finding (sign-offs are rule 9's).
+   A PR nobody asked L3 of has no L3 finding (sign-offs are rule 9's). A workload the trusted
+   configuration has no L3 suite for any more, every request for it answered, is listed
+   (``l3-suite-gone``), not judged: no configuration could give it a result.
 9. ``l3-signoff-missing`` — each touched area with ``requires_l3`` (and each metric an L3 run
-   flagged) needs a sign-off by one of its owners (:mod:`bot.validation.signoff`).
+   flagged) needs a sign-off by one of its owners (:mod:`bot.validation.signoff`), given after
+   the unit's own commits last changed and after the newest L3 result on the head was in
+   (:func:`l3_read_from`): a sign-off given while the run was queued read nothing.
 """
 from __future__ import annotations
 
@@ -159,13 +163,15 @@ class SignOff:
 class L3Request:
     """A ``/forksync l3 <workload>`` run recorded for the PR (table ``l3_runs``): the head it was
     asked for and its ``status`` (queued | running | done | cancelled) and ``verdict`` (pass |
-    fail | error | infrastructure once done)."""
+    fail | error | infrastructure once done); ``finished_at``: when forksync recorded and
+    answered its result (epoch s; 0 before), the earliest an owner could read it."""
 
     workload: str
     platform: str
     head_sha: str
     status: str = "queued"
     verdict: str = ""
+    finished_at: int = 0
 
 
 @dataclass(frozen=True)
@@ -410,9 +416,26 @@ def _approval_findings(pr: PRState, areas: dict[str, AreaPolicy], blocking, pass
                                                       and rv.login != pr.author]), "chain"))
 
 
-def _l3_findings(pr: PRState, blocking, passed):
-    """Rule 8: each (workload, platform) asked for on the PR, judged on the head's result alone."""
-    for workload, plat in dict.fromkeys((q.workload, q.platform) for q in pr.l3_requests):
+def gone_l3(pr: PRState, l3_suites: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The workloads asked for on the PR that the trusted configuration has no L3 suite for any
+    more (``l3_suites``: its L3 suite names; None when unknown: none), once every request for them
+    is answered (none queued or running): no configuration can give them a result, so they stop
+    counting — while one is still queued, the L3 tick has yet to say so on the PR."""
+    if l3_suites is None:
+        return ()
+    asked = dict.fromkeys(q.workload for q in pr.l3_requests if q.workload not in l3_suites)
+    return tuple(w for w in asked
+                 if not any(q.workload == w and q.status in ("queued", "running") for q in pr.l3_requests))
+
+
+def _l3_findings(pr: PRState, gone: tuple[str, ...], blocking, passed, listed):
+    """Rule 8: each (workload, platform) asked for on the PR, judged on the head's result alone;
+    ``gone`` (:func:`gone_l3`) are listed, not judged."""
+    for workload in gone:
+        listed.append(Finding("l3-suite-gone", f"`/forksync l3 {workload}` was asked for, but the trusted "
+                              f".github/forksync.yml has no L3 suite `{workload}` any more: it no longer counts",
+                              workload))
+    for workload, plat in dict.fromkeys((q.workload, q.platform) for q in pr.l3_requests if q.workload not in gone):
         subj = f"{workload}/{plat}"
         asked = [q for q in pr.l3_requests if (q.workload, q.platform) == (workload, plat)]
         here = [q for q in asked if q.head_sha == pr.head_sha]
@@ -452,21 +475,40 @@ def is_signed_off(target: str, owners, signoffs, since: int = 0) -> str | None:
     return None
 
 
-def _signoff_findings(pr: PRState, areas: dict[str, AreaPolicy], blocking, passed):
+def l3_read_from(pr: PRState, gone: tuple[str, ...] = ()) -> int:
+    """The earliest time (epoch s) a sign-off can have been given after reading the newest L3
+    result on the head (its ``finished_at``; 0: no result there). A sign-off is read against the
+    result it signs off: one given while the run was queued covers nothing the owner saw. GitHub
+    stamps comments to the second: one in the result's own second counts, as for
+    ``unit_updated_at``."""
+    return max((q.finished_at for q in pr.l3_requests
+                if q.head_sha == pr.head_sha and q.status == "done" and q.workload not in gone), default=0)
 
+
+def _signoff_findings(pr: PRState, areas: dict[str, AreaPolicy], gone: tuple[str, ...], blocking, passed):
+    """Rule 9: a sign-off counts when given after the unit's own commits last changed and after
+    the newest L3 result on the head (:func:`l3_read_from`)."""
     targets = [(a, areas[a].owners) for a in pr.areas if a in areas and areas[a].requires_l3]
     owners_all = tuple(sorted({o for a in pr.areas if a in areas for o in areas[a].owners}))
     targets += [(m, owners_all) for m in pr.metrics_needing_signoff]
+    since = max(pr.unit_updated_at, l3_read_from(pr, gone))
     for target, owners in targets:
-        who = is_signed_off(target, owners, pr.signoffs, since=pr.unit_updated_at)
+        who = is_signed_off(target, owners, pr.signoffs, since=since)
         if who:
             passed.append(Finding("signed-off", f"L3 sign-off by {who}", target))
         else:
             hint = f" from one of: {', '.join(owners)}" if owners else " (no owners configured: add owners to the area)"
-            old = sorted({s.by for s in pr.signoffs if s.target == target and among(s.by, owners)})
+            mine = [s for s in pr.signoffs if s.target == target and among(s.by, owners)]
+            old = ", ".join(sorted({s.by for s in mine}))
             # the owner did sign off: say why it no longer counts, or they would wait for nothing
-            again = (f"; {', '.join(old)} signed off before the unit's own commits last changed (or before "
-                     f"forksync first saw them): sign off again on {pr.head_sha[:12]}") if old else ""
+            if any(s.time >= pr.unit_updated_at for s in mine):
+                again = (f"; {old} signed off before the newest L3 result on {pr.head_sha[:12]} was in: sign off "
+                         "again once you have read it")
+            elif mine:
+                again = (f"; {old} signed off before the unit's own commits last changed (or before forksync "
+                         f"first saw them): sign off again on {pr.head_sha[:12]}")
+            else:
+                again = ""
             blocking.append(Finding("l3-signoff-missing", f"needs `/forksync signoff {target}`{hint}{again}", target))
 
 
@@ -544,11 +586,12 @@ def _check_findings(pr: PRState, have_suites: bool, blocking, passed):
 
 
 def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaPolicy, ...] = (), *,
-           config_error: str = "") -> GateDecision:
+           config_error: str = "", l3_suites: tuple[str, ...] | None = None) -> GateDecision:
     """The gate's decision for ``pr`` given the trusted required L1 ``suites`` (already filtered
     to those that apply, see :func:`bot.config.suites.required_l1`) and the configured ``areas``.
     ``config_error``: why the trusted configuration could not be read ("" when it was, or when
-    there is none). Pure and deterministic: the same inputs give the same findings in the same order."""
+    there is none); ``l3_suites``: the names of its L3 suites (None when unknown: every L3
+    request is judged). Pure and deterministic: the same inputs give the same findings in the same order."""
     blocking: list[Finding] = []
     passed: list[Finding] = []
     pre_existing: list[Finding] = []
@@ -613,8 +656,9 @@ def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaP
             actions.remove("run-suites")
     _check_findings(pr, bool(suites), blocking, passed)
     _approval_findings(pr, area_map, blocking, passed)
-    _l3_findings(pr, blocking, passed)
-    _signoff_findings(pr, area_map, blocking, passed)
+    gone = gone_l3(pr, l3_suites)
+    _l3_findings(pr, gone, blocking, passed, listed)
+    _signoff_findings(pr, area_map, gone, blocking, passed)
     if "update-branch" in actions and "run-suites" in actions:
         actions.remove("run-suites")      # running on a head that is about to change is wasted
     allowed = not blocking

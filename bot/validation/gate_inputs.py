@@ -466,5 +466,5 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
         holds=tuple(holds), results=results,
         base_results=base_results, reviews=tuple(rev), checks=tuple(checks),
         signoffs=signoff.signoffs_for(store, full, pr["number"]), unit_updated_at=updated, unit_heads=unit_heads,
-        l3_requests=tuple(L3Request(r.workload, r.platform, r.head_sha, r.status, r.verdict)
+        l3_requests=tuple(L3Request(r.workload, r.platform, r.head_sha, r.status, r.verdict, r.finished_at or 0)
                           for r in signoff.l3_runs_for(store, full, pr["number"])))

@@ -199,9 +199,10 @@ class ValidationService:
             # before anything is recorded or run: a retest on it authorises nothing
             return [off_base_note(number, pr, tr.base)]
         head = pr["head"]["sha"]
-        first_seen = vstore.head_seen(ctx.store, full, number, head, self.now())
+        # asked on every look, a grant or not: it stores when forksync first saw this head
+        before_head = self.written_before_head(ctx, full, number, head, granted_at)
         notes: list[str] = []
-        if granted_by and granted_at and granted_at < math.floor(first_seen):
+        if granted_by and before_head:
             # GitHub does not deliver in order: a push after the comment (its events delivered
             # first) is not what the writer looked at; its code waits for a retest on it
             notes.append(f"#{number}: the retest was written before {head[:12]} was pushed; it does not "
@@ -213,6 +214,15 @@ class ValidationService:
             notes += await self._run_suites(ctx, full, pr, tr, only=only, force=force)
         notes += await self.evaluate(ctx, full, number, _round=_round, tr=tr, explicit=explicit, seen=seen)
         return notes
+
+    def written_before_head(self, ctx, full: str, number: int, head: str, written: int) -> bool:
+        """Whether a command written at ``written`` (epoch s, GitHub's stamp; 0 = unknown: False)
+        predates ``head`` — forksync first saw it as PR ``number``'s head (stored now, the first
+        time) in a later second. GitHub does not deliver in order: a push made after a writer's
+        comment may be read first, and the writer's ``/forksync retest`` or ``l3`` authorises
+        only the head they looked at."""
+        first_seen = vstore.head_seen(ctx.store, full, number, head, self.now())
+        return bool(written) and written < math.floor(first_seen)
 
     async def _run_suites(self, ctx, full: str, pr: dict, tr: Trusted, *, only: str | None, force: bool) -> list[str]:
         head, number = pr["head"]["sha"], pr["number"]
@@ -387,7 +397,8 @@ class ValidationService:
                                              repo_for=lambda base, head: self.repo_for(full, base, head),
                                              now=self.now(), unread=unread)
             suites = suite_requirements(required_l1(tr.suites, state.areas))
-            decision = decide(state, suites, area_policies(tr.cfg), config_error=tr.error)
+            decision = decide(state, suites, area_policies(tr.cfg), config_error=tr.error,
+                              l3_suites=None if tr.error else tuple(s.name for s in tr.suites if s.level == "L3"))
             if seen is not None:
                 seen.append((decision, state))
             notes = [f"#{number} gate: {decision.title}"
@@ -520,6 +531,21 @@ async def command_retest(ctx, full: str, number: int, suite: str | None, user: s
     return "retest " + (f"of suite `{suite}`" if suite else "of all required suites") + ": " + "; ".join(notes)
 
 
+async def l3_head_refusal(ctx, full: str, pr: dict, written: int) -> str:
+    """Why a writer's ``/forksync l3``, written at ``written`` (epoch s; 0 = now), does not cover
+    the PR's head ("" when it does). Heavy runs run the PR's code on GPU runners: a
+    non-collaborator's head only when the writer looked at it, the rule ``/forksync retest``
+    follows (:meth:`ValidationService.written_before_head`)."""
+    v = ctx.validation
+    head, author = pr["head"]["sha"], (pr.get("user") or {}).get("login", "")
+    if not v or await gate_inputs.is_trusted_author(ctx.gh, full, author, v.bot_login):
+        return ""
+    if v.written_before_head(ctx, full, int(pr["number"]), head, written):
+        return (f"the request was written before `{head[:12]}` was pushed, and the PR's author is not a collaborator: it "
+                "does not cover a head pushed after it — look at the new head, then ask again")
+    return ""
+
+
 async def command_merge(ctx, full: str, number: int) -> tuple[str, str]:
     """``/forksync merge``: the same gate decision as auto-merge (:meth:`ValidationService.evaluate`
     with ``explicit``: any PR, not only sync PRs, and without trusted suites the gate's own
@@ -591,6 +617,7 @@ def downloader_for(ctx):
     return session_downloader(getattr(gh, "_session", None), token)
 
 
-__all__ = ["ValidationService", "Trusted", "superseded_note", "command_retest", "command_merge", "after_hold",
+__all__ = ["ValidationService", "Trusted", "superseded_note", "command_retest", "l3_head_refusal", "command_merge",
+           "after_hold",
            "after_signoff", "after_l3_queued",
            "downloader_for"]

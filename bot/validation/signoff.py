@@ -59,6 +59,13 @@ def record_signoff(db: "store_mod.Store", repo: str, pr: int, head_sha: str, tar
     return SignOff(target, by, time)
 
 
+def withdraw_signoff(db: "store_mod.Store", repo: str, pr: int, target: str, by: str, comment_url: str) -> int:
+    """Take back ``by``'s sign-off of ``target`` on ``repo#pr`` written in the comment (or review)
+    at ``comment_url`` — its line removed by an edit, or the comment deleted. Returns how many
+    recorded sign-offs went (0: none was recorded from there)."""
+    return vstore.withdraw_signoffs(db, repo, pr, target, by, comment_url)
+
+
 def signoffs_for(db: "store_mod.Store", repo: str, pr: int) -> tuple[SignOff, ...]:
     """All sign-offs recorded on ``repo#pr``, oldest first (the gate's ``PRState.signoffs``)."""
     return tuple(SignOff(r["target"], r["by"], r["time"]) for r in vstore.signoff_rows(db, repo, pr))

@@ -51,6 +51,7 @@ L3_RUNS = store_mod.table("l3_runs", {
     "id": int, "repo": str, "pr": int, "head_sha": str, "workload": str, "platform": str,
     "requested_by": str, "requested_at": int, "status": str, "verdict": str, "result_url": str,
     "finished_at": int,
+    "claimed_at": float,             # when a tick last claimed it (status running)
 }, pk="id", indexes=[("repo", "pr"), ("status",)])
 
 SIGNOFFS = store_mod.table("signoffs", {
@@ -383,6 +384,7 @@ class L3Run:
     verdict: str = ""
     result_url: str = ""
     finished_at: int = 0
+    claimed_at: float | None = 0
 
 
 def insert_signoff(db, row: dict) -> None:
@@ -393,6 +395,15 @@ def insert_signoff(db, row: dict) -> None:
 def signoff_rows(db, repo: str, pr: int) -> list[dict]:
     """The sign-off rows of ``repo#pr``, oldest first."""
     return list(db.db[SIGNOFFS.name].rows_where("repo = ? and pr = ?", [repo, pr], order_by="time, id"))
+
+
+def withdraw_signoffs(db, repo: str, pr: int, target: str, by: str, comment_url: str) -> int:
+    """Delete ``by``'s sign-offs of ``target`` on ``repo#pr`` recorded from the comment (or review)
+    at ``comment_url``; returns how many there were."""
+    with db.lock:
+        cur = db.conn.execute("DELETE FROM signoffs WHERE repo = ? AND pr = ? AND target = ? AND by = ? "
+                              "AND comment_url = ?", [repo, pr, target, by, comment_url])
+        return cur.rowcount
 
 
 def queue_l3_runs(db, repo: str, pr: int, head_sha: str, workload: str, platforms, requested_by: str,
@@ -417,17 +428,39 @@ def queue_l3_runs(db, repo: str, pr: int, head_sha: str, workload: str, platform
     return tuple(out)
 
 
-def claim_l3(db, platform: str, repo: str | None = None) -> L3Run | None:
-    """Claim the oldest queued L3 run on ``platform`` (of ``repo`` when given): status → running."""
-    where, args = ("repo = ? and platform = ? and status = 'queued'", [repo, platform]) if repo is not None \
-        else ("status = 'queued' and platform = ?", [platform])
+def claim_l3(db, platform: str, repo: str | None = None, *, now: float = 0.0,
+             stale_before: float | None = None) -> L3Run | None:
+    """Claim the oldest queued L3 run on ``platform`` (of ``repo`` when given): status → running,
+    ``claimed_at`` = ``now`` (epoch s). With ``stale_before`` (epoch s), a run still ``running``
+    from a claim made before it (or before claims were dated) is claimed again: the worker that
+    held it died, or its tick failed before the run could be put back, and nothing else would
+    ever run or answer it."""
+    where = "status = 'queued'"
+    args: list = []
+    if stale_before is not None:
+        where = "(status = 'queued' or (status = 'running' and coalesce(claimed_at, 0) < ?))"
+        args.append(stale_before)
+    where += " and platform = ?"
+    args.append(platform)
+    if repo is not None:
+        where += " and repo = ?"
+        args.append(repo)
     with db.lock:
         t = db.db[L3_RUNS.name]
         rows = list(t.rows_where(where, args, order_by="requested_at, id", limit=1))
         if not rows:
             return None
-        t.update(rows[0]["id"], {"status": "running"})
-        return L3Run(**{**rows[0], "status": "running"})
+        t.update(rows[0]["id"], {"status": "running", "claimed_at": now})
+        return L3Run(**{**rows[0], "status": "running", "claimed_at": now})
+
+
+def release_l3(db, run_id: int) -> bool:
+    """Put a claimed run that did not get to run back in the queue (status running → queued);
+    a run finished or cancelled meanwhile is left as it is. Returns whether it was put back."""
+    with db.lock:
+        cur = db.conn.execute("UPDATE l3_runs SET status = 'queued', claimed_at = 0 WHERE id = ? AND "
+                              "status = 'running'", [run_id])
+        return cur.rowcount > 0
 
 
 def finish_l3_run(db, run_id: int, verdict: str, result_url: str, time: int) -> L3Run | None:
@@ -451,6 +484,13 @@ def cancel_l3_run(db, run_id: int, time: int) -> None:
 
 def l3_runs_of(db, repo: str, pr: int) -> tuple[L3Run, ...]:
     return tuple(L3Run(**r) for r in db.db[L3_RUNS.name].rows_where("repo = ? and pr = ?", [repo, pr], order_by="id"))
+
+
+def running_l3_of(db, repo: str, platform: str) -> bool:
+    """Whether any L3 run of ``repo`` on ``platform`` is ``running``."""
+    with db.lock:
+        return db.conn.execute("SELECT 1 FROM l3_runs WHERE repo = ? AND platform = ? AND status = 'running' LIMIT 1",
+                               [repo, platform]).fetchone() is not None
 
 
 def running_l3(db, repo: str, head_sha: str, workload: str, platform: str) -> tuple[L3Run, ...]:

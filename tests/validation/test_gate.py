@@ -389,6 +389,35 @@ def test_l3_runs_asked_for_need_green_on_the_head(requests, results, codes):
     assert d.allowed is (not codes[0])
 
 
+@pytest.mark.parametrize("requests,l3_suites,blocking,listed", [
+    # answered, and the trusted config has no such suite any more: listed, not judged
+    ((L3Request("heavy", "cpu", HEAD, "done", "error"),), ("heavy-v2",), [], ["l3-suite-gone"]),
+    # still queued: the tick has yet to say so on the PR
+    ((L3Request("heavy", "cpu", HEAD),), ("heavy-v2",), ["l3-pending"], []),
+    # the suite is there, or the trusted config is unknown: judged as ever
+    ((L3Request("heavy", "cpu", HEAD, "done", "error"),), ("heavy",), ["l3-failed"], []),
+    ((L3Request("heavy", "cpu", HEAD, "done", "error"),), None, ["l3-failed"], []),
+])
+def test_an_answered_l3_request_for_a_suite_gone_from_the_config_stops_counting(requests, l3_suites, blocking, listed):
+    d = decide(pr(l3_requests=requests), SUITES, AREAS, l3_suites=l3_suites)
+    assert ([f.code for f in d.blocking], [f.code for f in d.listed]) == (blocking, listed)
+
+
+@pytest.mark.parametrize("signed_at,counts", [(149, False), (150, True), (151, True)])
+def test_a_signoff_counts_only_after_the_newest_l3_result_on_the_head(signed_at, counts):
+    """The L3 reply asks owners to sign off once they have read it: one given before the result
+    was in read nothing (GitHub stamps to the second: the result's own second counts)."""
+    state = pr(areas=("llvm-pin",), unit_updated_at=100, signoffs=(SignOff("llvm-pin", "bob", signed_at),),
+               results=ALL_GREEN + (green("heavy"),),
+               l3_requests=(L3Request("heavy", "cpu", OLD, "done", "pass", 300),
+                            L3Request("heavy", "cpu", HEAD, "done", "pass", 150)))
+    d = decide(state, SUITES, AREAS)
+    assert ("signed-off" in [f.code for f in d.passed]) is counts
+    if not counts:
+        [f] = [f for f in d.blocking if f.code == "l3-signoff-missing"]
+        assert "before the newest L3 result" in f.detail and "once you have read it" in f.detail
+
+
 def test_an_approval_or_signoff_set_aside_as_older_than_the_unit_says_so():
     """An owner who approved (or signed off) sees "approved" on GitHub; when the gate sets that
     approval aside — given before the unit's own commits last changed, or on a head forksync never

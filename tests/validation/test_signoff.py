@@ -86,3 +86,25 @@ def test_an_owner_is_the_account_whatever_the_case_either_is_written_in(db):
     assert is_signed_off("llvm-pin", ("Bob",), signoffs_for(db, "o/fork", 7), since=300) == "bob"
     with pytest.raises(SignoffError, match=r"@bobby is not an owner of `llvm-pin`"):
         record_signoff(db, "o/fork", 7, H, "llvm-pin", "bobby", ("Bob",), time=302)
+
+
+def test_a_claimed_l3_run_is_put_back_or_claimed_again_once_stale(db):
+    """A claim is a lease: a tick that failed puts its run back (release), and a run a dead worker
+    left ``running`` is claimed again once its claim is older than ``stale_before`` — the clock
+    is the caller's (no waiting in tests)."""
+    from bot.validation import store as vstore
+    from bot.validation.l3 import claim_lease_s
+
+    [run, _] = queue_l3(db, "o/fork", 7, H, "e2e", CFG.suites, "alice", time=10)
+    claimed = vstore.claim_l3(db, "h200", repo="o/fork", now=1000.0)
+    assert (claimed.id, claimed.claimed_at) == (run.id, 1000.0)
+    assert vstore.release_l3(db, run.id) is True
+    assert vstore.claim_l3(db, "h200", repo="o/fork", now=2000.0).id == run.id
+    lease = claim_lease_s(CFG.suites)
+    assert lease == 3600 * 2 + 3600 + 120                      # the suite's default timeout, one retry, the grace
+    assert vstore.claim_l3(db, "h200", repo="o/fork", now=2000.0 + lease - 1, stale_before=1999.0) is None
+    again = vstore.claim_l3(db, "h200", repo="o/fork", now=2000.0 + lease + 1, stale_before=2001.0)
+    assert (again.id, again.status, again.claimed_at) == (run.id, "running", 2000.0 + lease + 1)
+    finish_l3(db, run.id, "pass", "", time=5000)
+    assert vstore.release_l3(db, run.id) is False              # a finished run stays finished
+    assert vstore.claim_l3(db, "h200", repo="o/fork", now=10 ** 9, stale_before=10 ** 9) is None
