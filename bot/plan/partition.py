@@ -31,6 +31,7 @@ id (apply then appends to the branch). The same input always gives the same plan
 """
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Protocol, Sequence
 
@@ -243,13 +244,28 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
                                list(no_ops), list(notes), predictor.walk_state())
 
     units: list[tuple[int, Unit]] = []
+    after = _BundleOrder(bundle_commits, index)
+    bundle_ids = [unit_id("bundle", items[0].sha) for items in bundles]
+    first_of = {**{ch.id: ch.order for ch in chains.all}, **{b: index[items[0].sha] for b, items in zip(bundle_ids, bundles)}}
+
+    def lands_after(deps: Iterable[str], on: dict[int, str]) -> tuple[tuple[str, ...], str]:
+        """``deps`` and the bundles of ``on`` (bundle number → a path both change) as
+        ``Unit.depends_on`` (upstream order), and the reason's words for those bundles."""
+        keep = after.minimal(on)
+        ids = sorted(set(deps) | {bundle_ids[k] for k in keep}, key=lambda i: (first_of.get(i, 0), i))
+        why = ", ".join(f"{bundle_ids[k]} ({on[k]})" for k in keep)
+        them = "that bundle" if len(keep) == 1 else "those bundles"
+        return tuple(ids), f"lands after {why}: predicted on the picks of {them}, which change the same files" if keep else ""
+
     for n, (items, commits) in enumerate(zip(bundles, bundle_commits), 1):
         paths = sorted({p for c in commits for p in c.paths})
+        deps, why = lands_after((), after.of_bundle(n - 1))
         units.append((index[items[0].sha], Unit(
-            id=unit_id("bundle", items[0].sha), kind="bundle", items=tuple(items),
+            id=bundle_ids[n - 1], kind="bundle", items=tuple(items),
             areas=_areas_of(areas, paths, glob_memo),
             reason=f"bundle {n} of {len(bundles)}: {len(items)} commit{'s' if len(items) != 1 else ''} "
-                   f"predicted to pick cleanly in order (cap {bundle_size_cap})")))
+                   f"predicted to pick cleanly in order (cap {bundle_size_cap})" + (f"; {why}" if why else ""),
+            depends_on=deps)))
     for ch in chains.all:
         if not ch.items:
             continue
@@ -260,13 +276,63 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
             reason = f"continues forksync/{ch.id} (in flight, {n} commit{'' if n == 1 else 's'} on it)"
         else:
             reason = ch.items[0].reason
-        if ch.notes:
-            reason += "; " + "; ".join(ch.notes)
+        deps, why = lands_after(ch.deps, after.before([pending[index[i.sha]] for i in ch.items]))
+        notes_ = ch.notes + ([why] if why else [])
+        if notes_:
+            reason += "; " + "; ".join(notes_)
         units.append((index[ch.items[0].sha], Unit(id=ch.id, kind="chain", items=tuple(ch.items),
-                                                   areas=area_names, reason=reason, depends_on=ch.deps)))
+                                                   areas=area_names, reason=reason, depends_on=deps)))
     units.sort(key=lambda t: t[0])
     return Plan(units=tuple(u for _, u in units), notes=tuple(notes), as_of=as_of, base=base,
                 no_ops=tuple(no_ops))
+
+
+class _BundleOrder:
+    """Which of the plan's bundles a unit lands after. A pick is predicted on the fork tip plus
+    every earlier bundle pick (chain items too: a chain's running tree starts from that tree), so
+    a unit whose commit changes a file an earlier bundle's pick changed was predicted on that
+    pick: merged first, it would conflict there, or land upstream's changes of the file out of
+    order. File level (symbols would need a blob read per pair); bundles touching other files
+    stay independent and land in any order. Computed from the bundles after the walk, so a
+    resumed walk needs no state of its own. ``bundle_commits``: the bundles' commits (walk
+    order); ``index``: upstream index of each pending sha."""
+
+    def __init__(self, bundle_commits: Sequence[Sequence[CommitInfo]], index: Mapping[str, int]):
+        self.index = index
+        self.picks: dict[str, list[tuple[int, int]]] = {}   # path -> [(upstream index, bundle number)]
+        self.direct: list[dict[int, str]] = []              # bundle number -> {earlier bundle: a shared path}
+        self.closure: list[frozenset[int]] = []
+        for n, commits in enumerate(bundle_commits):
+            on: dict[int, str] = {}
+            for c in commits:
+                for p in sorted(c.paths):
+                    hist = self.picks.setdefault(p, [])
+                    if hist and hist[-1][1] != n:
+                        on.setdefault(hist[-1][1], p)
+                    hist.append((index[c.sha], n))
+            self.direct.append(on)
+            self.closure.append(frozenset({n}).union(*(self.closure[k] for k in on)))
+
+    def of_bundle(self, n: int) -> dict[int, str]:
+        """The earlier bundles bundle ``n`` lands after: ``{bundle number: a path both change}``."""
+        return self.direct[n]
+
+    def before(self, commits: Iterable[CommitInfo]) -> dict[int, str]:
+        """The bundles whose picks, before each of ``commits`` in upstream order, last changed a
+        file it changes: ``{bundle number: the path}``."""
+        on: dict[int, str] = {}
+        for c in commits:
+            for p in sorted(c.paths):
+                hist = self.picks.get(p)
+                k = bisect.bisect_left(hist, (self.index[c.sha],)) if hist else 0
+                if k:
+                    on.setdefault(hist[k - 1][1], p)
+        return on
+
+    def minimal(self, on: Iterable[int]) -> list[int]:
+        """Bundle numbers of ``on`` that no other of them already lands after, oldest first."""
+        on = set(on)
+        return sorted(k for k in on if not any(j != k and k in self.closure[j] for j in on))
 
 
 def _area_links(chains: Chains, div: list[tuple[str, str]], have: list[tuple[Chain, str]]) -> list[tuple[Chain, str]]:
