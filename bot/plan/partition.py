@@ -97,8 +97,9 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
     ``areas``: config :class:`~bot.config.forksync.Area` objects (``divergent`` ones force chains; all
     name ``Unit.areas``). ``in_flight``: open forksync branches; their commits must already be
     left out of ``pending`` (they are IN_FLIGHT), their footprint (the ``CommitInfo`` of their
-    upstream shas from ``commit_lookup``, else ``InFlightBranch.paths`` at file level) makes
-    later overlapping commits risky. ``bundle_size_cap``, ``chain_size_cap`` ≥ 1 (commits per
+    upstream shas from ``commit_lookup``, and at file level the ``InFlightBranch.paths`` none of
+    those change: a person's commits, upstream commits not in ``commit_lookup``) makes later
+    overlapping commits risky. ``bundle_size_cap``, ``chain_size_cap`` ≥ 1 (commits per
     unit; a full chain is continued by a *stacked* chain, ``Unit.depends_on``). ``fork_paths``:
     the files the fork changed since the merge base — divergent-area *symbol* patterns are checked
     only there (None: everywhere). ``predictor.predict_on(commit, tree)``, when the predictor has
@@ -153,8 +154,10 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
             # an open chain in a divergent area stays that area's tail: later commits there follow it
             if br.kind == "chain":
                 ch.areas.update(a for a, _ in divergent_path_hits(c, areas, glob_memo))
+        # files no known upstream commit of it changes: a person's commit on the branch (adapting
+        # the fork to the chain), or upstream commits whose data is missing — file level
         covered = set(ch.by_path)
-        ch.paths_only = frozenset(p for p in br.paths if p not in covered) if not known else frozenset()
+        ch.paths_only = frozenset(p for p in br.paths if p not in covered)
     dup = [c.sha for c in pending if c.sha in in_flight_shas]
     if dup:
         raise ValueError(f"commit {dup[0]} is both PENDING and on an open forksync branch; "
