@@ -151,9 +151,11 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
         known = [lookup[expanded[u]] for u in br.upstream_shas if expanded[u] in lookup]
         for c in known:
             ch.add(c, None)
-            # an open chain in a divergent area stays that area's tail: later commits there follow it
+            # an open chain in a divergent area stays that area's tail: later commits there follow
+            # it — an area by path, or by symbol pattern in the files the fork diverges on
             if br.kind == "chain":
                 ch.areas.update(a for a, _ in divergent_path_hits(c, areas, glob_memo))
+                ch.areas.update(a for a, _ in divergent_symbol_hits(c, areas, symbols, scope))
         # files no known upstream commit of it changes: a person's commit on the branch (adapting
         # the fork to the chain), or upstream commits whose data is missing — file level
         covered = set(ch.by_path)
