@@ -23,9 +23,10 @@ How an entry gets its disposition (docs/core.md has the full table):
      only claim from that commit (:mod:`bot.core.provenance`), so it is not "over PICKED";
    * ``RECONSIDER`` lifts a decision back to PENDING.
 2. **No event decided it:** an empty commit → NO_OP; an upstream commit and its upstream revert,
-   both absent from the fork and neither on an open ``forksync/*`` branch → NO_OP both; an upstream revert of a commit the fork kept, whose
-   upstream reland the fork picked → NO_OP (they cancel out); on an open ``forksync/*`` branch →
-   IN_FLIGHT; otherwise PENDING.
+   both absent from the fork and neither on an open ``forksync/*`` branch → NO_OP both; an
+   upstream revert of a commit the fork kept, whose upstream reland the fork picked → NO_OP (they
+   cancel out); on an open ``forksync/*`` branch (or its patch is, under the sha a rewritten
+   upstream replaced: ``InFlightBranch.copies``) → IN_FLIGHT; otherwise PENDING.
 
 A forksync conflict commit (``Forksync-Conflict:`` trailer, an unresolved pick with conflict
 markers) is no evidence of anything: no claims, no patch-id match, no back-out.
@@ -317,6 +318,9 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
         for s in br.upstream_shas:
             for u in res.sha(s.lower()):
                 in_flight_of.setdefault(u, br.name)
+        for u in br.copies:      # rewritten upstream: the same patch is on the branch under its old sha
+            if u in res.full:
+                in_flight_of.setdefault(u, f"{br.name} (the same patch, under the sha upstream rewrote)")
 
     # ---- per upstream commit: run the events ------------------------------------------------------
     entries: list[LedgerEntry] = []

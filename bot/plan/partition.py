@@ -143,12 +143,13 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
 
     glob_memo: dict[tuple[str, str], bool] = {}
     # open forksync branches: bundles and chains both make overlapping commits risky
-    expanded = {u: expand(u, lookup) for br in in_flight for u in br.upstream_shas}
+    # (a branch's copies: the same patches in a rewritten upstream, the ledger's IN_FLIGHT too)
+    expanded = {u: expand(u, lookup) for br in in_flight for u in (*br.upstream_shas, *br.copies)}
     in_flight_shas = {full or u for u, full in expanded.items()}
     # their chains, when a kept walk goes on, are in it
     for n, br in enumerate(sorted(in_flight, key=lambda b: b.name) if saved is None else ()):
         ch = chains.new(br.unit_id, -len(in_flight) + n, in_flight=br)
-        known = [lookup[expanded[u]] for u in br.upstream_shas if expanded[u] in lookup]
+        known = [lookup[expanded[u]] for u in (*br.upstream_shas, *br.copies) if expanded[u] in lookup]
         for c in known:
             ch.add(c, None)
             # an open chain in a divergent area stays that area's tail: later commits there follow
