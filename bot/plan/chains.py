@@ -49,6 +49,7 @@ class Chain:
     closure: frozenset[str] = frozenset()          # its id and every id it lands after, transitively
     tree: str | None = None                        # its running tree while every pick so far was clean
     index: dict | None = field(default=None, repr=False, compare=False)   # Chains' path -> chains changing it
+    moved: dict[str, str] = field(default_factory=dict)   # a path upstream moved a file it changes to -> the old path
 
     @property
     def label(self) -> str:
@@ -74,6 +75,29 @@ class Chain:
                 self.index.setdefault(p, []).append(self)
             self.by_path.setdefault(p, []).append(commit)
 
+    def follow(self, old: str, new: str) -> None:
+        """Upstream moved ``old``, a file this chain changes, to ``new``: the chain changes
+        ``new`` too (its changes are there now), so a later change at ``new`` shares it."""
+        if old in self.paths_only:
+            self.paths_only |= {new}
+        commits = self.by_path.get(old)
+        if not commits or new == old:
+            return
+        if new not in self.by_path and self.index is not None:
+            self.index.setdefault(new, []).append(self)
+        have = self.by_path.setdefault(new, [])
+        have.extend(c for c in commits if c not in have)
+        self.moved.setdefault(new, old)
+
+    def path_in(self, commit: CommitInfo, path: str) -> str:
+        """The path ``commit`` (one of this chain's) changed that is ``path`` now, after the moves
+        the chain followed (``path`` itself when it changed that)."""
+        seen = {path}
+        while path not in commit.paths and self.moved.get(path, path) not in seen:
+            path = self.moved[path]
+            seen.add(path)
+        return path
+
 
 def commit_overlap(commit: CommitInfo, chain: Chain, symbols: SymbolSource | None,
                    only: Iterable[str] | None = None) -> str | None:
@@ -92,7 +116,7 @@ def commit_overlap(commit: CommitInfo, chain: Chain, symbols: SymbolSource | Non
         for other in others:
             if mine is None:
                 return f"{path} (file) like {short(other.sha)}"
-            theirs = symbols(other, path)
+            theirs = symbols(other, chain.path_in(other, path))
             if theirs is None:
                 return f"{path} (file) like {short(other.sha)}"
             common = (mine & theirs) - {TOP_LEVEL}
@@ -176,7 +200,7 @@ class Chains:
             c = Chain(id=ch.id, order=ch.order, created=ch.created, items=list(ch.items), commits=list(ch.commits),
                       by_path={p: list(v) for p, v in ch.by_path.items()}, paths_only=ch.paths_only,
                       areas=set(ch.areas), in_flight=ch.in_flight, notes=list(ch.notes), deps=ch.deps,
-                      closure=ch.closure, tree=ch.tree, index=new._by_path)
+                      closure=ch.closure, tree=ch.tree, index=new._by_path, moved=dict(ch.moved))
             for p in c.by_path:
                 new._by_path.setdefault(p, []).append(c)
             new.all.append(c)
@@ -193,6 +217,16 @@ class Chains:
             if ch.paths_only and ch.created not in found and not ps.isdisjoint(ch.paths_only):
                 found[ch.created] = ch
         return [found[k] for k in sorted(found)]
+
+    def follow_renames(self, commit: CommitInfo) -> None:
+        """The chains changing a file ``commit`` renames follow it to its new path (asked for
+        every commit of the walk, before its links: a later change at the new path lands after
+        the chains that changed the file at the old one)."""
+        for f in commit.files:
+            if f.status.startswith("R") and f.old_path and f.old_path != f.path:
+                for ch in list(self._by_path.get(f.old_path, ())) + [
+                        ch for ch in self.all if ch.in_flight is not None and f.old_path in ch.paths_only]:
+                    ch.follow(f.old_path, f.path)
 
     def area_tail(self, area: str) -> Chain | None:
         """The newest chain carrying divergent area ``area`` (a commit touching the area lands after it)."""

@@ -180,6 +180,7 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
         if hint_merges is not None:     # a forecast for a helper process: it never changes the plan
             hint_merges(pending[i:i + lookahead])
         pred = predictor.predict(c)
+        chains.follow_renames(c)
         clean_tree = pred.result_tree if pred.outcome == "clean" else None
         div = divergent_path_hits(c, areas, glob_memo)
         sharing = chains.sharing(c)
@@ -193,7 +194,8 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
                 where = next((p for p in pred.conflicts if ch.changes(p)), None)
                 if where is None or not ch.extendable:     # an open bundle merges on its own: no follow link
                     continue
-                links.append((ch, f"follows {ch.label}, which changes {where}"))
+                moved = f" (upstream moved it from {ch.moved[where]})" if where in ch.moved else ""
+                links.append((ch, f"follows {ch.label}, which changes {where}{moved}"))
             if links:   # a symbol shared in the conflicted files makes a follow link strong (asked lazily)
                 is_strong = lambda ch, c=c, only=pred.conflicts: bool(commit_overlap(c, ch, symbols, only=only))  # noqa: E731
                 prefix = f"predicted cherry-pick conflicts in {files_text(pred.conflicts)}; "
