@@ -240,7 +240,7 @@ class Chains:
 
     def place(self, commit: CommitInfo, links: list[tuple[Chain, str]], strong: set[str], prefix: str,
               conflicts: tuple[str, ...], new_id: str, order: int, clean_tree: str | None,
-              is_strong: Callable[[Chain], bool] | None = None) -> Chain:
+              is_strong: Callable[[Chain], bool] | None = None, older: frozenset[str] = frozenset()) -> Chain:
         """Put ``commit`` into a chain that lands after every chain of ``links`` (see the module
         docstring), or into a new chain ``new_id`` depending on them. ``links``: ``(chain, phrase)``,
         the phrase saying why (``follows chain-…, which changes F``); the item's reason is
@@ -248,6 +248,9 @@ class Chains:
         predicted conflicts on the plan's running tree; ``clean_tree``: the tree of a clean pick
         there (a new chain's running tree). ``is_strong(chain)``: asked, only where the answer
         changes the placement, whether a link not in ``strong`` is strong (symbols are costly).
+        ``older``: ids of open chain branches carrying picks newer than ``commit`` (a decision on
+        it lifted after they were published): it never joins them — apply would pick it after
+        those picks — but lands after them, and its reason says it is out of upstream order.
         Returns the chain."""
         need = {ch.id for ch, _ in links}
         phrase = {}
@@ -259,7 +262,8 @@ class Chains:
         target, pre = None, None
         stacked = [ch for ch in self.all if ch.deps and ch.size() < self.cap and need <= ch.closure]
         newest = max(stacked, key=lambda ch: ch.created) if stacked else None
-        eligible = [ch for ch in ordered if ch.extendable and ch.size() < self.cap and need <= ch.closure]
+        eligible = [ch for ch in ordered if ch.extendable and ch.id not in older and ch.size() < self.cap
+                    and need <= ch.closure]
         if eligible == [newest]:
             is_strong = None          # step 3 picks the same chain: no need to ask for symbols
         for ch in eligible:                                  # 1. the strongly linked chain itself
@@ -268,7 +272,7 @@ class Chains:
                 break
         if target is None and self.predict_on:                # 2. a chain whose running tree takes it cleanly
             for ch in ordered:
-                if ch.tree and ch.extendable and ch.size() < self.cap and need <= ch.closure:
+                if ch.tree and ch.extendable and ch.id not in older and ch.size() < self.cap and need <= ch.closure:
                     p = self.predict_on(commit, ch.tree)
                     if p.outcome in ("clean", "empty"):
                         target, pre = ch, p
@@ -278,6 +282,8 @@ class Chains:
         if full and target is not None and target.id in need:
             full = []
         suffix = "".join(f"; {ch.label} is full (cap {self.cap})" for ch in full)
+        suffix += "".join(f"; older than the picks of {ch.label}: not appended after them, lands after them out of "
+                          "upstream order" for ch in ordered if ch.id in older)
         if target is None:
             deps = self.minimal(need)
             ch = self.new(new_id, order, deps=deps, tree=clean_tree)

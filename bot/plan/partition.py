@@ -99,7 +99,8 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
     left out of ``pending`` (they are IN_FLIGHT), their footprint (the ``CommitInfo`` of their
     upstream shas from ``commit_lookup``, and at file level the ``InFlightBranch.paths`` none of
     those change: a person's commits, upstream commits not in ``commit_lookup``) makes later
-    overlapping commits risky. ``bundle_size_cap``, ``chain_size_cap`` ≥ 1 (commits per
+    overlapping commits risky. ``commit_lookup``: upstream commits by sha, in upstream order (a
+    pending commit older than an open chain branch's picks is never appended to it). ``bundle_size_cap``, ``chain_size_cap`` ≥ 1 (commits per
     unit; a full chain is continued by a *stacked* chain, ``Unit.depends_on``). ``fork_paths``:
     the files the fork changed since the merge base — divergent-area *symbol* patterns are checked
     only there (None: everywhere). ``predictor.predict_on(commit, tree)``, when the predictor has
@@ -161,6 +162,11 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
         # the fork to the chain), or upstream commits whose data is missing — file level
         covered = set(ch.by_path)
         ch.paths_only = frozenset(p for p in br.paths if p not in covered)
+    # upstream rank of each open branch's newest pick (``commit_lookup`` is in upstream order): an
+    # older pending commit (a decision lifted after the branch was published) is never appended to it
+    rank = {s: n for n, s in enumerate(lookup)} if in_flight else {}
+    newest = {br.unit_id: max(rank[full] for u in br.upstream_shas if (full := expanded[u]) in rank)
+              for br in in_flight if any(expanded[u] in rank for u in br.upstream_shas)}
     dup = [c.sha for c in pending if c.sha in in_flight_shas]
     if dup:
         raise ValueError(f"commit {dup[0]} is both PENDING and on an open forksync branch; "
@@ -214,8 +220,10 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
             links = _area_links(chains, div, [])
             strong = {ch.id for ch, _ in links}
         if links:
+            older = frozenset(ch.id for ch, _ in links if ch.in_flight is not None
+                              and c.sha in rank and rank[c.sha] < newest.get(ch.id, -1))
             target = chains.place(c, links, strong, prefix, conflicts, unit_id("chain", c.sha), index[c.sha],
-                                  clean_tree, is_strong)
+                                  clean_tree, is_strong, older)
             target.areas.update(a for a, _ in div)
             continue
         if div:
