@@ -264,18 +264,26 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
     bundle_ids = [unit_id("bundle", items[0].sha) for items in bundles]
     first_of = {**{ch.id: ch.order for ch in chains.all}, **{b: index[items[0].sha] for b, items in zip(bundle_ids, bundles)}}
 
-    def lands_after(deps: Iterable[str], on: dict[int, str]) -> tuple[tuple[str, ...], str]:
+    # unit id -> the ids it lands after, itself included (chains in creation order: a chain's
+    # dependencies were made before it)
+    full = {bundle_ids[k]: frozenset(bundle_ids[j] for j in after.closure[k]) for k in range(len(bundles))}
+
+    def lands_after(own: str, deps: Iterable[str], on: dict[int, str]) -> tuple[tuple[str, ...], str]:
         """``deps`` and the bundles of ``on`` (bundle number → a path both change) as
-        ``Unit.depends_on`` (upstream order), and the reason's words for those bundles."""
-        keep = after.minimal(on)
-        ids = sorted(set(deps) | {bundle_ids[k] for k in keep}, key=lambda i: (first_of.get(i, 0), i))
+        ``Unit.depends_on`` of ``own`` (upstream order, minus those another of them already lands
+        after), and the reason's words for those bundles."""
+        every = set(deps) | {bundle_ids[k] for k in on}
+        full[own] = frozenset({own}).union(*(full.get(d, frozenset({d})) for d in every))
+        keep_ids = {d for d in every if not any(d != e and d in full.get(e, ()) for e in every)}
+        keep = [k for k in after.minimal(on) if bundle_ids[k] in keep_ids]
+        ids = sorted(keep_ids, key=lambda i: (first_of.get(i, 0), i))
         why = ", ".join(f"{bundle_ids[k]} ({on[k]})" for k in keep)
         them = "that bundle" if len(keep) == 1 else "those bundles"
         return tuple(ids), f"lands after {why}: predicted on the picks of {them}, which change the same files" if keep else ""
 
     for n, (items, commits) in enumerate(zip(bundles, bundle_commits), 1):
         paths = sorted({p for c in commits for p in c.paths})
-        deps, why = lands_after((), after.of_bundle(n - 1))
+        deps, why = lands_after(bundle_ids[n - 1], (), after.of_bundle(n - 1))
         units.append((index[items[0].sha], Unit(
             id=bundle_ids[n - 1], kind="bundle", items=tuple(items),
             areas=_areas_of(areas, paths, glob_memo),
@@ -292,7 +300,7 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
             reason = f"continues forksync/{ch.id} (in flight, {n} commit{'' if n == 1 else 's'} on it)"
         else:
             reason = ch.items[0].reason
-        deps, why = lands_after(ch.deps, after.before([pending[index[i.sha]] for i in ch.items]))
+        deps, why = lands_after(ch.id, ch.deps, after.before([pending[index[i.sha]] for i in ch.items]))
         notes_ = ch.notes + ([why] if why else [])
         if notes_:
             reason += "; " + "; ".join(notes_)
