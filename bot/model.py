@@ -192,7 +192,11 @@ class ConflictFile:
 @dataclass(frozen=True)
 class InFlightBranch:
     """An open forksync branch (``forksync/bundle-<id>`` / ``forksync/chain-<id>``) and the upstream
-    commits it carries (read from ``Upstream-Commit`` trailers on the branch's own commits)."""
+    commits it carries (read from ``Upstream-Commit`` trailers on the branch's own commits).
+
+    ``copies``: upstream commits of the range whose patch (patch-id) is that of a commit of
+    ``upstream_shas`` upstream's history no longer has (a rewritten upstream: the same change
+    under a new sha) — their change is on the branch already (:func:`bot.sync.ingest.rewritten_copies`)."""
 
     name: str
     unit_id: str
@@ -201,6 +205,7 @@ class InFlightBranch:
     paths: frozenset[str] = frozenset()
     symbols: frozenset[str] = frozenset()
     tip: str | None = None
+    copies: tuple[str, ...] = ()
 
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in {"annotations", "dataclass", "Enum"}]

@@ -255,6 +255,13 @@ def test_sync_pr_body_of_a_chain_without_conflicts_or_dependencies():
     assert "**Land this chain in order; do not squash.**\n" in body and "order to resolve" not in body
 
 
+def test_sync_pr_body_landing_after_a_bundle_says_unit():
+    deps = [{"id": "bundle-01d3c87a74a2", "pr": 411, "blocked": "", "first": "", "subject": "", "kind": "bundle"}]
+    body = render("github/sync_pr_body.md.j2", **{**SYNC_BODY, "deps": deps})
+    assert problems(body) == []
+    assert "**Lands after** #411 (`bundle-01d3c87a74a2`): it changes files that unit changes" in body
+
+
 def test_blame_without_a_green_nightly_names_no_empty_commit():
     assert "_Ranked suspects up to the first red nightly (`nightly-2` at `db4666f22c1f`): no green nightly of these tests " \
            "is known, so the range has no lower end; bisection needs one._" in rendered("triage/blame.md.j2")

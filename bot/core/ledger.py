@@ -23,9 +23,10 @@ How an entry gets its disposition (docs/core.md has the full table):
      only claim from that commit (:mod:`bot.core.provenance`), so it is not "over PICKED";
    * ``RECONSIDER`` lifts a decision back to PENDING.
 2. **No event decided it:** an empty commit → NO_OP; an upstream commit and its upstream revert,
-   both absent from the fork → NO_OP both; an upstream revert of a commit the fork kept, whose
-   upstream reland the fork picked → NO_OP (they cancel out); on an open ``forksync/*`` branch →
-   IN_FLIGHT; otherwise PENDING.
+   both absent from the fork and neither on an open ``forksync/*`` branch → NO_OP both; an
+   upstream revert of a commit the fork kept, whose upstream reland the fork picked → NO_OP (they
+   cancel out); on an open ``forksync/*`` branch (or its patch is, under the sha a rewritten
+   upstream replaced: ``InFlightBranch.copies``) → IN_FLIGHT; otherwise PENDING.
 
 A forksync conflict commit (``Forksync-Conflict:`` trailer, an unresolved pick with conflict
 markers) is no evidence of anything: no claims, no patch-id match, no back-out.
@@ -317,6 +318,9 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
         for s in br.upstream_shas:
             for u in res.sha(s.lower()):
                 in_flight_of.setdefault(u, br.name)
+        for u in br.copies:      # rewritten upstream: the same patch is on the branch under its old sha
+            if u in res.full:
+                in_flight_of.setdefault(u, f"{br.name} (the same patch, under the sha upstream rewrote)")
 
     # ---- per upstream commit: run the events ------------------------------------------------------
     entries: list[LedgerEntry] = []
@@ -337,7 +341,9 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
                 disp, reason = _DECISION_KIND[e.kind], e.reason
         state[c.sha] = (disp, fc, reason, iso, tuple(e.evidence for e in evs))
 
-    # upstream revert pairs, both absent from the fork
+    # upstream revert pairs, both absent from the fork — and neither on an open forksync branch:
+    # a pick in flight lands with its PR, so the revert is still to come after it (planned with
+    # that chain), not nothing to do
     up_by_subject: dict[str, str] = {}
     for c in upstream:
         if state[c.sha][0] is not None:
@@ -350,7 +356,8 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
             targets.append(up_by_subject[normalize_subject(m.group(1))])
         up_by_subject[up_subject[c.sha]] = c.sha
         for x in dict.fromkeys(targets):
-            if x != c.sha and state[x][0] is None and state[c.sha][0] is None:
+            if x != c.sha and state[x][0] is None and state[c.sha][0] is None \
+                    and x not in in_flight_of and c.sha not in in_flight_of:
                 ev_r = Evidence("revert-pair", None, f"reverted upstream by {c.sha[:12]}; neither is in the fork")
                 ev_x = Evidence("revert-pair", None, f"reverts {x[:12]}; neither is in the fork")
                 state[x] = (Disposition.NO_OP, None, "reverted upstream", False, state[x][4] + (ev_r,))

@@ -49,6 +49,7 @@ class Chain:
     closure: frozenset[str] = frozenset()          # its id and every id it lands after, transitively
     tree: str | None = None                        # its running tree while every pick so far was clean
     index: dict | None = field(default=None, repr=False, compare=False)   # Chains' path -> chains changing it
+    moved: dict[str, str] = field(default_factory=dict)   # a path upstream moved a file it changes to -> the old path
 
     @property
     def label(self) -> str:
@@ -74,6 +75,29 @@ class Chain:
                 self.index.setdefault(p, []).append(self)
             self.by_path.setdefault(p, []).append(commit)
 
+    def follow(self, old: str, new: str) -> None:
+        """Upstream moved ``old``, a file this chain changes, to ``new``: the chain changes
+        ``new`` too (its changes are there now), so a later change at ``new`` shares it."""
+        if old in self.paths_only:
+            self.paths_only |= {new}
+        commits = self.by_path.get(old)
+        if not commits or new == old:
+            return
+        if new not in self.by_path and self.index is not None:
+            self.index.setdefault(new, []).append(self)
+        have = self.by_path.setdefault(new, [])
+        have.extend(c for c in commits if c not in have)
+        self.moved.setdefault(new, old)
+
+    def path_in(self, commit: CommitInfo, path: str) -> str:
+        """The path ``commit`` (one of this chain's) changed that is ``path`` now, after the moves
+        the chain followed (``path`` itself when it changed that)."""
+        seen = {path}
+        while path not in commit.paths and self.moved.get(path, path) not in seen:
+            path = self.moved[path]
+            seen.add(path)
+        return path
+
 
 def commit_overlap(commit: CommitInfo, chain: Chain, symbols: SymbolSource | None,
                    only: Iterable[str] | None = None) -> str | None:
@@ -92,7 +116,7 @@ def commit_overlap(commit: CommitInfo, chain: Chain, symbols: SymbolSource | Non
         for other in others:
             if mine is None:
                 return f"{path} (file) like {short(other.sha)}"
-            theirs = symbols(other, path)
+            theirs = symbols(other, chain.path_in(other, path))
             if theirs is None:
                 return f"{path} (file) like {short(other.sha)}"
             common = (mine & theirs) - {TOP_LEVEL}
@@ -176,7 +200,7 @@ class Chains:
             c = Chain(id=ch.id, order=ch.order, created=ch.created, items=list(ch.items), commits=list(ch.commits),
                       by_path={p: list(v) for p, v in ch.by_path.items()}, paths_only=ch.paths_only,
                       areas=set(ch.areas), in_flight=ch.in_flight, notes=list(ch.notes), deps=ch.deps,
-                      closure=ch.closure, tree=ch.tree, index=new._by_path)
+                      closure=ch.closure, tree=ch.tree, index=new._by_path, moved=dict(ch.moved))
             for p in c.by_path:
                 new._by_path.setdefault(p, []).append(c)
             new.all.append(c)
@@ -194,6 +218,16 @@ class Chains:
                 found[ch.created] = ch
         return [found[k] for k in sorted(found)]
 
+    def follow_renames(self, commit: CommitInfo) -> None:
+        """The chains changing a file ``commit`` renames follow it to its new path (asked for
+        every commit of the walk, before its links: a later change at the new path lands after
+        the chains that changed the file at the old one)."""
+        for f in commit.files:
+            if f.status.startswith("R") and f.old_path and f.old_path != f.path:
+                for ch in list(self._by_path.get(f.old_path, ())) + [
+                        ch for ch in self.all if ch.in_flight is not None and f.old_path in ch.paths_only]:
+                    ch.follow(f.old_path, f.path)
+
     def area_tail(self, area: str) -> Chain | None:
         """The newest chain carrying divergent area ``area`` (a commit touching the area lands after it)."""
         return next((ch for ch in reversed(self.all) if area in ch.areas), None)
@@ -206,7 +240,7 @@ class Chains:
 
     def place(self, commit: CommitInfo, links: list[tuple[Chain, str]], strong: set[str], prefix: str,
               conflicts: tuple[str, ...], new_id: str, order: int, clean_tree: str | None,
-              is_strong: Callable[[Chain], bool] | None = None) -> Chain:
+              is_strong: Callable[[Chain], bool] | None = None, older: frozenset[str] = frozenset()) -> Chain:
         """Put ``commit`` into a chain that lands after every chain of ``links`` (see the module
         docstring), or into a new chain ``new_id`` depending on them. ``links``: ``(chain, phrase)``,
         the phrase saying why (``follows chain-…, which changes F``); the item's reason is
@@ -214,6 +248,9 @@ class Chains:
         predicted conflicts on the plan's running tree; ``clean_tree``: the tree of a clean pick
         there (a new chain's running tree). ``is_strong(chain)``: asked, only where the answer
         changes the placement, whether a link not in ``strong`` is strong (symbols are costly).
+        ``older``: ids of open chain branches carrying picks newer than ``commit`` (a decision on
+        it lifted after they were published): it never joins them — apply would pick it after
+        those picks — but lands after them, and its reason says it is out of upstream order.
         Returns the chain."""
         need = {ch.id for ch, _ in links}
         phrase = {}
@@ -225,7 +262,8 @@ class Chains:
         target, pre = None, None
         stacked = [ch for ch in self.all if ch.deps and ch.size() < self.cap and need <= ch.closure]
         newest = max(stacked, key=lambda ch: ch.created) if stacked else None
-        eligible = [ch for ch in ordered if ch.extendable and ch.size() < self.cap and need <= ch.closure]
+        eligible = [ch for ch in ordered if ch.extendable and ch.id not in older and ch.size() < self.cap
+                    and need <= ch.closure]
         if eligible == [newest]:
             is_strong = None          # step 3 picks the same chain: no need to ask for symbols
         for ch in eligible:                                  # 1. the strongly linked chain itself
@@ -234,7 +272,7 @@ class Chains:
                 break
         if target is None and self.predict_on:                # 2. a chain whose running tree takes it cleanly
             for ch in ordered:
-                if ch.tree and ch.extendable and ch.size() < self.cap and need <= ch.closure:
+                if ch.tree and ch.extendable and ch.id not in older and ch.size() < self.cap and need <= ch.closure:
                     p = self.predict_on(commit, ch.tree)
                     if p.outcome in ("clean", "empty"):
                         target, pre = ch, p
@@ -244,6 +282,8 @@ class Chains:
         if full and target is not None and target.id in need:
             full = []
         suffix = "".join(f"; {ch.label} is full (cap {self.cap})" for ch in full)
+        suffix += "".join(f"; older than the picks of {ch.label}: not appended after them, lands after them out of "
+                          "upstream order" for ch in ordered if ch.id in older)
         if target is None:
             deps = self.minimal(need)
             ch = self.new(new_id, order, deps=deps, tree=clean_tree)

@@ -31,6 +31,7 @@ id (apply then appends to the branch). The same input always gives the same plan
 """
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Protocol, Sequence
 
@@ -96,8 +97,10 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
     ``areas``: config :class:`~bot.config.forksync.Area` objects (``divergent`` ones force chains; all
     name ``Unit.areas``). ``in_flight``: open forksync branches; their commits must already be
     left out of ``pending`` (they are IN_FLIGHT), their footprint (the ``CommitInfo`` of their
-    upstream shas from ``commit_lookup``, else ``InFlightBranch.paths`` at file level) makes
-    later overlapping commits risky. ``bundle_size_cap``, ``chain_size_cap`` ≥ 1 (commits per
+    upstream shas from ``commit_lookup``, and at file level the ``InFlightBranch.paths`` none of
+    those change: a person's commits, upstream commits not in ``commit_lookup``) makes later
+    overlapping commits risky. ``commit_lookup``: upstream commits by sha, in upstream order (a
+    pending commit older than an open chain branch's picks is never appended to it). ``bundle_size_cap``, ``chain_size_cap`` ≥ 1 (commits per
     unit; a full chain is continued by a *stacked* chain, ``Unit.depends_on``). ``fork_paths``:
     the files the fork changed since the merge base — divergent-area *symbol* patterns are checked
     only there (None: everywhere). ``predictor.predict_on(commit, tree)``, when the predictor has
@@ -141,19 +144,29 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
 
     glob_memo: dict[tuple[str, str], bool] = {}
     # open forksync branches: bundles and chains both make overlapping commits risky
-    expanded = {u: expand(u, lookup) for br in in_flight for u in br.upstream_shas}
+    # (a branch's copies: the same patches in a rewritten upstream, the ledger's IN_FLIGHT too)
+    expanded = {u: expand(u, lookup) for br in in_flight for u in (*br.upstream_shas, *br.copies)}
     in_flight_shas = {full or u for u, full in expanded.items()}
     # their chains, when a kept walk goes on, are in it
     for n, br in enumerate(sorted(in_flight, key=lambda b: b.name) if saved is None else ()):
         ch = chains.new(br.unit_id, -len(in_flight) + n, in_flight=br)
-        known = [lookup[expanded[u]] for u in br.upstream_shas if expanded[u] in lookup]
+        known = [lookup[expanded[u]] for u in (*br.upstream_shas, *br.copies) if expanded[u] in lookup]
         for c in known:
             ch.add(c, None)
-            # an open chain in a divergent area stays that area's tail: later commits there follow it
+            # an open chain in a divergent area stays that area's tail: later commits there follow
+            # it — an area by path, or by symbol pattern in the files the fork diverges on
             if br.kind == "chain":
                 ch.areas.update(a for a, _ in divergent_path_hits(c, areas, glob_memo))
+                ch.areas.update(a for a, _ in divergent_symbol_hits(c, areas, symbols, scope))
+        # files no known upstream commit of it changes: a person's commit on the branch (adapting
+        # the fork to the chain), or upstream commits whose data is missing — file level
         covered = set(ch.by_path)
-        ch.paths_only = frozenset(p for p in br.paths if p not in covered) if not known else frozenset()
+        ch.paths_only = frozenset(p for p in br.paths if p not in covered)
+    # upstream rank of each open branch's newest pick (``commit_lookup`` is in upstream order): an
+    # older pending commit (a decision lifted after the branch was published) is never appended to it
+    rank = {s: n for n, s in enumerate(lookup)} if in_flight else {}
+    newest = {br.unit_id: max(rank[full] for u in br.upstream_shas if (full := expanded[u]) in rank)
+              for br in in_flight if any(expanded[u] in rank for u in br.upstream_shas)}
     dup = [c.sha for c in pending if c.sha in in_flight_shas]
     if dup:
         raise ValueError(f"commit {dup[0]} is both PENDING and on an open forksync branch; "
@@ -173,6 +186,7 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
         if hint_merges is not None:     # a forecast for a helper process: it never changes the plan
             hint_merges(pending[i:i + lookahead])
         pred = predictor.predict(c)
+        chains.follow_renames(c)
         clean_tree = pred.result_tree if pred.outcome == "clean" else None
         div = divergent_path_hits(c, areas, glob_memo)
         sharing = chains.sharing(c)
@@ -186,7 +200,8 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
                 where = next((p for p in pred.conflicts if ch.changes(p)), None)
                 if where is None or not ch.extendable:     # an open bundle merges on its own: no follow link
                     continue
-                links.append((ch, f"follows {ch.label}, which changes {where}"))
+                moved = f" (upstream moved it from {ch.moved[where]})" if where in ch.moved else ""
+                links.append((ch, f"follows {ch.label}, which changes {where}{moved}"))
             if links:   # a symbol shared in the conflicted files makes a follow link strong (asked lazily)
                 is_strong = lambda ch, c=c, only=pred.conflicts: bool(commit_overlap(c, ch, symbols, only=only))  # noqa: E731
                 prefix = f"predicted cherry-pick conflicts in {files_text(pred.conflicts)}; "
@@ -205,8 +220,10 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
             links = _area_links(chains, div, [])
             strong = {ch.id for ch, _ in links}
         if links:
+            older = frozenset(ch.id for ch, _ in links if ch.in_flight is not None
+                              and c.sha in rank and rank[c.sha] < newest.get(ch.id, -1))
             target = chains.place(c, links, strong, prefix, conflicts, unit_id("chain", c.sha), index[c.sha],
-                                  clean_tree, is_strong)
+                                  clean_tree, is_strong, older)
             target.areas.update(a for a, _ in div)
             continue
         if div:
@@ -243,13 +260,36 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
                                list(no_ops), list(notes), predictor.walk_state())
 
     units: list[tuple[int, Unit]] = []
+    after = _BundleOrder(bundle_commits, index)
+    bundle_ids = [unit_id("bundle", items[0].sha) for items in bundles]
+    first_of = {**{ch.id: ch.order for ch in chains.all}, **{b: index[items[0].sha] for b, items in zip(bundle_ids, bundles)}}
+
+    # unit id -> the ids it lands after, itself included (chains in creation order: a chain's
+    # dependencies were made before it)
+    full = {bundle_ids[k]: frozenset(bundle_ids[j] for j in after.closure[k]) for k in range(len(bundles))}
+
+    def lands_after(own: str, deps: Iterable[str], on: dict[int, str]) -> tuple[tuple[str, ...], str]:
+        """``deps`` and the bundles of ``on`` (bundle number → a path both change) as
+        ``Unit.depends_on`` of ``own`` (upstream order, minus those another of them already lands
+        after), and the reason's words for those bundles."""
+        every = set(deps) | {bundle_ids[k] for k in on}
+        full[own] = frozenset({own}).union(*(full.get(d, frozenset({d})) for d in every))
+        keep_ids = {d for d in every if not any(d != e and d in full.get(e, ()) for e in every)}
+        keep = [k for k in after.minimal(on) if bundle_ids[k] in keep_ids]
+        ids = sorted(keep_ids, key=lambda i: (first_of.get(i, 0), i))
+        why = ", ".join(f"{bundle_ids[k]} ({on[k]})" for k in keep)
+        them = "that bundle" if len(keep) == 1 else "those bundles"
+        return tuple(ids), f"lands after {why}: predicted on the picks of {them}, which change the same files" if keep else ""
+
     for n, (items, commits) in enumerate(zip(bundles, bundle_commits), 1):
         paths = sorted({p for c in commits for p in c.paths})
+        deps, why = lands_after(bundle_ids[n - 1], (), after.of_bundle(n - 1))
         units.append((index[items[0].sha], Unit(
-            id=unit_id("bundle", items[0].sha), kind="bundle", items=tuple(items),
+            id=bundle_ids[n - 1], kind="bundle", items=tuple(items),
             areas=_areas_of(areas, paths, glob_memo),
             reason=f"bundle {n} of {len(bundles)}: {len(items)} commit{'s' if len(items) != 1 else ''} "
-                   f"predicted to pick cleanly in order (cap {bundle_size_cap})")))
+                   f"predicted to pick cleanly in order (cap {bundle_size_cap})" + (f"; {why}" if why else ""),
+            depends_on=deps)))
     for ch in chains.all:
         if not ch.items:
             continue
@@ -260,13 +300,63 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
             reason = f"continues forksync/{ch.id} (in flight, {n} commit{'' if n == 1 else 's'} on it)"
         else:
             reason = ch.items[0].reason
-        if ch.notes:
-            reason += "; " + "; ".join(ch.notes)
+        deps, why = lands_after(ch.id, ch.deps, after.before([pending[index[i.sha]] for i in ch.items]))
+        notes_ = ch.notes + ([why] if why else [])
+        if notes_:
+            reason += "; " + "; ".join(notes_)
         units.append((index[ch.items[0].sha], Unit(id=ch.id, kind="chain", items=tuple(ch.items),
-                                                   areas=area_names, reason=reason, depends_on=ch.deps)))
+                                                   areas=area_names, reason=reason, depends_on=deps)))
     units.sort(key=lambda t: t[0])
     return Plan(units=tuple(u for _, u in units), notes=tuple(notes), as_of=as_of, base=base,
                 no_ops=tuple(no_ops))
+
+
+class _BundleOrder:
+    """Which of the plan's bundles a unit lands after. A pick is predicted on the fork tip plus
+    every earlier bundle pick (chain items too: a chain's running tree starts from that tree), so
+    a unit whose commit changes a file an earlier bundle's pick changed was predicted on that
+    pick: merged first, it would conflict there, or land upstream's changes of the file out of
+    order. File level (symbols would need a blob read per pair); bundles touching other files
+    stay independent and land in any order. Computed from the bundles after the walk, so a
+    resumed walk needs no state of its own. ``bundle_commits``: the bundles' commits (walk
+    order); ``index``: upstream index of each pending sha."""
+
+    def __init__(self, bundle_commits: Sequence[Sequence[CommitInfo]], index: Mapping[str, int]):
+        self.index = index
+        self.picks: dict[str, list[tuple[int, int]]] = {}   # path -> [(upstream index, bundle number)]
+        self.direct: list[dict[int, str]] = []              # bundle number -> {earlier bundle: a shared path}
+        self.closure: list[frozenset[int]] = []
+        for n, commits in enumerate(bundle_commits):
+            on: dict[int, str] = {}
+            for c in commits:
+                for p in sorted(c.paths):
+                    hist = self.picks.setdefault(p, [])
+                    if hist and hist[-1][1] != n:
+                        on.setdefault(hist[-1][1], p)
+                    hist.append((index[c.sha], n))
+            self.direct.append(on)
+            self.closure.append(frozenset({n}).union(*(self.closure[k] for k in on)))
+
+    def of_bundle(self, n: int) -> dict[int, str]:
+        """The earlier bundles bundle ``n`` lands after: ``{bundle number: a path both change}``."""
+        return self.direct[n]
+
+    def before(self, commits: Iterable[CommitInfo]) -> dict[int, str]:
+        """The bundles whose picks, before each of ``commits`` in upstream order, last changed a
+        file it changes: ``{bundle number: the path}``."""
+        on: dict[int, str] = {}
+        for c in commits:
+            for p in sorted(c.paths):
+                hist = self.picks.get(p)
+                k = bisect.bisect_left(hist, (self.index[c.sha],)) if hist else 0
+                if k:
+                    on.setdefault(hist[k - 1][1], p)
+        return on
+
+    def minimal(self, on: Iterable[int]) -> list[int]:
+        """Bundle numbers of ``on`` that no other of them already lands after, oldest first."""
+        on = set(on)
+        return sorted(k for k in on if not any(j != k and k in self.closure[j] for j in on))
 
 
 def _area_links(chains: Chains, div: list[tuple[str, str]], have: list[tuple[Chain, str]]) -> list[tuple[Chain, str]]:

@@ -98,7 +98,7 @@ def plan_state(state, *, store: Store | None = None, progress: Callable[[int, in
     cfg = state.config
     t0 = time.perf_counter()
     pending = pending_commits(state)
-    carried = {u for b in state.in_flight for u in b.upstream_shas}
+    carried = {u for b in state.in_flight for u in (*b.upstream_shas, *b.copies)}
     if carried:   # the ledger marks these IN_FLIGHT; guard against an abbreviated trailer it missed
         pending = [c for c in pending if not any(c.sha.startswith(u) for u in carried)]
     repo = scratch_repo(state.git_dir, cfg.cache_dir)

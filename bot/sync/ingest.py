@@ -16,7 +16,7 @@ import time as _time
 from dataclasses import asdict, dataclass, field, fields
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 import pygit2
 from cachetools import LRUCache
@@ -203,6 +203,35 @@ def analyse(repo: pygit2.Repository, git_dir: str, shas: list[str], *, store: St
     return out
 
 
+def rewritten_copies(in_flight: list[InFlightBranch], upstream: Mapping[str, CommitInfo],
+                     analysed: Callable[[list[str]], Mapping[str, CommitInfo]]) -> list[InFlightBranch]:
+    """``in_flight`` with ``copies`` set: for each upstream commit a branch carries (a full sha)
+    that is no longer in ``upstream`` (the range, sha → CommitInfo), the one commit of the range
+    with the same patch-id, when exactly one has it and no branch carries it — after upstream
+    rewrote its history the change is on the branch under the old sha, and planning the copy
+    would pick it a second time. Picks landed in the fork survive a rewrite the same way
+    (docs/core.md, "Rewritten upstream history"). ``analysed(shas)``: CommitInfo of the old
+    commits whose objects are still here (others are skipped: no patch to compare)."""
+    carried = {u for br in in_flight for u in br.upstream_shas}
+    gone = sorted({u for u in carried if len(u) == 40 and u not in upstream})
+    if not gone:
+        return in_flight
+    old = {s: c for s, c in analysed(gone).items() if not c.missing}
+    by_patch: dict[str, list[str]] = {}
+    for c in upstream.values():
+        if c.patch_id:
+            by_patch.setdefault(c.patch_id, []).append(c.sha)
+    out = []
+    for br in in_flight:
+        copies = []
+        for u in br.upstream_shas:
+            hits = by_patch.get(old[u].patch_id or "", []) if u in old else []
+            if len(hits) == 1 and hits[0] not in carried and hits[0] not in copies:
+                copies.append(hits[0])
+        out.append(dataclasses.replace(br, copies=tuple(copies)) if copies else br)
+    return out
+
+
 def usable_cache_dir(cfg: ForksyncConfig) -> Path:
     """``cfg.cache_dir``, created when absent. Raises :class:`UserError` naming it when it cannot
     be created or written (a configuration in a read-only checkout keeps its relative cache_dir
@@ -337,6 +366,11 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
         decisions = [d for d in decisions if d.time <= cutoff]
     in_flight = gitio.in_flight_branches(fork_repo, fork_tip) if cutoff is None else []
     upstream = {s: infos[s] for s in rng}
+    if in_flight:
+        # the old commits, while their objects are still here (none: nothing to compare)
+        in_flight = rewritten_copies(in_flight, upstream, lambda shas: analyse(
+            repo, git_dir, [s for s in shas if s in repo], store=store if use_cache else None,
+            renames=cfg.rename_detection))
     fork_commits = [infos[s] for s in fork_shas]
     ledger = build_ledger(list(upstream.values()), fork_commits, upstream_in_fork_ancestry=ancestry,
                           decisions=decisions, in_flight=in_flight, rules=cfg.provenance,

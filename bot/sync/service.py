@@ -31,7 +31,7 @@ import re
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Sequence
 
 import gidgethub
 import pygit2
@@ -95,8 +95,10 @@ class CoreResult:
     def units_to_publish(self, cfg: ForksyncConfig) -> list[Unit]:
         """The plan's units, plus every in-flight ``forksync/*`` branch the plan does not extend:
         such a branch may have been pushed by a run that failed before its PR was opened, so its
-        PR is ensured (and its body refreshed) too."""
-        out = list(self.plan.units)
+        PR is ensured (and its body refreshed) too. A unit comes after the units it lands after
+        (plan order otherwise): a chain's later commit may land after a bundle whose first commit
+        is newer than the chain's, and its PR names the dependency's PR."""
+        out = _deps_first(self.plan.units)
         planned = {u.id for u in out}
         for b in self.in_flight:
             if b.unit_id in planned or not b.upstream_shas or any(s not in self.commits for s in b.upstream_shas):
@@ -105,6 +107,26 @@ class CoreResult:
             out.append(Unit(id=b.unit_id, kind=b.kind, items=tuple(PlanItem(s, "in flight") for s in b.upstream_shas),
                             areas=cfg.areas_for_paths(sorted(paths))))
         return out
+
+
+def _deps_first(units: Sequence[Unit]) -> list[Unit]:
+    """``units`` in their order, except that each comes after those of its ``depends_on`` among them."""
+    by_id = {u.id: u for u in units}
+    out: list[Unit] = []
+    done: set[str] = set()
+
+    def visit(u: Unit) -> None:
+        if u.id in done:
+            return
+        done.add(u.id)          # depends_on never cycles (bot/plan/chains.py); this also guards it
+        for d in u.depends_on:
+            if d in by_id:
+                visit(by_id[d])
+        out.append(u)
+
+    for u in units:
+        visit(u)
+    return out
 
 
 def scrub(text: str, secrets: list[str]) -> str:
@@ -526,7 +548,7 @@ class SyncService:
         try:
             pr, what = await sync_prs.open_or_update_pr(ctx.gh, full_name, branch=branch, base=cfg.fork.ref,
                                                         title=title, body=body, labels=labels,
-                                                        draft=unit.kind == "chain" and (res.conflict is not None or bool(by_rules)))
+                                                        draft=res.conflict is not None or bool(by_rules))
         except gidgethub.HTTPException as e:
             # GitHub refused this PR (403 a missing permission, 422 a validation): blocked, the
             # others go on; credentials, rate limits and 5xx are the delivery's to retry
@@ -565,7 +587,7 @@ class SyncService:
     def _dependencies(self, ctx, full_name: str, core: CoreResult, unit: Unit) -> list[dict]:
         """What ``unit`` lands after, as the PR body names it: ``[{"id", "pr" (0 when it has no pull
         request), "blocked" (GitHub's refusal, "" when none), "first" (its first upstream sha, "" when
-        unknown), "subject"}]``. Dependencies are published before their dependents, so a missing PR
+        unknown), "subject", "kind" (``bundle`` | ``chain``)}]``. Dependencies are published before their dependents, so a missing PR
         is a real one: blocked by GitHub, or a first pick that does not apply."""
         units = {u.id: u for u in core.plan.units}
         out = []
@@ -574,7 +596,8 @@ class SyncService:
             first = units[d].shas[0] if d in units and units[d].shas else ""
             c = core.commits.get(first)
             out.append({"id": d, "pr": int(row.get("pr") or 0), "blocked": row.get("blocked_reason") or "",
-                        "first": first, "subject": c.subject if c else ""})
+                        "first": first, "subject": c.subject if c else "",
+                        "kind": units[d].kind if d in units else d.partition("-")[0]})
         return out
 
     def _person_paths_hit(self, cfg: ForksyncConfig, core: CoreResult, unit: Unit) -> str:

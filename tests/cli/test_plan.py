@@ -24,7 +24,8 @@ def test_plan_json_and_apply(tmp_path, monkeypatch, capsys):
                                            "reason": "predicted cherry-pick conflicts in lib/Dialect/Ops.cpp",
                                            "conflicts": ["lib/Dialect/Ops.cpp"]}
     assert [x["sha"] for x in out["no_op_candidates"]] == [u["u8"]]
-    assert out["chain_size_cap"] == 25 and [x["depends_on"] for x in out["units"]] == [[], [], []]
+    # u4 was predicted after the bundle's pick of Ops.cpp (u3): the chain lands after the bundle
+    assert out["chain_size_cap"] == 25 and [x["depends_on"] for x in out["units"]] == [[], [f"bundle-{u['u1'][:12]}"], []]
 
     assert main(["apply", f"bundle-{u['u1'][:8]}", *g]) == 0
     text = capsys.readouterr().out

@@ -65,8 +65,11 @@ def test_bundle_size_cap_starts_new_bundles(pair):
         (f"bundle-{u['u6'][:12]}", ["u6", "u7"]),
         (f"bundle-{u['u9'][:12]}", ["u9"]),
     ]
-    assert plan.units[4].reason == "bundle 3 of 3: 1 commit predicted to pick cleanly in order (cap 2)"
-    # the third bundle is predicted on top of the first two: u9 needs u1
+    # the third bundle is predicted on top of the first two: u9 needs u1, so it lands after bundle 1
+    assert plan.units[4].reason == (f"bundle 3 of 3: 1 commit predicted to pick cleanly in order (cap 2); lands after "
+                                    f"bundle-{u['u1'][:12]} (python/triton/language.py): predicted on the picks of "
+                                    "that bundle, which change the same files")
+    assert plan.units[4].depends_on == (f"bundle-{u['u1'][:12]}",) and plan.units[3].depends_on == ()
     assert plan.units[4].items[0].reason == "predicted clean pick onto the fork tip + 4 earlier bundle picks"
 
 

@@ -145,11 +145,11 @@ def test_file_scope_lines_are_left_to_the_merge_and_a_file_only_follower_is_stac
                           (3, "a.cpp"): {"<top-level>", "g"}, (4, "a.cpp"): {"f"}})
     # 2 shares only file-scope lines (includes) with chain 1: predicted, clean → bundle;
     # 3 conflicts in a.cpp, which chain 1 changes, but shares no symbol with it: a new chain
-    # stacked on chain 1
+    # stacked on chain 1 (and after bundle 2: it was predicted on 2's pick of a.cpp)
     plan = build_plan(commits[:3], predictor=TablePredictor({1: CONFLICT, 3: CONFLICT}), symbols=syms)
     c1, c3 = f"chain-{sha(1)[:12]}", f"chain-{sha(3)[:12]}"
     assert ids(plan) == [(c1, [1]), (f"bundle-{sha(2)[:12]}", [2]), (c3, [3])]
-    assert [u.depends_on for u in plan.units] == [(), (), (c1,)]
+    assert [u.depends_on for u in plan.units] == [(), (), (c1, f"bundle-{sha(2)[:12]}")]
     assert plan.units[2].items[0].reason == (f"predicted cherry-pick conflicts in a.cpp; follows {c1}, which changes "
                                              f"a.cpp; stacked on {c1}")
     assert plan.units[2].items[0].conflicts == ("a.cpp",)

@@ -1,10 +1,10 @@
 """The handlers' pure rules, as tables of inputs and exact outputs."""
 import pytest
 
-from bot.model import Disposition
+from bot.model import Disposition, PlanItem, Unit
 from bot.sync.landing import closer_disposition
 from bot.sync.prs import verify_resolution
-from bot.sync.service import scrub
+from bot.sync.service import _deps_first, scrub
 from bot.sync.status import SyncStatus
 from bot.sync.status_issue import render_status, ticked_actions
 from bot.sync.upstream import due_for_poll
@@ -148,3 +148,11 @@ def test_a_section_whose_end_marker_a_person_deleted_neither_freezes_forksyncs_t
     # a title the person gave the PR (the body still carries forksync's mark of its own) stays
     title, _ = refreshed("AMD perf sync (do not merge before Friday)", cut, "Sync 3 upstream commits", "3 commits\n")
     assert title == "AMD perf sync (do not merge before Friday)"
+
+
+def test_units_are_published_after_the_units_they_land_after():
+    # a chain whose later commit was predicted on a newer bundle's pick: the bundle goes first
+    chain = Unit("chain-1", "chain", (PlanItem("1" * 40, ""),), depends_on=("bundle-2",))
+    bundle = Unit("bundle-2", "bundle", (PlanItem("2" * 40, ""),))
+    other = Unit("chain-3", "chain", (PlanItem("3" * 40, ""),), depends_on=("chain-gone",))
+    assert [u.id for u in _deps_first([chain, bundle, other])] == ["bundle-2", "chain-1", "chain-3"]
