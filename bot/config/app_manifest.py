@@ -51,8 +51,8 @@ PERMISSIONS: tuple[Permission, ...] = (
 EVENTS: tuple[Event, ...] = (
     Event("push", "upstream and fork branches moved: sync, landing"),
     Event("pull_request", "sync PRs opened, synchronized, closed, merged: validation, landing"),
-    Event("pull_request_review", "approvals for the merge gate"),
-    Event("issue_comment", "`/forksync` commands"),
+    Event("pull_request_review", "approvals for the merge gate; `/forksync` commands in a review's body"),
+    Event("issue_comment", "`/forksync` commands (created, edited; deleted withdraws a sign-off)"),
     Event("issues", "status issue edits (retry boxes)"),
     Event("check_run", "other checks completed, re-runs requested"),
     Event("check_suite", "subscribed, not handled yet: a re-run of a whole suite is ignored (re-run the check run)"),
