@@ -7,10 +7,17 @@ For each date D (end of day UTC):
 * **frontier** = the newest commit of U's first-parent chain that is an ancestor of F (what the
   fork has merged); Days Behind = (time(U) − time(frontier)) / 86400;
 * **holes** = upstream commits of that chain, at or before the frontier, that a fork commit of
-  ``F ^U`` (merges included: a PR merge can reland) reverts (``This reverts commit <sha>``) and that are not back: no later fork commit
-  reverts that revert, re-picks it (``cherry picked from commit <sha>``) or ``Reapply "<subject>"``s
-  it, and upstream's own revert of it is not merged; Backlog = holes (everything else at or
-  before the frontier came in by the merge);
+  ``F ^U`` (merges included: a PR merge can reland) reverts (``This reverts commit <sha>``, an
+  abbreviation as ``git rev-parse`` resolves it, or the commit's URL on the next line; or
+  ``git revert -m 1`` of a fork merge: every commit ``rev-list M^2 ^M^1`` lists) and that are not
+  back: no later fork commit reverts that revert (by sha, or ``Revert "<the revert's subject>"``),
+  reverts the PR merge that held it, re-picks it (``cherry picked from commit <sha>``,
+  ``Upstream-Commit: <sha>``, a subject holding the upstream subject and citing its ``(#N)``
+  outside quotes, the same
+  ``git patch-id --stable``) or ``Reapply "<subject>"``s it, and upstream's own revert of it is not
+  merged; Backlog = holes (everything else at or before the frontier came in by the merge).
+  These are forksync's own hole rules (docs/core.md) restated in plain git, not an independent
+  definition: agreement checks the implementation (ancestry, ordering, the walk), not the rules;
 * **picks ahead** = fork commits of ``F ^U`` (no merges) that carry the subject of an upstream
   commit newer than the frontier (cherry-picks taken before the merge reaches them).
 
@@ -41,6 +48,46 @@ def first_parent(repo: str, tip: str) -> list[tuple[str, int, str, str]]:
     return out
 
 
+_REVERTS = re.compile(r"^This reverts commit(?: |\s*\n<?https?://\S+?/commit/)([0-9a-f]{7,40})", re.M)
+FILES: dict[str, frozenset[str]] = {}   # fork commit -> the paths it changes (filled once in main)
+_FULL: dict[str, str | None] = {}
+_PID: dict[str, str | None] = {}
+
+
+def full_sha(repo: str, ref: str) -> str | None:
+    """``git rev-parse`` of an abbreviated sha: the commit, or None when it is ambiguous or unknown."""
+    if len(ref) == 40:
+        return ref
+    if ref not in _FULL:
+        r = subprocess.run(["git", "-C", repo, "rev-parse", "-q", "--verify", ref + "^{commit}"], capture_output=True, text=True)
+        _FULL[ref] = r.stdout.strip() if r.returncode == 0 else None
+    return _FULL[ref]
+
+
+def changed_paths(repo: str, *args: str) -> dict[str, frozenset[str]]:
+    """``{commit: paths}`` of ``git log --name-only --no-merges args`` (trees only: no blob needed)."""
+    out: dict[str, frozenset[str]] = {}
+    for rec in git(repo, "log", "--no-merges", "--name-only", "--format=%x02%H", *args).split("\x02")[1:]:
+        sha, *paths = rec.split()
+        out[sha] = frozenset(paths)
+    return out
+
+
+def upstream_paths(repo: str, sha: str) -> frozenset[str] | None:
+    if sha not in FILES:
+        FILES.update(changed_paths(repo, "-1", sha))
+    return FILES.get(sha)
+
+
+def patch_id(repo: str, sha: str) -> str | None:
+    """``git show <sha> | git patch-id --stable`` (None when a blob is missing from the snapshot)."""
+    if sha not in _PID:
+        show = subprocess.run(["git", "-C", repo, "show", "--format=", sha], capture_output=True)
+        pid = subprocess.run(["git", "-C", repo, "patch-id", "--stable"], input=show.stdout, capture_output=True).stdout.split()
+        _PID[sha] = pid[0].decode() if show.returncode == 0 and pid else None
+    return _PID[sha]
+
+
 def strip_pr(s: str) -> str:
     return re.sub(r"(\s*\(#\d+\))+\s*$", "", s.strip())
 
@@ -66,14 +113,29 @@ def point(repo: str, up: list, fork: list, cutoff: int) -> dict | None:
     own.reverse()                                         # oldest first
     reverted: dict[str, str] = {}                         # upstream sha -> the fork's revert
     back: set[str] = set()
+    subj_of = {sha: subj for sha, _, subj, _ in own}
+    merge_shas = [sha for sha, n, _, _ in own if n > 1]
     for sha, _, subj, body in own:
-        for t in re.findall(r"^This reverts commit ([0-9a-f]{7,40})", body, re.M):
+        names = [full_sha(repo, t) or t for t in _REVERTS.findall(body)]
+        m = re.match(r'^Revert "(Revert ".*")"', strip_pr(subj))     # a squash-merged PR: no sha line
+        if m:
+            names += [v for v in set(reverted.values()) if strip_pr(subj_of[v]) == strip_pr(m.group(1))]
+        for t in names:
+            merge = next((x for x in merge_shas if x.startswith(t)), None)
+            brought = git(repo, "rev-list", merge + "^2", "^" + merge + "^1").split() if merge else []
             if t in at_or_before:
                 reverted[t] = sha
                 back.discard(t)
+            elif brought:                                 # git revert -m 1 <merge>: what it brought is out
+                for b in brought:
+                    if b in at_or_before:
+                        reverted[b] = sha
+                        back.discard(b)
+                back.update(k for k, v in reverted.items() if v in brought)   # the PR merge held a revert
             else:                                         # a revert of the fork's revert: relanded
                 back.update(k for k, v in reverted.items() if v.startswith(t))
-        for t in re.findall(r"^\(cherry picked from commit ([0-9a-f]{40})\)", body, re.M):
+        for t in re.findall(r"^\(cherry picked from commit ([0-9a-f]{40})\)|^Upstream-Commit: ([0-9a-f]{40})", body, re.M):
+            t = t[0] or t[1]
             if t in reverted:
                 back.add(t)
         m = re.match(r'^(?:Reapply|Reland)\s+"(.*)"', strip_pr(subj))
@@ -81,6 +143,14 @@ def point(repo: str, up: list, fork: list, cutoff: int) -> dict | None:
             for t in reverted:
                 if strip_pr(at_or_before[t][2]) == strip_pr(m.group(1)):
                     back.add(t)
+        for t, v in reverted.items():                     # re-picked: the upstream subject and PR, or its patch
+            us = at_or_before[t][2]
+            pr = re.search(r"\(#(\d+)\)\s*$", us)
+            # the PR cited outside quotes: 'Reland partial "X (#9668)" (#6552)' cites only its own #6552
+            if v != sha and ((pr and f"#{pr.group(1)}" in re.sub(r'"[^"]*"', " ", subj) and strip_pr(us).lower() in subj.lower())
+                             or (FILES.get(sha) and FILES[sha] == upstream_paths(repo, t)
+                                 and patch_id(repo, sha) and patch_id(repo, sha) == patch_id(repo, t))):
+                back.add(t)
     for c in chain[fidx:]:                                # upstream's own revert, merged
         for t in re.findall(r"^This reverts commit ([0-9a-f]{40})", c[3], re.M):
             if t in reverted and c[0] in in_f:
@@ -95,6 +165,7 @@ def point(repo: str, up: list, fork: list, cutoff: int) -> dict | None:
 def main(argv: list[str]) -> int:
     repo, up_tip, fork_ref, start, end, step = argv[:6]
     up, fork = first_parent(repo, up_tip), first_parent(repo, fork_ref)
+    FILES.update(changed_paths(repo, fork_ref, "^" + up_tip))
     d, stop = date.fromisoformat(start), date.fromisoformat(end)
     rows = []
     while d <= stop:

@@ -267,16 +267,32 @@ def cmd_status(args) -> int:
         c.add_row("in the fork's history, then reverted (before the range)", str(len(holes)))
     con.print(c)
     if holes:
-        from rich.markup import escape
-        ht = Table(title="in the fork's history, then reverted by the fork (before the range; Backlog REVERTED)")
-        for col in ("upstream commit", "PR", "committed", "reverted by", "reverted"):
-            ht.add_column(col, no_wrap=True)
-        ht.add_column("subject", no_wrap=True, overflow="ellipsis")
-        for x in holes:
-            ht.add_row(x["sha"][:12], _pr(x["pr"]), (x["date"] or "")[:10], (x["fork_commit"] or "-")[:12],
-                       (x["fork_commit_date"] or "")[:10], escape(x["subject"][:70]))
-        con.print(ht)
+        _print_holes(con, holes)
     return 0
+
+
+def _print_holes(con, holes: list[dict]) -> None:
+    """The holes of the Backlog (``backlog.holes`` of :func:`status_json`): a table on a console
+    wide enough for its six columns, else — a log, a narrow terminal, Rich's 80 columns off a
+    terminal — one line per hole, which a table would squeeze to nothing but the subject."""
+    from rich.markup import escape
+    from rich.table import Table
+    title = "in the fork's history, then reverted by the fork (before the range; Backlog REVERTED)"
+    if con.width < 120:
+        con.print(title + ":", highlight=False)
+        for x in holes:
+            con.print(f"  {x['sha'][:12]}  {_pr(x['pr']) or '-'}  committed {(x['date'] or '')[:10]}  reverted by "
+                      f"{(x['fork_commit'] or '-')[:12]} on {(x['fork_commit_date'] or '-')[:10]}: {escape(x['subject'])}",
+                      highlight=False, soft_wrap=True)
+        return
+    ht = Table(title=title)
+    for col in ("upstream commit", "PR", "committed", "reverted by", "reverted"):
+        ht.add_column(col, no_wrap=True, min_width=len(col) if col != "upstream commit" else 12)
+    ht.add_column("subject", no_wrap=True, overflow="ellipsis")
+    for x in holes:
+        ht.add_row(x["sha"][:12], _pr(x["pr"]), (x["date"] or "")[:10], (x["fork_commit"] or "-")[:12],
+                   (x["fork_commit_date"] or "")[:10], escape(x["subject"][:70]))
+    con.print(ht)
 
 
 def _pr(pr) -> str:
@@ -328,10 +344,12 @@ def cmd_ledger_export(args) -> int:
 
 def _hole_entry(state, c) -> tuple[LedgerEntry, int | None]:
     """A hole of the Backlog (a merged upstream commit ``c`` the fork reverted, before the range)
-    as a REVERTED entry (``index`` -1) with the fork's revert, and that revert's committer time
+    as a REVERTED entry (``index`` -1) with the fork's revert (or its revert of the merge that
+    brought ``c``), and that revert's committer time
     (None if no fork commit reverts it any more): since then the hole has been open."""
     sha, subject = str(c.id), c.message.split("\n", 1)[0]
-    rv = revert_of(state.fork_commits, sha)
+    by = state.hole_reverts.get(sha)
+    rv = next((f for f in state.fork_commits if f.sha == by), None) if by else revert_of(state.fork_commits, sha)
     fc = rv.sha if rv else None
     return LedgerEntry(sha=sha, index=-1, pr=gitio.parse_pr(subject), subject=subject,
                        committer_time=int(c.committer.time), disposition=Disposition.REVERTED, fork_commit=fc,

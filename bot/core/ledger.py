@@ -146,12 +146,17 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
                  decisions: Iterable[Decision] = (),
                  in_flight: Iterable[InFlightBranch] = (),
                  rules: ProvenanceRules = ProvenanceRules(),
-                 isolated: IsolatedPickRules = IsolatedPickRules()) -> Ledger:
+                 isolated: IsolatedPickRules = IsolatedPickRules(),
+                 merges: Mapping[str, Sequence[str]] | None = None) -> Ledger:
     """Rebuild the ledger.
 
     ``upstream``: the upstream first-parent range, oldest first. ``fork``: the fork's own commits
     (``fork_tip ^upstream_tip``), oldest first (topological). ``decisions``: from notes
     (:func:`bot.git.notes.read_decisions`); trailers are read here from ``fork``. Shas are full.
+    ``merges``: fork merge sha → the commits it brought in (reachable from its other parents, not
+    from its first), for the merges a fork commit reverts: ``git revert -m 1 <merge>`` backs out
+    what the merge brought — upstream commits (picked by ancestry) and the effect of fork commits
+    (a PR merge holding a revert) — and a revert of that revert lands them again.
     """
     res = _Resolver(upstream)
     unresolved: list[tuple[str, str, str]] = []
@@ -287,16 +292,14 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
             inv: list[str] = []
             kind = None
             for t in dict.fromkeys(targets):
-                if t not in effect:
-                    continue
-                tk, ups = effect[t]
-                kind = "revert" if tk == "pick" else "pick"
-                for u in ups:
-                    add(u, _Event(f.committer_time, seq, kind,
-                                  Evidence("revert", f.sha, f"{'backs out' if kind == 'revert' else 're-lands'} "
-                                                            f"{t[:12]}: {f.subject}"),
-                                  reason=f.subject))
-                    inv.append(u)
+                for tk, ups in _effects(t, effect, merges or {}, res):
+                    kind = "revert" if tk == "pick" else "pick"
+                    for u in ups:
+                        add(u, _Event(f.committer_time, seq, kind,
+                                      Evidence("revert", f.sha, f"{'backs out' if kind == 'revert' else 're-lands'} "
+                                                                f"{t[:12]}: {f.subject}"),
+                                      reason=f.subject))
+                        inv.append(u)
             if inv and kind:
                 effect[f.sha] = (kind, tuple(inv))
 
@@ -384,6 +387,20 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
             by_pr.setdefault(e.pr, []).append(e)
     return Ledger(entries=tuple(entries), by_sha={e.sha: e for e in entries},
                   by_pr={k: tuple(v) for k, v in by_pr.items()}, unresolved=tuple(unresolved))
+
+
+def _effects(t: str, effect: Mapping[str, tuple[str, tuple[str, ...]]], merges: Mapping[str, Sequence[str]],
+             res: _Resolver) -> list[tuple[str, tuple[str, ...]]]:
+    """What fork commit ``t`` did to upstream commits, as ``[(pick | revert, upstream shas)]``: its
+    own effect, or for a merge of ``merges`` the effects of what it brought in — its upstream
+    commits picked by ancestry, and the effects of the fork commits it brought (a PR merge)."""
+    if t in effect:
+        return [effect[t]]
+    if t not in merges:
+        return []
+    out = [effect[s] for s in merges[t] if s in effect]
+    ups = tuple(u for s in merges[t] if s not in effect for u in res.sha(s))
+    return out + ([("pick", ups)] if ups else [])
 
 
 def _is_fork_commit(fork_shas: list[str], ref: str) -> bool:

@@ -8,21 +8,33 @@ will reach it, is an *isolated* pick (:mod:`bot.core.pins`). Upstream commits be
 base are outside the ledger's range, so the fork's reverts of them — a merge brought them in,
 the fork took them out — are found here and counted in the Backlog as *holes*:
 
-* a fork commit (of ``fork_tip ^upstream_tip``) with ``This reverts commit <sha>`` naming an
-  upstream commit at or before the frontier opens a hole;
-* the hole closes when a later fork commit reverts that revert, re-picks the commit
-  (``cherry picked from commit <sha>``, or ``Reapply "<its subject>"``/``Reland "…"``), or when
-  upstream's own revert of it is merged (then upstream took it out too).
+* a fork commit (of ``fork_tip ^upstream_tip``) that reverts an upstream commit at or before the
+  frontier — ``This reverts commit <sha>``, the sha full or abbreviated (resolved against the
+  repository, unambiguous only), or a commit URL on the next line — opens a hole; so does a
+  fork commit that reverts a merge (``git revert -m 1 <merge>``), for each upstream commit the
+  merge brought in (a later re-merge does not bring them back: git's "revert a faulty merge");
+* the holes are the REVERTED entries of a ledger (:func:`bot.core.ledger.build_ledger`) over the
+  merged upstream commits named, so the ledger's own rules close them: a revert of the fork's
+  revert (by sha, or ``Revert "Revert "…""`` by subject), of the PR merge that held it, or of the
+  merge revert; a re-pick by any pick evidence (``Upstream-Commit:``, ``cherry picked from``,
+  a cited PR with the upstream subject, the same patch-id);
+* it closes too on ``Reapply "<its subject>"``/``Reland "…"`` after the revert, or when
+  upstream's own revert of it is merged (then upstream took it out too);
+* an upstream revert a merge brought in is a hole when it did not take effect
+  (:func:`lost_reverts`): the fork picked the reverted commit ahead of the merge that brought
+  both, so git's three-way merge kept the fork's pick.
 """
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Iterable, Mapping, Sequence
 
-from bot.model import CommitInfo
+from bot.config.forksync import ProvenanceRules
+from bot.core.ledger import build_ledger
+from bot.core.provenance import claims, reverted_targets
+from bot.model import CommitInfo, Disposition
 
-_REVERTS = re.compile(r"^This reverts commit ([0-9a-f]{7,40})", re.MULTILINE)
-_CHERRY = re.compile(r"^\(cherry picked from commit ([0-9a-f]{40})\)", re.MULTILINE)
 _RELAND = re.compile(r'^(?:Reapply|Reland)\s+"(.*)"', re.IGNORECASE)
 
 
@@ -33,50 +45,121 @@ def _bare(subject: str) -> str:
 def syncs_by_merging(fork: Sequence[CommitInfo]) -> bool:
     """Whether the fork's own commits (``fork_tip ^upstream_tip``) include a merge that brought in
     a commit from outside them — upstream's history. The Triton fork (cherry-picks only, no
-    merges) is not one; a fork that merges upstream is."""
+    merges) is not one; a fork that merges upstream is. Whether the fork *still* syncs by merging
+    is decided from what followed its newest merge (:func:`bot.core.pins.compute_pins`: picks in
+    upstream order since then make it a fork that syncs by picks)."""
     own = {c.sha for c in fork}
     return any(len(c.parents) > 1 and any(p not in own for p in c.parents[1:]) for c in fork)
 
 
 def reverted_candidates(fork: Sequence[CommitInfo], known: Iterable[str]) -> set[str]:
-    """Shas that fork commits revert (``This reverts commit <sha>``) and that are not among
-    ``known`` (the fork's own commits and the ledger's range): upstream commits merged before
-    the base, if upstream's history holds them."""
-    known = set(known)
-    return {s for c in fork for s in _REVERTS.findall(c.message) if len(s) == 40 and s not in known}
+    """Shas, full or abbreviated (7–40 hex, as written), that fork commits revert (``This reverts
+    commit <sha>``, :func:`bot.core.provenance.reverted_targets`) and that name none of ``known``
+    (the fork's own commits and the ledger's range): upstream commits merged before the base, once
+    the caller resolves them against the repository (an abbreviation only when unambiguous)."""
+    known = sorted(known)
+    return {s for c in fork for s in reverted_targets(c.message)[0] if not _names(known, s)}
+
+
+def _names(known: Sequence[str], ref: str) -> bool:
+    """Whether ``ref`` (a sha or an abbreviation) names one of ``known`` (sorted full shas)."""
+    i = bisect.bisect_left(known, ref)
+    return i < len(known) and known[i].startswith(ref)
+
+
+def picked_candidates(fork: Sequence[CommitInfo], known: Iterable[str], rules: ProvenanceRules) -> set[str]:
+    """Shas, full or abbreviated, that fork commits pick by sha (the ledger's pick claims:
+    trailers, ``cherry picked from`` …) and that name none of ``known``: upstream commits before
+    the range — picked ahead of the merge that later brought them in, once resolved by the caller."""
+    known = sorted(known)
+    return {c.ref for f in fork for c in claims(f.message, rules)
+            if c.kind == "pick" and not c.ref.startswith("#") and not _names(known, c.ref)}
+
+
+def lost_reverts(fork: Sequence[CommitInfo], line: Sequence[str], merged: Mapping[str, CommitInfo],
+                 rules: ProvenanceRules = ProvenanceRules()) -> dict[str, str]:
+    """Upstream reverts that a merge brought in and that did not take effect: ``{revert sha: that
+    merge}``. The fork picked upstream commit U ahead of the merge that brought it, and the same
+    merge brought upstream's revert of U: git's three-way merge keeps the fork's pick (upstream's
+    side, U then its revert, changes nothing), so the fork holds U though upstream backed it out.
+    A merge that brought U alone, before the revert, lets the revert apply: no hole then.
+
+    ``line``: upstream's first-parent commits at or before the base, oldest first; ``merged``: the
+    commits of it that matter (U and its revert among them). The hole closes when a later fork
+    commit picks the revert or reverts the fork's pick of U."""
+    pos = {s: i for i, s in enumerate(line)}
+    # each fork merge of upstream, in fork order, with how far up upstream's line it brought the fork
+    merges = [(i, max(pos[p] for p in c.parents[1:] if p in pos)) for i, c in enumerate(fork)
+              if len(c.parents) > 1 and any(p in pos for p in c.parents[1:])]
+
+    def full(ref: str) -> str | None:
+        return next((s for s in merged if s.startswith(ref)), None)
+    picks: dict[str, list[int]] = {}       # upstream sha -> the fork commits that pick it by sha
+    for i, f in enumerate(fork):
+        for u in {full(c.ref) for c in claims(f.message, rules) if c.kind == "pick" and not c.ref.startswith("#")}:
+            if u:
+                picks.setdefault(u, []).append(i)
+    out: dict[str, str] = {}
+    for r, info in merged.items():
+        for u in {full(t) for t in reverted_targets(info.message)[0]} - {None, r}:
+            if u not in picks or r not in pos or u not in pos:
+                continue
+            m = min((i for i, p in merges if p >= pos[r]), default=None)       # the merge that brought the revert
+            if m is None or any(i < m and p >= pos[u] for i, p in merges) or not any(i < m for i in picks[u]):
+                continue
+            mine = [fork[i].sha for i in picks[u] if i < m]
+            if any(i > m for i in picks.get(r, ())) or any(
+                    x.startswith(t) for f in fork[m + 1:] for t in reverted_targets(f.message)[0] for x in mine):
+                continue
+            out[r] = fork[m].sha
+    return out
+
+
+def reverted_merges(fork: Sequence[CommitInfo]) -> list[str]:
+    """The fork's merge commits that a later fork commit reverts (``git revert -m 1 <merge>``
+    writes ``This reverts commit <merge>, reversing changes made to <parent>``), oldest first.
+    What each brought in comes from git (its other parents' commits not reachable from its first)."""
+    named = {s for c in fork for s in reverted_targets(c.message)[0]}
+    return [c.sha for c in fork if len(c.parents) > 1 and any(c.sha.startswith(s) for s in named)]
 
 
 def revert_of(fork: Sequence[CommitInfo], sha: str) -> CommitInfo | None:
     """The newest of the fork's commits whose message reverts ``sha`` (``This reverts commit
-    <sha>`` at a line's start, the rule :func:`merged_holes` reads), or None."""
-    return next((c for c in reversed(fork) if sha in _REVERTS.findall(c.message)), None)
+    <sha>``, the sha in full), or None."""
+    return next((c for c in reversed(fork) if sha in reverted_targets(c.message)[0]), None)
 
 
-def merged_holes(fork: Sequence[CommitInfo], merged: Mapping[str, tuple[str, str]]) -> tuple[str, ...]:
+def merged_holes(fork: Sequence[CommitInfo], merged: Mapping[str, CommitInfo], *,
+                 merges: Mapping[str, Sequence[str]] | None = None,
+                 rules: ProvenanceRules = ProvenanceRules()) -> dict[str, str]:
     """Upstream commits the fork took back out after a merge brought them in, and has not got back.
 
     ``fork``: the fork's own commits, oldest first. ``merged``: upstream commits at or before the
-    frontier (merged into the fork) that matter here: every commit a fork commit reverts, and every
-    upstream commit whose message reverts one of them — sha → ``(subject, message)``. Returns the
-    open holes' shas in the order their reverts landed (rules in the module docstring)."""
-    reverted: dict[str, str] = {}          # upstream sha -> the fork commit that reverts it
-    back: set[str] = set()
-    for c in fork:
-        for s in _REVERTS.findall(c.message):
-            if s in merged:
-                reverted[s] = c.sha
-                back.discard(s)
-            else:     # a revert of the fork's revert ("This reverts commit afe1e9da", abbreviated too)
-                back.update(u for u, r in reverted.items() if r.startswith(s))
-        for s in _CHERRY.findall(c.message):
-            if s in reverted:
-                back.add(s)
+    frontier (merged into the fork) that matter here, oldest first: every commit a fork commit
+    reverts (by itself or by reverting the merge that brought it, see ``merges``), and every
+    upstream commit whose message reverts one of them. ``merges``: fork merge → the commits it
+    brought in, for the merges a fork commit reverts (:func:`reverted_merges`). Returns
+    ``{hole sha: the fork commit that took it out}`` in the order those landed (rules in the
+    module docstring)."""
+    ups = list(merged.values())
+    ledger = build_ledger(ups, fork, upstream_in_fork_ancestry=merged, rules=rules, merges=merges)
+    seq = {c.sha: i for i, c in enumerate(fork)}
+    holes: dict[str, tuple[int, str]] = {}
+    for e in ledger.entries:
+        if e.disposition is not Disposition.REVERTED:
+            continue
+        # the last event that changed it is the revert that took it out (or the merge revert)
+        out = [x.fork_commit for x in e.evidence if x.fork_commit in seq]
+        if out:
+            holes[e.sha] = (seq[out[-1]], out[-1])
+    for c in fork:       # relanded by subject after the revert: Reapply "<subject>" / Reland "…"
         m = _RELAND.match(_bare(c.subject))
         if m:
             want = _bare(m.group(1))
-            back.update(u for u in reverted if _bare(merged[u][0]) == want)
-    for sha, (_, message) in merged.items():       # upstream's own revert, merged: gone upstream too
-        for s in _REVERTS.findall(message):
-            if s in reverted and s != sha:
-                back.add(s)
-    return tuple(u for u in reverted if u not in back)
+            for u in [u for u, (i, _) in holes.items() if i < seq[c.sha] and _bare(merged[u].subject) == want]:
+                del holes[u]
+    for u in ups:         # upstream's own revert, merged: gone upstream too
+        for s in reverted_targets(u.message)[0]:
+            for h in [h for h in holes if h.startswith(s) and h != u.sha]:
+                del holes[h]
+    return {u: r for u, (_, r) in sorted(holes.items(), key=lambda kv: kv[1][0])}

@@ -28,7 +28,11 @@ upstream commit the fork contains by ancestry (None → the merge base); a cherr
 upstream commit is an isolated pick (it neither moves the frontier nor becomes a hole once a merge
 reaches it); and the Backlog also counts the merged upstream commits the fork reverted and has not
 got back (``holes``, as REVERTED; the oldest of them holds the contiguous pin). No trailer is
-needed for any of this.
+needed for any of this. The sync mode is the *recent* one: a fork that merged upstream and has
+since picked, in upstream order, at least ``min_run`` upstream commits right after the newest
+one it merged (every entry up to them handled) syncs by picks now, and is measured by the rules
+above for picks — one old merge does not make it merge-based for ever. Picks taken ahead of
+the next merge skip commits, so they never form such a run.
 """
 from __future__ import annotations
 
@@ -105,6 +109,18 @@ def isolated_entries(entries: tuple[LedgerEntry, ...] | list[LedgerEntry], rules
     return iso
 
 
+def _picks_in_sequence(entries: list[LedgerEntry], merged: frozenset[str] | set[str]) -> int:
+    """How many upstream commits the fork reached in one unbroken run of handled entries right
+    after the newest entry it contains by ancestry (or after the base)."""
+    f_at = next((e.index for e in reversed(entries) if e.sha in merged), -1)
+    run = 0
+    for e in entries[f_at + 1:]:
+        if e.disposition not in HANDLED:
+            break
+        run += e.disposition in REACHED
+    return run
+
+
 def _pin(e: LedgerEntry | None, base_sha: str | None, base_time: int) -> Pin:
     if e is None:
         return Pin(base_sha, -1, None, base_time, "")
@@ -121,15 +137,19 @@ def compute_pins(entries, *, base_sha: str | None, base_time: int, upstream_tip_
     """Pins of a ledger's entries (upstream order). ``base_*``: the merge base (or ``since``).
     ``upstream_tip_time`` defaults to the newest entry's committer time (or the base's).
 
-    ``merged``: for a fork that syncs by merging (:func:`bot.core.merged.syncs_by_merging`), the
+    ``merged``: for a fork that has merged upstream (:func:`bot.core.merged.syncs_by_merging`), the
     shas of the range it contains by ancestry; then the frontier is the newest of them (None →
-    the merge base) and every other reached entry past it is an isolated pick. ``holes``: merged
+    the merge base) and every other reached entry past it is an isolated pick — unless the fork
+    has since picked ``rules.min_run`` or more upstream commits in sequence right after it (see
+    the module docstring: it syncs by picks now, ``merge_based`` False). ``holes``: merged
     upstream commits before the range that the fork reverted and has not got back
     (:func:`bot.core.merged.merged_holes`); each counts in the Backlog as REVERTED.
     ``oldest_hole``: ``(the oldest hole, the upstream commit before it)``; the hole lies before
     every entry, so it holds the contiguous pin, which stays at the commit before it."""
     entries = list(entries)
     frontier = None
+    if merged is not None and _picks_in_sequence(entries, merged) >= rules.min_run:
+        merged = None
     if merged is None:
         iso = isolated_entries(entries, rules)
         for e in reversed(entries):

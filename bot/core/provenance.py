@@ -9,7 +9,10 @@ they are tried (each configurable in :class:`bot.config.forksync.ProvenanceRules
    (decisions), ``Upstream-Urgent: <reason>`` (the commit's picks are isolated).
 2. ``(cherry picked from commit <sha>)`` (``git cherry-pick -x``); prose that names the sha it
    took: "Sync upstream commit 5900ea6b2 by …" (sync/port/apply/backport/cherry-pick, real case:
-   the Triton fork's #2982), rule ``upstream-commit-prose``.
+   the Triton fork's #2982), rule ``upstream-commit-prose``; ``git merge --squash``'s own message
+   (subject ``Squashed commit of the following:``, then per squashed commit a ``commit <40 hex>``
+   line followed by its ``Author:`` line), rule ``squash-merge`` — only that form: a ``commit
+   <sha>`` mention anywhere else claims nothing.
 3. user trailer regexes (``TrailerRule``: group ``sha``, meaning picked/reverted/deferred/…).
 4. upstream PR citations (``#N`` per ``pr_citation_pattern``):
 
@@ -45,9 +48,10 @@ they are tried (each configurable in :class:`bot.config.forksync.ProvenanceRules
    also leaves it out of patch-id matching and of back-out detection.
 
 Fork back-outs are read by :func:`reverted_targets`: ``This reverts commit <sha>`` (not
-quoted), ``Revert "<subject>"``, ``Back out "<subject>"`` (also behind ``[tag]`` prefixes and
-followed by more words), ``Revert D123: <subject>``; and by :func:`reverted_diffs`: Phabricator
-ids (``Revert D123 (#869)``, ``This diff reverts D123``), matched against the fork commits'
+quoted; the sha may be abbreviated, or a commit URL on the next line), ``Revert "<subject>"``,
+``Back out "<subject>"`` (also behind ``[tag]`` prefixes and followed by more words),
+``Revert D123: <subject>``; and by :func:`reverted_diffs`: Phabricator ids (``Revert D123
+(#869)``, ``This diff reverts D123``), matched against the fork commits'
 ``Differential Revision: D123`` lines.
 """
 from __future__ import annotations
@@ -84,6 +88,9 @@ _FS_KIND = {"commit": "pick", "deferred": "defer", "skipped": "skip", "wont-port
 _CONFLICT = re.compile(r"^Forksync-Conflict:[ \t]*[0-9a-fA-F]{7,40}\b", re.MULTILINE | re.IGNORECASE)
 _URGENT = re.compile(r"^Upstream-Urgent:[ \t]*(.*)$", re.MULTILINE | re.IGNORECASE)
 _CHERRY = re.compile(r"^\(cherry picked from commit ([0-9a-f]{7,40})\)\s*$", re.MULTILINE)
+# git merge --squash: "Squashed commit of the following:", then a `git log` of the squashed commits
+_SQUASH_SUBJECT = "Squashed commit of the following:"
+_SQUASHED = re.compile(r"^commit ([0-9a-f]{40})\n(?:Merge: [0-9a-f ]+\n)?Author: ", re.MULTILINE)
 _PROSE_SHA = re.compile(r"(?im)^(?![ \t]*>).*?\b(?:sync|port|apply|backport|cherry-pick)(?:s|ed)?\s+upstream\s+commit\s+"
                         r"([0-9a-f]{7,40})\b")
 # a pick stated by sha in prose or a list: "* Cherry-pick 06e6799f… to 3.0.x", "cherry-pick of\n<sha>"
@@ -205,6 +212,9 @@ def _claims(message: str, rules: ProvenanceRules) -> list[Claim]:
     if rules.cherry_picked_from:
         for m in _CHERRY.finditer(message):
             out.append(Claim("pick", m.group(1), "cherry-picked-from"))
+        if message.startswith(_SQUASH_SUBJECT):
+            for m in _SQUASHED.finditer(message):
+                out.append(Claim("pick", m.group(1), "squash-merge", "named by git merge --squash's message"))
         # prose that says a commit took an upstream change by sha: "Sync upstream commit 5900ea6b2 by …"
         for m in _PROSE_SHA.finditer(message):
             out.append(Claim("pick", m.group(1).lower(), "upstream-commit-prose", m.group(0)[:200]))
@@ -396,7 +406,9 @@ def is_urgent(message: str, patterns: list[str] | tuple[str, ...] = ()) -> str |
     return None
 
 
-_REVERTS_SHA = re.compile(r"^This reverts commit ([0-9a-f]{7,40})", re.MULTILINE)
+# "This reverts commit <sha>", and the form a hand-written body gives it: "This reverts commit\n
+# https://github.com/<org>/<repo>/commit/<sha>." (the Intel fork's 1bd6d4375b)
+_REVERTS_SHA = re.compile(r"^This reverts commit(?: |\s*\n<?https?://\S+?/commit/)([0-9a-f]{7,40})", re.MULTILINE)
 _REVERT_SUBJ = re.compile(r'^(?:Revert|Back ?out|Backout)\s+"(.*)"\s*(?:\(#\d+\))?\s*$', re.IGNORECASE)
 # 'Back out "Revert D86123088", Fix old TMA API' behind the fork's tags: the quoted subject, then more words
 _REVERT_SUBJ_LEAD = re.compile(r'^(?:\[[^\]]*\]\s*)*(?:Revert|Back ?out|Backout)\s+"([^"]+)"[,:;]\s', re.IGNORECASE)
@@ -405,7 +417,7 @@ _REVERT_D = re.compile(r"^(?:Revert|Back ?out)\s+D\d+:\s*(.+)$", re.IGNORECASE)
 
 def reverted_targets(message: str) -> tuple[list[str], list[str]]:
     """``(shas, subjects)`` a fork commit reverts/backs out: ``This reverts commit <sha>`` lines
-    (not quoted with ``>``), and the subject quoted by ``Revert "…"`` / ``Back out "…"`` /
+    (not quoted with ``>``; full or abbreviated sha, or a commit URL on the next line), and the subject quoted by ``Revert "…"`` / ``Back out "…"`` /
     ``Revert D123: …``."""
     subject = message.split("\n", 1)[0].strip()
     shas = [m.group(1) for m in _REVERTS_SHA.finditer(message)]

@@ -23,7 +23,14 @@ from cachetools import LRUCache
 
 from bot.config.forksync import ForksyncConfig, UserError
 from bot.core.ledger import Ledger, build_ledger
-from bot.core.merged import merged_holes, reverted_candidates, syncs_by_merging
+from bot.core.merged import (
+    lost_reverts,
+    merged_holes,
+    picked_candidates,
+    reverted_candidates,
+    reverted_merges,
+    syncs_by_merging,
+)
 from bot.core.pins import Pin, Pins, compute_pins
 from bot.core.provenance import claims
 from bot.git import repo as gitio
@@ -92,6 +99,9 @@ class SyncState:
     #: ``upstream.ref`` names no ref (a sha): upstream is pinned to ``upstream_tip`` and
     #: ``upstream_as_of`` is None — the numbers are as of that commit, never current
     upstream_pinned: bool = False
+    #: each hole of the Backlog (``pins.holes``) → the fork commit that took it out (its revert,
+    #: or the revert of the merge that brought it)
+    hole_reverts: dict[str, str] = field(default_factory=dict)
 
     @property
     def upstream_as_of_unknown(self) -> str | None:
@@ -123,15 +133,47 @@ def end_of_day(d: str | date) -> int:
     return int(datetime(d.year, d.month, d.day, tzinfo=timezone.utc).timestamp()) + 86399
 
 
-def tip_as_of(repo: pygit2.Repository, tip: str, cutoff: int) -> str | None:
-    """The newest first-parent commit from ``tip`` committed at or before ``cutoff``."""
+def tip_as_of(repo: pygit2.Repository, tip: str, cutoff: int, upstream_tip: str | None = None) -> str | None:
+    """The newest first-parent commit from ``tip`` committed at or before ``cutoff``.
+
+    With ``upstream_tip`` (walking the fork's branch): a merge committed after ``cutoff`` whose
+    first parent lies on upstream's first-parent line and whose other parent does not — the
+    fork's work merged *into* upstream's line and pushed as the fork's branch — is followed
+    through that other parent, the fork's own line: upstream's commits before the merge were
+    never the fork's tip."""
+    line: set[str] | None = None
     c = repo[tip]
     while True:
         if int(c.committer.time) <= cutoff:
             return str(c.id)
         if not c.parent_ids:
             return None
-        c = repo[c.parent_ids[0]]
+        nxt = c.parent_ids[0]
+        if upstream_tip is not None and len(c.parent_ids) > 1:
+            if line is None:    # once, and only for a branch with merges past the cutoff
+                line = _first_parent_line(repo, upstream_tip)
+            if str(nxt) in line:
+                nxt = next((p for p in c.parent_ids[1:] if str(p) not in line), nxt)
+        c = repo[nxt]
+
+
+_LINES: "LRUCache[tuple[str, str], frozenset[str]]" = LRUCache(8)
+_LINES_LOCK = threading.Lock()
+
+
+def _first_parent_line(repo: pygit2.Repository, tip: str) -> frozenset[str]:
+    """The shas of ``tip``'s first-parent chain (remembered per repository and tip: a ``--series``
+    asks for the same upstream tip at every date)."""
+    key = (repo.path, tip)
+    with _LINES_LOCK:
+        hit = _LINES.get(key)
+    if hit is None:
+        w = repo.walk(tip, pygit2.enums.SortMode.NONE)
+        w.simplify_first_parent()
+        hit = frozenset(str(c.id) for c in w)
+        with _LINES_LOCK:
+            _LINES[key] = hit
+    return hit
 
 
 # ---- commit analysis cache ----------------------------------------------------------------------
@@ -330,7 +372,7 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     fork_tip = _tip(fork_repo, cfg.fork, "fork", f"fork ({fork_url})")
     if cutoff is not None:
         stamp = datetime.fromtimestamp(cutoff, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-        cut_up, cut_fork = tip_as_of(repo, up_tip, cutoff), tip_as_of(repo, fork_tip, cutoff)
+        cut_up, cut_fork = tip_as_of(repo, up_tip, cutoff), tip_as_of(repo, fork_tip, cutoff, up_tip)
         for side, cut in (("upstream", cut_up), ("fork", cut_fork)):
             if cut is None:   # never show today's state under a past date
                 raise BeforeHistoryError(f"as of {stamp} the {side} has no commit yet (its first-parent history starts "
@@ -379,10 +421,24 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     base_time = int(repo[base].committer.time) if base else 0
     merged = ancestry if syncs_by_merging(fork_commits) else None
     # upstream commits before the range are in the fork's history — merged, or there when it
-    # branched — so the fork's revert of one is a hole either way
-    cands = reverted_candidates(fork_commits, set(fork_shas) | set(rng))
-    merged_up = _merged_upstream(repo, base, cands) if cands and base else {}
-    holes = merged_holes(fork_commits, merged_up) if merged_up else ()
+    # branched — so the fork's revert of one is a hole either way; so is each upstream commit a
+    # merge brought in that the fork reverted (git revert -m 1)
+    own = set(fork_shas)
+    cands = {full for ref in reverted_candidates(fork_commits, own | set(rng)) if (full := _commit_named(repo, ref))}
+    merges = {m: [s for p in repo[m].parent_ids[1:] for s in gitio.rev_list(repo, str(p), [str(repo[m].parent_ids[0])])]
+              for m in reverted_merges(fork_commits)}
+    cands |= {s for brought in merges.values() for s in brought if s not in own}
+    # upstream commits picked ahead of the merge that brought them: their upstream reverts may not apply
+    cands |= {full for ref in picked_candidates(fork_commits, own | set(rng), cfg.provenance)
+              if (full := _commit_named(repo, ref))}
+    merged_up, line = _merged_upstream(repo, base, cands) if cands and base else ({}, [])
+    hole_reverts: dict[str, str] = {}
+    if merged_up:
+        up_infos = analyse(repo, git_dir, list(merged_up), store=store if use_cache else None, renames=cfg.rename_detection)
+        up_merged = {s: up_infos[s] for s in reversed(merged_up)}
+        hole_reverts = merged_holes(fork_commits, up_merged, merges=merges, rules=cfg.provenance)
+        hole_reverts.update(lost_reverts(fork_commits, line, up_merged, cfg.provenance))
+    holes = tuple(hole_reverts)
     pins = compute_pins(ledger.entries, base_sha=base, base_time=base_time,
                         upstream_tip_time=int(repo[up_tip].committer.time), rules=cfg.isolated_picks,
                         merged=merged, holes=holes, oldest_hole=_oldest_hole(repo, merged_up, holes) if holes else None)
@@ -391,7 +447,7 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     state = SyncState(config=cfg, repo=repo, git_dir=git_dir, fork_repo=fork_repo, upstream_tip=up_tip,
                       fork_tip=fork_tip, merge_base=base, upstream=upstream, fork_commits=fork_commits,
                       ledger=ledger, pins=pins, in_flight=in_flight, decisions=decisions, as_of=cutoff,
-                      timings=timings, upstream_as_of=up_seen, upstream_pinned=pinned)
+                      timings=timings, upstream_as_of=up_seen, upstream_pinned=pinned, hole_reverts=hole_reverts)
     if record and use_cache and store is not None:
         sync_store.record_pins(store, {
             "recorded_at": int(_time.time()), "as_of": cutoff or 0, "fork_tip": fork_tip,
@@ -416,19 +472,34 @@ def _drop_upstream_x_lines(repo: pygit2.Repository, up_tip: str, ledger: Ledger)
     return ledger if len(keep) == len(ledger.unresolved) else dataclasses.replace(ledger, unresolved=tuple(keep))
 
 
-def _merged_upstream(repo: pygit2.Repository, base: str, wanted: set[str]) -> dict[str, tuple[str, str]]:
-    """``{sha: (subject, message)}`` of upstream's first-parent commits at or before ``base`` that
-    are in ``wanted`` or revert one of them (``This reverts commit <sha>``): what
-    :func:`bot.core.merged.merged_holes` reads. One walk back from ``base``; commits of
-    ``wanted`` that are not on that chain are left out (not merged upstream commits)."""
+def _commit_named(repo: pygit2.Repository, ref: str) -> str | None:
+    """The full sha of the commit ``ref`` (a sha, or an abbreviation of at least 7 hex) names in
+    ``repo``, or None when it names none or is ambiguous — the same rule for a revert that opens
+    a hole as for one that closes it."""
+    try:
+        return str(repo.revparse_single(ref).peel(pygit2.Commit).id)
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+
+
+def _merged_upstream(repo: pygit2.Repository, base: str, wanted: set[str]
+                     ) -> tuple[dict[str, tuple[str, str]], list[str]]:
+    """``({sha: (subject, message)}, line)``: upstream's first-parent commits at or before
+    ``base`` that are in ``wanted`` or revert one of them (``This reverts commit <sha>``), newest
+    first — what :func:`bot.core.merged.merged_holes` reads — and that whole first-parent line,
+    oldest first (:func:`bot.core.merged.lost_reverts` places merges on it). One walk back from
+    ``base``; commits of ``wanted`` that are not on that chain are left out (not merged upstream
+    commits)."""
     out: dict[str, tuple[str, str]] = {}
+    line: list[str] = []
     c = repo[base]
     while True:
         sha, msg = str(c.id), c.message
+        line.append(sha)
         if sha in wanted or ("This reverts commit" in msg and any(w in msg for w in wanted)):
             out[sha] = (msg.split("\n", 1)[0], msg)
         if not c.parent_ids:
-            return out
+            return out, line[::-1]
         c = repo[c.parent_ids[0]]
 
 

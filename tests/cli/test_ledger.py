@@ -486,7 +486,8 @@ def test_holes_are_listed_by_status_and_export_with_the_forks_revert(tmp_path, c
     flat = " ".join(out.replace("│", " ").replace("┃", " ").split())
     assert rc == 0 and "REVERTED since 2026-01-05T00:00:00Z" in flat
     assert "in the fork's history, then reverted (before the range) 1" in flat
-    assert f"{u['u1'][:12]} #11 2026-01-02 {rv[:12]} 2026-01-05 One (#11)" in flat
+    # off a terminal (80 columns) one line per hole, which a table would squeeze
+    assert f"{u['u1'][:12]} #11 committed 2026-01-02 reverted by {rv[:12]} on 2026-01-05: One (#11)" in flat
     rc, out, _ = run(capsys, [*argv, "ledger", "export", "--json"])
     ex = json.loads(out)
     assert rc == 0 and [e["sha"] for e in ex["entries"]] == [u["u3"]]

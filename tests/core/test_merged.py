@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from bot.config.forksync import load_config
@@ -27,7 +27,11 @@ def rv(sha: str) -> str:
     return f'Revert "something"\n\nThis reverts commit {sha}.\n'
 
 
-MERGED = {X: ("Fix X (#10)", "Fix X (#10)"), Y: ("Add Y (#11)", "Add Y (#11)"), Z: ("Tune Z (#12)", "Tune Z (#12)")}
+def up(sha: str, message: str, pr: int | None = None) -> CommitInfo:
+    return CommitInfo(sha, (), message, committer_time=T0 - DAY, pr=pr)
+
+
+MERGED = {X: up(X, "Fix X (#10)", 10), Y: up(Y, "Add Y (#11)", 11), Z: up(Z, "Tune Z (#12)", 12)}
 
 
 @pytest.mark.parametrize("fork, merged, holes", [
@@ -41,13 +45,13 @@ MERGED = {X: ("Fix X (#10)", "Fix X (#10)"), Y: ("Add Y (#11)", "Add Y (#11)"), 
     ([fc(1, rv(Y)), fc(2, 'Reland "Add Y (#11)" (#4919)')], MERGED, ()),
     ([fc(1, rv(Y)), fc(2, 'Reapply "Add Y"')], MERGED, ()),
     # upstream's own revert of it is merged too
-    ([fc(1, rv(Z))], {**MERGED, UX: ('Revert "Tune Z (#12)"', rv(Z))}, ()),
+    ([fc(1, rv(Z))], {**MERGED, UX: up(UX, f'Revert "Tune Z (#12)"\n\nThis reverts commit {Z}.\n')}, ()),
     # a revert of a commit that is not a merged upstream commit is no hole
     ([fc(1, rv("4" * 40))], MERGED, ()),
     ([fc(1, rv(X)), fc(2, rv(Z))], MERGED, (X, Z)),
 ])
 def test_merged_holes(fork, merged, holes):
-    assert merged_holes(fork, merged) == holes
+    assert tuple(merged_holes(fork, merged)) == holes
 
 
 def test_syncs_by_merging_and_candidates():
@@ -57,7 +61,8 @@ def test_syncs_by_merging_and_candidates():
     assert syncs_by_merging([a, b, m])
     # a merge of the fork's own branch brings in nothing from upstream
     assert not syncs_by_merging([a, b, fc(4, "Merge branch", parents=(b.sha, a.sha))])
-    assert reverted_candidates([a, b, fc(5, rv(a.sha)), fc(6, rv("abcdef12"))], {a.sha}) == {X}
+    # an abbreviation is a candidate too: the caller resolves it against the repository
+    assert reverted_candidates([a, b, fc(5, rv(a.sha)), fc(6, rv("abcdef12")), fc(7, rv(a.sha[:10]))], {a.sha}) == {X, "abcdef12"}
 
 
 def entries(*disps):
@@ -94,6 +99,8 @@ def test_picks_past_the_merged_frontier_change_neither_metric(disps, data):
     j = data.draw(st.integers(0, len(es) - 1))
     picked = [LedgerEntry(**{**e.__dict__, "disposition": D.PICKED}) if e.index == j and j > k else e for e in es]
     after = compute_pins(picked, base_sha="b" * 40, base_time=T0, merged=merged)
+    # picks that continue the merge in upstream order (min_run of them) make it a fork that syncs by picks
+    assume(before.merge_based and after.merge_based)
     assert (after.frontier, after.days_behind, after.backlog) == (before.frontier, before.days_behind, before.backlog)
     assert after.frontier.index == k
 
