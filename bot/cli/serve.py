@@ -233,8 +233,12 @@ class _Environment(EnvSettingsSource):
 
 def settings_file(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[Path | None, str]:
     """The settings file and where it was named: ``--settings``, else ``FORKSYNC_SETTINGS_FILE``,
-    else ``./forksync.env`` when it exists, else ``(None, "")``. Raises UserError for a named file
+    else ``./forksync.env`` when it exists, else ``(None, "")``; none for a worker ``forksync
+    serve`` started (``--settings-from-serve``: its environment holds every setting serve read and
+    checked, and the file may have been moved or edited since). Raises UserError for a named file
     that is not there."""
+    if getattr(args, "settings_from_serve", False):
+        return None, ""
     for given, by in ((getattr(args, "settings", None), "--settings"), (environ.get("FORKSYNC_SETTINGS_FILE"), "FORKSYNC_SETTINGS_FILE")):
         if given:
             if not Path(given).is_file():
@@ -386,6 +390,8 @@ def register(sub, common) -> None:
     p.set_defaults(func=cmd_serve)
     p = sub.add_parser("worker", parents=[common], help="run only the queue worker (no web server)")
     add_settings(p, web=False)
+    # serve's own workers: every setting is in their environment already, checked by serve
+    p.add_argument("--settings-from-serve", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_worker)
     p = sub.add_parser("queue", parents=[common], help="list webhook deliveries (incl. dead letters); retry one")
     p.add_argument("--db", help="SQLite database [FORKSYNC_DB, forksync.db]")
@@ -469,6 +475,10 @@ def _die_with_parent() -> None:
 
 
 def worker_env(s: ServeSettings, index: int) -> dict[str, str]:
+    """The environment of serve's worker ``index``: serve's own with every setting as serve read
+    and checked it (secrets travel here, never on a command line); the worker, started with
+    ``--settings-from-serve``, reads no settings file, so one moved or edited while serve runs
+    cannot stop a restarted worker (it applies at serve's next start)."""
     env = dict(os.environ)
     for name in ServeSettings.model_fields:
         env[env_name(name)] = str(getattr(s, name))
@@ -490,7 +500,8 @@ class WorkerProcesses:
 
     def _spawn(self, i: int):
         import subprocess
-        argv = [sys.executable, "-c", "from bot.cli.main import main; raise SystemExit(main())", "worker"]
+        argv = [sys.executable, "-c", "from bot.cli.main import main; raise SystemExit(main())", "worker",
+                "--settings-from-serve"]
         if i > 0 or not self.s.poll:
             argv.append("--no-poll")
         return subprocess.Popen(argv, env=worker_env(self.s, i), preexec_fn=_die_with_parent)
