@@ -180,6 +180,13 @@ def _l2_points_name_their_fork(db: sqlite_utils.Database) -> None:
                    "WHERE (SELECT COUNT(DISTINCT r.repo) FROM l2_runs r WHERE r.sha = l2_points.sha) = 1")
 
 
+class UpgradeFailed(sqlite3.DatabaseError):
+    """Bringing a database of an earlier release up to this one's tables failed; its ``__cause__``
+    is SQLite's error (a full volume: the upgrade rebuilds tables, so it needs room for a copy of
+    the largest). The upgrade is one transaction, rolled back: the database is still the earlier
+    release's, whole."""
+
+
 class Store:
     """A connection to the forksync database. Thread-safe for simple use via one lock per Store;
     use one Store per process/thread for concurrency (SQLite serialises writers)."""
@@ -212,14 +219,20 @@ class Store:
     def _migrate(self) -> None:
         if not self._outdated():
             return          # the usual case: read-only checks, no write lock taken
+        earlier = bool(self.db.table_names())       # a database of an earlier release, not a new one
         # BEGIN IMMEDIATE: the web process and a worker opening the same file at once migrate one
         # after the other (inside a transaction already: a savepoint)
-        with self.transaction():
-            MIGRATIONS.apply(self.db)
-            steps = len(MIGRATIONS.applied(self.db))
-            if steps != self.schema_version():
-                self.conn.execute(f"PRAGMA user_version = {steps}")
-            self._reconcile(apply=True)
+        try:
+            with self.transaction():
+                MIGRATIONS.apply(self.db)
+                steps = len(MIGRATIONS.applied(self.db))
+                if steps != self.schema_version():
+                    self.conn.execute(f"PRAGMA user_version = {steps}")
+                self._reconcile(apply=True)
+        except sqlite3.Error as e:
+            if not earlier:
+                raise
+            raise UpgradeFailed(str(e)) from e
 
     def _outdated(self) -> bool:
         return (MIGRATIONS.migrations_table not in self.db.table_names() or bool(MIGRATIONS.pending(self.db))
@@ -301,7 +314,8 @@ class Store:
 
 
 class _immediate:
-    """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on an exception) on an autocommit connection."""
+    """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on an exception, or when the ``COMMIT``
+    fails) on an autocommit connection."""
 
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
@@ -310,4 +324,22 @@ class _immediate:
         self.conn.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, exc_type, *_):
-        self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+        if exc_type is None:
+            try:
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self._rollback()
+                raise
+        else:
+            self._rollback()
+
+    def _rollback(self) -> None:
+        # SQLite rolls the transaction back itself on some errors (SQLITE_FULL, SQLITE_IOERR,
+        # SQLITE_NOMEM: "Response To Errors Within A Transaction"); a ROLLBACK then fails with "no
+        # transaction is active" and would replace the error that says what went wrong
+        if not self.conn.in_transaction:
+            return
+        try:
+            self.conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass        # the statement's own error is the one to report; SQLite ends the transaction anyway

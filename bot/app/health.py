@@ -6,6 +6,9 @@ Dockerfile's ``HEALTHCHECK`` and any load balancer rely on that status. Rules:
 =====================  ============================================================================
 rule                   unhealthy when
 =====================  ============================================================================
+deliveries stored      the webhook intake's store refused the newest delivery it was given (full
+                       volume, read-only or failing disk: each is answered 503 and lost unless
+                       redelivered); storing one again clears it
 worker alive           a worker is expected (``forksync serve --workers N>0``) and no worker has
                        beaten its heartbeat for ``heartbeat_stale_s`` (a worker that crashes at
                        start never beats: a crash loop shows here)
@@ -62,15 +65,23 @@ def problems(now: float, **facts) -> list[str]:
 
 def judge(now: float, *, counts: dict[str, int], oldest_due_at: float | None, last_beat_at: float | None,
           expect_worker: bool, recent_restarts: int = 0, policy: HealthPolicy = HealthPolicy(),
-          failing_jobs: list[dict] = (), timed_out: list[dict] = ()) -> list[Problem]:
+          failing_jobs: list[dict] = (), timed_out: list[dict] = (),
+          store_refused: dict | None = None) -> list[Problem]:
     """Why the app is unhealthy at ``now`` (epoch s), each with the fork it names; empty when
     healthy. ``counts``: deliveries per state; ``oldest_due_at``: since when the longest-due delivery waits (None: nothing due);
     ``last_beat_at``: newest worker heartbeat (None: never); ``recent_restarts``: worker restarts
     within ``policy.restart_window_s``; ``failing_jobs``: scheduled jobs failing now
     (``[{"repo", "job", "error", "count"}]``, :func:`bot.sync.store.failing_jobs`); ``timed_out``:
     deliveries whose last attempt was stopped at the time limit (``[{"id", "event", "repo", "error"}]``,
-    :func:`bot.app.queue.timed_out`)."""
+    :func:`bot.app.queue.timed_out`); ``store_refused``: deliveries the intake could not store since
+    it last stored one (``{"since", "at", "count", "error"}``, epoch s;
+    :meth:`bot.app.web.GroupCommitter.refused`), None when the newest was stored."""
     out: list[Problem] = []
+    if store_refused:
+        n = store_refused["count"]
+        out.append(Problem("", f"deliveries cannot be stored: {n} refused (answered 503, lost unless redelivered) in the "
+                               f"last {max(0.0, now - store_refused['since']):.0f} s and none stored since; the store "
+                               f"cannot be written: {store_refused['error']}"))
     if expect_worker:
         if last_beat_at is None:
             out.append(Problem("", "no worker has started processing the queue"))

@@ -11,8 +11,16 @@ States::
 
     queued ──claim──> processing ──complete──> done
        ^                  │  └──fail (permanent, or attempts ≥ max)──> dead (reason kept)
-       │                  └──fail (retryable)──> failed ──(next_attempt_at reached)──> claimable
+       │                  ├──fail (retryable)──> failed ──(next_attempt_at reached)──> claimable
+       │                  └──its worker died (lease expired), attempts ≥ max──> dead (at the next claim)
        └── a redelivery of a failed/dead delivery re-queues it (attempts reset)
+
+``attempts`` counts attempts begun: :func:`claim` begins the one it leases, a batch leased by
+:func:`claim_many` is begun one delivery at a time (:func:`begin`), so the deliveries of a batch
+that were still waiting when their worker died are not charged with its death. A delivery whose
+handling takes its worker process down (an OOM kill, a crash in native code) never reaches
+:func:`fail`; its lease expires instead, and once it has used its ``max_attempts`` the next claim
+dead-letters it (:func:`bury_crashed`) rather than run it again.
 
     dead ──a later delivery that supersedes it is handled──> resolved (reason kept)
 
@@ -265,10 +273,13 @@ def web_durability(store: Store) -> None:
 
 def claim(store: Store, worker_id: str, policy: QueuePolicy = QueuePolicy(),
           now: float | None = None) -> Delivery | None:
-    """Lease the oldest due delivery: queued, failed and due for retry, or processing with an
-    expired lease (its worker died). Bumps ``attempts``. None when nothing is due."""
+    """Lease and begin the oldest due delivery: queued, failed and due for retry, or processing
+    with an expired lease (its worker died). Bumps ``attempts``. None when nothing is due. A
+    delivery whose worker died on its last allowed attempt is dead-lettered, not leased
+    (:func:`bury_crashed`)."""
     now = time.time() if now is None else now
     with store.transaction() as c:
+        _bury_crashed(c, policy, now)
         row = c.execute(
             "SELECT id FROM webhook_deliveries WHERE"
             " (state IN ('queued','failed') AND next_attempt_at <= ?)"
@@ -286,8 +297,10 @@ def claim(store: Store, worker_id: str, policy: QueuePolicy = QueuePolicy(),
 
 def claim_many(store: Store, worker_id: str, limit: int, policy: QueuePolicy = QueuePolicy(),
                now: float | None = None) -> list[Delivery]:
-    """:func:`claim` up to ``limit`` due deliveries in one transaction (oldest first). A cheap
-    read first: no write lock is taken when nothing is due."""
+    """Lease up to ``limit`` due deliveries (as :func:`claim`) in one transaction, oldest first,
+    *without* beginning them: the worker calls :func:`begin` as it starts each, so ``attempts`` of
+    the ones it never reached stays as it was. A cheap read first: no write lock is taken when
+    nothing is due."""
     now = time.time() if now is None else now
     with store.lock:
         due = store.conn.execute(
@@ -296,6 +309,7 @@ def claim_many(store: Store, worker_id: str, limit: int, policy: QueuePolicy = Q
     if due is None:
         return []
     with store.transaction() as c:
+        _bury_crashed(c, policy, now)
         ids = [r[0] for r in c.execute(
             "SELECT id FROM webhook_deliveries WHERE"
             " (state IN ('queued','failed') AND next_attempt_at <= ?)"
@@ -303,13 +317,64 @@ def claim_many(store: Store, worker_id: str, limit: int, policy: QueuePolicy = Q
             " ORDER BY received_at, id LIMIT ?", (now, now, limit)).fetchall()]
         out = []
         for i in ids:
-            c.execute("UPDATE webhook_deliveries SET state='processing', attempts=attempts+1,"
+            c.execute("UPDATE webhook_deliveries SET state='processing',"
                       " lease_owner=?, lease_until=?, started_at=? WHERE id=?",
                       (worker_id, now + policy.lease_s, now, i))
             full = c.execute("SELECT * FROM webhook_deliveries WHERE id=?", (i,))
             cols = [d[0] for d in full.description]
             out.append(Delivery.from_row(dict(zip(cols, full.fetchone()))))
         return out
+
+
+def begin(store: Store, worker_id: str, key: str, now: float | None = None) -> int | None:
+    """Count the attempt a worker starts on delivery ``key`` of a batch it leased
+    (:func:`claim_many`). Returns the delivery's ``attempts`` now (this one included); None when
+    the lease was lost (another worker took the delivery over: do not run it)."""
+    now = time.time() if now is None else now
+    with store.transaction() as c:
+        if c.execute("UPDATE webhook_deliveries SET attempts=attempts+1, started_at=? WHERE id=?"
+                     " AND state='processing' AND lease_owner=?", (now, key, worker_id)).rowcount != 1:
+            return None
+        return c.execute("SELECT attempts FROM webhook_deliveries WHERE id=?", (key,)).fetchone()[0]
+
+
+#: How the dead-letter reason of a delivery whose worker died on its last attempt begins.
+WORKER_DIED = "its worker died handling it"
+
+
+def _bury_crashed(c, policy: QueuePolicy, now: float) -> list[str]:
+    """Dead-letter, inside transaction ``c``, the deliveries whose lease expired (their worker
+    died, or stopped renewing) on their last allowed attempt: what kills a worker every time would
+    otherwise be claimed again by each worker restarted after it, for ever. Returns their ids."""
+    rows = c.execute("SELECT id, attempts, last_error FROM webhook_deliveries WHERE state='processing'"
+                     " AND lease_until < ? AND attempts >= ?", (now, policy.max_attempts)).fetchall()
+    for key, attempts, last_error in rows:
+        if last_error:
+            reason = (f"{WORKER_DIED} on attempt {attempts} of {policy.max_attempts} (the process was killed:"
+                      f" out of memory, or a crash); the attempt before failed: {last_error}")
+        else:
+            reason = (f"{WORKER_DIED} {attempts} times (the process was killed: out of memory, or a crash);"
+                      " look for OOM kills or crashes in the worker's log")
+        c.execute("UPDATE webhook_deliveries SET state='dead', finished_at=?, lease_owner='', lease_until=0,"
+                  " last_error=?, dead_reason=? WHERE id=?",
+                  (now, f"{WORKER_DIED} (attempt {attempts})", reason[:4000], key))
+    return [r[0] for r in rows]
+
+
+def bury_crashed(store: Store, policy: QueuePolicy = QueuePolicy(), now: float | None = None) -> list[Delivery]:
+    """Dead-letter the deliveries whose worker died on their last allowed attempt (see
+    :func:`_bury_crashed`; :func:`claim` and :func:`claim_many` do it too, so none is ever run
+    again) and return them, for the worker to raise the dead-letter alarm. Reason:
+    :data:`WORKER_DIED` ``N times …``."""
+    now = time.time() if now is None else now
+    with store.lock:
+        due = store.conn.execute("SELECT 1 FROM webhook_deliveries WHERE state='processing' AND lease_until < ?"
+                                 " AND attempts >= ? LIMIT 1", (now, policy.max_attempts)).fetchone()
+    if due is None:
+        return []
+    with store.transaction() as c:
+        keys = _bury_crashed(c, policy, now)
+    return [d for d in (get(store, k) for k in keys) if d is not None]
 
 
 def finish_many(store: Store, worker_id: str, results: list[tuple[str, str, str, bool]],
@@ -417,18 +482,21 @@ def renew_leases(store: Store, worker_id: str, until: float) -> int:
                          (until, worker_id)).rowcount
 
 
-def hand_back(store: Store, worker_id: str, keys: list[str], now: float | None = None) -> int:
-    """Give deliveries ``worker_id`` claimed but did not finish (it is shutting down) back to the
-    queue at once, their claim not counted as an attempt: the next worker need not wait out the
-    lease, which it cannot tell is orphaned when it runs under the same pid (a restarted
-    container) or on another host (a recreated one). Returns how many were handed back."""
+def hand_back(store: Store, worker_id: str, keys: list[str], now: float | None = None, *,
+              begun: Iterable[str] = ()) -> int:
+    """Give deliveries ``worker_id`` leased but did not finish (it is shutting down) back to the
+    queue at once, not counted as an attempt: the next worker need not wait out the lease, which
+    it cannot tell is orphaned when it runs under the same pid (a restarted container) or on
+    another host (a recreated one). ``begun``: those of ``keys`` whose attempt was counted
+    (:func:`begin`) and cut short; the others were never begun. Returns how many were handed back."""
     now = time.time() if now is None else now
+    begun = set(begun)
     n = 0
     with store.transaction() as c:
         for key in keys:
-            n += c.execute("UPDATE webhook_deliveries SET state='queued', attempts=MAX(attempts-1, 0), lease_owner='',"
+            n += c.execute("UPDATE webhook_deliveries SET state='queued', attempts=MAX(attempts-?, 0), lease_owner='',"
                            " lease_until=0, next_attempt_at=? WHERE id=? AND state='processing' AND lease_owner=?",
-                           (now, key, worker_id)).rowcount
+                           (1 if key in begun else 0, now, key, worker_id)).rowcount
     return n
 
 
@@ -609,7 +677,7 @@ def as_json(d: Delivery) -> str:
 
 __all__ = ["STATES", "QueuePolicy", "Delivery", "delivery_key", "summarize_payload", "enqueue", "enqueue_many",
            "claim", "claim_many", "finish_many", "complete", "fail", "resolved_by", "SUPERSEDES",
-           "renew_leases", "hand_back", "release_orphans", "retry_dead", "prune", "counts",
+           "begin", "bury_crashed", "WORKER_DIED", "renew_leases", "hand_back", "release_orphans", "retry_dead", "prune", "counts",
            "listing", "get", "as_json",
            "recent_errors", "timed_out", "TIMED_OUT",
            "dead_letters", "dead_letter_alarm"]

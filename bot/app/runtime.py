@@ -227,26 +227,31 @@ async def assemble(s, store: Store, session: aiohttp.ClientSession, *, wake: thr
 
 async def run_worker_loop(s, stop: threading.Event, *, wake: threading.Event | None = None, metrics=None,
                           poller: bool = True, poll_tick_s: float = 30.0) -> None:
-    """Run one queue worker (and, when ``poller``, the upstream poller) until ``stop`` is set."""
+    """Run one queue worker (and, when ``poller``, the upstream poller) until ``stop`` is set. Every
+    worker, polling or not (``--no-poll``: webhooks only), deletes the deliveries past their
+    retention (``keep_deliveries_days``) at once and every ``PRUNE_EVERY_S``."""
     store = Store(s.db)
     worker_durability(store)
     async with aiohttp.ClientSession() as session:
         rt = await assemble(s, store, session, wake=wake, metrics=metrics)
         svc, make_ctx = rt.svc, rt.make_ctx
         tasks = [asyncio.create_task(rt.worker.run(stop))]
+
+        async def prune_loop():
+            # the queue's done rows, bodies and all (up to 25 MB each): without this the volume fills
+            while not stop.is_set():
+                try:
+                    n = q.prune(store, s.keep_deliveries_days * 86_400.0)
+                    if n:
+                        log.info("queue: %d deliveries done more than %g days ago deleted", n, s.keep_deliveries_days)
+                except Exception:  # noqa: BLE001 - the next turn retries
+                    log.exception("pruning the delivery queue failed")
+                await asyncio.get_running_loop().run_in_executor(None, stop.wait, PRUNE_EVERY_S)
+
+        tasks.append(asyncio.create_task(prune_loop()))
         if poller:
             async def poll_loop():
-                pruned_at = float("-inf")
                 while not stop.is_set():
-                    if time.time() - pruned_at >= PRUNE_EVERY_S:      # the queue's done rows, bodies and all
-                        pruned_at = time.time()
-                        try:
-                            n = q.prune(store, s.keep_deliveries_days * 86_400.0)
-                            if n:
-                                log.info("queue: %d deliveries done more than %g days ago deleted", n,
-                                         s.keep_deliveries_days)
-                        except Exception:  # noqa: BLE001 - the next hour retries
-                            log.exception("pruning the delivery queue failed")
                     try:
                         for line in await rt.learn_login():
                             log.info("login: %s", line)

@@ -23,6 +23,7 @@ fork — the worker's periodic loop calls :func:`tick_all` for every tracked for
 from __future__ import annotations
 
 import time
+from typing import Callable
 
 from bot.agents.redact import error_text
 from bot.config.schedules import Schedule, as_schedule
@@ -193,19 +194,25 @@ async def collect_tick(ctx, full: str, *, now: float | None = None, grace_s: int
     return notes
 
 
+#: fork → the monotonic time (s) of its last tick in this process
 _LAST_TICK: dict[str, float] = {}
 
 
-async def tick_tracked(store, make_ctx, *, now: float | None = None, min_interval_s: float = 300.0, **kw) -> list[str]:
+async def tick_tracked(store, make_ctx, *, now: float | None = None, min_interval_s: float = 300.0,
+                       monotonic: Callable[[], float] = time.monotonic, **kw) -> list[str]:
     """:func:`tick_all` for every tracked fork (table ``tracked_forks``), at most once per
     ``min_interval_s`` per fork. ``make_ctx(installation_id)`` gives a handler context (the
-    worker's poll loop has one). Returns notes."""
+    worker's poll loop has one). ``now``: epoch s, for the jobs; the throttle measures with
+    ``monotonic`` instead, which NTP never steps back (a wall-clock time of the last tick would
+    lie in the future after such a step, and hold every tick until the clock caught up).
+    Returns notes."""
     now = time.time() if now is None else now
     out = []
     for r in sync_store.tracked_forks(store):
-        if now - _LAST_TICK.get(r["fork"], float("-inf")) < min_interval_s:
+        at = monotonic()
+        if at - _LAST_TICK.get(r["fork"], float("-inf")) < min_interval_s:
             continue
-        _LAST_TICK[r["fork"]] = now
+        _LAST_TICK[r["fork"]] = at
         ctx = await make_ctx(r["installation_id"])
         out += await tick_all(ctx, r["fork"], now=now, **kw)
     return out

@@ -14,7 +14,8 @@
 4. The delivery is stored in the durable queue (:mod:`bot.app.queue`, committed with
    ``synchronous=FULL``) and only then answered **202** ``{"delivery": id, "queue": "queued" |
    "requeued" | "duplicate"}``. If storing fails the answer is **503** so GitHub records a failed
-   delivery that can be redelivered.
+   delivery that can be redelivered, and ``GET /healthz`` is unhealthy until a delivery is stored
+   again (a full volume refuses them all).
 
 Every refusal is logged at WARNING with the status, the reason, the delivery id, event and hook
 id (quoted, cut to 200 characters) and never the body. A connection that does not finish its
@@ -72,12 +73,19 @@ class GroupCommitter:
     transaction committed, so durability per delivery is unchanged while the fsync cost is shared.
     A batch the store refuses is stored again one delivery per transaction, so only the delivery
     at fault is answered 503, never its batchmates.
+
+    :meth:`refused` remembers the store's refusals since the last delivery it stored (a full
+    volume, a read-only or failing disk refuses every one): ``/healthz`` is unhealthy meanwhile,
+    since every event GitHub sends is then lost (GitHub does not redeliver by itself).
+    ``clock``: epoch s.
     """
 
-    def __init__(self, store: Store, max_batch: int = 256):
+    def __init__(self, store: Store, max_batch: int = 256, clock: Callable[[], float] = time.time):
         import queue as stdqueue
         self.store = store
         self.max_batch = max_batch
+        self.clock = clock
+        self._refused: dict | None = None      # replaced whole, never mutated: read from other threads
         self._q: "stdqueue.Queue" = stdqueue.Queue()
         self._thread = threading.Thread(target=self._run, name="forksync-enqueue", daemon=True)
         self._thread.start()
@@ -91,6 +99,20 @@ class GroupCommitter:
     def close(self) -> None:
         self._q.put(None)
         self._thread.join(timeout=10)
+
+    def refused(self) -> dict | None:
+        """The store's refusals since it last stored a delivery: ``{"since", "at"}`` (epoch s of the
+        first and the newest), ``"count"`` (deliveries answered 503), ``"error"`` (the newest, one
+        line); None when the newest delivery was stored (or none came)."""
+        return self._refused
+
+    def _outcome(self, error: Exception | None, n: int = 1) -> None:
+        if error is None:
+            self._refused = None
+            return
+        now, was = self.clock(), self._refused
+        self._refused = {"since": was["since"] if was else now, "at": now, "count": (was["count"] if was else 0) + n,
+                         "error": error_text(error, 300)}
 
     def _run(self) -> None:
         import queue as stdqueue
@@ -115,10 +137,13 @@ class GroupCommitter:
                     try:
                         [res] = q.enqueue_many(self.store, [item])
                     except Exception as e:  # noqa: BLE001 - this waiter learns it was not stored
+                        self._outcome(e)
                         loop.call_soon_threadsafe(_set_exc, fut, e)
                     else:
+                        self._outcome(None)
                         loop.call_soon_threadsafe(_set_result, fut, res)
                 continue
+            self._outcome(None)
             for (_item, loop, fut), res in zip(batch, results):
                 loop.call_soon_threadsafe(_set_result, fut, res)
 
@@ -135,22 +160,24 @@ def _set_exc(fut, exc) -> None:
 
 STORE_KEY = web.AppKey("forksync_store", Store)
 METRICS_KEY = web.AppKey("forksync_metrics", AppMetrics)
+COMMITTER_KEY = web.AppKey("forksync_committer", GroupCommitter)
 
 
 def app_facts(store: Store, now: float, *, expect_worker: bool = False, recent_restarts: int = 0,
-              policy: HealthPolicy = HealthPolicy()) -> dict:
+              policy: HealthPolicy = HealthPolicy(), store_refused: dict | None = None) -> dict:
     """The App's health facts for the dashboard (``forksync.dashboard.health/1``): the status,
     problems and warnings ``/healthz`` answers, ``problem_forks`` (the fork each problem names, in
     the same order; ``""`` for the App as a whole), deliveries per state, dead letters, recent
-    errors, and the newest worker heartbeat (epoch s or None)."""
-    depth, beat, found, warned = _health(store, now, expect_worker, recent_restarts, policy)
+    errors, and the newest worker heartbeat (epoch s or None). ``store_refused``:
+    :meth:`GroupCommitter.refused` of the intake in this process."""
+    depth, beat, found, warned = _health(store, now, expect_worker, recent_restarts, policy, store_refused)
     return {"status": "unhealthy" if found else "ok", "problems": [p.text for p in found],
             "problem_forks": [p.fork for p in found], "warnings": warned, "deliveries": depth,
             "dead": q.dead_letters(store), "recent_errors": q.recent_errors(store), "worker_heartbeat": beat}
 
 
-def _health(store: Store, now: float, expect_worker: bool, recent_restarts: int, policy: HealthPolicy
-            ) -> tuple[dict[str, int], float | None, list[Problem], list[str]]:
+def _health(store: Store, now: float, expect_worker: bool, recent_restarts: int, policy: HealthPolicy,
+            store_refused: dict | None = None) -> tuple[dict[str, int], float | None, list[Problem], list[str]]:
     """``(deliveries per state, newest worker heartbeat, problems, warnings)``: what ``/healthz``
     and the dashboard's health page both judge by (:func:`bot.app.health.judge` and
     :func:`bot.app.health.warnings`; a worker counts as live within ``heartbeat_stale_s``). The
@@ -161,7 +188,7 @@ def _health(store: Store, now: float, expect_worker: bool, recent_restarts: int,
     found = judge(now, counts=depth, oldest_due_at=q.oldest_due_at(store, now),
                   last_beat_at=beat if expect_worker else None, expect_worker=expect_worker,
                   recent_restarts=recent_restarts, policy=policy, failing_jobs=sync_store.failing_jobs(store),
-                  timed_out=q.timed_out(store))
+                  timed_out=q.timed_out(store), store_refused=store_refused)
     warned = warnings(login_unknown=q.login_unknown(store, now - policy.heartbeat_stale_s))
     return depth, beat, [p._replace(text=scrub(p.text)) for p in found], [scrub(w) for w in warned]
 
@@ -172,10 +199,12 @@ def mount_dashboard(app: web.Application, store: Store, *, access=None, expect_w
     """Serve the dashboard (:mod:`bot.dashboard`) on ``app`` from ``store`` (a connection of its own)."""
     from bot.dashboard.web import Dashboard, add_dashboard  # lazy: the pages' libraries load only where they are served
 
+    committer = app.get(COMMITTER_KEY)         # the webhook intake of this app, when it has one
     add_dashboard(app, Dashboard(
         store=store, clock=clock, access=access, queue_counts=lambda: q.counts(store),
         app_facts=lambda: app_facts(store, clock(), expect_worker=expect_worker,
-                                    recent_restarts=worker_restarts() if worker_restarts else 0, policy=health_policy)))
+                                    recent_restarts=worker_restarts() if worker_restarts else 0, policy=health_policy,
+                                    store_refused=committer.refused() if committer is not None else None)))
 
 
 def _json(code: int, **body) -> web.Response:
@@ -195,7 +224,8 @@ def make_app(store: Store, secret: str, *, metrics: AppMetrics | None = None,
     an in-process worker). ``store_factory`` gives the metrics collector a connection of its own.
     ``body_timeout_s``: a body not received within this many seconds is answered 408. (The
     header timeout is the server's: ``keepalive_timeout`` in :func:`bot.cli.serve.run_serve`.)
-    ``GET /healthz`` judges with :func:`bot.app.health.problems` (and adds
+    ``GET /healthz`` judges with :func:`bot.app.health.judge` (deliveries the store refused since it
+    last stored one: :meth:`GroupCommitter.refused`; and adds
     :func:`bot.app.health.warnings` to its answer, which they never turn 503): ``expect_worker`` (a worker
     must beat its heartbeat), ``worker_restarts()`` (restarts in the policy's window),
     ``health_policy`` and ``clock`` (epoch s).
@@ -204,11 +234,12 @@ def make_app(store: Store, secret: str, *, metrics: AppMetrics | None = None,
         raise ValueError("a webhook secret is required (FORKSYNC_WEBHOOK_SECRET or --webhook-secret)")
     metrics = metrics or AppMetrics(store_factory or (lambda: store))
     q.web_durability(store)
-    committer = GroupCommitter(store)
+    committer = GroupCommitter(store, clock=clock)
     executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="forksync-web")
     app = web.Application(client_max_size=MAX_BODY)
     app[STORE_KEY] = store
     app[METRICS_KEY] = metrics
+    app[COMMITTER_KEY] = committer
 
     def reject(request: web.Request, label: str, r: Rejected, *, close: bool = False) -> web.Response:
         metrics.deliveries.labels(label, r.outcome).inc()
@@ -279,7 +310,7 @@ def make_app(store: Store, secret: str, *, metrics: AppMetrics | None = None,
 
     def health_facts() -> tuple[dict, list[str], list[str]]:
         depth, _, found, warned = _health(store, clock(), expect_worker, worker_restarts() if worker_restarts else 0,
-                                          health_policy)
+                                          health_policy, committer.refused())
         return depth, [p.text for p in found], warned
 
     async def healthz(request: web.Request) -> web.Response:

@@ -9,12 +9,16 @@ in production). It raises :class:`Unhandleable` for a delivery that can never su
 at once, with the reason); any other exception is retried with capped backoff and ends ``dead``
 after ``QueuePolicy.max_attempts``. An attempt still running after ``QueuePolicy.delivery_timeout_s``
 of the worker's clock is cancelled and failed the same way (retried, then dead), its error beginning
-with :data:`bot.app.queue.TIMED_OUT` (``/healthz`` shows it until the delivery succeeds). Shutdown (``stop``, or cancellation) hands the deliveries
-claimed and not finished back to the queue, so the next worker takes them at once.
+with :data:`bot.app.queue.TIMED_OUT` (``/healthz`` shows it until the delivery succeeds). A
+delivery whose handling kills the worker process itself (an OOM kill, a crash in native code) is
+dead-lettered once it has taken ``max_attempts`` workers down (:data:`bot.app.queue.WORKER_DIED`).
+Shutdown (``stop``, or cancellation) hands the deliveries claimed and not finished back to the
+queue, so the next worker takes them at once.
 """
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 import socket
@@ -213,61 +217,63 @@ class Worker:
         return d
 
     async def run_batch(self, limit: int = 32, stop: asyncio.Event | threading.Event | None = None) -> int:
-        """Claim up to ``limit`` due deliveries in one transaction, process them in order, and
-        record all results in one transaction (few write locks: acknowledgements stay fast).
-        A crash before the results are recorded means they are processed again after restart
-        (handlers are idempotent), never lost. Once ``stop`` is set no further delivery of the
-        batch starts; those not finished (and one cancelled mid-way) are handed back to the queue
-        (:func:`bot.app.queue.hand_back`). Returns how many were claimed."""
+        """Lease up to ``limit`` due deliveries in one transaction (few write locks:
+        acknowledgements stay fast), then begin, process and record them one at a time, in order
+        (:func:`bot.app.queue.begin`, :func:`bot.app.queue.finish_many`): when a delivery takes the
+        worker process down (an OOM kill), the ones before it stay done and the ones after it are
+        not charged with an attempt, and the killer is dead-lettered once it has used its attempts
+        (:func:`bot.app.queue.bury_crashed`, whose alarm is raised here). Once ``stop`` is set no
+        further delivery of the batch starts; those not finished (and one cancelled mid-way) are
+        handed back to the queue (:func:`bot.app.queue.hand_back`). Returns how many were leased."""
+        for d in q.bury_crashed(self.store, self.policy, now=self.clock()):
+            log.error("delivery %s (%s) dead: %s", d.id, d.event, d.dead_reason)
+            await self._dead(d)
         batch = q.claim_many(self.store, self.worker_id, limit, self.policy, now=self.clock())
-        # one entry per delivery processed: a result to record with the batch, or the state a
-        # timed-out attempt was given at once
-        results: list[tuple[str, str, str, bool] | str] = []
-        timings: list[float] = []
+        finished = 0                # deliveries of the batch recorded (or whose lease was lost)
+        begun: list[str] = []       # the one begun and not yet recorded
         self._holding = bool(batch)
         try:
             for d in batch:
                 if stop is not None and stop.is_set():
                     break
+                attempts = q.begin(self.store, self.worker_id, d.id, now=self.clock())
+                if attempts is None:            # another worker took it over
+                    finished += 1
+                    continue
+                d = dataclasses.replace(d, attempts=attempts)
+                begun = [d.id]
                 t0 = time.perf_counter()
                 try:
-                    results.append((d.id, "done", await self._attempt(d) or "", False))
+                    result = (d.id, "done", await self._attempt(d) or "", False)
                 except asyncio.CancelledError:
                     raise
                 except DeliveryTimedOut as e:
                     log.warning("delivery %s (%s) attempt %d: %s", d.id, d.event, d.attempts, e)
-                    # recorded now, not with the batch: the rest of the batch may run for long, and
-                    # meanwhile the heartbeat would renew this delivery's lease and hide the failure
-                    results.append(q.finish_many(self.store, self.worker_id, [(d.id, "error", str(e), False)],
-                                                 self.policy, now=self.clock())[0] or "lost")
+                    result = (d.id, "error", str(e), False)
                 except Unhandleable as e:
                     log.warning("delivery %s (%s) dead: %s", d.id, d.event, e)
-                    results.append((d.id, "error", scrub(str(e)), True))
+                    result = (d.id, "error", scrub(str(e)), True)
                 except Exception as e:  # noqa: BLE001 - retried, then dead-lettered
                     err = error_text(e)
                     log.warning("delivery %s (%s) attempt %d failed: %s\n%s", d.id, d.event, d.attempts, err,
                                 traceback.format_exc(limit=5))
-                    results.append((d.id, "error", err, False))
-                timings.append(time.perf_counter() - t0)
+                    result = (d.id, "error", err, False)
+                # recorded now, not with the batch: the rest of the batch may run for long (its
+                # heartbeat would renew this lease and hide a failure), or take the process down
+                [state] = q.finish_many(self.store, self.worker_id, [result], self.policy, now=self.clock())
+                begun, finished = [], finished + 1
+                if self.observe:
+                    self.observe(time.perf_counter() - t0, d, state or "lost")
+                if state == "dead":
+                    await self._dead(d)
+                elif state == "done":
+                    await self._done(d)
         finally:
             self._holding = False
-            unfinished = [d.id for d in batch[len(results):]]
+            unfinished = [d.id for d in batch[finished:]]
             if unfinished:
-                n = q.hand_back(self.store, self.worker_id, unfinished, now=self.clock())
+                n = q.hand_back(self.store, self.worker_id, unfinished, now=self.clock(), begun=begun)
                 log.warning("stopping: handed %d unfinished deliveries back to the queue", n)
-            if results:
-                pending = [r for r in results if not isinstance(r, str)]
-                recorded = iter(q.finish_many(self.store, self.worker_id, pending, self.policy, now=self.clock())
-                                if pending else [])
-                states = [r if isinstance(r, str) else next(recorded) for r in results]
-                if self.observe:
-                    for d, t, st in zip(batch, timings, states):
-                        self.observe(t, d, st or "lost")
-                for d, st in zip(batch, states):
-                    if st == "dead":
-                        await self._dead(d)
-                    elif st == "done":
-                        await self._done(d)
         return len(batch)
 
     async def drain(self, limit: int = 1_000_000) -> int:

@@ -233,8 +233,12 @@ class _Environment(EnvSettingsSource):
 
 def settings_file(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[Path | None, str]:
     """The settings file and where it was named: ``--settings``, else ``FORKSYNC_SETTINGS_FILE``,
-    else ``./forksync.env`` when it exists, else ``(None, "")``. Raises UserError for a named file
+    else ``./forksync.env`` when it exists, else ``(None, "")``; none for a worker ``forksync
+    serve`` started (``--settings-from-serve``: its environment holds every setting serve read and
+    checked, and the file may have been moved or edited since). Raises UserError for a named file
     that is not there."""
+    if getattr(args, "settings_from_serve", False):
+        return None, ""
     for given, by in ((getattr(args, "settings", None), "--settings"), (environ.get("FORKSYNC_SETTINGS_FILE"), "FORKSYNC_SETTINGS_FILE")):
         if given:
             if not Path(given).is_file():
@@ -386,6 +390,8 @@ def register(sub, common) -> None:
     p.set_defaults(func=cmd_serve)
     p = sub.add_parser("worker", parents=[common], help="run only the queue worker (no web server)")
     add_settings(p, web=False)
+    # serve's own workers: every setting is in their environment already, checked by serve
+    p.add_argument("--settings-from-serve", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_worker)
     p = sub.add_parser("queue", parents=[common], help="list webhook deliveries (incl. dead letters); retry one")
     p.add_argument("--db", help="SQLite database [FORKSYNC_DB, forksync.db]")
@@ -469,6 +475,10 @@ def _die_with_parent() -> None:
 
 
 def worker_env(s: ServeSettings, index: int) -> dict[str, str]:
+    """The environment of serve's worker ``index``: serve's own with every setting as serve read
+    and checked it (secrets travel here, never on a command line); the worker, started with
+    ``--settings-from-serve``, reads no settings file, so one moved or edited while serve runs
+    cannot stop a restarted worker (it applies at serve's next start)."""
     env = dict(os.environ)
     for name in ServeSettings.model_fields:
         env[env_name(name)] = str(getattr(s, name))
@@ -490,7 +500,8 @@ class WorkerProcesses:
 
     def _spawn(self, i: int):
         import subprocess
-        argv = [sys.executable, "-c", "from bot.cli.main import main; raise SystemExit(main())", "worker"]
+        argv = [sys.executable, "-c", "from bot.cli.main import main; raise SystemExit(main())", "worker",
+                "--settings-from-serve"]
         if i > 0 or not self.s.poll:
             argv.append("--no-poll")
         return subprocess.Popen(argv, env=worker_env(self.s, i), preexec_fn=_die_with_parent)
@@ -532,8 +543,11 @@ class WorkerProcesses:
 def open_store(db: str) -> Store:
     """The database for ``serve``/``worker``/``queue``. Raises :class:`UserError` (one line, exit 2)
     when its directory is missing (a mis-mounted volume must not silently get a fresh database),
-    or the file cannot be written or is not a SQLite database."""
+    or it cannot be opened: read-only, not a SQLite database, its volume full, a disk I/O error,
+    or the upgrade of an earlier release's database failed (then it says the database is intact)."""
     import sqlite3
+
+    from bot.store import UpgradeFailed
 
     parent = Path(db).parent
     if db != ":memory:" and not parent.is_dir():
@@ -542,13 +556,38 @@ def open_store(db: str) -> Store:
         raise UserError(f"the database {db} is a folder, not a database file; fix FORKSYNC_DB / --db")
     try:
         return Store(db)
+    except UpgradeFailed as e:
+        cause = e.__cause__ if isinstance(e.__cause__, sqlite3.Error) else e
+        raise UserError(f"the database {db} could not be upgraded to this release: {_sqlite_trouble(cause, upgrade=True)}"
+                        f" (sqlite: {cause}); the upgrade was rolled back: the database is intact, still the earlier "
+                        "release's") from None
     except sqlite3.DatabaseError as e:
-        what = ("is read-only (file, directory or filesystem); make it writable or point FORKSYNC_DB elsewhere"
-                if "readonly" in str(e) or "unable to open" in str(e)
-                else "is not a forksync SQLite database (corrupt or another file); restore it or point FORKSYNC_DB elsewhere")
-        raise UserError(f"the database {db} {what} (sqlite: {e})") from None
+        raise UserError(f"the database {db} {_sqlite_trouble(e)} (sqlite: {e})") from None
     except OSError as e:
         raise UserError(f"cannot open the database {db}: {e.strerror}") from None
+
+
+def _sqlite_trouble(e: Exception, upgrade: bool = False) -> str:
+    """What SQLite's error ``e`` says of the database and what to do, by its result code
+    (sqlite.org/rescode.html): a full volume or a failing disk is no corrupt database, and must not
+    be answered with "restore it". Words to follow "the database X" (``upgrade``: to follow "could
+    not be upgraded: ")."""
+    import sqlite3
+
+    code = (getattr(e, "sqlite_errorcode", None) or 0) & 0xFF       # the primary code of an extended one
+    if code == sqlite3.SQLITE_FULL:
+        return ("its volume is full (the upgrade rebuilds tables: it needs room for a copy of the largest); free space "
+                "or grow the volume, then start again" if upgrade
+                else "is on a full volume; free space or grow the volume, then start again")
+    if code == sqlite3.SQLITE_IOERR:
+        what = "a disk I/O error" if upgrade else "could not be read or written (a disk I/O error)"
+        return f"{what}; check the volume (dmesg, df, the mount), then start again"
+    if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN) or "readonly" in str(e) or "unable to open" in str(e):
+        what = "it is read-only" if upgrade else "is read-only"
+        return f"{what} (file, directory or filesystem); make it writable or point FORKSYNC_DB elsewhere"
+    if upgrade:
+        return "a step of the upgrade failed; keep the earlier release running on it and report the error"
+    return "is not a forksync SQLite database (corrupt or another file); restore it or point FORKSYNC_DB elsewhere"
 
 
 #: Addresses only this machine reaches: the dashboard may be served there without login.

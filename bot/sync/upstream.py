@@ -30,8 +30,13 @@ log = logging.getLogger(__name__)
 
 
 def due_for_poll(rows: list[dict], now: float) -> list[dict]:
-    """Pure: tracked forks whose poll interval has passed (interval 0 = never poll)."""
-    return [r for r in rows if r["poll_interval_s"] and now - (r["last_poll_at"] or 0) >= r["poll_interval_s"]]
+    """Pure: tracked forks whose poll interval has passed at ``now`` (epoch s; interval 0 = never
+    poll). A last poll in the future is due: the clock was stepped back since (NTP correcting a
+    clock that ran fast), and waiting for it to catch up would hold polling for as long."""
+    def due(r: dict) -> bool:
+        last = r["last_poll_at"] or 0
+        return last > now or now - last >= r["poll_interval_s"]
+    return [r for r in rows if r["poll_interval_s"] and due(r)]
 
 
 async def on_upstream_push(ctx, sync, upstream: str, ref: str, after: str) -> None:

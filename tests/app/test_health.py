@@ -36,6 +36,10 @@ EMPTY = {s: 0 for s in q.STATES}
      ["the queue is stuck: a delivery has been due for 400 s (limit 300 s)"]),
     (dict(counts={**EMPTY, "dead": 1}, oldest_due_at=None, last_beat_at=None, expect_worker=False),
      ["1 dead-lettered delivery: see `forksync queue --state dead`"]),
+    (dict(counts=EMPTY, oldest_due_at=None, last_beat_at=None, expect_worker=False,
+          store_refused={"since": 940.0, "at": 990.0, "count": 3, "error": "OperationalError: database or disk is full"}),
+     ["deliveries cannot be stored: 3 refused (answered 503, lost unless redelivered) in the last 60 s and none "
+      "stored since; the store cannot be written: OperationalError: database or disk is full"]),
     (dict(counts={**EMPTY, "dead": 2}, oldest_due_at=600.0, last_beat_at=None, expect_worker=True),
      ["no worker has started processing the queue", "the queue is stuck: a delivery has been due for 400 s "
       "(limit 300 s)", "2 dead-lettered deliveries: see `forksync queue --state dead`"]),
