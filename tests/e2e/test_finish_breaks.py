@@ -191,3 +191,32 @@ async def test_following_forksyncs_advice_after_a_rebase_folds_the_resolution(wo
     assert any("checked and folded" in c for c in comments), [c for c in comments if good[:12] in c]
     msg = fork_git(w, "log", "-1", "--format=%B", branch)
     assert msg.startswith("[RESOLVED] AMD: new x (#102)\n") and f"Upstream-Commit: {c2}" in msg
+
+
+async def test_a_resolution_a_sync_saw_before_its_synchronize_is_still_checked_and_folded(world, tmp_path):
+    """alice pushes a good resolution onto the conflict commit. Before the worker handles her
+    ``pull_request.synchronize``, a sync runs — upstream moved (the worker's poll loop syncs on
+    its own schedule; GitHub does not order deliveries). That sync pushes nothing to the chain,
+    yet records her head as the tip forksync pushed; her ``synchronize`` is then taken for
+    forksync's own push ("own push") and dropped: no check, no fold, no comment. The chain sits
+    stopped at its conflict with a good resolution on it and nothing says why. What she should
+    see: her resolution checked and folded, as when no sync came first."""
+    w, up_src, upstream = world
+    chain, branch, c2, _ = await stop_chain(w, up_src, upstream)
+    wt = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
+    w.fake.webhooks.auto_deliver = False
+    commit_files(wt, {"third_party/amd/x.cpp": "int x = 12;\n" + MIDDLE + "int z;\n"}, "resolve x")
+    git(wt, "push", "-q", "origin", "HEAD")
+    await w.fake.refresh()                               # GitHub's synchronize for her push, not handled yet
+    commit_files(up_src, {"python/b.py": "b = 1\n"}, "Add b (#110)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.fake.refresh()                               # upstream's push
+    w.fake.webhooks.auto_deliver = True
+    await w.fake.webhooks.flush("reverse")               # the sync runs first
+    await w.bot.settle()
+    comments = await bot_comments(w, chain["number"])
+    assert any("checked and folded" in c for c in comments), [c[:200] for c in comments]
+    msg = fork_git(w, "log", "-1", "--format=%B", branch)
+    assert msg.startswith("[RESOLVED] AMD: new x (#102)\n") and f"Upstream-Commit: {c2}" in msg
+    assert w.bot.deliveries("dead") == []
