@@ -1,6 +1,8 @@
 """What people really do to a chain PR stopped at a conflict, end to end on the local GitHub, and
-how the chain lands: a squash of the branch, a conflict commit rewritten by hand that a later sync
-took for forksync's own, a close after a sync, and forksync's own advice followed after a rebase.
+how the chain lands: a squash of the branch, and — one cause, four faces — a sync that pushed
+nothing recording the person's head as the tip forksync pushed (``sync_branches.pushed_tip``): a
+conflict commit rewritten by hand then folded, a close that keeps nothing, forksync's own advice
+after a rebase rejected, and a resolution whose ``synchronize`` came after a sync dropped unseen.
 
 The rules these tests hold forksync to (docs/github.md, "Finishing a conflicted chain"): nothing
 with a conflict marker lands; a person's commits are never overwritten except by the fold of a
