@@ -148,6 +148,16 @@ def cmd_resolve(args) -> int:
     cfg, git_dir, unit_id, ref, fork_tip = _fork(args)
     tip = _tip(git_dir, ref)
     if tip is None:
+        tracking = sorted(r.removeprefix("refs/remotes/") for r in pygit2.Repository(git_dir).references
+                          if r.startswith("refs/remotes/") and r.endswith(f"/forksync/{unit_id}"))
+        if tracking:
+            # a clone has the fork's branch only as a remote-tracking one until it is checked out;
+            # `forksync apply` would write a conflict commit of its own there, which the App never
+            # folds (not the one it pushed) and the fork refuses as a push
+            raise UserError(f"there is no branch forksync/{unit_id} in {git_dir}, but the fork's is here as "
+                            f"{tracking[0]}: `git branch forksync/{unit_id} {tracking[0]}` makes it yours, then run "
+                            f"`forksync resolve {unit_id}` again (`forksync apply` would write another conflict "
+                            "commit, one the App never folds)")
         raise UserError(f"there is no branch forksync/{unit_id} in {git_dir}; `forksync plan` lists the units, and "
                         "`forksync apply <unit>` makes a unit's branch")
     state_file = _state_path(git_dir, unit_id)
@@ -524,8 +534,19 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
                 lines += [f"File: {p}", f"Reason: {reasons[p]}"] if p in reasons else []
             head = _git(wt, "commit-tree", tree, "-p", wt_head, input="\n".join(lines) + "\n")
     if args.push:
+        # pushed before the local branch moves: a push the remote refuses (someone pushed to the
+        # branch there) then leaves the branch at the conflict commit, as "nothing changed" says
+        try:
+            _git(git_dir, "push", "-q", args.push, f"{head}:{ref}", remote=True)
+        except UserError as e:
+            keep = resolution.keep_ref(unit_id, head)
+            if head != tip:
+                _git(git_dir, "update-ref", keep, head)
+            raise UserError(f"the push to {args.push} was refused, so forksync/{unit_id} stays at the conflict commit "
+                            f"{tip[:12]}" + (f" and the resolution {head[:12]} is kept as {keep}" if head != tip else "")
+                            + f"; the branch on {args.push} may hold commits this clone lacks: fetch it and look "
+                            f"before pushing again ({e})") from None
         _git(git_dir, "update-ref", ref, head, tip)
-        _git(git_dir, "push", "-q", args.push, f"{ref}:{ref}", remote=True)
         _cleanup(git_dir, wt, state_file)
         print(f"pushed the resolution {head[:12]} on top of the conflict commit to {args.push}; "
               "the App checks it and folds it into one pick commit")

@@ -26,6 +26,9 @@ from bot.config.trees import entries_at
 #: ``-merge`` and the ``binary`` macro, which unsets it): a file both sides changed conflicts
 NO_AUTO_MERGE = (False, "binary")
 
+#: git's default ``conflict-marker-size`` (gitattributes(5); ``bot.core.markers`` reads markers with it)
+DEFAULT_MARKER_SIZE = 7
+
 #: libgit2's lookup flags: no work tree and no index (the ``0x3`` check mode names neither
 #: source), the commit given — the tree's own attributes, as a work tree checked out at it has them
 _TREE_ONLY = 0x3 | int(pygit2.enums.AttrCheck.INCLUDE_COMMIT)
@@ -50,7 +53,18 @@ class TreeAttributes:
         """``path``'s ``merge`` attribute in ``tree`` (a tree object): True, False (unset), a
         string (a driver's name) or None (unspecified). ``commit``: a commit whose tree is
         ``tree``, if there is one (else one is written)."""
-        key = (path, self.attribute_files(tree, path.rpartition("/")[0]))
+        return self._get(tree, path, "merge", commit)
+
+    def marker_size(self, tree, path: str, commit: str | None = None) -> int:
+        """``path``'s ``conflict-marker-size`` in ``tree``: the length of the conflict markers git
+        writes into it in a work tree of that tree (gitattributes(5)); unset or not a positive
+        integer → :data:`DEFAULT_MARKER_SIZE`."""
+        v = self._get(tree, path, "conflict-marker-size", commit)
+        n = int(v) if isinstance(v, str) and v.isdigit() else 0
+        return n if n > 0 else DEFAULT_MARKER_SIZE
+
+    def _get(self, tree, path: str, name: str, commit: str | None):
+        key = (name, path, self.attribute_files(tree, path.rpartition("/")[0]))
         try:
             return self._memo[key]
         except KeyError:
@@ -60,7 +74,7 @@ class TreeAttributes:
             if commit is None:
                 commit = self._commits[str(tree.id)] = str(self.repo.create_commit(
                     None, _SIG, _SIG, "forksync: a tree's attributes\n", tree.id, []))
-        got = self._memo[key] = self.repo.get_attr(path, "merge", flags=_TREE_ONLY, commit=commit)
+        got = self._memo[key] = self.repo.get_attr(path, name, flags=_TREE_ONLY, commit=commit)
         return got
 
     def attribute_files(self, tree, d: str) -> tuple:
@@ -115,17 +129,24 @@ def git_stops(repo: pygit2.Repository, ancestor, ours, theirs, paths, attrs: Tre
     return sorted(out)
 
 
-def git_attributes_file(paths_attrs: dict[str, object]) -> str:
+def git_attributes_file(paths_attrs: dict[str, object], marker_sizes: dict[str, int] | None = None) -> str:
     """An attributes file (``core.attributesFile``) that gives git each path's ``merge``
-    attribute: ``{path: True | False | driver name}`` (None: no line). Paths are anchored
-    (``/a/b.txt``), their glob characters escaped, quoted C-style where they hold blanks."""
+    attribute: ``{path: True | False | driver name}`` (None: no line), and its
+    ``conflict-marker-size`` (``marker_sizes``: ``{path: size}``; the default, 7, needs no line).
+    Paths are anchored (``/a/b.txt``), their glob characters escaped, quoted C-style where they
+    hold blanks."""
+    sizes = {p: n for p, n in (marker_sizes or {}).items() if n != DEFAULT_MARKER_SIZE}
     lines = []
-    for path, value in sorted(paths_attrs.items()):
-        if value is None:
+    for path in sorted(set(paths_attrs) | set(sizes)):
+        value = paths_attrs.get(path)
+        attrs = [] if value is None else \
+            ["merge" if value is True else "-merge" if value is False else f"merge={value}"]
+        if path in sizes:
+            attrs.append(f"conflict-marker-size={sizes[path]}")
+        if not attrs:
             continue
         pat = "/" + _GLOB.sub(r"\\\1", path)
         if any(c in pat for c in ' \t"'):
             pat = '"' + pat.replace("\\", "\\\\").replace('"', '\\"') + '"'
-        attr = "merge" if value is True else "-merge" if value is False else f"merge={value}"
-        lines.append(f"{pat} {attr}\n")
+        lines.append(f"{pat} {' '.join(attrs)}\n")
     return "".join(lines)

@@ -189,6 +189,14 @@ def unpicked(shas, messages, rules: ProvenanceRules) -> list[str]:
     return [s for s in shas if s not in named and not any(s.startswith(r) for r in named)]
 
 
+def picks_named(shas, message: str, rules: ProvenanceRules) -> list[str]:
+    """The upstream commits of ``shas`` (full shas, in order) that one fork commit ``message``
+    claims as picks the way :func:`unpicked` reads them (strong ``pick`` claims by sha). More
+    than one is a squash of picks: one fork commit standing for several upstream commits."""
+    named = {c.ref for c in claims(message, rules) if c.kind == "pick" and not c.weak and not c.ref.startswith("#")}
+    return [s for s in shas if s in named or any(s.startswith(r) for r in named)]
+
+
 def clear_memo() -> None:
     """Forget memoized claims (benchmarks measure a fresh process this way)."""
     _MEMO.clear()

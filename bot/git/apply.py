@@ -43,7 +43,10 @@ the unit stops at that commit. With ``on_conflict="commit"`` (the default) the b
 clean picks before it and then **one conflict commit**: the conflicted pick as git leaves it —
 git's tree, conflicted files with diff3 markers relabelled ``<<<<<<< fork``, ``||||||| upstream
 parent <sha12>``, ``>>>>>>> upstream <sha12> (<subject>)``, a modify/delete keeping the modified
-side, a binary file keeping the fork's version. When git cannot merge (a root commit, or objects
+side, a binary file keeping the fork's version; the markers are as long as the path's
+``conflict-marker-size`` in the fork's tree says (handed to git, which reads no attributes in a
+git dir), as git writes them in a work tree of the fork, so the marker rule that reads the file
+at that size sees them. When git cannot merge (a root commit, or objects
 git needs are missing) the conflict tree is built from libgit2's conflicts with ``git merge-file
 --diff3`` on the three blobs read from the object database (:func:`conflict_tree`; same rules,
 Myers hunks). Kinds are in :class:`bot.model.ConflictFile`. The conflict commit is authored by
@@ -81,7 +84,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
+from typing import Callable, Mapping
 
 import pygit2
 from pygit2.enums import DeltaStatus, MergeFlag, SortMode
@@ -91,6 +94,7 @@ from bot.config.attributes import TreeAttributes, git_attributes_file, git_stops
 from bot.config.objects import open_buffered
 from bot.config.renames import DEFAULT_RENAME_LIMIT
 from bot.config.trees import changed_paths, edit_entries, entries_at
+from bot.core.markers import DEFAULT_MARKER_SIZE
 from bot.git.repo import NO_LAZY_FETCH, fetch_advice
 from bot.model import CommitInfo, ConflictFile, PlanItem, Unit
 from bot.templating import render
@@ -522,18 +526,20 @@ def _is_binary(repo: pygit2.Repository, entry) -> bool:
     return b"\0" in repo[entry.id].data[:8000]
 
 
-def merge_file_diff3(base: bytes, ours: bytes, theirs: bytes, labels: tuple[str, str, str]) -> tuple[bytes, int]:
+def merge_file_diff3(base: bytes, ours: bytes, theirs: bytes, labels: tuple[str, str, str],
+                     marker_size: int = DEFAULT_MARKER_SIZE) -> tuple[bytes, int]:
     """``git merge-file -p --diff3`` of three contents: ``(merged text with diff3 markers, number
-    of conflicts)``. Labels: ours, base, theirs. Raises :class:`ApplyError` when git refuses (e.g.
-    binary content)."""
+    of conflicts)``. Labels: ours, base, theirs; ``marker_size``: the markers' length (the path's
+    ``conflict-marker-size``, which git merge-file is never told otherwise). Raises
+    :class:`ApplyError` when git refuses (e.g. binary content)."""
     with tempfile.TemporaryDirectory(prefix="forksync-merge-") as d:
         paths = []
         for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
             p = Path(d) / name
             p.write_bytes(data)
             paths.append(str(p))
-        p = subprocess.run(["git", "merge-file", "-p", "--diff3", "-L", labels[0], "-L", labels[1], "-L", labels[2],
-                            *paths], env=_env(), capture_output=True)
+        p = subprocess.run(["git", "merge-file", "-p", "--diff3", f"--marker-size={int(marker_size)}",
+                            "-L", labels[0], "-L", labels[1], "-L", labels[2], *paths], env=_env(), capture_output=True)
     if p.returncode < 0 or p.returncode > 127:
         raise ApplyError(f"git merge-file failed ({p.returncode}): {p.stderr.decode(errors='replace').strip()[:300]}")
     return p.stdout, p.returncode
@@ -596,9 +602,11 @@ def _pair_renames(repo: pygit2.Repository, triples: list[list], anc_tree, theirs
 
 
 def conflict_tree(repo: pygit2.Repository, idx: pygit2.Index, commit: pygit2.Commit, anc_tree,
-                  renames: bool = True) -> tuple[pygit2.Oid, tuple[ConflictFile, ...]]:
+                  renames: bool = True, marker_size: Callable[[str], int] | None = None
+                  ) -> tuple[pygit2.Oid, tuple[ConflictFile, ...]]:
     """The tree of the conflict commit for a merged index with conflicts: the merge result with
-    every conflicted file written as git leaves it (diff3 markers; kinds in
+    every conflicted file written as git leaves it (diff3 markers, of the length ``marker_size(path)``
+    gives — the path's ``conflict-marker-size`` in the fork's tree; 7 when None; kinds in
     :class:`bot.model.ConflictFile`), and the conflicted files, sorted by path. Modifies ``idx``."""
     labels = _labels(repo, commit)
     triples = [[a, o, t, (o or t or a).path] for a, o, t in list(idx.conflicts)]
@@ -615,7 +623,8 @@ def conflict_tree(repo: pygit2.Repository, idx: pygit2.Index, commit: pygit2.Com
                 kind, keep = "binary", (o.path, o.id, int(o.mode))
             else:
                 base = repo[a.id].data if a is not None else b""
-                text, n = merge_file_diff3(base, repo[o.id].data, repo[t.id].data, labels)
+                text, n = merge_file_diff3(base, repo[o.id].data, repo[t.id].data, labels,
+                                           marker_size(path) if marker_size else DEFAULT_MARKER_SIZE)
                 mode = int(t.mode) if a is not None and int(o.mode) == int(a.mode) else int(o.mode)
                 keep = (path, repo.create_blob(text), mode)
                 hunks = hunks_of(text) if n else ()
@@ -698,10 +707,15 @@ def git_merge_tree(repo: pygit2.Repository, commit: pygit2.Commit, ours, *, flus
     if flush is not None:
         flush()             # objects held in memory (bot.config.objects) must be on disk for git
     rename_args = renames.git_config_args(rename_limit) if detect_renames else ["-c", "merge.renames=false"]
+    sizes: dict[str, int] = {}
     try:
         anc = repo[parent].peel(pygit2.Commit).tree
         attrs = attrs or TreeAttributes(repo)
-        lines = git_attributes_file({p: attrs.merge(ours, p, a) for p in _both_changed(anc, ours, commit.tree)})
+        both = _both_changed(anc, ours, commit.tree)
+        # the marker length too: read against a size the fork sets, git's default 7 would be no
+        # marker at all, and an unresolved file would pass the check that guards the fold
+        sizes = {p: attrs.marker_size(ours, p, a) for p in changed_paths(anc, commit.tree)}
+        lines = git_attributes_file({p: attrs.merge(ours, p, a) for p in both}, sizes)
     except (KeyError, ValueError, pygit2.GitError):
         lines = ""
     with tempfile.NamedTemporaryFile("w", prefix="forksync-attributes-", encoding="utf-8") as af:
@@ -740,11 +754,15 @@ def git_merge_tree(repo: pygit2.Repository, commit: pygit2.Commit, ours, *, flus
             types.setdefault(raw.decode("utf-8", "surrogateescape"), set()).add(kind)
         i += n + 3
     labels = _labels(repo, commit)
-    marks = [(re.compile(rb"^<{7} " + a.encode() + rb"(?::[^\n]*)?$", re.MULTILINE), b"<<<<<<< " + labels[0].encode()),
-             (re.compile(rb"^\|{7} " + parent[:4].encode() + rb"[0-9a-f]*(?::[^\n]*)?$", re.MULTILINE),
-              b"||||||| " + labels[1].encode()),
-             (re.compile(rb"^>{7} " + str(commit.id).encode() + rb"(?::[^\n]*)?$", re.MULTILINE),
-              b">>>>>>> " + labels[2].encode())]
+
+    def marks(n: int) -> list:
+        """git's labels on markers of length ``n`` → forksync's."""
+        return [(re.compile(rb"^<{%d} " % n + a.encode() + rb"(?::[^\n]*)?$", re.MULTILINE),
+                 b"<" * n + b" " + labels[0].encode()),
+                (re.compile(rb"^\|{%d} " % n + parent[:4].encode() + rb"[0-9a-f]*(?::[^\n]*)?$", re.MULTILINE),
+                 b"|" * n + b" " + labels[1].encode()),
+                (re.compile(rb"^>{%d} " % n + str(commit.id).encode() + rb"(?::[^\n]*)?$", re.MULTILINE),
+                 b">" * n + b" " + labels[2].encode())]
     idx = pygit2.Index()
     idx.read_tree(repo[tree])
     files: list[ConflictFile] = []
@@ -754,7 +772,7 @@ def git_merge_tree(repo: pygit2.Repository, commit: pygit2.Commit, ours, *, flus
         if path in idx and kind in ("content", "add/add", "rename") and int(idx[path].mode) in _BLOB_MODES:
             e = idx[path]
             data = repo[e.id].data
-            for rx, label in marks:
+            for rx, label in marks(sizes.get(path, DEFAULT_MARKER_SIZE)):
                 data = rx.sub(lambda _m, label=label: label, data)
             if data != repo[e.id].data:
                 idx.add(pygit2.IndexEntry(path, repo.create_blob(data), e.mode))
@@ -887,7 +905,8 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
                 if by_git is not None:
                     tree, conflicts = pygit2.Oid(hex=by_git[1]), by_git[2]
                 elif idx.conflicts is not None:
-                    tree, conflicts = conflict_tree(repo, idx, up, anc, renames=bool(merger.flags))
+                    tree, conflicts = conflict_tree(repo, idx, up, anc, renames=bool(merger.flags),
+                                                    marker_size=lambda p, ours=ours: attrs.marker_size(ours, p))
                 else:
                     tree, conflicts = _stops_tree(repo, idx, ours, anc, stops)
         if conflict is not None:

@@ -230,8 +230,9 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
     # close (the PR's head no longer follows the branch) and before this delivery was handled
     head = await branch_tip(ctx.gh, full_name, branch) or str((pr.get("head") or {}).get("sha") or "")
     kept = ""
-    if head and row.get("pushed_tip") and head != row["pushed_tip"]:
-        # someone else's commits are on the branch: keep them on the fork before it goes
+    if head and head != row.get("pushed_tip"):
+        # someone else's commits are on the branch (or a tip forksync cannot say it pushed): keep
+        # them on the fork before it goes
         kept = closed_ref(row["unit_id"], head)
         await keep_head(ctx.gh, full_name, kept, head)
     sync_store.save_branch(ctx.store, **{**row, "state": "closed"})

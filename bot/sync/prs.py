@@ -315,10 +315,13 @@ async def open_or_update_pr(gh, full_name: str, *, branch: str, base: str, title
 def verify_resolution(log_text: str, marker_files: list[str], expected_shas: list[str]) -> list[str]:
     """Pure: the problems of a person's resolution on a chain branch (empty = fine).
 
-    ``log_text`` is the messages of the branch's own commits, ``marker_files`` the files where
-    the head adds conflict markers (:func:`bot.git.markers.files_with_markers`: the gate's rule,
-    on the real trees), ``expected_shas`` the unit's upstream commits. Rules: no conflict markers
-    added, every ``Upstream-Commit`` trailer kept."""
+    ``log_text`` is the messages of the branch's own commits, each ended by a NUL (``git log
+    --format=%B%x00``), ``marker_files`` the files where the head adds conflict markers
+    (:func:`bot.git.markers.files_with_markers`: the gate's rule, on the real trees),
+    ``expected_shas`` the unit's upstream commits. Rules: no conflict markers added, every
+    ``Upstream-Commit`` trailer kept, and no commit naming more than one upstream commit (picks
+    squashed together land as one fork commit: no longer bisectable or backed out one by one —
+    the gate's ``picks-squashed``)."""
     problems = []
     if marker_files:
         problems.append("conflict markers remain in " + ", ".join(f"`{f}`" for f in marker_files))
@@ -327,6 +330,15 @@ def verify_resolution(log_text: str, marker_files: list[str], expected_shas: lis
     if lost:
         problems.append("`Upstream-Commit` trailers missing for " + ", ".join(f"`{s[:12]}`" for s in lost)
                         + " (keep one fork commit per upstream commit, with its trailer)")
+    for msg in log_text.split("\0"):
+        named = list(dict.fromkeys(TRAILER.findall(msg)))
+        if len(named) > 1:
+            subject = msg.strip().split("\n", 1)[0][:80]
+            problems.append(f"the commit \"{subject}\" names {len(named)} upstream commits ("
+                            + ", ".join(f"`{s[:12]}`" for s in named) + "): picks squashed into one commit land "
+                            "as one fork commit, no longer bisected or backed out one by one — keep one fork commit "
+                            "per upstream commit: reset the branch to the last commit forksync pushed and push "
+                            "your changes on top of it")
     return problems
 
 

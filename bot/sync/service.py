@@ -506,7 +506,8 @@ class SyncService:
         if held_for_person:
             return await self._block(ctx, full_name, cfg, unit, branch, row, core, res,
                                      blocked_mod.held_for_person(held_for_person), step="push")
-        if remote_tip != res.tip:
+        pushed = remote_tip != res.tip
+        if pushed:
             lease = [f"--force-with-lease=refs/heads/{branch}:{checked_tip}"] if force else []
             try:
                 await self._git(git_dir, "push", "-q", *lease, url, f"refs/heads/{branch}:refs/heads/{branch}",
@@ -515,8 +516,12 @@ class SyncService:
                 # GitHub refused this unit's push: the unit is blocked (stored, shown), the others go on
                 return await self._block(ctx, full_name, cfg, unit, branch, row, core, res,
                                          blocked_mod.classify(str(e)), step="push")
+        # only a tip this sync pushed is forksync's: a branch it left as it was may end in a
+        # person's commits (a resolution, a rewritten conflict commit), and taken for forksync's
+        # own they would be dropped as its push, folded, or deleted unkept on a close
         sync_store.save_branch(ctx.store, repo=full_name, branch=branch, unit_id=unit.id, kind=unit.kind,
-                             pushed_tip=res.tip, verified_tip=(prior or {}).get("verified_tip", ""),
+                             pushed_tip=res.tip if pushed else (prior or {}).get("pushed_tip", ""),
+                             verified_tip=(prior or {}).get("verified_tip", ""),
                              pr=(prior or {}).get("pr", 0), state="open", shas_json=json.dumps(list(unit.shas)),
                              base_sha=core.fork_head, base=cfg.fork.ref, conflict_sha=res.conflict or "",
                              earlier_prs=json.dumps(sync_store.earlier_prs(row)),

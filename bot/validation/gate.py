@@ -20,7 +20,8 @@ Rules, in the order they are reported (the order findings are shown in):
    stopped chain's placeholder, folded away once a person resolves it); ``picks-missing``: a sync
    PR's head lacks a commit with the ``Upstream-Commit`` trailer of one of its unit's upstream
    commits (a person's push replaced forksync's picks; checked when no conflict commit stands for
-   the rest); ``commits-unlisted``: the
+   the rest); ``picks-squashed``: a commit of a sync PR's head claims more than one of its unit's
+   upstream commits (picks squashed together would land as one fork commit); ``commits-unlisted``: the
    PR has at least the 250 commits GitHub's API lists and git could not list them all, so which
    commits an approval saw cannot be told (never passes).
 2. ``hold`` — a ``/forksync hold`` (or hold label) in effect blocks; ``draft`` — a sync PR forksync
@@ -213,6 +214,7 @@ class PRState:
     commits_error: str = ""                # why the PR's full commit list is unknown ("" when it is)
     conflict_commits: tuple[tuple[str, str], ...] = ()
     missing_picks: tuple[str, ...] = ()    # the unit's upstream commits no commit of base..head claims as a pick
+    squashed_picks: tuple[tuple[str, tuple[str, ...]], ...] = ()   # (commit, upstream shas) of a commit claiming several
     person_draft: bool = False             # a sync PR forksync opened ready that is a draft now: a person's "not yet"
     rewritten: tuple[str, ...] = ()        # commits the sync branch was built on that the base no longer has
     required_checks: tuple[str, ...] = ()
@@ -623,6 +625,12 @@ def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaP
                                 + "): a push replaced forksync's picks; merged, the ledger would not count them as "
                                 "picked and their upstream commits would come back — keep one fork commit per "
                                 "upstream commit, with its `Upstream-Commit` trailer (or `git cherry-pick -x`'s line)"))
+    for commit, ups in pr.squashed_picks:
+        blocking.append(Finding("picks-squashed", f"commit {commit[:12]} claims {len(ups)} of the unit's upstream "
+                                "commits (" + ", ".join(s[:12] for s in ups[:10]) + "): picks squashed into one commit "
+                                "would land as one fork commit, no longer bisected or backed out one by one — keep one "
+                                "fork commit per upstream commit (push forksync's picks back, the changes on top)",
+                                commit[:12]))
     if pr.rewritten:
         blocking.append(Finding("rewritten-base", f"{len(pr.rewritten)} commit(s) this branch was built on are no longer "
                                 f"on the base (a force push rewrote its history): {', '.join(s[:12] for s in pr.rewritten[:10])}; "

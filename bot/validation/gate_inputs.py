@@ -40,7 +40,7 @@ from typing import Awaitable, Callable
 from bot.agents.redact import error_text
 from bot.config.forksync import ProvenanceRules
 from bot.core.logins import same_login
-from bot.core.provenance import unpicked
+from bot.core.provenance import picks_named, unpicked
 from bot.git.apply import rewritten_base
 from bot.git.markers import conflict_commits, markers_and_paths, merges_with_content, range_commits
 from bot.github.common import WRITE_LEVELS, base_branch, head_contains, permission, split_repo
@@ -191,6 +191,24 @@ def missing_picks(store, full: str, pr: dict, messages: list[str], rules: Proven
     if row is None or row.get("kind") == sync_store.BACKOUT:
         return ()
     return tuple(unpicked(json.loads(row.get("shas_json") or "[]"), messages, rules))
+
+
+def squashed_picks(store, full: str, pr: dict, commits: list[dict],
+                   rules: ProvenanceRules) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``(commit sha, upstream shas)`` for each of the sync PR's ``commits`` (``pulls/list-commits``
+    objects: ``sha``, ``commit.message``) that claims more than one of its unit's upstream commits
+    as picks (:func:`bot.core.provenance.picks_named`): picks a person squashed together, which
+    would land as one fork commit. ``()`` for a PR without a unit row (an L2 back-out, a person's PR)."""
+    row = unit_row(store, full, pr)
+    if row is None or row.get("kind") == sync_store.BACKOUT:
+        return ()
+    shas = json.loads(row.get("shas_json") or "[]")
+    out = []
+    for c in commits:
+        named = picks_named(shas, str((c.get("commit") or {}).get("message") or ""), rules)
+        if len(named) > 1:
+            out.append((str(c.get("sha") or ""), tuple(named)))
+    return tuple(out)
 
 
 def person_draft(store, full: str, pr: dict) -> bool:
@@ -447,6 +465,7 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
     missing = () if foreign or facts.conflicts or facts.error or commits_error else \
         missing_picks(store, full, pr, [str((c.get("commit") or {}).get("message") or "") for c in commits],
                       cfg.provenance)
+    squashed = () if foreign else squashed_picks(store, full, pr, commits, cfg.provenance)
     rev = []
     for r in reviews:
         login = r["user"]["login"]
@@ -459,7 +478,7 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
         author_is_collaborator=await is_trusted_author(gh, full, author, bot_login),
         retest_by_writer_on=vstore.retest_shas(store, full, pr["number"]),
         conflict_marker_files=facts.markers, markers_error=facts.error, conflict_commits=facts.conflicts,
-        missing_picks=missing, person_draft=bool(pr.get("draft")) and not foreign and person_draft(store, full, pr),
+        missing_picks=missing, squashed_picks=squashed, person_draft=bool(pr.get("draft")) and not foreign and person_draft(store, full, pr),
         commits_error=commits_error,
         rewritten=facts.rewritten,
         required_checks=required.names, check_apps=required.apps, check_rules=required.rules, rules_error=rules_error,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.config.forksync import ProvenanceRules, TrailerRule
-from bot.core.provenance import unpicked
+from bot.core.provenance import picks_named, unpicked
 
 A, B, C = "a" * 40, "b" * 40, "c" * 40
 
@@ -24,3 +24,10 @@ def test_a_commit_named_only_by_a_revert_a_pr_number_or_not_at_all_is_unpicked()
 def test_a_configured_trailer_counts_only_under_the_forks_own_rules():
     messages = [f"pick c\n\nReactor Cherry-pick Revision: {C[:9]}\n"]
     assert unpicked([C], messages, ProvenanceRules()) == [C]
+
+
+def test_a_commit_naming_several_picks_is_a_squash_of_them():
+    """picks_named (the gate's ``picks-squashed``): a squashed commit keeps every pick's trailer."""
+    squash = f"pick a\n\nUpstream-Commit: {A}\n\npick b\n\n(cherry picked from commit {B[:9]})\n"
+    assert picks_named([A, B, C], squash, ProvenanceRules()) == [A, B]
+    assert picks_named([A, B, C], f"pick c\n\nUpstream-Commit: {C}\n", ProvenanceRules()) == [C]

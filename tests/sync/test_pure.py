@@ -16,7 +16,11 @@ A, B = "a" * 40, "b" * 40
     (f"x\n\nUpstream-Commit: {A}\n\0y\n\nUpstream-Commit: {B}\n", [], []),
     (f"Upstream-Commit: {A}\n", [],
      [f"`Upstream-Commit` trailers missing for `{B[:12]}` (keep one fork commit per upstream commit, with its trailer)"]),
-    (f"Upstream-Commit: {A}\nUpstream-Commit: {B}\n", ["f.py", "g.py"], ["conflict markers remain in `f.py`, `g.py`"]),
+    (f"Upstream-Commit: {A}\n\0\nUpstream-Commit: {B}\n", ["f.py", "g.py"], ["conflict markers remain in `f.py`, `g.py`"]),
+    (f"x\n\nUpstream-Commit: {A}\nUpstream-Commit: {B}\n\0", [],
+     [f"the commit \"x\" names 2 upstream commits (`{A[:12]}`, `{B[:12]}`): picks squashed into one commit land "
+      "as one fork commit, no longer bisected or backed out one by one — keep one fork commit per upstream commit: "
+      "reset the branch to the last commit forksync pushed and push your changes on top of it"]),
 ])
 def test_verify_resolution(log, markers, problems):
     assert verify_resolution(log, markers, [A, B]) == problems

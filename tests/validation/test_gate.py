@@ -62,6 +62,9 @@ CASES = [
     # a person's push replaced forksync's picks, or a person made the PR a draft: never merged
     ("picks-missing", pr(missing_picks=(UP,)), SUITES, False, [("picks-missing", "")], []),
     ("person-draft", pr(person_draft=True), SUITES, False, [("draft", "")], []),
+    # a person squashed two picks into one commit: merged, the fork would get one commit for both
+    ("picks-squashed", pr(squashed_picks=(("c" * 40, (UP, "d" * 40)),)), SUITES, False,
+     [("picks-squashed", "c" * 12)], []),
     ("no-results-silence-is-red", pr(results=()), SUITES, False,
      [("missing-result", "kernels/cpu"), ("missing-result", "lit/cpu"), ("missing-result", "lit/h200")],
      ["run-suites"]),
