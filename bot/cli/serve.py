@@ -68,7 +68,7 @@ from bot.agents.redact import register_secrets, scrub
 from bot.app import queue as q
 from bot.config.forksync import UserError
 from bot.config.suites import RUNNER_BACKENDS as BACKENDS
-from bot.store import Store
+from bot.store import Store, UpgradeFailed
 
 log = logging.getLogger(__name__)
 
@@ -547,7 +547,6 @@ def open_store(db: str) -> Store:
     or the upgrade of an earlier release's database failed (then it says the database is intact)."""
     import sqlite3
 
-    from bot.store import UpgradeFailed
 
     parent = Path(db).parent
     if db != ":memory:" and not parent.is_dir():
