@@ -49,6 +49,7 @@ import json
 import logging
 import os
 import signal
+import sqlite3
 import string
 import sys
 import threading
@@ -545,9 +546,6 @@ def open_store(db: str) -> Store:
     when its directory is missing (a mis-mounted volume must not silently get a fresh database),
     or it cannot be opened: read-only, not a SQLite database, its volume full, a disk I/O error,
     or the upgrade of an earlier release's database failed (then it says the database is intact)."""
-    import sqlite3
-
-
     parent = Path(db).parent
     if db != ":memory:" and not parent.is_dir():
         raise UserError(f"the directory of the database {db} does not exist; create it or fix FORKSYNC_DB / --db")
@@ -571,7 +569,6 @@ def _sqlite_trouble(e: Exception, upgrade: bool = False) -> str:
     (sqlite.org/rescode.html): a full volume or a failing disk is no corrupt database, and must not
     be answered with "restore it". Words to follow "the database X" (``upgrade``: to follow "could
     not be upgraded: ")."""
-    import sqlite3
 
     code = (getattr(e, "sqlite_errorcode", None) or 0) & 0xFF       # the primary code of an extended one
     if code == sqlite3.SQLITE_FULL:
