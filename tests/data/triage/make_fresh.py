@@ -34,7 +34,7 @@ Labelling rule (the same as ``make_wild.py``'s):
 Each record: ``id``, ``fault`` (the label), ``source`` (``owner/repo#N``), ``test`` (the test the
 report names; where it names none, ``job:<project>-<what ran>``), ``shape`` (``real``: the
 report's own text, excerpted; ``derived-…``: that text put through a log shape a nightly meets,
-built by the functions below — the same two shapes ``make_wild.py`` applies, copied here so this
+built by ``heldout_set.py`` — the same two shapes ``make_wild.py`` applies, kept apart so this
 frozen file never changes with that one), ``why`` (the labelling reason) and ``text``.
 
 Personal data removed: user names in paths → ``user``, home folders → ``/home/user``, an IP
@@ -43,18 +43,19 @@ address → ``10.0.0.2``; no host names, no e-mail. Texts are short excerpts of 
 """
 from __future__ import annotations
 
-import json
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from heldout_set import HeldOutSet, render  # noqa: E402  (the shapes shared by the held-out sets)
 
 HERE = Path(__file__).parent
 
 # (fault, source, test, why, text) — real excerpts
-F: list[tuple[str, str, str, str, str]] = []
-
-
-def add(fault: str, source: str, test: str, why: str, *texts: str) -> None:
-    for t in texts:
-        F.append((fault, source, test, why, t))
+_SET = HeldOutSet()
+F = _SET.F
+add = _SET.add
+records = _SET.records
 
 
 # ---------------------------------------------------------------- libcuda.so not linkable (one fix: make it findable)
@@ -351,48 +352,7 @@ add("inductor-undefined-symbol-blt", "facebookresearch/blt#124", "job:blt-genera
     "Triton compilation error:\nNameError('s10 is not defined')")
 
 
-# --------------------------------------------------------------------------- derived log shapes (copied from make_wild.py)
-def pytest_summary(test: str, text: str, width: int = 120) -> str | None:
-    """The summary line pytest prints for a failed test whose output is ``text``: ``FAILED <test> - <Type>: <msg>``,
-    cut at the terminal width with ``...`` as pytest (``_get_line_with_reprcrash_message``) does. None when the text
-    has no exception line."""
-    lines = [ln.strip() for ln in text.split("\n") if ln.strip()]
-    exc = [ln for ln in lines if ": " in ln and ln.split(":", 1)[0].replace(".", "").replace("_", "").isalnum()
-           and ln.split(":", 1)[0].rsplit(".", 1)[-1][:1].isupper()]
-    if not exc or test.startswith("job:"):
-        return None
-    msg = exc[-1]
-    line = f"FAILED {test} - {msg}"
-    if len(line) > width:
-        line = line[: width - 3] + "..."
-    return line
-
-
-def ci_timestamps(text: str, i: int) -> str:
-    ts = f"2026-11-{10 + i % 18:02d}T0{i % 9}:{13 + i % 47:02d}:{(7 * i) % 60:02d}.{1234567 + 31 * i}Z"
-    return "\n".join(f"{ts} {line}" for line in text.split("\n"))
-
-
-def records() -> list[dict]:
-    out = []
-    for n, (fault, source, test, why, text) in enumerate(F):
-        base = {"fault": fault, "source": source, "test": test, "why": why}
-        out.append({"id": f"{fault}-{n}", **base, "shape": "real", "text": text})
-        s = pytest_summary(test, text)
-        if s and s not in text:
-            out.append({"id": f"{fault}-{n}-summary", **base, "shape": "derived-pytest-summary", "text": s})
-        if "T0" not in text[:30]:
-            out.append({"id": f"{fault}-{n}-ci", **base, "shape": "derived-ci-timestamps", "text": ci_timestamps(text, n)})
-    return out
-
-
-def render(recs: list[dict]) -> str:
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs)
-
+__all__ = ["F", "add", "records", "render"]
 
 if __name__ == "__main__":
-    recs = records()
-    (HERE / "fresh.jsonl").write_text(render(recs))
-    real = [r for r in recs if r["shape"] == "real"]
-    print(f"wrote {len(recs)} records ({len(real)} real), {len({r['fault'] for r in recs})} faults, "
-          f"{len({r['source'] for r in recs})} sources")
+    _SET.write(HERE / "fresh.jsonl")
