@@ -73,3 +73,21 @@ def test_matmul_configs_fit_the_h200_shared_memory():
     assert big.fitted(4).num_stages == 2 and big.fitted(4).smem_bytes(4) == 196608 <= K.SMEM_LIMIT
     assert big.fitted(2) is big                   # fp16/bf16: 147456 bytes, fits as given
     assert all(c.fitted(4).smem_bytes(4) <= K.SMEM_LIMIT for c in K.MATMUL_CONFIGS)
+
+
+def test_two_sweeps_of_one_commit_check_the_same_inputs(monkeypatch):
+    """The L2 sweep's correctness check draws its inputs from a seed of the point (shape, dtype),
+    as the L1 tests seed by their name: two sweeps give the same errors, so a wrong value cannot
+    appear in one run and vanish in the next."""
+    import sys
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    monkeypatch.syspath_prepend(str(KERNELS))
+    sys.modules.pop("bench_matmul", None)
+    import bench_matmul
+
+    def errors():
+        return [p["rel_err"] for p in bench_matmul.sweep([(32, 48, 40)], ["fp16"], 1)["points"] if p["impl"] == "triton"]
+
+    first, second = errors(), errors()
+    assert first == second and first[0] is not None and first[0] > 0
