@@ -75,19 +75,21 @@ def test_matmul_configs_fit_the_h200_shared_memory():
     assert all(c.fitted(4).smem_bytes(4) <= K.SMEM_LIMIT for c in K.MATMUL_CONFIGS)
 
 
-def test_two_sweeps_of_one_commit_check_the_same_inputs(monkeypatch):
+def test_two_sweeps_of_one_commit_check_the_same_inputs(tmp_path):
     """The L2 sweep's correctness check draws its inputs from a seed of the point (shape, dtype),
-    as the L1 tests seed by their name: two sweeps give the same errors, so a wrong value cannot
-    appear in one run and vanish in the next."""
+    as the L1 tests seed by their name: two sweeps (each a process of its own, as the runner starts
+    them) give the same errors, so a wrong value cannot appear in one run and vanish in the next."""
+    import json
+    import os
+    import subprocess
     import sys
 
-    monkeypatch.setenv("TRITON_INTERPRET", "1")
-    monkeypatch.syspath_prepend(str(KERNELS))
-    sys.modules.pop("bench_matmul", None)
-    import bench_matmul
+    def errors(n: int) -> list:
+        out = tmp_path / f"b{n}.json"
+        subprocess.run([sys.executable, str(KERNELS / "bench_matmul.py"), "--out", str(out), "--shapes", "32x48x40",
+                        "--dtypes", "fp16", "--repeats", "1"], check=True, capture_output=True,
+                       env={**os.environ, "TRITON_INTERPRET": "1"})
+        return [p["rel_err"] for p in json.loads(out.read_text())["points"] if p["impl"] == "triton"]
 
-    def errors():
-        return [p["rel_err"] for p in bench_matmul.sweep([(32, 48, 40)], ["fp16"], 1)["points"] if p["impl"] == "triton"]
-
-    first, second = errors(), errors()
-    assert first == second and first[0] is not None and first[0] > 0
+    first, second = errors(1), errors(2)
+    assert first == second and len(first) == 1 and first[0] > 0
