@@ -48,7 +48,7 @@ class Serve:
         self._listening = threading.Event()
         threading.Thread(target=self._drain, daemon=True).start()
         end = time.monotonic() + 120
-        while not self._listening.wait(0.1):
+        while not self._listening.wait(1):
             assert self.proc.poll() is None and time.monotonic() < end, self.log
         line = next(x for x in self.lines if "listening on" in x)
         self.port = int(line.split("127.0.0.1:")[1].split()[0])
@@ -111,7 +111,7 @@ stop = threading.Event()
 
 def idle_watch():               # stop once nothing is left to do (the test's stand-in for SIGTERM)
     watch = Store(DB)
-    while not stop.wait(0.2):
+    while not stop.wait(1):
         c = q.counts(watch)
         if c["queued"] + c["processing"] + c["failed"] == 0:
             stop.set()
