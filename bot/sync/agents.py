@@ -86,12 +86,6 @@ def _split(full_name: str) -> dict:
     return {"owner": owner, "repo": repo}
 
 
-async def _comment_once(gh, full_name: str, number: int, key: str, body: str) -> str:
-    """Post ``body`` on ``number`` unless a comment with ``key``'s hidden marker exists (a post
-    whose answer was lost is looked up by its marker before it is sent again)."""
-    return await comment_once(gh, full_name, number, key, body)
-
-
 _REPORT_HEAD = re.compile(r"^### Conflict resolution by an agent — upstream ([0-9a-f]{7,40})", re.M)
 
 
@@ -213,7 +207,7 @@ async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path
     rv = _split(full_name)
     if out.status != "committed":
         if pr is not None:
-            await _comment_once(gh, full_name, pr["number"], f"agent-conflict:{upstream_sha}:{tip}",
+            await comment_once(gh, full_name, pr["number"], f"agent-conflict:{upstream_sha}:{tip}",
                                 render("github/rejected_comment.md.j2", upstream_sha=upstream_sha, branch=branch,
                                        status=out.status, rail=out.rail or "", report=out.body.rstrip("\n")))
         return ChainResolution(out.status, upstream_sha, branch, pr=pr["number"] if pr else 0,
@@ -249,7 +243,7 @@ async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path
             pr = await gh.patch("/repos/{owner}/{repo}/pulls/{number}", {**rv, "number": pr["number"]},
                                 data={"body": new_body})
         if not pr.get("draft"):
-            await _comment_once(gh, full_name, pr["number"], f"agent-not-draft:{out.commit}",
+            await comment_once(gh, full_name, pr["number"], f"agent-not-draft:{out.commit}",
                                 render("github/not_draft_comment.md.j2", commit=out.commit or ""))
     return ChainResolution("committed", upstream_sha, branch, pr=pr["number"], draft=bool(pr.get("draft")),
                            pushed=True, commit=out.commit or "", outcome=out)
@@ -266,7 +260,7 @@ async def draft_verdict(gh: Any, full_name: str, number: int, l1_conclusion_on_h
                async for c in gh.getiter("/repos/{owner}/{repo}/pulls/{number}/commits", rv)]
     verdict = may_leave_draft(head, commits, l1_conclusion_on_head)
     if verdict.reason != "no agent-resolved commits":
-        await _comment_once(gh, full_name, number, f"agent-draft:{head}:{l1_conclusion_on_head or 'none'}",
+        await comment_once(gh, full_name, number, f"agent-draft:{head}:{l1_conclusion_on_head or 'none'}",
                             render("github/draft_verdict.md.j2", ok=verdict.ok, head=head, reason=verdict.reason))
     return verdict
 
@@ -284,7 +278,7 @@ async def post_test_summary(gh: Any, full_name: str, number: int, result: Any, c
         if mark in (c.get("body") or ""):                 # posted already: no second agent call
             return (c.get("body") or "").replace(mark + "\n", "", 1)
     out = await summarize_results(client if agents_configured(client) else None, result, title)
-    await _comment_once(gh, full_name, number, key, out.body)
+    await comment_once(gh, full_name, number, key, out.body)
     return out.body
 
 
