@@ -16,7 +16,7 @@ from cachetools import LRUCache
 from bot.model import CommitInfo, FileChange
 from bot.plan import store as plan_store
 from bot.plan.store import SYMBOLS_VERSION
-from bot.plan.symbols import language_for, parser_for, reparse, symbols_of_change
+from bot.plan.symbols import PART_SHARE, PART_SHARE_FRESH, language_for, parser_for, reparse, symbols_of_change
 
 #: bump when symbol extraction changes meaning (cached rows of other versions are ignored)
 
@@ -100,6 +100,16 @@ class SymbolIndex:
                     if len(near) > 6:
                         near.pop(0)
         return tree.root_node
+
+    def _part_share(self, src: bytes, lang: str, path: str) -> float:
+        """How small a share of ``src`` its changed parts must be for a parse by parts
+        (``symbols._part_symbols``): :data:`~bot.plan.symbols.PART_SHARE` when a tree of this text or an
+        earlier version of ``path`` is at hand (a re-parse of the whole file from it costs little),
+        else :data:`~bot.plan.symbols.PART_SHARE_FRESH` (the whole file would be parsed from scratch,
+        which costs more than parsing most of it by parts). Either way the symbols are the same."""
+        if (path, lang) in self._last or _by_content(self._trees, src, lang)[1] is not None:
+            return PART_SHARE
+        return PART_SHARE_FRESH
 
     def _parse_part(self, text: bytes, lang: str):
         """A parsed tree's root for one top-level part of a file (``symbols.top_level_parts``):
@@ -239,7 +249,8 @@ class SymbolIndex:
             self.parsed_files += 1
         when = float(commit.committer_time)
         res = symbols_of_change(fc, old, new, parse=lambda src, lg: self._parse(
-            src, lg, fc.path, when - 0.5 if src is old else when), parse_part=self._parse_part if self.parts else None)
+            src, lg, fc.path, when - 0.5 if src is old else when), parse_part=self._parse_part if self.parts else None,
+            part_share=lambda src, lg: self._part_share(src, lg, fc.path))
         self._cache[key] = res
         if self.store is not None:
             self._pending.append({"key": f"{commit.sha}:{fc.path}", "version": SYMBOLS_VERSION,

@@ -157,6 +157,31 @@ def test_the_index_parses_parts_and_answers_as_the_whole_file_index(tmp_path):
     assert by_parts.part_parses > 0 and by_file.part_parses == 0
 
 
+def test_a_large_change_is_parsed_by_parts_only_when_no_earlier_tree_of_the_file_is_at_hand():
+    from bot.plan.symbols import PART_SHARE, PART_SHARE_FRESH
+
+    src = mlir_splits(12)
+    starts = top_level_parts(src, "mlir")
+    rows = [src[:s].count(b"\n") + 2 for s in starts[1:5]]      # a row in each of four of the 13 parts
+    share = sum(starts[k + 1] - starts[k] for k in range(1, 5)) / len(src)
+    assert 1 / PART_SHARE < share <= 1 / PART_SHARE_FRESH
+    ranges = [(r, 1) for r in rows]
+    expected = whole(src, "mlir", ranges)
+    parts = Parts()
+    assert source_symbols(src, "mlir", ranges, parse_part=parts) == expected and parts.texts == []
+    assert source_symbols(src, "mlir", ranges, parse_part=parts, part_share=lambda s, lg: PART_SHARE_FRESH) == expected
+    assert len(parts.texts) == 4
+
+    class Index(SymbolIndex):      # the index's choice: no tree of the path yet, then one
+        def __init__(self):
+            super().__init__(repo=None)
+
+    index = Index()
+    assert index._part_share(src, "mlir", "t.mlir") == PART_SHARE_FRESH
+    index._parse(src, "mlir", "t.mlir")
+    assert index._part_share(src + b"\n", "mlir", "t.mlir") == PART_SHARE
+
+
 def pad(n: int) -> str:
     """``n`` small top-level functions: parts then hold a small share of the text."""
     return "".join(f"\n\ndef pad{i}():\n    return {i}\n" for i in range(n))
