@@ -661,9 +661,11 @@ _CPP_NOT_START = re.compile(rb"[A-Za-z_]\w*[ \t]*:(?!:)")
 # definitions between them then parse without the braces that a part alone could not match
 _CPP_BRACE_LINE = re.compile(rb"(?:(?:inline[ \t]+)?namespace\b[^\n;{]*\{|extern[ \t]+\"C\"[ \t]*\{"
                              rb"|\}[ \t]*//[^\n]*namespace)[^\n]*(?:\n|\Z)")
-# the first bytes of such a line (a literal search, then the pattern: ten times faster than a
-# multi-line pattern tried at every line)
-_CPP_BRACE_HEADS = (b"\nnamespace", b"\ninline", b"\nextern", b"\n}")
+# where such a line may be: every match holds ``namespace`` or starts with ``extern`` (literal
+# searches for these rare words, then the pattern at the start of their line: a search for each
+# line's first bytes stops at every ``}`` at column 0, and a multi-line pattern tried at every line
+# is ten times slower still)
+_CPP_BRACE_WORDS = (b"namespace", b"extern")
 
 
 def _cpp_part_starts(src: bytes) -> list[int]:
@@ -671,17 +673,17 @@ def _cpp_part_starts(src: bytes) -> list[int]:
     for m in _CPP_PART_START.finditer(src):
         if not _CPP_NOT_START.match(src, m.end()):
             out.add(m.end())
-    for head in _CPP_BRACE_HEADS:
-        found = [-1] if src.startswith(head[1:]) else []
-        at = src.find(head)
+    lines: set[int] = set()
+    for word in _CPP_BRACE_WORDS:
+        at = src.find(word)
         while at >= 0:
-            found.append(at)
-            at = src.find(head, at + 1)
-        for at in found:
-            m = _CPP_BRACE_LINE.match(src, at + 1)
-            if m is not None:
-                out.add(m.start())
-                out.add(m.end())
+            lines.add(src.rfind(b"\n", 0, at) + 1)
+            at = src.find(word, at + len(word))
+    for line in lines:
+        m = _CPP_BRACE_LINE.match(src, line)
+        if m is not None:
+            out.add(m.start())
+            out.add(m.end())
     out.discard(len(src))
     return sorted(out)
 
