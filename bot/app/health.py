@@ -8,7 +8,8 @@ rule                   unhealthy when
 =====================  ============================================================================
 deliveries stored      the webhook intake's store refused the newest delivery it was given (full
                        volume, read-only or failing disk: each is answered 503 and lost unless
-                       redelivered); storing one again clears it
+                       redelivered); storing one again clears it, and so does a write of the
+                       intake's own, tried by ``/healthz`` at most every ``PROBE_EVERY_S`` (10 s)
 worker alive           a worker is expected (``forksync serve --workers N>0``) and no worker has
                        beaten its heartbeat for ``heartbeat_stale_s`` (a worker that crashes at
                        start never beats: a crash loop shows here)

@@ -106,6 +106,10 @@ WORKERS = table("queue_workers", {
     "login_unknown": str,
 }, pk="worker_id")
 
+#: one row the webhook intake writes to learn whether the store can be written again after it
+#: refused deliveries (:func:`probe_write`)
+INTAKE_PROBE = table("webhook_intake_probe", {"id": int, "probed_at": float}, pk="id")
+
 
 @dataclass(frozen=True)
 class QueuePolicy:
@@ -550,6 +554,15 @@ def heartbeat(store: Store, worker_id: str, started_at: float, now: float, *, lo
         store.conn.execute("INSERT INTO queue_workers (worker_id, started_at, beat_at, login_unknown) VALUES (?, ?, ?, ?)"
                            " ON CONFLICT(worker_id) DO UPDATE SET beat_at=excluded.beat_at,"
                            " login_unknown=excluded.login_unknown", (worker_id, started_at, now, login_unknown))
+
+
+def probe_write(store: Store, now: float) -> None:
+    """Write and commit one small row (``webhook_intake_probe``): raises what storing a delivery
+    would raise while the volume is full, read-only or failing (sqlite3 errors, OSError)."""
+    store.ensure(INTAKE_PROBE)
+    with store.transaction() as c:
+        c.execute("INSERT INTO webhook_intake_probe (id, probed_at) VALUES (1, ?)"
+                  " ON CONFLICT(id) DO UPDATE SET probed_at=excluded.probed_at", (now,))
 
 
 def last_heartbeat(store: Store) -> float | None:

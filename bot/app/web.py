@@ -14,8 +14,8 @@
 4. The delivery is stored in the durable queue (:mod:`bot.app.queue`, committed with
    ``synchronous=FULL``) and only then answered **202** ``{"delivery": id, "queue": "queued" |
    "requeued" | "duplicate"}``. If storing fails the answer is **503** so GitHub records a failed
-   delivery that can be redelivered, and ``GET /healthz`` is unhealthy until a delivery is stored
-   again (a full volume refuses them all).
+   delivery that can be redelivered, and ``GET /healthz`` is unhealthy until a delivery, or a
+   write ``/healthz`` tries itself, is stored again (a full volume refuses them all).
 
 Every refusal is logged at WARNING with the status, the reason, the delivery id, event and hook
 id (quoted, cut to 200 characters) and never the body. A connection that does not finish its
@@ -63,6 +63,9 @@ log = logging.getLogger(__name__)
 SPOOL_IN_MEMORY = 256 * 1024
 #: Seconds to receive a whole body once the headers are in (GitHub itself gives up after 10 s).
 BODY_TIMEOUT_S = 30.0
+#: While the store refuses deliveries, ``/healthz`` and the health page try a write of their own at
+#: most this often (seconds) to learn that it can be written again.
+PROBE_EVERY_S = 10.0
 
 class GroupCommitter:
     """Stores deliveries from one writer thread, many per transaction (group commit).
@@ -86,6 +89,7 @@ class GroupCommitter:
         self.max_batch = max_batch
         self.clock = clock
         self._refused: dict | None = None      # replaced whole, never mutated: read from other threads
+        self._probed_at = float("-inf")         # when recheck last tried a write (clock's epoch s)
         self._q: "stdqueue.Queue" = stdqueue.Queue()
         self._thread = threading.Thread(target=self._run, name="forksync-enqueue", daemon=True)
         self._thread.start()
@@ -104,6 +108,27 @@ class GroupCommitter:
         """The store's refusals since it last stored a delivery: ``{"since", "at"}`` (epoch s of the
         first and the newest), ``"count"`` (deliveries answered 503), ``"error"`` (the newest, one
         line); None when the newest delivery was stored (or none came)."""
+        return self._refused
+
+    def recheck(self) -> dict | None:
+        """:meth:`refused`, after trying a write of the intake's own (:func:`bot.app.queue.probe_write`)
+        while refusing, at most once every :data:`PROBE_EVERY_S`: a volume freed again clears the
+        refusal without waiting for a delivery — which may never come, since a load balancer takes
+        an instance whose ``/healthz`` is 503 out of rotation. A failed write keeps the refusal
+        (its error updated). Blocking (a write): call it off the event loop."""
+        was = self._refused
+        now = self.clock()
+        if was is None or now - self._probed_at < PROBE_EVERY_S:
+            return was
+        self._probed_at = now
+        try:
+            q.probe_write(self.store, now)
+        except Exception as e:  # noqa: BLE001 - still refusing: said by /healthz with the newest error
+            if self._refused is was:
+                self._refused = {**was, "error": error_text(e, 300)}
+        else:
+            if self._refused is was:        # no delivery refused meanwhile
+                self._refused = None
         return self._refused
 
     def _outcome(self, error: Exception | None, n: int = 1) -> None:
@@ -204,7 +229,7 @@ def mount_dashboard(app: web.Application, store: Store, *, access=None, expect_w
         store=store, clock=clock, access=access, queue_counts=lambda: q.counts(store),
         app_facts=lambda: app_facts(store, clock(), expect_worker=expect_worker,
                                     recent_restarts=worker_restarts() if worker_restarts else 0, policy=health_policy,
-                                    store_refused=committer.refused() if committer is not None else None)))
+                                    store_refused=committer.recheck() if committer is not None else None)))
 
 
 def _json(code: int, **body) -> web.Response:
@@ -310,7 +335,7 @@ def make_app(store: Store, secret: str, *, metrics: AppMetrics | None = None,
 
     def health_facts() -> tuple[dict, list[str], list[str]]:
         depth, _, found, warned = _health(store, clock(), expect_worker, worker_restarts() if worker_restarts else 0,
-                                          health_policy, committer.refused())
+                                          health_policy, committer.recheck())
         return depth, [p.text for p in found], warned
 
     async def healthz(request: web.Request) -> web.Response:

@@ -24,7 +24,7 @@ import pytest
 
 from bot.app import queue as q
 from bot.app.schedules import tick_tracked
-from bot.app.web import delivery_headers
+from bot.app.web import PROBE_EVERY_S, GroupCommitter, delivery_headers
 from bot.store import Store
 from bot.sync import store as sync_store
 from bot.sync.upstream import poll_once
@@ -171,6 +171,39 @@ def test_healthz_says_unhealthy_while_every_delivery_is_refused_for_want_of_disk
         serve.stop()
     assert status == 503, f"/healthz answered {status} {body} while every delivery was refused"
     assert body["status"] != "ok"
+
+
+def test_healthz_recovers_by_itself_once_the_store_can_be_written_again(tmp_path):
+    """After a full volume is freed, ``/healthz`` stayed 503 until GitHub's next delivery was
+    stored — but a load balancer takes an instance whose health check fails out of rotation, so
+    no delivery ever came and the webhook intake stayed dark. It should try a write of its own
+    (at most every ``PROBE_EVERY_S``) and answer healthy once the store takes it."""
+    now = [1_000.0]
+    store = Store(tmp_path / "q.db")
+    committer = GroupCommitter(store, clock=lambda: now[0])
+    try:
+        store.conn.execute("PRAGMA query_only=ON")      # the store refuses every write, as on a full volume
+
+        async def deliver():
+            try:
+                await committer.submit({"delivery_id": "d1", "hook_id": "1", "event": "ping", "body": b"{}"})
+            except Exception as e:  # noqa: BLE001 - the delivery is refused: that is the point
+                return e
+
+        assert asyncio.run(deliver()) is not None
+        assert committer.refused()["count"] == 1
+        refusal = committer.recheck()                 # the first check tries a write: still refused
+        assert refusal is not None and "readonly" in refusal["error"]
+        store.conn.execute("PRAGMA query_only=OFF")     # the volume is freed
+        now[0] += PROBE_EVERY_S / 2
+        assert committer.recheck() is not None          # not tried again so soon
+        now[0] += PROBE_EVERY_S / 2
+        assert committer.recheck() is None
+        assert store.conn.execute("SELECT probed_at FROM webhook_intake_probe").fetchall() == [(now[0],)]
+        assert q.counts(store)["queued"] == 0           # the probe stores no delivery
+    finally:
+        committer.close()
+        store.close()
 
 
 def _full_volume_available() -> bool:
