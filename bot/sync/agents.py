@@ -43,7 +43,7 @@ from bot.agents.render import render
 from bot.agents.summary import summarize_results
 from bot.git.repo import git_env
 from bot.git.resolution import find_stop, keep_ref
-from bot.github.common import comment_once, marker
+from bot.github.common import comment_once, marker, split_repo
 from bot.github.limits import fit_title
 from bot.sync import store as sync_store
 from bot.sync.prs import create_pull, find_open_pr, placed, title_digest
@@ -79,11 +79,6 @@ class ChainResolution:
 def agents_configured(client: AgentClient | None) -> bool:
     """True when ``client`` exists and may call the model (a key is set, agents enabled)."""
     return client is not None and client.off_reason is None
-
-
-def _split(full_name: str) -> dict:
-    owner, _, repo = full_name.partition("/")
-    return {"owner": owner, "repo": repo}
 
 
 _REPORT_HEAD = re.compile(r"^### Conflict resolution by an agent — upstream ([0-9a-f]{7,40})", re.M)
@@ -204,7 +199,7 @@ async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path
     except Exception:
         await _put_back(git_dir, branch, tip, out.commit if out.status == "committed" else None)
         raise
-    rv = _split(full_name)
+    rv = split_repo(full_name)
     if out.status != "committed":
         if pr is not None:
             await comment_once(gh, full_name, pr["number"], f"agent-conflict:{upstream_sha}:{tip}",
@@ -253,7 +248,7 @@ async def draft_verdict(gh: Any, full_name: str, number: int, l1_conclusion_on_h
     """After an L1 result on PR ``number``: may it leave draft (:func:`bot.agents.policy.may_leave_draft`
     over the PR's commits as GitHub lists them)? Comments the verdict once per head when the PR
     carries agent-resolved commits. Never marks the PR ready and never merges: a person does."""
-    rv = {**_split(full_name), "number": number}
+    rv = {**split_repo(full_name), "number": number}
     pr = await gh.getitem("/repos/{owner}/{repo}/pulls/{number}", rv)
     head = pr["head"]["sha"]
     commits = [(c["sha"], (c.get("commit") or {}).get("message") or "")
@@ -274,7 +269,7 @@ async def post_test_summary(gh: Any, full_name: str, number: int, result: Any, c
     get = (lambda k: result.get(k, "")) if isinstance(result, dict) else (lambda k: getattr(result, k, ""))
     key = f"test-summary:{get('suite')}:{get('platform')}:{get('commit')}"
     mark = marker(key)
-    async for c in gh.getiter("/repos/{owner}/{repo}/issues/{number}/comments", {**_split(full_name), "number": number}):
+    async for c in gh.getiter("/repos/{owner}/{repo}/issues/{number}/comments", {**split_repo(full_name), "number": number}):
         if mark in (c.get("body") or ""):                 # posted already: no second agent call
             return (c.get("body") or "").replace(mark + "\n", "", 1)
     out = await summarize_results(client if agents_configured(client) else None, result, title)
