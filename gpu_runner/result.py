@@ -54,10 +54,18 @@ class _M(BaseModel):
 
 
 class Reason(_M):
-    """Why a run is red. ``code`` is one of :data:`REASON_CODES`."""
+    """Why a run is red. ``code`` is one of :data:`REASON_CODES`; ``detail`` is for a person.
+
+    The count reasons (``zero-tests``, ``count-mismatch``, ``below-floor``) also carry their
+    counts as numbers, so a reader tells a shortfall without reading the detail's words: ``ran``
+    (tests that ran, skipped and xfail excluded; benchmark points) and ``expected`` (the count
+    the rule compared it with: ``expected_tests``, ``min_tests``; None for ``zero-tests``).
+    Both are None for other reasons and in results written before they were kept."""
 
     code: str
     detail: str
+    ran: int | None = None
+    expected: int | None = None
 
 
 class TestResult(_M):

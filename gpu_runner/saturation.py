@@ -74,7 +74,7 @@ def judge(f: RunFacts) -> tuple[str, list[Reason]]:
        status is non-zero yet the report shows no failure, or zero while it shows failures.
     """
     reasons: list[Reason] = []
-    add = lambda code, detail: reasons.append(Reason(code=code, detail=detail))  # noqa: E731
+    add = lambda code, detail, **counts: reasons.append(Reason(code=code, detail=detail, **counts))  # noqa: E731
 
     if f.timed_out:
         add("timed-out", f"build + command ran past timeout_s={f.timeout_s:g}s and were killed"
@@ -125,15 +125,15 @@ def _judge_tests(f: RunFacts, add) -> None:
     if f.sharded:
         pass
     elif c.total == 0:
-        add("zero-tests", "the report holds no test case")
+        add("zero-tests", "the report holds no test case", ran=0)
     elif c.ran == 0:
-        add("zero-tests", f"no test ran: all {c.total} were skipped")
+        add("zero-tests", f"no test ran: all {c.total} were skipped", ran=0)
     if f.expected_tests is not None and c.ran != f.expected_tests:
-        add("count-mismatch", _count_detail(c, f.expected_tests, f.expected_field))
+        add("count-mismatch", _count_detail(c, f.expected_tests, f.expected_field), ran=c.ran, expected=f.expected_tests)
     if f.min_tests is not None and c.ran < f.min_tests:
         add("below-floor", f"{c.ran} tests ran ({c.skipped} skipped or xfail, which do not count), fewer than the "
             f"floor min_tests={f.min_tests}" + (": make the skipped tests run, or lower min_tests if they are "
-                                                "meant to skip here" if c.skipped else ""))
+                                                "meant to skip here" if c.skipped else ""), ran=c.ran, expected=f.min_tests)
     if c.harness_total is not None and c.harness_total != c.total:
         add("count-disagrees-with-harness",
             f"the report holds {c.total} tests but the harness reported {c.harness_total}")
@@ -161,11 +161,12 @@ def _count_detail(c: Counts, expected: int, where: str) -> str:
 def _judge_points(f: RunFacts, add) -> None:
     n = len(f.benchmarks)
     if n == 0 and not f.sharded:
-        add("zero-tests", "the benchmark report holds no point")
+        add("zero-tests", "the benchmark report holds no point", ran=0)
     if f.expected_tests is not None and n != f.expected_tests:
-        add("count-mismatch", f"the benchmark report holds {n} points, the suite expects exactly {f.expected_tests}")
+        add("count-mismatch", f"the benchmark report holds {n} points, the suite expects exactly {f.expected_tests}",
+            ran=n, expected=f.expected_tests)
     if f.min_tests is not None and n < f.min_tests:
-        add("below-floor", f"{n} benchmark points, fewer than the floor min_tests={f.min_tests}")
+        add("below-floor", f"{n} benchmark points, fewer than the floor min_tests={f.min_tests}", ran=n, expected=f.min_tests)
     bad = [f"{p.benchmark}[{p.shape},{p.dtype},{p.impl}]" for p in f.benchmarks if not p.ok]
     if bad:
         add("benchmark-failed", "wrong results while measuring: " + ", ".join(bad[:SHOW_FAILING]))
@@ -178,18 +179,25 @@ def _judge_points(f: RunFacts, add) -> None:
         add("exit-status-disagrees", f"the benchmark exited with status {f.exit_code} but no point is marked failed")
 
 
-#: The counts in a ``count-mismatch`` detail as :func:`judge` writes it (tests, or benchmark points).
-_MISMATCH = re.compile(r"(\d+) (?:tests ran|points), the suite expects exactly (\d+)")
+#: The counts in a ``count-mismatch`` detail of a result written before reasons kept them as
+#: numbers: "<n> tests ran" (tests, since counts leave skipped ones out), "the report holds <n>
+#: tests" (earlier), "the benchmark report holds <n> points", then ", the suite expects exactly <m>".
+_MISMATCH = re.compile(r"(\d+) (?:tests ran|tests|points), the suite expects exactly (\d+)")
 
 
 def ran_short(reason: Reason) -> bool:
     """Whether ``reason`` says the suite ran fewer tests (or benchmark points) than it promises:
-    ``below-floor``, ``zero-tests``, or a ``count-mismatch`` whose count is below the expected one
-    (read back from the detail :func:`judge` writes, "<n> tests ran, the suite expects exactly <m>";
-    more than expected is a mismatch, not a shortfall)."""
+    ``below-floor``, ``zero-tests``, or a ``count-mismatch`` whose ``ran`` is below its
+    ``expected`` (more than expected is a mismatch, not a shortfall). A ``count-mismatch`` without
+    them (a result written before they were kept) is read back from the detail as :func:`judge`
+    wrote it then (:data:`_MISMATCH`); in no such words, it is not a shortfall."""
     if reason.code in ("below-floor", "zero-tests"):
         return True
-    m = _MISMATCH.search(reason.detail) if reason.code == "count-mismatch" else None
+    if reason.code != "count-mismatch":
+        return False
+    if reason.ran is not None and reason.expected is not None:
+        return reason.ran < reason.expected
+    m = _MISMATCH.search(reason.detail)
     return bool(m) and int(m[1]) < int(m[2])
 
 

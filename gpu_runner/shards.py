@@ -67,7 +67,7 @@ def merge(results: dict[int, RunResult | None], count: int, *, suite: str, level
                                   f"{r.suite!r} at {r.commit[:12]} on {r.platform}, shard {r.shard or 'none'}"))
             continue
         present[i] = r
-        reasons += [Reason(code=x.code, detail=f"shard {i}/{count}: {x.detail}") for x in r.reasons]
+        reasons += [x.model_copy(update={"detail": f"shard {i}/{count}: {x.detail}"}) for x in r.reasons]
     tests: list[TestResult] = []
     seen: dict[str, int] = {}
     overlap: list[str] = []

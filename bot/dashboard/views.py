@@ -351,7 +351,7 @@ def _cell_state(r: dict) -> str:
         return "pending"
     if r["verdict"] == "pass":
         return "green"
-    if validation_store.only_short(r["reason"] or ""):
+    if validation_store.only_short(r):
         return "short"
     return "red"
 

@@ -155,7 +155,8 @@ _REASON_AT = re.compile(r"(?:^|; )([a-z][a-z0-9]*(?:-[a-z0-9]+)+): ")
 
 def reasons_of(text: str) -> list[Reason]:
     """The reasons of a row's ``reason`` (``"code: detail; code: detail"``, as :func:`record`
-    writes them), in order; a text in no such form is one reason with code ``""``."""
+    writes them), in order; a text in no such form is one reason with code ``""``. Only for a
+    row with no readable result JSON: the text is for a person, its details may hold anything."""
     starts = list(_REASON_AT.finditer(text or ""))
     if not starts:
         return [Reason(code="", detail=text)] if text else []
@@ -163,11 +164,25 @@ def reasons_of(text: str) -> list[Reason]:
     return [Reason(code=m[1], detail=text[m.end():end]) for m, end in zip(starts, ends)]
 
 
-def only_short(text: str) -> bool:
-    """Whether every reason of a row's ``reason`` is a shortfall of the suite's count of tests
-    (:func:`gpu_runner.saturation.ran_short`): the suite ran fewer tests than it promises, and
-    nothing else is wrong with it."""
-    reasons = reasons_of(text)
+def row_reasons(row: dict) -> list[Reason]:
+    """The reasons of a ``suite_results`` row, in order: those of its result JSON
+    (``result_json``: each with its code, detail and, for the count reasons, its counts), as the
+    runner wrote them. A row without a readable result JSON (pending, or written by hand or by an
+    earlier release) falls back to its ``reason`` text read by :func:`reasons_of`."""
+    try:
+        found = json.loads(row.get("result_json") or "null")
+        if isinstance(found, dict):
+            return [Reason.model_validate(r) for r in found.get("reasons") or []]
+    except (ValueError, TypeError):
+        pass                # pydantic's ValidationError is a ValueError: fall back to the text
+    return reasons_of(row.get("reason") or "")
+
+
+def only_short(row: dict) -> bool:
+    """Whether every reason of a ``suite_results`` row (:func:`row_reasons`) is a shortfall of
+    the suite's count of tests (:func:`gpu_runner.saturation.ran_short`): the suite ran fewer
+    tests than it promises, and nothing else is wrong with it."""
+    reasons = row_reasons(row)
     return bool(reasons) and all(ran_short(r) for r in reasons)
 
 
@@ -228,14 +243,11 @@ def superseded_runs(row: dict) -> list[dict]:
 
 def stood_in(row: dict) -> bool:
     """True when the row's result is one the bot stood in for a run that sent none — its only
-    reason ``workflow-failed`` (the collect tick's "no result" after its time limit, a completed
-    run without its artifact), a code no runner writes. The run's own result, arriving later for
-    the same attempt (a queued self-hosted runner), replaces it."""
-    try:
-        reasons = json.loads(row.get("result_json") or "{}").get("reasons") or []
-    except ValueError:
-        return False
-    return bool(reasons) and all(r.get("code") == "workflow-failed" for r in reasons)
+    reason (:func:`row_reasons`) ``workflow-failed`` (the collect tick's "no result" after its time
+    limit, a completed run without its artifact), a code no runner writes. The run's own result,
+    arriving later for the same attempt (a queued self-hosted runner), replaces it."""
+    reasons = row_reasons(row)
+    return bool(reasons) and all(r.code == "workflow-failed" for r in reasons)
 
 
 def by_request(db, request_id: str) -> dict | None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gpu_runner.result import BenchmarkPoint, Counts, TestResult, outcome_for
-from gpu_runner.saturation import RunFacts, judge, missing_required
+from gpu_runner.result import BenchmarkPoint, Counts, Environment, RunResult, TestResult, outcome_for
+from gpu_runner.saturation import RunFacts, judge, missing_required, ran_short
 
 
 def make_tests(passed=0, failed=0, error=0, skipped=0):
@@ -126,6 +126,27 @@ BENCH = [
 def test_judge_benchmarks(kw, verdict, expected):
     f = RunFacts(level="L2", report_format="benchmark-json", report_state="ok", exit_code=kw.pop("exit_code", 0), **kw)
     assert codes(f) == (verdict, expected)
+
+
+@pytest.mark.parametrize("f, counts", [
+    (facts(passed=20, skipped=10), [("count-mismatch", 20, 30, True)]),
+    (facts(passed=40), [("count-mismatch", 40, 30, False)]),
+    (facts(passed=0, skipped=5, expected_tests=None, min_tests=3), [("zero-tests", 0, None, True),
+                                                                    ("below-floor", 0, 3, True)]),
+    (RunFacts(level="L2", report_format="benchmark-json", report_state="ok", exit_code=0, benchmarks=(point(),),
+              expected_tests=2, min_tests=2), [("count-mismatch", 1, 2, True), ("below-floor", 1, 2, True)]),
+])
+def test_count_reasons_carry_their_counts_so_a_shortfall_is_told_without_words(f, counts):
+    # the dashboard's "short" reads these numbers: a reworded detail changes nothing
+    _, reasons = judge(f)
+    assert [(r.code, r.ran, r.expected, ran_short(r)) for r in reasons] == counts
+    assert [ran_short(r.model_copy(update={"detail": "in other words"})) for r in reasons] == [c[3] for c in counts]
+    assert [(r.ran, r.expected) for r in RunResult.from_json(_result(reasons).to_json()).reasons] == [c[1:3] for c in counts]
+
+
+def _result(reasons):
+    return RunResult(suite="s", level="L1", commit="c" * 40, verdict="red", outcome=outcome_for(reasons), reasons=reasons,
+                     environment=Environment(runner_id="r"))
 
 
 def test_nothing_is_green_by_default():

@@ -1,5 +1,7 @@
 """Suite results keep the attempt they answer: a result of a run a re-run replaced never stands
 for the re-run (it is kept aside as superseded), on the real store."""
+import json
+
 import pytest
 
 from bot.store import Store
@@ -130,5 +132,40 @@ def test_a_check_run_address_that_would_break_the_line_is_left_out(db, url):
     ("a reason stored in no known form", [""], False),
 ])
 def test_a_rows_reasons_are_read_back_by_code_and_short_is_a_shortfall_alone(reason, codes, short):
-    assert [r.code for r in vstore.reasons_of(reason)] == codes
-    assert vstore.only_short(reason) is short
+    # a row with no result JSON (written by hand or by an earlier release): its text is read
+    row = {"reason": reason, "result_json": ""}
+    assert [r.code for r in vstore.reasons_of(reason)] == [r.code for r in vstore.row_reasons(row)] == codes
+    assert vstore.only_short(row) is short
+
+
+def _json(*reasons: dict) -> str:
+    return json.dumps({"schema": "forksync-result/1", "reasons": list(reasons)})
+
+
+@pytest.mark.parametrize("result_json, reason, codes, short", [
+    # the result JSON decides, whatever the text says
+    (_json({"code": "count-mismatch", "detail": "60 von 100 Tests liefen", "ran": 60, "expected": 100}),
+     "count-mismatch: 60 von 100 Tests liefen", ["count-mismatch"], True),
+    (_json({"code": "count-mismatch", "detail": "earlier 80 tests ran, the suite expects exactly 100", "ran": 120,
+            "expected": 100}), "count-mismatch: earlier 80 tests ran, the suite expects exactly 100", ["count-mismatch"], False),
+    (_json({"code": "below-floor", "detail": "few; test-failures: see below", "ran": 3, "expected": 4}),
+     "below-floor: few; test-failures: see below", ["below-floor"], True),
+    (_json({"code": "below-floor", "detail": "80 tests ran", "ran": 80, "expected": 100},
+           {"code": "test-failures", "detail": "1 failed, 0 errors: t.py::x"}),
+     "below-floor: 80 tests ran", ["below-floor", "test-failures"], False),
+    # a result JSON written before reasons kept their counts: the detail in this release's or the earlier words
+    (_json({"code": "count-mismatch", "detail": "the report holds 60 tests, the suite expects exactly 100"}),
+     "", ["count-mismatch"], True),
+    (_json({"code": "count-mismatch", "detail": "120 tests ran, the suite expects exactly 100 (more: set expected_tests: 120)"}),
+     "", ["count-mismatch"], False),
+    (_json({"code": "count-mismatch", "detail": "counted otherwise"}), "", ["count-mismatch"], False),
+    (_json(), "", [], False),
+    # no readable result JSON: the text
+    ("{not json", "zero-tests: the report holds no test case", ["zero-tests"], True),
+    (json.dumps({"reasons": [{"code": "zero-tests", "detail": "x", "unknown": 1}]}), "runner-crashed: killed",
+     ["runner-crashed"], False),
+])
+def test_a_rows_reasons_come_from_its_result_json_and_its_text_only_without_one(result_json, reason, codes, short):
+    row = {"reason": reason, "result_json": result_json}
+    assert [r.code for r in vstore.row_reasons(row)] == codes
+    assert vstore.only_short(row) is short
