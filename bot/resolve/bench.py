@@ -127,6 +127,9 @@ def score(replays: Sequence, chain: Sequence[str], strategies: Sequence[str] | N
     rules = list(strategies if strategies is not None else RULES)
     res = Result(boundary, {"all": len(replays), "dev": len(dev), "held-out": len(held)},
                  {"all": 0, "dev": 0, "held-out": 0})
+    for p in ("all", "dev", "held-out"):       # every part and strategy, with no file too: the document keeps its shape
+        for name in (*BASELINES, *rules, "chain"):
+            res.score(p, name)
     memory = Memory()
     for rep in dev + held:
         part = part_of[id(rep)]
