@@ -63,12 +63,6 @@ class Hunk:
     ours: str
     base: str
     theirs: str
-    ours_end: str = ""      # the line end the block gave the fork's last line, which the fork's file lacks
-
-    def union(self) -> str:
-        """Both sides, the fork's lines first (``git merge-file --union``): the fork's last line
-        gets a line end when upstream's lines follow it."""
-        return self.ours + (self.ours_end if self.theirs else "") + self.theirs
 
     @property
     def fingerprint(self) -> str:
@@ -197,29 +191,10 @@ class FileConflict:
     latest_upstream: str | None = None
 
     def hunks(self) -> list[Piece] | None:
-        """The merge output's pieces (:func:`split_merge`), the sides of a hunk that ends the file
-        as the sides end it (:func:`at_eof`); None when there is no merge output."""
         if self.merged is None:
             return None
         pieces = _split_cached(self.merged)
-        return None if pieces is None else at_eof(list(pieces), self.base, self.ours, self.theirs)
-
-
-def at_eof(pieces: list[Piece], base: str | None, ours: str | None, theirs: str | None) -> list[Piece]:
-    """``pieces`` with a conflict hunk that ends the file ending each side as that side's file ends.
-
-    git merge-file ends every side of a conflict block with a line end so that the marker after
-    it starts a line; where a side's file has no final newline, the block's last line gains one
-    (``\r\n`` in a CRLF file) that ``git merge-file --ours|--theirs|--union`` leaves out again."""
-    if not pieces or not isinstance(pieces[-1], Hunk):
-        return pieces
-    def trim(side: str, text: str | None) -> str:
-        if not side.endswith("\n") or text is None or text.endswith("\n"):
-            return side
-        return side[:-2] if side.endswith("\r\n") and not text.endswith("\r") else side[:-1]
-    h = pieces[-1]
-    mine = trim(h.ours, ours)
-    return pieces[:-1] + [Hunk(mine, trim(h.base, base), trim(h.theirs, theirs), h.ours[len(mine):])]
+        return None if pieces is None else list(pieces)
 
 
 @dataclass(frozen=True)
@@ -374,7 +349,7 @@ def rule_additive_union(c: FileConflict) -> Decision | None:
         # version of upstream's block): not a union
         if h.base.strip() or not h.ours.strip() or not h.theirs.strip():
             return None
-        return h.union() if not (_significant(h.ours) & _significant(h.theirs)) else None
+        return h.ours + h.theirs if not (_significant(h.ours) & _significant(h.theirs)) else None
     text = join_pieces(pieces, both)
     if text is None:
         return None
@@ -509,7 +484,7 @@ def baseline(name: str, c: FileConflict) -> str | None | Declined:
     pieces = c.hunks()
     if pieces is None:
         return Declined((name,), "no merge output")
-    pick = {"union": Hunk.union, "ours-hunks": lambda h: h.ours, "theirs-hunks": lambda h: h.theirs}[name]
+    pick = {"union": lambda h: h.ours + h.theirs, "ours-hunks": lambda h: h.ours, "theirs-hunks": lambda h: h.theirs}[name]
     return join_pieces(pieces, pick)
 
 
@@ -535,7 +510,7 @@ class Memory:
         file landed with conflict markers in it (committed unresolved) teaches no resolution."""
         res, kept = self.resolutions, self.kept_deleted
         if conflict.merged is not None and landed is not None and not has_conflict_markers(landed):
-            got = resolutions_of(conflict.merged, landed, conflict.hunks())
+            got = resolutions_of(conflict.merged, landed)
             if got:
                 res = {**res, **got}
         if conflict.ours is None and conflict.theirs is not None and landed is None and not conflict.binary:
@@ -547,17 +522,14 @@ class Memory:
         return replace(conflict, earlier=self.resolutions, kept_deleted_before=conflict.path in self.kept_deleted)
 
 
-def resolutions_of(merged: str, landed: str, pieces: list[Piece] | None = None) -> dict[str, str]:
-    """rerere's recording step: how ``landed`` resolved each conflict hunk of ``merged`` (``pieces``:
-    its pieces as :meth:`FileConflict.hunks` gives them, so that a hunk is recorded under the
-    fingerprint the rule looks it up by; default :func:`split_merge`).
+def resolutions_of(merged: str, landed: str) -> dict[str, str]:
+    """rerere's recording step: how ``landed`` resolved each conflict hunk of ``merged``.
 
     The clean pieces anchor the hunks: the landed file must start with the first clean piece,
     hold the middle ones in order, each at the start of a line, and end with the last; the text between two anchors resolved
     the hunk between them. Returns fingerprint → resolution text ({} when an anchor is not found,
     or an anchor is empty between two hunks and so places nothing)."""
-    if pieces is None:
-        pieces = split_merge(merged)
+    pieces = split_merge(merged)
     if not pieces:
         return {}
     out: dict[str, str] = {}
