@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 
 import pygit2
 
@@ -17,32 +16,20 @@ from tests.support.merge_history import build_merge_history
 from tests.support.resolve_history import History
 
 
-def _git_merge_file(tmp_path, side: str, base: str, ours: str, theirs: str) -> str:
-    paths = []
-    for name, text in (("ours", ours), ("base", base), ("theirs", theirs)):
-        p = tmp_path / name
-        p.write_bytes(text.encode())
-        paths.append(str(p))
-    return subprocess.run(["git", "merge-file", "-p", f"--{side}", *paths], capture_output=True).stdout.decode()
-
-
-def test_a_conflict_at_the_last_line_without_a_newline_keeps_the_file_without_one(tmp_path):
-    """A file that ends without a newline (common in configs, generated files, some sources) and
-    conflicts on its last line. A user sees the per-hunk answers (the baselines, every hunk rule,
-    rerere) end the file with a newline that neither side has: the fork landing upstream's side
-    scores ``ws`` for ``theirs-hunks`` instead of ``exact``, and a rule's answer on a live pick
-    adds a byte the fork never wrote. They should get what ``git merge-file --ours|--theirs|
-    --union`` gives: the file ends as the side's line ends."""
+def test_a_conflict_at_the_last_line_without_a_newline_is_answered_as_a_person_removing_the_markers():
+    """A file that ends without a newline and conflicts on its last line. The per-hunk answers
+    (the baselines, the hunk rules, rerere) keep the newline git's conflict block gives the
+    side's last line: ``git merge-file --theirs`` would leave it out, but a person resolving the
+    block deletes the marker lines and lands the newline — ROCm's ``ce8adb92bd`` landed
+    ``.gitignore`` and ``TritonGPUToLLVM.cpp`` so, which ``ours-hunks`` / ``theirs-hunks`` and
+    ``line-merge`` get exact only this way (docs/resolve.md, "Score")."""
     base, ours, theirs = "a\nb\nx", "a\nb\nfork", "a\nb\nup"
     c = FileConflict("VERSION", base, ours, theirs, merge_file_diff3(base, ours, theirs))
-    for name, side in (("ours-hunks", "ours"), ("theirs-hunks", "theirs"), ("union", "union")):
-        assert baseline(name, c) == _git_merge_file(tmp_path, side, base, ours, theirs)
-    assert baseline("theirs-hunks", c) == "a\nb\nup"
-    # rerere: the fork resolved this conflict before by landing "a\nb\nfork up" (no newline);
-    # met again, the answer is that file, not one with a newline added
+    assert [baseline(n, c) for n in ("ours-hunks", "theirs-hunks", "union")] == [
+        "a\nb\nfork\n", "a\nb\nup\n", "a\nb\nfork\nup\n"]
+    # rerere: the fork resolved this conflict before by landing "a\nb\nfork up"; met again, that file
     memory = Memory().learn(c, "a\nb\nfork up")
-    d = resolve_file(memory.apply(c), ["rerere"])
-    assert getattr(d, "text", None) == "a\nb\nfork up"
+    assert getattr(resolve_file(memory.apply(c), ["rerere"]), "text", None) == "a\nb\nfork up"
 
 
 def test_a_merge_whose_base_lies_beyond_a_shallow_clone_says_so(tmp_path):
