@@ -22,7 +22,7 @@ import pygit2
 
 from bot.agents.client import AgentClient
 from bot.cli.main import config_from_args
-from bot.cli.progress import Progress, reporter
+from bot.cli.progress import Progress, reporter, warn_once
 from bot.cli.serve import open_store
 from bot.config.forksync import RESOLVE_RULES, UserError
 from bot.git import repo as gitio
@@ -32,6 +32,8 @@ from bot.resolve.replay import find_resolved_merges, find_resolved_picks, replay
 from bot.sync.ingest import default_store
 
 PARTS = ("all", "dev", "held-out")
+#: At most this many paths are named in a line of the tables; ``--json`` has them all.
+SHOWN = 3
 
 
 def _since(value: str | None) -> int | None:
@@ -81,6 +83,10 @@ def run_resolve_bench(cfg, *, since: int | None = None, chain: list[str] | None 
         raise UserError(str(e)) from None
     picks, skipped = find_resolved_picks(repo, fork_tip, up_tip, cfg, since=since)
     found: list = list(picks)
+    unreplayed = None
+    if not merges and not picks:
+        # a fork that syncs by merging carries no pick markers: its answers are in its merges
+        unreplayed = len(find_resolved_merges(repo, fork_tip, up_tip, since=since)[0])
     if merges:
         merged, merge_skips = find_resolved_merges(repo, fork_tip, up_tip, since=since)
         replayed = {m.fork_commit for m in merged}
@@ -105,7 +111,8 @@ def run_resolve_bench(cfg, *, since: int | None = None, chain: list[str] | None 
         timings["agent"] = round(time.perf_counter() - t3, 3)
     timings["total"] = round(time.perf_counter() - t0, 3)
     return to_json(res, chain=chain, skipped=skipped, extra={
-        "fork_tip": fork_tip, "upstream_tip": up_tip, "merges": merges,
+        "fork_tip": fork_tip, "fork_ref": cfg.fork.ref, "upstream_tip": up_tip, "merges": merges,
+        "merges_not_replayed": unreplayed,
         "files_set_aside": {"paths": set_aside, "picks": sum(1 for r in replays if r.set_aside),
                             "why": "missing from the repository; merged without them (rename detection reads every file)"},
         "timings_s": timings, **({"agent": agent_doc} if agent_doc is not None else {}),
@@ -129,11 +136,23 @@ def render(doc: dict, console) -> None:
     b = doc["split"]["boundary_time"]
     when = datetime.fromtimestamp(b, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if b else "-"
     found = "picks and merges" if doc.get("merges") else "picks"
+    # a skipped pick or merge is named by its commit, a file left out of one by commit:path
+    whole, files = [s for s in doc["skipped"] if ":" not in s["what"]], [s for s in doc["skipped"] if ":" in s["what"]]
     console.print(f"resolved {found}: {doc['picks']['all']} (dev {doc['picks']['dev']}, held-out {doc['picks']['held-out']}); "
                   f"conflicting again: {doc['conflicting_picks']['all']} (dev {doc['conflicting_picks']['dev']}, "
-                  f"held-out {doc['conflicting_picks']['held-out']}); skipped: {len(doc['skipped'])}"
-                  + (" (" + ", ".join(f"{n} {why}" for why, n in Counter(s["why"] for s in doc["skipped"]).most_common()) + ")"
-                     if doc["skipped"] else ""))
+                  f"held-out {doc['conflicting_picks']['held-out']}); skipped: {len(whole)}"
+                  + (" (" + ", ".join(f"{n} {why}" for why, n in Counter(s["why"] for s in whole).most_common()) + ")"
+                     if whole else ""))
+    if files:
+        console.print(f"files left out of their pick or merge: {len(files)} ("
+                      + ", ".join(f"{n} {why}" for why, n in Counter(s["why"] for s in files).most_common()) + ")")
+    if not doc["picks"]["all"] and not doc.get("merges"):
+        n = doc.get("merges_not_replayed")
+        console.print(f"no commit on the first-parent history of {doc.get('fork_ref') or 'the fork branch'} matches "
+                      "resolve.picks (the markers of resolved picks)"
+                      + (f"; the fork has {n} merge{'s' if n != 1 else ''} of upstream: --merges (or resolve.merges: true) "
+                         "replays them" if n else ""),
+                      soft_wrap=True)
     sources = doc.get("sources", {})
     for source, name in (("pick", "picks"), ("merge", "merges of upstream")):
         n = sources.get(source)
@@ -145,7 +164,9 @@ def render(doc: dict, console) -> None:
                       f"conflict markers (scored, flagged): {a['with_markers']} ({a['files_with_markers']} files)")
     aside = doc.get("files_set_aside", {}).get("paths") or []
     if aside:
-        console.print(f"files missing from the repository, left out of every replay: {', '.join(aside)}")
+        # a blob-less clone lacks every file: name a few, the document has them all
+        more = f" and {len(aside) - SHOWN} more (all in --json files_set_aside)" if len(aside) > SHOWN else ""
+        console.print(f"files missing from the repository, left out of every replay: {', '.join(aside[:SHOWN])}{more}")
     console.print(f"held-out split: {doc['split']['rule']}; boundary {when}")
     console.print(f"chain: {', '.join(doc['chain']) or '(no rules)'}")
     sc = doc["scores"]
@@ -211,6 +232,19 @@ def render_agent(doc: dict, earlier: list[dict], console) -> None:
                           f"{r['combined_files']}", soft_wrap=True)
 
 
+def warn_missing(doc: dict, git_dir: str) -> None:
+    """A warning on stderr when blobs missing from the repository left files, or whole picks and
+    merges, out of the replay (a partial clone or snapshot): the figures miss them."""
+    files = sum(1 for s in doc["skipped"] if ":" in s["what"])
+    whole = sum(1 for s in doc["skipped"] if ":" not in s["what"] and "missing object" in s["why"])
+    if not files and not whole:
+        return
+    what = " and ".join(x for x in (f"{files} file(s) the replay needs were left out" if files else "",
+                                    f"{whole} pick(s) or merge(s) were skipped" if whole else "") if x)
+    warn_once(f"{what}, their blobs missing from the repository {gitio.fetch_advice(git_dir, [])}; the figures "
+              "leave them out (--json skipped names them)")
+
+
 def cmd_bench_resolve(args) -> int:
     cfg = config_from_args(args)
     chain = _rules(args.rules, cfg.resolve.rules)
@@ -237,6 +271,7 @@ def cmd_bench_resolve(args) -> int:
                                     progress=progress)
     except agent_bench.AgentAPIError as e:
         raise UserError(f"--agent: {e}") from None
+    warn_missing(doc, cfg.fork.url or ".")
     earlier: list[dict] = []
     if agent is not None:
         run_id = agent_bench.record(store, doc["agent"], fork_tip=doc["fork_tip"], upstream_tip=doc["upstream_tip"],

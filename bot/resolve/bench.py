@@ -127,6 +127,9 @@ def score(replays: Sequence, chain: Sequence[str], strategies: Sequence[str] | N
     rules = list(strategies if strategies is not None else RULES)
     res = Result(boundary, {"all": len(replays), "dev": len(dev), "held-out": len(held)},
                  {"all": 0, "dev": 0, "held-out": 0})
+    for p in ("all", "dev", "held-out"):       # every part and strategy, with no file too: the document keeps its shape
+        for name in (*BASELINES, *rules, "chain"):
+            res.score(p, name)
     memory = Memory()
     for rep in dev + held:
         part = part_of[id(rep)]
@@ -166,9 +169,29 @@ def score(replays: Sequence, chain: Sequence[str], strategies: Sequence[str] | N
     return res
 
 
+def json_text(value):
+    """``value`` (a document of dicts, lists, str and numbers) with every str valid UTF-8. git
+    paths are bytes; one that is not UTF-8 reaches Python with its bytes as lone surrogates
+    (``surrogateescape``), which ``json.dumps`` writes as ``\\udcXX`` escapes that strict JSON
+    readers reject or garble: such a byte is written ``\\xe9``, as Python's ``backslashreplace``
+    does."""
+    if isinstance(value, str):
+        if value.isascii():
+            return value
+        try:
+            return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        except UnicodeEncodeError:       # a surrogate no byte stands for
+            return value.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(value, dict):
+        return {json_text(k): json_text(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_text(v) for v in value]
+    return value
+
+
 def to_json(res: Result, *, chain: Sequence[str], skipped: Sequence, extra: dict | None = None) -> dict:
-    """The ``forksync.resolve-bench/1`` document."""
-    return {
+    """The ``forksync.resolve-bench/1`` document (every text valid UTF-8: :func:`json_text`)."""
+    return json_text({
         "schema": SCHEMA,
         "split": {"rule": SPLIT_RULE, "boundary_time": res.split_time,     # epoch seconds, and as ISO 8601 (UTC)
                   "boundary": datetime.fromtimestamp(res.split_time, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -182,4 +205,4 @@ def to_json(res: Result, *, chain: Sequence[str], skipped: Sequence, extra: dict
                    for part, strats in res.scores.items()},
         "files": res.outcomes,
         **(extra or {}),
-    }
+    })

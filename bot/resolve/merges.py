@@ -87,7 +87,8 @@ def find_resolved_merges(repo: pygit2.Repository, fork_tip: str, upstream_tip: s
     from the repository; an octopus merge with an upstream parent; a merge whose parents' history
     is incomplete in the repository (a missing commit: its merge base is unknown); a criss-cross merge (more than one merge base — ``git merge``
     would merge the bases into a virtual one first; this replay does not, so it says so rather
-    than guess); parents with no common history. Raises KeyError when a tip is unknown."""
+    than guess); parents with no common history (in a shallow clone: a merge base beyond its
+    history). Raises KeyError when a tip is unknown."""
     fork, up = commit_of(repo, fork_tip), commit_of(repo, upstream_tip)
     if fork is None or up is None:
         raise KeyError(fork_tip if fork is None else upstream_tip)
@@ -140,7 +141,11 @@ def find_resolved_merges(repo: pygit2.Repository, fork_tip: str, upstream_tip: s
             bases.append(b)
             common &= ~anc[b]
         if not bases:
-            skipped.append(Skipped(sha, "the parents have no common history"))
+            # a shallow clone's history stops at its boundary commits, which read as roots: the
+            # parents may well share history the clone does not hold
+            skipped.append(Skipped(sha, "the merge base lies beyond this shallow clone's history: deepen it "
+                                        "(git fetch --deepen=N, or --unshallow)" if repo.is_shallow
+                                   else "the parents have no common history"))
             continue
         if len(bases) > 1:
             n = f"more than {len(bases)}" if common else str(len(bases))
