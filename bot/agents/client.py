@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping
 import tenacity
 
 from bot.agents import store as agents_store
-from bot.agents.redact import Redactor, register_secrets
+from bot.agents.redact import Redactor, redact, register_secrets
 from bot.config.agents import AgentSettings
 from bot.store import Store
 
@@ -50,7 +50,9 @@ RETRY_ERROR_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit_erro
 class AgentSkipped(Exception):
     """The agent did not run or gave no usable answer; ``reason`` is shown to people.
     ``api_failure``: the request was sent and the API refused it or could not be reached (an
-    HTTP error not retried, or every attempt failed) — not a skip decided before sending."""
+    HTTP error not retried, or every attempt failed) — not a skip decided before sending, and not
+    a refusal of this one request for its size (HTTP 413, or 400 "prompt is too long": a smaller
+    request may pass). A refusal's reason ends with the API's own message."""
 
     def __init__(self, reason: str, api_failure: bool = False):
         super().__init__(reason)
@@ -250,7 +252,11 @@ class AgentClient:
             except anthropic.APIStatusError as e:
                 last = f"HTTP {e.status_code} {_error_type(e)}"
                 if e.status_code not in RETRY_STATUSES and _error_type(e) not in RETRY_ERROR_TYPES:
-                    raise AgentSkipped(f"agent {agent} failed: {last} (not retried)", api_failure=True) from None
+                    said = _error_message(e)
+                    # a prompt over the model's context is this request's trouble, not the API's: the
+                    # estimate (characters / 4) is low for code, and the next, smaller request may pass
+                    raise AgentSkipped(f"agent {agent} failed: {last} (not retried)" + (f": {said}" if said else ""),
+                                       api_failure=not _too_large(e, said)) from None
                 raise _Failed(last, retry_after_seconds(e.response.headers, self.now())) from None
             except anthropic.APIConnectionError as e:
                 raise _Failed(f"connection error: {type(e).__name__}") from None
@@ -304,6 +310,24 @@ def _error_type(e: "anthropic.APIStatusError") -> str:
     body = e.body if isinstance(e.body, dict) else {}
     err = body.get("error") if isinstance(body.get("error"), dict) else body
     return str(err.get("type", "")) if isinstance(err, dict) else ""
+
+
+#: The API's words for a request over the model's context window (HTTP 400; 413 is the byte limit).
+TOO_LARGE = ("prompt is too long", "exceed context limit")
+
+
+def _error_message(e: "anthropic.APIStatusError", limit: int = 300) -> str:
+    """The error's ``message`` from the API's answer, one line, redacted, at most ``limit`` characters."""
+    body = e.body if isinstance(e.body, dict) else {}
+    err = body.get("error") if isinstance(body.get("error"), dict) else body
+    said = " ".join(str(err.get("message", "") if isinstance(err, dict) else "").split())
+    said = redact(said)
+    return said if len(said) <= limit else said[: limit - 1] + "…"
+
+
+def _too_large(e: "anthropic.APIStatusError", said: str) -> bool:
+    """Whether the API refused this request for its size (413, or 400 saying the prompt is over the context)."""
+    return e.status_code == 413 or (e.status_code == 400 and any(t in said.lower() for t in TOO_LARGE))
 
 
 def estimate_tokens(system: str, messages: list[dict]) -> int:

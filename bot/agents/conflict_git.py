@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 
 import pygit2
+from pygit2.errors import check_error
+from pygit2.ffi import C, ffi
 
 from bot.agents.conflict_rails import ConflictCase, ConflictFile, RailViolation, Resolution, ResolvedFile, relabel, trailer_summary
 from bot.agents.redact import redact
@@ -39,6 +41,24 @@ def _replay(repo: pygit2.Repository, onto: pygit2.Commit, upstream: pygit2.Commi
         raise ValueError(f"upstream commit {upstream.id} has {len(upstream.parents)} parents; "
                          "only single-parent commits are picked")
     return repo.merge_trees(upstream.parents[0].tree, onto.tree, upstream.tree)
+
+
+def _diff3_text(repo: pygit2.Repository, anc, ours, theirs) -> str:
+    """libgit2's merge of one conflicted file in diff3 style: each conflict block holds the
+    common ancestor's lines (``|||||||``) besides the fork's and upstream's, without which a
+    resolver cannot tell which side changed what. It is what git's ``merge-file --diff3`` writes
+    (the same xdiff), the text the resolution benchmark scores the agent on. pygit2's
+    ``merge_file_from_index`` takes no options, so the call goes through its libgit2 binding."""
+    result = ffi.new("git_merge_file_result *")
+    opts = ffi.new("git_merge_file_options *")
+    opts.version = 1
+    opts.flags = C.GIT_MERGE_FILE_STYLE_DIFF3
+    held = [e._to_c() if e is not None else (ffi.NULL, None) for e in (anc, ours, theirs)]
+    check_error(C.git_merge_file_from_index(result, repo._repo, held[0][0], held[1][0], held[2][0], opts))
+    try:
+        return ffi.buffer(result.ptr, result.len)[:].decode("utf-8")
+    finally:
+        C.git_merge_file_result_free(result)
 
 
 def conflict_case(repo_path: str, onto: str, upstream_sha: str,
@@ -83,7 +103,7 @@ def conflict_case(repo_path: str, onto: str, upstream_sha: str,
         except UnicodeDecodeError:
             unsupported.append(f"{path}: binary file")
             continue
-        merged = repo.merge_file_from_index(anc, ours, theirs).contents
+        merged = _diff3_text(repo, anc, ours, theirs)
         files.append(ConflictFile(path, relabel(merged, str(up.id)), texts[0], texts[1], texts[2]))
     diff = up.parents[0].tree.diff_to_tree(up.tree)
     touched = {p for d in diff.deltas for p in (d.old_file.path, d.new_file.path) if p}

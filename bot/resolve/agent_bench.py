@@ -75,10 +75,11 @@ def case_of(ask: AgentAsk, upstream_message: str) -> ConflictCase:
     files, unsupported = [], []
     for f in ask.files:
         c = f.conflict
-        if c.binary or c.merged is None:
-            unsupported.append(f"{c.path}: binary file")
-        elif c.ours is None or c.theirs is None:
+        # a side without the file has no merge output either: said as a deletion, as live
+        if c.ours is None or c.theirs is None:
             unsupported.append(f"{c.path}: deleted on one side and changed on the other")
+        elif c.binary or c.merged is None:
+            unsupported.append(f"{c.path}: binary file")
         else:
             files.append(ConflictFile(c.path, relabel(c.merged, pick.upstream), c.base, c.ours, c.theirs))
     return ConflictCase(upstream_sha=pick.upstream, upstream_message=upstream_message, fork_tip=pick.onto,

@@ -46,7 +46,7 @@ from bot.git.resolution import find_stop, keep_ref
 from bot.github.common import comment_once, marker, split_repo
 from bot.github.limits import fit_title
 from bot.sync import store as sync_store
-from bot.sync.prs import create_pull, find_open_pr, placed, title_digest
+from bot.sync.prs import create_pull, find_open_pr, fit_own, placed, title_digest
 from bot.sync.rules import rules_resolution
 
 __all__ = ["ChainResolution", "resolve_chain_conflict", "draft_verdict", "post_test_summary",
@@ -96,7 +96,8 @@ def _reports(section: str) -> list[tuple[str | None, str]]:
 def with_report(body: str, report: str) -> str:
     """``body`` with ``report`` in its agent-report section (appended when absent): the report
     of the same upstream commit is replaced, those of the chain's other picks are kept, so a chain
-    whose agent resolved several picks shows every one of them."""
+    whose agent resolved several picks shows every one of them. A whole over GitHub's body limit
+    is fitted by cutting forksync's own section (:func:`bot.sync.prs.fit_own`), never the report."""
     m = _SECTION.search(body or "")
     new_key = (_reports(report) or [(None, "")])[0][0]
     kept = []
@@ -105,8 +106,8 @@ def with_report(body: str, report: str) -> str:
         kept = [text for key, text in _reports(inner) if key is not None and key != new_key]
     section = render("github/pr_section.md.j2", report="\n\n".join([*kept, report.rstrip("\n")]))
     if m:
-        return _SECTION.sub(lambda _: section, body, count=1)
-    return (body or "").rstrip("\n") + "\n\n" + section
+        return fit_own(_SECTION.sub(lambda _: section, body, count=1))
+    return fit_own((body or "").rstrip("\n") + "\n\n" + section)
 
 
 async def _git(git_dir: str, *argv: str, secrets: Sequence[str] = ()) -> tuple[int, str]:

@@ -249,6 +249,25 @@ def placed(before: str, body: str, digest: str, after: str) -> str:
     return before + own_section(fit_body(body, max(len(body) - over, 0)), digest) + after
 
 
+def fit_own(body: str) -> str:
+    """Pure: a whole PR ``body`` within GitHub's limit (:data:`BODY_LIMIT`) by cutting the text of
+    forksync's own section (as :func:`placed` does), so that what follows it — the agent's report
+    with its File / Action / Reason table — and what a person wrote are never what is cut. A body
+    whose section is not forksync's rendering (a person edited its frame) is cut at its end
+    (:func:`bot.github.limits.fit_body`)."""
+    if len(body) <= BODY_LIMIT:
+        return body
+    span = own_span(body)
+    mark = _TITLE_SET.search(body[span[0]:span[1]]) if span else None
+    if span is not None and mark is not None:
+        head, _, tail = own_section("\0", mark.group(1)).partition("\0")
+        section = body[span[0]:span[1]]
+        if section.startswith(head) and section.rstrip("\n").endswith(tail.rstrip("\n")):
+            text = section[len(head):len(section.rstrip("\n")) - len(tail.rstrip("\n"))]
+            return placed(body[:span[0]], text, mark.group(1), body[span[1]:])
+    return fit_body(body)
+
+
 #: GitHub's answer (422) to a draft pull request where it has none: a private repository on GitHub
 #: Free ("Changing the stage of a pull request", docs.github.com)
 NO_DRAFTS = "draft pull requests are not supported"

@@ -212,6 +212,8 @@ AGENT_SOURCES = sorted((Path(__file__).resolve().parents[2] / "bot" / "agents").
     [Path(__file__).resolve().parents[2] / "bot" / p for p in ("cli/agents.py", "config/agents.py")] + \
     sorted((Path(__file__).resolve().parents[2] / "bot" / "fakeanthropic").glob("*.py"))
 ALLOWED_MERGE_CALLS = {"merge_trees", "merge_file_from_index",   # in-memory 3-way merges, no refs
+                       "git_merge_file_from_index",                # the same file merge, diff3 style
+                       "git_merge_file_result_free",               # and freeing its result
                        "split_merged"}                             # parses merge output text
 
 

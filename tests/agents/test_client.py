@@ -94,7 +94,7 @@ async def test_client_errors_are_not_retried():
         async with AgentClient(settings(), api_key="k", base_url=fake.base_url, sleep=Sleeps()) as c:
             with pytest.raises(AgentSkipped) as e:
                 await c.call("summary", system="s", messages=MSG)
-    assert e.value.reason == "agent summary failed: HTTP 400 invalid_request_error (not retried)"
+    assert e.value.reason == "agent summary failed: HTTP 400 invalid_request_error (not retried): bad"
     assert len(fake.requests) == 1
 
 

@@ -85,7 +85,7 @@ def test_conflict_case_from_real_git(tmp_path):
     assert case.clean_paths == ("lib/Pass.cpp",)
     assert case.fork_tip == fork and case.upstream_sha == up
     merged = case.files[0].merged
-    assert f"<<<<<<< fork\nline 3 fork\n=======\nline 3 upstream\n>>>>>>> upstream {up[:12]}\n" in merged
+    assert f"<<<<<<< fork\nline 3 fork\n||||||| base\nline 3\n=======\nline 3 upstream\n>>>>>>> upstream {up[:12]}\n" in merged
     assert "line 15 fixed upstream\n" in merged           # the upstream hunk that merged by itself
     assert case.files[0].fork == HEADER + OPS_BASE.replace("line 3\n", "line 3 fork\n")
     assert conflict_case(str(root), up + "~1", up) is None       # picking onto its own parent: clean
@@ -424,7 +424,7 @@ async def test_a_file_over_the_excerpt_limit_is_sent_as_excerpts_and_answered_pe
     assert out.status == "committed", out.body
     prompt = fake.requests[0].body["messages"][0]["content"]
     assert '<data name="merged-excerpts:lib/Long.cpp"' in prompt and "fork:lib/Long.cpp" not in prompt
-    assert "@@ conflict block 1 of 1 (lines 301-305 of the merge output) @@" in prompt
+    assert "@@ conflict block 1 of 1 (lines 301-307 of the merge output) @@" in prompt
     excerpt = prompt.split("merged-excerpts:lib/Long.cpp")[1]
     assert "\nentry 270\n" in excerpt and "\nentry 269\n" not in excerpt and "\nentry 330\n" in excerpt and "\nentry 331\n" not in excerpt
     assert (pygit2.Repository(str(root))[out.commit].tree / "lib/Long.cpp").data.decode() == long.replace(
