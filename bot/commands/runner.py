@@ -1,7 +1,8 @@
 """``/forksync <verb>`` in issue and PR comments: permission check, ack, run once, reply.
 
-Flow for each command in a created or edited comment, or in the body of a submitted review
-(parser: :mod:`bot.core.commands`):
+Flow for each command in a created or edited comment (of the conversation, or on a line of the
+diff), or in the body of a submitted or edited review (parser: :mod:`bot.core.commands`), on a
+repository forksync syncs (elsewhere each answers "not run"; ``help`` anywhere):
 
 1. Already run for this comment (table ``command_runs``, :mod:`bot.commands.store`; key comment id + canonical line)? Skip:
    editing a comment runs only the commands it did not hold before (``changes.body.from``: the
@@ -23,7 +24,9 @@ Unknown or malformed commands get a reply listing the verbs (``command_help.md.j
 
 A sign-off is taken back with its line: an edit that removes ``/forksync signoff <x>`` from the
 comment, or the comment's deletion (``issue_comment.deleted``), withdraws the sign-off recorded
-from it and says so in a reply; one whose own delivery has not come yet never runs.
+from it and says so in a reply. Any command so taken back before it ran never runs, however late
+its own delivery comes (out of order, retried or redelivered), and neither does one whose comment
+is gone when it is acknowledged (GitHub answers the 👀 404).
 
 This package sits above both services: its verbs reach the sync service (hold, plan, decide,
 pick) and the merge gate (merge, sign-off, L3, retest).
@@ -42,7 +45,7 @@ from bot.config.forksync import ForksyncConfig
 from bot.core import commands as cm
 from bot.core.logins import among, same_login
 from bot.github.common import WRITE_LEVELS, Account, RepoRef, comment_once, permission, react, render, split_repo
-from bot.github.fork_config import load_fork_config
+from bot.github.fork_config import CONFIG_PATH, fetch_config_text, load_fork_config
 from bot.sync import prs as sync_prs
 from bot.sync import store as sync_store
 from bot.sync.status import SyncStatus
@@ -55,7 +58,8 @@ class _Comment(BaseModel):
     model_config = ConfigDict(extra="allow")
     id: int
     body: str | None = ""
-    user: Account
+    # null for a deleted account (GitHub's "ghost"), as GitHub's schema allows
+    user: Account | None = None
     html_url: str = ""
     created_at: str = ""
     updated_at: str = ""
@@ -113,9 +117,27 @@ class _Source:
         return self.repo.full_name
 
 
-async def _react(ctx, src: _Source, content: str) -> None:
+async def _react(ctx, src: _Source, content: str) -> bool:
+    """React to ``src``'s comment; False when GitHub answers 404: the comment was deleted (its
+    delivery came, or came again, after the deletion)."""
     if src.reactions:
-        await react(ctx.gh, src.full, src.comment.id, content)
+        try:
+            await react(ctx.gh, src.full, src.comment.id, content)
+        except gidgethub.HTTPException as e:
+            if int(e.status_code) != 404:
+                raise
+            return False
+    return True
+
+
+async def _serves(ctx, full: str) -> bool:
+    """Whether forksync syncs ``full``: a fork it adopted, or a repository with a
+    ``.github/forksync.yml`` on its default branch. An installation on all of an organisation's
+    repositories delivers their comments too."""
+    if any(r["fork"] == full for r in sync_store.tracked_forks(ctx.store)):
+        return True
+    text, _sha = await fetch_config_text(ctx.gh, full)
+    return text is not None
 
 
 def previous_body(data: dict) -> str | None:
@@ -129,11 +151,45 @@ def previous_body(data: dict) -> str | None:
 
 async def on_comment(ctx, data: dict) -> None:
     """Run the ``/forksync`` commands of an ``issue_comment`` payload ``data`` (created or edited);
-    for an edit, take back the sign-offs whose lines it removed; for ``deleted``, those the comment held."""
+    for an edit, take back the commands whose lines it removed; for ``deleted``, those the comment held."""
     comment = _Comment.model_validate(data["comment"])
     issue = _Issue.model_validate(data["issue"])
     repo = RepoRef.model_validate(data["repository"])
-    src = _Source(repo, issue.number, issue.pull_request is not None, comment, str(comment.id))
+    await _on_text(ctx, data, _Source(repo, issue.number, issue.pull_request is not None, comment, str(comment.id)))
+
+
+async def on_review(ctx, data: dict) -> None:
+    """Run the ``/forksync`` commands in the body of a submitted ``pull_request_review`` payload
+    ``data`` — where reviewers naturally write a sign-off — under the rules of a comment's
+    (permission, run once, one reply each); an ``edited`` review is read as an edited comment."""
+    review = data["review"]
+    comment = _Comment(id=int(review["id"]), body=review.get("body") or "", user=review.get("user"),
+                       html_url=review.get("html_url") or "", created_at=review.get("submitted_at") or "")
+    repo = RepoRef.model_validate(data["repository"])
+    src = _Source(repo, int(data["pull_request"]["number"]), True, comment, f"review-{comment.id}", reactions=False)
+    await _on_text(ctx, data, src)
+
+
+async def on_review_comment(ctx, data: dict) -> None:
+    """Run the ``/forksync`` commands of a ``pull_request_review_comment`` payload ``data`` (a
+    comment on a line of the diff; created, edited or deleted) under the rules of a conversation
+    comment's; the replies go to the PR's conversation (no 👀: the reply acknowledges)."""
+    comment = _Comment.model_validate(data["comment"])
+    repo = RepoRef.model_validate(data["repository"])
+    src = _Source(repo, int(data["pull_request"]["number"]), True, comment, f"review-comment-{comment.id}",
+                  reactions=False)
+    await _on_text(ctx, data, src)
+
+
+async def _on_text(ctx, data: dict, src: _Source) -> None:
+    """The commands of ``src`` for the event ``data`` (its ``action`` and ``sender``): ``deleted``
+    withdraws what the text held; ``edited`` withdraws the lines it removed and runs those it added;
+    otherwise every command runs."""
+    comment = src.comment
+    if comment.user is None:
+        # a deleted account (the ghost): no one whose permission could be checked, nothing to reply to
+        ctx.note("written by a deleted account: no command read")
+        return
     sender = str((data.get("sender") or {}).get("login") or "")
     if data.get("action") == "deleted":
         await _withdraw(ctx, src, cm.parse_comment(comment.body), "its comment was deleted")
@@ -155,30 +211,23 @@ async def on_comment(ctx, data: dict) -> None:
     await _run_commands(ctx, src, parsed, editor=sender if data.get("action") == "edited" else "")
 
 
-async def on_review(ctx, data: dict) -> None:
-    """Run the ``/forksync`` commands in the body of a submitted ``pull_request_review`` payload
-    ``data`` — where reviewers naturally write a sign-off — under the rules of a comment's
-    (permission, run once, one reply each)."""
-    review = data["review"]
-    comment = _Comment(id=int(review["id"]), body=review.get("body") or "", user=review["user"],
-                       html_url=review.get("html_url") or "", created_at=review.get("submitted_at") or "")
-    repo = RepoRef.model_validate(data["repository"])
-    src = _Source(repo, int(data["pull_request"]["number"]), True, comment, f"review-{comment.id}", reactions=False)
-    await _run_commands(ctx, src, cm.parse_comment(comment.body), editor="")
-
-
 async def _withdraw(ctx, src: _Source, cmds, why: str) -> None:
-    """Take back the sign-offs among ``cmds`` (lines gone from ``src``: ``why``). Only a sign-off
-    stands on as a record the gate counts; the other verbs' effects are done. A sign-off whose own
-    delivery has not come yet is answered now as withdrawn, so it never runs when it does."""
+    """Take back the commands among ``cmds`` (lines gone from ``src``: ``why``). One not run yet
+    never runs: GitHub delivers out of order, and a delivery may be retried or redelivered long
+    after its text was edited or deleted. Only a sign-off stands on as a record the gate counts
+    (withdrawn, with a reply when one was recorded); the other verbs' effects are done."""
     user = src.comment.user.login
     for cmd in cmds:
-        if not isinstance(cmd, cm.Signoff) or not src.is_pr:
-            continue
         key = run_key(src.full, src.key_id, cmd.line)
         prior = commands_store.result_of(ctx.store, key)
         if prior is not None and prior != "ran":
             continue            # refused, malformed or withdrawn already: nothing stands
+        if not isinstance(cmd, cm.Signoff) or not src.is_pr:
+            if prior is None:
+                commands_store.record(ctx.store, key, src.full, src.comment.id, cmd.line, user,
+                                      "withdrawn: " + why, ctx.now())
+                ctx.note(f"{cmd.line}: withdrawn before it ran ({why})")
+            continue
         commands_store.record(ctx.store, key, src.full, src.comment.id, cmd.line, user, "withdrawn: " + why, ctx.now())
         gone = signoff.withdraw_signoff(ctx.store, src.full, src.number, cmd.subject, user, src.comment.html_url)
         ctx.note(f"{cmd.line}: withdrawn ({why})" + ("" if gone else ", none was recorded"))
@@ -198,6 +247,7 @@ async def _run_commands(ctx, src: _Source, parsed, *, editor: str) -> None:
     comment, repo = src.comment, src.repo
     user = comment.user.login
     cfg = None
+    served: bool | None = None
     for cmd in parsed:
         key = run_key(src.full, src.key_id, cmd.line)
         if commands_store.already_ran(ctx.store, key):
@@ -217,6 +267,16 @@ async def _run_commands(ctx, src: _Source, parsed, *, editor: str) -> None:
             await comment_once(ctx.gh, src.full, src.number, mark, body)
             commands_store.record(ctx.store, key, src.full, comment.id, cmd.line, user, "ran", ctx.now())
             ctx.note(f"{cmd.line}: ran")
+            continue
+        if served is None:
+            served = await _serves(ctx, src.full)
+        if not served:
+            body = render("command_reply.md.j2", user=user, line=cmd.line,
+                          result=f"not run: {src.full} is not a repository forksync syncs (no `{CONFIG_PATH}` on "
+                                 "its default branch); nothing was changed.", details="")
+            await comment_once(ctx.gh, src.full, src.number, mark, body)
+            commands_store.record(ctx.store, key, src.full, comment.id, cmd.line, user, "refused: not served", ctx.now())
+            ctx.note(f"{cmd.line}: not run ({src.full} is not served)")
             continue
         who, why = user, ""
         if editor and not same_login(editor, user):
@@ -239,7 +299,11 @@ async def _run_commands(ctx, src: _Source, parsed, *, editor: str) -> None:
             commands_store.record(ctx.store, key, src.full, comment.id, cmd.line, who, "refused: " + refusal, ctx.now())
             ctx.note(f"{cmd.line}: refused ({why or refusal})")
             continue
-        await _react(ctx, src, "eyes")
+        if not await _react(ctx, src, "eyes"):
+            commands_store.record(ctx.store, key, src.full, comment.id, cmd.line, user,
+                                  "withdrawn: its comment was deleted before it ran", ctx.now())
+            ctx.note(f"{cmd.line}: not run (its comment was deleted)")
+            continue
         reply = await run_command(ctx, cmd, repo=repo, number=src.number, is_pr=src.is_pr,
                                   user=user, cfg=cfg, comment_url=comment.html_url, order=comment_order(comment),
                                   written=written_at(comment))

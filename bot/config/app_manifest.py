@@ -51,8 +51,9 @@ PERMISSIONS: tuple[Permission, ...] = (
 EVENTS: tuple[Event, ...] = (
     Event("push", "upstream and fork branches moved: sync, landing"),
     Event("pull_request", "sync PRs opened, synchronized, closed, merged: validation, landing"),
-    Event("pull_request_review", "approvals for the merge gate; `/forksync` commands in a review's body"),
-    Event("issue_comment", "`/forksync` commands (created, edited; deleted withdraws a sign-off)"),
+    Event("pull_request_review", "approvals for the merge gate; `/forksync` commands in a review's body (submitted, edited)"),
+    Event("pull_request_review_comment", "`/forksync` commands in a comment on a line of a sync PR's diff"),
+    Event("issue_comment", "`/forksync` commands (created, edited; an edit or deletion withdraws the lines it removes)"),
     Event("issues", "status issue edits (retry boxes)"),
     Event("check_run", "other checks completed, re-runs requested"),
     Event("check_suite", "subscribed, not handled yet: a re-run of a whole suite is ignored (re-run the check run)"),

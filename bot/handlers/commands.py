@@ -1,8 +1,9 @@
-"""``issue_comment`` created, edited or deleted, and ``pull_request_review`` submitted: the
-``/forksync <verb>`` commands in a comment or a review's body run once each, with their
-permission check, ack and reply (:func:`bot.commands.runner.on_comment`,
-:func:`bot.commands.runner.on_review`); an edit that removes a sign-off's line, or the comment's
-deletion, withdraws it."""
+"""``issue_comment`` and ``pull_request_review_comment`` created, edited or deleted, and
+``pull_request_review`` submitted or edited: the ``/forksync <verb>`` commands in a comment, a
+comment on a diff line or a review's body run once each, with their permission check, ack and
+reply (:func:`bot.commands.runner.on_comment`, :func:`bot.commands.runner.on_review_comment`,
+:func:`bot.commands.runner.on_review`); an edit that removes a command's line, or the comment's
+deletion, withdraws it (a sign-off that ran; one not run yet never runs)."""
 from __future__ import annotations
 
 from gidgethub import routing
@@ -20,5 +21,13 @@ async def on_comment(event, ctx) -> None:
 
 
 @router.register("pull_request_review", action="submitted")
+@router.register("pull_request_review", action="edited")
 async def on_review(event, ctx) -> None:
     await runner.on_review(ctx, event.data)
+
+
+@router.register("pull_request_review_comment", action="created")
+@router.register("pull_request_review_comment", action="edited")
+@router.register("pull_request_review_comment", action="deleted")
+async def on_review_comment(event, ctx) -> None:
+    await runner.on_review_comment(ctx, event.data)

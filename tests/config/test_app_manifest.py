@@ -22,7 +22,8 @@ def test_manifest_from_the_table():
         "public": False,
         "default_permissions": {"contents": "write", "pull_requests": "write", "issues": "write", "checks": "write",
                                 "actions": "write", "metadata": "read"},
-        "default_events": ["push", "pull_request", "pull_request_review", "issue_comment", "issues", "check_run",
+        "default_events": ["push", "pull_request", "pull_request_review", "pull_request_review_comment", "issue_comment",
+                           "issues", "check_run",
                            "check_suite", "workflow_run"],
     }
 
