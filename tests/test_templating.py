@@ -333,3 +333,30 @@ def test_text_from_git_shows_as_written_and_acts_on_nothing(text, shown):
     assert seen == shown
     assert not [c for c in cells[3].children if c.type.startswith("html")]
     assert cells[-1].content == "after"
+
+
+def test_a_stopped_chains_order_of_conflicts_names_the_files_git_stopped_on_not_the_prediction():
+    """The Triton fork's chain-f7c6634776f6 (plan as of 2026-04-15): upstream #9077 was predicted
+    to conflict in CMakeLists.txt and ProxFenceInsertion.cpp (a rename); applied, git stops on
+    CMakeLists.txt alone. The engineer sees the stop list one file, and two lines below "Conflicted
+    files and the order to resolve them" tell them to resolve both. They should see, for the pick
+    the chain stopped at, the files git stopped on; a prediction only for the picks after it."""
+    sha = "f7c6634776f66515a6543fc5adb9dbfc96f29f8e"
+    later = "0d6a0508d431" + "0" * 28
+    subject = "Correct the filename of ProxFenceInsertion (#9077)"
+    cmake, fence = "lib/Dialect/TritonNvidiaGPU/Transforms/CMakeLists.txt", \
+        "lib/Dialect/TritonNvidiaGPU/Transforms/ProxFenceInsertion.cpp"
+    commits = [{"sha": sha, "subject": subject, "pr": 9077, "conflicts": [cmake, fence]},
+               {"sha": later, "subject": "[NVIDIA] Fence proxies (#9100)", "pr": 9100, "conflicts": [fence]}]
+    unit = Unit(f"chain-{sha[:12]}", "chain", tuple(PlanItem(c["sha"], "r", tuple(c["conflicts"])) for c in commits),
+                reason=f"predicted cherry-pick conflicts in {cmake}, {fence}")
+    stopped = {**STOPPED, "sha": sha, "subject": subject, "pr": 9077, "remaining": 2,
+               "files": [{"path": cmake, "kind": "content", "hunks": [HUNK], "old_path": ""}]}
+    body = render("github/sync_pr_body.md.j2", **{**SYNC_BODY, "unit": unit, "commits": commits, "deps": [],
+                                                  "by_rules": [], "stopped": stopped, "branch": f"forksync/{unit.id}"})
+    assert problems(body) == []
+    order = body[body.index("order to resolve them"):body.index("\n\n", body.index("order to resolve them") + 30)]
+    first = next(line for line in order.splitlines() if line.startswith("1. "))
+    assert sha[:12] in first and f"`{cmake}`" in first and fence not in first, order
+    second = next(line for line in order.splitlines() if line.startswith("2. "))
+    assert later[:12] in second and "predicted" in second and f"`{fence}`" in second, order
