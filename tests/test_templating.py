@@ -233,8 +233,10 @@ def test_template_renders_to_well_formed_markdown(name):
 
 def test_sync_pr_body_lists_stay_lists():
     body = rendered("github/sync_pr_body.md.j2")
-    # the chain's conflicted commits: one numbered item each, numbered 1, 2 (not 1, 3), on their own lines
-    assert f"order to resolve them:\n1. `{S2[:12]}` — `README.md`\n2. `{S4[:12]}` — `test/Conversion/amd/cluster_load.mlir`, " \
+    # the chain's conflicted commits: one numbered item each, numbered 1, 2 (not 1, 3), on their own lines; the
+    # pick it stopped at with the files git stopped on, the later ones with the plan's prediction
+    assert f"order to resolve them:\n1. `{S2[:12]}` — `README.md`, `docs/conf.py`, `python/triton/knobs.py` (the conflict " \
+           f"commit)\n2. `{S4[:12]}` — predicted: `test/Conversion/amd/cluster_load.mlir`, " \
            "`third_party/amd/lib/TritonAMDGPUToLLVM/BarrierOpToLLVM.cpp`\n" in body
     # the stopped pick's conflicted files: an ordered list of 3, its hunks fenced inside the items
     blocks = structure(body)
