@@ -42,10 +42,12 @@ CHAIN = Unit(f"chain-{S2[:12]}", "chain", tuple(PlanItem(c["sha"], "r", tuple(c[
 HUNK = "<<<<<<< fork\n- [Triton Conference 2025](https://tritonconference.eventbuilder.com/TritonDeveloperConference)\n" \
        "||||||| upstream parent\n=======\n- Triton Conference 2025: slides and recordings\n>>>>>>> upstream"
 STOPPED = {"sha": S2, "subject": COMMITS[0]["subject"], "pr": 8186, "commit": "c0" * 20, "error": "", "renames_skipped": "",
-           "remaining": 3, "files": [{"path": "README.md", "kind": "content", "hunks": [HUNK, HUNK], "old_path": ""},
-                                     {"path": "docs/conf.py", "kind": "modify/delete", "hunks": [], "old_path": ""},
+           "remaining": 3, "files": [{"path": "README.md", "kind": "content", "hunks": [HUNK, HUNK], "old_path": "",
+                                      "hunks_total": 2},
+                                     {"path": "docs/conf.py", "kind": "modify/delete", "hunks": [], "old_path": "",
+                                      "hunks_total": 0},
                                      {"path": "python/triton/knobs.py", "kind": "content", "hunks": [HUNK],
-                                      "old_path": "python/triton/_knobs.py"}]}
+                                      "old_path": "python/triton/_knobs.py", "hunks_total": 3}]}
 SYNC_BODY = dict(unit=CHAIN, commits=COMMITS, upstream="triton-lang/triton", upstream_url=UP, by_rules=[
     {"sha": S4, "folded": "", "declined": ["third_party/amd/lib/TritonAMDGPUToLLVM/BarrierOpToLLVM.cpp"],
      "decided": [{"path": "test/Conversion/amd/cluster_load.mlir", "action": "kept the fork's file", "reason": "fork ahead",
@@ -353,7 +355,8 @@ def test_a_stopped_chains_order_of_conflicts_names_the_files_git_stopped_on_not_
     unit = Unit(f"chain-{sha[:12]}", "chain", tuple(PlanItem(c["sha"], "r", tuple(c["conflicts"])) for c in commits),
                 reason=f"predicted cherry-pick conflicts in {cmake}, {fence}")
     stopped = {**STOPPED, "sha": sha, "subject": subject, "pr": 9077, "remaining": 2,
-               "files": [{"path": cmake, "kind": "content", "hunks": [HUNK], "old_path": ""}]}
+               "files": [{"path": cmake, "kind": "content", "hunks": [HUNK], "old_path": "",
+                                  "hunks_total": 1}]}
     body = render("github/sync_pr_body.md.j2", **{**SYNC_BODY, "unit": unit, "commits": commits, "deps": [],
                                                   "by_rules": [], "stopped": stopped, "branch": f"forksync/{unit.id}"})
     assert problems(body) == []
