@@ -23,6 +23,7 @@ def environment() -> jinja2.Environment:
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, autoescape=False)
     env.filters["code"] = code_span
     env.filters["inert"] = inert
+    env.filters["fence"] = fence
     return env
 
 
@@ -37,6 +38,16 @@ def code_span(text: object) -> str:
     fence = "`" * (max(runs, default=0) + 1)
     pad = " " if t.startswith("`") or t.endswith("`") else ""
     return f"{fence}{pad}{t}{pad}{fence}"
+
+
+def fence(text: object, info: str = "") -> str:
+    """``text`` as one fenced code block (CommonMark 4.5) with info string ``info``, fenced by a
+    backtick run longer than any inside it (at least three): a line of the text that is itself a
+    fence (a conflict hunk of a Markdown file, a docstring's example) cannot close the block and
+    turn the rest of the page into code (the ``fence`` filter)."""
+    t = str(text).rstrip("\n")
+    ticks = "`" * max(3, max((len(r) for r in re.findall(r"`+", t)), default=0) + 1)
+    return f"{ticks}{info}\n{t}\n{ticks}"
 
 
 #: a code span (CommonMark 6.1: a backtick run, then the first run of the same length)

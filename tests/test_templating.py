@@ -42,10 +42,12 @@ CHAIN = Unit(f"chain-{S2[:12]}", "chain", tuple(PlanItem(c["sha"], "r", tuple(c[
 HUNK = "<<<<<<< fork\n- [Triton Conference 2025](https://tritonconference.eventbuilder.com/TritonDeveloperConference)\n" \
        "||||||| upstream parent\n=======\n- Triton Conference 2025: slides and recordings\n>>>>>>> upstream"
 STOPPED = {"sha": S2, "subject": COMMITS[0]["subject"], "pr": 8186, "commit": "c0" * 20, "error": "", "renames_skipped": "",
-           "remaining": 3, "files": [{"path": "README.md", "kind": "content", "hunks": [HUNK, HUNK], "old_path": ""},
-                                     {"path": "docs/conf.py", "kind": "modify/delete", "hunks": [], "old_path": ""},
+           "remaining": 3, "files": [{"path": "README.md", "kind": "content", "hunks": [HUNK, HUNK], "old_path": "",
+                                      "hunks_total": 2},
+                                     {"path": "docs/conf.py", "kind": "modify/delete", "hunks": [], "old_path": "",
+                                      "hunks_total": 0},
                                      {"path": "python/triton/knobs.py", "kind": "content", "hunks": [HUNK],
-                                      "old_path": "python/triton/_knobs.py"}]}
+                                      "old_path": "python/triton/_knobs.py", "hunks_total": 3}]}
 SYNC_BODY = dict(unit=CHAIN, commits=COMMITS, upstream="triton-lang/triton", upstream_url=UP, by_rules=[
     {"sha": S4, "folded": "", "declined": ["third_party/amd/lib/TritonAMDGPUToLLVM/BarrierOpToLLVM.cpp"],
      "decided": [{"path": "test/Conversion/amd/cluster_load.mlir", "action": "kept the fork's file", "reason": "fork ahead",
@@ -233,8 +235,10 @@ def test_template_renders_to_well_formed_markdown(name):
 
 def test_sync_pr_body_lists_stay_lists():
     body = rendered("github/sync_pr_body.md.j2")
-    # the chain's conflicted commits: one numbered item each, numbered 1, 2 (not 1, 3), on their own lines
-    assert f"order to resolve them:\n1. `{S2[:12]}` — `README.md`\n2. `{S4[:12]}` — `test/Conversion/amd/cluster_load.mlir`, " \
+    # the chain's conflicted commits: one numbered item each, numbered 1, 2 (not 1, 3), on their own lines; the
+    # pick it stopped at with the files git stopped on, the later ones with the plan's prediction
+    assert f"order to resolve them:\n1. `{S2[:12]}` — `README.md`, `docs/conf.py`, `python/triton/knobs.py` (the conflict " \
+           f"commit)\n2. `{S4[:12]}` — predicted: `test/Conversion/amd/cluster_load.mlir`, " \
            "`third_party/amd/lib/TritonAMDGPUToLLVM/BarrierOpToLLVM.cpp`\n" in body
     # the stopped pick's conflicted files: an ordered list of 3, its hunks fenced inside the items
     blocks = structure(body)
@@ -333,3 +337,31 @@ def test_text_from_git_shows_as_written_and_acts_on_nothing(text, shown):
     assert seen == shown
     assert not [c for c in cells[3].children if c.type.startswith("html")]
     assert cells[-1].content == "after"
+
+
+def test_a_stopped_chains_order_of_conflicts_names_the_files_git_stopped_on_not_the_prediction():
+    """The Triton fork's chain-f7c6634776f6 (plan as of 2026-04-15): upstream #9077 was predicted
+    to conflict in CMakeLists.txt and ProxFenceInsertion.cpp (a rename); applied, git stops on
+    CMakeLists.txt alone. The engineer sees the stop list one file, and two lines below "Conflicted
+    files and the order to resolve them" tell them to resolve both. They should see, for the pick
+    the chain stopped at, the files git stopped on; a prediction only for the picks after it."""
+    sha = "f7c6634776f66515a6543fc5adb9dbfc96f29f8e"
+    later = "0d6a0508d431" + "0" * 28
+    subject = "Correct the filename of ProxFenceInsertion (#9077)"
+    cmake, fence = "lib/Dialect/TritonNvidiaGPU/Transforms/CMakeLists.txt", \
+        "lib/Dialect/TritonNvidiaGPU/Transforms/ProxFenceInsertion.cpp"
+    commits = [{"sha": sha, "subject": subject, "pr": 9077, "conflicts": [cmake, fence]},
+               {"sha": later, "subject": "[NVIDIA] Fence proxies (#9100)", "pr": 9100, "conflicts": [fence]}]
+    unit = Unit(f"chain-{sha[:12]}", "chain", tuple(PlanItem(c["sha"], "r", tuple(c["conflicts"])) for c in commits),
+                reason=f"predicted cherry-pick conflicts in {cmake}, {fence}")
+    stopped = {**STOPPED, "sha": sha, "subject": subject, "pr": 9077, "remaining": 2,
+               "files": [{"path": cmake, "kind": "content", "hunks": [HUNK], "old_path": "",
+                                  "hunks_total": 1}]}
+    body = render("github/sync_pr_body.md.j2", **{**SYNC_BODY, "unit": unit, "commits": commits, "deps": [],
+                                                  "by_rules": [], "stopped": stopped, "branch": f"forksync/{unit.id}"})
+    assert problems(body) == []
+    order = body[body.index("order to resolve them"):body.index("\n\n", body.index("order to resolve them") + 30)]
+    first = next(line for line in order.splitlines() if line.startswith("1. "))
+    assert sha[:12] in first and f"`{cmake}`" in first and fence not in first, order
+    second = next(line for line in order.splitlines() if line.startswith("2. "))
+    assert later[:12] in second and "predicted" in second and f"`{fence}`" in second, order

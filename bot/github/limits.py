@@ -17,6 +17,10 @@ from bot import templating
 BODY_LIMIT = 65536
 TITLE_LIMIT = 256
 CHECK_TEXT_LIMIT = 65535
+#: characters of conflict hunks one sync PR body shows: the rest of the body (the chain's commit
+#: table, how to finish it, the commands, an agent's section) must stay within BODY_LIMIT, or the
+#: cut at its end takes the instructions away from the person who resolves the conflict
+HUNKS_BUDGET = 30_000
 #: characters kept free below a limit: GitHub may count a character outside the Basic
 #: Multilingual Plane (an emoji) as two where Python counts one
 MARGIN = 256
@@ -66,3 +70,21 @@ def fit_check_text(text: str, limit: int = CHECK_TEXT_LIMIT) -> str:
         return text
     # a cut to n characters keeps at most n + (size - len(text)) bytes: the extra bytes go first
     return fit_body(text, max(limit - (size - len(text)), 0))
+
+
+def shown_hunks(files: list[dict], budget: int = HUNKS_BUDGET) -> list[dict]:
+    """The conflicted files of a stopped pick (``[{"path", "kind", "hunks": [str], "old_path"}]``)
+    as a PR body shows them: each with ``hunks`` kept in order while all the kept ones fit in
+    ``budget`` characters (the first hunk that does not fit ends the showing, for that file and
+    the later ones) and ``hunks_total``, how many hunks it has."""
+    out, used, full = [], 0, False
+    for f in files:
+        kept = []
+        for h in f["hunks"]:
+            if full or used + len(h) > budget:
+                full = True
+                break
+            kept.append(h)
+            used += len(h)
+        out.append({**f, "hunks": kept, "hunks_total": len(f["hunks"])})
+    return out

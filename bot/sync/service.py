@@ -46,6 +46,7 @@ from bot.git.markers import files_with_markers
 from bot.github.client import authenticated_remote, rate_limited
 from bot.github.common import comment_once, render, split_repo
 from bot.github.fork_config import last_valid_config, load_fork_config
+from bot.github.limits import shown_hunks
 from bot.model import CommitInfo, Disposition, Plan, PlanItem, Unit
 from bot.plan.planner import plan_state
 from bot.sync import blocked as blocked_mod
@@ -536,9 +537,10 @@ class SyncService:
             up_c = core.commits.get(res.conflict)
             stopped = {"sha": res.conflict, "subject": up_c.subject if up_c else "", "pr": up_c.pr if up_c else None,
                        "commit": getattr(res, "conflict_commit", None) or "", "error": res.error,
-                       "files": [{"path": f.path, "kind": f.kind, "hunks": list(f.hunks), "old_path": f.old_path}
-                                 for f in getattr(res, "conflicts", ()) or ()]
-                       or [{"path": f, "kind": "content", "hunks": [], "old_path": ""} for f in res.conflict_files],
+                       "files": shown_hunks([{"path": f.path, "kind": f.kind, "hunks": list(f.hunks), "old_path": f.old_path}
+                                             for f in getattr(res, "conflicts", ()) or ()]
+                                            or [{"path": f, "kind": "content", "hunks": [], "old_path": ""}
+                                                for f in res.conflict_files]),
                        "renames_skipped": getattr(res, "renames_skipped", ""),
                        "remaining": len(res.remaining)}
         by_rules = [{"sha": o.upstream_sha, "folded": o.folded or "",
