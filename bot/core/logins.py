@@ -33,4 +33,11 @@ def among(login: str | None, logins) -> bool:
     return bool(key) and any(key == login_key(other) for other in logins)
 
 
-__all__ = ["among", "login_key", "same_login"]
+def is_app_bot(login: str | None) -> bool:
+    """Pure: is ``login`` a GitHub App's bot account (``name[bot]``, GitHub's suffix for an App's
+    actor; no person's login may hold brackets)? Such an account may have write access, yet its
+    approval is no person's review."""
+    return login_key(login).endswith("[bot]")
+
+
+__all__ = ["among", "is_app_bot", "login_key", "same_login"]

@@ -57,7 +57,8 @@ Rules, in the order they are reported (the order findings are shown in):
 7. Approvals — a chain, and every touched area that has owners, needs an approval by one of
    that area's owners (the account in any case, as GitHub compares logins) given on exactly the head or after the unit's own commits last changed
    (``approval-missing``); a
-   chain touching no owned area needs an approval by any writer. An owner's outstanding
+   chain touching no owned area needs an approval by any writer who is a person (not an App's
+   ``[bot]`` account). An owner's outstanding
    "changes requested" blocks (``changes-requested``).
 8. L3 runs — every workload and platform someone asked for with ``/forksync l3 <workload>`` on
    this PR (:class:`L3Request`) needs a green result on exactly the head: queued, running or
@@ -76,7 +77,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.core.logins import among
+from bot.core.logins import among, is_app_bot
 from bot.templating import render
 
 #: Check-run name of the gate itself (never counted as one of the PR's required checks).
@@ -408,12 +409,13 @@ def _approval_findings(pr: PRState, areas: dict[str, AreaPolicy], blocking, pass
         if against:
             blocking.append(Finding("changes-requested", f"changes requested by {', '.join(against)}", area.name))
     if pr.kind == "chain" and not owned:
+        # a person's review: an App's bot account with write access (a dependency or CI bot) is none
         writers = sorted(rv.login for rv in fresh if rv.state == "APPROVED" and rv.can_write
-                         and rv.login != pr.author)
+                         and rv.login != pr.author and not is_app_bot(rv.login))
         if writers:
             passed.append(Finding("approved", f"chain approved by {', '.join(writers)}", "chain"))
         else:
-            blocking.append(Finding("approval-missing", "a chain needs an approval by a writer"
+            blocking.append(Finding("approval-missing", "a chain needs an approval by a writer (a person: not an App's bot)"
                                     + _set_aside(pr, [rv for rv in pr.reviews if rv.can_write
                                                       and rv.login != pr.author]), "chain"))
 

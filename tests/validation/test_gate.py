@@ -202,6 +202,9 @@ CASES = [
      ["merge"]),
     ("chain-approved-by-reader-only", pr(kind="chain", reviews=(Review("dave", "APPROVED", 200, False),)),
      SUITES, False, [("approval-missing", "chain")], []),
+    # an App's bot account may hold write access; its approval is no person's (agent-resolved picks need one)
+    ("chain-approved-by-an-app-bot-only", pr(kind="chain", reviews=(Review("Renovate[bot]", "APPROVED", 200),)),
+     SUITES, False, [("approval-missing", "chain")], []),
     ("l3-area-needs-signoff", pr(areas=("llvm-pin",), reviews=(Review("alice", "APPROVED", 200),)), SUITES, False,
      [("l3-signoff-missing", "llvm-pin")], []),
     ("l3-signoff-by-non-owner", pr(areas=("llvm-pin",), reviews=(Review("alice", "APPROVED", 200),),
