@@ -180,6 +180,20 @@ def _l2_points_name_their_fork(db: sqlite_utils.Database) -> None:
                    "WHERE (SELECT COUNT(DISTINCT r.repo) FROM l2_runs r WHERE r.sha = l2_points.sha) = 1")
 
 
+@MIGRATIONS(name="0005_l2_regressions_have_a_status_code")
+def _l2_regressions_have_a_status_code(db: sqlite_utils.Database) -> None:
+    # the dashboard told a confirmed regression by the words of its status ("not confirmed: …"),
+    # which are written for people; a row now carries a code beside them. An old row gets the code
+    # of the text the L2 service wrote ("not confirmed: <why>", "bisected", "suspects"); any
+    # other text gets "" (claimed neither confirmed nor not)
+    t = db["l2_regressions"]
+    if not t.exists() or "status_code" in t.columns_dict:
+        return
+    t.add_column("status_code", str, not_null_default="")
+    db.execute("UPDATE l2_regressions SET status_code = CASE WHEN substr(status, 1, 13) = 'not confirmed' "
+               "THEN 'not-confirmed' WHEN status IN ('bisected', 'suspects') THEN status ELSE '' END")
+
+
 class UpgradeFailed(sqlite3.DatabaseError):
     """Bringing a database of an earlier release up to this one's tables failed; its ``__cause__``
     is SQLite's error (a full volume: the upgrade rebuilds tables, so it needs room for a copy of

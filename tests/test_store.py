@@ -60,7 +60,8 @@ def test_a_database_of_the_earlier_release_upgrades_with_its_data(tmp_path):
         assert [m.name for m in store_mod.MIGRATIONS.applied(s.db)] == ["0001_drop_plan_predictions",
                                                                         "0002_triage_rows_name_their_fork",
                                                                         "0003_triage_runs_know_when_they_ran",
-                                                                        "0004_l2_points_name_their_fork"]
+                                                                        "0004_l2_points_name_their_fork",
+                                                                        "0005_l2_regressions_have_a_status_code"]
     after = rows(path)
     # the planner's cache of whole-tree predictions is dropped (rebuildable; nothing reads it): every other row stays
     assert "plan_predictions" not in after and "plan_predictions" in before
@@ -73,6 +74,8 @@ def test_a_database_of_the_earlier_release_upgrades_with_its_data(tmp_path):
     assert after["triage_green"] == [("triage_green-test", "triage_green-commit_sha", 7, "", None)]
     # the release's L2 point names no commit an L2 run measured: it stays in no fork's series
     assert after["l2_points"][0][-1] == ""
+    # a regression whose status is no text the L2 service wrote gets no code: it is claimed neither way
+    assert after["l2_regressions"][0][-1] == ""
 
 
 def test_l2_points_of_an_earlier_release_go_to_the_fork_that_measured_them(tmp_path):

@@ -435,7 +435,7 @@ def validation(store: Store, fork: str, now: float, policy: Policy, commits: int
         sk = l2_store.series_key(benchmark, impl, shape, dtype, platform, unit)
         cps = _change_points((fork, *key), version, [p["value"] for p in pts], sk.higher_is_better)
         mine = [g for g in regs if g["series"] == str(sk)]
-        confirmed = {g["bad"] for g in mine if g["status"] and not g["status"].startswith("not confirmed")}
+        confirmed = {g["bad"] for g in mine if g["status_code"] in l2_store.CONFIRMED}
         series.append({"series": str(sk), "metric": metric, "unit": unit, "higher_is_better": sk.higher_is_better,
                        "points": [{"sha": p["sha"], "value": p["value"], "time": iso(p["time"])} for p in pts],
                        "change_points": [{"index": c.index, "sha": pts[c.index]["sha"], "rel_shift": c.rel_shift,
@@ -445,7 +445,8 @@ def validation(store: Store, fork: str, now: float, policy: Policy, commits: int
                        "regressions": [{"good": g["good"], "bad": g["bad"], "culprit": g["culprit"] or None,
                                         "culprit_upstream": (sync_store.upstream_of_fork_commit(store, fork, g["culprit"])
                                                              if g["culprit"] else None),
-                                        "status": g["status"], "issue": g["issue"] or None,
+                                        "status": g["status"], "status_code": g["status_code"] or "",
+                                        "issue": g["issue"] or None,
                                         "issue_url": fork_github(fork, f"issues/{g['issue']}") if g["issue"] else None,
                                         "backout_pr": g["backout_pr"] or None} for g in mine]})
     doc.update({"suites": suites, "platforms": platforms, "commits": out,

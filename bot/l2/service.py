@@ -32,6 +32,7 @@ from bot.github.common import base_tip, issue_once, split_repo
 from bot.l2 import detection as l2
 from bot.l2 import store as l2_store
 from bot.l2.report import Evidence, PlotUnavailable, backout_message, plot_svg, render_backout_pr, render_issue, upstream_sha_of
+from bot.l2.store import RegressionStatus
 from bot.sync import landing
 from bot.sync import store as sync_store
 from bot.sync.prs import open_or_update_pr
@@ -110,8 +111,9 @@ async def investigate(ctx, v, full: str, tr, suites, mirror: Path, *, now: float
 
         ev, status = await asyncio.to_thread(_confirm_and_bisect, mirror, sk, pts, cp, good, bad, measure,
                                              lambda: (chosen or candidates)[0])
-        row = {"key": rkey, "repo": full, "series": str(sk), "good": good, "bad": bad, "status": status,
-               "culprit": (ev.bisect.culprit or "") if ev else "", "issue": 0, "backout_pr": 0, "time": now}
+        row = {"key": rkey, "repo": full, "series": str(sk), "good": good, "bad": bad, "status": status.text,
+               "status_code": status.code, "culprit": (ev.bisect.culprit or "") if ev else "", "issue": 0,
+               "backout_pr": 0, "time": now}
         if ev is not None:
             ev = await _attach_plot(ctx.gh, full, ev, rkey)
             culprit = ev.bisect.culprit
@@ -123,7 +125,7 @@ async def investigate(ctx, v, full: str, tr, suites, mirror: Path, *, now: float
                 row["backout_pr"] = await open_backout(ctx, v, full, tr.base, mirror, ev, row["issue"])
                 notes.append(f"back-out PR #{row['backout_pr']} for {culprit[:12]}")
         else:
-            notes.append(f"L2 change on {sk} at {bad[:12]}: {status}")
+            notes.append(f"L2 change on {sk} at {bad[:12]}: {status.text}")
         l2_store.save_regression(ctx.store, row)
     return notes
 
@@ -138,13 +140,14 @@ def _git(repo: Path, *args: str, env: dict | None = None, cwd: str | None = None
 
 
 def _confirm_and_bisect(mirror: Path, sk, pts, cp, good: str, bad: str, measure, suite_of):
-    """Blocking: confirmation re-run, then bisection over the landed commits. ``(Evidence|None, status)``."""
+    """Blocking: confirmation re-run, then bisection over the landed commits.
+    ``(Evidence | None, RegressionStatus)``: evidence only for a confirmed regression."""
     good_s, bad_s = measure(good), measure(bad)
     if not good_s or not bad_s:
-        return None, "not confirmed: no measurement on last-good or first-bad"
+        return None, RegressionStatus(l2_store.NOT_CONFIRMED, "not confirmed: no measurement on last-good or first-bad")
     conf = l2.confirm(good_s, bad_s, sk.higher_is_better, sigma=cp.sigma)
     if not conf.confirmed:
-        return None, f"not confirmed: {conf.reason}"
+        return None, RegressionStatus(l2_store.NOT_CONFIRMED, f"not confirmed: {conf.reason}")
     cands = landed_commits(str(mirror), good, bad)
     result = bisect(cands, good, perf_test(measure, good_s, bad_s, sk.higher_is_better),
                     parent_of=lambda s: _git(mirror, "rev-parse", f"{s}^"))
@@ -155,7 +158,8 @@ def _confirm_and_bisect(mirror: Path, sk, pts, cp, good: str, bad: str, measure,
     ev = Evidence(title=f"L2 regression on {sk}", key=sk, values=tuple(p.value for p in pts),
                   shas=tuple(p.sha for p in pts), change=cp, confirmation=conf, bisect=result,
                   culprit_subject=subject, upstream_sha=up, command=suite_of().command)
-    return ev, "bisected" if result.culprit else "suspects"
+    return ev, (RegressionStatus(l2_store.BISECTED, "bisected") if result.culprit
+                else RegressionStatus(l2_store.SUSPECTS, "suspects"))
 
 
 async def _attach_plot(gh, full: str, ev, key: str):

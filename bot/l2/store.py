@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 
 from bot import store as store_mod
 from bot.l2.detection import Point, SeriesKey
@@ -23,10 +24,29 @@ L2_POINTS = store_mod.table("l2_points", {
 L2_RUNS = store_mod.table("l2_runs", {"key": str, "repo": str, "sha": str, "seq": int, "time": float},
                           pk="key", indexes=[("repo",)])
 
+#: ``status`` is the text people read (the dashboard, the tick's notes); ``status_code`` what
+#: code decides on: one of :data:`STATUS_CODES` ("" for a row whose text no release wrote)
 L2_REGRESSIONS = store_mod.table("l2_regressions", {
     "key": str, "repo": str, "series": str, "good": str, "bad": str, "status": str, "culprit": str,
-    "issue": int, "backout_pr": int, "time": float,
+    "issue": int, "backout_pr": int, "time": float, "status_code": str,
 }, pk="key", indexes=[("repo",)])
+
+# the codes of an investigated regression (``l2_regressions.status_code``)
+NOT_CONFIRMED = "not-confirmed"     # the confirmation run did not find it (or could not measure)
+BISECTED = "bisected"               # confirmed; bisection named one culprit
+SUSPECTS = "suspects"               # confirmed; bisection left several suspects
+STATUS_CODES = (NOT_CONFIRMED, BISECTED, SUSPECTS)
+#: the codes of a regression the confirmation run found
+CONFIRMED = frozenset({BISECTED, SUSPECTS})
+
+
+@dataclass(frozen=True)
+class RegressionStatus:
+    """Where the investigation of one alerting change point ended: ``code`` (one of
+    :data:`STATUS_CODES`) and ``text``, the words people read."""
+
+    code: str
+    text: str
 
 #: Units where a larger value is better; anything else (ms, us, s …) is a time: smaller is better.
 HIGHER_IS_BETTER_UNITS = frozenset({"TFLOP/s", "GFLOP/s", "GB/s", "TB/s", "tokens/s", "items/s"})
@@ -125,7 +145,8 @@ def save_regression(db: "store_mod.Store", row: dict) -> None:
 
 
 def regressions(db: "store_mod.Store", repo: str) -> list[dict]:
-    """The fork's investigated regressions (``l2_regressions`` rows), oldest first."""
+    """The fork's investigated regressions (``l2_regressions`` rows), oldest first; a row is
+    confirmed when its ``status_code`` is in :data:`CONFIRMED`."""
     with db.lock:
         return list(db.db[L2_REGRESSIONS.name].rows_where("repo = ?", [repo], order_by="time, key"))
 

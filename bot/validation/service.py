@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,7 +54,7 @@ from bot.github.client import rate_limited
 from bot.github.common import base_tip, split_repo
 from bot.github.drafts import mark_ready
 from bot.github.fork_config import CONFIG_PATH, default_branch, fetch_config_text
-from bot.github.merge import merge_pr, update_branch
+from bot.github.merge import BASE_MOVED, HEAD_MOVED, MERGED, REFUSED, UPDATED, Outcome, merge_pr, update_branch
 from bot.sync import landing
 from bot.sync import prs as sync_prs
 from bot.sync import store as sync_store
@@ -427,11 +426,11 @@ class ValidationService:
             if "merge" in decision.actions and (sync_pr or explicit):
                 outcome = await self.merge(ctx, full, pr, state.head_sha, tr.cfg.github.merge_method, unit=sync_pr,
                                            base=state.base_sha)
-                notes.append(outcome)
-                if outcome.startswith("merged"):
+                notes.append(outcome.text)
+                if outcome.code == MERGED:
                     notes += await self._after_merge(ctx, full, number, tr.base)
-                await publish_gate(ctx.gh, full, decision, state, now=self.now(), notes=extra + [outcome])
-                if outcome.startswith(("head moved", "base moved")) and _round < self.max_rounds:
+                await publish_gate(ctx.gh, full, decision, state, now=self.now(), notes=extra + [outcome.text])
+                if outcome.code in (HEAD_MOVED, BASE_MOVED) and _round < self.max_rounds:
                     follow = True
                 else:
                     return notes
@@ -443,13 +442,14 @@ class ValidationService:
         if _round >= self.max_rounds:
             return notes + ["stopped: too many rounds in one evaluation"]
         if "update-branch" in decision.actions:
-            moved, note = await self.update_branch(ctx, full, pr, state.head_sha)
-            notes.append(note)
-            if moved:
+            updated = await self.update_branch(ctx, full, pr, state.head_sha)
+            notes.append(updated.text)
+            if updated.code == UPDATED:
                 return notes + await self.validate_pr(ctx, full, number, explicit=explicit, _round=_round + 1,
                                                       seen=seen)
-            if note.startswith("update-branch refused"):      # e.g. the base conflicts: a person must merge it
-                await publish_gate(ctx.gh, full, decision, state, now=self.now(), notes=[note], conclusion="failure")
+            if updated.code == REFUSED:      # e.g. the base conflicts: a person must merge it
+                await publish_gate(ctx.gh, full, decision, state, now=self.now(), notes=[updated.text],
+                                   conclusion="failure")
         elif "run-suites" in decision.actions:
             return notes + await self.validate_pr(ctx, full, number, explicit=explicit, _round=_round + 1, seen=seen)
         return notes
@@ -470,14 +470,15 @@ class ValidationService:
             return [f"landing after merge not run: {error_text(e, 240)}"]
         return []
 
-    async def update_branch(self, ctx, full: str, pr: dict, head: str) -> tuple[bool, str]:
+    async def update_branch(self, ctx, full: str, pr: dict, head: str) -> Outcome:
         return await update_branch(ctx.gh, full, pr["number"], head, polls=self.mergeable_polls,
                                    poll_s=self.merge_poll_s)
 
     async def merge(self, ctx, full: str, pr: dict, head: str, method: str, *, unit: bool = True,
-                    base: str | None = None) -> str:
-        """Merge at ``head`` while the base tip is ``base`` (:func:`bot.github.merge.merge_pr`); a merge
-        GitHub refuses (405, 403, 422) blocks the sync unit
+                    base: str | None = None) -> Outcome:
+        """Merge at ``head`` while the base tip is ``base`` (:func:`bot.github.merge.merge_pr`: its
+        :class:`~bot.github.merge.Outcome`, ``refused`` also for 403 and 422); a merge GitHub refuses
+        (405, 403, 422) blocks the sync unit, with GitHub's own words
         (:meth:`bot.sync.service.SyncService.merge_refused`: stored, on the status issue and the PR)
         — only when ``unit`` (the PR is forksync's own sync PR): a refusal of a PR merely named
         like a sync branch says nothing about forksync's unit of that name."""
@@ -492,10 +493,10 @@ class ValidationService:
             words = github_words(e)
             # "" when the branch holds no open unit (an L2 back-out's): nothing is blocked then
             blocked = await self.sync.merge_refused(ctx, full, branch, head, words) if branch else ""
-            return f"not merged: GitHub refused ({words})" + ("; blocked until a merge goes through" if blocked else "")
-        if branch and out.startswith("not merged: GitHub answered 405"):
-            said = re.search(r": ([^:]+?) \(after \d+ attempts?\)", out)       # GitHub's own words in the note
-            await self.sync.merge_refused(ctx, full, branch, head, f"405 {said.group(1)}" if said else out)
+            return Outcome(REFUSED, f"not merged: GitHub refused ({words})"
+                           + ("; blocked until a merge goes through" if blocked else ""), e)
+        if branch and out.code == REFUSED and out.github_error is not None:
+            await self.sync.merge_refused(ctx, full, branch, head, github_words(out.github_error))
         return out
 
 

@@ -132,7 +132,7 @@ async def test_l2_regression_is_bisected_to_a_sync_pick_and_backed_out(fake_gith
         notes = await tick()
         assert any(n.startswith("L2 regression on toy[triton]:64x64x64:fp32@cpu: issue #") for n in notes), notes
         rows = list(w.bot.store.db["l2_regressions"].rows)
-        assert [(r["status"], r["culprit"], r["bad"]) for r in rows] == [("bisected", c8, c10)]
+        assert [(r["status"], r["status_code"], r["culprit"], r["bad"]) for r in rows] == [("bisected", "bisected", c8, c10)]
         issues = [i async for i in w.alice.getiter("/repos/meta/triton/issues?state=all")]
         issue = next(i for i in issues if "pull_request" not in i)
         assert re.fullmatch(r"forksync: L2 regression -(19|20)\.\d% on toy\[triton\]:64x64x64:fp32@cpu — culprit "

@@ -23,10 +23,10 @@ async def test_a_base_that_moved_after_the_decision_is_not_merged_onto(world):
     moved = fork.git.ref("refs/heads/main")
     assert moved != base
     out = await merge_pr(gh, "meta/triton", pr["number"], head, "rebase", base=base, poll_s=0)
-    assert out == f"base moved from {base[:12]} to {moved[:12]}: re-validating"
+    assert (out.code, out.text) == ("base-moved", f"base moved from {base[:12]} to {moved[:12]}: re-validating")
     got = await gh.getitem("/repos/{owner}/{repo}/pulls/{n}", dict(R, n=pr["number"]))
     assert got["merged"] is False and fork.git.ref("refs/heads/main") == moved
     # decided on the current tip, it merges
     out = await merge_pr(gh, "meta/triton", pr["number"], head, "rebase", base=moved, poll_s=0)
-    assert out.startswith(f"merged `{head[:12]}` by rebase as ")
+    assert out.code == "merged" and out.text.startswith(f"merged `{head[:12]}` by rebase as ")
     assert git(fork.path, "log", "-1", "--format=%s", "main") == "u"

@@ -110,7 +110,7 @@ def fill(store: Store, size: str = "small", *, fork: str = FORK, now: float = NO
               "unit": "ms", "sha": sha("l", 0), "seq": 0, "time": int(now - 3600), "value": 0.25, "repeats_json": "[]", "ok": 1})
     store.db["l2_regressions"].insert({"key": f"{fork}:matmul:{sha('l', step)}", "repo": fork,
                                        "series": "matmul[triton]:4096x4096x4096:fp16@h100",
-                                       "good": sha("l", step - 1), "bad": sha("l", step), "status": "confirmed",
+                                       "good": sha("l", step - 1), "bad": sha("l", step), "status": "bisected", "status_code": "bisected",
                                        "culprit": sha("f", 1), "issue": 77, "backout_pr": 78, "time": now - DAY}, replace=True)
     # triage: nightlies and root causes of each class
     runs = [f"nightly-{k}" for k in range(30)]
