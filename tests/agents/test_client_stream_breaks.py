@@ -2,10 +2,13 @@
 answer that keeps streaming must be able to finish; a stream that stalls must not hang."""
 from __future__ import annotations
 
-from bot.agents.client import AgentClient
+import asyncio
+
+from bot.agents.client import AgentClient, attempt_cap
 from bot.config.agents import AgentSettings
 from bot.fakeanthropic import FakeAnthropic, Reply
 from bot.store import Store
+from tests.agents.test_client import ManualTimeouts, until
 
 MSG = [{"role": "user", "content": "hello"}]
 
@@ -29,3 +32,35 @@ async def test_an_answer_that_keeps_streaming_longer_than_timeout_s_finishes():
         async with AgentClient(settings, Store(), api_key="k", base_url=fake.base_url, sleep=Sleeps()) as c:
             reply = await c.call("summary", system="s", messages=MSG)
     assert (reply.text, reply.attempts, reply.stop_reason) == (text, 1, "end_turn")
+
+
+class CountedTimeouts(ManualTimeouts):
+    """:class:`ManualTimeouts` that counts the waits it was given."""
+
+    calls = 0
+
+    async def __call__(self, aw, seconds: float):
+        self.calls += 1
+        return await super().__call__(aw, seconds)
+
+
+async def test_a_stream_that_stalls_after_it_started_times_out_at_timeout_s_and_is_retried():
+    """The other half of the limit: an answer that starts and then stops sending (a stalled
+    connection) ends after ``timeout_s`` without data, on the test's clock, and is retried."""
+    timeouts = CountedTimeouts()
+    async with FakeAnthropic([Reply(text="stalls", chunk_delay_s=3600), Reply(text="in time")]) as fake:
+        async with AgentClient(AgentSettings(max_retries=1, timeout_s=30), Store(), api_key="k",
+                               base_url=fake.base_url, sleep=Sleeps(), wait_for=timeouts) as c:
+            call = asyncio.ensure_future(c.call("summary", system="s", messages=MSG))
+            # the response started (headers, then message_start); the wait for the next event stalls
+            await until(lambda: timeouts.calls >= 3 and timeouts.waiting == 1, "the stalled stream")
+            timeouts.advance(30)
+            reply = await call
+    assert (reply.text, reply.attempts, len(fake.requests)) == ("in time", 2, 2)
+
+
+def test_the_whole_attempt_is_capped_to_fit_max_output_tokens():
+    """The default limits fit the default answer: 16,000 tokens at the SDK's own estimate of the
+    slowest speed (an hour per 128,000) plus ``timeout_s`` to start."""
+    assert attempt_cap(120, 16_000) == 570.0
+    assert attempt_cap(2, 1000) == 2 + 1000 * 3600 / 128_000
