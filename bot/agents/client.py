@@ -7,8 +7,11 @@
   at most ``agents.max_retries`` times after the first attempt. Wait before retry *n* (0-based):
   ``min(retry_after, cap)`` when the server sent ``retry-after-ms``/``retry-after``, else
   ``min(base * 2**n, cap)``.
-* Each attempt is bounded by ``agents.timeout_s`` (the SDK's read timeout and an overall
-  ``asyncio.wait_for``).
+* ``agents.timeout_s`` bounds a stall: the wait for the answer to start and then for each next
+  streamed event (the SDK's read timeout, and ``wait_for`` per event). An answer that keeps
+  streaming goes on up to :func:`attempt_cap` — ``timeout_s`` plus the SDK's own estimate of the
+  longest time an answer of ``max_tokens`` takes (an hour per 128,000 tokens): a whole answer of
+  ``max_output_tokens`` can finish, one that trickles for ever cannot.
 * Daily token budget: the ``agent_token_usage`` table counts input + output (+ cache) tokens of
   every response, per UTC day and agent. A call whose estimated prompt (chars / 4) would pass
   the budget is not made.
@@ -138,6 +141,17 @@ def retry_after_seconds(headers: Mapping[str, str] | None, now: float | None = N
         return max(0.0, when - (time.time() if now is None else now))
 
 
+#: The SDK's estimate of the longest an answer takes: an hour per 128,000 output tokens
+#: (``anthropic._base_client.BaseClient._calculate_nonstreaming_timeout``).
+SECONDS_PER_OUTPUT_TOKEN = 3600 / 128_000
+
+
+def attempt_cap(timeout_s: float, max_tokens: int) -> float:
+    """Seconds one attempt may take in all: ``timeout_s`` to start answering, then
+    ``max_tokens`` × :data:`SECONDS_PER_OUTPUT_TOKEN` (16,000 tokens: 450 s)."""
+    return float(timeout_s) + max_tokens * SECONDS_PER_OUTPUT_TOKEN
+
+
 def utc_day(epoch: float) -> str:
     return time.strftime("%Y-%m-%d", time.gmtime(epoch))
 
@@ -146,7 +160,9 @@ class AgentClient:
     """Calls the model for one agent at a time. ``store`` holds the token budget (an in-memory
     store when None). ``now``/``sleep`` and ``wait_for(awaitable, seconds)`` (the per-attempt
     timeout, :func:`asyncio.wait_for` by default; raises :class:`asyncio.TimeoutError`) are
-    injectable, so tests drive time with a clock of their own instead of waiting."""
+    injectable, so tests drive time with a clock of their own instead of waiting. ``wait_for`` is
+    given each wait for the next piece of the answer (at most ``timeout_s``), never the whole
+    attempt."""
 
     def __init__(self, settings: AgentSettings, store: Store | None = None, *, api_key: str | None = None,
                  base_url: str | None = None, now: Callable[[], float] = time.time,
@@ -246,7 +262,9 @@ class AgentClient:
         async def attempt():
             tries[0] += 1
             try:
-                return await self.wait_for(self._once(kw), self.settings.timeout_s)
+                return await self._once(kw)
+            except _Failed:
+                raise
             except (asyncio.TimeoutError, anthropic.APITimeoutError):
                 raise _Failed(f"timed out after {self.settings.timeout_s:g} s") from None
             except anthropic.APIStatusError as e:
@@ -291,11 +309,36 @@ class AgentClient:
         return AgentReply(msg.model or self.settings.model, text, tools_used, msg.stop_reason, tin, tout, tries[0])
 
     async def _once(self, kw: dict[str, Any]):
+        """One attempt. ``timeout_s`` bounds each wait for the next piece (a stall); the answer as a
+        whole may take up to :func:`attempt_cap`, so a long answer that keeps streaming finishes.
+        Raises :class:`asyncio.TimeoutError` on a stall, :class:`_Failed` past the cap."""
         sdk = self._sdk()
-        if self.stream:
-            async with sdk.messages.stream(**kw) as s:
-                return await s.get_final_message()
-        return await sdk.messages.create(**kw)
+        idle = self.settings.timeout_s
+        cap = attempt_cap(idle, kw["max_tokens"])
+        if not self.stream:             # nothing arrives before the whole answer: the cap is the only bound
+            return await self.wait_for(sdk.messages.create(**kw, timeout=cap), cap)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + cap
+        manager = sdk.messages.stream(**kw)
+        s = await self.wait_for(manager.__aenter__(), idle)
+        try:
+            events = s.__aiter__()
+            too_long = f"still answering after {cap:g} s (the limit for {kw['max_tokens']:,} output tokens)"
+            while True:
+                left = deadline - loop.time()
+                if left <= 0:
+                    raise _Failed(too_long)
+                try:
+                    await self.wait_for(events.__anext__(), min(idle, left))
+                except StopAsyncIteration:
+                    break
+                except asyncio.TimeoutError:
+                    if left < idle:
+                        raise _Failed(too_long) from None
+                    raise
+            return await s.get_final_message()
+        finally:
+            await manager.__aexit__(None, None, None)
 
 
 class _Failed(Exception):

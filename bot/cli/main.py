@@ -17,6 +17,7 @@ import sys
 
 from bot.agents.redact import ScrubbingFormatter
 from bot.cli.progress import new_run
+from bot.cli.serve import register_deployment_secrets
 from bot.config.forksync import ConfigError, ForksyncConfig, UserError, load_config
 from bot.config.libgit2 import allow_partial_clones
 
@@ -109,6 +110,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        # the deployment's secrets are this process's too, whichever command runs: an agent's
+        # prompt, an error text and a log line hide them as under `forksync serve`
+        register_deployment_secrets(args)
         return int(args.func(args) or 0)
     except ConfigError as e:
         print(f"forksync: {e}", file=sys.stderr)

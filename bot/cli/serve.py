@@ -359,6 +359,41 @@ def _file_key(file: SettingsFile, field: str) -> str:
     return next((k for k in reversed(list(file.values)) if k.lower() == want), env_name(field))
 
 
+def register_deployment_secrets(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> None:
+    """Register the secrets of the settings ``serve`` would read (flags, environment, settings file:
+    :meth:`ServeSettings.register_secrets`) for any command, so an agent's prompt, a printed error
+    or a log line of ``forksync resolve --agent``, ``bench resolve --agent`` … never shows one.
+    Lenient: settings that would not validate, a settings file or key file that cannot be read,
+    register what can be read and raise nothing — the command at hand does not need them, and
+    ``serve`` says what is wrong with them."""
+    flags = {n: getattr(args, n) for n in ServeSettings.model_fields
+             if _flag(n) and isinstance(getattr(args, n, None), str)}
+    values: dict = {}
+    try:
+        path, by = settings_file(args, environ)
+        if path:
+            values.update(_Environment(read_settings_file(path, by).values)())
+    except (UserError, ValueError):
+        pass
+    try:
+        values.update(_Environment(environ)())
+    except ValueError:
+        pass
+    values.update(flags)
+    secret_file = values.get("webhook_secret_file")
+    if not values.get("webhook_secret") and secret_file:
+        try:
+            values["webhook_secret"] = Path(secret_file).read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            pass
+    # unvalidated on purpose: a bad port must not stop `forksync resolve` from hiding the token
+    s = ServeSettings.model_construct(**{k: v for k, v in values.items() if k in ServeSettings.model_fields})
+    try:
+        s.register_secrets()
+    except UserError:
+        pass
+
+
 def settings_table() -> str:
     """The settings as a markdown table (flag, environment variable / settings-file key, default,
     meaning), generated from :class:`ServeSettings` for the docs."""

@@ -6,7 +6,7 @@ Example::
       enabled: true
       model: claude-sonnet-4-6
       daily_token_budget: 2000000      # input + output tokens per UTC day, all agents together
-      timeout_s: 120                   # one HTTP request, seconds
+      timeout_s: 120                   # a stall (no answer yet, or no next streamed event), seconds
       max_retries: 4                   # after the first attempt, on 408/409/429/5xx/529/timeouts
       backoff_base_s: 2.0              # capped exponential backoff: min(base * 2**n, cap)
       backoff_cap_s: 60.0              # also caps the server's retry-after

@@ -180,7 +180,8 @@ NOTES = {
     "agents.enabled": "master switch",
     "agents.model": "Anthropic model name",
     "agents.daily_token_budget": "input + output tokens per UTC day; past it agents are skipped",
-    "agents.timeout_s": "per-request timeout",
+    "agents.timeout_s": "longest stall, s: the wait for an answer to start or for its next streamed event "
+                        "(a whole answer may take timeout_s + max_output_tokens / 128000 h)",
     "agents.max_retries": "our capped retries (the SDK's own are off)",
     "agents.excerpt_over_lines": "a conflicted file longer than this goes to the agent as excerpts around its blocks (0: always whole)",
     "agents.excerpt_context_lines": "lines of context around each conflict block in an excerpt",
