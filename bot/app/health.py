@@ -29,9 +29,11 @@ scheduled jobs         a fork's scheduled job (poll, reconcile, collect, l3, nig
 
 :func:`warnings` lists what is degraded while deliveries are still processed: said in the answer
 (``warnings``), never turning it 503 — a load balancer or ``HEALTHCHECK`` would then take away
-the webhook intake, which works. Today one rule: a live worker that does not know the bot's own
+the webhook intake, which works. Two rules: a live worker that does not know the bot's own
 login (token mode, ``GET /user`` unanswered; asked again with backoff, and the warning goes once
-it is learnt).
+it is learnt); a fork paused because an owner suspended its installation (GitHub refuses the
+installation's tokens; its polls and scheduled jobs wait, and resume with a catch-up sync when the
+suspension is lifted) — an owner's decision, not a fault to page anyone for.
 """
 from __future__ import annotations
 
@@ -106,11 +108,18 @@ def judge(now: float, *, counts: dict[str, int], oldest_due_at: float | None, la
     return out
 
 
-def warnings(*, login_unknown: list[dict] = ()) -> list[str]:
+def warnings(*, login_unknown: list[dict] = (), paused: list[dict] = (), now: float = 0.0) -> list[str]:
     """What is degraded though deliveries are processed (see the module doc). ``login_unknown``:
     the live workers that do not know the bot's login (``[{"worker_id", "login_unknown"}]``,
-    :func:`bot.app.queue.login_unknown`); one line per distinct reason."""
+    :func:`bot.app.queue.login_unknown`); one line per distinct reason. ``paused``: the forks of
+    suspended installations (``[{"fork", "installation_id", "since", "by"}]``, ``since`` in epoch s,
+    :func:`bot.sync.store.paused_forks`), one line each, with how long (to ``now``, epoch s)."""
     out: list[str] = []
+    for p in paused:
+        by = f" by {p['by']}" if p["by"] else ""
+        out.append(f"{p['fork']}: paused: the App's installation {p['installation_id']} is suspended{by} "
+                   f"(for {max(0.0, now - p['since']) / 3600:.1f} h); its polls and scheduled jobs resume, with a "
+                   "catch-up sync, when the suspension is lifted")
     for why in dict.fromkeys(w["login_unknown"] for w in login_unknown):
         workers = [w["worker_id"] for w in login_unknown if w["login_unknown"] == why]
         out.append(f"the bot's own GitHub login is unknown to {len(workers)} worker{'s' if len(workers) != 1 else ''} "

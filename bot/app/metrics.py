@@ -126,6 +126,9 @@ class _StoreCollector:
                                  "dead-lettered delivery of the fork; the reason is a label", labels=["repo", "reason"])
         fams["blocked"] = GaugeMetricFamily("forksync_blocked_units", "Sync units GitHub refused, waiting for a retry",
                                             labels=["repo"])
+        # forks an owner paused (suspended installation) or took away (uninstalled, removed): their
+        # upstream is not fetched on purpose, which is no stale number to alarm on
+        stopped = {p["fork"] for p in sync_store.paused_forks(store)} | set(sync_store.unfollowed(store))
         for st in sync_store.load_all_statuses(store):
             dead = q.dead_letters(store, st.repo, limit=1)
             reason = st.degraded() or (f"dead-lettered delivery {dead[0]['id']}: {dead[0]['reason']}" if dead else "")
@@ -140,8 +143,9 @@ class _StoreCollector:
             # the fork's own github.stale_after_s as its last sync recorded it, as the dashboard
             # and the status issue judge it
             limit = sync_store.recorded_stale_after_s(store, st.repo) or self.m.stale_after_s
-            fams["stale"].add_metric([st.repo], 1.0 if st.stale(limit, now) else 0.0)
-            fams["alarm"].add_metric([st.repo], 1.0 if st.alarm(self.m.alarm_after_s, now) else 0.0)
+            fams["stale"].add_metric([st.repo], 1.0 if st.stale(limit, now) and st.repo not in stopped else 0.0)
+            fams["alarm"].add_metric([st.repo], 1.0 if st.alarm(self.m.alarm_after_s, now) and st.repo not in stopped
+                                     else 0.0)
         out.extend(fams.values())
         alarm = scrub(q.dead_letter_alarm(store))
         dead = GaugeMetricFamily("forksync_dead_letter_alarm", "1 while any delivery is dead-lettered (work GitHub asked "

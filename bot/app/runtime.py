@@ -33,7 +33,7 @@ from bot.github import client as gh_mod
 from bot.handlers import all_routers
 from bot.store import Store
 from bot.sync.service import SyncService
-from bot.sync.store import tracked_forks
+from bot.sync.store import suspended, tracked_forks
 from bot.sync.upstream import poll_once, refresh_quietly
 from bot.validation.service import ValidationService
 
@@ -194,7 +194,10 @@ class Runtime:
             return []
         self._refresh_issues = False
         out: list[str] = []
+        off = suspended(self.store)
         for r in tracked_forks(self.store):
+            if r["installation_id"] in off:
+                continue
             out += await refresh_quietly(self.svc, await self.make_ctx(r["installation_id"]), r["fork"], create=False)
         return out
 

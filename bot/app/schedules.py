@@ -200,7 +200,8 @@ _LAST_TICK: dict[str, float] = {}
 
 async def tick_tracked(store, make_ctx, *, now: float | None = None, min_interval_s: float = 300.0,
                        monotonic: Callable[[], float] = time.monotonic, **kw) -> list[str]:
-    """:func:`tick_all` for every tracked fork (table ``tracked_forks``), at most once per
+    """:func:`tick_all` for every tracked fork (table ``tracked_forks``) but those of a suspended
+    installation (:func:`bot.sync.store.paused_forks`), at most once per
     ``min_interval_s`` per fork. ``make_ctx(installation_id)`` gives a handler context (the
     worker's poll loop has one). ``now``: epoch s, for the jobs; the throttle measures with
     ``monotonic`` instead, which NTP never steps back (a wall-clock time of the last tick would
@@ -208,7 +209,10 @@ async def tick_tracked(store, make_ctx, *, now: float | None = None, min_interva
     Returns notes."""
     now = time.time() if now is None else now
     out = []
+    off = sync_store.suspended(store)
     for r in sync_store.tracked_forks(store):
+        if r["installation_id"] in off:     # paused: GitHub refuses the installation's tokens
+            continue
         at = monotonic()
         if at - _LAST_TICK.get(r["fork"], float("-inf")) < min_interval_s:
             continue

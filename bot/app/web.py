@@ -210,11 +210,14 @@ def _health(store: Store, now: float, expect_worker: bool, recent_restarts: int,
     an error stored by a release that did not scrub it may hold a token or a URL's password."""
     depth = q.counts(store)
     beat = q.last_heartbeat(store)
+    paused = sync_store.paused_forks(store)
+    # a paused fork's jobs do not run: a failure from before the pause is not failing again
+    jobs = [j for j in sync_store.failing_jobs(store) if j["repo"] not in {p["fork"] for p in paused}]
     found = judge(now, counts=depth, oldest_due_at=q.oldest_due_at(store, now),
                   last_beat_at=beat if expect_worker else None, expect_worker=expect_worker,
-                  recent_restarts=recent_restarts, policy=policy, failing_jobs=sync_store.failing_jobs(store),
+                  recent_restarts=recent_restarts, policy=policy, failing_jobs=jobs,
                   timed_out=q.timed_out(store), store_refused=store_refused)
-    warned = warnings(login_unknown=q.login_unknown(store, now - policy.heartbeat_stale_s))
+    warned = warnings(login_unknown=q.login_unknown(store, now - policy.heartbeat_stale_s), paused=paused, now=now)
     return depth, beat, [p._replace(text=scrub(p.text)) for p in found], [scrub(w) for w in warned]
 
 

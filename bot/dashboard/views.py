@@ -20,7 +20,7 @@ from bot.l2 import detection
 from bot.l2 import store as l2_store
 from bot.store import Store
 from bot.sync import store as sync_store
-from bot.sync.status import SyncStatus
+from bot.sync.status import SyncStatus, followed
 from bot.triage import store as triage_store
 from bot.validation import store as validation_store
 
@@ -71,8 +71,18 @@ def fork_policy(store: Store, fork: str, policy: Policy) -> Policy:
     return Policy(stale_after_s=limit) if limit else policy
 
 
-def stale_of(st: SyncStatus | None, now: float, policy: Policy) -> dict:
-    """``{"stale", "reason"}`` by the rule of :mod:`bot.sync.status` (:meth:`SyncStatus.stale_reason`)."""
+def followed_of(store: Store, fork: str) -> str:
+    """Why ``fork``'s work stopped on an owner's decision ("" when it is followed):
+    :func:`bot.sync.status.followed` over the store's suspended installations and unfollowed forks."""
+    return followed(fork, paused={p["fork"] for p in sync_store.paused_forks(store)},
+                    unfollowed=sync_store.unfollowed(store))
+
+
+def stale_of(st: SyncStatus | None, now: float, policy: Policy, paused: str = "") -> dict:
+    """``{"stale", "reason"}`` by the rule of :mod:`bot.sync.status` (:meth:`SyncStatus.stale_reason`).
+    ``paused``: :func:`followed_of`'s reason; numbers an owner stopped are not stale, only old."""
+    if paused:
+        return {"stale": False, "reason": ""}
     if st is None:
         return {"stale": True, "reason": "never synced: upstream was never seen"}
     reason = st.stale_reason(policy.stale_after_s, now)
@@ -100,17 +110,21 @@ def _common(store: Store, fork: str, st: SyncStatus | None, now: float, policy: 
             "upstream_github": github_of(upstream),
             "upstream_as_of": iso(st.upstream_seen_at) if st else None,
             "upstream_as_of_unknown": (st.upstream_unknown or None) if st and not st.upstream_seen_at else None,
-            "stale": stale_of(st, now, fork_policy(store, fork, policy))}
+            "followed": (why := followed_of(store, fork)),
+            "stale": stale_of(st, now, fork_policy(store, fork, policy), why)}
 
 
 def forks(store: Store, now: float, policy: Policy, allowed: Callable[[str], bool] = lambda f: True) -> dict:
     out = []
+    paused, gone = {p["fork"] for p in sync_store.paused_forks(store)}, sync_store.unfollowed(store)
     for f in fork_names(store):
         if not allowed(f):
             continue
         st = sync_store.load_status(store, f)
+        why = followed(f, paused=paused, unfollowed=gone)
         out.append({"fork": f, "upstream": st.upstream if st else "", "synced": bool(st and st.computed_at),
-                    "upstream_as_of": iso(st.upstream_seen_at) if st else None, "stale": stale_of(st, now, fork_policy(store, f, policy)),
+                    "upstream_as_of": iso(st.upstream_seen_at) if st else None, "followed": why,
+                    "stale": stale_of(st, now, fork_policy(store, f, policy), why),
                     "days_behind": st.days_behind if st and st.computed_at else None,
                     "backlog": st.backlog if st and st.computed_at else None})
     return {"schema": f"{V}.forks/1", "forks": out}
@@ -522,7 +536,8 @@ def health(store: Store, now: float, policy: Policy, app_facts: dict, allowed: C
         forks_out.append({"fork": f, "github": fork_github(f), "last_sync": iso(st.computed_at) if st else None,
                           "upstream_as_of": iso(st.upstream_seen_at) if st else None,
                           "last_fetch_error": st.last_fetch_error if st else "",
-                          "stale": stale_of(st, now, fork_policy(store, f, policy)),
+                          "followed": (why := followed_of(store, f)),
+                          "stale": stale_of(st, now, fork_policy(store, f, policy), why),
                           "blocked": [{"id": b.get("id"), "pr": b.get("pr") or None, "url": b.get("url") or None,
                                        "reason": b.get("reason", ""), "step": b.get("step", "")} for b in (st.blocked if st else ())],
                           "failing_jobs": [{"job": j["job"], "error": j["error"], "count": j["count"], "since": iso(j["since"])}

@@ -14,6 +14,10 @@ APP_ONLY = frozenset({"apps/get-authenticated", "apps/create-installation-access
 NO_AUTH = frozenset({"apps/create-from-manifest"})
 
 
+#: GitHub's words for any use of a suspended installation: minting its token, or a token minted before
+SUSPENDED = "This installation has been suspended"
+
+
 def authenticate(state: State, ctx: Ctx) -> None:
     """Set ``ctx.actor``/``token``/``installation``/``app_jwt`` from the Authorization header, or
     raise GitHub's 401."""
@@ -42,6 +46,8 @@ def authenticate(state: State, ctx: Ctx) -> None:
     ctx.token = tok
     if tok.installation_id is not None:
         ctx.installation = state.installations.get(tok.installation_id)
+        if ctx.installation is not None and ctx.installation.suspended_at is not None:
+            raise GitHubError(403, SUSPENDED)
         app = next(iter(state.apps.values()), None)
         ctx.actor = app.bot if app else None
     else:

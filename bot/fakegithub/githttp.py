@@ -88,6 +88,8 @@ def _actor(fake: "FakeGitHub", repo: "Repo", request: web.Request, push: bool) -
                             headers={"WWW-Authenticate": 'Basic realm="GitHub"'})
     if tok.installation_id is not None:
         inst = fake.state.installations.get(tok.installation_id)
+        if inst is not None and inst.suspended_at is not None:
+            return web.Response(status=403, text="This installation has been suspended\n")
         covers = inst is not None and inst.account.login.lower() == repo.owner.login.lower() and (
             inst.repository_ids is None or repo.id in inst.repository_ids)
         if not covers and (push or repo.private):

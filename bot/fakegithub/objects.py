@@ -75,7 +75,9 @@ class Render:
             "html_url": f"{self.web}/settings/installations/{inst.id}",
             "events": ["push", "pull_request", "issue_comment", "issues", "check_run"],
             "permissions": dict(inst.permissions), "created_at": iso(inst.created_at),
-            "updated_at": iso(inst.created_at), "suspended_by": None, "suspended_at": None})
+            "updated_at": iso(inst.created_at),
+            "suspended_by": self.user(inst.suspended_by) if inst.suspended_by else None,
+            "suspended_at": iso(inst.suspended_at) if inst.suspended_at is not None else None})
 
     # --- repositories --------------------------------------------------------------------------
     def _repo_urls(self, r: Repo) -> dict:

@@ -2,6 +2,7 @@
 installations, installation tokens, rate limit."""
 from __future__ import annotations
 
+from bot.fakegithub.auth import SUSPENDED
 from bot.fakegithub.contract import fill
 from bot.fakegithub.objects import iso
 from bot.fakegithub.routing import Ctx, GitHubError, Reply, not_found, route
@@ -74,6 +75,8 @@ async def create_token(ctx: Ctx) -> Reply:
     inst = ctx.state.installations.get(ctx.int_param("installation_id"))
     if inst is None:
         raise not_found()
+    if inst.suspended_at is not None:
+        raise GitHubError(403, SUSPENDED)
     body = ctx.json() or {}
     perms = dict(inst.permissions)
     if body.get("permissions"):

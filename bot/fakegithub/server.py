@@ -240,6 +240,25 @@ class FakeGitHub:
         installation_event(self, inst)
         return inst
 
+    def suspend(self, inst: Installation, by: str | None = None) -> dict:
+        """The account's owner (``by``, default the account) suspends the installation: GitHub
+        refuses its tokens from now on, new and old (403 "This installation has been suspended").
+        Returns GitHub's ``installation.suspend`` payload for the test to deliver (with
+        ``validate=False``: spec/webhooks.json holds no schema for it, so the fake does not emit it)."""
+        inst.suspended_at, inst.suspended_by = self.state.now(), self.state.user(by or inst.account.login)
+        return self._installation_payload(inst, "suspend")
+
+    def unsuspend(self, inst: Installation) -> dict:
+        """Lift the suspension: tokens are minted again. Returns the ``installation.unsuspend``
+        payload (delivered as :meth:`suspend`'s)."""
+        inst.suspended_at, inst.suspended_by = None, None
+        return self._installation_payload(inst, "unsuspend")
+
+    def _installation_payload(self, inst: Installation, action: str) -> dict:
+        return self.webhooks.build("installation", action, {
+            "installation": self.render.installation(inst, self.app), "sender": self.render.user(inst.account),
+            "requester": None})
+
     def add_collaborator(self, repo: Repo, login: str, permission: str = "write") -> User:
         """``permission``: read | triage | write | maintain | admin (GitHub's roles)."""
         u = self.state.user(login)

@@ -71,6 +71,9 @@ class Installation:
     repository_ids: set[int] | None = None           # None: all of the account's repositories
     permissions: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_APP_PERMISSIONS))
     created_at: float = 0.0
+    # suspended by the account's owner (or the App's): GitHub then refuses the installation's tokens
+    suspended_at: float | None = None
+    suspended_by: "User | None" = None
 
 
 @dataclass

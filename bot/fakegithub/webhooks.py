@@ -49,6 +49,7 @@ TEMPLATE_FALLBACK = {
     # the same payload shapes (GitHub's webhook docs): what was installed or added is now gone
     "installation.deleted": "installation.created",
     "installation_repositories.removed": "installation_repositories.added",
+    "installation.suspend": "installation.created", "installation.unsuspend": "installation.created",
 }
 
 

@@ -6,8 +6,14 @@ A repository is a *fork to sync* when its ``.github/forksync.yml`` names an upst
 tracked (for upstream pushes and the poller) and synced once (:func:`bot.sync.upstream.adopt`).
 
 ``installation.new_permissions_accepted`` (an owner accepted the App's new permissions, e.g.
-``workflows``): every tracked fork of the installation with a unit GitHub refused is synced again,
-which retries the blocked units (:mod:`bot.sync.blocked`).
+``workflows``): every tracked fork of the installation whose adoption failed is adopted again, and
+one with a unit GitHub refused is synced again, which retries the blocked units
+(:mod:`bot.sync.blocked`).
+
+``installation.suspend`` (an owner suspended the App on the account; GitHub refuses the
+installation's tokens until it is lifted): its forks stay tracked but pause — no polls, scheduled
+jobs or syncs, nothing counted as failing — and ``/healthz`` and the dashboard say so.
+``installation.unsuspend`` resumes them with a catch-up sync (upstream may have moved meanwhile).
 """
 from __future__ import annotations
 
@@ -68,32 +74,73 @@ async def on_repos_added(event, ctx) -> None:
     await adopt_all(ctx, event.data.get("repositories_added") or [])
 
 
+def _forks_of(ctx, inst) -> list[dict]:
+    return [r for r in sync_store.tracked_forks(ctx.store) if r["installation_id"] == inst]
+
+
 @router.register("installation", action="deleted")
 async def on_uninstalled(event, ctx) -> None:
     """The App was uninstalled: its forks are no longer followed (their polls and scheduled jobs
-    would fail for good, keeping ``/healthz`` red); their history stays on the dashboard."""
+    would fail for good, keeping ``/healthz`` red); their history stays on the dashboard, which
+    says why they are no longer followed."""
     inst = (event.data.get("installation") or {}).get("id")
-    for row in sync_store.tracked_forks(ctx.store):
-        if row["installation_id"] == inst and sync_store.untrack(ctx.store, row["fork"], inst):
+    for row in _forks_of(ctx, inst):
+        if sync_store.untrack(ctx.store, row["fork"], inst, reason="the App was uninstalled", at=ctx.now()):
             ctx.note(f"{row['fork']}: no longer followed (the App was uninstalled)")
+    if inst is not None:
+        sync_store.set_suspended(ctx.store, inst, False)
 
 
 @router.register("installation_repositories", action="removed")
 async def on_repos_removed(event, ctx) -> None:
     inst = (event.data.get("installation") or {}).get("id")
     for r in event.data.get("repositories_removed") or []:
-        if sync_store.untrack(ctx.store, r["full_name"], inst):
+        if sync_store.untrack(ctx.store, r["full_name"], inst, reason="removed from the App's installation",
+                              at=ctx.now()):
             ctx.note(f"{r['full_name']}: no longer followed (removed from the installation)")
+
+
+@router.register("installation", action="suspend")
+async def on_suspended(event, ctx) -> None:
+    """An owner suspended the App on the account: its forks pause until it is lifted (GitHub
+    refuses every call meanwhile; failing on each tick would page on-call for a decision made on
+    purpose)."""
+    data = event.data.get("installation") or {}
+    if data.get("id") is None:
+        return
+    by = ((data.get("suspended_by") or {}).get("login")) or ""
+    sync_store.set_suspended(ctx.store, data["id"], True, at=ctx.now(), by=by)
+    for row in _forks_of(ctx, data["id"]):
+        ctx.note(f"{row['fork']}: paused (its installation is suspended{f' by {by}' if by else ''})")
+
+
+@router.register("installation", action="unsuspend")
+async def on_unsuspended(event, ctx) -> None:
+    """The suspension was lifted: each fork of the installation is synced at once, catching up
+    with what upstream did meanwhile (its poller would wait for its interval, and an ETag may say
+    nothing changed since the last poll before the pause)."""
+    inst = (event.data.get("installation") or {}).get("id")
+    if inst is None:
+        return
+    sync_store.set_suspended(ctx.store, inst, False)
+    forks = _forks_of(ctx, inst)
+    for row in forks:
+        ctx.note(f"{row['fork']}: resumed (its installation's suspension was lifted)")
+    await adopt_all(ctx, [{"full_name": r["fork"]} for r in forks])
 
 
 @router.register("installation", action="new_permissions_accepted")
 async def on_permissions_accepted(event, ctx) -> None:
     inst = (event.data.get("installation") or {}).get("id")
-    for row in sync_store.tracked_forks(ctx.store):
-        if row["installation_id"] != inst:
+    failed = {j["repo"] for j in sync_store.failing_jobs(ctx.store) if j["job"] == "adopt"}
+    again = []
+    for row in _forks_of(ctx, inst):
+        if row["fork"] in failed:      # GitHub refused its adoption, perhaps for the missing permission
+            again.append({"full_name": row["fork"]})
             continue
         blocked = sync_store.blocked_branches(ctx.store, row["fork"])
         if not blocked:
             ctx.note(f"{row['fork']}: permissions changed; nothing blocked")
             continue
         ctx.note(await ctx.sync.sync(ctx, row["fork"], reason=f"permissions changed: retrying {len(blocked)} blocked unit(s)"))
+    await adopt_all(ctx, again)

@@ -81,4 +81,19 @@ class SyncStatus:
         return age is None or age > max_age_s
 
 
-__all__ = ["SyncStatus"]
+__all__ = ["SUSPENDED_TEXT", "SyncStatus", "followed"]
+
+
+#: Why a fork's work stopped on an owner's decision, as the dashboard and ``/healthz`` say it.
+SUSPENDED_TEXT = "paused: the App's installation is suspended"
+
+
+def followed(fork: str, *, paused: set[str] | frozenset[str] = frozenset(), unfollowed: dict[str, str] | None = None) -> str:
+    """Pure: why ``fork`` is not being synced though forksync knows it — ``paused: …`` while its
+    installation is suspended (``paused``: those forks), ``no longer followed: <reason>`` once the
+    App lost it (``unfollowed``: ``{fork: reason}``, :func:`bot.sync.store.unfollowed`); "" when
+    it is followed. Its numbers are then not stale: nothing is failing, an owner chose this."""
+    if fork in paused:
+        return SUSPENDED_TEXT
+    why = (unfollowed or {}).get(fork)
+    return f"no longer followed: {why}" if why else ""

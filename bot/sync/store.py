@@ -7,6 +7,9 @@
   carried before; a row whose unit ended (merged, closed, re-planned) is kept as its history
   (:func:`bot.sync.prs.speaks_for`: it speaks for its own PR only);
 * ``tracked_forks``: forks whose upstream is followed (push events and the poller);
+* ``suspended_installations``: installations an owner suspended (GitHub refuses their tokens):
+  their forks stay tracked but are paused; ``unfollowed_forks``: why a fork is no longer tracked
+  (uninstalled, removed from the installation), for the dashboard;
 * ``commit_analysis`` and ``pin_history``: the ingest's cache of commit analyses (rebuildable
   from git) and the pins recorded at each refresh.
 """
@@ -108,6 +111,9 @@ TRACKED = table("tracked_forks", {
     "last_poll_at": float,
     "keep_days": float,     # the fork's github.metrics_keep_days: the poller's snapshots are trimmed by it
 }, pk="fork", indexes=[("upstream",)])
+
+SUSPENDED = table("suspended_installations", {"installation_id": int, "at": float, "by": str}, pk="installation_id")
+UNFOLLOWED = table("unfollowed_forks", {"fork": str, "reason": str, "at": float}, pk="fork")
 
 COMMIT_TABLE = table("commit_analysis", {"sha": str, "version": int, "data": str}, pk="sha")
 PIN_TABLE = table("pin_history", {"id": int, "recorded_at": int, "as_of": int, "fork_tip": str,
@@ -249,6 +255,7 @@ def track(store: Store, fork: str, upstream: str, upstream_ref: str, installatio
           poll_interval_s: int, keep_days: float | None = None) -> None:
     with store.lock:
         old = list(store.db["tracked_forks"].rows_where("fork = ?", [fork]))
+        store.db[UNFOLLOWED.name].delete_where("fork = ?", [fork])
         store.db["tracked_forks"].upsert({"fork": fork, "upstream": upstream, "upstream_ref": upstream_ref,
                                           "installation_id": installation_id, "poll_interval_s": poll_interval_s,
                                           "last_poll_at": old[0]["last_poll_at"] if old else 0.0,
@@ -264,17 +271,20 @@ def update_tracking(store: Store, fork: str, *, poll_interval_s: int, keep_days:
                          [poll_interval_s, keep_days, fork])
 
 
-def untrack(store: Store, fork: str, installation_id: int | None = None) -> bool:
+def untrack(store: Store, fork: str, installation_id: int | None = None, *, reason: str = "", at: float = 0.0) -> bool:
     """Stop following ``fork`` (the App was uninstalled from it): no more polls or scheduled
     ticks, and its failing jobs are cleared (they would fail for good and keep ``/healthz`` red).
-    Its status, metrics history and ledger stay, for the dashboard. ``installation_id``: only when
-    the fork is tracked under that installation (a later reinstall tracks it under a new one).
-    Returns whether it was tracked."""
+    Its status, metrics history and ledger stay, for the dashboard, which shows ``reason`` (e.g.
+    "the App was uninstalled"; kept with ``at``, epoch s, until the fork is tracked again).
+    ``installation_id``: only when the fork is tracked under that installation (a later
+    reinstall tracks it under a new one). Returns whether it was tracked."""
     with store.transaction():
         rows = list(store.db["tracked_forks"].rows_where("fork = ?", [fork]))
         if not rows or (installation_id is not None and rows[0]["installation_id"] != installation_id):
             return False
         store.db["tracked_forks"].delete(fork)
+        if reason:
+            store.db[UNFOLLOWED.name].upsert({"fork": fork, "reason": reason, "at": at}, pk="fork")
         if list(store.db["sync_status"].rows_where("repo = ?", [fork])):
             store.db["sync_status"].update(fork, {"failing_jobs_json": "[]"})
     return True
@@ -290,6 +300,40 @@ def tracked_forks(store: Store) -> list[dict]:
     """Every tracked fork, by name."""
     with store.lock:
         return list(store.db[TRACKED.name].rows_where(order_by="fork"))
+
+
+def unfollowed(store: Store) -> dict[str, str]:
+    """Why each fork that was tracked no longer is: ``{fork: reason}`` (:func:`untrack`)."""
+    with store.lock:
+        return {r["fork"]: r["reason"] for r in store.db[UNFOLLOWED.name].rows_where()}
+
+
+def set_suspended(store: Store, installation_id: int, suspended: bool, *, at: float = 0.0, by: str = "") -> bool:
+    """Record that an owner suspended installation ``installation_id`` at ``at`` (epoch s; ``by``:
+    the login GitHub names), or lifted it (``suspended`` off). Its forks stay tracked, but their
+    polls, scheduled jobs and syncs pause meanwhile: GitHub refuses the installation's tokens
+    (403 "This installation has been suspended"). Returns whether anything changed."""
+    with store.transaction():
+        known = bool(list(store.db[SUSPENDED.name].rows_where("installation_id = ?", [installation_id])))
+        if suspended and not known:
+            store.db[SUSPENDED.name].insert({"installation_id": installation_id, "at": at, "by": by})
+        elif known and not suspended:
+            store.db[SUSPENDED.name].delete(installation_id)
+    return suspended != known
+
+
+def suspended(store: Store) -> dict[int, dict]:
+    """The suspended installations: ``{installation_id: {"installation_id", "at", "by"}}``."""
+    with store.lock:
+        return {r["installation_id"]: r for r in store.db[SUSPENDED.name].rows_where()}
+
+
+def paused_forks(store: Store) -> list[dict]:
+    """Tracked forks whose installation is suspended, by name: ``[{"fork", "installation_id",
+    "since", "by"}]`` (``since``: epoch s)."""
+    off = suspended(store)
+    return [{"fork": r["fork"], "installation_id": r["installation_id"], "since": off[r["installation_id"]]["at"],
+             "by": off[r["installation_id"]]["by"]} for r in tracked_forks(store) if r["installation_id"] in off]
 
 
 def mark_polled(store: Store, fork: str, now: float) -> None:

@@ -45,8 +45,12 @@ async def on_upstream_push(ctx, sync, upstream: str, ref: str, after: str) -> No
     if not isinstance(ref, str) or not ref.startswith("refs/heads/"):
         return
     forks = sync_store.forks_tracking(ctx.store, upstream, ref[len("refs/heads/"):])
+    off = sync_store.suspended(ctx.store)
     errors: list[BaseException] = []
     for f in forks:
+        if f["installation_id"] in off:     # caught up when the suspension is lifted
+            ctx.note(f"{f['fork']}: paused (its installation is suspended)")
+            continue
         # one fork failing (GitHub refusing it, its git) must not leave the others unsynced: one
         # error (a retryable one first) is re-raised after all of them ran, so the delivery is
         # retried (syncs are idempotent) and, past its attempts, dead-lettered on the forks'
@@ -89,10 +93,13 @@ async def job_ended(store: Store, svc, ctx, fork: str, job: str, error: str | No
 
 
 async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> list[str]:
-    """Poll every due tracked fork's upstream once; sync those whose head moved. Returns notes.
+    """Poll every due tracked fork's upstream once (not those of a suspended installation); sync
+    those whose head moved. Returns notes.
     ``make_ctx(installation_id)`` gives a handler context for the fork's installation."""
     now = time.time() if now is None else now
-    rows = sync_store.tracked_forks(store)
+    off = sync_store.suspended(store)
+    # a suspended installation's forks wait (GitHub refuses its tokens): synced when it is lifted
+    rows = [r for r in sync_store.tracked_forks(store) if r["installation_id"] not in off]
     out = []
     for r in due_for_poll(rows, now):
         ctx = await make_ctx(r["installation_id"])

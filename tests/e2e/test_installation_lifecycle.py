@@ -1,0 +1,149 @@
+"""The App's installation lifecycle under the real bot and the local GitHub: an owner suspending
+the installation (GitHub then refuses its tokens: 403 "This installation has been suspended"),
+lifting it, uninstalling the App, and accepting new permissions. A decision an owner made on
+purpose pauses the forks' work and says so; it never pages on-call through ``/healthz``."""
+import time
+
+import aiohttp
+
+from bot.app.schedules import tick_tracked
+from bot.dashboard import views
+from bot.sync import store as sync_store
+from bot.sync.upstream import poll_once
+from tests.support.e2e import install_on_fork, installation_event, job_context, move_upstream, open_sync_prs, status_issue
+
+DAY = 86_400.0
+
+
+async def healthz(bot) -> tuple[int, dict]:
+    async with aiohttp.ClientSession() as s, s.get(bot.server.make_url("/healthz")) as r:
+        return r.status, await r.json()
+
+
+async def suspend(fake, bot, inst) -> None:
+    """The owner suspends meta's installation; GitHub says so to the App."""
+    await fake.webhooks.deliver("installation", fake.suspend(inst), validate=False)
+    await bot.settle()
+
+
+async def unsuspend(fake, bot, inst) -> None:
+    await fake.webhooks.deliver("installation", fake.unsuspend(inst), validate=False)
+    await bot.settle()
+
+
+async def ticks(bot, at: float) -> list[str]:
+    """One turn of the worker's poll loop at ``at`` (epoch s): the poller, then every scheduled job."""
+    make_ctx = job_context(bot)
+    notes = await poll_once(bot.store, bot.svc, make_ctx, now=at)
+    return notes + await tick_tracked(bot.store, make_ctx, now=at, min_interval_s=0)
+
+
+async def test_a_suspended_installation_pauses_its_forks_ticks_and_healthz_warns_instead_of_failing(world):
+    """Today: the owner suspends the App on meta; every poll and scheduled tick of meta/triton fails
+    on GitHub's 403, and after two ticks ``/healthz`` answers 503 ("the scheduled reconcile job failed
+    2 times in a row: This installation has been suspended"), paging on-call for an owner's decision.
+    Expected: the fork's ticks pause without failing, ``/healthz`` stays 200 and warns that
+    meta/triton is paused because its installation is suspended."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+    await suspend(fake, bot, inst)
+    t0 = time.time()
+    for at in (t0 + DAY, t0 + 2 * DAY, t0 + 3 * DAY):
+        await ticks(bot, at)
+    assert sync_store.failing_jobs(bot.store) == []
+    status, body = await healthz(bot)
+    assert status == 200, body
+    assert any("meta/triton" in w and "suspended" in w for w in body.get("warnings", [])), body
+
+
+async def test_an_upstream_push_while_the_forks_installation_is_suspended_is_no_dead_letter(world):
+    """Today: upstream (its own installation, not suspended) pushes while meta's installation is
+    suspended; the push delivery syncs meta/triton, GitHub refuses the token, the delivery is retried
+    and dead-lettered, and ``/healthz`` answers 503 ("1 dead-lettered delivery"). Expected: the
+    suspended fork is skipped (the delivery says so) and caught up when the suspension is lifted."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+    await suspend(fake, bot, inst)
+    move_upstream(up_src, upstream)
+    await bot.settle()
+    assert bot.deliveries("dead") == [] and bot.deliveries("failed") == []
+    outcome = [d.outcome for d in bot.deliveries("done") if d.event == "push"]
+    assert outcome and "meta/triton: paused (its installation is suspended)" in outcome[-1], outcome
+    status, body = await healthz(bot)
+    assert status == 200, body
+
+
+async def test_unsuspend_resumes_the_fork_with_a_catch_up_sync(world):
+    """Today: ``installation.unsuspend`` is ignored, so upstream commits pushed while the App was
+    suspended wait for the next upstream push or poll (the poller's ETag may even say "unchanged"),
+    and the suspended warning would stay. Expected: lifting the suspension syncs the fork at once
+    (its sync PRs open) and the warning goes."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+    await suspend(fake, bot, inst)
+    move_upstream(up_src, upstream)
+    await bot.settle()
+    await unsuspend(fake, bot, inst)
+    heads = [p["head"]["ref"] for p in await open_sync_prs(alice)]
+    assert len(heads) == 2 and all(h.startswith("forksync/") for h in heads), heads
+    outcome = [d.outcome for d in bot.deliveries("done") if d.event == "installation" and d.action == "unsuspend"]
+    assert outcome and "meta/triton: resumed" in outcome[0], outcome
+    status, body = await healthz(bot)
+    assert status == 200 and not any("suspended" in w for w in body.get("warnings", [])), body
+    assert sync_store.failing_jobs(bot.store) == []
+
+
+async def test_accepting_a_missing_permission_clears_the_forks_permission_failure(world):
+    """Today: the App lacks ``issues`` on meta, so adopting meta/triton fails when its status issue
+    is written (403 "Resource not accessible by integration") and stays its failing ``adopt`` job.
+    The owner accepts the new permissions, but ``new_permissions_accepted`` only retries blocked
+    units ("permissions changed; nothing blocked"), so the failure stays on ``/healthz`` and the
+    dashboard until some later upstream push happens to sync it. Expected: accepting the
+    permissions adopts the installation's forks with a failure again, which clears it and writes
+    the status issue."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    inst.permissions.pop("issues")
+    await install_on_fork(fake, bot, fork, inst.id)
+    assert [(j["repo"], j["job"]) for j in sync_store.failing_jobs(bot.store)] == [("meta/triton", "adopt")]
+    inst.permissions["issues"] = "write"
+    payload = fake.webhooks.build("installation", "created", {
+        "action": "new_permissions_accepted",
+        "installation": {"id": inst.id, "app_slug": "forksync", "created_at": "2026-11-30T00:00:00Z",
+                         "updated_at": "2026-12-01T00:00:00Z"}})
+    payload.pop("repositories", None)   # GitHub's new_permissions_accepted names no repositories
+    await fake.webhooks.deliver("installation", payload, validate=False)
+    await bot.settle()
+    assert sync_store.failing_jobs(bot.store) == []
+    assert len(await status_issue(alice)) == 1
+
+
+async def test_the_dashboard_says_an_uninstalled_fork_is_no_longer_followed_rather_than_stale(world):
+    """Today: after the App is uninstalled from meta, the dashboard keeps listing meta/triton with
+    "upstream was last seen 96.0 h ago (limit 24 h)", as if the poller were broken, and nothing says
+    it is no longer followed. Expected: its history stays, and the fork's entry says it is no longer
+    followed because the App was uninstalled (and its numbers are not called stale)."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+    await fake.webhooks.deliver("installation", installation_event(fake, inst.id, "deleted"))
+    await bot.settle()
+    later = time.time() + 4 * DAY
+    [entry] = views.forks(bot.store, later, views.Policy())["forks"]
+    assert entry["fork"] == "meta/triton" and entry["backlog"] == 0
+    assert entry["stale"] == {"stale": False, "reason": ""}, entry
+    assert entry["followed"] == "no longer followed: the App was uninstalled", entry
+    assert sync_store.snapshots(bot.store, "meta/triton")
+
+
+async def test_the_dashboard_shows_a_suspended_forks_pause(world):
+    """Today: while meta's installation is suspended the dashboard lists meta/triton as stale
+    ("the last fetch of upstream failed: ... This installation has been suspended") with nothing
+    saying the pause is an owner's decision. Expected: the entry says it is paused because the
+    installation is suspended, and its numbers are not called stale."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+    await suspend(fake, bot, inst)
+    later = time.time() + 4 * DAY
+    await ticks(bot, later)
+    [entry] = views.forks(bot.store, later, views.Policy())["forks"]
+    assert entry["followed"] == "paused: the App's installation is suspended", entry
+    assert entry["stale"] == {"stale": False, "reason": ""}, entry
