@@ -108,24 +108,26 @@ def judge(now: float, *, counts: dict[str, int], oldest_due_at: float | None, la
     return out
 
 
-def warnings(*, login_unknown: list[dict] = (), paused: list[dict] = (), now: float = 0.0) -> list[str]:
+def warnings(*, login_unknown: list[dict] = (), paused: list[dict] = (), now: float = 0.0) -> list[Problem]:
     """What is degraded though deliveries are processed (see the module doc). ``login_unknown``:
     the live workers that do not know the bot's login (``[{"worker_id", "login_unknown"}]``,
     :func:`bot.app.queue.login_unknown`); one line per distinct reason. ``paused``: the forks of
     suspended installations (``[{"fork", "installation_id", "since", "by"}]``, ``since`` in epoch s,
-    :func:`bot.sync.store.paused_forks`), one line each, with how long (to ``now``, epoch s)."""
-    out: list[str] = []
+    :func:`bot.sync.store.paused_forks`), one line each, with how long (to ``now``, epoch s).
+    Each as a :class:`Problem`: the fork it names (``""``: the App as a whole), so a page shows a
+    fork's line only to a reader who may read that fork."""
+    out: list[Problem] = []
     for p in paused:
         by = f" by {p['by']}" if p["by"] else ""
-        out.append(f"{p['fork']}: paused: the App's installation {p['installation_id']} is suspended{by} "
+        out.append(Problem(p["fork"], f"{p['fork']}: paused: the App's installation {p['installation_id']} is suspended{by} "
                    f"(for {max(0.0, now - p['since']) / 3600:.1f} h); its polls and scheduled jobs resume, with a "
-                   "catch-up sync, when the suspension is lifted")
+                   "catch-up sync, when the suspension is lifted"))
     for why in dict.fromkeys(w["login_unknown"] for w in login_unknown):
         workers = [w["worker_id"] for w in login_unknown if w["login_unknown"] == why]
-        out.append(f"the bot's own GitHub login is unknown to {len(workers)} worker{'s' if len(workers) != 1 else ''} "
+        out.append(Problem("", f"the bot's own GitHub login is unknown to {len(workers)} worker{'s' if len(workers) != 1 else ''} "
                    f"({', '.join(workers)}): {why}; until it is learnt (asked again with backoff) the loop guard cannot "
                    "recognise forksync's own events and a PR forksync opens counts as its own only on a branch it "
-                   "recorded — set FORKSYNC_BOT_LOGIN to the login GitHub shows as the author of forksync's PRs")
+                   "recorded — set FORKSYNC_BOT_LOGIN to the login GitHub shows as the author of forksync's PRs"))
     return out
 
 

@@ -191,18 +191,19 @@ COMMITTER_KEY = web.AppKey("forksync_committer", GroupCommitter)
 def app_facts(store: Store, now: float, *, expect_worker: bool = False, recent_restarts: int = 0,
               policy: HealthPolicy = HealthPolicy(), store_refused: dict | None = None) -> dict:
     """The App's health facts for the dashboard (``forksync.dashboard.health/1``): the status,
-    problems and warnings ``/healthz`` answers, ``problem_forks`` (the fork each problem names, in
-    the same order; ``""`` for the App as a whole), deliveries per state, dead letters, recent
+    problems and warnings ``/healthz`` answers, ``problem_forks`` and ``warning_forks`` (the fork each
+    line names, in the same order; ``""`` for the App as a whole), deliveries per state, dead letters, recent
     errors, and the newest worker heartbeat (epoch s or None). ``store_refused``:
     :meth:`GroupCommitter.refused` of the intake in this process."""
     depth, beat, found, warned = _health(store, now, expect_worker, recent_restarts, policy, store_refused)
     return {"status": "unhealthy" if found else "ok", "problems": [p.text for p in found],
-            "problem_forks": [p.fork for p in found], "warnings": warned, "deliveries": depth,
+            "problem_forks": [p.fork for p in found], "warnings": [w.text for w in warned],
+            "warning_forks": [w.fork for w in warned], "deliveries": depth,
             "dead": q.dead_letters(store), "recent_errors": q.recent_errors(store), "worker_heartbeat": beat}
 
 
 def _health(store: Store, now: float, expect_worker: bool, recent_restarts: int, policy: HealthPolicy,
-            store_refused: dict | None = None) -> tuple[dict[str, int], float | None, list[Problem], list[str]]:
+            store_refused: dict | None = None) -> tuple[dict[str, int], float | None, list[Problem], list[Problem]]:
     """``(deliveries per state, newest worker heartbeat, problems, warnings)``: what ``/healthz``
     and the dashboard's health page both judge by (:func:`bot.app.health.judge` and
     :func:`bot.app.health.warnings`; a worker counts as live within ``heartbeat_stale_s``). The
@@ -218,7 +219,7 @@ def _health(store: Store, now: float, expect_worker: bool, recent_restarts: int,
                   recent_restarts=recent_restarts, policy=policy, failing_jobs=jobs,
                   timed_out=q.timed_out(store), store_refused=store_refused)
     warned = warnings(login_unknown=q.login_unknown(store, now - policy.heartbeat_stale_s), paused=paused, now=now)
-    return depth, beat, [p._replace(text=scrub(p.text)) for p in found], [scrub(w) for w in warned]
+    return depth, beat, [p._replace(text=scrub(p.text)) for p in found], [w._replace(text=scrub(w.text)) for w in warned]
 
 
 def mount_dashboard(app: web.Application, store: Store, *, access=None, expect_worker: bool = False,
@@ -339,7 +340,7 @@ def make_app(store: Store, secret: str, *, metrics: AppMetrics | None = None,
     def health_facts() -> tuple[dict, list[str], list[str]]:
         depth, _, found, warned = _health(store, clock(), expect_worker, worker_restarts() if worker_restarts else 0,
                                           health_policy, committer.recheck())
-        return depth, [p.text for p in found], warned
+        return depth, [p.text for p in found], [w.text for w in warned]
 
     async def healthz(request: web.Request) -> web.Response:
         try:

@@ -543,7 +543,7 @@ def health(store: Store, now: float, policy: Policy, app_facts: dict, allowed: C
                           "failing_jobs": [{"job": j["job"], "error": j["error"], "count": j["count"], "since": iso(j["since"])}
                                            for j in (st.failing_jobs if st else ())]})
     return {"schema": f"{V}.health/1", "status": app_facts.get("status", "ok"), "problems": _problems(app_facts, allowed),
-            "warnings": list(app_facts.get("warnings", [])),
+            "warnings": _lines(app_facts, "warnings", "warning_forks", allowed, "warning"),
             "deliveries": dict(app_facts.get("deliveries", {})),
             "dead": [{k: d.get(k) for k in ("id", "event", "repo", "reason")} for d in app_facts.get("dead", [])
                      if not d.get("repo") or allowed(d["repo"])],
@@ -555,12 +555,18 @@ def health(store: Store, now: float, policy: Policy, app_facts: dict, allowed: C
 def _problems(app_facts: dict, allowed: Callable[[str], bool]) -> list[str]:
     """The App's problems a reader may see: a problem of a fork they may not read is counted, not
     said (its line names the fork and quotes its error), so the status they see stays explained."""
-    texts = list(app_facts.get("problems", []))
-    forks = list(app_facts.get("problem_forks", [])) + [""] * len(texts)
+    return _lines(app_facts, "problems", "problem_forks", allowed, "problem")
+
+
+def _lines(app_facts: dict, key: str, forks_key: str, allowed: Callable[[str], bool], noun: str) -> list[str]:
+    """``app_facts[key]``'s lines a reader may see (``app_facts[forks_key]``: the fork each names,
+    ``""`` for the App as a whole): those of a fork they may not read are counted in one line."""
+    texts = list(app_facts.get(key, []))
+    forks = list(app_facts.get(forks_key, [])) + [""] * len(texts)
     shown = [t for t, f in zip(texts, forks) if not f or allowed(f)]
     hidden = len(texts) - len(shown)
     if hidden:
-        shown.append(f"{hidden} problem{'s' if hidden != 1 else ''} of a fork you may not read")
+        shown.append(f"{hidden} {noun}{'s' if hidden != 1 else ''} of a fork you may not read")
     return shown
 
 

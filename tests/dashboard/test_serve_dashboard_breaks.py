@@ -126,6 +126,37 @@ async def test_the_health_page_tells_nothing_of_a_fork_the_user_may_not_read(two
     assert "gpu-secret-lab-7" not in shown
 
 
+async def test_the_health_page_names_a_paused_fork_only_to_who_may_read_it(fake_github, tmp_path):
+    """An owner suspended the App's installation of the private fork: the health page warns that
+    the fork is paused, naming it and the login who suspended it. bob, who may not read that
+    fork, must see the warning counted, not the fork's name or the owner's login; alice sees it
+    whole."""
+    fake = fake_github
+    fake.create_repo(FORK, private=True)
+    fake.create_repo("meta/public-fork")
+    fake.create_user("bob")
+
+    def prepare(store: Store) -> None:
+        fill(store, fork="meta/public-fork", shared=False)
+        sync_store.track(store, FORK, "triton-lang/triton", "main", 7, 300)
+        sync_store.set_suspended(store, 7, True, at=NOW - 3600, by="owner-carol")
+
+    login = GitHubLogin(client_id=fake.app.client_id, client_secret=fake.app.client_secret, session_secret="s" * 40,
+                        api_url=fake.url, session_max_age_s=3600, clock=lambda: 1000.0)
+    c, _ = await serve(tmp_path, prepare, access=login)
+    try:
+        page = await _log_in(fake, c, "bob", "/health")
+        assert page.status == 200
+        doc = await (await c.get("/api/v1/health")).json()
+        shown = json.dumps(doc) + await page.text()
+        assert FORK not in shown and "owner-carol" not in shown, doc["warnings"]
+        assert doc["warnings"] == ["1 warning of a fork you may not read"]
+        r = await c.get("/healthz")                      # the App's own health check: a warning, not a 503
+        assert r.status == 200 and any("paused" in w for w in (await r.json())["warnings"])
+    finally:
+        await c.close()
+
+
 # --------------------------------------------------------------------------- secrets
 async def test_healthz_and_metrics_scrub_stored_errors_as_the_pages_do(tmp_path):
     """An error stored by an earlier release (before errors were scrubbed when written) holds a
