@@ -60,13 +60,13 @@ async def test_a_contiguous_pin_far_behind_a_caught_up_frontier_reads_with_its_d
     assert f"`{c0[:12]}`" in pin, pin
     assert "committed 2025-09-05 13:49 UTC" in pin, pin
     assert "292.6 days behind upstream head" in pin, pin
-    assert f"`{c1[:12]}`" in pin and "PENDING" in pin, pin          # what holds it
+    assert f"`{c1[:12]}`" in pin and "IN_FLIGHT" in pin, pin        # what holds it: its bundle is open
     days = _row(body, "Days Behind")
     assert days.startswith("| Days Behind | 0.0 ") and "frontier" in days, days
     seen = time_of(st.upstream_seen_at)
     assert f"upstream as of {seen}" in body, body
     backlog = _row(body, "Backlog")
-    assert "1 commit behind the frontier" in backlog and "PENDING 1" in backlog, backlog
+    assert "1 commit behind the frontier" in backlog and "IN_FLIGHT 1" in backlog, backlog
 
 
 def time_of(ts: float) -> str:
