@@ -115,7 +115,8 @@ async def _play(w: World, show: Show, console: Console) -> None:
     if not any("forksync:bundle" in [lab["name"] for lab in p["labels"]] for p in prs):
         raise DemoError("step 2: no bundle PR opened")
     bundle = next(p for p in prs if p["head"]["ref"].startswith("forksync/bundle-"))
-    body = bundle["body"].split("### Picked", 1)[-1].split("###", 1)[0].strip().splitlines()
+    section = bundle["body"].split("### Picked", 1)[-1].split("###", 1)[0].strip().splitlines()
+    body = [line for line in section if line.startswith("|")]     # the table: a line after it is no row
     show.say(f"#{bundle['number']} body (templated), picked commits:")
     for line in body[2:]:
         cells = [c.strip() for c in line.strip("|").split("|")]

@@ -90,6 +90,10 @@ class CoreResult:
     wont_port: list[dict] = field(default_factory=list)
     in_flight: list = field(default_factory=list)      # bot.model.InFlightBranch
     contiguous_lag_days: float = 0.0
+    contiguous_pin_at: float = 0.0                       # committer time of contiguous_pin (epoch s; 0 unknown)
+    holder: dict = field(default_factory=dict)          # what holds the contiguous pin: {"sha","pr","disposition"}; {} none
+    backlog_by: dict = field(default_factory=dict)      # the Backlog per disposition: {"PENDING": 24, …}
+    not_reached_handled: int = 0
     ledger: tuple = ()                                   # bot.model.LedgerEntry, upstream order (for the dashboard)
     plan_work: dict = field(default_factory=dict)       # the plan's merges computed / read from the cache, symbols computed
 
@@ -264,6 +268,10 @@ class SyncService:
                           days_behind=float(p.days_behind), backlog=int(p.backlog), not_reached=int(p.not_reached),
                           deferred=listed(Disposition.DEFERRED_BLOCKED), wont_port=listed(Disposition.WONT_PORT),
                           in_flight=list(state.in_flight), contiguous_lag_days=float(p.contiguous_lag_days),
+                          contiguous_pin_at=float(p.contiguous.committer_time or 0),
+                          holder={"sha": p.holder.sha or "", "pr": p.holder.pr or 0, "disposition": p.holder_disposition}
+                          if p.holder else {},
+                          backlog_by=dict(p.backlog_by_disposition), not_reached_handled=int(p.not_reached_handled),
                           ledger=tuple(state.ledger.entries),
                           plan_work={"merges": run.merges, "cached": run.cache_hits, "symbols": run.parsed_files})
 
@@ -364,7 +372,10 @@ class SyncService:
                           upstream_head_at=_committed(core, core.upstream_head), frontier_at=_committed(core, core.frontier),
                           backlog=core.backlog, not_reached=core.not_reached, upstream_seen_at=self.now(), computed_at=self.now(),
                           last_fetch_at=self.now(), last_fetch_error="", deferred=tuple(core.deferred),
-                          units=tuple(units_state))
+                          units=tuple(units_state), contiguous_pin_at=core.contiguous_pin_at,
+                          contiguous_lag_days=core.contiguous_lag_days, holder=core.holder.get("sha", ""),
+                          holder_pr=core.holder.get("pr", 0), holder_disposition=core.holder.get("disposition", ""),
+                          backlog_by=tuple(core.backlog_by.items()), not_reached_handled=core.not_reached_handled)
             sync_store.save_status(ctx.store, st)
             snapshots.record_sync(ctx.store, st, at=self.now(), contiguous_lag_days=core.contiguous_lag_days,
                                   ledger=snapshots.ledger_rows(full_name, snapshots.with_published(

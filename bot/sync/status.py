@@ -41,6 +41,14 @@ class SyncStatus:
     #: why ``upstream_seen_at`` is 0 although the numbers were computed ("" when it is known or
     #: never computed): upstream pinned to a sha, or a local copy nothing dates. Stale, never current
     upstream_unknown: str = ""
+    contiguous_pin_at: float = 0.0      # committer time of contiguous_pin (epoch s; 0 unknown)
+    contiguous_lag_days: float = 0.0    # (upstream_head_at - contiguous_pin_at) / 86400, as Days Behind for the pin
+    #: the oldest upstream commit not handled, which holds the contiguous pin ("" / 0 when none)
+    holder: str = ""
+    holder_pr: int = 0
+    holder_disposition: str = ""
+    backlog_by: tuple[tuple[str, int], ...] = ()   # the Backlog per disposition: (("PENDING", 24), …)
+    not_reached_handled: int = 0        # of not_reached: handled already (isolated picks, no-ops, decisions)
 
     def degraded(self) -> str:
         """Why syncing is degraded ("" when it is not): units whose push, PR or merge GitHub refused."""

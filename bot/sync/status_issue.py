@@ -54,6 +54,10 @@ def render_status(st: SyncStatus, *, stale_after_s: float, alarm_after_s: float,
                   alarm_age=_age(alarm_after_s).replace(" ago", ""), held=st.held,
                   upstream_head=st.upstream_head, frontier=st.frontier, contiguous_pin=st.contiguous_pin,
                   upstream_head_at=_utc(st.upstream_head_at), frontier_at=_utc(st.frontier_at),
+                  contiguous_pin_at=_utc(st.contiguous_pin_at), contiguous_lag_days=st.contiguous_lag_days,
+                  holder={"sha": st.holder, "pr": st.holder_pr, "disposition": st.holder_disposition} if st.holder else None,
+                  upstream_as_of=_utc(st.upstream_seen_at) or "unknown", backlog_by=list(st.backlog_by),
+                  not_reached_handled=st.not_reached_handled,
                   days_behind=st.days_behind, backlog=st.backlog, not_reached=st.not_reached, units=[u for u in st.units if not u.get("waiting")],
                   waiting=[u for u in st.units if u.get("waiting")], deferred=list(st.deferred))
 

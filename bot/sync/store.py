@@ -46,6 +46,13 @@ SYNC_STATUS = table("sync_status", {
     "upstream_head_at": float,   # committer time of upstream_head (epoch s): Days Behind is measured to it
     "frontier_at": float,        # committer time of frontier (epoch s)
     "upstream_unknown": str,     # why upstream_seen_at is 0 for computed numbers (pinned to a sha, …); "" known
+    "contiguous_pin_at": float,  # committer time of contiguous_pin (epoch s)
+    "contiguous_lag_days": float,
+    "holder": str,               # the oldest upstream commit not handled: it holds the contiguous pin
+    "holder_pr": int,
+    "holder_disposition": str,
+    "backlog_by_json": str,      # [[disposition, count]]: the Backlog per disposition
+    "not_reached_handled": int,  # of not_reached, handled already (isolated picks, no-ops)
 }, pk="repo")
 
 
@@ -185,7 +192,9 @@ def save_status(store: Store, status: SyncStatus) -> None:
 
 
 def _write(store: Store, status: SyncStatus, *, keep: tuple[str, ...] = (), only: tuple[str, ...] = ()) -> None:
-    row = {k: v for k, v in status.__dict__.items() if k not in ("deferred", "units", "held", "blocked", "failing_jobs")}
+    row = {k: v for k, v in status.__dict__.items()
+           if k not in ("deferred", "units", "held", "blocked", "failing_jobs", "backlog_by")}
+    row["backlog_by_json"] = json.dumps([list(p) for p in status.backlog_by])
     row["failing_jobs_json"] = json.dumps(list(status.failing_jobs))
     row["blocked_json"] = json.dumps(list(status.blocked))
     row["held"] = int(status.held)
@@ -213,7 +222,11 @@ def _status_from_row(r: dict) -> SyncStatus:
         blocked=tuple(json.loads(r.get("blocked_json") or "[]")), held_by=r.get("held_by") or "",
         failing_jobs=tuple(json.loads(r.get("failing_jobs_json") or "[]")),
         upstream_head_at=r.get("upstream_head_at") or 0.0, frontier_at=r.get("frontier_at") or 0.0,
-        upstream_unknown=r.get("upstream_unknown") or "")
+        upstream_unknown=r.get("upstream_unknown") or "",
+        contiguous_pin_at=r.get("contiguous_pin_at") or 0.0, contiguous_lag_days=r.get("contiguous_lag_days") or 0.0,
+        holder=r.get("holder") or "", holder_pr=r.get("holder_pr") or 0, holder_disposition=r.get("holder_disposition") or "",
+        backlog_by=tuple((d, n) for d, n in json.loads(r.get("backlog_by_json") or "[]")),
+        not_reached_handled=r.get("not_reached_handled") or 0)
 
 
 # ---------------------------------------------------------------------- sync branches

@@ -45,7 +45,8 @@ def test_the_github_demo_plays_the_whole_loop(tmp_path, monkeypatch, caplog):
     assert out.status_issue == 1
     # the layout chain stops at its first pick (u14): a draft PR whose branch ends with the conflict commit
     assert out.prs[4]["ref"] == f"forksync/chain-{sha['u14'][:12]}" and out.drafts == {4: sha["u14"][:12]}
-    assert (out.status["installed"]["upstream head"], out.status["installed"]["Backlog"]) == (sha["u9"][:12], "2 commits")
+    assert (out.status["installed"]["upstream head"], out.status["installed"]["Backlog"]) == (
+        sha["u9"][:12], "2 commits behind the frontier not handled (DEFERRED_BLOCKED 1, REVERTED 1)")
     # the maintainer's defer of the conflicting layout commit, then the bundle lands by rebase
     landed = out.ledger["bundle landed"]
     assert {k: landed[k] for k in ("u10", "u11", "u15", "u16", "u17", "u18")} == dict.fromkeys(

@@ -17,7 +17,7 @@ async def test_upstream_moves_prs_open_chain_lands_first_then_bundle(world):
     assert [x.dead_reason for x in bot.deliveries("dead")] == []
     assert await open_sync_prs(alice) == []
     [issue] = await status_issue(alice)
-    assert "| Backlog | 0 commits |" in issue["body"]
+    assert "| Backlog | 0 commits behind the frontier not handled |" in issue["body"]
 
     # upstream gains three commits; the push reaches the bot as a webhook (App installed upstream)
     c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
@@ -56,7 +56,7 @@ async def test_upstream_moves_prs_open_chain_lands_first_then_bundle(world):
     when = int(git(up_src, "log", "-1", "--format=%ct", c3))
     assert (st.upstream_head_at, st.frontier_at) == (when, when)
     [issue] = await status_issue(alice)
-    assert "| Backlog | 0 commits |" in issue["body"]
+    assert "| Backlog | 0 commits behind the frontier not handled |" in issue["body"]
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(when))
     assert f"| upstream head | `{c3[:12]}`, committed {stamp} |" in issue["body"]
     assert f"| frontier pin | `{c3[:12]}`, committed {stamp} |" in issue["body"]

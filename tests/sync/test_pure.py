@@ -50,8 +50,8 @@ def test_status_issue_says_stale_and_alarm():
     body = render_status(st, stale_after_s=86400, alarm_after_s=3 * 86400, now=1000.0 + 4 * 86400)
     assert ("**These numbers are stale**: the last fetch of upstream failed: 403 Forbidden. Upstream was last seen "
             "4.0 days ago. That is longer than the alarm age (3.0 days).\n\n") in body
-    assert "| Days Behind | 2.5 |" in body
-    assert "| Backlog | 7 commits |" in body
+    assert "| Days Behind | 2.5 — the frontier's lag behind upstream head" in body
+    assert "| Backlog | 7 commits behind the frontier not handled |" in body
     assert "- [ ] <!-- retry:bundle-x --> retry `bundle-x` (bundle, [#4](https://github.com/meta/triton/pull/4), open)" in body
     fresh = SyncStatus(repo="r", upstream_seen_at=1000.0)
     assert "stale" not in render_status(fresh, stale_after_s=86400, alarm_after_s=3 * 86400, now=2000.0)
