@@ -88,8 +88,8 @@ def register(sub, common) -> None:
     p.add_argument("--push", metavar="REMOTE", help="with --continue: push the resolution commit to REMOTE for the "
                                                     "App to fold, instead of folding locally")
     p.add_argument("--base-url", help="with --agent: Anthropic API URL (e.g. a local bot.fakeanthropic)")
-    p.add_argument("--db", default=os.environ.get("FORKSYNC_DB", "forksync.db"),
-                   help="with --agent: SQLite database for the agents' token budget [FORKSYNC_DB]")
+    p.add_argument("--db", help="with --agent: SQLite database for the agents' token budget "
+                                "[FORKSYNC_DB, else forksync.db]")
     p.set_defaults(func=cmd_resolve)
 
 
@@ -144,7 +144,22 @@ def _print_conflict(wt: Path, stop: resolution.ConflictStop) -> None:
         print(f"  {p}: {n} conflicting hunk(s)" if n else f"  {p}: no markers (deleted or binary on one side)")
 
 
+#: flags that only mean something beside another: given without it they would be ignored
+_ONLY_WITH = (("--agent", "agent", (("--base-url", "base_url"), ("--db", "db"))),
+              ("--continue", "cont", (("--push", "push"), ("--reason", "reason"))))
+
+
+def _check_flags(args) -> None:
+    """Refuse a flag given without the one it goes with (UserError): silently ignored, it would
+    leave a person believing, say, that the resolution was pushed or the agent used their URL."""
+    for needed, dest, flags in _ONLY_WITH:
+        given = [flag for flag, name in flags if getattr(args, name, None)]
+        if given and not getattr(args, dest, False):
+            raise UserError(f"{', '.join(given)} only apply with {needed}")
+
+
 def cmd_resolve(args) -> int:
+    _check_flags(args)
     cfg, git_dir, unit_id, ref, fork_tip = _fork(args)
     tip = _tip(git_dir, ref)
     if tip is None:
@@ -661,7 +676,8 @@ def _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop) -> int:
                         f"delete the branch and `forksync apply {unit_id}` again")
 
     async def run():
-        async with AgentClient.from_env(cfg.agents, Store(args.db), base_url=args.base_url) as c:
+        db = args.db or os.environ.get("FORKSYNC_DB", "forksync.db")
+        async with AgentClient.from_env(cfg.agents, Store(db), base_url=args.base_url) as c:
             return await resolve_pick(c, case, git_dir, f"forksync/{unit_id}", branch_old=tip,
                                       replaces=tip if stop.after else stop.conflict_commit)
 

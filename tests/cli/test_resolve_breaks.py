@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from bot.cli.main import main
 from bot.demo.repobuilder import run_git
 
@@ -87,3 +89,19 @@ def test_a_conflict_commit_the_person_amended_gets_one_answer_not_two_contradict
     err = capsys.readouterr().err
     assert "every commit on it is a pick" not in err
     assert amended[:12] in err
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--base-url", "http://127.0.0.1:9"], "--base-url only apply with --agent"),
+    (["--db", "budget.db"], "--db only apply with --agent"),
+    (["--push", "origin"], "--push only apply with --continue"),
+    (["--reason", "a.py=kept the fork's side"], "--reason only apply with --continue"),
+    (["--agent", "--push", "origin"], "--push only apply with --continue"),
+])
+def test_a_flag_given_without_the_one_it_goes_with_is_refused_not_ignored(argv, says, capsys):
+    """`forksync resolve chain-… --push origin` (without --continue) opened the worktree and said
+    nothing of the push, and `--base-url` without `--agent` was dropped: a person believes the
+    resolution was pushed, or that the agent used their URL. Each is refused, naming the flag it
+    goes with, before anything is read or written."""
+    assert main(["resolve", "chain-0123456789ab", *argv]) == 2
+    assert says in capsys.readouterr().err
