@@ -184,6 +184,7 @@ class ServeSettings(BaseSettings):
         try:
             values.append(self.private_key())
         except NotPemKey:
+            register_secrets(*values)   # the other secrets are hidden all the same
             raise               # no mount or restart will make it one: said now, not by each worker later
         except UserError:
             pass
