@@ -196,3 +196,22 @@ async def test_a_lifted_suspension_whose_webhooks_were_missed_resumes_the_fork_a
     status, body = await healthz(bot)
     assert status == 200 and not any("suspended" in w for w in body.get("warnings", [])), body
     assert sync_store.failing_jobs(bot.store) == []
+
+
+async def test_a_missed_suspension_pauses_the_fork_from_its_scheduled_ticks_alone(world):
+    """Today: with no poll due (the poller is off, or not yet due), the scheduled ticks of
+    meta/triton fail on GitHub's 403 "This installation has been suspended" after its missed
+    webhook, each one a failing job, and ``/healthz`` turns 503 after two ticks. Expected: the
+    first refused tick records the installation as suspended at the tick's time; later ticks skip
+    the fork, nothing is failing, ``/healthz`` stays 200 and warns."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+    fake.suspend(inst)          # its webhook is never delivered
+    t0 = time.time()
+    for at in (t0 + DAY, t0 + 2 * DAY):
+        await tick_tracked(bot.store, job_context(bot), now=at, min_interval_s=0)
+    assert sync_store.paused_forks(bot.store) == [
+        {"fork": "meta/triton", "installation_id": inst.id, "since": t0 + DAY, "by": ""}]
+    assert sync_store.failing_jobs(bot.store) == []
+    status, body = await healthz(bot)
+    assert status == 200 and any("meta/triton" in w and "suspended" in w for w in body["warnings"]), body
