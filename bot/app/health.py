@@ -33,7 +33,7 @@ the webhook intake, which works. Two rules: a live worker that does not know the
 login (token mode, ``GET /user`` unanswered; asked again with backoff, and the warning goes once
 it is learnt); a fork paused because an owner suspended its installation (GitHub refuses the
 installation's tokens; its polls and scheduled jobs wait, and resume with a catch-up sync when the
-suspension is lifted) — an owner's decision, not a fault to page anyone for.
+suspension is lifted; recorded from GitHub's refusal as well when the webhook was missed) — an owner's decision, not a fault to page anyone for.
 """
 from __future__ import annotations
 

@@ -27,6 +27,7 @@ from typing import Callable
 
 from bot.agents.redact import error_text
 from bot.config.schedules import Schedule, as_schedule
+from bot.github.client import installation_suspended
 from bot.github.common import base_branch, base_tip, issue_once, split_repo
 from bot.l2 import store as l2_store
 from bot.l2.service import l2_tick
@@ -224,7 +225,10 @@ async def tick_tracked(store, make_ctx, *, now: float | None = None, min_interva
 
 async def tick_all(ctx, full: str, *, now: float, nightly_interval_s: int | None = None, l2_interval_s: int | None = None,
                    nightly_deadline_s: int | None = None) -> list[str]:
-    """Every scheduled job for one fork, each failure reported as a note (the next tick retries).
+    """Every scheduled job for one fork, each failure reported as a note (the next tick retries);
+    GitHub refusing one because the fork's installation is suspended
+    (:func:`bot.github.client.installation_suspended`) records the suspension at ``now`` (epoch s)
+    and ends the tick, nothing counted as failing (:func:`bot.sync.upstream.poll_once` resumes it).
     The schedules are the fork's (forksync.yml ``schedules``) unless given here."""
     notes = []
     changed = False
@@ -238,6 +242,11 @@ async def tick_all(ctx, full: str, *, now: float, nightly_interval_s: int | None
             notes += await job()
             error = None
         except Exception as e:  # noqa: BLE001 - one job's failure must not stop the others
+            if installation_suspended(e):
+                # an owner suspended the installation (its webhook may have been missed): its
+                # forks pause as the webhook would have them; the other jobs would be refused too
+                sync_store.set_suspended(ctx.store, ctx.installation_id, True, at=now)
+                return [*notes, f"{full}: paused (its installation is suspended)"]
             error = error_text(e, 300)
             notes.append(f"{full}: {name} tick failed: {error}")
         # kept on the fork's status (status issue, /healthz, /api/v1), cleared by the next success

@@ -177,6 +177,26 @@ def rate_limited(e: BaseException) -> bool:
     return False
 
 
+#: GitHub's words when it refuses an installation an owner suspended: minting its token, or a call
+#: with a token minted before (observed on the REST API and git over HTTP)
+SUSPENDED_MESSAGE = "This installation has been suspended"
+
+
+def installation_suspended(e: BaseException) -> bool:
+    """Pure: did GitHub refuse ``e``'s call because the App's installation is suspended — a 403
+    whose message is GitHub's "This installation has been suspended" (also as the cause of a
+    :class:`GitHubAPIError`)? It is an owner's decision that lasts until they lift it, not a
+    failure: callers pause the installation's forks instead of counting it, since the
+    ``installation.suspend`` webhook that says so may have been missed (GitHub does not
+    redeliver it)."""
+    for err in (e, e.__cause__):
+        if isinstance(err, gidgethub.HTTPException) and int(err.status_code) == 403:
+            text = str(getattr(err, "message", "") or _message(err))
+            if SUSPENDED_MESSAGE.lower() in text.lower():
+                return True
+    return False
+
+
 def _strip_credentials(url: str) -> str:
     parts = urlsplit(url)
     if parts.username or parts.password:

@@ -11,9 +11,12 @@ one with a unit GitHub refused is synced again, which retries the blocked units
 (:mod:`bot.sync.blocked`).
 
 ``installation.suspend`` (an owner suspended the App on the account; GitHub refuses the
-installation's tokens until it is lifted): its forks stay tracked but pause — no polls, scheduled
-jobs or syncs, nothing counted as failing — and ``/healthz`` and the dashboard say so.
-``installation.unsuspend`` resumes them with a catch-up sync (upstream may have moved meanwhile).
+installation's tokens until it is lifted): its forks stay tracked but pause — no scheduled jobs
+or syncs, polls that only learn whether GitHub still refuses them, nothing counted as failing — and
+``/healthz`` and the dashboard say so. ``installation.unsuspend`` resumes them with a catch-up sync
+(upstream may have moved meanwhile). Either webhook may be missed (GitHub does not redeliver it):
+the poller and the scheduled ticks then record the same pause from GitHub's refusal, and lift it
+at the first poll GitHub answers (:func:`bot.sync.upstream.poll_once`).
 """
 from __future__ import annotations
 

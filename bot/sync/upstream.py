@@ -9,7 +9,10 @@ asks ``repos/get-branch`` with ``If-None-Match`` (the GitHub client's per-instal
 adopted) and syncs when the head differs from the last one seen. A failed poll marks the fork's
 numbers stale (``sync_status.last_fetch_error``) and is a failing ``poll`` job (status issue,
 ``/healthz``); so is a polled sync that failed, and its numbers, of an older upstream head than
-the one seen, are stale too until a sync of that head succeeds.
+the one seen, are stale too until a sync of that head succeeds. A poll GitHub refuses because the
+fork's installation is suspended pauses its forks instead, as ``installation.suspend`` would (a
+webhook missed while forksync was down is not redelivered); the poller keeps asking, and the first
+poll GitHub answers again resumes them.
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from dataclasses import replace
 import gidgethub
 
 from bot.agents.redact import error_text, scrub
+from bot.github.client import installation_suspended
 from bot.github.common import error_to_raise, split_repo
 from bot.store import Store
 from bot.sync import snapshots
@@ -93,15 +97,18 @@ async def job_ended(store: Store, svc, ctx, fork: str, job: str, error: str | No
 
 
 async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> list[str]:
-    """Poll every due tracked fork's upstream once (not those of a suspended installation); sync
-    those whose head moved. Returns notes.
+    """Poll every due tracked fork's upstream once; sync those whose head moved. Returns notes.
+    GitHub refusing a poll because the fork's installation is suspended
+    (:func:`bot.github.client.installation_suspended`) records the suspension at ``now`` (epoch s;
+    suspender unknown), as ``installation.suspend`` does; a poll of a suspended installation's fork
+    that GitHub answers lifts it (:func:`bot.sync.store.set_suspended`).
     ``make_ctx(installation_id)`` gives a handler context for the fork's installation."""
     now = time.time() if now is None else now
     off = sync_store.suspended(store)
-    # a suspended installation's forks wait (GitHub refuses its tokens): synced when it is lifted
-    rows = [r for r in sync_store.tracked_forks(store) if r["installation_id"] not in off]
     out = []
-    for r in due_for_poll(rows, now):
+    # a suspended installation's forks are polled too, as the one way to learn that the suspension
+    # was lifted when ``installation.unsuspend`` was missed: GitHub's refusal keeps them paused
+    for r in due_for_poll(sync_store.tracked_forks(store), now):
         ctx = await make_ctx(r["installation_id"])
         sync_store.mark_polled(store, r["fork"], now)
         keep = r.get("keep_days") or sync_store.KEEP_SNAPSHOT_DAYS      # the fork's metrics_keep_days
@@ -111,6 +118,13 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
                                           {**split_repo(r["upstream"]), "branch": r["upstream_ref"]})
             head = branch["commit"]["sha"]
         except (gidgethub.HTTPException, OSError, KeyError, TypeError) as e:
+            if installation_suspended(e):
+                # an owner suspended the installation (its webhook may have been missed): paused
+                # as the webhook would have it, with nothing counted as failing or stale
+                sync_store.set_suspended(store, r["installation_id"], True, at=now)
+                off.setdefault(r["installation_id"], {})
+                out.append(f"{r['fork']}: paused (its installation is suspended)")
+                continue
             # scrubbed whole before the cut: it is stored and shown on the status issue and dashboard
             why = scrub(str(e))
             st = replace(st, last_fetch_at=now, last_fetch_error=f"poll of {r['upstream']} failed: {why}"[:300])
@@ -122,6 +136,12 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
             sync_store.record_job(store, r["fork"], "poll", f"poll of {r['upstream']} failed: {why}", now)
             out += await refresh_quietly(svc, ctx, r["fork"])
             continue
+        if r["installation_id"] in off:
+            # GitHub answered the installation again: the suspension was lifted (its webhook may
+            # have been missed), so its forks resume, this one with the poll's catch-up sync
+            sync_store.set_suspended(store, r["installation_id"], False)
+            off.pop(r["installation_id"])
+            out.append(f"{r['fork']}: resumed (its installation's suspension was lifted)")
         if head == st.upstream_head and not st.last_fetch_error:
             st = replace(st, upstream_seen_at=now, last_fetch_at=now)
             sync_store.save_status(store, st)

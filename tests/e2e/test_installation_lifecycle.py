@@ -147,3 +147,71 @@ async def test_the_dashboard_shows_a_suspended_forks_pause(world):
     [entry] = views.forks(bot.store, later, views.Policy())["forks"]
     assert entry["followed"] == "paused: the App's installation is suspended", entry
     assert entry["stale"] == {"stale": False, "reason": ""}, entry
+
+
+async def test_a_suspension_whose_webhook_was_missed_pauses_the_fork_and_healthz_warns(world):
+    """Today: forksync was down when the owner suspended the App on meta, so ``installation.suspend``
+    never arrived (GitHub does not redeliver it); every poll and scheduled tick of meta/triton fails
+    on GitHub's 403 "This installation has been suspended", the dashboard calls the fork stale, and
+    after two ticks ``/healthz`` answers 503, paging on-call for an owner's decision. Expected: the
+    first refusal records the installation as suspended (as the webhook would, suspender unknown),
+    nothing counts as failing, the dashboard shows the pause and ``/healthz`` stays 200 with the
+    paused-fork warning."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+    fake.suspend(inst)          # its webhook is never delivered
+    t0 = time.time()
+    for at in (t0 + DAY, t0 + 2 * DAY, t0 + 3 * DAY):
+        await ticks(bot, at)
+    assert sync_store.paused_forks(bot.store) == [
+        {"fork": "meta/triton", "installation_id": inst.id, "since": t0 + DAY, "by": ""}]
+    assert sync_store.failing_jobs(bot.store) == []
+    [entry] = views.forks(bot.store, t0 + 3 * DAY, views.Policy())["forks"]
+    assert entry["followed"] == "paused: the App's installation is suspended", entry
+    assert entry["stale"] == {"stale": False, "reason": ""}, entry
+    status, body = await healthz(bot)
+    assert status == 200, body
+    assert any("meta/triton" in w and "suspended" in w for w in body.get("warnings", [])), body
+
+
+async def test_a_lifted_suspension_whose_webhooks_were_missed_resumes_the_fork_at_the_next_poll(world):
+    """Today: neither ``installation.suspend`` nor ``installation.unsuspend`` reached forksync; once
+    a refusal paused meta/triton, nothing ever asks GitHub again, so the fork stays paused for good
+    and upstream's new commits are never synced. Expected: the next poll after GitHub lifted the
+    suspension gets a token again, which clears the pause: the fork is synced (its sync PRs open),
+    the warning goes and nothing is failing."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+    fake.suspend(inst)          # its webhook is never delivered
+    t0 = time.time()
+    await ticks(bot, t0 + DAY)
+    assert [p["fork"] for p in sync_store.paused_forks(bot.store)] == ["meta/triton"]
+    move_upstream(up_src, upstream)
+    await bot.settle()
+    fake.unsuspend(inst)        # nor is this one
+    await ticks(bot, t0 + 2 * DAY)
+    assert sync_store.paused_forks(bot.store) == []
+    heads = [p["head"]["ref"] for p in await open_sync_prs(alice)]
+    assert len(heads) == 2 and all(h.startswith("forksync/") for h in heads), heads
+    status, body = await healthz(bot)
+    assert status == 200 and not any("suspended" in w for w in body.get("warnings", [])), body
+    assert sync_store.failing_jobs(bot.store) == []
+
+
+async def test_a_missed_suspension_pauses_the_fork_from_its_scheduled_ticks_alone(world):
+    """Today: with no poll due (the poller is off, or not yet due), the scheduled ticks of
+    meta/triton fail on GitHub's 403 "This installation has been suspended" after its missed
+    webhook, each one a failing job, and ``/healthz`` turns 503 after two ticks. Expected: the
+    first refused tick records the installation as suspended at the tick's time; later ticks skip
+    the fork, nothing is failing, ``/healthz`` stays 200 and warns."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+    fake.suspend(inst)          # its webhook is never delivered
+    t0 = time.time()
+    for at in (t0 + DAY, t0 + 2 * DAY):
+        await tick_tracked(bot.store, job_context(bot), now=at, min_interval_s=0)
+    assert sync_store.paused_forks(bot.store) == [
+        {"fork": "meta/triton", "installation_id": inst.id, "since": t0 + DAY, "by": ""}]
+    assert sync_store.failing_jobs(bot.store) == []
+    status, body = await healthz(bot)
+    assert status == 200 and any("meta/triton" in w and "suspended" in w for w in body["warnings"]), body

@@ -10,7 +10,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.config.forksync import ConfigError, parse_config_text
-from bot.github.client import GitHubAPIError, LRUCache, RetryPolicy, authenticated_remote, rate_limited, retry_delay
+from bot.github.client import (
+    GitHubAPIError,
+    LRUCache,
+    RetryPolicy,
+    authenticated_remote,
+    installation_suspended,
+    rate_limited,
+    retry_delay,
+)
 
 P = RetryPolicy()            # production defaults: base 1 s, cap 60 s, secondary ≥ 60 s, 4 attempts
 NOW = 1_900_000_000.0
@@ -138,3 +146,19 @@ def _http(status: int, message: str, headers: dict | None = None) -> gidgethub.H
 ])
 def test_rate_limited_table(error, expected):
     assert rate_limited(error) is expected
+
+
+@pytest.mark.parametrize("error, expected", [
+    (_http(403, "This installation has been suspended"), True),
+    # a token mint refused, as the App's client raises it
+    (GitHubAPIError("POST", "https://api.github.com/app/installations/7/access_tokens",
+                    _http(403, "This installation has been suspended"), 1), True),
+    (_http(403, "Resource not accessible by integration"), False),
+    (_http(401, "This installation has been suspended"), False),
+    (_http(403, "API rate limit exceeded for installation.", {"x-ratelimit-remaining": "0"}), False),
+    (ValueError("This installation has been suspended"), False),
+])
+def test_installation_suspended_table(error, expected):
+    """A poll or tick refused for a suspended installation pauses its forks; any other refusal,
+    a rate limit or a non-HTTP error with the same words is a failure as before."""
+    assert installation_suspended(error) is expected
