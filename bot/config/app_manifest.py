@@ -58,7 +58,8 @@ EVENTS: tuple[Event, ...] = (
     Event("check_run", "other checks completed, re-runs requested"),
     Event("check_suite", "subscribed, not handled yet: a re-run of a whole suite is ignored (re-run the check run)"),
     Event("workflow_run", "GPU workflow runs completed: collect their results"),
-    Event("installation", "installed, new permissions accepted: adopt the fork; uninstalled: stop following it",
+    Event("installation", "installed, new permissions accepted: adopt the fork; suspended: pause its forks, "
+                          "unsuspended: resume them with a catch-up sync; uninstalled: stop following it",
           automatic=True),
     Event("installation_repositories", "repositories added to an installation (adopted) or removed from it (no longer followed)",
           automatic=True),
