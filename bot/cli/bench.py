@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 import pygit2
 
 from bot.agents.client import AgentClient
-from bot.cli.main import config_from_args
+from bot.cli.main import config_from_args, refuse_unpaired
 from bot.cli.progress import Progress, reporter, warn_once
 from bot.cli.serve import open_store
 from bot.config.forksync import RESOLVE_RULES, UserError
@@ -249,11 +249,9 @@ def cmd_bench_resolve(args) -> int:
     cfg = config_from_args(args)
     chain = _rules(args.rules, cfg.resolve.rules)
     agent = None
-    given = [flag for flag, v in (("--agent-limit", args.agent_limit), ("--base-url", args.base_url), ("--db", args.db),
-                                  ("--agent-part", args.agent_part if args.agent_part != "held-out" else None))
-             if v is not None]
-    if given and not args.agent:
-        raise UserError(f"{', '.join(given)} only apply with --agent")
+    refuse_unpaired("--agent", args.agent, (("--agent-limit", args.agent_limit), ("--base-url", args.base_url),
+                                             ("--db", args.db),
+                                             ("--agent-part", args.agent_part if args.agent_part != "held-out" else None)))
     if args.agent:
         if args.agent_limit is not None and args.agent_limit < 1:
             raise UserError(f"--agent-limit must be at least 1, not {args.agent_limit}")

@@ -52,6 +52,15 @@ def common_parser() -> argparse.ArgumentParser:
     return common
 
 
+def refuse_unpaired(needed: str, present: bool, flags) -> None:
+    """Raise UserError naming each of ``flags`` (``[(flag, value)]``; given when its value is not
+    None) given without the flag ``needed`` (``present``: whether it was): silently ignored, such a
+    flag would leave a person believing, say, that a resolution was pushed or the agent used their URL."""
+    given = [flag for flag, value in flags if value is not None]
+    if given and not present:
+        raise UserError(f"{', '.join(given)} only apply with {needed}")
+
+
 def config_from_args(args: argparse.Namespace) -> ForksyncConfig:
     """The effective configuration: file (explicit, or ./forksync.yml when present) + flags."""
     import os

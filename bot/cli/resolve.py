@@ -57,7 +57,7 @@ import pygit2
 from bot.agents.client import AgentClient
 from bot.agents.conflict import resolve_pick
 from bot.agents.conflict_git import conflict_case
-from bot.cli.main import fork_config_from_args
+from bot.cli.main import fork_config_from_args, refuse_unpaired
 from bot.cli.plan import apply_planned, print_picked
 from bot.cli.progress import reporter
 from bot.config.forksync import UserError
@@ -144,22 +144,9 @@ def _print_conflict(wt: Path, stop: resolution.ConflictStop) -> None:
         print(f"  {p}: {n} conflicting hunk(s)" if n else f"  {p}: no markers (deleted or binary on one side)")
 
 
-#: flags that only mean something beside another: given without it they would be ignored
-_ONLY_WITH = (("--agent", "agent", (("--base-url", "base_url"), ("--db", "db"))),
-              ("--continue", "cont", (("--push", "push"), ("--reason", "reason"))))
-
-
-def _check_flags(args) -> None:
-    """Refuse a flag given without the one it goes with (UserError): silently ignored, it would
-    leave a person believing, say, that the resolution was pushed or the agent used their URL."""
-    for needed, dest, flags in _ONLY_WITH:
-        given = [flag for flag, name in flags if getattr(args, name, None)]
-        if given and not getattr(args, dest, False):
-            raise UserError(f"{', '.join(given)} only apply with {needed}")
-
-
 def cmd_resolve(args) -> int:
-    _check_flags(args)
+    refuse_unpaired("--agent", args.agent, (("--base-url", args.base_url), ("--db", args.db)))
+    refuse_unpaired("--continue", args.cont, (("--push", args.push), ("--reason", args.reason or None)))
     cfg, git_dir, unit_id, ref, fork_tip = _fork(args)
     tip = _tip(git_dir, ref)
     if tip is None:
