@@ -529,6 +529,7 @@ def health(store: Store, now: float, policy: Policy, app_facts: dict, allowed: C
     ``worker_heartbeat``: epoch s or None; :func:`bot.app.web.app_facts`)."""
     beat = app_facts.get("worker_heartbeat")
     forks_out = []
+    paused, gone = {p["fork"] for p in sync_store.paused_forks(store)}, sync_store.unfollowed(store)
     for f in fork_names(store):
         if not allowed(f):
             continue
@@ -536,7 +537,7 @@ def health(store: Store, now: float, policy: Policy, app_facts: dict, allowed: C
         forks_out.append({"fork": f, "github": fork_github(f), "last_sync": iso(st.computed_at) if st else None,
                           "upstream_as_of": iso(st.upstream_seen_at) if st else None,
                           "last_fetch_error": st.last_fetch_error if st else "",
-                          "followed": (why := followed_of(store, f)),
+                          "followed": (why := followed(f, paused=paused, unfollowed=gone)),
                           "stale": stale_of(st, now, fork_policy(store, f, policy), why),
                           "blocked": [{"id": b.get("id"), "pr": b.get("pr") or None, "url": b.get("url") or None,
                                        "reason": b.get("reason", ""), "step": b.get("step", "")} for b in (st.blocked if st else ())],
