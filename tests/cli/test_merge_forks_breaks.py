@@ -96,7 +96,7 @@ def test_a_frontier_at_the_merge_base_keeps_its_pr_and_subject(tmp_path, capsys,
     assert (tip["sha"], tip["pr"], tip["subject"]) == (shas[2], 2, "[BACKEND] Perform constant propagation using APInt (#2)")
     rc, out, err = run(capsys, [*argv, "status"])
     assert rc == 0, err
-    [frontier_row] = [line for line in out.splitlines() if "frontier" in line]
+    [frontier_row] = [line for line in out.splitlines() if [c.strip() for c in line.split("│")][1:2] == ["frontier"]]
     assert shas[2][:12] in frontier_row and "#2" in frontier_row, out
 
 
