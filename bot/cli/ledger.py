@@ -316,9 +316,12 @@ def _cmd_series(args) -> int:
         return 0
     from rich.console import Console
     from rich.table import Table
-    # the last point is only as current as the copy of upstream (a mirror may be months old)
+    # the last point is only as current as the copy of upstream (a mirror may be months old); a
+    # pinned or undated upstream gets the reason status gives, never a bare "None"
+    last = rows[-1][1] if rows else None
+    seen = last and (out[-1]["upstream_as_of"] or f"unknown ({last.upstream_as_of_unknown})")
     t = Table(title="Days Behind / Backlog over time",
-              caption=f"upstream as of {out[-1]['upstream_as_of']} at the last point" if out else None)
+              caption=f"upstream as of {seen} at the last point" if last else None)
     for col in ("date", "in range", "Days Behind", "pin lag", "Backlog", "not reached"):
         t.add_column(col, justify="right")
     for r in out:

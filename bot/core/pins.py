@@ -121,10 +121,8 @@ def _picks_in_sequence(entries: list[LedgerEntry], merged: frozenset[str] | set[
     return run
 
 
-def _pin(e: LedgerEntry | None, base_sha: str | None, base_time: int) -> Pin:
-    if e is None:
-        return Pin(base_sha, -1, None, base_time, "")
-    return Pin(e.sha, e.index, e.pr, e.committer_time, e.subject)
+def _pin(e: LedgerEntry | None, base: Pin) -> Pin:
+    return base if e is None else Pin(e.sha, e.index, e.pr, e.committer_time, e.subject)
 
 
 #: why a hole holds the contiguous pin
@@ -133,8 +131,11 @@ HOLE_REASON = "in the fork's history (merged, or there when it branched), then r
 
 def compute_pins(entries, *, base_sha: str | None, base_time: int, upstream_tip_time: int | None = None,
                  rules: IsolatedPickRules = IsolatedPickRules(), merged: frozenset[str] | set[str] | None = None,
-                 holes: tuple[str, ...] = (), oldest_hole: tuple[Pin, Pin] | None = None) -> Pins:
-    """Pins of a ledger's entries (upstream order). ``base_*``: the merge base (or ``since``).
+                 holes: tuple[str, ...] = (), oldest_hole: tuple[Pin, Pin] | None = None,
+                 base_pr: int | None = None, base_subject: str = "") -> Pins:
+    """Pins of a ledger's entries (upstream order). ``base_*``: the merge base (or ``since``):
+    its sha, committer time (epoch seconds), PR number and subject line — a pin no entry holds
+    is the base, which on a fork that syncs by merging is where its frontier usually is.
     ``upstream_tip_time`` defaults to the newest entry's committer time (or the base's).
 
     ``merged``: for a fork that has merged upstream (:func:`bot.core.merged.syncs_by_merging`), the
@@ -171,7 +172,8 @@ def compute_pins(entries, *, base_sha: str | None, base_time: int, upstream_tip_
         c_hole, holder = oldest_hole, None
     tip = entries[-1] if entries else None
     tip_time = upstream_tip_time if upstream_tip_time is not None else (tip.committer_time if tip else base_time)
-    f_pin, c_pin = _pin(frontier, base_sha, base_time), _pin(contiguous, base_sha, base_time)
+    base = Pin(base_sha, -1, base_pr, base_time, base_subject)
+    f_pin, c_pin = _pin(frontier, base), _pin(contiguous, base)
     if c_hole is not None:
         c_pin = c_hole[1]
     # with no merge base a pin no entry holds is no commit (time 0): the fork lacks the whole range,
@@ -192,12 +194,12 @@ def compute_pins(entries, *, base_sha: str | None, base_time: int, upstream_tip_
         by_disp[Disposition.REVERTED.value] = by_disp.get(Disposition.REVERTED.value, 0) + len(holes)
     past = entries[f_idx + 1:]
     return Pins(
-        frontier=f_pin, contiguous=c_pin, upstream_tip=_pin(tip, base_sha, base_time),
+        frontier=f_pin, contiguous=c_pin, upstream_tip=_pin(tip, base),
         days_behind=lag(f_pin), contiguous_lag_days=lag(c_pin),
         backlog=sum(by_disp.values()), backlog_by_disposition=dict(sorted(by_disp.items())),
         not_reached=len(past), not_reached_handled=sum(1 for e in past if e.disposition in HANDLED),
         isolated=tuple(e.sha for e in entries if e.sha in iso), total=len(entries),
-        holder=c_hole[0] if c_hole else _pin(holder, base_sha, base_time) if holder else None,
+        holder=c_hole[0] if c_hole else _pin(holder, base) if holder else None,
         holder_disposition=Disposition.REVERTED.value if c_hole else holder.disposition.value if holder else "",
         holder_reason=HOLE_REASON if c_hole else holder.reason if holder else "",
         merge_based=merged is not None, holes=tuple(holes))

@@ -91,21 +91,29 @@ def _git(repo: str, *args: str) -> str:
 
 def landed_commits(repo: str, good: str, bad: str) -> list[str]:
     """Commits that landed on the fork's first-parent line after ``good`` up to ``bad``
-    (inclusive), oldest first, with merge commits descended into (their side's own commits
-    first, then the merge). Raises :class:`BisectError` when a sha is unknown or ``good`` is not
-    an ancestor of ``bad``."""
+    (inclusive), oldest first, with merge commits descended into at any depth (their side's own
+    commits first, then the merge): a sync PR merged with a merge commit whose branch holds the
+    merge of upstream (intel-xpu-backend-for-triton's "Merge commit '<sha>'") yields upstream's
+    own commits. Raises :class:`BisectError` when a sha is unknown or ``good`` is not an ancestor
+    of ``bad``."""
     good = _git(repo, "rev-parse", "--verify", f"{good}^{{commit}}").strip()
     bad = _git(repo, "rev-parse", "--verify", f"{bad}^{{commit}}").strip()
     if subprocess.run(["git", "-C", repo, "merge-base", "--is-ancestor", good, bad]).returncode != 0:
         raise BisectError(f"good {good[:12]} is not an ancestor of bad {bad[:12]}: pass the last good trunk "
                           "commit and a later bad one")
     out: list[str] = []
-    for line in _git(repo, "rev-list", "--first-parent", "--reverse", "--parents", f"{good}..{bad}").splitlines():
-        sha, *parents = line.split()
-        if len(parents) >= 2:
-            side = _git(repo, "rev-list", "--first-parent", "--reverse", f"{parents[0]}..{parents[1]}").split()
-            out += [s for s in side if s not in out]
-        out.append(sha)
+    seen: set[str] = set()
+
+    def walk(since: str, tip: str) -> None:
+        for line in _git(repo, "rev-list", "--first-parent", "--reverse", "--parents", f"{since}..{tip}").splitlines():
+            sha, *parents = line.split()
+            for side in parents[1:]:
+                walk(parents[0], side)
+            if sha not in seen:
+                seen.add(sha)
+                out.append(sha)
+
+    walk(good, bad)
     return out
 
 

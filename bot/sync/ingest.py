@@ -348,8 +348,8 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     fork_url = cfg.fork.url or "."
     if progress:
         progress("open", 0, 0)
-    fork_dir = gitio.open_remote(fork_url, cfg.cache_dir, fetch=fetch)
-    up_dir = gitio.open_remote(cfg.upstream.url, cfg.cache_dir, fetch=fetch) if cfg.upstream.url else fork_dir
+    fork_dir = _open_side("fork", fork_url, cfg, fetch)
+    up_dir = _open_side("upstream", cfg.upstream.url, cfg, fetch) if cfg.upstream.url else fork_dir
     fetched = fetch and not gitio.is_local(cfg.upstream.url or fork_url)
     repo, git_dir = gitio.open_pair(up_dir, fork_dir, cfg.cache_dir)
     fork_repo = pygit2.Repository(fork_dir)
@@ -419,6 +419,7 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
                           isolated=cfg.isolated_picks)
     ledger = _drop_upstream_x_lines(repo, up_tip, ledger)
     base_time = int(repo[base].committer.time) if base else 0
+    base_subject = repo[base].message.split("\n", 1)[0] if base else ""
     merged = ancestry if syncs_by_merging(fork_commits) else None
     # upstream commits before the range are in the fork's history — merged, or there when it
     # branched — so the fork's revert of one is a hole either way; so is each upstream commit a
@@ -441,7 +442,8 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     holes = tuple(hole_reverts)
     pins = compute_pins(ledger.entries, base_sha=base, base_time=base_time,
                         upstream_tip_time=int(repo[up_tip].committer.time), rules=cfg.isolated_picks,
-                        merged=merged, holes=holes, oldest_hole=_oldest_hole(repo, merged_up, holes) if holes else None)
+                        merged=merged, holes=holes, oldest_hole=_oldest_hole(repo, merged_up, holes) if holes else None,
+                        base_pr=gitio.parse_pr(base_subject), base_subject=base_subject)
     timings["ledger"] = _time.perf_counter() - t2
     timings["total"] = _time.perf_counter() - t0
     state = SyncState(config=cfg, repo=repo, git_dir=git_dir, fork_repo=fork_repo, upstream_tip=up_tip,
@@ -453,6 +455,16 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
             "recorded_at": int(_time.time()), "as_of": cutoff or 0, "fork_tip": fork_tip,
             "upstream_tip": up_tip, "data": json.dumps(asdict(pins), default=str)})
     return state
+
+
+def _open_side(side: str, url: str, cfg: ForksyncConfig, fetch: bool) -> str:
+    """:func:`bot.git.repo.open_remote` for ``side`` ("fork" or "upstream"); its error names the
+    side and the key or flag that set the location, since a path or URL alone does not say which
+    of the two repositories to fix. Raises :class:`bot.git.repo.GitIOError`."""
+    try:
+        return gitio.open_remote(url, cfg.cache_dir, fetch=fetch)
+    except gitio.GitIOError as e:
+        raise gitio.GitIOError(f"the {side} repository ({side}.url or --{side}): {e}") from None
 
 
 def _drop_upstream_x_lines(repo: pygit2.Repository, up_tip: str, ledger: Ledger) -> Ledger:
