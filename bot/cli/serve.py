@@ -468,6 +468,8 @@ def cmd_queue(args: argparse.Namespace) -> int:
             line += f"\n    was dead: {d.dead_reason}\n    resolved by {d.resolved_by}"
         elif d.state == "failed":
             line += f"\n    last error: {d.last_error}"
+        elif d.state == "paused":             # why it waits: its installation is suspended
+            line += f"\n    {d.last_error}"
         elif d.outcome:
             line += f"\n    {d.outcome}"
         print(line)
