@@ -210,13 +210,22 @@ class Dispatcher:
             await self._refresh_alarm(d)
 
     async def _refresh_alarm(self, d: q.Delivery) -> None:
+        """Re-render the status issue of ``d``'s fork, or of the forks following it, except the
+        paused ones (GitHub refuses their installation) and those no longer followed (the App
+        cannot reach them any more): their issue is rendered again when they resume or are
+        adopted again, from the queue's dead letters of that moment."""
         if not d.repo:
             return
+        tracked = sync_store.tracked_forks(self.store)
         if sync_store.load_status(self.store, d.repo) is not None:
-            forks = [(d.repo, d.installation_id)]
+            inst_of = {r["fork"]: r["installation_id"] for r in tracked}
+            forks = [(d.repo, inst_of.get(d.repo, d.installation_id))]
         else:           # an upstream's push: the forks that follow it
-            forks = [(r["fork"], r["installation_id"]) for r in sync_store.tracked_forks(self.store) if r["upstream"] == d.repo]
+            forks = [(r["fork"], r["installation_id"]) for r in tracked if r["upstream"] == d.repo]
+        off, gone = sync_store.suspended(self.store), sync_store.unfollowed(self.store)
         for fork, inst in forks:
+            if inst in off or fork in gone:
+                continue
             ctx = Context(delivery=d, gh=await self.client_for(inst), store=self.store, settings=self.settings,
                           sync=self.sync, validation=self.validation, installation_id=inst, now=self.now)
             await self.sync.refresh_status_issue(ctx, fork)
