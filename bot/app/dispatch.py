@@ -9,6 +9,14 @@ It returns a short *outcome* text (kept in the queue row) or raises
   ``KeyError``/``TypeError``/``AttributeError`` raised while reading it);
 * GitHub answered 4xx other than 401/403/409/429 (a retry would get the same answer).
 
+A delivery whose handling GitHub refuses because the App's installation is suspended (403 "This
+installation has been suspended": :func:`bot.github.client.installation_suspended`; its
+``installation.suspend`` webhook was missed, as GitHub does not redeliver it) is neither: the
+suspension is recorded as that webhook would record it (its forks pause, ``/healthz`` warns) and
+the delivery raises :class:`bot.app.worker.Paused`, to be handled once the suspension is lifted
+(:meth:`Dispatcher.resume_paused`). The catch-up sync that follows the lift redoes upstream's
+work only; a command, a pull request's change or a status issue's box would be lost otherwise.
+
 Events whose sender is the bot itself are ignored (loop guard: ``sender.login`` is the
 app's bot login, ``<slug>[bot]``, in any case: :func:`bot.core.logins.same_login`), as are GitHub's events that no handler takes (``star``,
 ``create``, … from a webhook that sends everything: acknowledged, never dead-lettered, so they
@@ -37,8 +45,9 @@ from pydantic import ValidationError
 from bot.agents.redact import scrub
 from bot.app import queue as q
 from bot.app.intake import Rejected, content_kind, decode_payload
-from bot.app.worker import Unhandleable
+from bot.app.worker import Paused, Unhandleable
 from bot.core.logins import same_login
+from bot.github.client import SUSPENDED_MESSAGE, installation_suspended
 from bot.github.common import PayloadError, error_to_raise, is_permanent
 from bot.github.events import GITHUB_EVENTS
 from bot.store import Store
@@ -161,18 +170,33 @@ class Dispatcher:
         ctx = Context(delivery=d, gh=gh, store=self.store, settings=self.settings, sync=self.sync,
                       validation=self.validation, installation_id=inst_id, now=self.now)
         try:
-            await self._run_all(event, ctx)
-        except (ValidationError, PayloadError) as e:
-            raise Unhandleable(f"malformed {d.event} payload: {_short(e)}") from None
-        except (KeyError, TypeError, AttributeError) as e:
-            # deterministic for this payload: a retry would fail the same way
-            raise Unhandleable(f"{d.event} handler failed on this payload: {type(e).__name__}: {_short(e)}") from None
-        except gidgethub.HTTPException as e:
-            if is_permanent(e):        # the same rule the handlers use to choose what they re-raise
-                raise Unhandleable(f"GitHub answered {int(getattr(e, 'status_code', 0) or 0)}: {_short(e)}") from None
-            raise
+            try:
+                await self._run_all(event, ctx)
+            except (ValidationError, PayloadError) as e:
+                raise Unhandleable(f"malformed {d.event} payload: {_short(e)}") from None
+            except (KeyError, TypeError, AttributeError) as e:
+                # deterministic for this payload: a retry would fail the same way
+                raise Unhandleable(f"{d.event} handler failed on this payload: {type(e).__name__}: {_short(e)}") from None
+            except gidgethub.HTTPException as e:
+                if is_permanent(e):        # the same rule the handlers use to choose what they re-raise
+                    raise Unhandleable(f"GitHub answered {int(getattr(e, 'status_code', 0) or 0)}: {_short(e)}") from None
+                raise
+        except Exception as e:
+            if inst_id is None or not installation_suspended(e):
+                raise
+            # an owner suspended the installation and its webhook was missed: paused as that
+            # webhook would have it, and this delivery waits for the lift instead of failing
+            sync_store.set_suspended(self.store, inst_id, True, at=self.now())
+            raise Paused(f"paused: the App's installation {inst_id} is suspended (GitHub answered 403 "
+                         f"\"{SUSPENDED_MESSAGE}\"); handled once the suspension is lifted") from None
         return "; ".join(ctx.outcome) or "handled"
 
+    def resume_paused(self) -> list[str]:
+        """Queue again the paused deliveries whose installation is no longer suspended (lifted by
+        ``installation.unsuspend``, or by a poll GitHub answered again: :mod:`bot.sync.upstream`);
+        the worker asks before each claim (:class:`bot.app.worker.Worker` ``resume``). Returns
+        their ids."""
+        return q.resume_paused(self.store, set(sync_store.suspended(self.store)), now=self.now())
 
     async def on_dead(self, d: q.Delivery) -> None:
         """A delivery went dead: re-render the status issue of its fork (or of the forks that
@@ -186,13 +210,22 @@ class Dispatcher:
             await self._refresh_alarm(d)
 
     async def _refresh_alarm(self, d: q.Delivery) -> None:
+        """Re-render the status issue of ``d``'s fork, or of the forks following it, except the
+        paused ones (GitHub refuses their installation) and those no longer followed (the App
+        cannot reach them any more): their issue is rendered again when they resume or are
+        adopted again, from the queue's dead letters of that moment."""
         if not d.repo:
             return
+        tracked = sync_store.tracked_forks(self.store)
         if sync_store.load_status(self.store, d.repo) is not None:
-            forks = [(d.repo, d.installation_id)]
+            inst_of = {r["fork"]: r["installation_id"] for r in tracked}
+            forks = [(d.repo, inst_of.get(d.repo, d.installation_id))]
         else:           # an upstream's push: the forks that follow it
-            forks = [(r["fork"], r["installation_id"]) for r in sync_store.tracked_forks(self.store) if r["upstream"] == d.repo]
+            forks = [(r["fork"], r["installation_id"]) for r in tracked if r["upstream"] == d.repo]
+        off, gone = sync_store.suspended(self.store), sync_store.unfollowed(self.store)
         for fork, inst in forks:
+            if inst in off or fork in gone:
+                continue
             ctx = Context(delivery=d, gh=await self.client_for(inst), store=self.store, settings=self.settings,
                           sync=self.sync, validation=self.validation, installation_id=inst, now=self.now)
             await self.sync.refresh_status_issue(ctx, fork)

@@ -12,8 +12,15 @@ States::
     queued ──claim──> processing ──complete──> done
        ^                  │  └──fail (permanent, or attempts ≥ max)──> dead (reason kept)
        │                  ├──fail (retryable)──> failed ──(next_attempt_at reached)──> claimable
-       │                  └──its worker died (lease expired), attempts ≥ max──> dead (at the next claim)
+       │                  ├──its worker died (lease expired), attempts ≥ max──> dead (at the next claim)
+       │                  └──pause (GitHub: its installation is suspended)──> paused (attempt not charged)
+       ├── paused, once its installation is no longer suspended (:func:`resume_paused`)
        └── a redelivery of a failed/dead delivery re-queues it (attempts reset)
+
+A *paused* delivery waits for an owner's decision to be undone, not for a failure to pass: its
+installation was suspended before it was handled (GitHub refuses every call with 403 "This
+installation has been suspended"), and it is handled once the suspension is lifted. It is never
+claimed meanwhile, never dead-lettered, and no alarm.
 
 ``attempts`` counts attempts begun: :func:`claim` begins the one it leases, a batch leased by
 :func:`claim_many` is begun one delivery at a time (:func:`begin`), so the deliveries of a batch
@@ -55,11 +62,11 @@ import json
 import random
 import time
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Collection, Iterable
 
 from bot.store import Store, table
 
-STATES = ("queued", "processing", "done", "failed", "dead", "resolved")
+STATES = ("queued", "processing", "done", "failed", "dead", "resolved", "paused")
 
 #: ``(event, action)`` → the work it does, for :func:`_resolve_superseded`: a handled delivery resolves
 #: the dead letters of the same work on the same repository received no later (see the module doc).
@@ -384,9 +391,10 @@ def bury_crashed(store: Store, policy: QueuePolicy = QueuePolicy(), now: float |
 def finish_many(store: Store, worker_id: str, results: list[tuple[str, str, str, bool]],
                 policy: QueuePolicy = QueuePolicy(), now: float | None = None,
                 rng: random.Random | None = None) -> list[str | None]:
-    """Record several attempts in one transaction. ``results``: ``(id, "done" | "error", text,
-    permanent)`` — ``text`` is the outcome for done, the error otherwise. Returns the new state
-    of each (``done``/``failed``/``dead``, None when the lease was lost)."""
+    """Record several attempts in one transaction. ``results``: ``(id, "done" | "error" | "paused",
+    text, permanent)`` — ``text`` is the outcome for done, the error otherwise, why it waits for
+    paused (:func:`pause`). Returns the new state of each (``done``/``failed``/``dead``/``paused``,
+    None when the lease was lost)."""
     now = time.time() if now is None else now
     out: list[str | None] = []
     with store.transaction() as c:
@@ -401,6 +409,9 @@ def finish_many(store: Store, worker_id: str, results: list[tuple[str, str, str,
                           " outcome=?, last_error='' WHERE id=?", (now, text[:2000], key))
                 _resolve_superseded(c, key, now)
                 out.append("done")
+                continue
+            if kind == "paused":
+                out.append(_pause_row(c, key, text[:4000], now))
                 continue
             out.append(_fail_row(c, key, row[0], text[:4000], permanent, policy, now, rng))
     return out
@@ -417,6 +428,43 @@ def _fail_row(c, key: str, attempts: int, error: str, permanent: bool, policy: Q
     c.execute("UPDATE webhook_deliveries SET state='failed', lease_owner='', lease_until=0,"
               " last_error=?, next_attempt_at=? WHERE id=?", (error, now + policy.backoff(attempts, rng), key))
     return "failed"
+
+
+def _pause_row(c, key: str, reason: str, now: float) -> str:
+    # the attempt is not charged: a suspension is an owner's decision, and it may outlast any
+    # number of retries
+    c.execute("UPDATE webhook_deliveries SET state='paused', attempts=MAX(attempts-1, 0), lease_owner='',"
+              " lease_until=0, last_error=?, next_attempt_at=? WHERE id=?", (reason, now, key))
+    return "paused"
+
+
+def pause(store: Store, key: str, worker_id: str, reason: str, now: float | None = None) -> str | None:
+    """Set a leased delivery aside until its installation's suspension is lifted
+    (:func:`resume_paused`); ``reason`` is kept as its ``last_error``. Its attempt is not counted.
+    Returns ``"paused"``, None when the lease was lost."""
+    now = time.time() if now is None else now
+    with store.transaction() as c:
+        row = c.execute("SELECT 1 FROM webhook_deliveries WHERE id=? AND state='processing'"
+                        " AND lease_owner=?", (key, worker_id)).fetchone()
+        if row is None:
+            return None
+        return _pause_row(c, key, reason[:4000], now)
+
+
+def resume_paused(store: Store, suspended: Collection[int], now: float | None = None) -> list[str]:
+    """Queue again, due at ``now`` (epoch s), the paused deliveries whose installation is not in
+    ``suspended`` (the installation ids still suspended). Returns their ids, oldest first."""
+    now = time.time() if now is None else now
+    with store.lock:
+        rows = store.conn.execute("SELECT id, installation_id FROM webhook_deliveries WHERE state='paused'"
+                                  " ORDER BY received_at, id").fetchall()
+    keys = [k for k, inst in rows if inst not in suspended]
+    if keys:
+        with store.transaction() as c:
+            for k in keys:
+                c.execute("UPDATE webhook_deliveries SET state='queued', next_attempt_at=? WHERE id=? AND state='paused'",
+                          (now, k))
+    return keys
 
 
 def complete(store: Store, key: str, worker_id: str, outcome: str = "",
@@ -689,7 +737,7 @@ def as_json(d: Delivery) -> str:
 
 
 __all__ = ["STATES", "QueuePolicy", "Delivery", "delivery_key", "summarize_payload", "enqueue", "enqueue_many",
-           "claim", "claim_many", "finish_many", "complete", "fail", "resolved_by", "SUPERSEDES",
+           "claim", "claim_many", "finish_many", "complete", "fail", "pause", "resume_paused", "resolved_by", "SUPERSEDES",
            "begin", "bury_crashed", "WORKER_DIED", "renew_leases", "hand_back", "release_orphans", "retry_dead", "prune", "counts",
            "listing", "get", "as_json",
            "recent_errors", "timed_out", "TIMED_OUT",

@@ -221,7 +221,8 @@ async def assemble(s, store: Store, session: aiohttp.ClientSession, *, wake: thr
                     policy=QueuePolicy(max_attempts=s.max_attempts, lease_s=s.lease_s,
                                        delivery_timeout_s=s.delivery_timeout_s),
                     observe=metrics.observe_processing if metrics is not None else None, on_dead=disp.on_dead,
-                    on_resolved=disp.on_resolved, login_unknown=lambda: clients.login_unknown)
+                    on_resolved=disp.on_resolved, login_unknown=lambda: clients.login_unknown,
+                    resume=disp.resume_paused)
     rt = Runtime(store, s, clients, svc, validation, disp, worker)
     clients.on_login.append(rt.share_login)
     rt.share_login(clients.bot_login, clients.login_unknown)

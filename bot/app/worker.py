@@ -7,7 +7,8 @@ Several workers may share one database: leases (``bot.app.queue.claim``) keep th
 ``process(delivery) -> outcome`` is supplied by the caller (:func:`bot.app.dispatch.Dispatcher.process`
 in production). It raises :class:`Unhandleable` for a delivery that can never succeed (→ ``dead``
 at once, with the reason); any other exception is retried with capped backoff and ends ``dead``
-after ``QueuePolicy.max_attempts``. An attempt still running after ``QueuePolicy.delivery_timeout_s``
+after ``QueuePolicy.max_attempts``; :class:`Paused` sets it aside until its installation's
+suspension is lifted (``resume()``, asked before each claim, queues those again). An attempt still running after ``QueuePolicy.delivery_timeout_s``
 of the worker's clock is cancelled and failed the same way (retried, then dead), its error beginning
 with :data:`bot.app.queue.TIMED_OUT` (``/healthz`` shows it until the delivery succeeds). A
 delivery whose handling kills the worker process itself (an OOM kill, a crash in native code) is
@@ -37,6 +38,13 @@ log = logging.getLogger(__name__)
 class Unhandleable(Exception):
     """A delivery the bot can never process (malformed payload, unknown event …); the message is
     the dead-letter reason a person reads in ``forksync queue``."""
+
+
+class Paused(Exception):
+    """A delivery that must wait: GitHub refused its work because the App's installation is
+    suspended, an owner's decision that lasts until they lift it. It is set aside (``paused``,
+    the attempt not counted) and queued again once the suspension is lifted
+    (:func:`bot.app.queue.resume_paused`); the message says why it waits."""
 
 
 class DeliveryTimedOut(Exception):
@@ -88,8 +96,10 @@ class Worker:
                  on_dead: Callable[[q.Delivery], Awaitable[None]] | None = None, heartbeat_every_s: float = 5.0,
                  cancel_grace_s: float = 5.0,
                  on_resolved: Callable[[list[q.Delivery]], Awaitable[None]] | None = None,
-                 login_unknown: Callable[[], str] | None = None):
+                 login_unknown: Callable[[], str] | None = None,
+                 resume: Callable[[], list[str]] | None = None):
         self.store = store
+        self.resume = resume
         self.process = process
         self.policy = policy
         self.worker_id = worker_id or default_worker_id()
@@ -106,6 +116,19 @@ class Worker:
         self._last_beat = float("-inf")
         self._started_at = clock()
         self._holding = False       # a claimed batch is not finished yet: its leases are renewed
+
+    def _resume(self) -> None:
+        """Queue again the paused deliveries whose installation is no longer suspended (``resume``,
+        :meth:`bot.app.dispatch.Dispatcher.resume_paused`), before a claim."""
+        if self.resume is None:
+            return
+        try:
+            keys = self.resume()
+        except Exception:  # noqa: BLE001 - e.g. database locked: the next claim asks again
+            log.exception("queueing paused deliveries again failed")
+            return
+        if keys:
+            log.info("installation no longer suspended: %d paused deliveries queued again", len(keys))
 
     async def _dead(self, d: q.Delivery) -> None:
         """Raise the dead-letter alarm where people look (the status issue); its own failure is logged only."""
@@ -183,6 +206,7 @@ class Worker:
 
     async def run_once(self) -> q.Delivery | None:
         """Claim and process one due delivery; returns it (None when nothing was due)."""
+        self._resume()
         d = q.claim(self.store, self.worker_id, self.policy, now=self.clock())
         if d is None:
             return None
@@ -195,6 +219,9 @@ class Worker:
         except DeliveryTimedOut as e:
             state = q.fail(self.store, d.id, self.worker_id, str(e), policy=self.policy, now=self.clock()) or "lost"
             log.warning("delivery %s (%s) attempt %d: %s", d.id, d.event, d.attempts, e)
+        except Paused as e:
+            state = q.pause(self.store, d.id, self.worker_id, scrub(str(e)), now=self.clock()) or "lost"
+            log.warning("delivery %s (%s) paused: %s", d.id, d.event, e)
         except Unhandleable as e:
             state = q.fail(self.store, d.id, self.worker_id, scrub(str(e)), permanent=True,
                            policy=self.policy, now=self.clock()) or "lost"
@@ -228,6 +255,7 @@ class Worker:
         for d in q.bury_crashed(self.store, self.policy, now=self.clock()):
             log.error("delivery %s (%s) dead: %s", d.id, d.event, d.dead_reason)
             await self._dead(d)
+        self._resume()
         batch = q.claim_many(self.store, self.worker_id, limit, self.policy, now=self.clock())
         finished = 0                # deliveries of the batch recorded (or whose lease was lost)
         begun: list[str] = []       # the one begun and not yet recorded
@@ -250,6 +278,9 @@ class Worker:
                 except DeliveryTimedOut as e:
                     log.warning("delivery %s (%s) attempt %d: %s", d.id, d.event, d.attempts, e)
                     result = (d.id, "error", str(e), False)
+                except Paused as e:
+                    log.warning("delivery %s (%s) paused: %s", d.id, d.event, e)
+                    result = (d.id, "paused", scrub(str(e)), False)
                 except Unhandleable as e:
                     log.warning("delivery %s (%s) dead: %s", d.id, d.event, e)
                     result = (d.id, "error", scrub(str(e)), True)
@@ -322,4 +353,4 @@ def start_in_thread(make_worker: Callable[[], Worker], stop: threading.Event) ->
     return t
 
 
-__all__ = ["Unhandleable", "DeliveryTimedOut", "Worker", "start_in_thread", "default_worker_id"]
+__all__ = ["Unhandleable", "Paused", "DeliveryTimedOut", "Worker", "start_in_thread", "default_worker_id"]

@@ -120,8 +120,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         # the deployment's secrets are this process's too, whichever command runs: an agent's
-        # prompt, an error text and a log line hide them as under `forksync serve`
-        register_deployment_secrets(args)
+        # prompt, an error text and a log line hide them as under `forksync serve` (which, with
+        # `worker`, registers the same settings itself, validated)
+        if not getattr(args, "registers_secrets", False):
+            register_deployment_secrets(args)
         return int(args.func(args) or 0)
     except ConfigError as e:
         print(f"forksync: {e}", file=sys.stderr)

@@ -424,12 +424,14 @@ def register(sub, common) -> None:
 
     p = sub.add_parser("serve", parents=[common], help="run the GitHub App: webhook server + queue worker")
     add_settings(p, web=True)
-    p.set_defaults(func=cmd_serve)
+    # serve and worker register their validated settings' secrets themselves (the key file's
+    # NotPemKey said at once), so main's lenient registration does not run for them as well
+    p.set_defaults(func=cmd_serve, registers_secrets=True)
     p = sub.add_parser("worker", parents=[common], help="run only the queue worker (no web server)")
     add_settings(p, web=False)
     # serve's own workers: every setting is in their environment already, checked by serve
     p.add_argument("--settings-from-serve", action="store_true", help=argparse.SUPPRESS)
-    p.set_defaults(func=cmd_worker)
+    p.set_defaults(func=cmd_worker, registers_secrets=True)
     p = sub.add_parser("queue", parents=[common], help="list webhook deliveries (incl. dead letters); retry one")
     p.add_argument("--db", help="SQLite database [FORKSYNC_DB, forksync.db]")
     p.add_argument("--settings", metavar="FILE", help="settings file [FORKSYNC_SETTINGS_FILE, ./forksync.env when present]")
@@ -468,6 +470,8 @@ def cmd_queue(args: argparse.Namespace) -> int:
             line += f"\n    was dead: {d.dead_reason}\n    resolved by {d.resolved_by}"
         elif d.state == "failed":
             line += f"\n    last error: {d.last_error}"
+        elif d.state == "paused":             # why it waits: its installation is suspended
+            line += f"\n    {d.last_error}"
         elif d.outcome:
             line += f"\n    {d.outcome}"
         print(line)

@@ -26,7 +26,9 @@ A sign-off is taken back with its line: an edit that removes ``/forksync signoff
 comment, or the comment's deletion (``issue_comment.deleted``), withdraws the sign-off recorded
 from it and says so in a reply. Any command so taken back before it ran never runs, however late
 its own delivery comes (out of order, retried or redelivered), and neither does one whose comment
-is gone when it is acknowledged (GitHub answers the 👀 404).
+is gone when it is acknowledged (GitHub answers the 👀 404). A line an edit types again after
+another took it away is a new command: it runs once (texts are ordered by :func:`comment_order`,
+kept with each result as ``written``).
 
 This package sits above both services: its verbs reach the sync service (hold, plan, decide,
 pick) and the merge gate (merge, sign-off, L3, retest).
@@ -192,7 +194,7 @@ async def _on_text(ctx, data: dict, src: _Source) -> None:
         return
     sender = str((data.get("sender") or {}).get("login") or "")
     if data.get("action") == "deleted":
-        await _withdraw(ctx, src, cm.parse_comment(comment.body), "its comment was deleted")
+        await _withdraw(ctx, src, cm.parse_comment(comment.body), "its comment was deleted", commands_store.LATEST)
         return
     parsed = cm.parse_comment(comment.body)
     before = previous_body(data)
@@ -200,7 +202,7 @@ async def _on_text(ctx, data: dict, src: _Source) -> None:
         earlier = cm.parse_comment(before)
         now_held = {c.line for c in parsed}
         await _withdraw(ctx, src, [c for c in earlier if c.line not in now_held],
-                        f"@{sender or comment.user.login} removed its line from the comment")
+                        f"@{sender or comment.user.login} removed its line from the comment", comment_order(comment))
         # an edit runs only the commands it added: the ones the comment held before are the earlier
         # text's, run (or refused) by that text's own delivery however late it arrives — never
         # refused as the editor's, nor recorded as run before their author's delivery comes
@@ -211,24 +213,30 @@ async def _on_text(ctx, data: dict, src: _Source) -> None:
     await _run_commands(ctx, src, parsed, editor=sender if data.get("action") == "edited" else "")
 
 
-async def _withdraw(ctx, src: _Source, cmds, why: str) -> None:
-    """Take back the commands among ``cmds`` (lines gone from ``src``: ``why``). One not run yet
-    never runs: GitHub delivers out of order, and a delivery may be retried or redelivered long
-    after its text was edited or deleted. Only a sign-off stands on as a record the gate counts
-    (withdrawn, with a reply when one was recorded); the other verbs' effects are done."""
+async def _withdraw(ctx, src: _Source, cmds, why: str, at: str) -> None:
+    """Take back the commands among ``cmds`` (lines gone from ``src``: ``why``) by the text
+    written ``at`` (:func:`comment_order`; :data:`bot.commands.store.LATEST` for a deletion). One
+    not run yet never runs: GitHub delivers out of order, and a delivery may be retried or
+    redelivered long after its text was edited or deleted — unless a later edit types it again,
+    which runs it once. Only a sign-off stands on as a record the gate counts (withdrawn, with a
+    reply when one was recorded); the other verbs' effects are done."""
     user = src.comment.user.login
     for cmd in cmds:
         key = run_key(src.full, src.key_id, cmd.line)
-        prior = commands_store.result_of(ctx.store, key)
+        run = commands_store.run_of(ctx.store, key)
+        prior = None if run is None else run[0]
+        if run is not None and run[1] > at:
+            continue            # typed again after this removal (its delivery came first): it stands
         if prior is not None and prior != "ran":
             continue            # refused, malformed or withdrawn already: nothing stands
         if not isinstance(cmd, cm.Signoff) or not src.is_pr:
             if prior is None:
                 commands_store.record(ctx.store, key, src.full, src.comment.id, cmd.line, user,
-                                      "withdrawn: " + why, ctx.now())
+                                      "withdrawn: " + why, ctx.now(), at)
                 ctx.note(f"{cmd.line}: withdrawn before it ran ({why})")
             continue
-        commands_store.record(ctx.store, key, src.full, src.comment.id, cmd.line, user, "withdrawn: " + why, ctx.now())
+        commands_store.record(ctx.store, key, src.full, src.comment.id, cmd.line, user, "withdrawn: " + why, ctx.now(),
+                              at)
         gone = signoff.withdraw_signoff(ctx.store, src.full, src.number, cmd.subject, user, src.comment.html_url)
         ctx.note(f"{cmd.line}: withdrawn ({why})" + ("" if gone else ", none was recorded"))
         if not gone:
@@ -246,26 +254,34 @@ async def _run_commands(ctx, src: _Source, parsed, *, editor: str) -> None:
     are refused."""
     comment, repo = src.comment, src.repo
     user = comment.user.login
+    written = comment_order(comment)
     cfg = None
     served: bool | None = None
     for cmd in parsed:
         key = run_key(src.full, src.key_id, cmd.line)
-        if commands_store.already_ran(ctx.store, key):
-            ctx.note(f"{cmd.line}: already ran")
-            continue
         mark = f"reply:{src.key_id}:{key.rsplit(':', 1)[1]}"
+        prior = commands_store.run_of(ctx.store, key)
+        if prior is not None:
+            result, at = prior
+            # only a line typed again after an edit took it away runs again, once: a late or
+            # repeated delivery of a text written before that removal, or of one already
+            # answered, runs nothing
+            if not (result.startswith("withdrawn") and at < written):
+                ctx.note(f"{cmd.line}: already ran")
+                continue
+            mark += f":{written_at(comment)}"       # its own reply, beside any the earlier line got
         if isinstance(cmd, cm.CommandError):
             body = render("command_help.md.j2", marker="", user=user, line=cmd.line, message=cmd.message,
                           verbs=help_rows())
             await comment_once(ctx.gh, src.full, src.number, mark, body)
             await _react(ctx, src, "confused")
-            commands_store.record(ctx.store, key, src.full, comment.id, cmd.line, user, "malformed", ctx.now())
+            commands_store.record(ctx.store, key, src.full, comment.id, cmd.line, user, "malformed", ctx.now(), written)
             ctx.note(f"{cmd.line}: malformed")
             continue
         if isinstance(cmd, cm.Help):         # anyone may ask; nothing changes
             body = render("command_help.md.j2", marker="", user=user, line=cmd.line, message="", verbs=help_rows())
             await comment_once(ctx.gh, src.full, src.number, mark, body)
-            commands_store.record(ctx.store, key, src.full, comment.id, cmd.line, user, "ran", ctx.now())
+            commands_store.record(ctx.store, key, src.full, comment.id, cmd.line, user, "ran", ctx.now(), written)
             ctx.note(f"{cmd.line}: ran")
             continue
         if served is None:
@@ -275,7 +291,7 @@ async def _run_commands(ctx, src: _Source, parsed, *, editor: str) -> None:
                           result=f"not run: {src.full} is not a repository forksync syncs (no `{CONFIG_PATH}` on "
                                  "its default branch); nothing was changed.", details="")
             await comment_once(ctx.gh, src.full, src.number, mark, body)
-            commands_store.record(ctx.store, key, src.full, comment.id, cmd.line, user, "refused: not served", ctx.now())
+            commands_store.record(ctx.store, key, src.full, comment.id, cmd.line, user, "refused: not served", ctx.now(), written)
             ctx.note(f"{cmd.line}: not run ({src.full} is not served)")
             continue
         who, why = user, ""
@@ -296,19 +312,19 @@ async def _run_commands(ctx, src: _Source, parsed, *, editor: str) -> None:
             body = render("command_denied.md.j2", marker="", user=who, line=cmd.line, reason=refusal, owners=owners)
             await comment_once(ctx.gh, src.full, src.number, mark, body)
             await _react(ctx, src, "-1")
-            commands_store.record(ctx.store, key, src.full, comment.id, cmd.line, who, "refused: " + refusal, ctx.now())
+            commands_store.record(ctx.store, key, src.full, comment.id, cmd.line, who, "refused: " + refusal, ctx.now(), written)
             ctx.note(f"{cmd.line}: refused ({why or refusal})")
             continue
         if not await _react(ctx, src, "eyes"):
             commands_store.record(ctx.store, key, src.full, comment.id, cmd.line, user,
-                                  "withdrawn: its comment was deleted before it ran", ctx.now())
+                                  "withdrawn: its comment was deleted before it ran", ctx.now(), written)
             ctx.note(f"{cmd.line}: not run (its comment was deleted)")
             continue
         reply = await run_command(ctx, cmd, repo=repo, number=src.number, is_pr=src.is_pr,
                                   user=user, cfg=cfg, comment_url=comment.html_url, order=comment_order(comment),
                                   written=written_at(comment))
         await comment_once(ctx.gh, src.full, src.number, mark, reply)
-        commands_store.record(ctx.store, key, src.full, comment.id, cmd.line, user, "ran", ctx.now())
+        commands_store.record(ctx.store, key, src.full, comment.id, cmd.line, user, "ran", ctx.now(), written)
         ctx.note(f"{cmd.line}: ran")
 
 

@@ -1,14 +1,22 @@
 """The command runs the bot has answered (table ``command_runs``): one row per (comment, command
 line), so a redelivered or edited comment never runs a command twice. ``result``: ``ran``,
 ``malformed``, ``refused: <why>`` or ``withdrawn: <why>`` (a sign-off whose line was removed
-from its comment, or whose comment was deleted, before or after it ran)."""
+from its comment, or whose comment was deleted, before or after it ran). ``written``: when the
+text the result answers was written (:func:`bot.commands.runner.comment_order` of the comment as
+it ran, or as the edit that removed the line left it; :data:`LATEST` for a deletion), so a line
+typed again after its removal is told from a late delivery of the text it was removed from."""
 from __future__ import annotations
 
 from bot.store import Store, table
 
 COMMAND_RUNS = table("command_runs", {
     "key": str, "repo": str, "comment_id": int, "line": str, "by": str, "result": str, "time": float,
+    "written": str,
 }, pk="key")
+
+#: Sorts after every ``written``: a deletion is final, and a row recorded before writings were kept
+#: is taken as the latest, so no delivery of an earlier text ever runs after it.
+LATEST = "\uffff"
 
 
 def already_ran(store: Store, key: str) -> bool:
@@ -22,7 +30,17 @@ def result_of(store: Store, key: str) -> str | None:
     return None if row is None else str(row[0])
 
 
-def record(store: Store, key: str, repo: str, comment_id: int, line: str, by: str, result: str, now: float) -> None:
+def run_of(store: Store, key: str) -> tuple[str, str] | None:
+    """``(result, written)`` of the command run ``key`` (``written`` :data:`LATEST` when the row
+    did not keep it); None when it has not been answered."""
+    with store.lock:
+        row = store.conn.execute("SELECT result, written FROM command_runs WHERE key=?", (key,)).fetchone()
+    return None if row is None else (str(row[0]), str(row[1] or LATEST))
+
+
+def record(store: Store, key: str, repo: str, comment_id: int, line: str, by: str, result: str, now: float,
+           written: str = LATEST) -> None:
     with store.lock:
         store.db[COMMAND_RUNS.name].upsert({"key": key, "repo": repo, "comment_id": comment_id, "line": line,
-                                            "by": by, "result": result[:2000], "time": now}, pk="key")
+                                            "by": by, "result": result[:2000], "time": now, "written": written},
+                                           pk="key")

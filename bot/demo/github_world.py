@@ -119,7 +119,7 @@ class DemoApp:
                                      validation=self.validation, bot_login=self.clients.bot_login)
         self.worker = Worker(self.store, self.dispatcher.process,
                              policy=QueuePolicy(max_attempts=3, backoff_base_s=0, backoff_cap_s=0),
-                             worker_id="demo-worker")
+                             worker_id="demo-worker", resume=self.dispatcher.resume_paused)
         self.web_store = Store(s.db)
         self.runner = web.AppRunner(make_app(self.web_store, s.webhook_secret))
         await self.runner.setup()

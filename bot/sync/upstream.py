@@ -45,7 +45,10 @@ def due_for_poll(rows: list[dict], now: float) -> list[dict]:
 
 async def on_upstream_push(ctx, sync, upstream: str, ref: str, after: str) -> None:
     """Upstream ``upstream`` moved its branch ``ref`` (a ``refs/heads/…`` ref) to ``after``: sync
-    every fork tracking that branch, each through its own installation's client."""
+    every fork tracking that branch, each through its own installation's client. A fork whose
+    installation is suspended is skipped; GitHub refusing one's sync for that reason
+    (:func:`bot.github.client.installation_suspended`) records the suspension of the fork's
+    installation at ``ctx.now()``, as ``installation.suspend`` would, and is no failure."""
     if not isinstance(ref, str) or not ref.startswith("refs/heads/"):
         return
     forks = sync_store.forks_tracking(ctx.store, upstream, ref[len("refs/heads/"):])
@@ -63,6 +66,14 @@ async def on_upstream_push(ctx, sync, upstream: str, ref: str, after: str) -> No
             sub = ctx if f["installation_id"] == ctx.installation_id else await _ctx_for(ctx, sync, f["installation_id"])
             ctx.note(await sync.sync(sub, f["fork"], reason=f"upstream push {str(after)[:12]}"))
         except Exception as e:  # noqa: BLE001 - re-raised below
+            if installation_suspended(e):
+                # the fork's installation was suspended and its webhook missed: paused as that
+                # webhook would have it (the fork's, which need not be this delivery's); the
+                # catch-up sync when the suspension is lifted brings this push in
+                sync_store.set_suspended(ctx.store, f["installation_id"], True, at=ctx.now())
+                off.setdefault(f["installation_id"], {})
+                ctx.note(f"{f['fork']}: paused (its installation is suspended)")
+                continue
             ctx.note(f"{f['fork']}: sync failed: {type(e).__name__}")
             errors.append(e)
     if errors:

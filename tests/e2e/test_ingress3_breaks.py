@@ -2,6 +2,7 @@
 taken back before its own delivery came, accounts GitHub shows as ghosts, reviews edited after
 they were submitted, line comments on a diff, and commands on repositories forksync does not sync."""
 import copy
+import time
 
 import pytest
 
@@ -58,6 +59,39 @@ async def test_a_hold_edited_out_before_its_delivery_came_does_not_run(world):
     await w.bot.settle()
     assert not held(w)
     assert not any("on hold" in r for r in await replies_on(w, n)), await replies_on(w, n)
+
+
+@pytest.mark.parametrize("order", [[1, 0, 2], [2, 1, 0], [1, 2, 0], [0, 1, 2]])
+async def test_a_hold_edited_out_and_then_typed_again_runs_once(world, order):
+    """alice writes ``/forksync hold``, edits it out ("never mind"), then changes her mind and
+    types it again in the same comment. GitHub delivers the three events in any order. What she
+    sees when the removal is handled before the creation: the line recorded withdrawn, and the
+    retyped command answered with nothing, the fork never held — what she wrote last is ignored.
+    She should see it run once, whatever the order: the fork held, one "on hold" reply."""
+    w = world
+    n = await tracking_issue(w)
+    t0 = time.time()
+    w.fake.webhooks.auto_deliver = False
+    w.fake.state.clock = lambda: t0
+    c = await w.alice.post(f"/repos/meta/triton/issues/{n}/comments", data={"body": "/forksync hold"})
+    w.fake.state.clock = lambda: t0 + 5
+    await w.alice.patch(f"/repos/meta/triton/issues/comments/{c['id']}", data={"body": "never mind"})
+    w.fake.state.clock = lambda: t0 + 10
+    await w.alice.patch(f"/repos/meta/triton/issues/comments/{c['id']}", data={"body": "/forksync hold"})
+    w.fake.state.clock = time.time
+    held_back, w.fake.webhooks.held = w.fake.webhooks.held, []
+    assert [(d.event, d.action) for d in held_back] == [("issue_comment", a) for a in ("created", "edited", "edited")]
+    w.fake.webhooks.auto_deliver = True
+    for i in order:
+        await w.fake.webhooks.send(held_back[i])
+        await w.bot.settle()
+    assert held(w)
+    assert [r for r in await replies_on(w, n) if "on hold" in r] != []
+    assert len([r for r in await replies_on(w, n) if "/forksync hold" in r]) == 1, await replies_on(w, n)
+    # the retyping's event again, under a new delivery id: it runs nothing
+    await w.fake.webhooks.deliver("issue_comment", copy.deepcopy(held_back[2].payload), validate=False)
+    await w.bot.settle()
+    assert len([r for r in await replies_on(w, n) if "/forksync hold" in r]) == 1, await replies_on(w, n)
 
 
 async def test_an_unhold_whose_comment_was_deleted_before_its_redelivery_does_not_run(world):

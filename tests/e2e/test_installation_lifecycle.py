@@ -6,6 +6,7 @@ import time
 
 import aiohttp
 
+from bot.app import queue as q
 from bot.app.schedules import tick_tracked
 from bot.dashboard import views
 from bot.sync import store as sync_store
@@ -215,3 +216,106 @@ async def test_a_missed_suspension_pauses_the_fork_from_its_scheduled_ticks_alon
     assert sync_store.failing_jobs(bot.store) == []
     status, body = await healthz(bot)
     assert status == 200 and any("meta/triton" in w and "suspended" in w for w in body["warnings"]), body
+
+
+async def _hold_queued_then_suspended(fake, bot, alice, inst) -> int:
+    """alice writes ``/forksync hold`` on meta/triton's status issue; before the worker handles it
+    the owner suspends meta's installation and forksync misses the webhook. Returns the issue."""
+    [issue] = await status_issue(alice)
+    fake.webhooks.auto_deliver = False
+    await alice.post(f"/repos/meta/triton/issues/{issue['number']}/comments", data={"body": "/forksync hold"})
+    fake.suspend(inst)          # its webhook is never delivered
+    fake.webhooks.auto_deliver = True
+    await fake.webhooks.flush()
+    await bot.settle()
+    return issue["number"]
+
+
+def held(bot) -> bool:
+    st = sync_store.load_status(bot.store, "meta/triton")
+    return bool(st and st.held)
+
+
+async def test_a_command_refused_for_a_missed_suspension_waits_and_runs_when_it_is_lifted(world):
+    """Today: the hold's delivery meets GitHub's 403 "This installation has been suspended" (its
+    webhook was missed), is retried and dead-lettered: ``/healthz`` answers 503 for an owner's
+    decision, and after ``installation.unsuspend`` the command is lost — the catch-up sync redoes
+    upstream's work, not a person's command. Expected: the suspension is recorded (the fork paused,
+    ``/healthz`` 200 with its warning), the delivery waits, and runs once the suspension is lifted."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+    n = await _hold_queued_then_suspended(fake, bot, alice, inst)
+    assert bot.deliveries("dead") == [] and bot.deliveries("failed") == []
+    assert [p["fork"] for p in sync_store.paused_forks(bot.store)] == ["meta/triton"]
+    [waiting] = bot.deliveries("paused")
+    assert (waiting.event, waiting.action, waiting.attempts) == ("issue_comment", "created", 0)
+    status, body = await healthz(bot)
+    assert status == 200 and any("meta/triton" in w and "suspended" in w for w in body["warnings"]), body
+    assert not held(bot)
+    await unsuspend(fake, bot, inst)
+    assert held(bot)
+    assert bot.deliveries("paused") == [] and bot.deliveries("dead") == []
+    replies = [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{n}/comments")
+               if c["user"]["login"] == "forksync[bot]"]
+    assert len([r for r in replies if "on hold" in r]) == 1, replies
+
+
+async def test_a_waiting_command_runs_when_the_poller_finds_the_suspension_lifted(world):
+    """Both installation webhooks missed: the hold waits while GitHub refuses meta's installation,
+    and runs once a poll GitHub answers again has lifted the pause."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+    await _hold_queued_then_suspended(fake, bot, alice, inst)
+    assert [d.event for d in bot.deliveries("paused")] == ["issue_comment"]
+    fake.unsuspend(inst)        # nor is this one delivered
+    await ticks(bot, time.time() + DAY)
+    await bot.settle()
+    assert sync_store.paused_forks(bot.store) == []
+    assert held(bot)
+    assert bot.deliveries("paused") == [] and bot.deliveries("dead") == []
+
+
+async def test_an_upstream_push_refused_for_the_forks_missed_suspension_pauses_that_installation(world):
+    """Today: upstream (its own installation) pushes after meta's installation was suspended and
+    the webhook missed; syncing meta/triton meets GitHub's 403, the push delivery is retried and
+    dead-lettered. Expected: meta's installation — not upstream's — is recorded suspended, the
+    delivery says the fork is paused, nothing is dead, and the unsuspend's catch-up syncs it."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+    fake.suspend(inst)          # its webhook is never delivered
+    move_upstream(up_src, upstream)
+    await bot.settle()
+    assert bot.deliveries("dead") == [] and bot.deliveries("failed") == []
+    assert list(sync_store.suspended(bot.store)) == [inst.id]
+    outcome = [d.outcome for d in bot.deliveries("done") if d.event == "push"]
+    assert outcome and "meta/triton: paused (its installation is suspended)" in outcome[-1], outcome
+    await unsuspend(fake, bot, inst)
+    assert len(await open_sync_prs(alice)) == 2
+
+
+async def test_a_dead_letter_of_a_paused_or_unfollowed_fork_asks_nothing_of_github(world):
+    """Today: a dead letter naming meta/triton (or its upstream) while meta's installation is
+    suspended, or after the fork was removed from the installation, re-renders the fork's status
+    issue: GitHub refuses the call and a traceback is logged for each. Expected: the alarm skips
+    paused and unfollowed forks, as the schedules and the poller do; no GitHub call is made."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+
+    def dead(repo: str) -> q.Delivery:
+        return q.Delivery(id=f"d-{repo}", delivery_id=f"d-{repo}", hook_id="", event="push", action="",
+                          installation_id=inst.id, repo=repo, sender="", body=b"{}", content_type="application/json",
+                          state="dead", attempts=3, received_at=0)
+    await suspend(fake, bot, inst)
+    before = len(fake.requests)
+    await bot.dispatcher.on_dead(dead("meta/triton"))
+    await bot.dispatcher.on_dead(dead("triton-lang/triton"))
+    await bot.dispatcher.on_resolved([dead("meta/triton")])
+    assert fake.requests[before:] == []
+    await unsuspend(fake, bot, inst)
+    await fake.webhooks.deliver("installation_repositories", installation_event(fake, inst.id, "removed", [fork],
+                                                                                event="installation_repositories"))
+    await bot.settle()
+    assert [f["fork"] for f in sync_store.tracked_forks(bot.store)] == []
+    before = len(fake.requests)
+    await bot.dispatcher.on_dead(dead("meta/triton"))
+    assert fake.requests[before:] == []

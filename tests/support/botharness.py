@@ -54,7 +54,8 @@ class Bot:
         self.dispatcher = Dispatcher(router, self.store, s, client_for=self.clients.client_for,
                                      sync=self.svc, validation=self.validation, bot_login=self.clients.bot_login)
         self.worker = Worker(self.store, self.dispatcher.process, policy=self.policy, worker_id="test-worker",
-                             on_dead=self.dispatcher.on_dead, on_resolved=self.dispatcher.on_resolved)
+                             on_dead=self.dispatcher.on_dead, on_resolved=self.dispatcher.on_resolved,
+                             resume=self.dispatcher.resume_paused)
         self.server = TestServer(make_app(Store(s.db), s.webhook_secret))
         await self.server.start_server()
         self.fake.webhooks.url = str(self.server.make_url("/webhook"))

@@ -93,7 +93,8 @@ def with_validation(bot: Bot, **service_kw):
     bot.validation = svc
     bot.dispatcher = Dispatcher(router, bot.store, bot.settings, client_for=bot.clients.client_for,
                                 sync=bot.svc, validation=svc, bot_login=bot.clients.bot_login)
-    bot.worker = Worker(bot.store, bot.dispatcher.process, policy=bot.policy, worker_id="test-worker")
+    bot.worker = Worker(bot.store, bot.dispatcher.process, policy=bot.policy, worker_id="test-worker",
+                        resume=bot.dispatcher.resume_paused)
     return svc
 
 
