@@ -1,10 +1,10 @@
-"""Git side of conflict resolution (edge: pygit2 in memory, and ``git merge-file`` on temporary files; no work tree, no push, no merge).
+"""Git side of conflict resolution (edge: pygit2 in memory, and git's ``merge-file`` on temporary files; no work tree, no push, no merge).
 
 * :func:`conflict_case` — replay an upstream commit onto a fork commit (3-way merge of the
   commit's parent, the fork commit and the upstream commit, as ``git cherry-pick`` does) and
   describe its conflicts as a :class:`~bot.agents.conflict_rails.ConflictCase`; each conflicted
-  text file's diff3 merge output comes from :func:`bot.config.merge_file.diff3_text` (``git
-  merge-file`` on the three texts in a temporary directory: no repository, no ref).
+  text file's diff3 merge output comes from :func:`bot.config.merge_file.diff3_text` (git's
+  ``merge-file`` on the three texts in a temporary directory: no repository, no ref).
 * :func:`build_commit` — rail 5, "the result applies": the merge's own index with the agent's
   files in place of the conflicted entries becomes a real commit object (author = the upstream
   author, trailers ``Upstream-Commit:`` and ``Agent-Resolved: <model> <summary>``).
