@@ -1,8 +1,10 @@
-"""Git side of conflict resolution (edge, pygit2, in memory; no work tree, no push, no merge).
+"""Git side of conflict resolution (edge: pygit2 in memory, and git's ``merge-file`` on temporary files; no work tree, no push, no merge).
 
 * :func:`conflict_case` — replay an upstream commit onto a fork commit (3-way merge of the
   commit's parent, the fork commit and the upstream commit, as ``git cherry-pick`` does) and
-  describe its conflicts as a :class:`~bot.agents.conflict_rails.ConflictCase`.
+  describe its conflicts as a :class:`~bot.agents.conflict_rails.ConflictCase`; each conflicted
+  text file's diff3 merge output comes from :func:`bot.config.merge_file.diff3_text` (git's
+  ``merge-file`` on the three texts in a temporary directory: no repository, no ref).
 * :func:`build_commit` — rail 5, "the result applies": the merge's own index with the agent's
   files in place of the conflicted entries becomes a real commit object (author = the upstream
   author, trailers ``Upstream-Commit:`` and ``Agent-Resolved: <model> <summary>``).
@@ -17,11 +19,10 @@ from __future__ import annotations
 import re
 
 import pygit2
-from pygit2.errors import check_error
-from pygit2.ffi import C, ffi
 
 from bot.agents.conflict_rails import ConflictCase, ConflictFile, RailViolation, Resolution, ResolvedFile, relabel, trailer_summary
 from bot.agents.redact import redact
+from bot.config.merge_file import diff3_text
 
 BOT_NAME = "forksync"
 BOT_EMAIL = "forksync@users.noreply.github.com"
@@ -41,24 +42,6 @@ def _replay(repo: pygit2.Repository, onto: pygit2.Commit, upstream: pygit2.Commi
         raise ValueError(f"upstream commit {upstream.id} has {len(upstream.parents)} parents; "
                          "only single-parent commits are picked")
     return repo.merge_trees(upstream.parents[0].tree, onto.tree, upstream.tree)
-
-
-def _diff3_text(repo: pygit2.Repository, anc, ours, theirs) -> str:
-    """libgit2's merge of one conflicted file in diff3 style: each conflict block holds the
-    common ancestor's lines (``|||||||``) besides the fork's and upstream's, without which a
-    resolver cannot tell which side changed what. It is what git's ``merge-file --diff3`` writes
-    (the same xdiff), the text the resolution benchmark scores the agent on. pygit2's
-    ``merge_file_from_index`` takes no options, so the call goes through its libgit2 binding."""
-    result = ffi.new("git_merge_file_result *")
-    opts = ffi.new("git_merge_file_options *")
-    opts.version = 1
-    opts.flags = C.GIT_MERGE_FILE_STYLE_DIFF3
-    held = [e._to_c() if e is not None else (ffi.NULL, None) for e in (anc, ours, theirs)]
-    check_error(C.git_merge_file_from_index(result, repo._repo, held[0][0], held[1][0], held[2][0], opts))
-    try:
-        return ffi.buffer(result.ptr, result.len)[:].decode("utf-8")
-    finally:
-        C.git_merge_file_result_free(result)
 
 
 def conflict_case(repo_path: str, onto: str, upstream_sha: str,
@@ -103,7 +86,10 @@ def conflict_case(repo_path: str, onto: str, upstream_sha: str,
         except UnicodeDecodeError:
             unsupported.append(f"{path}: binary file")
             continue
-        merged = _diff3_text(repo, anc, ours, theirs)
+        # diff3 style: each block holds the common ancestor's lines (``|||||||``) besides the
+        # fork's and upstream's, without which a resolver cannot tell which side changed what;
+        # the same function gives the resolve benchmark the text it scores the agent on
+        merged = diff3_text(*texts)
         files.append(ConflictFile(path, relabel(merged, str(up.id)), texts[0], texts[1], texts[2]))
     diff = up.parents[0].tree.diff_to_tree(up.tree)
     touched = {p for d in diff.deltas for p in (d.old_file.path, d.new_file.path) if p}

@@ -13,9 +13,12 @@
 * what forksync's in-memory merges share across the planner, apply and the resolve replay:
   :mod:`bot.config.renames` (rename options), :mod:`bot.config.trees` (tree edits and look-ups),
   :mod:`bot.config.attributes` (the fork tree's ``merge`` attribute, and the picks git stops on
-  that libgit2 merges) and :mod:`bot.config.objects` (new objects written as one pack).
+  that libgit2 merges) and :mod:`bot.config.objects` (new objects written as one pack);
+* :mod:`bot.config.merge_file` — one file's 3-way merge with diff3 markers (``git merge-file``),
+  shared by apply's conflict commits, the resolve rules and the conflict agent's prompt (the
+  planner, which runs no processes, never imports it).
 
 May import: nothing of the project (pydantic, yaml, croniter; pygit2 in renames, trees, attributes
-and objects).
+and objects; subprocess in merge_file).
 Imported by: everything above it.
 """

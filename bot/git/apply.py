@@ -48,9 +48,10 @@ side, a binary file keeping the fork's version; the markers are as long as the p
 git dir), as git writes them in a work tree of the fork, so the marker rule that reads the file
 at that size sees them. When git cannot merge (a root commit, or objects
 git needs are missing) the conflict tree is built from libgit2's conflicts with ``git merge-file
---diff3`` on the three blobs read from the object database (:func:`conflict_tree`; same rules,
-Myers hunks). Kinds are in :class:`bot.model.ConflictFile`. The conflict commit is authored by
-the upstream author, committed by forksync, and its message (``templates/commit/conflict.txt.j2``:
+--diff3`` on the three blobs read from the object database (:func:`conflict_tree`, through
+:func:`bot.config.merge_file.merge_file_diff3`; same rules, Myers hunks). Kinds are in
+:class:`bot.model.ConflictFile`. The conflict commit is authored by the upstream author,
+committed by forksync, and its message (``templates/commit/conflict.txt.j2``:
 ``[CONFLICT] <subject without its (#N)>``, the conflicted files, ``Forksync-Conflict: <sha>`` and
 ``Forksync-Unit: <id>``) carries no ``Upstream-Commit:`` and no ``cherry picked from`` line: the
 ledger never counts it as a pick (``bot.core.provenance`` drops every claim of a message with
@@ -91,6 +92,7 @@ from pygit2.enums import DeltaStatus, MergeFlag, SortMode
 
 from bot.config import renames
 from bot.config.attributes import TreeAttributes, git_attributes_file, git_stops
+from bot.config.merge_file import MergeFileError, merge_file_diff3
 from bot.config.objects import open_buffered
 from bot.config.renames import DEFAULT_RENAME_LIMIT
 from bot.config.trees import changed_paths, edit_entries, entries_at
@@ -526,25 +528,6 @@ def _is_binary(repo: pygit2.Repository, entry) -> bool:
     return b"\0" in repo[entry.id].data[:8000]
 
 
-def merge_file_diff3(base: bytes, ours: bytes, theirs: bytes, labels: tuple[str, str, str],
-                     marker_size: int = DEFAULT_MARKER_SIZE) -> tuple[bytes, int]:
-    """``git merge-file -p --diff3`` of three contents: ``(merged text with diff3 markers, number
-    of conflicts)``. Labels: ours, base, theirs; ``marker_size``: the markers' length (the path's
-    ``conflict-marker-size``, which git merge-file is never told otherwise). Raises
-    :class:`ApplyError` when git refuses (e.g. binary content)."""
-    with tempfile.TemporaryDirectory(prefix="forksync-merge-") as d:
-        paths = []
-        for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
-            p = Path(d) / name
-            p.write_bytes(data)
-            paths.append(str(p))
-        p = subprocess.run(["git", "merge-file", "-p", "--diff3", f"--marker-size={int(marker_size)}",
-                            "-L", labels[0], "-L", labels[1], "-L", labels[2], *paths], env=_env(), capture_output=True)
-    if p.returncode < 0 or p.returncode > 127:
-        raise ApplyError(f"git merge-file failed ({p.returncode}): {p.stderr.decode(errors='replace').strip()[:300]}")
-    return p.stdout, p.returncode
-
-
 def hunks_of(text: bytes | str, *, cap: int = HUNK_LINES) -> tuple[str, ...]:
     """The conflict marker blocks of a file: each from a ``<<<<<<<`` line through the next
     ``>>>>>>>`` line, inclusive, as one string (lines joined by newlines); a block longer than
@@ -623,8 +606,11 @@ def conflict_tree(repo: pygit2.Repository, idx: pygit2.Index, commit: pygit2.Com
                 kind, keep = "binary", (o.path, o.id, int(o.mode))
             else:
                 base = repo[a.id].data if a is not None else b""
-                text, n = merge_file_diff3(base, repo[o.id].data, repo[t.id].data, labels,
-                                           marker_size(path) if marker_size else DEFAULT_MARKER_SIZE)
+                try:
+                    text, n = merge_file_diff3(base, repo[o.id].data, repo[t.id].data, labels,
+                                               marker_size(path) if marker_size else DEFAULT_MARKER_SIZE)
+                except MergeFileError as e:       # e.g. content git finds binary after all
+                    raise ApplyError(str(e)) from None
                 mode = int(t.mode) if a is not None and int(o.mode) == int(a.mode) else int(o.mode)
                 keep = (path, repo.create_blob(text), mode)
                 hunks = hunks_of(text) if n else ()

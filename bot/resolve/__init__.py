@@ -5,7 +5,7 @@
   file and the facts the rules need), the rules, :func:`~bot.resolve.rules.resolve_file`;
 * :mod:`bot.resolve.bench` — pure: scoring, the held-out split, tables and the
   ``forksync.resolve-bench/1`` document;
-* the edge (pygit2, ``git merge-file``, ``git log``): :mod:`bot.resolve.picks` finds resolved
+* the edge (pygit2, ``git merge-file`` through :mod:`bot.config.merge_file`, ``git log``): :mod:`bot.resolve.picks` finds resolved
   picks in the fork's history, :mod:`bot.resolve.merges` the fork's merges of upstream with their
   merge bases, :mod:`bot.resolve.merge` replays a pick or a merge in memory (missing blobs
   tolerated), :mod:`bot.resolve.history` reads upstream's versions of a path, and

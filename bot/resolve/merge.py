@@ -1,15 +1,16 @@
-"""Replaying a pick or a merge in memory (an edge: pygit2 ``merge_trees``, ``git merge-file``).
+"""Replaying a pick or a merge in memory (an edge: pygit2 ``merge_trees``).
 
 * :class:`Merger` — the conflicts of picking an upstream commit onto a fork commit, as
   ``git cherry-pick`` finds them, or of merging one into a fork commit over their merge base, as
   ``git merge`` does, surviving blobs missing from a partial snapshot or clone;
-* :func:`merge_file_diff3` — one file's 3-way merge with diff3 markers, the rules' hunk input;
 * :func:`read_text` — a blob as text (or binary).
+
+One file's 3-way merge with diff3 markers, the rules' hunk input, is
+:func:`bot.config.merge_file.diff3_text` (shared with the conflict agent's prompt and apply).
 """
 from __future__ import annotations
 
 import os
-import subprocess
 import tempfile
 from dataclasses import dataclass
 
@@ -31,23 +32,6 @@ def read_text(repo: pygit2.Repository, oid) -> tuple[str | None, bool]:
         return data.decode("utf-8"), False
     except UnicodeDecodeError:
         return None, True
-
-
-def merge_file_diff3(base: str | None, ours: str, theirs: str) -> str:
-    """``git merge-file -p --diff3`` of three texts (labels fork / base / upstream); an absent base
-    is empty, as git does for an add/add conflict. Raises RuntimeError when git fails."""
-    with tempfile.TemporaryDirectory(prefix="forksync-merge-") as d:
-        paths = []
-        for name, text in (("ours", ours), ("base", base or ""), ("theirs", theirs)):
-            p = os.path.join(d, name)
-            with open(p, "w", encoding="utf-8", newline="") as f:
-                f.write(text)
-            paths.append(p)
-        r = subprocess.run(["git", "merge-file", "-p", "--diff3", "-L", "fork", "-L", "base", "-L", "upstream", *paths],
-                           capture_output=True)
-    if r.returncode < 0 or r.returncode > 127:
-        raise RuntimeError(f"git merge-file failed ({r.returncode}): {r.stderr.decode(errors='replace').strip()}")
-    return r.stdout.decode("utf-8")
 
 
 @dataclass

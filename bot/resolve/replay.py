@@ -27,8 +27,9 @@ import pygit2
 from pygit2.enums import SortMode
 
 from bot.config.forksync import ForksyncConfig, glob_match
+from bot.config.merge_file import diff3_text
 from bot.resolve.history import UpstreamHistory
-from bot.resolve.merge import ConflictEntry, Merger, merge_file_diff3, read_text
+from bot.resolve.merge import ConflictEntry, Merger, read_text
 from bot.resolve.merges import ResolvedMerge, find_resolved_merges
 from bot.resolve.picks import ResolvedPick, Skipped, commit_of, find_resolved_picks
 from bot.resolve.rules import Decision, Declined, FileConflict, Memory, has_conflict_markers, resolve_file
@@ -100,7 +101,7 @@ def _file_conflict(repo: pygit2.Repository, raw: ConflictEntry, cfg: ForksyncCon
     base, ours, theirs = texts
     merged = None
     if not binary and ours is not None and theirs is not None:
-        merged = merge_file_diff3(base, ours, theirs)
+        merged = diff3_text(base, ours, theirs)
     areas, divergent, keep = _areas_of(raw.path, cfg)
     blobs = facts.blobs(raw.path, up, merge_base)
     fuv = None if blobs is None or raw.ours is None else str(raw.ours.id) in blobs

@@ -9,8 +9,8 @@ from bot.agents.client import AgentClient
 from bot.agents.conflict import resolve_pick
 from bot.agents.conflict_git import conflict_case
 from bot.agents.conflict_rails import relabel, split_merged
+from bot.config.merge_file import diff3_text
 from bot.fakeanthropic import FakeAnthropic, Reply
-from bot.resolve.merge import merge_file_diff3
 from bot.store import Store
 from tests.agents.test_conflict import SETTINGS, git, write
 
@@ -57,7 +57,7 @@ def test_the_model_is_shown_what_the_common_ancestor_had_in_each_conflict_block(
     (f,) = case.files
     (block,) = [s for s in split_merged(f.merged) if s.is_conflict]
     assert block.base == "  builder.create<AsyncWait>(loc, waitCnt);\n"
-    assert f.merged == relabel(merge_file_diff3(BASE, FORK, UPSTREAM), up)
+    assert f.merged == relabel(diff3_text(BASE, FORK, UPSTREAM), up)
 
 
 async def test_a_prompt_the_api_finds_too_long_says_so_to_the_person(tmp_path):

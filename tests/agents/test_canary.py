@@ -212,15 +212,14 @@ AGENT_SOURCES = sorted((Path(__file__).resolve().parents[2] / "bot" / "agents").
     [Path(__file__).resolve().parents[2] / "bot" / p for p in ("cli/agents.py", "config/agents.py")] + \
     sorted((Path(__file__).resolve().parents[2] / "bot" / "fakeanthropic").glob("*.py"))
 ALLOWED_MERGE_CALLS = {"merge_trees", "merge_file_from_index",   # in-memory 3-way merges, no refs
-                       "git_merge_file_from_index",                # the same file merge, diff3 style
-                       "git_merge_file_result_free",               # and freeing its result
                        "split_merged"}                             # parses merge output text
 
 
 def test_no_code_path_from_agents_to_a_merge():
     """Static proof: bot/agents and bot/fakeanthropic import nothing that talks to GitHub or runs
-    processes, call no merge API (only pygit2's in-memory tree/file merges), and name no merge
-    endpoint. Ref writes happen only in conflict_git.publish, which refuses non-forksync/ branches."""
+    processes of its own (a conflicted file's diff3 text comes from bot.config.merge_file: ``git
+    merge-file`` of three temporary files, no repository), call no merge API (only pygit2's
+    in-memory tree/file merges), and name no merge endpoint. Ref writes happen only in conflict_git.publish, which refuses non-forksync/ branches."""
     assert len(AGENT_SOURCES) >= 10
     for path in AGENT_SOURCES:
         tree = ast.parse(path.read_text(), str(path))

@@ -8,8 +8,8 @@ import os
 import pygit2
 
 from bot.config.forksync import parse_config
+from bot.config.merge_file import diff3_text
 from bot.resolve.bench import score, to_json
-from bot.resolve.merge import merge_file_diff3
 from bot.resolve.replay import find_resolved_merges, replay
 from bot.resolve.rules import FileConflict, Memory, baseline, resolve_file
 from tests.support.merge_history import build_merge_history
@@ -24,7 +24,7 @@ def test_a_conflict_at_the_last_line_without_a_newline_is_answered_as_a_person_r
     ``.gitignore`` and ``TritonGPUToLLVM.cpp`` so, which ``ours-hunks`` / ``theirs-hunks`` and
     ``line-merge`` get exact only this way (docs/resolve.md, "Score")."""
     base, ours, theirs = "a\nb\nx", "a\nb\nfork", "a\nb\nup"
-    c = FileConflict("VERSION", base, ours, theirs, merge_file_diff3(base, ours, theirs))
+    c = FileConflict("VERSION", base, ours, theirs, diff3_text(base, ours, theirs))
     assert [baseline(n, c) for n in ("ours-hunks", "theirs-hunks", "union")] == [
         "a\nb\nfork\n", "a\nb\nup\n", "a\nb\nfork\nup\n"]
     # rerere: the fork resolved this conflict before by landing "a\nb\nfork up"; met again, that file
