@@ -70,7 +70,7 @@ RESULT = NS(suite="kernels", level="L1", platform="h200", commit=FORK, backend="
             durations=NS(tests=41.2, total=63.9, command=52.0, outside_tests=10.8, build=0.0), workers=1,
             triton_cache="/var/lib/forksync/runner/triton-cache", not_run=["test_softmax[512]"],
             reasons=[NS(code="failed", detail="2 tests failed"), NS(code="short", detail="ran 30 of 31 expected | fewer")])
-BISECT = NS(culprit="5e6f7a8b9c0d", verified=True, note="re-tested", suspects=["5e6f7a8b9c0d", "6f7a8b9c0d1e"],
+BISECT = NS(culprit="5e6f7a8b9c0d", verified=True, good="0" * 40, bad="7" * 40, note="re-tested", suspects=["5e6f7a8b9c0d", "6f7a8b9c0d1e"],
             test_steps=4, bound=5, candidates=["a", "b", "c"],
             steps=[NS(phase="bisect", sha="5e6f7a8b9c0d" + "1" * 28, attempts=1, outcome=NS(verdict="bad", value=1.31, detail="slow | 1.31 ms")),
                    NS(phase="verify", sha="4d5e6f7a8b9c" + "1" * 28, attempts=2, outcome=NS(verdict="good", value=None, detail=""))])
@@ -79,7 +79,9 @@ EVIDENCE = NS(bisect=BISECT, title="L2 regression: matmul-fp8 +12.40 %", culprit
               change=NS(index=1, before=1.17, after=1.31, rel_shift=0.124, sigma=0.01, threshold=0.03, pvalue=0.0004,
                         n_before=14, n_after=6),
               shas=["0" * 40, "5e6f7a8b9c0d" + "1" * 28], confirmation=NS(n_good=5, n_bad=5, reason="slower in 5 of 5 repeats"),
-              plot_path="", command="python -m bench matmul-fp8")
+              plot_path="", command="python -m bench matmul-fp8", culprit_author="Alice <Upstream> @alice",
+              upstream_url="https://github.com/triton-lang/triton/commit/" + "a1b2c3d4e5f6" + "2" * 28,
+              backout_error="git revert of 5e6f7a8b9c0d does not apply on trunk: error: could not revert")
 
 # template name → context (agents/ templates render through bot.agents.render, with its filters)
 CASES: dict[str, dict] = {

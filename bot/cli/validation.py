@@ -29,7 +29,7 @@ from bot.git.bisect import BisectError, bisect_command
 from bot.git.markers import conflict_commits, files_with_markers
 from bot.git.repo import RefError, merge_base, resolve
 from bot.l2.detection import detect
-from bot.l2.report import Evidence, render_issue, upstream_sha_of
+from bot.l2.report import Evidence, render_issue, upstream_commit_url, upstream_sha_of
 from bot.validation.gate import (
     AreaPolicy,
     Check,
@@ -189,7 +189,10 @@ def cmd_l2_detect(args) -> int:
     data = _read_json(args.file)
     values = data.get("values") if isinstance(data, dict) else data
     if isinstance(data, dict) and values is None and "points" in data:
-        values = [p.get("value") for p in data["points"]]
+        points = data["points"]
+        # a malformed item is said with the shapes accepted below, never a traceback
+        values = [p.get("value") for p in points] if isinstance(points, list) and all(
+            isinstance(p, dict) for p in points) else None
     if not isinstance(values, list) or not all(isinstance(v, (int, float)) and v > 0 for v in values):
         raise _user_error(f"{args.file}: expected a list of positive numbers, or {{\"values\": [...]}}, or "
                           "{\"points\": [{\"sha\": …, \"value\": …}]}")
@@ -219,12 +222,19 @@ def cmd_bisect(args) -> int:
               f"{msg.splitlines()[0] if msg else ''}")
     else:
         print(r.note)
+        for s in r.suspects:
+            print(f"  suspect {s}")
     if args.issue_out:
         msg = subprocess.run(["git", "-C", args.repo, "log", "-1", "--format=%B", r.culprit],
                              capture_output=True, text=True).stdout if r.culprit else ""
+        author = subprocess.run(["git", "-C", args.repo, "log", "-1", "--format=%an", r.culprit],
+                                capture_output=True, text=True).stdout.strip() if r.culprit else ""
+        up = upstream_sha_of(msg)
+        upstream = getattr(args, "upstream", None) or (load_config(args.config).upstream.url
+                                                       if getattr(args, "config", None) else "")
         ev = Evidence(f"Bisection: {args.cmd}", None, (), (), None, None, r,
-                      culprit_subject=msg.splitlines()[0] if msg else "", upstream_sha=upstream_sha_of(msg),
-                      command=args.cmd)
+                      culprit_subject=msg.splitlines()[0] if msg else "", upstream_sha=up,
+                      command=args.cmd, culprit_author=author, upstream_url=upstream_commit_url(upstream, up))
         Path(args.issue_out).write_text(render_issue(ev))
     return 0 if r.culprit and r.verified else 1
 

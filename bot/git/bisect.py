@@ -10,7 +10,8 @@
   build) or ``infra`` (runner trouble: retried up to ``infra_retries`` times, then treated as
   skip, never blamed). A skipped midpoint is replaced by its nearest untested neighbour.
 * **Verification**: the culprit is re-tested (bad) and its parent re-tested (good); only then is
-  it reported ``verified``. Without skips, a search over N candidates takes at most
+  it reported ``verified``. A culprit that passes its re-test is no culprit: the failure did not
+  reproduce (a flaky test, the runner), and nothing is blamed. Without skips, a search over N candidates takes at most
   ⌈log2 N⌉ + 2 test steps (search + verification).
 * **Edges**: :func:`command_test` runs a build/test command in a detached worktree (exit code
   0 = good, 125 = skip, other = bad — a segfault or abort included —, infra patterns of
@@ -64,7 +65,8 @@ class Step:
 @dataclass(frozen=True)
 class BisectResult:
     """``culprit``: the first bad commit (None when skips left several candidates, listed in
-    ``suspects``); ``verified``: culprit re-tested bad and its parent good; ``steps`` in order;
+    ``suspects``, or when the failure did not reproduce on a re-test: no suspects, ``note`` says
+    so); ``verified``: culprit re-tested bad and its parent good; ``steps`` in order;
     ``bound`` = ⌈log2 N⌉ + 2."""
 
     good: str
@@ -167,6 +169,14 @@ def bisect(candidates: Sequence[str], good: str, test: Callable[[str], Outcome],
     culprit = cands[hi]
     parent = parent_of(culprit) if parent_of else (cands[hi - 1] if hi > 0 else good)
     v_bad = run(culprit, hi, "verify")
+    if v_bad.verdict == GOOD:
+        # the failure went away on a re-run: a flaky test or the runner, not this commit. The bad
+        # end is never tested by the search, so naming it would blame whoever landed last
+        seen_bad = any(s.sha == culprit and s.outcome.verdict == BAD for s in steps)
+        note = (f"the failure did not reproduce: {culprit[:12]} "
+                + ("failed, then passed when tested again" if seen_bad else "(the bad commit) passed when tested again")
+                + " — a flaky test or a runner problem, not a regression; no commit is blamed")
+        return BisectResult(good, cands[-1], tuple(cands), None, False, tuple(steps), (), bound, note)
     v_good = run(parent, hi - 1, "verify")
     verified = v_bad.verdict == BAD and v_good.verdict == GOOD
     note = "" if verified else (f"verification failed: culprit tested {v_bad.verdict}, parent tested "

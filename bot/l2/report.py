@@ -30,7 +30,11 @@ def upstream_sha_of(message: str) -> str | None:
 class Evidence:
     """What a regression issue shows. ``values``/``shas``: the L2 series (per-point medians,
     oldest first); ``change``: the alerting change point (None for correctness bisections);
-    ``culprit_subject``/``upstream_sha``: of the culprit fork commit."""
+    ``culprit_subject``/``upstream_sha``: of the culprit fork commit; ``culprit_author``: its
+    author (a sync pick keeps the upstream author); ``upstream_url``: the upstream commit's web
+    address ("" when the upstream is no web repository: :func:`upstream_commit_url`);
+    ``backout_error``: why the back-out PR of a sync pick could not be opened ("" when it was, or
+    none was due)."""
 
     title: str
     key: SeriesKey | None
@@ -43,6 +47,24 @@ class Evidence:
     upstream_sha: str | None = None
     plot_path: str = ""
     command: str = ""
+    culprit_author: str = ""
+    upstream_url: str = ""
+    backout_error: str = ""
+
+
+_WEB_REPO = re.compile(r"^(?:(https?)://(?:[^@/]+@)?([^/]+)/|git@([\w.\-]+):)([\w.\-]+/[\w.\-]+?)(?:\.git)?/?$")
+
+
+def upstream_commit_url(repo_url: str, sha: str | None) -> str:
+    """Pure: the web address of upstream commit ``sha`` in the repository at ``repo_url``
+    (``https://HOST/owner/name[.git]`` or ``git@HOST:owner/name.git`` →
+    ``https://HOST/owner/name/commit/<sha>``, credentials dropped); "" for a local path, any other
+    URL, or no sha."""
+    m = _WEB_REPO.match(repo_url or "")
+    if not (m and sha):
+        return ""
+    scheme, host = (m.group(1), m.group(2)) if m.group(2) else ("https", m.group(3))
+    return f"{scheme}://{host}/{m.group(4)}/commit/{sha}"
 
 
 def render_issue(ev: Evidence) -> str:

@@ -12,26 +12,39 @@ merges, so the culprit is one upstream commit; :func:`bot.git.bisect.perf_test`)
 against its parent; an issue is filed with the numbers and an SVG plot (committed to the
 ``forksync-evidence`` branch through the Git Data API and linked); when the culprit carries
 ``Upstream-Commit`` (a sync pick) a back-out PR is opened whose commit carries
-``Upstream-Reverted: <sha> <reason>`` — once it lands the ledger shows REVERTED.
+``Upstream-Reverted: <sha> <reason>`` — once it lands the ledger shows REVERTED; a revert that
+does not apply on trunk opens none, and the issue says so. A range trunk's history no longer
+holds (force-pushed between the two points) is recorded ``not-bisected``, never retried.
 """
 from __future__ import annotations
 
 import asyncio
 import base64
+import hashlib
 import json
 import logging
 import os
 import subprocess
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from bot.agents.redact import scrub
 from bot.config.schedules import Schedule, as_schedule
-from bot.git.bisect import bisect, landed_commits, perf_test
+from bot.git.bisect import BisectError, bisect, landed_commits, perf_test
 from bot.github.common import base_tip, issue_once, split_repo
 from bot.l2 import detection as l2
 from bot.l2 import store as l2_store
-from bot.l2.report import Evidence, PlotUnavailable, backout_message, plot_svg, render_backout_pr, render_issue, upstream_sha_of
+from bot.l2.report import (
+    Evidence,
+    PlotUnavailable,
+    backout_message,
+    plot_svg,
+    render_backout_pr,
+    render_issue,
+    upstream_commit_url,
+    upstream_sha_of,
+)
 from bot.l2.store import RegressionStatus
 from bot.sync import landing
 from bot.sync import store as sync_store
@@ -110,7 +123,7 @@ async def investigate(ctx, v, full: str, tr, suites, mirror: Path, *, now: float
             return []
 
         ev, status = await asyncio.to_thread(_confirm_and_bisect, mirror, sk, pts, cp, good, bad, measure,
-                                             lambda: (chosen or candidates)[0])
+                                             lambda: (chosen or candidates)[0], tr.cfg.upstream.url)
         row = {"key": rkey, "repo": full, "series": str(sk), "good": good, "bad": bad, "status": status.text,
                "status_code": status.code, "culprit": (ev.bisect.culprit or "") if ev else "", "issue": 0,
                "backout_pr": 0, "time": now}
@@ -122,8 +135,16 @@ async def investigate(ctx, v, full: str, tr, suites, mirror: Path, *, now: float
             row["issue"] = await issue_once(ctx.gh, full, title, render_issue(ev))
             notes.append(f"L2 regression on {sk}: issue #{row['issue']}")
             if culprit and ev.bisect.verified and ev.upstream_sha:
-                row["backout_pr"] = await open_backout(ctx, v, full, tr.base, mirror, ev, row["issue"])
-                notes.append(f"back-out PR #{row['backout_pr']} for {culprit[:12]}")
+                try:
+                    row["backout_pr"] = await open_backout(ctx, v, full, tr.base, mirror, ev, row["issue"])
+                    notes.append(f"back-out PR #{row['backout_pr']} for {culprit[:12]}")
+                except RevertConflict as e:
+                    # the issue promised a back-out: it says why none comes, and the regression is
+                    # recorded, or every tick would bisect it again to fail the same way
+                    await ctx.gh.patch("/repos/{owner}/{repo}/issues/{number}",
+                                       {**split_repo(full), "number": row["issue"]},
+                                       data={"body": render_issue(replace(ev, backout_error=str(e)))})
+                    notes.append(f"back-out of {culprit[:12]} not opened: {e}")
         else:
             notes.append(f"L2 change on {sk} at {bad[:12]}: {status.text}")
         l2_store.save_regression(ctx.store, row)
@@ -139,36 +160,52 @@ def _git(repo: Path, *args: str, env: dict | None = None, cwd: str | None = None
     return p.stdout.strip()
 
 
-def _confirm_and_bisect(mirror: Path, sk, pts, cp, good: str, bad: str, measure, suite_of):
+class RevertConflict(RuntimeError):
+    """The culprit's ``git revert`` does not apply on trunk (later commits changed its lines): no
+    back-out PR until a person reverts it by hand; the message quotes git."""
+
+
+def _confirm_and_bisect(mirror: Path, sk, pts, cp, good: str, bad: str, measure, suite_of, upstream_repo: str = ""):
     """Blocking: confirmation re-run, then bisection over the landed commits.
-    ``(Evidence | None, RegressionStatus)``: evidence only for a confirmed regression."""
+    ``(Evidence | None, RegressionStatus)``: evidence only for a confirmed regression that could
+    be bisected. ``upstream_repo``: the upstream's URL, for the culprit's upstream commit link."""
     good_s, bad_s = measure(good), measure(bad)
     if not good_s or not bad_s:
         return None, RegressionStatus(l2_store.NOT_CONFIRMED, "not confirmed: no measurement on last-good or first-bad")
     conf = l2.confirm(good_s, bad_s, sk.higher_is_better, sigma=cp.sigma)
     if not conf.confirmed:
         return None, RegressionStatus(l2_store.NOT_CONFIRMED, f"not confirmed: {conf.reason}")
-    cands = landed_commits(str(mirror), good, bad)
+    if subprocess.run(["git", f"--git-dir={mirror}", "merge-base", "--is-ancestor", good, bad],
+                      capture_output=True).returncode != 0:
+        # trunk was force-pushed between the two measurements: there is no landed range to search
+        return None, RegressionStatus(l2_store.NOT_BISECTED, (
+            f"confirmed, not bisected: trunk's history was rewritten between last good {good[:12]} and first bad "
+            f"{bad[:12]} ({good[:12]} is no longer an ancestor of {bad[:12]})"))
+    try:
+        cands = landed_commits(str(mirror), good, bad)
+    except BisectError as e:
+        return None, RegressionStatus(l2_store.NOT_BISECTED, f"confirmed, not bisected: {e}")
     result = bisect(cands, good, perf_test(measure, good_s, bad_s, sk.higher_is_better),
                     parent_of=lambda s: _git(mirror, "rev-parse", f"{s}^"))
-    subject, up = "", None
+    subject, up, author = "", None, ""
     if result.culprit:
         msg = _git(mirror, "log", "-1", "--format=%B", result.culprit)
         subject, up = msg.splitlines()[0] if msg else "", upstream_sha_of(msg)
+        author = _git(mirror, "log", "-1", "--format=%an", result.culprit)
     ev = Evidence(title=f"L2 regression on {sk}", key=sk, values=tuple(p.value for p in pts),
                   shas=tuple(p.sha for p in pts), change=cp, confirmation=conf, bisect=result,
-                  culprit_subject=subject, upstream_sha=up, command=suite_of().command)
-    return ev, (RegressionStatus(l2_store.BISECTED, "bisected") if result.culprit
-                else RegressionStatus(l2_store.SUSPECTS, "suspects"))
+                  culprit_subject=subject, upstream_sha=up, command=suite_of().command, culprit_author=author,
+                  upstream_url=upstream_commit_url(upstream_repo, up))
+    if result.culprit:
+        return ev, RegressionStatus(l2_store.BISECTED, "bisected")
+    if result.suspects:
+        return ev, RegressionStatus(l2_store.SUSPECTS, "suspects")
+    return ev, RegressionStatus(l2_store.NOT_BISECTED, f"confirmed, not bisected: {result.note}")
 
 
 async def _attach_plot(gh, full: str, ev, key: str):
     """Commit the series plot (SVG) to the ``forksync-evidence`` branch (Git Data API) and point
     the evidence at it. Returns the evidence with ``plot_path`` set."""
-    import hashlib
-    from dataclasses import replace
-
-
     rv = split_repo(full)
     try:
         svg = await asyncio.to_thread(plot_svg, ev.values, ev.change.index if ev.change else None, ev.title,
@@ -242,7 +279,8 @@ async def open_backout(ctx, v, full: str, trunk: str, mirror: Path, ev, issue: i
                 p = subprocess.run(["git", "-C", wt, "revert", "--no-commit", culprit], capture_output=True, text=True,
                                    env={**os.environ, **BOT_IDENTITY})
                 if p.returncode != 0:
-                    raise RuntimeError(f"git revert of {culprit[:12]} does not apply on trunk: {scrub(p.stderr).strip()[:300]}")
+                    raise RevertConflict(f"git revert of {culprit[:12]} does not apply on trunk: "
+                                         f"{scrub(p.stderr).strip().splitlines()[0][:300] if p.stderr.strip() else ''}")
                 _git(mirror, "commit", "-q", "-m", backout_message(ev), cwd=wt, env=BOT_IDENTITY)
                 p = subprocess.run(["git", "-C", wt, "push", "-q", url, f"HEAD:refs/heads/{branch}"],
                                    capture_output=True, text=True)

@@ -35,9 +35,10 @@ L2_REGRESSIONS = store_mod.table("l2_regressions", {
 NOT_CONFIRMED = "not-confirmed"     # the confirmation run did not find it (or could not measure)
 BISECTED = "bisected"               # confirmed; bisection named one culprit
 SUSPECTS = "suspects"               # confirmed; bisection left several suspects
-STATUS_CODES = (NOT_CONFIRMED, BISECTED, SUSPECTS)
+NOT_BISECTED = "not-bisected"       # confirmed; no commit named (history rewritten, or not reproduced on re-test)
+STATUS_CODES = (NOT_CONFIRMED, BISECTED, SUSPECTS, NOT_BISECTED)
 #: the codes of a regression the confirmation run found
-CONFIRMED = frozenset({BISECTED, SUSPECTS})
+CONFIRMED = frozenset({BISECTED, SUSPECTS, NOT_BISECTED})
 
 
 @dataclass(frozen=True)

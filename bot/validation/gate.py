@@ -471,10 +471,11 @@ def _l3_findings(pr: PRState, gone: tuple[str, ...], blocking, passed, listed):
 def is_signed_off(target: str, owners, signoffs, since: int = 0) -> str | None:
     """The login of the first owner in ``owners`` who signed off ``target`` at or after ``since``
     (epoch s; the last change to the unit's own commits), else None. Sign-offs by non-owners
-    never count; no owners → never signed off (configure owners for areas that require L3). An
-    owner is the account in any case (:func:`bot.core.logins.among`)."""
+    never count, nor an App's bot account's (a sign-off is a person's, as an approval is); no
+    owners → never signed off (configure owners for areas that require L3). An owner is the
+    account in any case (:func:`bot.core.logins.among`)."""
     for s in sorted(signoffs, key=lambda s: (s.time, s.by)):
-        if s.target == target and among(s.by, owners) and s.time >= since:
+        if s.target == target and among(s.by, owners) and not is_app_bot(s.by) and s.time >= since:
             return s.by
     return None
 
@@ -501,8 +502,11 @@ def _signoff_findings(pr: PRState, areas: dict[str, AreaPolicy], gone: tuple[str
         if who:
             passed.append(Finding("signed-off", f"L3 sign-off by {who}", target))
         else:
-            hint = f" from one of: {', '.join(owners)}" if owners else " (no owners configured: add owners to the area)"
-            mine = [s for s in pr.signoffs if s.target == target and among(s.by, owners)]
+            people = [o for o in owners if not is_app_bot(o)]
+            hint = (f" from one of: {', '.join(people)}" if people
+                    else " (no owners configured: add owners to the area)" if not owners
+                    else " (its owners are all App bot accounts: add a person)")
+            mine = [s for s in pr.signoffs if s.target == target and among(s.by, people)]
             old = ", ".join(sorted({s.by for s in mine}))
             # the owner did sign off: say why it no longer counts, or they would wait for nothing
             if any(s.time >= pr.unit_updated_at for s in mine):

@@ -11,7 +11,7 @@ workload) with a message that says what to do.
 from __future__ import annotations
 
 from bot import store as store_mod
-from bot.core.logins import among
+from bot.core.logins import among, is_app_bot
 from bot.validation import store as vstore
 from bot.validation.gate import SignOff, is_signed_off  # noqa: F401 - the rule the gate applies
 from bot.validation.store import L3Run
@@ -50,7 +50,14 @@ def signoff_owners(target: str, areas, pr_areas: tuple[str, ...], metrics: tuple
 def record_signoff(db: "store_mod.Store", repo: str, pr: int, head_sha: str, target: str, by: str,
                    owners, time: int, comment_url: str = "") -> SignOff:
     """Record ``by``'s sign-off of ``target`` on PR ``repo#pr``. Raises :class:`SignoffError`
-    when ``by`` is not one of ``owners`` (in any case: :func:`bot.core.logins.among`)."""
+    when ``by`` is not one of ``owners`` (in any case: :func:`bot.core.logins.among`), or is an
+    App's bot account (``name[bot]``) even when listed among them."""
+    if is_app_bot(by):
+        # a sign-off is a person's word that they read the L3 result, as an approval is a
+        # person's review (the gate counts neither from an App)
+        people = [o for o in owners if not is_app_bot(o)]
+        raise SignoffError(f"@{by} is an App's bot account: a sign-off of `{target}` is a person's word; ask one of "
+                           + (", ".join(f"@{o}" for o in sorted(people)) or "the owners (none is a person)"))
     if not among(by, owners):
         raise SignoffError(f"@{by} is not an owner of `{target}`; owners: "
                            + (", ".join(f"@{o}" for o in sorted(owners)) or "(none configured)"))
