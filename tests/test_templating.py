@@ -48,6 +48,11 @@ STOPPED = {"sha": S2, "subject": COMMITS[0]["subject"], "pr": 8186, "commit": "c
                                       "hunks_total": 0},
                                      {"path": "python/triton/knobs.py", "kind": "content", "hunks": [HUNK],
                                       "old_path": "python/triton/_knobs.py", "hunks_total": 3}]}
+# upstream commits decided while their sync PR was open (bot.sync.shrink.Decided, as dicts)
+DECIDED = [{"sha": S2, "subject": COMMITS[0]["subject"], "disposition": "DEFERRED_BLOCKED",
+            "reason": "conflicts with the fork's | README table; port by hand", "by": "fiona", "fork_commit": ""},
+           {"sha": S3, "subject": COMMITS[1]["subject"], "disposition": "PICKED", "reason": "", "by": "",
+            "fork_commit": FORK}]
 SYNC_BODY = dict(unit=CHAIN, commits=COMMITS, upstream="triton-lang/triton", upstream_url=UP, by_rules=[
     {"sha": S4, "folded": "", "declined": ["third_party/amd/lib/TritonAMDGPUToLLVM/BarrierOpToLLVM.cpp"],
      "decided": [{"path": "test/Conversion/amd/cluster_load.mlir", "action": "kept the fork's file", "reason": "fork ahead",
@@ -117,6 +122,11 @@ CASES: dict[str, dict] = {
     "github/landed_squashed.md.j2": dict(merger="alice", landed=S4, head=S2, shas=[S2, S3], unit_id="bundle-x",
                                          number=12),
     "github/person_commits.md.j2": dict(unit_id=CHAIN.id, foreign=[S3, S4]),
+    "github/decided_commits.md.j2": dict(decided=DECIDED),
+    "github/unit_decided.md.j2": dict(branch="forksync/chain-x", decided=DECIDED, deleted=True,
+                                      kept="refs/forksync/closed/chain-x/" + S4[:12], head=S4),
+    "github/unit_shrunk.md.j2": dict(unit_id=CHAIN.id, branch=f"forksync/{CHAIN.id}", rebuilt=True, decided=DECIDED[:1],
+                                     keep=[S4], base=S1, tip=FORK),
     "github/unit_rebuilt.md.j2": dict(branch="forksync/chain-x", fork_ref="main", base=S1, dropped=[S2, S3], tip=S4),
     "github/plan_preview.md.j2": dict(user="carol", base=FORK, upstream_head=S4, units=[CHAIN, Unit(
         "bundle-ca003a09e8b2", "bundle", (PlanItem("ca003a09e8b2" + "0" * 28, "clean"),), areas=("amd",),

@@ -6,7 +6,8 @@
 1. the App is installed on upstream and fork → the fork is adopted, the status issue appears;
 2. upstream moves (``u10``…``u18`` pushed) → push webhook → bundle and chain PRs open, labelled,
    with templated bodies;
-3. the maintainer defers the conflicting layout commit with a ``/forksync defer`` comment;
+3. the maintainer defers the conflicting layout commit with a ``/forksync defer`` comment → the
+   draft chain PR that carried only that commit is closed by forksync, saying why;
 4. the maintainer merges the bundle through the API (rebase) → ledger, pins, status issue update;
 5. the fork turns validation on (``.github/forksync.yml`` gains the ``kernels-cpu`` L1 suite);
 6. upstream adds the reference kernels (``u19``) → bundle PR → the local runner runs the suite
@@ -144,6 +145,18 @@ async def _play(w: World, show: Show, console: Console) -> None:
     if bot_reply:
         text = re.sub(r"<!--.*?-->", "", bot_reply[-1]["body"], flags=re.S)
         show.say(f"@{bot_reply[-1]['user']['login']} replies: " + " ".join(text.split())[:200])
+    for number in show.out.drafts:
+        # the draft carried only the deferred commit: forksync closes it, saying why on the PR
+        pr = await w.maintainer.getitem(f"/repos/{FORK}/pulls/{number}")
+        said = [c["body"] async for c in w.maintainer.getiter(f"/repos/{FORK}/issues/{number}/comments")
+                if c["user"]["login"].endswith("[bot]") and "<!-- forksync:decided:" in c["body"]]
+        decided = re.findall(r"^\| `([0-9a-f]{12})` .*? \| \*\*([A-Z_]+)\*\* \|", said[-1] if said else "", re.M)
+        show.out.prs[number] = {**show.out.prs[number], "state": pr["state"], "merged": bool(pr.get("merged"))}
+        show.out.closed[number] = decided
+        if pr["state"] == "closed":
+            show.say(f"#{number} closed by forksync: every commit it carried is decided ("
+                     + ", ".join(f"{show.named(sha)} {d}" for sha, d in decided) + "); its branch is deleted, "
+                     "and `/forksync reconsider` brings the commit back in a new unit")
     show.status("deferred", await status_issue(w))
 
     # 4 ------------------------------------------------------------------------------------

@@ -30,6 +30,8 @@ class Outcome:
     status: dict[str, dict[str, str]] = field(default_factory=dict)  # step → status-issue row → value
     step_pr: dict[str, int] = field(default_factory=dict)          # step → the PR it is about
     drafts: dict[int, str] = field(default_factory=dict)           # draft chain PR → upstream sha12 it stopped at
+    units: dict[str, list[str]] = field(default_factory=dict)      # step → the status issue's open units, as listed
+    closed: dict[int, list[tuple[str, str]]] = field(default_factory=dict)  # PR forksync closed → (sha12, disposition)
     dead: list[str] = field(default_factory=list)                  # deliveries the app could not handle
     status_issue: int = 0
     shas: dict[str, str] = field(default_factory=dict)             # label (u10, …) → upstream sha
@@ -143,6 +145,7 @@ class Show:
         self.say(f"  backlog {rows.get('Backlog', '?')}")
         units = [_plain(ln.split("retry ", 1)[1]) for ln in issue["body"].splitlines() if "<!-- retry:" in ln]
         deferred = issue["body"].split("## Deferred", 1)[-1].split("##", 1)[0].strip().splitlines()
+        self.out.units[step] = units
         self.say("  open units: " + ("; ".join(units) if units else "none"))
         for d in deferred:
             if d.strip() and d.strip() != "None.":

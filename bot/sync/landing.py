@@ -16,6 +16,10 @@
   "defer"/"deferred" (the closer says so).
 * An L2 back-out's PR merged or closed: its branch's row ends (:func:`backout_ended`); no unit,
   no decision to record; merged, the ledger is rebuilt on the trunk that holds its revert.
+* Closed by forksync itself because every upstream commit of the unit was decided while the PR
+  was open (:func:`close_decided`): the row says so (state ``decided``) before the PR is closed,
+  and the close records nothing — the commits keep the decisions that closed it, whether the
+  event is dropped by the loop guard, handled (the bot's login unknown) or found by a later sync.
 """
 from __future__ import annotations
 
@@ -182,6 +186,12 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
     if foreign:
         ctx.note(f"#{pr.get('number')}: {branch} is not forksync's sync branch ({foreign}); left alone")
         return
+    if row.get("state") == sync_store.DECIDED:
+        # forksync's own close: the closer's last comment is forksync's reply, not a reason, and
+        # recording it would lift the decisions that closed the PR back to PENDING
+        ctx.note(f"#{pr['number']}: closed by forksync, every upstream commit of {row['unit_id']} decided; "
+                 "nothing to record")
+        return
     # the PR as it is now, not as the event saw it: a person may have reopened it while this
     # delivery waited in the queue, and closing the unit then would delete the branch under the
     # reopened PR (which closes it again)
@@ -243,3 +253,35 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
     ctx.note(f"{row['unit_id']} closed unmerged: {disposition.value}")
     if refresh:
         ctx.note(await sync.refresh(ctx, full_name, reason=f"{row['unit_id']} closed"))
+
+
+async def close_decided(ctx, full_name: str, row: dict, decided: list[dict]) -> str:
+    """Close the unit of ``row`` (its ``sync_branches`` row, open with a PR) because every upstream
+    commit on its branch was decided while the PR was open (``decided``: the
+    :class:`bot.sync.shrink.Decided` of each, as dicts, for the comment). The row is marked
+    ``decided`` first, so the close's own ``pull_request.closed`` records nothing
+    (:func:`on_closed`); then, as for a close by a person, a head forksync did not push is kept
+    under ``refs/forksync/closed/<unit id>/<head sha12>``, the PR says why
+    (``templates/github/unit_decided.md.j2``), is closed, and the branch retired
+    (:func:`retire_branch`). A failed close puts the row back open (the next sync tries again) and
+    raises. Returns the sync's line."""
+    branch, number = row["branch"], int(row["pr"])
+    head = await branch_tip(ctx.gh, full_name, branch)
+    sync_store.save_branch(ctx.store, **{**row, "state": sync_store.DECIDED})
+    rv = {**split_repo(full_name), "number": number}
+    try:
+        kept = ""
+        if head and head != row.get("pushed_tip"):
+            kept = closed_ref(row["unit_id"], head)
+            await keep_head(ctx.gh, full_name, kept, head)
+        await ctx.gh.patch("/repos/{owner}/{repo}/pulls/{number}", rv, data={"state": "closed"})
+    except gidgethub.HTTPException:
+        sync_store.save_branch(ctx.store, **row)
+        raise
+    deleted = await retire_branch(ctx, full_name, branch, number, merged=False) if head else True
+    await comment_once(ctx.gh, full_name, number, f"decided:{number}",
+                       render("unit_decided.md.j2", branch=branch, decided=decided, deleted=deleted, kept=kept,
+                              head=head))
+    return (f"{row['unit_id']}: PR #{number} closed, every upstream commit decided ("
+            + ", ".join(f"{d['sha'][:12]} {d['disposition']}" for d in decided) + ")"
+            + (f"; commits forksync did not push kept as {kept}" if kept else ""))

@@ -29,7 +29,7 @@ import logging
 import os
 import re
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Sequence
 
@@ -53,6 +53,7 @@ from bot.sync import blocked as blocked_mod
 from bot.sync import landing, snapshots
 from bot.sync import prs as sync_prs
 from bot.sync import rules as rules_mod
+from bot.sync import shrink as shrink_mod
 from bot.sync import status as sync_status
 from bot.sync import store as sync_store
 from bot.sync.agents import on_chain_conflict
@@ -347,16 +348,31 @@ class SyncService:
             if not (sync_store.load_status(ctx.store, full_name) or st).held:
                 published = set()
                 cap = cfg.github.max_open_sync_prs
+                # open units whose commits were decided while their PR was open (pure rule)
+                shrunk = {s.unit.unit_id: s for s in shrink_mod.shrinks(self._open_for_shrink(ctx, full_name, core),
+                                                                          {e.sha: e for e in core.ledger})}
                 for unit in core.units_to_publish(cfg):
                     published.add(unit.id)
+                    s = shrunk.get(unit.id)
+                    if s is not None and s.action == shrink_mod.CLOSE:
+                        continue            # closed below: nothing of it is left to publish
                     if _is_new(sync_store.branch_row(ctx.store, full_name, f"forksync/{unit.id}")) \
                             and len(sync_store.open_branches(ctx.store, full_name)) >= cap:
                         # a unit with no branch yet waits for a free slot; units already open are
                         # always refreshed, and oldest first is the order the frontier needs
                         waiting.append(unit)
                         continue
+                    if s is not None and s.action == shrink_mod.REBUILD:
+                        lines.append(await self._rebuild_shrunk(ctx, full_name, git_dir, cfg, core, unit, upstream, s))
+                        continue
                     lines.append(await self.publish(ctx, full_name, git_dir, cfg, core, unit, upstream,
                                                     rebuild=(rebuild == unit.id)))
+                    if s is not None:       # TELL: a person's commits are on the branch
+                        lines.append(await self._tell_shrunk(ctx, full_name, s))
+                for s in shrunk.values():
+                    if s.action == shrink_mod.CLOSE:
+                        row = sync_store.branch_row(ctx.store, full_name, s.unit.branch)
+                        lines.append(await landing.close_decided(ctx, full_name, row, [asdict(d) for d in s.decided]))
                 if waiting:
                     lines.append(f"{len(waiting)} unit(s) wait: at most {cap} sync PRs open at once "
                                  "(github.max_open_sync_prs)")
@@ -596,6 +612,55 @@ class SyncService:
                                       agent_round=agent_round + 1, earlier_rules=tuple(rules_done))
             note += f"; then {more.removeprefix(unit.id + ': ')}"
         return note
+
+    def _open_for_shrink(self, ctx, full_name: str, core: CoreResult) -> list[shrink_mod.OpenUnit]:
+        """The fork's open units with a PR, as :func:`bot.sync.shrink.shrinks` reads them: what
+        each branch carries as fetched when the sync started (``core.in_flight``), and whether its
+        tip is the one forksync pushed (anything else may hold a person's commits)."""
+        fly = {b.name: b for b in core.in_flight}
+        out = []
+        for r in sync_store.open_branches(ctx.store, full_name):
+            b = fly.get(r["branch"])
+            if b is None or r.get("kind") not in ("bundle", "chain"):
+                continue
+            out.append(shrink_mod.OpenUnit(unit_id=r["unit_id"], branch=r["branch"], kind=r["kind"],
+                                           pr=int(r.get("pr") or 0), carried=tuple(b.upstream_shas),
+                                           ours=bool(b.tip) and b.tip == r.get("pushed_tip")))
+        return out
+
+    async def _rebuild_shrunk(self, ctx, full_name: str, git_dir: Path, cfg: ForksyncConfig, core: CoreResult,
+                              unit: Unit, upstream: str, s: shrink_mod.Shrink) -> str:
+        """Publish ``unit`` rebuilt on the fork tip without ``s``'s decided commits (the status
+        issue's retry rebuild: only a branch holding nothing but forksync's commits, pushed with a
+        lease on the tip that was checked), then say so on its PR once per new tip."""
+        gone = {d.sha for d in s.decided}
+        own = {i.sha for i in unit.items}
+        items = tuple(PlanItem(sha, "in flight") for sha in s.keep if sha not in own) \
+            + tuple(i for i in unit.items if i.sha not in gone)
+        if not items:           # the plan left nothing of it: the next sync closes it
+            return f"{unit.id}: every commit decided; closed at the next sync"
+        before = (sync_store.branch_row(ctx.store, full_name, s.unit.branch) or {}).get("pushed_tip", "")
+        note = await self.publish(ctx, full_name, git_dir, cfg, core, replace(unit, items=items), upstream, rebuild=True)
+        row = sync_store.branch_row(ctx.store, full_name, s.unit.branch) or {}
+        tip = row.get("pushed_tip") or ""
+        if row.get("state") == "open" and row.get("pr") and tip and tip != before:
+            await comment_once(ctx.gh, full_name, int(row["pr"]), f"shrunk:{tip}",
+                               render("unit_shrunk.md.j2", unit_id=unit.id, branch=s.unit.branch, rebuilt=True,
+                                      decided=[asdict(d) for d in s.decided], keep=[i.sha for i in items],
+                                      base=core.fork_head, tip=tip))
+            note += f"; rebuilt without {len(gone)} decided commit(s)"
+        return note
+
+    async def _tell_shrunk(self, ctx, full_name: str, s: shrink_mod.Shrink) -> str:
+        """Say once on ``s``'s PR which of its commits were decided and that its branch, which
+        holds a person's commits, still carries them (keyed by the decided commits: a later sync
+        says nothing new, another decision says it again)."""
+        key = hashlib.sha1(" ".join(sorted(d.sha for d in s.decided)).encode()).hexdigest()[:12]
+        what = await comment_once(ctx.gh, full_name, s.unit.pr, f"decided-kept:{key}",
+                                  render("unit_shrunk.md.j2", unit_id=s.unit.unit_id, branch=s.unit.branch, rebuilt=False,
+                                         decided=[asdict(d) for d in s.decided], keep=list(s.keep), base="", tip=""))
+        return (f"{s.unit.unit_id}: {len(s.decided)} decided commit(s) left on the branch (a person's commits on it)"
+                + ("; said on the PR" if what == "created" else ""))
 
     async def _branch_moved(self, git_dir: Path, branch: str, tip: str | None) -> bool:
         """Did ``refs/heads/<branch>`` move away from ``tip`` (the agent published its pick)?"""

@@ -65,7 +65,7 @@ SYNC_BRANCHES = table("sync_branches", {
     "repo": str, "branch": str, "unit_id": str, "kind": str,
     "pushed_tip": str,        # the tip forksync pushed last
     "verified_tip": str,      # a person's resolution that passed verification
-    "pr": int, "state": str,  # open | merged | closed | blocked | replanned | backout
+    "pr": int, "state": str,  # open | merged | closed | decided | blocked | replanned | backout
     "shas_json": str,         # upstream shas of the unit, in order
     "base_sha": str,
     # the branch the unit's PR goes into (fork.ref when forksync pushed it): a PR from the branch
@@ -92,10 +92,13 @@ SYNC_BRANCHES = table("sync_branches", {
 
 #: ``kind`` and ``state`` of a back-out branch's row in ``sync_branches``.
 BACKOUT = "backout"
+#: ``state`` of a unit whose PR forksync closed itself because every upstream commit on its
+#: branch was decided while it was open (bot.sync.shrink): its close is no person's decision.
+DECIDED = "decided"
 #: ``state``s of a ``sync_branches`` row whose unit is in flight: pushed with its PR open or about
 #: to be (``open``), refused by GitHub before it had a branch or PR (``blocked``), an L2 back-out
 #: (``backout``, until its PR is merged or closed). Any other state (``merged``, ``closed``,
-#: ``replanned``) is a unit (or back-out) that ended: its row is history.
+#: ``decided``, ``replanned``) is a unit (or back-out) that ended: its row is history.
 IN_FLIGHT = ("open", "blocked", BACKOUT)
 
 

@@ -47,7 +47,14 @@ def test_the_github_demo_plays_the_whole_loop(tmp_path, monkeypatch, caplog):
     assert out.prs[4]["ref"] == f"forksync/chain-{sha['u14'][:12]}" and out.drafts == {4: sha["u14"][:12]}
     assert (out.status["installed"]["upstream head"], out.status["installed"]["Backlog"]) == (
         sha["u9"][:12], "2 commits behind the frontier not handled (DEFERRED_BLOCKED 1, REVERTED 1)")
-    # the maintainer's defer of the conflicting layout commit, then the bundle lands by rebase
+    # the maintainer defers the conflicting layout commit: the draft #4 carried nothing else, so
+    # forksync closes it (saying why) and the status issue no longer lists it as needing a resolution
+    assert [u.split(" ", 1)[0] for u in out.units["upstream moved"]] == [
+        f"bundle-{sha['u10'][:12]}", f"chain-{sha['u12'][:12]}", f"chain-{sha['u14'][:12]}"]
+    assert [u.split(" ", 1)[0] for u in out.units["deferred"]] == [f"bundle-{sha['u10'][:12]}", f"chain-{sha['u12'][:12]}"]
+    assert (out.prs[4]["state"], out.prs[4]["merged"]) == ("closed", False)
+    assert out.closed[4] == [(sha["u14"][:12], "DEFERRED_BLOCKED")]
+    # then the bundle lands by rebase
     landed = out.ledger["bundle landed"]
     assert {k: landed[k] for k in ("u10", "u11", "u15", "u16", "u17", "u18")} == dict.fromkeys(
         ("u10", "u11", "u15", "u16", "u17", "u18"), "PICKED")

@@ -1,0 +1,108 @@
+"""Open sync units that lost upstream commits to a decision while their PR was open (pure).
+
+A commit on an open ``forksync/*`` branch is IN_FLIGHT in the ledger only until something else
+decides it: a ``/forksync defer|skip|wontport`` note, a trailer of a later fork commit, a person's
+pick of it by hand (PICKED), a no-op found at plan time. The branch still carries it, and its PR
+would still ask a person to review or resolve a commit the maintainer decided not to take now.
+:func:`shrinks` says, per unit, what forksync does about it:
+
+======================================  ===========  =============================================
+the unit's carried commits              the branch   action
+======================================  ===========  =============================================
+none decided                            any          nothing
+every one decided                       any          ``close``: the PR is closed saying why; a
+                                                     person's commits are kept under
+                                                     ``refs/forksync/closed/…`` before the branch goes
+some decided                            forksync's   ``rebuild``: the branch is built again on the
+                                                     fork tip without them (with a lease)
+some decided                            a person's   ``tell``: one comment; the branch is left as is
+======================================  ===========  =============================================
+
+"Decided" is any disposition other than IN_FLIGHT and PENDING; a commit the ledger does not know
+(upstream rewrote it) is not decided. Units without a PR are left to the plan (nothing to close).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from bot.model import Disposition, LedgerEntry
+
+CLOSE, REBUILD, TELL = "close", "rebuild", "tell"
+_UNDECIDED = frozenset({Disposition.IN_FLIGHT, Disposition.PENDING})
+#: a note's evidence detail, as the ledger writes it: "<kind> by <login>: <reason>"
+_NOTE_BY = re.compile(r"^[\w-]+ by (\S+?)(?::|$)")
+
+
+@dataclass(frozen=True)
+class OpenUnit:
+    """An open sync unit as the shrink rule reads it: ``carried`` are the upstream shas its branch
+    holds (``Upstream-Commit:`` and ``Forksync-Conflict:`` trailers, oldest first); ``ours`` is
+    True when the branch holds nothing but forksync's commits (its tip is the one forksync pushed)."""
+
+    unit_id: str
+    branch: str
+    kind: str
+    pr: int
+    carried: tuple[str, ...]
+    ours: bool
+
+
+@dataclass(frozen=True)
+class Decided:
+    """One carried commit the ledger now gives another disposition: ``by`` is the login a note
+    names ("" when a trailer or a pick decided it), ``fork_commit`` the fork commit whose trailer
+    or pick did ("" for a note)."""
+
+    sha: str
+    subject: str
+    disposition: str
+    reason: str
+    by: str
+    fork_commit: str
+
+
+@dataclass(frozen=True)
+class Shrink:
+    """What to do with ``unit``: ``action`` is :data:`CLOSE`, :data:`REBUILD` or :data:`TELL`;
+    ``decided`` in the branch's order; ``keep`` the carried shas still to land, in order."""
+
+    unit: OpenUnit
+    action: str
+    decided: tuple[Decided, ...]
+    keep: tuple[str, ...]
+
+
+def decided_of(entry: LedgerEntry) -> Decided:
+    """``entry`` as :class:`Decided`, who or what decided it read from its newest evidence (the
+    ledger keeps evidence newest last)."""
+    ev = next((e for e in reversed(entry.evidence) if e.rule != "in-flight"), None)
+    by, fork_commit = "", ""
+    if ev is not None and ev.rule == "note":
+        m = _NOTE_BY.match(ev.detail)
+        by = m.group(1) if m and m.group(1) != "unknown" else ""
+    elif ev is not None:
+        fork_commit = ev.fork_commit or entry.fork_commit or ""
+    return Decided(entry.sha, entry.subject, entry.disposition.value, entry.reason, by, fork_commit)
+
+
+def shrinks(units: Sequence[OpenUnit], ledger: Mapping[str, LedgerEntry]) -> list[Shrink]:
+    """The units of ``units`` (with a PR) that carry a decided commit, each with its action (the
+    table in the module doc), in the order given. ``ledger``: full upstream sha → entry."""
+    out: list[Shrink] = []
+    for u in units:
+        if u.pr <= 0 or not u.carried:
+            continue
+        decided = tuple(decided_of(ledger[s]) for s in u.carried
+                        if s in ledger and ledger[s].disposition not in _UNDECIDED)
+        if not decided:
+            continue
+        gone = {d.sha for d in decided}
+        keep = tuple(s for s in u.carried if s not in gone)
+        action = CLOSE if not keep else REBUILD if u.ours else TELL
+        out.append(Shrink(u, action, decided, keep))
+    return out
+
+
+__all__ = ["CLOSE", "REBUILD", "TELL", "OpenUnit", "Decided", "Shrink", "decided_of", "shrinks"]
