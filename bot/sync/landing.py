@@ -263,12 +263,18 @@ async def close_decided(ctx, full_name: str, row: dict, decided: list[dict]) -> 
     (:func:`on_closed`); then, as for a close by a person, a head forksync did not push is kept
     under ``refs/forksync/closed/<unit id>/<head sha12>``, the PR says why
     (``templates/github/unit_decided.md.j2``), is closed, and the branch retired
-    (:func:`retire_branch`). A failed close puts the row back open (the next sync tries again) and
-    raises. Returns the sync's line."""
+    (:func:`retire_branch`). A PR GitHub no longer shows open (merged or closed since the ledger
+    was read) is left to its landing. A failed close puts the row back open (the next sync tries
+    again) and raises ``gidgethub.HTTPException``. Returns the sync's line."""
     branch, number = row["branch"], int(row["pr"])
+    rv = {**split_repo(full_name), "number": number}
+    pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", rv)
+    if pr.get("state") != "open":
+        # merged or closed since the sync read the ledger (the gate merges on its own): the
+        # landing of that close records it, and a merged unit's commits are PICKED by it, not decided
+        return f"{row['unit_id']}: PR #{number} already {'merged' if pr.get('merged') else 'closed'}; left to its landing"
     head = await branch_tip(ctx.gh, full_name, branch)
     sync_store.save_branch(ctx.store, **{**row, "state": sync_store.DECIDED})
-    rv = {**split_repo(full_name), "number": number}
     try:
         kept = ""
         if head and head != row.get("pushed_tip"):

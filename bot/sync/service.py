@@ -344,6 +344,7 @@ class SyncService:
                 lines.append(f"{len(no_ops)} upstream commit(s) already in the fork recorded NO_OP")
             lines[:0] = [f"{full_name}: {reason}: {len(core.plan.units)} unit(s) planned"] + landed
             waiting: list[Unit] = []
+            unclosed: list[str] = []         # units whose commits were all decided, not closed on GitHub
             # read again: a `/forksync hold` may have come in while the plan was computed
             if not (sync_store.load_status(ctx.store, full_name) or st).held:
                 published = set()
@@ -372,7 +373,12 @@ class SyncService:
                 for s in shrunk.values():
                     if s.action == shrink_mod.CLOSE:
                         row = sync_store.branch_row(ctx.store, full_name, s.unit.branch)
-                        lines.append(await landing.close_decided(ctx, full_name, row, [asdict(d) for d in s.decided]))
+                        try:
+                            lines.append(await landing.close_decided(ctx, full_name, row, [asdict(d) for d in s.decided]))
+                        except gidgethub.HTTPException as e:
+                            # the rest of the sync goes on (status, issue); the delivery is
+                            # retried after it, and dead-lettered (an alarm) if GitHub keeps refusing
+                            unclosed.append(f"#{row['pr']} ({s.unit.unit_id}): {redact_scrub(str(e))[:200]}")
                 if waiting:
                     lines.append(f"{len(waiting)} unit(s) wait: at most {cap} sync PRs open at once "
                                  "(github.max_open_sync_prs)")
@@ -399,6 +405,9 @@ class SyncService:
                                   plan=snapshots.plan_units(core.plan), keep_days=cfg.github.metrics_keep_days,
                                   stale_after_s=cfg.github.stale_after_s)
         lines.append(await self.refresh_status_issue(ctx, full_name, cfg=cfg))
+        if unclosed:
+            raise SyncError(f"{full_name}: closing the PR of a unit whose every commit was decided failed: "
+                            + "; ".join(unclosed))
         retry = [b for b in blocked if not b["requires"] and b["at"] >= started]
         if retry:
             # a refusal that may pass on its own (network, 5xx, a push raced): the delivery is

@@ -170,3 +170,47 @@ async def test_a_branch_carrying_a_persons_commit_is_left_alone_and_told_once(wo
     assert git(up_src, "ls-remote", str(fork.path), f"refs/heads/{branch}").split()[0] == mine
     assert len(await bot_comments(alice, bundle["number"], "forksync:decided-kept:")) == 1
     assert dispositions(bot)[c3] == "SKIP_FOR_CURRENT_BASE"
+
+
+async def test_a_pr_closed_on_github_since_the_ledger_was_read_is_left_to_its_landing(world):
+    """The sync read the ledger, then the unit's PR was merged or closed on GitHub (the gate merges
+    on its own) before forksync's close of a unit whose commits were decided. What a person would
+    see without the check: a comment claiming forksync closed a PR that was already merged, and the
+    row marked as closed by forksync, so the landing of that close records nothing. What they
+    see: the close is skipped, the row stays as it was, no comment, and the landing records it."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    c1, c2, bundle, chain = await synced(world)
+    branch = f"forksync/chain-{c2[:12]}"
+    await alice.patch(f"/repos/meta/triton/pulls/{chain['number']}", data={"state": "closed"})
+    row = sync_store.branch_row(bot.store, "meta/triton", branch)
+    assert row["state"] == "open"
+    ctx = await job_context(bot)(inst.id)
+    decided = [{"sha": c2, "subject": "s", "disposition": "DEFERRED_BLOCKED", "reason": "r", "by": "alice",
+                "fork_commit": ""}]
+    line = await landing.close_decided(ctx, "meta/triton", row, decided)
+    assert line == f"chain-{c2[:12]}: PR #{chain['number']} already closed; left to its landing"
+    assert sync_store.branch_row(bot.store, "meta/triton", branch)["state"] == "open"
+    assert await bot_comments(alice, chain["number"], "forksync:decided:") == []
+
+
+async def test_a_close_github_refuses_leaves_the_status_current_and_says_so(world):
+    """GitHub refuses forksync's close of a unit whose only commit was deferred. What a person
+    would see if the refusal stopped the sync there: a status issue that does not show the
+    deferral, and nothing saying the close failed. What they see: the status issue is current
+    (the deferral listed, the PR still open), and the delivery fails naming the PR it could not
+    close (retried, then a dead letter: the alarm); a later sync closes it."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    c1, c2, bundle, chain = await synced(world)
+    fake.faults.add("PATCH", f"/repos/meta/triton/pulls/{chain['number']}", 422, "Validation Failed", times=50)
+    [issue] = await status_issue(alice)
+    await status_command(alice, bot, issue["number"], f"/forksync defer {c2[:12]} waits for the LLVM bump")
+    assert (await alice.getitem(f"/repos/meta/triton/pulls/{chain['number']}"))["state"] == "open"
+    body = (await alice.getitem(f"/repos/meta/triton/issues/{issue['number']}"))["body"]
+    assert "waits for the LLVM bump" in body
+    errors = [d.last_error or d.dead_reason for d in bot.deliveries("failed") + bot.deliveries("dead")]
+    assert any(f"closing the PR of a unit whose every commit was decided failed: #{chain['number']}" in (e or "")
+               for e in errors), errors
+    fake.faults.clear()
+    ctx = await job_context(bot)(inst.id)
+    await bot.svc.sync(ctx, "meta/triton", reason="test: again")
+    assert (await alice.getitem(f"/repos/meta/triton/pulls/{chain['number']}"))["state"] == "closed"
