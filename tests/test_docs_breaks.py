@@ -286,3 +286,28 @@ def test_sharding_by_hand_merges_the_shards_of_the_commit_the_runner_named(tmp_p
         assert (m.verdict, m.commit, m.counts.ran) == ("green", sha, 12)
     else:
         assert "--commit" in said.err and short in said.err
+
+
+# --------------------------------------------------------------------------- README: finishing a conflicted chain
+
+
+def test_readme_conflicted_chain_example_names_the_tips_its_output_shows():
+    """README "Finishing a conflicted chain": "A real one, from the Triton fork as of 2026-04-15",
+    run as `forksync … --upstream $R --fork $R --upstream-ref <tip> apply chain-6fa1dd664c73`,
+    printing "created (tip 446a0ce1dd4e, base 7c2626ac6a16)".
+
+    What the user sees, copying it: the chain built on the snapshot's fork tip (base
+    db4666f22c1f, the fork's `main` today), not on 7c2626ac6a16, the fork as of 2026-04-15 —
+    `apply` has no --as-of, and the command names no fork tip; `<tip>` is not said either.
+    What they should see: the command that gives the output shown, naming both tips of that date
+    (as `plan --as-of` says to apply its units)."""
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"```\n(\$ forksync [^\n]*apply chain-6fa1dd664c73)\n(forksync/chain-6fa1dd664c73 created [^\n]*)\n",
+                      readme)
+    assert block, "README shows the apply of chain-6fa1dd664c73 with its output"
+    cmd, shown = block[1], block[2]
+    base = re.search(r"base ([0-9a-f]{12})\)", shown)[1]
+    fork_ref = re.search(r"--fork-ref (\S+)", cmd)
+    assert fork_ref and (base.startswith(fork_ref[1]) or fork_ref[1].startswith(base)), cmd
+    up_ref = re.search(r"--upstream-ref (\S+)", cmd)
+    assert up_ref and re.fullmatch(r"[0-9a-f]{7,40}", up_ref[1]), cmd

@@ -85,6 +85,12 @@ def refresh(store, cfg: ForksyncConfig, fork: str, *, backfill_days: int, backfi
     st = SyncStatus(repo=fork, upstream=upstream or cfg.upstream.url or cfg.fork.url, upstream_head=state.upstream_tip,
                     fork_head=state.fork_tip, frontier=p.frontier.sha or "", contiguous_pin=p.contiguous.sha or "",
                     days_behind=float(p.days_behind), backlog=int(p.backlog), not_reached=int(p.not_reached),
+                    # the two commit times Days Behind is measured between, shown beside the tips as
+                    # the App's sync records them (0: unknown)
+                    upstream_head_at=float(p.upstream_tip.committer_time or 0),
+                    frontier_at=float(p.frontier.committer_time or 0) if p.frontier.sha else 0.0,
+                    contiguous_pin_at=float(p.contiguous.committer_time or 0) if p.contiguous.sha else 0.0,
+                    contiguous_lag_days=float(p.contiguous_lag_days),
                     # a local copy is as current as its refs: an old mirror's numbers show as stale; a
                     # pinned sha, or a copy nothing dates, has no time at all and is never shown as current
                     upstream_seen_at=min(now, float(state.upstream_as_of)) if state.upstream_as_of else 0.0,

@@ -161,6 +161,10 @@ def plan_lines(state, run) -> list[str]:
            f"  {len(bundles)} bundle(s) with {in_bundles} commit{'' if in_bundles == 1 else 's'}, "
            f"{len(chains)} chain(s) with {in_chains} commit{'' if in_chains == 1 else 's'}, "
            f"{len(noops)} NO_OP candidate(s); {len(state.in_flight)} branch(es) in flight{in_flight_names(state.in_flight)}"]
+    if plan.as_of:
+        # apply has no --as-of: it re-plans at the tips it is given, so these are the ones to give it
+        out.append(f"  to apply a unit of this plan: forksync --upstream-ref {state.upstream_tip[:12]} "
+                   f"--fork-ref {state.fork_tip[:12]} apply UNIT_ID (the tips as of that date)")
     renames_off: dict[str, int] = {}
 
     def own(reason: str) -> str:
@@ -286,7 +290,8 @@ def cmd_apply(args) -> int:
         if len(matches) > 1:
             raise UserError(f"{args.unit!r} is ambiguous: it starts {', '.join(matches)}; give more of the id")
         raise UserError(f"no unit {args.unit!r} in the current plan (units: {ids}); "
-                        "run `forksync plan` to see them")
+                        "run `forksync plan` to see them (a unit of `plan --as-of DATE` is applied at that date's "
+                        "tips: add the --upstream-ref and --fork-ref it prints)")
     res = apply_planned(state, unit)
     if args.json:
         json.dump({"unit": unit.id, "kind": unit.kind, "branch": res.branch, "base": res.base, "tip": res.tip,

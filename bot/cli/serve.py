@@ -437,7 +437,7 @@ def register(sub, common) -> None:
     p.add_argument("--settings", metavar="FILE", help="settings file [FORKSYNC_SETTINGS_FILE, ./forksync.env when present]")
     p.add_argument("--state", action="append", choices=list(q.STATES),
                    help="only these states (repeatable)")
-    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--limit", type=int, default=50, help="the newest N deliveries (default 50)")
     p.add_argument("--retry", metavar="ID", help="put a dead/failed delivery back in the queue")
     p.add_argument("--json", action="store_true", help="one JSON object per line")
     p.set_defaults(func=cmd_queue)

@@ -62,12 +62,13 @@ def register(sub, common) -> None:
     g.set_defaults(func=_cmd_group)
     s = tsub.add_parser("suggest", parents=[common], help="suggest rules for signatures no rule matches")
     s.add_argument("file", metavar="FILE.jsonl")
-    s.add_argument("--rules", metavar="FILE")
+    s.add_argument("--rules", metavar="FILE", help="rules YAML (default: triage.rules of forksync.yml)")
     s.set_defaults(func=_cmd_suggest)
     e = tsub.add_parser("extract", parents=[common],
                         help="turn a result JSON / JUnit XML / lit output / CI log into JSON lines for 'group'")
     e.add_argument("file", metavar="REPORT")
-    e.add_argument("--format", choices=("auto", "result", "junit", "lit", "log"), default="auto")
+    e.add_argument("--format", choices=("auto", "result", "junit", "lit", "log"), default="auto",
+                   help="the report's format (default auto: detected from its content and name)")
     e.add_argument("--job", help="job name for a raw log (default: the file's name)")
     _report_args(e)
     e.set_defaults(func=_cmd_extract)

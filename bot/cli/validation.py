@@ -266,11 +266,12 @@ def register(sub, common) -> None:
     ld.set_defaults(func=cmd_l2_detect)
 
     b = sub.add_parser("bisect", parents=[common], help="find the first bad landed commit")
-    b.add_argument("--repo", required=True, metavar="PATH")
-    b.add_argument("--good", required=True, metavar="SHA")
-    b.add_argument("--bad", required=True, metavar="SHA")
+    b.add_argument("--repo", required=True, metavar="PATH", help="a git repository holding both commits")
+    b.add_argument("--good", required=True, metavar="SHA", help="a landed commit the test passes on")
+    b.add_argument("--bad", required=True, metavar="SHA", help="a later landed commit the test fails on")
     b.add_argument("--cmd", required=True, help="test command: exit 0 good, 125 skip, other bad")
     b.add_argument("--timeout", type=int, default=3600, help="seconds per step (default 3600)")
-    b.add_argument("--infra-retries", type=int, default=2)
+    b.add_argument("--infra-retries", type=int, default=2,
+                   help="retries of a step the runner failed (infrastructure), then it counts as skipped (default 2)")
     b.add_argument("--issue-out", metavar="FILE.md", help="write the regression issue body here")
     b.set_defaults(func=cmd_bisect)

@@ -99,6 +99,9 @@ class SyncState:
     #: ``upstream.ref`` names no ref (a sha): upstream is pinned to ``upstream_tip`` and
     #: ``upstream_as_of`` is None — the numbers are as of that commit, never current
     upstream_pinned: bool = False
+    #: the commit ``upstream.ref`` pins (pinned only): with ``as_of`` before it, ``upstream_tip``
+    #: is an older commit — the pin is still this one
+    upstream_pin: str = ""
     #: each hole of the Backlog (``pins.holes``) → the fork commit that took it out (its revert,
     #: or the revert of the merge that brought it)
     hole_reverts: dict[str, str] = field(default_factory=dict)
@@ -110,7 +113,14 @@ class SyncState:
             return None
         if self.upstream_pinned:
             when = datetime.fromtimestamp(int(self.repo[self.upstream_tip].committer.time), timezone.utc)
-            return (f"upstream pinned to {self.upstream_tip[:12]}, committed {when:%Y-%m-%dT%H:%M:%SZ}: "
+            pin = self.upstream_pin or self.upstream_tip
+            if pin != self.upstream_tip:
+                # --as-of cut the tip back: the pin is the commit the user named, the tip only that date's
+                cut = datetime.fromtimestamp(self.as_of or 0, timezone.utc)
+                return (f"upstream pinned to {pin[:12]}: {self.config.upstream.ref!r} is no ref, so no fetch moves "
+                        f"it; its tip as of {cut:%Y-%m-%dT%H:%M:%SZ} is {self.upstream_tip[:12]}, committed "
+                        f"{when:%Y-%m-%dT%H:%M:%SZ}")
+            return (f"upstream pinned to {pin[:12]}, committed {when:%Y-%m-%dT%H:%M:%SZ}: "
                     f"{self.config.upstream.ref!r} is no ref, so no fetch moves it")
         return ("nothing dates upstream's ref: no loose ref or reflog of it, no FETCH_HEAD listing its commit "
                 "(packed-refs is rewritten whenever any ref is deleted or packed, so its time is no answer)")
@@ -370,6 +380,7 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
         up_dir, ref=cfg.upstream.ref if up_dir == fork_dir else None, own_notes=cfg.provenance.notes_ref)
     up_seen = None if seen is None else int(min(seen, cutoff) if cutoff is not None else seen)
     fork_tip = _tip(fork_repo, cfg.fork, "fork", f"fork ({fork_url})")
+    pin = up_tip if pinned else ""
     if cutoff is not None:
         stamp = datetime.fromtimestamp(cutoff, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         cut_up, cut_fork = tip_as_of(repo, up_tip, cutoff), tip_as_of(repo, fork_tip, cutoff, up_tip)
@@ -449,7 +460,7 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     state = SyncState(config=cfg, repo=repo, git_dir=git_dir, fork_repo=fork_repo, upstream_tip=up_tip,
                       fork_tip=fork_tip, merge_base=base, upstream=upstream, fork_commits=fork_commits,
                       ledger=ledger, pins=pins, in_flight=in_flight, decisions=decisions, as_of=cutoff,
-                      timings=timings, upstream_as_of=up_seen, upstream_pinned=pinned, hole_reverts=hole_reverts)
+                      timings=timings, upstream_as_of=up_seen, upstream_pinned=pinned, upstream_pin=pin, hole_reverts=hole_reverts)
     if record and use_cache and store is not None:
         sync_store.record_pins(store, {
             "recorded_at": int(_time.time()), "as_of": cutoff or 0, "fork_tip": fork_tip,
