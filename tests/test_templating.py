@@ -114,6 +114,7 @@ CASES: dict[str, dict] = {
                                       details="- `chain-32fa3bb64b11`\n- `bundle-ca003a09e8b2`"),
     "github/own_section.md.j2": dict(body="<!-- forksync:unit:bundle-x -->\nThis bundle brings 2 upstream commits.",
                                      title_digest="0123456789abcdef"),
+    "github/issue_section.md.j2": dict(section="regression", body="## L2 regression on toy\n\n**Culprit:** `abc`"),
     "github/landed_squashed.md.j2": dict(merger="alice", landed=S4, head=S2, shas=[S2, S3], unit_id="bundle-x",
                                          number=12),
     "github/person_commits.md.j2": dict(unit_id=CHAIN.id, foreign=[S3, S4]),
