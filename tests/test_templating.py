@@ -146,6 +146,7 @@ CASES: dict[str, dict] = {
     "checks/suite_started.md.j2": dict(suite="kernels", level="L1", platform="h200", sha=FORK, backend="local"),
     "issues/nightly_missing.md.j2": dict(missing=[NS(sha=FORK, suite="kernels", platform="h200", waited_s=9000),
                                                   NS(sha=FORK, suite="lit", platform="mi350", waited_s=9000)]),
+    "issues/nightly_arrived.md.j2": dict(sha=FORK, waited_s=5400, at="2026-12-02 04:30 UTC"),
     "issues/regression.md.j2": dict(ev=EVIDENCE),
     "prs/backout.md.j2": dict(ev=EVIDENCE, reason="it slowed matmul-fp8 by 12.40 %", issue_number=77,
                               message="Revert \"[AMD] Tune fp8 matmul (#9301)\"\n\nUpstream-Commit: " + "a" * 40 + "\n"),

@@ -61,6 +61,7 @@ SIGNOFFS = store_mod.table("signoffs", {
 
 NIGHTLY_RUNS = store_mod.table("nightly_runs", {
     "key": str, "repo": str, "sha": str, "dispatched_at": float, "alarm_issue": int,
+    "alarm_closed_at": float,        # when its alarm was closed, every result being in (0: open or none)
 }, pk="key", indexes=[("repo",)])
 
 PR_UNITS = store_mod.table("pr_units", {
@@ -379,6 +380,12 @@ def record_nightly(db, repo: str, sha: str, now: float) -> None:
 def set_nightly_alarm(db, key: str, issue: int) -> None:
     with db.lock:
         db.db[NIGHTLY_RUNS.name].update(key, {"alarm_issue": issue})
+
+
+def close_nightly_alarm(db, key: str, now: float) -> None:
+    """Record that nightly ``key``'s alarm was closed at ``now`` (epoch s): its results all came."""
+    with db.lock:
+        db.db[NIGHTLY_RUNS.name].update(key, {"alarm_closed_at": now})
 
 
 # ---------------------------------------------------------------------- sign-offs and L3 runs
