@@ -429,6 +429,14 @@ def queue_l3_runs(db, repo: str, pr: int, head_sha: str, workload: str, platform
                   time: int) -> tuple[L3Run, ...]:
     """One queued run of ``workload`` per platform; a run already queued or running for the same
     head, workload and platform is returned instead of a new one."""
+    return tuple(run for run, _ in queue_l3_runs_marked(db, repo, pr, head_sha, workload, platforms, requested_by, time))
+
+
+def queue_l3_runs_marked(db, repo: str, pr: int, head_sha: str, workload: str, platforms, requested_by: str,
+                         time: int) -> tuple[tuple[L3Run, bool], ...]:
+    """:func:`queue_l3_runs`, each run paired with whether this call queued it (False: it was
+    already queued or running), decided under the store's lock so two requests at once never
+    both say they queued it."""
     out = []
     with db.lock:
         t = db.db[L3_RUNS.name]
@@ -437,13 +445,13 @@ def queue_l3_runs(db, repo: str, pr: int, head_sha: str, workload: str, platform
                 "repo = ? and pr = ? and head_sha = ? and workload = ? and platform = ? and status in ('queued','running')",
                 [repo, pr, head_sha, workload, plat]))
             if existing:
-                out.append(L3Run(**existing[0]))
+                out.append((L3Run(**existing[0]), False))
                 continue
             row = {"repo": repo, "pr": pr, "head_sha": head_sha, "workload": workload, "platform": plat,
                    "requested_by": requested_by, "requested_at": time, "status": "queued", "verdict": "",
                    "result_url": "", "finished_at": 0}
             rid = t.insert(row).last_pk
-            out.append(L3Run(id=rid, **row))
+            out.append((L3Run(id=rid, **row), True))
     return tuple(out)
 
 
