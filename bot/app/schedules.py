@@ -12,7 +12,9 @@ fork — the worker's periodic loop calls :func:`tick_all` for every tracked for
   github-actions: dispatched). A nightly whose results have not *all* arrived ``schedules.nightly_deadline_s`` after dispatch raises one alarm issue
   (:func:`bot.validation.nightly.missing_nightly`, ``templates/issues/nightly_missing.md.j2``): silence is
   not green. One issue per nightly (its number is stored; an open issue with the same title is
-  reused after a crash); once the late results are all in, the alarm is closed with a comment
+  reused after a crash); a cron nightly whose last run was a catch-up just before its time
+  (:meth:`bot.config.schedules.Schedule.slot_near`) on the same trunk tip and suites is not run
+  again at that time (:func:`repeats_last`; the tick's note says so); once the late results are all in, the alarm is closed with a comment
   saying when they came (:func:`close_answered_alarms`), and a later silence files a new one.
 * **L2** (:func:`bot.l2.service.l2_tick`): benchmarks on the trunk tip, detection,
   confirmation, bisection, regression issue, back-out PR.
@@ -23,6 +25,7 @@ fork — the worker's periodic loop calls :func:`tick_all` for every tracked for
 """
 from __future__ import annotations
 
+import json
 import time
 from typing import Callable
 
@@ -53,8 +56,22 @@ def nightly_due(last_dispatched_at: float | None, now: float, interval_s: int | 
     return as_schedule(interval_s).due(last_dispatched_at, now)
 
 
+def repeats_last(schedule: Schedule, last_at: float, last_sha: str, last_pairs: str, slot: float, sha: str,
+                 pairs: str) -> bool:
+    """Pure: is the nightly due at ``slot`` (epoch s) the one the last run already was? It is when
+    the last run (started at ``last_at`` on ``last_sha``, running ``last_pairs``) stands for that
+    scheduled time (:meth:`Schedule.slot_near`: a catch-up just before it) and ran the same suites
+    on the same trunk tip — running it again would measure nothing new. Intervals never repeat:
+    they count from the last run. ``pairs``: JSON of the sorted (suite, platform) pairs."""
+    return (schedule.slot_near(last_at) == slot and last_sha == sha and bool(last_pairs) and last_pairs == pairs)
+
+
 def alarm_title(sha: str) -> str:
     return f"forksync: nightly L1 results missing for {sha[:12]}"
+
+
+def _utc(ts: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(ts))
 
 
 # ---------------------------------------------------------------------- nightly
@@ -87,9 +104,17 @@ async def nightly_tick(ctx, full: str, *, now: float, interval_s: int | Schedule
             notes += await triage_stored_nightly(ctx, full, last, expected, cfg=tr.cfg, suites=tr.suites)
         except Exception as e:  # noqa: BLE001 - triage trouble must not stop the next nightly
             notes.append(f"nightly triage {last['sha'][:12]} failed: {error_text(e, 300)}")
-    if expected and nightly_due(last["dispatched_at"] if last else None, now, schedule):
+    last_at = max(last["dispatched_at"], last.get("covers") or 0) if last else None
+    if expected and nightly_due(last_at, now, schedule):
         sha = await base_tip(ctx.gh, full, tr.base)
-        vstore.record_nightly(ctx.store, full, sha, now)
+        pairs = json.dumps(sorted(expected))
+        slot = schedule.next_run(last_at) if last else 0.0
+        if last and repeats_last(schedule, last["dispatched_at"], last["sha"], last.get("pairs") or "", slot, sha, pairs):
+            vstore.cover_nightly(ctx.store, last["key"], slot)
+            notes.append(f"nightly {sha[:12]}: the {_utc(slot)} run not started: the catch-up run of "
+                         f"{_utc(last['dispatched_at'])} ran the same suites on this trunk tip")
+            return notes
+        vstore.record_nightly(ctx.store, full, sha, now, pairs)
         by_name = {s.name: s for s in tr.suites}
         for suite, plat in expected:
             notes.append("nightly " + await v.run_suite(ctx, full, 0, sha, by_name[suite], plat, tr))

@@ -62,6 +62,8 @@ SIGNOFFS = store_mod.table("signoffs", {
 NIGHTLY_RUNS = store_mod.table("nightly_runs", {
     "key": str, "repo": str, "sha": str, "dispatched_at": float, "alarm_issue": int,
     "alarm_closed_at": float,        # when its alarm was closed, every result being in (0: open or none)
+    "pairs": str,                    # the (suite, platform) pairs it ran, JSON, sorted ("" before they were kept)
+    "covers": float,                 # a later scheduled time this run stood for, nothing new to run then (0: none)
 }, pk="key", indexes=[("repo",)])
 
 PR_UNITS = store_mod.table("pr_units", {
@@ -371,10 +373,17 @@ def nightly_runs(db, repo: str) -> list[dict]:
         return list(db.db[NIGHTLY_RUNS.name].rows_where("repo = ?", [repo], order_by="dispatched_at desc"))
 
 
-def record_nightly(db, repo: str, sha: str, now: float) -> None:
+def record_nightly(db, repo: str, sha: str, now: float, pairs: str = "") -> None:
+    """A nightly dispatched at ``now`` (epoch s) on trunk ``sha``, running ``pairs`` (JSON)."""
     with db.lock:
         db.db[NIGHTLY_RUNS.name].upsert({"key": f"{repo}@{sha}@{int(now)}", "repo": repo, "sha": sha,
-                                         "dispatched_at": now, "alarm_issue": 0}, pk="key")
+                                         "dispatched_at": now, "alarm_issue": 0, "pairs": pairs}, pk="key")
+
+
+def cover_nightly(db, key: str, slot: float) -> None:
+    """Record that nightly ``key`` stood for the scheduled time ``slot`` (epoch s) too."""
+    with db.lock:
+        db.db[NIGHTLY_RUNS.name].update(key, {"covers": slot})
 
 
 def set_nightly_alarm(db, key: str, issue: int) -> None:
