@@ -12,7 +12,10 @@ fork — the worker's periodic loop calls :func:`tick_all` for every tracked for
   github-actions: dispatched). A nightly whose results have not *all* arrived ``schedules.nightly_deadline_s`` after dispatch raises one alarm issue
   (:func:`bot.validation.nightly.missing_nightly`, ``templates/issues/nightly_missing.md.j2``): silence is
   not green. One issue per nightly (its number is stored; an open issue with the same title is
-  reused after a crash).
+  reused after a crash); a cron nightly whose last run was a catch-up just before its time
+  (:meth:`bot.config.schedules.Schedule.slot_near`) on the same trunk tip and suites is not run
+  again at that time (:func:`repeats_last`; the tick's note says so); once the late results are all in, the alarm is closed with a comment
+  saying when they came (:func:`close_answered_alarms`), and a later silence files a new one.
 * **L2** (:func:`bot.l2.service.l2_tick`): benchmarks on the trunk tip, detection,
   confirmation, bisection, regression issue, back-out PR.
 * **Collect** (:func:`collect_tick`): completed github-actions runs of pending results.
@@ -22,13 +25,14 @@ fork — the worker's periodic loop calls :func:`tick_all` for every tracked for
 """
 from __future__ import annotations
 
+import json
 import time
 from typing import Callable
 
 from bot.agents.redact import error_text
 from bot.config.schedules import Schedule, as_schedule
 from bot.github.client import installation_suspended
-from bot.github.common import base_branch, base_tip, issue_once, split_repo
+from bot.github.common import base_branch, base_tip, comment_once, issue_once, split_repo
 from bot.l2 import store as l2_store
 from bot.l2.service import l2_tick
 from bot.sync import store as sync_store
@@ -40,7 +44,7 @@ from bot.validation.checks import required_fingerprint
 from bot.validation.gate import GATE_CHECK
 from bot.validation.gate_inputs import branch_rules, combined_status, required_checks
 from bot.validation.l3 import answer_l3_result, l3_tick
-from bot.validation.nightly import expected_pairs, missing_nightly, render_alarm
+from bot.validation.nightly import all_arrived_at, expected_pairs, missing_nightly, render_alarm, render_arrived
 from bot.validation.service import downloader_for, superseded_note
 from gpu_runner.github_actions import WORKFLOW_FILE, Dispatch, missing_result, parse_run_name
 
@@ -52,8 +56,22 @@ def nightly_due(last_dispatched_at: float | None, now: float, interval_s: int | 
     return as_schedule(interval_s).due(last_dispatched_at, now)
 
 
+def repeats_last(schedule: Schedule, last_at: float, last_sha: str, last_pairs: str, slot: float, sha: str,
+                 pairs: str) -> bool:
+    """Pure: is the nightly due at ``slot`` (epoch s) the one the last run already was? It is when
+    the last run (started at ``last_at`` on ``last_sha``, running ``last_pairs``) stands for that
+    scheduled time (:meth:`Schedule.slot_near`: a catch-up just before it) and ran the same suites
+    on the same trunk tip — running it again would measure nothing new. Intervals never repeat:
+    they count from the last run. ``pairs``: JSON of the sorted (suite, platform) pairs."""
+    return (schedule.slot_near(last_at) == slot and last_sha == sha and bool(last_pairs) and last_pairs == pairs)
+
+
 def alarm_title(sha: str) -> str:
     return f"forksync: nightly L1 results missing for {sha[:12]}"
+
+
+def _utc(ts: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(ts))
 
 
 # ---------------------------------------------------------------------- nightly
@@ -80,17 +98,52 @@ async def nightly_tick(ctx, full: str, *, now: float, interval_s: int | Schedule
             number = await issue_once(ctx.gh, full, alarm_title(last["sha"]), render_alarm(missing))
             vstore.set_nightly_alarm(ctx.store, last["key"], number)
             notes.append(f"nightly {last['sha'][:12]}: {len(missing)} result(s) missing → issue #{number}")
+    notes += await close_answered_alarms(ctx, full, runs, expected, now=now)
     if last:    # every result of the last nightly in: triage it (bot.triage.nightly; a no-op once done)
         try:
             notes += await triage_stored_nightly(ctx, full, last, expected, cfg=tr.cfg, suites=tr.suites)
         except Exception as e:  # noqa: BLE001 - triage trouble must not stop the next nightly
             notes.append(f"nightly triage {last['sha'][:12]} failed: {error_text(e, 300)}")
-    if expected and nightly_due(last["dispatched_at"] if last else None, now, schedule):
+    last_at = max(last["dispatched_at"], last.get("covers") or 0) if last else None
+    if expected and nightly_due(last_at, now, schedule):
         sha = await base_tip(ctx.gh, full, tr.base)
-        vstore.record_nightly(ctx.store, full, sha, now)
+        pairs = json.dumps(sorted(expected))
+        slot = schedule.next_run(last_at) if last else 0.0
+        if last and repeats_last(schedule, last["dispatched_at"], last["sha"], last.get("pairs") or "", slot, sha, pairs):
+            vstore.cover_nightly(ctx.store, last["key"], slot)
+            notes.append(f"nightly {sha[:12]}: the {_utc(slot)} run not started: the catch-up run of "
+                         f"{_utc(last['dispatched_at'])} ran the same suites on this trunk tip")
+            return notes
+        vstore.record_nightly(ctx.store, full, sha, now, pairs)
         by_name = {s.name: s for s in tr.suites}
         for suite, plat in expected:
             notes.append("nightly " + await v.run_suite(ctx, full, 0, sha, by_name[suite], plat, tr))
+    return notes
+
+
+async def close_answered_alarms(ctx, full: str, runs: list[dict], expected, *, now: float) -> list[str]:
+    """Close the alarm issue of every nightly in ``runs`` (stored rows) whose results all came after
+    all, late (a stuck runner queue), with a comment saying when
+    (:func:`bot.validation.nightly.render_arrived`): an open alarm whose results are in would have
+    people hunt a silence that ended. An alarm a person closed already is only recorded. Returns notes."""
+    notes = []
+    for run in runs:
+        if not run["alarm_issue"] or run.get("alarm_closed_at"):
+            continue
+        received = {(r["suite"], r["platform"]): int(r["updated_at"]) for r in vstore.rows_for(ctx.store, full, shas=(run["sha"],))
+                    if r["status"] == "done"}
+        came = all_arrived_at(expected, int(run["dispatched_at"]), received)
+        if came is None:
+            continue
+        number = int(run["alarm_issue"])
+        issue = await ctx.gh.getitem("/repos/{owner}/{repo}/issues/{number}", {**split_repo(full), "number": number})
+        if issue.get("state") == "open":
+            await comment_once(ctx.gh, full, number, f"nightly-arrived:{run['key']}",
+                               render_arrived(run["sha"], int(run["dispatched_at"]), came))
+            await ctx.gh.patch("/repos/{owner}/{repo}/issues/{number}", {**split_repo(full), "number": number},
+                               data={"state": "closed", "state_reason": "completed"})
+        vstore.close_nightly_alarm(ctx.store, run["key"], now)
+        notes.append(f"nightly {run['sha'][:12]}: all results in, alarm #{number} closed")
     return notes
 
 

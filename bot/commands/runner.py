@@ -444,11 +444,15 @@ async def run_command(ctx, cmd: cm.Command, *, repo, number: int, is_pr: bool, u
             if unseen:
                 return reply(f"not queued: {unseen} with `{cmd.line}`.")
         try:
-            runs = signoff.queue_l3(ctx.store, full, number, pr["head"]["sha"], cmd.workload, suites, user,
-                                    int(ctx.now()))
+            asked = signoff.request_l3(ctx.store, full, number, pr["head"]["sha"], cmd.workload, suites, user,
+                                       int(ctx.now()))
         except signoff.SignoffError as e:
             return reply(f"not queued: {e}")
-        return reply(f"L3 `{cmd.workload}` queued ({len(runs)} run(s)) on `{pr['head']['sha'][:12]}`.",
+        if not asked.new:
+            # the run asked for is the one already waiting: saying "queued" would promise a second
+            return reply(f"L3 `{cmd.workload}` is already queued on `{pr['head']['sha'][:12]}` "
+                         f"({len(asked.runs)} run(s) waiting or running); nothing more queued.")
+        return reply(f"L3 `{cmd.workload}` queued ({len(asked.new)} run(s)) on `{pr['head']['sha'][:12]}`.",
                      await after_l3_queued(ctx, full, number))
     if isinstance(cmd, cm.Retest):
         if svc:

@@ -48,6 +48,18 @@ class Schedule(BaseModel):
             return last + self.interval_s
         return croniter(self.cron, datetime.fromtimestamp(last, timezone.utc)).get_next(float)
 
+    def slot_near(self, at: float) -> float | None:
+        """The scheduled time (epoch s) a run started at ``at`` stands for: the cron time nearest
+        to it, the earlier one on a tie — a catch-up at 02:58 after a down worker is the 03:00
+        run, a late one at 03:04 still the 03:00 one. None for an interval, which has no times."""
+        if self.cron is None:
+            return None
+        after = self.next_run(at - 1)           # cron times fall on whole minutes: at itself counts
+        if after <= at:
+            return after
+        before = croniter(self.cron, datetime.fromtimestamp(at, timezone.utc)).get_prev(float)
+        return before if at - before <= after - at else after
+
     def due(self, last: float | None, now: float) -> bool:
         """Due when it never ran, or its next run after ``last`` is at or before ``now`` (epoch s)."""
         return last is None or self.next_run(last) <= now

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from bot import templating
 from bot.github.limits import fit_body
+from bot.github.sections import kept_current
 
 #: collaborator permission levels that may run commands (``role_name`` ``maintain`` maps to write).
 WRITE_LEVELS = frozenset({"admin", "write", "maintain"})
@@ -169,3 +170,19 @@ async def issue_once(gh, full: str, title: str, body: str) -> int:
     it = await gh.create("/repos/{owner}/{repo}/issues", split_repo(full), data={"title": title, "body": body},
                          find=opened)
     return int(it["number"])
+
+
+async def issue_current(gh, full: str, title: str, section: str, text: str) -> tuple[int, str]:
+    """Keep the open issue titled ``title`` showing ``text`` (markdown) in forksync's section
+    ``section`` (:func:`bot.github.sections.kept_current`): open one when none is open, else
+    rewrite that section of the open one, what a person wrote outside it kept — never a second
+    issue. Returns ``(number, "opened" | "updated" | "unchanged")``."""
+    async for it in gh.getiter("/repos/{owner}/{repo}/issues{?state}", {**split_repo(full), "state": "open"}):
+        if it.get("title") == title and "pull_request" not in it:
+            body = kept_current(it.get("body") or "", section, text)
+            if body == (it.get("body") or ""):
+                return int(it["number"]), "unchanged"
+            await gh.patch("/repos/{owner}/{repo}/issues/{number}", {**split_repo(full), "number": it["number"]},
+                           data={"body": body})
+            return int(it["number"]), "updated"
+    return await issue_once(gh, full, title, kept_current("", section, text)), "opened"

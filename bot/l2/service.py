@@ -32,7 +32,7 @@ from pathlib import Path
 from bot.agents.redact import scrub
 from bot.config.schedules import Schedule, as_schedule
 from bot.git.bisect import BisectError, bisect, landed_commits, perf_test
-from bot.github.common import base_tip, issue_once, split_repo
+from bot.github.common import base_tip, issue_current, split_repo
 from bot.l2 import detection as l2
 from bot.l2 import store as l2_store
 from bot.l2.report import (
@@ -132,7 +132,7 @@ async def investigate(ctx, v, full: str, tr, suites, mirror: Path, *, now: float
             culprit = ev.bisect.culprit
             title = (f"forksync: L2 regression {cp.rel_shift:+.1%} on {sk}"
                      + (f" — culprit {culprit[:12]}" if culprit and ev.bisect.verified else ""))
-            row["issue"] = await issue_once(ctx.gh, full, title, render_issue(ev))
+            row["issue"] = await file_regression(ctx.gh, full, title, ev)
             notes.append(f"L2 regression on {sk}: issue #{row['issue']}")
             if culprit and ev.bisect.verified and ev.upstream_sha:
                 try:
@@ -141,14 +141,21 @@ async def investigate(ctx, v, full: str, tr, suites, mirror: Path, *, now: float
                 except RevertConflict as e:
                     # the issue promised a back-out: it says why none comes, and the regression is
                     # recorded, or every tick would bisect it again to fail the same way
-                    await ctx.gh.patch("/repos/{owner}/{repo}/issues/{number}",
-                                       {**split_repo(full), "number": row["issue"]},
-                                       data={"body": render_issue(replace(ev, backout_error=str(e)))})
+                    await file_regression(ctx.gh, full, title, replace(ev, backout_error=str(e)))
                     notes.append(f"back-out of {culprit[:12]} not opened: {e}")
         else:
             notes.append(f"L2 change on {sk} at {bad[:12]}: {status.text}")
         l2_store.save_regression(ctx.store, row)
     return notes
+
+
+async def file_regression(gh, full: str, title: str, ev: Evidence) -> int:
+    """The regression issue titled ``title`` showing evidence ``ev`` (:func:`render_issue`):
+    opened, or — one of that title still open (the same regression investigated again, or its
+    back-out refused) — its evidence section rewritten in place, so nobody reads the old numbers
+    and what people wrote there stays (:func:`bot.github.common.issue_current`). Returns its number."""
+    number, _ = await issue_current(gh, full, title, "regression", render_issue(ev))
+    return number
 
 
 def _git(repo: Path, *args: str, env: dict | None = None, cwd: str | None = None) -> str:

@@ -23,7 +23,7 @@ from typing import Any, Awaitable, Callable, Sequence
 
 from bot import templating
 from bot.config.triage import TriageSettings
-from bot.github.limits import BODY_LIMIT, fit_body
+from bot.github.sections import placed_section, replace_section
 from bot.store import Store
 from bot.triage import store as triage_store
 from bot.triage.lifecycle import Action, Nightly, Tracked, TriageState, decide, rekey
@@ -41,31 +41,6 @@ def render(name: str, **ctx) -> str:
 
 def marker(key: str) -> str:
     return f"<!-- forksync:triage:{key} -->"
-
-
-def replace_section(body: str, name: str, new: str) -> str:
-    """``body`` with the ``<!-- forksync:<name>:start -->…end -->`` section replaced by ``new``
-    (which carries its own markers); appended when the body has no such section."""
-    rx = re.compile(rf"<!-- forksync:{name}:start -->.*?<!-- forksync:{name}:end -->\n?", re.S)
-    new = new if new.endswith("\n") else new + "\n"
-    if rx.search(body):
-        return rx.sub(lambda _: new, body, count=1)
-    return body.rstrip("\n") + "\n\n" + new
-
-
-def placed_section(body: str, name: str, new: str, limit: int = BODY_LIMIT) -> str:
-    """:func:`replace_section`, with the new section's own text cut
-    (:func:`bot.github.limits.fit_body`) where the whole body would pass GitHub's body limit: what
-    a person wrote around it and the section's markers are never what is cut, so the next
-    nightly finds the section again (a cut at the body's end would take its end marker, and the
-    refresh would then append a second section). ``new`` starts and ends with its markers."""
-    whole = replace_section(body, name, new)
-    over = len(whole) - limit
-    if over <= 0:
-        return whole
-    start, end = f"<!-- forksync:{name}:start -->", f"<!-- forksync:{name}:end -->"
-    inner = new[len(start):new.rindex(end)]
-    return replace_section(body, name, start + fit_body(inner, max(len(inner) - over, 0)) + end)
 
 
 # --------------------------------------------------------------------------- state in the store

@@ -1,9 +1,10 @@
 """The nightly L1 run on trunk and its silence alarm ("an expected nightly result
 that never arrives raises an alarm, because silence is not green"). Pure functions; the
-scheduler (dispatch) and the issue filing are the handlers' job.
+scheduler (dispatch), the issue filing and its closing once the results came are the handlers' job.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from bot.templating import render
@@ -38,6 +39,23 @@ def missing_nightly(expected, sha: str, dispatched_at: int, received: dict[tuple
                  if received.get((s, p), -1) < dispatched_at)
 
 
+def all_arrived_at(expected, dispatched_at: int, received: dict[tuple[str, str], int]) -> int | None:
+    """When the last of ``expected``'s results of a nightly dispatched at ``dispatched_at`` came
+    (epoch s: the newest of their times in ``received``, as for :func:`missing_nightly`), or None
+    while any is still missing."""
+    times = [received.get(pair, -1) for pair in expected]
+    if not times or min(times) < dispatched_at:
+        return None
+    return max(times)
+
+
 def render_alarm(missing: tuple[MissingResult, ...]) -> str:
     """Body of the alarm issue (``templates/issues/nightly_missing.md.j2``)."""
     return render("issues/nightly_missing.md.j2", missing=missing)
+
+
+def render_arrived(sha: str, dispatched_at: int, arrived_at: int) -> str:
+    """The comment that closes a nightly's alarm once its results came
+    (``templates/issues/nightly_arrived.md.j2``); times in epoch s, shown in UTC."""
+    return render("issues/nightly_arrived.md.j2", sha=sha, waited_s=arrived_at - dispatched_at,
+                  at=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(arrived_at)))

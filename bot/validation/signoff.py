@@ -10,6 +10,8 @@ workload) with a message that says what to do.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from bot import store as store_mod
 from bot.core.logins import among, is_app_bot
 from bot.validation import store as vstore
@@ -84,10 +86,28 @@ def queue_l3(db: "store_mod.Store", repo: str, pr: int, head_sha: str, workload:
     ``head_sha``. ``suites`` are the trusted ``SuiteConfig`` values. A run already queued or
     running for the same head, workload and platform is returned, not duplicated. Raises
     :class:`SignoffError` when no L3 suite has that name."""
+    return request_l3(db, repo, pr, head_sha, workload, suites, requested_by, time).runs
+
+
+@dataclass(frozen=True)
+class L3Request:
+    """What a ``/forksync l3`` request did: ``runs``, one per platform of the suite, and ``new``,
+    those it queued — the others were already queued or running for that head (a new head sha is
+    a new run)."""
+
+    runs: tuple[L3Run, ...]
+    new: tuple[L3Run, ...]
+
+
+def request_l3(db: "store_mod.Store", repo: str, pr: int, head_sha: str, workload: str, suites,
+               requested_by: str, time: int) -> L3Request:
+    """:func:`queue_l3`, saying which runs this request queued. Raises :class:`SignoffError` when
+    no L3 suite has that name."""
     l3 = {s.name: s for s in suites if s.level == "L3"}
     if workload not in l3:
         raise SignoffError(f"no L3 suite named `{workload}`; L3 suites: {', '.join(sorted(l3)) or '(none configured)'}")
-    return vstore.queue_l3_runs(db, repo, pr, head_sha, workload, l3[workload].platforms, requested_by, time)
+    marked = vstore.queue_l3_runs_marked(db, repo, pr, head_sha, workload, l3[workload].platforms, requested_by, time)
+    return L3Request(runs=tuple(r for r, _ in marked), new=tuple(r for r, fresh in marked if fresh))
 
 
 def next_l3(db: "store_mod.Store", platform: str) -> L3Run | None:

@@ -61,6 +61,9 @@ SIGNOFFS = store_mod.table("signoffs", {
 
 NIGHTLY_RUNS = store_mod.table("nightly_runs", {
     "key": str, "repo": str, "sha": str, "dispatched_at": float, "alarm_issue": int,
+    "alarm_closed_at": float,        # when its alarm was closed, every result being in (0: open or none)
+    "pairs": str,                    # the (suite, platform) pairs it ran, JSON, sorted ("" before they were kept)
+    "covers": float,                 # a later scheduled time this run stood for, nothing new to run then (0: none)
 }, pk="key", indexes=[("repo",)])
 
 PR_UNITS = store_mod.table("pr_units", {
@@ -370,15 +373,28 @@ def nightly_runs(db, repo: str) -> list[dict]:
         return list(db.db[NIGHTLY_RUNS.name].rows_where("repo = ?", [repo], order_by="dispatched_at desc"))
 
 
-def record_nightly(db, repo: str, sha: str, now: float) -> None:
+def record_nightly(db, repo: str, sha: str, now: float, pairs: str = "") -> None:
+    """A nightly dispatched at ``now`` (epoch s) on trunk ``sha``, running ``pairs`` (JSON)."""
     with db.lock:
         db.db[NIGHTLY_RUNS.name].upsert({"key": f"{repo}@{sha}@{int(now)}", "repo": repo, "sha": sha,
-                                         "dispatched_at": now, "alarm_issue": 0}, pk="key")
+                                         "dispatched_at": now, "alarm_issue": 0, "pairs": pairs}, pk="key")
+
+
+def cover_nightly(db, key: str, slot: float) -> None:
+    """Record that nightly ``key`` stood for the scheduled time ``slot`` (epoch s) too."""
+    with db.lock:
+        db.db[NIGHTLY_RUNS.name].update(key, {"covers": slot})
 
 
 def set_nightly_alarm(db, key: str, issue: int) -> None:
     with db.lock:
         db.db[NIGHTLY_RUNS.name].update(key, {"alarm_issue": issue})
+
+
+def close_nightly_alarm(db, key: str, now: float) -> None:
+    """Record that nightly ``key``'s alarm was closed at ``now`` (epoch s): its results all came."""
+    with db.lock:
+        db.db[NIGHTLY_RUNS.name].update(key, {"alarm_closed_at": now})
 
 
 # ---------------------------------------------------------------------- sign-offs and L3 runs
@@ -422,6 +438,14 @@ def queue_l3_runs(db, repo: str, pr: int, head_sha: str, workload: str, platform
                   time: int) -> tuple[L3Run, ...]:
     """One queued run of ``workload`` per platform; a run already queued or running for the same
     head, workload and platform is returned instead of a new one."""
+    return tuple(run for run, _ in queue_l3_runs_marked(db, repo, pr, head_sha, workload, platforms, requested_by, time))
+
+
+def queue_l3_runs_marked(db, repo: str, pr: int, head_sha: str, workload: str, platforms, requested_by: str,
+                         time: int) -> tuple[tuple[L3Run, bool], ...]:
+    """:func:`queue_l3_runs`, each run paired with whether this call queued it (False: it was
+    already queued or running), decided under the store's lock so two requests at once never
+    both say they queued it."""
     out = []
     with db.lock:
         t = db.db[L3_RUNS.name]
@@ -430,13 +454,13 @@ def queue_l3_runs(db, repo: str, pr: int, head_sha: str, workload: str, platform
                 "repo = ? and pr = ? and head_sha = ? and workload = ? and platform = ? and status in ('queued','running')",
                 [repo, pr, head_sha, workload, plat]))
             if existing:
-                out.append(L3Run(**existing[0]))
+                out.append((L3Run(**existing[0]), False))
                 continue
             row = {"repo": repo, "pr": pr, "head_sha": head_sha, "workload": workload, "platform": plat,
                    "requested_by": requested_by, "requested_at": time, "status": "queued", "verdict": "",
                    "result_url": "", "finished_at": 0}
             rid = t.insert(row).last_pk
-            out.append(L3Run(id=rid, **row))
+            out.append((L3Run(id=rid, **row), True))
     return tuple(out)
 
 

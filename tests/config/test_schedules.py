@@ -64,3 +64,16 @@ def test_next_run():
     assert Schedule(cron="0 3 * * *").next_run(t("2026-12-02T03:00:00")) == t("2026-12-03T03:00:00")
     assert Schedule(cron="*/15 * * * *").next_run(t("2026-12-02T03:07:30")) == t("2026-12-02T03:15:00")
     assert Schedule(interval_s=86_400).next_run(100.0) == 86_500.0
+
+
+@pytest.mark.parametrize("schedule, at, slot", [
+    (Schedule(cron="0 3 * * *"), t("2026-12-02T02:58:00"), t("2026-12-02T03:00:00")),    # just before: that run
+    (Schedule(cron="0 3 * * *"), t("2026-12-02T03:04:00"), t("2026-12-02T03:00:00")),    # a late run counts for it
+    (Schedule(cron="0 3 * * *"), t("2026-12-02T14:00:00"), t("2026-12-02T03:00:00")),    # nearer the last one
+    (Schedule(cron="0 3 * * *"), t("2026-12-02T16:00:00"), t("2026-12-03T03:00:00")),    # nearer the next one
+    (Schedule(cron="0 3 * * *"), t("2026-12-02T15:00:00"), t("2026-12-02T03:00:00")),    # half-way: the last one
+    (Schedule(cron="0 3 * * *"), t("2026-12-02T03:00:00"), t("2026-12-02T03:00:00")),
+    (Schedule(interval_s=3600), t("2026-12-02T02:58:00"), None),                         # intervals have no times
+])
+def test_the_scheduled_time_a_run_stands_for(schedule, at, slot):
+    assert schedule.slot_near(at) == slot

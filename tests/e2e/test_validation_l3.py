@@ -154,3 +154,34 @@ async def test_l3_or_retest_on_a_closed_pr_says_it_does_not_run(world):
     replies = [r.split("\n", 1)[1] for r in await replies_on(w, pr["number"]) if r.startswith("<!-- forksync:reply:")]
     assert replies == [f"@alice `{line}`: not run: this PR is closed.\n"
                        for line in ("/forksync l3 heavy", "/forksync retest", "/forksync merge")]
+
+
+async def answers(w, number: int) -> list[str]:
+    """The first line of each answer to ``/forksync l3 heavy`` on PR ``number`` (after its marker)."""
+    return [next(line for line in b.splitlines() if line.startswith("@"))
+            for b in await replies_on(w, number) if "`/forksync l3 heavy`" in b]
+
+
+async def test_a_second_l3_on_the_same_head_says_it_is_already_queued(world):
+    """``/forksync l3 heavy`` asked twice on one head queues one run, and the second answer says
+    it is already queued instead of claiming another; a new head is a new run."""
+    w = world
+    head = w.push_branch("forksync/chain-amd-twice", {"amd/t.txt": "t\n"}, "Touch amd")
+    pr = await w.open_pr("forksync/chain-amd-twice")
+    await w.bot.settle()
+    await say(w, "alice", pr["number"], "/forksync l3 heavy")
+    await say(w, "carol", pr["number"], "/forksync l3 heavy")
+    first, second = await answers(w, pr["number"])
+    assert first == f"@alice `/forksync l3 heavy`: L3 `heavy` queued (1 run(s)) on `{head[:12]}`."
+    assert second == (f"@carol `/forksync l3 heavy`: L3 `heavy` is already queued on `{head[:12]}` "
+                      "(1 run(s) waiting or running); nothing more queued.")
+    assert [(r.status, r.head_sha, r.requested_by) for r in signoff.l3_runs_for(w.bot.store, "meta/triton", pr["number"])] == [
+        ("queued", head, "alice")]
+
+    from tests.e2e.test_validation_more import commit_on
+    new = commit_on(w, "forksync/chain-amd-twice", {"amd/t2.txt": "t2\n"}, "Touch amd again")
+    await w.bot.settle()
+    await say(w, "carol", pr["number"], "/forksync l3 heavy")
+    third = (await answers(w, pr["number"]))[-1]
+    assert third == f"@carol `/forksync l3 heavy`: L3 `heavy` queued (1 run(s)) on `{new[:12]}`."
+    assert sorted(r.head_sha for r in signoff.l3_runs_for(w.bot.store, "meta/triton", pr["number"])) == sorted([head, new])

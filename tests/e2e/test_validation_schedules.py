@@ -58,6 +58,102 @@ async def test_a_nightly_that_never_reports_raises_one_alarm_issue(fake_github, 
         await close_world(w)
 
 
+async def test_the_alarm_closes_when_the_late_results_arrive_and_a_later_silence_files_again(fake_github, tmp_path):
+    """The nightly's result comes after the alarm was filed (a runner's queue was stuck): the next
+    tick closes the alarm with a comment saying when the results came, once; a later nightly that
+    falls silent again gets an alarm of its own."""
+    import io
+    import zipfile
+
+    from bot.fakegithub.events import _common
+    from gpu_runner.result import Counts, Environment, RunResult
+
+    w = await actions_world(fake_github, tmp_path)
+    try:
+        ctx = await tick_ctx(w)
+        t0 = 1_000_000.0                                   # 1970-01-12 13:46:40 UTC
+        await schedules.nightly_tick(ctx, "meta/triton", now=t0, interval_s=86_400, deadline_s=3600)
+        repo = w.fake.state.repo("meta", "triton")
+        (run,) = repo.workflow_runs.values()
+        trunk = run.inputs["commit"]
+        [late] = await schedules.nightly_tick(ctx, "meta/triton", now=t0 + 3601, deadline_s=3600)
+        number = int(late.rsplit("#", 1)[1])
+
+        w.svc.now = lambda: t0 + 5400                      # the result arrives 1.5 h after dispatch
+        green = RunResult(suite="unit", level="L1", commit=trunk, verdict="green", outcome="pass",
+                          counts=Counts(total=3, passed=3), environment=Environment(runner_id="gpu-7"))
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as z:
+            z.writestr("result.json", green.to_json())
+        w.fake.complete_workflow_run(repo, run.id, "success", {f"forksync-result-{run.inputs['request_id']}": buf.getvalue()})
+        payload = w.fake.webhooks.build("workflow_run", "completed", {
+            **_common(w.fake, repo, w.fake.state.users["alice"]),
+            "workflow_run": {**w.fake.render.workflow_run(repo, run),
+                             "display_title": f"forksync-gpu unit {trunk} cpu {run.inputs['request_id']}"}})
+        await w.fake.webhooks.deliver("workflow_run", payload, validate=False)
+        await w.bot.settle()
+
+        notes = await schedules.nightly_tick(ctx, "meta/triton", now=t0 + 6000, deadline_s=3600)
+        assert f"nightly {trunk[:12]}: all results in, alarm #{number} closed" in notes, notes
+        issue = await w.alice.getitem(f"/repos/meta/triton/issues/{number}")
+        assert (issue["state"], issue["state_reason"]) == ("closed", "completed")
+        [said] = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{number}/comments")]
+        assert "The results came at 1970-01-12 15:16 UTC, 1.5 h after the dispatch" in said
+        again = await schedules.nightly_tick(ctx, "meta/triton", now=t0 + 6600, deadline_s=3600)
+        assert not any("alarm" in n for n in again), again
+        assert len([c async for c in w.alice.getiter(f"/repos/meta/triton/issues/{number}/comments")]) == 1
+
+        # the next nightly falls silent too: a new alarm, not the closed one
+        await schedules.nightly_tick(ctx, "meta/triton", now=t0 + 86_400, interval_s=86_400, deadline_s=3600)
+        [silent] = await schedules.nightly_tick(ctx, "meta/triton", now=t0 + 86_400 + 3601, deadline_s=3600)
+        assert "1 result(s) missing → issue #" in silent
+        assert int(silent.rsplit("#", 1)[1]) != number
+        issues = [i async for i in w.alice.getiter("/repos/meta/triton/issues?state=open")]
+        assert [i["title"] for i in issues if "pull_request" not in i] == [schedules.alarm_title(trunk)]
+    finally:
+        await close_world(w)
+
+
+async def test_a_catch_up_nightly_just_before_the_cron_time_stands_for_that_run(fake_github, tmp_path):
+    """The worker was down over a 03:00 nightly and comes back at 02:58: the catch-up nightly runs
+    then, and the 03:00 run on the same trunk tip and suites is not started again (the tick says
+    so, once). The next night runs as usual, and a trunk that moved in between is measured."""
+    from datetime import datetime, timezone
+
+    from bot.config.schedules import Schedule
+    from bot.validation import store as vstore
+
+    def t(text: str) -> float:
+        return datetime.fromisoformat(text).replace(tzinfo=timezone.utc).timestamp()
+
+    cron = Schedule(cron="0 3 * * *")
+    w = await make_world(fake_github, tmp_path)
+    try:
+        ctx = await tick_ctx(w)
+        await schedules.nightly_tick(ctx, "meta/triton", now=t("2026-11-30T03:00:10"), interval_s=cron)
+        caught = await schedules.nightly_tick(ctx, "meta/triton", now=t("2026-12-02T02:58:00"), interval_s=cron)
+        (row, _) = vstore.nightly_runs(w.bot.store, "meta/triton")
+        trunk = row["sha"]
+        assert f"nightly forksync/L1/unit @ {trunk[:12]}: green" in caught
+        notes = await schedules.nightly_tick(ctx, "meta/triton", now=t("2026-12-02T03:00:30"), interval_s=cron)
+        assert notes == [f"nightly {trunk[:12]}: the 2026-12-02 03:00 UTC run not started: the catch-up run of "
+                         "2026-12-02 02:58 UTC ran the same suites on this trunk tip"], notes
+        assert await schedules.nightly_tick(ctx, "meta/triton", now=t("2026-12-02T03:05:30"), interval_s=cron) == []
+        assert len(vstore.nightly_runs(w.bot.store, "meta/triton")) == 2
+        nightly = await schedules.nightly_tick(ctx, "meta/triton", now=t("2026-12-03T03:00:30"), interval_s=cron)
+        assert f"nightly forksync/L1/unit @ {trunk[:12]}: green" in nightly
+        assert len(vstore.nightly_runs(w.bot.store, "meta/triton")) == 3
+
+        # down again over the 04th, back at 02:58 on the 5th; trunk moves before 03:00
+        await schedules.nightly_tick(ctx, "meta/triton", now=t("2026-12-05T02:58:00"), interval_s=cron)
+        moved = w.push_main({"NEWS.md": "n\n"}, "Land a sync PR")
+        notes = await schedules.nightly_tick(ctx, "meta/triton", now=t("2026-12-05T03:00:30"), interval_s=cron)
+        assert f"nightly forksync/L1/unit @ {moved[:12]}: green" in notes
+        assert [r["sha"] for r in vstore.nightly_runs(w.bot.store, "meta/triton")][:2] == [moved, trunk]
+    finally:
+        await close_world(w)
+
+
 async def test_a_nightly_older_than_the_newest_triaged_is_refused_once_not_on_every_tick(fake_github, tmp_path):
     """The nightly's results are all in, but a later nightly was triaged meanwhile (a store shared
     with `forksync triage nightly`): triage refuses it. The tick meets that nightly again on every

@@ -187,3 +187,44 @@ async def test_a_backout_whose_close_was_never_handled_is_ended_before_the_next_
     assert (new != old, new_pr["state"], remote_tip(w, branch)) == (True, "open", new_pr["head"]["sha"])
     row = sync_store.branch_row(w.bot.store, "meta/triton", branch)
     assert (row["state"], row["pr"], json.loads(row["earlier_prs"])) == ("backout", new, [old])
+
+
+async def test_new_evidence_updates_the_open_regression_issue_and_keeps_a_persons_text(world):
+    """A later investigation of the same regression (same title) brings new evidence: the open
+    issue's evidence is rewritten in place — no second issue — and what a person wrote above and
+    below forksync's section stays."""
+    w = world
+    culprit, ev = regressed(w)
+    ctx = await tick_ctx(w)
+    title = f"forksync: L2 regression -20.0% on toy — culprit {culprit[:12]}"
+    number = await l2_service.file_regression(ctx.gh, "meta/triton", title, ev)
+    filed = await w.alice.getitem(f"/repos/meta/triton/issues/{number}")
+    assert "Test command: `bench`" in filed["body"]
+    above, below = "Seen on the H200 nodes too. @carol\n\n", "\nWorkaround until the back-out lands: pin lib.py.\n"
+    await w.alice.patch(f"/repos/meta/triton/issues/{number}", data={"body": above + filed["body"] + below})
+
+    newer = dataclasses.replace(ev, command="bench --repeats 20", backout_error="the revert conflicts in lib.py")
+    assert await l2_service.file_regression(ctx.gh, "meta/triton", title, newer) == number
+    body = (await w.alice.getitem(f"/repos/meta/triton/issues/{number}"))["body"]
+    assert body.startswith(above) and body.endswith(below)
+    assert "Test command: `bench --repeats 20`" in body and "Test command: `bench`\n" not in body
+    assert "the back-out PR could not be opened (the revert conflicts in lib.py); revert it by hand." in body
+    issues = [i async for i in w.alice.getiter("/repos/meta/triton/issues?state=all") if "pull_request" not in i]
+    assert [i["number"] for i in issues if i["title"] == title] == [number]
+    # the same evidence again changes nothing on GitHub
+    edits = len(w.fake.requests_for("issues/update"))
+    assert await l2_service.file_regression(ctx.gh, "meta/triton", title, newer) == number
+    assert len(w.fake.requests_for("issues/update")) == edits
+
+
+async def test_a_regression_issue_filed_before_sections_is_rewritten_whole(world):
+    """An open regression issue whose body has no forksync section (filed by an earlier version,
+    forksync's text alone) gets the new evidence as its whole body, never the stale one beside it."""
+    w = world
+    culprit, ev = regressed(w)
+    ctx = await tick_ctx(w)
+    title = f"forksync: L2 regression -20.0% on toy — culprit {culprit[:12]}"
+    old = await w.alice.post("/repos/meta/triton/issues", data={"title": title, "body": "## stale evidence\n"})
+    assert await l2_service.file_regression(ctx.gh, "meta/triton", title, ev) == old["number"]
+    body = (await w.alice.getitem(f"/repos/meta/triton/issues/{old['number']}"))["body"]
+    assert "stale evidence" not in body and f"**Culprit:** `{culprit}`" in body
