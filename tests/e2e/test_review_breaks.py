@@ -33,4 +33,9 @@ async def test_a_person_closing_a_pr_that_carries_a_decided_commit_keeps_that_de
     led = dispositions(bot)
     assert led[c3] == "SKIP_FOR_CURRENT_BASE"
     assert "RECONSIDER" not in notes_of(fork.path, c3)
-    assert "RECONSIDER not now" in notes_of(fork.path, c1)
+    assert "forksync-decision: RECONSIDER closed unmerged by @alice: not now" in notes_of(fork.path, c1)
+    replies = [c["body"] async for c in alice.getiter(f"/repos/meta/triton/issues/{bundle['number']}/comments")
+               if c["user"]["login"] == "forksync[bot]" and "Closed without merging" in c["body"]]
+    assert len(replies) == 1 and "for 1 upstream commit:" in replies[0]
+    assert f"`{c3[:12]}` was decided while this pull request was open and keeps that decision: " \
+           "**SKIP_FOR_CURRENT_BASE** — b is the fork's own" in replies[0]
