@@ -107,7 +107,8 @@ CASES: dict[str, dict] = {
                                       b={"reason": "Resource not accessible by integration (403)", "requires": "permission",
                                          "path": "", "branch": "forksync/x"}),
     "github/closed_unmerged.md.j2": dict(branch="forksync/chain-x", shas=[S2, S3], disposition="PENDING", reason="",
-                                         kept="refs/forksync/closed/chain-x/" + S4[:12], head=S4, deleted=True),
+                                         kept="refs/forksync/closed/chain-x/" + S4[:12], head=S4, deleted=True,
+                                         kept_decided=[{"sha": S1, "disposition": "SKIP_FOR_CURRENT_BASE", "reason": "ours"}]),
     "github/command_denied.md.j2": dict(user="carol", line="/forksync merge", reason="only maintainers may merge",
                                         owners=["alice", "bob"]),
     "github/command_help.md.j2": dict(user="carol", line="/forksync mrege", message="unknown command `mrege`", verbs=[

@@ -12,7 +12,8 @@
   ``refs/forksync/closed/<unit id>/<head sha12>`` on the fork, so a person's commits are never
   lost — and the closer's reason (their last comment on the PR,
   else "closed without a reason") is recorded in ``refs/notes/forksync`` for each upstream commit
-  of the unit: they return to PENDING, or DEFERRED_BLOCKED when the reason starts with
+  of the unit still in flight (one decided while the PR was open keeps that decision): they
+  return to PENDING, or DEFERRED_BLOCKED when the reason starts with
   "defer"/"deferred" (the closer says so).
 * An L2 back-out's PR merged or closed: its branch's row ends (:func:`backout_ended`); no unit,
   no decision to record; merged, the ledger is rebuilt on the trunk that holds its revert.
@@ -38,6 +39,8 @@ from bot.sync import prs as sync_prs
 from bot.sync import store as sync_store
 from bot.sync.errors import SyncError
 
+#: ledger dispositions a closer's reason may replace: nothing else decided them
+_UNDECIDED = frozenset({Disposition.IN_FLIGHT.value, Disposition.PENDING.value})
 DEFER_RE = re.compile(r"^\s*(defer|deferred)\b[:\s-]*", re.IGNORECASE)
 
 
@@ -235,7 +238,14 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
     reason = await closer_reason(ctx.gh, full_name, pr["number"], closer, sync.bot_login)
     disposition, text = closer_disposition(reason)
     text = text or "closed without a reason"
-    await sync.record_close(ctx, full_name, shas, disposition, f"closed unmerged by @{closer}: {text}", closer)
+    # a commit decided while the PR was open (skipped, deferred, picked by hand) keeps that
+    # decision: the close speaks for the commits still in flight only
+    known = sync_store.dispositions_of(ctx.store, full_name, shas)
+    kept_decided = [{"sha": s, "disposition": known[s][0], "reason": known[s][1]} for s in shas
+                    if s in known and known[s][0] not in _UNDECIDED]
+    shas = [s for s in shas if s not in {d["sha"] for d in kept_decided}]
+    if shas:
+        await sync.record_close(ctx, full_name, shas, disposition, f"closed unmerged by @{closer}: {text}", closer)
     # the branch as it is now, not as the event saw it: a person may have pushed to it after the
     # close (the PR's head no longer follows the branch) and before this delivery was handled
     head = await branch_tip(ctx.gh, full_name, branch) or str((pr.get("head") or {}).get("sha") or "")
@@ -249,7 +259,8 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
     deleted = await retire_branch(ctx, full_name, branch, pr["number"], merged=False)
     await comment_once(ctx.gh, full_name, pr["number"], f"closed:{pr['number']}",
                        render("closed_unmerged.md.j2", branch=branch, shas=shas, deleted=deleted,
-                              disposition=disposition.value, reason=text, kept=kept, head=head))
+                              disposition=disposition.value, reason=text, kept=kept, head=head,
+                              kept_decided=kept_decided))
     ctx.note(f"{row['unit_id']} closed unmerged: {disposition.value}")
     if refresh:
         ctx.note(await sync.refresh(ctx, full_name, reason=f"{row['unit_id']} closed"))

@@ -544,6 +544,15 @@ def upstream_of_fork_commit(store: Store, repo: str, fork_commit: str) -> str | 
     return row[0] if row else None
 
 
+def dispositions_of(store: Store, repo: str, shas: list[str]) -> dict[str, tuple[str, str]]:
+    """``{sha: (disposition, reason)}`` of those of ``shas`` (full upstream shas) in the fork's
+    ``ledger_snapshot`` (the last sync's ledger); a sha it does not hold is absent."""
+    with store.lock:
+        rows = store.conn.execute(f"SELECT sha, disposition, reason FROM ledger_snapshot WHERE repo = ? "
+                                  f"AND sha IN ({', '.join('?' * len(shas))})", [repo, *shas]).fetchall()
+    return {s: (d, r or "") for s, d, r in rows}
+
+
 def ledger_summary(store: Store, repo: str) -> tuple[dict[str, int], list[str]]:
     """``(entries per disposition, every area)`` of the fork's ``ledger_snapshot``."""
     with store.lock:
