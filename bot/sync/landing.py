@@ -189,9 +189,10 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
     if foreign:
         ctx.note(f"#{pr.get('number')}: {branch} is not forksync's sync branch ({foreign}); left alone")
         return
-    if row.get("state") == sync_store.DECIDED:
+    if row.get("state") == sync_store.DECIDED and not pr.get("merged"):
         # forksync's own close: the closer's last comment is forksync's reply, not a reason, and
-        # recording it would lift the decisions that closed the PR back to PENDING
+        # recording it would lift the decisions that closed the PR back to PENDING. (A merge that
+        # won the race with that close — the gate merges on its own — lands as any merge does.)
         ctx.note(f"#{pr['number']}: closed by forksync, every upstream commit of {row['unit_id']} decided; "
                  "nothing to record")
         return

@@ -214,3 +214,22 @@ async def test_a_close_github_refuses_leaves_the_status_current_and_says_so(worl
     ctx = await job_context(bot)(inst.id)
     await bot.svc.sync(ctx, "meta/triton", reason="test: again")
     assert (await alice.getitem(f"/repos/meta/triton/pulls/{chain['number']}"))["state"] == "closed"
+
+
+async def test_a_merge_that_wins_the_race_with_forksyncs_close_lands(world):
+    """forksync marked a unit as closed by itself (every commit decided) and, before its close
+    reached GitHub, the PR was merged (the gate merges on its own). What a maintainer would see
+    if the mark won: the merge's landing ignored as "closed by forksync", its branch left and the
+    unit never recorded as merged. What they see: the merge lands as any merge does."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    c1, c2, bundle, chain = await synced(world)
+    branch = bundle["head"]["ref"]
+    row = sync_store.branch_row(bot.store, "meta/triton", branch)
+    sync_store.save_branch(bot.store, **{**row, "state": sync_store.DECIDED})
+    await alice.put(f"/repos/meta/triton/pulls/{bundle['number']}/merge", data={"merge_method": "rebase"})
+    pr = await alice.getitem(f"/repos/meta/triton/pulls/{bundle['number']}")
+    assert pr["merged"] is True
+    ctx = await job_context(bot)(inst.id)
+    await landing.on_closed(ctx, bot.svc, "meta/triton", pr, sender={"login": "alice"}, fork_ref="main", refresh=False)
+    assert sync_store.branch_row(bot.store, "meta/triton", branch)["state"] == "merged"
+    assert ctx.outcome[-1] == f"bundle-{c1[:12]} merged"
