@@ -108,12 +108,18 @@ def judge(now: float, *, counts: dict[str, int], oldest_due_at: float | None, la
     return out
 
 
-def warnings(*, login_unknown: list[dict] = (), paused: list[dict] = (), now: float = 0.0) -> list[Problem]:
+def warnings(*, login_unknown: list[dict] = (), paused: list[dict] = (), paused_deliveries: list[dict] = (),
+             suspended: dict | None = None, now: float = 0.0) -> list[Problem]:
     """What is degraded though deliveries are processed (see the module doc). ``login_unknown``:
     the live workers that do not know the bot's login (``[{"worker_id", "login_unknown"}]``,
     :func:`bot.app.queue.login_unknown`); one line per distinct reason. ``paused``: the forks of
     suspended installations (``[{"fork", "installation_id", "since", "by"}]``, ``since`` in epoch s,
     :func:`bot.sync.store.paused_forks`), one line each, with how long (to ``now``, epoch s).
+    ``paused_deliveries``: the deliveries set aside until an installation's suspension is lifted
+    (``[{"installation_id", "count", "since"}]``, :func:`bot.app.queue.paused_by_installation`), one
+    line per installation — the only word of them where the installation follows no fork (nothing
+    polls it, so a missed ``installation.unsuspend`` leaves them waiting); ``suspended``:
+    :func:`bot.sync.store.suspended`, for who suspended it.
     Each as a :class:`Problem`: the fork it names (``""``: the App as a whole), so a page shows a
     fork's line only to a reader who may read that fork."""
     out: list[Problem] = []
@@ -122,6 +128,13 @@ def warnings(*, login_unknown: list[dict] = (), paused: list[dict] = (), now: fl
         out.append(Problem(p["fork"], f"{p['fork']}: paused: the App's installation {p['installation_id']} is suspended{by} "
                    f"(for {max(0.0, now - p['since']) / 3600:.1f} h); its polls and scheduled jobs resume, with a "
                    "catch-up sync, when the suspension is lifted"))
+    for p in paused_deliveries:
+        who = (suspended or {}).get(p["installation_id"], {}).get("by") or ""
+        n = p["count"]
+        out.append(Problem("", f"{n} deliver{'y waits' if n == 1 else 'ies wait'} for the App's installation "
+                           f"{p['installation_id']}, suspended{f' by {who}' if who else ''} (paused for "
+                           f"{max(0.0, now - p['since']) / 3600:.1f} h): they run when the suspension is lifted "
+                           "(`forksync queue --state paused`)"))
     for why in dict.fromkeys(w["login_unknown"] for w in login_unknown):
         workers = [w["worker_id"] for w in login_unknown if w["login_unknown"] == why]
         out.append(Problem("", f"the bot's own GitHub login is unknown to {len(workers)} worker{'s' if len(workers) != 1 else ''} "

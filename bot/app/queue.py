@@ -467,6 +467,15 @@ def resume_paused(store: Store, suspended: Collection[int], now: float | None = 
     return keys
 
 
+def paused_by_installation(store: Store) -> list[dict]:
+    """The paused deliveries (:func:`pause`) by installation: ``[{"installation_id", "count",
+    "since"}]`` (``since``: epoch s, when the oldest of them was set aside), by installation id."""
+    with store.lock:
+        rows = store.conn.execute("SELECT installation_id, count(*), min(next_attempt_at) FROM webhook_deliveries"
+                                  " WHERE state='paused' GROUP BY installation_id ORDER BY installation_id").fetchall()
+    return [{"installation_id": i, "count": int(n), "since": float(t or 0.0)} for i, n, t in rows]
+
+
 def complete(store: Store, key: str, worker_id: str, outcome: str = "",
              now: float | None = None) -> bool:
     """Mark a leased delivery done. False when the lease was lost (another worker took over)."""
@@ -736,7 +745,7 @@ def as_json(d: Delivery) -> str:
     return json.dumps({k: v for k, v in d.__dict__.items() if k != "body"}, sort_keys=True)
 
 
-__all__ = ["STATES", "QueuePolicy", "Delivery", "delivery_key", "summarize_payload", "enqueue", "enqueue_many",
+__all__ = ["paused_by_installation", "STATES", "QueuePolicy", "Delivery", "delivery_key", "summarize_payload", "enqueue", "enqueue_many",
            "claim", "claim_many", "finish_many", "complete", "fail", "pause", "resume_paused", "resolved_by", "SUPERSEDES",
            "begin", "bury_crashed", "WORKER_DIED", "renew_leases", "hand_back", "release_orphans", "retry_dead", "prune", "counts",
            "listing", "get", "as_json",

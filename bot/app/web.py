@@ -219,7 +219,9 @@ def _health(store: Store, now: float, expect_worker: bool, recent_restarts: int,
                   last_beat_at=beat if expect_worker else None, expect_worker=expect_worker,
                   recent_restarts=recent_restarts, policy=policy, failing_jobs=jobs,
                   timed_out=q.timed_out(store), store_refused=store_refused)
-    warned = warnings(login_unknown=q.login_unknown(store, now - policy.heartbeat_stale_s), paused=paused, now=now)
+    warned = warnings(login_unknown=q.login_unknown(store, now - policy.heartbeat_stale_s), paused=paused,
+                      paused_deliveries=q.paused_by_installation(store) if depth.get("paused") else [],
+                      suspended=sync_store.suspended(store), now=now)
     return depth, beat, [p._replace(text=scrub(p.text)) for p in found], [w._replace(text=scrub(w.text)) for w in warned]
 
 

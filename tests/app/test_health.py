@@ -2,6 +2,7 @@
 letter, a stuck queue and a stale heartbeat (injected clock), then a real ``forksync serve`` whose
 worker runs (200) and one whose worker crash-loops (503)."""
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -137,3 +138,30 @@ async def test_real_serve_is_healthy_with_a_running_worker_and_503_while_it_cras
     finally:
         proc.terminate()
         proc.wait(timeout=60)
+
+
+def test_deliveries_waiting_for_a_suspended_installation_are_a_warning_naming_it(tmp_path):
+    """A delivery refused because the App's installation is suspended waits, paused, until the
+    suspension is lifted. When that installation follows no fork (nothing polls it, so a missed
+    ``installation.unsuspend`` leaves it suspended here), the operator saw only a count of
+    ``paused`` deliveries in ``/healthz``, with nothing saying what they wait for. What they see:
+    one warning line per installation, with how many deliveries wait, since when, and how to look
+    at them — a warning, never a 503."""
+    from bot.app.health import warnings
+    from bot.sync import store as sync_store
+
+    store = Store(tmp_path / "s.db")
+    store.migrate()
+    sync_store.set_suspended(store, 77, True, at=1_000.0, by="octo-admin")
+    for n in range(2):
+        data = {"installation": {"id": 77}, "repository": {"full_name": "acme/triton"}}
+        q.enqueue(store, delivery_id=f"d{n}", hook_id="1", event="issue_comment", body=json.dumps(data).encode(),
+                  summary=q.summarize_payload(data), now=1_000.0 + n)
+        d = q.claim(store, "w", now=1_010.0)
+        assert q.pause(store, d.id, "w", "paused: suspended", now=1_020.0 + n) == "paused"
+    got = q.paused_by_installation(store)
+    assert got == [{"installation_id": 77, "count": 2, "since": 1_020.0}]
+    lines = [w.text for w in warnings(paused_deliveries=got, suspended=sync_store.suspended(store), now=1_020.0 + 7_200)]
+    assert lines == ["2 deliveries wait for the App's installation 77, suspended by octo-admin (paused for 2.0 h): "
+                     "they run when the suspension is lifted (`forksync queue --state paused`)"]
+    assert all(w.fork == "" for w in warnings(paused_deliveries=got, suspended={}, now=2_000.0))
