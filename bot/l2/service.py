@@ -31,7 +31,7 @@ from pathlib import Path
 
 from bot.agents.redact import scrub
 from bot.config.schedules import Schedule, as_schedule
-from bot.git.bisect import BisectError, bisect, landed_commits, perf_test
+from bot.git.bisect import BisectError, BisectResult, bisect, landed_commits, perf_test
 from bot.github.common import base_tip, issue_current, split_repo
 from bot.l2 import detection as l2
 from bot.l2 import store as l2_store
@@ -133,7 +133,8 @@ async def investigate(ctx, v, full: str, tr, suites, mirror: Path, *, now: float
             title = (f"forksync: L2 regression {cp.rel_shift:+.1%} on {sk}"
                      + (f" — culprit {culprit[:12]}" if culprit and ev.bisect.verified else ""))
             row["issue"] = await file_regression(ctx.gh, full, title, ev)
-            notes.append(f"L2 regression on {sk}: issue #{row['issue']}")
+            notes.append(f"L2 regression on {sk}: issue #{row['issue']}"
+                         + (f" ({status.text})" if status.code == l2_store.NOT_BISECTED else ""))
             if culprit and ev.bisect.verified and ev.upstream_sha:
                 try:
                     row["backout_pr"] = await open_backout(ctx, v, full, tr.base, mirror, ev, row["issue"])
@@ -174,26 +175,32 @@ class RevertConflict(RuntimeError):
 
 def _confirm_and_bisect(mirror: Path, sk, pts, cp, good: str, bad: str, measure, suite_of, upstream_repo: str = ""):
     """Blocking: confirmation re-run, then bisection over the landed commits.
-    ``(Evidence | None, RegressionStatus)``: evidence only for a confirmed regression that could
-    be bisected. ``upstream_repo``: the upstream's URL, for the culprit's upstream commit link."""
+    ``(Evidence | None, RegressionStatus)``: evidence for every confirmed regression — one that
+    could not be bisected (history rewritten between the two points, no landed range) carries a
+    bisection with no steps whose note says why. ``upstream_repo``: the upstream's URL, for the culprit's upstream commit link."""
     good_s, bad_s = measure(good), measure(bad)
     if not good_s or not bad_s:
         return None, RegressionStatus(l2_store.NOT_CONFIRMED, "not confirmed: no measurement on last-good or first-bad")
     conf = l2.confirm(good_s, bad_s, sk.higher_is_better, sigma=cp.sigma)
     if not conf.confirmed:
         return None, RegressionStatus(l2_store.NOT_CONFIRMED, f"not confirmed: {conf.reason}")
+    why = ""
     if subprocess.run(["git", f"--git-dir={mirror}", "merge-base", "--is-ancestor", good, bad],
                       capture_output=True).returncode != 0:
         # trunk was force-pushed between the two measurements: there is no landed range to search
-        return None, RegressionStatus(l2_store.NOT_BISECTED, (
-            f"confirmed, not bisected: trunk's history was rewritten between last good {good[:12]} and first bad "
-            f"{bad[:12]} ({good[:12]} is no longer an ancestor of {bad[:12]})"))
-    try:
-        cands = landed_commits(str(mirror), good, bad)
-    except BisectError as e:
-        return None, RegressionStatus(l2_store.NOT_BISECTED, f"confirmed, not bisected: {e}")
-    result = bisect(cands, good, perf_test(measure, good_s, bad_s, sk.higher_is_better),
-                    parent_of=lambda s: _git(mirror, "rev-parse", f"{s}^"))
+        why = (f"trunk's history was rewritten between last good {good[:12]} and first bad {bad[:12]} "
+               f"({good[:12]} is no longer an ancestor of {bad[:12]})")
+    else:
+        try:
+            cands = landed_commits(str(mirror), good, bad)
+        except BisectError as e:
+            why = str(e)
+    if why:
+        # confirmed all the same: filed (the issue says why it was not bisected), never silent
+        result = BisectResult(good, bad, (), None, False, (), (), 0, why)
+    else:
+        result = bisect(cands, good, perf_test(measure, good_s, bad_s, sk.higher_is_better),
+                        parent_of=lambda s: _git(mirror, "rev-parse", f"{s}^"))
     subject, up, author = "", None, ""
     if result.culprit:
         msg = _git(mirror, "log", "-1", "--format=%B", result.culprit)

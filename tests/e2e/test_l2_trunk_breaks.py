@@ -104,6 +104,11 @@ async def test_history_rewritten_under_the_bisection_is_said_not_a_failing_tick_
         assert rows[0]["good"] == old_tip
         assert "rewritten" in rows[0]["status"] and old_tip[:12] in rows[0]["status"], rows[0]["status"]
         assert any("rewritten" in n for n in notes), notes
+        # a confirmed regression is filed even when it cannot be bisected: the issue says why
+        (issue,) = await issues(w)
+        assert rows[0]["issue"] == issue["number"]
+        assert "**Not bisected:**" in issue["body"] and "rewritten" in issue["body"], issue["body"]
+        assert "Not reproduced" not in issue["body"] and "Range bisected" not in issue["body"]
         more = await l2_service.l2_tick(ctx, FULL, now=clock.next(), interval_s=0)
         assert not any("L2 change" in n or "regression" in n for n in more), more
     finally:
