@@ -47,8 +47,8 @@ def test_a_deletion_kept_once_is_kept_by_the_rule_at_the_chains_next_picks(delet
     assert len(log) == 3
     for entry, u in zip(log[1:], ("u2", "u3")):
         assert entry.startswith(f"[RESOLVED] [legacy] tweak {u[1]} (#10{u[1]})")
-        assert f"- File: {PATH}\n  Action: kept the file deleted\n" in entry
-        assert "(rule `fork-deleted`)" in entry or "rule fork-deleted" in entry
+        assert f"- File: {PATH}\n  Action: deleted\n  Reason: the fork deleted this file and kept it deleted" in entry
+        assert "(rule `fork-deleted`)" in entry
         assert "Resolved-by: forksync rules (fork-deleted)" in entry and f"Upstream-Commit: {h.u[u]}" in entry
     tree = run_git(h.fork.path, "ls-tree", "-r", "--name-only", f"forksync/{unit}")
     assert PATH not in tree.split()
