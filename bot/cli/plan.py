@@ -11,19 +11,30 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 import tempfile
+import time
 from contextlib import ExitStack
+from dataclasses import replace
 from datetime import datetime, timezone
+
+import pygit2
 
 from bot.cli.ledger import state_errors, warn_state
 from bot.cli.main import fork_config_from_args
 from bot.cli.progress import reporter
 from bot.config.forksync import UserError
-from bot.git.apply import ApplyError, apply_unit
+from bot.git import repo as gitio
+from bot.git.apply import COMMITTER, ApplyError, apply_unit
 from bot.plan.partition import find_unit, no_op_candidates
 from bot.plan.planner import plan_state
+from bot.resolve.replay import memory_from_history
+from bot.resolve.rules import Memory
 from bot.sync.ingest import default_store, load_state
+from bot.sync.rules import RULES_BY, RuleOutcome, apply_rules
+
+MAX_RULE_ROUNDS = 25         # fresh conflicts the rules may fold in one command (a chain is capped at 25 picks)
 
 PLAN_SCHEMA = "forksync.plan/1"
 
@@ -241,6 +252,70 @@ def apply_planned(state, unit):
         raise UserError(str(e)) from None
 
 
+def apply_with_rules(state, unit):
+    """:func:`apply_planned`, then each fresh conflict put to the configured rules
+    (``resolve.rules``, docs/resolve.md) as the App does (:func:`bot.sync.rules.apply_rules`):
+    where they decide every conflicted file the pick is folded (``Resolved-by: forksync rules
+    (…)``, a File / Action / Reason block) and the chain goes on, else the branch stays at its
+    conflict commit for a person (a partial answer is the App's only: a local worktree starts
+    from the conflict as git left it). Returns ``(ApplyResult, [RuleOutcome of each fold])``, the
+    result's ``picked`` holding the folded picks too. Raises :class:`UserError` when apply
+    cannot start."""
+    cfg = state.config
+    res = apply_planned(state, unit)
+    folds: list[RuleOutcome] = []
+    memory: list[Memory | None] = []         # computed once, at the first fresh conflict
+    git_dir = state.fork_repo.path
+    for _ in range(MAX_RULE_ROUNDS):
+        if not cfg.resolve.rules or not (res.conflict and res.conflict_commit and res.tip == res.conflict_commit):
+            break
+        repo = pygit2.Repository(git_dir)
+        up_tip = state.upstream_tip if state.upstream_tip in repo else res.conflict
+        if not memory:
+            memory.append(_landed_memory(git_dir, state.fork_tip, up_tip, cfg))
+        try:
+            out = apply_rules(git_dir, cfg, unit_id=unit.id, base=res.base, tip=res.tip,
+                              upstream=state.upstream.get(res.conflict) or gitio.commit_info(repo, res.conflict),
+                              upstream_tip=up_tip, memory=memory[0], committer=COMMITTER, when=int(time.time()))
+        except (ValueError, KeyError, pygit2.GitError, OSError) as e:
+            # e.g. upstream's objects are not all here: the conflict stays for a person, and says why
+            print(f"  the conflict rules were skipped at {res.conflict[:12]}: {e}", file=sys.stderr)
+            break
+        if out is None or out.folded is None:
+            break
+        # compare-and-swap: a branch someone moved meanwhile is left as it is
+        subprocess.run(["git", "update-ref", f"refs/heads/{res.branch}", out.folded, res.tip], cwd=git_dir,
+                       check=True, capture_output=True)
+        folds.append(out)
+        done = (*res.picked, (out.upstream_sha, out.folded))
+        created = res.created
+        res = apply_planned(state, unit)
+        res = replace(res, picked=done + res.picked, created=created)
+    return res, folds
+
+
+def _landed_memory(git_dir: str, fork_tip: str, upstream_tip: str, cfg) -> Memory | None:
+    """What the fork's landed resolved picks teach the memory rules (None when no memory rule is
+    configured; nothing learned when the history cannot be read)."""
+    if not {"rerere", "fork-deleted"} & set(cfg.resolve.rules):
+        return None
+    try:
+        return memory_from_history(git_dir, fork_tip, upstream_tip, cfg)
+    except ValueError:
+        return Memory()
+
+
+def print_rules(folds) -> None:
+    """Per pick the rules folded: the rule's File / Action / Reason lines, so that a person sees
+    which decision was not theirs."""
+    for out in folds:
+        names = ", ".join(dict.fromkeys(d.rule for _, d in out.decided))
+        print(f"  rules resolved the conflict of upstream {out.upstream_sha[:12]} -> pick {out.folded[:12]} "
+              f"(Resolved-by: {RULES_BY} ({names}))")
+        for path, d in out.decided:
+            print(f"    File: {path}  Action: {d.action}  Reason: {d.reason} (rule {d.rule})")
+
+
 def print_picked(state, res) -> None:
     """One line per pick an apply made: upstream sha → fork sha, upstream subject."""
     for u, f in res.picked:
@@ -292,7 +367,7 @@ def cmd_apply(args) -> int:
         raise UserError(f"no unit {args.unit!r} in the current plan (units: {ids}); "
                         "run `forksync plan` to see them (a unit of `plan --as-of DATE` is applied at that date's "
                         "tips: add the --upstream-ref and --fork-ref it prints)")
-    res = apply_planned(state, unit)
+    res, folds = apply_with_rules(state, unit)
     if args.json:
         json.dump({"unit": unit.id, "kind": unit.kind, "branch": res.branch, "base": res.base, "tip": res.tip,
                    "created": res.created,
@@ -307,6 +382,7 @@ def cmd_apply(args) -> int:
         verb = "created" if res.created else "updated" if res.picked else "unchanged"
         print(f"{res.branch} {verb} (tip {res.tip[:12] if res.tip else '-'}, base {res.base[:12]})")
         print_picked(state, res)
+        print_rules(folds)
         if res.already:
             print(f"  already on the branch: {len(res.already)} upstream commit(s)")
         for k in res.kept:

@@ -58,7 +58,7 @@ from bot.agents.client import AgentClient
 from bot.agents.conflict import resolve_pick
 from bot.agents.conflict_git import conflict_case
 from bot.cli.main import fork_config_from_args, refuse_unpaired
-from bot.cli.plan import apply_planned, print_picked
+from bot.cli.plan import apply_with_rules, print_picked, print_rules
 from bot.cli.progress import reporter
 from bot.config.forksync import UserError
 from bot.core.markers import marker_lines
@@ -608,8 +608,9 @@ def _go_on(args, git_dir, unit_id, wt, state_file) -> int:
         _cleanup(git_dir, wt, state_file)
         print(f"forksync/{unit_id} is whole: no more picks planned for it")
         return 0
-    res = apply_planned(state, unit)
+    res, folds = apply_with_rules(state, unit)
     print_picked(state, res)
+    print_rules(folds)
     if not res.conflict:
         _cleanup(git_dir, wt, state_file)
         print(f"forksync/{unit_id} is whole (tip {(res.tip or '')[:12]})")

@@ -79,9 +79,10 @@ def commit_of(repo: pygit2.Repository, ref: str) -> pygit2.Commit | None:
 
 
 def find_resolved_picks(repo: pygit2.Repository, fork_tip: str, upstream_tip: str, cfg: ForksyncConfig,
-                        since: int | None = None) -> tuple[list[ResolvedPick], list[Skipped]]:
+                        since: int | None = None, hide: str | None = None) -> tuple[list[ResolvedPick], list[Skipped]]:
     """``(picks, skipped)``: the fork's resolved picks on its first-parent history from
-    ``fork_tip`` (committed at or after ``since``, epoch seconds), oldest first.
+    ``fork_tip`` (committed at or after ``since``, epoch seconds; with ``hide``, only the commits
+    ``hide`` does not reach: a chain's own picks above its base), oldest first.
 
     A marked commit is skipped, with the reason, when it is a merge, a revert or back-out, names
     no upstream commit that can be found, or names more than one (a bundle). Upstream commits are
@@ -92,6 +93,8 @@ def find_resolved_picks(repo: pygit2.Repository, fork_tip: str, upstream_tip: st
     prs: dict[int, list[str]] | None = None
     w = repo.walk(fork_tip, SortMode.TOPOLOGICAL)
     w.simplify_first_parent()
+    if hide is not None:
+        w.hide(hide)
     for c in w:
         if since is not None and c.commit_time < since:
             continue            # not break: committer dates need not fall along first-parent order

@@ -10,7 +10,7 @@
   for a merge: "the picked upstream commit" is the merge's second parent, the fork's side its first).
 * :func:`resolve_conflicts` — the same for a live pick, and the configured rules' decisions;
   :func:`history_memory` / :func:`memory_from_history` — what the fork's earlier resolutions
-  teach the memory rules.
+  teach the memory rules; :func:`chain_memory` — what a chain's own resolved picks add to it.
 
 Missing objects (a partial clone or snapshot) never stop a run: a pick whose merge needs a missing
 tree, or a file whose blob is missing, is skipped and counted with the reason
@@ -34,7 +34,7 @@ from bot.resolve.merges import ResolvedMerge, find_resolved_merges
 from bot.resolve.picks import ResolvedPick, Skipped, commit_of, find_resolved_picks
 from bot.resolve.rules import Decision, Declined, FileConflict, Memory, has_conflict_markers, resolve_file
 
-__all__ = ["PickReplay", "ReplayedFile", "ResolvedMerge", "ResolvedPick", "Skipped", "file_kind", "find_resolved_merges",
+__all__ = ["PickReplay", "ReplayedFile", "ResolvedMerge", "ResolvedPick", "Skipped", "chain_memory", "file_kind", "find_resolved_merges",
            "find_resolved_picks", "history_memory", "memory_from_history", "replay", "resolve_conflicts"]
 
 
@@ -279,10 +279,11 @@ def resolve_conflicts(repo_path: str, onto_sha: str, upstream_sha: str, cfg: For
     return sorted(out, key=lambda x: x[0])
 
 
-def history_memory(replays: Iterable[PickReplay]) -> Memory:
-    """What the fork's resolved picks teach the memory rules, learned in landing order (pass the
-    result of :func:`replay` over :func:`find_resolved_picks`; compute it once per sync)."""
-    memory = Memory()
+def history_memory(replays: Iterable[PickReplay], memory: Memory | None = None) -> Memory:
+    """What the fork's resolved picks teach the memory rules, learned in landing order on top of
+    ``memory`` (default: nothing learned yet; pass the result of :func:`replay` over
+    :func:`find_resolved_picks`; compute it once per sync)."""
+    memory = memory if memory is not None else Memory()
     for rep in sorted(replays, key=lambda r: (r.pick.time, r.pick.fork_commit)):
         for f in rep.files:
             memory = memory.learn(f.conflict, f.landed)
@@ -302,3 +303,23 @@ def memory_from_history(repo_path: str, fork_tip: str, upstream_tip: str, cfg: F
     if cfg.resolve.merges:
         found += find_resolved_merges(repo, str(fork.id), str(up.id))[0]
     return history_memory(replay(repo, found, cfg, str(up.id)))
+
+
+def chain_memory(repo_path: str, memory: Memory, base: str, tip: str, upstream_tip: str, cfg: ForksyncConfig) -> Memory:
+    """``memory`` plus what the resolved picks of a chain's branch teach: its first-parent commits
+    from ``tip`` down to ``base`` (the fork tip the chain is built on), found and replayed as the
+    landed ones are. A pick a person resolved a moment ago on the branch (the fold's
+    ``[RESOLVED]`` commit) is "the last time" for the chain's next conflict, as it will be once
+    the chain lands: without it the same decision would be asked at every later pick of the chain.
+    A few picks at most, so cheap beside :func:`memory_from_history`. Raises ValueError for an
+    unknown revision."""
+    repo = pygit2.Repository(repo_path)
+    top, low, up = commit_of(repo, tip), commit_of(repo, base), commit_of(repo, upstream_tip)
+    if top is None or low is None or up is None:
+        raise ValueError(f"{repo_path}: unknown revision among {tip!r}, {base!r}, {upstream_tip!r}")
+    if top.id == low.id:
+        return memory
+    picks = find_resolved_picks(repo, str(top.id), str(up.id), cfg, hide=str(low.id))[0]
+    if not picks:
+        return memory
+    return history_memory(replay(repo, picks, cfg, str(up.id)), memory)

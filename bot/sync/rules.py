@@ -23,7 +23,7 @@ from bot.config.forksync import ForksyncConfig
 from bot.git import resolution
 from bot.git.apply import COMMITTER
 from bot.model import CommitInfo
-from bot.resolve.replay import memory_from_history, resolve_conflicts
+from bot.resolve.replay import chain_memory, memory_from_history, resolve_conflicts
 from bot.resolve.rules import Decision, Declined, Memory
 from bot.templating import render
 
@@ -80,12 +80,17 @@ def apply_rules(git_dir: str, cfg: ForksyncConfig, *, unit_id: str, base: str, t
                 upstream_tip: str, memory: Memory | None, committer: tuple[str, str], when: int) -> RuleOutcome | None:
     """Ask the rules about the conflict commit at ``tip`` (``base..tip`` is the chain's branch).
 
-    Returns None when ``tip`` is no conflict commit; otherwise what the rules did. Never moves a
-    ref: the caller moves the branch (compare-and-swap) to ``folded`` or ``commit``. Raises
-    ValueError for an unknown revision."""
+    ``memory`` is what the fork's landed history teaches (None: no memory rule is configured);
+    the chain's own resolved picks below the conflict (``base..`` its parent) are learned on top
+    of it (:func:`bot.resolve.replay.chain_memory`), so that a decision a person just made at an
+    earlier pick of the chain counts as "the last time". Returns None when ``tip`` is no conflict
+    commit; otherwise what the rules did. Never moves a ref: the caller moves the branch
+    (compare-and-swap) to ``folded`` or ``commit``. Raises ValueError for an unknown revision."""
     stop = resolution.find_stop(git_dir, base, tip)
     if stop is None or stop.conflict_commit != tip:
         return None
+    if memory is not None:
+        memory = chain_memory(git_dir, memory, base, stop.parent, upstream_tip, cfg)
     answers = resolve_conflicts(git_dir, stop.parent, stop.upstream_sha, cfg, memory=memory, upstream_tip=upstream_tip)
     decided = [(p, d) for p, d in answers if isinstance(d, Decision) and p in stop.files]
     declined = [(p, d) for p, d in answers if isinstance(d, Declined)]
