@@ -118,7 +118,8 @@ def warnings(*, login_unknown: list[dict] = (), paused: list[dict] = (), paused_
     ``paused_deliveries``: the deliveries set aside until an installation's suspension is lifted
     (``[{"installation_id", "count", "since"}]``, :func:`bot.app.queue.paused_by_installation`), one
     line per installation — the only word of them where the installation follows no fork (nothing
-    polls it, so a missed ``installation.unsuspend`` leaves them waiting); ``suspended``:
+    polls it, so a missed ``installation.unsuspend`` leaves them waiting); the line names the first
+    (by name) of the installation's forks in ``paused``, ``""`` when it follows none; ``suspended``:
     :func:`bot.sync.store.suspended`, for who suspended it.
     Each as a :class:`Problem`: the fork it names (``""``: the App as a whole), so a page shows a
     fork's line only to a reader who may read that fork."""
@@ -131,7 +132,11 @@ def warnings(*, login_unknown: list[dict] = (), paused: list[dict] = (), paused_
     for p in paused_deliveries:
         who = (suspended or {}).get(p["installation_id"], {}).get("by") or ""
         n = p["count"]
-        out.append(Problem("", f"{n} deliver{'y waits' if n == 1 else 'ies wait'} for the App's installation "
+        # the line names who suspended the installation: a reader who may not read the fork it
+        # follows is told only that there is a warning, as for that fork's own paused line
+        fork = next((f["fork"] for f in sorted(paused, key=lambda f: f["fork"])
+                     if f["installation_id"] == p["installation_id"]), "")
+        out.append(Problem(fork, f"{n} deliver{'y waits' if n == 1 else 'ies wait'} for the App's installation "
                            f"{p['installation_id']}, suspended{f' by {who}' if who else ''} (paused for "
                            f"{max(0.0, now - p['since']) / 3600:.1f} h): they run when the suspension is lifted "
                            "(`forksync queue --state paused`)"))

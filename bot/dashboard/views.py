@@ -186,6 +186,10 @@ def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
         seen.add(uid)
         p = plan.get(uid, {})
         shas = json.loads(r.get("shas_json") or "[]") or p.get("shas", [])
+        known = sync_store.dispositions_of(store, fork, shas) if shas else {}
+        # decided while the PR was open and still on the branch (a person's commits keep it there)
+        decided = [{"sha": s, "disposition": known[s][0], "reason": known[s][1]} for s in shas
+                   if s in known and known[s][0] not in ("IN_FLIGHT", "PENDING")]
         pr = r.get("pr") or None
         suites = _unit_suites(store, fork, pr, r.get("pushed_tip") or "")
         blocked = ({"reason": r["blocked_reason"], "requires": r.get("blocked_requires") or "", "step": r.get("blocked_step") or ""}
@@ -203,7 +207,8 @@ def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
         started = p.get("first_planned_at") or r.get("blocked_at") or None
         out.append({"id": uid, "kind": r.get("kind") or p.get("kind", ""), "pr": pr, "branch": r["branch"],
                     "url": fork_github(fork, f"pull/{pr}") if pr and pr_state != "missing" else None,
-                    "pr_state": pr_state, "state": _words(r, pr_state, gate), "gate": gate, "upstream": shas,
+                    "pr_state": pr_state, "state": _words(r, pr_state, gate, decided), "gate": gate, "upstream": shas,
+                    "decided": decided,
                     "depends_on": p.get("depends_on", []), "areas": p.get("areas", []),
                     "conflict_sha": r.get("conflict_sha") or None, "blocked": blocked, "suites": suites,
                     "age_s": (now - started) if started else None})
@@ -214,14 +219,14 @@ def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
         seen.add(u["id"])
         p = plan.get(u["id"], {})
         out.append({"id": u["id"], "kind": u.get("kind") or p.get("kind", ""), "pr": None, "url": None,
-                    "pr_state": "in-flight", "branch": u.get("branch"), "state": u.get("state") or "in flight, no PR yet",
+                    "pr_state": "in-flight", "branch": u.get("branch"), "decided": [], "state": u.get("state") or "in flight, no PR yet",
                     "gate": "not opened", "upstream": list(u.get("upstream") or p.get("shas", [])),
                     "depends_on": p.get("depends_on", []), "areas": p.get("areas", []), "conflict_sha": None,
                     "blocked": None, "suites": [], "age_s": None})
     for uid, p in plan.items():
         if uid in seen:
             continue
-        out.append({"id": uid, "kind": p["kind"], "pr": None, "url": None, "pr_state": "planned", "branch": None,
+        out.append({"id": uid, "kind": p["kind"], "pr": None, "url": None, "pr_state": "planned", "branch": None, "decided": [],
                     "state": (f"planned: waits for a free slot (at most {waiting[uid]['cap']} sync PRs open at once)"
                               if uid in waiting else "planned: the next sync opens its PR"), "gate": "not opened", "upstream": p["shas"],
                     "depends_on": p.get("depends_on", []), "areas": p.get("areas", []), "conflict_sha": None,
@@ -258,7 +263,13 @@ def _gate(suites: list[dict]) -> str:
     return "green"
 
 
-def _words(r: dict, pr_state: str, gate: str) -> str:
+def _words(r: dict, pr_state: str, gate: str, decided: list[dict] = ()) -> str:
+    if decided:
+        # a resolution of a commit decided not to be taken now is asked of no one
+        return (f"carries {len(decided)} upstream commit{'s' if len(decided) != 1 else ''} decided while its PR was open ("
+                + "; ".join(f"{d['sha'][:12]} {d['disposition']}" + (f": {d['reason']}" if d["reason"] else "") for d in decided)
+                + "): a rebuild of its branch leaves them out, but a person's commits on the branch keep it as it is — "
+                  "take them off the branch or close the PR")
     if r.get("conflict_sha"):
         return f"stopped at a conflict in upstream {r['conflict_sha'][:12]}: needs a resolution"
     if r.get("blocked_reason"):
@@ -356,6 +367,12 @@ def ledger_entry(store: Store, fork: str, now: float, policy: Policy, sha: str) 
     if total > 1:
         raise BadQuery(f"{sha} names {total} upstream commits: give more digits")
     doc["entry"] = _entry(rows[0], fork, doc["upstream_github"])
+    # units that ended (merged, closed by a person or by forksync) leave the Units page: the
+    # commit is where their history stays findable
+    doc["entry"]["units"] = [{"id": r.get("unit_id") or r["branch"].split("/")[-1], "kind": r.get("kind") or "",
+                              "pr": r.get("pr") or None, "url": fork_github(fork, f"pull/{r['pr']}") if r.get("pr") else None,
+                              "state": r.get("state") or ""}
+                             for r in sync_store.branches_carrying(store, fork, rows[0]["sha"])]
     return doc
 
 

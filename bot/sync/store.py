@@ -544,6 +544,15 @@ def upstream_of_fork_commit(store: Store, repo: str, fork_commit: str) -> str | 
     return row[0] if row else None
 
 
+def branches_carrying(store: Store, repo: str, sha: str) -> list[dict]:
+    """The fork's ``sync_branches`` rows (open or ended) whose unit carried upstream ``sha`` (full,
+    in its ``shas_json``), oldest PR first."""
+    with store.lock:
+        rows = list(store.db[SYNC_BRANCHES.name].rows_where("repo = ? AND shas_json LIKE ?", [repo, f'%"{sha}"%'],
+                                                            order_by="pr, branch"))
+    return [r for r in rows if sha in json.loads(r.get("shas_json") or "[]")]
+
+
 def dispositions_of(store: Store, repo: str, shas: list[str]) -> dict[str, tuple[str, str]]:
     """``{sha: (disposition, reason)}`` of those of ``shas`` (full upstream shas) in the fork's
     ``ledger_snapshot`` (the last sync's ledger); a sha it does not hold is absent."""
