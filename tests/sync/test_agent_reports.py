@@ -24,8 +24,8 @@ CUT_NOTE = re.compile(r"_[\d,]+ characters were cut here: GitHub keeps at most [
 @pytest.mark.parametrize("sizes, room, replaced", [
     ([10, 20, 30], 100, []),                    # all fit: nothing replaced
     ([40, 40, 40], 100, [0]),                   # the oldest goes first
-    ([40, 40, 40], 50, [0, 1]),                 # then the next oldest; the newest stays whole
-    ([5, 40, 40], 90, [1]),                     # a report shorter than its line stays whole
+    ([40, 40, 40], 60, [0, 1]),                 # then the next oldest; the newest stays whole
+    ([5, 40, 40], 85, [1]),                     # a report shorter than its line stays whole
     ([30, 50, 5, 20], 70, [0, 1]),              # oldest first, even where a later one is larger
     ([1000] * 40, 10_000, list(range(31))),
 ])
@@ -44,7 +44,7 @@ def test_only_a_report_alone_over_the_room_is_cut_with_the_cut_note():
     out = agents.fit_reports(["old " * 100, newest], ["line 0", "line 1"], 20_000)
     assert out[0] == "line 0"
     assert len("\n\n".join(out)) <= 20_000
-    assert CUT_NOTE.search(out[-1]) and newest.startswith(out[-1].split("\n\n\n_")[0])
+    assert CUT_NOTE.search(out[-1]) and newest.startswith(out[-1].split("\n\n_")[0])
     alone = agents.fit_reports([newest], ["line"], 20_000)
     assert len(alone[0]) <= 20_000 and CUT_NOTE.search(alone[0])
 
