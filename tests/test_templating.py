@@ -206,6 +206,10 @@ CASES: dict[str, dict] = {
     "agents/github/pr_section.md.j2": dict(report="### Conflict resolution by an agent\n\nThe pick conflicted."),
     "agents/github/rejected_comment.md.j2": dict(upstream_sha=S2, branch="forksync/chain-x", status="rejected", rail="paths",
                                                  report="- Rail: **paths**\n- Why: touched a file outside the conflict"),
+    "agents/github/report_comment.md.j2": dict(upstream="a1" * 6, commit="c1" * 6, limit=65536,
+                                               report="### Conflict resolution by an agent\n\nThe pick conflicted."),
+    "agents/github/report_moved.md.j2": dict(upstream="a1" * 6, commit="c1" * 6, limit=65536,
+                                             link="https://github.com/meta/triton/pull/7#issuecomment-1"),
 }
 CASES["checks/suite.md.j2"]["shown"] = CASES["checks/suite.md.j2"]["failing"]
 

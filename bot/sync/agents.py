@@ -14,7 +14,10 @@ Rails that live here (the agent-side rails are in :mod:`bot.agents.conflict`):
   meanwhile still makes it fail), and the conflict commit is kept under
   ``refs/forksync/resolutions/<unit>/<sha12>`` (docs/github.md, "Finishing a conflicted chain");
 * the chain PR is opened as a **draft** carrying the agent's report in its body (section
-  ``<!-- forksync:agent-report:start/end -->``, replaced on re-runs, the rest of the body kept);
+  ``<!-- forksync:agent-report:start/end -->``, one report per resolved pick, a pick's replaced
+  on re-runs, the rest of the body kept); reports that would pass GitHub's body limit leave it
+  oldest first, each for a comment holding it whole and a line linking that comment
+  (:func:`with_report`), so the newest stays whole and none is cut mid-table;
   a PR that already existed as a non-draft gets a comment saying it must be treated as one
   (GitHub's REST API cannot convert a PR to a draft);
 * it may leave draft only when L1 passed on its current head (:func:`bot.agents.policy.may_leave_draft`),
@@ -32,7 +35,7 @@ import asyncio
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from bot.agents.client import AgentClient
 from bot.agents.client import AgentClient as _Client
@@ -44,13 +47,14 @@ from bot.agents.summary import summarize_results
 from bot.git.repo import git_env
 from bot.git.resolution import find_stop, keep_ref
 from bot.github.common import comment_once, marker, split_repo
-from bot.github.limits import fit_title
+from bot.github.limits import BODY_LIMIT, fit_body, fit_title
 from bot.sync import store as sync_store
-from bot.sync.prs import create_pull, find_open_pr, fit_own, placed, title_digest
+from bot.sync.prs import create_pull, find_open_pr, fit_own, own_floor, placed, title_digest
 from bot.sync.rules import rules_resolution
 
 __all__ = ["ChainResolution", "resolve_chain_conflict", "draft_verdict", "post_test_summary",
-           "agents_configured", "REPORT_SECTION"]
+           "agents_configured", "REPORT_SECTION", "with_report", "fit_reports", "report_moves",
+           "report_comment", "moved_line"]
 
 
 REPORT_SECTION = "agent-report"
@@ -82,32 +86,165 @@ def agents_configured(client: AgentClient | None) -> bool:
 
 
 _REPORT_HEAD = re.compile(r"^### Conflict resolution by an agent — upstream ([0-9a-f]{7,40})", re.M)
+_MOVED = re.compile(r"<!-- forksync:agent-report-moved:([0-9a-f]{7,40}) -->\s*$")
+_COMMITTED = re.compile(r"\bcommitted as ([0-9a-f]{7,40})\b")
+#: characters a moved report's line reserves for its comment's link while the body is fitted (the
+#: link is known only once the comment is posted); GitHub's are about 80 (``…/pull/N#issuecomment-ID``)
+LINK_WIDTH = 200
+_SEP = "\n\n"
 
 
-def _reports(section: str) -> list[tuple[str | None, str]]:
-    """The agent reports inside a section's text, each with its upstream sha (None: no heading)."""
-    heads = list(_REPORT_HEAD.finditer(section))
-    if not heads:
-        return [(None, section.strip("\n"))] if section.strip() else []
-    ends = [h.start() for h in heads[1:]] + [len(section)]
-    return [(h.group(1), section[h.start():e].strip("\n")) for h, e in zip(heads, ends)]
+def _reports(section: str) -> list[tuple[str | None, str, bool]]:
+    """The items of a section's text in order: ``(upstream sha, text, moved)`` — an agent report
+    (from its heading to the next item; sha None for text before any heading) or the one line
+    left for a report moved to a comment (``moved`` True)."""
+    out: list[tuple[str | None, str, bool]] = []
+    cur: list | None = None
+    for line in section.split("\n"):
+        moved, head = _MOVED.search(line), _REPORT_HEAD.match(line)
+        if moved or head:
+            if cur:
+                out.append((cur[0], "\n".join(cur[1]).strip("\n"), False))
+            cur = None
+            if moved:
+                out.append((moved.group(1), line.rstrip(), True))
+                continue
+            cur = [head.group(1), [line]]
+        elif cur is not None:
+            cur[1].append(line)
+        elif line.strip():
+            cur = [None, [line]]
+    if cur:
+        out.append((cur[0], "\n".join(cur[1]).strip("\n"), False))
+    return [it for it in out if it[1]]
 
 
-def with_report(body: str, report: str) -> str:
+def fit_reports(reports: Sequence[str], lines: Sequence[str], room: int) -> list[str]:
+    """Pure: the texts an agent-report section shows for ``reports`` (oldest first, the newest
+    last), joined by a blank line within ``room`` characters: each report whole or, oldest first,
+    replaced by its line ``lines[i]`` (where the line is the shorter) until the whole fits. The
+    newest is never replaced: where it does not fit even with every older one replaced, it alone
+    is cut (:func:`bot.github.limits.fit_body`, with the note of how much was cut) — no other cut.
+    ``lines`` has one entry per report. Returns a list as long as ``reports``."""
+    out = list(reports)
+    for i in range(len(out) - 1):
+        if len(_SEP.join(out)) <= room:
+            break
+        if len(lines[i]) < len(out[i]):
+            out[i] = lines[i]
+    if out and len(_SEP.join(out)) > room:
+        rest = len(_SEP.join(out[:-1])) + (len(_SEP) if len(out) > 1 else 0)
+        out[-1] = fit_body(out[-1], max(room - rest, 0))
+    return out
+
+
+def moved_line(upstream: str, commit: str, link: str) -> str:
+    """The line (``templates/agents/github/report_moved.md.j2``) left in the body for the report
+    of upstream ``upstream`` (12 hex) on fork commit ``commit`` ("" when the report names none),
+    whole in the comment at ``link``."""
+    return render("github/report_moved.md.j2", upstream=upstream, commit=commit, link=link,
+                  limit=BODY_LIMIT).rstrip("\n")
+
+
+@dataclass(frozen=True)
+class _Plan:
+    before: str                               # the body up to the section (or the body, then a blank line)
+    after: str                                # the body after it
+    items: list[tuple[str | None, str, bool]]  # the section's items, the new report last
+    texts: list[str]                          # what fitting shows of each, moved lines with a placeholder link
+
+
+def _plan(body: str, report: str) -> _Plan:
+    """How :func:`with_report` fits ``report`` into ``body``. Moving an older report to a comment
+    loses nothing, cutting forksync's own section loses its text: so the older reports give way
+    first (room: the body as it stands), then the own section (room: its floor,
+    :func:`bot.sync.prs.own_floor`), and only then is the newest report cut."""
+    body = body or ""
+    m = _SECTION.search(body)
+    new_key = (_reports(report) or [(None, "", False)])[0][0]
+    items: list[tuple[str | None, str, bool]] = []
+    if m:
+        inner = m.group(0).split("\n", 1)[1].rsplit("<!-- forksync:agent-report:end -->", 1)[0]
+        items = [it for it in _reports(inner) if it[0] is not None and it[0] != new_key]
+        before, after = body[:m.start()], body[m.end():]
+    else:
+        before, after = body.rstrip("\n") + "\n\n", ""
+    items.append((new_key, report.rstrip("\n"), False))
+    frame = render("github/pr_section.md.j2", report="\0")
+    outside = len(before) + len(frame) - 1 + len(after)
+    room_now = BODY_LIMIT - outside
+    room_floor = BODY_LIMIT - (own_floor(before + frame + after) - 1)
+    reports = [text for _, text, _ in items]
+    lines = [text if moved else moved_line(key or "", _commit_of(text), "x" * LINK_WIDTH)
+             for key, text, moved in items]
+    texts = fit_reports(reports, lines, room_now)
+    if texts[-1] != reports[-1]:              # the newest would be cut: the own section's text first
+        texts = fit_reports([*texts[:-1], reports[-1]], [*texts[:-1], reports[-1]], room_floor)
+    return _Plan(before, after, items, texts)
+
+
+def _commit_of(report: str) -> str:
+    m = _COMMITTED.search(report)
+    return m.group(1)[:12] if m else ""
+
+
+def report_moves(body: str, report: str) -> list[tuple[str, str, str]]:
+    """Pure: the older reports that :func:`with_report` (``body``, ``report``) replaces by a line,
+    each ``(upstream sha, fork commit, report text)``, oldest first: each must be posted whole as
+    a comment (:func:`report_comment`) before the body that drops it is sent."""
+    plan = _plan(body, report)
+    return [(key or "", _commit_of(text), text) for (key, text, moved), shown in zip(plan.items[:-1], plan.texts[:-1])
+            if not moved and shown != text]
+
+
+def report_comment(upstream: str, commit: str, report: str) -> tuple[str, str]:
+    """``(marker key, body)`` of the comment holding a moved report whole
+    (``templates/agents/github/report_comment.md.j2``); the key makes it one per pick and commit."""
+    return (f"agent-report-moved:{upstream}:{commit or 'none'}",
+            render("github/report_comment.md.j2", upstream=upstream, commit=commit, report=report, limit=BODY_LIMIT))
+
+
+def with_report(body: str, report: str, links: Mapping[str, str] | None = None) -> str:
     """``body`` with ``report`` in its agent-report section (appended when absent): the report
     of the same upstream commit is replaced, those of the chain's other picks are kept, so a chain
     whose agent resolved several picks shows every one of them. A whole over GitHub's body limit
-    is fitted by cutting forksync's own section (:func:`bot.sync.prs.fit_own`), never the report."""
-    m = _SECTION.search(body or "")
-    new_key = (_reports(report) or [(None, "")])[0][0]
-    kept = []
-    if m:
-        inner = m.group(0).split("\n", 1)[1].rsplit("<!-- forksync:agent-report:end -->", 1)[0]
-        kept = [text for key, text in _reports(inner) if key is not None and key != new_key]
-    section = render("github/pr_section.md.j2", report="\n\n".join([*kept, report.rstrip("\n")]))
-    if m:
-        return fit_own(_SECTION.sub(lambda _: section, body, count=1))
-    return fit_own((body or "").rstrip("\n") + "\n\n" + section)
+    keeps the newest report whole: the oldest reports, oldest first, become one line each naming
+    the pick, its fork commit and the comment at ``links[upstream sha]`` that holds the report
+    whole (:func:`report_moves` says which; those lines stay on later runs); then forksync's own
+    section is cut (:func:`bot.sync.prs.fit_own`); only a newest report over the limit on its own
+    is cut (:func:`fit_reports`). Raises ``ValueError`` when a report to move has no link: its text
+    would be lost."""
+    plan = _plan(body, report)
+    shown = list(plan.texts)
+    for i, ((key, text, moved), fitted) in enumerate(zip(plan.items[:-1], plan.texts[:-1])):
+        if not moved and fitted != text:
+            link = (links or {}).get(key or "")
+            if not link:
+                raise ValueError(f"the agent report of upstream {key} must leave the body of the chain PR but "
+                                 f"has no comment to point to: post it first (report_moves, report_comment)")
+            shown[i] = moved_line(key or "", _commit_of(text), link)
+    section = render("github/pr_section.md.j2", report=_SEP.join(shown))
+    return fit_own(plan.before + section + plan.after)
+
+
+async def _post_moved(gh: Any, full_name: str, number: int, body: str, report: str) -> dict[str, str]:
+    """Post, once each, the comments holding whole the reports that ``report`` pushes out of
+    ``body`` (PR ``number``); returns their links by upstream sha. A redelivery finds the comment
+    by its marker and posts nothing again."""
+    moves = report_moves(body, report)
+    if not moves:
+        return {}
+    marks = {}
+    for upstream, commit, text in moves:
+        key, comment = report_comment(upstream, commit, text)
+        await comment_once(gh, full_name, number, key, comment)
+        marks[marker(key)] = upstream
+    links: dict[str, str] = {}
+    async for c in gh.getiter("/repos/{owner}/{repo}/issues/{number}/comments", {**split_repo(full_name), "number": number}):
+        for mark, upstream in marks.items():
+            if mark in (c.get("body") or "") and upstream not in links:
+                links[upstream] = c.get("html_url") or ""
+    return links
 
 
 async def _git(git_dir: str, *argv: str, secrets: Sequence[str] = ()) -> tuple[int, str]:
@@ -234,7 +371,9 @@ async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path
             await gh.post("/repos/{owner}/{repo}/issues/{number}/labels", {**rv, "number": pr["number"]},
                           data={"labels": list(labels)})
     else:
-        new_body = with_report(pr.get("body") or "", out.body)
+        # the older reports that leave the body are in comments before the body drops them
+        links = await _post_moved(gh, full_name, pr["number"], pr.get("body") or "", out.body)
+        new_body = with_report(pr.get("body") or "", out.body, links)
         if new_body != (pr.get("body") or ""):
             pr = await gh.patch("/repos/{owner}/{repo}/pulls/{number}", {**rv, "number": pr["number"]},
                                 data={"body": new_body})

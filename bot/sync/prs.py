@@ -27,7 +27,7 @@ import gidgethub
 from bot.core.logins import same_login
 from bot.github.common import comment_once, render, split_repo
 from bot.github.fork_config import load_fork_config
-from bot.github.limits import BODY_LIMIT, fit_body, fit_title
+from bot.github.limits import BODY_LIMIT, MARGIN, fit_body, fit_title
 from bot.sync import store as sync_store
 from bot.templating import fence_after
 
@@ -249,6 +249,20 @@ def placed(before: str, body: str, digest: str, after: str) -> str:
     return before + own_section(fit_body(body, max(len(body) - over, 0)), digest) + after
 
 
+def _own_text(body: str) -> tuple[tuple[int, int], str, str] | None:
+    """``(span, title digest, text)`` of forksync's section in ``body`` when the section is
+    forksync's rendering (:func:`own_section`) — the only one whose text may be cut — else None."""
+    span = own_span(body)
+    mark = _TITLE_SET.search(body[span[0]:span[1]]) if span else None
+    if span is None or mark is None:
+        return None
+    head, _, tail = own_section("\0", mark.group(1)).partition("\0")
+    section = body[span[0]:span[1]]
+    if not (section.startswith(head) and section.rstrip("\n").endswith(tail.rstrip("\n"))):
+        return None
+    return span, mark.group(1), section[len(head):len(section.rstrip("\n")) - len(tail.rstrip("\n"))]
+
+
 def fit_own(body: str) -> str:
     """Pure: a whole PR ``body`` within GitHub's limit (:data:`BODY_LIMIT`) by cutting the text of
     forksync's own section (as :func:`placed` does), so that what follows it — the agent's report
@@ -257,15 +271,26 @@ def fit_own(body: str) -> str:
     (:func:`bot.github.limits.fit_body`)."""
     if len(body) <= BODY_LIMIT:
         return body
-    span = own_span(body)
-    mark = _TITLE_SET.search(body[span[0]:span[1]]) if span else None
-    if span is not None and mark is not None:
-        head, _, tail = own_section("\0", mark.group(1)).partition("\0")
-        section = body[span[0]:span[1]]
-        if section.startswith(head) and section.rstrip("\n").endswith(tail.rstrip("\n")):
-            text = section[len(head):len(section.rstrip("\n")) - len(tail.rstrip("\n"))]
-            return placed(body[:span[0]], text, mark.group(1), body[span[1]:])
+    own = _own_text(body)
+    if own is not None:
+        (start, end), digest, text = own
+        return placed(body[:start], text, digest, body[end:])
     return fit_body(body)
+
+
+def own_floor(body: str) -> int:
+    """Pure: the fewest characters :func:`fit_own` can bring ``body`` to, cutting nothing but the
+    text of forksync's own section: ``len(body)`` less that text, plus what :func:`fit_body`
+    always leaves of it (``MARGIN``, its cut note and a closed fence). ``len(body)`` when the body
+    has no section of forksync's rendering. A body whose floor is within :data:`BODY_LIMIT` leaves
+    :func:`fit_own` with no cut at its end."""
+    own = _own_text(body)
+    if own is None:
+        return len(body)
+    text = own[2]
+    # fit_body's own reserve (bot.github.limits): the margin, the widest cut note, a closing fence
+    keep = MARGIN + len(render("body_cut.md.j2", cut=len(text), limit=BODY_LIMIT)) + 8
+    return len(body) - len(text) + min(len(text), keep)
 
 
 #: GitHub's answer (422) to a draft pull request where it has none: a private repository on GitHub
