@@ -28,6 +28,10 @@ class Disposition(str, Enum):
 HANDLED = frozenset({Disposition.PICKED, Disposition.NO_OP, Disposition.WONT_PORT,
                      Disposition.SKIP_FOR_CURRENT_BASE})
 
+#: Dispositions of a commit no one has decided on: a commit an open sync unit carries whose
+#: disposition is any other was decided while the unit was open (``bot.sync.shrink``).
+UNDECIDED = frozenset({Disposition.IN_FLIGHT, Disposition.PENDING})
+
 
 @dataclass(frozen=True)
 class FileChange:

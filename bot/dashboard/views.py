@@ -186,10 +186,8 @@ def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
         seen.add(uid)
         p = plan.get(uid, {})
         shas = json.loads(r.get("shas_json") or "[]") or p.get("shas", [])
-        known = sync_store.dispositions_of(store, fork, shas) if shas else {}
         # decided while the PR was open and still on the branch (a person's commits keep it there)
-        decided = [{"sha": s, "disposition": known[s][0], "reason": known[s][1]} for s in shas
-                   if s in known and known[s][0] not in ("IN_FLIGHT", "PENDING")]
+        decided = sync_store.decided_among(store, fork, shas)
         pr = r.get("pr") or None
         suites = _unit_suites(store, fork, pr, r.get("pushed_tip") or "")
         blocked = ({"reason": r["blocked_reason"], "requires": r.get("blocked_requires") or "", "step": r.get("blocked_step") or ""}

@@ -39,8 +39,6 @@ from bot.sync import prs as sync_prs
 from bot.sync import store as sync_store
 from bot.sync.errors import SyncError
 
-#: ledger dispositions a closer's reason may replace: nothing else decided them
-_UNDECIDED = frozenset({Disposition.IN_FLIGHT.value, Disposition.PENDING.value})
 DEFER_RE = re.compile(r"^\s*(defer|deferred)\b[:\s-]*", re.IGNORECASE)
 
 
@@ -241,9 +239,7 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
     text = text or "closed without a reason"
     # a commit decided while the PR was open (skipped, deferred, picked by hand) keeps that
     # decision: the close speaks for the commits still in flight only
-    known = sync_store.dispositions_of(ctx.store, full_name, shas)
-    kept_decided = [{"sha": s, "disposition": known[s][0], "reason": known[s][1]} for s in shas
-                    if s in known and known[s][0] not in _UNDECIDED]
+    kept_decided = sync_store.decided_among(ctx.store, full_name, shas)
     shas = [s for s in shas if s not in {d["sha"] for d in kept_decided}]
     if shas:
         await sync.record_close(ctx, full_name, shas, disposition, f"closed unmerged by @{closer}: {text}", closer)

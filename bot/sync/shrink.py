@@ -27,10 +27,9 @@ import re
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from bot.model import Disposition, LedgerEntry
+from bot.model import UNDECIDED, LedgerEntry
 
 CLOSE, REBUILD, TELL = "close", "rebuild", "tell"
-_UNDECIDED = frozenset({Disposition.IN_FLIGHT, Disposition.PENDING})
 #: a note's evidence detail, as the ledger writes it: "<kind> by <login>: <reason>"
 _NOTE_BY = re.compile(r"^[\w-]+ by (\S+?)(?::|$)")
 
@@ -95,7 +94,7 @@ def shrinks(units: Sequence[OpenUnit], ledger: Mapping[str, LedgerEntry]) -> lis
         if u.pr <= 0 or not u.carried:
             continue
         decided = tuple(decided_of(ledger[s]) for s in u.carried
-                        if s in ledger and ledger[s].disposition not in _UNDECIDED)
+                        if s in ledger and ledger[s].disposition not in UNDECIDED)
         if not decided:
             continue
         gone = {d.sha for d in decided}

@@ -19,6 +19,7 @@ import json
 from dataclasses import replace
 
 from bot.agents.redact import scrub
+from bot.model import UNDECIDED
 from bot.store import Store, table
 from bot.sync.status import SyncStatus
 
@@ -553,13 +554,19 @@ def branches_carrying(store: Store, repo: str, sha: str) -> list[dict]:
     return [r for r in rows if sha in json.loads(r.get("shas_json") or "[]")]
 
 
-def dispositions_of(store: Store, repo: str, shas: list[str]) -> dict[str, tuple[str, str]]:
-    """``{sha: (disposition, reason)}`` of those of ``shas`` (full upstream shas) in the fork's
-    ``ledger_snapshot`` (the last sync's ledger); a sha it does not hold is absent."""
+def decided_among(store: Store, repo: str, shas: list[str]) -> list[dict]:
+    """``[{"sha", "disposition", "reason"}]``: those of ``shas`` (full upstream shas, an open unit's)
+    that the fork's ``ledger_snapshot`` (the last sync's ledger) gives a disposition other than
+    :data:`bot.model.UNDECIDED` — decided while the unit was open — in the order of ``shas``; a sha
+    the snapshot does not hold is not decided."""
+    if not shas:
+        return []
     with store.lock:
         rows = store.conn.execute(f"SELECT sha, disposition, reason FROM ledger_snapshot WHERE repo = ? "
                                   f"AND sha IN ({', '.join('?' * len(shas))})", [repo, *shas]).fetchall()
-    return {s: (d, r or "") for s, d, r in rows}
+    known = {s: (d, r or "") for s, d, r in rows}
+    return [{"sha": s, "disposition": known[s][0], "reason": known[s][1]} for s in shas
+            if s in known and known[s][0] not in UNDECIDED]
 
 
 def ledger_summary(store: Store, repo: str) -> tuple[dict[str, int], list[str]]:
