@@ -150,11 +150,17 @@ async def react(gh, full_name: str, comment_id: int, content: str) -> None:
                   {**split_repo(full_name), "comment_id": comment_id}, data={"content": content})
 
 
-async def _open_issue_titled(gh, full: str, title: str) -> int | None:
+async def _open_issue(gh, full: str, title: str) -> dict | None:
+    """The open issue (not a pull request) titled ``title``, as GitHub lists it; None when none is."""
     async for it in gh.getiter("/repos/{owner}/{repo}/issues{?state}", {**split_repo(full), "state": "open"}):
         if it.get("title") == title and "pull_request" not in it:
-            return int(it["number"])
+            return it
     return None
+
+
+async def _open_issue_titled(gh, full: str, title: str) -> int | None:
+    it = await _open_issue(gh, full, title)
+    return int(it["number"]) if it else None
 
 
 async def issue_once(gh, full: str, title: str, body: str) -> int:
@@ -177,12 +183,12 @@ async def issue_current(gh, full: str, title: str, section: str, text: str) -> t
     ``section`` (:func:`bot.github.sections.kept_current`): open one when none is open, else
     rewrite that section of the open one, what a person wrote outside it kept — never a second
     issue. Returns ``(number, "opened" | "updated" | "unchanged")``."""
-    async for it in gh.getiter("/repos/{owner}/{repo}/issues{?state}", {**split_repo(full), "state": "open"}):
-        if it.get("title") == title and "pull_request" not in it:
-            body = kept_current(it.get("body") or "", section, text)
-            if body == (it.get("body") or ""):
-                return int(it["number"]), "unchanged"
-            await gh.patch("/repos/{owner}/{repo}/issues/{number}", {**split_repo(full), "number": it["number"]},
-                           data={"body": body})
-            return int(it["number"]), "updated"
-    return await issue_once(gh, full, title, kept_current("", section, text)), "opened"
+    it = await _open_issue(gh, full, title)
+    if it is None:
+        return await issue_once(gh, full, title, kept_current("", section, text)), "opened"
+    body = kept_current(it.get("body") or "", section, text)
+    if body == (it.get("body") or ""):
+        return int(it["number"]), "unchanged"
+    await gh.patch("/repos/{owner}/{repo}/issues/{number}", {**split_repo(full), "number": it["number"]},
+                   data={"body": body})
+    return int(it["number"]), "updated"
