@@ -108,6 +108,18 @@ async def keep_head(gh, full_name: str, ref: str, sha: str) -> None:
             raise
 
 
+async def keep_unpushed_head(gh, full_name: str, row: dict, head: str) -> str:
+    """Before a unit's branch goes: a ``head`` that is not the tip forksync pushed (``row``'s
+    ``pushed_tip``) may hold someone else's commits, so it is kept on the fork as
+    ``refs/forksync/closed/<unit id>/<head sha12>`` (:func:`keep_head`). Returns that ref, ``""``
+    when nothing needed keeping."""
+    if not head or head == row.get("pushed_tip"):
+        return ""
+    kept = closed_ref(row["unit_id"], head)
+    await keep_head(gh, full_name, kept, head)
+    return kept
+
+
 async def closer_reason(gh, full_name: str, number: int, closer: str, bot_login: str | None) -> str:
     last = ""
     async for c in gh.getiter("/repos/{owner}/{repo}/issues/{number}/comments",
@@ -246,12 +258,9 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
     # the branch as it is now, not as the event saw it: a person may have pushed to it after the
     # close (the PR's head no longer follows the branch) and before this delivery was handled
     head = await branch_tip(ctx.gh, full_name, branch) or str((pr.get("head") or {}).get("sha") or "")
-    kept = ""
-    if head and head != row.get("pushed_tip"):
-        # someone else's commits are on the branch (or a tip forksync cannot say it pushed): keep
-        # them on the fork before it goes
-        kept = closed_ref(row["unit_id"], head)
-        await keep_head(ctx.gh, full_name, kept, head)
+    # someone else's commits are on the branch (or a tip forksync cannot say it pushed): kept on
+    # the fork before it goes
+    kept = await keep_unpushed_head(ctx.gh, full_name, row, head)
     sync_store.save_branch(ctx.store, **{**row, "state": "closed"})
     deleted = await retire_branch(ctx, full_name, branch, pr["number"], merged=False)
     await comment_once(ctx.gh, full_name, pr["number"], f"closed:{pr['number']}",
@@ -284,10 +293,7 @@ async def close_decided(ctx, full_name: str, row: dict, decided: list[dict]) -> 
     head = await branch_tip(ctx.gh, full_name, branch)
     sync_store.save_branch(ctx.store, **{**row, "state": sync_store.DECIDED})
     try:
-        kept = ""
-        if head and head != row.get("pushed_tip"):
-            kept = closed_ref(row["unit_id"], head)
-            await keep_head(ctx.gh, full_name, kept, head)
+        kept = await keep_unpushed_head(ctx.gh, full_name, row, head)
         await ctx.gh.patch("/repos/{owner}/{repo}/pulls/{number}", rv, data={"state": "closed"})
     except gidgethub.HTTPException:
         sync_store.save_branch(ctx.store, **row)
