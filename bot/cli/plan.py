@@ -32,9 +32,7 @@ from bot.plan.planner import plan_state
 from bot.resolve.replay import memory_from_history
 from bot.resolve.rules import Memory
 from bot.sync.ingest import default_store, load_state
-from bot.sync.rules import RULES_BY, RuleOutcome, apply_rules
-
-MAX_RULE_ROUNDS = 25         # fresh conflicts the rules may fold in one command (a chain is capped at 25 picks)
+from bot.sync.rules import MAX_RULE_ROUNDS, MEMORY_RULES, RULES_BY, RuleOutcome, apply_rules
 
 PLAN_SCHEMA = "forksync.plan/1"
 
@@ -297,7 +295,7 @@ def apply_with_rules(state, unit):
 def _landed_memory(git_dir: str, fork_tip: str, upstream_tip: str, cfg) -> Memory | None:
     """What the fork's landed resolved picks teach the memory rules (None when no memory rule is
     configured; nothing learned when the history cannot be read)."""
-    if not {"rerere", "fork-deleted"} & set(cfg.resolve.rules):
+    if not MEMORY_RULES & set(cfg.resolve.rules):
         return None
     try:
         return memory_from_history(git_dir, fork_tip, upstream_tip, cfg)

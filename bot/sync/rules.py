@@ -28,6 +28,10 @@ from bot.resolve.rules import Decision, Declined, Memory
 from bot.templating import render
 
 RULES_BY = "forksync rules"
+#: fresh conflicts the rules may fold in one publish or one ``forksync apply`` (a chain is capped at 25 picks)
+MAX_RULE_ROUNDS = 25
+#: the rules that read what the fork's earlier resolutions teach (a :class:`Memory`, costly to build)
+MEMORY_RULES = frozenset({"rerere", "fork-deleted"})
 # the trailer of forksync's rule resolution commit (templates/commit/rule_resolution.txt.j2)
 RULES_TRAILER = re.compile(r"^Forksync-Rules:\s*([0-9a-f]{40})\s*$", re.MULTILINE | re.IGNORECASE)
 _RULE_LINE = re.compile(r"^File: (?P<path>.+)\nAction: (?P<action>.+)\nReason: (?P<reason>.*) \(rule `(?P<rule>[\w-]+)`\)$",
@@ -169,4 +173,5 @@ class MemoryCache:
         return self._memory
 
 
-__all__ = ["RuleOutcome", "apply_rules", "rule_commit", "rules_resolution", "MemoryCache", "RULES_BY", "RULES_TRAILER"]
+__all__ = ["MAX_RULE_ROUNDS", "MEMORY_RULES", "RuleOutcome", "apply_rules", "rule_commit", "rules_resolution", "MemoryCache",
+           "RULES_BY", "RULES_TRAILER"]

@@ -64,7 +64,6 @@ from bot.sync.status_issue import render_status, upsert_status_issue
 GIT_TIMEOUT_S = 600
 log = logging.getLogger(__name__)
 MAX_AGENT_ROUNDS = 25        # conflicts the agent may resolve in one publish before the chain waits for the next sync
-MAX_RULE_ROUNDS = 25         # fresh conflicts the rules may fold in one publish (a chain is capped at 25 picks)
 LOCK_POLL_S = 0.2            # how often a sync waiting for another worker's sync of the same fork looks again
 
 
@@ -510,7 +509,7 @@ class SyncService:
                 res = stopped
             force = res.tip != remote_tip
         rules_done: list[rules_mod.RuleOutcome] = list(earlier_rules)    # the PR body keeps every round's rules
-        for _ in range(MAX_RULE_ROUNDS):
+        for _ in range(rules_mod.MAX_RULE_ROUNDS):
             # a fresh conflict (not on GitHub yet) is first put to the deterministic rules
             if not (res.conflict_commit and res.tip == res.conflict_commit) \
                     or await self._on_remote(git_dir, res.conflict_commit, remote_tip):
@@ -794,7 +793,7 @@ class SyncService:
         up = core.commits.get(res.conflict) or gitio.commit_info(repo, res.conflict)
         up_tip = core.upstream_head or res.conflict
         memory = None
-        if {"rerere", "fork-deleted"} & set(cfg.resolve.rules):
+        if rules_mod.MEMORY_RULES & set(cfg.resolve.rules):
             memory = self._memory.get(str(git_dir), core.fork_head, up_tip, cfg)
         try:
             return rules_mod.apply_rules(str(git_dir), cfg, unit_id=unit.id, base=core.fork_head, tip=res.tip, upstream=up,
