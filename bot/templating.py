@@ -7,6 +7,7 @@ Markdown for GitHub; agent text is sanitised by ``bot.agents.textrails`` before 
 from __future__ import annotations
 
 import re
+import time
 from functools import lru_cache
 from pathlib import Path
 
@@ -15,6 +16,12 @@ import jinja2
 #: ``bot/templates``: in the source tree a link to the repository's ``templates/``; in an installed
 #: wheel the templates themselves (package data, pyproject.toml), so an install needs no source tree.
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+
+def utc_minute(ts: float) -> str:
+    """``YYYY-MM-DD HH:MM UTC`` of epoch seconds ``ts``, as texts for people show a time (""
+    for 0: not known)."""
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(ts)) if ts else ""
 
 
 @lru_cache(maxsize=1)

@@ -38,6 +38,7 @@ from bot.l2.service import l2_tick
 from bot.sync import store as sync_store
 from bot.sync.prs import is_own_sync_pr
 from bot.sync.upstream import refresh_quietly
+from bot.templating import utc_minute
 from bot.triage.nightly import triage_stored_nightly
 from bot.validation import store as vstore
 from bot.validation.checks import required_fingerprint
@@ -68,10 +69,6 @@ def repeats_last(schedule: Schedule, last_at: float, last_sha: str, last_pairs: 
 
 def alarm_title(sha: str) -> str:
     return f"forksync: nightly L1 results missing for {sha[:12]}"
-
-
-def _utc(ts: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(ts))
 
 
 # ---------------------------------------------------------------------- nightly
@@ -111,8 +108,8 @@ async def nightly_tick(ctx, full: str, *, now: float, interval_s: int | Schedule
         slot = schedule.next_run(last_at) if last else 0.0
         if last and repeats_last(schedule, last["dispatched_at"], last["sha"], last.get("pairs") or "", slot, sha, pairs):
             vstore.cover_nightly(ctx.store, last["key"], slot)
-            notes.append(f"nightly {sha[:12]}: the {_utc(slot)} run not started: the catch-up run of "
-                         f"{_utc(last['dispatched_at'])} ran the same suites on this trunk tip")
+            notes.append(f"nightly {sha[:12]}: the {utc_minute(slot)} run not started: the catch-up run of "
+                         f"{utc_minute(last['dispatched_at'])} ran the same suites on this trunk tip")
             return notes
         vstore.record_nightly(ctx.store, full, sha, now, pairs)
         by_name = {s.name: s for s in tr.suites}

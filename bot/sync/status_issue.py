@@ -13,6 +13,7 @@ import time
 from bot.github.common import render, split_repo
 from bot.github.limits import fit_body, fit_title
 from bot.sync.status import SyncStatus
+from bot.templating import utc_minute
 
 MARK = "<!-- forksync:status-issue -->"
 TICKED = re.compile(r"^\s*[-*] \[[xX]\] <!-- (replan|retry:([A-Za-z0-9_.\-]+)) -->", re.MULTILINE)
@@ -28,12 +29,6 @@ def _age(seconds: float | None) -> str:
     if seconds < 172800:
         return f"{seconds / 3600:.1f} h ago"
     return f"{seconds / 86400:.1f} days ago"
-
-
-def _utc(ts: float) -> str:
-    """``YYYY-MM-DD HH:MM UTC`` of epoch seconds ``ts`` ("" for 0: not known, a status from before
-    these times were kept)."""
-    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(ts)) if ts else ""
 
 
 def render_status(st: SyncStatus, *, stale_after_s: float, alarm_after_s: float, now: float | None = None,
@@ -53,10 +48,10 @@ def render_status(st: SyncStatus, *, stale_after_s: float, alarm_after_s: float,
                   computed=bool(st.computed_at), upstream_seen=_age(st.upstream_age_s(now)), alarm=st.alarm(alarm_after_s, now),
                   alarm_age=_age(alarm_after_s).replace(" ago", ""), held=st.held,
                   upstream_head=st.upstream_head, frontier=st.frontier, contiguous_pin=st.contiguous_pin,
-                  upstream_head_at=_utc(st.upstream_head_at), frontier_at=_utc(st.frontier_at),
-                  contiguous_pin_at=_utc(st.contiguous_pin_at), contiguous_lag_days=st.contiguous_lag_days,
+                  upstream_head_at=utc_minute(st.upstream_head_at), frontier_at=utc_minute(st.frontier_at),
+                  contiguous_pin_at=utc_minute(st.contiguous_pin_at), contiguous_lag_days=st.contiguous_lag_days,
                   holder={"sha": st.holder, "pr": st.holder_pr, "disposition": st.holder_disposition} if st.holder else None,
-                  upstream_as_of=_utc(st.upstream_seen_at) or "unknown", backlog_by=list(st.backlog_by),
+                  upstream_as_of=utc_minute(st.upstream_seen_at) or "unknown", backlog_by=list(st.backlog_by),
                   not_reached_handled=st.not_reached_handled,
                   days_behind=st.days_behind, backlog=st.backlog, not_reached=st.not_reached, units=[u for u in st.units if not u.get("waiting")],
                   waiting=[u for u in st.units if u.get("waiting")], deferred=list(st.deferred))

@@ -4,10 +4,9 @@ scheduler (dispatch), the issue filing and its closing once the results came are
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
-from bot.templating import render
+from bot.templating import render, utc_minute
 
 
 @dataclass(frozen=True)
@@ -58,4 +57,4 @@ def render_arrived(sha: str, dispatched_at: int, arrived_at: int) -> str:
     """The comment that closes a nightly's alarm once its results came
     (``templates/issues/nightly_arrived.md.j2``); times in epoch s, shown in UTC."""
     return render("issues/nightly_arrived.md.j2", sha=sha, waited_s=arrived_at - dispatched_at,
-                  at=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(arrived_at)))
+                  at=utc_minute(arrived_at))
