@@ -71,16 +71,17 @@ def fork_policy(store: Store, fork: str, policy: Policy) -> Policy:
     return Policy(stale_after_s=limit) if limit else policy
 
 
-def followed_of(store: Store, fork: str) -> str:
-    """Why ``fork``'s work stopped on an owner's decision ("" when it is followed):
-    :func:`bot.sync.status.followed` over the store's suspended installations and unfollowed forks."""
-    return followed(fork, paused={p["fork"] for p in sync_store.paused_forks(store)},
-                    unfollowed=sync_store.unfollowed(store))
+def followed_by(store: Store) -> Callable[[str], str]:
+    """``why(fork)``: why a fork's work stopped on an owner's decision ("" when it is followed),
+    :func:`bot.sync.status.followed` over the store's suspended installations and unfollowed forks,
+    both read once here (a page asks it of every fork)."""
+    paused, gone = {p["fork"] for p in sync_store.paused_forks(store)}, sync_store.unfollowed(store)
+    return lambda fork: followed(fork, paused=paused, unfollowed=gone)
 
 
 def stale_of(st: SyncStatus | None, now: float, policy: Policy, paused: str = "") -> dict:
     """``{"stale", "reason"}`` by the rule of :mod:`bot.sync.status` (:meth:`SyncStatus.stale_reason`).
-    ``paused``: :func:`followed_of`'s reason; numbers an owner stopped are not stale, only old."""
+    ``paused``: :func:`followed_by`'s reason; numbers an owner stopped are not stale, only old."""
     if paused:
         return {"stale": False, "reason": ""}
     if st is None:
@@ -110,18 +111,18 @@ def _common(store: Store, fork: str, st: SyncStatus | None, now: float, policy: 
             "upstream_github": github_of(upstream),
             "upstream_as_of": iso(st.upstream_seen_at) if st else None,
             "upstream_as_of_unknown": (st.upstream_unknown or None) if st and not st.upstream_seen_at else None,
-            "followed": (why := followed_of(store, fork)),
+            "followed": (why := followed_by(store)(fork)),
             "stale": stale_of(st, now, fork_policy(store, fork, policy), why)}
 
 
 def forks(store: Store, now: float, policy: Policy, allowed: Callable[[str], bool] = lambda f: True) -> dict:
     out = []
-    paused, gone = {p["fork"] for p in sync_store.paused_forks(store)}, sync_store.unfollowed(store)
+    why_of = followed_by(store)
     for f in fork_names(store):
         if not allowed(f):
             continue
         st = sync_store.load_status(store, f)
-        why = followed(f, paused=paused, unfollowed=gone)
+        why = why_of(f)
         out.append({"fork": f, "upstream": st.upstream if st else "", "synced": bool(st and st.computed_at),
                     "upstream_as_of": iso(st.upstream_seen_at) if st else None, "followed": why,
                     "stale": stale_of(st, now, fork_policy(store, f, policy), why),
@@ -544,7 +545,7 @@ def health(store: Store, now: float, policy: Policy, app_facts: dict, allowed: C
     ``worker_heartbeat``: epoch s or None; :func:`bot.app.web.app_facts`)."""
     beat = app_facts.get("worker_heartbeat")
     forks_out = []
-    paused, gone = {p["fork"] for p in sync_store.paused_forks(store)}, sync_store.unfollowed(store)
+    why_of = followed_by(store)
     for f in fork_names(store):
         if not allowed(f):
             continue
@@ -552,7 +553,7 @@ def health(store: Store, now: float, policy: Policy, app_facts: dict, allowed: C
         forks_out.append({"fork": f, "github": fork_github(f), "last_sync": iso(st.computed_at) if st else None,
                           "upstream_as_of": iso(st.upstream_seen_at) if st else None,
                           "last_fetch_error": st.last_fetch_error if st else "",
-                          "followed": (why := followed(f, paused=paused, unfollowed=gone)),
+                          "followed": (why := why_of(f)),
                           "stale": stale_of(st, now, fork_policy(store, f, policy), why),
                           "blocked": [{"id": b.get("id"), "pr": b.get("pr") or None, "url": b.get("url") or None,
                                        "reason": b.get("reason", ""), "step": b.get("step", "")} for b in (st.blocked if st else ())],
