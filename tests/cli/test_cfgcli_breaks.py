@@ -12,6 +12,7 @@ import aiohttp
 import pytest
 
 from bot.cli.main import main
+from tests.support.cli import run
 from tests.support.ledger_scenario import build
 
 
@@ -22,12 +23,6 @@ def scn(tmp_path_factory):
     s.tmp = tmp
     s.argv = ["--upstream", str(s.up.path), "--fork", str(s.fork.path)]
     return s
-
-
-def run(capsys, argv):
-    rc = main(argv)
-    out = capsys.readouterr()
-    return rc, out.out, out.err
 
 
 # --- forksync.yml ---------------------------------------------------------------------------------

@@ -10,17 +10,11 @@ import os
 
 import pygit2
 
-from bot.cli.main import main
 from bot.demo.repobuilder import RepoBuilder, run_git
+from tests.support.cli import run
 
 T0 = 1_767_225_600          # 2026-01-01T00:00:00Z
 DAY = 86_400
-
-
-def run(capsys, argv):
-    rc = main(argv)
-    out = capsys.readouterr()
-    return rc, out.out, out.err
 
 
 def _by_pr(doc) -> dict[int, dict]:

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from bot.cli.main import main
+from tests.support.cli import run
 from tests.support.ledger_scenario import EXPECTED, build
 from tests.support.ref_times import set_ref_times
 
@@ -21,12 +21,6 @@ def scn(tmp_path_factory):
         f"cache_dir: {tmp / 'cache'}\n")
     s.argv = ["--config", str(cfg), "--upstream", str(s.up.path), "--fork", str(s.fork.path)]
     return s
-
-
-def run(capsys, argv):
-    rc = main(argv)
-    out = capsys.readouterr()
-    return rc, out.out, out.err
 
 
 def test_status_json(scn, capsys):

@@ -9,17 +9,11 @@ from __future__ import annotations
 import json
 import re
 
-from bot.cli.main import main
 from bot.demo.repobuilder import RepoBuilder
+from tests.support.cli import run
 
 T0 = 1_767_225_600          # 2026-01-01T00:00:00Z
 DAY = 86_400
-
-
-def run(capsys, argv):
-    rc = main(argv)
-    out = capsys.readouterr()
-    return rc, out.out, out.err
 
 
 def test_bisect_descends_into_the_upstream_merge_inside_a_merge_pr(tmp_path, capsys, monkeypatch):

@@ -13,11 +13,12 @@ import pygit2
 import pytest
 
 from bot.cli.dashboard import fork_name, refresh
-from bot.cli.main import build_parser, main
+from bot.cli.main import build_parser
 from bot.config.forksync import load_config
 from bot.dashboard import views
 from bot.demo.repobuilder import RepoBuilder
 from bot.store import Store
+from tests.support.cli import run
 
 DAY = 86400
 T0 = 1_767_225_600          # 2026-01-01T00:00:00Z
@@ -44,12 +45,6 @@ def pair(tmp_path, monkeypatch):
     u["p1"] = fork.cherry_pick(u["u1"], when=T0 + 5 * DAY, trailer=f"Upstream-Commit: {u['u1']}")
     monkeypatch.chdir(tmp_path)
     return ["--upstream", str(up.path), "--fork", str(fork.path)], up, fork, u
-
-
-def run(capsys, argv):
-    rc = main(argv)
-    out = capsys.readouterr()
-    return rc, out.out, out.err
 
 
 def test_status_as_of_on_a_pinned_upstream_names_the_pinned_commit(pair, capsys):
