@@ -226,7 +226,7 @@ async def test_healthz_and_metrics_scrub_stored_errors_as_the_pages_do(tmp_path)
         r = await c.get("/healthz")
         healthz = await r.text()
         assert r.status == 503
-        assert json.loads(healthz)["problems"][0] == HEALTHZ_FORK_PROBLEM      # the job's line is on /health
+        assert HEALTHZ_FORK_PROBLEM in json.loads(healthz)["problems"]      # the job's line is on /health
         assert token not in healthz, healthz
         metrics = await (await c.get("/metrics")).text()
         assert "forksync_dead_letter_alarm{" in metrics
