@@ -144,6 +144,25 @@ def _known_values() -> set[str]:
     return _CONFIGURED | set(_MINTED)
 
 
+#: the automaton over a set of secret values, for the newest set asked about (the registered and
+#: minted ones change about once an hour; a log line asks many times between)
+_FINDER: tuple[frozenset[str], AhoCorasick | None] = (frozenset(), None)
+
+
+def _present(text: str, values: set[str] | frozenset[str]) -> set[str]:
+    """The ``values`` that occur in ``text``, in one pass over it (Aho-Corasick) instead of one
+    substring search per value: a worker remembers up to :data:`MAX_MINTED` tokens."""
+    global _FINDER
+    key = frozenset(values)
+    if not key:
+        return set()
+    if _FINDER[0] != key:
+        _FINDER = (key, AhoCorasick(sorted(key), implementation=Implementation.DFA))
+    words, finder = _FINDER[0], _FINDER[1]
+    found = {text[a:b] for _, a, b in finder.find_matches_as_indexes(text, overlapping=True)}
+    return found & words
+
+
 def configured_secrets() -> frozenset[str]:
     """The registered and the remembered minted secret values (for checks and log filters, never
     to be printed)."""
@@ -246,7 +265,7 @@ def mend_cut_secrets(text: str, known: set[str] | frozenset[str] = frozenset()) 
     kept = [i for i, ch in enumerate(text) if ch not in "\r\n"]
     joined = "".join(text[i] for i in kept)
     spans = [m.span() for m in _WHOLE_GITHUB_TOKEN.finditer(joined)] if "gh" in joined else []
-    for v in (known or _known_values()):
+    for v in _present(joined, known or _known_values()):
         at = joined.find(v)
         while at >= 0:
             spans.append((at, at + len(v)))
@@ -309,9 +328,8 @@ def scrub(text: str) -> str:
     text = strip_userinfo(mend_cut_secrets(text))
     if "uthorization" in text or "api-key" in text or "API-KEY" in text or "UTHORIZATION" in text:
         text = _CREDENTIAL_HEADER.sub(r"\1***", text)
-    for v in sorted(_known_values(), key=len, reverse=True):
-        if v in text:
-            text = text.replace(v, "***")
+    for v in sorted(_present(text, _known_values()), key=len, reverse=True):
+        text = text.replace(v, "***")
     # a GitHub token no one registered (a token of the fork's own CI quoted in a log, a minted one
     # forgotten): its shape says what it is
     return GITHUB_TOKEN.sub("***", text) if ("gh" in text or "github_pat_" in text) else text
