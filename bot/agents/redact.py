@@ -32,6 +32,7 @@ to git), see :meth:`Redactor.restore`. Sources: GitHub's token formats
 """
 from __future__ import annotations
 
+import bisect
 import logging
 import re
 from dataclasses import dataclass, field
@@ -262,17 +263,39 @@ def mend_cut_secrets(text: str, known: set[str] | frozenset[str] = frozenset()) 
     breaks stay, so a token that ends a line does not swallow the next line's first word."""
     if "\n" not in text and "\r" not in text:
         return text
-    kept = [i for i, ch in enumerate(text) if ch not in "\r\n"]
-    joined = "".join(text[i] for i in kept)
+    # the text without its line breaks, searched at C speed; an index of it maps back to the
+    # text through the sorted offsets of the breaks (a log of megabytes has few spans to map)
+    breaks = [m.start() for m in _LINE_BREAK.finditer(text)]
+    joined = _LINE_BREAK.sub("", text)
     spans = [m.span() for m in _WHOLE_GITHUB_TOKEN.finditer(joined)] if "gh" in joined else []
     for v in _present(joined, known or _known_values()):
         at = joined.find(v)
         while at >= 0:
             spans.append((at, at + len(v)))
             at = joined.find(v, at + 1)
-    cuts = {i for a, b in spans if kept[b - 1] - kept[a] != b - 1 - a
-            for i in range(kept[a], kept[b - 1]) if text[i] in "\r\n"}
+    cuts: set[int] = set()
+    for a, b in spans:
+        # the breaks inside the span: those after the joined text's a-th and before its (b-1)-th
+        # kept character; k breaks come before kept character j when breaks[k-1] < j + k
+        lo, hi = _kept_at(breaks, a), _kept_at(breaks, b - 1)
+        cuts.update(i for i in breaks[bisect.bisect_right(breaks, lo):bisect.bisect_left(breaks, hi)])
     return "".join(ch for i, ch in enumerate(text) if i not in cuts) if cuts else text
+
+
+_LINE_BREAK = re.compile(r"[\r\n]")
+
+
+def _kept_at(breaks: list[int], j: int) -> int:
+    """The offset in the text of the ``j``-th character that is not a line break (``breaks``:
+    the sorted offsets of the line breaks)."""
+    lo, hi = 0, len(breaks)          # the number of breaks before it: the least k with breaks[k] > j + k
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if breaks[mid] <= j + mid:
+            lo = mid + 1
+        else:
+            hi = mid
+    return j + lo
 
 
 def redact(text: str) -> str:
