@@ -7,7 +7,9 @@ credentials is taken whole before its parts could match the narrower rules):
 
 * the value of every configured secret (:func:`register_secrets`: the webhook secret, the GitHub
   token, the App's private key, the model API key …) and of ``Redactor.known``, wherever it
-  appears — a value has no shape a pattern could know;
+  appears, percent-encoded too (a URL's query or userinfo) — a value has no shape a pattern could
+  know; one that a line break cuts (a wrapped log line), and a GitHub token so cut, is first
+  joined again (:func:`mend_cut_secrets`);
 * PEM private-key blocks (``-----BEGIN … PRIVATE KEY-----`` … ``-----END …-----``);
 * credentials in URLs (``https://user:secret@host``, and a token-long user alone:
   ``https://<token>@host``);
@@ -30,9 +32,11 @@ to git), see :meth:`Redactor.restore`. Sources: GitHub's token formats
 """
 from __future__ import annotations
 
+import bisect
 import logging
 import re
 from dataclasses import dataclass, field
+from urllib.parse import quote, quote_plus
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
@@ -97,7 +101,14 @@ def register_secrets(*values: str | None) -> None:
         for piece in [v, *v.splitlines()]:
             piece = piece.strip()
             if len(piece) >= MIN_SECRET_LEN and not piece.startswith("-----"):
-                _CONFIGURED.add(piece)
+                _CONFIGURED.update(encoded_forms(piece))
+
+
+def encoded_forms(value: str) -> set[str]:
+    """``value`` and its percent-encoded forms (RFC 3986 ``quote`` with nothing safe, and the form
+    encoding's ``quote_plus``): a secret with ``/``, ``+``, ``=`` or ``@`` reaches a URL's query or
+    userinfo, and an HTTP library's log or error, only so."""
+    return {value, quote(value, safe=""), quote_plus(value)}
 
 
 #: Secrets minted at run time (installation access tokens), oldest first; see :func:`remember_minted`.
@@ -118,7 +129,8 @@ def remember_minted(*values: str | None) -> None:
     for v in values:
         v = (v or "").strip()
         if len(v) >= MIN_SECRET_LEN:
-            _MINTED = (*(m for m in _MINTED if m != v), v)[-MAX_MINTED:]
+            forms = encoded_forms(v)
+            _MINTED = (*(m for m in _MINTED if m not in forms), *sorted(forms))[-MAX_MINTED:]
 
 
 #: every rule's needles in one automaton: a text holding none of them has nothing the rules redact
@@ -131,6 +143,25 @@ def _any_needle(lowered: str) -> bool:
 
 def _known_values() -> set[str]:
     return _CONFIGURED | set(_MINTED)
+
+
+#: the automaton over a set of secret values, for the newest set asked about (the registered and
+#: minted ones change about once an hour; a log line asks many times between)
+_FINDER: tuple[frozenset[str], AhoCorasick | None] = (frozenset(), None)
+
+
+def _present(text: str, values: set[str] | frozenset[str]) -> set[str]:
+    """The ``values`` that occur in ``text``, in one pass over it (Aho-Corasick) instead of one
+    substring search per value: a worker remembers up to :data:`MAX_MINTED` tokens."""
+    global _FINDER
+    key = frozenset(values)
+    if not key:
+        return set()
+    if _FINDER[0] != key:
+        _FINDER = (key, AhoCorasick(sorted(key), implementation=Implementation.DFA))
+    words, finder = _FINDER[0], _FINDER[1]
+    found = {text[a:b] for _, a, b in finder.find_matches_as_indexes(text, overlapping=True)}
+    return found & words
 
 
 def configured_secrets() -> frozenset[str]:
@@ -166,8 +197,9 @@ class Redactor:
         came from (a file path, ``"commit-message"``…) so :meth:`restore` can be limited to it."""
         if not text:
             return text
-        values = sorted({v for v in (*self.known, *_known_values()) if v and len(v) >= MIN_SECRET_LEN and v in text},
-                        key=len, reverse=True)
+        known = {f for v in self.known if v and len(v) >= MIN_SECRET_LEN for f in encoded_forms(v)} | _known_values()
+        text = mend_cut_secrets(text, known)
+        values = sorted({v for v in known if len(v) >= MIN_SECRET_LEN and v in text}, key=len, reverse=True)
         if values:
             rx = re.compile("|".join(re.escape(v) for v in values))
             text = rx.sub(lambda m: self._replace(m, "configured", 0, source), text)
@@ -216,9 +248,59 @@ class Redactor:
         return frozenset(self._by_value)
 
 
+#: A GitHub token at its full length: 40 characters for ``gh?_`` (prefix, 30 random, 6 checksum)
+#: and 93 for ``github_pat_`` (GitHub blog, "Behind GitHub's new authentication token formats",
+#: 2021). Only a cut inside this length is mended: a token that ends a line stays apart from
+#: the next line's first word.
+_WHOLE_GITHUB_TOKEN = re.compile(r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{82})")
+
+
+def mend_cut_secrets(text: str, known: set[str] | frozenset[str] = frozenset()) -> str:
+    """``text`` without the line breaks (``\\n``, ``\\r``) that cut a secret in two: a value of
+    ``known`` (default: the registered and minted ones) or a GitHub token at its full length
+    (:data:`_WHOLE_GITHUB_TOKEN`). A log, a CI output or an error dump wraps
+    long lines, and neither piece of a cut token is then recognisable on its own. Other line
+    breaks stay, so a token that ends a line does not swallow the next line's first word."""
+    if "\n" not in text and "\r" not in text:
+        return text
+    # the text without its line breaks, searched at C speed; an index of it maps back to the
+    # text through the sorted offsets of the breaks (a log of megabytes has few spans to map)
+    breaks = [m.start() for m in _LINE_BREAK.finditer(text)]
+    joined = _LINE_BREAK.sub("", text)
+    spans = [m.span() for m in _WHOLE_GITHUB_TOKEN.finditer(joined)] if "gh" in joined else []
+    for v in _present(joined, known or _known_values()):
+        at = joined.find(v)
+        while at >= 0:
+            spans.append((at, at + len(v)))
+            at = joined.find(v, at + 1)
+    cuts: set[int] = set()
+    for a, b in spans:
+        # the breaks inside the span: those after the joined text's a-th and before its (b-1)-th
+        # kept character; k breaks come before kept character j when breaks[k-1] < j + k
+        lo, hi = _kept_at(breaks, a), _kept_at(breaks, b - 1)
+        cuts.update(i for i in breaks[bisect.bisect_right(breaks, lo):bisect.bisect_left(breaks, hi)])
+    return "".join(ch for i, ch in enumerate(text) if i not in cuts) if cuts else text
+
+
+_LINE_BREAK = re.compile(r"[\r\n]")
+
+
+def _kept_at(breaks: list[int], j: int) -> int:
+    """The offset in the text of the ``j``-th character that is not a line break (``breaks``:
+    the sorted offsets of the line breaks)."""
+    lo, hi = 0, len(breaks)          # the number of breaks before it: the least k with breaks[k] > j + k
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if breaks[mid] <= j + mid:
+            lo = mid + 1
+        else:
+            hi = mid
+    return j + lo
+
+
 def redact(text: str) -> str:
     """Redact ``text`` with a fresh :class:`Redactor` (placeholders numbered from 1)."""
-    if not text or (not _any_needle(text.lower())
+    if not text or ("\n" not in text and not _any_needle(text.lower())
                     and not any(len(v) >= MIN_SECRET_LEN and v in text for v in _known_values())):
         return text         # nothing to redact: no Redactor built (a log line per failure calls this)
     return Redactor().redact(text)
@@ -248,17 +330,29 @@ def error_text(e: BaseException, limit: int | None = None) -> str:
     return text if limit is None else text[:limit]
 
 
+#: An HTTP credential header and its value (any scheme: ``token``, ``Bearer``, ``Basic`` — git's
+#: ``http.extraheader=AUTHORIZATION: basic <base64 of x-access-token:TOKEN>`` — …), as a header
+#: line, a ``-c`` option or a dumped dict of headers: group 1 is all before the value.
+_CREDENTIAL_HEADER = re.compile(
+    r"(?i)(\b(?:proxy-)?(?:authorization|x-api-key)[\"']?\s*[:=]\s*[\"']?"
+    r"(?:(?:token|bearer|basic|digest|bot|apikey)\s+)?)[^\s\"',;}]+")
+
+
 def scrub(text: str) -> str:
     """``text`` for a log line or a stored error: the userinfo of every URL (``https://user:pw@h``
     → ``https://***@h``), every registered or minted secret value (:func:`register_secrets`,
-    :func:`remember_minted`) and every GitHub token (:data:`GITHUB_TOKEN`) replaced by ``***``.
-    Narrower than :class:`Redactor` on purpose: logs keep paths and e-mail addresses."""
+    :func:`remember_minted`; percent-encoded too), the value of every ``Authorization`` or
+    ``x-api-key`` header (:data:`_CREDENTIAL_HEADER`) and every GitHub token
+    (:data:`GITHUB_TOKEN`) replaced by ``***``; a secret cut by a line break goes whole
+    (:func:`mend_cut_secrets`). Narrower than :class:`Redactor` on purpose: logs keep paths and
+    e-mail addresses."""
     if not text:
         return text
-    text = strip_userinfo(text)
-    for v in sorted(_known_values(), key=len, reverse=True):
-        if v in text:
-            text = text.replace(v, "***")
+    text = strip_userinfo(mend_cut_secrets(text))
+    if "uthorization" in text or "api-key" in text or "API-KEY" in text or "UTHORIZATION" in text:
+        text = _CREDENTIAL_HEADER.sub(r"\1***", text)
+    for v in sorted(_present(text, _known_values()), key=len, reverse=True):
+        text = text.replace(v, "***")
     # a GitHub token no one registered (a token of the fork's own CI quoted in a log, a minted one
     # forgotten): its shape says what it is
     return GITHUB_TOKEN.sub("***", text) if ("gh" in text or "github_pat_" in text) else text

@@ -149,4 +149,18 @@ def warnings(*, login_unknown: list[dict] = (), paused: list[dict] = (), paused_
     return out
 
 
-__all__ = ["HealthPolicy", "Problem", "judge", "problems", "warnings"]
+def unnamed(lines: list[Problem], noun: str) -> list[str]:
+    """``lines`` (:func:`judge`'s problems or :func:`warnings`, ``noun`` "problem" or "warning") as
+    ``/healthz`` says them: the App's own lines whole, the lines naming a fork counted in one last
+    line that points to the dashboard's health page. ``/healthz`` asks for no login and cannot
+    tell a private fork from a public one, so it names none: a fork's name, its error and who
+    suspended its installation are shown by the health page, to a reader who may read the fork."""
+    own = [p.text for p in lines if not p.fork]
+    n = len(lines) - len(own)
+    if not n:
+        return own
+    return [*own, f"{n} {noun}{'s' if n != 1 else ''} of {'a fork' if n == 1 else 'forks'}: the dashboard's health "
+                  f"page (/health) names {'it' if n == 1 else 'them'} to who may read the fork"]
+
+
+__all__ = ["HealthPolicy", "Problem", "judge", "problems", "unnamed", "warnings"]

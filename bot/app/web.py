@@ -39,7 +39,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from bot.agents.redact import error_text, scrub
 from bot.app import queue as q
-from bot.app.health import HealthPolicy, Problem, judge, warnings
+from bot.app.health import HealthPolicy, Problem, judge, unnamed, warnings
 from bot.app.intake import (
     MAX_BODY,
     Rejected,
@@ -343,7 +343,8 @@ def make_app(store: Store, secret: str, *, metrics: AppMetrics | None = None,
     def health_facts() -> tuple[dict, list[str], list[str]]:
         depth, _, found, warned = _health(store, clock(), expect_worker, worker_restarts() if worker_restarts else 0,
                                           health_policy, committer.recheck())
-        return depth, [p.text for p in found], [w.text for w in warned]
+        # answered without a login: the lines naming a fork are counted, named on /health
+        return depth, unnamed(found, "problem"), unnamed(warned, "warning")
 
     async def healthz(request: web.Request) -> web.Response:
         try:

@@ -152,7 +152,50 @@ async def test_the_health_page_names_a_paused_fork_only_to_who_may_read_it(fake_
         assert FORK not in shown and "owner-carol" not in shown, doc["warnings"]
         assert doc["warnings"] == ["1 warning of a fork you may not read"]
         r = await c.get("/healthz")                      # the App's own health check: a warning, not a 503
-        assert r.status == 200 and any("paused" in w for w in (await r.json())["warnings"])
+        assert r.status == 200 and (await r.json())["warnings"] == [HEALTHZ_FORK_WARNING]
+    finally:
+        await c.close()
+
+
+#: what /healthz says in place of a line naming a fork (it asks for no login, and cannot tell a
+#: private fork from a public one)
+HEALTHZ_FORK_PROBLEM = "1 problem of a fork: the dashboard's health page (/health) names it to who may read the fork"
+HEALTHZ_FORK_WARNING = "1 warning of a fork: the dashboard's health page (/health) names it to who may read the fork"
+
+
+async def test_healthz_names_no_fork_and_points_to_the_health_page(two_forks_logged_in):
+    """/healthz is answered to anyone who reaches the port, without a login. The private fork's
+    nightly job failed twice: anyone read "meta/triton: the scheduled nightly job failed 2 times
+    in a row: RuntimeError: runner gpu-secret-lab-7 unreachable" — the name of a private fork
+    and its runner, which the dashboard hides from a logged-in user who may not read the fork.
+    /healthz should stay 503 and count the problem, pointing to the health page that names it
+    to who may read the fork."""
+    _, c = two_forks_logged_in
+    r = await c.get("/healthz")
+    body = await r.text()
+    assert r.status == 503
+    assert FORK not in body and "gpu-secret-lab-7" not in body, body
+    assert (await r.json())["problems"] == [HEALTHZ_FORK_PROBLEM]
+
+
+async def test_healthz_names_no_paused_fork_nor_who_paused_it(fake_github, tmp_path):
+    """An owner suspended the App's installation of a private fork. /healthz, answered without a
+    login, warned "meta/triton: paused: the App's installation 7 is suspended by owner-carol …":
+    the private fork's name and its owner's login. It should count the warning (still a 200)
+    and point to the health page."""
+    def prepare(store: Store) -> None:
+        sync_store.track(store, FORK, "triton-lang/triton", "main", 7, 300)
+        sync_store.set_suspended(store, 7, True, at=NOW - 3600, by="owner-carol")
+
+    c, _ = await serve(tmp_path, prepare)
+    try:
+        r = await c.get("/healthz")
+        body = await r.text()
+        assert r.status == 200
+        assert FORK not in body and "owner-carol" not in body, body
+        assert (await r.json())["warnings"] == [HEALTHZ_FORK_WARNING]
+        page = await (await c.get("/api/v1/health")).json()     # a local dashboard (no login) names it
+        assert any(w.startswith(f"{FORK}: paused") for w in page["warnings"]), page["warnings"]
     finally:
         await c.close()
 
@@ -183,7 +226,7 @@ async def test_healthz_and_metrics_scrub_stored_errors_as_the_pages_do(tmp_path)
         r = await c.get("/healthz")
         healthz = await r.text()
         assert r.status == 503
-        assert "the scheduled l2 job failed 2 times" in healthz
+        assert HEALTHZ_FORK_PROBLEM in json.loads(healthz)["problems"]      # the job's line is on /health
         assert token not in healthz, healthz
         metrics = await (await c.get("/metrics")).text()
         assert "forksync_dead_letter_alarm{" in metrics
