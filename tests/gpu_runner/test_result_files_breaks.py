@@ -82,3 +82,14 @@ def test_a_ctest_test_skipped_by_its_skip_return_code_is_skipped(repo):
     r = run_local(ctest_suite(1), repo, "HEAD")
     assert {t.id: t.outcome for t in r.tests} == {"kernel_a::kernel_a": "passed", "kernel_b::kernel_b": "skipped"}
     assert (r.verdict, codes(r)) == ("green", [])
+
+
+def test_a_pytest_that_colours_its_output_still_gives_its_count(repo):
+    """pytest colours its summary line when ``PY_COLORS=1`` or ``FORCE_COLOR`` is set (common in CI
+    so that logs show colour): ``\\x1b[32m===… \\x1b[1m3 passed\\x1b[0m\\x1b[32m in 0.41s …``. What a
+    user sees: ``harness_total`` null in the result — the harness's own count is never compared with
+    the report, so ``count-disagrees-with-harness`` cannot fire for that suite. What they should see:
+    pytest's count, 3, as without colour."""
+    r = run_local(suite(env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PY_COLORS": "1"}), repo, "HEAD")
+    assert "\x1b[" in r.stdout_tail and "3 passed" in r.stdout_tail
+    assert (r.verdict, r.counts.total, r.counts.harness_total) == ("green", 3, 3)
