@@ -5,7 +5,7 @@ import copy
 import pytest
 
 from bot.validation import signoff
-from tests.support.validation_world import close_world, gate_failing, make_world
+from tests.support.validation_world import close_world, gate_failing, make_world, opened_while_held
 
 
 @pytest.fixture
@@ -24,14 +24,14 @@ async def test_a_signoff_in_a_dismissed_review_no_longer_counts(world):
     satisfied. What they should see: the sign-off withdrawn with the review, as when its line is
     edited out, and the gate asking for a sign-off again."""
     w = world
-    head = w.push_branch("forksync/bundle-llvm", {"llvm/pin.txt": "llvm 21\n"}, "Bump the LLVM pin")
-    pr = await w.open_pr("forksync/bundle-llvm")
-    await w.bot.settle()
+    # held, so that the gate waits instead of merging once she approved
+    pr, head, _issue = await opened_while_held(w, "forksync/bundle-llvm", {"llvm/pin.txt": "llvm 21\n"},
+                                               "Bump the LLVM pin")
     await w.people["carol"].post(f"/repos/meta/triton/pulls/{pr['number']}/reviews",
                                  data={"event": "APPROVE", "body": "/forksync signoff llvm"})
     await w.bot.settle()
     assert [s.by for s in signoff.signoffs_for(w.bot.store, "meta/triton", pr["number"])] == ["carol"]
-    assert "l3-signoff-missing" not in gate_failing(w, head)
+    assert gate_failing(w, head) == ["hold"]
     [sub] = [d for d in w.fake.webhooks.of("pull_request_review", "submitted")]
     payload = copy.deepcopy(sub.payload)
     payload["action"] = "dismissed"
@@ -40,4 +40,4 @@ async def test_a_signoff_in_a_dismissed_review_no_longer_counts(world):
     await w.fake.webhooks.deliver("pull_request_review", payload, validate=False)
     await w.bot.settle()
     assert list(signoff.signoffs_for(w.bot.store, "meta/triton", pr["number"])) == []
-    assert "l3-signoff-missing" in gate_failing(w, head)
+    assert gate_failing(w, head) == ["hold", "approval-missing", "l3-signoff-missing"]
