@@ -35,7 +35,8 @@ def counts_of(tests: list[TestResult], harness_total: int | None = None) -> Coun
 def parse_junit(paths: list[Path]) -> list[TestResult]:
     """Test cases of one or more JUnit XML files, in file order. A ``<testcase>`` with a
     ``<failure>`` is ``failed``, with ``<error>`` is ``error``, with ``<skipped>`` is ``skipped``
-    (pytest writes xfail as skipped), else ``passed``. A test id written more than once in one
+    (pytest writes xfail as skipped), else ``passed``; CTest's ``status`` is read as CTest counts
+    (:data:`_CTEST_SKIP`). A test id written more than once in one
     file is one test whose last case is its outcome: pytest-rerunfailures writes a ``<testcase>``
     per attempt (the earlier ones without a result element), while pytest's summary and the
     testsuite's ``tests=`` count the test once."""
@@ -73,8 +74,19 @@ def read_junit(paths: list[Path]) -> tuple[list[TestResult], int]:
     return tests, teardown
 
 
+#: CTest's ``status`` of a test it did not run (``ctest --output-junit``, CMake >= 3.21): ``disabled``
+#: (the ``DISABLED`` property) is written without a result element; ``notrun`` with a
+#: ``<skipped>`` whose message is CTest's completion status. Only ``SKIP_RETURN_CODE=<n>`` and
+#: ``SKIP_REGULAR_EXPRESSION_MATCHED`` are skips to CTest ("did not run"); any other (``Unable to
+#: find executable``, ``Required Files Missing``, …) it lists among the failed tests.
+_CTEST_SKIP = "SKIP_"
+
+
 def _case(case) -> TestResult:
     outcome, message, text = "passed", "", ""
+    status = case._elem.get("status")
+    if status == "disabled":
+        outcome, message = "skipped", "Disabled"
     for r in case.result:
         if isinstance(r, Error):
             outcome = "error"
@@ -86,6 +98,8 @@ def _case(case) -> TestResult:
             continue
         message = message or (r.message or "")
         text = text or (r.text or "")
+    if status == "notrun" and outcome == "skipped" and not message.startswith(_CTEST_SKIP):
+        outcome, text = "error", text or (case.system_out or "")
     classname = case.classname or ""
     name = case.name or ""
     return TestResult(
@@ -110,6 +124,8 @@ _PYTEST_SUMMARY = re.compile(
     r"^=*\s*((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|rerun)"
     r"(?:, )?)+)\s+in\s+[\d.]+s", re.MULTILINE)
 _PYTEST_NONE = re.compile(r"^=*\s*no tests ran\b", re.MULTILINE)
+#: an ANSI colour or style sequence (``\x1b[32m``, ``\x1b[1m``, ``\x1b[0m``)
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def pytest_total(stdout: str, runs: int = 1) -> int | None:
@@ -119,9 +135,11 @@ def pytest_total(stdout: str, runs: int = 1) -> int | None:
     that runs pytest ``runs`` times (a JUnit glob matching one file per run); 0 for ``no tests
     ran``; None when no summary is found, or fewer than ``runs`` (another harness, or a pytest
     that died before printing one: nothing to compare with)."""
-    found = list(_PYTEST_SUMMARY.finditer(stdout or ""))
+    # PY_COLORS / FORCE_COLOR colour the summary even when stdout is a file
+    stdout = _ANSI.sub("", stdout or "")
+    found = list(_PYTEST_SUMMARY.finditer(stdout))
     if not found:
-        return 0 if runs == 1 and _PYTEST_NONE.search(stdout or "") else None
+        return 0 if runs == 1 and _PYTEST_NONE.search(stdout) else None
     if len(found) < runs:
         return None
     total = 0

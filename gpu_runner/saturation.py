@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 
 from gpu_runner.result import BenchmarkPoint, Counts, Reason, TestResult
 
-#: Exit statuses a harness uses for "tests ran and some failed" (pytest 1, lit 1). Any other
-#: non-zero status (pytest 2 interrupted, 3 internal error, 4 usage, 5 no tests; a signal) means
-#: the harness itself did not complete.
-TEST_FAILURE_EXIT = frozenset({1})
+#: Exit statuses a harness uses for "tests ran and some failed" (pytest 1, lit 1, ctest 8: its
+#: ``TEST_ERRORS`` bit). Any other non-zero status (pytest 2 interrupted, 3 internal error, 4
+#: usage, 5 no tests; a signal) means the harness itself did not complete.
+TEST_FAILURE_EXIT = frozenset({1, 8})
 SHOW_FAILING = 10
 
 

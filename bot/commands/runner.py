@@ -163,7 +163,8 @@ async def on_comment(ctx, data: dict) -> None:
 async def on_review(ctx, data: dict) -> None:
     """Run the ``/forksync`` commands in the body of a submitted ``pull_request_review`` payload
     ``data`` — where reviewers naturally write a sign-off — under the rules of a comment's
-    (permission, run once, one reply each); an ``edited`` review is read as an edited comment."""
+    (permission, run once, one reply each); an ``edited`` review is read as an edited comment, a
+    ``dismissed`` one as a deleted comment."""
     review = data["review"]
     comment = _Comment(id=int(review["id"]), body=review.get("body") or "", user=review.get("user"),
                        html_url=review.get("html_url") or "", created_at=review.get("submitted_at") or "")
@@ -185,8 +186,8 @@ async def on_review_comment(ctx, data: dict) -> None:
 
 async def _on_text(ctx, data: dict, src: _Source) -> None:
     """The commands of ``src`` for the event ``data`` (its ``action`` and ``sender``): ``deleted``
-    withdraws what the text held; ``edited`` withdraws the lines it removed and runs those it added;
-    otherwise every command runs."""
+    (a review: ``dismissed``) withdraws what the text held; ``edited`` withdraws the lines it
+    removed and runs those it added; otherwise every command runs."""
     comment = src.comment
     if comment.user is None:
         # a deleted account (the ghost): no one whose permission could be checked, nothing to reply to
@@ -195,6 +196,12 @@ async def _on_text(ctx, data: dict, src: _Source) -> None:
     sender = str((data.get("sender") or {}).get("login") or "")
     if data.get("action") == "deleted":
         await _withdraw(ctx, src, cm.parse_comment(comment.body), "its comment was deleted", commands_store.LATEST)
+        return
+    if data.get("action") == "dismissed":
+        # a submitted review cannot be deleted: dismissing it is how GitHub takes it back, and
+        # it then stops counting as an approval; a sign-off in its body is taken back with it
+        await _withdraw(ctx, src, cm.parse_comment(comment.body), f"@{sender or '?'} dismissed the review",
+                        commands_store.LATEST)
         return
     parsed = cm.parse_comment(comment.body)
     before = previous_body(data)

@@ -51,7 +51,7 @@ PERMISSIONS: tuple[Permission, ...] = (
 EVENTS: tuple[Event, ...] = (
     Event("push", "upstream and fork branches moved: sync, landing"),
     Event("pull_request", "sync PRs opened, synchronized, closed, merged: validation, landing"),
-    Event("pull_request_review", "approvals for the merge gate; `/forksync` commands in a review's body (submitted, edited)"),
+    Event("pull_request_review", "approvals for the merge gate; `/forksync` commands in a review's body (submitted, edited, dismissed)"),
     Event("pull_request_review_comment", "`/forksync` commands in a comment on a line of a sync PR's diff"),
     Event("issue_comment", "`/forksync` commands (created, edited; an edit or deletion withdraws the lines it removes)"),
     Event("issues", "status issue edits (retry boxes)"),
