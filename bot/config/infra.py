@@ -68,6 +68,12 @@ def held_by_another_process(message: str) -> bool:
     return in_use - torch_holds > max(_NON_TORCH_ALLOWANCE, in_use / 10)
 
 
+def _no_version_published(line: str) -> bool:
+    """Whether pip's ``Could not find a version that satisfies the requirement X (from versions: …)``
+    (from the phrase to the end of its line) lists no version: ``(from versions: none)``."""
+    return "(from versions: none)" in line
+
+
 class CheckedPattern:
     """A phrase's regex whose match names the fault only when ``check`` holds of the text from the
     match to the end of its line (a condition no regex states, such as a comparison of two sizes).
@@ -119,8 +125,13 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
                  "ProxyError", "Network is unreachable", "TLS handshake timeout", "RemoteDisconnected",
                  "HTTP Error 50", "503 Service Unavailable", "502 Bad Gateway", "504 Gateway Time",
                  "Connection timed out", "CERTIFICATE_VERIFY_FAILED")),
+    # pip that found no version at all (the index unreachable, or nothing published for the
+    # platform); a requirement that excludes every published version (``(from versions: 3.2.0,
+    # 3.3.0)``) is the change's pin, not the infrastructure, and pip's next line ("No matching
+    # distribution found") says the same of both
     ("toolchain-download", ("Failed to download", "Could not download", "error downloading", "download_and_copy",
-                            "Could not find a version that satisfies", "No matching distribution found",
+                            ("Could not find a version that satisfies", r"Could not find a version that satisfies",
+                             _no_version_published),
                             ("curl: (", r"curl: \(\d+\)"))),
     ("disk-full", ("No space left on device", "Disk quota exceeded", "ENOSPC")),
     ("oom-kill", ("Out of memory: Killed process", "OOMKilled", "oom-kill", "SIGKILL", "Killed signal terminated",

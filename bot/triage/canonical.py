@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import re
 
-from bot.triage.normalize import strip_abi_tag
+from bot.triage.normalize import strip_abi_tag, symbol_name
 
-__all__ = ["CANONICAL", "GENERIC", "canonical", "is_generic", "arch_family", "ptx_type", "fold_runtime_case"]
+__all__ = ["CANONICAL", "GENERIC", "canonical", "is_generic", "arch_family", "ptx_type", "fold_runtime_case",
+           "windows_message"]
 
 
 def arch_family(arch: str) -> str:
@@ -45,8 +46,33 @@ def ptx_type(feature: str) -> str:
     return feature
 
 
+#: The Windows system messages a loader error quotes (``FormatMessage`` in the machine's language:
+#: Python's ``DLL load failed while importing X: <message>``), by error code, English first, then
+#: German, French, Spanish, Chinese and Japanese — one fault whatever the language of the machine
+#: (winerror.h: ERROR_MOD_NOT_FOUND 126, ERROR_PROC_NOT_FOUND 127, ERROR_DLL_INIT_FAILED 1114)
+_WINDOWS_MESSAGES = (
+    ("The specified module could not be found.", "Das angegebene Modul wurde nicht gefunden.",
+     "Le module spécifié est introuvable.", "No se puede encontrar el módulo especificado.", "找不到指定的模块。",
+     "指定されたモジュールが見つかりません。"),
+    ("The specified procedure could not be found.", "Die angegebene Prozedur wurde nicht gefunden.",
+     "La procédure spécifiée est introuvable.", "No se encontró el proceso especificado.", "找不到指定的程序。",
+     "指定されたプロシージャが見つかりません。"),
+    ("A dynamic link library (DLL) initialization routine failed.", "Eine DLL-Initialisierungsroutine ist fehlgeschlagen.",
+     "Une routine d'initialisation d'une bibliothèque de liens dynamiques (DLL) a échoué.",
+     "Error en una rutina de inicialización de biblioteca de vínculos dinámicos (DLL).", "动态链接库(DLL)初始化例程失败。",
+     "ダイナミック リンク ライブラリ (DLL) 初期化ルーチンの実行に失敗しました。"),
+)
+_WINDOWS_ENGLISH = {m.rstrip(".。"): ms[0] for ms in _WINDOWS_MESSAGES for m in ms}
+
+
+def windows_message(message: str) -> str:
+    """A Windows system message in English (:data:`_WINDOWS_MESSAGES`); one not in the table as it is."""
+    return _WINDOWS_ENGLISH.get(message.strip().rstrip(".。"), message.strip())
+
+
 #: group name → how the template writes it
-_GROUPS = {"arch": arch_family, "feature": ptx_type, "so": strip_abi_tag}
+_GROUPS = {"arch": arch_family, "feature": ptx_type, "so": strip_abi_tag, "symbol": symbol_name,
+           "winmsg": windows_message}
 
 
 #: (literal the chosen line must hold, pattern over the raw line, type, line template). A
@@ -116,6 +142,15 @@ CANONICAL: tuple[tuple[str, re.Pattern, str, str], ...] = (
     # symbol — one library missing one symbol is one fault whichever interpreter loaded it
     (": undefined symbol: ", re.compile(r"(?:^|[\s/\\'\"`(])(?P<so>[\w.+-]+?\.so)(?:\.[\d.]+)?: undefined symbol: (?P<symbol>[^\s'\"`,;)]+)"),
      "ImportError", "{so}: undefined symbol: {symbol}"),
+    # Python's loader error on Windows: the system's message in the machine's language, by its
+    # English words (a module not found and a failed DLL initialisation stay two faults)
+    ("DLL load failed while importing ", re.compile(r"DLL load failed while importing (?P<mod>[\w.]+): (?P<winmsg>[^\n]+)"),
+     "ImportError", "DLL load failed while importing {mod}: {winmsg}"),
+    # torch's warning that its wheel has no kernels for the GPU (``torch/cuda/__init__.py``
+    # ``_check_capability``): one fault per GPU generation, whichever card of it
+    ("is not compatible with the current PyTorch installation",
+     re.compile(r"CUDA capability (?P<arch>sm_\d+[af]?) is not compatible with the current PyTorch installation"),
+     "Warning", "CUDA capability {arch} is not compatible with the current PyTorch installation"),
     # Python's ``cannot import name 'X' from 'pkg.mod'``: the name and the top-level package (a
     # name that moved between the modules of one package is one API change: the fix is a matching
     # version of that package; another package's name of the same spelling stays apart). A line

@@ -157,6 +157,50 @@ def _first_at(text: str, literal: str, rx: re.Pattern):
     return None
 
 
+#: torch's warning that its wheel has no kernels for the GPU (``torch/cuda/__init__.py``)
+_TORCH_CAPABILITY = "is not compatible with the current PyTorch installation"
+_TORCH_CAPABILITY_LINE = re.compile(r"[^\n]*with CUDA capability sm_\d+[af]? is not compatible with the current PyTorch "
+                                    r"installation")
+#: xFormers' warning that its extensions were built for another torch or Python (``xformers/_cpp_lib.py``)
+_XFORMERS = "xFormers was built for:"
+_XFORMERS_TORCH = re.compile(r"PyTorch (?P<built>\S+) with CUDA \S+ \(you have (?P<have>[^)\s]+)\)")
+_XFORMERS_PYTHON = re.compile(r"Python\s+(?P<built>\S+) \(you have (?P<have>[^)\s]+)\)")
+
+
+def _torch_capability(text: str) -> Found | None:
+    m = _TORCH_CAPABILITY_LINE.search(text)
+    return ("Warning", m.group(0).strip(), "setup") if m else None
+
+
+def _x_warning(text: str) -> Found | None:
+    """A library's warning that names its cause, read only where no error was found (such a
+    warning is printed at start-up, and the error after it, when there is one, is the failure):
+    torch's GPU-capability warning (one per GPU generation, :mod:`bot.triage.canonical`) and
+    xFormers' "built for" lines — extensions built for a CUDA torch under a CPU-only one
+    (``(you have 2.1.2+cpu)``: the fix is a CUDA build of torch), for another torch (the fix is
+    an xFormers built for it), or for another Python only."""
+    if _TORCH_CAPABILITY in text:
+        found = _torch_capability(text)
+        if found:
+            return found
+    i = text.find(_XFORMERS)
+    if i < 0:
+        return None
+    # the two lines after it, each behind the log's own prefix (a CI timestamp) when it has one
+    after = [strip_prefixes(x).strip() for x in text[i:].split("\n")[1:3]]
+    torch = _XFORMERS_TORCH.match(after[0]) if after else None
+    if torch is None:
+        return None
+    py = _XFORMERS_PYTHON.match(after[1]) if len(after) > 1 else None
+    if torch.group("have").endswith("+cpu") and not torch.group("built").endswith("+cpu"):
+        line = "xFormers was built for a CUDA PyTorch: a CPU-only PyTorch is installed"
+    elif torch.group("have") != torch.group("built") or py is None or py.group("built") == py.group("have"):
+        line = "xFormers was built for another PyTorch"
+    else:
+        line = "xFormers was built for another Python"
+    return "Warning", line, "setup"
+
+
 def _x_cuda(text: str, present=None) -> Found | None:
     """``present``: when given, holds each of :data:`SCANNED` that ``text`` holds (the others
     are not looked for)."""
@@ -170,7 +214,14 @@ def _x_cuda(text: str, present=None) -> Found | None:
     if best is None:
         return None
     api = best.group(1).upper()
-    return f"{api}Error", f"{api} error: {best.group(2).strip()}", "run"
+    msg = best.group(2).strip()
+    if msg.startswith("no kernel image is available") and _TORCH_CAPABILITY in text:
+        # the error torch's capability warning announces: the warning names the cause, the
+        # error (any kernel of a build without the GPU's code) does not
+        found = _torch_capability(text)
+        if found:
+            return found
+    return f"{api}Error", f"{api} error: {msg}", "run"
 
 
 #: C/C++ compiler and linker diagnostics that name their cause: (literal, pattern over the
@@ -738,6 +789,8 @@ EXTRACTORS: tuple[Extractor, ...] = (
     # a shell's fatal-signal message in another locale: only where no exception was found
     # (Python's "Fatal Python error: …" is never translated, and the English names come first)
     ("signal", tuple(w for w, _ in _L10N_SIGNALS), signal_in_other_locale),
+    # a warning that names its cause: only where no error was found
+    ("warning", (_TORCH_CAPABILITY, _XFORMERS), _x_warning),
     ("infra", ("",), _x_infra),
     ("exit", ("xit", "returned non-zero"), _x_exit),
 )

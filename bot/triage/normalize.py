@@ -7,7 +7,7 @@ import re
 
 from ahocorasick_rs import AhoCorasick, Implementation, MatchKind
 
-__all__ = ["strip_prefixes", "clean_text", "mask", "ascii_twin", "strip_abi_tag"]
+__all__ = ["strip_prefixes", "clean_text", "mask", "ascii_twin", "strip_abi_tag", "symbol_name"]
 
 
 def ascii_twin(rx: re.Pattern) -> re.Pattern:
@@ -120,6 +120,49 @@ def strip_abi_tag(name: str) -> str:
         if h in name:
             return _ABI_TAG.sub("", name)
     return name
+
+
+def symbol_name(symbol: str) -> str:
+    """An Itanium-mangled function symbol (the C++ ABI of gcc and clang, ``_Z…``) as the function
+    it names, without its parameter types: ``_ZN2at4_ops15to_dtype_layout4callERKNS_6Tensor…`` →
+    ``at::_ops::to_dtype_layout::call(…)``, ``_ZNK…`` → ``… const``. The loader reports the
+    whole symbol; a report quotes it cut short as often (a title's or a terminal's width), and
+    the parameter list, the longest part, is where it is cut. One thing of the parameters is
+    kept because it is another build of the function, not another call: the C++11 string ABI
+    (``std::__cxx11``) → `` [cxx11 ABI]``. A symbol that names no plain function is returned as
+    it is: not mangled, a variable (nothing after the name), a constructor or destructor
+    (``C1``/``D2``: the ABI is all that tells two apart), a template, a ``std::`` name, or one
+    cut inside its name."""
+    if not symbol.startswith("_Z"):
+        return symbol
+    nested = symbol.startswith("_ZN")
+    i, const = (3 if nested else 2), False
+    while nested and i < len(symbol) and symbol[i] in "KVrRO":     # a member function's qualifiers
+        const = const or symbol[i] == "K"
+        i += 1
+    parts: list[str] = []
+    while i < len(symbol) and symbol[i].isdigit():
+        j = i
+        while j < len(symbol) and symbol[j].isdigit():
+            j += 1
+        n = int(symbol[i:j])
+        if j + n > len(symbol):
+            return symbol
+        parts.append(symbol[j:j + n])
+        i = j + n
+        if not nested:
+            break
+    if not parts:
+        return symbol
+    if nested:
+        if i >= len(symbol) or symbol[i] != "E":
+            return symbol
+        i += 1
+    params = symbol[i:]
+    if not params:
+        return symbol
+    name = "::".join(parts) + "(…)" + (" const" if const else "")
+    return name + " [cxx11 ABI]" if "__cxx11" in params else name
 
 
 _GLUED_LABEL = re.compile(r"(?<=[a-z0-9])(?=(?:Required|Hardware limit|Tried to allocate|Mismatched elements|Greatest)\b)")

@@ -61,7 +61,7 @@ CRASH_RULES = frozenset({"assertion", "llvm", "signal"})
 #: Version of the signature rules. An issue filed under an older version is found by its marker
 #: and re-keyed (its old identity kept as an alias), never filed twice: see
 #: :func:`bot.triage.lifecycle.rekey`.
-SIGNATURE_VERSION = 5
+SIGNATURE_VERSION = 6
 # 4: C/C++ compiler and linker diagnostics (a missing header or library is one identity across
 # compilers, and triton's ``libcuda.so cannot found`` is the missing library ``cuda``), the C
 # compiler's ``CalledProcessError`` generic, HIP errors by name (``hipErrorNoBinaryForGpu: …``),
@@ -72,6 +72,11 @@ SIGNATURE_VERSION = 5
 # CUDA/HIP runtime message's capital folded, a wrapper's own sentence before the exception it wraps
 # (``No valid triton configs. PTXASError: …``), ``ptxas-blackwell``, a message on the line after
 # ``Type:``, torch's driver check, and triton's ``tl.dot`` size and fp8 type checks in each release's words
+# 6: a library's warning that names its cause where no error is in the text (xFormers built for another
+# or a CUDA torch under a CPU one; torch's GPU-capability warning, also over the ``no kernel image`` error it
+# announces), the Windows loader's message by its English words, a mangled C++ symbol by the function it
+# names (a report cuts its parameters), and a pip requirement that excludes every published version
+# no longer infrastructure
 
 
 @dataclass(frozen=True, slots=True)
