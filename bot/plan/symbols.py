@@ -446,6 +446,62 @@ def symbols_of_change(fc: FileChange, old_source: bytes | None, new_source: byte
     return frozenset(out)
 
 
+# the last run of word characters of a symbol that ends with one (``Foo::bar`` → ``bar``)
+_FINAL_WORD = re.compile(r"\w+\Z")
+
+
+def may_share_symbols(fc: FileChange, old_source: bytes | None, new_source: bytes | None,
+                      names: Iterable[str]) -> bool:
+    """False only when :func:`symbols_of_change` of ``fc`` (old and new text as there) is a set
+    holding none of ``names`` but :data:`TOP_LEVEL`: a textual pre-check that never parses and
+    never says False wrongly. True whenever it cannot tell (the symbols would be None: a text
+    missing or too large, an unsupported language; a name that does not end with a word character).
+
+    Why it is exact: a symbol other than :data:`TOP_LEVEL` is the (qualified) name of the innermost
+    definition around a changed row ``r`` that spans fewer than :data:`MAX_SYMBOL_LINES` rows
+    (:func:`tree_symbols`; by parts the same definition, parsed from the rows of its part), and it
+    ends with the definition's own name, text read verbatim from the source inside the
+    definition's rows (UTF-8 decoded: a run of word characters never holds a replacement character,
+    so it encodes back to the source's bytes). That run — the symbol's last run of word
+    characters — therefore lies in the rows ``r - MAX_SYMBOL_LINES + 1 .. r + MAX_SYMBOL_LINES - 1``
+    of the old or new text; if no such run of any of ``names`` occurs there, no symbol is shared."""
+    if language_for(fc.path) is None:
+        return True
+    if (fc.status != "A" and old_source is None) or (fc.status != "D" and new_source is None):
+        return True
+    if len(old_source or b"") > MAX_PARSE_BYTES or len(new_source or b"") > MAX_PARSE_BYTES:
+        return True
+    words = set()
+    for name in names:
+        if name == TOP_LEVEL:
+            continue
+        m = _FINAL_WORD.search(name)
+        if m is None:
+            return True
+        words.add(m.group().encode("utf-8"))
+    if not words:
+        return False
+    old_ranges, new_ranges = changed_ranges(old_source, new_source, fc.edits)
+    for src, ranges in ((old_source, old_ranges), (new_source, new_ranges)):
+        # the rows (0-based) where a symbol's last word may lie, around each changed row
+        windows = [(max(start - 1, 0) - MAX_SYMBOL_LINES + 1, max(start - 1, 0) + count + MAX_SYMBOL_LINES - 2)
+                   for start, count in ranges if count > 0]
+        if src is None or not windows:
+            continue
+        last = max(hi for _, hi in windows)
+        for word in words:      # each occurrence's row (a word holds no newline): no table of rows
+            at, row, counted = src.find(word), 0, 0
+            while at >= 0:
+                row += src.count(b"\n", counted, at)
+                counted = at
+                if row > last:
+                    break
+                if any(lo <= row <= hi for lo, hi in windows):
+                    return True
+                at = src.find(word, at + 1)
+    return False
+
+
 def source_symbols(src: bytes, lang: str, ranges, parse=None, parse_part=None, part_share=None) -> frozenset[str]:
     """Symbols of hunk ``ranges`` in ``src``. Given ``parse_part``, Python, MLIR and C++ are parsed one
     *top-level part* at a time (:func:`top_level_parts`): only the parts holding a changed row, each as a text of its
