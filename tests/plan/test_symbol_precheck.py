@@ -130,3 +130,34 @@ def test_a_non_ascii_name_is_found_in_the_text():
     fc = FileChange("m.py", "M")
     assert symbols_of_change(fc, old, new) == {"naïve"}
     assert may_share_symbols(fc, old, new, {"naïve"})
+
+
+def test_commit_overlap_asks_no_parse_of_a_chain_commit_that_shares_no_symbol(tmp_path):
+    import pygit2
+
+    from bot.git.repo import commit_info
+    from bot.plan.chains import Chain, commit_overlap
+    from bot.plan.symbol_index import SymbolIndex
+
+    repo = pygit2.init_repository(str(tmp_path / "r"), bare=True)
+    sig = pygit2.Signature("t", "t@example.com", 1_700_000_000, 0)
+    pad = "".join(f"X{i} = {i}\n" for i in range(MAX_SYMBOL_LINES + 10))
+    v0 = "def first():\n    return 0\n\n\n" + pad + "\n\ndef second():\n    return 0\n"
+    v1 = v0.replace("def first():\n    return 0", "def first():\n    return 1")
+    v2 = v1.replace("def second():\n    return 0", "def second():\n    return 2")
+    v3 = v2.replace("def second():\n    return 2", "def second():\n    return 3")
+    parent, infos = [], []
+    for i, text in enumerate((v0, v1, v2, v3)):
+        tb = repo.TreeBuilder()
+        tb.insert("mod.py", repo.create_blob(text.encode()), pygit2.GIT_FILEMODE_BLOB)
+        sha = repo.create_commit(None, sig, sig, f"v{i}", tb.write(), parent)
+        parent = [sha]
+        infos.append(commit_info(repo, str(sha), renames=False))
+    c1, c2, c3 = infos[1:]
+    index = SymbolIndex(repo)
+    chain = Chain("chain-1", 1, commits=[c1], by_path={"mod.py": [c1]})
+    assert commit_overlap(c2, chain, index) is None
+    assert index.parsed_files == 1                   # c2's own file only: c1 touches `first`, far away
+    assert index(c1, "mod.py") == {"first"}          # what the pre-check ruled out
+    chain = Chain("chain-2", 2, commits=[c2], by_path={"mod.py": [c2]})
+    assert commit_overlap(c3, chain, index) == f"mod.py (second) like {c2.sha[:12]}"
