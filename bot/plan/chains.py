@@ -104,6 +104,7 @@ def commit_overlap(commit: CommitInfo, chain: Chain, symbols: SymbolSource | Non
     """Why ``commit`` overlaps ``chain`` (first reason found, deterministic) or None. ``only``
     restricts the files looked at (e.g. the files a pick conflicts in)."""
     paths = sorted(commit.paths if only is None else set(only) & set(commit.paths))
+    may_share = getattr(symbols, "may_share", None)   # a textual pre-check that never says no wrongly
     for path in paths:
         if path in chain.paths_only:
             return f"{path} (file)"
@@ -116,6 +117,8 @@ def commit_overlap(commit: CommitInfo, chain: Chain, symbols: SymbolSource | Non
         for other in others:
             if mine is None:
                 return f"{path} (file) like {short(other.sha)}"
+            if may_share is not None and not may_share(other, chain.path_in(other, path), mine):
+                continue        # no common symbol, told without parsing the other's texts
             theirs = symbols(other, chain.path_in(other, path))
             if theirs is None:
                 return f"{path} (file) like {short(other.sha)}"

@@ -16,7 +16,16 @@ from cachetools import LRUCache
 from bot.model import CommitInfo, FileChange
 from bot.plan import store as plan_store
 from bot.plan.store import SYMBOLS_VERSION
-from bot.plan.symbols import PART_SHARE, PART_SHARE_FRESH, language_for, parser_for, reparse, symbols_of_change
+from bot.plan.symbols import (
+    PART_SHARE,
+    PART_SHARE_FRESH,
+    TOP_LEVEL,
+    language_for,
+    may_share_symbols,
+    parser_for,
+    reparse,
+    symbols_of_change,
+)
 
 #: bump when symbol extraction changes meaning (cached rows of other versions are ignored)
 
@@ -194,6 +203,28 @@ class SymbolIndex:
             except UnicodeDecodeError:
                 return True
         return any(_search_any(relaxed, t) for t in texts)
+
+    def may_share(self, commit: CommitInfo, path: str, names) -> bool:
+        """False only when the symbols ``commit`` touches in ``path`` (``self(commit, path)``) are a
+        set holding none of ``names`` but :data:`~bot.plan.symbols.TOP_LEVEL`: known symbols are
+        looked at, else the texts are searched without a parse
+        (:func:`~bot.plan.symbols.may_share_symbols`, which never says False wrongly)."""
+        fc = next((f for f in commit.files if path in f.paths), None)
+        if fc is None:
+            return True
+        if self._known(commit.sha, fc.path):
+            got = self._cache[(commit.sha, fc.path)]
+            return got is None or any(n in got for n in names if n != TOP_LEVEL)
+        c0 = time.process_time()
+        old = new = None
+        if language_for(fc.path) is not None:
+            if fc.status != "A" and commit.parents:
+                old = self._blob(commit.parents[0], fc.old_path or fc.path)
+            if fc.status != "D":
+                new = self._blob(commit.sha, fc.path)
+        out = may_share_symbols(fc, old, new, names)
+        self.symbol_cpu += time.process_time() - c0
+        return out
 
     def preload(self, commits, patterns=()) -> None:
         """Read the stored symbols of every file of ``commits`` (and the pre-check results for

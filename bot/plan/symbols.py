@@ -446,6 +446,62 @@ def symbols_of_change(fc: FileChange, old_source: bytes | None, new_source: byte
     return frozenset(out)
 
 
+# the last run of word characters of a symbol that ends with one (``Foo::bar`` → ``bar``)
+_FINAL_WORD = re.compile(r"\w+\Z")
+
+
+def may_share_symbols(fc: FileChange, old_source: bytes | None, new_source: bytes | None,
+                      names: Iterable[str]) -> bool:
+    """False only when :func:`symbols_of_change` of ``fc`` (old and new text as there) is a set
+    holding none of ``names`` but :data:`TOP_LEVEL`: a textual pre-check that never parses and
+    never says False wrongly. True whenever it cannot tell (the symbols would be None: a text
+    missing or too large, an unsupported language; a name that does not end with a word character).
+
+    Why it is exact: a symbol other than :data:`TOP_LEVEL` is the (qualified) name of the innermost
+    definition around a changed row ``r`` that spans fewer than :data:`MAX_SYMBOL_LINES` rows
+    (:func:`tree_symbols`; by parts the same definition, parsed from the rows of its part), and it
+    ends with the definition's own name, text read verbatim from the source inside the
+    definition's rows (UTF-8 decoded: a run of word characters never holds a replacement character,
+    so it encodes back to the source's bytes). That run — the symbol's last run of word
+    characters — therefore lies in the rows ``r - MAX_SYMBOL_LINES + 1 .. r + MAX_SYMBOL_LINES - 1``
+    of the old or new text; if no such run of any of ``names`` occurs there, no symbol is shared."""
+    if language_for(fc.path) is None:
+        return True
+    if (fc.status != "A" and old_source is None) or (fc.status != "D" and new_source is None):
+        return True
+    if len(old_source or b"") > MAX_PARSE_BYTES or len(new_source or b"") > MAX_PARSE_BYTES:
+        return True
+    words = set()
+    for name in names:
+        if name == TOP_LEVEL:
+            continue
+        m = _FINAL_WORD.search(name)
+        if m is None:
+            return True
+        words.add(m.group().encode("utf-8"))
+    if not words:
+        return False
+    old_ranges, new_ranges = changed_ranges(old_source, new_source, fc.edits)
+    for src, ranges in ((old_source, old_ranges), (new_source, new_ranges)):
+        # the rows (0-based) where a symbol's last word may lie, around each changed row
+        windows = [(max(start - 1, 0) - MAX_SYMBOL_LINES + 1, max(start - 1, 0) + count + MAX_SYMBOL_LINES - 2)
+                   for start, count in ranges if count > 0]
+        if src is None or not windows:
+            continue
+        last = max(hi for _, hi in windows)
+        for word in words:      # each occurrence's row (a word holds no newline): no table of rows
+            at, row, counted = src.find(word), 0, 0
+            while at >= 0:
+                row += src.count(b"\n", counted, at)
+                counted = at
+                if row > last:
+                    break
+                if any(lo <= row <= hi for lo, hi in windows):
+                    return True
+                at = src.find(word, at + 1)
+    return False
+
+
 def source_symbols(src: bytes, lang: str, ranges, parse=None, parse_part=None, part_share=None) -> frozenset[str]:
     """Symbols of hunk ``ranges`` in ``src``. Given ``parse_part``, Python, MLIR and C++ are parsed one
     *top-level part* at a time (:func:`top_level_parts`): only the parts holding a changed row, each as a text of its
@@ -629,18 +685,36 @@ def _by_text(memo, key, src: bytes, compute):
     return out
 
 
+# a decorator at column 0: a statement (``_PY_STATEMENT``) that starts with ``@``
+_PY_DECORATOR = re.compile(rb"\n@")
+
+
 def _python_part_starts(src: bytes) -> list[int]:
     starts = [m.end() for m in _PY_PART_START.finditer(src)]
     if not starts:
         return [0]
     inside = _long_strings_of(src)
-    statements = [m.start() + 1 for m in _PY_STATEMENT.finditer(src)]
+    # a start follows a decorator when no statement lies between the last decorator before it and
+    # it: one short search each, instead of listing every column-0 line of the text (a tenth of
+    # the text's lines, and most of this function's time)
+    decorators = [m.start() + 1 for m in _PY_DECORATOR.finditer(src)]
     out, k = [0], 0
     for s in starts:
         hidden, k = _inside_string(inside, s, k)
-        if not hidden and not _follows_decorator(statements, src, s, b""):
+        if not hidden and not _after_decorator(decorators, src, s):
             out.append(s)
     return out
+
+
+def _after_decorator(decorators: list[int], src: bytes, at: int) -> bool:
+    """:func:`_follows_decorator` at column 0, from the sorted offsets of the column-0 decorator
+    lines only: the statement before ``at`` is a decorator exactly when the last decorator line
+    before ``at`` is followed by no statement start before ``at`` (a match of ``_PY_STATEMENT``
+    ending by ``at``: its statement starts before ``at``)."""
+    import bisect
+
+    k = bisect.bisect_left(decorators, at) - 1
+    return k >= 0 and _PY_STATEMENT.search(src, decorators[k], at) is None
 
 
 def _mlir_part_starts(src: bytes) -> list[int]:
@@ -655,8 +729,10 @@ def _mlir_part_starts(src: bytes) -> list[int]:
 # C++ (LLVM style: namespaces not indented, definitions at column 0, bodies indented): a line at
 # column 0 after a blank line that starts an identifier or a comment (not an access specifier or
 # a label, which lie inside a class or function) ...
-_CPP_PART_START = re.compile(rb"\n[ \t\r]*\n(?=[A-Za-z_~]|//|/\*)")
-_CPP_NOT_START = re.compile(rb"[A-Za-z_]\w*[ \t]*:(?!:)")
+# (one pattern, the second lookahead rejecting those: no match can start inside another — its
+# bytes are blanks and its last newline is followed by code — so rejecting one leaves the rest as
+# a separate check of each match would, at a tenth less of this function's time)
+_CPP_PART_START = re.compile(rb"\n[ \t\r]*\n(?=[A-Za-z_~]|//|/\*)(?![A-Za-z_]\w*[ \t]*:(?!:))")
 # ... and a namespace's (or ``extern "C"``'s) opening and closing lines, each a part of its own: the
 # definitions between them then parse without the braces that a part alone could not match
 _CPP_BRACE_LINE = re.compile(rb"(?:(?:inline[ \t]+)?namespace\b[^\n;{]*\{|extern[ \t]+\"C\"[ \t]*\{"
@@ -669,10 +745,8 @@ _CPP_BRACE_WORDS = (b"namespace", b"extern")
 
 
 def _cpp_part_starts(src: bytes) -> list[int]:
-    out = {0}
-    for m in _CPP_PART_START.finditer(src):
-        if not _CPP_NOT_START.match(src, m.end()):
-            out.add(m.end())
+    out = {m.end() for m in _CPP_PART_START.finditer(src)}
+    out.add(0)
     lines: set[int] = set()
     for word in _CPP_BRACE_WORDS:
         at = src.find(word)

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import random
+import re
 
 from bot.plan.symbol_index import SymbolIndex
-from bot.plan.symbols import PART_SPLIT, TOP_LEVEL, parser_for, source_symbols, top_level_parts, tree_symbols
+from bot.plan.symbols import PART_SPLIT, TOP_LEVEL, _python_long_strings, parser_for, source_symbols, top_level_parts, tree_symbols
 
 _TREES: dict[tuple[bytes, str], object] = {}
 
@@ -211,6 +212,41 @@ def test_a_decorator_and_its_definition_stay_in_one_part_across_blank_lines():
     src = ("import functools\n\n@functools.cache\n\n\n\n\ndef big():\n" + body + "    return 0\n" + pad(3000)).encode()
     assert whole(src, "python", [(20, 1)]) == {TOP_LEVEL}
     assert source_symbols(src, "python", [(20, 1)], parse_part=Parts()) == {TOP_LEVEL}
+
+
+def reference_python_starts(src: bytes) -> list[int]:
+    """The Python part starts by the rule of ``top_level_parts`` read literally: every top-level
+    definition line after a blank line, outside long strings, whose previous column-0 statement
+    (a line of code that is not a closing bracket) is not a decorator."""
+    strings = _python_long_strings(src)
+    statements = [m.start() + 1 for m in re.finditer(rb"\n[^\s#)\]}]", src)]
+    out = [0]
+    for m in re.finditer(rb"\n[ \t\f\r]*\n(?=@|def[ \t]|class[ \t]|async[ \t]+def[ \t])", src):
+        s = m.end()
+        before = [t for t in statements if t < s]
+        if any(a < s < b for a, b in strings) or (before and src[before[-1]:before[-1] + 1] == b"@"):
+            continue
+        out.append(s)
+    return out
+
+
+def test_python_parts_never_start_between_a_decorator_and_its_definition():
+    pieces = ["@dec\n", "@dec(\n    1,\n)\n", "\n", "\n\n", "# note\n", "    # indented note\n", "x = 1\n",
+              "def f():\n    return 1\n", "class C:\n    pass\n", "async def g():\n    pass\n", ")\n",
+              "\f\n", "  \n", '"""\n\ndef in_string():\n"""\n']
+    rnd = random.Random(7)
+    texts = [("".join(rnd.choice(pieces) for _ in range(rnd.randrange(2, 30)))).encode() for _ in range(3000)]
+    src = b"x = 1\n@a\n\n@b\n\n# c\n\ndef f():\n    pass\n\n\ndef g():\n    pass\n"
+    for text in texts + [b"@dec\n\ndef f():\n    pass\n", b"\n@dec\n\n\ndef f():\n    pass\n", src]:
+        assert top_level_parts(text, "python") == reference_python_starts(text), text
+    assert top_level_parts(src, "python") == [0, src.index(b"def g")]
+
+
+def test_cpp_labels_and_access_specifiers_after_blank_lines_start_no_part():
+    src = (b"int f() {\n  int x = 0;\n\nagain:\n  x++;\n}\n\nclass A {\n\npublic:\n  int y;\n\nprivate :\n};\n\n"
+           b"std::vector<int> g();\n\nlabel:\n\n~A() {}\n\n// c\n\n/* d */\n\n  \nk\n")
+    heads = [src[s:].split(b"\n", 1)[0] for s in top_level_parts(src, "cpp")]
+    assert heads == [b"int f() {", b"class A {", b"std::vector<int> g();", b"~A() {}", b"// c", b"/* d */", b"k"]
 
 
 def test_code_after_a_form_feed_ends_a_class():
