@@ -60,6 +60,7 @@ from bot.agents.conflict_git import conflict_case
 from bot.cli.main import fork_config_from_args, refuse_unpaired
 from bot.cli.plan import apply_with_rules, print_picked, print_rules
 from bot.cli.progress import reporter
+from bot.cli.text import say, text
 from bot.config.forksync import UserError
 from bot.core.markers import marker_lines
 from bot.git import repo as gitio
@@ -131,17 +132,17 @@ def _base(git_dir: str, fork_tip: str, tip: str) -> str:
 
 
 def _print_conflict(wt: Path, stop: resolution.ConflictStop) -> None:
-    print(f"conflict: upstream {stop.upstream_sha} (conflict commit {stop.conflict_commit[:12]})")
+    say("resolve", "conflict", upstream=stop.upstream_sha, commit=stop.conflict_commit)
     for p in stop.files:
         f = wt / p
         if not f.exists():
-            print(f"  {p}: absent in the conflict commit (deleted on one side)")
+            say("resolve", "file_absent", path=p)
             continue
         try:
             n = sum(1 for _, kind in marker_lines(f.read_text(errors="replace")) if kind == "<")
         except OSError:
             n = 0
-        print(f"  {p}: {n} conflicting hunk(s)" if n else f"  {p}: no markers (deleted or binary on one side)")
+        say("resolve", "file_hunks", path=p, hunks=n)
 
 
 def cmd_resolve(args) -> int:
@@ -176,9 +177,7 @@ def cmd_resolve(args) -> int:
         if amended is not None:
             print(_amended_advice(git_dir, unit_id, amended), file=sys.stderr)
             return 2
-        nxt = f"; `forksync apply {unit_id}` applies the chain's next picks" if unit_id.startswith("chain-") else ""
-        print(f"forksync: forksync/{unit_id} has no conflict to resolve (tip {tip[:12]}): every commit on it is a "
-              f"pick{nxt}", file=sys.stderr)
+        say("resolve", "no_conflict", err=True, unit=unit_id, tip=tip)
         return 2
     if args.agent:
         return _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop)
@@ -193,27 +192,16 @@ def _amended_advice(git_dir: str, unit_id: str, a: resolution.AmendedConflict) -
     the commands that put their files on top of forksync's conflict commit, which ``--continue``
     then checks and folds."""
     g = f"git -C {shlex.quote(str(Path(git_dir).parent if Path(git_dir).name == '.git' else git_dir))}"
-    head = (f"forksync: forksync/{unit_id}'s commit {a.commit[:12]} carries `Forksync-Conflict: {a.upstream_sha[:12]}` "
-            f"but was committed by {a.committer}, not forksync: a conflict commit amended (or cherry-picked) by hand. "
-            "forksync never folds it into a pick (that would rewrite your commit, and carry what it changes unchecked)")
-    if a.original:
-        return (f"{head}. Put your files on top of forksync's conflict commit {a.original[:12]} (the branch's reflog) "
-                f"instead: `{g} checkout forksync/{unit_id} && {g} reset --soft {a.original[:12]} && {g} commit`, "
-                f"switch back to another branch, then `forksync resolve {unit_id} --continue` checks and folds it; "
-                f"your commit stays as {a.commit[:12]}")
-    return (f"{head}. Its conflict commit is not in the branch's reflog: `{g} branch -f forksync/{unit_id} "
-            f"{a.commit[:12]}~1` and `forksync apply {unit_id}` write it again, then take your files from "
-            f"{a.commit[:12]} in `forksync resolve {unit_id}`'s worktree (`git checkout {a.commit[:12]} -- <files>`)")
+    return text("resolve", "amended", unit=unit_id, commit=a.commit, upstream=a.upstream_sha, committer=a.committer,
+                original=a.original, git=g)
 
 
 def _start(args, git_dir, unit_id, base, tip, stop, state_file) -> int:
     if stop.after:
-        print(f"forksync/{unit_id} already has {len(stop.after)} commit(s) on top of its conflict commit "
-              f"{stop.conflict_commit[:12]}; `forksync resolve {unit_id} --continue` checks and folds them",
-              file=sys.stderr)
+        say("resolve", "commits_on_top", err=True, unit=unit_id, count=len(stop.after), commit=stop.conflict_commit)
     if state_file.exists():
         wt = Path(json.loads(state_file.read_text())["worktree"])
-        print(f"a worktree for {unit_id} exists: {wt}")
+        say("resolve", "worktree_exists", unit=unit_id, worktree=wt)
         _print_conflict(wt, stop)
         return 0
     wt = Path(args.worktree or Path(".forksync-resolve") / unit_id).resolve()
@@ -244,7 +232,7 @@ def _start(args, git_dir, unit_id, base, tip, stop, state_file) -> int:
         raise
     state_file.parent.mkdir(parents=True, exist_ok=True)
     _save_state(state_file, wt, tip, stop, gaps.left_out)
-    print(f"worktree: {wt}")
+    say("resolve", "worktree", worktree=wt)
     _say_left_out(unit_id, gaps.left_out)
     _print_conflict(wt, stop)
     _print_next(unit_id)
@@ -406,11 +394,7 @@ def _move(wt: Path, tip: str, left_out) -> None:
 def _say_left_out(unit_id: str, left_out) -> None:
     if not left_out:
         return
-    paths = [p for p, _, _ in left_out]
-    named = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
-    print(f"forksync: {len(paths)} file(s) left out of the worktree: {named}; the repository lacks their blobs and "
-          f"resolving needs none of them (not conflicted, unchanged on forksync/{unit_id}); the resolution keeps "
-          "them as the conflict commit has them", file=sys.stderr)
+    say("resolve", "left_out", err=True, paths=[p for p, _, _ in left_out], unit=unit_id)
 
 
 def _lacks(git_dir: str, what: str, absent: list[tuple[str, str]] | str, then: str) -> str:
@@ -427,8 +411,7 @@ def _absent(git_dir: str, e: gitio.AbsentObjectsError, again: str) -> str:
 
 
 def _print_next(unit_id: str) -> None:
-    print(f"edit the files (no marker may remain), then: forksync resolve {unit_id} --continue "
-          f"[--reason PATH=TEXT] [--push REMOTE]; or --abort")
+    say("resolve", "next", unit=unit_id)
 
 
 def _abort(git_dir, unit_id, state_file) -> int:
@@ -441,11 +424,11 @@ def _abort(git_dir, unit_id, state_file) -> int:
         if head and head != st["tip"]:       # commits made in the worktree are kept, never lost
             keep = resolution.keep_ref(unit_id, head)
             _git(git_dir, "update-ref", keep, head)
-            print(f"commits made in the worktree kept as {keep}")
+            say("resolve", "kept_worktree_commits", keep=keep)
         _git(git_dir, "worktree", "remove", "--force", str(wt), check=False)
     _git(git_dir, "worktree", "prune", check=False)
     state_file.unlink()
-    print(f"aborted: forksync/{unit_id} is at {st['tip'][:12]} as before; the worktree {wt} is removed")
+    say("resolve", "aborted", unit=unit_id, tip=st["tip"], worktree=wt)
     return 0
 
 
@@ -507,8 +490,7 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
                            f"and forksync can read none of these; {_reset(wt, changes.moved)} unstages them")
             if changes.removed:
                 bad.append(_removed_line(wt, changes.removed))
-            print("forksync: the resolution is not complete; nothing was changed:\n"
-                  + "".join(f"  - {b}\n" for b in bad), end="", file=sys.stderr)
+            say("resolve", "incomplete", err=True, end="", problems=bad)
             return 1
         staged = _staged_only(wt, left_out)
         _git(wt, "add", "-A")
@@ -525,8 +507,7 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
         tree = _git(wt, "write-tree", *(("--missing-ok",) if left_out else ()))
         fork_repo = pygit2.Repository(git_dir)
         if tree == str(fork_repo[stop.conflict_commit].peel(pygit2.Commit).tree.id):
-            print(f"forksync: the worktree still holds the conflict commit's files unchanged; edit them in {wt} first",
-                  file=sys.stderr)
+            say("resolve", "unchanged", err=True, worktree=wt)
             return 1
         if committed and tree == str(fork_repo[wt_head].peel(pygit2.Commit).tree.id):
             head = wt_head
@@ -550,19 +531,15 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
                             f"before pushing again ({e})") from None
         _git(git_dir, "update-ref", ref, head, tip)
         _cleanup(git_dir, wt, state_file)
-        print(f"pushed the resolution {head[:12]} on top of the conflict commit to {args.push}; "
-              "the App checks it and folds it into one pick commit")
+        say("resolve", "pushed", head=head, remote=args.push)
         return 0
     try:
         chk = resolution.check(git_dir, base, head)
     except gitio.AbsentObjectsError as e:        # the worktree and its files stay as they are
         raise UserError(_absent(git_dir, e, f"forksync resolve {unit_id} --continue")) from None
     if not chk.ok:
-        print("forksync: the resolution is not complete; nothing was changed:", file=sys.stderr)
-        for p in chk.problems:
-            print(f"  - {p}", file=sys.stderr)
-        if removed:
-            print(f"  - {_removed_line(wt, removed)}", file=sys.stderr)
+        say("resolve", "incomplete", err=True, end="",
+            problems=[*chk.problems, *([_removed_line(wt, removed)] if removed else [])])
         return 1
     repo = pygit2.Repository(git_dir)
     upstream = gitio.commit_info(repo, stop.upstream_sha)
@@ -574,10 +551,8 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
     keep = resolution.keep_ref(unit_id, head)
     _git(git_dir, "update-ref", keep, head)
     _git(git_dir, "update-ref", ref, folded.commit, tip)
-    print(f"folded: conflict commit {stop.conflict_commit[:12]} + resolution -> pick {folded.commit[:12]} "
-          f"(Upstream-Commit {stop.upstream_sha[:12]}); originals kept as {keep}")
-    for f in folded.files:
-        print(f"  File: {f.path}  Action: {f.action}  Reason: {f.reason}")
+    say("resolve", "folded", end="", conflict=stop.conflict_commit, pick=folded.commit, upstream=stop.upstream_sha, keep=keep,
+        files=folded.files)
     return _go_on(args, git_dir, unit_id, wt, state_file)
 
 
@@ -606,22 +581,20 @@ def _go_on(args, git_dir, unit_id, wt, state_file) -> int:
     unit = find_unit(run.plan, unit_id)
     if unit is None or unit.id != unit_id:
         _cleanup(git_dir, wt, state_file)
-        print(f"forksync/{unit_id} is whole: no more picks planned for it")
+        say("resolve", "whole_planned", unit=unit_id)
         return 0
     res, folds = apply_with_rules(state, unit)
     print_picked(state, res)
     print_rules(folds)
     if not res.conflict:
         _cleanup(git_dir, wt, state_file)
-        print(f"forksync/{unit_id} is whole (tip {(res.tip or '')[:12]})")
+        say("resolve", "whole", unit=unit_id, tip=res.tip or "")
         return 0
     if res.error and not res.conflict_commit:
         # the next pick could not be made (objects it needs are absent): no conflict to resolve,
         # the same words as `forksync apply`, and the command that goes on once it is fixed
         _cleanup(git_dir, wt, state_file)
-        print(f"  error: {res.error}")
-        print(f"  {len(res.remaining)} commit(s) not applied; nothing was written for {res.conflict[:12]}: "
-              f"`forksync apply {unit_id}` once the error is fixed")
+        say("resolve", "not_applied", error=res.error, remaining=len(res.remaining), conflict=res.conflict, unit=unit_id)
         return 1
     base = _base(git_dir, state.fork_tip, res.tip)
     stop = resolution.find_stop(git_dir, base, res.tip)
@@ -632,23 +605,22 @@ def _go_on(args, git_dir, unit_id, wt, state_file) -> int:
             # refs/forksync/resolutions/…): it goes, and a new one is made once the objects are
             # there, as for the first checkout
             _cleanup(git_dir, wt, state_file)
-            print(f"forksync: stopped again at a conflict in upstream {stop.upstream_sha} (conflict commit "
-                  f"{stop.conflict_commit[:12]}), but the worktree cannot move there: "
-                  + _lacks(git_dir, f"the checkout of {res.tip[:12]}", list(gaps.needed),
-                           f"then `forksync resolve {unit_id}` sets up a worktree at it"), file=sys.stderr)
+            say("resolve", "stopped_cannot_move", err=True, upstream=stop.upstream_sha, commit=stop.conflict_commit,
+                lacks=_lacks(git_dir, f"the checkout of {res.tip[:12]}", list(gaps.needed),
+                             f"then `forksync resolve {unit_id}` sets up a worktree at it"))
             return 1
         if gaps.left_out or json.loads(state_file.read_text()).get("left_out"):
             _move(wt, res.tip, gaps.left_out)
         else:
             _git(wt, "checkout", "-q", "--detach", "--force", res.tip)
         _save_state(state_file, wt, res.tip, stop, gaps.left_out)
-        print(f"stopped again at a conflict; the worktree {wt} is at it now")
+        say("resolve", "stopped_here", worktree=wt)
         _say_left_out(unit_id, gaps.left_out)
         _print_conflict(wt, stop)
         _print_next(unit_id)
     else:
         _cleanup(git_dir, wt, state_file)
-        print(f"stopped again at a conflict in upstream {res.conflict}; run `forksync resolve {unit_id}`")
+        say("resolve", "stopped", upstream=res.conflict, unit=unit_id)
     return 1
 
 
@@ -678,8 +650,7 @@ def _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop) -> int:
         return 1
     keep = resolution.keep_ref(unit_id, tip)
     _git(git_dir, "update-ref", keep, tip)
-    what = "the conflict commit and the rules' commit on it" if stop.after else "the conflict commit"
-    print(f"the agent's pick {out.commit[:12]} took {what}'s place; {what} is kept as {keep}")
+    say("resolve", "agent_picked", commit=out.commit, rules=bool(stop.after), keep=keep)
     return _go_on(args, git_dir, unit_id, None, _state_path(git_dir, unit_id))
 
 
