@@ -141,7 +141,7 @@ def render_html(name: str, **context) -> str:
     return html_environment().get_template(name).render(**context)
 
 
-def render_part(name: str, part: str, **context) -> str:
+def render_part(name: str, part: str, /, **context) -> str:
     """The block ``part`` of ``templates/<name>`` rendered with ``context``: a template holds a
     family of texts (a CLI command's messages, one block each) and a caller prints one at a time.
     No newline is added; errors as :func:`render`, and ``KeyError`` for a block the template
