@@ -100,7 +100,7 @@ def _git(cwd, *argv, check=True, input=None, remote=False) -> str:
     p = subprocess.run(["git", *(() if remote else gitio.NO_LAZY_FETCH), *argv], cwd=str(cwd), capture_output=True,
                        text=True, input=input, env={**gitio.git_env(), "GIT_TERMINAL_PROMPT": "0"})
     if check and p.returncode != 0:
-        raise UserError(f"git {' '.join(argv[:3])} failed in {cwd}: {p.stderr.strip()[:400]}")
+        raise UserError(text("resolve", "git_failed", argv=argv, cwd=cwd, stderr=p.stderr.strip()))
     return p.stdout.strip()
 
 
@@ -127,7 +127,7 @@ def _base(git_dir: str, fork_tip: str, tip: str) -> str:
     repo = pygit2.Repository(git_dir)
     mb = repo.merge_base(pygit2.Oid(hex=fork_tip), pygit2.Oid(hex=tip))
     if mb is None:
-        raise UserError(f"the branch tip {tip[:12]} shares no history with the fork tip {fork_tip[:12]}")
+        raise UserError(text("resolve", "no_shared_history", tip=tip, fork_tip=fork_tip))
     return str(mb)
 
 
@@ -157,12 +157,8 @@ def cmd_resolve(args) -> int:
             # a clone has the fork's branch only as a remote-tracking one until it is checked out;
             # `forksync apply` would write a conflict commit of its own there, which the App never
             # folds (not the one it pushed) and the fork refuses as a push
-            raise UserError(f"there is no branch forksync/{unit_id} in {git_dir}, but the fork's is here as "
-                            f"{tracking[0]}: `git branch forksync/{unit_id} {tracking[0]}` makes it yours, then run "
-                            f"`forksync resolve {unit_id}` again (`forksync apply` would write another conflict "
-                            "commit, one the App never folds)")
-        raise UserError(f"there is no branch forksync/{unit_id} in {git_dir}; `forksync plan` lists the units, and "
-                        "`forksync apply <unit>` makes a unit's branch")
+            raise UserError(text("resolve", "no_branch", unit=unit_id, git_dir=git_dir, tracking=tracking[0]))
+        raise UserError(text("resolve", "no_branch", unit=unit_id, git_dir=git_dir, tracking=""))
     state_file = _state_path(git_dir, unit_id)
     if args.abort:
         return _abort(git_dir, unit_id, state_file)
@@ -206,11 +202,11 @@ def _start(args, git_dir, unit_id, base, tip, stop, state_file) -> int:
         return 0
     wt = Path(args.worktree or Path(".forksync-resolve") / unit_id).resolve()
     if wt.exists() and any(wt.iterdir()):
-        raise UserError(f"{wt} exists and is not empty; give another --worktree")
+        raise UserError(text("resolve", "worktree_not_empty", worktree=wt))
     gaps = resolution.checkout_gaps(git_dir, base, tip, stop)
     if gaps.needed:
-        raise UserError(_lacks(git_dir, f"the checkout of {tip[:12]}", list(gaps.needed),
-                               "`forksync status --json` lists the missing objects it met (missing_objects)"))
+        raise UserError(_lacks(git_dir, text("resolve", "checkout_of", tip=tip), list(gaps.needed),
+                               text("resolve", "see_missing_objects")))
     try:
         if gaps.left_out:
             _git(git_dir, "worktree", "add", "--detach", "--no-checkout", "-q", str(wt), tip)
@@ -227,8 +223,8 @@ def _start(args, git_dir, unit_id, base, tip, stop, state_file) -> int:
             except OSError:
                 pass
         if "unable to read" in str(e) or "missing" in str(e):
-            raise UserError(_lacks(git_dir, f"the checkout of {tip[:12]}", str(e).splitlines()[0],
-                                   "`forksync status --json` lists the missing objects it met (missing_objects)")) from None
+            raise UserError(_lacks(git_dir, text("resolve", "checkout_of", tip=tip), str(e).splitlines()[0],
+                                   text("resolve", "see_missing_objects"))) from None
         raise
     state_file.parent.mkdir(parents=True, exist_ok=True)
     _save_state(state_file, wt, tip, stop, gaps.left_out)
@@ -369,8 +365,7 @@ def _reset(wt: Path, paths) -> str:
 
 
 def _removed_line(wt: Path, removed) -> str:
-    return (f"deleted in the index, though left out of the worktree (the repository lacks their blobs): "
-            f"{_paths(removed)}; {_reset(wt, removed)} takes the deletion back")
+    return text("resolve", "left_out_deleted", paths=_paths(removed), reset=_reset(wt, removed))
 
 
 def _move(wt: Path, tip: str, left_out) -> None:
@@ -402,12 +397,12 @@ def _lacks(git_dir: str, what: str, absent: list[tuple[str, str]] | str, then: s
     pairs (or git's words where it named none), how to get them, and ``then`` what to run."""
     named = absent if isinstance(absent, str) else gitio.name_blobs(absent)
     blobs = [] if isinstance(absent, str) else [b for _, b in absent]
-    return f"the repository lacks objects {what} needs: {named} {gitio.fetch_advice(git_dir, blobs)}; {then}"
+    return text("resolve", "lacks", what=what, named=named, advice=gitio.fetch_advice(git_dir, blobs), then=then)
 
 
 def _absent(git_dir: str, e: gitio.AbsentObjectsError, again: str) -> str:
     """The error of a step that read nothing into place: what it lacks, and the same command again."""
-    return _lacks(git_dir, e.what, list(e.absent), f"nothing was changed; run `{again}` again once it is there")
+    return _lacks(git_dir, e.what, list(e.absent), text("resolve", "run_again", again=again))
 
 
 def _print_next(unit_id: str) -> None:
@@ -416,7 +411,7 @@ def _print_next(unit_id: str) -> None:
 
 def _abort(git_dir, unit_id, state_file) -> int:
     if not state_file.exists():
-        raise UserError(f"no resolution of {unit_id} in progress; nothing to abort")
+        raise UserError(text("resolve", "nothing_to_abort", unit=unit_id))
     st = json.loads(state_file.read_text())
     wt = Path(st["worktree"])
     if wt.exists():
@@ -435,10 +430,10 @@ def _abort(git_dir, unit_id, state_file) -> int:
 def _reasons(items: list[str]) -> dict[str, str]:
     out = {}
     for it in items:
-        path, sep, text = it.partition("=")
-        if not sep or not path.strip() or not text.strip():
-            raise UserError(f"--reason {it!r}: give PATH=TEXT")
-        out[path.strip()] = text.strip()
+        path, sep, why = it.partition("=")
+        if not sep or not path.strip() or not why.strip():
+            raise UserError(text("resolve", "bad_reason", given=repr(it)))
+        out[path.strip()] = why.strip()
     return out
 
 
@@ -448,8 +443,7 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
     if where:
         # the fold moves the branch: a checkout of it would then show the conflict markers staged
         # against the folded pick (refused up front, as `forksync apply` refuses it)
-        raise UserError(f"forksync/{unit_id} is checked out in {where}; switch that worktree to another branch first "
-                        "(resolve never moves a checked-out branch); nothing was changed")
+        raise UserError(text("resolve", "checked_out", unit=unit_id, where=where))
     wt = None
     removed: tuple[str, ...] = ()        # left-out paths the person deleted in the index
     committed = False                    # the person committed (part of) the resolution in the worktree
@@ -457,19 +451,17 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
         head = tip            # resolution commits already on the branch (pushed from elsewhere)
     else:
         if not state_file.exists():
-            raise UserError(f"no worktree for {unit_id}: run `forksync resolve {unit_id}` first")
+            raise UserError(text("resolve", "no_worktree", unit=unit_id))
         st = json.loads(state_file.read_text())
         if st["tip"] != tip:
-            raise UserError(f"forksync/{unit_id} moved from {st['tip'][:12]} to {tip[:12]} since the worktree was made; "
-                            f"`forksync resolve {unit_id} --abort` and start again")
+            raise UserError(text("resolve", "branch_moved", unit=unit_id, was=st["tip"], tip=tip))
         wt = Path(st["worktree"])
         # commits the person made in the worktree (`git commit`, with their File / Reason lines)
         # are the resolution; what is left uncommitted goes into one more commit on top of them
         wt_head = _git(wt, "rev-parse", "HEAD")
         if wt_head != tip and pygit2.Repository(git_dir).merge_base(tip, wt_head) != pygit2.Oid(hex=tip):
-            raise UserError(f"the worktree {wt} is at {wt_head[:12]}, which does not descend from the conflict commit "
-                            f"{tip[:12]}; commit your resolution on top of it (`git -C {shlex.quote(str(wt))} reset "
-                            f"--soft {tip[:12]}` keeps your files), then run `forksync resolve {unit_id} --continue`")
+            raise UserError(text("resolve", "not_on_conflict", worktree=wt, head=wt_head, tip=tip, quoted=shlex.quote(str(wt)),
+                                 unit=unit_id))
         committed = wt_head != tip
         left_out = [(p, int(m), b) for p, m, b in st.get("left_out", ())]
         # a left-out file the person wrote or staged anyway is their edit: _leave_out below would
@@ -480,14 +472,9 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
         if changes.edited or changes.moved:
             bad = []
             if changes.edited:
-                bad.append("files left out of the worktree (the repository lacks their blobs) were written or staged: "
-                           + _paths(changes.edited) + f" — the resolution may change only the conflicted files; "
-                           f"remove them from {wt} (`git update-index --skip-worktree` keeps git's bit) or put other "
-                           "changes in a PR of their own")
+                bad.append(text("resolve", "left_out_written", paths=_paths(changes.edited), worktree=wt))
             if changes.moved:
-                bad.append("staged with blobs the repository lacks (a file left out of the worktree, moved or copied "
-                           f"there): {_paths(changes.moved)} — the resolution may change only the conflicted files, "
-                           f"and forksync can read none of these; {_reset(wt, changes.moved)} unstages them")
+                bad.append(text("resolve", "left_out_moved", paths=_paths(changes.moved), reset=_reset(wt, changes.moved)))
             if changes.removed:
                 bad.append(_removed_line(wt, changes.removed))
             say("resolve", "incomplete", err=True, end="", problems=bad)
@@ -525,10 +512,8 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
             keep = resolution.keep_ref(unit_id, head)
             if head != tip:
                 _git(git_dir, "update-ref", keep, head)
-            raise UserError(f"the push to {args.push} was refused, so forksync/{unit_id} stays at the conflict commit "
-                            f"{tip[:12]}" + (f" and the resolution {head[:12]} is kept as {keep}" if head != tip else "")
-                            + f"; the branch on {args.push} may hold commits this clone lacks: fetch it and look "
-                            f"before pushing again ({e})") from None
+            raise UserError(text("resolve", "push_refused", remote=args.push, unit=unit_id, tip=tip, head=head, keep=keep,
+                                 error=e)) from None
         _git(git_dir, "update-ref", ref, head, tip)
         _cleanup(git_dir, wt, state_file)
         say("resolve", "pushed", head=head, remote=args.push)
@@ -606,8 +591,8 @@ def _go_on(args, git_dir, unit_id, wt, state_file) -> int:
             # there, as for the first checkout
             _cleanup(git_dir, wt, state_file)
             say("resolve", "stopped_cannot_move", err=True, upstream=stop.upstream_sha, commit=stop.conflict_commit,
-                lacks=_lacks(git_dir, f"the checkout of {res.tip[:12]}", list(gaps.needed),
-                             f"then `forksync resolve {unit_id}` sets up a worktree at it"))
+                lacks=_lacks(git_dir, text("resolve", "checkout_of", tip=res.tip), list(gaps.needed),
+                             text("resolve", "then_resolve", unit=unit_id)))
             return 1
         if gaps.left_out or json.loads(state_file.read_text()).get("left_out"):
             _move(wt, res.tip, gaps.left_out)
@@ -627,13 +612,10 @@ def _go_on(args, git_dir, unit_id, wt, state_file) -> int:
 def _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop) -> int:
     decided = rules_resolution(git_dir, stop) if stop.after else ()
     if decided is None:
-        raise UserError(f"forksync/{unit_id} has commits on top of its conflict commit; the agent answers only a bare "
-                        "conflict or the files forksync's rules left (`--continue` checks those commits, `--abort` "
-                        "then reset the branch to start over)")
+        raise UserError(text("resolve", "agent_after_commits", unit=unit_id))
     case = conflict_case(git_dir, stop.parent, stop.upstream_sha, decided)
     if case is None:
-        raise UserError(f"upstream {stop.upstream_sha[:12]} now picks cleanly onto {stop.parent[:12]}: "
-                        f"delete the branch and `forksync apply {unit_id}` again")
+        raise UserError(text("resolve", "picks_cleanly", upstream=stop.upstream_sha, parent=stop.parent, unit=unit_id))
 
     async def run():
         db = args.db or os.environ.get("FORKSYNC_DB", "forksync.db")
