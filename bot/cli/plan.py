@@ -305,8 +305,7 @@ def cmd_apply(args) -> int:
         # A chain stopped at a conflict is both (planned with the rest, its branch in flight): one unit
         others = [b.unit_id for b in flying if b.unit_id != unit.id]
         if others:
-            raise UserError(f"{args.unit!r} is ambiguous: it starts {unit.id} (planned) and "
-                            f"{', '.join(others)} (in flight); give more of the id")
+            raise UserError(text("plan", "ambiguous", given=repr(args.unit), matches=[unit.id], in_flight=others))
     if unit is None:
         # applied before: its commits are IN_FLIGHT on its branch, so it is no longer planned;
         # the in-flight answer only when no planned unit starts with it too (find_unit said none
@@ -331,12 +330,9 @@ def cmd_apply(args) -> int:
                 say("plan", "in_flight", branch=b.name, tip=b.tip, count=len(b.upstream_shas))
             return 1 if cc else 0
         matches = planned + [b.unit_id for b in flying if b.unit_id not in planned]
-        ids = ", ".join(u.id for u in run.plan.units) or "none"
         if len(matches) > 1:
-            raise UserError(f"{args.unit!r} is ambiguous: it starts {', '.join(matches)}; give more of the id")
-        raise UserError(f"no unit {args.unit!r} in the current plan (units: {ids}); "
-                        "run `forksync plan` to see them (a unit of `plan --as-of DATE` is applied at that date's "
-                        "tips: add the --upstream-ref and --fork-ref it prints)")
+            raise UserError(text("plan", "ambiguous", given=repr(args.unit), matches=matches, in_flight=[]))
+        raise UserError(text("plan", "no_unit", given=repr(args.unit), units=[u.id for u in run.plan.units]))
     res, folds = apply_with_rules(state, unit)
     if args.json:
         json.dump({"unit": unit.id, "kind": unit.kind, "branch": res.branch, "base": res.base, "tip": res.tip,
