@@ -141,6 +141,15 @@ def render_html(name: str, **context) -> str:
     return html_environment().get_template(name).render(**context)
 
 
+def render_part(name: str, part: str, /, **context) -> str:
+    """The block ``part`` of ``templates/<name>`` rendered with ``context``: a template holds a
+    family of texts (a CLI command's messages, one block each) and a caller prints one at a time.
+    No newline is added; errors as :func:`render`, and ``KeyError`` for a block the template
+    lacks."""
+    t = environment().get_template(name)
+    return "".join(t.blocks[part](t.new_context(dict(context))))
+
+
 def render(name: str, **context) -> str:
     """Render ``templates/<name>`` with ``context``; raises ``jinja2.TemplateNotFound`` /
     ``jinja2.UndefinedError`` naming the template and the missing field."""

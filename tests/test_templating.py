@@ -384,3 +384,91 @@ def test_a_stopped_chains_order_of_conflicts_names_the_files_git_stopped_on_not_
     assert sha[:12] in first and f"`{cmake}`" in first and fence not in first, order
     second = next(line for line in order.splitlines() if line.startswith("2. "))
     assert later[:12] in second and "predicted" in second and f"`{fence}`" in second, order
+
+
+# What the CLI prints to a person comes from templates/cli/ (bot.cli.text); these calls may carry
+# text of their own in code: none so far. Machine output (JSON, YAML, bare shas and ids) has no
+# words of its own, and argparse's help strings are the CLI reference (docs/cli-reference.md).
+CLI_TEXT_IN_CODE: set[str] = set()
+#: the calls that put text in front of a person: print, a stream's or console's write/print, a warning
+_SINKS = {"print", "write", "warn_once"}
+
+
+def _cli_modules():
+    import ast
+
+    paths = sorted((Path(__file__).resolve().parents[1] / "bot" / "cli").glob("*.py"))
+    assert len(paths) > 10
+    for path in paths:
+        yield path, ast.parse(path.read_text(encoding="utf-8"))
+
+
+def _words_in_code(node) -> bool:
+    """Does ``node`` (a call's argument) hold a string literal with a letter in it, outside the
+    calls it makes (``text("plan", "header", …)`` names a template block; its result is not code's)?"""
+    import ast
+
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Call):
+            continue
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and any(c.isalpha() for c in n.value):
+            return True
+        stack.extend(ast.iter_child_nodes(n))
+    return False
+
+
+def test_the_cli_prints_no_words_of_its_own():
+    """A message built in code (``print(f"stopped at {sha}")``) is a text no template holds: the
+    CLI says it through bot.cli.text and a block of templates/cli/ instead."""
+    import ast
+
+    found = set()
+    for path, tree in _cli_modules():
+        for n in ast.walk(tree):
+            if not isinstance(n, ast.Call):
+                continue
+            name = n.func.id if isinstance(n.func, ast.Name) else n.func.attr if isinstance(n.func, ast.Attribute) else ""
+            if name in _SINKS and any(_words_in_code(a) for a in n.args):
+                found.add(f"{path.name}:{n.lineno}: {ast.unparse(n)[:90]}")
+    assert {f.split(":")[0] + ":" + f.split(": ", 1)[1] for f in found} - CLI_TEXT_IN_CODE == set(), sorted(found)
+
+
+@pytest.mark.parametrize("code, found", [
+    ('print(f"stopped at {sha}")', True),
+    ('print("forksync: interrupted", file=sys.stderr)', True),
+    ('console.print(t)', False),
+    ('print(json.dumps(doc, indent=2))', False),
+    ('out.write(json.dumps(o) + "\\n")', False),
+    ('say("plan", "picked", upstream=u)', False),
+    ('print(text("plan", "header", tip=t))', False),
+    ('warn_once(records(xs) + " Was upstream rewritten?")', True),
+])
+def test_the_check_finds_words_in_code(code, found):
+    import ast
+
+    call = ast.parse(code).body[0].value
+    name = call.func.id if isinstance(call.func, ast.Name) else call.func.attr
+    assert (name in _SINKS and any(_words_in_code(a) for a in call.args)) == found
+
+
+def test_every_cli_text_named_in_code_is_a_block_of_its_template_and_every_block_is_said():
+    """``say("plan", "picked", …)`` and ``text(…)`` name a block of templates/cli/plan.txt.j2: a
+    misspelt name would fail only when that message is due; a block no code names is dead text."""
+    import ast
+
+    from bot.templating import environment
+
+    named = set()
+    for _, tree in _cli_modules():
+        for n in ast.walk(tree):
+            if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Name)):
+                continue
+            # add_row(table, family, part, …) renders a table's row
+            args = n.args[1:3] if n.func.id == "add_row" else n.args[:2] if n.func.id in ("say", "text", "cli_text") else []
+            if len(args) == 2 and all(isinstance(a, ast.Constant) for a in args):
+                named.add((args[0].value, args[1].value))
+    blocks = {(p.name.removesuffix(".txt.j2"), b) for p in Path(TEMPLATES, "cli").glob("*.txt.j2")
+              for b in environment().get_template(f"cli/{p.name}").blocks}
+    assert named - blocks == set() and blocks - named == set(), (sorted(named - blocks), sorted(blocks - named))

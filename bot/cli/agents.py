@@ -15,6 +15,7 @@ import os
 
 from bot.agents.client import AgentClient
 from bot.cli.main import config_from_args
+from bot.cli.text import say
 from bot.store import Store
 
 
@@ -34,7 +35,5 @@ def _client(args):
 def _status(args: argparse.Namespace) -> int:
     c = _client(args)
     s = c.settings
-    print(f"agents: {'on' if c.off_reason is None else 'off'}" + (f" ({c.off_reason})" if c.off_reason else ""))
-    print(f"model: {s.model}")
-    print(f"tokens used today (UTC): {c.tokens_used():,} of {s.daily_token_budget:,}")
+    say("agents", "status", off_reason=c.off_reason, model=s.model, used=c.tokens_used(), budget=s.daily_token_budget)
     return 0

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Callable
 
 from bot.cli.serve import listen_socket
+from bot.cli.text import say
 from bot.config.app_manifest import DEFAULT_NAME, manifest
 from bot.config.forksync import UserError
 from bot.templating import render
@@ -345,9 +346,7 @@ def cmd_manifest(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise UserError(f"app manifest: {e}") from None
     print(json.dumps(m, indent=2))
-    print(f"note: after you confirm, GitHub sends the browser to {redirect}?code=…; exchange that code within the hour "
-          "with POST /app-manifests/<code>/conversions (the answer holds the App's id, key and secrets), or let "
-          "`forksync app setup` do all of it", file=sys.stderr)
+    say("app", "manifest_note", err=True, redirect=redirect)
     return 0
 
 
@@ -358,8 +357,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
                         public=args.public, workflows=args.workflows, callback_urls=args.callback_urls or [],
                         timeout_s=args.timeout)
     if re.match(r"^https?://(127\.|localhost|\[::1\])", opts.url):
-        print(f"note: the webhook URL {opts.url}/webhook is on this machine; GitHub cannot deliver to it. Pass --url "
-              "with forksync's public address, or change the App's webhook URL on GitHub later.", file=sys.stderr)
+        say("app", "local_webhook", err=True, url=opts.url)
 
     def ready(url: str) -> None:
         if not args.no_browser:
@@ -370,8 +368,6 @@ def cmd_setup(args: argparse.Namespace) -> int:
                 pass
 
     result = asyncio.run(run_setup(opts, lambda line: print(line, file=sys.stderr, flush=True), ready))
-    print(f"created the GitHub App {result.slug} (id {result.app_id})")
-    print(f"settings written to {result.settings} (mode 0600); private key to {result.private_key_file} (mode 0600)")
-    print(f"install it on the fork: {result.html_url}/installations/new")
-    print(f"then: forksync serve --settings {result.settings}")
+    say("app", "created", slug=result.slug, app_id=result.app_id, settings=result.settings,
+        private_key_file=result.private_key_file, html_url=result.html_url)
     return 0

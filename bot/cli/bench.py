@@ -24,6 +24,7 @@ from bot.agents.client import AgentClient
 from bot.cli.main import config_from_args, refuse_unpaired
 from bot.cli.progress import Progress, reporter, warn_once
 from bot.cli.serve import open_store
+from bot.cli.text import text
 from bot.config.forksync import RESOLVE_RULES, UserError
 from bot.git import repo as gitio
 from bot.resolve import agent_bench
@@ -138,51 +139,40 @@ def render(doc: dict, console) -> None:
     found = "picks and merges" if doc.get("merges") else "picks"
     # a skipped pick or merge is named by its commit, a file left out of one by commit:path
     whole, files = [s for s in doc["skipped"] if ":" not in s["what"]], [s for s in doc["skipped"] if ":" in s["what"]]
-    console.print(f"resolved {found}: {doc['picks']['all']} (dev {doc['picks']['dev']}, held-out {doc['picks']['held-out']}); "
-                  f"conflicting again: {doc['conflicting_picks']['all']} (dev {doc['conflicting_picks']['dev']}, "
-                  f"held-out {doc['conflicting_picks']['held-out']}); skipped: {len(whole)}"
-                  + (" (" + ", ".join(f"{n} {why}" for why, n in Counter(s["why"] for s in whole).most_common()) + ")"
-                     if whole else ""))
+    console.print(text("bench", "counts", found=found, picks=doc["picks"], conflicting=doc["conflicting_picks"],
+                       skipped=Counter(s["why"] for s in whole).most_common()))
     if files:
-        console.print(f"files left out of their pick or merge: {len(files)} ("
-                      + ", ".join(f"{n} {why}" for why, n in Counter(s["why"] for s in files).most_common()) + ")")
+        console.print(text("bench", "files_left_out", total=len(files), reasons=Counter(s["why"] for s in files).most_common()))
     if not doc["picks"]["all"] and not doc.get("merges"):
-        n = doc.get("merges_not_replayed")
-        console.print(f"no commit on the first-parent history of {doc.get('fork_ref') or 'the fork branch'} matches "
-                      "resolve.picks (the markers of resolved picks)"
-                      + (f"; the fork has {n} merge{'s' if n != 1 else ''} of upstream: --merges (or resolve.merges: true) "
-                         "replays them" if n else ""),
+        console.print(text("bench", "none_resolved", fork_ref=doc.get("fork_ref"), merges=doc.get("merges_not_replayed")),
                       soft_wrap=True)
     sources = doc.get("sources", {})
-    for source, name in (("pick", "picks"), ("merge", "merges of upstream")):
+    for source in ("pick", "merge"):
         n = sources.get(source)
         if n is None or not (doc.get("merges") or n["all"]["with_markers"]):
             continue      # picks alone, none landed with markers: the line above says it all
-        a, d, h = n["all"], n["dev"], n["held-out"]
-        console.print(f"{name}: {a['replayed']} (dev {d['replayed']}, held-out {h['replayed']}); conflicting again: "
-                      f"{a['conflicting']} in {a['files']} files (held-out {h['conflicting']} in {h['files']}); landed with "
-                      f"conflict markers (scored, flagged): {a['with_markers']} ({a['files_with_markers']} files)")
+        console.print(text("bench", "source", source=source, a=n["all"], d=n["dev"], h=n["held-out"]))
     aside = doc.get("files_set_aside", {}).get("paths") or []
     if aside:
         # a blob-less clone lacks every file: name a few, the document has them all
-        more = f" and {len(aside) - SHOWN} more (all in --json files_set_aside)" if len(aside) > SHOWN else ""
-        console.print(f"files missing from the repository, left out of every replay: {', '.join(aside[:SHOWN])}{more}")
-    console.print(f"held-out split: {doc['split']['rule']}; boundary {when}")
-    console.print(f"chain: {', '.join(doc['chain']) or '(no rules)'}")
+        console.print(text("bench", "set_aside", paths=aside, shown=SHOWN))
+    console.print(text("bench", "split", rule=doc["split"]["rule"], when=when))
+    console.print(text("bench", "chain", chain=doc["chain"]))
     sc = doc["scores"]
     for part in PARTS:
-        t = Table(title=f"{part} {found}: precision = exact / decided, coverage = exact / files")
-        for col in ("strategy", "files", "exact", "ws only", "wrong", "declined", "precision", "coverage"):
-            t.add_column(col, justify="left" if col == "strategy" else "right")
+        t = Table(title=text("bench", "scores_title", part=part, found=found))
+        for i, col in enumerate(text("bench", "scores_columns").split("\t")):
+            t.add_column(col, justify="left" if i == 0 else "right")
         for name in ("chain", *RESOLVE_RULES, *BASELINES):
             s = sc.get(part, {}).get(name, {}).get("*")
             if s is not None:
                 t.add_row(name, str(s["files"]), str(s["exact"]), str(s["ws"]), str(s["wrong"]), str(s["declined"]),
                           _pct(s["precision"]), _pct(s["coverage"]))
         console.print(t)
-    k = Table(title=f"per file kind (all {found}; held-out in brackets): exact files")
-    k.add_column("kind")
-    k.add_column("files", justify="right")
+    k = Table(title=text("bench", "kinds_title", found=found))
+    kind_col, files_col = text("bench", "kinds_columns").split("\t")
+    k.add_column(kind_col)
+    k.add_column(files_col, justify="right")
     for name in ("chain", *BASELINES):
         k.add_column(name, justify="right")
     for kind in KINDS:
@@ -199,20 +189,18 @@ def render(doc: dict, console) -> None:
     console.print(k)
     tm = doc.get("timings_s", {})
     if tm:
-        console.print("time: " + ", ".join(f"{k} {v:.1f}s" for k, v in tm.items()))
+        console.print(text("bench", "time", timings=tm))
 
 
 def render_agent(doc: dict, earlier: list[dict], console) -> None:
     """The agent's table (``doc["agent"]``) and the earlier recorded runs to compare with."""
     from rich.table import Table
     a = doc["agent"]
-    console.print(f"agent: model {a['model']} at {a.get('api', '?')}, prompt {a['prompt_digest']}, "
-                  f"{a['picks']} pick(s) of the {a['part']} part asked, "
-                  f"about {a.get('prompt_tokens_estimated', 0):,} prompt tokens sent")
-    t = Table(title="agent: the files the rules declined, scored; chain+agent: every conflicted file of the part, "
-                    "the rules' answer where they decide, else the agent's")
-    for col in ("part", "strategy", "files", "exact", "ws only", "wrong", "declined", "precision", "coverage"):
-        t.add_column(col, justify="left" if col in ("part", "strategy") else "right")
+    console.print(text("bench", "agent", model=a["model"], api=a.get("api", "?"), digest=a["prompt_digest"], picks=a["picks"],
+                       part=a["part"], tokens=a.get("prompt_tokens_estimated", 0)))
+    t = Table(title=text("bench", "agent_title"))
+    for i, col in enumerate(text("bench", "agent_columns").split("\t")):
+        t.add_column(col, justify="left" if i < 2 else "right")
     for part, by in a["scores"].items():
         for name in ("agent", "chain+agent"):
             s = by[name]
@@ -221,15 +209,12 @@ def render_agent(doc: dict, earlier: list[dict], console) -> None:
     console.print(t)
     why = sorted({o["why"] for o in a["outcomes"] if o["why"]})
     if why:
-        console.print("declined by the agent: " + "; ".join(why[:5]) + (f" (+{len(why) - 5} more)" if len(why) > 5 else ""))
+        console.print(text("bench", "agent_declined", why=why))
     if earlier:
-        console.print("recorded runs on this fork tip, newest first:")
+        console.print(text("bench", "earlier_head"))
         for r in earlier:
             when = datetime.fromtimestamp(r["recorded_at"], timezone.utc).strftime("%Y-%m-%d %H:%M")
-            console.print(f"  run {r['id']} {when} UTC  {r['model']} at {r.get('api') or '?'}  prompt {r['prompt_digest']}  {r['part']}, "
-                          f"{r['picks']} pick(s): agent {r['exact']} exact of {r['files']} ({r['ws']} ws only, "
-                          f"{r['wrong']} wrong, {r['declined']} declined); chain+agent {r['combined_exact']} of "
-                          f"{r['combined_files']}", soft_wrap=True)
+            console.print(text("bench", "earlier", **{"api": None, **r, "when": when}), soft_wrap=True)
 
 
 def warn_missing(doc: dict, git_dir: str) -> None:
@@ -239,10 +224,7 @@ def warn_missing(doc: dict, git_dir: str) -> None:
     whole = sum(1 for s in doc["skipped"] if ":" not in s["what"] and "missing object" in s["why"])
     if not files and not whole:
         return
-    what = " and ".join(x for x in (f"{files} file(s) the replay needs were left out" if files else "",
-                                    f"{whole} pick(s) or merge(s) were skipped" if whole else "") if x)
-    warn_once(f"{what}, their blobs missing from the repository {gitio.fetch_advice(git_dir, [])}; the figures "
-              "leave them out (--json skipped names them)")
+    warn_once(text("bench", "missing", files=files, whole=whole, advice=gitio.fetch_advice(git_dir, [])))
 
 
 def cmd_bench_resolve(args) -> int:

@@ -19,6 +19,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from bot.cli.serve import listen_socket, open_store
+from bot.cli.text import text
 from bot.config.forksync import ForksyncConfig, UserError, load_config
 
 
@@ -65,14 +66,12 @@ def refresh(store, cfg: ForksyncConfig, fork: str, *, backfill_days: int, backfi
         kept_from = datetime.fromtimestamp(now, timezone.utc).date() - timedelta(days=cfg.github.metrics_keep_days)
         days = min(backfill_days, (last - kept_from).days)
         if days < 0:
-            print(f"forksync dashboard: no history for {fork}: its newest commit ({last}) is older than "
-                  f"github.metrics_keep_days ({cfg.github.metrics_keep_days}) before today", file=out, flush=True)
+            print(text("dashboard", "no_history", fork=fork, last=last, keep_days=cfg.github.metrics_keep_days), file=out, flush=True)
         else:
-            print(f"forksync dashboard: computing {fork}'s history (one point every {backfill_step} day(s) over "
-                  f"{days} days to {last}{'' if days == backfill_days else ', github.metrics_keep_days'}) …",
+            print(text("dashboard", "computing", fork=fork, step=backfill_step, days=days, last=last, cut=days != backfill_days),
                   file=out, flush=True)
             n = snapshots.backfill(store, fork, cfg, days=days, step_days=backfill_step, today=last)
-            print(f"forksync dashboard: {n} point(s) of history recorded", file=out, flush=True)
+            print(text("dashboard", "recorded", count=n), file=out, flush=True)
     p = state.pins
     old = sync_store.load_status(store, fork)
     # the App records the units it opened; branches `forksync apply` left in the fork (in flight,
@@ -136,7 +135,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     sock = listen_socket(args.host, args.port)
     app = web.Application()
     mount_dashboard(app, store)
-    print(f"forksync dashboard: http://{args.host}:{sock.getsockname()[1]}/ (db {db}; Ctrl-C stops it)", file=sys.stderr, flush=True)
+    print(text("dashboard", "listening", host=args.host, port=sock.getsockname()[1], db=db), file=sys.stderr, flush=True)
     try:
         web.run_app(app, sock=sock, print=None, access_log=None, handle_signals=True, shutdown_timeout=2.0)
     finally:

@@ -17,6 +17,7 @@ import pygit2
 
 from bot.cli.main import fork_config_from_args
 from bot.cli.progress import reporter, warn_once
+from bot.cli.text import add_row, text
 from bot.config.forksync import UserError
 from bot.core.merged import revert_of
 from bot.git import repo as gitio
@@ -131,19 +132,17 @@ def missing_summary(missing: dict[str, tuple[str, ...] | list[str]]) -> str | No
         for e in dict.fromkeys(entries):
             need[e] = need.get(e, 0) + 1
     shown = []
-    for e, n in sorted(need.items(), key=lambda kv: (-kv[1], kv[0]))[:3]:
+    for e, n in sorted(need.items(), key=lambda kv: (-kv[1], kv[0])):
         m = _MISSING_ENTRY.match(e)
-        count = f"{n} commit{'s' if n != 1 else ''}"
-        shown.append(f"{m.group(3) or m.group(1)} ({m.group(1)} {m.group(2)[:12]}, {count})" if m else f"{e[:80]} ({count})")
-    more = f", {len(need) - 3} more" if len(need) > 3 else ""
-    return (f"{len(need)} object(s) missing (a partial clone or snapshot?); {len(missing)} commit(s) analysed from "
-            f"their trees only, without a patch-id: {', '.join(shown)}{more}; all in `status --json` missing_objects.")
+        shown.append({"entry": e, "commits": n, "kind": m.group(1) if m else "", "sha": m.group(2) if m else "",
+                      "path": m.group(3) if m else ""})
+    return text("ledger", "missing", need=shown, commits=len(missing))
 
 
 def warn_missing(state) -> None:
-    text = missing_summary(state.missing)
-    if text:
-        warn_once(text)
+    said = missing_summary(state.missing)
+    if said:
+        warn_once(said)
 
 
 def warn_unresolved(state) -> None:
@@ -151,26 +150,15 @@ def warn_unresolved(state) -> None:
     history was rewritten (force-push), and the decisions they carry no longer apply."""
     xs = [u for u in state.ledger.unresolved if u[2] == "cherry-picked-from"]
     if xs:
-        first = ", ".join(f"{u[:12]} (in {w[:12]})" for u, w, _ in xs[:3])
-        warn_once(f"{len(xs)} `cherry picked from commit` line(s) name no upstream commit: "
-                  f"{first}{' …' if len(xs) > 3 else ''}. They count as no pick (a pick from another branch, or from "
-                  "an upstream history that was rewritten); record the upstream commit with `Upstream-Commit: <sha>` "
-                  "if it was one.")
+        warn_once(text("ledger", "unresolved_cherry_picks", lines=xs))
     un = [u for u in state.ledger.unresolved if u[2] != "cherry-picked-from"]
     past = [u for u in un if _past_tip(state, u[0])]
     un = [u for u in un if u not in past]
-
-    def records(xs, where: str) -> str:
-        shown = ", ".join(f"{u[:12]} ({r} in {w[:12] if len(w) == 40 else w})" for u, w, r in xs[:3])
-        return f"{len(xs)} forksync record(s) name upstream commits {where}: {shown}{' …' if len(xs) > 3 else ''}."
     if past:
-        warn_once(records(past, f"past the upstream tip {state.upstream_tip[:12]} ({state.config.upstream.ref})")
-                  + " The upstream ref or copy is behind the fork's records; they count once the upstream tip "
-                  "reaches them (fetch upstream, or name a later --upstream-ref).")
+        warn_once(text("ledger", "unresolved_records", records=past, past=True, upstream_tip=state.upstream_tip,
+                       upstream_ref=state.config.upstream.ref))
     if un:
-        warn_once(records(un, "that are not in the upstream range") + " Was upstream's history rewritten? "
-                  "Those picks and decisions do not apply to the new commits; re-record them "
-                  "(`/forksync defer|skip|wontport`) after checking.")
+        warn_once(text("ledger", "unresolved_records", records=un, past=False))
 
 
 def _past_tip(state, sha: str) -> bool:
@@ -197,9 +185,7 @@ def warn_same_tip(state) -> None:
     default ref is then the fork's branch). Two refs that meet at one commit (a fork level with
     upstream: fast-forwarded, or merging upstream with nothing of its own since) are not warned."""
     if state.upstream_tip and state.upstream_tip == state.fork_tip and _same_ref(state.config):
-        warn_once(f"upstream and the fork resolve to the same commit {state.upstream_tip[:12]}: nothing to ingest. "
-                  "If upstream's history is in the fork's repository, name upstream's ref with --upstream-ref "
-                  "(or upstream.ref).")
+        warn_once(text("ledger", "same_tip", tip=state.upstream_tip))
 
 
 def warn_state(state) -> None:
@@ -224,47 +210,41 @@ def cmd_status(args) -> int:
     from rich.console import Console
     from rich.table import Table
     con = Console()
-    t = Table(title=f"forksync status{' as of ' + doc['as_of'] if doc['as_of'] else ''}", show_header=False)
+    t = Table(title=text("ledger", "status_title", as_of=doc["as_of"]), show_header=False)
     t.add_column("what", style="bold")
     t.add_column("value")
     tip = doc["upstream"]["tip"]
-    t.add_row("upstream tip", f"{tip['sha'][:12] if tip['sha'] else '-'}  {_pr(tip['pr'])}  {tip['date']}")
+    add_row(t, "ledger", "status_upstream_tip", sha=tip["sha"], pr=_pr(tip["pr"]), date=tip["date"])
     # Days Behind is measured to the tip known then: a copy fetched months ago is that old
-    t.add_row("upstream as of", doc["upstream"]["as_of"] or f"unknown ({doc['upstream']['as_of_unknown']})")
-    t.add_row("fork tip", f"{state.fork_tip[:12]}  {doc['fork']['date']}")
-    t.add_row("merge base", f"{state.merge_base[:12]}  {doc['merge_base']['date']}" if state.merge_base else
-              "-  (the fork and upstream share no history)")
-    t.add_row("upstream commits in range", str(doc["commits_in_range"]))
-    for name, key in (("frontier", "frontier"), ("contiguous pin", "contiguous_pin")):
+    add_row(t, "ledger", "status_upstream_as_of", as_of=doc["upstream"]["as_of"], unknown=doc["upstream"]["as_of_unknown"])
+    add_row(t, "ledger", "status_fork_tip", sha=state.fork_tip, date=doc["fork"]["date"])
+    add_row(t, "ledger", "status_merge_base", sha=state.merge_base, date=doc["merge_base"]["date"])
+    add_row(t, "ledger", "status_in_range", count=doc["commits_in_range"])
+    for key in ("frontier", "contiguous_pin"):
         pn = doc[key]
-        how = "  (merged: the fork syncs by merging upstream)" if key == "frontier" and doc["merge_based"] else ""
-        if not pn["sha"]:       # no entry holds it and there is no base to fall back to
-            t.add_row(name, "-  (no merge base)" + how)
-            continue
-        where = "  (merge base)" if pn["is_base"] else "  (before the merge base)" if pn["index"] < 0 else ""
-        t.add_row(name, f"{pn['sha'][:12]}  {_pr(pn['pr'])}  {pn['date']}" + where + how)
-    t.add_row("Days Behind Upstream", f"{doc['days_behind']:.2f}  (contiguous pin lag {doc['contiguous_lag_days']:.2f})")
+        # sha "": no entry holds it and there is no base to fall back to
+        add_row(t, "ledger", "status_pin", key=key, sha=pn["sha"], pr=_pr(pn["pr"]), date=pn["date"], is_base=pn["is_base"],
+            before=pn["index"] < 0, merged=key == "frontier" and doc["merge_based"])
+    add_row(t, "ledger", "status_days_behind", days=doc["days_behind"], lag=doc["contiguous_lag_days"])
     h = doc["contiguous_pin_held_by"]
     if h:
-        t.add_row("contiguous pin held by", f"{h['sha'][:12]}  {_pr(h['pr'])}  {h['disposition']} since {h['since']}: "
-                                            f"{h['subject'][:70]}" + (f" — {h['reason'][:80]}" if h["reason"] else ""))
+        add_row(t, "ledger", "status_held_by", **{**h, "pr": _pr(h["pr"])})
     bl = doc["backlog"]
-    t.add_row("Backlog Commits", f"{bl['total']}  " + ", ".join(f"{k} {v}" for k, v in bl["by_disposition"].items())
-              + (f"  ({len(bl['reverted_after_merge'])} in the fork's history, then reverted by the fork)"
-                 if bl["reverted_after_merge"] else ""))
-    t.add_row("not yet reached", f"{doc['not_reached']['total']}  ({doc['not_reached']['handled']} handled)")
+    add_row(t, "ledger", "status_backlog", total=bl["total"], by_disposition=bl["by_disposition"], reverted=len(bl["reverted_after_merge"]))
+    add_row(t, "ledger", "status_not_reached", total=doc["not_reached"]["total"], handled=doc["not_reached"]["handled"])
     # its own row: isolated picks behind the frontier are not "not yet reached"
-    t.add_row("isolated picks", f"{len(doc['isolated_picks'])}  (picked on their own: they do not move the frontier)")
+    add_row(t, "ledger", "status_isolated", count=len(doc["isolated_picks"]))
     con.print(t)
-    c = Table(title="dispositions")
-    c.add_column("disposition")
-    c.add_column("commits", justify="right")
+    c = Table(title=text("ledger", "counts_title"))
+    what, commits = text("ledger", "counts_columns").split("\t")
+    c.add_column(what)
+    c.add_column(commits, justify="right")
     for d in Disposition:
         c.add_row(d.value, str(doc["counts"][d.value]))
     holes = bl["holes"]
     if holes:
         # the Backlog's REVERTED counts them, the range's rows above do not: a merge brought them in
-        c.add_row("in the fork's history, then reverted (before the range)", str(len(holes)))
+        add_row(c, "ledger", "counts_holes", count=len(holes))
     con.print(c)
     if holes:
         _print_holes(con, holes)
@@ -277,18 +257,18 @@ def _print_holes(con, holes: list[dict]) -> None:
     terminal — one line per hole, which a table would squeeze to nothing but the subject."""
     from rich.markup import escape
     from rich.table import Table
-    title = "in the fork's history, then reverted by the fork (before the range; Backlog REVERTED)"
+    title = text("ledger", "holes_title")
     if con.width < 120:
         con.print(title + ":", highlight=False)
         for x in holes:
-            con.print(f"  {x['sha'][:12]}  {_pr(x['pr']) or '-'}  committed {(x['date'] or '')[:10]}  reverted by "
-                      f"{(x['fork_commit'] or '-')[:12]} on {(x['fork_commit_date'] or '-')[:10]}: {escape(x['subject'])}",
+            con.print(text("ledger", "hole", **{**x, "pr": _pr(x["pr"]), "subject": escape(x["subject"])}),
                       highlight=False, soft_wrap=True)
         return
     ht = Table(title=title)
-    for col in ("upstream commit", "PR", "committed", "reverted by", "reverted"):
-        ht.add_column(col, no_wrap=True, min_width=len(col) if col != "upstream commit" else 12)
-    ht.add_column("subject", no_wrap=True, overflow="ellipsis")
+    *cols, subject = text("ledger", "holes_columns").split("\t")
+    for i, col in enumerate(cols):
+        ht.add_column(col, no_wrap=True, min_width=len(col) if i else 12)
+    ht.add_column(subject, no_wrap=True, overflow="ellipsis")
     for x in holes:
         ht.add_row(x["sha"][:12], _pr(x["pr"]), (x["date"] or "")[:10], (x["fork_commit"] or "-")[:12],
                    (x["fork_commit_date"] or "")[:10], escape(x["subject"][:70]))
@@ -320,9 +300,8 @@ def _cmd_series(args) -> int:
     # pinned or undated upstream gets the reason status gives, never a bare "None"
     last = rows[-1][1] if rows else None
     seen = last and (out[-1]["upstream_as_of"] or f"unknown ({last.upstream_as_of_unknown})")
-    t = Table(title="Days Behind / Backlog over time",
-              caption=f"upstream as of {seen} at the last point" if last else None)
-    for col in ("date", "in range", "Days Behind", "pin lag", "Backlog", "not reached"):
+    t = Table(title=text("ledger", "series_title"), caption=text("ledger", "series_caption", seen=seen) if last else None)
+    for col in text("ledger", "series_columns").split("\t"):
         t.add_column(col, justify="right")
     for r in out:
         t.add_row(r["date"], str(r["commits_in_range"]), f"{r['days_behind']:.2f}", f"{r['contiguous_lag_days']:.2f}",
@@ -443,23 +422,22 @@ def cmd_ledger_show(args) -> int:
     from rich.table import Table
     con = Console()
     if len(hits) > 1:       # a prefix (or a PR number) naming several commits: say so before the first
-        con.print(f"{len(hits)} commits match {escape(args.ref.strip())}")
+        con.print(text("ledger", "entries_match", count=len(hits), ref=escape(args.ref.strip())))
     for e in hits:
-        con.print(f"[bold]{e.sha}[/bold] {_pr(e.pr)}  {escape(e.subject)}")
-        where = (f"upstream position {e.index + 1} of {len(state.ledger.entries)}" if e.index >= 0 else
-                 f"before the range (at or before the merge base {(state.merge_base or '')[:12]})")
-        con.print(f"  {where}, committed {iso(e.committer_time)}")
-        con.print(f"  disposition: [bold]{e.disposition.value}[/bold]" + (f" — {escape(e.reason)}" if e.reason else "")
-                  + ("  (isolated pick)" if e.isolated else ""))
+        con.print(text("ledger", "entry_head", sha=e.sha, pr=_pr(e.pr), subject=escape(e.subject)))
+        con.print(text("ledger", "entry_where", index=e.index, total=len(state.ledger.entries), merge_base=state.merge_base,
+                       committed=iso(e.committer_time)))
+        con.print(text("ledger", "entry_disposition", disposition=e.disposition.value, reason=escape(e.reason or ""),
+                       isolated=e.isolated))
         if e.fork_commit:
-            con.print(f"  fork commit: {e.fork_commit}")
-        t = Table(title="evidence (oldest first)")
-        for col in ("rule", "fork commit", "detail"):
+            con.print(text("ledger", "entry_fork_commit", fork_commit=e.fork_commit))
+        t = Table(title=text("ledger", "evidence_title"))
+        for col in text("ledger", "evidence_columns").split("\t"):
             t.add_column(col)
         for x in e.evidence:
             t.add_row(escape(x.rule), (x.fork_commit or "")[:12], escape(x.detail))
         if not e.evidence:
-            t.add_row("-", "", "no fork commit, note or branch names it: PENDING")
+            add_row(t, "ledger", "no_evidence")
         con.print(t)
     return 0
 

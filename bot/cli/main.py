@@ -18,6 +18,7 @@ import sys
 from bot.agents.redact import ScrubbingFormatter
 from bot.cli.progress import new_run
 from bot.cli.serve import register_deployment_secrets
+from bot.cli.text import say
 from bot.config.forksync import ConfigError, ForksyncConfig, UserError, load_config
 from bot.config.libgit2 import allow_partial_clones
 
@@ -126,10 +127,10 @@ def main(argv: list[str] | None = None) -> int:
             register_deployment_secrets(args)
         return int(args.func(args) or 0)
     except ConfigError as e:
-        print(f"forksync: {e}", file=sys.stderr)
+        say("progress", "error", err=True, error=e)
         return 2
     except UserError as e:
-        print(f"forksync: {e}", file=sys.stderr)
+        say("progress", "error", err=True, error=e)
         return 2
     except KeyboardInterrupt:
         return _interrupted()
@@ -152,5 +153,5 @@ def _caused_by_interrupt(e: BaseException) -> bool:
 
 
 def _interrupted() -> int:
-    print("forksync: interrupted", file=sys.stderr)
+    say("progress", "interrupted", err=True)
     return 130

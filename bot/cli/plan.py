@@ -24,6 +24,7 @@ import pygit2
 from bot.cli.ledger import state_errors, warn_state
 from bot.cli.main import fork_config_from_args
 from bot.cli.progress import reporter
+from bot.cli.text import say, text
 from bot.config.forksync import UserError
 from bot.git import repo as gitio
 from bot.git.apply import COMMITTER, ApplyError, apply_unit
@@ -130,29 +131,11 @@ def waits_for(unit, plan, in_flight) -> str:
     plan (not applied, so no branch and no pull request yet) or an open ``forksync/*`` branch."""
     planned = {u.id for u in plan.units}
     flying = {b.unit_id: b.name for b in in_flight}
-    parts = []
-    for d in unit.depends_on:
-        if d in flying:
-            parts.append(f"{d} (branch {flying[d]}, in flight: merge it first)")
-        elif d in planned:
-            parts.append(f"{d} (earlier in this plan: apply and land it first)")
-        else:
-            parts.append(f"{d} (not in this plan and not in flight)")
-    return "; ".join(parts)
+    return "; ".join(text("plan", "waits_on", id=d, branch=flying.get(d, ""), planned=d in planned) for d in unit.depends_on)
 
 
 #: in-flight branches named on the plan's header line; the rest are counted
 NAMED_IN_FLIGHT = 3
-
-
-def in_flight_names(in_flight) -> str:
-    """``": forksync/chain-a (2 upstream), … and N more"`` for the header's count of branches in
-    flight ("" for none): which units wait to be merged, and how many upstream commits each holds."""
-    if not in_flight:
-        return ""
-    named = ", ".join(f"{b.name} ({len(b.upstream_shas)} upstream)" for b in in_flight[:NAMED_IN_FLIGHT])
-    more = len(in_flight) - NAMED_IN_FLIGHT
-    return f": {named}" + (f" and {more} more (`plan --json` in_flight lists them)" if more > 0 else "")
 
 
 def plan_lines(state, run) -> list[str]:
@@ -164,16 +147,14 @@ def plan_lines(state, run) -> list[str]:
     bundles = [u for u in plan.units if u.kind == "bundle"]
     chains = [u for u in plan.units if u.kind == "chain"]
     noops = no_op_candidates(plan)
-    when = f" as of {_iso(plan.as_of)}" if plan.as_of else ""
-    in_bundles, in_chains = sum(len(u.items) for u in bundles), sum(len(u.items) for u in chains)
-    out = [f"plan{when}: {len(run.pending)} pending upstream commits onto fork tip {state.fork_tip[:12]}",
-           f"  {len(bundles)} bundle(s) with {in_bundles} commit{'' if in_bundles == 1 else 's'}, "
-           f"{len(chains)} chain(s) with {in_chains} commit{'' if in_chains == 1 else 's'}, "
-           f"{len(noops)} NO_OP candidate(s); {len(state.in_flight)} branch(es) in flight{in_flight_names(state.in_flight)}"]
+    # the header names the first NAMED_IN_FLIGHT branches in flight, with how many upstream commits each holds
+    flying = [{"name": b.name, "commits": len(b.upstream_shas)} for b in state.in_flight]
+    out = [text("plan", "header", as_of=_iso(plan.as_of), pending=len(run.pending), fork_tip=state.fork_tip),
+           text("plan", "counts", bundles=len(bundles), in_bundles=sum(len(u.items) for u in bundles), chains=len(chains),
+                in_chains=sum(len(u.items) for u in chains), noops=len(noops), in_flight=flying, named=NAMED_IN_FLIGHT)]
     if plan.as_of:
         # apply has no --as-of: it re-plans at the tips it is given, so these are the ones to give it
-        out.append(f"  to apply a unit of this plan: forksync --upstream-ref {state.upstream_tip[:12]} "
-                   f"--fork-ref {state.fork_tip[:12]} apply UNIT_ID (the tips as of that date)")
+        out.append(text("plan", "apply_as_of", upstream_tip=state.upstream_tip, fork_tip=state.fork_tip))
     renames_off: dict[str, int] = {}
 
     def own(reason: str) -> str:
@@ -184,35 +165,33 @@ def plan_lines(state, run) -> list[str]:
         return reason
 
     for u in plan.units:
-        areas = f" [{', '.join(u.areas)}]" if u.areas else ""
         # "stacked on X" is what the waits-for line says; "follows <this unit>" is being in it
         unit_parts = [p for p in own(u.reason).split("; ") if not (u.depends_on and p.startswith("stacked on "))]
-        out += ["", f"{u.id}  {u.kind}, {len(u.items)} commit(s){areas}", f"  why: {'; '.join(unit_parts)}"]
+        out += ["", text("plan", "unit", id=u.id, kind=u.kind, size=len(u.items), areas=u.areas),
+                text("plan", "why", parts=unit_parts)]
         if u.depends_on:
-            out.append(f"  waits for: {waits_for(u, plan, state.in_flight)}")
+            out.append(text("plan", "waits", waits=waits_for(u, plan, state.in_flight)))
         said = set(unit_parts)
         for it in u.items:
             c = state.upstream.get(it.sha)
-            pr = f"#{c.pr}" if c and c.pr else "-"
-            out.append(f"  {it.sha[:12]} {pr:>7}  {_cut(c.subject if c else '')}")
+            out.append(text("plan", "commit", sha=it.sha, pr=c.pr if c else None, subject=_cut(c.subject if c else "")))
             rest = [p for p in own(it.reason).split("; ")
                     if p and p not in said and not p.startswith(f"follows {u.id},") and not p.startswith("stacked on ")
                     and not (u.kind == "bundle" and _IN_ORDER.match(p))]
             if rest and u.kind == "bundle" and len(u.items) > 1:
                 said.update(rest)       # bundle members share their reason: print it with the first
             if rest:
-                out.append(f"               {'; '.join(rest)}")
+                out.append(text("plan", "commit_reason", parts=rest))
     if noops:
-        out += ["", "NO_OP candidates (picks that would be empty):"]
+        out += ["", text("plan", "no_op_head")]
         for s, _why in noops:
             c = state.upstream.get(s)
-            out.append(f"  {s[:12]} {('#' + str(c.pr)) if c and c.pr else '-':>7}  {_cut(c.subject if c else '')}")
+            out.append(text("plan", "commit", sha=s, pr=c.pr if c else None, subject=_cut(c.subject if c else "")))
     for n in plan.notes:
         if not n.startswith("NO_OP candidate "):
-            out.append(f"note: {n}")
+            out.append(text("plan", "note", note=n))
     for why, n in renames_off.items():
-        out.append(f"note: rename detection was off for {n} prediction(s) (a missing object stops libgit2's rename "
-                   f"search; a renamed file may show at its old path): {why}")
+        out.append(text("plan", "renames_off", count=n, why=why))
     return out
 
 
@@ -231,9 +210,8 @@ def _plan(args, scratch: ExitStack) -> int:
     helped = run.extra.get("helper_merges", 0)
     if getattr(args, "quiet", False):
         return 0
-    print(f"\n(planning {run.seconds:.2f} s: {run.merges} merges"
-          f"{f' ({helped} by the helper process)' if helped else ''}, {run.cache_hits} cached, "
-          f"{run.parsed_files} files parsed for symbols)", file=sys.stderr)
+    say("plan", "timing", err=True, seconds=run.seconds, merges=run.merges, helped=helped, cache_hits=run.cache_hits,
+        parsed_files=run.parsed_files)
     return 0
 
 
@@ -277,7 +255,7 @@ def apply_with_rules(state, unit):
                               upstream_tip=up_tip, memory=memory[0], committer=COMMITTER, when=int(time.time()))
         except (ValueError, KeyError, pygit2.GitError, OSError) as e:
             # e.g. upstream's objects are not all here: the conflict stays for a person, and says why
-            print(f"  the conflict rules were skipped at {res.conflict[:12]}: {e}", file=sys.stderr)
+            say("plan", "rules_skipped", err=True, conflict=res.conflict, error=e)
             break
         if out is None or out.folded is None:
             break
@@ -307,18 +285,15 @@ def print_rules(folds) -> None:
     """Per pick the rules folded: the rule's File / Action / Reason lines, so that a person sees
     which decision was not theirs."""
     for out in folds:
-        names = ", ".join(dict.fromkeys(d.rule for _, d in out.decided))
-        print(f"  rules resolved the conflict of upstream {out.upstream_sha[:12]} -> pick {out.folded[:12]} "
-              f"(Resolved-by: {RULES_BY} ({names}))")
-        for path, d in out.decided:
-            print(f"    File: {path}  Action: {d.action}  Reason: {d.reason} (rule {d.rule})")
+        say("plan", "rules_folded", end="", upstream=out.upstream_sha, pick=out.folded, by=RULES_BY,
+            rules=list(dict.fromkeys(d.rule for _, d in out.decided)), decided=out.decided)
 
 
 def print_picked(state, res) -> None:
     """One line per pick an apply made: upstream sha → fork sha, upstream subject."""
     for u, f in res.picked:
         c = state.upstream.get(u)
-        print(f"  picked {u[:12]} -> {f[:12]}  {_cut(c.subject if c else '')}")
+        say("plan", "picked", upstream=u, pick=f, subject=_cut(c.subject if c else ""))
 
 
 def cmd_apply(args) -> int:
@@ -330,8 +305,7 @@ def cmd_apply(args) -> int:
         # A chain stopped at a conflict is both (planned with the rest, its branch in flight): one unit
         others = [b.unit_id for b in flying if b.unit_id != unit.id]
         if others:
-            raise UserError(f"{args.unit!r} is ambiguous: it starts {unit.id} (planned) and "
-                            f"{', '.join(others)} (in flight); give more of the id")
+            raise UserError(text("plan", "ambiguous", given=repr(args.unit), matches=[unit.id], in_flight=others))
     if unit is None:
         # applied before: its commits are IN_FLIGHT on its branch, so it is no longer planned;
         # the in-flight answer only when no planned unit starts with it too (find_unit said none
@@ -350,21 +324,15 @@ def cmd_apply(args) -> int:
                 print()
             elif cc:
                 c = state.upstream.get(up)
-                print(f"{b.name} already in flight (tip {(b.tip or '-')[:12]}), stopped at {up} "
-                      f"{_cut(c.subject if c else '')}")
-                print(f"  conflict commit {cc[:12]} on {b.name} (diff3 markers); nothing more to apply: finish it "
-                      f"with `forksync resolve {b.unit_id}`")
+                say("plan", "in_flight_stopped", branch=b.name, tip=b.tip, upstream=up, subject=_cut(c.subject if c else ""),
+                    commit=cc, unit=b.unit_id)
             else:
-                print(f"{b.name} already in flight (tip {(b.tip or '-')[:12]}, {len(b.upstream_shas)} upstream "
-                      f"commit(s)); nothing to apply")
+                say("plan", "in_flight", branch=b.name, tip=b.tip, count=len(b.upstream_shas))
             return 1 if cc else 0
         matches = planned + [b.unit_id for b in flying if b.unit_id not in planned]
-        ids = ", ".join(u.id for u in run.plan.units) or "none"
         if len(matches) > 1:
-            raise UserError(f"{args.unit!r} is ambiguous: it starts {', '.join(matches)}; give more of the id")
-        raise UserError(f"no unit {args.unit!r} in the current plan (units: {ids}); "
-                        "run `forksync plan` to see them (a unit of `plan --as-of DATE` is applied at that date's "
-                        "tips: add the --upstream-ref and --fork-ref it prints)")
+            raise UserError(text("plan", "ambiguous", given=repr(args.unit), matches=matches, in_flight=[]))
+        raise UserError(text("plan", "no_unit", given=repr(args.unit), units=[u.id for u in run.plan.units]))
     res, folds = apply_with_rules(state, unit)
     if args.json:
         json.dump({"unit": unit.id, "kind": unit.kind, "branch": res.branch, "base": res.base, "tip": res.tip,
@@ -378,30 +346,15 @@ def cmd_apply(args) -> int:
         print()
     else:
         verb = "created" if res.created else "updated" if res.picked else "unchanged"
-        print(f"{res.branch} {verb} (tip {res.tip[:12] if res.tip else '-'}, base {res.base[:12]})")
+        say("plan", "applied", branch=res.branch, verb=verb, tip=res.tip, base=res.base)
         print_picked(state, res)
         print_rules(folds)
         if res.already:
-            print(f"  already on the branch: {len(res.already)} upstream commit(s)")
+            say("plan", "already", count=len(res.already))
         for k in res.kept:
-            print(f"  kept {k[:12]} (not written by forksync; left as it is)")
+            say("plan", "kept", commit=k)
         if res.conflict:
             c = state.upstream.get(res.conflict)
-            print(f"stopped at {res.conflict} {_cut(c.subject if c else '')}")
-            if res.conflict_commit:
-                print(f"  conflict commit {res.conflict_commit[:12]} at the tip of {res.branch} (diff3 markers)")
-            for f in res.conflicts:
-                hunks = f", {len(f.hunks)} hunk(s)" if f.hunks else ""
-                print(f"  conflict ({f.kind}{hunks}): {f.path}")
-            if res.error:
-                print(f"  error: {res.error}")
-            if res.conflict_commit:
-                print(f"  {len(res.remaining)} commit(s) not applied; finish it with `forksync resolve {unit.id}` "
-                      "(a worktree at the conflict; --continue folds your resolution and applies the rest)")
-            elif res.error:
-                print(f"  {len(res.remaining)} commit(s) not applied; nothing was written for {res.conflict[:12]}: "
-                      "apply again once the error is fixed")
-            else:
-                print(f"  {len(res.remaining)} commit(s) not applied; on {res.branch}, resolve "
-                      f"(keep an 'Upstream-Commit: {res.conflict}' trailer) and run apply again")
+            say("plan", "stopped", end="", upstream=res.conflict, subject=_cut(c.subject if c else ""), commit=res.conflict_commit,
+                branch=res.branch, conflicts=res.conflicts, error=res.error, remaining=len(res.remaining), unit=unit.id)
     return 1 if res.conflict else 0

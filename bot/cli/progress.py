@@ -21,21 +21,9 @@ import time
 from contextlib import contextmanager
 from typing import Callable, Iterator, TextIO
 
-Progress = Callable[[str, int, int], None]
+from bot.cli.text import text as cli_text
 
-#: What each step of :func:`bot.sync.ingest.load_state` and the planner is called in a log line.
-LABELS = {
-    "open": "opening the repositories",
-    "walk": "walking the history",
-    "analyse": "analysing commits",
-    "ledger": "building the ledger",
-    "planning": "planning commits",
-    "find-resolved": "finding resolved picks and merges",
-    "replay": "replaying resolved picks and merges",
-    "history": "reading upstream's versions of the conflicted files",
-    "score": "scoring the rules",
-    "agent": "asking the agent about the files the rules declined",
-}
+Progress = Callable[[str, int, int], None]
 
 #: Seconds between two plain lines of one running stage.
 EVERY_S = 5.0
@@ -52,7 +40,7 @@ def warn_once(text: str, stream: TextIO | None = None) -> None:
     and the demo runs several commands in one process). :func:`new_run` starts a run."""
     if text not in _warned:
         _warned.add(text)
-        print(f"forksync: warning: {text}", file=stream if stream is not None else sys.stderr)
+        print(cli_text("progress", "warning", warning=text), file=stream if stream is not None else sys.stderr)
 
 
 def new_run() -> None:
@@ -61,7 +49,9 @@ def new_run() -> None:
 
 
 def label(step: str) -> str:
-    return LABELS.get(step, step)
+    """What a step of :func:`bot.sync.ingest.load_state`, the planner or the bench is called in a
+    log line and on a bar (``templates/cli/progress.txt.j2``); an unknown step by its name."""
+    return cli_text("progress", "label", step=step)
 
 
 class PlainProgress:
@@ -106,14 +96,8 @@ class PlainProgress:
         now = self.clock()
         if now - self.start < self.after_s:
             return
-        count = ""
-        if self.total > 0:
-            count = f" {self.done}/{self.total}"
-            if self.done >= self.total:
-                count += ", done"
-            elif self.done > 0:
-                count += f", {100 * self.done // self.total}%"
-        self.write(f"forksync: {label(self.step or '')}{count} ({now - self.start:.0f} s)")
+        self.write(cli_text("progress", "line", label=label(self.step or ""), done=self.done, total=self.total,
+                            seconds=now - self.start))
         self.last = now
         self.lines += 1
 

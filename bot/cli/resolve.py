@@ -60,6 +60,7 @@ from bot.agents.conflict_git import conflict_case
 from bot.cli.main import fork_config_from_args, refuse_unpaired
 from bot.cli.plan import apply_with_rules, print_picked, print_rules
 from bot.cli.progress import reporter
+from bot.cli.text import say, text
 from bot.config.forksync import UserError
 from bot.core.markers import marker_lines
 from bot.git import repo as gitio
@@ -99,7 +100,7 @@ def _git(cwd, *argv, check=True, input=None, remote=False) -> str:
     p = subprocess.run(["git", *(() if remote else gitio.NO_LAZY_FETCH), *argv], cwd=str(cwd), capture_output=True,
                        text=True, input=input, env={**gitio.git_env(), "GIT_TERMINAL_PROMPT": "0"})
     if check and p.returncode != 0:
-        raise UserError(f"git {' '.join(argv[:3])} failed in {cwd}: {p.stderr.strip()[:400]}")
+        raise UserError(text("resolve", "git_failed", argv=argv, cwd=cwd, stderr=p.stderr.strip()))
     return p.stdout.strip()
 
 
@@ -126,22 +127,22 @@ def _base(git_dir: str, fork_tip: str, tip: str) -> str:
     repo = pygit2.Repository(git_dir)
     mb = repo.merge_base(pygit2.Oid(hex=fork_tip), pygit2.Oid(hex=tip))
     if mb is None:
-        raise UserError(f"the branch tip {tip[:12]} shares no history with the fork tip {fork_tip[:12]}")
+        raise UserError(text("resolve", "no_shared_history", tip=tip, fork_tip=fork_tip))
     return str(mb)
 
 
 def _print_conflict(wt: Path, stop: resolution.ConflictStop) -> None:
-    print(f"conflict: upstream {stop.upstream_sha} (conflict commit {stop.conflict_commit[:12]})")
+    say("resolve", "conflict", upstream=stop.upstream_sha, commit=stop.conflict_commit)
     for p in stop.files:
         f = wt / p
         if not f.exists():
-            print(f"  {p}: absent in the conflict commit (deleted on one side)")
+            say("resolve", "file_absent", path=p)
             continue
         try:
             n = sum(1 for _, kind in marker_lines(f.read_text(errors="replace")) if kind == "<")
         except OSError:
             n = 0
-        print(f"  {p}: {n} conflicting hunk(s)" if n else f"  {p}: no markers (deleted or binary on one side)")
+        say("resolve", "file_hunks", path=p, hunks=n)
 
 
 def cmd_resolve(args) -> int:
@@ -156,12 +157,8 @@ def cmd_resolve(args) -> int:
             # a clone has the fork's branch only as a remote-tracking one until it is checked out;
             # `forksync apply` would write a conflict commit of its own there, which the App never
             # folds (not the one it pushed) and the fork refuses as a push
-            raise UserError(f"there is no branch forksync/{unit_id} in {git_dir}, but the fork's is here as "
-                            f"{tracking[0]}: `git branch forksync/{unit_id} {tracking[0]}` makes it yours, then run "
-                            f"`forksync resolve {unit_id}` again (`forksync apply` would write another conflict "
-                            "commit, one the App never folds)")
-        raise UserError(f"there is no branch forksync/{unit_id} in {git_dir}; `forksync plan` lists the units, and "
-                        "`forksync apply <unit>` makes a unit's branch")
+            raise UserError(text("resolve", "no_branch", unit=unit_id, git_dir=git_dir, tracking=tracking[0]))
+        raise UserError(text("resolve", "no_branch", unit=unit_id, git_dir=git_dir, tracking=""))
     state_file = _state_path(git_dir, unit_id)
     if args.abort:
         return _abort(git_dir, unit_id, state_file)
@@ -176,9 +173,7 @@ def cmd_resolve(args) -> int:
         if amended is not None:
             print(_amended_advice(git_dir, unit_id, amended), file=sys.stderr)
             return 2
-        nxt = f"; `forksync apply {unit_id}` applies the chain's next picks" if unit_id.startswith("chain-") else ""
-        print(f"forksync: forksync/{unit_id} has no conflict to resolve (tip {tip[:12]}): every commit on it is a "
-              f"pick{nxt}", file=sys.stderr)
+        say("resolve", "no_conflict", err=True, unit=unit_id, tip=tip)
         return 2
     if args.agent:
         return _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop)
@@ -193,36 +188,25 @@ def _amended_advice(git_dir: str, unit_id: str, a: resolution.AmendedConflict) -
     the commands that put their files on top of forksync's conflict commit, which ``--continue``
     then checks and folds."""
     g = f"git -C {shlex.quote(str(Path(git_dir).parent if Path(git_dir).name == '.git' else git_dir))}"
-    head = (f"forksync: forksync/{unit_id}'s commit {a.commit[:12]} carries `Forksync-Conflict: {a.upstream_sha[:12]}` "
-            f"but was committed by {a.committer}, not forksync: a conflict commit amended (or cherry-picked) by hand. "
-            "forksync never folds it into a pick (that would rewrite your commit, and carry what it changes unchecked)")
-    if a.original:
-        return (f"{head}. Put your files on top of forksync's conflict commit {a.original[:12]} (the branch's reflog) "
-                f"instead: `{g} checkout forksync/{unit_id} && {g} reset --soft {a.original[:12]} && {g} commit`, "
-                f"switch back to another branch, then `forksync resolve {unit_id} --continue` checks and folds it; "
-                f"your commit stays as {a.commit[:12]}")
-    return (f"{head}. Its conflict commit is not in the branch's reflog: `{g} branch -f forksync/{unit_id} "
-            f"{a.commit[:12]}~1` and `forksync apply {unit_id}` write it again, then take your files from "
-            f"{a.commit[:12]} in `forksync resolve {unit_id}`'s worktree (`git checkout {a.commit[:12]} -- <files>`)")
+    return text("resolve", "amended", unit=unit_id, commit=a.commit, upstream=a.upstream_sha, committer=a.committer,
+                original=a.original, git=g)
 
 
 def _start(args, git_dir, unit_id, base, tip, stop, state_file) -> int:
     if stop.after:
-        print(f"forksync/{unit_id} already has {len(stop.after)} commit(s) on top of its conflict commit "
-              f"{stop.conflict_commit[:12]}; `forksync resolve {unit_id} --continue` checks and folds them",
-              file=sys.stderr)
+        say("resolve", "commits_on_top", err=True, unit=unit_id, count=len(stop.after), commit=stop.conflict_commit)
     if state_file.exists():
         wt = Path(json.loads(state_file.read_text())["worktree"])
-        print(f"a worktree for {unit_id} exists: {wt}")
+        say("resolve", "worktree_exists", unit=unit_id, worktree=wt)
         _print_conflict(wt, stop)
         return 0
     wt = Path(args.worktree or Path(".forksync-resolve") / unit_id).resolve()
     if wt.exists() and any(wt.iterdir()):
-        raise UserError(f"{wt} exists and is not empty; give another --worktree")
+        raise UserError(text("resolve", "worktree_not_empty", worktree=wt))
     gaps = resolution.checkout_gaps(git_dir, base, tip, stop)
     if gaps.needed:
-        raise UserError(_lacks(git_dir, f"the checkout of {tip[:12]}", list(gaps.needed),
-                               "`forksync status --json` lists the missing objects it met (missing_objects)"))
+        raise UserError(_lacks(git_dir, text("resolve", "checkout_of", tip=tip), list(gaps.needed),
+                               text("resolve", "see_missing_objects")))
     try:
         if gaps.left_out:
             _git(git_dir, "worktree", "add", "--detach", "--no-checkout", "-q", str(wt), tip)
@@ -239,12 +223,12 @@ def _start(args, git_dir, unit_id, base, tip, stop, state_file) -> int:
             except OSError:
                 pass
         if "unable to read" in str(e) or "missing" in str(e):
-            raise UserError(_lacks(git_dir, f"the checkout of {tip[:12]}", str(e).splitlines()[0],
-                                   "`forksync status --json` lists the missing objects it met (missing_objects)")) from None
+            raise UserError(_lacks(git_dir, text("resolve", "checkout_of", tip=tip), str(e).splitlines()[0],
+                                   text("resolve", "see_missing_objects"))) from None
         raise
     state_file.parent.mkdir(parents=True, exist_ok=True)
     _save_state(state_file, wt, tip, stop, gaps.left_out)
-    print(f"worktree: {wt}")
+    say("resolve", "worktree", worktree=wt)
     _say_left_out(unit_id, gaps.left_out)
     _print_conflict(wt, stop)
     _print_next(unit_id)
@@ -381,8 +365,7 @@ def _reset(wt: Path, paths) -> str:
 
 
 def _removed_line(wt: Path, removed) -> str:
-    return (f"deleted in the index, though left out of the worktree (the repository lacks their blobs): "
-            f"{_paths(removed)}; {_reset(wt, removed)} takes the deletion back")
+    return text("resolve", "left_out_deleted", paths=_paths(removed), reset=_reset(wt, removed))
 
 
 def _move(wt: Path, tip: str, left_out) -> None:
@@ -406,11 +389,7 @@ def _move(wt: Path, tip: str, left_out) -> None:
 def _say_left_out(unit_id: str, left_out) -> None:
     if not left_out:
         return
-    paths = [p for p, _, _ in left_out]
-    named = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
-    print(f"forksync: {len(paths)} file(s) left out of the worktree: {named}; the repository lacks their blobs and "
-          f"resolving needs none of them (not conflicted, unchanged on forksync/{unit_id}); the resolution keeps "
-          "them as the conflict commit has them", file=sys.stderr)
+    say("resolve", "left_out", err=True, paths=[p for p, _, _ in left_out], unit=unit_id)
 
 
 def _lacks(git_dir: str, what: str, absent: list[tuple[str, str]] | str, then: str) -> str:
@@ -418,22 +397,21 @@ def _lacks(git_dir: str, what: str, absent: list[tuple[str, str]] | str, then: s
     pairs (or git's words where it named none), how to get them, and ``then`` what to run."""
     named = absent if isinstance(absent, str) else gitio.name_blobs(absent)
     blobs = [] if isinstance(absent, str) else [b for _, b in absent]
-    return f"the repository lacks objects {what} needs: {named} {gitio.fetch_advice(git_dir, blobs)}; {then}"
+    return text("resolve", "lacks", what=what, named=named, advice=gitio.fetch_advice(git_dir, blobs), then=then)
 
 
 def _absent(git_dir: str, e: gitio.AbsentObjectsError, again: str) -> str:
     """The error of a step that read nothing into place: what it lacks, and the same command again."""
-    return _lacks(git_dir, e.what, list(e.absent), f"nothing was changed; run `{again}` again once it is there")
+    return _lacks(git_dir, e.what, list(e.absent), text("resolve", "run_again", again=again))
 
 
 def _print_next(unit_id: str) -> None:
-    print(f"edit the files (no marker may remain), then: forksync resolve {unit_id} --continue "
-          f"[--reason PATH=TEXT] [--push REMOTE]; or --abort")
+    say("resolve", "next", unit=unit_id)
 
 
 def _abort(git_dir, unit_id, state_file) -> int:
     if not state_file.exists():
-        raise UserError(f"no resolution of {unit_id} in progress; nothing to abort")
+        raise UserError(text("resolve", "nothing_to_abort", unit=unit_id))
     st = json.loads(state_file.read_text())
     wt = Path(st["worktree"])
     if wt.exists():
@@ -441,21 +419,21 @@ def _abort(git_dir, unit_id, state_file) -> int:
         if head and head != st["tip"]:       # commits made in the worktree are kept, never lost
             keep = resolution.keep_ref(unit_id, head)
             _git(git_dir, "update-ref", keep, head)
-            print(f"commits made in the worktree kept as {keep}")
+            say("resolve", "kept_worktree_commits", keep=keep)
         _git(git_dir, "worktree", "remove", "--force", str(wt), check=False)
     _git(git_dir, "worktree", "prune", check=False)
     state_file.unlink()
-    print(f"aborted: forksync/{unit_id} is at {st['tip'][:12]} as before; the worktree {wt} is removed")
+    say("resolve", "aborted", unit=unit_id, tip=st["tip"], worktree=wt)
     return 0
 
 
 def _reasons(items: list[str]) -> dict[str, str]:
     out = {}
     for it in items:
-        path, sep, text = it.partition("=")
-        if not sep or not path.strip() or not text.strip():
-            raise UserError(f"--reason {it!r}: give PATH=TEXT")
-        out[path.strip()] = text.strip()
+        path, sep, why = it.partition("=")
+        if not sep or not path.strip() or not why.strip():
+            raise UserError(text("resolve", "bad_reason", given=repr(it)))
+        out[path.strip()] = why.strip()
     return out
 
 
@@ -465,8 +443,7 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
     if where:
         # the fold moves the branch: a checkout of it would then show the conflict markers staged
         # against the folded pick (refused up front, as `forksync apply` refuses it)
-        raise UserError(f"forksync/{unit_id} is checked out in {where}; switch that worktree to another branch first "
-                        "(resolve never moves a checked-out branch); nothing was changed")
+        raise UserError(text("resolve", "checked_out", unit=unit_id, where=where))
     wt = None
     removed: tuple[str, ...] = ()        # left-out paths the person deleted in the index
     committed = False                    # the person committed (part of) the resolution in the worktree
@@ -474,19 +451,17 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
         head = tip            # resolution commits already on the branch (pushed from elsewhere)
     else:
         if not state_file.exists():
-            raise UserError(f"no worktree for {unit_id}: run `forksync resolve {unit_id}` first")
+            raise UserError(text("resolve", "no_worktree", unit=unit_id))
         st = json.loads(state_file.read_text())
         if st["tip"] != tip:
-            raise UserError(f"forksync/{unit_id} moved from {st['tip'][:12]} to {tip[:12]} since the worktree was made; "
-                            f"`forksync resolve {unit_id} --abort` and start again")
+            raise UserError(text("resolve", "branch_moved", unit=unit_id, was=st["tip"], tip=tip))
         wt = Path(st["worktree"])
         # commits the person made in the worktree (`git commit`, with their File / Reason lines)
         # are the resolution; what is left uncommitted goes into one more commit on top of them
         wt_head = _git(wt, "rev-parse", "HEAD")
         if wt_head != tip and pygit2.Repository(git_dir).merge_base(tip, wt_head) != pygit2.Oid(hex=tip):
-            raise UserError(f"the worktree {wt} is at {wt_head[:12]}, which does not descend from the conflict commit "
-                            f"{tip[:12]}; commit your resolution on top of it (`git -C {shlex.quote(str(wt))} reset "
-                            f"--soft {tip[:12]}` keeps your files), then run `forksync resolve {unit_id} --continue`")
+            raise UserError(text("resolve", "not_on_conflict", worktree=wt, head=wt_head, tip=tip, quoted=shlex.quote(str(wt)),
+                                 unit=unit_id))
         committed = wt_head != tip
         left_out = [(p, int(m), b) for p, m, b in st.get("left_out", ())]
         # a left-out file the person wrote or staged anyway is their edit: _leave_out below would
@@ -497,18 +472,12 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
         if changes.edited or changes.moved:
             bad = []
             if changes.edited:
-                bad.append("files left out of the worktree (the repository lacks their blobs) were written or staged: "
-                           + _paths(changes.edited) + f" — the resolution may change only the conflicted files; "
-                           f"remove them from {wt} (`git update-index --skip-worktree` keeps git's bit) or put other "
-                           "changes in a PR of their own")
+                bad.append(text("resolve", "left_out_written", paths=_paths(changes.edited), worktree=wt))
             if changes.moved:
-                bad.append("staged with blobs the repository lacks (a file left out of the worktree, moved or copied "
-                           f"there): {_paths(changes.moved)} — the resolution may change only the conflicted files, "
-                           f"and forksync can read none of these; {_reset(wt, changes.moved)} unstages them")
+                bad.append(text("resolve", "left_out_moved", paths=_paths(changes.moved), reset=_reset(wt, changes.moved)))
             if changes.removed:
                 bad.append(_removed_line(wt, changes.removed))
-            print("forksync: the resolution is not complete; nothing was changed:\n"
-                  + "".join(f"  - {b}\n" for b in bad), end="", file=sys.stderr)
+            say("resolve", "incomplete", err=True, end="", problems=bad)
             return 1
         staged = _staged_only(wt, left_out)
         _git(wt, "add", "-A")
@@ -525,8 +494,7 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
         tree = _git(wt, "write-tree", *(("--missing-ok",) if left_out else ()))
         fork_repo = pygit2.Repository(git_dir)
         if tree == str(fork_repo[stop.conflict_commit].peel(pygit2.Commit).tree.id):
-            print(f"forksync: the worktree still holds the conflict commit's files unchanged; edit them in {wt} first",
-                  file=sys.stderr)
+            say("resolve", "unchanged", err=True, worktree=wt)
             return 1
         if committed and tree == str(fork_repo[wt_head].peel(pygit2.Commit).tree.id):
             head = wt_head
@@ -544,25 +512,19 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
             keep = resolution.keep_ref(unit_id, head)
             if head != tip:
                 _git(git_dir, "update-ref", keep, head)
-            raise UserError(f"the push to {args.push} was refused, so forksync/{unit_id} stays at the conflict commit "
-                            f"{tip[:12]}" + (f" and the resolution {head[:12]} is kept as {keep}" if head != tip else "")
-                            + f"; the branch on {args.push} may hold commits this clone lacks: fetch it and look "
-                            f"before pushing again ({e})") from None
+            raise UserError(text("resolve", "push_refused", remote=args.push, unit=unit_id, tip=tip, head=head, keep=keep,
+                                 error=e)) from None
         _git(git_dir, "update-ref", ref, head, tip)
         _cleanup(git_dir, wt, state_file)
-        print(f"pushed the resolution {head[:12]} on top of the conflict commit to {args.push}; "
-              "the App checks it and folds it into one pick commit")
+        say("resolve", "pushed", head=head, remote=args.push)
         return 0
     try:
         chk = resolution.check(git_dir, base, head)
     except gitio.AbsentObjectsError as e:        # the worktree and its files stay as they are
         raise UserError(_absent(git_dir, e, f"forksync resolve {unit_id} --continue")) from None
     if not chk.ok:
-        print("forksync: the resolution is not complete; nothing was changed:", file=sys.stderr)
-        for p in chk.problems:
-            print(f"  - {p}", file=sys.stderr)
-        if removed:
-            print(f"  - {_removed_line(wt, removed)}", file=sys.stderr)
+        say("resolve", "incomplete", err=True, end="",
+            problems=[*chk.problems, *([_removed_line(wt, removed)] if removed else [])])
         return 1
     repo = pygit2.Repository(git_dir)
     upstream = gitio.commit_info(repo, stop.upstream_sha)
@@ -574,10 +536,8 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
     keep = resolution.keep_ref(unit_id, head)
     _git(git_dir, "update-ref", keep, head)
     _git(git_dir, "update-ref", ref, folded.commit, tip)
-    print(f"folded: conflict commit {stop.conflict_commit[:12]} + resolution -> pick {folded.commit[:12]} "
-          f"(Upstream-Commit {stop.upstream_sha[:12]}); originals kept as {keep}")
-    for f in folded.files:
-        print(f"  File: {f.path}  Action: {f.action}  Reason: {f.reason}")
+    say("resolve", "folded", end="", conflict=stop.conflict_commit, pick=folded.commit, upstream=stop.upstream_sha, keep=keep,
+        files=folded.files)
     return _go_on(args, git_dir, unit_id, wt, state_file)
 
 
@@ -606,22 +566,20 @@ def _go_on(args, git_dir, unit_id, wt, state_file) -> int:
     unit = find_unit(run.plan, unit_id)
     if unit is None or unit.id != unit_id:
         _cleanup(git_dir, wt, state_file)
-        print(f"forksync/{unit_id} is whole: no more picks planned for it")
+        say("resolve", "whole_planned", unit=unit_id)
         return 0
     res, folds = apply_with_rules(state, unit)
     print_picked(state, res)
     print_rules(folds)
     if not res.conflict:
         _cleanup(git_dir, wt, state_file)
-        print(f"forksync/{unit_id} is whole (tip {(res.tip or '')[:12]})")
+        say("resolve", "whole", unit=unit_id, tip=res.tip or "")
         return 0
     if res.error and not res.conflict_commit:
         # the next pick could not be made (objects it needs are absent): no conflict to resolve,
         # the same words as `forksync apply`, and the command that goes on once it is fixed
         _cleanup(git_dir, wt, state_file)
-        print(f"  error: {res.error}")
-        print(f"  {len(res.remaining)} commit(s) not applied; nothing was written for {res.conflict[:12]}: "
-              f"`forksync apply {unit_id}` once the error is fixed")
+        say("resolve", "not_applied", error=res.error, remaining=len(res.remaining), conflict=res.conflict, unit=unit_id)
         return 1
     base = _base(git_dir, state.fork_tip, res.tip)
     stop = resolution.find_stop(git_dir, base, res.tip)
@@ -632,36 +590,32 @@ def _go_on(args, git_dir, unit_id, wt, state_file) -> int:
             # refs/forksync/resolutions/…): it goes, and a new one is made once the objects are
             # there, as for the first checkout
             _cleanup(git_dir, wt, state_file)
-            print(f"forksync: stopped again at a conflict in upstream {stop.upstream_sha} (conflict commit "
-                  f"{stop.conflict_commit[:12]}), but the worktree cannot move there: "
-                  + _lacks(git_dir, f"the checkout of {res.tip[:12]}", list(gaps.needed),
-                           f"then `forksync resolve {unit_id}` sets up a worktree at it"), file=sys.stderr)
+            say("resolve", "stopped_cannot_move", err=True, upstream=stop.upstream_sha, commit=stop.conflict_commit,
+                lacks=_lacks(git_dir, text("resolve", "checkout_of", tip=res.tip), list(gaps.needed),
+                             text("resolve", "then_resolve", unit=unit_id)))
             return 1
         if gaps.left_out or json.loads(state_file.read_text()).get("left_out"):
             _move(wt, res.tip, gaps.left_out)
         else:
             _git(wt, "checkout", "-q", "--detach", "--force", res.tip)
         _save_state(state_file, wt, res.tip, stop, gaps.left_out)
-        print(f"stopped again at a conflict; the worktree {wt} is at it now")
+        say("resolve", "stopped_here", worktree=wt)
         _say_left_out(unit_id, gaps.left_out)
         _print_conflict(wt, stop)
         _print_next(unit_id)
     else:
         _cleanup(git_dir, wt, state_file)
-        print(f"stopped again at a conflict in upstream {res.conflict}; run `forksync resolve {unit_id}`")
+        say("resolve", "stopped", upstream=res.conflict, unit=unit_id)
     return 1
 
 
 def _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop) -> int:
     decided = rules_resolution(git_dir, stop) if stop.after else ()
     if decided is None:
-        raise UserError(f"forksync/{unit_id} has commits on top of its conflict commit; the agent answers only a bare "
-                        "conflict or the files forksync's rules left (`--continue` checks those commits, `--abort` "
-                        "then reset the branch to start over)")
+        raise UserError(text("resolve", "agent_after_commits", unit=unit_id))
     case = conflict_case(git_dir, stop.parent, stop.upstream_sha, decided)
     if case is None:
-        raise UserError(f"upstream {stop.upstream_sha[:12]} now picks cleanly onto {stop.parent[:12]}: "
-                        f"delete the branch and `forksync apply {unit_id}` again")
+        raise UserError(text("resolve", "picks_cleanly", upstream=stop.upstream_sha, parent=stop.parent, unit=unit_id))
 
     async def run():
         db = args.db or os.environ.get("FORKSYNC_DB", "forksync.db")
@@ -678,8 +632,7 @@ def _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop) -> int:
         return 1
     keep = resolution.keep_ref(unit_id, tip)
     _git(git_dir, "update-ref", keep, tip)
-    what = "the conflict commit and the rules' commit on it" if stop.after else "the conflict commit"
-    print(f"the agent's pick {out.commit[:12]} took {what}'s place; {what} is kept as {keep}")
+    say("resolve", "agent_picked", commit=out.commit, rules=bool(stop.after), keep=keep)
     return _go_on(args, git_dir, unit_id, None, _state_path(git_dir, unit_id))
 
 

@@ -67,6 +67,7 @@ from pydantic_settings.sources.utils import parse_env_vars
 
 from bot.agents.redact import register_secrets, scrub
 from bot.app import queue as q
+from bot.cli.text import say, text
 from bot.config.forksync import UserError
 from bot.config.suites import RUNNER_BACKENDS as BACKENDS
 from bot.store import Store, UpgradeFailed
@@ -451,7 +452,7 @@ def cmd_queue(args: argparse.Namespace) -> int:
         if args.retry:
             if not q.retry_dead(store, args.retry):
                 raise UserError(f"no dead or failed delivery {args.retry!r} (see `forksync queue --state dead`)")
-            print(f"{args.retry}: queued again")
+            say("serve", "queued_again", id=args.retry)
             return 0
         rows = q.listing(store, args.state, args.limit)
         counts = q.counts(store)
@@ -459,22 +460,11 @@ def cmd_queue(args: argparse.Namespace) -> int:
         for d in rows:
             print(q.as_json(d))
         return 0
-    print("  ".join(f"{k}={v}" for k, v in counts.items()))
+    say("serve", "counts", counts=counts)
     for d in rows:
-        when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(d.received_at))
-        what = d.event + (f".{d.action}" if d.action else "")
-        line = f"{when}  {d.state:<10} {d.id:<40} {what:<28} {d.repo or '-'}  attempts={d.attempts}"
-        if d.state == "dead":
-            line += f"\n    dead: {d.dead_reason}"
-        elif d.resolved_by:             # a dead letter, kept as history once a later success did its work
-            line += f"\n    was dead: {d.dead_reason}\n    resolved by {d.resolved_by}"
-        elif d.state == "failed":
-            line += f"\n    last error: {d.last_error}"
-        elif d.state == "paused":             # why it waits: its installation is suspended
-            line += f"\n    {d.last_error}"
-        elif d.outcome:
-            line += f"\n    {d.outcome}"
-        print(line)
+        # a dead letter that a later success did the work of is kept as history, with what resolved it;
+        # a paused delivery says why it waits (its installation is suspended)
+        say("serve", "delivery", d=d, when=time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(d.received_at)))
     return 0
 
 
@@ -702,14 +692,12 @@ def run_serve(s: ServeSettings) -> int:
     if access is not None or s.host in LOOPBACK:
         mount_dashboard(app, dashboard_store, access=access, expect_worker=expect_worker, worker_restarts=restarts)
     else:
-        print(f"forksync serve: the dashboard is off: {s.host} is reachable from other machines and GitHub login is not "
-              "set up (FORKSYNC_OAUTH_CLIENT_ID, FORKSYNC_OAUTH_CLIENT_SECRET, FORKSYNC_SESSION_SECRET)", file=sys.stderr)
+        say("serve", "dashboard_off", err=True, host=s.host)
     import gc
     gc.collect()
     gc.freeze()                         # startup objects never need collecting: shorter GC pauses
     gc.set_threshold(20_000, 20, 20)    # fewer collections on the acknowledgement path
-    print(f"forksync serve: listening on http://{s.host}:{port} (db {s.db}, {s.workers} worker process(es))",
-          file=sys.stderr, flush=True)
+    print(text("serve", "listening", host=s.host, port=port, db=s.db, workers=s.workers), file=sys.stderr, flush=True)
     try:
         # keepalive_timeout also closes a connection whose request headers never complete (aiohttp
         # starts that timer when the connection opens and closes it if no request has arrived).

@@ -30,6 +30,7 @@ import sys
 from pathlib import Path
 
 from bot.cli.main import config_from_args
+from bot.cli.text import say, text
 from bot.config.forksync import UserError
 from bot.store import Store
 from bot.triage.classify import flaky_keys, record_class
@@ -184,7 +185,7 @@ def _cmd_suggest(args) -> int:
         r = suggest_rule(s, taken)
         taken.append(r["id"])
         rules.append(r)
-    sys.stdout.write(yaml.safe_dump(rules, sort_keys=False, allow_unicode=True) if rules else "# every signature matches a rule\n")
+    sys.stdout.write(yaml.safe_dump(rules, sort_keys=False, allow_unicode=True) if rules else text("triage", "all_matched"))
     return 0
 
 
@@ -316,13 +317,11 @@ def _cmd_status(args) -> int:
     if args.klass:
         rows = [t for t in rows if t.cls == args.klass]
     day = lambda t: time.strftime("%Y-%m-%d", time.gmtime(t)) if t else "-"  # noqa: E731
-    print(f"{'root cause':<34} {'class':<14} {'state':<8} {'issue':>6} {'nightlies':>9} {'tests':>5} "
-          f"{'first':<10} {'last':<10}")
+    say("triage", "status_columns")
     for t in rows:
-        print(f"{t.key[:34]:<34} {t.cls:<14} {t.state:<8} {('#' + str(t.issue)) if t.issue else '-':>6} "
-              f"{t.runs:>9} {len(t.tests):>5} {day(t.first_seen):<10} {day(t.last_seen):<10}")
-    print(f"{len(rows)} root cause(s) of {full}; {len(state.processed)} nightly run(s) processed")
+        say("triage", "status_row", key=t.key, cls=t.cls, state=t.state, issue=t.issue, runs=t.runs, tests=len(t.tests),
+            first=day(t.first_seen), last=day(t.last_seen))
+    say("triage", "status_total", count=len(rows), fork=full, processed=len(state.processed))
     if unassigned:
-        print(f"{unassigned} root cause(s) recorded before nightlies named their fork are unassigned: "
-              f"the next 'forksync triage nightly' of the configured fork takes them")
+        say("triage", "status_unassigned", count=unassigned)
     return 0

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pygit2
 
+from bot.cli.text import say
 from bot.config.forksync import UserError, load_config
 from bot.config.suites import required_l1
 from bot.git.bisect import BisectError, bisect_command
@@ -197,11 +198,9 @@ def cmd_l2_detect(args) -> int:
         raise _user_error(f"{args.file}: expected a list of positive numbers, or {{\"values\": [...]}}, or "
                           "{\"points\": [{\"sha\": …, \"value\": …}]}")
     cps = detect(values, not args.lower_is_better, sigma=args.sigma)
-    print(f"{len(values)} points; noise σ {cps[0].sigma:.2%}, threshold {cps[0].threshold:.2%}" if cps
-          else f"{len(values)} points; no change point")
+    say("validation", "points", count=len(values), cps=cps)
     for c in cps:
-        print(f"  point {c.index}: {c.before:.4g} → {c.after:.4g} ({c.rel_shift:+.2%}), p={c.pvalue:.2g}, "
-              f"{'REGRESSION ALERT' if c.alert else ('regression below threshold' if c.regression else 'improvement')}")
+        say("validation", "change_point", c=c)
     return 1 if any(c.alert for c in cps) else 0
 
 
@@ -214,16 +213,13 @@ def cmd_bisect(args) -> int:
     except BisectError as e:
         raise _user_error(str(e)) from None
     for i, s in enumerate(r.steps, 1):
-        print(f"{i:>3} {s.phase:<6} {s.sha[:12]} {s.outcome.verdict:<5} {s.outcome.detail}")
+        say("validation", "step", i=i, s=s)
     if r.culprit:
         msg = subprocess.run(["git", "-C", args.repo, "log", "-1", "--format=%B", r.culprit],
                              capture_output=True, text=True).stdout
-        print(f"culprit {r.culprit} ({'verified' if r.verified else 'NOT verified: ' + r.note}) — "
-              f"{msg.splitlines()[0] if msg else ''}")
+        say("validation", "culprit", culprit=r.culprit, verified=r.verified, note=r.note, subject=msg.splitlines()[0] if msg else "")
     else:
-        print(r.note)
-        for s in r.suspects:
-            print(f"  suspect {s}")
+        say("validation", "no_culprit", end="", note=r.note, suspects=r.suspects)
     if args.issue_out:
         msg = subprocess.run(["git", "-C", args.repo, "log", "-1", "--format=%B", r.culprit],
                              capture_output=True, text=True).stdout if r.culprit else ""
