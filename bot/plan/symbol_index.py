@@ -216,12 +216,7 @@ class SymbolIndex:
             got = self._cache[(commit.sha, fc.path)]
             return got is None or any(n in got for n in names if n != TOP_LEVEL)
         c0 = time.process_time()
-        old = new = None
-        if language_for(fc.path) is not None:
-            if fc.status != "A" and commit.parents:
-                old = self._blob(commit.parents[0], fc.old_path or fc.path)
-            if fc.status != "D":
-                new = self._blob(commit.sha, fc.path)
+        old, new = self._texts(commit, fc)
         out = may_share_symbols(fc, old, new, names)
         self.symbol_cpu += time.process_time() - c0
         return out
@@ -265,18 +260,25 @@ class SymbolIndex:
             self._cache[(sha, path)] = None if row["symbols"] is None else frozenset(json.loads(row["symbols"]))
         return row is not None
 
-    def file_symbols(self, commit: CommitInfo, fc: FileChange) -> frozenset[str] | None:
-        """Symbols ``fc`` of ``commit`` touches (see :func:`symbols_of_change`), or None."""
-        key = (commit.sha, fc.path)
-        if self._known(*key):                   # memory, else a store row (loaded into memory)
-            return self._cache[key]
-        c0 = time.process_time()
+    def _texts(self, commit: CommitInfo, fc: FileChange) -> tuple[bytes | None, bytes | None]:
+        """``(old, new)``: the texts of ``fc`` before and after ``commit`` (None for the side of an
+        added or deleted file, an unreadable blob, or a language without a parser: none is read)."""
         old = new = None
         if language_for(fc.path) is not None:
             if fc.status != "A" and commit.parents:
                 old = self._blob(commit.parents[0], fc.old_path or fc.path)
             if fc.status != "D":
                 new = self._blob(commit.sha, fc.path)
+        return old, new
+
+    def file_symbols(self, commit: CommitInfo, fc: FileChange) -> frozenset[str] | None:
+        """Symbols ``fc`` of ``commit`` touches (see :func:`symbols_of_change`), or None."""
+        key = (commit.sha, fc.path)
+        if self._known(*key):                   # memory, else a store row (loaded into memory)
+            return self._cache[key]
+        c0 = time.process_time()
+        old, new = self._texts(commit, fc)
+        if language_for(fc.path) is not None:
             self.parsed_files += 1
         when = float(commit.committer_time)
         res = symbols_of_change(fc, old, new, parse=lambda src, lg: self._parse(
