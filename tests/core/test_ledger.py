@@ -131,7 +131,8 @@ def test_weak_citation_without_marker_needs_the_upstream_subject():
                     files=(FileChange("f"),), pr=10095)
     up2 = CommitInfo("b" * 40, ("a" * 40,), "Refactor warp specialization (#9133)", committer_time=2,
                      files=(FileChange("g"),), pr=9133)
-    f1 = CommitInfo("c" * 40, ("9" * 40,), "[Triton][Frontend] Promote x to public (#10095) (#1822)", committer_time=3)
+    f1 = CommitInfo("c" * 40, ("9" * 40,), "[Triton][Frontend] Promote x to public (#10095) (#1822)", committer_time=3,
+                    files=(FileChange("python/f"),))
     f2 = CommitInfo("d" * 40, ("c" * 40,), "[TLX] Fix captures after upstream refactor (#9133) (#1380)", committer_time=4)
     led = build_ledger([up, up2], [f1, f2])
     assert [e.disposition for e in led.entries] == [Disposition.PICKED, Disposition.PENDING]
