@@ -82,8 +82,14 @@ def test_a_resolution_that_keeps_the_fork_everywhere_is_recorded_as_no_op(delete
     assert main(["apply", unit, *g]) == 1
     assert main(["resolve", unit, *g]) == 0
     (tmp_path / ".forksync-resolve" / unit / PATH).unlink()
-    main(["resolve", unit, "--continue", *g])
-    capsys.readouterr()
+    assert main(["resolve", unit, "--continue", *g]) == 0
+    out = capsys.readouterr().out
+    # the terminal says before landing what the ledger will record, for the person's pick and the rules'
+    picks = run_git(h.fork.path, "rev-list", "--reverse", f"forksync/{unit}", "^" + h.fork_tip).split()
+    for f, u in zip(picks, ("u1", "u2", "u3")):
+        assert (f"  pick {f[:12]} changes nothing in the fork: once it lands, the ledger records upstream "
+                f"{h.u[u][:12]} NO_OP") in out
+    assert out.count("changes nothing in the fork") == 3
     run_git(h.fork.path, "merge", "-q", "--ff-only", f"forksync/{unit}")      # the chain lands
     assert main(["ledger", "export", "--compact", *g]) == 0
     doc = json.loads(capsys.readouterr().out)
