@@ -314,6 +314,18 @@ def print_rules(folds) -> None:
             print(f"    File: {path}  Action: {d.action}  Reason: {d.reason} (rule {d.rule})")
 
 
+def print_empty(git_dir: str, picked) -> None:
+    """One line per pick of ``picked`` (``[(upstream sha, fork sha)]``) that changes nothing: once
+    it lands the ledger records its upstream commit NO_OP, not PICKED (docs/core.md,
+    ``empty-pick``), which a person who kept the fork's side of every file should know before."""
+    repo = pygit2.Repository(git_dir)
+    for u, f in picked:
+        c = repo[f].peel(pygit2.Commit)
+        if len(c.parents) == 1 and c.tree_id == c.parents[0].tree_id:
+            print(f"  pick {f[:12]} changes nothing in the fork: once it lands, the ledger records upstream "
+                  f"{u[:12]} NO_OP")
+
+
 def print_picked(state, res) -> None:
     """One line per pick an apply made: upstream sha → fork sha, upstream subject."""
     for u, f in res.picked:
@@ -381,6 +393,7 @@ def cmd_apply(args) -> int:
         print(f"{res.branch} {verb} (tip {res.tip[:12] if res.tip else '-'}, base {res.base[:12]})")
         print_picked(state, res)
         print_rules(folds)
+        print_empty(state.fork_repo.path, res.picked)
         if res.already:
             print(f"  already on the branch: {len(res.already)} upstream commit(s)")
         for k in res.kept:
