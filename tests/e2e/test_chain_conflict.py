@@ -142,6 +142,10 @@ async def test_a_resolution_on_github_that_keeps_the_fork_lands_as_no_op_with_wh
     git(wt, "push", "-q", "origin", "HEAD")
     await w.bot.settle()
     assert len(fork_git(w, "log", "--no-merges", "--format=%H", f"main..{branch}").split()) == 2
+    [folded] = [c for c in await bot_comments(w, chain["number"]) if "checked and folded" in c]
+    pick = fork_git(w, "log", "--reverse", "--format=%H", f"main..{branch}").split()[0]
+    assert (f"The pick `{pick[:12]}` changes nothing in the fork: once this PR lands, the ledger records upstream "
+            f"`{c2[:12]}` NO_OP, naming this pick and who resolved it.") in folded
     await w.people["carol"].post(f"/repos/meta/triton/pulls/{chain['number']}/reviews", data={"event": "APPROVE"})
     await w.bot.settle()
     assert (await w.pr(chain["number"]))["merged"] is True
