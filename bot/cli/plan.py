@@ -289,6 +289,17 @@ def print_rules(folds) -> None:
             rules=list(dict.fromkeys(d.rule for _, d in out.decided)), decided=out.decided)
 
 
+def print_empty(git_dir: str, picked) -> None:
+    """One line per pick of ``picked`` (``[(upstream sha, fork sha)]``) that changes nothing: once
+    it lands the ledger records its upstream commit NO_OP, not PICKED (docs/core.md,
+    ``empty-pick``), which a person who kept the fork's side of every file should know before."""
+    repo = pygit2.Repository(git_dir)
+    for u, f in picked:
+        c = repo[f].peel(pygit2.Commit)
+        if len(c.parents) == 1 and c.tree_id == c.parents[0].tree_id:
+            say("plan", "empty_pick", upstream=u, pick=f)
+
+
 def print_picked(state, res) -> None:
     """One line per pick an apply made: upstream sha → fork sha, upstream subject."""
     for u, f in res.picked:
@@ -349,6 +360,7 @@ def cmd_apply(args) -> int:
         say("plan", "applied", branch=res.branch, verb=verb, tip=res.tip, base=res.base)
         print_picked(state, res)
         print_rules(folds)
+        print_empty(state.fork_repo.path, res.picked)
         if res.already:
             say("plan", "already", count=len(res.already))
         for k in res.kept:

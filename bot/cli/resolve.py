@@ -58,7 +58,7 @@ from bot.agents.client import AgentClient
 from bot.agents.conflict import resolve_pick
 from bot.agents.conflict_git import conflict_case
 from bot.cli.main import fork_config_from_args, refuse_unpaired
-from bot.cli.plan import apply_with_rules, print_picked, print_rules
+from bot.cli.plan import apply_with_rules, print_empty, print_picked, print_rules
 from bot.cli.progress import reporter
 from bot.cli.text import say, text
 from bot.config.forksync import UserError
@@ -75,17 +75,22 @@ from bot.sync.rules import rules_resolution
 
 def register(sub, common) -> None:
     p = sub.add_parser("resolve", parents=[common], help="finish a chain stopped at a conflict (local mode)",
-                       description="Set up a worktree at a chain's conflict commit; --continue folds your "
-                                   "resolution into one pick commit and applies the chain's next picks; --abort "
-                                   "leaves the branch as it was; --agent asks the configured conflict agent.")
+                       description="Without an option: set up a worktree at a chain's conflict commit. --continue "
+                                   "folds your resolution into one pick commit and applies the chain's next picks "
+                                   "(each fresh conflict put to the configured rules first); --abort leaves the "
+                                   "branch as it was; --agent asks the configured conflict agent. A resolution that "
+                                   "keeps the fork's side of every file makes a pick that changes nothing: once it "
+                                   "lands, the ledger records its upstream commit NO_OP.")
     p.add_argument("unit", metavar="UNIT_ID", help="chain-<sha12> (or forksync/chain-<sha12>)")
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--continue", dest="cont", action="store_true", help="record the worktree's files as the resolution")
+    g.add_argument("--continue", dest="cont", action="store_true",
+                   help="fold the worktree's files (and commits made there) into the pick, then apply the chain's next picks")
     g.add_argument("--abort", action="store_true", help="remove the worktree; the branch is left as it was")
     g.add_argument("--agent", action="store_true", help="ask the configured conflict agent (rails as on GitHub)")
     p.add_argument("--worktree", metavar="DIR", help="where to check out the conflict (default: .forksync-resolve/UNIT)")
     p.add_argument("--reason", action="append", default=[], metavar="PATH=TEXT",
-                   help="the Reason of one file's File / Action / Reason line (repeatable)")
+                   help="with --continue: the Reason of PATH in the pick's File / Action / Reason block (the "
+                        "Action is read from the file; repeatable)")
     p.add_argument("--push", metavar="REMOTE", help="with --continue: push the resolution commit to REMOTE for the "
                                                     "App to fold, instead of folding locally")
     p.add_argument("--base-url", help="with --agent: Anthropic API URL (e.g. a local bot.fakeanthropic)")
@@ -538,6 +543,7 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
     _git(git_dir, "update-ref", ref, folded.commit, tip)
     say("resolve", "folded", end="", conflict=stop.conflict_commit, pick=folded.commit, upstream=stop.upstream_sha, keep=keep,
         files=folded.files)
+    print_empty(git_dir, [(stop.upstream_sha, folded.commit)])
     return _go_on(args, git_dir, unit_id, wt, state_file)
 
 
@@ -571,6 +577,7 @@ def _go_on(args, git_dir, unit_id, wt, state_file) -> int:
     res, folds = apply_with_rules(state, unit)
     print_picked(state, res)
     print_rules(folds)
+    print_empty(git_dir, res.picked)
     if not res.conflict:
         _cleanup(git_dir, wt, state_file)
         say("resolve", "whole", unit=unit_id, tip=res.tip or "")

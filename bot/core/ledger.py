@@ -13,7 +13,9 @@ How an entry gets its disposition (docs/core.md has the full table):
    is a pick at the very start. Then, per upstream commit:
 
    * a pick → PICKED (the fork commit is remembered; an ``Upstream-Urgent``/isolated-pattern
-     commit marks the entry ``isolated``);
+     commit marks the entry ``isolated``); a pick by a fork commit that changes nothing (one
+     parent, no files, every object read: a person kept the fork's side of every conflicted file)
+     → NO_OP with that fork commit and its ``Resolved-by:`` as the reason, unless already PICKED;
    * a fork revert/back-out of that pick, or ``Upstream-Reverted:`` → REVERTED; a revert of the
      back-out → PICKED again (the back-out is found by sha, quoted subject, or Phabricator id:
      ``Revert D123`` against the fork commits' ``Differential Revision: D123``);
@@ -67,6 +69,7 @@ _DISP_KIND = {v: k for k, v in _DECISION_KIND.items()}
 _UP_REVERT = re.compile(r"^This reverts commit ([0-9a-f]{7,40})", re.MULTILINE)
 _UP_REVERTS_PR = re.compile(r"^Reverts [\w.-]+/[\w.-]+#(\d+)", re.MULTILINE)
 _UP_REVERT_SUBJ = re.compile(r'^Revert "(.*)"(?:\s*\(#\d+\))?\s*$')
+_RESOLVED_BY = re.compile(r"^Resolved-by:[ \t]*(.+)$", re.MULTILINE | re.IGNORECASE)
 _UP_RELAND_SUBJ = re.compile(r'^(?:Reapply|Reland|\[Reland\])\s*"(.*)"\s*$', re.IGNORECASE)
 
 
@@ -135,7 +138,7 @@ class _Resolver:
 class _Event:
     time: int
     seq: int
-    kind: str          # pick | revert | defer | skip | wont-port | reconsider
+    kind: str          # pick | empty-pick | revert | defer | skip | wont-port | no-op | reconsider
     evidence: Evidence
     reason: str = ""
     isolated: bool = False
@@ -189,6 +192,10 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
             # a back-out quotes the subject it backs out: its citations are not picks
             cl = [c for c in cl if not (c.kind == "pick" and c.rule == "pr-citation")]
         fsubj = f.subject.lower()
+        # a pick that changes nothing: its upstream commit brought nothing to the fork (a person kept
+        # the fork's side of every conflicted file, or the change was already there); a commit git
+        # could not read in full is not known to be empty, and a root commit is no pick at all
+        empty = len(f.parents) == 1 and not f.files and not f.missing
         picks: list[str] = []
         pending_decisions: list[tuple[Claim, str]] = []
         for c in cl:
@@ -203,8 +210,12 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
                         continue
                     if u not in picks:
                         picks.append(u)
-                        add(u, _Event(f.committer_time, seq, "pick",
-                                      Evidence(c.rule, f.sha, _detail(c, f)), isolated=bool(urgent)))
+                        if empty:
+                            add(u, _Event(f.committer_time, seq, "empty-pick", Evidence(c.rule, f.sha, _detail(c, f)),
+                                          reason=_empty_pick_reason(f)))
+                        else:
+                            add(u, _Event(f.committer_time, seq, "pick",
+                                          Evidence(c.rule, f.sha, _detail(c, f)), isolated=bool(urgent)))
                 elif c.kind == "revert":
                     add(u, _Event(f.committer_time, seq, "revert", Evidence(c.rule, f.sha, c.reason or f.subject),
                                   reason=c.reason or f.subject))
@@ -334,6 +345,9 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
         for e in evs:
             if e.kind == "pick":
                 disp, fc, iso, reason = Disposition.PICKED, e.evidence.fork_commit or fc, e.isolated, ""
+            elif e.kind == "empty-pick":
+                if disp is not Disposition.PICKED:
+                    disp, fc, iso, reason = Disposition.NO_OP, e.evidence.fork_commit, False, e.reason
             elif e.kind == "revert":
                 disp, reason = Disposition.REVERTED, e.reason
                 fc = fc or e.evidence.fork_commit
@@ -457,6 +471,13 @@ def _confirms(u: CommitInfo, f: CommitInfo, u_subject: str, f_subject: str) -> b
     if u.patch_id and u.patch_id == f.patch_id:
         return True
     return bool(u.files) and {x.path for x in u.files} == {x.path for x in f.files}
+
+
+def _empty_pick_reason(f: CommitInfo) -> str:
+    """Why an empty pick is NO_OP, naming who resolved it (``Resolved-by:``, the trailer forksync
+    writes on a resolved pick, docs/resolve.md) so the person's decision stays in the ledger."""
+    by = ", ".join(m.group(1).strip() for m in _RESOLVED_BY.finditer(f.message))
+    return f"its pick {f.sha[:12]} changes nothing in the fork" + (f" (resolved by {by})" if by else "")
 
 
 def _detail(c: Claim, f: CommitInfo) -> str:

@@ -4,8 +4,9 @@ Definitions (Meta's fbtriton practice):
 
 * *Handled* = PICKED, NO_OP, WONT_PORT, SKIP_FOR_CURRENT_BASE (:data:`bot.model.HANDLED`).
 * *Reached* = an entry that sequential ingestion has walked over: PICKED, REVERTED (it was
-  picked), DEFERRED_BLOCKED, SKIP_FOR_CURRENT_BASE, WONT_PORT. NO_OP and PENDING/IN_FLIGHT are
-  not reached by themselves (an empty commit at upstream's tip must not move the frontier).
+  picked), DEFERRED_BLOCKED, SKIP_FOR_CURRENT_BASE, WONT_PORT, and NO_OP by a landed fork commit
+  (a pick that changes nothing). Other NO_OP and PENDING/IN_FLIGHT are not reached by themselves
+  (an empty commit at upstream's tip must not move the frontier).
 * *Isolated* picks do not move the frontier: entries marked ``isolated`` by the ledger
   (``Upstream-Urgent:`` or ``isolated_picks.message_patterns``), and — the fallback for histories
   with neither — small islands: reached entries are grouped into clusters whose neighbours lie at
@@ -43,6 +44,13 @@ from bot.model import HANDLED, Disposition, LedgerEntry
 
 REACHED = frozenset({Disposition.PICKED, Disposition.REVERTED, Disposition.DEFERRED_BLOCKED,
                      Disposition.SKIP_FOR_CURRENT_BASE, Disposition.WONT_PORT})
+
+
+def is_reached(e: LedgerEntry) -> bool:
+    """Whether sequential ingestion walked over ``e``: a :data:`REACHED` disposition, or NO_OP by
+    a landed fork commit (an empty pick, :mod:`bot.core.ledger`) — the fork took it in turn, unlike
+    an empty upstream commit nobody picked."""
+    return e.disposition in REACHED or (e.disposition is Disposition.NO_OP and e.fork_commit is not None)
 
 
 @dataclass(frozen=True)
@@ -92,8 +100,8 @@ class Pins:
 
 def isolated_entries(entries: tuple[LedgerEntry, ...] | list[LedgerEntry], rules: IsolatedPickRules) -> set[str]:
     """Shas of reached entries that do not move the frontier (see the module docstring)."""
-    iso = {e.sha for e in entries if e.isolated and e.disposition in REACHED}
-    reached = [e.index for e in entries if e.disposition in REACHED and e.sha not in iso]
+    iso = {e.sha for e in entries if e.isolated and is_reached(e)}
+    reached = [e.index for e in entries if is_reached(e) and e.sha not in iso]
     clusters: list[list[int]] = []
     for i in reached:
         if clusters and i - clusters[-1][-1] <= rules.max_gap:
@@ -117,7 +125,7 @@ def _picks_in_sequence(entries: list[LedgerEntry], merged: frozenset[str] | set[
     for e in entries[f_at + 1:]:
         if e.disposition not in HANDLED:
             break
-        run += e.disposition in REACHED
+        run += is_reached(e)
     return run
 
 
@@ -154,13 +162,13 @@ def compute_pins(entries, *, base_sha: str | None, base_time: int, upstream_tip_
     if merged is None:
         iso = isolated_entries(entries, rules)
         for e in reversed(entries):
-            if e.disposition in REACHED and e.sha not in iso:
+            if is_reached(e) and e.sha not in iso:
                 frontier = e
                 break
     else:
         frontier = next((e for e in reversed(entries) if e.sha in merged), None)
         f_at = frontier.index if frontier else -1
-        iso = {e.sha for e in entries[f_at + 1:] if e.disposition in REACHED}
+        iso = {e.sha for e in entries[f_at + 1:] if is_reached(e)}
     contiguous = holder = None
     for e in entries:
         if e.disposition not in HANDLED:

@@ -935,6 +935,9 @@ class SyncService:
             folded = await asyncio.to_thread(resolution.fold, str(d), chk, upstream, unit_id=unit_id,
                                              when=int(self.now()))
             keep = resolution.keep_ref(unit_id, head)
+            # the person kept the fork's side everywhere: said now, as the ledger will record it (NO_OP)
+            fc = pygit2.Repository(str(d))[folded.commit].peel(pygit2.Commit)
+            empty = fc.tree_id == fc.parents[0].tree_id
             ref = f"refs/heads/{branch}"
             await self._git(d, "update-ref", keep, head)
             await self._git(d, "update-ref", ref, folded.commit, head)
@@ -957,7 +960,7 @@ class SyncService:
                                                  "conflict_sha": res.conflict or ""})
         await comment_once(ctx.gh, full_name, pr["number"], f"resolution-folded:{head}",
                            render("resolution_folded.md.j2", raced=False, head=head, branch=branch, fold=folded,
-                                  keep=keep, upstream=upstream, tip=tip, picked=[s for s, _ in res.picked],
+                                  keep=keep, upstream=upstream, empty=empty, tip=tip, picked=[s for s, _ in res.picked],
                                   conflict=res.conflict or "", conflicts=list(getattr(res, "conflicts", ()) or ()),
                                   remaining=len(res.remaining)))
         await self.sync(ctx, full_name, reason=f"resolution of {chk.stop.upstream_sha[:12]} folded on {branch}")

@@ -76,18 +76,28 @@ def h_time(h) -> int:
     return int(run_git(h.fork.path, "log", "-1", "--format=%ct").strip()) + 10
 
 
-@pytest.mark.xfail(strict=True, reason="an empty resolved pick is committed and the ledger counts it PICKED "
-                                       "(apply commits empty picks so that the ledger sees the trailer)")
 def test_a_resolution_that_keeps_the_fork_everywhere_is_recorded_as_no_op(deleted_chain, tmp_path, capsys):
     h, g = deleted_chain
     unit = h.unit
     assert main(["apply", unit, *g]) == 1
     assert main(["resolve", unit, *g]) == 0
     (tmp_path / ".forksync-resolve" / unit / PATH).unlink()
-    main(["resolve", unit, "--continue", *g])
-    capsys.readouterr()
+    assert main(["resolve", unit, "--continue", *g]) == 0
+    out = capsys.readouterr().out
+    # the terminal says before landing what the ledger will record, for the person's pick and the rules'
+    picks = run_git(h.fork.path, "rev-list", "--reverse", f"forksync/{unit}", "^" + h.fork_tip).split()
+    for f, u in zip(picks, ("u1", "u2", "u3")):
+        assert (f"  pick {f[:12]} changes nothing in the fork: once it lands, the ledger records upstream "
+                f"{h.u[u][:12]} NO_OP") in out
+    assert out.count("changes nothing in the fork") == 3
     run_git(h.fork.path, "merge", "-q", "--ff-only", f"forksync/{unit}")      # the chain lands
     assert main(["ledger", "export", "--compact", *g]) == 0
     doc = json.loads(capsys.readouterr().out)
-    got = {e["sha"]: e["disposition"] for e in doc["entries"]}
-    assert got[h.u["u1"]] == "NO_OP"
+    got = {e["sha"]: e for e in doc["entries"]}
+    first = run_git(h.fork.path, "rev-list", "--reverse", f"forksync/{unit}", "^" + h.fork_tip).split()[0]
+    entry = got[h.u["u1"]]
+    assert (entry["disposition"], entry["fork_commit"]) == ("NO_OP", first)
+    resolver = run_git(h.fork.path, "log", "-1", "--format=%(trailers:key=Resolved-by,valueonly)", first).strip()
+    assert resolver and entry["reason"] == f"its pick {first[:12]} changes nothing in the fork (resolved by {resolver})"
+    # the rules kept the fork's deletion at the next picks: each changes nothing, each is NO_OP too
+    assert [got[h.u[u]]["disposition"] for u in ("u2", "u3")] == ["NO_OP", "NO_OP"]

@@ -131,7 +131,8 @@ def test_weak_citation_without_marker_needs_the_upstream_subject():
                     files=(FileChange("f"),), pr=10095)
     up2 = CommitInfo("b" * 40, ("a" * 40,), "Refactor warp specialization (#9133)", committer_time=2,
                      files=(FileChange("g"),), pr=9133)
-    f1 = CommitInfo("c" * 40, ("9" * 40,), "[Triton][Frontend] Promote x to public (#10095) (#1822)", committer_time=3)
+    f1 = CommitInfo("c" * 40, ("9" * 40,), "[Triton][Frontend] Promote x to public (#10095) (#1822)", committer_time=3,
+                    files=(FileChange("python/f"),))
     f2 = CommitInfo("d" * 40, ("c" * 40,), "[TLX] Fix captures after upstream refactor (#9133) (#1380)", committer_time=4)
     led = build_ledger([up, up2], [f1, f2])
     assert [e.disposition for e in led.entries] == [Disposition.PICKED, Disposition.PENDING]
@@ -311,3 +312,25 @@ def test_a_no_op_note_decides_a_pending_commit_but_never_a_landed_pick():
     pick = CommitInfo("1" * 40, (), "Sync\n\nUpstream-Commit: " + "a" * 7, committer_time=10)
     [e] = build_ledger([up], [pick], decisions=[d]).entries
     assert e.disposition is Disposition.PICKED
+
+
+def test_an_empty_resolved_pick_is_no_op_with_its_fork_commit_and_resolver():
+    """A person resolved the pick by keeping the fork's files everywhere: the fork commit carries
+    ``Upstream-Commit:`` but changes nothing, so the upstream commit brought nothing to the fork."""
+    up = CommitInfo("a" * 40, ("0" * 40,), "Tweak legacy (#101)", committer_time=1, files=(FileChange("x"),), pr=101)
+    msg = ("[RESOLVED] Tweak legacy (#101)\n\nConflict Resolution:\n- File: x\n  Action: kept fork\n"
+           "  Reason: the fork dropped the legacy backend\n\n"
+           f"Upstream-Commit: {'a' * 40}\nResolved-by: Ada Lovelace <ada@example.com>\n")
+    empty = CommitInfo("1" * 40, ("9" * 40,), msg, committer_time=10)
+    [e] = build_ledger([up], [empty]).entries
+    assert e.disposition is Disposition.NO_OP and e.fork_commit == "1" * 40
+    assert e.reason == "its pick 111111111111 changes nothing in the fork (resolved by Ada Lovelace <ada@example.com>)"
+    assert [(x.rule, x.fork_commit) for x in e.evidence] == [("trailer:Upstream-Commit", "1" * 40)]
+    # the same commit with a change is a pick; an empty re-pick never undoes a landed one
+    changed = CommitInfo("2" * 40, ("9" * 40,), msg, committer_time=5, files=(FileChange("x"),))
+    assert build_ledger([up], [changed]).entries[0].disposition is Disposition.PICKED
+    [e] = build_ledger([up], [changed, empty]).entries
+    assert e.disposition is Disposition.PICKED and e.fork_commit == "2" * 40
+    # a commit git could not read in full is not known to be empty
+    unread = CommitInfo("3" * 40, ("9" * 40,), msg, committer_time=10, missing=("blob 1a2b (x)",))
+    assert build_ledger([up], [unread]).entries[0].disposition is Disposition.PICKED

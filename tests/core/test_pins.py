@@ -1,6 +1,8 @@
 """Pins and metrics: exact values on tables of entries and on the real scenario repos."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from bot.config.forksync import IsolatedPickRules, TrailerRule, load_config
@@ -114,3 +116,18 @@ def test_without_a_merge_base_the_lag_runs_from_upstreams_oldest_commit_not_1970
     assert none.frontier.sha is None and none.days_behind == 4.0 and none.contiguous_lag_days == 4.0
     empty = compute_pins([], base_sha=None, base_time=0, upstream_tip_time=T0)
     assert empty.days_behind == 0.0
+
+
+def test_a_landed_pick_that_changes_nothing_moves_the_frontier():
+    """NO_OP with a fork commit: a resolution kept the fork's files, and the fork's empty pick of it
+    landed — sequential ingestion walked over it, unlike an empty upstream commit nobody picked."""
+    es = entries(P, P, N)
+    es[2] = replace(es[2], fork_commit="f" * 40)
+    p = pins(es)
+    assert p.frontier.index == 2 and p.contiguous.index == 2 and p.days_behind == 0.0
+    assert p.not_reached == 0
+    # the same entry in the fallback for isolated picks: an island like any other reached entry
+    rules = IsolatedPickRules(max_gap=3, min_run=2)
+    far = entries(P, P, PEN, PEN, PEN, PEN, PEN, N)
+    far[7] = replace(far[7], fork_commit="f" * 40)
+    assert isolated_entries(far, rules) == {f"{7:040x}"}

@@ -12,6 +12,7 @@ import pytest
 
 from bot.app import schedules
 from bot.git.apply import COMMITTER
+from bot.sync import store as sync_store
 from tests.support.github import GIT_ENV, commit_files, git
 from tests.support.sync_world import CONFIG, upstream_files, validated_world
 from tests.support.validation_world import tick_ctx
@@ -121,6 +122,44 @@ async def test_a_chain_stopped_at_its_first_pick_is_finished_on_github_and_lands
     trailers = fork_git(w, "log", "--format=%(trailers:key=Upstream-Commit,valueonly)", "main").split()
     assert sorted(trailers) == sorted([c1, c2, c3])
     assert "Forksync-Conflict" not in fork_git(w, "log", "--format=%B", "main")
+
+
+async def test_a_resolution_on_github_that_keeps_the_fork_lands_as_no_op_with_who_decided(world, tmp_path):
+    """A person keeps the fork's x.cpp as it is: the folded pick changes nothing, lands as it is
+    (one fork commit per upstream commit), and the ledger the App stores for the dashboard records
+    the upstream commit NO_OP, naming that commit and the person."""
+    w, up_src, upstream = world
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
+    c3 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z = 3;\n"}, "AMD: set z (#103)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    [chain] = await open_prs(w.alice)
+    branch = chain["head"]["ref"]
+    wt = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
+    commit_files(wt, {"third_party/amd/x.cpp": "int x = 10;\n" + MIDDLE + "int z;\n"},
+                 "keep the fork's x\n\nFile: third_party/amd/x.cpp\nReason: the fork's tuning stays\n")
+    git(wt, "push", "-q", "origin", "HEAD")
+    await w.bot.settle()
+    assert len(fork_git(w, "log", "--no-merges", "--format=%H", f"main..{branch}").split()) == 2
+    [folded] = [c for c in await bot_comments(w, chain["number"]) if "checked and folded" in c]
+    pick = fork_git(w, "log", "--reverse", "--format=%H", f"main..{branch}").split()[0]
+    assert (f"The pick `{pick[:12]}` changes nothing in the fork: once this PR lands, the ledger records upstream "
+            f"`{c2[:12]}` NO_OP, naming this pick and who resolved it.") in folded
+    await w.people["carol"].post(f"/repos/meta/triton/pulls/{chain['number']}/reviews", data={"event": "APPROVE"})
+    await w.bot.settle()
+    assert (await w.pr(chain["number"]))["merged"] is True
+    second, up3, first, up2 = fork_git(w, "log", "--no-merges", "--format=%H %(trailers:key=Upstream-Commit,valueonly)",
+                                       "-2", "main").split()
+    assert (up2, up3) == (c2, c3)
+    assert fork_git(w, "diff-tree", "--no-commit-id", "--name-only", "-r", first) == ""     # the empty pick landed
+    assert "Resolved-by: Upstream Dev <dev@upstream.example>" in fork_git(w, "log", "-1", "--format=%B", first)
+    _, rows = sync_store.query_ledger(w.bot.store, "meta/triton", limit=1000)
+    got = {r["sha"]: r for r in rows}
+    assert (got[c2]["disposition"], got[c2]["fork_commit"]) == ("NO_OP", first)
+    assert got[c2]["reason"] == (f"its pick {first[:12]} changes nothing in the fork "
+                                 "(resolved by Upstream Dev <dev@upstream.example>)")
+    assert got[c3]["disposition"] == "PICKED"
 
 
 @pytest.fixture
