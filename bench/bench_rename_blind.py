@@ -29,7 +29,7 @@ from bot.plan.predict import MergePredictor
 
 def borrowing_repo(dest: Path, *git_dirs: str) -> pygit2.Repository:
     """A bare repository at ``dest`` that reads the objects of ``git_dirs`` and receives writes."""
-    repo = pygit2.init_repository(str(dest), bare=True)
+    pygit2.init_repository(str(dest), bare=True)
     alt = dest / "objects" / "info" / "alternates"
     alt.write_text("".join(str(Path(g).resolve() / "objects") + "\n" for g in git_dirs))
     return pygit2.Repository(str(dest))
@@ -51,10 +51,25 @@ def outcome(repo: pygit2.Repository, index: pygit2.Index) -> tuple:
                                      for c in index.conflicts)))
 
 
+def readable_tree(repo: pygit2.Repository, tree: pygit2.Tree) -> pygit2.Tree:
+    """``tree`` without the blobs this snapshot lacks (Meta's fork tip carries a PDF the mirror
+    does not hold: libgit2's rename detection reads every fork-only file, so with it every merge
+    onto the tip fails); ``tree`` itself when it lacks none."""
+    index = pygit2.Index()
+    index.read_tree(tree)
+    gone = [e.path for e in index if e.mode != pygit2.GIT_FILEMODE_COMMIT and e.id not in repo]
+    if not gone:
+        return tree
+    for path in gone:
+        index.remove(path)
+    return repo[index.write_tree(repo)]
+
+
 def compare(repo: pygit2.Repository, fork_rev: str, picks, limit: int = renames.DEFAULT_RENAME_LIMIT) -> dict:
-    """Merge each pick onto the fork tip both ways; counts, seconds and the differing commits."""
+    """Merge each pick onto the fork tip (its readable part, :func:`readable_tree`) both ways:
+    counts, seconds and the differing commits."""
     fork = repo.revparse_single(fork_rev).peel(pygit2.Commit)
-    ours = fork.tree
+    ours = readable_tree(repo, fork.tree)
     pred = MergePredictor(repo, str(fork.id), rename_detection=True, rename_limit=limit)
     out = {"picks": 0, "blind": 0, "check_s": 0.0, "full_s": 0.0, "blind_merge_s": 0.0, "differ": [], "errors": 0}
     for c in picks:
