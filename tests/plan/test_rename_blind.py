@@ -130,3 +130,21 @@ def test_real_forks_merge_the_same_with_the_pre_check(tmp_path, fork_dir, fork_r
     got = bench.compare(repo, fork_rev, bench.pending(repo, fork_rev, up_rev, every))
     assert got["differ"] == []
     assert got["picks"] >= 10 and got["blind"] > 0
+
+
+def test_a_path_key_is_read_only_where_the_pick_stays_rename_blind(world):
+    """A pick of a file the fork deleted is keyed by its paths while nothing in the fork pairs with
+    that file; once the fork holds a copy of it elsewhere (a rename detection would find), the same
+    entries at the pick's paths give the whole-tree key, and the prediction follows the rename."""
+    repo, base, fork = world
+    pick = commit(repo, base, {"src/b.py": text("b", edit="U")})
+    moved = commit(repo, fork, {"lib/b_kept.py": text("b")})
+    pred = MergePredictor(repo, str(fork.id), rename_detection=True)
+    sha = str(pick.id)
+    assert pred.key(sha, str(fork.tree_id)).startswith("p")
+    assert pred.key(sha, str(moved.tree_id)).startswith("t")
+    before = pred.predict_on(_info(repo, pick), str(fork.tree_id))
+    after = pred.predict_on(_info(repo, pick), str(moved.tree_id))
+    assert (before.outcome, before.conflicts) == ("conflict", ("src/b.py",))     # modify/delete
+    assert after.outcome == "clean"                                              # merged into lib/b_kept.py
+    assert repo[after.result_tree]["lib/b_kept.py"].id == repo.create_blob(text("b", edit="U").encode())
