@@ -166,19 +166,74 @@ def _change_of_info(info: CommitInfo) -> tuple | None:
     return (tuple(sorted(info.paths)), added, deleted)
 
 
-def _rename_blind(change: tuple, entries: list) -> bool:
-    """:meth:`MergePredictor.rename_blind` for a pick's ``change`` (paths, added, any deleted) and
-    ours' ``entries`` (:func:`_entry_at`) at its paths."""
+def rename_sources(change: tuple, entries: list) -> tuple[str, ...] | None:
+    """Which rename pairings could reach a pick's merge, from its ``change`` (changed paths, the
+    paths it adds, whether it deletes any) and ours' ``entries`` (:func:`_entry_at`) at its paths.
+
+    Returns None where libgit2's rename detection may change the merge (merge with it); else the
+    pick's paths that ours lacks — each a rename *source* on ours' side — so that detection cannot
+    change the merge when that tuple is empty, or when none of those paths pairs with a file only
+    ours holds (:func:`pairs_in_ours`, the edge check). The rule, from libgit2's
+    ``git_merge_diff_list__find_renames`` (merge.c): a side's sources are ancestor paths that side
+    lacks, its targets paths the ancestor lacks that it holds; pairs form only within a side.
+
+    * Theirs pairs nothing when the pick deletes nothing or adds nothing (no source or no
+      target); a pick that does both (a rename, or a delete and an unrelated add) → None.
+    * An ours target at a path the pick adds (ours holds it: a rename/add, add/add), or a
+      directory or blocking file at a pick's path (a directory/file conflict) → None.
+    * An ours source the pick modifies (ours deleted or renamed it) is a modify/delete conflict
+      without detection and a rename/modify (a content merge at the new path) with it; one the pick
+      deletes is a delete/delete without detection and a rename/delete with it: both are returned,
+      for the caller to show that none of them pairs at all.
+    * Every other ours pair joins two paths the pick does not touch, where the merge keeps ours'
+      entries with or without detection (the trivial 'ours changed, theirs did not' resolution).
+    """
     paths, added, deleted = change
-    if deleted:
-        return False
+    if deleted and added:
+        return None
+    missing = []
     for p, e in zip(paths, entries):
         if p in added:
             if e is not None:
-                return False
-        elif e is None or len(e) != 2 or e[1] == TREE_MODE:
+                return None
+        elif e is None:
+            missing.append(p)
+        elif len(e) != 2 or e[1] == TREE_MODE:
+            return None
+    return tuple(missing)
+
+
+def pairs_in_ours(repo: pygit2.Repository, ancestor, ours, sources, limit: int) -> bool:
+    """Whether libgit2's rename detection may pair any of ``sources`` (paths ``ancestor`` holds as
+    files and ``ours`` lacks) with a file ``ours`` adds (a path ``ancestor`` lacks): a small merge
+    by libgit2 itself of ancestor = the sources, ours = those added files, theirs = empty, with
+    the same threshold. There every source is deleted on both sides and every added file added on
+    one: clean, unless a source pairs (a rename/delete conflict). A source with any partner at or
+    above the threshold ends paired there or leaves its partner paired with a better one, so a clean
+    answer means no source has a partner, and none can pair in the real merge either (its partners
+    are the same files; more sources only compete for them). True — unsure, detect — where the
+    small merge would skip inexact pairing (more than ``limit`` paths), or an entry is not a file
+    or cannot be read (the real merge then fails or drops detection as before)."""
+    try:
+        src = entries_at(ancestor, sources)
+        if any(e is None or len(e) != 2 or e[1] == TREE_MODE for e in src):
+            return True
+        targets = [(d.new_file.path, d.new_file.id, d.new_file.mode)
+                   for d in ancestor.diff_to_tree(ours).deltas if d.status == DeltaStatus.ADDED]
+        if not targets:
             return False
-    return True
+        if len(sources) + len(targets) > limit:
+            return True
+        small = []
+        for entries in (zip(sources, (e[0] for e in src), (e[1] for e in src)), targets, ()):
+            index = pygit2.Index()
+            for path, oid, mode in entries:
+                index.add(pygit2.IndexEntry(path, oid, mode))
+            small.append(index.write_tree(repo))
+        got = renames.merge_trees(repo, *small, flags=FIND_RENAMES, limit=limit)
+        return got.conflicts is not None
+    except (KeyError, ValueError, pygit2.GitError):
+        return True
 
 
 def _entry_text(entry) -> str:
@@ -391,6 +446,7 @@ class MergePredictor:
         self._hinted: dict[str, str] = {}      # commit sha -> the running tree it was last hinted on
         self._picks: list[tuple[str, frozenset[str]]] = []   # (running tree before, paths) per advance
         self._trees: dict[str, object] = {}
+        self._blind_memo: dict[tuple[str, str], bool] = {}   # (ours tree, commit) -> rename_blind
         self._attrs = TreeAttributes(repo)      # the merge attribute of paths in running trees
         self.helper_merges = 0   # predictions taken from the helper's merges
         self.merge_seconds = 0.0  # wall time of the merges computed here (benchmarks)
@@ -536,7 +592,7 @@ class MergePredictor:
         if ch is not None:
             t = self._tree(ours)
             entries = entries_at(t, ch[0])
-            if not self._renames_on() or _rename_blind(ch, entries):
+            if not self._renames_on() or self._blind(sha, ours, ch, entries):
                 h = hashlib.blake2b(digest_size=16)
                 for p, e in zip(ch[0], entries):
                     h.update(f"{p}\0{_entry_text(e)}\n".encode())
@@ -549,19 +605,25 @@ class MergePredictor:
         return f"t{PREDICT_VERSION}:{ours}:{sha}:{flags}:{self.rename_limit}"
 
     def rename_blind(self, sha: str, ours: str) -> bool:
-        """Whether rename detection cannot change the pick of ``sha`` onto ``ours``: the pick
-        deletes nothing, ours holds a file at each path it modifies and nothing at each path it
-        adds. libgit2 (``git_merge_diff_list__find_renames``) takes as rename sources only paths
-        of the ancestor that one side lacks, and as targets only paths the ancestor lacks that
-        that side holds: the pick then has no source (no deletion), ours has no source among the
-        pick's paths and no target at a path the pick adds, so every rename libgit2 can find is
-        ours' own, between paths the pick does not touch, where the merge keeps ours' entries
-        with or without it."""
+        """Whether rename detection cannot change the pick of ``sha`` onto ``ours`` (then the merge
+        keeps the same answer without it): :func:`rename_sources` over the pick's paths and ours'
+        entries there, and where ours lacks some of them, :func:`pairs_in_ours` shows that none
+        of them pairs with a file only ours holds. Memoized per (tree, commit): the key and the
+        merge both ask."""
         ch = self._change(sha)
         if ch is None:
             return False
-        t = self._tree(ours)
-        return _rename_blind(ch, entries_at(t, ch[0]))
+        return self._blind(sha, ours, ch, entries_at(self._tree(ours), ch[0]))
+
+    def _blind(self, sha: str, ours: str, change: tuple, entries: list) -> bool:
+        """:meth:`rename_blind` given the pick's change and ours' entries at its paths."""
+        got = self._blind_memo.get((ours, sha))
+        if got is None:
+            sources = rename_sources(change, entries)
+            got = sources is not None and (not sources or not pairs_in_ours(
+                self.repo, self._pick(sha)[0], self._tree(ours), sources, self.rename_limit))
+            self._blind_memo[(ours, sha)] = got
+        return got
 
     def _is_cached(self, sha: str, ours: str) -> bool:
         """Whether a prediction of ``sha`` on ``ours`` is known (memo or store) — without computing
