@@ -20,7 +20,17 @@ fork is dead-lettered), ``forksync_blocked_units{repo}`` and ``forksync_dead_let
 ``/healthz``). A store that cannot be read is an answer too: ``forksync_store_up`` is 0 and
 ``forksync_store_error{error}`` says why (the process's own counters are still served); 1 otherwise.
 Every reason label goes through :func:`bot.agents.redact.scrub`, as the dashboard's texts do:
-``/metrics`` is answered without a login, and a stored error may hold a token or a URL's password.
+a stored error may hold a token or a URL's password.
+
+Two views of the same counters. :attr:`AppMetrics.registry` has every series above, named per fork:
+``/metrics`` serves it only to a scraper holding the metrics token (``FORKSYNC_METRICS_TOKEN``).
+:attr:`AppMetrics.public_registry` is what ``/metrics`` serves without a token (it is on the
+webhook's port, reachable by anyone): forksync does not know which forks are private, so that view
+names no fork and quotes no fork's error. The per-fork series are folded into App-wide totals —
+``forksync_forks`` (forks with a status), ``forksync_forks_degraded``, ``forksync_forks_stale``,
+``forksync_forks_upstream_age_alarm``, ``forksync_blocked_units`` (all forks) — and
+``forksync_dead_letter_alarm`` keeps its value with an empty reason; ``forksync_days_behind``,
+``forksync_backlog`` and ``forksync_upstream_age_seconds`` are left out.
 """
 from __future__ import annotations
 
@@ -57,8 +67,12 @@ class AppMetrics:
         self._store_factory = store_factory
         self.stale_after_s = stale_after_s
         self.alarm_after_s = alarm_after_s
+        self.public_registry = CollectorRegistry(auto_describe=True)
+        for live in (self.deliveries, self.ack_seconds, self.processing_seconds):
+            self.public_registry.register(live)     # one counter, served by both views
         if store_factory is not None:
-            self.registry.register(_StoreCollector(self))
+            self.registry.register(_StoreCollector(self, named=True))
+            self.public_registry.register(_StoreCollector(self, named=False))
 
     def event_label(self, event: str | None) -> str:
         return event if event in KNOWN_EVENTS else "other"
@@ -68,8 +82,9 @@ class AppMetrics:
 
 
 class _StoreCollector:
-    def __init__(self, m: AppMetrics):
+    def __init__(self, m: AppMetrics, *, named: bool):
         self.m = m
+        self.named = named
 
     def describe(self):
         return []
@@ -113,6 +128,60 @@ class _StoreCollector:
         for qtl in (0.5, 0.99):
             done.add_metric([str(qtl)], lat[min(len(lat) - 1, int(qtl * len(lat)))] if lat else 0.0)
         out.append(done)
+        forks = self._forks(store, now)
+        out.extend(self._per_fork(forks) if self.named else self._folded(forks))
+        alarm = scrub(q.dead_letter_alarm(store))
+        dead = GaugeMetricFamily("forksync_dead_letter_alarm", "1 while any delivery is dead-lettered (work GitHub asked "
+                                                              "for was not done); the reason is a label", labels=["reason"])
+        # the alarm's line names the delivery's fork and quotes its error
+        dead.add_metric([alarm[:200] if self.named else ""], 1.0 if alarm else 0.0)
+        out.append(dead)
+        return out
+
+    def _forks(self, store: Store, now: float) -> list[dict]:
+        """One row per fork with a status: ``{"repo", "reason", "blocked", "days", "backlog", "age",
+        "stale", "alarm"}`` (``days``/``backlog`` None when never computed; ``age`` s, inf when never
+        fetched; ``reason`` "" when not degraded)."""
+        # forks an owner paused (suspended installation) or took away (uninstalled, removed): their
+        # upstream is not fetched on purpose, which is no stale number to alarm on
+        stopped = {p["fork"] for p in sync_store.paused_forks(store)} | set(sync_store.unfollowed(store))
+        rows = []
+        for st in sync_store.load_all_statuses(store):
+            dead = q.dead_letters(store, st.repo, limit=1)
+            reason = st.degraded() or (f"dead-lettered delivery {dead[0]['id']}: {dead[0]['reason']}" if dead else "")
+            age = st.upstream_age_s(now)
+            # the fork's own github.stale_after_s as its last sync recorded it, as the dashboard
+            # and the status issue judge it
+            limit = sync_store.recorded_stale_after_s(store, st.repo) or self.m.stale_after_s
+            rows.append({"repo": st.repo, "reason": scrub(reason)[:200], "blocked": float(len(st.blocked)),
+                         # never computed (the first fetch failed): no number, not a 0 that reads "in sync"
+                         "days": st.days_behind if st.computed_at else None,
+                         "backlog": st.backlog if st.computed_at else None,
+                         "age": age if age is not None else float("inf"),
+                         "stale": st.stale(limit, now) and st.repo not in stopped,
+                         "alarm": st.alarm(self.m.alarm_after_s, now) and st.repo not in stopped})
+        return rows
+
+    @staticmethod
+    def _folded(forks: list[dict]) -> list[GaugeMetricFamily]:
+        """The forks' state as App-wide totals, naming none (the view served without a token)."""
+        def total(name: str, doc: str, value: float) -> GaugeMetricFamily:
+            fam = GaugeMetricFamily(name, doc)
+            fam.add_metric([], value)
+            return fam
+        return [total("forksync_forks", "Forks with a sync status", len(forks)),
+                total("forksync_forks_degraded", "Forks whose syncing is degraded (a unit GitHub refused or a "
+                                                 "dead-lettered delivery)", sum(1 for f in forks if f["reason"])),
+                total("forksync_forks_stale", "Forks whose last fetch of upstream failed or is too old",
+                      sum(1 for f in forks if f["stale"])),
+                total("forksync_forks_upstream_age_alarm", "Forks whose upstream was last seen longer ago than "
+                                                           "the alarm age", sum(1 for f in forks if f["alarm"])),
+                total("forksync_blocked_units", "Sync units GitHub refused, waiting for a retry, all forks",
+                      sum(f["blocked"] for f in forks))]
+
+    @staticmethod
+    def _per_fork(forks: list[dict]) -> list[GaugeMetricFamily]:
+        """Every fork's series, labelled ``repo`` (the view served to the token's bearer)."""
         fams = {
             "days": GaugeMetricFamily("forksync_days_behind", "Days Behind upstream (as of upstream_age)", labels=["repo"]),
             "backlog": GaugeMetricFamily("forksync_backlog", "Upstream commits not yet handled", labels=["repo"]),
@@ -126,33 +195,16 @@ class _StoreCollector:
                                  "dead-lettered delivery of the fork; the reason is a label", labels=["repo", "reason"])
         fams["blocked"] = GaugeMetricFamily("forksync_blocked_units", "Sync units GitHub refused, waiting for a retry",
                                             labels=["repo"])
-        # forks an owner paused (suspended installation) or took away (uninstalled, removed): their
-        # upstream is not fetched on purpose, which is no stale number to alarm on
-        stopped = {p["fork"] for p in sync_store.paused_forks(store)} | set(sync_store.unfollowed(store))
-        for st in sync_store.load_all_statuses(store):
-            dead = q.dead_letters(store, st.repo, limit=1)
-            reason = st.degraded() or (f"dead-lettered delivery {dead[0]['id']}: {dead[0]['reason']}" if dead else "")
-            # a label is answered without a login: an error stored by an earlier release may hold a secret
-            fams["degraded"].add_metric([st.repo, scrub(reason)[:200]], 1.0 if reason else 0.0)
-            fams["blocked"].add_metric([st.repo], float(len(st.blocked)))
-            if st.computed_at:      # never computed (the first fetch failed): no number, not a 0 that reads "in sync"
-                fams["days"].add_metric([st.repo], st.days_behind)
-                fams["backlog"].add_metric([st.repo], st.backlog)
-            age = st.upstream_age_s(now)
-            fams["age"].add_metric([st.repo], age if age is not None else float("inf"))
-            # the fork's own github.stale_after_s as its last sync recorded it, as the dashboard
-            # and the status issue judge it
-            limit = sync_store.recorded_stale_after_s(store, st.repo) or self.m.stale_after_s
-            fams["stale"].add_metric([st.repo], 1.0 if st.stale(limit, now) and st.repo not in stopped else 0.0)
-            fams["alarm"].add_metric([st.repo], 1.0 if st.alarm(self.m.alarm_after_s, now) and st.repo not in stopped
-                                     else 0.0)
-        out.extend(fams.values())
-        alarm = scrub(q.dead_letter_alarm(store))
-        dead = GaugeMetricFamily("forksync_dead_letter_alarm", "1 while any delivery is dead-lettered (work GitHub asked "
-                                                              "for was not done); the reason is a label", labels=["reason"])
-        dead.add_metric([alarm[:200]], 1.0 if alarm else 0.0)
-        out.append(dead)
-        return out
+        for f in forks:
+            fams["degraded"].add_metric([f["repo"], f["reason"]], 1.0 if f["reason"] else 0.0)
+            fams["blocked"].add_metric([f["repo"]], f["blocked"])
+            if f["days"] is not None:
+                fams["days"].add_metric([f["repo"]], f["days"])
+                fams["backlog"].add_metric([f["repo"]], f["backlog"])
+            fams["age"].add_metric([f["repo"]], f["age"])
+            fams["stale"].add_metric([f["repo"]], 1.0 if f["stale"] else 0.0)
+            fams["alarm"].add_metric([f["repo"]], 1.0 if f["alarm"] else 0.0)
+        return list(fams.values())
 
 
 __all__ = ["AppMetrics", "KNOWN_EVENTS"]

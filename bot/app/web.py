@@ -26,6 +26,7 @@ Processing happens later in :mod:`bot.app.worker`; this module never calls GitHu
 from __future__ import annotations
 
 import asyncio
+import hmac
 import json
 import logging
 import tempfile
@@ -247,7 +248,7 @@ def make_app(store: Store, secret: str, *, metrics: AppMetrics | None = None,
              wake: threading.Event | None = None, store_factory: Callable[[], Store] | None = None,
              body_timeout_s: float = BODY_TIMEOUT_S, expect_worker: bool = False,
              worker_restarts: Callable[[], int] | None = None, health_policy: HealthPolicy = HealthPolicy(),
-             clock: Callable[[], float] = time.time) -> web.Application:
+             clock: Callable[[], float] = time.time, metrics_token: str = "") -> web.Application:
     """Build the aiohttp application.
 
     ``store`` is used for enqueueing only, from one dedicated thread with group commit
@@ -261,6 +262,10 @@ def make_app(store: Store, secret: str, *, metrics: AppMetrics | None = None,
     :func:`bot.app.health.warnings` to its answer, which they never turn 503): ``expect_worker`` (a worker
     must beat its heartbeat), ``worker_restarts()`` (restarts in the policy's window),
     ``health_policy`` and ``clock`` (epoch s).
+    ``GET /metrics``: with ``metrics_token`` set, only a request with ``Authorization: Bearer
+    <metrics_token>`` is answered (401 otherwise), with every fork's series
+    (:attr:`AppMetrics.registry`); without one, everyone gets the series that name no fork
+    (:attr:`AppMetrics.public_registry`): the port is the webhook's, reachable from the internet.
     """
     if not secret:
         raise ValueError("a webhook secret is required (FORKSYNC_WEBHOOK_SECRET or --webhook-secret)")
@@ -359,8 +364,18 @@ def make_app(store: Store, secret: str, *, metrics: AppMetrics | None = None,
             return _json(503, status="unhealthy", problems=found, queue=depth, **extra)
         return _json(200, status="ok", queue=depth, **extra)
 
+    expected = f"Bearer {metrics_token}".encode() if metrics_token else b""
+
     async def metrics_view(request: web.Request) -> web.Response:
-        data = await asyncio.get_running_loop().run_in_executor(executor, generate_latest, metrics.registry)
+        registry = metrics.public_registry
+        if metrics_token:
+            given = request.headers.get("Authorization", "").encode("utf-8", "replace")
+            if not hmac.compare_digest(given, expected):      # constant time: the token is a secret
+                refused = _json(401, error="a metrics token is required: Authorization: Bearer <token>")
+                refused.headers["WWW-Authenticate"] = "Bearer"
+                return refused
+            registry = metrics.registry
+        data = await asyncio.get_running_loop().run_in_executor(executor, generate_latest, registry)
         return web.Response(body=data, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
     async def on_cleanup(app: web.Application) -> None:

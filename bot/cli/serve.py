@@ -30,6 +30,7 @@ from the model (:func:`settings_table`; a test keeps it current):
 | — | `FORKSYNC_OAUTH_CLIENT_ID` | — | the App's OAuth client id (dashboard sign-in) |
 | — | `FORKSYNC_OAUTH_CLIENT_SECRET` | (secret) | the App's OAuth client secret |
 | — | `FORKSYNC_SESSION_SECRET` | (secret) | key of the dashboard's session cookie |
+| — | `FORKSYNC_METRICS_TOKEN` | (secret) | bearer token for `/metrics` with every fork named (empty: no series names a fork) |
 | — | `FORKSYNC_APP_SLUG` | — | the App's slug (github.com/apps/<slug>) |
 | — | `FORKSYNC_EXPECT_WORKER` | `False` | `/healthz` waits for a worker running elsewhere on the same database (compose) |
 | — | `FORKSYNC_RUNNER_BACKEND` | — | where suites run: `local` (when empty) or `github-actions` (self-hosted GPU runners; docs/gpu-runners.md) |
@@ -118,6 +119,8 @@ class ServeSettings(BaseSettings):
     oauth_client_id: str = _setting("", "the App's OAuth client id (dashboard sign-in)")
     oauth_client_secret: str = _setting("", "the App's OAuth client secret", secret=True)
     session_secret: str = _setting("", "key of the dashboard's session cookie", secret=True)
+    metrics_token: str = _setting("", "bearer token for `/metrics` with every fork named (empty: no series names a fork)",
+                                  web=True, secret=True)
     app_slug: str = _setting("", "the App's slug (github.com/apps/<slug>)")
     expect_worker: bool = _setting(False, "`/healthz` waits for a worker running elsewhere on the same database (compose)", web=True)
     runner_backend: str = _setting("", "where suites run: `local` (when empty) or `github-actions` (self-hosted GPU runners; "
@@ -681,7 +684,10 @@ def run_serve(s: ServeSettings) -> int:
     # running elsewhere on the same database (compose), must beat its heartbeat
     expect_worker = workers is not None or s.expect_worker
     restarts = workers.recent_restarts if workers is not None else None
-    app = make_app(store, s.webhook_secret, metrics=metrics, expect_worker=expect_worker, worker_restarts=restarts)
+    app = make_app(store, s.webhook_secret, metrics=metrics, expect_worker=expect_worker, worker_restarts=restarts,
+                   metrics_token=s.metrics_token)
+    if not s.metrics_token:
+        say("serve", "metrics_unnamed", err=True)
     if workers is not None:
         async def stop_workers(_app) -> None:
             # at once, while the web server drains its connections: both fit in Docker's 10 s stop timeout

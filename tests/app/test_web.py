@@ -8,10 +8,11 @@ import logging
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
+from prometheus_client import generate_latest
 
 from bot.app import queue as q
 from bot.app.metrics import AppMetrics
-from bot.app.web import GroupCommitter, delivery_headers, dumps, make_app
+from bot.app.web import METRICS_KEY, GroupCommitter, delivery_headers, dumps, make_app
 from bot.store import Store
 from bot.sync.status import SyncStatus
 from bot.sync.store import save_status as save
@@ -112,6 +113,78 @@ async def test_redelivery_is_stored_once(env):
     assert q.get(store, "guid-5/1").redeliveries == 2
 
 
+
+PRIVATE = "acme/private-fork"
+METRICS_TOKEN = "metrics-token-for-tests"
+
+
+def private_fork_in_trouble(store: Store) -> None:
+    """A fork with a blocked unit, a failed fetch and a dead-lettered delivery, each quoting it."""
+    save(store, SyncStatus(repo=PRIVATE, days_behind=3.5, backlog=42, upstream_seen_at=1.0, computed_at=1.0,
+                           last_fetch_error="403 Forbidden",
+                           blocked=({"id": "bundle-1", "reason": "refusing to allow a GitHub App to create or update "
+                                                                 "workflow .github/workflows/secret-rollout.yml"},)))
+    q.enqueue(store, delivery_id="gone-1", hook_id="1", event="push", body=b"{}",
+              summary={"action": "", "installation_id": None, "repo": PRIVATE, "sender": ""})
+    store.conn.execute("UPDATE webhook_deliveries SET state='dead', dead_reason=?, finished_at=1 WHERE delivery_id='gone-1'",
+                       [f"git fetch https://github.com/{PRIVATE}.git: branch secret-rollout not found"])
+
+
+def samples(text: str) -> dict[tuple[str, tuple], float]:
+    """``{(sample name, sorted labels): value}``, parsed as Prometheus would (a format error raises)."""
+    from prometheus_client.parser import text_string_to_metric_families  # lazy: a test helper's parser
+
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value
+            for fam in text_string_to_metric_families(text) for s in fam.samples}
+
+
+async def test_metrics_without_a_token_name_no_fork_and_quote_no_fork_error(env):
+    """``/metrics`` is answered on the webhook's port to anyone on the internet, and cannot tell a
+    private fork from a public one: without a metrics token it serves the App-wide series, the
+    forks' state folded into totals, and no fork's name or error text."""
+    client, store = env
+    private_fork_in_trouble(store)
+    r = await client.get("/metrics")
+    text = await r.text()
+    assert r.status == 200
+    assert "private-fork" not in text and "secret-rollout" not in text, \
+        [ln for ln in text.splitlines() if "private-fork" in ln or "secret-rollout" in ln]
+    got = samples(text)
+    assert got[("forksync_forks", ())] == 1.0
+    assert got[("forksync_forks_degraded", ())] == 1.0
+    assert got[("forksync_forks_stale", ())] == 1.0
+    assert got[("forksync_forks_upstream_age_alarm", ())] == 1.0
+    assert got[("forksync_blocked_units", ())] == 1.0
+    assert got[("forksync_dead_letter_alarm", (("reason", ""),))] == 1.0
+    assert got[("forksync_queue_depth", (("state", "dead"),))] == 1.0
+
+
+async def test_metrics_with_a_token_answer_only_its_bearer_and_name_every_fork(tmp_path):
+    """With ``FORKSYNC_METRICS_TOKEN`` set, a scrape without ``Authorization: Bearer <token>`` is
+    refused 401 and one with it gets every fork's series, named."""
+    store = Store(tmp_path / "q.db")
+    private_fork_in_trouble(store)
+    client = TestClient(TestServer(make_app(store, SECRET, metrics=AppMetrics(lambda: store),
+                                            metrics_token=METRICS_TOKEN)))
+    await client.start_server()
+    try:
+        for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": METRICS_TOKEN}):
+            r = await client.get("/metrics", headers=headers)
+            body = await r.text()
+            assert (r.status, r.headers.get("WWW-Authenticate")) == (401, "Bearer"), headers
+            assert "private-fork" not in body and METRICS_TOKEN not in body
+        r = await client.get("/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"})
+        got = samples(await r.text())
+        assert r.status == 200
+        assert got[("forksync_backlog", (("repo", PRIVATE),))] == 42.0
+        assert got[("forksync_blocked_units", (("repo", PRIVATE),))] == 1.0
+        assert got[("forksync_degraded", (("reason", "1 unit(s) blocked: bundle-1: refusing to allow a GitHub App to "
+                                                     "create or update workflow .github/workflows/secret-rollout.yml"),
+                                          ("repo", PRIVATE)))] == 1.0
+    finally:
+        await client.close()
+        store.close()
+
 async def test_healthz_and_metrics(env):
     client, store = env
     await post(client, "ping", "guid-6", {"zen": "x"})
@@ -121,7 +194,8 @@ async def test_healthz_and_metrics(env):
     r = await client.get("/healthz")
     assert (r.status, await r.json()) == (200, {"status": "ok", "queue": {
         "queued": 1, "processing": 0, "done": 0, "failed": 0, "dead": 0, "resolved": 0, "paused": 0}})
-    text = await (await client.get("/metrics")).text()
+    # the view a metrics token's bearer gets, every fork named
+    text = generate_latest(client.server.app[METRICS_KEY].registry).decode()
     assert 'forksync_webhook_deliveries_total{event="ping",outcome="queued"} 1.0' in text
     assert 'forksync_webhook_deliveries_total{event="push",outcome="unsigned"} 1.0' in text
     assert 'forksync_queue_depth{state="queued"} 1.0' in text

@@ -208,3 +208,24 @@ def test_a_port_out_of_range_is_one_line_and_exit_2(tmp_path):
     assert (p.returncode, p.stderr.splitlines()[-1]) == (
         2, "forksync: FORKSYNC_PORT / --port: '99999' is out of range: must be less than or equal to 65535 (from the environment)")
     assert "Traceback" not in p.stderr and not (tmp_path / "bot.db").exists()
+
+
+async def test_serve_asks_a_metrics_token_for_the_per_fork_series(serve):
+    """``/metrics`` is on the webhook's port: without ``FORKSYNC_METRICS_TOKEN`` serve says once
+    that it names no fork; with it, a scrape needs ``Authorization: Bearer <token>``, and the
+    token is never printed."""
+    s = serve()
+    assert sum("FORKSYNC_METRICS_TOKEN" in line for line in s.startup) == 1, s.startup
+    async with aiohttp.ClientSession() as http:
+        async with http.get(f"http://127.0.0.1:{s.port}/metrics") as r:
+            assert r.status == 200 and "forksync_forks 0.0" in await r.text()
+    s.stop()
+    s = serve(FORKSYNC_METRICS_TOKEN="metrics-canary-3")
+    assert not any("FORKSYNC_METRICS_TOKEN" in line or "metrics-canary" in line for line in s.startup), s.startup
+    assert '"metrics_token": "***"' in "".join(s.startup)
+    async with aiohttp.ClientSession() as http:
+        async with http.get(f"http://127.0.0.1:{s.port}/metrics") as r:
+            assert r.status == 401
+        async with http.get(f"http://127.0.0.1:{s.port}/metrics",
+                            headers={"Authorization": "Bearer metrics-canary-3"}) as r:
+            assert r.status == 200 and "forksync_store_up 1.0" in await r.text()

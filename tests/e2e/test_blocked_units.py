@@ -39,7 +39,8 @@ async def permissions_accepted(fake, inst):
 
 
 async def metrics_text(bot) -> str:
-    async with bot.session.get(str(bot.server.make_url("/metrics"))) as r:
+    async with bot.session.get(str(bot.server.make_url("/metrics")),
+                               headers={"Authorization": f"Bearer {bot.settings.metrics_token}"}) as r:
         return await r.text()
 
 

@@ -35,7 +35,7 @@ class Bot:
                                       private_key_file=str(key), db=str(tmp_path / "bot.db"), github_url=fake.url,
                                       git_url=(fake.url + "/{owner}/{repo}.git" if git_http
                                                else str(fake.state.root / "repos" / "{owner}" / "{repo}.git")),
-                                      workdir=str(tmp_path / "work"))
+                                      workdir=str(tmp_path / "work"), metrics_token="metrics-token-canary")
         self.policy = policy or QueuePolicy(max_attempts=3, backoff_base_s=0, backoff_cap_s=0)
 
     async def start(self) -> "Bot":
@@ -56,7 +56,7 @@ class Bot:
         self.worker = Worker(self.store, self.dispatcher.process, policy=self.policy, worker_id="test-worker",
                              on_dead=self.dispatcher.on_dead, on_resolved=self.dispatcher.on_resolved,
                              resume=self.dispatcher.resume_paused)
-        self.server = TestServer(make_app(Store(s.db), s.webhook_secret))
+        self.server = TestServer(make_app(Store(s.db), s.webhook_secret, metrics_token=s.metrics_token))
         await self.server.start_server()
         self.fake.webhooks.url = str(self.server.make_url("/webhook"))
         return self
