@@ -192,7 +192,8 @@ COMMITTER_KEY = web.AppKey("forksync_committer", GroupCommitter)
 def app_facts(store: Store, now: float, *, expect_worker: bool = False, recent_restarts: int = 0,
               policy: HealthPolicy = HealthPolicy(), store_refused: dict | None = None) -> dict:
     """The App's health facts for the dashboard (``forksync.dashboard.health/1``): the status,
-    problems and warnings ``/healthz`` answers, ``problem_forks`` and ``warning_forks`` (the fork each
+    problems and warnings ``/healthz`` answers, each fork's named (``/healthz`` counts those,
+    :func:`bot.app.health.unnamed`), ``problem_forks`` and ``warning_forks`` (the fork each
     line names, in the same order; ``""`` for the App as a whole), deliveries per state, dead letters, recent
     errors, and the newest worker heartbeat (epoch s or None). ``store_refused``:
     :meth:`GroupCommitter.refused` of the intake in this process."""

@@ -1,9 +1,11 @@
 """Production-shaped attacks on the App (real bot, real git, real SQLite, the local GitHub over HTTP)."""
 import subprocess
+import time
 
 import aiohttp
 
 from bot.app.schedules import tick_all
+from bot.app.web import app_facts
 from bot.sync import store as sync_store
 from bot.sync.landing import keep_head
 from bot.sync.upstream import poll_once
@@ -100,8 +102,11 @@ async def test_a_scheduled_job_that_keeps_failing_is_visible_on_the_status_issue
     assert "- `reconcile`: failing since " in issue["body"] and ": GitHubAPIError: GitHub answered 502 to GET " in issue["body"]
     async with aiohttp.ClientSession() as s, s.get(bot.server.make_url("/healthz")) as r:
         assert r.status == 503
-        [problem] = (await r.json())["problems"]
-        assert problem.startswith("meta/triton: the scheduled reconcile job failed 3 times in a row: GitHubAPIError: ")
+        # /healthz asks for no login: it counts the fork's problem; the health page names it
+        assert (await r.json())["problems"] == [
+            "1 problem of a fork: the dashboard's health page (/health) names it to who may read the fork"]
+    [problem] = app_facts(bot.store, time.time())["problems"]
+    assert problem.startswith("meta/triton: the scheduled reconcile job failed 3 times in a row: GitHubAPIError: ")
     # the next successful tick clears it everywhere
     await tick_all(await make_ctx(inst.id), "meta/triton", now=10**10 + 4 * 3600)
     [issue] = await status_issue(alice)
@@ -160,7 +165,9 @@ async def test_one_repository_failing_does_not_stop_the_adoption_of_the_others(w
     assert [(j["repo"], j["job"]) for j in jobs] == [("meta/other", "adopt")], jobs
     assert "403" in jobs[0]["error"] and jobs[0]["count"] >= 1
     async with aiohttp.ClientSession() as s, s.get(bot.server.make_url("/healthz")) as r:
-        assert r.status == 503 and "meta/other" in await r.text()
+        body = await r.text()
+        assert r.status == 503 and "meta/other" not in body and "1 problem of a fork" in body, body
+    assert any(p.startswith("meta/other: ") for p in app_facts(bot.store, time.time())["problems"])
     # adopted once GitHub lets it read the config: the job clears
     await fake.webhooks.deliver("installation", payload)
     await bot.settle()
