@@ -349,7 +349,9 @@ def scrub(text: str) -> str:
     if not text:
         return text
     text = strip_userinfo(mend_cut_secrets(text))
-    if "uthorization" in text or "api-key" in text or "API-KEY" in text or "UTHORIZATION" in text:
+    # the header names in any case, as the pattern matches them (``X-Api-Key``, ``AUTHORIZATION``)
+    low = text.lower()
+    if "authorization" in low or "x-api-key" in low:
         text = _CREDENTIAL_HEADER.sub(r"\1***", text)
     for v in sorted(_present(text, _known_values()), key=len, reverse=True):
         text = text.replace(v, "***")

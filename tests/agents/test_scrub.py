@@ -54,6 +54,16 @@ def test_an_authorization_header_value_of_any_scheme_is_scrubbed():
         "request headers: {'x-api-key': '***'}"
 
 
+def test_a_credential_header_is_scrubbed_whatever_the_case_of_its_name():
+    """HTTP header names are case-insensitive (RFC 9110 §5.1), and clients write ``X-Api-Key`` or
+    ``X-API-Key``: a log line quoting ``curl -H "X-Api-Key: …"`` kept the key whole; it should
+    lose the value as the lower-case name does."""
+    assert scrub('curl -H "X-Api-Key: sk-ant-api03-zzzzzzzzzzzzzzzzzzzz" https://api.example') == \
+        'curl -H "X-Api-Key: ***" https://api.example'
+    assert scrub("sent X-API-Key=sk-ant-api03-zzzzzzzzzzzzzzzzzzzz; Proxy-AuthoriZation: Basic dXNlcjpwYXNzd29yZA==") == \
+        "sent X-API-Key=***; Proxy-AuthoriZation: Basic ***"
+
+
 def test_a_registered_secret_url_encoded_is_scrubbed_and_redacted():
     """A secret with ``/``, ``+`` or ``=`` in it (a webhook secret, a mirror's password) reaches a
     text percent-encoded: a URL's query or userinfo as an HTTP library logs it. ``scrub`` (logs,
