@@ -115,18 +115,22 @@ def _x_mlir_error(text: str) -> Found | None:
 
 
 # "ptxas fatal   : msg", "ptxas error   : msg", and with a position: "ptxas /tmp/x.ptx, line 74; error   : msg"
-# (triton ships a second ptxas for Blackwell, ``ptxas-blackwell``, which prints its own name)
-_PTXAS = re.compile(r"ptxas(?:-[a-z]+)? (?:[^\s,]+, line \d+; )?(?:fatal|error)\s*: ([^\n]*)")
+# (triton ships a second ptxas for Blackwell, ``ptxas-blackwell``, which prints its own name); the
+# other tools of NVIDIA's toolchain word their diagnostics the same way ("nvcc fatal   : Unsupported
+# gpu architecture 'compute_120'", "nvlink fatal   : …"): the tool's name is the type
+_PTXAS = re.compile(r"(ptxas(?:-[a-z]+)?|nvcc|nvlink) (?:[^\s,]+, line \d+; )?(?:fatal|error)\s*: ([^\n]*)")
+NV_TOOL_LITERALS = ("ptxas", "nvcc fatal", "nvcc error", "nvlink fatal", "nvlink error")
 
 
 def _x_ptxas(text: str) -> Found | None:
     first = None
     for m in _PTXAS.finditer(text):
-        msg = m.group(1)
+        msg = m.group(2)
         if msg.startswith("Ptx assembly aborted"):
             first = first or msg
             continue
-        return "ptxas", msg, "compile"
+        tool = m.group(1)
+        return ("ptxas" if tool.startswith("ptxas") else tool), msg, "compile"
     return ("ptxas", first, "compile") if first else None
 
 
@@ -773,7 +777,7 @@ EXTRACTORS: tuple[Extractor, ...] = (
     ("mlir-pass", ("Pipeline failed while executing",), _x_mlir_pass),
     ("filecheck", ("CHECK",), _x_filecheck),
     ("mlir", (": error: ",), _x_mlir_error),
-    ("ptxas", ("ptxas",), _x_ptxas),
+    ("ptxas", NV_TOOL_LITERALS, _x_ptxas),
     # " error: " stands for the four "<api> error: " literals (one scan instead of four)
     ("cuda", ("Triton Error [", " error: ", "CUDA_ERROR_", "cudaError", "hipError"), _x_cuda),
     # a compiler or linker diagnostic (the launcher's build): before a signal and before the
