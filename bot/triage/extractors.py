@@ -117,20 +117,29 @@ def _x_mlir_error(text: str) -> Found | None:
 # "ptxas fatal   : msg", "ptxas error   : msg", and with a position: "ptxas /tmp/x.ptx, line 74; error   : msg"
 # (triton ships a second ptxas for Blackwell, ``ptxas-blackwell``, which prints its own name); the
 # other tools of NVIDIA's toolchain word their diagnostics the same way ("nvcc fatal   : Unsupported
-# gpu architecture 'compute_120'", "nvlink fatal   : …"): the tool's name is the type
-_PTXAS = re.compile(r"(ptxas(?:-[a-z]+)?|nvcc|nvlink) (?:[^\s,]+, line \d+; )?(?:fatal|error)\s*: ([^\n]*)")
-NV_TOOL_LITERALS = ("ptxas", "nvcc fatal", "nvcc error", "nvlink fatal", "nvlink error")
+# gpu architecture 'compute_120'", "nvlink fatal   : …"): the tool's name is the type (each pattern
+# starts with its literal, which the regex engine skips to: an alternation of names would be tried
+# at every position of a long log)
+_PTXAS = re.compile(r"ptxas(?:-[a-z]+)? (?:[^\s,]+, line \d+; )?(?:fatal|error)\s*: ([^\n]*)")
+_NV_TOOLS = (("nvcc", re.compile(r"nvcc (?:fatal|error)\s*: ([^\n]*)")),
+             ("nvlink", re.compile(r"nvlink (?:fatal|error)\s*: ([^\n]*)")))
+NV_TOOL_LITERALS = ("ptxas", "nvcc", "nvlink")
 
 
 def _x_ptxas(text: str) -> Found | None:
     first = None
-    for m in _PTXAS.finditer(text):
-        msg = m.group(2)
-        if msg.startswith("Ptx assembly aborted"):
-            first = first or msg
-            continue
-        tool = m.group(1)
-        return ("ptxas" if tool.startswith("ptxas") else tool), msg, "compile"
+    if "ptxas" in text:
+        for m in _PTXAS.finditer(text):
+            msg = m.group(1)
+            if msg.startswith("Ptx assembly aborted"):
+                first = first or msg
+                continue
+            return "ptxas", msg, "compile"
+    for tool, rx in _NV_TOOLS:
+        if tool in text:
+            m = rx.search(text)
+            if m:
+                return tool, m.group(1), "compile"
     return ("ptxas", first, "compile") if first else None
 
 
