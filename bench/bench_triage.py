@@ -1,6 +1,6 @@
 """Triage benchmark: grouping throughput and pairwise precision/recall on the labelled set.
 
-    .venv/bin/python bench/bench_triage.py [--records 50000] [--check] [--quality | --fresh | --fresh2 | --fresh3 | --fresh4]
+    .venv/bin/python bench/bench_triage.py [--records 50000] [--check] [--quality | --fresh | --fresh2 | --fresh3 | --fresh4 | --fresh5]
 
 * **cold** — ``signature_of`` on every labelled text, no cache: the worst case, every failure
   output distinct (``signature_of`` keeps no cache, so running the set several times measures
@@ -35,8 +35,12 @@
   pairs, printed by the same held-out printer;
 * **fresh4** (``--fresh4``) — ``fresh4.jsonl`` (``make_fresh4.py``: 41 more public reports, none a
   source of the other sets, half of their causes infrastructure and flakes, labelled and committed
-  before the signature code first ran on them; wholly held out, kept for measuring after a tuning
-  round on the other sets): the same figures and missed pairs;
+  before the signature code first ran on them; measured once held out, of versions 5 and 6, tuning
+  data since signature version 7): the same figures and missed pairs;
+* **fresh5** (``--fresh5``) — ``fresh5.jsonl`` (``make_fresh5.py``: 38 more public reports, none a
+  source of the other sets, from the Intel XPU and ROCm backends and a nightly's harness, labelled
+  and committed before the signature code first ran on them; wholly held out): the same figures and
+  missed pairs;
 * **precision/recall** — pairwise over the labelled records: a pair is *grouped* when the two
   records get the same group, *same* when they carry the same fault label. Precision = grouped
   and same / grouped; recall = grouped and same / same.
@@ -70,7 +74,8 @@ WILD = ROOT / "tests" / "data" / "triage" / "wild.jsonl"         # its "heldout"
 FRESH = ROOT / "tests" / "data" / "triage" / "fresh.jsonl"       # measured once held out; tuning data since version 4
 FRESH2 = ROOT / "tests" / "data" / "triage" / "fresh2.jsonl"     # a third set: held out once, tuning data since version 5
 FRESH3 = ROOT / "tests" / "data" / "triage" / "fresh3.jsonl"     # a fourth set: held out once, tuning data since version 6
-FRESH4 = ROOT / "tests" / "data" / "triage" / "fresh4.jsonl"     # a fifth wholly held-out set, never tuned on
+FRESH4 = ROOT / "tests" / "data" / "triage" / "fresh4.jsonl"     # a fifth set: held out once (version 6), tuning data since
+FRESH5 = ROOT / "tests" / "data" / "triage" / "fresh5.jsonl"     # a sixth wholly held-out set, never tuned on
 FOLDS = 5
 TARGET = 50_000   # records per CPU second
 
@@ -133,7 +138,7 @@ def wild_figures(recs: list[dict]) -> dict:
 
 
 def fresh_figures(recs: list[dict]) -> dict:
-    """Pairwise figures on a wholly held-out set (``fresh.jsonl`` … ``fresh4.jsonl``)
+    """Pairwise figures on a wholly held-out set (``fresh.jsonl`` … ``fresh5.jsonl``)
     for all records and for the real excerpts alone, and the missed pairs of the real excerpts: ``split`` (one fault, two groups: one line per pair of
     groups) and ``merged`` (one group holding two faults)."""
     out: dict = {}
@@ -210,8 +215,9 @@ def main(argv=None) -> int:
     ap.add_argument("--fresh2", action="store_true", help="only the figures on fresh2.jsonl and its missed pairs")
     ap.add_argument("--fresh3", action="store_true", help="only the figures on fresh3.jsonl and its missed pairs")
     ap.add_argument("--fresh4", action="store_true", help="only the figures on fresh4.jsonl and its missed pairs")
+    ap.add_argument("--fresh5", action="store_true", help="only the figures on fresh5.jsonl and its missed pairs")
     args = ap.parse_args(argv)
-    sets = (("fresh", FRESH), ("fresh2", FRESH2), ("fresh3", FRESH3), ("fresh4", FRESH4))
+    sets = (("fresh", FRESH), ("fresh2", FRESH2), ("fresh3", FRESH3), ("fresh4", FRESH4), ("fresh5", FRESH5))
     if any(getattr(args, name) for name, _ in sets):
         for name, path in sets:
             if getattr(args, name):

@@ -124,7 +124,9 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
                  "Temporary failure in name resolution", "Name or service not known", "Read timed out",
                  "ProxyError", "Network is unreachable", "TLS handshake timeout", "RemoteDisconnected",
                  "HTTP Error 50", "503 Service Unavailable", "502 Bad Gateway", "504 Gateway Time",
-                 "Connection timed out", "CERTIFICATE_VERIFY_FAILED")),
+                 # also urllib3's connect timeout, which names the host (pip's MaxRetryError: "Connection
+                 # to files.pythonhosted.org timed out. (connect timeout=15)"), beside its ReadTimeoutError
+                 ("timed out", r"Connection (?:to [^\s'\"]+ )?timed out"), "CERTIFICATE_VERIFY_FAILED")),
     # pip that found no version at all (the index unreachable, or nothing published for the
     # platform); a requirement that excludes every published version (``(from versions: 3.2.0,
     # 3.3.0)``) is the change's pin, not the infrastructure, and pip's next line ("No matching
@@ -134,10 +136,12 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
                              _no_version_published),
                             ("curl: (", r"curl: \(\d+\)"))),
     ("disk-full", ("No space left on device", "Disk quota exceeded", "ENOSPC")),
+    # (gcc's driver reports its compiler killed by a signal as "fatal error: Killed signal terminated
+    # program cc1plus" and, in older releases, "internal compiler error: Killed (program cc1plus)")
     ("oom-kill", ("Out of memory: Killed process", "OOMKilled", "oom-kill", "SIGKILL", "Killed signal terminated",
                   "Cannot allocate memory",
                   ("137", r"(?:exit code|exited with|Error) 137\b"), ("signal 9", r"signal 9\b"),
-                  ("Killed", r"(?m)(?:^|[\s\]])Killed[ \t]*$"))),
+                  ("Killed", r"(?m)(?:^|[\s\]])Killed[ \t]*$|internal compiler error: Killed \(program"))),
     ("runner-lost", ("The runner has received a shutdown signal", "lost communication with the server",
                      "The operation was canceled", "Job was cancelled", "timed out waiting for runner")),
 )

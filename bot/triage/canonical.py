@@ -20,7 +20,7 @@ import re
 
 from bot.triage.normalize import strip_abi_tag, symbol_name
 
-__all__ = ["CANONICAL", "GENERIC", "canonical", "is_generic", "arch_family", "ptx_type", "fold_runtime_case",
+__all__ = ["CANONICAL", "GENERIC", "canonical", "is_generic", "arch_family", "compute_family", "ptx_type", "fold_runtime_case",
            "windows_message"]
 
 
@@ -29,6 +29,14 @@ def arch_family(arch: str) -> str:
     one of its members lacks the others of its release; ``sm_80`` and ``sm_90`` stay apart)."""
     digits = arch[3:].rstrip("af")
     return f"sm_{digits[:-1]}x" if len(digits) >= 2 else arch
+
+
+def compute_family(arch: str) -> str:
+    """``compute_120a`` → ``compute_12x``: a virtual architecture's GPU generation, as
+    :func:`arch_family` for ``sm_`` (nvcc that does not know ``compute_120`` does not know
+    ``compute_120a`` or ``compute_121`` either; ``compute_86`` and ``compute_75`` stay apart)."""
+    digits = arch[8:].rstrip("af")
+    return f"compute_{digits[:-1]}x" if len(digits) >= 2 else arch
 
 
 #: PTX's narrow data types, the part of a ptxas feature that decides which GPUs have it
@@ -71,7 +79,7 @@ def windows_message(message: str) -> str:
 
 
 #: group name → how the template writes it
-_GROUPS = {"arch": arch_family, "feature": ptx_type, "so": strip_abi_tag, "symbol": symbol_name,
+_GROUPS = {"arch": arch_family, "varch": compute_family, "feature": ptx_type, "so": strip_abi_tag, "symbol": symbol_name,
            "winmsg": windows_message}
 
 
@@ -87,6 +95,10 @@ CANONICAL: tuple[tuple[str, re.Pattern, str, str], ...] = (
     ("is not defined for option 'gpu-name'",
      re.compile(r"Value '(?P<arch>sm_\d+[af]?)' is not defined for option 'gpu-name'"),
      "ptxas", "Value '{arch}' is not defined for option 'gpu-name'"),
+    # nvcc older than the GPU: one identity per GPU generation, as ptxas's above
+    ("Unsupported gpu architecture",
+     re.compile(r"Unsupported gpu architecture '(?P<varch>compute_\d+[af]?)'"),
+     "nvcc", "Unsupported gpu architecture '{varch}'"),
     # torch without a usable triton: the first sentence names it, the rest varies by version
     ("Cannot find a working triton installation", re.compile(r"Cannot find a working triton installation"),
      "RuntimeError", "Cannot find a working triton installation"),
@@ -160,6 +172,21 @@ CANONICAL: tuple[tuple[str, re.Pattern, str, str], ...] = (
     # Python's ``No module named 'X'`` however it is reported (ModuleNotFoundError, ImportError, a
     # library's "Error caught was: …" warning)
     ("No module named '", re.compile(r"No module named '(?P<mod>[\w.]+)'"), "ModuleNotFoundError", "No module named '{mod}'"),
+    # Python's ``module 'X' has no attribute 'Y'`` however it is reported (AttributeError, its
+    # repr, a report's title without the exception's name): an API that moved or was removed
+    ("' has no attribute '", re.compile(r"module '(?P<mod>[\w.]+)' has no attribute '(?P<attr>\w+)'"),
+     "AttributeError", "module '{mod}' has no attribute '{attr}'"),
+    # an HTTP error status by its code and the host that answered, in requests' (and huggingface_hub's)
+    # words, "429 Client Error: Too Many Requests for url: https://host/…", and httpx's, "Client error
+    # '429 Too Many Requests' for url 'https://host/…'": the path names the file a run fetched, which
+    # varies between runs of one fault; the host names the service (the Hub's downloads and its
+    # Inference API are two)
+    (" for url", re.compile(r"(?P<code>[1-5]\d\d) (?:Client|Server) Error: (?P<reason>[A-Za-z][\w' -]*?) for url: "
+                            r"https?://(?P<host>[^/\s'\"]+)"),
+     "HTTPError", "HTTP {code} {reason} from {host}"),
+    (" for url", re.compile(r"(?:Client|Server|Informational|Redirect) (?:error|response) '(?P<code>[1-5]\d\d) "
+                            r"(?P<reason>[^']+)' for url '?https?://(?P<host>[^/\s'\"]+)"),
+     "HTTPError", "HTTP {code} {reason} from {host}"),
     # torch's check of the CUDA driver (``torch/cuda/__init__.py`` ``_check_driver``, later
     # ``c10/cuda/CUDAFunctions.cpp``), raised as RuntimeError, warned as ``UserWarning: CUDA
     # initialization: …``, or, in old torch, an AssertionError whose message starts on the next line
@@ -186,8 +213,11 @@ CANONICAL: tuple[tuple[str, re.Pattern, str, str], ...] = (
 GENERIC: re.Pattern = re.compile(
     r"^[\w.()\[\]]+: ?$"                                       # an exception (or outcome) without a message
     r"|^(?:CUDA|HIP)Error: (?:CUDA|HIP) error: (?:an illegal memory access was encountered|unspecified launch failure"
-    r"|misaligned address|an illegal instruction was encountered|invalid argument|Code: \d+, Messsage: invalid argument"
-    r"|unknown error|invalid program counter|device-side assert triggered|warp illegal address)"
+    r"|misaligned address|an illegal instruction was encountered|invalid argument|Code: \d+,? Messsage: invalid argument"
+    r"|unknown error|invalid program counter|device-side assert triggered|warp illegal address"
+    # the driver refused the module: a driver older than the toolchain, a corrupt or cut binary —
+    # the words name no kernel, build or machine
+    r"|device kernel image is invalid|Code: \d+,? Messsage: device kernel image is invalid)"
     r"|^RuntimeError: PassManager::run failed$"
     r"|^ptxas: ptxas failed with exit status \d+$"
     r"|^CompilerError: C compiler failed with exit status -?\d+$"

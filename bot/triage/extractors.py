@@ -115,18 +115,31 @@ def _x_mlir_error(text: str) -> Found | None:
 
 
 # "ptxas fatal   : msg", "ptxas error   : msg", and with a position: "ptxas /tmp/x.ptx, line 74; error   : msg"
-# (triton ships a second ptxas for Blackwell, ``ptxas-blackwell``, which prints its own name)
+# (triton ships a second ptxas for Blackwell, ``ptxas-blackwell``, which prints its own name); the
+# other tools of NVIDIA's toolchain word their diagnostics the same way ("nvcc fatal   : Unsupported
+# gpu architecture 'compute_120'", "nvlink fatal   : …"): the tool's name is the type (each pattern
+# starts with its literal, which the regex engine skips to: an alternation of names would be tried
+# at every position of a long log)
 _PTXAS = re.compile(r"ptxas(?:-[a-z]+)? (?:[^\s,]+, line \d+; )?(?:fatal|error)\s*: ([^\n]*)")
+_NV_TOOLS = (("nvcc", re.compile(r"nvcc (?:fatal|error)\s*: ([^\n]*)")),
+             ("nvlink", re.compile(r"nvlink (?:fatal|error)\s*: ([^\n]*)")))
+NV_TOOL_LITERALS = ("ptxas", "nvcc", "nvlink")
 
 
 def _x_ptxas(text: str) -> Found | None:
     first = None
-    for m in _PTXAS.finditer(text):
-        msg = m.group(1)
-        if msg.startswith("Ptx assembly aborted"):
-            first = first or msg
-            continue
-        return "ptxas", msg, "compile"
+    if "ptxas" in text:
+        for m in _PTXAS.finditer(text):
+            msg = m.group(1)
+            if msg.startswith("Ptx assembly aborted"):
+                first = first or msg
+                continue
+            return "ptxas", msg, "compile"
+    for tool, rx in _NV_TOOLS:
+        if tool in text:
+            m = rx.search(text)
+            if m:
+                return tool, m.group(1), "compile"
     return ("ptxas", first, "compile") if first else None
 
 
@@ -773,7 +786,7 @@ EXTRACTORS: tuple[Extractor, ...] = (
     ("mlir-pass", ("Pipeline failed while executing",), _x_mlir_pass),
     ("filecheck", ("CHECK",), _x_filecheck),
     ("mlir", (": error: ",), _x_mlir_error),
-    ("ptxas", ("ptxas",), _x_ptxas),
+    ("ptxas", NV_TOOL_LITERALS, _x_ptxas),
     # " error: " stands for the four "<api> error: " literals (one scan instead of four)
     ("cuda", ("Triton Error [", " error: ", "CUDA_ERROR_", "cudaError", "hipError"), _x_cuda),
     # a compiler or linker diagnostic (the launcher's build): before a signal and before the

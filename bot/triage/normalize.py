@@ -26,6 +26,7 @@ _PREFIX_SRC = r"""(?:
     [ \t]+
   | \d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?[ \t]*(?:std(?:err|out)[ \t]+[FP][ \t])?
   | \[\d{4}-\d\d-\d\d[^\]\n]{0,40}\][ \t]*
+  | (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[ \t]+\d\d?[ \t]+\d\d:\d\d:\d\d(?:[.,]\d+)?(?:[ \t]+|$)
   | \[?\d\d:\d\d:\d\d(?:[.,]\d+)?\]?[ \t]+(?:[\w/]+/(?:INFO|ERROR|WARNING|DEBUG)[ \t]+)?
   | [IWEF]\d{4}[ \t]+\d\d:\d\d:\d\d\.\d+[ \t]+\d+[ \t]+[\w.\-/\\]+:\d+\](?:[ \t]\[[\d/]+\])?[ \t]?
   | \((?:[\w.\-]+[ \t]+)?pid=\d+(?:,[ \t]*ip=[\d.]+)?\)[ \t]*
@@ -39,13 +40,14 @@ _PREFIX_SRC = r"""(?:
 _PREFIX = re.compile(r"^" + _PREFIX_SRC + r"++", re.X)   # possessive: no backtracking
 _PREFIX_ASCII = ascii_twin(_PREFIX)
 #: the first characters of :data:`_PREFIX`'s alternatives other than a digit (``\d``, tested with
-#: ``str.isdigit``, which holds for every ``\d``)
-_PREFIX_FIRST = " \t[IWEFDC(#>"
+#: ``str.isdigit``, which holds for every ``\d``); syslog's and CircleCI's ``Dec 03 17:59:26``
+#: starts with a month's initial
+_PREFIX_FIRST = " \t[IWEFDC(#>JMASON"
 
 
 def strip_prefixes(line: str) -> str:
-    """Remove log prefixes (timestamps, glog/Ray/vLLM headers, pytest ``E``, lit ``# |``) and
-    surrounding blanks from one line."""
+    """Remove log prefixes (timestamps — ISO 8601's and syslog's ``Dec 03 17:59:26`` —, glog/Ray/vLLM
+    headers, pytest ``E``, lit ``# |``) and surrounding blanks from one line."""
     c = line[:1]
     if c in _PREFIX_FIRST or c.isdigit():     # a prefix can start here: only then the regex
         m = (_PREFIX_ASCII if line.isascii() else _PREFIX).match(line)
@@ -72,6 +74,12 @@ _TIME = re.compile(r"\d\d:\d\d:\d\d(?<!\w\d\d:\d\d:\d\d)(?:\.\d+)?\b")
 # a token holding a path separator: keep its last segment (the basename)
 _PATH = re.compile(r"(?<![^\s'\"()<>,;=`\[\]{}])[^\s'\"()<>,;=`\[\]{}/\\]*[/\\][^\s'\"()<>,;=`\[\]{}]*")
 _TMP = re.compile(r"\btmp[\w\-]{4,}")
+# a temporary file named after the file it will replace (triton's cache writes
+# ``<kernel>.cubin.tmp.pid_<pid>_<random>`` and renames it): the whole name is temporary
+_TMP_FILE = re.compile(r"[\w.\-]*\.tmp\.[\w\-]*\d[\w.\-]*")
+# the redaction's placeholder for a user name inside a path (``/home/[REDACTED-user-1]/x``,
+# :func:`bot.agents.redact.redact`): a path segment like any other
+_REDACTED_SEGMENT = re.compile(r"(?<=[/\\])\[REDACTED-[\w-]+\](?=[/\\])")
 _HEX0X = re.compile(r"\b0x[0-9a-fA-F]+\b")
 _SYSBYTES = re.compile(r"\s*\+\s*0x[0-9a-fA-F]+ bytes system")
 _HEXID = re.compile(r"\b[0-9a-f]{8,}\b")
@@ -330,8 +338,12 @@ def mask(line: str) -> str:
             line = time_full.sub("<time>", line)
         line = time.sub("<time>", line)
     if "/" in line or "\\" in line:
+        if "[REDACTED-" in line:
+            line = _REDACTED_SEGMENT.sub("user", line)
         line = _PATH.sub(_basename, line)
     if "tmp" in line:
+        if ".tmp." in line:
+            line = _TMP_FILE.sub("<tmp>", line)
         line = tmp.sub("<tmp>", line)
     if "." in line:
         line = strip_abi_tag(line)
@@ -369,7 +381,19 @@ def mask(line: str) -> str:
             line = bigint.sub("<n>", line)
     # (a line without digits holds no id to mask: _LONGID and _alnum change only tokens that mix
     # letters and digits)
-    line = " ".join(line.split()).strip(" \t:.'\"`")
-    return line[:_MAX_LINE]
+    return _trim(" ".join(line.split()))[:_MAX_LINE]
+
+
+def _trim(line: str) -> str:
+    """``line`` without blanks, colons, dots and quotes at its ends, except a closing quote that
+    closes one the line opened (``… no attribute 'log1p'``: the quote is part of the name, and the
+    same message before Python's ``. Did you mean: …`` keeps it)."""
+    t = line.strip(" \t:.'\"`")
+    if len(t) < len(line):
+        end = line.rstrip(" \t:.")
+        q = end[-1:]
+        if q and q in "'\"`" and t.endswith(end[-2:-1]) and t.count(q) % 2 == 1:
+            return t + q
+    return t
 
 

@@ -61,7 +61,7 @@ CRASH_RULES = frozenset({"assertion", "llvm", "signal"})
 #: Version of the signature rules. An issue filed under an older version is found by its marker
 #: and re-keyed (its old identity kept as an alias), never filed twice: see
 #: :func:`bot.triage.lifecycle.rekey`.
-SIGNATURE_VERSION = 6
+SIGNATURE_VERSION = 7
 # 4: C/C++ compiler and linker diagnostics (a missing header or library is one identity across
 # compilers, and triton's ``libcuda.so cannot found`` is the missing library ``cuda``), the C
 # compiler's ``CalledProcessError`` generic, HIP errors by name (``hipErrorNoBinaryForGpu: …``),
@@ -77,6 +77,12 @@ SIGNATURE_VERSION = 6
 # announces), the Windows loader's message by its English words, a mangled C++ symbol by the function it
 # names (a report cuts its parameters), and a pip requirement that excludes every published version
 # no longer infrastructure
+# 7: syslog's ``Dec 03 17:59:26`` prefix stripped, nvcc's own diagnostics read (one identity per GPU generation),
+# a closing quote kept, ``module 'X' has no attribute 'Y'`` however reported, ``device kernel image is invalid``
+# generic (and HIP's ``Code: N, Messsage: …`` generic lines matched without their comma), a temporary file named
+# after the file it replaces masked and an OSError's rename target out of its identity, a redacted user name a
+# path segment, an HTTP error status by code, reason and host; gcc's ``internal compiler error: Killed`` and
+# urllib3's ``ConnectTimeoutError`` infrastructure
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,13 +191,18 @@ _REPEAT = re.compile(r"\s*\((?:×|x)\d+\)\s*$")
 
 def identity(line: str) -> str:
     """What of a masked line makes the identity: its first sentence when that has three words or
-    more (advice and details follow it: "Reducing block sizes … may help"), without commas,
+    more (advice and details follow it: "Reducing block sizes … may help"), an OSError's first file
+    name only (``[Errno 2] … 'a' -> 'b'`` is ``… 'a'``), without commas,
     semicolons or a trailing repeat counter (``(×5)``), backticks as quotes, blanks collapsed."""
     if line.endswith(")") and ("(×" in line or "(x" in line):
         line = _REPEAT.sub("", line)
     i = line.find(". ")
     if i > 0 and line.count(" ", 0, i) >= 2:
         line = line[:i]
+    if line.startswith("[Errno ") and "' -> '" in line:
+        # Python's OSError of a rename or copy names both files ("… directory: 'a' -> 'b'"): the
+        # first is the one that failed, the second where it was going
+        line = line[:line.index("' -> '") + 1]
     if "," in line or ";" in line or "`" in line:
         # (three replace passes: str.translate looks every character up in its table)
         line = " ".join(line.replace(",", " ").replace(";", " ").replace("`", "'").split())

@@ -181,7 +181,8 @@ def _plain_mask(line: str) -> str:
     digits = any(c in line for c in "0123456789")
     if digits and line.count(":") >= 2:
         line = n._TIME.sub("<time>", n._TIME_FULL.sub("<time>", line))
-    line = n._ABI_TAG.sub("", n._TMP.sub("<tmp>", n._PATH.sub(n._basename, line)))
+    line = n._PATH.sub(n._basename, n._REDACTED_SEGMENT.sub("user", line))
+    line = n._ABI_TAG.sub("", n._TMP.sub("<tmp>", n._TMP_FILE.sub("<tmp>", line)))
     if digits:
         if "Required" in line or "Hardware" in line:
             line = n._GLUED_LABEL.sub(" ", line)
@@ -201,8 +202,7 @@ def _plain_mask(line: str) -> str:
         line = n._LINENO.sub("line <L>", line)
         line = n._PCT.sub("(<pct>)", line)
         line = n._BIGINT.sub("<n>", line)
-    line = " ".join(line.split()).strip(" \t:.'\"`")
-    return line[:n._MAX_LINE]
+    return n._trim(" ".join(line.split()))[:n._MAX_LINE]
 
 
 _MASK_PIECES = ["Required: 131072", "Hardware limit: 101376", "memoryRequired: 110592Hardware limit", "Tried to allocate 2.00 GiB",
@@ -213,7 +213,8 @@ _MASK_PIECES = ["Required: 131072", "Hardware limit: 101376", "memoryRequired: 1
                 "max 12", "size=4", "got 3, expected 4", "\u0661\u0662\u0663\u0664\u0665", "\u00e9", "_x", "\x1c",
                 "\u00a0", "INDEX (3)", "limitation 5", "allocated: 7", "Use 9", "bytes 12345", " + 0x10 bytes system", "(12%)",
                 "cuda:3", "xpu:1", "cuda:12.4", "[gw3]", "gw12", "block: [3,0,0], thread: [17,0,0]", "thread: [1, 2, 3]", " / ",
-                "x.cpython-310-x86_64-linux-gnu.so", ".cp311-win_amd64.pyd", "m.abi3.so", ".cpython-39.sox", ".cp"]
+                "x.cpython-310-x86_64-linux-gnu.so", ".cp311-win_amd64.pyd", "m.abi3.so", ".cpython-39.sox", ".cp",
+                "k.cubin.tmp.pid_72_945989", ".tmp.", "/home/[REDACTED-user-1]/", "'", "\"", "`"]
 
 
 def test_mask_corpus():
@@ -234,6 +235,8 @@ def _plain_identity(line: str) -> str:
     i = line.find(". ")
     if i > 0 and line.count(" ", 0, i) >= 2:
         line = line[:i]
+    if line.startswith("[Errno ") and "' -> '" in line:
+        line = line[:line.index("' -> '") + 1]
     if "," in line or ";" in line or "`" in line:
         line = " ".join(line.translate(str.maketrans({",": " ", ";": " ", "`": "'"})).split())
     return line.rstrip(" .:")
@@ -246,7 +249,7 @@ def test_identity_corpus():
 
 
 @settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_pieces(_MASK_PIECES + [",", ";", "`", ". ", "(x3)", "(×2)", " a b c. d"]))
+@given(_pieces(_MASK_PIECES + [",", ";", "`", ". ", "(x3)", "(×2)", " a b c. d", "[Errno 2] x: 'a' -> 'b'"]))
 def test_identity_random(line):
     assert signature.identity(line) == _plain_identity(line)
 

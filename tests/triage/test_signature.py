@@ -63,7 +63,7 @@ CASES = [
      "ValueError|bad block shape (128 64)"),
     ("(BenchmarkWorker pid=726) KeyError: 'BLOCK_M'", "", "KeyError|BLOCK_M"),
     ("E1130 01:23:45.100007 4001 worker.py:89] TypeError: dot() got an unexpected keyword argument 'allow_tf32'", "",
-     "TypeError|dot() got an unexpected keyword argument 'allow_tf32"),
+     "TypeError|dot() got an unexpected keyword argument 'allow_tf32'"),
     # infrastructure: canonical kind, whatever the wording
     ("RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable", "", "Infrastructure|gpu-busy"),
     ("OSError: [Errno 28] No space left on device: '/tmp/x/kernel.cubin'", "", "Infrastructure|disk-full"),

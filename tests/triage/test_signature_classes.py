@@ -137,7 +137,7 @@ def test_pytest_outcomes_get_real_signatures():
         "XPASS(strict)|tl.dot on fp8 not supported before sm_90|test_outcomes.py::test_fp8_dot"
     # a fixture error is the fixture's exception
     assert key((SETUP_ERROR, "test_outcomes.py::test_softmax")) == \
-        "FileNotFoundError|[Errno 2] No such file or directory: 'nonexistent-cache-dir"
+        "FileNotFoundError|[Errno 2] No such file or directory: 'nonexistent-cache-dir'"
     assert key(("ERROR at setup of test_dot", "t.py::test_dot")) == "FixtureError|error at setup|t.py::test_dot"
 
 
