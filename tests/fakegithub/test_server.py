@@ -634,3 +634,18 @@ async def test_an_installation_token_acts_as_the_app_that_minted_it(fake_github,
         mine = await apps[1].installation(inst.id).getitem("/repos/{owner}/{repo}/issues{?creator}",
                                                            {**R, "creator": "forksync-meta[bot]"})
     assert [i["number"] for i in mine] == [made[1]["number"]]
+
+
+async def test_setup_signs_a_user_in_for_the_oauth_flow(fake_github):
+    # a local GitHub run as a process (`python -m bot.fakegithub`) is driven only through
+    # /_fake/setup: the dashboard's sign-in needs someone signed in to its "browser"
+    no_redirect = dict(allow_redirects=False)
+    authorize = f"{fake_github.url}/login/oauth/authorize?client_id={fake_github.app.client_id}&redirect_uri=http://x/cb&state=s"
+    async with aiohttp.ClientSession() as s:
+        async with s.get(authorize, **no_redirect) as r:
+            assert r.status == 401 and "/_fake/setup" in (await r.json())["message"]
+        async with s.post(f"{fake_github.url}/_fake/setup", json={"oauth_user": "alice"}) as r:
+            assert r.status == 200
+        async with s.get(authorize, **no_redirect) as r:
+            assert r.status == 302 and r.headers["Location"].startswith("http://x/cb?code=")
+    assert fake_github.oauth_user == "alice"
