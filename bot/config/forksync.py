@@ -196,7 +196,7 @@ class Area(_Strict):
     """A named part of the code base, shared by every feature (risk, labels, owners, gating)."""
 
     name: str = Field(pattern=r"^[A-Za-z0-9_.\-]+$")
-    paths: list[str] = Field(default_factory=list)      # fnmatch globs from the repository root, ** allowed
+    paths: list[str] = Field(default_factory=list)      # fnmatch globs from the repository root, ** allowed; status and plan warn of one matching no file at either tip
     symbols: list[str] = Field(default_factory=list)    # regexes over symbol names
     owners: list[str] = Field(default_factory=list)     # GitHub logins, in any case (as GitHub compares them); @login too
     divergent: bool = False      # the fork's own code: upstream commits touching it go to a chain
@@ -247,6 +247,21 @@ class Area(_Strict):
     def matches_symbol(self, symbol: str) -> bool:
         """Whether one of the ``symbols`` regexes matches ``symbol`` (``re.search``)."""
         return any(r.search(symbol) for r in _compiled(tuple(self.symbols)))
+
+
+def unmatched_area_globs(areas, paths) -> list[tuple[str, tuple[str, ...]]]:
+    """Pure: ``[(area name, (glob, …)), …]``, in the areas' order, of each area's ``paths`` globs
+    that match none of ``paths`` (repository-root file paths, e.g. every file at the fork's and
+    upstream's tips), matched as :meth:`Area.matches_path` does; areas whose every glob matches
+    something are left out. Such a glob is most often a typo or a folder that moved: it routes no
+    upstream commit to the area (for a divergent area, to a chain), and nothing else would say so."""
+    paths = tuple(paths)
+    out = []
+    for a in areas:
+        dead = tuple(g for g in a.paths if not any(_globs_regex((g,)).match(p) for p in paths))
+        if dead:
+            out.append((a.name, dead))
+    return out
 
 
 @functools.lru_cache(maxsize=256)
