@@ -419,6 +419,9 @@ def _reason(err: dict) -> str:
     if err["type"] == "extra_forbidden":
         return locate.unknown_key_reason(ForksyncConfig, tuple(err["loc"]))
     msg = err["msg"]
+    if err["type"] == "list_type":
+        # most often one value written where the key takes a list (`paths: lib/**`)
+        return f"{msg}: write `[a, b]`, or one `- a` per line below the key"
     return msg.removeprefix("Value error, ")     # pydantic's prefix for a validator's own message
 
 
