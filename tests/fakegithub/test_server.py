@@ -622,7 +622,7 @@ async def test_an_installation_token_acts_as_the_app_that_minted_it(fake_github,
     from tests.support.github import FAST_RETRY
 
     make_source_repo(tmp_path / "src", [{"a.txt": "1\n"}])
-    fake_github.create_repo("meta/triton", source=tmp_path / "src")
+    fork = fake_github.create_repo("meta/triton", source=tmp_path / "src")
     second = fake_github.create_app(app_id=1003, slug="forksync-meta", name="forksync-meta", fresh_key=True)
     inst = fake_github.install("meta")
     async with aiohttp.ClientSession() as session:
@@ -633,7 +633,11 @@ async def test_an_installation_token_acts_as_the_app_that_minted_it(fake_github,
         assert [m["user"]["login"] for m in made] == ["forksync[bot]", "forksync-meta[bot]"]
         mine = await apps[1].installation(inst.id).getitem("/repos/{owner}/{repo}/issues{?creator}",
                                                            {**R, "creator": "forksync-meta[bot]"})
+        # its check runs are its own too (the gate tells a check bound to one App from another App's run)
+        run = await apps[1].installation(inst.id).post("/repos/{owner}/{repo}/check-runs", R, data={
+            "name": "forksync/gate", "head_sha": fork.git.ref("refs/heads/main")})
     assert [i["number"] for i in mine] == [made[1]["number"]]
+    assert (run["app"]["id"], run["app"]["slug"]) == (1003, "forksync-meta")
 
 
 async def test_setup_signs_a_user_in_for_the_oauth_flow(fake_github):
