@@ -196,7 +196,7 @@ class Area(_Strict):
     """A named part of the code base, shared by every feature (risk, labels, owners, gating)."""
 
     name: str = Field(pattern=r"^[A-Za-z0-9_.\-]+$")
-    paths: list[str] = Field(default_factory=list)      # fnmatch globs from the repository root, ** allowed; status and plan warn of one matching no file at either tip
+    paths: list[str] = Field(default_factory=list)      # fnmatch globs from the repository root, ** allowed (one matching no file is warned)
     symbols: list[str] = Field(default_factory=list)    # regexes over symbol names
     owners: list[str] = Field(default_factory=list)     # GitHub logins, in any case (as GitHub compares them); @login too
     divergent: bool = False      # the fork's own code: upstream commits touching it go to a chain
