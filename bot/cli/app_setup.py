@@ -121,10 +121,13 @@ def write_private(path: Path, text: str) -> None:
         raise
 
 
-def settings_updates(app: dict, key_file: Path, api_url: str, existing: str = "") -> dict[str, str]:
+def settings_updates(app: dict, key_file: Path, api_url: str, existing: str = "", *,
+                     web_url: str = "") -> dict[str, str]:
     """The ``FORKSYNC_*`` values a conversion answer gives (``app``: GitHub's
     ``apps/create-from-manifest`` 201 body). A dashboard session key is made once (kept when the
-    file already has one); the API URL is written only when it is not GitHub's."""
+    file already has one); the API URL is written only when it is not GitHub's, and then the clone
+    URL template too, on ``web_url`` (default :func:`web_url_for` of ``api_url``) — serve's default
+    clones from github.com — unless the file already names one."""
     out = {
         "FORKSYNC_APP_ID": str(app["id"]),
         "FORKSYNC_APP_SLUG": str(app["slug"]),
@@ -137,6 +140,8 @@ def settings_updates(app: dict, key_file: Path, api_url: str, existing: str = ""
         out["FORKSYNC_SESSION_SECRET"] = secrets.token_urlsafe(32)
     if api_url.rstrip("/") != DEFAULT_API:
         out["FORKSYNC_GITHUB_URL"] = api_url.rstrip("/")
+        if not re.search(r"^\s*(?:export\s+)?FORKSYNC_GIT_URL\s*=", existing, re.M):
+            out["FORKSYNC_GIT_URL"] = (web_url or web_url_for(api_url)).rstrip("/") + "/{owner}/{repo}.git"
     return out
 
 
@@ -259,13 +264,13 @@ async def run_setup(opts: SetupOptions, announce: Callable[[str], None],
         try:
             write_private(key_file, app["pem"])
             existing = settings.read_text() if settings.exists() else ""
-            write_private(settings, merge_dotenv(existing, settings_updates(app, key_file, opts.api_url, existing)))
+            write_private(settings, merge_dotenv(existing, settings_updates(app, key_file, opts.api_url, existing, web_url=web_url)))
         except OSError as e:
             # the App exists now and its key is shown only this once: kept in a private folder of its own
             keep = Path(tempfile.mkdtemp(prefix="forksync-app-"))
             kept_key = keep / key_file.name
             write_private(kept_key, app["pem"])
-            write_private(keep / settings.name, merge_dotenv("", settings_updates(app, kept_key, opts.api_url, "")))
+            write_private(keep / settings.name, merge_dotenv("", settings_updates(app, kept_key, opts.api_url, "", web_url=web_url)))
             raise OSError(f"app setup: the App {app['slug']!r} was created, but {e.filename or settings} could not be "
                           f"written ({e.strerror or e}); its settings and private key are in {keep} (mode 0600): move "
                           f"them where they belong") from None

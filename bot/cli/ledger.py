@@ -18,7 +18,7 @@ import pygit2
 from bot.cli.main import fork_config_from_args
 from bot.cli.progress import reporter, warn_once
 from bot.cli.text import add_row, text
-from bot.config.forksync import UserError
+from bot.config.forksync import UserError, unmatched_area_globs
 from bot.core.merged import revert_of
 from bot.git import repo as gitio
 from bot.model import Disposition, Evidence, LedgerEntry
@@ -188,11 +188,28 @@ def warn_same_tip(state) -> None:
         warn_once(text("ledger", "same_tip", tip=state.upstream_tip))
 
 
+def warn_unmatched_areas(state) -> None:
+    """An area path glob that matches no file at the fork's tip or upstream's: the area covers
+    nothing through it (:func:`bot.config.forksync.unmatched_area_globs`)."""
+    areas = [a for a in state.config.areas if a.paths]
+    if not areas:
+        return
+    paths: set[str] = set()
+    for tip in {state.fork_tip, state.upstream_tip} - {None, ""}:
+        try:
+            paths.update(gitio.tree_paths(state.repo, state.repo[tip].peel(pygit2.Commit).tree))
+        except (KeyError, ValueError, pygit2.GitError):
+            return          # a tip whose tree is not here: nothing can be said of its files
+    for name, globs in unmatched_area_globs(areas, paths):
+        warn_once(text("ledger", "unmatched_area_globs", area=name, globs=globs))
+
+
 def warn_state(state) -> None:
     """Every warning about the state on stderr (``--json`` keeps stdout for the document alone)."""
     warn_missing(state)
     warn_unresolved(state)
     warn_same_tip(state)
+    warn_unmatched_areas(state)
 
 
 def cmd_status(args) -> int:

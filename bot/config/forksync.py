@@ -196,7 +196,7 @@ class Area(_Strict):
     """A named part of the code base, shared by every feature (risk, labels, owners, gating)."""
 
     name: str = Field(pattern=r"^[A-Za-z0-9_.\-]+$")
-    paths: list[str] = Field(default_factory=list)      # fnmatch globs from the repository root, ** allowed
+    paths: list[str] = Field(default_factory=list)      # fnmatch globs from the repository root, ** allowed (one matching no file is warned)
     symbols: list[str] = Field(default_factory=list)    # regexes over symbol names
     owners: list[str] = Field(default_factory=list)     # GitHub logins, in any case (as GitHub compares them); @login too
     divergent: bool = False      # the fork's own code: upstream commits touching it go to a chain
@@ -247,6 +247,21 @@ class Area(_Strict):
     def matches_symbol(self, symbol: str) -> bool:
         """Whether one of the ``symbols`` regexes matches ``symbol`` (``re.search``)."""
         return any(r.search(symbol) for r in _compiled(tuple(self.symbols)))
+
+
+def unmatched_area_globs(areas, paths) -> list[tuple[str, tuple[str, ...]]]:
+    """Pure: ``[(area name, (glob, …)), …]``, in the areas' order, of each area's ``paths`` globs
+    that match none of ``paths`` (repository-root file paths, e.g. every file at the fork's and
+    upstream's tips), matched as :meth:`Area.matches_path` does; areas whose every glob matches
+    something are left out. Such a glob is most often a typo or a folder that moved: it routes no
+    upstream commit to the area (for a divergent area, to a chain), and nothing else would say so."""
+    paths = tuple(paths)
+    out = []
+    for a in areas:
+        dead = tuple(g for g in a.paths if not any(_globs_regex((g,)).match(p) for p in paths))
+        if dead:
+            out.append((a.name, dead))
+    return out
 
 
 @functools.lru_cache(maxsize=256)
@@ -404,6 +419,9 @@ def _reason(err: dict) -> str:
     if err["type"] == "extra_forbidden":
         return locate.unknown_key_reason(ForksyncConfig, tuple(err["loc"]))
     msg = err["msg"]
+    if err["type"] == "list_type":
+        # most often one value written where the key takes a list (`paths: lib/**`)
+        return f"{msg}: write `[a, b]`, or one `- a` per line below the key"
     return msg.removeprefix("Value error, ")     # pydantic's prefix for a validator's own message
 
 

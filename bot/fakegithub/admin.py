@@ -5,7 +5,9 @@ the description). They let a test or ``forksync demo`` drive a fake running in a
 - ``POST /_fake/setup``       ← ``{app?: {...}, users?: [...], repos?: [{full_name, source?, …}],
                                   installations?: [{account, repos?: [...]}],
                                   collaborators?: [{repo, login, permission}], tokens?: [{token, login}],
-                                  webhook?: {url, secret}}``
+                                  webhook?: {url, secret}, oauth_user?: login}``
+                                  (``oauth_user``: who is signed in when the dashboard's sign-in
+                                  goes through ``/login/oauth/authorize``)
 - ``POST /_fake/faults``      ← ``{kind: "rate_limited"|…, path, method?, times?, …}``
 - ``POST /_fake/refresh``     notice git pushes now (emit their events)
 - ``GET  /_fake/violations``  → ``[str, …]``
@@ -91,6 +93,8 @@ def apply_setup(fake: "FakeGitHub", spec: dict) -> None:
         fake.add_collaborator(fake.state.repo(*c["repo"].split("/")), c["login"], c.get("permission", "write"))
     for t in spec.get("tokens", []):
         fake.add_token(t["token"], t["login"])
+    if spec.get("oauth_user"):
+        fake.oauth_user = spec["oauth_user"]
     if spec.get("webhook"):
         fake.webhooks.url = spec["webhook"].get("url")
         fake.webhooks.secret = spec["webhook"].get("secret", fake.webhooks.secret)

@@ -48,7 +48,7 @@ def authenticate(state: State, ctx: Ctx) -> None:
         ctx.installation = state.installations.get(tok.installation_id)
         if ctx.installation is not None and ctx.installation.suspended_at is not None:
             raise GitHubError(403, SUSPENDED)
-        app = next(iter(state.apps.values()), None)
+        app = state.token_app(tok)
         ctx.actor = app.bot if app else None
     else:
         ctx.actor = tok.user

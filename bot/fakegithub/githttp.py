@@ -96,7 +96,7 @@ def _actor(fake: "FakeGitHub", repo: "Repo", request: web.Request, push: bool) -
             return web.Response(status=404, text="Repository not found.\n")
         if push and (inst is None or inst.permissions.get("contents") != "write"):
             return web.Response(status=403, text="Permission to push denied to the integration.\n")
-        app = next(iter(fake.state.apps.values()), None)
+        app = fake.state.token_app(tok)
         return app.bot if app else None
     user = tok.user
     perm = fake.state.permission(repo, user.login) if user else "none"

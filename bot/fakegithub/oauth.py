@@ -40,7 +40,8 @@ def register(app: web.Application, fake: "FakeGitHub") -> None:
         if client(q.get("client_id", "")) is None:
             return web.json_response({"message": "Not Found"}, status=404)
         if not fake.oauth_user:
-            return web.json_response({"message": "no user is signed in to the local GitHub (fake.oauth_user)"}, status=401)
+            return web.json_response({"message": "no user is signed in to the local GitHub: set fake.oauth_user, "
+                                                 'or POST /_fake/setup {"oauth_user": LOGIN}'}, status=401)
         code = secrets.token_hex(10)
         codes[code] = (q["client_id"], fake.oauth_user, q.get("redirect_uri", ""), fake.state.now() + CODE_TTL_S)
         sep = "&" if "?" in q.get("redirect_uri", "") else "?"

@@ -96,7 +96,7 @@ async def create_token(ctx: Ctx) -> Reply:
                                    "to the parent installation.")
         scope = {r.id for r in chosen}
     ttl = getattr(ctx.fake, "token_ttl_s", INSTALLATION_TOKEN_TTL_S)
-    tok = ctx.state.issue_token(installation_id=inst.id, ttl_s=ttl)
+    tok = ctx.state.issue_token(installation_id=inst.id, ttl_s=ttl, app_id=ctx.jwt_app.id if ctx.jwt_app else None)
     tok.repository_ids, tok.permissions = scope, (perms if body.get("permissions") else None)
     out = {"token": tok.token, "expires_at": iso(tok.expires_at), "permissions": perms,
            "repository_selection": "all" if inst.repository_ids is None and scope is None else "selected"}

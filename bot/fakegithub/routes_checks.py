@@ -20,7 +20,7 @@ def _require_app(ctx: Ctx) -> int:
     if ctx.installation is None:
         raise GitHubError(403, "You must authenticate via a GitHub App.")
     ctx.require_permission("checks")
-    app = next(iter(ctx.state.apps.values()))
+    app = ctx.state.token_app(ctx.token)
     return app.id
 
 

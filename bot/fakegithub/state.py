@@ -84,6 +84,7 @@ class Token:
     user: User | None = None
     repository_ids: set[int] | None = None       # a token narrowed to some repositories
     permissions: dict[str, str] | None = None    # a token narrowed to some permissions
+    app_id: int | None = None    # the App whose JWT minted it (its bot acts); None: the first App
 
 
 @dataclass
@@ -319,10 +320,15 @@ class State:
         return u
 
     def issue_token(self, *, installation_id: int | None = None, user: User | None = None,
-                    ttl_s: float = 3600.0, token: str | None = None) -> Token:
-        t = Token(token or "ghs_" + secrets.token_urlsafe(27), self.now() + ttl_s, installation_id, user)
+                    ttl_s: float = 3600.0, token: str | None = None, app_id: int | None = None) -> Token:
+        t = Token(token or "ghs_" + secrets.token_urlsafe(27), self.now() + ttl_s, installation_id, user,
+                  app_id=app_id)
         self.tokens[t.token] = t
         return t
+
+    def token_app(self, tok: Token) -> App | None:
+        """The App an installation token acts for: the one whose JWT minted it, else the first."""
+        return self.apps.get(tok.app_id) if tok.app_id is not None else next(iter(self.apps.values()), None)
 
     def expire_tokens(self) -> int:
         """Make every installation token expired (the next call with one gets 401)."""

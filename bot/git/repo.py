@@ -123,6 +123,21 @@ def absent_entries(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[tuple
             yield e.name, e.filemode, str(e.id)
 
 
+def tree_paths(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[str]:
+    """The path of every file (blob or submodule) of ``tree``, recursively, from the repository
+    root. Reads trees only (a partial clone's absent blobs are listed); an absent subtree is
+    skipped."""
+    for e in tree:
+        if e.type_str == "tree":
+            try:
+                sub = repo[e.id]
+            except KeyError:
+                continue
+            yield from (f"{e.name}/{p}" for p in tree_paths(repo, sub))
+        else:
+            yield e.name
+
+
 def absent_blobs(repo: pygit2.Repository, tree: pygit2.Tree, limit: int = 3) -> list[tuple[str, str]]:
     """``(path, blob sha)`` of the first ``limit`` of :func:`absent_entries`."""
     return [(p, s) for p, _, s in itertools.islice(absent_entries(repo, tree), limit)]

@@ -88,7 +88,7 @@ async def test_app_setup_through_the_cli(fake_github, tmp_path, capsys):
         "FORKSYNC_DB": "/var/lib/forksync/forksync.db", "FORKSYNC_APP_ID": str(app.id), "FORKSYNC_APP_SLUG": "forksync-meta",
         "FORKSYNC_PRIVATE_KEY_FILE": str(key_file), "FORKSYNC_WEBHOOK_SECRET": app.webhook_secret,
         "FORKSYNC_OAUTH_CLIENT_ID": app.client_id, "FORKSYNC_OAUTH_CLIENT_SECRET": app.client_secret,
-        "FORKSYNC_GITHUB_URL": fake.url}
+        "FORKSYNC_GITHUB_URL": fake.url, "FORKSYNC_GIT_URL": fake.url + "/{owner}/{repo}.git"}
     assert settings.read_text().startswith("# mine\n")
     # no secret reaches the terminal
     out = capsys.readouterr()
@@ -184,6 +184,24 @@ def test_web_url_for():
     assert app_setup.web_url_for("https://api.github.com") == "https://github.com"
     assert app_setup.web_url_for("https://ghe.example.org/api/v3/") == "https://ghe.example.org"
     assert app_setup.web_url_for("http://127.0.0.1:5000") == "http://127.0.0.1:5000"
+
+
+def test_a_github_other_than_github_com_gets_its_own_clone_urls(tmp_path):
+    # serve clones from FORKSYNC_GIT_URL, whose default is github.com's: an App made on GitHub
+    # Enterprise (or the local GitHub) fetched every fork from github.com ("Could not resolve host")
+    app = {"id": 7, "slug": "fs", "pem": "k", "webhook_secret": "w", "client_id": "c", "client_secret": "s"}
+    key = tmp_path / "fs.pem"
+    ghe = app_setup.settings_updates(app, key, "https://ghe.example.org/api/v3/")
+    assert ghe["FORKSYNC_GITHUB_URL"] == "https://ghe.example.org/api/v3"
+    assert ghe["FORKSYNC_GIT_URL"] == "https://ghe.example.org/{owner}/{repo}.git"
+    # a web host given with --web-url is the clone host too
+    other = app_setup.settings_updates(app, key, "https://api.corp.example", web_url="https://git.corp.example/")
+    assert other["FORKSYNC_GIT_URL"] == "https://git.corp.example/{owner}/{repo}.git"
+    # github.com's default needs no line; a clone URL already in the file is the operator's and stays
+    assert not {"FORKSYNC_GITHUB_URL", "FORKSYNC_GIT_URL"} & set(app_setup.settings_updates(app, key, "https://api.github.com"))
+    kept = app_setup.settings_updates(app, key, "https://ghe.example.org/api/v3",
+                                      existing="FORKSYNC_GIT_URL=ssh://git@ghe.example.org/{owner}/{repo}.git\n")
+    assert "FORKSYNC_GIT_URL" not in kept
 
 
 def test_manifest_by_hand_names_the_public_url_never_the_setup_page(capsys):

@@ -490,3 +490,24 @@ def test_holes_are_listed_by_status_and_export_with_the_forks_revert(tmp_path, c
         "index": -1, "sha": u["u1"], "pr": 11, "subject": "One (#11)", "date": "2026-01-02T00:00:00Z",
         "disposition": "REVERTED", "fork_commit": rv, "fork_commit_date": "2026-01-05T00:00:00Z"}
     assert hole["evidence"][0]["rule"] == "revert" and hole["evidence"][0]["fork_commit"] == rv
+
+
+def test_an_area_glob_that_matches_no_file_is_warned(scn, capsys, tmp_path):
+    """A typo in an area's path (or a folder that moved) makes the area cover nothing: a divergent
+    one then sends no upstream commit to a chain, with nothing said. A glob that matches a file at
+    the fork's tip or upstream's is fine; one that matches neither is named with its area."""
+    cfg = tmp_path / "forksync.yml"
+    cfg.write_text("areas:\n"
+                   "  - name: core\n    paths: ['lib/**', 'README.md']\n    divergent: true\n"
+                   "  - name: tlx\n    paths: ['lbi/core.cpp', 'third_party/tlx/**']\n    divergent: true\n"
+                   f"cache_dir: {tmp_path / 'cache'}\n")
+    argv = ["--config", str(cfg), "--upstream", str(scn.up.path), "--fork", str(scn.fork.path)]
+    for cmd in (["status"], ["plan"]):
+        rc, _, err = run(capsys, [*argv, *cmd])
+        assert rc == 0, err
+        said = [line for line in err.splitlines() if "areas[" in line]
+        assert said == ["forksync: warning: areas[tlx].paths: no file at the fork's tip or upstream's matches "
+                        "'lbi/core.cpp' or 'third_party/tlx/**' (a typo, or a folder that moved?): the area covers "
+                        "no file through them"], err
+    rc, _, err = run(capsys, [*scn.argv, "status"])
+    assert rc == 0 and "areas[" not in err

@@ -110,6 +110,16 @@ def test_an_areas_compiled_globs_match_what_glob_match_matches():
     assert not Area(name="none").matches_path("lib/x.cpp")
 
 
+def test_unmatched_area_globs_names_each_glob_no_path_matches():
+    from bot.config.forksync import Area, unmatched_area_globs
+
+    areas = [Area(name="core", paths=["lib/**", "include/"]), Area(name="tlx", paths=["third_party/tlx/**", "lbi/*.cpp"]),
+             Area(name="ghost", paths=["no/such/**", "cmake/llvm-hash.txt"]), Area(name="symbols-only", symbols=["TLX"])]
+    paths = ["lib/a/b.cpp", "include/x.h", "third_party/tlx/t.py", "cmake/llvm-info.json"]
+    assert unmatched_area_globs(areas, paths) == [("tlx", ("lbi/*.cpp",)), ("ghost", ("no/such/**", "cmake/llvm-hash.txt"))]
+    assert unmatched_area_globs(areas, iter(paths + ["lbi/x.cpp", "no/such/y", "cmake/llvm-hash.txt"])) == []
+
+
 def test_fork_ref_left_out_is_the_repositorys_default_branch_on_github():
     given = {"fork:\n  url: meta/triton\n": "master", "fork: {}\n": "master", "fork:\n  ref: ''\n": "master",
              "fork:\n  ref: main\n": "main", "fork:\n  ref: fork-main\n": "fork-main", "upstream: {ref: main}\n": "master"}

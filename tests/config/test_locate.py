@@ -69,6 +69,10 @@ CASES = [
                   "       33 | \tchain_size_cap: 5",
                   "          | ^"], id="syntax-tab"),
     pytest.param("- just\n- a list\n", ["F:1:1: the top level must be a mapping, not list"], id="not-a-mapping"),
+    # one glob where a list is wanted: say how a YAML list is written
+    pytest.param(broken('    paths: ["third_party/proton/**"]', "    paths: third_party/proton/**"),
+                 ["F:79:12: areas[proton].paths: Input should be a valid list: write `[a, b]`, or one `- a` per line "
+                  "below the key"], id="a-string-for-a-list"),
 ]
 
 

@@ -612,3 +612,44 @@ async def test_pr_from_a_fork_repository_merges(world, tmp_path):
     assert [f["filename"] for f in files] == ["c.txt"]
     res = await gh.put("/repos/{owner}/{repo}/pulls/{n}/merge", dict(R, n=pr["number"]), data={"merge_method": "rebase"})
     assert git(fork.path, "show", f"{res['sha']}:c.txt") == "fix"
+
+
+async def test_an_installation_token_acts_as_the_app_that_minted_it(fake_github, tmp_path):
+    # a second App (the one `forksync app setup` creates beside the fake's own): its bot is the
+    # author of what its installation tokens do, as on GitHub; the status issue is found by its
+    # creator, so a write credited to the first App made the bot open one more on every sync
+    from bot.github.client import GitHubApp
+    from tests.support.github import FAST_RETRY
+
+    make_source_repo(tmp_path / "src", [{"a.txt": "1\n"}])
+    fork = fake_github.create_repo("meta/triton", source=tmp_path / "src")
+    second = fake_github.create_app(app_id=1003, slug="forksync-meta", name="forksync-meta", fresh_key=True)
+    inst = fake_github.install("meta")
+    async with aiohttp.ClientSession() as session:
+        apps = [GitHubApp(session, app_id=a.id, private_key=a.private_key_pem, base_url=fake_github.url, retry=FAST_RETRY)
+                for a in (fake_github.app, second)]
+        made = [await a.installation(inst.id).post("/repos/{owner}/{repo}/issues", R, data={"title": str(a.app_id)})
+                for a in apps]
+        assert [m["user"]["login"] for m in made] == ["forksync[bot]", "forksync-meta[bot]"]
+        mine = await apps[1].installation(inst.id).getitem("/repos/{owner}/{repo}/issues{?creator}",
+                                                           {**R, "creator": "forksync-meta[bot]"})
+        # its check runs are its own too (the gate tells a check bound to one App from another App's run)
+        run = await apps[1].installation(inst.id).post("/repos/{owner}/{repo}/check-runs", R, data={
+            "name": "forksync/gate", "head_sha": fork.git.ref("refs/heads/main")})
+    assert [i["number"] for i in mine] == [made[1]["number"]]
+    assert (run["app"]["id"], run["app"]["slug"]) == (1003, "forksync-meta")
+
+
+async def test_setup_signs_a_user_in_for_the_oauth_flow(fake_github):
+    # a local GitHub run as a process (`python -m bot.fakegithub`) is driven only through
+    # /_fake/setup: the dashboard's sign-in needs someone signed in to its "browser"
+    no_redirect = dict(allow_redirects=False)
+    authorize = f"{fake_github.url}/login/oauth/authorize?client_id={fake_github.app.client_id}&redirect_uri=http://x/cb&state=s"
+    async with aiohttp.ClientSession() as s:
+        async with s.get(authorize, **no_redirect) as r:
+            assert r.status == 401 and "/_fake/setup" in (await r.json())["message"]
+        async with s.post(f"{fake_github.url}/_fake/setup", json={"oauth_user": "alice"}) as r:
+            assert r.status == 200
+        async with s.get(authorize, **no_redirect) as r:
+            assert r.status == 302 and r.headers["Location"].startswith("http://x/cb?code=")
+    assert fake_github.oauth_user == "alice"
