@@ -101,7 +101,7 @@ def test_every_problem_at_once_in_file_order(tmp_path):
     with pytest.raises(ConfigError) as e:
         parse_config_text(text, "f.yml")
     assert [(p, pos) for (p, _), pos in zip(e.value.problems, e.value.positions)] == [
-        ("areas[tlx].divergnt", (41, 5)), ("areas[autows].divergnt", (50, 5)), ("bundle_size_cap", (32, 18))]
+        ("bundle_size_cap", (32, 18)), ("areas[tlx].divergnt", (41, 5)), ("areas[autows].divergnt", (50, 5))]
 
 
 def test_the_cli_prints_it_and_exits_2(tmp_path, capsys):
