@@ -41,14 +41,18 @@ class ConfigError(ValueError):
     """A configuration that cannot be used. ``problems`` is ``[(key_path, reason), …]`` (key path
     by name, ``areas[autows].divergent``; ``""`` for the whole file); ``positions`` is aligned with
     it: ``(line, column)``, both 1-based, or None where the problem has no place in a file (no
-    file, or a value given by a flag). The message has one line per problem,
+    file, or a value given by a flag); both are kept in file order. The message has one line per problem,
     ``FILE:LINE:COLUMN: PATH: REASON``, as compilers print them so editors can jump there."""
 
     def __init__(self, source: str, problems: list[tuple[str, str]],
                  positions: list[tuple[int, int] | None] | None = None):
         self.source = source
-        self.problems = problems
-        self.positions = list(positions) if positions is not None else [None] * len(problems)
+        positions = list(positions) if positions is not None else [None] * len(problems)
+        # in file order, as an editor lists a compiler's errors (pydantic reports them in the
+        # model's field order); problems without a place keep their order, after the others
+        order = sorted(range(len(problems)), key=lambda i: (positions[i] is None, positions[i] or (0, 0)))
+        self.problems = [problems[i] for i in order]
+        self.positions = [positions[i] for i in order]
         super().__init__(f"invalid forksync configuration in {source}:\n" + "\n".join(self.lines()))
 
     def lines(self) -> list[str]:
