@@ -1,0 +1,64 @@
+"""Units and decisions under adverse timing, end to end on the local GitHub with the real bot:
+the upstream poller's sync (worker 0 runs it beside the delivery being handled, in the same
+event loop) starting while a delivery writes to the fork's working repository."""
+from __future__ import annotations
+
+import asyncio
+import subprocess
+
+from tests.support.e2e import adopt_and_move_upstream, job_context, open_sync_prs, status_command, status_issue
+
+FORK = "meta/triton"
+
+
+def notes_of(fork_path, sha):
+    p = subprocess.run(["git", f"--git-dir={fork_path}", "notes", "--ref", "refs/notes/forksync", "show", sha],
+                       capture_output=True, text=True)
+    return p.stdout
+
+
+async def test_a_decision_recorded_while_the_poller_syncs_the_fork_is_not_lost(world):
+    """alice writes ``/forksync defer <chain's commit> …``; forksync writes the note in the fork's
+    working repository and, before it pushes it, the poller's sync of the fork fetches the fork
+    into that same repository (``+refs/notes/*:refs/notes/*``, forced), which puts the notes ref
+    back to GitHub's. What alice sees: the reply "recorded … DEFERRED_BLOCKED", but the push had
+    nothing new to send — no note on the fork, the chain's PR stays open, and the next plan
+    treats the commit as pending as if she had said nothing. What she should see: the decision
+    in ``refs/notes/forksync`` on the fork and the chain's PR closed for it (a command's writes to
+    the working repository wait for the fork's sync, as another sync does)."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    c1, c2 = await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    _bundle, chain = await open_sync_prs(alice)
+    [issue] = await status_issue(alice)
+    # an earlier decision: the fork holds forksync's notes already
+    await status_command(alice, bot, issue["number"], f"/forksync reconsider {c1[:12]}")
+    assert "RECONSIDER" in notes_of(fork.path, c1)
+
+    svc = bot.svc
+    real_git = svc._git
+    fetched = asyncio.Event()
+    poll: list[asyncio.Task] = []
+
+    async def racing_git(git_dir, *argv, **kw):
+        if argv and argv[0] == "push" and argv[-1] == "refs/notes/forksync:refs/notes/forksync" and not poll:
+            # the note is written, not pushed yet: the poller's sync of the fork starts now
+            poll.append(asyncio.create_task(svc.sync(await job_context(bot)(inst.id), FORK, reason="upstream poll")))
+            lock = svc._locks.get(FORK)
+            if lock is None or not lock.locked():
+                await fetched.wait()        # nothing keeps it from fetching the fork first: it does
+        out = await real_git(git_dir, *argv, **kw)
+        if poll and argv[:3] == ("fetch", "-q", "--prune"):
+            fetched.set()
+        return out
+
+    svc._git = racing_git
+    reply = await status_command(alice, bot, issue["number"], f"/forksync defer {c2[:12]} waits for the LLVM bump")
+    await asyncio.gather(*poll)
+    await bot.settle()
+    assert poll, "no decision was pushed"
+    assert "DEFERRED_BLOCKED" in reply, reply
+    assert "forksync-decision: DEFERRED_BLOCKED waits for the LLVM bump" in notes_of(fork.path, c2), \
+        "the reply said recorded, but the fork holds no such note"
+    assert (await alice.getitem(f"/repos/meta/triton/pulls/{chain['number']}"))["state"] == "closed"
+    assert bot.deliveries("dead") == []
