@@ -336,7 +336,7 @@ class SyncService:
             if no_ops:
                 # decided at plan time and recorded in git (a note), so the ledger stays a
                 # function of git alone; then the numbers are computed again with them
-                await self.record_decisions(ctx, full_name, no_ops, Disposition.NO_OP,
+                await self._record_decisions(ctx, full_name, no_ops, Disposition.NO_OP,
                                             f"already in the fork: picking it onto {core.fork_head[:12]} changes nothing",
                                             "forksync")
                 core = await asyncio.to_thread(self.compute, git_dir, cfg, up_ref, cfg.fork.ref)
@@ -860,13 +860,16 @@ class SyncService:
 
     async def check_resolution(self, ctx, full_name: str, branch: str, head: str, base: str,
                                shas: list[str]) -> tuple[list[str], list[str]]:
-        """Fetch a person's push to a chain branch and verify it (see ``sync_prs.verify_resolution``)."""
+        """Fetch a person's push to a chain branch and verify it (see ``sync_prs.verify_resolution``),
+        holding the fork's lock: the forced fetch of the branch would reset it under a sync that
+        applied the unit and has not pushed it yet."""
         d = await self.ensure_repo(full_name)
         url, secrets = await self.remote_url(full_name, ctx.installation_id)
-        await self._git(d, "fetch", "-q", "--no-tags", url, f"+refs/heads/{branch}:refs/heads/{branch}",
-                        secrets=secrets)
-        log = await self._git(d, "log", "--format=%B%x00", f"{base}..{head}")
-        hits = await asyncio.to_thread(files_with_markers, str(d), base, head)
+        async with self._lock(full_name):
+            await self._git(d, "fetch", "-q", "--no-tags", url, f"+refs/heads/{branch}:refs/heads/{branch}",
+                            secrets=secrets)
+            log = await self._git(d, "log", "--format=%B%x00", f"{base}..{head}")
+            hits = await asyncio.to_thread(files_with_markers, str(d), base, head)
         problems = sync_prs.verify_resolution(log, [h.path for h in hits], shas)
         return problems, sorted(set(sync_prs.TRAILER.findall(log)) & set(shas))
 
@@ -1025,6 +1028,10 @@ class SyncService:
         upstream, up_ref = self.upstream_of(cfg)
         if not upstream:
             return []
+        async with self._lock(full_name):      # its fetch resets the fork's branches a sync may be pushing
+            return await self._resolve_target(ctx, full_name, target, upstream, up_ref)
+
+    async def _resolve_target(self, ctx, full_name: str, target: cm.Target, upstream: str, up_ref: str) -> list[str]:
         git_dir = await self.fetch(full_name, ctx.installation_id, upstream, up_ref)
         ref = f"refs/remotes/upstream/{up_ref}"
         if target.sha:
@@ -1088,7 +1095,15 @@ class SyncService:
 
     async def record_decisions(self, ctx, full_name: str, shas: list[str], disposition: Disposition | None,
                                reason: str, by: str) -> str:
-        """Write decisions as git notes (``bot.git.notes``) in the working repo and push the notes ref."""
+        """Write decisions as git notes (``bot.git.notes``) in the working repo and push the notes ref,
+        holding the fork's lock (:meth:`_lock`): a sync's fetch of the fork between the note's write
+        and its push would put the notes ref back to GitHub's, and the push would send nothing."""
+        async with self._lock(full_name):
+            return await self._record_decisions(ctx, full_name, shas, disposition, reason, by)
+
+    async def _record_decisions(self, ctx, full_name: str, shas: list[str], disposition: Disposition | None,
+                                reason: str, by: str) -> str:
+        """:meth:`record_decisions` for a caller that holds the fork's lock already."""
         d = await self.ensure_repo(full_name)
         url, secrets = await self.remote_url(full_name, ctx.installation_id)
         ref = "refs/notes/forksync"
