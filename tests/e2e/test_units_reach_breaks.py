@@ -62,3 +62,39 @@ async def test_a_decision_recorded_while_the_poller_syncs_the_fork_is_not_lost(w
         "the reply said recorded, but the fork holds no such note"
     assert (await alice.getitem(f"/repos/meta/triton/pulls/{chain['number']}"))["state"] == "closed"
     assert bot.deliveries("dead") == []
+
+
+async def test_a_unit_a_polled_sync_left_blocked_by_a_passing_failure_is_retried_by_the_next_poll(world):
+    """The fork follows upstream by polling (GitHub sends the App no push event of a repository it
+    is not installed on). Upstream moves; the polled sync pushes both units, but GitHub answers
+    422 "Validation Failed" to the bundle's PR create once: the bundle is blocked with a failure
+    that may pass on its own (as a raced push is), and the poll is a failing job. What the maintainer sees: the next
+    poll finds upstream "unchanged" (the failed sync had stored the head), runs no sync, clears
+    the failing poll job — /healthz is green again — and the bundle stays blocked without a PR
+    until upstream moves again, though nothing refuses it any more. What they should see: the
+    next poll retry the blocked unit (as the queue retries a push delivery) and open its PR."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    from bot.sync import store as sync_store
+    from bot.sync.upstream import poll_once
+    from tests.support.e2e import install_on_fork, move_upstream
+
+    await install_on_fork(fake, bot, fork, inst.id)
+    fake.webhooks.auto_deliver = False          # upstream's push reaches forksync by the poll only
+    c1, c2 = move_upstream(up_src, upstream)
+    await fake.refresh()
+    fake.webhooks.held.clear()
+    fake.webhooks.auto_deliver = True
+    fake.faults.unprocessable("/repos/meta/triton/pulls", "POST", times=1)
+    make_ctx = job_context(bot)
+    notes = await poll_once(bot.store, bot.svc, make_ctx, now=10**10)
+    assert "sync failed" in " ".join(notes) and "blocked, retrying" in " ".join(notes), notes
+    [blocked] = sync_store.blocked_branches(bot.store, FORK)
+    assert blocked["blocked_requires"] == ""
+    assert fake.faults.pending() == []
+
+    notes = await poll_once(bot.store, bot.svc, make_ctx, now=10**10 + 10**6)
+    await bot.settle()
+    assert sync_store.blocked_branches(bot.store, FORK) == [], notes
+    assert [p["head"]["ref"] for p in await open_sync_prs(alice)] == [f"forksync/bundle-{c1[:12]}",
+                                                                       f"forksync/chain-{c2[:12]}"]
+    assert sync_store.load_status(bot.store, FORK).failing_jobs == ()
