@@ -98,3 +98,57 @@ async def test_a_unit_a_polled_sync_left_blocked_by_a_passing_failure_is_retried
     assert [p["head"]["ref"] for p in await open_sync_prs(alice)] == [f"forksync/bundle-{c1[:12]}",
                                                                        f"forksync/chain-{c2[:12]}"]
     assert sync_store.load_status(bot.store, FORK).failing_jobs == ()
+
+
+async def test_a_unit_merged_while_the_poller_plans_is_not_pushed_or_opened_again(world):
+    """The poller's sync fetched the fork and is planning (minutes on a real fork) when alice
+    merges the bundle's PR; the worker lands it at once — row ``merged``, branch deleted — and its
+    refresh waits for the fork's lock. The poller's sync, planned before the merge, then
+    publishes the bundle from its old plan: the unit's row has ended, so it is taken for a new
+    unit, its branch is pushed again (GitHub had deleted it) and a PR is asked for. What alice
+    sees: ``forksync/bundle-…`` back on the fork, GitHub refusing the PR (422 "No commits between
+    main and forksync/bundle-…"), and the status issue saying *Syncing is degraded* for a unit
+    that landed — for good: no later sync plans that unit again to clear it. What she should
+    see: the landed unit left alone (the refresh after the landing plans what is left)."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    c1, c2 = await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    bundle, chain = await open_sync_prs(alice)
+    branch = bundle["head"]["ref"]
+    svc = bot.svc
+    landed = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    real_refresh, real_compute = svc.refresh, svc.compute
+    worker: list[asyncio.Task] = []
+
+    async def refresh(ctx, full_name, *, reason):
+        landed.set()            # the landing is done; its refresh waits for the poller's sync
+        return await real_refresh(ctx, full_name, reason=reason)
+
+    async def merge_and_land():
+        await alice.put(f"/repos/meta/triton/pulls/{bundle['number']}/merge", data={"merge_method": "merge"})
+        worker.append(asyncio.create_task(bot.settle()))
+        await landed.wait()
+
+    def compute(*args, **kw):   # the plan (in its thread): alice merges meanwhile, the worker lands it
+        core = real_compute(*args, **kw)
+        if not worker:
+            asyncio.run_coroutine_threadsafe(merge_and_land(), loop).result()
+        return core
+
+    svc.refresh, svc.compute = refresh, compute
+    try:
+        line = await svc.sync(await job_context(bot)(inst.id), FORK, reason="upstream poll")
+    finally:
+        await asyncio.gather(*worker)
+    await bot.settle()
+    assert f"bundle-{c1[:12]}: merged while this sync planned" in line, line
+    from bot.sync import store as sync_store
+    from tests.support.github import git
+    assert (await alice.getitem(f"/repos/meta/triton/pulls/{bundle['number']}"))["merged"] is True
+    assert [p["number"] for p in await open_sync_prs(alice)] == [chain["number"]]
+    assert git(up_src, "ls-remote", str(fork.path), f"refs/heads/{branch}") == "", "the landed branch was pushed again"
+    assert sync_store.blocked_branches(bot.store, FORK) == []
+    [issue] = await status_issue(alice)
+    assert "Syncing is degraded" not in issue["body"]
+    assert sync_store.branch_row(bot.store, FORK, branch)["state"] == "merged"
