@@ -320,6 +320,10 @@ class SyncService:
         sync_store.update_tracking(ctx.store, full_name, poll_interval_s=cfg.github.poll_interval_s,
                                    keep_days=cfg.github.metrics_keep_days)
         async with self._lock(full_name):
+            # the units in flight as this sync begins: one of them landed or closed while it plans
+            # (its landing does not wait for the lock) is no unit of this plan's to publish again
+            live = {r["branch"] for r in sync_store.open_branches(ctx.store, full_name)
+                    + sync_store.blocked_only_branches(ctx.store, full_name)}
             st = sync_store.load_status(ctx.store, full_name) or sync_status.SyncStatus(repo=full_name, upstream=upstream)
             try:
                 git_dir = await self.fetch(full_name, ctx.installation_id, upstream, up_ref)
@@ -353,6 +357,14 @@ class SyncService:
                                                                           {e.sha: e for e in core.ledger})}
                 for unit in core.units_to_publish(cfg):
                     published.add(unit.id)
+                    now_row = sync_store.branch_row(ctx.store, full_name, f"forksync/{unit.id}")
+                    if f"forksync/{unit.id}" in live and sync_store.ended(now_row):
+                        # planned from the fork as fetched before it landed: pushing its branch
+                        # again would bring back what the landing deleted, and ask GitHub for a
+                        # PR of commits main holds; the landing's own sync plans what is left
+                        lines.append(f"{unit.id}: {now_row.get('state')} while this sync planned "
+                                     f"(PR #{now_row.get('pr') or 0}); left to the next sync")
+                        continue
                     s = shrunk.get(unit.id)
                     if s is not None and s.action == shrink_mod.CLOSE:
                         continue            # closed below: nothing of it is left to publish
