@@ -1,10 +1,13 @@
 """Units and decisions under adverse timing, end to end on the local GitHub with the real bot:
-the upstream poller's sync (worker 0 runs it beside the delivery being handled, in the same
-event loop) starting while a delivery writes to the fork's working repository."""
+the upstream poller's sync (worker 0 runs it beside the delivery being handled, in the same event
+loop, and a plan takes minutes on a real fork) while a person decides, merges or pushes, and a
+polled sync whose unit GitHub refused for a moment."""
 from __future__ import annotations
 
 import asyncio
 import subprocess
+
+import pytest
 
 from tests.support.e2e import adopt_and_move_upstream, job_context, open_sync_prs, status_command, status_issue
 
@@ -152,3 +155,70 @@ async def test_a_unit_merged_while_the_poller_plans_is_not_pushed_or_opened_agai
     [issue] = await status_issue(alice)
     assert "Syncing is degraded" not in issue["body"]
     assert sync_store.branch_row(bot.store, FORK, branch)["state"] == "merged"
+
+
+MIDDLE = "".join(f"// line {i}\n" for i in range(8))
+X0 = "int x;\n" + MIDDLE + "int z;\n"
+
+
+@pytest.fixture
+async def conflict_world(fake_github, tmp_path):
+    """The fork tuned ``third_party/amd/x.cpp``: upstream's change of its first line stops a chain."""
+    from tests.support.sync_world import CONFIG, upstream_files, validated_world
+    async with validated_world(fake_github, tmp_path, CONFIG, files=upstream_files(**{"third_party/amd/x.cpp": X0}),
+                               fork_commits=(({"third_party/amd/x.cpp": "int x = 10;\n" + MIDDLE + "int z;\n"},
+                                              "fork: tune x"),)) as w:
+        yield w
+
+
+async def test_a_resolution_pushed_while_the_poller_plans_is_not_called_githubs_refusal(conflict_world, tmp_path):
+    """The chain stopped at a conflict; alice pushes her resolution on top of the conflict commit
+    while the poller's sync, which fetched the fork before her push, plans. That sync then
+    publishes the chain from what it fetched: it pushes the old tip (its conflict commit) over
+    her newer one, git refuses it (non-fast-forward), and the unit is blocked. What alice sees,
+    right after her push: "forksync could not update this PR: GitHub refused the push", the
+    status issue's *Syncing is degraded*, and a failed sync retried — though nothing refused
+    forksync anything: the branch simply moved on GitHub after the fetch. What she should see:
+    her push taken as hers (checked and folded when its event is handled), no refusal."""
+    from tests.support.github import commit_files, git
+    w, up_src, upstream = conflict_world
+    from bot.sync import store as sync_store
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    [chain] = [p async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")]
+    branch = f"forksync/chain-{c2[:12]}"
+    assert chain["head"]["ref"] == branch and chain["draft"] is True
+    wt = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
+    svc = w.bot.svc
+    real_compute = svc.compute
+    pushed: list[str] = []
+
+    def compute(*args, **kw):   # the plan (in its thread): alice pushes her resolution meanwhile
+        core = real_compute(*args, **kw)
+        if not pushed:
+            pushed.append(commit_files(wt, {"third_party/amd/x.cpp": "int x = 12;\n" + MIDDLE + "int z;\n"},
+                                       "resolve x\n\nFile: third_party/amd/x.cpp\nReason: keeps the fork's tuning\n"))
+            git(wt, "push", "-q", "origin", "HEAD")
+        return core
+
+    w.fake.webhooks.auto_deliver = False        # her push's event is handled after the poller's sync
+    svc.compute = compute
+    try:
+        line = await svc.sync(await job_context(w.bot)(w.inst), FORK, reason="upstream poll")
+    finally:
+        svc.compute = real_compute
+        w.fake.webhooks.auto_deliver = True
+    assert pushed
+    assert "blocked" not in line, line
+    assert sync_store.blocked_branches(w.bot.store, FORK) == []
+    assert git(up_src, "ls-remote", str(w.fork.path), f"refs/heads/{branch}").split()[0] == pushed[0]
+    await w.fake.refresh()
+    await w.fake.webhooks.flush()               # her push's events, held meanwhile
+    await w.bot.settle()
+    comments = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{chain['number']}/comments")
+                if c["user"]["login"] == "forksync[bot]"]
+    assert not [c for c in comments if "could not update this PR" in c], comments
+    assert any("checked and folded" in c for c in comments), comments
+    assert w.bot.deliveries("dead") == []
