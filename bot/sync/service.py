@@ -481,6 +481,13 @@ class SyncService:
         url, secrets = await self.remote_url(full_name, ctx.installation_id)
         remote_tip = (await self._git(git_dir, "ls-remote", url, f"refs/heads/{branch}", secrets=secrets)).split()
         remote_tip = remote_tip[0] if remote_tip else None
+        if remote_tip and not await self._has_commit(git_dir, remote_tip):
+            # someone pushed to the branch after this sync fetched it (a person's resolution while
+            # the plan was computed): its commits were never read here, so nothing is pushed over
+            # them (git would refuse the push, and a refusal is no truth about GitHub) — their
+            # push's own event and the next sync take it from there
+            return (f"{unit.id}: {branch} moved on GitHub to {remote_tip[:12]} after this sync fetched it; "
+                    "left to the next sync")
         force = False
         dropped, foreign = await asyncio.to_thread(apply_mod.rewritten_base, git_dir, f"refs/heads/{branch}",
                                                   core.fork_head)
@@ -785,6 +792,11 @@ class SyncService:
         """:func:`bot.git.apply.apply_unit` off the event loop, with the fork's rename limit."""
         return await asyncio.to_thread(apply_mod.apply_unit, str(git_dir), unit, base=base, commits=commits,
                                        urgent_reason=urgent_reason, rename_limit=cfg.rename_limit)
+
+    async def _has_commit(self, git_dir: Path, sha: str) -> bool:
+        """Does the working repository hold commit ``sha`` (fetched, or written here)?"""
+        out = await self._git(git_dir, "rev-parse", "-q", "--verify", f"{sha}^{{commit}}", check=False)
+        return bool(out.strip())
 
     async def _on_remote(self, git_dir: Path, sha: str, remote_tip: str | None) -> bool:
         """Is ``sha`` already on GitHub's branch (its tip or an ancestor of it)?"""
