@@ -320,6 +320,10 @@ class SyncService:
         sync_store.update_tracking(ctx.store, full_name, poll_interval_s=cfg.github.poll_interval_s,
                                    keep_days=cfg.github.metrics_keep_days)
         async with self._lock(full_name):
+            # the units in flight as this sync begins: one of them landed or closed while it plans
+            # (its landing does not wait for the lock) is no unit of this plan's to publish again
+            live = {r["branch"] for r in sync_store.open_branches(ctx.store, full_name)
+                    + sync_store.blocked_only_branches(ctx.store, full_name)}
             st = sync_store.load_status(ctx.store, full_name) or sync_status.SyncStatus(repo=full_name, upstream=upstream)
             try:
                 git_dir = await self.fetch(full_name, ctx.installation_id, upstream, up_ref)
@@ -336,7 +340,7 @@ class SyncService:
             if no_ops:
                 # decided at plan time and recorded in git (a note), so the ledger stays a
                 # function of git alone; then the numbers are computed again with them
-                await self.record_decisions(ctx, full_name, no_ops, Disposition.NO_OP,
+                await self._record_decisions(ctx, full_name, no_ops, Disposition.NO_OP,
                                             f"already in the fork: picking it onto {core.fork_head[:12]} changes nothing",
                                             "forksync")
                 core = await asyncio.to_thread(self.compute, git_dir, cfg, up_ref, cfg.fork.ref)
@@ -353,6 +357,14 @@ class SyncService:
                                                                           {e.sha: e for e in core.ledger})}
                 for unit in core.units_to_publish(cfg):
                     published.add(unit.id)
+                    now_row = sync_store.branch_row(ctx.store, full_name, f"forksync/{unit.id}")
+                    if f"forksync/{unit.id}" in live and sync_store.ended(now_row):
+                        # planned from the fork as fetched before it landed: pushing its branch
+                        # again would bring back what the landing deleted, and ask GitHub for a
+                        # PR of commits main holds; the landing's own sync plans what is left
+                        lines.append(f"{unit.id}: {now_row.get('state')} while this sync planned "
+                                     f"(PR #{now_row.get('pr') or 0}); left to the next sync")
+                        continue
                     s = shrunk.get(unit.id)
                     if s is not None and s.action == shrink_mod.CLOSE:
                         continue            # closed below: nothing of it is left to publish
@@ -469,6 +481,13 @@ class SyncService:
         url, secrets = await self.remote_url(full_name, ctx.installation_id)
         remote_tip = (await self._git(git_dir, "ls-remote", url, f"refs/heads/{branch}", secrets=secrets)).split()
         remote_tip = remote_tip[0] if remote_tip else None
+        if remote_tip and not await self._has_commit(git_dir, remote_tip):
+            # someone pushed to the branch after this sync fetched it (a person's resolution while
+            # the plan was computed): its commits were never read here, so nothing is pushed over
+            # them (git would refuse the push, and a refusal is no truth about GitHub) — their
+            # push's own event and the next sync take it from there
+            return (f"{unit.id}: {branch} moved on GitHub to {remote_tip[:12]} after this sync fetched it; "
+                    "left to the next sync")
         force = False
         dropped, foreign = await asyncio.to_thread(apply_mod.rewritten_base, git_dir, f"refs/heads/{branch}",
                                                   core.fork_head)
@@ -774,6 +793,11 @@ class SyncService:
         return await asyncio.to_thread(apply_mod.apply_unit, str(git_dir), unit, base=base, commits=commits,
                                        urgent_reason=urgent_reason, rename_limit=cfg.rename_limit)
 
+    async def _has_commit(self, git_dir: Path, sha: str) -> bool:
+        """Does the working repository hold commit ``sha`` (fetched, or written here)?"""
+        out = await self._git(git_dir, "rev-parse", "-q", "--verify", f"{sha}^{{commit}}", check=False)
+        return bool(out.strip())
+
     async def _on_remote(self, git_dir: Path, sha: str, remote_tip: str | None) -> bool:
         """Is ``sha`` already on GitHub's branch (its tip or an ancestor of it)?"""
         if not remote_tip:
@@ -860,13 +884,16 @@ class SyncService:
 
     async def check_resolution(self, ctx, full_name: str, branch: str, head: str, base: str,
                                shas: list[str]) -> tuple[list[str], list[str]]:
-        """Fetch a person's push to a chain branch and verify it (see ``sync_prs.verify_resolution``)."""
+        """Fetch a person's push to a chain branch and verify it (see ``sync_prs.verify_resolution``),
+        holding the fork's lock: the forced fetch of the branch would reset it under a sync that
+        applied the unit and has not pushed it yet."""
         d = await self.ensure_repo(full_name)
         url, secrets = await self.remote_url(full_name, ctx.installation_id)
-        await self._git(d, "fetch", "-q", "--no-tags", url, f"+refs/heads/{branch}:refs/heads/{branch}",
-                        secrets=secrets)
-        log = await self._git(d, "log", "--format=%B%x00", f"{base}..{head}")
-        hits = await asyncio.to_thread(files_with_markers, str(d), base, head)
+        async with self._lock(full_name):
+            await self._git(d, "fetch", "-q", "--no-tags", url, f"+refs/heads/{branch}:refs/heads/{branch}",
+                            secrets=secrets)
+            log = await self._git(d, "log", "--format=%B%x00", f"{base}..{head}")
+            hits = await asyncio.to_thread(files_with_markers, str(d), base, head)
         problems = sync_prs.verify_resolution(log, [h.path for h in hits], shas)
         return problems, sorted(set(sync_prs.TRAILER.findall(log)) & set(shas))
 
@@ -1025,6 +1052,10 @@ class SyncService:
         upstream, up_ref = self.upstream_of(cfg)
         if not upstream:
             return []
+        async with self._lock(full_name):      # its fetch resets the fork's branches a sync may be pushing
+            return await self._resolve_target(ctx, full_name, target, upstream, up_ref)
+
+    async def _resolve_target(self, ctx, full_name: str, target: cm.Target, upstream: str, up_ref: str) -> list[str]:
         git_dir = await self.fetch(full_name, ctx.installation_id, upstream, up_ref)
         ref = f"refs/remotes/upstream/{up_ref}"
         if target.sha:
@@ -1088,7 +1119,15 @@ class SyncService:
 
     async def record_decisions(self, ctx, full_name: str, shas: list[str], disposition: Disposition | None,
                                reason: str, by: str) -> str:
-        """Write decisions as git notes (``bot.git.notes``) in the working repo and push the notes ref."""
+        """Write decisions as git notes (``bot.git.notes``) in the working repo and push the notes ref,
+        holding the fork's lock (:meth:`_lock`): a sync's fetch of the fork between the note's write
+        and its push would put the notes ref back to GitHub's, and the push would send nothing."""
+        async with self._lock(full_name):
+            return await self._record_decisions(ctx, full_name, shas, disposition, reason, by)
+
+    async def _record_decisions(self, ctx, full_name: str, shas: list[str], disposition: Disposition | None,
+                                reason: str, by: str) -> str:
+        """:meth:`record_decisions` for a caller that holds the fork's lock already."""
         d = await self.ensure_repo(full_name)
         url, secrets = await self.remote_url(full_name, ctx.installation_id)
         ref = "refs/notes/forksync"

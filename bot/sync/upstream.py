@@ -6,7 +6,11 @@ Tracked forks (table ``tracked_forks``, :mod:`bot.sync.store`) are recorded when
 repository whose configuration names an upstream (installation events, :func:`adopt`). The poller
 asks ``repos/get-branch`` with ``If-None-Match`` (the GitHub client's per-installation ETag cache; a
 304 costs no rate limit) every ``github.poll_interval_s`` seconds (the fork's value when it was
-adopted) and syncs when the head differs from the last one seen. A failed poll marks the fork's
+adopted) and syncs when the head differs from the last one seen — or when the last sync left a
+unit blocked by a failure that may pass on its own (a 5xx, a raced push:
+:func:`bot.sync.blocked.retried_by_sync`), which the poll retries as the queue retries a failed
+delivery (a polled sync has none; without it the unit waited for upstream's next move, and the
+poll that found upstream "unchanged" cleared the failing job). A failed poll marks the fork's
 numbers stale (``sync_status.last_fetch_error``) and is a failing ``poll`` job (status issue,
 ``/healthz``); so is a polled sync that failed, and its numbers, of an older upstream head than
 the one seen, are stale too until a sync of that head succeeds. A poll GitHub refuses because the
@@ -26,6 +30,7 @@ from bot.agents.redact import error_text, scrub
 from bot.github.client import installation_suspended
 from bot.github.common import error_to_raise, split_repo
 from bot.store import Store
+from bot.sync import blocked as blocked_mod
 from bot.sync import snapshots
 from bot.sync import status as sync_status
 from bot.sync import store as sync_store
@@ -108,7 +113,8 @@ async def job_ended(store: Store, svc, ctx, fork: str, job: str, error: str | No
 
 
 async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> list[str]:
-    """Poll every due tracked fork's upstream once; sync those whose head moved. Returns notes.
+    """Poll every due tracked fork's upstream once; sync those whose head moved, or which hold a
+    unit blocked by a failure that may pass on its own (see the module doc). Returns notes.
     GitHub refusing a poll because the fork's installation is suspended
     (:func:`bot.github.client.installation_suspended`) records the suspension at ``now`` (epoch s;
     suspender unknown), as ``installation.suspend`` does; a poll of a suspended installation's fork
@@ -153,7 +159,10 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
             sync_store.set_suspended(store, r["installation_id"], False)
             off.pop(r["installation_id"])
             out.append(f"{r['fork']}: resumed (its installation's suspension was lifted)")
-        if head == st.upstream_head and not st.last_fetch_error:
+        # a unit the last sync left blocked by a failure that may pass on its own waits for a
+        # sync to retry it: a delivery's is retried by the queue, a polled sync's by this poll
+        retry = blocked_mod.retried_by_sync(sync_store.blocked_branches(store, r["fork"]))
+        if head == st.upstream_head and not st.last_fetch_error and not retry:
             st = replace(st, upstream_seen_at=now, last_fetch_at=now)
             sync_store.save_status(store, st)
             snapshots.record_sync(store, st, at=now, keep_days=keep)
@@ -162,7 +171,9 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
             out += await job_ended(store, svc, ctx, r["fork"], "poll", None, now)
             continue
         try:
-            out.append(await svc.sync(ctx, r["fork"], reason=f"poll: upstream at {head[:12]}"))
+            why = f"poll: upstream at {head[:12]}" if head != st.upstream_head or st.last_fetch_error else \
+                f"poll: retrying {len(retry)} blocked unit(s)"
+            out.append(await svc.sync(ctx, r["fork"], reason=why))
             error = None
         except Exception as e:  # noqa: BLE001 - one fork's failure must not skip the others' polls
             log.warning("poll: sync of %s failed", r["fork"], exc_info=True)

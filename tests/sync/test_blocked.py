@@ -3,7 +3,7 @@ the fake's rewrite of git's report so the refused ref carries GitHub's reason.""
 import pytest
 
 from bot.fakegithub.githttp import _pkt, _pkt_lines, rewrite_reject_reason
-from bot.sync.blocked import Refusal, classify
+from bot.sync.blocked import Refusal, classify, retried_by_sync
 
 WF = ("refusing to allow a GitHub App to create or update workflow `.github/workflows/ci.yml` "
       "without `workflows` permission")
@@ -44,3 +44,12 @@ def test_rewrite_reject_reason_side_band():
 def test_rewrite_reject_reason_without_side_band():
     payload = _pkt(b"unpack ok\n") + _pkt(b"ng refs/heads/x pre-receive hook declined\n") + _pkt(None)
     assert _pkt_lines(rewrite_reject_reason(payload, "why")) == [b"unpack ok\n", b"ng refs/heads/x why\n", None]
+
+
+def test_a_poll_retries_only_refused_pushes_and_prs_that_may_pass_on_their_own():
+    rows = [{"branch": "forksync/a", "blocked_step": "push", "blocked_requires": ""},
+            {"branch": "forksync/b", "blocked_step": "pr", "blocked_requires": ""},
+            {"branch": "forksync/c", "blocked_step": "push", "blocked_requires": "workflows"},
+            {"branch": "forksync/d", "blocked_step": "push", "blocked_requires": "person"},
+            {"branch": "forksync/e", "blocked_step": "merge", "blocked_requires": ""}]
+    assert [r["branch"] for r in retried_by_sync(rows)] == ["forksync/a", "forksync/b"]
