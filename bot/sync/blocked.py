@@ -38,7 +38,6 @@ RACED = re.compile(r"non-fast-forward|fetch first|stale info")
 REJECTED = re.compile(r"! \[remote rejected\] \S+ -> \S+ \(([^)\n]*(?:\)[^)\n]*)*)\)")
 
 
-
 def retried_by_sync(rows: list[dict]) -> list[dict]:
     """Pure: the blocked units among ``rows`` (``sync_branches`` rows,
     :func:`bot.sync.store.blocked_branches`) that the next sync retries and that may pass on
@@ -46,6 +45,7 @@ def retried_by_sync(rows: list[dict]) -> list[dict]:
     ``""``: a network error, a 5xx, a raced push). A refused merge is the gate's to retry (the
     reconcile tick), and one waiting for a setting or a person passes only once they act."""
     return [r for r in rows if not r.get("blocked_requires") and r.get("blocked_step") in ("push", "pr")]
+
 
 @dataclass(frozen=True)
 class Refusal:
