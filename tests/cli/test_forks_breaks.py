@@ -222,3 +222,27 @@ def test_a_list_of_upstream_sha_prefixes_and_subjects_under_a_cherry_pick_subjec
     e = _by_pr(json.loads(out))
     assert {n: (e[n]["disposition"], e[n]["fork_commit"]) for n in (4056, 4117, 4135)} == {
         n: ("PICKED", pick) for n in (4056, 4117, 4135)}
+
+
+def test_a_commit_object_missing_from_the_fork_is_a_clear_error_not_a_traceback(tmp_path, capsys, monkeypatch):
+    """A damaged copy: one commit object of the fork's history is gone (a loose object deleted, a
+    pack lost, an interrupted copy) and no `shallow` file says the history was cut. On a copy of
+    the Triton snapshot without the object of `6440b589d1f9` (the #1921 bundle, in the middle of the
+    fork's 2364 own commits), `forksync status` prints a Python traceback ending in
+    `_pygit2.GitError: object not found - no match for id (6440b589d1f9…)` (bot/git/repo.py
+    `merge_base`, from `upstream_range`).
+
+    A user should read that the repository lacks that commit, which repository, and what to do
+    (exit 2, nothing on stdout), not a libgit2 lookup error."""
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    shas = [fork.commit(f"Fork work {i} (#{80 + i})", {f"w/{i}.py": f"{i}\n"}, when=T0 + (i + 1) * DAY)
+            for i in range(3)]
+    up.commit("Two (#2)", {"b.txt": "b\n"}, when=T0 + 2 * DAY)
+    os.remove(fork.path / ".git" / "objects" / shas[1][:2] / shas[1][2:])
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, ["--upstream", str(up.path), "--fork", str(fork.path), "status"])
+    assert rc == 2 and out == ""
+    assert shas[1] in err and str(fork.path) in err and "fsck" in err
+    assert "Traceback" not in err
