@@ -246,3 +246,38 @@ def test_a_commit_object_missing_from_the_fork_is_a_clear_error_not_a_traceback(
     assert rc == 2 and out == ""
     assert shas[1] in err and str(fork.path) in err and "fsck" in err
     assert "Traceback" not in err
+
+
+def test_a_fork_rebased_past_an_upstream_commit_it_had_picked_and_reverted_keeps_the_hole(
+        tmp_path, capsys, monkeypatch):
+    """A fork that syncs by rebasing (openxla/triton's `llvm-head` is rebased onto upstream and
+    force-pushed) picked upstream u1 (`Upstream-Commit:`), then reverted that pick with `git
+    revert` ('Revert "One (#11)"', "This reverts commit <the pick>"). Rebased onto an upstream tip
+    that holds u1, git drops the pick (its change is already upstream) and replays the revert,
+    which now takes u1 out of the rebased branch; its line still names the pick's old sha, which
+    no branch holds any more. b.txt is gone from the fork's tree.
+
+    A user sees: Backlog 0, Days Behind 0, no hole — the fork looks level with upstream. Before the
+    rebase u1 was REVERTED; the rebase changed no file the fork holds. They should see u1 as a
+    REVERTED hole of the Backlog, as a revert of u1 by its sha makes it (docs/core.md)."""
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XLA] fork work (#500)", {"f.txt": "f\n"}, when=T0 + DAY // 2)
+    u1 = up.commit("One (#11)", {"b.txt": "b\n"}, when=T0 + DAY)
+    fork.add_remote("upstream", up.path)
+    pick = fork.cherry_pick(u1, when=T0 + 2 * DAY, trailer=f"Upstream-Commit: {u1}")
+    fork.revert(pick, when=T0 + 3 * DAY)
+    up.commit("Two (#12)", {"c.txt": "c\n"}, when=T0 + 4 * DAY)
+    fork.git("fetch", "-q", "upstream")
+    fork.git("rebase", "-q", "upstream/main", when=T0 + 5 * DAY)
+    fork.git("reflog", "expire", "--expire=now", "--all")
+    fork.git("gc", "-q", "--prune=now")            # the pick is gone, as in a fresh clone of the fork
+    assert "b.txt" not in set(fork.git("ls-files").split())
+    assert fork.git("cat-file", "-t", pick, check=False).strip() != "commit"
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, ["--upstream", str(up.path), "--fork", str(fork.path), "status", "--json"])
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert [h["sha"] for h in doc["backlog"]["holes"]] == [u1]
+    assert doc["backlog"]["total"] == 1
