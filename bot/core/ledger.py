@@ -170,8 +170,8 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
     def add(u: str, ev: _Event):
         events[u].append(ev)
 
+    anc = set(upstream_in_fork_ancestry) if rules.ancestry else set()
     if rules.ancestry:
-        anc = set(upstream_in_fork_ancestry)
         for c in upstream:
             if c.sha in anc:
                 add(c.sha, _Event(-1, -1, "pick", Evidence("ancestry", None, "reachable from the fork head")))
@@ -279,15 +279,18 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
                 reverters_of.setdefault(d, []).append(f.sha)
             if targets:
                 subjects = []   # the id names the reverted commit exactly; its quoted subject adds nothing
+            named = False
             for s in shas:
                 i = bisect.bisect_left(fork_shas, s)
                 if i < len(fork_shas) and fork_shas[i].startswith(s):
                     targets.append(fork_shas[i])
+                    named = True
                 else:
                     for u in res.sha(s):     # a fork revert of an upstream commit (merged or picked)
                         add(u, _Event(f.committer_time, seq, "revert", Evidence("revert", f.sha, f.subject),
                                       reason=f.subject))
                         effect[f.sha] = ("revert", effect.get(f.sha, ("revert", ()))[1] + (u,))
+                        named = True
             for subj in subjects:
                 cands = [t for i, t in by_subject.get(normalize_subject(subj), []) if i < seq]
                 if cands:
@@ -296,10 +299,21 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
                     # the quoted subject differs from the landed one (e.g. a tag added on landing):
                     # back out the latest earlier pick of the upstream commits it cites
                     ups = [u for c in claims(subj, rules) if c.kind == "pick" for u in res.sha(c.ref)]
+                    found = False
                     for u in ups:
                         earlier = [t for t in picks_of.get(u, []) if seq_of[t] < seq]
                         if earlier:
                             targets.append(earlier[-1])
+                            found = True
+                    if not found and shas and not named:
+                        # its sha names a pick no history holds: a rebase onto an upstream that
+                        # has the change dropped the pick and replayed the revert, which now
+                        # takes the upstream commit of that subject, in the fork by ancestry, out
+                        for u in (x for x, n in up_subject.items() if n == normalize_subject(subj) and x in anc):
+                            add(u, _Event(f.committer_time, seq, "revert",
+                                          Evidence("revert", f.sha, f"{f.subject} (names a pick no longer in the fork: "
+                                                                    "a rebase dropped it)"), reason=f.subject))
+                            effect[f.sha] = ("revert", effect.get(f.sha, ("revert", ()))[1] + (u,))
             inv: list[str] = []
             kind = None
             for t in dict.fromkeys(targets):

@@ -34,7 +34,7 @@ from bot.core.merged import (
     syncs_by_merging,
 )
 from bot.core.pins import Pin, Pins, compute_pins
-from bot.core.provenance import claims
+from bot.core.provenance import claims, reverted_targets
 from bot.git import repo as gitio
 from bot.git.notes import read_decisions
 from bot.model import CommitInfo, Decision, FileChange, InFlightBranch
@@ -468,6 +468,9 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     # merge brought in that the fork reverted (git revert -m 1)
     own = set(fork_shas)
     cands = {full for ref in reverted_candidates(fork_commits, own | set(rng)) if (full := _commit_named(repo, ref))}
+    # a revert whose sha names no commit of the fork or the range reverted a pick that a rebase
+    # dropped (its change already upstream): then its `Revert "<subject>"` names the upstream commit
+    dropped = _dropped_pick_reverts(fork_commits, own | set(rng))
     merges = {m: [s for p in repo[m].parent_ids[1:] for s in gitio.rev_list(repo, str(p), [str(repo[m].parent_ids[0])])]
               for m in reverted_merges(fork_commits)}
     cands |= {s for brought in merges.values() for s in brought if s not in own}
@@ -475,7 +478,7 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     cands |= {full for ref in picked_candidates(fork_commits, own | set(rng), cfg.provenance)
               if (full := _commit_named(repo, ref))}
     with absent_commits_named(fork_dir, up_dir):
-        merged_up, line = _merged_upstream(repo, base, cands) if cands and base else ({}, [])
+        merged_up, line = _merged_upstream(repo, base, cands, dropped) if (cands or dropped) and base else ({}, [])
     hole_reverts: dict[str, str] = {}
     if merged_up:
         up_infos = analyse(repo, git_dir, list(merged_up), store=store if use_cache else None, renames=cfg.rename_detection)
@@ -544,7 +547,21 @@ def _bare_subject(subject: str) -> str:
     return re.sub(r"(\s*\(#\d+\))+\s*$", "", subject.strip()).strip().strip('"').lower()
 
 
-def _merged_upstream(repo: pygit2.Repository, base: str, wanted: set[str]
+def _dropped_pick_reverts(fork: list[CommitInfo], known: set[str]) -> set[str]:
+    """Subjects (bare, lower-cased) that fork reverts quote (``Revert "<subject>"``) while every sha
+    they name (``This reverts commit <sha>``) is neither a fork commit nor in the range: the
+    reverted pick is gone — a rebase onto an upstream holding its change dropped it and replayed
+    the revert, which now takes that upstream commit itself out (openxla's `llvm-head` is rebased
+    so). The upstream commit is found by that subject on upstream's line before the base."""
+    out = set()
+    for c in fork:
+        shas, subjects = reverted_targets(c.message)
+        if shas and subjects and not any(k.startswith(x) for x in shas for k in known if k[0] == x[0]):
+            out |= {_bare_subject(t) for t in subjects}
+    return out
+
+
+def _merged_upstream(repo: pygit2.Repository, base: str, wanted: set[str], subjects_wanted: set[str] = frozenset()
                      ) -> tuple[dict[str, tuple[str, str]], list[str]]:
     """``({sha: (subject, message)}, line)``: upstream's first-parent commits at or before
     ``base`` that are in ``wanted`` or revert one of them (``This reverts commit <sha>``, or GitHub's
@@ -563,7 +580,8 @@ def _merged_upstream(repo: pygit2.Repository, base: str, wanted: set[str]
     while True:
         sha, msg = str(c.id), c.message
         line.append(sha)
-        if sha in wanted or ("This reverts commit" in msg and any(w in msg for w in wanted)) or (
+        if sha in wanted or (subjects_wanted and _bare_subject(msg.split("\n", 1)[0]) in subjects_wanted) or (
+                "This reverts commit" in msg and any(w in msg for w in wanted)) or (
                 msg.startswith("Revert") and (any(n in prs for n in _REVERTS_PR.findall(msg))
                                              or _bare_subject(msg.split("\n", 1)[0][len("Revert "):].strip('"')) in subjects)):
             out[sha] = (msg.split("\n", 1)[0], msg)
