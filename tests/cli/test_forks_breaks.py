@@ -12,6 +12,7 @@ import pygit2
 
 from bot.demo.repobuilder import RepoBuilder, run_git
 from tests.support.cli import run
+from tests.support.partial_clone import blobless_clone
 
 T0 = 1_767_225_600          # 2026-01-01T00:00:00Z
 DAY = 86_400
@@ -281,3 +282,46 @@ def test_a_fork_rebased_past_an_upstream_commit_it_had_picked_and_reverted_keeps
     doc = json.loads(out)
     assert [h["sha"] for h in doc["backlog"]["holes"]] == [u1]
     assert doc["backlog"]["total"] == 1
+
+
+def test_a_pick_found_only_by_patch_id_on_a_blobless_clone_is_not_pending_silently(tmp_path, capsys, monkeypatch):
+    """A fork took upstream u1 with `git cherry-pick` and reworded it ("Port the b fix for
+    XLA"): no trailer, no `cherry picked from` line, no cited PR; only the patch-id says it is u1.
+    On a full copy u1 is PICKED (`patch-id`). On a `git clone --filter=blob:none` of the same
+    repository (CI's cheap clone; a blobless clone of the Triton snapshot analyses 4068 of its
+    4073 commits without a patch-id) u1 is PENDING, the Backlog counts it, and the one warning says
+    objects are missing without saying that a disposition may be wrong or what to do.
+
+    A user should see, for each such PENDING entry, that it was not checked by patch-id (the
+    entry's reason, `status --json`'s `pending_unchecked`), and a warning that says how many and
+    how to get the blobs — never a PENDING that looks like any other."""
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n", "b.txt": "b\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XLA] fork work (#500)", {"f.txt": "f\n"}, when=T0 + DAY // 2)
+    u1 = up.commit("Fix the b path (#11)", {"b.txt": "b fixed\n"}, when=T0 + DAY)
+    u2 = up.commit("Two (#12)", {"c.txt": "c\n"}, when=T0 + 2 * DAY)
+    fork.add_remote("upstream", up.path)
+    fork.cherry_pick(u1, when=T0 + 3 * DAY, message="Port the b fix for XLA\n")
+    fork.git("branch", "upstream-main", "upstream/main")
+    monkeypatch.chdir(tmp_path)
+    full = ["--fork", str(fork.path), "--upstream-ref", "upstream-main"]
+    rc, out, err = run(capsys, [*full, "ledger", "show", u1, "--json"])
+    assert rc == 0, err
+    [e] = json.loads(out)["entries"]
+    assert (e["disposition"], [x["rule"] for x in e["evidence"]]) == ("PICKED", ["patch-id"])
+    part = blobless_clone(fork.path / ".git", tmp_path / "blobless.git")
+    (tmp_path / "ci").mkdir()
+    monkeypatch.chdir(tmp_path / "ci")             # a fresh cache: CI's checkout has none
+    rc, out, err = run(capsys, ["--fork", str(part.path), "--upstream-ref", "upstream-main", "status", "--json"])
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["counts"]["PENDING"] + doc["counts"]["PICKED"] == 2
+    if doc["counts"]["PICKED"] == 0:          # not matched: then it must say so, for u1 and u2
+        assert sorted(doc["pending_unchecked"]) == sorted([u1, u2])
+        assert "patch-id" in err and "2 PENDING" in err and f"git -C {part.path} fetch" in err
+        rc, out, err = run(capsys, ["--fork", str(part.path), "--upstream-ref", "upstream-main", "ledger", "show",
+                                    u1, "--json"])
+        [e] = json.loads(out)["entries"]
+        assert e["disposition"] == "PENDING" and "patch-id" in e["reason"]
+    assert part.attempts() == []
