@@ -14,8 +14,10 @@ For each date D (end of day UTC):
   reverts the PR merge that held it, re-picks it (``cherry picked from commit <sha>``,
   ``Upstream-Commit: <sha>``, a subject holding the upstream subject and citing its ``(#N)``
   outside quotes, the same
-  ``git patch-id --stable``) or ``Reapply "<subject>"``s it, and upstream's own revert of it is not
-  merged; Backlog = holes (everything else at or before the frontier came in by the merge).
+  ``git patch-id --stable``) or relands it (``Reapply``/``Reland``/``[Reland]`` naming its subject,
+  its PR or its sha; not ``Reland partial``), and upstream's own revert of it (``This reverts
+  commit``, ``Reverts owner/repo#<PR>``, ``Revert "<subject>"``) is not merged; Backlog = holes
+  (everything else at or before the frontier came in by the merge).
   These are forksync's own hole rules (docs/core.md) restated in plain git, not an independent
   definition: agreement checks the implementation (ancestry, ordering, the walk), not the rules;
 * **picks ahead** = fork commits of ``F ^U`` (no merges) that carry the subject of an upstream
@@ -138,10 +140,14 @@ def point(repo: str, up: list, fork: list, cutoff: int) -> dict | None:
             t = t[0] or t[1]
             if t in reverted:
                 back.add(t)
-        m = re.match(r'^(?:Reapply|Reland)\s+"(.*)"', strip_pr(subj))
-        if m:
+        m = re.match(r'^(?:Reapply|Reland|\[Reland\])\b\s*(.*)$', strip_pr(subj), re.I)
+        if m and not m.group(1).lower().startswith("partial"):     # the fork's own reland
+            rest = m.group(1).strip()
             for t in reverted:
-                if strip_pr(at_or_before[t][2]) == strip_pr(m.group(1)):
+                pr = re.search(r"\(#(\d+)\)\s*$", at_or_before[t][2])
+                if (strip_pr(at_or_before[t][2]).lower() == strip_pr(rest.strip('"')).lower()
+                        or (pr and pr.group(1) in re.findall(r"#(\d+)\b", rest))
+                        or any(t.startswith(h) for h in re.findall(r"\b[0-9a-f]{7,40}\b", body))):
                     back.add(t)
         for t, v in reverted.items():                     # re-picked: the upstream subject and PR, or its patch
             us = at_or_before[t][2]
@@ -151,9 +157,16 @@ def point(repo: str, up: list, fork: list, cutoff: int) -> dict | None:
                              or (FILES.get(sha) and FILES[sha] == upstream_paths(repo, t)
                                  and patch_id(repo, sha) and patch_id(repo, sha) == patch_id(repo, t))):
                 back.add(t)
+    pos = {c[0]: i for i, c in enumerate(chain)}          # newest first
     for c in chain[fidx:]:                                # upstream's own revert, merged
-        for t in re.findall(r"^This reverts commit ([0-9a-f]{40})", c[3], re.M):
-            if t in reverted and c[0] in in_f:
+        named = re.findall(r"^This reverts commit ([0-9a-f]{40})", c[3], re.M)
+        prs = re.findall(r"^Reverts [\w.-]+/[\w.-]+#(\d+)\b", c[3], re.M)     # GitHub's revert button
+        m = re.match(r'^Revert "(.*)"', c[2])
+        for t in reverted:
+            pr = re.search(r"\(#(\d+)\)\s*$", at_or_before[t][2])
+            if c[0] in in_f and pos[c[0]] < pos[t] and (
+                    t in named or (pr and pr.group(1) in prs)
+                    or (m and strip_pr(m.group(1)).lower() == strip_pr(at_or_before[t][2]).lower())):
                 back.add(t)
     holes = sorted(t for t in reverted if t not in back)
     ahead = [s for s, nparents, subj, _ in own if nparents == 1 and strip_pr(subj) in newer_subjects]

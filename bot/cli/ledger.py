@@ -19,6 +19,7 @@ from bot.cli.main import fork_config_from_args
 from bot.cli.progress import reporter, warn_once
 from bot.cli.text import add_row, text
 from bot.config.forksync import UserError, unmatched_area_globs
+from bot.core.ledger import UNCHECKED
 from bot.core.merged import revert_of
 from bot.git import repo as gitio
 from bot.model import Disposition, Evidence, LedgerEntry
@@ -107,6 +108,7 @@ def status_json(state) -> dict:
         "isolated_picks": list(p.isolated),
         "in_flight_branches": [b.name for b in state.in_flight],
         "missing_objects": {s: list(m) for s, m in state.missing.items()},
+        "pending_unchecked": pending_unchecked(state),
         "unresolved_provenance": [{"upstream_sha": u, "where": w, "rule": r} for u, w, r in state.ledger.unresolved],
         "timings_s": {k: round(v, 3) for k, v in state.timings.items()},
     }
@@ -139,10 +141,24 @@ def missing_summary(missing: dict[str, tuple[str, ...] | list[str]]) -> str | No
     return text("ledger", "missing", need=shown, commits=len(missing))
 
 
+def pending_unchecked(state) -> list[str]:
+    """Shas of the PENDING entries that patch-ids could not decide: some commit was analysed
+    without its blobs (:data:`bot.core.ledger.UNCHECKED` in the reason), so a pick found only by
+    patch-id may hide behind them."""
+    return [e.sha for e in state.ledger.entries
+            if e.disposition is Disposition.PENDING and e.reason.startswith(UNCHECKED)]
+
+
 def warn_missing(state) -> None:
     said = missing_summary(state.missing)
     if said:
         warn_once(said)
+    unchecked = pending_unchecked(state)
+    if unchecked:
+        # one repository for both sides: name it; else the objects may be in either
+        one = state.repo.path.rstrip("/") == state.fork_repo.path.rstrip("/")
+        warn_once(text("ledger", "pending_unchecked", unchecked=len(unchecked), shas=unchecked,
+                       where=state.fork_repo.path.rstrip("/") if one else "<repository>"))
 
 
 def warn_unresolved(state) -> None:

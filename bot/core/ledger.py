@@ -66,6 +66,7 @@ from bot.model import CommitInfo, Decision, Disposition, Evidence, InFlightBranc
 _DECISION_KIND = {"defer": Disposition.DEFERRED_BLOCKED, "skip": Disposition.SKIP_FOR_CURRENT_BASE,
                   "wont-port": Disposition.WONT_PORT, "no-op": Disposition.NO_OP}
 _DISP_KIND = {v: k for k, v in _DECISION_KIND.items()}
+UNCHECKED = "not checked by patch-id"     # the reason of a PENDING entry patch-ids could not decide
 _UP_REVERT = re.compile(r"^This reverts commit ([0-9a-f]{7,40})", re.MULTILINE)
 _UP_REVERTS_PR = re.compile(r"^Reverts [\w.-]+/[\w.-]+#(\d+)", re.MULTILINE)
 _UP_REVERT_SUBJ = re.compile(r'^Revert "(.*)"(?:\s*\(#\d+\))?\s*$')
@@ -170,8 +171,8 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
     def add(u: str, ev: _Event):
         events[u].append(ev)
 
+    anc = set(upstream_in_fork_ancestry) if rules.ancestry else set()
     if rules.ancestry:
-        anc = set(upstream_in_fork_ancestry)
         for c in upstream:
             if c.sha in anc:
                 add(c.sha, _Event(-1, -1, "pick", Evidence("ancestry", None, "reachable from the fork head")))
@@ -231,13 +232,19 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
 
     # patch-id equivalence: fork commits that name no upstream commit and revert nothing, whose
     # patch equals an upstream commit's (a pick without provenance, or a re-pick after a back-out)
+    # a commit analysed without some objects (a partial clone) has no patch-id: a pick found only
+    # so cannot be found, and each PENDING entry says it was not checked (never a plain PENDING)
+    unread_fork: dict[frozenset[str], str] = {}       # changed paths -> a fork commit read without some blobs
     if rules.patch_id:
         fork_by_pid: dict[str, list[int]] = {}
         for i, f in enumerate(fork):
-            if f.patch_id and f.sha not in effect and not any(reverted_targets(f.message)) \
+            if f.sha not in effect and not any(reverted_targets(f.message)) \
                     and not reverted_diffs(f.message) \
                     and not is_conflict_commit(f.message):
-                fork_by_pid.setdefault(f.patch_id, []).append(i)
+                if f.patch_id:
+                    fork_by_pid.setdefault(f.patch_id, []).append(i)
+                elif f.missing and len(f.parents) == 1:
+                    unread_fork.setdefault(_paths(f), f.sha)
         for c in upstream:
             for i in fork_by_pid.get(c.patch_id, ()) if c.patch_id else ():
                 f = fork[i]
@@ -279,15 +286,18 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
                 reverters_of.setdefault(d, []).append(f.sha)
             if targets:
                 subjects = []   # the id names the reverted commit exactly; its quoted subject adds nothing
+            named = False
             for s in shas:
                 i = bisect.bisect_left(fork_shas, s)
                 if i < len(fork_shas) and fork_shas[i].startswith(s):
                     targets.append(fork_shas[i])
+                    named = True
                 else:
                     for u in res.sha(s):     # a fork revert of an upstream commit (merged or picked)
                         add(u, _Event(f.committer_time, seq, "revert", Evidence("revert", f.sha, f.subject),
                                       reason=f.subject))
                         effect[f.sha] = ("revert", effect.get(f.sha, ("revert", ()))[1] + (u,))
+                        named = True
             for subj in subjects:
                 cands = [t for i, t in by_subject.get(normalize_subject(subj), []) if i < seq]
                 if cands:
@@ -296,10 +306,21 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
                     # the quoted subject differs from the landed one (e.g. a tag added on landing):
                     # back out the latest earlier pick of the upstream commits it cites
                     ups = [u for c in claims(subj, rules) if c.kind == "pick" for u in res.sha(c.ref)]
+                    found = False
                     for u in ups:
                         earlier = [t for t in picks_of.get(u, []) if seq_of[t] < seq]
                         if earlier:
                             targets.append(earlier[-1])
+                            found = True
+                    if not found and shas and not named:
+                        # its sha names a pick no history holds: a rebase onto an upstream that
+                        # has the change dropped the pick and replayed the revert, which now
+                        # takes the upstream commit of that subject, in the fork by ancestry, out
+                        for u in (x for x, n in up_subject.items() if n == normalize_subject(subj) and x in anc):
+                            add(u, _Event(f.committer_time, seq, "revert",
+                                          Evidence("revert", f.sha, f"{f.subject} (names a pick no longer in the fork: "
+                                                                    "a rebase dropped it)"), reason=f.subject))
+                            effect[f.sha] = ("revert", effect.get(f.sha, ("revert", ()))[1] + (u,))
             inv: list[str] = []
             kind = None
             for t in dict.fromkeys(targets):
@@ -392,6 +413,12 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
                 disp, evid = Disposition.IN_FLIGHT, evid + (Evidence("in-flight", None, in_flight_of[c.sha]),)
             else:
                 disp = Disposition.PENDING
+                # equal patches change the same paths: only a fork commit with c's paths could match
+                if rules.patch_id and c.missing and not c.patch_id:
+                    reason = f"{UNCHECKED}: this commit could not be read whole (missing objects)"
+                elif rules.patch_id and _paths(c) in unread_fork:
+                    reason = (f"{UNCHECKED}: fork commit {unread_fork[_paths(c)][:12]}, which changes the same "
+                              "files, could not be read whole (missing objects)")
         entries.append(LedgerEntry(sha=c.sha, index=i, disposition=disp, pr=c.pr, subject=c.subject,
                                    committer_time=c.committer_time, fork_commit=fc, reason=reason,
                                    isolated=iso and disp is Disposition.PICKED, evidence=evid))
@@ -421,6 +448,11 @@ def _is_fork_commit(fork_shas: list[str], ref: str) -> bool:
     """Whether ``ref`` (a sha or abbreviation) names one of the fork's own commits (sorted list)."""
     i = bisect.bisect_left(fork_shas, ref)
     return i < len(fork_shas) and fork_shas[i].startswith(ref)
+
+
+def _paths(c: CommitInfo) -> frozenset[str]:
+    """The paths a commit changes, both sides of a rename (a patch-id covers both)."""
+    return frozenset(p for x in c.files for p in (x.path, x.old_path) if p)
 
 
 def _cancelled_reverts(upstream: Sequence[CommitInfo], state: dict[str, tuple], res: _Resolver,

@@ -18,8 +18,9 @@ the fork took them out — are found here and counted in the Backlog as *holes*:
   revert (by sha, or ``Revert "Revert "…""`` by subject), of the PR merge that held it, or of the
   merge revert; a re-pick by any pick evidence (``Upstream-Commit:``, ``cherry picked from``,
   a cited PR with the upstream subject, the same patch-id);
-* it closes too on ``Reapply "<its subject>"``/``Reland "…"`` after the revert, or when
-  upstream's own revert of it is merged (then upstream took it out too);
+* it closes too on the fork's own reland after the revert (:func:`relands`: ``Reapply "<its
+  subject>"``/``Reland …`` by subject, PR or sha), or when upstream's own revert of it is merged
+  (then upstream took it out too; :func:`upstream_reverts`: by sha, ``Reverts o/r#N`` or subject);
 * an upstream revert a merge brought in is a hole when it did not take effect
   (:func:`lost_reverts`): the fork picked the reverted commit ahead of the merge that brought
   both, so git's three-way merge kept the fork's pick.
@@ -35,7 +36,10 @@ from bot.core.ledger import build_ledger
 from bot.core.provenance import claims, reverted_targets
 from bot.model import CommitInfo, Disposition
 
-_RELAND = re.compile(r'^(?:Reapply|Reland)\s+"(.*)"', re.IGNORECASE)
+_RELAND = re.compile(r'^(?:Reapply|Reland|\[Reland\])\b\s*(.*)$', re.IGNORECASE)
+_UP_REVERTS_PR = re.compile(r"^Reverts [\w.-]+/[\w.-]+#(\d+)\b", re.MULTILINE)
+_UP_REVERT_SUBJ = re.compile(r'^Revert "(.*)"')
+_HEX = re.compile(r"\b[0-9a-f]{7,40}\b")
 
 
 def _bare(subject: str) -> str:
@@ -152,14 +156,44 @@ def merged_holes(fork: Sequence[CommitInfo], merged: Mapping[str, CommitInfo], *
         out = [x.fork_commit for x in e.evidence if x.fork_commit in seq]
         if out:
             holes[e.sha] = (seq[out[-1]], out[-1])
-    for c in fork:       # relanded by subject after the revert: Reapply "<subject>" / Reland "…"
-        m = _RELAND.match(_bare(c.subject))
-        if m:
-            want = _bare(m.group(1))
-            for u in [u for u, (i, _) in holes.items() if i < seq[c.sha] and _bare(merged[u].subject) == want]:
-                del holes[u]
+    for c in fork:       # the fork's own reland after the revert
+        for u in [u for u, (i, _) in holes.items() if i < seq[c.sha] and relands(c, merged[u])]:
+            del holes[u]
+    order = {u.sha: i for i, u in enumerate(ups)}
     for u in ups:         # upstream's own revert, merged: gone upstream too
-        for s in reverted_targets(u.message)[0]:
-            for h in [h for h in holes if h.startswith(s) and h != u.sha]:
-                del holes[h]
+        for h in [h for h in holes if h != u.sha and order[h] < order[u.sha] and upstream_reverts(u, merged[h])]:
+            del holes[h]
     return {u: r for u, (_, r) in sorted(holes.items(), key=lambda kv: kv[1][0])}
+
+
+def relands(fork_commit: CommitInfo, upstream: CommitInfo) -> bool:
+    """Whether ``fork_commit`` says it lands ``upstream`` again: a subject opening with ``Reapply``
+    / ``Reland`` / ``[Reland]`` (not ``Reland partial …``) that quotes or repeats the upstream
+    subject (``Reland "X (#9002)" (#5817)``, ``Reland X (#1495)``), cites its PR (``Reland upstream
+    commit #6007 and #6004 (#3575)``: the trailing ``(#N)``, the fork's own PR, is no citation), or
+    a message that names its sha, 7 hex digits or more (``Reland upstream commit 6915ba7 (#6316)``;
+    ``Reland 01c3e984…,`` in the body). The words are the Intel fork's (intel/intel-xpu-backend-for-
+    triton `70e57ab43e`, `7358f79c43`, `6744eea9d4`); a reland adapted to the fork matches no
+    patch-id, so its words are the evidence."""
+    m = _RELAND.match(_bare(fork_commit.subject))
+    if not m or m.group(1).lower().startswith("partial"):
+        return False
+    rest = m.group(1).strip()
+    if _bare(rest.strip('"')) == _bare(upstream.subject):
+        return True
+    if upstream.pr is not None and str(upstream.pr) in re.findall(r"#(\d+)\b", rest):
+        return True
+    return any(upstream.sha.startswith(h) for h in _HEX.findall(fork_commit.message))
+
+
+def upstream_reverts(revert: CommitInfo, reverted: CommitInfo) -> bool:
+    """Whether upstream commit ``revert`` reverts the older upstream commit ``reverted``:
+    ``This reverts commit <sha>`` (full or abbreviated), or what GitHub's revert button writes —
+    ``Reverts owner/repo#<PR>`` under ``Revert "<subject>" (#N)`` (real case: triton-lang/triton
+    `23719b7c8a` "Reverts triton-lang/triton#5707"), or that subject alone."""
+    if any(reverted.sha.startswith(s) for s in reverted_targets(revert.message)[0]):
+        return True
+    if reverted.pr is not None and str(reverted.pr) in _UP_REVERTS_PR.findall(revert.message):
+        return True
+    m = _UP_REVERT_SUBJ.match(revert.subject)
+    return bool(m) and _bare(m.group(1)) == _bare(reverted.subject)

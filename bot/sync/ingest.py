@@ -10,13 +10,15 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import sqlite3
 import threading
 import time as _time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable, Iterator, Mapping
 
 import pygit2
 from cachetools import LRUCache
@@ -32,7 +34,7 @@ from bot.core.merged import (
     syncs_by_merging,
 )
 from bot.core.pins import Pin, Pins, compute_pins
-from bot.core.provenance import claims
+from bot.core.provenance import claims, reverted_targets
 from bot.git import repo as gitio
 from bot.git.notes import read_decisions
 from bot.model import CommitInfo, Decision, FileChange, InFlightBranch
@@ -331,6 +333,33 @@ def _tip(repo: pygit2.Repository, spec, side: str, label: str) -> str:
                              f"repository's HEAD is `{head}` (--{side}-ref {head})") from None
 
 
+_NO_MATCH = re.compile(r"no match for id \(([0-9a-f]{40})\)")
+
+
+@contextmanager
+def absent_commits_named(fork_dir: str, up_dir: str) -> Iterator[None]:
+    """A history walk that reaches a commit the object database lacks — libgit2's ``object not
+    found - no match for id (<sha>)``, or a ``KeyError(<sha>)`` from ``repo[sha]`` — as the
+    :class:`UserError` a person can act on: the commit, the repository, and what to do. A copy
+    whose ``shallow`` file cuts the history is refused before any walk (``git fetch
+    --unshallow``); this is a copy that lost objects with nothing saying so (a deleted loose
+    object, a lost pack; real case: the Triton snapshot without `6440b589d1f9`, the #1921
+    bundle)."""
+    try:
+        yield
+    except (pygit2.GitError, KeyError) as e:
+        text = str(e.args[0]) if e.args else ""
+        m = _NO_MATCH.search(text) or (re.fullmatch(r"'?([0-9a-f]{40})'?", text) if isinstance(e, KeyError) else None)
+        if not m:
+            raise
+        where = fork_dir if fork_dir == up_dir else f"{fork_dir} (fork) / {up_dir} (upstream)"
+        raise UserError(
+            f"the history reaches commit {m.group(1)}, which the repository {where} lacks (a lost object or pack: "
+            "the copy is incomplete, and no `shallow` file says its history was cut); run `git -C <repository> fsck "
+            "--connectivity-only` to list what is missing, then fetch it again (`git fetch --refetch`, git 2.36+) "
+            "or clone again") from None
+
+
 def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str | None = None,
                progress: Progress | None = None, *, use_cache: bool = True, since: str | None = None,
                fetch: bool = True, record: bool = True) -> SyncState:
@@ -346,7 +375,8 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
 
     Raises :class:`bot.git.repo.RefError` (unknown ref, names the ref and the repo),
     :class:`bot.git.repo.GitIOError` (clone/fetch/log failed), ``ValueError`` (bad ``as_of``: not a date, or after today UTC),
-    :class:`UserError` (``cfg.cache_dir`` cannot be created or written; a shallow clone).
+    :class:`UserError` (``cfg.cache_dir`` cannot be created or written; a shallow clone; a commit the
+    history walk reaches that the repository lacks, :func:`absent_commits_named`).
     Missing objects are not errors: see :attr:`SyncState.missing`.
     """
     t0 = _time.perf_counter()
@@ -393,9 +423,10 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
         progress("walk", 0, 0)
     if since:
         since = gitio.resolve(up_repo, since, label=f"upstream ({cfg.upstream.url or fork_url})")
-    base, rng = gitio.upstream_range(repo, up_tip, fork_tip, since=since)
-    fork_shas = gitio.rev_list(repo, fork_tip, [up_tip])
-    reach = set(gitio.rev_list(repo, fork_tip, [base] if base else []))
+    with absent_commits_named(fork_dir, up_dir):
+        base, rng = gitio.upstream_range(repo, up_tip, fork_tip, since=since)
+        fork_shas = gitio.rev_list(repo, fork_tip, [up_tip])
+        reach = set(gitio.rev_list(repo, fork_tip, [base] if base else []))
     ancestry = {s for s in rng if s in reach}
     timings["walk"] = _time.perf_counter() - t0
 
@@ -437,13 +468,17 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     # merge brought in that the fork reverted (git revert -m 1)
     own = set(fork_shas)
     cands = {full for ref in reverted_candidates(fork_commits, own | set(rng)) if (full := _commit_named(repo, ref))}
+    # a revert whose sha names no commit of the fork or the range reverted a pick that a rebase
+    # dropped (its change already upstream): then its `Revert "<subject>"` names the upstream commit
+    dropped = _dropped_pick_reverts(fork_commits, own | set(rng))
     merges = {m: [s for p in repo[m].parent_ids[1:] for s in gitio.rev_list(repo, str(p), [str(repo[m].parent_ids[0])])]
               for m in reverted_merges(fork_commits)}
     cands |= {s for brought in merges.values() for s in brought if s not in own}
     # upstream commits picked ahead of the merge that brought them: their upstream reverts may not apply
     cands |= {full for ref in picked_candidates(fork_commits, own | set(rng), cfg.provenance)
               if (full := _commit_named(repo, ref))}
-    merged_up, line = _merged_upstream(repo, base, cands) if cands and base else ({}, [])
+    with absent_commits_named(fork_dir, up_dir):
+        merged_up, line = _merged_upstream(repo, base, cands, dropped) if (cands or dropped) and base else ({}, [])
     hole_reverts: dict[str, str] = {}
     if merged_up:
         up_infos = analyse(repo, git_dir, list(merged_up), store=store if use_cache else None, renames=cfg.rename_detection)
@@ -505,21 +540,50 @@ def _commit_named(repo: pygit2.Repository, ref: str) -> str | None:
         return None
 
 
-def _merged_upstream(repo: pygit2.Repository, base: str, wanted: set[str]
+_REVERTS_PR = re.compile(r"^Reverts [\w.-]+/[\w.-]+#(\d+)\b", re.MULTILINE)
+
+
+def _bare_subject(subject: str) -> str:
+    return re.sub(r"(\s*\(#\d+\))+\s*$", "", subject.strip()).strip().strip('"').lower()
+
+
+def _dropped_pick_reverts(fork: list[CommitInfo], known: set[str]) -> set[str]:
+    """Subjects (bare, lower-cased) that fork reverts quote (``Revert "<subject>"``) while every sha
+    they name (``This reverts commit <sha>``) is neither a fork commit nor in the range: the
+    reverted pick is gone — a rebase onto an upstream holding its change dropped it and replayed
+    the revert, which now takes that upstream commit itself out (openxla's `llvm-head` is rebased
+    so). The upstream commit is found by that subject on upstream's line before the base."""
+    out = set()
+    for c in fork:
+        shas, subjects = reverted_targets(c.message)
+        if shas and subjects and not any(k.startswith(x) for x in shas for k in known if k[0] == x[0]):
+            out |= {_bare_subject(t) for t in subjects}
+    return out
+
+
+def _merged_upstream(repo: pygit2.Repository, base: str, wanted: set[str], subjects_wanted: set[str] = frozenset()
                      ) -> tuple[dict[str, tuple[str, str]], list[str]]:
     """``({sha: (subject, message)}, line)``: upstream's first-parent commits at or before
-    ``base`` that are in ``wanted`` or revert one of them (``This reverts commit <sha>``), newest
+    ``base`` that are in ``wanted`` or revert one of them (``This reverts commit <sha>``, or GitHub's
+    ``Revert "<subject>"`` / ``Reverts owner/repo#<PR>``), newest
     first — what :func:`bot.core.merged.merged_holes` reads — and that whole first-parent line,
     oldest first (:func:`bot.core.merged.lost_reverts` places merges on it). One walk back from
     ``base``; commits of ``wanted`` that are not on that chain are left out (not merged upstream
     commits)."""
     out: dict[str, tuple[str, str]] = {}
     line: list[str] = []
+    # GitHub's revert button writes no sha: 'Revert "<subject>" (#N)' and "Reverts owner/repo#<PR>"
+    heads = [repo[w].message.split("\n", 1)[0] for w in wanted if w in repo]
+    prs = {str(n) for n in map(gitio.parse_pr, heads) if n is not None}
+    subjects = {_bare_subject(h) for h in heads}
     c = repo[base]
     while True:
         sha, msg = str(c.id), c.message
         line.append(sha)
-        if sha in wanted or ("This reverts commit" in msg and any(w in msg for w in wanted)):
+        if sha in wanted or (subjects_wanted and _bare_subject(msg.split("\n", 1)[0]) in subjects_wanted) or (
+                "This reverts commit" in msg and any(w in msg for w in wanted)) or (
+                msg.startswith("Revert") and (any(n in prs for n in _REVERTS_PR.findall(msg))
+                                             or _bare_subject(msg.split("\n", 1)[0][len("Revert "):].strip('"')) in subjects)):
             out[sha] = (msg.split("\n", 1)[0], msg)
         if not c.parent_ids:
             return out, line[::-1]

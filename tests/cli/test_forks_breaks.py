@@ -12,6 +12,7 @@ import pygit2
 
 from bot.demo.repobuilder import RepoBuilder, run_git
 from tests.support.cli import run
+from tests.support.partial_clone import blobless_clone
 
 T0 = 1_767_225_600          # 2026-01-01T00:00:00Z
 DAY = 86_400
@@ -222,3 +223,105 @@ def test_a_list_of_upstream_sha_prefixes_and_subjects_under_a_cherry_pick_subjec
     e = _by_pr(json.loads(out))
     assert {n: (e[n]["disposition"], e[n]["fork_commit"]) for n in (4056, 4117, 4135)} == {
         n: ("PICKED", pick) for n in (4056, 4117, 4135)}
+
+
+def test_a_commit_object_missing_from_the_fork_is_a_clear_error_not_a_traceback(tmp_path, capsys, monkeypatch):
+    """A damaged copy: one commit object of the fork's history is gone (a loose object deleted, a
+    pack lost, an interrupted copy) and no `shallow` file says the history was cut. On a copy of
+    the Triton snapshot without the object of `6440b589d1f9` (the #1921 bundle, in the middle of the
+    fork's 2364 own commits), `forksync status` prints a Python traceback ending in
+    `_pygit2.GitError: object not found - no match for id (6440b589d1f9…)` (bot/git/repo.py
+    `merge_base`, from `upstream_range`).
+
+    A user should read that the repository lacks that commit, which repository, and what to do
+    (exit 2, nothing on stdout), not a libgit2 lookup error."""
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    shas = [fork.commit(f"Fork work {i} (#{80 + i})", {f"w/{i}.py": f"{i}\n"}, when=T0 + (i + 1) * DAY)
+            for i in range(3)]
+    up.commit("Two (#2)", {"b.txt": "b\n"}, when=T0 + 2 * DAY)
+    os.remove(fork.path / ".git" / "objects" / shas[1][:2] / shas[1][2:])
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, ["--upstream", str(up.path), "--fork", str(fork.path), "status"])
+    assert rc == 2 and out == ""
+    assert shas[1] in err and str(fork.path) in err and "fsck" in err
+    assert "Traceback" not in err
+
+
+def test_a_fork_rebased_past_an_upstream_commit_it_had_picked_and_reverted_keeps_the_hole(
+        tmp_path, capsys, monkeypatch):
+    """A fork that syncs by rebasing (openxla/triton's `llvm-head` is rebased onto upstream and
+    force-pushed) picked upstream u1 (`Upstream-Commit:`), then reverted that pick with `git
+    revert` ('Revert "One (#11)"', "This reverts commit <the pick>"). Rebased onto an upstream tip
+    that holds u1, git drops the pick (its change is already upstream) and replays the revert,
+    which now takes u1 out of the rebased branch; its line still names the pick's old sha, which
+    no branch holds any more. b.txt is gone from the fork's tree.
+
+    A user sees: Backlog 0, Days Behind 0, no hole — the fork looks level with upstream. Before the
+    rebase u1 was REVERTED; the rebase changed no file the fork holds. They should see u1 as a
+    REVERTED hole of the Backlog, as a revert of u1 by its sha makes it (docs/core.md)."""
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XLA] fork work (#500)", {"f.txt": "f\n"}, when=T0 + DAY // 2)
+    u1 = up.commit("One (#11)", {"b.txt": "b\n"}, when=T0 + DAY)
+    fork.add_remote("upstream", up.path)
+    pick = fork.cherry_pick(u1, when=T0 + 2 * DAY, trailer=f"Upstream-Commit: {u1}")
+    fork.revert(pick, when=T0 + 3 * DAY)
+    up.commit("Two (#12)", {"c.txt": "c\n"}, when=T0 + 4 * DAY)
+    fork.git("fetch", "-q", "upstream")
+    fork.git("rebase", "-q", "upstream/main", when=T0 + 5 * DAY)
+    fork.git("reflog", "expire", "--expire=now", "--all")
+    fork.git("gc", "-q", "--prune=now")            # the pick is gone, as in a fresh clone of the fork
+    assert "b.txt" not in set(fork.git("ls-files").split())
+    assert fork.git("cat-file", "-t", pick, check=False).strip() != "commit"
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, ["--upstream", str(up.path), "--fork", str(fork.path), "status", "--json"])
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert [h["sha"] for h in doc["backlog"]["holes"]] == [u1]
+    assert doc["backlog"]["total"] == 1
+
+
+def test_a_pick_found_only_by_patch_id_on_a_blobless_clone_is_not_pending_silently(tmp_path, capsys, monkeypatch):
+    """A fork took upstream u1 with `git cherry-pick` and reworded it ("Port the b fix for
+    XLA"): no trailer, no `cherry picked from` line, no cited PR; only the patch-id says it is u1.
+    On a full copy u1 is PICKED (`patch-id`). On a `git clone --filter=blob:none` of the same
+    repository (CI's cheap clone; a blobless clone of the Triton snapshot analyses 4068 of its
+    4073 commits without a patch-id) u1 is PENDING, the Backlog counts it, and the one warning says
+    objects are missing without saying that a disposition may be wrong or what to do.
+
+    A user should see, for each such PENDING entry, that it was not checked by patch-id (the
+    entry's reason, `status --json`'s `pending_unchecked`), and a warning that says how many and
+    how to get the blobs — never a PENDING that looks like any other."""
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n", "b.txt": "b\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XLA] fork work (#500)", {"f.txt": "f\n"}, when=T0 + DAY // 2)
+    u1 = up.commit("Fix the b path (#11)", {"b.txt": "b fixed\n"}, when=T0 + DAY)
+    u2 = up.commit("Two (#12)", {"c.txt": "c\n"}, when=T0 + 2 * DAY)
+    fork.add_remote("upstream", up.path)
+    fork.cherry_pick(u1, when=T0 + 3 * DAY, message="Port the b fix for XLA\n")
+    fork.git("branch", "upstream-main", "upstream/main")
+    monkeypatch.chdir(tmp_path)
+    full = ["--fork", str(fork.path), "--upstream-ref", "upstream-main"]
+    rc, out, err = run(capsys, [*full, "ledger", "show", u1, "--json"])
+    assert rc == 0, err
+    [e] = json.loads(out)["entries"]
+    assert (e["disposition"], [x["rule"] for x in e["evidence"]]) == ("PICKED", ["patch-id"])
+    part = blobless_clone(fork.path / ".git", tmp_path / "blobless.git")
+    (tmp_path / "ci").mkdir()
+    monkeypatch.chdir(tmp_path / "ci")             # a fresh cache: CI's checkout has none
+    rc, out, err = run(capsys, ["--fork", str(part.path), "--upstream-ref", "upstream-main", "status", "--json"])
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["counts"]["PENDING"] + doc["counts"]["PICKED"] == 2
+    if doc["counts"]["PICKED"] == 0:          # not matched: then it must say so, for u1 and u2
+        assert sorted(doc["pending_unchecked"]) == sorted([u1, u2])
+        assert "patch-id" in err and "2 PENDING" in err and f"git -C {part.path} fetch" in err
+        rc, out, err = run(capsys, ["--fork", str(part.path), "--upstream-ref", "upstream-main", "ledger", "show",
+                                    u1, "--json"])
+        [e] = json.loads(out)["entries"]
+        assert e["disposition"] == "PENDING" and "patch-id" in e["reason"]
+    assert part.attempts() == []

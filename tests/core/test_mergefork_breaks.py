@@ -141,6 +141,72 @@ def test_a_hole_whose_revert_was_reverted_is_closed(tmp_path, how):
     assert p.holes == () and p.backlog == 0
 
 
+def test_a_hole_upstream_reverted_too_by_githubs_revert_button_is_closed(tmp_path):
+    """The fork merges upstream u1 and reverts it; upstream reverts u1 as well, with the message
+    GitHub's revert button writes (no "This reverts commit" line: 'Revert "…" (#N)' and
+    "Reverts owner/repo#<u1's PR>"), and the fork merges that. Neither holds b.txt: upstream took
+    u1 out too. Real cases on intel/intel-xpu-backend-for-triton: #5707 (fork revert
+    `f66eab1711`, upstream's `23719b7c8a` "Reverts triton-lang/triton#5707" merged by `0c3aa91a9b`
+    the same day), #6850 (`ca77a334ee`, upstream #6966) and #9080 (`1e49bba3b1`, upstream #9090).
+
+    A user sees: u1 a REVERTED hole, Backlog 1. They should see no hole (docs/core.md: the hole
+    closes when upstream's own revert of it is merged)."""
+    up, fork, u0, u1, u2 = _merged_fork(tmp_path)
+    fork.revert(u1, when=T0 + 4 * DAY)
+    up.revert(u1, when=T0 + 4 * DAY + 60,
+              message='Revert "One" (#14)\n\nReverts triton-lang/triton#11\n\nIt breaks the A100 runs\n')
+    fork.git("fetch", "-q", "upstream")
+    fork.merge("upstream/main", when=T0 + 5 * DAY)
+    up.commit("Three (#13)", {"d.txt": "d\n"}, when=T0 + 6 * DAY)
+    assert "b.txt" not in _files(fork) and "b.txt" not in _files(up)
+    p = load_state(_cfg(tmp_path, up, fork), store=Store()).pins
+    assert p.holes == () and p.backlog == 0
+
+
+@pytest.mark.parametrize("how", ["reland-upstream-commit-sha", "reland-unquoted-subject-sha-in-body",
+                                 "reland-upstream-commit-prs"])
+def test_a_hole_relanded_by_the_forks_own_reland_is_closed(tmp_path, how):
+    """The fork reverts merged upstream u1 and u2, then relands them, adapted (so no patch-id
+    matches), in the words the Intel fork uses:
+    `70e57ab43e` "Reland upstream commit 6915ba7 (#6316)" (#9632, reverted by `dfaf06bc2a`);
+    `7358f79c43` "Reland [TUTORIAL] persistent softmax kernel (#1495)", body "Reland
+    01c3e984490c…," (#3766, reverted by `9c6423658a`: the subject unquoted, the sha in the body);
+    `6744eea9d4` "Reland upstream commit #6007 and #6004 (#3575)" (both reverted, `688c17d8b7`
+    and `3796f3f4ab`). b.txt and c.txt are back in the tree.
+
+    A user sees: the relanded commits as REVERTED holes of the Backlog. They should see no hole:
+    the fork says it relanded them, by sha, by subject or by PR."""
+    up, fork, u0, u1, u2 = _merged_fork(tmp_path)
+    fork.revert(u1, when=T0 + 4 * DAY)
+    fork.revert(u2, when=T0 + 4 * DAY + 60)
+    if how == "reland-upstream-commit-sha":
+        fork.commit(f"Reland upstream commit {u1[:7]} (#6316)\n\nAdapted for XPU.\n",
+                    {"b.txt": "b\nxpu\n"}, when=T0 + 5 * DAY)
+        fork.commit(f"Reland upstream commit {u2[:7]} (#6317)\n", {"c.txt": "c\nxpu\n"}, when=T0 + 5 * DAY + 60)
+    elif how == "reland-unquoted-subject-sha-in-body":
+        fork.commit(f"Reland One (#1495)\n\nReland {u1},\n{u2} and\n{'0' * 40}.\n\nTuned for XPU.\n",
+                    {"b.txt": "b\nxpu\n", "c.txt": "c\nxpu\n"}, when=T0 + 5 * DAY)
+    else:
+        fork.commit('Reland upstream commit #11 and #12 (#3575)\n\nReland "One (#11)"\nand "Two\n(#12)\n',
+                    {"b.txt": "b\nxpu\n", "c.txt": "c\nxpu\n"}, when=T0 + 5 * DAY)
+    up.commit("Three (#13)", {"d.txt": "d\n"}, when=T0 + 6 * DAY)
+    assert {"b.txt", "c.txt"} <= _files(fork)
+    p = load_state(_cfg(tmp_path, up, fork), store=Store()).pins
+    assert p.holes == () and p.backlog == 0
+
+
+def test_a_partial_reland_leaves_the_hole_open(tmp_path):
+    """`a9cbb0e3f3` 'Reland partial "Rewrite block pointer to be python-only (#9668)" (#6552)' on
+    the Intel fork brought back part of #9668: the hole stays open until the full `Reland "…"`
+    (`d5123dd644`). A partial reland cites the PR too; it must not close the hole."""
+    up, fork, u0, u1, u2 = _merged_fork(tmp_path)
+    fork.revert(u1, when=T0 + 4 * DAY)
+    fork.commit('Reland partial "One (#11)" (#6552)\n', {"b.txt": "b-part\n"}, when=T0 + 5 * DAY)
+    up.commit("Three (#13)", {"d.txt": "d\n"}, when=T0 + 6 * DAY)
+    p = load_state(_cfg(tmp_path, up, fork), store=Store()).pins
+    assert p.holes == (u1,) and p.backlog == 1
+
+
 def test_an_abbreviated_revert_of_a_merged_commit_is_a_hole(tmp_path):
     """The fork reverts merged upstream u1 with a hand-written message naming it by a short sha
     ("This reverts commit 1a2b3c4d5e." — the Intel fork writes such lines, e.g. `473e293493`
