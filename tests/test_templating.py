@@ -390,8 +390,10 @@ def test_a_stopped_chains_order_of_conflicts_names_the_files_git_stopped_on_not_
 # text of their own in code: none so far. Machine output (JSON, YAML, bare shas and ids) has no
 # words of its own, and argparse's help strings are the CLI reference (docs/cli-reference.md).
 CLI_TEXT_IN_CODE: set[str] = set()
-#: the calls that put text in front of a person: print, a stream's or console's write/print, a warning
-_SINKS = {"print", "write", "warn_once"}
+#: the calls that put text in front of a person: print, a stream's or console's write/print, a
+#: warning, an error the CLI prints as "forksync: <text>" (UserError and the CLI's subclasses of
+#: it), the plain-text answer of a page the CLI serves (``app setup``'s redirect)
+_SINKS = {"print", "write", "warn_once", "UserError", "Response"}
 
 
 def _cli_modules():
@@ -401,6 +403,33 @@ def _cli_modules():
     assert len(paths) > 10
     for path in paths:
         yield path, ast.parse(path.read_text(encoding="utf-8"))
+
+
+def _sinks(trees) -> set[str]:
+    """:data:`_SINKS` and each class of ``trees`` derived from one of them (``class
+    NotPemKey(UserError)``): raising it prints its message as UserError's is printed."""
+    import ast
+
+    sinks, grew = set(_SINKS), True
+    classes = [n for tree in trees for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+    while grew:
+        new = {c.name for c in classes if any(isinstance(b, ast.Name) and b.id in sinks for b in c.bases)} - sinks
+        sinks |= new
+        grew = bool(new)
+    return sinks
+
+
+def _says_words(call, sinks) -> bool:
+    """Does ``call`` put words of code's own in front of a person: a sink called with a string
+    literal holding a letter in a positional argument (or, for a page's ``Response``, in its
+    ``text``/``body``)?"""
+    import ast
+
+    name = call.func.id if isinstance(call.func, ast.Name) else call.func.attr if isinstance(call.func, ast.Attribute) else ""
+    if name not in sinks:
+        return False
+    args = [*call.args, *(k.value for k in call.keywords if name == "Response" and k.arg in ("text", "body"))]
+    return any(_words_in_code(a) for a in args)
 
 
 def _words_in_code(node) -> bool:
@@ -424,13 +453,13 @@ def test_the_cli_prints_no_words_of_its_own():
     CLI says it through bot.cli.text and a block of templates/cli/ instead."""
     import ast
 
+    modules = list(_cli_modules())
+    sinks = _sinks([tree for _, tree in modules])
+    assert "NotPemKey" in sinks         # serve's error for a key file that is no PEM text
     found = set()
-    for path, tree in _cli_modules():
+    for path, tree in modules:
         for n in ast.walk(tree):
-            if not isinstance(n, ast.Call):
-                continue
-            name = n.func.id if isinstance(n.func, ast.Name) else n.func.attr if isinstance(n.func, ast.Attribute) else ""
-            if name in _SINKS and any(_words_in_code(a) for a in n.args):
+            if isinstance(n, ast.Call) and _says_words(n, sinks):
                 found.add(f"{path.name}:{n.lineno}: {ast.unparse(n)[:90]}")
     assert {f.split(":")[0] + ":" + f.split(": ", 1)[1] for f in found} - CLI_TEXT_IN_CODE == set(), sorted(found)
 
@@ -444,13 +473,22 @@ def test_the_cli_prints_no_words_of_its_own():
     ('say("plan", "picked", upstream=u)', False),
     ('print(text("plan", "header", tip=t))', False),
     ('warn_once(records(xs) + " Was upstream rewritten?")', True),
+    ('UserError(f"--port {port}: a TCP port is 0–65535")', True),
+    ('UserError("App mode needs FORKSYNC_PRIVATE_KEY_FILE")', True),
+    ('NotPemKey(f"{path} is not a PEM key")', True),
+    ('UserError(text("serve", "port_in_use", port=port, host=host))', False),
+    ('UserError(str(e))', False),
+    ('UserError(f"{where}: {e}")', False),
+    ('web.Response(status=409, text="this setup has already finished")', True),
+    ('web.Response(status=409, text=text("app", "already_finished"))', False),
+    ('web.Response(text=html, content_type="text/html")', False),
 ])
 def test_the_check_finds_words_in_code(code, found):
     import ast
 
     call = ast.parse(code).body[0].value
-    name = call.func.id if isinstance(call.func, ast.Name) else call.func.attr
-    assert (name in _SINKS and any(_words_in_code(a) for a in call.args)) == found
+    sinks = _sinks([ast.parse("class NotPemKey(UserError):\n    pass")])
+    assert _says_words(call, sinks) == found
 
 
 def test_every_cli_text_named_in_code_is_a_block_of_its_template_and_every_block_is_said():

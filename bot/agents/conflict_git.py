@@ -23,6 +23,7 @@ import pygit2
 from bot.agents.conflict_rails import ConflictCase, ConflictFile, RailViolation, Resolution, ResolvedFile, relabel, trailer_summary
 from bot.agents.redact import redact
 from bot.config.merge_file import diff3_text
+from bot.templating import render
 
 BOT_NAME = "forksync"
 BOT_EMAIL = "forksync@users.noreply.github.com"
@@ -103,15 +104,14 @@ def conflict_case(repo_path: str, onto: str, upstream_sha: str,
 
 
 def commit_message(case: ConflictCase, res: Resolution) -> str:
-    """The upstream message, then the trailers ``Upstream-Commit:``, ``Resolved-by: forksync rules
+    """The message of a pick an agent resolved (``templates/commit/agent_resolved_pick.txt.j2``):
+    the upstream message, then the trailers ``Upstream-Commit:``, ``Resolved-by: forksync rules
     (<rules>)`` when rules decided some of the files, and ``Agent-Resolved:`` (model name reduced
     to ``[\\w.:/-]``, summary one line; neither can add a trailer)."""
-    body = case.upstream_message.rstrip()
     model = re.sub(r"[^\w.:/\-]", "", res.model or "")[:80] or "unknown-model"
-    rules = ", ".join(dict.fromkeys(f.rule for f in case.decided if f.rule))
-    by_rules = f"Resolved-by: forksync rules ({rules})\n" if rules else ""
-    return (f"{body}\n\nUpstream-Commit: {case.upstream_sha}\n{by_rules}"
-            f"Agent-Resolved: {model} {trailer_summary(redact(res.summary))}\n")
+    return render("commit/agent_resolved_pick.txt.j2", message=case.upstream_message.rstrip(), sha=case.upstream_sha,
+                  rules=list(dict.fromkeys(f.rule for f in case.decided if f.rule)), model=model,
+                  summary=trailer_summary(redact(res.summary)))
 
 
 def build_commit(repo_path: str, case: ConflictCase, res: Resolution) -> str:

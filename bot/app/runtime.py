@@ -35,6 +35,7 @@ from bot.store import Store
 from bot.sync.service import SyncService
 from bot.sync.store import suspended, tracked_forks
 from bot.sync.upstream import poll_once, refresh_quietly
+from bot.templating import render_part
 from bot.validation.service import ValidationService
 
 log = logging.getLogger(__name__)
@@ -92,7 +93,7 @@ class Clients:
             if not self.bot_login:
                 self.bot_login = s.bot_login or (await self._impl.app_client.getitem("/app"))["slug"] + "[bot]"
         else:
-            raise UserError("no GitHub credentials: set FORKSYNC_TOKEN, or FORKSYNC_APP_ID and FORKSYNC_PRIVATE_KEY_FILE")
+            raise UserError(render_part("errors/app.txt.j2", "no_credentials"))
 
     async def learn_login(self) -> str:
         """The bot's login; in token mode while it is unknown, the token's own account is asked

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Callable
 
 from bot.cli.serve import listen_socket
-from bot.cli.text import say
+from bot.cli.text import say, text
 from bot.config.app_manifest import DEFAULT_NAME, manifest
 from bot.config.forksync import UserError
 from bot.templating import render
@@ -94,13 +94,12 @@ def writable_destination(path: Path) -> None:
     folder = path.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
-    problem = ("is a folder" if path.is_dir() else
-               f"cannot be created: {folder} is not a folder" if not folder.is_dir() else
-               f"cannot be written: {folder} is not writable" if not os.access(folder, os.W_OK | os.X_OK) else
-               "is not writable" if path.exists() and not os.access(path, os.W_OK) else "")
+    problem = ("folder" if path.is_dir() else
+               "no_folder" if not folder.is_dir() else
+               "folder_not_writable" if not os.access(folder, os.W_OK | os.X_OK) else
+               "not_writable" if path.exists() and not os.access(path, os.W_OK) else "")
     if problem:
-        raise UserError(f"app setup: {path} {problem}; choose another --settings / --private-key-file "
-                        "(nothing was created on GitHub)")
+        raise UserError(text("app", "destination_unwritable", path=path, problem=problem, folder=folder))
 
 
 def write_private(path: Path, text: str) -> None:
@@ -155,8 +154,8 @@ def refusal(status: int, body: bytes) -> str:
         message, fields = body[:200].decode(errors="replace"), []
     detail = message + (f" ({', '.join(fields)})" if fields else "")
     if status == 404:
-        return f"app setup: GitHub does not know this manifest code ({detail}): codes are good once and for an hour; start again"
-    return f"app setup: GitHub refused to create the App: {status} {detail}; e.g. pick another --name if the name is taken"
+        return text("app", "code_unknown", detail=detail)
+    return text("app", "refused", status=status, detail=detail)
 
 
 # --- the manifest flow --------------------------------------------------------------------------
@@ -214,20 +213,19 @@ async def run_setup(opts: SetupOptions, announce: Callable[[str], None],
                                 callback_urls=opts.callback_urls or None, public=opts.public, workflows=opts.workflows)
     except ValueError as e:
         sock.close()
-        raise UserError(f"app setup: {e}") from None
+        raise UserError(text("app", "setup_failed", error=str(e))) from None
 
     async def page(_req: web.Request) -> web.Response:
         html = render("app/setup_page.html.j2", action=f"{new_app}?state={state}",
-                      manifest_json=json.dumps(the_manifest), app_name=opts.name, owner=opts.org or "your account")
+                      manifest_json=json.dumps(the_manifest), app_name=opts.name, owner=opts.org)
         return web.Response(text=html, content_type="text/html")
 
     async def redirect(req: web.Request) -> web.Response:
         if req.query.get("state") != state:
-            return web.Response(status=400, text="forksync app setup: this redirect does not carry the state this page "
-                                                 "sent; start again from the setup page")
+            return web.Response(status=400, text=text("app", "wrong_state"))
         code = req.query.get("code", "")
         if done.done():
-            return web.Response(status=409, text="forksync app setup: this setup has already finished")
+            return web.Response(status=409, text=text("app", "already_finished"))
         try:
             result = await exchange(code)
         except UserError as e:
@@ -243,7 +241,7 @@ async def run_setup(opts: SetupOptions, announce: Callable[[str], None],
 
     async def exchange(code: str) -> SetupResult:
         if not re.fullmatch(r"[A-Za-z0-9_-]{1,200}", code):
-            raise UserError("app setup: GitHub sent back no usable code")
+            raise UserError(text("app", "no_code"))
         headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28",
                    "User-Agent": "forksync-app-setup"}
         url = f"{opts.api_url.rstrip('/')}/app-manifests/{code}/conversions"
@@ -255,7 +253,7 @@ async def run_setup(opts: SetupOptions, announce: Callable[[str], None],
                         raise UserError(refusal(r.status, body))
                     app = json.loads(body)
             except aiohttp.ClientError as e:
-                raise UserError(f"app setup: cannot reach {opts.api_url}: {e}") from None
+                raise UserError(text("app", "unreachable", api_url=opts.api_url, error=str(e))) from None
         return save(app)
 
     def save(app: dict) -> SetupResult:
@@ -271,9 +269,8 @@ async def run_setup(opts: SetupOptions, announce: Callable[[str], None],
             kept_key = keep / key_file.name
             write_private(kept_key, app["pem"])
             write_private(keep / settings.name, merge_dotenv("", settings_updates(app, kept_key, opts.api_url, "", web_url=web_url)))
-            raise OSError(f"app setup: the App {app['slug']!r} was created, but {e.filename or settings} could not be "
-                          f"written ({e.strerror or e}); its settings and private key are in {keep} (mode 0600): move "
-                          f"them where they belong") from None
+            raise OSError(text("app", "files_kept_elsewhere", slug=repr(app["slug"]), file=e.filename or settings,
+                               error=e.strerror or str(e), kept=keep)) from None
         return SetupResult(int(app["id"]), str(app["slug"]), str(app.get("html_url") or f"{web_url}/apps/{app['slug']}"),
                            settings, key_file)
 
@@ -284,15 +281,13 @@ async def run_setup(opts: SetupOptions, announce: Callable[[str], None],
     await runner.setup()
     try:
         await web.SockSite(runner, sock).start()
-        announce(f"Open {page_url} in a browser signed in to GitHub as {opts.org or 'the App owner'}: it sends the "
-                 f"manifest of {opts.name!r} to {new_app} and comes back here.")
+        announce(text("app", "open_page", page_url=page_url, org=opts.org, name=repr(opts.name), new_app=new_app))
         if ready is not None:
             ready(page_url)
         try:
             return await asyncio.wait_for(asyncio.shield(done), opts.timeout_s)
         except asyncio.TimeoutError:
-            raise UserError(f"app setup: GitHub did not send the browser back within {opts.timeout_s:.0f} s; "
-                            "run it again") from None
+            raise UserError(text("app", "no_redirect", timeout_s=opts.timeout_s)) from None
     finally:
         await runner.cleanup()
 
@@ -341,15 +336,13 @@ def cmd_manifest(args: argparse.Namespace) -> int:
     ``127.0.0.1`` address, which only ``app setup`` serves while it runs."""
     url = args.url
     if not url:
-        raise UserError("app manifest: the manifest names the deployment's public URL (homepage, webhook URL/webhook, "
-                        "sign-in URL/auth/callback, the redirect after you confirm): pass --url https://<public host>, "
-                        "the address GitHub reaches forksync serve at")
+        raise UserError(text("app", "manifest_needs_url"))
     redirect = args.redirect_url or url.rstrip("/") + "/"
     try:
         m = manifest(url, name=args.name, redirect_url=redirect, callback_urls=args.callback_urls,
                      public=args.public, workflows=args.workflows)
     except ValueError as e:
-        raise UserError(f"app manifest: {e}") from None
+        raise UserError(text("app", "manifest_failed", error=str(e))) from None
     print(json.dumps(m, indent=2))
     say("app", "manifest_note", err=True, redirect=redirect)
     return 0

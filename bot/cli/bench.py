@@ -43,7 +43,7 @@ def _since(value: str | None) -> int | None:
     try:
         return int(datetime.strptime(value, "%Y-%m-%d").replace(tzinfo=timezone.utc).timestamp())
     except ValueError:
-        raise UserError(f"--since {value!r}: expected a date YYYY-MM-DD (UTC)") from None
+        raise UserError(text("bench", "bad_since", given=repr(value))) from None
 
 
 def _rules(value: str | None, default: list[str]) -> list[str]:
@@ -52,7 +52,7 @@ def _rules(value: str | None, default: list[str]) -> list[str]:
     names = [x.strip() for x in value.split(",") if x.strip()]
     bad = [n for n in names if n not in RESOLVE_RULES]
     if bad:
-        raise UserError(f"--rules: unknown rule(s) {', '.join(bad)}; known: {', '.join(RESOLVE_RULES)}")
+        raise UserError(text("bench", "unknown_rules", unknown=bad, known=list(RESOLVE_RULES)))
     return names
 
 
@@ -236,21 +236,21 @@ def cmd_bench_resolve(args) -> int:
                                              ("--agent-part", args.agent_part if args.agent_part != "held-out" else None)))
     if args.agent:
         if args.agent_limit is not None and args.agent_limit < 1:
-            raise UserError(f"--agent-limit must be at least 1, not {args.agent_limit}")
+            raise UserError(text("bench", "agent_limit", limit=args.agent_limit))
         try:
             store = open_store(args.db) if args.db else default_store(cfg)
         except UserError as e:
-            raise UserError(f"--db {args.db}: {e}") from None
+            raise UserError(text("bench", "bad_db", db=args.db, error=str(e))) from None
         client = AgentClient.from_env(cfg.agents, store, base_url=args.base_url)
         if client.off_reason:
-            raise UserError(f"--agent: {client.off_reason}")
+            raise UserError(text("bench", "agent_off", error=client.off_reason))
         agent = (client, args.agent_part, args.agent_limit)
     try:
         with reporter(args) as progress:
             doc = run_resolve_bench(cfg, since=_since(args.since), chain=chain, agent=agent, merges=args.merges,
                                     progress=progress)
     except agent_bench.AgentAPIError as e:
-        raise UserError(f"--agent: {e}") from None
+        raise UserError(text("bench", "agent_off", error=str(e))) from None
     warn_missing(doc, cfg.fork.url or ".")
     earlier: list[dict] = []
     if agent is not None:

@@ -116,8 +116,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     given = args.db or os.environ.get("FORKSYNC_DB")
     db = given or (str(Path(cfg.cache_dir) / "forksync.sqlite") if cfg else "forksync.db")
     if not has_config and not Path(db).exists():
-        raise UserError(f"no database at {db}: pass --db (e.g. DIR/forksync.db after `forksync demo --dir DIR`) "
-                        "or --config to compute a fork's state")
+        raise UserError(text("dashboard", "no_database", db=db))
     if cfg is not None and not given:
         from bot.sync.ingest import usable_cache_dir  # lazy: as above
         usable_cache_dir(cfg)       # the fork's cache folder holds the store: made as `status` makes it

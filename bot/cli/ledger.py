@@ -40,9 +40,9 @@ def state_errors():
     except gitio.RefError as e:
         raise UserError(f"{e}") from None
     except gitio.GitIOError as e:
-        raise UserError(f"git failed: {e}") from None
+        raise UserError(text("ledger", "git_failed", error=str(e))) from None
     except AsOfError as e:
-        raise UserError(f"--as-of: {e}") from None
+        raise UserError(text("ledger", "bad_as_of", error=str(e))) from None
     except ValueError as e:
         raise UserError(str(e)) from None
 
@@ -232,7 +232,7 @@ def cmd_status(args) -> int:
     if args.series:
         return _cmd_series(args)
     if args.step is not None:
-        raise UserError("--step needs --series START END (it is the days between series points)")
+        raise UserError(text("ledger", "step_without_series"))
     with reporter(args) as cb:
         state = _load(args, as_of=args.as_of, progress=cb)
     doc = status_json(state)
@@ -436,17 +436,12 @@ def cmd_ledger_show(args) -> int:
     warn_state(state)
     hits = state.ledger.find(args.ref) or before_range(state, args.ref)
     if not hits and re.fullmatch(r"[0-9a-fA-F]{1,3}", args.ref.strip()) and not args.ref.strip().isdigit():
-        raise UserError(f"{args.ref!r} is too short: a sha prefix needs at least 4 hex digits (or give #PR)")
+        raise UserError(text("ledger", "ref_too_short", ref=repr(args.ref)))
     if not hits and args.as_of:
         _newer_than_as_of(args)
-    if not hits and not state.merge_base:
-        raise UserError(f"{args.ref!r} names no upstream commit in upstream's first-parent history up to "
-                        f"{state.upstream_tip[:12]} (no merge base: the fork and upstream share no history; use a "
-                        "sha, a prefix or #PR)")
     if not hits:
-        raise UserError(f"{args.ref!r} names no upstream commit in the range "
-                        f"{state.merge_base[:12]}..{state.upstream_tip[:12]} nor before it "
-                        "(use a sha, a prefix or #PR)")
+        raise UserError(text("ledger", "ref_not_found", ref=repr(args.ref), merge_base=state.merge_base or "",
+                             upstream_tip=state.upstream_tip))
     if args.json:
         print(json.dumps({"schema": "forksync.ledger-entry/1", "entries": [entry_json(e) for e in hits]}, indent=2))
         return 0
@@ -484,9 +479,8 @@ def _newer_than_as_of(args) -> None:
     later = [e for e in (now.ledger.find(args.ref) or before_range(now, args.ref)) if e.committer_time > cutoff]
     if later:
         e = later[0]
-        raise UserError(f"{args.ref!r} names upstream commit {e.sha[:12]} {e.subject!r}, committed on "
-                        f"{(iso(e.committer_time) or '')[:10]}, after the as-of date {args.as_of}: the ledger as of "
-                        "then does not hold it (give a later --as-of, or none)")
+        raise UserError(text("ledger", "ref_after_as_of", ref=repr(args.ref), sha=e.sha, subject=repr(e.subject),
+                             committed=iso(e.committer_time) or "", as_of=args.as_of))
 
 
 def register(sub, common) -> None:

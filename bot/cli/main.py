@@ -18,7 +18,7 @@ import sys
 from bot.agents.redact import ScrubbingFormatter
 from bot.cli.progress import new_run
 from bot.cli.serve import register_deployment_secrets
-from bot.cli.text import say
+from bot.cli.text import say, text
 from bot.config.forksync import ConfigError, ForksyncConfig, UserError, load_config
 from bot.config.libgit2 import allow_partial_clones
 
@@ -59,7 +59,7 @@ def refuse_unpaired(needed: str, present: bool, flags) -> None:
     flag would leave a person believing, say, that a resolution was pushed or the agent used their URL."""
     given = [flag for flag, value in flags if value is not None]
     if given and not present:
-        raise UserError(f"{', '.join(given)} only apply with {needed}")
+        raise UserError(text("progress", "unpaired_flags", given=given, needed=needed))
 
 
 def config_from_args(args: argparse.Namespace) -> ForksyncConfig:
@@ -90,10 +90,7 @@ def fork_config_from_args(args: argparse.Namespace) -> ForksyncConfig:
     if cfg.fork.url or pygit2.discover_repository(os.getcwd()) is not None:
         return cfg
     path = getattr(args, "config", None) or ("forksync.yml" if os.path.isfile("forksync.yml") else None)
-    where = f"{path} names no fork.url" if path else "no forksync.yml was found in the current directory"
-    raise UserError(f"{where}, no --fork was given, and the current directory {os.getcwd()} is not a git "
-                    "repository: run forksync in the fork's checkout, or name the fork with --fork PATH|URL or "
-                    "with --config FILE")
+    raise UserError(text("progress", "no_fork_named", config=path or "", cwd=os.getcwd()))
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -198,17 +198,13 @@ class ServeSettings(BaseSettings):
         if not self.private_key_file:
             return ""
         if self._key_in_file_setting():
-            raise UserError("FORKSYNC_PRIVATE_KEY_FILE holds a key, not the name of its file: write the App's PEM "
-                            "key to its own file (mode 0600) and name that file")
+            raise UserError(text("serve", "key_in_file_setting"))
         try:
             return Path(self.private_key_file).read_text(encoding="ascii")
         except UnicodeDecodeError:
-            raise NotPemKey(f"FORKSYNC_PRIVATE_KEY_FILE {self.private_key_file} is not a PEM key (text beginning "
-                            "-----BEGIN … PRIVATE KEY-----): give the .pem file GitHub downloads, not a DER "
-                            "(binary) conversion") from None
+            raise NotPemKey(text("serve", "key_not_pem", file=self.private_key_file)) from None
         except OSError as e:
-            raise UserError(f"cannot read the App private key {self.private_key_file}: {e.strerror}; "
-                            "mount it and set FORKSYNC_PRIVATE_KEY_FILE") from None
+            raise UserError(text("serve", "key_unreadable", file=self.private_key_file, error=e.strerror)) from None
 
 
 class NotPemKey(UserError):
@@ -248,7 +244,7 @@ def settings_file(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple
     for given, by in ((getattr(args, "settings", None), "--settings"), (environ.get("FORKSYNC_SETTINGS_FILE"), "FORKSYNC_SETTINGS_FILE")):
         if given:
             if not Path(given).is_file():
-                raise UserError(f"the settings file {given} (from {by}) does not exist; fix {by} or create the file")
+                raise UserError(text("serve", "settings_file_missing", file=given, by=by))
             return Path(given), by
     default = Path("forksync.env")
     return (default, "./forksync.env") if default.is_file() else (None, "")
@@ -277,12 +273,12 @@ def read_settings_file(path: Path, by: str) -> SettingsFile:
     the unknown keys, the lines of bad values — is derived from this one read. Raises UserError for
     a file that cannot be read or is not UTF-8."""
     try:
-        text = path.read_text(encoding="utf-8")
+        content = path.read_text(encoding="utf-8")
     except OSError as e:
-        raise UserError(f"cannot read the settings file {path} (from {by}): {e.strerror}") from None
+        raise UserError(text("serve", "settings_file_unreadable", file=path, by=by, error=e.strerror)) from None
     except UnicodeDecodeError as e:
-        raise UserError(f"the settings file {path} (from {by}) is not UTF-8 text (byte {e.start}); save it as UTF-8") from None
-    bindings = list(parse_stream(io.StringIO(text)))
+        raise UserError(text("serve", "settings_file_not_utf8", file=path, by=by, byte=e.start)) from None
+    bindings = list(parse_stream(io.StringIO(content)))
     pairs = [(b.key, b.value) for b in bindings if b.key is not None]
     return SettingsFile(path, by, dict(resolve_variables(pairs, override=True)),
                         {b.key: b.original.line for b in bindings if b.key is not None},
@@ -319,8 +315,8 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str] = os.envi
     if file:
         for line in file.bad:
             log.warning("settings file %s, line %d: not a KEY=value line (ignored)", path, line)
-        for key, text in unknown_keys(file.values):
-            log.warning("%s: %s", file.where(key), text)
+        for key, unknown in unknown_keys(file.values):
+            log.warning("%s: %s", file.where(key), unknown)
     layers = ((flags, "flag"), (_Environment(environ)(), "environment"), (from_file, "settings file"))
     values: dict = {}
     for layer, _ in reversed(layers):
@@ -329,11 +325,9 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str] = os.envi
         try:
             values["webhook_secret"] = Path(values["webhook_secret_file"]).read_text(encoding="utf-8").strip()
         except OSError as e:
-            raise UserError(f"cannot read FORKSYNC_WEBHOOK_SECRET_FILE: {e.strerror}") from None
+            raise UserError(text("serve", "secret_file_unreadable", error=e.strerror)) from None
         except UnicodeDecodeError:
-            raise UserError(f"FORKSYNC_WEBHOOK_SECRET_FILE {values['webhook_secret_file']} is not text: the webhook "
-                            "secret is the text entered in the App's settings on GitHub (make one with "
-                            "`openssl rand -hex 32`)") from None
+            raise UserError(text("serve", "secret_file_not_text", file=values["webhook_secret_file"])) from None
     try:
         s = ServeSettings(**values)
     except ValidationError as e:
@@ -342,19 +336,14 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str] = os.envi
         source = next(where for layer, where in layers if name in layer)
         if source == "settings file" and file:
             source = file.where(_file_key(file, name))
-        what = f"{env_name(name)}{f' / {_flag(name)}' if _flag(name) else ''}: {values[name]!r}"
-        if err["type"] in ("int_parsing", "float_parsing", "int_from_float"):
-            problem = "is not a number"
-        elif err["type"] in ("greater_than", "greater_than_equal", "less_than_equal", "finite_number"):
-            problem = "is out of range: " + err["msg"].replace("Input should be", "must be")
-        else:
-            problem = err["msg"]
-        raise UserError(f"{what} {problem} (from the {source})") from None
+        kind = ("number" if err["type"] in ("int_parsing", "float_parsing", "int_from_float") else
+                "range" if err["type"] in ("greater_than", "greater_than_equal", "less_than_equal", "finite_number") else "")
+        raise UserError(text("serve", "bad_setting", env=env_name(name), flag=_flag(name) or "", value=repr(values[name]),
+                             kind=kind, msg=err["msg"], source=source)) from None
     if s.token and s.app_id:
-        raise UserError("give either FORKSYNC_TOKEN (token mode) or FORKSYNC_APP_ID + FORKSYNC_PRIVATE_KEY_FILE "
-                        "(App mode), not both")
+        raise UserError(text("serve", "token_and_app"))
     if s.app_id and not s.private_key_file:
-        raise UserError("App mode needs FORKSYNC_PRIVATE_KEY_FILE (the App's PEM key)")
+        raise UserError(text("serve", "app_without_key"))
     return s
 
 
@@ -450,11 +439,11 @@ def register(sub, common) -> None:
 def cmd_queue(args: argparse.Namespace) -> int:
     db = settings_from(args).db       # the same database as serve's: flag, environment, settings file, default
     if not Path(db).exists():
-        raise UserError(f"no database at {db}; pass --db or set FORKSYNC_DB")
+        raise UserError(text("serve", "no_database", db=db))
     with open_store(db) as store:
         if args.retry:
             if not q.retry_dead(store, args.retry):
-                raise UserError(f"no dead or failed delivery {args.retry!r} (see `forksync queue --state dead`)")
+                raise UserError(text("serve", "no_such_delivery", id=repr(args.retry)))
             say("serve", "queued_again", id=args.retry)
             return 0
         rows = q.listing(store, args.state, args.limit)
@@ -474,11 +463,10 @@ def cmd_queue(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     s = settings_from(args)
     if not s.webhook_secret:
-        raise UserError("a webhook secret is required: set FORKSYNC_WEBHOOK_SECRET (or --webhook-secret)")
+        raise UserError(text("serve", "no_webhook_secret"))
     if s.workers and not (s.token or s.app_id):
         # the workers would each stop at this and be restarted for ever behind a listening server
-        raise UserError("no GitHub credentials: set FORKSYNC_TOKEN, or FORKSYNC_APP_ID and FORKSYNC_PRIVATE_KEY_FILE "
-                        "(or FORKSYNC_WORKERS=0 to serve webhooks and pages only, with workers running elsewhere)")
+        raise UserError(text("serve", "no_credentials"))
     s.register_secrets()
     logging.getLogger().setLevel(logging.INFO)
     log.info("forksync serve: %s", json.dumps(s.redacted()))
@@ -581,20 +569,19 @@ def open_store(db: str) -> Store:
     or the upgrade of an earlier release's database failed (then it says the database is intact)."""
     parent = Path(db).parent
     if db != ":memory:" and not parent.is_dir():
-        raise UserError(f"the directory of the database {db} does not exist; create it or fix FORKSYNC_DB / --db")
+        raise UserError(text("serve", "database_folder_missing", db=db))
     if Path(db).is_dir():
-        raise UserError(f"the database {db} is a folder, not a database file; fix FORKSYNC_DB / --db")
+        raise UserError(text("serve", "database_is_folder", db=db))
     try:
         return Store(db)
     except UpgradeFailed as e:
         cause = e.__cause__ if isinstance(e.__cause__, sqlite3.Error) else e
-        raise UserError(f"the database {db} could not be upgraded to this release: {_sqlite_trouble(cause, upgrade=True)}"
-                        f" (sqlite: {cause}); the upgrade was rolled back: the database is intact, still the earlier "
-                        "release's") from None
+        raise UserError(text("serve", "database_not_upgraded", db=db, trouble=_sqlite_trouble(cause, upgrade=True),
+                             error=str(cause))) from None
     except sqlite3.DatabaseError as e:
-        raise UserError(f"the database {db} {_sqlite_trouble(e)} (sqlite: {e})") from None
+        raise UserError(text("serve", "database_unusable", db=db, trouble=_sqlite_trouble(e), error=str(e))) from None
     except OSError as e:
-        raise UserError(f"cannot open the database {db}: {e.strerror}") from None
+        raise UserError(text("serve", "database_unopenable", db=db, error=e.strerror)) from None
 
 
 def _sqlite_trouble(e: Exception, upgrade: bool = False) -> str:
@@ -604,19 +591,10 @@ def _sqlite_trouble(e: Exception, upgrade: bool = False) -> str:
     not be upgraded: ")."""
 
     code = (getattr(e, "sqlite_errorcode", None) or 0) & 0xFF       # the primary code of an extended one
-    if code == sqlite3.SQLITE_FULL:
-        return ("its volume is full (the upgrade rebuilds tables: it needs room for a copy of the largest); free space "
-                "or grow the volume, then start again" if upgrade
-                else "is on a full volume; free space or grow the volume, then start again")
-    if code == sqlite3.SQLITE_IOERR:
-        what = "a disk I/O error" if upgrade else "could not be read or written (a disk I/O error)"
-        return f"{what}; check the volume (dmesg, df, the mount), then start again"
-    if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN) or "readonly" in str(e) or "unable to open" in str(e):
-        what = "it is read-only" if upgrade else "is read-only"
-        return f"{what} (file, directory or filesystem); make it writable or point FORKSYNC_DB elsewhere"
-    if upgrade:
-        return "a step of the upgrade failed; keep the earlier release running on it and report the error"
-    return "is not a forksync SQLite database (corrupt or another file); restore it or point FORKSYNC_DB elsewhere"
+    trouble = ("full" if code == sqlite3.SQLITE_FULL else "ioerr" if code == sqlite3.SQLITE_IOERR else
+               "readonly" if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN) or "readonly" in str(e)
+               or "unable to open" in str(e) else "other")
+    return text("serve", "sqlite_trouble", trouble=trouble, upgrade=upgrade)
 
 
 #: Addresses only this machine reaches: the dashboard may be served there without login.
@@ -632,7 +610,7 @@ def dashboard_access(s: ServeSettings):
         return None
     missing = [k for k, v in parts.items() if not v]
     if missing:
-        raise UserError(f"the dashboard's GitHub login needs {', '.join(missing)} too (or none of the three)")
+        raise UserError(text("serve", "login_incomplete", missing=missing))
     from bot.dashboard.access import GitHubLogin  # lazy: sessions and OAuth load only for a deployed serve
 
     return GitHubLogin(client_id=s.oauth_client_id, client_secret=s.oauth_client_secret, session_secret=s.session_secret,
@@ -646,7 +624,7 @@ def listen_socket(host: str, port: int):
     import socket
 
     if not 0 <= port <= 65535:
-        raise UserError(f"--port {port}: a TCP port is 0–65535 (0 = any free port)")
+        raise UserError(text("serve", "port_out_of_range", port=port))
 
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -655,13 +633,12 @@ def listen_socket(host: str, port: int):
         sock.listen(512)
     except socket.gaierror as e:
         sock.close()
-        raise UserError(f"cannot listen on {host}:{port}: {e}; set FORKSYNC_HOST / --host") from None
+        raise UserError(text("serve", "cannot_listen", host=host, port=port, error=str(e))) from None
     except OSError as e:
         sock.close()
         if e.errno == errno.EADDRINUSE:
-            raise UserError(f"port {port} on {host} is already in use; stop the other server or set FORKSYNC_PORT / "
-                            "--port") from None
-        raise UserError(f"cannot listen on {host}:{port}: {e.strerror}; set FORKSYNC_HOST / --host") from None
+            raise UserError(text("serve", "port_in_use", port=port, host=host)) from None
+        raise UserError(text("serve", "cannot_listen", host=host, port=port, error=e.strerror)) from None
     return sock
 
 

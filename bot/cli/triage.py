@@ -113,28 +113,26 @@ def _table(args):
 def read_jsonl(path: str) -> list[dict]:
     """Parse all lines first; raise ``UserError`` naming every bad line (up to 5)."""
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text()
+        content = sys.stdin.read() if path == "-" else Path(path).read_text()
     except OSError as e:
-        raise UserError(f"cannot read {path}: {e.strerror}") from None
+        raise UserError(text("triage", "cannot_read", path=path, error=e.strerror)) from None
     objs, bad = [], []
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(content.splitlines(), 1):
         if not line.strip():
             continue
         try:
             o = json.loads(line)
         except json.JSONDecodeError as e:
-            bad.append(f"line {n}: not JSON ({e.msg} at column {e.colno})")
+            bad.append(text("triage", "bad_jsonl_line", n=n, problem="json", msg=e.msg, col=e.colno))
             continue
         if not isinstance(o, dict):
-            bad.append(f"line {n}: a JSON {type(o).__name__}, expected an object with a 'text' field")
+            bad.append(text("triage", "bad_jsonl_line", n=n, problem="not_object", type=type(o).__name__))
         elif o.get("outcome") not in ("passed", "skipped") and not isinstance(o.get("text"), str):
-            bad.append(f"line {n}: no string 'text' field (the raw failure output)")
+            bad.append(text("triage", "bad_jsonl_line", n=n, problem="no_text"))
         else:
             objs.append(o)
     if bad:
-        more = f" (and {len(bad) - 5} more)" if len(bad) > 5 else ""
-        raise UserError(f"{path}: {len(bad)} bad line(s){more}; nothing was written:\n  "
-                        + "\n  ".join(bad[:5]))
+        raise UserError(text("triage", "bad_jsonl", path=path, bad=bad))
     return objs
 
 
@@ -204,27 +202,27 @@ def read_report(path: Path, fmt: str = "auto", *, run: str = "", commit: str = "
     from dataclasses import replace
 
     try:
-        text = path.read_text(errors="replace")
+        content = path.read_text(errors="replace")
     except OSError as e:
-        raise UserError(f"cannot read {path}: {e.strerror}") from None
+        raise UserError(text("triage", "cannot_read", path=path, error=e.strerror)) from None
     try:
-        fmt = detect_format(text, path.name) if fmt == "auto" else fmt
+        fmt = detect_format(content, path.name) if fmt == "auto" else fmt
         if fmt == "result":
             try:
-                data = json.loads(text)
+                data = json.loads(content)
             except json.JSONDecodeError as e:
-                raise UserError(f"{path}: not JSON ({e.msg}, line {e.lineno}); is it a forksync-result/1 file?") from None
+                raise UserError(text("triage", "result_not_json", path=path, msg=e.msg, line=e.lineno)) from None
             if not isinstance(data, dict):
                 kind = {list: "array", str: "string", bool: "boolean", type(None): "null"}.get(type(data), "number")
-                raise UserError(f"{path}: a JSON {kind}, not an object; expected {RESULT_JSON}")
+                raise UserError(text("triage", "result_not_object", path=path, kind=kind, expected=RESULT_JSON))
             recs = from_run_result(data, run=run, time=time or None)
         elif fmt == "junit":
-            recs = from_junit(text, where=str(path), run=run, commit=commit, platform=platform, time=time,
+            recs = from_junit(content, where=str(path), run=run, commit=commit, platform=platform, time=time,
                               suite=job or path.stem)
         elif fmt == "lit":
-            recs = from_lit(text, run=run, commit=commit, platform=platform, time=time, suite=job or path.stem)
+            recs = from_lit(content, run=run, commit=commit, platform=platform, time=time, suite=job or path.stem)
         else:
-            recs = from_log(text, job=job or path.stem, run=run, commit=commit, platform=platform, time=time)
+            recs = from_log(content, job=job or path.stem, run=run, commit=commit, platform=platform, time=time)
     except RecordError as e:       # from_junit names the file itself (``where``)
         raise UserError(str(e) if str(e).startswith(f"{path}: ") else f"{path}: {e}") from None
     return [replace(r, commit=r.commit or commit, platform=r.platform or platform) for r in recs]
@@ -240,16 +238,16 @@ def _cmd_extract(args) -> int:
     return 0
 
 
-def parse_date(text: str) -> int:
+def parse_date(given: str) -> int:
     """Epoch seconds UTC of ``YYYY-MM-DD`` or ``YYYY-MM-DDTHH:MM[:SS]`` (UTC). Raises ``UserError``."""
     from datetime import datetime, timezone
 
     for fmt in ("%Y-%m-%d", "%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S"):
         try:
-            return int(datetime.strptime(text.strip().removesuffix("Z"), fmt).replace(tzinfo=timezone.utc).timestamp())
+            return int(datetime.strptime(given.strip().removesuffix("Z"), fmt).replace(tzinfo=timezone.utc).timestamp())
         except ValueError:
             continue
-    raise UserError(f"--date {text!r}: expected YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] (UTC)")
+    raise UserError(text("triage", "bad_date", given=repr(given)))
 
 
 def _cmd_nightly(args) -> int:
@@ -264,8 +262,7 @@ def _cmd_nightly(args) -> int:
     commits = sorted({r.commit for r in recs if r.commit})
     commit = args.commit or (commits[0] if len(commits) == 1 else "")
     if not args.commit and len(commits) > 1:
-        raise UserError(f"the reports name {len(commits)} commits ({', '.join(c[:12] for c in commits)}); "
-                        "a nightly runs on one: pass --commit")
+        raise UserError(text("triage", "several_commits", commits=[c[:12] for c in commits]))
     table = _table(args)
     settings = config_from_args(args).triage
     db = args.db or os.environ.get("FORKSYNC_DB", "forksync.db")
@@ -283,8 +280,7 @@ def _cmd_nightly(args) -> int:
             out = asyncio.run(nightly_actions(store, recs, table=table, settings=settings, run=args.run, time=when,
                                               commit=commit, owner=owner, repo=repo, github_url=url, token=token))
         except OlderNightly as e:
-            raise UserError(f"{e} for {full}; nothing was written: nightlies are triaged in the order they ran "
-                            "(replay older ones into a fresh --db)") from None
+            raise UserError(text("triage", "older_nightly", error=str(e), fork=full)) from None
     sys.stdout.write(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
     return 0
 
@@ -297,7 +293,7 @@ def fork_of(args) -> tuple[str, bool]:
     if args.repo is None:
         return mine or "local/fork", True
     if not re.fullmatch(r"[\w.\-]+/[\w.\-]+", args.repo):
-        raise UserError(f"--repo {args.repo!r}: expected OWNER/REPO")
+        raise UserError(text("triage", "bad_repo", given=repr(args.repo)))
     return args.repo, args.repo == mine
 
 
@@ -308,7 +304,7 @@ def _cmd_status(args) -> int:
 
     db = args.db or os.environ.get("FORKSYNC_DB", "forksync.db")
     if not Path(db).exists():
-        raise UserError(f"no database at {db}; pass --db or set FORKSYNC_DB")
+        raise UserError(text("triage", "no_database", db=db))
     full, _ = fork_of(args)
     with Store(db) as store:
         state = load_state(store, full)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pygit2
 
-from bot.cli.text import say
+from bot.cli.text import say, text
 from bot.config.forksync import UserError, load_config
 from bot.config.suites import required_l1
 from bot.git.bisect import BisectError, bisect_command
@@ -48,38 +48,34 @@ from bot.validation.gate import (
 from gpu_runner.result import RunResult
 
 
-def _user_error(msg: str):
-    return UserError(msg)
-
-
 def _read_json(path: str):
     try:
         return json.loads(Path(path).read_text())
     except FileNotFoundError:
-        raise _user_error(f"{path}: file not found") from None
+        raise UserError(text("validation", "file_not_found", path=path)) from None
     except json.JSONDecodeError as e:
-        raise _user_error(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}): {e.msg}") from None
+        raise UserError(text("validation", "not_json", path=path, line=e.lineno, column=e.colno, msg=e.msg)) from None
 
 
 def _build(cls, data, where: str):
     """A frozen dataclass from a JSON object; lists become tuples; unknown/missing keys are errors."""
     if not isinstance(data, dict):
-        raise _user_error(f"{where}: expected an object, got {type(data).__name__}")
+        raise UserError(text("validation", "not_an_object", where=where, type=type(data).__name__))
     names = {f.name for f in fields(cls)}
     unknown = sorted(set(data) - names)
     if unknown:
-        raise _user_error(f"{where}: unknown field(s) {unknown}; known: {sorted(names)}")
+        raise UserError(text("validation", "unknown_fields", where=where, unknown=str(unknown), known=str(sorted(names))))
     kw = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
     try:
         return cls(**kw)
     except TypeError as e:
-        raise _user_error(f"{where}: {e}") from None
+        raise UserError(f"{where}: {e}") from None
 
 
 def pr_state_from_json(data: dict, where: str = "pr-state"):
     """``(PRState, suites, areas)`` from the JSON shape documented in docs/validation.md."""
     if not isinstance(data, dict) or "pr" not in data:
-        raise _user_error(f"{where}: expected an object with 'pr', 'suites' and 'areas'")
+        raise UserError(text("validation", "not_pr_state", where=where))
     pr = dict(data["pr"])
     nested = {"results": SuiteOutcome, "base_results": SuiteOutcome, "reviews": Review, "checks": Check,
               "signoffs": SignOff}
@@ -99,21 +95,21 @@ def read_results(folder: str) -> list:
     path order. A file that is not a result is an error naming it."""
     root = Path(folder)
     if not root.is_dir():
-        raise _user_error(f"{folder}: not a folder of result JSON files")
+        raise UserError(text("validation", "not_results_folder", folder=folder))
     out = []
     for p in sorted(root.rglob("*.json")):
         try:
             out.append(RunResult.from_json(p.read_text()))
         except ValueError as e:
             first = str(e).splitlines()
-            raise _user_error(f"{p}: not a forksync result file ({' '.join(first[:3])})") from None
+            raise UserError(text("validation", "not_a_result", path=p, error=" ".join(first[:3]))) from None
     return out
 
 
-def _check_arg(text: str) -> Check:
-    name, sep, concl = text.rpartition("=")
+def _check_arg(given: str) -> Check:
+    name, sep, concl = given.rpartition("=")
     if not sep or not name:
-        raise _user_error(f"--check {text!r}: expected NAME=CONCLUSION (success, failure, pending, …)")
+        raise UserError(text("validation", "bad_check", given=repr(given)))
     return Check(name, None if concl in ("pending", "running", "") else concl)
 
 
@@ -126,13 +122,13 @@ def state_from_git(args):
     try:
         repo = pygit2.Repository(args.repo)
     except pygit2.GitError as e:
-        raise _user_error(f"--repo {args.repo}: not a git repository ({e})") from None
+        raise UserError(text("validation", "not_a_repository", repo=args.repo, error=str(e))) from None
     try:
         base, head = resolve(repo, args.base), resolve(repo, args.head)
         markers = tuple(h.path for h in files_with_markers(args.repo, base, head))
         conflicts = tuple(conflict_commits(args.repo, base, head))
     except RefError as e:
-        raise _user_error(str(e)) from None
+        raise UserError(str(e)) from None
     mb = merge_base(repo, base, head)
     old = repo[mb].peel(pygit2.Tree) if mb else repo[base].peel(pygit2.Tree)
     deltas = list(repo.diff(old, repo[head].peel(pygit2.Tree)).deltas)
@@ -167,13 +163,12 @@ def state_from_git(args):
 def cmd_gate_explain(args) -> int:
     if args.pr_state:
         if args.repo or args.base or args.head:
-            raise _user_error("give either --pr-state FILE.json or --repo/--base/--head, not both")
+            raise UserError(text("validation", "state_twice"))
         state, suites, areas = pr_state_from_json(_read_json(args.pr_state), args.pr_state)
     else:
         missing = [f"--{n}" for n in ("repo", "base", "head") if not getattr(args, n)]
         if missing:
-            raise _user_error(f"gate explain needs --pr-state FILE.json, or --repo, --base and --head "
-                              f"(missing: {', '.join(missing)})")
+            raise UserError(text("validation", "state_missing", missing=missing))
         state, suites, areas = state_from_git(args)
     d = decide(state, suites, areas)
     if args.json:
@@ -195,8 +190,7 @@ def cmd_l2_detect(args) -> int:
         values = [p.get("value") for p in points] if isinstance(points, list) and all(
             isinstance(p, dict) for p in points) else None
     if not isinstance(values, list) or not all(isinstance(v, (int, float)) and v > 0 for v in values):
-        raise _user_error(f"{args.file}: expected a list of positive numbers, or {{\"values\": [...]}}, or "
-                          "{\"points\": [{\"sha\": …, \"value\": …}]}")
+        raise UserError(text("validation", "not_values", path=args.file))
     cps = detect(values, not args.lower_is_better, sigma=args.sigma)
     say("validation", "points", count=len(values), cps=cps)
     for c in cps:
@@ -211,7 +205,7 @@ def cmd_bisect(args) -> int:
         r = bisect_command(args.repo, args.good, args.bad, args.cmd, timeout_s=args.timeout,
                            infra_retries=args.infra_retries)
     except BisectError as e:
-        raise _user_error(str(e)) from None
+        raise UserError(str(e)) from None
     for i, s in enumerate(r.steps, 1):
         say("validation", "step", i=i, s=s)
     if r.culprit:

@@ -33,7 +33,7 @@ from bot.git.apply import COMMITTER, absent_blob, conflicts_of
 from bot.git.markers import files_with_markers
 from bot.git.repo import AbsentObjectsError, absent_entries
 from bot.model import CommitInfo
-from bot.templating import render
+from bot.templating import render, render_part
 
 CONFLICT_TRAILER = re.compile(r"^Forksync-Conflict:\s*([0-9a-f]{40})\s*$", re.MULTILINE | re.IGNORECASE)
 RESOLUTIONS_NS = "refs/forksync/resolutions"
@@ -389,8 +389,8 @@ def fold(repo_path: str, check_result: ResolutionCheck, upstream: CommitInfo, *,
         toucher = next((c for c in reversed(after) if p in _changed(repo, c.parents[0].tree, c.tree)), None)
         # a file no resolution commit changed (a binary or modify/delete conflict holds no
         # marker to remove) was decided by nobody: say so rather than credit the resolvers
-        default = (f"resolved by {person(toucher.author)} in {str(toucher.id)[:12]}" if toucher else
-                   "no resolution commit changed it: it is as the conflict commit left it")
+        default = (render_part("commit/file_reason.txt.j2", "resolved_by", person=person(toucher.author), sha=str(toucher.id))
+                   if toucher else render_part("commit/file_reason.txt.j2", "untouched"))
         files.append(FileOutcome(p, action, given.get(p) or from_messages.get(p) or default))
     msg = render("commit/resolved_pick.txt.j2", subject=upstream.subject, body=_body(upstream.message),
                  sha=upstream.sha, files=files, resolved_by=by, unit_id=unit_id).rstrip("\n") + "\n"

@@ -40,6 +40,7 @@ from bot.git.notes import read_decisions
 from bot.model import CommitInfo, Decision, FileChange, InFlightBranch
 from bot.store import Store
 from bot.sync import store as sync_store
+from bot.templating import render_part
 
 #: bump when CommitInfo's analysis changes shape or meaning (old rows are then ignored). 2: the
 #: analysis shows submodule changes and names paths with a/ b/ prefixes whatever the user's
@@ -297,12 +298,9 @@ def usable_cache_dir(cfg: ForksyncConfig) -> Path:
     except OSError as e:
         why = e.strerror or str(e)
     if why is None and not os.access(path, os.W_OK | os.X_OK):
-        why = "not writable"
+        why = "not_writable"
     if why is not None:
-        raise UserError(f"cache_dir {path} cannot be used ({why}): forksync keeps its commit-analysis cache, "
-                        "mirrors and scratch repositories there; set `cache_dir:` in forksync.yml to a writable "
-                        "folder (a relative path is relative to the configuration file's folder, or to the current "
-                        "directory without one)")
+        raise UserError(render_part("errors/sync.txt.j2", "cache_dir_unusable", path=path, why=why))
     return path
 
 
@@ -314,8 +312,7 @@ def default_store(cfg: ForksyncConfig) -> Store:
     try:
         return Store(path)
     except sqlite3.DatabaseError as e:
-        raise UserError(f"the cache database {path} is corrupt or not a SQLite file (sqlite: {e}); it holds "
-                        f"only what forksync computes again: delete it") from None
+        raise UserError(render_part("errors/sync.txt.j2", "cache_db_corrupt", path=path, error=str(e))) from None
 
 
 # ---- the entry point -----------------------------------------------------------------------------
