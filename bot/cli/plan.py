@@ -149,7 +149,10 @@ def plan_lines(state, run) -> list[str]:
     noops = no_op_candidates(plan)
     # the header names the first NAMED_IN_FLIGHT branches in flight, with how many upstream commits each holds
     flying = [{"name": b.name, "commits": len(b.upstream_shas)} for b in state.in_flight]
-    out = [text("plan", "header", as_of=_iso(plan.as_of), pending=len(run.pending), fork_tip=state.fork_tip),
+    # what "pending" is measured against: upstream's tip and when it was last seen, as status says
+    out = [text("plan", "header", as_of=_iso(plan.as_of), pending=len(run.pending), fork_tip=state.fork_tip,
+                upstream_tip=state.upstream_tip, upstream_as_of=_iso(state.upstream_as_of),
+                unknown=state.upstream_as_of_unknown),
            text("plan", "counts", bundles=len(bundles), in_bundles=sum(len(u.items) for u in bundles), chains=len(chains),
                 in_chains=sum(len(u.items) for u in chains), noops=len(noops), in_flight=flying, named=NAMED_IN_FLIGHT)]
     if plan.as_of:

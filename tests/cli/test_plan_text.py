@@ -15,7 +15,8 @@ UP = {A: NS(pr=1, subject="[README] a"), B: NS(pr=2, subject="[README] b"), C: N
 
 def lines(units, in_flight=(), notes=()):
     plan = Plan(units=tuple(units), notes=tuple(notes))
-    state = NS(fork_tip="f" * 40, upstream=UP, in_flight=list(in_flight))
+    state = NS(fork_tip="f" * 40, upstream=UP, in_flight=list(in_flight), upstream_tip="e" * 40,
+               upstream_as_of=1764918000, upstream_as_of_unknown=None)
     return plan_lines(state, NS(plan=plan, pending=[s for u in units for s in u.shas]))
 
 
@@ -32,7 +33,8 @@ def test_each_reason_once_and_what_a_stacked_chain_waits_for():
         PlanItem(E, "predicted clean pick onto the fork tip + 1 earlier bundle pick" + OFF)),
         reason="bundle 1 of 1: 2 commits predicted to pick cleanly in order (cap 50)")
     assert lines([first, stacked, bundle]) == [
-        "plan: 5 pending upstream commits onto fork tip ffffffffffff",
+        "plan: 5 pending upstream commits up to upstream eeeeeeeeeeee (upstream as of 2025-12-05T07:00:00Z) onto fork tip "
+        "ffffffffffff",
         "  1 bundle(s) with 2 commits, 2 chain(s) with 3 commits, 0 NO_OP candidate(s); 0 branch(es) in flight",
         "",
         "chain-aaaaaaaaaaaa  chain, 1 commit(s)",
@@ -80,8 +82,10 @@ def test_a_long_subject_is_cut_with_an_ellipsis():
         PlanItem(A, "predicted clean pick onto the fork tip + 0 earlier bundle picks"),
         PlanItem(B, "predicted clean pick onto the fork tip + 1 earlier bundle pick")),
         reason="bundle 1 of 1: 2 commits predicted to pick cleanly in order (cap 50)")
-    state = NS(fork_tip="f" * 40, upstream=up, in_flight=[])
+    state = NS(fork_tip="f" * 40, upstream=up, in_flight=[], upstream_tip="e" * 40, upstream_as_of=None,
+               upstream_as_of_unknown="no fetch recorded")
     out = plan_lines(state, NS(plan=Plan(units=(unit,)), pending=[A, B]))
+    assert out[0].endswith("(upstream as of unknown: no fetch recorded) onto fork tip ffffffffffff")
     assert f"  aaaaaaaaaaaa   #8637  {long[:69]}…" in out      # 70 characters, the last one the ellipsis
     assert f"  bbbbbbbbbbbb      #2  {exact}" in out          # a subject that fits is not cut
 
