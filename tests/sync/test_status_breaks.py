@@ -238,3 +238,15 @@ def test_metrics_judge_staleness_by_the_forks_own_stale_after_s(tmp_path, monkey
     assert views.stale_of(st, now, views.fork_policy(store, "meta/fork", views.Policy()))["stale"]
     assert "These numbers are stale" in render_status(st, stale_after_s=3600, alarm_after_s=3 * DAY, now=now)
     assert _scrape(store)['forksync_metrics_stale{repo="meta/fork"}'] == 1.0
+
+
+def test_the_status_issue_does_not_freeze_a_relative_age_as_current():
+    """The issue body is written once per sync and read for as long as it stands: its heading said
+    "upstream last seen 1 min ago". When the worker stops (down for a day, the poller with it),
+    nothing renders the issue again and a reader the next day is told upstream was seen a minute
+    ago — a figure presented as current. A body read later must say *when*, not how long ago."""
+    from bot.templating import utc_minute
+    body = _body(_fresh())
+    heading = next(line for line in body.splitlines() if line.startswith("## Where the fork stands"))
+    assert " ago" not in heading, heading
+    assert utc_minute(NOW - 60) in heading, heading
