@@ -29,3 +29,30 @@ async def test_a_failed_sync_of_an_upstream_push_leaves_the_numbers_stale_not_cu
     fake.faults.queue.clear()
     [issue] = await status_issue(alice)
     assert "These numbers are stale" in issue["body"] and head[:12] in issue["body"], issue["body"][:600]
+
+
+async def test_a_failed_fetch_of_the_fork_is_not_said_to_be_upstreams(world, tmp_path):
+    """The fork's fetch is refused (its git URL gone, a token without access) while upstream's
+    works: the numbers are stale, and every surface said "the last fetch of upstream failed: git
+    fetch -q --prune failed …" — sending the reader to upstream's access, which is fine. The
+    reason must name the fork's fetch."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await synced(world)
+    real = bot.svc.remote_url
+
+    async def fork_gone(full_name, installation_id):
+        if full_name == "meta/triton":
+            return str(tmp_path / "no-such-fork.git"), []
+        return await real(full_name, installation_id)
+
+    bot.svc.remote_url = fork_gone
+    ctx = await job_context(bot)(inst.id)
+    with pytest.raises(Exception):
+        await bot.svc.sync(ctx, "meta/triton", reason="fork push")
+    st = sync_store.load_status(bot.store, "meta/triton")
+    stale = views.stale_of(st, bot.svc.now(), views.Policy())
+    assert stale["stale"], stale
+    assert "upstream failed" not in stale["reason"] and "the fork meta/triton" in stale["reason"], stale["reason"]
+    [issue] = await status_issue(alice)
+    banner = issue["body"].split("## Where")[0]
+    assert "upstream failed" not in banner and "the fork meta/triton" in banner, banner
