@@ -13,6 +13,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+#: how ``last_fetch_error`` begins when the fork's own fetch failed (:meth:`bot.sync.service.SyncService.fetch`)
+FORK_FETCH_FAILED = "fetch of the fork "
+#: how it begins when a sync of an upstream head GitHub announced failed (:func:`bot.sync.upstream.mark_behind`)
+UPSTREAM_MOVED = "upstream moved to "
+#: errors that are no failed fetch of upstream: :meth:`SyncStatus.stale_reason` does not call them one
+NOT_UPSTREAMS_FETCH = (FORK_FETCH_FAILED, UPSTREAM_MOVED)
+
 
 @dataclass(frozen=True)
 class SyncStatus:
@@ -67,9 +74,14 @@ class SyncStatus:
 
     def stale_reason(self, max_age_s: float | None = None, now: float | None = None) -> str:
         """Why the numbers are stale (:meth:`stale`), as a person reads it ("" when they are current):
-        the failed fetch with its error, why upstream's time is unknown (pinned to a sha, a local
+        the failed fetch of upstream with its error (or the failed refresh, when the error is of the
+        fork's fetch or of a sync after upstream moved: :data:`NOT_UPSTREAMS_FETCH`), why upstream's time is unknown (pinned to a sha, a local
         copy), that upstream was never seen, or how long ago it was last seen against ``max_age_s``.
         The one wording of the status issue, the dashboard and its JSON."""
+        if self.last_fetch_error.startswith(NOT_UPSTREAMS_FETCH):
+            # upstream may have been fetched well (the fork's fetch failed, or the sync after it):
+            # the error names what failed
+            return f"the last refresh failed: {self.last_fetch_error}"
         if self.last_fetch_error:
             return f"the last fetch of upstream failed: {self.last_fetch_error}"
         if not self.upstream_seen_at:
@@ -89,7 +101,7 @@ class SyncStatus:
         return age is None or age > max_age_s
 
 
-__all__ = ["SUSPENDED_TEXT", "SyncStatus", "followed"]
+__all__ = ["FORK_FETCH_FAILED", "NOT_UPSTREAMS_FETCH", "SUSPENDED_TEXT", "SyncStatus", "UPSTREAM_MOVED", "followed"]
 
 
 #: Why a fork's work stopped on an owner's decision, as the dashboard and ``/healthz`` say it.
