@@ -250,3 +250,21 @@ def test_the_status_issue_does_not_freeze_a_relative_age_as_current():
     heading = next(line for line in body.splitlines() if line.startswith("## Where the fork stands"))
     assert " ago" not in heading, heading
     assert utc_minute(NOW - 60) in heading, heading
+
+
+def test_numbers_seen_in_the_future_are_not_current(tmp_path, monkeypatch):
+    """The worker's clock ran two days fast when it last saw upstream, then was set back (NTP, a
+    VM restored): ``upstream_seen_at`` lies two days after now. Its age is clamped to 0, so the
+    dashboard, ``/metrics`` and the status issue call numbers of unknown age current — for two
+    days more than the stale limit if the poller is down meanwhile. Their age cannot be known:
+    they are stale until upstream is seen again (the poller's own rule treats a last poll in the
+    future as due, :func:`bot.sync.upstream.due_for_poll`)."""
+    from bot.dashboard import views
+    st = _fresh(upstream_seen_at=NOW + 2 * DAY, computed_at=NOW + 2 * DAY, last_fetch_at=NOW + 2 * DAY)
+    stale = views.stale_of(st, NOW, views.Policy())
+    assert stale["stale"] and "later than" in stale["reason"], stale
+    assert "These numbers are stale" in _body(st)
+    store = Store(tmp_path / "s.db")
+    sync_store.save_status(store, st)
+    monkeypatch.setattr("bot.app.metrics.time.time", lambda: NOW)     # the collector reads time.time() itself
+    assert _scrape(store)['forksync_metrics_stale{repo="meta/fork"}'] == 1.0
