@@ -268,3 +268,33 @@ def test_numbers_seen_in_the_future_are_not_current(tmp_path, monkeypatch):
     sync_store.save_status(store, st)
     monkeypatch.setattr("bot.app.metrics.time.time", lambda: NOW)     # the collector reads time.time() itself
     assert _scrape(store)['forksync_metrics_stale{repo="meta/fork"}'] == 1.0
+
+
+async def test_a_polled_sync_that_computed_a_newer_head_then_failed_is_not_marked_behind(tmp_path):
+    """The poll saw ``f…``; by the time the sync fetched, upstream was at ``e…`` and the sync
+    computed the numbers of ``e…``, then failed later (a PR GitHub refused). The numbers are the
+    newest there are: they must not be marked "upstream moved to f…; its sync failed"."""
+    from dataclasses import replace
+
+    from bot.dashboard import views
+    store = Store(tmp_path / "s.db")
+    sync_store.track(store, "meta/fork", "up/triton", "main", 1, poll_interval_s=60)
+    sync_store.save_status(store, _fresh())
+
+    class GH:
+        async def getitem(self, url, params=None):
+            return {"commit": {"sha": "f" * 40}}
+
+    class Svc(_Svc):
+        async def sync(self, ctx, full, *, reason):
+            sync_store.save_status(store, replace(_fresh(), upstream_head="e" * 40, upstream_seen_at=NOW + 110,
+                                                  computed_at=NOW + 110, last_fetch_at=NOW + 110))
+            raise RuntimeError("GitHub answered 502 to the pull request")
+
+    async def make_ctx(_inst):
+        return SimpleNamespace(gh=GH(), store=store)
+
+    await poll_once(store, Svc(), make_ctx, now=NOW + 120)
+    st = sync_store.load_status(store, "meta/fork")
+    assert st.upstream_head == "e" * 40 and not st.last_fetch_error, st.last_fetch_error
+    assert not views.stale_of(st, NOW + 180, views.Policy())["stale"]
