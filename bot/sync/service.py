@@ -220,8 +220,12 @@ class SyncService:
         if stale:       # a git killed mid-run (a worker stopped or crashed) left them
             log.warning("%s: removed stale git lock file(s) %s", full_name, ", ".join(stale))
         url, secrets = await self.remote_url(full_name, installation_id)
-        await self._git(d, "fetch", "-q", "--prune", "--no-tags", url, "+refs/heads/*:refs/heads/*",
-                        "+refs/notes/*:refs/notes/*", secrets=secrets)
+        try:
+            await self._git(d, "fetch", "-q", "--prune", "--no-tags", url, "+refs/heads/*:refs/heads/*",
+                            "+refs/notes/*:refs/notes/*", secrets=secrets)
+        except SyncError as e:
+            # said as the fork's, not upstream's: its access is what to fix (upstream was not fetched)
+            raise SyncError(f"{sync_status.FORK_FETCH_FAILED}{full_name} failed: {e}") from None
         up_url, up_secrets = await self._upstream_url(upstream, installation_id)
         await self._git(d, "fetch", "-q", "--no-tags", up_url,
                         f"+refs/heads/{upstream_ref}:refs/remotes/upstream/{upstream_ref}", secrets=up_secrets)

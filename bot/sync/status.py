@@ -5,13 +5,24 @@ Written by :mod:`bot.sync.service` after every ingest (and when a fetch of upstr
 by ``/metrics`` (:mod:`bot.app.metrics`) and the status issue (:mod:`bot.sync.status_issue`).
 
 Staleness rule: the numbers are *stale* when the last fetch of upstream failed
-after the last success, or upstream was last seen more than ``github.stale_after_s`` seconds ago
-(default 1 day); an *alarm* is raised past ``github.alarm_after_s`` (default 3 days).
+after the last success (or the fork's fetch, or the sync of a head upstream moved to), upstream
+was last seen more than ``github.stale_after_s`` seconds ago (default 1 day) or more than
+:data:`FUTURE_SLACK_S` after now (a clock set back: their age is unknown); an *alarm* is raised past ``github.alarm_after_s`` (default 3 days).
 """
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+
+#: how ``last_fetch_error`` begins when the fork's own fetch failed (:meth:`bot.sync.service.SyncService.fetch`)
+FORK_FETCH_FAILED = "fetch of the fork "
+#: how it begins when a sync of an upstream head GitHub announced failed (:func:`bot.sync.upstream.mark_behind`)
+UPSTREAM_MOVED = "upstream moved to "
+#: how far after now (s) "upstream last seen" may lie before its age counts as unknown: clocks of
+#: the worker and the web process differ a little; more than this, the clock was set back since
+FUTURE_SLACK_S = 300.0
+#: errors that are no failed fetch of upstream: :meth:`SyncStatus.stale_reason` does not call them one
+NOT_UPSTREAMS_FETCH = (FORK_FETCH_FAILED, UPSTREAM_MOVED)
 
 
 @dataclass(frozen=True)
@@ -61,19 +72,35 @@ class SyncStatus:
     def stale(self, max_age_s: float | None = None, now: float | None = None) -> bool:
         """The last upstream fetch failed after the last success, upstream was never seen, or
         (with ``max_age_s``) it was last seen longer ago than that."""
-        if self.last_fetch_error or not self.upstream_seen_at:
+        if self.last_fetch_error or not self.upstream_seen_at or self.seen_in_future(now):
             return True
         return max_age_s is not None and (self.upstream_age_s(now) or 0.0) > max_age_s
 
+    def seen_in_future(self, now: float | None = None) -> bool:
+        """Upstream was last seen more than :data:`FUTURE_SLACK_S` after ``now`` (epoch s): the
+        clock was set back since (it ran fast, NTP or a restored VM corrected it), so how old the
+        numbers are is unknown — stale until upstream is seen again."""
+        now = time.time() if now is None else now
+        return bool(self.upstream_seen_at) and self.upstream_seen_at - now > FUTURE_SLACK_S
+
     def stale_reason(self, max_age_s: float | None = None, now: float | None = None) -> str:
         """Why the numbers are stale (:meth:`stale`), as a person reads it ("" when they are current):
-        the failed fetch with its error, why upstream's time is unknown (pinned to a sha, a local
-        copy), that upstream was never seen, or how long ago it was last seen against ``max_age_s``.
-        The one wording of the status issue, the dashboard and its JSON."""
+        the failed fetch of upstream with its error (or the failed refresh, when the error is of the
+        fork's fetch or of a sync after upstream moved: :data:`NOT_UPSTREAMS_FETCH`), why upstream's
+        time is unknown (pinned to a sha, a local copy), that upstream was never seen, that it was
+        last seen after ``now`` (:meth:`seen_in_future`), or how long ago it was last seen against
+        ``max_age_s``. The one wording of the status issue, the dashboard and its JSON."""
+        if self.last_fetch_error.startswith(NOT_UPSTREAMS_FETCH):
+            # upstream may have been fetched well (the fork's fetch failed, or the sync after it):
+            # the error names what failed
+            return f"the last refresh failed: {self.last_fetch_error}"
         if self.last_fetch_error:
             return f"the last fetch of upstream failed: {self.last_fetch_error}"
         if not self.upstream_seen_at:
             return self.upstream_unknown or "never synced: upstream was never seen"
+        if self.seen_in_future(now):
+            return (f"upstream was last seen at {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(self.upstream_seen_at))}, "
+                    "later than this clock's now: the clock was set back since, so how old the numbers are is unknown")
         age = self.upstream_age_s(now) or 0.0
         if max_age_s is not None and age > max_age_s:
             return f"upstream was last seen {age / 3600:.1f} h ago (limit {max_age_s / 3600:g} h)"
@@ -89,7 +116,7 @@ class SyncStatus:
         return age is None or age > max_age_s
 
 
-__all__ = ["SUSPENDED_TEXT", "SyncStatus", "followed"]
+__all__ = ["FORK_FETCH_FAILED", "FUTURE_SLACK_S", "NOT_UPSTREAMS_FETCH", "SUSPENDED_TEXT", "SyncStatus", "UPSTREAM_MOVED", "followed"]
 
 
 #: Why a fork's work stopped on an owner's decision, as the dashboard and ``/healthz`` say it.

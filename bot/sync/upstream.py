@@ -13,7 +13,8 @@ delivery (a polled sync has none; without it the unit waited for upstream's next
 poll that found upstream "unchanged" cleared the failing job). A failed poll marks the fork's
 numbers stale (``sync_status.last_fetch_error``) and is a failing ``poll`` job (status issue,
 ``/healthz``); so is a polled sync that failed, and its numbers, of an older upstream head than
-the one seen, are stale too until a sync of that head succeeds. A poll GitHub refuses because the
+the one seen, are stale too until a sync of that head succeeds — as are those of a fork whose sync
+of the head an upstream ``push`` announced failed (:func:`mark_behind`; the delivery is retried). A poll GitHub refuses because the
 fork's installation is suspended pauses its forks instead, as ``installation.suspend`` would (a
 webhook missed while forksync was down is not redelivered); the poller keeps asking, and the first
 poll GitHub answers again resumes them.
@@ -67,6 +68,8 @@ async def on_upstream_push(ctx, sync, upstream: str, ref: str, after: str) -> No
         # error (a retryable one first) is re-raised after all of them ran, so the delivery is
         # retried (syncs are idempotent) and, past its attempts, dead-lettered on the forks'
         # status issues
+        sub = ctx
+        before = (sync_store.load_status(ctx.store, f["fork"]) or sync_status.SyncStatus(repo=f["fork"])).computed_at
         try:
             sub = ctx if f["installation_id"] == ctx.installation_id else await _ctx_for(ctx, sync, f["installation_id"])
             ctx.note(await sync.sync(sub, f["fork"], reason=f"upstream push {str(after)[:12]}"))
@@ -81,8 +84,35 @@ async def on_upstream_push(ctx, sync, upstream: str, ref: str, after: str) -> No
                 continue
             ctx.note(f"{f['fork']}: sync failed: {type(e).__name__}")
             errors.append(e)
+            # the push told of a head the fork's numbers are not of: stale until a sync of it succeeds
+            if mark_behind(ctx.store, f["fork"], str(after), error_text(e, 300), ctx.now(), keep_days=f.get("keep_days"),
+                           computed_before=before):
+                for line in await refresh_quietly(sync, sub, f["fork"], create=False):
+                    ctx.note(line)
     if errors:
         raise error_to_raise(errors)
+
+
+def mark_behind(store: Store, fork: str, head: str, error: str, now: float, *, keep_days: float | None = None,
+                default: sync_status.SyncStatus | None = None, computed_before: float | None = None) -> bool:
+    """A sync of upstream's ``head`` (a sha GitHub announced: a poll or a ``push``) failed with
+    ``error``: the stored numbers, of an older head, are stale (as a failed fetch is,
+    ``sync_status.last_fetch_error``) until a sync of ``head`` succeeds, and a ``fetch-failed``
+    snapshot is written (``keep_days``: the fork's ``github.metrics_keep_days``; None the
+    default). Nothing is changed when the numbers are of ``head`` already, a failure is recorded
+    (the first error says more), or the failed sync computed them after all (their
+    ``computed_at`` is no longer ``computed_before``, the one read before it ran: upstream may have
+    moved past ``head`` meanwhile, and the numbers are of that newer head). ``default``: the status
+    when none is stored. Returns whether it changed the status."""
+    cur = sync_store.load_status(store, fork) or default
+    if cur is None or cur.upstream_head == head or cur.last_fetch_error:
+        return False
+    if computed_before is not None and cur.computed_at != computed_before:
+        return False
+    cur = replace(cur, last_fetch_at=now, last_fetch_error=f"{sync_status.UPSTREAM_MOVED}{head[:12]}; its sync failed: {error}"[:300])
+    sync_store.save_status(store, cur)
+    snapshots.record_sync(store, cur, at=now, keep_days=keep_days or sync_store.KEEP_SNAPSHOT_DAYS)
+    return True
 
 
 async def _ctx_for(ctx, svc, installation_id):
@@ -179,14 +209,7 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
             log.warning("poll: sync of %s failed", r["fork"], exc_info=True)
             error = error_text(e, 300)
             out.append(f"{r['fork']}: sync failed: {error}")
-            # the numbers stored are of an older upstream head than the one just seen: stale
-            # (as a failed fetch is) until a sync of the new head succeeds
-            cur = sync_store.load_status(store, r["fork"]) or st
-            if cur.upstream_head != head and not cur.last_fetch_error:
-                cur = replace(cur, last_fetch_at=now, last_fetch_error=(
-                    f"upstream moved to {head[:12]}; its sync failed: {error}")[:300])
-                sync_store.save_status(store, cur)
-                snapshots.record_sync(store, cur, at=now, keep_days=keep)
+            mark_behind(store, r["fork"], head, error, now, keep_days=keep, default=st, computed_before=st.computed_at)
         # a failed polled sync has no delivery to dead-letter: it is kept as a failing "poll" job
         # (status issue, /healthz), cleared by the next polled sync that succeeds
         out += await job_ended(store, svc, ctx, r["fork"], "poll", error, now)

@@ -336,3 +336,36 @@ def test_a_change_point_merged_from_several_says_so_with_their_commits(browser, 
     finally:
         site.close()
         store.close()
+
+
+def test_failed_and_unknown_refreshes_read_stale_in_chromium(browser, tmp_path):
+    """What a reader sees of three forks whose refresh failed or whose age is unknown: the fork's own
+    fetch refused, a sync of the head upstream moved to failed, upstream last seen after now (a
+    clock set back). Each page says STALE with its reason and never "(current)"; the fork list too."""
+    from bot.sync import store as sync_store
+    from bot.sync.status import SyncStatus
+    store = Store(tmp_path / "s.db")
+    seen = dict(upstream="up/triton", upstream_head="a" * 40, fork_head="b" * 40, frontier="c" * 40, days_behind=1.5,
+                backlog=3, computed_at=NOW - 600, last_fetch_at=NOW - 60)
+    cases = {"meta/forkfetch": (dict(upstream_seen_at=NOW - 600, last_fetch_error="fetch of the fork meta/forkfetch failed: "
+                                     "git fetch -q --prune failed (128): remote: Repository not found."),
+                                "the last refresh failed: fetch of the fork meta/forkfetch failed"),
+             "meta/moved": (dict(upstream_seen_at=NOW - 600, last_fetch_error="upstream moved to ffffffffffff; its sync "
+                                 "failed: GitHubAPIError: 502"), "the last refresh failed: upstream moved to ffffffffffff"),
+             "meta/ahead": (dict(upstream_seen_at=NOW + 2 * 86_400), "later than this clock's now")}
+    for fork, (kw, _) in cases.items():
+        sync_store.save_status(store, SyncStatus(repo=fork, **seen, **kw))
+    site = Served(Dashboard(store=store, clock=lambda: NOW))
+    try:
+        for fork, (_, reason) in cases.items():
+            ctx, page = open_page(browser, site, f"/forks/{fork}/")
+            banner = page.inner_text("#stale-banner")
+            assert banner.startswith("STALE — ") and reason in banner and "not current" in banner, banner
+            assert "(current)" not in page.inner_text("#upstream-as-of"), page.inner_text("#upstream-as-of")
+            ctx.close()
+        ctx, page = open_page(browser, site, "/")
+        text = page.inner_text("body")
+        assert text.count("STALE") >= 3 and " current" not in text.replace("not current", ""), text
+        ctx.close()
+    finally:
+        site.close()

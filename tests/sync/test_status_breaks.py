@@ -238,3 +238,63 @@ def test_metrics_judge_staleness_by_the_forks_own_stale_after_s(tmp_path, monkey
     assert views.stale_of(st, now, views.fork_policy(store, "meta/fork", views.Policy()))["stale"]
     assert "These numbers are stale" in render_status(st, stale_after_s=3600, alarm_after_s=3 * DAY, now=now)
     assert _scrape(store)['forksync_metrics_stale{repo="meta/fork"}'] == 1.0
+
+
+def test_the_status_issue_does_not_freeze_a_relative_age_as_current():
+    """The issue body is written once per sync and read for as long as it stands: its heading said
+    "upstream last seen 1 min ago". When the worker stops (down for a day, the poller with it),
+    nothing renders the issue again and a reader the next day is told upstream was seen a minute
+    ago — a figure presented as current. A body read later must say *when*, not how long ago."""
+    from bot.templating import utc_minute
+    body = _body(_fresh())
+    heading = next(line for line in body.splitlines() if line.startswith("## Where the fork stands"))
+    assert " ago" not in heading, heading
+    assert utc_minute(NOW - 60) in heading, heading
+
+
+def test_numbers_seen_in_the_future_are_not_current(tmp_path, monkeypatch):
+    """The worker's clock ran two days fast when it last saw upstream, then was set back (NTP, a
+    VM restored): ``upstream_seen_at`` lies two days after now. Its age is clamped to 0, so the
+    dashboard, ``/metrics`` and the status issue call numbers of unknown age current — for two
+    days more than the stale limit if the poller is down meanwhile. Their age cannot be known:
+    they are stale until upstream is seen again (the poller's own rule treats a last poll in the
+    future as due, :func:`bot.sync.upstream.due_for_poll`)."""
+    from bot.dashboard import views
+    st = _fresh(upstream_seen_at=NOW + 2 * DAY, computed_at=NOW + 2 * DAY, last_fetch_at=NOW + 2 * DAY)
+    stale = views.stale_of(st, NOW, views.Policy())
+    assert stale["stale"] and "later than" in stale["reason"], stale
+    assert "These numbers are stale" in _body(st)
+    store = Store(tmp_path / "s.db")
+    sync_store.save_status(store, st)
+    monkeypatch.setattr("bot.app.metrics.time.time", lambda: NOW)     # the collector reads time.time() itself
+    assert _scrape(store)['forksync_metrics_stale{repo="meta/fork"}'] == 1.0
+
+
+async def test_a_polled_sync_that_computed_a_newer_head_then_failed_is_not_marked_behind(tmp_path):
+    """The poll saw ``f…``; by the time the sync fetched, upstream was at ``e…`` and the sync
+    computed the numbers of ``e…``, then failed later (a PR GitHub refused). The numbers are the
+    newest there are: they must not be marked "upstream moved to f…; its sync failed"."""
+    from dataclasses import replace
+
+    from bot.dashboard import views
+    store = Store(tmp_path / "s.db")
+    sync_store.track(store, "meta/fork", "up/triton", "main", 1, poll_interval_s=60)
+    sync_store.save_status(store, _fresh())
+
+    class GH:
+        async def getitem(self, url, params=None):
+            return {"commit": {"sha": "f" * 40}}
+
+    class Svc(_Svc):
+        async def sync(self, ctx, full, *, reason):
+            sync_store.save_status(store, replace(_fresh(), upstream_head="e" * 40, upstream_seen_at=NOW + 110,
+                                                  computed_at=NOW + 110, last_fetch_at=NOW + 110))
+            raise RuntimeError("GitHub answered 502 to the pull request")
+
+    async def make_ctx(_inst):
+        return SimpleNamespace(gh=GH(), store=store)
+
+    await poll_once(store, Svc(), make_ctx, now=NOW + 120)
+    st = sync_store.load_status(store, "meta/fork")
+    assert st.upstream_head == "e" * 40 and not st.last_fetch_error, st.last_fetch_error
+    assert not views.stale_of(st, NOW + 180, views.Policy())["stale"]
