@@ -6,21 +6,142 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 
 import aiohttp
+import pytest
 
+from bot.app import installations
 from bot.app.runtime import run_worker_loop
 from bot.github.client import token_client
 from bot.store import Store
 from bot.sync import store as sync_store
 from tests.support.botharness import Bot
-from tests.support.e2e import CONFIG, status_issue
+from tests.support.e2e import CONFIG, installation_event, job_context, status_issue
 from tests.support.github import commit_files, git, make_source_repo
+
+
+async def pass_now(bot, at: float | None = None, **kw) -> list[str]:
+    """One pass of :func:`bot.app.installations.adopt_missed`, as the worker's poll loop runs it."""
+    return await installations.adopt_missed(bot.store, await bot.clients.client_for(None), job_context(bot),
+                                            now=time.time() if at is None else at, **kw)
 
 
 def lost(fake, action: str = "created") -> list:
     """The installation deliveries the local GitHub emitted while no webhook URL was set (forksync down)."""
     return [d for d in fake.webhooks.emitted if d.event == "installation" and d.action == action]
+
+
+def another_repo(fake, tmp_path, name: str, files: dict):
+    src = tmp_path / name.replace("/", "+")
+    make_source_repo(src, [files])
+    return fake.create_repo(name, source=src)
+
+
+@pytest.mark.parametrize("rows, inst, expected", [
+    ([], 1, ["meta/a", "meta/b"]),
+    ([{"fork": "meta/a", "installation_id": 1}], 1, ["meta/b"]),
+    # tracked under an earlier installation (reinstalled while forksync was down): adopted again
+    ([{"fork": "meta/a", "installation_id": 7}], 1, ["meta/a", "meta/b"]),
+    ([{"fork": "meta/a", "installation_id": 1}, {"fork": "meta/b", "installation_id": 1}], 1, []),
+])
+def test_not_tracked_is_what_the_installation_follows_not_yet(rows, inst, expected):
+    repos = [{"full_name": "meta/a"}, {"full_name": "meta/b"}]
+    assert [r["full_name"] for r in installations.not_tracked(repos, rows, inst)] == expected
+
+
+async def test_an_installation_made_while_forksync_was_down_is_adopted_by_the_next_pass(world):
+    """Today: the App was installed on meta while forksync was down; ``installation.created`` went
+    nowhere (the world installs before the bot starts), so meta/triton is never tracked, has no
+    status issue, and nothing says so. Expected: the pass at start lists the installations, adopts
+    meta/triton as the event would (tracked, synced, its status issue open), and a second pass
+    adopts nothing again."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    assert [d.url for d in lost(fake)] == [None, None]          # triton-lang's and meta's, never sent
+    assert sync_store.tracked_forks(bot.store) == [] and await status_issue(alice) == []
+    notes = await pass_now(bot)
+    assert [(r["fork"], r["installation_id"], r["upstream"]) for r in sync_store.tracked_forks(bot.store)] == [
+        ("meta/triton", inst.id, "triton-lang/triton")]
+    assert len(await status_issue(alice)) == 1
+    assert any(n.startswith("meta/triton: ") and "not a fork" not in n for n in notes), notes
+    assert not any("triton-lang/triton" in n for n in notes), notes
+    assert notes[-1] == "2 installation(s), 2 repositories: 0 followed already, 1 adopted now, 1 not a fork to sync, " \
+                        "0 listing(s) failed", notes
+    assert sync_store.failing_jobs(bot.store) == [] and sync_store.failing_app_jobs(bot.store) == []
+    syncs = len(fake.requests_for("repos/get-content"))
+    assert await pass_now(bot) == ["2 installation(s), 2 repositories: 1 followed already, 0 adopted now, "
+                                   "1 not a fork to sync, 0 listing(s) failed"]
+    # the second pass reads the configuration of the one repository not followed (triton-lang's) only
+    assert len(fake.requests_for("repos/get-content")) - syncs == 1
+
+
+async def test_every_page_of_installations_and_repositories_is_read(world, tmp_path):
+    """GitHub pages both listings; a repository on a later page is adopted too."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    another_repo(fake, tmp_path, "meta/aaa", {"README": "a\n"})      # listed before meta/triton
+    await pass_now(bot, per_page=1)
+    assert [r["fork"] for r in sync_store.tracked_forks(bot.store)] == ["meta/triton"]
+    pages = [r for r in fake.requests_for("apps/list-repos-accessible-to-installation")]
+    assert len(pages) >= 3, pages
+
+
+async def test_a_repository_the_event_adopted_meanwhile_is_not_adopted_again(world):
+    """The event arrives (a redelivery, or GitHub's delivery once forksync is up): the pass then
+    finds the fork tracked and leaves it alone — one adoption, one status issue."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await fake.webhooks.deliver("installation", installation_event(fake, inst.id, "created", (fork,)))
+    await bot.settle()
+    pushes = len(fake.requests_for("repos/get-content"))
+    notes = await pass_now(bot)
+    assert notes == ["2 installation(s), 2 repositories: 1 followed already, 0 adopted now, 1 not a fork to sync, "
+                     "0 listing(s) failed"], notes
+    assert len(fake.requests_for("repos/get-content")) - pushes == 1       # triton-lang/triton's config only
+    assert len(await status_issue(alice)) == 1
+
+
+async def test_a_suspended_installation_is_skipped_and_its_pause_recorded(world):
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    fake.suspend(inst, by="owner")          # its webhook is never delivered either
+    notes = await pass_now(bot, at=1000.0)
+    assert f"installation {inst.id} (meta): suspended, skipped" in notes, notes
+    assert sync_store.tracked_forks(bot.store) == []
+    assert sync_store.suspended(bot.store)[inst.id]["by"] == "owner"
+    assert sync_store.failing_app_jobs(bot.store) == []
+
+
+async def test_a_repository_whose_adoption_fails_is_its_failing_job_and_the_rest_goes_on(world, tmp_path):
+    """One fork's configuration cannot be read (GitHub answers 500 on every attempt): it is its
+    failing ``adopt`` job (its status issue says so), and the other fork is still adopted."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    src = tmp_path / "second"
+    git(tmp_path, "clone", "-q", str(up_src), str(src))
+    commit_files(src, {".github/forksync.yml": CONFIG}, "fork: forksync config")
+    fake.create_repo("meta/broken", source=src)
+    fake.faults.add("GET", "/repos/meta/broken/contents/*", 500, "Server Error", times=100)
+    notes = await pass_now(bot, at=1000.0)
+    assert [r["fork"] for r in sync_store.tracked_forks(bot.store)] == ["meta/triton"]
+    assert [(j["repo"], j["job"]) for j in sync_store.failing_jobs(bot.store)] == [("meta/broken", "adopt")]
+    assert any(n.startswith("meta/broken: adoption failed") for n in notes), notes
+
+
+async def test_a_listing_github_refuses_is_the_apps_failing_job_on_healthz(world):
+    """``GET /app/installations`` fails: nothing is adopted, and after two passes ``/healthz``
+    says the App's ``installations`` job is failing; the next pass that lists clears it."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    fake.faults.add("GET", "/app/installations", 500, "Server Error", times=100)
+    for at in (1000.0, 5000.0):
+        notes = await pass_now(bot, at=at)
+        assert notes and notes[0].startswith("GET /app/installations failed:"), notes
+    [job] = sync_store.failing_app_jobs(bot.store)
+    assert (job["repo"], job["job"], job["count"]) == ("", "installations", 2)
+    async with aiohttp.ClientSession() as s, s.get(bot.server.make_url("/healthz")) as r:
+        status, body = r.status, await r.json()
+    assert status == 503 and any(p.startswith("the App: the scheduled installations job failed 2 times in a row: "
+                                              "GET /app/installations failed") for p in body["problems"]), body
+    fake.faults.clear()
+    await pass_now(bot, at=9000.0)
+    assert sync_store.failing_app_jobs(bot.store) == []
+    assert [r["fork"] for r in sync_store.tracked_forks(bot.store)] == ["meta/triton"]
 
 
 async def test_serve_started_after_the_install_follows_the_fork_and_opens_its_status_issue(fake_github, tmp_path):
