@@ -32,12 +32,6 @@ def lost(fake, action: str = "created") -> list:
     return [d for d in fake.webhooks.emitted if d.event == "installation" and d.action == action]
 
 
-def another_repo(fake, tmp_path, name: str, files: dict):
-    src = tmp_path / name.replace("/", "+")
-    make_source_repo(src, [files])
-    return fake.create_repo(name, source=src)
-
-
 @pytest.mark.parametrize("rows, inst, expected", [
     ([], 1, ["meta/a", "meta/b"]),
     ([{"fork": "meta/a", "installation_id": 1}], 1, ["meta/b"]),
@@ -76,13 +70,17 @@ async def test_an_installation_made_while_forksync_was_down_is_adopted_by_the_ne
 
 
 async def test_every_page_of_installations_and_repositories_is_read(world, tmp_path):
-    """GitHub pages both listings; a repository on a later page is adopted too."""
+    """GitHub pages both listings; a fork on a later page is adopted too."""
     fake, bot, alice, up_src, upstream, fork, inst = world
-    another_repo(fake, tmp_path, "meta/aaa", {"README": "a\n"})      # listed before meta/triton
+    src = tmp_path / "second"
+    git(tmp_path, "clone", "-q", str(up_src), str(src))
+    commit_files(src, {".github/forksync.yml": CONFIG}, "fork: forksync config")
+    fake.create_repo("meta/second", source=src)        # listed after meta/triton: its own page
     await pass_now(bot, per_page=1)
-    assert [r["fork"] for r in sync_store.tracked_forks(bot.store)] == ["meta/triton"]
-    pages = [r for r in fake.requests_for("apps/list-repos-accessible-to-installation")]
-    assert len(pages) >= 3, pages
+    assert [r["fork"] for r in sync_store.tracked_forks(bot.store)] == ["meta/second", "meta/triton"]
+    # two installations (triton-lang, meta) one a page; meta's two repositories one a page, triton-lang's one
+    assert len(fake.requests_for("apps/list-installations")) == 2
+    assert len(fake.requests_for("apps/list-repos-accessible-to-installation")) == 3
 
 
 async def test_a_repository_the_event_adopted_meanwhile_is_not_adopted_again(world):
