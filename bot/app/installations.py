@@ -34,7 +34,8 @@ from bot.sync import store as sync_store
 log = logging.getLogger(__name__)
 
 #: Seconds between two passes after the one at start: installation events are rare, and a pass
-#: reads each untracked repository's configuration (one conditional request each).
+#: reads each untracked repository's configuration again (a request or two each; an installation
+#: on all of an organisation's repositories has many that are no fork).
 ADOPT_MISSED_EVERY_S = 3600.0
 #: The App's job (:func:`bot.sync.store.record_app_job`) a failed listing is kept as.
 JOB = "installations"
