@@ -89,11 +89,11 @@ async def test_a_repository_the_event_adopted_meanwhile_is_not_adopted_again(wor
     fake, bot, alice, up_src, upstream, fork, inst = world
     await fake.webhooks.deliver("installation", installation_event(fake, inst.id, "created", (fork,)))
     await bot.settle()
-    pushes = len(fake.requests_for("repos/get-content"))
+    reads = len(fake.requests_for("repos/get-content"))
     notes = await pass_now(bot)
     assert notes == ["2 installation(s), 2 repositories: 1 followed already, 0 adopted now, 1 not a fork to sync, "
                      "0 listing(s) failed"], notes
-    assert len(fake.requests_for("repos/get-content")) - pushes == 1       # triton-lang/triton's config only
+    assert len(fake.requests_for("repos/get-content")) - reads == 1       # triton-lang/triton's config only
     assert len(await status_issue(alice)) == 1
 
 
