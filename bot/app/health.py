@@ -74,7 +74,8 @@ def judge(now: float, *, counts: dict[str, int], oldest_due_at: float | None, la
     healthy. ``counts``: deliveries per state; ``oldest_due_at``: since when the longest-due delivery waits (None: nothing due);
     ``last_beat_at``: newest worker heartbeat (None: never); ``recent_restarts``: worker restarts
     within ``policy.restart_window_s``; ``failing_jobs``: scheduled jobs failing now
-    (``[{"repo", "job", "error", "count"}]``, :func:`bot.sync.store.failing_jobs`); ``timed_out``:
+    (``[{"repo", "job", "error", "count"}]``, :func:`bot.sync.store.failing_jobs`; ``repo`` ``""``:
+    the App's own, :func:`bot.sync.store.failing_app_jobs`); ``timed_out``:
     deliveries whose last attempt was stopped at the time limit (``[{"id", "event", "repo", "error"}]``,
     :func:`bot.app.queue.timed_out`); ``store_refused``: deliveries the intake could not store since
     it last stored one (``{"since", "at", "count", "error"}``, epoch s;
@@ -103,8 +104,9 @@ def judge(now: float, *, counts: dict[str, int], oldest_due_at: float | None, la
         out.append(Problem("", f"{dead} dead-lettered deliver{'y' if dead == 1 else 'ies'}: see `forksync queue --state dead`"))
     for j in failing_jobs:
         if j["count"] >= policy.job_failures:
-            out.append(Problem(j["repo"], f"{j['repo']}: the scheduled {j['job']} job failed {j['count']} times in a row: "
-                                          f"{j['error']}"))
+            # a job naming no fork (``repo`` "") is the App's own: listing its installations
+            out.append(Problem(j["repo"], f"{j['repo'] or 'the App'}: the scheduled {j['job']} job failed {j['count']} "
+                                          f"times in a row: {j['error']}"))
     return out
 
 

@@ -9,6 +9,11 @@ again (:meth:`Clients.learn_login`: before a delivery and at each poll tick, onc
 has passed — :func:`login_retry_delay`); until it knows, the heartbeat carries why
 (``/healthz`` warnings, the dashboard) and so does the status issue, and once learnt the login
 reaches the dispatcher's loop guard and every service (:func:`assemble`).
+
+The poll loop also adopts what the installation events missed (GitHub does not retry a delivery
+forksync was down for): at start and every :data:`bot.app.installations.ADOPT_MISSED_EVERY_S`,
+the App's installations and their repositories are listed and each repository not yet tracked is
+adopted as ``installation.created`` would (:meth:`Runtime.adopt_missed`).
 """
 from __future__ import annotations
 
@@ -25,10 +30,12 @@ import gidgethub
 from bot.agents.redact import remember_minted, scrub
 from bot.app import queue as q
 from bot.app.dispatch import Context, Dispatcher
+from bot.app.installations import ADOPT_MISSED_EVERY_S, adopt_missed
 from bot.app.queue import QueuePolicy, worker_durability
 from bot.app.schedules import tick_tracked
 from bot.app.worker import Worker
 from bot.config.forksync import UserError
+from bot.config.schedules import as_schedule
 from bot.github import client as gh_mod
 from bot.handlers import all_routers
 from bot.store import Store
@@ -135,6 +142,11 @@ class Clients:
             listener(self.bot_login, self.login_unknown)
         return self.bot_login
 
+    @property
+    def app_mode(self) -> bool:
+        """Whether forksync runs as a GitHub App (it has installations), not with a token."""
+        return isinstance(self._impl, gh_mod.GitHubApp)
+
     def _retry(self) -> dict:
         return {} if self.retry is None else {"retry": self.retry}
 
@@ -169,6 +181,7 @@ class Runtime:
     worker: Worker
     _said_unknown: bool = False         # the login was unknown after the last ask
     _refresh_issues: bool = False       # learnt since: the status issues are rendered again
+    _adopted_at: float | None = None    # epoch s of the last pass of adopt_missed (None: none yet)
 
     def share_login(self, login: str, unknown: str) -> None:
         """:attr:`Clients.on_login`: the login (or why it is unknown) reaches the loop guard and the
@@ -185,6 +198,18 @@ class Runtime:
                        state="processing", attempts=1, received_at=0.0)
         return Context(delivery=d, gh=await self.clients.client_for(inst), store=self.store, settings=self.settings,
                        sync=self.svc, validation=self.validation, installation_id=inst)
+
+    async def adopt_missed(self, now: float | None = None) -> list[str]:
+        """The poll loop's pass over the App's installations when one is due (at the first call,
+        then every :data:`ADOPT_MISSED_EVERY_S`; ``now``: epoch s, default the clock): every
+        repository not yet tracked is adopted as ``installation.created`` would
+        (:func:`bot.app.installations.adopt_missed`). Token mode has no installations: nothing.
+        Returns notes."""
+        now = time.time() if now is None else now
+        if not self.clients.app_mode or not as_schedule(ADOPT_MISSED_EVERY_S).due(self._adopted_at, now):
+            return []
+        self._adopted_at = now
+        return await adopt_missed(self.store, await self.clients.client_for(None), self.make_ctx, now=now)
 
     async def learn_login(self) -> list[str]:
         """The poll loop's ask for the bot's login while it is unknown (:meth:`Clients.learn_login`);
@@ -262,6 +287,11 @@ async def run_worker_loop(s, stop: threading.Event, *, wake: threading.Event | N
                             log.info("login: %s", line)
                     except Exception:  # noqa: BLE001 - the next tick retries
                         log.exception("rendering the status issues again failed")
+                    try:                # at start, then hourly: installations whose events were missed
+                        for line in await rt.adopt_missed():
+                            log.info("installations: %s", line)
+                    except Exception:  # noqa: BLE001 - the next pass retries
+                        log.exception("adopting the installations' repositories failed")
                     try:
                         for line in await poll_once(store, svc, make_ctx):
                             log.info("poll: %s", line)

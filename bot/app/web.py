@@ -216,7 +216,7 @@ def _health(store: Store, now: float, expect_worker: bool, recent_restarts: int,
     paused = sync_store.paused_forks(store)
     # a paused fork's jobs do not run: a failure from before the pause is not failing again
     paused_names = {p["fork"] for p in paused}
-    jobs = [j for j in sync_store.failing_jobs(store) if j["repo"] not in paused_names]
+    jobs = [j for j in sync_store.failing_jobs(store) if j["repo"] not in paused_names] + sync_store.failing_app_jobs(store)
     found = judge(now, counts=depth, oldest_due_at=q.oldest_due_at(store, now),
                   last_beat_at=beat if expect_worker else None, expect_worker=expect_worker,
                   recent_restarts=recent_restarts, policy=policy, failing_jobs=jobs,

@@ -4,6 +4,10 @@ stop following those it is removed from (``installation.deleted``,
 
 A repository is a *fork to sync* when its ``.github/forksync.yml`` names an upstream; it is then
 tracked (for upstream pushes and the poller) and synced once (:func:`bot.sync.upstream.adopt`).
+``installation.created`` / ``installation_repositories.added`` missed while forksync was down
+(GitHub does not retry them) are made up by the polling worker, which lists the App's
+installations at start and hourly and adopts what is not tracked through :func:`adopt_all`
+(:mod:`bot.app.installations`).
 
 ``installation.new_permissions_accepted`` (an owner accepted the App's new permissions, e.g.
 ``workflows``): every tracked fork of the installation whose adoption failed is adopted again, and

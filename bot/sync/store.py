@@ -10,6 +10,8 @@
 * ``suspended_installations``: installations an owner suspended (GitHub refuses their tokens):
   their forks stay tracked but are paused; ``unfollowed_forks``: why a fork is no longer tracked
   (uninstalled, removed from the installation), for the dashboard;
+* ``app_jobs``: the App's own scheduled jobs failing now, those that name no fork (listing the
+  App's installations and their repositories to adopt what their events missed);
 * ``commit_analysis`` and ``pin_history``: the ingest's cache of commit analyses (rebuildable
   from git) and the pins recorded at each refresh.
 """
@@ -125,6 +127,7 @@ TRACKED = table("tracked_forks", {
 
 SUSPENDED = table("suspended_installations", {"installation_id": int, "at": float, "by": str}, pk="installation_id")
 UNFOLLOWED = table("unfollowed_forks", {"fork": str, "reason": str, "at": float}, pk="fork")
+APP_JOBS = table("app_jobs", {"job": str, "error": str, "since": float, "at": float, "count": int}, pk="job")
 
 COMMIT_TABLE = table("commit_analysis", {"sha": str, "version": int, "data": str}, pk="sha")
 PIN_TABLE = table("pin_history", {"id": int, "recorded_at": int, "as_of": int, "fork_tip": str,
@@ -176,6 +179,30 @@ def set_hold(store: Store, repo: str, on: bool, held_by: str) -> bool:
 def failing_jobs(store: Store) -> list[dict]:
     """Every fork's failing scheduled jobs: ``[{"repo", "job", "error", "since", "at", "count"}]``."""
     return [{"repo": st.repo, **j} for st in load_all_statuses(store) for j in st.failing_jobs]
+
+
+def record_app_job(store: Store, job: str, error: str | None, now: float) -> bool:
+    """Record how the App's own scheduled ``job`` (one naming no fork, e.g. ``installations``)
+    ended at ``now`` (epoch s): ``error`` (None: it succeeded, which clears it; stored through
+    :func:`bot.agents.redact.scrub`, cut to 300 characters), counted as :func:`record_job` counts a
+    fork's. Returns whether the set of failing App jobs changed."""
+    with store.transaction():
+        rows = list(store.db[APP_JOBS.name].rows_where("job = ?", [job]))
+        if error is None:
+            if rows:
+                store.db[APP_JOBS.name].delete(job)
+            return bool(rows)
+        old = rows[0] if rows else {"since": now, "count": 0}
+        store.db[APP_JOBS.name].upsert({"job": job, "error": scrub(error)[:300], "since": old["since"], "at": now,
+                                        "count": old["count"] + 1}, pk="job")
+        return not rows
+
+
+def failing_app_jobs(store: Store) -> list[dict]:
+    """The App's own failing scheduled jobs, in :func:`failing_jobs`' shape with ``repo`` ``""``
+    (they name no fork): ``[{"repo", "job", "error", "since", "at", "count"}]``, by job."""
+    with store.lock:
+        return [{"repo": "", **r} for r in store.db[APP_JOBS.name].rows_where(order_by="job")]
 
 
 def load_all_statuses(store: Store) -> list[SyncStatus]:

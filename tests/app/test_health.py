@@ -49,6 +49,10 @@ EMPTY = {s: 0 for s in q.STATES}
           failing_jobs=[{"repo": "meta/a", "job": "reconcile", "error": "502", "count": 1},
                         {"repo": "meta/b", "job": "nightly", "error": "GitHubAPIError: 403", "count": 2}]),
      ["meta/b: the scheduled nightly job failed 2 times in a row: GitHubAPIError: 403"]),
+    # the App's own job (it names no fork): listing the installations
+    (dict(counts=EMPTY, oldest_due_at=None, last_beat_at=None, expect_worker=False,
+          failing_jobs=[{"repo": "", "job": "installations", "error": "GET /app/installations failed: 502", "count": 2}]),
+     ["the App: the scheduled installations job failed 2 times in a row: GET /app/installations failed: 502"]),
     # a delivery whose last attempt was stopped at the time limit, until it succeeds
     (dict(counts=EMPTY, oldest_due_at=None, last_beat_at=None, expect_worker=False,
           timed_out=[{"id": "g1", "event": "push", "repo": "meta/a", "error": "timed out: still running after 60 s"}]),

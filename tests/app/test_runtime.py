@@ -214,3 +214,33 @@ async def test_the_status_issue_says_the_login_is_unknown_until_it_is_learnt(fak
     assert "does not know its own GitHub login" not in issue.body
     assert "<!-- forksync:status-issue -->" in issue.body
     store.close()
+
+
+async def test_the_installations_are_listed_at_the_first_tick_then_hourly_and_never_in_token_mode(
+        fake_github, session, tmp_path):
+    """The poll loop's pass over the App's installations (:meth:`Runtime.adopt_missed`): at the
+    first tick (start-up), not again within the hour, again once it passed. Token mode has no App
+    and so no installations: GitHub is not asked."""
+    fake_github.install("meta")
+    key = tmp_path / "app.pem"
+    key.write_text(fake_github.app.private_key_pem)
+    store = Store(tmp_path / "bot.db")
+    rt = await assemble(ServeSettings(app_id=str(fake_github.app.id), private_key_file=str(key),
+                                      github_url=fake_github.url, db=str(tmp_path / "bot.db"),
+                                      workdir=str(tmp_path / "w")), store, session, retry=FAST_RETRY)
+    lists = []
+    for at in (1000.0, 1000.0 + 3599, 1000.0 + 3600):
+        notes = await rt.adopt_missed(at)
+        lists.append(len(fake_github.requests_for("apps/list-installations")))
+    assert lists == [1, 1, 2]
+    assert notes == ["1 installation(s), 0 repositories: 0 followed already, 0 adopted now, 0 not a fork to sync, "
+                     "0 listing(s) failed"]
+    store.close()
+
+    fake_github.add_token(PERSONAL, "deploy-bot")
+    store = Store(tmp_path / "token.db")
+    rt = await assemble(ServeSettings(token=PERSONAL, github_url=fake_github.url, db=str(tmp_path / "token.db"),
+                                      workdir=str(tmp_path / "w2")), store, session, retry=FAST_RETRY)
+    assert await rt.adopt_missed(1000.0) == []
+    assert len(fake_github.requests_for("apps/list-installations")) == 2
+    store.close()
