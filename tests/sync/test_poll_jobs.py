@@ -79,3 +79,21 @@ async def test_a_failing_poll_is_cleared_once_another_sync_caught_the_fork_up(tm
     assert notes == ["meta/fork: upstream unchanged"]
     assert sync_store.load_status(store, "meta/fork").failing_jobs == ()
     assert svc.issues[-1] == [], svc.issues
+
+
+async def test_an_unchanged_upstream_renders_the_status_issue_again_once_an_hour(tmp_path):
+    """The status issue says when upstream was last seen, a UTC time written into its body. A poll
+    that finds upstream unchanged renders it again only when the hour turned since upstream was
+    last seen: at most one edit an hour, and the issue's "last seen" is never more than an hour
+    and a poll behind the poller (without it, it kept the last sync's time while polls went on)."""
+    store, svc, gh, make_ctx = _tracked_fork(tmp_path)
+    sync_store.save_status(store, SyncStatus(repo="meta/fork", upstream="up/triton", upstream_head=gh.head,
+                                             upstream_seen_at=7200.0))
+    for at in (7260.0, 7320.0, 10740.0):           # the same hour (02:00–02:59 UTC of day 0)
+        assert await poll_once(store, svc, make_ctx, now=at) == ["meta/fork: upstream unchanged"]
+    assert svc.issues == []
+    await poll_once(store, svc, make_ctx, now=10860.0)     # 03:01: the hour turned
+    assert len(svc.issues) == 1
+    assert sync_store.load_status(store, "meta/fork").upstream_seen_at == 10860.0
+    await poll_once(store, svc, make_ctx, now=10920.0)
+    assert len(svc.issues) == 1
