@@ -132,13 +132,14 @@ async def refresh_quietly(svc, ctx, fork: str, *, create: bool = True) -> list[s
 
 
 async def job_ended(store: Store, svc, ctx, fork: str, job: str, error: str | None, now: float, *,
-                    create: bool = True) -> list[str]:
+                    create: bool = True, refresh: bool = False) -> list[str]:
     """Record how ``job`` of ``fork`` ended (:func:`bot.sync.store.record_job`) and, when the set
     of failing jobs changed either way, render the status issue again: a failure appears there,
     and a success clears it (a sync that succeeded rendered the issue before its job was cleared).
-    ``create``: as for :func:`refresh_quietly`. Returns the notes of :func:`refresh_quietly`."""
+    ``refresh``: render an open one again even so (never create one for it). ``create``: as for
+    :func:`refresh_quietly`. Returns the notes of :func:`refresh_quietly`."""
     if not sync_store.record_job(store, fork, job, error, now):
-        return []
+        return await refresh_quietly(svc, ctx, fork, create=False) if refresh else []
     return await refresh_quietly(svc, ctx, fork, create=create)
 
 
@@ -193,12 +194,15 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
         # sync to retry it: a delivery's is retried by the queue, a polled sync's by this poll
         retry = blocked_mod.retried_by_sync(sync_store.blocked_branches(store, r["fork"]))
         if head == st.upstream_head and not st.last_fetch_error and not retry:
+            # the status issue writes when upstream was last seen into its body: rendered again
+            # when the hour turned since then, at most one edit an hour keeps it true to the hour
+            hour_turned = not st.upstream_seen_at or int(st.upstream_seen_at // 3600) != int(now // 3600)
             st = replace(st, upstream_seen_at=now, last_fetch_at=now)
             sync_store.save_status(store, st)
             snapshots.record_sync(store, st, at=now, keep_days=keep)
             out.append(f"{r['fork']}: upstream unchanged")
             # the fork is synced to the head polled (another sync got there): the poll is not failing
-            out += await job_ended(store, svc, ctx, r["fork"], "poll", None, now)
+            out += await job_ended(store, svc, ctx, r["fork"], "poll", None, now, refresh=hour_turned)
             continue
         try:
             why = f"poll: upstream at {head[:12]}" if head != st.upstream_head or st.last_fetch_error else \
