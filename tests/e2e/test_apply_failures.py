@@ -107,3 +107,36 @@ async def test_a_pick_that_cannot_be_written_blocks_only_its_unit(world, monkeyp
     assert f"cannot pick {c2[:12]}: " in row["blocked_reason"] and "No space left on device" in row["blocked_reason"]
     [issue] = await status_issue(alice)
     assert f"- `{chain}`: its pick of upstream `{c2[:12]}` failed " in issue["body"]
+
+
+async def test_a_later_pick_of_a_chain_that_fails_is_shown_on_its_draft_pr_and_retried(world, failing_pick):
+    """The chain's first pick applies, its second cannot be merged. What the maintainer should see:
+    the draft PR with the first pick and the error, the unit listed as blocked at step ``apply``
+    (status issue, degraded), and the next sync, the failure gone, applying the rest."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+    await bot.settle()
+    c1 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n"}, "AMD: new x (#102)")
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 3;\n"}, "AMD: newer x (#103)")
+    failing_pick(c2, pygit2.GitError("object not found - no match for id (0badc0de)"))
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    chain = f"chain-{c1[:12]}"
+    [pr] = await open_sync_prs(alice)
+    assert (pr["head"]["ref"], pr["draft"]) == (f"forksync/{chain}", True)
+    assert f"cannot merge {c2[:12]}: object not found" in pr["body"]
+    row = sync_store.branch_row(bot.store, FORK, f"forksync/{chain}")
+    assert (row["state"], row["pr"], row["blocked_step"], row["conflict_sha"]) == ("open", pr["number"], "apply", c2)
+    [issue] = await status_issue(alice)
+    assert f"- `{chain}` ([#{pr['number']}](" in issue["body"] and f"its pick of upstream `{c2[:12]}` failed" in issue["body"]
+    failing_pick(None, None)
+    await bot.svc.sync(await job_context(bot)(inst.id), FORK, reason="test: again")
+    await bot.settle()
+    # the next plan leaves the chain's pick in flight and plans the failed commit again (as its
+    # own unit, on the fork tip): nothing of the chain is lost, and nothing is blocked any more
+    assert [p["head"]["ref"] for p in await open_sync_prs(alice)] == sorted([f"forksync/{chain}",
+                                                                             f"forksync/chain-{c2[:12]}"])
+    row = sync_store.branch_row(bot.store, FORK, f"forksync/{chain}")
+    assert (row["state"], row["blocked_reason"], row["conflict_sha"]) == ("open", "", "")
+    assert sync_store.branch_row(bot.store, FORK, f"forksync/chain-{c2[:12]}")["state"] == "open"
+    assert sync_store.load_status(bot.store, FORK).degraded() == ""
