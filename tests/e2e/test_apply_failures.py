@@ -4,8 +4,13 @@ on the local GitHub with the real bot: stored as blocked with the error, on the 
 what to do, the other units still published, and applied again by the next sync."""
 from __future__ import annotations
 
+import time
+
+import aiohttp
 import pygit2
 import pytest
+
+from bot.app.web import app_facts
 
 from bot.git import apply as apply_mod
 from bot.sync import store as sync_store
@@ -68,6 +73,13 @@ async def test_a_unit_whose_first_pick_fails_is_blocked_shown_and_retried(world,
     assert TOKEN not in body
     assert f"- `{chain}`: its pick of upstream `{c2[:12]}` failed " in body, body
     assert f"- [ ] <!-- retry:{chain} -->" in body
+    # /healthz (no login) says a fork is degraded; the health page names it to who may read the fork
+    async with aiohttp.ClientSession() as s, s.get(bot.server.make_url("/healthz")) as r:
+        assert r.status == 200
+        assert (await r.json())["warnings"] == [
+            "1 warning of a fork: the dashboard's health page (/health) names it to who may read the fork"]
+    [warned] = app_facts(bot.store, time.time())["warnings"]
+    assert warned.startswith(f"meta/triton: syncing is degraded: 1 unit(s) blocked: {chain}: cannot merge {c2[:12]}")
     # the next sync, the failure gone, publishes it
     failing_pick(None, None)
     await bot.svc.sync(await job_context(bot)(inst.id), FORK, reason="test: again")

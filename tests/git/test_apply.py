@@ -284,10 +284,10 @@ def test_forksyncs_rule_commit_on_the_conflict_is_its_own_not_a_persons(pair):
     assert again.kept == ()
 
 
-def test_a_first_pick_that_fails_without_a_conflict_leaves_no_branch(pair, monkeypatch):
-    """libgit2 cannot merge the first pick (an object it needs is unreadable): nothing was written
-    for the unit, so no branch is created — a branch at the fork tip is half-written state a
-    person resolving would take for a conflict (there is none) and a retry would start from."""
+def test_a_first_pick_that_fails_without_a_conflict_writes_no_commit(pair, monkeypatch):
+    """libgit2 cannot merge the first pick (an object it needs is unreadable): the unit stops there
+    with the cause and no conflict commit; the new branch is at the fork tip, as for any first pick
+    that stops (tests/cli/test_partial_clone.py), with nothing on it."""
     import pygit2
 
     from bot.git import apply as apply_mod
@@ -299,10 +299,10 @@ def test_a_first_pick_that_fails_without_a_conflict_leaves_no_branch(pair, monke
     infos = {c.sha: c for c in pair.infos()}
     u = unit("chain", pair, "u1", "u2")
     res = apply_unit(pair.fork.path, u, base=pair.fork_tip, commits=infos, when=T0 + 9000)
-    assert (res.conflict, res.conflict_commit, res.picked, res.tip, res.created) == (pair.u["u1"], None, (), None, False)
+    assert (res.conflict, res.conflict_commit, res.picked, res.tip) == (pair.u["u1"], None, (), pair.fork_tip)
     assert res.error == f"cannot merge {pair.u['u1'][:12]}: object not found - no match for id (0badc0de)"
     assert res.remaining == (pair.u["u1"], pair.u["u2"])
-    assert run_git(pair.fork.path, "for-each-ref", f"refs/heads/{res.branch}") == ""
+    assert run_git(pair.fork.path, "rev-parse", res.branch).strip() == pair.fork_tip
 
 
 @pytest.mark.parametrize("error", [OSError(28, "No space left on device"), None])
