@@ -11,7 +11,6 @@ import pygit2
 import pytest
 
 from bot.app.web import app_facts
-
 from bot.git import apply as apply_mod
 from bot.sync import store as sync_store
 from tests.support.e2e import install_on_fork, job_context, open_sync_prs, status_issue
