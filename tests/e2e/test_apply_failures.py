@@ -151,3 +151,34 @@ async def test_a_later_pick_of_a_chain_that_fails_is_shown_on_its_draft_pr_and_r
     assert (row["state"], row["blocked_reason"], row["conflict_sha"]) == ("open", "", "")
     assert sync_store.branch_row(bot.store, FORK, f"forksync/chain-{c2[:12]}")["state"] == "open"
     assert sync_store.load_status(bot.store, FORK).degraded() == ""
+
+
+async def test_a_unit_apply_refuses_is_blocked_and_the_others_go_on(world, monkeypatch):
+    """apply refuses the chain outright (:class:`bot.git.apply.ApplyError`: here, upstream objects
+    it cannot fetch). What the maintainer saw: the sync failed as a whole at that unit, the units
+    after it unpublished and the status not refreshed. What they should see: the chain blocked
+    with apply's words, the bundle published, the status issue naming the chain."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+    await bot.settle()
+    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n"}, "AMD: new x (#102)")
+    real = apply_mod.apply_unit
+    chain = f"chain-{c2[:12]}"
+
+    def apply_unit(git_dir, unit, **kw):
+        if unit.id == chain:
+            raise apply_mod.ApplyError(f"could not fetch upstream commit {c2} from https://x:{TOKEN}@h/up.git")
+        return real(git_dir, unit, **kw)
+
+    monkeypatch.setattr(apply_mod, "apply_unit", apply_unit)
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    assert [p["head"]["ref"] for p in await open_sync_prs(alice)] == [f"forksync/bundle-{c1[:12]}"]
+    row = sync_store.branch_row(bot.store, FORK, f"forksync/{chain}")
+    assert row is not None and (row["state"], row["blocked_step"], row["conflict_sha"]) == ("blocked", "apply", c2)
+    assert f"applying {chain} failed: could not fetch upstream commit {c2}" in row["blocked_reason"]
+    assert TOKEN not in row["blocked_reason"]
+    [issue] = await status_issue(alice)
+    assert f"- `{chain}`: its pick of upstream `{c2[:12]}` failed " in issue["body"] and TOKEN not in issue["body"]
+    assert bot.deliveries("dead") == []
