@@ -29,11 +29,13 @@ scheduled jobs         a fork's scheduled job (poll, reconcile, collect, l3, nig
 
 :func:`warnings` lists what is degraded while deliveries are still processed: said in the answer
 (``warnings``), never turning it 503 — a load balancer or ``HEALTHCHECK`` would then take away
-the webhook intake, which works. Two rules: a live worker that does not know the bot's own
+the webhook intake, which works. Three rules: a live worker that does not know the bot's own
 login (token mode, ``GET /user`` unanswered; asked again with backoff, and the warning goes once
 it is learnt); a fork paused because an owner suspended its installation (GitHub refuses the
 installation's tokens; its polls and scheduled jobs wait, and resume with a catch-up sync when the
 suspension is lifted; recorded from GitHub's refusal as well when the webhook was missed) — an owner's decision, not a fault to page anyone for.
+A third: a fork whose syncing is degraded — a unit blocked because GitHub refused its push, PR or
+merge, or because one of its picks failed (no unit vanishes unseen; the other units go on).
 """
 from __future__ import annotations
 
@@ -111,7 +113,7 @@ def judge(now: float, *, counts: dict[str, int], oldest_due_at: float | None, la
 
 
 def warnings(*, login_unknown: list[dict] = (), paused: list[dict] = (), paused_deliveries: list[dict] = (),
-             suspended: dict | None = None, now: float = 0.0) -> list[Problem]:
+             suspended: dict | None = None, now: float = 0.0, degraded: list[dict] = ()) -> list[Problem]:
     """What is degraded though deliveries are processed (see the module doc). ``login_unknown``:
     the live workers that do not know the bot's login (``[{"worker_id", "login_unknown"}]``,
     :func:`bot.app.queue.login_unknown`); one line per distinct reason. ``paused``: the forks of
@@ -122,10 +124,14 @@ def warnings(*, login_unknown: list[dict] = (), paused: list[dict] = (), paused_
     line per installation — the only word of them where the installation follows no fork (nothing
     polls it, so a missed ``installation.unsuspend`` leaves them waiting); the line names the first
     (by name) of the installation's forks in ``paused``, ``""`` when it follows none; ``suspended``:
-    :func:`bot.sync.store.suspended`, for who suspended it.
+    :func:`bot.sync.store.suspended`, for who suspended it. ``degraded``: the forks whose syncing
+    is degraded (``[{"fork", "reason"}]``, :meth:`bot.sync.status.SyncStatus.degraded`: a unit
+    GitHub refused, or whose pick failed), one line each — the other units go on, so no problem.
     Each as a :class:`Problem`: the fork it names (``""``: the App as a whole), so a page shows a
     fork's line only to a reader who may read that fork."""
     out: list[Problem] = []
+    for d in degraded:
+        out.append(Problem(d["fork"], f"{d['fork']}: syncing is degraded: {d['reason']} (its status issue says what to do)"))
     for p in paused:
         by = f" by {p['by']}" if p["by"] else ""
         out.append(Problem(p["fork"], f"{p['fork']}: paused: the App's installation {p['installation_id']} is suspended{by} "

@@ -223,7 +223,9 @@ def _health(store: Store, now: float, expect_worker: bool, recent_restarts: int,
                   timed_out=q.timed_out(store), store_refused=store_refused)
     warned = warnings(login_unknown=q.login_unknown(store, now - policy.heartbeat_stale_s), paused=paused,
                       paused_deliveries=q.paused_by_installation(store) if depth.get("paused") else [],
-                      suspended=sync_store.suspended(store), now=now)
+                      suspended=sync_store.suspended(store), now=now,
+                      degraded=[{"fork": st.repo, "reason": st.degraded()} for st in sync_store.load_all_statuses(store)
+                                if st.degraded() and st.repo not in paused_names | set(sync_store.unfollowed(store))])
     return depth, beat, [p._replace(text=scrub(p.text)) for p in found], [w._replace(text=scrub(w.text)) for w in warned]
 
 

@@ -19,6 +19,7 @@ from typing import Callable
 from bot.l2 import detection
 from bot.l2 import store as l2_store
 from bot.store import Store
+from bot.sync import blocked as blocked_mod
 from bot.sync import store as sync_store
 from bot.sync.status import SyncStatus, followed
 from bot.triage import store as triage_store
@@ -201,7 +202,8 @@ def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
             pr_state = "missing"
         else:
             pr_state = "open"
-        gate = ("blocked at a conflict" if r.get("conflict_sha") else "blocked by GitHub" if blocked
+        gate = ("blocked: a pick failed" if blocked and blocked["step"] == "apply"
+                else "blocked at a conflict" if r.get("conflict_sha") else "blocked by GitHub" if blocked
                 else "not opened" if pr_state == "missing" else _gate(suites))
         started = p.get("first_planned_at") or r.get("blocked_at") or None
         out.append({"id": uid, "kind": r.get("kind") or p.get("kind", ""), "pr": pr, "branch": r["branch"],
@@ -269,6 +271,9 @@ def _words(r: dict, pr_state: str, gate: str, decided: list[dict] = ()) -> str:
                 + "; ".join(f"{d['sha'][:12]} {d['disposition']}" + (f": {d['reason']}" if d["reason"] else "") for d in decided)
                 + "): a rebuild of its branch leaves them out, but a person's commits on the branch keep it as it is — "
                   "take them off the branch or close the PR")
+    if r.get("blocked_reason") and r.get("blocked_step") == "apply":
+        # a failed pick (no conflict) records the upstream commit it stopped at as conflict_sha
+        return f"{blocked_mod.what(r)}: {r['blocked_reason']}"
     if r.get("conflict_sha"):
         return f"stopped at a conflict in upstream {r['conflict_sha'][:12]}: needs a resolution"
     if r.get("blocked_reason"):
@@ -556,7 +561,8 @@ def health(store: Store, now: float, policy: Policy, app_facts: dict, allowed: C
                           "followed": (why := why_of(f)),
                           "stale": stale_of(st, now, fork_policy(store, f, policy), why),
                           "blocked": [{"id": b.get("id"), "pr": b.get("pr") or None, "url": b.get("url") or None,
-                                       "reason": b.get("reason", ""), "step": b.get("step", "")} for b in (st.blocked if st else ())],
+                                       "reason": b.get("reason", ""), "step": b.get("step", ""), "sha": b.get("sha", "")}
+                                      for b in (st.blocked if st else ())],
                           "failing_jobs": [{"job": j["job"], "error": j["error"], "count": j["count"], "since": iso(j["since"])}
                                            for j in (st.failing_jobs if st else ())]})
     return {"schema": f"{V}.health/1", "status": app_facts.get("status", "ok"), "problems": _problems(app_facts, allowed),

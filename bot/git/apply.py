@@ -873,40 +873,48 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
         except (KeyError, ValueError, pygit2.GitError) as e:
             conflict, error = sha, _cannot_merge(repo, up, ours, e)
             break
-        # libgit2 merges what git stops on: a file the fork's .gitattributes marks binary / -merge
-        # (no attributes are read in a git dir or a bare mirror), an add/add of one blob in two modes
-        stops = git_stops(repo, anc, ours, up.tree, changed_paths(anc, up.tree), attrs, head) \
-            if idx.conflicts is None else []
-        if idx.conflicts is not None or stops:
-            by_git = git_merge_tree(repo, up, ours, flush=mem.flush, detect_renames=bool(merger.flags),
-                                    rename_limit=rename_limit, attrs=attrs)
-            skipped = (by_git[3] if by_git is not None else "") or merger.skipped(up, ours)
-            if by_git is not None and by_git[0] == "clean":
-                # libgit2's Myers merge conflicts where git's histogram merge does not: the pick
-                # is what git cherry-pick makes of it
-                idx = None
-                tree_id = pygit2.Oid(hex=by_git[1])
-            else:
-                conflict = sha
-                if by_git is not None:
-                    tree, conflicts = pygit2.Oid(hex=by_git[1]), by_git[2]
-                elif idx.conflicts is not None:
-                    tree, conflicts = conflict_tree(repo, idx, up, anc, renames=bool(merger.flags),
-                                                    marker_size=lambda p, ours=ours: attrs.marker_size(ours, p))
+        try:
+            # libgit2 merges what git stops on: a file the fork's .gitattributes marks binary / -merge
+            # (no attributes are read in a git dir or a bare mirror), an add/add of one blob in two modes
+            stops = git_stops(repo, anc, ours, up.tree, changed_paths(anc, up.tree), attrs, head) \
+                if idx.conflicts is None else []
+            if idx.conflicts is not None or stops:
+                by_git = git_merge_tree(repo, up, ours, flush=mem.flush, detect_renames=bool(merger.flags),
+                                        rename_limit=rename_limit, attrs=attrs)
+                skipped = (by_git[3] if by_git is not None else "") or merger.skipped(up, ours)
+                if by_git is not None and by_git[0] == "clean":
+                    # libgit2's Myers merge conflicts where git's histogram merge does not: the pick
+                    # is what git cherry-pick makes of it
+                    idx = None
+                    tree_id = pygit2.Oid(hex=by_git[1])
                 else:
-                    tree, conflicts = _stops_tree(repo, idx, ours, anc, stops)
-        if conflict is not None:
-            if on_conflict == "commit":
-                msg = render_conflict_message(commits[sha], conflicts, unit_id=unit.id)
-                head = str(repo.create_commit(None, up.author, signer, msg, tree, [head]))
-                conflict_commit = head
+                    conflict = sha
+                    if by_git is not None:
+                        tree, conflicts = pygit2.Oid(hex=by_git[1]), by_git[2]
+                    elif idx.conflicts is not None:
+                        tree, conflicts = conflict_tree(repo, idx, up, anc, renames=bool(merger.flags),
+                                                        marker_size=lambda p, ours=ours: attrs.marker_size(ours, p))
+                    else:
+                        tree, conflicts = _stops_tree(repo, idx, ours, anc, stops)
+            if conflict is not None:
+                if on_conflict == "commit":
+                    msg = render_conflict_message(commits[sha], conflicts, unit_id=unit.id)
+                    head = str(repo.create_commit(None, up.author, signer, msg, tree, [head]))
+                    conflict_commit = head
+                break
+            if idx is not None:
+                tree_id = _clean_tree(repo, idx, ours)
+            msg = _cleanup(render_pick_message(commits[sha], unit_id=unit.id, urgent_reason=urgent_reason))
+            head = _commit(repo, up.author, signer, msg, tree_id, head)
+            picked.append((sha, head))
+            ours = repo[tree_id]
+        except (ApplyError, KeyError, ValueError, OSError, pygit2.GitError) as e:
+            # the pick failed past its merge (git merge-tree, a tree or the commit could not be
+            # written): the unit stops at this upstream commit with the cause, as for a merge
+            # that fails; nothing of this pick is referenced, the picks before it are kept
+            conflict, conflicts, conflict_commit = sha, (), None
+            error = f"cannot pick {sha[:12]}: {(str(e).strip() or type(e).__name__)[:400]}"
             break
-        if idx is not None:
-            tree_id = _clean_tree(repo, idx, ours)
-        msg = _cleanup(render_pick_message(commits[sha], unit_id=unit.id, urgent_reason=urgent_reason))
-        head = _commit(repo, up.author, signer, msg, tree_id, head)
-        picked.append((sha, head))
-        ours = repo[tree_id]
     # a branch that does not exist yet is created even when the first pick stops it (at the base
     # when nothing was written): the person resolving needs a branch; an existing one moves only forward
     moved = head != start or (old is None and conflict is not None)

@@ -1,4 +1,5 @@
-"""Why GitHub refused a unit's push, PR or merge, and what a person changes so it goes through.
+"""Why GitHub refused a unit's push, PR or merge — or why forksync could not make one of its picks
+— and what a person changes so it goes through.
 
 Pure: :func:`classify` turns GitHub's refusal (git's push report, or a REST error message) into a
 :class:`Refusal` — GitHub's reason as it said it, the permission or setting GitHub requires, and
@@ -20,6 +21,11 @@ GitHub says                                                            requires 
 ``non-fast-forward`` / ``fetch first`` (someone pushed meanwhile)      —            yes
 anything else (network, 5xx, timeouts)                                 —            yes
 =====================================================================  ===========  ==========
+
+A pick that fails for another reason than a conflict (:func:`pick_failed`, step ``apply``:
+libgit2 cannot merge it — an object it needs is missing or unreadable —, or its tree or commit
+cannot be written) blocks its unit the same way (docs/github.md "Blocked units"): no unit
+vanishes because its pick failed; every sync applies it again.
 """
 from __future__ import annotations
 
@@ -43,8 +49,9 @@ def retried_by_sync(rows: list[dict]) -> list[dict]:
     :func:`bot.sync.store.blocked_branches`) that the next sync retries and that may pass on
     their own: a refused push or pull request with nothing required of a person (``requires``
     ``""``: a network error, a 5xx, a raced push). A refused merge is the gate's to retry (the
-    reconcile tick), and one waiting for a setting or a person passes only once they act."""
-    return [r for r in rows if not r.get("blocked_requires") and r.get("blocked_step") in ("push", "pr")]
+    reconcile tick), and one waiting for a setting or a person passes only once they act. A pick
+    that failed (step ``apply``) is applied again by every sync: the poll runs one for it."""
+    return [r for r in rows if not r.get("blocked_requires") and r.get("blocked_step") in ("push", "pr", "apply")]
 
 
 @dataclass(frozen=True)
@@ -105,13 +112,33 @@ def rewritten_under(dropped: int, fork_ref: str, foreign: int) -> Refusal:
                    "rebase")
 
 
+def pick_failed(error: str) -> Refusal:
+    """The refusal forksync records for a unit whose pick failed for another reason than a
+    conflict (:attr:`bot.git.apply.ApplyResult.error`, or an :class:`bot.git.apply.ApplyError`):
+    ``error`` as apply said it (it names the upstream commit and the cause), scrubbed of secrets
+    (:func:`bot.agents.redact.scrub`; a URL's password, a token) and cut to 300 characters."""
+    return Refusal(scrub(error or "the pick failed without a reason").strip()[:300])
+
+
+def what(row: dict) -> str:
+    """Pure: what blocked a ``sync_branches`` row, in a few words for the status issue's unit list and
+    the dashboard: ``"GitHub refused the push"`` (``pull request``, ``merge``) or, for step
+    ``apply``, ``"its pick of upstream <sha12> failed"``."""
+    step = row.get("blocked_step") or "push"
+    if step == "apply":
+        sha = (row.get("conflict_sha") or "")[:12]
+        return f"its pick of upstream {sha} failed" if sha else "applying its upstream commits failed"
+    return f"GitHub refused the {'pull request' if step == 'pr' else step}"
+
+
 def as_dict(row: dict, full_name: str) -> dict:
     """A ``sync_branches`` row's refusal as plain data for the status issue (``SyncStatus.blocked``)."""
     return {"id": row["unit_id"], "branch": row["branch"], "pr": row.get("pr") or 0,
             "url": f"https://github.com/{full_name}/pull/{row['pr']}" if row.get("pr") else "",
             "reason": row.get("blocked_reason") or "", "requires": row.get("blocked_requires") or "",
             "path": row.get("blocked_path") or "", "step": row.get("blocked_step") or "",
-            "at": float(row.get("blocked_at") or 0.0), "commits": len(json.loads(row.get("shas_json") or "[]"))}
+            "at": float(row.get("blocked_at") or 0.0), "commits": len(json.loads(row.get("shas_json") or "[]")),
+            "sha": (row.get("conflict_sha") or "") if row.get("blocked_step") == "apply" else ""}
 
 
 def _last_line(text: str) -> str:
@@ -124,7 +151,7 @@ def _last_line(text: str) -> str:
 
 def row_fields(refusal: Refusal, *, step: str, at: float, tip: str) -> dict:
     """The ``blocked_*`` columns of a ``sync_branches`` row for ``refusal`` at ``step``
-    (``push`` | ``pr`` | ``merge``), time ``at`` (epoch s) and the tip it concerned."""
+    (``push`` | ``pr`` | ``merge`` | ``apply``), time ``at`` (epoch s) and the tip it concerned."""
     return {"blocked_reason": refusal.reason, "blocked_requires": refusal.requires, "blocked_path": refusal.path,
             "blocked_step": step, "blocked_at": float(at), "blocked_tip": tip}
 
@@ -133,4 +160,5 @@ CLEAR = {"blocked_reason": "", "blocked_requires": "", "blocked_path": "", "bloc
          "blocked_tip": ""}
 
 
-__all__ = ["Refusal", "classify", "github_words", "held_for_person", "as_dict", "row_fields", "CLEAR"]
+__all__ = ["Refusal", "classify", "github_words", "held_for_person", "pick_failed", "what", "as_dict", "row_fields",
+           "CLEAR"]

@@ -423,7 +423,8 @@ class SyncService:
         if unclosed:
             raise SyncError(f"{full_name}: closing the PR of a unit whose every commit was decided failed: "
                             + "; ".join(unclosed))
-        retry = [b for b in blocked if not b["requires"] and b["at"] >= started]
+        # a failed pick (step apply) is no delivery's to retry: the next sync applies it again
+        retry = [b for b in blocked if not b["requires"] and b["at"] >= started and b["step"] != "apply"]
         if retry:
             # a refusal that may pass on its own (network, 5xx, a push raced): the delivery is
             # retried (and, past its attempts, dead-lettered: an alarm) — after the others went on
@@ -469,7 +470,23 @@ class SyncService:
                       agent_round: int = 0, earlier_rules: tuple = ()) -> str:
         """Apply one unit to its branch, push it (fast-forward only) and open/update its PR. When
         the conflict agent resolved the pick the chain stopped at, the chain goes on with its
-        next picks at once (as after a person's resolution), up to :data:`MAX_AGENT_ROUNDS` times."""
+        next picks at once (as after a person's resolution), up to :data:`MAX_AGENT_ROUNDS` times.
+        A unit apply cannot make (:class:`bot.git.apply.ApplyError`, an error writing its
+        objects) is blocked at step ``apply`` with the error, and the other units go on."""
+        try:
+            return await self._publish(ctx, full_name, git_dir, cfg, core, unit, upstream, rebuild=rebuild,
+                                       urgent_reason=urgent_reason, agent_round=agent_round,
+                                       earlier_rules=earlier_rules)
+        except _ApplyFailed as e:
+            branch = f"forksync/{unit.id}"
+            row = sync_store.branch_row(ctx.store, full_name, branch)
+            tip = (await self._git(git_dir, "for-each-ref", "--format=%(objectname)", f"refs/heads/{branch}")).strip()
+            return await self._block(ctx, full_name, cfg, unit, branch, row, core, _Tip(tip, e.upstream_sha),
+                                     blocked_mod.pick_failed(str(e)), step="apply")
+
+    async def _publish(self, ctx, full_name: str, git_dir: Path, cfg: ForksyncConfig, core: CoreResult,
+                       unit: Unit, upstream: str, *, rebuild: bool = False, urgent_reason: str | None = None,
+                       agent_round: int = 0, earlier_rules: tuple = ()) -> str:
         branch = f"forksync/{unit.id}"
         row = sync_store.branch_row(ctx.store, full_name, branch)
         # a unit that ended on this branch (landed, closed, re-planned) is history: the unit
@@ -547,12 +564,18 @@ class SyncService:
                 res = replace(res, tip=out.commit)
                 break
             res = await self._apply(git_dir, cfg, unit, core.fork_head, core.commits, urgent_reason)
+        if res.error and not remote_tip and res.tip in (None, core.fork_head):
+            # its first pick failed for another reason than a conflict (nothing was written, there
+            # is nothing to resolve, and GitHub refuses a PR with no commits): blocked — stored,
+            # on the status issue, the dashboard and /healthz — and applied again by the next sync
+            return await self._block(ctx, full_name, cfg, unit, branch, row, core, res,
+                                     blocked_mod.pick_failed(res.error), step="apply")
         if res.tip is None:
             return f"{unit.id}: nothing applied ({res.conflict and 'conflict at ' + res.conflict[:12] or res.error})"
         if res.tip == core.fork_head and not remote_tip:
-            # nothing to show: a pick that failed for another reason than a conflict (a conflict
-            # leaves a conflict commit, so a chain stopped at its first pick still gets a draft PR);
-            # GitHub refuses a PR with no commits (422), so nothing is pushed
+            # nothing to show (a failed first pick is blocked above; a conflict leaves a conflict
+            # commit, so a chain stopped at its first pick still gets a draft PR); GitHub refuses a
+            # PR with no commits (422), so nothing is pushed
             files = ", ".join(res.conflict_files)
             if res.conflict:    # the conflict agent, only when configured ("" when agents are off)
                 agent = await on_chain_conflict(ctx, full_name, git_dir=git_dir, cfg=cfg, branch=branch,
@@ -584,7 +607,9 @@ class SyncService:
                              pr=(prior or {}).get("pr", 0), state="open", shas_json=json.dumps(list(unit.shas)),
                              base_sha=core.fork_head, base=cfg.fork.ref, conflict_sha=res.conflict or "",
                              earlier_prs=json.dumps(sync_store.earlier_prs(row)),
-                             **({} if _merge_refused_at(prior, res.tip) else blocked_mod.CLEAR))
+                             **(blocked_mod.row_fields(blocked_mod.pick_failed(res.error), step="apply", at=self.now(),
+                                                       tip=res.tip or "") if res.error
+                                else {} if _merge_refused_at(prior, res.tip) else blocked_mod.CLEAR))
         commits = [{"sha": s, "subject": core.commits[s].subject, "pr": core.commits[s].pr,
                     "conflicts": list(next((i.conflicts for i in unit.items if i.sha == s), ()))}
                    for s in unit.shas]
@@ -594,7 +619,8 @@ class SyncService:
         if res.conflict:
             up_c = core.commits.get(res.conflict)
             stopped = {"sha": res.conflict, "subject": up_c.subject if up_c else "", "pr": up_c.pr if up_c else None,
-                       "commit": getattr(res, "conflict_commit", None) or "", "error": res.error,
+                       "commit": getattr(res, "conflict_commit", None) or "",
+                       "error": blocked_mod.pick_failed(res.error).reason if res.error else "",
                        "files": shown_hunks([{"path": f.path, "kind": f.kind, "hunks": list(f.hunks), "old_path": f.old_path}
                                              for f in getattr(res, "conflicts", ()) or ()]
                                             or [{"path": f, "kind": "content", "hunks": [], "old_path": ""}
@@ -632,10 +658,11 @@ class SyncService:
                                render("unit_rebuilt.md.j2", branch=branch, fork_ref=cfg.fork.ref, base=core.fork_head,
                                       dropped=dropped, tip=res.tip or ""))
         agent = ""
-        if res.conflict:        # the conflict agent, only when configured ("" when agents are off)
+        if res.conflict and not res.error:      # the conflict agent, only when configured ("" when agents are off)
             agent = await on_chain_conflict(ctx, full_name, git_dir=git_dir, cfg=cfg, branch=branch,
                                             upstream_sha=res.conflict, remote_url=url, secrets=secrets)
         note = (f"{unit.id}: PR #{pr['number']} {what}" + (f", stopped at {res.conflict[:12]}" if res.conflict else "")
+                + (f" ({blocked_mod.pick_failed(res.error).reason})" if res.error else "")
                 + (f"; {agent}" if agent else ""))
         if res.conflict and agent_round < MAX_AGENT_ROUNDS and await self._branch_moved(git_dir, branch, res.tip):
             # the agent's pick took the conflict's place (pushed, draft until L1): apply the rest
@@ -700,7 +727,7 @@ class SyncService:
 
     def _dependencies(self, ctx, full_name: str, core: CoreResult, unit: Unit) -> list[dict]:
         """What ``unit`` lands after, as the PR body names it: ``[{"id", "pr" (0 when it has no pull
-        request), "blocked" (GitHub's refusal, "" when none), "first" (its first upstream sha, "" when
+        request), "blocked" (GitHub's refusal, "" when none or when its pick failed), "first" (its first upstream sha, "" when
         unknown), "subject", "kind" (``bundle`` | ``chain``)}]``. Dependencies are published before their dependents, so a missing PR
         is a real one: blocked by GitHub, or a first pick that does not apply."""
         units = {u.id: u for u in core.plan.units}
@@ -709,7 +736,9 @@ class SyncService:
             row = sync_store.branch_row(ctx.store, full_name, f"forksync/{d}") or {}
             first = units[d].shas[0] if d in units and units[d].shas else ""
             c = core.commits.get(first)
-            out.append({"id": d, "pr": int(row.get("pr") or 0), "blocked": row.get("blocked_reason") or "",
+            # a dependency whose first pick failed (step apply) does not apply: said as such below
+            refused = row.get("blocked_step") != "apply"
+            out.append({"id": d, "pr": int(row.get("pr") or 0), "blocked": refused and row.get("blocked_reason") or "",
                         "first": first, "subject": c.subject if c else "",
                         "kind": units[d].kind if d in units else d.partition("-")[0]})
         return out
@@ -751,7 +780,7 @@ class SyncService:
                                render("unit_blocked.md.j2", unit_id=unit.id, step=step, tip=res.tip or "",
                                       b=blocked_mod.as_dict(sync_store.branch_row(ctx.store, full_name, branch), full_name),
                                       config_path=cfg.github.config_path))
-        return f"{unit.id}: blocked: GitHub refused the {step}: {refusal.reason}"
+        return f"{unit.id}: blocked: {blocked_mod.what({**fields, 'conflict_sha': res.conflict or ''})}: {refusal.reason}"
 
     def _already_in_fork(self, git_dir: Path, core: CoreResult) -> list[str]:
         """The plan's NO_OP candidates whose pick onto the fork tip itself changes nothing (a
@@ -793,9 +822,15 @@ class SyncService:
 
     async def _apply(self, git_dir: Path, cfg: ForksyncConfig, unit: Unit, base: str, commits: dict,
                      urgent_reason: str | None = None):
-        """:func:`bot.git.apply.apply_unit` off the event loop, with the fork's rename limit."""
-        return await asyncio.to_thread(apply_mod.apply_unit, str(git_dir), unit, base=base, commits=commits,
-                                       urgent_reason=urgent_reason, rename_limit=cfg.rename_limit)
+        """:func:`bot.git.apply.apply_unit` off the event loop, with the fork's rename limit. Raises
+        :class:`_ApplyFailed` where apply cannot make the unit (its :class:`bot.git.apply.ApplyError`,
+        or an error reading or writing the repository)."""
+        try:
+            return await asyncio.to_thread(apply_mod.apply_unit, str(git_dir), unit, base=base, commits=commits,
+                                           urgent_reason=urgent_reason, rename_limit=cfg.rename_limit)
+        except (apply_mod.ApplyError, KeyError, ValueError, OSError, pygit2.GitError) as e:
+            raise _ApplyFailed(f"applying {unit.id} failed: {str(e).strip() or type(e).__name__}",
+                               unit.shas[0] if unit.shas else "") from e
 
     async def _has_commit(self, git_dir: Path, sha: str) -> bool:
         """Does the working repository hold commit ``sha`` (fetched, or written here)?"""
@@ -842,8 +877,7 @@ class SyncService:
             if r.get("blocked_requires") == "rebase":
                 return "blocked: the fork's history was rewritten under it; a person's commits need a rebase"
             if r.get("blocked_reason"):
-                step = r.get("blocked_step") or "push"
-                return f"blocked: GitHub refused the {'pull request' if step == 'pr' else step}"
+                return f"blocked: {blocked_mod.what(r)}"
             if r.get("conflict_sha"):
                 return f"draft, stopped at a conflict in upstream `{r['conflict_sha'][:12]}`: needs a resolution"
             return "open"
@@ -1142,6 +1176,15 @@ class SyncService:
             await asyncio.to_thread(notes.write_decision, str(d), s, text)
         await self._git(d, "push", "-q", url, f"{ref}:{ref}", secrets=secrets)
         return f"recorded {len(shas)} decision(s)"
+
+
+class _ApplyFailed(Exception):
+    """Apply could not make a unit (:meth:`SyncService._apply`); ``upstream_sha``: the unit's first
+    upstream commit (apply names the one it met in the message)."""
+
+    def __init__(self, message: str, upstream_sha: str):
+        super().__init__(message)
+        self.upstream_sha = upstream_sha
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,8 @@ class SyncStatus:
     not_reached_handled: int = 0        # of not_reached: handled already (isolated picks, no-ops, decisions)
 
     def degraded(self) -> str:
-        """Why syncing is degraded ("" when it is not): units whose push, PR or merge GitHub refused."""
+        """Why syncing is degraded ("" when it is not): units whose push, PR or merge GitHub refused, or
+        whose pick failed without a conflict (step ``apply``)."""
         if not self.blocked:
             return ""
         first = self.blocked[0]

@@ -28,3 +28,35 @@ def test_apply_leaves_the_persons_fetch_head_alone(tmp_path, monkeypatch, capsys
     assert set(refs_after.splitlines()) - set(refs_before.splitlines()) == {
         f"refs/heads/forksync/{unit} {run_git(clone.path, 'rev-parse', f'forksync/{unit}').strip()}"}
     assert (clone.path / ".git" / "FETCH_HEAD").read_text() == mine
+
+
+def test_apply_whose_pick_cannot_be_written_names_the_commit_and_keeps_the_picks_before_it(tmp_path, monkeypatch, capsys):
+    """Writing the bundle's second pick fails (the disk is full). What the person saw: a
+    traceback, the branch not moved, and no word of which upstream commit it was at. What they
+    should see: the upstream commit and the cause, the picks before it on the branch, exit 1, and
+    nothing of the failed pick referenced."""
+    from bot.git import apply as apply_mod
+
+    pair = build_pair(tmp_path)
+    clone = RepoBuilder(tmp_path / "clone")
+    run_git(tmp_path, "clone", "-q", "--no-local", str(pair.fork.path), str(clone.path))
+    monkeypatch.chdir(tmp_path)
+    unit = f"bundle-{pair.u['u1'][:12]}"
+    real = apply_mod._commit
+    calls = []
+
+    def commit(repo, author, signer, msg, tree_id, head):
+        calls.append(msg)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        return real(repo, author, signer, msg, tree_id, head)
+
+    monkeypatch.setattr(apply_mod, "_commit", commit)
+    rc = main(["apply", unit, "--fork", str(clone.path), "--upstream", str(pair.up.path)])
+    out, err = capsys.readouterr()
+    second = calls[1].split("Upstream-Commit: ")[1][:40]
+    assert rc == 1 and "Traceback" not in out + err, out + err
+    assert f"  error: cannot pick {second[:12]}: [Errno 28] No space left on device" in out, out
+    assert f"nothing was written for {second[:12]}" in out, out
+    log = run_git(clone.path, "log", "--format=%B", f"main..forksync/{unit}")
+    assert log.count("Upstream-Commit: ") == 1 and second not in log

@@ -282,3 +282,52 @@ def test_forksyncs_rule_commit_on_the_conflict_is_its_own_not_a_persons(pair):
     again = apply_unit(pair.fork.path, u, base=pair.fork_tip, commits=infos, when=T0 + 9100)
     assert (again.conflict, again.conflict_commit, again.tip) == (pair.u["u2"], res.tip, str(rules))
     assert again.kept == ()
+
+
+def test_a_first_pick_that_fails_without_a_conflict_writes_no_commit(pair, monkeypatch):
+    """libgit2 cannot merge the first pick (an object it needs is unreadable): the unit stops there
+    with the cause and no conflict commit; the new branch is at the fork tip, as for any first pick
+    that stops (tests/cli/test_partial_clone.py), with nothing on it."""
+    import pygit2
+
+    from bot.git import apply as apply_mod
+
+    def merge(self, commit, ours):
+        raise pygit2.GitError("object not found - no match for id (0badc0de)")
+
+    monkeypatch.setattr(apply_mod._Merger, "merge", merge)
+    infos = {c.sha: c for c in pair.infos()}
+    u = unit("chain", pair, "u1", "u2")
+    res = apply_unit(pair.fork.path, u, base=pair.fork_tip, commits=infos, when=T0 + 9000)
+    assert (res.conflict, res.conflict_commit, res.picked, res.tip) == (pair.u["u1"], None, (), pair.fork_tip)
+    assert res.error == f"cannot merge {pair.u['u1'][:12]}: object not found - no match for id (0badc0de)"
+    assert res.remaining == (pair.u["u1"], pair.u["u2"])
+    assert run_git(pair.fork.path, "rev-parse", res.branch).strip() == pair.fork_tip
+
+
+@pytest.mark.parametrize("error", [OSError(28, "No space left on device"), None])
+def test_a_later_pick_that_cannot_be_written_keeps_the_picks_before_it(pair, monkeypatch, error):
+    """Writing the second pick's commit fails (an error apply does not expect there): the unit
+    stops at that upstream commit with the cause, the clean pick before it is on the branch, and
+    nothing of the failed pick is referenced — never a traceback that leaves the branch unknown."""
+    import pygit2
+
+    from bot.git import apply as apply_mod
+
+    error = error or pygit2.GitError("failed to write object")
+    real = apply_mod._commit
+    infos = {c.sha: c for c in pair.infos()}
+    u = unit("chain", pair, "u1", "u3")
+
+    def commit(repo, author, signer, msg, tree_id, head):
+        if f"Upstream-Commit: {pair.u['u3']}" in msg:
+            raise error
+        return real(repo, author, signer, msg, tree_id, head)
+
+    monkeypatch.setattr(apply_mod, "_commit", commit)
+    res = apply_unit(pair.fork.path, u, base=pair.fork_tip, commits=infos, when=T0 + 9000)
+    assert [up for up, _ in res.picked] == [pair.u["u1"]]
+    assert (res.conflict, res.conflict_commit, res.tip, res.remaining) == (pair.u["u3"], None, res.picked[0][1],
+                                                                          (pair.u["u3"],))
+    assert res.error.startswith(f"cannot pick {pair.u['u3'][:12]}: ") and str(error) in res.error, res.error
+    assert [s for s in log(pair.fork.path, res.branch) if s.strip()] == [res.picked[0][1]]

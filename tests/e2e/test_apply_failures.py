@@ -1,0 +1,184 @@
+"""A unit whose pick fails for another reason than a conflict (libgit2 cannot merge it: an object
+it needs is missing or unreadable, a commit cannot be written) is visible and retried, end to end
+on the local GitHub with the real bot: stored as blocked with the error, on the status issue with
+what to do, the other units still published, and applied again by the next sync."""
+from __future__ import annotations
+
+import time
+
+import aiohttp
+import pygit2
+import pytest
+
+from bot.app.web import app_facts
+from bot.git import apply as apply_mod
+from bot.sync import store as sync_store
+from tests.support.e2e import install_on_fork, job_context, open_sync_prs, status_issue
+from tests.support.github import commit_files, git
+
+FORK = "meta/triton"
+TOKEN = "ghs_" + "ApplyFailCanary" * 3
+
+
+@pytest.fixture
+def failing_pick(monkeypatch):
+    """``fail(sha, error)``: libgit2's merge of the pick of ``sha`` raises ``error`` (as it does
+    for a tree naming an object the repository lacks) until ``fail(None, None)``."""
+    real = apply_mod._Merger.merge
+    failing: dict[str, Exception] = {}
+
+    def merge(self, commit, ours):
+        e = failing.get(str(commit.id))
+        if e is not None:
+            raise e
+        return real(self, commit, ours)
+
+    monkeypatch.setattr(apply_mod._Merger, "merge", merge)
+
+    def fail(sha, error):
+        failing.clear()
+        if sha:
+            failing[sha] = error
+    return fail
+
+
+async def test_a_unit_whose_first_pick_fails_is_blocked_shown_and_retried(world, failing_pick):
+    """The chain's first (only) pick cannot be merged: libgit2 cannot read an object. What the
+    maintainer saw: the bundle's PR, and nothing of the chain — no PR, no row, no line on the
+    status issue (the unit vanished until upstream moved again). What they should see: the chain
+    blocked with the error (its secrets scrubbed), on the status issue and in the fork's
+    degraded state, and the next sync applying it once it can."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+    await bot.settle()
+    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n"}, "AMD: new x (#102)")
+    failing_pick(c2, pygit2.GitError(f"object not found - no match for id (0badc0de); https://x:{TOKEN}@h/y"))
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    chain = f"chain-{c2[:12]}"
+    # the bundle went on
+    assert [p["head"]["ref"] for p in await open_sync_prs(alice)] == [f"forksync/bundle-{c1[:12]}"]
+    assert git(up_src, "ls-remote", str(fork.path), f"refs/heads/forksync/{chain}") == ""
+    row = sync_store.branch_row(bot.store, FORK, f"forksync/{chain}")
+    assert row is not None, "the chain whose pick failed left no trace"
+    assert (row["state"], row["pr"], row["blocked_step"], row["conflict_sha"]) == ("blocked", 0, "apply", c2)
+    assert f"cannot merge {c2[:12]}: object not found - no match for id (0badc0de)" in row["blocked_reason"]
+    assert TOKEN not in row["blocked_reason"]
+    st = sync_store.load_status(bot.store, FORK)
+    assert st.degraded().startswith(f"1 unit(s) blocked: {chain}: cannot merge {c2[:12]}"), st.degraded()
+    [issue] = await status_issue(alice)
+    body = issue["body"]
+    assert TOKEN not in body
+    assert f"- `{chain}`: its pick of upstream `{c2[:12]}` failed " in body, body
+    assert f"- [ ] <!-- retry:{chain} -->" in body
+    # /healthz (no login) says a fork is degraded; the health page names it to who may read the fork
+    async with aiohttp.ClientSession() as s, s.get(bot.server.make_url("/healthz")) as r:
+        assert r.status == 200
+        assert (await r.json())["warnings"] == [
+            "1 warning of a fork: the dashboard's health page (/health) names it to who may read the fork"]
+    [warned] = app_facts(bot.store, time.time())["warnings"]
+    assert warned.startswith(f"meta/triton: syncing is degraded: 1 unit(s) blocked: {chain}: cannot merge {c2[:12]}")
+    # the next sync, the failure gone, publishes it
+    failing_pick(None, None)
+    await bot.svc.sync(await job_context(bot)(inst.id), FORK, reason="test: again")
+    await bot.settle()
+    assert [p["head"]["ref"] for p in await open_sync_prs(alice)] == [f"forksync/bundle-{c1[:12]}", f"forksync/{chain}"]
+    row = sync_store.branch_row(bot.store, FORK, f"forksync/{chain}")
+    assert (row["state"], row["blocked_reason"], row["blocked_step"]) == ("open", "", "")
+    assert sync_store.load_status(bot.store, FORK).degraded() == ""
+    [issue] = await status_issue(alice)
+    assert "Syncing is degraded" not in issue["body"]
+
+
+async def test_a_pick_that_cannot_be_written_blocks_only_its_unit(world, monkeypatch):
+    """Writing the chain's pick fails (an error apply does not expect: the object database refuses
+    the commit). What the maintainer saw: the whole sync failed — the bundle unpublished too, the
+    status not refreshed. What they should see: the chain blocked naming the upstream commit and
+    the cause, the bundle published."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+    await bot.settle()
+    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n"}, "AMD: new x (#102)")
+    real = apply_mod._commit
+
+    def commit(repo, author, signer, msg, tree_id, head):
+        if f"Upstream-Commit: {c2}" in msg:
+            raise OSError(28, "No space left on device")
+        return real(repo, author, signer, msg, tree_id, head)
+
+    monkeypatch.setattr(apply_mod, "_commit", commit)
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    chain = f"chain-{c2[:12]}"
+    assert [p["head"]["ref"] for p in await open_sync_prs(alice)] == [f"forksync/bundle-{c1[:12]}"]
+    row = sync_store.branch_row(bot.store, FORK, f"forksync/{chain}")
+    assert row is not None and (row["state"], row["blocked_step"]) == ("blocked", "apply")
+    assert f"cannot pick {c2[:12]}: " in row["blocked_reason"] and "No space left on device" in row["blocked_reason"]
+    [issue] = await status_issue(alice)
+    assert f"- `{chain}`: its pick of upstream `{c2[:12]}` failed " in issue["body"]
+
+
+async def test_a_later_pick_of_a_chain_that_fails_is_shown_on_its_draft_pr_and_retried(world, failing_pick):
+    """The chain's first pick applies, its second cannot be merged. What the maintainer should see:
+    the draft PR with the first pick and the error, the unit listed as blocked at step ``apply``
+    (status issue, degraded), and the next sync, the failure gone, applying the rest."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+    await bot.settle()
+    c1 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n"}, "AMD: new x (#102)")
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 3;\n"}, "AMD: newer x (#103)")
+    failing_pick(c2, pygit2.GitError("object not found - no match for id (0badc0de)"))
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    chain = f"chain-{c1[:12]}"
+    [pr] = await open_sync_prs(alice)
+    assert (pr["head"]["ref"], pr["draft"]) == (f"forksync/{chain}", True)
+    assert f"cannot merge {c2[:12]}: object not found" in pr["body"]
+    row = sync_store.branch_row(bot.store, FORK, f"forksync/{chain}")
+    assert (row["state"], row["pr"], row["blocked_step"], row["conflict_sha"]) == ("open", pr["number"], "apply", c2)
+    [issue] = await status_issue(alice)
+    assert f"- `{chain}` ([#{pr['number']}](" in issue["body"] and f"its pick of upstream `{c2[:12]}` failed" in issue["body"]
+    failing_pick(None, None)
+    await bot.svc.sync(await job_context(bot)(inst.id), FORK, reason="test: again")
+    await bot.settle()
+    # the next plan leaves the chain's pick in flight and plans the failed commit again (as its
+    # own unit, on the fork tip): nothing of the chain is lost, and nothing is blocked any more
+    assert [p["head"]["ref"] for p in await open_sync_prs(alice)] == sorted([f"forksync/{chain}",
+                                                                             f"forksync/chain-{c2[:12]}"])
+    row = sync_store.branch_row(bot.store, FORK, f"forksync/{chain}")
+    assert (row["state"], row["blocked_reason"], row["conflict_sha"]) == ("open", "", "")
+    assert sync_store.branch_row(bot.store, FORK, f"forksync/chain-{c2[:12]}")["state"] == "open"
+    assert sync_store.load_status(bot.store, FORK).degraded() == ""
+
+
+async def test_a_unit_apply_refuses_is_blocked_and_the_others_go_on(world, monkeypatch):
+    """apply refuses the chain outright (:class:`bot.git.apply.ApplyError`: here, upstream objects
+    it cannot fetch). What the maintainer saw: the sync failed as a whole at that unit, the units
+    after it unpublished and the status not refreshed. What they should see: the chain blocked
+    with apply's words, the bundle published, the status issue naming the chain."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+    await bot.settle()
+    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n"}, "AMD: new x (#102)")
+    real = apply_mod.apply_unit
+    chain = f"chain-{c2[:12]}"
+
+    def apply_unit(git_dir, unit, **kw):
+        if unit.id == chain:
+            raise apply_mod.ApplyError(f"could not fetch upstream commit {c2} from https://x:{TOKEN}@h/up.git")
+        return real(git_dir, unit, **kw)
+
+    monkeypatch.setattr(apply_mod, "apply_unit", apply_unit)
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    assert [p["head"]["ref"] for p in await open_sync_prs(alice)] == [f"forksync/bundle-{c1[:12]}"]
+    row = sync_store.branch_row(bot.store, FORK, f"forksync/{chain}")
+    assert row is not None and (row["state"], row["blocked_step"], row["conflict_sha"]) == ("blocked", "apply", c2)
+    assert f"applying {chain} failed: could not fetch upstream commit {c2}" in row["blocked_reason"]
+    assert TOKEN not in row["blocked_reason"]
+    [issue] = await status_issue(alice)
+    assert f"- `{chain}`: its pick of upstream `{c2[:12]}` failed " in issue["body"] and TOKEN not in issue["body"]
+    assert bot.deliveries("dead") == []
