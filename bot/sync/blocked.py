@@ -50,8 +50,11 @@ def retried_by_sync(rows: list[dict]) -> list[dict]:
     their own: a refused push or pull request with nothing required of a person (``requires``
     ``""``: a network error, a 5xx, a raced push). A refused merge is the gate's to retry (the
     reconcile tick), and one waiting for a setting or a person passes only once they act. A pick
-    that failed (step ``apply``) is applied again by every sync: the poll runs one for it."""
-    return [r for r in rows if not r.get("blocked_requires") and r.get("blocked_step") in ("push", "pr", "apply")]
+    that failed (step ``apply``) is applied again by every sync, but the poll runs none for it: a
+    missing or unreadable object rarely comes back by itself, and on a real fork each such sync
+    is a whole plan (minutes of CPU) every poll interval; upstream's next push or a landing brings
+    the next sync."""
+    return [r for r in rows if not r.get("blocked_requires") and r.get("blocked_step") in ("push", "pr")]
 
 
 @dataclass(frozen=True)
