@@ -79,3 +79,31 @@ async def test_a_failing_poll_is_cleared_once_another_sync_caught_the_fork_up(tm
     assert notes == ["meta/fork: upstream unchanged"]
     assert sync_store.load_status(store, "meta/fork").failing_jobs == ()
     assert svc.issues[-1] == [], svc.issues
+
+
+async def test_a_blocked_unit_a_sync_does_not_retry_does_not_make_every_poll_sync_again(tmp_path):
+    """The fork is on hold (``/forksync hold``: a sync publishes nothing) and a unit of it was
+    refused a push by a 502 before the hold. A polled sync leaves that unit as it was, raises
+    nothing, and clears the failing poll job; upstream does not move. What the maintainer sees:
+    every poll runs a whole sync of the fork again (a fetch and a plan, minutes on a real fork)
+    for a unit none of them tries, for as long as the hold lasts. What they should see: the
+    poll retry a blocked unit while the polled sync that left it blocked is failing, then
+    "upstream unchanged"."""
+    store, svc, gh, make_ctx = _tracked_fork(tmp_path)
+    svc.fail = False
+    sync_store.save_status(store, SyncStatus(repo="meta/fork", upstream="up/triton", upstream_head=gh.head,
+                                             held=True))
+    sync_store.save_branch(store, repo="meta/fork", branch="forksync/bundle-1", unit_id="bundle-1", kind="bundle",
+                           state="open", pr=7, shas_json="[]", blocked_reason="502 Bad Gateway",
+                           blocked_requires="", blocked_step="push", blocked_at=500.0)
+    calls = []
+    real_sync = svc.sync
+
+    async def counting_sync(ctx, full, *, reason):
+        calls.append(reason)
+        return await real_sync(ctx, full, reason=reason)
+    svc.sync = counting_sync
+
+    notes = [n for at in (1000.0, 2000.0, 3000.0) for n in await poll_once(store, svc, make_ctx, now=at)]
+    assert len(calls) <= 1, (calls, notes)
+    assert notes[-1] == "meta/fork: upstream unchanged", notes
