@@ -195,6 +195,19 @@ def test_a_hole_relanded_by_the_forks_own_reland_is_closed(tmp_path, how):
     assert p.holes == () and p.backlog == 0
 
 
+def test_a_hole_relanded_by_a_bracketed_reland_subject_is_closed(tmp_path):
+    """The fork reverts merged upstream u1, then relands it adapted under a subject opening with
+    ``[Reland]`` ("[Reland] One (#6320)"), one of the three openings docs/core.md names for the
+    fork's own reland. A user sees: u1 a REVERTED hole, Backlog 1 (``\\b`` after ``]`` needs a
+    word character, so no ``[Reland] …`` subject is read as a reland). They should see no hole."""
+    up, fork, u0, u1, u2 = _merged_fork(tmp_path)
+    fork.revert(u1, when=T0 + 4 * DAY)
+    fork.commit("[Reland] One (#6320)\n\nAdapted for XPU.\n", {"b.txt": "b\nxpu\n"}, when=T0 + 5 * DAY)
+    up.commit("Three (#13)", {"d.txt": "d\n"}, when=T0 + 6 * DAY)
+    p = load_state(_cfg(tmp_path, up, fork), store=Store()).pins
+    assert p.holes == () and p.backlog == 0
+
+
 def test_a_partial_reland_leaves_the_hole_open(tmp_path):
     """`a9cbb0e3f3` 'Reland partial "Rewrite block pointer to be python-only (#9668)" (#6552)' on
     the Intel fork brought back part of #9668: the hole stays open until the full `Reland "…"`
