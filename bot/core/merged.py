@@ -36,7 +36,7 @@ from bot.core.ledger import build_ledger
 from bot.core.provenance import claims, reverted_targets
 from bot.model import CommitInfo, Disposition
 
-_RELAND = re.compile(r'^(?:Reapply|Reland|\[Reland\])\b\s*(.*)$', re.IGNORECASE)
+_RELAND = re.compile(r'^(?:\[Reland\]|(?:Reapply|Reland)\b)\s*(.*)$', re.IGNORECASE)
 _UP_REVERTS_PR = re.compile(r"^Reverts [\w.-]+/[\w.-]+#(\d+)\b", re.MULTILINE)
 _UP_REVERT_SUBJ = re.compile(r'^Revert "(.*)"')
 _HEX = re.compile(r"\b[0-9a-f]{7,40}\b")
