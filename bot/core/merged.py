@@ -190,10 +190,18 @@ def upstream_reverts(revert: CommitInfo, reverted: CommitInfo) -> bool:
     """Whether upstream commit ``revert`` reverts the older upstream commit ``reverted``:
     ``This reverts commit <sha>`` (full or abbreviated), or what GitHub's revert button writes —
     ``Reverts owner/repo#<PR>`` under ``Revert "<subject>" (#N)`` (real case: triton-lang/triton
-    `23719b7c8a` "Reverts triton-lang/triton#5707"), or that subject alone."""
-    if any(reverted.sha.startswith(s) for s in reverted_targets(revert.message)[0]):
+    `23719b7c8a` "Reverts triton-lang/triton#5707"), or that subject alone when the revert names
+    neither a sha nor a PR (the ``(#N)`` the quoted subject carries, if any, is ``reverted``'s:
+    upstream repeats subjects)."""
+    shas, prs = reverted_targets(revert.message)[0], _UP_REVERTS_PR.findall(revert.message)
+    if any(reverted.sha.startswith(s) for s in shas):
         return True
-    if reverted.pr is not None and str(reverted.pr) in _UP_REVERTS_PR.findall(revert.message):
+    if reverted.pr is not None and str(reverted.pr) in prs:
         return True
     m = _UP_REVERT_SUBJ.match(revert.subject)
-    return bool(m) and _bare(m.group(1)) == _bare(reverted.subject)
+    if shas or prs or not m:
+        return False        # it names what it reverts, and that is another commit
+    # the subject alone: upstream repeats subjects, so a PR the quoted subject cites must be its
+    cited = re.search(r"\(#(\d+)\)\s*$", m.group(1))
+    return _bare(m.group(1)) == _bare(reverted.subject) and (
+        cited is None or reverted.pr is None or cited.group(1) == str(reverted.pr))
