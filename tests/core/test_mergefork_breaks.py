@@ -230,6 +230,26 @@ def test_a_hole_relanded_by_a_bracketed_reland_subject_is_closed(tmp_path):
     assert p.holes == () and p.backlog == 0
 
 
+def test_a_reland_quoting_a_later_commit_of_the_same_words_leaves_the_older_hole_open(tmp_path):
+    """Upstream lands u1 "One (#11)" and later "One (#14)" (Triton's history repeats subjects);
+    the fork merges both and reverts both, then relands only the later one, 'Reland "One (#14)"
+    (#600)'. u1's b.txt is still out of the fork.
+
+    A user sees: no hole, Backlog 0 — the reland read as u1's too, by the subject without its
+    (#N). They should see u1 as a REVERTED hole: the quoted subject cites PR #14, not #11."""
+    up, fork, u0, u1, u2 = _merged_fork(tmp_path)
+    u14 = up.commit("One (#14)", {"e.txt": "e\n"}, when=T0 + 3 * DAY + 60)
+    fork.git("fetch", "-q", "upstream")
+    fork.merge("upstream/main", when=T0 + 3 * DAY + 120)
+    fork.revert(u1, when=T0 + 4 * DAY)
+    fork.revert(u14, when=T0 + 4 * DAY + 60)
+    fork.commit('Reland "One (#14)" (#600)\n\nAdapted for XPU.\n', {"e.txt": "e\nxpu\n"}, when=T0 + 5 * DAY)
+    up.commit("Three (#13)", {"d.txt": "d\n"}, when=T0 + 6 * DAY)
+    assert "b.txt" not in _files(fork)
+    p = load_state(_cfg(tmp_path, up, fork), store=Store()).pins
+    assert p.holes == (u1,) and p.backlog == 1
+
+
 def test_a_partial_reland_leaves_the_hole_open(tmp_path):
     """`a9cbb0e3f3` 'Reland partial "Rewrite block pointer to be python-only (#9668)" (#6552)' on
     the Intel fork brought back part of #9668: the hole stays open until the full `Reland "…"`
