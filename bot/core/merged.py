@@ -169,7 +169,8 @@ def merged_holes(fork: Sequence[CommitInfo], merged: Mapping[str, CommitInfo], *
 def relands(fork_commit: CommitInfo, upstream: CommitInfo) -> bool:
     """Whether ``fork_commit`` says it lands ``upstream`` again: a subject opening with ``Reapply``
     / ``Reland`` / ``[Reland]`` (not ``Reland partial …``) that quotes or repeats the upstream
-    subject (``Reland "X (#9002)" (#5817)``, ``Reland X (#1495)``), cites its PR (``Reland upstream
+    subject (``Reland "X (#9002)" (#5817)``, ``Reland X (#1495)``; a ``(#N)`` inside the quotes
+    must be its PR: upstream repeats subjects), cites its PR (``Reland upstream
     commit #6007 and #6004 (#3575)``: the trailing ``(#N)``, the fork's own PR, is no citation), or
     a message that names its sha, 7 hex digits or more (``Reland upstream commit 6915ba7 (#6316)``;
     ``Reland 01c3e984…,`` in the body). The words are the Intel fork's (intel/intel-xpu-backend-for-
@@ -179,7 +180,10 @@ def relands(fork_commit: CommitInfo, upstream: CommitInfo) -> bool:
     if not m or m.group(1).lower().startswith("partial"):
         return False
     rest = m.group(1).strip()
-    if _bare(rest.strip('"')) == _bare(upstream.subject):
+    # a (#N) the quoted subject carries names which of the commits of those words it is
+    cited = re.search(r"\(#(\d+)\)\s*$", rest.strip('"'))
+    if _bare(rest.strip('"')) == _bare(upstream.subject) and (
+            cited is None or upstream.pr is None or cited.group(1) == str(upstream.pr)):
         return True
     if upstream.pr is not None and str(upstream.pr) in re.findall(r"#(\d+)\b", rest):
         return True
