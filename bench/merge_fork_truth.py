@@ -15,8 +15,9 @@ For each date D (end of day UTC):
   ``Upstream-Commit: <sha>``, a subject holding the upstream subject and citing its ``(#N)``
   outside quotes, the same
   ``git patch-id --stable``) or relands it (``Reapply``/``Reland``/``[Reland]`` naming its subject,
-  its PR or its sha; not ``Reland partial``), and upstream's own revert of it (``This reverts
-  commit``, ``Reverts owner/repo#<PR>``, ``Revert "<subject>"``) is not merged; Backlog = holes
+  a quoted ``(#N)`` its PR, its PR or its sha; not ``Reland partial``), and upstream's own revert
+  of it (``This reverts commit``, ``Reverts owner/repo#<PR>``, or ``Revert "<subject>"`` when it
+  names neither, a quoted ``(#N)`` its PR) is not merged; Backlog = holes
   (everything else at or before the frontier came in by the merge).
   These are forksync's own hole rules (docs/core.md) restated in plain git, not an independent
   definition: agreement checks the implementation (ancestry, ordering, the walk), not the rules;
@@ -140,12 +141,14 @@ def point(repo: str, up: list, fork: list, cutoff: int) -> dict | None:
             t = t[0] or t[1]
             if t in reverted:
                 back.add(t)
-        m = re.match(r'^(?:Reapply|Reland|\[Reland\])\b\s*(.*)$', strip_pr(subj), re.I)
+        m = re.match(r'^(?:\[Reland\]|(?:Reapply|Reland)\b)\s*(.*)$', strip_pr(subj), re.I)
         if m and not m.group(1).lower().startswith("partial"):     # the fork's own reland
             rest = m.group(1).strip()
             for t in reverted:
                 pr = re.search(r"\(#(\d+)\)\s*$", at_or_before[t][2])
+                quoted = re.search(r"\(#(\d+)\)\s*$", rest.strip('"'))     # names which commit of those words
                 if (strip_pr(at_or_before[t][2]).lower() == strip_pr(rest.strip('"')).lower()
+                        and not (quoted and pr and quoted.group(1) != pr.group(1))
                         or (pr and pr.group(1) in re.findall(r"#(\d+)\b", rest))
                         or any(t.startswith(h) for h in re.findall(r"\b[0-9a-f]{7,40}\b", body))):
                     back.add(t)
@@ -162,11 +165,15 @@ def point(repo: str, up: list, fork: list, cutoff: int) -> dict | None:
         named = re.findall(r"^This reverts commit ([0-9a-f]{40})", c[3], re.M)
         prs = re.findall(r"^Reverts [\w.-]+/[\w.-]+#(\d+)\b", c[3], re.M)     # GitHub's revert button
         m = re.match(r'^Revert "(.*)"', c[2])
+        # the subject alone only when the revert names no commit and no PR, and a (#N) it quotes is the commit's
+        alone = m and not prs and not re.search(r"^This reverts commit [0-9a-f]{7,40}", c[3], re.M)
+        quoted = re.search(r"\(#(\d+)\)\s*$", m.group(1)) if m else None
         for t in reverted:
             pr = re.search(r"\(#(\d+)\)\s*$", at_or_before[t][2])
             if c[0] in in_f and pos[c[0]] < pos[t] and (
                     t in named or (pr and pr.group(1) in prs)
-                    or (m and strip_pr(m.group(1)).lower() == strip_pr(at_or_before[t][2]).lower())):
+                    or (alone and strip_pr(m.group(1)).lower() == strip_pr(at_or_before[t][2]).lower()
+                        and not (quoted and pr and quoted.group(1) != pr.group(1)))):
                 back.add(t)
     holes = sorted(t for t in reverted if t not in back)
     ahead = [s for s, nparents, subj, _ in own if nparents == 1 and strip_pr(subj) in newer_subjects]

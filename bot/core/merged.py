@@ -36,7 +36,7 @@ from bot.core.ledger import build_ledger
 from bot.core.provenance import claims, reverted_targets
 from bot.model import CommitInfo, Disposition
 
-_RELAND = re.compile(r'^(?:Reapply|Reland|\[Reland\])\b\s*(.*)$', re.IGNORECASE)
+_RELAND = re.compile(r'^(?:\[Reland\]|(?:Reapply|Reland)\b)\s*(.*)$', re.IGNORECASE)
 _UP_REVERTS_PR = re.compile(r"^Reverts [\w.-]+/[\w.-]+#(\d+)\b", re.MULTILINE)
 _UP_REVERT_SUBJ = re.compile(r'^Revert "(.*)"')
 _HEX = re.compile(r"\b[0-9a-f]{7,40}\b")
@@ -169,7 +169,8 @@ def merged_holes(fork: Sequence[CommitInfo], merged: Mapping[str, CommitInfo], *
 def relands(fork_commit: CommitInfo, upstream: CommitInfo) -> bool:
     """Whether ``fork_commit`` says it lands ``upstream`` again: a subject opening with ``Reapply``
     / ``Reland`` / ``[Reland]`` (not ``Reland partial …``) that quotes or repeats the upstream
-    subject (``Reland "X (#9002)" (#5817)``, ``Reland X (#1495)``), cites its PR (``Reland upstream
+    subject (``Reland "X (#9002)" (#5817)``, ``Reland X (#1495)``; a ``(#N)`` inside the quotes
+    must be its PR: upstream repeats subjects), cites its PR (``Reland upstream
     commit #6007 and #6004 (#3575)``: the trailing ``(#N)``, the fork's own PR, is no citation), or
     a message that names its sha, 7 hex digits or more (``Reland upstream commit 6915ba7 (#6316)``;
     ``Reland 01c3e984…,`` in the body). The words are the Intel fork's (intel/intel-xpu-backend-for-
@@ -179,7 +180,10 @@ def relands(fork_commit: CommitInfo, upstream: CommitInfo) -> bool:
     if not m or m.group(1).lower().startswith("partial"):
         return False
     rest = m.group(1).strip()
-    if _bare(rest.strip('"')) == _bare(upstream.subject):
+    # a (#N) the quoted subject carries names which of the commits of those words it is
+    cited = re.search(r"\(#(\d+)\)\s*$", rest.strip('"'))
+    if _bare(rest.strip('"')) == _bare(upstream.subject) and (
+            cited is None or upstream.pr is None or cited.group(1) == str(upstream.pr)):
         return True
     if upstream.pr is not None and str(upstream.pr) in re.findall(r"#(\d+)\b", rest):
         return True
@@ -190,10 +194,18 @@ def upstream_reverts(revert: CommitInfo, reverted: CommitInfo) -> bool:
     """Whether upstream commit ``revert`` reverts the older upstream commit ``reverted``:
     ``This reverts commit <sha>`` (full or abbreviated), or what GitHub's revert button writes —
     ``Reverts owner/repo#<PR>`` under ``Revert "<subject>" (#N)`` (real case: triton-lang/triton
-    `23719b7c8a` "Reverts triton-lang/triton#5707"), or that subject alone."""
-    if any(reverted.sha.startswith(s) for s in reverted_targets(revert.message)[0]):
+    `23719b7c8a` "Reverts triton-lang/triton#5707"), or that subject alone when the revert names
+    neither a sha nor a PR (the ``(#N)`` the quoted subject carries, if any, is ``reverted``'s:
+    upstream repeats subjects)."""
+    shas, prs = reverted_targets(revert.message)[0], _UP_REVERTS_PR.findall(revert.message)
+    if any(reverted.sha.startswith(s) for s in shas):
         return True
-    if reverted.pr is not None and str(reverted.pr) in _UP_REVERTS_PR.findall(revert.message):
+    if reverted.pr is not None and str(reverted.pr) in prs:
         return True
     m = _UP_REVERT_SUBJ.match(revert.subject)
-    return bool(m) and _bare(m.group(1)) == _bare(reverted.subject)
+    if shas or prs or not m:
+        return False        # it names what it reverts, and that is another commit
+    # the subject alone: upstream repeats subjects, so a PR the quoted subject cites must be its
+    cited = re.search(r"\(#(\d+)\)\s*$", m.group(1))
+    return _bare(m.group(1)) == _bare(reverted.subject) and (
+        cited is None or reverted.pr is None or cited.group(1) == str(reverted.pr))

@@ -6,11 +6,14 @@ Tracked forks (table ``tracked_forks``, :mod:`bot.sync.store`) are recorded when
 repository whose configuration names an upstream (installation events, :func:`adopt`). The poller
 asks ``repos/get-branch`` with ``If-None-Match`` (the GitHub client's per-installation ETag cache; a
 304 costs no rate limit) every ``github.poll_interval_s`` seconds (the fork's value when it was
-adopted) and syncs when the head differs from the last one seen — or when the last sync left a
-unit blocked by a failure that may pass on its own (a 5xx, a raced push:
+adopted) and syncs when the head differs from the last one seen — or when the last polled sync failed
+leaving a unit blocked by a failure that may pass on its own (a 5xx, a raced push:
 :func:`bot.sync.blocked.retried_by_sync`), which the poll retries as the queue retries a failed
 delivery (a polled sync has none; without it the unit waited for upstream's next move, and the
-poll that found upstream "unchanged" cleared the failing job). A failed poll marks the fork's
+poll that found upstream "unchanged" cleared the failing job). A polled sync that succeeds ends
+the retries: one that tried no unit (a fork on hold) would otherwise be run again on every poll;
+so do :data:`POLL_RETRIES` failed ones in a row, as the queue dead-letters a delivery, keeping the
+failing job (a 422 forksync cannot tell from a passing refusal may stay). A failed poll marks the fork's
 numbers stale (``sync_status.last_fetch_error``) and is a failing ``poll`` job (status issue,
 ``/healthz``); so is a polled sync that failed, and its numbers, of an older upstream head than
 the one seen, are stale too until a sync of that head succeeds — as are those of a fork whose sync
@@ -37,6 +40,11 @@ from bot.sync import status as sync_status
 from bot.sync import store as sync_store
 
 log = logging.getLogger(__name__)
+
+#: Polled syncs in a row that may fail on a unit blocked by a refusal that may pass on its own
+#: before the poll stops retrying it (:func:`poll_once`): the queue's attempts for a delivery
+#: (:attr:`bot.app.queue.QueuePolicy.max_attempts`' default).
+POLL_RETRIES = 5
 
 
 def due_for_poll(rows: list[dict], now: float) -> list[dict]:
@@ -191,8 +199,22 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
             off.pop(r["installation_id"])
             out.append(f"{r['fork']}: resumed (its installation's suspension was lifted)")
         # a unit the last sync left blocked by a failure that may pass on its own waits for a
-        # sync to retry it: a delivery's is retried by the queue, a polled sync's by this poll
-        retry = blocked_mod.retried_by_sync(sync_store.blocked_branches(store, r["fork"]))
+        # sync to retry it: a delivery's is retried by the queue, a polled sync's by this poll —
+        # while that polled sync is failing for it. A sync that tries no unit (a fork on hold)
+        # succeeds and clears the job, and a unit still blocked then is no reason to sync on
+        # every poll (a fetch and a plan each, minutes on a real fork)
+        job = next((j for j in st.failing_jobs if j.get("job") == "poll"), None)
+        retry = blocked_mod.retried_by_sync(sync_store.blocked_branches(store, r["fork"])) if job else []
+        if retry and head == st.upstream_head and not st.last_fetch_error and job["count"] >= POLL_RETRIES:
+            # given up, as the queue dead-letters a delivery past its attempts: the failing job
+            # stays (the alarm) and the unit blocked on the status issue, until upstream moves, a
+            # person ticks its retry box or permissions change
+            st = replace(st, upstream_seen_at=now, last_fetch_at=now)
+            sync_store.save_status(store, st)
+            snapshots.record_sync(store, st, at=now, keep_days=keep)
+            out.append(f"{r['fork']}: upstream unchanged; {len(retry)} blocked unit(s) not retried after "
+                       f"{job['count']} failed polled syncs")
+            continue
         if head == st.upstream_head and not st.last_fetch_error and not retry:
             # the status issue writes when upstream was last seen into its body: rendered again
             # when the hour turned since then, at most one edit an hour keeps it true to the hour

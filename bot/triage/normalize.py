@@ -75,8 +75,10 @@ _TIME = re.compile(r"\d\d:\d\d:\d\d(?<!\w\d\d:\d\d:\d\d)(?:\.\d+)?\b")
 _PATH = re.compile(r"(?<![^\s'\"()<>,;=`\[\]{}])[^\s'\"()<>,;=`\[\]{}/\\]*[/\\][^\s'\"()<>,;=`\[\]{}]*")
 _TMP = re.compile(r"\btmp[\w\-]{4,}")
 # a temporary file named after the file it will replace (triton's cache writes
-# ``<kernel>.cubin.tmp.pid_<pid>_<random>`` and renames it): the whole name is temporary
-_TMP_FILE = re.compile(r"[\w.\-]*\.tmp\.[\w\-]*\d[\w.\-]*")
+# ``<kernel>.cubin.tmp.pid_<pid>_<random>`` and renames it): the whole name is temporary. Tried at
+# the start of a name only (the look-behind): from every position of a long run of name characters
+# each try read to the run's end, quadratic in its length (the leftmost match starts there anyway)
+_TMP_FILE = re.compile(r"(?<![\w.\-])[\w.\-]*\.tmp\.[\w\-]*\d[\w.\-]*")
 # the redaction's placeholder for a user name inside a path (``/home/[REDACTED-user-1]/x``,
 # :func:`bot.agents.redact.redact`): a path segment like any other
 _REDACTED_SEGMENT = re.compile(r"(?<=[/\\])\[REDACTED-[\w-]+\](?=[/\\])")

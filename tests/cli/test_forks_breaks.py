@@ -325,3 +325,35 @@ def test_a_pick_found_only_by_patch_id_on_a_blobless_clone_is_not_pending_silent
         [e] = json.loads(out)["entries"]
         assert e["disposition"] == "PENDING" and "patch-id" in e["reason"]
     assert part.attempts() == []
+
+
+def test_a_rebased_forks_dropped_pick_revert_takes_out_only_the_upstream_commit_its_subject_cites(
+        tmp_path, capsys, monkeypatch):
+    """As above (a pick of u1 reverted, then the fork rebased past u1), but upstream landed an
+    earlier commit under the same words: "One (#5)" before "One (#11)" (Triton's history repeats
+    subjects: "[BACKEND] Update LLVM version", "Fix lit test"). The revert quotes "One (#11)",
+    which names u1 by its PR.
+
+    A user sees: both as REVERTED holes of the Backlog (Backlog 2), the older one though the fork
+    holds its file. They should see u1 alone: the quoted subject cites PR #11."""
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XLA] fork work (#500)", {"f.txt": "f\n"}, when=T0 + DAY // 2)
+    up.commit("One (#5)", {"o.txt": "o\n"}, when=T0 + DAY - 60)
+    u1 = up.commit("One (#11)", {"b.txt": "b\n"}, when=T0 + DAY)
+    fork.add_remote("upstream", up.path)
+    pick = fork.cherry_pick(u1, when=T0 + 2 * DAY, trailer=f"Upstream-Commit: {u1}")
+    fork.revert(pick, when=T0 + 3 * DAY)
+    up.commit("Two (#12)", {"c.txt": "c\n"}, when=T0 + 4 * DAY)
+    fork.git("fetch", "-q", "upstream")
+    fork.git("rebase", "-q", "upstream/main", when=T0 + 5 * DAY)
+    fork.git("reflog", "expire", "--expire=now", "--all")
+    fork.git("gc", "-q", "--prune=now")
+    assert "b.txt" not in set(fork.git("ls-files").split()) and "o.txt" in set(fork.git("ls-files").split())
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, ["--upstream", str(up.path), "--fork", str(fork.path), "status", "--json"])
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert [h["sha"] for h in doc["backlog"]["holes"]] == [u1]
+    assert doc["backlog"]["total"] == 1

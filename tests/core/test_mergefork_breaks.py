@@ -163,6 +163,28 @@ def test_a_hole_upstream_reverted_too_by_githubs_revert_button_is_closed(tmp_pat
     assert p.holes == () and p.backlog == 0
 
 
+def test_upstreams_revert_of_a_later_commit_of_the_same_words_leaves_the_hole_open(tmp_path):
+    """The fork merges upstream u1 "One (#11)" and reverts it. Upstream later lands another commit
+    under the same words, "One (#14)" (Triton's history repeats subjects: "[BACKEND] Update LLVM
+    version", "Fix lit test"), and reverts that one with `git revert` ('Revert "One (#14)"',
+    "This reverts commit <u14>."); the fork merges it all. u1's b.txt is in upstream's tree and
+    not in the fork's.
+
+    A user sees: no hole, Backlog 0 — upstream's revert of #14 read as its revert of u1, by the
+    subject without its (#N). They should see u1 as a REVERTED hole: the revert names u14 by
+    its sha and its PR, neither of them u1's."""
+    up, fork, u0, u1, u2 = _merged_fork(tmp_path)
+    fork.revert(u1, when=T0 + 4 * DAY)
+    u14 = up.commit("One (#14)", {"e.txt": "e\n"}, when=T0 + 4 * DAY + 30)
+    up.revert(u14, when=T0 + 4 * DAY + 60)
+    fork.git("fetch", "-q", "upstream")
+    fork.merge("upstream/main", when=T0 + 5 * DAY)
+    up.commit("Three (#13)", {"d.txt": "d\n"}, when=T0 + 6 * DAY)
+    assert "b.txt" not in _files(fork) and "b.txt" in _files(up)
+    p = load_state(_cfg(tmp_path, up, fork), store=Store()).pins
+    assert p.holes == (u1,) and p.backlog == 1
+
+
 @pytest.mark.parametrize("how", ["reland-upstream-commit-sha", "reland-unquoted-subject-sha-in-body",
                                  "reland-upstream-commit-prs"])
 def test_a_hole_relanded_by_the_forks_own_reland_is_closed(tmp_path, how):
@@ -193,6 +215,39 @@ def test_a_hole_relanded_by_the_forks_own_reland_is_closed(tmp_path, how):
     assert {"b.txt", "c.txt"} <= _files(fork)
     p = load_state(_cfg(tmp_path, up, fork), store=Store()).pins
     assert p.holes == () and p.backlog == 0
+
+
+def test_a_hole_relanded_by_a_bracketed_reland_subject_is_closed(tmp_path):
+    """The fork reverts merged upstream u1, then relands it adapted under a subject opening with
+    ``[Reland]`` ("[Reland] One (#6320)"), one of the three openings docs/core.md names for the
+    fork's own reland. A user sees: u1 a REVERTED hole, Backlog 1 (``\\b`` after ``]`` needs a
+    word character, so no ``[Reland] …`` subject is read as a reland). They should see no hole."""
+    up, fork, u0, u1, u2 = _merged_fork(tmp_path)
+    fork.revert(u1, when=T0 + 4 * DAY)
+    fork.commit("[Reland] One (#6320)\n\nAdapted for XPU.\n", {"b.txt": "b\nxpu\n"}, when=T0 + 5 * DAY)
+    up.commit("Three (#13)", {"d.txt": "d\n"}, when=T0 + 6 * DAY)
+    p = load_state(_cfg(tmp_path, up, fork), store=Store()).pins
+    assert p.holes == () and p.backlog == 0
+
+
+def test_a_reland_quoting_a_later_commit_of_the_same_words_leaves_the_older_hole_open(tmp_path):
+    """Upstream lands u1 "One (#11)" and later "One (#14)" (Triton's history repeats subjects);
+    the fork merges both and reverts both, then relands only the later one, 'Reland "One (#14)"
+    (#600)'. u1's b.txt is still out of the fork.
+
+    A user sees: no hole, Backlog 0 — the reland read as u1's too, by the subject without its
+    (#N). They should see u1 as a REVERTED hole: the quoted subject cites PR #14, not #11."""
+    up, fork, u0, u1, u2 = _merged_fork(tmp_path)
+    u14 = up.commit("One (#14)", {"e.txt": "e\n"}, when=T0 + 3 * DAY + 60)
+    fork.git("fetch", "-q", "upstream")
+    fork.merge("upstream/main", when=T0 + 3 * DAY + 120)
+    fork.revert(u1, when=T0 + 4 * DAY)
+    fork.revert(u14, when=T0 + 4 * DAY + 60)
+    fork.commit('Reland "One (#14)" (#600)\n\nAdapted for XPU.\n', {"e.txt": "e\nxpu\n"}, when=T0 + 5 * DAY)
+    up.commit("Three (#13)", {"d.txt": "d\n"}, when=T0 + 6 * DAY)
+    assert "b.txt" not in _files(fork)
+    p = load_state(_cfg(tmp_path, up, fork), store=Store()).pins
+    assert p.holes == (u1,) and p.backlog == 1
 
 
 def test_a_partial_reland_leaves_the_hole_open(tmp_path):

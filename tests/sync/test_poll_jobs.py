@@ -97,3 +97,59 @@ async def test_an_unchanged_upstream_renders_the_status_issue_again_once_an_hour
     assert sync_store.load_status(store, "meta/fork").upstream_seen_at == 10860.0
     await poll_once(store, svc, make_ctx, now=10920.0)
     assert len(svc.issues) == 1
+
+
+async def test_a_blocked_unit_a_sync_does_not_retry_does_not_make_every_poll_sync_again(tmp_path):
+    """The fork is on hold (``/forksync hold``: a sync publishes nothing) and a unit of it was
+    refused a push by a 502 before the hold. A polled sync leaves that unit as it was, raises
+    nothing, and clears the failing poll job; upstream does not move. What the maintainer sees:
+    every poll runs a whole sync of the fork again (a fetch and a plan, minutes on a real fork)
+    for a unit none of them tries, for as long as the hold lasts. What they should see: the
+    poll retry a blocked unit while the polled sync that left it blocked is failing, then
+    "upstream unchanged"."""
+    store, svc, gh, make_ctx = _tracked_fork(tmp_path)
+    svc.fail = False
+    sync_store.save_status(store, SyncStatus(repo="meta/fork", upstream="up/triton", upstream_head=gh.head,
+                                             held=True))
+    sync_store.save_branch(store, repo="meta/fork", branch="forksync/bundle-1", unit_id="bundle-1", kind="bundle",
+                           state="open", pr=7, shas_json="[]", blocked_reason="502 Bad Gateway",
+                           blocked_requires="", blocked_step="push", blocked_at=500.0)
+    calls = []
+    real_sync = svc.sync
+
+    async def counting_sync(ctx, full, *, reason):
+        calls.append(reason)
+        return await real_sync(ctx, full, reason=reason)
+    svc.sync = counting_sync
+
+    notes = [n for at in (1000.0, 2000.0, 3000.0) for n in await poll_once(store, svc, make_ctx, now=at)]
+    assert len(calls) <= 1, (calls, notes)
+    assert notes[-1] == "meta/fork: upstream unchanged", notes
+
+
+async def test_a_unit_github_keeps_refusing_is_not_retried_by_every_poll_for_ever(tmp_path):
+    """A polled sync left a unit blocked by a refusal that may pass on its own (its PR create
+    answered 422, which forksync cannot tell from a passing one), and GitHub refuses it again on
+    every retry (a 422 "No commits between" stays). Upstream does not move. What the maintainer
+    sees: every poll runs a whole sync of the fork again (a fetch and a plan, minutes on a real
+    fork), for ever — a delivery that fails so is dead-lettered after the queue's attempts. What
+    they should see: the poll give up after as many failed syncs (QueuePolicy.max_attempts, 5),
+    the failing poll job kept (the alarm) and the unit blocked on the status issue."""
+    store, svc, gh, make_ctx = _tracked_fork(tmp_path)
+    sync_store.save_status(store, SyncStatus(repo="meta/fork", upstream="up/triton", upstream_head=gh.head))
+    sync_store.save_branch(store, repo="meta/fork", branch="forksync/bundle-1", unit_id="bundle-1", kind="bundle",
+                           state="blocked", pr=0, shas_json="[]", blocked_reason="422 Validation Failed",
+                           blocked_requires="", blocked_step="pr", blocked_at=500.0)
+    sync_store.record_job(store, "meta/fork", "poll", "meta/fork: 1 unit(s) blocked, retrying", 900.0)
+    calls = []
+
+    async def refused_sync(ctx, full, *, reason):
+        calls.append(reason)
+        raise RuntimeError(f"{full}: 1 unit(s) blocked, retrying: bundle-1: 422 Validation Failed")
+    svc.sync = refused_sync
+
+    notes = [n for k in range(12) for n in await poll_once(store, svc, make_ctx, now=1000.0 + 100 * k)]
+    assert len(calls) == 4, (calls, notes)          # the first failure and 4 retries: 5 failed syncs
+    [job] = sync_store.load_status(store, "meta/fork").failing_jobs
+    assert (job["job"], job["count"]) == ("poll", 5)
+    assert "not retried" in notes[-1], notes

@@ -125,3 +125,19 @@ def test_an_http_status_is_its_code_and_host_in_any_client_s_words():
         "HTTPError|HTTP 429 Too Many Requests from api-inference.huggingface.co"}
     s = signature_of("requests.exceptions.HTTPError: 404 Client Error: Not Found for url: https://x.org/a/b.whl")
     assert s.key == "HTTPError|HTTP 404 Not Found from x.org"
+
+
+def test_a_long_token_beside_a_temporary_file_name_is_masked_in_linear_time():
+    """A report whose last line is one long run of word characters (a hash list, an encoded blob:
+    100,000 characters) followed by a temporary file's name (`` in k.cubin.tmp.pid_1_2``). The
+    temporary-name pattern ``_TMP_FILE`` is tried at every position of the run, each try reading
+    to its end: about 30 s of CPU for one signature (a nightly triage of many such reports stalls).
+    Masking is linear work: well under the 5 s of CPU allowed here (this process's CPU time, not
+    the wall clock, so a busy machine does not fail it)."""
+    import time
+    text = "Traceback: build failed\n" + "a" * 100_000 + " in k.cubin.tmp.pid_1_2"
+    t0 = time.process_time()
+    sig = signature_of(text)
+    took = time.process_time() - t0
+    assert sig.type == "Unknown" and len(sig.line) <= 240
+    assert took < 5.0, f"one signature spent {took:.1f} s of CPU"
