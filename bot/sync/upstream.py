@@ -205,6 +205,9 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
         # every poll (a fetch and a plan each, minutes on a real fork)
         job = next((j for j in st.failing_jobs if j.get("job") == "poll"), None)
         retry = blocked_mod.retried_by_sync(sync_store.blocked_branches(store, r["fork"])) if job else []
+        # the status issue writes when upstream was last seen into its body: a poll that syncs
+        # nothing renders it again when the hour turned since then (at most one edit an hour)
+        hour_turned = not st.upstream_seen_at or int(st.upstream_seen_at // 3600) != int(now // 3600)
         if retry and head == st.upstream_head and not st.last_fetch_error and job["count"] >= POLL_RETRIES:
             # given up, as the queue dead-letters a delivery past its attempts: the failing job
             # stays (the alarm) and the unit blocked on the status issue, until upstream moves, a
@@ -214,11 +217,10 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
             snapshots.record_sync(store, st, at=now, keep_days=keep)
             out.append(f"{r['fork']}: upstream unchanged; {len(retry)} blocked unit(s) not retried after "
                        f"{job['count']} failed polled syncs")
+            if hour_turned:
+                out += await refresh_quietly(svc, ctx, r["fork"], create=False)
             continue
         if head == st.upstream_head and not st.last_fetch_error and not retry:
-            # the status issue writes when upstream was last seen into its body: rendered again
-            # when the hour turned since then, at most one edit an hour keeps it true to the hour
-            hour_turned = not st.upstream_seen_at or int(st.upstream_seen_at // 3600) != int(now // 3600)
             st = replace(st, upstream_seen_at=now, last_fetch_at=now)
             sync_store.save_status(store, st)
             snapshots.record_sync(store, st, at=now, keep_days=keep)
