@@ -350,11 +350,7 @@ def absent_commits_named(fork_dir: str, up_dir: str) -> Iterator[None]:
         if not m:
             raise
         where = fork_dir if fork_dir == up_dir else f"{fork_dir} (fork) / {up_dir} (upstream)"
-        raise UserError(
-            f"the history reaches commit {m.group(1)}, which the repository {where} lacks (a lost object or pack: "
-            "the copy is incomplete, and no `shallow` file says its history was cut); run `git -C <repository> fsck "
-            "--connectivity-only` to list what is missing, then fetch it again (`git fetch --refetch`, git 2.36+) "
-            "or clone again") from None
+        raise UserError(render_part("errors/sync.txt.j2", "commit_absent", sha=m.group(1), where=where)) from None
 
 
 def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str | None = None,
