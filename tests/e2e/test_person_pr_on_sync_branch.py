@@ -41,8 +41,18 @@ async def test_a_persons_pr_on_a_units_branch_keeps_their_title_body_and_draft_s
     [issue] = await status_issue(alice)
     assert f"#{pr['number']}" in issue["body"]
 
+    # the gate holds it as it holds forksync's own: no suite configured here, the area owner's
+    # approval missing — and, while alice keeps it a draft, her draft (forksync never marks it ready)
+    [gate] = [r for r in fake.state.repo("meta", "triton").check_runs.values()
+              if r.head_sha == now["head"]["sha"] and r.name == "forksync/gate"]
+    assert gate.conclusion == "failure"
+    summary = gate.output["summary"]
+    assert "`no-required-checks`" in summary and "`approval-missing`" in summary, summary
+    assert ("a person keeps this PR a draft" in summary) is draft, summary
+
     # a later refresh keeps it all the same (and writes nothing when forksync's section is current)
     await bot.svc.sync(await job_context(bot)(inst.id), "meta/triton", reason="test: once more")
     await bot.settle()
     again = await alice.getitem(f"/repos/meta/triton/pulls/{pr['number']}")
     assert (again["title"], again["body"], again["draft"]) == (TITLE, now["body"], draft)
+
