@@ -14,7 +14,8 @@ folds, resolves, blocks or merges a unit asks it first. A sync PR goes into the 
 syncs, ``fork.ref`` (the fork's default branch unless its forksync.yml names another):
 :func:`off_base` says why a PR into another base is left alone (the gate, whatever event brings
 a PR up, acts on none), and :func:`find_open_pr` looks for the unit's PR among the PRs into that
-base only.
+base only. A PR a person opened into that base from the unit's branch is the unit's PR, and
+theirs (:func:`opened_by_person`): forksync keeps its title, words and draft state.
 """
 from __future__ import annotations
 
@@ -147,6 +148,19 @@ def is_own_sync_pr(store, full_name: str, pr: dict, *, prefix: str, bot_login: s
             and not foreign_reason(store, full_name, pr, bot_login=bot_login, fork_ref=fork_ref))
 
 
+def opened_by_person(pr: dict, bot_login: str | None) -> bool:
+    """Pure: did someone other than forksync open ``pr`` (a ``pulls/get`` or ``pulls/list``
+    object)? Its author (``user.login``) against ``bot_login``, as GitHub compares logins
+    (:func:`bot.core.logins.same_login`). A person may open the PR from a unit's branch into the
+    unit's base themselves — forksync's own PR for the unit closed, or its create refused — and it
+    becomes the unit's PR (:func:`open_or_update_pr`), but its title, words and draft state stay
+    theirs. False while forksync's own login is unknown (token mode before ``GET /user``
+    answered): then no author can be told apart, and the marks in the body decide, as for any PR
+    (:func:`refreshed`)."""
+    author = (pr.get("user") or {}).get("login")
+    return bool(bot_login) and bool(author) and not same_login(bot_login, author)
+
+
 async def find_open_pr(gh, full_name: str, branch: str, base: str) -> dict | None:
     """The open PR from ``owner:branch`` into ``base`` (None if none). GitHub lets anyone with
     write access open more PRs from the same branch into other bases; those are not the unit's,
@@ -215,7 +229,8 @@ def own_section(body: str, digest: str) -> str:
     return render("own_section.md.j2", body=body.rstrip("\n"), title_digest=digest).rstrip("\n") + "\n"
 
 
-def refreshed(current_title: str, current_body: str, title: str, body: str) -> tuple[str, str]:
+def refreshed(current_title: str, current_body: str, title: str, body: str, *,
+              opened_by_person: bool = False) -> tuple[str, str]:
     """Pure: the ``(title, body)`` an open sync PR gets when forksync renders ``title`` and
     ``body`` for it again, given what it holds now. forksync rewrites only its own section
     (:func:`own_section`, found by :func:`own_span`); what a person wrote above or below it stays
@@ -223,16 +238,22 @@ def refreshed(current_title: str, current_body: str, title: str, body: str) -> t
     is a person's and stays, and the section keeps the old mark so it keeps being theirs. Bodies
     written before sections were marked (they begin with a ``<!-- forksync:`` mark) are forksync's
     whole, as then, but for an agent report; a body with neither (a person replaced the whole
-    body) is kept, with forksync's section after it."""
+    body) is kept, with forksync's section after it.
+
+    ``opened_by_person``: a person opened the PR (:func:`opened_by_person`), so its title and
+    every word outside forksync's section are theirs from the start — no mark can tell which
+    title was forksync's, and a title equal to one forksync once set (copied from its closed PR)
+    is the person's choice now: the title stays, and a body without a section is never taken
+    for forksync's old-style body (forksync's section follows it)."""
     cur = current_body or ""
     span = own_span(cur)
     mark = _TITLE_SET.search(cur[span[0]:span[1]]) if span else None
-    theirs = mark is not None and title_digest(current_title) != mark.group(1)
+    theirs = opened_by_person or (mark is not None and title_digest(current_title) != mark.group(1))
     new_title = current_title if theirs else title
-    digest = mark.group(1) if theirs else title_digest(title)
+    digest = mark.group(1) if theirs and mark is not None else title_digest(title)
     if span:
         return new_title, placed(cur[:span[0]], body, digest, cur[span[1]:])
-    if not cur.strip() or cur.lstrip().startswith("<!-- forksync:"):
+    if not cur.strip() or (not opened_by_person and cur.lstrip().startswith("<!-- forksync:")):
         report = AGENT_REPORT.search(cur)
         return new_title, placed("", body, digest, "\n" + report.group(0) + "\n" if report else "")
     return new_title, placed(cur.rstrip("\n") + "\n\n", body, digest, "")
@@ -327,27 +348,33 @@ async def create_pull(gh, full_name: str, data: dict) -> dict:
 
 
 async def open_or_update_pr(gh, full_name: str, *, branch: str, base: str, title: str, body: str,
-                            labels: list[str], draft: bool = False) -> tuple[dict, str]:
+                            labels: list[str], draft: bool = False,
+                            bot_login: str | None = None) -> tuple[dict, str]:
     """Open the unit's PR from ``branch`` into ``base`` (as a draft when ``draft``: e.g. a chain
     stopped at a conflict), its body forksync's section (:func:`own_section`), or refresh the open
     one's (into ``base`` too) title and section, keeping what a person wrote or retitled
-    (:func:`refreshed`) and an agent report already in it. Returns
+    (:func:`refreshed`) and an agent report already in it. An open PR a person opened
+    (:func:`opened_by_person`, ``bot_login`` forksync's own login) keeps its title and all their
+    words; its draft state is never changed here either way. Returns
     ``(pr, "opened"|"updated"|"unchanged")``."""
     rv = split_repo(full_name)
     title = fit_title(title)
+    what = ""
     pr = await find_open_pr(gh, full_name, branch, base)
     if pr is None:
         pr = await create_pull(gh, full_name, {"title": title, "head": branch, "base": base,
                                                "body": placed("", body, title_digest(title), ""),
                                                "maintainer_can_modify": True, "draft": draft})
-        what = "opened"
-    elif (pr.get("title") or "", pr.get("body") or "") != (got := refreshed(pr.get("title") or "", pr.get("body") or "",
-                                                                           title, body)):
-        pr = await gh.patch("/repos/{owner}/{repo}/pulls/{number}", {**rv, "number": pr["number"]},
-                            data={"title": got[0], "body": got[1]})
-        what = "updated"
-    else:
-        what = "unchanged"
+        # a person's PR opened meanwhile (GitHub's 422 "already exists" named it) is refreshed
+        # as theirs below, not taken for the one just opened
+        what = "" if opened_by_person(pr, bot_login) else "opened"
+    if what != "opened":
+        now = (pr.get("title") or "", pr.get("body") or "")
+        got = refreshed(*now, title, body, opened_by_person=opened_by_person(pr, bot_login))
+        what = "unchanged" if got == now else "updated"
+        if got != now:
+            pr = await gh.patch("/repos/{owner}/{repo}/pulls/{number}", {**rv, "number": pr["number"]},
+                                data={"title": got[0], "body": got[1]})
     have = {lab.get("name") for lab in pr.get("labels") or []}
     missing = [lab for lab in labels if lab not in have]
     if missing:

@@ -639,7 +639,8 @@ class SyncService:
         try:
             pr, what = await sync_prs.open_or_update_pr(ctx.gh, full_name, branch=branch, base=cfg.fork.ref,
                                                         title=title, body=body, labels=labels,
-                                                        draft=res.conflict is not None or bool(by_rules))
+                                                        draft=res.conflict is not None or bool(by_rules),
+                                                        bot_login=self.bot_login)
         except gidgethub.HTTPException as e:
             # GitHub refused this PR (403 a missing permission, 422 a validation): blocked, the
             # others go on; credentials, rate limits and 5xx are the delivery's to retry
@@ -647,7 +648,11 @@ class SyncService:
                 raise
             return await self._block(ctx, full_name, cfg, unit, branch, sync_store.branch_row(ctx.store, full_name, branch),
                                      core, res, blocked_mod.classify(blocked_mod.github_words(e)), step="pr")
-        drafted = {"draft_by_forksync": int(bool(pr.get("draft")))} if what == "opened" else {}
+        # only a draft forksync opened is forksync's to take out of draft: a PR a person opened
+        # on the unit's branch is theirs to mark ready, whatever the row said of forksync's
+        # earlier PR (the gate holds it while a person keeps it a draft)
+        drafted = ({"draft_by_forksync": 0} if sync_prs.opened_by_person(pr, self.bot_login)
+                   else {"draft_by_forksync": int(bool(pr.get("draft")))} if what == "opened" else {})
         sync_store.save_branch(ctx.store, **{**sync_store.branch_row(ctx.store, full_name, branch), "pr": pr["number"],
                                              **drafted})
         if res.kept:

@@ -88,8 +88,9 @@ SYNC_BRANCHES = table("sync_branches", {
     # current unit's PR. "" / NULL in rows written before, and while there was none
     "earlier_prs": str,
     # 1 when forksync opened the unit's PR as a draft (a chain at a conflict, or decided by rules),
-    # 0 when it opened it ready: only its own drafts does it take out of draft
-    # (bot.validation.gate_inputs.person_draft); NULL in rows written before (taken as forksync's)
+    # 0 when it opened it ready or a person opened it (their draft state is theirs): only its own
+    # drafts does it take out of draft (bot.validation.gate_inputs.person_draft); NULL in rows
+    # written before (taken as forksync's)
     "draft_by_forksync": int,
 }, pk="key", indexes=[("repo", "unit_id")])
 

@@ -216,7 +216,7 @@ class PRState:
     conflict_commits: tuple[tuple[str, str], ...] = ()
     missing_picks: tuple[str, ...] = ()    # the unit's upstream commits no commit of base..head claims as a pick
     squashed_picks: tuple[tuple[str, tuple[str, ...]], ...] = ()   # (commit, upstream shas) of a commit claiming several
-    person_draft: bool = False             # a sync PR forksync opened ready that is a draft now: a person's "not yet"
+    person_draft: bool = False             # a sync PR forksync did not open as a draft that is one now: a person's "not yet"
     rewritten: tuple[str, ...] = ()        # commits the sync branch was built on that the base no longer has
     required_checks: tuple[str, ...] = ()
     check_apps: tuple[tuple[str, int], ...] = ()   # required check → the only app whose run counts
@@ -645,7 +645,7 @@ def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaP
     if pr.holds:
         blocking.append(Finding("hold", f"held by {', '.join(pr.holds)}; `/forksync unhold` lifts it"))
     if pr.person_draft:
-        blocking.append(Finding("draft", "a person made this PR a draft (forksync opened it ready): forksync neither "
+        blocking.append(Finding("draft", "a person keeps this PR a draft (forksync did not open it as one): forksync neither "
                                 "takes it out of draft nor merges it; mark it ready for review to let it go on"))
     if pr.head_contains_base:
         passed.append(Finding("base-current", f"head contains the current base {pr.base_sha[:12]}"))

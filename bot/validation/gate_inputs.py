@@ -211,9 +211,14 @@ def squashed_picks(store, full: str, pr: dict, commits: list[dict],
     return tuple(out)
 
 
-def person_draft(store, full: str, pr: dict) -> bool:
-    """Whether forksync opened this draft sync PR ready (its row's ``draft_by_forksync`` is 0), so
-    a person made it a draft since. Rows written before the column say nothing (NULL): forksync's."""
+def person_draft(store, full: str, pr: dict, bot_login: str | None = None) -> bool:
+    """Whether forksync did not open this draft sync PR as a draft, so the draft is a person's:
+    a person opened the PR on the unit's branch (:func:`bot.sync.prs.opened_by_person` against
+    ``bot_login``: from the moment it opens, before any sync records it as the unit's), or its row's
+    ``draft_by_forksync`` is 0 (forksync opened it ready, or recorded a person's PR). Rows written
+    before the column say nothing (NULL): forksync's."""
+    if sync_prs.opened_by_person(pr, bot_login):
+        return True
     row = unit_row(store, full, pr)
     return row is not None and row.get("draft_by_forksync") == 0
 
@@ -478,7 +483,8 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
         author_is_collaborator=await is_trusted_author(gh, full, author, bot_login),
         retest_by_writer_on=vstore.retest_shas(store, full, pr["number"]),
         conflict_marker_files=facts.markers, markers_error=facts.error, conflict_commits=facts.conflicts,
-        missing_picks=missing, squashed_picks=squashed, person_draft=bool(pr.get("draft")) and not foreign and person_draft(store, full, pr),
+        missing_picks=missing, squashed_picks=squashed,
+        person_draft=bool(pr.get("draft")) and not foreign and person_draft(store, full, pr, bot_login),
         commits_error=commits_error,
         rewritten=facts.rewritten,
         required_checks=required.names, check_apps=required.apps, check_rules=required.rules, rules_error=rules_error,

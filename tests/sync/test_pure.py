@@ -154,6 +154,35 @@ def test_a_section_whose_end_marker_a_person_deleted_neither_freezes_forksyncs_t
     assert title == "AMD perf sync (do not merge before Friday)"
 
 
+def test_a_pr_a_person_opened_on_a_units_branch_keeps_their_title_and_words_at_every_refresh():
+    """A person's own PR from forksync's branch (``opened_by_person``): no mark says which title
+    was forksync's, so none is taken for it — their title stays whatever it is, even one equal to
+    a title forksync once set (copied from its closed PR), and their body is never taken for
+    forksync's whole old-style body; forksync's section follows their text."""
+    from bot.sync.prs import own_section, refreshed, title_digest
+    title, body = refreshed("Port the AMD rework", "Opened by me.\r\n\r\ncc @bob", "[forksync] chain: 1", "1 commit\n",
+                            opened_by_person=True)
+    assert title == "Port the AMD rework"
+    assert body == "Opened by me.\r\n\r\ncc @bob\n\n" + own_section("1 commit\n", title_digest("[forksync] chain: 1"))
+    for n in (2, 3):
+        title, body = refreshed(title, body, f"[forksync] chain: {n}", f"{n} commits\n", opened_by_person=True)
+    assert title == "Port the AMD rework" and body.startswith("Opened by me.\r\n\r\ncc @bob\n\n<!-- forksync:body:start -->")
+    assert "3 commits" in body and body.count("<!-- forksync:body:start -->") == 1
+    assert refreshed(title, body, "[forksync] chain: 3", "3 commits\n", opened_by_person=True) == (title, body)
+    # the title and section of forksync's closed PR, copied: the title is the person's now
+    copied = own_section("1 commit\n", title_digest("[forksync] chain: 1"))
+    title, body = refreshed("[forksync] chain: 1", "Reopened by hand.\n\n" + copied, "[forksync] chain: 2", "2 commits\n",
+                            opened_by_person=True)
+    assert title == "[forksync] chain: 1" and body.startswith("Reopened by hand.\n\n<!-- forksync:body:start -->\n2 commits")
+    # a body that merely begins like forksync's old unmarked bodies is still the person's
+    old = "<!-- forksync:unit:chain-1 -->\nmy notes on this chain\n"
+    _, body = refreshed("mine", old, "[forksync] chain: 1", "1 commit\n", opened_by_person=True)
+    assert body.startswith(old + "\n<!-- forksync:body:start -->\n1 commit"), body
+    # an empty body holds nothing of theirs: forksync's section alone
+    _, body = refreshed("mine", "", "[forksync] chain: 1", "1 commit\n", opened_by_person=True)
+    assert body == own_section("1 commit\n", title_digest("[forksync] chain: 1"))
+
+
 def test_units_are_published_after_the_units_they_land_after():
     # a chain whose later commit was predicted on a newer bundle's pick: the bundle goes first
     chain = Unit("chain-1", "chain", (PlanItem("1" * 40, ""),), depends_on=("bundle-2",))
