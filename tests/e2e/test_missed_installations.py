@@ -286,3 +286,32 @@ async def test_a_suspended_installations_forks_stay_followed(world):
     assert not any("no longer followed" in n for n in notes), notes
     assert [r["fork"] for r in sync_store.tracked_forks(bot.store)] == ["meta/triton"]
     assert inst.id in sync_store.suspended(bot.store) and sync_store.unfollowed(bot.store) == {}
+
+
+@pytest.mark.parametrize("change", ["uninstall", "remove"])
+@pytest.mark.parametrize("how", ["event", "pass"])
+async def test_the_pass_unfollows_as_the_missed_event_would_have(world, change, how):
+    """The same removal reaches forksync either as GitHub's event (the fake's payload delivered)
+    or, that event missed, through the next pass: the fork ends the same way — not tracked, its
+    failing jobs cleared, the same reason on the dashboard, and on an uninstall the
+    installation's recorded suspension forgotten."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await pass_now(bot, at=1000.0)
+    if change == "uninstall":
+        payload = fake.uninstall(inst)
+        await poll_once(bot.store, bot.svc, job_context(bot), now=2000.0)      # its token is refused
+        assert [(j["repo"], j["job"]) for j in sync_store.failing_jobs(bot.store)] == [("meta/triton", "poll")]
+        # a suspension recorded before the uninstall (its unsuspend missed too)
+        sync_store.set_suspended(bot.store, inst.id, True, at=2500.0, by="owner")
+    else:
+        payload = fake.remove_repos(inst, [fork])
+    if how == "event":
+        event = "installation" if change == "uninstall" else "installation_repositories"
+        await fake.webhooks.deliver(event, payload, validate=False)
+        await bot.settle()
+    else:
+        await pass_now(bot, at=3000.0)
+    assert sync_store.tracked_forks(bot.store) == [] and sync_store.failing_jobs(bot.store) == []
+    assert sync_store.unfollowed(bot.store) == {
+        "meta/triton": "the App was uninstalled" if change == "uninstall" else "removed from the App's installation"}
+    assert inst.id not in sync_store.suspended(bot.store)
