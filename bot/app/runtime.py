@@ -10,10 +10,12 @@ has passed — :func:`login_retry_delay`); until it knows, the heartbeat carries
 (``/healthz`` warnings, the dashboard) and so does the status issue, and once learnt the login
 reaches the dispatcher's loop guard and every service (:func:`assemble`).
 
-The poll loop also adopts what the installation events missed (GitHub does not retry a delivery
+The poll loop also makes up for the installation events missed (GitHub does not retry a delivery
 forksync was down for): at start and every :data:`bot.app.installations.ADOPT_MISSED_EVERY_S`,
-the App's installations and their repositories are listed and each repository not yet tracked is
-adopted as ``installation.created`` would (:meth:`Runtime.adopt_missed`).
+the App's installations and their repositories are listed, each repository not yet tracked is
+adopted as ``installation.created`` would and, when every page was read, each fork the App is no
+longer installed on is unfollowed as ``installation.deleted`` / ``installation_repositories.removed``
+would (:meth:`Runtime.adopt_missed`).
 """
 from __future__ import annotations
 
@@ -202,8 +204,10 @@ class Runtime:
     async def adopt_missed(self, now: float | None = None) -> list[str]:
         """The poll loop's pass over the App's installations when one is due (at the first call,
         then every :data:`ADOPT_MISSED_EVERY_S`; ``now``: epoch s, default the clock): every
-        repository not yet tracked is adopted as ``installation.created`` would
-        (:func:`bot.app.installations.adopt_missed`). Token mode has no installations: nothing.
+        repository not yet tracked is adopted as ``installation.created`` would, and after a
+        complete listing every fork the App is no longer installed on unfollowed as the removal
+        events would (:func:`bot.app.installations.adopt_missed`). Token mode has no
+        installations: nothing.
         Returns notes."""
         now = time.time() if now is None else now
         if not self.clients.app_mode or not as_schedule(ADOPT_MISSED_EVERY_S).due(self._adopted_at, now):

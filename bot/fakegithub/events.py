@@ -135,19 +135,36 @@ def review_event(fake: "FakeGitHub", repo: "Repo", pull: "Pull", review, action:
         "pull_request": fake.render.pull(repo, pull, simple=True)})
 
 
-def installation_event(fake: "FakeGitHub", inst) -> None:
-    """``installation.created`` with the repositories the installation covers."""
+def _listed(repos) -> list[dict]:
+    return [{"id": r.id, "node_id": node_id("R", r.id), "name": r.name, "full_name": r.full_name,
+             "private": r.private} for r in repos]
+
+
+def installation_payload(fake: "FakeGitHub", inst, action: str) -> dict:
+    """GitHub's ``installation`` payload for ``action`` with the repositories the installation covers."""
     app = next(iter(fake.state.apps.values()), None)
-    if app is None:
-        return
     repos = [r for r in fake.state.repos.values() if r.owner.login.lower() == inst.account.login.lower()
              and (inst.repository_ids is None or r.id in inst.repository_ids)]
-    payload = fake.webhooks.build("installation", "created", {
-        "installation": fake.render.installation(inst, app), "sender": fake.render.user(inst.account),
-        "repositories": [{"id": r.id, "node_id": node_id("R", r.id), "name": r.name, "full_name": r.full_name,
-                          "private": r.private} for r in repos],
-        "requester": None})
-    fake.webhooks.emit("installation", payload)
+    return fake.webhooks.build("installation", action, {
+        "installation": fake.render.installation(inst, app) if app else {"id": inst.id},
+        "sender": fake.render.user(inst.account), "repositories": _listed(repos), "requester": None})
+
+
+def installation_event(fake: "FakeGitHub", inst) -> None:
+    """``installation.created`` with the repositories the installation covers."""
+    if next(iter(fake.state.apps.values()), None) is None:
+        return
+    fake.webhooks.emit("installation", installation_payload(fake, inst, "created"))
+
+
+def installation_repositories_removed(fake: "FakeGitHub", inst, repos) -> dict:
+    """GitHub's ``installation_repositories.removed`` payload naming ``repos``."""
+    app = next(iter(fake.state.apps.values()), None)
+    return fake.webhooks.build("installation_repositories", "removed", {
+        "installation": fake.render.installation(inst, app) if app else {"id": inst.id},
+        "sender": fake.render.user(inst.account),
+        "repository_selection": "all" if inst.repository_ids is None else "selected",
+        "repositories_added": [], "repositories_removed": _listed(repos), "requester": None})
 
 
 def workflow_run_event(fake: "FakeGitHub", repo: "Repo", run) -> None:

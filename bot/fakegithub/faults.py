@@ -40,9 +40,11 @@ class Fault:
     name: str = ""
     expire_tokens: bool = False
     fired: int = 0
+    query: dict[str, str] | None = None     # only requests whose query holds these, e.g. {"page": "2"}
 
-    def matches(self, method: str, path: str) -> bool:
-        return (self.method is None or self.method == method.upper()) and fnmatch.fnmatchcase(path, self.path)
+    def matches(self, method: str, path: str, query: dict | None = None) -> bool:
+        return ((self.method is None or self.method == method.upper()) and fnmatch.fnmatchcase(path, self.path)
+                and all((query or {}).get(k) == v for k, v in (self.query or {}).items()))
 
 
 @dataclass
@@ -58,9 +60,10 @@ class Faults:
         self.queue: list[Fault] = []
         self.fired: list[FiredFault] = []
 
-    def take(self, method: str, path: str) -> Fault | None:
+    def take(self, method: str, path: str, query: dict | None = None) -> Fault | None:
+        """The fault answering this request (``query``: its query parameters), used once more; None: none."""
         for f in self.queue:
-            if f.matches(method, path):
+            if f.matches(method, path, query):
                 f.fired += 1
                 if f.fired >= f.times:
                     self.queue.remove(f)
@@ -75,12 +78,16 @@ class Faults:
         self.queue.clear()
 
     def add(self, method: str | None, path: str, status: int, message: str, *, headers: dict | None = None,
-            times: int = 1, name: str = "", errors: list | None = None, expire_tokens: bool = False) -> Fault:
+            times: int = 1, name: str = "", errors: list | None = None, expire_tokens: bool = False,
+            query: dict[str, str] | None = None) -> Fault:
+        """Answer ``status`` with GitHub's error shape to the next ``times`` requests matching
+        ``method`` (None: any) and ``path`` (fnmatch), and, given ``query``, only those whose query
+        parameters hold it (a later page: ``{"page": "2"}``)."""
         body = {"message": message, "documentation_url": DOCS, "status": str(status)}
         if errors is not None:
             body["errors"] = errors
         f = Fault(method.upper() if method else None, path, status, body, dict(headers or {}), times,
-                  name or f"{status}", expire_tokens)
+                  name or f"{status}", expire_tokens, query=dict(query) if query else None)
         self.queue.append(f)
         return f
 

@@ -240,6 +240,31 @@ class FakeGitHub:
         installation_event(self, inst)
         return inst
 
+    def uninstall(self, inst: Installation) -> dict:
+        """The account's owner uninstalls the App: the installation is gone (``GET
+        /app/installations`` no longer lists it) and its tokens are revoked. Returns GitHub's
+        ``installation.deleted`` payload for the test to deliver (with ``validate=False``:
+        spec/webhooks.json holds no schema for it, so the fake does not emit it)."""
+        from bot.fakegithub.events import installation_payload
+
+        payload = installation_payload(self, inst, "deleted")
+        del self.state.installations[inst.id]
+        for key in [k for k, t in self.state.tokens.items() if t.installation_id == inst.id]:
+            del self.state.tokens[key]
+        return payload
+
+    def remove_repos(self, inst: Installation, repos: list[Repo]) -> dict:
+        """The account's owner takes ``repos`` off the installation (one on all repositories becomes
+        one on the others, ``selected``, as GitHub makes it). Returns GitHub's
+        ``installation_repositories.removed`` payload (delivered as :meth:`uninstall`'s)."""
+        from bot.fakegithub.events import installation_repositories_removed
+
+        covered = [r for r in self.state.repos.values() if r.owner.login.lower() == inst.account.login.lower()
+                   and (inst.repository_ids is None or r.id in inst.repository_ids)]
+        gone = {r.id for r in repos}
+        inst.repository_ids = {r.id for r in covered if r.id not in gone}
+        return installation_repositories_removed(self, inst, [r for r in covered if r.id in gone])
+
     def suspend(self, inst: Installation, by: str | None = None) -> dict:
         """The account's owner (``by``, default the account) suspends the installation: GitHub
         refuses its tokens from now on, new and old (403 "This installation has been suspended").
@@ -413,7 +438,7 @@ class FakeGitHub:
         long_body = body_too_long(op_id, body)
         if long_body is not None:
             return self._error(record, long_body)
-        fault = self.faults.take(method, path)
+        fault = self.faults.take(method, path, query)
         if fault is not None:
             if fault.expire_tokens:
                 self.state.expire_tokens()

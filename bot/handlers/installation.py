@@ -4,10 +4,10 @@ stop following those it is removed from (``installation.deleted``,
 
 A repository is a *fork to sync* when its ``.github/forksync.yml`` names an upstream; it is then
 tracked (for upstream pushes and the poller) and synced once (:func:`bot.sync.upstream.adopt`).
-``installation.created`` / ``installation_repositories.added`` missed while forksync was down
-(GitHub does not retry them) are made up by the polling worker, which lists the App's
-installations at start and hourly and adopts what is not tracked through :func:`adopt_all`
-(:mod:`bot.app.installations`).
+Installation events missed while forksync was down (GitHub does not retry them) are made up by
+the polling worker, which lists the App's installations at start and hourly, adopts what is not
+tracked through :func:`adopt_all` and, when every page of every listing was read, stops following
+what the App is no longer installed on through :func:`unfollow` (:mod:`bot.app.installations`).
 
 ``installation.new_permissions_accepted`` (an owner accepted the App's new permissions, e.g.
 ``workflows``): every tracked fork of the installation whose adoption failed is adopted again, and
@@ -85,6 +85,24 @@ def _forks_of(ctx, inst) -> list[dict]:
     return [r for r in sync_store.tracked_forks(ctx.store) if r["installation_id"] == inst]
 
 
+#: Why a fork is no longer followed, as the dashboard shows it (:func:`bot.sync.store.untrack`),
+#: and the note said: the App was uninstalled, or the repository was taken off its installation.
+UNINSTALLED = ("the App was uninstalled", "the App was uninstalled")
+REMOVED = ("removed from the App's installation", "removed from the installation")
+
+
+def unfollow(store, fork: str, installation_id: int, why: tuple[str, str], at: float) -> str | None:
+    """Stop following ``fork`` when it is tracked under ``installation_id`` (:func:`bot.sync.store.untrack`:
+    no more polls or scheduled jobs, its failing jobs cleared, ``why`` — :data:`UNINSTALLED` or
+    :data:`REMOVED` — kept for the dashboard with ``at``, epoch s). Returns the note, or None when
+    it was not tracked under that installation. Used by the events and by the worker's pass over
+    the installations (:mod:`bot.app.installations`), which makes up for the ones it missed."""
+    reason, said = why
+    if sync_store.untrack(store, fork, installation_id, reason=reason, at=at):
+        return f"{fork}: no longer followed ({said})"
+    return None
+
+
 @router.register("installation", action="deleted")
 async def on_uninstalled(event, ctx) -> None:
     """The App was uninstalled: its forks are no longer followed (their polls and scheduled jobs
@@ -92,8 +110,8 @@ async def on_uninstalled(event, ctx) -> None:
     says why they are no longer followed."""
     inst = (event.data.get("installation") or {}).get("id")
     for row in _forks_of(ctx, inst):
-        if sync_store.untrack(ctx.store, row["fork"], inst, reason="the App was uninstalled", at=ctx.now()):
-            ctx.note(f"{row['fork']}: no longer followed (the App was uninstalled)")
+        if note := unfollow(ctx.store, row["fork"], inst, UNINSTALLED, ctx.now()):
+            ctx.note(note)
     if inst is not None:
         sync_store.set_suspended(ctx.store, inst, False)
 
@@ -102,9 +120,8 @@ async def on_uninstalled(event, ctx) -> None:
 async def on_repos_removed(event, ctx) -> None:
     inst = (event.data.get("installation") or {}).get("id")
     for r in event.data.get("repositories_removed") or []:
-        if sync_store.untrack(ctx.store, r["full_name"], inst, reason="removed from the App's installation",
-                              at=ctx.now()):
-            ctx.note(f"{r['full_name']}: no longer followed (removed from the installation)")
+        if note := unfollow(ctx.store, r["full_name"], inst, REMOVED, ctx.now()):
+            ctx.note(note)
 
 
 @router.register("installation", action="suspend")

@@ -1,7 +1,9 @@
-"""Installations made while forksync was down: GitHub sent ``installation.created`` (or
-``installation_repositories.added``) once, to nobody, and does not send it again. The worker
-lists the App's installations and their repositories at start (and hourly) and adopts what is
-not followed yet, as the event would (:mod:`bot.app.installations`)."""
+"""Installations made or removed while forksync was down: GitHub sent ``installation.created``
+(or ``installation_repositories.added``, ``installation.deleted``,
+``installation_repositories.removed``) once, to nobody, and does not send it again. The worker
+lists the App's installations and their repositories at start (and hourly), adopts what is not
+followed yet and, when every page of every listing was read, stops following what the App is no
+longer installed on, as the events would (:mod:`bot.app.installations`)."""
 from __future__ import annotations
 
 import asyncio
@@ -16,6 +18,7 @@ from bot.app.runtime import run_worker_loop
 from bot.github.client import token_client
 from bot.store import Store
 from bot.sync import store as sync_store
+from bot.sync.upstream import poll_once
 from tests.support.botharness import Bot
 from tests.support.e2e import CONFIG, installation_event, job_context, status_issue
 from tests.support.github import commit_files, git, make_source_repo
@@ -179,3 +182,136 @@ async def test_serve_started_after_the_install_follows_the_fork_and_opens_its_st
         assert sync_store.failing_jobs(store) == [] and sync_store.failing_app_jobs(store) == []
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("rows, installed, suspended, reachable, expected", [
+    # uninstalled: its installation is no longer listed
+    ([{"fork": "meta/a", "installation_id": 1}], {2}, set(), set(), [("meta/a", 1, "uninstalled")]),
+    # removed from its installation, which is still listed
+    ([{"fork": "meta/a", "installation_id": 1}], {1}, set(), {"meta/b"}, [("meta/a", 1, "removed")]),
+    # still installed; GitHub's names are matched whatever their case
+    ([{"fork": "meta/a", "installation_id": 1}], {1}, set(), {"Meta/A"}, []),
+    # a suspended installation's forks are kept (suspension is not removal)
+    ([{"fork": "meta/a", "installation_id": 1}], {1}, {1}, set(), []),
+    # listed under another installation (reinstalled while down): adoption moves it, nothing unfollowed
+    ([{"fork": "meta/a", "installation_id": 7}], {1}, set(), {"meta/a"}, []),
+    # tracked with no installation (token mode): no App installation to be removed from
+    ([{"fork": "meta/a", "installation_id": None}], set(), set(), set(), []),
+])
+def test_no_longer_installed_is_what_the_events_would_unfollow(rows, installed, suspended, reachable, expected):
+    assert [(r["fork"], r["installation_id"], why) for r, why in
+            installations.no_longer_installed(rows, installed, suspended, reachable)] == expected
+
+
+async def test_an_uninstall_while_forksync_was_down_unfollows_the_fork_at_the_next_pass(world):
+    """Today: the App is uninstalled from meta while forksync is down; ``installation.deleted``
+    goes nowhere, so meta/triton stays tracked and its polls fail for good (``/healthz`` red, the
+    dashboard showing a fork forksync can no longer act on). Expected: the next pass sees meta's
+    installation is no longer listed and stops following meta/triton as the event would (not
+    tracked, its failing jobs cleared, the dashboard's reason "the App was uninstalled")."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await pass_now(bot, at=1000.0)
+    assert [r["fork"] for r in sync_store.tracked_forks(bot.store)] == ["meta/triton"]
+    missed = fake.uninstall(inst)          # forksync is down: installation.deleted is never delivered
+    assert (missed["action"], missed["installation"]["id"]) == ("deleted", inst.id)
+    await poll_once(bot.store, bot.svc, job_context(bot), now=2000.0)
+    assert [(j["repo"], j["job"]) for j in sync_store.failing_jobs(bot.store)] == [("meta/triton", "poll")]
+    notes = await pass_now(bot, at=3000.0)
+    assert "meta/triton: no longer followed (the App was uninstalled)" in notes, notes
+    assert sync_store.tracked_forks(bot.store) == [] and sync_store.failing_jobs(bot.store) == []
+    assert sync_store.unfollowed(bot.store) == {"meta/triton": "the App was uninstalled"}
+    assert sync_store.failing_app_jobs(bot.store) == []
+    # a second pass has nothing more to do
+    assert not any("no longer followed" in n for n in await pass_now(bot, at=4000.0))
+
+
+async def test_a_repository_removed_from_the_installation_while_down_is_unfollowed(world, tmp_path):
+    """meta/triton is taken off meta's installation (meta/second stays) while forksync is down:
+    the next pass stops following meta/triton, as ``installation_repositories.removed`` would,
+    and keeps meta/second."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    src = tmp_path / "second"
+    git(tmp_path, "clone", "-q", str(up_src), str(src))
+    commit_files(src, {".github/forksync.yml": CONFIG}, "fork: forksync config")
+    second = fake.create_repo("meta/second", source=src)
+    await pass_now(bot, at=1000.0)
+    assert [r["fork"] for r in sync_store.tracked_forks(bot.store)] == ["meta/second", "meta/triton"]
+    missed = fake.remove_repos(inst, [fork])       # never delivered
+    assert [r["full_name"] for r in missed["repositories_removed"]] == ["meta/triton"]
+    notes = await pass_now(bot, at=2000.0)
+    assert "meta/triton: no longer followed (removed from the installation)" in notes, notes
+    assert [(r["fork"], r["installation_id"]) for r in sync_store.tracked_forks(bot.store)] == [
+        ("meta/second", inst.id)]
+    assert sync_store.unfollowed(bot.store) == {"meta/triton": "removed from the App's installation"}
+    del second
+
+
+@pytest.mark.parametrize("failing", ["/app/installations", "/installation/repositories"])
+async def test_a_listing_failing_on_page_2_unfollows_nothing_and_is_a_failing_job(world, tmp_path, failing):
+    """meta/triton was taken off meta's installation while forksync was down, but a later page of
+    a listing fails (GitHub answers 500 on every attempt): what was not read cannot say a fork is
+    gone, so nothing is unfollowed — neither meta/triton nor meta/second — and the failure is the
+    App's failing ``installations`` job; the next pass that reads every page unfollows meta/triton."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    src = tmp_path / "second"
+    git(tmp_path, "clone", "-q", str(up_src), str(src))
+    commit_files(src, {".github/forksync.yml": CONFIG}, "fork: forksync config")
+    fake.create_repo("meta/second", source=src)
+    fake.create_repo("meta/third", source=up_src)       # no forksync.yml: listed, never followed
+    await pass_now(bot, at=1000.0, per_page=1)
+    assert [r["fork"] for r in sync_store.tracked_forks(bot.store)] == ["meta/second", "meta/triton"]
+    fake.remove_repos(inst, [fork])         # never delivered; meta's repositories: meta/second (page 1), meta/third (page 2)
+    fake.faults.add("GET", failing, 500, "Server Error", times=100, query={"page": "2"})
+    notes = await pass_now(bot, at=2000.0, per_page=1)
+    assert not any("no longer followed" in n for n in notes), notes
+    assert [r["fork"] for r in sync_store.tracked_forks(bot.store)] == ["meta/second", "meta/triton"]
+    assert sync_store.unfollowed(bot.store) == {}
+    [job] = sync_store.failing_app_jobs(bot.store)
+    assert (job["job"], job["count"]) == ("installations", 1) and f"GET {failing} failed" in job["error"], job
+    fake.faults.clear()
+    notes = await pass_now(bot, at=3000.0, per_page=1)
+    assert "meta/triton: no longer followed (removed from the installation)" in notes, notes
+    assert [r["fork"] for r in sync_store.tracked_forks(bot.store)] == ["meta/second"]
+    assert sync_store.failing_app_jobs(bot.store) == []
+
+
+async def test_a_suspended_installations_forks_stay_followed(world):
+    """meta's installation is suspended while forksync is down (its repositories cannot be listed
+    with its refused tokens): suspension is not removal, so meta/triton stays tracked, paused."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await pass_now(bot, at=1000.0)
+    fake.suspend(inst, by="owner")
+    notes = await pass_now(bot, at=2000.0)
+    assert f"installation {inst.id} (meta): suspended, skipped" in notes, notes
+    assert not any("no longer followed" in n for n in notes), notes
+    assert [r["fork"] for r in sync_store.tracked_forks(bot.store)] == ["meta/triton"]
+    assert inst.id in sync_store.suspended(bot.store) and sync_store.unfollowed(bot.store) == {}
+
+
+@pytest.mark.parametrize("change", ["uninstall", "remove"])
+@pytest.mark.parametrize("how", ["event", "pass"])
+async def test_the_pass_unfollows_as_the_missed_event_would_have(world, change, how):
+    """The same removal reaches forksync either as GitHub's event (the fake's payload delivered)
+    or, that event missed, through the next pass: the fork ends the same way — not tracked, its
+    failing jobs cleared, the same reason on the dashboard, and on an uninstall the
+    installation's recorded suspension forgotten."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await pass_now(bot, at=1000.0)
+    if change == "uninstall":
+        payload = fake.uninstall(inst)
+        await poll_once(bot.store, bot.svc, job_context(bot), now=2000.0)      # its token is refused
+        assert [(j["repo"], j["job"]) for j in sync_store.failing_jobs(bot.store)] == [("meta/triton", "poll")]
+        # a suspension recorded before the uninstall (its unsuspend missed too)
+        sync_store.set_suspended(bot.store, inst.id, True, at=2500.0, by="owner")
+    else:
+        payload = fake.remove_repos(inst, [fork])
+    if how == "event":
+        event = "installation" if change == "uninstall" else "installation_repositories"
+        await fake.webhooks.deliver(event, payload, validate=False)
+        await bot.settle()
+    else:
+        await pass_now(bot, at=3000.0)
+    assert sync_store.tracked_forks(bot.store) == [] and sync_store.failing_jobs(bot.store) == []
+    assert sync_store.unfollowed(bot.store) == {
+        "meta/triton": "the App was uninstalled" if change == "uninstall" else "removed from the App's installation"}
+    assert inst.id not in sync_store.suspended(bot.store)
