@@ -50,7 +50,9 @@ async def test_a_fold_whose_next_pick_apply_refuses_is_pushed_and_the_unit_block
     [pick] = fork_git(w, "log", "--no-merges", "--format=%H", f"main..{branch}").split()
     msg = fork_git(w, "log", "-1", "--format=%B", pick)
     assert msg.startswith("[RESOLVED] AMD: new x (#102)\n") and f"Upstream-Commit: {c2}" in msg
-    assert any("checked and folded" in c for c in await bot_comments(w, chain["number"]))
+    [said] = [c for c in await bot_comments(w, chain["number"]) if "checked and folded" in c]
+    assert f"pick of upstream `{c3[:12]}` failed without a conflict: applying {unit_id} failed" in said, said
+    assert TOKEN not in said
     # the unit is blocked at apply with apply's words, on its row and the status issue
     row = sync_store.branch_row(w.bot.store, "meta/triton", branch)
     assert (row["blocked_step"], row["pushed_tip"]) == ("apply", pick), row
