@@ -142,7 +142,7 @@ CASES: dict[str, dict] = {
                                                    resolved_by=["Alice <alice@example.com>"],
                                                    files=[NS(path="README.md", action="merged both", reason="both lists")]),
                                            upstream=NS(sha=S2, subject=COMMITS[0]["subject"]), keep="refs/forksync/resolutions/x",
-                                           picked=[S3], conflict=S4, empty=True),
+                                           picked=[S3], conflict=S4, empty=True, failed=""),
     "checks/gate.md.j2": dict(pr=NS(number=412, head_sha=FORK, base_sha=S1), decision=GateDecision(
         allowed=False, blocking=(Finding("suite-red", "2 tests failed | see the run", "kernels@h200"),
                                  Finding("l3-signoff", "needs a sign-off by @alice", "area llvm-pin")),

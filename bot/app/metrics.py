@@ -14,8 +14,9 @@ last sync recorded it, else the App's default: the rule of the dashboard and the
 ``forksync_upstream_age_alarm{repo}`` (older than the default ``github.alarm_after_s``). A fork
 whose numbers were never computed (its first fetch failed) has no ``forksync_days_behind`` or
 ``forksync_backlog`` sample: a 0 would read as "in sync". Failures stay visible:
-``forksync_degraded{repo,reason}`` (1 while a unit GitHub refused is blocked, or a delivery of the
-fork is dead-lettered), ``forksync_blocked_units{repo}`` and ``forksync_dead_letter_alarm{reason}``
+``forksync_degraded{repo,reason}`` (1 while a unit is blocked — GitHub refused its push, PR or
+merge, its pick failed without a conflict, or it waits for a person — or a delivery of the fork is
+dead-lettered), ``forksync_blocked_units{repo}`` and ``forksync_dead_letter_alarm{reason}``
 (1 while any delivery is dead; :func:`bot.app.queue.dead_letter_alarm` gives the same line for
 ``/healthz``). A store that cannot be read is an answer too: ``forksync_store_up`` is 0 and
 ``forksync_store_error{error}`` says why (the process's own counters are still served); 1 otherwise.
@@ -170,13 +171,15 @@ class _StoreCollector:
             fam.add_metric([], value)
             return fam
         return [total("forksync_forks", "Forks with a sync status", len(forks)),
-                total("forksync_forks_degraded", "Forks whose syncing is degraded (a unit GitHub refused or a "
+                total("forksync_forks_degraded", "Forks whose syncing is degraded (a blocked unit: GitHub "
+                                                 "refused it, its pick failed or it waits for a person; or a "
                                                  "dead-lettered delivery)", sum(1 for f in forks if f["reason"])),
                 total("forksync_forks_stale", "Forks whose last fetch of upstream failed or is too old",
                       sum(1 for f in forks if f["stale"])),
                 total("forksync_forks_upstream_age_alarm", "Forks whose upstream was last seen longer ago than "
                                                            "the alarm age", sum(1 for f in forks if f["alarm"])),
-                total("forksync_blocked_units", "Sync units GitHub refused, waiting for a retry, all forks",
+                total("forksync_blocked_units", "Sync units blocked (GitHub refused them, their pick failed "
+                                                "without a conflict, or they wait for a person), all forks",
                       sum(f["blocked"] for f in forks))]
 
     @staticmethod
@@ -191,9 +194,12 @@ class _StoreCollector:
             "alarm": GaugeMetricFamily("forksync_upstream_age_alarm", "1 when upstream was last seen longer ago than the alarm age", labels=["repo"]),
         }
         fams["degraded"] = GaugeMetricFamily(
-            "forksync_degraded", "1 when syncing is degraded: a unit GitHub refused (push, PR or merge) or a "
-                                 "dead-lettered delivery of the fork; the reason is a label", labels=["repo", "reason"])
-        fams["blocked"] = GaugeMetricFamily("forksync_blocked_units", "Sync units GitHub refused, waiting for a retry",
+            "forksync_degraded", "1 when syncing is degraded: a blocked unit (GitHub refused its push, PR or "
+                                 "merge, its pick failed without a conflict, or it waits for a person) or a "
+                                 "dead-lettered delivery of the "
+                                 "fork; the reason is a label", labels=["repo", "reason"])
+        fams["blocked"] = GaugeMetricFamily("forksync_blocked_units", "Sync units blocked (GitHub refused them, their pick "
+                                            "failed without a conflict, or they wait for a person)",
                                             labels=["repo"])
         for f in forks:
             fams["degraded"].add_metric([f["repo"], f["reason"]], 1.0 if f["reason"] else 0.0)

@@ -229,15 +229,20 @@ async def run_setup(opts: SetupOptions, announce: Callable[[str], None],
         try:
             result = await exchange(code)
         except UserError as e:
+            # the person who clicked "Create GitHub App" reads the browser: a page in the CLI's words
             done.set_exception(e)
-            return web.Response(status=502, text=str(e))
+            return failed(502, str(e), created=False)
         except OSError as e:        # the files went elsewhere (save says where): the CLI says so at once
             done.set_exception(UserError(str(e)))
-            return web.Response(status=500, text=str(e))
+            return failed(500, str(e), created=True)
         done.set_result(result)
         return web.Response(text=render("app/setup_done.html.j2", slug=result.slug, app_id=result.app_id,
                                         install_url=f"{result.html_url}/installations/new",
                                         settings=str(result.settings)), content_type="text/html")
+
+    def failed(status: int, error: str, *, created: bool) -> web.Response:
+        return web.Response(status=status, content_type="text/html",
+                            text=render("app/setup_failed.html.j2", error=error, created=created))
 
     async def exchange(code: str) -> SetupResult:
         if not re.fullmatch(r"[A-Za-z0-9_-]{1,200}", code):

@@ -242,7 +242,9 @@ class Area(_Strict):
             try:
                 re.compile(s)
             except re.error as e:
-                raise ValueError(f"symbol pattern {s!r} is not a valid regular expression: {e}") from None
+                # quoted as written in the file (repr would double its backslashes, and a
+                # search of the file for the pattern it names would find nothing)
+                raise ValueError(f"symbol pattern '{s}' is not a valid regular expression: {e}") from None
         return v
 
     def matches_path(self, path: str) -> bool:
@@ -317,7 +319,7 @@ class ResolvedPickMarkers(_Strict):
             try:
                 re.compile(s)
             except re.error as e:
-                raise ValueError(f"pattern {s!r} is not a valid regular expression: {e}") from None
+                raise ValueError(f"pattern '{s}' is not a valid regular expression: {e}") from None
         return v
 
 

@@ -87,7 +87,8 @@ def overview_figure(doc: dict) -> str:
                              customdata=[ld["frontier"][:12] for ld in doc["landings"]],
                              hovertemplate="frontier → %{customdata}<extra>landing</extra>"))
     fig.update_layout(**_LAYOUT, xaxis=dict(type="date", title=dict(text="UTC"), **_AXIS),
-                      yaxis=dict(title=dict(text="days"), rangemode="tozero", **_AXIS),
+                      # plain numbers: plotly's default SI suffixes write 0.0002 days as "200μ"
+                      yaxis=dict(title=dict(text="days"), rangemode="tozero", exponentformat="none", **_AXIS),
                       yaxis2=dict(title=dict(text="commits"), overlaying="y", side="right", rangemode="tozero", showgrid=False))
     return _json(fig)
 

@@ -945,8 +945,10 @@ class SyncService:
         commit and the resolution commits into one pick (:mod:`bot.git.resolution`), keep the
         originals under ``refs/forksync/resolutions/<unit>/<old head sha12>`` (pushed too), apply the
         chain's next picks, and push with a lease on the person's head — the one documented
-        exception to "never overwrite a person's commits" (docs/github.md). Comments what it did
-        or why the unit waits. Returns ``folded`` / ``waiting`` / ``raced``, ``stale`` (nothing done:
+        exception to "never overwrite a person's commits" (docs/github.md). A next pick that
+        fails without a conflict (apply's error, or an apply that refuses the unit) still pushes
+        the fold, and blocks the unit at step ``apply`` as :meth:`publish` does. Comments what it
+        did or why the unit waits. Returns ``folded`` / ``waiting`` / ``raced``, ``stale`` (nothing done:
         the branch is no longer at ``head``, a later push's event follows), or ``""`` when
         forksync's last push holds no conflict commit (a plain resolution; a conflict commit only
         ``head`` holds is a person's and is never folded)."""
@@ -1013,8 +1015,19 @@ class SyncService:
             await self._git(d, "update-ref", ref, folded.commit, head)
             infos = gitio.commit_infos(repo, [s for s in shas if s in repo and s not in gone])
             unit = Unit(id=unit_id, kind="chain", items=tuple(PlanItem(s, "chain") for s in shas if s in infos))
-            res = await self._apply(d, cfg, unit, base, infos)
+            try:
+                res = await self._apply(d, cfg, unit, base, infos)
+            except _ApplyFailed as e:
+                # apply refused the rest of the chain: the fold is the person's resolution, so it
+                # is pushed as the tip all the same and the unit blocked at apply, as a sync's
+                # publish blocks it (docs/github.md, "A pick that fails without a conflict")
+                await self._git(d, "update-ref", ref, folded.commit)
+                after = shas[shas.index(chk.stop.upstream_sha) + 1:] if chk.stop.upstream_sha in shas else shas
+                res = apply_mod.ApplyResult(unit_id, branch, base, folded.commit, created=False, tip=folded.commit,
+                                            conflict=next((s for s in after if s in infos), e.upstream_sha),
+                                            error=str(e), remaining=tuple(s for s in after if s in infos))
             tip = res.tip or folded.commit
+            failed = blocked_mod.pick_failed(res.error) if res.error else None
             try:
                 await self._git(d, "push", "-q", "--atomic", f"--force-with-lease={ref}:{head}", url,
                                 f"{ref}:{ref}", f"{keep}:{keep}", secrets=secrets)
@@ -1027,12 +1040,16 @@ class SyncService:
                                           error=str(e)[:300]))
                 return "raced"
             sync_store.save_branch(ctx.store, **{**row, "pushed_tip": tip, "verified_tip": head,
-                                                 "conflict_sha": res.conflict or ""})
+                                                 "conflict_sha": res.conflict or "",
+                                                 **(blocked_mod.row_fields(failed, step="apply", at=self.now(), tip=tip)
+                                                    if failed else {})})
+        if failed:
+            await self._save_blocked(ctx, full_name)
         await comment_once(ctx.gh, full_name, pr["number"], f"resolution-folded:{head}",
                            render("resolution_folded.md.j2", raced=False, head=head, branch=branch, fold=folded,
                                   keep=keep, upstream=upstream, empty=empty, tip=tip, picked=[s for s, _ in res.picked],
                                   conflict=res.conflict or "", conflicts=list(getattr(res, "conflicts", ()) or ()),
-                                  remaining=len(res.remaining)))
+                                  remaining=len(res.remaining), failed=failed.reason if failed else ""))
         await self.sync(ctx, full_name, reason=f"resolution of {chk.stop.upstream_sha[:12]} folded on {branch}")
         return "folded"
 

@@ -281,7 +281,8 @@ def open_branches(store: Store, repo: str) -> list[dict]:
 
 
 def blocked_branches(store: Store, repo: str) -> list[dict]:
-    """The fork's sync branches GitHub refused (open PR or none yet), by branch name."""
+    """The fork's blocked sync branches (open PR or none yet; GitHub refused them, their pick failed
+    without a conflict, or they wait for a person), by branch name."""
     with store.lock:
         return list(store.db[SYNC_BRANCHES.name].rows_where(
             "repo = ? and state in ('open', 'blocked') and coalesce(blocked_reason, '') != ''", [repo],

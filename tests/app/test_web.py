@@ -306,3 +306,23 @@ async def test_one_delivery_the_store_refuses_does_not_fail_the_others_of_its_ba
     finally:
         committer.close()
         store.close()
+
+
+@pytest.mark.parametrize("view", ["registry", "public_registry"])
+def test_metrics_help_of_blocked_units_names_a_failed_pick_too(tmp_path, view):
+    """A unit is blocked when GitHub refused it and also when its pick failed without a conflict
+    (step ``apply``, docs/github.md): the help texts of the series that count blocked units say
+    both, never only "a unit GitHub refused"."""
+    from prometheus_client.parser import text_string_to_metric_families  # lazy: a test helper's parser
+
+    store = Store(tmp_path / "q.db")
+    try:
+        private_fork_in_trouble(store)
+        text = generate_latest(getattr(AppMetrics(lambda: store), view)).decode()
+    finally:
+        store.close()
+    docs = {f.name: f.documentation for f in text_string_to_metric_families(text)
+            if f.name in ("forksync_degraded", "forksync_forks_degraded", "forksync_blocked_units")}
+    assert len(docs) == 2, docs
+    for name, doc in docs.items():
+        assert "GitHub refused" in doc and "pick failed" in doc, (name, doc)

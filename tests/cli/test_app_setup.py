@@ -221,3 +221,38 @@ def test_manifest_by_hand_names_the_public_url_never_the_setup_page(capsys):
     # a redirect of one's own stays possible
     assert main(["app", "manifest", "--url", "https://fs.example.org", "--redirect-url", "https://fs.example.org/done"]) == 0
     assert json.loads(capsys.readouterr().out)["redirect_url"] == "https://fs.example.org/done"
+
+
+async def test_the_browser_gets_a_page_saying_why_github_refused_the_app(fake_github, tmp_path):
+    """The person who just clicked "Create GitHub App" is looking at the browser, not the terminal:
+    when GitHub refuses the App (here its name is taken) the redirect answers with an HTML page —
+    still an error status — that says what happened and what to do in the CLI's own words, and
+    that the setup stopped, so they know to start it again."""
+    opts = app_setup.SetupOptions(url="https://fs.example.org", api_url=fake_github.url, port=0,
+                                  settings=tmp_path / "f.env", timeout_s=60)
+    answers: list = []
+
+    async def browser(page_url: str) -> None:
+        async with aiohttp.ClientSession() as s:
+            async with s.get(page_url) as r:
+                page = await r.text()
+            action = html.unescape(re.search(r'<form id="manifest-form" action="([^"]+)" method="post">', page)[1])
+            manifest = re.search(r'name="manifest" value="([^"]+)"', page)[1]
+            async with s.post(action, data={"manifest": html.unescape(manifest)}, allow_redirects=False) as r:
+                back = r.headers["Location"]
+            async with s.get(back) as r:
+                answers.append((r.status, r.content_type, await r.text()))
+
+    tasks: list = []
+    with pytest.raises(app_setup.UserError) as refused:
+        await app_setup.run_setup(opts, lambda line: None, lambda url: tasks.append(asyncio.ensure_future(browser(url))))
+    await asyncio.gather(*tasks)
+    [(status, content_type, body)] = answers
+    assert (status, content_type) == (502, "text/html")
+    assert body.lstrip().lower().startswith("<!doctype html>")
+    said = str(refused.value)
+    assert said.startswith("app setup: GitHub refused to create the App: 422 Validation Failed (name already_exists)")
+    assert html.escape(said, quote=False) in body, body
+    assert "<h1>The GitHub App was not created</h1>" in body
+    assert "forksync app setup</code> has stopped" in body and "--name" in body
+    assert not (tmp_path / "f.env").exists()

@@ -32,6 +32,10 @@ CASES = [
     pytest.param(broken("    symbols: ['WarpSpecializ',", "    symbols: ['(WarpSpecializ',"),
                  ["F:49:14: areas[autows].symbols: symbol pattern '(WarpSpecializ' is not a valid regular expression: "
                   "missing ), unterminated subpattern at position 0"], id="bad-regex-in-named-area"),
+    # as written in the file (YAML's single quotes keep a backslash as it is), so a search finds it
+    pytest.param(broken("    symbols: ['WarpSpecializ',", "    symbols: ['(?i)\\bWarpSpecializ(',"),
+                 ["F:49:14: areas[autows].symbols: symbol pattern '(?i)\\bWarpSpecializ(' is not a valid regular "
+                  "expression: missing ), unterminated subpattern at position 19"], id="bad-regex-with-backslash"),
     pytest.param(broken("    divergent: true\n  - name: autows", "    divergent: maybe\n  - name: autows"),
                  ["F:41:16: areas[tlx].divergent: Input should be a valid boolean, unable to interpret input"], id="bad-bool"),
     pytest.param(broken("      pattern: '^Reactor Backport Revision:\\s*(?P<sha>[0-9a-f]{7,40})'",
