@@ -21,12 +21,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import fnmatch
 import hashlib
 import json
 import logging
-import os
 import re
 import time
 from dataclasses import asdict, dataclass, field, replace
@@ -43,6 +41,7 @@ from bot.git import apply as apply_mod
 from bot.git import notes, resolution
 from bot.git import repo as gitio
 from bot.git.markers import files_with_markers
+from bot.github.claims import Claims
 from bot.github.client import authenticated_remote, rate_limited
 from bot.github.common import comment_once, render, split_repo
 from bot.github.fork_config import last_valid_config, load_fork_config
@@ -64,7 +63,6 @@ from bot.sync.status_issue import render_status, upsert_status_issue
 GIT_TIMEOUT_S = 600
 log = logging.getLogger(__name__)
 MAX_AGENT_ROUNDS = 25        # conflicts the agent may resolve in one publish before the chain waits for the next sync
-LOCK_POLL_S = 0.2            # how often a sync waiting for another worker's sync of the same fork looks again
 
 
 def _committed(core: "CoreResult", sha: str) -> float:
@@ -173,9 +171,15 @@ class SyncService:
         self.client_for = client_for
         self.now = now
         self.dead_letters = dead_letters
-        self._locks: dict[str, asyncio.Lock] = {}
+        # the fork lock (key "") and the claims on the fork's GitHub objects, shared by the
+        # worker processes on this workdir
+        self.claims = Claims(self.workdir / "locks", on_wait=self._claim_waits)
         self._memory = rules_mod.MemoryCache()
         self._walks: dict[str, dict] = {}      # working repo -> the last plan's walk (continued after a push)
+
+    @staticmethod
+    def _claim_waits(full_name: str, key: str) -> None:
+        log.info("%s: waiting for %s held by another sync or delivery", full_name, f"the claim on {key}" if key else "the fork lock")
 
     # ------------------------------------------------------------------ git edge
     def repo_dir(self, full_name: str) -> Path:
@@ -282,26 +286,13 @@ class SyncService:
     # ------------------------------------------------------------------ orchestration
     @contextlib.asynccontextmanager
     async def _lock(self, full_name: str):
-        """One sync (or other change of the fork's working repository) at a time per fork: an
-        asyncio lock within this process, then an exclusive ``flock`` on
-        ``<workdir>/locks/<owner>+<repo>.lock`` across the worker processes sharing the workdir
-        (``serve --workers N``); git in one repository from two processes at once fails on its
-        own lock files or interleaves pushes. Waited for without blocking the event loop (polled,
-        so a cancelled wait holds nothing); the OS releases it if the process dies."""
-        async with self._locks.setdefault(full_name, asyncio.Lock()):
-            folder = self.workdir / "locks"
-            folder.mkdir(parents=True, exist_ok=True)
-            fd = os.open(folder / (full_name.replace("/", "+") + ".lock"), os.O_CREAT | os.O_RDWR, 0o600)
-            try:
-                while True:
-                    try:
-                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                        break
-                    except BlockingIOError:
-                        await asyncio.sleep(LOCK_POLL_S)
-                yield
-            finally:
-                os.close(fd)        # closing the last descriptor releases the flock
+        """One sync (or other change of the fork's working repository) at a time per fork: the
+        claim on the fork itself (:mod:`bot.github.claims`: an asyncio lock within this process,
+        then an exclusive ``flock`` on ``<workdir>/locks/<owner>+<repo>.lock`` across the worker
+        processes sharing the workdir, ``serve --workers N``); git in one repository from two
+        processes at once fails on its own lock files or interleaves pushes."""
+        async with self.claims.hold(full_name):
+            yield
 
     async def fork_config(self, ctx, full_name: str) -> ForksyncConfig:
         return await load_fork_config(ctx, full_name)
