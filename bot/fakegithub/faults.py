@@ -61,14 +61,15 @@ class FiredFault:
 @dataclass
 class Hold:
     """A pause of the next ``times`` requests matching ``method`` and ``path`` (see the module doc):
-    ``reached`` is set when the first of them arrives, ``arrived`` counts them; each waits for
-    :meth:`release`."""
+    ``reached`` is set when the first of them arrives, ``full`` when all ``times`` have,
+    ``arrived`` counts them; each waits for :meth:`release`."""
 
     method: str | None
     path: str
     times: int = 1
     arrived: int = 0
     reached: asyncio.Event = field(default_factory=asyncio.Event)
+    full: asyncio.Event = field(default_factory=asyncio.Event)
     released: asyncio.Event = field(default_factory=asyncio.Event)
 
     def matches(self, method: str, path: str) -> bool:
@@ -98,6 +99,7 @@ class Faults:
                 h.arrived += 1
                 if h.arrived >= h.times:
                     self.holds.remove(h)
+                    h.full.set()
                 h.reached.set()
                 await h.released.wait()
                 return
