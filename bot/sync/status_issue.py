@@ -110,15 +110,18 @@ async def upsert_status_issue(gh, full_name: str, title: str, body: str, bot_log
                                   find=lambda: find_status_issue(gh, full_name, bot_login))
         return created["number"], "created"
     issue = min(found, key=lambda i: int(i["number"]))
+    what = "unchanged"
+    if issue.get("body") != body or issue.get("title") != title:
+        await gh.patch("/repos/{owner}/{repo}/issues/{number}", {**rv, "number": issue["number"]},
+                       data={"title": title, "body": body})
+        what = "updated"
+    # after the status issue is current: a close GitHub refuses fails the render (retried), the
+    # numbers already written
     dups = [int(i["number"]) for i in found if i["number"] != issue["number"]]
     for n in dups:
         await close_duplicate(gh, full_name, n, int(issue["number"]))
     closed = f"; {len(dups)} duplicate(s) closed ({', '.join(f'#{n}' for n in dups)})" if dups else ""
-    if issue.get("body") == body and issue.get("title") == title:
-        return issue["number"], "unchanged" + closed
-    await gh.patch("/repos/{owner}/{repo}/issues/{number}", {**rv, "number": issue["number"]},
-                   data={"title": title, "body": body})
-    return issue["number"], "updated" + closed
+    return issue["number"], what + closed
 
 
 async def on_ticked(ctx, sync, full_name: str, body: str) -> None:
