@@ -17,11 +17,16 @@ head_changed          409     "Head branch was modified. Review and try the merg
 unprocessable         422     "Validation Failed" with ``errors``
 ====================  ======  ==============================================================
 
+A hold (:meth:`Faults.hold`) is no answer but a pause: the matching request waits, before its
+handler runs, until the test releases it — so two writers can be made to both look before either
+writes, with no sleep and no timing.
+
 ``mergeable: null`` for the first N reads of a PR is state, not a fault:
 :meth:`bot.fakegithub.server.FakeGitHub.mergeable_unknown`.
 """
 from __future__ import annotations
 
+import asyncio
 import fnmatch
 import time
 from dataclasses import dataclass, field
@@ -55,10 +60,51 @@ class FiredFault:
     status: int
 
 
+@dataclass
+class Hold:
+    """A pause of the next ``times`` requests matching ``method`` and ``path`` (see the module doc):
+    ``reached`` is set when the first of them arrives, ``full`` when all ``times`` have,
+    ``arrived`` counts them; each waits for :meth:`release`."""
+
+    method: str | None
+    path: str
+    times: int = 1
+    arrived: int = 0
+    reached: asyncio.Event = field(default_factory=asyncio.Event)
+    full: asyncio.Event = field(default_factory=asyncio.Event)
+    released: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def matches(self, method: str, path: str) -> bool:
+        return (self.method is None or self.method == method.upper()) and fnmatch.fnmatchcase(path, self.path)
+
+    def release(self) -> None:
+        self.released.set()
+
+
 class Faults:
     def __init__(self):
         self.queue: list[Fault] = []
         self.fired: list[FiredFault] = []
+        self.holds: list[Hold] = []
+
+    def hold(self, method: str | None, path: str, *, times: int = 1) -> Hold:
+        """Pause the next ``times`` requests matching ``method`` (None: any) and ``path`` (an
+        fnmatch pattern over the decoded path) until the returned hold is released."""
+        h = Hold(method.upper() if method else None, path, times)
+        self.holds.append(h)
+        return h
+
+    async def wait_if_held(self, method: str, path: str) -> None:
+        """Called by the server before a request's fault or handler: wait while a hold matches."""
+        for h in self.holds:
+            if h.matches(method, path):
+                h.arrived += 1
+                if h.arrived >= h.times:
+                    self.holds.remove(h)
+                    h.full.set()
+                h.reached.set()
+                await h.released.wait()
+                return
 
     def take(self, method: str, path: str, query: dict | None = None) -> Fault | None:
         """The fault answering this request (``query``: its query parameters), used once more; None: none."""
@@ -76,6 +122,9 @@ class Faults:
 
     def clear(self) -> None:
         self.queue.clear()
+        for h in self.holds:
+            h.release()
+        self.holds.clear()
 
     def add(self, method: str | None, path: str, status: int, message: str, *, headers: dict | None = None,
             times: int = 1, name: str = "", errors: list | None = None, expire_tokens: bool = False,

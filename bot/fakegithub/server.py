@@ -7,7 +7,8 @@ Every API request goes through :meth:`FakeGitHub._dispatch`:
 2. User-Agent required (GitHub answers 403 without one); ``X-GitHub-Api-Version`` recorded and
    checked against the versions GitHub serves;
 3. openapi-core validates the request (invalid → 422 and an ``invalid-request`` violation);
-4. an injected fault, if one matches, answers instead (:mod:`bot.fakegithub.faults`);
+4. a held request waits until the test releases it, then an injected fault, if one matches,
+   answers instead (:mod:`bot.fakegithub.faults`);
 5. authentication: App JWT (RS256, verified with the App's public key) for ``/app…``,
    installation or personal tokens elsewhere (expired/unknown → 401 "Bad credentials");
 6. the repository in the path is looked up (outside the installation → 404), pushes made with git
@@ -174,6 +175,8 @@ class FakeGitHub:
         return self.url
 
     async def stop(self) -> None:
+        for h in self.faults.holds:        # a test that failed midway leaves no request waiting
+            h.release()
         await self.webhooks.stop()
         if self._runner:
             await self._runner.cleanup()
@@ -438,6 +441,7 @@ class FakeGitHub:
         long_body = body_too_long(op_id, body)
         if long_body is not None:
             return self._error(record, long_body)
+        await self.faults.wait_if_held(method, path)
         fault = self.faults.take(method, path, query)
         if fault is not None:
             if fault.expire_tokens:

@@ -14,6 +14,7 @@ import gidgethub
 from pydantic import BaseModel, ConfigDict
 
 from bot import templating
+from bot.github.claims import Claims
 from bot.github.limits import fit_body
 from bot.github.sections import kept_current
 
@@ -103,9 +104,26 @@ async def head_contains(gh, full: str, base: str, head: str) -> bool:
     return int(cmp.get("behind_by", 1)) == 0
 
 
-async def comment_once(gh, full_name: str, number: int, key: str, body: str, *, update: bool = False) -> str:
+async def comment_once(gh, full_name: str, number: int, key: str, body: str, *, update: bool = False,
+                       claims: Claims | None = None) -> str:
     """Post ``body`` (which must start with ``marker(key)``) on issue/PR ``number`` unless a
-    comment with that marker exists. Returns ``"created"``, ``"updated"`` or ``"exists"``."""
+    comment with that marker exists (the oldest such is the one updated). Returns ``"created"``,
+    ``"updated"`` or ``"exists"``. ``claims``: looked up and posted under the claim on the comments
+    of ``number`` (:func:`comments_claim`), so two writers at once — a landing's delivery and the
+    poller's sync, two workers — never both find none and both post; None: unclaimed, for a caller
+    that is the only writer of its markers."""
+    if claims is None:
+        return await _comment_once(gh, full_name, number, key, body, update=update)
+    async with claims.hold(full_name, comments_claim(number)):
+        return await _comment_once(gh, full_name, number, key, body, update=update)
+
+
+def comments_claim(number: int) -> str:
+    """Pure: the key of the claim on the comments of issue/PR ``number`` (:mod:`bot.github.claims`)."""
+    return f"comments-{int(number)}"
+
+
+async def _comment_once(gh, full_name: str, number: int, key: str, body: str, *, update: bool) -> str:
     mark = marker(key)
     if not body.startswith(mark):
         body = mark + "\n" + body

@@ -10,8 +10,11 @@ commits pushed meanwhile make the push fail instead of being overwritten; the ne
 them up). PRs are opened/updated by :mod:`bot.sync.prs`; the status issue and
 ``sync_status`` row are refreshed after every run.
 
-What runs concurrently: one sync per fork at a time (an asyncio lock per fork in this process;
-git work runs in a thread so the worker's event loop stays responsive).
+What runs concurrently: one sync per fork at a time (the fork's claim, :mod:`bot.github.claims`:
+an asyncio lock per fork in this process and a ``flock`` across the workers; git work runs in a
+thread so the worker's event loop stays responsive). The status issue and the service's marked
+comments are looked up and written under claims of their own (docs/design.md, "What runs
+concurrently").
 
 Fetch failures (403, network, rewritten history) are recorded in ``sync_status``
 (``last_fetch_error``) so metrics and the status issue say the numbers are stale, then
@@ -21,12 +24,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import fnmatch
 import hashlib
 import json
 import logging
-import os
 import re
 import time
 from dataclasses import asdict, dataclass, field, replace
@@ -43,6 +44,7 @@ from bot.git import apply as apply_mod
 from bot.git import notes, resolution
 from bot.git import repo as gitio
 from bot.git.markers import files_with_markers
+from bot.github.claims import Claims
 from bot.github.client import authenticated_remote, rate_limited
 from bot.github.common import comment_once, render, split_repo
 from bot.github.fork_config import last_valid_config, load_fork_config
@@ -59,12 +61,12 @@ from bot.sync import store as sync_store
 from bot.sync.agents import on_chain_conflict
 from bot.sync.errors import SyncError
 from bot.sync.ingest import default_store, load_state
+from bot.sync.status_issue import CLAIM as STATUS_CLAIM
 from bot.sync.status_issue import render_status, upsert_status_issue
 
 GIT_TIMEOUT_S = 600
 log = logging.getLogger(__name__)
 MAX_AGENT_ROUNDS = 25        # conflicts the agent may resolve in one publish before the chain waits for the next sync
-LOCK_POLL_S = 0.2            # how often a sync waiting for another worker's sync of the same fork looks again
 
 
 def _committed(core: "CoreResult", sha: str) -> float:
@@ -173,9 +175,15 @@ class SyncService:
         self.client_for = client_for
         self.now = now
         self.dead_letters = dead_letters
-        self._locks: dict[str, asyncio.Lock] = {}
+        # the fork lock (key "") and the claims on the fork's GitHub objects, shared by the
+        # worker processes on this workdir
+        self.claims = Claims(self.workdir / "locks", on_wait=self._claim_waits)
         self._memory = rules_mod.MemoryCache()
         self._walks: dict[str, dict] = {}      # working repo -> the last plan's walk (continued after a push)
+
+    @staticmethod
+    def _claim_waits(full_name: str, key: str) -> None:
+        log.info("%s: waiting for %s held by another sync or delivery", full_name, f"the claim on {key}" if key else "the fork lock")
 
     # ------------------------------------------------------------------ git edge
     def repo_dir(self, full_name: str) -> Path:
@@ -282,26 +290,13 @@ class SyncService:
     # ------------------------------------------------------------------ orchestration
     @contextlib.asynccontextmanager
     async def _lock(self, full_name: str):
-        """One sync (or other change of the fork's working repository) at a time per fork: an
-        asyncio lock within this process, then an exclusive ``flock`` on
-        ``<workdir>/locks/<owner>+<repo>.lock`` across the worker processes sharing the workdir
-        (``serve --workers N``); git in one repository from two processes at once fails on its
-        own lock files or interleaves pushes. Waited for without blocking the event loop (polled,
-        so a cancelled wait holds nothing); the OS releases it if the process dies."""
-        async with self._locks.setdefault(full_name, asyncio.Lock()):
-            folder = self.workdir / "locks"
-            folder.mkdir(parents=True, exist_ok=True)
-            fd = os.open(folder / (full_name.replace("/", "+") + ".lock"), os.O_CREAT | os.O_RDWR, 0o600)
-            try:
-                while True:
-                    try:
-                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                        break
-                    except BlockingIOError:
-                        await asyncio.sleep(LOCK_POLL_S)
-                yield
-            finally:
-                os.close(fd)        # closing the last descriptor releases the flock
+        """One sync (or other change of the fork's working repository) at a time per fork: the
+        claim on the fork itself (:mod:`bot.github.claims`: an asyncio lock within this process,
+        then an exclusive ``flock`` on ``<workdir>/locks/<owner>+<repo>.lock`` across the worker
+        processes sharing the workdir, ``serve --workers N``); git in one repository from two
+        processes at once fails on its own lock files or interleaves pushes."""
+        async with self.claims.hold(full_name):
+            yield
 
     async def fork_config(self, ctx, full_name: str) -> ForksyncConfig:
         return await load_fork_config(ctx, full_name)
@@ -389,7 +384,8 @@ class SyncService:
                     if s.action == shrink_mod.CLOSE:
                         row = sync_store.branch_row(ctx.store, full_name, s.unit.branch)
                         try:
-                            lines.append(await landing.close_decided(ctx, full_name, row, [asdict(d) for d in s.decided]))
+                            lines.append(await landing.close_decided(ctx, full_name, row, [asdict(d) for d in s.decided],
+                                                                    claims=self.claims))
                         except gidgethub.HTTPException as e:
                             # the rest of the sync goes on (status, issue); the delivery is
                             # retried after it, and dead-lettered (an alarm) if GitHub keeps refusing
@@ -657,11 +653,11 @@ class SyncService:
                                              **drafted})
         if res.kept:
             await comment_once(ctx.gh, full_name, pr["number"], f"kept:{res.tip}",
-                               render("person_commits.md.j2", unit_id=unit.id, foreign=list(res.kept)))
+                               render("person_commits.md.j2", unit_id=unit.id, foreign=list(res.kept)), claims=self.claims)
         if dropped:
             await comment_once(ctx.gh, full_name, pr["number"], f"rebuilt:{res.tip}",
                                render("unit_rebuilt.md.j2", branch=branch, fork_ref=cfg.fork.ref, base=core.fork_head,
-                                      dropped=dropped, tip=res.tip or ""))
+                                      dropped=dropped, tip=res.tip or ""), claims=self.claims)
         agent = ""
         if res.conflict and not res.error:      # the conflict agent, only when configured ("" when agents are off)
             agent = await on_chain_conflict(ctx, full_name, git_dir=git_dir, cfg=cfg, branch=branch,
@@ -710,7 +706,7 @@ class SyncService:
             await comment_once(ctx.gh, full_name, int(row["pr"]), f"shrunk:{tip}",
                                render("unit_shrunk.md.j2", unit_id=unit.id, branch=s.unit.branch, rebuilt=True,
                                       decided=[asdict(d) for d in s.decided], keep=[i.sha for i in items],
-                                      base=core.fork_head, tip=tip))
+                                      base=core.fork_head, tip=tip), claims=self.claims)
             note += f"; rebuilt without {len(gone)} decided commit(s)"
         return note
 
@@ -721,7 +717,7 @@ class SyncService:
         key = hashlib.sha1(" ".join(sorted(d.sha for d in s.decided)).encode()).hexdigest()[:12]
         what = await comment_once(ctx.gh, full_name, s.unit.pr, f"decided-kept:{key}",
                                   render("unit_shrunk.md.j2", unit_id=s.unit.unit_id, branch=s.unit.branch, rebuilt=False,
-                                         decided=[asdict(d) for d in s.decided], keep=list(s.keep), base="", tip=""))
+                                         decided=[asdict(d) for d in s.decided], keep=list(s.keep), base="", tip=""), claims=self.claims)
         return (f"{s.unit.unit_id}: {len(s.decided)} decided commit(s) left on the branch (a person's commits on it)"
                 + ("; said on the PR" if what == "created" else ""))
 
@@ -784,7 +780,7 @@ class SyncService:
             await comment_once(ctx.gh, full_name, pr, key,
                                render("unit_blocked.md.j2", unit_id=unit.id, step=step, tip=res.tip or "",
                                       b=blocked_mod.as_dict(sync_store.branch_row(ctx.store, full_name, branch), full_name),
-                                      config_path=cfg.github.config_path))
+                                      config_path=cfg.github.config_path), claims=self.claims)
         return f"{unit.id}: blocked: {blocked_mod.what({**fields, 'conflict_sha': res.conflict or ''})}: {refusal.reason}"
 
     def _already_in_fork(self, git_dir: Path, core: CoreResult) -> list[str]:
@@ -901,26 +897,30 @@ class SyncService:
                 # GitHub failing the config read is often what the issue must report (a dead
                 # letter, a stale fetch): render with the last valid configuration instead
                 cfg = last_valid_config(ctx, full_name)
-        await self._save_blocked(ctx, full_name)         # the units' rows are the truth (a merge may have cleared one)
-        st = sync_store.load_status(ctx.store, full_name) or sync_status.SyncStatus(repo=full_name)
-        dead: list[dict] = []
-        if self.dead_letters:       # the fork's own deliveries and its upstream's pushes
-            for repo in dict.fromkeys([full_name] + ([st.upstream] if re.match(r"^[\w.\-]+/[\w.\-]+$", st.upstream) else [])):
-                dead += self.dead_letters(ctx.store, repo)
-            dead.sort(key=lambda d: -d["at"])
-        body = render_status(st, stale_after_s=cfg.github.stale_after_s, alarm_after_s=cfg.github.alarm_after_s,
-                             now=self.now(), dead_letters=dead, config_path=cfg.github.config_path,
-                             login_unknown="" if self.bot_login else self.login_unknown)
-        try:
-            number, what = await upsert_status_issue(ctx.gh, full_name, cfg.github.status_issue_title, body, self.bot_login,
-                                                     create=create)
-        except gidgethub.HTTPException as e:
-            if int(e.status_code) != 410:
-                raise
-            # GitHub turns Issues off on a new fork: the sync goes on, and /healthz and the
-            # dashboard's status say where the status issue went (a failing job until it is back)
-            sync_store.record_job(ctx.store, full_name, STATUS_ISSUE_JOB, ISSUES_OFF.format(repo=full_name), self.now())
-            return "status issue unavailable: Issues are disabled on the fork"
+        # rendered and written under the claim on the fork's status issue: two renders at once
+        # (the poller beside a delivery, two workers) would both find none and both open one, and
+        # the later render is the one left on GitHub
+        async with self.claims.hold(full_name, STATUS_CLAIM):
+            await self._save_blocked(ctx, full_name)         # the units' rows are the truth (a merge may have cleared one)
+            st = sync_store.load_status(ctx.store, full_name) or sync_status.SyncStatus(repo=full_name)
+            dead: list[dict] = []
+            if self.dead_letters:       # the fork's own deliveries and its upstream's pushes
+                for repo in dict.fromkeys([full_name] + ([st.upstream] if re.match(r"^[\w.\-]+/[\w.\-]+$", st.upstream) else [])):
+                    dead += self.dead_letters(ctx.store, repo)
+                dead.sort(key=lambda d: -d["at"])
+            body = render_status(st, stale_after_s=cfg.github.stale_after_s, alarm_after_s=cfg.github.alarm_after_s,
+                                 now=self.now(), dead_letters=dead, config_path=cfg.github.config_path,
+                                 login_unknown="" if self.bot_login else self.login_unknown)
+            try:
+                number, what = await upsert_status_issue(ctx.gh, full_name, cfg.github.status_issue_title, body, self.bot_login,
+                                                         create=create)
+            except gidgethub.HTTPException as e:
+                if int(e.status_code) != 410:
+                    raise
+                # GitHub turns Issues off on a new fork: the sync goes on, and /healthz and the
+                # dashboard's status say where the status issue went (a failing job until it is back)
+                sync_store.record_job(ctx.store, full_name, STATUS_ISSUE_JOB, ISSUES_OFF.format(repo=full_name), self.now())
+                return "status issue unavailable: Issues are disabled on the fork"
         if any(j["job"] == STATUS_ISSUE_JOB for j in st.failing_jobs):
             sync_store.record_job(ctx.store, full_name, STATUS_ISSUE_JOB, None, self.now())
         return f"status issue #{number} {what}" if number else "status issue absent"
@@ -977,12 +977,12 @@ class SyncService:
                                    render("resolution_check.md.j2", ok=False, head=head, kept=[], problems=[
                                        f"the conflict commit `{had.conflict_commit[:12]}` (upstream "
                                        f"`{had.upstream_sha[:12]}`) is no longer on the branch; push the resolution as "
-                                       f"commits on top of it — it is kept as `{keep}`, and nothing was changed"]))
+                                       f"commits on top of it — it is kept as `{keep}`, and nothing was changed"]), claims=self.claims)
                 return "waiting"
             if not chk.ok:
                 await comment_once(ctx.gh, full_name, pr["number"], f"resolution:{head}",
                                    render("resolution_check.md.j2", ok=False, head=head, kept=[],
-                                          problems=list(chk.problems)))
+                                          problems=list(chk.problems)), claims=self.claims)
                 return "waiting"
             tip = (await self._git(d, "rev-parse", "--verify", "-q", f"refs/heads/{branch}", check=False)).strip()
             if tip != head:
@@ -1000,7 +1000,7 @@ class SyncService:
                                    render("resolution_check.md.j2", ok=False, head=head, kept=[], problems=[
                                        f"upstream commit `{chk.stop.upstream_sha[:12]}` is no longer in upstream's "
                                        f"history (`{cfg.upstream.ref}` was rewritten without it); nothing was folded — "
-                                       "close this PR: the next sync plans what upstream has now"]))
+                                       "close this PR: the next sync plans what upstream has now"]), claims=self.claims)
                 return "waiting"
             repo = pygit2.Repository(str(d))
             upstream = gitio.commit_info(repo, chk.stop.upstream_sha)
@@ -1037,7 +1037,7 @@ class SyncService:
                 await self._git(d, "update-ref", ref, head)
                 await comment_once(ctx.gh, full_name, pr["number"], f"resolution-raced:{head}",
                                    render("resolution_folded.md.j2", raced=True, head=head, branch=branch,
-                                          error=str(e)[:300]))
+                                          error=str(e)[:300]), claims=self.claims)
                 return "raced"
             sync_store.save_branch(ctx.store, **{**row, "pushed_tip": tip, "verified_tip": head,
                                                  "conflict_sha": res.conflict or "",
@@ -1049,7 +1049,8 @@ class SyncService:
                            render("resolution_folded.md.j2", raced=False, head=head, branch=branch, fold=folded,
                                   keep=keep, upstream=upstream, empty=empty, tip=tip, picked=[s for s, _ in res.picked],
                                   conflict=res.conflict or "", conflicts=list(getattr(res, "conflicts", ()) or ()),
-                                  remaining=len(res.remaining), failed=failed.reason if failed else ""))
+                                  remaining=len(res.remaining), failed=failed.reason if failed else ""),
+                           claims=self.claims)
         await self.sync(ctx, full_name, reason=f"resolution of {chk.stop.upstream_sha[:12]} folded on {branch}")
         return "folded"
 

@@ -1,7 +1,12 @@
 """The status issue: one issue on the fork, Renovate-dashboard style, kept current.
 
 Found by the hidden marker ``<!-- forksync:status-issue -->`` in its body among open issues
-created by the bot (so a redelivery or crash never makes a second one). Ticking a checkbox sends
+created by the bot (so a redelivery or crash never makes a second one). Looked up and created
+under the fork's claim on it (:mod:`bot.github.claims`, key ``status-issue``), so two renders at
+once — worker 0's poller beside a delivery, or two workers — never both find none and both open
+one. Duplicates made anyway (an older release, a create whose answer was lost) are harmless: the
+oldest open one is the status issue; the others are closed as not planned, each with a note naming
+it (``templates/github/status_issue_duplicate.md.j2``). Ticking a checkbox sends
 ``issues.edited``: ``<!-- replan -->`` → re-plan now; ``<!-- retry:<unit id> -->`` → rebuild that
 unit. The bot then re-renders the body, which un-ticks the box.
 """
@@ -10,12 +15,13 @@ from __future__ import annotations
 import re
 import time
 
-from bot.github.common import render, split_repo
+from bot.github.common import comment_once, render, split_repo
 from bot.github.limits import fit_body, fit_title
 from bot.sync.status import SyncStatus
 from bot.templating import utc_minute
 
 MARK = "<!-- forksync:status-issue -->"
+CLAIM = "status-issue"          # the key of the fork's claim on its status issue (bot.github.claims)
 TICKED = re.compile(r"^\s*[-*] \[[xX]\] <!-- (replan|retry:([A-Za-z0-9_.\-]+)) -->", re.MULTILINE)
 
 
@@ -62,36 +68,60 @@ def ticked_actions(body: str) -> list[str]:
     return [m.group(1) for m in TICKED.finditer(body or "")]
 
 
-async def find_status_issue(gh, full_name: str, bot_login: str | None) -> dict | None:
+async def find_status_issues(gh, full_name: str, bot_login: str | None) -> list[dict]:
+    """The open issues (not PRs) of ``full_name`` with the marker, created by ``bot_login`` (any
+    creator when unknown), as GitHub lists them: newest first."""
     params = {**split_repo(full_name), "state": "open", "per_page": 100}
     url = "/repos/{owner}/{repo}/issues{?state,creator,per_page}"
     if bot_login:
         params["creator"] = bot_login
-    async for issue in gh.getiter(url, params):
-        if issue.get("pull_request") is None and MARK in (issue.get("body") or ""):
-            return issue
-    return None
+    return [issue async for issue in gh.getiter(url, params)
+            if issue.get("pull_request") is None and MARK in (issue.get("body") or "")]
+
+
+async def find_status_issue(gh, full_name: str, bot_login: str | None) -> dict | None:
+    """The status issue: the oldest (lowest number) of :func:`find_status_issues`; None when none is open."""
+    found = await find_status_issues(gh, full_name, bot_login)
+    return min(found, key=lambda i: int(i["number"])) if found else None
+
+
+async def close_duplicate(gh, full_name: str, number: int, keep: int) -> None:
+    """Close status issue ``number`` (not planned) with a note that ``keep`` is the status issue;
+    the note is said once (its marker), so a close that failed after it is retried without a second."""
+    await comment_once(gh, full_name, number, f"status-duplicate:{keep}", render("status_issue_duplicate.md.j2", keep=keep))
+    await gh.patch("/repos/{owner}/{repo}/issues/{number}", {**split_repo(full_name), "number": number},
+                   data={"state": "closed", "state_reason": "not_planned"})
 
 
 async def upsert_status_issue(gh, full_name: str, title: str, body: str, bot_login: str | None, *,
                               create: bool = True) -> tuple[int, str]:
-    """Create the status issue or update its body. Returns ``(number, "created"|"updated"|"unchanged")``,
-    or ``(0, "absent")`` when there is none and ``create`` is off."""
+    """Create the status issue or update its body; the caller holds the fork's claim on it
+    (:data:`CLAIM`, see the module doc). Returns ``(number, "created"|"updated"|"unchanged")``,
+    or ``(0, "absent")`` when there is none and ``create`` is off; when duplicates were closed,
+    the word is followed by ``"; N duplicate(s) closed (#a, #b)"`` (newest first)."""
     rv = split_repo(full_name)
     title, body = fit_title(title), fit_body(body)     # as GitHub will hold them: compared as such below
-    issue = await find_status_issue(gh, full_name, bot_login)
-    if issue is None and not create:
+    found = await find_status_issues(gh, full_name, bot_login)
+    if not found and not create:
         return 0, "absent"
-    if issue is None:
+    if not found:
         # a create whose answer GitHub lost (5xx) may have opened the issue: looked up, not sent again
         created = await gh.create("/repos/{owner}/{repo}/issues", rv, data={"title": title, "body": body},
                                   find=lambda: find_status_issue(gh, full_name, bot_login))
         return created["number"], "created"
-    if issue.get("body") == body and issue.get("title") == title:
-        return issue["number"], "unchanged"
-    await gh.patch("/repos/{owner}/{repo}/issues/{number}", {**rv, "number": issue["number"]},
-                   data={"title": title, "body": body})
-    return issue["number"], "updated"
+    issue = min(found, key=lambda i: int(i["number"]))
+    what = "unchanged"
+    if issue.get("body") != body or issue.get("title") != title:
+        await gh.patch("/repos/{owner}/{repo}/issues/{number}", {**rv, "number": issue["number"]},
+                       data={"title": title, "body": body})
+        what = "updated"
+    # after the status issue is current: a close GitHub refuses fails the render (retried), the
+    # numbers already written
+    dups = [int(i["number"]) for i in found if i["number"] != issue["number"]]
+    for n in dups:
+        await close_duplicate(gh, full_name, n, int(issue["number"]))
+    closed = f"; {len(dups)} duplicate(s) closed ({', '.join(f'#{n}' for n in dups)})" if dups else ""
+    return issue["number"], what + closed
 
 
 async def on_ticked(ctx, sync, full_name: str, body: str) -> None:

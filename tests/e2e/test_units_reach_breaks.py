@@ -47,8 +47,7 @@ async def test_a_decision_recorded_while_the_poller_syncs_the_fork_is_not_lost(w
         if argv and argv[0] == "push" and argv[-1] == "refs/notes/forksync:refs/notes/forksync" and not poll:
             # the note is written, not pushed yet: the poller's sync of the fork starts now
             poll.append(asyncio.create_task(svc.sync(await job_context(bot)(inst.id), FORK, reason="upstream poll")))
-            lock = svc._locks.get(FORK)
-            if lock is None or not lock.locked():
+            if not svc.claims.locked(FORK):
                 await fetched.wait()        # nothing keeps it from fetching the fork first: it does
         out = await real_git(git_dir, *argv, **kw)
         if poll and argv[:3] == ("fetch", "-q", "--prune"):

@@ -43,6 +43,33 @@ async def test_invalid_body_is_422_and_a_violation(world):
     fake.violations.clear()
 
 
+async def test_a_held_request_waits_until_released_then_is_served(world, tmp_path):
+    """A hold pauses matching requests before their handler (no answer of its own), counts them
+    and lets them all go at once: two creates of one issue both held, then both served. (Two
+    clients: one client sends one request at a time, the second would wait behind the first.)"""
+    import asyncio
+
+    from bot.github.client import GitHubApp
+    from tests.support.github import FAST_RETRY
+
+    fake, fork, gh, src, base = world
+    async with aiohttp.ClientSession() as session:
+        other_gh = GitHubApp(session, app_id=fake.app.id, private_key=fake.app.private_key_pem, base_url=fake.url,
+                             retry=FAST_RETRY).installation(next(iter(fake.state.installations)))
+        hold = fake.faults.hold("POST", "/repos/meta/triton/issues", times=2)
+        first = asyncio.create_task(gh.post("/repos/{owner}/{repo}/issues", R, data={"title": "one"}))
+        await hold.reached.wait()
+        assert [i async for i in other_gh.getiter("/repos/{owner}/{repo}/issues", R)] == []     # not created yet
+        other = fake.faults.hold("POST", "/repos/meta/triton/issues")    # the next one, once the first is full
+        second = asyncio.create_task(other_gh.post("/repos/{owner}/{repo}/issues", R, data={"title": "two"}))
+        await hold.full.wait()
+        assert (hold.arrived, other.arrived, fake.faults.holds) == (2, 0, [other])
+        hold.release()
+        assert sorted([(await first)["title"], (await second)["title"]]) == ["one", "two"]
+        fake.faults.clear()                 # releases and drops the holds left
+        assert fake.faults.holds == [] and other.released.is_set()
+
+
 async def test_multi_segment_ref_and_path_params(world):
     fake, fork, gh, src, base = world
     push_branch(src, fork, "forksync/bundle-abc", [({"c.txt": "c\n"}, "add c", "ann")])

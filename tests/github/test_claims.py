@@ -1,0 +1,62 @@
+"""Claims on (repository, key): one holder at a time across coroutines and processes (two
+:class:`Claims` on one folder stand for two processes: ``flock`` locks belong to an open file).
+No sleeps: a waiter says it waits (``on_wait``), and the holder lets go only then."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.github.claims import Claims, lock_name
+
+
+@pytest.mark.parametrize("full, key, name", [
+    ("meta/triton", "", "meta+triton.lock"),                         # the fork lock keeps its file
+    ("meta/triton", "status-issue", "meta+triton@status-issue.lock"),
+    ("meta/triton", "comments-412", "meta+triton@comments-412.lock"),
+    ("meta/triton", "a/b:c d", "meta+triton@a_b_c_d.lock"),          # no path or odd character from a key
+])
+def test_lock_names(full, key, name):
+    assert lock_name(full, key) == name
+
+
+@pytest.mark.parametrize("processes", [1, 2], ids=["one-process", "two-processes"])
+async def test_a_claim_waits_for_its_holder_and_other_keys_do_not(tmp_path, processes):
+    waits: list[tuple[str, str]] = []
+    waiting = asyncio.Event()
+
+    def on_wait(full: str, key: str) -> None:
+        waits.append((full, key))
+        waiting.set()
+
+    a = Claims(tmp_path, poll_s=0)
+    b = a if processes == 1 else Claims(tmp_path, poll_s=0)
+    b.on_wait = on_wait
+    order: list[str] = []
+    async with a.hold("meta/triton", "comments-7"):
+        async with b.hold("meta/triton", "comments-8"), b.hold("meta/triton"), b.hold("meta/other", "comments-7"):
+            order.append("others free")
+        second = asyncio.create_task(_enter(b, order))
+        await waiting.wait()
+        order.append("first out")
+    await second
+    assert order == ["others free", "first out", "second in"]
+    assert waits == [("meta/triton", "comments-7")]
+
+
+async def _enter(claims: Claims, order: list[str]) -> None:
+    async with claims.hold("meta/triton", "comments-7"):
+        order.append("second in")
+
+
+async def test_a_cancelled_wait_leaves_the_claim_free(tmp_path):
+    a, b = Claims(tmp_path, poll_s=0), Claims(tmp_path, poll_s=0)
+    waiting = asyncio.Event()
+    b.on_wait = lambda full, key: waiting.set()
+    async with a.hold("meta/triton", "status-issue"):
+        waiter = asyncio.create_task(b.hold("meta/triton", "status-issue").__aenter__())
+        await waiting.wait()
+        waiter.cancel()
+        await asyncio.gather(waiter, return_exceptions=True)
+    async with b.hold("meta/triton", "status-issue"):
+        assert not a.locked("meta/triton", "status-issue") and b.locked("meta/triton", "status-issue")
