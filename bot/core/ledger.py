@@ -318,9 +318,12 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
                         # takes the upstream commit of that subject, in the fork by ancestry, out:
                         # the one its (#N) cites, else the one commit of those words (upstream
                         # repeats subjects; of several, none is named)
-                        same = [x for x, n in up_subject.items() if n == normalize_subject(subj) and x in anc]
-                        cited = [u for u in ups if u in anc]
-                        for u in cited if ups else same if len(same) == 1 else ():
+                        if ups:
+                            taken = [u for u in ups if u in anc]
+                        else:
+                            same = [x for x, n in up_subject.items() if n == normalize_subject(subj) and x in anc]
+                            taken = same if len(same) == 1 else []
+                        for u in taken:
                             add(u, _Event(f.committer_time, seq, "revert",
                                           Evidence("revert", f.sha, f"{f.subject} (names a pick no longer in the fork: "
                                                                     "a rebase dropped it)"), reason=f.subject))

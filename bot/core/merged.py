@@ -180,10 +180,7 @@ def relands(fork_commit: CommitInfo, upstream: CommitInfo) -> bool:
     if not m or m.group(1).lower().startswith("partial"):
         return False
     rest = m.group(1).strip()
-    # a (#N) the quoted subject carries names which of the commits of those words it is
-    cited = re.search(r"\(#(\d+)\)\s*$", rest.strip('"'))
-    if _bare(rest.strip('"')) == _bare(upstream.subject) and (
-            cited is None or upstream.pr is None or cited.group(1) == str(upstream.pr)):
+    if _quotes(rest.strip('"'), upstream):
         return True
     if upstream.pr is not None and str(upstream.pr) in re.findall(r"#(\d+)\b", rest):
         return True
@@ -205,7 +202,12 @@ def upstream_reverts(revert: CommitInfo, reverted: CommitInfo) -> bool:
     m = _UP_REVERT_SUBJ.match(revert.subject)
     if shas or prs or not m:
         return False        # it names what it reverts, and that is another commit
-    # the subject alone: upstream repeats subjects, so a PR the quoted subject cites must be its
-    cited = re.search(r"\(#(\d+)\)\s*$", m.group(1))
-    return _bare(m.group(1)) == _bare(reverted.subject) and (
-        cited is None or reverted.pr is None or cited.group(1) == str(reverted.pr))
+    return _quotes(m.group(1), reverted)
+
+
+def _quotes(quoted: str, c: CommitInfo) -> bool:
+    """Whether ``quoted``, a subject a reland or revert repeats, is ``c``'s: the same words
+    (:func:`_bare`), and a ``(#N)`` it ends with, if any, ``c``'s PR — upstream repeats subjects,
+    and the PR is what tells which of the commits of those words it is."""
+    cited = re.search(r"\(#(\d+)\)\s*$", quoted)
+    return _bare(quoted) == _bare(c.subject) and (cited is None or c.pr is None or cited.group(1) == str(c.pr))
