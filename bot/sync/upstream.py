@@ -208,25 +208,23 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
         # the status issue writes when upstream was last seen into its body: a poll that syncs
         # nothing renders it again when the hour turned since then (at most one edit an hour)
         hour_turned = not st.upstream_seen_at or int(st.upstream_seen_at // 3600) != int(now // 3600)
-        if retry and head == st.upstream_head and not st.last_fetch_error and job["count"] >= POLL_RETRIES:
-            # given up, as the queue dead-letters a delivery past its attempts: the failing job
-            # stays (the alarm) and the unit blocked on the status issue, until upstream moves, a
-            # person ticks its retry box or permissions change
+        given_up = bool(retry) and job["count"] >= POLL_RETRIES
+        if head == st.upstream_head and not st.last_fetch_error and (not retry or given_up):
             st = replace(st, upstream_seen_at=now, last_fetch_at=now)
             sync_store.save_status(store, st)
             snapshots.record_sync(store, st, at=now, keep_days=keep)
-            out.append(f"{r['fork']}: upstream unchanged; {len(retry)} blocked unit(s) not retried after "
-                       f"{job['count']} failed polled syncs")
-            if hour_turned:
-                out += await refresh_quietly(svc, ctx, r["fork"], create=False)
-            continue
-        if head == st.upstream_head and not st.last_fetch_error and not retry:
-            st = replace(st, upstream_seen_at=now, last_fetch_at=now)
-            sync_store.save_status(store, st)
-            snapshots.record_sync(store, st, at=now, keep_days=keep)
-            out.append(f"{r['fork']}: upstream unchanged")
-            # the fork is synced to the head polled (another sync got there): the poll is not failing
-            out += await job_ended(store, svc, ctx, r["fork"], "poll", None, now, refresh=hour_turned)
+            if given_up:
+                # as the queue dead-letters a delivery past its attempts: the failing job stays
+                # (the alarm) and the unit blocked on the status issue, until upstream moves, a
+                # person ticks its retry box or permissions change
+                out.append(f"{r['fork']}: upstream unchanged; {len(retry)} blocked unit(s) not retried after "
+                           f"{job['count']} failed polled syncs")
+                if hour_turned:
+                    out += await refresh_quietly(svc, ctx, r["fork"], create=False)
+            else:
+                out.append(f"{r['fork']}: upstream unchanged")
+                # the fork is synced to the head polled (another sync got there): the poll is not failing
+                out += await job_ended(store, svc, ctx, r["fork"], "poll", None, now, refresh=hour_turned)
             continue
         try:
             why = f"poll: upstream at {head[:12]}" if head != st.upstream_head or st.last_fetch_error else \
