@@ -82,7 +82,12 @@ async def find_status_issues(gh, full_name: str, bot_login: str | None) -> list[
 async def find_status_issue(gh, full_name: str, bot_login: str | None) -> dict | None:
     """The status issue: the oldest (lowest number) of :func:`find_status_issues`; None when none is open."""
     found = await find_status_issues(gh, full_name, bot_login)
-    return min(found, key=lambda i: int(i["number"])) if found else None
+    return _oldest(found) if found else None
+
+
+def _oldest(issues: list[dict]) -> dict:
+    """The status issue among open marked ``issues`` (non-empty): the oldest, lowest number."""
+    return min(issues, key=lambda i: int(i["number"]))
 
 
 async def close_duplicate(gh, full_name: str, number: int, keep: int) -> None:
@@ -109,7 +114,7 @@ async def upsert_status_issue(gh, full_name: str, title: str, body: str, bot_log
         created = await gh.create("/repos/{owner}/{repo}/issues", rv, data={"title": title, "body": body},
                                   find=lambda: find_status_issue(gh, full_name, bot_login))
         return created["number"], "created"
-    issue = min(found, key=lambda i: int(i["number"]))
+    issue = _oldest(found)
     what = "unchanged"
     if issue.get("body") != body or issue.get("title") != title:
         await gh.patch("/repos/{owner}/{repo}/issues/{number}", {**rv, "number": issue["number"]},
