@@ -464,7 +464,10 @@ def may_share_symbols(fc: FileChange, old_source: bytes | None, new_source: byte
     definition's rows (UTF-8 decoded: a run of word characters never holds a replacement character,
     so it encodes back to the source's bytes). That run — the symbol's last run of word
     characters — therefore lies in the rows ``r - MAX_SYMBOL_LINES + 1 .. r + MAX_SYMBOL_LINES - 1``
-    of the old or new text; if no such run of any of ``names`` occurs there, no symbol is shared."""
+    of the old or new text; if no such run of any of ``names`` occurs there, no symbol is shared.
+    In Python, each part of a qualified name must also be defined in the top-level statement
+    around a changed row (:func:`_python_may_define`): ``test_a.kernel`` is not ``test_b.kernel``.
+    For text that is not valid Python the parser's error recovery is not modelled."""
     if language_for(fc.path) is None:
         return True
     if (fc.status != "A" and old_source is None) or (fc.status != "D" and new_source is None):
@@ -482,23 +485,124 @@ def may_share_symbols(fc: FileChange, old_source: bytes | None, new_source: byte
     if not words:
         return False
     old_ranges, new_ranges = changed_ranges(old_source, new_source, fc.edits)
-    for src, ranges in ((old_source, old_ranges), (new_source, new_ranges)):
-        # the rows (0-based) where a symbol's last word may lie, around each changed row
-        windows = [(max(start - 1, 0) - MAX_SYMBOL_LINES + 1, max(start - 1, 0) + count + MAX_SYMBOL_LINES - 2)
-                   for start, count in ranges if count > 0]
-        if src is None or not windows:
-            continue
-        last = max(hi for _, hi in windows)
-        for word in words:      # each occurrence's row (a word holds no newline): no table of rows
-            at, row, counted = src.find(word), 0, 0
+    sides = ((old_source, old_ranges), (new_source, new_ranges))
+    if not any(_near_a_change(src, ranges, words) for src, ranges in sides):
+        return False
+    if language_for(fc.path) == "python":
+        return any(_python_may_define(src, ranges, names) for src, ranges in sides)
+    return True
+
+
+def _near_a_change(src: bytes | None, ranges, words: set[bytes]) -> bool:
+    """Whether one of ``words`` occurs in ``src`` within ``MAX_SYMBOL_LINES - 1`` rows of a row of
+    hunk ``ranges`` (``(start, count)``, 1-based; :func:`may_share_symbols`)."""
+    # the rows (0-based) where a symbol's last word may lie, around each changed row
+    windows = [(max(start - 1, 0) - MAX_SYMBOL_LINES + 1, max(start - 1, 0) + count + MAX_SYMBOL_LINES - 2)
+               for start, count in ranges if count > 0]
+    if src is None or not windows:
+        return False
+    last = max(hi for _, hi in windows)
+    for word in words:      # each occurrence's row (a word holds no newline): no table of rows
+        at, row, counted = src.find(word), 0, 0
+        while at >= 0:
+            row += src.count(b"\n", counted, at)
+            counted = at
+            if row > last:
+                break
+            if any(lo <= row <= hi for lo, hi in windows):
+                return True
+            at = src.find(word, at + 1)
+    return False
+
+
+# the keywords whose column-0 lines start a top-level statement (not ``async``: an async
+# comprehension's ``async for`` may start a line inside brackets), each after a newline
+_PY_TOP_KEYWORDS = (b"\ndef", b"\nclass")
+# what may lie between ``def``/``class`` and the name it defines (blanks, a line continued by ``\``)
+_PY_DEF_GAP = b" \t\f\r\n\\"
+
+
+def _python_top_defs(src: bytes) -> list[int]:
+    """Byte offsets of the column-0 lines of ``src`` that start with ``def`` or ``class`` (then a
+    blank or ``\\``), do not continue a line ended by a backslash (:func:`_continues`) and lie outside
+    every string spanning lines (:func:`_python_long_strings`): in valid
+    Python each starts a top-level statement, since those keywords cannot continue an expression
+    or a line. Kept by text object."""
+    def compute():
+        found = [0]                      # the text's start: no statement encloses it
+        for kw in _PY_TOP_KEYWORDS:      # literal searches (a regex stops at every newline)
+            at = src.find(kw)
             while at >= 0:
-                row += src.count(b"\n", counted, at)
-                counted = at
-                if row > last:
-                    break
-                if any(lo <= row <= hi for lo, hi in windows):
-                    return True
-                at = src.find(word, at + 1)
+                if src[at + len(kw):at + len(kw) + 1] in (b" ", b"\t", b"\\") and not _continues(src, at):
+                    found.append(at + 1)
+                at = src.find(kw, at + 1)
+        found.sort()
+        inside, out, k = _long_strings_of(src), [], 0
+        for at in found:
+            hidden, k = _inside_string(inside, at, k)
+            if not hidden:
+                out.append(at)
+        return out
+    return _by_text(_TOP_DEFS_MEMO, id(src), src, compute)
+
+
+_TOP_DEFS_MEMO: "LRUCache[int, tuple]" = LRUCache(8)
+
+
+def _continues(src: bytes, nl: int) -> bool:
+    """Whether the line after the newline at ``src[nl]`` continues the line before it (which ends
+    with an odd run of backslashes): code there is not a statement's start, and a short string
+    continued that way is not among :func:`_python_long_strings`' spans."""
+    end = nl - 1 if nl >= 1 and src[nl - 1] == 0x0D else nl
+    return end >= 1 and src[end - 1] == 0x5C and _odd_backslashes(src, end - 1)
+
+
+def _defines(src: bytes, name: bytes, lo: int, hi: int) -> bool:
+    """Whether ``src[lo:hi]`` holds ``name`` as the name of a ``def`` or ``class``: the whole
+    identifier, after those keywords and blanks only."""
+    at = src.find(name, lo, hi)
+    while at >= 0:
+        end = at + len(name)
+        whole = end >= len(src) or not (src[end:end + 1].isalnum() or src[end] == 0x5F or src[end] >= 0x80)
+        head = src[max(0, at - 256):at].rstrip(_PY_DEF_GAP)
+        if whole and (len(head) < 5 or head.endswith(b"def") or head.endswith(b"class")):
+            return True
+        at = src.find(name, at + 1, hi)
+    return False
+
+
+def _python_may_define(src: bytes | None, ranges, names: Iterable[str]) -> bool:
+    """False only when no name of ``names`` can be a symbol of hunk ``ranges`` in the Python text
+    ``src`` (:func:`may_share_symbols`). Why: a symbol ``A.B.c`` around a changed row ``r`` is the
+    chain of definitions enclosing ``r``, each named after ``def``/``class`` in its own first line
+    (a decorated definition's decorators come before that line). In valid Python every such line
+    lies inside the top-level statement holding ``r``: it starts at or after the last column-0
+    ``def``/``class`` line before ``r`` (:func:`_python_top_defs`) and ends before the next
+    one after ``r`` (whose own line is taken in too: ``r`` may be a decorator of it). So each of
+    ``A``, ``B``, ``c`` is defined in that stretch of text, or the symbol is not there. (A text
+    that is not valid Python may parse otherwise; tree-sitter's recovery is not modelled.)"""
+    if src is None:
+        return False
+    names = [n for n in names if n != TOP_LEVEL]
+    spans = [(max(start - 1, 0), max(start - 1, 0) + count - 1) for start, count in ranges if count > 0]
+    if not names or not spans:
+        return False
+    import bisect
+
+    offs, starts = _line_offsets(src), _python_top_defs(src)
+    n_rows = len(offs) - 1
+    for lo, hi in spans:
+        a = int(offs[min(lo, n_rows)])
+        b = int(offs[min(hi + 1, n_rows)])
+        k = bisect.bisect_right(starts, a) - 1
+        first = starts[k] if k >= 0 else 0
+        k = bisect.bisect_left(starts, b)
+        last = len(src) if k >= len(starts) else src.find(b"\n", starts[k])
+        last = len(src) if last < 0 else max(last, b)
+        for name in names:
+            parts = name.split(".")
+            if all(parts) and all(_defines(src, part.encode("utf-8"), first, last) for part in parts):
+                return True
     return False
 
 

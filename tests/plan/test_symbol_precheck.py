@@ -12,7 +12,7 @@ def python_text(rnd: random.Random, n: int) -> str:
     strings holding ``def`` lines, non-ASCII names, statements at column 0."""
     out = ["import os\n\n\n"]
     for i in range(n):
-        k = rnd.randrange(7)
+        k = rnd.randrange(11)
         if k == 0:
             out.append(f"def f{i % 5}(x):\n    y = x + {i}\n    return y\n\n\n")
         elif k == 1:
@@ -26,8 +26,20 @@ def python_text(rnd: random.Random, n: int) -> str:
             out.append(f"def naïve{i % 2}():\n    return 'é'\n\n\n")
         elif k == 5:
             out.append(f"X{i} = [\n    {i},\n]\n\n\n")
-        else:
+        elif k == 6:
             out.append(f"def outer{i % 3}():\n    def inner():\n        return {i}\n    return inner\n\n\n")
+        elif k == 7:       # the same nested name under several outer definitions, decorated
+            out.append(f"@mark({i})\n@other\ndef test{i % 4}(n):\n    @jit\n    def kernel(x):\n"
+                       f"        return x + {i}\n\n    return kernel\n\n\n")
+        elif k == 8:       # definitions inside a top-level statement that is not a definition
+            out.append(f"if FLAG{i % 2}:\n    def guarded{i % 3}():\n        return {i}\n\n    class G{i % 2}:\n"
+                       f"        def m{i % 4}(self):\n            return 0\n\n\n")
+        elif k == 9:       # a string that spans lines and holds column-0 ``def``/``class`` lines
+            out.append(f"class K{i % 3}:\n    doc = '''\nclass K{(i + 1) % 3}:\ndef m{i % 4}(self):\n'''\n\n"
+                       f"    def m{i % 4}(self):\n        return {i}\n\n\n")
+        else:              # a line continued by a backslash after ``def``; ``async for`` at column 0
+            out.append(f"def \\\n    spaced{i % 2}(x):\n    return x\n\n\nasync def coro{i % 2}():\n"
+                       f"    return [y\nasync for y in z]\n\n\n")
     return "".join(out)
 
 
@@ -81,7 +93,8 @@ def check(path: str, make, seed: int, rounds: int) -> tuple[int, int]:
             changes.append((fc, base.encode(), new.encode(), got))
         (fa, oa, na, mine), (fb, ob, nb, theirs) = changes
         assert mine is not None and theirs is not None
-        for names in (mine, theirs, mine | {"f1", "C0.n", "mlir::S1::get"}, {TOP_LEVEL}):
+        for names in (mine, theirs, mine | {"f1", "C0.n", "mlir::S1::get"}, {TOP_LEVEL},
+                      {"test1.kernel", "test2.kernel", "C1.m1", "K0.m0", "G1.m2", "guarded0", "spaced1", "coro1"}):
             said = may_share_symbols(fb, ob, nb, names)
             cases += 1
             if not said:
@@ -121,7 +134,43 @@ def test_a_name_far_from_every_change_is_ruled_out_and_a_near_one_is_not():
     assert symbols_of_change(fc, old, new) == {"near"}
     assert not may_share_symbols(fc, old, new, {"far"})
     assert may_share_symbols(fc, old, new, {"near"})
-    assert may_share_symbols(fc, old, new, {"Other.near"})               # the same last word: maybe
+    # the same last word, but no ``Other`` defined around the change: ruled out in Python ...
+    assert not may_share_symbols(fc, old, new, {"Other.near"})
+    cold = b"struct Other {\n  int near() {\n    return 1;\n  }\n};\n"
+    cnew = cold.replace(b"return 1", b"return 2")
+    cfc = FileChange("m.cpp", "M")
+    assert symbols_of_change(cfc, cold, cnew) == {"Other::near"}
+    assert may_share_symbols(cfc, cold, cnew, {"Mine::near"})            # ... and a maybe in C++
+
+
+def test_the_same_nested_name_under_another_outer_definition_is_ruled_out():
+    # Triton's tests define a ``kernel`` inside many test functions; classes share method names
+    old = (b"import triton\n\n\n@pytest.mark.parametrize('n', [1])\ndef test_a(n):\n    @triton.jit\n"
+           b"    def kernel(X):\n        pass\n\n    kernel[(1,)](n)\n\n\n"
+           b"def test_b(n):\n    @triton.jit\n    def kernel(X):\n        x = 1\n\n    kernel[(1,)](n)\n\n\n"
+           b"class A:\n    def _set_name(self):\n        return 1\n\n\nclass B:\n    def _set_name(self):\n"
+           b"        return 2\n")
+    fc = FileChange("test_x.py", "M")
+    new = old.replace(b"        x = 1\n", b"        x = 2\n").replace(b"        return 2\n", b"        return 3\n")
+    assert symbols_of_change(fc, old, new) == {"test_b.kernel", "B._set_name"}
+    assert not may_share_symbols(fc, old, new, {"test_a.kernel", "A._set_name"})
+    assert may_share_symbols(fc, old, new, {"test_b.kernel"})
+    assert may_share_symbols(fc, old, new, {"B._set_name"})
+    assert not may_share_symbols(fc, old, new, {"test_b.kernel.inner"})
+    # a changed decorator row belongs to the definition below it
+    new = old.replace(b"def test_b(n):\n    @triton.jit\n", b"def test_b(n):\n    @triton.jit(debug=True)\n")
+    assert symbols_of_change(fc, old, new) == {"test_b.kernel"}
+    assert may_share_symbols(fc, old, new, {"test_b.kernel"})
+    new = old.replace(b"@pytest.mark.parametrize('n', [1])\n", b"@pytest.mark.parametrize('n', [2])\n")
+    assert symbols_of_change(fc, old, new) == {"test_a"}
+    assert may_share_symbols(fc, old, new, {"test_a"})
+    assert not may_share_symbols(fc, old, new, {"test_b"})
+    # a column-0 ``def`` inside a short string continued by a backslash starts no statement
+    old = b'def outer():\n    x = "abc\\\ndef fake(): pass"\n    y = 1\n'
+    new = old.replace(b"y = 1", b"y = 2")
+    assert symbols_of_change(fc, old, new) == {"outer"}
+    assert may_share_symbols(fc, old, new, {"outer"})
+    assert may_share_symbols(fc, old.replace(b"\n", b"\r\n"), new.replace(b"\n", b"\r\n"), {"outer"})
 
 
 def test_a_non_ascii_name_is_found_in_the_text():
