@@ -106,3 +106,26 @@ def test_llvm_s_unknown_processor_is_a_warning_that_names_its_cause():
     # an error after the warning is the failure
     assert signature_of("'sm_120' is not a recognized processor for this target (ignoring processor)\n"
                         "ValueError: bad block size", "t").key == "ValueError|bad block size"
+
+
+# ------------------------------------------------------------------ a service's busy answer is infrastructure
+def test_a_rate_limit_or_a_server_error_is_infrastructure_with_its_identity_kept():
+    from bot.triage.classify import INFRA, REAL, signature_class
+    from bot.triage.group import Grouper
+    from bot.triage.records import FailureRecord
+
+    hub = signature_of("requests.exceptions.HTTPError: 429 Client Error: Too Many Requests for url: "
+                       "https://huggingface.co/x/resolve/main/config.json")
+    assert hub.key == "HTTPError|HTTP 429 Too Many Requests from huggingface.co"
+    assert signature_class(hub) == INFRA
+    assert signature_class(signature_of("httpx.HTTPStatusError: Server error '503 Service Unavailable' for url "
+                                        "'https://api.example.org/v1'")) == INFRA
+    # a file that is not there is the run's request, not the service's state
+    assert signature_class(signature_of("requests.exceptions.HTTPError: 404 Client Error: Not Found for url: "
+                                        "https://x.org/a")) == REAL
+    # fresh4.jsonl's rate limits (the Hub's downloads, the Inference API's quota): two groups, both infrastructure
+    fresh4 = [json.loads(x) for x in (DATA / "fresh4.jsonl").read_text().splitlines() if x.strip()]
+    recs = [FailureRecord(test=normalize_test_id(r["test"]), raw_test=r["test"], outcome="failed", text=r["text"])
+            for r in fresh4 if r["fault"] in ("infra-hf-hub-rate-limit", "infra-hf-inference-api-quota")]
+    groups = Grouper().group(recs)
+    assert len(groups) == 2 and {g.cls for g in groups} == {INFRA}
