@@ -2,7 +2,9 @@
 
 * **infrastructure** — the signature names a busy/missing GPU, a driver mismatch, a toolchain
   download, the network or a proxy, a full disk, the OOM killer or a lost runner
-  (:data:`bot.triage.signature.INFRA_PATTERNS`). Conservative: a concrete compiler or numeric
+  (:data:`bot.triage.signature.INFRA_PATTERNS`), or it is a service's HTTP answer that it is busy
+  or failing — 429 (rate limit, quota) or a 5xx status — which keeps its own identity (code and
+  host: :mod:`bot.triage.canonical`) but blames no commit. Conservative: a concrete compiler or numeric
   error is chosen as the primary error before any infrastructure phrase is looked at, so it
   always wins (a log that retried a download and then failed in ``ptxas`` is real).
 * **flaky** — the same test both passed and failed on the same commit (another platform run,
@@ -14,6 +16,7 @@ are tracked apart and never bisected or blamed.
 """
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import Iterable
 
@@ -24,12 +27,21 @@ from bot.triage.signature import Signature
 INFRA, FLAKY, REAL = "infrastructure", "flaky", "real"
 
 
+#: an HTTP status that says the service is busy or failing (RFC 9110 §15.6, RFC 6585 §4: 429 Too
+#: Many Requests), over a canonical ``HTTPError`` line ``HTTP <code> <reason> from <host>``; any
+#: other status (404, 403, 401) answers what the run asked for and may be the change's doing
+_SERVICE_STATUS = re.compile(r"HTTP (?:429|5\d\d) ")
+
+
 def signature_class(sig: Signature, rule: TriageRule | None = None) -> str:
     """The class a signature alone implies: the rule's forced class, else infrastructure for
-    infrastructure signatures, else real (flakiness needs outcomes, see :func:`flaky_keys`)."""
+    infrastructure signatures and a service's busy or failing HTTP status (:data:`_SERVICE_STATUS`),
+    else real (flakiness needs outcomes, see :func:`flaky_keys`)."""
     if rule is not None and rule.cls:
         return rule.cls
-    return INFRA if sig.type == "Infrastructure" else REAL
+    if sig.type == "Infrastructure" or (sig.type == "HTTPError" and _SERVICE_STATUS.match(sig.line)):
+        return INFRA
+    return REAL
 
 
 def _case(r: FailureRecord) -> str:
