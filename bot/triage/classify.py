@@ -8,7 +8,10 @@
   error is chosen as the primary error before any infrastructure phrase is looked at, so it
   always wins (a log that retried a download and then failed in ``ptxas`` is real).
 * **flaky** — the same test both passed and failed on the same commit (another platform run,
-  a second nightly on the same commit), or passed on a retry in the same run.
+  a second nightly on the same commit), or passed on a retry in the same run; or, from the text
+  alone, a test whose socket found its port taken by another process (``Address already in use``,
+  ``EADDRINUSE``, c10d's "server socket has failed to listen"): a test harness's race between
+  choosing a free port and binding it (pytorch/pytorch#12782, #13911), which no commit fixes.
 * **real** — everything else.
 
 A rule may force a class (``class:`` in the rules table). Infrastructure and flaky failures
@@ -33,14 +36,24 @@ INFRA, FLAKY, REAL = "infrastructure", "flaky", "real"
 _SERVICE_STATUS = re.compile(r"HTTP (?:429|5\d\d) ")
 
 
+#: a socket whose port another process holds, over a masked line (``RuntimeError: Address already in
+#: use``, elastic's ``… port: <n> already in use``, ``EADDRINUSE``, torch c10d's "The server socket has
+#: failed to listen on any local network address", whose next line names EADDRINUSE)
+_PORT_TAKEN = re.compile(r"address already in use|eaddrinuse|port: \S+ already in use"
+                         r"|server socket has failed to listen", re.IGNORECASE)
+
+
 def signature_class(sig: Signature, rule: TriageRule | None = None) -> str:
     """The class a signature alone implies: the rule's forced class, else infrastructure for
     infrastructure signatures and a service's busy or failing HTTP status (:data:`_SERVICE_STATUS`),
-    else real (flakiness needs outcomes, see :func:`flaky_keys`)."""
+    flaky for a port another process took (:data:`_PORT_TAKEN`), else real (other flakiness needs
+    outcomes, see :func:`flaky_keys`)."""
     if rule is not None and rule.cls:
         return rule.cls
     if sig.type == "Infrastructure" or (sig.type == "HTTPError" and _SERVICE_STATUS.match(sig.line)):
         return INFRA
+    if _PORT_TAKEN.search(sig.line):
+        return FLAKY
     return REAL
 
 
@@ -63,10 +76,10 @@ def flaky_keys(records: Iterable[FailureRecord]) -> frozenset[tuple[str, str]]:
 
 def record_class(rec: FailureRecord, sig: Signature, rule: TriageRule | None,
                  flaky: frozenset[tuple[str, str]]) -> str:
-    """The class of one failed record: infrastructure (signature or rule) first, then flaky
-    when its (test, commit) both passed and failed, else real."""
+    """The class of one failed record: infrastructure or flaky by its signature or rule first,
+    then flaky when its (test, commit) both passed and failed, else real."""
     cls = signature_class(sig, rule)
-    if cls == INFRA or (rule is not None and rule.cls):
+    if cls != REAL or (rule is not None and rule.cls):
         return cls
     if (_case(rec), rec.commit or f"run:{rec.run}") in flaky:
         return FLAKY
