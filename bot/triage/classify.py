@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from functools import lru_cache
 from typing import Iterable
 
 from bot.config.triage import TriageRule
@@ -43,6 +44,12 @@ _PORT_TAKEN = re.compile(r"address already in use|eaddrinuse|port: \S+ already i
                          r"|server socket has failed to listen", re.IGNORECASE)
 
 
+@lru_cache(maxsize=4096)
+def _port_taken(line: str) -> bool:
+    # a grouping classifies every record and a nightly repeats few lines: one search per line
+    return _PORT_TAKEN.search(line) is not None
+
+
 def signature_class(sig: Signature, rule: TriageRule | None = None) -> str:
     """The class a signature alone implies: the rule's forced class, else infrastructure for
     infrastructure signatures and a service's busy or failing HTTP status (:data:`_SERVICE_STATUS`),
@@ -52,7 +59,7 @@ def signature_class(sig: Signature, rule: TriageRule | None = None) -> str:
         return rule.cls
     if sig.type == "Infrastructure" or (sig.type == "HTTPError" and _SERVICE_STATUS.match(sig.line)):
         return INFRA
-    if _PORT_TAKEN.search(sig.line):
+    if _port_taken(sig.line):
         return FLAKY
     return REAL
 
