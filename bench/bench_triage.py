@@ -1,6 +1,6 @@
 """Triage benchmark: grouping throughput and pairwise precision/recall on the labelled set.
 
-    .venv/bin/python bench/bench_triage.py [--records 50000] [--check] [--quality | --fresh | --fresh2 | --fresh3 | --fresh4 | --fresh5]
+    .venv/bin/python bench/bench_triage.py [--records 50000] [--check] [--quality | --fresh | --fresh2 | --fresh3 | --fresh4 | --fresh5 | --fresh6]
 
 * **cold** — ``signature_of`` on every labelled text, no cache: the worst case, every failure
   output distinct (``signature_of`` keeps no cache, so running the set several times measures
@@ -39,8 +39,16 @@
   data since signature version 7): the same figures and missed pairs;
 * **fresh5** (``--fresh5``) — ``fresh5.jsonl`` (``make_fresh5.py``: 38 more public reports, none a
   source of the other sets, from the Intel XPU and ROCm backends and a nightly's harness, labelled
+  and committed before the signature code first ran on them; measured once held out, of versions 6
+  and 7, tuning data since signature version 8): the same figures and missed pairs;
+* **fresh6** (``--fresh6``) — ``fresh6.jsonl`` (``make_fresh6.py``: 61 more public reports, none a
+  source of the other sets, most of them the CI machinery, the network and flaky tests, labelled
   and committed before the signature code first ran on them; wholly held out): the same figures and
   missed pairs;
+* **class accuracy** (with ``--fresh4`` … ``--fresh6``, whose labels carry the class as a prefix:
+  ``infra-`` infrastructure, ``flaky-`` flaky, anything else real) — the share of records whose
+  group's class (``Group.cls``, all records grouped as one nightly without passes, so never flaky)
+  is the label's, for all records and for the real excerpts, with the counts per (label, group) class;
 * **precision/recall** — pairwise over the labelled records: a pair is *grouped* when the two
   records get the same group, *same* when they carry the same fault label. Precision = grouped
   and same / grouped; recall = grouped and same / same.
@@ -75,7 +83,10 @@ FRESH = ROOT / "tests" / "data" / "triage" / "fresh.jsonl"       # measured once
 FRESH2 = ROOT / "tests" / "data" / "triage" / "fresh2.jsonl"     # a third set: held out once, tuning data since version 5
 FRESH3 = ROOT / "tests" / "data" / "triage" / "fresh3.jsonl"     # a fourth set: held out once, tuning data since version 6
 FRESH4 = ROOT / "tests" / "data" / "triage" / "fresh4.jsonl"     # a fifth set: held out once (version 6), tuning data since
-FRESH5 = ROOT / "tests" / "data" / "triage" / "fresh5.jsonl"     # a sixth wholly held-out set, never tuned on
+FRESH5 = ROOT / "tests" / "data" / "triage" / "fresh5.jsonl"     # a sixth set: held out once (versions 6, 7), tuning data since 8
+FRESH6 = ROOT / "tests" / "data" / "triage" / "fresh6.jsonl"     # a seventh wholly held-out set, never tuned on
+#: the sets whose fault labels carry the class as a prefix (``infra-``, ``flaky-``; else real)
+CLASSED = ("fresh4", "fresh5", "fresh6")
 FOLDS = 5
 TARGET = 50_000   # records per CPU second
 
@@ -165,12 +176,46 @@ def fresh_figures(recs: list[dict]) -> dict:
     return out
 
 
+def label_class(fault: str) -> str:
+    """The class a ``fresh4.jsonl`` … ``fresh6.jsonl`` label names by its prefix: ``infra-`` →
+    ``infrastructure``, ``flaky-`` → ``flaky``, anything else ``real`` (``bot.triage.classify``'s names)."""
+    if fault.startswith("infra-"):
+        return "infrastructure"
+    return "flaky" if fault.startswith("flaky-") else "real"
+
+
+def class_figures(recs: list[dict]) -> dict:
+    """Class accuracy of ``Grouper.group`` on one held-out set (all records as one nightly, no passes:
+    a flaky label can only be matched by a rule), for all records and for the real excerpts: the share
+    whose group's class is the label's class, and the counts per ``label>group`` class pair."""
+    out: dict = {}
+    for name, keep in (("all", lambda r: True), ("real", lambda r: r["shape"] == "real")):
+        part = [r for r in recs if keep(r)]
+        frs = [FailureRecord(test=normalize_test_id(r["test"]), raw_test=r["test"], outcome="failed", text=r["text"])
+               for r in part]
+        cls = {}
+        for grp in Grouper().group(frs):
+            for fr in grp.records:
+                cls[id(fr)] = grp.cls
+        pairs = [(label_class(r["fault"]), cls[id(fr)]) for r, fr in zip(part, frs)]
+        counts: dict[str, int] = {}
+        for want, got in pairs:
+            counts[f"{want}>{got}"] = counts.get(f"{want}>{got}", 0) + 1
+        out[name] = {"records": len(part), "accuracy": round(sum(w == g for w, g in pairs) / len(pairs), 4),
+                     "counts": dict(sorted(counts.items()))}
+    return out
+
+
 def print_heldout(name: str, path: Path) -> None:
     """Print ``fresh_figures`` of one wholly held-out file: the figures for all records and for the
     real excerpts, then each split pair and merged group of the real excerpts."""
-    f = fresh_figures(load(path))
+    recs = load(path)
+    f = fresh_figures(recs)
     for part in ("all", "real"):
         print(f"{name} ({part}): {json.dumps(f[part])}")
+    if name in CLASSED:
+        for part, c in class_figures(recs).items():
+            print(f"{name} class ({part}): {json.dumps(c)}")
     print(f"split pairs (same fault, different groups): {len(f['split'])}")
     for fault, ga, gb in f["split"]:
         print(f"  split  {fault}: {ga}  |  {gb}")
@@ -216,8 +261,10 @@ def main(argv=None) -> int:
     ap.add_argument("--fresh3", action="store_true", help="only the figures on fresh3.jsonl and its missed pairs")
     ap.add_argument("--fresh4", action="store_true", help="only the figures on fresh4.jsonl and its missed pairs")
     ap.add_argument("--fresh5", action="store_true", help="only the figures on fresh5.jsonl and its missed pairs")
+    ap.add_argument("--fresh6", action="store_true", help="only the figures on fresh6.jsonl and its missed pairs")
     args = ap.parse_args(argv)
-    sets = (("fresh", FRESH), ("fresh2", FRESH2), ("fresh3", FRESH3), ("fresh4", FRESH4), ("fresh5", FRESH5))
+    sets = (("fresh", FRESH), ("fresh2", FRESH2), ("fresh3", FRESH3), ("fresh4", FRESH4), ("fresh5", FRESH5),
+            ("fresh6", FRESH6))
     if any(getattr(args, name) for name, _ in sets):
         for name, path in sets:
             if getattr(args, name):

@@ -1,7 +1,7 @@
 """Infrastructure faults (pure, one table for the runner, bisection and triage): the phrases that
 name a busy/missing GPU, GPU memory held by another process, the GPU's memory failing (an
-uncorrectable ECC error), a GPU or driver that failed to start, a driver mismatch, the network, a
-toolchain download, a full disk, the OOM killer or a lost runner.
+uncorrectable ECC error), a GPU or driver that failed to start, a driver mismatch, an HTTP proxy, the
+network, a toolchain download, a full disk, the OOM killer or a lost runner.
 
 * the runner (:mod:`gpu_runner.runner`, through :func:`bot.config.suites.infra_error_match`) retries
   an attempt whose output holds one and reports outcome ``infrastructure`` when it persists;
@@ -16,7 +16,8 @@ Sources: CUDA runtime/driver and HIP error names and strings (``cudaErrorNoDevic
 ``CUDA_ERROR_NO_DEVICE``, ``hipErrorNoDevice``, ``cudaErrorECCUncorrectable``: "uncorrectable ECC
 error encountered"), torch's ``No CUDA GPUs are available`` and CUDA OOM messages (the process
 list and the allocator's figures: ``c10/cuda/CUDACachingAllocator.cpp``), NVML/nvidia-smi's
-start-up failures, GitHub Actions runner messages, curl/pip/urllib3 network errors, the Linux OOM
+start-up failures, GitHub Actions runner messages, curl/pip/urllib3 network and proxy errors
+(urllib3's ``ProxyError``, an HTTP CONNECT's ``Tunnel connection failed: <status>``), the Linux OOM
 killer's log line.
 """
 from __future__ import annotations
@@ -120,9 +121,13 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
                          "forward compatibility was attempted", "CUDA driver initialization failed",
                          "cudaErrorInsufficientDriver", "hipErrorInsufficientDriver", "CUDA_ERROR_NOT_INITIALIZED",
                          "cuInit failed", "hipErrorNotInitialized", "GPU is lost")),
+    # an HTTP proxy that refused the tunnel or the credentials (urllib3's ProxyError, the CONNECT
+    # answer "Tunnel connection failed: 403 Forbidden"): the site's proxy, another fix than the
+    # network's; before "network", whose status phrases ("503 Service Unavailable") such a line holds
+    ("proxy", ("ProxyError", "Tunnel connection failed", "407 Proxy Authentication Required")),
     ("network", ("Connection reset by peer", "Connection refused", "Could not resolve host",
                  "Temporary failure in name resolution", "Name or service not known", "Read timed out",
-                 "ProxyError", "Network is unreachable", "TLS handshake timeout", "RemoteDisconnected",
+                 "Network is unreachable", "TLS handshake timeout", "RemoteDisconnected",
                  "HTTP Error 50", "503 Service Unavailable", "502 Bad Gateway", "504 Gateway Time",
                  # also urllib3's connect timeout, which names the host (pip's MaxRetryError: "Connection
                  # to files.pythonhosted.org timed out. (connect timeout=15)"), beside its ReadTimeoutError

@@ -20,8 +20,8 @@ import re
 
 from bot.triage.normalize import strip_abi_tag, symbol_name
 
-__all__ = ["CANONICAL", "GENERIC", "canonical", "is_generic", "arch_family", "compute_family", "ptx_type", "fold_runtime_case",
-           "windows_message"]
+__all__ = ["CANONICAL", "GENERIC", "ZE_RESULTS", "canonical", "is_generic", "arch_family", "compute_family", "ptx_type",
+           "fold_runtime_case", "header_name", "windows_message", "ze_result"]
 
 
 def arch_family(arch: str) -> str:
@@ -78,9 +78,55 @@ def windows_message(message: str) -> str:
     return _WINDOWS_ENGLISH.get(message.strip().rstrip(".。"), message.strip())
 
 
+#: headers that only a Python whose development headers are missing or incomplete lacks:
+#: ``Python.h`` includes ``pyconfig.h`` (CPython's ``Include/Python.h``), and both come with the
+#: same package (``python3-dev``) or the same ``include`` folder of an embedded Python
+_PYTHON_HEADERS = frozenset({"Python.h", "pyconfig.h"})
+
+
+def header_name(header: str) -> str:
+    """A missing header as the fix names it: ``pyconfig.h`` → ``Python.h`` (Python's development
+    headers, :data:`_PYTHON_HEADERS`); any other header as it is."""
+    return "Python.h" if header in _PYTHON_HEADERS else header
+
+
+#: Level Zero's result codes by value (the Level Zero specification, ``ze_api.h`` ``ze_result_t``):
+#: the errors a GPU runtime reports when it loads or runs a kernel
+ZE_RESULTS = {
+    0x70000001: "ZE_RESULT_ERROR_DEVICE_LOST", 0x70000002: "ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY",
+    0x70000003: "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", 0x70000004: "ZE_RESULT_ERROR_MODULE_BUILD_FAILURE",
+    0x70000005: "ZE_RESULT_ERROR_MODULE_LINK_FAILURE",
+    0x78000001: "ZE_RESULT_ERROR_UNINITIALIZED", 0x78000002: "ZE_RESULT_ERROR_UNSUPPORTED_VERSION",
+    0x78000003: "ZE_RESULT_ERROR_UNSUPPORTED_FEATURE", 0x78000004: "ZE_RESULT_ERROR_INVALID_ARGUMENT",
+    0x78000005: "ZE_RESULT_ERROR_INVALID_NULL_HANDLE", 0x78000006: "ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE",
+    0x78000007: "ZE_RESULT_ERROR_INVALID_NULL_POINTER", 0x78000008: "ZE_RESULT_ERROR_INVALID_SIZE",
+    0x78000009: "ZE_RESULT_ERROR_UNSUPPORTED_SIZE", 0x7800000A: "ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT",
+    0x7800000B: "ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT", 0x7800000C: "ZE_RESULT_ERROR_INVALID_ENUMERATION",
+    0x7800000D: "ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION", 0x7800000E: "ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT",
+    0x7800000F: "ZE_RESULT_ERROR_INVALID_NATIVE_BINARY", 0x78000010: "ZE_RESULT_ERROR_INVALID_GLOBAL_NAME",
+    0x78000011: "ZE_RESULT_ERROR_INVALID_KERNEL_NAME", 0x78000012: "ZE_RESULT_ERROR_INVALID_FUNCTION_NAME",
+    0x78000013: "ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION",
+    0x78000014: "ZE_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION",
+    0x78000015: "ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX",
+    0x78000016: "ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE",
+    0x78000017: "ZE_RESULT_ERROR_INVALID_KERNEL_ATTRIBUTE_VALUE", 0x78000018: "ZE_RESULT_ERROR_INVALID_MODULE_UNLINKED",
+    0x78000019: "ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE", 0x7800001A: "ZE_RESULT_ERROR_OVERLAPPING_REGIONS",
+    0x7FFFFFFE: "ZE_RESULT_ERROR_UNKNOWN",
+}
+
+
+def ze_result(code: str) -> str:
+    """A Level Zero result as its name: ``0x78000011`` → ``ZE_RESULT_ERROR_INVALID_KERNEL_NAME``
+    (:data:`ZE_RESULTS`); a name as it is; a code the table does not name as lower-case hex."""
+    if code.startswith("ZE_RESULT_"):
+        return code
+    value = int(code, 16)
+    return ZE_RESULTS.get(value, f"0x{value:08x}")
+
+
 #: group name → how the template writes it
 _GROUPS = {"arch": arch_family, "varch": compute_family, "feature": ptx_type, "so": strip_abi_tag, "symbol": symbol_name,
-           "winmsg": windows_message}
+           "winmsg": windows_message, "header": header_name, "ze": ze_result}
 
 
 #: (literal the chosen line must hold, pattern over the raw line, type, line template). A
@@ -117,6 +163,15 @@ CANONICAL: tuple[tuple[str, re.Pattern, str, str], ...] = (
      re.compile(r"Command '\[b?['\"](?:[^'\"]*[/\\])?(?:[\w.+-]+-)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|tcc|cl|icx|icpx|icc)"
                 r"(?:-[\d.]+)?(?:\.exe)?['\"].*returned non-zero exit status (?P<code>-?\d+)"),
      "CompilerError", "C compiler failed with exit status {code}"),
+    # Level Zero's result, by its name (:func:`ze_result`): triton's XPU driver prints the code in hex
+    # (``Triton Error [ZE]: 0x78000011``), its loader the name (``Error during Intel loadBinary:
+    # ZE_RESULT_ERROR_INVALID_KERNEL_NAME``); generic below, as CUDA's and HIP's codes are
+    ("ZE error: ", re.compile(r"ZE error: (?P<ze>0x[0-9a-fA-F]{1,8}\b|ZE_RESULT_[A-Z_]+)"), "ZEError", "ZE error: {ze}"),
+    # LLVM's warning that it does not know the GPU (a triton whose LLVM predates it; ptxas fails
+    # next): one identity per GPU generation, as ptxas's ``Value 'sm_120' is not defined``
+    ("is not a recognized processor for this target",
+     re.compile(r"'(?P<arch>sm_\d+[af]?)' is not a recognized processor for this target"),
+     "Warning", "'{arch}' is not a recognized processor for this target"),
     # the HIP runtime's error by its name: its message varies by ROCm version ("Coudn't find binary
     # for current devices!", "Unable to find code object for all current devices!")
     ("HIP error: hipError", re.compile(r"HIP error: (?P<name>hipError[A-Z]\w*):"), "HIPError", "HIP error: {name}"),
@@ -223,6 +278,9 @@ GENERIC: re.Pattern = re.compile(
     r"|^CompilerError: C compiler failed with exit status -?\d+$"
     r"|^HIPError: HIP error: hipError(?:IllegalAddress|LaunchFailure|InvalidValue|Unknown|Assert|IllegalInstruction"
     r"|MisalignedAddress)\b"
+    # a Level Zero result names no kernel, build or machine (the same code stood for four causes in
+    # fresh5.jsonl): the test joins it
+    r"|^ZEError: ZE error: \S+$"
     r"|^CompilationError: (?:at <pos>:?)?$"                    # a CompilationError whose cause was not printed
 )
 
@@ -242,7 +300,8 @@ def canonical(typ: str, raw: str) -> tuple[str, str] | None:
 
 
 #: the types a :data:`GENERIC` line other than an empty message can have
-_GENERIC_TYPES = frozenset({"CUDAError", "HIPError", "RuntimeError", "CompilationError", "ptxas", "CompilerError"})
+_GENERIC_TYPES = frozenset({"CUDAError", "HIPError", "ZEError", "RuntimeError", "CompilationError", "ptxas",
+                            "CompilerError"})
 
 
 def is_generic(typ: str, line: str) -> bool:

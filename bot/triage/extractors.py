@@ -143,10 +143,15 @@ def _x_ptxas(text: str) -> Found | None:
     return ("ptxas", first, "compile") if first else None
 
 
+_LOAD_BINARY = "Error during Intel loadBinary: "
 _CUDA_RX = (
     # (literal the match starts with, pattern anchored there) — the literal is found with
     # str.find (fast on long logs) and the pattern only checked at those places
-    ("Triton Error [", re.compile(r"Triton Error \[(CUDA|HIP)\]: ([^\n\"]*)")),
+    ("Triton Error [", re.compile(r"Triton Error \[(CUDA|HIP|ZE)\]: ([^\n\"]*)")),
+    # Intel's loader, before the RuntimeError it raises (a report's traceback is often cut before
+    # that): ``Error during Intel loadBinary: Triton Error [ZE]: 0x78000011`` or the result's name
+    # alone (``… loadBinary: ZE_RESULT_ERROR_INVALID_KERNEL_NAME``); the runtime is Level Zero
+    (_LOAD_BINARY, re.compile(r"Error during Intel loadBinary: (?:Triton Error \[(ZE)\]: )?([^\n\"]*)")),
     ("CUDA error: ", re.compile(r"(CUDA) error: ([^\n\"]*)")),
     ("cuda error: ", re.compile(r"(cuda) error: ([^\n\"]*)")),
     ("HIP error: ", re.compile(r"(HIP) error: ([^\n\"]*)")),
@@ -176,6 +181,10 @@ _TORCH_CAPABILITY_LINE = re.compile(r"[^\n]*with CUDA capability sm_\d+[af]? is 
                                     r"installation")
 #: xFormers' warning that its extensions were built for another torch or Python (``xformers/_cpp_lib.py``)
 _XFORMERS = "xFormers was built for:"
+#: LLVM's warning that it does not know the target processor (``MCSubtargetInfo``: "'sm_120' is not a
+#: recognized processor for this target (ignoring processor)"): triton's LLVM older than the GPU
+_LLVM_PROCESSOR = "is not a recognized processor for this target"
+_LLVM_PROCESSOR_LINE = re.compile(r"'[\w.-]+' is not a recognized processor for this target")
 _XFORMERS_TORCH = re.compile(r"PyTorch (?P<built>\S+) with CUDA \S+ \(you have (?P<have>[^)\s]+)\)")
 _XFORMERS_PYTHON = re.compile(r"Python\s+(?P<built>\S+) \(you have (?P<have>[^)\s]+)\)")
 
@@ -188,7 +197,9 @@ def _torch_capability(text: str) -> Found | None:
 def _x_warning(text: str) -> Found | None:
     """A library's warning that names its cause, read only where no error was found (such a
     warning is printed at start-up, and the error after it, when there is one, is the failure):
-    torch's GPU-capability warning (one per GPU generation, :mod:`bot.triage.canonical`) and
+    torch's GPU-capability warning (one per GPU generation, :mod:`bot.triage.canonical`), LLVM's
+    ``'sm_120' is not a recognized processor for this target`` (an LLVM older than the GPU; one per
+    GPU generation too), and
     xFormers' "built for" lines — extensions built for a CUDA torch under a CPU-only one
     (``(you have 2.1.2+cpu)``: the fix is a CUDA build of torch), for another torch (the fix is
     an xFormers built for it), or for another Python only."""
@@ -196,6 +207,10 @@ def _x_warning(text: str) -> Found | None:
         found = _torch_capability(text)
         if found:
             return found
+    if _LLVM_PROCESSOR in text:
+        m = _LLVM_PROCESSOR_LINE.search(text)
+        if m:
+            return "Warning", m.group(0).strip(), "compile"
     i = text.find(_XFORMERS)
     if i < 0:
         return None
@@ -226,7 +241,7 @@ def _x_cuda(text: str, present=None) -> Found | None:
             best = m
     if best is None:
         return None
-    api = best.group(1).upper()
+    api = (best.group(1) or "ZE").upper()        # (Intel's loadBinary line names no runtime: Level Zero)
     msg = best.group(2).strip()
     if msg.startswith("no kernel image is available") and _TORCH_CAPABILITY in text:
         # the error torch's capability warning announces: the warning names the cause, the
@@ -788,7 +803,7 @@ EXTRACTORS: tuple[Extractor, ...] = (
     ("mlir", (": error: ",), _x_mlir_error),
     ("ptxas", NV_TOOL_LITERALS, _x_ptxas),
     # " error: " stands for the four "<api> error: " literals (one scan instead of four)
-    ("cuda", ("Triton Error [", " error: ", "CUDA_ERROR_", "cudaError", "hipError"), _x_cuda),
+    ("cuda", ("Triton Error [", " error: ", "CUDA_ERROR_", "cudaError", "hipError", _LOAD_BINARY), _x_cuda),
     # a compiler or linker diagnostic (the launcher's build): before a signal and before the
     # Python exception around the build
     ("cc", CC_LITERALS, _x_cc),
@@ -803,7 +818,7 @@ EXTRACTORS: tuple[Extractor, ...] = (
     # (Python's "Fatal Python error: …" is never translated, and the English names come first)
     ("signal", tuple(w for w, _ in _L10N_SIGNALS), signal_in_other_locale),
     # a warning that names its cause: only where no error was found
-    ("warning", (_TORCH_CAPABILITY, _XFORMERS), _x_warning),
+    ("warning", (_TORCH_CAPABILITY, _XFORMERS, _LLVM_PROCESSOR), _x_warning),
     ("infra", ("",), _x_infra),
     ("exit", ("xit", "returned non-zero"), _x_exit),
 )

@@ -61,7 +61,7 @@ CRASH_RULES = frozenset({"assertion", "llvm", "signal"})
 #: Version of the signature rules. An issue filed under an older version is found by its marker
 #: and re-keyed (its old identity kept as an alias), never filed twice: see
 #: :func:`bot.triage.lifecycle.rekey`.
-SIGNATURE_VERSION = 7
+SIGNATURE_VERSION = 8
 # 4: C/C++ compiler and linker diagnostics (a missing header or library is one identity across
 # compilers, and triton's ``libcuda.so cannot found`` is the missing library ``cuda``), the C
 # compiler's ``CalledProcessError`` generic, HIP errors by name (``hipErrorNoBinaryForGpu: …``),
