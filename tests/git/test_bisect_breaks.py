@@ -83,3 +83,53 @@ def test_l2_detect_refuses_malformed_points_with_a_message(tmp_path, capsys, dat
     f.write_text(data)
     assert main(["l2", "detect", str(f)]) == 2
     assert "expected a list of positive numbers" in capsys.readouterr().err
+
+
+def _trunk_with_revert_and_reland(tmp_path, fork: bool):
+    """A trunk where a slowdown lands, is reverted, and lands again (upstream Triton's "Revert"
+    and "Reland" pairs often fall between two nightlies): ``root, P1, C, P2, R, C2, P3``; C and
+    C2 write ``slow``, R (``git revert C``) removes it. ``fork``: each commit is a pick with its
+    ``Upstream-Commit`` trailer, R's "This reverts commit" naming C's upstream commit (the text
+    upstream wrote); else R names C's own sha, as ``git revert`` on trunk writes it."""
+    repo = tmp_path / "fork"
+    git(tmp_path, "init", "-q", "-b", "main", str(repo))
+    (repo / "README").write_text("fork\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "root")
+    shas = {"root": git(repo, "rev-parse", "HEAD")}
+
+    def pick(name: str, i: int, write: dict[str, str | None], body: str = "") -> None:
+        for f, text in write.items():
+            if text is None:
+                (repo / f).unlink()
+            else:
+                (repo / f).write_text(text)
+        git(repo, "add", "-A")
+        trailer = f"\n\nUpstream-Commit: {upstream(i)}" if fork else ""
+        subject = {"R": 'Revert "Faster matmul"', "C": "Faster matmul", "C2": "Reland \"Faster matmul\""}.get(name, name)
+        git(repo, "commit", "-q", "-m", subject + (f"\n\n{body}" if body else "") + trailer)
+        shas[name] = git(repo, "rev-parse", "HEAD")
+
+    pick("P1", 1, {"p1.txt": "1\n"})
+    pick("C", 2, {"slow": "x\n"})
+    pick("P2", 3, {"p2.txt": "2\n"})
+    pick("R", 4, {"slow": None}, f"This reverts commit {upstream(2) if fork else shas['C']}.")
+    pick("C2", 5, {"slow": "x\n"})
+    pick("P3", 6, {"p3.txt": "3\n"})
+    return str(repo), shas
+
+
+@pytest.mark.parametrize("fork", [True, False], ids=["fork-picks", "trunk-revert"])
+def test_a_culprit_reverted_and_relanded_in_the_range_is_the_reland(tmp_path, fork):
+    """Between the last good and the first bad nightly, a commit that slows trunk lands (C), is
+    reverted (R) and relanded (C2). The search tests P2 (bad), then P1 (good): it names C, verified
+    (C bad, its parent good). What a person sees: the issue blames C, which R already reverted,
+    and the back-out reverts C again — on a trunk whose slowdown comes from C2, the back-out of an
+    upstream commit already backed out, naming the wrong upstream commit. What they should see:
+    C2, the commit after which trunk stays bad (R, which reverts the commit found, is tested: it is
+    good, so the search goes on after it)."""
+    repo, shas = _trunk_with_revert_and_reland(tmp_path, fork)
+    r = bisect_command(repo, shas["root"], shas["P3"], "test ! -f slow")
+    assert (r.culprit, r.verified) == (shas["C2"], True), (r.note, [(s.sha[:8], s.outcome.verdict) for s in r.steps])
+    tested = {s.sha: s.outcome.verdict for s in r.steps}
+    assert tested[shas["R"]] == "good"
