@@ -9,6 +9,10 @@
   :class:`Outcome` — ``good``, ``bad``, ``skip`` (exit 125: cannot be tested, e.g. does not
   build) or ``infra`` (runner trouble: retried up to ``infra_retries`` times, then treated as
   skip, never blamed). A skipped midpoint is replaced by its nearest untested neighbour.
+* **Reverted in the range**: a binary search finds *a* good→bad step; when the culprit it finds
+  is reverted later in the range (a "Revert"/"Reland" pair landed between two nightlies), the
+  revert is tested too, and if trunk is good there the search goes on after it: the culprit is
+  the step after which trunk stays bad (:func:`reverts_in` tells a revert from its message).
 * **Verification**: the culprit is re-tested (bad) and its parent re-tested (good); only then is
   it reported ``verified``. A culprit that passes its re-test is no culprit: the failure did not
   reproduce (a flaky test, the runner), and nothing is blamed. Without skips, a search over N candidates takes at most
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -32,6 +37,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from bot.config.suites import infra_error_match
+from bot.core.provenance import reverted_targets
 
 GOOD, BAD, SKIP, INFRA = "good", "bad", "skip", "infra"
 
@@ -120,10 +126,15 @@ def landed_commits(repo: str, good: str, bad: str) -> list[str]:
 
 
 def bisect(candidates: Sequence[str], good: str, test: Callable[[str], Outcome], *,
-           infra_retries: int = 2, parent_of: Callable[[str], str] | None = None) -> BisectResult:
+           infra_retries: int = 2, parent_of: Callable[[str], str] | None = None,
+           reverts: Callable[[str, str], bool] | None = None) -> BisectResult:
     """Find the first bad commit in ``candidates`` (oldest first; the last one is known bad,
-    ``good`` known good). ``test(sha)`` returns an :class:`Outcome`. ``parent_of`` maps a culprit
-    to its parent for verification (default: the previous candidate, or ``good``).
+    ``good`` known good) after which trunk stays bad. ``test(sha)`` returns an :class:`Outcome`.
+    ``parent_of`` maps a culprit to its parent for verification (default: the previous candidate,
+    or ``good``). ``reverts(later, culprit)``: whether candidate ``later`` reverts ``culprit``
+    (:func:`reverts_in`; None: never) — a culprit whose revert lands later in the range and tests
+    good was undone there, so the search goes on after the revert (a reland, or another commit,
+    made trunk bad again); each such revert costs one more step than ⌈log2 N⌉ + 2.
     Raises :class:`BisectError` for no candidates."""
     cands = list(candidates)
     if not cands:
@@ -149,19 +160,29 @@ def bisect(candidates: Sequence[str], good: str, test: Callable[[str], Outcome],
 
     lo, hi = -1, n - 1            # cands[lo] good (−1 = ``good``), cands[hi] bad
     skipped: set[int] = set()
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        order = [mid] + [i for d in range(1, hi - lo) for i in (mid + d, mid - d) if lo < i < hi]
-        pick = next((i for i in order if i not in skipped), None)
-        if pick is None:
+    while True:
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            order = [mid] + [i for d in range(1, hi - lo) for i in (mid + d, mid - d) if lo < i < hi]
+            pick = next((i for i in order if i not in skipped), None)
+            if pick is None:
+                break
+            o = run(cands[pick], pick, "search")
+            if o.verdict == GOOD:
+                lo = pick
+            elif o.verdict == BAD:
+                hi = pick
+            else:
+                skipped.add(pick)
+        if hi - lo > 1 or reverts is None:
             break
-        o = run(cands[pick], pick, "search")
-        if o.verdict == GOOD:
-            lo = pick
-        elif o.verdict == BAD:
-            hi = pick
-        else:
-            skipped.add(pick)
+        # a binary search over a trunk that went bad, good and bad again finds either step; the
+        # one that matters is the last (the back-out of a commit already reverted undoes nothing)
+        undo = next((j for j in range(hi + 1, n - 1) if reverts(cands[j], cands[hi])), None)
+        if undo is None or run(cands[undo], undo, "search").verdict != GOOD:
+            break
+        lo = undo
+        hi = min((i for i in range(undo + 1, n) if (o := cache.get(cands[i])) and o.verdict == BAD), default=n - 1)
     if hi - lo > 1:
         suspects = tuple(cands[lo + 1:hi + 1])
         return BisectResult(good, cands[-1], tuple(cands), None, False, tuple(steps), suspects, bound,
@@ -182,6 +203,32 @@ def bisect(candidates: Sequence[str], good: str, test: Callable[[str], Outcome],
     note = "" if verified else (f"verification failed: culprit tested {v_bad.verdict}, parent tested "
                                 f"{v_good.verdict} — flaky test or noise; not blamed")
     return BisectResult(good, cands[-1], tuple(cands), culprit, verified, tuple(steps), (culprit,), bound, note)
+
+
+_UPSTREAM_COMMIT = re.compile(r"^Upstream-Commit:\s*([0-9a-f]{7,40})\b", re.MULTILINE | re.IGNORECASE)
+
+
+def reverts_in(repo: str) -> Callable[[str, str], bool]:
+    """``reverts(later, culprit)`` for :func:`bisect` over commits of ``repo``: ``later``'s message
+    says it reverts ``culprit`` — ``This reverts commit <sha>`` (full or abbreviated:
+    :func:`bot.core.provenance.reverted_targets`) naming the culprit, or naming the upstream commit
+    the culprit picks (its ``Upstream-Commit:`` trailer): a pick of upstream's own revert names
+    upstream's sha. Messages are read with git, each once."""
+    messages: dict[str, str] = {}
+
+    def message(sha: str) -> str:
+        if sha not in messages:
+            messages[sha] = _git(repo, "log", "-1", "--format=%B", sha)
+        return messages[sha]
+
+    def reverts(later: str, culprit: str) -> bool:
+        shas, _ = reverted_targets(message(later))
+        if not shas:
+            return False
+        names = [culprit, *_UPSTREAM_COMMIT.findall(message(culprit))]
+        return any(n.lower().startswith(s.lower()) for s in shas for n in names)
+
+    return reverts
 
 
 def command_test(repo: str, command: str, *, timeout_s: int = 3600, env: dict[str, str] | None = None,
@@ -263,4 +310,5 @@ def bisect_command(repo: str, good: str, bad: str, command: str, *, timeout_s: i
     cands = landed_commits(repo, good, bad)
     good_sha = _git(repo, "rev-parse", "--verify", f"{good}^{{commit}}").strip()
     return bisect(cands, good_sha, command_test(repo, command, timeout_s=timeout_s, env=env),
-                  infra_retries=infra_retries, parent_of=lambda s: _git(repo, "rev-parse", f"{s}^").strip())
+                  infra_retries=infra_retries, parent_of=lambda s: _git(repo, "rev-parse", f"{s}^").strip(),
+                  reverts=reverts_in(repo))
