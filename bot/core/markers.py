@@ -9,14 +9,23 @@ line                   is a marker when
 ``>>>>>>>``              the path's ``conflict-marker-size`` attribute) followed by whitespace
                        (space, tab, CR) or the end of the line
 ``=======``            the same with ``=``, **and** it lies inside an open conflict: after a
-                       ``<``/``|`` marker and before the ``>`` marker that closes it
+                       ``<``/``|`` marker and before the ``>`` marker that closes it — or,
+                       outside a markup file (:func:`separators_alone_count`), it is the whole
+                       line (a run of ``=`` and trailing whitespace)
 =====================  ====================================================================
 
 Why "at least" and not git's "exactly ``size``": git writes longer markers (``size + 2`` per
 level) for conflicts inside the virtual base of a recursive merge, and a person may paste any of
 them; a 9- or 10-character or tab-terminated marker is as much a left-over conflict as a
-7-character one. Why ``=`` only inside a conflict: a run of ``=`` alone is a reStructuredText
-heading rule or table border (this docstring has some), never evidence on its own.
+7-character one. Why ``=`` inside a conflict: a run of ``=`` alone is a reStructuredText
+heading rule or table border (this docstring has some), never evidence on its own — in a
+markup file. In code (C++, Python, TableGen, MLIR …) a line that is only a run of ``=`` is what a
+half-resolved conflict leaves when a person deletes its ``<<<<<<<`` and ``>>>>>>>`` lines and
+forgets the separator; ``git diff --check`` calls it a left-over marker too. Markup is told by
+the path's suffix (:data:`MARKUP_SUFFIXES`): reStructuredText, Markdown, AsciiDoc, plain text,
+and a name without one (``README``);
+and a file with a NUL in its first 8000 bytes, into which git writes no markers at all, has
+none left by a half resolution either (:func:`bot.git.markers.files_with_markers`).
 
 Every file is scanned, binary-looking or not. git calls a blob binary when its first 8000 bytes
 hold a NUL (``buffer_is_binary``) and then merges it without writing markers, but a person can
@@ -45,6 +54,18 @@ CONFLICT_TRAILER = "Forksync-Conflict"
 
 _CONFLICT_RX = re.compile(r"^Forksync-Conflict:[ \t]*([0-9a-fA-F]{40})[ \t]*$", re.MULTILINE)
 
+#: Path suffixes of markup files, where a line of ``=`` alone is a heading rule or a table border.
+MARKUP_SUFFIXES = (".rst", ".rest", ".txt", ".md", ".markdown", ".mdx", ".adoc", ".asciidoc")
+
+
+def separators_alone_count(path: str) -> bool:
+    """Whether a line that is only a run of ``=`` counts as a conflict marker in ``path`` outside
+    an open conflict: everywhere but in markup files (:data:`MARKUP_SUFFIXES`, any case) and
+    files named without a suffix (``README``, ``NEWS``, ``CHANGES``: text, as a rule)."""
+    name = path.rsplit("/", 1)[-1].lower()
+    return "." in name.lstrip(".") and not name.endswith(MARKUP_SUFFIXES)
+
+
 # Marker kinds, by their character: ``<`` ours starts, ``|`` diff3 base, ``=`` separator, ``>`` theirs ends.
 _OPENERS = "<|"
 
@@ -64,12 +85,15 @@ def _run_kind(line: str, size: int) -> str | None:
     return c
 
 
-def marker_lines(text: str, size: int = DEFAULT_MARKER_SIZE) -> list[tuple[int, str]]:
+def marker_lines(text: str, size: int = DEFAULT_MARKER_SIZE, *,
+                 separators_alone: bool = False) -> list[tuple[int, str]]:
     """The conflict-marker lines of ``text`` as ``(line number, kind)``: 1-based line numbers
     (lines split on ``\\n`` only, as git counts them; a trailing ``\\r`` is whitespace), ``kind``
     one of ``<`` (ours), ``|`` (diff3 base), ``=`` (separator), ``>`` (theirs). ``size`` is the
     minimum run length (git's ``conflict-marker-size``, default 7; values below 1 count as 1).
-    Rule and its source: this module's docstring."""
+    ``separators_alone``: a line that is only a run of ``=`` counts outside a conflict too (the
+    file is no markup file: :func:`separators_alone_count`). Rule and its source: this module's
+    docstring."""
     size = max(1, int(size))
     out: list[tuple[int, str]] = []
     open_ = False
@@ -78,7 +102,7 @@ def marker_lines(text: str, size: int = DEFAULT_MARKER_SIZE) -> list[tuple[int, 
         if kind is None:
             continue
         if kind == "=":
-            if open_:
+            if open_ or (separators_alone and not line.strip("= \t\r")):
                 out.append((i, kind))
             continue
         out.append((i, kind))
