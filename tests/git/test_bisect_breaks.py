@@ -133,3 +133,43 @@ def test_a_culprit_reverted_and_relanded_in_the_range_is_the_reland(tmp_path, fo
     assert (r.culprit, r.verified) == (shas["C2"], True), (r.note, [(s.sha[:8], s.outcome.verdict) for s in r.steps])
     tested = {s.sha: s.outcome.verdict for s in r.steps}
     assert tested[shas["R"]] == "good"
+
+
+def test_a_trunk_commit_merged_into_a_sync_branch_is_blamed_not_the_merge_that_brought_it(tmp_path):
+    """The fork lands sync PRs with merge commits (``merge_method: merge``); while one is open a
+    person's change T1 lands on trunk and slows it, and the gate's ``update-branch`` merges trunk
+    into the sync branch (U) before the PR merges (M). Candidates, oldest first: T1, S1, S2 (the
+    picks, made on the older trunk), U, M, P. The search tests S2 (good: it lacks T1), then U (bad)
+    and names U, "verified" against its first parent S2. What a person sees: the regression issue
+    blames "Merge branch 'main' into forksync/bundle-x" — a clean merge forksync made — and no
+    back-out can be opened (no upstream commit). What they should see: T1; a merge is the culprit
+    only when each of its parents tests good, and a parent that tests bad is searched instead."""
+    repo = tmp_path / "fork"
+    git(tmp_path, "init", "-q", "-b", "main", str(repo))
+    (repo / "README").write_text("fork\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "root")
+    (repo / "g.txt").write_text("g\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "G")
+    good = git(repo, "rev-parse", "HEAD")
+    git(repo, "checkout", "-q", "-b", "forksync/bundle-x")
+    git(repo, "checkout", "-q", "main")
+    (repo / "slow").write_text("x\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "T1: a person's change")
+    t1 = git(repo, "rev-parse", "HEAD")
+    git(repo, "checkout", "-q", "forksync/bundle-x")
+    for i in (1, 2):
+        (repo / f"s{i}.txt").write_text(f"{i}\n")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", f"S{i}\n\nUpstream-Commit: {upstream(i)}")
+    git(repo, "merge", "-q", "--no-edit", "-m", "Merge branch 'main' into forksync/bundle-x", "main")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-ff", "-m", "Merge pull request #5 from forksync/bundle-x", "forksync/bundle-x")
+    (repo / "p.txt").write_text("p\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "P")
+    bad = git(repo, "rev-parse", "HEAD")
+    r = bisect_command(str(repo), good, bad, "test ! -f slow")
+    assert (r.culprit, r.verified) == (t1, True), (r.note, [(s.sha[:8], s.phase, s.outcome.verdict) for s in r.steps])
