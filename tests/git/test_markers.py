@@ -213,6 +213,11 @@ SEPARATOR_ALONE = [
     ("markdown: a setext heading under a long title", {"doc/new.md": f"A title longer than its rule\n{S}\n"}, []),
     ("reStructuredText: a heading", {"docs/new.rst": f"Install\n{S}\n\ntext\n"}, []),
     ("code: a rule with text after it is no separator", {"b.py": f"# x\n{S} section\n"}, []),
+    # sphinx-gallery tutorials (upstream's python/tutorials/*.py) open with an rst title in the
+    # module docstring, its rule as long as the title: a new tutorial is no conflict
+    ("Python: a tutorial's docstring title", {"python/tutorials/11-new.py": '"""\nVector Addition\n'
+                                              '===============\n\nIn this tutorial\n"""\n'}, []),
+    ("Python: a seven-character docstring title", {"c.py": f'"""\nExample\n{S}\n\ntext\n"""\n'}, []),
 ]
 
 
