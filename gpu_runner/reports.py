@@ -39,7 +39,10 @@ def parse_junit(paths: list[Path]) -> list[TestResult]:
     (:data:`_CTEST_SKIP`). A test id written more than once in one
     file is one test whose last case is its outcome: pytest-rerunfailures writes a ``<testcase>``
     per attempt (the earlier ones without a result element), while pytest's summary and the
-    testsuite's ``tests=`` count the test once."""
+    testsuite's ``tests=`` count the test once. A test id in more than one file (two runs of a
+    glob's commands that both took it) is one test too, with its worst outcome (error, failed,
+    passed, skipped): the suite's count is of tests, not of runs, and a failure in one run stays
+    a failure."""
     return read_junit(paths)[0]
 
 
@@ -47,13 +50,19 @@ def parse_junit(paths: list[Path]) -> list[TestResult]:
 _TEARDOWN_ERROR = "failed on teardown with "
 
 
-def read_junit(paths: list[Path]) -> tuple[list[TestResult], int]:
-    """``(tests, teardown errors)``: :func:`parse_junit`'s tests, and how many ``<error>``
-    elements of theirs pytest wrote for a failed teardown (message ``failed on teardown with …``).
+#: a test's outcomes from worst to best, for one test written into several files of a glob
+_WORST_FIRST = ("error", "failed", "passed", "skipped")
+
+
+def read_junit(paths: list[Path]) -> tuple[list[TestResult], int, int]:
+    """``(tests, teardown errors, repeated)``: :func:`parse_junit`'s tests; how many ``<error>``
+    elements of theirs pytest wrote for a failed teardown (message ``failed on teardown with …``) —
     pytest's summary counts each of those as one more error beside the test's own outcome
-    (``3 passed, 1 error`` for 3 tests); the test itself is ``error`` here."""
-    tests: list[TestResult] = []
-    teardown = 0
+    (``3 passed, 1 error`` for 3 tests); the test itself is ``error`` here —; and how many test
+    cases were of a test id an earlier file already held (each pytest run's summary counts them
+    again; here the test is one, with its worst outcome, in the place first written)."""
+    tests: dict[str, TestResult] = {}
+    teardown = repeated = 0
     for p in paths:
         mine: dict[str, TestResult] = {}
         torn: dict[str, int] = {}
@@ -69,9 +78,15 @@ def read_junit(paths: list[Path]) -> tuple[list[TestResult], int]:
                 mine[t.id] = t
                 torn[t.id] = sum(isinstance(r, Error) and (r.message or "").startswith(_TEARDOWN_ERROR)
                                  for r in case.result)
-        tests.extend(mine.values())
+        for t in mine.values():
+            had = tests.get(t.id)
+            if had is not None:
+                repeated += 1
+                if _WORST_FIRST.index(t.outcome) >= _WORST_FIRST.index(had.outcome):
+                    continue
+            tests[t.id] = t
         teardown += sum(torn.values())
-    return tests, teardown
+    return list(tests.values()), teardown, repeated
 
 
 #: CTest's ``status`` of a test it did not run (``ctest --output-junit``, CMake >= 3.21): ``disabled``

@@ -331,13 +331,16 @@ def read_report(suite: SuiteConfig, checkout: Path, command_stdout: str,
                    for p in paths):
                 return dict(report_state="stale")
             if fmt == "junit":
-                tests, teardown_errors = read_junit(paths)
+                tests, teardown_errors, repeated = read_junit(paths)
                 harness = pytest_total(command_stdout, len(paths))
                 # pytest's summary counts a test whose teardown failed twice (its outcome, then
                 # the error); the report holds it once, as an error: a test failure, not a count
-                # the suite cannot be trusted on
-                return dict(report_state="ok", tests=tuple(tests),
-                            counts=counts_of(tests, None if harness is None else harness - teardown_errors))
+                # the suite cannot be trusted on. A test two runs of a glob both took is one
+                # test (each run's summary counted it), so two overlapping runs never make up
+                # the count of tests a suite promises
+                return dict(report_state="ok", tests=tuple(tests), repeated=repeated,
+                            counts=counts_of(tests, None if harness is None
+                                             else harness - teardown_errors - repeated))
             if len(paths) > 1:
                 raise ReportError(f"{rel} matches {len(paths)} files; a {fmt} report is one file")
             text = paths[0].read_text(errors="replace")

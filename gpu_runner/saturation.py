@@ -56,6 +56,7 @@ class RunFacts:
     not_run: tuple[str, ...] = ()              # collected tests that never finished (streaming report)
     sharded: bool = False      # one shard of a sharded suite: no count rule here (a shard may hold no test);
                                # gpu_runner.shards.merge judges the summed counts
+    repeated: int = 0          # test cases of an id an earlier JUnit file of the glob held (counted once)
 
 
 def judge(f: RunFacts) -> tuple[str, list[Reason]]:
@@ -129,7 +130,8 @@ def _judge_tests(f: RunFacts, add) -> None:
     elif c.ran == 0:
         add("zero-tests", f"no test ran: all {c.total} were skipped", ran=0)
     if f.expected_tests is not None and c.ran != f.expected_tests:
-        add("count-mismatch", _count_detail(c, f.expected_tests, f.expected_field), ran=c.ran, expected=f.expected_tests)
+        add("count-mismatch", _count_detail(c, f.expected_tests, f.expected_field, f.repeated), ran=c.ran,
+            expected=f.expected_tests)
     if f.min_tests is not None and c.ran < f.min_tests:
         add("below-floor", f"{c.ran} tests ran ({c.skipped} skipped or xfail, which do not count), fewer than the "
             f"floor min_tests={f.min_tests}" + (": make the skipped tests run, or lower min_tests if they are "
@@ -147,15 +149,21 @@ def _judge_tests(f: RunFacts, add) -> None:
         add("exit-status-disagrees", "the command exited 0 but the report shows failures")
 
 
-def _count_detail(c: Counts, expected: int, where: str) -> str:
-    """The ``count-mismatch`` detail: how many ran, how many were skipped, and what to change."""
+def _count_detail(c: Counts, expected: int, where: str, repeated: int = 0) -> str:
+    """The ``count-mismatch`` detail: how many ran, how many were skipped, and what to change;
+    ``repeated``: test cases of ids another JUnit file already held, which count once."""
     head = f"{c.ran} tests ran, the suite expects exactly {expected}"
     if c.ran > expected:
-        return head + f" (more: set {where}: {c.ran})"
-    if not c.skipped:
-        return head + " (fewer: tests went missing)"
-    return (head + f": {c.skipped} skipped or xfail tests do not count; make them run, or, if they are meant "
-            f"to skip here, set {where}: {c.ran}")
+        detail = head + f" (more: set {where}: {c.ran})"
+    elif not c.skipped:
+        detail = head + " (fewer: tests went missing)"
+    else:
+        detail = (head + f": {c.skipped} skipped or xfail tests do not count; make them run, or, if they are meant "
+                  f"to skip here, set {where}: {c.ran}")
+    if repeated:
+        detail += (f"; {repeated} test id(s) are in more than one report file: a test counts once, however many "
+                   "runs of the command took it")
+    return detail
 
 
 def _judge_points(f: RunFacts, add) -> None:

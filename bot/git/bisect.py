@@ -9,6 +9,14 @@
   :class:`Outcome` — ``good``, ``bad``, ``skip`` (exit 125: cannot be tested, e.g. does not
   build) or ``infra`` (runner trouble: retried up to ``infra_retries`` times, then treated as
   skip, never blamed). A skipped midpoint is replaced by its nearest untested neighbour.
+* **Reverted in the range**: a binary search finds *a* good→bad step; when the culprit it finds
+  is reverted later in the range (a "Revert"/"Reland" pair landed between two nightlies), the
+  revert is tested too, and if trunk is good there the search goes on after it: the culprit is
+  the step after which trunk stays bad (:func:`reverts_in` tells a revert from its message).
+* **Merges**: a merge's side commits are built on an older trunk, so one can test good only for
+  lacking a trunk commit the merge brings in (gate's ``update-branch`` merges trunk into a sync
+  branch); a merge found as the culprit whose parent tests bad is no culprit: that parent's
+  history is searched instead (``dag``, :class:`GitDag`).
 * **Verification**: the culprit is re-tested (bad) and its parent re-tested (good); only then is
   it reported ``verified``. A culprit that passes its re-test is no culprit: the failure did not
   reproduce (a flaky test, the runner), and nothing is blamed. Without skips, a search over N candidates takes at most
@@ -24,14 +32,16 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import shutil
 import statistics
 import subprocess
 import tempfile
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Protocol, Sequence
 
 from bot.config.suites import infra_error_match
+from bot.core.provenance import reverted_targets
 
 GOOD, BAD, SKIP, INFRA = "good", "bad", "skip", "infra"
 
@@ -119,12 +129,65 @@ def landed_commits(repo: str, good: str, bad: str) -> list[str]:
     return out
 
 
+class Dag(Protocol):
+    """The commit graph :func:`bisect` asks about merges (:class:`GitDag` reads it with git)."""
+
+    def parents(self, sha: str) -> Sequence[str]: ...
+
+    def is_ancestor(self, ancestor: str, sha: str) -> bool: ...
+
+
+class GitDag:
+    """:class:`Dag` of the commits of ``repo``, read with git (each commit's answer once)."""
+
+    def __init__(self, repo: str):
+        self.repo = repo
+        self._parents: dict[str, tuple[str, ...]] = {}
+        self._reach: dict[str, frozenset[str]] = {}
+
+    def parents(self, sha: str) -> tuple[str, ...]:
+        if sha not in self._parents:
+            self._parents[sha] = tuple(_git(self.repo, "rev-list", "--parents", "-n", "1", sha).split()[1:])
+        return self._parents[sha]
+
+    def is_ancestor(self, ancestor: str, sha: str) -> bool:
+        if sha not in self._reach:
+            self._reach[sha] = frozenset(_git(self.repo, "rev-list", sha).split())
+        return ancestor in self._reach[sha]
+
+
+def _through_parent(cands: list[str], hi: int, good: str, parents: Sequence[str], tested: dict[str, Outcome], run,
+                    dag: Dag, search) -> tuple[str, BisectResult] | None:
+    """For a merge culprit ``cands[hi]`` (its ``parents``; ``tested``: those already tested): its
+    first parent that tests bad and is a candidate, with ``search`` run over the candidates of its
+    own history (ending at it); None when every parent tests good (the merge itself is the culprit)
+    or a bad parent is no candidate. A merge's side commits are built on an older trunk: one
+    tests good for lacking a trunk commit the merge brought in, so the search stops at the merge."""
+    for p in parents:
+        if p not in tested:
+            tested[p] = run(p, cands.index(p) if p in cands else -1, "verify")
+        if tested[p].verdict != BAD:
+            continue
+        sub = [c for c in cands[:hi] if c == p or dag.is_ancestor(c, p)]
+        if sub and sub[-1] == p:
+            return p, search(sub)
+    return None
+
+
 def bisect(candidates: Sequence[str], good: str, test: Callable[[str], Outcome], *,
-           infra_retries: int = 2, parent_of: Callable[[str], str] | None = None) -> BisectResult:
+           infra_retries: int = 2, parent_of: Callable[[str], str] | None = None,
+           reverts: Callable[[str, str], bool] | None = None, dag: Dag | None = None) -> BisectResult:
     """Find the first bad commit in ``candidates`` (oldest first; the last one is known bad,
-    ``good`` known good). ``test(sha)`` returns an :class:`Outcome`. ``parent_of`` maps a culprit
-    to its parent for verification (default: the previous candidate, or ``good``).
-    Raises :class:`BisectError` for no candidates."""
+    ``good`` known good) after which trunk stays bad. ``test(sha)`` returns an :class:`Outcome`.
+    ``parent_of`` maps a culprit to its parent for verification (default: the previous candidate,
+    or ``good``). ``reverts(later, culprit)``: whether candidate ``later`` reverts ``culprit``
+    (:func:`reverts_in`; None: never) — a culprit whose revert lands later in the range and tests
+    good was undone there, so the search goes on after the revert (a reland, or another commit,
+    made trunk bad again); each such revert costs one more step than ⌈log2 N⌉ + 2. ``dag``
+    (:class:`GitDag`; None: no merge rule): a merge found as the culprit is one only when each of
+    its parents tests good; a parent that is a candidate and tests bad is searched instead
+    (:func:`_through_parent`), the steps of both searches kept. Raises :class:`BisectError` for no
+    candidates."""
     cands = list(candidates)
     if not cands:
         raise BisectError("nothing to bisect: no commit landed between good and bad")
@@ -149,19 +212,29 @@ def bisect(candidates: Sequence[str], good: str, test: Callable[[str], Outcome],
 
     lo, hi = -1, n - 1            # cands[lo] good (−1 = ``good``), cands[hi] bad
     skipped: set[int] = set()
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        order = [mid] + [i for d in range(1, hi - lo) for i in (mid + d, mid - d) if lo < i < hi]
-        pick = next((i for i in order if i not in skipped), None)
-        if pick is None:
+    while True:
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            order = [mid] + [i for d in range(1, hi - lo) for i in (mid + d, mid - d) if lo < i < hi]
+            pick = next((i for i in order if i not in skipped), None)
+            if pick is None:
+                break
+            o = run(cands[pick], pick, "search")
+            if o.verdict == GOOD:
+                lo = pick
+            elif o.verdict == BAD:
+                hi = pick
+            else:
+                skipped.add(pick)
+        if hi - lo > 1 or reverts is None:
             break
-        o = run(cands[pick], pick, "search")
-        if o.verdict == GOOD:
-            lo = pick
-        elif o.verdict == BAD:
-            hi = pick
-        else:
-            skipped.add(pick)
+        # a binary search over a trunk that went bad, good and bad again finds either step; the
+        # one that matters is the last (the back-out of a commit already reverted undoes nothing)
+        undo = next((j for j in range(hi + 1, n - 1) if reverts(cands[j], cands[hi])), None)
+        if undo is None or run(cands[undo], undo, "search").verdict != GOOD:
+            break
+        lo = undo
+        hi = min((i for i in range(undo + 1, n) if (o := cache.get(cands[i])) and o.verdict == BAD), default=n - 1)
     if hi - lo > 1:
         suspects = tuple(cands[lo + 1:hi + 1])
         return BisectResult(good, cands[-1], tuple(cands), None, False, tuple(steps), suspects, bound,
@@ -178,10 +251,46 @@ def bisect(candidates: Sequence[str], good: str, test: Callable[[str], Outcome],
                 + " — a flaky test or a runner problem, not a regression; no commit is blamed")
         return BisectResult(good, cands[-1], tuple(cands), None, False, tuple(steps), (), bound, note)
     v_good = run(parent, hi - 1, "verify")
+    if dag is not None and v_bad.verdict == BAD and len(ps := tuple(dag.parents(culprit))) > 1:
+        inner = _through_parent(cands, hi, good, ps, {parent: v_good}, run, dag,
+                                lambda sub: bisect(sub, good, test, infra_retries=infra_retries, parent_of=parent_of,
+                                                   reverts=reverts, dag=dag))
+        if inner is not None:
+            p, found = inner
+            note = (f"{culprit[:12]} is a merge and its parent {p[:12]} tested bad as well: the regression came "
+                    "with that parent's history, which was searched instead" + (f"; {found.note}" if found.note else ""))
+            return BisectResult(good, cands[-1], tuple(cands), found.culprit, found.verified, tuple(steps) + found.steps,
+                                found.suspects, bound + found.bound, note)
     verified = v_bad.verdict == BAD and v_good.verdict == GOOD
     note = "" if verified else (f"verification failed: culprit tested {v_bad.verdict}, parent tested "
                                 f"{v_good.verdict} — flaky test or noise; not blamed")
     return BisectResult(good, cands[-1], tuple(cands), culprit, verified, tuple(steps), (culprit,), bound, note)
+
+
+_UPSTREAM_COMMIT = re.compile(r"^Upstream-Commit:\s*([0-9a-f]{7,40})\b", re.MULTILINE | re.IGNORECASE)
+
+
+def reverts_in(repo: str) -> Callable[[str, str], bool]:
+    """``reverts(later, culprit)`` for :func:`bisect` over commits of ``repo``: ``later``'s message
+    says it reverts ``culprit`` — ``This reverts commit <sha>`` (full or abbreviated:
+    :func:`bot.core.provenance.reverted_targets`) naming the culprit, or naming the upstream commit
+    the culprit picks (its ``Upstream-Commit:`` trailer): a pick of upstream's own revert names
+    upstream's sha. Messages are read with git, each once."""
+    messages: dict[str, str] = {}
+
+    def message(sha: str) -> str:
+        if sha not in messages:
+            messages[sha] = _git(repo, "log", "-1", "--format=%B", sha)
+        return messages[sha]
+
+    def reverts(later: str, culprit: str) -> bool:
+        shas, _ = reverted_targets(message(later))
+        if not shas:
+            return False
+        names = [culprit, *_UPSTREAM_COMMIT.findall(message(culprit))]
+        return any(n.lower().startswith(s.lower()) for s in shas for n in names)
+
+    return reverts
 
 
 def command_test(repo: str, command: str, *, timeout_s: int = 3600, env: dict[str, str] | None = None,
@@ -263,4 +372,5 @@ def bisect_command(repo: str, good: str, bad: str, command: str, *, timeout_s: i
     cands = landed_commits(repo, good, bad)
     good_sha = _git(repo, "rev-parse", "--verify", f"{good}^{{commit}}").strip()
     return bisect(cands, good_sha, command_test(repo, command, timeout_s=timeout_s, env=env),
-                  infra_retries=infra_retries, parent_of=lambda s: _git(repo, "rev-parse", f"{s}^").strip())
+                  infra_retries=infra_retries, parent_of=lambda s: _git(repo, "rev-parse", f"{s}^").strip(),
+                  reverts=reverts_in(repo), dag=GitDag(repo))

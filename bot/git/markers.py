@@ -28,7 +28,7 @@ from pathlib import Path
 import pygit2
 from pygit2.enums import AttrCheck, DeltaStatus, FileMode, SortMode
 
-from bot.core.markers import DEFAULT_MARKER_SIZE, conflict_upstream, marker_lines
+from bot.core.markers import DEFAULT_MARKER_SIZE, conflict_upstream, marker_lines, separators_alone_count
 from bot.git.repo import NO_LAZY_FETCH, AbsentObjectsError, GitIOError, RefError, git_env
 
 
@@ -74,29 +74,32 @@ def marker_size(repo: pygit2.Repository, path: str, commit: pygit2.Oid) -> int:
     return n if n > 0 else DEFAULT_MARKER_SIZE
 
 
-def _text(repo: pygit2.Repository, oid, size: int) -> str | None:
+def _text(repo: pygit2.Repository, oid, size: int, alone: bool = False) -> str | None:
     """The blob's text for the marker rule, binary-looking or not (the rule and why:
     :mod:`bot.core.markers`), bytes that are not UTF-8 replaced; None when it is no blob or
-    holds no run of ``size`` ``<``, ``|`` or ``>`` (no marker can open or close without one, so
-    most files, large binaries included, are never decoded)."""
+    holds no run of ``size`` ``<``, ``|`` or ``>`` — nor of ``=`` when a separator alone counts
+    (``alone``) — (no marker can open or close without one, so most files, large binaries
+    included, are never decoded)."""
     blob = repo[oid]
     if not isinstance(blob, pygit2.Blob):
         return None
     data = blob.data
-    if not any(c * size in data for c in (b"<", b"|", b">")):
+    if not any(c * size in data for c in (b"<", b"|", b">", b"=") if alone or c != b"="):
         return None
     return data.decode("utf-8", errors="replace")
 
 
-def _new_lines(head_text: str, base_text: str | None, size: int) -> tuple[tuple[int, str], ...]:
+def _new_lines(head_text: str, base_text: str | None, size: int,
+               alone: bool = False) -> tuple[tuple[int, str], ...]:
     """Head marker lines whose exact text occurs more often on the head than on the base (a file
-    that legitimately documents markers, unchanged there, is not a new conflict)."""
+    that legitimately documents markers, unchanged there, is not a new conflict); ``alone``: a
+    line of ``=`` alone counts (no markup file)."""
     hl = head_text.split("\n")
-    head = marker_lines(head_text, size)
+    head = marker_lines(head_text, size, separators_alone=alone)
     if base_text is None:
         return tuple(head)
     bl = base_text.split("\n")
-    before = Counter(bl[i - 1] for i, _ in marker_lines(base_text, size))
+    before = Counter(bl[i - 1] for i, _ in marker_lines(base_text, size, separators_alone=alone))
     after = Counter(hl[i - 1] for i, _ in head)
     grown = {t for t, n in after.items() if n > before.get(t, 0)}
     return tuple((i, k) for i, k in head if hl[i - 1] in grown)
@@ -148,16 +151,20 @@ def _markers(repo_path: str | Path, repo: pygit2.Repository, b: pygit2.Commit, h
         # the head's attribute alone would let a head raise the size in its own .gitattributes
         # and so turn the 7-character markers git wrote into no markers at all
         size = min(marker_size(repo, d.new_file.path, h.id), marker_size(repo, d.new_file.path, b.id))
-        text = _text(repo, d.new_file.id, size)
+        alone = separators_alone_count(d.new_file.path)
+        text = _text(repo, d.new_file.id, size, alone)
         if text is None:
             continue
+        # git writes no markers into a file with a NUL in its first 8000 bytes (buffer_is_binary),
+        # so no half-resolved conflict leaves a separator there: a line of "=" in it is data
+        alone = alone and "\x00" not in text[:8000]
         old = None
         if d.status not in (DeltaStatus.ADDED, DeltaStatus.UNTRACKED) and d.old_file.mode != FileMode.COMMIT:
             if d.old_file.id not in repo:
                 absent.append((d.old_file.path, str(d.old_file.id)))
                 continue
-            old = _text(repo, d.old_file.id, size) or ""
-        lines = _new_lines(text, old, size)
+            old = _text(repo, d.old_file.id, size, alone) or ""
+        lines = _new_lines(text, old, size, alone)
         if lines:
             hits.append(MarkerHit(d.new_file.path, lines, size))
     if absent:

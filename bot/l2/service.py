@@ -31,7 +31,7 @@ from pathlib import Path
 
 from bot.agents.redact import scrub
 from bot.config.schedules import Schedule, as_schedule
-from bot.git.bisect import BisectError, BisectResult, bisect, landed_commits, perf_test
+from bot.git.bisect import BisectError, BisectResult, GitDag, bisect, landed_commits, perf_test, reverts_in
 from bot.github.common import base_tip, issue_current, split_repo
 from bot.l2 import detection as l2
 from bot.l2 import store as l2_store
@@ -200,7 +200,8 @@ def _confirm_and_bisect(mirror: Path, sk, pts, cp, good: str, bad: str, measure,
         result = BisectResult(good, bad, (), None, False, (), (), 0, why)
     else:
         result = bisect(cands, good, perf_test(measure, good_s, bad_s, sk.higher_is_better),
-                        parent_of=lambda s: _git(mirror, "rev-parse", f"{s}^"))
+                        parent_of=lambda s: _git(mirror, "rev-parse", f"{s}^"), reverts=reverts_in(str(mirror)),
+                        dag=GitDag(str(mirror)))
     subject, up, author = "", None, ""
     if result.culprit:
         msg = _git(mirror, "log", "-1", "--format=%B", result.culprit)

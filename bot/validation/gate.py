@@ -14,7 +14,8 @@ Rules, in the order they are reported (the order findings are shown in):
 1. Conflicts — ``conflict-markers``: a file the head changes carries conflict-marker lines its
    base version did not have (read from the real trees in the bot's repository, rule
    :func:`bot.core.markers.marker_lines`: runs of ≥ 7 — or the path's ``conflict-marker-size`` —
-   ``<``/``|``/``>`` followed by whitespace or the line end, ``=`` only inside a conflict);
+   ``<``/``|``/``>`` followed by whitespace or the line end, ``=`` inside a conflict or alone on a
+   line of a file that is no markup);
    ``markers-unchecked``: the trees could not be read (head not fetchable), which never passes;
    ``conflict-commit``: a commit in base..head carries ``Forksync-Conflict: <upstream sha>`` (a
    stopped chain's placeholder, folded away once a person resolves it); ``picks-missing``: a sync

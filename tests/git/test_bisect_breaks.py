@@ -83,3 +83,93 @@ def test_l2_detect_refuses_malformed_points_with_a_message(tmp_path, capsys, dat
     f.write_text(data)
     assert main(["l2", "detect", str(f)]) == 2
     assert "expected a list of positive numbers" in capsys.readouterr().err
+
+
+def _trunk_with_revert_and_reland(tmp_path, fork: bool):
+    """A trunk where a slowdown lands, is reverted, and lands again (upstream Triton's "Revert"
+    and "Reland" pairs often fall between two nightlies): ``root, P1, C, P2, R, C2, P3``; C and
+    C2 write ``slow``, R (``git revert C``) removes it. ``fork``: each commit is a pick with its
+    ``Upstream-Commit`` trailer, R's "This reverts commit" naming C's upstream commit (the text
+    upstream wrote); else R names C's own sha, as ``git revert`` on trunk writes it."""
+    repo = tmp_path / "fork"
+    git(tmp_path, "init", "-q", "-b", "main", str(repo))
+    (repo / "README").write_text("fork\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "root")
+    shas = {"root": git(repo, "rev-parse", "HEAD")}
+
+    def pick(name: str, i: int, write: dict[str, str | None], body: str = "") -> None:
+        for f, text in write.items():
+            if text is None:
+                (repo / f).unlink()
+            else:
+                (repo / f).write_text(text)
+        git(repo, "add", "-A")
+        trailer = f"\n\nUpstream-Commit: {upstream(i)}" if fork else ""
+        subject = {"R": 'Revert "Faster matmul"', "C": "Faster matmul", "C2": "Reland \"Faster matmul\""}.get(name, name)
+        git(repo, "commit", "-q", "-m", subject + (f"\n\n{body}" if body else "") + trailer)
+        shas[name] = git(repo, "rev-parse", "HEAD")
+
+    pick("P1", 1, {"p1.txt": "1\n"})
+    pick("C", 2, {"slow": "x\n"})
+    pick("P2", 3, {"p2.txt": "2\n"})
+    pick("R", 4, {"slow": None}, f"This reverts commit {upstream(2) if fork else shas['C']}.")
+    pick("C2", 5, {"slow": "x\n"})
+    pick("P3", 6, {"p3.txt": "3\n"})
+    return str(repo), shas
+
+
+@pytest.mark.parametrize("fork", [True, False], ids=["fork-picks", "trunk-revert"])
+def test_a_culprit_reverted_and_relanded_in_the_range_is_the_reland(tmp_path, fork):
+    """Between the last good and the first bad nightly, a commit that slows trunk lands (C), is
+    reverted (R) and relanded (C2). The search tests P2 (bad), then P1 (good): it names C, verified
+    (C bad, its parent good). What a person sees: the issue blames C, which R already reverted,
+    and the back-out reverts C again — on a trunk whose slowdown comes from C2, the back-out of an
+    upstream commit already backed out, naming the wrong upstream commit. What they should see:
+    C2, the commit after which trunk stays bad (R, which reverts the commit found, is tested: it is
+    good, so the search goes on after it)."""
+    repo, shas = _trunk_with_revert_and_reland(tmp_path, fork)
+    r = bisect_command(repo, shas["root"], shas["P3"], "test ! -f slow")
+    assert (r.culprit, r.verified) == (shas["C2"], True), (r.note, [(s.sha[:8], s.outcome.verdict) for s in r.steps])
+    tested = {s.sha: s.outcome.verdict for s in r.steps}
+    assert tested[shas["R"]] == "good"
+
+
+def test_a_trunk_commit_merged_into_a_sync_branch_is_blamed_not_the_merge_that_brought_it(tmp_path):
+    """The fork lands sync PRs with merge commits (``merge_method: merge``); while one is open a
+    person's change T1 lands on trunk and slows it, and the gate's ``update-branch`` merges trunk
+    into the sync branch (U) before the PR merges (M). Candidates, oldest first: T1, S1, S2 (the
+    picks, made on the older trunk), U, M, P. The search tests S2 (good: it lacks T1), then U (bad)
+    and names U, "verified" against its first parent S2. What a person sees: the regression issue
+    blames "Merge branch 'main' into forksync/bundle-x" — a clean merge forksync made — and no
+    back-out can be opened (no upstream commit). What they should see: T1; a merge is the culprit
+    only when each of its parents tests good, and a parent that tests bad is searched instead."""
+    repo = tmp_path / "fork"
+    git(tmp_path, "init", "-q", "-b", "main", str(repo))
+    (repo / "README").write_text("fork\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "root")
+    (repo / "g.txt").write_text("g\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "G")
+    good = git(repo, "rev-parse", "HEAD")
+    git(repo, "checkout", "-q", "-b", "forksync/bundle-x")
+    git(repo, "checkout", "-q", "main")
+    (repo / "slow").write_text("x\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "T1: a person's change")
+    t1 = git(repo, "rev-parse", "HEAD")
+    git(repo, "checkout", "-q", "forksync/bundle-x")
+    for i in (1, 2):
+        (repo / f"s{i}.txt").write_text(f"{i}\n")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", f"S{i}\n\nUpstream-Commit: {upstream(i)}")
+    git(repo, "merge", "-q", "--no-edit", "-m", "Merge branch 'main' into forksync/bundle-x", "main")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-ff", "-m", "Merge pull request #5 from forksync/bundle-x", "forksync/bundle-x")
+    (repo / "p.txt").write_text("p\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "P")
+    bad = git(repo, "rev-parse", "HEAD")
+    r = bisect_command(str(repo), good, bad, "test ! -f slow")
+    assert (r.culprit, r.verified) == (t1, True), (r.note, [(s.sha[:8], s.phase, s.outcome.verdict) for s in r.steps])

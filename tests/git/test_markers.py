@@ -202,3 +202,37 @@ def test_random_bytes_are_no_conflict(repo):
     repo.git("add", "model.bin")
     repo.commit("weights", when=T0 + 10)
     assert scan(repo) == []
+
+
+SEPARATOR_ALONE = [
+    ("C++: both ends resolved, the separator left", {"lib/Dialect.cpp": "int f() {\n  return 1;\n=======\n  return 2;\n}\n"},
+     [MarkerHit("lib/Dialect.cpp", ((3, "="),))]),
+    ("Python: the separator left", {"a.py": f"x = 1\n{S}\ny = 2\n"}, [MarkerHit("a.py", ((2, "="),))]),
+    ("TableGen: the separator left", {"ops.td": f"def A;\n{S}\ndef B;\n"}, [MarkerHit("ops.td", ((2, "="),))]),
+    ("markdown: a setext heading under a long title", {"doc/new.md": f"A title longer than its rule\n{S}\n"}, []),
+    ("reStructuredText: a heading", {"docs/new.rst": f"Install\n{S}\n\ntext\n"}, []),
+    ("code: a rule with text after it is no separator", {"b.py": f"# x\n{S} section\n"}, []),
+    # sphinx-gallery tutorials (upstream's python/tutorials/*.py) open with an rst title in the
+    # module docstring, its rule as long as the title: a new tutorial is no conflict
+    ("Python: a tutorial's docstring title", {"python/tutorials/11-new.py": '"""\nVector Addition\n'
+                                              '===============\n\nIn this tutorial\n"""\n'}, []),
+    ("Python: a seven-character docstring title", {"c.py": f'"""\nExample\n{S}\n\ntext\n"""\n'}, []),
+    # upstream's third_party/nvidia/backend/compiler.py frames ptxas's error in rules of 64
+    ("Python: a banner in a string", {"d.py": 'print(f"""\n\n' + "=" * 64 + '\n{error}\n' + "=" * 64 + '\n""")\n'}, []),
+    ("Python: a title with text right under its rule",
+     {"python/tutorials/03-mm.py": '"""\nMatrix Multiplication\n=====================\nIn this tutorial\n"""\n'}, []),
+]
+
+
+@pytest.mark.parametrize("name,files,expected", SEPARATOR_ALONE, ids=[t[0] for t in SEPARATOR_ALONE])
+def test_a_separator_left_alone_in_code_is_a_conflict_marker(repo, name, files, expected):
+    """A person resolves a conflict by deleting its ``<<<<<<<`` and ``>>>>>>>`` lines and keeps
+    one side, but leaves the ``=======`` between them (or keeps both sides around it). What a
+    user sees: the gate passes — ``=`` counts only inside an open conflict, so that reStructured
+    Text headings are not markers — and the stray line lands, in a file the L1 suite may never
+    build (another backend's C++, a TableGen file). What they should see: ``conflict-markers``
+    naming the file, as ``git diff --check`` does; a markup file (rst, markdown, text) keeps its
+    heading rules."""
+    repo.git("checkout", "-q", "-b", "pr")
+    repo.commit("change", files, when=T0 + 10)
+    assert scan(repo) == expected

@@ -319,3 +319,36 @@ def test_an_out_path_that_cannot_be_written_is_refused_before_the_suite_runs(rep
     assert "Traceback" not in p.stderr, p.stderr[-600:]
     assert p.returncode == 2 and "results" in p.stderr
     assert not marker.exists()
+
+
+def test_a_test_written_into_two_junit_files_of_a_glob_counts_once(repo):
+    """A suite whose report is a glob runs pytest twice (two selections, one JUnit file each),
+    and the selections overlap: both runs take ``tests/test_square.py`` (a mistyped ``-k`` or marker
+    expression, a path given to both). The suite expects 6 tests; only its 3 ran, each twice.
+    What a user sees: green, ``6 passed`` — each of the 3 tests counted once per file, and the
+    harness's two summaries (3 + 3) agreeing with it, so the suite is "saturated" with half its
+    tests. What they should see: a test id counts once, whichever files hold it (its worst
+    outcome), so ``count-mismatch`` red saying 3 tests ran and why."""
+    cmd = (f"{PYTEST} tests/test_square.py --junitxml=out/a.xml; "
+           f"{PYTEST} tests/test_square.py --junitxml=out/b.xml")
+    r = run_local(suite(command=cmd, report={"format": "junit", "path": "out/*.xml"}, expected_tests=6), repo, "HEAD")
+    assert (r.verdict, codes(r)) == ("red", ["count-mismatch"]), [(x.code, x.detail) for x in r.reasons]
+    assert (r.counts.total, r.counts.passed, r.counts.harness_total) == (3, 3, 3)
+    assert len({t.id for t in r.tests}) == len(r.tests) == 3
+    mismatch = r.reasons[0]
+    assert (mismatch.ran, mismatch.expected) == (3, 6)
+    assert mismatch.detail.startswith("3 tests ran, the suite expects exactly 6"), mismatch.detail
+    assert "3 test id(s) are in more than one report file" in mismatch.detail, mismatch.detail
+
+
+def test_a_test_failing_in_one_junit_file_of_a_glob_and_passing_in_another_is_a_failure(repo):
+    """The same test in two JUnit files of a glob (run twice, under two settings): it passes in
+    one and fails in the other. Counted once, it must keep the failure (its worst outcome), never
+    the later file's pass."""
+    commit(repo, {"tests/test_env.py": "import os\n\n\ndef test_env():\n    assert os.environ.get('MODE') != 'b'\n"},
+           "env test")
+    cmd = (f"MODE=a {PYTEST} tests/test_env.py --junitxml=out/a.xml; "
+           f"MODE=b {PYTEST} tests/test_env.py --junitxml=out/b.xml")
+    r = run_local(suite(command=cmd, report={"format": "junit", "path": "out/*.xml"}, expected_tests=1), repo, "HEAD")
+    assert [(t.name, t.outcome) for t in r.tests] == [("test_env", "failed")]
+    assert (codes(r), r.outcome) == (["test-failures"], "fail"), [(x.code, x.detail) for x in r.reasons]
