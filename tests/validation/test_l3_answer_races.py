@@ -57,9 +57,7 @@ async def _answer_twice_at_once(fake, settings, store, inst: int) -> list[str]:
                            environment=Environment(runner_id="r1"), started_at=150, finished_at=200)
 
         waited = asyncio.Event()
-        claims = getattr(second, "claims", None)
-        if claims is not None:
-            claims.on_wait = lambda full, key: waited.set()
+        second.claims.on_wait = lambda full, key: waited.set()
         hold = fake.faults.hold("POST", f"/repos/meta/triton/issues/{pr}/comments")
         a = asyncio.create_task(answer_l3(SimpleNamespace(store=store, gh=first), FORK, run, result, None))
         reached = asyncio.create_task(hold.reached.wait())
