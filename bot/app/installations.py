@@ -29,6 +29,8 @@ dashboard and the status issue kept showing a fork forksync can no longer act on
   installation created after the listing, is never one), and one listed under any installation
   is kept (tracked under an older one, the App reinstalled while forksync was down: adoption moves
   it, and its failing ``adopt`` job stays visible when that fails).
+* Repository names are matched whatever their case, as GitHub matches them (``_name_key``): a fork
+  listed renamed in case is neither unfollowed nor adopted a second time.
 * A repository tracked under its installation already is left alone (its event did the work, or
   an earlier pass); the tracked set is read again before each adoption, since a delivery may
   adopt it meanwhile. An event arriving after this pass adopted a repository adopts it again,
