@@ -29,6 +29,8 @@ dashboard and the status issue kept showing a fork forksync can no longer act on
   installation created after the listing, is never one), and one listed under any installation
   is kept (tracked under an older one, the App reinstalled while forksync was down: adoption moves
   it, and its failing ``adopt`` job stays visible when that fails).
+* Repository names are matched whatever their case, as GitHub matches them (``_name_key``): a fork
+  listed renamed in case is neither unfollowed nor adopted a second time.
 * A repository tracked under its installation already is left alone (its event did the work, or
   an earlier pass); the tracked set is read again before each adoption, since a delivery may
   adopt it meanwhile. An event arriving after this pass adopted a repository adopts it again,
@@ -60,14 +62,21 @@ ADOPT_MISSED_EVERY_S = 3600.0
 JOB = "installations"
 
 
+def _name_key(full_name: str) -> str:
+    """Pure: a repository's ``owner/name`` as GitHub compares it (not case-sensitive: a fork
+    renamed in case, or listed in another case, is the same fork)."""
+    return full_name.lower()
+
+
 def not_tracked(repositories: list[dict], tracked: list[dict], installation_id: int) -> list[dict]:
     """Pure: the repositories (GitHub's ``repository`` objects, ``full_name`` read) of installation
     ``installation_id`` not tracked under it (``tracked``: rows of
-    :func:`bot.sync.store.tracked_forks`, ``fork`` and ``installation_id`` read), in the order given.
-    A fork tracked under another installation (the App was reinstalled while forksync was down,
-    both events missed) is not tracked under this one: it is adopted again, as the event would."""
-    under = {r["fork"] for r in tracked if r["installation_id"] == installation_id}
-    return [r for r in repositories if r["full_name"] not in under]
+    :func:`bot.sync.store.tracked_forks`, ``fork`` and ``installation_id`` read), in the order given,
+    names matched whatever their case (:func:`_name_key`). A fork tracked under another
+    installation (the App was reinstalled while forksync was down, both events missed) is not
+    tracked under this one: it is adopted again, as the event would."""
+    under = {_name_key(r["fork"]) for r in tracked if r["installation_id"] == installation_id}
+    return [r for r in repositories if _name_key(r["full_name"]) not in under]
 
 
 def no_longer_installed(tracked: list[dict], installed: set[int], suspended: set[int],
@@ -79,15 +88,15 @@ def no_longer_installed(tracked: list[dict], installed: set[int], suspended: set
     ``tracked``: rows of :func:`bot.sync.store.tracked_forks` (``fork`` and ``installation_id``
     read); ``suspended``: ids of the installations listed as suspended, whose repositories cannot
     be listed (their forks are kept: suspension is not removal); ``reachable``: the full names
-    listed under every other installation, matched whatever their case (GitHub's names are not
-    case-sensitive). A fork listed under any installation is kept (tracked under an older one, the
-    App reinstalled: adoption moves it); one tracked with no installation (token mode) too. The
-    caller passes only a listing that read every page (the module doc)."""
-    names = {n.lower() for n in reachable}
+    listed under every other installation, matched whatever their case (:func:`_name_key`). A fork
+    listed under any installation is kept (tracked under an older one, the App reinstalled:
+    adoption moves it); one tracked with no installation (token mode) too. The caller passes only
+    a listing that read every page (the module doc)."""
+    names = {_name_key(n) for n in reachable}
     out = []
     for row in tracked:
         inst = row["installation_id"]
-        if inst is None or inst in suspended or row["fork"].lower() in names:
+        if inst is None or inst in suspended or _name_key(row["fork"]) in names:
             continue
         out.append((row, "removed" if inst in installed else "uninstalled"))
     return out
@@ -117,25 +126,23 @@ async def adopt_missed(store, app_gh, make_ctx, *, now: float, per_page: int = 1
     for inst in installations:
         inst_id = inst["id"]
         account = (inst.get("account") or {}).get("login") or str(inst_id)
-        if inst.get("suspended_at"):
-            by = (inst.get("suspended_by") or {}).get("login") or ""
-            sync_store.set_suspended(store, inst_id, True, at=now, by=by)
+        repos: list[dict] | None = None         # None: suspended (listed so, or since it was listed)
+        if not inst.get("suspended_at"):
+            ctx = await make_ctx(inst_id)
+            try:
+                repos = [r async for r in ctx.gh.getiter("/installation/repositories{?per_page}",
+                                                         {"per_page": per_page}, iterable_key="repositories")]
+            except Exception as e:  # noqa: BLE001 - kept as the App's failing job; the other installations go on
+                if not installation_suspended(e):
+                    failed.append(f"installation {inst_id} ({account}): GET /installation/repositories failed: "
+                                  f"{error_text(e, 200)}")
+                    notes.append(failed[-1])
+                    continue
+        if repos is None:
+            sync_store.set_suspended(store, inst_id, True, at=now,
+                                     by=(inst.get("suspended_by") or {}).get("login") or "")
             suspended.add(inst_id)
             notes.append(f"installation {inst_id} ({account}): suspended, skipped")
-            continue
-        ctx = await make_ctx(inst_id)
-        try:
-            repos = [r async for r in ctx.gh.getiter("/installation/repositories{?per_page}", {"per_page": per_page},
-                                                     iterable_key="repositories")]
-        except Exception as e:  # noqa: BLE001 - kept as the App's failing job; the other installations go on
-            if installation_suspended(e):       # suspended since it was listed
-                sync_store.set_suspended(store, inst_id, True, at=now)
-                suspended.add(inst_id)
-                notes.append(f"installation {inst_id} ({account}): suspended, skipped")
-                continue
-            failed.append(f"installation {inst_id} ({account}): GET /installation/repositories failed: "
-                          f"{error_text(e, 200)}")
-            notes.append(failed[-1])
             continue
         listed += len(repos)
         reachable.update(r["full_name"] for r in repos)

@@ -24,6 +24,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 import aiohttp
@@ -39,6 +40,7 @@ from bot.app.worker import Worker
 from bot.config.forksync import UserError
 from bot.config.schedules import as_schedule
 from bot.github import client as gh_mod
+from bot.github.claims import Claims, log_wait
 from bot.handlers import all_routers
 from bot.store import Store
 from bot.sync.service import SyncService
@@ -75,7 +77,9 @@ class Clients:
     ``retry``: the GitHub clients' retry policy (None: the default; tests pass instant retries).
     ``login_unknown``: why ``bot_login`` is unknown (token mode, ``GET /user`` unanswered; ``""``
     when known); ``on_login``: called with ``(bot_login, login_unknown)`` after each ask
-    (:meth:`learn_login`); ``clock``: seconds, for the asks' backoff."""
+    (:meth:`learn_login`); ``clock``: seconds, for the asks' backoff. ``claims``: the worker
+    process's claims (:mod:`bot.github.claims`), carried by every client it makes so each marked
+    comment is claimed; None: made at :meth:`start` on ``<workdir>/locks``."""
 
     settings: Any
     session: aiohttp.ClientSession
@@ -84,21 +88,26 @@ class Clients:
     clock: Callable[[], float] = time.monotonic
     login_unknown: str = ""
     on_login: list[Callable[[str, str], None]] = field(default_factory=list)
+    claims: Claims | None = None
     _impl: Any = None
     _login_failures: int = 0
     _login_retry_at: float = float("-inf")
 
     async def start(self) -> None:
         s = self.settings
+        if self.claims is None:
+            self.claims = Claims(Path(s.workdir) / "locks", on_wait=log_wait)
         if s.token:
-            self._impl = gh_mod.token_client(self.session, s.token, base_url=s.github_url, **self._retry())
+            self._impl = gh_mod.token_client(self.session, s.token, base_url=s.github_url, claims=self.claims,
+                                             **self._retry())
             self.bot_login = self.bot_login or s.bot_login
             await self.learn_login()
         elif s.app_id:
             # every installation token is scrubbed like the App's own secrets from the moment it
             # is minted: a git or HTTP error that echoes it reaches no issue, page, log or row
             self._impl = gh_mod.GitHubApp(self.session, app_id=s.app_id, private_key=s.private_key(),
-                                          base_url=s.github_url, on_minted=remember_minted, **self._retry())
+                                          base_url=s.github_url, on_minted=remember_minted, claims=self.claims,
+                                          **self._retry())
             if not self.bot_login:
                 self.bot_login = s.bot_login or (await self._impl.app_client.getitem("/app"))["slug"] + "[bot]"
         else:
@@ -243,7 +252,8 @@ async def assemble(s, store: Store, session: aiohttp.ClientSession, *, wake: thr
     clients = Clients(s, session, retry=retry, clock=clock)
     await clients.start()
     svc = SyncService(workdir=s.workdir, git_url=s.git_url, bot_login=clients.bot_login,
-                      token_for=clients.token_for, client_for=clients.client_for, dead_letters=q.dead_letters)
+                      token_for=clients.token_for, client_for=clients.client_for, dead_letters=q.dead_letters,
+                      claims=clients.claims)
     validation = ValidationService(svc, settings=s)
     disp = Dispatcher(router, store, s, client_for=clients.client_for, sync=svc, validation=validation,
                       bot_login=clients.bot_login, learn_login=clients.learn_login)

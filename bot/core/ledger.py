@@ -59,6 +59,7 @@ from bot.core.provenance import (
     mentioned_diffs,
     normalize_subject,
     reverted_diffs,
+    reverted_prs,
     reverted_targets,
 )
 from bot.model import CommitInfo, Decision, Disposition, Evidence, InFlightBranch, LedgerEntry
@@ -68,7 +69,6 @@ _DECISION_KIND = {"defer": Disposition.DEFERRED_BLOCKED, "skip": Disposition.SKI
 _DISP_KIND = {v: k for k, v in _DECISION_KIND.items()}
 UNCHECKED = "not checked by patch-id"     # the reason of a PENDING entry patch-ids could not decide
 _UP_REVERT = re.compile(r"^This reverts commit ([0-9a-f]{7,40})", re.MULTILINE)
-_UP_REVERTS_PR = re.compile(r"^Reverts [\w.-]+/[\w.-]+#(\d+)", re.MULTILINE)
 _UP_REVERT_SUBJ = re.compile(r'^Revert "(.*)"(?:\s*\(#\d+\))?\s*$')
 _RESOLVED_BY = re.compile(r"^Resolved-by:[ \t]*(.+)$", re.MULTILINE | re.IGNORECASE)
 _UP_RELAND_SUBJ = re.compile(r'^(?:Reapply|Reland|\[Reland\])\s*"(.*)"\s*$', re.IGNORECASE)
@@ -395,7 +395,7 @@ def build_ledger(upstream: Sequence[CommitInfo], fork: Sequence[CommitInfo], *,
             up_by_subject[up_subject[c.sha]] = c.sha
             continue
         targets = [x for m in _UP_REVERT.finditer(c.message) for x in res.sha(m.group(1))]
-        targets += [x for m in _UP_REVERTS_PR.finditer(c.message) for x in res.sha(f"#{m.group(1)}")]
+        targets += [x for n in reverted_prs(c.message) for x in res.sha(f"#{n}")]
         m = _UP_REVERT_SUBJ.match(c.subject)
         if m and normalize_subject(m.group(1)) in up_by_subject:
             targets.append(up_by_subject[normalize_subject(m.group(1))])
@@ -473,7 +473,7 @@ def _cancelled_reverts(upstream: Sequence[CommitInfo], state: dict[str, tuple], 
     relands: dict[str, list[str]] = {}          # re-landed commit -> the upstream relands
     for c in upstream:
         t = [x for m in _UP_REVERT.finditer(c.message) for x in res.sha(m.group(1))]
-        t += [x for m in _UP_REVERTS_PR.finditer(c.message) for x in res.sha(f"#{m.group(1)}")]
+        t += [x for n in reverted_prs(c.message) for x in res.sha(f"#{n}")]
         m = _UP_REVERT_SUBJ.match(c.subject)
         if m and normalize_subject(m.group(1)) in earlier:
             t.append(earlier[normalize_subject(m.group(1))])

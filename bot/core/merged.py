@@ -33,11 +33,10 @@ from typing import Iterable, Mapping, Sequence
 
 from bot.config.forksync import ProvenanceRules
 from bot.core.ledger import build_ledger
-from bot.core.provenance import claims, reverted_targets
+from bot.core.provenance import claims, reverted_prs, reverted_targets
 from bot.model import CommitInfo, Disposition
 
 _RELAND = re.compile(r'^(?:\[Reland\]|(?:Reapply|Reland)\b)\s*(.*)$', re.IGNORECASE)
-_UP_REVERTS_PR = re.compile(r"^Reverts [\w.-]+/[\w.-]+#(\d+)\b", re.MULTILINE)
 _UP_REVERT_SUBJ = re.compile(r'^Revert "(.*)"')
 _HEX = re.compile(r"\b[0-9a-f]{7,40}\b")
 
@@ -194,7 +193,7 @@ def upstream_reverts(revert: CommitInfo, reverted: CommitInfo) -> bool:
     `23719b7c8a` "Reverts triton-lang/triton#5707"), or that subject alone when the revert names
     neither a sha nor a PR (the ``(#N)`` the quoted subject carries, if any, is ``reverted``'s:
     upstream repeats subjects)."""
-    shas, prs = reverted_targets(revert.message)[0], _UP_REVERTS_PR.findall(revert.message)
+    shas, prs = reverted_targets(revert.message)[0], reverted_prs(revert.message)
     if any(reverted.sha.startswith(s) for s in shas):
         return True
     if reverted.pr is not None and str(reverted.pr) in prs:

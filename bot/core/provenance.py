@@ -423,6 +423,18 @@ _REVERT_SUBJ_LEAD = re.compile(r'^(?:\[[^\]]*\]\s*)*(?:Revert|Back ?out|Backout)
 _REVERT_D = re.compile(r"^(?:Revert|Back ?out)\s+D\d+:\s*(.+)$", re.IGNORECASE)
 
 
+#: GitHub's revert button writes ``Reverts owner/repo#<PR>`` in the revert's body (real case:
+#: triton-lang/triton ``23719b7c8a`` "Reverts triton-lang/triton#5707"); the number ends where
+#: GitHub's reference ends (``#11abc`` links nothing)
+_REVERTS_PR = re.compile(r"^Reverts [\w.-]+/[\w.-]+#(\d+)\b", re.MULTILINE)
+
+
+def reverted_prs(message: str) -> list[str]:
+    """Pure: the PR numbers (as written, digits) an upstream commit's ``message`` reverts with
+    GitHub's ``Reverts owner/repo#<PR>`` line (not quoted), in order."""
+    return _REVERTS_PR.findall(message)
+
+
 def reverted_targets(message: str) -> tuple[list[str], list[str]]:
     """``(shas, subjects)`` a fork commit reverts/backs out: ``This reverts commit <sha>`` lines
     (not quoted with ``>``; full or abbreviated sha, or a commit URL on the next line), and the subject quoted by ``Revert "…"`` / ``Back out "…"`` /

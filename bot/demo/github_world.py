@@ -111,9 +111,10 @@ class DemoApp:
         self.clients._impl = gh_mod.GitHubApp(  # noqa: SLF001 - production client, without write pacing
             self.session, app_id=s.app_id, private_key=s.private_key(), base_url=s.github_url,
             retry=gh_mod.RetryPolicy(base_delay_s=0.05, max_delay_s=0.5, secondary_min_wait_s=0.5,
-                                     write_interval_s=0.0))
+                                     write_interval_s=0.0), claims=self.clients.claims)
         self.sync = SyncService(workdir=s.workdir, git_url=s.git_url, bot_login=self.clients.bot_login,
-                                token_for=self.clients.token_for, client_for=self.clients.client_for)
+                                token_for=self.clients.token_for, client_for=self.clients.client_for,
+                                claims=self.clients.claims)
         self.validation = ValidationService(self.sync, backend="local", merge_poll_s=0.05)
         self.dispatcher = Dispatcher(router, self.store, s, client_for=self.clients.client_for, sync=self.sync,
                                      validation=self.validation, bot_login=self.clients.bot_login)

@@ -40,6 +40,7 @@ from cachetools import LRUCache  # gidgethub's ETag cache, one per installation 
 from gidgethub import apps as gh_apps
 
 from bot.github import limits
+from bot.github.claims import Claims
 
 log = logging.getLogger("forksync.github")
 
@@ -231,7 +232,10 @@ class GitHubClient(gidgethub.aiohttp.GitHubAPI):
     returning the current installation token, asked before every attempt; ``on_unauthorized`` is
     called after a 401 so the next attempt gets a fresh token), or ``app_id=``/``private_key=``
     (App JWT, gidgethub mints it). ``cache``: a mapping for ETag caching (one per installation).
-    ``sleep``: an async sleep (tests may pass one that records without waiting)."""
+    ``sleep``: an async sleep (tests may pass one that records without waiting). ``claims``: the
+    worker process's claims (:mod:`bot.github.claims`), under which every lookup-then-write of a
+    marked comment made with this client is done (:func:`bot.github.common.comment_once`); None
+    for a client that is the only writer of its markers (a person's token in tests, a CLI run)."""
 
     def __init__(self, session: aiohttp.ClientSession, requester: str = "forksync", *,
                  oauth_token: str | None = None, token_source: TokenSource | None = None,
@@ -239,12 +243,13 @@ class GitHubClient(gidgethub.aiohttp.GitHubAPI):
                  private_key: str | bytes | None = None, cache: MutableMapping | None = None,
                  base_url: str = DEFAULT_BASE_URL, retry: RetryPolicy = RetryPolicy(),
                  sleep: Callable[[float], Awaitable[None]] | None = None,
-                 clock: Callable[[], float] = time.time):
+                 clock: Callable[[], float] = time.time, claims: Claims | None = None):
         super().__init__(session, requester, oauth_token=oauth_token,
                          app_id=str(app_id) if app_id is not None else None, private_key=private_key,
                          cache=cache, base_url=base_url.rstrip("/"))
         self._token_source = token_source
         self._on_unauthorized = on_unauthorized
+        self.claims = claims
         self.retry = retry
         self._sleep = sleep or asyncio.sleep
         self._clock = clock
@@ -492,13 +497,14 @@ class GitHubApp:
     """The App's view of GitHub: an App-level (JWT) client and one cached client per installation.
 
     ``private_key``: the App's PEM; ``base_url``: GitHub's API root (the fake's URL in tests);
-    ``on_minted``: see :class:`InstallationTokens`."""
+    ``on_minted``: see :class:`InstallationTokens`; ``claims``: carried by every client made
+    (:class:`GitHubClient`)."""
 
     def __init__(self, session: aiohttp.ClientSession, *, app_id: str | int, private_key: str | bytes,
                  base_url: str = DEFAULT_BASE_URL, requester: str = "forksync", retry: RetryPolicy = RetryPolicy(),
                  cache_size: int = 512, refresh_margin_s: float = 300.0,
                  sleep: Callable[[float], Awaitable[None]] | None = None, clock: Callable[[], float] = time.time,
-                 on_minted: Callable[[str], None] | None = None):
+                 on_minted: Callable[[str], None] | None = None, claims: Claims | None = None):
         self.session = session
         self.app_id = str(app_id)
         self.base_url = base_url.rstrip("/")
@@ -507,8 +513,9 @@ class GitHubApp:
         self.cache_size = cache_size
         self._sleep = sleep
         self._clock = clock
+        self.claims = claims
         self.app_client = GitHubClient(session, requester, app_id=self.app_id, private_key=private_key,
-                                       base_url=self.base_url, retry=retry, sleep=sleep, clock=clock)
+                                       base_url=self.base_url, retry=retry, sleep=sleep, clock=clock, claims=claims)
         self.tokens = InstallationTokens(self.app_client, self.app_id, private_key,
                                          refresh_margin_s=refresh_margin_s, clock=clock, on_minted=on_minted)
         self._clients: dict[int, GitHubClient] = {}
@@ -521,7 +528,7 @@ class GitHubApp:
                 self.session, self.requester, token_source=lambda: self.tokens.token(installation_id),
                 on_unauthorized=lambda: self.tokens.invalidate(installation_id),
                 cache=_etag_cache(self.cache_size), base_url=self.base_url, retry=self.retry, sleep=self._sleep,
-                clock=self._clock)
+                clock=self._clock, claims=self.claims)
             self._clients[installation_id] = client
         return client
 
@@ -537,10 +544,11 @@ class GitHubApp:
 
 def token_client(session: aiohttp.ClientSession, token: str, *, base_url: str = DEFAULT_BASE_URL,
                  requester: str = "forksync", retry: RetryPolicy = RetryPolicy(), cache_size: int = 512,
-                 sleep: Callable[[float], Awaitable[None]] | None = None) -> GitHubClient:
-    """Plain token mode: every call authenticated with ``token`` (FORKSYNC_TOKEN)."""
+                 sleep: Callable[[float], Awaitable[None]] | None = None, claims: Claims | None = None) -> GitHubClient:
+    """Plain token mode: every call authenticated with ``token`` (FORKSYNC_TOKEN); ``claims``: see
+    :class:`GitHubClient`."""
     return GitHubClient(session, requester, oauth_token=token, cache=_etag_cache(cache_size), base_url=base_url,
-                        retry=retry, sleep=sleep)
+                        retry=retry, sleep=sleep, claims=claims)
 
 
 def authenticated_remote(clone_url: str, token: str | None) -> str:

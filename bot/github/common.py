@@ -104,14 +104,16 @@ async def head_contains(gh, full: str, base: str, head: str) -> bool:
     return int(cmp.get("behind_by", 1)) == 0
 
 
-async def comment_once(gh, full_name: str, number: int, key: str, body: str, *, update: bool = False,
-                       claims: Claims | None = None) -> str:
+async def comment_once(gh, full_name: str, number: int, key: str, body: str, *, update: bool = False) -> str:
     """Post ``body`` (which must start with ``marker(key)``) on issue/PR ``number`` unless a
     comment with that marker exists (the oldest such is the one updated). Returns ``"created"``,
-    ``"updated"`` or ``"exists"``. ``claims``: looked up and posted under the claim on the comments
-    of ``number`` (:func:`comments_claim`), so two writers at once — a landing's delivery and the
-    poller's sync, two workers — never both find none and both post; None: unclaimed, for a caller
-    that is the only writer of its markers."""
+    ``"updated"`` or ``"exists"``. Looked up and posted under the claim on the comments of
+    ``number`` (:func:`comments_claim`) of the claims ``gh`` carries
+    (:attr:`bot.github.client.GitHubClient.claims`: the worker process's), so two writers at once —
+    a landing's delivery and the poller's sync, two workers — never both find none and both post;
+    a client without claims (None: the only writer of its markers) looks up and posts unclaimed.
+    Raises :class:`bot.github.claims.ClaimOrderError` when called under another object's claim."""
+    claims: Claims | None = getattr(gh, "claims", None)
     if claims is None:
         return await _comment_once(gh, full_name, number, key, body, update=update)
     async with claims.hold(full_name, comments_claim(number)):

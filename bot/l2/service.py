@@ -280,7 +280,7 @@ async def open_backout(ctx, v, full: str, trunk: str, mirror: Path, ev, issue: i
             return int(prior["pr"])
         # closed or merged, and that event never handled (a lost delivery): end it as it would
         # have, or the old revert left on the branch refuses this one's push on every pass
-        await landing.backout_ended(ctx, full, pr, prior, claims=v.sync.claims if v.sync else None)
+        await landing.backout_ended(ctx, full, pr, prior)
         prior = sync_store.branch_row(ctx.store, full, branch)
     tip = await v.local.fetch(full) and _git(mirror, "rev-parse", f"refs/heads/{trunk}")
     url, secrets = await v._remote_url(full)     # noqa: SLF001

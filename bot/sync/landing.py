@@ -32,7 +32,6 @@ import gidgethub
 from bot.config.forksync import ProvenanceRules
 from bot.core.logins import same_login
 from bot.core.provenance import unpicked
-from bot.github.claims import Claims
 from bot.github.common import comment_once, render, split_repo
 from bot.github.fork_config import last_valid_config
 from bot.model import Disposition
@@ -61,15 +60,13 @@ async def delete_branch(gh, full_name: str, branch: str) -> bool:
         raise
 
 
-async def retire_branch(ctx, full_name: str, branch: str, number: int, *, merged: bool, claims: Claims | None = None) -> bool:
+async def retire_branch(ctx, full_name: str, branch: str, number: int, *, merged: bool) -> bool:
     """Delete forksync's ``branch`` once its PR #``number`` is merged or closed — unless another
     open PR uses it as its head (a person's PR from it into another base, or the unit's PR a person
     moved to another base): GitHub closes a PR whose head branch is deleted. Then the branch stays
     and each such PR says why, once (``templates/github/branch_kept.md.j2``). PRs from a fork of the
     fork only share the name, not the branch. Returns False when the branch stays for such a PR,
-    True when it is gone (deleted now, or already: a person pressed "Delete branch" first).
-    ``claims``: the sync service's, under which each comment is said once
-    (:func:`bot.github.common.comment_once`), as for every comment of a landing."""
+    True when it is gone (deleted now, or already: a person pressed "Delete branch" first)."""
     rv = split_repo(full_name)
     others = [p async for p in ctx.gh.getiter("/repos/{owner}/{repo}/pulls{?state,head,per_page}",
                                               {**rv, "state": "open", "head": f"{rv['owner']}:{branch}", "per_page": 100})
@@ -79,7 +76,7 @@ async def retire_branch(ctx, full_name: str, branch: str, number: int, *, merged
         return True
     for p in others:
         await comment_once(ctx.gh, full_name, p["number"], f"branch-kept:{number}",
-                           render("branch_kept.md.j2", branch=branch, number=number, merged=merged), claims=claims)
+                           render("branch_kept.md.j2", branch=branch, number=number, merged=merged))
     ctx.note(f"{branch} kept: open pull request{'s' if len(others) > 1 else ''} "
              + ", ".join(f"#{p['number']}" for p in others) + " use it")
     return False
@@ -132,7 +129,7 @@ async def closer_reason(gh, full_name: str, number: int, closer: str, bot_login:
     return last.splitlines()[0][:500] if last else ""
 
 
-async def backout_ended(ctx, full_name: str, pr: dict, row: dict, *, claims: Claims | None = None) -> None:
+async def backout_ended(ctx, full_name: str, pr: dict, row: dict) -> None:
     """An L2 back-out's own PR (``row``: its branch's ``sync_branches`` row, kind ``backout``) was
     merged or closed unmerged: its row ends (state ``merged`` or ``closed``), kept as history that
     speaks for this PR only (:func:`bot.sync.prs.speaks_for`), so a later back-out of the same
@@ -153,14 +150,13 @@ async def backout_ended(ctx, full_name: str, pr: dict, row: dict, *, claims: Cla
     if head and head not in ours:
         kept = closed_ref(row["unit_id"], head)
         await keep_head(ctx.gh, full_name, kept, head)
-        deleted = await retire_branch(ctx, full_name, branch, pr["number"], merged=merged, claims=claims)
+        deleted = await retire_branch(ctx, full_name, branch, pr["number"], merged=merged)
         await comment_once(ctx.gh, full_name, pr["number"], f"closed:{pr['number']}",
-                           render("backout_closed.md.j2", branch=branch, kept=kept, head=head, deleted=deleted),
-                           claims=claims)
+                           render("backout_closed.md.j2", branch=branch, kept=kept, head=head, deleted=deleted))
         ctx.note(f"{row['unit_id']} closed; commits forksync did not push kept as {kept}")
         return
     if head:
-        await retire_branch(ctx, full_name, branch, pr["number"], merged=merged, claims=claims)
+        await retire_branch(ctx, full_name, branch, pr["number"], merged=merged)
     ctx.note(f"{row['unit_id']} {'merged' if merged else 'closed'}")
 
 
@@ -200,7 +196,7 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
         return
     # the handler of the close and the poller's sync (land_closed) may land one PR at once, each
     # having read its row open: each comment is said under the claim on the PR's comments
-    claims = sync.claims if sync else None
+    # (bot.github.common.comment_once)
     foreign = sync_prs.row_reason(pr, full_name, row, bot_login=getattr(sync, "bot_login", None),
                                   fork_ref=await sync_prs.fallback_ref(ctx, full_name, row, fork_ref))
     if foreign:
@@ -221,7 +217,7 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
         ctx.note(f"#{pr['number']}: open again since it was closed; nothing landed or closed")
         return
     if row.get("kind") == sync_store.BACKOUT:
-        await backout_ended(ctx, full_name, pr, row, claims=claims)
+        await backout_ended(ctx, full_name, pr, row)
         if pr.get("merged") and sync and refresh:
             # the revert is on trunk now: its Upstream-Reverted trailer changes the ledger
             ctx.note(await sync.refresh(ctx, full_name, reason=f"{row['unit_id']} merged"))
@@ -239,7 +235,7 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
                                                                   or (sender or {}).get("login") or "someone")
             await comment_once(ctx.gh, full_name, pr["number"], f"landed-squashed:{pr['number']}",
                                render("landed_squashed.md.j2", merger=merger, landed=landed, head=pr["head"]["sha"],
-                                      shas=lost, unit_id=row["unit_id"], number=pr["number"]), claims=claims)
+                                      shas=lost, unit_id=row["unit_id"], number=pr["number"]))
             ctx.note(f"{row['unit_id']}: landed as {landed[:12]}, which names {len(lost)} of its upstream commits no more")
         # a person may have pushed to the branch after the merge (GitHub no longer moves a merged
         # PR's head): a tip that is neither the merged head nor forksync's push is theirs, left where it is
@@ -247,7 +243,7 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
         if head and head not in {row.get("pushed_tip"), str(pr["head"]["sha"])}:
             ctx.note(f"{row['unit_id']} merged; {branch} left: it holds commits forksync did not push ({head[:12]})")
         else:
-            await retire_branch(ctx, full_name, branch, pr["number"], merged=True, claims=claims)
+            await retire_branch(ctx, full_name, branch, pr["number"], merged=True)
             ctx.note(f"{row['unit_id']} merged")
         if refresh:
             ctx.note(await sync.refresh(ctx, full_name, reason=f"{row['unit_id']} merged"))
@@ -269,17 +265,17 @@ async def on_closed(ctx, sync, full_name: str, pr: dict, *, sender, fork_ref: st
     # the fork before it goes
     kept = await keep_unpushed_head(ctx.gh, full_name, row, head)
     sync_store.save_branch(ctx.store, **{**row, "state": "closed"})
-    deleted = await retire_branch(ctx, full_name, branch, pr["number"], merged=False, claims=claims)
+    deleted = await retire_branch(ctx, full_name, branch, pr["number"], merged=False)
     await comment_once(ctx.gh, full_name, pr["number"], f"closed:{pr['number']}",
                        render("closed_unmerged.md.j2", branch=branch, shas=shas, deleted=deleted,
                               disposition=disposition.value, reason=text, kept=kept, head=head,
-                              kept_decided=kept_decided), claims=claims)
+                              kept_decided=kept_decided))
     ctx.note(f"{row['unit_id']} closed unmerged: {disposition.value}")
     if refresh:
         ctx.note(await sync.refresh(ctx, full_name, reason=f"{row['unit_id']} closed"))
 
 
-async def close_decided(ctx, full_name: str, row: dict, decided: list[dict], *, claims: Claims | None = None) -> str:
+async def close_decided(ctx, full_name: str, row: dict, decided: list[dict]) -> str:
     """Close the unit of ``row`` (its ``sync_branches`` row, open with a PR) because every upstream
     commit on its branch was decided while the PR was open (``decided``: the
     :class:`bot.sync.shrink.Decided` of each, as dicts, for the comment). The row is marked
@@ -305,10 +301,10 @@ async def close_decided(ctx, full_name: str, row: dict, decided: list[dict], *, 
     except gidgethub.HTTPException:
         sync_store.save_branch(ctx.store, **row)
         raise
-    deleted = await retire_branch(ctx, full_name, branch, number, merged=False, claims=claims) if head else True
+    deleted = await retire_branch(ctx, full_name, branch, number, merged=False) if head else True
     await comment_once(ctx.gh, full_name, number, f"decided:{number}",
                        render("unit_decided.md.j2", branch=branch, decided=decided, deleted=deleted, kept=kept,
-                              head=head), claims=claims)
+                              head=head))
     return (f"{row['unit_id']}: PR #{number} closed, every upstream commit decided ("
             + ", ".join(f"{d['sha'][:12]} {d['disposition']}" for d in decided) + ")"
             + (f"; commits forksync did not push kept as {kept}" if kept else ""))

@@ -447,8 +447,7 @@ async def on_pushed(ctx, sync, full_name: str, pr: dict, *, fork_ref: str | None
     if pr.get("state", "open") != "open" or pr.get("merged"):
         await comment_once(ctx.gh, full_name, pr["number"], f"resolution-closed:{head}",
                            render("resolution_closed.md.j2", head=head, branch=branch,
-                                  state="merged" if pr.get("merged") else pr.get("state")),
-                           claims=sync.claims if sync else None)
+                                  state="merged" if pr.get("merged") else pr.get("state")))
         ctx.note(f"{branch}: push to a {pr.get('state')} unit; nothing done")
         return "closed"
     finished = await sync.finish_conflict(ctx, full_name, branch, head, row, pr)
@@ -458,7 +457,7 @@ async def on_pushed(ctx, sync, full_name: str, pr: dict, *, fork_ref: str | None
     problems, kept = await sync.check_resolution(ctx, full_name, branch, head, row["base_sha"],
                                                  json.loads(row["shas_json"]))
     body = render("resolution_check.md.j2", ok=not problems, head=head, problems=problems, kept=kept)
-    await comment_once(ctx.gh, full_name, pr["number"], f"resolution:{head}", body, claims=sync.claims)
+    await comment_once(ctx.gh, full_name, pr["number"], f"resolution:{head}", body)
     if not problems:
         sync_store.save_branch(ctx.store, **{**row, "verified_tip": head})
     ctx.note(f"{branch}: resolution {'verified' if not problems else 'rejected'}")

@@ -44,7 +44,7 @@ from bot.git import apply as apply_mod
 from bot.git import notes, resolution
 from bot.git import repo as gitio
 from bot.git.markers import files_with_markers
-from bot.github.claims import Claims
+from bot.github.claims import Claims, log_wait
 from bot.github.client import authenticated_remote, rate_limited
 from bot.github.common import comment_once, render, split_repo
 from bot.github.fork_config import last_valid_config, load_fork_config
@@ -62,7 +62,7 @@ from bot.sync.agents import on_chain_conflict
 from bot.sync.errors import SyncError
 from bot.sync.ingest import default_store, load_state
 from bot.sync.status_issue import CLAIM as STATUS_CLAIM
-from bot.sync.status_issue import render_status, upsert_status_issue
+from bot.sync.status_issue import close_duplicates, render_status, upsert_status_issue
 
 GIT_TIMEOUT_S = 600
 log = logging.getLogger(__name__)
@@ -160,13 +160,15 @@ class SyncService:
     first; :func:`bot.app.queue.dead_letters`), shown as an alarm on the status issue.
     ``bot_login`` and ``login_unknown`` (why the login is unknown, ``""`` when known) are set
     again by the runtime when token mode learns the login after start-up
-    (:meth:`bot.app.runtime.Clients.learn_login`); the status issue says ``login_unknown``."""
+    (:meth:`bot.app.runtime.Clients.learn_login`); the status issue says ``login_unknown``.
+    ``claims``: the worker process's claims (:mod:`bot.github.claims`; the runtime passes those
+    its GitHub clients carry); None: its own on ``<workdir>/locks``."""
 
     def __init__(self, *, workdir: str | Path, git_url: str, bot_login: str | None = None,
                  token_for: Callable[[int | None], Awaitable[str]] | None = None,
                  client_for: Callable[[int | None], Awaitable[Any]] | None = None,
                  now: Callable[[], float] = time.time,
-                 dead_letters: Callable[[Any, str], list[dict]] | None = None):
+                 dead_letters: Callable[[Any, str], list[dict]] | None = None, claims: Claims | None = None):
         self.workdir = Path(workdir)
         self.git_url = git_url
         self.bot_login = bot_login
@@ -176,14 +178,10 @@ class SyncService:
         self.now = now
         self.dead_letters = dead_letters
         # the fork lock (key "") and the claims on the fork's GitHub objects, shared by the
-        # worker processes on this workdir
-        self.claims = Claims(self.workdir / "locks", on_wait=self._claim_waits)
+        # worker processes on this workdir (the runtime passes its GitHub clients' own)
+        self.claims = claims if claims is not None else Claims(self.workdir / "locks", on_wait=log_wait)
         self._memory = rules_mod.MemoryCache()
         self._walks: dict[str, dict] = {}      # working repo -> the last plan's walk (continued after a push)
-
-    @staticmethod
-    def _claim_waits(full_name: str, key: str) -> None:
-        log.info("%s: waiting for %s held by another sync or delivery", full_name, f"the claim on {key}" if key else "the fork lock")
 
     # ------------------------------------------------------------------ git edge
     def repo_dir(self, full_name: str) -> Path:
@@ -384,8 +382,7 @@ class SyncService:
                     if s.action == shrink_mod.CLOSE:
                         row = sync_store.branch_row(ctx.store, full_name, s.unit.branch)
                         try:
-                            lines.append(await landing.close_decided(ctx, full_name, row, [asdict(d) for d in s.decided],
-                                                                    claims=self.claims))
+                            lines.append(await landing.close_decided(ctx, full_name, row, [asdict(d) for d in s.decided]))
                         except gidgethub.HTTPException as e:
                             # the rest of the sync goes on (status, issue); the delivery is
                             # retried after it, and dead-lettered (an alarm) if GitHub keeps refusing
@@ -653,11 +650,11 @@ class SyncService:
                                              **drafted})
         if res.kept:
             await comment_once(ctx.gh, full_name, pr["number"], f"kept:{res.tip}",
-                               render("person_commits.md.j2", unit_id=unit.id, foreign=list(res.kept)), claims=self.claims)
+                               render("person_commits.md.j2", unit_id=unit.id, foreign=list(res.kept)))
         if dropped:
             await comment_once(ctx.gh, full_name, pr["number"], f"rebuilt:{res.tip}",
                                render("unit_rebuilt.md.j2", branch=branch, fork_ref=cfg.fork.ref, base=core.fork_head,
-                                      dropped=dropped, tip=res.tip or ""), claims=self.claims)
+                                      dropped=dropped, tip=res.tip or ""))
         agent = ""
         if res.conflict and not res.error:      # the conflict agent, only when configured ("" when agents are off)
             agent = await on_chain_conflict(ctx, full_name, git_dir=git_dir, cfg=cfg, branch=branch,
@@ -706,7 +703,7 @@ class SyncService:
             await comment_once(ctx.gh, full_name, int(row["pr"]), f"shrunk:{tip}",
                                render("unit_shrunk.md.j2", unit_id=unit.id, branch=s.unit.branch, rebuilt=True,
                                       decided=[asdict(d) for d in s.decided], keep=[i.sha for i in items],
-                                      base=core.fork_head, tip=tip), claims=self.claims)
+                                      base=core.fork_head, tip=tip))
             note += f"; rebuilt without {len(gone)} decided commit(s)"
         return note
 
@@ -717,7 +714,7 @@ class SyncService:
         key = hashlib.sha1(" ".join(sorted(d.sha for d in s.decided)).encode()).hexdigest()[:12]
         what = await comment_once(ctx.gh, full_name, s.unit.pr, f"decided-kept:{key}",
                                   render("unit_shrunk.md.j2", unit_id=s.unit.unit_id, branch=s.unit.branch, rebuilt=False,
-                                         decided=[asdict(d) for d in s.decided], keep=list(s.keep), base="", tip=""), claims=self.claims)
+                                         decided=[asdict(d) for d in s.decided], keep=list(s.keep), base="", tip=""))
         return (f"{s.unit.unit_id}: {len(s.decided)} decided commit(s) left on the branch (a person's commits on it)"
                 + ("; said on the PR" if what == "created" else ""))
 
@@ -780,7 +777,7 @@ class SyncService:
             await comment_once(ctx.gh, full_name, pr, key,
                                render("unit_blocked.md.j2", unit_id=unit.id, step=step, tip=res.tip or "",
                                       b=blocked_mod.as_dict(sync_store.branch_row(ctx.store, full_name, branch), full_name),
-                                      config_path=cfg.github.config_path), claims=self.claims)
+                                      config_path=cfg.github.config_path))
         return f"{unit.id}: blocked: {blocked_mod.what({**fields, 'conflict_sha': res.conflict or ''})}: {refusal.reason}"
 
     def _already_in_fork(self, git_dir: Path, core: CoreResult) -> list[str]:
@@ -912,8 +909,8 @@ class SyncService:
                                  now=self.now(), dead_letters=dead, config_path=cfg.github.config_path,
                                  login_unknown="" if self.bot_login else self.login_unknown)
             try:
-                number, what = await upsert_status_issue(ctx.gh, full_name, cfg.github.status_issue_title, body, self.bot_login,
-                                                         create=create)
+                number, what, dups = await upsert_status_issue(ctx.gh, full_name, cfg.github.status_issue_title, body,
+                                                               self.bot_login, create=create)
             except gidgethub.HTTPException as e:
                 if int(e.status_code) != 410:
                     raise
@@ -921,6 +918,9 @@ class SyncService:
                 # dashboard's status say where the status issue went (a failing job until it is back)
                 sync_store.record_job(ctx.store, full_name, STATUS_ISSUE_JOB, ISSUES_OFF.format(repo=full_name), self.now())
                 return "status issue unavailable: Issues are disabled on the fork"
+        # duplicates (an older release's) are closed once the claim is let go: each close's note is
+        # a comment, claimed on that issue's comments, and claims on objects are leaves
+        what += await close_duplicates(ctx.gh, full_name, dups, number)
         if any(j["job"] == STATUS_ISSUE_JOB for j in st.failing_jobs):
             sync_store.record_job(ctx.store, full_name, STATUS_ISSUE_JOB, None, self.now())
         return f"status issue #{number} {what}" if number else "status issue absent"
@@ -977,12 +977,12 @@ class SyncService:
                                    render("resolution_check.md.j2", ok=False, head=head, kept=[], problems=[
                                        f"the conflict commit `{had.conflict_commit[:12]}` (upstream "
                                        f"`{had.upstream_sha[:12]}`) is no longer on the branch; push the resolution as "
-                                       f"commits on top of it — it is kept as `{keep}`, and nothing was changed"]), claims=self.claims)
+                                       f"commits on top of it — it is kept as `{keep}`, and nothing was changed"]))
                 return "waiting"
             if not chk.ok:
                 await comment_once(ctx.gh, full_name, pr["number"], f"resolution:{head}",
                                    render("resolution_check.md.j2", ok=False, head=head, kept=[],
-                                          problems=list(chk.problems)), claims=self.claims)
+                                          problems=list(chk.problems)))
                 return "waiting"
             tip = (await self._git(d, "rev-parse", "--verify", "-q", f"refs/heads/{branch}", check=False)).strip()
             if tip != head:
@@ -1000,7 +1000,7 @@ class SyncService:
                                    render("resolution_check.md.j2", ok=False, head=head, kept=[], problems=[
                                        f"upstream commit `{chk.stop.upstream_sha[:12]}` is no longer in upstream's "
                                        f"history (`{cfg.upstream.ref}` was rewritten without it); nothing was folded — "
-                                       "close this PR: the next sync plans what upstream has now"]), claims=self.claims)
+                                       "close this PR: the next sync plans what upstream has now"]))
                 return "waiting"
             repo = pygit2.Repository(str(d))
             upstream = gitio.commit_info(repo, chk.stop.upstream_sha)
@@ -1037,7 +1037,7 @@ class SyncService:
                 await self._git(d, "update-ref", ref, head)
                 await comment_once(ctx.gh, full_name, pr["number"], f"resolution-raced:{head}",
                                    render("resolution_folded.md.j2", raced=True, head=head, branch=branch,
-                                          error=str(e)[:300]), claims=self.claims)
+                                          error=str(e)[:300]))
                 return "raced"
             sync_store.save_branch(ctx.store, **{**row, "pushed_tip": tip, "verified_tip": head,
                                                  "conflict_sha": res.conflict or "",
@@ -1049,8 +1049,7 @@ class SyncService:
                            render("resolution_folded.md.j2", raced=False, head=head, branch=branch, fold=folded,
                                   keep=keep, upstream=upstream, empty=empty, tip=tip, picked=[s for s, _ in res.picked],
                                   conflict=res.conflict or "", conflicts=list(getattr(res, "conflicts", ()) or ()),
-                                  remaining=len(res.remaining), failed=failed.reason if failed else ""),
-                           claims=self.claims)
+                                  remaining=len(res.remaining), failed=failed.reason if failed else ""))
         await self.sync(ctx, full_name, reason=f"resolution of {chk.stop.upstream_sha[:12]} folded on {branch}")
         return "folded"
 

@@ -5,9 +5,9 @@ created by the bot (so a redelivery or crash never makes a second one). Looked u
 under the fork's claim on it (:mod:`bot.github.claims`, key ``status-issue``), so two renders at
 once — worker 0's poller beside a delivery, or two workers — never both find none and both open
 one. Duplicates made anyway (an older release, a create whose answer was lost) are harmless: the
-oldest open one is the status issue; the others are closed as not planned, each with a note naming
-it (``templates/github/status_issue_duplicate.md.j2``). Ticking a checkbox sends
-``issues.edited``: ``<!-- replan -->`` → re-plan now; ``<!-- retry:<unit id> -->`` → rebuild that
+oldest open one is the status issue; the others are closed as not planned once the claim is let
+go, each with a note naming it (``templates/github/status_issue_duplicate.md.j2``). Ticking a
+checkbox sends ``issues.edited``: ``<!-- replan -->`` → re-plan now; ``<!-- retry:<unit id> -->`` → rebuild that
 unit. The bot then re-renders the body, which un-ticks the box.
 """
 from __future__ import annotations
@@ -99,34 +99,38 @@ async def close_duplicate(gh, full_name: str, number: int, keep: int) -> None:
 
 
 async def upsert_status_issue(gh, full_name: str, title: str, body: str, bot_login: str | None, *,
-                              create: bool = True) -> tuple[int, str]:
+                              create: bool = True) -> tuple[int, str, list[int]]:
     """Create the status issue or update its body; the caller holds the fork's claim on it
-    (:data:`CLAIM`, see the module doc). Returns ``(number, "created"|"updated"|"unchanged")``,
-    or ``(0, "absent")`` when there is none and ``create`` is off; when duplicates were closed,
-    the word is followed by ``"; N duplicate(s) closed (#a, #b)"`` (newest first)."""
+    (:data:`CLAIM`, see the module doc). Returns ``(number, "created"|"updated"|"unchanged",
+    duplicates)``, or ``(0, "absent", [])`` when there is none and ``create`` is off;
+    ``duplicates``: the other open marked issues, newest first, for :func:`close_duplicates` once
+    the claim is let go (each close says so in a comment, under that issue's own claim)."""
     rv = split_repo(full_name)
     title, body = fit_title(title), fit_body(body)     # as GitHub will hold them: compared as such below
     found = await find_status_issues(gh, full_name, bot_login)
     if not found and not create:
-        return 0, "absent"
+        return 0, "absent", []
     if not found:
         # a create whose answer GitHub lost (5xx) may have opened the issue: looked up, not sent again
         created = await gh.create("/repos/{owner}/{repo}/issues", rv, data={"title": title, "body": body},
                                   find=lambda: find_status_issue(gh, full_name, bot_login))
-        return created["number"], "created"
+        return created["number"], "created", []
     issue = _oldest(found)
     what = "unchanged"
     if issue.get("body") != body or issue.get("title") != title:
         await gh.patch("/repos/{owner}/{repo}/issues/{number}", {**rv, "number": issue["number"]},
                        data={"title": title, "body": body})
         what = "updated"
-    # after the status issue is current: a close GitHub refuses fails the render (retried), the
-    # numbers already written
-    dups = [int(i["number"]) for i in found if i["number"] != issue["number"]]
-    for n in dups:
-        await close_duplicate(gh, full_name, n, int(issue["number"]))
-    closed = f"; {len(dups)} duplicate(s) closed ({', '.join(f'#{n}' for n in dups)})" if dups else ""
-    return issue["number"], what + closed
+    return issue["number"], what, [int(i["number"]) for i in found if i["number"] != issue["number"]]
+
+
+async def close_duplicates(gh, full_name: str, duplicates: list[int], keep: int) -> str:
+    """Close each of ``duplicates`` naming ``keep`` as the status issue (:func:`close_duplicate`),
+    after the status issue is current: a close GitHub refuses fails the render (retried), the
+    numbers already written. Returns ``""``, or ``"; N duplicate(s) closed (#a, #b)"``."""
+    for n in duplicates:
+        await close_duplicate(gh, full_name, n, keep)
+    return f"; {len(duplicates)} duplicate(s) closed ({', '.join(f'#{n}' for n in duplicates)})" if duplicates else ""
 
 
 async def on_ticked(ctx, sync, full_name: str, body: str) -> None:

@@ -261,10 +261,23 @@ def test_a_fork_rebased_past_an_upstream_commit_it_had_picked_and_reverted_keeps
     A user sees: Backlog 0, Days Behind 0, no hole — the fork looks level with upstream. Before the
     rebase u1 was REVERTED; the rebase changed no file the fork holds. They should see u1 as a
     REVERTED hole of the Backlog, as a revert of u1 by its sha makes it (docs/core.md)."""
+    up, fork, u1, pick = _rebased_past_a_reverted_pick(tmp_path)
+    assert "b.txt" not in set(fork.git("ls-files").split())
+    assert fork.git("cat-file", "-t", pick, check=False).strip() != "commit"
+    assert _holes_and_backlog(tmp_path, up, fork, capsys, monkeypatch) == ([u1], 1)
+
+
+def _rebased_past_a_reverted_pick(tmp_path, *, before_u1: str = "") -> tuple[RepoBuilder, RepoBuilder, str, str]:
+    """``(up, fork, u1, pick)``: the fork picked upstream u1 "One (#11)" (``Upstream-Commit:``),
+    reverted the pick with `git revert`, then rebased onto an upstream tip past u1 and dropped the
+    pick's objects (reflog expired, gc: as in a fresh clone). ``before_u1``: the subject of an
+    upstream commit landed just before u1 (adding o.txt), none when empty."""
     up = RepoBuilder.init(tmp_path / "up")
     up.commit("Base (#1)", {"a.txt": "a\n"}, when=T0)
     fork = up.clone(tmp_path / "fork")
     fork.commit("[XLA] fork work (#500)", {"f.txt": "f\n"}, when=T0 + DAY // 2)
+    if before_u1:
+        up.commit(before_u1, {"o.txt": "o\n"}, when=T0 + DAY - 60)
     u1 = up.commit("One (#11)", {"b.txt": "b\n"}, when=T0 + DAY)
     fork.add_remote("upstream", up.path)
     pick = fork.cherry_pick(u1, when=T0 + 2 * DAY, trailer=f"Upstream-Commit: {u1}")
@@ -273,15 +286,17 @@ def test_a_fork_rebased_past_an_upstream_commit_it_had_picked_and_reverted_keeps
     fork.git("fetch", "-q", "upstream")
     fork.git("rebase", "-q", "upstream/main", when=T0 + 5 * DAY)
     fork.git("reflog", "expire", "--expire=now", "--all")
-    fork.git("gc", "-q", "--prune=now")            # the pick is gone, as in a fresh clone of the fork
-    assert "b.txt" not in set(fork.git("ls-files").split())
-    assert fork.git("cat-file", "-t", pick, check=False).strip() != "commit"
+    fork.git("gc", "-q", "--prune=now")
+    return up, fork, u1, pick
+
+
+def _holes_and_backlog(tmp_path, up: RepoBuilder, fork: RepoBuilder, capsys, monkeypatch) -> tuple[list[str], int]:
+    """``forksync status --json`` of the pair: the Backlog's holes (shas) and its total."""
     monkeypatch.chdir(tmp_path)
     rc, out, err = run(capsys, ["--upstream", str(up.path), "--fork", str(fork.path), "status", "--json"])
     assert rc == 0, err
     doc = json.loads(out)
-    assert [h["sha"] for h in doc["backlog"]["holes"]] == [u1]
-    assert doc["backlog"]["total"] == 1
+    return [h["sha"] for h in doc["backlog"]["holes"]], doc["backlog"]["total"]
 
 
 def test_a_pick_found_only_by_patch_id_on_a_blobless_clone_is_not_pending_silently(tmp_path, capsys, monkeypatch):
@@ -336,24 +351,6 @@ def test_a_rebased_forks_dropped_pick_revert_takes_out_only_the_upstream_commit_
 
     A user sees: both as REVERTED holes of the Backlog (Backlog 2), the older one though the fork
     holds its file. They should see u1 alone: the quoted subject cites PR #11."""
-    up = RepoBuilder.init(tmp_path / "up")
-    up.commit("Base (#1)", {"a.txt": "a\n"}, when=T0)
-    fork = up.clone(tmp_path / "fork")
-    fork.commit("[XLA] fork work (#500)", {"f.txt": "f\n"}, when=T0 + DAY // 2)
-    up.commit("One (#5)", {"o.txt": "o\n"}, when=T0 + DAY - 60)
-    u1 = up.commit("One (#11)", {"b.txt": "b\n"}, when=T0 + DAY)
-    fork.add_remote("upstream", up.path)
-    pick = fork.cherry_pick(u1, when=T0 + 2 * DAY, trailer=f"Upstream-Commit: {u1}")
-    fork.revert(pick, when=T0 + 3 * DAY)
-    up.commit("Two (#12)", {"c.txt": "c\n"}, when=T0 + 4 * DAY)
-    fork.git("fetch", "-q", "upstream")
-    fork.git("rebase", "-q", "upstream/main", when=T0 + 5 * DAY)
-    fork.git("reflog", "expire", "--expire=now", "--all")
-    fork.git("gc", "-q", "--prune=now")
+    up, fork, u1, _pick = _rebased_past_a_reverted_pick(tmp_path, before_u1="One (#5)")
     assert "b.txt" not in set(fork.git("ls-files").split()) and "o.txt" in set(fork.git("ls-files").split())
-    monkeypatch.chdir(tmp_path)
-    rc, out, err = run(capsys, ["--upstream", str(up.path), "--fork", str(fork.path), "status", "--json"])
-    assert rc == 0, err
-    doc = json.loads(out)
-    assert [h["sha"] for h in doc["backlog"]["holes"]] == [u1]
-    assert doc["backlog"]["total"] == 1
+    assert _holes_and_backlog(tmp_path, up, fork, capsys, monkeypatch) == ([u1], 1)

@@ -5,6 +5,7 @@ import pytest
 
 from bot.config.forksync import ProvenanceRules, TrailerRule, load_config
 from bot.core.ledger import build_ledger
+from bot.core.merged import upstream_reverts
 from bot.core.provenance import claims, own_prs, reverted_targets
 from bot.git.notes import format_decision, parse_note
 from bot.model import CommitInfo, Decision, Disposition, FileChange
@@ -334,3 +335,21 @@ def test_an_empty_resolved_pick_is_no_op_with_its_fork_commit_and_resolver():
     # a commit git could not read in full is not known to be empty
     unread = CommitInfo("3" * 40, ("9" * 40,), msg, committer_time=10, missing=("blob 1a2b (x)",))
     assert build_ledger([up], [unread]).entries[0].disposition is Disposition.PICKED
+
+
+@pytest.mark.parametrize("line, reverts", [
+    ("Reverts triton-lang/triton#11", True),            # GitHub's revert button (triton-lang/triton 23719b7c8a)
+    ("Reverts triton-lang/triton#11.", True),
+    ("Reverts triton-lang/triton#11abc", False),        # not a reference: GitHub links no #11abc
+    ("Reverts triton-lang/triton#11_2", False),
+    ("> Reverts triton-lang/triton#11", False),         # quoted
+])
+def test_githubs_revert_line_names_a_pr_only_as_github_links_it(line, reverts):
+    """The ledger and the merged fork's pins read ``Reverts owner/repo#<PR>`` alike: the number
+    ends where GitHub's reference ends, so ``#11abc`` reverts nothing."""
+    x = CommitInfo("a" * 40, ("0" * 40,), "Tune the matmul (#11)", committer_time=1, files=(FileChange("y"),), pr=11)
+    y = CommitInfo("b" * 40, ("a" * 40,), f"Undo the tuning (#14)\n\n{line}\n", committer_time=2,
+                   files=(FileChange("y"),), pr=14)
+    led = build_ledger([x, y], [])
+    assert [e.disposition for e in led.entries] == [Disposition.NO_OP if reverts else Disposition.PENDING] * 2
+    assert upstream_reverts(y, x) is reverts

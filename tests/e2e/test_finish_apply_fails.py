@@ -21,6 +21,23 @@ async def status_body(w) -> str:
     return issue["body"]
 
 
+async def alice_resolves(w, tmp_path, branch: str, c2: str) -> str:
+    """alice clones the chain ``branch`` stopped at c2's conflict, resolves it, pushes, and the bot
+    handles the push: the fold reached GitHub (the branch's one commit past main, the pick of
+    ``c2``) and her commits are kept under refs/forksync/resolutions. Returns the fold's sha."""
+    wt = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
+    good = commit_files(wt, {"third_party/amd/x.cpp": "int x = 12;\n" + MIDDLE + "int z;\n"},
+                        "resolve x\n\nFile: third_party/amd/x.cpp\nReason: keeps the fork's tuning on upstream's new x\n")
+    git(wt, "push", "-q", "origin", "HEAD")
+    await w.bot.settle()
+    unit_id = branch.removeprefix("forksync/")
+    assert fork_git(w, "rev-parse", f"refs/forksync/resolutions/{unit_id}/{good[:12]}") == good
+    [pick] = fork_git(w, "log", "--no-merges", "--format=%H", f"main..{branch}").split()
+    assert f"Upstream-Commit: {c2}" in fork_git(w, "log", "-1", "--format=%B", pick)
+    return pick
+
+
 async def test_a_fold_whose_next_pick_apply_refuses_is_pushed_and_the_unit_blocked(world, tmp_path, monkeypatch):  # noqa: F811
     """alice resolves c2; applying the rest of the chain (c3) raises (:class:`ApplyError`: here,
     upstream objects apply cannot fetch). What she saw: the error left the handler before the
@@ -39,17 +56,8 @@ async def test_a_fold_whose_next_pick_apply_refuses_is_pushed_and_the_unit_block
         return real(git_dir, unit, **kw)
 
     monkeypatch.setattr(apply_mod, "apply_unit", apply_unit)
-    wt = tmp_path / "alice"
-    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
-    good = commit_files(wt, {"third_party/amd/x.cpp": "int x = 12;\n" + MIDDLE + "int z;\n"},
-                        "resolve x\n\nFile: third_party/amd/x.cpp\nReason: keeps the fork's tuning on upstream's new x\n")
-    git(wt, "push", "-q", "origin", "HEAD")
-    await w.bot.settle()
-    # the fold reached GitHub, and alice's commits are kept
-    assert fork_git(w, "rev-parse", f"refs/forksync/resolutions/{unit_id}/{good[:12]}") == good
-    [pick] = fork_git(w, "log", "--no-merges", "--format=%H", f"main..{branch}").split()
-    msg = fork_git(w, "log", "-1", "--format=%B", pick)
-    assert msg.startswith("[RESOLVED] AMD: new x (#102)\n") and f"Upstream-Commit: {c2}" in msg
+    pick = await alice_resolves(w, tmp_path, branch, c2)
+    assert fork_git(w, "log", "-1", "--format=%B", pick).startswith("[RESOLVED] AMD: new x (#102)\n")
     [said] = [c for c in await bot_comments(w, chain["number"]) if "checked and folded" in c]
     assert f"pick of upstream `{c3[:12]}` failed without a conflict: applying {unit_id} failed" in said, said
     assert TOKEN not in said
@@ -69,7 +77,6 @@ async def test_a_fold_whose_next_pick_cannot_be_merged_is_pushed_and_the_unit_bl
     row and the status issue."""
     w, up_src, upstream = world
     chain, branch, c2, c3 = await stop_chain(w, up_src, upstream, then_z=True)
-    unit_id = branch.removeprefix("forksync/")
     real = apply_mod._Merger.merge
 
     def merge(self, commit, ours):
@@ -78,15 +85,7 @@ async def test_a_fold_whose_next_pick_cannot_be_merged_is_pushed_and_the_unit_bl
         return real(self, commit, ours)
 
     monkeypatch.setattr(apply_mod._Merger, "merge", merge)
-    wt = tmp_path / "alice"
-    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
-    good = commit_files(wt, {"third_party/amd/x.cpp": "int x = 12;\n" + MIDDLE + "int z;\n"},
-                        "resolve x\n\nFile: third_party/amd/x.cpp\nReason: keeps the fork's tuning on upstream's new x\n")
-    git(wt, "push", "-q", "origin", "HEAD")
-    await w.bot.settle()
-    assert fork_git(w, "rev-parse", f"refs/forksync/resolutions/{unit_id}/{good[:12]}") == good
-    [pick] = fork_git(w, "log", "--no-merges", "--format=%H", f"main..{branch}").split()
-    assert f"Upstream-Commit: {c2}" in fork_git(w, "log", "-1", "--format=%B", pick)
+    pick = await alice_resolves(w, tmp_path, branch, c2)
     row = sync_store.branch_row(w.bot.store, "meta/triton", branch)
     assert (row["blocked_step"], row["conflict_sha"], row["pushed_tip"]) == ("apply", c3, pick), row
     assert f"cannot merge {c3[:12]}: object not found" in row["blocked_reason"]

@@ -38,8 +38,9 @@ async def test_a_close_landed_by_its_delivery_and_by_the_poller_at_once_is_said_
     poller = Context(delivery=handler.delivery, gh=await other.client_for(inst.id), store=bot.store,
                      settings=bot.settings, sync=bot.svc, validation=bot.validation, installation_id=inst.id)
     waited = asyncio.Event()
-    # waiting for the fork lock (the decisions' notes) is no answer: the comment's claim is
-    bot.svc.claims.on_wait = lambda full, key: key and waited.set()
+    # waiting for the fork lock (the decisions' notes) is no answer: the comment's claim is, which
+    # the poller's client carries (a claims of its own on the workdir's locks, as another worker's)
+    other.claims.on_wait = lambda full, key: key and waited.set()
     hold = fake.faults.hold("POST", f"/repos/meta/triton/issues/{n}/comments", times=2)
 
     a = asyncio.create_task(landing.on_closed(handler, bot.svc, FORK, pr, sender={"login": "alice"}, fork_ref="main",

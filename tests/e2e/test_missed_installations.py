@@ -47,6 +47,15 @@ def test_not_tracked_is_what_the_installation_follows_not_yet(rows, inst, expect
     assert [r["full_name"] for r in installations.not_tracked(repos, rows, inst)] == expected
 
 
+def test_a_fork_renamed_in_case_is_neither_unfollowed_nor_followed_again():
+    """GitHub's names are not case-sensitive: a fork tracked as ``meta/a`` that GitHub now lists as
+    ``Meta/A`` (renamed in case, or spelled so by the listing) is the same fork — the pass neither
+    unfollows it nor adopts it a second time (a second tracked row, synced twice)."""
+    rows, repos = [{"fork": "meta/a", "installation_id": 1}], [{"full_name": "Meta/A"}]
+    assert installations.not_tracked(repos, rows, 1) == []
+    assert installations.no_longer_installed(rows, {1}, set(), {"Meta/A"}) == []
+
+
 async def test_an_installation_made_while_forksync_was_down_is_adopted_by_the_next_pass(world):
     """Today: the App was installed on meta while forksync was down; ``installation.created`` went
     nowhere (the world installs before the bot starts), so meta/triton is never tracked, has no

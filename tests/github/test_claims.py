@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from bot.github.claims import Claims, lock_name
+from bot.github.claims import ClaimOrderError, Claims, lock_name
 
 
 @pytest.mark.parametrize("full, key, name", [
@@ -33,13 +33,24 @@ async def test_a_claim_waits_for_its_holder_and_other_keys_do_not(tmp_path, proc
     b = a if processes == 1 else Claims(tmp_path, poll_s=0)
     b.on_wait = on_wait
     order: list[str] = []
-    async with a.hold("meta/triton", "comments-7"):
-        async with b.hold("meta/triton", "comments-8"), b.hold("meta/triton"), b.hold("meta/other", "comments-7"):
-            order.append("others free")
-        second = asyncio.create_task(_enter(b, order))
-        await waiting.wait()
-        order.append("first out")
-    await second
+    held, let_go = asyncio.Event(), asyncio.Event()
+
+    async def holder() -> None:         # a task of its own: nothing is claimed under an object claim
+        async with a.hold("meta/triton", "comments-7"):
+            held.set()
+            await let_go.wait()
+            order.append("first out")
+
+    first = asyncio.create_task(holder())
+    await held.wait()
+    for full, key in (("meta/triton", "comments-8"), ("meta/triton", ""), ("meta/other", "comments-7")):
+        async with b.hold(full, key):
+            pass
+    order.append("others free")
+    second = asyncio.create_task(_enter(b, order))
+    await waiting.wait()
+    let_go.set()
+    await asyncio.gather(first, second)
     assert order == ["others free", "first out", "second in"]
     assert waits == [("meta/triton", "comments-7")]
 
@@ -60,3 +71,19 @@ async def test_a_cancelled_wait_leaves_the_claim_free(tmp_path):
         await asyncio.gather(waiter, return_exceptions=True)
     async with b.hold("meta/triton", "status-issue"):
         assert not a.locked("meta/triton", "status-issue") and b.locked("meta/triton", "status-issue")
+
+
+async def test_nothing_is_claimed_under_an_object_claim(tmp_path):
+    """Claims on objects are leaves: a claim asked under one — of the same :class:`Claims` or
+    another's, an object or the fork — raises at once instead of waiting (two such nestings in
+    opposite orders would wait on each other for ever); under the fork lock an object is claimed."""
+    a, b = Claims(tmp_path, poll_s=0), Claims(None, poll_s=0)
+    async with a.hold("meta/triton", "status-issue"):
+        for claims, key in ((a, "comments-3"), (b, "comments-3"), (a, ""), (b, "status-issue")):
+            with pytest.raises(ClaimOrderError, match="status-issue of meta/triton is held"):
+                async with claims.hold("meta/triton", key):
+                    pass
+    async with a.hold("meta/triton"), b.hold("meta/triton", "comments-3"):
+        assert a.locked("meta/triton") and b.locked("meta/triton", "comments-3")
+    async with a.hold("meta/triton", "comments-3"):     # let go: free again
+        assert not b.locked("meta/triton", "comments-3")

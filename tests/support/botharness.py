@@ -49,7 +49,7 @@ class Bot:
         await self.clients.start()
         self.svc = SyncService(workdir=s.workdir, git_url=s.git_url, bot_login=self.clients.bot_login,
                                token_for=self.clients.token_for, client_for=self.clients.client_for,
-                               dead_letters=q.dead_letters)
+                               dead_letters=q.dead_letters, claims=self.clients.claims)
         self.validation = ValidationService(self.svc, settings=s)
         self.dispatcher = Dispatcher(router, self.store, s, client_for=self.clients.client_for,
                                      sync=self.svc, validation=self.validation, bot_login=self.clients.bot_login)
