@@ -214,7 +214,7 @@ async def test_a_first_pick_that_keeps_failing_while_the_fork_moves_is_never_pus
     fake, bot, alice, up_src, upstream, fork, inst = world
     await install_on_fork(fake, bot, fork, inst.id)
     await bot.settle()
-    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
     c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n"}, "AMD: new x (#102)")
     failing_pick(c2, pygit2.GitError("object not found - no match for id (0badc0de)"))
     git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
