@@ -105,3 +105,31 @@ async def test_a_persons_pr_closed_keeps_their_commits_and_words(world, tmp_path
     assert "DEFERRED" in said or "defer" in said.lower()
     assert all("the AMD team wants the next ROCm first" in _notes(fork.path, s) for s in shas)
     assert [p for p in await open_sync_prs(alice) if p["head"]["ref"] == row["branch"]] == []
+
+
+async def test_a_pr_closed_because_its_commits_were_decided_is_never_left_without_its_reason(world):
+    """Every upstream commit of a chain is deferred while its PR is open: forksync closes the PR and
+    says why. GitHub fails the comment (a 502 past the client's retries) after the close went
+    through. What the person saw: their PR closed by forksync with no word on it, for ever — the
+    row already said ``decided``, so no later sync looked at it again. What they should see: the
+    sync fails (retried), and the next one says why on the closed PR."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    from tests.support.e2e import adopt_and_move_upstream
+    c1, c2 = await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    bundle, chain = await open_sync_prs(alice)
+    [issue] = await status_issue(alice)
+    fault = fake.faults.add("POST", f"/repos/meta/triton/issues/{chain['number']}/comments", 502, "Bad Gateway",
+                            times=10_000)
+    await alice.post(f"/repos/meta/triton/issues/{issue['number']}/comments",
+                     data={"body": f"/forksync defer {c2[:12]} waits for the LLVM bump"})
+    await bot.settle()
+    pr = await alice.getitem(f"/repos/meta/triton/pulls/{chain['number']}")
+    assert pr["state"] == "closed"
+    assert await _said_by_bot(alice, chain["number"]) == []
+    fake.faults.clear()
+    assert fault is not None
+    await bot.svc.sync(await job_context(bot)(inst.id), "meta/triton", reason="test: later")
+    await bot.settle()
+    [said] = await _said_by_bot(alice, chain["number"])
+    assert f"`{c2[:12]}`" in said and "waits for the LLVM bump" in said
