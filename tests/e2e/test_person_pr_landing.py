@@ -11,7 +11,7 @@ import pytest
 
 from bot.sync import store as sync_store
 from tests.e2e.test_other_base import unit_without_its_pr
-from tests.support.e2e import job_context, open_sync_prs, status_issue
+from tests.support.e2e import adopt_and_move_upstream, job_context, open_sync_prs, status_issue
 from tests.support.github import commit_files, git
 
 TITLE = "Port the AMD rework (carol's, reviewed by the AMD team)"
@@ -112,24 +112,24 @@ async def test_a_pr_closed_because_its_commits_were_decided_is_never_left_withou
     says why. GitHub fails the comment (a 502 past the client's retries) after the close went
     through. What the person saw: their PR closed by forksync with no word on it, for ever — the
     row already said ``decided``, so no later sync looked at it again. What they should see: the
-    sync fails (retried), and the next one says why on the closed PR."""
+    PR never closed without its reason — the sync fails (retried), and the next one says why and
+    closes it."""
     fake, bot, alice, up_src, upstream, fork, inst = world
-    from tests.support.e2e import adopt_and_move_upstream
     c1, c2 = await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
     await bot.settle()
     bundle, chain = await open_sync_prs(alice)
     [issue] = await status_issue(alice)
-    fault = fake.faults.add("POST", f"/repos/meta/triton/issues/{chain['number']}/comments", 502, "Bad Gateway",
+    fake.faults.add("POST", f"/repos/meta/triton/issues/{chain['number']}/comments", 502, "Bad Gateway",
                             times=10_000)
     await alice.post(f"/repos/meta/triton/issues/{issue['number']}/comments",
                      data={"body": f"/forksync defer {c2[:12]} waits for the LLVM bump"})
     await bot.settle()
     pr = await alice.getitem(f"/repos/meta/triton/pulls/{chain['number']}")
-    assert pr["state"] == "closed"
-    assert await _said_by_bot(alice, chain["number"]) == []
+    # while GitHub fails the comment the PR may stay open; closed, it must say why
+    assert pr["state"] == "open" or await _said_by_bot(alice, chain["number"]), "closed without a word"
     fake.faults.clear()
-    assert fault is not None
     await bot.svc.sync(await job_context(bot)(inst.id), "meta/triton", reason="test: later")
     await bot.settle()
     [said] = await _said_by_bot(alice, chain["number"])
     assert f"`{c2[:12]}`" in said and "waits for the LLVM bump" in said
+    assert (await alice.getitem(f"/repos/meta/triton/pulls/{chain['number']}"))["state"] == "closed"
