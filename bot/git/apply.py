@@ -842,12 +842,13 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
     old_ref = _lookup(repo, ref)
     old = str(old_ref.peel(pygit2.Commit).id) if old_ref is not None else None
     start = old or base_sha
-    if old is not None and old != base_sha and repo.descendant_of(base_sha, old):
+    br = _read_branch(repo, old, base_sha, unit, committer[1]) if old else _Branch([], [], None)
+    if old is not None and old != base_sha and not (br.already or br.kept or br.open_conflict) \
+            and repo.descendant_of(base_sha, old):
         # a branch holding nothing of its own (a first pick that stopped without writing left it
         # at the fork tip of that run, which the fork has moved past): the unit starts on the fork
         # tip as a new branch would, not on the older tip; the branch moves forward to it
         start = base_sha
-    br = _read_branch(repo, old, base_sha, unit, committer[1]) if old else _Branch([], [], None)
     already, kept = tuple(br.already), tuple(br.kept)
     if br.open_conflict is not None:
         return _open_conflict(repo, unit, br, base=base, start=start, tip=old, rename_detection=rename_detection,
