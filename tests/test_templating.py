@@ -97,6 +97,7 @@ CASES: dict[str, dict] = {
         ("bundle_size_cap", "Input should be greater than or equal to 1 | or so", None)]),
     "github/status_issue.md.j2": None,      # rendered by render_status below
     "github/status_issue_duplicate.md.j2": dict(keep=7),
+    "github/status_issue_elsewhere.md.j2": dict(closed=True, keep=7, actions=["replan", "retry:chain-0123456789ab"]),
     "github/backout_closed.md.j2": dict(branch="forksync/backout-x", kept="refs/forksync/closed/backout-x/" + S4[:12],
                                         head=S4, deleted=True),
     "github/branch_kept.md.j2": dict(branch="forksync/bundle-x", number=412, merged=True),

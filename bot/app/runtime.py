@@ -254,6 +254,11 @@ async def assemble(s, store: Store, session: aiohttp.ClientSession, *, wake: thr
     svc = SyncService(workdir=s.workdir, git_url=s.git_url, bot_login=clients.bot_login,
                       token_for=clients.token_for, client_for=clients.client_for, dead_letters=q.dead_letters,
                       claims=clients.claims)
+    # the lock files an earlier release kept (one per issue or PR ever commented on) go now;
+    # a claim removes its own file as it lets go (bot.github.claims)
+    swept = await asyncio.to_thread(svc.claims.sweep)
+    if swept:
+        log.info("removed %d lock file(s) no claim held from %s", swept, svc.claims.folder)
     validation = ValidationService(svc, settings=s)
     disp = Dispatcher(router, store, s, client_for=clients.client_for, sync=svc, validation=validation,
                       bot_login=clients.bot_login, learn_login=clients.learn_login)

@@ -803,7 +803,9 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
                rename_detection: bool = True, rename_limit: int = DEFAULT_RENAME_LIMIT) -> ApplyResult:
     """Materialize ``unit`` as ``refs/heads/forksync/<unit.id>`` in the fork repository.
 
-    ``base``: the fork tip sha a new branch starts from. ``commits``: ``CommitInfo`` for every
+    ``base``: the fork tip sha a new branch starts from — and an existing one holding nothing of
+    its own whose tip ``base`` descends from (left at an older fork tip by a first pick that
+    stopped without writing): it moves forward to ``base``. ``commits``: ``CommitInfo`` for every
     upstream sha of the unit (its message; the author is read from the commit itself).
     ``upstream_git_dir``: where the upstream objects live when not in the fork repository (they
     are fetched into it, no refs written). ``committer``: ``(name, e-mail)``. ``when``: committer
@@ -841,6 +843,12 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
     old = str(old_ref.peel(pygit2.Commit).id) if old_ref is not None else None
     start = old or base_sha
     br = _read_branch(repo, old, base_sha, unit, committer[1]) if old else _Branch([], [], None)
+    if old is not None and old != base_sha and not (br.already or br.kept or br.open_conflict) \
+            and repo.descendant_of(base_sha, old):
+        # a branch holding nothing of its own (a first pick that stopped without writing left it
+        # at the fork tip of that run, which the fork has moved past): the unit starts on the fork
+        # tip as a new branch would, not on the older tip; the branch moves forward to it
+        start = base_sha
     already, kept = tuple(br.already), tuple(br.kept)
     if br.open_conflict is not None:
         return _open_conflict(repo, unit, br, base=base, start=start, tip=old, rename_detection=rename_detection,
@@ -917,7 +925,7 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
             break
     # a branch that does not exist yet is created even when the first pick stops it (at the base
     # when nothing was written): the person resolving needs a branch; an existing one moves only forward
-    moved = head != start or (old is None and conflict is not None)
+    moved = head != (old or start) or (old is None and conflict is not None)
     if moved:
         mem.flush()        # the new trees and commits, as one pack (bot/config/objects.py)
         _move(repo, ref, old_ref, head, f"forksync apply {unit.id}")

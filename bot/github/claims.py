@@ -12,6 +12,16 @@ the same folder (``flock`` locks belong to an open file, so two :class:`Claims` 
 exclude each other within one process too). Waited for without blocking the event loop (polled
 every ``poll_s``, so a cancelled wait holds nothing); the OS releases a dead process's claims.
 
+A lock file lives only while its claim is held: the holder removes it before it lets go, so the
+folder does not keep one file per issue or PR ever commented on (a fork with years of PRs would
+keep tens of thousands). Removing a locked file by name has a known race — a waiter that opened
+the file before it was removed then locks a file no one else will ever open, beside a new holder
+of a new file under the same name — so a claim is held only once its locked file is still the
+one the name points to (same device and inode, ``fstat`` against ``stat``); otherwise it opens
+the name again. Every process using the folder must follow this rule (a release that keeps its
+files and one that removes them must not share a folder). :meth:`Claims.sweep` removes the files
+an earlier release left, the same way.
+
 Claims on objects are leaves: nothing else is claimed while one is held, so claims never wait on
 each other in a cycle (the fork lock may be held while an object is claimed, never the reverse).
 The rule is checked: a claim asked by a task while that task holds an object claim (of any
@@ -73,6 +83,7 @@ class Claims:
         self.poll_s = poll_s
         self.on_wait = on_wait
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
+        self._users: dict[tuple[str, str], int] = {}      # coroutines holding or waiting, per key
 
     def locked(self, full_name: str, key: str = "") -> bool:
         """Whether a coroutine of this process holds the claim on ``(full_name, key)`` now."""
@@ -90,15 +101,32 @@ class Claims:
         lock = self._locks.setdefault((full_name, key), asyncio.Lock())
         if lock.locked() and self.on_wait is not None:
             self.on_wait(full_name, key)
-        async with lock:
-            if self.folder is None:
-                async with self._marked(full_name, key):
-                    yield
-                return
-            self.folder.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.folder / lock_name(full_name, key), os.O_CREAT | os.O_RDWR, 0o600)
+        self._users[(full_name, key)] = self._users.get((full_name, key), 0) + 1
+        try:
+            async with lock:
+                async with self._file(full_name, key):
+                    async with self._marked(full_name, key):
+                        yield
+        finally:
+            # forgotten once no coroutine holds or waits for it: one lock per key ever claimed
+            # would grow as the lock files did
+            self._users[(full_name, key)] -= 1
+            if not self._users[(full_name, key)]:
+                del self._users[(full_name, key)]
+                del self._locks[(full_name, key)]
+
+    @contextlib.asynccontextmanager
+    async def _file(self, full_name: str, key: str) -> AsyncIterator[None]:
+        """The flock part of :meth:`hold` (see the module doc), with this process's lock held."""
+        if self.folder is None:
+            yield
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        path = self.folder / lock_name(full_name, key)
+        told = False
+        while True:
+            fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
             try:
-                told = False
                 while True:
                     try:
                         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -108,10 +136,20 @@ class Claims:
                             self.on_wait(full_name, key)
                         told = True
                         await asyncio.sleep(self.poll_s)
-                async with self._marked(full_name, key):
-                    yield
-            finally:
-                os.close(fd)        # closing the last descriptor releases the flock
+            except BaseException:
+                os.close(fd)
+                raise
+            if _names(path, fd):
+                break
+            os.close(fd)        # locked a file its holder removed: the name's file is another one
+        try:
+            yield
+        finally:
+            # removed while locked, then closed (which releases the flock): a waiter that
+            # locks the removed file sees that the name no longer points to it
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+            os.close(fd)
 
     @staticmethod
     @contextlib.asynccontextmanager
@@ -126,3 +164,39 @@ class Claims:
             yield
         finally:
             _HELD.reset(token)
+
+    def sweep(self) -> int:
+        """Remove the lock files of ``folder`` that no claim holds (files an earlier release
+        kept, one per key ever claimed), under the same rule as a claim: each is locked without
+        waiting and removed only while it is still the file its name points to. Files whose
+        name does not end in ``.lock`` are left alone. Returns how many were removed (0 without
+        a folder). Safe beside processes holding claims on the folder."""
+        if self.folder is None or not self.folder.is_dir():
+            return 0
+        removed = 0
+        for path in sorted(self.folder.glob("*.lock")):
+            try:
+                fd = os.open(path, os.O_RDWR)
+            except FileNotFoundError:
+                continue
+            try:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    continue            # held now: its holder removes it
+                if _names(path, fd):
+                    os.unlink(path)
+                    removed += 1
+            finally:
+                os.close(fd)
+        return removed
+
+
+def _names(path: Path, fd: int) -> bool:
+    """Whether ``path`` still names the file open as ``fd`` (same device and inode)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return False
+    own = os.fstat(fd)
+    return (st.st_dev, st.st_ino) == (own.st_dev, own.st_ino)

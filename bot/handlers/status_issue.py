@@ -12,8 +12,8 @@ router = routing.Router()
 
 @router.register("issues", action="edited")
 async def on_issue_edited(event, ctx) -> None:
-    body = event.data["issue"].get("body") or ""
-    if status_issue.MARK not in body:
+    issue = event.data["issue"]
+    if status_issue.MARK not in (issue.get("body") or ""):
         return
     repo = RepoRef.model_validate(event.data["repository"])
-    await status_issue.on_ticked(ctx, ctx.sync, repo.full_name, body)
+    await status_issue.on_ticked(ctx, ctx.sync, repo.full_name, issue)

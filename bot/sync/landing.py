@@ -67,10 +67,7 @@ async def retire_branch(ctx, full_name: str, branch: str, number: int, *, merged
     and each such PR says why, once (``templates/github/branch_kept.md.j2``). PRs from a fork of the
     fork only share the name, not the branch. Returns False when the branch stays for such a PR,
     True when it is gone (deleted now, or already: a person pressed "Delete branch" first)."""
-    rv = split_repo(full_name)
-    others = [p async for p in ctx.gh.getiter("/repos/{owner}/{repo}/pulls{?state,head,per_page}",
-                                              {**rv, "state": "open", "head": f"{rv['owner']}:{branch}", "per_page": 100})
-              if int(p.get("number") or 0) != int(number) and (p.get("head") or {}).get("ref") == branch]
+    others = await other_heads(ctx.gh, full_name, branch, number)
     if not others:
         await delete_branch(ctx.gh, full_name, branch)
         return True
@@ -80,6 +77,15 @@ async def retire_branch(ctx, full_name: str, branch: str, number: int, *, merged
     ctx.note(f"{branch} kept: open pull request{'s' if len(others) > 1 else ''} "
              + ", ".join(f"#{p['number']}" for p in others) + " use it")
     return False
+
+
+async def other_heads(gh, full_name: str, branch: str, number: int) -> list[dict]:
+    """The open PRs other than #``number`` whose head is the fork's ``branch`` (a fork of the
+    fork's PR only shares the name): deleting the branch would close them (:func:`retire_branch`)."""
+    rv = split_repo(full_name)
+    return [p async for p in gh.getiter("/repos/{owner}/{repo}/pulls{?state,head,per_page}",
+                                        {**rv, "state": "open", "head": f"{rv['owner']}:{branch}", "per_page": 100})
+            if int(p.get("number") or 0) != int(number) and (p.get("head") or {}).get("ref") == branch]
 
 
 async def branch_tip(gh, full_name: str, branch: str) -> str:
@@ -282,8 +288,9 @@ async def close_decided(ctx, full_name: str, row: dict, decided: list[dict]) -> 
     ``decided`` first, so the close's own ``pull_request.closed`` records nothing
     (:func:`on_closed`); then, as for a close by a person, a head forksync did not push is kept
     under ``refs/forksync/closed/<unit id>/<head sha12>``, the PR says why
-    (``templates/github/unit_decided.md.j2``), is closed, and the branch retired
-    (:func:`retire_branch`). A PR GitHub no longer shows open (merged or closed since the ledger
+    (``templates/github/unit_decided.md.j2``; before the close, so a failure of either is retried
+    by the next sync and the PR is never left closed without its reason), is closed, and the
+    branch retired (:func:`retire_branch`). A PR GitHub no longer shows open (merged or closed since the ledger
     was read) is left to its landing. A failed close puts the row back open (the next sync tries
     again) and raises ``gidgethub.HTTPException``. Returns the sync's line."""
     branch, number = row["branch"], int(row["pr"])
@@ -297,14 +304,20 @@ async def close_decided(ctx, full_name: str, row: dict, decided: list[dict]) -> 
     sync_store.save_branch(ctx.store, **{**row, "state": sync_store.DECIDED})
     try:
         kept = await keep_unpushed_head(ctx.gh, full_name, row, head)
+        # said before the close, as a duplicate status issue's note is: said after it, a comment
+        # GitHub failed would leave the PR closed without a word for ever (the row says decided,
+        # and no later sync looks at it again); said first, a close that fails after it is tried
+        # again by the next sync, which finds the comment said (its marker)
+        deleted = not head or not await other_heads(ctx.gh, full_name, branch, number)
+        await comment_once(ctx.gh, full_name, number, f"decided:{number}",
+                           render("unit_decided.md.j2", branch=branch, decided=decided, deleted=deleted, kept=kept,
+                                  head=head))
         await ctx.gh.patch("/repos/{owner}/{repo}/pulls/{number}", rv, data={"state": "closed"})
     except gidgethub.HTTPException:
         sync_store.save_branch(ctx.store, **row)
         raise
-    deleted = await retire_branch(ctx, full_name, branch, number, merged=False) if head else True
-    await comment_once(ctx.gh, full_name, number, f"decided:{number}",
-                       render("unit_decided.md.j2", branch=branch, decided=decided, deleted=deleted, kept=kept,
-                              head=head))
+    if head:
+        await retire_branch(ctx, full_name, branch, number, merged=False)
     return (f"{row['unit_id']}: PR #{number} closed, every upstream commit decided ("
             + ", ".join(f"{d['sha'][:12]} {d['disposition']}" for d in decided) + ")"
             + (f"; commits forksync did not push kept as {kept}" if kept else ""))

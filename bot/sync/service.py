@@ -53,6 +53,7 @@ from bot.model import CommitInfo, Disposition, Plan, PlanItem, Unit
 from bot.plan.planner import plan_state
 from bot.sync import blocked as blocked_mod
 from bot.sync import landing, snapshots
+from bot.sync import owed as owed_mod
 from bot.sync import prs as sync_prs
 from bot.sync import rules as rules_mod
 from bot.sync import shrink as shrink_mod
@@ -342,6 +343,11 @@ class SyncService:
                                             "forksync")
                 core = await asyncio.to_thread(self.compute, git_dir, cfg, up_ref, cfg.fork.ref)
                 lines.append(f"{len(no_ops)} upstream commit(s) already in the fork recorded NO_OP")
+            # a chain whose later pick failed keeps that pick (the plan alone would make it a unit
+            # of its own): its row says which commit it stopped at
+            core.plan, kept = owed_mod.keep_owed(core.plan, sync_store.open_branches(ctx.store, full_name),
+                                                 {e.sha: n for n, e in enumerate(core.ledger)})
+            lines += kept
             lines[:0] = [f"{full_name}: {reason}: {len(core.plan.units)} unit(s) planned"] + landed
             waiting: list[Unit] = []
             unclosed: list[str] = []         # units whose commits were all decided, not closed on GitHub

@@ -8,7 +8,8 @@ one. Duplicates made anyway (an older release, a create whose answer was lost) a
 oldest open one is the status issue; the others are closed as not planned once the claim is let
 go, each with a note naming it (``templates/github/status_issue_duplicate.md.j2``). Ticking a
 checkbox sends ``issues.edited``: ``<!-- replan -->`` → re-plan now; ``<!-- retry:<unit id> -->`` → rebuild that
-unit. The bot then re-renders the body, which un-ticks the box.
+unit. The bot then re-renders the body, which un-ticks the box. Only the live status issue acts:
+a box ticked on a closed duplicate runs nothing, and the issue is told which one to tick.
 """
 from __future__ import annotations
 
@@ -133,13 +134,28 @@ async def close_duplicates(gh, full_name: str, duplicates: list[int], keep: int)
     return f"; {len(duplicates)} duplicate(s) closed ({', '.join(f'#{n}' for n in duplicates)})" if duplicates else ""
 
 
-async def on_ticked(ctx, sync, full_name: str, body: str) -> None:
-    """Act on the ticked boxes of the status issue's ``body``: re-plan, or rebuild one unit; then
-    re-render the issue (which un-ticks them). A body without the marker is not the status issue."""
+async def on_ticked(ctx, sync, full_name: str, issue: dict) -> None:
+    """Act on the ticked boxes of ``issue`` (GitHub's issue object of ``issues.edited``) when it is
+    the live status issue (:func:`find_status_issue`): re-plan, or rebuild one unit; then re-render
+    the issue (which un-ticks them). A body without the marker is not the status issue. Boxes
+    ticked on another marked issue — a duplicate closed in favour of the oldest, a status issue a
+    person closed, a person's copy — run nothing: that issue gets one comment (per live status
+    issue, ``templates/github/status_issue_elsewhere.md.j2``) naming the issue to tick instead."""
+    body = issue.get("body") or ""
     if MARK not in body:
         return
     actions = ticked_actions(body)
     if not actions:
+        return
+    number = int(issue["number"])
+    live = await find_status_issue(ctx.gh, full_name, sync.bot_login)
+    keep = int(live["number"]) if live else 0
+    if keep != number:
+        await comment_once(ctx.gh, full_name, number, f"status-elsewhere:{keep}",
+                           render("status_issue_elsewhere.md.j2", closed=issue.get("state") == "closed", keep=keep,
+                                  actions=actions))
+        ctx.note(f"boxes ticked on #{number}, not the status issue "
+                 f"({f'#{keep}' if keep else 'none open'}): nothing run, told where to tick")
         return
     for a in actions:
         if a == "replan":

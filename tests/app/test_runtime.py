@@ -244,3 +244,20 @@ async def test_the_installations_are_listed_at_the_first_tick_then_hourly_and_ne
     assert await rt.adopt_missed(1000.0) == []
     assert len(fake_github.requests_for("apps/list-installations")) == 2
     store.close()
+
+
+async def test_the_workers_start_removes_the_lock_files_an_earlier_release_kept(fake_github, session, tmp_path):
+    """An earlier release kept one lock file per issue or PR ever commented on in
+    ``<workdir>/locks``: the worker's start removes those no claim holds (bot.github.claims)."""
+    locks = tmp_path / "w" / "locks"
+    locks.mkdir(parents=True)
+    for n in range(30):
+        (locks / f"meta+triton@comments-{n}.lock").write_text("")
+    (locks / "meta+triton.lock").write_text("")
+    fake_github.add_token(PERSONAL, "deploy-bot")
+    db = tmp_path / "bot.db"
+    store = Store(db)
+    await assemble(ServeSettings(token=PERSONAL, github_url=fake_github.url, db=str(db), workdir=str(tmp_path / "w")),
+                   store, session, retry=FAST_RETRY)
+    assert list(locks.iterdir()) == []
+    store.close()

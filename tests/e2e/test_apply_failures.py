@@ -123,7 +123,10 @@ async def test_a_pick_that_cannot_be_written_blocks_only_its_unit(world, monkeyp
 async def test_a_later_pick_of_a_chain_that_fails_is_shown_on_its_draft_pr_and_retried(world, failing_pick):
     """The chain's first pick applies, its second cannot be merged. What the maintainer should see:
     the draft PR with the first pick and the error, the unit listed as blocked at step ``apply``
-    (status issue, degraded), and the next sync, the failure gone, applying the rest."""
+    (status issue, degraded) for as long as the pick fails, and the next sync, the failure gone,
+    applying the rest on the same branch. What they saw: the next plan made the failed commit a
+    unit of its own (stacked on the chain), the chain's PR no longer said which pick failed, and
+    the failed commit came back as a second PR."""
     fake, bot, alice, up_src, upstream, fork, inst = world
     await install_on_fork(fake, bot, fork, inst.id)
     await bot.settle()
@@ -140,16 +143,31 @@ async def test_a_later_pick_of_a_chain_that_fails_is_shown_on_its_draft_pr_and_r
     assert (row["state"], row["pr"], row["blocked_step"], row["conflict_sha"]) == ("open", pr["number"], "apply", c2)
     [issue] = await status_issue(alice)
     assert f"- `{chain}` ([#{pr['number']}](" in issue["body"] and f"its pick of upstream `{c2[:12]}` failed" in issue["body"]
+    # a sync while the pick still fails: the unit keeps its failed pick (it was planned as its
+    # own unit, stacked on the chain, and the chain shown as no longer blocked)
+    await bot.svc.sync(await job_context(bot)(inst.id), FORK, reason="test: still failing")
+    await bot.settle()
+    [pr] = await open_sync_prs(alice)
+    assert (pr["head"]["ref"], pr["draft"]) == (f"forksync/{chain}", True)
+    assert f"cannot merge {c2[:12]}: object not found" in pr["body"]
+    assert sync_store.branch_row(bot.store, FORK, f"forksync/chain-{c2[:12]}") is None
+    row = sync_store.branch_row(bot.store, FORK, f"forksync/{chain}")
+    assert (row["state"], row["blocked_step"], row["conflict_sha"]) == ("open", "apply", c2)
+    [issue] = await status_issue(alice)
+    assert f"its pick of upstream `{c2[:12]}` failed" in issue["body"]
     failing_pick(None, None)
     await bot.svc.sync(await job_context(bot)(inst.id), FORK, reason="test: again")
     await bot.settle()
-    # the next plan leaves the chain's pick in flight and plans the failed commit again (as its
-    # own unit, on the fork tip): nothing of the chain is lost, and nothing is blocked any more
-    assert [p["head"]["ref"] for p in await open_sync_prs(alice)] == sorted([f"forksync/{chain}",
-                                                                             f"forksync/chain-{c2[:12]}"])
+    # the next plan keeps the unit's identity and order: the failed pick is applied again on the
+    # chain's branch, after its first pick, and the same PR carries both
+    [pr] = await open_sync_prs(alice)
+    assert pr["head"]["ref"] == f"forksync/{chain}"
+    subjects = git(up_src, "--git-dir", str(fork.path), "log", "--format=%s", f"{pr['head']['sha']}", "-2").split("\n")
+    assert subjects == ["AMD: newer x (#103)", "AMD: new x (#102)"]
+    assert f"cannot merge {c2[:12]}" not in pr["body"]
     row = sync_store.branch_row(bot.store, FORK, f"forksync/{chain}")
     assert (row["state"], row["blocked_reason"], row["conflict_sha"]) == ("open", "", "")
-    assert sync_store.branch_row(bot.store, FORK, f"forksync/chain-{c2[:12]}")["state"] == "open"
+    assert sync_store.branch_row(bot.store, FORK, f"forksync/chain-{c2[:12]}") is None
     assert sync_store.load_status(bot.store, FORK).degraded() == ""
 
 
@@ -182,3 +200,45 @@ async def test_a_unit_apply_refuses_is_blocked_and_the_others_go_on(world, monke
     [issue] = await status_issue(alice)
     assert f"- `{chain}`: its pick of upstream `{c2[:12]}` failed " in issue["body"] and TOKEN not in issue["body"]
     assert bot.deliveries("dead") == []
+
+
+async def test_a_first_pick_that_keeps_failing_while_the_fork_moves_is_never_pushed_empty(world, failing_pick):
+    """The chain's first pick fails; meanwhile the bundle lands and the fork moves; the pick fails
+    again, then passes. What the maintainer saw: the first failure left the chain's branch at the
+    fork tip of that sync (no commit of the unit), so the next sync, after the landing, pushed that
+    empty branch to GitHub and asked for a PR of it — refused (422 *No commits between*), the unit
+    shown as *GitHub refused the pull request* instead of its failed pick, the delivery retried —
+    and the pass after built the chain on the old fork tip, without the landed bundle. What they
+    should see: the unit blocked at step ``apply`` naming the upstream commit each time, no empty
+    branch on GitHub, and once the pick passes, the chain built on the fork tip of that sync."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+    await bot.settle()
+    commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n"}, "AMD: new x (#102)")
+    failing_pick(c2, pygit2.GitError("object not found - no match for id (0badc0de)"))
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    chain = f"chain-{c2[:12]}"
+    [bundle] = await open_sync_prs(alice)
+    await alice.put(f"/repos/meta/triton/pulls/{bundle['number']}/merge", data={"merge_method": "rebase"})
+    await bot.settle()          # the landing's sync: the pick fails again, on the moved fork
+    fork_tip = git(up_src, "ls-remote", str(fork.path), "refs/heads/main").split()[0]
+    assert await open_sync_prs(alice) == []
+    assert git(up_src, "ls-remote", str(fork.path), f"refs/heads/forksync/{chain}") == ""
+    row = sync_store.branch_row(bot.store, FORK, f"forksync/{chain}")
+    assert (row["state"], row["pr"], row["blocked_step"], row["conflict_sha"]) == ("blocked", 0, "apply", c2), row
+    assert f"cannot merge {c2[:12]}" in row["blocked_reason"]
+    [issue] = await status_issue(alice)
+    assert f"- `{chain}`: its pick of upstream `{c2[:12]}` failed " in issue["body"]
+    assert bot.deliveries("dead") == []
+    # the pick passes: the chain is built on the fork tip as it is now (the bundle landed)
+    failing_pick(None, None)
+    await bot.svc.sync(await job_context(bot)(inst.id), FORK, reason="test: again")
+    await bot.settle()
+    [pr] = await open_sync_prs(alice)
+    assert pr["head"]["ref"] == f"forksync/{chain}"
+    head = pr["head"]["sha"]
+    assert git(up_src, "--git-dir", str(fork.path), "rev-parse", f"{head}^") == fork_tip
+    row = sync_store.branch_row(bot.store, FORK, f"forksync/{chain}")
+    assert (row["state"], row["blocked_step"], row["base_sha"]) == ("open", "", fork_tip)

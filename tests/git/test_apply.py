@@ -331,3 +331,37 @@ def test_a_later_pick_that_cannot_be_written_keeps_the_picks_before_it(pair, mon
                                                                           (pair.u["u3"],))
     assert res.error.startswith(f"cannot pick {pair.u['u3'][:12]}: ") and str(error) in res.error, res.error
     assert [s for s in log(pair.fork.path, res.branch) if s.strip()] == [res.picked[0][1]]
+
+
+def test_a_branch_left_at_an_older_fork_tip_by_a_failed_first_pick_starts_on_the_fork_tip(pair, monkeypatch):
+    """The first pick failed (no commit: the branch was made at the fork tip of that run), the fork
+    moved, and the pick passes now. What a person running ``forksync apply`` again saw: the unit
+    built on the older fork tip the empty branch was left at. What they should see: a branch
+    holding nothing of its own starts on the fork tip it is applied onto (moved forward), and one
+    that fails again is left there with nothing on it — never at the older tip."""
+    import pygit2
+
+    from bot.git import apply as apply_mod
+
+    failing = [True]
+    real = apply_mod._Merger.merge
+
+    def merge(self, commit, ours):
+        if failing[0]:
+            raise pygit2.GitError("object not found - no match for id (0badc0de)")
+        return real(self, commit, ours)
+
+    monkeypatch.setattr(apply_mod._Merger, "merge", merge)
+    infos = {c.sha: c for c in pair.infos()}
+    u = unit("chain", pair, "u1", "u3")
+    apply_unit(pair.fork.path, u, base=pair.fork_tip, commits=infos, when=T0 + 9000)
+    run_git(pair.fork.path, "commit", "-q", "--allow-empty", "-m", "fork: moves on")
+    moved = run_git(pair.fork.path, "rev-parse", "main").strip()
+    assert moved != pair.fork_tip
+    again = apply_unit(pair.fork.path, u, base=moved, commits=infos, when=T0 + 9100)
+    assert (again.error != "", again.picked, again.tip) == (True, (), moved)
+    assert run_git(pair.fork.path, "rev-parse", again.branch).strip() == moved
+    failing[0] = False
+    res = apply_unit(pair.fork.path, u, base=moved, commits=infos, when=T0 + 9200)
+    assert [up for up, _ in res.picked] == list(u.shas) and res.conflict is None
+    assert run_git(pair.fork.path, "rev-parse", f"{res.picked[0][1]}^").strip() == moved

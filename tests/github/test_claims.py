@@ -55,8 +55,8 @@ async def test_a_claim_waits_for_its_holder_and_other_keys_do_not(tmp_path, proc
     assert waits == [("meta/triton", "comments-7")]
 
 
-async def _enter(claims: Claims, order: list[str]) -> None:
-    async with claims.hold("meta/triton", "comments-7"):
+async def _enter(claims: Claims, order: list[str], key: str = "comments-7") -> None:
+    async with claims.hold("meta/triton", key):
         order.append("second in")
 
 
@@ -87,3 +87,50 @@ async def test_nothing_is_claimed_under_an_object_claim(tmp_path):
         assert a.locked("meta/triton") and b.locked("meta/triton", "comments-3")
     async with a.hold("meta/triton", "comments-3"):     # let go: free again
         assert not b.locked("meta/triton", "comments-3")
+
+
+async def test_a_released_claim_leaves_no_lock_file(tmp_path):
+    """One lock file per (repository, key) was kept for ever: a fork with years of PRs and issues
+    (a comments claim each) left tens of thousands of files in ``<workdir>/locks``. A claim's
+    file is removed by its holder as it lets go."""
+    a = Claims(tmp_path, poll_s=0)
+    for n in range(50):
+        async with a.hold("meta/triton", f"comments-{n}"):
+            assert (tmp_path / f"meta+triton@comments-{n}.lock").exists()
+    async with a.hold("meta/triton"), a.hold("meta/triton", "status-issue"):
+        pass
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+async def test_a_waiter_on_a_removed_lock_file_does_not_hold_beside_a_new_holder(tmp_path):
+    """The lock-file race: ``b`` opened the file and waits on its lock; the holder ``a`` removes the
+    file as it lets go, and ``c`` creates a new one and takes its lock. ``b`` then gets the lock of
+    the removed file — a lock no one else will ever ask for — and must see that the name now
+    holds another file, and wait for ``c`` instead of holding beside it."""
+    a, b, c = (Claims(tmp_path, poll_s=0) for _ in range(3))
+    waiting = asyncio.Event()
+    b.on_wait = lambda full, key: waiting.set()
+    order: list[str] = []
+    async with a.hold("meta/triton", "status-issue"):
+        second = asyncio.create_task(_enter(b, order, "status-issue"))
+        await waiting.wait()
+    async with c.hold("meta/triton", "status-issue"):
+        for _ in range(20):
+            await asyncio.sleep(0)          # b polls its lock again and again meanwhile
+        order.append("third out")
+    await second
+    assert order == ["third out", "second in"]
+    assert list(tmp_path.iterdir()) == []
+
+
+async def test_sweep_removes_the_lock_files_no_one_holds(tmp_path):
+    """Lock files an earlier release left (one per key ever claimed) are removed by ``sweep``,
+    except the one a claim holds now; other files of the folder are left alone."""
+    for n in range(5):
+        (tmp_path / f"meta+triton@comments-{n}.lock").write_text("")
+    (tmp_path / "notes.txt").write_text("kept")
+    a, b = Claims(tmp_path, poll_s=0), Claims(tmp_path, poll_s=0)
+    async with a.hold("meta/triton", "comments-3"):
+        assert b.sweep() == 4
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["meta+triton@comments-3.lock", "notes.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
