@@ -1,0 +1,97 @@
+"""A worker that dies at a chosen point of a sync, then a restarted one on the same database and
+workdir: nothing is lost, nothing is done twice, and what forksync pushed is still known as
+forksync's (a person's resolution of a conflict it pushed is folded after the restart).
+
+The death is raised at the exact point (``Killed``, a ``BaseException`` no handler catches, as
+nothing runs in a process killed with SIGKILL) and the restart is a new bot on the same files,
+whose worker takes over the delivery its dead predecessor held (``release_orphans``, as
+``Worker.run`` does at start)."""
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from bot.app import queue as q
+from bot.sync import store as sync_store
+from tests.support.botharness import Bot
+from tests.support.github import commit_files, git
+from tests.support.sync_world import CONFIG, upstream_files, validated_world
+from tests.support.validation_world import with_validation
+
+MIDDLE = "".join(f"// line {i}\n" for i in range(8))
+X0 = "int x;\n" + MIDDLE + "int z;\n"
+
+
+class Killed(BaseException):
+    """The worker process dies here (nothing after it runs: no handler, no ``finally`` of the queue)."""
+
+
+@pytest.fixture
+async def world(fake_github, tmp_path):
+    async with validated_world(fake_github, tmp_path, CONFIG, files=upstream_files(**{"third_party/amd/x.cpp": X0}),
+                               fork_commits=(({"third_party/amd/x.cpp": "int x = 10;\n" + MIDDLE + "int z;\n"},
+                                              "fork: tune x"),)) as w:
+        yield w
+
+
+def fork_git(w, *args) -> str:
+    return subprocess.run(["git", f"--git-dir={w.fork.path}", *args], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+async def restart(w, tmp_path) -> Bot:
+    """The bot started again on the dead one's database and workdir; its worker takes over at once
+    the deliveries the dead worker held (their owner is gone)."""
+    await w.bot.stop()
+    bot = await Bot(w.fake, tmp_path).start()
+    w.bot = bot
+    w.svc = with_validation(bot)
+    assert q.release_orphans(bot.store, lambda owner: False)
+    return bot
+
+
+async def test_killed_between_pushing_a_chain_and_recording_it_still_folds_the_resolution(world, tmp_path, monkeypatch):
+    """The worker dies right after the push of a chain stopped at a conflict, before the branch's
+    row records that tip as forksync's push. After the restart the chain has one PR, and a
+    person's resolution on top of the conflict commit forksync pushed is checked and folded — not
+    silently ignored as a branch whose conflict commit forksync never pushed."""
+    w, up_src, upstream = world
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
+    branch = f"forksync/chain-{c2[:12]}"
+    save_branch = sync_store.save_branch
+    killed = []
+
+    def dies_after_the_push(store, **row):
+        if row.get("branch") == branch and row.get("pushed_tip") and not killed:
+            killed.append(row["pushed_tip"])
+            raise Killed()
+        save_branch(store, **row)
+
+    monkeypatch.setattr(sync_store, "save_branch", dies_after_the_push)
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    with pytest.raises(Killed):
+        await w.bot.settle()
+    assert fork_git(w, "rev-parse", branch) == killed[0]          # pushed, not recorded, no PR
+    assert [p async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")] == []
+
+    await restart(w, tmp_path)
+    await w.bot.settle()
+    prs = [p async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")]
+    assert [p["head"]["ref"] for p in prs] == [branch]            # one PR, not zero or two
+    [chain] = prs
+    assert chain["head"]["sha"] == killed[0]
+    row = sync_store.branch_row(w.bot.store, "meta/triton", branch)
+    assert row["pushed_tip"] == killed[0]                          # still known as forksync's own push
+
+    wt = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
+    commit_files(wt, {"third_party/amd/x.cpp": "int x = 12;\n" + MIDDLE + "int z;\n"},
+                 "resolve x\n\nFile: third_party/amd/x.cpp\nReason: keeps the fork's tuning on upstream's new x\n")
+    git(wt, "push", "-q", "origin", "HEAD")
+    await w.bot.settle()
+    comments = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{chain['number']}/comments")
+                if c["user"]["login"] == "forksync[bot]"]
+    assert len([c for c in comments if "checked and folded" in c]) == 1, comments
+    assert "Forksync-Conflict" not in fork_git(w, "log", "--format=%B", f"main..{branch}")
+    assert q.counts(w.bot.store)["dead"] == 0
