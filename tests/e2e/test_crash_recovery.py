@@ -17,7 +17,7 @@ from bot.sync import store as sync_store
 from tests.support.botharness import Bot
 from tests.support.github import commit_files, git
 from tests.support.sync_world import CONFIG, upstream_files, validated_world
-from tests.support.validation_world import with_validation
+from tests.support.validation_world import tick_ctx, with_validation
 
 MIDDLE = "".join(f"// line {i}\n" for i in range(8))
 X0 = "int x;\n" + MIDDLE + "int z;\n"
@@ -94,4 +94,51 @@ async def test_killed_between_pushing_a_chain_and_recording_it_still_folds_the_r
                 if c["user"]["login"] == "forksync[bot]"]
     assert len([c for c in comments if "checked and folded" in c]) == 1, comments
     assert "Forksync-Conflict" not in fork_git(w, "log", "--format=%B", f"main..{branch}")
+    assert q.counts(w.bot.store)["dead"] == 0
+
+
+@pytest.mark.parametrize("first", ["delivery", "poll"])
+async def test_killed_between_pushing_a_fold_and_recording_it_reports_the_fold_once(world, tmp_path, monkeypatch, first):
+    """The worker dies right after pushing the fold of a person's resolution, before the branch's
+    row records it. After the restart, whichever comes first — the re-run of the person's push, or
+    the poller's sync of the fork — finds the branch at the fold: forksync's push is recorded as
+    such (the status issue no longer shows the chain stopped at its conflict) and the person is
+    told once that their resolution was folded."""
+    w, up_src, upstream = world
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
+    branch = f"forksync/chain-{c2[:12]}"
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    [chain] = [p async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")]
+    save_branch = sync_store.save_branch
+    killed = []
+
+    def dies_after_the_fold(store, **row):
+        if row.get("branch") == branch and row.get("verified_tip") and not killed:
+            killed.append(row["pushed_tip"])
+            raise Killed()
+        save_branch(store, **row)
+
+    monkeypatch.setattr(sync_store, "save_branch", dies_after_the_fold)
+    wt = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
+    good = commit_files(wt, {"third_party/amd/x.cpp": "int x = 12;\n" + MIDDLE + "int z;\n"},
+                        "resolve x\n\nFile: third_party/amd/x.cpp\nReason: keeps the fork's tuning on upstream's new x\n")
+    git(wt, "push", "-q", "origin", "HEAD")
+    with pytest.raises(Killed):
+        await w.bot.settle()
+    assert fork_git(w, "rev-parse", branch) == killed[0]          # the fold is on GitHub, not recorded
+
+    await restart(w, tmp_path)
+    if first == "poll":
+        await w.bot.svc.sync(await tick_ctx(w), "meta/triton", reason="poll")
+    await w.bot.settle()
+    row = sync_store.branch_row(w.bot.store, "meta/triton", branch)
+    assert (row["pushed_tip"], row["verified_tip"], row["conflict_sha"]) == (killed[0], good, "")
+    comments = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{chain['number']}/comments")
+                if c["user"]["login"] == "forksync[bot]"]
+    assert len([c for c in comments if "checked and folded" in c]) == 1, comments
+    issue = [i async for i in w.alice.getiter("/repos/meta/triton/issues?state=open")
+             if "<!-- forksync:status-issue -->" in (i.get("body") or "")][0]
+    assert "stopped at a conflict" not in issue["body"]
     assert q.counts(w.bot.store)["dead"] == 0
