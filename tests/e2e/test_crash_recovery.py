@@ -138,6 +138,7 @@ async def test_killed_between_pushing_a_fold_and_recording_it_reports_the_fold_o
     comments = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{chain['number']}/comments")
                 if c["user"]["login"] == "forksync[bot]"]
     assert len([c for c in comments if "checked and folded" in c]) == 1, comments
+    assert not [c for c in comments if "is not complete" in c], comments      # the folded head is not checked again
     issue = [i async for i in w.alice.getiter("/repos/meta/triton/issues?state=open")
              if "<!-- forksync:status-issue -->" in (i.get("body") or "")][0]
     assert "stopped at a conflict" not in issue["body"]
