@@ -40,15 +40,14 @@ def fork_git(w, *args) -> str:
                           check=True).stdout.strip()
 
 
-async def restart(w, tmp_path) -> Bot:
+async def restart(w, tmp_path) -> list[str]:
     """The bot started again on the dead one's database and workdir; its worker takes over at once
-    the deliveries the dead worker held (their owner is gone)."""
+    the deliveries the dead worker held (their owner is gone). Returns their ids."""
     await w.bot.stop()
     bot = await Bot(w.fake, tmp_path).start()
     w.bot = bot
     w.svc = with_validation(bot)
-    assert q.release_orphans(bot.store, lambda owner: False)
-    return bot
+    return q.release_orphans(bot.store, lambda owner: False)
 
 
 async def test_killed_between_pushing_a_chain_and_recording_it_still_folds_the_resolution(world, tmp_path, monkeypatch):
@@ -75,7 +74,7 @@ async def test_killed_between_pushing_a_chain_and_recording_it_still_folds_the_r
     assert fork_git(w, "rev-parse", branch) == killed[0]          # pushed, not recorded, no PR
     assert [p async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")] == []
 
-    await restart(w, tmp_path)
+    assert await restart(w, tmp_path)
     await w.bot.settle()
     prs = [p async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")]
     assert [p["head"]["ref"] for p in prs] == [branch]            # one PR, not zero or two
@@ -129,7 +128,7 @@ async def test_killed_between_pushing_a_fold_and_recording_it_reports_the_fold_o
         await w.bot.settle()
     assert fork_git(w, "rev-parse", branch) == killed[0]          # the fold is on GitHub, not recorded
 
-    await restart(w, tmp_path)
+    assert await restart(w, tmp_path)
     if first == "poll":
         await w.bot.svc.sync(await tick_ctx(w), "meta/triton", reason="poll")
     await w.bot.settle()
@@ -143,3 +142,24 @@ async def test_killed_between_pushing_a_fold_and_recording_it_reports_the_fold_o
              if "<!-- forksync:status-issue -->" in (i.get("body") or "")][0]
     assert "stopped at a conflict" not in issue["body"]
     assert q.counts(w.bot.store)["dead"] == 0
+
+
+async def test_a_restart_moments_after_a_fetch_was_killed_syncs_past_its_lock_files(world, tmp_path):
+    """A worker killed mid-fetch leaves git's lock files in the fork's working repository (git
+    never removes a lock its killed process held). The worker restarted a moment later syncs
+    through them — under the fork lock no git of forksync's runs there, so every lock is a dead
+    one's — instead of failing "File exists" on every attempt until the delivery is dead."""
+    w, up_src, upstream = world
+    work = tmp_path / "work" / "meta+triton.git"
+    assert (work / "HEAD").exists()                     # the adoption's sync made it
+    left = [work / "refs" / "remotes" / "upstream" / "main.lock", work / "packed-refs.lock"]
+    for p in left:
+        p.write_text("")                                # written by the killed git just now
+    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await restart(w, tmp_path)
+    await w.bot.settle()
+    prs = [p["head"]["ref"] async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")]
+    assert prs == [f"forksync/bundle-{c1[:12]}"]
+    assert q.counts(w.bot.store)["dead"] == 0
+    assert not any(p.exists() for p in left)
