@@ -202,7 +202,7 @@ class SyncService:
 
     async def _git(self, git_dir: Path, *argv: str, secrets: list[str] = (), check: bool = True) -> str:
         proc = await asyncio.create_subprocess_exec(
-            "git", f"--git-dir={git_dir}", *argv, env=gitio.git_env(),
+            "git", f"--git-dir={git_dir}", *gitio.NO_DETACHED_GC, *argv, env=gitio.git_env(),
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         out, err = await asyncio.wait_for(proc.communicate(), GIT_TIMEOUT_S)
         if check and proc.returncode != 0:
@@ -224,9 +224,6 @@ class SyncService:
     async def fetch(self, full_name: str, installation_id: int | None, upstream: str, upstream_ref: str) -> Path:
         """Fetch the fork's branches and notes, and upstream's ``upstream_ref``, into the working repo."""
         d = await self.ensure_repo(full_name)
-        stale = gitio.clear_stale_locks(d, self.now())
-        if stale:       # a git killed mid-run (a worker stopped or crashed) left them
-            log.warning("%s: removed stale git lock file(s) %s", full_name, ", ".join(stale))
         url, secrets = await self.remote_url(full_name, installation_id)
         try:
             await self._git(d, "fetch", "-q", "--prune", "--no-tags", url, "+refs/heads/*:refs/heads/*",
@@ -294,8 +291,15 @@ class SyncService:
         claim on the fork itself (:mod:`bot.github.claims`: an asyncio lock within this process,
         then an exclusive ``flock`` on ``<workdir>/locks/<owner>+<repo>.lock`` across the worker
         processes sharing the workdir, ``serve --workers N``); git in one repository from two
-        processes at once fails on its own lock files or interleaves pushes."""
+        processes at once fails on its own lock files or interleaves pushes. Every git that writes
+        the working repository runs under it, in the foreground (no detached gc:
+        :data:`bot.git.repo.NO_DETACHED_GC`), so a git lock file found there once it is held was
+        left by a git killed mid-run (its worker stopped or crashed, however recently): removed,
+        and logged, before anything else runs."""
         async with self.claims.hold(full_name):
+            left = gitio.clear_stale_locks(self.repo_dir(full_name), self.now(), max_age_s=None)
+            if left:
+                log.warning("%s: removed git lock file(s) a git killed mid-run left: %s", full_name, ", ".join(left))
             yield
 
     async def fork_config(self, ctx, full_name: str) -> ForksyncConfig:
