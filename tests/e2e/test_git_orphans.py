@@ -50,7 +50,8 @@ async def test_a_git_fetching_for_a_killed_worker_dies_with_it(fake_github, tmp_
                FORKSYNC_PRIVATE_KEY_FILE=str(key), FORKSYNC_DB=str(tmp_path / "bot.db"),
                FORKSYNC_GITHUB_URL=fake.url, FORKSYNC_WORKDIR=str(tmp_path / "work"),
                FORKSYNC_GIT_URL=str(fake.state.root / "repos" / "{owner}" / "{repo}.git"),
-               GIT_CONFIG_GLOBAL=str(gitconfig))
+               GIT_CONFIG_GLOBAL=str(gitconfig),
+               PYTHONPATH=str(ROOT))        # serve's worker children import this checkout's bot
     log = open(tmp_path / "serve.log", "w")
     proc = subprocess.Popen([sys.executable, str(ROOT / "app.py"), "serve", "--host", "127.0.0.1", "--port", str(port)],
                             cwd=tmp_path, env=env, stdout=log, stderr=log)
