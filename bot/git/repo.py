@@ -24,6 +24,7 @@ import hashlib
 import itertools
 import os
 import re
+import signal
 import subprocess
 import threading
 from pathlib import Path
@@ -167,6 +168,30 @@ STALE_LOCK_S = 600.0
 #: ``maintenance.autoDetach``, git 2.46's own switch): a detached gc still running after the lock
 #: every writer holds was released would hold ``packed-refs.lock`` and ref locks unguarded.
 NO_DETACHED_GC = ("-c", "gc.autoDetach=false", "-c", "maintenance.autoDetach=false")
+
+
+def _prctl():
+    """libc's ``prctl``, looked up once in the parent (a child between fork and exec must not load
+    libraries: another thread may hold the loader's lock); None off Linux."""
+    try:
+        import ctypes
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _prctl()
+
+
+def die_with_parent() -> None:
+    """``preexec_fn`` of a git that writes a repository under a lock its parent holds: the git gets
+    SIGKILL when the thread that started it ends (Linux ``PR_SET_PDEATHSIG``), so a worker killed
+    (OOM, SIGKILL) takes its git along. Left running, the git would go on writing the repository
+    after the OS released the dead worker's ``flock``, beside the next holder, which takes every
+    lock file it finds for a dead git's (:func:`clear_stale_locks` with ``max_age_s=None``).
+    Nothing elsewhere (no ``prctl``)."""
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGKILL)           # PR_SET_PDEATHSIG = 1
 
 
 def clear_stale_locks(git_dir: str | Path, now: float, max_age_s: float | None = STALE_LOCK_S) -> list[str]:

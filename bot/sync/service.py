@@ -203,8 +203,16 @@ class SyncService:
     async def _git(self, git_dir: Path, *argv: str, secrets: list[str] = (), check: bool = True) -> str:
         proc = await asyncio.create_subprocess_exec(
             "git", f"--git-dir={git_dir}", *gitio.NO_DETACHED_GC, *argv, env=gitio.git_env(),
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-        out, err = await asyncio.wait_for(proc.communicate(), GIT_TIMEOUT_S)
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, preexec_fn=gitio.die_with_parent)
+        try:
+            out, err = await asyncio.wait_for(proc.communicate(), GIT_TIMEOUT_S)
+        except BaseException:
+            # past GIT_TIMEOUT_S, or cancelled (the worker stops): the git goes too, never left
+            # writing the working repository once the fork lock is released
+            if proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+            raise
         if check and proc.returncode != 0:
             # stderr scrubbed whole, then cut: a cut through a token leaves a part no scrub knows
             why = scrub(err.decode(errors="replace").strip(), list(secrets))[:500]

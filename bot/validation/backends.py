@@ -85,7 +85,8 @@ class LocalBackend:
 
     async def _git(self, d: Path, *argv: str, secrets=(), check: bool = True) -> str:
         proc = await asyncio.create_subprocess_exec("git", f"--git-dir={d}", *gitio.NO_DETACHED_GC, *argv,
-                                                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+                                                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                                                    preexec_fn=gitio.die_with_parent)
         out, err = await proc.communicate()
         if check and proc.returncode != 0:
             text = err.decode(errors="replace")
