@@ -163,3 +163,76 @@ async def test_a_restart_moments_after_a_fetch_was_killed_syncs_past_its_lock_fi
     assert prs == [f"forksync/bundle-{c1[:12]}"]
     assert q.counts(w.bot.store)["dead"] == 0
     assert not any(p.exists() for p in left)
+
+
+async def test_killed_between_opening_a_pr_and_recording_it_keeps_one_pr(world, tmp_path, monkeypatch):
+    """The worker dies right after GitHub opened a unit's PR, before the branch's row records its
+    number. After the restart the unit still has one PR — found by its branch, not opened again —
+    and the row names it. (This held before the crash tests were written.)"""
+    w, up_src, upstream = world
+    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    branch = f"forksync/bundle-{c1[:12]}"
+    save_branch = sync_store.save_branch
+    killed = []
+
+    def dies_after_the_pr(store, **row):
+        if row.get("branch") == branch and row.get("pr") and not killed:
+            killed.append(row["pr"])
+            raise Killed()
+        save_branch(store, **row)
+
+    monkeypatch.setattr(sync_store, "save_branch", dies_after_the_pr)
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    with pytest.raises(Killed):
+        await w.bot.settle()
+    assert await restart(w, tmp_path)
+    await w.bot.settle()
+    prs = [(p["number"], p["head"]["ref"]) async for p in w.alice.getiter("/repos/meta/triton/pulls?state=all")]
+    assert prs == [(killed[0], branch)]
+    assert sync_store.branch_row(w.bot.store, "meta/triton", branch)["pr"] == killed[0]
+    assert q.counts(w.bot.store)["dead"] == 0
+
+
+async def test_killed_right_after_a_merge_lands_it_at_the_restart_and_the_status_issue_agrees(world, tmp_path,
+                                                                                             monkeypatch):
+    """``forksync serve`` (web and worker) dies right after GitHub merged a bundle's PR: the
+    ``pull_request.closed`` GitHub sends meanwhile finds nobody, and GitHub does not send it again.
+    Upstream does not move. Today nothing lands the unit until upstream's next push: the status
+    issue lists the merged PR as open, the numbers count its commits as pending. Expected: the
+    worker's first poll pass after the start catches up (a sync of each fork holding open units,
+    which lands the PRs GitHub shows closed): the row says merged, the status issue lists no open
+    unit, the fork holds the pick once."""
+    from bot.app import schedules
+    from bot.sync.upstream import poll_once
+    from bot.validation import service as validation_service
+
+    w, up_src, upstream = world
+    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    branch = f"forksync/bundle-{c1[:12]}"
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    [pr] = [p async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")]
+    merge_pr = validation_service.merge_pr
+
+    async def dies_after_the_merge(*a, **kw):
+        await merge_pr(*a, **kw)
+        raise Killed()
+
+    monkeypatch.setattr(validation_service, "merge_pr", dies_after_the_merge)
+    w.fake.webhooks.url = None                  # serve is down: what GitHub sends now reaches nobody
+    with pytest.raises(Killed):
+        await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    assert (await w.pr(pr["number"]))["merged"] is True
+    monkeypatch.setattr(validation_service, "merge_pr", merge_pr)
+    await restart(w, tmp_path)
+    await w.bot.settle()
+    assert [d.statuses for d in w.fake.webhooks.of("pull_request", "closed")] == [[]]     # lost
+    notes = await poll_once(w.bot.store, w.bot.svc, lambda inst: tick_ctx(w), catch_up=True)
+    assert sync_store.branch_row(w.bot.store, "meta/triton", branch)["state"] == "merged", notes
+    issue = [i async for i in w.alice.getiter("/repos/meta/triton/issues?state=open")
+             if "<!-- forksync:status-issue -->" in (i.get("body") or "")][0]
+    units = issue["body"].split("## Open bundles and chains", 1)[1].strip().split("\n")[0]
+    assert units == "None.", issue["body"]
+    trailers = fork_git(w, "log", "--format=%(trailers:key=Upstream-Commit,valueonly)", "main").split()
+    assert trailers.count(c1) == 1
+    assert q.counts(w.bot.store)["dead"] == 0
