@@ -300,6 +300,9 @@ async def run_worker_loop(s, stop: threading.Event, *, wake: threading.Event | N
         tasks.append(asyncio.create_task(prune_loop()))
         if poller:
             async def poll_loop():
+                # the first pass catches up (every fork holding open units synced): GitHub sent its
+                # events while this worker was down only once
+                first_pass = True
                 while not stop.is_set():
                     try:
                         for line in await rt.learn_login():
@@ -312,8 +315,9 @@ async def run_worker_loop(s, stop: threading.Event, *, wake: threading.Event | N
                     except Exception:  # noqa: BLE001 - the next pass retries
                         log.exception("adopting the installations' repositories failed")
                     try:
-                        for line in await poll_once(store, svc, make_ctx):
+                        for line in await poll_once(store, svc, make_ctx, catch_up=first_pass):
                             log.info("poll: %s", line)
+                        first_pass = False
                     except Exception:  # noqa: BLE001 - the next tick retries
                         log.exception("poll failed")
                     try:                # validation schedules: collect, reconcile, L3, nightly, L2

@@ -24,6 +24,7 @@ import hashlib
 import itertools
 import os
 import re
+import signal
 import subprocess
 import threading
 from pathlib import Path
@@ -161,19 +162,53 @@ def git(git_dir: str | Path, *argv: str, input: str | bytes | None = None, check
 #: mid-fetch): a live git holds a ref, index or config lock for moments, not minutes.
 STALE_LOCK_S = 600.0
 
+#: For every git command forksync runs in a repository it clears the locks of
+#: (:func:`clear_stale_locks` with ``max_age_s=None``): the automatic gc a fetch may start runs
+#: before the command returns, never detached beyond it (``gc.autoDetach``; and
+#: ``maintenance.autoDetach``, git 2.46's own switch): a detached gc still running after the lock
+#: every writer holds was released would hold ``packed-refs.lock`` and ref locks unguarded.
+NO_DETACHED_GC = ("-c", "gc.autoDetach=false", "-c", "maintenance.autoDetach=false")
 
-def clear_stale_locks(git_dir: str | Path, now: float, max_age_s: float = STALE_LOCK_S) -> list[str]:
+
+def _prctl():
+    """libc's ``prctl``, looked up once in the parent (a child between fork and exec must not load
+    libraries: another thread may hold the loader's lock); None off Linux."""
+    try:
+        import ctypes
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _prctl()
+
+
+def die_with_parent() -> None:
+    """``preexec_fn`` of a git that writes a repository under a lock its parent holds: the git gets
+    SIGKILL when the thread that started it ends (Linux ``PR_SET_PDEATHSIG``), so a worker killed
+    (OOM, SIGKILL) takes its git along. Left running, the git would go on writing the repository
+    after the OS released the dead worker's ``flock``, beside the next holder, which takes every
+    lock file it finds for a dead git's (:func:`clear_stale_locks` with ``max_age_s=None``).
+    Nothing elsewhere (no ``prctl``)."""
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGKILL)           # PR_SET_PDEATHSIG = 1
+
+
+def clear_stale_locks(git_dir: str | Path, now: float, max_age_s: float | None = STALE_LOCK_S) -> list[str]:
     """Remove the lock files (``*.lock``: of refs, ``packed-refs``, ``shallow``, ``index``,
     ``config``, ``HEAD``) in ``git_dir`` last modified more than ``max_age_s`` seconds before
-    ``now`` (epoch s). git never removes a lock its killed process left, and refuses to touch what
-    it guards until a person does ("Unable to create '….lock': File exists"). Returns the paths
-    removed, relative to ``git_dir``; a lock that vanishes meanwhile is skipped."""
+    ``now`` (epoch s); with ``max_age_s=None`` every one, whatever its age — only for a caller
+    holding a lock that every git writing ``git_dir`` holds too (and whose gits run
+    :data:`NO_DETACHED_GC`): then no live git holds one. git never removes a lock its killed
+    process left, and refuses to touch what it guards until a person does ("Unable to create
+    '….lock': File exists"). Returns the paths removed, relative to ``git_dir``; a lock that
+    vanishes meanwhile is skipped."""
     root = Path(git_dir)
     candidates = [*root.glob("*.lock"), *(root / "refs").rglob("*.lock")] if root.is_dir() else []
     removed = []
     for p in candidates:
         try:
-            if now - p.stat().st_mtime > max_age_s:
+            if max_age_s is None or now - p.stat().st_mtime > max_age_s:
                 p.unlink()
                 removed.append(str(p.relative_to(root)))
         except FileNotFoundError:

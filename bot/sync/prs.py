@@ -441,6 +441,13 @@ async def on_pushed(ctx, sync, full_name: str, pr: dict, *, fork_ref: str | None
     if head == row["pushed_tip"]:
         ctx.note(f"{branch}: own push")
         return "own"
+    if head and head == row.get("verified_tip"):
+        # checked already (verified, or folded: the fold's sync, or the poller's that recorded a
+        # fold whose worker died, came first): its event handled again — GitHub's redelivery, a
+        # retry of the delivery after the fold — says nothing new; checked again, a folded head
+        # would be refused as missing the trailer its fold carries
+        ctx.note(f"{branch}: {head[:12]} was checked already")
+        return "verified"
     if row["kind"] != "chain":
         ctx.note(f"{branch}: a person pushed to a bundle; it will not be rebuilt")
         return ""

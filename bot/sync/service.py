@@ -201,9 +201,17 @@ class SyncService:
 
     async def _git(self, git_dir: Path, *argv: str, secrets: list[str] = (), check: bool = True) -> str:
         proc = await asyncio.create_subprocess_exec(
-            "git", f"--git-dir={git_dir}", *argv, env=gitio.git_env(),
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-        out, err = await asyncio.wait_for(proc.communicate(), GIT_TIMEOUT_S)
+            "git", f"--git-dir={git_dir}", *gitio.NO_DETACHED_GC, *argv, env=gitio.git_env(),
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, preexec_fn=gitio.die_with_parent)
+        try:
+            out, err = await asyncio.wait_for(proc.communicate(), GIT_TIMEOUT_S)
+        except BaseException:
+            # past GIT_TIMEOUT_S, or cancelled (the worker stops): the git goes too, never left
+            # writing the working repository once the fork lock is released
+            if proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+            raise
         if check and proc.returncode != 0:
             # stderr scrubbed whole, then cut: a cut through a token leaves a part no scrub knows
             why = scrub(err.decode(errors="replace").strip(), list(secrets))[:500]
@@ -223,9 +231,6 @@ class SyncService:
     async def fetch(self, full_name: str, installation_id: int | None, upstream: str, upstream_ref: str) -> Path:
         """Fetch the fork's branches and notes, and upstream's ``upstream_ref``, into the working repo."""
         d = await self.ensure_repo(full_name)
-        stale = gitio.clear_stale_locks(d, self.now())
-        if stale:       # a git killed mid-run (a worker stopped or crashed) left them
-            log.warning("%s: removed stale git lock file(s) %s", full_name, ", ".join(stale))
         url, secrets = await self.remote_url(full_name, installation_id)
         try:
             await self._git(d, "fetch", "-q", "--prune", "--no-tags", url, "+refs/heads/*:refs/heads/*",
@@ -293,8 +298,15 @@ class SyncService:
         claim on the fork itself (:mod:`bot.github.claims`: an asyncio lock within this process,
         then an exclusive ``flock`` on ``<workdir>/locks/<owner>+<repo>.lock`` across the worker
         processes sharing the workdir, ``serve --workers N``); git in one repository from two
-        processes at once fails on its own lock files or interleaves pushes."""
+        processes at once fails on its own lock files or interleaves pushes. Every git that writes
+        the working repository runs under it, in the foreground (no detached gc:
+        :data:`bot.git.repo.NO_DETACHED_GC`), so a git lock file found there once it is held was
+        left by a git killed mid-run (its worker stopped or crashed, however recently): removed,
+        and logged, before anything else runs."""
         async with self.claims.hold(full_name):
+            left = gitio.clear_stale_locks(self.repo_dir(full_name), self.now(), max_age_s=None)
+            if left:
+                log.warning("%s: removed git lock file(s) a git killed mid-run left: %s", full_name, ", ".join(left))
             yield
 
     async def fork_config(self, ctx, full_name: str) -> ForksyncConfig:
@@ -487,6 +499,9 @@ class SyncService:
                        unit: Unit, upstream: str, *, rebuild: bool = False, urgent_reason: str | None = None,
                        agent_round: int = 0, earlier_rules: tuple = ()) -> str:
         branch = f"forksync/{unit.id}"
+        fold = await self._fold_pushed_unrecorded(ctx, full_name, git_dir, branch)
+        if fold is not None:        # this sync came before the next event of the branch
+            await comment_once(ctx.gh, full_name, fold["pr"], fold["key"], fold["said"])
         row = sync_store.branch_row(ctx.store, full_name, branch)
         # a unit that ended on this branch (landed, closed, re-planned) is history: the unit
         # planned again under its id starts afresh — none of its PR, verified tip or refusal —
@@ -588,8 +603,14 @@ class SyncService:
             return await self._block(ctx, full_name, cfg, unit, branch, row, core, res,
                                      blocked_mod.held_for_person(held_for_person), step="push")
         pushed = remote_tip != res.tip
+        # GitHub holds the tip a push began by an earlier run had sent (that run's worker died
+        # before recording it, or the push's answer was lost): forksync's own push all the same
+        resumed = not pushed and bool(res.tip) and (sync_store.begun_push(ctx.store, full_name, branch) or {}).get("tip") == res.tip
         if pushed:
             lease = [f"--force-with-lease=refs/heads/{branch}:{checked_tip}"] if force else []
+            # written before the push: a worker killed between the push and the row below leaves
+            # it, and the next sync (``resumed``) still knows this tip for forksync's own
+            sync_store.begin_push(ctx.store, full_name, branch, res.tip, self.now())
             try:
                 await self._git(git_dir, "push", "-q", *lease, url, f"refs/heads/{branch}:refs/heads/{branch}",
                                 secrets=secrets)
@@ -601,7 +622,7 @@ class SyncService:
         # person's commits (a resolution, a rewritten conflict commit), and taken for forksync's
         # own they would be dropped as its push, folded, or deleted unkept on a close
         sync_store.save_branch(ctx.store, repo=full_name, branch=branch, unit_id=unit.id, kind=unit.kind,
-                             pushed_tip=res.tip if pushed else (prior or {}).get("pushed_tip", ""),
+                             pushed_tip=res.tip if pushed or resumed else (prior or {}).get("pushed_tip", ""),
                              verified_tip=(prior or {}).get("verified_tip", ""),
                              pr=(prior or {}).get("pr", 0), state="open", shas_json=json.dumps(list(unit.shas)),
                              base_sha=core.fork_head, base=cfg.fork.ref, conflict_sha=res.conflict or "",
@@ -609,6 +630,7 @@ class SyncService:
                              **(blocked_mod.row_fields(blocked_mod.pick_failed(res.error), step="apply", at=self.now(),
                                                        tip=res.tip or "") if res.error
                                 else {} if _merge_refused_at(prior, res.tip) else blocked_mod.CLEAR))
+        sync_store.end_push(ctx.store, full_name, branch)
         commits = [{"sha": s, "subject": core.commits[s].subject, "pr": core.commits[s].pr,
                     "conflicts": list(next((i.conflicts for i in unit.items if i.sha == s), ()))}
                    for s in unit.shas]
@@ -957,107 +979,138 @@ class SyncService:
         did or why the unit waits. Returns ``folded`` / ``waiting`` / ``raced``, ``stale`` (nothing done:
         the branch is no longer at ``head``, a later push's event follows), or ``""`` when
         forksync's last push holds no conflict commit (a plain resolution; a conflict commit only
-        ``head`` holds is a person's and is never folded)."""
+        ``head`` holds is a person's and is never folded). A fold pushed by a run whose worker died
+        before recording it (the branch found at the tip :func:`bot.sync.store.begin_push` wrote
+        down) is recorded and said now, as that run would have, whichever push's event comes first."""
         d = await self.ensure_repo(full_name)
         url, secrets = await self.remote_url(full_name, ctx.installation_id)
         async with self._lock(full_name):
             await self._git(d, "fetch", "-q", "--no-tags", url, f"+refs/heads/{branch}:refs/heads/{branch}",
                             secrets=secrets)
-            base = row["base_sha"]
-            chk = await asyncio.to_thread(resolution.check, str(d), base, head)
-            unit_id = row["unit_id"]
-            had = None
-            if row.get("pushed_tip"):
-                had = await asyncio.to_thread(_stop_or_none, str(d), base, row["pushed_tip"])
-            # only the conflict commit forksync pushed is folded: one with forksync's committer
-            # but another sha (a history rewrite that keeps committers, or a forged identity) is
-            # a person's commit, and its own changes were never checked — also when forksync's
-            # last push carries no conflict commit at all
-            if chk.stop is None or had is None or chk.stop.conflict_commit != had.conflict_commit:
-                if had is None:
-                    return ""
-                keep = resolution.keep_ref(unit_id, had.conflict_commit)
-                await self._git(d, "update-ref", keep, row["pushed_tip"])
-                await self._git(d, "push", "-q", url, f"{keep}:{keep}", secrets=secrets)
-                await comment_once(ctx.gh, full_name, pr["number"], f"resolution:{head}",
-                                   render("resolution_check.md.j2", ok=False, head=head, kept=[], problems=[
-                                       f"the conflict commit `{had.conflict_commit[:12]}` (upstream "
-                                       f"`{had.upstream_sha[:12]}`) is no longer on the branch; push the resolution as "
-                                       f"commits on top of it — it is kept as `{keep}`, and nothing was changed"]))
-                return "waiting"
-            if not chk.ok:
-                await comment_once(ctx.gh, full_name, pr["number"], f"resolution:{head}",
-                                   render("resolution_check.md.j2", ok=False, head=head, kept=[],
-                                          problems=list(chk.problems)))
-                return "waiting"
-            tip = (await self._git(d, "rev-parse", "--verify", "-q", f"refs/heads/{branch}", check=False)).strip()
-            if tip != head:
-                # the branch moved on since this push (GitHub sends one synchronize per push, and
-                # they are handled later, in order): the push that moved it brings its own event,
-                # which checks what the branch holds now; a fold of this head would drop it
-                return "stale"
-            cfg = await self.fork_config(ctx, full_name)
-            shas = json.loads(row["shas_json"])
-            # upstream may have rewritten its history since the chain stopped: a pick of a commit
-            # it no longer has must not be made (it would land, and the rewritten one be picked again)
-            gone = await self._not_upstream(ctx, d, cfg, [chk.stop.upstream_sha, *shas])
-            if chk.stop.upstream_sha in gone:
-                await comment_once(ctx.gh, full_name, pr["number"], f"resolution:{head}",
-                                   render("resolution_check.md.j2", ok=False, head=head, kept=[], problems=[
-                                       f"upstream commit `{chk.stop.upstream_sha[:12]}` is no longer in upstream's "
-                                       f"history (`{cfg.upstream.ref}` was rewritten without it); nothing was folded — "
-                                       "close this PR: the next sync plans what upstream has now"]))
-                return "waiting"
-            repo = pygit2.Repository(str(d))
-            upstream = gitio.commit_info(repo, chk.stop.upstream_sha)
-            folded = await asyncio.to_thread(resolution.fold, str(d), chk, upstream, unit_id=unit_id,
-                                             when=int(self.now()))
-            keep = resolution.keep_ref(unit_id, head)
-            # the person kept the fork's side everywhere: said now, as the ledger will record it (NO_OP)
-            fc = pygit2.Repository(str(d))[folded.commit].peel(pygit2.Commit)
-            empty = fc.tree_id == fc.parents[0].tree_id
-            ref = f"refs/heads/{branch}"
-            await self._git(d, "update-ref", keep, head)
-            await self._git(d, "update-ref", ref, folded.commit, head)
-            infos = gitio.commit_infos(repo, [s for s in shas if s in repo and s not in gone])
-            unit = Unit(id=unit_id, kind="chain", items=tuple(PlanItem(s, "chain") for s in shas if s in infos))
-            try:
-                res = await self._apply(d, cfg, unit, base, infos)
-            except _ApplyFailed as e:
-                # apply refused the rest of the chain: the fold is the person's resolution, so it
-                # is pushed as the tip all the same and the unit blocked at apply, as a sync's
-                # publish blocks it (docs/github.md, "A pick that fails without a conflict")
-                await self._git(d, "update-ref", ref, folded.commit)
-                after = shas[shas.index(chk.stop.upstream_sha) + 1:] if chk.stop.upstream_sha in shas else shas
-                res = apply_mod.ApplyResult(unit_id, branch, base, folded.commit, created=False, tip=folded.commit,
-                                            conflict=next((s for s in after if s in infos), e.upstream_sha),
-                                            error=str(e), remaining=tuple(s for s in after if s in infos))
-            tip = res.tip or folded.commit
-            failed = blocked_mod.pick_failed(res.error) if res.error else None
-            try:
-                await self._git(d, "push", "-q", "--atomic", f"--force-with-lease={ref}:{head}", url,
-                                f"{ref}:{ref}", f"{keep}:{keep}", secrets=secrets)
-            except SyncError as e:
-                # someone pushed meanwhile (the lease failed) or the push was refused: the branch
-                # on GitHub is untouched; the next push is checked again from scratch
-                await self._git(d, "update-ref", ref, head)
-                await comment_once(ctx.gh, full_name, pr["number"], f"resolution-raced:{head}",
-                                   render("resolution_folded.md.j2", raced=True, head=head, branch=branch,
-                                          error=str(e)[:300]))
-                return "raced"
-            sync_store.save_branch(ctx.store, **{**row, "pushed_tip": tip, "verified_tip": head,
-                                                 "conflict_sha": res.conflict or "",
-                                                 **(blocked_mod.row_fields(failed, step="apply", at=self.now(), tip=tip)
-                                                    if failed else {})})
-        if failed:
+            fold = await self._fold_pushed_unrecorded(ctx, full_name, d, branch)
+            if fold is None:
+                base = row["base_sha"]
+                chk = await asyncio.to_thread(resolution.check, str(d), base, head)
+                unit_id = row["unit_id"]
+                had = None
+                if row.get("pushed_tip"):
+                    had = await asyncio.to_thread(_stop_or_none, str(d), base, row["pushed_tip"])
+                # only the conflict commit forksync pushed is folded: one with forksync's committer
+                # but another sha (a history rewrite that keeps committers, or a forged identity) is
+                # a person's commit, and its own changes were never checked — also when forksync's
+                # last push carries no conflict commit at all
+                if chk.stop is None or had is None or chk.stop.conflict_commit != had.conflict_commit:
+                    if had is None:
+                        return ""
+                    keep = resolution.keep_ref(unit_id, had.conflict_commit)
+                    await self._git(d, "update-ref", keep, row["pushed_tip"])
+                    await self._git(d, "push", "-q", url, f"{keep}:{keep}", secrets=secrets)
+                    await comment_once(ctx.gh, full_name, pr["number"], f"resolution:{head}",
+                                       render("resolution_check.md.j2", ok=False, head=head, kept=[], problems=[
+                                           f"the conflict commit `{had.conflict_commit[:12]}` (upstream "
+                                           f"`{had.upstream_sha[:12]}`) is no longer on the branch; push the resolution as "
+                                           f"commits on top of it — it is kept as `{keep}`, and nothing was changed"]))
+                    return "waiting"
+                if not chk.ok:
+                    await comment_once(ctx.gh, full_name, pr["number"], f"resolution:{head}",
+                                       render("resolution_check.md.j2", ok=False, head=head, kept=[],
+                                              problems=list(chk.problems)))
+                    return "waiting"
+                tip = (await self._git(d, "rev-parse", "--verify", "-q", f"refs/heads/{branch}", check=False)).strip()
+                if tip != head:
+                    # the branch moved on since this push (GitHub sends one synchronize per push, and
+                    # they are handled later, in order): the push that moved it brings its own event,
+                    # which checks what the branch holds now; a fold of this head would drop it
+                    return "stale"
+                cfg = await self.fork_config(ctx, full_name)
+                shas = json.loads(row["shas_json"])
+                # upstream may have rewritten its history since the chain stopped: a pick of a commit
+                # it no longer has must not be made (it would land, and the rewritten one be picked again)
+                gone = await self._not_upstream(ctx, d, cfg, [chk.stop.upstream_sha, *shas])
+                if chk.stop.upstream_sha in gone:
+                    await comment_once(ctx.gh, full_name, pr["number"], f"resolution:{head}",
+                                       render("resolution_check.md.j2", ok=False, head=head, kept=[], problems=[
+                                           f"upstream commit `{chk.stop.upstream_sha[:12]}` is no longer in upstream's "
+                                           f"history (`{cfg.upstream.ref}` was rewritten without it); nothing was folded — "
+                                           "close this PR: the next sync plans what upstream has now"]))
+                    return "waiting"
+                repo = pygit2.Repository(str(d))
+                upstream = gitio.commit_info(repo, chk.stop.upstream_sha)
+                folded = await asyncio.to_thread(resolution.fold, str(d), chk, upstream, unit_id=unit_id,
+                                                 when=int(self.now()))
+                keep = resolution.keep_ref(unit_id, head)
+                # the person kept the fork's side everywhere: said now, as the ledger will record it (NO_OP)
+                fc = pygit2.Repository(str(d))[folded.commit].peel(pygit2.Commit)
+                empty = fc.tree_id == fc.parents[0].tree_id
+                ref = f"refs/heads/{branch}"
+                await self._git(d, "update-ref", keep, head)
+                await self._git(d, "update-ref", ref, folded.commit, head)
+                infos = gitio.commit_infos(repo, [s for s in shas if s in repo and s not in gone])
+                unit = Unit(id=unit_id, kind="chain", items=tuple(PlanItem(s, "chain") for s in shas if s in infos))
+                try:
+                    res = await self._apply(d, cfg, unit, base, infos)
+                except _ApplyFailed as e:
+                    # apply refused the rest of the chain: the fold is the person's resolution, so it
+                    # is pushed as the tip all the same and the unit blocked at apply, as a sync's
+                    # publish blocks it (docs/github.md, "A pick that fails without a conflict")
+                    await self._git(d, "update-ref", ref, folded.commit)
+                    after = shas[shas.index(chk.stop.upstream_sha) + 1:] if chk.stop.upstream_sha in shas else shas
+                    res = apply_mod.ApplyResult(unit_id, branch, base, folded.commit, created=False, tip=folded.commit,
+                                                conflict=next((s for s in after if s in infos), e.upstream_sha),
+                                                error=str(e), remaining=tuple(s for s in after if s in infos))
+                tip = res.tip or folded.commit
+                failed = blocked_mod.pick_failed(res.error) if res.error else None
+                # what recording the fold does, written down before the push: a worker killed
+                # between the push and the row leaves it for the next event of the branch
+                # (:meth:`_fold_pushed_unrecorded`), which records and says it as this run would
+                fold = {"row": {**row, "pushed_tip": tip, "verified_tip": head, "conflict_sha": res.conflict or "",
+                                **(blocked_mod.row_fields(failed, step="apply", at=self.now(), tip=tip)
+                                   if failed else {})},
+                        "pr": int(pr["number"]), "key": f"resolution-folded:{head}", "blocked": bool(failed),
+                        "upstream_sha": chk.stop.upstream_sha,
+                        "said": render("resolution_folded.md.j2", raced=False, head=head, branch=branch, fold=folded,
+                                       keep=keep, upstream=upstream, empty=empty, tip=tip,
+                                       picked=[s for s, _ in res.picked], conflict=res.conflict or "",
+                                       conflicts=list(getattr(res, "conflicts", ()) or ()),
+                                       remaining=len(res.remaining), failed=failed.reason if failed else "")}
+                sync_store.begin_push(ctx.store, full_name, branch, tip, self.now(), record=fold)
+                try:
+                    await self._git(d, "push", "-q", "--atomic", f"--force-with-lease={ref}:{head}", url,
+                                    f"{ref}:{ref}", f"{keep}:{keep}", secrets=secrets)
+                except SyncError as e:
+                    # someone pushed meanwhile (the lease failed) or the push was refused: the branch
+                    # on GitHub is untouched; the next push is checked again from scratch
+                    await self._git(d, "update-ref", ref, head)
+                    await comment_once(ctx.gh, full_name, pr["number"], f"resolution-raced:{head}",
+                                       render("resolution_folded.md.j2", raced=True, head=head, branch=branch,
+                                              error=str(e)[:300]))
+                    return "raced"
+                sync_store.save_branch(ctx.store, **fold["row"])
+                sync_store.end_push(ctx.store, full_name, branch)
+        if fold["blocked"]:
             await self._save_blocked(ctx, full_name)
-        await comment_once(ctx.gh, full_name, pr["number"], f"resolution-folded:{head}",
-                           render("resolution_folded.md.j2", raced=False, head=head, branch=branch, fold=folded,
-                                  keep=keep, upstream=upstream, empty=empty, tip=tip, picked=[s for s, _ in res.picked],
-                                  conflict=res.conflict or "", conflicts=list(getattr(res, "conflicts", ()) or ()),
-                                  remaining=len(res.remaining), failed=failed.reason if failed else ""))
-        await self.sync(ctx, full_name, reason=f"resolution of {chk.stop.upstream_sha[:12]} folded on {branch}")
+        await comment_once(ctx.gh, full_name, fold["pr"], fold["key"], fold["said"])
+        await self.sync(ctx, full_name, reason=f"resolution of {fold['upstream_sha'][:12]} folded on {branch}")
         return "folded"
+
+    async def _fold_pushed_unrecorded(self, ctx, full_name: str, git_dir: Path, branch: str) -> dict | None:
+        """The fold of ``branch`` that an earlier run pushed and did not record (its worker died
+        between the push and the row), found as that run wrote it down before pushing
+        (:func:`bot.sync.store.begin_push`) with the branch just fetched at its tip: its row is
+        saved now and it is returned (``{"row", "pr", "key", "blocked", "upstream_sha", "said"}``)
+        for the caller to say and sync as that run would have. None when there is none, or
+        GitHub's branch is elsewhere (the push never reached it). Under the fork lock."""
+        begun = sync_store.begun_push(ctx.store, full_name, branch)
+        if not begun or not begun["record"]:
+            return None
+        tip = (await self._git(git_dir, "rev-parse", "--verify", "-q", f"refs/heads/{branch}", check=False)).strip()
+        if tip != begun["tip"]:
+            return None
+        log.warning("%s: %s is at %s, the fold a run that stopped before recording it pushed; recorded now",
+                    full_name, branch, tip[:12])
+        sync_store.save_branch(ctx.store, **begun["record"]["row"])
+        sync_store.end_push(ctx.store, full_name, branch)
+        return begun["record"]
 
     async def _not_upstream(self, ctx, git_dir: Path, cfg: ForksyncConfig, shas: list[str]) -> set[str]:
         """The ``shas`` upstream's branch no longer reaches (fetched now: a force push may not have

@@ -6,6 +6,10 @@
   resolution, the unit's upstream shas, its base and its PR, and the PRs of the units the branch
   carried before; a row whose unit ended (merged, closed, re-planned) is kept as its history
   (:func:`bot.sync.prs.speaks_for`: it speaks for its own PR only);
+* ``sync_pushes``: per sync branch, the tip forksync is pushing, written before the push and
+  cleared once the push is recorded in ``sync_branches``: a worker that dies between the push and
+  that record leaves it, and the next sync that finds GitHub's branch at it knows the tip for
+  forksync's own push (:func:`begin_push`);
 * ``tracked_forks``: forks whose upstream is followed (push events and the poller);
 * ``suspended_installations``: installations an owner suspended (GitHub refuses their tokens):
   their forks stay tracked but are paused; ``unfollowed_forks``: why a fork is no longer tracked
@@ -119,6 +123,16 @@ def earlier_prs(row: dict | None) -> list[int]:
         out.append(int(row["pr"]))
     return out
 
+
+#: The push of a sync branch forksync began and has not recorded yet (:func:`begin_push`).
+SYNC_PUSHES = table("sync_pushes", {
+    "key": str,               # "<fork>:<branch>"
+    "tip": str,               # the commit the push sends
+    "at": float,              # when the push began (epoch s)
+    # JSON: what recording the push does, for a push whose record needs more than a sync can
+    # compute again (a fold: the row to save, the comment to post); "" / NULL when none
+    "record": str,
+}, pk="key")
 
 TRACKED = table("tracked_forks", {
     "fork": str, "upstream": str, "upstream_ref": str, "installation_id": int, "poll_interval_s": int,
@@ -272,6 +286,35 @@ def save_branch(store, **row) -> None:
     row["key"] = f"{row['repo']}:{row['branch']}"
     with store.lock:
         store.db["sync_branches"].upsert(row, pk="key", alter=True)
+
+
+def begin_push(store: Store, repo: str, branch: str, tip: str, at: float, record: dict | None = None) -> None:
+    """Record that forksync is about to push ``tip`` to ``branch`` of fork ``repo`` (``at``: epoch
+    s), before the push: a process killed after GitHub took the push and before
+    ``sync_branches.pushed_tip`` recorded it leaves this row, and :func:`begun_push` then tells
+    the next run that the tip it finds on GitHub is forksync's own push, not a person's.
+    ``record``: JSON-able data that run needs to record the push as this one would have."""
+    with store.lock:
+        store.db[SYNC_PUSHES.name].upsert({"key": f"{repo}:{branch}", "tip": tip, "at": at,
+                                           "record": json.dumps(record) if record is not None else ""}, pk="key")
+
+
+def begun_push(store: Store, repo: str, branch: str) -> dict | None:
+    """``{"tip", "at", "record"}`` of ``branch``'s push that :func:`begin_push` recorded and
+    nothing has ended since (:func:`end_push`; ``record``: its data, None when none); None when
+    there is none."""
+    with store.lock:
+        rows = list(store.db[SYNC_PUSHES.name].rows_where("key = ?", [f"{repo}:{branch}"]))
+    if not rows:
+        return None
+    return {"tip": rows[0]["tip"], "at": rows[0]["at"],
+            "record": json.loads(rows[0]["record"]) if rows[0].get("record") else None}
+
+
+def end_push(store: Store, repo: str, branch: str) -> None:
+    """``branch``'s push is recorded (or was never made): its :func:`begin_push` row goes."""
+    with store.lock:
+        store.db[SYNC_PUSHES.name].delete_where("key = ?", [f"{repo}:{branch}"])
 
 
 def open_branches(store: Store, repo: str) -> list[dict]:

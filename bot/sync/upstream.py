@@ -151,9 +151,15 @@ async def job_ended(store: Store, svc, ctx, fork: str, job: str, error: str | No
     return await refresh_quietly(svc, ctx, fork, create=create)
 
 
-async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> list[str]:
+async def poll_once(store: Store, svc, make_ctx, now: float | None = None, *, catch_up: bool = False) -> list[str]:
     """Poll every due tracked fork's upstream once; sync those whose head moved, or which hold a
     unit blocked by a failure that may pass on its own (see the module doc). Returns notes.
+    ``catch_up``: the worker's first pass after it started — every tracked fork is polled, due or
+    not, and one holding open units is synced even when upstream did not move: what GitHub sent
+    while forksync was down (a sync PR's ``pull_request.closed``: merged or closed by a person) is
+    never sent again, and the sync lands the PRs GitHub shows closed first
+    (:meth:`bot.sync.service.SyncService.land_closed`), so the store, the numbers and the status
+    issue agree with GitHub again without waiting for upstream's next push.
     GitHub refusing a poll because the fork's installation is suspended
     (:func:`bot.github.client.installation_suspended`) records the suspension at ``now`` (epoch s;
     suspender unknown), as ``installation.suspend`` does; a poll of a suspended installation's fork
@@ -164,7 +170,8 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
     out = []
     # a suspended installation's forks are polled too, as the one way to learn that the suspension
     # was lifted when ``installation.unsuspend`` was missed: GitHub's refusal keeps them paused
-    for r in due_for_poll(sync_store.tracked_forks(store), now):
+    tracked = sync_store.tracked_forks(store)
+    for r in (tracked if catch_up else due_for_poll(tracked, now)):
         ctx = await make_ctx(r["installation_id"])
         sync_store.mark_polled(store, r["fork"], now)
         keep = r.get("keep_days") or sync_store.KEEP_SNAPSHOT_DAYS      # the fork's metrics_keep_days
@@ -209,7 +216,8 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
         # nothing renders it again when the hour turned since then (at most one edit an hour)
         hour_turned = not st.upstream_seen_at or int(st.upstream_seen_at // 3600) != int(now // 3600)
         given_up = bool(retry) and job["count"] >= POLL_RETRIES
-        if head == st.upstream_head and not st.last_fetch_error and (not retry or given_up):
+        missed = catch_up and r["installation_id"] not in off and bool(sync_store.open_branches(store, r["fork"]))
+        if head == st.upstream_head and not st.last_fetch_error and (not retry or given_up) and not missed:
             st = replace(st, upstream_seen_at=now, last_fetch_at=now)
             sync_store.save_status(store, st)
             snapshots.record_sync(store, st, at=now, keep_days=keep)
@@ -228,7 +236,8 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None) -> li
             continue
         try:
             why = f"poll: upstream at {head[:12]}" if head != st.upstream_head or st.last_fetch_error else \
-                f"poll: retrying {len(retry)} blocked unit(s)"
+                f"poll: retrying {len(retry)} blocked unit(s)" if retry and not given_up else \
+                "poll: catching up after a start (events sent while forksync was down are not sent again)"
             out.append(await svc.sync(ctx, r["fork"], reason=why))
             error = None
         except Exception as e:  # noqa: BLE001 - one fork's failure must not skip the others' polls

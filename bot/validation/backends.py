@@ -17,6 +17,7 @@ variable ``FORKSYNC_RUNNER_BACKEND`` (``local`` by default).
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import sys
 import tempfile
@@ -25,10 +26,14 @@ import uuid
 from pathlib import Path
 
 from bot.config.suites import RUNNER_BACKENDS
+from bot.git import repo as gitio
+from bot.github.claims import Claims
 from gpu_runner.github_actions import Dispatch, Forksync, dispatch
 from gpu_runner.result import Environment, Reason, RunResult
 from gpu_runner.runner import SECRET_NAME
 from gpu_runner.shards import merge_suite
+
+log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[2]
 BACKENDS = RUNNER_BACKENDS
@@ -71,14 +76,17 @@ class LocalBackend:
         self.remote_url = remote_url
         self.python = python
         self.runner_id = runner_id
-        self._locks: dict[str, asyncio.Lock] = {}
+        # the mirror's fetches, one at a time across the worker processes sharing the workdir
+        # (``serve --workers N``): the claim ``validation-mirror`` of the fork (bot.github.claims)
+        self.claims = Claims(Path(workdir) / "locks")
 
     def mirror(self, full: str) -> Path:
         return self.root / (full.replace("/", "+") + ".git")
 
     async def _git(self, d: Path, *argv: str, secrets=(), check: bool = True) -> str:
-        proc = await asyncio.create_subprocess_exec("git", f"--git-dir={d}", *argv, stdout=asyncio.subprocess.PIPE,
-                                                    stderr=asyncio.subprocess.PIPE)
+        proc = await asyncio.create_subprocess_exec("git", f"--git-dir={d}", *gitio.NO_DETACHED_GC, *argv,
+                                                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                                                    preexec_fn=gitio.die_with_parent)
         out, err = await proc.communicate()
         if check and proc.returncode != 0:
             text = err.decode(errors="replace")
@@ -88,9 +96,18 @@ class LocalBackend:
         return out.decode(errors="replace")
 
     async def fetch(self, full: str, sha: str | None = None) -> Path:
-        """Bring the mirror up to date (and make sure ``sha`` is there). Returns its path."""
+        """Bring the mirror up to date (and make sure ``sha`` is there). Returns its path. Its
+        fetches hold the fork's claim ``validation-mirror``, so a git lock file in its refs found
+        under the claim was left by a fetch killed mid-run (a worker stopped or crashed): removed
+        first (logged) — all of them, unless a gc of the mirror may be running (``gc.pid``; a
+        suite's or back-out's worktree commits there and may start one), then those older than
+        :data:`bot.git.repo.STALE_LOCK_S`."""
         d = self.mirror(full)
-        async with self._locks.setdefault(full, asyncio.Lock()):
+        async with self.claims.hold(full, "validation-mirror"):
+            left = gitio.clear_stale_locks(d, time.time(), None if not (d / "gc.pid").exists() else gitio.STALE_LOCK_S)
+            if left:
+                log.warning("%s: removed git lock file(s) a fetch killed mid-run left in the validation mirror: %s",
+                            full, ", ".join(left))
             if not (d / "HEAD").exists():
                 d.mkdir(parents=True, exist_ok=True)
                 await self._git(d, "init", "--bare", "-q")

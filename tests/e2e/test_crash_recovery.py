@@ -1,0 +1,238 @@
+"""A worker that dies at a chosen point of a sync, then a restarted one on the same database and
+workdir: nothing is lost, nothing is done twice, and what forksync pushed is still known as
+forksync's (a person's resolution of a conflict it pushed is folded after the restart).
+
+The death is raised at the exact point (``Killed``, a ``BaseException`` no handler catches, as
+nothing runs in a process killed with SIGKILL) and the restart is a new bot on the same files,
+whose worker takes over the delivery its dead predecessor held (``release_orphans``, as
+``Worker.run`` does at start)."""
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from bot.app import queue as q
+from bot.sync import store as sync_store
+from tests.support.botharness import Bot
+from tests.support.github import commit_files, git
+from tests.support.sync_world import CONFIG, upstream_files, validated_world
+from tests.support.validation_world import tick_ctx, with_validation
+
+MIDDLE = "".join(f"// line {i}\n" for i in range(8))
+X0 = "int x;\n" + MIDDLE + "int z;\n"
+
+
+class Killed(BaseException):
+    """The worker process dies here (nothing after it runs: no handler, no ``finally`` of the queue)."""
+
+
+@pytest.fixture
+async def world(fake_github, tmp_path):
+    async with validated_world(fake_github, tmp_path, CONFIG, files=upstream_files(**{"third_party/amd/x.cpp": X0}),
+                               fork_commits=(({"third_party/amd/x.cpp": "int x = 10;\n" + MIDDLE + "int z;\n"},
+                                              "fork: tune x"),)) as w:
+        yield w
+
+
+def fork_git(w, *args) -> str:
+    return subprocess.run(["git", f"--git-dir={w.fork.path}", *args], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+async def restart(w, tmp_path) -> list[str]:
+    """The bot started again on the dead one's database and workdir; its worker takes over at once
+    the deliveries the dead worker held (their owner is gone). Returns their ids."""
+    await w.bot.stop()
+    bot = await Bot(w.fake, tmp_path).start()
+    w.bot = bot
+    w.svc = with_validation(bot)
+    return q.release_orphans(bot.store, lambda owner: False)
+
+
+async def test_killed_between_pushing_a_chain_and_recording_it_still_folds_the_resolution(world, tmp_path, monkeypatch):
+    """The worker dies right after the push of a chain stopped at a conflict, before the branch's
+    row records that tip as forksync's push. After the restart the chain has one PR, and a
+    person's resolution on top of the conflict commit forksync pushed is checked and folded — not
+    silently ignored as a branch whose conflict commit forksync never pushed."""
+    w, up_src, upstream = world
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
+    branch = f"forksync/chain-{c2[:12]}"
+    save_branch = sync_store.save_branch
+    killed = []
+
+    def dies_after_the_push(store, **row):
+        if row.get("branch") == branch and row.get("pushed_tip") and not killed:
+            killed.append(row["pushed_tip"])
+            raise Killed()
+        save_branch(store, **row)
+
+    monkeypatch.setattr(sync_store, "save_branch", dies_after_the_push)
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    with pytest.raises(Killed):
+        await w.bot.settle()
+    assert fork_git(w, "rev-parse", branch) == killed[0]          # pushed, not recorded, no PR
+    assert [p async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")] == []
+
+    assert await restart(w, tmp_path)
+    await w.bot.settle()
+    prs = [p async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")]
+    assert [p["head"]["ref"] for p in prs] == [branch]            # one PR, not zero or two
+    [chain] = prs
+    assert chain["head"]["sha"] == killed[0]
+    row = sync_store.branch_row(w.bot.store, "meta/triton", branch)
+    assert row["pushed_tip"] == killed[0]                          # still known as forksync's own push
+
+    wt = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
+    commit_files(wt, {"third_party/amd/x.cpp": "int x = 12;\n" + MIDDLE + "int z;\n"},
+                 "resolve x\n\nFile: third_party/amd/x.cpp\nReason: keeps the fork's tuning on upstream's new x\n")
+    git(wt, "push", "-q", "origin", "HEAD")
+    await w.bot.settle()
+    comments = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{chain['number']}/comments")
+                if c["user"]["login"] == "forksync[bot]"]
+    assert len([c for c in comments if "checked and folded" in c]) == 1, comments
+    assert "Forksync-Conflict" not in fork_git(w, "log", "--format=%B", f"main..{branch}")
+    assert q.counts(w.bot.store)["dead"] == 0
+
+
+@pytest.mark.parametrize("first", ["delivery", "poll"])
+async def test_killed_between_pushing_a_fold_and_recording_it_reports_the_fold_once(world, tmp_path, monkeypatch, first):
+    """The worker dies right after pushing the fold of a person's resolution, before the branch's
+    row records it. After the restart, whichever comes first — the re-run of the person's push, or
+    the poller's sync of the fork — finds the branch at the fold: forksync's push is recorded as
+    such (the status issue no longer shows the chain stopped at its conflict) and the person is
+    told once that their resolution was folded."""
+    w, up_src, upstream = world
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
+    branch = f"forksync/chain-{c2[:12]}"
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    [chain] = [p async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")]
+    save_branch = sync_store.save_branch
+    killed = []
+
+    def dies_after_the_fold(store, **row):
+        if row.get("branch") == branch and row.get("verified_tip") and not killed:
+            killed.append(row["pushed_tip"])
+            raise Killed()
+        save_branch(store, **row)
+
+    monkeypatch.setattr(sync_store, "save_branch", dies_after_the_fold)
+    wt = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
+    good = commit_files(wt, {"third_party/amd/x.cpp": "int x = 12;\n" + MIDDLE + "int z;\n"},
+                        "resolve x\n\nFile: third_party/amd/x.cpp\nReason: keeps the fork's tuning on upstream's new x\n")
+    git(wt, "push", "-q", "origin", "HEAD")
+    with pytest.raises(Killed):
+        await w.bot.settle()
+    assert fork_git(w, "rev-parse", branch) == killed[0]          # the fold is on GitHub, not recorded
+
+    assert await restart(w, tmp_path)
+    if first == "poll":
+        await w.bot.svc.sync(await tick_ctx(w), "meta/triton", reason="poll")
+    await w.bot.settle()
+    row = sync_store.branch_row(w.bot.store, "meta/triton", branch)
+    assert (row["pushed_tip"], row["verified_tip"], row["conflict_sha"]) == (killed[0], good, "")
+    comments = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{chain['number']}/comments")
+                if c["user"]["login"] == "forksync[bot]"]
+    assert len([c for c in comments if "checked and folded" in c]) == 1, comments
+    assert not [c for c in comments if "is not complete" in c], comments      # the folded head is not checked again
+    issue = [i async for i in w.alice.getiter("/repos/meta/triton/issues?state=open")
+             if "<!-- forksync:status-issue -->" in (i.get("body") or "")][0]
+    assert "stopped at a conflict" not in issue["body"]
+    assert q.counts(w.bot.store)["dead"] == 0
+
+
+async def test_a_restart_moments_after_a_fetch_was_killed_syncs_past_its_lock_files(world, tmp_path):
+    """A worker killed mid-fetch leaves git's lock files in the fork's working repository (git
+    never removes a lock its killed process held). The worker restarted a moment later syncs
+    through them — under the fork lock no git of forksync's runs there, so every lock is a dead
+    one's — instead of failing "File exists" on every attempt until the delivery is dead."""
+    w, up_src, upstream = world
+    work = tmp_path / "work" / "meta+triton.git"
+    assert (work / "HEAD").exists()                     # the adoption's sync made it
+    left = [work / "refs" / "remotes" / "upstream" / "main.lock", work / "packed-refs.lock"]
+    for p in left:
+        p.write_text("")                                # written by the killed git just now
+    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await restart(w, tmp_path)
+    await w.bot.settle()
+    prs = [p["head"]["ref"] async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")]
+    assert prs == [f"forksync/bundle-{c1[:12]}"]
+    assert q.counts(w.bot.store)["dead"] == 0
+    assert not any(p.exists() for p in left)
+
+
+async def test_killed_between_opening_a_pr_and_recording_it_keeps_one_pr(world, tmp_path, monkeypatch):
+    """The worker dies right after GitHub opened a unit's PR, before the branch's row records its
+    number. After the restart the unit still has one PR — found by its branch, not opened again —
+    and the row names it. (This held before the crash tests were written.)"""
+    w, up_src, upstream = world
+    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    branch = f"forksync/bundle-{c1[:12]}"
+    save_branch = sync_store.save_branch
+    killed = []
+
+    def dies_after_the_pr(store, **row):
+        if row.get("branch") == branch and row.get("pr") and not killed:
+            killed.append(row["pr"])
+            raise Killed()
+        save_branch(store, **row)
+
+    monkeypatch.setattr(sync_store, "save_branch", dies_after_the_pr)
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    with pytest.raises(Killed):
+        await w.bot.settle()
+    assert await restart(w, tmp_path)
+    await w.bot.settle()
+    prs = [(p["number"], p["head"]["ref"]) async for p in w.alice.getiter("/repos/meta/triton/pulls?state=all")]
+    assert prs == [(killed[0], branch)]
+    assert sync_store.branch_row(w.bot.store, "meta/triton", branch)["pr"] == killed[0]
+    assert q.counts(w.bot.store)["dead"] == 0
+
+
+async def test_killed_right_after_a_merge_lands_it_at_the_restart_and_the_status_issue_agrees(world, tmp_path,
+                                                                                             monkeypatch):
+    """``forksync serve`` (web and worker) dies right after GitHub merged a bundle's PR: the
+    ``pull_request.closed`` GitHub sends meanwhile finds nobody, and GitHub does not send it again.
+    Upstream does not move. Today nothing lands the unit until upstream's next push: the status
+    issue lists the merged PR as open, the numbers count its commits as pending. Expected: the
+    worker's first poll pass after the start catches up (a sync of each fork holding open units,
+    which lands the PRs GitHub shows closed): the row says merged, the status issue lists no open
+    unit, the fork holds the pick once."""
+    from bot.app import schedules
+    from bot.sync.upstream import poll_once
+    from bot.validation import service as validation_service
+
+    w, up_src, upstream = world
+    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    branch = f"forksync/bundle-{c1[:12]}"
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    [pr] = [p async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")]
+    merge_pr = validation_service.merge_pr
+
+    async def dies_after_the_merge(*a, **kw):
+        await merge_pr(*a, **kw)
+        raise Killed()
+
+    monkeypatch.setattr(validation_service, "merge_pr", dies_after_the_merge)
+    w.fake.webhooks.url = None                  # serve is down: what GitHub sends now reaches nobody
+    with pytest.raises(Killed):
+        await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    assert (await w.pr(pr["number"]))["merged"] is True
+    monkeypatch.setattr(validation_service, "merge_pr", merge_pr)
+    await restart(w, tmp_path)
+    await w.bot.settle()
+    assert [d.statuses for d in w.fake.webhooks.of("pull_request", "closed")] == [[]]     # lost
+    notes = await poll_once(w.bot.store, w.bot.svc, lambda inst: tick_ctx(w), catch_up=True)
+    assert sync_store.branch_row(w.bot.store, "meta/triton", branch)["state"] == "merged", notes
+    issue = [i async for i in w.alice.getiter("/repos/meta/triton/issues?state=open")
+             if "<!-- forksync:status-issue -->" in (i.get("body") or "")][0]
+    units = issue["body"].split("## Open bundles and chains", 1)[1].strip().split("\n")[0]
+    assert units == "None.", issue["body"]
+    trailers = fork_git(w, "log", "--format=%(trailers:key=Upstream-Commit,valueonly)", "main").split()
+    assert trailers.count(c1) == 1
+    assert q.counts(w.bot.store)["dead"] == 0
