@@ -1,0 +1,147 @@
+"""Adverse model and API behaviour against the conflict agent's rails, through the local
+Anthropic server and real repositories: a stream a proxy cut off, an answer without usage
+figures, reStructuredText heading rules on both sides of a conflict. Each docstring says what a
+user sees today and what they should see."""
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from bot.agents.client import AgentClient, AgentSkipped, estimate_tokens
+from bot.agents.conflict import resolve_pick
+from bot.agents.conflict_git import conflict_case
+from bot.fakeanthropic import FakeAnthropic, Reply
+from bot.store import Store
+from tests.agents.test_agents_breaks import BRANCH, _answer, _branch_at, _two_sided
+from tests.agents.test_conflict import SETTINGS, make_repo
+
+MSG = [{"role": "user", "content": "hello"}]
+DAY1 = 1_764_460_800.0          # 2025-11-30 00:00:00 UTC
+
+
+class Sleeps(list):
+    async def __call__(self, s: float) -> None:       # record the wait instead of waiting
+        self.append(s)
+
+
+async def _resolve(root, fork, up, replies, settings=SETTINGS):
+    case = conflict_case(str(root), fork, up)
+    async with FakeAnthropic(replies) as fake:
+        async with AgentClient(settings, Store(), api_key="k", base_url=fake.base_url, sleep=Sleeps()) as client:
+            out = await resolve_pick(client, case, str(root), BRANCH, branch_old=fork)
+    return fake, out
+
+
+# -- a stream cut off by the network ------------------------------------------------------------
+async def test_a_stream_cut_off_before_message_stop_is_retried_not_blamed_on_the_model(tmp_path):
+    """A proxy drops the connection halfway through the tool call's JSON: no SSE ``error``, no
+    ``message_stop``. Today the SDK hands back what arrived (``stop_reason`` None) and the pick
+    is ``rejected`` under rail "output parses" ("the answer did not finish (stop_reason None)"),
+    as if the model had misbehaved, without asking again. A dropped connection is the API's
+    trouble, like a mid-stream ``overloaded_error``: the request should be retried, and the
+    second, whole answer committed."""
+    root, fork, up = make_repo(tmp_path)
+    good = _answer("python/triton/ops.py", blocks=["line 3 fork + upstream\n"])
+    cut = _answer("python/triton/ops.py", blocks=["line 3 fork + upstream\n"], stream_cut=True)
+    fake, out = await _resolve(root, fork, up, [cut, good])
+    assert len(fake.requests) == 2
+    assert out.status == "committed", out.body
+    assert _branch_at(root) == out.commit
+
+
+async def test_a_stream_cut_off_every_time_is_skipped_with_the_reason():
+    """Every attempt is cut off: the call gives up with a reason that says the stream ended
+    early (an API failure, not a rail rejection)."""
+    sleeps = Sleeps()
+    async with FakeAnthropic([Reply(text="half of a long answer " * 4, stream_cut=True, sticky=True)]) as fake:
+        async with AgentClient(SETTINGS, Store(), api_key="k", base_url=fake.base_url, sleep=sleeps) as c:
+            try:
+                await c.call("summary", system="s", messages=MSG)
+            except AgentSkipped as e:
+                skipped = e
+            else:
+                raise AssertionError("a cut-off answer was returned as an answer")
+    assert len(fake.requests) == SETTINGS.max_retries + 1
+    assert skipped.api_failure is True
+    assert skipped.reason == ("agent summary gave up after 3 attempt(s): the stream ended before the answer did "
+                              "(no message_stop event)")
+
+
+# -- usage figures missing -----------------------------------------------------------------------
+NO_USAGE = [
+    (True, {"usage": {"input_tokens": None, "output_tokens": None}}),    # a gateway that nulls the figures
+    (False, {"usage": {"input_tokens": None, "output_tokens": None}}),
+    (False, {"omit_usage": True}),                                       # or leaves them out
+]
+
+
+@pytest.mark.parametrize("stream, kw", NO_USAGE)
+async def test_an_answer_without_usage_figures_is_counted_by_estimate(caplog, stream, kw):
+    """A gateway in front of the API nulls ``usage`` in the answer, or leaves it out. Today null
+    figures count as 0 tokens, silently: the answer costs nothing against
+    ``agents.daily_token_budget``, which such a gateway then never stops. Without ``usage`` at all
+    (a JSON answer) ``AgentClient.call`` raises a bare ``AttributeError`` ('NoneType' object has
+    no attribute 'input_tokens') — every agent caller is documented never to raise for agent
+    trouble. The answer should be used, its tokens counted by forksync's own estimate (prompt
+    characters / 4, answer characters / 4, as the budget check before sending does), and a
+    warning logged that the API gave no usage figures."""
+    want_in = estimate_tokens("s", MSG)
+    async with FakeAnthropic([Reply(text="an answer of 28 characters..", **kw)]) as fake:
+        async with AgentClient(SETTINGS, Store(), api_key="k", base_url=fake.base_url, sleep=Sleeps(),
+                               now=lambda: DAY1, stream=stream) as c:
+            with caplog.at_level(logging.WARNING, logger="bot.agents.client"):
+                reply = await c.call("summary", system="s", messages=MSG)
+            used = c.tokens_used()
+    assert len(fake.requests) == 1
+    assert (reply.text, reply.attempts) == ("an answer of 28 characters..", 1)
+    assert (reply.input_tokens, reply.output_tokens) == (want_in, 28 // 4 + 1)
+    assert used == want_in + 28 // 4 + 1
+    assert "agent summary: the API's answer gave no usage figures" in caplog.text
+
+
+async def test_a_resolution_with_null_usage_figures_counts_its_tokens(tmp_path):
+    """The same through the conflict agent: the answer passes every rail, is committed, and its
+    tokens are counted."""
+    root, fork, up = make_repo(tmp_path)
+    case = conflict_case(str(root), fork, up)
+    reply = _answer("python/triton/ops.py", blocks=["line 3 fork + upstream\n"],
+                    usage={"input_tokens": None, "output_tokens": None})
+    async with FakeAnthropic([reply]) as fake:
+        async with AgentClient(SETTINGS, Store(), api_key="k", base_url=fake.base_url, sleep=Sleeps()) as client:
+            out = await resolve_pick(client, case, str(root), BRANCH, branch_old=fork)
+            used = client.tokens_used()
+    assert len(fake.requests) == 1
+    assert out.status == "committed", out.body
+    assert used > len(fake.requests[0].raw) // 8      # the prompt's estimate at least, not 0
+
+
+# -- reStructuredText heading rules in the conflict ----------------------------------------------
+async def test_rst_sections_both_sides_added_can_be_kept_together(tmp_path):
+    """``docs/passes.rst`` gains a section at the same place on both sides, each with its own
+    ``=======`` heading rule (the conflict block's sides hold them). The agent keeps both
+    sections: three heading rules where the fork's file and upstream's hold two each. Today rail 2
+    rejects it ("docs/passes.rst:12 still has `=======`, a line neither the fork's side nor
+    upstream's has") — the count is taken over whole files, so the one correct resolution of a
+    both-sides doc addition can never be agent-resolved. The rule lines the resolution keeps come
+    from the two sides; it should be committed. A separator that neither side's block held (below)
+    is still rejected."""
+    base = "Passes\n=======\n\nintro\n"
+    fork_text = base + "\nFusion\n=======\n\nfork text\n"
+    up_text = base + "\nPipelining\n=======\n\nupstream text\n"
+    root, fork, up = _two_sided(tmp_path, "docs/passes.rst", base, fork_text, up_text)
+    both = base + "\nFusion\n=======\n\nfork text\n\nPipelining\n=======\n\nupstream text\n"
+    _, out = await _resolve(root, fork, up, [_answer("docs/passes.rst", both)])
+    assert out.status == "committed", out.body
+
+
+async def test_a_leftover_separator_between_kept_sides_is_still_rejected(tmp_path):
+    """The guard the count exists for: a plain edit on both sides, the agent keeps both halves
+    with the ``=======`` separator left between them — rejected under rail 2."""
+    base = "Passes\n=======\n\nintro\n"
+    root, fork, up = _two_sided(tmp_path, "docs/passes.rst", base, base.replace("intro", "intro fork"),
+                                base.replace("intro", "intro upstream"))
+    left = "Passes\n=======\n\nintro fork\n=======\nintro upstream\n"
+    _, out = await _resolve(root, fork, up, [_answer("docs/passes.rst", left)])
+    assert (out.status, out.rail) == ("rejected", "no conflict markers"), out.body
+    assert _branch_at(root) == fork
