@@ -117,7 +117,8 @@ async def test_a_resolution_with_null_usage_figures_counts_its_tokens(tmp_path):
 
 
 # -- reStructuredText heading rules in the conflict ----------------------------------------------
-async def test_rst_sections_both_sides_added_can_be_kept_together(tmp_path):
+@pytest.mark.parametrize("rule", ["=======", "=" * 12])       # git's separator's width, and a longer rule
+async def test_rst_sections_both_sides_added_can_be_kept_together(tmp_path, rule):
     """``docs/passes.rst`` gains a section at the same place on both sides, each with its own
     ``=======`` heading rule (the conflict block's sides hold them). The agent keeps both
     sections: three heading rules where the fork's file and upstream's hold two each. Today rail 2
@@ -126,11 +127,11 @@ async def test_rst_sections_both_sides_added_can_be_kept_together(tmp_path):
     both-sides doc addition can never be agent-resolved. The rule lines the resolution keeps come
     from the two sides; it should be committed. A separator that neither side's block held (below)
     is still rejected."""
-    base = "Passes\n=======\n\nintro\n"
-    fork_text = base + "\nFusion\n=======\n\nfork text\n"
-    up_text = base + "\nPipelining\n=======\n\nupstream text\n"
+    base = f"Passes\n{rule}\n\nintro\n"
+    fork_text = base + f"\nFusion\n{rule}\n\nfork text\n"
+    up_text = base + f"\nPipelining\n{rule}\n\nupstream text\n"
     root, fork, up = _two_sided(tmp_path, "docs/passes.rst", base, fork_text, up_text)
-    both = base + "\nFusion\n=======\n\nfork text\n\nPipelining\n=======\n\nupstream text\n"
+    both = base + f"\nFusion\n{rule}\n\nfork text\n\nPipelining\n{rule}\n\nupstream text\n"
     _, out = await _resolve(root, fork, up, [_answer("docs/passes.rst", both)])
     assert out.status == "committed", out.body
 
