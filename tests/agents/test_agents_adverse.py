@@ -146,3 +146,37 @@ async def test_a_leftover_separator_between_kept_sides_is_still_rejected(tmp_pat
     _, out = await _resolve(root, fork, up, [_answer("docs/passes.rst", left)])
     assert (out.status, out.rail) == ("rejected", "no conflict markers"), out.body
     assert _branch_at(root) == fork
+
+
+# -- tokens of an attempt that failed after the answer began --------------------------------------
+@pytest.mark.parametrize("first", [{"stream_cut": True}, {"stream_error": "overloaded_error"}],
+                         ids=["cut-off", "overloaded mid-stream"])
+async def test_tokens_of_an_answer_that_broke_off_count_against_the_budget(first):
+    """The first answer begins (``message_start`` with its input tokens) and breaks off: the
+    connection drops, or an ``overloaded_error`` arrives mid-stream; the retry answers whole.
+    Today only the whole answer is counted: the prompt of every broken attempt — up to
+    ``agents.max_prompt_tokens`` each, ``agents.max_retries`` + 1 attempts per call — is spent
+    outside ``agents.daily_token_budget``. Each attempt whose answer began should be counted
+    (its input tokens as the API gave them at the start, its output as far as it streamed)."""
+    async with FakeAnthropic([Reply(text="half of an answer " * 8, **first), Reply(text="whole")]) as fake:
+        async with AgentClient(SETTINGS, Store(), api_key="k", base_url=fake.base_url, sleep=Sleeps(),
+                               now=lambda: DAY1) as c:
+            reply = await c.call("summary", system="s", messages=MSG)
+            used = c.tokens_used()
+    assert (reply.text, reply.attempts, len(fake.requests)) == ("whole", 2, 2)
+    first_input = len(fake.requests[0].raw) // 4            # the local server's input figure
+    assert reply.input_tokens == first_input
+    assert used >= reply.input_tokens + reply.output_tokens + first_input + 1, used     # + at least 1 output token
+
+
+async def test_tokens_of_a_streamed_answer_without_usage_count_against_the_budget():
+    """A gateway strips ``usage`` from the event stream: the SDK cannot read the answer (each
+    attempt fails), and today none of the attempts is counted. Each should be, by estimate."""
+    async with FakeAnthropic([Reply(text="an answer", omit_usage=True, sticky=True)]) as fake:
+        async with AgentClient(SETTINGS, Store(), api_key="k", base_url=fake.base_url, sleep=Sleeps(),
+                               now=lambda: DAY1) as c:
+            with pytest.raises(AgentSkipped):
+                await c.call("summary", system="s", messages=MSG)
+            used = c.tokens_used()
+    assert len(fake.requests) == SETTINGS.max_retries + 1
+    assert used >= (SETTINGS.max_retries + 1) * estimate_tokens("s", MSG), used
