@@ -260,10 +260,18 @@ class AgentClient:
             kw["tool_choice"] = tool_choice
         tries = [0]
 
+        def spent(usage: Any, answer_chars: int) -> None:
+            # an attempt that failed after its answer began: the API billed its prompt (and what
+            # streamed), so the budget counts it as well as the retry
+            tin, tout, _ = counted_tokens(usage, estimate, answer_chars)
+            log.info("agent %s: attempt %d broke off after its answer began; counting %d input and %d output tokens",
+                     agent, tries[0], tin, tout)
+            self._record(agent, self.settings.model, tin, tout)
+
         async def attempt():
             tries[0] += 1
             try:
-                return await self._once(kw)
+                return await self._once(kw, spent)
             except _Failed:
                 raise
             except (asyncio.TimeoutError, anthropic.APITimeoutError):
@@ -311,10 +319,12 @@ class AgentClient:
         self._record(agent, msg.model or self.settings.model, tin, tout)
         return AgentReply(msg.model or self.settings.model, text, tools_used, msg.stop_reason, tin, tout, tries[0])
 
-    async def _once(self, kw: dict[str, Any]):
+    async def _once(self, kw: dict[str, Any], spent: Callable[[Any, int], None] = lambda usage, chars: None):
         """One attempt. ``timeout_s`` bounds each wait for the next piece (a stall); the answer as a
         whole may take up to :func:`attempt_cap`, so a long answer that keeps streaming finishes.
-        Raises :class:`asyncio.TimeoutError` on a stall, :class:`_Failed` past the cap."""
+        Raises :class:`asyncio.TimeoutError` on a stall, :class:`_Failed` past the cap or when the
+        stream ends without ``message_stop``. A streamed attempt that fails after its
+        ``message_start`` calls ``spent(usage at the start or None, characters streamed)`` first."""
         sdk = self._sdk()
         idle = self.settings.timeout_s
         cap = attempt_cap(idle, kw["max_tokens"])
@@ -324,6 +334,8 @@ class AgentClient:
         deadline = loop.time() + cap
         manager = sdk.messages.stream(**kw)
         s = await self.wait_for(manager.__aenter__(), idle)
+        began: list[Any] = []           # the usage message_start gave, once the answer began
+        chars = 0
         try:
             events = s.__aiter__()
             too_long = f"still answering after {cap:g} s (the limit for {kw['max_tokens']:,} output tokens)"
@@ -340,12 +352,22 @@ class AgentClient:
                     if left < idle:
                         raise _Failed(too_long) from None
                     raise
-                stopped = stopped or getattr(event, "type", "") == "message_stop"
+                kind = getattr(event, "type", "")
+                if kind == "message_start":
+                    began.append(getattr(getattr(event, "message", None), "usage", None))
+                elif kind == "content_block_delta":
+                    delta = getattr(event, "delta", None)
+                    chars += len(getattr(delta, "text", None) or getattr(delta, "partial_json", None) or "")
+                stopped = stopped or kind == "message_stop"
             if not stopped:
                 # the connection closed mid-answer (a proxy, a load balancer): what arrived is a
                 # fragment with no stop reason — the API's trouble, retried, never the model's answer
                 raise _Failed("the stream ended before the answer did (no message_stop event)")
             return await s.get_final_message()
+        except BaseException:
+            if began:
+                spent(began[0], chars)
+            raise
         finally:
             await manager.__aexit__(None, None, None)
 
