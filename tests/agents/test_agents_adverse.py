@@ -180,3 +180,52 @@ async def test_tokens_of_a_streamed_answer_without_usage_count_against_the_budge
             used = c.tokens_used()
     assert len(fake.requests) == SETTINGS.max_retries + 1
     assert used >= (SETTINGS.max_retries + 1) * estimate_tokens("s", MSG), used
+
+
+# -- the proposed fix's patch and CI paths -----------------------------------------------------
+HUNK = "@@ -1 +1 @@\n-a\n+b\n"
+
+
+@pytest.mark.parametrize("patch, touched", [
+    ("--- a/src/../.github/workflows/ci.yml\n+++ b/src/../.github/workflows/ci.yml\n" + HUNK,
+     "src/../.github/workflows/ci.yml"),
+    ("--- a/./.github/workflows/ci.yml\n+++ b/./.github/workflows/ci.yml\n" + HUNK, "./.github/workflows/ci.yml"),
+    ('diff --git "a/.github/x y.yml" "b/.github/x y.yml"\n--- "a/.github/x y.yml"\n+++ "b/.github/x y.yml"\n' + HUNK,
+     ".github/x y.yml"),
+    ("diff --git a/ci.yml b/.github/workflows/ci.yml\nsimilarity index 100%\nrename from ci.yml\n"
+     "rename to .github/workflows/ci.yml\n--- a/x.py\n+++ b/x.py\n" + HUNK, ".github/workflows/ci.yml"),
+    ("--- a/x.py\n+++ b/x.py\n" + HUNK + "--- a/.ci/run.sh\n+++ b/.ci/run.sh\n" + HUNK, ".ci/run.sh"),   # held already
+], ids=["dot-dot", "dot-slash", "quoted", "rename", "second-file"])
+def test_a_proposed_patch_cannot_reach_ci_by_another_spelling_of_the_path(patch, touched):
+    """The proposed-fix rail "patch leaves CI alone" reads each ``---``/``+++`` path up to the
+    first space and compares its start with ``.github/``/``.ci/``. Today ``src/../.github/…``,
+    ``./.github/…``, a quoted path (git quotes one with a space) and a rename's ``rename to
+    .github/…`` (a pure rename has no ``---``/``+++`` lines) pass, and the issue shows a "Proposed fix" that ``git apply`` turns into a change of
+    a CI workflow. Each should be rejected ("patch leaves CI alone"), naming the path."""
+    from bot.agents.conflict_rails import RailViolation
+    from bot.agents.fix import check_patch
+    with pytest.raises(RailViolation) as e:
+        check_patch(patch)
+    assert (e.value.rail, e.value.detail) == ("patch leaves CI alone", f"the patch touches {touched}")
+
+
+@pytest.mark.parametrize("patch, path", [
+    ("--- a/x.py\n+++ ../../.github/workflows/x.yml\n" + HUNK, "../../.github/workflows/x.yml"),
+    ("--- a/x.py\n+++ /etc/cron.d/x\n" + HUNK, "/etc/cron.d/x"),
+], ids=["above-the-root", "absolute"])
+def test_a_proposed_patch_outside_the_repository_is_rejected(patch, path):
+    """A path that leaves the repository (``..`` above its root, an absolute path) is no fix of
+    this repository; today it passes. It should be rejected, naming the path."""
+    from bot.agents.conflict_rails import RailViolation
+    from bot.agents.fix import check_patch
+    with pytest.raises(RailViolation) as e:
+        check_patch(patch)
+    assert (e.value.rail, e.value.detail) == ("patch is a unified diff", f"{path} is outside the repository")
+
+
+def test_ordinary_patches_still_pass():
+    from bot.agents.fix import check_patch
+    check_patch("--- a/python/triton/ops.py\n+++ b/python/triton/ops.py\n" + HUNK)
+    check_patch("--- /dev/null\n+++ b/lib/New.cpp\n" + HUNK)
+    check_patch("--- a/lib/Old.cpp\t2025-01-01 00:00:00\n+++ /dev/null\n" + HUNK)
+    check_patch("--- a/docs/.github-notes.md\n+++ b/docs/.github-notes.md\n" + HUNK)
