@@ -229,3 +229,45 @@ def test_ordinary_patches_still_pass():
     check_patch("--- /dev/null\n+++ b/lib/New.cpp\n" + HUNK)
     check_patch("--- a/lib/Old.cpp\t2025-01-01 00:00:00\n+++ /dev/null\n" + HUNK)
     check_patch("--- a/docs/.github-notes.md\n+++ b/docs/.github-notes.md\n" + HUNK)
+
+
+# -- secrets cut by forksync's own excerpting ---------------------------------------------------
+KEY_BODY = "".join(f"MIIEowIBAAKCAQEAx7d2Qm5nZ3J5c2VjcmV0a2V5ZGF0YWhlcmVm{i:012d}\n" for i in range(20))
+TOKEN = "ghp_" + "Zq9XkW3mT7vB2nL8pR4sY6uA1cE5gH0jK2dF"
+
+
+def test_a_private_key_whose_begin_line_is_cut_off_is_redacted():
+    """A log excerpt that starts inside a PEM private key (its ``-----BEGIN …`` line is above
+    the excerpt): the PEM rule needs the BEGIN line, so today every body line of the key goes into
+    the prompt. The body lines above an ``-----END … PRIVATE KEY-----`` line should be redacted
+    as well."""
+    from bot.agents.redact import Redactor
+    text = KEY_BODY[25:] + "-----END RSA PRIVATE KEY-----\nerror: bad key\n"
+    out = Redactor().redact(text, "logs")
+    assert "IBAAKCAQEAx7d2Qm5nZ3J5c2VjcmV0a2V5ZGF0YWhlcmVm" not in out, out
+    assert out.endswith("\nerror: bad key\n")
+
+
+@pytest.mark.parametrize("secret", [TOKEN, "-----BEGIN RSA PRIVATE KEY-----\n" + KEY_BODY + "-----END RSA PRIVATE KEY-----"],
+                         ids=["github-token", "private-key"])
+async def test_the_log_tail_of_a_proposed_fix_never_starts_inside_a_secret(secret):
+    """``build_prompt`` of the proposed-fix agent keeps the last ``MAX_LOG_CHARS`` characters of
+    each log and then redacts. Where that cut falls inside a secret, the part after the cut has
+    lost what the redaction rules recognise (the ``ghp_`` prefix, the BEGIN line) and goes to the
+    model as it is. No piece of the secret should be sent."""
+    from bot.agents.fix import MAX_LOG_CHARS, FixRequest, propose_fix
+    from tests.agents.test_fix_summary import fix_reply, request
+    cut_at = len(secret) // 3                 # the excerpt begins a third of the way into the secret
+    line = "\nE   RuntimeError: out of resource: shared memory"
+    need = MAX_LOG_CHARS - (len(secret) - cut_at)
+    tail = (line * (need // len(line) + 1))[:need - 1] + "\n"
+    log = "pre\n" + "w" * 500 + "\n" + secret + tail
+    assert log[-MAX_LOG_CHARS:] == secret[cut_at:] + tail
+    base = request()
+    req = FixRequest(base.group, base.signature, base.klass, base.tests, (log,), base.suspects)
+    async with FakeAnthropic([fix_reply()]) as fake:
+        async with AgentClient(SETTINGS, Store(), api_key="k", base_url=fake.base_url, sleep=Sleeps()) as c:
+            await propose_fix(c, req)
+    sent = fake.bodies[0]
+    piece = secret[cut_at + 2: cut_at + 26].replace("\n", "\\n")
+    assert piece not in sent, f"{piece!r} was sent to the model"
