@@ -223,12 +223,31 @@ def parse_proposal(tool_uses) -> tuple[str, str, str]:
     return data["diagnosis"].strip(), data["patch"], data["confidence"]
 
 
+def log_tail(log: str, redactor: Redactor, limit: int = MAX_LOG_CHARS) -> str:
+    """The last ``limit`` characters of ``log`` (the error is usually last), redacted, starting
+    at a line's start. Redacted *before* the cut, over the lines a few ``limit`` back: a cut
+    through a secret leaves a part that no rule recognises (a token without its ``ghp_``, a
+    private key without its BEGIN line), and a placeholder is one line, so the cut at a line's
+    start never splits one."""
+    if len(log) <= limit:
+        return redactor.redact(log, "logs")
+    window = log[-4 * limit:]
+    if len(window) < len(log):
+        window = window[window.find("\n") + 1:] if "\n" in window else window
+    text = redactor.redact(window, "logs")
+    if len(text) <= limit:
+        return text
+    tail = text[-limit:]
+    nl = tail.find("\n")
+    return tail[nl + 1:] if nl >= 0 else tail
+
+
 def build_prompt(req: FixRequest, redactor: Redactor, nonce: str) -> tuple[str, str]:
     user = render(
         "prompts/fix.md.j2", group=redactor.redact(req.group, "group"), klass=req.klass,
         tests=[redactor.redact(t, "tests") for t in req.tests],
         signature_block=data_block("signature", redactor.redact(req.signature, "signature"), nonce),
-        log_blocks=[data_block(f"log-{i + 1}", redactor.redact(log[-MAX_LOG_CHARS:], "logs"), nonce)
+        log_blocks=[data_block(f"log-{i + 1}", log_tail(log, redactor), nonce)
                     for i, log in enumerate(req.logs)],
         suspect_blocks=[data_block(f"suspect {s.sha[:12]}",
                                    redactor.redact(f"{s.sha} {s.subject}\n\n{s.diff[:MAX_DIFF_CHARS]}", "suspects"), nonce)
