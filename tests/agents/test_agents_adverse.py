@@ -271,3 +271,27 @@ async def test_the_log_tail_of_a_proposed_fix_never_starts_inside_a_secret(secre
     sent = fake.bodies[0]
     piece = secret[cut_at + 2: cut_at + 26].replace("\n", "\\n")
     assert piece not in sent, f"{piece!r} was sent to the model"
+
+
+# -- the File / Action / Reason block against what the answer did -------------------------------
+@pytest.mark.parametrize("block, reading", [
+    ("line 3 fork\n", "block 1: the fork's side"),
+    ("line 3 upstream\n", "block 1: upstream's side"),
+    ("line 3 fork\nline 3 upstream\n", "block 1: both sides, the fork's first"),
+    ("", "block 1: neither side (removed)"),
+    ("line 3\n", "block 1: the base (neither change)"),
+    ("line 3 fork + upstream\n", "block 1: rewritten"),
+])
+async def test_the_report_says_what_each_block_holds_beside_the_agents_claim(tmp_path, block, reading):
+    """The agent's File / Action / Reason block is its own words: here it claims "kept upstream's
+    fix" whatever it did. Today the report shows only that claim, and nothing checks it against
+    the change — an answer that kept the fork's side and dropped upstream's fix reads as
+    "kept upstream's fix" to the reviewer. The report should also give forksync's own reading
+    of each conflict block (fork's side, upstream's side, both, the base, removed, rewritten),
+    computed from the answer, so a claim that does not match is visible."""
+    root, fork, up = make_repo(tmp_path)
+    reply = _answer("python/triton/ops.py", blocks=[block])
+    reply.tool_uses[0]["input"]["files"][0].update(action="kept upstream's fix", reason="upstream's line is newer")
+    _, out = await _resolve(root, fork, up, [reply])
+    assert out.status == "committed", out.body
+    assert f"`python/triton/ops.py` — {reading}" in out.body, out.body
