@@ -338,6 +338,66 @@ def clean_regions_kept(merged: str, resolved: str) -> str | None:
     return None
 
 
+def resolved_blocks(merged: str, resolved: str) -> list[str] | None:
+    """Pure: the text ``resolved`` holds in place of each conflict block of ``merged``, in order,
+    found between the clean regions as :func:`clean_regions_kept` finds them; None when a clean
+    region is missing (rail 4 rejects such an answer)."""
+    segs = split_merged(merged)
+    pos, out, pending = 0, [], False
+    for i, s in enumerate(segs):
+        if s.is_conflict:
+            pending = True
+            continue
+        if i == 0:
+            at = 0 if resolved.startswith(s.clean) else -1
+        elif i == len(segs) - 1:
+            at = len(resolved) - len(s.clean)
+            at = at if resolved.endswith(s.clean) and at >= pos else -1
+        else:
+            at = resolved.find(s.clean, pos)
+        if at < 0:
+            return None
+        if pending:
+            out.append(resolved[pos:at])
+            pending = False
+        pos = at + len(s.clean)
+    if pending:
+        out.append(resolved[pos:])
+    return out
+
+
+def block_reading(text: str, block: Segment) -> str:
+    """Pure: what the resolved ``text`` of a conflict ``block`` holds, in words for the report:
+    the fork's side, upstream's side, both (in which order), the base, neither (removed), or
+    rewritten — forksync's reading, set beside the agent's own File / Action / Reason."""
+    t, fork, up = _nl(text), _nl(block.fork), _nl(block.upstream)
+    if t == fork:
+        return "the fork's side"
+    if t == up:
+        return "upstream's side"
+    if t == fork + up:
+        return "both sides, the fork's first"
+    if t == up + fork:
+        return "both sides, upstream's first"
+    if not t.strip():
+        return "neither side (removed)"
+    if block.base is not None and t == _nl(block.base):
+        return "the base (neither change)"
+    return "rewritten"
+
+
+def readings(merged: str, resolved: str, limit: int = 12) -> str:
+    """Pure: ``"block 1: …; block 2: …"`` (:func:`block_reading` per block, the first ``limit``,
+    then how many more), or "" when the blocks cannot be found."""
+    texts = resolved_blocks(merged, resolved)
+    if texts is None:
+        return ""
+    blocks = [s for s in split_merged(merged) if s.is_conflict]
+    parts = [f"block {i}: {block_reading(t, b)}" for i, (t, b) in enumerate(zip(texts, blocks), 1)]
+    more = len(parts) - limit
+    return "; ".join(parts[:limit]) + (f"; … and {more} more block(s)" if more > 0 else "")
+
+
 def check_clean_regions(res: Resolution, case: ConflictCase) -> None:
     """Rail 4: see :func:`clean_regions_kept`, for every conflicted file."""
     by_path = {f.path: f for f in case.files}
