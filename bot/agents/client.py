@@ -376,7 +376,7 @@ def counted_tokens(usage: Any, prompt_estimate: int, answer_chars: int) -> tuple
     """``(input, output, missing)``: the tokens an answer is counted for against the daily budget.
     ``usage`` is the answer's ``usage`` object (or None); input is ``input_tokens`` plus the cache
     figures, output ``output_tokens``. A figure the API did not give (absent or null; an input of
-    0, which no request has) is replaced by forksync's estimate — ``prompt_estimate`` for input
+    0 with no cache figure, which no request has) is replaced by forksync's estimate — ``prompt_estimate`` for input
     (:func:`estimate_tokens`), ``answer_chars`` / 4 + 1 for output — and named in ``missing``."""
     missing: list[str] = []
 
@@ -385,10 +385,11 @@ def counted_tokens(usage: Any, prompt_estimate: int, answer_chars: int) -> tuple
         return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
     tin = figure("input_tokens")
-    if not tin:
+    cached = (figure("cache_creation_input_tokens") or 0) + (figure("cache_read_input_tokens") or 0)
+    if tin is None or (tin == 0 and not cached):
         missing.append("input_tokens")
         tin = prompt_estimate
-    tin += (figure("cache_creation_input_tokens") or 0) + (figure("cache_read_input_tokens") or 0)
+    tin += cached
     tout = figure("output_tokens")
     if tout is None:
         missing.append("output_tokens")
