@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import logging
 import os
 import time
@@ -259,10 +260,18 @@ class AgentClient:
             kw["tool_choice"] = tool_choice
         tries = [0]
 
+        def spent(usage: Any, answer_chars: int) -> None:
+            # an attempt that failed after its answer began: the API billed its prompt (and what
+            # streamed), so the budget counts it as well as the retry
+            tin, tout, _ = counted_tokens(usage, estimate, answer_chars)
+            log.info("agent %s: attempt %d broke off after its answer began; counting %d input and %d output tokens",
+                     agent, tries[0], tin, tout)
+            self._record(agent, self.settings.model, tin, tout)
+
         async def attempt():
             tries[0] += 1
             try:
-                return await self._once(kw)
+                return await self._once(kw, spent)
             except _Failed:
                 raise
             except (asyncio.TimeoutError, anthropic.APITimeoutError):
@@ -299,19 +308,23 @@ class AgentClient:
         except _Failed as f:
             raise AgentSkipped(f"agent {agent} gave up after {self.settings.max_retries + 1} attempt(s): {f.what}",
                                api_failure=True) from None
-        usage = msg.usage
-        tin = int(usage.input_tokens or 0) + int(getattr(usage, "cache_creation_input_tokens", 0) or 0) \
-            + int(getattr(usage, "cache_read_input_tokens", 0) or 0)
-        tout = int(usage.output_tokens or 0)
-        self._record(agent, msg.model or self.settings.model, tin, tout)
         text = "".join(b.text for b in msg.content if getattr(b, "type", "") == "text")
         tools_used = tuple(ToolUse(b.name, b.input, b.id) for b in msg.content if getattr(b, "type", "") == "tool_use")
+        answer_chars = len(text) + sum(len(json.dumps(t.input, ensure_ascii=False)) for t in tools_used)
+        tin, tout, missing = counted_tokens(getattr(msg, "usage", None), estimate, answer_chars)
+        if missing:
+            # a gateway that strips or nulls the figures must not make answers free against the budget
+            log.warning("agent %s: the API's answer gave no usage figures (%s); counting forksync's estimate: "
+                        "%d input and %d output tokens", agent, ", ".join(missing), tin, tout)
+        self._record(agent, msg.model or self.settings.model, tin, tout)
         return AgentReply(msg.model or self.settings.model, text, tools_used, msg.stop_reason, tin, tout, tries[0])
 
-    async def _once(self, kw: dict[str, Any]):
+    async def _once(self, kw: dict[str, Any], spent: Callable[[Any, int], None] = lambda usage, chars: None):
         """One attempt. ``timeout_s`` bounds each wait for the next piece (a stall); the answer as a
         whole may take up to :func:`attempt_cap`, so a long answer that keeps streaming finishes.
-        Raises :class:`asyncio.TimeoutError` on a stall, :class:`_Failed` past the cap."""
+        Raises :class:`asyncio.TimeoutError` on a stall, :class:`_Failed` past the cap or when the
+        stream ends without ``message_stop``. A streamed attempt that fails after its
+        ``message_start`` calls ``spent(usage at the start or None, characters streamed)`` first."""
         sdk = self._sdk()
         idle = self.settings.timeout_s
         cap = attempt_cap(idle, kw["max_tokens"])
@@ -321,24 +334,67 @@ class AgentClient:
         deadline = loop.time() + cap
         manager = sdk.messages.stream(**kw)
         s = await self.wait_for(manager.__aenter__(), idle)
+        began: list[Any] = []           # the usage message_start gave, once the answer began
+        chars = 0
         try:
             events = s.__aiter__()
             too_long = f"still answering after {cap:g} s (the limit for {kw['max_tokens']:,} output tokens)"
+            stopped = False
             while True:
                 left = deadline - loop.time()
                 if left <= 0:
                     raise _Failed(too_long)
                 try:
-                    await self.wait_for(events.__anext__(), min(idle, left))
+                    event = await self.wait_for(events.__anext__(), min(idle, left))
                 except StopAsyncIteration:
                     break
                 except asyncio.TimeoutError:
                     if left < idle:
                         raise _Failed(too_long) from None
                     raise
+                kind = getattr(event, "type", "")
+                if kind == "message_start":
+                    began.append(getattr(getattr(event, "message", None), "usage", None))
+                elif kind == "content_block_delta":
+                    delta = getattr(event, "delta", None)
+                    chars += len(getattr(delta, "text", None) or getattr(delta, "partial_json", None) or "")
+                stopped = stopped or kind == "message_stop"
+            if not stopped:
+                # the connection closed mid-answer (a proxy, a load balancer): what arrived is a
+                # fragment with no stop reason — the API's trouble, retried, never the model's answer
+                raise _Failed("the stream ended before the answer did (no message_stop event)")
             return await s.get_final_message()
+        except BaseException:
+            if began:
+                spent(began[0], chars)
+            raise
         finally:
             await manager.__aexit__(None, None, None)
+
+
+def counted_tokens(usage: Any, prompt_estimate: int, answer_chars: int) -> tuple[int, int, list[str]]:
+    """``(input, output, missing)``: the tokens an answer is counted for against the daily budget.
+    ``usage`` is the answer's ``usage`` object (or None); input is ``input_tokens`` plus the cache
+    figures, output ``output_tokens``. A figure the API did not give (absent or null; an input of
+    0 with no cache figure, which no request has) is replaced by forksync's estimate — ``prompt_estimate`` for input
+    (:func:`estimate_tokens`), ``answer_chars`` / 4 + 1 for output — and named in ``missing``."""
+    missing: list[str] = []
+
+    def figure(name: str) -> int | None:
+        v = getattr(usage, name, None) if usage is not None else None
+        return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+    tin = figure("input_tokens")
+    cached = (figure("cache_creation_input_tokens") or 0) + (figure("cache_read_input_tokens") or 0)
+    if tin is None or (tin == 0 and not cached):
+        missing.append("input_tokens")
+        tin = prompt_estimate
+    tin += cached
+    tout = figure("output_tokens")
+    if tout is None:
+        missing.append("output_tokens")
+        tout = answer_chars // 4 + 1
+    return tin, tout, missing
 
 
 class _Failed(Exception):

@@ -24,6 +24,7 @@ from bot.agents.conflict_rails import (
     check_resolution,
     excerpts,
     parse_resolution,
+    readings,
     split_merged,
     with_blocks_spliced,
 )
@@ -243,6 +244,8 @@ async def resolve_pick(client: AgentClient, case: ConflictCase, repo_path: str, 
                          "the proposal branch must be at the commit the pick is replayed onto")
     cleaner = Cleaner(client.settings, allowed_mentions=allowed_mentions)
 
+    merged = {f.path: f.merged for f in case.files}
+
     def outcome(status: str, **kw) -> ConflictOutcome:
         res: Resolution | None = kw.get("resolution")
         for k in ("detail", "reason", "model"):       # the outcome's own fields are sanitised too
@@ -256,7 +259,11 @@ async def resolve_pick(client: AgentClient, case: ConflictCase, repo_path: str, 
                     reason=kw.get("reason", ""), rails=list(RAILS),
                     summary=cleaner.text(res.summary, 300) if res else "",
                     files=[{"path": cleaner.text(f.path, 200), "action": cleaner.text(f.action, 200),
-                            "reason": cleaner.text(f.reason, 600)} for f in (res.files if res else ())])
+                            "reason": cleaner.text(f.reason, 600)} for f in (res.files if res else ())],
+                    # forksync's own reading of each block, computed from the answer: the File /
+                    # Action / Reason above is the agent's word, which nothing else checks
+                    readings=[{"path": f.path, "text": r} for f in (res.files if res else ())
+                              if (r := readings(merged.get(f.path, ""), f.content or ""))])
         body = render("conflict_report.md.j2", sanitized_notes=cleaner.notes, **data)
         return ConflictOutcome(status=status, upstream_sha=case.upstream_sha, body=body, branch=branch,
                                **{k: v for k, v in kw.items() if k in {"commit", "rail", "detail", "reason",

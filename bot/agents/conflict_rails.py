@@ -259,10 +259,10 @@ def parse_resolution(tool_uses, model: str = "") -> Resolution:
 def check_no_markers(res: Resolution, case: ConflictCase | None = None) -> None:
     """Rail 2: no conflict-marker line in any resolved file, by the merge gate's own rule
     (:func:`bot.core.markers.marker_lines`: runs of 7 or more, followed by whitespace or the
-    line's end); and no more separator-like ``=======`` lines than the file's fork or upstream
-    side in ``case`` holds (none without a ``case``) — a separator left alone between two
-    resolved halves is no marker by the gate's rule, while a reStructuredText or setext heading
-    rule the file already had is no leftover."""
+    line's end); and no more separator-like ``=======`` lines than :func:`separators_allowed`
+    (none without a ``case``) — a separator left alone between two resolved halves is no marker
+    by the gate's rule, while a reStructuredText or setext heading rule the file already had, or
+    that either side of a conflict block brings, is no leftover."""
     sides = {f.path: f for f in case.files} if case is not None else {}
     for f in res.files:
         found = marker_lines(f.content)
@@ -272,10 +272,28 @@ def check_no_markers(res: Resolution, case: ConflictCase | None = None) -> None:
             raise RailViolation("no conflict markers", f"{f.path}:{line} still has `{text[:20]}`")
         src = sides.get(f.path)
         rules = _separator_lines(f.content)
-        allowed = 0 if src is None else max(len(_separator_lines(src.fork or "")), len(_separator_lines(src.upstream or "")))
+        allowed = 0 if src is None else separators_allowed(src)
         if len(rules) > allowed:
             raise RailViolation("no conflict markers", f"{f.path}:{rules[-1]} still has `=======`, a line neither "
                                                        "the fork's side nor upstream's has")
+
+
+def separators_allowed(src: ConflictFile) -> int:
+    """How many separator-like lines (:func:`_separator_lines`) a resolution of ``src`` may hold:
+    the most of the fork's file, upstream's file, and the merge output's clean regions plus both
+    sides of every conflict block. The last is what keeping both sides of a block gives where each
+    side added a heading rule of its own (two new reStructuredText sections at one place): each
+    file alone has one rule fewer than the resolution. A conflict block's own ``=======``
+    separator is in neither side, unless a side's heading rule made the block ambiguous (git
+    writes no longer markers for it) and ``split_merged`` took that rule as the separator."""
+    whole = max(len(_separator_lines(src.fork or "")), len(_separator_lines(src.upstream or "")))
+    try:
+        segs = split_merged(src.merged, src.path)
+    except ValueError:
+        return whole
+    blocks = sum(len(_separator_lines(s.clean)) if not s.is_conflict
+                 else len(_separator_lines(s.fork)) + len(_separator_lines(s.upstream)) for s in segs)
+    return max(whole, blocks)
 
 
 def _separator_lines(text: str) -> list[int]:
@@ -318,6 +336,66 @@ def clean_regions_kept(merged: str, resolved: str) -> str | None:
             return f"the region that merged cleanly from line {line} (`{preview}`) is missing or changed"
         pos = at + len(s.clean)
     return None
+
+
+def resolved_blocks(merged: str, resolved: str) -> list[str] | None:
+    """Pure: the text ``resolved`` holds in place of each conflict block of ``merged``, in order,
+    found between the clean regions as :func:`clean_regions_kept` finds them; None when a clean
+    region is missing (rail 4 rejects such an answer)."""
+    segs = split_merged(merged)
+    pos, out, pending = 0, [], False
+    for i, s in enumerate(segs):
+        if s.is_conflict:
+            pending = True
+            continue
+        if i == 0:
+            at = 0 if resolved.startswith(s.clean) else -1
+        elif i == len(segs) - 1:
+            at = len(resolved) - len(s.clean)
+            at = at if resolved.endswith(s.clean) and at >= pos else -1
+        else:
+            at = resolved.find(s.clean, pos)
+        if at < 0:
+            return None
+        if pending:
+            out.append(resolved[pos:at])
+            pending = False
+        pos = at + len(s.clean)
+    if pending:
+        out.append(resolved[pos:])
+    return out
+
+
+def block_reading(text: str, block: Segment) -> str:
+    """Pure: what the resolved ``text`` of a conflict ``block`` holds, in words for the report:
+    the fork's side, upstream's side, both (in which order), the base, neither (removed), or
+    rewritten — forksync's reading, set beside the agent's own File / Action / Reason."""
+    t, fork, up = _nl(text), _nl(block.fork), _nl(block.upstream)
+    if t == fork:
+        return "the fork's side"
+    if t == up:
+        return "upstream's side"
+    if t == fork + up:
+        return "both sides, the fork's first"
+    if t == up + fork:
+        return "both sides, upstream's first"
+    if not t.strip():
+        return "neither side (removed)"
+    if block.base is not None and t == _nl(block.base):
+        return "the base (neither change)"
+    return "rewritten"
+
+
+def readings(merged: str, resolved: str, limit: int = 12) -> str:
+    """Pure: ``"block 1: …; block 2: …"`` (:func:`block_reading` per block, the first ``limit``,
+    then how many more), or "" when the blocks cannot be found."""
+    texts = resolved_blocks(merged, resolved)
+    if texts is None:
+        return ""
+    blocks = [s for s in split_merged(merged) if s.is_conflict]
+    parts = [f"block {i}: {block_reading(t, b)}" for i, (t, b) in enumerate(zip(texts, blocks), 1)]
+    more = len(parts) - limit
+    return "; ".join(parts[:limit]) + (f"; … and {more} more block(s)" if more > 0 else "")
 
 
 def check_clean_regions(res: Resolution, case: ConflictCase) -> None:

@@ -13,6 +13,7 @@ infrastructure and flaky groups are never blamed.
 """
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -129,7 +130,58 @@ class FixProposal:
 
 _DIFF_LINE = re.compile(r"^(?:[ +\-\\@]|diff --git |index |--- |\+\+\+ |new file mode |deleted file mode |"
                         r"old mode |new mode |similarity index |rename from |rename to |Binary files )|^$")
-_DIFF_PATH = re.compile(r"^(?:\+\+\+|---) (?:[ab]/)?(\S+)", re.MULTILINE)
+#: the lines of a git diff that name a path: ``--- a/x``, ``+++ b/x``, ``rename from x``,
+#: ``copy to x`` … and ``diff --git a/x b/y`` (git-diff(1), "generating patches with -p")
+_PATH_LINE = re.compile(r"^(---|\+\+\+|rename from|rename to|copy from|copy to|diff --git) (.*)$", re.MULTILINE)
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def _unquote(text: str) -> str:
+    """A path git wrote in C quotes (a space, a quote, a non-ASCII byte in it), unquoted."""
+    try:
+        raw = text.encode("latin-1", "backslashreplace").decode("unicode_escape")
+        return raw.encode("latin-1").decode("utf-8")
+    except (UnicodeDecodeError, UnicodeEncodeError):
+        return text
+
+
+def patch_paths(patch: str) -> list[str]:
+    """Pure: every path a unified diff names, as written after git's ``a/``/``b/`` prefix and
+    C quoting are taken off, in order, ``/dev/null`` left out. A ``---``/``+++`` path runs to a
+    tab (GNU diff's timestamp) and is also read up to its first space; a ``diff --git`` line of
+    two unquoted paths is split at its one space. Either reading counts, so a path never escapes
+    the rails by how it is spelled."""
+    out: list[str] = []
+    for m in _PATH_LINE.finditer(patch):
+        kind, rest = m.group(1), m.group(2).rstrip("\r")
+        quoted = [_unquote(q) for q in _QUOTED.findall(rest)] if rest.startswith('"') else []
+        if kind == "diff --git":
+            names = quoted or (rest.split(" ") if rest.count(" ") == 1 else [])
+        elif quoted:
+            names = quoted[:1]
+        else:
+            whole = rest.split("\t", 1)[0].rstrip()
+            names = [whole, whole.split(" ", 1)[0]] if kind in ("---", "+++") else [whole]
+        for name in names:
+            if kind in ("---", "+++", "diff --git") and name[:2] in ("a/", "b/"):
+                name = name[2:]
+            if name and name != "/dev/null" and name not in out:
+                out.append(name)
+    return out
+
+
+def _outside(path: str) -> bool:
+    """Whether ``path`` leaves the repository: absolute, or ``..`` above its root."""
+    if path.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:[\\/]", path):
+        return True
+    norm = posixpath.normpath(path.replace("\\", "/"))
+    return norm == ".." or norm.startswith("../")
+
+
+def _person_only(path: str) -> bool:
+    """Whether ``path``, normalised (``./``, ``x/..``), lies under CI or forksync's configuration."""
+    norm = posixpath.normpath(path.replace("\\", "/")) + "/"
+    return norm.startswith(FORBIDDEN_PATCH_PATHS)
 
 
 def check_patch(patch: str) -> None:
@@ -144,8 +196,12 @@ def check_patch(patch: str) -> None:
     for n, line in enumerate(lines, 1):
         if not _DIFF_LINE.match(line):
             raise RailViolation("patch is a unified diff", f"line {n} is not a diff line: {line[:60]!r}")
-    for path in _DIFF_PATH.findall(patch):
-        if path != "/dev/null" and path.startswith(FORBIDDEN_PATCH_PATHS):
+    paths = patch_paths(patch)
+    for path in paths:
+        if _outside(path):
+            raise RailViolation("patch is a unified diff", f"{path} is outside the repository")
+    for path in paths:
+        if _person_only(path):
             raise RailViolation("patch leaves CI alone", f"the patch touches {path}")
 
 
@@ -167,12 +223,31 @@ def parse_proposal(tool_uses) -> tuple[str, str, str]:
     return data["diagnosis"].strip(), data["patch"], data["confidence"]
 
 
+def log_tail(log: str, redactor: Redactor, limit: int = MAX_LOG_CHARS) -> str:
+    """The last ``limit`` characters of ``log`` (the error is usually last), redacted, starting
+    at a line's start. Redacted *before* the cut, over the lines a few ``limit`` back: a cut
+    through a secret leaves a part that no rule recognises (a token without its ``ghp_``, a
+    private key without its BEGIN line), and a placeholder is one line, so the cut at a line's
+    start never splits one."""
+    if len(log) <= limit:
+        return redactor.redact(log, "logs")
+    window = log[-4 * limit:]
+    if len(window) < len(log):
+        window = window[window.find("\n") + 1:] if "\n" in window else window
+    text = redactor.redact(window, "logs")
+    if len(text) <= limit:
+        return text
+    tail = text[-limit:]
+    nl = tail.find("\n")
+    return tail[nl + 1:] if nl >= 0 else tail
+
+
 def build_prompt(req: FixRequest, redactor: Redactor, nonce: str) -> tuple[str, str]:
     user = render(
         "prompts/fix.md.j2", group=redactor.redact(req.group, "group"), klass=req.klass,
         tests=[redactor.redact(t, "tests") for t in req.tests],
         signature_block=data_block("signature", redactor.redact(req.signature, "signature"), nonce),
-        log_blocks=[data_block(f"log-{i + 1}", redactor.redact(log[-MAX_LOG_CHARS:], "logs"), nonce)
+        log_blocks=[data_block(f"log-{i + 1}", log_tail(log, redactor), nonce)
                     for i, log in enumerate(req.logs)],
         suspect_blocks=[data_block(f"suspect {s.sha[:12]}",
                                    redactor.redact(f"{s.sha} {s.subject}\n\n{s.diff[:MAX_DIFF_CHARS]}", "suspects"), nonce)

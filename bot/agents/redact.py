@@ -45,6 +45,11 @@ from ahocorasick_rs import AhoCorasick, Implementation
 #: fine-grained ``github_pat_``. Removed by :func:`scrub` as well as by :class:`Redactor`.
 GITHUB_TOKEN = re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})")
 
+#: the END line of a PEM private key, and a line of its body (base64, after an optional log prefix
+#: such as a timestamp): :meth:`Redactor._key_tails` finds a key whose BEGIN line was cut off
+_KEY_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
+_KEY_LINE = re.compile(r"[ \t]*(?:\S+[ \t]+)?[A-Za-z0-9+/=]{16,}[ \t\r]*")
+
 #: (kind, compiled pattern, group holding the secret value: 0 = whole match, prefilter: the rule
 #: runs only when one of these substrings occurs in the lower-cased text — a cheap skip).
 _RULES: tuple[tuple[str, re.Pattern[str], int, tuple[str, ...]], ...] = (
@@ -212,7 +217,30 @@ class Redactor:
             new = rx.sub(lambda m, kind=kind, group=group: self._replace(m, kind, group, source), text)
             if new != text:
                 text, lowered = new, new.lower()
+        if "private key" in lowered:
+            text = self._key_tails(text, source)
         return text
+
+    def _key_tails(self, text: str, source: str) -> str:
+        """``text`` with the body of every private key whose ``-----BEGIN …`` line is missing (an
+        excerpt that starts inside the key) replaced: the lines of key text right above an
+        ``-----END … PRIVATE KEY-----`` line that no BEGIN line opened, with that END line. Walked
+        back line by line (each line matched once), so a long text costs linear time."""
+        out, pos = [], 0
+        for m in _KEY_END.finditer(text):
+            start = text.rfind("\n", 0, m.start()) + 1          # the END line's start
+            while start > 0:
+                prev = text.rfind("\n", 0, start - 1) + 1
+                if not _KEY_LINE.fullmatch(text, prev, start - 1):
+                    break
+                start = prev
+            if start < pos or not _KEY_LINE.fullmatch(text, start, text.find("\n", start)):
+                continue                    # no key line above it: an END line alone hides nothing
+            value = re.match(r"[\s\S]*", text[start:m.end()])
+            out.append(text[pos:start])
+            out.append(self._replace(value, "private-key", 0, source))
+            pos = m.end()
+        return "".join(out) + text[pos:] if out else text
 
     def _replace(self, m: re.Match[str], kind: str, group: int, source: str) -> str:
         value = m.group(group)

@@ -195,9 +195,12 @@ class FakeAnthropic:
                  "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
         usage.update(reply.usage or {})
         stop = reply.stop_reason or ("tool_use" if reply.tool_uses else "end_turn")
-        return {"id": f"msg_fake_{next(self._ids):04d}", "type": "message", "role": "assistant",
-                "model": body.get("model", "fake"), "content": content, "stop_reason": stop,
-                "stop_sequence": None, "usage": usage}
+        message = {"id": f"msg_fake_{next(self._ids):04d}", "type": "message", "role": "assistant",
+                   "model": body.get("model", "fake"), "content": content, "stop_reason": stop,
+                   "stop_sequence": None, "usage": usage}
+        if reply.omit_usage:
+            del message["usage"]
+        return message
 
     async def _stream(self, request: web.Request, message: dict, reply: Reply) -> web.StreamResponse:
         resp = web.StreamResponse(status=200, headers={
@@ -210,9 +213,10 @@ class FakeAnthropic:
             if reply.chunk_delay_s:
                 await asyncio.sleep(reply.chunk_delay_s)
 
-        usage = message["usage"]
-        start = {**message, "content": [], "stop_reason": None,
-                 "usage": {**usage, "output_tokens": 1}}
+        usage = message.get("usage")
+        start = {**message, "content": [], "stop_reason": None}
+        if usage is not None:
+            start["usage"] = {**usage, "output_tokens": 1}
         await send("message_start", {"type": "message_start", "message": start})
         await send("ping", {"type": "ping"})
         n = self.chunk_chars
@@ -236,10 +240,15 @@ class FakeAnthropic:
                                                                     "message": reply.error_message}})
                     await resp.write_eof()
                     return resp
+                if reply.stream_cut and index == 0 and k == len(pieces) // 2:
+                    await resp.write_eof()
+                    return resp
             await send("content_block_stop", {"type": "content_block_stop", "index": index})
-        await send("message_delta", {"type": "message_delta",
-                                     "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
-                                     "usage": {"output_tokens": usage["output_tokens"]}})
+        delta: dict[str, Any] = {"type": "message_delta",
+                                 "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None}}
+        if usage is not None:
+            delta["usage"] = {"output_tokens": usage["output_tokens"]}
+        await send("message_delta", delta)
         await send("message_stop", {"type": "message_stop"})
         await resp.write_eof()
         return resp

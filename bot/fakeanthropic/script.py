@@ -32,8 +32,11 @@ class Reply:
     ``error_type`` (default from :data:`ERROR_TYPES`) with ``retry_after`` (seconds) if set.
     ``delay_s``: wait before answering (a slow model); ``chunk_delay_s``: wait between stream
     events. ``stream_error``: for streamed requests, send an SSE ``error`` event of this type
-    after the first content delta (a mid-stream overload). ``usage``: ``{"input_tokens",
-    "output_tokens"}`` to report (default: JSON length / 4 of request and output).
+    after the first content delta (a mid-stream overload). ``stream_cut``: for streamed requests,
+    end the stream after the first content delta with neither an error nor ``message_stop`` (a
+    connection a proxy or load balancer dropped). ``usage``: ``{"input_tokens",
+    "output_tokens"}`` to report (default: JSON length / 4 of request and output);
+    ``omit_usage``: report no usage at all (a gateway that strips it).
     """
 
     text: str | None = None
@@ -46,8 +49,10 @@ class Reply:
     delay_s: float = 0.0
     chunk_delay_s: float = 0.0
     stream_error: str | None = None
+    stream_cut: bool = False
     stop_reason: str | None = None
     usage: dict | None = None
+    omit_usage: bool = False
     match: str | None = None
     sticky: bool = False
 
