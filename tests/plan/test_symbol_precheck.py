@@ -225,3 +225,15 @@ def test_a_quote_in_an_f_string_format_spec_hides_no_long_string():
     new = old.replace(b"+ '''\ndef fake2", b"+ ''' \ndef fake2")
     assert symbols_of_change(fc, old, new) == {"other"}
     assert may_share_symbols(fc, old, new, {"other"})
+
+
+def test_a_short_string_continued_by_a_backslash_before_crlf_hides_no_long_string():
+    # the continued string holds a triple quote: the long string opens after it, and its
+    # column-0 ``def`` line starts no statement (CRLF line ends, as LF ones)
+    for prefix in (b"", b"f", b"r"):
+        old = (b'def outer(x):\n    s = ' + prefix + b'"abc \\\n\'\'\' " + \'\'\'\ndef fake():\n\'\'\'\n'
+               b'    return s\n').replace(b"\n", b"\r\n")
+        new = old.replace(b"    return s\r\n", b"    return s + s\r\n")
+        fc = FileChange("m.py", "M")
+        assert symbols_of_change(fc, old, new) == {"outer"}, prefix
+        assert may_share_symbols(fc, old, new, {"outer"}), prefix
