@@ -635,7 +635,8 @@ _PY_STATEMENT = re.compile(rb"\n[^\s#)\]}]")
 _PY_QUOTE_OR_COMMENT = re.compile(rb"[#\"']")
 _PY_LONG = (b'"""', b"'''")
 _PY_PREFIX_CHARS = frozenset(b"rRbBuUfF")
-_PY_SHORT_BODY = {q: re.compile(rb"(?:[^" + q + rb"\\\n]|\\[\s\S])*") for q in (b'"', b"'")}
+# a short string's body: a backslash escapes the next byte, or a CRLF line end (a continued line)
+_PY_SHORT_BODY = {q: re.compile(rb"(?:[^" + q + rb"\\\n]|\\\r\n|\\[\s\S])*") for q in (b'"', b"'")}
 _PY_F_SPECIAL = re.compile(rb"[\\{}\"'\n:()\[\]]")
 # lit's ``-split-input-file`` marker (``// -----`` alone on its line): each split is a module of its own
 _MLIR_SPLIT = re.compile(rb"\n// -----[ \t]*\r?(?=\n|\Z)")
@@ -663,7 +664,7 @@ def _python_long_strings(src: bytes) -> list[tuple[int, int]]:
         if q > n:
             return spans
         at = src.rfind(b"\n", 0, q) + 1
-        while at >= 2 and src[at - 2] == 0x5C and _odd_backslashes(src, at - 2):
+        while at >= 1 and _continues(src, at - 1):         # (LF or CRLF line ends)
             at = src.rfind(b"\n", 0, at - 1) + 1           # the line continues the one before
         at = max(at, pos)
         while True:
@@ -726,8 +727,8 @@ def _python_string_end(src: bytes, i: int) -> tuple[int, bool]:
             return n, long
         j, c = m.start(), src[m.start()]
         if not fields or fields[-1][1]:                    # literal text, or a format spec
-            if c == 0x5C:                                  # a backslash
-                j += 2
+            if c == 0x5C:                                  # a backslash (before a CRLF: both)
+                j += 3 if src[j + 1:j + 3] == b"\r\n" else 2
             elif c in (0x22, 0x27) and src.startswith(quote, j):
                 return j + len(quote), long
             elif c == 0x0A and not long:
