@@ -635,8 +635,9 @@ _PY_STATEMENT = re.compile(rb"\n[^\s#)\]}]")
 _PY_QUOTE_OR_COMMENT = re.compile(rb"[#\"']")
 _PY_LONG = (b'"""', b"'''")
 _PY_PREFIX_CHARS = frozenset(b"rRbBuUfF")
-_PY_SHORT_BODY = {q: re.compile(rb"(?:[^" + q + rb"\\\n]|\\[\s\S])*") for q in (b'"', b"'")}
-_PY_F_SPECIAL = re.compile(rb"[\\{}\"'\n]")
+# a short string's body: a backslash escapes the next byte, or a CRLF line end (a continued line)
+_PY_SHORT_BODY = {q: re.compile(rb"(?:[^" + q + rb"\\\n]|\\\r\n|\\[\s\S])*") for q in (b'"', b"'")}
+_PY_F_SPECIAL = re.compile(rb"[\\{}\"'\n:()\[\]]")
 # lit's ``-split-input-file`` marker (``// -----`` alone on its line): each split is a module of its own
 _MLIR_SPLIT = re.compile(rb"\n// -----[ \t]*\r?(?=\n|\Z)")
 
@@ -663,7 +664,7 @@ def _python_long_strings(src: bytes) -> list[tuple[int, int]]:
         if q > n:
             return spans
         at = src.rfind(b"\n", 0, q) + 1
-        while at >= 2 and src[at - 2] == 0x5C and _odd_backslashes(src, at - 2):
+        while at >= 1 and _continues(src, at - 1):         # (LF or CRLF line ends)
             at = src.rfind(b"\n", 0, at - 1) + 1           # the line continues the one before
         at = max(at, pos)
         while True:
@@ -702,7 +703,10 @@ def _python_string_end(src: bytes, i: int) -> tuple[int, bool]:
     its prefix (``r``, ``b``, ``f``, ``rb``, …) is read from the bytes before it. A backslash
     escapes the next byte (raw strings included: ``r"\\""`` is one string). In an f-string, the
     replacement fields (``{…}``, not ``{{``) may hold strings of any quotes (PEP 701), read the
-    same way; a short string ends at an unescaped newline outside them."""
+    same way, up to a field's format spec: the text after its first ``:`` outside brackets, where
+    a quote is text (``f"{x:'>10}"`` pads with ``'``) and a ``{…}`` is a field again (the
+    ``format_spec`` of Python's grammar, docs.python.org/3/reference/lexical_analysis.html#f-strings);
+    a short string ends at an unescaped newline outside them."""
     quote = src[i:i + 3] if src[i:i + 3] in _PY_LONG else src[i:i + 1]
     long, n, j = len(quote) == 3, len(src), i + len(quote)
     k = i
@@ -715,27 +719,38 @@ def _python_string_end(src: bytes, i: int) -> tuple[int, bool]:
         m = _PY_SHORT_BODY[quote].match(src, j)
         end = m.end()
         return (end + 1 if src[end:end + 1] == quote else end), False
-    depth = 0
+    # the open replacement fields, innermost last: [brackets open in its expression, in its format spec]
+    fields: list[list] = []
     while True:                          # an f-string: jump from one byte that matters to the next
         m = _PY_F_SPECIAL.search(src, j)
         if m is None:
             return n, long
         j, c = m.start(), src[m.start()]
-        if depth == 0:
-            if c == 0x5C:                                  # a backslash
-                j += 2
+        if not fields or fields[-1][1]:                    # literal text, or a format spec
+            if c == 0x5C:                                  # a backslash (before a CRLF: both)
+                j += 3 if src[j + 1:j + 3] == b"\r\n" else 2
             elif c in (0x22, 0x27) and src.startswith(quote, j):
                 return j + len(quote), long
             elif c == 0x0A and not long:
                 return j, long
-            elif c == 0x7B and src[j + 1:j + 2] != b"{":   # a field opens ("{{" is a brace)
-                depth, j = 1, j + 1
+            elif c == 0x7B and (fields or src[j + 1:j + 2] != b"{"):   # a field opens ("{{" is a brace)
+                fields.append([0, False])
+                j += 1
+            elif c == 0x7D and fields:                     # the spec's field closes
+                fields.pop()
+                j += 1
             else:
-                j += 2 if c in (0x7B, 0x7D) and src[j + 1] == c else 1
+                j += 2 if c in (0x7B, 0x7D) and src[j + 1:j + 2] == bytes((c,)) else 1
         elif c in (0x22, 0x27):                            # a string inside a field
             j = _python_string_end(src, j)[0]
+        elif c == 0x3A and fields[-1][0] == 0:             # a colon outside brackets: the format spec
+            fields[-1][1] = True                           # (its quotes are text: ``{x:'>10}``)
+            j += 1
+        elif c == 0x7D and fields[-1][0] == 0:
+            fields.pop()
+            j += 1
         else:
-            depth += 1 if c == 0x7B else -1 if c == 0x7D else 0
+            fields[-1][0] += 1 if c in (0x28, 0x5B, 0x7B) else -1 if c in (0x29, 0x5D, 0x7D) else 0
             j += 1
 
 

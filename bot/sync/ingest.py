@@ -34,7 +34,7 @@ from bot.core.merged import (
     syncs_by_merging,
 )
 from bot.core.pins import Pin, Pins, compute_pins
-from bot.core.provenance import claims, reverted_targets
+from bot.core.provenance import claims, reverted_prs, reverted_targets
 from bot.git import repo as gitio
 from bot.git.notes import read_decisions
 from bot.model import CommitInfo, Decision, FileChange, InFlightBranch
@@ -533,9 +533,6 @@ def _commit_named(repo: pygit2.Repository, ref: str) -> str | None:
         return None
 
 
-_REVERTS_PR = re.compile(r"^Reverts [\w.-]+/[\w.-]+#(\d+)\b", re.MULTILINE)
-
-
 def _bare_subject(subject: str) -> str:
     return re.sub(r"(\s*\(#\d+\))+\s*$", "", subject.strip()).strip().strip('"').lower()
 
@@ -575,7 +572,7 @@ def _merged_upstream(repo: pygit2.Repository, base: str, wanted: set[str], subje
         line.append(sha)
         if sha in wanted or (subjects_wanted and _bare_subject(msg.split("\n", 1)[0]) in subjects_wanted) or (
                 "This reverts commit" in msg and any(w in msg for w in wanted)) or (
-                msg.startswith("Revert") and (any(n in prs for n in _REVERTS_PR.findall(msg))
+                msg.startswith("Revert") and (any(n in prs for n in reverted_prs(msg))
                                              or _bare_subject(msg.split("\n", 1)[0][len("Revert "):].strip('"')) in subjects)):
             out[sha] = (msg.split("\n", 1)[0], msg)
         if not c.parent_ids:

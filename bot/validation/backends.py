@@ -67,18 +67,21 @@ def crashed_result(suite, sha: str, platform: str, detail: str, backend: str = "
 
 class LocalBackend:
     """``remote_url(full_name) -> (url, secrets)`` (awaitable) gives the fork's clone URL (with a
-    token for https); secrets are scrubbed from error texts."""
+    token for https); secrets are scrubbed from error texts. ``claims``: the worker process's
+    (:mod:`bot.github.claims`; the validation service passes the sync service's), None: its own
+    on ``<workdir>/locks``."""
 
     name = "local"
 
-    def __init__(self, workdir: str | Path, remote_url, *, python: str = sys.executable, runner_id: str = "forksync-local"):
+    def __init__(self, workdir: str | Path, remote_url, *, python: str = sys.executable, runner_id: str = "forksync-local",
+                 claims: Claims | None = None):
         self.root = Path(workdir) / "validation"
         self.remote_url = remote_url
         self.python = python
         self.runner_id = runner_id
         # the mirror's fetches, one at a time across the worker processes sharing the workdir
         # (``serve --workers N``): the claim ``validation-mirror`` of the fork (bot.github.claims)
-        self.claims = Claims(Path(workdir) / "locks")
+        self.claims = claims if claims is not None else Claims(Path(workdir) / "locks")
 
     def mirror(self, full: str) -> Path:
         return self.root / (full.replace("/", "+") + ".git")

@@ -118,7 +118,7 @@ class ValidationService:
         self.sync = sync
         self._backend = backend
         self._settings = settings
-        self.local = LocalBackend(sync.workdir, self._remote_url)
+        self.local = LocalBackend(sync.workdir, self._remote_url, claims=sync.claims)
         self.actions = ActionsBackend()
         self.merge_poll_s = merge_poll_s
         self.mergeable_polls = mergeable_polls

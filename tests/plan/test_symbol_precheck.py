@@ -210,3 +210,30 @@ def test_commit_overlap_asks_no_parse_of_a_chain_commit_that_shares_no_symbol(tm
     assert index(c1, "mod.py") == {"first"}          # what the pre-check ruled out
     chain = Chain("chain-2", 2, commits=[c2], by_path={"mod.py": [c2]})
     assert commit_overlap(c3, chain, index) == f"mod.py (second) like {c2.sha[:12]}"
+
+
+def test_a_quote_in_an_f_string_format_spec_hides_no_long_string():
+    # ``'>10`` is a format spec (fill ``'``, right-aligned), not a string: the long string opened
+    # after it holds ``}"`` and a column-0 ``def`` line, which starts no statement
+    old = (b"def outer(x):\n    s = f\"{x:'>10}\" + '''\n}\"\ndef fake():\n'''\n    return s\n\n\n"
+           b"def other():\n    return f\"{x!r:'^{width}}\" + '''\ndef fake2():\n'''\n")
+    new = old.replace(b"    return s\n", b"    return s + s\n")
+    fc = FileChange("m.py", "M")
+    assert symbols_of_change(fc, old, new) == {"outer"}
+    assert may_share_symbols(fc, old, new, {"outer"})
+    assert not may_share_symbols(fc, old, new, {"fake2"})
+    new = old.replace(b"+ '''\ndef fake2", b"+ ''' \ndef fake2")
+    assert symbols_of_change(fc, old, new) == {"other"}
+    assert may_share_symbols(fc, old, new, {"other"})
+
+
+def test_a_short_string_continued_by_a_backslash_before_crlf_hides_no_long_string():
+    # the continued string holds a triple quote: the long string opens after it, and its
+    # column-0 ``def`` line starts no statement (CRLF line ends, as LF ones)
+    for prefix in (b"", b"f", b"r"):
+        old = (b'def outer(x):\n    s = ' + prefix + b'"abc \\\n\'\'\' " + \'\'\'\ndef fake():\n\'\'\'\n'
+               b'    return s\n').replace(b"\n", b"\r\n")
+        new = old.replace(b"    return s\r\n", b"    return s + s\r\n")
+        fc = FileChange("m.py", "M")
+        assert symbols_of_change(fc, old, new) == {"outer"}, prefix
+        assert may_share_symbols(fc, old, new, {"outer"}), prefix
