@@ -71,8 +71,9 @@ def build_prompt(case: ConflictCase, redactor: Redactor, nonce: str, *, over_lin
     """(system, user) prompt texts, every piece of repository text redacted and wrapped as data.
     Each file's texts are redacted under the file's path as source (so placeholders can be put
     back into that file only). A file over ``over_lines`` lines (:func:`excerpted`) is sent as
-    :func:`~bot.agents.conflict_rails.excerpts` with ``context`` lines around each block, and
-    without the fork's whole file."""
+    :func:`~bot.agents.conflict_rails.excerpts` with ``context`` lines around each block, cut
+    from the file redacted whole (a cut inside a private key would hide the lines the rules
+    recognise it by), and without the fork's whole file."""
     short = excerpted(case, over_lines)
 
     def file_entry(f) -> dict:
@@ -80,7 +81,7 @@ def build_prompt(case: ConflictCase, redactor: Redactor, nonce: str, *, over_lin
             return {"path": f.path, "excerpts": True,
                     "blocks": sum(seg.is_conflict for seg in split_merged(f.merged, f.path)),
                     "merged_block": data_block(f"merged-excerpts:{f.path}",
-                                               redactor.redact(excerpts(f.merged, context), f.path), nonce)}
+                                               excerpts(f.merged, context, lambda t: redactor.redact(t, f.path)), nonce)}
         return {"path": f.path, "excerpts": False,
                 "merged_block": data_block(f"merged:{f.path}", redactor.redact(f.merged, f.path), nonce),
                 "fork_block": data_block(f"fork:{f.path}", redactor.redact(f.fork or "", f.path), nonce)}
