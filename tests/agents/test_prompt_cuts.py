@@ -137,3 +137,19 @@ def test_an_excerpt_that_begins_inside_a_quoted_key_sends_no_body_line(name):
     first = f.merged.splitlines().index("<<<<<<< fork") + 1
     assert f"@@ conflict block 1 of 1 (lines {first}-{first + 4} of the merge output) @@" in sent
     assert "int tiles = 128;" in sent and "// gap 1" in sent
+
+
+@pytest.mark.parametrize("over_lines", [50, 0], ids=["excerpts", "whole-file"])
+async def test_a_file_whose_key_body_is_in_conflict_is_left_to_a_person(over_lines):
+    """Redacted, a key whose body is in conflict is one placeholder that took the conflict
+    markers with it: the model would be asked for a block it was never shown. No request is
+    made; the case is skipped with the file named."""
+    from bot.agents.conflict import propose
+    f = _key_file(RSA, conflict_at=-3)
+    case = ConflictCase("a" * 40, "rotate the fixture key", "b" * 40, (f,))
+    settings = SETTINGS.model_copy(update={"excerpt_over_lines": over_lines})
+    async with FakeAnthropic([]) as fake:
+        async with AgentClient(settings, Store(), api_key="k", base_url=fake.base_url) as c:
+            p = await propose(c, case)
+    assert (p.status, fake.bodies) == ("skipped", [])
+    assert p.reason.startswith("test/fixtures/Keys.cpp: a secret spans a conflict marker"), p.reason
