@@ -441,6 +441,14 @@ def excerpts(merged: str, context: int, redact: Callable[[str], str] | None = No
     return "".join(out)
 
 
+def secret_spans_marker(merged: str, redact: Callable[[str], str]) -> bool:
+    """Pure: whether redacting ``merged`` (a merge output) takes a conflict marker with a secret —
+    a private key whose body is in conflict becomes one placeholder, markers and all. The model
+    would then be asked to resolve a block it is never shown (whole file or excerpts)."""
+    redacted = redact(merged)
+    return redacted != merged and len(_marked_blocks(_LINES.findall(redacted))) < len(_marked_blocks(_LINES.findall(merged)))
+
+
 def _marked_blocks(lines: list[str]) -> list[tuple[int, int]]:
     """The (first, last) line indexes of each conflict block of ``lines``, markers included."""
     blocks, start = [], None
