@@ -25,6 +25,7 @@ from bot.agents.conflict_rails import (
     excerpts,
     parse_resolution,
     readings,
+    secret_spans_marker,
     split_merged,
     with_blocks_spliced,
 )
@@ -71,8 +72,9 @@ def build_prompt(case: ConflictCase, redactor: Redactor, nonce: str, *, over_lin
     """(system, user) prompt texts, every piece of repository text redacted and wrapped as data.
     Each file's texts are redacted under the file's path as source (so placeholders can be put
     back into that file only). A file over ``over_lines`` lines (:func:`excerpted`) is sent as
-    :func:`~bot.agents.conflict_rails.excerpts` with ``context`` lines around each block, and
-    without the fork's whole file."""
+    :func:`~bot.agents.conflict_rails.excerpts` with ``context`` lines around each block, cut
+    from the file redacted whole (a cut inside a private key would hide the lines the rules
+    recognise it by), and without the fork's whole file."""
     short = excerpted(case, over_lines)
 
     def file_entry(f) -> dict:
@@ -80,7 +82,7 @@ def build_prompt(case: ConflictCase, redactor: Redactor, nonce: str, *, over_lin
             return {"path": f.path, "excerpts": True,
                     "blocks": sum(seg.is_conflict for seg in split_merged(f.merged, f.path)),
                     "merged_block": data_block(f"merged-excerpts:{f.path}",
-                                               redactor.redact(excerpts(f.merged, context), f.path), nonce)}
+                                               excerpts(f.merged, context, lambda t: redactor.redact(t, f.path)), nonce)}
         return {"path": f.path, "excerpts": False,
                 "merged_block": data_block(f"merged:{f.path}", redactor.redact(f.merged, f.path), nonce),
                 "fork_block": data_block(f"fork:{f.path}", redactor.redact(f.fork or "", f.path), nonce)}
@@ -111,7 +113,9 @@ async def propose(client: AgentClient, case: ConflictCase, cleaner: Cleaner | No
                   allowed_mentions: tuple[str, ...] = ()) -> Proposal:
     """Ask the model about ``case.files`` (redacted prompt, one ``resolve_conflicts`` call) and run
     the rails that need no repository: output parses, no markers, only the asked files, clean
-    regions kept, prose within limits. Never raises for agent trouble. Used by
+    regions kept, prose within limits. A file where a secret spans a conflict marker
+    (:func:`~bot.agents.conflict_rails.secret_spans_marker`) is never asked about: skipped, a
+    person resolves it. Never raises for agent trouble. Used by
     :func:`resolve_pick` and by the resolution benchmark, which scores the answer against the file
     the fork landed."""
     cleaner = cleaner or Cleaner(client.settings, allowed_mentions=allowed_mentions)
@@ -129,6 +133,11 @@ async def propose(client: AgentClient, case: ConflictCase, cleaner: Cleaner | No
         # a person decides; a pick here would carry the rules' files past that check
         return Proposal("skipped", reason="forksync's rules decided every conflicted file and their resolution was "
                                           "not folded: nothing for the agent, a person decides")
+    hidden = [f.path for f in case.files if secret_spans_marker(f.merged, lambda t, f=f: Redactor().redact(t, f.path))]
+    if hidden:
+        return Proposal("skipped", reason=f"{', '.join(hidden)}: a secret spans a conflict marker (a private key whose "
+                                          "body is in conflict); the model cannot be shown that block without the "
+                                          "secret, a person resolves it")
     groups = _request_groups(case, client.settings)
     if len(groups) == 1:
         return await _propose_once(client, case, cleaner, allowed_mentions)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from bot.core.markers import DEFAULT_MARKER_SIZE, marker_lines
 
@@ -407,12 +407,50 @@ def check_clean_regions(res: Resolution, case: ConflictCase) -> None:
             raise RailViolation("non-conflicting hunks unchanged", f"{f.path}: {problem}")
 
 
-def excerpts(merged: str, context: int) -> str:
+def excerpts(merged: str, context: int, redact: Callable[[str], str] | None = None) -> str:
     """Pure: the parts of a merge output a resolver needs when the whole file is too large to
     send: each conflict block whole, with up to ``context`` lines before and after it, headed
     ``@@ conflict block i of n (lines a-b of the merge output) @@``; ``…`` lines stand for the
-    lines left out. Line numbers count the merge output's lines, markers included."""
-    lines = _LINES.findall(merged)
+    lines left out. Line numbers count the merge output's lines, markers included.
+
+    ``redact`` (a prompt's redactor, e.g. ``lambda t: redactor.redact(t, path)``) is applied to
+    the *whole* merge output before it is cut: an excerpt cut inside a private key has lost the
+    BEGIN or END line the redaction rules recognise the key by, and its body lines would go out
+    as they are. Redaction makes a many-line secret one line, so blocks and their context are
+    taken from the redacted text while the headers keep the merge output's own line numbers
+    (block i of the one is block i of the other). A secret that spans a conflict marker (a key
+    whose body is in conflict) takes the marker with it; the blocks then do not correspond, and
+    the headers number the redacted text's lines and say so."""
+    blocks = _marked_blocks(_LINES.findall(merged))
+    text = merged if redact is None else redact(merged)
+    lines = _LINES.findall(text)
+    shown_blocks = blocks if text is merged else _marked_blocks(lines)
+    same = len(shown_blocks) == len(blocks)
+    where = "of the merge output" if same else "of the merge output with a secret that spans a conflict marker redacted"
+    out, shown = [], -1            # shown: the last line index already printed
+    for n, (a, b) in enumerate(shown_blocks, 1):
+        lo, hi = max(a - context, shown + 1), min(b + context, len(lines) - 1)
+        if lo > shown + 1:
+            out.append("…\n")
+        first, last = blocks[n - 1] if same else (a, b)
+        out.append(f"@@ conflict block {n} of {len(shown_blocks)} (lines {first + 1}-{last + 1} {where}) @@\n")
+        out.extend(line if line.endswith("\n") else line + "\n" for line in lines[lo:hi + 1])
+        shown = hi
+    if shown < len(lines) - 1:
+        out.append("…\n")
+    return "".join(out)
+
+
+def secret_spans_marker(merged: str, redact: Callable[[str], str]) -> bool:
+    """Pure: whether redacting ``merged`` (a merge output) takes a conflict marker with a secret —
+    a private key whose body is in conflict becomes one placeholder, markers and all. The model
+    would then be asked to resolve a block it is never shown (whole file or excerpts)."""
+    redacted = redact(merged)
+    return redacted != merged and len(_marked_blocks(_LINES.findall(redacted))) < len(_marked_blocks(_LINES.findall(merged)))
+
+
+def _marked_blocks(lines: list[str]) -> list[tuple[int, int]]:
+    """The (first, last) line indexes of each conflict block of ``lines``, markers included."""
     blocks, start = [], None
     for i, line in enumerate(lines):
         bare = line.rstrip("\r\n")
@@ -421,17 +459,7 @@ def excerpts(merged: str, context: int) -> str:
         elif start is not None and bare.startswith(">>>>>>>") and MARKER_LINE.fullmatch(bare):
             blocks.append((start, i))
             start = None
-    out, shown = [], -1            # shown: the last line index already printed
-    for n, (a, b) in enumerate(blocks, 1):
-        lo, hi = max(a - context, shown + 1), min(b + context, len(lines) - 1)
-        if lo > shown + 1:
-            out.append("…\n")
-        out.append(f"@@ conflict block {n} of {len(blocks)} (lines {a + 1}-{b + 1} of the merge output) @@\n")
-        out.extend(line if line.endswith("\n") else line + "\n" for line in lines[lo:hi + 1])
-        shown = hi
-    if shown < len(lines) - 1:
-        out.append("…\n")
-    return "".join(out)
+    return blocks
 
 
 def splice_blocks(merged: str, blocks: Sequence[str], where: str = "") -> str:

@@ -21,14 +21,14 @@ from typing import Any
 from bot.agents.client import AgentClient, AgentSkipped, unfinished
 from bot.agents.conflict_rails import PERSON_ONLY_PATHS, RailViolation
 from bot.agents.output import Cleaner, check_prose
-from bot.agents.redact import Redactor
+from bot.agents.redact import PLACEHOLDER, Redactor
 from bot.agents.render import data_block, new_nonce, render
 
 TOOL_NAME = "propose_fix"
 CONFIDENCE = ("low", "medium", "high")
 MAX_PATCH_CHARS = 20_000
 MAX_LOG_CHARS = 12_000        # per log excerpt: its *tail* is kept (the error is usually last)
-MAX_DIFF_CHARS = 12_000       # per suspect diff
+MAX_DIFF_CHARS = 12_000       # per suspect diff: its *head* is kept, cut at a line's end
 FORBIDDEN_PATCH_PATHS = PERSON_ONLY_PATHS
 
 PROPOSE_TOOL: dict[str, Any] = {
@@ -242,6 +242,37 @@ def log_tail(log: str, redactor: Redactor, limit: int = MAX_LOG_CHARS) -> str:
     return tail[nl + 1:] if nl >= 0 else tail
 
 
+def diff_head(diff: str, redactor: Redactor, limit: int = MAX_DIFF_CHARS) -> str:
+    """The first ``limit`` characters of ``diff``, redacted, ending at a line's end (the file
+    headers and first hunks say most about a change). Redacted *before* the cut, like
+    :func:`log_tail`: a cut through a token leaves a head that no rule recognises (``ghp_`` and
+    fewer than the 20 characters the rule asks for), and a placeholder is one line, so the cut
+    at a line's end never splits one. Only a line longer than ``limit`` is cut inside; the cut
+    then moves back to before a placeholder it would split.
+
+    Redacts the first ``4 * limit`` characters up to a line's end, or the whole diff when the
+    redacted window is under ``2 * limit`` characters (placeholders shrank it): a secret cut by
+    the window's end (a token wrapped onto two lines, a key without its END line) then lies at
+    least ``limit`` characters past the cut, never in what is kept."""
+    if len(diff) <= limit:
+        return redactor.redact(diff, "suspects")
+    window = diff[:4 * limit]
+    if len(window) < len(diff) and "\n" in window:
+        window = window[:window.rfind("\n") + 1]
+    text = redactor.redact(window, "suspects")
+    if len(text) < 2 * limit and len(window) < len(diff):
+        text = redactor.redact(diff, "suspects")
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    nl = head.rfind("\n")
+    if nl >= 0:
+        return head[:nl + 1]
+    opened = head.rfind("[")
+    split = opened >= 0 and (m := PLACEHOLDER.match(text, opened)) is not None and m.end() > limit
+    return head[:opened] if split else head
+
+
 def build_prompt(req: FixRequest, redactor: Redactor, nonce: str) -> tuple[str, str]:
     user = render(
         "prompts/fix.md.j2", group=redactor.redact(req.group, "group"), klass=req.klass,
@@ -250,7 +281,8 @@ def build_prompt(req: FixRequest, redactor: Redactor, nonce: str) -> tuple[str, 
         log_blocks=[data_block(f"log-{i + 1}", log_tail(log, redactor), nonce)
                     for i, log in enumerate(req.logs)],
         suspect_blocks=[data_block(f"suspect {s.sha[:12]}",
-                                   redactor.redact(f"{s.sha} {s.subject}\n\n{s.diff[:MAX_DIFF_CHARS]}", "suspects"), nonce)
+                                   redactor.redact(f"{s.sha} {s.subject}\n\n", "suspects")
+                                   + diff_head(s.diff, redactor), nonce)
                         for s in req.suspects])
     return render("prompts/system.md.j2", nonce=nonce, task=""), user
 

@@ -30,7 +30,8 @@ The rule is checked: a claim asked by a task while that task holds an object cla
 One :class:`Claims` per worker process, on ``<workdir>/locks``: built by the runtime
 (:class:`bot.app.runtime.Clients`), carried by every GitHub client it makes
 (:attr:`bot.github.client.GitHubClient.claims`, so every marked comment is claimed:
-:func:`bot.github.common.comment_once`) and shared with the sync service (the fork lock, the
+:func:`bot.github.common.comment_once`, and every issue found by its title:
+:func:`bot.github.common.issue_once`) and shared with the sync service (the fork lock, the
 status issue).
 """
 from __future__ import annotations

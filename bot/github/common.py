@@ -8,7 +8,9 @@ a post whose answer GitHub lost (5xx) is looked up by its marker before it is se
 """
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+import hashlib
+from typing import Any, AsyncIterator
 
 import gidgethub
 from pydantic import BaseModel, ConfigDict
@@ -184,7 +186,34 @@ async def _open_issue_titled(gh, full: str, title: str) -> int | None:
 
 
 async def issue_once(gh, full: str, title: str, body: str) -> int:
-    """Open an issue titled ``title`` unless an open one exists; returns its number."""
+    """Open an issue titled ``title`` unless an open one exists; returns its number. Looked up and
+    opened under the claim on issues of that title (:func:`issue_claim`) of the claims ``gh``
+    carries, as :func:`comment_once` posts, so two writers at once — the schedule tick beside a
+    delivery, two workers — never both find none and both open one; a client without claims
+    looks up and opens unclaimed. Raises :class:`bot.github.claims.ClaimOrderError` when called
+    under another object's claim."""
+    async with _issue_claimed(gh, full, title):
+        return await _issue_once(gh, full, title, body)
+
+
+def issue_claim(title: str) -> str:
+    """Pure: the key of the claim on the open issue titled ``title`` (:mod:`bot.github.claims`):
+    ``issue-`` and 16 hex digits of the title's SHA-256 — a title runs to 256 characters of any
+    kind, longer than a lock file's name may be."""
+    return "issue-" + hashlib.sha256(title.encode()).hexdigest()[:16]
+
+
+@contextlib.asynccontextmanager
+async def _issue_claimed(gh, full: str, title: str) -> AsyncIterator[None]:
+    claims: Claims | None = getattr(gh, "claims", None)
+    if claims is None:
+        yield
+        return
+    async with claims.hold(full, issue_claim(title)):
+        yield
+
+
+async def _issue_once(gh, full: str, title: str, body: str) -> int:
     found = await _open_issue_titled(gh, full, title)
     if found:
         return found
@@ -202,13 +231,16 @@ async def issue_current(gh, full: str, title: str, section: str, text: str) -> t
     """Keep the open issue titled ``title`` showing ``text`` (markdown) in forksync's section
     ``section`` (:func:`bot.github.sections.kept_current`): open one when none is open, else
     rewrite that section of the open one, what a person wrote outside it kept — never a second
-    issue. Returns ``(number, "opened" | "updated" | "unchanged")``."""
-    it = await _open_issue(gh, full, title)
-    if it is None:
-        return await issue_once(gh, full, title, kept_current("", section, text)), "opened"
-    body = kept_current(it.get("body") or "", section, text)
-    if body == (it.get("body") or ""):
-        return int(it["number"]), "unchanged"
-    await gh.patch("/repos/{owner}/{repo}/issues/{number}", {**split_repo(full), "number": it["number"]},
-                   data={"body": body})
-    return int(it["number"]), "updated"
+    issue, two writers at once included (under the claim of :func:`issue_once`). Returns
+    ``(number, "opened" | "updated" | "unchanged")``. Raises
+    :class:`bot.github.claims.ClaimOrderError` when called under another object's claim."""
+    async with _issue_claimed(gh, full, title):
+        it = await _open_issue(gh, full, title)
+        if it is None:
+            return await _issue_once(gh, full, title, kept_current("", section, text)), "opened"
+        body = kept_current(it.get("body") or "", section, text)
+        if body == (it.get("body") or ""):
+            return int(it["number"]), "unchanged"
+        await gh.patch("/repos/{owner}/{repo}/issues/{number}", {**split_repo(full), "number": it["number"]},
+                       data={"body": body})
+        return int(it["number"]), "updated"
