@@ -14,18 +14,13 @@ from bot.app import schedules
 from bot.git.apply import COMMITTER
 from bot.sync import store as sync_store
 from tests.support.github import GIT_ENV, commit_files, git
-from tests.support.sync_world import CONFIG, upstream_files, validated_world
+from tests.support.sync_world import CONFIG, MIDDLE, X0, chain_world, upstream_files, validated_world
 from tests.support.validation_world import tick_ctx
-
-MIDDLE = "".join(f"// line {i}\n" for i in range(8))
-X0 = "int x;\n" + MIDDLE + "int z;\n"
 
 
 @pytest.fixture
 async def world(fake_github, tmp_path):
-    async with validated_world(fake_github, tmp_path, CONFIG, files=upstream_files(**{"third_party/amd/x.cpp": X0}),
-                               fork_commits=(({"third_party/amd/x.cpp": "int x = 10;\n" + MIDDLE + "int z;\n"},
-                                              "fork: tune x"),)) as w:
+    async with chain_world(fake_github, tmp_path) as w:
         yield w
 
 

@@ -16,11 +16,8 @@ from bot.app import queue as q
 from bot.sync import store as sync_store
 from tests.support.botharness import Bot
 from tests.support.github import commit_files, git
-from tests.support.sync_world import CONFIG, upstream_files, validated_world
+from tests.support.sync_world import MIDDLE, chain_world
 from tests.support.validation_world import tick_ctx, with_validation
-
-MIDDLE = "".join(f"// line {i}\n" for i in range(8))
-X0 = "int x;\n" + MIDDLE + "int z;\n"
 
 
 class Killed(BaseException):
@@ -29,9 +26,7 @@ class Killed(BaseException):
 
 @pytest.fixture
 async def world(fake_github, tmp_path):
-    async with validated_world(fake_github, tmp_path, CONFIG, files=upstream_files(**{"third_party/amd/x.cpp": X0}),
-                               fork_commits=(({"third_party/amd/x.cpp": "int x = 10;\n" + MIDDLE + "int z;\n"},
-                                              "fork: tune x"),)) as w:
+    async with chain_world(fake_github, tmp_path) as w:
         yield w
 
 

@@ -17,9 +17,9 @@ import pytest
 
 from bot.app import schedules
 from bot.git.apply import COMMITTER
-from tests.e2e.test_chain_conflict import MIDDLE, X0, bot_comments, fork_git, open_prs
+from tests.e2e.test_chain_conflict import bot_comments, fork_git, open_prs
 from tests.support.github import GIT_ENV, commit_files, git
-from tests.support.sync_world import CONFIG, upstream_files, validated_world
+from tests.support.sync_world import MIDDLE, chain_world
 from tests.support.validation_world import tick_ctx
 
 
@@ -27,9 +27,7 @@ from tests.support.validation_world import tick_ctx
 async def world(fake_github, tmp_path):
     """The world of tests/e2e/test_chain_conflict.py: the fork tuned ``x`` in the AMD file, so
     upstream's change of ``x`` stops a chain at a conflict."""
-    async with validated_world(fake_github, tmp_path, CONFIG, files=upstream_files(**{"third_party/amd/x.cpp": X0}),
-                               fork_commits=(({"third_party/amd/x.cpp": "int x = 10;\n" + MIDDLE + "int z;\n"},
-                                              "fork: tune x"),)) as w:
+    async with chain_world(fake_github, tmp_path) as w:
         yield w
 
 

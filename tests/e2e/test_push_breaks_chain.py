@@ -5,17 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.test_chain_conflict import MIDDLE, X0, bot_comments, open_prs
+from tests.e2e.test_chain_conflict import bot_comments, open_prs
+from tests.support import sync_world
 from tests.support.github import commit_files, git
-from tests.support.sync_world import CONFIG, upstream_files, validated_world
+from tests.support.sync_world import MIDDLE
 
 
 @pytest.fixture
 async def chain_world(fake_github, tmp_path):
     """The world of tests/e2e/test_chain_conflict.py: the fork tuned ``x`` in the AMD file."""
-    async with validated_world(fake_github, tmp_path, CONFIG, files=upstream_files(**{"third_party/amd/x.cpp": X0}),
-                               fork_commits=(({"third_party/amd/x.cpp": "int x = 10;\n" + MIDDLE + "int z;\n"},
-                                              "fork: tune x"),)) as w:
+    async with sync_world.chain_world(fake_github, tmp_path) as w:
         yield w
 
 

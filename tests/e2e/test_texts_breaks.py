@@ -15,10 +15,8 @@ from markdown_it import MarkdownIt
 from bot.cli.main import main as forksync
 from bot.github.limits import BODY_LIMIT
 from tests.support.github import commit_files, git
-from tests.support.sync_world import CONFIG, upstream_files, validated_world
+from tests.support.sync_world import CONFIG, MIDDLE, chain_world, upstream_files, validated_world
 
-MIDDLE = "".join(f"// line {i}\n" for i in range(8))
-X0 = "int x;\n" + MIDDLE + "int z;\n"
 _MD = MarkdownIt("commonmark").enable(["table"])
 
 
@@ -54,9 +52,7 @@ def table_rows(body: str) -> list[list[str]]:
 
 @pytest.fixture
 async def world(fake_github, tmp_path):
-    async with validated_world(fake_github, tmp_path, CONFIG, files=upstream_files(**{"third_party/amd/x.cpp": X0}),
-                               fork_commits=(({"third_party/amd/x.cpp": "int x = 10;\n" + MIDDLE + "int z;\n"},
-                                              "fork: tune x"),)) as w:
+    async with chain_world(fake_github, tmp_path) as w:
         yield w
 
 

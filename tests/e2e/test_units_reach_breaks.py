@@ -10,6 +10,7 @@ import subprocess
 import pytest
 
 from tests.support.e2e import adopt_and_move_upstream, job_context, open_sync_prs, status_command, status_issue
+from tests.support.sync_world import MIDDLE
 
 FORK = "meta/triton"
 
@@ -156,17 +157,14 @@ async def test_a_unit_merged_while_the_poller_plans_is_not_pushed_or_opened_agai
     assert sync_store.branch_row(bot.store, FORK, branch)["state"] == "merged"
 
 
-MIDDLE = "".join(f"// line {i}\n" for i in range(8))
-X0 = "int x;\n" + MIDDLE + "int z;\n"
 
 
 @pytest.fixture
 async def conflict_world(fake_github, tmp_path):
     """The fork tuned ``third_party/amd/x.cpp``: upstream's change of its first line stops a chain."""
-    from tests.support.sync_world import CONFIG, upstream_files, validated_world
-    async with validated_world(fake_github, tmp_path, CONFIG, files=upstream_files(**{"third_party/amd/x.cpp": X0}),
-                               fork_commits=(({"third_party/amd/x.cpp": "int x = 10;\n" + MIDDLE + "int z;\n"},
-                                              "fork: tune x"),)) as w:
+    from tests.support.sync_world import chain_world
+
+    async with chain_world(fake_github, tmp_path) as w:
         yield w
 
 

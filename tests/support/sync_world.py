@@ -68,3 +68,17 @@ async def validated_world(fake, tmp_path, config: str, *, files: dict[str, str] 
     finally:
         await session.close()
         await bot.stop()
+
+
+#: the conflicting chain's world (tests/e2e/test_chain_conflict.py and the breakers built on it): one
+#: AMD file whose first line the fork tuned, so upstream's next change to that line conflicts
+MIDDLE = "".join(f"// line {i}\n" for i in range(8))
+X0 = "int x;\n" + MIDDLE + "int z;\n"
+
+
+def chain_world(fake, tmp_path):
+    """:func:`validated_world` with ``X0`` upstream and the fork's own commit "fork: tune x" (its
+    first line ``int x = 10;``): yields ``(world, upstream source checkout, upstream repo)``."""
+    return validated_world(fake, tmp_path, CONFIG, files=upstream_files(**{"third_party/amd/x.cpp": X0}),
+                           fork_commits=(({"third_party/amd/x.cpp": "int x = 10;\n" + MIDDLE + "int z;\n"},
+                                          "fork: tune x"),))
