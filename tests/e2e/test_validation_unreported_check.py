@@ -28,6 +28,9 @@ async def test_a_required_check_that_never_reports_is_shown_with_its_age_then_ma
     try:
         head = w.push_branch("forksync/bundle-quiet", {"NOTES.md": "t\n"}, "Note")
         pr = await w.open_pr("forksync/bundle-quiet")
+        # the sync service records the PR it opened on the unit's row
+        row = sync_store.branch_row(w.bot.store, "meta/triton", "forksync/bundle-quiet")
+        sync_store.save_branch(w.bot.store, **{**row, "pr": pr["number"]})
         await w.bot.settle()
         assert gate_failing(w, head) == ["check-pending"]
         ctx = await tick_ctx(w)
@@ -63,7 +66,8 @@ async def test_a_required_check_that_never_reports_is_shown_with_its_age_then_ma
                                       "overdue": True, "head": head}
 
         # the check reports at last: the wait is gone everywhere and the gate merges
-        w.fake.add_check_run(w.fork, head, "ci/x", "success")
+        ci = w.fake.create_app(app_id=123, slug="ci", name="CI")
+        w.fake.add_check_run(w.fork, head, "ci/x", "success", app=ci)
         await w.bot.validation.evaluate(ctx, "meta/triton", pr["number"])
         assert (await w.pr(pr["number"]))["merged"] is True
         st = sync_store.load_status(w.bot.store, "meta/triton")
