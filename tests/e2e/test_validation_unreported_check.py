@@ -9,7 +9,7 @@ from bot.app.web import _health
 from bot.dashboard.views import Policy, units
 from bot.sync import store as sync_store
 from tests.support.e2e import status_issue
-from tests.support.validation_world import CONFIG, close_world, fork_files, gate_failing, make_world, tick_ctx
+from tests.support.validation_world import CONFIG, check_run_event, close_world, fork_files, gate_failing, make_world, tick_ctx
 
 
 class Clock:
@@ -38,6 +38,7 @@ async def test_a_required_check_that_never_reports_is_shown_with_its_age_then_ma
         clock.t += 3600 + 1800                             # 1.5 h later, the reconcile tick looks again
         await w.bot.validation.evaluate(ctx, "meta/triton", pr["number"])
         assert gate_failing(w, head) == ["check-pending"]
+        assert w.run_of(head, "forksync/gate").conclusion is None          # still waiting: in progress
         summary = w.run_of(head, "forksync/gate").output["summary"]
         assert "not reported on this head for 1.5 h since it was pushed" in summary
         await w.bot.svc.refresh_status_issue(ctx, "meta/triton")
@@ -49,6 +50,8 @@ async def test_a_required_check_that_never_reports_is_shown_with_its_age_then_ma
         clock.t += 2 * 3600                                # 3.5 h: past the default 3 h
         await w.bot.validation.evaluate(ctx, "meta/triton", pr["number"])
         assert gate_failing(w, head) == ["check-never-reported"]
+        # a person must act: the gate says so in red, no longer "in progress" for ever
+        assert w.run_of(head, "forksync/gate").conclusion == "failure"
         summary = w.run_of(head, "forksync/gate").output["summary"]
         assert "never reported on this head in 3.5 h (limit 3 h)" in summary
         assert "paths:" in summary and "branch protection" in summary
@@ -68,7 +71,9 @@ async def test_a_required_check_that_never_reports_is_shown_with_its_age_then_ma
         # the check reports at last: the wait is gone everywhere and the gate merges
         ci = w.fake.create_app(app_id=123, slug="ci", name="CI")
         w.fake.add_check_run(w.fork, head, "ci/x", "success", app=ci)
-        await w.bot.validation.evaluate(ctx, "meta/triton", pr["number"])
+        await check_run_event(w, head, "forksync/bundle-quiet", name="ci/x",
+                              pull_requests=[{"number": pr["number"], "head": {"sha": head}}])
+        await w.bot.settle()
         assert (await w.pr(pr["number"]))["merged"] is True
         st = sync_store.load_status(w.bot.store, "meta/triton")
         assert st.check_waits == () and st.degraded() == ""
