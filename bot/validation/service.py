@@ -360,14 +360,19 @@ class ValidationService:
         failure that lasts ends a dead letter (status issue, ``/healthz``), and a tick's job fails
         the same visible way; the next evaluation that reads them decides again."""
         unread: list[BaseException] = []
+        waits: list[bool] = []
         notes = await self._evaluate(ctx, full, number, _round=_round, tr=tr, explicit=explicit, seen=seen,
-                                     unread=unread)
+                                     unread=unread, waits=waits)
+        if any(waits):
+            # after the gate is on the PR and outside its lock: a status issue GitHub would not
+            # write fails the delivery here, never the gate's own run
+            await self.sync.refresh_status_issue(ctx, full)
         if unread:
             raise unread[0]
         return notes
 
     async def _evaluate(self, ctx, full: str, number: int, *, _round: int, tr: Trusted | None, explicit: bool,
-                        seen: list | None, unread: list[BaseException]) -> list[str]:
+                        seen: list | None, unread: list[BaseException], waits: list[bool] | None = None) -> list[str]:
         """Evaluate the gate for PR ``number``, publish ``forksync/gate`` and act on the decision.
         Sync PRs (branch ``github.branch_prefix`` on the fork) merge by themselves when the gate
         allows; any other PR only when ``explicit`` (``/forksync merge``). ``seen``, when given,
@@ -380,7 +385,7 @@ class ValidationService:
         async with self._lock(full, number):
             pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full), "number": number})
             if pr.get("state") != "open":
-                await self._record_check_waits(ctx, full, number, None)
+                (waits if waits is not None else []).append(self._record_check_waits(ctx, full, number, None))
                 return [f"#{number}: {'merged' if pr.get('merged') else pr.get('state')}"]
             tr = tr or await self.trusted(ctx, full)
             if not tr.served:
@@ -410,8 +415,8 @@ class ValidationService:
             named = pr["head"]["ref"].startswith(tr.cfg.github.branch_prefix)
             foreign = owner if named else ""
             sync_pr = named and not foreign
-            await self._record_check_waits(ctx, full, number, check_wait(decision, state, pr, after_s, ctx.store, full)
-                                           if sync_pr else None)
+            (waits if waits is not None else []).append(self._record_check_waits(
+                ctx, full, number, check_wait(decision, state, pr, after_s, ctx.store, full) if sync_pr else None))
             if foreign:
                 # named like a sync branch, and so once taken for one; saying why it is not keeps a
                 # person from waiting for a merge forksync will not make by itself
@@ -459,11 +464,12 @@ class ValidationService:
             return notes + await self.validate_pr(ctx, full, number, explicit=explicit, _round=_round + 1, seen=seen)
         return notes
 
-    async def _record_check_waits(self, ctx, full: str, number: int, wait: dict | None) -> None:
+    def _record_check_waits(self, ctx, full: str, number: int, wait: dict | None) -> bool:
         """Store the sync PR's wait on unreported required checks (:func:`check_wait`; None: none)
-        for the status issue, the dashboard and ``/healthz``, and re-render the status issue when a
-        unit turned to, or stopped, waiting on a check never reported (a wait still young shows at
-        the issue's next render: a refresh per push would cost calls for nothing a person acts on)."""
+        for the status issue, the dashboard and ``/healthz``. True when the status issue wants a
+        render: a unit turned to, or stopped, waiting on a check never reported (a wait still young
+        shows at the issue's next render: a refresh per push would cost calls for nothing a person
+        acts on)."""
         def open_unit(w: dict) -> bool:
             row = sync_store.branch_row(ctx.store, full, w.get("branch") or "")
             return bool(row) and row.get("state") == "open" and row.get("pr") in (0, None, w["pr"])
@@ -474,9 +480,8 @@ class ValidationService:
 
         before = overdue()
         if not sync_store.record_check_waits(ctx.store, full, number, wait, keep=open_unit):
-            return
-        if before != overdue():
-            await self.sync.refresh_status_issue(ctx, full)
+            return False
+        return before != overdue()
 
     async def _after_merge(self, ctx, full: str, number: int, base: str) -> list[str]:
         """Land a PR the bot merged itself (:func:`bot.sync.landing.on_closed`: ledger refresh,
