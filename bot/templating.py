@@ -24,6 +24,20 @@ def utc_minute(ts: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(ts)) if ts else ""
 
 
+def duration(seconds: float) -> str:
+    """A span of ``seconds`` as texts for people say how long something has waited: ``45 s`` under
+    2 min, ``10 min`` under an hour, ``1.5 h`` under 2 days, then ``2.5 days`` (one decimal, none
+    when it is 0)."""
+    seconds = max(0.0, float(seconds))
+    if seconds < 120:
+        return f"{int(seconds)} s"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min"
+    if seconds < 172800:
+        return f"{seconds / 3600:.1f}".removesuffix(".0") + " h"
+    return f"{seconds / 86400:.1f}".removesuffix(".0") + " days"
+
+
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
@@ -31,6 +45,7 @@ def environment() -> jinja2.Environment:
     env.filters["code"] = code_span
     env.filters["inert"] = inert
     env.filters["fence"] = fence
+    env.filters["duration"] = duration
     return env
 
 

@@ -35,7 +35,9 @@ it is learnt); a fork paused because an owner suspended its installation (GitHub
 installation's tokens; its polls and scheduled jobs wait, and resume with a catch-up sync when the
 suspension is lifted; recorded from GitHub's refusal as well when the webhook was missed) — an owner's decision, not a fault to page anyone for.
 A third: a fork whose syncing is degraded — a unit blocked because GitHub refused its push, PR or
-merge, or because one of its picks failed (no unit vanishes unseen; the other units go on).
+merge, or because one of its picks failed (no unit vanishes unseen; the other units go on), or a
+sync PR whose gate waits on a required check never reported on its head
+(``gate.unreported_after_s``: a workflow filtered out by ``paths:``, disabled, or a renamed check).
 """
 from __future__ import annotations
 

@@ -153,7 +153,8 @@ def units_figure(doc: dict) -> str:
         pos[u["id"]] = (k, rows.get(k, 0))
         rows[k] = rows.get(k, 0) + 1
     colour = {"green": "#2ca02c", "red": "#d62728", "waiting for L1": "#1f77b4", "blocked at a conflict": "#ff7f0e",
-              "blocked by GitHub": "#8c564b", "blocked: a pick failed": "#e377c2", "not opened": "#7f7f7f"}
+              "blocked by GitHub": "#8c564b", "blocked: a pick failed": "#e377c2", "not opened": "#7f7f7f",
+              "waiting on a check that never reported": "#bcbd22"}
     fig = Figure()
     fig.add_trace(Scatter(x=[pos[u["id"]][0] for u in units], y=[-pos[u["id"]][1] for u in units], mode="markers+text",
                              text=[u["id"] for u in units], textposition="bottom center", name="unit", cliponaxis=False,

@@ -22,6 +22,7 @@ from bot.store import Store
 from bot.sync import blocked as blocked_mod
 from bot.sync import store as sync_store
 from bot.sync.status import SyncStatus, followed
+from bot.templating import duration, render_part
 from bot.triage import store as triage_store
 from bot.validation import store as validation_store
 
@@ -180,6 +181,8 @@ def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
     plan = {u["id"]: u for u in sync_store.load_plan(store, fork)}
     open_prs = {u.get("pr") for u in (st.units if st else ()) if u.get("pr")}
     waiting = {u["id"]: u for u in (st.units if st else ()) if u.get("waiting")}
+    # the gate's wait on required checks not reported on the PR's head (bot.sync.status.SyncStatus.check_waits)
+    check_waits = {w.get("branch"): w for w in (st.check_waits if st else ())}
     out, seen = [], set()
     for r in sync_store.all_branches(store, fork):
         if r.get("state") not in ("open", "blocked"):
@@ -202,17 +205,22 @@ def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
             pr_state = "missing"
         else:
             pr_state = "open"
+        cw = check_waits.get(r["branch"])
+        check_wait = ({"checks": list(cw.get("checks") or ()), "since": cw.get("since") or None,
+                       "age_s": (now - cw["since"]) if cw.get("since") else None, "overdue": bool(cw.get("overdue")),
+                       "head": cw.get("head") or ""} if cw and r["state"] == "open" else None)
         gate = ("blocked: a pick failed" if blocked and blocked["step"] == "apply"
                 else "blocked at a conflict" if r.get("conflict_sha") else "blocked by GitHub" if blocked
-                else "not opened" if pr_state == "missing" else _gate(suites))
+                else "not opened" if pr_state == "missing"
+                else "waiting on a check that never reported" if check_wait and check_wait["overdue"] else _gate(suites))
         started = p.get("first_planned_at") or r.get("blocked_at") or None
         out.append({"id": uid, "kind": r.get("kind") or p.get("kind", ""), "pr": pr, "branch": r["branch"],
                     "url": fork_github(fork, f"pull/{pr}") if pr and pr_state != "missing" else None,
-                    "pr_state": pr_state, "state": _words(r, pr_state, gate, decided), "gate": gate, "upstream": shas,
+                    "pr_state": pr_state, "state": _words(r, pr_state, gate, decided, check_wait), "gate": gate, "upstream": shas,
                     "decided": decided,
                     "depends_on": p.get("depends_on", []), "areas": p.get("areas", []),
                     "conflict_sha": r.get("conflict_sha") or None, "blocked": blocked, "suites": suites,
-                    "age_s": (now - started) if started else None})
+                    "check_wait": check_wait, "age_s": (now - started) if started else None})
     for u in (st.units if st else ()):
         # a branch in the fork that no PR carries yet (`forksync apply`, or a push not yet opened)
         if not u.get("in_flight") or u["id"] in seen:
@@ -223,7 +231,7 @@ def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
                     "pr_state": "in-flight", "branch": u.get("branch"), "decided": [], "state": u.get("state") or "in flight, no PR yet",
                     "gate": "not opened", "upstream": list(u.get("upstream") or p.get("shas", [])),
                     "depends_on": p.get("depends_on", []), "areas": p.get("areas", []), "conflict_sha": None,
-                    "blocked": None, "suites": [], "age_s": None})
+                    "blocked": None, "suites": [], "check_wait": None, "age_s": None})
     for uid, p in plan.items():
         if uid in seen:
             continue
@@ -231,7 +239,7 @@ def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
                     "state": (f"planned: waits for a free slot (at most {waiting[uid]['cap']} sync PRs open at once)"
                               if uid in waiting else "planned: the next sync opens its PR"), "gate": "not opened", "upstream": p["shas"],
                     "depends_on": p.get("depends_on", []), "areas": p.get("areas", []), "conflict_sha": None,
-                    "blocked": None, "suites": [], "age_s": (now - p["first_planned_at"]) if p.get("first_planned_at") else None})
+                    "blocked": None, "suites": [], "check_wait": None, "age_s": (now - p["first_planned_at"]) if p.get("first_planned_at") else None})
     ids = {u["id"] for u in out}
     doc["units"] = out
     doc["edges"] = [{"from": u["id"], "to": d} for u in out for d in u["depends_on"] if d in ids]
@@ -264,7 +272,7 @@ def _gate(suites: list[dict]) -> str:
     return "green"
 
 
-def _words(r: dict, pr_state: str, gate: str, decided: list[dict] = ()) -> str:
+def _words(r: dict, pr_state: str, gate: str, decided: list[dict] = (), check_wait: dict | None = None) -> str:
     if decided:
         # a resolution of a commit decided not to be taken now is asked of no one
         return (f"carries {len(decided)} upstream commit{'s' if len(decided) != 1 else ''} decided while its PR was open ("
@@ -280,6 +288,9 @@ def _words(r: dict, pr_state: str, gate: str, decided: list[dict] = ()) -> str:
         return f"GitHub refused the {r.get('blocked_step') or 'push'}: {r['blocked_reason']}"
     if pr_state == "missing":
         return "its pull request is gone (deleted or never opened): the next sync opens it again"
+    if check_wait and check_wait["overdue"]:
+        return render_part("validation/check_wait.txt.j2", "unit", w=check_wait,
+                           age=duration(check_wait["age_s"]) if check_wait["age_s"] is not None else "an unknown time")
     return {"waiting for L1": "waiting for L1 results", "red": "L1 is red", "green": "L1 green: the gate decides on GitHub"}[gate]
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from bot.templating import render_part, utc_minute
+
 #: how ``last_fetch_error`` begins when the fork's own fetch failed (:meth:`bot.sync.service.SyncService.fetch`)
 FORK_FETCH_FAILED = "fetch of the fork "
 #: how it begins when a sync of an upstream head GitHub announced failed (:func:`bot.sync.upstream.mark_behind`)
@@ -60,15 +62,25 @@ class SyncStatus:
     holder_disposition: str = ""
     backlog_by: tuple[tuple[str, int], ...] = ()   # the Backlog per disposition: (("PENDING", 24), …)
     not_reached_handled: int = 0        # of not_reached: handled already (isolated picks, no-ops, decisions)
+    #: sync PRs whose gate waits on required checks with no run or status on the head (written by
+    #: the gate, :func:`bot.sync.store.record_check_waits`): {"pr","branch","unit","head","checks",
+    #: "since" (epoch s: forksync first saw the head),"overdue" (past ``gate.unreported_after_s``),"limit_s"}
+    check_waits: tuple[dict, ...] = ()
 
     def degraded(self) -> str:
         """Why syncing is degraded ("" when it is not): units whose push, PR or merge GitHub refused, or
-        whose pick failed without a conflict (step ``apply``)."""
-        if not self.blocked:
-            return ""
-        first = self.blocked[0]
-        more = f" (and {len(self.blocked) - 1} more)" if len(self.blocked) > 1 else ""
-        return f"{len(self.blocked)} unit(s) blocked: {first['id']}: {first['reason']}{more}"
+        whose pick failed without a conflict (step ``apply``); units whose gate waits on a required
+        check never reported on their head (``check_waits`` overdue: it will not come by itself)."""
+        why = []
+        if self.blocked:
+            first = self.blocked[0]
+            more = f" (and {len(self.blocked) - 1} more)" if len(self.blocked) > 1 else ""
+            why.append(f"{len(self.blocked)} unit(s) blocked: {first['id']}: {first['reason']}{more}")
+        overdue = [w for w in self.check_waits if w.get("overdue")]
+        if overdue:
+            why.append(render_part("validation/check_wait.txt.j2", "degraded", waits=overdue, first=overdue[0],
+                                   since=utc_minute(overdue[0].get("since") or 0) or "unknown"))
+        return "; ".join(why)
 
     def stale(self, max_age_s: float | None = None, now: float | None = None) -> bool:
         """The last upstream fetch failed after the last success, upstream was never seen, or

@@ -19,7 +19,7 @@ import time
 from bot.github.common import comment_once, render, split_repo
 from bot.github.limits import fit_body, fit_title
 from bot.sync.status import SyncStatus
-from bot.templating import utc_minute
+from bot.templating import duration, utc_minute
 
 MARK = "<!-- forksync:status-issue -->"
 CLAIM = "status-issue"          # the key of the fork's claim on its status issue (bot.github.claims)
@@ -47,8 +47,11 @@ def render_status(st: SyncStatus, *, stale_after_s: float, alarm_after_s: float,
     blocked = [{**b, "ago": _age(max(0.0, now - b["at"])) if b.get("at") else "?"} for b in st.blocked]
     dead = [{**d, "ago": _age(max(0.0, now - d["at"])) if d.get("at") else "?"} for d in dead_letters]
     jobs = [{**j, "ago": _age(max(0.0, now - j["since"]))} for j in st.failing_jobs]
+    waits = [{**w, "age": duration(now - w["since"]) if w.get("since") else "an unknown time",
+              "limit": duration(w.get("limit_s") or 0)} for w in st.check_waits]
     why = st.stale_reason(stale_after_s, now)
     return render("status_issue.md.j2", blocked=blocked, dead_letters=dead, config_path=config_path, failing_jobs=jobs,
+                  check_waits=waits,
                   login_unknown=login_unknown,
                   stale=st.stale(stale_after_s, now), stale_reason=why,
                   seen_too=bool(st.upstream_seen_at and st.last_fetch_error),     # an age reason says it already

@@ -60,6 +60,7 @@ SYNC_STATUS = table("sync_status", {
     "holder_disposition": str,
     "backlog_by_json": str,      # [[disposition, count]]: the Backlog per disposition
     "not_reached_handled": int,  # of not_reached, handled already (isolated picks, no-ops)
+    "check_waits_json": str,     # [{"pr","branch","unit","head","checks","since","overdue","limit_s"}]: gates waiting on unreported checks
 }, pk="repo")
 
 
@@ -176,6 +177,28 @@ def record_job(store: Store, repo: str, job: str, error: str | None, now: float)
     return set(jobs) != before
 
 
+def record_check_waits(store: Store, repo: str, pr: int, wait: dict | None, *, keep=None) -> bool:
+    """Record that sync PR ``pr`` of fork ``repo`` waits on required checks with no run or status
+    on its head (``wait``: :attr:`bot.sync.status.SyncStatus.check_waits`' shape; None: it waits on
+    none now, which clears it). ``keep(wait) -> bool``, when given, also drops the other waits it
+    answers False for (their PR closed meanwhile). Writes only the ``check_waits_json`` column in
+    one transaction, as :func:`record_job` does. Returns whether what a person reads changed (a
+    new wait, one gone, other checks or head, one turned overdue), for the status issue's refresh."""
+    with store.transaction():
+        st = load_status(store, repo) or SyncStatus(repo=repo)
+        waits = [w for w in st.check_waits if w.get("pr") != pr and (keep is None or keep(w))]
+        if wait is not None:
+            waits.append({**wait, "pr": pr})
+        waits.sort(key=lambda w: w["pr"])
+        if waits == list(st.check_waits):
+            return False
+        _write(store, replace(st, check_waits=tuple(waits)), only=("check_waits_json",))
+
+    def shown(ws):
+        return {(w["pr"], w.get("head"), tuple(w.get("checks") or ()), bool(w.get("overdue"))) for w in ws}
+    return shown(waits) != shown(st.check_waits)
+
+
 def set_hold(store: Store, repo: str, on: bool, held_by: str) -> bool:
     """Put fork ``repo`` on hold (``on``) or take it off, as the comment ``held_by`` (its
     ``comment_order``; "" = now, keeping the stored one) says, unless the stored hold was set by a
@@ -228,7 +251,7 @@ def load_all_statuses(store: Store) -> list[SyncStatus]:
 #: Columns with writers of their own (a hold command, the scheduler), which :func:`save_status`
 #: leaves as they are on a stored row: a sync loads its status, works for minutes, and saves it,
 #: and a hold set or a job failing meanwhile must survive that save.
-OWNED_COLUMNS = ("held", "held_by", "failing_jobs_json")
+OWNED_COLUMNS = ("held", "held_by", "failing_jobs_json", "check_waits_json")
 
 
 def save_status(store: Store, status: SyncStatus) -> None:
@@ -239,9 +262,10 @@ def save_status(store: Store, status: SyncStatus) -> None:
 
 def _write(store: Store, status: SyncStatus, *, keep: tuple[str, ...] = (), only: tuple[str, ...] = ()) -> None:
     row = {k: v for k, v in status.__dict__.items()
-           if k not in ("deferred", "units", "held", "blocked", "failing_jobs", "backlog_by")}
+           if k not in ("deferred", "units", "held", "blocked", "failing_jobs", "backlog_by", "check_waits")}
     row["backlog_by_json"] = json.dumps([list(p) for p in status.backlog_by])
     row["failing_jobs_json"] = json.dumps(list(status.failing_jobs))
+    row["check_waits_json"] = json.dumps(list(status.check_waits))
     row["blocked_json"] = json.dumps(list(status.blocked))
     row["held"] = int(status.held)
     row["deferred_json"] = json.dumps(list(status.deferred))
@@ -272,7 +296,8 @@ def _status_from_row(r: dict) -> SyncStatus:
         contiguous_pin_at=r.get("contiguous_pin_at") or 0.0, contiguous_lag_days=r.get("contiguous_lag_days") or 0.0,
         holder=r.get("holder") or "", holder_pr=r.get("holder_pr") or 0, holder_disposition=r.get("holder_disposition") or "",
         backlog_by=tuple((d, n) for d, n in json.loads(r.get("backlog_by_json") or "[]")),
-        not_reached_handled=r.get("not_reached_handled") or 0)
+        not_reached_handled=r.get("not_reached_handled") or 0,
+        check_waits=tuple(json.loads(r.get("check_waits_json") or "[]")))
 
 
 # ---------------------------------------------------------------------- sync branches

@@ -49,7 +49,12 @@ Rules, in the order they are reported (the order findings are shown in):
    running → ``check-pending``, anything else → ``check-failed``, each naming the check, and
    the ruleset rule that requires it where one does (``check_rules``); rules that could not be
    read (``rules_error``: GitHub answered 4xx or 5xx) → ``checks-unread``, which holds the gate
-   (never merges on an unknown rule set) until they can be. A check branch
+   (never merges on an unknown rule set) until they can be. A required check with no run or
+   status on the head says for how long (``head_seen_at``: forksync first saw the head, at its
+   push) once that is :data:`AGE_SHOWN_AFTER_S` or more; past ``unreported_after_s`` (``gate.unreported_after_s``) it is
+   ``check-never-reported`` — a workflow whose ``paths:`` filter the PR does not match, a
+   disabled workflow, a renamed check — naming the causes and what to do; it blocks all the
+   same (:attr:`GateDecision.unreported`). A check branch
    protection or a ruleset binds to one app (``check_apps``) counts only that app's check runs:
    a run of the same name from another app (or a workflow), and a commit status (which does
    not say which app set it), are ignored for it, and the finding says so. With
@@ -79,7 +84,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.core.logins import among, is_app_bot
-from bot.templating import render
+from bot.templating import duration, render, render_part
+
+#: The texts of a required check not reported on the head (rule 6).
+WAIT_TEXTS = "validation/check_wait.txt.j2"
+#: How long (s) a required check may be unreported before its finding says for how long: a
+#: just-pushed head's workflows are still being queued, and "for 12 s" says nothing.
+AGE_SHOWN_AFTER_S = 600
 
 #: Check-run name of the gate itself (never counted as one of the PR's required checks).
 GATE_CHECK = "forksync/gate"
@@ -233,6 +244,9 @@ class PRState:
     metrics_needing_signoff: tuple[str, ...] = ()
     unit_updated_at: int = 0
     unit_heads: tuple[str, ...] = ()       # heads seen carrying exactly the unit's current own commits
+    #: when forksync first saw ``head_sha`` as the PR's head (epoch s; 0 unknown): its push, as near
+    #: as the ``pull_request`` delivery that announced it (:func:`bot.validation.store.head_seen`)
+    head_seen_at: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -258,6 +272,9 @@ class GateDecision:
     pre_existing: tuple[Finding, ...] = ()
     actions: tuple[str, ...] = ()
     listed: tuple[Finding, ...] = ()
+    #: ``(check name, overdue)`` of each required check with no run or status on the head:
+    #: ``overdue`` once it stayed so past ``unreported_after_s`` (``check-never-reported``)
+    unreported: tuple[tuple[str, bool], ...] = ()
 
     @property
     def title(self) -> str:
@@ -539,8 +556,30 @@ def _bound_note(app: int, ignored) -> str:
     return f"(bound to app {app}" + "".join("; " + w for w in why) + ")"
 
 
-def _check_findings(pr: PRState, have_suites: bool, blocking, passed):
-    """Rule 6: required external checks (and the no-suites fallback)."""
+def _unreported(pr: PRState, name: str, note: str, now: float, after_s: float, blocking, unreported):
+    """A required check ``name`` with no run or status on the head (rule 6): how long it has
+    waited, when the head's first sighting and ``now`` are known; never reported once that is
+    ``after_s`` or more. ``note``: the bound-app and ruleset words of the finding."""
+    waited = max(0.0, now - pr.head_seen_at)
+    if not (pr.head_seen_at and now) or waited < min(AGE_SHOWN_AFTER_S, after_s or AGE_SHOWN_AFTER_S):
+        blocking.append(Finding("check-pending", "required, not reported on this head yet" + note, name))
+        unreported.append((name, False))
+        return
+    overdue = bool(after_s) and waited >= after_s
+    if overdue:
+        blocking.append(Finding("check-never-reported", render_part(WAIT_TEXTS, "never", age=duration(waited),
+                                                                    limit=duration(after_s), note=note), name))
+    else:
+        blocking.append(Finding("check-pending", render_part(WAIT_TEXTS, "pending", age=duration(waited), note=note),
+                                name))
+    unreported.append((name, overdue))
+
+
+def _check_findings(pr: PRState, have_suites: bool, blocking, passed, *, now: float = 0.0,
+                    unreported_after_s: float = 0.0, unreported: list | None = None):
+    """Rule 6: required external checks (and the no-suites fallback). ``unreported`` receives
+    ``(name, overdue)`` of each required check with no run or status on the head."""
+    unreported = [] if unreported is None else unreported
     def own(name: str) -> bool:
         return name == GATE_CHECK or name.startswith("forksync/")
 
@@ -576,11 +615,11 @@ def _check_findings(pr: PRState, have_suites: bool, blocking, passed):
             ignored = [c for c in cs if c.kind != "check-run" or c.app_id != app]
             cs = [c for c in cs if c not in ignored]
             if not cs:
-                blocking.append(Finding("check-pending", "required, not reported on this head yet "
-                                        + _bound_note(app, ignored) + why, n))
+                _unreported(pr, n, " " + _bound_note(app, ignored) + why, now, unreported_after_s, blocking,
+                            unreported)
                 continue
         elif not cs:
-            blocking.append(Finding("check-pending", "required, not reported on this head yet" + why, n))
+            _unreported(pr, n, why, now, unreported_after_s, blocking, unreported)
             continue
         running = [c for c in cs if c.conclusion is None]
         bad = [c for c in cs if c.conclusion is not None and c.conclusion not in PASSING]
@@ -595,12 +634,15 @@ def _check_findings(pr: PRState, have_suites: bool, blocking, passed):
 
 
 def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaPolicy, ...] = (), *,
-           config_error: str = "", l3_suites: tuple[str, ...] | None = None) -> GateDecision:
+           config_error: str = "", l3_suites: tuple[str, ...] | None = None, now: float = 0.0,
+           unreported_after_s: float = 0.0) -> GateDecision:
     """The gate's decision for ``pr`` given the trusted required L1 ``suites`` (already filtered
     to those that apply, see :func:`bot.config.suites.required_l1`) and the configured ``areas``.
     ``config_error``: why the trusted configuration could not be read ("" when it was, or when
     there is none); ``l3_suites``: the names of its L3 suites (None when unknown: every L3
-    request is judged). Pure and deterministic: the same inputs give the same findings in the same order."""
+    request is judged); ``now`` (epoch s; 0 unknown) and ``unreported_after_s`` (s; 0 never): how
+    long a required check not reported on the head has waited since ``pr.head_seen_at``, and when
+    that wait counts as never reported (rule 6). Pure and deterministic: the same inputs give the same findings in the same order."""
     blocking: list[Finding] = []
     passed: list[Finding] = []
     pre_existing: list[Finding] = []
@@ -669,7 +711,9 @@ def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaP
         _suite_findings(pr, suites, blocking, passed, pre_existing, actions, listed)
         if not gpu_ok and "run-suites" in actions:
             actions.remove("run-suites")
-    _check_findings(pr, bool(suites), blocking, passed)
+    unreported: list[tuple[str, bool]] = []
+    _check_findings(pr, bool(suites), blocking, passed, now=now, unreported_after_s=unreported_after_s,
+                    unreported=unreported)
     _approval_findings(pr, area_map, blocking, passed)
     gone = gone_l3(pr, l3_suites)
     _l3_findings(pr, gone, blocking, passed, listed)
@@ -679,7 +723,8 @@ def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaP
     allowed = not blocking
     if allowed:
         actions.append("merge")
-    return GateDecision(allowed, tuple(blocking), tuple(passed), tuple(pre_existing), tuple(actions), tuple(listed))
+    return GateDecision(allowed, tuple(blocking), tuple(passed), tuple(pre_existing), tuple(actions), tuple(listed),
+                        tuple(unreported))
 
 
 def area_policies(cfg) -> tuple[AreaPolicy, ...]:

@@ -491,5 +491,6 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
         holds=tuple(holds), results=results,
         base_results=base_results, reviews=tuple(rev), checks=tuple(checks),
         signoffs=signoff.signoffs_for(store, full, pr["number"]), unit_updated_at=updated, unit_heads=unit_heads,
+        head_seen_at=vstore.head_seen(store, full, pr["number"], head, now),
         l3_requests=tuple(L3Request(r.workload, r.platform, r.head_sha, r.status, r.verdict, r.finished_at or 0)
                           for r in signoff.l3_runs_for(store, full, pr["number"])))

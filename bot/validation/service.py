@@ -360,14 +360,19 @@ class ValidationService:
         failure that lasts ends a dead letter (status issue, ``/healthz``), and a tick's job fails
         the same visible way; the next evaluation that reads them decides again."""
         unread: list[BaseException] = []
+        waits: list[bool] = []
         notes = await self._evaluate(ctx, full, number, _round=_round, tr=tr, explicit=explicit, seen=seen,
-                                     unread=unread)
+                                     unread=unread, waits=waits)
+        if any(waits):
+            # after the gate is on the PR and outside its lock: a status issue GitHub would not
+            # write fails the delivery here, never the gate's own run
+            await self.sync.refresh_status_issue(ctx, full)
         if unread:
             raise unread[0]
         return notes
 
     async def _evaluate(self, ctx, full: str, number: int, *, _round: int, tr: Trusted | None, explicit: bool,
-                        seen: list | None, unread: list[BaseException]) -> list[str]:
+                        seen: list | None, unread: list[BaseException], waits: list[bool] | None = None) -> list[str]:
         """Evaluate the gate for PR ``number``, publish ``forksync/gate`` and act on the decision.
         Sync PRs (branch ``github.branch_prefix`` on the fork) merge by themselves when the gate
         allows; any other PR only when ``explicit`` (``/forksync merge``). ``seen``, when given,
@@ -380,6 +385,7 @@ class ValidationService:
         async with self._lock(full, number):
             pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full), "number": number})
             if pr.get("state") != "open":
+                (waits if waits is not None else []).append(self._record_check_waits(ctx, full, number, None))
                 return [f"#{number}: {'merged' if pr.get('merged') else pr.get('state')}"]
             tr = tr or await self.trusted(ctx, full)
             if not tr.served:
@@ -396,8 +402,10 @@ class ValidationService:
                                              repo_for=lambda base, head: self.repo_for(full, base, head),
                                              now=self.now(), unread=unread)
             suites = suite_requirements(required_l1(tr.suites, state.areas))
+            after_s = getattr(getattr(tr.cfg, "gate", None), "unreported_after_s", 0) or 0
             decision = decide(state, suites, area_policies(tr.cfg), config_error=tr.error,
-                              l3_suites=None if tr.error else tuple(s.name for s in tr.suites if s.level == "L3"))
+                              l3_suites=None if tr.error else tuple(s.name for s in tr.suites if s.level == "L3"),
+                              now=self.now(), unreported_after_s=after_s)
             if seen is not None:
                 seen.append((decision, state))
             notes = [f"#{number} gate: {decision.title}"
@@ -407,6 +415,8 @@ class ValidationService:
             named = pr["head"]["ref"].startswith(tr.cfg.github.branch_prefix)
             foreign = owner if named else ""
             sync_pr = named and not foreign
+            (waits if waits is not None else []).append(self._record_check_waits(
+                ctx, full, number, check_wait(decision, state, pr, after_s, ctx.store, full) if sync_pr else None))
             if foreign:
                 # named like a sync branch, and so once taken for one; saying why it is not keeps a
                 # person from waiting for a merge forksync will not make by itself
@@ -454,6 +464,25 @@ class ValidationService:
             return notes + await self.validate_pr(ctx, full, number, explicit=explicit, _round=_round + 1, seen=seen)
         return notes
 
+    def _record_check_waits(self, ctx, full: str, number: int, wait: dict | None) -> bool:
+        """Store the sync PR's wait on unreported required checks (:func:`check_wait`; None: none)
+        for the status issue, the dashboard and ``/healthz``. True when the status issue wants a
+        render: a unit turned to, or stopped, waiting on a check never reported (a wait still young
+        shows at the issue's next render: a refresh per push would cost calls for nothing a person
+        acts on)."""
+        def open_unit(w: dict) -> bool:
+            row = sync_store.branch_row(ctx.store, full, w.get("branch") or "")
+            return bool(row) and row.get("state") == "open" and row.get("pr") in (0, None, w["pr"])
+
+        def overdue() -> set[int]:
+            st = sync_store.load_status(ctx.store, full)
+            return {w["pr"] for w in (st.check_waits if st else ()) if w.get("overdue")}
+
+        before = overdue()
+        if not sync_store.record_check_waits(ctx.store, full, number, wait, keep=open_unit):
+            return False
+        return before != overdue()
+
     async def _after_merge(self, ctx, full: str, number: int, base: str) -> list[str]:
         """Land a PR the bot merged itself (:func:`bot.sync.landing.on_closed`: ledger refresh,
         branch deletion) — GitHub's ``pull_request.closed`` for it has the bot as sender, which the
@@ -498,6 +527,19 @@ class ValidationService:
         if branch and out.code == REFUSED and out.github_error is not None:
             await self.sync.merge_refused(ctx, full, branch, head, github_words(out.github_error))
         return out
+
+
+def check_wait(decision, state, pr: dict, after_s: float, store, full: str) -> dict | None:
+    """The sync PR's wait on required checks with no run or status on its head
+    (:attr:`bot.validation.gate.GateDecision.unreported`), in
+    :attr:`bot.sync.status.SyncStatus.check_waits`' shape; None when it waits on none."""
+    if not decision.unreported:
+        return None
+    row = gate_inputs.unit_row(store, full, pr) or {}
+    branch = (pr.get("head") or {}).get("ref") or ""
+    return {"branch": branch, "unit": row.get("unit_id") or branch.rsplit("/", 1)[-1], "head": state.head_sha,
+            "checks": [n for n, _ in decision.unreported], "since": state.head_seen_at,
+            "overdue": any(o for _, o in decision.unreported), "limit_s": after_s}
 
 
 def not_served_note(full: str, number: int) -> str:

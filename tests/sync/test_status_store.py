@@ -114,3 +114,23 @@ def test_a_failing_jobs_error_is_scrubbed_before_it_is_stored(tmp_path):
     [job] = sync_store.load_status(store, "meta/fork").failing_jobs
     assert "ghs_abc123" not in job["error"] and "s3cr3t" not in job["error"], job["error"]
     assert job["error"].startswith("ClientError: GET https://***@github.com/meta/fork.git failed")
+
+
+def test_a_gates_check_wait_recorded_during_a_sync_survives_its_save_and_clears(tmp_path):
+    store = Store(tmp_path / "s.db")
+    sync_store.save_status(store, SyncStatus(repo="meta/fork", backlog=7))
+    during = sync_store.load_status(store, "meta/fork")
+    wait = {"branch": "forksync/bundle-a", "unit": "bundle-a", "head": "a" * 40, "checks": ["ci/x"],
+            "since": 100.0, "overdue": False, "limit_s": 10800}
+    assert sync_store.record_check_waits(store, "meta/fork", 7, wait)
+    assert not sync_store.record_check_waits(store, "meta/fork", 7, wait)         # the same again: nothing new
+    sync_store.save_status(store, replace(during, backlog=3))
+    st = sync_store.load_status(store, "meta/fork")
+    assert (st.backlog, st.check_waits) == (3, ({**wait, "pr": 7},)) and st.degraded() == ""
+    assert sync_store.record_check_waits(store, "meta/fork", 7, {**wait, "overdue": True})
+    reason = sync_store.load_status(store, "meta/fork").degraded()
+    assert reason == ("1 unit(s) wait on a required check never reported on their head: bundle-a (#7): ci/x, "
+                      "not reported on aaaaaaaaaaaa since 1970-01-01 00:01 UTC")
+    # a wait whose unit ended is dropped by the next record, whichever PR it is for
+    assert sync_store.record_check_waits(store, "meta/fork", 8, None, keep=lambda w: w["pr"] != 7)
+    assert sync_store.load_status(store, "meta/fork").check_waits == ()

@@ -317,6 +317,32 @@ def test_a_check_a_ruleset_requires_is_found_with_the_rule_that_requires_it():
         ("check-pending", "ci/p", "required, not reported on this head yet")]      # protection's: no rule named
 
 
+@pytest.mark.parametrize(("seen", "now", "code", "words", "unreported"), [
+    (0.0, 50_000.0, "check-pending", "required, not reported on this head yet", (("ci/x", False),)),  # head unseen
+    (40_000.0, 40_599.0, "check-pending", "required, not reported on this head yet", (("ci/x", False),)),
+    (40_000.0, 45_400.0, "check-pending", "required, not reported on this head for 1.5 h since it was pushed",
+     (("ci/x", False),)),
+    (40_000.0, 50_800.0, "check-never-reported", "required, never reported on this head in 3 h (limit 3 h)",
+     (("ci/x", True),)),
+])
+def test_a_required_check_never_reported_says_for_how_long_then_that_it_will_not_come(seen, now, code, words,
+                                                                                       unreported):
+    d = decide(pr(required_checks=("ci/x",), head_seen_at=seen), SUITES, AREAS, now=now,
+               unreported_after_s=10_800)
+    [f] = [f for f in d.blocking if f.subject == "ci/x"]
+    assert (f.code, f.detail[:len(words)]) == (code, words)
+    assert d.unreported == unreported and not d.allowed
+    if code == "check-never-reported":
+        assert "`paths:`" in f.detail and "branch protection" in f.detail and "`gate.required_checks`" in f.detail
+
+
+def test_a_check_that_reported_is_no_wait_however_old_the_head():
+    d = decide(pr(required_checks=("ci/x",), head_seen_at=1.0, checks=(Check("ci/x", None),)), SUITES, AREAS,
+               now=1e9, unreported_after_s=60)
+    assert [(f.code, f.detail) for f in d.blocking if f.subject == "ci/x"] == [("check-pending", "still running")]
+    assert d.unreported == ()
+
+
 def test_rules_that_could_not_be_read_hold_the_gate_beside_the_checks_it_knows():
     """The rulesets' rules unread: the checks protection requires are still judged, and one more
     finding holds the gate (in progress, never green) naming GitHub's answer; with every known
