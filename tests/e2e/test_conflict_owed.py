@@ -103,3 +103,69 @@ async def test_the_picks_after_a_conflict_stop_stay_in_the_chain_across_a_replan
     assert await open_prs(w.alice) == []
     assert picked(w, "main") == [c4, c1, c2, c3]
     assert "Forksync-Conflict" not in fork_git(w, "log", "--format=%B", "main")
+
+
+K0 = "def f():\n    return 0\ndef g():\n    return 0\n"
+
+
+@pytest.fixture
+async def stacked_world(fake_github, tmp_path):
+    async with validated_world(fake_github, tmp_path, CONFIG,
+                               files=upstream_files(**{"third_party/amd/x.cpp": source(), "python/h.py": "h = 0\n",
+                                                       "python/k.py": K0})) as w:
+        yield w
+
+
+async def test_a_pick_that_needs_the_stopped_chain_stays_in_it_across_a_replan(stacked_world, tmp_path):
+    """The chain's second pick needs an open bundle's pick (predicted on it, it stops at a conflict on
+    the fork tip); its third conflicts without the chain (a line beside the second's, in another
+    function) and picks cleanly after it. The plan alone, made again, would stack the third on the
+    open branch as a chain of its own — a second PR stopping at a conflict that the chain's own
+    picks resolve; it stays the chain's, and lands with it once the bundle landed."""
+    w, up_src, upstream = stacked_world
+    b0 = commit_files(up_src, {"python/h.py": "h = 1\n"}, "Speed up h (#100)")
+    c1 = commit_files(up_src, {"third_party/amd/x.cpp": source(z="1")}, "AMD: set z (#101)")
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": source(z="2"), "python/h.py": "h = 2\n",
+                               "python/k.py": K0.replace("return 0", "return 2", 1)}, "AMD: z, h and f (#102)")
+    c3 = commit_files(up_src, {"python/k.py": "def f():\n    return 2\ndef g(n=3):\n    return n\n"}, "g (#103)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    unit = f"chain-{c1[:12]}"
+    branch = f"forksync/{unit}"
+    bundle = f"forksync/bundle-{b0[:12]}"
+    prs = await open_prs(w.alice)
+    assert [p["head"]["ref"] for p in prs] == [bundle, branch]
+    chain = prs[1]
+    assert chain["draft"] is True and f"## ⚠️ Stopped at a conflict: upstream `{c2[:12]}`" in chain["body"]
+    assert picked(w, f"main..{branch}") == [c1]
+    assert json.loads(sync_store.branch_row(w.bot.store, "meta/triton", branch)["shas_json"]) == [c1, c2, c3]
+
+    # upstream moves elsewhere: planned again while the chain is stopped
+    c4 = commit_files(up_src, {"python/a.py": "a = 4\n"}, "Speed up a (#104)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    refs = [p["head"]["ref"] for p in await open_prs(w.alice)]
+    assert f"forksync/chain-{c3[:12]}" not in refs, "the pick after the conflict was planned as a unit of its own"
+    assert branch in refs and bundle in refs
+    row = sync_store.branch_row(w.bot.store, "meta/triton", branch)
+    assert c3 in json.loads(row["shas_json"]) and row["conflict_sha"] == c2, row["shas_json"]
+    assert f"`{c3[:12]}`" in (await w.pr(chain["number"]))["body"]
+
+    # a second re-plan keeps it too (the row now holds the plan that kept it)
+    c5 = commit_files(up_src, {"python/a.py": "a = 5\n"}, "Speed up a again (#105)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    assert f"forksync/chain-{c3[:12]}" not in [p["head"]["ref"] for p in await open_prs(w.alice)]
+    assert c3 in json.loads(sync_store.branch_row(w.bot.store, "meta/triton", branch)["shas_json"])
+
+    # the bundles land; the chain is built again on the new fork tip, past its conflict, with all three picks
+    await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    await w.bot.settle()
+    await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    assert picked(w, f"main..{branch}") == [c1, c2, c3], fork_git(w, "log", "--format=%h %s", "-6", branch)
+    await w.people["carol"].post(f"/repos/meta/triton/pulls/{chain['number']}/reviews", data={"event": "APPROVE"})
+    await w.bot.settle()
+    assert (await w.pr(chain["number"]))["merged"] is True
+    assert await open_prs(w.alice) == []
+    got = picked(w, "main")
+    assert sorted(got) == sorted([b0, c1, c2, c3, c4, c5]) and got.index(c1) < got.index(c2) < got.index(c3)
