@@ -152,7 +152,7 @@ async def test_a_pick_that_needs_the_stopped_chain_stays_in_it_across_a_replan(s
     assert f"`{c3[:12]}`" in (await w.pr(chain["number"]))["body"]
 
     # a second re-plan keeps it too (the row now holds the plan that kept it)
-    c5 = commit_files(up_src, {"python/a.py": "a = 5\n"}, "Speed up a again (#105)")
+    c5 = commit_files(up_src, {"python/e.py": "e = 5\n"}, "Add e (#105)")
     git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
     await w.bot.settle()
     assert f"forksync/chain-{c3[:12]}" not in [p["head"]["ref"] for p in await open_prs(w.alice)]
@@ -169,3 +169,32 @@ async def test_a_pick_that_needs_the_stopped_chain_stays_in_it_across_a_replan(s
     assert await open_prs(w.alice) == []
     got = picked(w, "main")
     assert sorted(got) == sorted([b0, c1, c2, c3, c4, c5]) and got.index(c1) < got.index(c2) < got.index(c3)
+
+
+async def test_a_stopped_chain_rebuilt_on_the_moved_fork_keeps_the_picks_before_its_conflict(stacked_world):
+    """The chain picked its first commit cleanly and stopped at its second, which needs an open
+    bundle's pick; the landing of that bundle plans again, and the plan extends the open chain with
+    its third commit (same function as the second). Built again on the new fork tip, the chain
+    holds all three picks, in upstream order — not the second and third alone, which stop at a
+    conflict again without the first and leave the chain waiting for a resolution it never needed."""
+    w, up_src, upstream = stacked_world
+    b0 = commit_files(up_src, {"python/h.py": "h = 1\n"}, "Speed up h (#100)")
+    c1 = commit_files(up_src, {"third_party/amd/x.cpp": source(z="1")}, "AMD: set z (#101)")
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": source(z="2"), "python/h.py": "h = 2\n"}, "AMD: z and h (#102)")
+    c3 = commit_files(up_src, {"third_party/amd/x.cpp": source(z="3")}, "AMD: z again (#103)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    branch = f"forksync/chain-{c1[:12]}"
+    bundle, chain = await open_prs(w.alice)
+    assert (bundle["head"]["ref"], chain["head"]["ref"]) == (f"forksync/bundle-{b0[:12]}", branch)
+    assert picked(w, f"main..{branch}") == [c1] and chain["draft"] is True
+
+    await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    assert (await w.pr(bundle["number"]))["merged"] is True
+    assert picked(w, f"main..{branch}") == [c1, c2, c3], fork_git(w, "log", "--format=%h %s", "-6", branch)
+    assert "Forksync-Conflict" not in fork_git(w, "log", "--format=%B", f"main..{branch}")
+    await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    await w.people["carol"].post(f"/repos/meta/triton/pulls/{chain['number']}/reviews", data={"event": "APPROVE"})
+    await w.bot.settle()
+    assert (await w.pr(chain["number"]))["merged"] is True
+    assert picked(w, "main") == [b0, c1, c2, c3]
