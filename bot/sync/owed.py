@@ -11,9 +11,21 @@ back: a planned chain whose first commit the open unit owes (the commit it stopp
 planned after it in that unit) is folded into the open unit, which picks it again on its own
 branch, in upstream order.
 
+A chain stopped at a conflict (its conflict commit the branch's tip, ``conflict_sha`` set, no
+block) owes the commits planned after the conflicted one: they are PENDING, and the plan places
+them by its rules alone. A commit linked to the open branch by a shared symbol or area joins it,
+but one that only conflicts without the chain (a follow link, no shared symbol) and joined the
+chain because the chain's running tree took it cleanly starts a chain stacked on the branch: an
+open branch has no running tree. That chain would be published on the fork tip, lacking the
+chain's picks, and stop at a conflict of its own — a second PR for one resolution. It is folded
+back the same way, and picked after the resolution (``SyncService.finish_conflict`` picks the
+commits the row was planned with), or when the chain is built again on a moved fork tip.
+
 Left as planned: an owed commit in a bundle, or in a chain it is not the first of (the planner
-joined it to other work), a unit with no PR (its first pick failed: nothing is on GitHub, and the
-plan makes the unit again), and a fold that would make units land after each other in a cycle.
+joined it to other work), the commits after a bundle's conflict (bundles land in any order), a
+unit with no PR (its first pick failed: nothing is on GitHub, and the plan makes the unit again),
+a unit GitHub refused (blocked at push, pr or merge), and a fold that would make units land after
+each other in a cycle.
 """
 from __future__ import annotations
 
@@ -29,7 +41,8 @@ def keep_owed(plan: Plan, rows: Sequence[dict], rank: Mapping[str, int]) -> tupl
     unit (see the module doc), and one note per fold (``"<chain> kept in <unit>: …"``).
 
     ``rows``: the fork's ``sync_branches`` rows (:func:`bot.sync.store.open_branches`; only those
-    ``open`` and blocked at step ``apply`` with a ``conflict_sha`` count). ``rank``: upstream order
+    ``open`` with a ``conflict_sha`` count: blocked at step ``apply``, or a chain not blocked —
+    stopped at that conflict). ``rank``: upstream order
     of the plan's commits (sha → index; an unknown sha sorts last). The folded unit keeps the open
     unit's id, reason (else says it continues the branch), and the units either landed after;
     units that landed after the folded chain land after the open unit."""
@@ -37,32 +50,45 @@ def keep_owed(plan: Plan, rows: Sequence[dict], rank: Mapping[str, int]) -> tupl
     notes: list[str] = []
     for r in sorted(rows, key=lambda r: r.get("branch") or ""):
         stop = r.get("conflict_sha") or ""
-        if r.get("state") != "open" or r.get("blocked_step") != "apply" or not stop:
+        if r.get("state") != "open" or not stop:
             continue
         own = r["unit_id"]
         planned = json.loads(r.get("shas_json") or "[]")
-        owed = set(planned[planned.index(stop):] if stop in planned else [stop])
-        while True:
+        if r.get("blocked_step") == "apply":
+            # the failed pick is PENDING: it is owed, and so is what was planned after it
+            owed = set(planned[planned.index(stop):] if stop in planned else [stop])
+            why = f"{own}'s pick of upstream {stop[:12]} failed"
+            reason = f"continues forksync/{own}: its pick of upstream {stop[:12]} failed; picked again on its branch"
+        elif not r.get("blocked_step") and r.get("kind") == "chain":
+            # stopped at a conflict: the conflicted commit is in flight (its conflict commit is the
+            # branch's tip); the commits planned after it are owed. A plan that kept them wrote
+            # only those (the stop is not pending), so a list without the stop is owed whole
+            owed = set(planned[planned.index(stop) + 1:] if stop in planned else planned)
+            why = f"{own} stopped at a conflict in upstream {stop[:12]}"
+            reason = (f"continues forksync/{own}: stopped at a conflict in upstream {stop[:12]}; "
+                      "picked after its resolution, on its branch")
+        else:
+            continue
+        while owed:
             chain = next((u for u in units if u.id != own and u.kind == "chain" and u.items
                           and u.items[0].sha in owed), None)
             if chain is None:
                 break
-            folded = _fold(units, own, chain, stop, rank)
+            folded = _fold(units, own, chain, reason, rank)
             if folded is None:
                 break
             units = folded
-            notes.append(f"{chain.id} kept in {own}: {own}'s pick of upstream {stop[:12]} failed")
+            notes.append(f"{chain.id} kept in {own}: {why}")
     return replace(plan, units=tuple(units)), notes
 
 
-def _fold(units: list[Unit], own: str, chain: Unit, stop: str, rank: Mapping[str, int]) -> list[Unit] | None:
-    """``units`` with ``chain`` folded into unit ``own`` (made when the plan has none), or None
-    when the result would land units after each other in a cycle."""
+def _fold(units: list[Unit], own: str, chain: Unit, reason: str, rank: Mapping[str, int]) -> list[Unit] | None:
+    """``units`` with ``chain`` folded into unit ``own`` (made with ``reason`` when the plan has
+    none), or None when the result would land units after each other in a cycle."""
     last = len(rank)
     base = next((u for u in units if u.id == own), None)
     if base is None:
-        base = Unit(id=own, kind="chain", items=(),
-                    reason=f"continues forksync/{own}: its pick of upstream {stop[:12]} failed; picked again on its branch")
+        base = Unit(id=own, kind="chain", items=(), reason=reason)
     items = tuple(sorted(base.items + chain.items, key=lambda i: rank.get(i.sha, last)))
     deps = tuple(d for d in dict.fromkeys(base.depends_on + chain.depends_on) if d not in (own, chain.id))
     merged = replace(base, items=items, areas=tuple(sorted(set(base.areas) | set(chain.areas))), depends_on=deps)

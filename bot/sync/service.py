@@ -32,7 +32,7 @@ import re
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Sequence
+from typing import Any, Awaitable, Callable, Mapping, Sequence
 
 import gidgethub
 import pygit2
@@ -550,8 +550,10 @@ class SyncService:
             # past that pick, so a person resolving the same conflict is not raced by a new one
             stopped = res
             # the plan leaves out what is in flight on the branch (its picks, the stopped one):
-            # the rebuild picks them all again
-            whole = list(dict.fromkeys((*res.already, *res.remaining)))
+            # the rebuild picks them all again — every pick the branch carries, also those a
+            # re-plan's unit does not list (it extended the branch with later commits only)
+            carried = await self._branch_picks(git_dir, core.fork_head, res.tip, core.commits)
+            whole = list(dict.fromkeys((*carried, *res.already, *res.remaining)))
             items = {i.sha: i for i in unit.items}
             again = replace(unit, items=tuple(items.get(s) or PlanItem(s, "chain") for s in whole))
             if all(s in core.commits for s in whole):
@@ -857,6 +859,18 @@ class SyncService:
         except (apply_mod.ApplyError, KeyError, ValueError, OSError, pygit2.GitError) as e:
             raise _ApplyFailed(f"applying {unit.id} failed: {str(e).strip() or type(e).__name__}",
                                unit.shas[0] if unit.shas else "") from e
+
+    async def _branch_picks(self, git_dir: Path, base: str, tip: str, commits: Mapping[str, CommitInfo]) -> list[str]:
+        """The upstream commits ``base..tip`` picks (its commits' ``Upstream-Commit`` trailers, full
+        shas as ``commits`` knows them), oldest first; a trailer ``commits`` does not know is left out."""
+        out = await self._git(git_dir, "log", "--reverse", "--no-merges",
+                              "--format=%(trailers:key=Upstream-Commit,valueonly)", f"{base}..{tip}")
+        picks = []
+        for u in out.split():
+            full = u.lower() if u.lower() in commits else next((s for s in commits if s.startswith(u.lower())), None)
+            if full and full not in picks:
+                picks.append(full)
+        return picks
 
     async def _has_commit(self, git_dir: Path, sha: str) -> bool:
         """Does the working repository hold commit ``sha`` (fetched, or written here)?"""

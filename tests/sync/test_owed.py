@@ -13,9 +13,9 @@ A, B, C, D, E = (c * 40 for c in "abcde")
 RANK = {s: n for n, s in enumerate([A, B, C, D, E])}
 
 
-def row(unit_id, shas, stop, *, state="open", step="apply"):
+def row(unit_id, shas, stop, *, state="open", step="apply", kind="chain"):
     return {"unit_id": unit_id, "branch": f"forksync/{unit_id}", "state": state, "blocked_step": step,
-            "conflict_sha": stop, "shas_json": json.dumps(shas), "pr": 7 if state == "open" else 0}
+            "conflict_sha": stop, "shas_json": json.dumps(shas), "pr": 7 if state == "open" else 0, "kind": kind}
 
 
 def chain(uid, *shas, deps=(), areas=(), reason="r"):
@@ -61,6 +61,26 @@ BD = "bundle-" + D[:12]
     ([chain(CA, E, deps=[BD]), chain(CB, B, deps=[]), bundle(BD, D, deps=[CB])],
      [row(CA, [A, B], B)],
      [chain(CA, E, deps=[BD]), chain(CB, B, deps=[]), bundle(BD, D, deps=[CB])], []),
+    # chain-a stopped at a conflict in b (b is in flight: its conflict commit is the tip); c was planned
+    # after it, and the plan made c a chain stacked on the branch: c goes back into chain-a
+    ([chain(CC, C, D, deps=[CA])],
+     [row(CA, [A, B, C], B, step="")],
+     [Unit(id=CA, kind="chain", items=(PlanItem(C, "why c"), PlanItem(D, "why d")),
+           reason=f"continues forksync/{CA}: stopped at a conflict in upstream {B[:12]}; "
+                  "picked after its resolution, on its branch")],
+     [f"{CC} kept in {CA}: {CA} stopped at a conflict in upstream {B[:12]}"]),
+    # a plan that kept c wrote only c (the stop is not pending): c is still owed on the next plan
+    ([chain(CC, C, deps=[CA])], [row(CA, [C], B, step="")],
+     [Unit(id=CA, kind="chain", items=(PlanItem(C, "why c"),),
+           reason=f"continues forksync/{CA}: stopped at a conflict in upstream {B[:12]}; "
+                  "picked after its resolution, on its branch")],
+     [f"{CC} kept in {CA}: {CA} stopped at a conflict in upstream {B[:12]}"]),
+    # the plan extended the stopped chain itself: nothing to fold
+    ([chain(CA, C)], [row(CA, [A, B, C], B, step="")], [chain(CA, C)], []),
+    # nothing owed after the conflict (it was the chain's last commit), and a bundle stopped at a
+    # conflict: its later commits are left as planned (bundles land in any order)
+    ([chain(CC, C, deps=[CA])], [row(CA, [A, B], B, step="")], [chain(CC, C, deps=[CA])], []),
+    ([chain(CC, C)], [row("bundle-" + A[:12], [A, B, C], B, step="", kind="bundle")], [chain(CC, C)], []),
 ])
 def test_keep_owed(units, rows, expected, said):
     plan = Plan(units=tuple(units), notes=("n",), base="f")

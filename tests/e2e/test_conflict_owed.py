@@ -1,0 +1,200 @@
+"""The picks after a chain's conflict stop stay the chain's, across re-plans, on the local GitHub.
+
+A chain of three upstream commits to one function stops at its second (a conflict with the fork):
+its draft PR carries the first pick and the conflict commit. Upstream then pushes a commit
+elsewhere, so the fork is planned again before anyone resolves the conflict. The third commit is
+still owed to the chain: no unit of its own, nothing of the chain lands before the resolution, and
+after it the third commit is picked on the same branch, in upstream order, and lands in the same PR
+— one fork commit per upstream commit."""
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from bot.app import schedules
+from bot.sync import store as sync_store
+from tests.support.github import commit_files, git
+from tests.support.sync_world import CONFIG, upstream_files, validated_world
+from tests.support.validation_world import tick_ctx
+
+BODY = "".join(f"  step({i});\n" for i in range(8))
+
+
+def source(x: str = "0", z: str = "0") -> str:
+    """x.cpp: one function whose first and last lines the commits change."""
+    return f"void tune() {{\n  int x = {x};\n{BODY}  int z = {z};\n}}\n"
+
+
+@pytest.fixture
+async def world(fake_github, tmp_path):
+    async with validated_world(fake_github, tmp_path, CONFIG,
+                               files=upstream_files(**{"third_party/amd/x.cpp": source()}),
+                               fork_commits=(({"third_party/amd/x.cpp": source(x="10")}, "fork: tune x"),)) as w:
+        yield w
+
+
+async def open_prs(gh):
+    return sorted([p async for p in gh.getiter("/repos/meta/triton/pulls?state=open")], key=lambda p: p["head"]["ref"])
+
+
+def fork_git(w, *args) -> str:
+    return subprocess.run(["git", f"--git-dir={w.fork.path}", *args], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def picked(w, rev: str) -> list[str]:
+    """The upstream commits named by ``Upstream-Commit`` trailers in ``rev``, oldest first."""
+    return fork_git(w, "log", "--reverse", "--format=%(trailers:key=Upstream-Commit,valueonly)", rev).split()
+
+
+async def test_the_picks_after_a_conflict_stop_stay_in_the_chain_across_a_replan_and_land_with_it(world, tmp_path):
+    w, up_src, upstream = world
+    c1 = commit_files(up_src, {"third_party/amd/x.cpp": source(z="1")}, "AMD: set z (#101)")
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": source(x="2", z="1")}, "AMD: new x (#102)")
+    c3 = commit_files(up_src, {"third_party/amd/x.cpp": source(x="2", z="3")}, "AMD: z again (#103)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    [chain] = await open_prs(w.alice)
+    unit = f"chain-{c1[:12]}"
+    branch = f"forksync/{unit}"
+    assert chain["head"]["ref"] == branch and chain["draft"] is True
+    assert f"## ⚠️ Stopped at a conflict: upstream `{c2[:12]}`" in chain["body"]
+    assert picked(w, f"main..{branch}") == [c1]
+    assert f"Forksync-Conflict: {c2}" in fork_git(w, "log", "-1", "--format=%B", branch)
+    row = sync_store.branch_row(w.bot.store, "meta/triton", branch)
+    assert json.loads(row["shas_json"]) == [c1, c2, c3] and row["conflict_sha"] == c2
+
+    # upstream moves elsewhere before anyone resolves the conflict: the fork is planned again
+    c4 = commit_files(up_src, {"python/a.py": "a = 4\n"}, "Speed up a (#104)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    prs = await open_prs(w.alice)
+    assert [p["head"]["ref"] for p in prs] == [f"forksync/bundle-{c4[:12]}", branch], \
+        "the picks after the conflict were planned as a unit of their own"
+    row = sync_store.branch_row(w.bot.store, "meta/triton", branch)
+    assert c3 in json.loads(row["shas_json"]) and row["conflict_sha"] == c2, row["shas_json"]
+    after = next(p for p in prs if p["head"]["ref"] == branch)
+    assert after["number"] == chain["number"] and after["draft"] is True
+    assert f"`{c3[:12]}`" in after["body"], "the chain's PR no longer lists the pick it still owes"
+
+    # the bundle elsewhere lands by itself; nothing of the chain lands before the resolution
+    await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    assert (await w.pr(chain["number"]))["merged"] is False
+    assert picked(w, "main") == [c4]
+
+    # the resolution: the chain goes on with the third pick, on the same branch, in upstream order
+    wt = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
+    commit_files(wt, {"third_party/amd/x.cpp": source(x="12", z="1")},
+                 "resolve x\n\nFile: third_party/amd/x.cpp\nReason: keeps the fork's tuning on upstream's new x\n")
+    git(wt, "push", "-q", "origin", "HEAD")
+    await w.bot.settle()
+    assert [p["head"]["ref"] for p in await open_prs(w.alice)] == [branch]
+    assert picked(w, f"main..{branch}") == [c1, c2, c3], fork_git(w, "log", "--format=%h %s", "-6", branch)
+    assert "Forksync-Conflict" not in fork_git(w, "log", "--format=%B", f"main..{branch}")
+    assert fork_git(w, "show", f"{branch}:third_party/amd/x.cpp") == source(x="12", z="3").rstrip("\n")
+
+    # it lands in the same PR: one fork commit per upstream commit
+    await w.people["carol"].post(f"/repos/meta/triton/pulls/{chain['number']}/reviews", data={"event": "APPROVE"})
+    await w.bot.settle()
+    assert (await w.pr(chain["number"]))["merged"] is True
+    assert await open_prs(w.alice) == []
+    assert picked(w, "main") == [c4, c1, c2, c3]
+    assert "Forksync-Conflict" not in fork_git(w, "log", "--format=%B", "main")
+
+
+K0 = "def f():\n    return 0\ndef g():\n    return 0\n"
+
+
+@pytest.fixture
+async def stacked_world(fake_github, tmp_path):
+    async with validated_world(fake_github, tmp_path, CONFIG,
+                               files=upstream_files(**{"third_party/amd/x.cpp": source(), "python/h.py": "h = 0\n",
+                                                       "python/k.py": K0})) as w:
+        yield w
+
+
+async def test_a_pick_that_needs_the_stopped_chain_stays_in_it_across_a_replan(stacked_world, tmp_path):
+    """The chain's second pick needs an open bundle's pick (predicted on it, it stops at a conflict on
+    the fork tip); its third conflicts without the chain (a line beside the second's, in another
+    function) and picks cleanly after it. The plan alone, made again, would stack the third on the
+    open branch as a chain of its own — a second PR stopping at a conflict that the chain's own
+    picks resolve; it stays the chain's, and lands with it once the bundle landed."""
+    w, up_src, upstream = stacked_world
+    b0 = commit_files(up_src, {"python/h.py": "h = 1\n"}, "Speed up h (#100)")
+    c1 = commit_files(up_src, {"third_party/amd/x.cpp": source(z="1")}, "AMD: set z (#101)")
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": source(z="2"), "python/h.py": "h = 2\n",
+                               "python/k.py": K0.replace("return 0", "return 2", 1)}, "AMD: z, h and f (#102)")
+    c3 = commit_files(up_src, {"python/k.py": "def f():\n    return 2\ndef g(n=3):\n    return n\n"}, "g (#103)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    unit = f"chain-{c1[:12]}"
+    branch = f"forksync/{unit}"
+    bundle = f"forksync/bundle-{b0[:12]}"
+    prs = await open_prs(w.alice)
+    assert [p["head"]["ref"] for p in prs] == [bundle, branch]
+    chain = prs[1]
+    assert chain["draft"] is True and f"## ⚠️ Stopped at a conflict: upstream `{c2[:12]}`" in chain["body"]
+    assert picked(w, f"main..{branch}") == [c1]
+    assert json.loads(sync_store.branch_row(w.bot.store, "meta/triton", branch)["shas_json"]) == [c1, c2, c3]
+
+    # upstream moves elsewhere: planned again while the chain is stopped
+    c4 = commit_files(up_src, {"python/a.py": "a = 4\n"}, "Speed up a (#104)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    refs = [p["head"]["ref"] for p in await open_prs(w.alice)]
+    assert f"forksync/chain-{c3[:12]}" not in refs, "the pick after the conflict was planned as a unit of its own"
+    assert branch in refs and bundle in refs
+    row = sync_store.branch_row(w.bot.store, "meta/triton", branch)
+    assert c3 in json.loads(row["shas_json"]) and row["conflict_sha"] == c2, row["shas_json"]
+    assert f"`{c3[:12]}`" in (await w.pr(chain["number"]))["body"]
+
+    # a second re-plan keeps it too (the row now holds the plan that kept it)
+    c5 = commit_files(up_src, {"python/e.py": "e = 5\n"}, "Add e (#105)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    assert f"forksync/chain-{c3[:12]}" not in [p["head"]["ref"] for p in await open_prs(w.alice)]
+    assert c3 in json.loads(sync_store.branch_row(w.bot.store, "meta/triton", branch)["shas_json"])
+
+    # the bundles land; the chain is built again on the new fork tip, past its conflict, with all three picks
+    await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    await w.bot.settle()
+    await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    assert picked(w, f"main..{branch}") == [c1, c2, c3], fork_git(w, "log", "--format=%h %s", "-6", branch)
+    await w.people["carol"].post(f"/repos/meta/triton/pulls/{chain['number']}/reviews", data={"event": "APPROVE"})
+    await w.bot.settle()
+    assert (await w.pr(chain["number"]))["merged"] is True
+    assert await open_prs(w.alice) == []
+    got = picked(w, "main")
+    assert sorted(got) == sorted([b0, c1, c2, c3, c4, c5]) and got.index(c1) < got.index(c2) < got.index(c3)
+
+
+async def test_a_stopped_chain_rebuilt_on_the_moved_fork_keeps_the_picks_before_its_conflict(stacked_world):
+    """The chain picked its first commit cleanly and stopped at its second, which needs an open
+    bundle's pick; the landing of that bundle plans again, and the plan extends the open chain with
+    its third commit (same function as the second). Built again on the new fork tip, the chain
+    holds all three picks, in upstream order — not the second and third alone, which stop at a
+    conflict again without the first and leave the chain waiting for a resolution it never needed."""
+    w, up_src, upstream = stacked_world
+    b0 = commit_files(up_src, {"python/h.py": "h = 1\n"}, "Speed up h (#100)")
+    c1 = commit_files(up_src, {"third_party/amd/x.cpp": source(z="1")}, "AMD: set z (#101)")
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": source(z="2"), "python/h.py": "h = 2\n"}, "AMD: z and h (#102)")
+    c3 = commit_files(up_src, {"third_party/amd/x.cpp": source(z="3")}, "AMD: z again (#103)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    branch = f"forksync/chain-{c1[:12]}"
+    bundle, chain = await open_prs(w.alice)
+    assert (bundle["head"]["ref"], chain["head"]["ref"]) == (f"forksync/bundle-{b0[:12]}", branch)
+    assert picked(w, f"main..{branch}") == [c1] and chain["draft"] is True
+
+    await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    assert (await w.pr(bundle["number"]))["merged"] is True
+    assert picked(w, f"main..{branch}") == [c1, c2, c3], fork_git(w, "log", "--format=%h %s", "-6", branch)
+    assert "Forksync-Conflict" not in fork_git(w, "log", "--format=%B", f"main..{branch}")
+    await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    await w.people["carol"].post(f"/repos/meta/triton/pulls/{chain['number']}/reviews", data={"event": "APPROVE"})
+    await w.bot.settle()
+    assert (await w.pr(chain["number"]))["merged"] is True
+    assert picked(w, "main") == [b0, c1, c2, c3]
