@@ -1,6 +1,6 @@
-"""Two triage runs of one fork at once — two workers' pollers, or ``forksync triage`` beside the
-App — file one issue per cause: :meth:`TriageIssues.process` looks up and opens under the fork's
-triage claim (:mod:`bot.github.claims`), carried by the GitHub client as every claim is."""
+"""Two triage runs of one fork at once — two workers' pollers — file one issue per cause:
+:meth:`TriageIssues.process` looks up and opens under the fork's triage claim
+(:mod:`bot.github.claims`), carried by the GitHub client as every claim is."""
 from __future__ import annotations
 
 import asyncio
