@@ -138,7 +138,8 @@ class TriageIssues:
         """Decide on ``nightly`` and act on the fork's issues; the actions taken (none when the
         nightly was processed already). Held under the fork's triage claim (:data:`TRIAGE_CLAIM`)
         of the claims ``self.gh`` carries (:attr:`bot.github.client.GitHubClient.claims`: the worker
-        process's, on ``<workdir>/locks``): two runs at once — two workers' pollers — would both load the state, both list the issues (``_known``) and
+        process's, on ``<workdir>/locks``): two runs at once — two workers' pollers, ``forksync
+        triage nightly --github-url`` on the App's workdir — would both load the state, both list the issues (``_known``) and
         both open one per cause. The claim is a leaf (:mod:`bot.github.claims`): inside it only
         GitHub requests are made and git is read (``suspects_for``); its comments are posted plain,
         never through :func:`bot.github.common.comment_once` (which claims, and would raise
