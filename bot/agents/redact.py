@@ -43,7 +43,15 @@ from ahocorasick_rs import AhoCorasick, Implementation
 #: GitHub's token formats (docs.github.com "About authentication", token prefixes): personal
 #: ``ghp_``, OAuth ``gho_``, user-to-server ``ghu_``, installation ``ghs_``, refresh ``ghr_`` and
 #: fine-grained ``github_pat_``. Removed by :func:`scrub` as well as by :class:`Redactor`.
-GITHUB_TOKEN = re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})")
+#: No boundary before the prefix: a token glued to a word (``TOKEN_ghp_…``, ``AUTH_github_pat_…``,
+#: an environment dump, a URL's query) is still one, and the prefix with 20 letters or digits
+#: after it names nothing else (none in Triton's sources, tests/agents/test_redact_glued.py).
+GITHUB_TOKEN = re.compile(r"(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})")
+
+#: Before a key whose prefix could end an ordinary word (``sk-``, ``hf_``, ``AKIA``, ``eyJ`` …):
+#: no letter or digit, so ``KEY_sk-…`` or ``X_AKIA…`` is caught — ``\b`` would miss it, ``_``
+#: being a word character — while ``task-…`` or ``mask_hf_…`` words stay as they are.
+_GLUED = r"(?<![A-Za-z0-9])"
 
 #: the END line of a PEM private key, and a line of its body (base64, after an optional log prefix
 #: such as a timestamp): :meth:`Redactor._key_tails` finds a key whose BEGIN line was cut off
@@ -59,17 +67,19 @@ _RULES: tuple[tuple[str, re.Pattern[str], int, tuple[str, ...]], ...] = (
     ("url-credentials", re.compile(r"(?<=://)(?:[^/\s:@]+:[^/\s@]+|[^/\s:@]{16,})(?=@)"), 0, ("://",)),
     ("github-token", GITHUB_TOKEN, 0,
      ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
-    ("anthropic-key", re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{8,}"), 0, ("sk-ant-",)),
-    ("api-key", re.compile(r"\bsk-[A-Za-z0-9_\-]{20,}"), 0, ("sk-",)),
-    ("slack-token", re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}"), 0, ("xox",)),
-    ("aws-key-id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), 0, ("akia", "asia")),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"), 0, ("eyj",)),
-    ("api-token", re.compile(r"\b(?:pypi-[A-Za-z0-9_\-]{50,}|hf_[A-Za-z0-9]{30,}|AIza[0-9A-Za-z_\-]{35}|npm_[A-Za-z0-9]{36})"),
+    # an Anthropic key at its issued shape (``sk-ant-api03-…``, ``sk-ant-admin01-…``) glued to anything
+    ("anthropic-key", re.compile(_GLUED + r"sk-ant-[A-Za-z0-9_\-]{8,}|sk-ant-[a-z]+\d\d-[A-Za-z0-9_\-]{20,}"), 0,
+     ("sk-ant-",)),
+    ("api-key", re.compile(_GLUED + r"sk-[A-Za-z0-9_\-]{20,}"), 0, ("sk-",)),
+    ("slack-token", re.compile(_GLUED + r"xox[abprs]-[A-Za-z0-9\-]{10,}"), 0, ("xox",)),
+    ("aws-key-id", re.compile(_GLUED + r"(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Za-z0-9])"), 0, ("akia", "asia")),
+    ("jwt", re.compile(_GLUED + r"eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"), 0, ("eyj",)),
+    ("api-token", re.compile(_GLUED + r"(?:pypi-[A-Za-z0-9_\-]{50,}|hf_[A-Za-z0-9]{30,}|AIza[0-9A-Za-z_\-]{35}|npm_[A-Za-z0-9]{36})"),
      0, ("pypi-", "hf_", "aiza", "npm_")),
-    ("bearer", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9_\-\.=+/]{8,})"), 1, ("bearer",)),
-    ("basic-auth", re.compile(r"(?i)\bauthorization\s*:\s*basic\s+([A-Za-z0-9+/=]{8,})"), 1, ("authorization",)),
+    ("bearer", re.compile(r"(?i)(?<![a-z0-9])bearer\s+([A-Za-z0-9_\-\.=+/]{8,})"), 1, ("bearer",)),
+    ("basic-auth", re.compile(r"(?i)(?<![a-z0-9])authorization\s*:\s*basic\s+([A-Za-z0-9+/=]{8,})"), 1, ("authorization",)),
     ("authorization", re.compile(
-        r"(?i)\bauthorization\s*[:=]\s*(?:(?:token|bearer|basic|digest|bot|apikey)\s+)?([^\s\"',;]{6,})"), 1,
+        r"(?i)(?<![a-z0-9])authorization\s*[:=]\s*(?:(?:token|bearer|basic|digest|bot|apikey)\s+)?([^\s\"',;]{6,})"), 1,
      ("authorization",)),
     ("secret", re.compile(
         r"(?i)(?:token|passwd|password|secret|api[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?)"
@@ -280,7 +290,7 @@ class Redactor:
 #: and 93 for ``github_pat_`` (GitHub blog, "Behind GitHub's new authentication token formats",
 #: 2021). Only a cut inside this length is mended: a token that ends a line stays apart from
 #: the next line's first word.
-_WHOLE_GITHUB_TOKEN = re.compile(r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{82})")
+_WHOLE_GITHUB_TOKEN = re.compile(r"(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{82})")
 
 
 def mend_cut_secrets(text: str, known: set[str] | frozenset[str] = frozenset()) -> str:
@@ -362,7 +372,7 @@ def error_text(e: BaseException, limit: int | None = None) -> str:
 #: ``http.extraheader=AUTHORIZATION: basic <base64 of x-access-token:TOKEN>`` — …), as a header
 #: line, a ``-c`` option or a dumped dict of headers: group 1 is all before the value.
 _CREDENTIAL_HEADER = re.compile(
-    r"(?i)(\b(?:proxy-)?(?:authorization|x-api-key)[\"']?\s*[:=]\s*[\"']?"
+    r"(?i)((?<![a-z0-9])(?:proxy-)?(?:authorization|x-api-key)[\"']?\s*[:=]\s*[\"']?"
     r"(?:(?:token|bearer|basic|digest|bot|apikey)\s+)?)[^\s\"',;}]+")
 
 

@@ -14,9 +14,10 @@
   with its run, commit and platform (from the result, else ``--run``/``--commit``/``--platform``).
 * ``forksync triage nightly --db DB --run NAME --date DATE REPORT…`` — the deployed nightly path
   in local mode: one nightly's reports → records → signatures, classes, the issue lifecycle
-  against the store (issues in the store, or on a GitHub with ``--github-url``/``--token``) → the
-  actions as one JSON object on stdout. The nightly belongs to a fork (``--repo``, else the
-  configured fork): each fork's root causes, processed nightlies and last greens are its own.
+  against the store (issues in the store, or on a GitHub with ``--github-url``/``--token``, then
+  under the fork's triage claim in ``<--workdir>/locks``, the App's) → the actions as one JSON
+  object on stdout. The nightly belongs to a fork (``--repo``, else the configured fork): each
+  fork's root causes, processed nightlies and last greens are its own.
 
 Rules come from ``triage.rules`` in forksync.yml, or ``--rules FILE``. ``-`` reads stdin.
 Bad input (a line that is not a JSON object, or lacks ``text``) stops before any output, naming
@@ -89,6 +90,8 @@ def register(sub, common) -> None:
     n.add_argument("--github-url", help="a GitHub REST API base to keep the issues on (e.g. the local GitHub) "
                                          "[FORKSYNC_GITHUB_URL]; without it issues are kept in the database")
     n.add_argument("--token", help="token for --github-url [FORKSYNC_TOKEN]")
+    n.add_argument("--workdir", help="the App's working folder: with --github-url, the fork's triage waits for the "
+                                      "App's under the claim in its locks/ [FORKSYNC_WORKDIR, .forksync-work]")
     n.set_defaults(func=_cmd_nightly)
     st = tsub.add_parser("status", parents=[common],
                          help="root causes tracked in the database: real issues, infrastructure, flaky")
@@ -268,6 +271,7 @@ def _cmd_nightly(args) -> int:
     db = args.db or os.environ.get("FORKSYNC_DB", "forksync.db")
     url = args.github_url or os.environ.get("FORKSYNC_GITHUB_URL")
     token = args.token or os.environ.get("FORKSYNC_TOKEN")
+    workdir = args.workdir or os.environ.get("FORKSYNC_WORKDIR") or ".forksync-work"
     owner, _, repo = full.partition("/")
     with Store(db) as store:
         if configured and adopt_unassigned(store, full):
@@ -278,7 +282,8 @@ def _cmd_nightly(args) -> int:
 
         try:
             out = asyncio.run(nightly_actions(store, recs, table=table, settings=settings, run=args.run, time=when,
-                                              commit=commit, owner=owner, repo=repo, github_url=url, token=token))
+                                              commit=commit, owner=owner, repo=repo, github_url=url, token=token,
+                                              locks=Path(workdir) / "locks"))
         except OlderNightly as e:
             raise UserError(text("triage", "older_nightly", error=str(e), fork=full)) from None
     sys.stdout.write(json.dumps(out, indent=1, ensure_ascii=False) + "\n")

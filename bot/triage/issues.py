@@ -23,6 +23,7 @@ from typing import Any, Awaitable, Callable, Sequence
 
 from bot import templating
 from bot.config.triage import TriageSettings
+from bot.github.claims import Claims
 from bot.github.sections import placed_section, replace_section
 from bot.store import Store
 from bot.triage import store as triage_store
@@ -93,6 +94,10 @@ def _utc(t: int) -> str:
 
 
 # --------------------------------------------------------------------------- the edge
+#: the key of the fork's claim (:mod:`bot.github.claims`) under which its triage state is loaded,
+#: its issues looked up and written, and the state saved: :meth:`TriageIssues.process`
+TRIAGE_CLAIM = "triage-issues"
+
 SuspectsFor = Callable[[Tracked], Awaitable[tuple[Sequence[Suspect], str, str]]]
 
 
@@ -130,6 +135,23 @@ class TriageIssues:
         return f"/repos/{self.owner}/{self.repo}"
 
     async def process(self, nightly: Nightly) -> list[Action]:
+        """Decide on ``nightly`` and act on the fork's issues; the actions taken (none when the
+        nightly was processed already). Held under the fork's triage claim (:data:`TRIAGE_CLAIM`)
+        of the claims ``self.gh`` carries (:attr:`bot.github.client.GitHubClient.claims`: the worker
+        process's, on ``<workdir>/locks``): two runs at once — two workers' pollers, ``forksync
+        triage nightly --github-url`` on the App's workdir — would both load the state, both list the issues (``_known``) and
+        both open one per cause. The claim is a leaf (:mod:`bot.github.claims`): inside it only
+        GitHub requests are made and git is read (``suspects_for``); its comments are posted plain,
+        never through :func:`bot.github.common.comment_once` (which claims, and would raise
+        :class:`bot.github.claims.ClaimOrderError` here). A client without claims acts unclaimed.
+        Raises :class:`bot.github.claims.ClaimOrderError` when called under another object's claim."""
+        claims: Claims | None = getattr(self.gh, "claims", None)
+        if claims is None:
+            return await self._process(nightly)
+        async with claims.hold(self.full_name, TRIAGE_CLAIM):
+            return await self._process(nightly)
+
+    async def _process(self, nightly: Nightly) -> list[Action]:
         state = load_state(self.store, self.full_name)
         stored = tuple(state.tracked)
         if self.key_of is not None:

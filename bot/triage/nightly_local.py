@@ -7,11 +7,13 @@ or on a GitHub when ``github_url`` is given (a token client; the local GitHub wo
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Sequence
 
 import aiohttp
 
 from bot.config.triage import TriageSettings
+from bot.github.claims import Claims, log_wait
 from bot.github.client import token_client
 from bot.store import Store
 from bot.triage.issues import load_state
@@ -72,13 +74,18 @@ def actions_json(report: NightlyReport, tracked: dict[str, Tracked], *, run: str
 
 async def nightly_actions(store: Store, records: Sequence[FailureRecord], *, table: RulesTable,
                           settings: TriageSettings, run: str, time: int, commit: str, owner: str, repo: str,
-                          github_url: str | None = None, token: str | None = None) -> dict:
+                          github_url: str | None = None, token: str | None = None,
+                          locks: str | Path | None = None) -> dict:
     """Triage one nightly's ``records`` and return :func:`actions_json`. A run already processed
-    returns the same shape with empty action lists (idempotent)."""
+    returns the same shape with empty action lists (idempotent). ``locks``: with ``github_url``,
+    the folder of the App's claims (``<workdir>/locks``): the fork's issues are written under its
+    triage claim there (:meth:`bot.triage.issues.TriageIssues.process`), so this run and the
+    App's do not both open one per cause."""
     seen = run in load_state(store, f"{owner}/{repo}").processed
     if github_url:
         async with aiohttp.ClientSession() as session:
-            gh = token_client(session, token or "", base_url=github_url.rstrip("/"))
+            claims = Claims(locks, on_wait=log_wait) if locks is not None else None
+            gh = token_client(session, token or "", base_url=github_url.rstrip("/"), claims=claims)
             report = await triage_nightly(store=store, gh=gh, owner=owner, repo=repo, settings=settings,
                                           table=table, run=run, time=time, commit=commit, records=records)
     else:
