@@ -1,0 +1,53 @@
+"""The conflict agent's work in one sync has a deadline well inside the delivery's limit
+(``SyncService.agent_deadline_s``): a chain whose turn comes after it stays a draft for a person,
+says it was not tried yet, and is the first the agent is asked about at the next sync."""
+from __future__ import annotations
+
+from bot.fakeanthropic import FakeAnthropic, Reply
+from tests.support.github import commit_files, git
+from tests.support.sync_world import CONFIG, MIDDLE, upstream_files, validated_world
+from tests.support.validation_world import tick_ctx
+
+OPS = "".join(f"line {i}\n" for i in range(1, 21))
+X0 = "int x;\n" + MIDDLE + "int z;\n"
+
+
+def _answer(path: str, content: str) -> Reply:
+    return Reply.tool("resolve_conflicts", {
+        "files": [{"path": path, "content": content, "action": "kept both changes", "reason": "independent edits"}],
+        "summary": "kept both"})
+
+
+async def test_agent_work_stops_at_the_deadline_and_the_next_sync_starts_with_the_chain_not_reached(
+        fake_github, tmp_path, monkeypatch):
+    monkeypatch.setenv("FORKSYNC_ANTHROPIC_KEY", "k")
+    # two agent answers that do not resolve anything (the rails reject an answer about another
+    # file): each call only moves the clock, as a long stalled call would
+    replies = [_answer("nothing.txt", "x\n")] * 4
+    async with FakeAnthropic(replies, api_key="k") as ant:
+        config = CONFIG + f"agents:\n  base_url: {ant.base_url}\n  max_retries: 0\n"
+        async with validated_world(fake_github, tmp_path, config,
+                                   files=upstream_files(**{"third_party/amd/x.cpp": X0, "python/ops.py": OPS}),
+                                   fork_commits=(({"third_party/amd/x.cpp": "int x = 10;\n" + MIDDLE + "int z;\n",
+                                                   "python/ops.py": OPS.replace("line 3\n", "line 3 fork\n")},
+                                                  "fork: tune x, ops line 3"),)) as (w, up_src, upstream):
+            svc = w.bot.svc
+            # the clock: each request the agent makes takes 2,000 s (a call that stalls and retries)
+            svc.now = lambda: 1_000_000.0 + 2_000.0 * len(ant.bodies)
+            svc.agent_deadline_s = 1_500.0
+            c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: x = 2 (#102)")
+            c3 = commit_files(up_src, {"python/ops.py": OPS.replace("line 3\n", "line 3 upstream\n")}, "ops: line 3 (#103)")
+            git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+            await w.bot.settle()
+            # one sync: the agent was asked about the older chain only; the deadline passed during it
+            assert len(ant.bodies) == 1
+            assert "third_party/amd/x.cpp" in str(ant.bodies[0]) and "python/ops.py" not in str(ant.bodies[0])
+            prs = {p["head"]["ref"]: p async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")}
+            later = prs[f"forksync/chain-{c3[:12]}"]
+            assert later["draft"] is True                     # still there for a person to finish
+            said = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{later['number']}/comments")]
+            assert any("not yet tried by the conflict agent" in b and "next sync" in b for b in said), said
+            # the next sync asks about the chain the last one did not reach first
+            await svc.sync(await tick_ctx(w), "meta/triton", reason="poll")
+            assert len(ant.bodies) == 2
+            assert "python/ops.py" in str(ant.bodies[1]) and "third_party/amd/x.cpp" not in str(ant.bodies[1])
