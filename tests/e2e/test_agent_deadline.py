@@ -4,6 +4,7 @@ says it was not tried yet, and is the first the agent is asked about at the next
 from __future__ import annotations
 
 from bot.fakeanthropic import FakeAnthropic, Reply
+from tests.support.e2e import status_issue
 from tests.support.github import commit_files, git
 from tests.support.sync_world import CONFIG, MIDDLE, upstream_files, validated_world
 from tests.support.validation_world import tick_ctx
@@ -47,7 +48,13 @@ async def test_agent_work_stops_at_the_deadline_and_the_next_sync_starts_with_th
             assert later["draft"] is True                     # still there for a person to finish
             said = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{later['number']}/comments")]
             assert any("not yet tried by the conflict agent" in b and "next sync" in b for b in said), said
+            [issue] = [i["body"] for i in await status_issue(w.alice)]
+            assert "not yet tried by the conflict agent: will be tried at the next sync" in issue
             # the next sync asks about the chain the last one did not reach first
             await svc.sync(await tick_ctx(w), "meta/triton", reason="poll")
             assert len(ant.bodies) == 2
             assert "python/ops.py" in str(ant.bodies[1]) and "third_party/amd/x.cpp" not in str(ant.bodies[1])
+            # and the one after that, the chain this one did not reach: each waits one sync at most
+            await svc.sync(await tick_ctx(w), "meta/triton", reason="poll")
+            assert len(ant.bodies) == 3
+            assert "third_party/amd/x.cpp" in str(ant.bodies[2]) and "python/ops.py" not in str(ant.bodies[2])
