@@ -3,7 +3,11 @@
 says it was not tried yet, and is the first the agent is asked about at the next sync."""
 from __future__ import annotations
 
+import pytest
+
+from bot.cli.serve import ServeSettings
 from bot.fakeanthropic import FakeAnthropic, Reply
+from bot.sync.service import agent_deadline
 from tests.support.e2e import status_issue
 from tests.support.github import commit_files, git
 from tests.support.sync_world import CONFIG, MIDDLE, upstream_files, validated_world
@@ -11,6 +15,24 @@ from tests.support.validation_world import tick_ctx
 
 OPS = "".join(f"line {i}\n" for i in range(1, 21))
 X0 = "int x;\n" + MIDDLE + "int z;\n"
+
+
+@pytest.mark.parametrize("delivery_timeout_s, configured_s, expected", [
+    (6 * 3600.0, 0.0, 3 * 3600.0),        # the default: half of the delivery's limit
+    (7200.0, 0.0, 3600.0),
+    (6 * 3600.0, 1800.0, 1800.0),         # a configured deadline wins
+])
+def test_the_agent_deadline_is_half_the_delivery_limit_unless_configured(delivery_timeout_s, configured_s, expected):
+    assert agent_deadline(delivery_timeout_s, configured_s) == expected
+
+
+def test_the_service_settings_default_to_half_the_delivery_limit():
+    s = ServeSettings()
+    assert s.agent_deadline_s == 0.0
+    assert agent_deadline(s.delivery_timeout_s, s.agent_deadline_s) == s.delivery_timeout_s / 2
+    assert ServeSettings(agent_deadline_s=900).agent_deadline_s == 900.0
+    with pytest.raises(ValueError):
+        ServeSettings(agent_deadline_s=-1)
 
 
 def _answer(path: str, content: str) -> Reply:
@@ -44,6 +66,7 @@ async def test_agent_work_stops_at_the_deadline_and_the_next_sync_starts_with_th
             assert len(ant.bodies) == 1
             assert "third_party/amd/x.cpp" in str(ant.bodies[0]) and "python/ops.py" not in str(ant.bodies[0])
             prs = {p["head"]["ref"]: p async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")}
+            assert prs[f"forksync/chain-{c2[:12]}"]["draft"] is True     # the agent's answer was rejected
             later = prs[f"forksync/chain-{c3[:12]}"]
             assert later["draft"] is True                     # still there for a person to finish
             said = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{later['number']}/comments")]
