@@ -44,7 +44,7 @@ def _answer(path: str, content: str) -> Reply:
 async def test_agent_work_stops_at_the_deadline_and_the_next_sync_starts_with_the_chain_not_reached(
         fake_github, tmp_path, monkeypatch):
     monkeypatch.setenv("FORKSYNC_ANTHROPIC_KEY", "k")
-    # two agent answers that do not resolve anything (the rails reject an answer about another
+    # agent answers that resolve nothing (the rails reject an answer about another
     # file): each call only moves the clock, as a long stalled call would
     replies = [_answer("nothing.txt", "x\n")] * 4
     async with FakeAnthropic(replies, api_key="k") as ant:
