@@ -43,7 +43,7 @@ from bot.github import client as gh_mod
 from bot.github.claims import Claims, log_wait
 from bot.handlers import all_routers
 from bot.store import Store
-from bot.sync.service import SyncService
+from bot.sync.service import SyncService, agent_deadline
 from bot.sync.store import suspended, tracked_forks
 from bot.sync.upstream import poll_once, refresh_quietly
 from bot.templating import render_part
@@ -253,7 +253,7 @@ async def assemble(s, store: Store, session: aiohttp.ClientSession, *, wake: thr
     await clients.start()
     svc = SyncService(workdir=s.workdir, git_url=s.git_url, bot_login=clients.bot_login,
                       token_for=clients.token_for, client_for=clients.client_for, dead_letters=q.dead_letters,
-                      claims=clients.claims)
+                      claims=clients.claims, agent_deadline_s=agent_deadline(s.delivery_timeout_s, s.agent_deadline_s))
     # the lock files an earlier release kept (one per issue or PR ever commented on) go now;
     # a claim removes its own file as it lets go (bot.github.claims)
     swept = await asyncio.to_thread(svc.claims.sweep)

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from bot.agents.client import AgentClient
+from bot.agents.client import AgentClient, api_key_from_env
 from bot.agents.client import AgentClient as _Client
 from bot.agents.conflict import ConflictOutcome, resolve_pick
 from bot.agents.conflict_git import conflict_case
@@ -418,6 +418,12 @@ async def post_test_summary(gh: Any, full_name: str, number: int, result: Any, c
 
 
 # ---------------------------------------------------------------------- the sync service's hook
+def agent_would_run(cfg) -> bool:
+    """Whether :func:`on_chain_conflict` would ask the agent under ``cfg`` (conflict resolution on,
+    agents enabled, an API key in the environment), without building a client."""
+    return bool(cfg.agents and cfg.agents.enabled and cfg.agents.conflict_resolution and api_key_from_env())
+
+
 async def on_chain_conflict(ctx, full_name: str, *, git_dir: str | Path, cfg, branch: str, upstream_sha: str,
                             remote_url: str, secrets: Sequence[str] = (), client: AgentClient | None = None,
                             title: str = "", body: str = "", labels: Sequence[str] = ()) -> str:

@@ -59,7 +59,7 @@ from bot.sync import rules as rules_mod
 from bot.sync import shrink as shrink_mod
 from bot.sync import status as sync_status
 from bot.sync import store as sync_store
-from bot.sync.agents import on_chain_conflict
+from bot.sync.agents import agent_would_run, on_chain_conflict
 from bot.sync.errors import SyncError
 from bot.sync.ingest import default_store, load_state
 from bot.sync.status_issue import CLAIM as STATUS_CLAIM
@@ -68,6 +68,17 @@ from bot.sync.status_issue import close_duplicates, render_status, upsert_status
 GIT_TIMEOUT_S = 600
 log = logging.getLogger(__name__)
 MAX_AGENT_ROUNDS = 25        # conflicts the agent may resolve in one publish before the chain waits for the next sync
+#: The default delivery limit (``QueuePolicy.delivery_timeout_s``, ``FORKSYNC_DELIVERY_TIMEOUT_S``).
+DELIVERY_TIMEOUT_S = 6 * 3600.0
+
+
+def agent_deadline(delivery_timeout_s: float, configured_s: float = 0.0) -> float:
+    """Seconds of one sync the conflict agent may start calls in: ``configured_s`` when above 0,
+    else half of ``delivery_timeout_s``. One agent call may take about 3,100 s (5 attempts of up
+    to 570 s each, bot/agents/client.py), so a call started just before the deadline still ends
+    well inside the delivery's limit (6 h: 3 h for the agent), and the delivery is never cancelled
+    and dead-lettered with the answers it got half-applied."""
+    return float(configured_s) if configured_s > 0 else float(delivery_timeout_s) / 2.0
 
 
 def _committed(core: "CoreResult", sha: str) -> float:
@@ -169,7 +180,8 @@ class SyncService:
                  token_for: Callable[[int | None], Awaitable[str]] | None = None,
                  client_for: Callable[[int | None], Awaitable[Any]] | None = None,
                  now: Callable[[], float] = time.time,
-                 dead_letters: Callable[[Any, str], list[dict]] | None = None, claims: Claims | None = None):
+                 dead_letters: Callable[[Any, str], list[dict]] | None = None, claims: Claims | None = None,
+                 agent_deadline_s: float = agent_deadline(DELIVERY_TIMEOUT_S)):
         self.workdir = Path(workdir)
         self.git_url = git_url
         self.bot_login = bot_login
@@ -183,6 +195,10 @@ class SyncService:
         self.claims = claims if claims is not None else Claims(self.workdir / "locks", on_wait=log_wait)
         self._memory = rules_mod.MemoryCache()
         self._walks: dict[str, dict] = {}      # working repo -> the last plan's walk (continued after a push)
+        # the conflict agent's time in one sync (:func:`agent_deadline`), and per fork the clock
+        # time the agent work of the sync running now ends
+        self.agent_deadline_s = agent_deadline_s
+        self._agent_until: dict[str, float] = {}
 
     # ------------------------------------------------------------------ git edge
     def repo_dir(self, full_name: str) -> Path:
@@ -370,32 +386,43 @@ class SyncService:
                 # open units whose commits were decided while their PR was open (pure rule)
                 shrunk = {s.unit.unit_id: s for s in shrink_mod.shrinks(self._open_for_shrink(ctx, full_name, core),
                                                                           {e.sha: e for e in core.ledger})}
-                for unit in core.units_to_publish(cfg):
-                    published.add(unit.id)
-                    now_row = sync_store.branch_row(ctx.store, full_name, f"forksync/{unit.id}")
-                    if f"forksync/{unit.id}" in live and sync_store.ended(now_row):
-                        # planned from the fork as fetched before it landed: pushing its branch
-                        # again would bring back what the landing deleted, and ask GitHub for a
-                        # PR of commits main holds; the landing's own sync plans what is left
-                        lines.append(f"{unit.id}: {now_row.get('state')} while this sync planned "
-                                     f"(PR #{now_row.get('pr') or 0}); left to the next sync")
-                        continue
-                    s = shrunk.get(unit.id)
-                    if s is not None and s.action == shrink_mod.CLOSE:
-                        continue            # closed below: nothing of it is left to publish
-                    if _is_new(sync_store.branch_row(ctx.store, full_name, f"forksync/{unit.id}")) \
-                            and len(sync_store.open_branches(ctx.store, full_name)) >= cap:
-                        # a unit with no branch yet waits for a free slot; units already open are
-                        # always refreshed, and oldest first is the order the frontier needs
-                        waiting.append(unit)
-                        continue
-                    if s is not None and s.action == shrink_mod.REBUILD:
-                        lines.append(await self._rebuild_shrunk(ctx, full_name, git_dir, cfg, core, unit, upstream, s))
-                        continue
-                    lines.append(await self.publish(ctx, full_name, git_dir, cfg, core, unit, upstream,
-                                                    rebuild=(rebuild == unit.id)))
-                    if s is not None:       # TELL: a person's commits are on the branch
-                        lines.append(await self._tell_shrunk(ctx, full_name, s))
+                # the conflict agent starts no call past this (the order makes the units whose
+                # conflict the agent did not reach last time first, oldest wait first: none is
+                # starved; dependencies still before their dependents, plan order otherwise)
+                self._agent_until[full_name] = started + self.agent_deadline_s
+                waits = {r["unit_id"]: r.get("agent_waiting_since") or 0.0
+                         for r in sync_store.open_branches(ctx.store, full_name)}
+                order = _deps_first(sorted(core.units_to_publish(cfg),
+                                           key=lambda u: (not waits.get(u.id), waits.get(u.id) or 0.0)))
+                try:
+                    for unit in order:
+                        published.add(unit.id)
+                        now_row = sync_store.branch_row(ctx.store, full_name, f"forksync/{unit.id}")
+                        if f"forksync/{unit.id}" in live and sync_store.ended(now_row):
+                            # planned from the fork as fetched before it landed: pushing its branch
+                            # again would bring back what the landing deleted, and ask GitHub for a
+                            # PR of commits main holds; the landing's own sync plans what is left
+                            lines.append(f"{unit.id}: {now_row.get('state')} while this sync planned "
+                                         f"(PR #{now_row.get('pr') or 0}); left to the next sync")
+                            continue
+                        s = shrunk.get(unit.id)
+                        if s is not None and s.action == shrink_mod.CLOSE:
+                            continue            # closed below: nothing of it is left to publish
+                        if _is_new(sync_store.branch_row(ctx.store, full_name, f"forksync/{unit.id}")) \
+                                and len(sync_store.open_branches(ctx.store, full_name)) >= cap:
+                            # a unit with no branch yet waits for a free slot; units already open are
+                            # always refreshed, and oldest first is the order the frontier needs
+                            waiting.append(unit)
+                            continue
+                        if s is not None and s.action == shrink_mod.REBUILD:
+                            lines.append(await self._rebuild_shrunk(ctx, full_name, git_dir, cfg, core, unit, upstream, s))
+                            continue
+                        lines.append(await self.publish(ctx, full_name, git_dir, cfg, core, unit, upstream,
+                                                        rebuild=(rebuild == unit.id)))
+                        if s is not None:       # TELL: a person's commits are on the branch
+                            lines.append(await self._tell_shrunk(ctx, full_name, s))
+                finally:
+                    self._agent_until.pop(full_name, None)
                 for s in shrunk.values():
                     if s.action == shrink_mod.CLOSE:
                         row = sync_store.branch_row(ctx.store, full_name, s.unit.branch)
@@ -594,8 +621,7 @@ class SyncService:
             # PR with no commits (422), so nothing is pushed
             files = ", ".join(res.conflict_files)
             if res.conflict:    # the conflict agent, only when configured ("" when agents are off)
-                agent = await on_chain_conflict(ctx, full_name, git_dir=git_dir, cfg=cfg, branch=branch,
-                                                upstream_sha=res.conflict, remote_url=url, secrets=secrets)
+                agent = await self._ask_agent(ctx, full_name, git_dir, cfg, unit, branch, res.conflict, url, secrets)
                 if agent:
                     return f"{unit.id}: {agent}"
             return (f"{unit.id}: blocked at its first commit {(res.conflict or '')[:12]}"
@@ -629,6 +655,7 @@ class SyncService:
                              pr=(prior or {}).get("pr", 0), state="open", shas_json=json.dumps(list(unit.shas)),
                              base_sha=core.fork_head, base=cfg.fork.ref, conflict_sha=res.conflict or "",
                              earlier_prs=json.dumps(sync_store.earlier_prs(row)),
+                             agent_waiting_since=(prior or {}).get("agent_waiting_since") or 0.0,
                              **(blocked_mod.row_fields(blocked_mod.pick_failed(res.error), step="apply", at=self.now(),
                                                        tip=res.tip or "") if res.error
                                 else {} if _merge_refused_at(prior, res.tip) else blocked_mod.CLEAR))
@@ -687,8 +714,8 @@ class SyncService:
                                       dropped=dropped, tip=res.tip or ""))
         agent = ""
         if res.conflict and not res.error:      # the conflict agent, only when configured ("" when agents are off)
-            agent = await on_chain_conflict(ctx, full_name, git_dir=git_dir, cfg=cfg, branch=branch,
-                                            upstream_sha=res.conflict, remote_url=url, secrets=secrets)
+            agent = await self._ask_agent(ctx, full_name, git_dir, cfg, unit, branch, res.conflict, url, secrets,
+                                          pr=pr["number"])
         note = (f"{unit.id}: PR #{pr['number']} {what}" + (f", stopped at {res.conflict[:12]}" if res.conflict else "")
                 + (f" ({blocked_mod.pick_failed(res.error).reason})" if res.error else "")
                 + (f"; {agent}" if agent else ""))
@@ -747,6 +774,30 @@ class SyncService:
                                          decided=[asdict(d) for d in s.decided], keep=list(s.keep), base="", tip=""))
         return (f"{s.unit.unit_id}: {len(s.decided)} decided commit(s) left on the branch (a person's commits on it)"
                 + ("; said on the PR" if what == "created" else ""))
+
+    async def _ask_agent(self, ctx, full_name: str, git_dir: Path, cfg: ForksyncConfig, unit: Unit, branch: str,
+                         upstream_sha: str, url: str, secrets: list[str], *, pr: int = 0) -> str:
+        """The conflict agent on the pick of ``upstream_sha`` that stopped ``unit`` (its note, ``""``
+        when agents are off), unless this sync's agent time (:attr:`agent_deadline_s`) is spent:
+        then the unit's row keeps since when it waits for the agent (``agent_waiting_since``, epoch
+        s; the next sync publishes the waiting units first, oldest first), its PR ``pr`` (0: none
+        yet) and the status issue say the agent has not tried it yet, and the conflict stays a
+        person's meanwhile. Outside a sync (``/forksync pick``) there is no deadline."""
+        until = self._agent_until.get(full_name)
+        row = sync_store.branch_row(ctx.store, full_name, branch)
+        if until is None or self.now() < until or not agent_would_run(cfg):
+            if row and row.get("agent_waiting_since"):
+                sync_store.save_branch(ctx.store, repo=full_name, branch=branch, agent_waiting_since=0.0)
+            return await on_chain_conflict(ctx, full_name, git_dir=git_dir, cfg=cfg, branch=branch,
+                                           upstream_sha=upstream_sha, remote_url=url, secrets=secrets)
+        if row and not row.get("agent_waiting_since"):
+            sync_store.save_branch(ctx.store, repo=full_name, branch=branch, agent_waiting_since=self.now())
+        if pr:
+            await comment_once(ctx.gh, full_name, pr, f"agent-not-reached:{upstream_sha}",
+                               render("agent_not_reached.md.j2", upstream_sha=upstream_sha, branch=branch,
+                                      deadline_s=self.agent_deadline_s))
+        return (f"not yet tried by the conflict agent (its {self.agent_deadline_s:g} s of this sync are spent): "
+                "will be tried at the next sync")
 
     async def _branch_moved(self, git_dir: Path, branch: str, tip: str | None) -> bool:
         """Did ``refs/heads/<branch>`` move away from ``tip`` (the agent published its pick)?"""
@@ -918,6 +969,9 @@ class SyncService:
                 return "blocked: the fork's history was rewritten under it; a person's commits need a rebase"
             if r.get("blocked_reason"):
                 return f"blocked: {blocked_mod.what(r)}"
+            if r.get("conflict_sha") and r.get("agent_waiting_since"):
+                return (f"draft, stopped at a conflict in upstream `{r['conflict_sha'][:12]}`: needs a resolution; "
+                        "not yet tried by the conflict agent: will be tried at the next sync")
             if r.get("conflict_sha"):
                 return f"draft, stopped at a conflict in upstream `{r['conflict_sha'][:12]}`: needs a resolution"
             return "open"

@@ -97,6 +97,10 @@ SYNC_BRANCHES = table("sync_branches", {
     # drafts does it take out of draft (bot.validation.gate_inputs.person_draft); NULL in rows
     # written before (taken as forksync's)
     "draft_by_forksync": int,
+    # when (epoch s) the sync's conflict agent first had no time left for the chain's conflict
+    # (bot.sync.service.agent_deadline): the next sync publishes such chains first, oldest
+    # first; 0 / NULL once the agent is asked, and in rows written before
+    "agent_waiting_since": float,
 }, pk="key", indexes=[("repo", "unit_id")])
 
 #: ``kind`` and ``state`` of a back-out branch's row in ``sync_branches``.

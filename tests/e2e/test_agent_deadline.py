@@ -1,0 +1,83 @@
+"""The conflict agent's work in one sync has a deadline well inside the delivery's limit
+(``SyncService.agent_deadline_s``): a chain whose turn comes after it stays a draft for a person,
+says it was not tried yet, and is the first the agent is asked about at the next sync."""
+from __future__ import annotations
+
+import pytest
+
+from bot.cli.serve import ServeSettings
+from bot.fakeanthropic import FakeAnthropic, Reply
+from bot.sync.service import agent_deadline
+from tests.support.e2e import status_issue
+from tests.support.github import commit_files, git
+from tests.support.sync_world import CONFIG, MIDDLE, upstream_files, validated_world
+from tests.support.validation_world import tick_ctx
+
+OPS = "".join(f"line {i}\n" for i in range(1, 21))
+X0 = "int x;\n" + MIDDLE + "int z;\n"
+
+
+@pytest.mark.parametrize("delivery_timeout_s, configured_s, expected", [
+    (6 * 3600.0, 0.0, 3 * 3600.0),        # the default: half of the delivery's limit
+    (7200.0, 0.0, 3600.0),
+    (6 * 3600.0, 1800.0, 1800.0),         # a configured deadline wins
+])
+def test_the_agent_deadline_is_half_the_delivery_limit_unless_configured(delivery_timeout_s, configured_s, expected):
+    assert agent_deadline(delivery_timeout_s, configured_s) == expected
+
+
+def test_the_service_settings_default_to_half_the_delivery_limit():
+    s = ServeSettings()
+    assert s.agent_deadline_s == 0.0
+    assert agent_deadline(s.delivery_timeout_s, s.agent_deadline_s) == s.delivery_timeout_s / 2
+    assert ServeSettings(agent_deadline_s=900).agent_deadline_s == 900.0
+    with pytest.raises(ValueError):
+        ServeSettings(agent_deadline_s=-1)
+
+
+def _answer(path: str, content: str) -> Reply:
+    return Reply.tool("resolve_conflicts", {
+        "files": [{"path": path, "content": content, "action": "kept both changes", "reason": "independent edits"}],
+        "summary": "kept both"})
+
+
+async def test_agent_work_stops_at_the_deadline_and_the_next_sync_starts_with_the_chain_not_reached(
+        fake_github, tmp_path, monkeypatch):
+    monkeypatch.setenv("FORKSYNC_ANTHROPIC_KEY", "k")
+    # agent answers that resolve nothing (the rails reject an answer about another
+    # file): each call only moves the clock, as a long stalled call would
+    replies = [_answer("nothing.txt", "x\n")] * 4
+    async with FakeAnthropic(replies, api_key="k") as ant:
+        config = CONFIG + f"agents:\n  base_url: {ant.base_url}\n  max_retries: 0\n"
+        async with validated_world(fake_github, tmp_path, config,
+                                   files=upstream_files(**{"third_party/amd/x.cpp": X0, "python/ops.py": OPS}),
+                                   fork_commits=(({"third_party/amd/x.cpp": "int x = 10;\n" + MIDDLE + "int z;\n",
+                                                   "python/ops.py": OPS.replace("line 3\n", "line 3 fork\n")},
+                                                  "fork: tune x, ops line 3"),)) as (w, up_src, upstream):
+            svc = w.bot.svc
+            # the clock: each request the agent makes takes 2,000 s (a call that stalls and retries)
+            svc.now = lambda: 1_000_000.0 + 2_000.0 * len(ant.bodies)
+            svc.agent_deadline_s = 1_500.0
+            c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: x = 2 (#102)")
+            c3 = commit_files(up_src, {"python/ops.py": OPS.replace("line 3\n", "line 3 upstream\n")}, "ops: line 3 (#103)")
+            git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+            await w.bot.settle()
+            # one sync: the agent was asked about the older chain only; the deadline passed during it
+            assert len(ant.bodies) == 1
+            assert "third_party/amd/x.cpp" in str(ant.bodies[0]) and "python/ops.py" not in str(ant.bodies[0])
+            prs = {p["head"]["ref"]: p async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")}
+            assert prs[f"forksync/chain-{c2[:12]}"]["draft"] is True     # the agent's answer was rejected
+            later = prs[f"forksync/chain-{c3[:12]}"]
+            assert later["draft"] is True                     # still there for a person to finish
+            said = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{later['number']}/comments")]
+            assert any("not yet tried by the conflict agent" in b and "next sync" in b for b in said), said
+            [issue] = [i["body"] for i in await status_issue(w.alice)]
+            assert "not yet tried by the conflict agent: will be tried at the next sync" in issue
+            # the next sync asks about the chain the last one did not reach first
+            await svc.sync(await tick_ctx(w), "meta/triton", reason="poll")
+            assert len(ant.bodies) == 2
+            assert "python/ops.py" in str(ant.bodies[1]) and "third_party/amd/x.cpp" not in str(ant.bodies[1])
+            # and the one after that, the chain this one did not reach: each waits one sync at most
+            await svc.sync(await tick_ctx(w), "meta/triton", reason="poll")
+            assert len(ant.bodies) == 3
+            assert "third_party/amd/x.cpp" in str(ant.bodies[2]) and "python/ops.py" not in str(ant.bodies[2])
