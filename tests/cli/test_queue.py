@@ -29,6 +29,11 @@ def test_flags_win_over_environment_and_secrets_are_redacted():
     (dict(port="eighty"), {}, "FORKSYNC_PORT / --port: 'eighty' is not a number"),
     (dict(token="t", app_id="1"), {}, "give either FORKSYNC_TOKEN (token mode) or FORKSYNC_APP_ID"),
     (dict(app_id="1"), {}, "App mode needs FORKSYNC_PRIVATE_KEY_FILE"),
+    # the agent's deadline must leave its last call time to end inside the delivery's limit
+    (dict(), {"FORKSYNC_AGENT_DEADLINE_S": "9000", "FORKSYNC_DELIVERY_TIMEOUT_S": "7200"},
+     "FORKSYNC_AGENT_DEADLINE_S (9000 s) must end before FORKSYNC_DELIVERY_TIMEOUT_S (7200 s)"),
+    (dict(), {"FORKSYNC_AGENT_DEADLINE_S": "7200", "FORKSYNC_DELIVERY_TIMEOUT_S": "7200"},
+     "FORKSYNC_AGENT_DEADLINE_S (7200 s) must end before FORKSYNC_DELIVERY_TIMEOUT_S (7200 s)"),
 ])
 def test_bad_settings_are_clear_errors(args, env, message):
     with pytest.raises(UserError, match=message.replace("(", r"\(").replace(")", r"\)")):
