@@ -348,6 +348,9 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str] = os.envi
         raise UserError(text("serve", "token_and_app"))
     if s.app_id and not s.private_key_file:
         raise UserError(text("serve", "app_without_key"))
+    if s.agent_deadline_s >= s.delivery_timeout_s:
+        raise UserError(text("serve", "agent_deadline_too_late", deadline=f"{s.agent_deadline_s:g}",
+                             timeout=f"{s.delivery_timeout_s:g}"))
     return s
 
 
