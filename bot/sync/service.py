@@ -49,7 +49,7 @@ from bot.github.client import authenticated_remote, rate_limited
 from bot.github.common import comment_once, render, split_repo
 from bot.github.fork_config import last_valid_config, load_fork_config
 from bot.github.limits import shown_hunks
-from bot.model import CommitInfo, Disposition, Plan, PlanItem, Unit
+from bot.model import CommitInfo, Disposition, InFlightBranch, Plan, PlanItem, Unit
 from bot.plan.planner import plan_state
 from bot.sync import blocked as blocked_mod
 from bot.sync import landing, snapshots
@@ -105,8 +105,18 @@ class CoreResult:
         such a branch may have been pushed by a run that failed before its PR was opened, so its
         PR is ensured (and its body refreshed) too. A unit comes after the units it lands after
         (plan order otherwise): a chain's later commit may land after a bundle whose first commit
-        is newer than the chain's, and its PR names the dependency's PR."""
-        out = _deps_first(self.plan.units)
+        is newer than the chain's, and its PR names the dependency's PR.
+
+        A planned unit that continues an in-flight branch (the plan extends an open chain, or
+        :func:`bot.sync.owed.keep_owed` folded what a stopped chain owes back into it) lists only
+        the commits still to pick; the unit published lists every upstream commit its branch
+        carries (clean picks, a conflicted one) as well, in upstream order (``ledger``; an unknown
+        sha keeps its place after the known ones): the PR body counts and names them, and its
+        ``sync_branches.shas_json`` is what the gate (picks missing or squashed) and landing (picks
+        a squash merge lost) hold the PR to."""
+        flying = {b.unit_id: b for b in self.in_flight}
+        rank = {e.sha: n for n, e in enumerate(self.ledger)}
+        out = [self._with_carried(u, flying.get(u.id), rank, cfg) for u in _deps_first(self.plan.units)]
         planned = {u.id for u in out}
         for b in self.in_flight:
             if b.unit_id in planned or not b.upstream_shas or any(s not in self.commits for s in b.upstream_shas):
@@ -115,6 +125,20 @@ class CoreResult:
             out.append(Unit(id=b.unit_id, kind=b.kind, items=tuple(PlanItem(s, "in flight") for s in b.upstream_shas),
                             areas=cfg.areas_for_paths(sorted(paths))))
         return out
+
+    def _with_carried(self, unit: Unit, branch: InFlightBranch | None, rank: Mapping[str, int],
+                      cfg: ForksyncConfig) -> Unit:
+        """``unit`` with the upstream commits ``branch`` (its in-flight branch, None when it has
+        none) carries and the unit does not list, merged in upstream order; its areas grow by theirs."""
+        carried = [s for s in (branch.upstream_shas if branch else ()) if s in self.commits and s not in unit.shas]
+        if not carried:
+            return unit
+        last = len(rank)
+        items = unit.items + tuple(PlanItem(s, "in flight") for s in carried)
+        order = {i.sha: n for n, i in enumerate(items)}
+        paths = set().union(*(self.commits[s].paths for s in carried))
+        return replace(unit, items=tuple(sorted(items, key=lambda i: (rank.get(i.sha, last), order[i.sha]))),
+                       areas=tuple(sorted(set(unit.areas) | set(cfg.areas_for_paths(sorted(paths))))))
 
 
 def _deps_first(units: Sequence[Unit]) -> list[Unit]:
