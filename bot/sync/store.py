@@ -97,6 +97,10 @@ SYNC_BRANCHES = table("sync_branches", {
     # drafts does it take out of draft (bot.validation.gate_inputs.person_draft); NULL in rows
     # written before (taken as forksync's)
     "draft_by_forksync": int,
+    # JSON [unit ids] the unit lands after as last published (Unit.depends_on): a re-plan that
+    # re-lists the open branch, or extends it with commits of no dependency, keeps those still
+    # planned or in flight (bot.sync.service.CoreResult.units_to_publish); "" / NULL in rows written before
+    "depends_json": str,
 }, pk="key", indexes=[("repo", "unit_id")])
 
 #: ``kind`` and ``state`` of a back-out branch's row in ``sync_branches``.
