@@ -251,3 +251,38 @@ async def test_a_relisted_stopped_chain_still_lands_after_the_bundle_it_needs(st
     await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
     assert (await w.pr(bundle["number"]))["merged"] is True
     assert "**Lands after**" not in (await w.pr(chain["number"]))["body"]
+
+
+async def test_a_chain_resolved_by_hand_waits_for_the_bundle_it_lands_after(stacked_world, tmp_path):
+    """A person resolves the chain's conflict by hand while the bundle its pick needs is still open
+    (upstream moved meanwhile, re-listing the chain). Approved, it is not merged before that bundle:
+    the gate holds it (``lands-after``), and the bundle lands first — upstream's changes of h.py in
+    upstream order."""
+    w, up_src, upstream = stacked_world
+    b0 = commit_files(up_src, {"python/h.py": "h = 1\n"}, "Speed up h (#100)")
+    commit_files(up_src, {"third_party/amd/x.cpp": source(z="1")}, "AMD: set z (#101)")
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": source(z="2"), "python/h.py": "h = 2\n"}, "AMD: z and h (#102)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    bundle, chain = await open_prs(w.alice)
+    branch = chain["head"]["ref"]
+    commit_files(up_src, {"python/e.py": "e = 5\n"}, "Add e (#105)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+
+    wt = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
+    commit_files(wt, {"python/h.py": "h = 2\n"}, "resolve h\n\nFile: python/h.py\nReason: upstream's h\n")
+    git(wt, "push", "-q", "origin", "HEAD")
+    await w.bot.settle()
+    await w.people["carol"].post(f"/repos/meta/triton/pulls/{chain['number']}/reviews", data={"event": "APPROVE"})
+    await w.bot.settle()
+    assert (await w.pr(chain["number"]))["merged"] is False, "merged before the bundle it lands after"
+    head = (await w.pr(chain["number"]))["head"]["sha"]
+    summary = w.run_of(head, "forksync/gate").output["summary"]
+    assert "`lands-after`" in summary and f"`bundle-{b0[:12]}`" in summary, summary
+
+    await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    assert (await w.pr(bundle["number"]))["merged"] is True
+    got = picked(w, "main")
+    assert b0 in got and (c2 not in got or got.index(b0) < got.index(c2)), got
