@@ -49,7 +49,7 @@ from bot.github.client import authenticated_remote, rate_limited
 from bot.github.common import comment_once, render, split_repo
 from bot.github.fork_config import last_valid_config, load_fork_config
 from bot.github.limits import shown_hunks
-from bot.model import CommitInfo, Disposition, Plan, PlanItem, Unit
+from bot.model import CommitInfo, Disposition, InFlightBranch, Plan, PlanItem, Unit
 from bot.plan.planner import plan_state
 from bot.sync import blocked as blocked_mod
 from bot.sync import landing, snapshots
@@ -111,21 +111,68 @@ class CoreResult:
     ledger: tuple = ()                                   # bot.model.LedgerEntry, upstream order (for the dashboard)
     plan_work: dict = field(default_factory=dict)       # the plan's merges computed / read from the cache, symbols computed
 
-    def units_to_publish(self, cfg: ForksyncConfig) -> list[Unit]:
+    def units_to_publish(self, cfg: ForksyncConfig, rows: Sequence[dict] = ()) -> list[Unit]:
         """The plan's units, plus every in-flight ``forksync/*`` branch the plan does not extend:
         such a branch may have been pushed by a run that failed before its PR was opened, so its
         PR is ensured (and its body refreshed) too. A unit comes after the units it lands after
         (plan order otherwise): a chain's later commit may land after a bundle whose first commit
-        is newer than the chain's, and its PR names the dependency's PR."""
-        out = _deps_first(self.plan.units)
-        planned = {u.id for u in out}
+        is newer than the chain's, and its PR names the dependency's PR.
+
+        A planned unit that continues an in-flight branch (the plan extends an open chain, or
+        :func:`bot.sync.owed.keep_owed` folded what a stopped chain owes back into it) lists only
+        the commits still to pick; the unit published lists every upstream commit its branch
+        carries (clean picks, a conflicted one) as well, in upstream order (``ledger``; an unknown
+        sha keeps its place after the known ones): the PR body counts and names them, and its
+        ``sync_branches.shas_json`` is what the gate (picks missing or squashed) and landing (picks
+        a squash merge lost) hold the PR to.
+
+        ``rows``: the fork's in-flight ``sync_branches`` rows. An open unit keeps the units its row
+        says it lands after (``depends_json``) while they are planned or in flight: the plan makes
+        ``depends_on`` for the commits it places only, so a branch it re-lists (nothing added) or
+        extends with commits of no dependency would otherwise lose it — a chain stopped at a pick
+        that needs an open bundle's pick (docs/plan.md "Landing after earlier bundles") would no
+        longer say it waits for that bundle, nor be published after it."""
+        flying = {b.unit_id: b for b in self.in_flight}
+        rank = {e.sha: n for n, e in enumerate(self.ledger)}
+        units = [self._with_carried(u, flying.get(u.id), rank, cfg) for u in self.plan.units]
+        planned = {u.id for u in units}
         for b in self.in_flight:
             if b.unit_id in planned or not b.upstream_shas or any(s not in self.commits for s in b.upstream_shas):
                 continue
             paths = set().union(*(self.commits[s].paths for s in b.upstream_shas))
-            out.append(Unit(id=b.unit_id, kind=b.kind, items=tuple(PlanItem(s, "in flight") for s in b.upstream_shas),
-                            areas=cfg.areas_for_paths(sorted(paths))))
-        return out
+            units.append(Unit(id=b.unit_id, kind=b.kind, items=tuple(PlanItem(s, "in flight") for s in b.upstream_shas),
+                              areas=cfg.areas_for_paths(sorted(paths))))
+        return _deps_first(_kept_after(units, rows, set(flying)))
+
+    def _with_carried(self, unit: Unit, branch: InFlightBranch | None, rank: Mapping[str, int],
+                      cfg: ForksyncConfig) -> Unit:
+        """``unit`` with the upstream commits ``branch`` (its in-flight branch, None when it has
+        none) carries and the unit does not list, merged in upstream order; its areas grow by theirs."""
+        carried = [s for s in (branch.upstream_shas if branch else ()) if s in self.commits and s not in unit.shas]
+        if not carried:
+            return unit
+        last = len(rank)
+        items = unit.items + tuple(PlanItem(s, "in flight") for s in carried)
+        order = {i.sha: n for n, i in enumerate(items)}
+        paths = set().union(*(self.commits[s].paths for s in carried))
+        return replace(unit, items=tuple(sorted(items, key=lambda i: (rank.get(i.sha, last), order[i.sha]))),
+                       areas=tuple(sorted(set(unit.areas) | set(cfg.areas_for_paths(sorted(paths))))))
+
+
+def _kept_after(units: list[Unit], rows: Sequence[dict], flying: set[str]) -> list[Unit]:
+    """``units`` with each one's ``depends_on`` grown by the ids its row (``rows`` by ``unit_id``)
+    last published (``depends_json``) that are still live — a unit of ``units`` or an in-flight
+    branch (``flying``: unit ids) — and land after nothing of its own (no pair of units made to
+    land after each other)."""
+    stored = {r.get("unit_id"): json.loads(r.get("depends_json") or "[]") for r in rows}
+    live = {u.id for u in units} | flying
+    deps = {u.id: set(u.depends_on) for u in units}
+    out = []
+    for u in units:
+        more = [d for d in stored.get(u.id, ()) if d in live and d != u.id and d not in u.depends_on
+                and u.id not in deps.get(d, ())]
+        out.append(replace(u, depends_on=u.depends_on + tuple(more)) if more else u)
+    return out
 
 
 def _deps_first(units: Sequence[Unit]) -> list[Unit]:
@@ -390,9 +437,9 @@ class SyncService:
                 # conflict the agent did not reach last time first, oldest wait first: none is
                 # starved; dependencies still before their dependents, plan order otherwise)
                 self._agent_until[full_name] = started + self.agent_deadline_s
-                waits = {r["unit_id"]: r.get("agent_waiting_since") or 0.0
-                         for r in sync_store.open_branches(ctx.store, full_name)}
-                order = _deps_first(sorted(core.units_to_publish(cfg),
+                rows = sync_store.open_branches(ctx.store, full_name)
+                waits = {r["unit_id"]: r.get("agent_waiting_since") or 0.0 for r in rows}
+                order = _deps_first(sorted(core.units_to_publish(cfg, rows),
                                            key=lambda u: (not waits.get(u.id), waits.get(u.id) or 0.0)))
                 try:
                     for unit in order:
@@ -653,6 +700,7 @@ class SyncService:
                              pushed_tip=res.tip if pushed or resumed else (prior or {}).get("pushed_tip", ""),
                              verified_tip=(prior or {}).get("verified_tip", ""),
                              pr=(prior or {}).get("pr", 0), state="open", shas_json=json.dumps(list(unit.shas)),
+                             depends_json=json.dumps(list(unit.depends_on)),
                              base_sha=core.fork_head, base=cfg.fork.ref, conflict_sha=res.conflict or "",
                              earlier_prs=json.dumps(sync_store.earlier_prs(row)),
                              agent_waiting_since=(prior or {}).get("agent_waiting_since") or 0.0,
@@ -849,6 +897,7 @@ class SyncService:
             sync_store.save_branch(ctx.store, repo=full_name, branch=branch, unit_id=unit.id, kind=unit.kind,
                                    pushed_tip="" if sync_store.ended(row) else (row or {}).get("pushed_tip", ""),
                                    verified_tip="", pr=0, state="blocked", shas_json=json.dumps(list(unit.shas)),
+                                   depends_json=json.dumps(list(unit.depends_on)),
                                    base_sha=core.fork_head, base=cfg.fork.ref, conflict_sha=res.conflict or "",
                                    earlier_prs=json.dumps(sync_store.earlier_prs(row)), **fields)
         pr = (row or {}).get("pr") or 0

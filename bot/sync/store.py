@@ -101,6 +101,10 @@ SYNC_BRANCHES = table("sync_branches", {
     # (bot.sync.service.agent_deadline): the next sync publishes such chains first, oldest
     # first; 0 / NULL once the agent is asked, and in rows written before
     "agent_waiting_since": float,
+    # JSON [unit ids] the unit lands after as last published (Unit.depends_on): a re-plan that
+    # re-lists the open branch, or extends it with commits of no dependency, keeps those still
+    # planned or in flight (bot.sync.service.CoreResult.units_to_publish); "" / NULL in rows written before
+    "depends_json": str,
 }, pk="key", indexes=[("repo", "unit_id")])
 
 #: ``kind`` and ``state`` of a back-out branch's row in ``sync_branches``.

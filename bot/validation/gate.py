@@ -22,7 +22,9 @@ Rules, in the order they are reported (the order findings are shown in):
    PR's head lacks a commit with the ``Upstream-Commit`` trailer of one of its unit's upstream
    commits (a person's push replaced forksync's picks; checked when no conflict commit stands for
    the rest); ``picks-squashed``: a commit of a sync PR's head claims more than one of its unit's
-   upstream commits (picks squashed together would land as one fork commit); ``commits-unlisted``: the
+   upstream commits (picks squashed together would land as one fork commit); ``lands-after``: a
+   unit its sync PR lands after (its row's ``depends_json``: predicted on that unit's picks) is
+   still in flight; ``commits-unlisted``: the
    PR has at least the 250 commits GitHub's API lists and git could not list them all, so which
    commits an approval saw cannot be told (never passes).
 2. ``hold`` — a ``/forksync hold`` (or hold label) in effect blocks; ``draft`` — a sync PR forksync
@@ -228,6 +230,7 @@ class PRState:
     conflict_commits: tuple[tuple[str, str], ...] = ()
     missing_picks: tuple[str, ...] = ()    # the unit's upstream commits no commit of base..head claims as a pick
     squashed_picks: tuple[tuple[str, tuple[str, ...]], ...] = ()   # (commit, upstream shas) of a commit claiming several
+    lands_after: tuple[tuple[str, int], ...] = ()   # (unit id, PR number; 0 none) of units it lands after, still in flight
     person_draft: bool = False             # a sync PR forksync did not open as a draft that is one now: a person's "not yet"
     rewritten: tuple[str, ...] = ()        # commits the sync branch was built on that the base no longer has
     required_checks: tuple[str, ...] = ()
@@ -674,6 +677,12 @@ def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaP
                                 + "): a push replaced forksync's picks; merged, the ledger would not count them as "
                                 "picked and their upstream commits would come back — keep one fork commit per "
                                 "upstream commit, with its `Upstream-Commit` trailer (or `git cherry-pick -x`'s line)"))
+    if pr.lands_after:
+        blocking.append(Finding("lands-after", "lands after " + ", ".join(f"#{n} (`{u}`)" if n else f"`{u}`"
+                                                                          for u, n in pr.lands_after)
+                                + ", still open: its picks were predicted on that unit's picks, so merged first it "
+                                "would land upstream's changes of the same files out of order — it is merged once "
+                                "that has landed"))
     for commit, ups in pr.squashed_picks:
         blocking.append(Finding("picks-squashed", f"commit {commit[:12]} claims {len(ups)} of the unit's upstream "
                                 "commits (" + ", ".join(s[:12] for s in ups[:10]) + "): picks squashed into one commit "

@@ -193,6 +193,22 @@ def missing_picks(store, full: str, pr: dict, messages: list[str], rules: Proven
     return tuple(unpicked(json.loads(row.get("shas_json") or "[]"), messages, rules))
 
 
+def lands_after(store, full: str, pr: dict) -> tuple[tuple[str, int], ...]:
+    """``(unit id, PR number; 0 when it has none)`` of each unit the sync PR's unit lands after (its
+    ``sync_branches`` row speaking for this PR: ``depends_json``, docs/plan.md "Landing after
+    earlier bundles") whose own row is still in flight (``open`` or ``blocked``). ``()`` for a PR
+    without such a row."""
+    row = unit_row(store, full, pr)
+    if row is None or row.get("kind") == sync_store.BACKOUT:
+        return ()
+    out = []
+    for uid in json.loads(row.get("depends_json") or "[]"):
+        dep = sync_store.branch_row(store, full, f"forksync/{uid}") or {}
+        if dep.get("state") in ("open", "blocked"):
+            out.append((uid, int(dep.get("pr") or 0)))
+    return tuple(out)
+
+
 def squashed_picks(store, full: str, pr: dict, commits: list[dict],
                    rules: ProvenanceRules) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """``(commit sha, upstream shas)`` for each of the sync PR's ``commits`` (``pulls/list-commits``
@@ -483,7 +499,7 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
         author_is_collaborator=await is_trusted_author(gh, full, author, bot_login),
         retest_by_writer_on=vstore.retest_shas(store, full, pr["number"]),
         conflict_marker_files=facts.markers, markers_error=facts.error, conflict_commits=facts.conflicts,
-        missing_picks=missing, squashed_picks=squashed,
+        missing_picks=missing, squashed_picks=squashed, lands_after=() if foreign else lands_after(store, full, pr),
         person_draft=bool(pr.get("draft")) and not foreign and person_draft(store, full, pr, bot_login),
         commits_error=commits_error,
         rewritten=facts.rewritten,

@@ -198,3 +198,91 @@ async def test_a_stopped_chain_rebuilt_on_the_moved_fork_keeps_the_picks_before_
     await w.bot.settle()
     assert (await w.pr(chain["number"]))["merged"] is True
     assert picked(w, "main") == [b0, c1, c2, c3]
+
+
+async def test_a_replanned_stopped_chain_lists_every_pick_its_branch_carries(world):
+    """A re-plan adds the third commit to the chain stopped at its second: the plan's unit holds the
+    commits it still owes, but the unit forksync publishes is the whole chain — the clean pick its
+    branch carries, the conflicted one and the one after it, in upstream order — in the PR body and
+    in the row the gate (picks-missing, picks-squashed) and landing (a squash merge's lost picks) read."""
+    w, up_src, upstream = world
+    c1 = commit_files(up_src, {"third_party/amd/x.cpp": source(z="1")}, "AMD: set z (#101)")
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": source(x="2", z="1")}, "AMD: new x (#102)")
+    c3 = commit_files(up_src, {"third_party/amd/x.cpp": source(x="2", z="3")}, "AMD: z again (#103)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    [chain] = await open_prs(w.alice)
+    branch = f"forksync/chain-{c1[:12]}"
+    assert "so far the branch holds 1 pick, then the conflict commit below" in chain["body"]
+
+    commit_files(up_src, {"python/a.py": "a = 4\n"}, "Speed up a (#104)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    row = sync_store.branch_row(w.bot.store, "meta/triton", branch)
+    assert json.loads(row["shas_json"]) == [c1, c2, c3] and row["conflict_sha"] == c2
+    body = (await w.pr(chain["number"]))["body"]
+    assert "This chain brings 3 upstream commits" in body, body
+    assert "so far the branch holds 1 pick, then the conflict commit below" in body, body
+    assert all(f"`{c[:12]}`" in body for c in (c1, c2, c3)), body
+    assert picked(w, f"main..{branch}") == [c1]
+
+
+async def test_a_relisted_stopped_chain_still_lands_after_the_bundle_it_needs(stacked_world):
+    """The chain stops at a pick that needs an open bundle's pick, so its PR says it lands after that
+    bundle's PR. Upstream moves elsewhere and the fork is planned again; the plan adds nothing to
+    the chain, which is re-listed as in flight: it still lands after the bundle — its PR still says
+    so — until the bundle landed."""
+    w, up_src, upstream = stacked_world
+    b0 = commit_files(up_src, {"python/h.py": "h = 1\n"}, "Speed up h (#100)")
+    c1 = commit_files(up_src, {"third_party/amd/x.cpp": source(z="1")}, "AMD: set z (#101)")
+    commit_files(up_src, {"third_party/amd/x.cpp": source(z="2"), "python/h.py": "h = 2\n"}, "AMD: z and h (#102)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    bundle, chain = await open_prs(w.alice)
+    assert (bundle["head"]["ref"], chain["head"]["ref"]) == (f"forksync/bundle-{b0[:12]}", f"forksync/chain-{c1[:12]}")
+    lands_after = f"**Lands after** #{bundle['number']} (`bundle-{b0[:12]}`)"
+    assert lands_after in chain["body"] and chain["draft"] is True
+
+    commit_files(up_src, {"python/e.py": "e = 5\n"}, "Add e (#105)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    assert lands_after in (await w.pr(chain["number"]))["body"], "the re-listed chain forgot what it lands after"
+
+    await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    assert (await w.pr(bundle["number"]))["merged"] is True
+    assert "**Lands after**" not in (await w.pr(chain["number"]))["body"]
+
+
+async def test_a_chain_resolved_by_hand_waits_for_the_bundle_it_lands_after(stacked_world, tmp_path):
+    """A person resolves the chain's conflict by hand while the bundle its pick needs is still open
+    (upstream moved meanwhile, re-listing the chain). Approved, it is not merged before that bundle:
+    the gate holds it (``lands-after``), and the bundle lands first — upstream's changes of h.py in
+    upstream order."""
+    w, up_src, upstream = stacked_world
+    b0 = commit_files(up_src, {"python/h.py": "h = 1\n"}, "Speed up h (#100)")
+    commit_files(up_src, {"third_party/amd/x.cpp": source(z="1")}, "AMD: set z (#101)")
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": source(z="2"), "python/h.py": "h = 2\n"}, "AMD: z and h (#102)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    bundle, chain = await open_prs(w.alice)
+    branch = chain["head"]["ref"]
+    commit_files(up_src, {"python/e.py": "e = 5\n"}, "Add e (#105)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+
+    wt = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
+    commit_files(wt, {"python/h.py": "h = 2\n"}, "resolve h\n\nFile: python/h.py\nReason: upstream's h\n")
+    git(wt, "push", "-q", "origin", "HEAD")
+    await w.bot.settle()
+    await w.people["carol"].post(f"/repos/meta/triton/pulls/{chain['number']}/reviews", data={"event": "APPROVE"})
+    await w.bot.settle()
+    assert (await w.pr(chain["number"]))["merged"] is False, "merged before the bundle it lands after"
+    head = (await w.pr(chain["number"]))["head"]["sha"]
+    summary = w.run_of(head, "forksync/gate").output["summary"]
+    assert "`lands-after`" in summary and f"`bundle-{b0[:12]}`" in summary, summary
+
+    await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    assert (await w.pr(bundle["number"]))["merged"] is True
+    got = picked(w, "main")
+    assert b0 in got and (c2 not in got or got.index(b0) < got.index(c2)), got

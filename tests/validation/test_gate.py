@@ -65,6 +65,8 @@ CASES = [
     # a person squashed two picks into one commit: merged, the fork would get one commit for both
     ("picks-squashed", pr(squashed_picks=(("c" * 40, (UP, "d" * 40)),)), SUITES, False,
      [("picks-squashed", "c" * 12)], []),
+    # a unit it lands after (predicted on that unit's picks) is still open: never merged before it
+    ("lands-after", pr(lands_after=(("bundle-abc", 7),)), SUITES, False, [("lands-after", "")], []),
     ("no-results-silence-is-red", pr(results=()), SUITES, False,
      [("missing-result", "kernels/cpu"), ("missing-result", "lit/cpu"), ("missing-result", "lit/h200")],
      ["run-suites"]),
