@@ -49,14 +49,21 @@ def picked(w, rev: str) -> list[str]:
     return fork_git(w, "log", "--reverse", "--format=%(trailers:key=Upstream-Commit,valueonly)", rev).split()
 
 
-async def test_the_picks_after_a_conflict_stop_stay_in_the_chain_across_a_replan_and_land_with_it(world, tmp_path):
-    w, up_src, upstream = world
+async def stop_at_the_second(w, up_src, upstream) -> tuple[str, str, str, dict]:
+    """Upstream's three commits to the function the fork tuned, pushed and synced: the chain stops
+    at the second's conflict. ``(c1, c2, c3, the chain's PR)``."""
     c1 = commit_files(up_src, {"third_party/amd/x.cpp": source(z="1")}, "AMD: set z (#101)")
     c2 = commit_files(up_src, {"third_party/amd/x.cpp": source(x="2", z="1")}, "AMD: new x (#102)")
     c3 = commit_files(up_src, {"third_party/amd/x.cpp": source(x="2", z="3")}, "AMD: z again (#103)")
     git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
     await w.bot.settle()
     [chain] = await open_prs(w.alice)
+    return c1, c2, c3, chain
+
+
+async def test_the_picks_after_a_conflict_stop_stay_in_the_chain_across_a_replan_and_land_with_it(world, tmp_path):
+    w, up_src, upstream = world
+    c1, c2, c3, chain = await stop_at_the_second(w, up_src, upstream)
     unit = f"chain-{c1[:12]}"
     branch = f"forksync/{unit}"
     assert chain["head"]["ref"] == branch and chain["draft"] is True
@@ -206,12 +213,7 @@ async def test_a_replanned_stopped_chain_lists_every_pick_its_branch_carries(wor
     branch carries, the conflicted one and the one after it, in upstream order — in the PR body and
     in the row the gate (picks-missing, picks-squashed) and landing (a squash merge's lost picks) read."""
     w, up_src, upstream = world
-    c1 = commit_files(up_src, {"third_party/amd/x.cpp": source(z="1")}, "AMD: set z (#101)")
-    c2 = commit_files(up_src, {"third_party/amd/x.cpp": source(x="2", z="1")}, "AMD: new x (#102)")
-    c3 = commit_files(up_src, {"third_party/amd/x.cpp": source(x="2", z="3")}, "AMD: z again (#103)")
-    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
-    await w.bot.settle()
-    [chain] = await open_prs(w.alice)
+    c1, c2, c3, chain = await stop_at_the_second(w, up_src, upstream)
     branch = f"forksync/chain-{c1[:12]}"
     assert "so far the branch holds 1 pick, then the conflict commit below" in chain["body"]
 

@@ -8,8 +8,6 @@ one workdir): the call site passes no claim of its own. No sleeps: the local Git
 first create until the second writer has either finished or is waiting for the first's claim."""
 from __future__ import annotations
 
-import asyncio
-
 import aiohttp
 import pytest
 
@@ -18,6 +16,7 @@ from bot.cli.serve import ServeSettings
 from bot.github.claims import ClaimOrderError
 from bot.github.common import comments_claim, issue_current, issue_once
 from tests.support.github import FAST_RETRY, make_source_repo
+from tests.support.races import second_meets_first
 
 FORK = "meta/triton"
 TITLE = "forksync: nightly 0123456789ab is missing results"
@@ -40,19 +39,8 @@ async def _write_twice_at_once(fake, settings, inst: int, write) -> list[dict]:
         for w in workers:
             await w.start()
         first, second = [await w.client_for(inst) for w in workers]
-        waited = asyncio.Event()
-        second.claims.on_wait = lambda full, key: waited.set()
-        hold = fake.faults.hold("POST", f"/repos/{FORK}/issues")
-        a = asyncio.create_task(write(first))
-        reached = asyncio.create_task(hold.reached.wait())
-        await asyncio.wait({a, reached}, return_when=asyncio.FIRST_COMPLETED)
-        b = asyncio.create_task(write(second))
-        waiting = asyncio.create_task(waited.wait())
-        await asyncio.wait({a, b, waiting}, return_when=asyncio.FIRST_COMPLETED)
-        hold.release()
-        await asyncio.gather(a, b)
-        reached.cancel()
-        waiting.cancel()
+        await second_meets_first(fake, "POST", f"/repos/{FORK}/issues", second.claims,
+                                 lambda: write(first), lambda: write(second))
         return [i async for i in first.getiter(f"/repos/{FORK}/issues?state=open")]
 
 

@@ -10,7 +10,6 @@ workdir): the call site passes no claim of its own. No sleeps: the local GitHub 
 post until the second answer has either finished or is waiting for the first's claim."""
 from __future__ import annotations
 
-import asyncio
 from types import SimpleNamespace
 
 import aiohttp
@@ -22,6 +21,7 @@ from bot.validation import store as vstore
 from bot.validation.l3 import answer_l3
 from gpu_runner.result import Environment, RunResult
 from tests.support.github import FAST_RETRY, make_source_repo
+from tests.support.races import second_meets_first
 
 FORK = "meta/triton"
 SHA = "a" * 40
@@ -56,19 +56,9 @@ async def _answer_twice_at_once(fake, settings, store, inst: int) -> list[str]:
         result = RunResult(suite="heavy", level="L3", commit=SHA, platform="cpu", verdict="green", outcome="pass",
                            environment=Environment(runner_id="r1"), started_at=150, finished_at=200)
 
-        waited = asyncio.Event()
-        second.claims.on_wait = lambda full, key: waited.set()
-        hold = fake.faults.hold("POST", f"/repos/meta/triton/issues/{pr}/comments")
-        a = asyncio.create_task(answer_l3(SimpleNamespace(store=store, gh=first), FORK, run, result, None))
-        reached = asyncio.create_task(hold.reached.wait())
-        await asyncio.wait({a, reached}, return_when=asyncio.FIRST_COMPLETED)
-        b = asyncio.create_task(answer_l3(SimpleNamespace(store=store, gh=second), FORK, run, result, None))
-        waiting = asyncio.create_task(waited.wait())
-        await asyncio.wait({a, b, waiting}, return_when=asyncio.FIRST_COMPLETED)
-        hold.release()
-        await asyncio.gather(a, b)
-        reached.cancel()
-        waiting.cancel()
+        await second_meets_first(fake, "POST", f"/repos/meta/triton/issues/{pr}/comments", second.claims,
+                                 lambda: answer_l3(SimpleNamespace(store=store, gh=first), FORK, run, result, None),
+                                 lambda: answer_l3(SimpleNamespace(store=store, gh=second), FORK, run, result, None))
 
         assert run.id == 1 and vstore.l3_runs_of(store, FORK, pr)[0].verdict == "pass"
         return [c["body"] async for c in first.getiter(f"/repos/meta/triton/issues/{pr}/comments")]
