@@ -193,6 +193,19 @@ class Claims:
         return removed
 
 
+@contextlib.asynccontextmanager
+async def client_claim(gh, full_name: str, key: str) -> AsyncIterator[None]:
+    """Hold the claim on ``(full_name, key)`` of the claims GitHub client ``gh`` carries
+    (``gh.claims``: the worker process's) for the block; nothing when it carries none (a client
+    that is the only writer of its objects: a person's token in tests, a CLI run). Raises
+    :class:`ClaimOrderError` as :meth:`Claims.hold` does."""
+    claims: Claims | None = getattr(gh, "claims", None)
+    if claims is None:
+        yield
+        return
+    async with claims.hold(full_name, key):
+        yield
+
 def _names(path: Path, fd: int) -> bool:
     """Whether ``path`` still names the file open as ``fd`` (same device and inode)."""
     try:

@@ -8,15 +8,14 @@ a post whose answer GitHub lost (5xx) is looked up by its marker before it is se
 """
 from __future__ import annotations
 
-import contextlib
 import hashlib
-from typing import Any, AsyncIterator
+from typing import Any
 
 import gidgethub
 from pydantic import BaseModel, ConfigDict
 
 from bot import templating
-from bot.github.claims import Claims
+from bot.github.claims import client_claim
 from bot.github.limits import fit_body
 from bot.github.sections import kept_current
 
@@ -115,10 +114,7 @@ async def comment_once(gh, full_name: str, number: int, key: str, body: str, *, 
     a landing's delivery and the poller's sync, two workers — never both find none and both post;
     a client without claims (None: the only writer of its markers) looks up and posts unclaimed.
     Raises :class:`bot.github.claims.ClaimOrderError` when called under another object's claim."""
-    claims: Claims | None = getattr(gh, "claims", None)
-    if claims is None:
-        return await _comment_once(gh, full_name, number, key, body, update=update)
-    async with claims.hold(full_name, comments_claim(number)):
+    async with client_claim(gh, full_name, comments_claim(number)):
         return await _comment_once(gh, full_name, number, key, body, update=update)
 
 
@@ -192,7 +188,7 @@ async def issue_once(gh, full: str, title: str, body: str) -> int:
     delivery, two workers — never both find none and both open one; a client without claims
     looks up and opens unclaimed. Raises :class:`bot.github.claims.ClaimOrderError` when called
     under another object's claim."""
-    async with _issue_claimed(gh, full, title):
+    async with client_claim(gh, full, issue_claim(title)):
         return await _issue_once(gh, full, title, body)
 
 
@@ -201,16 +197,6 @@ def issue_claim(title: str) -> str:
     ``issue-`` and 16 hex digits of the title's SHA-256 — a title runs to 256 characters of any
     kind, longer than a lock file's name may be."""
     return "issue-" + hashlib.sha256(title.encode()).hexdigest()[:16]
-
-
-@contextlib.asynccontextmanager
-async def _issue_claimed(gh, full: str, title: str) -> AsyncIterator[None]:
-    claims: Claims | None = getattr(gh, "claims", None)
-    if claims is None:
-        yield
-        return
-    async with claims.hold(full, issue_claim(title)):
-        yield
 
 
 async def _issue_once(gh, full: str, title: str, body: str) -> int:
@@ -234,7 +220,7 @@ async def issue_current(gh, full: str, title: str, section: str, text: str) -> t
     issue, two writers at once included (under the claim of :func:`issue_once`). Returns
     ``(number, "opened" | "updated" | "unchanged")``. Raises
     :class:`bot.github.claims.ClaimOrderError` when called under another object's claim."""
-    async with _issue_claimed(gh, full, title):
+    async with client_claim(gh, full, issue_claim(title)):
         it = await _open_issue(gh, full, title)
         if it is None:
             return await _issue_once(gh, full, title, kept_current("", section, text)), "opened"

@@ -23,7 +23,7 @@ from typing import Any, Awaitable, Callable, Sequence
 
 from bot import templating
 from bot.config.triage import TriageSettings
-from bot.github.claims import Claims
+from bot.github.claims import client_claim
 from bot.github.sections import placed_section, replace_section
 from bot.store import Store
 from bot.triage import store as triage_store
@@ -145,10 +145,7 @@ class TriageIssues:
         never through :func:`bot.github.common.comment_once` (which claims, and would raise
         :class:`bot.github.claims.ClaimOrderError` here). A client without claims acts unclaimed.
         Raises :class:`bot.github.claims.ClaimOrderError` when called under another object's claim."""
-        claims: Claims | None = getattr(self.gh, "claims", None)
-        if claims is None:
-            return await self._process(nightly)
-        async with claims.hold(self.full_name, TRIAGE_CLAIM):
+        async with client_claim(self.gh, self.full_name, TRIAGE_CLAIM):
             return await self._process(nightly)
 
     async def _process(self, nightly: Nightly) -> list[Action]:
