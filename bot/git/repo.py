@@ -20,6 +20,8 @@ API (stable; see docs/core.md):
 """
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import itertools
 import os
@@ -193,6 +195,25 @@ def die_with_parent() -> None:
     if _PRCTL is not None:
         _PRCTL(1, signal.SIGKILL)           # PR_SET_PDEATHSIG = 1
 
+
+async def run_locked_git(git_dir: str | Path, *argv: str, env: dict[str, str] | None = None,
+                         timeout_s: float | None = None) -> tuple[int, bytes, bytes]:
+    """``(exit status, stdout, stderr)`` of ``git --git-dir=<git_dir> <argv>`` for a caller holding
+    the lock every git writing ``git_dir`` holds: in the foreground (:data:`NO_DETACHED_GC`),
+    killed with its worker (:func:`die_with_parent`), and killed when the wait ends early — past
+    ``timeout_s`` (None: no limit; ``asyncio.TimeoutError``) or cancelled — so no git of it writes
+    there once the lock is released. ``env``: git's environment (None: this process's)."""
+    proc = await asyncio.create_subprocess_exec(
+        "git", f"--git-dir={git_dir}", *NO_DETACHED_GC, *argv, env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, preexec_fn=die_with_parent)
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(), timeout_s)
+    except BaseException:
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+        raise
+    return proc.returncode, out, err
 
 def clear_stale_locks(git_dir: str | Path, now: float, max_age_s: float | None = STALE_LOCK_S) -> list[str]:
     """Remove the lock files (``*.lock``: of refs, ``packed-refs``, ``shallow``, ``index``,

@@ -263,22 +263,13 @@ class SyncService:
         return url, secrets
 
     async def _git(self, git_dir: Path, *argv: str, secrets: list[str] = (), check: bool = True) -> str:
-        proc = await asyncio.create_subprocess_exec(
-            "git", f"--git-dir={git_dir}", *gitio.NO_DETACHED_GC, *argv, env=gitio.git_env(),
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, preexec_fn=gitio.die_with_parent)
-        try:
-            out, err = await asyncio.wait_for(proc.communicate(), GIT_TIMEOUT_S)
-        except BaseException:
-            # past GIT_TIMEOUT_S, or cancelled (the worker stops): the git goes too, never left
-            # writing the working repository once the fork lock is released
-            if proc.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    proc.kill()
-            raise
-        if check and proc.returncode != 0:
+        # past GIT_TIMEOUT_S, or cancelled (the worker stops): the git goes too, never left
+        # writing the working repository once the fork lock is released
+        code, out, err = await gitio.run_locked_git(git_dir, *argv, env=gitio.git_env(), timeout_s=GIT_TIMEOUT_S)
+        if check and code != 0:
             # stderr scrubbed whole, then cut: a cut through a token leaves a part no scrub knows
             why = scrub(err.decode(errors="replace").strip(), list(secrets))[:500]
-            raise SyncError(scrub(f"git {' '.join(argv[:3])} failed ({proc.returncode}): {why}", list(secrets)))
+            raise SyncError(scrub(f"git {' '.join(argv[:3])} failed ({code}): {why}", list(secrets)))
         return out.decode(errors="replace")
 
     async def ensure_repo(self, full_name: str) -> Path:

@@ -87,11 +87,8 @@ class LocalBackend:
         return self.root / (full.replace("/", "+") + ".git")
 
     async def _git(self, d: Path, *argv: str, secrets=(), check: bool = True) -> str:
-        proc = await asyncio.create_subprocess_exec("git", f"--git-dir={d}", *gitio.NO_DETACHED_GC, *argv,
-                                                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-                                                    preexec_fn=gitio.die_with_parent)
-        out, err = await proc.communicate()
-        if check and proc.returncode != 0:
+        code, out, err = await gitio.run_locked_git(d, *argv)      # under the claim validation-mirror
+        if check and code != 0:
             text = err.decode(errors="replace")
             for s in secrets:
                 text = text.replace(s, "***")
