@@ -181,6 +181,19 @@ def test_a_non_ascii_name_is_found_in_the_text():
     assert may_share_symbols(fc, old, new, {"naïve"})
 
 
+def test_a_changed_decorator_of_a_definition_named_on_a_continued_line_may_share_its_name():
+    # the definition below a changed decorator is taken in up to its name, wherever a backslash puts it
+    old = b"x = 1\n\n\n@deco(1)\ndef \\\n        named():\n    return 1\n\n\ndef other():\n    return 2\n"
+    new = old.replace(b"@deco(1)", b"@deco(2)")
+    fc = FileChange("m.py", "M")
+    assert symbols_of_change(fc, old, new) == {"named"}
+    assert may_share_symbols(fc, old, new, {"named"})
+    assert not may_share_symbols(fc, old, new, {"other"})
+    crlf = (old.replace(b"\n", b"\r\n"), new.replace(b"\n", b"\r\n"))
+    assert symbols_of_change(fc, *crlf) == {"named"}
+    assert may_share_symbols(fc, *crlf, {"named"})
+
+
 def test_commit_overlap_asks_no_parse_of_a_chain_commit_that_shares_no_symbol(tmp_path):
     import pygit2
 
