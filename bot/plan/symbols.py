@@ -571,6 +571,34 @@ def _defines(src: bytes, name: bytes, lo: int, hi: int) -> bool:
     return False
 
 
+def _python_stretches(src: bytes, ranges) -> list[tuple[int, int]]:
+    """``[(first, last)]`` byte spans of ``src``, one per changed span of hunk ``ranges``: the
+    top-level statement around it, from the last column-0 ``def``/``class`` line at or before it
+    (:func:`_python_top_defs`) to the end of the first such line after it (a changed row may be a
+    decorator of that definition), with the lines a backslash continues that line onto (its name
+    may be there). Every definition enclosing a changed row is named inside its span
+    (:func:`_python_may_define` says why)."""
+    import bisect
+
+    spans = [(max(start - 1, 0), max(start - 1, 0) + count - 1) for start, count in ranges if count > 0]
+    if not spans:
+        return []
+    offs, starts = _line_offsets(src), _python_top_defs(src)
+    n_rows = len(offs) - 1
+    out = []
+    for lo, hi in spans:
+        a = int(offs[min(lo, n_rows)])
+        b = int(offs[min(hi + 1, n_rows)])
+        k = bisect.bisect_right(starts, a) - 1
+        first = starts[k] if k >= 0 else 0
+        k = bisect.bisect_left(starts, b)
+        last = len(src) if k >= len(starts) else src.find(b"\n", starts[k])
+        while 0 <= last < len(src) and _continues(src, last):     # ``def \`` names it on the next line
+            last = src.find(b"\n", last + 1)
+        out.append((first, len(src) if last < 0 else max(last, b)))
+    return out
+
+
 def _python_may_define(src: bytes | None, ranges, names: Iterable[str]) -> bool:
     """False only when no name of ``names`` can be a symbol of hunk ``ranges`` in the Python text
     ``src`` (:func:`may_share_symbols`). Why: a symbol ``A.B.c`` around a changed row ``r`` is the
@@ -584,21 +612,9 @@ def _python_may_define(src: bytes | None, ranges, names: Iterable[str]) -> bool:
     if src is None:
         return False
     names = [n for n in names if n != TOP_LEVEL]
-    spans = [(max(start - 1, 0), max(start - 1, 0) + count - 1) for start, count in ranges if count > 0]
-    if not names or not spans:
+    if not names:
         return False
-    import bisect
-
-    offs, starts = _line_offsets(src), _python_top_defs(src)
-    n_rows = len(offs) - 1
-    for lo, hi in spans:
-        a = int(offs[min(lo, n_rows)])
-        b = int(offs[min(hi + 1, n_rows)])
-        k = bisect.bisect_right(starts, a) - 1
-        first = starts[k] if k >= 0 else 0
-        k = bisect.bisect_left(starts, b)
-        last = len(src) if k >= len(starts) else src.find(b"\n", starts[k])
-        last = len(src) if last < 0 else max(last, b)
+    for first, last in _python_stretches(src, ranges):
         for name in names:
             parts = name.split(".")
             if all(parts) and all(_defines(src, part.encode("utf-8"), first, last) for part in parts):
