@@ -1,7 +1,8 @@
 """Signature version 9: from ``fresh6.jsonl``'s misses (tuning data since its one held-out
 measurement, see docs/triage.md), each rule a class of text, also checked on texts of no report.
 
-Docker Hub's pull limit (``toomanyrequests``) is its own infrastructure kind; a full disk is read in
+Docker Hub's pull limit (``toomanyrequests``) is its own infrastructure kind, and so is a TLS
+certificate the client does not trust (a TLS-intercepting proxy: its CA, not a retry); a full disk is read in
 the lower-case words of buildkit, docker and Go (``no space left on device``); a job over GitHub's
 time limit is infrastructure (``time-limit``), and ``The operation was canceled`` alone names no
 cause (GitHub prints it after any cancelled step, a test's watchdog included); conda's ``HTTP 000
@@ -51,6 +52,14 @@ def test_the_runner_retries_on_the_pull_limit_too():
                              "docker: Error response from daemon: toomanyrequests: You have reached your pull rate "
                              "limit.\nSee 'docker run --help'.")
     assert kind == "registry-rate-limit" and line.startswith("docker: Error response")
+
+
+# ------------------------------------------------------------------ an untrusted certificate
+def test_an_untrusted_certificate_is_its_own_kind_not_the_network():
+    assert f6("infra-tls-intercepted-self-signed-13").key == "Infrastructure|tls"
+    assert infra_kind("curl: (60) SSL certificate problem: self signed certificate in certificate chain") == "tls"
+    # the network's own faults stay the network's
+    assert infra_kind("[Errno -3] Temporary failure in name resolution") == "network"
 
 
 # ------------------------------------------------------------------ a full disk in lower case
