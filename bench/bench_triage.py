@@ -1,6 +1,6 @@
 """Triage benchmark: grouping throughput and pairwise precision/recall on the labelled set.
 
-    .venv/bin/python bench/bench_triage.py [--records 50000] [--check] [--quality | --fresh | --fresh2 | --fresh3 | --fresh4 | --fresh5 | --fresh6 | --fresh7]
+    .venv/bin/python bench/bench_triage.py [--records 50000] [--check] [--quality | --fresh | --fresh2 … --fresh7 [--figures-only]]
 
 * **cold** — ``signature_of`` on every labelled text, no cache: the worst case, every failure
   output distinct (``signature_of`` keeps no cache, so running the set several times measures
