@@ -1,6 +1,6 @@
 """Triage benchmark: grouping throughput and pairwise precision/recall on the labelled set.
 
-    .venv/bin/python bench/bench_triage.py [--records 50000] [--check] [--quality | --fresh | --fresh2 | --fresh3 | --fresh4 | --fresh5 | --fresh6]
+    .venv/bin/python bench/bench_triage.py [--records 50000] [--check] [--quality | --fresh | --fresh2 … --fresh7 [--figures-only]]
 
 * **cold** — ``signature_of`` on every labelled text, no cache: the worst case, every failure
   output distinct (``signature_of`` keeps no cache, so running the set several times measures
@@ -43,9 +43,13 @@
   and 7, tuning data since signature version 8): the same figures and missed pairs;
 * **fresh6** (``--fresh6``) — ``fresh6.jsonl`` (``make_fresh6.py``: 61 more public reports, none a
   source of the other sets, most of them the CI machinery, the network and flaky tests, labelled
-  and committed before the signature code first ran on them; wholly held out): the same figures and
-  missed pairs;
-* **class accuracy** (with ``--fresh4`` … ``--fresh6``, whose labels carry the class as a prefix:
+  and committed before the signature code first ran on them; measured once held out, of versions 7
+  and 8, tuning data since signature version 9): the same figures and missed pairs;
+* **fresh7** (``--fresh7``) — ``fresh7.jsonl`` (``make_fresh7.py``: 69 more public reports, none a
+  source of the other sets, most of them the CI machinery, the services a build fetches from and
+  flaky tests, labelled and committed before the signature code first ran on them; wholly held
+  out): the same figures and missed pairs;
+* **class accuracy** (with ``--fresh4`` … ``--fresh7``, whose labels carry the class as a prefix:
   ``infra-`` infrastructure, ``flaky-`` flaky, anything else real) — the share of records whose
   group's class (``Group.cls``, all records grouped as one nightly without passes, so never flaky)
   is the label's, for all records and for the real excerpts, with the counts per (label, group) class;
@@ -84,9 +88,10 @@ FRESH2 = ROOT / "tests" / "data" / "triage" / "fresh2.jsonl"     # a third set: 
 FRESH3 = ROOT / "tests" / "data" / "triage" / "fresh3.jsonl"     # a fourth set: held out once, tuning data since version 6
 FRESH4 = ROOT / "tests" / "data" / "triage" / "fresh4.jsonl"     # a fifth set: held out once (version 6), tuning data since
 FRESH5 = ROOT / "tests" / "data" / "triage" / "fresh5.jsonl"     # a sixth set: held out once (versions 6, 7), tuning data since 8
-FRESH6 = ROOT / "tests" / "data" / "triage" / "fresh6.jsonl"     # a seventh wholly held-out set, never tuned on
+FRESH6 = ROOT / "tests" / "data" / "triage" / "fresh6.jsonl"     # a seventh set: held out once (versions 7, 8), tuning data since 9
+FRESH7 = ROOT / "tests" / "data" / "triage" / "fresh7.jsonl"     # an eighth wholly held-out set, never tuned on
 #: the sets whose fault labels carry the class as a prefix (``infra-``, ``flaky-``; else real)
-CLASSED = ("fresh4", "fresh5", "fresh6")
+CLASSED = ("fresh4", "fresh5", "fresh6", "fresh7")
 FOLDS = 5
 TARGET = 50_000   # records per CPU second
 
@@ -149,7 +154,7 @@ def wild_figures(recs: list[dict]) -> dict:
 
 
 def fresh_figures(recs: list[dict]) -> dict:
-    """Pairwise figures on a wholly held-out set (``fresh.jsonl`` … ``fresh5.jsonl``)
+    """Pairwise figures on a wholly held-out set (``fresh.jsonl`` … ``fresh7.jsonl``)
     for all records and for the real excerpts alone, and the missed pairs of the real excerpts: ``split`` (one fault, two groups: one line per pair of
     groups) and ``merged`` (one group holding two faults)."""
     out: dict = {}
@@ -177,7 +182,7 @@ def fresh_figures(recs: list[dict]) -> dict:
 
 
 def label_class(fault: str) -> str:
-    """The class a ``fresh4.jsonl`` … ``fresh6.jsonl`` label names by its prefix: ``infra-`` →
+    """The class a ``fresh4.jsonl`` … ``fresh7.jsonl`` label names by its prefix: ``infra-`` →
     ``infrastructure``, ``flaky-`` → ``flaky``, anything else ``real`` (``bot.triage.classify``'s names)."""
     if fault.startswith("infra-"):
         return "infrastructure"
@@ -206,9 +211,9 @@ def class_figures(recs: list[dict]) -> dict:
     return out
 
 
-def print_heldout(name: str, path: Path) -> None:
+def print_heldout(name: str, path: Path, misses: bool = True) -> None:
     """Print ``fresh_figures`` of one wholly held-out file: the figures for all records and for the
-    real excerpts, then each split pair and merged group of the real excerpts."""
+    real excerpts, then (``misses``) each split pair and merged group of the real excerpts."""
     recs = load(path)
     f = fresh_figures(recs)
     for part in ("all", "real"):
@@ -216,6 +221,8 @@ def print_heldout(name: str, path: Path) -> None:
     if name in CLASSED:
         for part, c in class_figures(recs).items():
             print(f"{name} class ({part}): {json.dumps(c)}")
+    if not misses:
+        return
     print(f"split pairs (same fault, different groups): {len(f['split'])}")
     for fault, ga, gb in f["split"]:
         print(f"  split  {fault}: {ga}  |  {gb}")
@@ -262,13 +269,17 @@ def main(argv=None) -> int:
     ap.add_argument("--fresh4", action="store_true", help="only the figures on fresh4.jsonl and its missed pairs")
     ap.add_argument("--fresh5", action="store_true", help="only the figures on fresh5.jsonl and its missed pairs")
     ap.add_argument("--fresh6", action="store_true", help="only the figures on fresh6.jsonl and its missed pairs")
+    ap.add_argument("--fresh7", action="store_true", help="only the figures on fresh7.jsonl and its missed pairs")
+    ap.add_argument("--figures-only", action="store_true",
+                    help="with --fresh…: print the figure lines only, not the missed pairs (a held-out set's first "
+                         "measurement, read before its misses may be)")
     args = ap.parse_args(argv)
     sets = (("fresh", FRESH), ("fresh2", FRESH2), ("fresh3", FRESH3), ("fresh4", FRESH4), ("fresh5", FRESH5),
-            ("fresh6", FRESH6))
+            ("fresh6", FRESH6), ("fresh7", FRESH7))
     if any(getattr(args, name) for name, _ in sets):
         for name, path in sets:
             if getattr(args, name):
-                print_heldout(name, path)
+                print_heldout(name, path, misses=not args.figures_only)
         return 0
     if args.quality:
         for name, w in wild_figures(load(WILD)).items():

@@ -1,7 +1,8 @@
 """Infrastructure faults (pure, one table for the runner, bisection and triage): the phrases that
 name a busy/missing GPU, GPU memory held by another process, the GPU's memory failing (an
-uncorrectable ECC error), a GPU or driver that failed to start, a driver mismatch, an HTTP proxy, the
-network, a toolchain download, a full disk, the OOM killer or a lost runner.
+uncorrectable ECC error), a GPU or driver that failed to start, a driver mismatch, an HTTP proxy, a
+container registry's rate limit, an untrusted TLS certificate, the network, a toolchain download, a full disk, the OOM killer, a lost
+runner or the CI's time limit on a job.
 
 * the runner (:mod:`gpu_runner.runner`, through :func:`bot.config.suites.infra_error_match`) retries
   an attempt whose output holds one and reports outcome ``infrastructure`` when it persists;
@@ -16,7 +17,8 @@ Sources: CUDA runtime/driver and HIP error names and strings (``cudaErrorNoDevic
 ``CUDA_ERROR_NO_DEVICE``, ``hipErrorNoDevice``, ``cudaErrorECCUncorrectable``: "uncorrectable ECC
 error encountered"), torch's ``No CUDA GPUs are available`` and CUDA OOM messages (the process
 list and the allocator's figures: ``c10/cuda/CUDACachingAllocator.cpp``), NVML/nvidia-smi's
-start-up failures, GitHub Actions runner messages, curl/pip/urllib3 network and proxy errors
+start-up failures, GitHub Actions runner messages, Docker Hub's pull-limit error (``toomanyrequests``,
+the registry API's ``TOOMANYREQUESTS``), curl/pip/urllib3 network and proxy errors
 (urllib3's ``ProxyError``, an HTTP CONNECT's ``Tunnel connection failed: <status>``), the Linux OOM
 killer's log line.
 """
@@ -125,13 +127,21 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
     # answer "Tunnel connection failed: 403 Forbidden"): the site's proxy, another fix than the
     # network's; before "network", whose status phrases ("503 Service Unavailable") such a line holds
     ("proxy", ("ProxyError", "Tunnel connection failed", "407 Proxy Authentication Required")),
+    # a container registry that refused a pull over its rate limit (Docker Hub's ``toomanyrequests``,
+    # its error code in the registry API's JSON upper case): authenticate, mirror or retry — another
+    # fix than the network's, though buildkit prints it with "429 Too Many Requests"
+    ("registry-rate-limit", ("toomanyrequests", "TOOMANYREQUESTS", "You have reached your pull rate limit")),
+    # a TLS certificate the client does not trust (a TLS-intercepting proxy's, a self-signed one): the
+    # machine's trust store or the proxy's CA — no retry fixes it; before "network", which retries
+    ("tls", ("CERTIFICATE_VERIFY_FAILED", "SSL certificate problem")),
     ("network", ("Connection reset by peer", "Connection refused", "Could not resolve host",
-                 "Temporary failure in name resolution", "Name or service not known", "Read timed out",
+                 "Temporary failure in name resolution", "Name or service not known", "getaddrinfo failed",
+                 "Read timed out",
                  "Network is unreachable", "TLS handshake timeout", "RemoteDisconnected",
                  "HTTP Error 50", "503 Service Unavailable", "502 Bad Gateway", "504 Gateway Time",
                  # also urllib3's connect timeout, which names the host (pip's MaxRetryError: "Connection
                  # to files.pythonhosted.org timed out. (connect timeout=15)"), beside its ReadTimeoutError
-                 ("timed out", r"Connection (?:to [^\s'\"]+ )?timed out"), "CERTIFICATE_VERIFY_FAILED")),
+                 ("timed out", r"Connection (?:to [^\s'\"]+ )?timed out"))),
     # pip that found no version at all (the index unreachable, or nothing published for the
     # platform); a requirement that excludes every published version (``(from versions: 3.2.0,
     # 3.3.0)``) is the change's pin, not the infrastructure, and pip's next line ("No matching
@@ -140,15 +150,21 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
                             ("Could not find a version that satisfies", r"Could not find a version that satisfies",
                              _no_version_published),
                             ("curl: (", r"curl: \(\d+\)"))),
-    ("disk-full", ("No space left on device", "Disk quota exceeded", "ENOSPC")),
+    # (strerror's words capitalised by C libraries and .NET, in lower case by Go's and buildkit's errors)
+    ("disk-full", ("No space left on device", "no space left on device", "Disk quota exceeded", "ENOSPC")),
     # (gcc's driver reports its compiler killed by a signal as "fatal error: Killed signal terminated
     # program cc1plus" and, in older releases, "internal compiler error: Killed (program cc1plus)")
     ("oom-kill", ("Out of memory: Killed process", "OOMKilled", "oom-kill", "SIGKILL", "Killed signal terminated",
                   "Cannot allocate memory",
                   ("137", r"(?:exit code|exited with|Error) 137\b"), ("signal 9", r"signal 9\b"),
                   ("Killed", r"(?m)(?:^|[\s\]])Killed[ \t]*$|internal compiler error: Killed \(program"))),
+    # (GitHub prints "The operation was canceled." after any cancelled step — the runner's shutdown, a
+    # job's time limit, a test's own watchdog —: it names no cause alone, so it is no phrase here)
     ("runner-lost", ("The runner has received a shutdown signal", "lost communication with the server",
-                     "The operation was canceled", "Job was cancelled", "timed out waiting for runner")),
+                     "Job was cancelled", "timed out waiting for runner")),
+    # a job that ran into the CI's limit on its duration (GitHub Actions: "The job running on runner X
+    # has exceeded the maximum execution time of 360 minutes."): the platform ended it
+    ("time-limit", ("exceeded the maximum execution time",)),
 )
 
 

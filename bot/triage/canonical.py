@@ -126,7 +126,7 @@ def ze_result(code: str) -> str:
 
 #: group name → how the template writes it
 _GROUPS = {"arch": arch_family, "varch": compute_family, "feature": ptx_type, "so": strip_abi_tag, "symbol": symbol_name,
-           "winmsg": windows_message, "header": header_name, "ze": ze_result}
+           "winmsg": windows_message, "header": header_name, "ze": ze_result, "by": strip_abi_tag}
 
 
 #: (literal the chosen line must hold, pattern over the raw line, type, line template). A
@@ -242,6 +242,27 @@ CANONICAL: tuple[tuple[str, re.Pattern, str, str], ...] = (
     (" for url", re.compile(r"(?:Client|Server|Informational|Redirect) (?:error|response) '(?P<code>[1-5]\d\d) "
                             r"(?P<reason>[^']+)' for url '?https?://(?P<host>[^/\s'\"]+)"),
      "HTTPError", "HTTP {code} {reason} from {host}"),
+    # uv's (reqwest's) words for the same: "HTTP status server error (500 Internal Server Error) for url
+    # (https://host/…)"
+    ("HTTP status ", re.compile(r"HTTP status (?:client|server|informational|redirection) error \((?P<code>[1-5]\d\d) "
+                                r"(?P<reason>[^)]+)\) for url \(https?://(?P<host>[^/\s)'\"]+)"),
+     "HTTPError", "HTTP {code} {reason} from {host}"),
+    # Intel's Unified Runtime (and the older SYCL plugin interface) result behind ``Native API failed.``:
+    # "Native API returns: 20 (UR_RESULT_ERROR_DEVICE_LOST)" — the first sentence alone dropped the code
+    # that tells a lost device from an exhausted memory; generic below, as Level Zero's codes are
+    ("Native API returns: ", re.compile(r"Native API returns: -?\d+ \((?P<ur>(?:UR_RESULT|PI_ERROR)_[A-Z_]+)\)"),
+     "RuntimeError", "Native API failed: {ur}"),
+    # the dynamic loader's version error (glibc: "<program>: <library>: version `GLIBCXX_3.4.30' not found
+    # (required by <program>)"), bare from a tool or in Python's ImportError: the library, the version and
+    # the program that needs it (its name without directory and ABI tag; from the line's prefix when the
+    # report cut the "required by")
+    ("' not found (required by ",
+     re.compile(r"(?:^|[\s/\\'\"`(])(?P<so>[\w.+-]+?\.so(?:\.\d+)*): version [`'](?P<version>[\w.]+)' not found "
+                r"\(required by (?:[^)\s]*[/\\])?(?P<by>[^)/\\\s]+)\)"),
+     "ImportError", "{so}: version '{version}' not found (required by {by})"),
+    ("' not found", re.compile(r"(?:^|\s)(?:[^\s:]*[/\\])?(?P<by>[\w.+-]+): (?:[^\s:]*[/\\])?(?P<so>[\w.+-]+?\.so(?:\.\d+)*): "
+                               r"version [`'](?P<version>[\w.]+)' not found\s*$"),
+     "ImportError", "{so}: version '{version}' not found (required by {by})"),
     # torch's check of the CUDA driver (``torch/cuda/__init__.py`` ``_check_driver``, later
     # ``c10/cuda/CUDAFunctions.cpp``), raised as RuntimeError, warned as ``UserWarning: CUDA
     # initialization: …``, or, in old torch, an AssertionError whose message starts on the next line
@@ -281,6 +302,8 @@ GENERIC: re.Pattern = re.compile(
     # a Level Zero result names no kernel, build or machine (the same code stood for four causes in
     # fresh5.jsonl): the test joins it
     r"|^ZEError: ZE error: \S+$"
+    # a Unified Runtime result, likewise
+    r"|^RuntimeError: Native API failed: \S+$"
     r"|^CompilationError: (?:at <pos>:?)?$"                    # a CompilationError whose cause was not printed
 )
 

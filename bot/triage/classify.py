@@ -1,10 +1,11 @@
 """Classification of failures: infrastructure, flaky or real (pure).
 
 * **infrastructure** — the signature names a busy/missing GPU, a driver mismatch, a toolchain
-  download, the network or a proxy, a full disk, the OOM killer or a lost runner
-  (:data:`bot.triage.signature.INFRA_PATTERNS`), or it is a service's HTTP answer that it is busy
-  or failing — 429 (rate limit, quota) or a 5xx status — which keeps its own identity (code and
-  host: :mod:`bot.triage.canonical`) but blames no commit. Conservative: a concrete compiler or numeric
+  download, the network or a proxy, a registry's rate limit, a full disk, the OOM killer, a lost
+  runner or the CI's time limit (:data:`bot.triage.signature.INFRA_PATTERNS`), or it is a service's
+  HTTP answer that it is busy or failing — 429 (rate limit, quota) or a 5xx status — which keeps its
+  own identity (code and host: :mod:`bot.triage.canonical`) but blames no commit, or conda's ``HTTP
+  000 CONNECTION FAILED`` (no answer came) in a text that names no cause. Conservative: a concrete compiler or numeric
   error is chosen as the primary error before any infrastructure phrase is looked at, so it
   always wins (a log that retried a download and then failed in ``ptxas`` is real).
 * **flaky** — the same test both passed and failed on the same commit (another platform run,
@@ -35,6 +36,8 @@ INFRA, FLAKY, REAL = "infrastructure", "flaky", "real"
 #: Many Requests), over a canonical ``HTTPError`` line ``HTTP <code> <reason> from <host>``; any
 #: other status (404, 403, 401) answers what the run asked for and may be the change's doing
 _SERVICE_STATUS = re.compile(r"HTTP (?:429|5\d\d) ")
+#: conda's status when the connection failed before any HTTP answer (``HTTP 000 CONNECTION FAILED``)
+_NO_ANSWER = "HTTP 000 "
 
 
 #: a socket whose port another process holds, over a masked line (``RuntimeError: Address already in
@@ -58,6 +61,9 @@ def signature_class(sig: Signature, rule: TriageRule | None = None) -> str:
     if rule is not None and rule.cls:
         return rule.cls
     if sig.type == "Infrastructure" or (sig.type == "HTTPError" and _SERVICE_STATUS.match(sig.line)):
+        return INFRA
+    if sig.type == "CondaHTTPError" and sig.line.startswith(_NO_ANSWER):
+        # no HTTP answer came and the text named no cause (a cause would have been the signature)
         return INFRA
     if _port_taken(sig.line):
         return FLAKY

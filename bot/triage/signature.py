@@ -61,7 +61,7 @@ CRASH_RULES = frozenset({"assertion", "llvm", "signal"})
 #: Version of the signature rules. An issue filed under an older version is found by its marker
 #: and re-keyed (its old identity kept as an alias), never filed twice: see
 #: :func:`bot.triage.lifecycle.rekey`.
-SIGNATURE_VERSION = 8
+SIGNATURE_VERSION = 9
 # 4: C/C++ compiler and linker diagnostics (a missing header or library is one identity across
 # compilers, and triton's ``libcuda.so cannot found`` is the missing library ``cuda``), the C
 # compiler's ``CalledProcessError`` generic, HIP errors by name (``hipErrorNoBinaryForGpu: …``),
@@ -83,6 +83,13 @@ SIGNATURE_VERSION = 8
 # after the file it replaces masked and an OSError's rename target out of its identity, a redacted user name a
 # path segment, an HTTP error status by code, reason and host; gcc's ``internal compiler error: Killed`` and
 # urllib3's ``ConnectTimeoutError`` infrastructure
+# 8: Level Zero's results by name and generic, Intel's ``loadBinary`` line, an HTTP proxy its own infrastructure
+# kind, ``pyconfig.h`` as Python's headers, LLVM's unknown processor as a warning
+# 9: Docker Hub's pull limit (``toomanyrequests``) its own infrastructure kind, a lower-case ``no space left on
+# device``, GitHub's job time limit infrastructure and ``The operation was canceled`` alone no cause, conda's
+# ``HTTP 000`` weak (the cause after it decides; alone, infrastructure), ``getaddrinfo failed`` the network,
+# uv's ``HTTP status … error (N …) for url (…)`` an HTTP status, a Unified Runtime code kept (generic), the
+# loader's ``version 'GLIBCXX_…' not found`` one identity bare or in an ImportError
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +191,10 @@ _NEEDS_TEST = frozenset({"filecheck", "exit", "unknown", "signal", "pytest-outco
 _WEAK = frozenset({"exit", "unknown", "infra"})
 #: extractors that name a concrete compiler fault: a concrete error always wins over infrastructure
 _NEVER_INFRA = frozenset({"assertion", "llvm", "mlir-pass", "filecheck", "mlir", "ptxas", "pytest-outcome"})
+#: conda's status when no HTTP answer came (``CondaHTTPError: HTTP 000 CONNECTION FAILED for url <…>``):
+#: the cause is printed after it (``ConnectionError(…[Errno -3] Temporary failure in name resolution…)``,
+#: a ``ProxyError``), so the line is weak, as an exit code is
+_NO_ANSWER = "HTTP 000 "
 #: a cut-off line shorter than this names nothing on its own
 _MIN_PARTIAL = 16
 _REPEAT = re.compile(r"\s*\((?:×|x)\d+\)\s*$")
@@ -273,7 +284,8 @@ def signature_of(text: str, test: str = "", locate_generic: bool = True) -> Sign
         # issue or prompt, and a rotated token does not split one root cause
         raw = redact(strip_prefixes(raw))
         if name not in _NEVER_INFRA and stage != "check":
-            weak = name in _WEAK or (name == "pytest" and typ == "PytestFailure")
+            weak = (name in _WEAK or (name == "pytest" and typ == "PytestFailure")
+                    or (typ == "CondaHTTPError" and _NO_ANSWER in raw))
             # a weak line: look for an infrastructure phrase in the log's tail (where a job's
             # last words are; bounded so a long log stays cheap)
             if anchors is not None and not anchors and raw in text:
