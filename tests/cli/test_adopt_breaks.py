@@ -1,0 +1,115 @@
+"""A team adopting forksync for its own Triton fork from the README alone: the errors its first
+commands meet and the status lines it reads, on the shapes of real forks (torch-spyre/triton: a
+checkout of the fork with upstream as a second remote; ROCm/triton: the fork on `main_perf`
+beside a `main` that mirrors upstream). Each test builds the smallest repository with the shape;
+the real case is named in the docstring.
+"""
+from __future__ import annotations
+
+from bot.demo.repobuilder import RepoBuilder
+from tests.support.cli import run
+
+T0 = 1_775_000_000          # 2026-03-31
+DAY = 86_400
+
+
+def _spyre(tmp_path):
+    """``(upstream, checkout of the fork)``: torch-spyre/triton branched off upstream #9974 and
+    added its own backend; the fork is checked out, as a team has it, with only ``origin``."""
+    up = RepoBuilder.init(tmp_path / "triton")
+    up.commit("[BACKEND] Add multicast flag to tcgen05 scaled_mma (#9974)", {"a.py": "a\n"}, when=T0)
+    fork_origin = up.clone(tmp_path / "spyre.git", bare=True)
+    up.commit("[AMD] Support padded shared layouts (#10021)", {"b.py": "b\n"}, when=T0 + DAY)
+    fork = fork_origin.clone(tmp_path / "spyre")
+    fork.commit("Add initial Spyre backend for Triton", {"third_party/spyre/x.py": "x\n"}, when=T0 + 2 * DAY)
+    return up, fork
+
+
+def test_an_upstream_ref_of_a_remote_the_checkout_lacks_says_to_add_the_remote(tmp_path, capsys, monkeypatch):
+    """torch-spyre/triton: a checkout of the fork whose forksync.yml follows `upstream/main`, as
+    docs/config-reference.md allows for a repository holding both, before `upstream` was added
+    as a remote. `status` said `ref 'upstream/main' not found … fetch it: `git fetch <remote>
+    upstream/main``, a command that fails (no remote has a branch named `upstream/main`), and
+    did not say which key of which file set the ref."""
+    _, fork = _spyre(tmp_path)
+    (fork.path / "forksync.yml").write_text("upstream:\n  ref: upstream/main\n")
+    monkeypatch.chdir(fork.path)
+    rc, out, err = run(capsys, ["status"])
+    assert (rc, out) == (2, "")
+    assert "`git fetch <remote> upstream/main`" not in err
+    assert "this repository has no remote `upstream` (its remotes: origin)" in err
+    assert f"`git -C {fork.path} remote add upstream <upstream URL>` then `git -C {fork.path} fetch upstream main`" in err
+    assert "upstream.ref at forksync.yml:2:8" in err
+
+
+def test_an_upstream_ref_of_a_remote_not_yet_fetched_says_which_fetch(tmp_path, capsys, monkeypatch):
+    """The same checkout once `git remote add upstream …` ran and before any fetch: the remote is
+    there, its branch is not; the fetch that gets it is named, not a made-up remote."""
+    up, fork = _spyre(tmp_path)
+    fork.add_remote("upstream", up.path, fetch=False)
+    (fork.path / "forksync.yml").write_text("upstream:\n  ref: upstream/main\n")
+    monkeypatch.chdir(fork.path)
+    rc, _, err = run(capsys, ["status"])
+    assert rc == 2
+    assert "has no remote" not in err and "`git fetch <remote>" not in err
+    assert f"the remote `upstream` is there but its branch `main` was never fetched: `git -C {fork.path} fetch upstream main`" in err
+    fork.git("fetch", "-q", "upstream")
+    rc, out, err = run(capsys, ["status", "--json"])
+    assert rc == 0, err
+
+
+def test_a_mistyped_fork_ref_names_the_branch_it_meant_and_the_flag(tmp_path, capsys, monkeypatch):
+    """ROCm/triton's fork branch is `main_perf`; `--fork-ref main-perf` said only "not found"
+    among 1300 refs, without the near name or where the ref was given."""
+    up = RepoBuilder.init(tmp_path / "triton")
+    up.commit("[CI] bump yapf version (#4997)", {"a.py": "a\n"}, when=T0)
+    rocm = up.clone(tmp_path / "rocm")
+    rocm.checkout("main", new_branch="main_perf")
+    rocm.commit("Add gemm tuning configs for weekly tuning CI (#662)", {"tune.py": "t\n"}, when=T0 + DAY)
+    monkeypatch.chdir(tmp_path)
+    rc, _, err = run(capsys, ["--upstream", "rocm", "--upstream-ref", "main", "--fork", "rocm", "--fork-ref", "main-perf", "status"])
+    assert rc == 2
+    assert "ref 'main-perf' not found in repository fork" in err
+    assert "did you mean `main_perf`?" in err
+    assert "given by --fork-ref" in err
+    # from a file: the key, the file, its line and column
+    (tmp_path / "rocm.yml").write_text("upstream:\n  ref: main\nfork:\n  ref: main-perf\n")
+    rc, _, err = run(capsys, ["--config", "rocm.yml", "--upstream", "rocm", "--fork", "rocm", "status"])
+    assert rc == 2
+    assert "did you mean `main_perf`?" in err and "fork.ref at rocm.yml:4:8" in err
+
+
+def test_a_relative_upstream_url_naming_nothing_says_the_key_its_line_and_what_it_is_relative_to(tmp_path, capsys, monkeypatch):
+    """A team keeps forksync.yml in a `ci/` folder of its checkout and writes `url: ../triton`
+    meaning the clone beside the checkout; forksync resolves it against the file's folder, as
+    docs/config-reference.md says, and said only "repository path …/triton does not exist
+    (upstream.url or --upstream)"."""
+    _, fork = _spyre(tmp_path)
+    (fork.path / "ci").mkdir()
+    (fork.path / "ci" / "forksync.yml").write_text("upstream:\n  url: ../triton\n")
+    monkeypatch.chdir(fork.path)
+    rc, _, err = run(capsys, ["--config", "ci/forksync.yml", "status"])
+    assert rc == 2
+    assert f"repository path {fork.path}/triton does not exist" in err
+    assert "upstream.url at ci/forksync.yml:2:8" in err
+    assert f"`../triton` is relative to the configuration file's folder, {fork.path}/ci" in err
+
+
+def test_a_long_subject_holding_the_contiguous_pin_is_cut_with_a_mark(tmp_path, capsys, monkeypatch):
+    """torch-spyre/triton's sync branch merged upstream #10568; the next upstream commit, "[*SAN]
+    Avoid reading instrumentation_mode from knobs in the compiler (#10591)", holds the pin and
+    `status` printed its subject cut at 70 characters as "… in the compiler (", a cut nothing
+    marks (`plan` ends its cut subjects with "…")."""
+    up = RepoBuilder.init(tmp_path / "triton")
+    up.commit("[AMD][gfx1250] Verify TDM descriptor/shared layout consistency (#10568)", {"a.py": "a\n"}, when=T0)
+    fork = up.clone(tmp_path / "spyre")
+    fork.commit("Add initial Spyre backend for Triton", {"s.py": "s\n"}, when=T0 + DAY)
+    subject = "[*SAN] Avoid reading instrumentation_mode from knobs in the compiler (#10591)"
+    up.commit(subject, {"b.py": "b\n"}, when=T0 + 2 * DAY)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COLUMNS", "400")
+    rc, out, err = run(capsys, ["--upstream", "triton", "--fork", "spyre", "status"])
+    assert rc == 0, err
+    held = next(line for line in out.splitlines() if "contiguous pin held by" in line)
+    assert subject[:69] + "…" in held
+    assert subject[:70] + " " not in held
