@@ -15,10 +15,10 @@ from datetime import datetime, timezone
 
 import pygit2
 
-from bot.cli.main import fork_config_from_args
+from bot.cli.main import config_source, fork_config_from_args
 from bot.cli.progress import reporter, warn_once
 from bot.cli.text import add_row, text
-from bot.config.forksync import UserError, unmatched_area_globs
+from bot.config.forksync import UserError, setting_origin, unmatched_area_globs
 from bot.core.ledger import UNCHECKED
 from bot.core.merged import revert_of
 from bot.git import repo as gitio
@@ -31,25 +31,37 @@ def iso(ts: int | None) -> str | None:
 
 
 @contextmanager
-def state_errors():
+def state_errors(args=None):
     """:func:`bot.sync.ingest.load_state`'s errors as the one-line :class:`UserError` each command
     prints: an unknown ref as git names it, a git failure as ``git failed: …``, a bad date as
-    ``--as-of: …`` (only a date's own errors: another ValueError is no --as-of problem)."""
+    ``--as-of: …`` (only a date's own errors: another ValueError is no --as-of problem). With the
+    command's ``args``, an error about the fork's or upstream's ref or location also says where
+    that setting was given: the flag, or the key at ``FILE:LINE:COLUMN`` of the configuration."""
     try:
         yield
     except gitio.RefError as e:
-        raise UserError(f"{e}") from None
+        raise UserError(f"{e}" + _set_at(args, e.side, "ref")) from None
     except gitio.GitIOError as e:
-        raise UserError(text("ledger", "git_failed", error=str(e))) from None
+        raise UserError(text("ledger", "git_failed", error=str(e)) + _set_at(args, e.side, "url")) from None
     except AsOfError as e:
         raise UserError(text("ledger", "bad_as_of", error=str(e))) from None
     except ValueError as e:
         raise UserError(str(e)) from None
 
 
+def _set_at(args, side: str, name: str) -> str:
+    """``"; fork.ref at rocm.yml:4:8"`` (or ``"; given by --fork-ref"``) for the setting ``side.name``
+    of the command's ``args``; empty without args or side, or where the setting is the default."""
+    if args is None or not side:
+        return ""
+    path, overrides = config_source(args)
+    origin = setting_origin(path, overrides, f"{side}.{name}")
+    return "" if origin is None else "; " + text("ledger", "set_at", o=origin)
+
+
 def _load(args, as_of=None, progress=None):
     cfg = fork_config_from_args(args)
-    with state_errors():
+    with state_errors(args):
         return load_state(cfg, as_of=as_of, progress=progress)
 
 

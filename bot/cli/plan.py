@@ -75,7 +75,7 @@ def _load(args, as_of=None, scratch: ExitStack | None = None):
         cfg = cfg.model_copy(update={"cache_dir": tmp.name})
     store = default_store(cfg) if use_cache else None
     with reporter(args) as progress:
-        with state_errors():
+        with state_errors(args):
             state = load_state(cfg, store=store, as_of=as_of, progress=progress, use_cache=use_cache)
 
         run = plan_state(state, store=store, progress=(lambda d, t: progress("planning", d, t)) if progress else None)

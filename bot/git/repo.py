@@ -41,7 +41,11 @@ Progress = Callable[[int, int], None]   # (done, total)
 
 
 class GitIOError(RuntimeError):
-    """A git operation failed (clone, fetch, log); the message names the command and repository."""
+    """A git operation failed (clone, fetch, log); the message names the command and repository.
+    ``side`` ("fork", "upstream" or "") says which configured repository it was, where known, so
+    that a caller can say where that repository's location was given."""
+
+    side: str = ""
 
 
 class AbsentObjectsError(GitIOError):
@@ -71,12 +75,32 @@ def fetch_advice(git_dir: str, blobs: list[str]) -> str:
 
 
 class RefError(ValueError):
-    """A ref or sha that does not resolve; ``ref`` and ``repo`` say which and where."""
+    """A ref or sha that does not resolve; ``ref`` and ``repo`` say which and where. ``advice``
+    replaces the generic "check the branch or sha, or fetch it" where the caller knows the fetch
+    that gets it (a remote-tracking ref); ``side`` ("fork", "upstream" or "") says which setting
+    named the ref, so that a caller can say where that setting was given."""
 
-    def __init__(self, ref: str, repo: str, why: str = "not found", hint: str = ""):
-        self.ref, self.repo, self.why = ref, repo, why
-        super().__init__(f"ref {ref!r} {why} in repository {repo} "
-                         f"(check the branch or sha, or fetch it: `git fetch <remote> {ref}`)" + (f"; {hint}" if hint else ""))
+    def __init__(self, ref: str, repo: str, why: str = "not found", hint: str = "", *, advice: str = "", side: str = ""):
+        self.ref, self.repo, self.why, self.side = ref, repo, why, side
+        advice = advice or f"check the branch or sha, or fetch it: `git fetch <remote> {ref}`"
+        super().__init__(f"ref {ref!r} {why} in repository {repo} ({advice})" + (f"; {hint}" if hint else ""))
+
+
+def ref_names(repo: pygit2.Repository) -> list[str]:
+    """The names a person passes as a ref: local branches (``main_perf``), remote-tracking branches
+    (``origin/main``) and tags, without GitHub's ``refs/pull/…`` (thousands in a mirror of a
+    busy fork), sorted."""
+    out = []
+    for name in repo.references:
+        for prefix in ("refs/heads/", "refs/remotes/", "refs/tags/"):
+            if name.startswith(prefix) and not name.endswith("/HEAD"):
+                out.append(name[len(prefix):])
+    return sorted(out)
+
+
+def repo_dir(repo: pygit2.Repository) -> str:
+    """The folder a person passes to ``git -C``: the work tree of a checkout, else the git directory."""
+    return (repo.workdir or repo.path).rstrip("/")
 
 
 def head_branch(repo: pygit2.Repository) -> str | None:

@@ -318,16 +318,56 @@ def default_store(cfg: ForksyncConfig) -> Store:
 # ---- the entry point -----------------------------------------------------------------------------
 
 def _tip(repo: pygit2.Repository, spec, side: str, label: str) -> str:
-    """``spec.ref`` resolved in ``repo``. A ref the configuration and the command line left at its
-    default (``main``) that the repository lacks gets the branch its ``HEAD`` names in the error."""
+    """``spec.ref`` resolved in ``repo``. Raises :class:`bot.git.repo.RefError` (``side`` set) whose
+    advice works where the generic "fetch it" would not: a ``remote/branch`` ref of a remote the
+    repository lacks (add it, then fetch) or never fetched (the fetch); the refs whose names are
+    near a mistyped one (``main-perf`` → ``main_perf``); a ref the configuration and the command
+    line left at its default (``main``) gets the branch its ``HEAD`` names."""
     try:
         return gitio.resolve(repo, spec.ref, label=label)
     except gitio.RefError as e:
+        if e.why != "not found":
+            raise gitio.RefError(spec.ref, label, e.why, side=side) from None
+        names = gitio.ref_names(repo)
+        how = ref_advice(spec.ref, names, list(repo.remotes.names()))
+        advice = "" if how is None else render_part("errors/sync.txt.j2", how[0], where=gitio.repo_dir(repo), side=side,
+                                                    remotes=sorted(repo.remotes.names()), **how[1])
+        hints = []
+        near = near_refs(spec.ref, names)
+        if near:
+            hints.append(render_part("errors/sync.txt.j2", "ref_near", names=near))
         head = gitio.head_branch(repo)
-        if "ref" in spec.model_fields_set or not head or head == spec.ref or e.why != "not found":
-            raise
-        raise gitio.RefError(spec.ref, label, hint=f"{side}.ref was not given and `{spec.ref}` is its default: this "
-                             f"repository's HEAD is `{head}` (--{side}-ref {head})") from None
+        if "ref" not in spec.model_fields_set and head and head != spec.ref:
+            hints.append(f"{side}.ref was not given and `{spec.ref}` is its default: this "
+                         f"repository's HEAD is `{head}` (--{side}-ref {head})")
+        raise gitio.RefError(spec.ref, label, hint="; ".join(hints), advice=advice, side=side) from None
+
+
+def ref_advice(ref: str, names: list[str], remotes: list[str]) -> tuple[str, dict] | None:
+    """Pure: how to get ``ref``, which names no ref of a repository holding ``names``
+    (:func:`bot.git.repo.ref_names`) and ``remotes``, when it reads as ``remote/branch`` (also
+    ``refs/remotes/remote/branch``): ``("ref_no_remote", {remote, branch})`` when no remote has
+    that name (and no branch or tag begins with it, as ROCm's ``release/internal/3.2.x`` does),
+    ``("ref_not_fetched", {remote, branch})`` when the remote is there; None otherwise (a plain
+    name: the generic advice stands). Observed: a checkout of torch-spyre/triton following
+    ``upstream/main`` before ``git remote add upstream``."""
+    name = ref.removeprefix("refs/remotes/")
+    remote, sep, branch = name.partition("/")
+    if not sep or not remote or not branch or ref.startswith(("refs/heads/", "refs/tags/")):
+        return None
+    if remote in remotes:
+        return "ref_not_fetched", {"remote": remote, "branch": branch}
+    if ref.startswith("refs/remotes/") or not any(n.startswith(remote + "/") for n in names):
+        return "ref_no_remote", {"remote": remote, "branch": branch}
+    return None
+
+
+def near_refs(ref: str, names: list[str], n: int = 3) -> list[str]:
+    """Pure: up to ``n`` of ``names`` closest to ``ref`` (difflib's ratio ≥ 0.8), closest first:
+    ``main-perf`` → ``[main_perf]`` among ROCm/triton's branches."""
+    import difflib
+
+    return difflib.get_close_matches(ref, names, n=n, cutoff=0.8)
 
 
 _NO_MATCH = re.compile(r"no match for id \(([0-9a-f]{40})\)")
@@ -499,11 +539,13 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
 def _open_side(side: str, url: str, cfg: ForksyncConfig, fetch: bool) -> str:
     """:func:`bot.git.repo.open_remote` for ``side`` ("fork" or "upstream"); its error names the
     side and the key or flag that set the location, since a path or URL alone does not say which
-    of the two repositories to fix. Raises :class:`bot.git.repo.GitIOError`."""
+    of the two repositories to fix. Raises :class:`bot.git.repo.GitIOError` with ``side`` set."""
     try:
         return gitio.open_remote(url, cfg.cache_dir, fetch=fetch)
     except gitio.GitIOError as e:
-        raise gitio.GitIOError(f"the {side} repository ({side}.url or --{side}): {e}") from None
+        err = gitio.GitIOError(f"the {side} repository ({side}.url or --{side}): {e}")
+        err.side = side
+        raise err from None
 
 
 def _drop_upstream_x_lines(repo: pygit2.Repository, up_tip: str, ledger: Ledger) -> Ledger:
