@@ -17,7 +17,7 @@ import pygit2
 
 from bot.cli.main import config_source, fork_config_from_args
 from bot.cli.progress import reporter, warn_once
-from bot.cli.text import add_row, text
+from bot.cli.text import add_row, cut, text
 from bot.config.forksync import UserError, setting_origin, unmatched_area_globs
 from bot.core.ledger import UNCHECKED
 from bot.core.merged import revert_of
@@ -273,7 +273,8 @@ def cmd_status(args) -> int:
     add_row(t, "ledger", "status_days_behind", days=doc["days_behind"], lag=doc["contiguous_lag_days"])
     h = doc["contiguous_pin_held_by"]
     if h:
-        add_row(t, "ledger", "status_held_by", **{**h, "pr": _pr(h["pr"])})
+        add_row(t, "ledger", "status_held_by", **{**h, "pr": _pr(h["pr"]), "subject": cut(h["subject"] or "", 70),
+                                                  "reason": cut(h["reason"] or "", 80)})
     bl = doc["backlog"]
     add_row(t, "ledger", "status_backlog", total=bl["total"], by_disposition=bl["by_disposition"], reverted=len(bl["reverted_after_merge"]))
     add_row(t, "ledger", "status_not_reached", total=doc["not_reached"]["total"], handled=doc["not_reached"]["handled"])
@@ -316,7 +317,7 @@ def _print_holes(con, holes: list[dict]) -> None:
     ht.add_column(subject, no_wrap=True, overflow="ellipsis")
     for x in holes:
         ht.add_row(x["sha"][:12], _pr(x["pr"]), (x["date"] or "")[:10], (x["fork_commit"] or "-")[:12],
-                   (x["fork_commit_date"] or "")[:10], escape(x["subject"][:70]))
+                   (x["fork_commit_date"] or "")[:10], escape(cut(x["subject"], 70)))
     con.print(ht)
 
 
