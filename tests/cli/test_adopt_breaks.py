@@ -113,3 +113,23 @@ def test_a_long_subject_holding_the_contiguous_pin_is_cut_with_a_mark(tmp_path, 
     held = next(line for line in out.splitlines() if "contiguous pin held by" in line)
     assert subject[:69] + "…" in held
     assert subject[:70] + " " not in held
+
+
+def test_resolve_with_a_mistyped_fork_ref_or_a_missing_fork_is_a_clear_error_not_a_traceback(tmp_path, capsys, monkeypatch):
+    """openxla/triton's fork branch is `llvm-head`; `forksync --fork-ref llvm-haed resolve
+    chain-2626f2f1281c` (a chain `plan` printed on that fork) died with a traceback ending in
+    `bot.git.repo.RefError`, where `status`, `plan` and `apply` say it in one line (exit 2); a
+    --fork path that does not exist did the same with `GitIOError`."""
+    up = RepoBuilder.init(tmp_path / "triton")
+    up.commit("Use `get_current_target` function to select the device to run tutorials on (#5286)", {"a.py": "a\n"}, when=T0)
+    ox = up.clone(tmp_path / "openxla")
+    ox.checkout("main", new_branch="llvm-head")
+    ox.commit("OpenXLA-specific changes", {"x.py": "x\n"}, when=T0 + DAY)
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, ["--upstream", "triton", "--fork", "openxla", "--fork-ref", "llvm-haed", "resolve", "chain-2626f2f1281c"])
+    assert (rc, out) == (2, "")
+    assert err.startswith("forksync: ref 'llvm-haed' not found in repository fork") and "Traceback" not in err
+    assert "did you mean `llvm-head`?" in err and "given by --fork-ref" in err
+    rc, out, err = run(capsys, ["--upstream", "triton", "--fork", "openxla-nope", "resolve", "chain-2626f2f1281c"])
+    assert (rc, out) == (2, "")
+    assert f"repository path {tmp_path}/openxla-nope does not exist" in err and "given by --fork" in err
