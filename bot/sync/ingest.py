@@ -317,7 +317,7 @@ def default_store(cfg: ForksyncConfig) -> Store:
 
 # ---- the entry point -----------------------------------------------------------------------------
 
-def _tip(repo: pygit2.Repository, spec, side: str, label: str) -> str:
+def side_tip(repo: pygit2.Repository, spec, side: str, label: str) -> str:
     """``spec.ref`` resolved in ``repo``. Raises :class:`bot.git.repo.RefError` (``side`` set) whose
     advice works where the generic "fetch it" would not: a ``remote/branch`` ref of a remote the
     repository lacks (add it, then fetch) or never fetched (the fetch); the refs whose names are
@@ -421,8 +421,8 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     fork_url = cfg.fork.url or "."
     if progress:
         progress("open", 0, 0)
-    fork_dir = _open_side("fork", fork_url, cfg, fetch)
-    up_dir = _open_side("upstream", cfg.upstream.url, cfg, fetch) if cfg.upstream.url else fork_dir
+    fork_dir = open_side("fork", fork_url, cfg, fetch)
+    up_dir = open_side("upstream", cfg.upstream.url, cfg, fetch) if cfg.upstream.url else fork_dir
     fetched = fetch and not gitio.is_local(cfg.upstream.url or fork_url)
     repo, git_dir = gitio.open_pair(up_dir, fork_dir, cfg.cache_dir)
     fork_repo = pygit2.Repository(fork_dir)
@@ -433,7 +433,7 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
         if r.is_shallow:
             raise UserError(f"the {side} repository {where} is a shallow clone (git clone --depth): forksync reads "
                             f"the whole history; run `git -C {where} fetch --unshallow`, or give its URL instead")
-    up_tip = _tip(up_repo, cfg.upstream, "upstream", f"upstream ({cfg.upstream.url or fork_url})")
+    up_tip = side_tip(up_repo, cfg.upstream, "upstream", f"upstream ({cfg.upstream.url or fork_url})")
     # a sha (any rev that names no ref) pins upstream: no fetch moves it, so no time says when
     # upstream was last seen — not this fetch's, not any ref's
     pinned = gitio.ref_name(up_repo, cfg.upstream.ref) is None
@@ -442,7 +442,7 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     seen = None if pinned else _time.time() if fetched else gitio.refs_updated_at(
         up_dir, ref=cfg.upstream.ref if up_dir == fork_dir else None, own_notes=cfg.provenance.notes_ref)
     up_seen = None if seen is None else int(min(seen, cutoff) if cutoff is not None else seen)
-    fork_tip = _tip(fork_repo, cfg.fork, "fork", f"fork ({fork_url})")
+    fork_tip = side_tip(fork_repo, cfg.fork, "fork", f"fork ({fork_url})")
     pin = up_tip if pinned else ""
     if cutoff is not None:
         stamp = datetime.fromtimestamp(cutoff, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -536,7 +536,7 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     return state
 
 
-def _open_side(side: str, url: str, cfg: ForksyncConfig, fetch: bool) -> str:
+def open_side(side: str, url: str, cfg: ForksyncConfig, fetch: bool) -> str:
     """:func:`bot.git.repo.open_remote` for ``side`` ("fork" or "upstream"); its error names the
     side and the key or flag that set the location, since a path or URL alone does not say which
     of the two repositories to fix. Raises :class:`bot.git.repo.GitIOError` with ``side`` set."""
@@ -666,4 +666,5 @@ def series(cfg: ForksyncConfig, start: str, end: str, step_days: int = 7, store:
     return out
 
 
-__all__ = ["AsOfError", "BeforeHistoryError", "SyncState", "load_state", "series", "end_of_day", "tip_as_of", "analyse", "ANALYSIS_VERSION"]
+__all__ = ["AsOfError", "BeforeHistoryError", "SyncState", "load_state", "open_side", "side_tip",
+           "series", "end_of_day", "tip_as_of", "analyse", "ANALYSIS_VERSION"]
