@@ -6,6 +6,8 @@ the real case is named in the docstring.
 """
 from __future__ import annotations
 
+from collections import Counter
+
 from bot.demo.repobuilder import RepoBuilder
 from tests.support.cli import run
 
@@ -133,3 +135,23 @@ def test_resolve_with_a_mistyped_fork_ref_or_a_missing_fork_is_a_clear_error_not
     rc, out, err = run(capsys, ["--upstream", "triton", "--fork", "openxla-nope", "resolve", "chain-2626f2f1281c"])
     assert (rc, out) == (2, "")
     assert f"repository path {tmp_path}/openxla-nope does not exist" in err and "given by --fork" in err
+
+
+def test_an_ambiguous_or_too_short_sha_is_said_as_such_not_as_a_ref_to_fetch(tmp_path, capsys, monkeypatch):
+    """The docs pin upstream by an abbreviated sha (`--upstream-ref a4ce9c2a2`); a team shortening
+    it to `a4ce` (three objects of the Triton snapshot begin so) or `a4c` was told "ref 'a4ce' not
+    found … fetch it: `git fetch <remote> a4ce`": the sha is there, it is only too short."""
+    up = RepoBuilder.init(tmp_path / "triton")
+    for i in range(80):
+        up.commit(f"[AMD] Revert AMD buffer soffset optimization series (#{10700 + i})", {f"f{i % 7}.py": f"{i}\n"}, when=T0 + i)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[Spyre] own pass", {"s.py": "s\n"}, when=T0 + DAY)
+    objects = up.git("cat-file", "--batch-all-objects", "--batch-check=%(objectname)").split()
+    shared = next(p for p, n in Counter(o[:4] for o in objects).items() if n > 1)   # these 80 commits have one
+    monkeypatch.chdir(tmp_path)
+    tip = up.head()
+    for short, why in ((shared, f"ref '{shared}' is ambiguous"), (tip[:3], f"ref '{tip[:3]}' is ambiguous")):
+        rc, out, err = run(capsys, ["--upstream", "triton", "--fork", "fork", "--upstream-ref", short, "status"])
+        assert (rc, out) == (2, ""), err
+        assert why in err and "not found" not in err and "git fetch" not in err
+        assert f"`git -C {up.path} rev-parse --disambiguate={short}`" in err
