@@ -81,7 +81,7 @@ class RefError(ValueError):
     named the ref, so that a caller can say where that setting was given."""
 
     def __init__(self, ref: str, repo: str, why: str = "not found", hint: str = "", *, advice: str = "", side: str = ""):
-        self.ref, self.repo, self.why, self.side = ref, repo, why, side
+        self.ref, self.repo, self.why, self.side, self.advice = ref, repo, why, side, advice
         advice = advice or f"check the branch or sha, or fetch it: `git fetch <remote> {ref}`"
         super().__init__(f"ref {ref!r} {why} in repository {repo} ({advice})" + (f"; {hint}" if hint else ""))
 
@@ -99,8 +99,11 @@ def ref_names(repo: pygit2.Repository) -> list[str]:
 
 
 def repo_dir(repo: pygit2.Repository) -> str:
-    """The folder a person passes to ``git -C``: the work tree of a checkout, else the git directory."""
-    return (repo.workdir or repo.path).rstrip("/")
+    """The folder a person passes to ``git -C``: the work tree of a checkout (``…/spyre`` for
+    ``…/spyre/.git``), else the git directory. libgit2 takes a bare snapshot whose config it does
+    not read as bare for the work tree of its parent folder, where git would not look."""
+    git_dir, work = repo.path.rstrip("/"), (repo.workdir or "").rstrip("/")
+    return work if work and os.path.join(work, ".git") == git_dir else git_dir
 
 
 def head_branch(repo: pygit2.Repository) -> str | None:
@@ -436,14 +439,22 @@ def resolve(repo: pygit2.Repository, ref: str, label: str | None = None) -> str:
     """Resolve a branch, tag, remote branch or (abbreviated) sha to a full commit sha.
 
     Tries ``ref`` as given, then ``refs/heads/``, ``refs/remotes/origin/``, ``refs/remotes/upstream/``.
-    Raises :class:`RefError` naming the ref and the repository (``label`` or its path).
+    Raises :class:`RefError` naming the ref and the repository (``label`` or its path): ``why``
+    "not found", "does not name a commit", or "is ambiguous" (a sha prefix several objects
+    share, or shorter than git's 4 digits).
     """
     where = label or repo.path
     candidates = [ref] if ref.startswith("refs/") else [ref, f"refs/heads/{ref}", f"refs/remotes/origin/{ref}",
                                                         f"refs/remotes/upstream/{ref}", f"refs/tags/{ref}"]
+    ambiguous = False
     for cand in candidates:
         try:
             obj = repo.revparse_single(cand)
+        except pygit2.AmbiguousError:
+            # a sha prefix several objects share, or one under git's 4 digits: "not found, fetch
+            # it" would send a person after a commit the repository holds
+            ambiguous = True
+            continue
         except (KeyError, ValueError, pygit2.GitError):
             continue
         try:
@@ -451,6 +462,10 @@ def resolve(repo: pygit2.Repository, ref: str, label: str | None = None) -> str:
         except (pygit2.GitError, ValueError, KeyError):
             raise RefError(ref, where, "does not name a commit") from None
         return str(commit.id)
+    if ambiguous:
+        raise RefError(ref, where, "is ambiguous", advice=f"more than one object's sha begins with it, or it has fewer than 4 "
+                       f"hex digits: give more of the sha; `git -C {repo_dir(repo)} rev-parse --disambiguate={ref}` lists "
+                       "the candidates")
     raise RefError(ref, where)
 
 

@@ -327,7 +327,7 @@ def side_tip(repo: pygit2.Repository, spec, side: str, label: str) -> str:
         return gitio.resolve(repo, spec.ref, label=label)
     except gitio.RefError as e:
         if e.why != "not found":
-            raise gitio.RefError(spec.ref, label, e.why, side=side) from None
+            raise gitio.RefError(spec.ref, label, e.why, advice=e.advice, side=side) from None
         names = gitio.ref_names(repo)
         how = ref_advice(spec.ref, names, list(repo.remotes.names()))
         advice = "" if how is None else render_part("errors/sync.txt.j2", how[0], where=gitio.repo_dir(repo), side=side,
