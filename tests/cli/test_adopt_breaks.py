@@ -155,3 +155,22 @@ def test_an_ambiguous_or_too_short_sha_is_said_as_such_not_as_a_ref_to_fetch(tmp
         assert (rc, out) == (2, ""), err
         assert why in err and "not found" not in err and "git fetch" not in err
         assert f"`git -C {up.path} rev-parse --disambiguate={short}`" in err
+
+
+def test_an_upstream_url_naming_a_remote_of_the_fork_says_how_to_name_the_remote(tmp_path, capsys, monkeypatch):
+    """torch-spyre/triton's checkout has upstream as the remote `upstream`; a team writes
+    `upstream.url: upstream` meaning that remote, and was told only that the folder
+    `…/spyre/upstream` does not exist."""
+    up, fork = _spyre(tmp_path)
+    fork.add_remote("upstream", up.path)
+    (fork.path / "forksync.yml").write_text("upstream:\n  url: upstream\n  ref: main\n")
+    monkeypatch.chdir(fork.path)
+    rc, out, err = run(capsys, ["status"])
+    assert (rc, out) == (2, "")
+    assert f"repository path {fork.path}/upstream does not exist" in err
+    assert ("`upstream` is a remote of the fork's repository, not a folder: to read upstream's branches fetched there, "
+            "leave upstream.url out and set upstream.ref: upstream/main; or set upstream.url to the remote's URL, "
+            f"{up.path}") in err
+    (fork.path / "forksync.yml").write_text("upstream:\n  ref: upstream/main\n")
+    rc, out, err = run(capsys, ["status", "--json"])
+    assert rc == 0, err
