@@ -23,6 +23,7 @@ from typing import Callable, Iterator, Mapping
 import pygit2
 from cachetools import LRUCache
 
+from bot.agents.redact import strip_userinfo
 from bot.config.forksync import ForksyncConfig, UserError
 from bot.core.ledger import Ledger, build_ledger
 from bot.core.merged import (
@@ -422,7 +423,7 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     if progress:
         progress("open", 0, 0)
     fork_dir = open_side("fork", fork_url, cfg, fetch)
-    up_dir = open_side("upstream", cfg.upstream.url, cfg, fetch) if cfg.upstream.url else fork_dir
+    up_dir = open_side("upstream", cfg.upstream.url, cfg, fetch, fork_dir=fork_dir) if cfg.upstream.url else fork_dir
     fetched = fetch and not gitio.is_local(cfg.upstream.url or fork_url)
     repo, git_dir = gitio.open_pair(up_dir, fork_dir, cfg.cache_dir)
     fork_repo = pygit2.Repository(fork_dir)
@@ -536,14 +537,23 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     return state
 
 
-def open_side(side: str, url: str, cfg: ForksyncConfig, fetch: bool) -> str:
+def open_side(side: str, url: str, cfg: ForksyncConfig, fetch: bool, fork_dir: str = "") -> str:
     """:func:`bot.git.repo.open_remote` for ``side`` ("fork" or "upstream"); its error names the
     side and the key or flag that set the location, since a path or URL alone does not say which
-    of the two repositories to fix. Raises :class:`bot.git.repo.GitIOError` with ``side`` set."""
+    of the two repositories to fix, and — a local path that does not exist whose last part is the
+    name of a remote of the fork's repository ``fork_dir`` (``url: upstream``, meaning the remote)
+    — how to name that remote. Raises :class:`bot.git.repo.GitIOError` with ``side`` set."""
     try:
         return gitio.open_remote(url, cfg.cache_dir, fetch=fetch)
     except gitio.GitIOError as e:
-        err = gitio.GitIOError(f"the {side} repository ({side}.url or --{side}): {e}")
+        why = str(e)
+        name = os.path.basename(url.rstrip("/"))
+        if fork_dir and gitio.is_local(url) and not os.path.exists(url):
+            remotes = pygit2.Repository(fork_dir).remotes
+            if name in remotes.names():
+                why += "; " + render_part("errors/sync.txt.j2", "url_is_remote", side=side, remote=name, ref=getattr(cfg, side).ref,
+                                          remote_url=strip_userinfo(remotes[name].url or ""))
+        err = gitio.GitIOError(f"the {side} repository ({side}.url or --{side}): {why}")
         err.side = side
         raise err from None
 
