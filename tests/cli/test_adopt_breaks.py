@@ -174,3 +174,17 @@ def test_an_upstream_url_naming_a_remote_of_the_fork_says_how_to_name_the_remote
     (fork.path / "forksync.yml").write_text("upstream:\n  ref: upstream/main\n")
     rc, out, err = run(capsys, ["status", "--json"])
     assert rc == 0, err
+
+
+def test_ledger_show_of_the_forks_own_commit_or_pr_says_it_is_the_forks(tmp_path, capsys, monkeypatch):
+    """A team asks `ledger show '#82'` about its own PR (torch-spyre/triton's `661d116f7` "Add
+    UnaliasLinalgOuts fix pass (#82)") or its own commit's sha, and was told only that it "names no
+    upstream commit in the range … nor before it", as for a typo."""
+    _, fork = _spyre(tmp_path)
+    own = fork.commit("Add UnaliasLinalgOuts fix pass (#82)", {"third_party/spyre/u.py": "u\n"}, when=T0 + 3 * DAY)
+    monkeypatch.chdir(tmp_path)
+    for ref in ("#82", own[:9]):
+        rc, out, err = run(capsys, ["--upstream", "triton", "--fork", "spyre", "ledger", "show", ref])
+        assert (rc, out) == (2, "")
+        assert (f"forksync: {ref!r} names the fork's own commit {own[:12]} 'Add UnaliasLinalgOuts fix pass (#82)', "
+                "not an upstream commit") in err
