@@ -452,6 +452,10 @@ def cmd_ledger_show(args) -> int:
         raise UserError(text("ledger", "ref_too_short", ref=repr(args.ref)))
     if not hits and args.as_of:
         _newer_than_as_of(args)
+    own = [] if hits else own_commits(state.fork_commits, args.ref)
+    if own:
+        raise UserError(text("ledger", "ref_is_fork_commit", ref=repr(args.ref), sha=own[0].sha, subject=repr(own[0].subject),
+                             more=len(own) - 1))
     if not hits:
         raise UserError(text("ledger", "ref_not_found", ref=repr(args.ref), merge_base=state.merge_base or "",
                              upstream_tip=state.upstream_tip))
@@ -481,6 +485,22 @@ def cmd_ledger_show(args) -> int:
             add_row(t, "ledger", "no_evidence")
         con.print(t)
     return 0
+
+
+def own_commits(fork_commits, ref: str) -> list:
+    """Pure: the fork's own commits (``SyncState.fork_commits``, oldest first) that ``ref`` names
+    as :meth:`bot.core.ledger.Ledger.find` reads it — ``#N`` (or ``N`` under 7 digits) by the
+    subject's trailing ``(#N)``, else a sha prefix of at least 4 hex digits — newest first. A
+    person asking ``ledger show`` about the fork's own PR or commit is told so, not sent after a
+    typo (torch-spyre/triton's "Add UnaliasLinalgOuts fix pass (#82)")."""
+    ref = ref.strip()
+    if re.fullmatch(r"#?\d{1,6}", ref) and (ref.startswith("#") or len(ref) < 7):
+        n = int(ref.lstrip("#"))
+        return [c for c in reversed(fork_commits) if c.pr == n]
+    ref = ref.lower()
+    if len(ref) < 4 or not re.fullmatch(r"[0-9a-f]+", ref):
+        return []
+    return [c for c in reversed(fork_commits) if c.sha.startswith(ref)]
 
 
 def _newer_than_as_of(args) -> None:
