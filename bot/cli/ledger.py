@@ -15,10 +15,10 @@ from datetime import datetime, timezone
 
 import pygit2
 
-from bot.cli.main import fork_config_from_args
+from bot.cli.main import config_source, fork_config_from_args
 from bot.cli.progress import reporter, warn_once
-from bot.cli.text import add_row, text
-from bot.config.forksync import UserError, unmatched_area_globs
+from bot.cli.text import add_row, cut, text
+from bot.config.forksync import UserError, setting_origin, unmatched_area_globs
 from bot.core.ledger import UNCHECKED
 from bot.core.merged import revert_of
 from bot.git import repo as gitio
@@ -31,25 +31,37 @@ def iso(ts: int | None) -> str | None:
 
 
 @contextmanager
-def state_errors():
+def state_errors(args=None):
     """:func:`bot.sync.ingest.load_state`'s errors as the one-line :class:`UserError` each command
     prints: an unknown ref as git names it, a git failure as ``git failed: …``, a bad date as
-    ``--as-of: …`` (only a date's own errors: another ValueError is no --as-of problem)."""
+    ``--as-of: …`` (only a date's own errors: another ValueError is no --as-of problem). With the
+    command's ``args``, an error about the fork's or upstream's ref or location also says where
+    that setting was given: the flag, or the key at ``FILE:LINE:COLUMN`` of the configuration."""
     try:
         yield
     except gitio.RefError as e:
-        raise UserError(f"{e}") from None
+        raise UserError(f"{e}" + _set_at(args, e.side, "ref")) from None
     except gitio.GitIOError as e:
-        raise UserError(text("ledger", "git_failed", error=str(e))) from None
+        raise UserError(text("ledger", "git_failed", error=str(e)) + _set_at(args, e.side, "url")) from None
     except AsOfError as e:
         raise UserError(text("ledger", "bad_as_of", error=str(e))) from None
     except ValueError as e:
         raise UserError(str(e)) from None
 
 
+def _set_at(args, side: str, name: str) -> str:
+    """``"; fork.ref at rocm.yml:4:8"`` (or ``"; given by --fork-ref"``) for the setting ``side.name``
+    of the command's ``args``; empty without args or side, or where the setting is the default."""
+    if args is None or not side:
+        return ""
+    path, overrides = config_source(args)
+    origin = setting_origin(path, overrides, f"{side}.{name}")
+    return "" if origin is None else "; " + text("ledger", "set_at", o=origin)
+
+
 def _load(args, as_of=None, progress=None):
     cfg = fork_config_from_args(args)
-    with state_errors():
+    with state_errors(args):
         return load_state(cfg, as_of=as_of, progress=progress)
 
 
@@ -261,7 +273,8 @@ def cmd_status(args) -> int:
     add_row(t, "ledger", "status_days_behind", days=doc["days_behind"], lag=doc["contiguous_lag_days"])
     h = doc["contiguous_pin_held_by"]
     if h:
-        add_row(t, "ledger", "status_held_by", **{**h, "pr": _pr(h["pr"])})
+        add_row(t, "ledger", "status_held_by", **{**h, "pr": _pr(h["pr"]), "subject": cut(h["subject"] or "", 70),
+                                                  "reason": cut(h["reason"] or "", 80)})
     bl = doc["backlog"]
     add_row(t, "ledger", "status_backlog", total=bl["total"], by_disposition=bl["by_disposition"], reverted=len(bl["reverted_after_merge"]))
     add_row(t, "ledger", "status_not_reached", total=doc["not_reached"]["total"], handled=doc["not_reached"]["handled"])
@@ -304,7 +317,7 @@ def _print_holes(con, holes: list[dict]) -> None:
     ht.add_column(subject, no_wrap=True, overflow="ellipsis")
     for x in holes:
         ht.add_row(x["sha"][:12], _pr(x["pr"]), (x["date"] or "")[:10], (x["fork_commit"] or "-")[:12],
-                   (x["fork_commit_date"] or "")[:10], escape(x["subject"][:70]))
+                   (x["fork_commit_date"] or "")[:10], escape(cut(x["subject"], 70)))
     con.print(ht)
 
 
@@ -439,6 +452,10 @@ def cmd_ledger_show(args) -> int:
         raise UserError(text("ledger", "ref_too_short", ref=repr(args.ref)))
     if not hits and args.as_of:
         _newer_than_as_of(args)
+    own = [] if hits else own_commits(state.fork_commits, args.ref)
+    if own:
+        raise UserError(text("ledger", "ref_is_fork_commit", ref=repr(args.ref), sha=own[0].sha, subject=repr(own[0].subject),
+                             more=len(own) - 1))
     if not hits:
         raise UserError(text("ledger", "ref_not_found", ref=repr(args.ref), merge_base=state.merge_base or "",
                              upstream_tip=state.upstream_tip))
@@ -468,6 +485,22 @@ def cmd_ledger_show(args) -> int:
             add_row(t, "ledger", "no_evidence")
         con.print(t)
     return 0
+
+
+def own_commits(fork_commits, ref: str) -> list:
+    """Pure: the fork's own commits (``SyncState.fork_commits``, oldest first) that ``ref`` names
+    as :meth:`bot.core.ledger.Ledger.find` reads it — ``#N`` (or ``N`` under 7 digits) by the
+    subject's trailing ``(#N)``, else a sha prefix of at least 4 hex digits — newest first. A
+    person asking ``ledger show`` about the fork's own PR or commit is told so, not sent after a
+    typo (torch-spyre/triton's "Add UnaliasLinalgOuts fix pass (#82)")."""
+    ref = ref.strip()
+    if re.fullmatch(r"#?\d{1,6}", ref) and (ref.startswith("#") or len(ref) < 7):
+        n = int(ref.lstrip("#"))
+        return [c for c in reversed(fork_commits) if c.pr == n]
+    ref = ref.lower()
+    if len(ref) < 4 or not re.fullmatch(r"[0-9a-f]+", ref):
+        return []
+    return [c for c in reversed(fork_commits) if c.sha.startswith(ref)]
 
 
 def _newer_than_as_of(args) -> None:

@@ -62,19 +62,25 @@ def refuse_unpaired(needed: str, present: bool, flags) -> None:
         raise UserError(text("progress", "unpaired_flags", given=given, needed=needed))
 
 
-def config_from_args(args: argparse.Namespace) -> ForksyncConfig:
-    """The effective configuration: file (explicit, or ./forksync.yml when present) + flags."""
+def config_source(args: argparse.Namespace) -> tuple[str | None, dict[str, str | None]]:
+    """``(file, overrides)`` the configuration is built from: the file (explicit, or
+    ./forksync.yml when present; None for neither) and the flags that override its keys."""
     import os
 
     path = getattr(args, "config", None)
     if path is None and os.path.isfile("forksync.yml"):
         path = "forksync.yml"
-    return load_config(path, {
+    return path, {
         "upstream.url": getattr(args, "upstream", None),
         "upstream.ref": getattr(args, "upstream_ref", None),
         "fork.url": getattr(args, "fork", None),
         "fork.ref": getattr(args, "fork_ref", None),
-    })
+    }
+
+
+def config_from_args(args: argparse.Namespace) -> ForksyncConfig:
+    """The effective configuration: file (explicit, or ./forksync.yml when present) + flags."""
+    return load_config(*config_source(args))
 
 
 def fork_config_from_args(args: argparse.Namespace) -> ForksyncConfig:

@@ -24,7 +24,7 @@ import pygit2
 from bot.cli.ledger import state_errors, warn_state
 from bot.cli.main import fork_config_from_args
 from bot.cli.progress import reporter
-from bot.cli.text import say, text
+from bot.cli.text import cut, say, text
 from bot.config.forksync import UserError
 from bot.git import repo as gitio
 from bot.git.apply import COMMITTER, ApplyError, apply_unit
@@ -75,18 +75,12 @@ def _load(args, as_of=None, scratch: ExitStack | None = None):
         cfg = cfg.model_copy(update={"cache_dir": tmp.name})
     store = default_store(cfg) if use_cache else None
     with reporter(args) as progress:
-        with state_errors():
+        with state_errors(args):
             state = load_state(cfg, store=store, as_of=as_of, progress=progress, use_cache=use_cache)
 
         run = plan_state(state, store=store, progress=(lambda d, t: progress("planning", d, t)) if progress else None)
     warn_state(state)
     return cfg, state, run
-
-
-def _cut(subject: str, width: int = 70) -> str:
-    """``subject`` in at most ``width`` characters, a cut one ending in "…" (so that "(#8637" is
-    not read as the whole PR number)."""
-    return subject if len(subject) <= width else subject[:width - 1] + "…"
 
 
 def _iso(t: int | None) -> str | None:
@@ -177,7 +171,7 @@ def plan_lines(state, run) -> list[str]:
         said = set(unit_parts)
         for it in u.items:
             c = state.upstream.get(it.sha)
-            out.append(text("plan", "commit", sha=it.sha, pr=c.pr if c else None, subject=_cut(c.subject if c else "")))
+            out.append(text("plan", "commit", sha=it.sha, pr=c.pr if c else None, subject=cut(c.subject if c else "")))
             rest = [p for p in own(it.reason).split("; ")
                     if p and p not in said and not p.startswith(f"follows {u.id},") and not p.startswith("stacked on ")
                     and not (u.kind == "bundle" and _IN_ORDER.match(p))]
@@ -189,7 +183,7 @@ def plan_lines(state, run) -> list[str]:
         out += ["", text("plan", "no_op_head")]
         for s, _why in noops:
             c = state.upstream.get(s)
-            out.append(text("plan", "commit", sha=s, pr=c.pr if c else None, subject=_cut(c.subject if c else "")))
+            out.append(text("plan", "commit", sha=s, pr=c.pr if c else None, subject=cut(c.subject if c else "")))
     for n in plan.notes:
         if not n.startswith("NO_OP candidate "):
             out.append(text("plan", "note", note=n))
@@ -307,7 +301,7 @@ def print_picked(state, res) -> None:
     """One line per pick an apply made: upstream sha → fork sha, upstream subject."""
     for u, f in res.picked:
         c = state.upstream.get(u)
-        say("plan", "picked", upstream=u, pick=f, subject=_cut(c.subject if c else ""))
+        say("plan", "picked", upstream=u, pick=f, subject=cut(c.subject if c else ""))
 
 
 def cmd_apply(args) -> int:
@@ -338,7 +332,7 @@ def cmd_apply(args) -> int:
                 print()
             elif cc:
                 c = state.upstream.get(up)
-                say("plan", "in_flight_stopped", branch=b.name, tip=b.tip, upstream=up, subject=_cut(c.subject if c else ""),
+                say("plan", "in_flight_stopped", branch=b.name, tip=b.tip, upstream=up, subject=cut(c.subject if c else ""),
                     commit=cc, unit=b.unit_id)
             else:
                 say("plan", "in_flight", branch=b.name, tip=b.tip, count=len(b.upstream_shas))
@@ -370,6 +364,6 @@ def cmd_apply(args) -> int:
             say("plan", "kept", commit=k)
         if res.conflict:
             c = state.upstream.get(res.conflict)
-            say("plan", "stopped", end="", upstream=res.conflict, subject=_cut(c.subject if c else ""), commit=res.conflict_commit,
+            say("plan", "stopped", end="", upstream=res.conflict, subject=cut(c.subject if c else ""), commit=res.conflict_commit,
                 branch=res.branch, conflicts=res.conflicts, error=res.error, remaining=len(res.remaining), unit=unit.id)
     return 1 if res.conflict else 0

@@ -57,6 +57,7 @@ import pygit2
 from bot.agents.client import AgentClient
 from bot.agents.conflict import resolve_pick
 from bot.agents.conflict_git import conflict_case
+from bot.cli.ledger import state_errors
 from bot.cli.main import fork_config_from_args, refuse_unpaired
 from bot.cli.plan import apply_with_rules, print_empty, print_picked, print_rules
 from bot.cli.progress import reporter
@@ -69,7 +70,7 @@ from bot.git.apply import checked_out_in
 from bot.plan.partition import find_unit
 from bot.plan.planner import plan_state
 from bot.store import Store
-from bot.sync.ingest import default_store, load_state
+from bot.sync.ingest import default_store, load_state, open_side, side_tip
 from bot.sync.rules import rules_resolution
 
 
@@ -117,9 +118,10 @@ def _fork(args) -> tuple[object, str, str, str, str]:
     """(cfg, fork git dir, unit id, branch ref, fork tip)."""
     cfg = fork_config_from_args(args)
     unit_id = args.unit.removeprefix("refs/heads/").removeprefix("forksync/")
-    fork_dir = gitio.open_remote(cfg.fork.url or ".", cfg.cache_dir, fetch=False)
-    repo = pygit2.Repository(fork_dir)
-    fork_tip = gitio.resolve(repo, cfg.fork.ref, label=f"fork ({cfg.fork.url or '.'})")
+    with state_errors(args):      # a mistyped --fork-ref or a missing fork: said as status says it
+        fork_dir = open_side("fork", cfg.fork.url or ".", cfg, fetch=False)
+        repo = pygit2.Repository(fork_dir)
+        fork_tip = side_tip(repo, cfg.fork, "fork", f"fork ({cfg.fork.url or '.'})")
     return cfg, repo.path.rstrip("/"), unit_id, f"refs/heads/forksync/{unit_id}", fork_tip
 
 

@@ -15,6 +15,13 @@ def text(family: str, part: str, /, **context) -> str:
     return render_part(f"cli/{family}.txt.j2", part, **context)
 
 
+def cut(line: str, width: int = 70) -> str:
+    """``line`` (a subject, a reason) in at most ``width`` characters, a cut one ending in "…", so
+    that a cut is never read as the whole text ("… in the compiler (" as a subject, "(#8637" as
+    a PR number)."""
+    return line if len(line) <= width else line[:width - 1] + "…"
+
+
 def say(family: str, part: str, /, *, err: bool = False, end: str = "\n", **context) -> None:
     """Print :func:`text` of ``family``/``part`` to stdout (``err``: stderr), then ``end``."""
     print(text(family, part, **context), end=end, file=sys.stderr if err else sys.stdout)

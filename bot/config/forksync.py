@@ -11,6 +11,7 @@ with "did you mean" for an unknown key (bot/config/locate.py); nothing is half-l
 """
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import functools
 import os
@@ -544,6 +545,47 @@ def load_config(path: str | os.PathLike | None, overrides: dict[str, str | None]
     if not os.path.isabs(cfg.cache_dir):
         upd["cache_dir"] = str((base_dir / cfg.cache_dir).resolve())
     return cfg.model_copy(update=upd) if upd else cfg
+
+
+@dataclasses.dataclass(frozen=True)
+class SettingOrigin:
+    """Where one of the four repository settings (``upstream.url``, ``upstream.ref``,
+    ``fork.url``, ``fork.ref``) was given: ``flag`` (``--fork-ref``) when a command-line flag set
+    it, else ``position`` (``FILE:LINE:COLUMN``, the file as the user named it) in the
+    configuration file; ``given`` is the value as written, and ``relative_to`` the folder a
+    relative local path in the file was resolved against (empty otherwise)."""
+
+    key: str
+    given: str
+    flag: str = ""
+    position: str = ""
+    relative_to: str = ""
+
+
+def setting_origin(path: str | os.PathLike | None, overrides: dict[str, str | None] | None, key: str) -> SettingOrigin | None:
+    """Where ``key`` (``"fork.ref"`` …) of the configuration :func:`load_config` builds from the
+    same ``path`` and ``overrides`` was given; None where neither a flag nor the file sets it (the
+    default). Reads the file again: meant for an error about that setting, after the file loaded
+    (a file that no longer parses gives None)."""
+    side, name = key.split(".", 1)
+    flag_value = (overrides or {}).get(key)
+    if flag_value is not None:
+        return SettingOrigin(key, flag_value, flag=f"--{side}" if name == "url" else f"--{side}-{name}")
+    if path is None:
+        return None
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        data, root = yaml.safe_load(text), locate.compose(text)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    section = data.get(side) if isinstance(data, dict) else None
+    if not isinstance(section, dict) or section.get(name) is None:
+        return None
+    given = str(section[name])
+    pos = locate.position(root, (side, name))
+    relative = name == "url" and _is_local(given) and not os.path.isabs(given)
+    return SettingOrigin(key, given, position=f"{path}:{pos[0]}:{pos[1]}" if pos else str(path),
+                         relative_to=str(Path(path).resolve().parent) if relative else "")
 
 
 def on_default_branch(cfg: ForksyncConfig, default_branch: str) -> ForksyncConfig:

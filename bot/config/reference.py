@@ -226,6 +226,18 @@ def markdown() -> str:
              "forksync: invalid forksync configuration in forksync.yml:",
              "  forksync.yml:41:5: areas[tlx].divergnt: unknown key `divergnt`; did you mean `divergent`?",
              "```", "",
+             "A ref or a local path the repository lacks is found when the command opens the repositories; the",
+             "error then names the key at `FILE:LINE:COLUMN` (or the flag that overrode it), what a relative path",
+             "was relative to, the `git remote add` / `git fetch` that gets a `remote/branch` ref, the nearest",
+             "branch names of a mistyped one, \"ambiguous\" for a sha prefix several objects share, and how to name",
+             "a remote of the fork's repository that `upstream.url` names as if it were a folder (exit 2):", "",
+             "```text",
+             "forksync: ref 'upstream/main' not found in repository upstream (.) (this repository has no remote `upstream` "
+             "(its remotes: origin): add it and fetch its branch: `git -C /src/spyre remote add upstream <upstream URL>` "
+             "then `git -C /src/spyre fetch upstream main`); upstream.ref at forksync.yml:2:8",
+             "forksync: ref 'main-perf' not found in repository fork (rocm) (check the branch or sha, or fetch it: "
+             "`git fetch <remote> main-perf`); did you mean `main_perf`?; given by --fork-ref",
+             "```", "",
              "## Keys", "",
              "| key | type | default | notes |", "|---|---|---|---|"]
     for path, typ, default, desc in rows():

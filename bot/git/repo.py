@@ -41,7 +41,11 @@ Progress = Callable[[int, int], None]   # (done, total)
 
 
 class GitIOError(RuntimeError):
-    """A git operation failed (clone, fetch, log); the message names the command and repository."""
+    """A git operation failed (clone, fetch, log); the message names the command and repository.
+    ``side`` ("fork", "upstream" or "") says which configured repository it was, where known, so
+    that a caller can say where that repository's location was given."""
+
+    side: str = ""
 
 
 class AbsentObjectsError(GitIOError):
@@ -71,12 +75,35 @@ def fetch_advice(git_dir: str, blobs: list[str]) -> str:
 
 
 class RefError(ValueError):
-    """A ref or sha that does not resolve; ``ref`` and ``repo`` say which and where."""
+    """A ref or sha that does not resolve; ``ref`` and ``repo`` say which and where. ``advice``
+    replaces the generic "check the branch or sha, or fetch it" where the caller knows the fetch
+    that gets it (a remote-tracking ref); ``side`` ("fork", "upstream" or "") says which setting
+    named the ref, so that a caller can say where that setting was given."""
 
-    def __init__(self, ref: str, repo: str, why: str = "not found", hint: str = ""):
-        self.ref, self.repo, self.why = ref, repo, why
-        super().__init__(f"ref {ref!r} {why} in repository {repo} "
-                         f"(check the branch or sha, or fetch it: `git fetch <remote> {ref}`)" + (f"; {hint}" if hint else ""))
+    def __init__(self, ref: str, repo: str, why: str = "not found", hint: str = "", *, advice: str = "", side: str = ""):
+        self.ref, self.repo, self.why, self.side, self.advice = ref, repo, why, side, advice
+        advice = advice or f"check the branch or sha, or fetch it: `git fetch <remote> {ref}`"
+        super().__init__(f"ref {ref!r} {why} in repository {repo} ({advice})" + (f"; {hint}" if hint else ""))
+
+
+def ref_names(repo: pygit2.Repository) -> list[str]:
+    """The names a person passes as a ref: local branches (``main_perf``), remote-tracking branches
+    (``origin/main``) and tags, without GitHub's ``refs/pull/…`` (thousands in a mirror of a
+    busy fork), sorted."""
+    out = []
+    for name in repo.references:
+        for prefix in ("refs/heads/", "refs/remotes/", "refs/tags/"):
+            if name.startswith(prefix) and not name.endswith("/HEAD"):
+                out.append(name[len(prefix):])
+    return sorted(out)
+
+
+def repo_dir(repo: pygit2.Repository) -> str:
+    """The folder a person passes to ``git -C``: the work tree of a checkout (``…/spyre`` for
+    ``…/spyre/.git``), else the git directory. libgit2 takes a bare snapshot whose config it does
+    not read as bare for the work tree of its parent folder, where git would not look."""
+    git_dir, work = repo.path.rstrip("/"), (repo.workdir or "").rstrip("/")
+    return work if work and os.path.join(work, ".git") == git_dir else git_dir
 
 
 def head_branch(repo: pygit2.Repository) -> str | None:
@@ -412,14 +439,22 @@ def resolve(repo: pygit2.Repository, ref: str, label: str | None = None) -> str:
     """Resolve a branch, tag, remote branch or (abbreviated) sha to a full commit sha.
 
     Tries ``ref`` as given, then ``refs/heads/``, ``refs/remotes/origin/``, ``refs/remotes/upstream/``.
-    Raises :class:`RefError` naming the ref and the repository (``label`` or its path).
+    Raises :class:`RefError` naming the ref and the repository (``label`` or its path): ``why``
+    "not found", "does not name a commit", or "is ambiguous" (a sha prefix several objects
+    share, or shorter than git's 4 digits).
     """
     where = label or repo.path
     candidates = [ref] if ref.startswith("refs/") else [ref, f"refs/heads/{ref}", f"refs/remotes/origin/{ref}",
                                                         f"refs/remotes/upstream/{ref}", f"refs/tags/{ref}"]
+    ambiguous = False
     for cand in candidates:
         try:
             obj = repo.revparse_single(cand)
+        except pygit2.AmbiguousError:
+            # a sha prefix several objects share, or one under git's 4 digits: "not found, fetch
+            # it" would send a person after a commit the repository holds
+            ambiguous = True
+            continue
         except (KeyError, ValueError, pygit2.GitError):
             continue
         try:
@@ -427,6 +462,10 @@ def resolve(repo: pygit2.Repository, ref: str, label: str | None = None) -> str:
         except (pygit2.GitError, ValueError, KeyError):
             raise RefError(ref, where, "does not name a commit") from None
         return str(commit.id)
+    if ambiguous:
+        raise RefError(ref, where, "is ambiguous", advice=f"more than one object's sha begins with it, or it has fewer than 4 "
+                       f"hex digits: give more of the sha; `git -C {repo_dir(repo)} rev-parse --disambiguate={ref}` lists "
+                       "the candidates")
     raise RefError(ref, where)
 
 

@@ -23,6 +23,7 @@ from typing import Callable, Iterator, Mapping
 import pygit2
 from cachetools import LRUCache
 
+from bot.agents.redact import strip_userinfo
 from bot.config.forksync import ForksyncConfig, UserError
 from bot.core.ledger import Ledger, build_ledger
 from bot.core.merged import (
@@ -317,17 +318,57 @@ def default_store(cfg: ForksyncConfig) -> Store:
 
 # ---- the entry point -----------------------------------------------------------------------------
 
-def _tip(repo: pygit2.Repository, spec, side: str, label: str) -> str:
-    """``spec.ref`` resolved in ``repo``. A ref the configuration and the command line left at its
-    default (``main``) that the repository lacks gets the branch its ``HEAD`` names in the error."""
+def side_tip(repo: pygit2.Repository, spec, side: str, label: str) -> str:
+    """``spec.ref`` resolved in ``repo``. Raises :class:`bot.git.repo.RefError` (``side`` set) whose
+    advice works where the generic "fetch it" would not: a ``remote/branch`` ref of a remote the
+    repository lacks (add it, then fetch) or never fetched (the fetch); the refs whose names are
+    near a mistyped one (``main-perf`` → ``main_perf``); a ref the configuration and the command
+    line left at its default (``main``) gets the branch its ``HEAD`` names."""
     try:
         return gitio.resolve(repo, spec.ref, label=label)
     except gitio.RefError as e:
+        if e.why != "not found":
+            raise gitio.RefError(spec.ref, label, e.why, advice=e.advice, side=side) from None
+        names = gitio.ref_names(repo)
+        how = ref_advice(spec.ref, names, list(repo.remotes.names()))
+        advice = "" if how is None else render_part("errors/sync.txt.j2", how[0], where=gitio.repo_dir(repo), side=side,
+                                                    remotes=sorted(repo.remotes.names()), **how[1])
+        hints = []
+        near = near_refs(spec.ref, names)
+        if near:
+            hints.append(render_part("errors/sync.txt.j2", "ref_near", names=near))
         head = gitio.head_branch(repo)
-        if "ref" in spec.model_fields_set or not head or head == spec.ref or e.why != "not found":
-            raise
-        raise gitio.RefError(spec.ref, label, hint=f"{side}.ref was not given and `{spec.ref}` is its default: this "
-                             f"repository's HEAD is `{head}` (--{side}-ref {head})") from None
+        if "ref" not in spec.model_fields_set and head and head != spec.ref:
+            hints.append(f"{side}.ref was not given and `{spec.ref}` is its default: this "
+                         f"repository's HEAD is `{head}` (--{side}-ref {head})")
+        raise gitio.RefError(spec.ref, label, hint="; ".join(hints), advice=advice, side=side) from None
+
+
+def ref_advice(ref: str, names: list[str], remotes: list[str]) -> tuple[str, dict] | None:
+    """Pure: how to get ``ref``, which names no ref of a repository holding ``names``
+    (:func:`bot.git.repo.ref_names`) and ``remotes``, when it reads as ``remote/branch`` (also
+    ``refs/remotes/remote/branch``): ``("ref_no_remote", {remote, branch})`` when no remote has
+    that name (and no branch or tag begins with it, as ROCm's ``release/internal/3.2.x`` does),
+    ``("ref_not_fetched", {remote, branch})`` when the remote is there; None otherwise (a plain
+    name: the generic advice stands). Observed: a checkout of torch-spyre/triton following
+    ``upstream/main`` before ``git remote add upstream``."""
+    name = ref.removeprefix("refs/remotes/")
+    remote, sep, branch = name.partition("/")
+    if not sep or not remote or not branch or ref.startswith(("refs/heads/", "refs/tags/")):
+        return None
+    if remote in remotes:
+        return "ref_not_fetched", {"remote": remote, "branch": branch}
+    if ref.startswith("refs/remotes/") or not any(n.startswith(remote + "/") for n in names):
+        return "ref_no_remote", {"remote": remote, "branch": branch}
+    return None
+
+
+def near_refs(ref: str, names: list[str], n: int = 3) -> list[str]:
+    """Pure: up to ``n`` of ``names`` closest to ``ref`` (difflib's ratio ≥ 0.8), closest first:
+    ``main-perf`` → ``[main_perf]`` among ROCm/triton's branches."""
+    import difflib
+
+    return difflib.get_close_matches(ref, names, n=n, cutoff=0.8)
 
 
 _NO_MATCH = re.compile(r"no match for id \(([0-9a-f]{40})\)")
@@ -381,8 +422,8 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     fork_url = cfg.fork.url or "."
     if progress:
         progress("open", 0, 0)
-    fork_dir = _open_side("fork", fork_url, cfg, fetch)
-    up_dir = _open_side("upstream", cfg.upstream.url, cfg, fetch) if cfg.upstream.url else fork_dir
+    fork_dir = open_side("fork", fork_url, cfg, fetch)
+    up_dir = open_side("upstream", cfg.upstream.url, cfg, fetch, fork_dir=fork_dir) if cfg.upstream.url else fork_dir
     fetched = fetch and not gitio.is_local(cfg.upstream.url or fork_url)
     repo, git_dir = gitio.open_pair(up_dir, fork_dir, cfg.cache_dir)
     fork_repo = pygit2.Repository(fork_dir)
@@ -393,7 +434,7 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
         if r.is_shallow:
             raise UserError(f"the {side} repository {where} is a shallow clone (git clone --depth): forksync reads "
                             f"the whole history; run `git -C {where} fetch --unshallow`, or give its URL instead")
-    up_tip = _tip(up_repo, cfg.upstream, "upstream", f"upstream ({cfg.upstream.url or fork_url})")
+    up_tip = side_tip(up_repo, cfg.upstream, "upstream", f"upstream ({cfg.upstream.url or fork_url})")
     # a sha (any rev that names no ref) pins upstream: no fetch moves it, so no time says when
     # upstream was last seen — not this fetch's, not any ref's
     pinned = gitio.ref_name(up_repo, cfg.upstream.ref) is None
@@ -402,7 +443,7 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     seen = None if pinned else _time.time() if fetched else gitio.refs_updated_at(
         up_dir, ref=cfg.upstream.ref if up_dir == fork_dir else None, own_notes=cfg.provenance.notes_ref)
     up_seen = None if seen is None else int(min(seen, cutoff) if cutoff is not None else seen)
-    fork_tip = _tip(fork_repo, cfg.fork, "fork", f"fork ({fork_url})")
+    fork_tip = side_tip(fork_repo, cfg.fork, "fork", f"fork ({fork_url})")
     pin = up_tip if pinned else ""
     if cutoff is not None:
         stamp = datetime.fromtimestamp(cutoff, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -496,14 +537,25 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     return state
 
 
-def _open_side(side: str, url: str, cfg: ForksyncConfig, fetch: bool) -> str:
+def open_side(side: str, url: str, cfg: ForksyncConfig, fetch: bool, fork_dir: str = "") -> str:
     """:func:`bot.git.repo.open_remote` for ``side`` ("fork" or "upstream"); its error names the
     side and the key or flag that set the location, since a path or URL alone does not say which
-    of the two repositories to fix. Raises :class:`bot.git.repo.GitIOError`."""
+    of the two repositories to fix, and — a local path that does not exist whose last part is the
+    name of a remote of the fork's repository ``fork_dir`` (``url: upstream``, meaning the remote)
+    — how to name that remote. Raises :class:`bot.git.repo.GitIOError` with ``side`` set."""
     try:
         return gitio.open_remote(url, cfg.cache_dir, fetch=fetch)
     except gitio.GitIOError as e:
-        raise gitio.GitIOError(f"the {side} repository ({side}.url or --{side}): {e}") from None
+        why = str(e)
+        name = os.path.basename(url.rstrip("/"))
+        if fork_dir and gitio.is_local(url) and not os.path.exists(url):
+            remotes = pygit2.Repository(fork_dir).remotes
+            if name in remotes.names():
+                why += "; " + render_part("errors/sync.txt.j2", "url_is_remote", side=side, remote=name, ref=getattr(cfg, side).ref,
+                                          remote_url=strip_userinfo(remotes[name].url or ""))
+        err = gitio.GitIOError(f"the {side} repository ({side}.url or --{side}): {why}")
+        err.side = side
+        raise err from None
 
 
 def _drop_upstream_x_lines(repo: pygit2.Repository, up_tip: str, ledger: Ledger) -> Ledger:
@@ -624,4 +676,5 @@ def series(cfg: ForksyncConfig, start: str, end: str, step_days: int = 7, store:
     return out
 
 
-__all__ = ["AsOfError", "BeforeHistoryError", "SyncState", "load_state", "series", "end_of_day", "tip_as_of", "analyse", "ANALYSIS_VERSION"]
+__all__ = ["AsOfError", "BeforeHistoryError", "SyncState", "load_state", "open_side", "side_tip",
+           "series", "end_of_day", "tip_as_of", "analyse", "ANALYSIS_VERSION"]
