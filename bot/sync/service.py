@@ -37,6 +37,7 @@ from typing import Any, Awaitable, Callable, Mapping, Sequence
 import gidgethub
 import pygit2
 
+from bot.agents.client import AgentClient
 from bot.agents.redact import scrub as redact_scrub
 from bot.config.forksync import ForksyncConfig
 from bot.core import commands as cm
@@ -221,14 +222,17 @@ class SyncService:
     again by the runtime when token mode learns the login after start-up
     (:meth:`bot.app.runtime.Clients.learn_login`); the status issue says ``login_unknown``.
     ``claims``: the worker process's claims (:mod:`bot.github.claims`; the runtime passes those
-    its GitHub clients carry); None: its own on ``<workdir>/locks``."""
+    its GitHub clients carry); None: its own on ``<workdir>/locks``. ``agent_client(settings,
+    store, **kw)`` builds the conflict agent's client for one chain's conflict in a sync
+    (:meth:`bot.agents.client.AgentClient.from_env` by default; tests give it their clock)."""
 
     def __init__(self, *, workdir: str | Path, git_url: str, bot_login: str | None = None,
                  token_for: Callable[[int | None], Awaitable[str]] | None = None,
                  client_for: Callable[[int | None], Awaitable[Any]] | None = None,
                  now: Callable[[], float] = time.time,
                  dead_letters: Callable[[Any, str], list[dict]] | None = None, claims: Claims | None = None,
-                 agent_deadline_s: float = agent_deadline(DELIVERY_TIMEOUT_S)):
+                 agent_deadline_s: float = agent_deadline(DELIVERY_TIMEOUT_S),
+                 agent_client: Callable[..., AgentClient] = AgentClient.from_env):
         self.workdir = Path(workdir)
         self.git_url = git_url
         self.bot_login = bot_login
@@ -245,6 +249,7 @@ class SyncService:
         # the conflict agent's time in one sync (:func:`agent_deadline`), and per fork the clock
         # time the agent work of the sync running now ends
         self.agent_deadline_s = agent_deadline_s
+        self.agent_client = agent_client
         self._agent_until: dict[str, float] = {}
 
     # ------------------------------------------------------------------ git edge
@@ -827,8 +832,12 @@ class SyncService:
         if until is None or self.now() < until or not agent_would_run(cfg):
             if row and row.get("agent_waiting_since"):
                 sync_store.save_branch(ctx.store, repo=full_name, branch=branch, agent_waiting_since=0.0)
-            return await on_chain_conflict(ctx, full_name, git_dir=git_dir, cfg=cfg, branch=branch,
-                                           upstream_sha=upstream_sha, remote_url=url, secrets=secrets)
+            if not agent_would_run(cfg):
+                return ""
+            async with self.agent_client(cfg.agents, ctx.store) as client:
+                return await on_chain_conflict(ctx, full_name, git_dir=git_dir, cfg=cfg, branch=branch,
+                                               upstream_sha=upstream_sha, remote_url=url, secrets=secrets,
+                                               client=client)
         if row and not row.get("agent_waiting_since"):
             sync_store.save_branch(ctx.store, repo=full_name, branch=branch, agent_waiting_since=self.now())
         if pr:
