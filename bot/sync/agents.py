@@ -65,7 +65,8 @@ _SECTION = re.compile(r"<!-- forksync:agent-report:start -->.*?<!-- forksync:age
 class ChainResolution:
     """What :func:`resolve_chain_conflict` did. ``status``: ``clean`` (the pick no longer
     conflicts), ``off`` (agents not configured: nothing done), or the agent's outcome status
-    (``committed`` / ``rejected`` / ``skipped``). ``pushed``: the agent commit reached the
+    (``committed`` / ``rejected`` / ``skipped``), or ``out of time`` (the client's time limit
+    stopped the call: nothing pushed, nothing said on the PR). ``pushed``: the agent commit reached the
     remote branch; ``pr``: the chain PR's number (0 when none); ``draft``: whether that PR is a
     draft on GitHub."""
 
@@ -285,6 +286,8 @@ async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path
       ``body`` + the report) or, when open already, its body's report section is refreshed;
     * ``rejected`` / ``skipped``: nothing pushed; the reason is commented on the open chain PR
       (once per upstream commit and chain tip);
+    * ``out of time`` (``client``'s time limit, ``within_s``, stopped the call): nothing pushed and
+      nothing commented — the caller says the pick waits for the agent;
     * agents not configured (``client`` None, no key, disabled): ``status="off"``, no call at all.
 
     ``secrets`` (e.g. the installation token in ``remote_url``) are scrubbed from error texts.
@@ -338,6 +341,11 @@ async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path
         await _put_back(git_dir, branch, tip, out.commit if out.status == "committed" else None)
         raise
     rv = split_repo(full_name)
+    if out.status != "committed" and client.out_of_time:
+        # the call was stopped at the client's time limit (the sync's agent time): no answer to
+        # tell of, and the pick is asked about again later; what happens meanwhile is the caller's
+        return ChainResolution("out of time", upstream_sha, branch, pr=pr["number"] if pr else 0,
+                               draft=bool(pr and pr.get("draft")), outcome=out, note=client.out_of_time)
     if out.status != "committed":
         if pr is not None:
             await comment_once(gh, full_name, pr["number"], f"agent-conflict:{upstream_sha}:{tip}",
