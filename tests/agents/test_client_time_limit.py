@@ -17,6 +17,20 @@ MSG = [{"role": "user", "content": "hello"}]
 BASE = 1_780_000_000.0
 
 
+class SeenTimeouts(ManualTimeouts):
+    """:class:`ManualTimeouts` that keeps the ``type`` of each piece of the answer a wait gave, so
+    a test moves the clock only once the client has read what the server sent before it stalled."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen: list[str] = []
+
+    async def __call__(self, aw, seconds: float):
+        got = await super().__call__(aw, seconds)
+        self.seen.append(str(getattr(got, "type", "") or type(got).__name__))
+        return got
+
+
 class ClockedSleeps(list):
     """The backoff, recorded and slept on the test's clock (instantly)."""
 
@@ -79,14 +93,14 @@ async def test_a_call_whose_answer_has_not_begun_is_cut_at_the_time_limit_not_at
 
 
 async def test_a_stream_that_stalls_mid_answer_is_cut_at_the_time_limit_and_its_tokens_are_counted():
-    timeouts = ManualTimeouts()
+    timeouts = SeenTimeouts()
     usage = {"input_tokens": 1234, "output_tokens": 40}
     async with FakeAnthropic([Reply(text="x" * 64, stall_after=2, usage=usage), Reply(text="a retry's")]) as fake:
         async with client(fake, timeouts, 50.0, timeout_s=120, max_retries=2) as c:
             call = asyncio.ensure_future(c.call("conflict-resolution", system="s", messages=MSG))
-            await until(lambda: fake.stalled == 1 and timeouts.waiting == 1, "the stalled answer")
-            # whether the client is in its wait for the next piece or about to start it, the
-            # limit ends the call
+            # the client read the answer's start and first pieces, and waits for the next
+            await until(lambda: fake.stalled == 1 and "content_block_delta" in timeouts.seen and timeouts.waiting == 1,
+                        "the stalled answer")
             timeouts.advance(50)
             with pytest.raises(AgentSkipped) as e:
                 await call

@@ -13,7 +13,8 @@ from bot.cli.serve import ServeSettings
 from bot.fakeanthropic import FakeAnthropic, Reply
 from bot.sync import store as sync_store
 from bot.sync.service import agent_deadline
-from tests.agents.test_client import ManualTimeouts, until
+from tests.agents.test_client import until
+from tests.agents.test_client_time_limit import SeenTimeouts
 from tests.support.e2e import status_issue
 from tests.support.github import commit_files, git
 from tests.support.sync_world import CONFIG, MIDDLE, upstream_files, validated_world
@@ -109,7 +110,7 @@ async def test_a_call_still_streaming_at_the_deadline_is_cut_there_and_its_chain
     # the first answer stalls after its first piece; the second (a retry's) would resolve the pick
     replies = [_answer("third_party/amd/x.cpp", resolved, stall_after=1, match="third_party/amd/x.cpp"),
                _answer("third_party/amd/x.cpp", resolved, match="third_party/amd/x.cpp")]
-    timeouts, sleeps = ManualTimeouts(), _Sleeps()
+    timeouts, sleeps = SeenTimeouts(), _Sleeps()
     base = 1_780_000_000.0
 
     def clock() -> float:
@@ -132,8 +133,9 @@ async def test_a_call_still_streaming_at_the_deadline_is_cut_there_and_its_chain
             git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
             settle = asyncio.ensure_future(w.bot.settle())
             try:
-                # the first chain's answer began and stalls; the client waits on it
-                await until(lambda: ant.stalled == 1 and timeouts.waiting == 1, "the stalled answer")
+                # the first chain's answer began and stalls; the client read its first piece and waits
+                await until(lambda: ant.stalled == 1 and "content_block_delta" in timeouts.seen and timeouts.waiting == 1,
+                            "the stalled answer")
                 # the sync's agent time (1,500 s) runs out meanwhile: a wait the client is in, or
                 # one it would start next, must end the call (a bound for a broken test: a client
                 # that starts a new wait past the deadline waits for ever on this clock)
