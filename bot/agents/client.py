@@ -362,24 +362,25 @@ class AgentClient:
         whole may take up to :func:`attempt_cap`, so a long answer that keeps streaming finishes.
         Raises :class:`asyncio.TimeoutError` on a stall, :class:`_Failed` past the cap or when the
         stream ends without ``message_stop``, :class:`_OutOfTime` when a wait reaches the client's
-        time limit (``within_s``): every wait is bounded by what is left of it. A streamed attempt that fails after its
-        ``message_start`` calls ``spent(usage at the start or None, characters streamed)`` first."""
+        time limit (``within_s``; every wait is bounded by what is left of it). A streamed attempt
+        that fails after its ``message_start`` calls ``spent(usage at the start or None,
+        characters streamed)`` first."""
         sdk = self._sdk()
         idle = self.settings.timeout_s
         cap = attempt_cap(idle, kw["max_tokens"])
 
-        def bounded(wait: float) -> tuple[float, bool]:
+        def bounded(wait: float, what: str) -> tuple[float, bool]:
             # ``wait`` cut to what is left of the client's time limit, and whether it was cut
             left = self.time_left()
             if left is None or left >= wait:
                 return wait, False
             if left <= 0:
-                raise _OutOfTime("no time was left for the next piece of the answer")
+                raise _OutOfTime(f"no time was left to wait for {what}")
             return left, True
 
         async def waited(aw: Awaitable[Any], wait: float, what: str) -> Any:
             try:
-                wait, limited = bounded(wait)
+                wait, limited = bounded(wait, what)
             except _OutOfTime:
                 getattr(aw, "close", lambda: None)()        # never awaited: closed, not left to warn
                 raise
@@ -391,7 +392,7 @@ class AgentClient:
                 raise
 
         if not self.stream:             # nothing arrives before the whole answer: the cap is the only bound
-            return await waited(sdk.messages.create(**kw, timeout=bounded(cap)[0]), cap, "the answer")
+            return await waited(sdk.messages.create(**kw, timeout=bounded(cap, "the answer")[0]), cap, "the answer")
         loop = asyncio.get_running_loop()
         deadline = loop.time() + cap
         manager = sdk.messages.stream(**kw)

@@ -117,3 +117,19 @@ async def test_an_answer_that_ends_inside_the_limit_is_unaffected():
         async with client(fake, timeouts, 50.0) as c:
             reply = await c.call("conflict-resolution", system="s", messages=MSG)
     assert (reply.text, reply.attempts, c.out_of_time) == ("in time", 1, "")
+
+
+async def test_a_non_streamed_answer_is_waited_for_only_until_the_time_limit():
+    timeouts = ManualTimeouts()
+    async with FakeAnthropic([Reply(text="late", delay_s=3600), Reply(text="a retry's")]) as fake:
+        c = AgentClient(AgentSettings(timeout_s=120, max_retries=2), Store(), api_key="k", base_url=fake.base_url,
+                        now=lambda: BASE + timeouts.now, wait_for=timeouts, sleep=ClockedSleeps(timeouts),
+                        within_s=50.0, stream=False)
+        async with c:
+            call = asyncio.ensure_future(c.call("conflict-resolution", system="s", messages=MSG))
+            await until(lambda: len(fake.requests) == 1 and timeouts.waiting == 1, "the request")
+            timeouts.advance(50)
+            with pytest.raises(AgentSkipped) as e:
+                await call
+    assert len(fake.requests) == 1
+    assert "the time limit came while waiting for the answer" in e.value.reason
