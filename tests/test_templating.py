@@ -132,7 +132,7 @@ CASES: dict[str, dict] = {
     "github/unit_shrunk.md.j2": dict(unit_id=CHAIN.id, branch=f"forksync/{CHAIN.id}", rebuilt=True, decided=DECIDED[:1],
                                      keep=[S4], base=S1, tip=FORK),
     "github/unit_rebuilt.md.j2": dict(branch="forksync/chain-x", fork_ref="main", base=S1, dropped=[S2, S3], tip=S4),
-    "github/agent_not_reached.md.j2": dict(upstream_sha=S2, branch="forksync/chain-x", deadline_s=10800.0),
+    "github/agent_not_reached.md.j2": dict(upstream_sha=S2, branch="forksync/chain-x", deadline_s=10800.0, cut=True),
     "github/plan_preview.md.j2": dict(user="carol", base=FORK, upstream_head=S4, units=[CHAIN, Unit(
         "bundle-ca003a09e8b2", "bundle", (PlanItem("ca003a09e8b2" + "0" * 28, "clean"),), areas=("amd",),
         reason="bundle 1 of 1: 1 commit predicted to pick cleanly in order (cap 50)")],

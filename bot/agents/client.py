@@ -12,6 +12,11 @@
   streaming goes on up to :func:`attempt_cap` — ``timeout_s`` plus the SDK's own estimate of the
   longest time an answer of ``max_tokens`` takes (an hour per 128,000 tokens): a whole answer of
   ``max_output_tokens`` can finish, one that trickles for ever cannot.
+* ``within_s`` (a client's time limit, e.g. what is left of a sync's agent time) bounds every call
+  of the client as a whole: no attempt starts, no wait for the answer goes on, and no backoff is
+  slept past it. A call it stops raises :class:`AgentSkipped` and sets
+  :attr:`AgentClient.out_of_time`; an attempt it cuts after its answer began is counted against
+  the budget like any other broken attempt.
 * Daily token budget: the ``agent_token_usage`` table counts input + output (+ cache) tokens of
   every response, per UTC day and agent. A call whose estimated prompt (chars / 4) would pass
   the budget is not made.
@@ -163,12 +168,15 @@ class AgentClient:
     timeout, :func:`asyncio.wait_for` by default; raises :class:`asyncio.TimeoutError`) are
     injectable, so tests drive time with a clock of their own instead of waiting. ``wait_for`` is
     given each wait for the next piece of the answer (at most ``timeout_s``), never the whole
-    attempt."""
+    attempt. ``within_s``: every call of this client ends within this many seconds of its
+    creation, on ``now`` (None: no such limit); :attr:`out_of_time` then says why a call was
+    stopped or not made (``""``: none was)."""
 
     def __init__(self, settings: AgentSettings, store: Store | None = None, *, api_key: str | None = None,
                  base_url: str | None = None, now: Callable[[], float] = time.time,
                  sleep: Callable[[float], Any] = asyncio.sleep, stream: bool = True,
-                 wait_for: Callable[[Awaitable[Any], float], Awaitable[Any]] = asyncio.wait_for):
+                 wait_for: Callable[[Awaitable[Any], float], Awaitable[Any]] = asyncio.wait_for,
+                 within_s: float | None = None):
         self.settings = settings
         self.store = store or Store(":memory:")
         self.store.migrate()            # the usage table exists even if the Store was opened before this import
@@ -179,6 +187,9 @@ class AgentClient:
         self.sleep = sleep
         self.stream = stream
         self.wait_for = wait_for
+        self.within_s = within_s
+        self.ends_at = None if within_s is None else now() + float(within_s)
+        self.out_of_time = ""
         self._client: anthropic.AsyncAnthropic | None = None
 
     @classmethod
@@ -195,6 +206,16 @@ class AgentClient:
         if not self.api_key:
             return "agents are off: no API key set (FORKSYNC_ANTHROPIC_KEY or ANTHROPIC_API_KEY)"
         return None
+
+    def time_left(self) -> float | None:
+        """Seconds left of ``within_s`` (0 or less: spent); None when the client has no limit."""
+        return None if self.ends_at is None else self.ends_at - self.now()
+
+    def _stopped(self, agent: str, when: str) -> AgentSkipped:
+        self.out_of_time = (f"agent {agent} stopped {when}: its time limit ({self.within_s:g} s) ran out; "
+                            "nothing of it was used")
+        log.info("%s", self.out_of_time)
+        return AgentSkipped(self.out_of_time)
 
     def tokens_used(self, day: str | None = None) -> int:
         day = day or utc_day(self.now())
@@ -252,6 +273,9 @@ class AgentClient:
             raise AgentSkipped(f"agent {agent} skipped: the prompt is about {estimate:,} tokens, more than "
                                f"`agents.max_prompt_tokens` ({self.settings.max_prompt_tokens:,})")
         self._check_budget(estimate)
+        left = self.time_left()
+        if left is not None and left <= 0:
+            raise self._stopped(agent, "before its request was sent")
         kw: dict[str, Any] = {"model": self.settings.model, "system": system, "messages": messages,
                               "max_tokens": max_tokens or self.settings.max_output_tokens}
         if tools:
@@ -272,7 +296,7 @@ class AgentClient:
             tries[0] += 1
             try:
                 return await self._once(kw, spent)
-            except _Failed:
+            except (_Failed, _OutOfTime):
                 raise
             except (asyncio.TimeoutError, anthropic.APITimeoutError):
                 raise _Failed(f"timed out after {self.settings.timeout_s:g} s") from None
@@ -295,17 +319,31 @@ class AgentClient:
             return backoff_delay(rs.attempt_number - 1, rs.outcome.exception().retry_after,
                                  self.settings.backoff_base_s, self.settings.backoff_cap_s)
 
+        late: list[bool] = []
+
+        def no_time_for_a_retry(rs: tenacity.RetryCallState) -> bool:
+            # the wait before the next attempt would end at or past the time limit: no attempt fits
+            left = self.time_left()
+            if left is not None and left <= (rs.upcoming_sleep or 0.0):
+                late.append(True)
+            return bool(late)
+
         def before_sleep(rs: tenacity.RetryCallState) -> None:
             log.info("agent %s: attempt %d %s; retrying in %.2f s", agent, rs.attempt_number,
                      rs.outcome.exception().what, rs.upcoming_sleep)
 
         retrying = tenacity.AsyncRetrying(
             retry=tenacity.retry_if_exception_type(_Failed), wait=wait, before_sleep=before_sleep,
-            stop=tenacity.stop_after_attempt(self.settings.max_retries + 1), sleep=lambda s: self.sleep(float(s)),
+            stop=tenacity.stop_any(tenacity.stop_after_attempt(self.settings.max_retries + 1), no_time_for_a_retry),
+            sleep=lambda s: self.sleep(float(s)),
             reraise=True)
         try:
             msg = await retrying(attempt)
+        except _OutOfTime as o:
+            raise self._stopped(agent, f"in attempt {tries[0]} ({o.what})") from None
         except _Failed as f:
+            if late:
+                raise self._stopped(agent, f"after attempt {tries[0]} {f.what}, with no time for a retry") from None
             raise AgentSkipped(f"agent {agent} gave up after {self.settings.max_retries + 1} attempt(s): {f.what}",
                                api_failure=True) from None
         text = "".join(b.text for b in msg.content if getattr(b, "type", "") == "text")
@@ -323,17 +361,42 @@ class AgentClient:
         """One attempt. ``timeout_s`` bounds each wait for the next piece (a stall); the answer as a
         whole may take up to :func:`attempt_cap`, so a long answer that keeps streaming finishes.
         Raises :class:`asyncio.TimeoutError` on a stall, :class:`_Failed` past the cap or when the
-        stream ends without ``message_stop``. A streamed attempt that fails after its
-        ``message_start`` calls ``spent(usage at the start or None, characters streamed)`` first."""
+        stream ends without ``message_stop``, :class:`_OutOfTime` when a wait reaches the client's
+        time limit (``within_s``; every wait is bounded by what is left of it). A streamed attempt
+        that fails after its ``message_start`` calls ``spent(usage at the start or None,
+        characters streamed)`` first."""
         sdk = self._sdk()
         idle = self.settings.timeout_s
         cap = attempt_cap(idle, kw["max_tokens"])
+
+        def bounded(wait: float, what: str) -> tuple[float, bool]:
+            # ``wait`` cut to what is left of the client's time limit, and whether it was cut
+            left = self.time_left()
+            if left is None or left >= wait:
+                return wait, False
+            if left <= 0:
+                raise _OutOfTime(f"no time was left to wait for {what}")
+            return left, True
+
+        async def waited(aw: Awaitable[Any], wait: float, what: str) -> Any:
+            try:
+                wait, limited = bounded(wait, what)
+            except _OutOfTime:
+                getattr(aw, "close", lambda: None)()        # never awaited: closed, not left to warn
+                raise
+            try:
+                return await self.wait_for(aw, wait)
+            except asyncio.TimeoutError:
+                if limited:
+                    raise _OutOfTime(f"the time limit came while waiting for {what}") from None
+                raise
+
         if not self.stream:             # nothing arrives before the whole answer: the cap is the only bound
-            return await self.wait_for(sdk.messages.create(**kw, timeout=cap), cap)
+            return await waited(sdk.messages.create(**kw, timeout=bounded(cap, "the answer")[0]), cap, "the answer")
         loop = asyncio.get_running_loop()
         deadline = loop.time() + cap
         manager = sdk.messages.stream(**kw)
-        s = await self.wait_for(manager.__aenter__(), idle)
+        s = await waited(manager.__aenter__(), idle, "the answer to begin")
         began: list[Any] = []           # the usage message_start gave, once the answer began
         chars = 0
         try:
@@ -345,7 +408,7 @@ class AgentClient:
                 if left <= 0:
                     raise _Failed(too_long)
                 try:
-                    event = await self.wait_for(events.__anext__(), min(idle, left))
+                    event = await waited(events.__anext__(), min(idle, left), "the next piece of the answer")
                 except StopAsyncIteration:
                     break
                 except asyncio.TimeoutError:
@@ -395,6 +458,14 @@ def counted_tokens(usage: Any, prompt_estimate: int, answer_chars: int) -> tuple
         missing.append("output_tokens")
         tout = answer_chars // 4 + 1
     return tin, tout, missing
+
+
+class _OutOfTime(Exception):
+    """An attempt reached the client's time limit (``within_s``): never retried."""
+
+    def __init__(self, what: str):
+        super().__init__(what)
+        self.what = what
 
 
 class _Failed(Exception):

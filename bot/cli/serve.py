@@ -26,7 +26,7 @@ from the model (:func:`settings_table`; a test keeps it current):
 | — | `FORKSYNC_MAX_ATTEMPTS` | `5` | tries before a delivery is dead-lettered |
 | — | `FORKSYNC_KEEP_DELIVERIES_DAYS` | `14.0` | days a done delivery (its body too) is kept; dead letters stay |
 | — | `FORKSYNC_DELIVERY_TIMEOUT_S` | `21600.0` | cancel (then retry) a delivery's attempt still running after this, s |
-| — | `FORKSYNC_AGENT_DEADLINE_S` | `0.0` | no conflict agent call starts this long after a sync began, s (0: half the delivery timeout) |
+| — | `FORKSYNC_AGENT_DEADLINE_S` | `0.0` | no conflict agent call starts or goes on this long after a sync began, s (0: half the delivery timeout) |
 | `--header-timeout` (serve) | `FORKSYNC_HEADER_TIMEOUT_S` | `10.0` | close a connection without complete request headers (or idle) after this, s |
 | — | `FORKSYNC_OAUTH_CLIENT_ID` | — | the App's OAuth client id (dashboard sign-in) |
 | — | `FORKSYNC_OAUTH_CLIENT_SECRET` | (secret) | the App's OAuth client secret |
@@ -115,9 +115,10 @@ class ServeSettings(BaseSettings):
     # the heartbeat renews a running delivery's lease, so only this limit frees one whose handler hangs
     delivery_timeout_s: float = _setting(6 * 3600.0, "cancel (then retry) a delivery's attempt still running after this, s",
                                          gt=0, allow_inf_nan=False)
-    # one agent call may take about 3,100 s (retries included): the agent starts no call past this
-    agent_deadline_s: float = _setting(0.0, "no conflict agent call starts this long after a sync began, s "
-                                       "(0: half the delivery timeout)", ge=0, allow_inf_nan=False)
+    # one agent call may take about 3,100 s (retries included): the agent starts no call past
+    # this, and a call still running then is cut
+    agent_deadline_s: float = _setting(0.0, "no conflict agent call starts or goes on this long after a sync "
+                                       "began, s (0: half the delivery timeout)", ge=0, allow_inf_nan=False)
     header_timeout_s: float = _setting(10.0, "close a connection without complete request headers (or idle) after this, s",
                                        flag="--header-timeout", web=True, gt=0, allow_inf_nan=False)
     oauth_client_id: str = _setting("", "the App's OAuth client id (dashboard sign-in)")

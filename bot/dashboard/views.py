@@ -220,6 +220,7 @@ def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
                     "decided": decided,
                     "depends_on": p.get("depends_on", []), "areas": p.get("areas", []),
                     "conflict_sha": r.get("conflict_sha") or None, "blocked": blocked, "suites": suites,
+                    "agent_waiting_since": (r.get("agent_waiting_since") or None) if r.get("conflict_sha") else None,
                     "check_wait": check_wait, "age_s": (now - started) if started else None})
     for u in (st.units if st else ()):
         # a branch in the fork that no PR carries yet (`forksync apply`, or a push not yet opened)
@@ -231,7 +232,7 @@ def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
                     "pr_state": "in-flight", "branch": u.get("branch"), "decided": [], "state": u.get("state") or "in flight, no PR yet",
                     "gate": "not opened", "upstream": list(u.get("upstream") or p.get("shas", [])),
                     "depends_on": p.get("depends_on", []), "areas": p.get("areas", []), "conflict_sha": None,
-                    "blocked": None, "suites": [], "check_wait": None, "age_s": None})
+                    "blocked": None, "suites": [], "agent_waiting_since": None, "check_wait": None, "age_s": None})
     for uid, p in plan.items():
         if uid in seen:
             continue
@@ -239,7 +240,8 @@ def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
                     "state": (f"planned: waits for a free slot (at most {waiting[uid]['cap']} sync PRs open at once)"
                               if uid in waiting else "planned: the next sync opens its PR"), "gate": "not opened", "upstream": p["shas"],
                     "depends_on": p.get("depends_on", []), "areas": p.get("areas", []), "conflict_sha": None,
-                    "blocked": None, "suites": [], "check_wait": None, "age_s": (now - p["first_planned_at"]) if p.get("first_planned_at") else None})
+                    "blocked": None, "suites": [], "agent_waiting_since": None, "check_wait": None,
+                    "age_s": (now - p["first_planned_at"]) if p.get("first_planned_at") else None})
     ids = {u["id"] for u in out}
     doc["units"] = out
     doc["edges"] = [{"from": u["id"], "to": d} for u in out for d in u["depends_on"] if d in ids]
@@ -283,7 +285,11 @@ def _words(r: dict, pr_state: str, gate: str, decided: list[dict] = (), check_wa
         # a failed pick (no conflict) records the upstream commit it stopped at as conflict_sha
         return f"{blocked_mod.what(r)}: {r['blocked_reason']}"
     if r.get("conflict_sha"):
-        return f"stopped at a conflict in upstream {r['conflict_sha'][:12]}: needs a resolution"
+        # the sync's agent time ran out before its turn or cut its call (bot.sync.service._ask_agent):
+        # the status issue and its PR say the agent still tries it, and so does this page
+        return (f"stopped at a conflict in upstream {r['conflict_sha'][:12]}: needs a resolution"
+                + ("; not yet tried by the conflict agent: will be tried at the next sync"
+                   if r.get("agent_waiting_since") else ""))
     if r.get("blocked_reason"):
         return f"GitHub refused the {r.get('blocked_step') or 'push'}: {r['blocked_reason']}"
     if pr_state == "missing":

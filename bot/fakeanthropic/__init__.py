@@ -61,6 +61,7 @@ class FakeAnthropic:
         self.host, self.port = host, port
         self.chunk_chars = chunk_chars
         self.requests: list[RecordedRequest] = []
+        self.stalled = 0            # streams held at a reply's ``stall_after``, so far
         self._ids = itertools.count(1)
         self._runner: web.AppRunner | None = None
 
@@ -219,6 +220,18 @@ class FakeAnthropic:
             start["usage"] = {**usage, "output_tokens": 1}
         await send("message_start", {"type": "message_start", "message": start})
         await send("ping", {"type": "ping"})
+        deltas = 0
+
+        async def stall() -> bool:
+            # a stream that stops sending at the chosen point: held open until the server stops
+            if reply.stall_after is None or deltas != reply.stall_after:
+                return False
+            self.stalled += 1
+            await self._stopping.wait()
+            return True
+
+        if await stall():
+            return resp
         n = self.chunk_chars
         for index, block in enumerate(message["content"]):
             if block["type"] == "text":
@@ -235,6 +248,9 @@ class FakeAnthropic:
             for k, piece in enumerate(pieces):
                 await send("content_block_delta", {"type": "content_block_delta", "index": index,
                                                    "delta": delta(piece)})
+                deltas += 1
+                if await stall():
+                    return resp
                 if reply.stream_error and index == 0 and k == 0:
                     await send("error", {"type": "error", "error": {"type": reply.stream_error,
                                                                     "message": reply.error_message}})

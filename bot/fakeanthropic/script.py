@@ -34,7 +34,9 @@ class Reply:
     events. ``stream_error``: for streamed requests, send an SSE ``error`` event of this type
     after the first content delta (a mid-stream overload). ``stream_cut``: for streamed requests,
     end the stream after the first content delta with neither an error nor ``message_stop`` (a
-    connection a proxy or load balancer dropped). ``usage``: ``{"input_tokens",
+    connection a proxy or load balancer dropped). ``stall_after``: for streamed requests, send
+    ``message_start`` and this many content deltas, then nothing more until the server stops (a
+    stream that stalls at a chosen point; :attr:`FakeAnthropic.stalled` counts them). ``usage``: ``{"input_tokens",
     "output_tokens"}`` to report (default: JSON length / 4 of request and output);
     ``omit_usage``: report no usage at all (a gateway that strips it).
     """
@@ -50,6 +52,7 @@ class Reply:
     chunk_delay_s: float = 0.0
     stream_error: str | None = None
     stream_cut: bool = False
+    stall_after: int | None = None
     stop_reason: str | None = None
     usage: dict | None = None
     omit_usage: bool = False

@@ -35,7 +35,7 @@ import asyncio
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from bot.agents.client import AgentClient, api_key_from_env
 from bot.agents.client import AgentClient as _Client
@@ -65,7 +65,8 @@ _SECTION = re.compile(r"<!-- forksync:agent-report:start -->.*?<!-- forksync:age
 class ChainResolution:
     """What :func:`resolve_chain_conflict` did. ``status``: ``clean`` (the pick no longer
     conflicts), ``off`` (agents not configured: nothing done), or the agent's outcome status
-    (``committed`` / ``rejected`` / ``skipped``). ``pushed``: the agent commit reached the
+    (``committed`` / ``rejected`` / ``skipped``), or ``out of time`` (the client's time limit
+    stopped the call: nothing pushed, nothing said on the PR). ``pushed``: the agent commit reached the
     remote branch; ``pr``: the chain PR's number (0 when none); ``draft``: whether that PR is a
     draft on GitHub."""
 
@@ -274,8 +275,8 @@ async def _put_back(git_dir: str, branch: str, tip: str, pick: str | None) -> No
 async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path, branch: str, base: str,
                                  upstream_sha: str, client: AgentClient | None, remote_url: str,
                                  secrets: Sequence[str] = (), title: str = "", body: str = "",
-                                 labels: Sequence[str] = (), allowed_mentions: tuple[str, ...] = ()
-                                 ) -> ChainResolution:
+                                 labels: Sequence[str] = (), allowed_mentions: tuple[str, ...] = (),
+                                 on_pushed: Callable[[str], None] = lambda commit: None) -> ChainResolution:
     """Ask the conflict agent to resolve the pick of ``upstream_sha`` that stopped the chain
     ``branch`` (``forksync/chain-…``) in the working repository ``git_dir`` (which holds the
     fork's branches and upstream's objects, as :class:`bot.sync.service.SyncService` keeps it).
@@ -285,9 +286,14 @@ async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path
       ``body`` + the report) or, when open already, its body's report section is refreshed;
     * ``rejected`` / ``skipped``: nothing pushed; the reason is commented on the open chain PR
       (once per upstream commit and chain tip);
+    * ``out of time`` (``client``'s time limit, ``within_s``, stopped the call): nothing pushed and
+      nothing commented — the caller says the pick waits for the agent;
     * agents not configured (``client`` None, no key, disabled): ``status="off"``, no call at all.
 
-    ``secrets`` (e.g. the installation token in ``remote_url``) are scrubbed from error texts.
+    ``on_pushed(commit)`` is called as soon as the push of the agent's commit succeeded, before
+    any GitHub call about the PR: the caller records the pushed tip as forksync's even when what
+    follows fails or is cancelled. ``secrets`` (e.g. the installation token in ``remote_url``)
+    are scrubbed from error texts.
     Raises ``RuntimeError`` when the push is refused (the branch moved: re-plan; the working
     repository's branch is put back at the tip it had), ``ValueError``
     when ``branch`` is not a ``forksync/`` branch or does not exist in ``git_dir``.
@@ -338,6 +344,11 @@ async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path
         await _put_back(git_dir, branch, tip, out.commit if out.status == "committed" else None)
         raise
     rv = split_repo(full_name)
+    if out.status != "committed" and client.out_of_time:
+        # the call was stopped at the client's time limit (the sync's agent time): no answer to
+        # tell of, and the pick is asked about again later; what happens meanwhile is the caller's
+        return ChainResolution("out of time", upstream_sha, branch, pr=pr["number"] if pr else 0,
+                               draft=bool(pr and pr.get("draft")), outcome=out, note=client.out_of_time)
     if out.status != "committed":
         if pr is not None:
             await comment_once(gh, full_name, pr["number"], f"agent-conflict:{upstream_sha}:{tip}",
@@ -360,6 +371,7 @@ async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path
     except Exception:
         await _put_back(git_dir, branch, tip, out.commit)
         raise
+    on_pushed(out.commit or "")
     if pr is None:
         # forksync's text as its own section (prs.placed), as a PR the sync opens has it, so that
         # the sync's next refresh rewrites only that section and keeps what a person wrote
@@ -431,18 +443,28 @@ async def on_chain_conflict(ctx, full_name: str, *, git_dir: str | Path, cfg, br
     (``ApplyResult.conflict``): run :func:`resolve_chain_conflict` when agents are configured
     (``cfg.agents`` and a key in the environment; otherwise nothing at all happens and ``""`` is
     returned), keep ``sync_branches.pushed_tip`` in step with an agent commit forksync pushed (so
-    it is not mistaken for a person's), and return a one-line note. ``title``/``body``/``labels``
-    are used when the chain has no PR yet (its first pick conflicted). Never raises: a failure
+    it is not mistaken for a person's; recorded right after the push, before the PR is touched),
+    and return a one-line note. ``title``/``body``/``labels`` are used when the chain has no PR
+    yet (its first pick conflicted). Never raises: a failure
     (push refused, API trouble) is the note, and the conflict stays for a person."""
     own = client is None
     client = client or _Client.from_env(cfg.agents, ctx.store)
+
+    def pushed(commit: str) -> None:
+        # the agent's pick is on GitHub: forksync's own from now on, whatever the PR calls after
+        # it answer (a failure there must not leave it looking like a person's commit)
+        row = sync_store.branch_row(ctx.store, full_name, branch)
+        if row:
+            sync_store.save_branch(ctx.store, **{**row, "pushed_tip": commit})
+
     try:
         if not agents_configured(client) or not cfg.agents.conflict_resolution:
             return ""
         base = cfg.fork.ref.removeprefix("refs/heads/")
         res = await resolve_chain_conflict(ctx.gh, full_name, git_dir=git_dir, branch=branch, base=base,
                                            upstream_sha=upstream_sha, client=client, remote_url=remote_url,
-                                           secrets=secrets, title=title, body=body, labels=labels)
+                                           secrets=secrets, title=title, body=body, labels=labels,
+                                           on_pushed=pushed)
     except Exception as e:  # noqa: BLE001 - agent trouble never breaks the sync; the conflict stays for a person
         msg = str(e)
         for s in secrets:
@@ -451,13 +473,6 @@ async def on_chain_conflict(ctx, full_name: str, *, git_dir: str | Path, cfg, br
     finally:
         if own:
             await client.aclose()
-    if res.pushed:
-        try:
-            row = sync_store.branch_row(ctx.store, full_name, branch)
-            if row:
-                sync_store.save_branch(ctx.store, **{**row, "pushed_tip": res.commit})
-        except ImportError:                     # the handlers are not part of this process
-            pass
     return (f"agent resolution of {upstream_sha[:12]} on {branch}: {res.status}"
             + (f" ({res.commit[:12]}, PR #{res.pr}{' draft' if res.draft else ''})" if res.pushed else
                (f" ({res.note[:120]})" if res.note else "")))

@@ -37,6 +37,7 @@ from typing import Any, Awaitable, Callable, Mapping, Sequence
 import gidgethub
 import pygit2
 
+from bot.agents.client import AgentClient
 from bot.agents.redact import scrub as redact_scrub
 from bot.config.forksync import ForksyncConfig
 from bot.core import commands as cm
@@ -73,11 +74,12 @@ DELIVERY_TIMEOUT_S = 6 * 3600.0
 
 
 def agent_deadline(delivery_timeout_s: float, configured_s: float = 0.0) -> float:
-    """Seconds of one sync the conflict agent may start calls in: ``configured_s`` when above 0,
-    else half of ``delivery_timeout_s``. One agent call may take about 3,100 s (5 attempts of up
-    to 570 s each, bot/agents/client.py), so a call started just before the deadline still ends
-    well inside the delivery's limit (6 h: 3 h for the agent), and the delivery is never cancelled
-    and dead-lettered with the answers it got half-applied."""
+    """Seconds of one sync the conflict agent may work in: ``configured_s`` when above 0, else half
+    of ``delivery_timeout_s``. No call starts past it and a call still running then is cut there
+    (:meth:`SyncService._ask_agent`; one call may otherwise take about 3,100 s, 5 attempts of up
+    to 570 s each, bot/agents/client.py), so the rest of the sync has the other half of the
+    delivery's limit (6 h: 3 h for the agent), and the delivery is never cancelled and
+    dead-lettered with the answers it got half-applied."""
     return float(configured_s) if configured_s > 0 else float(delivery_timeout_s) / 2.0
 
 
@@ -221,14 +223,17 @@ class SyncService:
     again by the runtime when token mode learns the login after start-up
     (:meth:`bot.app.runtime.Clients.learn_login`); the status issue says ``login_unknown``.
     ``claims``: the worker process's claims (:mod:`bot.github.claims`; the runtime passes those
-    its GitHub clients carry); None: its own on ``<workdir>/locks``."""
+    its GitHub clients carry); None: its own on ``<workdir>/locks``. ``agent_client(settings,
+    store, **kw)`` builds the conflict agent's client for one chain's conflict in a sync
+    (:meth:`bot.agents.client.AgentClient.from_env` by default; tests give it their clock)."""
 
     def __init__(self, *, workdir: str | Path, git_url: str, bot_login: str | None = None,
                  token_for: Callable[[int | None], Awaitable[str]] | None = None,
                  client_for: Callable[[int | None], Awaitable[Any]] | None = None,
                  now: Callable[[], float] = time.time,
                  dead_letters: Callable[[Any, str], list[dict]] | None = None, claims: Claims | None = None,
-                 agent_deadline_s: float = agent_deadline(DELIVERY_TIMEOUT_S)):
+                 agent_deadline_s: float = agent_deadline(DELIVERY_TIMEOUT_S),
+                 agent_client: Callable[..., AgentClient] = AgentClient.from_env):
         self.workdir = Path(workdir)
         self.git_url = git_url
         self.bot_login = bot_login
@@ -245,6 +250,7 @@ class SyncService:
         # the conflict agent's time in one sync (:func:`agent_deadline`), and per fork the clock
         # time the agent work of the sync running now ends
         self.agent_deadline_s = agent_deadline_s
+        self.agent_client = agent_client
         self._agent_until: dict[str, float] = {}
 
     # ------------------------------------------------------------------ git edge
@@ -817,24 +823,47 @@ class SyncService:
     async def _ask_agent(self, ctx, full_name: str, git_dir: Path, cfg: ForksyncConfig, unit: Unit, branch: str,
                          upstream_sha: str, url: str, secrets: list[str], *, pr: int = 0) -> str:
         """The conflict agent on the pick of ``upstream_sha`` that stopped ``unit`` (its note, ``""``
-        when agents are off), unless this sync's agent time (:attr:`agent_deadline_s`) is spent:
-        then the unit's row keeps since when it waits for the agent (``agent_waiting_since``, epoch
-        s; the next sync publishes the waiting units first, oldest first), its PR ``pr`` (0: none
-        yet) and the status issue say the agent has not tried it yet, and the conflict stays a
-        person's meanwhile. Outside a sync (``/forksync pick``) there is no deadline."""
+        when agents are off), within what is left of this sync's agent time (:attr:`agent_deadline_s`):
+        a call still running when it runs out is cut there (its request, the stall waits and the
+        retries are bounded by it, :class:`bot.agents.client.AgentClient` ``within_s``), and
+        nothing of it lands. When the time is spent — before the call, or by cutting it — the
+        unit's row keeps since when it waits for the agent (``agent_waiting_since``, epoch s; the
+        next sync publishes the waiting units first, oldest first), its PR ``pr`` (0: none yet) and
+        the status issue say the agent has not resolved it yet, and the conflict stays a person's
+        meanwhile. Outside a sync (``/forksync pick``) there is no deadline."""
         until = self._agent_until.get(full_name)
         row = sync_store.branch_row(ctx.store, full_name, branch)
-        if until is None or self.now() < until or not agent_would_run(cfg):
-            if row and row.get("agent_waiting_since"):
+        since = (row or {}).get("agent_waiting_since") or 0.0
+        cut = False
+        if not agent_would_run(cfg):
+            if since:
                 sync_store.save_branch(ctx.store, repo=full_name, branch=branch, agent_waiting_since=0.0)
-            return await on_chain_conflict(ctx, full_name, git_dir=git_dir, cfg=cfg, branch=branch,
-                                           upstream_sha=upstream_sha, remote_url=url, secrets=secrets)
-        if row and not row.get("agent_waiting_since"):
+            return ""
+        if until is None or self.now() < until:
+            asked = self.now()
+            within = None if until is None else until - asked
+            async with self.agent_client(cfg.agents, ctx.store, within_s=within) as client:
+                note = await on_chain_conflict(ctx, full_name, git_dir=git_dir, cfg=cfg, branch=branch,
+                                               upstream_sha=upstream_sha, remote_url=url, secrets=secrets,
+                                               client=client)
+            if not client.out_of_time:
+                if since:
+                    sync_store.save_branch(ctx.store, repo=full_name, branch=branch, agent_waiting_since=0.0)
+                return note
+            # cut: it waits for the agent since its call began, so that the next sync asks the
+            # chains in the order this one reached them
+            cut, since = True, since or asked
+            if row:
+                sync_store.save_branch(ctx.store, repo=full_name, branch=branch, agent_waiting_since=since)
+        if row and not since:
             sync_store.save_branch(ctx.store, repo=full_name, branch=branch, agent_waiting_since=self.now())
         if pr:
             await comment_once(ctx.gh, full_name, pr, f"agent-not-reached:{upstream_sha}",
                                render("agent_not_reached.md.j2", upstream_sha=upstream_sha, branch=branch,
-                                      deadline_s=self.agent_deadline_s))
+                                      deadline_s=self.agent_deadline_s, cut=cut))
+        if cut:
+            return (f"not resolved by the conflict agent: its call was stopped when this sync's "
+                    f"{self.agent_deadline_s:g} s of agent time ran out; will be tried at the next sync")
         return (f"not yet tried by the conflict agent (its {self.agent_deadline_s:g} s of this sync are spent): "
                 "will be tried at the next sync")
 

@@ -1,0 +1,135 @@
+"""A client's time limit (``within_s``, what is left of a sync's agent time) bounds a call as a
+whole — its request, each wait for the answer, and the retries with their backoff — against the
+local Anthropic server made slow or stalling at a chosen point, on a clock the test moves."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.agents.client import AgentClient, AgentSkipped, utc_day
+from bot.config.agents import AgentSettings
+from bot.fakeanthropic import FakeAnthropic, Reply
+from bot.store import Store
+from tests.agents.test_client import ManualTimeouts, until
+
+MSG = [{"role": "user", "content": "hello"}]
+BASE = 1_780_000_000.0
+
+
+class SeenTimeouts(ManualTimeouts):
+    """:class:`ManualTimeouts` that keeps the ``type`` of each piece of the answer a wait gave, so
+    a test moves the clock only once the client has read what the server sent before it stalled."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen: list[str] = []
+
+    async def __call__(self, aw, seconds: float):
+        got = await super().__call__(aw, seconds)
+        self.seen.append(str(getattr(got, "type", "") or type(got).__name__))
+        return got
+
+
+class ClockedSleeps(list):
+    """The backoff, recorded and slept on the test's clock (instantly)."""
+
+    def __init__(self, timeouts: ManualTimeouts):
+        super().__init__()
+        self.timeouts = timeouts
+
+    async def __call__(self, s: float) -> None:
+        self.append(s)
+        self.timeouts.advance(s)
+
+
+def client(fake: FakeAnthropic, timeouts: ManualTimeouts, within_s: float | None, **kw) -> AgentClient:
+    return AgentClient(AgentSettings(**kw), Store(), api_key="k", base_url=fake.base_url,
+                       now=lambda: BASE + timeouts.now, wait_for=timeouts, sleep=ClockedSleeps(timeouts),
+                       within_s=within_s)
+
+
+async def test_no_request_is_sent_once_the_time_is_spent():
+    timeouts = ManualTimeouts()
+    async with FakeAnthropic([Reply(text="never asked")]) as fake:
+        async with client(fake, timeouts, 10.0) as c:
+            timeouts.advance(10)
+            with pytest.raises(AgentSkipped) as e:
+                await c.call("conflict-resolution", system="s", messages=MSG)
+    assert fake.requests == []
+    assert c.out_of_time == e.value.reason
+    assert "before its request was sent" in e.value.reason and "(10 s) ran out" in e.value.reason
+    assert not e.value.api_failure
+
+
+async def test_no_retry_starts_when_its_backoff_would_end_past_the_time_limit():
+    """Overloaded twice: the first backoff (60 s, the server's retry-after) fits in 100 s, the
+    second does not — the call stops there instead of sleeping past its limit."""
+    timeouts = ManualTimeouts()
+    busy = Reply(status=529, retry_after=60, sticky=True)
+    async with FakeAnthropic([busy]) as fake:
+        async with client(fake, timeouts, 100.0, max_retries=4, backoff_cap_s=60) as c:
+            with pytest.raises(AgentSkipped) as e:
+                await c.call("conflict-resolution", system="s", messages=MSG)
+    assert len(fake.requests) == 2
+    assert c.sleep == [60.0]
+    assert "after attempt 2 HTTP 529 overloaded_error, with no time for a retry" in e.value.reason
+    assert c.out_of_time == e.value.reason
+
+
+async def test_a_call_whose_answer_has_not_begun_is_cut_at_the_time_limit_not_at_timeout_s():
+    timeouts = ManualTimeouts()
+    async with FakeAnthropic([Reply(text="late", delay_s=3600), Reply(text="a retry's")]) as fake:
+        async with client(fake, timeouts, 50.0, timeout_s=120, max_retries=2) as c:
+            call = asyncio.ensure_future(c.call("conflict-resolution", system="s", messages=MSG))
+            # no answer yet (the server holds its headers): the one wait is for it to begin
+            await until(lambda: len(fake.requests) == 1 and timeouts.waiting == 1, "the request")
+            timeouts.advance(50)
+            with pytest.raises(AgentSkipped) as e:
+                await call
+    assert len(fake.requests) == 1                      # not retried
+    assert "in attempt 1 (the time limit came while waiting for the answer to begin)" in e.value.reason
+    assert c.tokens_used(utc_day(BASE)) == 0           # no answer began: nothing to count
+
+
+async def test_a_stream_that_stalls_mid_answer_is_cut_at_the_time_limit_and_its_tokens_are_counted():
+    timeouts = SeenTimeouts()
+    usage = {"input_tokens": 1234, "output_tokens": 40}
+    async with FakeAnthropic([Reply(text="x" * 64, stall_after=2, usage=usage), Reply(text="a retry's")]) as fake:
+        async with client(fake, timeouts, 50.0, timeout_s=120, max_retries=2) as c:
+            call = asyncio.ensure_future(c.call("conflict-resolution", system="s", messages=MSG))
+            # the client read the answer's start and first pieces, and waits for the next
+            await until(lambda: fake.stalled == 1 and "content_block_delta" in timeouts.seen and timeouts.waiting == 1,
+                        "the stalled answer")
+            timeouts.advance(50)
+            with pytest.raises(AgentSkipped) as e:
+                await call
+    assert len(fake.requests) == 1
+    assert "in attempt 1" in e.value.reason and c.out_of_time == e.value.reason
+    # the attempt broke off after message_start: its prompt (message_start's input tokens) and
+    # what had streamed (message_start's 1 output token) are counted
+    assert c.tokens_used(utc_day(BASE)) == 1234 + 1
+
+
+async def test_an_answer_that_ends_inside_the_limit_is_unaffected():
+    timeouts = ManualTimeouts()
+    async with FakeAnthropic([Reply(text="in time")]) as fake:
+        async with client(fake, timeouts, 50.0) as c:
+            reply = await c.call("conflict-resolution", system="s", messages=MSG)
+    assert (reply.text, reply.attempts, c.out_of_time) == ("in time", 1, "")
+
+
+async def test_a_non_streamed_answer_is_waited_for_only_until_the_time_limit():
+    timeouts = ManualTimeouts()
+    async with FakeAnthropic([Reply(text="late", delay_s=3600), Reply(text="a retry's")]) as fake:
+        c = AgentClient(AgentSettings(timeout_s=120, max_retries=2), Store(), api_key="k", base_url=fake.base_url,
+                        now=lambda: BASE + timeouts.now, wait_for=timeouts, sleep=ClockedSleeps(timeouts),
+                        within_s=50.0, stream=False)
+        async with c:
+            call = asyncio.ensure_future(c.call("conflict-resolution", system="s", messages=MSG))
+            await until(lambda: len(fake.requests) == 1 and timeouts.waiting == 1, "the request")
+            timeouts.advance(50)
+            with pytest.raises(AgentSkipped) as e:
+                await call
+    assert len(fake.requests) == 1
+    assert "the time limit came while waiting for the answer" in e.value.reason

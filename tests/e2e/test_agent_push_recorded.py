@@ -1,0 +1,44 @@
+"""The conflict agent's pick, once pushed, is forksync's own on the chain's row whatever GitHub
+answers next: a failure after the push must not leave the agent's commit on the branch looking
+like a person's."""
+from __future__ import annotations
+
+from bot.fakeanthropic import FakeAnthropic, Reply
+from bot.sync import store as sync_store
+from tests.support.github import commit_files, git
+from tests.support.sync_world import CONFIG, MIDDLE, upstream_files, validated_world
+
+X0 = "int x;\n" + MIDDLE + "int z;\n"
+
+
+async def test_a_github_failure_after_the_agents_push_still_records_its_pick_as_forksyncs(
+        fake_github, tmp_path, monkeypatch):
+    """The agent resolves the chain's conflict and its pick is pushed; GitHub then refuses the
+    PR body's update (a 422 here; a 5xx or a lost answer alike). Seen: the note says the agent's
+    resolution failed and the row's ``pushed_tip`` stays the conflict commit, while the branch on
+    GitHub ends in the agent's commit — which every later sync takes for a person's commit on
+    forksync's branch. Should be: the row records the pushed pick as forksync's own."""
+    monkeypatch.setenv("FORKSYNC_ANTHROPIC_KEY", "k")
+    resolved = "int x = 2;\n" + MIDDLE + "int z;\n"
+    answer = Reply.tool("resolve_conflicts", {
+        "files": [{"path": "third_party/amd/x.cpp", "content": resolved, "action": "took upstream's x",
+                   "reason": "upstream's value supersedes the fork's tuning"}],
+        "summary": "took upstream's x"})
+    async with FakeAnthropic([answer], api_key="k") as ant:
+        config = CONFIG + f"agents:\n  base_url: {ant.base_url}\n  max_retries: 0\n"
+        async with validated_world(fake_github, tmp_path, config,
+                                   files=upstream_files(**{"third_party/amd/x.cpp": X0}),
+                                   fork_commits=(({"third_party/amd/x.cpp": "int x = 10;\n" + MIDDLE + "int z;\n"},
+                                                  "fork: tune x"),)) as (w, up_src, upstream):
+            c2 = commit_files(up_src, {"third_party/amd/x.cpp": resolved}, "AMD: x = 2 (#102)")
+            git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+            fake_github.faults.unprocessable("/repos/meta/triton/pulls/*", "PATCH")
+            await w.bot.settle()
+            assert len(ant.requests) == 1
+            branch = f"forksync/chain-{c2[:12]}"
+            ref = await w.alice.getitem(f"/repos/meta/triton/git/ref/heads/{branch}")
+            tip = ref["object"]["sha"]
+            msg = (await w.alice.getitem(f"/repos/meta/triton/git/commits/{tip}"))["message"]
+            assert "Agent-Resolved" in msg, msg                # the agent's pick reached GitHub
+            row = sync_store.branch_row(w.bot.store, "meta/triton", branch)
+            assert row["pushed_tip"] == tip
