@@ -161,10 +161,11 @@ class CoreResult:
 
 def _kept_after(units: list[Unit], rows: Sequence[dict], flying: set[str]) -> list[Unit]:
     """``units`` with each one's ``depends_on`` grown by the ids its row (``rows`` by ``unit_id``)
-    last published (``depends_json``) that are still live — a unit of ``units`` or an in-flight
+    last published (``depends_json``; for a row written before it, every older in-flight unit:
+    :func:`bot.sync.store.depends_of`) that are still live — a unit of ``units`` or an in-flight
     branch (``flying``: unit ids) — and land after nothing of its own (no pair of units made to
     land after each other)."""
-    stored = {r.get("unit_id"): json.loads(r.get("depends_json") or "[]") for r in rows}
+    stored = {r.get("unit_id"): sync_store.depends_of(r, rows) for r in rows}
     live = {u.id for u in units} | flying
     deps = {u.id: set(u.depends_on) for u in units}
     out = []
