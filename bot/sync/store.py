@@ -384,6 +384,19 @@ def depends_of(row: dict, rows: Sequence[dict]) -> list[str]:
             and int(r.get("pr") or 0) and (not mine or int(r["pr"]) < mine)]
 
 
+def lands_after_it(store: Store, repo: str, branch: str) -> list[dict]:
+    """The rows of the fork's open sync PRs (state ``open``, a PR number) whose unit lands after the
+    unit of ``branch`` (their ``depends_json`` names its ``unit_id``), by branch name: the PRs whose
+    gate (``lands-after``) waits for it. ``[]`` when ``branch`` has no row. Read before the unit
+    lands: the sync its landing runs publishes them again without it."""
+    row = branch_row(store, repo, branch)
+    if row is None or not row.get("unit_id"):
+        return []
+    rows = open_branches(store, repo) + blocked_only_branches(store, repo)
+    return [r for r in open_branches(store, repo)
+            if int(r.get("pr") or 0) and row["unit_id"] in depends_of(r, rows)]
+
+
 def blocked_only_branches(store: Store, repo: str) -> list[dict]:
     """Units refused before GitHub had their branch (state ``blocked``, no PR), by branch name."""
     with store.lock:
