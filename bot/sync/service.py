@@ -630,6 +630,33 @@ class SyncService:
                 await self._git(git_dir, "update-ref", f"refs/heads/{branch}", stopped.tip)
                 res = stopped
             force = res.tip != remote_tip
+        elif not res.conflict_commit and res.tip and not res.kept and not res.error and prior \
+                and prior.get("verified_tip") and remote_tip == prior.get("pushed_tip") \
+                and not await self._on_remote(git_dir, core.fork_head, res.tip):
+            # a chain a person's resolution finished (folded: nothing but forksync's commits on
+            # it) while the fork moved under it (a bundle it lands after landed, say): merging the
+            # fork into it conflicts where the resolution stood in for what the fork now has.
+            # Built again on the new fork tip, and taken only when every pick goes through and the
+            # result is the branch with the fork merged in, the person's resolution wherever that
+            # merge conflicts (resolution.rebuild_keeps): nothing of theirs is lost, and their
+            # commits stay kept under the ref the fold wrote
+            resolved = res
+            carried = await self._branch_picks(git_dir, core.fork_head, res.tip, core.commits)
+            whole = list(dict.fromkeys((*carried, *res.already, *res.remaining)))
+            items = {i.sha: i for i in unit.items}
+            again = replace(unit, items=tuple(items.get(s) or PlanItem(s, "chain") for s in whole))
+            if whole and all(s in core.commits for s in whole):
+                await self._git(git_dir, "update-ref", "-d", f"refs/heads/{branch}")
+                try:
+                    res = await self._apply(git_dir, cfg, again, core.fork_head, core.commits, urgent_reason)
+                except _ApplyFailed:
+                    res = resolved
+            if res is not resolved and not (res.tip and res.conflict is None and not res.error and await asyncio.to_thread(
+                    resolution.rebuild_keeps, str(git_dir), resolved.tip, core.fork_head, res.tip)):
+                res = resolved
+            if res is resolved:
+                await self._git(git_dir, "update-ref", f"refs/heads/{branch}", resolved.tip)
+            force = res.tip != remote_tip
         rules_done: list[rules_mod.RuleOutcome] = list(earlier_rules)    # the PR body keeps every round's rules
         for _ in range(rules_mod.MAX_RULE_ROUNDS):
             # a fresh conflict (not on GitHub yet) is first put to the deterministic rules
