@@ -991,6 +991,15 @@ class SyncService:
                 picks.append(full)
         return picks
 
+    async def _remote_tip(self, git_dir: Path, url: str, ref: str, secrets: list[str]) -> str | None:
+        """The sha GitHub's ``ref`` is at now (ls-remote): ``""`` when it has no such ref, None when
+        GitHub could not be asked (nothing is known)."""
+        try:
+            out = (await self._git(git_dir, "ls-remote", url, ref, secrets=secrets)).split()
+        except SyncError:
+            return None
+        return out[0] if out else ""
+
     async def _has_commit(self, git_dir: Path, sha: str) -> bool:
         """Does the working repository hold commit ``sha`` (fetched, or written here)?"""
         out = await self._git(git_dir, "rev-parse", "-q", "--verify", f"{sha}^{{commit}}", check=False)
@@ -1214,13 +1223,24 @@ class SyncService:
                     await self._git(d, "push", "-q", "--atomic", f"--force-with-lease={ref}:{head}", url,
                                     f"{ref}:{ref}", f"{keep}:{keep}", secrets=secrets)
                 except SyncError as e:
-                    # someone pushed meanwhile (the lease failed) or the push was refused: the branch
-                    # on GitHub is untouched; the next push is checked again from scratch
-                    await self._git(d, "update-ref", ref, head)
-                    await comment_once(ctx.gh, full_name, pr["number"], f"resolution-raced:{head}",
-                                       render("resolution_folded.md.j2", raced=True, head=head, branch=branch,
-                                              error=str(e)[:300]))
-                    return "raced"
+                    at = await self._remote_tip(d, url, ref, secrets)
+                    if at != tip:
+                        # someone pushed meanwhile (the lease failed) or the push was refused: the
+                        # branch on GitHub is untouched; the next push is checked again from
+                        # scratch. The push written down above is ended once GitHub's branch shows
+                        # it never arrived (ls-remote); while that is unknown (None) it stays, for
+                        # the next event to record it should it have arrived after all
+                        await self._git(d, "update-ref", ref, head)
+                        if at is not None:
+                            sync_store.end_push(ctx.store, full_name, branch)
+                        await comment_once(ctx.gh, full_name, pr["number"], f"resolution-raced:{head}",
+                                           render("resolution_folded.md.j2", raced=True, head=head, branch=branch,
+                                                  error=str(e)[:300]))
+                        return "raced"
+                    # GitHub has the fold though git's answer said otherwise (a lost answer): it is
+                    # forksync's push, recorded and said as any fold
+                    log.warning("%s: %s is at the fold %s although its push failed (%s); recorded", full_name,
+                                branch, tip[:12], redact_scrub(str(e))[:200])
                 sync_store.save_branch(ctx.store, **fold["row"])
                 sync_store.end_push(ctx.store, full_name, branch)
         if fold["blocked"]:
