@@ -465,6 +465,7 @@ def keep_ref(unit_id: str, old_tip: str) -> str:
     return f"{RESOLUTIONS_NS}/{unit_id}/{old_tip[:12]}"
 
 
-__all__ = ["ConflictStop", "AmendedConflict", "find_amended", "FileOutcome", "ResolutionCheck", "Fold", "find_stop", "check", "fold", "keep_ref", "rebuild_keeps",
+__all__ = ["ConflictStop", "AmendedConflict", "find_amended", "FileOutcome", "ResolutionCheck", "Fold", "find_stop", "check", "fold", "keep_ref",
+           "rebuild_keeps",
            "reasons_in", "outcome", "CheckoutGaps", "checkout_gaps", "conflicted_paths", "CONFLICT_TRAILER", "RESOLUTIONS_NS",
            "TOOK_UPSTREAM", "KEPT_FORK", "BY_HAND", "DELETED"]

@@ -36,7 +36,7 @@ async def resolved_by_hand(w, up_src, upstream, tmp_path, h: str = "h = 2\n"):
     return b0, c1, c2, bundle, chain
 
 
-async def test_the_chain_resolved_by_hand_lands_once_its_bundle_lands_without_another_event(stacked_world, tmp_path):
+async def test_the_chain_resolved_by_hand_lands_once_its_bundle_lands_without_another_event(stacked_world, tmp_path):  # noqa: F811
     w, up_src, upstream = stacked_world
     b0, c1, c2, bundle, chain = await resolved_by_hand(w, up_src, upstream, tmp_path)
     branch = chain["head"]["ref"]
@@ -72,7 +72,7 @@ async def test_the_chain_resolved_by_hand_lands_once_its_bundle_lands_without_an
     assert sync_store.branch_row(w.bot.store, "meta/triton", branch)["state"] == "merged"
 
 
-async def test_a_resolution_the_landed_bundle_does_not_reproduce_is_left_to_the_person(stacked_world, tmp_path):
+async def test_a_resolution_the_landed_bundle_does_not_reproduce_is_left_to_the_person(stacked_world, tmp_path):  # noqa: F811
     """The person's resolution is their own (h = 3, not upstream's h = 2): built again on the fork
     that now has the bundle, the chain would say h = 2 — so it is not taken. The branch keeps the
     folded resolution, the gate is decided again at once and says why it cannot merge (the fork
