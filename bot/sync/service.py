@@ -632,10 +632,13 @@ class SyncService:
             force = res.tip != remote_tip
         elif not res.conflict_commit and res.tip and not res.kept and not res.error and prior \
                 and prior.get("verified_tip") and remote_tip == prior.get("pushed_tip") \
-                and not await self._on_remote(git_dir, core.fork_head, res.tip):
+                and not await self._on_remote(git_dir, core.fork_head, res.tip) \
+                and await asyncio.to_thread(resolution.merge_conflicts, str(git_dir), res.tip, core.fork_head):
             # a chain a person's resolution finished (folded: nothing but forksync's commits on
-            # it) while the fork moved under it (a bundle it lands after landed, say): merging the
-            # fork into it conflicts where the resolution stood in for what the fork now has.
+            # it) while the fork moved under it (a bundle it lands after landed, say), and merging
+            # the fork into it conflicts: where the resolution stood in for what the fork now has.
+            # (One that merges cleanly is left as it is: the gate merges the base in, and new
+            # picks would cost the approvals its own commits have.)
             # Built again on the new fork tip, and taken only when every pick goes through and the
             # result is the branch with the fork merged in, the person's resolution wherever that
             # merge conflicts (resolution.rebuild_keeps): nothing of theirs is lost, and their

@@ -340,3 +340,17 @@ def test_a_rebuilt_chain_is_taken_only_when_it_keeps_the_resolution_and_the_fork
     git(r, "checkout", "-q", "-b", "rebuilt")
     new = commit(r, files, "chain again")
     assert resolution.rebuild_keeps(str(r / ".git"), old, fork, new) is keeps
+
+
+def test_merge_conflicts_names_the_paths_a_merge_of_the_fork_needs_a_person_for(tmp_path):
+    r = tmp_path / "r"
+    r.mkdir()
+    git(r, "init", "-q", "-b", "main")
+    commit(r, {"h.txt": "h = 0\n", "x.txt": "x = 0\n"}, "base")
+    git(r, "checkout", "-q", "-b", "chain")
+    chain = commit(r, {"x.txt": "x = 1\n", "h.txt": "h = 2\n"}, "chain")
+    git(r, "checkout", "-q", "main")
+    clean = commit(r, {"e.txt": "e\n"}, "fork: e")
+    assert resolution.merge_conflicts(str(r / ".git"), chain, clean) == ()
+    fork = commit(r, {"h.txt": "h = 1\n"}, "fork: h")
+    assert resolution.merge_conflicts(str(r / ".git"), chain, fork) == ("h.txt",)
