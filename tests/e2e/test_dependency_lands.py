@@ -91,3 +91,30 @@ async def test_a_resolution_the_landed_bundle_does_not_reproduce_is_left_to_the_
     summary = run.output["summary"]
     assert "`lands-after`" not in summary and "`stale-base`" in summary, summary
     assert run.conclusion == "failure", summary
+
+
+async def test_a_landing_found_by_the_poll_decides_the_waiting_gate_at_the_next_reconcile(stacked_world, tmp_path):  # noqa: F811
+    """carol merges the bundle herself and GitHub's ``pull_request.closed`` never reaches forksync:
+    the poller's sync lands it (``land_closed``), and the reconcile tick that follows decides the
+    chain's gate again — its ``lands-after`` no longer holds — instead of leaving it red until an
+    unrelated event. (alice's own h = 3 keeps the chain from being built again, whose push would
+    decide the gate anyway.)"""
+    w, up_src, upstream = stacked_world
+    b0, c1, c2, bundle, chain = await resolved_by_hand(w, up_src, upstream, tmp_path, h="h = 3\n")
+    held = (await w.pr(chain["number"]))["head"]["sha"]
+    assert "`lands-after`" in w.run_of(held, "forksync/gate").output["summary"]
+    others = [p for p in await open_prs(w.alice) if p["number"] not in (bundle["number"], chain["number"])]
+    w.fake.webhooks.auto_deliver = False
+    for p in others + [bundle]:
+        await w.people["carol"].put(f"/repos/meta/triton/pulls/{p['number']}/merge", data={"merge_method": "rebase"})
+    w.fake.webhooks.held.clear()            # the closes are lost on the way
+    w.fake.webhooks.auto_deliver = True
+    assert (await w.pr(bundle["number"]))["merged"] is True
+    await w.bot.svc.sync(await tick_ctx(w), "meta/triton", reason="poll")
+    assert sync_store.branch_row(w.bot.store, "meta/triton", bundle["head"]["ref"])["state"] == "merged"
+    await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    await w.bot.settle()
+    pr = await w.pr(chain["number"])
+    assert pr["head"]["sha"] == held
+    run = w.run_of(held, "forksync/gate")
+    assert "`lands-after`" not in run.output["summary"] and "`stale-base`" in run.output["summary"], run.output["summary"]
