@@ -43,7 +43,7 @@ from bot.triage.nightly import triage_stored_nightly
 from bot.validation import store as vstore
 from bot.validation.checks import required_fingerprint
 from bot.validation.gate import GATE_CHECK
-from bot.validation.gate_inputs import branch_rules, combined_status, required_checks
+from bot.validation.gate_inputs import branch_rules, combined_status, lands_after, required_checks
 from bot.validation.l3 import answer_l3_result, l3_tick
 from bot.validation.nightly import all_arrived_at, expected_pairs, missing_nightly, render_alarm, render_arrived
 from bot.validation.service import downloader_for, superseded_note
@@ -150,8 +150,9 @@ async def reconcile_tick(ctx, full: str) -> list[str]:
     (the bot's own PRs and updates: their webhooks are dropped by the loop guard; a run whose
     worker died: its pending result is re-run once it is older than the suite may take), and
     re-evaluate forksync's own sync PRs whose gate said "Ready to merge" but are still open (a 405
-    or an unknown mergeability earlier: the merge is retried), and any PR whose other checks or commit statuses
-    changed after its gate completed."""
+    or an unknown mergeability earlier: the merge is retried), or held them (``lands-after``) for
+    units that have landed since (a landing the poller's sync found: no event re-evaluated them),
+    and any PR whose other checks or commit statuses changed after its gate completed."""
     v = ctx.validation
     rv = split_repo(full)
     tr = await v.trusted(ctx, full)
@@ -169,6 +170,12 @@ async def reconcile_tick(ctx, full: str) -> list[str]:
         elif runs[0].get("conclusion") == "success" and is_own_sync_pr(
                 ctx.store, full, pr, prefix=prefix, bot_login=v.bot_login, fork_ref=tr.base):
             notes += await v.evaluate(ctx, full, int(pr["number"]))
+        elif _landed_since(ctx.store, full, pr, runs[0]) and is_own_sync_pr(
+                ctx.store, full, pr, prefix=prefix, bot_login=v.bot_login, fork_ref=tr.base):
+            # a unit it lands after landed in a way no event told (the poller's sync found it
+            # closed): the landing's own re-evaluation never ran
+            notes += [f"#{pr['number']}: the units it lands after have landed since the gate"] + \
+                await v.evaluate(ctx, full, int(pr["number"]))
         elif await _required_changed(ctx.gh, full, pr["base"]["ref"], cfg, runs[0], required_now):
             notes += [f"#{pr['number']}: required checks changed since the gate"] + await v.evaluate(ctx, full, int(pr["number"]))
         elif await checks_changed_since(ctx.gh, full, pr["head"]["sha"], runs[0].get("completed_at") or ""):
@@ -176,6 +183,13 @@ async def reconcile_tick(ctx, full: str) -> list[str]:
             # reached forksync: runs from forks carry no PR list, statuses have no handler)
             notes += [f"#{pr['number']}: checks changed since the gate"] + await v.evaluate(ctx, full, int(pr["number"]))
     return notes
+
+
+def _landed_since(store, full: str, pr: dict, gate_run: dict) -> bool:
+    """Did the completed gate run ``gate_run`` hold ``pr`` for a unit it lands after (its summary's
+    ``lands-after`` row) that is no longer in flight (:func:`bot.validation.gate_inputs.lands_after`)?"""
+    summary = str((gate_run.get("output") or {}).get("summary") or "")
+    return gate_run.get("conclusion") != "success" and "`lands-after`" in summary and not lands_after(store, full, pr)
 
 
 async def _required_changed(gh, full: str, base_ref: str, cfg, gate_run: dict, memo: dict[str, str]) -> bool:

@@ -422,11 +422,70 @@ def _body(message: str) -> str:
     return parts[1].strip("\n") if len(parts) > 1 else ""
 
 
+def rebuild_keeps(repo_path: str, old_tip: str, fork_tip: str, rebuilt: str) -> bool:
+    """Does ``rebuilt`` (a resolved chain's picks made again on ``fork_tip``) hold exactly what the
+    branch at ``old_tip`` holds with the fork's new commits merged in? Per path of the 3-way merge
+    of ``old_tip`` and ``fork_tip`` (ancestor: their merge base): where it merges cleanly, the
+    rebuilt blob (and mode) is the merge's; where it conflicts, it is ``old_tip``'s — the person's
+    resolution, reproduced by the picks now that the fork has what the conflict lacked. Whole
+    trees are compared, so a path the rebuild adds or drops beyond that also says no. The rule is
+    what keeps a rebuild from dropping any of a person's resolution (docs/github.md, "A resolved
+    chain whose dependency landed"). Raises ``KeyError`` for a commit the repository lacks."""
+    repo = pygit2.Repository(repo_path)
+    index = _merged(repo, old_tip, fork_tip)
+    if index is None:
+        return False
+    new = _commit(repo, rebuilt)
+    want: dict[str, tuple[str, int]] = {e.path: (str(e.id), e.mode) for e in index}
+    if index.conflicts is not None:
+        for anc, ours, theirs in index.conflicts:
+            path = (ours or theirs or anc).path
+            want.pop(path, None)
+            if ours is not None:
+                want[path] = (str(ours.id), ours.mode)
+    have: dict[str, tuple[str, int]] = {}
+    for e in _walk(repo, new.tree, ""):
+        have[e[0]] = (e[1], e[2])
+    return want == have
+
+
+def merge_conflicts(repo_path: str, ours: str, theirs: str) -> tuple[str, ...]:
+    """The paths (sorted) where a 3-way merge of commits ``ours`` and ``theirs`` (ancestor: their
+    merge base) conflicts — where merging the fork into a branch (GitHub's update-branch) needs a
+    person. All of ``ours``' paths when they share no history. Raises ``KeyError`` for a commit
+    the repository lacks."""
+    repo = pygit2.Repository(repo_path)
+    index = _merged(repo, ours, theirs)
+    if index is None:
+        return tuple(sorted(p for p, _, _ in _walk(repo, _commit(repo, ours).tree, "")))
+    return tuple(sorted({(o or t or a).path for a, o, t in index.conflicts or ()}))
+
+
+def _merged(repo: pygit2.Repository, ours: str, theirs: str) -> pygit2.Index | None:
+    """The in-memory 3-way merge of ``ours`` and ``theirs`` on their merge base (None: none)."""
+    a, b = _commit(repo, ours), _commit(repo, theirs)
+    base_id = repo.merge_base(a.id, b.id)
+    if base_id is None:
+        return None
+    return repo.merge_trees(repo[base_id].peel(pygit2.Tree), a.tree, b.tree)
+
+
+def _walk(repo: pygit2.Repository, tree: pygit2.Tree, prefix: str):
+    """``(path, blob id, mode)`` of every non-tree entry under ``tree``."""
+    for e in tree:
+        path = prefix + e.name
+        if e.type_str == "tree":
+            yield from _walk(repo, repo[e.id].peel(pygit2.Tree), path + "/")
+        else:
+            yield path, str(e.id), e.filemode
+
+
 def keep_ref(unit_id: str, old_tip: str) -> str:
     """The ref that keeps a branch's commits before a fold: ``refs/forksync/resolutions/<unit>/<sha12>``."""
     return f"{RESOLUTIONS_NS}/{unit_id}/{old_tip[:12]}"
 
 
 __all__ = ["ConflictStop", "AmendedConflict", "find_amended", "FileOutcome", "ResolutionCheck", "Fold", "find_stop", "check", "fold", "keep_ref",
+           "rebuild_keeps", "merge_conflicts",
            "reasons_in", "outcome", "CheckoutGaps", "checkout_gaps", "conflicted_paths", "CONFLICT_TRAILER", "RESOLUTIONS_NS",
            "TOOK_UPSTREAM", "KEPT_FORK", "BY_HAND", "DELETED"]

@@ -163,10 +163,11 @@ class CoreResult:
 
 def _kept_after(units: list[Unit], rows: Sequence[dict], flying: set[str]) -> list[Unit]:
     """``units`` with each one's ``depends_on`` grown by the ids its row (``rows`` by ``unit_id``)
-    last published (``depends_json``) that are still live — a unit of ``units`` or an in-flight
+    last published (``depends_json``; for a row written before it, every older in-flight unit:
+    :func:`bot.sync.store.depends_of`) that are still live — a unit of ``units`` or an in-flight
     branch (``flying``: unit ids) — and land after nothing of its own (no pair of units made to
     land after each other)."""
-    stored = {r.get("unit_id"): json.loads(r.get("depends_json") or "[]") for r in rows}
+    stored = {r.get("unit_id"): sync_store.depends_of(r, rows) for r in rows}
     live = {u.id for u in units} | flying
     deps = {u.id: set(u.depends_on) for u in units}
     out = []
@@ -635,6 +636,36 @@ class SyncService:
                 await self._git(git_dir, "update-ref", f"refs/heads/{branch}", stopped.tip)
                 res = stopped
             force = res.tip != remote_tip
+        elif not res.conflict_commit and res.tip and not res.kept and not res.error and prior \
+                and prior.get("verified_tip") and remote_tip == prior.get("pushed_tip") \
+                and not await self._on_remote(git_dir, core.fork_head, res.tip) \
+                and await asyncio.to_thread(resolution.merge_conflicts, str(git_dir), res.tip, core.fork_head):
+            # a chain a person's resolution finished (folded: nothing but forksync's commits on
+            # it) while the fork moved under it (a bundle it lands after landed, say), and merging
+            # the fork into it conflicts: where the resolution stood in for what the fork now has.
+            # (One that merges cleanly is left as it is: the gate merges the base in, and new
+            # picks would cost the approvals its own commits have.)
+            # Built again on the new fork tip, and taken only when every pick goes through and the
+            # result is the branch with the fork merged in, the person's resolution wherever that
+            # merge conflicts (resolution.rebuild_keeps): nothing of theirs is lost, and their
+            # commits stay kept under the ref the fold wrote
+            resolved = res
+            carried = await self._branch_picks(git_dir, core.fork_head, res.tip, core.commits)
+            whole = list(dict.fromkeys((*carried, *res.already, *res.remaining)))
+            items = {i.sha: i for i in unit.items}
+            again = replace(unit, items=tuple(items.get(s) or PlanItem(s, "chain") for s in whole))
+            if whole and all(s in core.commits for s in whole):
+                await self._git(git_dir, "update-ref", "-d", f"refs/heads/{branch}")
+                try:
+                    res = await self._apply(git_dir, cfg, again, core.fork_head, core.commits, urgent_reason)
+                except _ApplyFailed:
+                    res = resolved
+            if res is not resolved and not (res.tip and res.conflict is None and not res.error and await asyncio.to_thread(
+                    resolution.rebuild_keeps, str(git_dir), resolved.tip, core.fork_head, res.tip)):
+                res = resolved
+            if res is resolved:
+                await self._git(git_dir, "update-ref", f"refs/heads/{branch}", resolved.tip)
+            force = res.tip != remote_tip
         rules_done: list[rules_mod.RuleOutcome] = list(earlier_rules)    # the PR body keeps every round's rules
         for _ in range(rules_mod.MAX_RULE_ROUNDS):
             # a fresh conflict (not on GitHub yet) is first put to the deterministic rules
@@ -992,6 +1023,15 @@ class SyncService:
                 picks.append(full)
         return picks
 
+    async def _remote_tip(self, git_dir: Path, url: str, ref: str, secrets: list[str]) -> str | None:
+        """The sha GitHub's ``ref`` is at now (ls-remote): ``""`` when it has no such ref, None when
+        GitHub could not be asked (nothing is known)."""
+        try:
+            out = (await self._git(git_dir, "ls-remote", url, ref, secrets=secrets)).split()
+        except SyncError:
+            return None
+        return out[0] if out else ""
+
     async def _has_commit(self, git_dir: Path, sha: str) -> bool:
         """Does the working repository hold commit ``sha`` (fetched, or written here)?"""
         out = await self._git(git_dir, "rev-parse", "-q", "--verify", f"{sha}^{{commit}}", check=False)
@@ -1215,13 +1255,24 @@ class SyncService:
                     await self._git(d, "push", "-q", "--atomic", f"--force-with-lease={ref}:{head}", url,
                                     f"{ref}:{ref}", f"{keep}:{keep}", secrets=secrets)
                 except SyncError as e:
-                    # someone pushed meanwhile (the lease failed) or the push was refused: the branch
-                    # on GitHub is untouched; the next push is checked again from scratch
-                    await self._git(d, "update-ref", ref, head)
-                    await comment_once(ctx.gh, full_name, pr["number"], f"resolution-raced:{head}",
-                                       render("resolution_folded.md.j2", raced=True, head=head, branch=branch,
-                                              error=str(e)[:300]))
-                    return "raced"
+                    at = await self._remote_tip(d, url, ref, secrets)
+                    if at != tip:
+                        # someone pushed meanwhile (the lease failed) or the push was refused: the
+                        # branch on GitHub is untouched; the next push is checked again from
+                        # scratch. The push written down above is ended once GitHub's branch shows
+                        # it never arrived (ls-remote); while that is unknown (None) it stays, for
+                        # the next event to record it should it have arrived after all
+                        await self._git(d, "update-ref", ref, head)
+                        if at is not None:
+                            sync_store.end_push(ctx.store, full_name, branch)
+                        await comment_once(ctx.gh, full_name, pr["number"], f"resolution-raced:{head}",
+                                           render("resolution_folded.md.j2", raced=True, head=head, branch=branch,
+                                                  error=str(e)[:300]))
+                        return "raced"
+                    # GitHub has the fold though git's answer said otherwise (a lost answer): it is
+                    # forksync's push, recorded and said as any fold
+                    log.warning("%s: %s is at the fold %s although its push failed (%s); recorded", full_name,
+                                branch, tip[:12], redact_scrub(str(e))[:200])
                 sync_store.save_branch(ctx.store, **fold["row"])
                 sync_store.end_push(ctx.store, full_name, branch)
         if fold["blocked"]:

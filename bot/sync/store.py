@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 
 from bot.agents.redact import scrub
@@ -363,6 +364,37 @@ def blocked_branches(store: Store, repo: str) -> list[dict]:
         return list(store.db[SYNC_BRANCHES.name].rows_where(
             "repo = ? and state in ('open', 'blocked') and coalesce(blocked_reason, '') != ''", [repo],
             order_by="branch"))
+
+
+def depends_of(row: dict, rows: Sequence[dict]) -> list[str]:
+    """Pure: the unit ids ``row``'s unit lands after — its ``depends_json`` as last published; for a
+    row written before that column (NULL or ""), what nothing recorded is taken to be: every other
+    in-flight unit of ``rows`` (``sync_branches`` rows, state ``open`` or ``blocked``) whose PR is
+    older (a smaller number; a row without a PR lands after every one with a PR). A unit is
+    published after the units it lands after (bot.sync.service._deps_first), so their PRs are the
+    older ones; taking them all may hold a unit longer than its plan would, never land it before
+    a bundle its picks were predicted on (docs/plan.md "Landing after earlier bundles"), and the
+    PR order admits no cycle."""
+    stored = row.get("depends_json")
+    if stored:
+        return list(json.loads(stored))
+    mine = int(row.get("pr") or 0)
+    return [r["unit_id"] for r in rows
+            if r.get("state") in ("open", "blocked") and r.get("kind") != BACKOUT and r.get("unit_id") != row.get("unit_id")
+            and int(r.get("pr") or 0) and (not mine or int(r["pr"]) < mine)]
+
+
+def lands_after_it(store: Store, repo: str, branch: str) -> list[dict]:
+    """The rows of the fork's open sync PRs (state ``open``, a PR number) whose unit lands after the
+    unit of ``branch`` (their ``depends_json`` names its ``unit_id``), by branch name: the PRs whose
+    gate (``lands-after``) waits for it. ``[]`` when ``branch`` has no row. Read before the unit
+    lands: the sync its landing runs publishes them again without it."""
+    row = branch_row(store, repo, branch)
+    if row is None or not row.get("unit_id"):
+        return []
+    rows = open_branches(store, repo) + blocked_only_branches(store, repo)
+    return [r for r in open_branches(store, repo)
+            if int(r.get("pr") or 0) and row["unit_id"] in depends_of(r, rows)]
 
 
 def blocked_only_branches(store: Store, repo: str) -> list[dict]:

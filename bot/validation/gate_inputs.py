@@ -196,13 +196,15 @@ def missing_picks(store, full: str, pr: dict, messages: list[str], rules: Proven
 def lands_after(store, full: str, pr: dict) -> tuple[tuple[str, int], ...]:
     """``(unit id, PR number; 0 when it has none)`` of each unit the sync PR's unit lands after (its
     ``sync_branches`` row speaking for this PR: ``depends_json``, docs/plan.md "Landing after
-    earlier bundles") whose own row is still in flight (``open`` or ``blocked``). ``()`` for a PR
-    without such a row."""
+    earlier bundles") whose own row is still in flight (``open`` or ``blocked``); a row written
+    before that column lands after every older in-flight unit (:func:`bot.sync.store.depends_of`).
+    ``()`` for a PR without such a row."""
     row = unit_row(store, full, pr)
     if row is None or row.get("kind") == sync_store.BACKOUT:
         return ()
     out = []
-    for uid in json.loads(row.get("depends_json") or "[]"):
+    rows = sync_store.open_branches(store, full) + sync_store.blocked_only_branches(store, full)
+    for uid in sync_store.depends_of(row, rows):
         dep = sync_store.branch_row(store, full, f"forksync/{uid}") or {}
         if dep.get("state") in ("open", "blocked"):
             out.append((uid, int(dep.get("pr") or 0)))

@@ -493,11 +493,12 @@ class ValidationService:
         try:
             rv = split_repo(full)
             pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}", {**rv, "number": number})
+            waiting = sync_store.lands_after_it(ctx.store, full, (pr.get("head") or {}).get("ref") or "")
             await landing.on_closed(ctx, self.sync, full, pr, sender={"login": self.bot_login, "type": "Bot"},
                                     fork_ref=base)
         except Exception as e:  # noqa: BLE001 - the merge happened; the next sync refreshes the ledger
             return [f"landing after merge not run: {error_text(e, 240)}"]
-        return []
+        return await after_landing(ctx, full, waiting)
 
     async def update_branch(self, ctx, full: str, pr: dict, head: str) -> Outcome:
         return await update_branch(ctx.gh, full, pr["number"], head, polls=self.mergeable_polls,
@@ -630,6 +631,25 @@ async def after_hold(ctx, full: str, branch_prefix: str) -> list[str]:
             notes += await v.evaluate(ctx, full, int(pr["number"]))
         except gidgethub.HTTPException as e:
             notes.append(f"#{pr['number']}: gate not re-evaluated: {error_text(e, 200)}")
+    return notes
+
+
+async def after_landing(ctx, full: str, waiting: list[dict]) -> list[str]:
+    """Re-evaluate the gate of the sync PRs ``waiting`` (``sync_branches`` rows, read before a unit
+    landed or closed: :func:`bot.sync.store.lands_after_it`) now that it has: their gate said
+    ``lands-after`` for it and nothing else would decide again — no push, review or check moves when
+    another PR lands, and a gate that finished red is not re-evaluated by the reconcile tick.
+    Returns the evaluations' notes, one note per PR GitHub refused to evaluate (the others still
+    run). A context without a validation service re-evaluates nothing."""
+    v = getattr(ctx, "validation", None)
+    if not v or not waiting:
+        return []
+    notes: list[str] = []
+    for row in waiting:
+        try:
+            notes += await v.evaluate(ctx, full, int(row["pr"]))
+        except gidgethub.HTTPException as e:
+            notes.append(f"#{row['pr']}: gate not re-evaluated after {row['unit_id']}'s dependency ended: {error_text(e, 200)}")
     return notes
 
 

@@ -311,3 +311,46 @@ def test_a_person_finishing_after_the_rules_names_the_rules_not_forksync_as_a_pe
     assert chk.ok, chk.problems
     folded = resolution.fold(str(r), chk, gitio.commit_info(repo, up2), unit_id="chain-x", when=1)
     assert folded.resolved_by == ("forksync rules (fork-keeps)", "Alice <alice@example.com>")
+
+
+@pytest.mark.parametrize("rebuilt_files, keeps", [
+    # the person's h = 2 where merging the fork conflicts, the fork's new file and the chain's x as merged
+    ({"h.txt": "h = 2\n", "x.txt": "x = 1\n", "e.txt": "e\n"}, True),
+    # the rebuild says upstream's h = 2 but the person resolved h = 3: their resolution would be lost
+    ({"h.txt": "h = 2\n", "x.txt": "x = 1\n", "e.txt": "e\n", "_person": "h = 3\n"}, False),
+    # the rebuild lost the fork's new file
+    ({"h.txt": "h = 2\n", "x.txt": "x = 1\n", "e.txt": None}, False),
+    # the rebuild adds a file neither side has
+    ({"h.txt": "h = 2\n", "x.txt": "x = 1\n", "e.txt": "e\n", "y.txt": "y\n"}, False),
+])
+def test_a_rebuilt_chain_is_taken_only_when_it_keeps_the_resolution_and_the_forks_commits(tmp_path, rebuilt_files, keeps):
+    """``rebuild_keeps``: the fork gained h = 1 and e.txt after the chain branched; the chain (x = 1,
+    and h resolved by a person) rebuilt on the new fork tip must equal the branch with the fork
+    merged in, the person's side where that merge conflicts (h.txt)."""
+    files = dict(rebuilt_files)
+    person = files.pop("_person", "h = 2\n")
+    r = tmp_path / "r"
+    r.mkdir()
+    git(r, "init", "-q", "-b", "main")
+    commit(r, {"h.txt": "h = 0\n", "x.txt": "x = 0\n"}, "base")
+    git(r, "checkout", "-q", "-b", "chain")
+    old = commit(r, {"x.txt": "x = 1\n", "h.txt": person}, "chain: x, and h resolved")
+    git(r, "checkout", "-q", "main")
+    fork = commit(r, {"h.txt": "h = 1\n", "e.txt": "e\n"}, "fork: h and e")
+    git(r, "checkout", "-q", "-b", "rebuilt")
+    new = commit(r, files, "chain again")
+    assert resolution.rebuild_keeps(str(r / ".git"), old, fork, new) is keeps
+
+
+def test_merge_conflicts_names_the_paths_a_merge_of_the_fork_needs_a_person_for(tmp_path):
+    r = tmp_path / "r"
+    r.mkdir()
+    git(r, "init", "-q", "-b", "main")
+    commit(r, {"h.txt": "h = 0\n", "x.txt": "x = 0\n"}, "base")
+    git(r, "checkout", "-q", "-b", "chain")
+    chain = commit(r, {"x.txt": "x = 1\n", "h.txt": "h = 2\n"}, "chain")
+    git(r, "checkout", "-q", "main")
+    clean = commit(r, {"e.txt": "e\n"}, "fork: e")
+    assert resolution.merge_conflicts(str(r / ".git"), chain, clean) == ()
+    fork = commit(r, {"h.txt": "h = 1\n"}, "fork: h")
+    assert resolution.merge_conflicts(str(r / ".git"), chain, fork) == ("h.txt",)

@@ -130,7 +130,8 @@ class World:
         sync_store.save_branch(self.bot.store, repo="meta/triton", branch=branch, unit_id=unit,
                                kind="chain" if unit.startswith("chain-") else "bundle", pushed_tip=tip,
                                verified_tip=row.get("verified_tip", ""), pr=row.get("pr", 0), state="open",
-                               shas_json="[]", base_sha=git(self.work, "rev-parse", "origin/main"), conflict_sha="")
+                               shas_json="[]", base_sha=git(self.work, "rev-parse", "origin/main"), conflict_sha="",
+                               depends_json=row.get("depends_json") or "[]")
 
     def delete_file_on_branch(self, branch: str, path: str, message: str) -> str:
         git(self.work, "fetch", "-q", "origin")
