@@ -49,7 +49,7 @@ class Proc:
         """"listening" once serve listens, "exited" once the process ended (whichever first)."""
         end = time.monotonic() + limit_s
         while time.monotonic() < end:
-            if self.listening.wait(0.2):
+            if self.listening.wait(1.0):
                 return "listening"
             if self.proc.poll() is not None:
                 self._drained.join(10)
