@@ -99,3 +99,53 @@ def test_once_the_polling_serve_stopped_the_next_one_starts(tmp_path):
         assert second.started_or_exited() == "listening", second.log
     finally:
         second.stop()
+
+
+TWO_WORKERS = """
+import asyncio, os, threading
+from bot.app import queue as q
+from bot.app.worker import Worker
+from bot.store import Store
+
+DB, RAN = {db!r}, {ran!r}
+store = Store(DB)
+
+async def process(d):
+    with open(RAN, "a") as f:
+        f.write(f"{{d.id}} {{os.getpid()}}\\n")
+    return "handled"
+
+stop = threading.Event()
+
+def idle_watch():               # stop once nothing is left to do (the test's stand-in for SIGTERM)
+    watch = Store(DB)
+    while not stop.wait(1):
+        c = q.counts(watch)
+        if c["queued"] + c["processing"] + c["failed"] == 0:
+            stop.set()
+
+threading.Thread(target=idle_watch, daemon=True).start()
+asyncio.run(Worker(store, process, poll_interval_s=0.01).run(stop))
+"""
+
+
+def test_two_processes_working_one_queue_handle_each_delivery_once(tmp_path):
+    """What two serves (``--no-poll``, or the old one's workers while the new one's poller is
+    refused) share: the delivery queue. Each delivery is handled by one of them, once."""
+    from bot.app import queue as q
+    from bot.store import Store
+
+    db, ran = tmp_path / "bot.db", tmp_path / "ran.txt"
+    with Store(db) as store:
+        for i in range(300):
+            q.enqueue(store, delivery_id=f"d{i}", hook_id="1", event="ping", body=b"{}", now=1000.0 + i)
+    script = TWO_WORKERS.format(db=str(db), ran=str(ran))
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    procs = [subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, env=env) for _ in range(2)]
+    for p in procs:
+        assert p.wait(timeout=300) == 0
+    lines = [x.split() for x in ran.read_text().splitlines()]
+    ids = sorted(i for i, _ in lines)
+    assert ids == sorted(f"d{i}/1" for i in range(300)), "a delivery handled twice or never"
+    with Store(db) as store:
+        assert q.counts(store)["done"] == 300
