@@ -52,3 +52,54 @@ def test_a_store_killed_mid_transaction_comes_back_at_its_last_commit(tmp_path):
         d = q.claim(store, "w1", now=3000.0)
         assert d is not None and d.id == "acked-0/1"
         assert q.enqueue(store, delivery_id="unacked-0", hook_id="1", event="push", body=b"{}", now=3000.0) == "queued"
+
+
+RELEASE_DUMP = ROOT / "tests" / "data" / "store" / "f48f023.sql"
+
+KILLED_MID_UPGRADE = textwrap.dedent("""
+    import os, signal
+    from bot import store as store_mod
+    import bot.handlers, bot.app.queue   # every table declared, as serve has them before it opens the store
+
+    bot.handlers.all_routers()
+    real = store_mod.Store._reconcile
+
+    def reconcile(self, apply):
+        if apply:                       # the versioned steps ran, the tables are being created: killed
+            real(self, apply)
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(self, apply)
+
+    store_mod.Store._reconcile = reconcile
+    store_mod.Store({db!r})
+""")
+
+
+def test_a_store_killed_mid_upgrade_is_the_earlier_release_s_whole_and_upgrades_at_the_next_start(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "forksync.db"
+    conn = sqlite3.connect(db)
+    conn.executescript(RELEASE_DUMP.read_text())
+    conn.commit()
+    before = {t: conn.execute(f'SELECT COUNT(*) FROM "{t}"').fetchone()[0]
+              for (t,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()}
+    conn.close()
+    run = subprocess.run([sys.executable, "-c", KILLED_MID_UPGRADE.format(db=str(db))], cwd=ROOT,
+                         env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True, timeout=300)
+    assert run.returncode == -signal.SIGKILL, run.stderr
+    assert Path(f"{db}-wal").exists()     # left by the killed process (its uncommitted pages were still in memory)
+    conn = sqlite3.connect(db)             # what any reader finds: the earlier release's database, whole
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    tables = {t for (t,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()}
+    assert tables == set(before)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 0
+    conn.close()
+    import bot.handlers
+    bot.handlers.all_routers()
+    with Store(db) as store:                # the next start upgrades it
+        assert store.schema_version() > 0
+        assert "_sqlite_migrations" in store.db.table_names()
+        for t, n in before.items():
+            if store.db[t].exists():
+                assert store.db[t].count == n, t
