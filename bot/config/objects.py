@@ -169,8 +169,8 @@ def write_pack(objects_dir: str | os.PathLike, objs: dict[str, tuple[int, bytes]
     except BaseException:
         for path in tmps:
             _remove(path)
-        if len(renamed) == 1:               # a pack without its index: nobody reads or removes it
-            _remove(renamed[0])
+        if len(renamed) == 1 and not (pack_dir / f"{name}.idx").exists():
+            _remove(renamed[0])             # a pack without its index: nobody reads or removes it
         raise
     return str(final)
 
