@@ -23,11 +23,11 @@ ROOT = Path(__file__).resolve().parents[2]
 class Proc:
     """A ``forksync serve``/``worker`` subprocess whose stderr is drained on a thread."""
 
-    def __init__(self, tmp_path: Path, *argv: str):
+    def __init__(self, tmp_path: Path, *argv: str, workdir: str = "work"):
         env = {k: v for k, v in os.environ.items() if not k.startswith("FORKSYNC_")}
         env.update(PYTHONPATH=str(ROOT), FORKSYNC_WEBHOOK_SECRET="two-serves-secret", FORKSYNC_TOKEN="not-a-real-token-0123",
                    FORKSYNC_BOT_LOGIN="forksync[bot]", FORKSYNC_DB=str(tmp_path / "bot.db"),
-                   FORKSYNC_WORKDIR=str(tmp_path / "work"), FORKSYNC_GITHUB_URL="http://127.0.0.1:9")
+                   FORKSYNC_WORKDIR=str(tmp_path / workdir), FORKSYNC_GITHUB_URL="http://127.0.0.1:9")
         self.proc = subprocess.Popen([sys.executable, str(ROOT / "app.py"), *argv], cwd=tmp_path, env=env,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         self.lines: list[str] = []
@@ -82,6 +82,24 @@ def test_a_second_serve_on_the_workdir_of_a_polling_one_refuses_to_start_and_nam
         assert worker.started_or_exited() == "exited" and worker.proc.returncode == 2, worker.log
         assert workdir in worker.log and f"pid {first.proc.pid}" in worker.log, worker.log
         assert first.proc.poll() is None, first.log
+    finally:
+        first.stop()
+        if second is not None:
+            second.stop()
+
+
+def test_a_second_polling_serve_on_the_same_database_with_another_workdir_refuses_to_start(tmp_path):
+    """The schedules' state (which nightly ran) is the database's: a serve started from another
+    folder (the default workdir is relative) polls the same database and would dispatch each
+    nightly again."""
+    first = Proc(tmp_path, "serve", "--host", "127.0.0.1", "--port", "0", "--workers", "1")
+    second = None
+    try:
+        assert first.started_or_exited() == "listening", first.log
+        second = Proc(tmp_path, "serve", "--host", "127.0.0.1", "--port", "0", "--workers", "1", workdir="other-work")
+        assert second.started_or_exited() == "exited", f"a second polling serve started on the database: {second.log}"
+        assert second.proc.returncode == 2, second.log
+        assert str(tmp_path / "bot.db") in second.log and f"pid {first.proc.pid}" in second.log, second.log
     finally:
         first.stop()
         if second is not None:
