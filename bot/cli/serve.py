@@ -487,7 +487,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     s = settings_from(args)
     s.register_secrets()
     # serve's own polling worker runs under serve's hold on the poller lock
-    poller = hold_poller_or_say(s.workdir) if s.poll and not args.settings_from_serve else None
+    poller = hold_poller_or_say(s.workdir, s.db) if s.poll and not args.settings_from_serve else None
     try:
         open_store(s.db).close()        # a missing directory, read-only or corrupt database: one line, exit 2
         logging.getLogger().setLevel(logging.INFO)
@@ -501,17 +501,17 @@ def cmd_worker(args: argparse.Namespace) -> int:
     return 0
 
 
-def hold_poller_or_say(workdir: str):
-    """The workdir's poller lock (:func:`bot.app.poller_lock.hold_poller`) for a process that will
-    poll it. Raises :class:`UserError` naming the workdir and the process that polls it already
-    (the second of two pollers would dispatch each nightly and L2 run again), or the workdir that
-    cannot be made."""
+def hold_poller_or_say(workdir: str, db: str):
+    """The poller locks of the workdir and the database (:func:`bot.app.poller_lock.hold_poller`)
+    for a process that will poll them. Raises :class:`UserError` naming the workdir or database
+    and the process that polls it already (the second of two pollers would dispatch each nightly
+    and L2 run again), or the lock file (or workdir) that cannot be made."""
     try:
-        return hold_poller(workdir)
+        return hold_poller(workdir, db)
     except PollerRunning as e:
-        raise UserError(text("serve", "poller_running", workdir=e.workdir, pid=e.pid, host=e.host)) from None
+        raise UserError(text("serve", "poller_running", kind=e.kind, path=e.path, pid=e.pid, host=e.host)) from None
     except OSError as e:
-        raise UserError(text("serve", "workdir_unusable", workdir=workdir, error=e.strerror)) from None
+        raise UserError(text("serve", "poller_lock_unusable", path=e.filename or workdir, error=e.strerror)) from None
 
 
 def _die_with_parent() -> None:
@@ -675,7 +675,7 @@ def run_serve(s: ServeSettings) -> int:
     another process polls the workdir already, naming it."""
     # before anything starts: a second poller on the workdir (a deploy that starts the new serve
     # before it stops the old one) is refused here, naming the one that polls it
-    poller = hold_poller_or_say(s.workdir) if s.workers > 0 and s.poll else None
+    poller = hold_poller_or_say(s.workdir, s.db) if s.workers > 0 and s.poll else None
     try:
         return _run_serve(s)
     finally:
