@@ -60,3 +60,25 @@ async def test_healthz_says_the_store_and_not_a_dead_worker_when_the_heartbeat_c
     finally:
         await client.close()
         store.close()
+
+
+async def test_a_store_busy_with_another_writer_is_no_store_that_cannot_be_written(tmp_path):
+    """The probe waits for the write lock like any writer (``busy_timeout``); a worker holding it
+    longer (a large batch of plan caches) makes the probe answer ``database is locked``, which says
+    the store is written, not that it cannot be."""
+    now = [1_000.0]
+    store = Store(tmp_path / "q.db")
+    other = Store(tmp_path / "q.db")
+    store.conn.execute("PRAGMA busy_timeout=0")             # the wait's end, without waiting 5 s
+    client = TestClient(TestServer(make_app(store, SECRET, clock=lambda: now[0])))
+    await client.start_server()
+    try:
+        other.conn.execute("BEGIN IMMEDIATE")               # another process writes
+        now[0] += PROBE_EVERY_S
+        status, body = await _healthz(client)
+        assert status == 200, body
+    finally:
+        other.conn.execute("ROLLBACK")
+        await client.close()
+        store.close()
+        other.close()
