@@ -83,9 +83,14 @@ def judge(now: float, *, counts: dict[str, int], oldest_due_at: float | None, la
     deliveries whose last attempt was stopped at the time limit (``[{"id", "event", "repo", "error"}]``,
     :func:`bot.app.queue.timed_out`); ``store_refused``: deliveries the intake could not store since
     it last stored one (``{"since", "at", "count", "error"}``, epoch s;
-    :meth:`bot.app.web.GroupCommitter.refused`), None when the newest was stored."""
+    :meth:`bot.app.web.GroupCommitter.refused`; ``count`` 0: none refused yet, a write of the
+    intake's own was), None when the newest was stored."""
     out: list[Problem] = []
-    if store_refused:
+    if store_refused and not store_refused["count"]:
+        # found by a write of /healthz's own before any delivery came
+        out.append(Problem("", f"the store cannot be written: {store_refused['error']}; the next delivery will be "
+                               f"refused (answered 503) and workers cannot record their work"))
+    elif store_refused:
         n = store_refused["count"]
         out.append(Problem("", f"deliveries cannot be stored: {n} refused (answered 503, lost unless redelivered) in the "
                                f"last {max(0.0, now - store_refused['since']):.0f} s and none stored since; the store "

@@ -29,6 +29,7 @@ import asyncio
 import hmac
 import json
 import logging
+import sqlite3
 import tempfile
 import threading
 import time
@@ -113,20 +114,26 @@ class GroupCommitter:
 
     def recheck(self) -> dict | None:
         """:meth:`refused`, after trying a write of the intake's own (:func:`bot.app.queue.probe_write`)
-        while refusing, at most once every :data:`PROBE_EVERY_S`: a volume freed again clears the
+        at most once every :data:`PROBE_EVERY_S`. While refusing, a volume freed again clears the
         refusal without waiting for a delivery — which may never come, since a load balancer takes
-        an instance whose ``/healthz`` is 503 out of rotation. A failed write keeps the refusal
-        (its error updated). Blocking (a write): call it off the event loop."""
+        an instance whose ``/healthz`` is 503 out of rotation; a failed write keeps the refusal
+        (its error updated). While storing, a failed write is a refusal of ``count`` 0: the volume
+        filled while no delivery came (the workers' writes, their heartbeat included, fail too, and
+        the next delivery would be lost) — but not ``database is locked``, which only says another
+        writer held the lock past the wait. Blocking (a write): call it off the event loop."""
         was = self._refused
         now = self.clock()
-        if was is None or now - self._probed_at < PROBE_EVERY_S:
+        if now - self._probed_at < PROBE_EVERY_S:
             return was
         self._probed_at = now
         try:
             q.probe_write(self.store, now)
-        except Exception as e:  # noqa: BLE001 - still refusing: said by /healthz with the newest error
+        except Exception as e:  # noqa: BLE001 - refusing: said by /healthz with the newest error
+            if was is None and _busy(e):
+                return None         # another writer held the lock past the wait: the store is written
             if self._refused is was:
-                self._refused = {**was, "error": error_text(e, 300)}
+                self._refused = ({**was, "error": error_text(e, 300)} if was is not None else
+                                 {"since": now, "at": now, "count": 0, "error": error_text(e, 300)})
         else:
             if self._refused is was:        # no delivery refused meanwhile
                 self._refused = None
@@ -172,6 +179,13 @@ class GroupCommitter:
             self._outcome(None)
             for (_item, loop, fut), res in zip(batch, results):
                 loop.call_soon_threadsafe(_set_result, fut, res)
+
+
+def _busy(e: Exception) -> bool:
+    """SQLite's ``SQLITE_BUSY`` (``database is locked``): another connection held the write lock
+    past ``busy_timeout``."""
+    return isinstance(e, sqlite3.OperationalError) and (
+        (getattr(e, "sqlite_errorcode", 0) or 0) & 0xFF == sqlite3.SQLITE_BUSY or "database is locked" in str(e))
 
 
 def _set_result(fut, value) -> None:

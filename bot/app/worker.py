@@ -323,21 +323,67 @@ class Worker:
         if released:
             log.warning("took over %d deliveries of a dead worker: %s", len(released), ", ".join(released[:10]))
         keep_alive = asyncio.create_task(self._keep_alive())
+        trouble = _LoopTrouble()
         try:
             while not stop.is_set():
+                wait = self.poll_interval_s
                 try:
                     self.beat()
                     did = await self.run_batch(stop=stop)
                 except asyncio.CancelledError:
                     raise
-                except Exception:  # noqa: BLE001 - e.g. database locked: keep the worker alive
-                    log.exception("worker loop error")
+                except Exception as e:  # noqa: BLE001 - e.g. database locked, a full volume: keep the worker alive
+                    wait = trouble.failed(e, self.clock(), self.poll_interval_s)
                     did = 0
+                else:
+                    trouble.went_through()
                 if not did:
-                    await asyncio.get_running_loop().run_in_executor(None, self.wake.wait, self.poll_interval_s)
+                    await asyncio.get_running_loop().run_in_executor(None, self.wake.wait, wait)
                     self.wake.clear()
         finally:
             keep_alive.cancel()
+
+
+#: A failing turn of the worker's loop is logged again, when it is the same error, at most this often (s).
+LOOP_ERROR_LOG_EVERY_S = 60.0
+#: The longest wait after a failing turn (s): well inside ``/healthz``'s 30 s heartbeat limit, so a
+#: store that can be written again is seen within seconds.
+LOOP_ERROR_BACKOFF_CAP_S = 5.0
+
+
+class _LoopTrouble:
+    """The worker loop's failing turns. A full volume (or a failing disk) refuses every write of
+    every turn: the first error is logged with its traceback, the same error again at most every
+    :data:`LOOP_ERROR_LOG_EVERY_S` (of the worker's clock) with how often it came, and each failed
+    turn waits twice as long as the last, up to :data:`LOOP_ERROR_BACKOFF_CAP_S` — not a traceback
+    every poll interval (0.1 s) into the log of a host whose disk is full. ``/healthz`` names the
+    cause meanwhile (:meth:`bot.app.web.GroupCommitter.recheck`)."""
+
+    def __init__(self) -> None:
+        self.count = 0              # failed turns in a row
+        self.same = 0               # of them, with the error last logged
+        self.error = ""             # that error, one line
+        self.logged_at = float("-inf")
+
+    def failed(self, e: Exception, now: float, base_s: float) -> float:
+        """Count and log the failure ``e`` at ``now`` (the worker's clock, s); returns the wait
+        before the next turn (s): ``base_s`` doubled once per failed turn in a row, capped."""
+        self.count += 1
+        line = error_text(e, 300)
+        if line != self.error:
+            self.error, self.same, self.logged_at = line, 1, now
+            log.error("worker loop error", exc_info=e)
+        else:
+            self.same += 1
+            if now - self.logged_at >= LOOP_ERROR_LOG_EVERY_S:
+                self.logged_at = now
+                log.error("worker loop error, still: %s (%d times in a row)", line, self.same)
+        return min(base_s * 2 ** min(self.count, 30), max(base_s, LOOP_ERROR_BACKOFF_CAP_S))
+
+    def went_through(self) -> None:
+        if self.count:
+            log.warning("worker loop going again after %d failed turns (last: %s)", self.count, self.error)
+        self.count, self.same, self.error, self.logged_at = 0, 0, "", float("-inf")
 
 
 def start_in_thread(make_worker: Callable[[], Worker], stop: threading.Event) -> threading.Thread:

@@ -69,6 +69,7 @@ from pydantic_settings.sources.utils import parse_env_vars
 
 from bot.agents.redact import register_secrets, scrub
 from bot.app import queue as q
+from bot.app.poller_lock import PollerRunning, hold_poller
 from bot.cli.text import say, text
 from bot.config.forksync import UserError
 from bot.config.suites import RUNNER_BACKENDS as BACKENDS
@@ -486,13 +487,32 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
     s = settings_from(args)
     s.register_secrets()
-    open_store(s.db).close()        # a missing directory, read-only or corrupt database: one line, exit 2
-    logging.getLogger().setLevel(logging.INFO)
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: (stop.set()))
-    asyncio.run(run_worker_loop(s, stop, poller=s.poll))
+    # serve's own polling worker runs under serve's hold on the poller lock
+    poller = hold_poller_or_say(s.workdir, s.db) if s.poll and not args.settings_from_serve else None
+    try:
+        open_store(s.db).close()        # a missing directory, read-only or corrupt database: one line, exit 2
+        logging.getLogger().setLevel(logging.INFO)
+        stop = threading.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, lambda *_: (stop.set()))
+        asyncio.run(run_worker_loop(s, stop, poller=s.poll))
+    finally:
+        if poller is not None:
+            poller.release()
     return 0
+
+
+def hold_poller_or_say(workdir: str, db: str):
+    """The poller locks of the workdir and the database (:func:`bot.app.poller_lock.hold_poller`)
+    for a process that will poll them. Raises :class:`UserError` naming the workdir or database
+    and the process that polls it already (the second of two pollers would dispatch each nightly
+    and L2 run again), or the lock file (or workdir) that cannot be made."""
+    try:
+        return hold_poller(workdir, db)
+    except PollerRunning as e:
+        raise UserError(text("serve", "poller_running", kind=e.kind, path=e.path, pid=e.pid, host=e.host)) from None
+    except OSError as e:
+        raise UserError(text("serve", "poller_lock_unusable", path=e.filename or workdir, error=e.strerror)) from None
 
 
 def _die_with_parent() -> None:
@@ -651,7 +671,20 @@ def listen_socket(host: str, port: int):
 
 
 def run_serve(s: ServeSettings) -> int:
-    """Run the web app on (host, port) and ``s.workers`` worker processes until SIGTERM/SIGINT."""
+    """Run the web app on (host, port) and ``s.workers`` worker processes until SIGTERM/SIGINT,
+    holding the workdir's poller lock while its workers poll. Raises :class:`UserError` when
+    another process polls the workdir already, naming it."""
+    # before anything starts: a second poller on the workdir (a deploy that starts the new serve
+    # before it stops the old one) is refused here, naming the one that polls it
+    poller = hold_poller_or_say(s.workdir, s.db) if s.workers > 0 and s.poll else None
+    try:
+        return _run_serve(s)
+    finally:
+        if poller is not None:
+            poller.release()
+
+
+def _run_serve(s: ServeSettings) -> int:
     from aiohttp import web
 
     from bot.app.metrics import AppMetrics  # lazy: the App loads for serve and worker only, not for every CLI command

@@ -110,8 +110,11 @@ def write_pack(objects_dir: str | os.PathLike, objs: dict[str, tuple[int, bytes]
     """Write ``objs`` (``hex → (type, data)``) as ``objects/pack/pack-<sum>.pack`` and its
     version-2 ``.idx``. Objects are stored whole (no deltas) in zlib streams of level 0 (stored,
     not compressed: compressing a pick's large directory trees cost more than its merge; ``git gc``
-    or the next ``git repack`` compresses and deltifies them like any pack); the index is renamed into place last, so a reader never sees a pack
-    without its index. Returns the pack's path. Raises ``ValueError`` for an unknown type."""
+    or the next ``git repack`` compresses and deltifies them like any pack); both files are
+    fsynced before the index is renamed into place after the pack (a reader never sees a pack
+    without its index, and a power loss never leaves a named file that is not whole), then the
+    directory. Returns the pack's path. Raises ``ValueError`` for an unknown type, ``OSError`` as
+    the write or rename failed (``ENOSPC``: the volume is full), having removed what it wrote."""
     pack_dir = Path(objects_dir) / "pack"
     pack_dir.mkdir(parents=True, exist_ok=True)
     body = bytearray(b"PACK" + struct.pack(">II", 2, len(objs)))
@@ -142,10 +145,46 @@ def write_pack(objects_dir: str | os.PathLike, objs: dict[str, tuple[int, bytes]
     idx += hashlib.sha1(idx).digest()
     name = f"pack-{pack_sum.hex()}"
     final = pack_dir / f"{name}.pack"
-    for suffix, data in ((".pack", body), (".idx", idx)):
-        fd, tmp = tempfile.mkstemp(prefix="tmp_pack_", dir=pack_dir)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o444)
-        os.replace(tmp, pack_dir / f"{name}{suffix}")
+    # both files whole on the disk before either name appears: a rename can reach the disk before
+    # the data it names (ext4 without auto_da_alloc for a new file, XFS), and a power loss would
+    # leave a named index of zeros that every later read of the repository fails on. A write that
+    # fails (a full volume) removes what it wrote: git never reads a tmp_pack_ file nor a pack
+    # without its index, but nothing else would remove them before `git gc`, and each retry of
+    # the sync would add its own to the full volume
+    tmps: list[str] = []
+    renamed: list[Path] = []
+    try:
+        for data in (body, idx):
+            fd, tmp = tempfile.mkstemp(prefix="tmp_pack_", dir=pack_dir)
+            tmps.append(tmp)
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(tmp, 0o444)
+        for tmp, suffix in zip(tmps, (".pack", ".idx")):
+            os.replace(tmp, pack_dir / f"{name}{suffix}")       # the index last: never a pack a reader sees without it
+            renamed.append(pack_dir / f"{name}{suffix}")
+        _fsync_dir(pack_dir)                                    # the names themselves
+    except BaseException:
+        for path in tmps:
+            _remove(path)
+        if len(renamed) == 1 and not (pack_dir / f"{name}.idx").exists():
+            _remove(renamed[0])             # a pack without its index: nobody reads or removes it
+        raise
     return str(final)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _remove(path: str | Path) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass

@@ -1,0 +1,169 @@
+"""Two ``forksync serve`` on one workdir, as a deploy that starts the new one before it stops the
+old one leaves them: real processes on a real SQLite store and workdir.
+
+Workers sharing a workdir are safe by design (deliveries under leases, syncs under the fork's
+``flock``, lookups-then-writes under claims: docs/design.md, "What runs concurrently"), but the
+upstream poller and the validation schedules it ticks are not: two pollers whose nightly ticks
+overlap both find the nightly due and both dispatch its suites (measured with two
+``nightly_tick`` at once on the local GitHub: two ``forksync-gpu.yml`` runs of the same suite on
+the same trunk tip). So one process per workdir polls: the second refuses to start and names the
+workdir and the process that polls it."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Proc:
+    """A ``forksync serve``/``worker`` subprocess whose stderr is drained on a thread."""
+
+    def __init__(self, tmp_path: Path, *argv: str, workdir: str = "work"):
+        env = {k: v for k, v in os.environ.items() if not k.startswith("FORKSYNC_")}
+        env.update(PYTHONPATH=str(ROOT), FORKSYNC_WEBHOOK_SECRET="two-serves-secret", FORKSYNC_TOKEN="not-a-real-token-0123",
+                   FORKSYNC_BOT_LOGIN="forksync[bot]", FORKSYNC_DB=str(tmp_path / "bot.db"),
+                   FORKSYNC_WORKDIR=str(tmp_path / workdir), FORKSYNC_GITHUB_URL="http://127.0.0.1:9")
+        self.proc = subprocess.Popen([sys.executable, str(ROOT / "app.py"), *argv], cwd=tmp_path, env=env,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.lines: list[str] = []
+        self.listening = threading.Event()
+        self._drained = threading.Thread(target=self._drain, daemon=True)
+        self._drained.start()
+
+    def _drain(self) -> None:
+        for line in self.proc.stderr:
+            self.lines.append(line)
+            if "listening on" in line:
+                self.listening.set()
+
+    @property
+    def log(self) -> str:
+        return "".join(self.lines)
+
+    def started_or_exited(self, limit_s: float = 120) -> str:
+        """"listening" once serve listens, "exited" once the process ended (whichever first)."""
+        end = time.monotonic() + limit_s
+        while time.monotonic() < end:
+            if self.listening.wait(1.0):
+                return "listening"
+            if self.proc.poll() is not None:
+                self._drained.join(10)
+                return "listening" if self.listening.is_set() else "exited"
+        raise AssertionError(f"neither listening nor exited: {self.log}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def test_a_second_serve_on_the_workdir_of_a_polling_one_refuses_to_start_and_names_it(tmp_path):
+    first = Proc(tmp_path, "serve", "--host", "127.0.0.1", "--port", "0", "--workers", "1")
+    second = None
+    try:
+        assert first.started_or_exited() == "listening", first.log
+        second = Proc(tmp_path, "serve", "--host", "127.0.0.1", "--port", "0", "--workers", "1")
+        assert second.started_or_exited() == "exited", f"a second polling serve started beside the first: {second.log}"
+        assert second.proc.returncode == 2, second.log
+        workdir = str(tmp_path / "work")
+        assert workdir in second.log and f"pid {first.proc.pid}" in second.log, second.log
+        assert "Traceback" not in second.log, second.log
+        # a polling worker (compose's `worker`) is refused the same way; the first goes on
+        worker = Proc(tmp_path, "worker")
+        assert worker.started_or_exited() == "exited" and worker.proc.returncode == 2, worker.log
+        assert workdir in worker.log and f"pid {first.proc.pid}" in worker.log, worker.log
+        assert first.proc.poll() is None, first.log
+    finally:
+        first.stop()
+        if second is not None:
+            second.stop()
+
+
+def test_a_second_polling_serve_on_the_same_database_with_another_workdir_refuses_to_start(tmp_path):
+    """The schedules' state (which nightly ran) is the database's: a serve started from another
+    folder (the default workdir is relative) polls the same database and would dispatch each
+    nightly again."""
+    first = Proc(tmp_path, "serve", "--host", "127.0.0.1", "--port", "0", "--workers", "1")
+    second = None
+    try:
+        assert first.started_or_exited() == "listening", first.log
+        second = Proc(tmp_path, "serve", "--host", "127.0.0.1", "--port", "0", "--workers", "1", workdir="other-work")
+        assert second.started_or_exited() == "exited", f"a second polling serve started on the database: {second.log}"
+        assert second.proc.returncode == 2, second.log
+        assert str(tmp_path / "bot.db") in second.log and f"pid {first.proc.pid}" in second.log, second.log
+    finally:
+        first.stop()
+        if second is not None:
+            second.stop()
+
+
+def test_once_the_polling_serve_stopped_the_next_one_starts(tmp_path):
+    first = Proc(tmp_path, "serve", "--host", "127.0.0.1", "--port", "0", "--workers", "1")
+    try:
+        assert first.started_or_exited() == "listening", first.log
+    finally:
+        first.stop()
+    second = Proc(tmp_path, "serve", "--host", "127.0.0.1", "--port", "0", "--workers", "1")
+    try:
+        assert second.started_or_exited() == "listening", second.log
+    finally:
+        second.stop()
+
+
+TWO_WORKERS = """
+import asyncio, os, threading
+from bot.app import queue as q
+from bot.app.worker import Worker
+from bot.store import Store
+
+DB, RAN = {db!r}, {ran!r}
+store = Store(DB)
+
+async def process(d):
+    with open(RAN, "a") as f:
+        f.write(f"{{d.id}} {{os.getpid()}}\\n")
+    return "handled"
+
+stop = threading.Event()
+
+def idle_watch():               # stop once nothing is left to do (the test's stand-in for SIGTERM)
+    watch = Store(DB)
+    while not stop.wait(1):
+        c = q.counts(watch)
+        if c["queued"] + c["processing"] + c["failed"] == 0:
+            stop.set()
+
+threading.Thread(target=idle_watch, daemon=True).start()
+asyncio.run(Worker(store, process, poll_interval_s=0.01).run(stop))
+"""
+
+
+def test_two_processes_working_one_queue_handle_each_delivery_once(tmp_path):
+    """What two serves (``--no-poll``, or the old one's workers while the new one's poller is
+    refused) share: the delivery queue. Each delivery is handled by one of them, once."""
+    from bot.app import queue as q
+    from bot.store import Store
+
+    db, ran = tmp_path / "bot.db", tmp_path / "ran.txt"
+    with Store(db) as store:
+        for i in range(300):
+            q.enqueue(store, delivery_id=f"d{i}", hook_id="1", event="ping", body=b"{}", now=1000.0 + i)
+    script = TWO_WORKERS.format(db=str(db), ran=str(ran))
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    procs = [subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, env=env) for _ in range(2)]
+    for p in procs:
+        assert p.wait(timeout=300) == 0
+    lines = [x.split() for x in ran.read_text().splitlines()]
+    ids = sorted(i for i, _ in lines)
+    assert ids == sorted(f"d{i}/1" for i in range(300)), "a delivery handled twice or never"
+    with Store(db) as store:
+        assert q.counts(store)["done"] == 300
