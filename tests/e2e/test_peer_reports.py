@@ -1,0 +1,156 @@
+"""Public bug reports of bots that do forksync's kind of work (fork-sync apps and actions, merge
+bots, dependency-update bots), each replayed against forksync end to end: real git repositories,
+the real bot and store, the local GitHub. The list, with each report's address and what forksync
+does, is in docs/github.md, "Peers' bug reports"; each test names the report it replays."""
+from __future__ import annotations
+
+import subprocess
+
+from bot.sync import store as sync_store
+from tests.support.e2e import adopt_and_move_upstream, open_sync_prs, status_command, status_issue
+from tests.support.github import commit_files, git
+
+
+def holding_refs(fork, sha: str) -> list[str]:
+    """The fork's refs (outside GitHub's ``refs/pull/``) whose history holds ``sha``."""
+    refs = subprocess.run(["git", f"--git-dir={fork.path}", "for-each-ref", "--format=%(objectname) %(refname)"],
+                          capture_output=True, text=True, check=True).stdout.splitlines()
+    return [name for obj, name in (r.split() for r in refs) if not name.startswith("refs/pull/")
+            and subprocess.run(["git", f"--git-dir={fork.path}", "merge-base", "--is-ancestor", sha, obj],
+                               capture_output=True).returncode == 0]
+
+
+def branch_tip(fork, branch: str) -> str:
+    return subprocess.run(["git", f"--git-dir={fork.path}", "rev-parse", f"refs/heads/{branch}"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+def upstream_commit(up_src, upstream, files: dict[str, str], message: str) -> str:
+    sha = commit_files(up_src, files, message)
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    return sha
+
+
+async def bot_comments(gh, number: int) -> list[str]:
+    return [c["body"] async for c in gh.getiter(f"/repos/meta/triton/issues/{number}/comments")
+            if c["user"]["login"] == "forksync[bot]"]
+
+
+async def a_persons_commit_on(tmp_path, fork, branch: str, files: dict[str, str], message: str) -> tuple[str, object]:
+    wt = tmp_path / "person"
+    git(tmp_path, "clone", "-q", "-b", branch, str(fork.path), str(wt))
+    mine = commit_files(wt, files, message)
+    git(wt, "push", "-q", "origin", "HEAD")
+    return mine, wt
+
+
+async def test_wei_pull_607_a_persons_commit_on_a_sync_branch_is_not_force_pushed_away(world, tmp_path):
+    """wei/pull#607: the sync bot hard-reset a branch a person had committed to, deleting their
+    work. alice commits on the bundle's branch; upstream then moves twice more (one commit for the
+    same bundle's files, one elsewhere). Her commit stays on the branch."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    bundle, _chain = await open_sync_prs(alice)
+    branch = bundle["head"]["ref"]
+    mine, _ = await a_persons_commit_on(tmp_path, fork, branch, {"python/a.py": "a = 2  # ours\n"}, "fork: tune a")
+    await bot.settle()
+    upstream_commit(up_src, upstream, {"python/a.py": "a = 3\n"}, "Speed up a again (#104)")
+    upstream_commit(up_src, upstream, {"python/b.py": "b = 2\n"}, "Set b (#105)")
+    await bot.settle()
+    assert f"refs/heads/{branch}" in holding_refs(fork, mine)
+    assert bot.deliveries("dead") == []
+
+
+async def test_renovate_2391_closing_and_reopening_a_sync_pr_keeps_a_persons_commit(world, tmp_path):
+    """renovatebot/renovate#2391: a person added a commit to the bot's PR, closed it by accident
+    and reopened it; the bot deleted the branch with their commit. alice does the same on the
+    bundle PR: her commit is never lost (kept under ``refs/forksync/closed/`` when forksync
+    retires the branch, and named in its reply)."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    bundle, _chain = await open_sync_prs(alice)
+    branch = bundle["head"]["ref"]
+    mine, _ = await a_persons_commit_on(tmp_path, fork, branch, {"python/a.py": "a = 2  # ours\n"}, "fork: tune a")
+    await bot.settle()
+    await alice.patch(f"/repos/meta/triton/pulls/{bundle['number']}", data={"state": "closed"})
+    await bot.settle()      # forksync retires the branch before she reopens (the report's race)
+    try:
+        await alice.patch(f"/repos/meta/triton/pulls/{bundle['number']}", data={"state": "open"})
+    except Exception:       # GitHub refuses to reopen a PR whose branch is gone: the same for us
+        pass
+    await bot.settle()
+    assert holding_refs(fork, mine) == [f"refs/forksync/closed/{branch.removeprefix('forksync/')}/{mine[:12]}"]
+    assert bot.deliveries("dead") == []
+
+
+async def test_dependabot_10019_a_unit_closed_as_decided_keeps_the_commit_a_person_pushed(world, tmp_path):
+    """dependabot/dependabot-core#10019: Dependabot closed, as "no longer needed", a PR a person
+    had pushed fixes to. Here every commit of the bundle is deferred while alice's commit is on
+    its branch: forksync closes the PR (its commits are decided), and her commit is kept under
+    ``refs/forksync/closed/`` and named in the closing comment."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    c1, _c2 = await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    bundle, _chain = await open_sync_prs(alice)
+    branch = bundle["head"]["ref"]
+    mine, _ = await a_persons_commit_on(tmp_path, fork, branch, {"python/b.py": "b = 9\n"}, "fork: fix the tests")
+    await bot.settle()
+    [issue] = await status_issue(alice)
+    await status_command(alice, bot, issue["number"], f"/forksync defer {c1} waiting for the new ABI")
+    pr = await alice.getitem(f"/repos/meta/triton/pulls/{bundle['number']}")
+    kept = holding_refs(fork, mine)
+    said = "\n".join(await bot_comments(alice, bundle["number"]))
+    assert pr["state"] == "closed"
+    assert kept == [f"refs/forksync/closed/{branch.removeprefix('forksync/')}/{mine[:12]}"], kept
+    assert mine[:12] in said and c1[:12] in said, said
+    assert bot.deliveries("dead") == []
+
+
+async def test_create_pull_request_926_a_sync_pr_a_person_closed_is_planned_again_once_not_on_every_sync(world, tmp_path):
+    """peter-evans/create-pull-request#926 (a new PR on every run for a branch whose PR was
+    closed): alice closes the bundle PR with no reason given. forksync's rule (docs/github.md,
+    `landing`) is that a reason-less close sends its commits back to PENDING and says so on the
+    PR, with the ``/forksync defer`` that keeps them out: one fresh PR, at once. Upstream then
+    moves three more times: still exactly that one PR for the commit, never one per sync."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    c1, _c2 = await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    bundle, _chain = await open_sync_prs(alice)
+    await alice.patch(f"/repos/meta/triton/pulls/{bundle['number']}", data={"state": "closed"})
+    await bot.settle()
+    [reply] = await bot_comments(alice, bundle["number"])
+    assert "They will be planned again. To defer them instead, comment `/forksync defer <sha> <reason>`." in reply
+    for i in range(3):
+        upstream_commit(up_src, upstream, {f"python/n{i}.py": f"n = {i}\n"}, f"Add n{i} (#11{i})")
+        await bot.settle()
+    carrying = []
+    for pr in [p async for p in alice.getiter("/repos/meta/triton/pulls?state=all")]:
+        messages = [c["commit"]["message"] async for c in alice.getiter(f"/repos/meta/triton/pulls/{pr['number']}/commits")]
+        if any(f"Upstream-Commit: {c1}" in m for m in messages):
+            carrying.append((pr["state"], pr["head"]["ref"]))
+    assert sorted(carrying) == [("closed", bundle["head"]["ref"]), ("open", bundle["head"]["ref"])], carrying
+    assert bot.deliveries("dead") == []
+
+
+async def test_imgbot_21_duplicated_webhooks_open_one_pr_per_unit(world, tmp_path):
+    """imgbot/Imgbot#21 (two PRs for the same branch at the same time) and
+    python/bugs.python.org#12 (replayed webhook deliveries made duplicate links): every event of
+    the upstream push is delivered twice, then redelivered once more by hand. One PR per unit, one
+    status issue, no comment twice."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    fake.webhooks.duplicate_next = 50
+    await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    for d in list(fake.webhooks.of("push")):
+        await fake.webhooks.redeliver(d.guid)
+    await bot.settle()
+    prs = [p async for p in alice.getiter("/repos/meta/triton/pulls?state=all")]
+    heads = [p["head"]["ref"] for p in prs]
+    assert len(heads) == len(set(heads)) == 2, heads
+    assert len(await status_issue(alice)) == 1
+    for p in prs:
+        said = await bot_comments(alice, p["number"])
+        assert len(said) == len(set(said)), said
+    assert bot.deliveries("dead") == []
