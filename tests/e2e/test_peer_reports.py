@@ -4,6 +4,7 @@ the real bot and store, the local GitHub. The list, with each report's address a
 does, is in docs/github.md, "Peers' bug reports"; each test names the report it replays."""
 from __future__ import annotations
 
+import json
 import subprocess
 
 from bot.sync import store as sync_store
@@ -154,3 +155,129 @@ async def test_imgbot_21_duplicated_webhooks_open_one_pr_per_unit(world, tmp_pat
         said = await bot_comments(alice, p["number"])
         assert len(said) == len(set(said)), said
     assert bot.deliveries("dead") == []
+
+
+async def test_renovate_2032_a_pr_body_past_65536_characters_is_cut_not_refused(world, tmp_path):
+    """renovatebot/renovate#2032 and #14551 (and its dashboard, #16208): GitHub refused the PR
+    with 422 "body is too long (maximum is 65536 characters)" and no PR was opened. An upstream
+    commit whose subject alone is 70,000 characters: the PR opens, its title within 256 characters
+    and its body within 65,536, and the local GitHub (which refuses both past the limit, as GitHub
+    does) saw no call outside GitHub's contract."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    long = upstream_commit(up_src, upstream, {"python/long.py": "x = 1\n"}, "Add long " + "y" * 70_000 + " (#120)")
+    await bot.settle()
+    mine = []
+    for pr in await open_sync_prs(alice):
+        messages = [c["commit"]["message"] async for c in alice.getiter(f"/repos/meta/triton/pulls/{pr['number']}/commits")]
+        if any(f"Upstream-Commit: {long}" in m for m in messages):
+            mine.append(pr)
+    [pr] = mine
+    assert len(pr["title"]) <= 256 and len(pr["body"]) <= 65_536
+    assert long[:12] in pr["body"]
+    assert bot.deliveries("dead") == []
+
+
+async def test_create_pull_request_855_a_secondary_rate_limit_on_pr_create_opens_the_pr_once(world, tmp_path):
+    """peter-evans/create-pull-request#855 (and Financial-Times/nori#155): creating the PR got
+    403 "You have exceeded a secondary rate limit", which the client did not retry, and the run
+    failed. GitHub answers forksync's first two creates the same way: the PRs open, each once."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    fake.faults.secondary_limit("/repos/meta/triton/pulls", "POST", times=2)
+    await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    assert [f.name for f in fake.faults.fired] == ["secondary-403", "secondary-403"]
+    heads = [p["head"]["ref"] async for p in alice.getiter("/repos/meta/triton/pulls?state=all")]
+    assert len(heads) == len(set(heads)) == 2, heads
+    assert bot.deliveries("dead") == []
+
+
+async def test_renovate_7367_an_exhausted_primary_rate_limit_is_waited_out_not_a_failure(world, tmp_path):
+    """renovatebot/renovate#7367 and palantir/policy-bot#136: the bot kept calling through
+    GitHub's 403 rate-limit answers (and PRs went unhandled). GitHub answers forksync's listing of
+    the fork's pull requests with an exhausted primary limit (``x-ratelimit-remaining: 0``) three
+    times: the sync still opens its PRs, once each, and nothing is dead-lettered."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    fake.faults.primary_limit("/repos/meta/triton/pulls", "GET", times=3)
+    await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    assert [f.name for f in fake.faults.fired].count("primary-403") == 3
+    heads = [p["head"]["ref"] async for p in alice.getiter("/repos/meta/triton/pulls?state=all")]
+    assert len(heads) == len(set(heads)) == 2, heads
+    assert bot.deliveries("dead") == []
+
+
+async def test_scala_steward_2152_upstream_rewrote_its_history_under_open_sync_prs(world, tmp_path):
+    """scala-steward-org/scala-steward#2152 and fluxcd/flux#696 ("unable to fast-forward after
+    force-push"): the bot did not follow an upstream that force-pushed. Upstream drops the two
+    commits the open bundle and chain carry (amending the first into a different change, dropping
+    the second) and force-pushes. No open PR may still carry a commit upstream's history no longer
+    has — merged, it would land a change upstream took back: each is closed saying why, and the
+    amended commit gets a PR of its own; upstream's next commit is synced as usual."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    c1, c2 = await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    bundle, chain = await open_sync_prs(alice)
+    git(up_src, "reset", "-q", "--hard", "HEAD~2")
+    c1b = commit_files(up_src, {"python/a.py": "a = 20\n"}, "Speed up a, amended (#101)")
+    git(up_src, "push", "-q", "-f", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    c3 = upstream_commit(up_src, upstream, {"python/b.py": "b = 2\n"}, "Set b (#103)")
+    await bot.settle()
+    carried = set()
+    for pr in await open_sync_prs(alice):
+        messages = [c["commit"]["message"] async for c in alice.getiter(f"/repos/meta/triton/pulls/{pr['number']}/commits")]
+        carried |= {line.split()[-1] for m in messages for line in m.splitlines() if line.startswith("Upstream-Commit:")}
+    assert {c1b, c3} <= carried and not {c1, c2} & carried, (carried, c1, c2)
+    for pr, gone in ((bundle, c1), (chain, c2)):
+        assert (await alice.getitem(f"/repos/meta/triton/pulls/{pr['number']}"))["state"] == "closed"
+        said = "\n".join(await bot_comments(alice, pr["number"]))
+        assert f"`{gone[:12]}`" in said and "no longer has it" in said, said
+    assert bot.deliveries("dead") == []
+
+
+async def test_release_please_6105_forksyncs_own_events_never_start_another_sync(world, tmp_path):
+    """arcjet/arcjet-js#6105 (a bot force-pushing its own branch once a minute, each push
+    triggering it again), OnToology/OnToology#27 and pre-commit-ci/issues#15: a bot's own events
+    fed back into it. After forksync's sync, every event its pushes, PRs, labels and comments
+    emitted is delivered: each of forksync's own ends ``ignored``, and the loop is quiet — one
+    more round delivers nothing and moves no branch."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    own = [d for d in bot.deliveries() if d.sender == "forksync[bot]"]
+    assert own and all(d.state == "done" and d.outcome.startswith("ignored") for d in own), \
+        [(d.event, d.action, d.state, d.outcome) for d in own]
+    tips = {p["head"]["ref"]: p["head"]["sha"] for p in await open_sync_prs(alice)}
+    emitted = len(fake.webhooks.emitted)
+    assert await bot.settle() == 0
+    assert len(fake.webhooks.emitted) == emitted
+    assert {p["head"]["ref"]: p["head"]["sha"] for p in await open_sync_prs(alice)} == tips
+
+
+async def test_mergify_3334_a_persons_comments_on_a_sync_pr_get_no_repeated_bot_comment(world, tmp_path):
+    """clash-lang/clash-compiler#3334 (Mergify posting its message again after every new comment)
+    and caffeinelabs/motoko#3763 (a bot adding and removing a label 14,000 times): alice comments
+    five times on the bundle PR and takes a label off it. forksync writes no comment and moves no
+    label in answer to any of it."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    bundle, _chain = await open_sync_prs(alice)
+    n = bundle["number"]
+    before = await bot_comments(alice, n)
+    labels = sorted(lb["name"] for lb in bundle["labels"])
+    emitted = len(fake.webhooks.emitted)
+    for i in range(5):
+        await alice.post(f"/repos/meta/triton/issues/{n}/comments", data={"body": f"looks fine to me ({i})"})
+        await bot.settle()
+    await alice.delete(f"/repos/meta/triton/issues/{n}/labels/{labels[0]}")
+    await bot.settle()
+    assert await bot_comments(alice, n) == before
+    after = sorted([lb["name"] async for lb in alice.getiter(f"/repos/meta/triton/issues/{n}/labels")])
+    assert after == labels[1:]
+    answered = [(d.event, d.action) for d in fake.webhooks.emitted[emitted:]
+                if json.loads(d.body)["sender"]["login"] == "forksync[bot]"]
+    # no comment, no label; the gate's one re-evaluation (a check run) is all
+    assert [e for e in answered if e[0] != "check_run"] == [] and len(answered) <= 2, answered
