@@ -281,3 +281,164 @@ async def test_mergify_3334_a_persons_comments_on_a_sync_pr_get_no_repeated_bot_
                 if json.loads(d.body)["sender"]["login"] == "forksync[bot]"]
     # no comment, no label; the gate's one re-evaluation (a check run) is all
     assert [e for e in answered if e[0] != "check_run"] == [] and len(answered) <= 2, answered
+
+
+async def test_renovate_17746_a_sync_pr_a_person_merged_is_not_opened_again(world, tmp_path):
+    """renovatebot/renovate#17746: the bot re-created a PR whose change a person had already
+    merged. alice merges the bundle PR herself while forksync works (the fork's own merge, not
+    the gate's); upstream then moves twice. No PR carries the merged commit again, and the ledger
+    counts it picked."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    c1, _c2 = await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    bundle, _chain = await open_sync_prs(alice)
+    await alice.put(f"/repos/meta/triton/pulls/{bundle['number']}/merge", data={"merge_method": "merge"})
+    upstream_commit(up_src, upstream, {"python/b.py": "b = 2\n"}, "Set b (#103)")
+    await bot.settle()
+    upstream_commit(up_src, upstream, {"python/n.py": "n = 1\n"}, "Add n (#104)")
+    await bot.settle()
+    for pr in [p async for p in alice.getiter("/repos/meta/triton/pulls?state=all")]:
+        if pr["number"] == bundle["number"]:
+            continue
+        messages = [c["commit"]["message"] async for c in alice.getiter(f"/repos/meta/triton/pulls/{pr['number']}/commits")]
+        assert not any(f"Upstream-Commit: {c1}" in m for m in messages), (pr["number"], pr["state"])
+    [issue] = await status_issue(alice)
+    assert f"`{c1[:12]}`" not in issue["body"].split("## Open bundles and chains")[1]
+    assert bot.deliveries("dead") == []
+
+
+async def test_dependabot_274_a_landed_pick_a_force_push_removed_from_the_fork_is_planned_again(world, tmp_path):
+    """dependabot/feedback#274 and renovatebot/config-help#663: after the base branch was
+    force-pushed back past a merged update, the bot would not raise it again (it remembered the
+    merged PR). The bundle lands; the fork's owners then force-push ``main`` back to before the
+    merge. forksync's ledger is rebuilt from git, so the next sync finds the commit PENDING and
+    opens a PR for it again."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    before = branch_tip(fork, "main")
+    c1, _c2 = await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    bundle, _chain = await open_sync_prs(alice)
+    await alice.put(f"/repos/meta/triton/pulls/{bundle['number']}/merge", data={"merge_method": "merge"})
+    await bot.settle()
+    assert branch_tip(fork, "main") != before
+    wt = tmp_path / "owners"
+    git(tmp_path, "clone", "-q", str(fork.path), str(wt))
+    git(wt, "reset", "-q", "--hard", before)
+    git(wt, "push", "-q", "-f", "origin", "HEAD:main")
+    await bot.settle()
+    upstream_commit(up_src, upstream, {"python/n.py": "n = 1\n"}, "Add n (#104)")
+    await bot.settle()
+    carrying = []
+    for pr in await open_sync_prs(alice):
+        messages = [c["commit"]["message"] async for c in alice.getiter(f"/repos/meta/triton/pulls/{pr['number']}/commits")]
+        if any(f"Upstream-Commit: {c1}" in m for m in messages):
+            carrying.append(pr["number"])
+    assert len(carrying) == 1 and carrying[0] != bundle["number"], carrying
+    assert bot.deliveries("dead") == []
+
+
+async def test_fork_sync_112_an_upstream_push_the_fork_already_has_opens_no_empty_pr(world, tmp_path):
+    """tgymnich/fork-sync#112 (422 "No commits between master and master" on every run) and
+    backstrokeapp/server#91 (a PR listing commits the fork already had): the fork picks upstream's
+    first commit by hand (``git cherry-pick -x``) before upstream's push reaches forksync. No PR
+    carries it, no PR is asked of GitHub with nothing in it (the local GitHub would answer 422
+    and record a contract violation), and only the other commit gets a PR."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    from tests.support.e2e import install_on_fork
+    await install_on_fork(fake, bot, fork, inst.id)
+    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n"}, "AMD: new x (#102)")
+    wt = tmp_path / "owners"
+    git(tmp_path, "clone", "-q", str(fork.path), str(wt))
+    git(wt, "fetch", "-q", str(up_src), "HEAD")
+    git(wt, "-c", "user.name=alice", "-c", "user.email=alice@example.com", "cherry-pick", "-x", c1)
+    git(wt, "push", "-q", "origin", "HEAD:main")
+    await bot.settle()
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    prs = [p async for p in alice.getiter("/repos/meta/triton/pulls?state=all")]
+    assert [p["head"]["ref"] for p in prs] == [f"forksync/chain-{c2[:12]}"]
+    assert not [f for f in fake.faults.fired]
+    assert bot.deliveries("dead") == []
+
+
+async def test_fork_sync_action_76_pushes_github_refuses_are_shown_per_unit_and_retried(fake_github, tmp_path):
+    """aormsby/Fork-Sync-With-Upstream-action#76 ("GH006: Protected branch update failed"; the
+    run failed and nothing said which branch) and gautamkrishnar/keepalive-workflow#12: GitHub
+    refuses every push of forksync's branches (a rule covering them). Each unit is blocked with
+    git's words, the status issue says so per unit, and once the rule is lifted the next upstream
+    push opens both PRs."""
+    from tests.support.e2e import install_on_fork, sync_world
+    async with sync_world(fake_github, tmp_path, git_http=True) as w:
+        fake, bot, alice, up_src, upstream, fork, inst = w
+        await install_on_fork(fake, bot, fork, inst.id)
+        fake.faults.add("POST", "*.git/git-receive-pack", 403,
+                        "GH006: Protected branch update failed for refs/heads/forksync.", times=1000)
+        c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+        c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n"}, "AMD: new x (#102)")
+        git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+        await bot.settle()
+        blocked = {b["branch"]: b for b in sync_store.blocked_branches(bot.store, "meta/triton")}
+        assert sorted(blocked) == sorted([f"forksync/bundle-{c1[:12]}", f"forksync/chain-{c2[:12]}"]), blocked
+        assert all("403" in b["blocked_reason"] and b["blocked_step"] == "push" for b in blocked.values())
+        assert await open_sync_prs(alice) == []
+        [issue] = await status_issue(alice)
+        assert "**Syncing is degraded: 2 unit(s) blocked.**" in issue["body"], issue["body"]
+        fake.faults.clear()
+        upstream_commit(up_src, upstream, {"python/n.py": "n = 1\n"}, "Add n (#104)")
+        await bot.settle()
+        heads = {p["head"]["ref"] for p in await open_sync_prs(alice)}
+        assert {f"forksync/bundle-{c1[:12]}", f"forksync/chain-{c2[:12]}"} <= heads, heads
+        assert sync_store.blocked_branches(bot.store, "meta/triton") == []
+
+
+async def test_renovate_9376_the_retry_box_never_force_pushes_away_a_persons_commits(world, tmp_path):
+    """renovatebot/renovate#9376: ticking "rebase/retry this PR" force-pushed the branch and lost
+    the commits a person had added. alice commits on the bundle's branch, then ticks the bundle's
+    retry box on the status issue. Her commit stays on the branch."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    bundle, _chain = await open_sync_prs(alice)
+    branch = bundle["head"]["ref"]
+    unit = branch.removeprefix("forksync/")
+    mine, _ = await a_persons_commit_on(tmp_path, fork, branch, {"python/a.py": "a = 2  # ours\n"}, "fork: tune a")
+    await bot.settle()
+    [issue] = await status_issue(alice)
+    box = f"- [ ] <!-- retry:{unit} -->"
+    assert box in issue["body"]
+    await alice.patch(f"/repos/meta/triton/issues/{issue['number']}",
+                      data={"body": issue["body"].replace(box, box.replace("[ ]", "[x]"))})
+    await bot.settle()
+    assert f"refs/heads/{branch}" in holding_refs(fork, mine)
+    assert bot.deliveries("dead") == []
+
+
+async def test_flux_696_a_bundle_keeps_the_commits_upstream_kept_after_a_force_push(world, tmp_path):
+    """fluxcd/flux#696, the partial case: upstream force-pushes without the second of a bundle's
+    two commits. forksync's own branch is rebuilt without it (the PR stays, one commit per
+    upstream commit still there), and the PR says which commit went and why."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    from tests.support.e2e import install_on_fork
+    await install_on_fork(fake, bot, fork, inst.id)
+    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    c3 = upstream_commit(up_src, upstream, {"python/b.py": "b = 2\n"}, "Set b (#103)")
+    await bot.settle()
+    [bundle] = await open_sync_prs(alice)
+    git(up_src, "reset", "-q", "--hard", "HEAD~1")
+    c4 = commit_files(up_src, {"python/n.py": "n = 1\n"}, "Add n (#104)")
+    git(up_src, "push", "-q", "-f", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    pr = await alice.getitem(f"/repos/meta/triton/pulls/{bundle['number']}")
+    assert pr["state"] == "open"
+    messages = [c["commit"]["message"] async for c in alice.getiter(f"/repos/meta/triton/pulls/{pr['number']}/commits")]
+    carried = [line.split()[-1] for m in messages for line in m.splitlines() if line.startswith("Upstream-Commit:")]
+    assert c3 not in carried and c1 in carried, carried
+    said = "\n".join(await bot_comments(alice, bundle["number"]))
+    assert f"`{c3[:12]}`" in said and "no longer in upstream's history" in said, said
+    everywhere = set()
+    for p in await open_sync_prs(alice):
+        everywhere |= {line.split()[-1] for c in [c async for c in alice.getiter(f"/repos/meta/triton/pulls/{p['number']}/commits")]
+                       for line in c["commit"]["message"].splitlines() if line.startswith("Upstream-Commit:")}
+    assert c4 in everywhere and c3 not in everywhere
+    assert bot.deliveries("dead") == []
