@@ -489,6 +489,19 @@ class SyncService:
                                                         rebuild=(rebuild == unit.id)))
                         if s is not None:       # TELL: a person's commits are on the branch
                             lines.append(await self._tell_shrunk(ctx, full_name, s))
+                    for s in shrunk.values():
+                        # a branch carrying a commit upstream's history no longer has is not among
+                        # the units to publish (its commits are not all in the range): rebuilt or
+                        # told here, from what it keeps
+                        if s.unit.unit_id in published or s.action == shrink_mod.CLOSE:
+                            continue
+                        published.add(s.unit.unit_id)
+                        if s.action == shrink_mod.TELL:
+                            lines.append(await self._tell_shrunk(ctx, full_name, s))
+                            continue
+                        paths = sorted(set().union(*(core.commits[k].paths for k in s.keep if k in core.commits)))
+                        unit = Unit(id=s.unit.unit_id, kind=s.unit.kind, items=(), areas=cfg.areas_for_paths(paths))
+                        lines.append(await self._rebuild_shrunk(ctx, full_name, git_dir, cfg, core, unit, upstream, s))
                 finally:
                     self._agent_until.pop(full_name, None)
                 for s in shrunk.values():
