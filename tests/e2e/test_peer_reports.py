@@ -442,3 +442,31 @@ async def test_flux_696_a_bundle_keeps_the_commits_upstream_kept_after_a_force_p
                        for line in c["commit"]["message"].splitlines() if line.startswith("Upstream-Commit:")}
     assert c4 in everywhere and c3 not in everywhere
     assert bot.deliveries("dead") == []
+
+
+async def test_slashdeploy_97_upstream_pushes_delivered_newest_first_end_at_the_newest_head(world, tmp_path):
+    """remind101/slashdeploy#97 and rancher/fleet#4000 (a push event for an older commit arriving
+    after the newer one, the newer state overwritten by the old): upstream pushes twice and the
+    two ``push`` events reach forksync newest first. forksync ends at upstream's newest head —
+    the status issue says so — with both commits in PRs, and the older event changes nothing."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    from tests.support.e2e import install_on_fork
+    await install_on_fork(fake, bot, fork, inst.id)
+    fake.webhooks.auto_deliver = False
+    c1 = upstream_commit(up_src, upstream, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    await fake.refresh()
+    c3 = upstream_commit(up_src, upstream, {"python/b.py": "b = 2\n"}, "Set b (#103)")
+    await fake.refresh()
+    fake.webhooks.auto_deliver = True
+    await fake.webhooks.flush(order="reverse")
+    await bot.settle()
+    [issue] = await status_issue(alice)
+    assert f"| upstream head | `{c3[:12]}`" in issue["body"], issue["body"][:600]
+    carried = set()
+    for pr in await open_sync_prs(alice):
+        messages = [c["commit"]["message"] async for c in alice.getiter(f"/repos/meta/triton/pulls/{pr['number']}/commits")]
+        carried |= {line.split()[-1] for m in messages for line in m.splitlines() if line.startswith("Upstream-Commit:")}
+    assert carried == {c1, c3}
+    st = sync_store.load_status(bot.store, "meta/triton")
+    assert st.upstream_head == c3
+    assert bot.deliveries("dead") == []
