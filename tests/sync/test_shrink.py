@@ -3,8 +3,7 @@ forksync does with each: a table of inputs and exact outputs for the pure rule."
 import pytest
 
 from bot.model import Disposition, Evidence, LedgerEntry
-from bot.sync.shrink import (CLOSE, NOT_UPSTREAM, NOT_UPSTREAM_REASON, REBUILD, TELL, Decided, OpenUnit, Shrink,
-                              decided_of, shrinks)
+from bot.sync.shrink import CLOSE, NOT_UPSTREAM, NOT_UPSTREAM_REASON, REBUILD, TELL, Decided, OpenUnit, Shrink, decided_of, shrinks
 
 A, B, C, F = "a" * 40, "b" * 40, "c" * 40, "f" * 40
 
