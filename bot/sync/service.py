@@ -214,6 +214,33 @@ ISSUES_OFF = ("Issues are disabled on {repo} (GitHub answered 410), so forksync'
               "cannot be written there: turn Issues on in the repository's Settings → General → Features")
 
 
+
+def dropped_from_upstream(git_dir: Path, upstream_ref: str, in_flight, ledger) -> dict[str, str]:
+    """Full sha → subject of the upstream commits open ``forksync/*`` branches carry
+    (``in_flight``: :class:`bot.model.InFlightBranch`) that upstream's history no longer has: not
+    in ``ledger`` (the range, sha → entry), not reached from ``upstream_ref`` in ``git_dir`` (a
+    commit older than the range is reached), and on a branch with no rewritten copy (a rewrite
+    that kept the change leaves it IN_FLIGHT under its new sha: docs/core.md, "Rewritten upstream
+    history"; a branch with one is left alone whole, its old shas cannot be told apart). A commit
+    whose objects are absent is not claimed. Empty without the upstream ref. Read by
+    :func:`bot.sync.shrink.shrinks`, which closes or rebuilds the units that carry one."""
+    repo = pygit2.Repository(str(git_dir))
+    try:
+        tip = repo.references[upstream_ref].target
+    except KeyError:
+        return {}
+    out: dict[str, str] = {}
+    for b in in_flight:
+        if b.copies:
+            continue
+        for sha in b.upstream_shas:
+            if len(sha) != 40 or sha in ledger or sha in out or sha not in repo:
+                continue
+            if str(tip) == sha or repo.descendant_of(tip, sha):
+                continue
+            out[sha] = (repo[sha].message.splitlines() or [""])[0]
+    return out
+
 class SyncService:
     """``git_url``: clone URL template with ``{owner}`` and ``{repo}`` (an ``https://`` URL gets
     the installation token as ``x-access-token``); ``token_for(installation_id)`` returns that
@@ -429,8 +456,11 @@ class SyncService:
                 published = set()
                 cap = cfg.github.max_open_sync_prs
                 # open units whose commits were decided while their PR was open (pure rule)
+                ledger = {e.sha: e for e in core.ledger}
+                dropped = await asyncio.to_thread(dropped_from_upstream, git_dir, f"refs/remotes/upstream/{up_ref}",
+                                                  core.in_flight, ledger)
                 shrunk = {s.unit.unit_id: s for s in shrink_mod.shrinks(self._open_for_shrink(ctx, full_name, core),
-                                                                          {e.sha: e for e in core.ledger})}
+                                                                          ledger, dropped)}
                 # the conflict agent starts no call past this (the order makes the units whose
                 # conflict the agent did not reach last time first, oldest wait first: none is
                 # starved; dependencies still before their dependents, plan order otherwise)
@@ -466,6 +496,19 @@ class SyncService:
                                                         rebuild=(rebuild == unit.id)))
                         if s is not None:       # TELL: a person's commits are on the branch
                             lines.append(await self._tell_shrunk(ctx, full_name, s))
+                    for s in shrunk.values():
+                        # a branch carrying a commit upstream's history no longer has is not among
+                        # the units to publish (its commits are not all in the range): rebuilt or
+                        # told here, from what it keeps
+                        if s.unit.unit_id in published or s.action == shrink_mod.CLOSE:
+                            continue
+                        published.add(s.unit.unit_id)
+                        if s.action == shrink_mod.TELL:
+                            lines.append(await self._tell_shrunk(ctx, full_name, s))
+                            continue
+                        paths = sorted(set().union(*(core.commits[k].paths for k in s.keep if k in core.commits)))
+                        unit = Unit(id=s.unit.unit_id, kind=s.unit.kind, items=(), areas=cfg.areas_for_paths(paths))
+                        lines.append(await self._rebuild_shrunk(ctx, full_name, git_dir, cfg, core, unit, upstream, s))
                 finally:
                     self._agent_until.pop(full_name, None)
                 for s in shrunk.values():

@@ -18,8 +18,13 @@ some decided                            forksync's   ``rebuild``: the branch is 
 some decided                            a person's   ``tell``: one comment; the branch is left as is
 ======================================  ===========  =============================================
 
-"Decided" is any disposition other than IN_FLIGHT and PENDING; a commit the ledger does not know
-(upstream rewrote it) is not decided. Units without a PR are left to the plan (nothing to close).
+"Decided" is any disposition other than IN_FLIGHT and PENDING. A commit the ledger does not know
+because upstream's history no longer has it (a force push rewrote it into another change, or
+dropped it) counts as decided too, as :data:`NOT_UPSTREAM` (``dropped``: the caller checks that
+upstream's branch does not reach it and that the branch carries no rewritten copy of it, which the
+ledger holds IN_FLIGHT instead; docs/core.md, "Rewritten upstream history"): merged, its pick would
+land a change upstream took back (scala-steward-org/scala-steward#2152 is the same failure in
+another sync bot). Units without a PR are left to the plan (nothing to close).
 """
 from __future__ import annotations
 
@@ -30,6 +35,10 @@ from typing import Mapping, Sequence
 from bot.model import UNDECIDED, LedgerEntry
 
 CLOSE, REBUILD, TELL = "close", "rebuild", "tell"
+#: what a carried commit upstream's history no longer has is "now" (no ledger disposition: the
+#: ledger covers upstream's history only)
+NOT_UPSTREAM = "NOT_UPSTREAM"
+NOT_UPSTREAM_REASON = "upstream's history no longer has it: its branch was rewritten (a force push)"
 #: a note's evidence detail, as the ledger writes it: "<kind> by <login>: <reason>"
 _NOTE_BY = re.compile(r"^[\w-]+ by (\S+?)(?::|$)")
 
@@ -86,15 +95,22 @@ def decided_of(entry: LedgerEntry) -> Decided:
     return Decided(entry.sha, entry.subject, entry.disposition.value, entry.reason, by, fork_commit)
 
 
-def shrinks(units: Sequence[OpenUnit], ledger: Mapping[str, LedgerEntry]) -> list[Shrink]:
+def shrinks(units: Sequence[OpenUnit], ledger: Mapping[str, LedgerEntry],
+            dropped: Mapping[str, str] | None = None) -> list[Shrink]:
     """The units of ``units`` (with a PR) that carry a decided commit, each with its action (the
-    table in the module doc), in the order given. ``ledger``: full upstream sha → entry."""
+    table in the module doc), in the order given. ``ledger``: full upstream sha → entry;
+    ``dropped``: full sha → subject of carried commits upstream's history no longer has (decided
+    as :data:`NOT_UPSTREAM`; a sha the ledger holds is never taken from here)."""
+    dropped = dropped or {}
     out: list[Shrink] = []
     for u in units:
         if u.pr <= 0 or not u.carried:
             continue
-        decided = tuple(decided_of(ledger[s]) for s in u.carried
-                        if s in ledger and ledger[s].disposition not in UNDECIDED)
+        decided = tuple(decided_of(ledger[s]) if s in ledger
+                        else Decided(s, dropped[s], NOT_UPSTREAM, NOT_UPSTREAM_REASON, "", "")
+                        for s in u.carried
+                        if (s in ledger and ledger[s].disposition not in UNDECIDED)
+                        or (s not in ledger and s in dropped))
         if not decided:
             continue
         gone = {d.sha for d in decided}
@@ -104,4 +120,4 @@ def shrinks(units: Sequence[OpenUnit], ledger: Mapping[str, LedgerEntry]) -> lis
     return out
 
 
-__all__ = ["CLOSE", "REBUILD", "TELL", "OpenUnit", "Decided", "Shrink", "decided_of", "shrinks"]
+__all__ = ["CLOSE", "REBUILD", "TELL", "NOT_UPSTREAM", "NOT_UPSTREAM_REASON", "OpenUnit", "Decided", "Shrink", "decided_of", "shrinks"]

@@ -316,6 +316,11 @@ async def test_the_agent_is_asked_only_about_what_the_rules_declined_and_the_pic
 
 
 async def test_a_resolution_of_an_upstream_commit_a_force_push_removed_is_not_folded(world, tmp_path):
+    """Upstream force-pushes its history without the chain's conflicted commit, and a person
+    pushes a resolution of it before forksync has handled that force push (their push's event is
+    handled first). The pick would land a commit upstream no longer has: it is not folded, and the
+    sync of the force push then closes the chain (its only commit is no longer upstream's), the
+    person's commit kept."""
     w, up_src, upstream = world
     before = git(up_src, "rev-parse", "HEAD")
     c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
@@ -323,22 +328,28 @@ async def test_a_resolution_of_an_upstream_commit_a_force_push_removed_is_not_fo
     await w.bot.settle()
     [chain] = await open_prs(w.alice)
     branch = f"forksync/chain-{c2[:12]}"
+    w.fake.webhooks.auto_deliver = False
     # upstream force-pushes its history without that commit (reverted by a rewrite)
     git(up_src, "reset", "-q", "--hard", before)
     commit_files(up_src, {"python/a.py": "a = 3\n"}, "Unrelated (#103)")
     git(up_src, "push", "-q", "-f", str(upstream.path), "HEAD:refs/heads/main")
-    await w.bot.settle()
     # a person resolves the conflict the draft still shows: the pick would land a commit upstream no longer has
     wt = tmp_path / "alice"
     git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
     head = commit_files(wt, {"third_party/amd/x.cpp": "int x = 12;\n" + MIDDLE + "int z;\n"}, "resolve x")
     git(wt, "push", "-q", "origin", "HEAD")
+    await w.fake.refresh()
+    w.fake.webhooks.auto_deliver = True
+    await w.fake.webhooks.flush(order="reverse")            # the person's push first
     await w.bot.settle()
     comments = await bot_comments(w, chain["number"])
     assert not any("checked and folded" in c for c in comments), comments
     assert any(f"upstream commit `{c2[:12]}` is no longer in upstream's history" in c for c in comments), comments
-    assert fork_git(w, "rev-parse", branch) == head
-    assert f"Upstream-Commit: {c2}" not in fork_git(w, "log", "--format=%B", branch)
+    kept = fork_git(w, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads", "refs/forksync/closed")
+    assert f" {head}" in kept, kept
+    assert f"Upstream-Commit: {c2}" not in fork_git(w, "log", "--format=%B", "--all")
+    after = await w.pr(chain["number"])
+    assert (after["merged"], after["state"]) == (False, "closed")
 
 
 async def test_a_persons_commit_carrying_the_conflict_trailer_is_never_folded(world, tmp_path):

@@ -3,7 +3,7 @@ forksync does with each: a table of inputs and exact outputs for the pure rule."
 import pytest
 
 from bot.model import Disposition, Evidence, LedgerEntry
-from bot.sync.shrink import CLOSE, REBUILD, TELL, Decided, OpenUnit, Shrink, decided_of, shrinks
+from bot.sync.shrink import CLOSE, NOT_UPSTREAM, NOT_UPSTREAM_REASON, REBUILD, TELL, Decided, OpenUnit, Shrink, decided_of, shrinks
 
 A, B, C, F = "a" * 40, "b" * 40, "c" * 40, "f" * 40
 
@@ -77,3 +77,23 @@ FLY = {s: entry(s, Disposition.IN_FLIGHT, "", (IN_FLIGHT,)) for s in (A, B, C)}
 ])
 def test_shrinks(units, led, expected):
     assert shrinks(units, led) == expected
+
+
+GONE_B = Decided(B, "Speed up b (#7)", NOT_UPSTREAM, NOT_UPSTREAM_REASON, "", "")
+
+
+@pytest.mark.parametrize("units,led,dropped,expected", [
+    # upstream force-pushed without the only commit the unit carries: closed
+    ([unit([B])], ledger(), {B: "Speed up b (#7)"}, [Shrink(unit([B]), CLOSE, (GONE_B,), ())]),
+    # one of two dropped on forksync's own branch: rebuilt without it; on a person's: told
+    ([unit([A, B])], ledger(FLY[A]), {B: "Speed up b (#7)"}, [Shrink(unit([A, B]), REBUILD, (GONE_B,), (A,))]),
+    ([unit([A, B], ours=False)], ledger(FLY[A]), {B: "Speed up b (#7)"},
+     [Shrink(unit([A, B], ours=False), TELL, (GONE_B,), (A,))]),
+    # a dropped commit and a deferred one: both decided, in the branch's order
+    ([unit([B, A])], ledger(DEFER_A), {B: "Speed up b (#7)"},
+     [Shrink(unit([B, A]), CLOSE, (GONE_B, decided_of(DEFER_A)), ())]),
+    # a sha the ledger holds is the ledger's, whatever the caller says
+    ([unit([A])], ledger(FLY[A]), {A: "subject a"}, []),
+])
+def test_shrinks_takes_commits_upstream_no_longer_has_for_decided(units, led, dropped, expected):
+    assert shrinks(units, led, dropped) == expected
