@@ -40,6 +40,7 @@ import pygit2
 from bot.agents.client import AgentClient
 from bot.agents.redact import scrub as redact_scrub
 from bot.config.forksync import ForksyncConfig
+from bot.config.objects import remove_partial_packs
 from bot.core import commands as cm
 from bot.git import apply as apply_mod
 from bot.git import notes, resolution
@@ -52,6 +53,7 @@ from bot.github.fork_config import last_valid_config, load_fork_config
 from bot.github.limits import shown_hunks
 from bot.model import CommitInfo, Disposition, InFlightBranch, Plan, PlanItem, Unit
 from bot.plan.planner import plan_state
+from bot.plan.predict import scratch_dir
 from bot.sync import blocked as blocked_mod
 from bot.sync import landing, snapshots
 from bot.sync import owed as owed_mod
@@ -280,6 +282,10 @@ class SyncService:
         self.agent_deadline_s = agent_deadline_s
         self.agent_client = agent_client
         self._agent_until: dict[str, float] = {}
+        # this service's start (wall clock: file times are compared with it) and the forks whose
+        # repositories were cleared since of what a killed pack writer left (_lock)
+        self.started_at = time.time()
+        self._packs_cleared: set[str] = set()
 
     # ------------------------------------------------------------------ git edge
     def repo_dir(self, full_name: str) -> Path:
@@ -395,7 +401,22 @@ class SyncService:
             left = gitio.clear_stale_locks(self.repo_dir(full_name), self.now(), max_age_s=None)
             if left:
                 log.warning("%s: removed git lock file(s) a git killed mid-run left: %s", full_name, ", ".join(left))
+            if full_name not in self._packs_cleared:
+                self._packs_cleared.add(full_name)
+                self._clear_partial_packs(full_name)
             yield
+
+    def _clear_partial_packs(self, full_name: str) -> None:
+        """Once per fork in this service's life, under the fork lock: remove the temporary pack
+        files and the packs without their index that a writer killed mid-write left in the fork's
+        working repository and in its planner's scratch repository, those older than this
+        service's start (:func:`bot.config.objects.remove_partial_packs`); logged."""
+        work = self.repo_dir(full_name)
+        for repo in (work, scratch_dir(work, self.workdir / "cache")):
+            gone = remove_partial_packs(repo / "objects", self.started_at)
+            if gone:
+                log.warning("%s: removed what a pack writer killed mid-write left in %s: %s", full_name, repo.name,
+                            ", ".join(gone))
 
     async def fork_config(self, ctx, full_name: str) -> ForksyncConfig:
         return await load_fork_config(ctx, full_name)
