@@ -279,3 +279,41 @@ async def test_a_restart_after_a_worker_killed_between_a_packs_two_renames_remov
     assert sorted(p.stem for p in packs.glob("pack-*.pack")) == sorted(p.stem for p in packs.glob("pack-*.idx"))
     assert set(whole_before) <= {p.name for p in packs.glob("pack-*.idx")}
     assert "error" not in fork_git(w, "fsck", "--connectivity-only", "--no-progress").lower()
+
+
+@pytest.mark.parametrize("damaged", ["ref", "object"])
+async def test_a_ref_or_object_a_power_loss_emptied_in_the_working_repository_is_fetched_again(world, tmp_path,
+                                                                                                damaged):
+    """A power loss empties a file that git or libgit2 wrote in the working repository without an
+    fsync (a loose ref moved by apply or a fetch, a loose object a fetch unpacked): every fetch
+    then fails (``fatal: bad object refs/heads/main``; ``object file … is empty``) and each
+    delivery ends dead until a person removes the repository. The working repository is a copy
+    of what GitHub holds: the restarted worker finds the damage under the fork lock, removes the
+    damaged refs (fetched again) or, for a damaged object, the whole repository (cloned again),
+    syncs, and says so on the status issue."""
+    w, up_src, upstream = world
+    work = tmp_path / "work" / "meta+triton.git"
+    if damaged == "ref":
+        hit = "refs/heads/main"
+    else:
+        tip = fork_git(w, "rev-parse", "main")
+        tip_here = subprocess.run(["git", f"--git-dir={work}", "rev-parse", "refs/heads/main"], capture_output=True,
+                                  text=True, check=True).stdout.strip()
+        assert tip_here == tip
+        hit = f"objects/{tip[:2]}/{tip[2:]}"
+        assert (work / hit).is_file()               # the adoption's fetch left it loose
+        (work / hit).chmod(0o644)
+    (work / hit).write_bytes(b"")
+    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await restart(w, tmp_path)
+    await w.bot.settle()
+    prs = [p["head"]["ref"] async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")]
+    assert prs == [f"forksync/bundle-{c1[:12]}"]
+    assert q.counts(w.bot.store)["dead"] == 0
+    check = subprocess.run(["git", f"--git-dir={work}", "fsck", "--no-progress"], capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
+    issue = [i async for i in w.alice.getiter("/repos/meta/triton/issues?state=open")
+             if "<!-- forksync:status-issue -->" in (i.get("body") or "")][0]
+    assert "working repository was repaired" in issue["body"], issue["body"]
+    assert hit in issue["body"], issue["body"]
