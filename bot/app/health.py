@@ -12,7 +12,9 @@ deliveries stored      the webhook intake's store refused the newest delivery it
                        intake's own, tried by ``/healthz`` at most every ``PROBE_EVERY_S`` (10 s)
 worker alive           a worker is expected (``forksync serve --workers N>0``) and no worker has
                        beaten its heartbeat for ``heartbeat_stale_s`` (a worker that crashes at
-                       start never beats: a crash loop shows here)
+                       start never beats: a crash loop shows here); while the store cannot be
+                       written the heartbeat is said to be unknown instead (its write is refused
+                       too: the worker may well run)
 worker restarts        ``forksync serve`` restarted its workers ``max_restarts`` times or more in
                        the last ``restart_window_s``
 queue moving           a delivery has been due (queued, or failed with its retry time reached) for
@@ -96,7 +98,14 @@ def judge(now: float, *, counts: dict[str, int], oldest_due_at: float | None, la
                                f"last {max(0.0, now - store_refused['since']):.0f} s and none stored since; the store "
                                f"cannot be written: {store_refused['error']}"))
     if expect_worker:
-        if last_beat_at is None:
+        if store_refused and (last_beat_at is None or now - last_beat_at > policy.heartbeat_stale_s):
+            # the heartbeat is a write to that store: refused like every other, it says nothing of
+            # whether a worker runs (a worker on a full volume runs, its every write refused)
+            seen = "none recorded yet" if last_beat_at is None else \
+                f"the last one recorded is {now - last_beat_at:.0f} s old"
+            out.append(Problem("", f"the workers' heartbeat is unknown: the store cannot be written, so no worker "
+                                   f"can record it ({seen})"))
+        elif last_beat_at is None:
             out.append(Problem("", "no worker has started processing the queue"))
         elif now - last_beat_at > policy.heartbeat_stale_s:
             out.append(Problem("", f"no worker heartbeat for {now - last_beat_at:.0f} s (limit {policy.heartbeat_stale_s:g} s)"))

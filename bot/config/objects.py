@@ -150,7 +150,7 @@ def write_pack(objects_dir: str | os.PathLike, objs: dict[str, tuple[int, bytes]
     # leave a named index of zeros that every later read of the repository fails on. A write that
     # fails (a full volume) removes what it wrote: git never reads a tmp_pack_ file nor a pack
     # without its index, but nothing else would remove them before `git gc`, and each retry of
-    # the sync would add its own to the full volume
+    # the sync would add its own (a writer killed here cleans nothing: remove_partial_packs) to the full volume
     tmps: list[str] = []
     renamed: list[Path] = []
     try:
@@ -173,6 +173,40 @@ def write_pack(objects_dir: str | os.PathLike, objs: dict[str, tuple[int, bytes]
             _remove(renamed[0])             # a pack without its index: nobody reads or removes it
         raise
     return str(final)
+
+
+def remove_partial_packs(objects_dir: str | os.PathLike, before: float) -> list[str]:
+    """Remove from ``objects_dir/pack`` what a pack writer killed mid-write (SIGKILL, an OOM kill:
+    no cleanup of :func:`write_pack`'s runs) left, last modified before ``before`` (epoch s, wall
+    clock): its temporary files (``tmp_*``: :func:`write_pack`'s ``tmp_pack_*``, and git's own
+    ``tmp_pack_*``/``tmp_idx_*``/``tmp_rev_*`` of a killed fetch) and a pack renamed into place
+    without its index (``pack-<sum>.pack`` and no ``pack-<sum>.idx``: killed between the two
+    renames). git reads neither and nothing but ``git gc`` (two weeks later: ``gc.pruneExpire``)
+    removes them; on a full volume each retry of a sync would add its own. Only for a caller that
+    excludes every writer of the repository begun before ``before`` (the fork lock, taken by a
+    worker started at ``before``): a newer file may be a live writer's and is kept. Returns the
+    names removed, sorted; a file that vanishes meanwhile is skipped; a folder without ``pack``
+    gives []."""
+    pack_dir = Path(objects_dir) / "pack"
+    try:
+        names = os.listdir(pack_dir)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    have = set(names)
+    removed = []
+    for name in names:
+        partial = name.startswith("tmp_") or (name.startswith("pack-") and name.endswith(".pack")
+                                               and f"{name[:-len('.pack')]}.idx" not in have)
+        if not partial:
+            continue
+        path = pack_dir / name
+        try:
+            if path.stat().st_mtime < before:
+                path.unlink()
+                removed.append(name)
+        except FileNotFoundError:
+            continue
+    return sorted(removed)
 
 
 def _fsync_dir(path: Path) -> None:

@@ -264,6 +264,95 @@ def clear_stale_locks(git_dir: str | Path, now: float, max_age_s: float | None =
     return sorted(removed)
 
 
+_REF_LINE = re.compile(rb"^(?:[0-9a-f]{40}|[0-9a-f]{64}|ref: refs/\S+)\n?$")
+_PACKED_LINE = re.compile(rb"^(?:#.*|\^?[0-9a-f]{40}(?: \S+)?|\^?[0-9a-f]{64}(?: \S+)?)$")
+_LOOSE_OBJECT = re.compile(r"^[0-9a-f]{38}$|^[0-9a-f]{62}$")
+
+
+def damaged_files(git_dir: str | Path) -> tuple[list[str], list[str]]:
+    """``(refs, others)``: the files of ``git_dir`` that a power loss can leave empty or cut short,
+    found so, as paths relative to ``git_dir``, sorted. git writes loose refs and loose objects
+    (and libgit2 by default everything) without an fsync: the rename that names a file can reach
+    the disk before its data, so after a power loss a name may hold nothing, and every later fetch
+    fails on it ("fatal: bad object refs/heads/main"; "object file … is empty").
+
+    ``refs``: loose refs under ``refs/`` that hold no object name nor ``ref: …``, and a
+    ``packed-refs`` with a line that is neither; removing them loses only what a fetch brings
+    back. ``others``: what removing cannot mend in place — ``HEAD`` or ``config`` unreadable, a
+    loose object (``objects/xx/…``) empty, not a whole zlib stream, or whose header disagrees with
+    its length, and a loose ref naming an object the repository does not have. Reads every loose
+    object whole (a fetch below ``fetch.unpackLimit`` objects leaves them loose, ``gc.auto`` packs
+    them past 6,700): tens of milliseconds; packs are not read (git and
+    :func:`bot.config.objects.write_pack` fsync them). A missing ``git_dir`` gives ``([], [])``."""
+    import zlib
+
+    root = Path(git_dir)
+    if not (root / "HEAD").exists() and not (root / "objects").is_dir():
+        return [], []
+    refs: list[str] = []
+    others: list[str] = []
+    head = _read(root / "HEAD")
+    if head is None or not _REF_LINE.match(head):
+        others.append("HEAD")
+    try:
+        if (root / "config").exists():
+            pygit2.Config(str(root / "config"))["core.bare"]
+    except KeyError:
+        pass                                # no such key: it parsed
+    except (pygit2.GitError, ValueError):
+        others.append("config")
+    named: dict[str, str] = {}
+    for p in sorted((root / "refs").rglob("*")) if (root / "refs").is_dir() else []:
+        if not p.is_file() or p.name.endswith(".lock"):
+            continue
+        rel = str(p.relative_to(root))
+        data = _read(p)
+        if data is None or not _REF_LINE.match(data):
+            refs.append(rel)
+        elif not data.startswith(b"ref: "):
+            named[rel] = data.strip().decode()
+    packed = _read(root / "packed-refs")
+    if packed is not None and not all(_PACKED_LINE.match(line) for line in packed.splitlines()):
+        refs.append("packed-refs")
+    objects = root / "objects"
+    for sub in sorted(objects.glob("[0-9a-f][0-9a-f]")) if objects.is_dir() else []:
+        for p in sorted(sub.iterdir()):
+            if not _LOOSE_OBJECT.match(p.name):
+                continue                    # git's own tmp_obj_* files: git prune removes them
+            data = _read(p)
+            if data is None or not _whole_object(data, zlib):
+                others.append(str(p.relative_to(root)))
+    if named and not others:
+        try:
+            odb = pygit2.Repository(str(root)).odb
+            others += sorted(rel for rel, sha in named.items() if sha not in odb)
+        except (pygit2.GitError, KeyError, ValueError):
+            others.append("objects")
+    return sorted(refs), sorted(others)
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError, PermissionError):
+        return None
+
+
+def _whole_object(data: bytes, zlib) -> bool:
+    """Whether ``data`` is a whole loose object: one complete zlib stream holding
+    ``<type> <size>\0`` and exactly ``size`` bytes after it."""
+    d = zlib.decompressobj()
+    try:
+        raw = d.decompress(data) + d.flush()
+    except zlib.error:
+        return False
+    if not d.eof:
+        return False
+    header, sep, body = raw.partition(b"\0")
+    kind, _, size = header.partition(b" ")
+    return bool(sep) and kind in (b"blob", b"tree", b"commit", b"tag") and size.isdigit() and int(size) == len(body)
+
+
 def is_local(url: str) -> bool:
     return not re.match(r"^[a-z][a-z0-9+.\-]*://|^[\w.\-]+@[\w.\-]+:", url)
 

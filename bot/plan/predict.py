@@ -60,6 +60,13 @@ PREDICT_VERSION = 3
 RENAMES_FAILED = "renames-failed"
 
 
+def scratch_dir(source_git_dir: str | os.PathLike, cache_dir: str | os.PathLike) -> Path:
+    """Where :func:`scratch_repo` keeps the scratch repository of ``source_git_dir``
+    (``cache_dir/predict-<12 hex of its resolved path's sha1>.git``), made or not."""
+    src = Path(source_git_dir).resolve()
+    return Path(cache_dir) / f"predict-{hashlib.sha1(str(src).encode()).hexdigest()[:12]}.git"
+
+
 def scratch_repo(source_git_dir: str | os.PathLike, cache_dir: str | os.PathLike) -> pygit2.Repository:
     """A bare repository under ``cache_dir/predict-<name>.git`` that reads ``source_git_dir``'s
     objects (and their alternates) and receives the trees written by predictions."""
@@ -67,7 +74,7 @@ def scratch_repo(source_git_dir: str | os.PathLike, cache_dir: str | os.PathLike
     objects = src / "objects"
     if not objects.is_dir():
         raise FileNotFoundError(f"{src} is not a git directory (no objects/ folder)")
-    dest = Path(cache_dir) / f"predict-{hashlib.sha1(str(src).encode()).hexdigest()[:12]}.git"
+    dest = scratch_dir(src, cache_dir)
     if not (dest / "HEAD").exists():
         dest.parent.mkdir(parents=True, exist_ok=True)
         pygit2.init_repository(str(dest), bare=True)

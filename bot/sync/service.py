@@ -29,6 +29,7 @@ import hashlib
 import json
 import logging
 import re
+import shutil
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -40,6 +41,7 @@ import pygit2
 from bot.agents.client import AgentClient
 from bot.agents.redact import scrub as redact_scrub
 from bot.config.forksync import ForksyncConfig
+from bot.config.objects import remove_partial_packs
 from bot.core import commands as cm
 from bot.git import apply as apply_mod
 from bot.git import notes, resolution
@@ -52,6 +54,7 @@ from bot.github.fork_config import last_valid_config, load_fork_config
 from bot.github.limits import shown_hunks
 from bot.model import CommitInfo, Disposition, InFlightBranch, Plan, PlanItem, Unit
 from bot.plan.planner import plan_state
+from bot.plan.predict import scratch_dir
 from bot.sync import blocked as blocked_mod
 from bot.sync import landing, snapshots
 from bot.sync import owed as owed_mod
@@ -280,6 +283,12 @@ class SyncService:
         self.agent_deadline_s = agent_deadline_s
         self.agent_client = agent_client
         self._agent_until: dict[str, float] = {}
+        # this service's start (wall clock: file times are compared with it), the forks whose
+        # repositories were checked since for what an unclean stop left (_lock), and the repairs
+        # that made, until a sync puts them on the fork's status issue
+        self.started_at = time.time()
+        self._checked: set[str] = set()
+        self._repaired: dict[str, dict] = {}
 
     # ------------------------------------------------------------------ git edge
     def repo_dir(self, full_name: str) -> Path:
@@ -395,7 +404,46 @@ class SyncService:
             left = gitio.clear_stale_locks(self.repo_dir(full_name), self.now(), max_age_s=None)
             if left:
                 log.warning("%s: removed git lock file(s) a git killed mid-run left: %s", full_name, ", ".join(left))
+            if full_name not in self._checked:
+                self._checked.add(full_name)
+                self._clear_partial_packs(full_name)
+                self._repair(full_name)
             yield
+
+    def _repair(self, full_name: str) -> None:
+        """Once per fork in this service's life, under the fork lock: mend the fork's working
+        repository when an unclean stop (a power loss) left files in it empty or cut short
+        (:func:`bot.git.repo.damaged_files`). It is a copy of what GitHub holds (every ref is
+        fetched with ``+``): damaged refs are removed, and the sync's fetch brings them back; a
+        damaged object (or ``HEAD``, ``config``, a ref to an object it lacks) removes the whole
+        repository, cloned again by the fetch (git cannot fetch one object it believes it has).
+        Chosen over fsyncing every write (``pygit2.settings.enable_fsync_gitdir``): the gits of
+        the fetches write loose objects and refs unsynced too (git's ``core.fsync`` default), and
+        docs/design.md gives the measured cost. Recorded for the status issue; logged."""
+        work = self.repo_dir(full_name)
+        refs, others = gitio.damaged_files(work)
+        if not refs and not others:
+            return
+        if others:
+            shutil.rmtree(work)
+        else:
+            for rel in refs:
+                (work / rel).unlink(missing_ok=True)
+        self._repaired[full_name] = {"files": refs + others, "rebuilt": bool(others), "at": self.now()}
+        log.warning("%s: the working repository was damaged (%s); %s", full_name, ", ".join((refs + others)[:10]),
+                    "removed, to be cloned again" if others else "the damaged refs removed, to be fetched again")
+
+    def _clear_partial_packs(self, full_name: str) -> None:
+        """Once per fork in this service's life, under the fork lock: remove the temporary pack
+        files and the packs without their index that a writer killed mid-write left in the fork's
+        working repository and in its planner's scratch repository, those older than this
+        service's start (:func:`bot.config.objects.remove_partial_packs`); logged."""
+        work = self.repo_dir(full_name)
+        for repo in (work, scratch_dir(work, self.workdir / "cache")):
+            gone = remove_partial_packs(repo / "objects", self.started_at)
+            if gone:
+                log.warning("%s: removed what a pack writer killed mid-write left in %s: %s", full_name, repo.name,
+                            ", ".join(gone))
 
     async def fork_config(self, ctx, full_name: str) -> ForksyncConfig:
         return await load_fork_config(ctx, full_name)
@@ -423,6 +471,8 @@ class SyncService:
             live = {r["branch"] for r in sync_store.open_branches(ctx.store, full_name)
                     + sync_store.blocked_only_branches(ctx.store, full_name)}
             st = sync_store.load_status(ctx.store, full_name) or sync_status.SyncStatus(repo=full_name, upstream=upstream)
+            if full_name in self._repaired:
+                st = _replace(st, repaired=self._repaired.pop(full_name))
             try:
                 git_dir = await self.fetch(full_name, ctx.installation_id, upstream, up_ref)
             except SyncError as e:

@@ -23,6 +23,8 @@ UPSTREAM_MOVED = "upstream moved to "
 #: how far after now (s) "upstream last seen" may lie before its age counts as unknown: clocks of
 #: the worker and the web process differ a little; more than this, the clock was set back since
 FUTURE_SLACK_S = 300.0
+#: how long (s) the status issue says that the working repository was repaired
+REPAIRED_SHOWN_S = 86_400.0
 #: errors that are no failed fetch of upstream: :meth:`SyncStatus.stale_reason` does not call them one
 NOT_UPSTREAMS_FETCH = (FORK_FETCH_FAILED, UPSTREAM_MOVED)
 
@@ -66,6 +68,11 @@ class SyncStatus:
     #: the gate, :func:`bot.sync.store.record_check_waits`): {"pr","branch","unit","head","checks",
     #: "since" (epoch s: forksync first saw the head),"overdue" (past ``gate.unreported_after_s``),"limit_s"}
     check_waits: tuple[dict, ...] = ()
+    #: the working repository found damaged at a worker's start and repaired (None: never):
+    #: {"files": [paths relative to it], "rebuilt": removed and cloned again (else the damaged
+    #: refs were removed and fetched again), "at": epoch s}; shown on the status issue for
+    #: :data:`REPAIRED_SHOWN_S` (:meth:`bot.sync.service.SyncService._repair`)
+    repaired: dict | None = None
 
     def degraded(self) -> str:
         """Why syncing is degraded ("" when it is not): units whose push, PR or merge GitHub refused, or

@@ -18,7 +18,7 @@ import time
 
 from bot.github.common import comment_once, render, split_repo
 from bot.github.limits import fit_body, fit_title
-from bot.sync.status import SyncStatus
+from bot.sync.status import REPAIRED_SHOWN_S, SyncStatus
 from bot.templating import duration, utc_minute
 
 MARK = "<!-- forksync:status-issue -->"
@@ -50,7 +50,10 @@ def render_status(st: SyncStatus, *, stale_after_s: float, alarm_after_s: float,
     waits = [{**w, "age": duration(now - w["since"]) if w.get("since") else "an unknown time",
               "limit": duration(w.get("limit_s") or 0)} for w in st.check_waits]
     why = st.stale_reason(stale_after_s, now)
-    return render("status_issue.md.j2", blocked=blocked, dead_letters=dead, config_path=config_path, failing_jobs=jobs,
+    repaired = st.repaired if st.repaired and now - st.repaired["at"] < REPAIRED_SHOWN_S else None
+    return render("status_issue.md.j2", blocked=blocked,
+                  repaired={**repaired, "ago": _age(max(0.0, now - repaired["at"]))} if repaired else None,
+                  dead_letters=dead, config_path=config_path, failing_jobs=jobs,
                   check_waits=waits,
                   login_unknown=login_unknown,
                   stale=st.stale(stale_after_s, now), stale_reason=why,

@@ -62,6 +62,7 @@ SYNC_STATUS = table("sync_status", {
     "backlog_by_json": str,      # [[disposition, count]]: the Backlog per disposition
     "not_reached_handled": int,  # of not_reached, handled already (isolated picks, no-ops)
     "check_waits_json": str,     # [{"pr","branch","unit","head","checks","since","overdue","limit_s"}]: gates waiting on unreported checks
+    "repaired_json": str,        # {"files","rebuilt","at"}: the working repository repaired at a worker's start; "" never
 }, pk="repo")
 
 
@@ -271,7 +272,8 @@ def save_status(store: Store, status: SyncStatus) -> None:
 
 def _write(store: Store, status: SyncStatus, *, keep: tuple[str, ...] = (), only: tuple[str, ...] = ()) -> None:
     row = {k: v for k, v in status.__dict__.items()
-           if k not in ("deferred", "units", "held", "blocked", "failing_jobs", "backlog_by", "check_waits")}
+           if k not in ("deferred", "units", "held", "blocked", "failing_jobs", "backlog_by", "check_waits", "repaired")}
+    row["repaired_json"] = json.dumps(status.repaired) if status.repaired else ""
     row["backlog_by_json"] = json.dumps([list(p) for p in status.backlog_by])
     row["failing_jobs_json"] = json.dumps(list(status.failing_jobs))
     row["check_waits_json"] = json.dumps(list(status.check_waits))
@@ -306,7 +308,8 @@ def _status_from_row(r: dict) -> SyncStatus:
         holder=r.get("holder") or "", holder_pr=r.get("holder_pr") or 0, holder_disposition=r.get("holder_disposition") or "",
         backlog_by=tuple((d, n) for d, n in json.loads(r.get("backlog_by_json") or "[]")),
         not_reached_handled=r.get("not_reached_handled") or 0,
-        check_waits=tuple(json.loads(r.get("check_waits_json") or "[]")))
+        check_waits=tuple(json.loads(r.get("check_waits_json") or "[]")),
+        repaired=json.loads(r.get("repaired_json") or "null"))
 
 
 # ---------------------------------------------------------------------- sync branches

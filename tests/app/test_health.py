@@ -41,6 +41,24 @@ EMPTY = {s: 0 for s in q.STATES}
           store_refused={"since": 940.0, "at": 990.0, "count": 3, "error": "OperationalError: database or disk is full"}),
      ["deliveries cannot be stored: 3 refused (answered 503, lost unless redelivered) in the last 60 s and none "
       "stored since; the store cannot be written: OperationalError: database or disk is full"]),
+    # a store that cannot be written refuses the workers' heartbeats too: their age says nothing
+    (dict(counts=EMPTY, oldest_due_at=None, last_beat_at=960.0, expect_worker=True,
+          store_refused={"since": 950.0, "at": 990.0, "count": 0, "error": "OperationalError: database or disk is full"}),
+     ["the store cannot be written: OperationalError: database or disk is full; the next delivery will be refused "
+      "(answered 503) and workers cannot record their work",
+      "the workers' heartbeat is unknown: the store cannot be written, so no worker can record it (the last one "
+      "recorded is 40 s old)"]),
+    (dict(counts=EMPTY, oldest_due_at=None, last_beat_at=None, expect_worker=True,
+          store_refused={"since": 950.0, "at": 990.0, "count": 2, "error": "OperationalError: disk I/O error"}),
+     ["deliveries cannot be stored: 2 refused (answered 503, lost unless redelivered) in the last 50 s and none "
+      "stored since; the store cannot be written: OperationalError: disk I/O error",
+      "the workers' heartbeat is unknown: the store cannot be written, so no worker can record it (none recorded "
+      "yet)"]),
+    # a heartbeat recent enough needs no word, whatever the store
+    (dict(counts=EMPTY, oldest_due_at=None, last_beat_at=990.0, expect_worker=True,
+          store_refused={"since": 950.0, "at": 990.0, "count": 0, "error": "OperationalError: disk I/O error"}),
+     ["the store cannot be written: OperationalError: disk I/O error; the next delivery will be refused "
+      "(answered 503) and workers cannot record their work"]),
     (dict(counts={**EMPTY, "dead": 2}, oldest_due_at=600.0, last_beat_at=None, expect_worker=True),
      ["no worker has started processing the queue", "the queue is stuck: a delivery has been due for 400 s "
       "(limit 300 s)", "2 dead-lettered deliveries: see `forksync queue --state dead`"]),

@@ -9,6 +9,7 @@ whose worker takes over the delivery its dead predecessor held (``release_orphan
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -231,3 +232,88 @@ async def test_killed_right_after_a_merge_lands_it_at_the_restart_and_the_status
     trailers = fork_git(w, "log", "--format=%(trailers:key=Upstream-Commit,valueonly)", "main").split()
     assert trailers.count(c1) == 1
     assert q.counts(w.bot.store)["dead"] == 0
+
+
+async def test_a_restart_after_a_worker_killed_between_a_packs_two_renames_removes_what_it_left(world, tmp_path):
+    """A worker killed (SIGKILL: no cleanup runs) while it wrote a pack leaves a ``tmp_pack_…``
+    file, or a pack renamed into place without its index (killed between the two renames), in the
+    working repository or in its planner's scratch repository. git never reads either and nothing
+    removes them before ``git gc``. The restarted worker removes them, under the fork lock (no
+    writer of forksync's is in either repository then), and only those older than its start: a
+    ``tmp_pack_…`` written since is another live writer's and is kept."""
+    import hashlib
+    import os
+    import time
+
+    from bot.config.objects import write_pack
+
+    w, up_src, upstream = world
+    work = tmp_path / "work" / "meta+triton.git"
+    [scratch] = (tmp_path / "work" / "cache").glob("predict-*.git")       # the adoption's plan made it
+    made = write_pack(tmp_path / "made", {hashlib.sha1(b"blob 1\0x").hexdigest(): (3, b"x")})
+    pack_bytes = Path(made).read_bytes()
+    past = time.time() - 60
+    left = []
+    for repo in (work, scratch):
+        packs = repo / "objects" / "pack"
+        packs.mkdir(parents=True, exist_ok=True)
+        for name, data in ((Path(made).name, pack_bytes), ("tmp_pack_k1ll3d", Path(made).with_suffix(".idx").read_bytes()[:100])):
+            (packs / name).write_bytes(data)
+            os.utime(packs / name, (past, past))
+            left.append(packs / name)
+    whole_before = sorted(p.name for p in (work / "objects" / "pack").glob("pack-*.idx"))
+    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await restart(w, tmp_path)
+    live = work / "objects" / "pack" / "tmp_pack_l1v3"
+    live.write_bytes(b"PACK")                           # another worker's write, begun after this one started
+    future = time.time() + 3600
+    os.utime(live, (future, future))
+    await w.bot.settle()
+    prs = [p["head"]["ref"] async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")]
+    assert prs == [f"forksync/bundle-{c1[:12]}"]
+    assert [p for p in left if p.exists()] == []
+    assert live.exists()
+    # every pack left is whole (has its index), and those there before still are
+    packs = work / "objects" / "pack"
+    assert sorted(p.stem for p in packs.glob("pack-*.pack")) == sorted(p.stem for p in packs.glob("pack-*.idx"))
+    assert set(whole_before) <= {p.name for p in packs.glob("pack-*.idx")}
+    assert "error" not in fork_git(w, "fsck", "--connectivity-only", "--no-progress").lower()
+
+
+@pytest.mark.parametrize("damaged", ["ref", "object"])
+async def test_a_ref_or_object_a_power_loss_emptied_in_the_working_repository_is_fetched_again(world, tmp_path,
+                                                                                                damaged):
+    """A power loss empties a file that git or libgit2 wrote in the working repository without an
+    fsync (a loose ref moved by apply or a fetch, a loose object a fetch unpacked): every fetch
+    then fails (``fatal: bad object refs/heads/main``; ``object file … is empty``) and each
+    delivery ends dead until a person removes the repository. The working repository is a copy
+    of what GitHub holds: the restarted worker finds the damage under the fork lock, removes the
+    damaged refs (fetched again) or, for a damaged object, the whole repository (cloned again),
+    syncs, and says so on the status issue."""
+    w, up_src, upstream = world
+    work = tmp_path / "work" / "meta+triton.git"
+    if damaged == "ref":
+        hit = "refs/heads/main"
+    else:
+        tip = fork_git(w, "rev-parse", "main")
+        tip_here = subprocess.run(["git", f"--git-dir={work}", "rev-parse", "refs/heads/main"], capture_output=True,
+                                  text=True, check=True).stdout.strip()
+        assert tip_here == tip
+        hit = f"objects/{tip[:2]}/{tip[2:]}"
+        assert (work / hit).is_file()               # the adoption's fetch left it loose
+        (work / hit).chmod(0o644)
+    (work / hit).write_bytes(b"")
+    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await restart(w, tmp_path)
+    await w.bot.settle()
+    prs = [p["head"]["ref"] async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")]
+    assert prs == [f"forksync/bundle-{c1[:12]}"]
+    assert q.counts(w.bot.store)["dead"] == 0
+    check = subprocess.run(["git", f"--git-dir={work}", "fsck", "--no-progress"], capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
+    issue = [i async for i in w.alice.getiter("/repos/meta/triton/issues?state=open")
+             if "<!-- forksync:status-issue -->" in (i.get("body") or "")][0]
+    assert "working repository was repaired" in issue["body"], issue["body"]
+    assert hit in issue["body"], issue["body"]

@@ -466,3 +466,46 @@ def test_the_patch_stream_reads_the_same_in_any_chunk_size(up, monkeypatch, chun
     monkeypatch.setattr(gitio, "READ_CHUNK", chunk)
     assert gitio.commit_infos(repo, shas) == whole
     assert [len(whole[s].files) for s in shas] == [2] * 5
+
+
+@pytest.mark.parametrize("damage,want", [
+    ("none", ([], [])),
+    ("empty ref", (["refs/heads/main"], [])),
+    ("cut ref", (["refs/heads/main"], [])),
+    ("cut packed-refs", (["packed-refs"], [])),
+    ("empty object", ([], ["OBJ"])),
+    ("cut object", ([], ["OBJ"])),
+    ("ref to an absent object", ([], ["refs/heads/main"])),
+    ("empty HEAD", ([], ["HEAD"])),
+])
+def test_damaged_files_finds_what_a_power_loss_empties_or_cuts(up, tmp_path, damage, want):
+    """What a power loss leaves of files written without an fsync: empty or cut short."""
+    bare = tmp_path / "work.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(up.path), str(bare)], check=True)
+    subprocess.run(["git", f"--git-dir={bare}", "unpack-objects", "-q"], check=True,
+                   input=subprocess.run(["git", f"--git-dir={bare}", "pack-objects", "--all", "--stdout", "-q"],
+                                        check=True, capture_output=True).stdout)
+    for p in (bare / "objects" / "pack").iterdir():
+        p.unlink()                                      # every object loose, as a small fetch leaves them
+    tip = subprocess.run(["git", f"--git-dir={bare}", "rev-parse", "main"], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    (bare / "refs" / "heads" / "main").write_text(tip + "\n")     # loose, as a fetch or apply moves it
+    obj = bare / "objects" / tip[:2] / tip[2:]
+    obj.chmod(0o644)
+    if damage == "empty ref":
+        (bare / "refs/heads/main").write_bytes(b"")
+    elif damage == "cut ref":
+        (bare / "refs/heads/main").write_bytes(tip[:17].encode())
+    elif damage == "cut packed-refs":
+        (bare / "packed-refs").write_bytes(f"# pack-refs with: peeled\n{tip} refs/heads/x\n{tip[:9]}".encode())
+    elif damage == "empty object":
+        obj.write_bytes(b"")
+    elif damage == "cut object":
+        obj.write_bytes(obj.read_bytes()[:20])
+    elif damage == "ref to an absent object":
+        obj.unlink()
+    elif damage == "empty HEAD":
+        (bare / "HEAD").write_bytes(b"")
+    refs, others = gitio.damaged_files(bare)
+    assert (refs, [o.replace(f"objects/{tip[:2]}/{tip[2:]}", "OBJ") for o in others]) == want
+    assert gitio.damaged_files(tmp_path / "absent.git") == ([], [])
