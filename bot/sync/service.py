@@ -503,6 +503,14 @@ class SyncService:
                         if s.unit.unit_id in published or s.action == shrink_mod.CLOSE:
                             continue
                         published.add(s.unit.unit_id)
+                        now_row = sync_store.branch_row(ctx.store, full_name, s.unit.branch)
+                        if sync_store.ended(now_row):
+                            # landed or closed since the open units were read (its landing does
+                            # not wait for the fork's lock): as for a planned unit above, its
+                            # branch is not pushed again and its row keeps how it ended
+                            lines.append(f"{s.unit.unit_id}: {now_row.get('state')} while this sync ran "
+                                         f"(PR #{now_row.get('pr') or 0}); left to the next sync")
+                            continue
                         if s.action == shrink_mod.TELL:
                             lines.append(await self._tell_shrunk(ctx, full_name, s))
                             continue
