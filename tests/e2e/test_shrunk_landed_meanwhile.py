@@ -3,6 +3,8 @@ the sync (bot/sync/service.py, the units not among those to publish); one a pers
 that sync published the others is left to its landing, as a planned unit is."""
 from __future__ import annotations
 
+import json
+
 from bot.sync import landing
 from bot.sync import store as sync_store
 from tests.support.e2e import install_on_fork, open_sync_prs
@@ -56,4 +58,33 @@ async def test_a_unit_with_a_dropped_commit_merged_while_the_sync_ran_is_not_pus
         assert not any(f"Upstream-Commit: {c1}" in m for m in messages), (pr["number"], pr["head"]["ref"])
     heads = [p["head"]["ref"] async for p in alice.getiter("/repos/meta/triton/pulls?state=open")]
     assert branch not in heads, heads
+    assert bot.deliveries("dead") == []
+
+
+async def test_a_unit_rebuilt_without_a_dropped_commit_still_lands_after_what_it_landed_after(world):
+    """The bundle (two commits) lands after the open chain (its row's ``depends_json``: its picks
+    were predicted on the chain's); upstream's force push drops the bundle's second commit, and
+    the sync rebuilds the bundle without it. What alice sees: the rebuilt bundle's row records that
+    it lands after nothing, so its gate no longer holds it for the chain. What she should see: it
+    still lands after the chain, which is still in flight, as a re-planned unit does."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    await install_on_fork(fake, bot, fork, inst.id)
+    commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n"}, "AMD: set x (#100)")
+    commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    commit_files(up_src, {"python/b.py": "b = 2\n"}, "Set b (#103)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    rows = {r["kind"]: r for r in sync_store.open_branches(bot.store, FORK)}
+    assert set(rows) == {"bundle", "chain"}, rows
+    bundle, chain = rows["bundle"], rows["chain"]
+    assert len(json.loads(bundle["shas_json"])) == 2, bundle
+    sync_store.save_branch(bot.store, **{**bundle, "depends_json": json.dumps([chain["unit_id"]])})
+    git(up_src, "reset", "-q", "--hard", "HEAD~1")
+    git(up_src, "push", "-q", "-f", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    row = sync_store.branch_row(bot.store, FORK, bundle["branch"])
+    assert row["state"] == "open" and row["pushed_tip"] != bundle["pushed_tip"], row
+    assert len(json.loads(row["shas_json"])) == 1, row
+    assert sync_store.branch_row(bot.store, FORK, chain["branch"])["state"] == "open"
+    assert json.loads(row["depends_json"]) == [chain["unit_id"]], row["depends_json"]
     assert bot.deliveries("dead") == []
