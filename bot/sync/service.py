@@ -532,7 +532,11 @@ class SyncService:
                             lines.append(await self._tell_shrunk(ctx, full_name, s))
                             continue
                         paths = sorted(set().union(*(core.commits[k].paths for k in s.keep if k in core.commits)))
-                        unit = Unit(id=s.unit.unit_id, kind=s.unit.kind, items=(), areas=cfg.areas_for_paths(paths))
+                        # it keeps the units it lands after that are still live (its row's
+                        # depends_json), as a re-listed open unit does (CoreResult.units_to_publish)
+                        unit = _kept_after([Unit(id=s.unit.unit_id, kind=s.unit.kind, items=(),
+                                                 areas=cfg.areas_for_paths(paths)), *order],
+                                           rows, {b.unit_id for b in core.in_flight})[0]
                         lines.append(await self._rebuild_shrunk(ctx, full_name, git_dir, cfg, core, unit, upstream, s))
                 finally:
                     self._agent_until.pop(full_name, None)
