@@ -57,7 +57,8 @@ class PollerLock:
 
 def hold_poller(workdir: str | os.PathLike, db: str | os.PathLike | None = None) -> PollerLock:
     """Take ``<workdir>/poller.lock`` (the workdir is created when missing) and, for a database
-    file ``db`` (not ``:memory:``), ``<db>.poller.lock``, without waiting, and write this
+    file ``db`` (not ``:memory:``), ``<db>.poller.lock`` (beside the file a symbolic link ``db``
+    names), without waiting, and write this
     process's pid and host into each. Raises :class:`PollerRunning` when another process holds
     either (nothing is held then), ``OSError`` (its ``filename`` set) when the workdir cannot be
     created or a lock file opened. A database whose folder is missing gets no lock: opening the
@@ -68,7 +69,9 @@ def hold_poller(workdir: str | os.PathLike, db: str | os.PathLike | None = None)
     try:
         held.fds.append(_take(folder / "poller.lock", "workdir", folder))
         if db is not None and str(db) != ":memory:" and Path(db).parent.is_dir():   # else the store's own error says so
-            held.fds.append(_take(Path(f"{db}.poller.lock"), "database", Path(db)))
+            # beside the file itself: a symbolic link to the database is the same database
+            real = Path(db).resolve()
+            held.fds.append(_take(Path(f"{real}.poller.lock"), "database", real))
     except BaseException:
         held.release()
         raise

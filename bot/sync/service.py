@@ -244,6 +244,23 @@ def dropped_from_upstream(git_dir: Path, upstream_ref: str, in_flight, ledger) -
             out[sha] = (repo[sha].message.splitlines() or [""])[0]
     return out
 
+_RESOLVED_BY = re.compile(r"^Resolved-by:[ \t]*(.+?)[ \t]*$", re.MULTILINE | re.IGNORECASE)
+
+
+def _resolved_by_people(git_dir: Path, base: str, tip: str) -> bool:
+    """Does ``base..tip`` in ``git_dir`` hold a pick that folds a person's conflict resolution (a
+    ``Resolved-by:`` trailer naming someone other than forksync's rules,
+    ``templates/commit/resolved_pick.txt.j2``)? Such a pick is forksync's commit, but what it
+    resolved is theirs: picked again, it stops at its conflict. False when either commit is absent."""
+    repo = pygit2.Repository(str(git_dir))
+    try:
+        walker = repo.walk(repo.revparse_single(tip).peel(pygit2.Commit).id)
+        walker.hide(repo.revparse_single(base).peel(pygit2.Commit).id)
+        return any(not by.startswith(rules_mod.RULES_BY) for c in walker for by in _RESOLVED_BY.findall(c.message))
+    except (KeyError, ValueError, pygit2.GitError):
+        return False
+
+
 class SyncService:
     """``git_url``: clone URL template with ``{owner}`` and ``{repo}`` (an ``https://`` URL gets
     the installation token as ``x-access-token``); ``token_for(installation_id)`` returns that
@@ -553,11 +570,23 @@ class SyncService:
                         if s.unit.unit_id in published or s.action == shrink_mod.CLOSE:
                             continue
                         published.add(s.unit.unit_id)
+                        now_row = sync_store.branch_row(ctx.store, full_name, s.unit.branch)
+                        if sync_store.ended(now_row):
+                            # landed or closed since the open units were read (its landing does
+                            # not wait for the fork's lock): as for a planned unit above, its
+                            # branch is not pushed again and its row keeps how it ended
+                            lines.append(f"{s.unit.unit_id}: {now_row.get('state')} while this sync ran "
+                                         f"(PR #{now_row.get('pr') or 0}); left to the next sync")
+                            continue
                         if s.action == shrink_mod.TELL:
                             lines.append(await self._tell_shrunk(ctx, full_name, s))
                             continue
                         paths = sorted(set().union(*(core.commits[k].paths for k in s.keep if k in core.commits)))
-                        unit = Unit(id=s.unit.unit_id, kind=s.unit.kind, items=(), areas=cfg.areas_for_paths(paths))
+                        # it keeps the units it lands after that are still live (its row's
+                        # depends_json), as a re-listed open unit does (CoreResult.units_to_publish)
+                        unit = _kept_after([Unit(id=s.unit.unit_id, kind=s.unit.kind, items=(),
+                                                 areas=cfg.areas_for_paths(paths)), *order],
+                                           rows, {b.unit_id for b in core.in_flight})[0]
                         lines.append(await self._rebuild_shrunk(ctx, full_name, git_dir, cfg, core, unit, upstream, s))
                 finally:
                     self._agent_until.pop(full_name, None)
@@ -905,9 +934,11 @@ class SyncService:
             b = fly.get(r["branch"])
             if b is None or r.get("kind") not in ("bundle", "chain"):
                 continue
+            pushed = bool(b.tip) and b.tip == r.get("pushed_tip")
+            by_hand = pushed and _resolved_by_people(self.repo_dir(full_name), core.fork_head, b.tip)
             out.append(shrink_mod.OpenUnit(unit_id=r["unit_id"], branch=r["branch"], kind=r["kind"],
                                            pr=int(r.get("pr") or 0), carried=tuple(b.upstream_shas),
-                                           ours=bool(b.tip) and b.tip == r.get("pushed_tip")))
+                                           ours=pushed and not by_hand, resolved_by_hand=by_hand))
         return out
 
     async def _rebuild_shrunk(self, ctx, full_name: str, git_dir: Path, cfg: ForksyncConfig, core: CoreResult,
@@ -940,6 +971,7 @@ class SyncService:
         key = hashlib.sha1(" ".join(sorted(d.sha for d in s.decided)).encode()).hexdigest()[:12]
         what = await comment_once(ctx.gh, full_name, s.unit.pr, f"decided-kept:{key}",
                                   render("unit_shrunk.md.j2", unit_id=s.unit.unit_id, branch=s.unit.branch, rebuilt=False,
+                                         resolved_by_hand=s.unit.resolved_by_hand,
                                          decided=[asdict(d) for d in s.decided], keep=list(s.keep), base="", tip=""))
         return (f"{s.unit.unit_id}: {len(s.decided)} decided commit(s) left on the branch (a person's commits on it)"
                 + ("; said on the PR" if what == "created" else ""))

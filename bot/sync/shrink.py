@@ -16,6 +16,9 @@ every one decided                       any          ``close``: the PR is closed
 some decided                            forksync's   ``rebuild``: the branch is built again on the
                                                      fork tip without them (with a lease)
 some decided                            a person's   ``tell``: one comment; the branch is left as is
+                                        (or a pick
+                                        folding their
+                                        resolution)
 ======================================  ===========  =============================================
 
 "Decided" is any disposition other than IN_FLIGHT and PENDING. A commit the ledger does not know
@@ -47,7 +50,10 @@ _NOTE_BY = re.compile(r"^[\w-]+ by (\S+?)(?::|$)")
 class OpenUnit:
     """An open sync unit as the shrink rule reads it: ``carried`` are the upstream shas its branch
     holds (``Upstream-Commit:`` and ``Forksync-Conflict:`` trailers, oldest first); ``ours`` is
-    True when the branch holds nothing but forksync's commits (its tip is the one forksync pushed)."""
+    True when the branch holds nothing but forksync's commits (its tip is the one forksync pushed)
+    and none of them is a person's conflict resolution folded into a pick (``resolved_by_hand``:
+    a rebuild would pick that commit afresh, back at its conflict, and the resolution would leave
+    the branch — so such a branch is told, never rebuilt)."""
 
     unit_id: str
     branch: str
@@ -55,6 +61,7 @@ class OpenUnit:
     pr: int
     carried: tuple[str, ...]
     ours: bool
+    resolved_by_hand: bool = False
 
 
 @dataclass(frozen=True)
