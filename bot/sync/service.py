@@ -919,7 +919,7 @@ class SyncService:
             async with self.agent_client(cfg.agents, ctx.store, within_s=within) as client:
                 note = await on_chain_conflict(ctx, full_name, git_dir=git_dir, cfg=cfg, branch=branch,
                                                upstream_sha=upstream_sha, remote_url=url, secrets=secrets,
-                                               client=client)
+                                               client=client, now=self.now)
             if not client.out_of_time:
                 if since:
                     sync_store.save_branch(ctx.store, repo=full_name, branch=branch, agent_waiting_since=0.0)
