@@ -288,8 +288,12 @@ def _words(r: dict, pr_state: str, gate: str, decided: list[dict] = (), check_wa
         # the sync's agent time ran out before its turn or cut its call (bot.sync.service._ask_agent):
         # the status issue and its PR say the agent still tries it, and so does this page
         return (f"stopped at a conflict in upstream {r['conflict_sha'][:12]}: needs a resolution"
-                + ("; not yet tried by the conflict agent: will be tried at the next sync"
-                   if r.get("agent_waiting_since") else ""))
+                + ("" if not r.get("agent_waiting_since")
+                   else "; not yet resolved by the conflict agent: its call was stopped when a sync's agent time "
+                        "ran out, before it had an answer; will be tried again at the next sync, before any chain "
+                        "that does not wait for it" if r.get("agent_cut_at")
+                   else "; not yet tried by the conflict agent: will be tried at the next sync, before any chain "
+                        "that does not wait for it"))
     if r.get("blocked_reason"):
         return f"GitHub refused the {r.get('blocked_step') or 'push'}: {r['blocked_reason']}"
     if pr_state == "missing":

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -276,7 +277,8 @@ async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path
                                  upstream_sha: str, client: AgentClient | None, remote_url: str,
                                  secrets: Sequence[str] = (), title: str = "", body: str = "",
                                  labels: Sequence[str] = (), allowed_mentions: tuple[str, ...] = (),
-                                 on_pushed: Callable[[str], None] = lambda commit: None) -> ChainResolution:
+                                 on_pushed: Callable[[str], None] = lambda commit: None,
+                                 before_push: Callable[[str], None] = lambda commit: None) -> ChainResolution:
     """Ask the conflict agent to resolve the pick of ``upstream_sha`` that stopped the chain
     ``branch`` (``forksync/chain-…``) in the working repository ``git_dir`` (which holds the
     fork's branches and upstream's objects, as :class:`bot.sync.service.SyncService` keeps it).
@@ -290,6 +292,9 @@ async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path
       nothing commented — the caller says the pick waits for the agent;
     * agents not configured (``client`` None, no key, disabled): ``status="off"``, no call at all.
 
+    ``before_push(commit)`` is called right before the push of the agent's commit: the caller
+    writes down the tip it is about to push (:func:`bot.sync.store.begin_push`), so that a process
+    killed between the push and its record still leaves the commit known as forksync's.
     ``on_pushed(commit)`` is called as soon as the push of the agent's commit succeeded, before
     any GitHub call about the PR: the caller records the pushed tip as forksync's even when what
     follows fails or is cancelled. ``secrets`` (e.g. the installation token in ``remote_url``)
@@ -363,6 +368,7 @@ async def resolve_chain_conflict(gh: Any, full_name: str, *, git_dir: str | Path
     try:
         if replaces:
             await _git(git_dir, "update-ref", keep[0], replaces)
+        before_push(out.commit or "")
         rc, err = await _git(git_dir, "push", "-q", *lease, remote_url, f"refs/heads/{branch}:refs/heads/{branch}",
                              *[f"{k}:{k}" for k in keep], secrets=secrets)
         if rc != 0:
@@ -438,17 +444,26 @@ def agent_would_run(cfg) -> bool:
 
 async def on_chain_conflict(ctx, full_name: str, *, git_dir: str | Path, cfg, branch: str, upstream_sha: str,
                             remote_url: str, secrets: Sequence[str] = (), client: AgentClient | None = None,
-                            title: str = "", body: str = "", labels: Sequence[str] = ()) -> str:
+                            title: str = "", body: str = "", labels: Sequence[str] = (),
+                            now: Callable[[], float] | None = None) -> str:
     """For :meth:`bot.sync.service.SyncService.publish` when a chain stopped at a conflicting pick
     (``ApplyResult.conflict``): run :func:`resolve_chain_conflict` when agents are configured
     (``cfg.agents`` and a key in the environment; otherwise nothing at all happens and ``""`` is
     returned), keep ``sync_branches.pushed_tip`` in step with an agent commit forksync pushed (so
     it is not mistaken for a person's; recorded right after the push, before the PR is touched),
     and return a one-line note. ``title``/``body``/``labels`` are used when the chain has no PR
-    yet (its first pick conflicted). Never raises: a failure
+    yet (its first pick conflicted). The push is written down before it is made
+    (:func:`bot.sync.store.begin_push`, at ``now()``, epoch s; the wall clock when None) and
+    ended once the row records it. Never raises: a failure
     (push refused, API trouble) is the note, and the conflict stays for a person."""
     own = client is None
     client = client or _Client.from_env(cfg.agents, ctx.store)
+
+    def pushing(commit: str) -> None:
+        # written down before the push, as the service's own pushes are: a worker killed between
+        # the push and the row below leaves it, and the next sync still knows the agent's pick
+        # on GitHub for forksync's own (bot.sync.service: ``resumed``), not a person's
+        sync_store.begin_push(ctx.store, full_name, branch, commit, time.time() if now is None else now())
 
     def pushed(commit: str) -> None:
         # the agent's pick is on GitHub: forksync's own from now on, whatever the PR calls after
@@ -456,6 +471,9 @@ async def on_chain_conflict(ctx, full_name: str, *, git_dir: str | Path, cfg, br
         row = sync_store.branch_row(ctx.store, full_name, branch)
         if row:
             sync_store.save_branch(ctx.store, **{**row, "pushed_tip": commit})
+            sync_store.end_push(ctx.store, full_name, branch)
+        # no row yet (no sync recorded the chain): the written-down push stays for the sync that
+        # records the chain to take the pick for forksync's
 
     try:
         if not agents_configured(client) or not cfg.agents.conflict_resolution:
@@ -464,7 +482,7 @@ async def on_chain_conflict(ctx, full_name: str, *, git_dir: str | Path, cfg, br
         res = await resolve_chain_conflict(ctx.gh, full_name, git_dir=git_dir, branch=branch, base=base,
                                            upstream_sha=upstream_sha, client=client, remote_url=remote_url,
                                            secrets=secrets, title=title, body=body, labels=labels,
-                                           on_pushed=pushed)
+                                           on_pushed=pushed, before_push=pushing)
     except Exception as e:  # noqa: BLE001 - agent trouble never breaks the sync; the conflict stays for a person
         msg = str(e)
         for s in secrets:

@@ -854,6 +854,7 @@ class SyncService:
                              base_sha=core.fork_head, base=cfg.fork.ref, conflict_sha=res.conflict or "",
                              earlier_prs=json.dumps(sync_store.earlier_prs(row)),
                              agent_waiting_since=(prior or {}).get("agent_waiting_since") or 0.0,
+                             agent_cut_at=(prior or {}).get("agent_cut_at") or 0.0,
                              **(blocked_mod.row_fields(blocked_mod.pick_failed(res.error), step="apply", at=self.now(),
                                                        tip=res.tip or "") if res.error
                                 else {} if _merge_refused_at(prior, res.tip) else blocked_mod.CLEAR))
@@ -984,16 +985,18 @@ class SyncService:
         retries are bounded by it, :class:`bot.agents.client.AgentClient` ``within_s``), and
         nothing of it lands. When the time is spent — before the call, or by cutting it — the
         unit's row keeps since when it waits for the agent (``agent_waiting_since``, epoch s; the
-        next sync publishes the waiting units first, oldest first), its PR ``pr`` (0: none yet) and
-        the status issue say the agent has not resolved it yet, and the conflict stays a person's
-        meanwhile. Outside a sync (``/forksync pick``) there is no deadline."""
+        next sync publishes the waiting units first, oldest first; ``agent_cut_at``, epoch s, when
+        its call was cut), its PR ``pr`` (0: none yet), the status issue and the dashboard say the
+        agent has not resolved it yet — not yet tried, or its call cut — and the conflict stays a
+        person's meanwhile. Outside a sync (``/forksync pick``) there is no deadline."""
         until = self._agent_until.get(full_name)
         row = sync_store.branch_row(ctx.store, full_name, branch)
         since = (row or {}).get("agent_waiting_since") or 0.0
         cut = False
         if not agent_would_run(cfg):
             if since:
-                sync_store.save_branch(ctx.store, repo=full_name, branch=branch, agent_waiting_since=0.0)
+                sync_store.save_branch(ctx.store, repo=full_name, branch=branch, agent_waiting_since=0.0,
+                                       agent_cut_at=0.0)
             return ""
         if until is None or self.now() < until:
             asked = self.now()
@@ -1001,16 +1004,18 @@ class SyncService:
             async with self.agent_client(cfg.agents, ctx.store, within_s=within) as client:
                 note = await on_chain_conflict(ctx, full_name, git_dir=git_dir, cfg=cfg, branch=branch,
                                                upstream_sha=upstream_sha, remote_url=url, secrets=secrets,
-                                               client=client)
+                                               client=client, now=self.now)
             if not client.out_of_time:
-                if since:
-                    sync_store.save_branch(ctx.store, repo=full_name, branch=branch, agent_waiting_since=0.0)
+                if since or (row or {}).get("agent_cut_at"):
+                    sync_store.save_branch(ctx.store, repo=full_name, branch=branch, agent_waiting_since=0.0,
+                                           agent_cut_at=0.0)
                 return note
             # cut: it waits for the agent since its call began, so that the next sync asks the
-            # chains in the order this one reached them
+            # chains in the order this one reached them; when it was cut tells a person it was tried
             cut, since = True, since or asked
             if row:
-                sync_store.save_branch(ctx.store, repo=full_name, branch=branch, agent_waiting_since=since)
+                sync_store.save_branch(ctx.store, repo=full_name, branch=branch, agent_waiting_since=since,
+                                       agent_cut_at=self.now())
         if row and not since:
             sync_store.save_branch(ctx.store, repo=full_name, branch=branch, agent_waiting_since=self.now())
         if pr:
@@ -1203,14 +1208,21 @@ class SyncService:
                 return "blocked: the fork's history was rewritten under it; a person's commits need a rebase"
             if r.get("blocked_reason"):
                 return f"blocked: {blocked_mod.what(r)}"
-            if r.get("conflict_sha") and r.get("agent_waiting_since"):
-                return (f"draft, stopped at a conflict in upstream `{r['conflict_sha'][:12]}`: needs a resolution; "
-                        "not yet tried by the conflict agent: will be tried at the next sync")
             if r.get("conflict_sha"):
                 return f"draft, stopped at a conflict in upstream `{r['conflict_sha'][:12]}`: needs a resolution"
             return "open"
+
+        def agent(r: dict) -> str:
+            # a chain at a conflict that waits for the conflict agent (the sync's agent time ran
+            # out): "cut" when its call was stopped before it had an answer, "waiting" when its
+            # turn came after the deadline; the status issue's template says which
+            if r.get("blocked_requires") in ("person", "rebase") or r.get("blocked_reason") \
+                    or not (r.get("conflict_sha") and r.get("agent_waiting_since")):
+                return ""
+            return "cut" if r.get("agent_cut_at") else "waiting"
         return [{"id": r["unit_id"], "kind": r["kind"], "pr": r["pr"],
-                 "url": f"https://github.com/{full_name}/pull/{r['pr']}" if r["pr"] else "", "state": state(r)}
+                 "url": f"https://github.com/{full_name}/pull/{r['pr']}" if r["pr"] else "", "state": state(r),
+                 "agent": agent(r)}
                 for r in rows]
 
     async def refresh_status_issue(self, ctx, full_name: str, *, cfg: ForksyncConfig | None = None,

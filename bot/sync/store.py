@@ -103,6 +103,12 @@ SYNC_BRANCHES = table("sync_branches", {
     # (bot.sync.service.agent_deadline): the next sync publishes such chains first, oldest
     # first; 0 / NULL once the agent is asked, and in rows written before
     "agent_waiting_since": float,
+    # when (epoch s) the sync's deadline last cut the conflict agent's call on the chain's
+    # conflict before it had an answer (bot.sync.service.SyncService._ask_agent): while the
+    # chain waits (``agent_waiting_since``), the status issue and the dashboard say its call was
+    # cut rather than "not yet tried"; 0 / NULL when its turn came after the deadline, once the
+    # agent answered, and in rows written before
+    "agent_cut_at": float,
     # JSON [unit ids] the unit lands after as last published (Unit.depends_on): a re-plan that
     # re-lists the open branch, or extends it with commits of no dependency, keeps those still
     # planned or in flight (bot.sync.service.CoreResult.units_to_publish); "" / NULL in rows written before
