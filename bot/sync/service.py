@@ -113,7 +113,7 @@ class CoreResult:
     ledger: tuple = ()                                   # bot.model.LedgerEntry, upstream order (for the dashboard)
     plan_work: dict = field(default_factory=dict)       # the plan's merges computed / read from the cache, symbols computed
 
-    def units_to_publish(self, cfg: ForksyncConfig, rows: Sequence[dict] = ()) -> list[Unit]:
+    def units_to_publish(self, cfg: ForksyncConfig, rows: Sequence[dict] = (), ended: Sequence[dict] = ()) -> list[Unit]:
         """The plan's units, plus every in-flight ``forksync/*`` branch the plan does not extend:
         such a branch may have been pushed by a run that failed before its PR was opened, so its
         PR is ensured (and its body refreshed) too. A unit comes after the units it lands after
@@ -133,7 +133,11 @@ class CoreResult:
         ``depends_on`` for the commits it places only, so a branch it re-lists (nothing added) or
         extends with commits of no dependency would otherwise lose it — a chain stopped at a pick
         that needs an open bundle's pick (docs/plan.md "Landing after earlier bundles") would no
-        longer say it waits for that bundle, nor be published after it."""
+        longer say it waits for that bundle, nor be published after it.
+
+        ``ended``: the rows of units those rows land after that were closed without merging
+        (:func:`bot.sync.store.ended_deps`): a unit waits for their commits planned again, or
+        keeps waiting on them when its branch holds a person's work (:func:`_kept_after`)."""
         flying = {b.unit_id: b for b in self.in_flight}
         rank = {e.sha: n for n, e in enumerate(self.ledger)}
         units = [self._with_carried(u, flying.get(u.id), rank, cfg) for u in self.plan.units]
@@ -144,7 +148,9 @@ class CoreResult:
             paths = set().union(*(self.commits[s].paths for s in b.upstream_shas))
             units.append(Unit(id=b.unit_id, kind=b.kind, items=tuple(PlanItem(s, "in flight") for s in b.upstream_shas),
                               areas=cfg.areas_for_paths(sorted(paths))))
-        return _deps_first(_kept_after(units, rows, set(flying)))
+        picked = {e.sha for e in self.ledger if e.disposition == Disposition.PICKED}
+        return _deps_first(_kept_after(units, rows, set(flying), ended=ended,
+                                       tips={b.unit_id: b.tip for b in self.in_flight}, picked=picked))
 
     def _with_carried(self, unit: Unit, branch: InFlightBranch | None, rank: Mapping[str, int],
                       cfg: ForksyncConfig) -> Unit:
@@ -161,19 +167,49 @@ class CoreResult:
                        areas=tuple(sorted(set(unit.areas) | set(cfg.areas_for_paths(sorted(paths))))))
 
 
-def _kept_after(units: list[Unit], rows: Sequence[dict], flying: set[str]) -> list[Unit]:
-    """``units`` with each one's ``depends_on`` grown by the ids its row (``rows`` by ``unit_id``)
-    last published (``depends_json``; for a row written before it, every older in-flight unit:
-    :func:`bot.sync.store.depends_of`) that are still live — a unit of ``units`` or an in-flight
-    branch (``flying``: unit ids) — and land after nothing of its own (no pair of units made to
-    land after each other)."""
+def _kept_after(units: list[Unit], rows: Sequence[dict], flying: set[str], *, ended: Sequence[dict] = (),
+                tips: Mapping[str, str | None] | None = None, picked: set[str] | frozenset = frozenset()) -> list[Unit]:
+    """Pure: ``units`` with each one's ``depends_on`` grown by the ids its row (``rows`` by
+    ``unit_id``) last published (``depends_json``; for a row written before it, every older
+    in-flight unit: :func:`bot.sync.store.depends_of`) that are still live — a unit of ``units``
+    or an in-flight branch (``flying``: unit ids) — and land after nothing of its own (no pair of
+    units made to land after each other).
+
+    A unit it lands after that was closed without merging (``ended``: its row, state ``closed``
+    or ``decided``, :func:`bot.sync.store.ended_deps`) is followed to its commits (the row's
+    ``shas_json``): the units of ``units`` carrying any of them now (planned again under another
+    id) are landed after instead — the unit's picks were predicted on theirs. None carrying them,
+    the closed unit itself is kept only while the unit's branch holds a person's work
+    (:func:`bot.sync.store.person_work`, ``tips``: branch tip by unit id) and not every one of its
+    commits is ``picked`` (PICKED in the ledger: picked by hand is landed): a resolution made
+    while those picks were to land first may carry their changes, so it waits for a person
+    (the gate's ``lands-after``, docs/plan.md "Landing after earlier bundles"). A branch of
+    forksync's own picks was built on the fork tip: it is the fork as it is, and waits no more."""
     stored = {r.get("unit_id"): sync_store.depends_of(r, rows) for r in rows}
+    row_of = {r.get("unit_id"): r for r in rows}
+    closed = {e.get("unit_id"): e for e in ended}
     live = {u.id for u in units} | flying
     deps = {u.id: set(u.depends_on) for u in units}
+    carrier: dict[str, str] = {}
+    for u in units:
+        for sha in u.shas:
+            carrier.setdefault(sha, u.id)
     out = []
     for u in units:
-        more = [d for d in stored.get(u.id, ()) if d in live and d != u.id and d not in u.depends_on
-                and u.id not in deps.get(d, ())]
+        more: list[str] = []
+        for d in stored.get(u.id, ()):
+            if d in live:
+                now = [d]
+            elif d in closed:
+                shas = json.loads(closed[d].get("shas_json") or "[]")
+                now = list(dict.fromkeys(carrier[s] for s in shas if s in carrier))
+                if not now and sync_store.person_work(row_of.get(u.id) or {}, (tips or {}).get(u.id)) \
+                        and not all(s in picked for s in shas):
+                    now = [d]
+            else:
+                now = []
+            more += [x for x in now if x != u.id and x not in u.depends_on and x not in more
+                     and u.id not in deps.get(x, ())]
         out.append(replace(u, depends_on=u.depends_on + tuple(more)) if more else u)
     return out
 
@@ -467,7 +503,8 @@ class SyncService:
                 self._agent_until[full_name] = started + self.agent_deadline_s
                 rows = sync_store.open_branches(ctx.store, full_name)
                 waits = {r["unit_id"]: r.get("agent_waiting_since") or 0.0 for r in rows}
-                order = _deps_first(sorted(core.units_to_publish(cfg, rows),
+                ended = sync_store.ended_deps(ctx.store, full_name, rows)
+                order = _deps_first(sorted(core.units_to_publish(cfg, rows, ended),
                                            key=lambda u: (not waits.get(u.id), waits.get(u.id) or 0.0)))
                 try:
                     for unit in order:
@@ -949,8 +986,9 @@ class SyncService:
     def _dependencies(self, ctx, full_name: str, core: CoreResult, unit: Unit) -> list[dict]:
         """What ``unit`` lands after, as the PR body names it: ``[{"id", "pr" (0 when it has no pull
         request), "blocked" (GitHub's refusal, "" when none or when its pick failed), "first" (its first upstream sha, "" when
-        unknown), "subject", "kind" (``bundle`` | ``chain``)}]``. Dependencies are published before their dependents, so a missing PR
-        is a real one: blocked by GitHub, or a first pick that does not apply."""
+        unknown), "subject", "kind" (``bundle`` | ``chain``), "closed" (its upstream shas when it was closed without
+        merging and this unit keeps waiting on it, :func:`_kept_after`; ``[]`` otherwise)}]``. Dependencies are
+        published before their dependents, so a missing PR is a real one: blocked by GitHub, or a first pick that does not apply."""
         units = {u.id: u for u in core.plan.units}
         out = []
         for d in unit.depends_on:
@@ -959,9 +997,10 @@ class SyncService:
             c = core.commits.get(first)
             # a dependency whose first pick failed (step apply) does not apply: said as such below
             refused = row.get("blocked_step") != "apply"
+            closed = json.loads(row.get("shas_json") or "[]") if row.get("state") in sync_store.CLOSED_UNMERGED else []
             out.append({"id": d, "pr": int(row.get("pr") or 0), "blocked": refused and row.get("blocked_reason") or "",
                         "first": first, "subject": c.subject if c else "",
-                        "kind": units[d].kind if d in units else d.partition("-")[0]})
+                        "kind": units[d].kind if d in units else d.partition("-")[0], "closed": closed})
         return out
 
     def _person_paths_hit(self, cfg: ForksyncConfig, core: CoreResult, unit: Unit) -> str:
@@ -1126,6 +1165,11 @@ class SyncService:
                         "not yet tried by the conflict agent: will be tried at the next sync")
             if r.get("conflict_sha"):
                 return f"draft, stopped at a conflict in upstream `{r['conflict_sha'][:12]}`: needs a resolution"
+            closed = sync_store.closed_deps(ctx.store, full_name, r) if sync_store.person_work(r, None) else []
+            if closed:
+                return ("waits: lands after " + ", ".join(f"`{d['unit_id']}` (#{d.get('pr') or 0})" for d in closed)
+                        + ", closed unmerged; its resolution was made on those picks: `/forksync reconsider` "
+                        "their commits, or close this pull request to plan its own again on the fork as it is")
             return "open"
         return [{"id": r["unit_id"], "kind": r["kind"], "pr": r["pr"],
                  "url": f"https://github.com/{full_name}/pull/{r['pr']}" if r["pr"] else "", "state": state(r)}
