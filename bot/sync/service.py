@@ -676,6 +676,8 @@ class SyncService:
             return (f"{unit.id}: {branch} moved on GitHub to {remote_tip[:12]} after this sync fetched it; "
                     "left to the next sync")
         force = False
+        # the rebuild of a resolved chain refused at this fork and branch tip (kept while both stay)
+        refused = (prior or {}).get("rebuild_refused") or ""
         dropped, foreign = await asyncio.to_thread(apply_mod.rewritten_base, git_dir, f"refs/heads/{branch}",
                                                   core.fork_head)
         if dropped and foreign:
@@ -718,6 +720,7 @@ class SyncService:
             force = res.tip != remote_tip
         elif not res.conflict_commit and res.tip and not res.kept and not res.error and prior \
                 and prior.get("verified_tip") and remote_tip == prior.get("pushed_tip") \
+                and prior.get("rebuild_refused") != f"{core.fork_head}:{res.tip}" \
                 and not await self._on_remote(git_dir, core.fork_head, res.tip) \
                 and await asyncio.to_thread(resolution.merge_conflicts, str(git_dir), res.tip, core.fork_head):
             # a chain a person's resolution finished (folded: nothing but forksync's commits on
@@ -745,6 +748,9 @@ class SyncService:
                 res = resolved
             if res is resolved:
                 await self._git(git_dir, "update-ref", f"refs/heads/{branch}", resolved.tip)
+                # the same picks on the same fork tip build the same tree: not tried again until
+                # the fork or the branch moves (a sync per poll would redo every pick and merge)
+                refused = f"{core.fork_head}:{resolved.tip}"
             force = res.tip != remote_tip
         rules_done: list[rules_mod.RuleOutcome] = list(earlier_rules)    # the PR body keeps every round's rules
         for _ in range(rules_mod.MAX_RULE_ROUNDS):
@@ -809,6 +815,7 @@ class SyncService:
                              verified_tip=(prior or {}).get("verified_tip", ""),
                              pr=(prior or {}).get("pr", 0), state="open", shas_json=json.dumps(list(unit.shas)),
                              depends_json=json.dumps(list(unit.depends_on)),
+                             rebuild_refused=refused if refused == f"{core.fork_head}:{res.tip}" else "",
                              base_sha=core.fork_head, base=cfg.fork.ref, conflict_sha=res.conflict or "",
                              earlier_prs=json.dumps(sync_store.earlier_prs(row)),
                              agent_waiting_since=(prior or {}).get("agent_waiting_since") or 0.0,

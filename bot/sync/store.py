@@ -106,6 +106,10 @@ SYNC_BRANCHES = table("sync_branches", {
     # re-lists the open branch, or extends it with commits of no dependency, keeps those still
     # planned or in flight (bot.sync.service.CoreResult.units_to_publish); "" / NULL in rows written before
     "depends_json": str,
+    # "<fork tip>:<branch tip>" at which building a resolved chain again on the moved fork did not
+    # keep the person's resolution (bot.git.resolution.rebuild_keeps): the same build at the same
+    # pair gives the same answer, so it is tried again only when either moves; "" / NULL none
+    "rebuild_refused": str,
 }, pk="key", indexes=[("repo", "unit_id")])
 
 #: ``kind`` and ``state`` of a back-out branch's row in ``sync_branches``.
