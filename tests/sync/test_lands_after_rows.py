@@ -123,3 +123,22 @@ def test_the_gate_holds_a_resolution_made_on_a_unit_closed_unmerged_and_names_it
     sync_store.save_branch(store, **{**sync_store.branch_row(store, FORK, "forksync/bundle-a"), "state": "open", "pr": 8})
     assert gate_inputs.lands_after_closed(store, FORK, pr) == ()
     assert gate_inputs.lands_after(store, FORK, pr) == (("bundle-a", 8),)
+
+
+def test_the_reconcile_tick_decides_again_a_gate_held_for_a_closed_unit_once_its_commits_are_planned_again(store):
+    from bot.app.schedules import _landed_since
+    sync_store.save_branch(store, repo=FORK, branch="forksync/bundle-a", unit_id="bundle-a", kind="bundle",
+                           pushed_tip="", verified_tip="", pr=2, state="closed", shas_json=json.dumps(["a1"]),
+                           base_sha="", base="main", conflict_sha="", depends_json="[]")
+    sync_store.save_branch(store, repo=FORK, branch="forksync/chain-c", unit_id="chain-c", kind="chain",
+                           pushed_tip="t1", verified_tip="r1", pr=5, state="open", shas_json="[]", base_sha="",
+                           base="main", conflict_sha="", depends_json=json.dumps(["bundle-a"]))
+    pr = {**pr_of("chain-c", 5), "head": {"ref": "forksync/chain-c", "sha": "t1"}}
+    held = {"conclusion": "failure", "output": {"summary": "| ❌ | `lands-after` | — | lands after #2 (`bundle-a`), "
+                                                           "closed unmerged, whose commits are not planned again |"}}
+    assert _landed_since(store, FORK, pr, held) is False            # still closed: held until a person acts
+    sync_store.save_branch(store, **{**sync_store.branch_row(store, FORK, "forksync/bundle-a"), "state": "open", "pr": 8})
+    assert _landed_since(store, FORK, pr, held) is True             # reconsidered: its gate names the new PR
+    waiting = {"conclusion": "failure", "output": {"summary": "| ❌ | `lands-after` | — | lands after #8 (`bundle-a`), "
+                                                              "still open |"}}
+    assert _landed_since(store, FORK, pr, waiting) is False
