@@ -43,7 +43,7 @@ from bot.triage.nightly import triage_stored_nightly
 from bot.validation import store as vstore
 from bot.validation.checks import required_fingerprint
 from bot.validation.gate import GATE_CHECK
-from bot.validation.gate_inputs import branch_rules, combined_status, lands_after, required_checks
+from bot.validation.gate_inputs import branch_rules, combined_status, lands_after, lands_after_closed, required_checks
 from bot.validation.l3 import answer_l3_result, l3_tick
 from bot.validation.nightly import all_arrived_at, expected_pairs, missing_nightly, render_alarm, render_arrived
 from bot.validation.service import downloader_for, superseded_note
@@ -187,9 +187,16 @@ async def reconcile_tick(ctx, full: str) -> list[str]:
 
 def _landed_since(store, full: str, pr: dict, gate_run: dict) -> bool:
     """Did the completed gate run ``gate_run`` hold ``pr`` for a unit it lands after (its summary's
-    ``lands-after`` row) that is no longer in flight (:func:`bot.validation.gate_inputs.lands_after`)?"""
+    ``lands-after`` row) that is no longer in flight (:func:`bot.validation.gate_inputs.lands_after`)
+    and was not closed unmerged under a person's work on its branch
+    (:func:`bot.validation.gate_inputs.lands_after_closed`: that one holds until a person acts)? Or
+    for one closed unmerged that is so no more — its commits planned again (``/forksync
+    reconsider``), which moves nothing on this PR: its gate then names the new PR."""
     summary = str((gate_run.get("output") or {}).get("summary") or "")
-    return gate_run.get("conclusion") != "success" and "`lands-after`" in summary and not lands_after(store, full, pr)
+    if gate_run.get("conclusion") == "success" or "`lands-after`" not in summary:
+        return False
+    closed = lands_after_closed(store, full, pr)
+    return (not lands_after(store, full, pr) and not closed) or (not closed and "closed unmerged" in summary)
 
 
 async def _required_changed(gh, full: str, base_ref: str, cfg, gate_run: dict, memo: dict[str, str]) -> bool:

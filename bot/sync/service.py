@@ -116,7 +116,7 @@ class CoreResult:
     ledger: tuple = ()                                   # bot.model.LedgerEntry, upstream order (for the dashboard)
     plan_work: dict = field(default_factory=dict)       # the plan's merges computed / read from the cache, symbols computed
 
-    def units_to_publish(self, cfg: ForksyncConfig, rows: Sequence[dict] = ()) -> list[Unit]:
+    def units_to_publish(self, cfg: ForksyncConfig, rows: Sequence[dict] = (), ended: Sequence[dict] = ()) -> list[Unit]:
         """The plan's units, plus every in-flight ``forksync/*`` branch the plan does not extend:
         such a branch may have been pushed by a run that failed before its PR was opened, so its
         PR is ensured (and its body refreshed) too. A unit comes after the units it lands after
@@ -136,7 +136,11 @@ class CoreResult:
         ``depends_on`` for the commits it places only, so a branch it re-lists (nothing added) or
         extends with commits of no dependency would otherwise lose it — a chain stopped at a pick
         that needs an open bundle's pick (docs/plan.md "Landing after earlier bundles") would no
-        longer say it waits for that bundle, nor be published after it."""
+        longer say it waits for that bundle, nor be published after it.
+
+        ``ended``: the rows of units those rows land after that were closed without merging
+        (:func:`bot.sync.store.ended_deps`): a unit waits for their commits planned again, or
+        keeps waiting on them when its branch holds a person's work (:func:`_kept_after`)."""
         flying = {b.unit_id: b for b in self.in_flight}
         rank = {e.sha: n for n, e in enumerate(self.ledger)}
         units = [self._with_carried(u, flying.get(u.id), rank, cfg) for u in self.plan.units]
@@ -147,7 +151,9 @@ class CoreResult:
             paths = set().union(*(self.commits[s].paths for s in b.upstream_shas))
             units.append(Unit(id=b.unit_id, kind=b.kind, items=tuple(PlanItem(s, "in flight") for s in b.upstream_shas),
                               areas=cfg.areas_for_paths(sorted(paths))))
-        return _deps_first(_kept_after(units, rows, set(flying)))
+        picked = {e.sha for e in self.ledger if e.disposition == Disposition.PICKED}
+        return _deps_first(_kept_after(units, rows, set(flying), ended=ended,
+                                       tips={b.unit_id: b.tip for b in self.in_flight}, picked=picked))
 
     def _with_carried(self, unit: Unit, branch: InFlightBranch | None, rank: Mapping[str, int],
                       cfg: ForksyncConfig) -> Unit:
@@ -164,19 +170,49 @@ class CoreResult:
                        areas=tuple(sorted(set(unit.areas) | set(cfg.areas_for_paths(sorted(paths))))))
 
 
-def _kept_after(units: list[Unit], rows: Sequence[dict], flying: set[str]) -> list[Unit]:
-    """``units`` with each one's ``depends_on`` grown by the ids its row (``rows`` by ``unit_id``)
-    last published (``depends_json``; for a row written before it, every older in-flight unit:
-    :func:`bot.sync.store.depends_of`) that are still live — a unit of ``units`` or an in-flight
-    branch (``flying``: unit ids) — and land after nothing of its own (no pair of units made to
-    land after each other)."""
+def _kept_after(units: list[Unit], rows: Sequence[dict], flying: set[str], *, ended: Sequence[dict] = (),
+                tips: Mapping[str, str | None] | None = None, picked: set[str] | frozenset = frozenset()) -> list[Unit]:
+    """Pure: ``units`` with each one's ``depends_on`` grown by the ids its row (``rows`` by
+    ``unit_id``) last published (``depends_json``; for a row written before it, every older
+    in-flight unit: :func:`bot.sync.store.depends_of`) that are still live — a unit of ``units``
+    or an in-flight branch (``flying``: unit ids) — and land after nothing of its own (no pair of
+    units made to land after each other).
+
+    A unit it lands after that was closed without merging (``ended``: its row, state ``closed``
+    or ``decided``, :func:`bot.sync.store.ended_deps`) is followed to its commits (the row's
+    ``shas_json``): the units of ``units`` carrying any of them now (planned again under another
+    id) are landed after instead — the unit's picks were predicted on theirs. None carrying them,
+    the closed unit itself is kept only while the unit's branch holds a person's work
+    (:func:`bot.sync.store.person_work`, ``tips``: branch tip by unit id) and not every one of its
+    commits is ``picked`` (PICKED in the ledger: picked by hand is landed): a resolution made
+    while those picks were to land first may carry their changes, so it waits for a person
+    (the gate's ``lands-after``, docs/plan.md "Landing after earlier bundles"). A branch of
+    forksync's own picks was built on the fork tip: it is the fork as it is, and waits no more."""
     stored = {r.get("unit_id"): sync_store.depends_of(r, rows) for r in rows}
+    row_of = {r.get("unit_id"): r for r in rows}
+    closed = {e.get("unit_id"): e for e in ended}
     live = {u.id for u in units} | flying
     deps = {u.id: set(u.depends_on) for u in units}
+    carrier: dict[str, str] = {}
+    for u in units:
+        for sha in u.shas:
+            carrier.setdefault(sha, u.id)
     out = []
     for u in units:
-        more = [d for d in stored.get(u.id, ()) if d in live and d != u.id and d not in u.depends_on
-                and u.id not in deps.get(d, ())]
+        more: list[str] = []
+        for d in stored.get(u.id, ()):
+            if d in live:
+                now = [d]
+            elif d in closed:
+                shas = json.loads(closed[d].get("shas_json") or "[]")
+                now = list(dict.fromkeys(carrier[s] for s in shas if s in carrier))
+                if not now and sync_store.person_work(row_of.get(u.id) or {}, (tips or {}).get(u.id)) \
+                        and not all(s in picked for s in shas):
+                    now = [d]
+            else:
+                now = []
+            more += [x for x in now if x != u.id and x not in u.depends_on and x not in more
+                     and u.id not in deps.get(x, ())]
         out.append(replace(u, depends_on=u.depends_on + tuple(more)) if more else u)
     return out
 
@@ -534,7 +570,8 @@ class SyncService:
                 self._agent_until[full_name] = started + self.agent_deadline_s
                 rows = sync_store.open_branches(ctx.store, full_name)
                 waits = {r["unit_id"]: r.get("agent_waiting_since") or 0.0 for r in rows}
-                order = _deps_first(sorted(core.units_to_publish(cfg, rows),
+                ended = sync_store.ended_deps(ctx.store, full_name, rows)
+                order = _deps_first(sorted(core.units_to_publish(cfg, rows, ended),
                                            key=lambda u: (not waits.get(u.id), waits.get(u.id) or 0.0)))
                 try:
                     for unit in order:
@@ -718,6 +755,8 @@ class SyncService:
             return (f"{unit.id}: {branch} moved on GitHub to {remote_tip[:12]} after this sync fetched it; "
                     "left to the next sync")
         force = False
+        # the rebuild of a resolved chain refused at this fork and branch tip (kept while both stay)
+        refused = (prior or {}).get("rebuild_refused") or ""
         dropped, foreign = await asyncio.to_thread(apply_mod.rewritten_base, git_dir, f"refs/heads/{branch}",
                                                   core.fork_head)
         if dropped and foreign:
@@ -760,6 +799,7 @@ class SyncService:
             force = res.tip != remote_tip
         elif not res.conflict_commit and res.tip and not res.kept and not res.error and prior \
                 and prior.get("verified_tip") and remote_tip == prior.get("pushed_tip") \
+                and prior.get("rebuild_refused") != f"{core.fork_head}:{res.tip}" \
                 and not await self._on_remote(git_dir, core.fork_head, res.tip) \
                 and await asyncio.to_thread(resolution.merge_conflicts, str(git_dir), res.tip, core.fork_head):
             # a chain a person's resolution finished (folded: nothing but forksync's commits on
@@ -787,6 +827,9 @@ class SyncService:
                 res = resolved
             if res is resolved:
                 await self._git(git_dir, "update-ref", f"refs/heads/{branch}", resolved.tip)
+                # the same picks on the same fork tip build the same tree: not tried again until
+                # the fork or the branch moves (a sync per poll would redo every pick and merge)
+                refused = f"{core.fork_head}:{resolved.tip}"
             force = res.tip != remote_tip
         rules_done: list[rules_mod.RuleOutcome] = list(earlier_rules)    # the PR body keeps every round's rules
         for _ in range(rules_mod.MAX_RULE_ROUNDS):
@@ -851,6 +894,7 @@ class SyncService:
                              verified_tip=(prior or {}).get("verified_tip", ""),
                              pr=(prior or {}).get("pr", 0), state="open", shas_json=json.dumps(list(unit.shas)),
                              depends_json=json.dumps(list(unit.depends_on)),
+                             rebuild_refused=refused if refused == f"{core.fork_head}:{res.tip}" else "",
                              base_sha=core.fork_head, base=cfg.fork.ref, conflict_sha=res.conflict or "",
                              earlier_prs=json.dumps(sync_store.earlier_prs(row)),
                              agent_waiting_since=(prior or {}).get("agent_waiting_since") or 0.0,
@@ -1036,8 +1080,9 @@ class SyncService:
     def _dependencies(self, ctx, full_name: str, core: CoreResult, unit: Unit) -> list[dict]:
         """What ``unit`` lands after, as the PR body names it: ``[{"id", "pr" (0 when it has no pull
         request), "blocked" (GitHub's refusal, "" when none or when its pick failed), "first" (its first upstream sha, "" when
-        unknown), "subject", "kind" (``bundle`` | ``chain``)}]``. Dependencies are published before their dependents, so a missing PR
-        is a real one: blocked by GitHub, or a first pick that does not apply."""
+        unknown), "subject", "kind" (``bundle`` | ``chain``), "closed" (its upstream shas when it was closed without
+        merging and this unit keeps waiting on it, :func:`_kept_after`; ``[]`` otherwise)}]``. Dependencies are
+        published before their dependents, so a missing PR is a real one: blocked by GitHub, or a first pick that does not apply."""
         units = {u.id: u for u in core.plan.units}
         out = []
         for d in unit.depends_on:
@@ -1046,9 +1091,10 @@ class SyncService:
             c = core.commits.get(first)
             # a dependency whose first pick failed (step apply) does not apply: said as such below
             refused = row.get("blocked_step") != "apply"
+            closed = json.loads(row.get("shas_json") or "[]") if row.get("state") in sync_store.CLOSED_UNMERGED else []
             out.append({"id": d, "pr": int(row.get("pr") or 0), "blocked": refused and row.get("blocked_reason") or "",
                         "first": first, "subject": c.subject if c else "",
-                        "kind": units[d].kind if d in units else d.partition("-")[0]})
+                        "kind": units[d].kind if d in units else d.partition("-")[0], "closed": closed})
         return out
 
     def _person_paths_hit(self, cfg: ForksyncConfig, core: CoreResult, unit: Unit) -> str:
@@ -1210,6 +1256,11 @@ class SyncService:
                 return f"blocked: {blocked_mod.what(r)}"
             if r.get("conflict_sha"):
                 return f"draft, stopped at a conflict in upstream `{r['conflict_sha'][:12]}`: needs a resolution"
+            closed = sync_store.closed_deps(ctx.store, full_name, r) if sync_store.person_work(r, None) else []
+            if closed:
+                return ("waits: lands after " + ", ".join(f"`{d['unit_id']}` (#{d.get('pr') or 0})" for d in closed)
+                        + ", closed unmerged; its resolution was made on those picks: `/forksync reconsider` "
+                        "their commits, or close this pull request to plan its own again on the fork as it is")
             return "open"
 
         def agent(r: dict) -> str:

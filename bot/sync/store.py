@@ -113,6 +113,10 @@ SYNC_BRANCHES = table("sync_branches", {
     # re-lists the open branch, or extends it with commits of no dependency, keeps those still
     # planned or in flight (bot.sync.service.CoreResult.units_to_publish); "" / NULL in rows written before
     "depends_json": str,
+    # "<fork tip>:<branch tip>" at which building a resolved chain again on the moved fork did not
+    # keep the person's resolution (bot.git.resolution.rebuild_keeps): the same build at the same
+    # pair gives the same answer, so it is tried again only when either moves; "" / NULL none
+    "rebuild_refused": str,
 }, pk="key", indexes=[("repo", "unit_id")])
 
 #: ``kind`` and ``state`` of a back-out branch's row in ``sync_branches``.
@@ -391,6 +395,42 @@ def depends_of(row: dict, rows: Sequence[dict]) -> list[str]:
     return [r["unit_id"] for r in rows
             if r.get("state") in ("open", "blocked") and r.get("kind") != BACKOUT and r.get("unit_id") != row.get("unit_id")
             and int(r.get("pr") or 0) and (not mine or int(r["pr"]) < mine)]
+
+
+#: the states of a unit closed without merging: by a person, or by forksync once every upstream
+#: commit of it was decided while its PR was open (bot.sync.landing.close_decided)
+CLOSED_UNMERGED = ("closed", DECIDED)
+
+
+def person_work(row: dict, tip: str | None) -> bool:
+    """Pure: does the branch of ``row`` (a ``sync_branches`` row; its tip ``tip``, None when
+    unknown) hold a person's work — a resolution forksync verified and folded (``verified_tip``),
+    or a tip forksync did not push (``pushed_tip``)?"""
+    return bool(row.get("verified_tip")) or bool(tip and tip != row.get("pushed_tip"))
+
+
+def ended_deps(store: Store, repo: str, rows: Sequence[dict]) -> list[dict]:
+    """The rows of the units that the in-flight ``rows`` say they land after (their stored
+    ``depends_json``) and that were closed without merging and are not in flight again under their
+    id (state in :data:`CLOSED_UNMERGED`), by unit id: what :class:`bot.sync.service.CoreResult`
+    reads to decide whether a unit still waits for their commits (docs/plan.md "Landing after
+    earlier bundles")."""
+    ids = sorted({d for r in rows for d in json.loads(r.get("depends_json") or "[]")})
+    out = []
+    for uid in ids:
+        dep = branch_row(store, repo, f"forksync/{uid}")
+        if dep is not None and dep.get("unit_id") == uid and dep.get("state") in CLOSED_UNMERGED:
+            out.append(dep)
+    return out
+
+
+def closed_deps(store: Store, repo: str, row: dict) -> list[dict]:
+    """The rows of the units ``row``'s unit lands after (its stored ``depends_json``) that were
+    closed without merging (:func:`ended_deps`). The sync keeps such a unit there only for a branch
+    holding a person's work made while that unit's picks were to land first, whose commits are
+    not planned again and not all picked (:func:`bot.sync.service._kept_after`): the gate holds
+    it (``lands-after``), the status issue and its PR say so."""
+    return ended_deps(store, repo, [row])
 
 
 def lands_after_it(store: Store, repo: str, branch: str) -> list[dict]:

@@ -231,6 +231,9 @@ class PRState:
     missing_picks: tuple[str, ...] = ()    # the unit's upstream commits no commit of base..head claims as a pick
     squashed_picks: tuple[tuple[str, tuple[str, ...]], ...] = ()   # (commit, upstream shas) of a commit claiming several
     lands_after: tuple[tuple[str, int], ...] = ()   # (unit id, PR number; 0 none) of units it lands after, still in flight
+    # (unit id, PR number, state, upstream shas) of units it lands after closed unmerged, which its
+    # branch's person's work was made on (bot.validation.gate_inputs.lands_after_closed)
+    lands_after_closed: tuple[tuple[str, int, str, tuple[str, ...]], ...] = ()
     person_draft: bool = False             # a sync PR forksync did not open as a draft that is one now: a person's "not yet"
     rewritten: tuple[str, ...] = ()        # commits the sync branch was built on that the base no longer has
     required_checks: tuple[str, ...] = ()
@@ -683,6 +686,16 @@ def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaP
                                 + ", still open: its picks were predicted on that unit's picks, so merged first it "
                                 "would land upstream's changes of the same files out of order — it is merged once "
                                 "that has landed"))
+    for u, n, state, ups in pr.lands_after_closed:
+        blocking.append(Finding("lands-after", (f"lands after #{n} (`{u}`)" if n else f"lands after `{u}`")
+                                + (", closed unmerged by forksync, every commit of it decided while it was open"
+                                   if state == "decided" else ", closed unmerged")
+                                + ", whose commits are not planned again: the resolution on this branch was made "
+                                "while that unit's picks were to land first and may carry their changes — "
+                                + (f"`/forksync reconsider {ups[0][:12]}`" if ups else "`/forksync reconsider`")
+                                + (f" (and its other {len(ups) - 1})" if len(ups) > 1 else "")
+                                + " plans them again and this unit lands after them; or close this pull request "
+                                "and its commits are planned again on the fork as it is"))
     for commit, ups in pr.squashed_picks:
         blocking.append(Finding("picks-squashed", f"commit {commit[:12]} claims {len(ups)} of the unit's upstream "
                                 "commits (" + ", ".join(s[:12] for s in ups[:10]) + "): picks squashed into one commit "

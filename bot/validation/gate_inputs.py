@@ -211,6 +211,21 @@ def lands_after(store, full: str, pr: dict) -> tuple[tuple[str, int], ...]:
     return tuple(out)
 
 
+def lands_after_closed(store, full: str, pr: dict) -> tuple[tuple[str, int, str, tuple[str, ...]], ...]:
+    """``(unit id, PR number, state, upstream shas)`` of each unit the sync PR's unit lands after
+    (its row's ``depends_json``) that was closed without merging (state ``closed`` or ``decided``:
+    :func:`bot.sync.store.closed_deps`) while the PR's branch holds a person's work — a folded
+    resolution or a head forksync did not push (:func:`bot.sync.store.person_work`): made while
+    those picks were to land first, it may carry their changes (docs/plan.md "Landing after
+    earlier bundles"). ``()`` for a PR without such a row, or whose branch is forksync's own picks."""
+    row = unit_row(store, full, pr)
+    if row is None or row.get("kind") == sync_store.BACKOUT \
+            or not sync_store.person_work(row, str((pr.get("head") or {}).get("sha") or "")):
+        return ()
+    return tuple((d["unit_id"], int(d.get("pr") or 0), str(d.get("state")), tuple(json.loads(d.get("shas_json") or "[]")))
+                 for d in sync_store.closed_deps(store, full, row))
+
+
 def squashed_picks(store, full: str, pr: dict, commits: list[dict],
                    rules: ProvenanceRules) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """``(commit sha, upstream shas)`` for each of the sync PR's ``commits`` (``pulls/list-commits``
@@ -502,6 +517,7 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
         retest_by_writer_on=vstore.retest_shas(store, full, pr["number"]),
         conflict_marker_files=facts.markers, markers_error=facts.error, conflict_commits=facts.conflicts,
         missing_picks=missing, squashed_picks=squashed, lands_after=() if foreign else lands_after(store, full, pr),
+        lands_after_closed=() if foreign else lands_after_closed(store, full, pr),
         person_draft=bool(pr.get("draft")) and not foreign and person_draft(store, full, pr, bot_login),
         commits_error=commits_error,
         rewritten=facts.rewritten,

@@ -118,3 +118,39 @@ async def test_a_landing_found_by_the_poll_decides_the_waiting_gate_at_the_next_
     assert pr["head"]["sha"] == held
     run = w.run_of(held, "forksync/gate")
     assert "`lands-after`" not in run.output["summary"] and "`stale-base`" in run.output["summary"], run.output["summary"]
+
+
+async def test_a_rebuild_that_does_not_keep_the_resolution_is_tried_once_per_fork_tip(stacked_world, tmp_path, monkeypatch):  # noqa: F811
+    """Building the chain again (every pick, then a merge compared with the branch's) is refused for
+    alice's own h = 3 at this fork tip; the syncs that follow while neither the fork nor the branch
+    moved do not try it again. The fork moving tries it again."""
+    from bot.git import resolution
+    w, up_src, upstream = stacked_world
+    b0, c1, c2, bundle, chain = await resolved_by_hand(w, up_src, upstream, tmp_path, h="h = 3\n")
+    branch = chain["head"]["ref"]
+    held = (await w.pr(chain["number"]))["head"]["sha"]
+    await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    assert (await w.pr(bundle["number"]))["merged"] is True
+    await w.bot.settle()
+    assert (await w.pr(chain["number"]))["head"]["sha"] == held
+    tried: list[str] = []
+    real = resolution.rebuild_keeps
+
+    def counted(git_dir, resolved, fork, rebuilt):
+        tried.append(fork)
+        return real(git_dir, resolved, fork, rebuilt)
+
+    monkeypatch.setattr(resolution, "rebuild_keeps", counted)
+    for _ in range(2):
+        await w.bot.svc.sync(await tick_ctx(w), "meta/triton", reason="poll")
+    assert tried == [], f"built again {len(tried)} times at the fork tip it was refused at"
+    assert (await w.pr(chain["number"]))["head"]["sha"] == held
+    # the fork moves (an unrelated commit lands): tried again, once, at the new tip
+    commit_files(up_src, {"python/e.py": "e = 6\n"}, "Add e again (#106)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    await w.bot.settle()
+    main = fork_git(w, "rev-parse", "main")
+    await w.bot.svc.sync(await tick_ctx(w), "meta/triton", reason="poll")
+    assert tried.count(main) <= 1 and fork_git(w, "show", f"{branch}:python/h.py") == "h = 3", tried

@@ -8,8 +8,10 @@ import json
 
 import pytest
 
+from bot.model import PlanItem, Unit
 from bot.store import Store
 from bot.sync import store as sync_store
+from bot.sync.service import _kept_after
 from bot.validation import gate_inputs
 
 FORK = "meta/triton"
@@ -66,3 +68,77 @@ def test_a_landing_names_the_prs_that_waited_for_it_recorded_or_not(store):
     save(store, "chain-other", 8, depends=[])
     assert [r["unit_id"] for r in sync_store.lands_after_it(store, FORK, "forksync/bundle-a")] == ["chain-b", "chain-old"]
     assert sync_store.lands_after_it(store, FORK, "forksync/nothing-here") == []
+
+
+# ----------------------------------------------------------- a unit it lands after closed unmerged
+def _unit(uid: str, *shas: str) -> Unit:
+    return Unit(id=uid, kind=uid.partition("-")[0], items=tuple(PlanItem(s, "in flight") for s in shas))
+
+
+def _row(uid: str, depends: list[str], **kw) -> dict:
+    return {"unit_id": uid, "state": "open", "pr": 5, "depends_json": json.dumps(depends), "pushed_tip": "t1",
+            "verified_tip": "", **kw}
+
+
+CLOSED = {"unit_id": "bundle-a", "state": "closed", "pr": 2, "shas_json": json.dumps(["a1", "a2"])}
+
+
+def test_a_branch_of_forksyncs_own_picks_waits_no_more_for_a_unit_closed_for_good():
+    """Built on the fork tip, its picks are the fork as it is (docs/plan.md "Landing after earlier bundles")."""
+    [chain] = _kept_after([_unit("chain-c", "c1")], [_row("chain-c", ["bundle-a"])], {"chain-c"}, ended=[CLOSED],
+                          tips={"chain-c": "t1"})
+    assert chain.depends_on == ()
+
+
+@pytest.mark.parametrize("row, tip", [
+    (_row("chain-c", ["bundle-a"], verified_tip="r1"), "t1"),     # a person's resolution, folded
+    (_row("chain-c", ["bundle-a"]), "p1"),                         # a tip forksync did not push
+])
+def test_a_branch_holding_a_persons_work_keeps_waiting_on_the_closed_unit(row, tip):
+    [chain] = _kept_after([_unit("chain-c", "c1")], [row], {"chain-c"}, ended=[CLOSED], tips={"chain-c": tip})
+    assert chain.depends_on == ("bundle-a",)
+    # every commit of the closed unit picked by hand since: it landed, nothing to wait for
+    [chain] = _kept_after([_unit("chain-c", "c1")], [row], {"chain-c"}, ended=[CLOSED], tips={"chain-c": tip},
+                          picked={"a1", "a2"})
+    assert chain.depends_on == ()
+
+
+def test_the_closed_units_commits_planned_again_under_another_unit_are_waited_for_there():
+    units = [_unit("bundle-z", "z0", "a2"), _unit("chain-c", "c1")]
+    out = _kept_after(units, [_row("chain-c", ["bundle-a"])], {"chain-c"}, ended=[CLOSED], tips={"chain-c": "t1"})
+    assert [u.depends_on for u in out] == [(), ("bundle-z",)]
+
+
+def test_the_gate_holds_a_resolution_made_on_a_unit_closed_unmerged_and_names_its_commits(store):
+    sync_store.save_branch(store, repo=FORK, branch="forksync/bundle-a", unit_id="bundle-a", kind="bundle",
+                           pushed_tip="", verified_tip="", pr=2, state="closed", shas_json=json.dumps(["a1", "a2"]),
+                           base_sha="", base="main", conflict_sha="", depends_json="[]")
+    sync_store.save_branch(store, repo=FORK, branch="forksync/chain-c", unit_id="chain-c", kind="chain",
+                           pushed_tip="t1", verified_tip="r1", pr=5, state="open", shas_json="[]", base_sha="",
+                           base="main", conflict_sha="", depends_json=json.dumps(["bundle-a"]))
+    pr = {**pr_of("chain-c", 5), "head": {"ref": "forksync/chain-c", "sha": "t1"}}
+    assert gate_inputs.lands_after(store, FORK, pr) == ()
+    assert gate_inputs.lands_after_closed(store, FORK, pr) == (("bundle-a", 2, "closed", ("a1", "a2")),)
+    # planned again under its id (reconsidered): in flight, waited for as any
+    sync_store.save_branch(store, **{**sync_store.branch_row(store, FORK, "forksync/bundle-a"), "state": "open", "pr": 8})
+    assert gate_inputs.lands_after_closed(store, FORK, pr) == ()
+    assert gate_inputs.lands_after(store, FORK, pr) == (("bundle-a", 8),)
+
+
+def test_the_reconcile_tick_decides_again_a_gate_held_for_a_closed_unit_once_its_commits_are_planned_again(store):
+    from bot.app.schedules import _landed_since
+    sync_store.save_branch(store, repo=FORK, branch="forksync/bundle-a", unit_id="bundle-a", kind="bundle",
+                           pushed_tip="", verified_tip="", pr=2, state="closed", shas_json=json.dumps(["a1"]),
+                           base_sha="", base="main", conflict_sha="", depends_json="[]")
+    sync_store.save_branch(store, repo=FORK, branch="forksync/chain-c", unit_id="chain-c", kind="chain",
+                           pushed_tip="t1", verified_tip="r1", pr=5, state="open", shas_json="[]", base_sha="",
+                           base="main", conflict_sha="", depends_json=json.dumps(["bundle-a"]))
+    pr = {**pr_of("chain-c", 5), "head": {"ref": "forksync/chain-c", "sha": "t1"}}
+    held = {"conclusion": "failure", "output": {"summary": "| ❌ | `lands-after` | — | lands after #2 (`bundle-a`), "
+                                                           "closed unmerged, whose commits are not planned again |"}}
+    assert _landed_since(store, FORK, pr, held) is False            # still closed: held until a person acts
+    sync_store.save_branch(store, **{**sync_store.branch_row(store, FORK, "forksync/bundle-a"), "state": "open", "pr": 8})
+    assert _landed_since(store, FORK, pr, held) is True             # reconsidered: its gate names the new PR
+    waiting = {"conclusion": "failure", "output": {"summary": "| ❌ | `lands-after` | — | lands after #8 (`bundle-a`), "
+                                                              "still open |"}}
+    assert _landed_since(store, FORK, pr, waiting) is False

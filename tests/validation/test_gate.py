@@ -67,6 +67,9 @@ CASES = [
      [("picks-squashed", "c" * 12)], []),
     # a unit it lands after (predicted on that unit's picks) is still open: never merged before it
     ("lands-after", pr(lands_after=(("bundle-abc", 7),)), SUITES, False, [("lands-after", "")], []),
+    # one closed unmerged that a person's resolution on the branch was made on: held for a person
+    ("lands-after-closed", pr(lands_after_closed=(("bundle-abc", 7, "closed", (UP,)),)), SUITES, False,
+     [("lands-after", "")], []),
     ("no-results-silence-is-red", pr(results=()), SUITES, False,
      [("missing-result", "kernels/cpu"), ("missing-result", "lit/cpu"), ("missing-result", "lit/h200")],
      ["run-suites"]),
