@@ -131,6 +131,7 @@ CASES: dict[str, dict] = {
                                       kept="refs/forksync/closed/chain-x/" + S4[:12], head=S4),
     "github/unit_shrunk.md.j2": dict(unit_id=CHAIN.id, branch=f"forksync/{CHAIN.id}", rebuilt=True, decided=DECIDED[:1],
                                      keep=[S4], base=S1, tip=FORK),
+    "github/unit_retry_kept.md.j2": dict(unit_id=CHAIN.id, branch=f"forksync/{CHAIN.id}", tip=S4),
     "github/unit_rebuilt.md.j2": dict(branch="forksync/chain-x", fork_ref="main", base=S1, dropped=[S2, S3], tip=S4),
     "github/agent_not_reached.md.j2": dict(upstream_sha=S2, branch="forksync/chain-x", deadline_s=10800.0, cut=True),
     "github/plan_preview.md.j2": dict(user="carol", base=FORK, upstream_head=S4, units=[CHAIN, Unit(

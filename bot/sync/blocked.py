@@ -105,13 +105,18 @@ def held_for_person(path: str) -> Refusal:
                    "person", path)
 
 
-def rewritten_under(dropped: int, fork_ref: str, foreign: int) -> Refusal:
+def rewritten_under(dropped: int, fork_ref: str, foreign: int, *, resolved_by_hand: bool = False) -> Refusal:
     """The refusal forksync gives itself for a unit whose branch was built on ``dropped`` fork
     commits that a force push removed from ``fork_ref``, while ``foreign`` commits of a person sit
-    on it: rebuilding would drop theirs, merging would bring the removed commits back."""
+    on it, or (``resolved_by_hand``) a pick folds a person's conflict resolution: rebuilding would
+    drop theirs (the folded pick, picked again, stops back at its conflict), merging would bring
+    the removed commits back."""
+    held = ("a pick on the branch folds a conflict resolution made by hand, which a rebuild would lose by picking "
+            "that commit again back at its conflict" if resolved_by_hand and not foreign
+            else f"{foreign} commit(s) of a person are on the branch")
     return Refusal(f"the history of `{fork_ref}` was rewritten (force push) under this unit: {dropped} commit(s) its "
-                   f"branch was built on are no longer on `{fork_ref}`, and {foreign} commit(s) of a person are on the "
-                   f"branch; rebase the branch onto `{fork_ref}` (or close its PR) — forksync rewrites no one's commits",
+                   f"branch was built on are no longer on `{fork_ref}`, and {held}; rebase the branch onto "
+                   f"`{fork_ref}` (or close its PR) — forksync rewrites no one's commits",
                    "rebase")
 
 

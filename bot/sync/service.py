@@ -759,11 +759,25 @@ class SyncService:
         refused = (prior or {}).get("rebuild_refused") or ""
         dropped, foreign = await asyncio.to_thread(apply_mod.rewritten_base, git_dir, f"refs/heads/{branch}",
                                                   core.fork_head)
-        if dropped and foreign:
+        # a pick folding a person's conflict resolution is forksync's commit, but what it resolved is
+        # theirs: a rebuild from scratch (a rewritten fork, the retry box) would pick it again, back
+        # at its conflict, and leave their resolution only under refs/forksync/resolutions/
+        # (``res.kept`` counts the fork commits a force push dropped as a person's: ``foreign`` is theirs)
+        by_hand = bool(res.tip and (dropped or (rebuild and not res.kept))) and await asyncio.to_thread(
+            _resolved_by_people, git_dir, dropped[-1] if dropped else core.fork_head, res.tip)
+        if dropped and (foreign or by_hand):
             # the fork's history was rewritten (force push) under a branch holding a person's
-            # commits: never rebuilt over them, never merged with the dropped commits — blocked
+            # commits or resolution: never rebuilt over them, never merged with the dropped
+            # commits — blocked
             return await self._block(ctx, full_name, cfg, unit, branch, row, core, res,
-                                     blocked_mod.rewritten_under(len(dropped), cfg.fork.ref, len(foreign)), step="push")
+                                     blocked_mod.rewritten_under(len(dropped), cfg.fork.ref, len(foreign),
+                                                                 resolved_by_hand=by_hand), step="push")
+        if rebuild and by_hand:
+            # "retry" from the status issue on such a branch: left as it is, and said once per tip
+            rebuild = False
+            if prior and prior.get("pr"):
+                await comment_once(ctx.gh, full_name, int(prior["pr"]), f"retry-kept:{res.tip}",
+                                   render("unit_retry_kept.md.j2", unit_id=unit.id, branch=branch, tip=res.tip))
         if dropped:
             # rewritten under forksync's own commits: rebuilt on the new fork tip (with a lease),
             # so the PR never carries the commits the force push removed back to the fork
