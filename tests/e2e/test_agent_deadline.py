@@ -4,6 +4,7 @@ says it was not tried yet, and is the first the agent is asked about at the next
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import pytest
 
@@ -95,21 +96,14 @@ class _Sleeps(list):
         self.append(s)
 
 
-async def test_a_call_still_streaming_at_the_deadline_is_cut_there_and_its_chain_waits_for_the_next_sync(
-        fake_github, tmp_path, monkeypatch):
-    """The deadline bounds the call already running, not only the next one. Seen: the answer for
-    the first chain stalls mid-stream before the deadline; the clock passes the deadline while the
-    client waits for its next event; the client times the stall out at ``timeout_s`` (600 s, past
-    the deadline), retries and takes the second answer, committed and pushed after the sync's
-    agent time was spent — a slow model holds the sync as long as ``max_retries`` attempts allow,
-    past the delivery's limit. Should be: the wait ends at the deadline, nothing is retried,
-    nothing lands on the branch, the chain waits for the agent (its row, its PR, the status
-    issue) and is asked again at the next sync; the cut attempt's tokens are counted."""
+@contextlib.asynccontextmanager
+async def _cut_at_the_deadline(fake_github, tmp_path, monkeypatch, replies: list[Reply]):
+    """Two chains, each stopped at its first pick (``c2``: ``third_party/amd/x.cpp``, ``c3``:
+    ``python/ops.py``), the agent answering ``replies`` on a clock of its own: the first answer
+    stalls after its first piece, the clock then passes the sync's agent deadline (1,500 s), and
+    the sync ends. Yields ``(world, the local Anthropic server, c2, c3, the clock's start, the
+    client's backoff sleeps)`` after that sync."""
     monkeypatch.setenv("FORKSYNC_ANTHROPIC_KEY", "k")
-    resolved = "int x = 2;\n" + MIDDLE + "int z;\n"
-    # the first answer stalls after its first piece; the second (a retry's) would resolve the pick
-    replies = [_answer("third_party/amd/x.cpp", resolved, stall_after=1, match="third_party/amd/x.cpp"),
-               _answer("third_party/amd/x.cpp", resolved, match="third_party/amd/x.cpp")]
     timeouts, sleeps = SeenTimeouts(), _Sleeps()
     base = 1_780_000_000.0
 
@@ -144,37 +138,56 @@ async def test_a_call_still_streaming_at_the_deadline_is_cut_there_and_its_chain
             finally:
                 settle.cancel()
             settle.result()
-            # cut at the deadline: no retry, nothing pushed, the chain waits for the agent
-            assert len(ant.requests) == 1, [r.status for r in ant.requests]
-            assert sleeps == []
-            first = f"forksync/chain-{c2[:12]}"
-            prs = {p["head"]["ref"]: p async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")}
-            pr = prs[first]
-            assert pr["draft"] is True
-            msgs = [c["commit"]["message"] async for c in
-                    w.alice.getiter(f"/repos/meta/triton/pulls/{pr['number']}/commits")]
-            assert not any("Agent-Resolved" in m for m in msgs), msgs
-            row = sync_store.branch_row(w.bot.store, "meta/triton", first)
-            assert row["agent_waiting_since"] == base         # since its call began: first at the next sync
-            said = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{pr['number']}/comments")]
-            assert any("stopped when this sync's agent time ran out" in b and "next sync" in b for b in said), said
-            assert not any("proposal was not used" in b for b in said), said
-            [issue] = [i["body"] for i in await status_issue(w.alice)]
-            # the cut chain and the one after it, told apart
-            assert issue.count("not yet tried by the conflict agent: will be tried at the next sync") == 1
-            assert issue.count("not yet resolved by the conflict agent: its call was stopped") == 1
-            # the cut attempt had begun (its message_start gave its input tokens): it is counted
-            assert agents_store.tokens_used(w.bot.store, utc_day(base)) >= len(ant.requests[0].raw) // 4
-            # the next sync asks about it first; its answer is taken and pushed
-            ant.push(_answer("nothing.txt", "x\n", match="python/ops.py"))      # the other chain's: rejected
-            await svc.sync(await tick_ctx(w), "meta/triton", reason="poll")
-            assert "third_party/amd/x.cpp" in str(ant.bodies[1])
-            msgs = [c["commit"]["message"] async for c in
-                    w.alice.getiter(f"/repos/meta/triton/pulls/{pr['number']}/commits")]
-            assert any("Agent-Resolved" in m for m in msgs), msgs
-            assert not sync_store.branch_row(w.bot.store, "meta/triton", first)["agent_waiting_since"]
-            assert "python/ops.py" in str(ant.bodies[2])       # then the other chain, within the same sync
-            assert sync_store.branch_row(w.bot.store, "meta/triton", f"forksync/chain-{c3[:12]}")
+            yield w, ant, c2, c3, base, sleeps
+
+
+async def test_a_call_still_streaming_at_the_deadline_is_cut_there_and_its_chain_waits_for_the_next_sync(
+        fake_github, tmp_path, monkeypatch):
+    """The deadline bounds the call already running, not only the next one. Seen: the answer for
+    the first chain stalls mid-stream before the deadline; the clock passes the deadline while the
+    client waits for its next event; the client times the stall out at ``timeout_s`` (600 s, past
+    the deadline), retries and takes the second answer, committed and pushed after the sync's
+    agent time was spent — a slow model holds the sync as long as ``max_retries`` attempts allow,
+    past the delivery's limit. Should be: the wait ends at the deadline, nothing is retried,
+    nothing lands on the branch, the chain waits for the agent (its row, its PR, the status
+    issue) and is asked again at the next sync; the cut attempt's tokens are counted."""
+    resolved = "int x = 2;\n" + MIDDLE + "int z;\n"
+    # the first answer stalls after its first piece; the second (a retry's) would resolve the pick
+    replies = [_answer("third_party/amd/x.cpp", resolved, stall_after=1, match="third_party/amd/x.cpp"),
+               _answer("third_party/amd/x.cpp", resolved, match="third_party/amd/x.cpp")]
+    async with _cut_at_the_deadline(fake_github, tmp_path, monkeypatch, replies) as (w, ant, c2, c3, base, sleeps):
+        svc = w.bot.svc
+        # cut at the deadline: no retry, nothing pushed, the chain waits for the agent
+        assert len(ant.requests) == 1, [r.status for r in ant.requests]
+        assert sleeps == []
+        first = f"forksync/chain-{c2[:12]}"
+        prs = {p["head"]["ref"]: p async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")}
+        pr = prs[first]
+        assert pr["draft"] is True
+        msgs = [c["commit"]["message"] async for c in
+                w.alice.getiter(f"/repos/meta/triton/pulls/{pr['number']}/commits")]
+        assert not any("Agent-Resolved" in m for m in msgs), msgs
+        row = sync_store.branch_row(w.bot.store, "meta/triton", first)
+        assert row["agent_waiting_since"] == base         # since its call began: first at the next sync
+        said = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{pr['number']}/comments")]
+        assert any("stopped when this sync's agent time ran out" in b and "next sync" in b for b in said), said
+        assert not any("proposal was not used" in b for b in said), said
+        [issue] = [i["body"] for i in await status_issue(w.alice)]
+        # the cut chain and the one after it, told apart
+        assert issue.count("not yet tried by the conflict agent: will be tried at the next sync") == 1
+        assert issue.count("not yet resolved by the conflict agent: its call was stopped") == 1
+        # the cut attempt had begun (its message_start gave its input tokens): it is counted
+        assert agents_store.tokens_used(w.bot.store, utc_day(base)) >= len(ant.requests[0].raw) // 4
+        # the next sync asks about it first; its answer is taken and pushed
+        ant.push(_answer("nothing.txt", "x\n", match="python/ops.py"))      # the other chain's: rejected
+        await svc.sync(await tick_ctx(w), "meta/triton", reason="poll")
+        assert "third_party/amd/x.cpp" in str(ant.bodies[1])
+        msgs = [c["commit"]["message"] async for c in
+                w.alice.getiter(f"/repos/meta/triton/pulls/{pr['number']}/commits")]
+        assert any("Agent-Resolved" in m for m in msgs), msgs
+        assert not sync_store.branch_row(w.bot.store, "meta/triton", first)["agent_waiting_since"]
+        assert "python/ops.py" in str(ant.bodies[2])       # then the other chain, within the same sync
+        assert sync_store.branch_row(w.bot.store, "meta/triton", f"forksync/chain-{c3[:12]}")
 
 
 CUT = "not yet resolved by the conflict agent: its call was stopped when a sync's agent time ran out"
@@ -191,58 +204,28 @@ async def test_a_chain_whose_first_pick_call_was_cut_says_so_apart_from_one_not_
     the chain whose call was cut says so, the other that it is not yet tried."""
     from tests.dashboard.test_dash_states_breaks import client_for
 
-    monkeypatch.setenv("FORKSYNC_ANTHROPIC_KEY", "k")
     resolved = "int x = 2;\n" + MIDDLE + "int z;\n"
     replies = [_answer("third_party/amd/x.cpp", resolved, stall_after=1, match="third_party/amd/x.cpp")]
-    timeouts, sleeps = SeenTimeouts(), _Sleeps()
-    base = 1_780_000_000.0
-
-    def clock() -> float:
-        return base + timeouts.now
-
-    async with FakeAnthropic(replies, api_key="k") as ant:
-        config = CONFIG + f"agents:\n  base_url: {ant.base_url}\n  max_retries: 2\n  timeout_s: 600\n"
-        async with validated_world(fake_github, tmp_path, config,
-                                   files=upstream_files(**{"third_party/amd/x.cpp": X0, "python/ops.py": OPS}),
-                                   fork_commits=(({"third_party/amd/x.cpp": "int x = 10;\n" + MIDDLE + "int z;\n",
-                                                   "python/ops.py": OPS.replace("line 3\n", "line 3 fork\n")},
-                                                  "fork: tune x, ops line 3"),)) as (w, up_src, upstream):
-            svc = w.bot.svc
-            svc.now = clock
-            svc.agent_deadline_s = 1_500.0
-            svc.agent_client = lambda settings, store, **kw: AgentClient.from_env(
-                settings, store, now=clock, wait_for=timeouts, sleep=sleeps, **kw)
-            c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: x = 2 (#102)")
-            c3 = commit_files(up_src, {"python/ops.py": OPS.replace("line 3\n", "line 3 upstream\n")}, "ops: line 3 (#103)")
-            git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
-            settle = asyncio.ensure_future(w.bot.settle())
-            try:
-                await until(lambda: ant.stalled == 1 and "content_block_delta" in timeouts.seen and timeouts.waiting == 1,
-                            "the stalled answer")
-                timeouts.advance(1_600)
-                await until(settle.done, "the sync to end once its agent time ran out", 120)
-            finally:
-                settle.cancel()
-            settle.result()
-            cut, later = f"chain-{c2[:12]}", f"chain-{c3[:12]}"
-            # the cut chain, stopped at its first pick, has its row and draft PR and waits
-            prs = {p["head"]["ref"]: p async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")}
-            assert prs[f"forksync/{cut}"]["draft"] is True and prs[f"forksync/{later}"]["draft"] is True
-            rows = {u: sync_store.branch_row(w.bot.store, "meta/triton", f"forksync/{u}") for u in (cut, later)}
-            assert rows[cut]["agent_waiting_since"] == base and rows[later]["agent_waiting_since"] > base
-            [issue] = [i["body"] for i in await status_issue(w.alice)]
-            lines = {u: next(line for line in issue.splitlines() if f"retry `{u}`" in line) for u in (cut, later)}
-            assert CUT in lines[cut] and FIRST in lines[cut], lines[cut]
-            assert "not yet tried" not in lines[cut], lines[cut]
-            assert "not yet tried by the conflict agent: will be tried at the next sync" in lines[later], lines[later]
-            assert FIRST in lines[later], lines[later]
-            assert CUT not in lines[later], lines[later]
-            c = await client_for(w.bot.store)
-            try:
-                units = {u["id"]: u for u in (await (await c.get("/api/v1/forks/meta/triton/units")).json())["units"]}
-            finally:
-                await c.close()
-            assert CUT in units[cut]["state"] and "not yet tried" not in units[cut]["state"], units[cut]["state"]
-            assert "not yet tried by the conflict agent" in units[later]["state"], units[later]["state"]
-            assert FIRST in units[cut]["state"] and FIRST in units[later]["state"], units
-            assert units[cut]["agent_waiting_since"] == base
+    async with _cut_at_the_deadline(fake_github, tmp_path, monkeypatch, replies) as (w, ant, c2, c3, base, sleeps):
+        cut, later = f"chain-{c2[:12]}", f"chain-{c3[:12]}"
+        # the cut chain, stopped at its first pick, has its row and draft PR and waits
+        prs = {p["head"]["ref"]: p async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")}
+        assert prs[f"forksync/{cut}"]["draft"] is True and prs[f"forksync/{later}"]["draft"] is True
+        rows = {u: sync_store.branch_row(w.bot.store, "meta/triton", f"forksync/{u}") for u in (cut, later)}
+        assert rows[cut]["agent_waiting_since"] == base and rows[later]["agent_waiting_since"] > base
+        [issue] = [i["body"] for i in await status_issue(w.alice)]
+        lines = {u: next(line for line in issue.splitlines() if f"retry `{u}`" in line) for u in (cut, later)}
+        assert CUT in lines[cut] and FIRST in lines[cut], lines[cut]
+        assert "not yet tried" not in lines[cut], lines[cut]
+        assert "not yet tried by the conflict agent: will be tried at the next sync" in lines[later], lines[later]
+        assert FIRST in lines[later], lines[later]
+        assert CUT not in lines[later], lines[later]
+        c = await client_for(w.bot.store)
+        try:
+            units = {u["id"]: u for u in (await (await c.get("/api/v1/forks/meta/triton/units")).json())["units"]}
+        finally:
+            await c.close()
+        assert CUT in units[cut]["state"] and "not yet tried" not in units[cut]["state"], units[cut]["state"]
+        assert "not yet tried by the conflict agent" in units[later]["state"], units[later]["state"]
+        assert FIRST in units[cut]["state"] and FIRST in units[later]["state"], units
+        assert units[cut]["agent_waiting_since"] == base
