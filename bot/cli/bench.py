@@ -26,6 +26,7 @@ from bot.cli.progress import Progress, reporter, warn_once
 from bot.cli.serve import open_store
 from bot.cli.text import text
 from bot.config.forksync import RESOLVE_RULES, UserError
+from bot.config.objects import open_repository
 from bot.git import repo as gitio
 from bot.resolve import agent_bench
 from bot.resolve.bench import BASELINES, KINDS, Result, score, to_json
@@ -76,8 +77,8 @@ def run_resolve_bench(cfg, *, since: int | None = None, chain: list[str] | None 
         fork_dir = gitio.open_remote(cfg.fork.url or ".", cfg.cache_dir, fetch=False)
         up_dir = gitio.open_remote(cfg.upstream.url, cfg.cache_dir, fetch=False) if cfg.upstream.url else fork_dir
         repo, _ = gitio.open_pair(up_dir, fork_dir, cfg.cache_dir)
-        fork_repo = pygit2.Repository(fork_dir)
-        up_repo = fork_repo if up_dir == fork_dir else pygit2.Repository(up_dir)
+        fork_repo = open_repository(fork_dir)
+        up_repo = fork_repo if up_dir == fork_dir else open_repository(up_dir)
         up_tip = gitio.resolve(up_repo, cfg.upstream.ref, label=f"upstream ({cfg.upstream.url or cfg.fork.url})")
         fork_tip = gitio.resolve(fork_repo, cfg.fork.ref, label=f"fork ({cfg.fork.url or '.'})")
     except (gitio.RefError, gitio.GitIOError) as e:

@@ -35,6 +35,7 @@ from typing import Callable, Iterable, Iterator
 import pygit2
 from pygit2.enums import SortMode
 
+from bot.config.objects import open_repository
 from bot.model import CommitInfo, FileChange, InFlightBranch
 
 Progress = Callable[[int, int], None]   # (done, total)
@@ -324,7 +325,7 @@ def damaged_files(git_dir: str | Path) -> tuple[list[str], list[str]]:
                 others.append(str(p.relative_to(root)))
     if named and not others:
         try:
-            odb = pygit2.Repository(str(root)).odb
+            odb = open_repository(str(root)).odb
             others += sorted(rel for rel, sha in named.items() if sha not in odb)
         except (pygit2.GitError, KeyError, ValueError):
             others.append("objects")
@@ -446,7 +447,7 @@ def refs_updated_at(git_dir: str | Path, ref: str | None = None, own_notes: str 
 
     if ref is not None:
         try:
-            repo = pygit2.Repository(str(root))
+            repo = open_repository(str(root))
         except pygit2.GitError:
             return None
         name = ref_name(repo, ref)
@@ -510,7 +511,7 @@ def open_pair(upstream_dir: str, fork_dir: str, cache_dir: str | Path) -> tuple[
     resolved in each source repository, see :func:`resolve`).
     """
     if os.path.realpath(upstream_dir) == os.path.realpath(fork_dir):
-        return pygit2.Repository(fork_dir), fork_dir
+        return open_repository(fork_dir), fork_dir
     key = hashlib.sha1(f"{os.path.realpath(upstream_dir)}\0{os.path.realpath(fork_dir)}".encode()).hexdigest()[:12]
     dest = Path(cache_dir) / f"combined-{key}.git"
     if not (dest / "HEAD").exists():
@@ -838,7 +839,7 @@ def missing_object_commits(git_dir: str, shas: list[str]) -> dict[str, list[str]
     """
     if not shas:
         return {}
-    odb = pygit2.Repository(git_dir).odb
+    odb = open_repository(git_dir).odb
     p = subprocess.run(["git", f"--git-dir={git_dir}", *NO_LAZY_FETCH, "log", "--raw", "--no-renames", "--no-abbrev",
                         "--format=commit %H", "--no-walk=unsorted", "--stdin"],
                        input="\n".join(shas) + "\n", capture_output=True, text=True, env=git_env())
