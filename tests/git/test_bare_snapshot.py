@@ -64,3 +64,19 @@ def test_a_checkout_keeps_its_work_tree(tmp_path):
     assert checked_out_in(tmp_path / "co" / ".git", head) == str(tmp_path / "co")
     assert gitio.repo_dir(gitio.open_pair(str(tmp_path / "co" / ".git"), str(tmp_path / "co" / ".git"),
                                           tmp_path / "cache")[0]) == str(tmp_path / "co")
+
+
+def test_a_commit_reads_the_same_from_any_folder(snapshot, tmp_path, monkeypatch):
+    """`git --git-dir=<repository> log -p` takes the folder it runs in for the work tree and reads
+    its `.gitattributes`: run from a project whose attributes mark files `-diff` (a lock file, an
+    image), every pick's files had no hunks and another patch-id ("Binary files differ")."""
+    repo = pygit2.Repository(str(snapshot), pygit2.enums.RepositoryOpenFlag.BARE)
+    sha = str(repo.revparse_single("up").id)
+    want = gitio.commit_infos(repo, [sha])[sha]
+    elsewhere = tmp_path / "project"
+    elsewhere.mkdir()
+    (elsewhere / ".gitattributes").write_text("* -diff\n")
+    monkeypatch.chdir(elsewhere)
+    got = gitio.commit_infos(repo, [sha])[sha]
+    assert (got.patch_id, got.files) == (want.patch_id, want.files)
+    assert [f.edits for f in got.files] == [((8, 1, 8, 1),)]
