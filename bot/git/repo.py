@@ -762,6 +762,10 @@ def _log_patch(git_dir: str, shas: list[str], renames: bool, tick: Callable[[int
     parsed while it streams. Returns (files by sha, patch ids by sha, log return code, log stderr)."""
     env = git_env()
     env.pop("GIT_DIFF_OPTS", None)      # its --unified=N would beat -U3 below
+    # run in the git dir: a git given --git-dir takes the folder it runs in for the work tree and
+    # reads its .gitattributes (`-diff` there made every file "Binary files differ": no hunks, another
+    # patch id), so what a commit changed would depend on where forksync was started
+    git_dir = os.path.abspath(git_dir)
     log = subprocess.Popen(
         ["git", f"--git-dir={git_dir}", *NO_LAZY_FETCH, "-c", "core.quotePath=true", "log", "-p", "--no-walk=unsorted",
          "--stdin", "--no-color", "--no-ext-diff", "--no-textconv", "--format=commit %H",
@@ -776,9 +780,9 @@ def _log_patch(git_dir: str, shas: list[str], renames: bool, tick: Callable[[int
          # texts' common tail (xdiff-interface.c, trim_common_tail), so a change that slides (a repeated
          # line) is placed elsewhere than in libgit2's diff of the whole texts; patch ids need it too
          "-U3"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=git_dir)
     pid = subprocess.Popen(["git", f"--git-dir={git_dir}", *NO_LAZY_FETCH, "patch-id", "--stable"], stdin=subprocess.PIPE,
-                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=git_dir)
     out_pid: list[bytes] = []
     err_log: list[bytes] = []
     t1 = threading.Thread(target=lambda: out_pid.append(pid.stdout.read()))
