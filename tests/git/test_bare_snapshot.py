@@ -80,3 +80,14 @@ def test_a_commit_reads_the_same_from_any_folder(snapshot, tmp_path, monkeypatch
     got = gitio.commit_infos(repo, [sha])[sha]
     assert (got.patch_id, got.files) == (want.patch_id, want.files)
     assert [f.edits for f in got.files] == [((8, 1, 8, 1),)]
+
+
+def test_a_patch_git_shows_reads_the_same_from_any_folder(snapshot, tmp_path, monkeypatch):
+    """:func:`bot.git.repo.git` (nightly triage's `git show --patch` of a suspect) likewise."""
+    want = gitio.git(snapshot, "show", "--format=", "--patch", "up")
+    elsewhere = tmp_path / "project"
+    elsewhere.mkdir()
+    (elsewhere / ".gitattributes").write_text("* -diff\n")
+    monkeypatch.chdir(elsewhere)
+    assert gitio.git(snapshot, "show", "--format=", "--patch", "up") == want
+    assert "+8y" in want
