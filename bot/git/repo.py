@@ -176,9 +176,12 @@ def absent_blobs(repo: pygit2.Repository, tree: pygit2.Tree, limit: int = 3) -> 
 
 def git(git_dir: str | Path, *argv: str, input: str | bytes | None = None, check: bool = True,
         text: bool = True) -> str | bytes:
-    """Run ``git --git-dir=<git_dir> argv…``; raise :class:`GitIOError` on failure."""
-    p = subprocess.run(["git", f"--git-dir={git_dir}", *argv], env=git_env(), input=input,
-                       capture_output=True, text=text)
+    """Run ``git --git-dir=<git_dir> argv…`` in ``git_dir`` (where it exists: a git given --git-dir
+    takes the folder it runs in for the work tree and reads its ``.gitattributes``, so a patch it
+    shows would depend on where forksync was started); raise :class:`GitIOError` on failure."""
+    cwd = os.path.abspath(git_dir) if os.path.isdir(git_dir) else None
+    p = subprocess.run(["git", f"--git-dir={cwd or git_dir}", *argv], env=git_env(), input=input,
+                       capture_output=True, text=text, cwd=cwd)
     if check and p.returncode != 0:
         err = p.stderr if text else p.stderr.decode(errors="replace")
         raise GitIOError(f"git {' '.join(argv[:4])} failed in {git_dir} ({p.returncode}): {err.strip()}")
