@@ -23,6 +23,7 @@ import pygit2
 from bot.agents.conflict_rails import ConflictCase, ConflictFile, RailViolation, Resolution, ResolvedFile, relabel, trailer_summary
 from bot.agents.redact import redact
 from bot.config.merge_file import diff3_text
+from bot.config.objects import open_repository
 from bot.templating import render
 
 BOT_NAME = "forksync"
@@ -52,7 +53,7 @@ def conflict_case(repo_path: str, onto: str, upstream_sha: str,
     deterministic rules already resolved; they are left out of the agent's files (and of what
     makes a case unsupported: a deletion a rule decided is no obstacle) and carried as
     ``case.decided``. Raises ValueError for a merge commit or an unknown revision."""
-    repo = pygit2.Repository(repo_path)
+    repo = open_repository(repo_path)
     try:
         base = repo.revparse_single(onto).peel(pygit2.Commit)
         up = repo.revparse_single(upstream_sha).peel(pygit2.Commit)
@@ -117,7 +118,7 @@ def commit_message(case: ConflictCase, res: Resolution) -> str:
 def build_commit(repo_path: str, case: ConflictCase, res: Resolution) -> str:
     """Rail 5: write the resolved pick as a commit object (no ref moves). Returns its sha.
     Raises :class:`RailViolation` ("result applies") if the index still has conflicts."""
-    repo = pygit2.Repository(repo_path)
+    repo = open_repository(repo_path)
     base = repo[case.fork_tip].peel(pygit2.Commit)
     up = repo[case.upstream_sha].peel(pygit2.Commit)
     idx = _replay(repo, base, up)
@@ -172,7 +173,7 @@ def verify_commit(repo_path: str, commit_sha: str, case: ConflictCase) -> None:
     """Rail 6: re-merge the upstream change onto ``case.fork_tip`` and compare, path by path,
     with the commit: every path outside the conflicted files must be identical (content and
     mode), and the commit's only parent must be the fork tip. Raises :class:`RailViolation`."""
-    repo = pygit2.Repository(repo_path)
+    repo = open_repository(repo_path)
     commit = repo[commit_sha].peel(pygit2.Commit)
     if [str(p) for p in commit.parent_ids] != [case.fork_tip]:
         raise RailViolation("result applies", f"commit {commit_sha[:12]} is not a single commit on {case.fork_tip[:12]}")
@@ -193,7 +194,7 @@ def publish(repo_path: str, branch: str, commit_sha: str, expected_old: str | No
     must not exist). Only ``forksync/…`` branches may be moved. Raises ValueError otherwise."""
     if not branch.startswith("forksync/"):
         raise ValueError(f"refusing to move {branch!r}: agent results go to forksync/… proposal branches only")
-    repo = pygit2.Repository(repo_path)
+    repo = open_repository(repo_path)
     ref = f"refs/heads/{branch}"
     current = repo.references.get(ref)
     now = str(current.target) if current is not None else None

@@ -21,16 +21,18 @@ from datetime import datetime, timezone
 import pygit2
 
 from bot.agents.client import AgentClient
+from bot.cli.ledger import state_errors
 from bot.cli.main import config_from_args, refuse_unpaired
 from bot.cli.progress import Progress, reporter, warn_once
 from bot.cli.serve import open_store
 from bot.cli.text import text
 from bot.config.forksync import RESOLVE_RULES, UserError
+from bot.config.objects import open_repository
 from bot.git import repo as gitio
 from bot.resolve import agent_bench
 from bot.resolve.bench import BASELINES, KINDS, Result, score, to_json
 from bot.resolve.replay import find_resolved_merges, find_resolved_picks, replay
-from bot.sync.ingest import default_store
+from bot.sync.ingest import default_store, open_side, side_tip
 
 PARTS = ("all", "dev", "held-out")
 #: At most this many paths are named in a line of the tables; ``--json`` has them all.
@@ -57,13 +59,15 @@ def _rules(value: str | None, default: list[str]) -> list[str]:
 
 
 def run_resolve_bench(cfg, *, since: int | None = None, chain: list[str] | None = None, agent=None,
-                      merges: bool | None = None, progress: Progress | None = None) -> dict:
+                      merges: bool | None = None, progress: Progress | None = None, args=None) -> dict:
     """Open the repositories of ``cfg``, replay the resolved picks (and, with ``merges`` — default
     ``resolve.merges`` — the fork's merges of upstream) and score them; returns the
     ``forksync.resolve-bench/1`` document (with ``timings_s``). ``agent``: ``(client, part,
     limit)`` to ask the conflict agent about the files the rules declined too (the document's
     ``agent`` key, :mod:`bot.resolve.agent_bench`). ``progress(step, done, total)``: the stages
-    (:mod:`bot.cli.progress`). Raises UserError for bad refs or repositories."""
+    (:mod:`bot.cli.progress`). Raises UserError for bad refs or repositories, as ``status`` says
+    them (:func:`bot.cli.ledger.state_errors`: the near ref; with the command's ``args``, the flag
+    or the key at ``FILE:LINE:COLUMN`` that set it)."""
     def step(name: str, done: int = 0, total: int = 0) -> None:
         if progress is not None:
             progress(name, done, total)
@@ -72,16 +76,14 @@ def run_resolve_bench(cfg, *, since: int | None = None, chain: list[str] | None 
     step("find-resolved")
     chain = list(cfg.resolve.rules if chain is None else chain)
     merges = cfg.resolve.merges if merges is None else merges
-    try:
-        fork_dir = gitio.open_remote(cfg.fork.url or ".", cfg.cache_dir, fetch=False)
-        up_dir = gitio.open_remote(cfg.upstream.url, cfg.cache_dir, fetch=False) if cfg.upstream.url else fork_dir
+    with state_errors(args):
+        fork_dir = open_side("fork", cfg.fork.url or ".", cfg, fetch=False)
+        up_dir = open_side("upstream", cfg.upstream.url, cfg, fetch=False, fork_dir=fork_dir) if cfg.upstream.url else fork_dir
         repo, _ = gitio.open_pair(up_dir, fork_dir, cfg.cache_dir)
-        fork_repo = pygit2.Repository(fork_dir)
-        up_repo = fork_repo if up_dir == fork_dir else pygit2.Repository(up_dir)
-        up_tip = gitio.resolve(up_repo, cfg.upstream.ref, label=f"upstream ({cfg.upstream.url or cfg.fork.url})")
-        fork_tip = gitio.resolve(fork_repo, cfg.fork.ref, label=f"fork ({cfg.fork.url or '.'})")
-    except (gitio.RefError, gitio.GitIOError) as e:
-        raise UserError(str(e)) from None
+        fork_repo = open_repository(fork_dir)
+        up_repo = fork_repo if up_dir == fork_dir else open_repository(up_dir)
+        up_tip = side_tip(up_repo, cfg.upstream, "upstream", f"upstream ({cfg.upstream.url or cfg.fork.url})")
+        fork_tip = side_tip(fork_repo, cfg.fork, "fork", f"fork ({cfg.fork.url or '.'})")
     picks, skipped = find_resolved_picks(repo, fork_tip, up_tip, cfg, since=since)
     found: list = list(picks)
     unreplayed = None
@@ -248,7 +250,7 @@ def cmd_bench_resolve(args) -> int:
     try:
         with reporter(args) as progress:
             doc = run_resolve_bench(cfg, since=_since(args.since), chain=chain, agent=agent, merges=args.merges,
-                                    progress=progress)
+                                    progress=progress, args=args)
     except agent_bench.AgentAPIError as e:
         raise UserError(text("bench", "agent_off", error=str(e))) from None
     warn_missing(doc, cfg.fork.url or ".")

@@ -106,8 +106,8 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     from aiohttp import web
 
     from bot.app.web import mount_dashboard  # lazy: the App and the pages load for this command only
+    from bot.cli.ledger import state_errors  # lazy: git and the ledger load for this command only
     from bot.cli.main import config_from_args  # lazy: main imports this module
-    from bot.git import repo as gitio  # lazy: git loads for this command only
 
     config_file = getattr(args, "config", None) or ("forksync.yml" if os.path.isfile("forksync.yml") else None)
     # a fork named by --fork/--upstream alone is computed like one named in a configuration file
@@ -126,11 +126,10 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         # point the repositories at local copies
         named = load_config(config_file) if config_file else cfg
         up = github_name(named.upstream.url) or github_name(cfg.upstream.url)
-        try:
+        # a bad ref or repository path is said as `status` says it: the near ref, the flag or key that set it
+        with state_errors(args):
             refresh(store, cfg, fork_name(named if github_name(named.fork.url) else cfg), backfill_days=args.backfill_days,
                     backfill_step=args.backfill_step, upstream=up)
-        except (gitio.RefError, gitio.GitIOError, ValueError) as e:
-            raise UserError(str(e)) from None
     sock = listen_socket(args.host, args.port)
     app = web.Application()
     mount_dashboard(app, store)

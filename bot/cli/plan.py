@@ -26,6 +26,7 @@ from bot.cli.main import fork_config_from_args
 from bot.cli.progress import reporter
 from bot.cli.text import cut, say, text
 from bot.config.forksync import UserError
+from bot.config.objects import open_repository
 from bot.git import repo as gitio
 from bot.git.apply import COMMITTER, ApplyError, apply_unit
 from bot.plan.partition import find_unit, no_op_candidates
@@ -242,7 +243,7 @@ def apply_with_rules(state, unit):
     for _ in range(MAX_RULE_ROUNDS):
         if not cfg.resolve.rules or not (res.conflict and res.conflict_commit and res.tip == res.conflict_commit):
             break
-        repo = pygit2.Repository(git_dir)
+        repo = open_repository(git_dir)
         up_tip = state.upstream_tip if state.upstream_tip in repo else res.conflict
         if not memory:
             memory.append(_landed_memory(git_dir, state.fork_tip, up_tip, cfg))
@@ -290,7 +291,7 @@ def print_empty(git_dir: str, picked) -> None:
     """One line per pick of ``picked`` (``[(upstream sha, fork sha)]``) that changes nothing: once
     it lands the ledger records its upstream commit NO_OP, not PICKED (docs/core.md,
     ``empty-pick``), which a person who kept the fork's side of every file should know before."""
-    repo = pygit2.Repository(git_dir)
+    repo = open_repository(git_dir)
     for u, f in picked:
         c = repo[f].peel(pygit2.Commit)
         if len(c.parents) == 1 and c.tree_id == c.parents[0].tree_id:

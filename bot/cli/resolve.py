@@ -63,6 +63,7 @@ from bot.cli.plan import apply_with_rules, print_empty, print_picked, print_rule
 from bot.cli.progress import reporter
 from bot.cli.text import say, text
 from bot.config.forksync import UserError
+from bot.config.objects import open_repository
 from bot.core.markers import marker_lines
 from bot.git import repo as gitio
 from bot.git import resolution
@@ -120,18 +121,18 @@ def _fork(args) -> tuple[object, str, str, str, str]:
     unit_id = args.unit.removeprefix("refs/heads/").removeprefix("forksync/")
     with state_errors(args):      # a mistyped --fork-ref or a missing fork: said as status says it
         fork_dir = open_side("fork", cfg.fork.url or ".", cfg, fetch=False)
-        repo = pygit2.Repository(fork_dir)
+        repo = open_repository(fork_dir)
         fork_tip = side_tip(repo, cfg.fork, "fork", f"fork ({cfg.fork.url or '.'})")
     return cfg, repo.path.rstrip("/"), unit_id, f"refs/heads/forksync/{unit_id}", fork_tip
 
 
 def _tip(git_dir: str, ref: str) -> str | None:
-    r = pygit2.Repository(git_dir).references.get(ref)
+    r = open_repository(git_dir).references.get(ref)
     return str(r.peel(pygit2.Commit).id) if r is not None else None
 
 
 def _base(git_dir: str, fork_tip: str, tip: str) -> str:
-    repo = pygit2.Repository(git_dir)
+    repo = open_repository(git_dir)
     mb = repo.merge_base(pygit2.Oid(hex=fork_tip), pygit2.Oid(hex=tip))
     if mb is None:
         raise UserError(text("resolve", "no_shared_history", tip=tip, fork_tip=fork_tip))
@@ -158,7 +159,7 @@ def cmd_resolve(args) -> int:
     cfg, git_dir, unit_id, ref, fork_tip = _fork(args)
     tip = _tip(git_dir, ref)
     if tip is None:
-        tracking = sorted(r.removeprefix("refs/remotes/") for r in pygit2.Repository(git_dir).references
+        tracking = sorted(r.removeprefix("refs/remotes/") for r in open_repository(git_dir).references
                           if r.startswith("refs/remotes/") and r.endswith(f"/forksync/{unit_id}"))
         if tracking:
             # a clone has the fork's branch only as a remote-tracking one until it is checked out;
@@ -303,7 +304,7 @@ def _left_out_changes(wt: Path, git_dir: str, left_out) -> _LeftOutChanges:
             if tag == "S":
                 sticky.append(path)
     places = {path: (mode, sha) for path, mode, sha in left_out}
-    repo = pygit2.Repository(git_dir)
+    repo = open_repository(git_dir)
     moved = sorted(p for p in sticky if p not in places and staged[p][0] != 0o160000 and staged[p][1] not in repo)
     edited, removed = [], []
     for path, mode, sha in left_out:
@@ -466,7 +467,7 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
         # commits the person made in the worktree (`git commit`, with their File / Reason lines)
         # are the resolution; what is left uncommitted goes into one more commit on top of them
         wt_head = _git(wt, "rev-parse", "HEAD")
-        if wt_head != tip and pygit2.Repository(git_dir).merge_base(tip, wt_head) != pygit2.Oid(hex=tip):
+        if wt_head != tip and open_repository(git_dir).merge_base(tip, wt_head) != pygit2.Oid(hex=tip):
             raise UserError(text("resolve", "not_on_conflict", worktree=wt, head=wt_head, tip=tip, quoted=shlex.quote(str(wt)),
                                  unit=unit_id))
         committed = wt_head != tip
@@ -499,7 +500,7 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
         removed = changes.removed
         _leave_out(wt, [x for x in left_out if x[0] not in removed])
         tree = _git(wt, "write-tree", *(("--missing-ok",) if left_out else ()))
-        fork_repo = pygit2.Repository(git_dir)
+        fork_repo = open_repository(git_dir)
         if tree == str(fork_repo[stop.conflict_commit].peel(pygit2.Commit).tree.id):
             say("resolve", "unchanged", err=True, worktree=wt)
             return 1
@@ -533,7 +534,7 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
         say("resolve", "incomplete", err=True, end="",
             problems=[*chk.problems, *([_removed_line(wt, removed)] if removed else [])])
         return 1
-    repo = pygit2.Repository(git_dir)
+    repo = open_repository(git_dir)
     upstream = gitio.commit_info(repo, stop.upstream_sha)
     me = repo.default_signature if _has_identity(repo) else None
     # resolution commits (pushed, or made in the worktree) name their authors; else the person here

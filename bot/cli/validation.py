@@ -25,6 +25,7 @@ import pygit2
 
 from bot.cli.text import say, text
 from bot.config.forksync import UserError, load_config
+from bot.config.objects import open_repository
 from bot.config.suites import required_l1
 from bot.git.bisect import BisectError, bisect_command
 from bot.git.markers import conflict_commits, files_with_markers
@@ -120,7 +121,7 @@ def state_from_git(args):
     every suite/platform that has a result in ``--results``; results on the head and the base
     from the result files. Reviews come only from ``--approved-by`` and checks from ``--check``."""
     try:
-        repo = pygit2.Repository(args.repo)
+        repo = open_repository(args.repo)
     except pygit2.GitError as e:
         raise UserError(text("validation", "not_a_repository", repo=args.repo, error=str(e))) from None
     try:

@@ -81,10 +81,34 @@ class MemoryObjects(pygit2.OdbBackend):
         return path
 
 
+def open_repository(path: str | os.PathLike) -> pygit2.Repository:
+    """The repository at ``path`` (a git dir, or a work tree holding ``.git``) as git reads it.
+
+    git takes a git dir it is given or finds directly (not as a work tree's ``.git``) for bare
+    when its config does not set ``core.bare`` (a snapshot copied without its ``config``: ``HEAD``,
+    ``objects/``, ``refs/``); libgit2 reads the missing key as "not bare" and takes the parent
+    folder for the work tree, where its merges then read that folder's ``.gitattributes``
+    (``merge_trees`` conflicting where ``git merge-tree`` does not) and a branch ``HEAD`` names
+    looks checked out there. Such a repository is opened bare (``RepositoryOpenFlag.BARE``): no
+    work tree, no index. A checkout (``<work tree>/.git``), a linked worktree (its git dir has
+    ``commondir``) and a config that sets ``core.bare`` or ``core.worktree`` are opened as libgit2
+    opens them. Raises ``pygit2.GitError`` where ``path`` is no repository."""
+    repo = pygit2.Repository(str(path))
+    if repo.is_bare or not repo.workdir:
+        return repo
+    git_dir = repo.path.rstrip("/")
+    if os.path.join(repo.workdir.rstrip("/"), ".git") == git_dir or os.path.exists(os.path.join(git_dir, "commondir")):
+        return repo
+    cfg = repo.config
+    if "core.bare" in cfg or "core.worktree" in cfg:
+        return repo
+    return pygit2.Repository(git_dir, pygit2.enums.RepositoryOpenFlag.BARE)
+
+
 def open_buffered(git_dir: str | os.PathLike) -> tuple[pygit2.Repository, MemoryObjects]:
     """``(repository, memory)``: the repository at ``git_dir`` (refs, config as usual) whose new
     objects go to ``memory`` until :meth:`MemoryObjects.flush`."""
-    repo = pygit2.Repository(str(git_dir))
+    repo = open_repository(git_dir)
     objects_dir = os.path.join(repo.path, "objects")
     odb = pygit2.Odb()
     odb.add_disk_alternate(objects_dir)     # reads: the repository's packs, loose objects, alternates

@@ -93,7 +93,7 @@ from pygit2.enums import DeltaStatus, MergeFlag, SortMode
 from bot.config import renames
 from bot.config.attributes import TreeAttributes, git_attributes_file, git_stops
 from bot.config.merge_file import MergeFileError, merge_file_diff3
-from bot.config.objects import open_buffered
+from bot.config.objects import open_buffered, open_repository
 from bot.config.renames import DEFAULT_RENAME_LIMIT
 from bot.config.trees import changed_paths, edit_entries, entries_at
 from bot.core.markers import DEFAULT_MARKER_SIZE
@@ -283,7 +283,7 @@ def checked_out_in(git_dir: str | os.PathLike, ref: str) -> str | None:
     """The work tree of the repository at ``git_dir`` that has ``ref`` (``refs/heads/…``) checked
     out (the main one or a linked ``git worktree``); None if none. Apply, and every step that moves
     a sync branch, refuses such a branch: moving it would change that checkout under the person."""
-    return _checked_out_elsewhere(pygit2.Repository(str(git_dir)), ref)
+    return _checked_out_elsewhere(open_repository(str(git_dir)), ref)
 
 
 def _head_ref(head: Path) -> str | None:
@@ -302,7 +302,7 @@ def rewritten_base(fork_git_dir: str | os.PathLike, tip: str, base: str,
     fork's tip) no longer has, i.e. a force push removed them; empty when the branch still grows
     from the fork's history. ``foreign``: the commits above it that forksync did not write (a
     person's). Both empty for a missing tip or one with no forksync commit (not a sync branch)."""
-    repo = pygit2.Repository(str(fork_git_dir))
+    repo = open_repository(str(fork_git_dir))
     tip_sha = _resolve(repo, tip)
     base_sha = _resolve(repo, base)
     if tip_sha is None or base_sha is None:
@@ -1017,7 +1017,7 @@ def _ensure_objects(repo: pygit2.Repository, git_dir: str, upstream_git_dir, sha
     # `git merge FETCH_HEAD` reads next), never forksync's
     p = _git(git_dir, "-c", "uploadpack.allowAnySHA1InWant=true", "fetch", "-q", "--no-tags", "--no-write-fetch-head",
              str(Path(upstream_git_dir).resolve()), *lacking, env=_env(), check=False)
-    fresh = pygit2.Repository(git_dir)
+    fresh = open_repository(git_dir)
     still = [s for s in lacking if _resolve(fresh, s) is None]
     if still:
         raise ApplyError(f"could not fetch upstream commit {still[0]} from {upstream_git_dir} into {git_dir}: "
@@ -1032,7 +1032,7 @@ def already_in(git_dir: str | os.PathLike, onto: str, sha: str) -> bool:
     by its first-parent diff, as ``git cherry-pick -m 1``), with no conflict and a result tree equal
     to ``onto``'s. Verifiable from git alone, so a ``NO_OP`` decided on it can be recorded as a note.
     Raises ValueError for an unknown revision."""
-    repo = pygit2.Repository(str(git_dir))
+    repo = open_repository(str(git_dir))
     try:
         base = repo.revparse_single(onto).peel(pygit2.Commit)
         c = repo.revparse_single(sha).peel(pygit2.Commit)

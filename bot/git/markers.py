@@ -28,6 +28,7 @@ from pathlib import Path
 import pygit2
 from pygit2.enums import AttrCheck, DeltaStatus, FileMode, SortMode
 
+from bot.config.objects import open_repository
 from bot.core.markers import DEFAULT_MARKER_SIZE, conflict_upstream, marker_lines, separators_alone_count
 from bot.git.repo import NO_LAZY_FETCH, AbsentObjectsError, GitIOError, RefError, git_env
 
@@ -45,7 +46,7 @@ class MarkerHit:
 
 def _open(repo_path) -> pygit2.Repository:
     try:
-        return pygit2.Repository(str(repo_path))
+        return open_repository(str(repo_path))
     except (pygit2.GitError, KeyError) as e:
         raise RefError("(repository)", str(repo_path), f"is not a git repository ({e})") from e
 

@@ -35,6 +35,7 @@ from typing import Callable, Iterable, Iterator
 import pygit2
 from pygit2.enums import SortMode
 
+from bot.config.objects import open_repository
 from bot.model import CommitInfo, FileChange, InFlightBranch
 
 Progress = Callable[[int, int], None]   # (done, total)
@@ -175,9 +176,12 @@ def absent_blobs(repo: pygit2.Repository, tree: pygit2.Tree, limit: int = 3) -> 
 
 def git(git_dir: str | Path, *argv: str, input: str | bytes | None = None, check: bool = True,
         text: bool = True) -> str | bytes:
-    """Run ``git --git-dir=<git_dir> argv…``; raise :class:`GitIOError` on failure."""
-    p = subprocess.run(["git", f"--git-dir={git_dir}", *argv], env=git_env(), input=input,
-                       capture_output=True, text=text)
+    """Run ``git --git-dir=<git_dir> argv…`` in ``git_dir`` (where it exists: a git given --git-dir
+    takes the folder it runs in for the work tree and reads its ``.gitattributes``, so a patch it
+    shows would depend on where forksync was started); raise :class:`GitIOError` on failure."""
+    cwd = os.path.abspath(git_dir) if os.path.isdir(git_dir) else None
+    p = subprocess.run(["git", f"--git-dir={cwd or git_dir}", *argv], env=git_env(), input=input,
+                       capture_output=True, text=text, cwd=cwd)
     if check and p.returncode != 0:
         err = p.stderr if text else p.stderr.decode(errors="replace")
         raise GitIOError(f"git {' '.join(argv[:4])} failed in {git_dir} ({p.returncode}): {err.strip()}")
@@ -324,7 +328,7 @@ def damaged_files(git_dir: str | Path) -> tuple[list[str], list[str]]:
                 others.append(str(p.relative_to(root)))
     if named and not others:
         try:
-            odb = pygit2.Repository(str(root)).odb
+            odb = open_repository(str(root)).odb
             others += sorted(rel for rel, sha in named.items() if sha not in odb)
         except (pygit2.GitError, KeyError, ValueError):
             others.append("objects")
@@ -446,7 +450,7 @@ def refs_updated_at(git_dir: str | Path, ref: str | None = None, own_notes: str 
 
     if ref is not None:
         try:
-            repo = pygit2.Repository(str(root))
+            repo = open_repository(str(root))
         except pygit2.GitError:
             return None
         name = ref_name(repo, ref)
@@ -510,7 +514,7 @@ def open_pair(upstream_dir: str, fork_dir: str, cache_dir: str | Path) -> tuple[
     resolved in each source repository, see :func:`resolve`).
     """
     if os.path.realpath(upstream_dir) == os.path.realpath(fork_dir):
-        return pygit2.Repository(fork_dir), fork_dir
+        return open_repository(fork_dir), fork_dir
     key = hashlib.sha1(f"{os.path.realpath(upstream_dir)}\0{os.path.realpath(fork_dir)}".encode()).hexdigest()[:12]
     dest = Path(cache_dir) / f"combined-{key}.git"
     if not (dest / "HEAD").exists():
@@ -761,6 +765,10 @@ def _log_patch(git_dir: str, shas: list[str], renames: bool, tick: Callable[[int
     parsed while it streams. Returns (files by sha, patch ids by sha, log return code, log stderr)."""
     env = git_env()
     env.pop("GIT_DIFF_OPTS", None)      # its --unified=N would beat -U3 below
+    # run in the git dir: a git given --git-dir takes the folder it runs in for the work tree and
+    # reads its .gitattributes (`-diff` there made every file "Binary files differ": no hunks, another
+    # patch id), so what a commit changed would depend on where forksync was started
+    git_dir = os.path.abspath(git_dir)
     log = subprocess.Popen(
         ["git", f"--git-dir={git_dir}", *NO_LAZY_FETCH, "-c", "core.quotePath=true", "log", "-p", "--no-walk=unsorted",
          "--stdin", "--no-color", "--no-ext-diff", "--no-textconv", "--format=commit %H",
@@ -775,9 +783,9 @@ def _log_patch(git_dir: str, shas: list[str], renames: bool, tick: Callable[[int
          # texts' common tail (xdiff-interface.c, trim_common_tail), so a change that slides (a repeated
          # line) is placed elsewhere than in libgit2's diff of the whole texts; patch ids need it too
          "-U3"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=git_dir)
     pid = subprocess.Popen(["git", f"--git-dir={git_dir}", *NO_LAZY_FETCH, "patch-id", "--stable"], stdin=subprocess.PIPE,
-                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=git_dir)
     out_pid: list[bytes] = []
     err_log: list[bytes] = []
     t1 = threading.Thread(target=lambda: out_pid.append(pid.stdout.read()))
@@ -838,7 +846,7 @@ def missing_object_commits(git_dir: str, shas: list[str]) -> dict[str, list[str]
     """
     if not shas:
         return {}
-    odb = pygit2.Repository(git_dir).odb
+    odb = open_repository(git_dir).odb
     p = subprocess.run(["git", f"--git-dir={git_dir}", *NO_LAZY_FETCH, "log", "--raw", "--no-renames", "--no-abbrev",
                         "--format=commit %H", "--no-walk=unsorted", "--stdin"],
                        input="\n".join(shas) + "\n", capture_output=True, text=True, env=git_env())

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 import pygit2
 
+from bot.config.objects import open_repository
 from bot.git.apply import COMMITTER, absent_blob, conflicts_of
 from bot.git.markers import files_with_markers
 from bot.git.repo import AbsentObjectsError, absent_entries
@@ -149,7 +150,7 @@ def find_stop(repo_path: str, base: str, head: str, *, committer_email: str = CO
     alone), so it cannot land either. Raises ValueError for an unknown revision,
     :class:`bot.git.repo.AbsentObjectsError` for a blob the upstream commit's merge (or the
     marker scan) reads that the repository lacks (a partial clone)."""
-    repo = pygit2.Repository(repo_path)
+    repo = open_repository(repo_path)
     commits = _linear(repo, base, head)
     for n, c in enumerate(commits):
         m = CONFLICT_TRAILER.search(c.message)
@@ -208,7 +209,7 @@ def find_amended(repo_path: str, base: str, head: str, ref: str, *,
     and another committer than forksync, or None; its original looked up in ``ref``'s reflog (a
     commit forksync committed with the same trailer and the same parent). Raises ValueError for an
     unknown revision."""
-    repo = pygit2.Repository(repo_path)
+    repo = open_repository(repo_path)
     for c in _linear(repo, base, head):
         m = CONFLICT_TRAILER.search(c.message)
         if not m or c.committer.email.lower() == committer_email.lower():
@@ -245,7 +246,7 @@ def check(repo_path: str, base: str, head: str) -> ResolutionCheck:
     (:func:`bot.git.markers.files_with_markers` over ``base..head``: the gate's rule).
     Raises ValueError for an unknown revision, :class:`bot.git.repo.AbsentObjectsError` for
     blobs it reads that the repository lacks."""
-    repo = pygit2.Repository(repo_path)
+    repo = open_repository(repo_path)
     stop = find_stop(repo_path, base, head)
     if stop is None:
         return ResolutionCheck(None, head, ("there is no conflict commit (`Forksync-Conflict:`) on this branch",))
@@ -289,7 +290,7 @@ class CheckoutGaps:
 def checkout_gaps(repo_path: str, base: str, tip: str, stop: ConflictStop) -> CheckoutGaps:
     """Split the blobs the checkout of ``tip`` lacks into :class:`CheckoutGaps` (reads trees only;
     nothing is fetched). ``base``: the fork tip the branch started from, as :func:`check` gets it."""
-    repo = pygit2.Repository(repo_path)
+    repo = open_repository(repo_path)
     t = _commit(repo, tip)
     try:
         absent = list(absent_entries(repo, t.tree))
@@ -367,7 +368,7 @@ def fold(repo_path: str, check_result: ResolutionCheck, upstream: CommitInfo, *,
     Raises ValueError when the check did not pass."""
     if not check_result.ok:
         raise ValueError("the resolution has problems and is not folded: " + "; ".join(check_result.problems))
-    repo = pygit2.Repository(repo_path)
+    repo = open_repository(repo_path)
     stop = check_result.stop
     assert stop is not None
     head = repo[check_result.head].peel(pygit2.Commit)
@@ -431,7 +432,7 @@ def rebuild_keeps(repo_path: str, old_tip: str, fork_tip: str, rebuilt: str) -> 
     trees are compared, so a path the rebuild adds or drops beyond that also says no. The rule is
     what keeps a rebuild from dropping any of a person's resolution (docs/github.md, "A resolved
     chain whose dependency landed"). Raises ``KeyError`` for a commit the repository lacks."""
-    repo = pygit2.Repository(repo_path)
+    repo = open_repository(repo_path)
     index = _merged(repo, old_tip, fork_tip)
     if index is None:
         return False
@@ -454,7 +455,7 @@ def merge_conflicts(repo_path: str, ours: str, theirs: str) -> tuple[str, ...]:
     merge base) conflicts — where merging the fork into a branch (GitHub's update-branch) needs a
     person. All of ``ours``' paths when they share no history. Raises ``KeyError`` for a commit
     the repository lacks."""
-    repo = pygit2.Repository(repo_path)
+    repo = open_repository(repo_path)
     index = _merged(repo, ours, theirs)
     if index is None:
         return tuple(sorted(p for p, _, _ in _walk(repo, _commit(repo, ours).tree, "")))

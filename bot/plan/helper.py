@@ -246,12 +246,11 @@ def _serve(repo_path: str, claims, hints, results) -> None:
 
     threading.Thread(target=read, daemon=True).start()
     # lazy: the child reads hints from the moment it starts; git and the merge code load meanwhile
-    import pygit2
-
+    from bot.config.objects import open_repository  # lazy: loads pygit2
     from bot.plan.predict import merge_answer  # lazy: as above
 
     tasks = {"merge": merge_answer}
-    repo = pygit2.Repository(repo_path)
+    repo = open_repository(repo_path)
     while True:
         with ready:
             while not queue and not closed:

@@ -417,10 +417,10 @@ def _search_any(relaxed, text: str) -> bool:
 
 def _prefetch_worker(args):
     """In a forked process: symbols for one chunk of ``(commit, file change)`` pairs."""
-    import pygit2
+    from bot.config.objects import open_repository  # lazy: pygit2 loads in the forked worker only
 
     path, chunk = args
-    idx = SymbolIndex(pygit2.Repository(path))
+    idx = SymbolIndex(open_repository(path))
     return [((c.sha, fc.path), idx.file_symbols(c, fc)) for c, fc in chunk]
 
 

@@ -28,6 +28,7 @@ from pygit2.enums import SortMode
 
 from bot.config.forksync import ForksyncConfig, glob_match
 from bot.config.merge_file import diff3_text
+from bot.config.objects import open_repository
 from bot.resolve.history import UpstreamHistory
 from bot.resolve.merge import ConflictEntry, Merger, read_text
 from bot.resolve.merges import ResolvedMerge, find_resolved_merges
@@ -249,7 +250,7 @@ def resolve_conflicts(repo_path: str, onto_sha: str, upstream_sha: str, cfg: For
     the fork's earlier resolved picks teach (:func:`history_memory`); without it ``rerere`` and
     ``fork-deleted`` decline. A file whose blob is missing, or a binary file, is Declined with
     that reason. Raises ValueError for an unknown revision or a merge commit upstream."""
-    repo = pygit2.Repository(repo_path)
+    repo = open_repository(repo_path)
     onto, up = commit_of(repo, onto_sha), commit_of(repo, upstream_sha)
     if onto is None or up is None:
         raise ValueError(f"{repo_path}: unknown revision {onto_sha if onto is None else upstream_sha!r}")
@@ -295,7 +296,7 @@ def memory_from_history(repo_path: str, fork_tip: str, upstream_tip: str, cfg: F
     ``fork_tip`` and, with ``resolve.merges``, every merge of upstream in its history (one replay
     of them all: about half a minute on the Triton fork; compute it once per sync). Raises
     ValueError for an unknown revision."""
-    repo = pygit2.Repository(repo_path)
+    repo = open_repository(repo_path)
     fork, up = commit_of(repo, fork_tip), commit_of(repo, upstream_tip)
     if fork is None or up is None:
         raise ValueError(f"{repo_path}: unknown revision {fork_tip if fork is None else upstream_tip!r}")
@@ -313,7 +314,7 @@ def chain_memory(repo_path: str, memory: Memory, base: str, tip: str, upstream_t
     the chain lands: without it the same decision would be asked at every later pick of the chain.
     A few picks at most, so cheap beside :func:`memory_from_history`. Raises ValueError for an
     unknown revision."""
-    repo = pygit2.Repository(repo_path)
+    repo = open_repository(repo_path)
     top, low, up = commit_of(repo, tip), commit_of(repo, base), commit_of(repo, upstream_tip)
     if top is None or low is None or up is None:
         raise ValueError(f"{repo_path}: unknown revision among {tip!r}, {base!r}, {upstream_tip!r}")

@@ -25,6 +25,7 @@ from cachetools import LRUCache
 
 from bot.agents.redact import strip_userinfo
 from bot.config.forksync import ForksyncConfig, UserError
+from bot.config.objects import open_repository
 from bot.core.ledger import Ledger, build_ledger
 from bot.core.merged import (
     lost_reverts,
@@ -426,8 +427,8 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     up_dir = open_side("upstream", cfg.upstream.url, cfg, fetch, fork_dir=fork_dir) if cfg.upstream.url else fork_dir
     fetched = fetch and not gitio.is_local(cfg.upstream.url or fork_url)
     repo, git_dir = gitio.open_pair(up_dir, fork_dir, cfg.cache_dir)
-    fork_repo = pygit2.Repository(fork_dir)
-    up_repo = fork_repo if up_dir == fork_dir else pygit2.Repository(up_dir)
+    fork_repo = open_repository(fork_dir)
+    up_repo = fork_repo if up_dir == fork_dir else open_repository(up_dir)
     for side, r, where in (("fork", fork_repo, fork_dir), ("upstream", up_repo, up_dir)):
         # history cut at a depth (git clone --depth, CI checkouts): the merge base and every pick
         # record behind the cut are missing, and the walk would die on the first absent parent
@@ -549,7 +550,7 @@ def open_side(side: str, url: str, cfg: ForksyncConfig, fetch: bool, fork_dir: s
         why = str(e)
         name = os.path.basename(url.rstrip("/"))
         if fork_dir and gitio.is_local(url) and not os.path.exists(url):
-            remotes = pygit2.Repository(fork_dir).remotes
+            remotes = open_repository(fork_dir).remotes
             if name in remotes.names():
                 why += "; " + render_part("errors/sync.txt.j2", "url_is_remote", side=side, remote=name, ref=getattr(cfg, side).ref,
                                           remote_url=strip_userinfo(remotes[name].url or ""))

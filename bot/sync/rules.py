@@ -20,6 +20,7 @@ import pygit2
 
 from bot.agents.conflict_rails import ResolvedFile
 from bot.config.forksync import ForksyncConfig
+from bot.config.objects import open_repository
 from bot.git import resolution
 from bot.git.apply import COMMITTER
 from bot.model import CommitInfo
@@ -103,7 +104,7 @@ def apply_rules(git_dir: str, cfg: ForksyncConfig, *, unit_id: str, base: str, t
     declined += [(p, Declined((), "the rules' replay did not see this file conflict")) for p in stop.files if p not in seen]
     if not decided:
         return RuleOutcome(stop.upstream_sha, (), tuple(declined))
-    repo = pygit2.Repository(git_dir)
+    repo = open_repository(git_dir)
     commit = rule_commit(repo, stop, decided, committer=committer, when=when)
     if declined:
         return RuleOutcome(stop.upstream_sha, tuple(decided), tuple(declined), commit)
@@ -125,7 +126,7 @@ def rules_resolution(repo_path: str, stop: resolution.ConflictStop) -> tuple[Res
     declined, and the rules' answers go into the same pick. Raises KeyError for a missing object."""
     if len(stop.after) != 1:
         return None
-    repo = pygit2.Repository(repo_path)
+    repo = open_repository(repo_path)
     commit = repo[stop.after[0]].peel(pygit2.Commit)
     m = RULES_TRAILER.search(commit.message)
     if not m or m.group(1).lower() != stop.upstream_sha.lower():

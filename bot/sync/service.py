@@ -41,7 +41,7 @@ import pygit2
 from bot.agents.client import AgentClient
 from bot.agents.redact import scrub as redact_scrub
 from bot.config.forksync import ForksyncConfig
-from bot.config.objects import remove_partial_packs
+from bot.config.objects import open_repository, remove_partial_packs
 from bot.core import commands as cm
 from bot.git import apply as apply_mod
 from bot.git import notes, resolution
@@ -263,7 +263,7 @@ def dropped_from_upstream(git_dir: Path, upstream_ref: str, in_flight, ledger) -
     history"; a branch with one is left alone whole, its old shas cannot be told apart). A commit
     whose objects are absent is not claimed. Empty without the upstream ref. Read by
     :func:`bot.sync.shrink.shrinks`, which closes or rebuilds the units that carry one."""
-    repo = pygit2.Repository(str(git_dir))
+    repo = open_repository(str(git_dir))
     try:
         tip = repo.references[upstream_ref].target
     except KeyError:
@@ -288,7 +288,7 @@ def _resolved_by_people(git_dir: Path, base: str, tip: str) -> bool:
     ``Resolved-by:`` trailer naming someone other than forksync's rules,
     ``templates/commit/resolved_pick.txt.j2``)? Such a pick is forksync's commit, but what it
     resolved is theirs: picked again, it stops at its conflict. False when either commit is absent."""
-    repo = pygit2.Repository(str(git_dir))
+    repo = open_repository(str(git_dir))
     try:
         walker = repo.walk(repo.revparse_single(tip).peel(pygit2.Commit).id)
         walker.hide(repo.revparse_single(base).peel(pygit2.Commit).id)
@@ -1242,7 +1242,7 @@ class SyncService:
         """The deterministic rules on ``res``'s fresh conflict commit (blocking; run in a thread)."""
         if not cfg.resolve.rules or not res.conflict:
             return None
-        repo = pygit2.Repository(str(git_dir))
+        repo = open_repository(str(git_dir))
         up = core.commits.get(res.conflict) or gitio.commit_info(repo, res.conflict)
         up_tip = core.upstream_head or res.conflict
         memory = None
@@ -1413,13 +1413,13 @@ class SyncService:
                                            f"history (`{cfg.upstream.ref}` was rewritten without it); nothing was folded — "
                                            "close this PR: the next sync plans what upstream has now"]))
                     return "waiting"
-                repo = pygit2.Repository(str(d))
+                repo = open_repository(str(d))
                 upstream = gitio.commit_info(repo, chk.stop.upstream_sha)
                 folded = await asyncio.to_thread(resolution.fold, str(d), chk, upstream, unit_id=unit_id,
                                                  when=int(self.now()))
                 keep = resolution.keep_ref(unit_id, head)
                 # the person kept the fork's side everywhere: said now, as the ledger will record it (NO_OP)
-                fc = pygit2.Repository(str(d))[folded.commit].peel(pygit2.Commit)
+                fc = open_repository(str(d))[folded.commit].peel(pygit2.Commit)
                 empty = fc.tree_id == fc.parents[0].tree_id
                 ref = f"refs/heads/{branch}"
                 await self._git(d, "update-ref", keep, head)
@@ -1511,7 +1511,7 @@ class SyncService:
         up_url, up_secrets = await self._upstream_url(upstream, ctx.installation_id)
         ref = f"refs/remotes/upstream/{up_ref}"
         await self._git(git_dir, "fetch", "-q", "--no-tags", up_url, f"+refs/heads/{up_ref}:{ref}", secrets=up_secrets)
-        repo = pygit2.Repository(str(git_dir))
+        repo = open_repository(str(git_dir))
         tip = repo.references[ref].target
         return {s for s in shas if s not in repo or (str(tip) != s and not repo.descendant_of(tip, s))}
 
@@ -1612,7 +1612,7 @@ class SyncService:
             return f"`{target}` names {len(shas)} upstream commits; pick needs exactly one."
         upstream, _ = self.upstream_of(cfg)
         git_dir = self.repo_dir(full_name)
-        repo = pygit2.Repository(str(git_dir))
+        repo = open_repository(str(git_dir))
         commit = gitio.commit_info(repo, shas[0])
         fork_tip = str(repo.revparse_single(f"refs/heads/{cfg.fork.ref}").peel(pygit2.Commit).id)
         reason = f"requested by @{user}"

@@ -181,10 +181,10 @@ def commits_between(git_dir: str, good: str, bad: str) -> list[CommitInfo]:
     """The edge: the fork's commits in ``good..bad`` (first parent, oldest first) as
     :class:`CommitInfo` with their changed files and hunk context (``bot.git.repo``). With no
     ``good`` (no green nightly known) the range is just ``bad``."""
-    import pygit2
+    from bot.config.objects import open_repository  # lazy: loads pygit2
 
 
-    repo = pygit2.Repository(git_dir)
+    repo = open_repository(git_dir)
     shas = rev_list(repo, bad, (good,) if good else (), first_parent=True)
     if not good:
         shas = shas[-1:]
