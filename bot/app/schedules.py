@@ -41,7 +41,7 @@ from bot.sync.upstream import refresh_quietly
 from bot.templating import utc_minute
 from bot.triage.nightly import triage_stored_nightly
 from bot.validation import store as vstore
-from bot.validation.checks import required_fingerprint
+from bot.validation.checks import LANDS_AFTER, LANDS_AFTER_CLOSED, parse_gate_external_id, required_fingerprint
 from bot.validation.gate import GATE_CHECK
 from bot.validation.gate_inputs import branch_rules, combined_status, lands_after, lands_after_closed, required_checks
 from bot.validation.l3 import answer_l3_result, l3_tick
@@ -186,27 +186,29 @@ async def reconcile_tick(ctx, full: str) -> list[str]:
 
 
 def _landed_since(store, full: str, pr: dict, gate_run: dict) -> bool:
-    """Did the completed gate run ``gate_run`` hold ``pr`` for a unit it lands after (its summary's
-    ``lands-after`` row) that is no longer in flight (:func:`bot.validation.gate_inputs.lands_after`)
+    """Did the completed gate run ``gate_run`` hold ``pr`` for a unit it lands after (its
+    ``external_id``'s holds, :func:`bot.validation.checks.gate_external_id` — data, not the
+    summary's words) that is no longer in flight (:func:`bot.validation.gate_inputs.lands_after`)
     and was not closed unmerged under a person's work on its branch
     (:func:`bot.validation.gate_inputs.lands_after_closed`: that one holds until a person acts)? Or
     for one closed unmerged that is so no more — its commits planned again (``/forksync
     reconsider``), which moves nothing on this PR: its gate then names the new PR."""
-    summary = str((gate_run.get("output") or {}).get("summary") or "")
-    if gate_run.get("conclusion") == "success" or "`lands-after`" not in summary:
+    holds = parse_gate_external_id(gate_run.get("external_id"))[1]
+    if gate_run.get("conclusion") == "success" or not holds & {LANDS_AFTER, LANDS_AFTER_CLOSED}:
         return False
     closed = lands_after_closed(store, full, pr)
-    return (not lands_after(store, full, pr) and not closed) or (not closed and "closed unmerged" in summary)
+    return (not lands_after(store, full, pr) and not closed) or (not closed and LANDS_AFTER_CLOSED in holds)
 
 
 async def _required_changed(gh, full: str, base_ref: str, cfg, gate_run: dict, memo: dict[str, str]) -> bool:
     """Are the base branch's required checks (protection + its rulesets' + ``gate.required_checks``)
-    other than those the gate run decided with (its ``external_id``, :func:`bot.validation.checks.required_fingerprint`)?"""
+    other than those the gate run decided with (its ``external_id``'s fingerprint,
+    :func:`bot.validation.checks.required_fingerprint`)?"""
     if base_ref not in memo:
         req = required_checks(await base_branch(gh, full, base_ref), await branch_rules(gh, full, base_ref),
                               cfg.gate.required_checks or ())
         memo[base_ref] = required_fingerprint(req.names, req.apps)
-    return (gate_run.get("external_id") or "") != memo[base_ref]
+    return parse_gate_external_id(gate_run.get("external_id"))[0] != memo[base_ref]
 
 
 async def checks_changed_since(gh, full: str, sha: str, gate_completed_at: str) -> bool:

@@ -1,6 +1,6 @@
 """Check runs for validation: one per suite (``forksync/L1/<suite>``) and the gate (``forksync/gate``).
 
-Pure parts: :func:`check_name`, :func:`parse_external_id`, :func:`annotations` (failing tests →
+Pure parts: :func:`check_name`, :func:`parse_external_id`, :func:`gate_external_id`, :func:`annotations` (failing tests →
 Checks API annotations), :func:`suite_summary`. Edges: :func:`start_suite_run`,
 :func:`finish_suite_run` and :func:`publish_gate` call the Checks API.
 
@@ -169,6 +169,32 @@ def required_fingerprint(required, apps=()) -> str:
     return "gate:" + hashlib.sha1("\n".join(sorted(names)).encode()).hexdigest()[:12]
 
 
+#: what the gate held a PR for, as its check run's ``external_id`` carries it (:func:`gate_external_id`):
+#: a unit it lands after still in flight, one closed unmerged that is not planned again
+LANDS_AFTER, LANDS_AFTER_CLOSED = "lands-after", "lands-after-closed"
+
+
+def gate_external_id(decision: GateDecision, pr: PRState) -> str:
+    """The gate check run's ``external_id``: :func:`required_fingerprint` of the checks it decided
+    with, then ``;lands-after`` and/or ``;lands-after-closed`` when its ``lands-after`` finding held
+    the PR for a unit still in flight or one closed unmerged (``pr.lands_after`` /
+    ``pr.lands_after_closed``). The reconcile tick reads what the gate decided from this, never from
+    the summary's words (a template's). E.g. ``gate:0123456789ab;lands-after``."""
+    holds = []
+    if any(f.code == "lands-after" for f in decision.blocking):
+        holds += [LANDS_AFTER] if pr.lands_after else []
+        holds += [LANDS_AFTER_CLOSED] if pr.lands_after_closed else []
+    return ";".join([required_fingerprint(pr.required_checks, pr.check_apps), *holds])
+
+
+def parse_gate_external_id(value: str | None) -> tuple[str, frozenset[str]]:
+    """``(required checks fingerprint, holds)`` of a gate check run's ``external_id``
+    (:func:`gate_external_id`); ``("", frozenset())`` for none. A run written before the holds were
+    carried reads as holding nothing."""
+    fingerprint, *holds = (value or "").split(";")
+    return fingerprint, frozenset(holds)
+
+
 async def publish_gate(gh, full: str, decision: GateDecision, pr: PRState, *, now: float,
                        notes: list[str] = (), conclusion: str | None = None) -> dict:
     """Create or update the ``forksync/gate`` check run on the PR's head: title, the list of what
@@ -184,7 +210,7 @@ async def publish_gate(gh, full: str, decision: GateDecision, pr: PRState, *, no
     output = {"title": decision.title, "summary": render_summary(decision, pr)[:MAX_SUMMARY]}
     if notes:
         output["text"] = render("checks/gate_note.md.j2", notes=list(notes))[:MAX_SUMMARY]
-    body: dict = {"output": output, "external_id": required_fingerprint(pr.required_checks, pr.check_apps)}
+    body: dict = {"output": output, "external_id": gate_external_id(decision, pr)}
     if concl:
         body.update(status="completed", conclusion=concl, completed_at=_iso(now))
     else:

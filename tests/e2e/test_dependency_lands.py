@@ -7,6 +7,7 @@ from __future__ import annotations
 from bot.app import schedules
 from bot.sync import store as sync_store
 from tests.e2e.test_conflict_owed import fork_git, open_prs, picked, source, stacked_world  # noqa: F401
+from tests.support.e2e import status_issue
 from tests.support.github import commit_files, git
 from tests.support.validation_world import tick_ctx
 
@@ -54,6 +55,12 @@ async def test_the_chain_resolved_by_hand_lands_once_its_bundle_lands_without_an
     run = w.run_of(pr["head"]["sha"], "forksync/gate")
     assert run is not None and run.status == "completed", "the chain's gate was not decided again"
     assert "`lands-after`" not in run.output["summary"], run.output["summary"]
+    # the status issue lists the chain as open and waiting on nothing: the landed bundle is gone from it
+    [issue] = await status_issue(w.alice)
+    line = next(x for x in issue["body"].splitlines() if f"#{chain['number']}]" in x)
+    assert f"`{branch.rsplit('/', 1)[-1]}` (chain, " in line and line.endswith(", open)"), line
+    assert "closed unmerged" not in line and "lands after" not in line, line
+    assert bundle["head"]["ref"].rsplit("/", 1)[-1] not in issue["body"] and f"#{bundle['number']}]" not in issue["body"], issue["body"]
     # the fork now has what the resolution stood in for: the chain is built again on it, each pick
     # as upstream made it, with the person's h.py; their commits stay kept
     assert picked(w, f"main..{branch}") == [c1, c2], fork_git(w, "log", "--format=%h %s", "-4", branch)
@@ -154,3 +161,31 @@ async def test_a_rebuild_that_does_not_keep_the_resolution_is_tried_once_per_for
     main = fork_git(w, "rev-parse", "main")
     await w.bot.svc.sync(await tick_ctx(w), "meta/triton", reason="poll")
     assert tried.count(main) <= 1 and fork_git(w, "show", f"{branch}:python/h.py") == "h = 3", tried
+
+
+async def test_the_reconcile_tick_finds_the_held_gate_from_its_data_not_its_words(stacked_world, tmp_path, monkeypatch):  # noqa: F811
+    """The summary is text a person reads, its words the template's: reworded (here ``lands-after``
+    shown as ``waits-for-landing``), the tick still finds the gate that held the chain for the
+    bundle — from the check run's data — and decides it again once the poll found the bundle landed."""
+    from bot.validation import checks
+
+    shown = checks.render_summary
+    monkeypatch.setattr(checks, "render_summary",
+                        lambda decision, pr: shown(decision, pr).replace("`lands-after`", "`waits-for-landing`"))
+    w, up_src, upstream = stacked_world
+    b0, c1, c2, bundle, chain = await resolved_by_hand(w, up_src, upstream, tmp_path, h="h = 3\n")
+    held = (await w.pr(chain["number"]))["head"]["sha"]
+    summary = w.run_of(held, "forksync/gate").output["summary"]
+    assert "`waits-for-landing`" in summary and "`lands-after`" not in summary, summary
+    others = [p for p in await open_prs(w.alice) if p["number"] not in (bundle["number"], chain["number"])]
+    w.fake.webhooks.auto_deliver = False
+    for p in others + [bundle]:
+        await w.people["carol"].put(f"/repos/meta/triton/pulls/{p['number']}/merge", data={"merge_method": "rebase"})
+    w.fake.webhooks.held.clear()            # the closes are lost on the way
+    w.fake.webhooks.auto_deliver = True
+    await w.bot.svc.sync(await tick_ctx(w), "meta/triton", reason="poll")
+    notes = await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    await w.bot.settle()
+    assert f"#{chain['number']}: the units it lands after have landed since the gate" in notes, notes
+    summary = w.run_of(held, "forksync/gate").output["summary"]
+    assert "`waits-for-landing`" not in summary and "`stale-base`" in summary, summary

@@ -327,3 +327,21 @@ def test_a_draft_sync_pr_leaves_draft_only_when_what_is_left_is_a_persons_or_a_l
 
     decision = GateDecision(allowed=not codes, blocking=tuple(Finding(c, c) for c in codes))
     assert leaves_draft(decision) is leaves
+
+
+def test_the_gate_external_id_carries_what_held_the_pr():
+    """``gate:<fingerprint>`` alone for a PR not held for a unit it lands after; ``;lands-after`` and
+    ``;lands-after-closed`` when the gate's ``lands-after`` finding held it — the reconcile tick's data."""
+    from dataclasses import replace
+
+    from bot.validation.checks import gate_external_id, parse_gate_external_id, required_fingerprint
+    from bot.validation.gate import PRState, decide
+
+    base = PRState(number=3, head_sha="a" * 40, base_sha="b" * 40, head_contains_base=True, required_checks=("ci",))
+    fp = required_fingerprint(("ci",))
+    assert gate_external_id(decide(base, ()), base) == fp
+    held = replace(base, lands_after=(("bundle-1", 2),))
+    assert gate_external_id(decide(held, ()), held) == fp + ";lands-after"
+    closed = replace(base, lands_after_closed=(("bundle-1", 2, "deferred", ("c" * 40,)),))
+    assert parse_gate_external_id(gate_external_id(decide(closed, ()), closed)) == (fp, {"lands-after-closed"})
+    assert parse_gate_external_id(fp) == (fp, frozenset()) and parse_gate_external_id(None) == ("", frozenset())
