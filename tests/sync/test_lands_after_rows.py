@@ -134,11 +134,13 @@ def test_the_reconcile_tick_decides_again_a_gate_held_for_a_closed_unit_once_its
                            pushed_tip="t1", verified_tip="r1", pr=5, state="open", shas_json="[]", base_sha="",
                            base="main", conflict_sha="", depends_json=json.dumps(["bundle-a"]))
     pr = {**pr_of("chain-c", 5), "head": {"ref": "forksync/chain-c", "sha": "t1"}}
-    held = {"conclusion": "failure", "output": {"summary": "| ❌ | `lands-after` | — | lands after #2 (`bundle-a`), "
-                                                           "closed unmerged, whose commits are not planned again |"}}
+    # what the gate run carries (its external_id's holds; the tick never reads the summary's words)
+    held = {"conclusion": "failure", "external_id": "gate:0123456789ab;lands-after-closed",
+            "output": {"summary": "| ❌ | `lands-after` | — | lands after #2 (`bundle-a`), "
+                                  "closed unmerged, whose commits are not planned again |"}}
     assert _landed_since(store, FORK, pr, held) is False            # still closed: held until a person acts
     sync_store.save_branch(store, **{**sync_store.branch_row(store, FORK, "forksync/bundle-a"), "state": "open", "pr": 8})
     assert _landed_since(store, FORK, pr, held) is True             # reconsidered: its gate names the new PR
-    waiting = {"conclusion": "failure", "output": {"summary": "| ❌ | `lands-after` | — | lands after #8 (`bundle-a`), "
-                                                              "still open |"}}
+    waiting = {"conclusion": "failure", "external_id": "gate:0123456789ab;lands-after",
+               "output": {"summary": "| ❌ | `lands-after` | — | lands after #8 (`bundle-a`), still open |"}}
     assert _landed_since(store, FORK, pr, waiting) is False
