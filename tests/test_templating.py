@@ -514,3 +514,137 @@ def test_every_cli_text_named_in_code_is_a_block_of_its_template_and_every_block
     blocks = {(p.name.removesuffix(".txt.j2"), b) for p in Path(TEMPLATES, "cli").glob("*.txt.j2")
               for b in environment().get_template(f"cli/{p.name}").blocks}
     assert named - blocks == set() and blocks - named == set(), (sorted(named - blocks), sorted(blocks - named))
+
+
+# The gate's findings (templates/checks/findings.txt.j2) and a blocked unit's words
+# (templates/github/blocked.txt.j2) are one-line blocks shown inside other texts: each block has a
+# case with data shaped like the Triton fork's, rendered where a person reads it.
+TESTS = [f"python/test/unit/language/test_core.py::test_dot[1-64-128-128-{w}-True-True-none-tf32-float32-float32-1-None]"
+         for w in (1, 2, 4, 8)] + ["python/test/unit/language/test_matmul.py::test_simple_matmul[float8e5-128-256-64-4]"] * 8
+FINDING_CASES: dict[str, dict] = {
+    "config_invalid": dict(error="areas[tlx].divergnt: unknown key `divergnt`; did you mean `divergent`? (line 41)"),
+    "conflict_markers": dict(files=("README.md", "third_party/amd/lib/TritonAMDGPUToLLVM/BarrierOpToLLVM.cpp")),
+    "markers_unchecked": dict(error="git fetch origin refs/pull/412/head failed (128): fatal: couldn't find remote ref"),
+    "conflict_commit": dict(commit="c0" * 20, upstream=S2),
+    "picks_missing": dict(missing=(S2, S3, S4)),
+    "lands_after": dict(units=((f"chain-{S1[:12]}", 412), ("chain-9c2cefdb65a4", 0))),
+    "lands_after_closed": dict(unit=f"chain-{S1[:12]}", number=412, state="decided", upstream=(S1, S2)),
+    "picks_squashed": dict(commit=FORK, upstream=(S2, S3)),
+    "rewritten_base": dict(dropped=(S1, FORK)),
+    "hold": dict(holds=("fiona", "@triton-lang/amd")),
+    "draft": dict(),
+    "base_current": dict(base=S1),
+    "stale_base": dict(base=S1, conflict=True),
+    "awaiting_retest": dict(author="outside-contributor"),
+    "stale_result": dict(older=[S2[:12], S3[:12]], head=FORK),
+    "missing_result": dict(head=FORK),
+    "pending_result": dict(),
+    "suite_green": dict(pre_existing=2),
+    "pre_existing": dict(test=TESTS[0], base=S1),
+    "new_failure": dict(tests=TESTS, compared=False),
+    "fail_without_tests": dict(reason="short: ran 30 of 31 expected | fewer"),
+    "infrastructure": dict(reason="no GPU: nvidia-smi found no device"),
+    "suite_error": dict(reason="", verdict="timeout"),
+    "skipped": dict(tests=TESTS),
+    "newly_skipped": dict(tests=TESTS[:3], ran_on=S3, base=S1, allowed=False),
+    "checks_unread": dict(error="GitHub answered 404 Not Found for rules/branches/main"),
+    "no_required_checks": dict(),
+    "check_note": dict(app=15368, apps=[29110], unknown_app=True, status=True, rule="the ruleset `main` (rule 2)"),
+    "check_failed": dict(states=[("check-run", "failure"), ("status", "error")], note=" — required by the ruleset `main`"),
+    "check_running": dict(kind="status", note=""),
+    "check_green": dict(conclusion="neutral"),
+    "approved": dict(by=["alice", "bob"], chain=True),
+    "approval_missing": dict(owners=["alice", "bob"], set_aside=["carol"], head=FORK),
+    "changes_requested": dict(by=["alice"]),
+    "l3_suite_gone": dict(workload="llama-70b-e2e"),
+    "l3_pending": dict(workload="llama-70b-e2e", state="queued", head=FORK),
+    "l3_green": dict(head=FORK),
+    "l3_failed": dict(head=FORK, reason="", failing=TESTS, verdict="fail"),
+    "l3_no_result": dict(head=FORK, verdict=""),
+    "l3_stale": dict(older=[S2[:12]], head=FORK, workload="llama-70b-e2e"),
+    "signed_off": dict(by="alice"),
+    "signoff_missing": dict(target="llvm-pin", people=["alice", "bob"], owners=True, signed=["alice"], before="l3", head=FORK),
+    "title": dict(allowed=False, n=3),
+}
+BLOCKED_CASES: dict[str, dict] = {
+    "held_for_person": dict(path=".github/workflows/integration-tests.yml"),
+    "rewritten_under": dict(dropped=2, fork_ref="main", foreign=0, resolved_by_hand=True),
+    "pick_failed": dict(),
+    "refused": dict(),
+    "what": dict(step="apply", sha=S2),
+}
+
+
+def _blocks(name: str) -> set[str]:
+    from bot.templating import environment
+
+    return set(environment().get_template(name).blocks)
+
+
+def test_every_finding_and_blocked_text_has_a_case():
+    assert set(FINDING_CASES) == _blocks("checks/findings.txt.j2")
+    assert set(BLOCKED_CASES) == _blocks("github/blocked.txt.j2")
+
+
+@pytest.mark.parametrize("block", sorted(FINDING_CASES))
+def test_a_finding_renders_to_well_formed_markdown_in_the_gate_check(block):
+    """Each finding in each place gate.md.j2 shows one: a blocking and a passed table's cell, and
+    the listed and pre-existing list items."""
+    from bot.templating import render_part
+
+    detail = render_part("checks/findings.txt.j2", block, **FINDING_CASES[block])
+    assert detail and "\n" not in detail
+    f = Finding(block.replace("_", "-"), detail, "kernels/h200")
+    body = render("checks/gate.md.j2", pr=NS(number=412, head_sha=FORK, base_sha=S1), decision=GateDecision(
+        allowed=False, blocking=(f,), passed=(f,), pre_existing=(f,), listed=(f,)))
+    assert problems(body) == []
+    assert structure(body).count("table_open") == 2 and structure(body).count("bullet_list_open") == 2
+
+
+@pytest.mark.parametrize("block", sorted(BLOCKED_CASES))
+def test_a_blocked_units_words_render_to_well_formed_markdown_where_they_are_shown(block):
+    from bot.templating import render_part
+
+    reason = render_part("github/blocked.txt.j2", block, **BLOCKED_CASES[block])
+    assert reason and "\n" not in reason
+    body = render("github/unit_blocked.md.j2", step="push", tip=FORK, unit_id=CHAIN.id, config_path=".github/forksync.yml",
+                  b={"reason": reason, "requires": "rebase", "path": "", "branch": f"forksync/{CHAIN.id}", "sha": ""})
+    assert problems(body) == []
+
+
+def _named_blocks(module: str, template: str) -> set[str]:
+    """The blocks of ``template`` that ``module``'s code names: the second argument of a
+    ``render_part``/``_text`` call, or ``_text``'s first."""
+    import ast
+
+    tree = ast.parse(Path(__file__).resolve().parents[1].joinpath(module).read_text(encoding="utf-8"))
+    named = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("render_part", "_text"):
+            arg = n.args[0] if n.func.id == "_text" else n.args[1] if len(n.args) > 1 else None
+            first = n.args[0]
+            if n.func.id == "render_part" and not (isinstance(first, ast.Name) and first.id in ("FINDINGS", "TEXTS")):
+                continue
+            if isinstance(arg, ast.Constant):
+                named.add(arg.value)
+    return named
+
+
+@pytest.mark.parametrize("module, template", [("bot/validation/gate.py", "checks/findings.txt.j2"),
+                                              ("bot/sync/blocked.py", "github/blocked.txt.j2")])
+def test_every_finding_and_blocked_text_named_in_code_is_a_block_and_every_block_is_said(module, template):
+    named, blocks = _named_blocks(module, template), _blocks(template)
+    assert named - blocks == set() and blocks - named == set(), (sorted(named - blocks), sorted(blocks - named))
+
+
+@pytest.mark.parametrize("module, call, arg", [("bot/validation/gate.py", "Finding", 1), ("bot/sync/blocked.py", "Refusal", 0)])
+def test_the_gate_and_the_blocked_units_say_no_words_of_their_own(module, call, arg):
+    """A finding's detail and a refusal's reason come from a template (or are data: GitHub's
+    words, an error), never from a string built in code."""
+    import ast
+
+    tree = ast.parse(Path(__file__).resolve().parents[1].joinpath(module).read_text(encoding="utf-8"))
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == call]
+    assert len(calls) > 3
+    worded = [ast.unparse(n)[:90] for n in calls if len(n.args) > arg and _words_in_code(n.args[arg])]
+    assert worded == []

@@ -34,6 +34,10 @@ import re
 from dataclasses import dataclass
 
 from bot.agents.redact import scrub
+from bot.templating import render_part
+
+#: forksync's own words for a blocked unit, one block each (GitHub's are kept as it said them)
+TEXTS = "github/blocked.txt.j2"
 
 WORKFLOW = re.compile(r"refusing to allow a GitHub App to create or update workflow `([^`]+)` without `workflows` permission")
 PUSH_DENIED = re.compile(r"Permission to \S+ denied|Permission to push denied to the integration")
@@ -101,8 +105,7 @@ def github_words(e: Exception) -> str:
 def held_for_person(path: str) -> Refusal:
     """The refusal forksync gives itself, before pushing, for a unit with a commit touching
     ``path``, a path ``github.person_paths`` keeps for a person."""
-    return Refusal(f"`{path}` matches github.person_paths: commits touching it are kept in a chain for a person",
-                   "person", path)
+    return Refusal(render_part(TEXTS, "held_for_person", path=path), "person", path)
 
 
 def rewritten_under(dropped: int, fork_ref: str, foreign: int, *, resolved_by_hand: bool = False) -> Refusal:
@@ -111,13 +114,8 @@ def rewritten_under(dropped: int, fork_ref: str, foreign: int, *, resolved_by_ha
     on it, or (``resolved_by_hand``) a pick folds a person's conflict resolution: rebuilding would
     drop theirs (the folded pick, picked again, stops back at its conflict), merging would bring
     the removed commits back."""
-    held = ("a pick on the branch folds a conflict resolution made by hand, which a rebuild would lose by picking "
-            "that commit again back at its conflict" if resolved_by_hand and not foreign
-            else f"{foreign} commit(s) of a person are on the branch")
-    return Refusal(f"the history of `{fork_ref}` was rewritten (force push) under this unit: {dropped} commit(s) its "
-                   f"branch was built on are no longer on `{fork_ref}`, and {held}; rebase the branch onto "
-                   f"`{fork_ref}` (or close its PR) — forksync rewrites no one's commits",
-                   "rebase")
+    return Refusal(render_part(TEXTS, "rewritten_under", dropped=dropped, fork_ref=fork_ref, foreign=foreign,
+                               resolved_by_hand=resolved_by_hand), "rebase")
 
 
 def pick_failed(error: str) -> Refusal:
@@ -125,18 +123,14 @@ def pick_failed(error: str) -> Refusal:
     conflict (:attr:`bot.git.apply.ApplyResult.error`, or an :class:`bot.git.apply.ApplyError`):
     ``error`` as apply said it (it names the upstream commit and the cause), scrubbed of secrets
     (:func:`bot.agents.redact.scrub`; a URL's password, a token) and cut to 300 characters."""
-    return Refusal(scrub(error or "the pick failed without a reason").strip()[:300])
+    return Refusal(scrub(error or render_part(TEXTS, "pick_failed")).strip()[:300])
 
 
 def what(row: dict) -> str:
     """Pure: what blocked a ``sync_branches`` row, in a few words for the status issue's unit list and
     the dashboard: ``"GitHub refused the push"`` (``pull request``, ``merge``) or, for step
     ``apply``, ``"its pick of upstream <sha12> failed"``."""
-    step = row.get("blocked_step") or "push"
-    if step == "apply":
-        sha = (row.get("conflict_sha") or "")[:12]
-        return f"its pick of upstream {sha} failed" if sha else "applying its upstream commits failed"
-    return f"GitHub refused the {'pull request' if step == 'pr' else step}"
+    return render_part(TEXTS, "what", step=row.get("blocked_step") or "push", sha=row.get("conflict_sha") or "")
 
 
 def as_dict(row: dict, full_name: str) -> dict:
@@ -154,7 +148,7 @@ def _last_line(text: str) -> str:
     text = re.sub(r"^git [^\n]*? failed \(\d+\): ", "", text)     # SyncError's prefix
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     errs = [ln for ln in lines if ln.startswith(("error:", "fatal:", "remote:")) or "rejected" in ln]
-    return "; ".join(errs) if errs else (lines[-1] if lines else "refused without a reason")
+    return "; ".join(errs) if errs else (lines[-1] if lines else render_part(TEXTS, "refused"))
 
 
 def row_fields(refusal: Refusal, *, step: str, at: float, tip: str) -> dict:

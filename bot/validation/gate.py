@@ -3,7 +3,8 @@
 Inputs are plain dataclasses the edges fill in (GitHub API, git, the runner's result JSON, the
 sign-off store); :func:`decide` does no I/O. The decision lists *everything* that blocks, so the
 ``forksync/gate`` check run (``templates/checks/gate.md.j2``) tells a person exactly what is
-missing. Nothing is green by default: a required result that is absent, stale, short or
+missing; a finding's words are a block of ``templates/checks/findings.txt.j2``, given the data it
+was judged on. Nothing is green by default: a required result that is absent, stale, short or
 unreadable blocks ("silence is not green").
 
 Rules, in the order they are reported (the order findings are shown in):
@@ -88,6 +89,8 @@ from dataclasses import dataclass
 from bot.core.logins import among, is_app_bot
 from bot.templating import duration, render, render_part
 
+#: The findings' details, one block each (the rules' words live there, the gate passes the data).
+FINDINGS = "checks/findings.txt.j2"
 #: The texts of a required check not reported on the head (rule 6).
 WAIT_TEXTS = "validation/check_wait.txt.j2"
 #: How long (s) a required check may be unreported before its finding says for how long: a
@@ -257,7 +260,8 @@ class PRState:
 
 @dataclass(frozen=True)
 class Finding:
-    """One line of the gate's explanation: a stable ``code`` and a human ``detail``."""
+    """One line of the gate's explanation: a stable ``code`` and a human ``detail`` (a block of
+    ``templates/checks/findings.txt.j2``, rendered by :func:`_text`)."""
 
     code: str
     detail: str
@@ -284,10 +288,8 @@ class GateDecision:
 
     @property
     def title(self) -> str:
-        if self.allowed:
-            return "Ready to merge"
-        n = len(self.blocking)
-        return f"Blocked: {n} condition{'s' if n != 1 else ''} not met"
+        """The check run's title: ready to merge, or how many conditions block."""
+        return _text("title", allowed=self.allowed, n=len(self.blocking))
 
 
 def may_run_on_gpu(pr: PRState) -> bool:
@@ -296,9 +298,10 @@ def may_run_on_gpu(pr: PRState) -> bool:
     return pr.author_is_collaborator or pr.head_sha in pr.retest_by_writer_on
 
 
-def _shown(ids, n: int = 10) -> str:
-    ids = list(ids)
-    return ", ".join(ids[:n]) + (f" and {len(ids) - n} more" if len(ids) > n else "")
+def _text(block: str, **data) -> str:
+    """The detail of a finding: ``block`` of :data:`FINDINGS` rendered with ``data`` (no I/O
+    beyond reading the template, as for every text forksync shows)."""
+    return render_part(FINDINGS, block, **data)
 
 
 def _skip_findings(s: SuiteRequirement, plat: str, r: SuiteOutcome, last_base: SuiteOutcome | None, base_sha: str,
@@ -310,8 +313,7 @@ def _skip_findings(s: SuiteRequirement, plat: str, r: SuiteOutcome, last_base: S
         return
     subj = f"{s.name}/{plat}"
     if last_base is None:
-        listed.append(Finding("skipped", f"{len(r.skipped)} skipped or xfail test(s), no base result to compare "
-                              f"with: {_shown(r.skipped)}", subj))
+        listed.append(Finding("skipped", _text("skipped", tests=list(r.skipped)), subj))
         return
     ran_on_base = set(last_base.ran)
     newly = [t for t in r.skipped if t in ran_on_base]
@@ -324,14 +326,9 @@ def _skip_findings(s: SuiteRequirement, plat: str, r: SuiteOutcome, last_base: S
             (cls := t.split("::", 1)[0]) == m or cls.startswith(m + ".") for m in modules)]
     if not newly:
         return
-    where = last_base.sha[:12] if last_base.sha == base_sha else (
-        f"{last_base.sha[:12]}, the last trunk result; the base tip {base_sha[:12]} has none yet")
-    detail = f"{len(newly)} test(s) ran on the base ({where}) and are skipped or xfail on the head: {_shown(newly)}"
-    if s.allow_newly_skipped:
-        listed.append(Finding("newly-skipped", detail + " (the suite allows it: allow_newly_skipped)", subj))
-    else:
-        blocking.append(Finding("newly-skipped", detail + "; make them run again, or set allow_newly_skipped: true "
-                                "on the suite if skipping them is intended", subj))
+    finding = Finding("newly-skipped", _text("newly_skipped", tests=newly, ran_on=last_base.sha, base=base_sha,
+                                             allowed=s.allow_newly_skipped), subj)
+    (listed if s.allow_newly_skipped else blocking).append(finding)
 
 
 def _suite_findings(pr: PRState, suites: tuple[SuiteRequirement, ...], blocking, passed, pre_existing, actions,
@@ -354,43 +351,38 @@ def _suite_findings(pr: PRState, suites: tuple[SuiteRequirement, ...], blocking,
             on_head = [r for r in rs if r.sha == pr.head_sha]
             if not on_head:
                 if rs:
-                    blocking.append(Finding("stale-result", f"only results for older heads "
-                                            f"({', '.join(sorted({r.sha[:12] for r in rs}))}); needs a run on "
-                                            f"{pr.head_sha[:12]}", subj))
+                    blocking.append(Finding("stale-result", _text("stale_result", older=sorted({r.sha[:12] for r in rs}),
+                                                                  head=pr.head_sha), subj))
                 else:
-                    blocking.append(Finding("missing-result", f"no result on {pr.head_sha[:12]}", subj))
+                    blocking.append(Finding("missing-result", _text("missing_result", head=pr.head_sha), subj))
                 if "run-suites" not in actions:
                     actions.append("run-suites")
                 continue
             r = on_head[-1]
             if r.verdict == "pending":
-                blocking.append(Finding("pending-result", "running", subj))
+                blocking.append(Finding("pending-result", _text("pending_result"), subj))
             elif r.verdict == "pass":
-                passed.append(Finding("suite-green", "green", subj))
+                passed.append(Finding("suite-green", _text("suite_green", pre_existing=0), subj))
             elif r.verdict == "fail":
                 b = base.get((s.name, plat))
                 red_on_base = set(b.failing) if b is not None and b.verdict in ("pass", "fail") else set()
                 new = [t for t in r.failing if t not in red_on_base]
                 old = [t for t in r.failing if t in red_on_base]
                 for t in old:
-                    pre_existing.append(Finding("pre-existing", f"{t} (also red on base {pr.base_sha[:12]})", subj))
+                    pre_existing.append(Finding("pre-existing", _text("pre_existing", test=t, base=pr.base_sha), subj))
                 if new:
-                    why = "" if b is not None else " (no result on the base to compare with)"
-                    blocking.append(Finding("new-failure", f"{len(new)} new failing test(s){why}: "
-                                            + ", ".join(new[:10]) + (" …" if len(new) > 10 else ""), subj))
+                    blocking.append(Finding("new-failure", _text("new_failure", tests=new, compared=b is not None), subj))
                 elif not r.failing:
-                    blocking.append(Finding("suite-error", "verdict fail without failing tests: "
-                                            + (r.reason or "no reason given"), subj))
+                    blocking.append(Finding("suite-error", _text("fail_without_tests", reason=r.reason), subj))
                 else:
-                    passed.append(Finding("suite-green", f"only pre-existing failures ({len(old)})", subj))
+                    passed.append(Finding("suite-green", _text("suite_green", pre_existing=len(old)), subj))
             elif r.verdict == "infrastructure":
                 # the machine, not the PR: no GPU, a driver that did not start, a full disk
-                blocking.append(Finding("infrastructure", (r.reason or "an infrastructure error persisted")
-                                        + " — not a failure of this PR: retry on another runner", subj))
+                blocking.append(Finding("infrastructure", _text("infrastructure", reason=r.reason), subj))
                 if "retry-on-another-runner" not in actions:
                     actions.append("retry-on-another-runner")
             else:
-                blocking.append(Finding("suite-error", r.reason or f"verdict {r.verdict!r}", subj))
+                blocking.append(Finding("suite-error", _text("suite_error", reason=r.reason, verdict=r.verdict), subj))
             if r.verdict != "pending":
                 _skip_findings(s, plat, r, last_base.get((s.name, plat)), pr.base_sha, blocking, listed)
 
@@ -403,15 +395,11 @@ def is_fresh(rv: Review, pr: PRState) -> bool:
     return bool(on) or rv.time >= pr.unit_updated_at
 
 
-def _set_aside(pr: PRState, reviews) -> str:
-    """Words for approvals among ``reviews`` that :func:`is_fresh` set aside: GitHub still shows
-    them as approvals, so a finding that only asked for one would leave the approver waiting with
-    no idea why; "" when there is none."""
-    old = sorted({rv.login for rv in reviews if rv.state == "APPROVED" and not is_fresh(rv, pr)})
-    if not old:
-        return ""
-    return (f"; {', '.join(old)} approved before the unit's own commits last changed (or on a head "
-            f"forksync never saw carrying them): approve again on {pr.head_sha[:12]}")
+def _set_aside(pr: PRState, reviews) -> list[str]:
+    """The logins (sorted) whose approvals among ``reviews`` :func:`is_fresh` set aside: GitHub
+    still shows them as approvals, so a finding that only asked for one would leave the approver
+    waiting with no idea why."""
+    return sorted({rv.login for rv in reviews if rv.state == "APPROVED" and not is_fresh(rv, pr)})
 
 
 def _approval_findings(pr: PRState, areas: dict[str, AreaPolicy], blocking, passed):
@@ -423,25 +411,24 @@ def _approval_findings(pr: PRState, areas: dict[str, AreaPolicy], blocking, pass
         # owners are written by people, reviewers given by GitHub: one account in any case
         who = sorted(login for login in approvers if among(login, area.owners))
         if who:
-            passed.append(Finding("approved", f"approved by {', '.join(who)}", area.name))
+            passed.append(Finding("approved", _text("approved", by=who, chain=False), area.name))
         else:
-            blocking.append(Finding("approval-missing", "needs an approval from an owner: "
-                                    + ", ".join(sorted(set(area.owners)))
-                                    + _set_aside(pr, [rv for rv in pr.reviews if among(rv.login, area.owners)]),
-                                    area.name))
+            aside = _set_aside(pr, [rv for rv in pr.reviews if among(rv.login, area.owners)])
+            blocking.append(Finding("approval-missing", _text("approval_missing", owners=sorted(set(area.owners)),
+                                                              set_aside=aside, head=pr.head_sha), area.name))
         against = sorted(login for login in objectors if among(login, area.owners))
         if against:
-            blocking.append(Finding("changes-requested", f"changes requested by {', '.join(against)}", area.name))
+            blocking.append(Finding("changes-requested", _text("changes_requested", by=against), area.name))
     if pr.kind == "chain" and not owned:
         # a person's review: an App's bot account with write access (a dependency or CI bot) is none
         writers = sorted(rv.login for rv in fresh if rv.state == "APPROVED" and rv.can_write
                          and rv.login != pr.author and not is_app_bot(rv.login))
         if writers:
-            passed.append(Finding("approved", f"chain approved by {', '.join(writers)}", "chain"))
+            passed.append(Finding("approved", _text("approved", by=writers, chain=True), "chain"))
         else:
-            blocking.append(Finding("approval-missing", "a chain needs an approval by a writer (a person: not an App's bot)"
-                                    + _set_aside(pr, [rv for rv in pr.reviews if rv.can_write
-                                                      and rv.login != pr.author]), "chain"))
+            aside = _set_aside(pr, [rv for rv in pr.reviews if rv.can_write and rv.login != pr.author])
+            blocking.append(Finding("approval-missing", _text("approval_missing", owners=None, set_aside=aside,
+                                                              head=pr.head_sha), "chain"))
 
 
 def gone_l3(pr: PRState, l3_suites: tuple[str, ...] | None) -> tuple[str, ...]:
@@ -460,9 +447,7 @@ def _l3_findings(pr: PRState, gone: tuple[str, ...], blocking, passed, listed):
     """Rule 8: each (workload, platform) asked for on the PR, judged on the head's result alone;
     ``gone`` (:func:`gone_l3`) are listed, not judged."""
     for workload in gone:
-        listed.append(Finding("l3-suite-gone", f"`/forksync l3 {workload}` was asked for, but the trusted "
-                              f".github/forksync.yml has no L3 suite `{workload}` any more: it no longer counts",
-                              workload))
+        listed.append(Finding("l3-suite-gone", _text("l3_suite_gone", workload=workload), workload))
     for workload, plat in dict.fromkeys((q.workload, q.platform) for q in pr.l3_requests if q.workload not in gone):
         subj = f"{workload}/{plat}"
         asked = [q for q in pr.l3_requests if (q.workload, q.platform) == (workload, plat)]
@@ -473,23 +458,20 @@ def _l3_findings(pr: PRState, gone: tuple[str, ...], blocking, passed, listed):
         # a finished result on the head is the evidence even while its request is not closed yet
         if queued or (rows and rows[-1].verdict == "pending") or (running and not rows):
             state = "queued" if queued and not running else "running"
-            blocking.append(Finding("l3-pending", f"`/forksync l3 {workload}` is {state} on {pr.head_sha[:12]}; "
-                                    "nothing merges before its result", subj))
+            blocking.append(Finding("l3-pending", _text("l3_pending", workload=workload, state=state, head=pr.head_sha),
+                                    subj))
         elif rows and rows[-1].verdict == "pass":
-            passed.append(Finding("l3-green", f"green on {pr.head_sha[:12]}", subj))
+            passed.append(Finding("l3-green", _text("l3_green", head=pr.head_sha), subj))
         elif rows:
             r = rows[-1]
-            why = r.reason or (f"failing: {_shown(r.failing)}" if r.failing else f"verdict {r.verdict!r}")
-            blocking.append(Finding("l3-failed", f"red on {pr.head_sha[:12]}: {why}", subj))
+            blocking.append(Finding("l3-failed", _text("l3_failed", head=pr.head_sha, reason=r.reason, failing=list(r.failing),
+                                                       verdict=r.verdict), subj))
         elif any(q.status == "done" for q in here):
             verdict = next(q.verdict for q in reversed(here) if q.status == "done")
-            blocking.append(Finding("l3-failed", f"the run on {pr.head_sha[:12]} ended {verdict or 'without a verdict'} "
-                                    "and left no result", subj))
+            blocking.append(Finding("l3-failed", _text("l3_no_result", head=pr.head_sha, verdict=verdict), subj))
         else:
-            older = ", ".join(dict.fromkeys(q.head_sha[:12] for q in asked if q.head_sha != pr.head_sha))
-            blocking.append(Finding("l3-stale", (f"asked for on older head(s) {older}" if older else "cancelled")
-                                    + f"; that says nothing about {pr.head_sha[:12]}: `/forksync l3 {workload}` "
-                                    "runs it on this head", subj))
+            older = list(dict.fromkeys(q.head_sha[:12] for q in asked if q.head_sha != pr.head_sha))
+            blocking.append(Finding("l3-stale", _text("l3_stale", older=older, head=pr.head_sha, workload=workload), subj))
 
 
 def is_signed_off(target: str, owners, signoffs, since: int = 0) -> str | None:
@@ -524,42 +506,29 @@ def _signoff_findings(pr: PRState, areas: dict[str, AreaPolicy], gone: tuple[str
     for target, owners in targets:
         who = is_signed_off(target, owners, pr.signoffs, since=since)
         if who:
-            passed.append(Finding("signed-off", f"L3 sign-off by {who}", target))
+            passed.append(Finding("signed-off", _text("signed_off", by=who), target))
         else:
             people = [o for o in owners if not is_app_bot(o)]
-            hint = (f" from one of: {', '.join(people)}" if people
-                    else " (no owners configured: add owners to the area)" if not owners
-                    else " (its owners are all App bot accounts: add a person)")
             mine = [s for s in pr.signoffs if s.target == target and among(s.by, people)]
-            old = ", ".join(sorted({s.by for s in mine}))
             # the owner did sign off: say why it no longer counts, or they would wait for nothing
-            if any(s.time >= pr.unit_updated_at for s in mine):
-                again = (f"; {old} signed off before the newest L3 result on {pr.head_sha[:12]} was in: sign off "
-                         "again once you have read it")
-            elif mine:
-                again = (f"; {old} signed off before the unit's own commits last changed (or before forksync "
-                         f"first saw them): sign off again on {pr.head_sha[:12]}")
-            else:
-                again = ""
-            blocking.append(Finding("l3-signoff-missing", f"needs `/forksync signoff {target}`{hint}{again}", target))
+            before = ("l3" if any(s.time >= pr.unit_updated_at for s in mine) else "change" if mine else "")
+            blocking.append(Finding("l3-signoff-missing", _text("signoff_missing", target=target, people=people,
+                                                                owners=bool(owners), signed=sorted({s.by for s in mine}),
+                                                                before=before, head=pr.head_sha), target))
 
 
 #: Check conclusions GitHub's branch protection accepts as passing.
 PASSING = ("success", "neutral", "skipped")
 
 
-def _bound_note(app: int, ignored) -> str:
-    """Why the checks of a bound requirement's name on the head do not count."""
-    apps = sorted({c.app_id for c in ignored if c.kind == "check-run" and c.app_id is not None})
-    why = []
-    if apps:
-        why.append(f"a run from app {apps[0]} does not count" if len(apps) == 1
-                   else "runs from apps " + ", ".join(map(str, apps)) + " do not count")
-    if any(c.kind == "check-run" and c.app_id is None for c in ignored):
-        why.append("a run from an unknown app does not count")
-    if any(c.kind != "check-run" for c in ignored):
-        why.append("a commit status does not count (it does not say which app set it)")
-    return f"(bound to app {app}" + "".join("; " + w for w in why) + ")"
+def _check_note(rule: str | None, app: int | None = None, ignored=()) -> str:
+    """The words after a required check's finding: the ruleset ``rule`` that requires it (None:
+    none does) and, for a check bound to ``app`` with no run of that app on the head, why the
+    ``ignored`` checks of its name do not count."""
+    return _text("check_note", rule=rule, app=app,
+                 apps=sorted({c.app_id for c in ignored if c.kind == "check-run" and c.app_id is not None}),
+                 unknown_app=any(c.kind == "check-run" and c.app_id is None for c in ignored),
+                 status=any(c.kind != "check-run" for c in ignored))
 
 
 def _unreported(pr: PRState, name: str, note: str, now: float, after_s: float, blocking, unreported):
@@ -568,7 +537,7 @@ def _unreported(pr: PRState, name: str, note: str, now: float, after_s: float, b
     ``after_s`` or more. ``note``: the bound-app and ruleset words of the finding."""
     waited = max(0.0, now - pr.head_seen_at)
     if not (pr.head_seen_at and now) or waited < min(AGE_SHOWN_AFTER_S, after_s or AGE_SHOWN_AFTER_S):
-        blocking.append(Finding("check-pending", "required, not reported on this head yet" + note, name))
+        blocking.append(Finding("check-pending", render_part(WAIT_TEXTS, "yet", note=note), name))
         unreported.append((name, False))
         return
     overdue = bool(after_s) and waited >= after_s
@@ -591,10 +560,7 @@ def _check_findings(pr: PRState, have_suites: bool, blocking, passed, *, now: fl
 
     if pr.rules_error:
         # a ruleset may require a check nothing else names: an unread list is never "none"
-        blocking.append(Finding("checks-unread", "the base branch's required checks could not be read (the rules "
-                                "of its rulesets): " + pr.rules_error + " — which checks GitHub requires is unknown, "
-                                "so the gate holds, never merging on an unknown rule set, and decides again once "
-                                "they can be read"))
+        blocking.append(Finding("checks-unread", _text("checks_unread", error=pr.rules_error)))
 
     by_name: dict[str, list[Check]] = {}
     for c in pr.checks:
@@ -604,24 +570,23 @@ def _check_findings(pr: PRState, have_suites: bool, blocking, passed, *, now: fl
     if not names and not have_suites:
         names = [n for n, cs in by_name.items() if any(c.required for c in cs)]
         if not names:
-            blocking.append(Finding("no-required-checks", "no suites are configured and no required check "
-                                    "exists: forksync never merges with none"))
+            blocking.append(Finding("no-required-checks", _text("no_required_checks")))
             return
     bound = dict(pr.check_apps)
     # a check only a ruleset requires surprises people who look for it under branch protection:
     # the finding names the rule, so they know where it comes from and where to change it
-    by_rule = {n: f" — required by {rule}" for n, rule in pr.check_rules}
+    by_rule = dict(pr.check_rules)
     for n in names:
         cs = by_name.get(n, [])
         app = bound.get(n)
-        why = by_rule.get(n, "")
+        why = _check_note(by_rule.get(n))
         if app is not None:
             # GitHub requires the bound app's run: anyone able to post a check run or status
             # could otherwise satisfy the requirement under the same name
             ignored = [c for c in cs if c.kind != "check-run" or c.app_id != app]
             cs = [c for c in cs if c not in ignored]
             if not cs:
-                _unreported(pr, n, " " + _bound_note(app, ignored) + why, now, unreported_after_s, blocking,
+                _unreported(pr, n, _check_note(by_rule.get(n), app, ignored), now, unreported_after_s, blocking,
                             unreported)
                 continue
         elif not cs:
@@ -630,13 +595,12 @@ def _check_findings(pr: PRState, have_suites: bool, blocking, passed, *, now: fl
         running = [c for c in cs if c.conclusion is None]
         bad = [c for c in cs if c.conclusion is not None and c.conclusion not in PASSING]
         if bad:
-            blocking.append(Finding("check-failed", ", ".join(sorted({f"{c.kind} {c.conclusion}" for c in bad})) + why,
-                                    n))
+            blocking.append(Finding("check-failed", _text("check_failed", states=sorted({(c.kind, c.conclusion) for c in bad}),
+                                                          note=why), n))
         elif running:
-            blocking.append(Finding("check-pending", ("still running" if running[0].kind == "check-run"
-                                                      else "status pending") + why, n))
+            blocking.append(Finding("check-pending", _text("check_running", kind=running[0].kind, note=why), n))
         else:
-            passed.append(Finding("check-green", cs[-1].conclusion or "success", n))
+            passed.append(Finding("check-green", _text("check_green", conclusion=cs[-1].conclusion), n))
 
 
 def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaPolicy, ...] = (), *,
@@ -659,76 +623,43 @@ def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaP
     if config_error:
         # an unreadable trusted config leaves no suites, areas or required checks: without this
         # finding the no-suites fallback would pass on any one green check
-        blocking.append(Finding("config-invalid", "the trusted .github/forksync.yml on the default branch is "
-                                "invalid, so the required suites, owners, sign-offs and checks are unknown; "
-                                "fix it there: " + config_error[:1500]))
+        blocking.append(Finding("config-invalid", _text("config_invalid", error=config_error[:1500])))
     if pr.conflict_marker_files:
-        blocking.append(Finding("conflict-markers", "the head adds conflict markers in: "
-                                + ", ".join(pr.conflict_marker_files)))
+        blocking.append(Finding("conflict-markers", _text("conflict_markers", files=pr.conflict_marker_files)))
     if pr.markers_error:
-        blocking.append(Finding("markers-unchecked", "cannot check the head's files for conflict markers: "
-                                + pr.markers_error))
+        blocking.append(Finding("markers-unchecked", _text("markers_unchecked", error=pr.markers_error)))
     if pr.commits_error:
         blocking.append(Finding("commits-unlisted", pr.commits_error))
     for commit, upstream in pr.conflict_commits:
-        blocking.append(Finding("conflict-commit", f"commit {commit[:12]} stands for the unresolved conflict of upstream "
-                                f"{upstream[:12]} (Forksync-Conflict: {upstream}); resolve it and fold the commit away",
-                                commit[:12]))
+        blocking.append(Finding("conflict-commit", _text("conflict_commit", commit=commit, upstream=upstream), commit[:12]))
     if pr.missing_picks:
-        blocking.append(Finding("picks-missing", f"{len(pr.missing_picks)} of the unit's upstream commits have no commit "
-                                "on the head that picks them (" + ", ".join(s[:12] for s in pr.missing_picks[:10])
-                                + "): a push replaced forksync's picks; merged, the ledger would not count them as "
-                                "picked and their upstream commits would come back — keep one fork commit per "
-                                "upstream commit, with its `Upstream-Commit` trailer (or `git cherry-pick -x`'s line)"))
+        blocking.append(Finding("picks-missing", _text("picks_missing", missing=pr.missing_picks)))
     if pr.lands_after:
-        blocking.append(Finding("lands-after", "lands after " + ", ".join(f"#{n} (`{u}`)" if n else f"`{u}`"
-                                                                          for u, n in pr.lands_after)
-                                + ", still open: its picks were predicted on that unit's picks, so merged first it "
-                                "would land upstream's changes of the same files out of order — it is merged once "
-                                "that has landed"))
+        blocking.append(Finding("lands-after", _text("lands_after", units=pr.lands_after)))
     for u, n, state, ups in pr.lands_after_closed:
-        blocking.append(Finding("lands-after", (f"lands after #{n} (`{u}`)" if n else f"lands after `{u}`")
-                                + (", closed unmerged by forksync, every commit of it decided while it was open"
-                                   if state == "decided" else ", closed unmerged")
-                                + ", whose commits are not planned again: the resolution on this branch was made "
-                                "while that unit's picks were to land first and may carry their changes — "
-                                + (f"`/forksync reconsider {ups[0][:12]}`" if ups else "`/forksync reconsider`")
-                                + (f" (and its other {len(ups) - 1})" if len(ups) > 1 else "")
-                                + " plans them again and this unit lands after them; or close this pull request "
-                                "and its commits are planned again on the fork as it is"))
+        blocking.append(Finding("lands-after", _text("lands_after_closed", unit=u, number=n, state=state, upstream=ups)))
     for commit, ups in pr.squashed_picks:
-        blocking.append(Finding("picks-squashed", f"commit {commit[:12]} claims {len(ups)} of the unit's upstream "
-                                "commits (" + ", ".join(s[:12] for s in ups[:10]) + "): picks squashed into one commit "
-                                "would land as one fork commit, no longer bisected or backed out one by one — keep one "
-                                "fork commit per upstream commit (push forksync's picks back, the changes on top)",
-                                commit[:12]))
+        blocking.append(Finding("picks-squashed", _text("picks_squashed", commit=commit, upstream=ups), commit[:12]))
     if pr.rewritten:
-        blocking.append(Finding("rewritten-base", f"{len(pr.rewritten)} commit(s) this branch was built on are no longer "
-                                f"on the base (a force push rewrote its history): {', '.join(s[:12] for s in pr.rewritten[:10])}; "
-                                "merging would bring them back — forksync rebuilds a branch of its own commits, a "
-                                "person rebases one holding theirs"))
+        blocking.append(Finding("rewritten-base", _text("rewritten_base", dropped=pr.rewritten)))
     if pr.holds:
-        blocking.append(Finding("hold", f"held by {', '.join(pr.holds)}; `/forksync unhold` lifts it"))
+        blocking.append(Finding("hold", _text("hold", holds=pr.holds)))
     if pr.person_draft:
-        blocking.append(Finding("draft", "a person keeps this PR a draft (forksync did not open it as one): forksync neither "
-                                "takes it out of draft nor merges it; mark it ready for review to let it go on"))
+        blocking.append(Finding("draft", _text("draft")))
     if pr.head_contains_base:
-        passed.append(Finding("base-current", f"head contains the current base {pr.base_sha[:12]}"))
+        passed.append(Finding("base-current", _text("base_current", base=pr.base_sha)))
     elif pr.rewritten:
         pass                # merging the base in would keep the dropped commits: rebuilt or rebased instead
     elif pr.conflict_commits:
         # a merge on top of the conflict commit would stand between it and its resolution (the fold
         # takes only resolution commits): the base is merged in once the conflict is folded away
-        blocking.append(Finding("stale-base", f"the base moved to {pr.base_sha[:12]}; the bot merges it into "
-                                "the branch once the conflict is resolved"))
+        blocking.append(Finding("stale-base", _text("stale_base", base=pr.base_sha, conflict=True)))
     else:
-        blocking.append(Finding("stale-base", f"the base moved to {pr.base_sha[:12]}; the bot merges it into "
-                                "the branch and re-runs the suites on the new head"))
+        blocking.append(Finding("stale-base", _text("stale_base", base=pr.base_sha, conflict=False)))
         actions.append("update-branch")
     gpu_ok = may_run_on_gpu(pr)
     if not gpu_ok:
-        blocking.append(Finding("awaiting-retest", f"@{pr.author} is not a collaborator: a writer's "
-                                "`/forksync retest` lets this head run on GPU runners"))
+        blocking.append(Finding("awaiting-retest", _text("awaiting_retest", author=pr.author)))
     if suites:
         _suite_findings(pr, suites, blocking, passed, pre_existing, actions, listed)
         if not gpu_ok and "run-suites" in actions:
