@@ -1001,7 +1001,7 @@ class SyncService:
             by_hand = pushed and _resolved_by_people(self.repo_dir(full_name), core.fork_head, b.tip)
             out.append(shrink_mod.OpenUnit(unit_id=r["unit_id"], branch=r["branch"], kind=r["kind"],
                                            pr=int(r.get("pr") or 0), carried=tuple(b.upstream_shas),
-                                           ours=pushed and not by_hand, resolved_by_hand=by_hand))
+                                           ours=pushed, resolved_by_hand=by_hand))
         return out
 
     async def _rebuild_shrunk(self, ctx, full_name: str, git_dir: Path, cfg: ForksyncConfig, core: CoreResult,
