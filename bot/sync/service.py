@@ -59,6 +59,7 @@ from bot.sync import blocked as blocked_mod
 from bot.sync import landing, snapshots
 from bot.sync import owed as owed_mod
 from bot.sync import prs as sync_prs
+from bot.sync import rebuild as rebuild_mod
 from bot.sync import rules as rules_mod
 from bot.sync import shrink as shrink_mod
 from bot.sync import status as sync_status
@@ -759,38 +760,45 @@ class SyncService:
         refused = (prior or {}).get("rebuild_refused") or ""
         dropped, foreign = await asyncio.to_thread(apply_mod.rewritten_base, git_dir, f"refs/heads/{branch}",
                                                   core.fork_head)
-        # a pick folding a person's conflict resolution is forksync's commit, but what it resolved is
-        # theirs: a rebuild from scratch (a rewritten fork, the retry box) would pick it again, back
-        # at its conflict, and leave their resolution only under refs/forksync/resolutions/
-        # (``res.kept`` counts the fork commits a force push dropped as a person's: ``foreign`` is theirs)
-        by_hand = bool(res.tip and (dropped or (rebuild and not res.kept))) and await asyncio.to_thread(
-            _resolved_by_people, git_dir, dropped[-1] if dropped else core.fork_head, res.tip)
-        if dropped and (foreign or by_hand):
+        # what happens to the branch before it is published: bot.sync.rebuild's table, over what git
+        # and the store say of it; the costly facts are read only where its rules reach them
+        facts = rebuild_mod.BranchFacts(
+            retry=rebuild, dropped=len(dropped), foreign=len(foreign), tip=res.tip or "", kept=len(res.kept),
+            conflict_commit=bool(res.conflict_commit), error=bool(res.error), fork_head=core.fork_head,
+            remote_tip=remote_tip,
+            prior=None if not prior else rebuild_mod.Prior(
+                pushed_tip=prior.get("pushed_tip"), verified_tip=prior.get("verified_tip"),
+                base_sha=prior.get("base_sha"), rebuild_refused=prior.get("rebuild_refused")))
+        decision = rebuild_mod.decide(facts)
+        while isinstance(decision, rebuild_mod.Ask):
+            facts = replace(facts, **{decision.fact: await self._rebuild_fact(git_dir, decision.fact, core.fork_head,
+                                                                               res.tip, dropped)})
+            decision = rebuild_mod.decide(facts)
+        path = decision.path
+        if path is rebuild_mod.Path.BLOCKED:
             # the fork's history was rewritten (force push) under a branch holding a person's
             # commits or resolution: never rebuilt over them, never merged with the dropped
             # commits — blocked
             return await self._block(ctx, full_name, cfg, unit, branch, row, core, res,
                                      blocked_mod.rewritten_under(len(dropped), cfg.fork.ref, len(foreign),
-                                                                 resolved_by_hand=by_hand), step="push")
-        if rebuild and by_hand:
-            # "retry" from the status issue on such a branch: left as it is, and said once per tip
-            rebuild = False
-            if prior and prior.get("pr"):
-                await comment_once(ctx.gh, full_name, int(prior["pr"]), f"retry-kept:{res.tip}",
-                                   render("unit_retry_kept.md.j2", unit_id=unit.id, branch=branch, tip=res.tip))
-        if dropped:
-            # rewritten under forksync's own commits: rebuilt on the new fork tip (with a lease),
-            # so the PR never carries the commits the force push removed back to the fork
-            rebuild = True
+                                                                 resolved_by_hand=decision.resolved_by_hand),
+                                     step="push")
+        if decision.retry_kept and prior and prior.get("pr"):
+            # "retry" from the status issue on a branch folding a person's resolution: left as it
+            # is, and said once per tip
+            await comment_once(ctx.gh, full_name, int(prior["pr"]), f"retry-kept:{res.tip}",
+                               render("unit_retry_kept.md.j2", unit_id=unit.id, branch=branch, tip=res.tip))
+        if decision.forget_kept:
+            # rewritten under forksync's own commits: what apply kept as not forksync's are the
+            # fork commits the force push removed, which the PR must never carry back to the fork
             res = replace(res, kept=())
-        if rebuild and res.tip and not res.kept:
-            # "retry" from the status issue: rebuild on the current fork tip — only a branch that
-            # holds nothing but forksync's own commits; pushed with a lease on the tip we saw
+        if path in (rebuild_mod.Path.REBUILD_REWRITTEN, rebuild_mod.Path.REBUILD_RETRY):
+            # rebuilt on the current fork tip — only a branch that holds nothing but forksync's
+            # own commits; pushed with a lease on the tip we saw
             await self._git(git_dir, "update-ref", "-d", f"refs/heads/{branch}")
             res = await self._apply(git_dir, cfg, unit, core.fork_head, core.commits, urgent_reason)
             force = res.tip is not None and res.tip != remote_tip
-        elif res.conflict_commit and res.tip and not res.kept and prior and remote_tip == prior.get("pushed_tip") \
-                and prior.get("base_sha") != core.fork_head:
+        elif path is rebuild_mod.Path.REBUILD_STOPPED:
             # a chain stopped at a conflict, holding nothing but forksync's commits, while the fork
             # moved (a chain it is stacked on landed, say): the conflict may have been only the
             # missing dependency. Built again on the new fork tip, and taken only when it gets
@@ -811,11 +819,7 @@ class SyncService:
                 await self._git(git_dir, "update-ref", f"refs/heads/{branch}", stopped.tip)
                 res = stopped
             force = res.tip != remote_tip
-        elif not res.conflict_commit and res.tip and not res.kept and not res.error and prior \
-                and prior.get("verified_tip") and remote_tip == prior.get("pushed_tip") \
-                and prior.get("rebuild_refused") != f"{core.fork_head}:{res.tip}" \
-                and not await self._on_remote(git_dir, core.fork_head, res.tip) \
-                and await asyncio.to_thread(resolution.merge_conflicts, str(git_dir), res.tip, core.fork_head):
+        elif path is rebuild_mod.Path.REBUILD_RESOLVED:
             # a chain a person's resolution finished (folded: nothing but forksync's commits on
             # it) while the fork moved under it (a bundle it lands after landed, say), and merging
             # the fork into it conflicts: where the resolution stood in for what the fork now has.
@@ -843,7 +847,7 @@ class SyncService:
                 await self._git(git_dir, "update-ref", f"refs/heads/{branch}", resolved.tip)
                 # the same picks on the same fork tip build the same tree: not tried again until
                 # the fork or the branch moves (a sync per poll would redo every pick and merge)
-                refused = f"{core.fork_head}:{resolved.tip}"
+                refused = rebuild_mod.refusal_key(core.fork_head, resolved.tip)
             force = res.tip != remote_tip
         rules_done: list[rules_mod.RuleOutcome] = list(earlier_rules)    # the PR body keeps every round's rules
         for _ in range(rules_mod.MAX_RULE_ROUNDS):
@@ -908,7 +912,7 @@ class SyncService:
                              verified_tip=(prior or {}).get("verified_tip", ""),
                              pr=(prior or {}).get("pr", 0), state="open", shas_json=json.dumps(list(unit.shas)),
                              depends_json=json.dumps(list(unit.depends_on)),
-                             rebuild_refused=refused if refused == f"{core.fork_head}:{res.tip}" else "",
+                             rebuild_refused=refused if refused == rebuild_mod.refusal_key(core.fork_head, res.tip) else "",
                              base_sha=core.fork_head, base=cfg.fork.ref, conflict_sha=res.conflict or "",
                              earlier_prs=json.dumps(sync_store.earlier_prs(row)),
                              agent_waiting_since=(prior or {}).get("agent_waiting_since") or 0.0,
@@ -997,7 +1001,7 @@ class SyncService:
             by_hand = pushed and _resolved_by_people(self.repo_dir(full_name), core.fork_head, b.tip)
             out.append(shrink_mod.OpenUnit(unit_id=r["unit_id"], branch=r["branch"], kind=r["kind"],
                                            pr=int(r.get("pr") or 0), carried=tuple(b.upstream_shas),
-                                           ours=pushed and not by_hand, resolved_by_hand=by_hand))
+                                           ours=pushed, resolved_by_hand=by_hand))
         return out
 
     async def _rebuild_shrunk(self, ctx, full_name: str, git_dir: Path, cfg: ForksyncConfig, core: CoreResult,
@@ -1237,6 +1241,22 @@ class SyncService:
                                                     remote_tip, env=gitio.git_env(), stdout=asyncio.subprocess.DEVNULL,
                                                     stderr=asyncio.subprocess.DEVNULL)
         return await asyncio.wait_for(proc.wait(), GIT_TIMEOUT_S) == 0
+
+    async def _rebuild_fact(self, git_dir: Path, fact: str, fork_head: str, tip: str, dropped: Sequence[str]) -> bool:
+        """One costly fact :func:`bot.sync.rebuild.decide` asked for, of the branch at ``tip``:
+        ``resolved_by_hand`` — a pick above its fork base (the last fork commit a force push
+        dropped, else ``fork_head``) folds a person's conflict resolution: forksync's commit, but
+        what it resolved is theirs, and a rebuild from scratch would pick it again, back at its
+        conflict, leaving their resolution only under ``refs/forksync/resolutions/``;
+        ``holds_fork_tip`` — ``fork_head`` is ``tip`` or an ancestor of it; ``merge_conflicts`` —
+        merging ``fork_head`` into ``tip`` conflicts."""
+        if fact == rebuild_mod.RESOLVED_BY_HAND:
+            return await asyncio.to_thread(_resolved_by_people, git_dir, dropped[-1] if dropped else fork_head, tip)
+        if fact == rebuild_mod.HOLDS_FORK_TIP:
+            return await self._on_remote(git_dir, fork_head, tip)
+        if fact == rebuild_mod.MERGE_CONFLICTS:
+            return bool(await asyncio.to_thread(resolution.merge_conflicts, str(git_dir), tip, fork_head))
+        raise ValueError(f"bot.sync.rebuild asked for an unknown fact {fact!r}")
 
     def _apply_rules(self, git_dir: Path, cfg: ForksyncConfig, unit: Unit, res, core: CoreResult):
         """The deterministic rules on ``res``'s fresh conflict commit (blocking; run in a thread)."""

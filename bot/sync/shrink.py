@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from bot.model import UNDECIDED, LedgerEntry
+from bot.sync.rebuild import holds_persons_work
 
 CLOSE, REBUILD, TELL = "close", "rebuild", "tell"
 #: what a carried commit upstream's history no longer has is "now" (no ledger disposition: the
@@ -50,10 +51,11 @@ _NOTE_BY = re.compile(r"^[\w-]+ by (\S+?)(?::|$)")
 class OpenUnit:
     """An open sync unit as the shrink rule reads it: ``carried`` are the upstream shas its branch
     holds (``Upstream-Commit:`` and ``Forksync-Conflict:`` trailers, oldest first); ``ours`` is
-    True when the branch holds nothing but forksync's commits (its tip is the one forksync pushed)
-    and none of them is a person's conflict resolution folded into a pick (``resolved_by_hand``:
-    a rebuild would pick that commit afresh, back at its conflict, and the resolution would leave
-    the branch — so such a branch is told, never rebuilt)."""
+    True when the branch holds nothing but forksync's commits (its tip is the one forksync pushed);
+    ``resolved_by_hand`` when one of them is a pick folding a person's conflict resolution (a
+    rebuild would pick that commit afresh, back at its conflict, and the resolution would leave
+    the branch). Either is a person's work (:func:`bot.sync.rebuild.holds_persons_work`, the rule
+    the sync's own rebuilds keep): such a branch is told, never rebuilt."""
 
     unit_id: str
     branch: str
@@ -122,7 +124,8 @@ def shrinks(units: Sequence[OpenUnit], ledger: Mapping[str, LedgerEntry],
             continue
         gone = {d.sha for d in decided}
         keep = tuple(s for s in u.carried if s not in gone)
-        action = CLOSE if not keep else REBUILD if u.ours else TELL
+        persons = holds_persons_work(persons_commits=not u.ours, resolved_by_hand=u.resolved_by_hand)
+        action = CLOSE if not keep else TELL if persons else REBUILD
         out.append(Shrink(u, action, decided, keep))
     return out
 

@@ -1,5 +1,7 @@
 """Which open sync units lost upstream commits to a decision while their PR was open, and what
 forksync does with each: a table of inputs and exact outputs for the pure rule."""
+from dataclasses import replace
+
 import pytest
 
 from bot.model import Disposition, Evidence, LedgerEntry
@@ -48,6 +50,8 @@ def ledger(*entries):
     return {e.sha: e for e in entries}
 
 
+#: forksync's own branch (its tip the one it pushed) whose picks fold a person's resolution
+HAND_X = replace(unit([A, B, C], uid="bundle-x"), resolved_by_hand=True)
 FLY = {s: entry(s, Disposition.IN_FLIGHT, "", (IN_FLIGHT,)) for s in (A, B, C)}
 
 
@@ -65,6 +69,11 @@ FLY = {s: entry(s, Disposition.IN_FLIGHT, "", (IN_FLIGHT,)) for s in (A, B, C)}
     # the same with a person's commit on the branch: told, not touched
     ([unit([A, B, C], ours=False, uid="bundle-x")], ledger(FLY[A], SKIP_B, FLY[C]),
      [Shrink(unit([A, B, C], ours=False, uid="bundle-x"), TELL, (decided_of(SKIP_B),), (A, C))]),
+    # forksync's own commits, one a pick folding a person's conflict resolution: told, never rebuilt
+    # (picked again it would stop back at its conflict); every commit decided: closed all the same
+    ([HAND_X], ledger(FLY[A], SKIP_B, FLY[C]), [Shrink(HAND_X, TELL, (decided_of(SKIP_B),), (A, C))]),
+    ([HAND_X], ledger(DEFER_A, SKIP_B, NO_OP_C),
+     [Shrink(HAND_X, CLOSE, (decided_of(DEFER_A), decided_of(SKIP_B), decided_of(NO_OP_C)), ())]),
     # a commit the ledger does not know (a rewritten upstream) or reads PENDING is not taken for decided
     ([unit([A, B])], ledger(FLY[A], entry(B, Disposition.PENDING)), []),
     ([unit([A, B])], ledger(DEFER_A), [Shrink(unit([A, B]), REBUILD, (decided_of(DEFER_A),), (B,))]),
