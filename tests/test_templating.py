@@ -289,6 +289,22 @@ def test_sync_pr_body_landing_after_a_bundle_says_unit():
     assert "**Lands after** #411 (`bundle-01d3c87a74a2`): it changes files that unit changes" in body
 
 
+def test_the_rebase_hint_of_a_branch_folding_a_resolution_says_where_the_resolution_is():
+    """Blocked after the fork's history was rewritten under a chain whose pick folds a person's
+    conflict resolution, and no commit of a person on it (bot.sync.blocked.rewritten_under,
+    ``resolved_by_hand``): there is no person's commit to rebase — the resolution is inside
+    forksync's pick, whose ``Resolved-by:`` names them."""
+    branch = f"forksync/{CHAIN.id}"
+    b = {"requires": "rebase", "branch": branch, "folded": True}
+    hint = render("github/blocked_hint.md.j2", b=b, config_path=".github/forksync.yml")
+    assert problems(hint) == []
+    assert "a person's commits are on" not in hint, hint
+    assert "`Resolved-by:`" in hint and f"`{branch}`" in hint and "resolve" in hint, hint
+    # a branch with a person's commits on it keeps the hint that says to rebase them
+    theirs = render("github/blocked_hint.md.j2", b={**b, "folded": False}, config_path=".github/forksync.yml")
+    assert f"a person's commits are on `{branch}`: rebase them" in theirs, theirs
+
+
 def test_blame_without_a_green_nightly_names_no_empty_commit():
     assert "_Ranked suspects up to the first red nightly (`nightly-2` at `db4666f22c1f`): no green nightly of these tests " \
            "is known, so the range has no lower end; bisection needs one._" in rendered("triage/blame.md.j2")
