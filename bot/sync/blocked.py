@@ -61,12 +61,15 @@ def retried_by_sync(rows: list[dict]) -> list[dict]:
 class Refusal:
     """``reason``: GitHub's words (one line); ``requires``: ``"workflows"``, ``"contents"``,
     ``"protection"``, ``"permission"`` or ``""``; ``path``: the workflow file GitHub named;
-    ``transient``: a later attempt may pass without a person."""
+    ``transient``: a later attempt may pass without a person; ``folded`` (``requires`` ``"rebase"``
+    only): the branch holds no commit of a person, only forksync's pick folding their conflict
+    resolution (its ``Resolved-by:`` trailer names them), so there is no commit of theirs to rebase."""
 
     reason: str
     requires: str = ""
     path: str = ""
     transient: bool = False
+    folded: bool = False
 
 
 def classify(error: str) -> Refusal:
@@ -111,13 +114,14 @@ def rewritten_under(dropped: int, fork_ref: str, foreign: int, *, resolved_by_ha
     on it, or (``resolved_by_hand``) a pick folds a person's conflict resolution: rebuilding would
     drop theirs (the folded pick, picked again, stops back at its conflict), merging would bring
     the removed commits back."""
+    folded = resolved_by_hand and not foreign
     held = ("a pick on the branch folds a conflict resolution made by hand, which a rebuild would lose by picking "
-            "that commit again back at its conflict" if resolved_by_hand and not foreign
+            "that commit again back at its conflict" if folded
             else f"{foreign} commit(s) of a person are on the branch")
     return Refusal(f"the history of `{fork_ref}` was rewritten (force push) under this unit: {dropped} commit(s) its "
                    f"branch was built on are no longer on `{fork_ref}`, and {held}; rebase the branch onto "
                    f"`{fork_ref}` (or close its PR) — forksync rewrites no one's commits",
-                   "rebase")
+                   "rebase", folded=folded)
 
 
 def pick_failed(error: str) -> Refusal:
@@ -146,6 +150,7 @@ def as_dict(row: dict, full_name: str) -> dict:
             "reason": row.get("blocked_reason") or "", "requires": row.get("blocked_requires") or "",
             "path": row.get("blocked_path") or "", "step": row.get("blocked_step") or "",
             "at": float(row.get("blocked_at") or 0.0), "commits": len(json.loads(row.get("shas_json") or "[]")),
+            "folded": bool(row.get("blocked_folded")),
             "sha": (row.get("conflict_sha") or "") if row.get("blocked_step") == "apply" else ""}
 
 
@@ -161,11 +166,11 @@ def row_fields(refusal: Refusal, *, step: str, at: float, tip: str) -> dict:
     """The ``blocked_*`` columns of a ``sync_branches`` row for ``refusal`` at ``step``
     (``push`` | ``pr`` | ``merge`` | ``apply``), time ``at`` (epoch s) and the tip it concerned."""
     return {"blocked_reason": refusal.reason, "blocked_requires": refusal.requires, "blocked_path": refusal.path,
-            "blocked_step": step, "blocked_at": float(at), "blocked_tip": tip}
+            "blocked_step": step, "blocked_at": float(at), "blocked_tip": tip, "blocked_folded": int(refusal.folded)}
 
 
 CLEAR = {"blocked_reason": "", "blocked_requires": "", "blocked_path": "", "blocked_step": "", "blocked_at": 0.0,
-         "blocked_tip": ""}
+         "blocked_tip": "", "blocked_folded": 0}
 
 
 __all__ = ["Refusal", "classify", "github_words", "held_for_person", "pick_failed", "what", "as_dict", "row_fields",

@@ -85,11 +85,14 @@ SYNC_BRANCHES = table("sync_branches", {
     # GitHub refused the unit's push, PR or merge (bot.sync.blocked); "" / 0 when not blocked.
     # A unit refused before its first push has a row with state "blocked" and no PR.
     "blocked_reason": str,    # GitHub's words
-    "blocked_requires": str,  # workflows | contents | protection | permission | ""
+    "blocked_requires": str,  # workflows | contents | protection | permission | person | rebase | ""
     "blocked_path": str,      # the workflow file GitHub named
-    "blocked_step": str,      # push | pr | merge
+    "blocked_step": str,      # push | pr | merge | apply
     "blocked_at": float,      # epoch s
     "blocked_tip": str,       # the tip that was refused
+    # 1 when a ``rebase`` block's branch holds no commit of a person, only forksync's pick folding
+    # their conflict resolution (bot.sync.blocked.Refusal.folded); 0 / NULL otherwise and in rows written before
+    "blocked_folded": int,
     # JSON [PR numbers] of the units this branch name carried before the current one (closed,
     # merged or re-planned, then planned again under the same unit id): none of them is the
     # current unit's PR. "" / NULL in rows written before, and while there was none
