@@ -88,6 +88,21 @@ EVIDENCE = NS(bisect=BISECT, title="L2 regression: matmul-fp8 +12.40 %", culprit
               upstream_url="https://github.com/triton-lang/triton/commit/" + "a1b2c3d4e5f6" + "2" * 28,
               backout_error="git revert of 5e6f7a8b9c0d does not apply on trunk: error: could not revert")
 
+# the status issue's open units as the sync stores them (SyncService._open_units): a chain that lands after
+# a bundle still open and after one closed unmerged its resolution was made on (bot.sync.store.unit_waits)
+UNITS = ({"id": f"bundle-{S1[:12]}", "kind": "bundle", "pr": 411, "url": "https://github.com/meta/triton/pull/411",
+          "state": "open", "agent": "", "waits_for": [], "waited_by": 2},
+         {"id": CHAIN.id, "kind": "chain", "pr": 412, "url": "https://github.com/meta/triton/pull/412", "state": "open",
+          "agent": "", "waited_by": 0,
+          "waits_for": [{"id": "bundle-9c2cefdb65a4", "pr": 398, "state": "closed", "shas": ["9c2cefdb65a4" + "0" * 28, S3]},
+                        {"id": f"bundle-{S1[:12]}", "pr": 411, "state": "open", "shas": []}]},
+         {"id": "chain-ca003a09e8b2", "kind": "chain", "pr": 0, "url": "", "state": "open", "agent": "", "waited_by": 0,
+          "waits_for": [{"id": f"bundle-{S1[:12]}", "pr": 411, "state": "open", "shas": []},
+                        {"id": CHAIN.id, "pr": 412, "state": "open", "shas": []},
+                        {"id": "chain-9c2cefdb65a4", "pr": 0, "state": "open", "shas": []},
+                        {"id": "chain-0a73259f61a0", "pr": 415, "state": "open", "shas": []},
+                        {"id": "chain-eeb77318eca0", "pr": 416, "state": "open", "shas": []}]})
+
 # template name → context (agents/ templates render through bot.agents.render, with its filters)
 CASES: dict[str, dict] = {
     "github/sync_pr_body.md.j2": SYNC_BODY,
@@ -105,6 +120,7 @@ CASES: dict[str, dict] = {
     "github/no_drafts.md.j2": dict(),
     "github/blocked_hint.md.j2": dict(b={"requires": "workflows", "path": ".github/workflows/ci.yml", "branch": "forksync/x"},
                                       config_path=".github/forksync.yml"),
+    "github/unit_waits.md.j2": dict(u=UNITS[1]),
     "github/unit_blocked.md.j2": dict(step="pr", tip=FORK, unit_id=CHAIN.id, config_path=".github/forksync.yml",
                                       b={"reason": "Resource not accessible by integration (403)", "requires": "permission",
                                          "path": "", "branch": "forksync/x"}),
@@ -228,8 +244,7 @@ def rendered(name: str) -> str:
         st = SyncStatus(repo="meta/triton", upstream_head=S4, frontier=S4, contiguous_pin=S1, days_behind=0.0, backlog=29,
                         upstream_seen_at=1000.0, last_fetch_error="403 Forbidden", held=True,
                         deferred=({"sha": S3, "subject": COMMITS[1]["subject"], "reason": "waits for LLVM"},),
-                        units=({"id": CHAIN.id, "kind": "chain", "pr": 412, "url": "https://github.com/meta/triton/pull/412",
-                                "state": "open"},),
+                        units=UNITS,
                         blocked=({"id": "chain-9c2cefdb65a4", "branch": "forksync/chain-9c2cefdb65a4", "pr": 0, "url": "",
                                   "reason": "refusing to allow a GitHub App to create or update workflow", "requires": "workflows",
                                   "path": ".github/workflows/ci.yml", "step": "push", "at": 1000.0, "commits": 2},),
@@ -287,6 +302,44 @@ def test_sync_pr_body_landing_after_a_bundle_says_unit():
     body = render("github/sync_pr_body.md.j2", **{**SYNC_BODY, "deps": deps})
     assert problems(body) == []
     assert "**Lands after** #411 (`bundle-01d3c87a74a2`): it changes files that unit changes" in body
+
+
+def test_the_status_issue_says_what_each_open_unit_waits_for_and_how_many_wait_for_it():
+    """A maintainer asking why a unit has not landed reads it on the unit's line: the units it lands
+    after not landed yet (the gate's `lands-after`), a closed unmerged one with what unblocks it, and
+    at most three named — a real fork has tens of open units."""
+    body = rendered("github/status_issue.md.j2")
+    lines = {u["id"]: next(x for x in body.splitlines() if f"<!-- retry:{u['id']} -->" in x) for u in UNITS}
+    assert lines[f"bundle-{S1[:12]}"].endswith("(bundle, [#411](https://github.com/meta/triton/pull/411), open; "
+                                               "2 units wait for it)"), lines
+    assert lines[CHAIN.id].endswith(
+        "open; waits for #398 (`bundle-9c2cefdb65a4`), closed unmerged: `/forksync reconsider 9c2cefdb65a4` (and its other 1) "
+        f"plans it again, or close #412 to plan its commits again on the fork as it is; #411 (`bundle-{S1[:12]}`))"), lines
+    assert lines["chain-ca003a09e8b2"].endswith(
+        f"(chain, open; waits for #411 (`bundle-{S1[:12]}`), #412 (`{CHAIN.id}`), `chain-9c2cefdb65a4` and 2 more)"), lines
+    # a unit that waits for nothing, and none waits for, says neither
+    plain = render("github/unit_waits.md.j2", u={"id": CHAIN.id, "pr": 412, "waits_for": [], "waited_by": 0})
+    assert plain == "", plain
+    one = render("github/unit_waits.md.j2", u={"id": CHAIN.id, "pr": 412, "waited_by": 1,
+                                                "waits_for": [{"id": "bundle-x", "pr": 0, "state": "decided", "shas": []}]})
+    assert one == ("; waits for `bundle-x`, closed unmerged by forksync (every commit decided): `/forksync reconsider` its "
+                   "commits plans it again, or close #412 to plan its commits again on the fork as it is; 1 unit waits for it"), one
+
+
+def test_the_rebase_hint_of_a_branch_folding_a_resolution_says_where_the_resolution_is():
+    """Blocked after the fork's history was rewritten under a chain whose pick folds a person's
+    conflict resolution, and no commit of a person on it (bot.sync.blocked.rewritten_under,
+    ``resolved_by_hand``): there is no person's commit to rebase — the resolution is inside
+    forksync's pick, whose ``Resolved-by:`` names them."""
+    branch = f"forksync/{CHAIN.id}"
+    b = {"requires": "rebase", "branch": branch, "folded": True}
+    hint = render("github/blocked_hint.md.j2", b=b, config_path=".github/forksync.yml")
+    assert problems(hint) == []
+    assert "a person's commits are on" not in hint, hint
+    assert "`Resolved-by:`" in hint and f"`{branch}`" in hint and "resolve" in hint, hint
+    # a branch with a person's commits on it keeps the hint that says to rebase them
+    theirs = render("github/blocked_hint.md.j2", b={**b, "folded": False}, config_path=".github/forksync.yml")
+    assert f"a person's commits are on `{branch}`: rebase them" in theirs, theirs
 
 
 def test_blame_without_a_green_nightly_names_no_empty_commit():

@@ -1290,11 +1290,6 @@ class SyncService:
                 return f"blocked: {blocked_mod.what(r)}"
             if r.get("conflict_sha"):
                 return f"draft, stopped at a conflict in upstream `{r['conflict_sha'][:12]}`: needs a resolution"
-            closed = sync_store.closed_deps(ctx.store, full_name, r) if sync_store.person_work(r, None) else []
-            if closed:
-                return ("waits: lands after " + ", ".join(f"`{d['unit_id']}` (#{d.get('pr') or 0})" for d in closed)
-                        + ", closed unmerged; its resolution was made on those picks: `/forksync reconsider` "
-                        "their commits, or close this pull request to plan its own again on the fork as it is")
             return "open"
 
         def agent(r: dict) -> str:
@@ -1305,9 +1300,12 @@ class SyncService:
                     or not (r.get("conflict_sha") and r.get("agent_waiting_since")):
                 return ""
             return "cut" if r.get("agent_cut_at") else "waiting"
+        # what each unit lands after and is not landed yet (the gate's `lands-after`), and how
+        # many wait for it: a maintainer asking why a unit has not landed reads it here
+        waits = sync_store.waits(ctx.store, full_name)
         return [{"id": r["unit_id"], "kind": r["kind"], "pr": r["pr"],
                  "url": f"https://github.com/{full_name}/pull/{r['pr']}" if r["pr"] else "", "state": state(r),
-                 "agent": agent(r)}
+                 "agent": agent(r), **waits.get(r["unit_id"], {"waits_for": [], "waited_by": 0})}
                 for r in rows]
 
     async def refresh_status_issue(self, ctx, full_name: str, *, cfg: ForksyncConfig | None = None,

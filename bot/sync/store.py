@@ -22,7 +22,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from bot.agents.redact import scrub
@@ -85,11 +85,14 @@ SYNC_BRANCHES = table("sync_branches", {
     # GitHub refused the unit's push, PR or merge (bot.sync.blocked); "" / 0 when not blocked.
     # A unit refused before its first push has a row with state "blocked" and no PR.
     "blocked_reason": str,    # GitHub's words
-    "blocked_requires": str,  # workflows | contents | protection | permission | ""
+    "blocked_requires": str,  # workflows | contents | protection | permission | person | rebase | ""
     "blocked_path": str,      # the workflow file GitHub named
-    "blocked_step": str,      # push | pr | merge
+    "blocked_step": str,      # push | pr | merge | apply
     "blocked_at": float,      # epoch s
     "blocked_tip": str,       # the tip that was refused
+    # 1 when a ``rebase`` block's branch holds no commit of a person, only forksync's pick folding
+    # their conflict resolution (bot.sync.blocked.Refusal.folded); 0 / NULL otherwise and in rows written before
+    "blocked_folded": int,
     # JSON [PR numbers] of the units this branch name carried before the current one (closed,
     # merged or re-planned, then planned again under the same unit id): none of them is the
     # current unit's PR. "" / NULL in rows written before, and while there was none
@@ -395,6 +398,49 @@ def depends_of(row: dict, rows: Sequence[dict]) -> list[str]:
     return [r["unit_id"] for r in rows
             if r.get("state") in ("open", "blocked") and r.get("kind") != BACKOUT and r.get("unit_id") != row.get("unit_id")
             and int(r.get("pr") or 0) and (not mine or int(r["pr"]) < mine)]
+
+
+def in_flight_deps(row: dict, rows: Sequence[dict]) -> list[tuple[str, int]]:
+    """Pure: ``(unit id, PR number; 0 when it has none)`` of each unit ``row``'s unit lands after
+    (:func:`depends_of`, in its order) whose row among ``rows`` (the fork's ``sync_branches``
+    rows in flight: state ``open`` or ``blocked``) is still in flight — what the gate's
+    ``lands-after`` holds a sync PR for (:func:`bot.validation.gate_inputs.lands_after`)."""
+    by_branch = {r["branch"]: r for r in rows}
+    out = []
+    for uid in depends_of(row, rows):
+        dep = by_branch.get(f"forksync/{uid}") or {}
+        if dep.get("state") in ("open", "blocked"):
+            out.append((uid, int(dep.get("pr") or 0)))
+    return out
+
+
+def unit_waits(rows: Sequence[dict], closed: Mapping[str, Sequence[dict]]) -> dict[str, dict]:
+    """Pure: per unit id of ``rows`` (the fork's rows in flight), what it waits for and how many
+    wait for it — ``{"waits_for": [{"id", "pr", "state", "shas"}], "waited_by": n}``. ``waits_for``
+    holds first the units it lands after that were closed unmerged (``closed``: per unit id, their
+    rows, :func:`closed_deps`; ``state`` ``closed`` or ``decided``, ``shas`` their upstream
+    commits: a person must act), then those still in flight (:func:`in_flight_deps`; ``state``
+    ``open``, ``shas`` ``[]``); ``waited_by`` counts the units of ``rows`` whose ``waits_for``
+    names it in flight. Shown on the status issue's unit lines (docs/github.md "The status issue")."""
+    deps = {r["unit_id"]: in_flight_deps(r, rows) for r in rows}
+    waited: dict[str, int] = {}
+    for ds in deps.values():
+        for uid, _ in ds:
+            waited[uid] = waited.get(uid, 0) + 1
+    return {uid: {"waits_for": [{"id": d["unit_id"], "pr": int(d.get("pr") or 0), "state": str(d.get("state")),
+                                 "shas": list(json.loads(d.get("shas_json") or "[]"))} for d in closed.get(uid, ())]
+                               + [{"id": u, "pr": n, "state": "open", "shas": []} for u, n in ds],
+                  "waited_by": waited.get(uid, 0)}
+            for uid, ds in deps.items()}
+
+
+def waits(store: Store, repo: str) -> dict[str, dict]:
+    """:func:`unit_waits` of the fork's units in flight, read from the store: a unit whose branch
+    holds a person's work (:func:`person_work`, the tip unknown here: a folded resolution) waits
+    for the units it lands after that were closed unmerged too (:func:`closed_deps`)."""
+    rows = open_branches(store, repo) + blocked_only_branches(store, repo)
+    closed = {r["unit_id"]: closed_deps(store, repo, r) for r in rows if person_work(r, None)}
+    return unit_waits(rows, closed)
 
 
 #: the states of a unit closed without merging: by a person, or by forksync once every upstream

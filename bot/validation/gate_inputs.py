@@ -198,17 +198,13 @@ def lands_after(store, full: str, pr: dict) -> tuple[tuple[str, int], ...]:
     ``sync_branches`` row speaking for this PR: ``depends_json``, docs/plan.md "Landing after
     earlier bundles") whose own row is still in flight (``open`` or ``blocked``); a row written
     before that column lands after every older in-flight unit (:func:`bot.sync.store.depends_of`).
-    ``()`` for a PR without such a row."""
+    ``()`` for a PR without such a row. The status issue says the same per unit
+    (:func:`bot.sync.store.unit_waits`): both read :func:`bot.sync.store.in_flight_deps`."""
     row = unit_row(store, full, pr)
     if row is None or row.get("kind") == sync_store.BACKOUT:
         return ()
-    out = []
     rows = sync_store.open_branches(store, full) + sync_store.blocked_only_branches(store, full)
-    for uid in sync_store.depends_of(row, rows):
-        dep = sync_store.branch_row(store, full, f"forksync/{uid}") or {}
-        if dep.get("state") in ("open", "blocked"):
-            out.append((uid, int(dep.get("pr") or 0)))
-    return tuple(out)
+    return tuple(sync_store.in_flight_deps(row, rows))
 
 
 def lands_after_closed(store, full: str, pr: dict) -> tuple[tuple[str, int, str, tuple[str, ...]], ...]:

@@ -42,6 +42,10 @@ async def test_a_resolution_made_on_a_bundle_closed_for_good_is_not_landed_witho
     [issue] = await status_issue(w.alice)
     line = next(x for x in issue["body"].splitlines() if f"#{chain['number']}" in x)
     assert "closed unmerged" in line and f"bundle-{b0[:12]}" in line, line
+    # what unblocks it, as the gate says: the closed bundle's commit reconsidered, or this PR closed
+    assert line.endswith(f"; waits for #{bundle['number']} (`bundle-{b0[:12]}`), closed unmerged: `/forksync reconsider "
+                         f"{b0[:12]}` plans it again, or close #{chain['number']} to plan its commits again on the fork "
+                         "as it is)"), line
     assert sync_store.branch_row(w.bot.store, "meta/triton", branch)["state"] == "open"
 
     # reconsidered: the bundle's commit is planned again under its unit and the chain waits for its

@@ -46,6 +46,12 @@ async def test_the_chain_resolved_by_hand_lands_once_its_bundle_lands_without_an
     assert fork_git(w, "show", f"{branch}:python/h.py") == "h = 2"
     kept = fork_git(w, "for-each-ref", "--format=%(refname)", "refs/forksync/resolutions/")
     assert kept, "the person's resolution commits are kept nowhere"
+    # the status issue says on the chain's line what it waits for, and on the bundle's that one waits
+    [issue] = await status_issue(w.alice)
+    bundle_id = bundle["head"]["ref"].rsplit("/", 1)[-1]
+    lines = {n: next(x for x in issue["body"].splitlines() if f"[#{n}]" in x) for n in (bundle["number"], chain["number"])}
+    assert lines[chain["number"]].endswith(f"; waits for #{bundle['number']} (`{bundle_id}`))"), lines
+    assert lines[bundle["number"]].endswith("; 1 unit waits for it)"), lines
 
     # the bundle lands (the tick merges it); the landing alone decides the chain's gate again
     await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")

@@ -67,3 +67,9 @@ async def test_a_rewritten_fork_under_a_chain_a_person_resolved_keeps_their_reso
     said = await said_on(w, chain["number"])
     assert "the fork's history was rewritten under it" in said and "made by hand" in said, said
     assert bad[:12] not in fork_git(w, "log", "--format=%H", "main")
+    # no commit of hers is on the branch: the hint (the PR's comment, the status issue) says where
+    # her resolution is — forksync's pick naming her in `Resolved-by:` — not to rebase her commits
+    [issue] = await status_issue(w.alice)
+    for text in (said, issue["body"]):
+        assert "a person's commits are on" not in text, text
+        assert "`Resolved-by:`" in text and f"`{branch}`" in text, text

@@ -3,7 +3,7 @@ the fake's rewrite of git's report so the refused ref carries GitHub's reason.""
 import pytest
 
 from bot.fakegithub.githttp import _pkt, _pkt_lines, rewrite_reject_reason
-from bot.sync.blocked import Refusal, classify, retried_by_sync
+from bot.sync.blocked import CLEAR, Refusal, as_dict, classify, retried_by_sync, rewritten_under, row_fields
 
 WF = ("refusing to allow a GitHub App to create or update workflow `.github/workflows/ci.yml` "
       "without `workflows` permission")
@@ -56,3 +56,18 @@ def test_a_poll_retries_only_refused_pushes_and_prs_that_may_pass_on_their_own()
             # cause; a poll running a whole plan for it every few minutes costs minutes of CPU each
             {"branch": "forksync/f", "blocked_step": "apply", "blocked_requires": ""}]
     assert [r["branch"] for r in retried_by_sync(rows)] == ["forksync/a", "forksync/b"]
+
+
+@pytest.mark.parametrize("foreign, by_hand, folded", [
+    (0, True, True),        # only forksync's pick folding their resolution: no commit of theirs to rebase
+    (2, True, False),       # their commits are on it too: those are what a person rebases
+    (2, False, False),
+])
+def test_a_rewritten_fork_under_a_folded_resolution_is_told_apart_from_a_persons_commits(foreign, by_hand, folded):
+    r = rewritten_under(3, "main", foreign, resolved_by_hand=by_hand)
+    assert (r.requires, r.folded) == ("rebase", folded)
+    # kept on the unit's row, read back for the hint on the status issue and the PR; cleared with the block
+    row = {"unit_id": "chain-01d3c87a74a2", "branch": "forksync/chain-01d3c87a74a2", "pr": 412, "shas_json": "[]",
+           **row_fields(r, step="push", at=1.0, tip="a" * 40)}
+    assert as_dict(row, "meta/triton")["folded"] is folded
+    assert as_dict({**row, **CLEAR}, "meta/triton")["folded"] is False

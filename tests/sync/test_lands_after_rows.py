@@ -144,3 +144,44 @@ def test_the_reconcile_tick_decides_again_a_gate_held_for_a_closed_unit_once_its
     waiting = {"conclusion": "failure", "external_id": "gate:0123456789ab;lands-after",
                "output": {"summary": "| ❌ | `lands-after` | — | lands after #8 (`bundle-a`), still open |"}}
     assert _landed_since(store, FORK, pr, waiting) is False
+
+
+# ----------------------------------------------------------- the status issue's waits, per unit
+def test_each_unit_waits_for_what_the_gate_holds_it_for_and_counts_those_waiting_for_it(store):
+    """The status issue's unit lines (bot.sync.store.waits) say what the gate says per PR, read
+    from the same rows: recorded and unrecorded dependencies, a blocked unit without a PR, a unit
+    that landed (no longer waited for), and one closed unmerged that a folded resolution was made on."""
+    save(store, "bundle-a", 2, depends=[])
+    save(store, "bundle-gone", 3, state="merged", depends=[])
+    save(store, "chain-b", 5, depends=["bundle-a", "bundle-gone"])
+    save(store, "bundle-z", 0, state="blocked", depends=[])          # refused before it had a PR
+    save(store, "chain-y", 0, state="blocked", depends=["bundle-z"])
+    save(store, "chain-old", 7)                                      # written before depends_json
+    sync_store.save_branch(store, repo=FORK, branch="forksync/bundle-c", unit_id="bundle-c", kind="bundle",
+                           pushed_tip="", verified_tip="", pr=4, state="closed", shas_json=json.dumps(["c1", "c2"]),
+                           base_sha="", base="main", conflict_sha="", depends_json="[]")
+    sync_store.save_branch(store, repo=FORK, branch="forksync/chain-r", unit_id="chain-r", kind="chain",
+                           pushed_tip="t1", verified_tip="r1", pr=9, state="open", shas_json="[]", base_sha="",
+                           base="main", conflict_sha="", depends_json=json.dumps(["bundle-c", "bundle-a"]))
+    got = sync_store.waits(store, FORK)
+    assert {u: [(d["id"], d["pr"], d["state"]) for d in w["waits_for"]] for u, w in got.items()} == {
+        "bundle-a": [], "bundle-z": [],
+        "chain-b": [("bundle-a", 2, "open")],
+        "chain-y": [("bundle-z", 0, "open")],
+        "chain-old": [("bundle-a", 2, "open"), ("chain-b", 5, "open")],
+        "chain-r": [("bundle-c", 4, "closed"), ("bundle-a", 2, "open")]}
+    assert got["chain-r"]["waits_for"][0]["shas"] == ["c1", "c2"]
+    assert {u: w["waited_by"] for u, w in got.items()} == {
+        "bundle-a": 3, "chain-b": 1, "bundle-z": 1, "chain-y": 0, "chain-old": 0, "chain-r": 0}
+    # the gate's word on each PR is the status issue's, in flight and closed unmerged alike
+    for uid, number in (("chain-b", 5), ("chain-old", 7), ("chain-r", 9)):
+        pr = {**pr_of(uid, number), "head": {"ref": f"forksync/{uid}", "sha": "t1"}}
+        assert [(d["id"], d["pr"]) for d in got[uid]["waits_for"] if d["state"] == "open"] \
+            == list(gate_inputs.lands_after(store, FORK, pr))
+        assert [(d["id"], d["pr"], d["state"], tuple(d["shas"])) for d in got[uid]["waits_for"] if d["state"] != "open"] \
+            == list(gate_inputs.lands_after_closed(store, FORK, pr))
+    # bundle-a lands: nothing waits for it, and chain-old waits for chain-b alone
+    save(store, "bundle-a", 2, state="merged", depends=[])
+    got = sync_store.waits(store, FORK)
+    assert [d["id"] for d in got["chain-old"]["waits_for"]] == ["chain-b"] and "bundle-a" not in got
+    assert got["chain-b"] == {"waits_for": [], "waited_by": 1}
