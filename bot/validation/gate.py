@@ -27,7 +27,10 @@ Rules, in the order they are reported (the order findings are shown in):
    still in flight; ``commits-unlisted``: the
    PR has at least the 250 commits GitHub's API lists and git could not list them all, so which
    commits an approval saw cannot be told (never passes).
-2. ``hold`` — a ``/forksync hold`` (or hold label) in effect blocks; ``draft`` — a sync PR forksync
+2. ``upstream-rewound`` — upstream's branch moved back to an older commit of its own history and
+   this sync PR carries commits it no longer has (:mod:`bot.sync.rewind`): held, not closed, until
+   upstream builds on the rewound history or returns — a change upstream took back must not land;
+   ``hold`` — a ``/forksync hold`` (or hold label) in effect blocks; ``draft`` — a sync PR forksync
    opened ready that a person made a draft since (their "not yet": never undone by forksync).
 3. ``stale-base`` — the head must contain the **current** base tip; otherwise the bot merges the
    base into the branch (``pulls/update-branch``, never a rewrite of a person's commits) and the
@@ -241,6 +244,9 @@ class PRState:
     check_rules: tuple[tuple[str, str], ...] = ()  # required check → the ruleset rule requiring it
     rules_error: str = ""                  # why the base's ruleset rules could not be read ("" when they were)
     holds: tuple[str, ...] = ()            # who holds it
+    #: why the PR is held because upstream's branch moved back past commits it carries (the
+    #: finding's words, bot.sync.rewind; "" when it is not)
+    upstream_rewound: str = ""
     results: tuple[SuiteOutcome, ...] = ()
     base_results: tuple[SuiteOutcome, ...] = ()
     reviews: tuple[Review, ...] = ()
@@ -707,6 +713,8 @@ def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaP
                                 f"on the base (a force push rewrote its history): {', '.join(s[:12] for s in pr.rewritten[:10])}; "
                                 "merging would bring them back — forksync rebuilds a branch of its own commits, a "
                                 "person rebases one holding theirs"))
+    if pr.upstream_rewound:
+        blocking.append(Finding("upstream-rewound", pr.upstream_rewound))
     if pr.holds:
         blocking.append(Finding("hold", f"held by {', '.join(pr.holds)}; `/forksync unhold` lifts it"))
     if pr.person_draft:
