@@ -249,7 +249,12 @@ def rendered(name: str) -> str:
                                   "reason": "refusing to allow a GitHub App to create or update workflow", "requires": "workflows",
                                   "path": ".github/workflows/ci.yml", "step": "push", "at": 1000.0, "commits": 2},),
                         failing_jobs=({"job": "reconcile", "error": "GitHubAPIError: GitHub answered 502 | twice", "since": 1000.0,
-                                       "at": 2000.0, "count": 3},))
+                                       "at": 2000.0, "count": 3},),
+                        rewound={"ref": "main", "from": S4, "to": S1,
+                                 "commits": [{"sha": S2, "subject": COMMITS[0]["subject"]},
+                                             {"sha": S3, "subject": COMMITS[1]["subject"]}],
+                                 "units": [{"id": CHAIN.id, "branch": f"forksync/{CHAIN.id}", "pr": 412, "shas": [S2, S3]}],
+                                 "at": 1000.0})
         return render_status(st, stale_after_s=86400, alarm_after_s=3 * 86400, now=1000.0 + 4 * 86400,
                              dead_letters=[{"id": "d-1", "event": "push", "action": "", "reason": "timeout", "at": 1000.0}],
                              login_unknown="token mode without FORKSYNC_BOT_LOGIN, and GET /user failed with 502 (Server Error)")

@@ -39,7 +39,8 @@ suspension is lifted; recorded from GitHub's refusal as well when the webhook wa
 A third: a fork whose syncing is degraded — a unit blocked because GitHub refused its push, PR or
 merge, or because one of its picks failed (no unit vanishes unseen; the other units go on), or a
 sync PR whose gate waits on a required check never reported on its head
-(``gate.unreported_after_s``: a workflow filtered out by ``paths:``, disabled, or a renamed check).
+(``gate.unreported_after_s``: a workflow filtered out by ``paths:``, disabled, or a renamed check),
+or open units held because upstream's branch moved back past their commits (:mod:`bot.sync.rewind`).
 """
 from __future__ import annotations
 
@@ -142,7 +143,7 @@ def warnings(*, login_unknown: list[dict] = (), paused: list[dict] = (), paused_
     (by name) of the installation's forks in ``paused``, ``""`` when it follows none; ``suspended``:
     :func:`bot.sync.store.suspended`, for who suspended it. ``degraded``: the forks whose syncing
     is degraded (``[{"fork", "reason"}]``, :meth:`bot.sync.status.SyncStatus.degraded`: a unit
-    GitHub refused, or whose pick failed), one line each — the other units go on, so no problem.
+    GitHub refused, or whose pick failed, units held while upstream's branch moved back), one line each — the other units go on, so no problem.
     Each as a :class:`Problem`: the fork it names (``""``: the App as a whole), so a page shows a
     fork's line only to a reader who may read that fork."""
     out: list[Problem] = []

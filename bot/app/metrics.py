@@ -15,9 +15,10 @@ last sync recorded it, else the App's default: the rule of the dashboard and the
 whose numbers were never computed (its first fetch failed) has no ``forksync_days_behind`` or
 ``forksync_backlog`` sample: a 0 would read as "in sync". Failures stay visible:
 ``forksync_degraded{repo,reason}`` (1 while a unit is blocked — GitHub refused its push, PR or
-merge, its pick failed without a conflict, or it waits for a person — or a delivery of the fork is
-dead-lettered), ``forksync_blocked_units{repo}`` and ``forksync_dead_letter_alarm{reason}``
-(1 while any delivery is dead; :func:`bot.app.queue.dead_letter_alarm` gives the same line for
+merge, its pick failed without a conflict, or it waits for a person —, open units are held because
+upstream's branch moved back past their commits, or a delivery of the fork is dead-lettered),
+``forksync_blocked_units{repo}`` and ``forksync_dead_letter_alarm{reason}`` (1 while any delivery is
+dead; :func:`bot.app.queue.dead_letter_alarm` gives the same line for
 ``/healthz``). A store that cannot be read is an answer too: ``forksync_store_up`` is 0 and
 ``forksync_store_error{error}`` says why (the process's own counters are still served); 1 otherwise.
 Every reason label goes through :func:`bot.agents.redact.scrub`, as the dashboard's texts do:

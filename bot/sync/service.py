@@ -60,6 +60,7 @@ from bot.sync import landing, snapshots
 from bot.sync import owed as owed_mod
 from bot.sync import prs as sync_prs
 from bot.sync import rebuild as rebuild_mod
+from bot.sync import rewind as rewind_mod
 from bot.sync import rules as rules_mod
 from bot.sync import shrink as shrink_mod
 from bot.sync import status as sync_status
@@ -69,6 +70,7 @@ from bot.sync.errors import SyncError
 from bot.sync.ingest import default_store, load_state
 from bot.sync.status_issue import CLAIM as STATUS_CLAIM
 from bot.sync.status_issue import close_duplicates, render_status, upsert_status_issue
+from bot.templating import render_part
 
 GIT_TIMEOUT_S = 600
 log = logging.getLogger(__name__)
@@ -280,6 +282,37 @@ def dropped_from_upstream(git_dir: Path, upstream_ref: str, in_flight, ledger) -
                 continue
             out[sha] = (repo[sha].message.splitlines() or [""])[0]
     return out
+
+#: the working repository's ref that keeps the tip upstream's branch moved back from while a
+#: rewind holds units (its commits are no branch's any more: a gc would prune them, and with them
+#: what tells the rewind apart from a rewrite)
+REWOUND_REF = "refs/forksync/rewound"
+
+
+def upstream_rewind(git_dir: Path, upstream_ref: str, in_flight, ledger, last: str) -> rewind_mod.Rewind:
+    """:func:`dropped_from_upstream`, split by :func:`bot.sync.rewind.rewind` against ``last``
+    (the tip forksync last synced, or the one a rewind that still holds moved back from; ``""``
+    none) into the commits a rewind holds and those dropped. :data:`REWOUND_REF` is set to the
+    tip moved back from while a rewind holds, and removed otherwise."""
+    gone = dropped_from_upstream(git_dir, upstream_ref, in_flight, ledger)
+    repo = open_repository(str(git_dir))
+    try:
+        tip = str(repo.references[upstream_ref].target)
+    except KeyError:
+        tip = ""
+
+    def reaches(older: str, newer: str) -> bool:
+        try:
+            return older in repo and newer in repo and (older == newer or repo.descendant_of(newer, older))
+        except (KeyError, ValueError, pygit2.GitError):
+            return False
+    r = rewind_mod.rewind(last, tip, gone, reaches)
+    if r.since:
+        repo.references.create(REWOUND_REF, r.since, force=True)
+    elif REWOUND_REF in repo.references:
+        repo.references.delete(REWOUND_REF)
+    return r
+
 
 _RESOLVED_BY = re.compile(r"^Resolved-by:[ \t]*(.+?)[ \t]*$", re.MULTILINE | re.IGNORECASE)
 
@@ -555,16 +588,28 @@ class SyncService:
             lines[:0] = [f"{full_name}: {reason}: {len(core.plan.units)} unit(s) planned"] + landed
             waiting: list[Unit] = []
             unclosed: list[str] = []         # units whose commits were all decided, not closed on GitHub
+            # carried commits upstream's branch no longer has: dropped, or held while it only moved
+            # back (pure rule, bot.sync.rewind), judged against the tip last synced — also on hold,
+            # so that a rewind seen then is not taken for a rewrite after `/forksync unhold`
+            ledger = {e.sha: e for e in core.ledger}
+            rw = await asyncio.to_thread(upstream_rewind, git_dir, f"refs/remotes/upstream/{up_ref}", core.in_flight,
+                                         ledger, (st.rewound or {}).get("from") or st.upstream_head)
+            open_units = self._open_for_shrink(ctx, full_name, core)
+            held = rewind_mod.held_units(open_units, rw.held)
+            same = st.rewound and st.rewound.get("from") == rw.since     # the same rewind, seen again
+            rewound = rewind_mod.record(rw, up_ref, held, (same and st.rewound.get("at")) or self.now())
+            if rewound:
+                lines.append(f"upstream's {up_ref} moved back from {rw.since[:12]} to {rw.tip[:12]}: "
+                             f"{len(held)} unit(s) held, carrying {len(rw.held)} commit(s) it no longer has")
+            held_ids = {u.unit_id for u in held}
             # read again: a `/forksync hold` may have come in while the plan was computed
             if not (sync_store.load_status(ctx.store, full_name) or st).held:
                 published = set()
                 cap = cfg.github.max_open_sync_prs
-                # open units whose commits were decided while their PR was open (pure rule)
-                ledger = {e.sha: e for e in core.ledger}
-                dropped = await asyncio.to_thread(dropped_from_upstream, git_dir, f"refs/remotes/upstream/{up_ref}",
-                                                  core.in_flight, ledger)
-                shrunk = {s.unit.unit_id: s for s in shrink_mod.shrinks(self._open_for_shrink(ctx, full_name, core),
-                                                                          ledger, dropped)}
+                # open units whose commits were decided while their PR was open (pure rule); a
+                # held unit is left whole, neither closed nor rebuilt
+                shrunk = {s.unit.unit_id: s for s in shrink_mod.shrinks(
+                    [u for u in open_units if u.unit_id not in held_ids], ledger, rw.dropped)}
                 # the conflict agent starts no call past this (the order makes the units whose
                 # conflict the agent did not reach last time first, oldest wait first: none is
                 # starved; dependencies still before their dependents, plan order otherwise)
@@ -584,6 +629,11 @@ class SyncService:
                             # PR of commits main holds; the landing's own sync plans what is left
                             lines.append(f"{unit.id}: {now_row.get('state')} while this sync planned "
                                          f"(PR #{now_row.get('pr') or 0}); left to the next sync")
+                            continue
+                        if unit.id in held_ids:
+                            # upstream moved back past its commits: kept as it is until upstream
+                            # builds on the rewound history or returns
+                            lines.append(f"{unit.id}: held: upstream's {up_ref} moved back past its commits")
                             continue
                         s = shrunk.get(unit.id)
                         if s is not None and s.action == shrink_mod.CLOSE:
@@ -643,7 +693,7 @@ class SyncService:
                 for r in sync_store.blocked_only_branches(ctx.store, full_name):
                     if r["unit_id"] not in published:      # re-planned (or landed) under another unit
                         sync_store.save_branch(ctx.store, **{**r, "state": "replanned", **blocked_mod.CLEAR})
-            units_state = await self._open_units(ctx, full_name) + [
+            units_state = await self._open_units(ctx, full_name, rewound) + [
                 {"id": u.id, "kind": u.kind, "pr": 0, "url": "", "waiting": True, "cap": cfg.github.max_open_sync_prs,
                  "state": f"waiting: at most {cfg.github.max_open_sync_prs} sync PRs open at once"} for u in waiting]
             blocked = [blocked_mod.as_dict(r, full_name) for r in sync_store.blocked_branches(ctx.store, full_name)]
@@ -655,7 +705,8 @@ class SyncService:
                           units=tuple(units_state), contiguous_pin_at=core.contiguous_pin_at,
                           contiguous_lag_days=core.contiguous_lag_days, holder=core.holder.get("sha", ""),
                           holder_pr=core.holder.get("pr", 0), holder_disposition=core.holder.get("disposition", ""),
-                          backlog_by=tuple(core.backlog_by.items()), not_reached_handled=core.not_reached_handled)
+                          backlog_by=tuple(core.backlog_by.items()), not_reached_handled=core.not_reached_handled,
+                          rewound=rewound)
             sync_store.save_status(ctx.store, st)
             snapshots.record_sync(ctx.store, st, at=self.now(), contiguous_lag_days=core.contiguous_lag_days,
                                   ledger=snapshots.ledger_rows(full_name, snapshots.with_published(
@@ -1187,7 +1238,7 @@ class SyncService:
     async def _save_blocked(self, ctx, full_name: str) -> None:
         st = sync_store.load_status(ctx.store, full_name) or sync_status.SyncStatus(repo=full_name)
         blocked = [blocked_mod.as_dict(r, full_name) for r in sync_store.blocked_branches(ctx.store, full_name)]
-        units = await self._open_units(ctx, full_name)
+        units = await self._open_units(ctx, full_name, st.rewound)
         opened = {u["id"] for u in units}
         # the units the last sync left waiting for a slot stay listed until a sync opens them
         units += [u for u in st.units if u.get("waiting") and u["id"] not in opened]
@@ -1277,7 +1328,10 @@ class SyncService:
             log.warning("deterministic rules skipped on %s at %s: %s", unit.id, (res.conflict or "")[:12], e)
             return None
 
-    async def _open_units(self, ctx, full_name: str) -> list[dict]:
+    async def _open_units(self, ctx, full_name: str, rewound: dict | None = None) -> list[dict]:
+        """The fork's units in flight as the status issue lists them; ``rewound``: the status's
+        record of a rewind that holds units (:attr:`bot.sync.status.SyncStatus.rewound`)."""
+        held = {u["id"]: u["shas"] for u in (rewound or {}).get("units", ())}
         rows = sorted(sync_store.open_branches(ctx.store, full_name) + sync_store.blocked_only_branches(ctx.store, full_name),
                       key=lambda r: r["branch"])
 
@@ -1288,6 +1342,8 @@ class SyncService:
                 return "blocked: the fork's history was rewritten under it; a person's commits need a rebase"
             if r.get("blocked_reason"):
                 return f"blocked: {blocked_mod.what(r)}"
+            if r["unit_id"] in held:
+                return render_part("github/upstream_rewound.txt.j2", "unit", r=rewound, shas=held[r["unit_id"]])
             if r.get("conflict_sha"):
                 return f"draft, stopped at a conflict in upstream `{r['conflict_sha'][:12]}`: needs a resolution"
             return "open"

@@ -27,7 +27,9 @@ dropped it) counts as decided too, as :data:`NOT_UPSTREAM` (``dropped``: the cal
 upstream's branch does not reach it and that the branch carries no rewritten copy of it, which the
 ledger holds IN_FLIGHT instead; docs/core.md, "Rewritten upstream history"): merged, its pick would
 land a change upstream took back (scala-steward-org/scala-steward#2152 is the same failure in
-another sync bot). Units without a PR are left to the plan (nothing to close).
+another sync bot). A commit upstream's branch only moved back past (its tip now an ancestor of the
+tip last synced) is held instead, never dropped, until upstream builds on the rewound history
+(:mod:`bot.sync.rewind`). Units without a PR are left to the plan (nothing to close).
 """
 from __future__ import annotations
 

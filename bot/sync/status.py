@@ -73,12 +73,21 @@ class SyncStatus:
     #: refs were removed and fetched again), "at": epoch s}; shown on the status issue for
     #: :data:`REPAIRED_SHOWN_S` (:meth:`bot.sync.service.SyncService._repair`)
     repaired: dict | None = None
+    #: upstream's branch moved back to an ancestor of the tip forksync last synced, and open units
+    #: carry commits it no longer has: they are held, neither closed nor merged, until upstream
+    #: builds on the rewound history or returns (:func:`bot.sync.rewind.record`: {"ref","from",
+    #: "to","commits": [{"sha","subject"}],"units": [{"id","branch","pr","shas"}],"at" (epoch s)});
+    #: None when no rewind holds anything
+    rewound: dict | None = None
 
     def degraded(self) -> str:
         """Why syncing is degraded ("" when it is not): units whose push, PR or merge GitHub refused, or
         whose pick failed without a conflict (step ``apply``); units whose gate waits on a required
-        check never reported on their head (``check_waits`` overdue: it will not come by itself)."""
+        check never reported on their head (``check_waits`` overdue: it will not come by itself);
+        units held because upstream's branch moved back (``rewound``)."""
         why = []
+        if self.rewound:
+            why.append(render_part("github/upstream_rewound.txt.j2", "degraded", r=self.rewound))
         if self.blocked:
             first = self.blocked[0]
             more = f" (and {len(self.blocked) - 1} more)" if len(self.blocked) > 1 else ""

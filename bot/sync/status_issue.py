@@ -51,7 +51,9 @@ def render_status(st: SyncStatus, *, stale_after_s: float, alarm_after_s: float,
               "limit": duration(w.get("limit_s") or 0)} for w in st.check_waits]
     why = st.stale_reason(stale_after_s, now)
     repaired = st.repaired if st.repaired and now - st.repaired["at"] < REPAIRED_SHOWN_S else None
-    return render("status_issue.md.j2", blocked=blocked,
+    rewound = {**st.rewound, "ago": _age(max(0.0, now - st.rewound["at"])) if st.rewound.get("at") else "?"} \
+        if st.rewound else None
+    return render("status_issue.md.j2", blocked=blocked, rewound=rewound,
                   repaired={**repaired, "ago": _age(max(0.0, now - repaired["at"]))} if repaired else None,
                   dead_letters=dead, config_path=config_path, failing_jobs=jobs,
                   check_waits=waits,

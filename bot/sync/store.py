@@ -63,6 +63,7 @@ SYNC_STATUS = table("sync_status", {
     "not_reached_handled": int,  # of not_reached, handled already (isolated picks, no-ops)
     "check_waits_json": str,     # [{"pr","branch","unit","head","checks","since","overdue","limit_s"}]: gates waiting on unreported checks
     "repaired_json": str,        # {"files","rebuilt","at"}: the working repository repaired at a worker's start; "" never
+    "rewound_json": str,         # {"ref","from","to","commits","units","at"}: units held while upstream moved back; "" none
 }, pk="repo")
 
 
@@ -285,8 +286,10 @@ def save_status(store: Store, status: SyncStatus) -> None:
 
 def _write(store: Store, status: SyncStatus, *, keep: tuple[str, ...] = (), only: tuple[str, ...] = ()) -> None:
     row = {k: v for k, v in status.__dict__.items()
-           if k not in ("deferred", "units", "held", "blocked", "failing_jobs", "backlog_by", "check_waits", "repaired")}
+           if k not in ("deferred", "units", "held", "blocked", "failing_jobs", "backlog_by", "check_waits", "repaired",
+                         "rewound")}
     row["repaired_json"] = json.dumps(status.repaired) if status.repaired else ""
+    row["rewound_json"] = json.dumps(status.rewound) if status.rewound else ""
     row["backlog_by_json"] = json.dumps([list(p) for p in status.backlog_by])
     row["failing_jobs_json"] = json.dumps(list(status.failing_jobs))
     row["check_waits_json"] = json.dumps(list(status.check_waits))
@@ -322,7 +325,8 @@ def _status_from_row(r: dict) -> SyncStatus:
         backlog_by=tuple((d, n) for d, n in json.loads(r.get("backlog_by_json") or "[]")),
         not_reached_handled=r.get("not_reached_handled") or 0,
         check_waits=tuple(json.loads(r.get("check_waits_json") or "[]")),
-        repaired=json.loads(r.get("repaired_json") or "null"))
+        repaired=json.loads(r.get("repaired_json") or "null"),
+        rewound=json.loads(r.get("rewound_json") or "null"))
 
 
 # ---------------------------------------------------------------------- sync branches

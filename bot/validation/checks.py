@@ -141,12 +141,12 @@ async def finish_suite_run(gh, full: str, run_id: int, result, suite=None, *, no
 
 
 #: Findings that mean "still working on it" (the gate check stays in progress, not red): results
-#: on their way, the bot's base update, a hold, another required check still running, or the
-#: required checks themselves unread (the reconcile tick re-checks in-progress gates, so lifting
-#: the hold, a commit status turning green or GitHub answering again lets the PR go on without
-#: another event).
+#: on their way, the bot's base update, a hold (a person's, or upstream's branch moved back past
+#: the PR's commits), another required check still running, or the required checks themselves
+#: unread (the reconcile tick re-checks in-progress gates, so lifting the hold, upstream returning,
+#: a commit status turning green or GitHub answering again lets the PR go on without another event).
 WAITING_CODES = frozenset({"pending-result", "missing-result", "stale-result", "stale-base", "hold", "check-pending",
-                           "checks-unread"})
+                           "checks-unread", "upstream-rewound"})
 
 
 def gate_conclusion(decision: GateDecision) -> str | None:

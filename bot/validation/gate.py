@@ -28,7 +28,10 @@ Rules, in the order they are reported (the order findings are shown in):
    still in flight; ``commits-unlisted``: the
    PR has at least the 250 commits GitHub's API lists and git could not list them all, so which
    commits an approval saw cannot be told (never passes).
-2. ``hold`` — a ``/forksync hold`` (or hold label) in effect blocks; ``draft`` — a sync PR forksync
+2. ``upstream-rewound`` — upstream's branch moved back to an older commit of its own history and
+   this sync PR carries commits it no longer has (:mod:`bot.sync.rewind`): held, not closed, until
+   upstream builds on the rewound history or returns — a change upstream took back must not land;
+   ``hold`` — a ``/forksync hold`` (or hold label) in effect blocks; ``draft`` — a sync PR forksync
    opened ready that a person made a draft since (their "not yet": never undone by forksync).
 3. ``stale-base`` — the head must contain the **current** base tip; otherwise the bot merges the
    base into the branch (``pulls/update-branch``, never a rewrite of a person's commits) and the
@@ -244,6 +247,9 @@ class PRState:
     check_rules: tuple[tuple[str, str], ...] = ()  # required check → the ruleset rule requiring it
     rules_error: str = ""                  # why the base's ruleset rules could not be read ("" when they were)
     holds: tuple[str, ...] = ()            # who holds it
+    #: why the PR is held because upstream's branch moved back past commits it carries (the
+    #: finding's words, bot.sync.rewind; "" when it is not)
+    upstream_rewound: str = ""
     results: tuple[SuiteOutcome, ...] = ()
     base_results: tuple[SuiteOutcome, ...] = ()
     reviews: tuple[Review, ...] = ()
@@ -642,6 +648,8 @@ def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaP
         blocking.append(Finding("picks-squashed", _text("picks_squashed", commit=commit, upstream=ups), commit[:12]))
     if pr.rewritten:
         blocking.append(Finding("rewritten-base", _text("rewritten_base", dropped=pr.rewritten)))
+    if pr.upstream_rewound:
+        blocking.append(Finding("upstream-rewound", pr.upstream_rewound))
     if pr.holds:
         blocking.append(Finding("hold", _text("hold", holds=pr.holds)))
     if pr.person_draft:

@@ -46,6 +46,7 @@ from bot.git.markers import conflict_commits, markers_and_paths, merges_with_con
 from bot.github.common import WRITE_LEVELS, base_branch, head_contains, permission, split_repo
 from bot.sync import prs as sync_prs
 from bot.sync import store as sync_store
+from bot.templating import render_part
 from bot.validation import signoff
 from bot.validation import store as vstore
 from bot.validation.checks import L1_PREFIX
@@ -238,6 +239,16 @@ def squashed_picks(store, full: str, pr: dict, commits: list[dict],
         if len(named) > 1:
             out.append((str(c.get("sha") or ""), tuple(named)))
     return tuple(out)
+
+
+def upstream_rewound(st, number: int) -> str:
+    """Why sync PR ``number`` is held because upstream's branch moved back past commits it carries
+    (the gate's ``upstream-rewound`` words, ``templates/github/upstream_rewound.txt.j2``); ``""``
+    when it is not. ``st``: the fork's :class:`bot.sync.status.SyncStatus` (None: never synced),
+    whose ``rewound`` the sync writes (:func:`bot.sync.rewind.record`)."""
+    r = st.rewound if st else None
+    unit = next((u for u in (r or {}).get("units", ()) if u.get("pr") == number), None)
+    return render_part("github/upstream_rewound.txt.j2", "gate", r=r, shas=unit["shas"]) if unit else ""
 
 
 def person_draft(store, full: str, pr: dict, bot_login: str | None = None) -> bool:
@@ -457,6 +468,7 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
         holds.append("`/forksync hold` on this fork")
     if cfg.github.labels.hold in labels:
         holds.append(f"the `{cfg.github.labels.hold}` label")
+    rewound = "" if foreign else upstream_rewound(st, pr["number"])
     checks = []
     async for c in gh.getiter("/repos/{owner}/{repo}/commits/{ref}/check-runs", {**split_repo(full), "ref": head},
                               iterable_key="check_runs"):
@@ -518,7 +530,7 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
         commits_error=commits_error,
         rewritten=facts.rewritten,
         required_checks=required.names, check_apps=required.apps, check_rules=required.rules, rules_error=rules_error,
-        holds=tuple(holds), results=results,
+        holds=tuple(holds), upstream_rewound=rewound, results=results,
         base_results=base_results, reviews=tuple(rev), checks=tuple(checks),
         signoffs=signoff.signoffs_for(store, full, pr["number"]), unit_updated_at=updated, unit_heads=unit_heads,
         head_seen_at=vstore.head_seen(store, full, pr["number"], head, now),

@@ -80,6 +80,9 @@ async def test_a_unit_rebuilt_without_a_dropped_commit_still_lands_after_what_it
     assert len(json.loads(bundle["shas_json"])) == 2, bundle
     sync_store.save_branch(bot.store, **{**bundle, "depends_json": json.dumps([chain["unit_id"]])})
     git(up_src, "reset", "-q", "--hard", "HEAD~1")
+    # a commit on top: upstream's history was rewritten, not only moved back (a rewind holds the
+    # units beyond it, bot/sync/rewind.py, tests/e2e/test_upstream_rewind.py)
+    commit_files(up_src, {"docs/n.md": "n\n"}, "Document n (#104)")
     git(up_src, "push", "-q", "-f", str(upstream.path), "HEAD:refs/heads/main")
     await bot.settle()
     row = sync_store.branch_row(bot.store, FORK, bundle["branch"])

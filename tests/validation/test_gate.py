@@ -108,6 +108,9 @@ CASES = [
                       reason="infra-error: gpu-missing: RuntimeError: No CUDA GPUs are available"),) + ALL_GREEN[1:]),
      SUITES, False, [("infrastructure", "kernels/cpu")], ["retry-on-another-runner"]),
     ("hold", pr(holds=("dave",)), SUITES, False, [("hold", "")], []),
+    # upstream's branch moved back past the PR's commits (bot.sync.rewind): held, everything else green
+    ("upstream-rewound", pr(upstream_rewound="upstream's `main` moved back"), SUITES, False,
+     [("upstream-rewound", "")], []),
     ("conflict-markers", pr(conflict_marker_files=("lib/a.cpp",)), SUITES, False, [("conflict-markers", "")], []),
     ("non-collaborator-without-retest", pr(author="eve", author_is_collaborator=False, results=()), SUITES[:1],
      False, [("awaiting-retest", ""), ("missing-result", "kernels/cpu")], []),

@@ -55,6 +55,8 @@ def test_check_names_and_external_ids():
     (("stale-base", "missing-result"), None),
     (("pending-result", "approval-missing"), "failure"),
     (("new-failure",), "failure"),
+    # upstream moved back past the PR's commits: waiting (the tick decides again once it returns)
+    (("upstream-rewound", "check-pending"), None),
 ])
 def test_gate_conclusion(codes, expected):
     d = GateDecision(not codes, tuple(Finding(c, "") for c in codes))

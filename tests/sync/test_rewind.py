@@ -1,0 +1,138 @@
+"""Upstream's branch moved back: which carried commits upstream no longer reaches are held and
+which are dropped (a table of inputs and exact outputs for the pure rule), and the edge that reads
+it off a real repository and keeps the tip moved back from."""
+from dataclasses import replace
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from bot.model import InFlightBranch
+from bot.store import Store
+from bot.sync import store as sync_store
+from bot.sync.rewind import Rewind, held_units, record, rewind
+from bot.sync.service import REWOUND_REF, upstream_rewind
+from bot.sync.shrink import OpenUnit
+from bot.sync.status import SyncStatus
+from bot.validation.gate_inputs import upstream_rewound
+from tests.support.github import commit_files, git, make_source_repo
+
+# upstream's history:  O - A - B - C        (C: the tip forksync last synced)
+#                           \    \- B2      (B2: a rewrite of C's place)
+#                            \- D           (D: a new commit on the rewound tip A)
+#                                    C - E  (E: upstream went on past C)
+PARENTS = {"O": "", "A": "O", "B": "A", "C": "B", "E": "C", "D": "A", "B2": "B"}
+
+
+def reaches(older: str, newer: str) -> bool:
+    while newer:
+        if newer == older:
+            return True
+        newer = PARENTS.get(newer, "")
+    return False
+
+
+GONE_BC = {"B": "subject B", "C": "subject C"}
+
+
+@pytest.mark.parametrize("last,tip,gone,expected", [
+    # a rewind: the tip moved back to an ancestor of the tip last synced; both commits it took are held
+    ("C", "A", GONE_BC, Rewind("C", "A", GONE_BC, {})),
+    # the same rewind seen again (``last`` is the tip it moved back from, kept while it holds)
+    ("C", "A", {"C": "subject C", "B": "subject B"}, Rewind("C", "A", GONE_BC, {})),
+    # moved back further while held: still the same rewind, from C
+    ("C", "O", GONE_BC, Rewind("C", "O", GONE_BC, {})),
+    # rewind, then upstream returns to C: nothing is gone, nothing held
+    ("C", "C", {}, Rewind("", "C", {}, {})),
+    # rewind, then upstream goes on past C
+    ("C", "E", {}, Rewind("", "E", {}, {})),
+    # rewind, then new commits on the rewound tip: the rewind was meant, B and C are dropped
+    ("C", "D", GONE_BC, Rewind("", "D", {}, GONE_BC)),
+    # a real rewrite (the new tip is no ancestor of the old): today's behaviour, dropped
+    ("C", "B2", {"C": "subject C"}, Rewind("", "B2", {}, {"C": "subject C"})),
+    # first sync: no tip synced before, nothing to compare with
+    ("", "A", GONE_BC, Rewind("", "A", {}, GONE_BC)),
+    # a rewind whose old tip reaches none of the gone commits (an earlier rewrite took them): dropped
+    ("B", "A", {"X": "subject X"}, Rewind("", "A", {}, {"X": "subject X"})),
+    # a rewind that takes back B only, while X (off C's history) was gone already: X stays dropped
+    ("B", "A", {"B": "subject B", "X": "subject X"}, Rewind("B", "A", {"B": "subject B"}, {"X": "subject X"})),
+    # the old tip unknown (its objects absent): no ancestry can be told, dropped as before
+    ("Z", "A", GONE_BC, Rewind("", "A", {}, GONE_BC)),
+])
+def test_rewind(last, tip, gone, expected):
+    assert rewind(last, tip, gone, reaches) == expected
+
+
+def unit(uid: str, pr: int, *carried: str) -> OpenUnit:
+    return OpenUnit(unit_id=uid, branch=f"forksync/{uid}", kind="bundle", pr=pr, carried=carried, ours=True)
+
+
+def test_held_units_and_the_record_name_the_units_carrying_a_held_commit():
+    r = rewind("C", "A", GONE_BC, reaches)
+    units = [unit("bundle-b", 4, "A", "B"), unit("bundle-x", 5, "A"), unit("chain-c", 6, "C")]
+    held = held_units(units, r.held)
+    assert [u.unit_id for u in held] == ["bundle-b", "chain-c"]
+    assert record(r, "main", held, 1000.0) == {
+        "ref": "main", "from": "C", "to": "A",
+        "commits": [{"sha": "B", "subject": "subject B"}, {"sha": "C", "subject": "subject C"}],
+        "units": [{"id": "bundle-b", "branch": "forksync/bundle-b", "pr": 4, "shas": ["B"]},
+                  {"id": "chain-c", "branch": "forksync/chain-c", "pr": 6, "shas": ["C"]}],
+        "at": 1000.0}
+    assert record(rewind("C", "D", GONE_BC, reaches), "main", held, 1000.0) is None
+
+
+def test_upstream_rewind_reads_a_real_repository_and_keeps_the_old_tip_while_it_holds(tmp_path: Path):
+    """Upstream's ``main`` in a real repository, moved back and then built on: the edge reads
+    ancestry with libgit2 and keeps the tip moved back from under :data:`REWOUND_REF` only while
+    the rewind holds (a gc would prune it otherwise)."""
+    src = tmp_path / "up"
+    o, a = make_source_repo(src, [{"a.py": "a = 0\n"}, {"a.py": "a = 1\n"}])
+    b = commit_files(src, {"b.py": "b = 1\n"}, "Set b (#1)")
+    c = commit_files(src, {"c.py": "c = 1\n"}, "Set c (#2)")
+    bare = tmp_path / "work.git"
+    git(tmp_path, "clone", "-q", "--bare", str(src), str(bare))
+    ref = "refs/remotes/upstream/main"
+    git(bare, "update-ref", ref, c)
+    branch = [InFlightBranch(name="forksync/chain-x", unit_id="chain-x", kind="chain", tip=None,
+                             upstream_shas=(b, c))]
+    assert upstream_rewind(bare, ref, branch, {}, c) == Rewind("", c, {}, {})
+    git(bare, "update-ref", ref, a)
+    r = upstream_rewind(bare, ref, branch, {}, c)
+    assert r == Rewind(c, a, {b: "Set b (#1)", c: "Set c (#2)"}, {})
+    assert str(pygit2.Repository(str(bare)).references[REWOUND_REF].target) == c
+    git(bare, "update-ref", ref, o)          # further back, still the same rewind
+    assert upstream_rewind(bare, ref, branch, {}, c).since == c
+    git(src, "reset", "-q", "--hard", a)
+    d = commit_files(src, {"d.py": "d = 1\n"}, "Set d (#3)")
+    git(bare, "fetch", "-q", str(src), f"+refs/heads/main:{ref}")
+    assert upstream_rewind(bare, ref, branch, {}, c) == Rewind("", d, {}, {b: "Set b (#1)", c: "Set c (#2)"})
+    assert REWOUND_REF not in pygit2.Repository(str(bare)).references
+
+
+RECORD = {"ref": "main", "from": "c" * 40, "to": "a" * 40,
+          "commits": [{"sha": "b" * 40, "subject": "Set b (#1)"}, {"sha": "c" * 40, "subject": "Set c (#2)"}],
+          "units": [{"id": "chain-x", "branch": "forksync/chain-x", "pr": 7, "shas": ["b" * 40, "c" * 40]}],
+          "at": 1000.0}
+
+
+def test_the_record_is_stored_and_read_back_and_makes_syncing_degraded(tmp_path: Path):
+    """The status's ``rewound`` survives the store, and while it stands the fork's syncing is
+    degraded (``/healthz`` and the dashboard warn, ``forksync_degraded``), saying from which tip to which."""
+    store = Store(tmp_path / "s.db")
+    sync_store.save_status(store, SyncStatus(repo="meta/fork", rewound=RECORD))
+    st = sync_store.load_status(store, "meta/fork")
+    assert st.rewound == RECORD
+    assert st.degraded() == (f"upstream's main moved back from {'c' * 12} to {'a' * 12}: 1 unit(s) held, carrying 2 "
+                             "commit(s) it no longer has, until upstream builds on the rewound history or returns")
+    sync_store.save_status(store, replace(st, rewound=None))
+    st = sync_store.load_status(store, "meta/fork")
+    assert st.rewound is None and st.degraded() == ""
+
+
+def test_the_gate_holds_only_the_held_units_pr():
+    st = SyncStatus(repo="meta/fork", rewound=RECORD)
+    said = upstream_rewound(st, 7)
+    assert said.startswith(f"upstream's `main` moved back from `{'c' * 12}` to `{'a' * 12}`, and this branch carries "
+                           f"2 commit(s) it no longer has (`{'b' * 12}`, `{'c' * 12}`)"), said
+    assert upstream_rewound(st, 8) == "" and upstream_rewound(SyncStatus(repo="meta/fork"), 7) == "" \
+        and upstream_rewound(None, 7) == ""
