@@ -631,6 +631,44 @@ BLOCKED_CASES: dict[str, dict] = {
     "refused": dict(),
     "what": dict(step="apply", sha=S2),
 }
+# The dashboard's own words inside its documents (templates/dashboard/texts.txt.j2): a unit's state
+# (open, blocked, stopped at a conflict, planned), why numbers are stale, and why a query was refused.
+DASHBOARD_CASES: dict[str, dict] = {
+    "decided": dict(decided=DECIDED),
+    "pick_failed": dict(what=f"its pick of upstream {S2[:12]} failed", reason=f"git cherry-pick {S2} failed (1): error: <img src=x> & co"),
+    "conflict": dict(sha=S2, waiting=True, cut=True),
+    "refused": dict(step="", reason="refusing to allow a GitHub App to create or update workflow `.github/workflows/ci.yml`"),
+    "gone": dict(),
+    "unknown_time": dict(),
+    "l1": dict(gate="green"),
+    "in_flight": dict(),
+    "planned": dict(cap=4),
+    "never_synced": dict(),
+    "no_result": dict(),
+    "hidden": dict(n=2, noun="problem"),
+    "no_fork": dict(fork=repr("meta/<triton>")),
+    "bad_date": dict(name="since", value=repr("2026-02-30")),
+    "bad_count": dict(name="limit", value=repr("1_0")),
+    "repeated": dict(name="limit", times=2),
+    "bad_disposition": dict(value=repr("PICKED'<"), dispositions=("PICKED", "NO_OP", "DEFERRED_BLOCKED")),
+    "out_of_range": dict(),
+    "nul": dict(name="q", value=repr("a\x00")),
+    "not_a_commit": dict(value=repr("zz<z")),
+    "not_in_ledger": dict(sha=S2, fork="meta/triton"),
+    "ambiguous": dict(sha=S2[:7], total=2),
+}
+#: the unit states of the Units page (a table cell); the other blocks are a page's error message
+DASHBOARD_UNIT_STATES = {"decided", "pick_failed", "conflict", "refused", "gone", "l1", "in_flight", "planned"}
+# Words gathering the gate's input gives to what it read (templates/checks/inputs.txt.j2): each is
+# the detail, or part of the detail, of a finding; the finding it goes into and under which name.
+INPUTS_CASES: dict[str, tuple[dict, str, str]] = {
+    "no_repository": (dict(), "markers_unchecked", "error"),
+    "commits_unlisted": (dict(listed=250, error="git fetch origin refs/pull/412/head failed (128): fatal: couldn't find remote ref"),
+                         "markers_unchecked", "error"),
+    "held_by_command": (dict(), "hold", "holds"),
+    "held_by_label": (dict(label="forksync:hold"), "hold", "holds"),
+    "ruleset_rule": (dict(ruleset_id=4021, source_type="Repository", source="meta/triton"), "check_note", "rule"),
+}
 
 
 def _blocks(name: str) -> set[str]:
@@ -642,6 +680,8 @@ def _blocks(name: str) -> set[str]:
 def test_every_finding_and_blocked_text_has_a_case():
     assert set(FINDING_CASES) == _blocks("checks/findings.txt.j2")
     assert set(BLOCKED_CASES) == _blocks("github/blocked.txt.j2")
+    assert set(DASHBOARD_CASES) == _blocks("dashboard/texts.txt.j2")
+    assert set(INPUTS_CASES) == _blocks("checks/inputs.txt.j2")
 
 
 @pytest.mark.parametrize("block", sorted(FINDING_CASES))
@@ -670,6 +710,43 @@ def test_a_blocked_units_words_render_to_well_formed_markdown_where_they_are_sho
     assert problems(body) == []
 
 
+@pytest.mark.parametrize("block", sorted(DASHBOARD_CASES))
+def test_the_dashboards_words_show_as_written_on_its_page(block):
+    """Each block inserted where the dashboard shows it (a unit's state in the Units table, else an
+    error page's message), through the pages' autoescape: data in it (GitHub's words, a query
+    value) shows as written and makes no markup."""
+    import markupsafe
+
+    from bot.dashboard.web import age
+    from bot.templating import render_html, render_part
+
+    text = render_part("dashboard/texts.txt.j2", block, **DASHBOARD_CASES[block])
+    assert text and "\n" not in text and "{{" not in text
+    page = dict(utc=str, age=age, forks=[], fork="meta/triton", user="")
+    if block in DASHBOARD_UNIT_STATES:
+        unit = {"id": CHAIN.id, "kind": "chain", "url": None, "pr": 412, "pr_state": "open", "branch": f"forksync/{CHAIN.id}",
+                "gate": "red", "state": text, "upstream": [S2], "depends_on": [], "suites": [], "age_s": 7200.0}
+        html = render_html("dashboard/units.html.j2", page="units", doc={"github": None, "upstream_github": UP, "units": [unit]}, **page)
+    else:
+        html = render_html("dashboard/error.html.j2", page="", title="Not found", message=text, **page)
+    assert str(markupsafe.escape(text)) in html and "<img" not in html and "<triton>" not in html
+
+
+@pytest.mark.parametrize("block", sorted(INPUTS_CASES))
+def test_the_gate_inputs_words_render_to_well_formed_markdown_in_the_finding_they_go_into(block):
+    from bot.templating import render_part
+
+    ctx, finding, name = INPUTS_CASES[block]
+    words = render_part("checks/inputs.txt.j2", block, **ctx)
+    assert words and "\n" not in words
+    detail = render_part("checks/findings.txt.j2", finding, **{**FINDING_CASES[finding], name: (words,) if name == "holds" else words})
+    assert words in detail
+    f = Finding(finding.replace("_", "-"), detail)
+    body = render("checks/gate.md.j2", pr=NS(number=412, head_sha=FORK, base_sha=S1), decision=GateDecision(
+        allowed=False, blocking=(f,), passed=(), pre_existing=(), listed=()))
+    assert problems(body) == []
+
+
 def _named_blocks(module: str, template: str) -> set[str]:
     """The blocks of ``template`` that ``module``'s code names: the second argument of a
     ``render_part``/``_text`` call, or ``_text``'s first."""
@@ -689,7 +766,9 @@ def _named_blocks(module: str, template: str) -> set[str]:
 
 
 @pytest.mark.parametrize("module, template", [("bot/validation/gate.py", "checks/findings.txt.j2"),
-                                              ("bot/sync/blocked.py", "github/blocked.txt.j2")])
+                                              ("bot/sync/blocked.py", "github/blocked.txt.j2"),
+                                              ("bot/dashboard/views.py", "dashboard/texts.txt.j2"),
+                                              ("bot/validation/gate_inputs.py", "checks/inputs.txt.j2")])
 def test_every_finding_and_blocked_text_named_in_code_is_a_block_and_every_block_is_said(module, template):
     named, blocks = _named_blocks(module, template), _blocks(template)
     assert named - blocks == set() and blocks - named == set(), (sorted(named - blocks), sorted(blocks - named))
@@ -706,3 +785,44 @@ def test_the_gate_and_the_blocked_units_say_no_words_of_their_own(module, call, 
     assert len(calls) > 3
     worded = [ast.unparse(n)[:90] for n in calls if len(n.args) > arg and _words_in_code(n.args[arg])]
     assert worded == []
+
+
+#: the units/1 document's ``gate`` values (docs/dashboard.md): an enumeration the plots colour by
+#: and the page compares, kept in code as data; every other text of the module is a template's
+DASHBOARD_GATES = {"blocked: a pick failed", "blocked at a conflict", "blocked by GitHub", "not opened",
+                   "waiting on a check that never reported", "waiting for L1"}
+
+
+def _phrases(source: str) -> list[str]:
+    """The string literals of Python ``source`` holding two words or more (a phrase a person
+    reads), docstrings left out."""
+    import ast
+    import re
+
+    tree = ast.parse(source)
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.body
+            and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    return [f"{n.lineno}: {n.value!r}" for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            and id(n) not in docs and n.value not in DASHBOARD_GATES and re.search(r"[^\W\d_]\W*\s+\W*[^\W\d_]", n.value)]
+
+
+@pytest.mark.parametrize("module", ["bot/dashboard/views.py", "bot/validation/gate_inputs.py"])
+def test_the_dashboard_and_the_gate_inputs_say_no_words_of_their_own(module):
+    """The dashboard's unit states, stale reasons and refusals, and the words gathering gives to
+    what the gate read, come from their templates (dashboard/texts.txt.j2, checks/inputs.txt.j2):
+    no phrase is built in code."""
+    assert _phrases(Path(__file__).resolve().parents[1].joinpath(module).read_text(encoding="utf-8")) == []
+
+
+@pytest.mark.parametrize("code, found", [
+    ('x = "its pull request is gone"', True),
+    ('x = f"GitHub refused the {step}: {reason}"', True),
+    ('x = f"{hidden} {noun}s"', False),
+    ('x = render_part(TEXTS, "gone")', False),
+    ('x = "waiting for L1"', False),
+    ('x = "; ".join(xs)', False),
+    ('def f():\n    """A docstring says words."""', False),
+])
+def test_the_phrase_check_finds_phrases(code, found):
+    assert bool(_phrases(code)) == found

@@ -29,6 +29,8 @@ from bot.validation import store as validation_store
 V = "forksync.dashboard"
 DISPOSITIONS = ("PICKED", "NO_OP", "DEFERRED_BLOCKED", "SKIP_FOR_CURRENT_BASE", "WONT_PORT", "REVERTED", "IN_FLIGHT", "PENDING")
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+#: the dashboard's own words inside its documents, one block each
+TEXTS = "dashboard/texts.txt.j2"
 
 
 class NotFound(Exception):
@@ -87,7 +89,7 @@ def stale_of(st: SyncStatus | None, now: float, policy: Policy, paused: str = ""
     if paused:
         return {"stale": False, "reason": ""}
     if st is None:
-        return {"stale": True, "reason": "never synced: upstream was never seen"}
+        return {"stale": True, "reason": render_part(TEXTS, "never_synced")}
     reason = st.stale_reason(policy.stale_after_s, now)
     return {"stale": bool(reason), "reason": reason}
 
@@ -103,7 +105,7 @@ def fork_names(store: Store) -> list[str]:
 def _status(store: Store, fork: str) -> SyncStatus | None:
     st = sync_store.load_status(store, fork)
     if st is None and fork not in fork_names(store):
-        raise NotFound(f"no fork {fork!r} in this store: see /api/v1/forks for the forks it tracks")
+        raise NotFound(render_part(TEXTS, "no_fork", fork=repr(fork)))
     return st
 
 
@@ -229,7 +231,7 @@ def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
         seen.add(u["id"])
         p = plan.get(u["id"], {})
         out.append({"id": u["id"], "kind": u.get("kind") or p.get("kind", ""), "pr": None, "url": None,
-                    "pr_state": "in-flight", "branch": u.get("branch"), "decided": [], "state": u.get("state") or "in flight, no PR yet",
+                    "pr_state": "in-flight", "branch": u.get("branch"), "decided": [], "state": u.get("state") or render_part(TEXTS, "in_flight"),
                     "gate": "not opened", "upstream": list(u.get("upstream") or p.get("shas", [])),
                     "depends_on": p.get("depends_on", []), "areas": p.get("areas", []), "conflict_sha": None,
                     "blocked": None, "suites": [], "agent_waiting_since": None, "check_wait": None, "age_s": None})
@@ -237,8 +239,8 @@ def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
         if uid in seen:
             continue
         out.append({"id": uid, "kind": p["kind"], "pr": None, "url": None, "pr_state": "planned", "branch": None, "decided": [],
-                    "state": (f"planned: waits for a free slot (at most {waiting[uid]['cap']} sync PRs open at once)"
-                              if uid in waiting else "planned: the next sync opens its PR"), "gate": "not opened", "upstream": p["shas"],
+                    "state": render_part(TEXTS, "planned", cap=waiting[uid]["cap"] if uid in waiting else None),
+                    "gate": "not opened", "upstream": p["shas"],
                     "depends_on": p.get("depends_on", []), "areas": p.get("areas", []), "conflict_sha": None,
                     "blocked": None, "suites": [], "agent_waiting_since": None, "check_wait": None,
                     "age_s": (now - p["first_planned_at"]) if p.get("first_planned_at") else None})
@@ -277,31 +279,24 @@ def _gate(suites: list[dict]) -> str:
 def _words(r: dict, pr_state: str, gate: str, decided: list[dict] = (), check_wait: dict | None = None) -> str:
     if decided:
         # a resolution of a commit decided not to be taken now is asked of no one
-        return (f"carries {len(decided)} upstream commit{'s' if len(decided) != 1 else ''} decided while its PR was open ("
-                + "; ".join(f"{d['sha'][:12]} {d['disposition']}" + (f": {d['reason']}" if d["reason"] else "") for d in decided)
-                + "): a rebuild of its branch leaves them out, but a person's commits on the branch keep it as it is — "
-                  "take them off the branch or close the PR")
+        return render_part(TEXTS, "decided", decided=decided)
     if r.get("blocked_reason") and r.get("blocked_step") == "apply":
         # a failed pick (no conflict) records the upstream commit it stopped at as conflict_sha
-        return f"{blocked_mod.what(r)}: {r['blocked_reason']}"
+        return render_part(TEXTS, "pick_failed", what=blocked_mod.what(r), reason=r["blocked_reason"])
     if r.get("conflict_sha"):
         # the sync's agent time ran out before its turn or cut its call (bot.sync.service._ask_agent):
         # the status issue and its PR say the agent still tries it, and so does this page
-        return (f"stopped at a conflict in upstream {r['conflict_sha'][:12]}: needs a resolution"
-                + ("" if not r.get("agent_waiting_since")
-                   else "; not yet resolved by the conflict agent: its call was stopped when a sync's agent time "
-                        "ran out, before it had an answer; will be tried again at the next sync, before any chain "
-                        "that does not wait for it" if r.get("agent_cut_at")
-                   else "; not yet tried by the conflict agent: will be tried at the next sync, before any chain "
-                        "that does not wait for it"))
+        return render_part(TEXTS, "conflict", sha=r["conflict_sha"], waiting=bool(r.get("agent_waiting_since")),
+                           cut=bool(r.get("agent_cut_at")))
     if r.get("blocked_reason"):
-        return f"GitHub refused the {r.get('blocked_step') or 'push'}: {r['blocked_reason']}"
+        return render_part(TEXTS, "refused", step=r.get("blocked_step") or "", reason=r["blocked_reason"])
     if pr_state == "missing":
-        return "its pull request is gone (deleted or never opened): the next sync opens it again"
+        return render_part(TEXTS, "gone")
     if check_wait and check_wait["overdue"]:
         return render_part("validation/check_wait.txt.j2", "unit", w=check_wait,
-                           age=duration(check_wait["age_s"]) if check_wait["age_s"] is not None else "an unknown time")
-    return {"waiting for L1": "waiting for L1 results", "red": "L1 is red", "green": "L1 green: the gate decides on GitHub"}[gate]
+                           age=duration(check_wait["age_s"]) if check_wait["age_s"] is not None
+                           else render_part(TEXTS, "unknown_time"))
+    return render_part(TEXTS, "l1", gate=gate)
 
 
 # --------------------------------------------------------------------------- ledger
@@ -314,7 +309,7 @@ def _day(value: str, name: str) -> int:
             raise ValueError(value)
         return calendar.timegm(datetime.date(*(int(x) for x in m.groups())).timetuple())
     except ValueError:
-        raise BadQuery(f"{name}={value!r}: give a date as YYYY-MM-DD (UTC)") from None
+        raise BadQuery(render_part(TEXTS, "bad_date", name=name, value=repr(value))) from None
 
 
 def _count(value: str, name: str, default: int) -> int:
@@ -324,7 +319,7 @@ def _count(value: str, name: str, default: int) -> int:
     if not value:
         return default
     if not re.fullmatch(r"[0-9]{1,9}", value):
-        raise BadQuery(f"{name}={value!r}: give a whole number (offset ≥ 0, limit between 1 and 500)")
+        raise BadQuery(render_part(TEXTS, "bad_count", name=name, value=repr(value)))
     return int(value)
 
 
@@ -344,21 +339,21 @@ def ledger(store: Store, fork: str, now: float, policy: Policy, query: dict[str,
     for k, v in query.items():
         # the last value would win in silence: "limit=abc&limit=5" answered as limit=5
         if k != "disposition" and len(v) > 1:
-            raise BadQuery(f"{k} was given {len(v)} times: give it once (only disposition repeats)")
+            raise BadQuery(render_part(TEXTS, "repeated", name=k, times=len(v)))
     one = {k: (v[-1] if v else "") for k, v in query.items()}
     disp = tuple(d for v in query.get("disposition", []) for d in v.split(",") if d)
     for d in disp:
         if d not in DISPOSITIONS:
-            raise BadQuery(f"disposition={d!r}: one of {', '.join(DISPOSITIONS)}")
+            raise BadQuery(render_part(TEXTS, "bad_disposition", value=repr(d), dispositions=DISPOSITIONS))
     offset = _count(one.get("offset") or "", "offset", 0)
     limit = _count(one.get("limit") or "", "limit", 100)
     if offset < 0 or not 1 <= limit <= 500:
-        raise BadQuery("offset must be ≥ 0 and limit between 1 and 500")
+        raise BadQuery(render_part(TEXTS, "out_of_range"))
     q = (one.get("q") or "").strip()
     for name in ("q", "area"):
         # SQLite ends a LIKE pattern at a NUL: the search would match every commit, not none
         if "\x00" in (one.get(name) or ""):
-            raise BadQuery(f"{name}={one[name]!r}: holds a NUL character, which no subject or area has")
+            raise BadQuery(render_part(TEXTS, "nul", name=name, value=repr(one[name])))
     kw: dict = {}
     if re.fullmatch(r"#?\d{1,7}", q):
         kw["pr"] = int(q.lstrip("#"))
@@ -385,12 +380,12 @@ def ledger_entry(store: Store, fork: str, now: float, policy: Policy, sha: str) 
     st = _status(store, fork)
     doc = _common(store, fork, st, now, policy, "ledger-entry")
     if not re.fullmatch(r"[0-9a-fA-F]{7,40}", sha):
-        raise BadQuery(f"{sha!r} is not a commit: give 7 to 40 hex digits of an upstream sha")
+        raise BadQuery(render_part(TEXTS, "not_a_commit", value=repr(sha)))
     total, rows = sync_store.query_ledger(store, fork, sha_prefix=sha.lower(), limit=2)
     if total == 0:
-        raise NotFound(f"upstream commit {sha} is not in {fork}'s ledger")
+        raise NotFound(render_part(TEXTS, "not_in_ledger", sha=sha, fork=fork))
     if total > 1:
-        raise BadQuery(f"{sha} names {total} upstream commits: give more digits")
+        raise BadQuery(render_part(TEXTS, "ambiguous", sha=sha, total=total))
     doc["entry"] = _entry(rows[0], fork, doc["upstream_github"])
     # units that ended (merged, closed by a person or by forksync) leave the Units page: the
     # commit is where their history stays findable
@@ -480,7 +475,7 @@ def validation(store: Store, fork: str, now: float, policy: Policy, commits: int
     out = []
     for c in by_sha.values():
         for s in suites:
-            c["cells"].setdefault(s, [{"platform": "", "state": "missing", "reason": "no result for this commit",
+            c["cells"].setdefault(s, [{"platform": "", "state": "missing", "reason": render_part(TEXTS, "no_result"),
                                        "check_url": None, "superseded": []}])
         out.append({**c, "updated_at": iso(c["updated_at"])})
     regs = l2_store.regressions(store, fork)
@@ -610,7 +605,7 @@ def _lines(app_facts: dict, key: str, forks_key: str, allowed: Callable[[str], b
     shown = [t for t, f in zip(texts, forks) if not f or allowed(f)]
     hidden = len(texts) - len(shown)
     if hidden:
-        shown.append(f"{hidden} {noun}{'s' if hidden != 1 else ''} of a fork you may not read")
+        shown.append(render_part(TEXTS, "hidden", n=hidden, noun=noun))
     return shown
 
 

@@ -52,6 +52,9 @@ from bot.validation import store as vstore
 from bot.validation.checks import L1_PREFIX
 from bot.validation.gate import GATE_CHECK, Check, L3Request, PRState, Review
 
+#: the words gathering gives to what it read (details of the gate's findings), one block each
+TEXTS = "checks/inputs.txt.j2"
+
 #: ``(base sha, head sha) -> git dir`` holding both commits (awaitable); raises when it cannot.
 RepoFor = Callable[[str, str], Awaitable[str | Path]]
 
@@ -150,7 +153,7 @@ def scan_range(git_dir: str | Path, base: str, head: str) -> TreeFacts:
 async def tree_facts(repo_for: RepoFor | None, base: str, head: str) -> TreeFacts:
     """:class:`TreeFacts` of ``base..head``; never raises: a failure to read the trees is its ``error``."""
     if repo_for is None:
-        return TreeFacts(error="no repository to read the head's trees from")
+        return TreeFacts(error=render_part(TEXTS, "no_repository"))
     try:
         d = await repo_for(base, head)
         return await asyncio.to_thread(scan_range, d, base, head)
@@ -298,8 +301,8 @@ def ruleset_rule(rule: dict) -> str:
     """Words naming a ``required_status_checks`` rule of ``repos/get-branch-rules`` by its ruleset
     (GitHub lists each rule with ``ruleset_id``, ``ruleset_source_type`` and ``ruleset_source``, not
     the ruleset's name)."""
-    src = " ".join(x for x in (rule.get("ruleset_source_type"), rule.get("ruleset_source")) if x)
-    return f"the required_status_checks rule of ruleset {rule.get('ruleset_id', '?')}" + (f" ({src})" if src else "")
+    return render_part(TEXTS, "ruleset_rule", ruleset_id=rule.get("ruleset_id", "?"),
+                       source_type=rule.get("ruleset_source_type"), source=rule.get("ruleset_source"))
 
 
 def _rule_checks(rules: list[dict]):
@@ -465,9 +468,9 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
     holds = []
     st = sync_store.load_status(store, full)
     if st and st.held:
-        holds.append("`/forksync hold` on this fork")
+        holds.append(render_part(TEXTS, "held_by_command"))
     if cfg.github.labels.hold in labels:
-        holds.append(f"the `{cfg.github.labels.hold}` label")
+        holds.append(render_part(TEXTS, "held_by_label", label=cfg.github.labels.hold))
     rewound = "" if foreign else upstream_rewound(st, pr["number"])
     checks = []
     async for c in gh.getiter("/repos/{owner}/{repo}/commits/{ref}/check-runs", {**split_repo(full), "ref": head},
@@ -494,8 +497,7 @@ async def gather(gh, store, full: str, pr: dict, cfg, *, bot_login: str | None, 
         if not facts.error:
             commits = list(facts.commits)
         else:
-            commits_error = (f"GitHub lists at most {PR_COMMITS_LISTED} commits of a pull request and this one "
-                             f"may have more; reading them from git failed: {facts.error}")
+            commits_error = render_part(TEXTS, "commits_unlisted", listed=PR_COMMITS_LISTED, error=facts.error)
     # unread trees: every merge counts as the unit's own (never an approval for unseen content),
     # but that digest is not stored, so a passing read failure does not void a valid approval
     merges = facts.merges if not facts.error else tuple(c["sha"] for c in commits if len(c.get("parents") or []) > 1)
