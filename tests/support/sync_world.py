@@ -76,9 +76,10 @@ MIDDLE = "".join(f"// line {i}\n" for i in range(8))
 X0 = "int x;\n" + MIDDLE + "int z;\n"
 
 
-def chain_world(fake, tmp_path):
+def chain_world(fake, tmp_path, config: str = CONFIG):
     """:func:`validated_world` with ``X0`` upstream and the fork's own commit "fork: tune x" (its
-    first line ``int x = 10;``): yields ``(world, upstream source checkout, upstream repo)``."""
-    return validated_world(fake, tmp_path, CONFIG, files=upstream_files(**{"third_party/amd/x.cpp": X0}),
+    first line ``int x = 10;``), the fork's settings ``config``: yields ``(world, upstream source
+    checkout, upstream repo)``."""
+    return validated_world(fake, tmp_path, config, files=upstream_files(**{"third_party/amd/x.cpp": X0}),
                            fork_commits=(({"third_party/amd/x.cpp": "int x = 10;\n" + MIDDLE + "int z;\n"},
                                           "fork: tune x"),))
