@@ -10,6 +10,7 @@ import pytest
 from bot.app import queue as q
 from bot.fakeanthropic import FakeAnthropic, Reply
 from bot.sync import store as sync_store
+from tests.support.crash import Killed, restart
 from tests.support.github import commit_files, git
 from tests.support.sync_world import CONFIG, MIDDLE, chain_world
 
@@ -65,8 +66,6 @@ async def test_killed_between_the_agents_push_and_recording_it_the_restart_knows
     written down before it was made, as the service's own pushes are
     (:func:`bot.sync.store.begin_push`), and the restarted worker records the agent's pick as
     forksync's own, without asking the agent again."""
-    from tests.e2e.test_crash_recovery import Killed, restart
-
     async with agent_resolves_x(fake_github, tmp_path, monkeypatch) as (w, up_src, upstream, ant, c2):
         branch = f"forksync/chain-{c2[:12]}"
         save_branch = sync_store.save_branch

@@ -9,9 +9,9 @@ import pytest
 from bot.git import apply as apply_mod
 from bot.sync import store as sync_store
 from tests.e2e.test_chain_conflict import MIDDLE, fork_git
-from tests.e2e.test_crash_recovery import Killed, restart
 from tests.e2e.test_finish_apply_fails import status_body
 from tests.e2e.test_finish_breaks import stop_chain, world  # noqa: F401 (the fixture)
+from tests.support.crash import Killed, dies_saving_branch, restart
 from tests.support.github import commit_files, git
 from tests.support.validation_world import tick_ctx
 
@@ -29,16 +29,7 @@ async def test_a_recovered_fold_whose_next_pick_fails_shows_the_unit_blocked(wor
         return real(git_dir, unit, **kw)
 
     monkeypatch.setattr(apply_mod, "apply_unit", apply_unit)
-    save_branch = sync_store.save_branch
-    killed = []
-
-    def dies_after_the_fold(store, **row):
-        if row.get("branch") == branch and row.get("verified_tip") and not killed:
-            killed.append(row["pushed_tip"])
-            raise Killed()
-        save_branch(store, **row)
-
-    monkeypatch.setattr(sync_store, "save_branch", dies_after_the_fold)
+    killed = dies_saving_branch(monkeypatch, branch, "verified_tip")
     wt = tmp_path / "alice"
     git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
     commit_files(wt, {"third_party/amd/x.cpp": "int x = 12;\n" + MIDDLE + "int z;\n"},
