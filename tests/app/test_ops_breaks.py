@@ -27,7 +27,7 @@ from bot.app.web import PROBE_EVERY_S, GroupCommitter, delivery_headers
 from bot.store import Store
 from bot.sync import store as sync_store
 from bot.sync.upstream import poll_once
-from tests.support.serve import ForksyncProcess
+from tests.support.serve import ForksyncProcess, worker_until_idle
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "ops-breaks-webhook-secret"
@@ -56,33 +56,13 @@ class Serve(ForksyncProcess):
 
 
 # ---------------------------------------------------------------------- a poison delivery
-WORKER_SCRIPT = """
-import asyncio, os, threading
-from bot.app import queue as q
-from bot.app.worker import Worker
-from bot.store import Store
-
-DB, RAN = {db!r}, {ran!r}
-store = Store(DB)
-
+POISONED = """
 async def process(d):
     if d.id == "poison":
         os._exit(137)           # what the kernel's OOM killer or a crash in libgit2 does to the worker
     with open(RAN, "a") as f:
         f.write(d.id + "\\n")
     return "handled"
-
-stop = threading.Event()
-
-def idle_watch():               # stop once nothing is left to do (the test's stand-in for SIGTERM)
-    watch = Store(DB)
-    while not stop.wait(1):
-        c = q.counts(watch)
-        if c["queued"] + c["processing"] + c["failed"] == 0:
-            stop.set()
-
-threading.Thread(target=idle_watch, daemon=True).start()
-asyncio.run(Worker(store, process, policy=q.QueuePolicy(max_attempts=3)).run(stop))
 """
 
 
@@ -98,7 +78,7 @@ def test_a_delivery_that_kills_its_worker_every_time_is_dead_lettered_and_the_re
     with Store(db) as s:
         for i, guid in enumerate(["first", "poison", "after"]):
             q.enqueue(s, delivery_id=guid, hook_id="", event="ping", body=b"{}", now=time.time() - 60 + i)
-    script = WORKER_SCRIPT.format(db=str(db), ran=str(ran))
+    script = worker_until_idle(db, ran, POISONED, "policy=q.QueuePolicy(max_attempts=3)")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     codes = []
     for _ in range(6):          # serve restarts a worker that exits; max_attempts is 3

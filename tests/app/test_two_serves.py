@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.support.serve import ForksyncProcess
+from tests.support.serve import ForksyncProcess, worker_until_idle
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -83,31 +83,12 @@ def test_once_the_polling_serve_stopped_the_next_one_starts(tmp_path):
         second.stop()
 
 
-TWO_WORKERS = """
-import asyncio, os, threading
-from bot.app import queue as q
-from bot.app.worker import Worker
-from bot.store import Store
-
-DB, RAN = {db!r}, {ran!r}
-store = Store(DB)
-
+#: each delivery handled is one line "<delivery id> <pid of the worker process>"
+WRITES_WHO_RAN = """
 async def process(d):
     with open(RAN, "a") as f:
-        f.write(f"{{d.id}} {{os.getpid()}}\\n")
+        f.write(f"{d.id} {os.getpid()}\\n")
     return "handled"
-
-stop = threading.Event()
-
-def idle_watch():               # stop once nothing is left to do (the test's stand-in for SIGTERM)
-    watch = Store(DB)
-    while not stop.wait(1):
-        c = q.counts(watch)
-        if c["queued"] + c["processing"] + c["failed"] == 0:
-            stop.set()
-
-threading.Thread(target=idle_watch, daemon=True).start()
-asyncio.run(Worker(store, process, poll_interval_s=0.01).run(stop))
 """
 
 
@@ -121,7 +102,7 @@ def test_two_processes_working_one_queue_handle_each_delivery_once(tmp_path):
     with Store(db) as store:
         for i in range(300):
             q.enqueue(store, delivery_id=f"d{i}", hook_id="1", event="ping", body=b"{}", now=1000.0 + i)
-    script = TWO_WORKERS.format(db=str(db), ran=str(ran))
+    script = worker_until_idle(db, ran, WRITES_WHO_RAN, "poll_interval_s=0.01")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     procs = [subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, env=env) for _ in range(2)]
     for p in procs:

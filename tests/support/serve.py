@@ -74,3 +74,37 @@ class ForksyncProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+
+
+_WORKER_UNTIL_IDLE = """
+import asyncio, os, threading
+from bot.app import queue as q
+from bot.app.worker import Worker
+from bot.store import Store
+
+DB, RAN = {db!r}, {ran!r}
+store = Store(DB)
+
+{process}
+
+stop = threading.Event()
+
+def idle_watch():               # stop once nothing is left to do (the test's stand-in for SIGTERM)
+    watch = Store(DB)
+    while not stop.wait(1):
+        c = q.counts(watch)
+        if c["queued"] + c["processing"] + c["failed"] == 0:
+            stop.set()
+
+threading.Thread(target=idle_watch, daemon=True).start()
+asyncio.run(Worker(store, process, {worker_args}).run(stop))
+"""
+
+
+def worker_until_idle(db: Path, ran: Path, process: str, worker_args: str) -> str:
+    """The text of a Python program (for ``python -c``, with ``PYTHONPATH`` at the repository) that
+    runs a real :class:`bot.app.worker.Worker` on the queue of the database ``db`` and stops once no
+    delivery is queued, processing or failed. ``process`` is the source of its handler
+    ``async def process(d)``, which sees ``DB``, ``RAN`` (the path ``ran``, for what it handled),
+    ``os`` and ``q``; ``worker_args``: the Worker's keyword arguments, as source."""
+    return _WORKER_UNTIL_IDLE.format(db=str(db), ran=str(ran), process=process.strip(), worker_args=worker_args)
