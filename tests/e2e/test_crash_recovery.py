@@ -14,7 +14,7 @@ from bot.app import queue as q
 from bot.sync import store as sync_store
 from tests.support.crash import Killed, dies_saving_branch, restart
 from tests.support.github import commit_files, git
-from tests.support.sync_world import MIDDLE, chain_world
+from tests.support.sync_world import MIDDLE, chain_world, push_resolution
 from tests.support.validation_world import tick_ctx
 
 
@@ -53,11 +53,7 @@ async def test_killed_between_pushing_a_chain_and_recording_it_still_folds_the_r
     row = sync_store.branch_row(w.bot.store, "meta/triton", branch)
     assert row["pushed_tip"] == killed[0]                          # still known as forksync's own push
 
-    wt = tmp_path / "alice"
-    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
-    commit_files(wt, {"third_party/amd/x.cpp": "int x = 12;\n" + MIDDLE + "int z;\n"},
-                 "resolve x\n\nFile: third_party/amd/x.cpp\nReason: keeps the fork's tuning on upstream's new x\n")
-    git(wt, "push", "-q", "origin", "HEAD")
+    push_resolution(w, tmp_path, branch)
     await w.bot.settle()
     comments = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{chain['number']}/comments")
                 if c["user"]["login"] == "forksync[bot]"]
@@ -80,11 +76,7 @@ async def test_killed_between_pushing_a_fold_and_recording_it_reports_the_fold_o
     await w.bot.settle()
     [chain] = [p async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")]
     killed = dies_saving_branch(monkeypatch, branch, "verified_tip")
-    wt = tmp_path / "alice"
-    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
-    good = commit_files(wt, {"third_party/amd/x.cpp": "int x = 12;\n" + MIDDLE + "int z;\n"},
-                        "resolve x\n\nFile: third_party/amd/x.cpp\nReason: keeps the fork's tuning on upstream's new x\n")
-    git(wt, "push", "-q", "origin", "HEAD")
+    _, good = push_resolution(w, tmp_path, branch)
     with pytest.raises(Killed):
         await w.bot.settle()
     assert fork_git(w, "rev-parse", branch) == killed[0]          # the fold is on GitHub, not recorded

@@ -5,6 +5,7 @@ the end-to-end tests of sync PRs that are validated, gated and merged."""
 from __future__ import annotations
 
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import aiohttp
 
@@ -83,3 +84,20 @@ def chain_world(fake, tmp_path, config: str = CONFIG):
     return validated_world(fake, tmp_path, config, files=upstream_files(**{"third_party/amd/x.cpp": X0}),
                            fork_commits=(({"third_party/amd/x.cpp": "int x = 10;\n" + MIDDLE + "int z;\n"},
                                           "fork: tune x"),))
+
+
+#: what alice's resolution of the chain's conflict makes of the AMD file: the fork's tuning on upstream's new ``x``
+RESOLVED_X = "int x = 12;\n" + MIDDLE + "int z;\n"
+
+
+def push_resolution(w, tmp_path, branch: str) -> tuple[Path, str]:
+    """alice clones the chain ``branch`` of :func:`chain_world`, stopped at upstream's new ``x``,
+    into ``tmp_path / "alice"``, commits her resolution (``RESOLVED_X``, with its ``File:`` and
+    ``Reason:`` lines) and pushes it; the bot has not handled the push yet. Returns ``(her
+    checkout, her commit's sha)``."""
+    wt = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
+    good = commit_files(wt, {"third_party/amd/x.cpp": RESOLVED_X},
+                        "resolve x\n\nFile: third_party/amd/x.cpp\nReason: keeps the fork's tuning on upstream's new x\n")
+    git(wt, "push", "-q", "origin", "HEAD")
+    return wt, good
