@@ -14,7 +14,7 @@ from bot.app import queue as q
 from bot.sync import store as sync_store
 from tests.support.crash import Killed, dies_saving_branch, restart
 from tests.support.github import commit_files, git
-from tests.support.sync_world import MIDDLE, chain_world, push_resolution
+from tests.support.sync_world import MIDDLE, chain_world, fork_git, push_resolution
 from tests.support.validation_world import tick_ctx
 
 
@@ -22,11 +22,6 @@ from tests.support.validation_world import tick_ctx
 async def world(fake_github, tmp_path):
     async with chain_world(fake_github, tmp_path) as w:
         yield w
-
-
-def fork_git(w, *args) -> str:
-    return subprocess.run(["git", f"--git-dir={w.fork.path}", *args], capture_output=True, text=True,
-                          check=True).stdout.strip()
 
 
 async def test_killed_between_pushing_a_chain_and_recording_it_still_folds_the_resolution(world, tmp_path, monkeypatch):

@@ -4,6 +4,7 @@ writers alice and carol, and the App installed on the fork (its status issue ope
 the end-to-end tests of sync PRs that are validated, gated and merged."""
 from __future__ import annotations
 
+import subprocess
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -101,3 +102,20 @@ def push_resolution(w, tmp_path, branch: str) -> tuple[Path, str]:
                         "resolve x\n\nFile: third_party/amd/x.cpp\nReason: keeps the fork's tuning on upstream's new x\n")
     git(wt, "push", "-q", "origin", "HEAD")
     return wt, good
+
+
+async def open_prs(gh) -> list[dict]:
+    """The fork's open pull requests as ``gh`` (a person's client) reads them, by head branch name."""
+    return sorted([p async for p in gh.getiter("/repos/meta/triton/pulls?state=open")], key=lambda p: p["head"]["ref"])
+
+
+async def bot_comments(w, number: int) -> list[str]:
+    """The bodies of forksync's comments on the fork's PR or issue ``number``, oldest first."""
+    return [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{number}/comments")
+            if c["user"]["login"] == "forksync[bot]"]
+
+
+def fork_git(w, *args: str) -> str:
+    """``git *args`` in the fork's repository on the local GitHub; its stdout, stripped."""
+    return subprocess.run(["git", f"--git-dir={w.fork.path}", *args], capture_output=True, text=True,
+                          check=True).stdout.strip()
