@@ -14,7 +14,6 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -28,6 +27,7 @@ from bot.app.web import PROBE_EVERY_S, GroupCommitter, delivery_headers
 from bot.store import Store
 from bot.sync import store as sync_store
 from bot.sync.upstream import poll_once
+from tests.support.serve import ForksyncProcess, worker_until_idle
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "ops-breaks-webhook-secret"
@@ -35,33 +35,14 @@ RELEASE_DUMP = ROOT / "tests" / "data" / "store" / "f48f023.sql"
 
 
 # ---------------------------------------------------------------------- helpers
-class Serve:
-    """A ``forksync serve --port 0`` subprocess; its stderr is drained on a thread into ``log``."""
+class Serve(ForksyncProcess):
+    """A ``forksync serve --port 0 --no-poll`` subprocess with no workers, started and listening."""
 
     def __init__(self, cwd: Path, *extra: str, **env: str):
         e = dict(os.environ, FORKSYNC_WEBHOOK_SECRET=SECRET, FORKSYNC_WORKERS="0", PYTHONPATH=str(ROOT))
         e.update(env)
-        self.proc = subprocess.Popen([sys.executable, str(ROOT / "app.py"), "serve", "--host", "127.0.0.1", "--port", "0",
-                                      "--no-poll", *extra], cwd=cwd, env=e, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, text=True)
-        self.lines: list[str] = []
-        self._listening = threading.Event()
-        threading.Thread(target=self._drain, daemon=True).start()
-        end = time.monotonic() + 120
-        while not self._listening.wait(1):
-            assert self.proc.poll() is None and time.monotonic() < end, self.log
-        line = next(x for x in self.lines if "listening on" in x)
-        self.port = int(line.split("127.0.0.1:")[1].split()[0])
-
-    def _drain(self) -> None:
-        for line in self.proc.stderr:
-            self.lines.append(line)
-            if "listening on" in line:
-                self._listening.set()
-
-    @property
-    def log(self) -> str:
-        return "".join(self.lines)
+        super().__init__(cwd, ["serve", "--host", "127.0.0.1", "--port", "0", "--no-poll", *extra], e)
+        assert self.started_or_exited() == "listening", self.log
 
     def post(self, guid: str, payload: dict) -> tuple[int, dict]:
         body = json.dumps(payload).encode()
@@ -73,51 +54,15 @@ class Serve:
         except urllib.error.HTTPError as e:
             return e.code, json.loads(e.read())
 
-    def healthz(self) -> tuple[int, dict]:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=60) as r:
-                return r.status, json.loads(r.read())
-        except urllib.error.HTTPError as e:
-            return e.code, json.loads(e.read())
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
 
 # ---------------------------------------------------------------------- a poison delivery
-WORKER_SCRIPT = """
-import asyncio, os, threading
-from bot.app import queue as q
-from bot.app.worker import Worker
-from bot.store import Store
-
-DB, RAN = {db!r}, {ran!r}
-store = Store(DB)
-
+POISONED = """
 async def process(d):
     if d.id == "poison":
         os._exit(137)           # what the kernel's OOM killer or a crash in libgit2 does to the worker
     with open(RAN, "a") as f:
         f.write(d.id + "\\n")
     return "handled"
-
-stop = threading.Event()
-
-def idle_watch():               # stop once nothing is left to do (the test's stand-in for SIGTERM)
-    watch = Store(DB)
-    while not stop.wait(1):
-        c = q.counts(watch)
-        if c["queued"] + c["processing"] + c["failed"] == 0:
-            stop.set()
-
-threading.Thread(target=idle_watch, daemon=True).start()
-asyncio.run(Worker(store, process, policy=q.QueuePolicy(max_attempts=3)).run(stop))
 """
 
 
@@ -133,7 +78,7 @@ def test_a_delivery_that_kills_its_worker_every_time_is_dead_lettered_and_the_re
     with Store(db) as s:
         for i, guid in enumerate(["first", "poison", "after"]):
             q.enqueue(s, delivery_id=guid, hook_id="", event="ping", body=b"{}", now=time.time() - 60 + i)
-    script = WORKER_SCRIPT.format(db=str(db), ran=str(ran))
+    script = worker_until_idle(db, ran, POISONED, "policy=q.QueuePolicy(max_attempts=3)")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     codes = []
     for _ in range(6):          # serve restarts a worker that exits; max_attempts is 3
@@ -329,38 +274,21 @@ async def test_a_settings_file_moved_while_serve_runs_does_not_stop_its_restarte
                         f"FORKSYNC_DB={tmp_path / 'bot.db'}\nFORKSYNC_WORKDIR={tmp_path / 'work'}\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("FORKSYNC_")}
     e = dict(env, PYTHONPATH=str(ROOT), FORKSYNC_SETTINGS_FILE=str(settings))
-    proc = subprocess.Popen([sys.executable, str(ROOT / "app.py"), "serve", "--host", "127.0.0.1", "--port", "0",
-                             "--no-poll"], cwd=tmp_path, env=e, stdout=subprocess.DEVNULL,
-                            stderr=(tmp_path / "serve.log").open("w"))
-    log = tmp_path / "serve.log"
+    serve = ForksyncProcess(tmp_path, ["serve", "--host", "127.0.0.1", "--port", "0", "--no-poll"], e)
     try:
+        assert serve.started_or_exited() == "listening", serve.log
         end = time.monotonic() + 120
-        while "listening on" not in log.read_text():
-            assert proc.poll() is None and time.monotonic() < end, log.read_text()
-            await asyncio.sleep(0.1)
-        line = next(x for x in log.read_text().splitlines() if "listening on" in x)
-        port = int(line.split("127.0.0.1:")[1].split()[0])
-
-        def health() -> tuple[int, dict]:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=60) as r:
-                    return r.status, json.loads(r.read())
-            except urllib.error.HTTPError as err:
-                return err.code, json.loads(err.read())
-
-        end = time.monotonic() + 120
-        while health()[0] != 200:
-            assert time.monotonic() < end, health()
+        while serve.healthz()[0] != 200:
+            assert time.monotonic() < end, serve.healthz()
             await asyncio.sleep(0.5)
         settings.rename(tmp_path / "forksync.env.old")          # being replaced
-        [worker] = _children(proc.pid)
+        [worker] = _children(serve.proc.pid)
         os.kill(worker, signal.SIGKILL)                         # the worker dies; serve restarts it
         await asyncio.sleep(8)                                  # several of serve's 1 s supervision turns
-        status, body = health()
-        text = log.read_text()
+        status, body = serve.healthz()
+        text = serve.log
     finally:
-        proc.terminate()
-        proc.wait(timeout=60)
+        serve.stop()
     assert "does not exist" not in text, text[-2000:]
     assert status == 200, (status, body, text[-2000:])
 
@@ -381,17 +309,15 @@ def test_a_worker_without_polling_still_deletes_deliveries_past_their_retention(
     env = {k: v for k, v in os.environ.items() if not k.startswith("FORKSYNC_")}
     env.update(PYTHONPATH=str(ROOT), FORKSYNC_TOKEN="not-a-real-token-0123", FORKSYNC_BOT_LOGIN="forksync[bot]",
                FORKSYNC_DB=str(db), FORKSYNC_WORKDIR=str(tmp_path / "work"))
-    proc = subprocess.Popen([sys.executable, str(ROOT / "app.py"), "worker", "--no-poll"], cwd=tmp_path, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    worker = ForksyncProcess(tmp_path, ["worker", "--no-poll"], env)
     try:
         with Store(db) as s:
             end = time.monotonic() + 120
             while q.last_heartbeat(s) is None:
-                assert proc.poll() is None and time.monotonic() < end, proc.stderr.read()
+                assert worker.proc.poll() is None and time.monotonic() < end, worker.log
                 time.sleep(0.2)
             time.sleep(3)           # the poller's first turn prunes at once; a pruning worker has done it by now
             left = q.get(s, "a-month-old")
     finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=60)
+        worker.stop()
     assert left is None, f"a delivery done 30 days ago is still stored ({left.state}), retention 14 days"

@@ -13,72 +13,36 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
+
+from tests.support.serve import ForksyncProcess, worker_until_idle
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-class Proc:
-    """A ``forksync serve``/``worker`` subprocess whose stderr is drained on a thread."""
-
-    def __init__(self, tmp_path: Path, *argv: str, workdir: str = "work"):
-        env = {k: v for k, v in os.environ.items() if not k.startswith("FORKSYNC_")}
-        env.update(PYTHONPATH=str(ROOT), FORKSYNC_WEBHOOK_SECRET="two-serves-secret", FORKSYNC_TOKEN="not-a-real-token-0123",
-                   FORKSYNC_BOT_LOGIN="forksync[bot]", FORKSYNC_DB=str(tmp_path / "bot.db"),
-                   FORKSYNC_WORKDIR=str(tmp_path / workdir), FORKSYNC_GITHUB_URL="http://127.0.0.1:9")
-        self.proc = subprocess.Popen([sys.executable, str(ROOT / "app.py"), *argv], cwd=tmp_path, env=env,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        self.lines: list[str] = []
-        self.listening = threading.Event()
-        self._drained = threading.Thread(target=self._drain, daemon=True)
-        self._drained.start()
-
-    def _drain(self) -> None:
-        for line in self.proc.stderr:
-            self.lines.append(line)
-            if "listening on" in line:
-                self.listening.set()
-
-    @property
-    def log(self) -> str:
-        return "".join(self.lines)
-
-    def started_or_exited(self, limit_s: float = 120) -> str:
-        """"listening" once serve listens, "exited" once the process ended (whichever first)."""
-        end = time.monotonic() + limit_s
-        while time.monotonic() < end:
-            if self.listening.wait(1.0):
-                return "listening"
-            if self.proc.poll() is not None:
-                self._drained.join(10)
-                return "listening" if self.listening.is_set() else "exited"
-        raise AssertionError(f"neither listening nor exited: {self.log}")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+def forksync(tmp_path: Path, *argv: str, workdir: str = "work") -> ForksyncProcess:
+    """``forksync *argv`` (``serve``, ``worker``) on ``tmp_path``'s database and ``workdir``, with a
+    GitHub that answers nothing (the tests here end before any delivery)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FORKSYNC_")}
+    env.update(PYTHONPATH=str(ROOT), FORKSYNC_WEBHOOK_SECRET="two-serves-secret", FORKSYNC_TOKEN="not-a-real-token-0123",
+               FORKSYNC_BOT_LOGIN="forksync[bot]", FORKSYNC_DB=str(tmp_path / "bot.db"),
+               FORKSYNC_WORKDIR=str(tmp_path / workdir), FORKSYNC_GITHUB_URL="http://127.0.0.1:9")
+    return ForksyncProcess(tmp_path, argv, env)
 
 
 def test_a_second_serve_on_the_workdir_of_a_polling_one_refuses_to_start_and_names_it(tmp_path):
-    first = Proc(tmp_path, "serve", "--host", "127.0.0.1", "--port", "0", "--workers", "1")
+    first = forksync(tmp_path, "serve", "--host", "127.0.0.1", "--port", "0", "--workers", "1")
     second = None
     try:
         assert first.started_or_exited() == "listening", first.log
-        second = Proc(tmp_path, "serve", "--host", "127.0.0.1", "--port", "0", "--workers", "1")
+        second = forksync(tmp_path, "serve", "--host", "127.0.0.1", "--port", "0", "--workers", "1")
         assert second.started_or_exited() == "exited", f"a second polling serve started beside the first: {second.log}"
         assert second.proc.returncode == 2, second.log
         workdir = str(tmp_path / "work")
         assert workdir in second.log and f"pid {first.proc.pid}" in second.log, second.log
         assert "Traceback" not in second.log, second.log
         # a polling worker (compose's `worker`) is refused the same way; the first goes on
-        worker = Proc(tmp_path, "worker")
+        worker = forksync(tmp_path, "worker")
         assert worker.started_or_exited() == "exited" and worker.proc.returncode == 2, worker.log
         assert workdir in worker.log and f"pid {first.proc.pid}" in worker.log, worker.log
         assert first.proc.poll() is None, first.log
@@ -92,11 +56,11 @@ def test_a_second_polling_serve_on_the_same_database_with_another_workdir_refuse
     """The schedules' state (which nightly ran) is the database's: a serve started from another
     folder (the default workdir is relative) polls the same database and would dispatch each
     nightly again."""
-    first = Proc(tmp_path, "serve", "--host", "127.0.0.1", "--port", "0", "--workers", "1")
+    first = forksync(tmp_path, "serve", "--host", "127.0.0.1", "--port", "0", "--workers", "1")
     second = None
     try:
         assert first.started_or_exited() == "listening", first.log
-        second = Proc(tmp_path, "serve", "--host", "127.0.0.1", "--port", "0", "--workers", "1", workdir="other-work")
+        second = forksync(tmp_path, "serve", "--host", "127.0.0.1", "--port", "0", "--workers", "1", workdir="other-work")
         assert second.started_or_exited() == "exited", f"a second polling serve started on the database: {second.log}"
         assert second.proc.returncode == 2, second.log
         assert str(tmp_path / "bot.db") in second.log and f"pid {first.proc.pid}" in second.log, second.log
@@ -107,43 +71,24 @@ def test_a_second_polling_serve_on_the_same_database_with_another_workdir_refuse
 
 
 def test_once_the_polling_serve_stopped_the_next_one_starts(tmp_path):
-    first = Proc(tmp_path, "serve", "--host", "127.0.0.1", "--port", "0", "--workers", "1")
+    first = forksync(tmp_path, "serve", "--host", "127.0.0.1", "--port", "0", "--workers", "1")
     try:
         assert first.started_or_exited() == "listening", first.log
     finally:
         first.stop()
-    second = Proc(tmp_path, "serve", "--host", "127.0.0.1", "--port", "0", "--workers", "1")
+    second = forksync(tmp_path, "serve", "--host", "127.0.0.1", "--port", "0", "--workers", "1")
     try:
         assert second.started_or_exited() == "listening", second.log
     finally:
         second.stop()
 
 
-TWO_WORKERS = """
-import asyncio, os, threading
-from bot.app import queue as q
-from bot.app.worker import Worker
-from bot.store import Store
-
-DB, RAN = {db!r}, {ran!r}
-store = Store(DB)
-
+#: each delivery handled is one line "<delivery id> <pid of the worker process>"
+WRITES_WHO_RAN = """
 async def process(d):
     with open(RAN, "a") as f:
-        f.write(f"{{d.id}} {{os.getpid()}}\\n")
+        f.write(f"{d.id} {os.getpid()}\\n")
     return "handled"
-
-stop = threading.Event()
-
-def idle_watch():               # stop once nothing is left to do (the test's stand-in for SIGTERM)
-    watch = Store(DB)
-    while not stop.wait(1):
-        c = q.counts(watch)
-        if c["queued"] + c["processing"] + c["failed"] == 0:
-            stop.set()
-
-threading.Thread(target=idle_watch, daemon=True).start()
-asyncio.run(Worker(store, process, poll_interval_s=0.01).run(stop))
 """
 
 
@@ -157,7 +102,7 @@ def test_two_processes_working_one_queue_handle_each_delivery_once(tmp_path):
     with Store(db) as store:
         for i in range(300):
             q.enqueue(store, delivery_id=f"d{i}", hook_id="1", event="ping", body=b"{}", now=1000.0 + i)
-    script = TWO_WORKERS.format(db=str(db), ran=str(ran))
+    script = worker_until_idle(db, ran, WRITES_WHO_RAN, "poll_interval_s=0.01")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     procs = [subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, env=env) for _ in range(2)]
     for p in procs:

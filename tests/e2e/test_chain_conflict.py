@@ -14,7 +14,7 @@ from bot.app import schedules
 from bot.git.apply import COMMITTER
 from bot.sync import store as sync_store
 from tests.support.github import GIT_ENV, commit_files, git
-from tests.support.sync_world import CONFIG, MIDDLE, X0, chain_world, upstream_files, validated_world
+from tests.support.sync_world import CONFIG, MIDDLE, X0, bot_comments, chain_world, fork_git, open_prs, upstream_files, validated_world
 from tests.support.validation_world import tick_ctx
 
 
@@ -22,20 +22,6 @@ from tests.support.validation_world import tick_ctx
 async def world(fake_github, tmp_path):
     async with chain_world(fake_github, tmp_path) as w:
         yield w
-
-
-async def open_prs(gh):
-    return sorted([p async for p in gh.getiter("/repos/meta/triton/pulls?state=open")], key=lambda p: p["head"]["ref"])
-
-
-async def bot_comments(w, number):
-    return [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{number}/comments")
-            if c["user"]["login"] == "forksync[bot]"]
-
-
-def fork_git(w, *args) -> str:
-    return subprocess.run(["git", f"--git-dir={w.fork.path}", *args], capture_output=True, text=True,
-                          check=True).stdout.strip()
 
 
 async def test_a_chain_stopped_at_its_first_pick_is_finished_on_github_and_lands(world, tmp_path):

@@ -9,14 +9,13 @@ after it the third commit is picked on the same branch, in upstream order, and l
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
 
 from bot.app import schedules
 from bot.sync import store as sync_store
 from tests.support.github import commit_files, git
-from tests.support.sync_world import CONFIG, upstream_files, validated_world
+from tests.support.sync_world import CONFIG, fork_git, open_prs, upstream_files, validated_world
 from tests.support.validation_world import tick_ctx
 
 BODY = "".join(f"  step({i});\n" for i in range(8))
@@ -33,15 +32,6 @@ async def world(fake_github, tmp_path):
                                files=upstream_files(**{"third_party/amd/x.cpp": source()}),
                                fork_commits=(({"third_party/amd/x.cpp": source(x="10")}, "fork: tune x"),)) as w:
         yield w
-
-
-async def open_prs(gh):
-    return sorted([p async for p in gh.getiter("/repos/meta/triton/pulls?state=open")], key=lambda p: p["head"]["ref"])
-
-
-def fork_git(w, *args) -> str:
-    return subprocess.run(["git", f"--git-dir={w.fork.path}", *args], capture_output=True, text=True,
-                          check=True).stdout.strip()
 
 
 def picked(w, rev: str) -> list[str]:

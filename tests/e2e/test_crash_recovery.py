@@ -2,10 +2,7 @@
 workdir: nothing is lost, nothing is done twice, and what forksync pushed is still known as
 forksync's (a person's resolution of a conflict it pushed is folded after the restart).
 
-The death is raised at the exact point (``Killed``, a ``BaseException`` no handler catches, as
-nothing runs in a process killed with SIGKILL) and the restart is a new bot on the same files,
-whose worker takes over the delivery its dead predecessor held (``release_orphans``, as
-``Worker.run`` does at start)."""
+The death and the restart are :mod:`tests.support.crash`'s."""
 from __future__ import annotations
 
 import subprocess
@@ -15,35 +12,16 @@ import pytest
 
 from bot.app import queue as q
 from bot.sync import store as sync_store
-from tests.support.botharness import Bot
+from tests.support.crash import Killed, dies_saving_branch, restart
 from tests.support.github import commit_files, git
-from tests.support.sync_world import MIDDLE, chain_world
-from tests.support.validation_world import tick_ctx, with_validation
-
-
-class Killed(BaseException):
-    """The worker process dies here (nothing after it runs: no handler, no ``finally`` of the queue)."""
+from tests.support.sync_world import MIDDLE, chain_world, fork_git, push_resolution
+from tests.support.validation_world import tick_ctx
 
 
 @pytest.fixture
 async def world(fake_github, tmp_path):
     async with chain_world(fake_github, tmp_path) as w:
         yield w
-
-
-def fork_git(w, *args) -> str:
-    return subprocess.run(["git", f"--git-dir={w.fork.path}", *args], capture_output=True, text=True,
-                          check=True).stdout.strip()
-
-
-async def restart(w, tmp_path) -> list[str]:
-    """The bot started again on the dead one's database and workdir; its worker takes over at once
-    the deliveries the dead worker held (their owner is gone). Returns their ids."""
-    await w.bot.stop()
-    bot = await Bot(w.fake, tmp_path).start()
-    w.bot = bot
-    w.svc = with_validation(bot)
-    return q.release_orphans(bot.store, lambda owner: False)
 
 
 async def test_killed_between_pushing_a_chain_and_recording_it_still_folds_the_resolution(world, tmp_path, monkeypatch):
@@ -54,16 +32,7 @@ async def test_killed_between_pushing_a_chain_and_recording_it_still_folds_the_r
     w, up_src, upstream = world
     c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
     branch = f"forksync/chain-{c2[:12]}"
-    save_branch = sync_store.save_branch
-    killed = []
-
-    def dies_after_the_push(store, **row):
-        if row.get("branch") == branch and row.get("pushed_tip") and not killed:
-            killed.append(row["pushed_tip"])
-            raise Killed()
-        save_branch(store, **row)
-
-    monkeypatch.setattr(sync_store, "save_branch", dies_after_the_push)
+    killed = dies_saving_branch(monkeypatch, branch, "pushed_tip")
     git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
     with pytest.raises(Killed):
         await w.bot.settle()
@@ -79,11 +48,7 @@ async def test_killed_between_pushing_a_chain_and_recording_it_still_folds_the_r
     row = sync_store.branch_row(w.bot.store, "meta/triton", branch)
     assert row["pushed_tip"] == killed[0]                          # still known as forksync's own push
 
-    wt = tmp_path / "alice"
-    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
-    commit_files(wt, {"third_party/amd/x.cpp": "int x = 12;\n" + MIDDLE + "int z;\n"},
-                 "resolve x\n\nFile: third_party/amd/x.cpp\nReason: keeps the fork's tuning on upstream's new x\n")
-    git(wt, "push", "-q", "origin", "HEAD")
+    push_resolution(w, tmp_path, branch)
     await w.bot.settle()
     comments = [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{chain['number']}/comments")
                 if c["user"]["login"] == "forksync[bot]"]
@@ -105,21 +70,8 @@ async def test_killed_between_pushing_a_fold_and_recording_it_reports_the_fold_o
     git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
     await w.bot.settle()
     [chain] = [p async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")]
-    save_branch = sync_store.save_branch
-    killed = []
-
-    def dies_after_the_fold(store, **row):
-        if row.get("branch") == branch and row.get("verified_tip") and not killed:
-            killed.append(row["pushed_tip"])
-            raise Killed()
-        save_branch(store, **row)
-
-    monkeypatch.setattr(sync_store, "save_branch", dies_after_the_fold)
-    wt = tmp_path / "alice"
-    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
-    good = commit_files(wt, {"third_party/amd/x.cpp": "int x = 12;\n" + MIDDLE + "int z;\n"},
-                        "resolve x\n\nFile: third_party/amd/x.cpp\nReason: keeps the fork's tuning on upstream's new x\n")
-    git(wt, "push", "-q", "origin", "HEAD")
+    killed = dies_saving_branch(monkeypatch, branch, "verified_tip")
+    _, good = push_resolution(w, tmp_path, branch)
     with pytest.raises(Killed):
         await w.bot.settle()
     assert fork_git(w, "rev-parse", branch) == killed[0]          # the fold is on GitHub, not recorded
@@ -168,16 +120,7 @@ async def test_killed_between_opening_a_pr_and_recording_it_keeps_one_pr(world, 
     w, up_src, upstream = world
     c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
     branch = f"forksync/bundle-{c1[:12]}"
-    save_branch = sync_store.save_branch
-    killed = []
-
-    def dies_after_the_pr(store, **row):
-        if row.get("branch") == branch and row.get("pr") and not killed:
-            killed.append(row["pr"])
-            raise Killed()
-        save_branch(store, **row)
-
-    monkeypatch.setattr(sync_store, "save_branch", dies_after_the_pr)
+    killed = dies_saving_branch(monkeypatch, branch, "pr", keep="pr")
     git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
     with pytest.raises(Killed):
         await w.bot.settle()

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from bot.app import schedules
 from bot.sync import store as sync_store
-from tests.e2e.test_conflict_owed import fork_git, open_prs, picked, stacked_world  # noqa: F401
+from tests.e2e.test_conflict_owed import picked, stacked_world  # noqa: F401
 from tests.e2e.test_dependency_lands import resolved_by_hand
 from tests.support.e2e import status_command, status_issue
+from tests.support.sync_world import fork_git, open_prs
 from tests.support.validation_world import tick_ctx
 
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from bot.app import schedules
 from bot.sync import store as sync_store
-from tests.e2e.test_conflict_owed import fork_git, open_prs, picked, source, stacked_world  # noqa: F401
+from tests.e2e.test_conflict_owed import picked, source, stacked_world  # noqa: F401
 from tests.support.e2e import status_issue
 from tests.support.github import commit_files, git
+from tests.support.sync_world import fork_git, open_prs
 from tests.support.validation_world import tick_ctx
 
 

@@ -8,9 +8,8 @@ import pygit2
 
 from bot.git import apply as apply_mod
 from bot.sync import store as sync_store
-from tests.e2e.test_chain_conflict import MIDDLE, bot_comments, fork_git
 from tests.e2e.test_finish_breaks import stop_chain, world  # noqa: F401 (the fixture)
-from tests.support.github import commit_files, git
+from tests.support.sync_world import bot_comments, fork_git, push_resolution
 
 TOKEN = "ghs_" + "FinishApplyCanary" * 3
 
@@ -25,11 +24,7 @@ async def alice_resolves(w, tmp_path, branch: str, c2: str) -> str:
     """alice clones the chain ``branch`` stopped at c2's conflict, resolves it, pushes, and the bot
     handles the push: the fold reached GitHub (the branch's one commit past main, the pick of
     ``c2``) and her commits are kept under refs/forksync/resolutions. Returns the fold's sha."""
-    wt = tmp_path / "alice"
-    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
-    good = commit_files(wt, {"third_party/amd/x.cpp": "int x = 12;\n" + MIDDLE + "int z;\n"},
-                        "resolve x\n\nFile: third_party/amd/x.cpp\nReason: keeps the fork's tuning on upstream's new x\n")
-    git(wt, "push", "-q", "origin", "HEAD")
+    _, good = push_resolution(w, tmp_path, branch)
     await w.bot.settle()
     unit_id = branch.removeprefix("forksync/")
     assert fork_git(w, "rev-parse", f"refs/forksync/resolutions/{unit_id}/{good[:12]}") == good

@@ -17,9 +17,8 @@ import pytest
 
 from bot.app import schedules
 from bot.git.apply import COMMITTER
-from tests.e2e.test_chain_conflict import bot_comments, fork_git, open_prs
 from tests.support.github import GIT_ENV, commit_files, git
-from tests.support.sync_world import MIDDLE, chain_world
+from tests.support.sync_world import MIDDLE, bot_comments, chain_world, fork_git, open_prs
 from tests.support.validation_world import tick_ctx
 
 

@@ -7,19 +7,15 @@ from __future__ import annotations
 from bot.sync import store as sync_store
 from bot.sync.errors import SyncError
 from bot.sync.service import SyncService
-from tests.e2e.test_chain_conflict import MIDDLE, bot_comments, fork_git
 from tests.e2e.test_finish_breaks import stop_chain, world  # noqa: F401 (the fixture)
 from tests.support.github import commit_files, git
+from tests.support.sync_world import bot_comments, fork_git, push_resolution
 
 
 async def test_a_fold_that_lost_the_race_leaves_no_push_of_forksyncs_behind(world, tmp_path, monkeypatch):  # noqa: F811
     w, up_src, upstream = world
     chain, branch, c2, _ = await stop_chain(w, up_src, upstream)
-    wt = tmp_path / "alice"
-    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
-    good = commit_files(wt, {"third_party/amd/x.cpp": "int x = 12;\n" + MIDDLE + "int z;\n"},
-                        "resolve x\n\nFile: third_party/amd/x.cpp\nReason: keeps the fork's tuning on upstream's new x\n")
-    git(wt, "push", "-q", "origin", "HEAD")
+    wt, good = push_resolution(w, tmp_path, branch)
     real = SyncService._git
     raced = []
 
@@ -48,11 +44,7 @@ async def test_a_fold_push_whose_answer_was_lost_is_recorded_as_the_fold(world, 
     "could not update" over a branch that was updated."""
     w, up_src, upstream = world
     chain, branch, c2, _ = await stop_chain(w, up_src, upstream)
-    wt = tmp_path / "alice"
-    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
-    good = commit_files(wt, {"third_party/amd/x.cpp": "int x = 12;\n" + MIDDLE + "int z;\n"},
-                        "resolve x\n\nFile: third_party/amd/x.cpp\nReason: keeps the fork's tuning on upstream's new x\n")
-    git(wt, "push", "-q", "origin", "HEAD")
+    wt, good = push_resolution(w, tmp_path, branch)
     real = SyncService._git
     lost = []
 

@@ -8,11 +8,10 @@ import pytest
 
 from bot.git import apply as apply_mod
 from bot.sync import store as sync_store
-from tests.e2e.test_chain_conflict import MIDDLE, fork_git
-from tests.e2e.test_crash_recovery import Killed, restart
 from tests.e2e.test_finish_apply_fails import status_body
 from tests.e2e.test_finish_breaks import stop_chain, world  # noqa: F401 (the fixture)
-from tests.support.github import commit_files, git
+from tests.support.crash import Killed, dies_saving_branch, restart
+from tests.support.sync_world import fork_git, push_resolution
 from tests.support.validation_world import tick_ctx
 
 
@@ -29,21 +28,8 @@ async def test_a_recovered_fold_whose_next_pick_fails_shows_the_unit_blocked(wor
         return real(git_dir, unit, **kw)
 
     monkeypatch.setattr(apply_mod, "apply_unit", apply_unit)
-    save_branch = sync_store.save_branch
-    killed = []
-
-    def dies_after_the_fold(store, **row):
-        if row.get("branch") == branch and row.get("verified_tip") and not killed:
-            killed.append(row["pushed_tip"])
-            raise Killed()
-        save_branch(store, **row)
-
-    monkeypatch.setattr(sync_store, "save_branch", dies_after_the_fold)
-    wt = tmp_path / "alice"
-    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
-    commit_files(wt, {"third_party/amd/x.cpp": "int x = 12;\n" + MIDDLE + "int z;\n"},
-                 "resolve x\n\nFile: third_party/amd/x.cpp\nReason: keeps the fork's tuning on upstream's new x\n")
-    git(wt, "push", "-q", "origin", "HEAD")
+    killed = dies_saving_branch(monkeypatch, branch, "verified_tip")
+    push_resolution(w, tmp_path, branch)
     with pytest.raises(Killed):
         await w.bot.settle()
     assert fork_git(w, "rev-parse", branch) == killed[0]

@@ -5,10 +5,11 @@ at its conflict, and the person's resolution would leave the PR (kept only under
 ``refs/forksync/resolutions/``): the branch is left as it is, and the PR says why."""
 from __future__ import annotations
 
-from tests.e2e.test_conflict_owed import fork_git, stacked_world  # noqa: F401
+from tests.e2e.test_conflict_owed import stacked_world  # noqa: F401
 from tests.e2e.test_dependency_lands import resolved_by_hand
 from tests.support.e2e import status_issue
 from tests.support.github import commit_files, git
+from tests.support.sync_world import fork_git
 
 
 async def said_on(w, number: int) -> str:

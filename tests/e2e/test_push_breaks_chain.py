@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.test_chain_conflict import bot_comments, open_prs
 from tests.support import sync_world
 from tests.support.github import commit_files, git
-from tests.support.sync_world import MIDDLE
+from tests.support.sync_world import MIDDLE, bot_comments, open_prs
 
 
 @pytest.fixture

@@ -4,9 +4,10 @@ it — a rebuild would pick the resolved commit afresh, back at its conflict, an
 resolution would leave the PR (bot/sync/shrink.py, "tell")."""
 from __future__ import annotations
 
-from tests.e2e.test_conflict_owed import fork_git, picked, stacked_world  # noqa: F401
+from tests.e2e.test_conflict_owed import picked, stacked_world  # noqa: F401
 from tests.e2e.test_dependency_lands import resolved_by_hand
 from tests.support.e2e import status_command, status_issue
+from tests.support.sync_world import fork_git
 
 
 async def test_a_decision_on_a_chain_a_person_resolved_keeps_their_resolution_on_the_branch(stacked_world, tmp_path):  # noqa: F811

@@ -15,18 +15,9 @@ from markdown_it import MarkdownIt
 from bot.cli.main import main as forksync
 from bot.github.limits import BODY_LIMIT
 from tests.support.github import commit_files, git
-from tests.support.sync_world import CONFIG, MIDDLE, chain_world, upstream_files, validated_world
+from tests.support.sync_world import CONFIG, MIDDLE, bot_comments, chain_world, open_prs, upstream_files, validated_world
 
 _MD = MarkdownIt("commonmark").enable(["table"])
-
-
-async def open_prs(gh):
-    return sorted([p async for p in gh.getiter("/repos/meta/triton/pulls?state=open")], key=lambda p: p["head"]["ref"])
-
-
-async def bot_comments(w, number):
-    return [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{number}/comments")
-            if c["user"]["login"] == "forksync[bot]"]
 
 
 def blocks(body: str) -> list:

@@ -4,7 +4,9 @@ writers alice and carol, and the App installed on the fork (its status issue ope
 the end-to-end tests of sync PRs that are validated, gated and merged."""
 from __future__ import annotations
 
+import subprocess
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import aiohttp
 
@@ -76,9 +78,44 @@ MIDDLE = "".join(f"// line {i}\n" for i in range(8))
 X0 = "int x;\n" + MIDDLE + "int z;\n"
 
 
-def chain_world(fake, tmp_path):
+def chain_world(fake, tmp_path, config: str = CONFIG):
     """:func:`validated_world` with ``X0`` upstream and the fork's own commit "fork: tune x" (its
-    first line ``int x = 10;``): yields ``(world, upstream source checkout, upstream repo)``."""
-    return validated_world(fake, tmp_path, CONFIG, files=upstream_files(**{"third_party/amd/x.cpp": X0}),
+    first line ``int x = 10;``), the fork's settings ``config``: yields ``(world, upstream source
+    checkout, upstream repo)``."""
+    return validated_world(fake, tmp_path, config, files=upstream_files(**{"third_party/amd/x.cpp": X0}),
                            fork_commits=(({"third_party/amd/x.cpp": "int x = 10;\n" + MIDDLE + "int z;\n"},
                                           "fork: tune x"),))
+
+
+#: what alice's resolution of the chain's conflict makes of the AMD file: the fork's tuning on upstream's new ``x``
+RESOLVED_X = "int x = 12;\n" + MIDDLE + "int z;\n"
+
+
+def push_resolution(w, tmp_path, branch: str) -> tuple[Path, str]:
+    """alice clones the chain ``branch`` of :func:`chain_world`, stopped at upstream's new ``x``,
+    into ``tmp_path / "alice"``, commits her resolution (``RESOLVED_X``, with its ``File:`` and
+    ``Reason:`` lines) and pushes it; the bot has not handled the push yet. Returns ``(her
+    checkout, her commit's sha)``."""
+    wt = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
+    good = commit_files(wt, {"third_party/amd/x.cpp": RESOLVED_X},
+                        "resolve x\n\nFile: third_party/amd/x.cpp\nReason: keeps the fork's tuning on upstream's new x\n")
+    git(wt, "push", "-q", "origin", "HEAD")
+    return wt, good
+
+
+async def open_prs(gh) -> list[dict]:
+    """The fork's open pull requests as ``gh`` (a person's client) reads them, by head branch name."""
+    return sorted([p async for p in gh.getiter("/repos/meta/triton/pulls?state=open")], key=lambda p: p["head"]["ref"])
+
+
+async def bot_comments(w, number: int) -> list[str]:
+    """The bodies of forksync's comments on the fork's PR or issue ``number``, oldest first."""
+    return [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{number}/comments")
+            if c["user"]["login"] == "forksync[bot]"]
+
+
+def fork_git(w, *args: str) -> str:
+    """``git *args`` in the fork's repository on the local GitHub; its stdout, stripped."""
+    return subprocess.run(["git", f"--git-dir={w.fork.path}", *args], capture_output=True, text=True,
+                          check=True).stdout.strip()
