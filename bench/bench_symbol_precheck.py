@@ -1,16 +1,18 @@
 """Benchmark: the shared-symbol pre-check (``symbols.may_share_symbols``) on real pairs of changes —
 how often it says "none shared" without a parse, and that it is never wrong (docs/plan.md,
-"A Python name's outer definitions").
+"A Python name's outer definitions" and "A C++ name's enclosing blocks").
 
 For every file of ``--languages`` that a commit among the last ``--commits`` first-parent,
 single-parent commits of ``--ref`` modifies, the changes to that file are paired (each with up to
 ``--partners`` others, drawn with a fixed seed); for each pair ``(A, B)`` the pre-check is asked
 whether B's change may share a symbol with A's symbols (``symbols_of_change``), and every "no" is
-checked against B's parsed symbols. Prints the pairs, the "no"s and the wrong "no"s; exits 1 on a
+checked against B's parsed symbols, both as a whole-file parse gives them and as the planner's parse
+by top-level parts does (parts up to ``PART_SHARE_FRESH`` of the text, the most the planner parses
+that way). Prints the pairs, the "no"s, the wrong "no"s and the pre-check's own CPU; exits 1 on a
 wrong one.
 
     PYTHONPATH=. .venv/bin/python bench/bench_symbol_precheck.py \\
-        --repo /work/.mirror/facebookexperimental+triton/repo --ref a4ce9c2a2
+        --repo /work/.mirror/facebookexperimental+triton/repo --ref a4ce9c2a2 --languages python,cpp
 """
 from __future__ import annotations
 
@@ -26,11 +28,17 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import pygit2  # noqa: E402
 
 from bot.git.repo import commit_info  # noqa: E402
-from bot.plan.symbols import TOP_LEVEL, language_for, may_share_symbols, symbols_of_change  # noqa: E402
+from bot.plan.symbols import PART_SHARE_FRESH, TOP_LEVEL, language_for, may_share_symbols, parser_for, symbols_of_change  # noqa: E402
+
+
+def by_parts(fc, old: bytes, new: bytes):
+    """The symbols of ``fc`` as the planner's parse by top-level parts gives them."""
+    return symbols_of_change(fc, old, new, parse_part=lambda text, lang: parser_for(lang).parse(text).root_node,
+                             part_share=lambda text, lang: PART_SHARE_FRESH)
 
 
 def changes_by_path(repo: pygit2.Repository, ref: str, commits: int, languages: set[str]) -> dict[str, list]:
-    """``{path: [(FileChange, old text, new text)]}`` of the modified files of ``languages``."""
+    """``{path: [(FileChange, old text, new text, commit sha)]}`` of the modified files of ``languages``."""
     walker = repo.walk(repo.revparse_single(ref).peel(pygit2.Commit).id, pygit2.enums.SortMode.TOPOLOGICAL)
     walker.simplify_first_parent()
     out: dict[str, list] = defaultdict(list)
@@ -41,7 +49,7 @@ def changes_by_path(repo: pygit2.Repository, ref: str, commits: int, languages: 
             continue
         for fc in commit_info(repo, str(c.id), renames=False).files:
             if fc.status == "M" and language_for(fc.path) in languages:
-                out[fc.path].append((fc, c.parents[0].tree[fc.path].data, c.tree[fc.path].data))
+                out[fc.path].append((fc, c.parents[0].tree[fc.path].data, c.tree[fc.path].data, str(c.id)))
     return out
 
 
@@ -58,21 +66,34 @@ def main(argv=None) -> int:
     by_path = changes_by_path(repo, args.ref, args.commits, set(args.languages.split(",")))
     rnd = random.Random(0)
     pairs = no = wrong = 0
+    cpu = 0.0
+    by_lang: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for path, changes in sorted(by_path.items()):
-        syms = [symbols_of_change(fc, old, new) for fc, old, new in changes]
+        syms = [symbols_of_change(fc, old, new) for fc, old, new, _ in changes]
+        parts: dict[int, frozenset | None] = {}
         for i in range(len(changes)):
             for j in rnd.sample(range(len(changes)), min(args.partners, len(changes))):
                 if i == j or syms[i] is None or syms[j] is None:
                     continue
-                fc, old, new = changes[j]
+                fc, old, new, sha = changes[j]
                 pairs += 1
-                if not may_share_symbols(fc, old, new, syms[i]):
+                by_lang[language_for(path)][0] += 1
+                c0 = time.process_time()
+                maybe = may_share_symbols(fc, old, new, syms[i])
+                cpu += time.process_time() - c0
+                if not maybe:
                     no += 1
-                    if (syms[i] & syms[j]) - {TOP_LEVEL}:
-                        wrong += 1
-                        print(f"wrong: {path}: {sorted(syms[i])[:4]} against {sorted(syms[j])[:4]}")
-    print(f"{args.ref} ({args.languages}): {len(by_path)} files, {pairs} pairs, {no} said none shared, "
-          f"{wrong} wrong; {time.perf_counter() - t0:.0f} s, load {os.getloadavg()[0]:.2f}")
+                    by_lang[language_for(path)][1] += 1
+                    if j not in parts:
+                        parts[j] = by_parts(fc, old, new)
+                    for theirs in (syms[j], parts[j]):
+                        if theirs is None or (syms[i] & theirs) - {TOP_LEVEL}:
+                            wrong += 1
+                            print(f"wrong: {path} {sha[:12]}: {sorted(syms[i])[:4]} against {sorted(theirs or ())[:4]}")
+                            break
+    langs = ", ".join(f"{lang} {n} pairs, {k} none shared" for lang, (n, k) in sorted(by_lang.items()))
+    print(f"{args.ref} ({args.languages}): {len(by_path)} files, {pairs} pairs ({langs}), {no} said none shared, "
+          f"{wrong} wrong; pre-check CPU {cpu:.1f} s; {time.perf_counter() - t0:.0f} s, load {os.getloadavg()[0]:.2f}")
     return 1 if wrong else 0
 
 
