@@ -136,3 +136,56 @@ def test_the_gate_holds_only_the_held_units_pr():
                            f"2 commit(s) it no longer has (`{'b' * 12}`, `{'c' * 12}`)"), said
     assert upstream_rewound(st, 8) == "" and upstream_rewound(SyncStatus(repo="meta/fork"), 7) == "" \
         and upstream_rewound(None, 7) == ""
+
+
+# the record of a rewind that holds B and C, moved back from C to A (the status's ``rewound``)
+PRIOR = {"ref": "main", "from": "C", "to": "A",
+         "commits": [{"sha": "B", "subject": "subject B"}, {"sha": "C", "subject": "subject C"}],
+         "units": [{"id": "chain-c", "branch": "forksync/chain-c", "pr": 6, "shas": ["B", "C"]}], "at": 1000.0}
+
+
+def reaches_without_bc(older: str, newer: str) -> bool:
+    """The working repository cloned again after the rewind: B and C, which upstream no longer
+    has, are absent, so no ancestry through them can be read."""
+    return "B" not in (older, newer) and "C" not in (older, newer) and reaches(older, newer)
+
+
+@pytest.mark.parametrize("tip,gone,expected", [
+    # still at the rewound tip: the hold stands on its record (the commits cannot be read any more)
+    ("A", {}, Rewind("C", "A", GONE_BC, {})),
+    # moved back further: the same hold
+    ("O", {}, Rewind("C", "O", GONE_BC, {})),
+    # new commits on the rewound tip: the rewind was meant, the recorded commits are dropped
+    ("D", {}, Rewind("", "D", {}, GONE_BC)),
+])
+def test_a_hold_stands_on_its_record_when_the_commits_it_holds_are_gone_from_the_repository(tip, gone, expected):
+    """A working repository cloned again (after a crash, on a new host) no longer has the commits
+    upstream took back, nor the tip it moved back from: what tells the rewind from a rewrite is
+    gone with them. The hold must not end for that — its PRs would lose the gate's hold and could
+    land a change upstream took back —, nor may its commits be forgotten once upstream builds on
+    the rewound history (their units would never be closed)."""
+    assert rewind("C", tip, gone, reaches_without_bc, PRIOR) == expected
+
+
+def test_a_rewind_that_holds_no_open_unit_is_not_recorded():
+    """Commits carried only by branches with no open unit (a kept branch, a refused PR) hold
+    nothing: no warning "0 units held" stands on the status issue and /healthz."""
+    r = rewind("C", "A", GONE_BC, reaches)
+    assert r.since == "C" and record(r, "main", [], 1000.0) is None
+
+
+def test_the_edge_keeps_no_ref_to_a_tip_the_repository_lacks(tmp_path: Path):
+    """A hold standing on its record after the repository lost the tip moved back from: the ref
+    that would keep that tip cannot point at a missing object, and the edge says the hold as before."""
+    src = tmp_path / "up"
+    o, a = make_source_repo(src, [{"a.py": "a = 0\n"}, {"a.py": "a = 1\n"}])
+    bare = tmp_path / "work.git"
+    git(tmp_path, "clone", "-q", "--bare", str(src), str(bare))
+    ref = "refs/remotes/upstream/main"
+    git(bare, "update-ref", ref, a)
+    b, c = "b" * 40, "c" * 40         # upstream took them back; this clone never had them
+    branch = [InFlightBranch(name="forksync/chain-x", unit_id="chain-x", kind="chain", tip=None,
+                             upstream_shas=(b, c))]
+    prior = {**RECORD, "from": c, "to": a}
+    assert upstream_rewind(bare, ref, branch, {}, c, prior) == Rewind(c, a, {b: "Set b (#1)", c: "Set c (#2)"}, {})
+    assert REWOUND_REF not in pygit2.Repository(str(bare)).references

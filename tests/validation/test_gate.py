@@ -506,3 +506,10 @@ def test_owners_are_matched_with_logins_in_any_case(state, blocking, passed):
     d = decide(state, SUITES, CASED)
     assert [(f.code, f.subject, f.detail) for f in d.blocking] == blocking
     assert [(f.code, f.subject, f.detail) for f in d.passed if f.code in ("approved", "signed-off")] == passed
+
+
+def test_an_unknown_verdict_without_a_reason_is_shown_as_python_writes_it():
+    """A result whose verdict is none of the runner's words and which gives no reason: the finding
+    names the verdict as ``repr`` writes it, so a quote or a backslash in it shows as what it is."""
+    d = decide(pr(results=(fail("kernels", [], verdict="it's\\odd"),) + ALL_GREEN[1:]), SUITES, AREAS)
+    assert [f.detail for f in d.blocking if f.code == "suite-error"] == ["verdict \"it's\\\\odd\""]
