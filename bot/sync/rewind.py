@@ -21,6 +21,10 @@ anything else: a rewrite, or new commits    dropped: the rewind was meant, upstr
 built on the rewound tip                    the rewound history
 ==========================================  ===============================================
 
+Where the repository no longer has ``last`` (cloned again: upstream no longer has those commits),
+the hold stands on its record (``prior``) while the tip is the rewound one or an ancestor of it;
+anything else drops the recorded commits. A rewind no open unit is held by is not recorded.
+
 A held commit is decided nothing: its unit is neither closed nor rebuilt, and its PR is not merged
 (the gate's ``upstream-rewound``: a change upstream took back, even for now, must not land).
 """
@@ -51,11 +55,25 @@ class Rewind:
     dropped: Mapping[str, str] = field(default_factory=dict)
 
 
-def rewind(last: str, tip: str, gone: Mapping[str, str], reaches: Reaches) -> Rewind:
+def rewind(last: str, tip: str, gone: Mapping[str, str], reaches: Reaches, prior: Mapping | None = None) -> Rewind:
     """Split ``gone`` (full sha → subject: carried commits upstream's ``tip`` no longer reaches,
     :func:`bot.sync.service.dropped_from_upstream`) by the table in the module doc. ``last``: the
     tip forksync last synced (``""`` none), or the one an earlier rewind that still holds moved
-    back from. A rewind whose ``last`` reaches none of ``gone`` holds nothing (``since`` ``""``)."""
+    back from. A rewind whose ``last`` reaches none of ``gone`` holds nothing (``since`` ``""``).
+
+    ``prior``: the record of the rewind that still holds (:func:`record`; None: none). Where the
+    repository no longer has the tip it moved back from (cloned again after a crash, on a new
+    host: upstream no longer has those commits, so no fetch brings them), the hold stands on that
+    record — while upstream's tip is the rewound one or an ancestor of it — and once upstream
+    builds on the rewound history (or rewrites it) the recorded commits are dropped with ``gone``:
+    losing the objects ends neither the gate's hold nor, later, the close of their units."""
+    if prior and prior.get("from") == last and last and not reaches(last, last):
+        to = prior.get("to") or ""
+        recorded = {c["sha"]: c.get("subject", "") for c in prior.get("commits", ())}
+        if tip and to and reaches(tip, to):
+            held = {**recorded, **{s: subj for s, subj in gone.items() if reaches(s, to)}}
+            return Rewind(last, tip, held, {s: subj for s, subj in gone.items() if s not in held})
+        return Rewind("", tip, {}, {**recorded, **gone})
     if not last or not tip or tip == last or not reaches(tip, last):
         return Rewind("", tip, {}, dict(gone))
     held = {s: subj for s, subj in gone.items() if reaches(s, last)}
@@ -73,8 +91,10 @@ def record(r: Rewind, ref: str, units: Sequence[OpenUnit], since_at: float) -> d
     """The status's record of a rewind that holds units (:attr:`bot.sync.status.SyncStatus.rewound`),
     None when ``r`` holds nothing: ``{"ref", "from", "to", "commits": [{"sha","subject"}], "units":
     [{"id","branch","pr","shas"}], "at"}``. ``ref``: upstream's branch; ``units``: the held ones
-    (:func:`held_units`); ``since_at``: when the rewind was first seen (epoch s)."""
-    if not r.since:
+    (:func:`held_units`); ``since_at``: when the rewind was first seen (epoch s). A rewind whose
+    commits no open unit carries (only a kept branch, a unit whose PR was refused) holds nothing
+    a person waits on: not recorded, so no "0 units held" warning stands on the status issue."""
+    if not r.since or not units:
         return None
     return {"ref": ref, "from": r.since, "to": r.tip,
             "commits": [{"sha": s, "subject": subj} for s, subj in r.held.items()],

@@ -289,11 +289,13 @@ def dropped_from_upstream(git_dir: Path, upstream_ref: str, in_flight, ledger) -
 REWOUND_REF = "refs/forksync/rewound"
 
 
-def upstream_rewind(git_dir: Path, upstream_ref: str, in_flight, ledger, last: str) -> rewind_mod.Rewind:
+def upstream_rewind(git_dir: Path, upstream_ref: str, in_flight, ledger, last: str,
+                    prior: dict | None = None) -> rewind_mod.Rewind:
     """:func:`dropped_from_upstream`, split by :func:`bot.sync.rewind.rewind` against ``last``
     (the tip forksync last synced, or the one a rewind that still holds moved back from; ``""``
-    none) into the commits a rewind holds and those dropped. :data:`REWOUND_REF` is set to the
-    tip moved back from while a rewind holds, and removed otherwise."""
+    none) and ``prior`` (that rewind's record, :attr:`bot.sync.status.SyncStatus.rewound`) into the
+    commits a rewind holds and those dropped. :data:`REWOUND_REF` is set to the tip moved back from
+    while a rewind holds and the repository has it, and removed otherwise."""
     gone = dropped_from_upstream(git_dir, upstream_ref, in_flight, ledger)
     repo = open_repository(str(git_dir))
     try:
@@ -306,8 +308,8 @@ def upstream_rewind(git_dir: Path, upstream_ref: str, in_flight, ledger, last: s
             return older in repo and newer in repo and (older == newer or repo.descendant_of(newer, older))
         except (KeyError, ValueError, pygit2.GitError):
             return False
-    r = rewind_mod.rewind(last, tip, gone, reaches)
-    if r.since:
+    r = rewind_mod.rewind(last, tip, gone, reaches, prior)
+    if r.since and r.since in repo:
         repo.references.create(REWOUND_REF, r.since, force=True)
     elif REWOUND_REF in repo.references:
         repo.references.delete(REWOUND_REF)
@@ -593,7 +595,7 @@ class SyncService:
             # so that a rewind seen then is not taken for a rewrite after `/forksync unhold`
             ledger = {e.sha: e for e in core.ledger}
             rw = await asyncio.to_thread(upstream_rewind, git_dir, f"refs/remotes/upstream/{up_ref}", core.in_flight,
-                                         ledger, (st.rewound or {}).get("from") or st.upstream_head)
+                                         ledger, (st.rewound or {}).get("from") or st.upstream_head, st.rewound)
             open_units = self._open_for_shrink(ctx, full_name, core)
             held = rewind_mod.held_units(open_units, rw.held)
             same = st.rewound and st.rewound.get("from") == rw.since     # the same rewind, seen again
@@ -601,6 +603,9 @@ class SyncService:
             if rewound:
                 lines.append(f"upstream's {up_ref} moved back from {rw.since[:12]} to {rw.tip[:12]}: "
                              f"{len(held)} unit(s) held, carrying {len(rw.held)} commit(s) it no longer has")
+            if rewound != st.rewound:
+                # the gate holds the held units' PRs from now, not from the end of this sync
+                sync_store.save_rewound(ctx.store, full_name, rewound)
             held_ids = {u.unit_id for u in held}
             # read again: a `/forksync hold` may have come in while the plan was computed
             if not (sync_store.load_status(ctx.store, full_name) or st).held:

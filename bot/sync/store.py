@@ -238,6 +238,15 @@ def set_hold(store: Store, repo: str, on: bool, held_by: str) -> bool:
     return True
 
 
+def save_rewound(store: Store, repo: str, rewound: dict | None) -> None:
+    """Store only the status's ``rewound`` (:func:`bot.sync.rewind.record`) of ``repo``, as soon as
+    a sync has judged upstream's move: the gate reads it (``upstream-rewound``) for every PR event,
+    and a sync publishes for minutes before it saves the whole status."""
+    with store.transaction():
+        st = load_status(store, repo) or SyncStatus(repo=repo)
+        _write(store, replace(st, rewound=rewound), only=("rewound_json",))
+
+
 def failing_jobs(store: Store) -> list[dict]:
     """Every fork's failing scheduled jobs: ``[{"repo", "job", "error", "since", "at", "count"}]``."""
     return [{"repo": st.repo, **j} for st in load_all_statuses(store) for j in st.failing_jobs]

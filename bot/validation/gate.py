@@ -388,7 +388,7 @@ def _suite_findings(pr: PRState, suites: tuple[SuiteRequirement, ...], blocking,
                 if "retry-on-another-runner" not in actions:
                     actions.append("retry-on-another-runner")
             else:
-                blocking.append(Finding("suite-error", _text("suite_error", reason=r.reason, verdict=r.verdict), subj))
+                blocking.append(Finding("suite-error", _text("suite_error", reason=r.reason, verdict=repr(r.verdict)), subj))
             if r.verdict != "pending":
                 _skip_findings(s, plat, r, last_base.get((s.name, plat)), pr.base_sha, blocking, listed)
 
@@ -471,7 +471,7 @@ def _l3_findings(pr: PRState, gone: tuple[str, ...], blocking, passed, listed):
         elif rows:
             r = rows[-1]
             blocking.append(Finding("l3-failed", _text("l3_failed", head=pr.head_sha, reason=r.reason, failing=list(r.failing),
-                                                       verdict=r.verdict), subj))
+                                                       verdict=repr(r.verdict)), subj))
         elif any(q.status == "done" for q in here):
             verdict = next(q.verdict for q in reversed(here) if q.status == "done")
             blocking.append(Finding("l3-failed", _text("l3_no_result", head=pr.head_sha, verdict=verdict), subj))

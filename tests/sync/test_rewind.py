@@ -189,3 +189,15 @@ def test_the_edge_keeps_no_ref_to_a_tip_the_repository_lacks(tmp_path: Path):
     prior = {**RECORD, "from": c, "to": a}
     assert upstream_rewind(bare, ref, branch, {}, c, prior) == Rewind(c, a, {b: "Set b (#1)", c: "Set c (#2)"}, {})
     assert REWOUND_REF not in pygit2.Repository(str(bare)).references
+
+
+def test_the_rewind_is_stored_alone_as_soon_as_it_is_judged(tmp_path: Path):
+    """The sync stores the rewind before it publishes (the gate reads it for every PR event),
+    writing that column only: the rest of the status stays as stored until the sync saves it."""
+    store = Store(tmp_path / "s.db")
+    sync_store.save_status(store, SyncStatus(repo="meta/fork", upstream_head="c" * 40, days_behind=3.5))
+    sync_store.save_rewound(store, "meta/fork", RECORD)
+    st = sync_store.load_status(store, "meta/fork")
+    assert (st.rewound, st.upstream_head, st.days_behind) == (RECORD, "c" * 40, 3.5)
+    sync_store.save_rewound(store, "meta/fork", None)
+    assert sync_store.load_status(store, "meta/fork").rewound is None
