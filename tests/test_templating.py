@@ -526,6 +526,32 @@ def test_the_cli_prints_no_words_of_its_own():
     assert {f.split(":")[0] + ":" + f.split(": ", 1)[1] for f in found} - CLI_TEXT_IN_CODE == set(), sorted(found)
 
 
+#: what bot/sync/service.py keeps as literals with words: its log lines (an operator's, never a
+#: person's on GitHub), a regular expression, a git format, and a programming error's message
+SERVICE_NOT_TEXTS = {
+    "%s: planned %d pending commit(s) into %d unit(s): %d merge(s) computed, %d read from the cache, "
+    "%d file change(s)' symbols computed, %.2f s",
+    "%s: removed git lock file(s) a git killed mid-run left: %s",
+    "%s: the working repository was damaged (%s); %s", "removed, to be cloned again",
+    "the damaged refs removed, to be fetched again",
+    "%s: removed what a pack writer killed mid-write left in %s: %s",
+    "deterministic rules skipped on %s at %s: %s",
+    "%s: %s is at the fold %s although its push failed (%s); recorded",
+    "%s: %s is at %s, the fold a run that stopped before recording it pushed; recorded now",
+    "^Resolved-by:[ \\t]*(.+?)[ \\t]*$", "--format=%H %s", "bot.sync.rebuild asked for an unknown fact ",
+}
+
+
+def test_the_sync_says_no_words_of_its_own_outside_its_log():
+    """The sync's summary lines, its units' states on the status issue and its command replies
+    come from github/sync_texts.txt.j2; what is left in code is its log, a pattern and a format."""
+    import ast
+
+    found = {ast.literal_eval(p.split(": ", 1)[1]) for p in _phrases(
+        Path(__file__).resolve().parents[1].joinpath("bot/sync/service.py").read_text(encoding="utf-8"))}
+    assert found - SERVICE_NOT_TEXTS == set()
+
+
 @pytest.mark.parametrize("code, found", [
     ('print(f"stopped at {sha}")', True),
     ('print("forksync: interrupted", file=sys.stderr)', True),
