@@ -526,6 +526,32 @@ def test_the_cli_prints_no_words_of_its_own():
     assert {f.split(":")[0] + ":" + f.split(": ", 1)[1] for f in found} - CLI_TEXT_IN_CODE == set(), sorted(found)
 
 
+#: what bot/sync/service.py keeps as literals with words: its log lines (an operator's, never a
+#: person's on GitHub), a regular expression, a git format, and a programming error's message
+SERVICE_NOT_TEXTS = {
+    "%s: planned %d pending commit(s) into %d unit(s): %d merge(s) computed, %d read from the cache, "
+    "%d file change(s)' symbols computed, %.2f s",
+    "%s: removed git lock file(s) a git killed mid-run left: %s",
+    "%s: the working repository was damaged (%s); %s", "removed, to be cloned again",
+    "the damaged refs removed, to be fetched again",
+    "%s: removed what a pack writer killed mid-write left in %s: %s",
+    "deterministic rules skipped on %s at %s: %s",
+    "%s: %s is at the fold %s although its push failed (%s); recorded",
+    "%s: %s is at %s, the fold a run that stopped before recording it pushed; recorded now",
+    "^Resolved-by:[ \\t]*(.+?)[ \\t]*$", "--format=%H %s", "bot.sync.rebuild asked for an unknown fact ",
+}
+
+
+def test_the_sync_says_no_words_of_its_own_outside_its_log():
+    """The sync's summary lines, its units' states on the status issue and its command replies
+    come from github/sync_texts.txt.j2; what is left in code is its log, a pattern and a format."""
+    import ast
+
+    found = {ast.literal_eval(p.split(": ", 1)[1]) for p in _phrases(
+        Path(__file__).resolve().parents[1].joinpath("bot/sync/service.py").read_text(encoding="utf-8"))}
+    assert found - SERVICE_NOT_TEXTS == set()
+
+
 @pytest.mark.parametrize("code, found", [
     ('print(f"stopped at {sha}")', True),
     ('print("forksync: interrupted", file=sys.stderr)', True),
@@ -670,6 +696,55 @@ INPUTS_CASES: dict[str, tuple[dict, str, str]] = {
     "ruleset_rule": (dict(ruleset_id=4021, source_type="Repository", source="meta/triton"), "check_note", "rule"),
 }
 
+# A sync's own words (templates/github/sync_texts.txt.j2): its summary lines, the status issue's
+# unit states, the problems a resolution check names, and the replies to /forksync commands.
+CU = f"chain-{S2[:12]}"
+SYNC_CASES: dict[str, dict] = {
+    "issues_off": dict(repo="facebookexperimental/triton"),
+    "no_upstream": dict(repo="facebookexperimental/triton"),
+    "no_op_reason": dict(fork_head=FORK[:12]),
+    "no_ops": dict(n=3),
+    "planned": dict(repo="facebookexperimental/triton", reason="push to triton-lang/triton main", n=4),
+    "in_flight": dict(),
+    "rewound": dict(ref="main", since=S1[:12], tip=S3[:12], held=2, carried=5),
+    "ended_while_planned": dict(unit=CU, state="landed", pr=412),
+    "ended_while_running": dict(unit=CU, state="closed", pr=412),
+    "held": dict(unit=CU, ref="main"),
+    "units_wait": dict(n=3, cap=4),
+    "waiting_state": dict(cap=4),
+    "unclosed": dict(repo="facebookexperimental/triton", errors=f"#412 ({CU}): 502 Bad Gateway"),
+    "retrying": dict(repo="facebookexperimental/triton", n=1, reasons=f"{CU}: GitHub answered 502 to the push"),
+    "found_closed": dict(pr=412, merged=False, unit=CU),
+    "moved_on_github": dict(unit=CU, branch=f"forksync/{CU}", tip=FORK[:12]),
+    "nothing_applied": dict(unit=CU, conflict=S2[:12], error=None),
+    "first_commit_blocked": dict(unit=CU, sha=S2[:12], files="third_party/amd/lib/TritonAMDGPUToLLVM/BarrierOpToLLVM.cpp, README.md"),
+    "published": dict(unit=CU, pr=412, what="opened", conflict=S2[:12], reason=None, agent="conflict agent: committed"),
+    "then": dict(note="PR #412 updated"),
+    "decided_all": dict(unit=CU),
+    "rebuilt_without": dict(n=2),
+    "decided_kept": dict(unit=CU, n=2, said=True),
+    "agent_cut": dict(deadline="1800"),
+    "agent_not_tried": dict(deadline="1800"),
+    "blocked": dict(unit=CU, what=f"its pick of upstream {S2[:12]} failed", reason="git cherry-pick failed (1)"),
+    "state_person": dict(),
+    "state_rebase": dict(),
+    "state_blocked": dict(what=f"its pick of upstream {S2[:12]} failed"),
+    "state_conflict": dict(sha=S2[:12]),
+    "status_off": dict(),
+    "status_issue": dict(number=7, what="updated"),
+    "status_absent": dict(),
+    "conflict_commit_gone": dict(commit=FORK[:12], upstream=S2[:12], keep=f"refs/forksync/keep/{CU}/{FORK[:12]}"),
+    "upstream_rewritten": dict(sha=S2[:12], ref="main"),
+    "folded_reason": dict(sha=S2[:12], branch=f"forksync/{CU}"),
+    "agent_reason": dict(branch=f"forksync/{CU}"),
+    "resolve_not_chain": dict(),
+    "resolve_not_stopped": dict(),
+    "resolve_no_agent": dict(),
+    "no_plan": dict(user="fiona"),
+    "pick_not_one": dict(target="#9012", n=3),
+    "requested_by": dict(user="fiona"),
+}
+
 
 def _blocks(name: str) -> set[str]:
     from bot.templating import environment
@@ -682,6 +757,7 @@ def test_every_finding_and_blocked_text_has_a_case():
     assert set(BLOCKED_CASES) == _blocks("github/blocked.txt.j2")
     assert set(DASHBOARD_CASES) == _blocks("dashboard/texts.txt.j2")
     assert set(INPUTS_CASES) == _blocks("checks/inputs.txt.j2")
+    assert set(SYNC_CASES) == _blocks("github/sync_texts.txt.j2")
 
 
 @pytest.mark.parametrize("block", sorted(FINDING_CASES))
@@ -747,6 +823,33 @@ def test_the_gate_inputs_words_render_to_well_formed_markdown_in_the_finding_the
     assert problems(body) == []
 
 
+#: the blocks of sync_texts.txt.j2 that are a unit's state on the status issue, and the problems a
+#: resolution check names on a chain PR; the others are summary lines, reasons and command replies
+SYNC_UNIT_STATES = {"state_person", "state_rebase", "state_blocked", "state_conflict", "waiting_state"}
+SYNC_PROBLEMS = {"conflict_commit_gone", "upstream_rewritten"}
+
+
+@pytest.mark.parametrize("block", sorted(SYNC_CASES))
+def test_a_syncs_words_render_to_well_formed_markdown_where_they_are_shown(block):
+    """Each block is one line; a unit's state renders in the status issue's unit list, a
+    resolution check's problem in its comment, and the rest (summary lines, command replies) as
+    Markdown of their own."""
+    from bot.templating import render_part
+
+    text = render_part("github/sync_texts.txt.j2", block, **SYNC_CASES[block])
+    assert text and "\n" not in text and "{{" not in text
+    if block in SYNC_UNIT_STATES:
+        unit = {"id": CHAIN.id, "kind": "chain", "pr": 412, "url": "https://github.com/meta/triton/pull/412",
+                "state": text, "agent": "", "waits_for": [], "waited_by": 0}
+        body = render_status(SyncStatus(repo="meta/triton", upstream_head=S2, frontier=S1, units=(unit,)),
+                             stale_after_s=86400, alarm_after_s=3 * 86400, now=1000.0)
+    elif block in SYNC_PROBLEMS:
+        body = render("github/resolution_check.md.j2", ok=False, head=FORK, kept=[], problems=[text])
+    else:
+        body = text
+    assert text in body and problems(body) == []
+
+
 def _named_blocks(module: str, template: str) -> set[str]:
     """The blocks of ``template`` that ``module``'s code names: the second argument of a
     ``render_part``/``_text`` call, or ``_text``'s first."""
@@ -768,7 +871,8 @@ def _named_blocks(module: str, template: str) -> set[str]:
 @pytest.mark.parametrize("module, template", [("bot/validation/gate.py", "checks/findings.txt.j2"),
                                               ("bot/sync/blocked.py", "github/blocked.txt.j2"),
                                               ("bot/dashboard/views.py", "dashboard/texts.txt.j2"),
-                                              ("bot/validation/gate_inputs.py", "checks/inputs.txt.j2")])
+                                              ("bot/validation/gate_inputs.py", "checks/inputs.txt.j2"),
+                                              ("bot/sync/service.py", "github/sync_texts.txt.j2")])
 def test_every_finding_and_blocked_text_named_in_code_is_a_block_and_every_block_is_said(module, template):
     named, blocks = _named_blocks(module, template), _blocks(template)
     assert named - blocks == set() and blocks - named == set(), (sorted(named - blocks), sorted(blocks - named))

@@ -74,6 +74,8 @@ from bot.templating import render_part
 
 GIT_TIMEOUT_S = 600
 log = logging.getLogger(__name__)
+#: a sync's own words: its summary lines, the status issue's unit states, command replies
+TEXTS = "github/sync_texts.txt.j2"
 MAX_AGENT_ROUNDS = 25        # conflicts the agent may resolve in one publish before the chain waits for the next sync
 #: The default delivery limit (``QueuePolicy.delivery_timeout_s``, ``FORKSYNC_DELIVERY_TIMEOUT_S``).
 DELIVERY_TIMEOUT_S = 6 * 3600.0
@@ -152,7 +154,7 @@ class CoreResult:
             if b.unit_id in planned or not b.upstream_shas or any(s not in self.commits for s in b.upstream_shas):
                 continue
             paths = set().union(*(self.commits[s].paths for s in b.upstream_shas))
-            units.append(Unit(id=b.unit_id, kind=b.kind, items=tuple(PlanItem(s, "in flight") for s in b.upstream_shas),
+            units.append(Unit(id=b.unit_id, kind=b.kind, items=tuple(PlanItem(s, render_part(TEXTS, "in_flight")) for s in b.upstream_shas),
                               areas=cfg.areas_for_paths(sorted(paths))))
         picked = {e.sha for e in self.ledger if e.disposition == Disposition.PICKED}
         return _deps_first(_kept_after(units, rows, set(flying), ended=ended,
@@ -166,7 +168,7 @@ class CoreResult:
         if not carried:
             return unit
         last = len(rank)
-        items = unit.items + tuple(PlanItem(s, "in flight") for s in carried)
+        items = unit.items + tuple(PlanItem(s, render_part(TEXTS, "in_flight")) for s in carried)
         order = {i.sha: n for n, i in enumerate(items)}
         paths = set().union(*(self.commits[s].paths for s in carried))
         return replace(unit, items=tuple(sorted(items, key=lambda i: (rank.get(i.sha, last), order[i.sha]))),
@@ -252,9 +254,6 @@ def scrub(text: str, secrets: list[str]) -> str:
 
 #: the failing job a status issue GitHub cannot hold is recorded as (bot.sync.store.record_job)
 STATUS_ISSUE_JOB = "status-issue"
-ISSUES_OFF = ("Issues are disabled on {repo} (GitHub answered 410), so forksync's status issue and triage reports "
-              "cannot be written there: turn Issues on in the repository's Settings → General → Features")
-
 
 
 def dropped_from_upstream(git_dir: Path, upstream_ref: str, in_flight, ledger) -> dict[str, str]:
@@ -549,7 +548,7 @@ class SyncService:
         upstream, up_ref = self.upstream_of(cfg)
         if not upstream:
             await self._save_blocked(ctx, full_name)
-            return f"{full_name}: no upstream configured (.github/forksync.yml upstream.url)"
+            return render_part(TEXTS, "no_upstream", repo=full_name)
         started = self.now()
         landed = await self.land_closed(ctx, full_name)
         sync_store.update_tracking(ctx.store, full_name, poll_interval_s=cfg.github.poll_interval_s,
@@ -578,16 +577,16 @@ class SyncService:
                 # decided at plan time and recorded in git (a note), so the ledger stays a
                 # function of git alone; then the numbers are computed again with them
                 await self._record_decisions(ctx, full_name, no_ops, Disposition.NO_OP,
-                                            f"already in the fork: picking it onto {core.fork_head[:12]} changes nothing",
+                                            render_part(TEXTS, "no_op_reason", fork_head=core.fork_head[:12]),
                                             "forksync")
                 core = await asyncio.to_thread(self.compute, git_dir, cfg, up_ref, cfg.fork.ref)
-                lines.append(f"{len(no_ops)} upstream commit(s) already in the fork recorded NO_OP")
+                lines.append(render_part(TEXTS, "no_ops", n=len(no_ops)))
             # a chain whose later pick failed keeps that pick (the plan alone would make it a unit
             # of its own): its row says which commit it stopped at
             core.plan, kept = owed_mod.keep_owed(core.plan, sync_store.open_branches(ctx.store, full_name),
                                                  {e.sha: n for n, e in enumerate(core.ledger)})
             lines += kept
-            lines[:0] = [f"{full_name}: {reason}: {len(core.plan.units)} unit(s) planned"] + landed
+            lines[:0] = [render_part(TEXTS, "planned", repo=full_name, reason=reason, n=len(core.plan.units))] + landed
             waiting: list[Unit] = []
             unclosed: list[str] = []         # units whose commits were all decided, not closed on GitHub
             # carried commits upstream's branch no longer has: dropped, or held while it only moved
@@ -601,8 +600,8 @@ class SyncService:
             same = st.rewound and st.rewound.get("from") == rw.since     # the same rewind, seen again
             rewound = rewind_mod.record(rw, up_ref, held, (same and st.rewound.get("at")) or self.now())
             if rewound:
-                lines.append(f"upstream's {up_ref} moved back from {rw.since[:12]} to {rw.tip[:12]}: "
-                             f"{len(held)} unit(s) held, carrying {len(rw.held)} commit(s) it no longer has")
+                lines.append(render_part(TEXTS, "rewound", ref=up_ref, since=rw.since[:12], tip=rw.tip[:12],
+                                         held=len(held), carried=len(rw.held)))
             if rewound != st.rewound:
                 # the gate holds the held units' PRs from now, not from the end of this sync
                 sync_store.save_rewound(ctx.store, full_name, rewound)
@@ -632,13 +631,13 @@ class SyncService:
                             # planned from the fork as fetched before it landed: pushing its branch
                             # again would bring back what the landing deleted, and ask GitHub for a
                             # PR of commits main holds; the landing's own sync plans what is left
-                            lines.append(f"{unit.id}: {now_row.get('state')} while this sync planned "
-                                         f"(PR #{now_row.get('pr') or 0}); left to the next sync")
+                            lines.append(render_part(TEXTS, "ended_while_planned", unit=unit.id, state=now_row.get("state"),
+                                                     pr=now_row.get("pr") or 0))
                             continue
                         if unit.id in held_ids:
                             # upstream moved back past its commits: kept as it is until upstream
                             # builds on the rewound history or returns
-                            lines.append(f"{unit.id}: held: upstream's {up_ref} moved back past its commits")
+                            lines.append(render_part(TEXTS, "held", unit=unit.id, ref=up_ref))
                             continue
                         s = shrunk.get(unit.id)
                         if s is not None and s.action == shrink_mod.CLOSE:
@@ -668,8 +667,8 @@ class SyncService:
                             # landed or closed since the open units were read (its landing does
                             # not wait for the fork's lock): as for a planned unit above, its
                             # branch is not pushed again and its row keeps how it ended
-                            lines.append(f"{s.unit.unit_id}: {now_row.get('state')} while this sync ran "
-                                         f"(PR #{now_row.get('pr') or 0}); left to the next sync")
+                            lines.append(render_part(TEXTS, "ended_while_running", unit=s.unit.unit_id,
+                                                     state=now_row.get("state"), pr=now_row.get("pr") or 0))
                             continue
                         if s.action == shrink_mod.TELL:
                             lines.append(await self._tell_shrunk(ctx, full_name, s))
@@ -693,14 +692,13 @@ class SyncService:
                             # retried after it, and dead-lettered (an alarm) if GitHub keeps refusing
                             unclosed.append(f"#{row['pr']} ({s.unit.unit_id}): {redact_scrub(str(e))[:200]}")
                 if waiting:
-                    lines.append(f"{len(waiting)} unit(s) wait: at most {cap} sync PRs open at once "
-                                 "(github.max_open_sync_prs)")
+                    lines.append(render_part(TEXTS, "units_wait", n=len(waiting), cap=cap))
                 for r in sync_store.blocked_only_branches(ctx.store, full_name):
                     if r["unit_id"] not in published:      # re-planned (or landed) under another unit
                         sync_store.save_branch(ctx.store, **{**r, "state": "replanned", **blocked_mod.CLEAR})
             units_state = await self._open_units(ctx, full_name, rewound) + [
                 {"id": u.id, "kind": u.kind, "pr": 0, "url": "", "waiting": True, "cap": cfg.github.max_open_sync_prs,
-                 "state": f"waiting: at most {cfg.github.max_open_sync_prs} sync PRs open at once"} for u in waiting]
+                 "state": render_part(TEXTS, "waiting_state", cap=cfg.github.max_open_sync_prs)} for u in waiting]
             blocked = [blocked_mod.as_dict(r, full_name) for r in sync_store.blocked_branches(ctx.store, full_name)]
             st = _replace(st, blocked=tuple(blocked), upstream=upstream, upstream_head=core.upstream_head, fork_head=core.fork_head,
                           frontier=core.frontier, contiguous_pin=core.contiguous_pin, days_behind=core.days_behind,
@@ -720,15 +718,14 @@ class SyncService:
                                   stale_after_s=cfg.github.stale_after_s)
         lines.append(await self.refresh_status_issue(ctx, full_name, cfg=cfg))
         if unclosed:
-            raise SyncError(f"{full_name}: closing the PR of a unit whose every commit was decided failed: "
-                            + "; ".join(unclosed))
+            raise SyncError(render_part(TEXTS, "unclosed", repo=full_name, errors="; ".join(unclosed)))
         # a failed pick (step apply) is no delivery's to retry: the next sync applies it again
         retry = [b for b in blocked if not b["requires"] and b["at"] >= started and b["step"] != "apply"]
         if retry:
             # a refusal that may pass on its own (network, 5xx, a push raced): the delivery is
             # retried (and, past its attempts, dead-lettered: an alarm) — after the others went on
-            raise SyncError(f"{full_name}: {len(retry)} unit(s) blocked, retrying: "
-                            + "; ".join(f"{b['id']}: {b['reason']}" for b in retry))
+            raise SyncError(render_part(TEXTS, "retrying", repo=full_name, n=len(retry),
+                                        reasons="; ".join(f"{b['id']}: {b['reason']}" for b in retry)))
         return "; ".join(lines)
 
     async def land_closed(self, ctx, full_name: str) -> list[str]:
@@ -756,8 +753,7 @@ class SyncService:
             sender = pr.get("merged_by") if pr.get("merged") else \
                 (await ctx.gh.getitem("/repos/{owner}/{repo}/issues/{number}", number)).get("closed_by")
             await landing.on_closed(ctx, self, full_name, pr, sender=sender or {}, refresh=False)
-            notes_.append(f"#{r['pr']} found closed on GitHub ({'merged' if pr.get('merged') else 'unmerged'}): "
-                          f"{r['unit_id']} landed")
+            notes_.append(render_part(TEXTS, "found_closed", pr=r["pr"], merged=bool(pr.get("merged")), unit=r["unit_id"]))
         return notes_
 
     async def refresh(self, ctx, full_name: str, *, reason: str) -> str:
@@ -809,8 +805,7 @@ class SyncService:
             # the plan was computed): its commits were never read here, so nothing is pushed over
             # them (git would refuse the push, and a refusal is no truth about GitHub) — their
             # push's own event and the next sync take it from there
-            return (f"{unit.id}: {branch} moved on GitHub to {remote_tip[:12]} after this sync fetched it; "
-                    "left to the next sync")
+            return render_part(TEXTS, "moved_on_github", unit=unit.id, branch=branch, tip=remote_tip[:12])
         force = False
         # the rebuild of a resolved chain refused at this fork and branch tip (kept while both stay)
         refused = (prior or {}).get("rebuild_refused") or ""
@@ -928,7 +923,7 @@ class SyncService:
             return await self._block(ctx, full_name, cfg, unit, branch, row, core, res,
                                      blocked_mod.pick_failed(res.error), step="apply")
         if res.tip is None:
-            return f"{unit.id}: nothing applied ({res.conflict and 'conflict at ' + res.conflict[:12] or res.error})"
+            return render_part(TEXTS, "nothing_applied", unit=unit.id, conflict=(res.conflict or "")[:12], error=res.error)
         if res.tip == core.fork_head and not remote_tip:
             # nothing to show (a failed first pick is blocked above; a conflict leaves a conflict
             # commit, so a chain stopped at its first pick still gets a draft PR); GitHub refuses a
@@ -938,8 +933,7 @@ class SyncService:
                 agent = await self._ask_agent(ctx, full_name, git_dir, cfg, unit, branch, res.conflict, url, secrets)
                 if agent:
                     return f"{unit.id}: {agent}"
-            return (f"{unit.id}: blocked at its first commit {(res.conflict or '')[:12]}"
-                    + (f" (conflicts in {files})" if files else "") + "; no PR until it is resolved")
+            return render_part(TEXTS, "first_commit_blocked", unit=unit.id, sha=(res.conflict or "")[:12], files=files)
         held_for_person = self._person_paths_hit(cfg, core, unit) if remote_tip != res.tip else ""
         if held_for_person:
             return await self._block(ctx, full_name, cfg, unit, branch, row, core, res,
@@ -1033,14 +1027,13 @@ class SyncService:
         if res.conflict and not res.error:      # the conflict agent, only when configured ("" when agents are off)
             agent = await self._ask_agent(ctx, full_name, git_dir, cfg, unit, branch, res.conflict, url, secrets,
                                           pr=pr["number"])
-        note = (f"{unit.id}: PR #{pr['number']} {what}" + (f", stopped at {res.conflict[:12]}" if res.conflict else "")
-                + (f" ({blocked_mod.pick_failed(res.error).reason})" if res.error else "")
-                + (f"; {agent}" if agent else ""))
+        note = render_part(TEXTS, "published", unit=unit.id, pr=pr["number"], what=what, conflict=(res.conflict or "")[:12],
+                           reason=blocked_mod.pick_failed(res.error).reason if res.error else None, agent=agent)
         if res.conflict and agent_round < MAX_AGENT_ROUNDS and await self._branch_moved(git_dir, branch, res.tip):
             # the agent's pick took the conflict's place (pushed, draft until L1): apply the rest
             more = await self.publish(ctx, full_name, git_dir, cfg, core, unit, upstream, urgent_reason=urgent_reason,
                                       agent_round=agent_round + 1, earlier_rules=tuple(rules_done))
-            note += f"; then {more.removeprefix(unit.id + ': ')}"
+            note += render_part(TEXTS, "then", note=more.removeprefix(unit.id + ": "))
         return note
 
     def _open_for_shrink(self, ctx, full_name: str, core: CoreResult) -> list[shrink_mod.OpenUnit]:
@@ -1067,10 +1060,10 @@ class SyncService:
         lease on the tip that was checked), then say so on its PR once per new tip."""
         gone = {d.sha for d in s.decided}
         own = {i.sha for i in unit.items}
-        items = tuple(PlanItem(sha, "in flight") for sha in s.keep if sha not in own) \
+        items = tuple(PlanItem(sha, render_part(TEXTS, "in_flight")) for sha in s.keep if sha not in own) \
             + tuple(i for i in unit.items if i.sha not in gone)
         if not items:           # the plan left nothing of it: the next sync closes it
-            return f"{unit.id}: every commit decided; closed at the next sync"
+            return render_part(TEXTS, "decided_all", unit=unit.id)
         before = (sync_store.branch_row(ctx.store, full_name, s.unit.branch) or {}).get("pushed_tip", "")
         note = await self.publish(ctx, full_name, git_dir, cfg, core, replace(unit, items=items), upstream, rebuild=True)
         row = sync_store.branch_row(ctx.store, full_name, s.unit.branch) or {}
@@ -1080,7 +1073,7 @@ class SyncService:
                                render("unit_shrunk.md.j2", unit_id=unit.id, branch=s.unit.branch, rebuilt=True,
                                       decided=[asdict(d) for d in s.decided], keep=[i.sha for i in items],
                                       base=core.fork_head, tip=tip))
-            note += f"; rebuilt without {len(gone)} decided commit(s)"
+            note += render_part(TEXTS, "rebuilt_without", n=len(gone))
         return note
 
     async def _tell_shrunk(self, ctx, full_name: str, s: shrink_mod.Shrink) -> str:
@@ -1092,8 +1085,7 @@ class SyncService:
                                   render("unit_shrunk.md.j2", unit_id=s.unit.unit_id, branch=s.unit.branch, rebuilt=False,
                                          resolved_by_hand=s.unit.resolved_by_hand,
                                          decided=[asdict(d) for d in s.decided], keep=list(s.keep), base="", tip=""))
-        return (f"{s.unit.unit_id}: {len(s.decided)} decided commit(s) left on the branch (a person's commits on it)"
-                + ("; said on the PR" if what == "created" else ""))
+        return render_part(TEXTS, "decided_kept", unit=s.unit.unit_id, n=len(s.decided), said=what == "created")
 
     async def _ask_agent(self, ctx, full_name: str, git_dir: Path, cfg: ForksyncConfig, unit: Unit, branch: str,
                          upstream_sha: str, url: str, secrets: list[str], *, pr: int = 0) -> str:
@@ -1141,10 +1133,8 @@ class SyncService:
                                render("agent_not_reached.md.j2", upstream_sha=upstream_sha, branch=branch,
                                       deadline_s=self.agent_deadline_s, cut=cut))
         if cut:
-            return (f"not resolved by the conflict agent: its call was stopped when this sync's "
-                    f"{self.agent_deadline_s:g} s of agent time ran out; will be tried at the next sync")
-        return (f"not yet tried by the conflict agent (its {self.agent_deadline_s:g} s of this sync are spent): "
-                "will be tried at the next sync")
+            return render_part(TEXTS, "agent_cut", deadline=f"{self.agent_deadline_s:g}")
+        return render_part(TEXTS, "agent_not_tried", deadline=f"{self.agent_deadline_s:g}")
 
     async def _branch_moved(self, git_dir: Path, branch: str, tip: str | None) -> bool:
         """Did ``refs/heads/<branch>`` move away from ``tip`` (the agent published its pick)?"""
@@ -1209,7 +1199,8 @@ class SyncService:
                                render("unit_blocked.md.j2", unit_id=unit.id, step=step, tip=res.tip or "",
                                       b=blocked_mod.as_dict(sync_store.branch_row(ctx.store, full_name, branch), full_name),
                                       config_path=cfg.github.config_path))
-        return f"{unit.id}: blocked: {blocked_mod.what({**fields, 'conflict_sha': res.conflict or ''})}: {refusal.reason}"
+        return render_part(TEXTS, "blocked", unit=unit.id, what=blocked_mod.what({**fields, "conflict_sha": res.conflict or ""}),
+                           reason=refusal.reason)
 
     def _already_in_fork(self, git_dir: Path, core: CoreResult) -> list[str]:
         """The plan's NO_OP candidates whose pick onto the fork tip itself changes nothing (a
@@ -1342,15 +1333,15 @@ class SyncService:
 
         def state(r: dict) -> str:
             if r.get("blocked_requires") == "person":
-                return "blocked: kept for a person (github.person_paths)"
+                return render_part(TEXTS, "state_person")
             if r.get("blocked_requires") == "rebase":
-                return "blocked: the fork's history was rewritten under it; a person's commits need a rebase"
+                return render_part(TEXTS, "state_rebase")
             if r.get("blocked_reason"):
-                return f"blocked: {blocked_mod.what(r)}"
+                return render_part(TEXTS, "state_blocked", what=blocked_mod.what(r))
             if r["unit_id"] in held:
                 return render_part("github/upstream_rewound.txt.j2", "unit", r=rewound, shas=held[r["unit_id"]])
             if r.get("conflict_sha"):
-                return f"draft, stopped at a conflict in upstream `{r['conflict_sha'][:12]}`: needs a resolution"
+                return render_part(TEXTS, "state_conflict", sha=r["conflict_sha"][:12])
             return "open"
 
         def agent(r: dict) -> str:
@@ -1402,14 +1393,14 @@ class SyncService:
                     raise
                 # GitHub turns Issues off on a new fork: the sync goes on, and /healthz and the
                 # dashboard's status say where the status issue went (a failing job until it is back)
-                sync_store.record_job(ctx.store, full_name, STATUS_ISSUE_JOB, ISSUES_OFF.format(repo=full_name), self.now())
-                return "status issue unavailable: Issues are disabled on the fork"
+                sync_store.record_job(ctx.store, full_name, STATUS_ISSUE_JOB, render_part(TEXTS, "issues_off", repo=full_name), self.now())
+                return render_part(TEXTS, "status_off")
         # duplicates (an older release's) are closed once the claim is let go: each close's note is
         # a comment, claimed on that issue's comments, and claims on objects are leaves
         what += await close_duplicates(ctx.gh, full_name, dups, number)
         if any(j["job"] == STATUS_ISSUE_JOB for j in st.failing_jobs):
             sync_store.record_job(ctx.store, full_name, STATUS_ISSUE_JOB, None, self.now())
-        return f"status issue #{number} {what}" if number else "status issue absent"
+        return render_part(TEXTS, "status_issue", number=number, what=what) if number else render_part(TEXTS, "status_absent")
 
     async def check_resolution(self, ctx, full_name: str, branch: str, head: str, base: str,
                                shas: list[str]) -> tuple[list[str], list[str]]:
@@ -1465,9 +1456,8 @@ class SyncService:
                     await self._git(d, "push", "-q", url, f"{keep}:{keep}", secrets=secrets)
                     await comment_once(ctx.gh, full_name, pr["number"], f"resolution:{head}",
                                        render("resolution_check.md.j2", ok=False, head=head, kept=[], problems=[
-                                           f"the conflict commit `{had.conflict_commit[:12]}` (upstream "
-                                           f"`{had.upstream_sha[:12]}`) is no longer on the branch; push the resolution as "
-                                           f"commits on top of it — it is kept as `{keep}`, and nothing was changed"]))
+                                           render_part(TEXTS, "conflict_commit_gone", commit=had.conflict_commit[:12],
+                                                       upstream=had.upstream_sha[:12], keep=keep)]))
                     return "waiting"
                 if not chk.ok:
                     await comment_once(ctx.gh, full_name, pr["number"], f"resolution:{head}",
@@ -1488,9 +1478,8 @@ class SyncService:
                 if chk.stop.upstream_sha in gone:
                     await comment_once(ctx.gh, full_name, pr["number"], f"resolution:{head}",
                                        render("resolution_check.md.j2", ok=False, head=head, kept=[], problems=[
-                                           f"upstream commit `{chk.stop.upstream_sha[:12]}` is no longer in upstream's "
-                                           f"history (`{cfg.upstream.ref}` was rewritten without it); nothing was folded — "
-                                           "close this PR: the next sync plans what upstream has now"]))
+                                           render_part(TEXTS, "upstream_rewritten", sha=chk.stop.upstream_sha[:12],
+                                                       ref=cfg.upstream.ref)]))
                     return "waiting"
                 repo = open_repository(str(d))
                 upstream = gitio.commit_info(repo, chk.stop.upstream_sha)
@@ -1559,7 +1548,7 @@ class SyncService:
         if fold["blocked"]:
             await self._save_blocked(ctx, full_name)
         await comment_once(ctx.gh, full_name, fold["pr"], fold["key"], fold["said"])
-        await self.sync(ctx, full_name, reason=f"resolution of {fold['upstream_sha'][:12]} folded on {branch}")
+        await self.sync(ctx, full_name, reason=render_part(TEXTS, "folded_reason", sha=fold["upstream_sha"][:12], branch=branch))
         return "folded"
 
     async def _fold_pushed_unrecorded(self, ctx, full_name: str, git_dir: Path, branch: str) -> dict | None:
@@ -1606,9 +1595,9 @@ class SyncService:
         row = sync_store.branch_row(ctx.store, full_name, branch)
         if row is None or row["kind"] != "chain" \
                 or sync_prs.row_reason(pr, full_name, row, bot_login=self.bot_login, fork_ref=cfg.fork.ref):
-            return "`resolve` works on a forksync chain PR; this is not one."
+            return render_part(TEXTS, "resolve_not_chain")
         if not row.get("conflict_sha"):
-            return "this chain is not stopped at a conflict; nothing to resolve."
+            return render_part(TEXTS, "resolve_not_stopped")
         upstream, up_ref = self.upstream_of(cfg)
         async with self._lock(full_name):
             git_dir = await self.fetch(full_name, ctx.installation_id, upstream, up_ref)
@@ -1616,18 +1605,16 @@ class SyncService:
             note = await on_chain_conflict(ctx, full_name, git_dir=git_dir, cfg=cfg, branch=branch,
                                            upstream_sha=row["conflict_sha"], remote_url=url, secrets=secrets)
         if not note:
-            return ("no conflict agent is configured here (`agents` in .github/forksync.yml and an API key); "
-                    "push a resolution to the branch or use `forksync resolve` locally.")
+            return render_part(TEXTS, "resolve_no_agent")
         if ": committed" in note:
-            await self.sync(ctx, full_name, reason=f"agent resolution on {branch}", cfg=cfg)
+            await self.sync(ctx, full_name, reason=render_part(TEXTS, "agent_reason", branch=branch), cfg=cfg)
         return note
 
     async def plan_preview(self, ctx, full_name: str, *, user: str, cfg: ForksyncConfig, line: str) -> str:
         """``/forksync plan``: the plan as a comment body; nothing is applied or pushed."""
         upstream, up_ref = self.upstream_of(cfg)
         if not upstream:        # answered, not retried: no fetch can succeed without an upstream
-            return (f"@{user}: no plan — this fork names no upstream (`upstream.url` in `.github/forksync.yml` "
-                    "on the default branch).")
+            return render_part(TEXTS, "no_plan", user=user)
         async with self._lock(full_name):
             git_dir = await self.fetch(full_name, ctx.installation_id, upstream, up_ref)
             core = await asyncio.to_thread(self.compute, git_dir, cfg, up_ref, cfg.fork.ref)
@@ -1688,13 +1675,13 @@ class SyncService:
         """``/forksync pick``: an isolated pick PR (``Upstream-Urgent``); the frontier does not move."""
         shas = await self.resolve_target(ctx, full_name, target, cfg)
         if len(shas) != 1:
-            return f"`{target}` names {len(shas)} upstream commits; pick needs exactly one."
+            return render_part(TEXTS, "pick_not_one", target=target, n=len(shas))
         upstream, _ = self.upstream_of(cfg)
         git_dir = self.repo_dir(full_name)
         repo = open_repository(str(git_dir))
         commit = gitio.commit_info(repo, shas[0])
         fork_tip = str(repo.revparse_single(f"refs/heads/{cfg.fork.ref}").peel(pygit2.Commit).id)
-        reason = f"requested by @{user}"
+        reason = render_part(TEXTS, "requested_by", user=user)
         unit = apply_mod.urgent_unit(commit, reason)
         core = CoreResult(upstream_head="", fork_head=fork_tip, plan=Plan(units=(unit,)), commits={commit.sha: commit})
         async with self._lock(full_name):
