@@ -6,19 +6,27 @@ For every file of ``--languages`` that a commit among the last ``--commits`` fir
 single-parent commits of ``--ref`` modifies, the changes to that file are paired (each with up to
 ``--partners`` others, drawn with a fixed seed); for each pair ``(A, B)`` the pre-check is asked
 whether B's change may share a symbol with A's symbols (``symbols_of_change``), and every "no" is
-checked against B's parsed symbols, both as a whole-file parse gives them and as the planner's parse
+checked against B's parsed symbols (the parser's definitions even where its C++ parse is in error:
+``errors_unknown=False``, what the pre-check models), both as a whole-file parse gives them and as the planner's parse
 by top-level parts does (parts up to ``PART_SHARE_FRESH`` of the text, the most the planner parses
 that way). Prints the pairs, the "no"s, the wrong "no"s and the pre-check's own CPU; exits 1 on a
 wrong one.
 
     PYTHONPATH=. .venv/bin/python bench/bench_symbol_precheck.py \\
         --repo /work/.mirror/facebookexperimental+triton/repo --ref a4ce9c2a2 --languages python,cpp
+
+``--parse-errors`` (C++ only) instead compares, on the pairs where either change's whole-file parse
+has an ERROR or MISSING node around a changed row (:func:`error_rows`), tree-sitter's symbols with
+the text's brace blocks (:func:`brace_functions`: the outermost function-like block around each
+changed row, below namespaces and classes): a *missed link* is a pair whose symbols share nothing
+but whose rows sit in one such block, an *over-link* the reverse (docs/plan.md, "Symbols").
 """
 from __future__ import annotations
 
 import argparse
 import os
 import random
+import re
 import sys
 import time
 from collections import defaultdict
@@ -28,13 +36,155 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import pygit2  # noqa: E402
 
 from bot.git.repo import commit_info  # noqa: E402
-from bot.plan.symbols import PART_SHARE_FRESH, TOP_LEVEL, language_for, may_share_symbols, parser_for, symbols_of_change  # noqa: E402
+from bot.plan.symbols import (  # noqa: E402
+    MAX_SYMBOL_LINES,
+    PART_SHARE_FRESH,
+    TOP_LEVEL,
+    changed_ranges,
+    language_for,
+    may_share_symbols,
+    parser_for,
+    symbols_of_change,
+)
 
 
 def by_parts(fc, old: bytes, new: bytes):
     """The symbols of ``fc`` as the planner's parse by top-level parts gives them."""
     return symbols_of_change(fc, old, new, parse_part=lambda text, lang: parser_for(lang).parse(text).root_node,
-                             part_share=lambda text, lang: PART_SHARE_FRESH)
+                             part_share=lambda text, lang: PART_SHARE_FRESH, errors_unknown=False)
+
+
+# what holds no code for the brace reader: comments, string and character literals (raw strings
+# too, simply), preprocessor lines with their continuations
+_NO_CODE = re.compile(rb"//[^\n]*|/\*[\s\S]*?\*/"
+                      rb"|R\"([^()\\\s\"]{0,16})\([\s\S]*?\)\1\""
+                      rb"|\"(?:[^\"\\\n]|\\[\s\S])*\"|'(?:[^'\\\n]|\\[\s\S]){1,4}'"
+                      rb"|^[ \t]*\#(?:[^\n\\]|\\[\s\S])*", re.M)
+_TRANSPARENT = re.compile(rb"\b(?:namespace|class|struct|union|enum)\b|extern\s*$|^\s*$")
+_CONTROL = re.compile(rb"^\s*(?:if|for|while|switch|catch|do|else|try)\b")
+
+
+def brace_functions(src: bytes, rows) -> list[str | None] | None:
+    """For each 0-based row of ``rows``: the head (whitespace collapsed, after those of the
+    namespace, class, struct, union or enum blocks around it) of the outermost function-like ``{``
+    block around it — a block whose head holds ``(`` and is no control
+    statement, below any namespace, class, struct, union or enum blocks — or None (no such block,
+    or one of :data:`MAX_SYMBOL_LINES` rows or more, which the planner leaves to the textual merge
+    too). None for the whole text when its braces do not balance."""
+    code = bytearray(src)
+    macro_rows: set[int] = set()        # a ``#define``'s rows: tree-sitter names the macro there, rightly
+    for m in _NO_CODE.finditer(src):
+        if re.match(rb"[ \t]*#[ \t]*define\b", m.group()):
+            r0 = src.count(b"\n", 0, m.start())
+            macro_rows.update(range(r0, r0 + m.group().count(b"\n") + 1))
+        for k in range(m.start(), m.end()):
+            if code[k] != 10:
+                code[k] = 32
+    code = bytes(code)
+    stack: list[tuple[int, int, bool, bytes]] = []   # (open, row, function-like or inside one, head)
+    blocks: list[tuple[int, int, bytes]] = []      # function blocks: (open row, close row, head)
+    last_delim = 0
+    row = 0
+    for k, ch in enumerate(code):
+        if ch == 10:
+            row += 1
+        elif ch == 59:                              # ';'
+            last_delim = k + 1
+        elif ch == 123:                             # '{'
+            head = code[last_delim:k]
+            inside = bool(stack) and stack[-1][2]
+            fn = not inside and b"(" in head and not _CONTROL.match(head) and not _TRANSPARENT.search(head.split(b"(")[0])
+            head = b" ".join(head.split())
+            if fn:       # named with the heads around it: one ``runOnOperation`` per pass class
+                blocks.append((row, -1, b" / ".join([h for *_, h in stack if h] + [head])))
+            stack.append((k, row, inside or fn, head if _TRANSPARENT.search(head) and b"(" not in head else b""))
+            last_delim = k + 1
+        elif ch == 125:                             # '}'
+            if not stack:
+                return None
+            _, r0, is_fn, _ = stack.pop()
+            if is_fn and not (stack and stack[-1][2]):
+                i = max(i for i, b in enumerate(blocks) if b[0] == r0 and b[1] < 0)
+                blocks[i] = (r0, row, blocks[i][2])
+            last_delim = k + 1
+    if stack:
+        return None
+    out: list[str | None] = []
+    for r in rows:
+        got = None
+        for r0, r1, head in blocks if r not in macro_rows else ():
+            if r0 <= r <= r1 and r1 - r0 < MAX_SYMBOL_LINES:
+                got = head.decode("utf-8", "replace")
+        out.append(got)
+    return out
+
+
+def error_rows(src: bytes, ranges) -> bool:
+    """Whether the whole-file C++ parse of ``src`` has an ERROR or MISSING node in the innermost
+    definition around a changed row of ``ranges`` (1-based ``(start, count)``), or the row lies in an
+    ERROR node outside every definition."""
+    root = parser_for("cpp").parse(src).root_node
+    if not root.has_error:
+        return False
+    for start, count in ranges:
+        for r in range(max(start - 1, 0), max(start - 1, 0) + count):
+            node = root.named_descendant_for_point_range((r, 0), (r, 1 << 20))
+            while node is not None:
+                if node.type == "ERROR" or node.type in ("function_definition", "class_specifier", "struct_specifier",
+                                                         "union_specifier", "enum_specifier"):
+                    if node.has_error:
+                        return True
+                    if node.type != "ERROR":
+                        break
+                node = node.parent
+    return False
+
+
+def parse_error_pairs(by_path: dict, partners: int) -> int:
+    """The ``--parse-errors`` measurement (module docstring); prints the counts and each missed link."""
+    rnd = random.Random(0)
+    pairs = err_pairs = missed = over = unreadable = 0
+    for path, changes in sorted(by_path.items()):
+        if language_for(path) != "cpp":
+            continue
+        facts = []
+        for fc, old, new, sha in changes:
+            syms = symbols_of_change(fc, old, new, errors_unknown=False)
+            old_r, new_r = changed_ranges(old, new, fc.edits)
+            err = error_rows(old, old_r) or error_rows(new, new_r)
+            heads: set[str] | None = set()
+            for src, ranges in ((old, old_r), (new, new_r)):
+                rows = [r for s, c in ranges for r in range(max(s - 1, 0), max(s - 1, 0) + c)]
+                got = brace_functions(src, rows)
+                if got is None:
+                    heads = None
+                    break
+                heads |= {h for h in got if h is not None}
+            facts.append((syms, err, heads, sha))
+        for i in range(len(changes)):
+            for j in rnd.sample(range(len(changes)), min(partners, len(changes))):
+                if i >= j:
+                    continue
+                (si, ei, hi, shai), (sj, ej, hj, shaj) = facts[i], facts[j]
+                if si is None or sj is None:
+                    continue
+                pairs += 1
+                if not (ei or ej):
+                    continue
+                err_pairs += 1
+                if hi is None or hj is None:
+                    unreadable += 1
+                    continue
+                ts_link = bool((si & sj) - {TOP_LEVEL})
+                brace_link = bool(hi & hj)
+                if brace_link and not ts_link:
+                    missed += 1
+                    print(f"missed: {path} {shai[:12]} {sorted(si)[:3]} / {shaj[:12]} {sorted(sj)[:3]}: {sorted(hi & hj)[0][:90]}")
+                elif ts_link and not brace_link:
+                    over += 1
+    print(f"parse errors: {pairs} C++ pairs, {err_pairs} with a parse error around a changed row, {unreadable} of them "
+          f"with unbalanced braces; {missed} missed links, {over} over-links (symbols shared, no common brace function)")
+    return 0
 
 
 def changes_by_path(repo: pygit2.Repository, ref: str, commits: int, languages: set[str]) -> dict[str, list]:
@@ -60,16 +210,20 @@ def main(argv=None) -> int:
     ap.add_argument("--commits", type=int, default=2500)
     ap.add_argument("--partners", type=int, default=6)
     ap.add_argument("--languages", default="python", help="comma-separated: python, cpp, mlir, tablegen")
+    ap.add_argument("--parse-errors", action="store_true",
+                    help="C++: tree-sitter's symbols against the brace blocks where the parse has errors")
     args = ap.parse_args(argv)
     repo = pygit2.Repository(args.repo)
     t0 = time.perf_counter()
     by_path = changes_by_path(repo, args.ref, args.commits, set(args.languages.split(",")))
+    if args.parse_errors:
+        return parse_error_pairs(by_path, args.partners)
     rnd = random.Random(0)
     pairs = no = wrong = 0
     cpu = 0.0
     by_lang: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for path, changes in sorted(by_path.items()):
-        syms = [symbols_of_change(fc, old, new) for fc, old, new, _ in changes]
+        syms = [symbols_of_change(fc, old, new, errors_unknown=False) for fc, old, new, _ in changes]
         parts: dict[int, frozenset | None] = {}
         for i in range(len(changes)):
             for j in rnd.sample(range(len(changes)), min(args.partners, len(changes))):

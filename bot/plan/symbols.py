@@ -423,13 +423,14 @@ def diff_hunks(old_source: bytes | None, new_source: bytes | None) -> tuple[tupl
 
 
 def symbols_of_change(fc: FileChange, old_source: bytes | None, new_source: bytes | None,
-                      parse=None, parse_part=None, part_share=None) -> frozenset[str] | None:
+                      parse=None, parse_part=None, part_share=None, errors_unknown: bool = True) -> frozenset[str] | None:
     """The symbols one file change touches, from its old and new text (None for the side of an
     added/deleted file). Supported languages: tree-sitter over the zero-context ranges of
     :func:`changed_ranges` (the change's own ``edits`` when it has them); others: git's hunk
-    headers. Returns None when they cannot be known (a text is missing or too large, or no hunk
-    headers) — the caller then works at file level. ``parse(source, lang) -> root node`` may be
-    given to reuse parsed trees; ``parse_part`` and ``part_share``: see :func:`source_symbols`."""
+    headers. Returns None when they cannot be known (a text is missing or too large, a C++ parse in
+    error around a changed row, or no hunk headers) — the caller then works at file level. ``parse(source, lang) -> root node`` may be
+    given to reuse parsed trees; ``parse_part``, ``part_share`` and ``errors_unknown``: see
+    :func:`source_symbols`."""
     lang = language_for(fc.path)
     if lang is None:
         return symbols_from_hunk_headers(fc.hunk_headers) if fc.hunk_headers else None
@@ -442,7 +443,10 @@ def symbols_of_change(fc: FileChange, old_source: bytes | None, new_source: byte
     for src, ranges in ((old_source, old_ranges), (new_source, new_ranges)):
         if src is None or not any(c > 0 for _, c in ranges):
             continue
-        out |= source_symbols(src, lang, ranges, parse, parse_part, part_share)
+        got = source_symbols(src, lang, ranges, parse, parse_part, part_share, errors_unknown)
+        if got is None:
+            return None
+        out |= got
     return frozenset(out)
 
 
@@ -452,7 +456,8 @@ _FINAL_WORD = re.compile(r"\w+\Z")
 
 def may_share_symbols(fc: FileChange, old_source: bytes | None, new_source: bytes | None,
                       names: Iterable[str]) -> bool:
-    """False only when :func:`symbols_of_change` of ``fc`` (old and new text as there) is a set
+    """False only when :func:`symbols_of_change` of ``fc`` (old and new text as there, with
+    ``errors_unknown=False``: the parser's definitions even where its C++ parse is in error) is a set
     holding none of ``names`` but :data:`TOP_LEVEL`: a textual pre-check that never parses and
     never says False wrongly. True whenever it cannot tell (the symbols would be None: a text
     missing or too large, an unsupported language; a name that does not end with a word character).
@@ -467,7 +472,11 @@ def may_share_symbols(fc: FileChange, old_source: bytes | None, new_source: byte
     of the old or new text; if no such run of any of ``names`` occurs there, no symbol is shared.
     In Python, each part of a qualified name must also be defined in the top-level statement
     around a changed row (:func:`_python_may_define`): ``test_a.kernel`` is not ``test_b.kernel``.
-    For text that is not valid Python the parser's error recovery is not modelled."""
+    For text that is not valid Python the parser's error recovery is not modelled. Where a C++
+    parse is in error around the change (its symbols are then unknown, file level) a False still
+    says that no name of ``names`` lies within :data:`MAX_SYMBOL_LINES` rows of a changed row:
+    the change lies in none of those definitions, wherever the recovery put it (docs/plan.md,
+    "Symbols")."""
     if language_for(fc.path) is None:
         return True
     if (fc.status != "A" and old_source is None) or (fc.status != "D" and new_source is None):
@@ -622,7 +631,8 @@ def _python_may_define(src: bytes | None, ranges, names: Iterable[str]) -> bool:
     return False
 
 
-def source_symbols(src: bytes, lang: str, ranges, parse=None, parse_part=None, part_share=None) -> frozenset[str]:
+def source_symbols(src: bytes, lang: str, ranges, parse=None, parse_part=None, part_share=None,
+                   errors_unknown: bool = True) -> frozenset[str] | None:
     """Symbols of hunk ``ranges`` in ``src``. Given ``parse_part``, Python, MLIR and C++ are parsed one
     *top-level part* at a time (:func:`top_level_parts`): only the parts holding a changed row, each as a text of its
     own. A part starts where the whole file is at top level, so nothing outside it encloses its
@@ -632,14 +642,46 @@ def source_symbols(src: bytes, lang: str, ranges, parse=None, parse_part=None, p
     were tried on Triton and lost accuracy, docs/plan.md.) ``parse(source, lang) -> root node``
     and ``parse_part(text, lang) -> root node`` may cache trees; ``part_share(source, lang) -> float``
     bounds the parts' share of the text (at most ``1/part_share``; default :data:`PART_SHARE`) —
-    it changes only what is parsed, never the answer."""
+    it changes only what is parsed, never the answer. None (unknown: the caller works at file
+    level) for C++ whose whole-file parse is in error around a changed row
+    (:func:`_recovered_around`): the definition the parser's recovery puts there may not be the
+    real one. ``errors_unknown=False`` gives the parser's definitions there all the same (what
+    :func:`may_share_symbols` models)."""
     parse = parse or (lambda s, lg: parser_for(lg).parse(s).root_node)
     if parse_part is not None and lang in _PART_STARTS:
         got = _part_symbols(src, lang, ranges, parse_part,
                             PART_SHARE if part_share is None else part_share(src, lang))
         if got is not None:
             return got
-    return tree_symbols(parse(src, lang), lang, ranges)
+    root = parse(src, lang)
+    if errors_unknown and lang == "cpp" and root.has_error and _recovered_around(root, lang, ranges):
+        return None
+    return tree_symbols(root, lang, ranges)
+
+
+def _recovered_around(root, lang: str, ranges) -> bool:
+    """Whether tree-sitter's error recovery may have put the wrong definition around a changed row
+    of ``ranges`` (``(start, count)``, 1-based): for each hunk, the smallest node spanning its rows
+    lies in an ``ERROR`` node, or the innermost definition around it (the node itself when no
+    definition encloses it: a hunk across definitions) holds an ``ERROR`` or ``MISSING`` node.
+    In Triton's ``python/src/passes.cc`` macro calls taking types as arguments
+    (``ADD_PASS_OPTION_WRAPPER_2("…", createX, int, bool);``) put the parser in error and one
+    function swallowed the two after it (docs/plan.md, "Symbols")."""
+    for start, count in ranges:
+        if count <= 0:
+            continue
+        lo = max(start - 1, 0)
+        node = root.named_descendant_for_point_range((lo, 0), (lo + count - 1, 1 << 30)) or root
+        up = node
+        while up is not None:
+            if up.type == "ERROR":
+                return True
+            if _name_of(up, lang)[1]:
+                break
+            up = up.parent
+        if (up or node).has_error:
+            return True
+    return False
 
 
 # a top-level ``def``/``class``/decorator after a blank line: where a Python part may start

@@ -242,3 +242,53 @@ def test_a_file_changes_own_edits_decide_its_changed_lines():
     fc = FileChange("m.py", "M", edits=myers)
     assert changed_ranges(DECORATED_OLD, DECORATED_NEW, fc.edits) == (((6, 0),), ((7, 5),))
     assert symbols_of_change(fc, DECORATED_OLD, DECORATED_NEW) == frozenset({TOP_LEVEL, "b", "c"})
+
+
+# Macro calls that take types as arguments (Triton's ``ADD_PASS_OPTION_WRAPPER_2("…", createX, int,
+# bool);`` in python/src/passes.cc) put tree-sitter's C++ parser in error, and its recovery makes the
+# first function swallow the two after it.
+PASSES_CC = """#include "passes.h"{include}
+
+namespace {{
+
+void init_passes_a(py::module &&m) {{
+  using namespace mlir;
+  {wrappers}
+}}
+
+void init_passes_b(py::module &&m) {{
+  m.def("add_y", [](PassManager &pm) {{
+    pm.addPass(createY());
+  }});
+}}
+
+void init_passes_c(py::module &&m) {{
+  using namespace mlir;
+  ADD_PASS_WRAPPER_0("add_scf_to_cf", createSCFToControlFlowPass);
+  ADD_PASS_WRAPPER_0("add_cf_to_llvmir", createConvertControlFlowToLLVMPass{c});
+}}
+
+}} // namespace
+"""
+TYPED_WRAPPERS = """ADD_PASS_OPTION_WRAPPER_1("add_pipeline", createPipeline, int);
+  ADD_PASS_OPTION_WRAPPER_2("add_schedule", createSchedule, int, bool);
+  ADD_PASS_WRAPPER_0("add_prefetch", createPrefetch);
+  ADD_PASS_OPTION_WRAPPER_1("add_accelerate", createAccelerate, bool);"""
+PLAIN_WRAPPERS = """ADD_PASS_WRAPPER_0("add_pipeline", createPipeline);
+  ADD_PASS_WRAPPER_0("add_schedule", createSchedule);
+  ADD_PASS_WRAPPER_0("add_prefetch", createPrefetch);
+  ADD_PASS_WRAPPER_0("add_accelerate", createAccelerate);"""
+
+
+def test_cpp_change_inside_a_definition_the_parser_recovered_is_unknown():
+    fc = FileChange("python/src/passes.cc", "M")
+    clean = [PASSES_CC.format(wrappers=PLAIN_WRAPPERS, c=c, include="").encode() for c in ("", "Pass")]
+    broken = [PASSES_CC.format(wrappers=TYPED_WRAPPERS, c=c, include="").encode() for c in ("", "Pass")]
+    # the same edit to init_passes_c: named right in the clean text; in the broken one tree-sitter
+    # puts init_passes_a around it (``definitions``), so the two would look independent: unknown
+    assert symbols_of_change(fc, *clean) == {"init_passes_c"}
+    assert [(d.name, d.start, d.end) for d in definitions(broken[1], "cpp")][0] == ("init_passes_a", 4, 24)
+    assert symbols_of_change(fc, *broken) is None
+    # an edit outside the definitions the parser put in error keeps its symbols
+    head = [PASSES_CC.format(wrappers=TYPED_WRAPPERS, c="", include=x).encode() for x in ("", " // bindings")]
+    assert symbols_of_change(fc, *head) == {TOP_LEVEL}
