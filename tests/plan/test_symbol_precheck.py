@@ -251,3 +251,39 @@ def test_a_short_string_continued_by_a_backslash_before_crlf_hides_no_long_strin
         fc = FileChange("m.py", "M")
         assert symbols_of_change(fc, old, new) == {"outer"}, prefix
         assert may_share_symbols(fc, old, new, {"outer"}), prefix
+
+
+def test_a_change_whose_cpp_symbols_are_unknown_is_judged_the_same_cached_or_not(tmp_path):
+    """A chain commit whose C++ change lies in a definition tree-sitter recovered from errors has
+    unknown symbols (file level). Whether the index has computed them yet (a re-plan: cached) or
+    not (a plan from scratch: the text search first) must not change the link: otherwise a re-plan
+    after a landing differs from the plan from scratch."""
+    import pygit2
+
+    from bot.git.repo import commit_info
+    from bot.plan.chains import Chain, commit_overlap
+    from bot.plan.symbol_index import SymbolIndex
+    from tests.plan.test_symbols import PASSES_CC, TYPED_WRAPPERS
+
+    repo = pygit2.init_repository(str(tmp_path / "r"), bare=True)
+    sig = pygit2.Signature("t", "t@example.com", 1_700_000_000, 0)
+    pad = "".join(f"int pad_{i} = {i};\n" for i in range(MAX_SYMBOL_LINES + 10))
+    tail = "\nint far_away(int x) {\n  return x;\n}\n"
+    v0 = PASSES_CC.format(wrappers=TYPED_WRAPPERS, c="", include="") + pad + tail
+    v1 = v0.replace("  using namespace mlir;\n", "  using namespace mlir::triton;\n", 1)   # in init_passes_a
+    v2 = v1.replace("  return x;\n", "  return x + 1;\n")
+    parent, infos = [], []
+    for i, text in enumerate((v0, v1, v2)):
+        tb = repo.TreeBuilder()
+        tb.insert("passes.cc", repo.create_blob(text.encode()), pygit2.GIT_FILEMODE_BLOB)
+        sha = repo.create_commit(None, sig, sig, f"v{i}", tb.write(), parent)
+        parent = [sha]
+        infos.append(commit_info(repo, str(sha), renames=False))
+    c1, c2 = infos[1:]
+    chain = Chain("chain-1", 1, commits=[c1], by_path={"passes.cc": [c1]})
+    fresh = SymbolIndex(repo)
+    assert fresh(c2, "passes.cc") == {"far_away"}
+    scratch = commit_overlap(c2, chain, fresh)
+    cached = SymbolIndex(repo)
+    assert cached(c1, "passes.cc") is None           # in the recovered definition: unknown
+    assert commit_overlap(c2, chain, cached) == scratch is None
