@@ -207,14 +207,18 @@ class SymbolIndex:
     def may_share(self, commit: CommitInfo, path: str, names) -> bool:
         """False only when the symbols ``commit`` touches in ``path`` (``self(commit, path)``) are a
         set holding none of ``names`` but :data:`~bot.plan.symbols.TOP_LEVEL`: known symbols are
-        looked at, else the texts are searched without a parse
-        (:func:`~bot.plan.symbols.may_share_symbols`, which never says False wrongly)."""
+        looked at, else (not computed yet, or unknown) the texts are searched without a parse
+        (:func:`~bot.plan.symbols.may_share_symbols`, which never says False wrongly) — the same
+        answer whether or not the symbols are cached, so a re-plan equals a plan from scratch."""
         fc = next((f for f in commit.files if path in f.paths), None)
         if fc is None:
             return True
         if self._known(commit.sha, fc.path):
             got = self._cache[(commit.sha, fc.path)]
-            return got is None or any(n in got for n in names if n != TOP_LEVEL)
+            if got is not None:
+                return any(n in got for n in names if n != TOP_LEVEL)
+            # unknown symbols (a C++ parse in error there, a text too large): the text search
+            # answers as it does before any parse, so a plan is the same whatever is cached
         c0 = time.process_time()
         old, new = self._texts(commit, fc)
         out = may_share_symbols(fc, old, new, names)
