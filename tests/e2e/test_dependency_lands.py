@@ -107,6 +107,17 @@ async def test_a_resolution_the_landed_bundle_does_not_reproduce_is_left_to_the_
     assert run.conclusion == "failure", summary
 
 
+async def merged_unseen(w, bundle: dict, chain: dict) -> None:
+    """carol merges the bundle and every other open PR but the chain's herself, and their
+    ``pull_request.closed`` events are lost on the way: only a poll finds the landings."""
+    others = [p for p in await open_prs(w.alice) if p["number"] not in (bundle["number"], chain["number"])]
+    w.fake.webhooks.auto_deliver = False
+    for p in others + [bundle]:
+        await w.people["carol"].put(f"/repos/meta/triton/pulls/{p['number']}/merge", data={"merge_method": "rebase"})
+    w.fake.webhooks.held.clear()
+    w.fake.webhooks.auto_deliver = True
+
+
 async def test_a_landing_found_by_the_poll_decides_the_waiting_gate_at_the_next_reconcile(stacked_world, tmp_path):  # noqa: F811
     """carol merges the bundle herself and GitHub's ``pull_request.closed`` never reaches forksync:
     the poller's sync lands it (``land_closed``), and the reconcile tick that follows decides the
@@ -117,12 +128,7 @@ async def test_a_landing_found_by_the_poll_decides_the_waiting_gate_at_the_next_
     b0, c1, c2, bundle, chain = await resolved_by_hand(w, up_src, upstream, tmp_path, h="h = 3\n")
     held = (await w.pr(chain["number"]))["head"]["sha"]
     assert "`lands-after`" in w.run_of(held, "forksync/gate").output["summary"]
-    others = [p for p in await open_prs(w.alice) if p["number"] not in (bundle["number"], chain["number"])]
-    w.fake.webhooks.auto_deliver = False
-    for p in others + [bundle]:
-        await w.people["carol"].put(f"/repos/meta/triton/pulls/{p['number']}/merge", data={"merge_method": "rebase"})
-    w.fake.webhooks.held.clear()            # the closes are lost on the way
-    w.fake.webhooks.auto_deliver = True
+    await merged_unseen(w, bundle, chain)
     assert (await w.pr(bundle["number"]))["merged"] is True
     await w.bot.svc.sync(await tick_ctx(w), "meta/triton", reason="poll")
     assert sync_store.branch_row(w.bot.store, "meta/triton", bundle["head"]["ref"])["state"] == "merged"
@@ -184,12 +190,7 @@ async def test_the_reconcile_tick_finds_the_held_gate_from_its_data_not_its_word
     held = (await w.pr(chain["number"]))["head"]["sha"]
     summary = w.run_of(held, "forksync/gate").output["summary"]
     assert "`waits-for-landing`" in summary and "`lands-after`" not in summary, summary
-    others = [p for p in await open_prs(w.alice) if p["number"] not in (bundle["number"], chain["number"])]
-    w.fake.webhooks.auto_deliver = False
-    for p in others + [bundle]:
-        await w.people["carol"].put(f"/repos/meta/triton/pulls/{p['number']}/merge", data={"merge_method": "rebase"})
-    w.fake.webhooks.held.clear()            # the closes are lost on the way
-    w.fake.webhooks.auto_deliver = True
+    await merged_unseen(w, bundle, chain)
     await w.bot.svc.sync(await tick_ctx(w), "meta/triton", reason="poll")
     notes = await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
     await w.bot.settle()
