@@ -33,7 +33,7 @@ import shutil
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Mapping, Sequence
+from typing import Any, Awaitable, Callable, Iterable, Mapping, Sequence
 
 import gidgethub
 import pygit2
@@ -154,7 +154,7 @@ class CoreResult:
             if b.unit_id in planned or not b.upstream_shas or any(s not in self.commits for s in b.upstream_shas):
                 continue
             paths = set().union(*(self.commits[s].paths for s in b.upstream_shas))
-            units.append(Unit(id=b.unit_id, kind=b.kind, items=tuple(PlanItem(s, render_part(TEXTS, "in_flight")) for s in b.upstream_shas),
+            units.append(Unit(id=b.unit_id, kind=b.kind, items=_in_flight_items(b.upstream_shas),
                               areas=cfg.areas_for_paths(sorted(paths))))
         picked = {e.sha for e in self.ledger if e.disposition == Disposition.PICKED}
         return _deps_first(_kept_after(units, rows, set(flying), ended=ended,
@@ -168,7 +168,7 @@ class CoreResult:
         if not carried:
             return unit
         last = len(rank)
-        items = unit.items + tuple(PlanItem(s, render_part(TEXTS, "in_flight")) for s in carried)
+        items = unit.items + _in_flight_items(carried)
         order = {i.sha: n for n, i in enumerate(items)}
         paths = set().union(*(self.commits[s].paths for s in carried))
         return replace(unit, items=tuple(sorted(items, key=lambda i: (rank.get(i.sha, last), order[i.sha]))),
@@ -250,6 +250,13 @@ def scrub(text: str, secrets: list[str]) -> str:
         if s:
             text = text.replace(s, "***")
     return redact_scrub(text)
+
+
+def _in_flight_items(shas: Iterable[str]) -> tuple[PlanItem, ...]:
+    """Plan items for upstream commits an open branch carries that the plan does not list, each
+    with the "in flight" reason (its words rendered once, not per commit)."""
+    why = render_part(TEXTS, "in_flight")
+    return tuple(PlanItem(s, why) for s in shas)
 
 
 #: the failing job a status issue GitHub cannot hold is recorded as (bot.sync.store.record_job)
@@ -1060,7 +1067,7 @@ class SyncService:
         lease on the tip that was checked), then say so on its PR once per new tip."""
         gone = {d.sha for d in s.decided}
         own = {i.sha for i in unit.items}
-        items = tuple(PlanItem(sha, render_part(TEXTS, "in_flight")) for sha in s.keep if sha not in own) \
+        items = _in_flight_items(sha for sha in s.keep if sha not in own) \
             + tuple(i for i in unit.items if i.sha not in gone)
         if not items:           # the plan left nothing of it: the next sync closes it
             return render_part(TEXTS, "decided_all", unit=unit.id)
