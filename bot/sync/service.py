@@ -1335,8 +1335,8 @@ class SyncService:
         """The fork's units in flight as the status issue lists them; ``rewound``: the status's
         record of a rewind that holds units (:attr:`bot.sync.status.SyncStatus.rewound`)."""
         held = {u["id"]: u["shas"] for u in (rewound or {}).get("units", ())}
-        rows = sorted(sync_store.open_branches(ctx.store, full_name) + sync_store.blocked_only_branches(ctx.store, full_name),
-                      key=lambda r: r["branch"])
+        live = sync_store.open_branches(ctx.store, full_name) + sync_store.blocked_only_branches(ctx.store, full_name)
+        rows = sorted(live, key=lambda r: r["branch"])
 
         def state(r: dict) -> str:
             if r.get("blocked_requires") == "person":
@@ -1361,7 +1361,7 @@ class SyncService:
             return "cut" if r.get("agent_cut_at") else "waiting"
         # what each unit lands after and is not landed yet (the gate's `lands-after`), and how
         # many wait for it: a maintainer asking why a unit has not landed reads it here
-        waits = sync_store.waits(ctx.store, full_name)
+        waits = sync_store.waits(ctx.store, full_name, live)
         return [{"id": r["unit_id"], "kind": r["kind"], "pr": r["pr"],
                  "url": f"https://github.com/{full_name}/pull/{r['pr']}" if r["pr"] else "", "state": state(r),
                  "agent": agent(r), **waits.get(r["unit_id"], {"waits_for": [], "waited_by": 0})}

@@ -447,11 +447,13 @@ def unit_waits(rows: Sequence[dict], closed: Mapping[str, Sequence[dict]]) -> di
             for uid, ds in deps.items()}
 
 
-def waits(store: Store, repo: str) -> dict[str, dict]:
-    """:func:`unit_waits` of the fork's units in flight, read from the store: a unit whose branch
-    holds a person's work (:func:`person_work`, the tip unknown here: a folded resolution) waits
-    for the units it lands after that were closed unmerged too (:func:`closed_deps`)."""
-    rows = open_branches(store, repo) + blocked_only_branches(store, repo)
+def waits(store: Store, repo: str, rows: Sequence[dict] | None = None) -> dict[str, dict]:
+    """:func:`unit_waits` of the fork's units in flight (``rows``, as the caller read them; None:
+    read here): a unit whose branch holds a person's work (:func:`person_work`, the tip unknown
+    here: a folded resolution) waits for the units it lands after that were closed unmerged too
+    (:func:`closed_deps`)."""
+    if rows is None:
+        rows = open_branches(store, repo) + blocked_only_branches(store, repo)
     closed = {r["unit_id"]: closed_deps(store, repo, r) for r in rows if person_work(r, None)}
     return unit_waits(rows, closed)
 
