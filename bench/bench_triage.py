@@ -1,6 +1,6 @@
 """Triage benchmark: grouping throughput and pairwise precision/recall on the labelled set.
 
-    .venv/bin/python bench/bench_triage.py [--records 50000] [--check] [--quality | --fresh | --fresh2 … --fresh7 [--figures-only]]
+    .venv/bin/python bench/bench_triage.py [--records 50000] [--check] [--quality | --fresh | --fresh2 … --fresh8 [--figures-only]]
 
 * **cold** — ``signature_of`` on every labelled text, no cache: the worst case, every failure
   output distinct (``signature_of`` keeps no cache, so running the set several times measures
@@ -49,7 +49,11 @@
   source of the other sets, most of them the CI machinery, the services a build fetches from and
   flaky tests, labelled and committed before the signature code first ran on them; wholly held
   out): the same figures and missed pairs;
-* **class accuracy** (with ``--fresh4`` … ``--fresh7``, whose labels carry the class as a prefix:
+* **fresh8** (``--fresh8``) — ``fresh8.jsonl`` (``make_fresh8.py``: 64 more public reports, none a
+  source of the other sets, weighted to a GPU compiler fork's nightly: the GPU machine's driver and
+  toolchain, the CI machinery, LLVM/MLIR and lit failures, flaky CUDA tests; labelled and committed
+  before the signature code first ran on them; wholly held out): the same figures and missed pairs;
+* **class accuracy** (with ``--fresh4`` … ``--fresh8``, whose labels carry the class as a prefix:
   ``infra-`` infrastructure, ``flaky-`` flaky, anything else real) — the share of records whose
   group's class (``Group.cls``, all records grouped as one nightly without passes, so never flaky)
   is the label's, for all records and for the real excerpts, with the counts per (label, group) class;
@@ -90,8 +94,9 @@ FRESH4 = ROOT / "tests" / "data" / "triage" / "fresh4.jsonl"     # a fifth set: 
 FRESH5 = ROOT / "tests" / "data" / "triage" / "fresh5.jsonl"     # a sixth set: held out once (versions 6, 7), tuning data since 8
 FRESH6 = ROOT / "tests" / "data" / "triage" / "fresh6.jsonl"     # a seventh set: held out once (versions 7, 8), tuning data since 9
 FRESH7 = ROOT / "tests" / "data" / "triage" / "fresh7.jsonl"     # an eighth wholly held-out set, never tuned on
+FRESH8 = ROOT / "tests" / "data" / "triage" / "fresh8.jsonl"     # a ninth wholly held-out set, never tuned on
 #: the sets whose fault labels carry the class as a prefix (``infra-``, ``flaky-``; else real)
-CLASSED = ("fresh4", "fresh5", "fresh6", "fresh7")
+CLASSED = ("fresh4", "fresh5", "fresh6", "fresh7", "fresh8")
 FOLDS = 5
 TARGET = 50_000   # records per CPU second
 
@@ -154,7 +159,7 @@ def wild_figures(recs: list[dict]) -> dict:
 
 
 def fresh_figures(recs: list[dict]) -> dict:
-    """Pairwise figures on a wholly held-out set (``fresh.jsonl`` … ``fresh7.jsonl``)
+    """Pairwise figures on a wholly held-out set (``fresh.jsonl`` … ``fresh8.jsonl``)
     for all records and for the real excerpts alone, and the missed pairs of the real excerpts: ``split`` (one fault, two groups: one line per pair of
     groups) and ``merged`` (one group holding two faults)."""
     out: dict = {}
@@ -182,7 +187,7 @@ def fresh_figures(recs: list[dict]) -> dict:
 
 
 def label_class(fault: str) -> str:
-    """The class a ``fresh4.jsonl`` … ``fresh7.jsonl`` label names by its prefix: ``infra-`` →
+    """The class a ``fresh4.jsonl`` … ``fresh8.jsonl`` label names by its prefix: ``infra-`` →
     ``infrastructure``, ``flaky-`` → ``flaky``, anything else ``real`` (``bot.triage.classify``'s names)."""
     if fault.startswith("infra-"):
         return "infrastructure"
@@ -270,12 +275,13 @@ def main(argv=None) -> int:
     ap.add_argument("--fresh5", action="store_true", help="only the figures on fresh5.jsonl and its missed pairs")
     ap.add_argument("--fresh6", action="store_true", help="only the figures on fresh6.jsonl and its missed pairs")
     ap.add_argument("--fresh7", action="store_true", help="only the figures on fresh7.jsonl and its missed pairs")
+    ap.add_argument("--fresh8", action="store_true", help="only the figures on fresh8.jsonl and its missed pairs")
     ap.add_argument("--figures-only", action="store_true",
                     help="with --fresh…: print the figure lines only, not the missed pairs (a held-out set's first "
                          "measurement, read before its misses may be)")
     args = ap.parse_args(argv)
     sets = (("fresh", FRESH), ("fresh2", FRESH2), ("fresh3", FRESH3), ("fresh4", FRESH4), ("fresh5", FRESH5),
-            ("fresh6", FRESH6), ("fresh7", FRESH7))
+            ("fresh6", FRESH6), ("fresh7", FRESH7), ("fresh8", FRESH8))
     if any(getattr(args, name) for name, _ in sets):
         for name, path in sets:
             if getattr(args, name):

@@ -1,5 +1,5 @@
 """The builders of the wholly held-out triage sets (``make_fresh.py``, ``make_fresh2.py``,
-``make_fresh3.py`` … ``make_fresh7.py``): the list of real excerpts a builder fills with :func:`add`-style calls, and
+``make_fresh3.py`` … ``make_fresh8.py``): the list of real excerpts a builder fills with :func:`add`-style calls, and
 the two log shapes each real excerpt is also put through — the same two ``make_wild.py`` applies,
 kept here so the frozen files never change with that one (each set's test checks its builder still
 reproduces its file byte for byte)."""
