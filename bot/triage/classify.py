@@ -34,8 +34,10 @@ INFRA, FLAKY, REAL = "infrastructure", "flaky", "real"
 
 #: an HTTP status that says the service is busy or failing (RFC 9110 §15.6, RFC 6585 §4: 429 Too
 #: Many Requests), over a canonical ``HTTPError`` line ``HTTP <code> <reason> from <host>``; any
-#: other status (404, 403, 401) answers what the run asked for and may be the change's doing
-_SERVICE_STATUS = re.compile(r"HTTP (?:429|5\d\d) ")
+#: other status (404, 403, 401) answers what the run asked for and may be the change's doing. Since signature
+#: version 10 a 5xx is written ``HTTP 5xx Server Error from <domain>`` (:func:`bot.triage.canonical.http_status_line`);
+#: a stored line of an older version keeps its code
+_SERVICE_STATUS = re.compile(r"HTTP (?:429|5\d\d|5xx) ")
 #: conda's status when the connection failed before any HTTP answer (``HTTP 000 CONNECTION FAILED``)
 _NO_ANSWER = "HTTP 000 "
 
