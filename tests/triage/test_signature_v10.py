@@ -129,6 +129,13 @@ def test_a_failed_download_yields_to_the_http_status_under_it():
     # a download that failed with no status under it (a private mirror timing out: a real fault in a
     # timeout's words, which no text tells apart) is still the download's kind
     assert f7("uv-lock-pins-private-mirror-41").key == "Infrastructure|toolchain-download"
+    # a file the index does not have (404) under the same phrase answers what the run asked for: real
+    gone = signature_of("error: Failed to download `torch==2.0.0+cu118`\n  Caused by: Failed to fetch: "
+                        "`https://download.pytorch.org/whl/cu118/torch-2.0.0.whl`\n  Caused by: HTTP status client "
+                        "error (404 Not Found) for url (https://download.pytorch.org/whl/cu118/torch-2.0.0.whl)",
+                        "job:uv-sync")
+    assert gone.key == "HTTPError|HTTP 404 Not Found from download.pytorch.org"
+    assert signature_class(gone) == REAL
 
 
 def test_mavens_failed_goal_is_a_wrapper_and_the_cause_beside_it_decides():
