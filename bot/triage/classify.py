@@ -1,10 +1,11 @@
 """Classification of failures: infrastructure, flaky or real (pure).
 
 * **infrastructure** — the signature names a busy/missing GPU, a driver mismatch, a toolchain
-  download, the network or a proxy, a registry's rate limit, a full disk, the OOM killer, a lost
-  runner or the CI's time limit (:data:`bot.triage.signature.INFRA_PATTERNS`), or it is a service's
-  HTTP answer that it is busy or failing — 429 (rate limit, quota) or a 5xx status — which keeps its
-  own identity (code and host: :mod:`bot.triage.canonical`) but blames no commit, or conda's ``HTTP
+  download, the network or a proxy, a registry's rate limit, a package mirror's checksum, a git transfer
+  cut off, a full disk, the OOM killer, a lost runner or the CI's time limit
+  (:data:`bot.triage.signature.INFRA_PATTERNS`), or it is a service's HTTP answer that it is busy or
+  failing — 429 (rate limit, quota) or a 5xx status — which keeps its own identity (a 429 by code and
+  host, a 5xx by the service's domain: :mod:`bot.triage.canonical`) but blames no commit, or conda's ``HTTP
   000 CONNECTION FAILED`` (no answer came) in a text that names no cause. Conservative: a concrete compiler or numeric
   error is chosen as the primary error before any infrastructure phrase is looked at, so it
   always wins (a log that retried a download and then failed in ``ptxas`` is real).
