@@ -1,7 +1,8 @@
 """Infrastructure faults (pure, one table for the runner, bisection and triage): the phrases that
 name a busy/missing GPU, GPU memory held by another process, the GPU's memory failing (an
 uncorrectable ECC error), a GPU or driver that failed to start, a driver mismatch, an HTTP proxy, a
-container registry's rate limit, an untrusted TLS certificate, the network, a toolchain download, a full disk, the OOM killer, a lost
+container registry's rate limit, an untrusted TLS certificate, a package mirror's checksum, a git
+transfer cut off, the network, a toolchain download, a full disk, the OOM killer, a lost
 runner or the CI's time limit on a job.
 
 * the runner (:mod:`gpu_runner.runner`, through :func:`bot.config.suites.infra_error_match`) retries
@@ -133,7 +134,20 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
     ("registry-rate-limit", ("toomanyrequests", "TOOMANYREQUESTS", "You have reached your pull rate limit")),
     # a TLS certificate the client does not trust (a TLS-intercepting proxy's, a self-signed one): the
     # machine's trust store or the proxy's CA — no retry fixes it; before "network", which retries
-    ("tls", ("CERTIFICATE_VERIFY_FAILED", "SSL certificate problem")),
+    # (rustls, under uv, cargo and reqwest, says it as "invalid peer certificate: UnknownIssuer")
+    ("tls", ("CERTIFICATE_VERIFY_FAILED", "SSL certificate problem", "invalid peer certificate")),
+    # a package mirror that served an index or archive whose checksum is not the one its index names (a
+    # mirror in the middle of a sync, a stale CDN cache): apt's "Hash Sum mismatch", dnf's (librepo's)
+    # "Downloading successful, but checksum doesn't match"; a retry or another mirror — no commit is to
+    # blame, and the line apt ends with ("E: Some index files failed to download", the hash list) is weak
+    ("package-mirror", ("Hash Sum mismatch", "checksum doesn't match")),
+    # a git fetch or clone whose connection broke in the middle of the pack (git's "fatal: early EOF",
+    # "RPC failed; curl 92 HTTP/2 stream … was not closed cleanly", "unexpected disconnect while reading
+    # sideband packet"): the git server or the network between, a retry; its own kind because the labels
+    # call it apart from DNS and a refused connection, and before "network", whose "Connection reset by
+    # peer" curl's line may hold
+    ("git-transfer", ("fatal: early EOF", "unexpected disconnect while reading sideband packet",
+                      ("RPC failed; curl ", r"RPC failed; curl \d+"))),
     ("network", ("Connection reset by peer", "Connection refused", "Could not resolve host",
                  "Temporary failure in name resolution", "Name or service not known", "getaddrinfo failed",
                  "Read timed out",

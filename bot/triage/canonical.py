@@ -17,11 +17,12 @@ labelled corpora in ``tests/data/triage/`` (the rule for each entry is in its co
 from __future__ import annotations
 
 import re
+from http import HTTPStatus
 
 from bot.triage.normalize import strip_abi_tag, symbol_name
 
 __all__ = ["CANONICAL", "GENERIC", "ZE_RESULTS", "canonical", "is_generic", "arch_family", "compute_family", "ptx_type",
-           "fold_runtime_case", "header_name", "windows_message", "ze_result"]
+           "fold_runtime_case", "header_name", "windows_message", "ze_result", "http_status_line", "service_domain"]
 
 
 def arch_family(arch: str) -> str:
@@ -122,6 +123,46 @@ def ze_result(code: str) -> str:
         return code
     value = int(code, 16)
     return ZE_RESULTS.get(value, f"0x{value:08x}")
+
+
+#: huggingface_hub's default endpoint: the service its ``HfHubHTTPError`` speaks of when the message names no
+#: url (a mirror set by ``HF_ENDPOINT`` is named by the url its messages carry)
+_HUB = "huggingface.co"
+#: a country code's second-level domain (``co.uk``, ``com.cn``): the registrable domain has one label more
+_SECOND_LEVEL = re.compile(r"(?:^|\.)[a-z]{2,3}\.[a-z]{2}$")
+
+
+def service_domain(host: str) -> str:
+    """The registrable domain of ``host`` without its port: ``hub-ci.huggingface.co`` → ``huggingface.co``,
+    ``files.pythonhosted.org:443`` → ``pythonhosted.org``, ``www.example.co.uk`` → ``example.co.uk``; an IP
+    address is returned as it is. An approximation of the public suffix list (a two-letter country code
+    under a label of up to three letters is a suffix of two labels), enough to name one operator."""
+    host = host.lower().rsplit(":", 1)[0] if host.count(":") == 1 else host.lower()
+    labels = host.split(".")
+    if len(labels) <= 2 or all(x.isdigit() for x in labels):
+        return host
+    keep = 3 if _SECOND_LEVEL.search(host) else 2
+    return ".".join(labels[-keep:])
+
+
+def http_status_line(code: str, host: str | None) -> str:
+    """The canonical line of an HTTP error status ``code`` (three digits) answered by ``host`` (None: not
+    named). A 5xx is ``HTTP 5xx Server Error from <registrable domain>``: the service failing (RFC 9110 §15.6),
+    whatever its gateway answered — 500, 502, 503 and 504 come and go within one outage, and its hosts
+    (``huggingface.co``, ``hub-ci.huggingface.co``) are one operator's; any other status is ``HTTP <code>
+    <reason> from <host>`` with the reason phrase of RFC 9110 (``http.HTTPStatus``: a report's "Gateway
+    Time-out" or a server's own wording does not split it) and the whole host (a 429 of the Hub's downloads
+    and of its Inference API are two quotas). Without a host the line stops before ``from``."""
+    n = int(code)
+    if 500 <= n <= 599:
+        head = "HTTP 5xx Server Error"
+        host = service_domain(host) if host else None
+    else:
+        try:
+            head = f"HTTP {n} {HTTPStatus(n).phrase}"
+        except ValueError:
+            head = f"HTTP {n}"
+    return f"{head} from {host}" if host else head
 
 
 #: group name → how the template writes it
@@ -231,22 +272,34 @@ CANONICAL: tuple[tuple[str, re.Pattern, str, str], ...] = (
     # repr, a report's title without the exception's name): an API that moved or was removed
     ("' has no attribute '", re.compile(r"module '(?P<mod>[\w.]+)' has no attribute '(?P<attr>\w+)'"),
      "AttributeError", "module '{mod}' has no attribute '{attr}'"),
-    # an HTTP error status by its code and the host that answered, in requests' (and huggingface_hub's)
-    # words, "429 Client Error: Too Many Requests for url: https://host/…", and httpx's, "Client error
-    # '429 Too Many Requests' for url 'https://host/…'": the path names the file a run fetched, which
-    # varies between runs of one fault; the host names the service (the Hub's downloads and its
-    # Inference API are two)
+    # an HTTP error status by its code and the host that answered (the line :func:`http_status_line` writes), in
+    # requests' (and huggingface_hub's) words, "429 Client Error: Too Many Requests for url: https://host/…",
+    # also as huggingface_hub writes it, "… for URL  https://host/…", and httpx's, "Client error '429 Too Many
+    # Requests' for url 'https://host/…'": the path names the file a run fetched, which varies between runs of
+    # one fault; the host names the service (the Hub's downloads and its Inference API are two)
     (" for url", re.compile(r"(?P<code>[1-5]\d\d) (?:Client|Server) Error: (?P<reason>[A-Za-z][\w' -]*?) for url: "
                             r"https?://(?P<host>[^/\s'\"]+)"),
-     "HTTPError", "HTTP {code} {reason} from {host}"),
+     "HTTPError", ""),
+    (" for URL", re.compile(r"(?P<code>[1-5]\d\d) (?:Client|Server) Error: (?P<reason>[A-Za-z][\w' -]*?) for URL:?\s+"
+                            r"https?://(?P<host>[^/\s'\"]+)"),
+     "HTTPError", ""),
     (" for url", re.compile(r"(?:Client|Server|Informational|Redirect) (?:error|response) '(?P<code>[1-5]\d\d) "
                             r"(?P<reason>[^']+)' for url '?https?://(?P<host>[^/\s'\"]+)"),
-     "HTTPError", "HTTP {code} {reason} from {host}"),
+     "HTTPError", ""),
     # uv's (reqwest's) words for the same: "HTTP status server error (500 Internal Server Error) for url
     # (https://host/…)"
     ("HTTP status ", re.compile(r"HTTP status (?:client|server|informational|redirection) error \((?P<code>[1-5]\d\d) "
                                 r"(?P<reason>[^)]+)\) for url \(https?://(?P<host>[^/\s)'\"]+)"),
-     "HTTPError", "HTTP {code} {reason} from {host}"),
+     "HTTPError", ""),
+    # pip's own words ("HTTP error 503 while getting https://files.pythonhosted.org/…")
+    ("HTTP error ", re.compile(r"HTTP error (?P<code>[1-5]\d\d) while getting https?://(?P<host>[^/\s'\"]+)"),
+     "HTTPError", ""),
+    # a status whose line names no host: requests' "503 Server Error: Backend is unhealthy" cut before its
+    # url, huggingface_hub's bare "502 Server Error", GitHub Actions' tool cache ("Unexpected HTTP response:
+    # 503", every setup-* action's download): the host is the last one the text named before it
+    # (:func:`bot.triage.signature.signature_of`), the Hub's own client's the Hub
+    (" Error", re.compile(r"(?:^|[\s:])(?P<code>[1-5]\d\d) (?:Client|Server) Error(?::|$)"), "HTTPError", ""),
+    ("Unexpected HTTP response: ", re.compile(r"Unexpected HTTP response: (?P<code>[1-5]\d\d)\b"), "HTTPError", ""),
     # Intel's Unified Runtime (and the older SYCL plugin interface) result behind ``Native API failed.``:
     # "Native API returns: 20 (UR_RESULT_ERROR_DEVICE_LOST)" — the first sentence alone dropped the code
     # that tells a lost device from an exhausted memory; generic below, as Level Zero's codes are
@@ -315,6 +368,9 @@ def canonical(typ: str, raw: str) -> tuple[str, str] | None:
             m = rx.search(raw)
             if m:
                 groups = m.groupdict()
+                if ctype == "HTTPError":
+                    host = groups.get("host") or (_HUB if typ == "HfHubHTTPError" else None)
+                    return ctype, http_status_line(groups["code"], host)
                 for name, how in _GROUPS.items():
                     if name in groups:
                         groups[name] = how(groups[name])

@@ -1,10 +1,11 @@
 """Classification of failures: infrastructure, flaky or real (pure).
 
 * **infrastructure** — the signature names a busy/missing GPU, a driver mismatch, a toolchain
-  download, the network or a proxy, a registry's rate limit, a full disk, the OOM killer, a lost
-  runner or the CI's time limit (:data:`bot.triage.signature.INFRA_PATTERNS`), or it is a service's
-  HTTP answer that it is busy or failing — 429 (rate limit, quota) or a 5xx status — which keeps its
-  own identity (code and host: :mod:`bot.triage.canonical`) but blames no commit, or conda's ``HTTP
+  download, the network or a proxy, a registry's rate limit, a package mirror's checksum, a git transfer
+  cut off, a full disk, the OOM killer, a lost runner or the CI's time limit
+  (:data:`bot.triage.signature.INFRA_PATTERNS`), or it is a service's HTTP answer that it is busy or
+  failing — 429 (rate limit, quota) or a 5xx status — which keeps its own identity (a 429 by code and
+  host, a 5xx by the service's domain: :mod:`bot.triage.canonical`) but blames no commit, or conda's ``HTTP
   000 CONNECTION FAILED`` (no answer came) in a text that names no cause. Conservative: a concrete compiler or numeric
   error is chosen as the primary error before any infrastructure phrase is looked at, so it
   always wins (a log that retried a download and then failed in ``ptxas`` is real).
@@ -34,8 +35,10 @@ INFRA, FLAKY, REAL = "infrastructure", "flaky", "real"
 
 #: an HTTP status that says the service is busy or failing (RFC 9110 §15.6, RFC 6585 §4: 429 Too
 #: Many Requests), over a canonical ``HTTPError`` line ``HTTP <code> <reason> from <host>``; any
-#: other status (404, 403, 401) answers what the run asked for and may be the change's doing
-_SERVICE_STATUS = re.compile(r"HTTP (?:429|5\d\d) ")
+#: other status (404, 403, 401) answers what the run asked for and may be the change's doing. Since signature
+#: version 10 a 5xx is written ``HTTP 5xx Server Error from <domain>`` (:func:`bot.triage.canonical.http_status_line`);
+#: a stored line of an older version keeps its code
+_SERVICE_STATUS = re.compile(r"HTTP (?:429|5\d\d|5xx) ")
 #: conda's status when the connection failed before any HTTP answer (``HTTP 000 CONNECTION FAILED``)
 _NO_ANSWER = "HTTP 000 "
 

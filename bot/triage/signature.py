@@ -43,7 +43,7 @@ import re
 from dataclasses import dataclass
 
 from bot.agents.redact import redact
-from bot.triage.canonical import canonical, fold_runtime_case, is_generic
+from bot.triage.canonical import canonical, fold_runtime_case, http_status_line, is_generic
 from bot.triage.extractors import EXTRACTORS, TAKES_PRESENT, TRUNCATED, innermost_frame
 from bot.triage.extractors import infra_line as _infra_line
 from bot.triage.infra import INFRA_PATTERNS, infra_kind
@@ -61,7 +61,7 @@ CRASH_RULES = frozenset({"assertion", "llvm", "signal"})
 #: Version of the signature rules. An issue filed under an older version is found by its marker
 #: and re-keyed (its old identity kept as an alias), never filed twice: see
 #: :func:`bot.triage.lifecycle.rekey`.
-SIGNATURE_VERSION = 9
+SIGNATURE_VERSION = 10
 # 4: C/C++ compiler and linker diagnostics (a missing header or library is one identity across
 # compilers, and triton's ``libcuda.so cannot found`` is the missing library ``cuda``), the C
 # compiler's ``CalledProcessError`` generic, HIP errors by name (``hipErrorNoBinaryForGpu: …``),
@@ -90,6 +90,12 @@ SIGNATURE_VERSION = 9
 # ``HTTP 000`` weak (the cause after it decides; alone, infrastructure), ``getaddrinfo failed`` the network,
 # uv's ``HTTP status … error (N …) for url (…)`` an HTTP status, a Unified Runtime code kept (generic), the
 # loader's ``version 'GLIBCXX_…' not found`` one identity bare or in an ImportError
+# 10: a package mirror's checksum (apt's ``Hash Sum mismatch``), a git transfer cut off (``early EOF``, ``RPC
+# failed; curl N``) and rustls' ``invalid peer certificate`` infrastructure; a 5xx one identity per service's
+# domain (``HTTP 5xx Server Error from huggingface.co``), any other status with RFC 9110's reason; a status
+# read in pip's, the tool cache's and huggingface_hub's words, its host from the text when the line names none;
+# a download's failure yields to the HTTP status under it; Maven's ``Failed to execute goal`` weak; a job's
+# time limit one per test or job
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +201,20 @@ _NEVER_INFRA = frozenset({"assertion", "llvm", "mlir-pass", "filecheck", "mlir",
 #: the cause is printed after it (``ConnectionError(…[Errno -3] Temporary failure in name resolution…)``,
 #: a ``ProxyError``), so the line is weak, as an exit code is
 _NO_ANSWER = "HTTP 000 "
+#: Maven's wrapper around any plugin's failure ("Failed to execute goal <plugin> … on project <p>: <cause>"):
+#: it names the plugin and the project, not the fault, so the line is weak and a cause printed beside it
+#: decides (jib's registry answer ``TOOMANYREQUESTS`` over its ``429 Too Many Requests``)
+_MAVEN_GOAL = "Failed to execute goal "
+#: the infrastructure kind that says only that a download failed: the HTTP status printed under it (uv's
+#: "Caused by: HTTP status server error (500 …) for url (…)") names the service that failed
+_DOWNLOAD = "toolchain-download"
+#: infrastructure kinds that name no cause alone (as a fatal signal does not): the CI's time limit ends a
+#: hung test, a slow build or a stuck download alike — one per test or job (the labelled sets' rule for a
+#: generic line). The OOM killer stays one kind, as the network does: the labelled set calls every OOM kill
+#: one fault (the machine's memory), ``fresh7.jsonl`` one per report, and a split would lower the former's recall
+_NO_CAUSE_KINDS = frozenset({"time-limit"})
+#: a URL's host, for a status line that names none (the last one the text printed before the status)
+_URL_HOST = re.compile(r"https?://([^/\s'\"()<>]+)")
 #: a cut-off line shorter than this names nothing on its own
 _MIN_PARTIAL = 16
 _REPEAT = re.compile(r"\s*\((?:×|x)\d+\)\s*$")
@@ -285,7 +305,7 @@ def signature_of(text: str, test: str = "", locate_generic: bool = True) -> Sign
         raw = redact(strip_prefixes(raw))
         if name not in _NEVER_INFRA and stage != "check":
             weak = (name in _WEAK or (name == "pytest" and typ == "PytestFailure")
-                    or (typ == "CondaHTTPError" and _NO_ANSWER in raw))
+                    or (typ == "CondaHTTPError" and _NO_ANSWER in raw) or _MAVEN_GOAL in raw)
             # a weak line: look for an infrastructure phrase in the log's tail (where a job's
             # last words are; bounded so a long log stays cheap)
             if anchors is not None and not anchors and raw in text:
@@ -300,10 +320,19 @@ def signature_of(text: str, test: str = "", locate_generic: bool = True) -> Sign
                     # (a tail that is the whole text, already read by the infra extractor, holds none)
                     kind = infra_kind(text[-_INFRA_TAIL:])
             if kind:
+                if kind == _DOWNLOAD:
+                    status = _status_under(text)
+                    if status is not None:
+                        return status
+                if kind in _NO_CAUSE_KINDS:
+                    return _signature("setup", "Infrastructure", kind, test, "infra", raw, kind, True, False,
+                                      locate(text) if not test and locate_generic else "")
                 return _signature("setup", "Infrastructure", kind, "", "infra", raw, kind, False, False, "")
         canon = canonical(typ, raw)
         if canon is not None:
             typ, line = canon
+            if typ == "HTTPError" and " from " not in line:
+                line = _with_host(line, text, raw)
             partial = False
         else:
             line = mask(raw)
@@ -320,6 +349,8 @@ def signature_of(text: str, test: str = "", locate_generic: bool = True) -> Sign
     raw = lines[-1] if lines else ""
     canon = canonical("Unknown", raw)
     if canon is not None:       # a known fault in words no extractor recognises (a title, a prose line)
+        if canon[0] == "HTTPError" and " from " not in canon[1]:
+            canon = (canon[0], _with_host(canon[1], text, raw))
         ident = identity(canon[1])
         generic = is_generic(canon[0], ident)
         return _signature("job", canon[0], canon[1], test if generic else "", "unknown", raw, ident, generic, False,
@@ -329,6 +360,31 @@ def signature_of(text: str, test: str = "", locate_generic: bool = True) -> Sign
     # an unrecognised text is generic: its identity also needs the test or where it failed
     return _signature("job", "Unknown", line, test, "unknown", raw, ident, True, False,
                       locate(text) if not test and locate_generic else "")
+
+
+def _with_host(line: str, text: str, raw: str) -> str:
+    """A canonical HTTP status ``line`` that names no host, with the host of the last URL ``text`` printed
+    before ``raw`` (the download a tool announced, pip's ``while getting <url>``, the url of requests'
+    traceback): the service that answered. ``line`` as it is when the text names no URL."""
+    at = text.rfind(raw)
+    hosts = _URL_HOST.findall(text, 0, at if at >= 0 else len(text))
+    if not hosts:
+        return line
+    code = line.split(" ", 2)[1]
+    return http_status_line("500" if code == "5xx" else code, hosts[-1])
+
+
+def _status_under(text: str) -> Signature | None:
+    """The HTTP status a failed download printed under its phrase (uv's and reqwest's ``Caused by: HTTP status
+    server error (500 …) for url (…)``), as an ``HTTPError`` signature, or None: the status names the service
+    that failed, the phrase only that a download did."""
+    for raw in text.split("\n")[-40:]:
+        raw = strip_prefixes(raw)
+        canon = canonical("Unknown", raw) if raw else None
+        if canon is not None and canon[0] == "HTTPError":
+            line = canon[1] if " from " in canon[1] else _with_host(canon[1], text, raw)
+            return _signature("setup", "HTTPError", line, "", "infra", raw, identity(line), False, False, "")
+    return None
 
 
 def _numeric_line(line: str) -> str:

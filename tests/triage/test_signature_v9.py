@@ -32,7 +32,7 @@ def f6(rid: str):
 
 
 def test_the_version_names_these_rules():
-    assert SIGNATURE_VERSION == 9
+    assert SIGNATURE_VERSION >= 9      # (version 10 added its own rules, test_signature_v10.py)
 
 
 # ------------------------------------------------------------------ Docker Hub's pull limit
@@ -72,7 +72,8 @@ def test_a_full_disk_in_lower_case_is_the_full_disk():
 # ------------------------------------------------------------------ GitHub's time limit, a cancelled step
 def test_a_job_over_githubs_time_limit_is_infrastructure():
     s = f6("infra-actions-job-max-time-external-hang-48")
-    assert s.key == "Infrastructure|time-limit"
+    # (since version 10 a time limit names no cause alone: one per job, test_signature_v10.py)
+    assert s.key == "Infrastructure|time-limit|job:metrics-action"
     assert infra_kind("The job running on runner ci-7 has exceeded the maximum execution time of 120 minutes.") == \
         "time-limit"
 
@@ -111,7 +112,8 @@ def test_condas_http_000_without_a_cause_is_still_infrastructure():
 # ------------------------------------------------------------------ uv's HTTP status
 def test_uvs_http_status_is_an_http_status_by_code_and_host():
     s = f6("infra-download-pytorch-500-16")
-    assert s.key == "HTTPError|HTTP 500 Internal Server Error from download.pytorch.org"
+    # (since version 10 a 5xx is one identity per service's domain, test_signature_v10.py)
+    assert s.key == "HTTPError|HTTP 5xx Server Error from pytorch.org"
     assert signature_class(s) == INFRA
     c = signature_of("  Caused by: HTTP status client error (404 Not Found) for url "
                      "(https://pypi.org/simple/no-such-package/)", "job:uv-sync")
