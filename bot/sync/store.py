@@ -94,6 +94,10 @@ SYNC_BRANCHES = table("sync_branches", {
     # 1 when a ``rebase`` block's branch holds no commit of a person, only forksync's pick folding
     # their conflict resolution (bot.sync.blocked.Refusal.folded); 0 / NULL otherwise and in rows written before
     "blocked_folded": int,
+    # 1 when a ``rebase`` block's branch holds forksync's pick folding a person's conflict
+    # resolution, with or without their commits beside it (bot.sync.blocked.Refusal.by_hand): the
+    # hint then names that pick among what a rebase carries; 0 / NULL otherwise and in rows written before
+    "blocked_by_hand": int,
     # JSON [PR numbers] of the units this branch name carried before the current one (closed,
     # merged or re-planned, then planned again under the same unit id): none of them is the
     # current unit's PR. "" / NULL in rows written before, and while there was none
