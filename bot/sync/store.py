@@ -463,12 +463,14 @@ def waits(store: Store, repo: str, rows: Sequence[dict] | None = None) -> dict[s
     from GitHub: a person's commits or a folded resolution, its commits not planned again nor all
     picked) — every sync publishes every open unit's row again, a blocked one included — which is
     the row the gate's ``lands-after-closed`` reads (:func:`bot.validation.gate_inputs.lands_after_closed`).
-    A unit no sync published since (the fork on hold, a unit held by an upstream rewind) shows what
-    the last one did."""
+    A unit no sync published since (the fork on hold, a unit held by an upstream rewind, a shrunk
+    one left to a person) shows what the last one did."""
     if rows is None:
         rows = open_branches(store, repo) + blocked_only_branches(store, repo)
     ended = {d["unit_id"]: d for d in ended_deps(store, repo, rows)}
-    closed = {r["unit_id"]: [ended[u] for u in json.loads(r.get("depends_json") or "[]") if u in ended] for r in rows}
+    # in the gate's order (closed_deps: by unit id)
+    closed = {r["unit_id"]: [ended[u] for u in sorted(set(json.loads(r.get("depends_json") or "[]"))) if u in ended]
+              for r in rows}
     return unit_waits(rows, closed)
 
 
