@@ -67,13 +67,16 @@ class Refusal:
     ``"protection"``, ``"permission"`` or ``""``; ``path``: the workflow file GitHub named;
     ``transient``: a later attempt may pass without a person; ``folded`` (``requires`` ``"rebase"``
     only): the branch holds no commit of a person, only forksync's pick folding their conflict
-    resolution (its ``Resolved-by:`` trailer names them), so there is no commit of theirs to rebase."""
+    resolution (its ``Resolved-by:`` trailer names them), so there is no commit of theirs to rebase;
+    ``by_hand`` (``requires`` ``"rebase"`` only): a pick on the branch folds a person's conflict
+    resolution, with or without commits of theirs beside it — a rebase carries that pick too."""
 
     reason: str
     requires: str = ""
     path: str = ""
     transient: bool = False
     folded: bool = False
+    by_hand: bool = False
 
 
 def classify(error: str) -> Refusal:
@@ -116,10 +119,11 @@ def rewritten_under(dropped: int, fork_ref: str, foreign: int, *, resolved_by_ha
     commits that a force push removed from ``fork_ref``, while ``foreign`` commits of a person sit
     on it, or (``resolved_by_hand``) a pick folds a person's conflict resolution: rebuilding would
     drop theirs (the folded pick, picked again, stops back at its conflict), merging would bring
-    the removed commits back."""
+    the removed commits back. Its words and hint name what a rebase carries: their commits, the
+    folded pick, or both."""
     folded = resolved_by_hand and not foreign
     return Refusal(render_part(TEXTS, "rewritten_under", dropped=dropped, fork_ref=fork_ref, foreign=foreign,
-                               resolved_by_hand=resolved_by_hand), "rebase", folded=folded)
+                               resolved_by_hand=resolved_by_hand), "rebase", folded=folded, by_hand=resolved_by_hand)
 
 
 def pick_failed(error: str) -> Refusal:
@@ -144,7 +148,7 @@ def as_dict(row: dict, full_name: str) -> dict:
             "reason": row.get("blocked_reason") or "", "requires": row.get("blocked_requires") or "",
             "path": row.get("blocked_path") or "", "step": row.get("blocked_step") or "",
             "at": float(row.get("blocked_at") or 0.0), "commits": len(json.loads(row.get("shas_json") or "[]")),
-            "folded": bool(row.get("blocked_folded")),
+            "folded": bool(row.get("blocked_folded")), "by_hand": bool(row.get("blocked_by_hand")),
             "sha": (row.get("conflict_sha") or "") if row.get("blocked_step") == "apply" else ""}
 
 
@@ -160,11 +164,12 @@ def row_fields(refusal: Refusal, *, step: str, at: float, tip: str) -> dict:
     """The ``blocked_*`` columns of a ``sync_branches`` row for ``refusal`` at ``step``
     (``push`` | ``pr`` | ``merge`` | ``apply``), time ``at`` (epoch s) and the tip it concerned."""
     return {"blocked_reason": refusal.reason, "blocked_requires": refusal.requires, "blocked_path": refusal.path,
-            "blocked_step": step, "blocked_at": float(at), "blocked_tip": tip, "blocked_folded": int(refusal.folded)}
+            "blocked_step": step, "blocked_at": float(at), "blocked_tip": tip, "blocked_folded": int(refusal.folded),
+            "blocked_by_hand": int(refusal.by_hand)}
 
 
 CLEAR = {"blocked_reason": "", "blocked_requires": "", "blocked_path": "", "blocked_step": "", "blocked_at": 0.0,
-         "blocked_tip": "", "blocked_folded": 0}
+         "blocked_tip": "", "blocked_folded": 0, "blocked_by_hand": 0}
 
 
 __all__ = ["Refusal", "classify", "github_words", "held_for_person", "pick_failed", "what", "as_dict", "row_fields",

@@ -1188,7 +1188,12 @@ class SyncService:
         Returns the sync line; the other units go on."""
         fields = blocked_mod.row_fields(refusal, step=step, at=self.now(), tip=res.tip or "")
         if row and row.get("state") == "open":
-            sync_store.save_branch(ctx.store, **{**row, **fields})
+            # what it lands after as this sync planned it (a unit closed unmerged since is kept
+            # only under a person's work: _kept_after), as a published unit's row says — the gate's
+            # `lands-after` and the status issue read it; a refused merge's unit is made from the
+            # row, and its row keeps what it says
+            planned = {} if step == "merge" else {"depends_json": json.dumps(list(unit.depends_on))}
+            sync_store.save_branch(ctx.store, **{**row, **fields, **planned})
         else:
             # a unit that ended on this branch left nothing there (its branch was deleted): only
             # its PR, as an earlier one

@@ -94,6 +94,10 @@ SYNC_BRANCHES = table("sync_branches", {
     # 1 when a ``rebase`` block's branch holds no commit of a person, only forksync's pick folding
     # their conflict resolution (bot.sync.blocked.Refusal.folded); 0 / NULL otherwise and in rows written before
     "blocked_folded": int,
+    # 1 when a ``rebase`` block's branch holds forksync's pick folding a person's conflict
+    # resolution, with or without their commits beside it (bot.sync.blocked.Refusal.by_hand): the
+    # hint then names that pick among what a rebase carries; 0 / NULL otherwise and in rows written before
+    "blocked_by_hand": int,
     # JSON [PR numbers] of the units this branch name carried before the current one (closed,
     # merged or re-planned, then planned again under the same unit id): none of them is the
     # current unit's PR. "" / NULL in rows written before, and while there was none
@@ -449,12 +453,24 @@ def unit_waits(rows: Sequence[dict], closed: Mapping[str, Sequence[dict]]) -> di
 
 def waits(store: Store, repo: str, rows: Sequence[dict] | None = None) -> dict[str, dict]:
     """:func:`unit_waits` of the fork's units in flight (``rows``, as the caller read them; None:
-    read here): a unit whose branch holds a person's work (:func:`person_work`, the tip unknown
-    here: a folded resolution) waits for the units it lands after that were closed unmerged too
-    (:func:`closed_deps`)."""
+    read here), with the units each one lands after that were closed unmerged (:func:`ended_deps`,
+    read once for all of ``rows``) as its ``depends_json`` names them.
+
+    The status issue is rendered from rows and never knows GitHub's head of a branch, so it cannot
+    tell a person's commits there the way the gate does (:func:`person_work` with the PR's head).
+    It needs not: a closed unit stays in a row's ``depends_json`` only where the sync that followed
+    its close kept it (:func:`bot.sync.service._kept_after`, with the branch tip that sync fetched
+    from GitHub: a person's commits or a folded resolution, its commits not planned again nor all
+    picked) — every sync publishes every open unit's row again, a blocked one included — which is
+    the row the gate's ``lands-after-closed`` reads (:func:`bot.validation.gate_inputs.lands_after_closed`).
+    A unit no sync published since (the fork on hold, a unit held by an upstream rewind, a shrunk
+    one left to a person) shows what the last one did."""
     if rows is None:
         rows = open_branches(store, repo) + blocked_only_branches(store, repo)
-    closed = {r["unit_id"]: closed_deps(store, repo, r) for r in rows if person_work(r, None)}
+    ended = {d["unit_id"]: d for d in ended_deps(store, repo, rows)}
+    # in the gate's order (closed_deps: by unit id)
+    closed = {r["unit_id"]: [ended[u] for u in sorted(set(json.loads(r.get("depends_json") or "[]"))) if u in ended]
+              for r in rows}
     return unit_waits(rows, closed)
 
 

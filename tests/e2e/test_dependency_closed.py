@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from bot.app import schedules
 from bot.sync import store as sync_store
-from tests.e2e.test_conflict_owed import picked, stacked_world  # noqa: F401
+from tests.e2e.test_conflict_owed import picked, source, stacked_world  # noqa: F401
 from tests.e2e.test_dependency_lands import resolved_by_hand
 from tests.support.e2e import status_command, status_issue
+from tests.support.github import commit_files, git
 from tests.support.sync_world import fork_git, open_prs
 from tests.support.validation_world import tick_ctx
 
@@ -81,3 +82,38 @@ async def test_a_bundle_closed_without_a_reason_is_planned_again_and_the_chain_w
     assert pr["merged"] is False and pr["head"]["sha"] == held
     summary = w.run_of(held, "forksync/gate").output["summary"].replace("\u200d", "")
     assert "`lands-after`" in summary and f"#{again['number']}" in summary, summary
+
+
+async def test_a_persons_commit_on_a_chain_whose_bundle_was_closed_for_good_is_said_on_the_status_issue(stacked_world, tmp_path):  # noqa: F811
+    """alice's commit on the stopped chain is no resolution forksync folds (it touches another file
+    too), so no ``verified_tip`` records her work: only GitHub's head (not the tip forksync pushed)
+    says it is there. The bundle closed for good, the gate holds the chain (``lands-after-closed``)
+    and the status issue's line says so, with what unblocks it, as for a folded resolution."""
+    w, up_src, upstream = stacked_world
+    b0 = commit_files(up_src, {"python/h.py": "h = 1\n"}, "Speed up h (#100)")
+    c1 = commit_files(up_src, {"third_party/amd/x.cpp": source(z="1")}, "AMD: set z (#101)")
+    commit_files(up_src, {"third_party/amd/x.cpp": source(z="2"), "python/h.py": "h = 2\n"}, "AMD: z and h (#102)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    bundle, chain = await open_prs(w.alice)
+    branch = chain["head"]["ref"]
+    assert branch == f"forksync/chain-{c1[:12]}"
+    wt = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
+    commit_files(wt, {"python/h.py": "h = 2\n", "python/notes.py": "# why h is 2\n"}, "h and a note")
+    git(wt, "push", "-q", "origin", "HEAD")
+    await w.bot.settle()
+    row = sync_store.branch_row(w.bot.store, "meta/triton", branch)
+    head = (await w.pr(chain["number"]))["head"]["sha"]
+    assert not row["verified_tip"] and head != row["pushed_tip"], "her commit was folded: not the case under test"
+
+    await close(w, bundle["number"], "defer: h waits for the new allocator")
+    pr = await w.pr(chain["number"])
+    assert pr["state"] == "open" and pr["head"]["sha"] == head
+    run = w.run_of(head, "forksync/gate")
+    assert run.conclusion == "failure" and "lands-after-closed" in run.external_id.split(";"), run.external_id
+    [issue] = await status_issue(w.alice)
+    line = next(x for x in issue["body"].splitlines() if f"#{chain['number']}" in x)
+    assert line.endswith(f"; waits for #{bundle['number']} (`bundle-{b0[:12]}`), closed unmerged: `/forksync reconsider "
+                         f"{b0[:12]}` plans it again, or close #{chain['number']} to plan its commits again on the fork "
+                         "as it is)"), line

@@ -74,3 +74,38 @@ async def test_a_rewritten_fork_under_a_chain_a_person_resolved_keeps_their_reso
     for text in (said, issue["body"]):
         assert "a person's commits are on" not in text, text
         assert "`Resolved-by:`" in text and f"`{branch}`" in text, text
+
+
+async def test_a_rewritten_fork_under_a_folded_resolution_and_a_persons_commit_names_both_in_the_hint(stacked_world, tmp_path):  # noqa: F811
+    """alice resolved the chain by hand (folded into forksync's pick) and then pushed a commit of
+    her own on top; the fork's owners rewrite `main`. The branch is blocked, and what it says to
+    do names both what a rebase must carry: her commit, and the pick whose `Resolved-by:` names her
+    (a rebuild would lose that one too)."""
+    w, up_src, upstream = stacked_world
+    b0, c1, c2, bundle, chain = await resolved_by_hand(w, up_src, upstream, tmp_path, h="h = 3\n")
+    branch = chain["head"]["ref"]
+    wt = tmp_path / "alice2"
+    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
+    commit_files(wt, {"python/notes.py": "# h is 3 until the allocator lands\n"}, "a note on h")
+    git(wt, "push", "-q", "origin", "HEAD")
+    await w.bot.settle()
+    held = (await w.pr(chain["number"]))["head"]["sha"]
+    fw = tmp_path / "forkwt"
+    git(tmp_path, "clone", "-q", str(w.fork.path), str(fw))
+    git(fw, "commit", "-q", "--amend", "-m", "fork: the same tree, reworded")
+    git(fw, "push", "-q", "-f", "origin", "HEAD:main")
+    await w.bot.settle()
+    commit_files(up_src, {"python/e2.py": "e = 6\n"}, "Add e2 (#106)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    assert w.bot.deliveries("dead") == []
+    pr = await w.pr(chain["number"])
+    assert pr["state"] == "open" and pr["head"]["sha"] == held
+    said = await said_on(w, chain["number"])
+    assert "the fork's history was rewritten under it" in said, said
+    blocked = said[said.index("<!-- forksync:blocked"):]     # the fold's own comment names `Resolved-by:` too
+    [issue] = await status_issue(w.alice)
+    for text in (blocked, issue["body"]):
+        # her commit is to be rebased, and with it the pick folding her resolution
+        assert "a person's commits are on" in text and f"`{branch}`" in text, text
+        assert "`Resolved-by:`" in text and "that pick included" in text, text

@@ -4,6 +4,7 @@ import pytest
 
 from bot.fakegithub.githttp import _pkt, _pkt_lines, rewrite_reject_reason
 from bot.sync.blocked import CLEAR, Refusal, as_dict, classify, retried_by_sync, rewritten_under, row_fields
+from bot.templating import render
 
 WF = ("refusing to allow a GitHub App to create or update workflow `.github/workflows/ci.yml` "
       "without `workflows` permission")
@@ -71,3 +72,21 @@ def test_a_rewritten_fork_under_a_folded_resolution_is_told_apart_from_a_persons
            **row_fields(r, step="push", at=1.0, tip="a" * 40)}
     assert as_dict(row, "meta/triton")["folded"] is folded
     assert as_dict({**row, **CLEAR}, "meta/triton")["folded"] is False
+
+
+def test_a_rewritten_fork_under_a_persons_commits_and_a_folded_resolution_says_both():
+    """Their commits and forksync's pick folding their resolution: a rebase carries both, and the
+    hint (the status issue, the PR) names both."""
+    r = rewritten_under(3, "main", 2, resolved_by_hand=True)
+    assert (r.requires, r.folded, r.by_hand) == ("rebase", False, True)
+    assert "2 commit(s) of a person" in r.reason and "conflict resolution made by hand" in r.reason, r.reason
+    row = {"unit_id": "chain-01d3c87a74a2", "branch": "forksync/chain-01d3c87a74a2", "pr": 412, "shas_json": "[]",
+           **row_fields(r, step="push", at=1.0, tip="a" * 40)}
+    b = as_dict(row, "meta/triton")
+    assert (b["folded"], b["by_hand"]) == (False, True)
+    assert as_dict({**row, **CLEAR}, "meta/triton")["by_hand"] is False
+    hint = render("github/blocked_hint.md.j2", b=b, config_path=".github/forksync.yml")
+    assert "a person's commits are on `forksync/chain-01d3c87a74a2`" in hint and "`Resolved-by:`" in hint, hint
+    # only their commits: the hint as before, with no pick of theirs to name
+    r = rewritten_under(3, "main", 2)
+    assert r.by_hand is False and "made by hand" not in r.reason

@@ -185,3 +185,21 @@ def test_each_unit_waits_for_what_the_gate_holds_it_for_and_counts_those_waiting
     got = sync_store.waits(store, FORK)
     assert [d["id"] for d in got["chain-old"]["waits_for"]] == ["chain-b"] and "bundle-a" not in got
     assert got["chain-b"] == {"waits_for": [], "waited_by": 1}
+
+
+def test_the_status_issue_names_a_closed_unit_the_sync_kept_for_a_persons_commits_as_the_gate_does(store):
+    """No ``verified_tip``: only GitHub's head (not the tip forksync pushed) shows the person's
+    commits, and the status issue never reads it; the row the sync wrote with that tip
+    (``depends_json`` keeps the closed units only for a person's work) says it for both."""
+    for uid, pr in (("bundle-c", 4), ("bundle-a", 2)):
+        sync_store.save_branch(store, repo=FORK, branch=f"forksync/{uid}", unit_id=uid, kind="bundle",
+                               pushed_tip="", verified_tip="", pr=pr, state="closed", shas_json=json.dumps([uid[-1] + "1"]),
+                               base_sha="", base="main", conflict_sha="", depends_json="[]")
+    sync_store.save_branch(store, repo=FORK, branch="forksync/chain-p", unit_id="chain-p", kind="chain",
+                           pushed_tip="t1", verified_tip="", pr=9, state="open", shas_json="[]", base_sha="",
+                           base="main", conflict_sha="", depends_json=json.dumps(["bundle-c", "bundle-a"]))
+    got = sync_store.waits(store, FORK)["chain-p"]["waits_for"]
+    pr = {**pr_of("chain-p", 9), "head": {"ref": "forksync/chain-p", "sha": "p1"}}     # her commit on top
+    assert [(d["id"], d["pr"], d["state"], tuple(d["shas"])) for d in got] \
+        == list(gate_inputs.lands_after_closed(store, FORK, pr)) \
+        == [("bundle-a", 2, "closed", ("a1",)), ("bundle-c", 4, "closed", ("c1",))]
