@@ -1,6 +1,6 @@
 """Triage benchmark: grouping throughput and pairwise precision/recall on the labelled set.
 
-    .venv/bin/python bench/bench_triage.py [--records 50000] [--check] [--quality | --fresh | --fresh2 … --fresh8 [--figures-only]]
+    .venv/bin/python bench/bench_triage.py [--records 50000] [--check] [--quality | --fresh | --fresh2 … --fresh9 [--figures-only]]
 
 * **cold** — ``signature_of`` on every labelled text, no cache: the worst case, every failure
   output distinct (``signature_of`` keeps no cache, so running the set several times measures
@@ -54,7 +54,13 @@
   source of the other sets, weighted to a GPU compiler fork's nightly: the GPU machine's driver and
   toolchain, the CI machinery, LLVM/MLIR and lit failures, flaky CUDA tests; labelled and committed
   before the signature code first ran on them; wholly held out): the same figures and missed pairs;
-* **class accuracy** (with ``--fresh4`` … ``--fresh8``, whose labels carry the class as a prefix:
+* **fresh9** (``--fresh9``) — ``fresh9.jsonl`` (``make_fresh9.py``: 66 more public reports, none a
+  source of the other sets, weighted to causes the older labels do not name: Kubernetes runners,
+  sccache/ccache, object stores and the Actions cache, GPU hardware faults, NCCL in containers,
+  triton's LLVM download, MLIR assertions, HIP/rocBLAS and Level Zero/UR texts, flaky GPU tests;
+  labelled and committed before the signature code first ran on them; wholly held out): the same
+  figures and missed pairs;
+* **class accuracy** (with ``--fresh4`` … ``--fresh9``, whose labels carry the class as a prefix:
   ``infra-`` infrastructure, ``flaky-`` flaky, anything else real) — the share of records whose
   group's class (``Group.cls``, all records grouped as one nightly without passes, so never flaky)
   is the label's, for all records and for the real excerpts, with the counts per (label, group) class;
@@ -96,8 +102,9 @@ FRESH5 = ROOT / "tests" / "data" / "triage" / "fresh5.jsonl"     # a sixth set: 
 FRESH6 = ROOT / "tests" / "data" / "triage" / "fresh6.jsonl"     # a seventh set: held out once (versions 7, 8), tuning data since 9
 FRESH7 = ROOT / "tests" / "data" / "triage" / "fresh7.jsonl"     # an eighth set: held out once (versions 8, 9), tuning data since 10
 FRESH8 = ROOT / "tests" / "data" / "triage" / "fresh8.jsonl"     # a ninth wholly held-out set, never tuned on
+FRESH9 = ROOT / "tests" / "data" / "triage" / "fresh9.jsonl"     # a tenth wholly held-out set, never tuned on
 #: the sets whose fault labels carry the class as a prefix (``infra-``, ``flaky-``; else real)
-CLASSED = ("fresh4", "fresh5", "fresh6", "fresh7", "fresh8")
+CLASSED = ("fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9")
 FOLDS = 5
 TARGET = 50_000   # records per CPU second
 
@@ -160,7 +167,7 @@ def wild_figures(recs: list[dict]) -> dict:
 
 
 def fresh_figures(recs: list[dict]) -> dict:
-    """Pairwise figures on a wholly held-out set (``fresh.jsonl`` … ``fresh8.jsonl``)
+    """Pairwise figures on a wholly held-out set (``fresh.jsonl`` … ``fresh9.jsonl``)
     for all records and for the real excerpts alone, and the missed pairs of the real excerpts: ``split`` (one fault, two groups: one line per pair of
     groups) and ``merged`` (one group holding two faults)."""
     out: dict = {}
@@ -188,7 +195,7 @@ def fresh_figures(recs: list[dict]) -> dict:
 
 
 def label_class(fault: str) -> str:
-    """The class a ``fresh4.jsonl`` … ``fresh8.jsonl`` label names by its prefix: ``infra-`` →
+    """The class a ``fresh4.jsonl`` … ``fresh9.jsonl`` label names by its prefix: ``infra-`` →
     ``infrastructure``, ``flaky-`` → ``flaky``, anything else ``real`` (``bot.triage.classify``'s names)."""
     if fault.startswith("infra-"):
         return "infrastructure"
@@ -277,12 +284,13 @@ def main(argv=None) -> int:
     ap.add_argument("--fresh6", action="store_true", help="only the figures on fresh6.jsonl and its missed pairs")
     ap.add_argument("--fresh7", action="store_true", help="only the figures on fresh7.jsonl and its missed pairs")
     ap.add_argument("--fresh8", action="store_true", help="only the figures on fresh8.jsonl and its missed pairs")
+    ap.add_argument("--fresh9", action="store_true", help="only the figures on fresh9.jsonl and its missed pairs")
     ap.add_argument("--figures-only", action="store_true",
                     help="with --fresh…: print the figure lines only, not the missed pairs (a held-out set's first "
                          "measurement, read before its misses may be)")
     args = ap.parse_args(argv)
     sets = (("fresh", FRESH), ("fresh2", FRESH2), ("fresh3", FRESH3), ("fresh4", FRESH4), ("fresh5", FRESH5),
-            ("fresh6", FRESH6), ("fresh7", FRESH7), ("fresh8", FRESH8))
+            ("fresh6", FRESH6), ("fresh7", FRESH7), ("fresh8", FRESH8), ("fresh9", FRESH9))
     if any(getattr(args, name) for name, _ in sets):
         for name, path in sets:
             if getattr(args, name):

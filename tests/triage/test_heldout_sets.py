@@ -1,11 +1,11 @@
-"""The wholly held-out triage sets ``fresh.jsonl`` … ``fresh8.jsonl``
+"""The wholly held-out triage sets ``fresh.jsonl`` … ``fresh9.jsonl``
 (``tests/data/triage/make_fresh*.py``, shapes in ``heldout_set.py``): their structure only. No test
 here reads a signature or a grouping figure from them (``bench/bench_triage.py --fresh``,
-``--fresh2`` … ``--fresh8`` report those). ``fresh.jsonl`` is tuning data since signature version 4
+``--fresh2`` … ``--fresh9`` report those). ``fresh.jsonl`` is tuning data since signature version 4
 (``test_signature_toolchain.py`` reads its texts), ``fresh2.jsonl`` since version 5
 (``test_signature_general.py``); ``fresh3.jsonl`` was held out for one measurement (of version 5) and
 ``fresh4.jsonl`` for one (of version 6), ``fresh5.jsonl`` for one (of versions 6 and 7) and
-``fresh6.jsonl`` for one (of versions 7 and 8); ``fresh7.jsonl`` and ``fresh8.jsonl`` are held out
+``fresh6.jsonl`` for one (of versions 7 and 8); ``fresh7.jsonl``, ``fresh8.jsonl`` and ``fresh9.jsonl`` are held out
 (docs/triage.md)."""
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import pytest
 DATA = Path(__file__).resolve().parents[1] / "data" / "triage"
 FIELDS = {"id", "fault", "source", "test", "shape", "why", "text"}
 #: each set, in the order they were collected: none may hold a report of a set before it
-SETS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8")
+SETS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9")
 OLDER = ("wild.jsonl", "labelled.jsonl", "holdout.jsonl")
 #: reports of ``fresh.jsonl`` whose texts ``labelled.jsonl`` already quotes (found by its links after
 #: fresh's one held-out measurement; docs/triage.md says so): no more may appear
