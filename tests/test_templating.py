@@ -15,6 +15,7 @@ import pytest
 
 from bot.agents import render as agents_render
 from bot.config.agents import SCRIPTED_MODEL
+from bot.dashboard.web import CSP
 from bot.model import PlanItem, Unit
 from bot.sync.status import SyncStatus
 from bot.sync.status_issue import render_status
@@ -672,6 +673,15 @@ DASHBOARD_CASES: dict[str, dict] = {
     "not_a_commit": dict(value=repr("zz<z")),
     "not_in_ledger": dict(sha=S2, fork="meta/triton"),
     "ambiguous": dict(sha=S2[:7], total=2),
+    "not_readable": dict(fork=repr("meta/<triton>")),
+    "unasked": dict(fork=repr("meta/<triton>")),
+    "no_page": dict(page=repr("<img src=x>"), pages=("overview", "units")),
+    "no_api_page": dict(page=repr("<img src=x>"), pages=("overview", "units")),
+    "no_static_file": dict(name=repr("<img src=x>.js")),
+    "no_path": dict(path="/forks/meta/<triton>"),
+    "read_only": dict(method="POST", path="/api/v1/<img src=x>"),
+    "not_built": dict(error="OperationalError"),
+    "error_title": dict(status=404),
 }
 #: the unit states of the Units page (a table cell); the other blocks are a page's error message
 DASHBOARD_UNIT_STATES = {"decided", "pick_failed", "conflict", "refused", "gone", "l1", "in_flight", "planned"}
@@ -860,11 +870,12 @@ def _named_blocks(module: str, template: str) -> set[str]:
 
 @pytest.mark.parametrize("module, template", [("bot/validation/gate.py", "checks/findings.txt.j2"),
                                               ("bot/sync/blocked.py", "github/blocked.txt.j2"),
-                                              ("bot/dashboard/views.py", "dashboard/texts.txt.j2"),
+                                              ("bot/dashboard/views.py bot/dashboard/web.py", "dashboard/texts.txt.j2"),
                                               ("bot/validation/gate_inputs.py", "checks/inputs.txt.j2"),
                                               ("bot/sync/service.py", "github/sync_texts.txt.j2")])
 def test_every_finding_and_blocked_text_named_in_code_is_a_block_and_every_block_is_said(module, template):
-    named, blocks = _named_blocks(module, template), _blocks(template)
+    """``module``: the modules (space-separated) that say the template's blocks between them."""
+    named, blocks = set().union(*(_named_blocks(m, template) for m in module.split())), _blocks(template)
     assert named - blocks == set() and blocks - named == set(), (sorted(named - blocks), sorted(blocks - named))
 
 
@@ -901,14 +912,19 @@ def _phrases(source: str) -> list[str]:
             and id(n) not in docs and n.value not in DASHBOARD_GATES and re.search(r"[^\W\d_]\W*\s+\W*[^\W\d_]", n.value)]
 
 
-@pytest.mark.parametrize("module, kept", [("bot/dashboard/views.py", set()), ("bot/validation/gate_inputs.py", set()),
+#: what the dashboard's routes keep in code: headers (a policy, a cache rule) and their log's lines
+WEB_NOT_TEXTS = {CSP, "public, max-age=86400", "dashboard: %s %s failed", "dashboard: warming the validation page of %s failed"}
+
+
+@pytest.mark.parametrize("module, kept", [("bot/dashboard/views.py", set()), ("bot/dashboard/web.py", WEB_NOT_TEXTS),
+                                           ("bot/validation/gate_inputs.py", set()),
                                            ("bot/sync/service.py", SERVICE_NOT_TEXTS)])
 def test_the_dashboard_the_gate_inputs_and_the_sync_say_no_words_of_their_own(module, kept):
-    """The dashboard's unit states, stale reasons and refusals, the words gathering gives to what
-    the gate read, and the sync's summary lines, units' states on the status issue and command
-    replies come from their templates (dashboard/texts.txt.j2, checks/inputs.txt.j2,
-    github/sync_texts.txt.j2): no phrase is built in code but those ``kept`` (the sync's log, a
-    pattern and a format)."""
+    """The dashboard's unit states, stale reasons and refusals (of its documents and its routes),
+    the words gathering gives to what the gate read, and the sync's summary lines, units' states
+    on the status issue and command replies come from their templates (dashboard/texts.txt.j2,
+    checks/inputs.txt.j2, github/sync_texts.txt.j2): no phrase is built in code but those
+    ``kept`` (the sync's and the routes' log, a pattern, a format and the routes' headers)."""
     import ast
 
     found = {ast.literal_eval(p.split(": ", 1)[1]) for p in _phrases(

@@ -26,8 +26,9 @@ from aiohttp import web
 from bot.agents.redact import GITHUB_TOKEN, configured_secrets, scrub
 from bot.dashboard import plots, views
 from bot.dashboard.access import ALLOWED_KEY, UNASKED_KEY, USER_KEY, install
+from bot.dashboard.views import TEXTS
 from bot.store import Store
-from bot.templating import render_html
+from bot.templating import render_html, render_part
 
 log = logging.getLogger(__name__)
 #: What :func:`bot.agents.redact.strip_userinfo` replaces, as a quick search (no look-behind) of
@@ -89,7 +90,7 @@ def _error(request: web.Request, status: int, message: str) -> web.Response:
     message = scrub(message)
     if request.path.startswith("/api/"):
         return _api({"schema": "forksync.dashboard.error/1", "error": message, "status": status}, status)
-    title = {400: "Bad request", 401: "Login required", 404: "Not found", 405: "Method not allowed"}.get(status, "Unavailable")
+    title = render_part(TEXTS, "error_title", status=status)
     return _page("error", status, title=title, message=message, forks=[], fork=None, page="", user=_user(request))
 
 
@@ -123,10 +124,9 @@ def _fork(request: web.Request) -> str:
         if request.get(UNASKED_KEY):
             # said for every fork not shown while any check went unanswered, so it tells no one
             # which forks this store holds
-            raise Unavailable(f"GitHub could not be asked whether you may read {fork!r} (it did not answer the "
-                              "permission check): try again in a moment")
+            raise Unavailable(render_part(TEXTS, "unasked", fork=repr(fork)))
         # a fork the user may not read is answered as one that does not exist
-        raise views.NotFound(f"no fork {fork!r} here, or you may not read it")
+        raise views.NotFound(render_part(TEXTS, "not_readable", fork=repr(fork)))
     return fork
 
 
@@ -194,7 +194,7 @@ async def page_view(request: web.Request) -> web.Response:
     d = request.app[DASHBOARD_KEY]
     page = request.match_info.get("page") or "overview"
     if page not in PAGES:
-        raise views.NotFound(f"no page {page!r}: the pages are {', '.join(PAGES)}")
+        raise views.NotFound(render_part(TEXTS, "no_page", page=repr(page), pages=PAGES))
     fork = _fork(request)
     allowed = _allowed(request)
 
@@ -241,7 +241,7 @@ async def api_page(request: web.Request) -> web.Response:
     d = request.app[DASHBOARD_KEY]
     page = request.match_info["page"]
     if page not in PAGES:
-        raise views.NotFound(f"no API page {page!r}: the pages are {', '.join(PAGES)}")
+        raise views.NotFound(render_part(TEXTS, "no_api_page", page=repr(page), pages=PAGES))
     fork = _fork(request)
     return _api(await _run(request, _doc, d, page, fork, request.query))
 
@@ -270,7 +270,7 @@ async def static(request: web.Request) -> web.StreamResponse:
     name = request.match_info["file"]
     path = plots.plotly_js_path() if name == "plotly.min.js" else STATIC / name
     if name not in ("plotly.min.js", "dashboard.js", "dashboard.css") or not path.is_file():
-        raise views.NotFound(f"no static file {name!r}")
+        raise views.NotFound(render_part(TEXTS, "no_static_file", name=repr(name)))
     return web.FileResponse(path, headers={"Cache-Control": "public, max-age=86400"})
 
 
@@ -303,12 +303,12 @@ async def _answer(request: web.Request, handler) -> web.StreamResponse:
     except web.HTTPNotFound:
         # any method under the dashboard's own paths: a client of the API reads JSON errors
         if request.method in ("GET", "HEAD") or _is_dashboard(request.path):
-            return _error(request, 404, f"no page at {request.path}: start at /")
+            return _error(request, 404, render_part(TEXTS, "no_path", path=request.path))
         raise
     except web.HTTPMethodNotAllowed as e:
         if not _is_dashboard(request.path):
             raise
-        resp = _error(request, 405, f"{request.method} {request.path}: the dashboard is read-only, it answers only GET (and HEAD)")
+        resp = _error(request, 405, render_part(TEXTS, "read_only", method=request.method, path=request.path))
         resp.headers["Allow"] = e.headers.get("Allow", "GET,HEAD")
         return resp
     except web.HTTPException:
@@ -317,7 +317,7 @@ async def _answer(request: web.Request, handler) -> web.StreamResponse:
         if not _is_dashboard(request.path):
             raise
         log.exception("dashboard: %s %s failed", request.method, request.path)
-        return _error(request, 503, f"this page could not be built ({type(e).__name__}); the server log has the details")
+        return _error(request, 503, render_part(TEXTS, "not_built", error=type(e).__name__))
 
 
 def add_dashboard(app: web.Application, dashboard: Dashboard) -> None:

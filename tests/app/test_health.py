@@ -4,8 +4,6 @@ worker runs (200) and one whose worker crash-loops (503)."""
 import asyncio
 import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,6 +16,7 @@ from bot.app.health import HealthPolicy, problems
 from bot.app.metrics import AppMetrics
 from bot.app.web import make_app
 from bot.store import Store
+from tests.support.serve import ForksyncProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 EMPTY = {s: 0 for s in q.STATES}
@@ -112,17 +111,14 @@ async def test_healthz_is_503_for_a_dead_letter_a_stuck_queue_and_a_silent_worke
         store.close()
 
 
-def start_serve(tmp_path, **env):
+def start_serve(tmp_path, **env) -> ForksyncProcess:
     e = dict(os.environ, FORKSYNC_WEBHOOK_SECRET="health-secret", FORKSYNC_DB=str(tmp_path / "bot.db"),
              FORKSYNC_WORKERS="1", FORKSYNC_GITHUB_URL="http://127.0.0.1:9", FORKSYNC_WORKDIR=str(tmp_path / "w"),
              PYTHONPATH=str(ROOT))
     e.update(env)
-    proc = subprocess.Popen([sys.executable, str(ROOT / "app.py"), "serve", "--host", "127.0.0.1", "--port", "0",
-                             "--no-poll"], cwd=tmp_path, env=e, stderr=subprocess.PIPE, text=True)
-    line = proc.stderr.readline()
-    while line and "listening on" not in line:
-        line = proc.stderr.readline()
-    return proc, int(line.split("127.0.0.1:")[1].split()[0])
+    serve = ForksyncProcess(tmp_path, ["serve", "--host", "127.0.0.1", "--port", "0", "--no-poll"], e)
+    assert serve.started_or_exited() == "listening", serve.log
+    return serve
 
 
 async def poll_health(port, pred, what, limit_s=120.0):
@@ -141,25 +137,23 @@ async def poll_health(port, pred, what, limit_s=120.0):
 
 async def test_real_serve_is_healthy_with_a_running_worker_and_503_while_it_crash_loops(tmp_path):
     (tmp_path / "ok").mkdir()
-    proc, port = start_serve(tmp_path / "ok", FORKSYNC_TOKEN="not-used-token", FORKSYNC_BOT_LOGIN="forksync[bot]")
+    serve = start_serve(tmp_path / "ok", FORKSYNC_TOKEN="not-used-token", FORKSYNC_BOT_LOGIN="forksync[bot]")
     try:
-        status, body = await poll_health(port, lambda s, b: s == 200, "the worker's first heartbeat")
+        status, body = await poll_health(serve.port, lambda s, b: s == 200, "the worker's first heartbeat")
         assert body == {"status": "ok", "queue": EMPTY}
     finally:
-        proc.terminate()
-        proc.wait(timeout=60)
+        serve.stop()
     (tmp_path / "bad").mkdir()
     # App mode with a key file that is not there: every worker exits at start, serve restarts it
-    proc, port = start_serve(tmp_path / "bad", FORKSYNC_APP_ID="1", FORKSYNC_PRIVATE_KEY_FILE=str(tmp_path / "no.pem"))
+    serve = start_serve(tmp_path / "bad", FORKSYNC_APP_ID="1", FORKSYNC_PRIVATE_KEY_FILE=str(tmp_path / "no.pem"))
     try:
-        status, body = await poll_health(port, lambda s, b: any("restarted" in p for p in b.get("problems", [])),
+        status, body = await poll_health(serve.port, lambda s, b: any("restarted" in p for p in b.get("problems", [])),
                                          "three worker restarts")
         assert status == 503 and body["status"] == "unhealthy"
         assert body["problems"][0] == "no worker has started processing the queue"
         assert body["problems"][1].startswith("workers restarted ")
     finally:
-        proc.terminate()
-        proc.wait(timeout=60)
+        serve.stop()
 
 
 def test_deliveries_waiting_for_a_suspended_installation_are_a_warning_naming_it(tmp_path):

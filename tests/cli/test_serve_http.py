@@ -12,6 +12,7 @@ import aiohttp
 import pytest
 
 from bot.app.web import delivery_headers
+from tests.support.serve import ForksyncProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "serve-http-secret"
@@ -24,27 +25,22 @@ def serve_cmd(tmp_path, *extra, **env):
     return [sys.executable, str(ROOT / "app.py"), "serve", "--host", "127.0.0.1", "--no-poll", *extra], e
 
 
-class Serve:
-    """``forksync serve --port 0``; ``port`` is read from its "listening on" line."""
+class Serve(ForksyncProcess):
+    """``forksync serve --port 0``, started and listening; ``port`` is read from its "listening on" line."""
 
     def __init__(self, tmp_path, **env):
         argv, e = serve_cmd(tmp_path, "--port", "0", **env)
-        self.proc = subprocess.Popen(argv, cwd=tmp_path, env=e, stderr=subprocess.PIPE, text=True)
-        self.startup: list[str] = []
-        line = self.proc.stderr.readline()
-        while line and "listening on" not in line:
-            self.startup.append(line)
-            line = self.proc.stderr.readline()
-        assert "listening on http://127.0.0.1:" in line, line
-        self.port = int(line.split("127.0.0.1:")[1].split()[0])
+        super().__init__(tmp_path, argv[2:], e)         # argv less ``python app.py``, which ForksyncProcess puts first
+        assert self.started_or_exited() == "listening", self.log
+
+    @property
+    def startup(self) -> list[str]:
+        """The lines serve wrote to stderr before its "listening on" line."""
+        return self.lines[:next(i for i, line in enumerate(self.lines) if "listening on" in line)]
 
     def peak_rss_kib(self) -> int:
         status = Path(f"/proc/{self.proc.pid}/status").read_text()
         return int(status.split("VmHWM:")[1].split()[0])
-
-    def stop(self):
-        self.proc.terminate()
-        self.proc.wait(timeout=30)
 
 
 @pytest.fixture

@@ -6,8 +6,6 @@ import asyncio
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -17,6 +15,7 @@ from aiohttp import web
 from bot.app import queue as q
 from bot.app.web import delivery_headers
 from bot.store import Store
+from tests.support.serve import ForksyncProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "bot" / "fakegithub" / "spec" / "webhooks"
@@ -41,25 +40,20 @@ async def hanging_github():
     return runner, seen, done, runner.addresses[0][1]
 
 
-def start_serve(tmp_path, github_port):
+def start_serve(tmp_path, github_port) -> ForksyncProcess:
     env = dict(os.environ, FORKSYNC_WEBHOOK_SECRET=SECRET, FORKSYNC_DB=str(tmp_path / "bot.db"), FORKSYNC_WORKERS="1",
                FORKSYNC_TOKEN="not-a-real-token", FORKSYNC_BOT_LOGIN="forksync[bot]",
                FORKSYNC_GITHUB_URL=f"http://127.0.0.1:{github_port}", FORKSYNC_WORKDIR=str(tmp_path / "work"),
                FORKSYNC_LEASE_S="600", PYTHONPATH=str(ROOT))
-    log = tmp_path / "serve.log"
-    proc = subprocess.Popen([sys.executable, str(ROOT / "app.py"), "serve", "--host", "127.0.0.1", "--port", "0",
-                             "--no-poll"], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=log.open("w"))
-    end = time.monotonic() + 120
-    while "listening on" not in log.read_text():
-        assert proc.poll() is None and time.monotonic() < end, log.read_text()
-        time.sleep(0.1)
-    line = next(x for x in log.read_text().splitlines() if "listening on" in x)
-    return proc, int(line.split("127.0.0.1:")[1].split()[0])
+    serve = ForksyncProcess(tmp_path, ["serve", "--host", "127.0.0.1", "--port", "0", "--no-poll"], env)
+    assert serve.started_or_exited() == "listening", serve.log
+    return serve
 
 
 async def test_sigterm_mid_delivery_exits_0_promptly_and_hands_the_delivery_back(tmp_path):
     runner, seen, done, gh_port = await hanging_github()
-    proc, port = start_serve(tmp_path, gh_port)
+    serve = start_serve(tmp_path, gh_port)
+    port = serve.port
     try:
         payload = json.loads((EXAMPLES / "issue_comment.created.json").read_text())
         payload["comment"]["body"] = "/forksync retest"
@@ -71,13 +65,14 @@ async def test_sigterm_mid_delivery_exits_0_promptly_and_hands_the_delivery_back
                 assert r.status == 202
         await asyncio.wait_for(seen.wait(), 120)     # the worker is inside the handler, waiting on GitHub
         t0 = time.monotonic()
-        proc.send_signal(signal.SIGTERM)
-        rc = await asyncio.get_running_loop().run_in_executor(None, lambda: proc.wait(timeout=120))
+        serve.proc.send_signal(signal.SIGTERM)
+        rc = await asyncio.get_running_loop().run_in_executor(None, lambda: serve.proc.wait(timeout=120))
         took = time.monotonic() - t0
-        err = (tmp_path / "serve.log").read_text()
+        serve.wait(timeout=120)          # its stderr read to the end
+        err = serve.log
     finally:
-        if proc.poll() is None:
-            proc.kill()
+        if serve.proc.poll() is None:
+            serve.proc.kill()
         done.set()
         await runner.cleanup()
     assert rc == 0, err[-3000:]

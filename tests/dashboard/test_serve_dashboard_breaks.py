@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -24,6 +22,7 @@ from bot.sync import store as sync_store
 from gpu_runner.result import Environment, RunResult, outcome_for
 from gpu_runner.saturation import judge
 from tests.support.dashboard_world import DAY, FORK, NOW, fill, sha
+from tests.support.serve import ForksyncProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 LEDGER = f"/api/v1/forks/{FORK}/ledger"
@@ -53,14 +52,10 @@ async def test_the_health_page_of_serve_with_a_worker_elsewhere_agrees_with_heal
     /healthz and /metrics")."""
     env = dict(os.environ, FORKSYNC_WEBHOOK_SECRET="s", FORKSYNC_DB=str(tmp_path / "bot.db"), FORKSYNC_WORKERS="0",
                FORKSYNC_EXPECT_WORKER="1", PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, str(ROOT / "app.py"), "serve", "--host", "127.0.0.1", "--port", "0", "--no-poll"],
-                            cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+    serve = ForksyncProcess(tmp_path, ["serve", "--host", "127.0.0.1", "--port", "0", "--no-poll"], env)
     try:
-        line = proc.stderr.readline()
-        while line and "listening on" not in line:
-            line = proc.stderr.readline()
-        assert "listening on http://127.0.0.1:" in line, line
-        port = int(line.split("127.0.0.1:")[1].split()[0])
+        assert serve.started_or_exited() == "listening", serve.log
+        port = serve.port
         async with aiohttp.ClientSession() as http:
             async with http.get(f"http://127.0.0.1:{port}/healthz") as r:
                 healthz_status, healthz = r.status, await r.json()
@@ -74,8 +69,7 @@ async def test_the_health_page_of_serve_with_a_worker_elsewhere_agrees_with_heal
         assert '<span id="status" style="color:#cb2431">unhealthy</span>' in page
         assert "no worker has started processing the queue" in page
     finally:
-        proc.terminate()
-        proc.wait(timeout=60)
+        serve.stop()
 
 
 @pytest.fixture

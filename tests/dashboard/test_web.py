@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from urllib.parse import quote
 
+import markupsafe
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
@@ -225,6 +227,41 @@ async def test_bad_input_is_a_clear_page(world, path, status, words):
     store, c = world
     html = await get_page(c, path, status)
     assert words in html
+
+
+@pytest.mark.parametrize("name", ["it's", 'say "hi"', """it's "so\"""", "tab\there"])
+async def test_a_refusal_names_what_it_refused_as_python_writes_it(name):
+    """A fork, page or file name in a refusal reads exactly as ``repr`` writes it, whichever quotes
+    (or escapes) it needs: a reader copies it back as it was asked."""
+    from aiohttp import web as aioweb
+
+    from bot.dashboard.access import ALLOWED_KEY, UNASKED_KEY
+    unasked = [False]
+
+    @aioweb.middleware
+    async def no_reader(request, handler):
+        request[ALLOWED_KEY] = lambda fork: fork == FORK
+        request[UNASKED_KEY] = unasked[0]
+        return await handler(request)
+
+    store = Store()
+    fill(store)
+    app = make_dashboard_app(Dashboard(store=store, clock=lambda: NOW))
+    app.middlewares.append(no_reader)
+    c = TestClient(TestServer(app))
+    await c.start_server()
+    q = quote(name, safe="")
+    pages = "overview, units, ledger, validation, triage"
+    try:
+        assert (await get_json(c, f"/api/v1/forks/{FORK}/{q}", 404))["error"] == f"no API page {name!r}: the pages are {pages}"
+        assert (await get_json(c, f"/api/v1/forks/o/{q}/overview", 404))["error"] == f"no fork {'o/' + name!r} here, or you may not read it"
+        unasked[0] = True
+        assert (await get_json(c, f"/api/v1/forks/o/{q}/overview", 503))["error"] == (
+            f"GitHub could not be asked whether you may read {'o/' + name!r} (it did not answer the permission check): try again in a moment")
+        for path, words in [(f"/forks/{FORK}/{q}", f"no page {name!r}: the pages are {pages}"), (f"/static/{q}", f"no static file {name!r}")]:
+            assert f'<div class="error" id="error">{markupsafe.escape(words)}</div>' in await get_page(c, path, 404)
+    finally:
+        await c.close()
 
 
 async def test_empty_store_and_a_fork_never_synced():

@@ -14,7 +14,7 @@ from bot.app import schedules
 from bot.git.apply import COMMITTER
 from bot.sync import store as sync_store
 from tests.support.github import GIT_ENV, commit_files, git
-from tests.support.sync_world import CONFIG, MIDDLE, X0, bot_comments, chain_world, fork_git, open_prs, upstream_files, validated_world
+from tests.support.sync_world import CONFIG, MIDDLE, X0, bot_comments, chain_world, fork_git, open_prs, stop_chain, upstream_files, validated_world
 from tests.support.validation_world import tick_ctx
 
 
@@ -27,13 +27,9 @@ async def world(fake_github, tmp_path):
 async def test_a_chain_stopped_at_its_first_pick_is_finished_on_github_and_lands(world, tmp_path):
     w, up_src, upstream = world
     c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
-    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
-    c3 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z = 3;\n"}, "AMD: set z (#103)")
-    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
-    await w.bot.settle()
-    bundle, chain = await open_prs(w.alice)
-    branch = f"forksync/chain-{c2[:12]}"
-    assert (bundle["head"]["ref"], chain["head"]["ref"]) == (f"forksync/bundle-{c1[:12]}", branch)
+    chain, branch, c2, c3 = await stop_chain(w, up_src, upstream, then_z=True, bundles=1)
+    bundle, _ = await open_prs(w.alice)
+    assert (bundle["head"]["ref"], branch) == (f"forksync/bundle-{c1[:12]}", f"forksync/chain-{c2[:12]}")
 
     # the chain reached GitHub: a draft whose one commit is the conflict commit
     assert chain["draft"] is True
@@ -110,12 +106,7 @@ async def test_a_resolution_on_github_that_keeps_the_fork_lands_as_no_op_with_wh
     (one fork commit per upstream commit), and the ledger the App stores for the dashboard records
     the upstream commit NO_OP, naming that commit and the person."""
     w, up_src, upstream = world
-    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
-    c3 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z = 3;\n"}, "AMD: set z (#103)")
-    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
-    await w.bot.settle()
-    [chain] = await open_prs(w.alice)
-    branch = chain["head"]["ref"]
+    chain, branch, c2, c3 = await stop_chain(w, up_src, upstream, then_z=True)
     wt = tmp_path / "alice"
     git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
     commit_files(wt, {"third_party/amd/x.cpp": "int x = 10;\n" + MIDDLE + "int z;\n"},
@@ -186,11 +177,7 @@ async def test_a_conflict_a_rule_decides_opens_as_a_draft_and_lands_after_l1_and
 
 async def test_a_push_that_drops_the_conflict_commit_keeps_it_and_waits(world, tmp_path):
     w, up_src, upstream = world
-    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
-    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
-    await w.bot.settle()
-    [chain] = await open_prs(w.alice)
-    branch = f"forksync/chain-{c2[:12]}"
+    chain, branch, c2, _ = await stop_chain(w, up_src, upstream)
     conflict = fork_git(w, "rev-parse", branch)
     # a person replaces the conflict commit by their own commit (a force push): nothing is folded,
     # the bot says why, and the conflict commit is kept on the fork
@@ -213,10 +200,7 @@ async def test_forksync_resolve_from_a_clone_pushes_the_resolution_for_the_app_t
     from bot.cli.main import main
 
     w, up_src, upstream = world
-    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
-    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
-    await w.bot.settle()
-    [chain] = await open_prs(w.alice)
+    chain, _, c2, _ = await stop_chain(w, up_src, upstream)
     unit = f"chain-{c2[:12]}"
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(w.fork.path), str(clone))
@@ -309,11 +293,7 @@ async def test_a_resolution_of_an_upstream_commit_a_force_push_removed_is_not_fo
     person's commit kept."""
     w, up_src, upstream = world
     before = git(up_src, "rev-parse", "HEAD")
-    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
-    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
-    await w.bot.settle()
-    [chain] = await open_prs(w.alice)
-    branch = f"forksync/chain-{c2[:12]}"
+    chain, branch, c2, _ = await stop_chain(w, up_src, upstream)
     w.fake.webhooks.auto_deliver = False
     # upstream force-pushes its history without that commit (reverted by a rewrite)
     git(up_src, "reset", "-q", "--hard", before)
@@ -346,11 +326,7 @@ async def test_a_persons_commit_carrying_the_conflict_trailer_is_never_folded(wo
     author, past the "only the conflicted files" check (which reads what follows the conflict
     commit, never the conflict commit's own changes)."""
     w, up_src, upstream = world
-    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
-    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
-    await w.bot.settle()
-    [chain] = await open_prs(w.alice)
-    branch = f"forksync/chain-{c2[:12]}"
+    chain, branch, c2, _ = await stop_chain(w, up_src, upstream)
     conflict = fork_git(w, "rev-parse", branch)
     wt = tmp_path / "alice"
     git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
@@ -379,11 +355,7 @@ async def test_a_rewritten_conflict_commit_with_forksyncs_committer_is_never_fol
     a conflict commit with forksync's committer that is not the one forksync pushed is a person's,
     and a resolution on it is not folded."""
     w, up_src, upstream = world
-    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
-    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
-    await w.bot.settle()
-    [chain] = await open_prs(w.alice)
-    branch = f"forksync/chain-{c2[:12]}"
+    chain, branch, c2, _ = await stop_chain(w, up_src, upstream)
     conflict = fork_git(w, "rev-parse", branch)
     wt = tmp_path / "alice"
     git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
@@ -408,11 +380,7 @@ async def test_a_conflict_commit_forksync_never_pushed_is_not_folded_on_a_branch
     and a "resolution" on top: forksync pushed no such commit, so nothing is folded and the person's
     commit's own changes never become part of a ``[RESOLVED]`` pick."""
     w, up_src, upstream = world
-    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
-    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
-    await w.bot.settle()
-    [chain] = await open_prs(w.alice)
-    branch = f"forksync/chain-{c2[:12]}"
+    chain, branch, c2, _ = await stop_chain(w, up_src, upstream)
     wt = tmp_path / "alice"
     git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
     commit_files(wt, {"third_party/amd/x.cpp": "int x = 12;\n" + MIDDLE + "int z;\n"}, "resolve x")
@@ -446,10 +414,7 @@ async def test_a_chain_stopped_at_a_conflict_gets_a_ready_pr_where_github_has_no
     keeps it from merging while its conflict commit is there."""
     w, up_src, upstream = world
     w.fake.state.repo("meta", "triton").drafts = False
-    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
-    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
-    await w.bot.settle()
-    [chain] = await open_prs(w.alice)
+    chain, _, c2, _ = await stop_chain(w, up_src, upstream)
     assert (chain["head"]["ref"], chain["draft"]) == (f"forksync/chain-{c2[:12]}", False)
     assert f"## ⚠️ Stopped at a conflict: upstream `{c2[:12]}`" in chain["body"]
     assert any("draft pull requests" in b for b in await bot_comments(w, chain["number"]))

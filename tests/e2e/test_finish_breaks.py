@@ -18,7 +18,7 @@ import pytest
 from bot.app import schedules
 from bot.git.apply import COMMITTER
 from tests.support.github import GIT_ENV, commit_files, git
-from tests.support.sync_world import MIDDLE, bot_comments, chain_world, fork_git, open_prs
+from tests.support.sync_world import MIDDLE, bot_comments, chain_world, fork_git, stop_chain
 from tests.support.validation_world import tick_ctx
 
 
@@ -28,19 +28,6 @@ async def world(fake_github, tmp_path):
     upstream's change of ``x`` stops a chain at a conflict."""
     async with chain_world(fake_github, tmp_path) as w:
         yield w
-
-
-async def stop_chain(w, up_src, upstream, *, then_z: bool = False):
-    """Upstream changes ``x`` (c2, conflicts) and, with ``then_z``, ``z`` after it (c3): the chain
-    PR opens stopped at c2. Returns ``(chain PR, branch, c2, c3 or None)``."""
-    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
-    c3 = None
-    if then_z:
-        c3 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z = 3;\n"}, "AMD: set z (#103)")
-    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
-    await w.bot.settle()
-    [chain] = [p for p in await open_prs(w.alice) if p["head"]["ref"].startswith("forksync/chain-")]
-    return chain, chain["head"]["ref"], c2, c3
 
 
 async def upstream_moves(w, up_src, upstream, path: str, text: str, subject: str) -> str:
@@ -166,7 +153,7 @@ async def test_following_forksyncs_advice_after_a_rebase_folds_the_resolution(wo
     w, up_src, upstream = world
     c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
     git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
-    chain, branch, c2, _ = await stop_chain(w, up_src, upstream)
+    chain, branch, c2, _ = await stop_chain(w, up_src, upstream, bundles=1)
     unit = branch.removeprefix("forksync/")
     conflict = fork_git(w, "rev-parse", branch)
     await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")      # the bundle of c1 lands

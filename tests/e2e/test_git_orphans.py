@@ -9,8 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.e2e.test_queue_crash import alive, children, free_port, wait_for
 from tests.support.github import make_source_repo
+from tests.support.processes import alive, children, free_port, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = "upstream:\n  url: https://github.com/triton-lang/triton.git\n  ref: main\n"

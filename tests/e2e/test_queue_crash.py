@@ -3,7 +3,6 @@ restart and doubles nothing: every acknowledged command gets exactly one reply."
 import asyncio
 import os
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -14,15 +13,10 @@ from bot.app import queue as q
 from bot.github.client import token_client
 from bot.store import Store
 from tests.support.github import make_source_repo
+from tests.support.processes import alive, children, free_port, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 N = 12
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_serve(fake, tmp_path, port, log_name):
@@ -36,36 +30,6 @@ def start_serve(fake, tmp_path, port, log_name):
     log = open(tmp_path / log_name, "w")
     return subprocess.Popen([sys.executable, str(ROOT / "app.py"), "serve", "--host", "127.0.0.1",
                              "--port", str(port), "--no-poll"], cwd=tmp_path, env=env, stdout=log, stderr=log)
-
-
-def children(pid: int) -> list[int]:
-    out = []
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            text = status.read_text()
-        except OSError:
-            continue
-        if f"\nPPid:\t{pid}\n" in text:
-            out.append(int(status.parent.name))
-    return out
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/status").read_text().split("State:\t", 1)[1][0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
-
-
-async def wait_for(pred, what, timeout=90.0):
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while loop.time() < end:
-        if await pred():
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 async def test_sigkill_mid_queue_loses_nothing_and_doubles_nothing(fake_github, tmp_path):

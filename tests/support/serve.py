@@ -65,6 +65,14 @@ class ForksyncProcess:
         except urllib.error.HTTPError as e:
             return e.code, json.loads(e.read())
 
+    def wait(self, timeout: float) -> int:
+        """Wait until the process has exited (``subprocess.TimeoutExpired`` after ``timeout``
+        seconds) and its stderr was read to the end (a child still holding it is waited for up to
+        ``timeout`` seconds more): its exit status, with :attr:`log` whole."""
+        rc = self.proc.wait(timeout=timeout)
+        self._drained.join(timeout)
+        return rc
+
     def stop(self) -> None:
         """SIGTERM, then SIGKILL if it has not exited within a minute; nothing if it has exited."""
         if self.proc.poll() is None:

@@ -109,6 +109,25 @@ async def open_prs(gh) -> list[dict]:
     return sorted([p async for p in gh.getiter("/repos/meta/triton/pulls?state=open")], key=lambda p: p["head"]["ref"])
 
 
+async def stop_chain(w, up_src, upstream, *, then_z: bool = False, bundles: int = 0):
+    """Upstream changes ``x`` (c2, which conflicts with the fork's tuning in :func:`chain_world`)
+    and, with ``then_z``, ``z`` after it (c3), and pushes what ``up_src`` holds: the chain PR opens
+    stopped at c2, on ``forksync/chain-<c2 12 hex>``, beside ``bundles`` bundle PRs (of upstream
+    commits before c2) and no other PR. Returns ``(chain PR, branch, c2, c3 or
+    None)``."""
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: new x (#102)")
+    c3 = None
+    if then_z:
+        c3 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z = 3;\n"}, "AMD: set z (#103)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    prs = await open_prs(w.alice)
+    [chain] = [p for p in prs if p["head"]["ref"].startswith("forksync/chain-")]
+    assert chain["head"]["ref"] == f"forksync/chain-{c2[:12]}"
+    assert len([p for p in prs if p["head"]["ref"].startswith("forksync/bundle-")]) == bundles and len(prs) == 1 + bundles
+    return chain, chain["head"]["ref"], c2, c3
+
+
 async def bot_comments(w, number: int) -> list[str]:
     """The bodies of forksync's comments on the fork's PR or issue ``number``, oldest first."""
     return [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{number}/comments")
