@@ -10,7 +10,7 @@ A failure's raw output (pytest report, traceback, lit output, CI log) becomes a
    CUDA/HIP runtime error › C/C++ compiler or linker diagnostic › fatal signal › pytest's report of a plain ``assert``
    (``E       assert …``) › Python exception (the root cause of a triton ``CompilationError``;
    a message that starts on the next ``E`` line, as numpy's ``assert_allclose`` writes it, is
-   read there) › pytest ``FAILED … - Exc: msg`` › infrastructure phrase ›
+   read there) › pytest ``FAILED … - Exc: msg`` › nvidia-container-cli's CUDA requirement › infrastructure phrase ›
    ``exit code N`` (never alone: the test or job is added to the signature).
    Each extractor has a cheap substring prefilter so a log is searched only for what it holds.
 2. **Prefixes** (:mod:`bot.triage.normalize`: ANSI colours, CI timestamps, containerd ``stderr F``, glog ``I1130 …] ``, Ray
@@ -96,6 +96,12 @@ SIGNATURE_VERSION = 11
 # read in pip's, the tool cache's and huggingface_hub's words, its host from the text when the line names none;
 # a download's failure yields to the HTTP status under it; Maven's ``Failed to execute goal`` weak; a job's
 # time limit one per test or job
+# 11: pip's hash check on a download (``THESE PACKAGES DO NOT MATCH THE HASHES``) and the GitHub API's rate limits
+# (a token's quota spent; a call without a token, limited by the runner's address) infrastructure kinds, NVML's
+# mismatch in nvidia-container-cli's lower case the driver's, Go's ``Client.Timeout exceeded`` the network's; a
+# registry's status in Go's words (``received unexpected HTTP status: 503 …``) an HTTP status of the registry's
+# domain (the request's host, else the image pulled) before the network's status phrase; a weak line yields to an
+# HTTP status printed above it; nvidia-container-cli's ``unsatisfied condition: cuda>=X`` one real identity
 
 
 @dataclass(frozen=True, slots=True)
