@@ -123,7 +123,11 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
                          "unsupported toolchain", "Failed to initialize NVML",
                          "forward compatibility was attempted", "CUDA driver initialization failed",
                          "cudaErrorInsufficientDriver", "hipErrorInsufficientDriver", "CUDA_ERROR_NOT_INITIALIZED",
-                         "cuInit failed", "hipErrorNotInitialized", "GPU is lost")),
+                         "cuInit failed", "hipErrorNotInitialized", "GPU is lost",
+                         # (nvidia-container-cli's words for NVML's mismatch, in lower case: "nvidia-container-cli:
+                         # initialization error: nvml error: driver/library version mismatch" when docker starts a GPU
+                         # container on a machine whose loaded kernel module is older than its libraries)
+                         "driver/library version mismatch")),
     # an HTTP proxy that refused the tunnel or the credentials (urllib3's ProxyError, the CONNECT
     # answer "Tunnel connection failed: 403 Forbidden"): the site's proxy, another fix than the
     # network's; before "network", whose status phrases ("503 Service Unavailable") such a line holds
@@ -132,6 +136,16 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
     # its error code in the registry API's JSON upper case): authenticate, mirror or retry — another
     # fix than the network's, though buildkit prints it with "429 Too Many Requests"
     ("registry-rate-limit", ("toomanyrequests", "TOOMANYREQUESTS", "You have reached your pull rate limit")),
+    # the GitHub API's rate limit for a call without a token: the limit is the runner's address's ("API rate
+    # limit exceeded for 52.160.111.19. (But here's the good news: Authenticated requests get a higher rate
+    # limit …)", GitHub's REST documentation, "Rate limits for the REST API"); the fix is passing a token — the
+    # workflow's, not the change under test — and another fix than a spent quota's, so its own kind (before
+    # "api-rate-limit", whose anchor the line also holds)
+    ("api-rate-limit-anonymous", (("rate limit exceeded for ", r"rate limit exceeded for \d{1,3}(?:\.\d{1,3}){3}\b"),)),
+    # the GitHub API's quota of a token spent ("API rate limit exceeded for installation ID 7125406", "… for
+    # user ID N", the secondary limit's "You have exceeded a secondary rate limit"): many jobs calling the API at
+    # once; the quota resets within the hour, so a retry later — no commit is to blame
+    ("api-rate-limit", ("API rate limit exceeded for ", "exceeded a secondary rate limit")),
     # a TLS certificate the client does not trust (a TLS-intercepting proxy's, a self-signed one): the
     # machine's trust store or the proxy's CA — no retry fixes it; before "network", which retries
     # (rustls, under uv, cargo and reqwest, says it as "invalid peer certificate: UnknownIssuer")
@@ -141,6 +155,13 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
     # "Downloading successful, but checksum doesn't match"; a retry or another mirror — no commit is to
     # blame, and the line apt ends with ("E: Some index files failed to download", the hash list) is weak
     ("package-mirror", ("Hash Sum mismatch", "checksum doesn't match")),
+    # pip's hash check failing on a download (``ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE
+    # REQUIREMENTS FILE``, then "Expected sha256 … Got …"): a large wheel whose download was cut, or a
+    # cached partial file, hashes to something else than the index names; downloading again without the
+    # cache fixes it — another fix than a mirror's, so its own kind. (A requirements file whose pinned
+    # hash a change left stale reads the same; it fails on every run, never on a retry — the runner's
+    # retry tells them apart where the text cannot)
+    ("download-corrupt", ("THESE PACKAGES DO NOT MATCH THE HASHES",)),
     # a git fetch or clone whose connection broke in the middle of the pack (git's "fatal: early EOF",
     # "RPC failed; curl 92 HTTP/2 stream … was not closed cleanly", "unexpected disconnect while reading
     # sideband packet"): the git server or the network between, a retry; its own kind because the labels
@@ -151,6 +172,10 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
     ("network", ("Connection reset by peer", "Connection refused", "Could not resolve host",
                  "Temporary failure in name resolution", "Name or service not known", "getaddrinfo failed",
                  "Read timed out",
+                 # Go's HTTP client that gave up waiting ("net/http: request canceled (Client.Timeout exceeded
+                 # while awaiting headers)": docker's and containerd's pulls, gh, terraform) — a read timeout
+                 # in Go's words
+                 "Client.Timeout exceeded",
                  "Network is unreachable", "TLS handshake timeout", "RemoteDisconnected",
                  "HTTP Error 50", "503 Service Unavailable", "502 Bad Gateway", "504 Gateway Time",
                  # also urllib3's connect timeout, which names the host (pip's MaxRetryError: "Connection

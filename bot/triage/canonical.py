@@ -300,6 +300,11 @@ CANONICAL: tuple[tuple[str, re.Pattern, str, str], ...] = (
     # (:func:`bot.triage.signature.signature_of`), the Hub's own client's the Hub
     (" Error", re.compile(r"(?:^|[\s:])(?P<code>[1-5]\d\d) (?:Client|Server) Error(?::|$)"), "HTTPError", ""),
     ("Unexpected HTTP response: ", re.compile(r"Unexpected HTTP response: (?P<code>[1-5]\d\d)\b"), "HTTPError", ""),
+    # Go's registry clients (docker's and containerd's pulls: "Error response from daemon: Head
+    # \"https://ghcr.io/v2/…/manifests/v1\": received unexpected HTTP status: 503 Service Unavailable"): the host
+    # of the request it quotes, else (a line that quotes none) the registry of the image the text pulled
+    ("unexpected HTTP status: ", re.compile(r"(?:\"(?:https?://)?(?P<host>[^/\s\"]+)/[^\"\s]*\": )?"
+                                           r"received unexpected HTTP status: (?P<code>[1-5]\d\d)\b"), "HTTPError", ""),
     # Intel's Unified Runtime (and the older SYCL plugin interface) result behind ``Native API failed.``:
     # "Native API returns: 20 (UR_RESULT_ERROR_DEVICE_LOST)" — the first sentence alone dropped the code
     # that tells a lost device from an exhausted memory; generic below, as Level Zero's codes are

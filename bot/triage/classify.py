@@ -1,8 +1,9 @@
 """Classification of failures: infrastructure, flaky or real (pure).
 
 * **infrastructure** — the signature names a busy/missing GPU, a driver mismatch, a toolchain
-  download, the network or a proxy, a registry's rate limit, a package mirror's checksum, a git transfer
-  cut off, a full disk, the OOM killer, a lost runner or the CI's time limit
+  download, the network or a proxy, a registry's rate limit, a package mirror's checksum, a download that
+  failed pip's hash check, the GitHub API's rate limit, a git transfer cut off, a full disk, the OOM killer, a
+  lost runner or the CI's time limit
   (:data:`bot.triage.signature.INFRA_PATTERNS`), or it is a service's HTTP answer that it is busy or
   failing — 429 (rate limit, quota) or a 5xx status — which keeps its own identity (a 429 by code and
   host, a 5xx by the service's domain: :mod:`bot.triage.canonical`) but blames no commit, or conda's ``HTTP

@@ -229,6 +229,24 @@ def _x_warning(text: str) -> Found | None:
     return "Warning", line, "setup"
 
 
+#: nvidia-container-cli's check of an image's CUDA requirement against the machine's driver ("nvidia-container-cli:
+#: requirement error: unsatisfied condition: cuda>=11.0, please update your driver to a newer version, or use an
+#: earlier cuda container"), which docker prints inside its OCI runtime's error and a script ends with an exit code
+_CONTAINER_REQUIREMENT = "unsatisfied condition: cuda"
+_CONTAINER_REQUIREMENT_LINE = re.compile(r"unsatisfied condition: cuda\s*>=?\s*[\d.]+")
+
+
+def _x_container_requirement(text: str) -> Found | None:
+    """nvidia-container-cli refusing to start a container whose image asks for a newer CUDA than the machine's
+    driver gives: one line whatever version the image asks for (the version names the image, not the fault: the
+    driver is older than the container's CUDA, as torch's "The NVIDIA driver on your system is too old" says of a
+    wheel's). Read only where no error was found (the hook's failure ends the job before any test runs)."""
+    m = _CONTAINER_REQUIREMENT_LINE.search(text)
+    if m is None:
+        return None
+    return ("RuntimeError", "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=<version>", "setup")
+
+
 def _x_cuda(text: str, present=None) -> Found | None:
     """``present``: when given, holds each of :data:`SCANNED` that ``text`` holds (the others
     are not looked for)."""
@@ -819,6 +837,8 @@ EXTRACTORS: tuple[Extractor, ...] = (
     ("signal", tuple(w for w, _ in _L10N_SIGNALS), signal_in_other_locale),
     # a warning that names its cause: only where no error was found
     ("warning", (_TORCH_CAPABILITY, _XFORMERS, _LLVM_PROCESSOR), _x_warning),
+    # a GPU container the driver is too old for: only where no error was found
+    ("container", (_CONTAINER_REQUIREMENT,), _x_container_requirement),
     ("infra", ("",), _x_infra),
     ("exit", ("xit", "returned non-zero"), _x_exit),
 )

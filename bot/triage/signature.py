@@ -10,7 +10,7 @@ A failure's raw output (pytest report, traceback, lit output, CI log) becomes a
    CUDA/HIP runtime error › C/C++ compiler or linker diagnostic › fatal signal › pytest's report of a plain ``assert``
    (``E       assert …``) › Python exception (the root cause of a triton ``CompilationError``;
    a message that starts on the next ``E`` line, as numpy's ``assert_allclose`` writes it, is
-   read there) › pytest ``FAILED … - Exc: msg`` › infrastructure phrase ›
+   read there) › pytest ``FAILED … - Exc: msg`` › nvidia-container-cli's CUDA requirement › infrastructure phrase ›
    ``exit code N`` (never alone: the test or job is added to the signature).
    Each extractor has a cheap substring prefilter so a log is searched only for what it holds.
 2. **Prefixes** (:mod:`bot.triage.normalize`: ANSI colours, CI timestamps, containerd ``stderr F``, glog ``I1130 …] ``, Ray
@@ -61,7 +61,7 @@ CRASH_RULES = frozenset({"assertion", "llvm", "signal"})
 #: Version of the signature rules. An issue filed under an older version is found by its marker
 #: and re-keyed (its old identity kept as an alias), never filed twice: see
 #: :func:`bot.triage.lifecycle.rekey`.
-SIGNATURE_VERSION = 10
+SIGNATURE_VERSION = 11
 # 4: C/C++ compiler and linker diagnostics (a missing header or library is one identity across
 # compilers, and triton's ``libcuda.so cannot found`` is the missing library ``cuda``), the C
 # compiler's ``CalledProcessError`` generic, HIP errors by name (``hipErrorNoBinaryForGpu: …``),
@@ -96,6 +96,12 @@ SIGNATURE_VERSION = 10
 # read in pip's, the tool cache's and huggingface_hub's words, its host from the text when the line names none;
 # a download's failure yields to the HTTP status under it; Maven's ``Failed to execute goal`` weak; a job's
 # time limit one per test or job
+# 11: pip's hash check on a download (``THESE PACKAGES DO NOT MATCH THE HASHES``) and the GitHub API's rate limits
+# (a token's quota spent; a call without a token, limited by the runner's address) infrastructure kinds, NVML's
+# mismatch in nvidia-container-cli's lower case the driver's, Go's ``Client.Timeout exceeded`` the network's; a
+# registry's status in Go's words (``received unexpected HTTP status: 503 …``) an HTTP status of the registry's
+# domain (the request's host, else the image pulled) before the network's status phrase; a weak line yields to an
+# HTTP status printed above it; nvidia-container-cli's ``unsatisfied condition: cuda>=X`` one real identity
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +221,12 @@ _DOWNLOAD = "toolchain-download"
 _NO_CAUSE_KINDS = frozenset({"time-limit"})
 #: a URL's host, for a status line that names none (the last one the text printed before the status)
 _URL_HOST = re.compile(r"https?://([^/\s'\"()<>]+)")
+#: the infrastructure kinds some of whose phrases are an HTTP status's words (``503 Service Unavailable``,
+#: ``502 Bad Gateway``): a line that a canonical entry reads as a status is the status instead
+_STATUS_KINDS = frozenset({"network"})
+#: an image docker pulls (``docker pull ghcr.io/org/image:tag``): its registry is the service a pull's status
+#: line speaks of when the line names no URL
+_DOCKER_PULL = re.compile(r"docker pull (?:--?[\w-]+(?:[ =]\S+)? )*([^\s'\"]+)")
 #: a cut-off line shorter than this names nothing on its own
 _MIN_PARTIAL = 16
 _REPEAT = re.compile(r"\s*\((?:×|x)\d+\)\s*$")
@@ -319,6 +331,20 @@ def signature_of(text: str, test: str = "", locate_generic: bool = True) -> Sign
                 elif not (no_infra and len(text) <= _INFRA_TAIL):
                     # (a tail that is the whole text, already read by the infra extractor, holds none)
                     kind = infra_kind(text[-_INFRA_TAIL:])
+            if kind in _STATUS_KINDS:
+                # the network's phrase is an HTTP status's words ("503 Service Unavailable") in a line that
+                # is a status a canonical entry reads (docker's "received unexpected HTTP status: 503 Service
+                # Unavailable"): the status names the service that failed, the phrase only that one did
+                found = canonical(typ, raw)
+                if found is not None and found[0] == "HTTPError":
+                    kind, weak = None, False
+            if kind is None and weak and name != "infra":
+                # a weak line (an exit code, an unrecognised last line) yields to an HTTP status the text
+                # printed above it (docker's pull ends "Docker pull failed with exit code 1" under its
+                # registry's "received unexpected HTTP status: 500 Internal Server Error")
+                status = _status_under(text)
+                if status is not None:
+                    return status
             if kind:
                 if kind == _DOWNLOAD:
                     status = _status_under(text)
@@ -369,9 +395,22 @@ def _with_host(line: str, text: str, raw: str) -> str:
     at = text.rfind(raw)
     hosts = _URL_HOST.findall(text, 0, at if at >= 0 else len(text))
     if not hosts:
+        hosts = [_registry(ref) for ref in _DOCKER_PULL.findall(text, 0, at if at >= 0 else len(text))]
+    if not hosts:
         return line
     code = line.split(" ", 2)[1]
     return http_status_line("500" if code == "5xx" else code, hosts[-1])
+
+
+def _registry(ref: str) -> str:
+    """The registry host of a docker image reference: its first component when that names a host (holds a
+    ``.`` or a ``:``, or is ``localhost``), else Docker Hub's (``docker.io``) — the rule of docker's reference
+    grammar (``distribution/reference``'s ``splitDockerDomain``): ``ghcr.io/org/image:tag`` → ``ghcr.io``,
+    ``org/image:tag`` → ``docker.io``."""
+    first, sep, _ = ref.partition("/")
+    if sep and ("." in first or ":" in first or first == "localhost"):
+        return first
+    return "docker.io"
 
 
 def _status_under(text: str) -> Signature | None:
