@@ -103,4 +103,17 @@ def record(r: Rewind, ref: str, units: Sequence[OpenUnit], since_at: float) -> d
             "at": since_at}
 
 
-__all__ = ["Reaches", "Rewind", "rewind", "held_units", "record"]
+def released(prior: Mapping | None, now: Mapping | None, dropped: Mapping[str, str]) -> list[dict]:
+    """The units the rewind of ``prior`` held that upstream returned to: held by ``prior`` (the
+    record the sync began with, :func:`record`), no longer by ``now`` (the one it ends with), and
+    none of their held commits among ``dropped`` (upstream built on the rewound history: those
+    units are closed or rebuilt instead). The unit dicts of ``prior`` (``{"id","branch","pr",
+    "shas"}``), in its order. A person's push that came while such a unit was held (a conflict
+    resolution, :meth:`bot.sync.service.SyncService.finish_conflict`) was answered and kept, not
+    folded: the sync that releases the unit checks it again, as the push's own event would have."""
+    still = {u["id"] for u in (now or {}).get("units", ())}
+    return [u for u in (prior or {}).get("units", ())
+            if u["id"] not in still and not any(s in dropped for s in u.get("shas", ()))]
+
+
+__all__ = ["Reaches", "Rewind", "rewind", "held_units", "record", "released"]

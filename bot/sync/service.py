@@ -304,22 +304,44 @@ def upstream_rewind(git_dir: Path, upstream_ref: str, in_flight, ledger, last: s
     while a rewind holds and the repository has it, and removed otherwise."""
     gone = dropped_from_upstream(git_dir, upstream_ref, in_flight, ledger)
     repo = open_repository(str(git_dir))
-    try:
-        tip = str(repo.references[upstream_ref].target)
-    except KeyError:
-        tip = ""
-
-    def reaches(older: str, newer: str) -> bool:
-        try:
-            return older in repo and newer in repo and (older == newer or repo.descendant_of(newer, older))
-        except (KeyError, ValueError, pygit2.GitError):
-            return False
-    r = rewind_mod.rewind(last, tip, gone, reaches, prior)
+    r = rewind_mod.rewind(last, _tip_of(repo, upstream_ref), gone, _reaches(repo), prior)
     if r.since and r.since in repo:
         repo.references.create(REWOUND_REF, r.since, force=True)
     elif REWOUND_REF in repo.references:
         repo.references.delete(REWOUND_REF)
     return r
+
+
+def _tip_of(repo, ref: str) -> str:
+    """The commit ``ref`` of ``repo`` names, ``""`` when it has no such ref."""
+    try:
+        return str(repo.references[ref].target)
+    except KeyError:
+        return ""
+
+
+def _reaches(repo) -> rewind_mod.Reaches:
+    """:class:`bot.sync.rewind.Reaches` over ``repo``'s objects."""
+    def reaches(older: str, newer: str) -> bool:
+        try:
+            return older in repo and newer in repo and (older == newer or repo.descendant_of(newer, older))
+        except (KeyError, ValueError, pygit2.GitError):
+            return False
+    return reaches
+
+
+def rewound_past(git_dir: Path, upstream_ref: str, sha: str, st) -> rewind_mod.Rewind | None:
+    """The rewind that holds upstream commit ``sha`` (one upstream's ``upstream_ref`` no longer
+    reaches), judged as :func:`upstream_rewind` judges it at the next sync — against the tip the
+    rewind that holds moved back from, else the tip last synced (``st``: the fork's
+    :class:`bot.sync.status.SyncStatus`, None before its first sync) — so that a push handled
+    before that sync is answered as the sync will decide. None: upstream dropped ``sha`` (a
+    rewrite, or history built on the rewound tip), or nothing was synced before. Reads only."""
+    prior = st.rewound if st else None
+    last = (prior or {}).get("from") or (st.upstream_head if st else "")
+    repo = open_repository(str(git_dir))
+    r = rewind_mod.rewind(last, _tip_of(repo, upstream_ref), {sha: ""}, _reaches(repo), prior)
+    return r if sha in r.held else None
 
 
 _RESOLVED_BY = re.compile(r"^Resolved-by:[ \t]*(.+?)[ \t]*$", re.MULTILINE | re.IGNORECASE)
@@ -568,6 +590,7 @@ class SyncService:
             st = sync_store.load_status(ctx.store, full_name) or sync_status.SyncStatus(repo=full_name, upstream=upstream)
             if full_name in self._repaired:
                 st = _replace(st, repaired=self._repaired.pop(full_name))
+            prior_rewound = st.rewound
             try:
                 git_dir = await self.fetch(full_name, ctx.installation_id, upstream, up_ref)
             except SyncError as e:
@@ -724,6 +747,9 @@ class SyncService:
                                   plan=snapshots.plan_units(core.plan), keep_days=cfg.github.metrics_keep_days,
                                   stale_after_s=cfg.github.stale_after_s)
         lines.append(await self.refresh_status_issue(ctx, full_name, cfg=cfg))
+        # units upstream returned to: a person's push answered while they were held is checked
+        # now, as its own event would have checked it (outside the fork's lock: a fold syncs again)
+        lines += await self._recheck_released(ctx, full_name, cfg, rewind_mod.released(prior_rewound, rewound, rw.dropped))
         if unclosed:
             raise SyncError(render_part(TEXTS, "unclosed", repo=full_name, errors="; ".join(unclosed)))
         # a failed pick (step apply) is no delivery's to retry: the next sync applies it again
@@ -734,6 +760,26 @@ class SyncService:
             raise SyncError(render_part(TEXTS, "retrying", repo=full_name, n=len(retry),
                                         reasons="; ".join(f"{b['id']}: {b['reason']}" for b in retry)))
         return "; ".join(lines)
+
+    async def _recheck_released(self, ctx, full_name: str, cfg: ForksyncConfig, units: list[dict]) -> list[str]:
+        """Check again the person's push on each of ``units`` (:func:`bot.sync.rewind.released`:
+        held by a rewind until this sync saw upstream return), as the push's own event would have
+        (:func:`bot.sync.prs.on_pushed`: a conflict resolution is folded, the chain goes on; L1 and
+        approval as for any fold). A unit that ended, has no open PR, or whose PR's head is
+        forksync's own push or one checked already is left alone. Returns the sync's notes."""
+        notes_: list[str] = []
+        for u in units:
+            row = sync_store.branch_row(ctx.store, full_name, u["branch"])
+            if not row or sync_store.ended(row) or row.get("kind") != "chain" or not int(row.get("pr") or 0):
+                continue
+            pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}",
+                                      {**split_repo(full_name), "number": int(row["pr"])})
+            head = pr["head"]["sha"]
+            if pr.get("state") != "open" or head in (row.get("pushed_tip"), row.get("verified_tip")):
+                continue
+            done = await sync_prs.on_pushed(ctx, self, full_name, pr, fork_ref=cfg.fork.ref)
+            notes_.append(render_part(TEXTS, "released", unit=u["id"], head=head[:12], what=done or "nothing to check"))
+        return notes_
 
     async def land_closed(self, ctx, full_name: str) -> list[str]:
         """Land the units whose PR GitHub shows closed (merged or not) while their rows still say
@@ -1483,6 +1529,16 @@ class SyncService:
                 # it no longer has must not be made (it would land, and the rewritten one be picked again)
                 gone = await self._not_upstream(ctx, d, cfg, [chk.stop.upstream_sha, *shas])
                 if chk.stop.upstream_sha in gone:
+                    moved = await asyncio.to_thread(rewound_past, d, f"refs/remotes/upstream/{self.upstream_of(cfg)[1]}",
+                                                    chk.stop.upstream_sha, sync_store.load_status(ctx.store, full_name))
+                    if moved is not None:
+                        # upstream's branch only moved back past it: the person's push is kept as it
+                        # is, and the sync that sees upstream return checks and folds it
+                        # (rewind_mod.released) — a rewind may be undone, a rewrite is not
+                        await comment_once(ctx.gh, full_name, pr["number"], f"resolution:{head}",
+                                           render("resolution_held.md.j2", head=head, sha=chk.stop.upstream_sha,
+                                                  ref=cfg.upstream.ref, since=moved.since, tip=moved.tip))
+                        return "waiting"
                     await comment_once(ctx.gh, full_name, pr["number"], f"resolution:{head}",
                                        render("resolution_check.md.j2", ok=False, head=head, kept=[], problems=[
                                            render_part(TEXTS, "upstream_rewritten", sha=chk.stop.upstream_sha[:12],
