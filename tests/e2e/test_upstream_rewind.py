@@ -13,6 +13,7 @@ from bot.app import schedules
 from bot.sync import store as sync_store
 from tests.support.e2e import adopt_and_move_upstream, job_context, open_sync_prs, status_issue
 from tests.support.github import commit_files, git
+from tests.support.validation_world import tick_ctx
 from tests.support.sync_world import MIDDLE, RESOLVED_X, bot_comments as comments_on, chain_world, fork_git, open_prs, push_resolution
 
 
@@ -178,4 +179,61 @@ async def test_a_resolution_pushed_while_upstream_moved_back_is_kept_when_upstre
     kept = fork_git(w, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads", "refs/forksync/closed")
     assert f" {good}" in kept, kept
     assert f"Upstream-Commit: {c2}" not in fork_git(w, "log", "--format=%B", "--all")
+    assert w.bot.deliveries("dead") == []
+
+
+async def landed_then_rewound(w, up_src, upstream) -> tuple[str, str]:
+    """Upstream's new commit is picked and lands in the fork (its bundle merged); then upstream's
+    ``main`` is reset to the commit before it. Returns ``(the commit before, the landed commit)``."""
+    before = git(up_src, "rev-parse", "HEAD")
+    c1 = commit_files(up_src, {"python/a.py": "a = 2\n"}, "Speed up a (#101)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    [bundle] = await open_prs(w.alice)
+    await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    assert (await w.pr(bundle["number"]))["merged"] is True
+    await w.bot.settle()
+    assert await open_prs(w.alice) == []
+    rewind_upstream(up_src, upstream, before)
+    await w.bot.settle()
+    return before, c1
+
+
+async def test_a_rewind_past_a_landed_pick_holds_nothing_and_is_said_until_upstream_returns(chain):
+    """No open unit carries what upstream took back, but the fork already landed a pick of it: the
+    status issue says upstream moved back and names the landed commit, with upstream as of when;
+    syncing is degraded (the fork ships a change upstream no longer has). Upstream pushes the
+    commit again: nothing is said any more."""
+    w, up_src, upstream = chain
+    before, c1 = await landed_then_rewound(w, up_src, upstream)
+    st = sync_store.load_status(w.bot.store, "meta/triton")
+    assert st.rewound and st.rewound["units"] == [] and st.rewound["from"] == c1 and st.rewound["to"] == before
+    assert st.rewound["landed"] == [{"sha": c1, "subject": "Speed up a (#101)"}], st.rewound
+    assert "landed 1 pick(s)" in st.degraded(), st.degraded()
+    [issue] = await status_issue(w.alice)
+    body = issue["body"]
+    assert "moved back" in body and "**already landed**" in body and f"- `{c1[:12]}` Speed up a (#101)" in body, body
+    assert "(upstream as of " in body.split("moved back", 1)[1]
+    git(up_src, "reset", "-q", "--hard", c1)
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    st = sync_store.load_status(w.bot.store, "meta/triton")
+    assert not st.rewound and st.degraded() == "", st.rewound
+    [issue] = await status_issue(w.alice)
+    assert "moved back" not in issue["body"], issue["body"]
+    assert w.bot.deliveries("dead") == []
+
+
+async def test_a_rewind_that_holds_nothing_ends_when_upstream_builds_on_it(chain):
+    """As above, then upstream builds on the rewound history: the rewind was meant, and the status
+    issue no longer says upstream moved back."""
+    w, up_src, upstream = chain
+    await landed_then_rewound(w, up_src, upstream)
+    assert sync_store.load_status(w.bot.store, "meta/triton").rewound
+    commit_files(up_src, {"python/b.py": "b = 2\n"}, "Set b (#103)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    assert not sync_store.load_status(w.bot.store, "meta/triton").rewound
+    [issue] = await status_issue(w.alice)
+    assert "moved back" not in issue["body"], issue["body"]
     assert w.bot.deliveries("dead") == []
