@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import fnmatch
 import hashlib
+import itertools
 import json
 import logging
 import re
@@ -43,6 +44,7 @@ from bot.agents.redact import scrub as redact_scrub
 from bot.config.forksync import ForksyncConfig
 from bot.config.objects import open_repository, remove_partial_packs
 from bot.core import commands as cm
+from bot.core.provenance import claims
 from bot.git import apply as apply_mod
 from bot.git import notes, resolution
 from bot.git import repo as gitio
@@ -310,6 +312,40 @@ def upstream_rewind(git_dir: Path, upstream_ref: str, in_flight, ledger, last: s
     elif REWOUND_REF in repo.references:
         repo.references.delete(REWOUND_REF)
     return r
+
+
+#: how many commits :func:`upstream_moved_back` reads on each side (the commits a rewind took, the
+#: fork's own since upstream's tip now): a rewind of more is no mistaken push, and the notice
+#: names the landed picks it found within them
+MOVED_BACK_WALK = 20_000
+
+
+def upstream_moved_back(git_dir: Path, upstream_ref: str, last: str, prior: dict | None, fork_head: str,
+                        rules) -> tuple[str, dict[str, str]]:
+    """Whether upstream's ``upstream_ref`` moved back from ``last`` (the tip last synced, or the
+    one the standing record ``prior`` moved back from), and what of it the fork landed:
+    ``(last, {sha: subject})`` — the commits reached from ``last`` and not from the tip now that a
+    fork commit since that tip picks (``rules``: the fork's provenance rules; at most
+    :data:`MOVED_BACK_WALK` commits each side) — or ``("", {})`` when it did not move back
+    (:func:`bot.sync.rewind.moved_back`). Where the repository lost ``last`` (cloned again), the
+    landed commits are the record's. Keeps ``last`` as :data:`REWOUND_REF` while it stands."""
+    repo = open_repository(str(git_dir))
+    tip = _tip_of(repo, upstream_ref)
+    if not rewind_mod.moved_back(last, tip, _reaches(repo), prior):
+        return "", {}
+    if last not in repo:
+        return last, {c["sha"]: c.get("subject", "") for c in (prior or {}).get("landed", ())}
+    repo.references.create(REWOUND_REF, last, force=True)
+
+    def walk(start: str):
+        w = repo.walk(start, pygit2.enums.SortMode.TOPOLOGICAL)
+        if tip:
+            w.hide(tip)
+        return itertools.islice(w, MOVED_BACK_WALK)
+    taken = {str(c.id): (c.message.splitlines() or [""])[0] for c in walk(last)}
+    picked = [c.ref for f in (walk(fork_head) if fork_head and fork_head in repo else ())
+              for c in claims(f.message, rules) if c.kind == "pick" and not c.ref.startswith("#")]
+    return last, rewind_mod.landed_taken(taken, picked)
 
 
 def _tip_of(repo, ref: str) -> str:
@@ -623,13 +659,19 @@ class SyncService:
             # back (pure rule, bot.sync.rewind), judged against the tip last synced — also on hold,
             # so that a rewind seen then is not taken for a rewrite after `/forksync unhold`
             ledger = {e.sha: e for e in core.ledger}
+            last = (st.rewound or {}).get("from") or st.upstream_head
             rw = await asyncio.to_thread(upstream_rewind, git_dir, f"refs/remotes/upstream/{up_ref}", core.in_flight,
-                                         ledger, (st.rewound or {}).get("from") or st.upstream_head, st.rewound)
+                                         ledger, last, st.rewound)
+            # a rewind that holds no unit is still said (a notice; a warning when the fork landed
+            # picks of what it took): upstream is behind what was synced
+            moved, landed_back = await asyncio.to_thread(upstream_moved_back, git_dir, f"refs/remotes/upstream/{up_ref}",
+                                                         last, st.rewound, core.fork_head, cfg.provenance)
             open_units = self._open_for_shrink(ctx, full_name, core)
             held = rewind_mod.held_units(open_units, rw.held)
-            same = st.rewound and st.rewound.get("from") == rw.since     # the same rewind, seen again
-            rewound = rewind_mod.record(rw, up_ref, held, (same and st.rewound.get("at")) or self.now())
-            if rewound:
+            same = st.rewound and st.rewound.get("from") == (rw.since or moved)     # the same rewind, seen again
+            rewound = rewind_mod.record(rw, up_ref, held, (same and st.rewound.get("at")) or self.now(),
+                                        moved_from=moved, landed=landed_back)
+            if rewound and rewound["units"]:
                 lines.append(render_part(TEXTS, "rewound", ref=up_ref, since=rw.since[:12], tip=rw.tip[:12],
                                          held=len(held), carried=len(rw.held)))
             if rewound != st.rewound:
@@ -778,7 +820,7 @@ class SyncService:
             if pr.get("state") != "open" or head in (row.get("pushed_tip"), row.get("verified_tip")):
                 continue
             done = await sync_prs.on_pushed(ctx, self, full_name, pr, fork_ref=cfg.fork.ref)
-            notes_.append(render_part(TEXTS, "released", unit=u["id"], head=head[:12], what=done or "nothing to check"))
+            notes_.append(render_part(TEXTS, "released", unit=u["id"], head=head[:12], what=done))
         return notes_
 
     async def land_closed(self, ctx, full_name: str) -> list[str]:

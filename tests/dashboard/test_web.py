@@ -101,7 +101,8 @@ async def test_upstream_moved_back_is_one_line_of_the_overview_a_notice_or_degra
     doc = (await get_json(c, f"/api/v1/forks/{FORK}/overview"))["upstream_moved_back"]
     assert doc["degraded"] is True and doc["landed"] == landed and "1 landed pick(s)" in doc["line"]
     html = await get_page(c, f"/forks/{FORK}/")
-    assert f'degraded</b>: {shown(doc["line"])} (upstream as of 2026-05-28 20:16 UTC); landed: <span class="sha">{sha("u", 38)[:12]}</span> Set b (#1)</p>' in html
+    assert (f'degraded</b>: {shown(doc["line"])} (upstream as of 2026-05-28 20:16 UTC); '
+            f'landed: <span class="sha">{sha("u", 38)[:12]}</span> Set b (#1)</p>') in html
 
 
 async def test_stale_banner_when_the_last_refresh_failed():

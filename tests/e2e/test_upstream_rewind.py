@@ -13,8 +13,9 @@ from bot.app import schedules
 from bot.sync import store as sync_store
 from tests.support.e2e import adopt_and_move_upstream, job_context, open_sync_prs, status_issue
 from tests.support.github import commit_files, git
+from tests.support.sync_world import MIDDLE, RESOLVED_X, chain_world, fork_git, open_prs, push_resolution
+from tests.support.sync_world import bot_comments as comments_on
 from tests.support.validation_world import tick_ctx
-from tests.support.sync_world import MIDDLE, RESOLVED_X, bot_comments as comments_on, chain_world, fork_git, open_prs, push_resolution
 
 
 async def bot_comments(gh, number: int) -> list[str]:
