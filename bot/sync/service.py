@@ -324,8 +324,9 @@ def upstream_moved_back(git_dir: Path, upstream_ref: str, last: str, prior: dict
                         rules) -> tuple[str, dict[str, str]]:
     """Whether upstream's ``upstream_ref`` moved back from ``last`` (the tip last synced, or the
     one the standing record ``prior`` moved back from), and what of it the fork landed:
-    ``(last, {sha: subject})`` — the commits reached from ``last`` and not from the tip now that a
-    fork commit since that tip picks (``rules``: the fork's provenance rules; at most
+    ``(last, {sha: subject})`` — the commits reached from ``last`` and not from the tip now that
+    the fork holds (merged) or a fork commit since that tip picks (``rules``: the fork's
+    provenance rules; at most
     :data:`MOVED_BACK_WALK` commits each side) — or ``("", {})`` when it did not move back
     (:func:`bot.sync.rewind.moved_back`). Where the repository lost ``last`` (cloned again), the
     landed commits are the record's. Keeps ``last`` as :data:`REWOUND_REF` while it stands."""
@@ -343,8 +344,11 @@ def upstream_moved_back(git_dir: Path, upstream_ref: str, last: str, prior: dict
             w.hide(tip)
         return itertools.islice(w, MOVED_BACK_WALK)
     taken = {str(c.id): (c.message.splitlines() or [""])[0] for c in walk(last)}
-    picked = [c.ref for f in (walk(fork_head) if fork_head and fork_head in repo else ())
-              for c in claims(f.message, rules) if c.kind == "pick" and not c.ref.startswith("#")]
+    picked: list[str] = []
+    for f in walk(fork_head) if fork_head and fork_head in repo else ():
+        # a fork that merges upstream holds the commits themselves; one that picks, its claims
+        picked.append(str(f.id))
+        picked += [c.ref for c in claims(f.message, rules) if c.kind == "pick" and not c.ref.startswith("#")]
     return last, rewind_mod.landed_taken(taken, picked)
 
 

@@ -7,11 +7,12 @@ from pathlib import Path
 import pygit2
 import pytest
 
+from bot.config.forksync import ForksyncConfig
 from bot.model import InFlightBranch
 from bot.store import Store
 from bot.sync import store as sync_store
 from bot.sync.rewind import Rewind, degrades, held_units, landed_taken, moved_back, record, released, rewind
-from bot.sync.service import REWOUND_REF, upstream_rewind
+from bot.sync.service import REWOUND_REF, upstream_moved_back, upstream_rewind
 from bot.sync.shrink import OpenUnit
 from bot.sync.status import SyncStatus
 from bot.sync.status_issue import render_status
@@ -268,3 +269,28 @@ def test_released_names_the_units_upstream_returned_to():
     assert [u["id"] for u in released(prior, None, {})] == ["chain-x", "bundle-y"]
     assert [u["id"] for u in released(prior, NOTICE, {"b" * 40: "Set b"})] == ["bundle-y"]    # chain-x: dropped
     assert released(prior, prior, {}) == [] and released(None, None, {}) == []
+
+
+def test_upstream_moved_back_names_what_the_fork_merged_or_picked_of_what_it_took(tmp_path: Path):
+    """Upstream ``O - A - B - C - D`` moved back to ``A``: the fork (a branch off ``A``) merged
+    ``B`` and picked ``C`` (its ``Upstream-Commit:`` trailer), and has neither of ``D``. The edge
+    names ``B`` and ``C`` as landed, keeps ``D``'s tip as :data:`REWOUND_REF`, and says nothing
+    once upstream builds on ``A``."""
+    src = tmp_path / "up"
+    o, a = make_source_repo(src, [{"a.py": "a = 0\n"}, {"a.py": "a = 1\n"}])
+    b = commit_files(src, {"b.py": "b = 1\n"}, "Set b (#1)")
+    c = commit_files(src, {"c.py": "c = 1\n"}, "Set c (#2)")
+    d = commit_files(src, {"d.py": "d = 1\n"}, "Set d (#3)")
+    git(src, "checkout", "-q", "-b", "fork", a)
+    git(src, "merge", "-q", "--no-ff", "-m", "Merge b", b)
+    commit_files(src, {"c.py": "c = 1\n"}, f"Set c (#2)\n\nUpstream-Commit: {c}\n")
+    fork = git(src, "rev-parse", "HEAD")
+    bare = tmp_path / "work.git"
+    git(tmp_path, "clone", "-q", "--bare", "--no-single-branch", str(src), str(bare))
+    ref = "refs/remotes/upstream/main"
+    git(bare, "update-ref", ref, a)
+    rules = ForksyncConfig().provenance
+    assert upstream_moved_back(bare, ref, d, None, fork, rules) == (d, {c: "Set c (#2)", b: "Set b (#1)"})
+    assert str(pygit2.Repository(str(bare)).references[REWOUND_REF].target) == d
+    git(bare, "update-ref", ref, d)
+    assert upstream_moved_back(bare, ref, d, None, fork, rules) == ("", {})
