@@ -538,6 +538,7 @@ SERVICE_NOT_TEXTS = {
     "%s: removed what a pack writer killed mid-write left in %s: %s",
     "deterministic rules skipped on %s at %s: %s",
     "%s: %s is at the fold %s although its push failed (%s); recorded",
+    "%s: %s held by a rewind could not be checked on its release: %s",
     "%s: %s is at %s, the fold a run that stopped before recording it pushed; recorded now",
     "^Resolved-by:[ \\t]*(.+?)[ \\t]*$", "--format=%H %s", "bot.sync.rebuild asked for an unknown fact ",
 }

@@ -823,7 +823,14 @@ class SyncService:
             head = pr["head"]["sha"]
             if pr.get("state") != "open" or head in (row.get("pushed_tip"), row.get("verified_tip")):
                 continue
-            done = await sync_prs.on_pushed(ctx, self, full_name, pr, fork_ref=cfg.fork.ref)
+            try:
+                done = await sync_prs.on_pushed(ctx, self, full_name, pr, fork_ref=cfg.fork.ref)
+            except (gidgethub.HTTPException, SyncError) as e:
+                # the others are checked all the same; this push is checked again when it is
+                # pushed anew (its reply on the PR says the resolution waited on upstream)
+                log.warning("%s: %s held by a rewind could not be checked on its release: %s", full_name,
+                            u["branch"], redact_scrub(str(e))[:200])
+                done = redact_scrub(str(e))[:200]
             notes_.append(render_part(TEXTS, "released", unit=u["id"], head=head[:12], what=done))
         return notes_
 
