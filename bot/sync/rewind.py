@@ -28,8 +28,9 @@ anything else drops the recorded commits.
 A rewind that holds no open unit (:func:`moved_back`: the same table, without the carried
 commits) is still recorded, as a notice: a maintainer reading the status issue or the dashboard
 should know upstream's branch is behind what forksync synced, and which of the commits it took the
-fork has already landed (:func:`landed_taken`) — the ledger then counts as picked commits that are
-no longer upstream's. It ends as a hold does, when upstream returns or builds on the rewound history.
+fork has already landed (:func:`landed_taken`): the fork then carries changes its upstream no
+longer has, which makes it a warning (:func:`degrades`). It ends as a hold does, when upstream
+returns or builds on the rewound history.
 
 A held commit is decided nothing: its unit is neither closed nor rebuilt, and its PR is not merged
 (the gate's ``upstream-rewound``: a change upstream took back, even for now, must not land).

@@ -292,8 +292,8 @@ def dropped_from_upstream(git_dir: Path, upstream_ref: str, in_flight, ledger) -
     return out
 
 #: the working repository's ref that keeps the tip upstream's branch moved back from while a
-#: rewind holds units (its commits are no branch's any more: a gc would prune them, and with them
-#: what tells the rewind apart from a rewrite)
+#: rewind holds units or stands as a notice (its commits are no branch's any more: a gc would
+#: prune them, and with them what tells the rewind apart from a rewrite)
 REWOUND_REF = "refs/forksync/rewound"
 
 
