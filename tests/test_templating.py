@@ -157,6 +157,7 @@ CASES: dict[str, dict] = {
         no_ops=[PlanItem(S3, "its pick onto the fork changes nothing")], notes=["2 commits left out: in flight"]),
     "github/resolution_check.md.j2": dict(ok=False, head=FORK, kept=[S2], problems=[
         "conflict markers remain in `third_party/amd/x.cpp`", "the `Upstream-Commit` trailer of `eeb77318eca0` is gone"]),
+    "github/resolution_held.md.j2": dict(head=FORK, sha=S2, ref="main", since=S4, tip=S1),
     "github/resolution_closed.md.j2": dict(state="merged", head=FORK, branch="forksync/chain-x"),
     "github/resolution_folded.md.j2": dict(raced=False, head=FORK, branch="forksync/chain-x", error="", tip=S4,
                                            fold=NS(stop=NS(conflict_commit="c0" * 20, after=[S3, S4]), commit="f0" * 20,
@@ -538,6 +539,7 @@ SERVICE_NOT_TEXTS = {
     "%s: removed what a pack writer killed mid-write left in %s: %s",
     "deterministic rules skipped on %s at %s: %s",
     "%s: %s is at the fold %s although its push failed (%s); recorded",
+    "%s: %s held by a rewind could not be checked on its release: %s",
     "%s: %s is at %s, the fold a run that stopped before recording it pushed; recorded now",
     "^Resolved-by:[ \\t]*(.+?)[ \\t]*$", "--format=%H %s", "bot.sync.rebuild asked for an unknown fact ",
 }
@@ -710,6 +712,7 @@ SYNC_CASES: dict[str, dict] = {
     "ended_while_planned": dict(unit=CU, state="landed", pr=412),
     "ended_while_running": dict(unit=CU, state="closed", pr=412),
     "held": dict(unit=CU, ref="main"),
+    "released": dict(unit=CU, head=S2[:12], what="folded"),
     "units_wait": dict(n=3, cap=4),
     "waiting_state": dict(cap=4),
     "unclosed": dict(repo="facebookexperimental/triton", errors=f"#412 ({CU}): 502 Bad Gateway"),

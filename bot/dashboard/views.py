@@ -20,6 +20,7 @@ from bot.l2 import detection
 from bot.l2 import store as l2_store
 from bot.store import Store
 from bot.sync import blocked as blocked_mod
+from bot.sync import rewind as rewind_mod
 from bot.sync import store as sync_store
 from bot.sync.status import SyncStatus, followed
 from bot.templating import duration, render_part
@@ -169,8 +170,19 @@ def overview(store: Store, fork: str, now: float, policy: Policy, queue_counts: 
         "open_root_causes": sum(1 for c in _causes(store, fork) if c["state"] == "open"),
         "queue": dict(queue_counts or {}),
         "series": series, "landings": landings,
+        "upstream_moved_back": _moved_back(st),
     })
     return doc
+
+
+def _moved_back(st: SyncStatus | None) -> dict | None:
+    """The overview's line while upstream's branch stands moved back (:attr:`SyncStatus.rewound`):
+    ``{"line", "degraded", "from", "to", "held": int, "landed": [{"sha","subject"}]}``; None when not."""
+    r = st.rewound if st else None
+    if not r:
+        return None
+    return {"line": render_part("github/upstream_rewound.txt.j2", "notice", r=r), "degraded": rewind_mod.degrades(r),
+            "from": r["from"], "to": r["to"], "held": len(r.get("units", ())), "landed": list(r.get("landed", ()))}
 
 
 # --------------------------------------------------------------------------- units

@@ -23,15 +23,23 @@ built on the rewound tip                    the rewound history
 
 Where the repository no longer has ``last`` (cloned again: upstream no longer has those commits),
 the hold stands on its record (``prior``) while the tip is the rewound one or an ancestor of it;
-anything else drops the recorded commits. A rewind no open unit is held by is not recorded.
+anything else drops the recorded commits.
+
+A rewind that holds no open unit (:func:`moved_back`: the same table, without the carried
+commits) is still recorded, as a notice: a maintainer reading the status issue or the dashboard
+should know upstream's branch is behind what forksync synced, and which of the commits it took the
+fork has already landed (:func:`landed_taken`): the fork then carries changes its upstream no
+longer has, which makes it a warning (:func:`degrades`). It ends as a hold does, when upstream
+returns or builds on the rewound history.
 
 A held commit is decided nothing: its unit is neither closed nor rebuilt, and its PR is not merged
 (the gate's ``upstream-rewound``: a change upstream took back, even for now, must not land).
 """
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
-from typing import Mapping, Protocol, Sequence
+from typing import Iterable, Mapping, Protocol, Sequence
 
 from bot.sync.shrink import OpenUnit
 
@@ -82,25 +90,84 @@ def rewind(last: str, tip: str, gone: Mapping[str, str], reaches: Reaches, prior
     return Rewind(last, tip, held, {s: subj for s, subj in gone.items() if s not in held})
 
 
+def moved_back(last: str, tip: str, reaches: Reaches, prior: Mapping | None = None) -> bool:
+    """Is upstream's ``tip`` a rewind of ``last`` (the tip forksync last synced, or the one the
+    standing record ``prior`` moved back from)? The table of the module doc without the carried
+    commits: ``tip`` a strict ancestor of ``last``; where the repository lost ``last``, while
+    ``tip`` is the recorded ``to`` or an ancestor of it."""
+    if prior and prior.get("from") == last and last and not reaches(last, last):
+        to = prior.get("to") or ""
+        return bool(tip and to and reaches(tip, to))
+    return bool(last and tip and tip != last and reaches(tip, last))
+
+
+def landed_taken(taken: Mapping[str, str], picked: Iterable[str]) -> dict[str, str]:
+    """The commits of ``taken`` (full sha → subject: reached from the tip moved back from, not from
+    upstream's tip now) that the fork has landed: named, full or abbreviated (7 hex digits at
+    least), by one of ``picked`` (the pick claims of the fork's commits, :func:`bot.core.provenance.claims`).
+    In ``taken``'s order."""
+    refs = sorted({p.lower() for p in picked if len(p) >= 7})
+    out: dict[str, str] = {}
+    for sha, subject in taken.items():
+        i = bisect.bisect_right(refs, sha) - 1
+        if any(r and sha.startswith(r) for r in refs[max(i, 0):i + 1]):
+            out[sha] = subject
+    return out
+
+
 def held_units(units: Sequence[OpenUnit], held: Mapping[str, str]) -> list[OpenUnit]:
     """The units of ``units`` whose branch carries a commit of ``held``, in the order given."""
     return [u for u in units if any(s in held for s in u.carried)]
 
 
-def record(r: Rewind, ref: str, units: Sequence[OpenUnit], since_at: float) -> dict | None:
-    """The status's record of a rewind that holds units (:attr:`bot.sync.status.SyncStatus.rewound`),
-    None when ``r`` holds nothing: ``{"ref", "from", "to", "commits": [{"sha","subject"}], "units":
-    [{"id","branch","pr","shas"}], "at"}``. ``ref``: upstream's branch; ``units``: the held ones
-    (:func:`held_units`); ``since_at``: when the rewind was first seen (epoch s). A rewind whose
-    commits no open unit carries (only a kept branch, a unit whose PR was refused) holds nothing
-    a person waits on: not recorded, so no "0 units held" warning stands on the status issue."""
-    if not r.since or not units:
-        return None
-    return {"ref": ref, "from": r.since, "to": r.tip,
-            "commits": [{"sha": s, "subject": subj} for s, subj in r.held.items()],
-            "units": [{"id": u.unit_id, "branch": u.branch, "pr": u.pr, "shas": [s for s in u.carried if s in r.held]}
-                      for u in units],
-            "at": since_at}
+def record(r: Rewind, ref: str, units: Sequence[OpenUnit], since_at: float, *, moved_from: str = "",
+           landed: Mapping[str, str] | None = None) -> dict | None:
+    """The status's record of a rewind (:attr:`bot.sync.status.SyncStatus.rewound`): ``{"ref",
+    "from", "to", "commits": [{"sha","subject"}], "units": [{"id","branch","pr","shas"}],
+    "landed": [{"sha","subject"}], "at"}``. ``ref``: upstream's branch; ``units``: the held ones
+    (:func:`held_units`); ``since_at``: when the rewind was first seen (epoch s); ``moved_from``:
+    the tip upstream moved back from where :func:`moved_back` says it did (``""``: it did not);
+    ``landed``: the commits it took that the fork has landed (:func:`landed_taken`).
+
+    A rewind that holds units records them and the commits they carry. One that holds none (its
+    commits only a kept branch carries, or none at all) is recorded with no units and no commits
+    when ``moved_from`` is given — a notice, not a "0 units held" warning
+    (:func:`degrades`) — and not at all otherwise (None)."""
+    taken = [{"sha": s, "subject": subj} for s, subj in (landed or {}).items()]
+    if r.since and units:
+        return {"ref": ref, "from": r.since, "to": r.tip,
+                "commits": [{"sha": s, "subject": subj} for s, subj in r.held.items()],
+                "units": [{"id": u.unit_id, "branch": u.branch, "pr": u.pr,
+                           "shas": [s for s in u.carried if s in r.held]} for u in units],
+                "landed": taken, "at": since_at}
+    if moved_from:
+        return {"ref": ref, "from": moved_from, "to": r.tip, "commits": [], "units": [], "landed": taken,
+                "at": since_at}
+    return None
 
 
-__all__ = ["Reaches", "Rewind", "rewind", "held_units", "record"]
+def degrades(rec: Mapping | None) -> bool:
+    """Does the record make the fork's syncing degraded (:meth:`bot.sync.status.SyncStatus.degraded`)?
+    When it holds units (their PRs wait on upstream) or the fork has landed commits the rewind took:
+    the fork then ships changes its upstream no longer has, which forksync cannot take back by
+    itself — only a person can tell a mistaken push (wait) from a deliberate one (revert them).
+    A rewind that only moved upstream's tip back past nothing the fork carries or landed is a
+    notice: nothing waits, and nothing is wrong in the fork."""
+    return bool(rec and (rec.get("units") or rec.get("landed")))
+
+
+def released(prior: Mapping | None, now: Mapping | None, dropped: Mapping[str, str]) -> list[dict]:
+    """The units the rewind of ``prior`` held that upstream returned to: held by ``prior`` (the
+    record the sync began with, :func:`record`), no longer by ``now`` (the one it ends with), and
+    none of their held commits among ``dropped`` (upstream built on the rewound history: those
+    units are closed or rebuilt instead). The unit dicts of ``prior`` (``{"id","branch","pr",
+    "shas"}``), in its order. A person's push that came while such a unit was held (a conflict
+    resolution, :meth:`bot.sync.service.SyncService.finish_conflict`) was answered and kept, not
+    folded: the sync that releases the unit checks it again, as the push's own event would have."""
+    still = {u["id"] for u in (now or {}).get("units", ())}
+    return [u for u in (prior or {}).get("units", ())
+            if u["id"] not in still and not any(s in dropped for s in u.get("shas", ()))]
+
+
+__all__ = ["Reaches", "Rewind", "rewind", "moved_back", "landed_taken", "held_units", "record", "degrades",
+           "released"]

@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import fnmatch
 import hashlib
+import itertools
 import json
 import logging
 import re
@@ -43,6 +44,7 @@ from bot.agents.redact import scrub as redact_scrub
 from bot.config.forksync import ForksyncConfig
 from bot.config.objects import open_repository, remove_partial_packs
 from bot.core import commands as cm
+from bot.core.provenance import claims
 from bot.git import apply as apply_mod
 from bot.git import notes, resolution
 from bot.git import repo as gitio
@@ -290,8 +292,8 @@ def dropped_from_upstream(git_dir: Path, upstream_ref: str, in_flight, ledger) -
     return out
 
 #: the working repository's ref that keeps the tip upstream's branch moved back from while a
-#: rewind holds units (its commits are no branch's any more: a gc would prune them, and with them
-#: what tells the rewind apart from a rewrite)
+#: rewind holds units or stands as a notice (its commits are no branch's any more: a gc would
+#: prune them, and with them what tells the rewind apart from a rewrite)
 REWOUND_REF = "refs/forksync/rewound"
 
 
@@ -304,22 +306,82 @@ def upstream_rewind(git_dir: Path, upstream_ref: str, in_flight, ledger, last: s
     while a rewind holds and the repository has it, and removed otherwise."""
     gone = dropped_from_upstream(git_dir, upstream_ref, in_flight, ledger)
     repo = open_repository(str(git_dir))
-    try:
-        tip = str(repo.references[upstream_ref].target)
-    except KeyError:
-        tip = ""
-
-    def reaches(older: str, newer: str) -> bool:
-        try:
-            return older in repo and newer in repo and (older == newer or repo.descendant_of(newer, older))
-        except (KeyError, ValueError, pygit2.GitError):
-            return False
-    r = rewind_mod.rewind(last, tip, gone, reaches, prior)
+    r = rewind_mod.rewind(last, _tip_of(repo, upstream_ref), gone, _reaches(repo), prior)
     if r.since and r.since in repo:
         repo.references.create(REWOUND_REF, r.since, force=True)
     elif REWOUND_REF in repo.references:
         repo.references.delete(REWOUND_REF)
     return r
+
+
+#: how many commits :func:`upstream_moved_back` reads on each side (the commits a rewind took, the
+#: fork's own since upstream's tip now): a rewind of more is no mistaken push, and the notice
+#: names the landed picks it found within them
+MOVED_BACK_WALK = 20_000
+
+
+def upstream_moved_back(git_dir: Path, upstream_ref: str, last: str, prior: dict | None, fork_head: str,
+                        rules) -> tuple[str, dict[str, str]]:
+    """Whether upstream's ``upstream_ref`` moved back from ``last`` (the tip last synced, or the
+    one the standing record ``prior`` moved back from), and what of it the fork landed:
+    ``(last, {sha: subject})`` — the commits reached from ``last`` and not from the tip now that
+    the fork holds (merged) or a fork commit since that tip picks (``rules``: the fork's
+    provenance rules; at most
+    :data:`MOVED_BACK_WALK` commits each side) — or ``("", {})`` when it did not move back
+    (:func:`bot.sync.rewind.moved_back`). Where the repository lost ``last`` (cloned again), the
+    landed commits are the record's. Keeps ``last`` as :data:`REWOUND_REF` while it stands."""
+    repo = open_repository(str(git_dir))
+    tip = _tip_of(repo, upstream_ref)
+    if not rewind_mod.moved_back(last, tip, _reaches(repo), prior):
+        return "", {}
+    if last not in repo:
+        return last, {c["sha"]: c.get("subject", "") for c in (prior or {}).get("landed", ())}
+    repo.references.create(REWOUND_REF, last, force=True)
+
+    def walk(start: str):
+        w = repo.walk(start, pygit2.enums.SortMode.TOPOLOGICAL)
+        if tip:
+            w.hide(tip)
+        return itertools.islice(w, MOVED_BACK_WALK)
+    taken = {str(c.id): (c.message.splitlines() or [""])[0] for c in walk(last)}
+    picked: list[str] = []
+    for f in walk(fork_head) if fork_head and fork_head in repo else ():
+        # a fork that merges upstream holds the commits themselves; one that picks, its claims
+        picked.append(str(f.id))
+        picked += [c.ref for c in claims(f.message, rules) if c.kind == "pick" and not c.ref.startswith("#")]
+    return last, rewind_mod.landed_taken(taken, picked)
+
+
+def _tip_of(repo, ref: str) -> str:
+    """The commit ``ref`` of ``repo`` names, ``""`` when it has no such ref."""
+    try:
+        return str(repo.references[ref].target)
+    except KeyError:
+        return ""
+
+
+def _reaches(repo) -> rewind_mod.Reaches:
+    """:class:`bot.sync.rewind.Reaches` over ``repo``'s objects."""
+    def reaches(older: str, newer: str) -> bool:
+        try:
+            return older in repo and newer in repo and (older == newer or repo.descendant_of(newer, older))
+        except (KeyError, ValueError, pygit2.GitError):
+            return False
+    return reaches
+
+
+def rewound_past(git_dir: Path, upstream_ref: str, sha: str, st) -> rewind_mod.Rewind | None:
+    """The rewind that holds upstream commit ``sha`` (one upstream's ``upstream_ref`` no longer
+    reaches), judged as :func:`upstream_rewind` judges it at the next sync — against the tip the
+    rewind that holds moved back from, else the tip last synced (``st``: the fork's
+    :class:`bot.sync.status.SyncStatus`, None before its first sync) — so that a push handled
+    before that sync is answered as the sync will decide. None: upstream dropped ``sha`` (a
+    rewrite, or history built on the rewound tip), or nothing was synced before. Reads only."""
+    prior = st.rewound if st else None
+    last = (prior or {}).get("from") or (st.upstream_head if st else "")
+    repo = open_repository(str(git_dir))
+    r = rewind_mod.rewind(last, _tip_of(repo, upstream_ref), {sha: ""}, _reaches(repo), prior)
+    return r if sha in r.held else None
 
 
 _RESOLVED_BY = re.compile(r"^Resolved-by:[ \t]*(.+?)[ \t]*$", re.MULTILINE | re.IGNORECASE)
@@ -568,6 +630,7 @@ class SyncService:
             st = sync_store.load_status(ctx.store, full_name) or sync_status.SyncStatus(repo=full_name, upstream=upstream)
             if full_name in self._repaired:
                 st = _replace(st, repaired=self._repaired.pop(full_name))
+            prior_rewound = st.rewound
             try:
                 git_dir = await self.fetch(full_name, ctx.installation_id, upstream, up_ref)
             except SyncError as e:
@@ -600,13 +663,19 @@ class SyncService:
             # back (pure rule, bot.sync.rewind), judged against the tip last synced — also on hold,
             # so that a rewind seen then is not taken for a rewrite after `/forksync unhold`
             ledger = {e.sha: e for e in core.ledger}
+            last = (st.rewound or {}).get("from") or st.upstream_head
             rw = await asyncio.to_thread(upstream_rewind, git_dir, f"refs/remotes/upstream/{up_ref}", core.in_flight,
-                                         ledger, (st.rewound or {}).get("from") or st.upstream_head, st.rewound)
+                                         ledger, last, st.rewound)
+            # a rewind that holds no unit is still said (a notice; a warning when the fork landed
+            # picks of what it took): upstream is behind what was synced
+            moved, landed_back = await asyncio.to_thread(upstream_moved_back, git_dir, f"refs/remotes/upstream/{up_ref}",
+                                                         last, st.rewound, core.fork_head, cfg.provenance)
             open_units = self._open_for_shrink(ctx, full_name, core)
             held = rewind_mod.held_units(open_units, rw.held)
-            same = st.rewound and st.rewound.get("from") == rw.since     # the same rewind, seen again
-            rewound = rewind_mod.record(rw, up_ref, held, (same and st.rewound.get("at")) or self.now())
-            if rewound:
+            same = st.rewound and st.rewound.get("from") == (rw.since or moved)     # the same rewind, seen again
+            rewound = rewind_mod.record(rw, up_ref, held, (same and st.rewound.get("at")) or self.now(),
+                                        moved_from=moved, landed=landed_back)
+            if rewound and rewound["units"]:
                 lines.append(render_part(TEXTS, "rewound", ref=up_ref, since=rw.since[:12], tip=rw.tip[:12],
                                          held=len(held), carried=len(rw.held)))
             if rewound != st.rewound:
@@ -724,6 +793,9 @@ class SyncService:
                                   plan=snapshots.plan_units(core.plan), keep_days=cfg.github.metrics_keep_days,
                                   stale_after_s=cfg.github.stale_after_s)
         lines.append(await self.refresh_status_issue(ctx, full_name, cfg=cfg))
+        # units upstream returned to: a person's push answered while they were held is checked
+        # now, as its own event would have checked it (outside the fork's lock: a fold syncs again)
+        lines += await self._recheck_released(ctx, full_name, cfg, rewind_mod.released(prior_rewound, rewound, rw.dropped))
         if unclosed:
             raise SyncError(render_part(TEXTS, "unclosed", repo=full_name, errors="; ".join(unclosed)))
         # a failed pick (step apply) is no delivery's to retry: the next sync applies it again
@@ -734,6 +806,33 @@ class SyncService:
             raise SyncError(render_part(TEXTS, "retrying", repo=full_name, n=len(retry),
                                         reasons="; ".join(f"{b['id']}: {b['reason']}" for b in retry)))
         return "; ".join(lines)
+
+    async def _recheck_released(self, ctx, full_name: str, cfg: ForksyncConfig, units: list[dict]) -> list[str]:
+        """Check again the person's push on each of ``units`` (:func:`bot.sync.rewind.released`:
+        held by a rewind until this sync saw upstream return), as the push's own event would have
+        (:func:`bot.sync.prs.on_pushed`: a conflict resolution is folded, the chain goes on; L1 and
+        approval as for any fold). A unit that ended, has no open PR, or whose PR's head is
+        forksync's own push or one checked already is left alone. Returns the sync's notes."""
+        notes_: list[str] = []
+        for u in units:
+            row = sync_store.branch_row(ctx.store, full_name, u["branch"])
+            if not row or sync_store.ended(row) or row.get("kind") != "chain" or not int(row.get("pr") or 0):
+                continue
+            pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}",
+                                      {**split_repo(full_name), "number": int(row["pr"])})
+            head = pr["head"]["sha"]
+            if pr.get("state") != "open" or head in (row.get("pushed_tip"), row.get("verified_tip")):
+                continue
+            try:
+                done = await sync_prs.on_pushed(ctx, self, full_name, pr, fork_ref=cfg.fork.ref)
+            except (gidgethub.HTTPException, SyncError) as e:
+                # the others are checked all the same; this push is checked again when it is
+                # pushed anew (its reply on the PR says the resolution waited on upstream)
+                log.warning("%s: %s held by a rewind could not be checked on its release: %s", full_name,
+                            u["branch"], redact_scrub(str(e))[:200])
+                done = redact_scrub(str(e))[:200]
+            notes_.append(render_part(TEXTS, "released", unit=u["id"], head=head[:12], what=done))
+        return notes_
 
     async def land_closed(self, ctx, full_name: str) -> list[str]:
         """Land the units whose PR GitHub shows closed (merged or not) while their rows still say
@@ -1488,6 +1587,16 @@ class SyncService:
                 # it no longer has must not be made (it would land, and the rewritten one be picked again)
                 gone = await self._not_upstream(ctx, d, cfg, [chk.stop.upstream_sha, *shas])
                 if chk.stop.upstream_sha in gone:
+                    moved = await asyncio.to_thread(rewound_past, d, f"refs/remotes/upstream/{self.upstream_of(cfg)[1]}",
+                                                    chk.stop.upstream_sha, sync_store.load_status(ctx.store, full_name))
+                    if moved is not None:
+                        # upstream's branch only moved back past it: the person's push is kept as it
+                        # is, and the sync that sees upstream return checks and folds it
+                        # (rewind_mod.released) — a rewind may be undone, a rewrite is not
+                        await comment_once(ctx.gh, full_name, pr["number"], f"resolution:{head}",
+                                           render("resolution_held.md.j2", head=head, sha=chk.stop.upstream_sha,
+                                                  ref=cfg.upstream.ref, since=moved.since, tip=moved.tip))
+                        return "waiting"
                     await comment_once(ctx.gh, full_name, pr["number"], f"resolution:{head}",
                                        render("resolution_check.md.j2", ok=False, head=head, kept=[], problems=[
                                            render_part(TEXTS, "upstream_rewritten", sha=chk.stop.upstream_sha[:12],

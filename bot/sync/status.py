@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from bot.sync.rewind import degrades as rewind_degrades
 from bot.templating import render_part, utc_minute
 
 #: how ``last_fetch_error`` begins when the fork's own fetch failed (:meth:`bot.sync.service.SyncService.fetch`)
@@ -73,20 +74,22 @@ class SyncStatus:
     #: refs were removed and fetched again), "at": epoch s}; shown on the status issue for
     #: :data:`REPAIRED_SHOWN_S` (:meth:`bot.sync.service.SyncService._repair`)
     repaired: dict | None = None
-    #: upstream's branch moved back to an ancestor of the tip forksync last synced, and open units
-    #: carry commits it no longer has: they are held, neither closed nor merged, until upstream
-    #: builds on the rewound history or returns (:func:`bot.sync.rewind.record`: {"ref","from",
-    #: "to","commits": [{"sha","subject"}],"units": [{"id","branch","pr","shas"}],"at" (epoch s)});
-    #: None when no rewind holds anything
+    #: upstream's branch moved back to an ancestor of the tip forksync last synced: open units that
+    #: carry commits it no longer has are held, neither closed nor merged, until upstream builds on
+    #: the rewound history or returns; with no unit held, a notice (:func:`bot.sync.rewind.record`:
+    #: {"ref","from","to","commits": [{"sha","subject"}],"units": [{"id","branch","pr","shas"}],
+    #: "landed": [{"sha","subject"}] (the fork's landed picks of commits it took),"at" (epoch s)});
+    #: None when upstream has not moved back
     rewound: dict | None = None
 
     def degraded(self) -> str:
         """Why syncing is degraded ("" when it is not): units whose push, PR or merge GitHub refused, or
         whose pick failed without a conflict (step ``apply``); units whose gate waits on a required
         check never reported on their head (``check_waits`` overdue: it will not come by itself);
-        units held because upstream's branch moved back (``rewound``)."""
+        units held because upstream's branch moved back, or picks it took back landed in the fork
+        (``rewound``, :func:`bot.sync.rewind.degrades`; a rewind with neither is only a notice)."""
         why = []
-        if self.rewound:
+        if rewind_degrades(self.rewound):
             why.append(render_part("github/upstream_rewound.txt.j2", "degraded", r=self.rewound))
         if self.blocked:
             first = self.blocked[0]

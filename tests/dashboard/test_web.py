@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from dataclasses import replace
 from urllib.parse import quote
 
 import markupsafe
@@ -16,6 +17,7 @@ from bot.app.web import make_app, mount_dashboard
 from bot.dashboard import views
 from bot.dashboard.web import Dashboard, make_dashboard_app
 from bot.store import Store
+from bot.sync import store as sync_store
 from bot.validation import store as vstore
 from gpu_runner.result import Counts, Environment, RunResult
 from tests.support.dashboard_world import FORK, NOW, fill, sha
@@ -73,6 +75,36 @@ async def test_overview_page_and_json_carry_the_same_numbers(world):
     assert ", committed 2026-05-25 11:26 UTC</td>" in html
     assert '<script defer src="/static/plotly.min.js"></script>' in html
     assert not re.search(r'(src|href)="https?://(?!github\.com/)', html)       # nothing from another host but links to GitHub
+
+
+def shown(text: str) -> str:
+    """``text`` as the page's HTML escapes it."""
+    return text.replace("'", "&#39;")
+
+
+async def test_upstream_moved_back_is_one_line_of_the_overview_a_notice_or_degraded(world):
+    """A rewind the status records (bot.sync.rewind.record) is one line of the overview, page and
+    JSON: a notice when nothing is held and nothing it took was landed, degraded when the fork
+    landed picks of what it took (named on the line), with upstream as of when; absent otherwise."""
+    store, c = world
+    assert (await get_json(c, f"/api/v1/forks/{FORK}/overview"))["upstream_moved_back"] is None
+    assert 'id="upstream-moved-back"' not in await get_page(c, f"/forks/{FORK}/")
+    st = sync_store.load_status(store, FORK)
+    notice = {"ref": "main", "from": sha("u", 39), "to": sha("u", 37), "commits": [], "units": [], "landed": [], "at": NOW}
+    sync_store.save_status(store, replace(st, rewound=notice))
+    doc = (await get_json(c, f"/api/v1/forks/{FORK}/overview"))["upstream_moved_back"]
+    assert doc == {"line": f"upstream's main moved back from {sha('u', 39)[:12]} to {sha('u', 37)[:12]}: nothing held, "
+                           "nothing landed of what it took", "degraded": False, "from": sha("u", 39), "to": sha("u", 37),
+                   "held": 0, "landed": []}
+    html = await get_page(c, f"/forks/{FORK}/")
+    assert f'<p id="upstream-moved-back"><b>notice</b>: {shown(doc["line"])} (upstream as of 2026-05-28 20:16 UTC)</p>' in html
+    landed = [{"sha": sha("u", 38), "subject": "Set b (#1)"}]
+    sync_store.save_status(store, replace(st, rewound={**notice, "landed": landed}))
+    doc = (await get_json(c, f"/api/v1/forks/{FORK}/overview"))["upstream_moved_back"]
+    assert doc["degraded"] is True and doc["landed"] == landed and "1 landed pick(s)" in doc["line"]
+    html = await get_page(c, f"/forks/{FORK}/")
+    assert (f'degraded</b>: {shown(doc["line"])} (upstream as of 2026-05-28 20:16 UTC); '
+            f'landed: <span class="sha">{sha("u", 38)[:12]}</span> Set b (#1)</p>') in html
 
 
 async def test_stale_banner_when_the_last_refresh_failed():

@@ -7,13 +7,15 @@ from pathlib import Path
 import pygit2
 import pytest
 
+from bot.config.forksync import ForksyncConfig
 from bot.model import InFlightBranch
 from bot.store import Store
 from bot.sync import store as sync_store
-from bot.sync.rewind import Rewind, held_units, record, rewind
-from bot.sync.service import REWOUND_REF, upstream_rewind
+from bot.sync.rewind import Rewind, degrades, held_units, landed_taken, moved_back, record, released, rewind
+from bot.sync.service import REWOUND_REF, upstream_moved_back, upstream_rewind
 from bot.sync.shrink import OpenUnit
 from bot.sync.status import SyncStatus
+from bot.sync.status_issue import render_status
 from bot.validation.gate_inputs import upstream_rewound
 from tests.support.github import commit_files, git, make_source_repo
 
@@ -77,7 +79,7 @@ def test_held_units_and_the_record_name_the_units_carrying_a_held_commit():
         "commits": [{"sha": "B", "subject": "subject B"}, {"sha": "C", "subject": "subject C"}],
         "units": [{"id": "bundle-b", "branch": "forksync/bundle-b", "pr": 4, "shas": ["B"]},
                   {"id": "chain-c", "branch": "forksync/chain-c", "pr": 6, "shas": ["C"]}],
-        "at": 1000.0}
+        "landed": [], "at": 1000.0}
     assert record(rewind("C", "D", GONE_BC, reaches), "main", held, 1000.0) is None
 
 
@@ -201,3 +203,94 @@ def test_the_rewind_is_stored_alone_as_soon_as_it_is_judged(tmp_path: Path):
     assert (st.rewound, st.upstream_head, st.days_behind) == (RECORD, "c" * 40, 3.5)
     sync_store.save_rewound(store, "meta/fork", None)
     assert sync_store.load_status(store, "meta/fork").rewound is None
+
+
+@pytest.mark.parametrize("last,tip,expected", [
+    ("C", "A", True),        # moved back
+    ("C", "C", False),       # the same tip
+    ("C", "E", False),       # went on
+    ("C", "D", False),       # built on the rewound history
+    ("C", "B2", False),      # a rewrite
+    ("", "A", False),        # the first sync
+])
+def test_moved_back_is_the_rewind_table_without_the_carried_commits(last, tip, expected):
+    assert moved_back(last, tip, reaches) is expected
+
+
+def test_moved_back_stands_on_its_record_where_the_repository_lost_the_tip():
+    prior = {**NOTICE, "from": "C", "to": "A"}
+    assert moved_back("C", "A", reaches_without_bc, prior) and moved_back("C", "O", reaches_without_bc, prior)
+    assert not moved_back("C", "D", reaches_without_bc, prior)
+
+
+def test_landed_taken_names_the_commits_the_fork_picked_by_full_or_abbreviated_sha():
+    b, c, x = "b" * 40, "c" * 40, "cc" + "d" * 38
+    taken = {b: "Set b (#1)", c: "Set c (#2)", x: "Set x (#3)"}
+    assert landed_taken(taken, [c[:12], "e" * 40, "bbb"]) == {c: "Set c (#2)"}
+    assert landed_taken(taken, [x, b]) == {b: "Set b (#1)", x: "Set x (#3)"}
+    assert landed_taken(taken, []) == {}
+
+
+NOTICE = {"ref": "main", "from": "c" * 40, "to": "a" * 40, "commits": [], "units": [], "landed": [], "at": 1000.0}
+
+
+def test_a_rewind_that_holds_no_unit_is_a_notice_and_degrades_only_with_landed_picks():
+    """Upstream moved back past nothing an open unit carries: recorded with no units (a notice on
+    the status issue and the dashboard), not degraded — unless the fork landed picks of commits it
+    took, which forksync cannot take back by itself."""
+    r = rewind("C", "A", GONE_BC, reaches)
+    assert record(r, "main", [], 1000.0, moved_from="C") == {**NOTICE, "from": "C", "to": "A"}
+    landed = record(Rewind("", "A"), "main", [], 1000.0, moved_from="C", landed={"B": "subject B"})
+    assert landed == {**NOTICE, "from": "C", "to": "A", "landed": [{"sha": "B", "subject": "subject B"}]}
+    assert record(Rewind("", "A"), "main", [], 1000.0) is None
+    assert not degrades(NOTICE) and degrades(landed) and degrades(RECORD) and not degrades(None)
+    assert SyncStatus(repo="meta/fork", rewound=NOTICE).degraded() == ""
+    assert SyncStatus(repo="meta/fork", rewound={**NOTICE, "landed": [{"sha": "b" * 40, "subject": "Set b"}]}).degraded() == (
+        f"upstream's main moved back from {'c' * 12} to {'a' * 12}: the fork has landed 1 pick(s) of commits it no "
+        f"longer has ({'b' * 12}), until upstream builds on the rewound history or returns")
+    assert upstream_rewound(SyncStatus(repo="meta/fork", rewound=NOTICE), 7) == ""
+
+
+def test_the_status_issue_says_a_notice_and_names_the_landed_picks():
+    note = render_status(SyncStatus(repo="meta/fork", rewound=NOTICE, upstream_seen_at=1000.0), stale_after_s=1e9,
+                         alarm_after_s=1e9, now=1000.0)
+    assert "> [!NOTE]\n> **Upstream's `main` moved back** from `cccccccccccc` to `aaaaaaaaaaaa`" in note, note
+    assert "nothing is held" in note and "already landed" not in note
+    body = render_status(SyncStatus(repo="meta/fork", upstream_seen_at=1000.0, rewound={
+        **NOTICE, "landed": [{"sha": "b" * 40, "subject": "Set b (#1)"}]}), stale_after_s=1e9, alarm_after_s=1e9, now=1000.0)
+    assert "> [!WARNING]\n> **Upstream's `main` moved back**" in body and "**already landed**" in body, body
+    assert "The fork has landed 1 pick of upstream commits `main` no longer has (upstream as of " in body
+    assert "- `bbbbbbbbbbbb` Set b (#1)" in body
+
+
+def test_released_names_the_units_upstream_returned_to():
+    prior = {**RECORD, "units": [*RECORD["units"], {"id": "bundle-y", "branch": "forksync/bundle-y", "pr": 8,
+                                                    "shas": ["d" * 40]}]}
+    assert [u["id"] for u in released(prior, None, {})] == ["chain-x", "bundle-y"]
+    assert [u["id"] for u in released(prior, NOTICE, {"b" * 40: "Set b"})] == ["bundle-y"]    # chain-x: dropped
+    assert released(prior, prior, {}) == [] and released(None, None, {}) == []
+
+
+def test_upstream_moved_back_names_what_the_fork_merged_or_picked_of_what_it_took(tmp_path: Path):
+    """Upstream ``O - A - B - C - D`` moved back to ``A``: the fork (a branch off ``A``) merged
+    ``B`` and picked ``C`` (its ``Upstream-Commit:`` trailer), and has neither of ``D``. The edge
+    names ``B`` and ``C`` as landed, keeps ``D``'s tip as :data:`REWOUND_REF`, and says nothing
+    once upstream builds on ``A``."""
+    src = tmp_path / "up"
+    o, a = make_source_repo(src, [{"a.py": "a = 0\n"}, {"a.py": "a = 1\n"}])
+    b = commit_files(src, {"b.py": "b = 1\n"}, "Set b (#1)")
+    c = commit_files(src, {"c.py": "c = 1\n"}, "Set c (#2)")
+    d = commit_files(src, {"d.py": "d = 1\n"}, "Set d (#3)")
+    git(src, "checkout", "-q", "-b", "fork", a)
+    git(src, "merge", "-q", "--no-ff", "-m", "Merge b", b)
+    commit_files(src, {"c.py": "c = 1\n"}, f"Set c (#2)\n\nUpstream-Commit: {c}\n")
+    fork = git(src, "rev-parse", "HEAD")
+    bare = tmp_path / "work.git"
+    git(tmp_path, "clone", "-q", "--bare", "--no-single-branch", str(src), str(bare))
+    ref = "refs/remotes/upstream/main"
+    git(bare, "update-ref", ref, a)
+    rules = ForksyncConfig().provenance
+    assert upstream_moved_back(bare, ref, d, None, fork, rules) == (d, {c: "Set c (#2)", b: "Set b (#1)"})
+    assert str(pygit2.Repository(str(bare)).references[REWOUND_REF].target) == d
+    git(bare, "update-ref", ref, d)
+    assert upstream_moved_back(bare, ref, d, None, fork, rules) == ("", {})
