@@ -183,6 +183,22 @@ def test_trusted_copy_comes_from_default_branch_only():
      "unallocated."),
     ("triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 262144, "
      "Hardware limit: 232448", None),
+    # a package mirror in apt's and dnf's own words; the same words in a test's assertion are the test's
+    ("E: Failed to fetch http://archive.ubuntu.com/ubuntu/dists/jammy-updates/main/binary-amd64/by-hash/SHA256/"
+     "3f1c  Hash Sum mismatch",
+     "package-mirror: E: Failed to fetch http://archive.ubuntu.com/ubuntu/dists/jammy-updates/main/binary-amd64/by-hash/"
+     "SHA256/3f1c  Hash Sum mismatch"),
+    ("W: Failed to fetch store:/var/lib/apt/lists/partial/archive.ubuntu.com_ubuntu_dists_focal_InRelease  "
+     "Hash Sum mismatch [IP: 91.189.91.39 80]",
+     "package-mirror: W: Failed to fetch store:/var/lib/apt/lists/partial/archive.ubuntu.com_ubuntu_dists_focal_InRelease"
+     "  Hash Sum mismatch [IP: 91.189.91.39 80]"),
+    ("Errors during downloading metadata for repository 'appstream':\n  - Downloading successful, but checksum doesn't "
+     "match. Calculated: 1b2c(sha256)  Expected: 9f8e(sha256)",
+     "package-mirror: - Downloading successful, but checksum doesn't match. Calculated: 1b2c(sha256)  Expected: "
+     "9f8e(sha256)"),
+    ("FAILED tests/test_cache.py::test_entry - AssertionError: hash sum mismatch", None),
+    ("E   AssertionError: cache checksum doesn't match the kernel's", None),
+    ("E   AssertionError: Hash Sum mismatch between the two builds of the kernel", None),
 ])
 def test_infra_patterns(text, hit):
     assert infra_error_match(text) == hit

@@ -132,6 +132,40 @@ def test_infra_pattern_in_command_output_is_infra(tmp_path):
     assert o.verdict == INFRA and o.detail == "exit 1: disk-full: RuntimeError: No space left on device"
 
 
+PIP_HASHES = ("ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE. If you have updated the "
+              "package versions, please update the hashes. Otherwise, examine the package contents carefully; someone "
+              "may have tampered with them.\n    triton from https://example.org/triton.whl:\n"
+              "        Expected sha256 1111\n             Got        2222\n")
+
+
+def test_a_download_hash_failure_that_persists_is_the_commits(tmp_path):
+    """pip's hash check fails the same on a cut download and on a pin a commit left stale: the
+    retries tell them apart, so one that fails every attempt is blamed, not skipped."""
+    repo, root, shas = make_history(tmp_path, 5, {3: "stale-pin"})
+    t = command_test(repo, f"if [ -f stale-pin ]; then printf '%s' '{PIP_HASHES}' >&2; exit 1; fi")
+    r = bisect(shas, root, t)
+    assert r.culprit == shas[2] and r.verified
+    bad = [s for s in r.steps if s.sha == shas[2]][0]
+    assert bad.attempts == 3 and bad.outcome.verdict == BAD
+    assert bad.outcome.detail.startswith("exit 1: download-corrupt: ERROR: THESE PACKAGES DO NOT MATCH THE HASHES")
+
+
+def test_a_download_hash_failure_that_a_retry_clears_is_retried(tmp_path):
+    repo, root, shas = make_history(tmp_path, 4, {3: "broken"})
+    real = command_test(repo, "test ! -f broken")
+    cut = {shas[1]}    # the first midpoint's wheel download was cut once
+
+    def test(sha):
+        if sha in cut:
+            cut.discard(sha)
+            return command_test(repo, f"printf '%s' '{PIP_HASHES}' >&2; exit 1")(sha)
+        return real(sha)
+
+    r = bisect(shas, root, test)
+    assert r.culprit == shas[2] and r.verified
+    assert r.steps[0].sha == shas[1] and r.steps[0].attempts == 2 and r.steps[0].outcome.verdict == GOOD
+
+
 def test_landed_merge_is_descended_into(tmp_path):
     # bundle 5 landed as a merge of three picks; the middle pick (1001) breaks
     repo, root, shas = make_history(tmp_path, 10, {1001: "broken"}, merge_at=5)

@@ -198,6 +198,18 @@ def test_infra_error_that_persists_is_red(repo):
     assert codes(r) == ["infra-error", "report-missing"] and len(r.attempts) == 3
 
 
+def test_a_download_hash_failure_that_persists_is_red_as_the_commits(repo):
+    """pip's hash check fails alike on a cut download (a retry clears it) and on a pin the commit
+    left stale (every retry fails): one that persists is the commit's failure, not the machine's."""
+    cmd = ("echo 'ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE.' >&2; "
+           "echo '    Expected sha256 1111' >&2; echo '         Got        2222' >&2; exit 1")
+    r = run_local(suite(command=cmd, infra_retries=2), repo, "HEAD")
+    assert len(r.attempts) == 3
+    assert r.attempts[0].infra_error == ("download-corrupt: ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE "
+                                         "REQUIREMENTS FILE.")
+    assert r.outcome != "infrastructure" and "infra-error" not in codes(r)
+
+
 def test_real_failures_are_never_retried(repo):
     commit(repo, {"src/square.c": SQUARE_C.replace("x * x", "x + x")}, "break square")
     r = run_local(suite(infra_retries=3), repo, "HEAD")
