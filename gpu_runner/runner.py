@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bot.agents.redact import strip_userinfo
-from bot.config.suites import SuiteConfig, infra_error_match
+from bot.config.suites import SuiteConfig, infra_error_match, persists_as_change
 from gpu_runner import fingerprint as fp
 from gpu_runner.local import CheckoutError, Worktree, is_git_repo, resolve_commit, run_step
 from gpu_runner.reports import MAX_TRACEBACK, ReportError, counts_of, junit_names, parse_benchmark_json, parse_lit, pytest_total, read_junit
@@ -154,7 +154,9 @@ def run_local(suite: SuiteConfig, repo: Path, commit: str, opts: LocalOptions = 
                                 timed_out=facts.timed_out, infra_error=infra, duration_s=build_s + cmd_s))
         if infra and number <= suite.infra_retries:
             continue
-        facts = replace(facts, infra_error=infra)
+        # a kind a change can cause too (pip's hash check on a pin it left stale) that failed every
+        # attempt is the run's own failure, judged from its report as any other
+        facts = replace(facts, infra_error=None if persists_as_change(infra) else infra)
         break
     verdict, reasons = judge(facts)
     durations.tests = sum(t.duration_s for t in facts.tests)

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["INFRA_PATTERNS", "PHRASES", "CheckedPattern", "anchor_hit", "held_by_another_process", "infra_kind", "infra_hit",
+__all__ = ["INFRA_PATTERNS", "PERSISTING_IS_THE_CHANGE", "PHRASES", "CheckedPattern", "anchor_hit",
+           "held_by_another_process", "infra_kind", "infra_hit",
            "infra_match"]
 
 # torch's words, matched in the lowercased message (as case-insensitive as the phrase that led
@@ -97,6 +98,14 @@ class CheckedPattern:
         return None
 
 
+def _apt_hash_sum(rest: str) -> bool:
+    """apt's "Hash Sum mismatch" ends its line ("E: Failed to fetch <url>  Hash Sum mismatch", at
+    most an ``[IP: …]`` after it), in apt's capitals: the same words inside a sentence, or in
+    another case, are someone else's (a test's assertion)."""
+    after = rest[len("Hash Sum mismatch"):].strip() if rest.startswith("Hash Sum mismatch") else None
+    return after is not None and (not after or after.startswith("[IP:"))
+
+
 def _rest_of_line(text: str, at: int) -> str:
     end = text.find("\n", at)
     return text[at:end if end >= 0 else len(text)]
@@ -154,13 +163,17 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
     # mirror in the middle of a sync, a stale CDN cache): apt's "Hash Sum mismatch", dnf's (librepo's)
     # "Downloading successful, but checksum doesn't match"; a retry or another mirror — no commit is to
     # blame, and the line apt ends with ("E: Some index files failed to download", the hash list) is weak
-    ("package-mirror", ("Hash Sum mismatch", "checksum doesn't match")),
+    # — in apt's and librepo's own words only: "hash sum mismatch" or "checksum doesn't match" in a
+    # test's assertion is the test's (the runner and bisection search whole outputs, case-insensitively)
+    ("package-mirror", (("Hash Sum mismatch", r"Hash Sum mismatch", _apt_hash_sum),
+                        "Downloading successful, but checksum doesn't match")),
     # pip's hash check failing on a download (``ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE
     # REQUIREMENTS FILE``, then "Expected sha256 … Got …"): a large wheel whose download was cut, or a
     # cached partial file, hashes to something else than the index names; downloading again without the
     # cache fixes it — another fix than a mirror's, so its own kind. (A requirements file whose pinned
-    # hash a change left stale reads the same; it fails on every run, never on a retry — the runner's
-    # retry tells them apart where the text cannot)
+    # hash a change left stale reads the same; it fails on every attempt, where a cut download passes
+    # on a retry: so the runner and bisection retry it, and one that persists is the change's —
+    # :data:`PERSISTING_IS_THE_CHANGE`)
     ("download-corrupt", ("THESE PACKAGES DO NOT MATCH THE HASHES",)),
     # a git fetch or clone whose connection broke in the middle of the pack (git's "fatal: early EOF",
     # "RPC failed; curl 92 HTTP/2 stream … was not closed cleanly", "unexpected disconnect while reading
@@ -205,6 +218,12 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
     # has exceeded the maximum execution time of 360 minutes."): the platform ended it
     ("time-limit", ("exceeded the maximum execution time",)),
 )
+
+
+#: kinds whose words a change can cause as well as the machine (pip's hash check: a cut download or
+#: a pin the change left stale): retried like any infrastructure fault, but one that fails every
+#: attempt is the change's — the runner reports the run's own failure, bisection blames the step
+PERSISTING_IS_THE_CHANGE = frozenset({"download-corrupt"})
 
 
 def _compiled(p):

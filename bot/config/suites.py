@@ -23,7 +23,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from bot.config.infra import infra_match
+from bot.config.infra import PERSISTING_IS_THE_CHANGE, infra_match
 
 #: Platform labels a suite may ask for (runner labels use the same words), each with the name its
 #: GPU's model holds (``nvidia-smi``: "NVIDIA H200", "NVIDIA H200 NVL"), which the runner checks
@@ -39,6 +39,13 @@ def infra_error_match(text: str) -> str | None:
     blame, a step."""
     hit = infra_match(text)
     return f"{hit[0]}: {hit[1]}" if hit else None
+
+def persists_as_change(infra: str | None) -> bool:
+    """Whether ``infra`` (:func:`infra_error_match`'s ``"<kind>: <line>"``, None for none) is of a
+    kind a change can cause as well as the machine
+    (:data:`bot.config.infra.PERSISTING_IS_THE_CHANGE`): retried, but the change's once it fails
+    every attempt."""
+    return bool(infra) and infra.split(":", 1)[0] in PERSISTING_IS_THE_CHANGE
 
 #: where suites run (``FORKSYNC_RUNNER_BACKEND``): the bot's own machine, or GitHub Actions
 #: self-hosted GPU runners (docs/gpu-runners.md)

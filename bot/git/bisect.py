@@ -40,7 +40,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Callable, Protocol, Sequence
 
-from bot.config.suites import infra_error_match
+from bot.config.suites import infra_error_match, persists_as_change
 from bot.core.provenance import reverted_targets
 
 GOOD, BAD, SKIP, INFRA = "good", "bad", "skip", "infra"
@@ -59,6 +59,8 @@ class Outcome:
     value: float | None = None
     detail: str = ""
     samples: tuple[float, ...] = ()
+    #: an ``infra`` verdict's phrase, ``"<kind>: <line>"`` (:func:`bot.config.suites.infra_error_match`); "" otherwise
+    infra: str = ""
 
 
 @dataclass(frozen=True)
@@ -203,7 +205,11 @@ def bisect(candidates: Sequence[str], good: str, test: Callable[[str], Outcome],
             o = test(sha)
             if o.verdict != INFRA or attempts > infra_retries:
                 break
-        if o.verdict == INFRA:
+        if o.verdict == INFRA and persists_as_change(o.infra):
+            # a kind a change can cause too (pip's hash check on a pin it left stale) that failed
+            # every attempt: the commit's, as a plain failure would be
+            o = Outcome(BAD, o.value, f"{o.detail} (each of {attempts} attempts)", o.samples)
+        elif o.verdict == INFRA:
             o = Outcome(SKIP, o.value, f"infrastructure error after {attempts} attempts: {o.detail}", o.samples)
         steps.append(Step(sha, idx, o, attempts, phase))
         if phase == "search":
@@ -333,7 +339,7 @@ def classify_exit(code: int, text: str) -> Outcome:
     signal = -code if code < 0 else code - 128 if code > 128 else 0
     infra = infra_error_match(text)
     if code != 0 and infra:
-        return Outcome(INFRA, detail=f"exit {code}: {infra}")
+        return Outcome(INFRA, detail=f"exit {code}: {infra}", infra=infra)
     if signal and signal not in CRASH_SIGNALS or code > 255 or code == 128:
         return Outcome(INFRA, detail=f"exit {code}")
     if code == 0:
