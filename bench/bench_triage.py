@@ -1,6 +1,6 @@
 """Triage benchmark: grouping throughput and pairwise precision/recall on the labelled set.
 
-    .venv/bin/python bench/bench_triage.py [--records 50000] [--check] [--quality | --fresh | --fresh2 … --fresh9 [--figures-only]]
+    .venv/bin/python bench/bench_triage.py [--records 50000] [--check] [--quality | --fresh | --fresh2 … --fresh10 [--figures-only]]
 
 * **cold** — ``signature_of`` on every labelled text, no cache: the worst case, every failure
   output distinct (``signature_of`` keeps no cache, so running the set several times measures
@@ -61,7 +61,15 @@
   triton's LLVM download, MLIR assertions, HIP/rocBLAS and Level Zero/UR texts, flaky GPU tests;
   labelled and committed before the signature code first ran on them; wholly held out): the same
   figures and missed pairs;
-* **class accuracy** (with ``--fresh4`` … ``--fresh9``, whose labels carry the class as a prefix:
+* **fresh10** (``--fresh10``) — ``fresh10.jsonl`` (``make_fresh10.py``: 70 more public reports, none a
+  source of the other sets; 42 of fault kinds the older labels name, in other tools' words, and 28 of
+  kinds none names — each record's ``kind`` is ``known`` or ``new``; labelled and committed before
+  the signature code first ran on them; wholly held out): the same figures and missed pairs, and
+  the figures again for the known-kind records alone and the new-kind ones alone (**by kind**);
+* **by kind** (with a set whose records carry ``kind``) — all records grouped as one nightly, then
+  the pairwise figures and the class accuracy counted over the pairs (and records) within one part:
+  ``known`` reads as "new wordings of known kinds", ``new`` as "new kinds";
+* **class accuracy** (with ``--fresh4`` … ``--fresh10``, whose labels carry the class as a prefix:
   ``infra-`` infrastructure, ``flaky-`` flaky, anything else real) — the share of records whose
   group's class (``Group.cls``, all records grouped as one nightly without passes, so never flaky)
   is the label's, for all records and for the real excerpts, with the counts per (label, group) class;
@@ -104,8 +112,9 @@ FRESH6 = ROOT / "tests" / "data" / "triage" / "fresh6.jsonl"     # a seventh set
 FRESH7 = ROOT / "tests" / "data" / "triage" / "fresh7.jsonl"     # an eighth set: held out once (versions 8, 9), tuning data since 10
 FRESH8 = ROOT / "tests" / "data" / "triage" / "fresh8.jsonl"     # a ninth set: held out once (versions 9, 10), tuning data since 11
 FRESH9 = ROOT / "tests" / "data" / "triage" / "fresh9.jsonl"     # a tenth wholly held-out set, never tuned on
+FRESH10 = ROOT / "tests" / "data" / "triage" / "fresh10.jsonl"   # an eleventh wholly held-out set, never tuned on
 #: the sets whose fault labels carry the class as a prefix (``infra-``, ``flaky-``; else real)
-CLASSED = ("fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9")
+CLASSED = ("fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10")
 FOLDS = 5
 TARGET = 50_000   # records per CPU second
 
@@ -168,7 +177,7 @@ def wild_figures(recs: list[dict]) -> dict:
 
 
 def fresh_figures(recs: list[dict]) -> dict:
-    """Pairwise figures on a wholly held-out set (``fresh.jsonl`` … ``fresh9.jsonl``)
+    """Pairwise figures on a wholly held-out set (``fresh.jsonl`` … ``fresh10.jsonl``)
     for all records and for the real excerpts alone, and the missed pairs of the real excerpts: ``split`` (one fault, two groups: one line per pair of
     groups) and ``merged`` (one group holding two faults)."""
     out: dict = {}
@@ -196,7 +205,7 @@ def fresh_figures(recs: list[dict]) -> dict:
 
 
 def label_class(fault: str) -> str:
-    """The class a ``fresh4.jsonl`` … ``fresh9.jsonl`` label names by its prefix: ``infra-`` →
+    """The class a ``fresh4.jsonl`` … ``fresh10.jsonl`` label names by its prefix: ``infra-`` →
     ``infrastructure``, ``flaky-`` → ``flaky``, anything else ``real`` (``bot.triage.classify``'s names)."""
     if fault.startswith("infra-"):
         return "infrastructure"
@@ -225,9 +234,45 @@ def class_figures(recs: list[dict]) -> dict:
     return out
 
 
+def kind_figures(recs: list[dict]) -> dict:
+    """Figures per ``kind`` part of a set whose records carry ``kind`` (``fresh10.jsonl``: ``known``
+    — a fault kind the older sets' labels name — or ``new``). All records are grouped as one nightly
+    (as ``fresh_figures`` and ``class_figures`` group them), then each part's figures count only the
+    pairs (and, for the class, the records) within that part, for all records and for the real
+    excerpts: ``{kind: {"all" | "real": {records, faults, precision, recall, f1, tp, fp, fn,
+    class_accuracy, class_counts}}}``. Empty when no record carries ``kind``."""
+    out: dict = {}
+    kinds = sorted({r["kind"] for r in recs if "kind" in r})
+    if not kinds:
+        return out
+    for name, keep in (("all", lambda r: True), ("real", lambda r: r["shape"] == "real")):
+        part = [r for r in recs if keep(r)]
+        frs = [FailureRecord(test=normalize_test_id(r["test"]), raw_test=r["test"], outcome="failed", text=r["text"])
+               for r in part]
+        gid, cls = {}, {}
+        for grp in Grouper().group(frs):
+            for fr in grp.records:
+                gid[id(fr)], cls[id(fr)] = grp.id, grp.cls
+        for kind in kinds:
+            mine = [(r, fr) for r, fr in zip(part, frs) if r.get("kind") == kind]
+            counts: dict[str, int] = {}
+            for r, fr in mine:
+                key = f"{label_class(r['fault'])}>{cls[id(fr)]}"
+                counts[key] = counts.get(key, 0) + 1
+            right = sum(label_class(r["fault"]) == cls[id(fr)] for r, fr in mine)
+            out.setdefault(kind, {})[name] = {
+                "records": len(mine), "faults": len({r["fault"] for r, _ in mine}),
+                **prf([r["fault"] for r, _ in mine], [gid[id(fr)] for _, fr in mine]),
+                "class_accuracy": round(right / len(mine), 4) if mine else 0.0,
+                "class_counts": dict(sorted(counts.items()))}
+    return out
+
+
 def print_heldout(name: str, path: Path, misses: bool = True) -> None:
     """Print ``fresh_figures`` of one wholly held-out file: the figures for all records and for the
-    real excerpts, then (``misses``) each split pair and merged group of the real excerpts."""
+    real excerpts, the class accuracy (``CLASSED`` sets), the figures per ``kind`` part
+    (``kind_figures``, sets whose records carry ``kind``), then (``misses``) each split pair and
+    merged group of the real excerpts."""
     recs = load(path)
     f = fresh_figures(recs)
     for part in ("all", "real"):
@@ -235,6 +280,9 @@ def print_heldout(name: str, path: Path, misses: bool = True) -> None:
     if name in CLASSED:
         for part, c in class_figures(recs).items():
             print(f"{name} class ({part}): {json.dumps(c)}")
+    for kind, parts in kind_figures(recs).items():
+        for part, k in parts.items():
+            print(f"{name} kind={kind} ({part}): {json.dumps(k)}")
     if not misses:
         return
     print(f"split pairs (same fault, different groups): {len(f['split'])}")
@@ -286,12 +334,14 @@ def main(argv=None) -> int:
     ap.add_argument("--fresh7", action="store_true", help="only the figures on fresh7.jsonl and its missed pairs")
     ap.add_argument("--fresh8", action="store_true", help="only the figures on fresh8.jsonl and its missed pairs")
     ap.add_argument("--fresh9", action="store_true", help="only the figures on fresh9.jsonl and its missed pairs")
+    ap.add_argument("--fresh10", action="store_true",
+                    help="only the figures on fresh10.jsonl (also per kind: known / new) and its missed pairs")
     ap.add_argument("--figures-only", action="store_true",
                     help="with --fresh…: print the figure lines only, not the missed pairs (a held-out set's first "
                          "measurement, read before its misses may be)")
     args = ap.parse_args(argv)
     sets = (("fresh", FRESH), ("fresh2", FRESH2), ("fresh3", FRESH3), ("fresh4", FRESH4), ("fresh5", FRESH5),
-            ("fresh6", FRESH6), ("fresh7", FRESH7), ("fresh8", FRESH8), ("fresh9", FRESH9))
+            ("fresh6", FRESH6), ("fresh7", FRESH7), ("fresh8", FRESH8), ("fresh9", FRESH9), ("fresh10", FRESH10))
     if any(getattr(args, name) for name, _ in sets):
         for name, path in sets:
             if getattr(args, name):

@@ -1,12 +1,13 @@
-"""The wholly held-out triage sets ``fresh.jsonl`` … ``fresh9.jsonl``
+"""The wholly held-out triage sets ``fresh.jsonl`` … ``fresh10.jsonl``
 (``tests/data/triage/make_fresh*.py``, shapes in ``heldout_set.py``): their structure only. No test
 here reads a signature or a grouping figure from them (``bench/bench_triage.py --fresh``,
-``--fresh2`` … ``--fresh9`` report those). ``fresh.jsonl`` is tuning data since signature version 4
+``--fresh2`` … ``--fresh10`` report those). ``fresh.jsonl`` is tuning data since signature version 4
 (``test_signature_toolchain.py`` reads its texts), ``fresh2.jsonl`` since version 5
 (``test_signature_general.py``); ``fresh3.jsonl`` was held out for one measurement (of version 5) and
 ``fresh4.jsonl`` for one (of version 6), ``fresh5.jsonl`` for one (of versions 6 and 7) and
-``fresh6.jsonl`` for one (of versions 7 and 8); ``fresh7.jsonl``, ``fresh8.jsonl`` and ``fresh9.jsonl`` are held out
-(docs/triage.md)."""
+``fresh6.jsonl`` for one (of versions 7 and 8); ``fresh7.jsonl``, ``fresh8.jsonl``, ``fresh9.jsonl`` and
+``fresh10.jsonl`` are held out (docs/triage.md). ``fresh10.jsonl``'s records also carry ``kind``: ``known`` (a fault
+kind an older set's labels name) or ``new``."""
 from __future__ import annotations
 
 import importlib.util
@@ -19,7 +20,9 @@ import pytest
 DATA = Path(__file__).resolve().parents[1] / "data" / "triage"
 FIELDS = {"id", "fault", "source", "test", "shape", "why", "text"}
 #: each set, in the order they were collected: none may hold a report of a set before it
-SETS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9")
+SETS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10")
+#: fields a set's records carry beyond ``FIELDS``
+EXTRA_FIELDS = {"fresh10": {"kind"}}
 OLDER = ("wild.jsonl", "labelled.jsonl", "holdout.jsonl")
 #: reports of ``fresh.jsonl`` whose texts ``labelled.jsonl`` already quotes (found by its links after
 #: fresh's one held-out measurement; docs/triage.md says so): no more may appear
@@ -43,8 +46,8 @@ def test_records_have_provenance_label_and_text(name):
     recs = _load(f"{name}.jsonl")
     assert recs
     for r in recs:
-        assert set(r) == FIELDS, r.get("id")
-        assert all(isinstance(r[k], str) and r[k].strip() for k in FIELDS), r["id"]
+        assert set(r) == FIELDS | EXTRA_FIELDS.get(name, set()), r.get("id")
+        assert all(isinstance(r[k], str) and r[k].strip() for k in set(r)), r["id"]
         assert re.fullmatch(r"[\w.-]+/[\w.-]+#\d+", r["source"]), r["source"]
         assert r["shape"] in {"real", "derived-pytest-summary", "derived-ci-timestamps"}
     assert len({r["id"] for r in recs}) == len(recs)
@@ -84,3 +87,21 @@ def test_no_report_of_an_earlier_set(name):
 def test_builder_reproduces_the_file_byte_for_byte(name):
     mod = _builder(name)
     assert mod.render(mod.records()) == (DATA / f"{name}.jsonl").read_text()
+
+
+def test_fresh10_kinds_are_known_or_new_per_label():
+    """``kind`` says whether an older set's labels name the fault's kind; it is the label's, so one
+    label is one kind, and both parts hold several reports (what ``--fresh10`` prints per part)."""
+    recs = _load("fresh10.jsonl")
+    by_fault: dict[str, set[str]] = {}
+    for r in recs:
+        by_fault.setdefault(r["fault"], set()).add(r["kind"])
+    assert all(len(k) == 1 for k in by_fault.values())
+    assert {r["kind"] for r in recs} == {"known", "new"}
+    reports = {kind: {r["source"] for r in recs if r["kind"] == kind} for kind in ("known", "new")}
+    assert len(reports["known"]) == 42 and len(reports["new"]) == 28
+    # the builder's KNOWN set is the labels marked known, no more
+    assert _builder("fresh10").KNOWN == {f for f, k in by_fault.items() if k == {"known"}}
+    # none of the new kinds reuses a label an older set has: a known kind's label may, a new one's not
+    older = {r["fault"] for name in (*OLDER, *(f"{s}.jsonl" for s in SETS[:-1])) for r in _load(name) if "fault" in r}
+    assert not {f for f, k in by_fault.items() if k == {"new"}} & older
