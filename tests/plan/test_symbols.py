@@ -342,6 +342,26 @@ setup(
 )
 """
 
+PROTON_TEST_PY = """import json
+import triton.profiler as proton
+import pathlib
+<<<<<<< HEAD
+=======
+from triton.profiler.hooks.hook import HookManager
+from triton.profiler.hooks.launch import LaunchHook
+from triton.profiler.hooks.instrumentation import InstrumentationHook
+>>>>>>> 450dabd3ba374103167c3bbb68e590b21b3c2c90
+
+
+def test_profile_single_session(tmp_path: pathlib.Path):
+    proton.start(str(tmp_path / "test"))
+    proton.finalize()
+
+
+def test_hook(tmp_path: pathlib.Path):
+    proton.start(str(tmp_path / "test{n}"), hook="launch")
+"""
+
 
 def test_python_parse_errors_keep_the_parsers_symbols():
     # tree-sitter's Python recovery stays inside the statement in error: indentation closes each
@@ -366,3 +386,11 @@ def test_python_parse_errors_keep_the_parsers_symbols():
     assert names(broken.decode(), "python") == names(SETUP_PY.format(ext="ext", comma=","), "python")
     assert symbols_of_change(fc, broken, SETUP_PY.format(ext="e", comma="").encode()) == {"CMakeBuild.run"}
     assert symbols_of_change(fc, broken, broken.replace(b"False", b"True")) == {TOP_LEVEL}
+    # conflict markers committed among the imports (Intel's fork, third_party/proton/test/test_api.py
+    # as merged by bf96bc1785): the rows in error are top level, the definitions after them are right
+    fc = FileChange("third_party/proton/test/test_api.py", "M")
+    merged = PROTON_TEST_PY.format(n="1").encode()
+    assert parser_for("python").parse(merged).root_node.has_error
+    assert names(merged.decode(), "python") == [("test_profile_single_session", 11, 13), ("test_hook", 16, 17)]
+    assert symbols_of_change(fc, merged, PROTON_TEST_PY.format(n="2").encode()) == {"test_hook"}
+    assert symbols_of_change(fc, merged, merged.replace(b"import pathlib", b"import os\nimport pathlib")) == {TOP_LEVEL}
