@@ -15,15 +15,20 @@ wrong one.
     PYTHONPATH=. .venv/bin/python bench/bench_symbol_precheck.py \\
         --repo /work/.mirror/facebookexperimental+triton/repo --ref a4ce9c2a2 --languages python,cpp
 
-``--parse-errors`` (C++ only) instead compares, on the pairs where either change's whole-file parse
+``--parse-errors`` instead compares, on the pairs where either change's whole-file parse
 has an ERROR or MISSING node around a changed row (:func:`error_rows`), tree-sitter's symbols with
-the text's brace blocks (:func:`brace_functions`: the outermost function-like block around each
+the text's brace blocks (C++, :func:`brace_functions`: the outermost function-like block around each
 changed row, below namespaces and classes): a *missed link* is a pair whose symbols share nothing
-but whose rows sit in one such block, an *over-link* the reverse (docs/plan.md, "Symbols").
+but whose rows sit in one such block, an *over-link* the reverse (docs/plan.md, "Symbols"). For
+Python it counts the distinct texts tree-sitter parses in error and compares each change's symbols
+where a parse is in error with CPython's own parser (:func:`python_symbols`, the ``ast`` of the
+Python running the bench), the same pairs' missed links and over-links by those (docs/plan.md,
+"Python texts parsed in error").
 """
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import random
 import re
@@ -40,6 +45,8 @@ from bot.plan.symbols import (  # noqa: E402
     MAX_SYMBOL_LINES,
     PART_SHARE_FRESH,
     TOP_LEVEL,
+    Definition,
+    _recovered_around,
     changed_ranges,
     language_for,
     may_share_symbols,
@@ -119,6 +126,95 @@ def brace_functions(src: bytes, rows) -> list[str | None] | None:
     return out
 
 
+def python_symbols(src: bytes, ranges) -> frozenset[str] | None:
+    """The symbols of hunk ``ranges`` (1-based ``(start, count)``) in ``src`` as CPython's parser
+    (``ast``) gives them, by :func:`~bot.plan.symbols.tree_symbols`' rules: each changed row's
+    innermost ``def``/``async def``/``class`` (from its first decorator to its last statement),
+    qualified by those around it, :data:`TOP_LEVEL` outside them or for one of
+    :data:`MAX_SYMBOL_LINES` rows or more. None when ``ast`` cannot read the text (a syntax error,
+    or syntax newer than the running Python). Rows of comments after a definition's last statement
+    are :data:`TOP_LEVEL` here but the definition's for tree-sitter."""
+    try:
+        tree = ast.parse(src)
+    except (SyntaxError, ValueError):
+        return None
+    defs: list[Definition] = []
+    todo: list[tuple[ast.AST, str, int]] = [(tree, "", 0)]
+    while todo:
+        node, parent, depth = todo.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = f"{parent}.{child.name}" if parent else child.name
+                start = min([d.lineno for d in child.decorator_list] + [child.lineno]) - 1
+                defs.append(Definition(name, start, child.end_lineno - 1, depth))
+                todo.append((child, name, depth + 1))
+            else:
+                todo.append((child, parent, depth))
+    out: set[str] = set()
+    for start, count in ranges:
+        for r in range(max(start - 1, 0), max(start - 1, 0) + count):
+            best = max((d for d in defs if d.start <= r <= d.end), key=lambda d: d.depth, default=None)
+            out.add(best.name if best is not None and best.end - best.start < MAX_SYMBOL_LINES else TOP_LEVEL)
+    return frozenset(out)
+
+
+def python_parse_errors(by_path: dict, partners: int) -> None:
+    """The ``--parse-errors`` measurement for Python (module docstring); prints the counts and each
+    change whose symbols differ from CPython's where a parse is in error."""
+    parser = parser_for("python")
+    roots: dict[bytes, object] = {}
+
+    def root(src: bytes):
+        if src not in roots:
+            roots[src] = parser.parse(src).root_node
+        return roots[src]
+
+    rnd = random.Random(0)
+    changes_n = err_changes = differ = unreadable = pairs = err_pairs = missed = over = 0
+    for path, changes in sorted(by_path.items()):
+        if language_for(path) != "python":
+            continue
+        facts = []
+        for fc, old, new, sha in changes:
+            changes_n += 1
+            sides = list(zip((old, new), changed_ranges(old, new, fc.edits)))
+            err = any(root(src).has_error and _recovered_around(root(src), "python", ranges) for src, ranges in sides)
+            syms = symbols_of_change(fc, old, new, parse=lambda src, lang: root(src), errors_unknown=False)
+            truth = None
+            if err:
+                err_changes += 1
+                got = [python_symbols(src, ranges) for src, ranges in sides]
+                if None in got:
+                    unreadable += 1
+                    print(f"unreadable by ast: {path} {sha[:12]} {sorted(syms or ())[:3]}")
+                else:
+                    truth = got[0] | got[1]
+                    if truth != syms:
+                        differ += 1
+                        print(f"differs: {path} {sha[:12]} tree-sitter {sorted(syms or ())[:3]} / ast {sorted(truth)[:3]}")
+            facts.append((syms, err, truth, sha))
+        for i in range(len(changes)):
+            for j in rnd.sample(range(len(changes)), min(partners, len(changes))):
+                if i >= j:
+                    continue
+                (si, ei, ti, _), (sj, ej, tj, _) = facts[i], facts[j]
+                if si is None or sj is None:
+                    continue
+                pairs += 1
+                if not (ei or ej) or (ei and ti is None) or (ej and tj is None):
+                    continue
+                err_pairs += 1
+                ts_link = bool((si & sj) - {TOP_LEVEL})
+                ast_link = bool(((ti or si) & (tj or sj)) - {TOP_LEVEL})
+                missed += ast_link and not ts_link
+                over += ts_link and not ast_link
+    in_error = sum(1 for r in roots.values() if r.has_error)
+    print(f"parse errors: {len(roots)} distinct Python texts, {in_error} parsed in error; {changes_n} changes, "
+          f"{err_changes} with an error around a changed row ({unreadable} unreadable by ast, {differ} with other "
+          f"symbols than ast's); {pairs} pairs, {err_pairs} with an error read by ast: {missed} missed links, "
+          f"{over} over-links")
+
+
 def error_rows(src: bytes, ranges) -> bool:
     """Whether the whole-file C++ parse of ``src`` has an ERROR or MISSING node in the innermost
     definition around a changed row of ``ranges`` (1-based ``(start, count)``), or the row lies in an
@@ -142,6 +238,10 @@ def error_rows(src: bytes, ranges) -> bool:
 
 def parse_error_pairs(by_path: dict, partners: int) -> int:
     """The ``--parse-errors`` measurement (module docstring); prints the counts and each missed link."""
+    if any(language_for(path) == "python" for path in by_path):
+        python_parse_errors(by_path, partners)
+    if not any(language_for(path) == "cpp" for path in by_path):
+        return 0
     rnd = random.Random(0)
     pairs = err_pairs = missed = over = unreadable = 0
     for path, changes in sorted(by_path.items()):
@@ -211,7 +311,8 @@ def main(argv=None) -> int:
     ap.add_argument("--partners", type=int, default=6)
     ap.add_argument("--languages", default="python", help="comma-separated: python, cpp, mlir, tablegen")
     ap.add_argument("--parse-errors", action="store_true",
-                    help="C++: tree-sitter's symbols against the brace blocks where the parse has errors")
+                    help="where the parse has errors: tree-sitter's symbols against the brace blocks (C++), "
+                         "against CPython's ast (Python)")
     args = ap.parse_args(argv)
     repo = pygit2.Repository(args.repo)
     t0 = time.perf_counter()
