@@ -695,6 +695,11 @@ class SyncService:
                 # starved; dependencies still before their dependents, plan order otherwise)
                 self._agent_until[full_name] = started + self.agent_deadline_s
                 rows = sync_store.open_branches(ctx.store, full_name)
+                # whose branch holds a person's work, judged before publishing (a push moves the
+                # tip forksync pushed) at the tips fetched, as _kept_after judges it
+                tips = {b.unit_id: b.tip for b in core.in_flight}
+                worked = {r["unit_id"] for r in rows + sync_store.blocked_only_branches(ctx.store, full_name)
+                          if sync_store.person_work(r, tips.get(r["unit_id"]))}
                 waits = {r["unit_id"]: r.get("agent_waiting_since") or 0.0 for r in rows}
                 ended = sync_store.ended_deps(ctx.store, full_name, rows)
                 order = _deps_first(sorted(core.units_to_publish(cfg, rows, ended),
@@ -758,6 +763,7 @@ class SyncService:
                         lines.append(await self._rebuild_shrunk(ctx, full_name, git_dir, cfg, core, unit, upstream, s))
                 finally:
                     self._agent_until.pop(full_name, None)
+                closed: dict[str, list[str]] = {}
                 for s in shrunk.values():
                     if s.action == shrink_mod.CLOSE:
                         row = sync_store.branch_row(ctx.store, full_name, s.unit.branch)
@@ -767,6 +773,18 @@ class SyncService:
                             # the rest of the sync goes on (status, issue); the delivery is
                             # retried after it, and dead-lettered (an alarm) if GitHub keeps refusing
                             unclosed.append(f"#{row['pr']} ({s.unit.unit_id}): {redact_scrub(str(e))[:200]}")
+                        now_row = sync_store.branch_row(ctx.store, full_name, s.unit.branch) or {}
+                        if now_row.get("state") == sync_store.DECIDED:
+                            closed[s.unit.unit_id] = json.loads(now_row.get("shas_json") or "[]")
+                if closed:
+                    # the units published above while these were live name them; no later sync
+                    # follows from forksync's own close, so what the next one would drop goes now:
+                    # the status issue and the gate (lands-after-closed) read the same rows
+                    after = sync_store.open_branches(ctx.store, full_name) + sync_store.blocked_only_branches(ctx.store, full_name)
+                    was = {r["branch"]: r.get("depends_json") or "" for r in after}
+                    picked = {e.sha for e in core.ledger if e.disposition == Disposition.PICKED}
+                    for r in sync_store.without_closed(after, closed, worked, picked):
+                        sync_store.save_depends(ctx.store, full_name, r["branch"], r["depends_json"], was=was[r["branch"]])
                 if waiting:
                     lines.append(render_part(TEXTS, "units_wait", n=len(waiting), cap=cap))
                 for r in sync_store.blocked_only_branches(ctx.store, full_name):

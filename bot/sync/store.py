@@ -458,11 +458,16 @@ def waits(store: Store, repo: str, rows: Sequence[dict] | None = None) -> dict[s
 
     The status issue is rendered from rows and never knows GitHub's head of a branch, so it cannot
     tell a person's commits there the way the gate does (:func:`person_work` with the PR's head).
-    It needs not: a closed unit stays in a row's ``depends_json`` only where the sync that followed
-    its close kept it (:func:`bot.sync.service._kept_after`, with the branch tip that sync fetched
-    from GitHub: a person's commits or a folded resolution, its commits not planned again nor all
-    picked) — every sync publishes every open unit's row again, a blocked one included — which is
-    the row the gate's ``lands-after-closed`` reads (:func:`bot.validation.gate_inputs.lands_after_closed`).
+    It needs not: a closed unit stays in a row's ``depends_json`` only where a sync kept it for a
+    person's work (a person's commits or a folded resolution, at the branch tip that sync fetched
+    from GitHub; the closed unit's commits not planned again nor all picked) — the sync that
+    followed a person's close (:func:`bot.sync.service._kept_after`: every sync publishes every
+    open unit's row again, a blocked one included), or the sync that closed the unit itself because
+    every commit of it was decided, which publishes the units landing after it while it is still
+    live and then drops it from the rows whose branch held no person's work (:func:`without_closed`;
+    forksync's own close is followed by no sync) — which is the row the gate's
+    ``lands-after-closed`` reads (:func:`bot.validation.gate_inputs.lands_after_closed`). Dropped
+    once, it is named no more: what a person pushes after is made on the fork without its picks.
     A unit no sync published since (the fork on hold, a unit held by an upstream rewind, a shrunk
     one left to a person) shows what the last one did."""
     if rows is None:
@@ -484,6 +489,27 @@ def person_work(row: dict, tip: str | None) -> bool:
     unknown) hold a person's work — a resolution forksync verified and folded (``verified_tip``),
     or a tip forksync did not push (``pushed_tip``)?"""
     return bool(row.get("verified_tip")) or bool(tip and tip != row.get("pushed_tip"))
+
+
+def without_closed(rows: Sequence[dict], closed: Mapping[str, Sequence[str]], worked: set[str] | frozenset,
+                   picked: set[str] | frozenset = frozenset()) -> list[dict]:
+    """Pure: the rows to write after a sync closed units itself (``closed``: unit id → its upstream
+    shas, each unit whose PR it closed because every commit was decided:
+    :func:`bot.sync.landing.close_decided`). Each row of ``rows`` (``sync_branches``, in flight,
+    as after the sync published them) whose ``depends_json`` names a unit of ``closed``, with the
+    ids it no longer lands after dropped — as the next sync's :func:`bot.sync.service._kept_after`
+    would drop them, and no later sync follows from forksync's own close: a closed unit stays only
+    where the row's unit is in ``worked`` (unit ids whose branch held a person's work at the tip
+    that sync fetched before publishing, :func:`person_work`) and not every one of its commits is
+    ``picked`` (PICKED in the ledger). Rows with nothing dropped are left out; ``[]`` when none."""
+    out = []
+    for r in rows:
+        deps = json.loads(r.get("depends_json") or "[]")
+        keep = [d for d in deps if d not in closed
+                or (r.get("unit_id") in worked and not all(s in picked for s in closed[d]))]
+        if keep != deps:
+            out.append({**r, "depends_json": json.dumps(keep)})
+    return out
 
 
 def ended_deps(store: Store, repo: str, rows: Sequence[dict]) -> list[dict]:
@@ -521,6 +547,18 @@ def lands_after_it(store: Store, repo: str, branch: str) -> list[dict]:
     rows = open_branches(store, repo) + blocked_only_branches(store, repo)
     return [r for r in open_branches(store, repo)
             if int(r.get("pr") or 0) and row["unit_id"] in depends_of(r, rows)]
+
+
+def save_depends(store: Store, repo: str, branch: str, depends_json: str, *, was: str) -> bool:
+    """Write ``depends_json`` (a JSON list of unit ids) on the in-flight row of ``branch``, only
+    while it still says ``was`` and is in flight (state ``open`` or ``blocked``): a landing that
+    does not wait for the fork's lock may have written the row since it was read, and its write
+    wins. Returns whether the row was written."""
+    with store.transaction() as conn:
+        cur = conn.execute(
+            f"UPDATE {SYNC_BRANCHES.name} SET depends_json = ? WHERE key = ? AND coalesce(depends_json, '') = ? "
+            "AND state IN ('open', 'blocked')", [depends_json, f"{repo}:{branch}", was or ""])
+        return cur.rowcount == 1
 
 
 def blocked_only_branches(store: Store, repo: str) -> list[dict]:

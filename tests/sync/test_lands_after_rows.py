@@ -203,3 +203,40 @@ def test_the_status_issue_names_a_closed_unit_the_sync_kept_for_a_persons_commit
     assert [(d["id"], d["pr"], d["state"], tuple(d["shas"])) for d in got] \
         == list(gate_inputs.lands_after_closed(store, FORK, pr)) \
         == [("bundle-a", 2, "closed", ("a1",)), ("bundle-c", 4, "closed", ("c1",))]
+
+
+def row(unit: str, depends: list[str], state: str = "open") -> dict:
+    return {"unit_id": unit, "branch": f"forksync/{unit}", "state": state, "depends_json": json.dumps(depends)}
+
+
+@pytest.mark.parametrize(("depends", "worked", "picked", "now"), [
+    # forksync's own picks: the closed unit goes, the live one stays, in order
+    (["bundle-a", "bundle-x", "bundle-b"], set(), set(), ["bundle-a", "bundle-b"]),
+    # a person's work on the branch: kept, while not every commit of it is picked
+    (["bundle-a", "bundle-x"], {"chain-c"}, set(), None),
+    (["bundle-a", "bundle-x"], {"chain-c"}, {"x1"}, None),
+    # every commit of it picked (by hand: landed): it goes even under a person's work
+    (["bundle-x"], {"chain-c"}, {"x1", "x2"}, []),
+    # naming no unit just closed: nothing to write
+    (["bundle-a"], set(), set(), None),
+    ([], set(), set(), None),
+])
+def test_without_closed_drops_a_unit_the_sync_closed_unless_a_persons_work_waits_for_it(depends, worked, picked, now):
+    got = sync_store.without_closed([row("chain-c", depends)], {"bundle-x": ["x1", "x2"]}, worked, picked)
+    assert got == ([] if now is None else [{**row("chain-c", depends), "depends_json": json.dumps(now)}])
+
+
+def test_without_closed_reads_each_row_on_its_own():
+    rows = [row("chain-c", ["bundle-x"]), row("chain-d", ["bundle-x", "bundle-y"], state="blocked"), row("chain-e", ["bundle-x"])]
+    got = sync_store.without_closed(rows, {"bundle-x": ["x1"], "bundle-y": ["y1"]}, {"chain-e"})
+    assert [(r["unit_id"], json.loads(r["depends_json"])) for r in got] == [("chain-c", []), ("chain-d", [])]
+
+
+def test_save_depends_writes_only_the_row_as_it_was_read(store):
+    save(store, "chain-c", 5, depends=["bundle-x"])
+    save(store, "chain-d", 6, state="merged", depends=["bundle-x"])
+    assert not sync_store.save_depends(store, FORK, "forksync/chain-c", "[]", was='["bundle-y"]')
+    assert not sync_store.save_depends(store, FORK, "forksync/chain-d", "[]", was='["bundle-x"]')
+    assert sync_store.save_depends(store, FORK, "forksync/chain-c", "[]", was='["bundle-x"]')
+    assert sync_store.branch_row(store, FORK, "forksync/chain-c")["depends_json"] == "[]"
+    assert sync_store.branch_row(store, FORK, "forksync/chain-d")["depends_json"] == '["bundle-x"]'

@@ -1,0 +1,81 @@
+"""A unit the sync closes itself (every upstream commit of it decided while its PR was open) that
+an open chain lands after, on the local GitHub with the real bot, real git and the real store. The
+sync publishes the chain while the bundle is still live, so the chain's row names it; then it closes
+the bundle, and no later sync follows from that close (forksync's own close records nothing). What
+the status issue says the chain waits for must be what the gate holds it for
+(``lands-after-closed``): nothing, on a branch of forksync's own picks (built on the fork tip, it is
+the fork as it is); the closed bundle, with what unblocks it, on a branch holding a person's commit
+(made while the bundle's picks were to land first)."""
+from __future__ import annotations
+
+from bot.sync import store as sync_store
+from bot.validation import gate_inputs
+from tests.e2e.test_conflict_owed import source, stacked_world  # noqa: F401
+from tests.support.e2e import status_command, status_issue
+from tests.support.github import commit_files, git
+from tests.support.sync_world import open_prs
+
+
+async def bundle_and_chain(w, up_src, upstream):
+    """A bundle (python/h.py) and a chain that lands after it (its second pick needs the bundle's
+    and stops at a conflict on the fork tip). ``(b0, bundle PR, chain PR)``."""
+    b0 = commit_files(up_src, {"python/h.py": "h = 1\n"}, "Speed up h (#100)")
+    c1 = commit_files(up_src, {"third_party/amd/x.cpp": source(z="1")}, "AMD: set z (#101)")
+    commit_files(up_src, {"third_party/amd/x.cpp": source(z="2"), "python/h.py": "h = 2\n"}, "AMD: z and h (#102)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    bundle, chain = await open_prs(w.alice)
+    assert chain["head"]["ref"] == f"forksync/chain-{c1[:12]}"
+    row = sync_store.branch_row(w.bot.store, "meta/triton", chain["head"]["ref"])
+    assert f"bundle-{b0[:12]}" in row["depends_json"], row["depends_json"]
+    return b0, bundle, chain
+
+
+async def defer_the_bundle(w, b0: str, bundle: dict) -> str:
+    """alice defers the bundle's only commit: the sync that follows closes its PR. The status
+    issue's line for ``chain`` after it."""
+    [issue] = await status_issue(w.alice)
+    await status_command(w.alice, w.bot, issue["number"], f"/forksync defer {b0[:12]} waits for the new allocator")
+    pr = await w.pr(bundle["number"])
+    assert (pr["state"], pr["merged"]) == ("closed", False)
+    assert sync_store.branch_row(w.bot.store, "meta/triton", bundle["head"]["ref"])["state"] == sync_store.DECIDED
+    [issue] = await status_issue(w.alice)
+    return issue["body"]
+
+
+
+async def test_a_chain_of_forksyncs_own_picks_is_not_said_to_wait_for_a_bundle_the_sync_closed(stacked_world):  # noqa: F811
+    w, up_src, upstream = stacked_world
+    b0, bundle, chain = await bundle_and_chain(w, up_src, upstream)
+    body = await defer_the_bundle(w, b0, bundle)
+    pr = await w.pr(chain["number"])
+    assert pr["state"] == "open"
+    row = sync_store.branch_row(w.bot.store, "meta/triton", chain["head"]["ref"])
+    assert not sync_store.person_work(row, pr["head"]["sha"]), "forksync's own picks: not the case under test"
+    assert gate_inputs.lands_after_closed(w.bot.store, "meta/triton", pr) == ()
+    lines = [x for x in body.splitlines() if f"#{chain['number']}" in x]
+    assert lines and not any(f"#{bundle['number']}" in x or "closed unmerged" in x for x in lines), lines
+    assert f"bundle-{b0[:12]}" not in row["depends_json"], row["depends_json"]
+
+
+async def test_a_chain_holding_a_persons_commit_still_waits_for_a_bundle_the_sync_closed(stacked_world, tmp_path):  # noqa: F811
+    w, up_src, upstream = stacked_world
+    b0, bundle, chain = await bundle_and_chain(w, up_src, upstream)
+    branch = chain["head"]["ref"]
+    wt = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
+    commit_files(wt, {"python/h.py": "h = 2\n", "python/notes.py": "# why h is 2\n"}, "h and a note")
+    git(wt, "push", "-q", "origin", "HEAD")
+    await w.bot.settle()
+    head = (await w.pr(chain["number"]))["head"]["sha"]
+    row = sync_store.branch_row(w.bot.store, "meta/triton", branch)
+    assert sync_store.person_work(row, head), "her commit is not on the branch: not the case under test"
+
+    body = await defer_the_bundle(w, b0, bundle)
+    pr = await w.pr(chain["number"])
+    assert pr["state"] == "open" and pr["head"]["sha"] == head
+    [(unit, number, state, _)] = gate_inputs.lands_after_closed(w.bot.store, "meta/triton", pr)
+    assert (unit, number, state) == (f"bundle-{b0[:12]}", bundle["number"], sync_store.DECIDED)
+    lines = [x for x in body.splitlines() if f"#{chain['number']}" in x]
+    assert lines and all(f"waits for #{bundle['number']} (`bundle-{b0[:12]}`), closed unmerged" in x
+                         and f"/forksync reconsider {b0[:12]}" in x for x in lines), lines
