@@ -61,7 +61,7 @@ CRASH_RULES = frozenset({"assertion", "llvm", "signal"})
 #: Version of the signature rules. An issue filed under an older version is found by its marker
 #: and re-keyed (its old identity kept as an alias), never filed twice: see
 #: :func:`bot.triage.lifecycle.rekey`.
-SIGNATURE_VERSION = 11
+SIGNATURE_VERSION = 12
 # 4: C/C++ compiler and linker diagnostics (a missing header or library is one identity across
 # compilers, and triton's ``libcuda.so cannot found`` is the missing library ``cuda``), the C
 # compiler's ``CalledProcessError`` generic, HIP errors by name (``hipErrorNoBinaryForGpu: …``),
@@ -381,6 +381,12 @@ def signature_of(text: str, test: str = "", locate_generic: bool = True) -> Sign
         generic = is_generic(canon[0], ident)
         return _signature("job", canon[0], canon[1], test if generic else "", "unknown", raw, ident, generic, False,
                           locate(text) if generic and not test and locate_generic else "")
+    # an unrecognised last line is weak, as an exit code is: an HTTP status the text printed above it names the
+    # service that failed (Cloud Build's "Step #4: ResumableUploadException: 503 Server Error" then "Finished
+    # Step #4")
+    status = _status_under(text)
+    if status is not None:
+        return status
     line = mask(raw)
     ident = identity(line)
     # an unrecognised text is generic: its identity also needs the test or where it failed
