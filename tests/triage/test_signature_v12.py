@@ -140,3 +140,24 @@ def test_an_unrecognised_last_line_yields_to_an_http_status_above_it():
     assert u.key == "HTTPError|HTTP 5xx Server Error from googleapis.com"
     # an unrecognised last line with no status keeps its job
     assert signature_of("something odd\nall done", "job:x").key.endswith("|job:x")
+
+
+# ------------------------------------------------------------------ a long text's lookup
+def test_a_long_texts_infrastructure_lookup_is_the_tables_answer():
+    # one automaton pass over a log's tail answers as the table's lookup of each anchor in turn: the first phrase
+    # in table order, its regex or check holding (a GPU lost before a mere "Xid", the network's phrase after
+    # a cache service's)
+    from bot.config.infra import infra_hit as table_hit
+    from bot.triage.infra import LONG
+    from bot.triage.infra import infra_hit as long_hit
+    texts = [r["text"] for r in _FRESH9.values()]
+    noise = "\n".join(f"[{i}/900] Building CXX object lib/F{i}.cpp.o" for i in range(120))
+    assert len(noise) > LONG
+    for k in range(0, len(texts), 7):
+        t = noise + "\n" + "\n".join(texts[k:k + 7])
+        assert long_hit(t) == table_hit(t), k
+    assert long_hit(noise) is None and table_hit(noise) is None
+    # an anchor inside another is found (overlapping matches): Xid 79 after the kernel's "Xid (PCI:"
+    assert long_hit(noise + "\nNVRM: Xid (PCI:0000:3b:00): 79, pid=1") == table_hit(
+        noise + "\nNVRM: Xid (PCI:0000:3b:00): 79, pid=1")
+    assert long_hit(noise + "\nNVRM: Xid (PCI:0000:3b:00): 79, pid=1")[0] == "gpu-lost"
