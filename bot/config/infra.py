@@ -1,9 +1,11 @@
 """Infrastructure faults (pure, one table for the runner, bisection and triage): the phrases that
 name a busy/missing GPU, GPU memory held by another process, the GPU's memory failing (an
-uncorrectable ECC error), a GPU or driver that failed to start, a driver mismatch, an HTTP proxy, a
-container registry's rate limit, an untrusted TLS certificate, a package mirror's checksum, a git
-transfer cut off, the network, a toolchain download, a full disk, the OOM killer, a lost
-runner or the CI's time limit on a job.
+uncorrectable ECC error), a GPU lost from the machine (fallen off the bus), a GPU or driver that failed
+to start, a driver mismatch, an HTTP proxy, a container registry's rate limit, the GitHub API's rate
+limits, an untrusted TLS certificate, a package mirror's checksum, a download's hash check, a cloud
+service throttling, the CI's cache service or a cache key held, a compiler cache's server, a git
+transfer cut off, the network, a toolchain download, a pod evicted or preempted, a full disk, the OOM
+killer, a lost runner or the CI's time limit on a job.
 
 * the runner (:mod:`gpu_runner.runner`, through :func:`bot.config.suites.infra_error_match`) retries
   an attempt whose output holds one and reports outcome ``infrastructure`` when it persists;

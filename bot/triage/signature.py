@@ -102,6 +102,11 @@ SIGNATURE_VERSION = 12
 # registry's status in Go's words (``received unexpected HTTP status: 503 …``) an HTTP status of the registry's
 # domain (the request's host, else the image pulled) before the network's status phrase; a weak line yields to an
 # HTTP status printed above it; nvidia-container-cli's ``unsatisfied condition: cuda>=X`` one real identity
+# 12: a GPU lost (fallen off the bus, Xid 79, ``GPU is lost``), a pod evicted or preempted, a cloud service throttling
+# (S3's ``SlowDown``), the CI's cache service down and a cache key held, and a compiler cache's server that did not
+# start infrastructure kinds; the driver's ECC Xids the ECC error's; Rust's name lookup, http.client's closed
+# connection and a registry's ping the network's; ccache's temporary file one identity per OS error; an
+# unrecognised last line yields to an HTTP status above it
 
 
 @dataclass(frozen=True, slots=True)
