@@ -59,8 +59,8 @@
   source of the other sets, weighted to causes the older labels do not name: Kubernetes runners,
   sccache/ccache, object stores and the Actions cache, GPU hardware faults, NCCL in containers,
   triton's LLVM download, MLIR assertions, HIP/rocBLAS and Level Zero/UR texts, flaky GPU tests;
-  labelled and committed before the signature code first ran on them; wholly held out): the same
-  figures and missed pairs;
+  labelled and committed before the signature code first ran on them; measured once held out, of
+  versions 10 and 11, tuning data since signature version 12): the same figures and missed pairs;
 * **fresh10** (``--fresh10``) — ``fresh10.jsonl`` (``make_fresh10.py``: 70 more public reports, none a
   source of the other sets; 42 of fault kinds the older labels name, in other tools' words, and 28 of
   kinds none names — each record's ``kind`` is ``known`` or ``new``; labelled and committed before
@@ -111,7 +111,7 @@ FRESH5 = ROOT / "tests" / "data" / "triage" / "fresh5.jsonl"     # a sixth set: 
 FRESH6 = ROOT / "tests" / "data" / "triage" / "fresh6.jsonl"     # a seventh set: held out once (versions 7, 8), tuning data since 9
 FRESH7 = ROOT / "tests" / "data" / "triage" / "fresh7.jsonl"     # an eighth set: held out once (versions 8, 9), tuning data since 10
 FRESH8 = ROOT / "tests" / "data" / "triage" / "fresh8.jsonl"     # a ninth set: held out once (versions 9, 10), tuning data since 11
-FRESH9 = ROOT / "tests" / "data" / "triage" / "fresh9.jsonl"     # a tenth wholly held-out set, never tuned on
+FRESH9 = ROOT / "tests" / "data" / "triage" / "fresh9.jsonl"     # a tenth set: held out once (versions 10, 11), tuning data since 12
 FRESH10 = ROOT / "tests" / "data" / "triage" / "fresh10.jsonl"   # an eleventh wholly held-out set, never tuned on
 #: the sets whose fault labels carry the class as a prefix (``infra-``, ``flaky-``; else real)
 CLASSED = ("fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10")

@@ -1,9 +1,11 @@
 """Infrastructure faults (pure, one table for the runner, bisection and triage): the phrases that
 name a busy/missing GPU, GPU memory held by another process, the GPU's memory failing (an
-uncorrectable ECC error), a GPU or driver that failed to start, a driver mismatch, an HTTP proxy, a
-container registry's rate limit, an untrusted TLS certificate, a package mirror's checksum, a git
-transfer cut off, the network, a toolchain download, a full disk, the OOM killer, a lost
-runner or the CI's time limit on a job.
+uncorrectable ECC error), a GPU lost from the machine (fallen off the bus), a GPU or driver that failed
+to start, a driver mismatch, an HTTP proxy, a container registry's rate limit, the GitHub API's rate
+limits, an untrusted TLS certificate, a package mirror's checksum, a download's hash check, a cloud
+service throttling, the CI's cache service or a cache key held, a compiler cache's server, a git
+transfer cut off, the network, a toolchain download, a pod evicted or preempted, a full disk, the OOM
+killer, a lost runner or the CI's time limit on a job.
 
 * the runner (:mod:`gpu_runner.runner`, through :func:`bot.config.suites.infra_error_match`) retries
   an attempt whose output holds one and reports outcome ``infrastructure`` when it persists;
@@ -123,16 +125,32 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
                           held_by_another_process),)),
     # the GPU's memory failing (an uncorrectable ECC error): hardware, no commit is to blame
     ("gpu-hardware", ("uncorrectable ECC error encountered", "cudaErrorECCUncorrectable",
-                      "CUDA_ERROR_ECC_UNCORRECTABLE", "hipErrorECCNotCorrectable")),
+                      "CUDA_ERROR_ECC_UNCORRECTABLE", "hipErrorECCNotCorrectable",
+                      # the driver's own record of a double-bit ECC error or a retired/remapped page failing:
+                      # NVIDIA's Xid 48 (DBE), 63/64 (page retirement or row remapping), 92 (high single-bit
+                      # rate), 94/95 (contained/uncontained ECC error), in the kernel log's "NVRM: Xid (PCI:…):
+                      # 48, …" and the health daemons' "XID 48(…)". Only these codes: Xid 13, 31, 43 are an
+                      # application's own faults (an illegal address, a page fault) and stay the test's
+                      ("Xid", r"\bXid\b\W{0,3}(?:\(PCI:[^)]*\)\W{0,3})?(?:48|6[34]|9[245])\b"),
+                      ("XID ", r"\bXID (?:48|6[34]|9[245])\b"))),
+    # the GPU gone from the machine while it ran (the PCIe link lost: "GPU has fallen off the bus", NVIDIA's
+    # Xid 79; NVML's NVML_ERROR_GPU_IS_LOST, "GPU is lost"; nvidia-smi's "Unable to determine the device handle
+    # for GPU …: Unknown Error" for a GPU the driver still lists but cannot reach): the machine needs servicing
+    # (a reset, a reboot, a reseat), no commit is to blame; its own kind, as the fix differs from an ECC
+    # error's (the memory's) and from "gpu-missing"'s (no GPU or driver on the machine at all). NVIDIA's
+    # documentation and every health monitor (DCGM, gpud, node-problem-detector) use these words
+    ("gpu-lost", ("fallen off the bus", "GPU_IS_LOST", "GPU is lost",
+                  ("Xid (PCI:", r"\bXid \(PCI:[^)]*\)\W{0,3}79\b"), "XID 79",
+                  "Unable to determine the device handle for GPU")),
     ("gpu-missing", ("no CUDA-capable device is detected", "Found no NVIDIA driver", "0 active drivers",
                      "No GPU available", "No GPUs available", "No CUDA GPUs are available", "NVIDIA-SMI has failed",
                      "CUDA_ERROR_NO_DEVICE", "cudaErrorNoDevice", "hipErrorNoDevice", "No HIP GPUs are available",
-                     "no ROCm-capable device is detected", "Unable to determine the device handle for GPU")),
+                     "no ROCm-capable device is detected")),
     ("driver-mismatch", ("driver version is insufficient", "Driver/library version mismatch",
                          "unsupported toolchain", "Failed to initialize NVML",
                          "forward compatibility was attempted", "CUDA driver initialization failed",
                          "cudaErrorInsufficientDriver", "hipErrorInsufficientDriver", "CUDA_ERROR_NOT_INITIALIZED",
-                         "cuInit failed", "hipErrorNotInitialized", "GPU is lost",
+                         "cuInit failed", "hipErrorNotInitialized",
                          # (nvidia-container-cli's words for NVML's mismatch, in lower case: "nvidia-container-cli:
                          # initialization error: nvml error: driver/library version mismatch" when docker starts a GPU
                          # container on a machine whose loaded kernel module is older than its libraries)
@@ -182,6 +200,32 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
     # peer" curl's line may hold
     ("git-transfer", ("fatal: early EOF", "unexpected disconnect while reading sideband packet",
                       ("RPC failed; curl ", r"RPC failed; curl \d+"))),
+    # a cloud service that throttles its callers: S3's "SlowDown" error code (HTTP "503 Slow Down", "Please
+    # reduce your request rate"), DynamoDB's and the AWS APIs' "ThrottlingException", "RequestLimitExceeded",
+    # "TooManyRequestsException", Google APIs' (GCS's) "rateLimitExceeded", Azure Storage's "ServerBusy": the
+    # service's own words that it is over its request rate, whatever client prints them (botocore, the AWS SDK
+    # for JavaScript, curl, urllib). Many jobs at once or a hot prefix; a retry with back-off — no commit is to
+    # blame. Before "network", whose "HTTP Error 50" urllib's "HTTP Error 503: Slow Down" holds
+    ("service-throttled", ("SlowDown", "Slow Down", "reduce your request rate", "ThrottlingException",
+                           "RequestLimitExceeded", "TooManyRequestsException", "rateLimitExceeded", "ServerBusy")),
+    # the CI's cache service (GitHub Actions' cache, @actions/cache and every action built on it) down or
+    # not answering: "getCacheEntry failed", "Cache service responded with 503", a request to its endpoints
+    # timing out (the REST "_apis/artifactcache", the twirp "CacheService/CreateCacheEntry"): the platform's
+    # service, a retry later
+    ("ci-cache-service", ("getCacheEntry failed", "Cache service responded with", "_apis/artifactcache",
+                          "CacheService/", "reserveCache failed")),
+    # a cache key another job holds reserved (@actions/cache: "Unable to reserve cache with key X, another job
+    # may be creating this cache"): concurrent jobs saving one key, or a reservation left by a cancelled job;
+    # the workflow's keys or a wait, no commit is to blame — another fix than the service's outage
+    ("ci-cache-reserved", ("Unable to reserve cache with key", "another job may be creating this cache")),
+    # a compiler cache's server that did not start (sccache: "Server startup failed: Address already in use",
+    # "Timed out waiting for server startup"): its clients auto-start one server, and a parallel build starts
+    # many at once; starting it before the build fixes it, no commit is to blame. sccache's start-up check of
+    # its storage ("Server startup failed: cache storage failed to read: …") is not this kind: the storage's
+    # own error after it names the cause (a DNS failure, a key the bucket refuses), and a refusal is often the
+    # configuration's, not the machine's
+    ("compiler-cache", ("Timed out waiting for server startup",
+                        ("Server startup failed", r"Server startup failed", lambda rest: "cache storage" not in rest))),
     ("network", ("Connection reset by peer", "Connection refused", "Could not resolve host",
                  "Temporary failure in name resolution", "Name or service not known", "getaddrinfo failed",
                  "Read timed out",
@@ -190,6 +234,16 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
                  # in Go's words
                  "Client.Timeout exceeded",
                  "Network is unreachable", "TLS handshake timeout", "RemoteDisconnected",
+                 # Python's http.client when the server closed the connection before answering (the message of
+                 # its RemoteDisconnected, often printed without the class), Rust's std and hyper's name lookup
+                 # failing ("failed to lookup address information: Try again": getaddrinfo's EAI_AGAIN), docker's
+                 # registry client's "Network timed out while trying to connect", and a container registry's ping
+                 # (podman, buildah, skopeo, cri-o: "pinging container registry quay.io: Get …: context canceled")
+                 # that got no answer — the general words of a connection that failed, whatever the tool
+                 "Remote end closed connection without response", "failed to lookup address information",
+                 "Network timed out",
+                 ("pinging container registry",
+                  r"pinging container registry \S+: .*(?:context canceled|i/o timeout|deadline exceeded|EOF)"),
                  "HTTP Error 50", "503 Service Unavailable", "502 Bad Gateway", "504 Gateway Time",
                  # also urllib3's connect timeout, which names the host (pip's MaxRetryError: "Connection
                  # to files.pythonhosted.org timed out. (connect timeout=15)"), beside its ReadTimeoutError
@@ -202,6 +256,15 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
                             ("Could not find a version that satisfies", r"Could not find a version that satisfies",
                              _no_version_published),
                             ("curl: (", r"curl: \(\d+\)"))),
+    # the job's pod or machine taken away by its scheduler: Kubernetes' kubelet evicting a pod under node
+    # pressure ("The node was low on resource: ephemeral-storage.", "The node had condition: [DiskPressure]",
+    # the pod's "reason: Evicted", the event "Warning  Evicted"), a higher-priority pod preempting it
+    # ("Preempted by <ns>/<pod> on node <n>"), Slurm's "CANCELLED … DUE TO PREEMPTION", a cloud's spot or
+    # preemptible machine reclaimed ("Instance was preempted"). The node's resources or the pod's requests,
+    # never the change; in the scheduler's general words, which every CI on Kubernetes (actions-runner-
+    # controller, Jenkins' kubernetes plugin, GitLab's runner, Tekton) prints or quotes
+    ("evicted", ("The node was low on resource", "The node had condition", "reason: Evicted", "Reason: Evicted",
+                 ("Evicted", r"\bWarning\s+Evicted\b"), "Preempted by", "DUE TO PREEMPTION", "was preempted")),
     # (strerror's words capitalised by C libraries and .NET, in lower case by Go's and buildkit's errors)
     ("disk-full", ("No space left on device", "no space left on device", "Disk quota exceeded", "ENOSPC")),
     # (gcc's driver reports its compiler killed by a signal as "fatal error: Killed signal terminated

@@ -341,6 +341,13 @@ CANONICAL: tuple[tuple[str, re.Pattern, str, str], ...] = (
     ("not supported in this architecture",
      re.compile(r"type (?P<type>fp8\w+) not supported in this architecture"),
      "ValueError", "type {type} not supported in this architecture"),
+    # ccache that cannot write its temporary file ("ccache: error: Failed to create temporary file for
+    # /run/user/0/ccache-tmp/tmp.cpp_stdout.x83PCf: Permission denied"; "failed" in lower case before ccache
+    # 4): the file is a random name under ccache's directory, the OS error names the cause — a directory a
+    # sandbox mounts read-only (Bazel's), a temporary directory the build user cannot write (fakeroot's
+    # /run/user/0) —, so the identity is ccache's words and the error, one per cause in every build
+    ("emporary file for ", re.compile(r"ccache: error: [Ff]ailed to create temporary file for \S+: (?P<err>[^\n]+?)\s*$"),
+     "ccache", "ccache: error: failed to create temporary file: {err}"),
 )
 
 #: Generic lines, over ``"<type>: <masked line>"`` (after the canonical step).

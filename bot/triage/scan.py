@@ -23,8 +23,8 @@ from ahocorasick_rs import AhoCorasick, Implementation, MatchKind
 
 from bot.config.infra import PHRASES as _INFRA
 from bot.config.infra import anchor_hit
-from bot.config.infra import infra_hit as _table_infra_hit
 from bot.triage.extractors import EXTRACTORS, SCANNED
+from bot.triage.infra import infra_hit as _long_infra_hit
 
 __all__ = ["SCAN_MAX", "ALWAYS", "BITS", "LITERALS", "INFRA_INDEX", "scan", "extractor_bits", "infra_in", "infra_hit_of",
            "infra_hit", "infra_kind"]
@@ -84,9 +84,9 @@ def infra_hit_of(text: str, anchors: list[int]) -> tuple[str, int] | None:
 
 def infra_hit(text: str) -> tuple[str, int] | None:
     """:func:`bot.config.infra.infra_hit` through one automaton pass (a text over
-    :data:`SCAN_MAX` characters takes the table's own lookup)."""
+    :data:`SCAN_MAX` characters through the anchors' own automaton, :func:`bot.triage.infra.infra_hit`)."""
     if len(text) > SCAN_MAX:
-        return _table_infra_hit(text)
+        return _long_infra_hit(text)
     return infra_hit_of(text, infra_in(scan(text, overlapping=True)))
 
 

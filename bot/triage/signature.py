@@ -61,7 +61,7 @@ CRASH_RULES = frozenset({"assertion", "llvm", "signal"})
 #: Version of the signature rules. An issue filed under an older version is found by its marker
 #: and re-keyed (its old identity kept as an alias), never filed twice: see
 #: :func:`bot.triage.lifecycle.rekey`.
-SIGNATURE_VERSION = 11
+SIGNATURE_VERSION = 12
 # 4: C/C++ compiler and linker diagnostics (a missing header or library is one identity across
 # compilers, and triton's ``libcuda.so cannot found`` is the missing library ``cuda``), the C
 # compiler's ``CalledProcessError`` generic, HIP errors by name (``hipErrorNoBinaryForGpu: …``),
@@ -102,6 +102,11 @@ SIGNATURE_VERSION = 11
 # registry's status in Go's words (``received unexpected HTTP status: 503 …``) an HTTP status of the registry's
 # domain (the request's host, else the image pulled) before the network's status phrase; a weak line yields to an
 # HTTP status printed above it; nvidia-container-cli's ``unsatisfied condition: cuda>=X`` one real identity
+# 12: a GPU lost (fallen off the bus, Xid 79, ``GPU is lost``), a pod evicted or preempted, a cloud service throttling
+# (S3's ``SlowDown``), the CI's cache service down and a cache key held, and a compiler cache's server that did not
+# start infrastructure kinds; the driver's ECC Xids the ECC error's; Rust's name lookup, http.client's closed
+# connection and a registry's ping the network's; ccache's temporary file one identity per OS error; an
+# unrecognised last line yields to an HTTP status above it
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,6 +386,12 @@ def signature_of(text: str, test: str = "", locate_generic: bool = True) -> Sign
         generic = is_generic(canon[0], ident)
         return _signature("job", canon[0], canon[1], test if generic else "", "unknown", raw, ident, generic, False,
                           locate(text) if generic and not test and locate_generic else "")
+    # an unrecognised last line is weak, as an exit code is: an HTTP status the text printed above it names the
+    # service that failed (Cloud Build's "Step #4: ResumableUploadException: 503 Server Error" then "Finished
+    # Step #4")
+    status = _status_under(text)
+    if status is not None:
+        return status
     line = mask(raw)
     ident = identity(line)
     # an unrecognised text is generic: its identity also needs the test or where it failed
