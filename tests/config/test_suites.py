@@ -199,6 +199,20 @@ def test_trusted_copy_comes_from_default_branch_only():
     ("FAILED tests/test_cache.py::test_entry - AssertionError: hash sum mismatch", None),
     ("E   AssertionError: cache checksum doesn't match the kernel's", None),
     ("E   AssertionError: Hash Sum mismatch between the two builds of the kernel", None),
+    # a perf test's own words: a slowdown is what L2 bisects, never a throttled service
+    ("E   AssertionError: 14% slowdown against the baseline", None),
+    ("FAILED tests/test_perf.py::test_matmul - AssertionError: matmul shows a slow down of 1.2x", None),
+    ("E   AssertionError: SlowDown of 12% on kernel add_kernel", None),
+    ("E   AssertionError: the warp was preempted before the barrier", None),
+    # S3's throttling, in boto's, the REST API's and the HTTP status line's words
+    ("botocore.exceptions.ClientError: An error occurred (SlowDown) when calling the PutObject operation "
+     "(reached max retries: 4): Please reduce your request rate.",
+     "service-throttled: botocore.exceptions.ClientError: An error occurred (SlowDown) when calling the PutObject "
+     "operation (reached max retries: 4): Please reduce your request rate."),
+    ("<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>",
+     "service-throttled: <Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>"),
+    ("upload failed: s3://bucket/wheel.whl An error occurred (503) 503 Slow Down",
+     "service-throttled: upload failed: s3://bucket/wheel.whl An error occurred (503) 503 Slow Down"),
 ])
 def test_infra_patterns(text, hit):
     assert infra_error_match(text) == hit
