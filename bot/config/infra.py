@@ -100,6 +100,16 @@ class CheckedPattern:
         return None
 
 
+_S3_SLOW_DOWN = re.compile(r"(?:[(>]|Error Code: )SlowDown\b|SlowDown: \w*Error\b|503\W{1,3}Slow Down\b")
+
+
+def _s3_slow_down(rest: str) -> bool:
+    """S3's throttling in its own capitals ("(SlowDown)", "<Code>SlowDown<", "Error Code: SlowDown",
+    the AWS SDK for JavaScript's "SlowDown: UnknownError", "503 Slow Down") at the start of ``rest``: the table is searched case-insensitively, and a
+    perf test's "slowdown" or "slow down" is the change's."""
+    return bool(_S3_SLOW_DOWN.match(rest))
+
+
 def _apt_hash_sum(rest: str) -> bool:
     """apt's "Hash Sum mismatch" ends its line ("E: Failed to fetch <url>  Hash Sum mismatch", at
     most an ``[IP: …]`` after it), in apt's capitals: the same words inside a sentence, or in
@@ -206,7 +216,11 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
     # service's own words that it is over its request rate, whatever client prints them (botocore, the AWS SDK
     # for JavaScript, curl, urllib). Many jobs at once or a hot prefix; a retry with back-off — no commit is to
     # blame. Before "network", whose "HTTP Error 50" urllib's "HTTP Error 503: Slow Down" holds
-    ("service-throttled", ("SlowDown", "Slow Down", "reduce your request rate", "ThrottlingException",
+    # S3's two are checked in S3's own form and capitals — an error code in "(SlowDown)", "<Code>SlowDown<",
+    # "Error Code: SlowDown", "SlowDown: UnknownError", the status "503 Slow Down" —: a perf test's "slowdown" is what L2 bisects
+    ("service-throttled", (("SlowDown", r"(?:[(>]|Error Code: )SlowDown\b|SlowDown: \w*Error\b", _s3_slow_down),
+                           ("Slow Down", r"\b503\W{1,3}Slow Down\b", _s3_slow_down), "reduce your request rate",
+                           "ThrottlingException",
                            "RequestLimitExceeded", "TooManyRequestsException", "rateLimitExceeded", "ServerBusy")),
     # the CI's cache service (GitHub Actions' cache, @actions/cache and every action built on it) down or
     # not answering: "getCacheEntry failed", "Cache service responded with 503", a request to its endpoints
@@ -264,7 +278,8 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
     # never the change; in the scheduler's general words, which every CI on Kubernetes (actions-runner-
     # controller, Jenkins' kubernetes plugin, GitLab's runner, Tekton) prints or quotes
     ("evicted", ("The node was low on resource", "The node had condition", "reason: Evicted", "Reason: Evicted",
-                 ("Evicted", r"\bWarning\s+Evicted\b"), "Preempted by", "DUE TO PREEMPTION", "was preempted")),
+                 ("Evicted", r"\bWarning\s+Evicted\b"), ("Preempted by", r"Preempted by \S+/\S+ on node"),
+                 "DUE TO PREEMPTION", "Instance was preempted")),
     # (strerror's words capitalised by C libraries and .NET, in lower case by Go's and buildkit's errors)
     ("disk-full", ("No space left on device", "no space left on device", "Disk quota exceeded", "ENOSPC")),
     # (gcc's driver reports its compiler killed by a signal as "fatal error: Killed signal terminated
