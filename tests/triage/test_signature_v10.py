@@ -103,6 +103,10 @@ def test_any_other_status_keeps_its_code_its_reason_and_the_whole_host():
 @pytest.mark.parametrize(("host", "domain"), [
     ("hub-ci.huggingface.co", "huggingface.co"), ("files.pythonhosted.org:443", "pythonhosted.org"),
     ("github.com", "github.com"), ("www.example.co.uk", "example.co.uk"), ("10.1.2.3", "10.1.2.3"),
+    # a short name under a two-letter top-level domain is no public suffix: one operator's hosts are one
+    # service (the Hub's LFS and Xet CDNs, the regions of Google's registry)
+    ("cdn-lfs-us-1.hf.co", "hf.co"), ("cas-bridge.xethub.hf.co", "hf.co"), ("us.gcr.io", "gcr.io"),
+    ("eu.gcr.io", "gcr.io"), ("mirror.example.com.au", "example.com.au"), ("www.ac.jp", "www.ac.jp"),
 ])
 def test_the_service_is_the_registrable_domain(host, domain):
     assert service_domain(host) == domain
