@@ -129,14 +129,18 @@ def ze_result(code: str) -> str:
 #: url (a mirror set by ``HF_ENDPOINT`` is named by the url its messages carry)
 _HUB = "huggingface.co"
 #: a country code's second-level domain (``co.uk``, ``com.cn``): the registrable domain has one label more
-_SECOND_LEVEL = re.compile(r"(?:^|\.)[a-z]{2,3}\.[a-z]{2}$")
+#: the generic second-level labels registries put under a country code (``co.uk``, ``com.au``, ``ac.jp``,
+#: ``ne.jp``, ``gob.mx``): under a two-letter top-level domain only these make a suffix of two labels —
+#: ``hf.co`` and ``gcr.io`` are an operator's own names
+_SECOND_LEVEL = re.compile(r"(?:^|\.)(?:co|com|net|org|gov|edu|ac|or|ne|go|gob|mil|nic|ltd|plc|sch)\.[a-z]{2}$")
 
 
 def service_domain(host: str) -> str:
     """The registrable domain of ``host`` without its port: ``hub-ci.huggingface.co`` → ``huggingface.co``,
     ``files.pythonhosted.org:443`` → ``pythonhosted.org``, ``www.example.co.uk`` → ``example.co.uk``; an IP
     address is returned as it is. An approximation of the public suffix list (a two-letter country code
-    under a label of up to three letters is a suffix of two labels), enough to name one operator."""
+    under a generic second-level label — ``co``, ``com``, ``ac``, … — is a suffix of two labels), enough to
+    name one operator."""
     host = host.lower().rsplit(":", 1)[0] if host.count(":") == 1 else host.lower()
     labels = host.split(".")
     if len(labels) <= 2 or all(x.isdigit() for x in labels):
