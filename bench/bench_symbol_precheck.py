@@ -178,7 +178,7 @@ def python_parse_errors(by_path: dict, partners: int) -> None:
         for fc, old, new, sha in changes:
             changes_n += 1
             sides = list(zip((old, new), changed_ranges(old, new, fc.edits)))
-            err = any(root(src).has_error and _recovered_around(root(src), "python", ranges) for src, ranges in sides)
+            err = any(root(src).has_error and _recovered_around(root(src), "python", ranges, src) for src, ranges in sides)
             syms = symbols_of_change(fc, old, new, parse=lambda src, lang: root(src), errors_unknown=False)
             truth = None
             if err:
