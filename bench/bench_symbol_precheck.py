@@ -24,6 +24,9 @@ Python it counts the distinct texts tree-sitter parses in error and compares eac
 where a parse is in error with CPython's own parser (:func:`python_symbols`, the ``ast`` of the
 Python running the bench), the same pairs' missed links and over-links by those (docs/plan.md,
 "Python texts parsed in error").
+For C++ it also counts the changes the planner's rule makes unknown (``symbols_of_change``: a parse
+error around a changed row, ``symbols._recovered_around``) and, over the pairs whose changes are
+both known and where a text of either is in error anywhere, the missed links by the brace blocks.
 """
 from __future__ import annotations
 
@@ -178,7 +181,7 @@ def python_parse_errors(by_path: dict, partners: int) -> None:
         for fc, old, new, sha in changes:
             changes_n += 1
             sides = list(zip((old, new), changed_ranges(old, new, fc.edits)))
-            err = any(root(src).has_error and _recovered_around(root(src), "python", ranges) for src, ranges in sides)
+            err = any(root(src).has_error and _recovered_around(root(src), "python", ranges, src) for src, ranges in sides)
             syms = symbols_of_change(fc, old, new, parse=lambda src, lang: root(src), errors_unknown=False)
             truth = None
             if err:
@@ -244,12 +247,27 @@ def parse_error_pairs(by_path: dict, partners: int) -> int:
         return 0
     rnd = random.Random(0)
     pairs = err_pairs = missed = over = unreadable = 0
+    changes_n = unknown = kept = kept_missed = file_pairs = file_missed = 0
+    roots: dict[bytes, object] = {}
+
+    def root(src: bytes, lang: str):      # the two texts of the change at hand, parsed once for both asks
+        if src not in roots:
+            if len(roots) >= 4:
+                roots.pop(next(iter(roots)))
+            roots[src] = parser_for(lang).parse(src).root_node
+        return roots[src]
+
     for path, changes in sorted(by_path.items()):
         if language_for(path) != "cpp":
             continue
         facts = []
         for fc, old, new, sha in changes:
-            syms = symbols_of_change(fc, old, new, errors_unknown=False)
+            syms = symbols_of_change(fc, old, new, parse=root, errors_unknown=False)
+            # the planner's rule: unknown where the parse is in error around a changed row (_recovered_around)
+            known = symbols_of_change(fc, old, new, parse=root) is not None
+            changes_n += 1
+            unknown += syms is not None and not known
+            in_error = any(src is not None and root(src, "cpp").has_error for src in (old, new))
             old_r, new_r = changed_ranges(old, new, fc.edits)
             err = error_rows(old, old_r) or error_rows(new, new_r)
             heads: set[str] | None = set()
@@ -260,15 +278,21 @@ def parse_error_pairs(by_path: dict, partners: int) -> int:
                     heads = None
                     break
                 heads |= {h for h in got if h is not None}
-            facts.append((syms, err, heads, sha))
+            facts.append((syms, err, heads, sha, known, in_error))
         for i in range(len(changes)):
             for j in rnd.sample(range(len(changes)), min(partners, len(changes))):
                 if i >= j:
                     continue
-                (si, ei, hi, shai), (sj, ej, hj, shaj) = facts[i], facts[j]
+                (si, ei, hi, shai, ki, fi), (sj, ej, hj, shaj, kj, fj) = facts[i], facts[j]
                 if si is None or sj is None:
                     continue
                 pairs += 1
+                if ki and kj and (fi or fj) and hi is not None and hj is not None:
+                    # both known to the planner, a text in error somewhere: do its symbols miss a link?
+                    file_pairs += 1
+                    if hi & hj and not (si & sj) - {TOP_LEVEL}:
+                        file_missed += 1
+                        print(f"missed (known): {path} {shai[:12]} {sorted(si)[:3]} / {shaj[:12]} {sorted(sj)[:3]}")
                 if not (ei or ej):
                     continue
                 err_pairs += 1
@@ -277,6 +301,8 @@ def parse_error_pairs(by_path: dict, partners: int) -> int:
                     continue
                 ts_link = bool((si & sj) - {TOP_LEVEL})
                 brace_link = bool(hi & hj)
+                kept += ki and kj
+                kept_missed += ki and kj and brace_link and not ts_link
                 if brace_link and not ts_link:
                     missed += 1
                     print(f"missed: {path} {shai[:12]} {sorted(si)[:3]} / {shaj[:12]} {sorted(sj)[:3]}: {sorted(hi & hj)[0][:90]}")
@@ -284,6 +310,10 @@ def parse_error_pairs(by_path: dict, partners: int) -> int:
                     over += 1
     print(f"parse errors: {pairs} C++ pairs, {err_pairs} with a parse error around a changed row, {unreadable} of them "
           f"with unbalanced braces; {missed} missed links, {over} over-links (symbols shared, no common brace function)")
+    print(f"the planner's rule: {unknown} of {changes_n} C++ changes unknown (a parse error around a changed row, "
+          f"_recovered_around); {kept} of the pairs with a parse error keep both changes' symbols, {kept_missed} "
+          f"of them missed links; {file_pairs} pairs of known changes with a text in error anywhere, {file_missed} "
+          f"of them missed links")
     return 0
 
 

@@ -654,24 +654,31 @@ def source_symbols(src: bytes, lang: str, ranges, parse=None, parse_part=None, p
         if got is not None:
             return got
     root = parse(src, lang)
-    if errors_unknown and lang == "cpp" and root.has_error and _recovered_around(root, lang, ranges):
+    if errors_unknown and lang == "cpp" and root.has_error and _recovered_around(root, lang, ranges, src):
         return None
     return tree_symbols(root, lang, ranges)
 
 
-def _recovered_around(root, lang: str, ranges) -> bool:
+def _recovered_around(root, lang: str, ranges, src: bytes) -> bool:
     """Whether tree-sitter's error recovery may have put the wrong definition around a changed row
-    of ``ranges`` (``(start, count)``, 1-based): for each hunk, the smallest node spanning its rows
-    lies in an ``ERROR`` node, or the innermost definition around it (the node itself when no
-    definition encloses it: a hunk across definitions) holds an ``ERROR`` or ``MISSING`` node.
-    In Triton's ``python/src/passes.cc`` macro calls taking types as arguments
+    of ``ranges`` (``(start, count)``, 1-based) of ``src`` (the text ``root`` was parsed from). For
+    each hunk, the smallest node spanning the text of its rows (:func:`_text_span`: from the first
+    row's first non-blank column to the last row's last one) lies in an ``ERROR`` node, or the
+    innermost definition around it holds an ``ERROR`` or ``MISSING`` node (``has_error``), or — no
+    definition around it: a top-level row, or a hunk across definitions — an ``ERROR`` or
+    ``MISSING`` node, or a definition holding one, lies on the hunk's span (:func:`_error_on`).
+    An error elsewhere in the file does not count: the span, not the rows' full width, picks the
+    node, so a definition's closing ``}``, a blank row or a top-level comment is not taken for the
+    whole file. In Triton's ``python/src/passes.cc`` macro calls taking types as arguments
     (``ADD_PASS_OPTION_WRAPPER_2("…", createX, int, bool);``) put the parser in error and one
     function swallowed the two after it (docs/plan.md, "Symbols")."""
+    lines = src.split(b"\n")
     for start, count in ranges:
         if count <= 0:
             continue
         lo = max(start - 1, 0)
-        node = root.named_descendant_for_point_range((lo, 0), (lo + count - 1, 1 << 30)) or root
+        a, b = _text_span(lines, lo, lo + count - 1)
+        node = root.named_descendant_for_point_range(a, b) or root
         up = node
         while up is not None:
             if up.type == "ERROR":
@@ -679,7 +686,31 @@ def _recovered_around(root, lang: str, ranges) -> bool:
             if _name_of(up, lang)[1]:
                 break
             up = up.parent
-        if (up or node).has_error:
+        if up is not None and up.has_error or up is None and _error_on(node, lang, a, b):
+            return True
+    return False
+
+
+def _text_span(lines: list[bytes], lo: int, hi: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The points (row, byte column) from row ``lo``'s first non-blank byte to just past row ``hi``'s
+    last one (0-based rows of ``lines``); a blank row (or one past the text) gives its start."""
+    first = lines[lo] if lo < len(lines) else b""
+    last = lines[hi] if hi < len(lines) else b""
+    stripped = first.lstrip()
+    return (lo, len(first) - len(stripped) if stripped else 0), (hi, len(last.rstrip()))
+
+
+def _error_on(node, lang: str, a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """Whether a child of ``node`` (or a child of such a child, down to a definition) that touches
+    the points ``a..b`` is an ``ERROR`` or ``MISSING`` node or a definition holding one."""
+    if not node.has_error:
+        return False
+    for child in node.children:
+        if tuple(child.end_point) < a or tuple(child.start_point) > b:
+            continue
+        if child.type == "ERROR" or child.is_missing:
+            return True
+        if child.has_error and (_name_of(child, lang)[1] or _error_on(child, lang, a, b)):
             return True
     return False
 

@@ -10,6 +10,7 @@ from bot.plan.symbols import (
     diff_hunks,
     language_for,
     parser_for,
+    source_symbols,
     symbols_from_hunk_headers,
     symbols_of_change,
 )
@@ -301,6 +302,50 @@ def test_cpp_change_inside_a_definition_the_parser_recovered_is_unknown():
     # an edit outside the definitions the parser put in error keeps its symbols
     head = [PASSES_CC.format(wrappers=TYPED_WRAPPERS, c="", include=x).encode() for x in ("", " // bindings")]
     assert symbols_of_change(fc, *head) == {TOP_LEVEL}
+
+
+
+# A clean function and, elsewhere in the file, a struct the parser reads in error (a bit-field
+# without its width): the error lies inside ``S`` alone, so a change anywhere else keeps its symbols.
+ERROR_ELSEWHERE_CC = b"""int f() {
+  return 1;
+}
+
+// helpers
+struct S { int a : ; };
+
+int g() { return 2; }
+"""
+
+
+def test_cpp_change_away_from_a_parse_error_keeps_its_symbols():
+    src = ERROR_ELSEWHERE_CC
+    assert parser_for("cpp").parse(src).root_node.has_error
+    assert source_symbols(src, "cpp", [(2, 1)]) == {"f"}             # f's body
+    assert source_symbols(src, "cpp", [(3, 1)]) == {"f"}             # f's closing ``}``
+    assert source_symbols(src, "cpp", [(4, 1)]) == {TOP_LEVEL}       # a blank row between definitions
+    assert source_symbols(src, "cpp", [(5, 1)]) == {TOP_LEVEL}       # a comment at top level
+    assert source_symbols(src, "cpp", [(8, 1)]) == {"g"}             # a one-row definition
+    assert source_symbols(src, "cpp", [(3, 3)]) == {"f", TOP_LEVEL}  # f's ``}`` to the comment
+    assert source_symbols(src, "cpp", [(7, 2)]) == {TOP_LEVEL, "g"}
+    # the error is on the changed rows, or in a definition they touch: unknown
+    assert source_symbols(src, "cpp", [(6, 1)]) is None
+    assert source_symbols(src, "cpp", [(5, 2)]) is None
+    assert source_symbols(src, "cpp", [(4, 3)]) is None
+
+
+def test_cpp_change_anywhere_in_a_definition_that_swallowed_an_error_stays_unknown():
+    """Every row the recovery put inside ``init_passes_a`` (its own closing ``}``, the blank rows and
+    the closing ``}`` of the functions it swallowed, the namespace's ``}``) is unknown; the rows the
+    parse left outside it keep their symbols."""
+    src = PASSES_CC.format(wrappers=TYPED_WRAPPERS, c="", include="").encode()
+    rows = src.decode().split("\n")
+    assert rows[10] == "}" and rows[11] == "" and rows[16] == "}" and rows[24] == "} // namespace"
+    for row in range(5, 26):
+        assert source_symbols(src, "cpp", [(row, 1)]) is None, row
+    for row in (1, 2, 3, 4):                                      # include, blank, ``namespace {``
+        assert source_symbols(src, "cpp", [(row, 1)]) == {TOP_LEVEL}, row
+    assert source_symbols(src, "cpp", [(4, 2)]) is None           # a blank row and init_passes_a's head
 
 
 # Python that tree-sitter-python (tree-sitter-language-pack 0.13.0) reads with an ERROR node: valid
