@@ -100,6 +100,14 @@ class CheckedPattern:
         return None
 
 
+def _cased(pattern: str):
+    """A check that ``pattern`` matches the rest of the line from the phrase on, in these capitals: the
+    runner and bisection search whole outputs case-insensitively, and a tool's own words in another case
+    or another form are someone else's (a test's assertion)."""
+    rx = re.compile(pattern)
+    return lambda rest: bool(rx.match(rest))
+
+
 _S3_SLOW_DOWN = re.compile(r"(?:[(>]|Error Code: )SlowDown\b|SlowDown: \w*Error\b|503\W{1,3}Slow Down\b")
 
 
@@ -141,8 +149,9 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
                       # rate), 94/95 (contained/uncontained ECC error), in the kernel log's "NVRM: Xid (PCI:…):
                       # 48, …" and the health daemons' "XID 48(…)". Only these codes: Xid 13, 31, 43 are an
                       # application's own faults (an illegal address, a page fault) and stay the test's
-                      ("Xid", r"\bXid\b\W{0,3}(?:\(PCI:[^)]*\)\W{0,3})?(?:48|6[34]|9[245])\b"),
-                      ("XID ", r"\bXID (?:48|6[34]|9[245])\b"))),
+                      ("Xid", r"\bXid\b\W{0,3}(?:\(PCI:[^)]*\)\W{0,3})?(?:48|6[34]|9[245])\b",
+                       _cased(r"Xid\b\W{0,3}(?:\(PCI:[^)]*\)\W{0,3})?(?:48|6[34]|9[245])\b")),
+                      ("XID ", r"\bXID (?:48|6[34]|9[245])\b", _cased(r"XID (?:48|6[34]|9[245])\b")))),
     # the GPU gone from the machine while it ran (the PCIe link lost: "GPU has fallen off the bus", NVIDIA's
     # Xid 79; NVML's NVML_ERROR_GPU_IS_LOST, "GPU is lost"; nvidia-smi's "Unable to determine the device handle
     # for GPU …: Unknown Error" for a GPU the driver still lists but cannot reach): the machine needs servicing
@@ -150,7 +159,8 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
     # error's (the memory's) and from "gpu-missing"'s (no GPU or driver on the machine at all). NVIDIA's
     # documentation and every health monitor (DCGM, gpud, node-problem-detector) use these words
     ("gpu-lost", ("fallen off the bus", "GPU_IS_LOST", "GPU is lost",
-                  ("Xid (PCI:", r"\bXid \(PCI:[^)]*\)\W{0,3}79\b"), "XID 79",
+                  ("Xid (PCI:", r"\bXid \(PCI:[^)]*\)\W{0,3}79\b", _cased(r"Xid \(PCI:[^)]*\)\W{0,3}79\b")),
+                  ("XID 79", r"XID 79\b", _cased(r"XID 79\b")),
                   "Unable to determine the device handle for GPU")),
     ("gpu-missing", ("no CUDA-capable device is detected", "Found no NVIDIA driver", "0 active drivers",
                      "No GPU available", "No GPUs available", "No CUDA GPUs are available", "NVIDIA-SMI has failed",
@@ -221,7 +231,9 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
     ("service-throttled", (("SlowDown", r"(?:[(>]|Error Code: )SlowDown\b|SlowDown: \w*Error\b", _s3_slow_down),
                            ("Slow Down", r"\b503\W{1,3}Slow Down\b", _s3_slow_down), "reduce your request rate",
                            "ThrottlingException",
-                           "RequestLimitExceeded", "TooManyRequestsException", "rateLimitExceeded", "ServerBusy")),
+                           "RequestLimitExceeded", "TooManyRequestsException", "rateLimitExceeded",
+                           # Azure Storage's error code, as its clients print it
+                           ("ServerBusy", r"(?:ErrorCode:\s*|<Code>)ServerBusy\b", _cased(r"(?:ErrorCode:\s*|<Code>)ServerBusy\b")))),
     # the CI's cache service (GitHub Actions' cache, @actions/cache and every action built on it) down or
     # not answering: "getCacheEntry failed", "Cache service responded with 503", a request to its endpoints
     # timing out (the REST "_apis/artifactcache", the twirp "CacheService/CreateCacheEntry"): the platform's
@@ -238,8 +250,12 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
     # its storage ("Server startup failed: cache storage failed to read: …") is not this kind: the storage's
     # own error after it names the cause (a DNS failure, a key the bucket refuses), and a refusal is often the
     # configuration's, not the machine's
-    ("compiler-cache", ("Timed out waiting for server startup",
-                        ("Server startup failed", r"Server startup failed", lambda rest: "cache storage" not in rest))),
+    # — after sccache's own "sccache: error: " (the same words are any server's)
+    ("compiler-cache", (("sccache: error: Timed out", r"sccache: error: Timed out waiting for server startup",
+                         _cased(r"sccache: error: Timed out waiting for server startup")),
+                        ("sccache: error: Server startup failed", r"sccache: error: Server startup failed",
+                         lambda rest: rest.startswith("sccache: error: Server startup failed")
+                         and "cache storage" not in rest))),
     ("network", ("Connection reset by peer", "Connection refused", "Could not resolve host",
                  "Temporary failure in name resolution", "Name or service not known", "getaddrinfo failed",
                  "Read timed out",
@@ -277,9 +293,15 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
     # preemptible machine reclaimed ("Instance was preempted"). The node's resources or the pod's requests,
     # never the change; in the scheduler's general words, which every CI on Kubernetes (actions-runner-
     # controller, Jenkins' kubernetes plugin, GitLab's runner, Tekton) prints or quotes
-    ("evicted", ("The node was low on resource", "The node had condition", "reason: Evicted", "Reason: Evicted",
+    # (each in its own form and capitals: the pod's status line "reason: Evicted" alone on its line, the
+    # operator's "Reason: Evicted, Message: …", Slurm's whole "CANCELLED AT <time> DUE TO PREEMPTION", the
+    # cloud's "Instance was preempted." ending its line — "due to preemption" in a perf test's words is the test's)
+    ("evicted", ("The node was low on resource", "The node had condition",
+                 ("reason: Evicted", r"(?m)reason: Evicted[ \t]*$", _cased(r"reason: Evicted[ \t]*$")),
+                 ("Reason: Evicted, Message:", r"Reason: Evicted, Message:", _cased(r"Reason: Evicted, Message:")),
                  ("Evicted", r"\bWarning\s+Evicted\b"), ("Preempted by", r"Preempted by \S+/\S+ on node"),
-                 "DUE TO PREEMPTION", "Instance was preempted")),
+                 ("DUE TO PREEMPTION", r"CANCELLED AT \S+ DUE TO PREEMPTION", _cased(r"CANCELLED AT \S+ DUE TO PREEMPTION")),
+                 ("Instance was preempted", r"(?m)Instance was preempted\.?[ \t]*$", _cased(r"Instance was preempted\.?[ \t]*$")))),
     # (strerror's words capitalised by C libraries and .NET, in lower case by Go's and buildkit's errors)
     ("disk-full", ("No space left on device", "no space left on device", "Disk quota exceeded", "ENOSPC")),
     # (gcc's driver reports its compiler killed by a signal as "fatal error: Killed signal terminated

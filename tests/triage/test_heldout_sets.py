@@ -7,7 +7,8 @@ here reads a signature or a grouping figure from them (``bench/bench_triage.py -
 ``fresh4.jsonl`` for one (of version 6), ``fresh5.jsonl`` for one (of versions 6 and 7) and
 ``fresh6.jsonl`` for one (of versions 7 and 8), ``fresh7.jsonl`` for one (of versions 8 and 9; tuning data
 since version 10), ``fresh8.jsonl`` for one (of versions 9 and 10; since 11) and ``fresh9.jsonl`` for one (of
-versions 10 and 11; since 12); ``fresh10.jsonl`` is held out (measured on versions 11 and 12, docs/triage.md). ``fresh10.jsonl``'s records also carry ``kind``: ``known`` (a fault
+versions 10 and 11; since 12); ``fresh10.jsonl`` is held out (measured on versions 11 and 12, docs/triage.md).
+``fresh10.jsonl``'s records also carry ``kind``: ``known`` (a fault
 kind an older set's labels name) or ``new``."""
 from __future__ import annotations
 
