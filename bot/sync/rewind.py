@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Protocol, Sequence
+from typing import Container, Iterable, Mapping, Protocol, Sequence
 
 from bot.sync.shrink import OpenUnit
 
@@ -169,5 +169,32 @@ def released(prior: Mapping | None, now: Mapping | None, dropped: Mapping[str, s
             if u["id"] not in still and not any(s in dropped for s in u.get("shas", ()))]
 
 
+def held_to_recheck(rows: Sequence[Mapping], rec: Mapping | None, reached: Container[str]) -> list[Mapping]:
+    """The rows of ``rows`` (``sync_branches`` rows of the fork's open units) whose person's push
+    was answered "kept, not folded yet" by a rewind (``held_head`` set, kind ``chain``:
+    :meth:`bot.sync.service.SyncService.finish_conflict`) that a sync checks again now: those whose
+    stop commit (``conflict_sha``) upstream's tip reaches again (``reached``: the stop commits it
+    reaches), or that the standing rewind record ``rec`` (:func:`record`, None: none) no longer
+    holds — neither the commit among its ``commits`` nor the row's branch among its ``units``.
+
+    The answer is remembered on the row, not only in the record the sync began with, so upstream's
+    return is noticed however it comes: by a sync that fails after the record ended and is retried,
+    or when no sync ever recorded the rewind (its fetch failed while upstream stood moved back, and
+    the push alone was answered "held"). A rewind made deliberate (upstream built on the rewound
+    history) is checked too: the check then says the commit is no longer upstream's. In ``rows``'
+    order."""
+    rec = rec or {}
+    commits = {c.get("sha") for c in rec.get("commits", ())}
+    branches = {u.get("branch") for u in rec.get("units", ())}
+    out = []
+    for r in rows:
+        if not r.get("held_head") or r.get("kind") != "chain":
+            continue
+        stop = r.get("conflict_sha") or ""
+        if (stop and stop in reached) or (stop not in commits and r.get("branch") not in branches):
+            out.append(r)
+    return out
+
+
 __all__ = ["Reaches", "Rewind", "rewind", "moved_back", "landed_taken", "held_units", "record", "degrades",
-           "released"]
+           "released", "held_to_recheck"]

@@ -360,6 +360,17 @@ def _tip_of(repo, ref: str) -> str:
         return ""
 
 
+def _reached_by(git_dir: Path, ref: str, shas: Sequence[str]) -> set[str]:
+    """The commits of ``shas`` that ``ref`` of the repository at ``git_dir`` reaches (itself or an
+    ancestor); an unknown commit or ref reaches nothing. Reads only."""
+    shas = [s for s in shas if s]
+    if not shas:
+        return set()
+    repo = open_repository(str(git_dir))
+    tip, reaches = _tip_of(repo, ref), _reaches(repo)
+    return {s for s in shas if tip and reaches(s, tip)}
+
+
 def _reaches(repo) -> rewind_mod.Reaches:
     """:class:`bot.sync.rewind.Reaches` over ``repo``'s objects."""
     def reaches(older: str, newer: str) -> bool:
@@ -811,9 +822,19 @@ class SyncService:
                                   plan=snapshots.plan_units(core.plan), keep_days=cfg.github.metrics_keep_days,
                                   stale_after_s=cfg.github.stale_after_s)
         lines.append(await self.refresh_status_issue(ctx, full_name, cfg=cfg))
-        # units upstream returned to: a person's push answered while they were held is checked
-        # now, as its own event would have checked it (outside the fork's lock: a fold syncs again)
-        lines += await self._recheck_released(ctx, full_name, cfg, rewind_mod.released(prior_rewound, rewound, rw.dropped))
+        # a person's push answered "held" while upstream stood moved back is checked now, as its
+        # own event would have checked it (outside the fork's lock: a fold syncs again): the chains
+        # whose rows remember that answer and no standing rewind holds (bot.sync.rewind.held_to_recheck:
+        # also after a failed sync, or a rewind no sync recorded), and the units this sync saw
+        # upstream return to (rewind_mod.released: pushes answered before rows remembered it)
+        held_rows = [r for r in sync_store.open_branches(ctx.store, full_name) if r.get("held_head")]
+        reached = await asyncio.to_thread(_reached_by, git_dir, f"refs/remotes/upstream/{up_ref}",
+                                          [r.get("conflict_sha") or "" for r in held_rows])
+        again = [{"id": r["unit_id"], "branch": r["branch"]}
+                 for r in rewind_mod.held_to_recheck(held_rows, rewound, reached)]
+        again += [u for u in rewind_mod.released(prior_rewound, rewound, rw.dropped)
+                  if u["branch"] not in {a["branch"] for a in again}]
+        lines += await self._recheck_released(ctx, full_name, cfg, again)
         if unclosed:
             raise SyncError(render_part(TEXTS, "unclosed", repo=full_name, errors="; ".join(unclosed)))
         # a failed pick (step apply) is no delivery's to retry: the next sync applies it again
@@ -826,28 +847,43 @@ class SyncService:
         return "; ".join(lines)
 
     async def _recheck_released(self, ctx, full_name: str, cfg: ForksyncConfig, units: list[dict]) -> list[str]:
-        """Check again the person's push on each of ``units`` (:func:`bot.sync.rewind.released`:
-        held by a rewind until this sync saw upstream return), as the push's own event would have
-        (:func:`bot.sync.prs.on_pushed`: a conflict resolution is folded, the chain goes on; L1 and
-        approval as for any fold). A unit that ended, has no open PR, or whose PR's head is
-        forksync's own push or one checked already is left alone. Returns the sync's notes."""
+        """Check again the person's push on each of ``units`` (``{"id","branch"}``: chains whose
+        push was answered "held" by a rewind that no longer holds them,
+        :func:`bot.sync.rewind.held_to_recheck` and :func:`bot.sync.rewind.released`), as the
+        push's own event would have (:func:`bot.sync.prs.on_pushed`: a conflict resolution is
+        folded, the chain goes on; L1 and approval as for any fold). A unit that ended, has no open
+        PR, whose PR's head is forksync's own push or one checked already, or moved on from the
+        head answered "held" (that push is checked by its own event) is left alone. The row's
+        ``held_head`` is cleared once checked — folded, refused with a reason, or answered "held"
+        again (which marks it anew) — and kept when GitHub or git failed the check, for the next
+        sync to try again. Returns the sync's notes."""
         notes_: list[str] = []
         for u in units:
             row = sync_store.branch_row(ctx.store, full_name, u["branch"])
+            held = (row or {}).get("held_head") or ""
             if not row or sync_store.ended(row) or row.get("kind") != "chain" or not int(row.get("pr") or 0):
+                if held:
+                    sync_store.clear_held_head(ctx.store, full_name, u["branch"], held)
                 continue
             pr = await ctx.gh.getitem("/repos/{owner}/{repo}/pulls/{number}",
                                       {**split_repo(full_name), "number": int(row["pr"])})
             head = pr["head"]["sha"]
-            if pr.get("state") != "open" or head in (row.get("pushed_tip"), row.get("verified_tip")):
+            if pr.get("state") != "open" or head in (row.get("pushed_tip"), row.get("verified_tip")) \
+                    or (held and head != held):
+                if held:
+                    sync_store.clear_held_head(ctx.store, full_name, u["branch"], held)
                 continue
+            if held:
+                # cleared before the check: a check that answers "held" again marks the row anew
+                sync_store.clear_held_head(ctx.store, full_name, u["branch"], held)
             try:
                 done = await sync_prs.on_pushed(ctx, self, full_name, pr, fork_ref=cfg.fork.ref)
             except (gidgethub.HTTPException, SyncError) as e:
-                # the others are checked all the same; this push is checked again when it is
-                # pushed anew (its reply on the PR says the resolution waited on upstream)
+                # the others are checked all the same; this push is checked again by the next
+                # sync (its row remembers it), or when it is pushed anew
                 log.warning("%s: %s held by a rewind could not be checked on its release: %s", full_name,
                             u["branch"], redact_scrub(str(e))[:200])
+                sync_store.set_held_head(ctx.store, full_name, u["branch"], head)
                 done = redact_scrub(str(e))[:200]
             notes_.append(render_part(TEXTS, "released", unit=u["id"], head=head[:12], what=done))
         return notes_
@@ -1611,6 +1647,10 @@ class SyncService:
                         # upstream's branch only moved back past it: the person's push is kept as it
                         # is, and the sync that sees upstream return checks and folds it
                         # (rewind_mod.released) — a rewind may be undone, a rewrite is not
+                        # remembered on the row, not only in the rewind's record: a sync that
+                        # fails once upstream returned, or a rewind no sync recorded, still
+                        # leaves it to be checked (rewind_mod.held_to_recheck)
+                        sync_store.set_held_head(ctx.store, full_name, branch, head)
                         await comment_once(ctx.gh, full_name, pr["number"], f"resolution:{head}",
                                            render("resolution_held.md.j2", head=head, sha=chk.stop.upstream_sha,
                                                   ref=cfg.upstream.ref, since=moved.since, tip=moved.tip))
@@ -1650,6 +1690,7 @@ class SyncService:
                 # between the push and the row leaves it for the next event of the branch
                 # (:meth:`_fold_pushed_unrecorded`), which records and says it as this run would
                 fold = {"row": {**row, "pushed_tip": tip, "verified_tip": head, "conflict_sha": res.conflict or "",
+                                "held_head": "",
                                 **(blocked_mod.row_fields(failed, step="apply", at=self.now(), tip=tip)
                                    if failed else {})},
                         "pr": int(pr["number"]), "key": f"resolution-folded:{head}", "blocked": bool(failed),

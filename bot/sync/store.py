@@ -125,6 +125,11 @@ SYNC_BRANCHES = table("sync_branches", {
     # keep the person's resolution (bot.git.resolution.rebuild_keeps): the same build at the same
     # pair gives the same answer, so it is tried again only when either moves; "" / NULL none
     "rebuild_refused": str,
+    # the PR head (a person's conflict resolution) answered "kept, not folded yet" because an
+    # upstream rewind held the commit the chain stopped at (SyncService.finish_conflict): every
+    # sync checks it again once no standing rewind holds that commit
+    # (bot.sync.rewind.held_to_recheck), and clears it once checked; "" / NULL none, and in rows written before
+    "held_head": str,
 }, pk="key", indexes=[("repo", "unit_id")])
 
 #: ``kind`` and ``state`` of a back-out branch's row in ``sync_branches``.
@@ -388,6 +393,24 @@ def open_branches(store: Store, repo: str) -> list[dict]:
     """The fork's sync branches whose PR is open, by branch name."""
     with store.lock:
         return list(store.db[SYNC_BRANCHES.name].rows_where("repo = ? and state = 'open'", [repo], order_by="branch"))
+
+
+def set_held_head(store: Store, repo: str, branch: str, head: str) -> bool:
+    """Write ``held_head`` (a PR head answered "held by a rewind", ``""`` none) on ``branch``'s row
+    of fork ``repo`` while it is open. Returns whether a row was written."""
+    with store.transaction() as conn:
+        cur = conn.execute(f"UPDATE {SYNC_BRANCHES.name} SET held_head = ? WHERE key = ? AND state = 'open'",
+                           [head, f"{repo}:{branch}"])
+        return cur.rowcount == 1
+
+
+def clear_held_head(store: Store, repo: str, branch: str, head: str) -> bool:
+    """Clear ``branch``'s ``held_head`` only while it still names ``head``: a push answered "held"
+    again meanwhile keeps its own mark. Returns whether it was cleared."""
+    with store.transaction() as conn:
+        cur = conn.execute(f"UPDATE {SYNC_BRANCHES.name} SET held_head = '' WHERE key = ? AND held_head = ?",
+                           [f"{repo}:{branch}", head])
+        return cur.rowcount == 1
 
 
 def blocked_branches(store: Store, repo: str) -> list[dict]:

@@ -11,7 +11,7 @@ from bot.config.forksync import ForksyncConfig
 from bot.model import InFlightBranch
 from bot.store import Store
 from bot.sync import store as sync_store
-from bot.sync.rewind import Rewind, degrades, held_units, landed_taken, moved_back, record, released, rewind
+from bot.sync.rewind import Rewind, degrades, held_to_recheck, held_units, landed_taken, moved_back, record, released, rewind
 from bot.sync.service import REWOUND_REF, upstream_moved_back, upstream_rewind
 from bot.sync.shrink import OpenUnit
 from bot.sync.status import SyncStatus
@@ -269,6 +269,47 @@ def test_released_names_the_units_upstream_returned_to():
     assert [u["id"] for u in released(prior, None, {})] == ["chain-x", "bundle-y"]
     assert [u["id"] for u in released(prior, NOTICE, {"b" * 40: "Set b"})] == ["bundle-y"]    # chain-x: dropped
     assert released(prior, prior, {}) == [] and released(None, None, {}) == []
+
+
+def held_row(unit: str, stop: str, held: str = "f" * 40, kind: str = "chain") -> dict:
+    return {"unit_id": unit, "branch": f"forksync/{unit}", "kind": kind, "conflict_sha": stop, "held_head": held}
+
+
+@pytest.mark.parametrize("rows, rec, reached, expected", [
+    # the record still holds the chain (its stop commit, its branch): not yet
+    ([held_row("chain-x", "b" * 40)], RECORD, set(), []),
+    # upstream reaches the stop commit again: checked, whatever the record says
+    ([held_row("chain-x", "b" * 40)], RECORD, {"b" * 40}, ["chain-x"]),
+    # the record ended (upstream returned, or built on the rewound history): checked — also a
+    # record lost by a failed sync, or one never made (no sync saw the rewind)
+    ([held_row("chain-x", "b" * 40)], None, set(), ["chain-x"]),
+    ([held_row("chain-x", "b" * 40)], NOTICE, set(), ["chain-x"]),
+    # held by the record through its branch alone (stop commit unknown on the row): not yet
+    ([held_row("chain-x", "")], RECORD, set(), []),
+    # another unit's rewind record: this chain's commit is not held by it
+    ([held_row("chain-y", "d" * 40)], RECORD, set(), ["chain-y"]),
+    # no push answered "held", or not a chain: nothing to check
+    ([held_row("chain-x", "b" * 40, held=""), held_row("bundle-z", "d" * 40, kind="bundle")], None, {"d" * 40}, []),
+    # the rows' order is kept
+    ([held_row("chain-y", "d" * 40), held_row("chain-x", "b" * 40), held_row("chain-w", "e" * 40)], RECORD,
+     {"e" * 40}, ["chain-y", "chain-w"]),
+])
+def test_held_to_recheck_names_the_held_resolutions_no_standing_rewind_holds(rows, rec, reached, expected):
+    assert [r["unit_id"] for r in held_to_recheck(rows, rec, reached)] == expected
+
+
+def test_the_held_head_is_written_on_an_open_row_and_cleared_only_while_it_names_that_head(tmp_path: Path):
+    store = Store(tmp_path / "s.db")
+    sync_store.save_branch(store, repo="meta/fork", branch="forksync/chain-x", unit_id="chain-x", kind="chain",
+                           state="open", pr=7, conflict_sha="b" * 40)
+    assert not sync_store.branch_row(store, "meta/fork", "forksync/chain-x").get("held_head")   # NULL: none
+    assert sync_store.set_held_head(store, "meta/fork", "forksync/chain-x", "1" * 40)
+    assert not sync_store.clear_held_head(store, "meta/fork", "forksync/chain-x", "2" * 40)     # another head's
+    assert sync_store.branch_row(store, "meta/fork", "forksync/chain-x")["held_head"] == "1" * 40
+    assert sync_store.clear_held_head(store, "meta/fork", "forksync/chain-x", "1" * 40)
+    assert sync_store.branch_row(store, "meta/fork", "forksync/chain-x")["held_head"] == ""
+    sync_store.save_branch(store, repo="meta/fork", branch="forksync/chain-x", unit_id="chain-x", state="closed")
+    assert not sync_store.set_held_head(store, "meta/fork", "forksync/chain-x", "1" * 40)       # ended: not written
 
 
 def test_upstream_moved_back_names_what_the_fork_merged_or_picked_of_what_it_took(tmp_path: Path):
