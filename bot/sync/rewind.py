@@ -156,19 +156,6 @@ def degrades(rec: Mapping | None) -> bool:
     return bool(rec and (rec.get("units") or rec.get("landed")))
 
 
-def released(prior: Mapping | None, now: Mapping | None, dropped: Mapping[str, str]) -> list[dict]:
-    """The units the rewind of ``prior`` held that upstream returned to: held by ``prior`` (the
-    record the sync began with, :func:`record`), no longer by ``now`` (the one it ends with), and
-    none of their held commits among ``dropped`` (upstream built on the rewound history: those
-    units are closed or rebuilt instead). The unit dicts of ``prior`` (``{"id","branch","pr",
-    "shas"}``), in its order. A person's push that came while such a unit was held (a conflict
-    resolution, :meth:`bot.sync.service.SyncService.finish_conflict`) was answered and kept, not
-    folded: the sync that releases the unit checks it again, as the push's own event would have."""
-    still = {u["id"] for u in (now or {}).get("units", ())}
-    return [u for u in (prior or {}).get("units", ())
-            if u["id"] not in still and not any(s in dropped for s in u.get("shas", ()))]
-
-
 def held_to_recheck(rows: Sequence[Mapping], rec: Mapping | None, reached: Container[str]) -> list[Mapping]:
     """The rows of ``rows`` (``sync_branches`` rows of the fork's open units) whose person's push
     was answered "kept, not folded yet" by a rewind (``held_head`` set, kind ``chain``:
@@ -197,4 +184,4 @@ def held_to_recheck(rows: Sequence[Mapping], rec: Mapping | None, reached: Conta
 
 
 __all__ = ["Reaches", "Rewind", "rewind", "moved_back", "landed_taken", "held_units", "record", "degrades",
-           "released", "held_to_recheck"]
+           "held_to_recheck"]

@@ -641,7 +641,6 @@ class SyncService:
             st = sync_store.load_status(ctx.store, full_name) or sync_status.SyncStatus(repo=full_name, upstream=upstream)
             if full_name in self._repaired:
                 st = _replace(st, repaired=self._repaired.pop(full_name))
-            prior_rewound = st.rewound
             try:
                 git_dir = await self.fetch(full_name, ctx.installation_id, upstream, up_ref)
             except SyncError as e:
@@ -825,15 +824,12 @@ class SyncService:
         # a person's push answered "held" while upstream stood moved back is checked now, as its
         # own event would have checked it (outside the fork's lock: a fold syncs again): the chains
         # whose rows remember that answer and no standing rewind holds (bot.sync.rewind.held_to_recheck:
-        # also after a failed sync, or a rewind no sync recorded), and the units this sync saw
-        # upstream return to (rewind_mod.released: pushes answered before rows remembered it)
+        # also after a failed sync, or a rewind no sync recorded)
         held_rows = [r for r in sync_store.open_branches(ctx.store, full_name) if r.get("held_head")]
         reached = await asyncio.to_thread(_reached_by, git_dir, f"refs/remotes/upstream/{up_ref}",
                                           [r.get("conflict_sha") or "" for r in held_rows])
         again = [{"id": r["unit_id"], "branch": r["branch"]}
                  for r in rewind_mod.held_to_recheck(held_rows, rewound, reached)]
-        again += [u for u in rewind_mod.released(prior_rewound, rewound, rw.dropped)
-                  if u["branch"] not in {a["branch"] for a in again}]
         lines += await self._recheck_released(ctx, full_name, cfg, again)
         if unclosed:
             raise SyncError(render_part(TEXTS, "unclosed", repo=full_name, errors="; ".join(unclosed)))
@@ -849,7 +845,7 @@ class SyncService:
     async def _recheck_released(self, ctx, full_name: str, cfg: ForksyncConfig, units: list[dict]) -> list[str]:
         """Check again the person's push on each of ``units`` (``{"id","branch"}``: chains whose
         push was answered "held" by a rewind that no longer holds them,
-        :func:`bot.sync.rewind.held_to_recheck` and :func:`bot.sync.rewind.released`), as the
+        :func:`bot.sync.rewind.held_to_recheck`), as the
         push's own event would have (:func:`bot.sync.prs.on_pushed`: a conflict resolution is
         folded, the chain goes on; L1 and approval as for any fold). A unit that ended, has no open
         PR, whose PR's head is forksync's own push or one checked already, or moved on from the
@@ -1645,9 +1641,9 @@ class SyncService:
                                                     chk.stop.upstream_sha, sync_store.load_status(ctx.store, full_name))
                     if moved is not None:
                         # upstream's branch only moved back past it: the person's push is kept as it
-                        # is, and the sync that sees upstream return checks and folds it
-                        # (rewind_mod.released) — a rewind may be undone, a rewrite is not
-                        # remembered on the row, not only in the rewind's record: a sync that
+                        # is, and the sync that sees upstream return checks and folds it — a
+                        # rewind may be undone, a rewrite is not —, remembered on the row, not
+                        # only in the rewind's record: a sync that
                         # fails once upstream returned, or a rewind no sync recorded, still
                         # leaves it to be checked (rewind_mod.held_to_recheck)
                         sync_store.set_held_head(ctx.store, full_name, branch, head)

@@ -11,7 +11,7 @@ from bot.config.forksync import ForksyncConfig
 from bot.model import InFlightBranch
 from bot.store import Store
 from bot.sync import store as sync_store
-from bot.sync.rewind import Rewind, degrades, held_to_recheck, held_units, landed_taken, moved_back, record, released, rewind
+from bot.sync.rewind import Rewind, degrades, held_to_recheck, held_units, landed_taken, moved_back, record, rewind
 from bot.sync.service import REWOUND_REF, upstream_moved_back, upstream_rewind
 from bot.sync.shrink import OpenUnit
 from bot.sync.status import SyncStatus
@@ -261,14 +261,6 @@ def test_the_status_issue_says_a_notice_and_names_the_landed_picks():
     assert "> [!WARNING]\n> **Upstream's `main` moved back**" in body and "**already landed**" in body, body
     assert "The fork has landed 1 pick of upstream commits `main` no longer has (upstream as of " in body
     assert "- `bbbbbbbbbbbb` Set b (#1)" in body
-
-
-def test_released_names_the_units_upstream_returned_to():
-    prior = {**RECORD, "units": [*RECORD["units"], {"id": "bundle-y", "branch": "forksync/bundle-y", "pr": 8,
-                                                    "shas": ["d" * 40]}]}
-    assert [u["id"] for u in released(prior, None, {})] == ["chain-x", "bundle-y"]
-    assert [u["id"] for u in released(prior, NOTICE, {"b" * 40: "Set b"})] == ["bundle-y"]    # chain-x: dropped
-    assert released(prior, prior, {}) == [] and released(None, None, {}) == []
 
 
 def held_row(unit: str, stop: str, held: str = "f" * 40, kind: str = "chain") -> dict:
