@@ -100,30 +100,13 @@ class CheckedPattern:
         return None
 
 
-def _cased(pattern: str):
-    """A check that ``pattern`` matches the rest of the line from the phrase on, in these capitals: the
-    runner and bisection search whole outputs case-insensitively, and a tool's own words in another case
-    or another form are someone else's (a test's assertion)."""
+def _own_form(anchor: str, pattern: str) -> tuple:
+    """A phrase (``(anchor, regex, check)``, :data:`INFRA_PATTERNS`) that counts only in its tool's own
+    form and capitals: ``pattern`` must match from the phrase on, case-sensitively too. The runner and
+    bisection search whole outputs case-insensitively, and the same words in another case or another
+    form are someone else's (a test's assertion: a perf test's "slowdown", "hash sum mismatch")."""
     rx = re.compile(pattern)
-    return lambda rest: bool(rx.match(rest))
-
-
-_S3_SLOW_DOWN = re.compile(r"(?:[(>]|Error Code: )SlowDown\b|SlowDown: \w*Error\b|503\W{1,3}Slow Down\b")
-
-
-def _s3_slow_down(rest: str) -> bool:
-    """S3's throttling in its own capitals ("(SlowDown)", "<Code>SlowDown<", "Error Code: SlowDown",
-    the AWS SDK for JavaScript's "SlowDown: UnknownError", "503 Slow Down") at the start of ``rest``: the table is searched case-insensitively, and a
-    perf test's "slowdown" or "slow down" is the change's."""
-    return bool(_S3_SLOW_DOWN.match(rest))
-
-
-def _apt_hash_sum(rest: str) -> bool:
-    """apt's "Hash Sum mismatch" ends its line ("E: Failed to fetch <url>  Hash Sum mismatch", at
-    most an ``[IP: …]`` after it), in apt's capitals: the same words inside a sentence, or in
-    another case, are someone else's (a test's assertion)."""
-    after = rest[len("Hash Sum mismatch"):].strip() if rest.startswith("Hash Sum mismatch") else None
-    return after is not None and (not after or after.startswith("[IP:"))
+    return anchor, pattern, lambda rest: bool(rx.match(rest))
 
 
 def _rest_of_line(text: str, at: int) -> str:
@@ -149,9 +132,8 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
                       # rate), 94/95 (contained/uncontained ECC error), in the kernel log's "NVRM: Xid (PCI:…):
                       # 48, …" and the health daemons' "XID 48(…)". Only these codes: Xid 13, 31, 43 are an
                       # application's own faults (an illegal address, a page fault) and stay the test's
-                      ("Xid", r"\bXid\b\W{0,3}(?:\(PCI:[^)]*\)\W{0,3})?(?:48|6[34]|9[245])\b",
-                       _cased(r"Xid\b\W{0,3}(?:\(PCI:[^)]*\)\W{0,3})?(?:48|6[34]|9[245])\b")),
-                      ("XID ", r"\bXID (?:48|6[34]|9[245])\b", _cased(r"XID (?:48|6[34]|9[245])\b")))),
+                      _own_form("Xid", r"\bXid\b\W{0,3}(?:\(PCI:[^)]*\)\W{0,3})?(?:48|6[34]|9[245])\b"),
+                      _own_form("XID ", r"\bXID (?:48|6[34]|9[245])\b"))),
     # the GPU gone from the machine while it ran (the PCIe link lost: "GPU has fallen off the bus", NVIDIA's
     # Xid 79; NVML's NVML_ERROR_GPU_IS_LOST, "GPU is lost"; nvidia-smi's "Unable to determine the device handle
     # for GPU …: Unknown Error" for a GPU the driver still lists but cannot reach): the machine needs servicing
@@ -159,8 +141,7 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
     # error's (the memory's) and from "gpu-missing"'s (no GPU or driver on the machine at all). NVIDIA's
     # documentation and every health monitor (DCGM, gpud, node-problem-detector) use these words
     ("gpu-lost", ("fallen off the bus", "GPU_IS_LOST", "GPU is lost",
-                  ("Xid (PCI:", r"\bXid \(PCI:[^)]*\)\W{0,3}79\b", _cased(r"Xid \(PCI:[^)]*\)\W{0,3}79\b")),
-                  ("XID 79", r"XID 79\b", _cased(r"XID 79\b")),
+                  _own_form("Xid (PCI:", r"\bXid \(PCI:[^)]*\)\W{0,3}79\b"), _own_form("XID 79", r"XID 79\b"),
                   "Unable to determine the device handle for GPU")),
     ("gpu-missing", ("no CUDA-capable device is detected", "Found no NVIDIA driver", "0 active drivers",
                      "No GPU available", "No GPUs available", "No CUDA GPUs are available", "NVIDIA-SMI has failed",
@@ -203,7 +184,8 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
     # blame, and the line apt ends with ("E: Some index files failed to download", the hash list) is weak
     # — in apt's and librepo's own words only: "hash sum mismatch" or "checksum doesn't match" in a
     # test's assertion is the test's (the runner and bisection search whole outputs, case-insensitively)
-    ("package-mirror", (("Hash Sum mismatch", r"Hash Sum mismatch", _apt_hash_sum),
+    # (apt's ends its line: "E: Failed to fetch <url>  Hash Sum mismatch", at most an "[IP: …]" after it)
+    ("package-mirror", (_own_form("Hash Sum mismatch", r"(?m)Hash Sum mismatch[ \t\r]*(?:\[IP:[^\n]*)?$"),
                         "Downloading successful, but checksum doesn't match")),
     # pip's hash check failing on a download (``ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE
     # REQUIREMENTS FILE``, then "Expected sha256 … Got …"): a large wheel whose download was cut, or a
@@ -228,12 +210,12 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
     # blame. Before "network", whose "HTTP Error 50" urllib's "HTTP Error 503: Slow Down" holds
     # S3's two are checked in S3's own form and capitals — an error code in "(SlowDown)", "<Code>SlowDown<",
     # "Error Code: SlowDown", "SlowDown: UnknownError", the status "503 Slow Down" —: a perf test's "slowdown" is what L2 bisects
-    ("service-throttled", (("SlowDown", r"(?:[(>]|Error Code: )SlowDown\b|SlowDown: \w*Error\b", _s3_slow_down),
-                           ("Slow Down", r"\b503\W{1,3}Slow Down\b", _s3_slow_down), "reduce your request rate",
+    ("service-throttled", (_own_form("SlowDown", r"(?:[(>]|Error Code: )SlowDown\b|SlowDown: \w*Error\b"),
+                           _own_form("Slow Down", r"\b503\W{1,3}Slow Down\b"), "reduce your request rate",
                            "ThrottlingException",
                            "RequestLimitExceeded", "TooManyRequestsException", "rateLimitExceeded",
                            # Azure Storage's error code, as its clients print it
-                           ("ServerBusy", r"(?:ErrorCode:\s*|<Code>)ServerBusy\b", _cased(r"(?:ErrorCode:\s*|<Code>)ServerBusy\b")))),
+                           _own_form("ServerBusy", r"(?:ErrorCode:\s*|<Code>)ServerBusy\b"))),
     # the CI's cache service (GitHub Actions' cache, @actions/cache and every action built on it) down or
     # not answering: "getCacheEntry failed", "Cache service responded with 503", a request to its endpoints
     # timing out (the REST "_apis/artifactcache", the twirp "CacheService/CreateCacheEntry"): the platform's
@@ -251,8 +233,7 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
     # own error after it names the cause (a DNS failure, a key the bucket refuses), and a refusal is often the
     # configuration's, not the machine's
     # — after sccache's own "sccache: error: " (the same words are any server's)
-    ("compiler-cache", (("sccache: error: Timed out", r"sccache: error: Timed out waiting for server startup",
-                         _cased(r"sccache: error: Timed out waiting for server startup")),
+    ("compiler-cache", (_own_form("sccache: error: Timed out", r"sccache: error: Timed out waiting for server startup"),
                         ("sccache: error: Server startup failed", r"sccache: error: Server startup failed",
                          lambda rest: rest.startswith("sccache: error: Server startup failed")
                          and "cache storage" not in rest))),
@@ -297,11 +278,11 @@ INFRA_PATTERNS: tuple[tuple[str, tuple], ...] = (
     # operator's "Reason: Evicted, Message: …", Slurm's whole "CANCELLED AT <time> DUE TO PREEMPTION", the
     # cloud's "Instance was preempted." ending its line — "due to preemption" in a perf test's words is the test's)
     ("evicted", ("The node was low on resource", "The node had condition",
-                 ("reason: Evicted", r"(?m)reason: Evicted[ \t]*$", _cased(r"reason: Evicted[ \t]*$")),
-                 ("Reason: Evicted, Message:", r"Reason: Evicted, Message:", _cased(r"Reason: Evicted, Message:")),
+                 _own_form("reason: Evicted", r"(?m)reason: Evicted[ \t]*$"),
+                 _own_form("Reason: Evicted, Message:", r"Reason: Evicted, Message:"),
                  ("Evicted", r"\bWarning\s+Evicted\b"), ("Preempted by", r"Preempted by \S+/\S+ on node"),
-                 ("DUE TO PREEMPTION", r"CANCELLED AT \S+ DUE TO PREEMPTION", _cased(r"CANCELLED AT \S+ DUE TO PREEMPTION")),
-                 ("Instance was preempted", r"(?m)Instance was preempted\.?[ \t]*$", _cased(r"Instance was preempted\.?[ \t]*$")))),
+                 _own_form("DUE TO PREEMPTION", r"CANCELLED AT \S+ DUE TO PREEMPTION"),
+                 _own_form("Instance was preempted", r"(?m)Instance was preempted\.?[ \t]*$"))),
     # (strerror's words capitalised by C libraries and .NET, in lower case by Go's and buildkit's errors)
     ("disk-full", ("No space left on device", "no space left on device", "Disk quota exceeded", "ENOSPC")),
     # (gcc's driver reports its compiler killed by a signal as "fatal error: Killed signal terminated
