@@ -221,6 +221,10 @@ def test_trusted_copy_comes_from_default_branch_only():
     ("Status: 503 (The server is busy.)\nErrorCode: ServerBusy", "service-throttled: ErrorCode: ServerBusy"),
     ("NVRM: Xid (PCI:0000:07:00): 48, pid=88, DBE (double bit error) ECC Error",
      "gpu-hardware: NVRM: Xid (PCI:0000:07:00): 48, pid=88, DBE (double bit error) ECC Error"),
+    # a health daemon's upper-case "XID 94": the kernel log's "Xid" phrase, tried first at the same place, fails
+    # its capitals; the next phrase that matches there still names it
+    ("XID 94(Contained ECC error) detected on PCI:0000:1a:00",
+     "gpu-hardware: XID 94(Contained ECC error) detected on PCI:0000:1a:00"),
     # S3's throttling, in boto's, the REST API's and the HTTP status line's words
     ("botocore.exceptions.ClientError: An error occurred (SlowDown) when calling the PutObject operation "
      "(reached max retries: 4): Please reduce your request rate.",
