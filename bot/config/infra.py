@@ -395,6 +395,22 @@ def _phrase_rx(p) -> str:
 #: :data:`PHRASES`), for whole outputs
 _ANY = re.compile("|".join(f"(?P<p{j}>{_phrase_rx(p)})" for j, p in enumerate(p for _, ps in INFRA_PATTERNS for p in ps)),
                   re.IGNORECASE | re.MULTILINE)
+#: each phrase of :data:`_ANY` alone (index in :data:`PHRASES`): the alternation reports the first
+#: phrase that matches at a place, and where that one's check fails a later one may match there too
+_EACH = tuple(re.compile(_phrase_rx(p), re.IGNORECASE | re.MULTILINE) for _, ps in INFRA_PATTERNS for p in ps)
+
+
+def _checked_at(text: str, at: int, first: int) -> tuple[str, int] | None:
+    """``(kind, end)`` of the first phrase from index ``first`` on (:data:`PHRASES` order, as the
+    alternation tries them) that matches ``text`` at ``at`` and whose check, if it has one, holds."""
+    rest = _rest_of_line(text, at)
+    for j in range(first, len(_EACH)):
+        m = _EACH[j].match(text, at)
+        if m:
+            kind, _, rx = PHRASES[j]
+            if not isinstance(rx, CheckedPattern) or rx.check(rest):
+                return kind, m.end()
+    return None
 
 
 def infra_match(text: str) -> tuple[str, str] | None:
@@ -409,10 +425,11 @@ def infra_match(text: str) -> tuple[str, str] | None:
         m = _ANY.search(text, pos)
         if not m:
             return None
-        kind, _, rx = PHRASES[int(m.lastgroup[1:])]
-        if not isinstance(rx, CheckedPattern) or rx.check(_rest_of_line(text, m.start())):
+        hit = _checked_at(text, m.start(), int(m.lastgroup[1:]))
+        if hit:
+            kind, stop = hit
             break
         pos = m.start() + 1
     start = text.rfind("\n", 0, m.start()) + 1
-    end = text.find("\n", m.end())
+    end = text.find("\n", stop)
     return kind, text[start:end if end >= 0 else len(text)].strip()[:300]
