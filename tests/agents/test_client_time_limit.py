@@ -43,10 +43,11 @@ class ClockedSleeps(list):
         self.timeouts.advance(s)
 
 
-def client(fake: FakeAnthropic, timeouts: ManualTimeouts, within_s: float | None, **kw) -> AgentClient:
+def client(fake: FakeAnthropic, timeouts: ManualTimeouts, within_s: float | None, stream: bool = True,
+           **kw) -> AgentClient:
     return AgentClient(AgentSettings(**kw), Store(), api_key="k", base_url=fake.base_url,
                        now=lambda: BASE + timeouts.now, wait_for=timeouts, sleep=ClockedSleeps(timeouts),
-                       within_s=within_s)
+                       within_s=within_s, stream=stream)
 
 
 async def test_no_request_is_sent_once_the_time_is_spent():
@@ -133,3 +134,43 @@ async def test_a_non_streamed_answer_is_waited_for_only_until_the_time_limit():
                 await call
     assert len(fake.requests) == 1
     assert "the time limit came while waiting for the answer" in e.value.reason
+
+
+PROMPT = "Resolve the conflict of this pick. " * 100      # 3,500 characters: 877 tokens by forksync's estimate
+
+
+def usage_rows(c: AgentClient) -> list[dict]:
+    return list(c.store.db["agent_token_usage"].rows)
+
+
+async def test_a_non_streamed_call_cut_at_the_time_limit_counts_its_prompt_marked_cut():
+    """The request reached the API and its answer was never seen: the API billed its prompt, so
+    the budget counts the prompt as forksync sized it before sending, marked as a cut estimate."""
+    timeouts = ManualTimeouts()
+    async with FakeAnthropic([Reply(text="late", delay_s=3600), Reply(text="a retry's")]) as fake:
+        async with client(fake, timeouts, 50.0, timeout_s=120, max_retries=2, stream=False) as c:
+            call = asyncio.ensure_future(c.call("conflict-resolution", system=PROMPT, messages=MSG))
+            await until(lambda: len(fake.requests) == 1 and timeouts.waiting == 1, "the request")
+            timeouts.advance(50)
+            with pytest.raises(AgentSkipped):
+                await call
+    assert len(fake.requests) == 1
+    assert c.tokens_used(utc_day(BASE)) == 877
+    [row] = usage_rows(c)
+    assert (row["calls"], row["input_tokens"], row["output_tokens"]) == (1, 877, 0)
+    assert (row["cut_calls"], row["estimated_input_tokens"]) == (1, 877)
+
+
+async def test_a_non_streamed_attempt_cut_at_its_own_limit_is_counted_and_retried():
+    timeouts = ManualTimeouts()
+    usage = {"input_tokens": 900, "output_tokens": 12}
+    async with FakeAnthropic([Reply(text="late", delay_s=3600), Reply(text="in time", usage=usage)]) as fake:
+        async with client(fake, timeouts, None, timeout_s=30, max_output_tokens=1000, stream=False) as c:
+            call = asyncio.ensure_future(c.call("summary", system=PROMPT, messages=MSG))
+            await until(lambda: len(fake.requests) == 1 and timeouts.waiting == 1, "the first request")
+            timeouts.advance(30 + 1000 * 3600 / 128_000)        # the attempt's cap: timeout_s + 1,000 tokens' time
+            reply = await call
+    assert (reply.text, reply.attempts) == ("in time", 2)
+    [row] = usage_rows(c)
+    assert (row["calls"], row["input_tokens"], row["output_tokens"]) == (2, 877 + 900, 12)
+    assert (row["cut_calls"], row["estimated_input_tokens"]) == (1, 877)
