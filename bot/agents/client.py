@@ -221,9 +221,11 @@ class AgentClient:
         day = day or utc_day(self.now())
         return agents_store.tokens_used(self.store, day)
 
-    def _record(self, agent: str, model: str, tin: int, tout: int) -> None:
+    def _record(self, agent: str, model: str, tin: int, tout: int, *, cut: bool = False,
+                estimated_input: int = 0) -> None:
         day = utc_day(self.now())
-        agents_store.record_call(self.store, day, agent, model, tin, tout)
+        agents_store.record_call(self.store, day, agent, model, tin, tout, cut=cut,
+                                 estimated_input_tokens=estimated_input)
 
     def _check_budget(self, estimate: int) -> None:
         used = self.tokens_used()
@@ -287,15 +289,25 @@ class AgentClient:
         def spent(usage: Any, answer_chars: int) -> None:
             # an attempt that failed after its answer began: the API billed its prompt (and what
             # streamed), so the budget counts it as well as the retry
-            tin, tout, _ = counted_tokens(usage, estimate, answer_chars)
+            tin, tout, missing = counted_tokens(usage, estimate, answer_chars)
             log.info("agent %s: attempt %d broke off after its answer began; counting %d input and %d output tokens",
                      agent, tries[0], tin, tout)
-            self._record(agent, self.settings.model, tin, tout)
+            self._record(agent, self.settings.model, tin, tout,
+                         estimated_input=estimate if "input_tokens" in missing else 0)
+
+        def cut_off(what: str) -> None:
+            # a non-streamed attempt whose answer the client stopped waiting for: the request
+            # reached the API, which billed its prompt at least; no usage figure will ever come,
+            # so the prompt is counted as forksync sized it before sending (the one estimate the
+            # budget checks use) and the output as none seen, marked as a cut estimate
+            log.info("agent %s: attempt %d was cut before its answer came (%s); counting its prompt as "
+                     "forksync's estimate, %d input tokens", agent, tries[0], what, estimate)
+            self._record(agent, self.settings.model, estimate, 0, cut=True, estimated_input=estimate)
 
         async def attempt():
             tries[0] += 1
             try:
-                return await self._once(kw, spent)
+                return await self._once(kw, spent, cut_off)
             except (_Failed, _OutOfTime):
                 raise
             except (asyncio.TimeoutError, anthropic.APITimeoutError):
@@ -354,17 +366,23 @@ class AgentClient:
             # a gateway that strips or nulls the figures must not make answers free against the budget
             log.warning("agent %s: the API's answer gave no usage figures (%s); counting forksync's estimate: "
                         "%d input and %d output tokens", agent, ", ".join(missing), tin, tout)
-        self._record(agent, msg.model or self.settings.model, tin, tout)
+        self._record(agent, msg.model or self.settings.model, tin, tout,
+                     estimated_input=estimate if "input_tokens" in missing else 0)
         return AgentReply(msg.model or self.settings.model, text, tools_used, msg.stop_reason, tin, tout, tries[0])
 
-    async def _once(self, kw: dict[str, Any], spent: Callable[[Any, int], None] = lambda usage, chars: None):
+    async def _once(self, kw: dict[str, Any], spent: Callable[[Any, int], None] = lambda usage, chars: None,
+                    cut_off: Callable[[str], None] = lambda what: None):
         """One attempt. ``timeout_s`` bounds each wait for the next piece (a stall); the answer as a
         whole may take up to :func:`attempt_cap`, so a long answer that keeps streaming finishes.
         Raises :class:`asyncio.TimeoutError` on a stall, :class:`_Failed` past the cap or when the
         stream ends without ``message_stop``, :class:`_OutOfTime` when a wait reaches the client's
         time limit (``within_s``; every wait is bounded by what is left of it). A streamed attempt
         that fails after its ``message_start`` calls ``spent(usage at the start or None,
-        characters streamed)`` first."""
+        characters streamed)`` first; a non-streamed attempt whose request was sent and whose
+        answer was not waited for to the end (the attempt's cap, the time limit, the SDK's read
+        timeout) calls ``cut_off(what)`` first. A streamed attempt cut before its answer began
+        counts nothing: ``message_start`` comes as soon as the model starts on the prompt, so one
+        that never came is a request still queued, not one worked on."""
         sdk = self._sdk()
         idle = self.settings.timeout_s
         cap = attempt_cap(idle, kw["max_tokens"])
@@ -388,11 +406,27 @@ class AgentClient:
                 return await self.wait_for(aw, wait)
             except asyncio.TimeoutError:
                 if limited:
-                    raise _OutOfTime(f"the time limit came while waiting for {what}") from None
+                    raise _OutOfTime(f"the time limit came while waiting for {what}", waited=True) from None
                 raise
 
         if not self.stream:             # nothing arrives before the whole answer: the cap is the only bound
-            return await waited(sdk.messages.create(**kw, timeout=bounded(cap, "the answer")[0]), cap, "the answer")
+            import anthropic
+
+            try:
+                return await waited(sdk.messages.create(**kw, timeout=bounded(cap, "the answer")[0]), cap, "the answer")
+            except asyncio.TimeoutError:
+                cut_off(f"no answer after {cap:g} s")
+                raise
+            except _OutOfTime as o:
+                if o.waited:
+                    cut_off(o.what)
+                raise
+            except anthropic.APITimeoutError as e:
+                # the SDK's own timeout: a read timeout came after the request went out; a connect,
+                # write or pool timeout means it never reached the API whole
+                if type(e.__cause__).__name__ == "ReadTimeout":
+                    cut_off(f"no answer after {cap:g} s")
+                raise
         loop = asyncio.get_running_loop()
         deadline = loop.time() + cap
         manager = sdk.messages.stream(**kw)
@@ -461,11 +495,12 @@ def counted_tokens(usage: Any, prompt_estimate: int, answer_chars: int) -> tuple
 
 
 class _OutOfTime(Exception):
-    """An attempt reached the client's time limit (``within_s``): never retried."""
+    """An attempt reached the client's time limit (``within_s``): never retried. ``waited``: it
+    came while waiting for the API (a request was out), not before one was sent."""
 
-    def __init__(self, what: str):
+    def __init__(self, what: str, waited: bool = False):
         super().__init__(what)
-        self.what = what
+        self.what, self.waited = what, waited
 
 
 class _Failed(Exception):
