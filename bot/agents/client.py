@@ -307,7 +307,7 @@ class AgentClient:
         async def attempt():
             tries[0] += 1
             try:
-                return await self._once(kw, spent, cut_off)
+                return await self._once(kw, spent, cut_off, waited_for_answer)
             except (_Failed, _OutOfTime):
                 raise
             except (asyncio.TimeoutError, anthropic.APITimeoutError):
@@ -331,13 +331,27 @@ class AgentClient:
             return backoff_delay(rs.attempt_number - 1, rs.outcome.exception().retry_after,
                                  self.settings.backoff_base_s, self.settings.backoff_cap_s)
 
-        late: list[bool] = []
+        # the longest an attempt of this call waited for the API's answer (seconds; what it was, in
+        # words): a retry needs at least as long for its own answer to begin
+        need: list[tuple[float, str]] = []
+
+        def waited_for_answer(seconds: float, answered: bool) -> None:
+            if not need or seconds > need[0][0]:
+                need[:] = [(seconds, f"the {_secs(seconds)} s the API took to answer attempt {tries[0]}" if answered
+                            else f"the {_secs(seconds)} s attempt {tries[0]} waited without the answer beginning")]
+
+        late: list[str] = []
 
         def no_time_for_a_retry(rs: tenacity.RetryCallState) -> bool:
-            # the wait before the next attempt would end at or past the time limit: no attempt fits
+            # what would be left of the time limit after the backoff is no more than an earlier
+            # attempt of this call waited for its answer (or nothing at all): the retry would send
+            # its whole prompt, be billed for it, and be cut before its answer could be used
             left = self.time_left()
-            if left is not None and left <= (rs.upcoming_sleep or 0.0):
-                late.append(True)
+            backoff = rs.upcoming_sleep or 0.0
+            if left is not None and left - backoff <= (need[0][0] if need else 0.0):
+                late.append("" if left <= backoff or not need else
+                            f" ({_secs(max(left - backoff, 0.0))} s would be left after the {_secs(backoff)} s "
+                            f"backoff, less than {need[0][1]})")
             return bool(late)
 
         def before_sleep(rs: tenacity.RetryCallState) -> None:
@@ -355,7 +369,7 @@ class AgentClient:
             raise self._stopped(agent, f"in attempt {tries[0]} ({o.what})") from None
         except _Failed as f:
             if late:
-                raise self._stopped(agent, f"after attempt {tries[0]} {f.what}, with no time for a retry") from None
+                raise self._stopped(agent, f"after attempt {tries[0]} {f.what}, with no time for a retry{late[-1]}") from None
             raise AgentSkipped(f"agent {agent} gave up after {self.settings.max_retries + 1} attempt(s): {f.what}",
                                api_failure=True) from None
         text = "".join(b.text for b in msg.content if getattr(b, "type", "") == "text")
@@ -371,7 +385,8 @@ class AgentClient:
         return AgentReply(msg.model or self.settings.model, text, tools_used, msg.stop_reason, tin, tout, tries[0])
 
     async def _once(self, kw: dict[str, Any], spent: Callable[[Any, int], None] = lambda usage, chars: None,
-                    cut_off: Callable[[str], None] = lambda what: None):
+                    cut_off: Callable[[str], None] = lambda what: None,
+                    waited_for_answer: Callable[[float, bool], None] = lambda seconds, answered: None):
         """One attempt. ``timeout_s`` bounds each wait for the next piece (a stall); the answer as a
         whole may take up to :func:`attempt_cap`, so a long answer that keeps streaming finishes.
         Raises :class:`asyncio.TimeoutError` on a stall, :class:`_Failed` past the cap or when the
@@ -382,7 +397,10 @@ class AgentClient:
         answer was not waited for to the end (the attempt's cap, the time limit, the SDK's read
         timeout) calls ``cut_off(what)`` first. A streamed attempt cut before its answer began
         counts nothing: ``message_start`` comes as soon as the model starts on the prompt, so one
-        that never came is a request still queued, not one worked on."""
+        that never came is a request still queued, not one worked on. ``waited_for_answer(seconds,
+        answered)`` is told, on the client's ``now``, how long the attempt waited for the API's
+        first answer (the stream's start, or a whole non-streamed answer; ``answered`` false: it
+        waited that long and none came)."""
         sdk = self._sdk()
         idle = self.settings.timeout_s
         cap = attempt_cap(idle, kw["max_tokens"])
@@ -409,28 +427,44 @@ class AgentClient:
                     raise _OutOfTime(f"the time limit came while waiting for {what}", waited=True) from None
                 raise
 
-        if not self.stream:             # nothing arrives before the whole answer: the cap is the only bound
-            import anthropic
+        import anthropic
 
+        sent = self.now()
+
+        def first_answer(answered: bool) -> None:
+            waited_for_answer(self.now() - sent, answered)
+
+        if not self.stream:             # nothing arrives before the whole answer: the cap is the only bound
             try:
-                return await waited(sdk.messages.create(**kw, timeout=bounded(cap, "the answer")[0]), cap, "the answer")
-            except asyncio.TimeoutError:
-                cut_off(f"no answer after {cap:g} s")
+                msg = await waited(sdk.messages.create(**kw, timeout=bounded(cap, "the answer")[0]), cap, "the answer")
+            except anthropic.APIStatusError:
+                first_answer(True)
                 raise
-            except _OutOfTime as o:
-                if o.waited:
-                    cut_off(o.what)
-                raise
-            except anthropic.APITimeoutError as e:
-                # the SDK's own timeout: a read timeout came after the request went out; a connect,
-                # write or pool timeout means it never reached the API whole
-                if type(e.__cause__).__name__ == "ReadTimeout":
+            except BaseException as e:
+                first_answer(False)
+                if isinstance(e, asyncio.TimeoutError):
+                    cut_off(f"no answer after {cap:g} s")
+                elif isinstance(e, _OutOfTime) and e.waited:
+                    cut_off(e.what)
+                elif isinstance(e, anthropic.APITimeoutError) and type(e.__cause__).__name__ == "ReadTimeout":
+                    # the SDK's own timeout: a read timeout came after the request went out (a
+                    # connect, write or pool timeout: it never reached the API whole)
                     cut_off(f"no answer after {cap:g} s")
                 raise
+            first_answer(True)
+            return msg
         loop = asyncio.get_running_loop()
         deadline = loop.time() + cap
         manager = sdk.messages.stream(**kw)
-        s = await waited(manager.__aenter__(), idle, "the answer to begin")
+        try:
+            s = await waited(manager.__aenter__(), idle, "the answer to begin")
+        except anthropic.APIStatusError:
+            first_answer(True)
+            raise
+        except BaseException:
+            first_answer(False)
+            raise
+        first_answer(True)
         began: list[Any] = []           # the usage message_start gave, once the answer began
         chars = 0
         try:
@@ -533,6 +567,11 @@ def _error_message(e: "anthropic.APIStatusError", limit: int = 300) -> str:
 def _too_large(e: "anthropic.APIStatusError", said: str) -> bool:
     """Whether the API refused this request for its size (413, or 400 saying the prompt is over the context)."""
     return e.status_code == 413 or (e.status_code == 400 and any(t in said.lower() for t in TOO_LARGE))
+
+
+def _secs(seconds: float) -> str:
+    """Seconds for a reason people read: at most one decimal, none when whole (``38``, ``37.8``)."""
+    return f"{seconds:.1f}".removesuffix(".0")
 
 
 def estimate_tokens(system: str, messages: list[dict]) -> int:

@@ -7,6 +7,7 @@ import asyncio
 
 import pytest
 
+from bot.agents import store as agents_store
 from bot.agents.client import AgentClient, AgentSkipped, utc_day
 from bot.config.agents import AgentSettings
 from bot.fakeanthropic import FakeAnthropic, Reply
@@ -206,3 +207,14 @@ async def test_a_retry_starts_when_the_time_left_holds_what_the_failed_attempt_w
             timeouts.advance(60)
             reply = await call
     assert (reply.text, reply.attempts, c.sleep, c.out_of_time) == ("a retry's", 2, [2.0], "")
+
+
+def test_a_cut_call_is_added_to_a_row_of_an_earlier_release_with_no_cut_figures():
+    """A row written before the cut figures existed holds NULL in them: the first cut call on it
+    makes them its own figures, not NULL."""
+    store = Store()
+    store.conn.execute("INSERT INTO agent_token_usage(day, agent, model, calls, input_tokens, output_tokens) "
+                       "VALUES ('2026-05-28', 'summary', 'm', 3, 300, 30)")
+    agents_store.record_call(store, "2026-05-28", "summary", "m", 877, 0, cut=True, estimated_input_tokens=877)
+    [row] = list(store.db["agent_token_usage"].rows)
+    assert (row["calls"], row["input_tokens"], row["cut_calls"], row["estimated_input_tokens"]) == (4, 1177, 1, 877)
