@@ -4,6 +4,7 @@ local Anthropic server made slow or stalling at a chosen point, on a clock the t
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
@@ -218,3 +219,21 @@ def test_a_cut_call_is_added_to_a_row_of_an_earlier_release_with_no_cut_figures(
     agents_store.record_call(store, "2026-05-28", "summary", "m", 877, 0, cut=True, estimated_input_tokens=877)
     [row] = list(store.db["agent_token_usage"].rows)
     assert (row["calls"], row["input_tokens"], row["cut_calls"], row["estimated_input_tokens"]) == (4, 1177, 1, 877)
+
+
+def test_agents_status_says_how_much_of_today_is_forksyncs_estimate_for_cut_calls(tmp_path, capsys):
+    from bot.cli.main import main
+
+    for attempt in range(2):        # a UTC midnight between the record and the read: once more, on the new day
+        db = tmp_path / f"forksync-{attempt}.db"
+        day = utc_day(time.time())
+        store = Store(db)
+        agents_store.record_call(store, day, "summary", "m", 900, 12)
+        agents_store.record_call(store, day, "conflict-resolution", "m", 877, 0, cut=True, estimated_input_tokens=877)
+        store.close()
+        assert main(["agents", "status", "--db", str(db)]) == 0
+        if utc_day(time.time()) == day:
+            break
+    lines = capsys.readouterr().out.splitlines()[-2:]
+    assert lines == ["tokens used today (UTC): 1,789 of 2,000,000",
+                     "of which forksync's estimate: 877 input tokens; 1 call cut before its answer came"]
