@@ -14,12 +14,18 @@
   ``max_output_tokens`` can finish, one that trickles for ever cannot.
 * ``within_s`` (a client's time limit, e.g. what is left of a sync's agent time) bounds every call
   of the client as a whole: no attempt starts, no wait for the answer goes on, and no backoff is
-  slept past it. A call it stops raises :class:`AgentSkipped` and sets
-  :attr:`AgentClient.out_of_time`; an attempt it cuts after its answer began is counted against
-  the budget like any other broken attempt.
+  slept past it. No retry starts either when what would be left after its backoff is no more than
+  the longest an earlier attempt of the call waited for the API's answer (to its stream's start,
+  or a whole non-streamed answer; all of its wait when none came): a retry needs at least that
+  for its own answer to begin, and one cut before would pay for its prompt for nothing. A call it
+  stops raises :class:`AgentSkipped` and sets :attr:`AgentClient.out_of_time`; an attempt it cuts
+  after its answer began is counted against the budget like any other broken attempt.
 * Daily token budget: the ``agent_token_usage`` table counts input + output (+ cache) tokens of
   every response, per UTC day and agent. A call whose estimated prompt (chars / 4) would pass
-  the budget is not made.
+  the budget is not made. A non-streamed attempt cut before its answer came (its cap, the time
+  limit, the SDK's read timeout) had its prompt billed and gives no usage figures: it is counted
+  at that same estimate of its prompt (no output), as a cut call (``cut_calls``) whose input is
+  an estimate (``estimated_input_tokens``).
 * Everything sent is redacted again here (:class:`bot.agents.redact.Redactor`), whatever the
   caller did.
 
@@ -221,6 +227,11 @@ class AgentClient:
         day = day or utc_day(self.now())
         return agents_store.tokens_used(self.store, day)
 
+    def estimated_today(self, day: str | None = None) -> tuple[int, int]:
+        """``(cut calls, estimated input tokens)`` of ``day`` (today, UTC): see
+        :func:`bot.agents.store.estimated_today`."""
+        return agents_store.estimated_today(self.store, day or utc_day(self.now()))
+
     def _record(self, agent: str, model: str, tin: int, tout: int, *, cut: bool = False,
                 estimated_input: int = 0) -> None:
         day = utc_day(self.now())
@@ -396,8 +407,8 @@ class AgentClient:
         characters streamed)`` first; a non-streamed attempt whose request was sent and whose
         answer was not waited for to the end (the attempt's cap, the time limit, the SDK's read
         timeout) calls ``cut_off(what)`` first. A streamed attempt cut before its answer began
-        counts nothing: ``message_start`` comes as soon as the model starts on the prompt, so one
-        that never came is a request still queued, not one worked on. ``waited_for_answer(seconds,
+        counts nothing: ``message_start`` comes as soon as the model starts on the prompt, and
+        none came to show it was worked on. ``waited_for_answer(seconds,
         answered)`` is told, on the client's ``now``, how long the attempt waited for the API's
         first answer (the stream's start, or a whole non-streamed answer; ``answered`` false: it
         waited that long and none came)."""

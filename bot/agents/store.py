@@ -29,6 +29,17 @@ def tokens_used(store: Store, day: str) -> int:
     return int(row[0])
 
 
+def estimated_today(store: Store, day: str) -> tuple[int, int]:
+    """``(cut calls, estimated input tokens)`` of every agent on ``day`` (``YYYY-MM-DD``, UTC): how
+    many calls were counted before their answer came, and how much of the input counted is
+    forksync's estimate rather than the API's figure."""
+    with store.lock:
+        row = store.conn.execute(
+            "SELECT COALESCE(SUM(cut_calls), 0), COALESCE(SUM(estimated_input_tokens), 0) FROM agent_token_usage "
+            "WHERE day = ?", (day,)).fetchone()
+    return int(row[0]), int(row[1])
+
+
 def record_call(store: Store, day: str, agent: str, model: str, input_tokens: int, output_tokens: int,
                 *, cut: bool = False, estimated_input_tokens: int = 0) -> None:
     """Count one call of ``agent`` on ``day`` with its tokens (one row per day and agent). ``cut``:
