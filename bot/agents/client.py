@@ -14,7 +14,7 @@
   ``max_output_tokens`` can finish, one that trickles for ever cannot.
 * ``within_s`` (a client's time limit, e.g. what is left of a sync's agent time) bounds every call
   of the client as a whole: no attempt starts, no wait for the answer goes on, and no backoff is
-  slept past it. No retry starts either when what would be left after its backoff is no more than
+  slept past it. No retry starts either when what would be left after its backoff is less than
   the longest an earlier attempt of the call waited for the API's answer (to its stream's start,
   or a whole non-streamed answer; all of its wait when none came): a retry needs at least that
   for its own answer to begin, and one cut before would pay for its prompt for nothing. A call it
@@ -354,15 +354,18 @@ class AgentClient:
         late: list[str] = []
 
         def no_time_for_a_retry(rs: tenacity.RetryCallState) -> bool:
-            # what would be left of the time limit after the backoff is no more than an earlier
-            # attempt of this call waited for its answer (or nothing at all): the retry would send
-            # its whole prompt, be billed for it, and be cut before its answer could be used
+            # the backoff would end at or past the time limit, or leave less of it than an earlier
+            # attempt of this call waited for its answer: the retry would send its whole prompt, be
+            # billed for it, and be cut before its answer could be used
             left = self.time_left()
             backoff = rs.upcoming_sleep or 0.0
-            if left is not None and left - backoff <= (need[0][0] if need else 0.0):
-                late.append("" if left <= backoff or not need else
-                            f" ({_secs(max(left - backoff, 0.0))} s would be left after the {_secs(backoff)} s "
-                            f"backoff, less than {need[0][1]})")
+            if left is None:
+                pass
+            elif left <= backoff:
+                late.append("")
+            elif need and left - backoff < need[0][0]:
+                late.append(f" ({_secs(left - backoff)} s would be left after the {_secs(backoff)} s backoff, "
+                            f"less than {need[0][1]})")
             return bool(late)
 
         def before_sleep(rs: tenacity.RetryCallState) -> None:
