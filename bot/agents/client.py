@@ -14,12 +14,18 @@
   ``max_output_tokens`` can finish, one that trickles for ever cannot.
 * ``within_s`` (a client's time limit, e.g. what is left of a sync's agent time) bounds every call
   of the client as a whole: no attempt starts, no wait for the answer goes on, and no backoff is
-  slept past it. A call it stops raises :class:`AgentSkipped` and sets
-  :attr:`AgentClient.out_of_time`; an attempt it cuts after its answer began is counted against
-  the budget like any other broken attempt.
+  slept past it. No retry starts either when what would be left after its backoff is less than
+  the longest an earlier attempt of the call waited for the API's answer (to its stream's start,
+  or a whole non-streamed answer; all of its wait when none came): a retry needs at least that
+  for its own answer to begin, and one cut before would pay for its prompt for nothing. A call it
+  stops raises :class:`AgentSkipped` and sets :attr:`AgentClient.out_of_time`; an attempt it cuts
+  after its answer began is counted against the budget like any other broken attempt.
 * Daily token budget: the ``agent_token_usage`` table counts input + output (+ cache) tokens of
   every response, per UTC day and agent. A call whose estimated prompt (chars / 4) would pass
-  the budget is not made.
+  the budget is not made. A non-streamed attempt cut before its answer came (its cap, the time
+  limit, the SDK's read timeout) had its prompt billed and gives no usage figures: it is counted
+  at that same estimate of its prompt (no output), as a cut call (``cut_calls``) whose input is
+  an estimate (``estimated_input_tokens``).
 * Everything sent is redacted again here (:class:`bot.agents.redact.Redactor`), whatever the
   caller did.
 
@@ -221,9 +227,16 @@ class AgentClient:
         day = day or utc_day(self.now())
         return agents_store.tokens_used(self.store, day)
 
-    def _record(self, agent: str, model: str, tin: int, tout: int) -> None:
+    def estimated_today(self, day: str | None = None) -> tuple[int, int]:
+        """``(cut calls, estimated input tokens)`` of ``day`` (today, UTC): see
+        :func:`bot.agents.store.estimated_today`."""
+        return agents_store.estimated_today(self.store, day or utc_day(self.now()))
+
+    def _record(self, agent: str, model: str, tin: int, tout: int, *, cut: bool = False,
+                estimated_input: int = 0) -> None:
         day = utc_day(self.now())
-        agents_store.record_call(self.store, day, agent, model, tin, tout)
+        agents_store.record_call(self.store, day, agent, model, tin, tout, cut=cut,
+                                 estimated_input_tokens=estimated_input)
 
     def _check_budget(self, estimate: int) -> None:
         used = self.tokens_used()
@@ -287,15 +300,25 @@ class AgentClient:
         def spent(usage: Any, answer_chars: int) -> None:
             # an attempt that failed after its answer began: the API billed its prompt (and what
             # streamed), so the budget counts it as well as the retry
-            tin, tout, _ = counted_tokens(usage, estimate, answer_chars)
+            tin, tout, missing = counted_tokens(usage, estimate, answer_chars)
             log.info("agent %s: attempt %d broke off after its answer began; counting %d input and %d output tokens",
                      agent, tries[0], tin, tout)
-            self._record(agent, self.settings.model, tin, tout)
+            self._record(agent, self.settings.model, tin, tout,
+                         estimated_input=estimate if "input_tokens" in missing else 0)
+
+        def cut_off(what: str) -> None:
+            # a non-streamed attempt whose answer the client stopped waiting for: the request
+            # reached the API, which billed its prompt at least; no usage figure will ever come,
+            # so the prompt is counted as forksync sized it before sending (the one estimate the
+            # budget checks use) and the output as none seen, marked as a cut estimate
+            log.info("agent %s: attempt %d was cut before its answer came (%s); counting its prompt as "
+                     "forksync's estimate, %d input tokens", agent, tries[0], what, estimate)
+            self._record(agent, self.settings.model, estimate, 0, cut=True, estimated_input=estimate)
 
         async def attempt():
             tries[0] += 1
             try:
-                return await self._once(kw, spent)
+                return await self._once(kw, spent, cut_off, waited_for_answer)
             except (_Failed, _OutOfTime):
                 raise
             except (asyncio.TimeoutError, anthropic.APITimeoutError):
@@ -319,13 +342,30 @@ class AgentClient:
             return backoff_delay(rs.attempt_number - 1, rs.outcome.exception().retry_after,
                                  self.settings.backoff_base_s, self.settings.backoff_cap_s)
 
-        late: list[bool] = []
+        # the longest an attempt of this call waited for the API's answer (seconds; what it was, in
+        # words): a retry needs at least as long for its own answer to begin
+        need: list[tuple[float, str]] = []
+
+        def waited_for_answer(seconds: float, answered: bool) -> None:
+            if not need or seconds > need[0][0]:
+                need[:] = [(seconds, f"the {_secs(seconds)} s the API took to answer attempt {tries[0]}" if answered
+                            else f"the {_secs(seconds)} s attempt {tries[0]} waited without the answer beginning")]
+
+        late: list[str] = []
 
         def no_time_for_a_retry(rs: tenacity.RetryCallState) -> bool:
-            # the wait before the next attempt would end at or past the time limit: no attempt fits
+            # the backoff would end at or past the time limit, or leave less of it than an earlier
+            # attempt of this call waited for its answer: the retry would send its whole prompt, be
+            # billed for it, and be cut before its answer could be used
             left = self.time_left()
-            if left is not None and left <= (rs.upcoming_sleep or 0.0):
-                late.append(True)
+            backoff = rs.upcoming_sleep or 0.0
+            if left is None:
+                pass
+            elif left <= backoff:
+                late.append("")
+            elif need and left - backoff < need[0][0]:
+                late.append(f" ({_secs(left - backoff)} s would be left after the {_secs(backoff)} s backoff, "
+                            f"less than {need[0][1]})")
             return bool(late)
 
         def before_sleep(rs: tenacity.RetryCallState) -> None:
@@ -343,7 +383,7 @@ class AgentClient:
             raise self._stopped(agent, f"in attempt {tries[0]} ({o.what})") from None
         except _Failed as f:
             if late:
-                raise self._stopped(agent, f"after attempt {tries[0]} {f.what}, with no time for a retry") from None
+                raise self._stopped(agent, f"after attempt {tries[0]} {f.what}, with no time for a retry{late[-1]}") from None
             raise AgentSkipped(f"agent {agent} gave up after {self.settings.max_retries + 1} attempt(s): {f.what}",
                                api_failure=True) from None
         text = "".join(b.text for b in msg.content if getattr(b, "type", "") == "text")
@@ -354,17 +394,27 @@ class AgentClient:
             # a gateway that strips or nulls the figures must not make answers free against the budget
             log.warning("agent %s: the API's answer gave no usage figures (%s); counting forksync's estimate: "
                         "%d input and %d output tokens", agent, ", ".join(missing), tin, tout)
-        self._record(agent, msg.model or self.settings.model, tin, tout)
+        self._record(agent, msg.model or self.settings.model, tin, tout,
+                     estimated_input=estimate if "input_tokens" in missing else 0)
         return AgentReply(msg.model or self.settings.model, text, tools_used, msg.stop_reason, tin, tout, tries[0])
 
-    async def _once(self, kw: dict[str, Any], spent: Callable[[Any, int], None] = lambda usage, chars: None):
+    async def _once(self, kw: dict[str, Any], spent: Callable[[Any, int], None] = lambda usage, chars: None,
+                    cut_off: Callable[[str], None] = lambda what: None,
+                    waited_for_answer: Callable[[float, bool], None] = lambda seconds, answered: None):
         """One attempt. ``timeout_s`` bounds each wait for the next piece (a stall); the answer as a
         whole may take up to :func:`attempt_cap`, so a long answer that keeps streaming finishes.
         Raises :class:`asyncio.TimeoutError` on a stall, :class:`_Failed` past the cap or when the
         stream ends without ``message_stop``, :class:`_OutOfTime` when a wait reaches the client's
         time limit (``within_s``; every wait is bounded by what is left of it). A streamed attempt
         that fails after its ``message_start`` calls ``spent(usage at the start or None,
-        characters streamed)`` first."""
+        characters streamed)`` first; a non-streamed attempt whose request was sent and whose
+        answer was not waited for to the end (the attempt's cap, the time limit, the SDK's read
+        timeout) calls ``cut_off(what)`` first. A streamed attempt cut before its answer began
+        counts nothing: ``message_start`` comes as soon as the model starts on the prompt, and
+        none came to show it was worked on. ``waited_for_answer(seconds,
+        answered)`` is told, on the client's ``now``, how long the attempt waited for the API's
+        first answer (the stream's start, or a whole non-streamed answer; ``answered`` false: it
+        waited that long and none came)."""
         sdk = self._sdk()
         idle = self.settings.timeout_s
         cap = attempt_cap(idle, kw["max_tokens"])
@@ -388,15 +438,47 @@ class AgentClient:
                 return await self.wait_for(aw, wait)
             except asyncio.TimeoutError:
                 if limited:
-                    raise _OutOfTime(f"the time limit came while waiting for {what}") from None
+                    raise _OutOfTime(f"the time limit came while waiting for {what}", waited=True) from None
                 raise
 
+        import anthropic
+
+        sent = self.now()
+
+        def first_answer(answered: bool) -> None:
+            waited_for_answer(self.now() - sent, answered)
+
         if not self.stream:             # nothing arrives before the whole answer: the cap is the only bound
-            return await waited(sdk.messages.create(**kw, timeout=bounded(cap, "the answer")[0]), cap, "the answer")
+            try:
+                msg = await waited(sdk.messages.create(**kw, timeout=bounded(cap, "the answer")[0]), cap, "the answer")
+            except anthropic.APIStatusError:
+                first_answer(True)
+                raise
+            except BaseException as e:
+                first_answer(False)
+                if isinstance(e, asyncio.TimeoutError):
+                    cut_off(f"no answer after {cap:g} s")
+                elif isinstance(e, _OutOfTime) and e.waited:
+                    cut_off(e.what)
+                elif isinstance(e, anthropic.APITimeoutError) and type(e.__cause__).__name__ == "ReadTimeout":
+                    # the SDK's own timeout: a read timeout came after the request went out (a
+                    # connect, write or pool timeout: it never reached the API whole)
+                    cut_off(f"no answer after {cap:g} s")
+                raise
+            first_answer(True)
+            return msg
         loop = asyncio.get_running_loop()
         deadline = loop.time() + cap
         manager = sdk.messages.stream(**kw)
-        s = await waited(manager.__aenter__(), idle, "the answer to begin")
+        try:
+            s = await waited(manager.__aenter__(), idle, "the answer to begin")
+        except anthropic.APIStatusError:
+            first_answer(True)
+            raise
+        except BaseException:
+            first_answer(False)
+            raise
+        first_answer(True)
         began: list[Any] = []           # the usage message_start gave, once the answer began
         chars = 0
         try:
@@ -461,11 +543,12 @@ def counted_tokens(usage: Any, prompt_estimate: int, answer_chars: int) -> tuple
 
 
 class _OutOfTime(Exception):
-    """An attempt reached the client's time limit (``within_s``): never retried."""
+    """An attempt reached the client's time limit (``within_s``): never retried. ``waited``: it
+    came while waiting for the API (a request was out), not before one was sent."""
 
-    def __init__(self, what: str):
+    def __init__(self, what: str, waited: bool = False):
         super().__init__(what)
-        self.what = what
+        self.what, self.waited = what, waited
 
 
 class _Failed(Exception):
@@ -498,6 +581,11 @@ def _error_message(e: "anthropic.APIStatusError", limit: int = 300) -> str:
 def _too_large(e: "anthropic.APIStatusError", said: str) -> bool:
     """Whether the API refused this request for its size (413, or 400 saying the prompt is over the context)."""
     return e.status_code == 413 or (e.status_code == 400 and any(t in said.lower() for t in TOO_LARGE))
+
+
+def _secs(seconds: float) -> str:
+    """Seconds for a reason people read: at most one decimal, none when whole (``38``, ``37.8``)."""
+    return f"{seconds:.1f}".removesuffix(".0")
 
 
 def estimate_tokens(system: str, messages: list[dict]) -> int:

@@ -35,5 +35,7 @@ def _client(args):
 def _status(args: argparse.Namespace) -> int:
     c = _client(args)
     s = c.settings
-    say("agents", "status", off_reason=c.off_reason, model=s.model, used=c.tokens_used(), budget=s.daily_token_budget)
+    cut_calls, estimated = c.estimated_today()
+    say("agents", "status", off_reason=c.off_reason, model=s.model, used=c.tokens_used(), budget=s.daily_token_budget,
+        cut_calls=cut_calls, estimated=estimated)
     return 0
