@@ -11,7 +11,7 @@ from __future__ import annotations
 from bot.sync import store as sync_store
 from bot.validation import gate_inputs
 from tests.e2e.test_conflict_owed import source, stacked_world  # noqa: F401
-from tests.support.e2e import status_command, status_issue
+from tests.support.e2e import job_context, status_command, status_issue
 from tests.support.github import commit_files, git
 from tests.support.sync_world import open_prs
 
@@ -79,3 +79,53 @@ async def test_a_chain_holding_a_persons_commit_still_waits_for_a_bundle_the_syn
     lines = [x for x in body.splitlines() if f"#{chain['number']}" in x]
     assert lines and all(f"waits for #{bundle['number']} (`bundle-{b0[:12]}`), closed unmerged" in x
                          and f"/forksync reconsider {b0[:12]}" in x for x in lines), lines
+
+
+def pr_patches(w, number: int) -> list[dict]:
+    """The local GitHub's answered ``PATCH /repos/meta/triton/pulls/<number>`` requests so far."""
+    return [r for r in w.fake.requests_for("pulls/update") if r["path"].endswith(f"/pulls/{number}")]
+
+
+async def test_the_chains_pr_stops_saying_it_lands_after_the_bundle_in_the_sync_that_closed_it(stacked_world):  # noqa: F811
+    """The sync published the chain while the bundle was live ("Lands after #bundle"), then closed
+    the bundle: the chain's body is written again in that same sync, as a unit with no open
+    dependency says it — the body a later sync writes too, with no PATCH of its own."""
+    w, up_src, upstream = stacked_world
+    b0, bundle, chain = await bundle_and_chain(w, up_src, upstream)
+    assert f"**Lands after** #{bundle['number']} (`bundle-{b0[:12]}`)" in chain["body"], chain["body"]
+    await defer_the_bundle(w, b0, bundle)
+    pr = await w.pr(chain["number"])
+    assert pr["state"] == "open"
+    assert "Lands after" not in pr["body"] and f"#{bundle['number']}" not in pr["body"], pr["body"]
+    assert f"bundle-{b0[:12]}" not in pr["body"], pr["body"]
+    assert "Not in this chain: 1 upstream commit deferred" in pr["body"], pr["body"]
+
+    patched = len(pr_patches(w, chain["number"]))
+    await w.bot.svc.sync(await job_context(w.bot)(w.inst), "meta/triton", reason="test: again")
+    await w.bot.settle()
+    assert (await w.pr(chain["number"]))["body"] == pr["body"]
+    assert len(pr_patches(w, chain["number"])) == patched, "a later sync had the body to write again"
+    assert w.bot.deliveries("dead") == []
+
+
+async def test_a_chain_kept_waiting_on_the_bundle_the_sync_closed_says_so_in_that_sync(stacked_world, tmp_path):  # noqa: F811
+    """A person's commit on the chain keeps the closed bundle in its row: the chain's body, written
+    again in the sync that closed the bundle, says it was closed unmerged and what unblocks it; the
+    words she added under forksync's part of the body stay."""
+    w, up_src, upstream = stacked_world
+    b0, bundle, chain = await bundle_and_chain(w, up_src, upstream)
+    branch = chain["head"]["ref"]
+    wt = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
+    commit_files(wt, {"python/h.py": "h = 2\n", "python/notes.py": "# why h is 2\n"}, "h and a note")
+    git(wt, "push", "-q", "origin", "HEAD")
+    await w.bot.settle()
+    now = await w.pr(chain["number"])
+    await w.alice.patch(f"/repos/meta/triton/pulls/{chain['number']}",
+                        data={"body": now["body"] + "\n\nalice: h is 2 because of the allocator.\n"})
+
+    await defer_the_bundle(w, b0, bundle)
+    body = (await w.pr(chain["number"]))["body"]
+    assert f"- #{bundle['number']} (`bundle-{b0[:12]}`) was closed unmerged" in body, body
+    assert f"`/forksync reconsider {b0[:12]}`" in body, body
+    assert "alice: h is 2 because of the allocator." in body, body
