@@ -724,6 +724,7 @@ SYNC_CASES: dict[str, dict] = {
     "published": dict(unit=CU, pr=412, what="opened", conflict=S2[:12], reason=None, agent="conflict agent: committed"),
     "then": dict(note="PR #412 updated"),
     "decided_all": dict(unit=CU),
+    "lands_after_retold": dict(unit=CU, pr=412, what="updated"),
     "rebuilt_without": dict(n=2),
     "decided_kept": dict(unit=CU, n=2, said=True),
     "agent_cut": dict(deadline="1800"),

@@ -369,18 +369,28 @@ async def open_or_update_pr(gh, full_name: str, *, branch: str, base: str, title
         # as theirs below, not taken for the one just opened
         what = "" if opened_by_person(pr, bot_login) else "opened"
     if what != "opened":
-        now = (pr.get("title") or "", pr.get("body") or "")
-        got = refreshed(*now, title, body, opened_by_person=opened_by_person(pr, bot_login))
-        what = "unchanged" if got == now else "updated"
-        if got != now:
-            pr = await gh.patch("/repos/{owner}/{repo}/pulls/{number}", {**rv, "number": pr["number"]},
-                                data={"title": got[0], "body": got[1]})
+        pr, what = await refresh_pr(gh, full_name, pr, title=title, body=body, bot_login=bot_login)
     have = {lab.get("name") for lab in pr.get("labels") or []}
     missing = [lab for lab in labels if lab not in have]
     if missing:
         await gh.post("/repos/{owner}/{repo}/issues/{number}/labels", {**rv, "number": pr["number"]},
                       data={"labels": missing})
     return pr, what
+
+
+async def refresh_pr(gh, full_name: str, pr: dict, *, title: str, body: str,
+                     bot_login: str | None = None) -> tuple[dict, str]:
+    """Write ``title`` and ``body`` (forksync's section, :func:`own_section`) on the open sync PR
+    ``pr`` (as GitHub answered a read of it), keeping what a person wrote or retitled
+    (:func:`refreshed`; ``bot_login``: forksync's own login, for :func:`opened_by_person`). No
+    request when the PR already says it. Returns ``(pr, "updated"|"unchanged")``, ``pr`` as
+    GitHub answered the write. Raises :class:`gidgethub.HTTPException` when GitHub refuses it."""
+    now = (pr.get("title") or "", pr.get("body") or "")
+    got = refreshed(*now, fit_title(title), body, opened_by_person=opened_by_person(pr, bot_login))
+    if got == now:
+        return pr, "unchanged"
+    return await gh.patch("/repos/{owner}/{repo}/pulls/{number}", {**split_repo(full_name), "number": pr["number"]},
+                          data={"title": got[0], "body": got[1]}), "updated"
 
 
 def verify_resolution(log_text: str, marker_files: list[str], expected_shas: list[str]) -> list[str]:

@@ -451,6 +451,9 @@ class SyncService:
         self.agent_deadline_s = agent_deadline_s
         self.agent_client = agent_client
         self._agent_until: dict[str, float] = {}
+        # per fork, during its sync's publishing: each unit's PR text as published (by unit id),
+        # rendered again for a unit whose dependency the sync closes after (_retell_lands_after)
+        self._pr_texts: dict[str, dict[str, _PrText]] = {}
         # this service's start (wall clock: file times are compared with it), the forks whose
         # repositories were checked since for what an unclean stop left (_lock), and the repairs
         # that made, until a sync puts them on the fork's status issue
@@ -714,6 +717,7 @@ class SyncService:
                 ended = sync_store.ended_deps(ctx.store, full_name, rows)
                 order = _deps_first(sorted(core.units_to_publish(cfg, rows, ended),
                                            key=lambda u: (not waits.get(u.id), waits.get(u.id) or 0.0)))
+                self._pr_texts[full_name] = {}
                 try:
                     for unit in order:
                         published.add(unit.id)
@@ -773,6 +777,7 @@ class SyncService:
                         lines.append(await self._rebuild_shrunk(ctx, full_name, git_dir, cfg, core, unit, upstream, s))
                 finally:
                     self._agent_until.pop(full_name, None)
+                    texts = self._pr_texts.pop(full_name, {})
                 closed: dict[str, list[str]] = {}
                 for s in shrunk.values():
                     if s.action == shrink_mod.CLOSE:
@@ -795,6 +800,8 @@ class SyncService:
                     picked = {e.sha for e in core.ledger if e.disposition == Disposition.PICKED}
                     for r in sync_store.without_closed(after, closed, worked, picked):
                         sync_store.save_depends(ctx.store, full_name, r["branch"], r["depends_json"], was=was[r["branch"]])
+                    # their PRs said "Lands after" the closed units: said again now, from the rows
+                    lines += await self._retell_lands_after(ctx, full_name, cfg, core, texts, closed)
                 if waiting:
                     lines.append(render_part(TEXTS, "units_wait", n=len(waiting), cap=cap))
                 for r in sync_store.blocked_only_branches(ctx.store, full_name):
@@ -1147,10 +1154,12 @@ class SyncService:
         by_rules = [{"sha": o.upstream_sha, "folded": o.folded or "",
                      "decided": [{"path": p, "action": d.action, "reason": d.reason, "rule": d.rule} for p, d in o.decided],
                      "declined": [p for p, _ in o.declined]} for o in rules_done if o.decided]
-        body = render("sync_pr_body.md.j2", unit=unit, commits=commits, upstream=upstream, upstream_url=up_url,
-                      by_rules=by_rules, deps=self._dependencies(ctx, full_name, core, unit),
-                      deferred=core.deferred, wont_port=core.wont_port, merge_method=cfg.github.merge_method,
-                      stopped=stopped, branch=branch, agents=bool(cfg.agents and cfg.agents.conflict_resolution))
+        told = _PrText(unit=unit, branch=branch, title=title, tip=res.tip or "", conflict=res.conflict or "",
+                       body_kw={"commits": commits, "upstream": upstream, "upstream_url": up_url, "by_rules": by_rules,
+                                "deferred": core.deferred, "wont_port": core.wont_port,
+                                "merge_method": cfg.github.merge_method, "stopped": stopped, "branch": branch,
+                                "agents": bool(cfg.agents and cfg.agents.conflict_resolution)})
+        body = self._pr_body(ctx, full_name, core, told)
         lab = cfg.github.labels
         labels = [lab.bundle if unit.kind == "bundle" else lab.chain] + [lab.area_prefix + a for a in unit.areas]
         try:
@@ -1172,6 +1181,8 @@ class SyncService:
                    else {"draft_by_forksync": int(bool(pr.get("draft")))} if what == "opened" else {})
         sync_store.save_branch(ctx.store, **{**sync_store.branch_row(ctx.store, full_name, branch), "pr": pr["number"],
                                              **drafted})
+        if full_name in self._pr_texts:     # within a sync: what a dependency's close renders again
+            self._pr_texts[full_name][unit.id] = told
         if res.kept:
             await comment_once(ctx.gh, full_name, pr["number"], f"kept:{res.tip}",
                                render("person_commits.md.j2", unit_id=unit.id, foreign=list(res.kept)))
@@ -1296,6 +1307,55 @@ class SyncService:
         """Did ``refs/heads/<branch>`` move away from ``tip`` (the agent published its pick)?"""
         out = await self._git(git_dir, "rev-parse", "-q", "--verify", f"refs/heads/{branch}", check=False)
         return bool(tip) and out.strip() not in ("", tip)
+
+    def _pr_body(self, ctx, full_name: str, core: CoreResult, told: "_PrText") -> str:
+        """The body of the PR of ``told``'s unit (``templates/github/sync_pr_body.md.j2``): what
+        :meth:`publish` made of its branch, and what the unit lands after as the rows say now
+        (:meth:`_dependencies`)."""
+        return render("sync_pr_body.md.j2", unit=told.unit, deps=self._dependencies(ctx, full_name, core, told.unit),
+                      **told.body_kw)
+
+    async def _retell_lands_after(self, ctx, full_name: str, cfg: ForksyncConfig, core: CoreResult,
+                                  texts: Mapping[str, "_PrText"], closed: Mapping[str, Sequence[str]]) -> list[str]:
+        """Render again the body of each open PR this sync published (``texts``: unit id →
+        :class:`_PrText`) whose unit lands after a unit the sync then closed itself (``closed``:
+        unit id → its upstream shas, every commit decided: :func:`bot.sync.landing.close_decided`),
+        once its row's ``depends_json`` was written (:func:`bot.sync.store.without_closed`). No
+        later sync follows from forksync's own close, and the body published while that unit was
+        live says "Lands after" a PR that will never land: the unit's body now lands after what its
+        row names (the closed unit dropped, or named as closed unmerged where a person's work keeps
+        it). The PR's title and what a person wrote stay (:func:`bot.sync.prs.refresh_pr`); a body
+        already right is not written. GitHub refusing the write blocks the unit at step ``pr``, as
+        a refused PR of :meth:`publish` is (its row, the status issue, ``/healthz``; the next sync
+        tries again), and the others go on. Returns the sync's notes."""
+        notes_: list[str] = []
+        for uid, told in texts.items():
+            if not set(told.unit.depends_on) & set(closed):
+                continue
+            row = sync_store.branch_row(ctx.store, full_name, told.branch)
+            if not row or row.get("state") != "open" or not int(row.get("pr") or 0):
+                continue            # landed or closed meanwhile: no body to say it in
+            unit = replace(told.unit, depends_on=tuple(json.loads(row.get("depends_json") or "[]")))
+            body = self._pr_body(ctx, full_name, core, replace(told, unit=unit))
+            try:
+                pr = await sync_prs.find_open_pr(ctx.gh, full_name, told.branch, cfg.fork.ref)
+                if pr is None or int(pr["number"]) != int(row["pr"]):
+                    continue        # closed on GitHub meanwhile: its own event lands it
+                _, what = await sync_prs.refresh_pr(ctx.gh, full_name, pr, title=told.title, body=body,
+                                                    bot_login=self.bot_login)
+            except gidgethub.HTTPException as e:
+                refusal = blocked_mod.classify(blocked_mod.github_words(e))
+                try:
+                    notes_.append(await self._block(ctx, full_name, cfg, unit, told.branch, row, core,
+                                                    _Tip(told.tip, told.conflict or None), refusal, step="pr"))
+                except gidgethub.HTTPException:
+                    # the refusal is stored (the row is written before its PR is told): the status
+                    # issue and /healthz say it, and the next sync tells the PR
+                    notes_.append(render_part(TEXTS, "blocked", unit=uid, what=blocked_mod.what({"blocked_step": "pr"}),
+                                              reason=refusal.reason))
+                continue
+            notes_.append(render_part(TEXTS, "lands_after_retold", unit=uid, pr=int(row["pr"]), what=what))
+        return notes_
 
     def _dependencies(self, ctx, full_name: str, core: CoreResult, unit: Unit) -> list[dict]:
         """What ``unit`` lands after, as the PR body names it: ``[{"id", "pr" (0 when it has no pull
@@ -1898,6 +1958,20 @@ class _ApplyFailed(Exception):
     def __init__(self, message: str, upstream_sha: str):
         super().__init__(message)
         self.upstream_sha = upstream_sha
+
+
+@dataclass(frozen=True)
+class _PrText:
+    """What :meth:`SyncService.publish` rendered a unit's PR from, but what the unit lands after
+    (read from the rows at each render): ``body_kw`` the body template's other values, ``tip``
+    and ``conflict`` (``""`` none) the branch as published."""
+
+    unit: Unit
+    branch: str
+    title: str
+    tip: str
+    conflict: str
+    body_kw: dict
 
 
 @dataclass(frozen=True)

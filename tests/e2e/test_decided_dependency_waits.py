@@ -8,10 +8,14 @@ the fork as it is); the closed bundle, with what unblocks it, on a branch holdin
 (made while the bundle's picks were to land first)."""
 from __future__ import annotations
 
+import asyncio
+
+import pytest
+
 from bot.sync import store as sync_store
 from bot.validation import gate_inputs
 from tests.e2e.test_conflict_owed import source, stacked_world  # noqa: F401
-from tests.support.e2e import status_command, status_issue
+from tests.support.e2e import job_context, status_command, status_issue
 from tests.support.github import commit_files, git
 from tests.support.sync_world import open_prs
 
@@ -79,3 +83,96 @@ async def test_a_chain_holding_a_persons_commit_still_waits_for_a_bundle_the_syn
     lines = [x for x in body.splitlines() if f"#{chain['number']}" in x]
     assert lines and all(f"waits for #{bundle['number']} (`bundle-{b0[:12]}`), closed unmerged" in x
                          and f"/forksync reconsider {b0[:12]}" in x for x in lines), lines
+
+
+def pr_patches(w, number: int) -> list[dict]:
+    """The local GitHub's answered ``PATCH /repos/meta/triton/pulls/<number>`` requests so far."""
+    return [r for r in w.fake.requests_for("pulls/update") if r["path"].endswith(f"/pulls/{number}")]
+
+
+async def test_the_chains_pr_stops_saying_it_lands_after_the_bundle_in_the_sync_that_closed_it(stacked_world):  # noqa: F811
+    """The sync published the chain while the bundle was live ("Lands after #bundle"), then closed
+    the bundle: the chain's body is written again in that same sync, as a unit with no open
+    dependency says it — the body a later sync writes too, with no PATCH of its own."""
+    w, up_src, upstream = stacked_world
+    b0, bundle, chain = await bundle_and_chain(w, up_src, upstream)
+    assert f"**Lands after** #{bundle['number']} (`bundle-{b0[:12]}`)" in chain["body"], chain["body"]
+    await defer_the_bundle(w, b0, bundle)
+    pr = await w.pr(chain["number"])
+    assert pr["state"] == "open"
+    assert "Lands after" not in pr["body"] and f"#{bundle['number']}" not in pr["body"], pr["body"]
+    assert f"bundle-{b0[:12]}" not in pr["body"], pr["body"]
+    assert "Not in this chain: 1 upstream commit deferred" in pr["body"], pr["body"]
+
+    patched = len(pr_patches(w, chain["number"]))
+    await w.bot.svc.sync(await job_context(w.bot)(w.inst), "meta/triton", reason="test: again")
+    await w.bot.settle()
+    assert (await w.pr(chain["number"]))["body"] == pr["body"]
+    assert len(pr_patches(w, chain["number"])) == patched, "a later sync had the body to write again"
+    assert w.bot.deliveries("dead") == []
+
+
+async def test_a_chain_kept_waiting_on_the_bundle_the_sync_closed_says_so_in_that_sync(stacked_world, tmp_path):  # noqa: F811
+    """A person's commit on the chain keeps the closed bundle in its row: the chain's body, written
+    again in the sync that closed the bundle, says it was closed unmerged and what unblocks it; the
+    words she added under forksync's part of the body stay."""
+    w, up_src, upstream = stacked_world
+    b0, bundle, chain = await bundle_and_chain(w, up_src, upstream)
+    branch = chain["head"]["ref"]
+    wt = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
+    commit_files(wt, {"python/h.py": "h = 2\n", "python/notes.py": "# why h is 2\n"}, "h and a note")
+    git(wt, "push", "-q", "origin", "HEAD")
+    await w.bot.settle()
+    now = await w.pr(chain["number"])
+    await w.alice.patch(f"/repos/meta/triton/pulls/{chain['number']}",
+                        data={"body": now["body"] + "\n\nalice: h is 2 because of the allocator.\n"})
+
+    await defer_the_bundle(w, b0, bundle)
+    body = (await w.pr(chain["number"]))["body"]
+    assert f"- #{bundle['number']} (`bundle-{b0[:12]}`) was closed unmerged" in body, body
+    assert f"`/forksync reconsider {b0[:12]}`" in body, body
+    assert "alice: h is 2 because of the allocator." in body, body
+
+
+@pytest.mark.parametrize("comment_refused", [False, True])
+async def test_github_refusing_the_chains_new_body_blocks_it_and_the_sync_goes_on(stacked_world,  # noqa: F811
+                                                                                   comment_refused):
+    """GitHub refuses the write of the chain's body after the bundle's close (403: a missing
+    permission) — and, ``comment_refused``, the comment saying so on the chain's PR too: the bundle
+    is closed all the same, the chain is blocked at its pull request with GitHub's reason on the
+    status issue, and a later sync writes the body and clears the block."""
+    w, up_src, upstream = stacked_world
+    b0, bundle, chain = await bundle_and_chain(w, up_src, upstream)
+    [issue] = await status_issue(w.alice)
+    # the chain's body is written (its deferred commits) before the bundle is closed: refused only after
+    hold = w.fake.faults.hold("PATCH", f"/repos/meta/triton/pulls/{bundle['number']}")
+    said = asyncio.create_task(status_command(w.alice, w.bot, issue["number"],
+                                              f"/forksync defer {b0[:12]} waits for the new allocator"))
+    reached = asyncio.create_task(hold.reached.wait())
+    await asyncio.wait({said, reached}, return_when=asyncio.FIRST_COMPLETED)
+    assert hold.reached.is_set(), "the bundle was not closed: not the case under test"
+    w.fake.faults.add("PATCH", f"/repos/meta/triton/pulls/{chain['number']}", 403,
+                      "Resource not accessible by integration")
+    if comment_refused:
+        w.fake.faults.add("POST", f"/repos/meta/triton/issues/{chain['number']}/comments", 403,
+                          "Resource not accessible by integration")
+    hold.release()
+    await said
+
+    assert (await w.pr(bundle["number"]))["state"] == "closed"
+    assert [f.status for f in w.fake.faults.fired if f.path.endswith(f"/pulls/{chain['number']}")] == [403]
+    assert [f.method for f in w.fake.faults.fired if f.path.endswith(f"/issues/{chain['number']}/comments")] \
+        == (["POST"] if comment_refused else [])
+    row = sync_store.branch_row(w.bot.store, "meta/triton", chain["head"]["ref"])
+    assert (row["state"], row["blocked_step"], row["blocked_requires"]) == ("open", "pr", "permission"), row
+    assert f"bundle-{b0[:12]}" not in row["depends_json"], row["depends_json"]
+    [issue] = await status_issue(w.alice)
+    assert "Resource not accessible by integration" in issue["body"], issue["body"]
+    assert "Lands after" in (await w.pr(chain["number"]))["body"], "refused: GitHub still has the old body"
+
+    await w.bot.svc.sync(await job_context(w.bot)(w.inst), "meta/triton", reason="test: again")
+    await w.bot.settle()
+    body = (await w.pr(chain["number"]))["body"]
+    assert "Lands after" not in body and f"#{bundle['number']}" not in body, body
+    assert not sync_store.branch_row(w.bot.store, "meta/triton", chain["head"]["ref"])["blocked_step"]
