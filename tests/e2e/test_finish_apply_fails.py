@@ -8,8 +8,7 @@ import pygit2
 
 from bot.git import apply as apply_mod
 from bot.sync import store as sync_store
-from tests.e2e.test_finish_breaks import world  # noqa: F401 (the fixture)
-from tests.support.sync_world import bot_comments, fork_git, push_resolution, stop_chain
+from tests.support.sync_world import bot_comments, fork_git, push_resolution, stop_chain, world  # noqa: F401 (the fixture)
 
 TOKEN = "ghs_" + "FinishApplyCanary" * 3
 

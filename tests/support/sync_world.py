@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import aiohttp
+import pytest
 
 from bot.github.client import token_client
 from tests.support.botharness import Bot
@@ -85,6 +86,15 @@ def chain_world(fake, tmp_path, config: str = CONFIG):
     return validated_world(fake, tmp_path, config, files=upstream_files(**{"third_party/amd/x.cpp": X0}),
                            fork_commits=(({"third_party/amd/x.cpp": "int x = 10;\n" + MIDDLE + "int z;\n"},
                                           "fork: tune x"),))
+
+
+@pytest.fixture
+async def world(fake_github, tmp_path):
+    """The world of tests/e2e/test_chain_conflict.py (:func:`chain_world`): the fork tuned ``x`` in
+    the AMD file, so upstream's change of ``x`` stops a chain at a conflict. A test module takes
+    it by importing it; it stands over tests/e2e/conftest.py's ``world`` there."""
+    async with chain_world(fake_github, tmp_path) as w:
+        yield w
 
 
 #: what alice's resolution of the chain's conflict makes of the AMD file: the fork's tuning on upstream's new ``x``
