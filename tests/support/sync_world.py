@@ -14,7 +14,7 @@ import pytest
 from bot.github.client import token_client
 from tests.support.botharness import Bot
 from tests.support.e2e import CONFIG as E2E_CONFIG
-from tests.support.e2e import install_on_fork
+from tests.support.e2e import install_on_fork, status_issue
 from tests.support.github import FAST_RETRY, commit_files, git, make_source_repo
 from tests.support.validation_world import CONFTEST, LIB, TESTS, World, with_validation
 
@@ -142,6 +142,12 @@ async def bot_comments(w, number: int) -> list[str]:
     """The bodies of forksync's comments on the fork's PR or issue ``number``, oldest first."""
     return [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{number}/comments")
             if c["user"]["login"] == "forksync[bot]"]
+
+
+async def status_body(w) -> str:
+    """The body of the fork's one open status issue, as alice reads it."""
+    [issue] = await status_issue(w.alice)
+    return issue["body"]
 
 
 def fork_git(w, *args: str) -> str:
