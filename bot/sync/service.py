@@ -307,11 +307,18 @@ def upstream_rewind(git_dir: Path, upstream_ref: str, in_flight, ledger, last: s
     gone = dropped_from_upstream(git_dir, upstream_ref, in_flight, ledger)
     repo = open_repository(str(git_dir))
     r = rewind_mod.rewind(last, _tip_of(repo, upstream_ref), gone, _reaches(repo), prior)
-    if r.since and r.since in repo:
-        repo.references.create(REWOUND_REF, r.since, force=True)
+    _keep_rewound(repo, r.since)
+    return r
+
+
+def _keep_rewound(repo, since: str) -> None:
+    """Point ``repo``'s :data:`REWOUND_REF` at ``since`` (the tip a standing rewind moved back
+    from) where ``repo`` has that commit; otherwise (``""``: no rewind stands, or a clone made
+    since lost it) remove the ref, if there is one."""
+    if since and since in repo:
+        repo.references.create(REWOUND_REF, since, force=True)
     elif REWOUND_REF in repo.references:
         repo.references.delete(REWOUND_REF)
-    return r
 
 
 #: how many commits :func:`upstream_moved_back` reads on each side (the commits a rewind took, the
@@ -336,7 +343,7 @@ def upstream_moved_back(git_dir: Path, upstream_ref: str, last: str, prior: dict
         return "", {}
     if last not in repo:
         return last, {c["sha"]: c.get("subject", "") for c in (prior or {}).get("landed", ())}
-    repo.references.create(REWOUND_REF, last, force=True)
+    _keep_rewound(repo, last)
 
     def walk(start: str):
         w = repo.walk(start, pygit2.enums.SortMode.TOPOLOGICAL)

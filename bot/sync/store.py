@@ -398,19 +398,35 @@ def open_branches(store: Store, repo: str) -> list[dict]:
 def set_held_head(store: Store, repo: str, branch: str, head: str) -> bool:
     """Write ``held_head`` (a PR head answered "held by a rewind", ``""`` none) on ``branch``'s row
     of fork ``repo`` while it is open. Returns whether a row was written."""
-    with store.transaction() as conn:
-        cur = conn.execute(f"UPDATE {SYNC_BRANCHES.name} SET held_head = ? WHERE key = ? AND state = 'open'",
-                           [head, f"{repo}:{branch}"])
-        return cur.rowcount == 1
+    return _set_where(store, SYNC_BRANCHES.name, {"held_head": head}, f"{repo}:{branch}", {"state": "open"})
 
 
 def clear_held_head(store: Store, repo: str, branch: str, head: str) -> bool:
     """Clear ``branch``'s ``held_head`` only while it still names ``head``: a push answered "held"
     again meanwhile keeps its own mark. Returns whether it was cleared."""
+    return _set_where(store, SYNC_BRANCHES.name, {"held_head": ""}, f"{repo}:{branch}", {"held_head": head})
+
+
+def _set_where(store: Store, table_name: str, values: Mapping[str, object], key: str,
+               expected: Mapping[str, object]) -> bool:
+    """Compare-and-set, one transaction: write ``values`` (``{column: value}``) on the row of
+    ``table_name`` whose ``key`` column is ``key``, only while every ``expected`` holds there:
+    ``{expression: value}`` compared with SQL's ``=`` (NULL equals nothing: write
+    ``coalesce(column, '')`` as the expression where NULL counts as ``""``), or ``{expression:
+    (value, …)}`` compared with ``IN``. Expressions and columns come from this module, never from
+    input. Returns whether a row was written."""
+    conds = ["key = ?"]
+    args: list[object] = [*values.values(), key]
+    for expr, want in expected.items():
+        if isinstance(want, tuple):
+            conds.append(f"{expr} IN ({', '.join('?' * len(want))})")
+            args += want
+        else:
+            conds.append(f"{expr} = ?")
+            args.append(want)
+    sets = ", ".join(f"{column} = ?" for column in values)
     with store.transaction() as conn:
-        cur = conn.execute(f"UPDATE {SYNC_BRANCHES.name} SET held_head = '' WHERE key = ? AND held_head = ?",
-                           [f"{repo}:{branch}", head])
-        return cur.rowcount == 1
+        return conn.execute(f"UPDATE {table_name} SET {sets} WHERE {' AND '.join(conds)}", args).rowcount == 1
 
 
 def blocked_branches(store: Store, repo: str) -> list[dict]:
@@ -577,11 +593,8 @@ def save_depends(store: Store, repo: str, branch: str, depends_json: str, *, was
     while it still says ``was`` and is in flight (state ``open`` or ``blocked``): a landing that
     does not wait for the fork's lock may have written the row since it was read, and its write
     wins. Returns whether the row was written."""
-    with store.transaction() as conn:
-        cur = conn.execute(
-            f"UPDATE {SYNC_BRANCHES.name} SET depends_json = ? WHERE key = ? AND coalesce(depends_json, '') = ? "
-            "AND state IN ('open', 'blocked')", [depends_json, f"{repo}:{branch}", was or ""])
-        return cur.rowcount == 1
+    return _set_where(store, SYNC_BRANCHES.name, {"depends_json": depends_json}, f"{repo}:{branch}",
+                      {"coalesce(depends_json, '')": was or "", "state": ("open", "blocked")})
 
 
 def blocked_only_branches(store: Store, repo: str) -> list[dict]:

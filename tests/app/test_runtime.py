@@ -18,6 +18,7 @@ from bot.app.web import make_app
 from bot.cli.serve import ServeSettings
 from bot.store import Store
 from tests.support.github import FAST_RETRY
+from tests.support.processes import free_port
 
 PERSONAL = "ghp_forksyncDeployBotToken0000000000000"
 
@@ -79,11 +80,7 @@ async def test_a_revoked_token_starts_with_a_warning_naming_the_401(fake_github,
 
 async def test_an_unreachable_github_starts_with_a_warning(tmp_path, session, caplog):
     """No GitHub answers at all (nothing listens on the port): start-up still goes on."""
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     settings = ServeSettings(token=PERSONAL, github_url=f"http://127.0.0.1:{port}")
     clients = Clients(settings, session, retry=FAST_RETRY)
     with caplog.at_level(logging.WARNING):

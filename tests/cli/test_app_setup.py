@@ -17,6 +17,7 @@ from bot.cli import app_setup
 from bot.cli.main import main
 from bot.github.client import GitHubApp
 from tests.support.github import FAST_RETRY
+from tests.support.processes import free_port
 
 
 async def follow_setup_page(page_url: str) -> tuple[str, dict]:
@@ -35,14 +36,6 @@ async def follow_setup_page(page_url: str) -> tuple[str, dict]:
         async with s.get(back) as r:
             assert r.status == 200, await r.text()
             return await r.text(), manifest
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 async def test_app_setup_through_the_cli(fake_github, tmp_path, capsys):

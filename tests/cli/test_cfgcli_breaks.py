@@ -169,7 +169,8 @@ async def test_app_setup_that_cannot_write_its_settings_loses_nothing(fake_githu
     --timeout and then says "GitHub did not send the browser back … run it again", which creates
     a second App. It should check the settings (and key) destination before sending the user to
     GitHub, or else say at once what failed and where the key went; never wait out the timeout."""
-    from tests.cli.test_app_setup import follow_setup_page, free_port
+    from tests.cli.test_app_setup import follow_setup_page
+    from tests.support.processes import free_port
 
     blocker = tmp_path / "conf"
     blocker.write_text("a file, not a folder\n")

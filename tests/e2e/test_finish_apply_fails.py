@@ -8,16 +8,9 @@ import pygit2
 
 from bot.git import apply as apply_mod
 from bot.sync import store as sync_store
-from tests.e2e.test_finish_breaks import world  # noqa: F401 (the fixture)
-from tests.support.sync_world import bot_comments, fork_git, push_resolution, stop_chain
+from tests.support.sync_world import bot_comments, fork_git, push_resolution, status_body, stop_chain, world  # noqa: F401 (the fixture)
 
 TOKEN = "ghs_" + "FinishApplyCanary" * 3
-
-
-async def status_body(w) -> str:
-    [issue] = [i async for i in w.alice.getiter("/repos/meta/triton/issues?state=open")
-               if "<!-- forksync:status-issue -->" in (i.get("body") or "")]
-    return issue["body"]
 
 
 async def alice_resolves(w, tmp_path, branch: str, c2: str) -> str:

@@ -13,21 +13,11 @@ from __future__ import annotations
 import os
 import subprocess
 
-import pytest
-
 from bot.app import schedules
 from bot.git.apply import COMMITTER
 from tests.support.github import GIT_ENV, commit_files, git
-from tests.support.sync_world import MIDDLE, bot_comments, chain_world, fork_git, stop_chain
+from tests.support.sync_world import MIDDLE, bot_comments, fork_git, stop_chain, world  # noqa: F401 (the fixture)
 from tests.support.validation_world import tick_ctx
-
-
-@pytest.fixture
-async def world(fake_github, tmp_path):
-    """The world of tests/e2e/test_chain_conflict.py: the fork tuned ``x`` in the AMD file, so
-    upstream's change of ``x`` stops a chain at a conflict."""
-    async with chain_world(fake_github, tmp_path) as w:
-        yield w
 
 
 async def upstream_moves(w, up_src, upstream, path: str, text: str, subject: str) -> str:
@@ -38,7 +28,7 @@ async def upstream_moves(w, up_src, upstream, path: str, text: str, subject: str
     return sha
 
 
-async def test_a_chain_branch_a_person_squashed_into_one_commit_is_not_merged(world, tmp_path):
+async def test_a_chain_branch_a_person_squashed_into_one_commit_is_not_merged(world, tmp_path):  # noqa: F811
     """alice resolves the chain's conflict; forksync folds it and goes on with the next pick, so
     the branch holds two picks (c2, c3). She then squashes the branch into one commit — git's
     squash message keeps both ``Upstream-Commit`` trailers — and force-pushes. forksync answers
@@ -79,7 +69,7 @@ async def test_a_chain_branch_a_person_squashed_into_one_commit_is_not_merged(wo
     assert not any(f"Resolution on `{squashed[:12]}` verified" in c for c in comments), comments
 
 
-async def test_a_rewritten_conflict_commit_is_not_folded_once_a_sync_has_run(world, tmp_path):
+async def test_a_rewritten_conflict_commit_is_not_folded_once_a_sync_has_run(world, tmp_path):  # noqa: F811
     """As tests/e2e/test_chain_conflict.py's rewritten conflict commit (a commit with forksync's
     committer — a name anyone sets — and an unrelated change to ``python/a.py``), except that
     upstream moves before alice pushes her resolution on it, as it does every few minutes. The
@@ -110,7 +100,7 @@ async def test_a_rewritten_conflict_commit_is_not_folded_once_a_sync_has_run(wor
     assert "a = 99" not in fork_git(w, "log", "-p", "--format=%H", f"main..{branch}", "--grep", "Upstream-Commit")
 
 
-async def test_a_persons_commits_on_a_chain_closed_after_a_sync_are_kept(world, tmp_path):
+async def test_a_persons_commits_on_a_chain_closed_after_a_sync_are_kept(world, tmp_path):  # noqa: F811
     """alice pushes a first try at the resolution (a marker left: forksync says so and waits);
     upstream moves and forksync syncs; then carol closes the chain PR ("we'll redo it"). forksync
     deletes the branch — and since the sync recorded alice's head as the tip forksync pushed, it
@@ -140,7 +130,7 @@ async def test_a_persons_commits_on_a_chain_closed_after_a_sync_are_kept(world, 
     assert closing and kept in closing[0], closing
 
 
-async def test_following_forksyncs_advice_after_a_rebase_folds_the_resolution(world, tmp_path):
+async def test_following_forksyncs_advice_after_a_rebase_folds_the_resolution(world, tmp_path):  # noqa: F811
     """The bundle lands and main moves; alice rebases the stopped chain onto the new main and
     force-pushes (her rebase rewrites the conflict commit). forksync answers: "the conflict commit
     … is no longer on the branch; push the resolution as commits on top of it — it is kept as
@@ -181,7 +171,7 @@ async def test_following_forksyncs_advice_after_a_rebase_folds_the_resolution(wo
     assert msg.startswith("[RESOLVED] AMD: new x (#102)\n") and f"Upstream-Commit: {c2}" in msg
 
 
-async def test_a_resolution_a_sync_saw_before_its_synchronize_is_still_checked_and_folded(world, tmp_path):
+async def test_a_resolution_a_sync_saw_before_its_synchronize_is_still_checked_and_folded(world, tmp_path):  # noqa: F811
     """alice pushes a good resolution onto the conflict commit. Before the worker handles her
     ``pull_request.synchronize``, a sync runs — upstream moved (the worker's poll loop syncs on
     its own schedule; GitHub does not order deliveries). That sync pushes nothing to the chain,

@@ -7,9 +7,8 @@ from __future__ import annotations
 from bot.sync import store as sync_store
 from bot.sync.errors import SyncError
 from bot.sync.service import SyncService
-from tests.e2e.test_finish_breaks import world  # noqa: F401 (the fixture)
 from tests.support.github import commit_files, git
-from tests.support.sync_world import bot_comments, fork_git, push_resolution, stop_chain
+from tests.support.sync_world import bot_comments, fork_git, push_resolution, stop_chain, world  # noqa: F401 (the fixture)
 
 
 async def test_a_fold_that_lost_the_race_leaves_no_push_of_forksyncs_behind(world, tmp_path, monkeypatch):  # noqa: F811

@@ -8,10 +8,8 @@ import pytest
 
 from bot.git import apply as apply_mod
 from bot.sync import store as sync_store
-from tests.e2e.test_finish_apply_fails import status_body
-from tests.e2e.test_finish_breaks import world  # noqa: F401 (the fixture)
 from tests.support.crash import Killed, dies_saving_branch, restart
-from tests.support.sync_world import fork_git, push_resolution, stop_chain
+from tests.support.sync_world import fork_git, push_resolution, status_body, stop_chain, world  # noqa: F401 (the fixture)
 from tests.support.validation_world import tick_ctx
 
 

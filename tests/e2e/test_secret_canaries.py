@@ -6,7 +6,6 @@ on the local GitHub. None may hold a canary: the webhook secret, the git URL's p
 the App's private key, or an installation token the bot was given."""
 import asyncio
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -20,16 +19,11 @@ from bot.github.client import token_client
 from bot.store import Store
 from tests.support.e2e import CONFIG
 from tests.support.github import commit_files, git, make_source_repo
+from tests.support.processes import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 CANARY_WEBHOOK = "whsec-CANARY-7f3a9e21c4"
 CANARY_GITPW = "CANARY-gitpw-51c2d8e0"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 async def until(pred, what, limit_s=120.0):

@@ -9,11 +9,12 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import aiohttp
+import pytest
 
 from bot.github.client import token_client
 from tests.support.botharness import Bot
 from tests.support.e2e import CONFIG as E2E_CONFIG
-from tests.support.e2e import install_on_fork
+from tests.support.e2e import install_on_fork, status_issue
 from tests.support.github import FAST_RETRY, commit_files, git, make_source_repo
 from tests.support.validation_world import CONFTEST, LIB, TESTS, World, with_validation
 
@@ -87,6 +88,15 @@ def chain_world(fake, tmp_path, config: str = CONFIG):
                                           "fork: tune x"),))
 
 
+@pytest.fixture
+async def world(fake_github, tmp_path):
+    """The world of tests/e2e/test_chain_conflict.py (:func:`chain_world`): the fork tuned ``x`` in
+    the AMD file, so upstream's change of ``x`` stops a chain at a conflict. A test module takes
+    it by importing it; it stands over tests/e2e/conftest.py's ``world`` there."""
+    async with chain_world(fake_github, tmp_path) as w:
+        yield w
+
+
 #: what alice's resolution of the chain's conflict makes of the AMD file: the fork's tuning on upstream's new ``x``
 RESOLVED_X = "int x = 12;\n" + MIDDLE + "int z;\n"
 
@@ -132,6 +142,12 @@ async def bot_comments(w, number: int) -> list[str]:
     """The bodies of forksync's comments on the fork's PR or issue ``number``, oldest first."""
     return [c["body"] async for c in w.alice.getiter(f"/repos/meta/triton/issues/{number}/comments")
             if c["user"]["login"] == "forksync[bot]"]
+
+
+async def status_body(w) -> str:
+    """The body of the fork's one open status issue, as alice reads it."""
+    [issue] = await status_issue(w.alice)
+    return issue["body"]
 
 
 def fork_git(w, *args: str) -> str:
