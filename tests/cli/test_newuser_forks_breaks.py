@@ -9,6 +9,7 @@ import json
 import pytest
 
 from bot.demo.repobuilder import RepoBuilder
+from bot.sync.ingest import near_refs
 from tests.support.cli import run
 
 T0 = 1_775_000_000          # 2026-03-31
@@ -62,3 +63,29 @@ def test_gate_explain_reads_the_forksync_yml_of_the_current_folder(spyre, capsys
     assert blocking == [("missing-result", "spyre-lit/cpu")]
     # the same as naming the file
     assert run(capsys, ["--config", "forksync.yml", *argv]) == (rc, out, "")
+
+
+def test_near_refs_names_a_short_branch_one_typo_away():
+    """A short branch name typed with two letters swapped, or one wrong (`mian`, `mqin` for
+    `main`), is as far from it by difflib's ratio (0.75) as names that share half their letters,
+    so the cut at 0.8 that finds `main_perf` for `main-perf` named nothing for them."""
+    names = ["llvm-head", "llvm-head-staging", "main", "main_perf", "release/internal/3.2.x", "storeshared"]
+    assert near_refs("mian", names) == ["main"]
+    assert near_refs("mqin", names) == ["main"]
+    assert near_refs("man", names) == ["main"]
+    assert near_refs("main-perf", names) == ["main_perf"]
+    assert near_refs("llvm-haed", names) == ["llvm-head"]
+    assert near_refs("nightly", names) == []
+
+
+def test_a_fork_ref_typed_with_swapped_letters_names_the_branch(spyre, tmp_path, capsys):
+    """`fork: {ref: mian}` in forksync.yml: "ref 'mian' not found in repository fork (…) (check
+    the branch or sha, or fetch it: `git fetch <remote> mian`); fork.ref at forksync.yml:2:…" with
+    no word of `main`, the branch meant."""
+    (tmp_path / "forksync.yml").write_text(SPYRE_CONFIG.replace("fork: {url: spyre, ref: main}",
+                                                                 "fork: {url: spyre, ref: mian}"))
+    rc, out, err = run(capsys, ["status"])
+    assert (rc, out) == (2, "")
+    assert "ref 'mian' not found in repository fork" in err
+    assert "did you mean `main`?" in err
+    assert "fork.ref at forksync.yml:2:" in err
