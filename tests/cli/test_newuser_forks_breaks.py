@@ -89,3 +89,39 @@ def test_a_fork_ref_typed_with_swapped_letters_names_the_branch(spyre, tmp_path,
     assert "ref 'mian' not found in repository fork" in err
     assert "did you mean `main`?" in err
     assert "fork.ref at forksync.yml:2:" in err
+
+
+def funcs(n: int, over: dict | None = None) -> str:
+    """A Python file of ``n`` small functions ``f0..f{n-1}``; ``over`` replaces return values."""
+    over = over or {}
+    return "".join(f"def f{i}():\n    return {over.get(i, i)}\n\n\n" for i in range(n))
+
+
+def test_apply_of_a_unit_that_waits_for_another_says_so(tmp_path, monkeypatch, capsys):
+    """ROCm/triton `main_perf`: `plan` prints "chain-3549db850c7d … waits for: bundle-1d5fdfe9772c
+    (earlier in this plan: apply and land it first)"; `apply chain-3549db850c7d` then built it on
+    the fork tip without the bundle's picks, stopped at #5002 in include/triton/Analysis/Utility.h
+    (a file the bundle changes) and said only "23 commit(s) not applied; finish it with `forksync
+    resolve chain-3549db850c7d`": the user resolves a conflict the bundle's picks avoid.
+    What they should see: that the unit waits for the bundle, built without its picks."""
+    up = RepoBuilder.init(tmp_path / "triton")
+    up.commit("Initial import (#1)", {"a.py": funcs(4)}, when=T0)
+    fork = up.clone(tmp_path / "rocm")
+    fork.commit("Add gemm tuning configs (#662)", {"tune.py": "t\n"}, when=T0 + DAY)
+    up.commit("Add f4 (#2)", {"a.py": funcs(5)}, when=T0 + 2 * DAY)
+    up.commit("Change f4 (#3)", {"a.py": funcs(5, {4: 44})}, when=T0 + 3 * DAY)
+    (tmp_path / "forksync.yml").write_text("upstream: {url: triton, ref: main}\nfork: {url: rocm, ref: main}\n"
+                                           "bundle_size_cap: 1\n")
+    monkeypatch.chdir(tmp_path)
+    rc, out, _ = run(capsys, ["plan", "--json"])
+    assert rc == 0
+    first, second = json.loads(out)["units"]
+    assert second["depends_on"] == [first["id"]]
+
+    rc, out, _ = run(capsys, ["apply", second["id"]])
+    assert rc == 1 and "conflict (content, 1 hunk(s)): a.py" in out
+    assert (f"  {second['id']} waits for {first['id']} (earlier in this plan: apply and land it first), "
+            "built here on the fork tip without their picks: a conflict may be one they avoid") in out
+    # the unit it waits for has none of that note
+    rc, out, _ = run(capsys, ["apply", first["id"]])
+    assert rc == 0 and "waits for" not in out
