@@ -122,6 +122,8 @@ def test_apply_of_a_unit_that_waits_for_another_says_so(tmp_path, monkeypatch, c
     assert rc == 1 and "conflict (content, 1 hunk(s)): a.py" in out
     assert (f"  {second['id']} waits for {first['id']} (earlier in this plan: apply and land it first), "
             "built here on the fork tip without their picks: a conflict may be one they avoid") in out
-    # the unit it waits for has none of that note
-    rc, out, _ = run(capsys, ["apply", first["id"]])
-    assert rc == 0 and "waits for" not in out
+    # the unit it waits for has none of that note (the branch just made deleted: in flight, it
+    # would be the open unit the first one's commit touches)
+    fork.git("branch", "-D", f"forksync/{second['id']}")
+    rc, out, err = run(capsys, ["apply", first["id"]])
+    assert rc == 0 and "waits for" not in out, err
