@@ -340,8 +340,7 @@ def side_tip(repo: pygit2.Repository, spec, side: str, label: str) -> str:
             hints.append(render_part("errors/sync.txt.j2", "ref_near", names=near))
         head = gitio.head_branch(repo)
         if "ref" not in spec.model_fields_set and head and head != spec.ref:
-            hints.append(f"{side}.ref was not given and `{spec.ref}` is its default: this "
-                         f"repository's HEAD is `{head}` (--{side}-ref {head})")
+            hints.append(render_part("errors/sync.txt.j2", "ref_default", side=side, ref=spec.ref, head=head))
         raise gitio.RefError(spec.ref, label, hint="; ".join(hints), advice=advice, side=side) from None
 
 
