@@ -127,3 +127,21 @@ def test_apply_of_a_unit_that_waits_for_another_says_so(tmp_path, monkeypatch, c
     fork.git("branch", "-D", f"forksync/{second['id']}")
     rc, out, err = run(capsys, ["apply", first["id"]])
     assert rc == 0 and "waits for" not in out, err
+
+
+def test_a_rocm_fork_names_the_amd_runners_its_own_ci_runs_on():
+    """ROCm/triton `main_perf` runs its integration tests on `gfx942` and `gfx90a` runners, named
+    "mi300x" and "mi210" in its workflow. Its release engineer's suite `platforms: [mi300]` was
+    refused: "unknown platform label(s) ['mi300']; use some of ['cpu', 'h100', 'h200', 'b200',
+    'mi350']" — no label for the machines the fork is built for."""
+    from bot.config.forksync import parse_config_text
+    from gpu_runner.fingerprint import wrong_gpu
+
+    cfg = parse_config_text("suites:\n  - {name: lit, command: lit test, report: {format: junit, path: o.xml},\n"
+                            "     min_tests: 1, platforms: [mi300, mi210]}\n")
+    assert cfg.suites[0].platforms == ["mi300", "mi210"]
+    # the runner's label check: an MI300X or MI300A is an mi300, an NVIDIA card is not
+    assert wrong_gpu("mi300", "AMD Instinct MI300X") is None
+    assert wrong_gpu("mi300", "AMD Instinct MI300A") is None
+    assert wrong_gpu("mi210", "AMD Instinct MI210") is None
+    assert "not platform mi300's (MI300)" in wrong_gpu("mi300", "NVIDIA H100 80GB HBM3")
