@@ -145,3 +145,20 @@ def test_a_rocm_fork_names_the_amd_runners_its_own_ci_runs_on():
     assert wrong_gpu("mi300", "AMD Instinct MI300A") is None
     assert wrong_gpu("mi210", "AMD Instinct MI210") is None
     assert "not platform mi300's (MI300)" in wrong_gpu("mi300", "NVIDIA H100 80GB HBM3")
+
+
+def test_gate_explain_on_a_branch_says_it_is_a_dry_run_of_which_file(spyre, capsys):
+    """The dry run's summary began "PR #0 · head `…` · base `…`" (there is no PR) and ended "Suites
+    are read from `forksync.yml` on the fork's default branch, not from this PR. `/forksync merge`
+    asks the gate to check now." — the App's words; here the suites came from the file given (or
+    none), and no comment is read."""
+    argv = ["gate", "explain", "--repo", "spyre", "--base", "main", "--head", "forksync/bundle-x", "--results", "results"]
+    rc, out, _ = run(capsys, argv)
+    assert rc == 1
+    assert "PR #0" not in out and "/forksync merge" not in out
+    assert out.splitlines()[2].startswith("Dry run (`forksync gate explain`) · head `")
+    assert ("Dry run: missing results count as red; suites, areas and required checks from forksync.yml; "
+            "reviews and other checks only as given by --approved-by and --check.") in out
+    (spyre.path.parent / "forksync.yml").unlink()
+    rc, out, _ = run(capsys, argv)
+    assert "suites: each one with a result in --results (no configuration)" in out
