@@ -116,7 +116,7 @@ def _check_arg(given: str) -> Check:
 
 
 def state_from_git(args):
-    """``(PRState, suites, areas)`` for a dry run on ``args.repo``: base/head resolved with git,
+    """``(PRState, suites, areas, config file or "")`` for a dry run on ``args.repo``: base/head resolved with git,
     conflict markers and ``Forksync-Conflict`` commits read from base..head, areas from the
     changed paths, suites from ``--config`` or ``./forksync.yml`` (the required L1 suites that
     apply) or, without either, every suite/platform that has a result in ``--results``; results
@@ -161,7 +161,7 @@ def state_from_git(args):
                     required_checks=required_checks, results=tuple(o for o in outcomes if o.sha != base),
                     base_results=tuple(o for o in outcomes if o.sha == base), reviews=reviews,
                     checks=tuple(_check_arg(c) for c in args.check or []), unit_updated_at=0)
-    return state, suites, areas
+    return state, suites, areas, path or ""
 
 
 def cmd_gate_explain(args) -> int:
@@ -169,11 +169,12 @@ def cmd_gate_explain(args) -> int:
         if args.repo or args.base or args.head:
             raise UserError(text("validation", "state_twice"))
         state, suites, areas = pr_state_from_json(_read_json(args.pr_state), args.pr_state)
+        dry_run = None
     else:
         missing = [f"--{n}" for n in ("repo", "base", "head") if not getattr(args, n)]
         if missing:
             raise UserError(text("validation", "state_missing", missing=missing))
-        state, suites, areas = state_from_git(args)
+        state, suites, areas, dry_run = state_from_git(args)
     d = decide(state, suites, areas)
     if args.json:
         print(json.dumps({"allowed": d.allowed, "actions": list(d.actions),
@@ -181,7 +182,7 @@ def cmd_gate_explain(args) -> int:
                           "pre_existing": [f.__dict__ for f in d.pre_existing],
                           "listed": [f.__dict__ for f in d.listed]}, indent=1))
     else:
-        sys.stdout.write(render_summary(d, state))
+        sys.stdout.write(render_summary(d, state, dry_run))
     return 0 if d.allowed else 1
 
 
