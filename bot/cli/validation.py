@@ -116,11 +116,12 @@ def _check_arg(given: str) -> Check:
 
 
 def state_from_git(args):
-    """``(PRState, suites, areas, config file or "")`` for a dry run on ``args.repo``: base/head resolved with git,
-    conflict markers and ``Forksync-Conflict`` commits read from base..head, areas from the
-    changed paths, suites from ``--config`` or ``./forksync.yml`` (the required L1 suites that
-    apply) or, without either, every suite/platform that has a result in ``--results``; results
-    on the head and the base from the result files. Reviews come only from ``--approved-by`` and checks from ``--check``."""
+    """``(PRState, suites, areas, config file or "")`` for a dry run on ``args.repo``: base/head
+    resolved with git, conflict markers and ``Forksync-Conflict`` commits read from base..head,
+    areas from the changed paths, suites from ``--config`` or ``./forksync.yml`` (the required L1
+    suites that apply) or, without either, every suite/platform that has a result in
+    ``--results``; results on the head and the base from the result files. Reviews come only
+    from ``--approved-by`` and checks from ``--check``."""
     try:
         repo = open_repository(args.repo)
     except pygit2.GitError as e:
