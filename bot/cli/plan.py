@@ -345,7 +345,7 @@ def cmd_apply(args) -> int:
     res, folds = apply_with_rules(state, unit)
     if args.json:
         json.dump({"unit": unit.id, "kind": unit.kind, "branch": res.branch, "base": res.base, "tip": res.tip,
-                   "created": res.created,
+                   "created": res.created, "waits_for": list(unit.depends_on),
                    "picked": [{"upstream": u, "fork": f} for u, f in res.picked],
                    "already": list(res.already), "kept": list(res.kept), "conflict": res.conflict,
                    "conflict_files": list(res.conflict_files), "error": res.error,
@@ -356,6 +356,10 @@ def cmd_apply(args) -> int:
     else:
         verb = "created" if res.created else "updated" if res.picked else "unchanged"
         say("plan", "applied", branch=res.branch, verb=verb, tip=res.tip, base=res.base)
+        if unit.depends_on:
+            # apply builds every unit on the fork tip; one the plan predicted on the picks of units
+            # not landed yet may stop where they would have let it pick cleanly (docs/plan.md)
+            say("plan", "applied_waits", unit=unit.id, waits=waits_for(unit, run.plan, state.in_flight))
         print_picked(state, res)
         print_rules(folds)
         print_empty(state.fork_repo.path, res.picked)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pygit2
 
+from bot.cli.main import config_source
 from bot.cli.text import say, text
 from bot.config.forksync import UserError, load_config
 from bot.config.objects import open_repository
@@ -115,11 +116,12 @@ def _check_arg(given: str) -> Check:
 
 
 def state_from_git(args):
-    """``(PRState, suites, areas)`` for a dry run on ``args.repo``: base/head resolved with git,
-    conflict markers and ``Forksync-Conflict`` commits read from base..head, areas from the
-    changed paths, suites from ``--config`` (the required L1 suites that apply) or, without it,
-    every suite/platform that has a result in ``--results``; results on the head and the base
-    from the result files. Reviews come only from ``--approved-by`` and checks from ``--check``."""
+    """``(PRState, suites, areas, config file or "")`` for a dry run on ``args.repo``: base/head
+    resolved with git, conflict markers and ``Forksync-Conflict`` commits read from base..head,
+    areas from the changed paths, suites from ``--config`` or ``./forksync.yml`` (the required L1
+    suites that apply) or, without either, every suite/platform that has a result in
+    ``--results``; results on the head and the base from the result files. Reviews come only
+    from ``--approved-by`` and checks from ``--check``."""
     try:
         repo = open_repository(args.repo)
     except pygit2.GitError as e:
@@ -136,7 +138,9 @@ def state_from_git(args):
     paths = sorted({d.new_file.path for d in deltas} | {d.old_file.path for d in deltas})
     results = read_results(args.results) if args.results else []
     outcomes = [outcome_from_result(r) for r in results]
-    path = getattr(args, "config", None)      # the global --config: suites, areas and gate settings
+    # suites, areas and gate settings: the global --config, else ./forksync.yml as every command
+    # reads it (the folder's file left unread gated on no suite: "no suites are configured")
+    path, _ = config_source(args)
     cfg = load_config(path) if path else None
     area_names = cfg.areas_for_paths(paths) if cfg else ()
     if cfg is not None:
@@ -158,7 +162,7 @@ def state_from_git(args):
                     required_checks=required_checks, results=tuple(o for o in outcomes if o.sha != base),
                     base_results=tuple(o for o in outcomes if o.sha == base), reviews=reviews,
                     checks=tuple(_check_arg(c) for c in args.check or []), unit_updated_at=0)
-    return state, suites, areas
+    return state, suites, areas, path or ""
 
 
 def cmd_gate_explain(args) -> int:
@@ -166,11 +170,12 @@ def cmd_gate_explain(args) -> int:
         if args.repo or args.base or args.head:
             raise UserError(text("validation", "state_twice"))
         state, suites, areas = pr_state_from_json(_read_json(args.pr_state), args.pr_state)
+        dry_run = None
     else:
         missing = [f"--{n}" for n in ("repo", "base", "head") if not getattr(args, n)]
         if missing:
             raise UserError(text("validation", "state_missing", missing=missing))
-        state, suites, areas = state_from_git(args)
+        state, suites, areas, dry_run = state_from_git(args)
     d = decide(state, suites, areas)
     if args.json:
         print(json.dumps({"allowed": d.allowed, "actions": list(d.actions),
@@ -178,7 +183,7 @@ def cmd_gate_explain(args) -> int:
                           "pre_existing": [f.__dict__ for f in d.pre_existing],
                           "listed": [f.__dict__ for f in d.listed]}, indent=1))
     else:
-        sys.stdout.write(render_summary(d, state))
+        sys.stdout.write(render_summary(d, state, dry_run))
     return 0 if d.allowed else 1
 
 
@@ -221,8 +226,8 @@ def cmd_bisect(args) -> int:
         author = subprocess.run(["git", "-C", args.repo, "log", "-1", "--format=%an", r.culprit],
                                 capture_output=True, text=True).stdout.strip() if r.culprit else ""
         up = upstream_sha_of(msg)
-        upstream = getattr(args, "upstream", None) or (load_config(args.config).upstream.url
-                                                       if getattr(args, "config", None) else "")
+        path, _ = config_source(args)
+        upstream = getattr(args, "upstream", None) or (load_config(path).upstream.url if path else "")
         ev = Evidence(f"Bisection: {args.cmd}", None, (), (), None, None, r,
                       culprit_subject=msg.splitlines()[0] if msg else "", upstream_sha=up,
                       command=args.cmd, culprit_author=author, upstream_url=upstream_commit_url(upstream, up))

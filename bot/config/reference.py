@@ -139,7 +139,7 @@ NOTES = {
                                 "one number or per platform `{h200: 30, cpu: 28}`"),
     "suites[].min_tests": "floor on the count of tests that ran",
     "suites[].timeout_s": "build + command time limit, seconds",
-    "suites[].platforms": "runner labels (cpu, h100, h200, b200, mi350)",
+    "suites[].platforms": "runner labels (cpu, h100, h200, b200, mi210, mi300, mi350)",
     "suites[].env": "environment for build and command",
     "suites[].infra_retries": "retries for infrastructure errors only",
     "suites[].workers": "pytest-xdist processes on one machine, one GPU per worker where there are several",

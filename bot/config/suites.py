@@ -27,8 +27,10 @@ from bot.config.infra import PERSISTING_IS_THE_CHANGE, infra_match
 
 #: Platform labels a suite may ask for (runner labels use the same words), each with the name its
 #: GPU's model holds (``nvidia-smi``: "NVIDIA H200", "NVIDIA H200 NVL"), which the runner checks
-#: the machine against; None: no GPU to check (cpu).
-PLATFORM_GPU: dict[str, str | None] = {"cpu": None, "h100": "H100", "h200": "H200", "b200": "B200", "mi350": "MI350"}
+#: the machine against; None: no GPU to check (cpu). ``mi210`` and ``mi300`` are the gfx90a and
+#: gfx942 runners ROCm/triton's own CI runs on (its workflow names them "mi210" and "mi300x").
+PLATFORM_GPU: dict[str, str | None] = {"cpu": None, "h100": "H100", "h200": "H200", "b200": "B200",
+                                       "mi210": "MI210", "mi300": "MI300", "mi350": "MI350"}
 PLATFORMS = tuple(PLATFORM_GPU)
 
 def infra_error_match(text: str) -> str | None:

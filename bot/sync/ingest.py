@@ -340,8 +340,7 @@ def side_tip(repo: pygit2.Repository, spec, side: str, label: str) -> str:
             hints.append(render_part("errors/sync.txt.j2", "ref_near", names=near))
         head = gitio.head_branch(repo)
         if "ref" not in spec.model_fields_set and head and head != spec.ref:
-            hints.append(f"{side}.ref was not given and `{spec.ref}` is its default: this "
-                         f"repository's HEAD is `{head}` (--{side}-ref {head})")
+            hints.append(render_part("errors/sync.txt.j2", "ref_default", side=side, ref=spec.ref, head=head))
         raise gitio.RefError(spec.ref, label, hint="; ".join(hints), advice=advice, side=side) from None
 
 
@@ -365,11 +364,31 @@ def ref_advice(ref: str, names: list[str], remotes: list[str]) -> tuple[str, dic
 
 
 def near_refs(ref: str, names: list[str], n: int = 3) -> list[str]:
-    """Pure: up to ``n`` of ``names`` closest to ``ref`` (difflib's ratio ≥ 0.8), closest first:
-    ``main-perf`` → ``[main_perf]`` among ROCm/triton's branches."""
+    """Pure: up to ``n`` of ``names`` near ``ref``, closest first: those one typo away (one letter
+    added, dropped or changed, or two neighbours swapped), then those difflib's ratio puts at 0.8
+    or more (``main-perf`` → ``[main_perf]`` among ROCm/triton's branches). The typo rule is for
+    short names: ``mian`` is 0.75 from ``main`` by ratio, as far as names sharing half their
+    letters."""
     import difflib
 
-    return difflib.get_close_matches(ref, names, n=n, cutoff=0.8)
+    typo = [m for m in names if _one_typo(ref, m)]
+    close = difflib.get_close_matches(ref, names, n=n, cutoff=0.8)
+    return (typo + [m for m in close if m not in typo])[:n]
+
+
+def _one_typo(a: str, b: str) -> bool:
+    """Pure: whether ``b`` is ``a`` with one letter added, dropped or changed, or two neighbouring
+    letters swapped (Damerau's single error: "A technique for computer detection and correction
+    of spelling errors", CACM 7(3), 1964)."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        swapped = i + 1 < len(a) and a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2:] == b[i + 2:]
+        return swapped or a[i + 1:] == b[i + 1:]
+    return a[i:] == b[i + 1:] if len(a) < len(b) else a[i + 1:] == b[i:]
 
 
 _NO_MATCH = re.compile(r"no match for id \(([0-9a-f]{40})\)")

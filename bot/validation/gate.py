@@ -699,9 +699,12 @@ def suite_requirements(suites) -> tuple[SuiteRequirement, ...]:
                  for s in suites)
 
 
-def render_summary(decision: GateDecision, pr: PRState) -> str:
-    """The ``forksync/gate`` check-run summary (markdown) from ``templates/checks/gate.md.j2``."""
-    return render("checks/gate.md.j2", decision=decision, pr=pr)
+def render_summary(decision: GateDecision, pr: PRState, dry_run: str | None = None) -> str:
+    """The ``forksync/gate`` check-run summary (markdown) from ``templates/checks/gate.md.j2``.
+    ``dry_run``: for ``forksync gate explain --repo``, the configuration file its suites came from
+    ("" for none): the summary then names no PR and none of the App's ways (it has no PR)."""
+    extra = {} if dry_run is None else {"dry_run": dry_run}
+    return render("checks/gate.md.j2", decision=decision, pr=pr, **extra)
 
 
 def outcome_from_result(result) -> SuiteOutcome:

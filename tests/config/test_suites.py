@@ -55,7 +55,7 @@ def test_good_config_parses():
      ("suites[a].report.format", "Input should be 'junit', 'lit' or 'benchmark-json'")),
     ("- {name: a, command: x, report: {format: junit, path: r}, min_tests: 1, platforms: [h300]}",
      ("suites[a].platforms", "unknown platform label(s) ['h300']; use some of "
-                            "['cpu', 'h100', 'h200', 'b200', 'mi350']")),
+                            "['cpu', 'h100', 'h200', 'b200', 'mi210', 'mi300', 'mi350']")),
     ("- {name: a, command: x, report: {format: junit, path: r}}",
      ("suites[a]", "suite 'a': give expected_tests (exact) or min_tests (floor) — without one "
                   "a suite that silently runs fewer tests would pass")),
@@ -76,7 +76,7 @@ def test_good_config_parses():
                   "['cpu', 'h200']; missing ['h200']")),
     ("- {name: a, command: x, report: {format: junit, path: r}, expected_tests: {cpu: 28, h300: 30}}",
      ("suites[a].expected_tests", "unknown platform label(s) ['h300'] in the per-platform counts; "
-                                 "use some of ['cpu', 'h100', 'h200', 'b200', 'mi350']")),
+                                 "use some of ['cpu', 'h100', 'h200', 'b200', 'mi210', 'mi300', 'mi350']")),
     ("- {name: a, command: x, report: {format: junit, path: r}, platforms: [cpu, h200], min_tests: 29, "
      "expected_tests: {cpu: 28, h200: 30}}",
      ("suites[a]", "suite 'a': min_tests 29 exceeds expected_tests 28 on cpu")),
