@@ -34,6 +34,48 @@ def test_cpp_definitions_are_qualified_by_class_not_namespace():
     assert names(out_of_line, "cpp") == [("Bar::baz", 0, 2), ("MAC", 3, 4)]
 
 
+# gtest's tests (and pybind11's module) are functions a macro defines: each test of a file is a
+# ``TEST_F`` definition, told apart by its arguments (the suite and the test), not by the macro
+GTEST_CC = """#include <gtest/gtest.h>
+
+TEST_F(LinearLayoutTest, Empty) {
+  EXPECT_TRUE(LinearLayout::empty().isTrivial());
+}
+
+TEST_F(LinearLayoutTest, Identity1D) {
+  auto layout = LinearLayout::identity1D(32, S("ins"), S("outs"));
+  EXPECT_EQ(layout.getInDimSize(S("ins")), 32);
+}
+
+TYPED_TEST_P(ShapeTest,
+             Rank) {}
+
+PYBIND11_MODULE(libtriton, m) {
+  m.doc() = "Python bindings";
+}
+
+class Layout {
+public:
+  Layout(int rank) : rank(rank) {}
+  CTA(Layout) {}
+  int rank;
+};
+"""
+
+
+def test_cpp_tests_defined_by_a_macro_are_named_by_its_arguments():
+    assert names(GTEST_CC, "cpp") == [
+        ("TEST_F(LinearLayoutTest, Empty)", 2, 4), ("TEST_F(LinearLayoutTest, Identity1D)", 6, 9),
+        ("TYPED_TEST_P(ShapeTest, Rank)", 11, 12), ("PYBIND11_MODULE(libtriton, m)", 14, 16),
+        ("Layout", 18, 23), ("Layout::Layout", 20, 20), ("Layout::CTA", 21, 21)]
+    # an edit to each of two tests of one file: two symbols, no common one
+    fc = FileChange("unittest/Tools/LinearLayoutTest.cpp", "M")
+    one = GTEST_CC.replace("isTrivial()", "isTrivial() && true")
+    two = GTEST_CC.replace("32);", "33);")
+    assert symbols_of_change(fc, GTEST_CC.encode(), one.encode()) == {"TEST_F(LinearLayoutTest, Empty)"}
+    assert symbols_of_change(fc, GTEST_CC.encode(), two.encode()) == {"TEST_F(LinearLayoutTest, Identity1D)"}
+
+
 def test_python_definitions_include_decorators_and_nesting():
     src = "import os\n\nclass A:\n    @property\n    def m(self):\n        def inner():\n            pass\n        return 1\n"
     assert names(src, "python") == [("A", 2, 7), ("A.m", 3, 7), ("A.m.inner", 5, 6)]
