@@ -22,10 +22,11 @@ from __future__ import annotations
 from bot.store import Store, table
 
 #: bump when the symbol extraction changes meaning (old rows are then ignored)
-SYMBOLS_VERSION = 6      # 2: Python and MLIR by top-level parts (symbols.top_level_parts); 3: C++ too;
+SYMBOLS_VERSION = 7      # 2: Python and MLIR by top-level parts (symbols.top_level_parts); 3: C++ too;
 #  4: changed lines from git's default diff (the indent heuristic on: symbols.diff_hunks)
 #  5: C++ changes in a definition the parse recovered from errors are unknown (symbols._recovered_around)
 #  6: ... found from the changed rows' text, so an error elsewhere in the file no longer counts
+#  7: C++ functions a macro defines are named with its arguments (``TEST_F(Suite, Name)``)
 
 ANSWERS = table("plan_answers", {
     "key": str, "commit": str, "outcome": str, "conflicts": str, "merged": str, "made": str, "ours_tree": str,

@@ -113,12 +113,44 @@ def _cpp_declarator_name(node) -> str | None:
     return None
 
 
+# a macro's name: capitals, digits and underscores (gtest's ``TEST_F``, pybind11's ``PYBIND11_MODULE``)
+_CPP_MACRO_NAME = re.compile(r"[A-Z][A-Z0-9_]*\Z")
+
+
+def _cpp_macro_definition_name(node) -> str | None:
+    """``TEST_F(Suite, Name)`` for a function a macro defines at namespace scope — no return type,
+    a name in capitals, arguments that are bare names (gtest's ``TEST``, ``TEST_F``, ``TEST_P``,
+    ``TYPED_TEST``, pybind11's ``PYBIND11_MODULE``) — else None. Every test of a gtest file is such
+    a definition; named by the macro alone, two edits to different tests would share a symbol."""
+    if node.child_by_field_name("type") is not None or node.parent is not None and \
+            node.parent.type == "field_declaration_list":      # a class's constructor or method
+        return None
+    d = node.child_by_field_name("declarator")
+    if d is None or d.type != "function_declarator":
+        return None
+    ident, params = d.child_by_field_name("declarator"), d.child_by_field_name("parameters")
+    if ident is None or ident.type != "identifier" or params is None:
+        return None
+    name = _text(ident)
+    if not _CPP_MACRO_NAME.match(name):
+        return None
+    args = []
+    for p in params.named_children:
+        if p.type == "comment":
+            continue
+        if p.type != "parameter_declaration" or p.named_child_count != 1 or \
+                p.named_children[0].type not in ("type_identifier", "identifier"):
+            return None
+        args.append(_text(p.named_children[0]))
+    return f"{name}({', '.join(args)})" if args else None
+
+
 def _name_of(node, lang: str) -> tuple[str | None, bool]:
     """(name, is_definition) for a tree-sitter node; qualifies nested definitions."""
     t = node.type
     if lang == "cpp":
         if t == "function_definition":
-            return _cpp_declarator_name(node) or "<anonymous>", True
+            return _cpp_macro_definition_name(node) or _cpp_declarator_name(node) or "<anonymous>", True
         if t in ("class_specifier", "struct_specifier", "union_specifier", "enum_specifier"):
             body = node.child_by_field_name("body")
             if body is None:       # a forward declaration or a use of the type
