@@ -130,3 +130,35 @@ def test_a_machine_with_an_nvidia_and_an_amd_gpu_lists_both(tmp_path, monkeypatc
 def test_gpu_count_counts_amd_gpus(tmp_path, monkeypatch):
     _fake_tools(tmp_path / "bin", monkeypatch, amd_smi=_text("amd-smi-static-mi350x.txt"))
     assert fp.gpu_count() == 1
+
+
+GPU_PER_WORKER_ROCR = """\
+import os
+import pytest
+
+@pytest.mark.parametrize("i", range(4))
+def test_gpu(i):
+    with open(os.environ["SEEN"], "a") as f:
+        f.write(os.environ["PYTEST_XDIST_WORKER"] + " " + os.environ["ROCR_VISIBLE_DEVICES"] + " "
+                + os.environ.get("CUDA_VISIBLE_DEVICES", "-") + "\\n")
+"""
+
+
+def test_each_worker_takes_its_own_amd_gpu_on_a_runner_pinned_with_rocr_visible_devices(repo, tmp_path, monkeypatch):
+    """ROCm's documents advise ``ROCR_VISIBLE_DEVICES`` to give a runner its GPUs (docs/gpu-runners.md
+    names it for AMD runners). Now that the fingerprint counts AMD GPUs, a runner pinned to GPUs 2
+    and 3 of an eight-GPU box with ``workers: 2`` handed its workers ``CUDA_VISIBLE_DEVICES`` 0..7
+    — indices into the two GPUs ROCr left visible, so the third worker on would see none. Each
+    worker should take one of the runner's own GPUs, in the variable the runner pins with."""
+    from tests.gpu_runner.test_runner import PYTEST, commit
+    for var in ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"):
+        monkeypatch.delenv(var, raising=False)
+    _fake_tools(tmp_path / "bin", monkeypatch, rocm_smi=_text("rocm-smi-mi300x-x4.txt"))
+    commit(repo, {"tests/test_gpu.py": GPU_PER_WORKER_ROCR}, "gpu per worker")
+    seen = tmp_path / "seen.txt"
+    r = run_local(suite(build=None, workers=2, expected_tests=4, command=f"{PYTEST} tests/test_gpu.py --junitxml=out/junit.xml",
+                        env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "ROCR_VISIBLE_DEVICES": "2,3", "SEEN": str(seen)}),
+                  repo, "HEAD", LocalOptions(platform="mi300"))
+    assert r.verdict == "green", [(x.code, x.detail[:300]) for x in r.reasons]
+    lines = set(seen.read_text().split("\n")) - {""}
+    assert lines and lines <= {"gw0 2 -", "gw1 3 -"}, lines
