@@ -83,11 +83,11 @@ def _product_name(value: str) -> str | None:
 def parse_amd_smi(static_text: str | None) -> tuple[list[str | None], str | None]:
     """(one product name per GPU, None where none is printed; the driver version) from ``amd-smi
     static --asic --driver``'s text: a ``GPU: <n>`` line per GPU, its sections (``ASIC:``,
-    ``DRIVER:``, ...) indented under it, ``MARKET_NAME`` in ``ASIC`` and ``VERSION`` in ``DRIVER``
-    (``DRIVER_VERSION`` in early amd-smi). Other blocks (``AI_NIC: 0``) are not GPUs; other
-    sections are ignored, so the full ``amd-smi static`` reads the same. Text, not ``--json``: the
-    JSON's top level changed between amd-smi releases, the text has not. Pure; tested on real
-    outputs (tests/data/gpu_runner/amd/README.md)."""
+    ``DRIVER:``, ...) indented under it, ``MARKET_NAME`` in ``ASIC`` and ``VERSION`` (or
+    ``DRIVER_VERSION``) in ``DRIVER``. Other blocks (``AI_NIC: 0``) are not GPUs; other sections
+    are ignored, so the full ``amd-smi static`` reads the same. Text, not ``--json``: every real
+    output on record is text (MI50 to MI350X). Pure; tested on real outputs
+    (tests/data/gpu_runner/amd/README.md)."""
     names: list[str | None] = []
     driver: str | None = None
     in_gpu, section = False, ""
@@ -112,9 +112,9 @@ def parse_amd_smi(static_text: str | None) -> tuple[list[str | None], str | None
 
 def parse_rocm_smi(text: str | None) -> tuple[list[str | None], str | None]:
     """(one product name per GPU, the driver version) from ``rocm-smi --showproductname
-    --showdriverversion``: ``GPU[i] : Card series: <name>`` lines (``Card Series`` in ROCm 6) and
-    ``Driver version: <v>``; or the same as ``--json`` (``{"card0": {"Card Series": ...},
-    "system": {"Driver version": ...}}``). The series may be a family rather than the product
+    --showdriverversion``: ``GPU[i] : Card series: <name>`` lines (``Card Series`` in later ROCm)
+    and ``Driver version: <v>``; or ``--json``'s ``{"card0": {"Card Series": ...}, ...}`` (the
+    driver read from a ``system`` entry when there is one). The series may be a family rather than the product
     (an MI250X prints "AMD INSTINCT MI200 (MCM) ..."), or a bare PCI id in ROCm 4 (no name). Text
     that is neither (``WARNING: No JSON data to report``, broken JSON) gives no GPU. Pure; tested
     on real outputs (tests/data/gpu_runner/amd/README.md)."""
