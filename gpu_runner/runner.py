@@ -47,6 +47,9 @@ from gpu_runner.saturation import RunFacts, judge
 from gpu_runner.shards import ENV_SHARD
 
 TAIL_CHARS = 8000
+#: Variables that give a process its GPUs, the first set in a suite's environment naming the runner's:
+#: CUDA's (which HIP also reads), HIP's, and ROCr's (below HIP: what ROCm advises for a runner).
+WORKER_GPU_VARS = ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES")
 SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|API_KEY|_KEY$", re.IGNORECASE)
 
 
@@ -213,9 +216,12 @@ def _runner_env(suite: SuiteConfig, env: dict[str, str], logs: Path, opts: Local
             # plugin autoload off (PYTEST_DISABLE_PLUGIN_AUTOLOAD): name xdist, or -n is unknown
             load = " -p xdist.plugin" if env.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD") else ""
             env["PYTEST_ADDOPTS"] = f"{env.get('PYTEST_ADDOPTS', '')}{load} -n {suite.workers}".strip()
-            gpus = env.get("CUDA_VISIBLE_DEVICES") or ",".join(str(i) for i in range(fp.gpu_count()))
+            # the variable the runner is pinned with (ROCm advises ROCR_VISIBLE_DEVICES; HIP reads
+            # HIP_VISIBLE_DEVICES before CUDA_VISIBLE_DEVICES), so each worker narrows that one
+            var = next((v for v in WORKER_GPU_VARS if env.get(v)), WORKER_GPU_VARS[0])
+            gpus = env.get(var) or ",".join(str(i) for i in range(fp.gpu_count()))
             if gpus:
-                env["FORKSYNC_WORKER_GPUS"] = gpus
+                env["FORKSYNC_WORKER_GPUS"], env["FORKSYNC_WORKER_GPU_VAR"] = gpus, var
     return env, cache
 
 
