@@ -8,6 +8,7 @@ from __future__ import annotations
 from bot.dashboard.views import Policy, units
 from bot.templating import utc_minute
 from tests.support.e2e import adopt_and_move_upstream, status_command, status_issue
+from tests.support.github import git
 
 
 class Clock:
@@ -53,14 +54,14 @@ async def test_a_row_no_sync_refreshed_says_so_while_on_hold_and_not_after(world
     for row in (bundle, chain):
         assert "not refreshed by the last sync" in row, row
         assert f"sync of {utc_minute(clock.t)}" in row, row
-        assert "the fork is on hold" in row, row
+        assert "the fork was on hold" in row, row
         assert f"as last published {utc_minute(published)}" in row, row
         assert "upstream as of then" in row, row
     # the dashboard's unit list says the same of the same rows
     doc = units(bot.store, "meta/triton", clock.t, Policy())
     marks = {u["id"].split("-")[0]: u["not_refreshed"] for u in doc["units"]}
     assert marks["bundle"]["why"] == "hold" and marks["bundle"]["since"] == published, marks
-    assert "the fork is on hold" in marks["chain"]["text"], marks
+    assert "the fork was on hold" in marks["chain"]["text"], marks
     assert utc_minute(published) in marks["chain"]["text"], marks
 
     reply = await status_command(alice, bot, live["number"], "/forksync unhold")
@@ -70,4 +71,32 @@ async def test_a_row_no_sync_refreshed_says_so_while_on_hold_and_not_after(world
     assert "not refreshed" not in body, _row(body, "bundle-")
     doc = units(bot.store, "meta/triton", clock.t, Policy())
     assert [u["not_refreshed"] for u in doc["units"] if u["pr"]] == [None, None], doc["units"]
+    assert bot.deliveries("dead") == []
+
+
+async def test_a_unit_held_by_an_upstream_rewind_says_its_row_is_not_refreshed_until_upstream_returns(world):
+    """Upstream's ``main`` reset to before the two commits the open units carry: the sync holds
+    both units, publishing neither, and their rows say why and since when; upstream returns and
+    the next sync publishes them again."""
+    fake, bot, alice, up_src, upstream, fork, inst = world
+    clock = Clock(1_800_000_000.0)
+    bot.svc.now = clock
+    published = clock.t
+    c1, c2 = await adopt_and_move_upstream(fake, bot, alice, up_src, upstream, fork, inst)
+    await bot.settle()
+    clock.t += 600
+    git(up_src, "reset", "-q", "--hard", f"{c1}~1")
+    git(up_src, "push", "-q", "-f", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    [live] = await status_issue(alice)
+    for prefix in ("bundle-", "chain-"):
+        row = _row(live["body"], prefix)
+        assert f"not refreshed by the last sync, the sync of {utc_minute(clock.t)} (held: upstream's branch moved " \
+               f"back past its commits); as last published {utc_minute(published)} (upstream as of then)" in row, row
+    clock.t += 600
+    git(up_src, "reset", "-q", "--hard", c2)
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await bot.settle()
+    [live] = await status_issue(alice)
+    assert "not refreshed" not in live["body"], live["body"]
     assert bot.deliveries("dead") == []
