@@ -94,7 +94,9 @@ def refresh(store, cfg: ForksyncConfig, fork: str, *, backfill_days: int, backfi
                     # pinned sha, or a copy nothing dates, has no time at all and is never shown as current
                     upstream_seen_at=min(now, float(state.upstream_as_of)) if state.upstream_as_of else 0.0,
                     upstream_unknown=state.upstream_as_of_unknown or "", computed_at=now, last_fetch_at=now,
-                    units=kept + flying, blocked=old.blocked if old else ())
+                    units=kept + flying, blocked=old.blocked if old else (),
+                    # publishes nothing: which units the App's last sync left unrefreshed stands
+                    synced_at=old.synced_at if old else 0.0, synced_on_hold=old.synced_on_hold if old else False)
     sync_store.save_status(store, st)
     snapshots.record_sync(store, st, at=now, contiguous_lag_days=float(p.contiguous_lag_days),
                           keep_days=cfg.github.metrics_keep_days, stale_after_s=cfg.github.stale_after_s,

@@ -22,7 +22,7 @@ from bot.store import Store
 from bot.sync import blocked as blocked_mod
 from bot.sync import rewind as rewind_mod
 from bot.sync import store as sync_store
-from bot.sync.status import SyncStatus, followed
+from bot.sync.status import SyncStatus, followed, not_refreshed, not_refreshed_text
 from bot.templating import duration, render_part
 from bot.triage import store as triage_store
 from bot.validation import store as validation_store
@@ -166,13 +166,20 @@ def overview(store: Store, fork: str, now: float, policy: Policy, queue_counts: 
         "days_behind": st.days_behind if synced else None,
         "contiguous_lag_days": (last["contiguous_lag_days"] if last else None) if synced else None,
         "backlog": st.backlog if synced else None, "not_reached": st.not_reached if synced else None,
-        "open_units": [dict(u) for u in st.units if not u.get("waiting")] if st else [],
+        "open_units": [{**u, "not_refreshed": _with_text(u.get("not_refreshed"))} for u in st.units if not u.get("waiting")]
+                      if st else [],
         "open_root_causes": sum(1 for c in _causes(store, fork) if c["state"] == "open"),
         "queue": dict(queue_counts or {}),
         "series": series, "landings": landings,
         "upstream_moved_back": _moved_back(st),
     })
     return doc
+
+
+def _with_text(mark: dict | None) -> dict | None:
+    """A unit's :func:`bot.sync.status.not_refreshed` mark with its words added (``"text"``); None
+    when the last sync refreshed the unit."""
+    return {**mark, "text": not_refreshed_text(mark)} if mark else None
 
 
 def _moved_back(st: SyncStatus | None) -> dict | None:
@@ -235,7 +242,9 @@ def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
                     "depends_on": p.get("depends_on", []), "areas": p.get("areas", []),
                     "conflict_sha": r.get("conflict_sha") or None, "blocked": blocked, "suites": suites,
                     "agent_waiting_since": (r.get("agent_waiting_since") or None) if r.get("conflict_sha") else None,
-                    "check_wait": check_wait, "age_s": (now - started) if started else None})
+                    "check_wait": check_wait, "age_s": (now - started) if started else None,
+                    # the last sync did not refresh it (on hold, held by a rewind, skipped or refused)
+                    "not_refreshed": _with_text(not_refreshed(r, st))})
     for u in (st.units if st else ()):
         # a branch in the fork that no PR carries yet (`forksync apply`, or a push not yet opened)
         if not u.get("in_flight") or u["id"] in seen:
@@ -246,7 +255,8 @@ def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
                     "pr_state": "in-flight", "branch": u.get("branch"), "decided": [], "state": u.get("state") or render_part(TEXTS, "in_flight"),
                     "gate": "not opened", "upstream": list(u.get("upstream") or p.get("shas", [])),
                     "depends_on": p.get("depends_on", []), "areas": p.get("areas", []), "conflict_sha": None,
-                    "blocked": None, "suites": [], "agent_waiting_since": None, "check_wait": None, "age_s": None})
+                    "blocked": None, "suites": [], "agent_waiting_since": None, "check_wait": None, "age_s": None,
+                    "not_refreshed": None})
     for uid, p in plan.items():
         if uid in seen:
             continue
@@ -255,7 +265,7 @@ def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
                     "gate": "not opened", "upstream": p["shas"],
                     "depends_on": p.get("depends_on", []), "areas": p.get("areas", []), "conflict_sha": None,
                     "blocked": None, "suites": [], "agent_waiting_since": None, "check_wait": None,
-                    "age_s": (now - p["first_planned_at"]) if p.get("first_planned_at") else None})
+                    "age_s": (now - p["first_planned_at"]) if p.get("first_planned_at") else None, "not_refreshed": None})
     ids = {u["id"] for u in out}
     doc["units"] = out
     doc["edges"] = [{"from": u["id"], "to": d} for u in out for d in u["depends_on"] if d in ids]

@@ -703,7 +703,8 @@ class SyncService:
                 sync_store.save_rewound(ctx.store, full_name, rewound)
             held_ids = {u.unit_id for u in held}
             # read again: a `/forksync hold` may have come in while the plan was computed
-            if not (sync_store.load_status(ctx.store, full_name) or st).held:
+            on_hold = bool((sync_store.load_status(ctx.store, full_name) or st).held)
+            if not on_hold:
                 published = set()
                 cap = cfg.github.max_open_sync_prs
                 # open units whose commits were decided while their PR was open (pure rule); a
@@ -814,7 +815,10 @@ class SyncService:
                 for r in sync_store.blocked_only_branches(ctx.store, full_name):
                     if r["unit_id"] not in published:      # re-planned (or landed) under another unit
                         sync_store.save_branch(ctx.store, **{**r, "state": "replanned", **blocked_mod.CLEAR})
-            units_state = await self._open_units(ctx, full_name, rewound) + [
+            # the units this sync did not publish (on hold, held by a rewind, skipped or refused)
+            # say so on the status issue and the dashboard, with their last publish's time
+            synced = _replace(st, rewound=rewound, synced_at=started, synced_on_hold=on_hold)
+            units_state = await self._open_units(ctx, full_name, synced) + [
                 {"id": u.id, "kind": u.kind, "pr": 0, "url": "", "waiting": True, "cap": cfg.github.max_open_sync_prs,
                  "state": render_part(TEXTS, "waiting_state", cap=cfg.github.max_open_sync_prs)} for u in waiting]
             blocked = [blocked_mod.as_dict(r, full_name) for r in sync_store.blocked_branches(ctx.store, full_name)]
@@ -827,7 +831,7 @@ class SyncService:
                           contiguous_lag_days=core.contiguous_lag_days, holder=core.holder.get("sha", ""),
                           holder_pr=core.holder.get("pr", 0), holder_disposition=core.holder.get("disposition", ""),
                           backlog_by=tuple(core.backlog_by.items()), not_reached_handled=core.not_reached_handled,
-                          rewound=rewound)
+                          rewound=rewound, synced_at=started, synced_on_hold=on_hold)
             sync_store.save_status(ctx.store, st)
             snapshots.record_sync(ctx.store, st, at=self.now(), contiguous_lag_days=core.contiguous_lag_days,
                                   ledger=snapshots.ledger_rows(full_name, snapshots.with_published(
@@ -1187,7 +1191,7 @@ class SyncService:
         drafted = ({"draft_by_forksync": 0} if sync_prs.opened_by_person(pr, self.bot_login)
                    else {"draft_by_forksync": int(bool(pr.get("draft")))} if what == "opened" else {})
         sync_store.save_branch(ctx.store, **{**sync_store.branch_row(ctx.store, full_name, branch), "pr": pr["number"],
-                                             **drafted})
+                                             "published_at": self.now(), **drafted})
         if full_name in self._pr_texts:     # within a sync: what a dependency's close renders again
             self._pr_texts[full_name][unit.id] = told
         if res.kept:
@@ -1462,7 +1466,7 @@ class SyncService:
     async def _save_blocked(self, ctx, full_name: str) -> None:
         st = sync_store.load_status(ctx.store, full_name) or sync_status.SyncStatus(repo=full_name)
         blocked = [blocked_mod.as_dict(r, full_name) for r in sync_store.blocked_branches(ctx.store, full_name)]
-        units = await self._open_units(ctx, full_name, st.rewound)
+        units = await self._open_units(ctx, full_name, st)
         opened = {u["id"] for u in units}
         # the units the last sync left waiting for a slot stay listed until a sync opens them
         units += [u for u in st.units if u.get("waiting") and u["id"] not in opened]
@@ -1552,9 +1556,13 @@ class SyncService:
             log.warning("deterministic rules skipped on %s at %s: %s", unit.id, (res.conflict or "")[:12], e)
             return None
 
-    async def _open_units(self, ctx, full_name: str, rewound: dict | None = None) -> list[dict]:
-        """The fork's units in flight as the status issue lists them; ``rewound``: the status's
-        record of a rewind that holds units (:attr:`bot.sync.status.SyncStatus.rewound`)."""
+    async def _open_units(self, ctx, full_name: str, st: sync_status.SyncStatus) -> list[dict]:
+        """The fork's units in flight as the status issue lists them; ``st``: the fork's status as
+        the last sync left it — its record of a rewind that holds units
+        (:attr:`bot.sync.status.SyncStatus.rewound`), and when that sync began and whether on
+        hold, which tell the units it did not refresh (``not_refreshed``,
+        :func:`bot.sync.status.not_refreshed`)."""
+        rewound = st.rewound
         held = {u["id"]: u["shas"] for u in (rewound or {}).get("units", ())}
         live = sync_store.open_branches(ctx.store, full_name) + sync_store.blocked_only_branches(ctx.store, full_name)
         rows = sorted(live, key=lambda r: r["branch"])
@@ -1585,7 +1593,8 @@ class SyncService:
         waits = sync_store.waits(ctx.store, full_name, live)
         return [{"id": r["unit_id"], "kind": r["kind"], "pr": r["pr"],
                  "url": f"https://github.com/{full_name}/pull/{r['pr']}" if r["pr"] else "", "state": state(r),
-                 "agent": agent(r), **waits.get(r["unit_id"], {"waits_for": [], "waited_by": 0})}
+                 "agent": agent(r), "not_refreshed": sync_status.not_refreshed(r, st),
+                 **waits.get(r["unit_id"], {"waits_for": [], "waited_by": 0})}
                 for r in rows]
 
     async def refresh_status_issue(self, ctx, full_name: str, *, cfg: ForksyncConfig | None = None,

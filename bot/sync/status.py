@@ -12,6 +12,7 @@ was last seen more than ``github.stale_after_s`` seconds ago (default 1 day) or 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bot.sync.rewind import degrades as rewind_degrades
@@ -81,6 +82,11 @@ class SyncStatus:
     #: "landed": [{"sha","subject"}] (the fork's landed picks of commits it took),"at" (epoch s)});
     #: None when upstream has not moved back
     rewound: dict | None = None
+    #: when (epoch s) the last sync that got past its fetch began (0 none yet): an open unit last
+    #: published before it was not refreshed by it (:func:`not_refreshed`)
+    synced_at: float = 0.0
+    #: that sync found the fork on hold (``/forksync hold``), so it published no unit
+    synced_on_hold: bool = False
 
     def degraded(self) -> str:
         """Why syncing is degraded ("" when it is not): units whose push, PR or merge GitHub refused, or
@@ -148,7 +154,36 @@ class SyncStatus:
         return age is None or age > max_age_s
 
 
-__all__ = ["FORK_FETCH_FAILED", "FUTURE_SLACK_S", "NOT_UPSTREAMS_FETCH", "SUSPENDED_TEXT", "SyncStatus", "UPSTREAM_MOVED", "followed"]
+def not_refreshed(row: Mapping, st: SyncStatus | None) -> dict | None:
+    """Pure: whether the last sync (``st.synced_at``) left the unit of ``row`` (a ``sync_branches``
+    row) as an earlier publish made it — its PR, and its row on the status issue and the
+    dashboard: ``{"since": its last publish (``published_at``, epoch s; 0.0 when it was published
+    before forksync recorded that time), "synced_at": the sync's start (epoch s), "why": "hold"
+    (the fork was on hold: no unit was published) | "rewind" (held while upstream's branch stands
+    moved back past its commits: ``st.rewound``, :mod:`bot.sync.rewind`) | "" (its publish was
+    skipped or refused: its state says why where it is known)}``. None when that sync published
+    it (or a command did since), when no sync recorded its start yet (a store of an earlier
+    release), and for a unit with no PR (nothing of it is shown as published). Rule: "a stale or
+    failed refresh is shown as stale, never as current" (docs/design.md)."""
+    if st is None or not st.synced_at or not int(row.get("pr") or 0) or row.get("state") not in ("open", "blocked"):
+        return None
+    since = float(row.get("published_at") or 0.0)
+    if since >= st.synced_at:
+        return None
+    held = {u.get("id") for u in (st.rewound or {}).get("units", ())}
+    why = "hold" if st.synced_on_hold else "rewind" if row.get("unit_id") in held else ""
+    return {"since": since, "synced_at": st.synced_at, "why": why}
+
+
+def not_refreshed_text(mark: Mapping) -> str:
+    """The words of a :func:`not_refreshed` mark, as the status issue and the dashboard say them
+    (``templates/github/unit_not_refreshed.txt.j2``): the sync's and the last publish's UTC times."""
+    return render_part("github/unit_not_refreshed.txt.j2", "line", why=mark["why"],
+                       synced=utc_minute(mark["synced_at"]), since=utc_minute(mark["since"]))
+
+
+__all__ = ["FORK_FETCH_FAILED", "FUTURE_SLACK_S", "NOT_UPSTREAMS_FETCH", "SUSPENDED_TEXT", "SyncStatus", "UPSTREAM_MOVED",
+           "followed", "not_refreshed", "not_refreshed_text"]
 
 
 #: Why a fork's work stopped on an owner's decision, as the dashboard and ``/healthz`` say it.

@@ -18,7 +18,7 @@ import time
 
 from bot.github.common import comment_once, render, split_repo
 from bot.github.limits import fit_body, fit_title
-from bot.sync.status import REPAIRED_SHOWN_S, SyncStatus
+from bot.sync.status import REPAIRED_SHOWN_S, SyncStatus, not_refreshed_text
 from bot.templating import duration, utc_minute
 
 MARK = "<!-- forksync:status-issue -->"
@@ -68,7 +68,10 @@ def render_status(st: SyncStatus, *, stale_after_s: float, alarm_after_s: float,
                   holder={"sha": st.holder, "pr": st.holder_pr, "disposition": st.holder_disposition} if st.holder else None,
                   upstream_as_of=utc_minute(st.upstream_seen_at) or "unknown", backlog_by=list(st.backlog_by),
                   not_reached_handled=st.not_reached_handled,
-                  days_behind=st.days_behind, backlog=st.backlog, not_reached=st.not_reached, units=[u for u in st.units if not u.get("waiting")],
+                  days_behind=st.days_behind, backlog=st.backlog, not_reached=st.not_reached,
+                  # a row the last sync did not refresh says so, in words (bot.sync.status.not_refreshed)
+                  units=[{**u, "not_refreshed": not_refreshed_text(u["not_refreshed"]) if u.get("not_refreshed") else ""}
+                         for u in st.units if not u.get("waiting")],
                   waiting=[u for u in st.units if u.get("waiting")], deferred=list(st.deferred))
 
 

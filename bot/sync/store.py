@@ -64,6 +64,11 @@ SYNC_STATUS = table("sync_status", {
     "check_waits_json": str,     # [{"pr","branch","unit","head","checks","since","overdue","limit_s"}]: gates waiting on unreported checks
     "repaired_json": str,        # {"files","rebuilt","at"}: the working repository repaired at a worker's start; "" never
     "rewound_json": str,         # {"ref","from","to","commits","units","at"}: units held while upstream moved back; "" none
+    # when (epoch s) the last sync that got past its fetch began, and whether the fork was on hold
+    # then: an open unit published before it was not refreshed by it (bot.sync.status.not_refreshed);
+    # 0 / NULL before the first such sync, and in rows written before
+    "synced_at": float,
+    "synced_on_hold": int,
 }, pk="repo")
 
 
@@ -130,6 +135,11 @@ SYNC_BRANCHES = table("sync_branches", {
     # sync checks it again once no standing rewind holds that commit
     # (bot.sync.rewind.held_to_recheck), and clears it once checked; "" / NULL none, and in rows written before
     "held_head": str,
+    # when (epoch s) a sync or command last published the unit (applied it, pushed its branch when
+    # it moved, opened or updated its PR): a sync that began after it left its PR, and its row on
+    # the status issue, as that publish made them (bot.sync.status.not_refreshed); 0 / NULL when
+    # never, and in rows written before
+    "published_at": float,
 }, pk="key", indexes=[("repo", "unit_id")])
 
 #: ``kind`` and ``state`` of a back-out branch's row in ``sync_branches``.
@@ -344,7 +354,8 @@ def _status_from_row(r: dict) -> SyncStatus:
         not_reached_handled=r.get("not_reached_handled") or 0,
         check_waits=tuple(json.loads(r.get("check_waits_json") or "[]")),
         repaired=json.loads(r.get("repaired_json") or "null"),
-        rewound=json.loads(r.get("rewound_json") or "null"))
+        rewound=json.loads(r.get("rewound_json") or "null"),
+        synced_at=r.get("synced_at") or 0.0, synced_on_hold=bool(r.get("synced_on_hold")))
 
 
 # ---------------------------------------------------------------------- sync branches
