@@ -65,6 +65,9 @@ def test_an_amd_platform_on_the_wrong_amd_or_nvidia_gpu_is_an_infrastructure_err
     assert wrong_gpu("mi300", mi300x) is None
     assert wrong_gpu("mi210", mi210) is None
     assert wrong_gpu("mi350", "AMD Instinct MI350X") is None
+    # the MI355X is the MI350X's chip (gfx950) at a higher power: an mi350 runner may hold either
+    assert wrong_gpu("mi350", "AMD Instinct MI355X") is None
+    assert wrong_gpu("mi300", "AMD Instinct MI355X") is not None
     # an MI250X (rocm-smi calls it MI200) is not an MI210, though both are gfx90a
     assert wrong_gpu("mi210", "AMD INSTINCT MI200 (MCM) OAM LC MBA HPE C2") is not None
     # MI325X and MI308X are other products than the MI300X/MI300A the mi300 label stands for
