@@ -177,16 +177,16 @@ def fingerprint(runner: str) -> Environment:
 def wrong_gpu(platform: str, gpu_model: str | None) -> str | None:
     """Why this machine cannot run ``platform``'s suites (an infrastructure error's text), or None.
     ``gpu_model`` is :func:`fingerprint`'s (several models joined by ", "); the name each platform's
-    GPU holds is :data:`bot.config.suites.PLATFORM_GPU`, matched as a word start ("H200" is in
+    GPU may hold are :data:`bot.config.suites.PLATFORM_GPU`, matched as a word start ("H200" is in
     "NVIDIA H200 NVL", not in "NVIDIA GH200"; "MI300" is in "AMD Instinct MI300X OAM", not in
     "AMD Instinct MI325X" or "MI308X", other products). None when nothing can be compared: no
     model read (no vendor tool, or one that names no product) or a platform with no GPU (cpu). A
     box of mixed GPUs passes when any of them is the platform's: the tools list every card
     whatever ``CUDA_VISIBLE_DEVICES``/``HIP_VISIBLE_DEVICES`` selects."""
-    want = PLATFORM_GPU.get(platform)
-    if not want or not gpu_model:
+    wants = PLATFORM_GPU.get(platform)
+    if not wants or not gpu_model:
         return None
-    if re.search(rf"(?<![A-Za-z0-9]){re.escape(want)}", gpu_model, re.IGNORECASE):
+    if any(re.search(rf"(?<![A-Za-z0-9]){re.escape(w)}", gpu_model, re.IGNORECASE) for w in wants):
         return None
-    return (f"the runner's GPU is {gpu_model}, not platform {platform}'s ({want}): a mislabelled or "
+    return (f"the runner's GPU is {gpu_model}, not platform {platform}'s ({' or '.join(wants)}): a mislabelled or "
             "swapped machine; nothing was run — fix the runner's label, retry on another runner")

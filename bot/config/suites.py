@@ -25,13 +25,15 @@ from pydantic_core import PydanticCustomError
 
 from bot.config.infra import PERSISTING_IS_THE_CHANGE, infra_match
 
-#: Platform labels a suite may ask for (runner labels use the same words), each with the name its
-#: GPU's model holds (``nvidia-smi``: "NVIDIA H200", "NVIDIA H200 NVL"; ``amd-smi``: "AMD Instinct
+#: Platform labels a suite may ask for (runner labels use the same words), each with the names its
+#: GPU's model may hold (``nvidia-smi``: "NVIDIA H200", "NVIDIA H200 NVL"; ``amd-smi``: "AMD Instinct
 #: MI300X"), which the runner checks the machine against as a word start ("MI300" takes the MI300X
 #: and MI300A, not the MI325X or MI308X); None: no GPU to check (cpu). ``mi210`` and ``mi300`` are the gfx90a and
-#: gfx942 runners ROCm/triton's own CI runs on (its workflow names them "mi210" and "mi300x").
-PLATFORM_GPU: dict[str, str | None] = {"cpu": None, "h100": "H100", "h200": "H200", "b200": "B200",
-                                       "mi210": "MI210", "mi300": "MI300", "mi350": "MI350"}
+#: gfx942 runners ROCm/triton's own CI runs on (its workflow names them "mi210" and "mi300x"); an
+#: ``mi350`` runner holds an MI350X or an MI355X (one chip, gfx950, at two power limits).
+PLATFORM_GPU: dict[str, tuple[str, ...] | None] = {
+    "cpu": None, "h100": ("H100",), "h200": ("H200",), "b200": ("B200",),
+    "mi210": ("MI210",), "mi300": ("MI300",), "mi350": ("MI350", "MI355")}
 PLATFORMS = tuple(PLATFORM_GPU)
 
 def infra_error_match(text: str) -> str | None:
