@@ -23,9 +23,12 @@
 * Daily token budget: the ``agent_token_usage`` table counts input + output (+ cache) tokens of
   every response, per UTC day and agent. A call whose estimated prompt (chars / 4) would pass
   the budget is not made. A non-streamed attempt cut before its answer came (its cap, the time
-  limit, the SDK's read timeout) had its prompt billed and gives no usage figures: it is counted
-  at that same estimate of its prompt (no output), as a cut call (``cut_calls``) whose input is
-  an estimate (``estimated_input_tokens``).
+  limit, the SDK's read timeout) after its request went out whole had its prompt billed and
+  gives no usage figures: it is counted at that same estimate of its prompt (no output), as a cut
+  call (``cut_calls``) whose input is an estimate (``estimated_input_tokens``). "Went out whole"
+  is httpx's ``trace`` event ``http11.send_request_body.complete`` (or ``http2.…``) for the
+  attempt's request, watched by the HTTP client the SDK is given (:func:`_sent_marking_http_client`);
+  one cut before that (a connection never opened) counts nothing.
 * Everything sent is redacted again here (:class:`bot.agents.redact.Redactor`), whatever the
   caller did.
 
@@ -35,6 +38,7 @@ people ("agents are off: no API key set"), which callers render instead of the a
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import email.utils
 import json
 import logging
@@ -252,7 +256,8 @@ class AgentClient:
         import anthropic
 
         if self._client is None:
-            kw: dict[str, Any] = {"api_key": self.api_key, "max_retries": 0, "timeout": self.settings.timeout_s}
+            kw: dict[str, Any] = {"api_key": self.api_key, "max_retries": 0, "timeout": self.settings.timeout_s,
+                                  "http_client": _sent_marking_http_client(anthropic.DefaultAsyncHttpxClient)}
             if self.base_url:
                 kw["base_url"] = self.base_url
             self._client = anthropic.AsyncAnthropic(**kw)
@@ -307,8 +312,8 @@ class AgentClient:
                          estimated_input=estimate if "input_tokens" in missing else 0)
 
         def cut_off(what: str) -> None:
-            # a non-streamed attempt whose answer the client stopped waiting for: the request
-            # reached the API, which billed its prompt at least; no usage figure will ever come,
+            # a non-streamed attempt whose answer the client stopped waiting for after its request
+            # went out whole: the API billed its prompt at least; no usage figure will ever come,
             # so the prompt is counted as forksync sized it before sending (the one estimate the
             # budget checks use) and the output as none seen, marked as a cut estimate
             log.info("agent %s: attempt %d was cut before its answer came (%s); counting its prompt as "
@@ -407,9 +412,10 @@ class AgentClient:
         stream ends without ``message_stop``, :class:`_OutOfTime` when a wait reaches the client's
         time limit (``within_s``; every wait is bounded by what is left of it). A streamed attempt
         that fails after its ``message_start`` calls ``spent(usage at the start or None,
-        characters streamed)`` first; a non-streamed attempt whose request was sent and whose
-        answer was not waited for to the end (the attempt's cap, the time limit, the SDK's read
-        timeout) calls ``cut_off(what)`` first. A streamed attempt cut before its answer began
+        characters streamed)`` first; a non-streamed attempt whose request was sent whole (the
+        trace event :func:`_sent_marking_http_client` watches) and whose answer was not waited for
+        to the end (the attempt's cap, the time limit, the SDK's read timeout) calls
+        ``cut_off(what)`` first. A streamed attempt cut before its answer began
         counts nothing: ``message_start`` comes as soon as the model starts on the prompt, and
         none came to show it was worked on. ``waited_for_answer(seconds,
         answered)`` is told, on the client's ``now``, how long the attempt waited for the API's
@@ -449,6 +455,8 @@ class AgentClient:
             waited_for_answer(self.now() - sent, answered)
 
         if not self.stream:             # nothing arrives before the whole answer: the cap is the only bound
+            request_sent = _RequestSent()
+            marking = _REQUEST_SENT.set(request_sent)       # copied into the task ``wait_for`` makes
             try:
                 msg = await waited(sdk.messages.create(**kw, timeout=bounded(cap, "the answer")[0]), cap, "the answer")
             except anthropic.APIStatusError:
@@ -456,15 +464,16 @@ class AgentClient:
                 raise
             except BaseException as e:
                 first_answer(False)
-                if isinstance(e, asyncio.TimeoutError):
-                    cut_off(f"no answer after {cap:g} s")
-                elif isinstance(e, _OutOfTime) and e.waited:
-                    cut_off(e.what)
-                elif isinstance(e, anthropic.APITimeoutError) and type(e.__cause__).__name__ == "ReadTimeout":
-                    # the SDK's own timeout: a read timeout came after the request went out (a
-                    # connect, write or pool timeout: it never reached the API whole)
-                    cut_off(f"no answer after {cap:g} s")
+                # billed only once the API had the whole request: a connection never opened (or a
+                # connect, write or pool timeout) sent nothing the API could work on
+                if request_sent.whole:
+                    if isinstance(e, (asyncio.TimeoutError, anthropic.APITimeoutError)):
+                        cut_off(f"no answer after {_secs(cap)} s")
+                    elif isinstance(e, _OutOfTime) and e.waited:
+                        cut_off(e.what)
                 raise
+            finally:
+                _REQUEST_SENT.reset(marking)
             first_answer(True)
             return msg
         loop = asyncio.get_running_loop()
@@ -540,6 +549,45 @@ def counted_tokens(usage: Any, prompt_estimate: int, answer_chars: int) -> tuple
         missing.append("output_tokens")
         tout = answer_chars // 4 + 1
     return tin, tout, missing
+
+
+class _RequestSent:
+    """Whether an attempt's request went out whole (its body's last byte written)."""
+
+    def __init__(self) -> None:
+        self.whole = False
+
+
+#: The :class:`_RequestSent` of the attempt running in this context (None: no attempt watches).
+_REQUEST_SENT: contextvars.ContextVar[_RequestSent | None] = contextvars.ContextVar("forksync_request_sent",
+                                                                                     default=None)
+
+
+def _sent_marking_http_client(base: type) -> Any:
+    """An instance of a subclass of ``base`` (the SDK's ``DefaultAsyncHttpxClient``: its transport,
+    socket options and proxy mounts kept) whose every request carries httpx's ``trace`` extension
+    (https://www.python-httpx.org/advanced/extensions/#trace): the connection's
+    ``http11.send_request_body.complete`` / ``http2.send_request_body.complete`` event marks the
+    :class:`_RequestSent` of the attempt in whose context the request was made. Set on the request
+    in ``send``, not on one transport, so a proxy's transport is watched as well. A ``trace`` the
+    request already had is still called."""
+
+    class SentMarking(base):  # type: ignore[misc, valid-type]
+        async def send(self, request: Any, **kw: Any) -> Any:
+            mark = _REQUEST_SENT.get()
+            if mark is not None:
+                earlier = request.extensions.get("trace")
+
+                async def trace(event: str, info: dict[str, Any]) -> None:
+                    if event.endswith(".send_request_body.complete"):
+                        mark.whole = True
+                    if earlier is not None:
+                        await earlier(event, info)
+
+                request.extensions = {**request.extensions, "trace": trace}
+            return await super().send(request, **kw)
+
+    return SentMarking()
 
 
 class _OutOfTime(Exception):
