@@ -349,12 +349,13 @@ class AgentClient:
 
         # the longest an attempt of this call waited for the API's answer (seconds; what it was, in
         # words): a retry needs at least as long for its own answer to begin
-        need: list[tuple[float, str]] = []
+        need: list[tuple[float, Callable[[str], str]]] = []
 
         def waited_for_answer(seconds: float, answered: bool) -> None:
             if not need or seconds > need[0][0]:
-                need[:] = [(seconds, f"the {_secs(seconds)} s the API took to answer attempt {tries[0]}" if answered
-                            else f"the {_secs(seconds)} s attempt {tries[0]} waited without the answer beginning")]
+                n = tries[0]
+                need[:] = [(seconds, (lambda figure: f"the {figure} s the API took to answer attempt {n}") if answered
+                            else (lambda figure: f"the {figure} s attempt {n} waited without the answer beginning"))]
 
         late: list[str] = []
 
@@ -369,8 +370,9 @@ class AgentClient:
             elif left <= backoff:
                 late.append("")
             elif need and left - backoff < need[0][0]:
-                late.append(f" ({_secs(left - backoff)} s would be left after the {_secs(backoff)} s backoff, "
-                            f"less than {need[0][1]})")
+                shown_left, shown_need = _secs_apart(left - backoff, need[0][0])
+                late.append(f" ({shown_left} s would be left after the {_secs(backoff)} s backoff, "
+                            f"{'less than' if shown_left != shown_need else 'no more than'} {need[0][1](shown_need)})")
             return bool(late)
 
         def before_sleep(rs: tenacity.RetryCallState) -> None:
@@ -634,6 +636,20 @@ def _too_large(e: "anthropic.APIStatusError", said: str) -> bool:
 def _secs(seconds: float) -> str:
     """Seconds for a reason people read: at most one decimal, none when whole (``38``, ``37.8``)."""
     return f"{seconds:.1f}".removesuffix(".0")
+
+
+def _secs_apart(low: float, high: float, most: int = 3) -> tuple[str, str]:
+    """``low`` and ``high`` (seconds, ``low`` < ``high``) for one sentence that says one is less
+    than the other: as :func:`_secs` (one decimal) when they read apart so, else with the fewest
+    more decimals, up to ``most``, at which they do (``59.96`` beside ``60``); trailing zeros
+    dropped, so whole seconds stay short. Equal strings: they read the same even at ``most``
+    decimals (the caller then says "no more than")."""
+    shown = (_secs(low), _secs(high))
+    for places in range(2, most + 1):
+        if shown[0] != shown[1]:
+            break
+        shown = tuple(f"{x:.{places}f}".rstrip("0").rstrip(".") for x in (low, high))
+    return shown[0], shown[1]
 
 
 def estimate_tokens(system: str, messages: list[dict]) -> int:
