@@ -221,9 +221,11 @@ class AgentClient:
         """Seconds left of ``within_s`` (0 or less: spent); None when the client has no limit."""
         return None if self.ends_at is None else self.ends_at - self.now()
 
-    def _stopped(self, agent: str, when: str) -> AgentSkipped:
-        self.out_of_time = (f"agent {agent} stopped {when}: its time limit ({self.within_s:g} s) ran out; "
-                            "nothing of it was used")
+    def _stopped(self, agent: str, when: str, retry: bool = False) -> AgentSkipped:
+        # ``retry``: stopped before a retry (time was left, too little for one), not at the limit
+        limit = (f"not enough of its time limit ({self.within_s:g} s) was left for another attempt" if retry
+                 else f"its time limit ({self.within_s:g} s) ran out")
+        self.out_of_time = f"agent {agent} stopped {when}: {limit}; nothing of it was used"
         log.info("%s", self.out_of_time)
         return AgentSkipped(self.out_of_time)
 
@@ -327,7 +329,8 @@ class AgentClient:
             except (_Failed, _OutOfTime):
                 raise
             except (asyncio.TimeoutError, anthropic.APITimeoutError):
-                raise _Failed(f"timed out after {self.settings.timeout_s:g} s") from None
+                # a streamed attempt's stall: its wait for the next piece is ``timeout_s``
+                raise _Failed(f"timed out after {_secs(self.settings.timeout_s)} s") from None
             except anthropic.APIStatusError as e:
                 last = f"HTTP {e.status_code} {_error_type(e)}"
                 if e.status_code not in RETRY_STATUSES and _error_type(e) not in RETRY_ERROR_TYPES:
@@ -390,7 +393,8 @@ class AgentClient:
             raise self._stopped(agent, f"in attempt {tries[0]} ({o.what})") from None
         except _Failed as f:
             if late:
-                raise self._stopped(agent, f"after attempt {tries[0]} {f.what}, with no time for a retry{late[-1]}") from None
+                raise self._stopped(agent, f"after attempt {tries[0]} {f.what}, with no time for a retry{late[-1]}",
+                                    retry=True) from None
             raise AgentSkipped(f"agent {agent} gave up after {self.settings.max_retries + 1} attempt(s): {f.what}",
                                api_failure=True) from None
         text = "".join(b.text for b in msg.content if getattr(b, "type", "") == "text")
@@ -410,8 +414,9 @@ class AgentClient:
                     waited_for_answer: Callable[[float, bool], None] = lambda seconds, answered: None):
         """One attempt. ``timeout_s`` bounds each wait for the next piece (a stall); the answer as a
         whole may take up to :func:`attempt_cap`, so a long answer that keeps streaming finishes.
-        Raises :class:`asyncio.TimeoutError` on a stall, :class:`_Failed` past the cap or when the
-        stream ends without ``message_stop``, :class:`_OutOfTime` when a wait reaches the client's
+        Raises :class:`asyncio.TimeoutError` on a stall, :class:`_Failed` past the cap (a
+        non-streamed attempt: "timed out after" the wait it was cut at) or when the stream ends
+        without ``message_stop``, :class:`_OutOfTime` when a wait reaches the client's
         time limit (``within_s``; every wait is bounded by what is left of it). A streamed attempt
         that fails after its ``message_start`` calls ``spent(usage at the start or None,
         characters streamed)`` first; a non-streamed attempt whose request was sent whole (the
@@ -459,8 +464,10 @@ class AgentClient:
         if not self.stream:             # nothing arrives before the whole answer: the cap is the only bound
             request_sent = _RequestSent()
             marking = _REQUEST_SENT.set(request_sent)       # copied into the task ``wait_for`` makes
+            wait = cap
             try:
-                msg = await waited(sdk.messages.create(**kw, timeout=bounded(cap, "the answer")[0]), cap, "the answer")
+                wait = bounded(cap, "the answer")[0]
+                msg = await waited(sdk.messages.create(**kw, timeout=wait), cap, "the answer")
             except anthropic.APIStatusError:
                 first_answer(True)
                 raise
@@ -468,11 +475,16 @@ class AgentClient:
                 first_answer(False)
                 # billed only once the API had the whole request: a connection never opened (or a
                 # connect, write or pool timeout) sent nothing the API could work on
+                timed_out = isinstance(e, (asyncio.TimeoutError, anthropic.APITimeoutError))
                 if request_sent.whole:
-                    if isinstance(e, (asyncio.TimeoutError, anthropic.APITimeoutError)):
-                        cut_off(f"no answer after {_secs(cap)} s")
+                    if timed_out:
+                        cut_off(f"no answer after {_secs(wait)} s")
                     elif isinstance(e, _OutOfTime) and e.waited:
                         cut_off(e.what)
+                if timed_out:
+                    # the wait it was cut at (its cap, not ``timeout_s``): the figure the retry
+                    # floor's reason gives for the same wait
+                    raise _Failed(f"timed out after {_secs(wait)} s") from None
                 raise
             finally:
                 _REQUEST_SENT.reset(marking)
