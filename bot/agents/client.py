@@ -23,9 +23,12 @@
 * Daily token budget: the ``agent_token_usage`` table counts input + output (+ cache) tokens of
   every response, per UTC day and agent. A call whose estimated prompt (chars / 4) would pass
   the budget is not made. A non-streamed attempt cut before its answer came (its cap, the time
-  limit, the SDK's read timeout) had its prompt billed and gives no usage figures: it is counted
-  at that same estimate of its prompt (no output), as a cut call (``cut_calls``) whose input is
-  an estimate (``estimated_input_tokens``).
+  limit, the SDK's read timeout) after its request went out whole had its prompt billed and
+  gives no usage figures: it is counted at that same estimate of its prompt (no output), as a cut
+  call (``cut_calls``) whose input is an estimate (``estimated_input_tokens``). "Went out whole"
+  is httpx's ``trace`` event ``http11.send_request_body.complete`` (or ``http2.…``) for the
+  attempt's request, watched by the HTTP client the SDK is given (:func:`_sent_marking_http_client`);
+  one cut before that (a connection never opened) counts nothing.
 * Everything sent is redacted again here (:class:`bot.agents.redact.Redactor`), whatever the
   caller did.
 
@@ -35,6 +38,7 @@ people ("agents are off: no API key set"), which callers render instead of the a
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import email.utils
 import json
 import logging
@@ -217,9 +221,11 @@ class AgentClient:
         """Seconds left of ``within_s`` (0 or less: spent); None when the client has no limit."""
         return None if self.ends_at is None else self.ends_at - self.now()
 
-    def _stopped(self, agent: str, when: str) -> AgentSkipped:
-        self.out_of_time = (f"agent {agent} stopped {when}: its time limit ({self.within_s:g} s) ran out; "
-                            "nothing of it was used")
+    def _stopped(self, agent: str, when: str, retry: bool = False) -> AgentSkipped:
+        # ``retry``: stopped before a retry (time was left, too little for one), not at the limit
+        limit = (f"not enough of its time limit ({self.within_s:g} s) was left for another attempt" if retry
+                 else f"its time limit ({self.within_s:g} s) ran out")
+        self.out_of_time = f"agent {agent} stopped {when}: {limit}; nothing of it was used"
         log.info("%s", self.out_of_time)
         return AgentSkipped(self.out_of_time)
 
@@ -252,7 +258,8 @@ class AgentClient:
         import anthropic
 
         if self._client is None:
-            kw: dict[str, Any] = {"api_key": self.api_key, "max_retries": 0, "timeout": self.settings.timeout_s}
+            kw: dict[str, Any] = {"api_key": self.api_key, "max_retries": 0, "timeout": self.settings.timeout_s,
+                                  "http_client": _sent_marking_http_client(anthropic.DefaultAsyncHttpxClient)}
             if self.base_url:
                 kw["base_url"] = self.base_url
             self._client = anthropic.AsyncAnthropic(**kw)
@@ -307,8 +314,8 @@ class AgentClient:
                          estimated_input=estimate if "input_tokens" in missing else 0)
 
         def cut_off(what: str) -> None:
-            # a non-streamed attempt whose answer the client stopped waiting for: the request
-            # reached the API, which billed its prompt at least; no usage figure will ever come,
+            # a non-streamed attempt whose answer the client stopped waiting for after its request
+            # went out whole: the API billed its prompt at least; no usage figure will ever come,
             # so the prompt is counted as forksync sized it before sending (the one estimate the
             # budget checks use) and the output as none seen, marked as a cut estimate
             log.info("agent %s: attempt %d was cut before its answer came (%s); counting its prompt as "
@@ -322,7 +329,8 @@ class AgentClient:
             except (_Failed, _OutOfTime):
                 raise
             except (asyncio.TimeoutError, anthropic.APITimeoutError):
-                raise _Failed(f"timed out after {self.settings.timeout_s:g} s") from None
+                # a streamed attempt's stall: its wait for the next piece is ``timeout_s``
+                raise _Failed(f"timed out after {_secs(self.settings.timeout_s)} s") from None
             except anthropic.APIStatusError as e:
                 last = f"HTTP {e.status_code} {_error_type(e)}"
                 if e.status_code not in RETRY_STATUSES and _error_type(e) not in RETRY_ERROR_TYPES:
@@ -344,12 +352,13 @@ class AgentClient:
 
         # the longest an attempt of this call waited for the API's answer (seconds; what it was, in
         # words): a retry needs at least as long for its own answer to begin
-        need: list[tuple[float, str]] = []
+        need: list[tuple[float, Callable[[str], str]]] = []
 
         def waited_for_answer(seconds: float, answered: bool) -> None:
             if not need or seconds > need[0][0]:
-                need[:] = [(seconds, f"the {_secs(seconds)} s the API took to answer attempt {tries[0]}" if answered
-                            else f"the {_secs(seconds)} s attempt {tries[0]} waited without the answer beginning")]
+                n = tries[0]
+                need[:] = [(seconds, (lambda figure: f"the {figure} s the API took to answer attempt {n}") if answered
+                            else (lambda figure: f"the {figure} s attempt {n} waited without the answer beginning"))]
 
         late: list[str] = []
 
@@ -364,8 +373,9 @@ class AgentClient:
             elif left <= backoff:
                 late.append("")
             elif need and left - backoff < need[0][0]:
-                late.append(f" ({_secs(left - backoff)} s would be left after the {_secs(backoff)} s backoff, "
-                            f"less than {need[0][1]})")
+                shown_left, shown_need = _secs_apart(left - backoff, need[0][0])
+                late.append(f" ({shown_left} s would be left after the {_secs(backoff)} s backoff, "
+                            f"{'less than' if shown_left != shown_need else 'no more than'} {need[0][1](shown_need)})")
             return bool(late)
 
         def before_sleep(rs: tenacity.RetryCallState) -> None:
@@ -383,7 +393,8 @@ class AgentClient:
             raise self._stopped(agent, f"in attempt {tries[0]} ({o.what})") from None
         except _Failed as f:
             if late:
-                raise self._stopped(agent, f"after attempt {tries[0]} {f.what}, with no time for a retry{late[-1]}") from None
+                raise self._stopped(agent, f"after attempt {tries[0]} {f.what}, with no time for a retry{late[-1]}",
+                                    retry=True) from None
             raise AgentSkipped(f"agent {agent} gave up after {self.settings.max_retries + 1} attempt(s): {f.what}",
                                api_failure=True) from None
         text = "".join(b.text for b in msg.content if getattr(b, "type", "") == "text")
@@ -403,13 +414,15 @@ class AgentClient:
                     waited_for_answer: Callable[[float, bool], None] = lambda seconds, answered: None):
         """One attempt. ``timeout_s`` bounds each wait for the next piece (a stall); the answer as a
         whole may take up to :func:`attempt_cap`, so a long answer that keeps streaming finishes.
-        Raises :class:`asyncio.TimeoutError` on a stall, :class:`_Failed` past the cap or when the
-        stream ends without ``message_stop``, :class:`_OutOfTime` when a wait reaches the client's
+        Raises :class:`asyncio.TimeoutError` on a stall, :class:`_Failed` past the cap (a
+        non-streamed attempt: "timed out after" the wait it was cut at) or when the stream ends
+        without ``message_stop``, :class:`_OutOfTime` when a wait reaches the client's
         time limit (``within_s``; every wait is bounded by what is left of it). A streamed attempt
         that fails after its ``message_start`` calls ``spent(usage at the start or None,
-        characters streamed)`` first; a non-streamed attempt whose request was sent and whose
-        answer was not waited for to the end (the attempt's cap, the time limit, the SDK's read
-        timeout) calls ``cut_off(what)`` first. A streamed attempt cut before its answer began
+        characters streamed)`` first; a non-streamed attempt whose request was sent whole (the
+        trace event :func:`_sent_marking_http_client` watches) and whose answer was not waited for
+        to the end (the attempt's cap, the time limit, the SDK's read timeout) calls
+        ``cut_off(what)`` first. A streamed attempt cut before its answer began
         counts nothing: ``message_start`` comes as soon as the model starts on the prompt, and
         none came to show it was worked on. ``waited_for_answer(seconds,
         answered)`` is told, on the client's ``now``, how long the attempt waited for the API's
@@ -449,22 +462,32 @@ class AgentClient:
             waited_for_answer(self.now() - sent, answered)
 
         if not self.stream:             # nothing arrives before the whole answer: the cap is the only bound
+            request_sent = _RequestSent()
+            marking = _REQUEST_SENT.set(request_sent)       # copied into the task ``wait_for`` makes
+            wait = cap
             try:
-                msg = await waited(sdk.messages.create(**kw, timeout=bounded(cap, "the answer")[0]), cap, "the answer")
+                wait = bounded(cap, "the answer")[0]
+                msg = await waited(sdk.messages.create(**kw, timeout=wait), cap, "the answer")
             except anthropic.APIStatusError:
                 first_answer(True)
                 raise
             except BaseException as e:
                 first_answer(False)
-                if isinstance(e, asyncio.TimeoutError):
-                    cut_off(f"no answer after {cap:g} s")
-                elif isinstance(e, _OutOfTime) and e.waited:
-                    cut_off(e.what)
-                elif isinstance(e, anthropic.APITimeoutError) and type(e.__cause__).__name__ == "ReadTimeout":
-                    # the SDK's own timeout: a read timeout came after the request went out (a
-                    # connect, write or pool timeout: it never reached the API whole)
-                    cut_off(f"no answer after {cap:g} s")
+                # billed only once the API had the whole request: a connection never opened (or a
+                # connect, write or pool timeout) sent nothing the API could work on
+                timed_out = isinstance(e, (asyncio.TimeoutError, anthropic.APITimeoutError))
+                if request_sent.whole:
+                    if timed_out:
+                        cut_off(f"no answer after {_secs(wait)} s")
+                    elif isinstance(e, _OutOfTime) and e.waited:
+                        cut_off(e.what)
+                if timed_out:
+                    # the wait it was cut at (its cap, not ``timeout_s``): the figure the retry
+                    # floor's reason gives for the same wait
+                    raise _Failed(f"timed out after {_secs(wait)} s") from None
                 raise
+            finally:
+                _REQUEST_SENT.reset(marking)
             first_answer(True)
             return msg
         loop = asyncio.get_running_loop()
@@ -542,6 +565,45 @@ def counted_tokens(usage: Any, prompt_estimate: int, answer_chars: int) -> tuple
     return tin, tout, missing
 
 
+class _RequestSent:
+    """Whether an attempt's request went out whole (its body's last byte written)."""
+
+    def __init__(self) -> None:
+        self.whole = False
+
+
+#: The :class:`_RequestSent` of the attempt running in this context (None: no attempt watches).
+_REQUEST_SENT: contextvars.ContextVar[_RequestSent | None] = contextvars.ContextVar("forksync_request_sent",
+                                                                                     default=None)
+
+
+def _sent_marking_http_client(base: type) -> Any:
+    """An instance of a subclass of ``base`` (the SDK's ``DefaultAsyncHttpxClient``: its transport,
+    socket options and proxy mounts kept) whose every request carries httpx's ``trace`` extension
+    (https://www.python-httpx.org/advanced/extensions/#trace): the connection's
+    ``http11.send_request_body.complete`` / ``http2.send_request_body.complete`` event marks the
+    :class:`_RequestSent` of the attempt in whose context the request was made. Set on the request
+    in ``send``, not on one transport, so a proxy's transport is watched as well. A ``trace`` the
+    request already had is still called."""
+
+    class SentMarking(base):  # type: ignore[misc, valid-type]
+        async def send(self, request: Any, **kw: Any) -> Any:
+            mark = _REQUEST_SENT.get()
+            if mark is not None:
+                earlier = request.extensions.get("trace")
+
+                async def trace(event: str, info: dict[str, Any]) -> None:
+                    if event.endswith(".send_request_body.complete"):
+                        mark.whole = True
+                    if earlier is not None:
+                        await earlier(event, info)
+
+                request.extensions = {**request.extensions, "trace": trace}
+            return await super().send(request, **kw)
+
+    return SentMarking()
+
+
 class _OutOfTime(Exception):
     """An attempt reached the client's time limit (``within_s``): never retried. ``waited``: it
     came while waiting for the API (a request was out), not before one was sent."""
@@ -586,6 +648,20 @@ def _too_large(e: "anthropic.APIStatusError", said: str) -> bool:
 def _secs(seconds: float) -> str:
     """Seconds for a reason people read: at most one decimal, none when whole (``38``, ``37.8``)."""
     return f"{seconds:.1f}".removesuffix(".0")
+
+
+def _secs_apart(low: float, high: float, most: int = 3) -> tuple[str, str]:
+    """``low`` and ``high`` (seconds, ``low`` < ``high``) for one sentence that says one is less
+    than the other: as :func:`_secs` (one decimal) when they read apart so, else with the fewest
+    more decimals, up to ``most``, at which they do (``59.96`` beside ``60``); trailing zeros
+    dropped, so whole seconds stay short. Equal strings: they read the same even at ``most``
+    decimals (the caller then says "no more than")."""
+    shown = (_secs(low), _secs(high))
+    for places in range(2, most + 1):
+        if shown[0] != shown[1]:
+            break
+        shown = tuple(f"{x:.{places}f}".rstrip("0").rstrip(".") for x in (low, high))
+    return shown[0], shown[1]
 
 
 def estimate_tokens(system: str, messages: list[dict]) -> int:

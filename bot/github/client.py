@@ -178,6 +178,16 @@ def rate_limited(e: BaseException) -> bool:
     return False
 
 
+def refused_request(e: gidgethub.HTTPException) -> bool:
+    """Pure: is ``e`` GitHub refusing the request itself (a 4xx: 403 a missing permission, 404,
+    422 a validation), which a caller records as that unit's refusal (blocked, told on its PR)?
+    Not a 5xx (GitHub failing for a while, past the client's retries), a 401 (the credentials,
+    not the request) nor a rate limit (:func:`rate_limited`): those pass on their own, so the
+    caller re-raises them and the delivery is retried (docs/github.md)."""
+    status = int(e.status_code)
+    return 400 <= status < 500 and status != 401 and not rate_limited(e)
+
+
 #: GitHub's words when it refuses an installation an owner suspended: minting its token, or a call
 #: with a token minted before (observed on the REST API and git over HTTP)
 SUSPENDED_MESSAGE = "This installation has been suspended"

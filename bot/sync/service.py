@@ -50,7 +50,7 @@ from bot.git import notes, resolution
 from bot.git import repo as gitio
 from bot.git.markers import files_with_markers
 from bot.github.claims import Claims, log_wait
-from bot.github.client import authenticated_remote, rate_limited
+from bot.github.client import authenticated_remote, refused_request
 from bot.github.common import comment_once, render, split_repo
 from bot.github.fork_config import last_valid_config, load_fork_config
 from bot.github.limits import shown_hunks
@@ -1181,7 +1181,7 @@ class SyncService:
         except gidgethub.HTTPException as e:
             # GitHub refused this PR (403 a missing permission, 422 a validation): blocked, the
             # others go on; credentials, rate limits and 5xx are the delivery's to retry
-            if not 400 <= int(e.status_code) < 500 or int(e.status_code) == 401 or rate_limited(e):
+            if not refused_request(e):
                 raise
             return await self._block(ctx, full_name, cfg, unit, branch, sync_store.branch_row(ctx.store, full_name, branch),
                                      core, res, blocked_mod.classify(blocked_mod.github_words(e)), step="pr")
@@ -1336,9 +1336,12 @@ class SyncService:
         live says "Lands after" a PR that will never land: the unit's body now lands after what its
         row names (the closed unit dropped, or named as closed unmerged where a person's work keeps
         it). The PR's title and what a person wrote stay (:func:`bot.sync.prs.refresh_pr`); a body
-        already right is not written. GitHub refusing the write blocks the unit at step ``pr``, as
-        a refused PR of :meth:`publish` is (its row, the status issue, ``/healthz``; the next sync
-        tries again), and the others go on. Returns the sync's notes."""
+        already right is not written. GitHub refusing the write (:func:`bot.github.client.refused_request`)
+        blocks the unit at step ``pr``, as a refused PR of :meth:`publish` is (its row, the status
+        issue, ``/healthz``; the next sync tries again), and the others go on; GitHub failing for a
+        while (a 5xx, a 401, a rate limit) is raised, as :meth:`publish` raises it, so the delivery
+        is retried. Returns the sync's notes. Raises :class:`gidgethub.HTTPException` (not a
+        refusal)."""
         notes_: list[str] = []
         for uid, told in texts.items():
             if not set(told.unit.depends_on) & set(closed):
@@ -1355,6 +1358,10 @@ class SyncService:
                 _, what = await sync_prs.refresh_pr(ctx.gh, full_name, pr, title=told.title, body=body,
                                                     bot_login=self.bot_login)
             except gidgethub.HTTPException as e:
+                if not refused_request(e):
+                    # GitHub failing for a while (5xx, credentials, a rate limit) refused nothing:
+                    # the delivery is retried, as publish's is, and its sync writes the body then
+                    raise
                 refusal = blocked_mod.classify(blocked_mod.github_words(e))
                 try:
                     notes_.append(await self._block(ctx, full_name, cfg, unit, told.branch, row, core,

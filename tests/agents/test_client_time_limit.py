@@ -195,7 +195,8 @@ async def test_no_retry_starts_with_less_time_left_than_the_failed_attempt_waite
     assert e.value.reason == (
         "agent conflict-resolution stopped after attempt 1 timed out after 60 s, with no time for a retry "
         "(38 s would be left after the 2 s backoff, less than the 60 s attempt 1 waited without the "
-        "answer beginning): its time limit (100 s) ran out; nothing of it was used")
+        "answer beginning): not enough of its time limit (100 s) was left for another attempt; nothing of it "
+        "was used")
     assert c.out_of_time == e.value.reason and not e.value.api_failure
 
 

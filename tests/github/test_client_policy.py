@@ -17,6 +17,7 @@ from bot.github.client import (
     authenticated_remote,
     installation_suspended,
     rate_limited,
+    refused_request,
     retry_delay,
 )
 
@@ -146,6 +147,23 @@ def _http(status: int, message: str, headers: dict | None = None) -> gidgethub.H
 ])
 def test_rate_limited_table(error, expected):
     assert rate_limited(error) is expected
+
+
+@pytest.mark.parametrize("error, expected", [
+    (_http(403, "Resource not accessible by integration", {"x-ratelimit-remaining": "4000"}), True),
+    (_http(422, "Validation Failed"), True),
+    (_http(404, "Not Found"), True),
+    (_http(401, "Bad credentials"), False),
+    (_http(429, "Too Many Requests"), False),
+    (_http(403, SECONDARY), False),
+    (_http(502, "Server Error"), False),
+    (GitHubAPIError("PATCH", "https://api.github.com/x", _http(503, "Service Unavailable"), 4), False),
+    (GitHubAPIError("PATCH", "https://api.github.com/x", _http(422, "Validation Failed"), 1), True),
+])
+def test_refused_request_is_a_4xx_but_credentials_and_rate_limits(error, expected):
+    """What publishing a sync PR (and writing its body again) records as the unit's refusal;
+    the rest is the delivery's to retry."""
+    assert refused_request(error) is expected
 
 
 @pytest.mark.parametrize("error, expected", [
