@@ -190,6 +190,22 @@ def test_a_rebased_forks_old_sync_branch_stays_in_flight(up, tmp_path):
     assert [b.upstream_shas for b in gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main")] == [(u1,)]
 
 
+def test_a_rebased_forks_old_sync_branch_stays_in_flight_beside_a_backup_of_the_old_tip(up, tmp_path):
+    # the pre-rebase tip kept as a branch (openxla/triton keeps llvm-head-<sha> branches): the sync
+    # branch's base is in that branch, but the rebase copied it (author, author time, subject) into
+    # the fork's history: built for the fork, not for the backup
+    fork, u1 = _two_fork_branches(up, tmp_path)
+    old = fork.head("main")
+    fork.git("branch", "-q", "main-backup", old)
+    fork.git("reset", "-q", "--hard", "main~1")
+    fork.commit("[main] an earlier change, moved below", {"lib/early.cpp": "e\n"}, when=T0 + 40)
+    fork.cherry_pick(old, when=T0 + 41)
+    repo = pygit2.Repository(str(fork.path / ".git"))
+    assert [b.upstream_shas for b in gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main")] == [(u1,)]
+    # the same backup, with the fork's own line not holding the copy: built for the backup
+    assert gitio.in_flight_branches(repo, fork.head("release"), fork_ref="release") == []
+
+
 def test_parse_pr():
     assert gitio.parse_pr("Fix thing (#123)") == 123
     assert gitio.parse_pr("Fix (#12) thing") is None
