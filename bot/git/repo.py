@@ -16,7 +16,8 @@ API (stable; see docs/core.md):
 * :func:`upstream_range` — merge base and the upstream first-parent commits since it.
 * :func:`commit_infos` / :func:`commit_info` — :class:`bot.model.CommitInfo` per sha; missing
   objects are reported in ``CommitInfo.missing``, never raised.
-* :func:`in_flight_branches` — open ``forksync/*`` branches → :class:`bot.model.InFlightBranch`.
+* :func:`in_flight_branches` — open ``forksync/*`` branches → :class:`bot.model.InFlightBranch`
+  (:func:`built_for`: one built for another fork branch of the repository is not in flight).
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ import asyncio
 import contextlib
 import hashlib
 import itertools
+import logging
 import os
 import re
 import signal
@@ -37,6 +39,8 @@ from pygit2.enums import SortMode
 
 from bot.config.objects import open_repository
 from bot.model import CommitInfo, FileChange, InFlightBranch
+
+log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]   # (done, total)
 
@@ -1004,13 +1008,19 @@ _BRANCH_RE = re.compile(r"^(?:refs/heads/|refs/remotes/[^/]+/)(forksync/(bundle|
 
 
 def in_flight_branches(repo: pygit2.Repository, fork_tip: str, *, prefix: str = "forksync/",
-                       with_paths: bool = True) -> list[InFlightBranch]:
+                       with_paths: bool = True, fork_ref: str | None = None) -> list[InFlightBranch]:
     """Open forksync branches: local ``refs/heads/forksync/*`` and remote-tracking
     ``refs/remotes/*/forksync/*`` whose tips are not yet in ``fork_tip``. The upstream commits
     they carry come from ``Upstream-Commit:`` trailers of the branch's own commits
     (``branch ^fork_tip``), and from ``Forksync-Conflict:`` trailers of a conflict commit (the
     unresolved pick a stopped chain carries); ``paths`` is the union of those commits' changed files. A local branch
-    wins over a remote-tracking one of the same name. Sorted by name."""
+    wins over a remote-tracking one of the same name. Sorted by name.
+
+    A branch built for another fork branch of the same repository is left out
+    (:func:`built_for`: ROCm/triton keeps ``main_perf``, ``release/internal/3.2.x`` and
+    ``triton-mlir`` in one repository, and a chain applied for ``main_perf`` is not in flight on the
+    others); ``fork_ref`` is the name ``fork_tip`` was read from (``main_perf``,
+    ``origin/main_perf``), never taken for such another branch. Its commits are not analysed."""
     seen: dict[str, InFlightBranch] = {}
     for ref in sorted(repo.references, key=lambda r: (not r.startswith("refs/heads/"), r)):
         m = _BRANCH_RE.match(ref)
@@ -1023,10 +1033,15 @@ def in_flight_branches(repo: pygit2.Repository, fork_tip: str, *, prefix: str = 
         own = rev_list(repo, tip, [fork_tip])
         if not own:
             continue   # merged (or empty): not in flight
+        messages = {s: repo[s].message for s in own}
+        other = built_for(repo, own, messages, fork_tip, fork_ref=fork_ref, prefix=prefix)
+        if other is not None:
+            log.debug("%s is not in flight for the fork tip %s: it was built on %s", m.group(1), fork_tip[:12], other)
+            continue
         ups: list[str] = []
         paths: set[str] = set()
         for s in own:
-            msg = repo[s].message
+            msg = messages[s]
             ups += [u for u in _TRAILER_UPSTREAM.findall(msg) + _TRAILER_CONFLICT.findall(msg) if u not in ups]
         if with_paths:
             for ci in commit_infos(repo, own).values():
@@ -1034,3 +1049,61 @@ def in_flight_branches(repo: pygit2.Repository, fork_tip: str, *, prefix: str = 
         seen[m.group(1)] = InFlightBranch(name=m.group(1), unit_id=f"{m.group(2)}-{m.group(3)}", kind=m.group(2),
                                           upstream_shas=tuple(ups), paths=frozenset(paths), tip=tip)
     return [seen[k] for k in sorted(seen)]
+
+
+#: the trailers forksync writes on the commits it makes on a sync branch (bot.git.apply: a pick
+#: carries Upstream-Commit and Forksync-Unit, a conflict commit Forksync-Conflict and Forksync-Unit)
+_TRAILER_FORKSYNC = re.compile(r"^(?:Upstream-Commit|Forksync-Conflict|Forksync-Unit):", re.MULTILINE | re.IGNORECASE)
+
+
+def _branch_short(ref: str) -> str:
+    """``main_perf`` for ``refs/heads/main_perf`` and ``refs/remotes/origin/main_perf``."""
+    if ref.startswith("refs/heads/"):
+        return ref[len("refs/heads/"):]
+    if ref.startswith("refs/remotes/"):
+        return ref[len("refs/remotes/"):].partition("/")[2]
+    return ref
+
+
+def built_for(repo: pygit2.Repository, own: list[str], messages: dict[str, str], fork_tip: str, *,
+              fork_ref: str | None = None, prefix: str = "forksync/") -> str | None:
+    """The other fork branch a sync branch was built for, or None when it is in flight for ``fork_tip``.
+
+    ``own``: the sync branch's commits not in ``fork_tip`` (``branch ^fork_tip``, oldest first),
+    ``messages`` their messages. The branch's *base* is the first parent of its oldest commit that
+    forksync made (a ``Upstream-Commit:``, ``Forksync-Conflict:`` or ``Forksync-Unit:`` trailer,
+    :mod:`bot.git.apply`). None (in flight) when the base is in ``fork_tip``'s history (the
+    common case: no git work beyond the messages), when no commit carries such a trailer, when the
+    base was rewritten into ``fork_tip``'s history (a commit there has its author, author time and
+    subject: a fork that rebases its branch, openxla/triton's ``llvm-head``, whose old sync
+    branches still have open PRs), or when no other branch holds it. Else the short name of the
+    first local or remote-tracking branch (``git for-each-ref --contains``, one git run) that holds
+    the base but neither ``fork_tip`` nor the oldest forksync commit, is no ``prefix`` branch and
+    is not ``fork_ref`` under any remote (real case: ROCm/triton's ``main_perf`` for a chain applied
+    there, seen from ``triton-mlir``)."""
+    own_set = set(own)
+    first = next((s for s in own if _TRAILER_FORKSYNC.search(messages[s])), None)
+    if first is None:
+        return None
+    parents = repo[first].parent_ids
+    base = str(parents[0]) if parents else None
+    if base is None or base not in own_set:
+        return None        # built on a commit of the fork tip's history
+    fork_name = None
+    if fork_ref:
+        full = ref_name(repo, fork_ref)
+        fork_name = _branch_short(full) if full else fork_ref
+    out = git(repo.path, "for-each-ref", "--format=%(refname)", f"--contains={base}", f"--no-contains={fork_tip}",
+              f"--no-contains={first}", "refs/heads", "refs/remotes", check=False)
+    other = next((r for r in str(out).split() if not r.endswith("/HEAD") and not _branch_short(r).startswith(prefix)
+                  and _branch_short(r) != fork_name), None)
+    if other is None:
+        return None
+    b = repo[base]
+    key = (b.author.email, b.author.time, b.message.split("\n", 1)[0])
+    walk = repo.walk(fork_tip, SortMode.NONE)
+    walk.hide(base)
+    for c in walk:
+        if (c.author.email, c.author.time, c.message.split("\n", 1)[0]) == key:
+            return None    # the base, rebased into the fork tip's history
+    return _branch_short(other)

@@ -502,7 +502,7 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     decisions = read_decisions(fork_repo, cfg.provenance.notes_ref)
     if cutoff is not None:
         decisions = [d for d in decisions if d.time <= cutoff]
-    in_flight = gitio.in_flight_branches(fork_repo, fork_tip) if cutoff is None else []
+    in_flight = gitio.in_flight_branches(fork_repo, fork_tip, fork_ref=cfg.fork.ref) if cutoff is None else []
     upstream = {s: infos[s] for s in rng}
     if in_flight:
         # the old commits, while their objects are still here (none: nothing to compare)

@@ -5,7 +5,7 @@ import json
 
 from bot.cli.main import main
 from bot.demo.repobuilder import run_git
-from tests.support.plan_repos import build_pair
+from tests.support.plan_repos import T0, build_pair
 
 
 def test_plan_json_and_apply(tmp_path, monkeypatch, capsys):
@@ -126,3 +126,35 @@ def test_a_prefix_of_a_chain_stopped_at_a_conflict_names_that_one_chain(tmp_path
     assert main(["apply", "", *g]) == 2
     err = capsys.readouterr().err
     assert "ambiguous" in err and all(x in err for x in (chain, f"chain-{u['u5'][:12]}", f"bundle-{u['u1'][:12]}"))
+
+
+def test_a_unit_applied_for_one_fork_branch_is_not_in_flight_on_another(tmp_path, monkeypatch, capsys):
+    """ROCm/triton keeps main_perf, release/internal/3.2.x and triton-mlir in one repository: a chain
+    applied for main_perf showed as IN_FLIGHT on release/internal/3.2.x, and its own commits
+    (``branch ^fork_tip``: all of main_perf's) put main_perf's files in triton-mlir's plan."""
+    pair = build_pair(tmp_path)
+    fork = pair.fork
+    fork.checkout(pair.base, new_branch="release")
+    fork.commit("[release] pin the version", {"README.md": "release 3.2\n"}, when=T0 + 300)
+    fork.checkout("main")
+    monkeypatch.chdir(tmp_path)
+    g = ["--fork", str(fork.path), "--upstream", str(pair.up.path)]
+    rel = [*g, "--fork-ref", "release"]
+    assert main(["plan", "--json", *rel]) == 0
+    before = json.loads(capsys.readouterr().out)
+    assert main(["status", "--json", *rel]) == 0
+    counts = json.loads(capsys.readouterr().out)["counts"]
+    u = pair.u
+    assert main(["apply", f"bundle-{u['u1'][:12]}", "--fork-ref", "main", *g]) == 0
+    capsys.readouterr()
+    assert main(["plan", "--json", *rel]) == 0
+    after = json.loads(capsys.readouterr().out)
+    assert after["in_flight"] == [] and after["pending"] == before["pending"] == 9
+    assert [(x["id"], [i["sha"] for i in x["items"]]) for x in after["units"]] == \
+        [(x["id"], [i["sha"] for i in x["items"]]) for x in before["units"]]
+    assert main(["status", "--json", *rel]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["counts"] == counts and not doc["counts"].get("IN_FLIGHT")
+    # on main, the fork branch it was built for, the bundle is in flight
+    assert main(["plan", "--json", "--fork-ref", "main", *g]) == 0
+    assert [b["name"] for b in json.loads(capsys.readouterr().out)["in_flight"]] == [f"forksync/bundle-{u['u1'][:12]}"]

@@ -130,6 +130,82 @@ def test_in_flight_branches(up, tmp_path):
     assert br.upstream_shas == (u1,) and br.paths == frozenset({"lib/x.cpp"})
 
 
+def _two_fork_branches(up, tmp_path):
+    """A fork repository with two long-lived branches off upstream (``main`` and ``release``, each
+    with an own commit), upstream's U1 fetched, and a sync branch for ``main`` built on its tip."""
+    fork = up.clone(tmp_path / "fork")
+    fork.checkout("main", new_branch="release")
+    fork.commit("[release] pin the toolchain", {"ci/toolchain.txt": "7\n"}, when=T0 + 5)
+    fork.checkout("main")
+    fork.commit("[main] tune the scheduler", {"lib/sched.cpp": "fast\n"}, when=T0 + 6)
+    u1 = up.commit("U1 (#2)", {"lib/x.cpp": "1\n"}, when=T0 + 10)
+    fork.add_remote("upstream", up.path)
+    fork.checkout("main", new_branch="forksync/chain-" + u1[:12])
+    fork.cherry_pick(u1, when=T0 + 20, trailer=f"Upstream-Commit: {u1}\nForksync-Unit: chain-{u1[:12]}")
+    fork.checkout("main")
+    return fork, u1
+
+
+def test_a_sync_branch_built_for_another_fork_branch_is_not_in_flight_for_this_one(up, tmp_path):
+    # real case: ROCm/triton keeps main_perf, release/internal/3.2.x and triton-mlir in one
+    # repository; a chain applied for main_perf counted as in flight on the other two, and its
+    # own commits (`branch ^fork_tip`) brought main_perf's files into their plans
+    fork, u1 = _two_fork_branches(up, tmp_path)
+    repo = pygit2.Repository(str(fork.path / ".git"))
+    assert gitio.in_flight_branches(repo, fork.head("release"), fork_ref="release") == []
+    assert gitio.in_flight_branches(repo, fork.head("release")) == []     # no fork ref named: the same
+    [br] = gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main")
+    assert br.upstream_shas == (u1,) and br.paths == frozenset({"lib/x.cpp"})
+    # a person's commit on the sync branch after forksync's pick: still built on main's tip
+    fork.checkout("forksync/chain-" + u1[:12])
+    fork.commit("fix the pick by hand", {"lib/x.cpp": "2\n"}, when=T0 + 30)
+    fork.checkout("main")
+    assert gitio.in_flight_branches(repo, fork.head("release"), fork_ref="release") == []
+    assert [b.upstream_shas for b in gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main")] == [(u1,)]
+
+
+def test_a_sync_branch_built_on_a_newer_tip_of_the_fork_ref_stays_in_flight(up, tmp_path):
+    # the fork tip read from a remote-tracking ref that lags the local branch the sync branch was
+    # built on: that branch is the fork ref itself (by name), and it contains the fork tip
+    fork, u1 = _two_fork_branches(up, tmp_path)
+    repo = pygit2.Repository(str(fork.path / ".git"))
+    old = fork.head("main~1")
+    assert [b.upstream_shas for b in gitio.in_flight_branches(repo, old, fork_ref="main")] == [(u1,)]
+    assert [b.upstream_shas for b in gitio.in_flight_branches(repo, old)] == [(u1,)]
+
+
+def test_a_rebased_forks_old_sync_branch_stays_in_flight(up, tmp_path):
+    # openxla/triton rebases llvm-head onto upstream: a sync branch built on the pre-rebase tip has
+    # a base no branch holds any more; its upstream commits are still on an open PR
+    fork, u1 = _two_fork_branches(up, tmp_path)
+    fork.git("reset", "-q", "--hard", "main~1")
+    fork.commit("[main] tune the scheduler (rebased)", {"lib/sched.cpp": "fast\n"}, when=T0 + 40)
+    repo = pygit2.Repository(str(fork.path / ".git"))
+    [br] = gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main")
+    assert br.upstream_shas == (u1,)
+    # a branch that took the sync branch (merged it) holds its base too, but it was not built for it
+    fork.checkout("main", new_branch="dev")
+    fork.merge("forksync/chain-" + u1[:12], when=T0 + 50)
+    fork.checkout("main")
+    assert [b.upstream_shas for b in gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main")] == [(u1,)]
+
+
+def test_a_rebased_forks_old_sync_branch_stays_in_flight_beside_a_backup_of_the_old_tip(up, tmp_path):
+    # the pre-rebase tip kept as a branch (openxla/triton keeps llvm-head-<sha> branches): the sync
+    # branch's base is in that branch, but the rebase copied it (author, author time, subject) into
+    # the fork's history: built for the fork, not for the backup
+    fork, u1 = _two_fork_branches(up, tmp_path)
+    old = fork.head("main")
+    fork.git("branch", "-q", "main-backup", old)
+    fork.git("reset", "-q", "--hard", "main~1")
+    fork.commit("[main] an earlier change, moved below", {"lib/early.cpp": "e\n"}, when=T0 + 40)
+    fork.cherry_pick(old, when=T0 + 41)
+    repo = pygit2.Repository(str(fork.path / ".git"))
+    assert [b.upstream_shas for b in gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main")] == [(u1,)]
+    # the same backup, with the fork's own line not holding the copy: built for the backup
+    assert gitio.in_flight_branches(repo, fork.head("release"), fork_ref="release") == []
+
+
 def test_parse_pr():
     assert gitio.parse_pr("Fix thing (#123)") == 123
     assert gitio.parse_pr("Fix (#12) thing") is None
