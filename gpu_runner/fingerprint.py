@@ -146,13 +146,6 @@ def _amd_gpus() -> tuple[list[str | None], str | None]:
     return parse_rocm_smi(_run(["rocm-smi", "--showproductname", "--showdriverversion"]))
 
 
-def gpu_count() -> int:
-    """How many GPUs this machine has: those ``nvidia-smi -L`` lists plus the AMD GPUs ``amd-smi``
-    (else ``rocm-smi``) lists; 0 without the tools or a GPU."""
-    out = _run(["nvidia-smi", "-L"])
-    return sum(1 for line in (out or "").splitlines() if line.startswith("GPU ")) + len(_amd_gpus()[0])
-
-
 def fingerprint(runner: str) -> Environment:
     """What this machine has (see the module docstring); ``runner`` is the runner id to record.
     A machine with NVIDIA and AMD GPUs records both models (NVIDIA's first), their total count,

@@ -134,7 +134,7 @@ def run_local(suite: SuiteConfig, repo: Path, commit: str, opts: LocalOptions = 
     logs = opts.logs_dir or Path(tempfile.mkdtemp(prefix="forksync-logs-"))
     logs.mkdir(parents=True, exist_ok=True)
     env = suite_env(suite, sha, opts.platform, opts.shard)
-    env, cache = _runner_env(suite, env, logs, opts)
+    env, cache = _runner_env(suite, env, logs, opts, environment.gpu_count)
     attempts: list[Attempt] = []
     durations = Durations()
     for number in range(1, suite.infra_retries + 2):
@@ -191,10 +191,11 @@ def attempt_infra(output: str, tests) -> str | None:
     return hits[0] if all(hits) else None
 
 
-def _runner_env(suite: SuiteConfig, env: dict[str, str], logs: Path, opts: LocalOptions) -> tuple[dict[str, str], str]:
+def _runner_env(suite: SuiteConfig, env: dict[str, str], logs: Path, opts: LocalOptions,
+                gpu_count: int) -> tuple[dict[str, str], str]:
     """``(env, cache policy)``: the Triton cache folder (see the module docstring), and for JUnit
     suites the streaming per-test report plugin and, with ``workers`` > 1, pytest-xdist with a GPU
-    per worker."""
+    per worker (``gpu_count``: the GPUs the run's fingerprint counted)."""
     env = dict(env)
     if "TRITON_CACHE_DIR" in suite.env:
         cache = "suite"
@@ -219,7 +220,7 @@ def _runner_env(suite: SuiteConfig, env: dict[str, str], logs: Path, opts: Local
             # the variable the runner is pinned with (ROCm advises ROCR_VISIBLE_DEVICES; HIP reads
             # HIP_VISIBLE_DEVICES before CUDA_VISIBLE_DEVICES), so each worker narrows that one
             var = next((v for v in WORKER_GPU_VARS if env.get(v)), WORKER_GPU_VARS[0])
-            gpus = env.get(var) or ",".join(str(i) for i in range(fp.gpu_count()))
+            gpus = env.get(var) or ",".join(str(i) for i in range(gpu_count))
             if gpus:
                 env["FORKSYNC_WORKER_GPUS"], env["FORKSYNC_WORKER_GPU_VAR"] = gpus, var
     return env, cache

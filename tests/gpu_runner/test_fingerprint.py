@@ -113,7 +113,7 @@ def test_a_suite_for_mi300_on_an_mi300x_box_with_rocm_smi_only_runs(repo, tmp_pa
     env = r.environment
     assert (env.gpu_model, env.gpu_count, env.driver) == ("AMD Instinct MI300X OAM", 4, "6.7.0")
     assert r.outcome != "infrastructure" and r.verdict == "green", [(x.code, x.detail[:200]) for x in r.reasons]
-    assert fp.gpu_count() == 4
+    assert fp.fingerprint("r").gpu_count == 4
 
 
 def test_a_suite_for_h200_on_an_amd_box_is_not_green(repo, tmp_path, monkeypatch):
@@ -132,7 +132,7 @@ def test_a_machine_with_an_nvidia_and_an_amd_gpu_lists_both(tmp_path, monkeypatc
 
 def test_gpu_count_counts_amd_gpus(tmp_path, monkeypatch):
     _fake_tools(tmp_path / "bin", monkeypatch, amd_smi=_text("amd-smi-static-mi350x.txt"))
-    assert fp.gpu_count() == 1
+    assert fp.fingerprint("r").gpu_count == 1
 
 
 GPU_PER_WORKER_ROCR = """\
