@@ -35,6 +35,29 @@ async def bundle_and_chain(w, up_src, upstream):
     return b0, bundle, chain
 
 
+async def push_alices_commit(w, branch: str, tmp_path) -> None:
+    """alice pushes a commit of her own (python/h.py and a note) to the sync ``branch``."""
+    wt = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
+    commit_files(wt, {"python/h.py": "h = 2\n", "python/notes.py": "# why h is 2\n"}, "h and a note")
+    git(wt, "push", "-q", "origin", "HEAD")
+    await w.bot.settle()
+
+
+async def defer_the_bundle_held_at_its_close(w, b0: str, bundle: dict):
+    """alice defers the bundle's only commit, and the sync that follows is held at the close of
+    the bundle's PR (its PATCH): ``(hold, the command's task)`` — release the hold, then await the
+    task. Faults added meanwhile hit only what the sync writes after the close."""
+    [issue] = await status_issue(w.alice)
+    hold = w.fake.faults.hold("PATCH", f"/repos/meta/triton/pulls/{bundle['number']}")
+    said = asyncio.create_task(status_command(w.alice, w.bot, issue["number"],
+                                              f"/forksync defer {b0[:12]} waits for the new allocator"))
+    reached = asyncio.create_task(hold.reached.wait())
+    await asyncio.wait({said, reached}, return_when=asyncio.FIRST_COMPLETED)
+    assert hold.reached.is_set(), "the bundle was not closed: not the case under test"
+    return hold, said
+
+
 async def defer_the_bundle(w, b0: str, bundle: dict) -> str:
     """alice defers the bundle's only commit: the sync that follows closes its PR. The status
     issue's line for ``chain`` after it."""
@@ -66,11 +89,7 @@ async def test_a_chain_holding_a_persons_commit_still_waits_for_a_bundle_the_syn
     w, up_src, upstream = stacked_world
     b0, bundle, chain = await bundle_and_chain(w, up_src, upstream)
     branch = chain["head"]["ref"]
-    wt = tmp_path / "alice"
-    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
-    commit_files(wt, {"python/h.py": "h = 2\n", "python/notes.py": "# why h is 2\n"}, "h and a note")
-    git(wt, "push", "-q", "origin", "HEAD")
-    await w.bot.settle()
+    await push_alices_commit(w, branch, tmp_path)
     head = (await w.pr(chain["number"]))["head"]["sha"]
     row = sync_store.branch_row(w.bot.store, "meta/triton", branch)
     assert sync_store.person_work(row, head), "her commit is not on the branch: not the case under test"
@@ -119,11 +138,7 @@ async def test_a_chain_kept_waiting_on_the_bundle_the_sync_closed_says_so_in_tha
     w, up_src, upstream = stacked_world
     b0, bundle, chain = await bundle_and_chain(w, up_src, upstream)
     branch = chain["head"]["ref"]
-    wt = tmp_path / "alice"
-    git(tmp_path, "clone", "-q", "-b", branch, str(w.fork.path), str(wt))
-    commit_files(wt, {"python/h.py": "h = 2\n", "python/notes.py": "# why h is 2\n"}, "h and a note")
-    git(wt, "push", "-q", "origin", "HEAD")
-    await w.bot.settle()
+    await push_alices_commit(w, branch, tmp_path)
     now = await w.pr(chain["number"])
     await w.alice.patch(f"/repos/meta/triton/pulls/{chain['number']}",
                         data={"body": now["body"] + "\n\nalice: h is 2 because of the allocator.\n"})
@@ -144,14 +159,8 @@ async def test_github_refusing_the_chains_new_body_blocks_it_and_the_sync_goes_o
     status issue, and a later sync writes the body and clears the block."""
     w, up_src, upstream = stacked_world
     b0, bundle, chain = await bundle_and_chain(w, up_src, upstream)
-    [issue] = await status_issue(w.alice)
     # the chain's body is written (its deferred commits) before the bundle is closed: refused only after
-    hold = w.fake.faults.hold("PATCH", f"/repos/meta/triton/pulls/{bundle['number']}")
-    said = asyncio.create_task(status_command(w.alice, w.bot, issue["number"],
-                                              f"/forksync defer {b0[:12]} waits for the new allocator"))
-    reached = asyncio.create_task(hold.reached.wait())
-    await asyncio.wait({said, reached}, return_when=asyncio.FIRST_COMPLETED)
-    assert hold.reached.is_set(), "the bundle was not closed: not the case under test"
+    hold, said = await defer_the_bundle_held_at_its_close(w, b0, bundle)
     w.fake.faults.add("PATCH", f"/repos/meta/triton/pulls/{chain['number']}", 403,
                       "Resource not accessible by integration")
     if comment_refused:

@@ -5,14 +5,11 @@ chain's pull request. ``publish`` leaves such failures to the delivery's retry a
 must not say GitHub refused its PR, nor its PR get a comment naming a setting to change."""
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from bot.sync import store as sync_store
 from tests.e2e.test_conflict_owed import source, stacked_world  # noqa: F401
-from tests.e2e.test_decided_dependency_waits import bundle_and_chain
-from tests.support.e2e import status_command, status_issue
+from tests.e2e.test_decided_dependency_waits import bundle_and_chain, defer_the_bundle_held_at_its_close
 
 
 @pytest.mark.parametrize("status, message", [(502, "Bad Gateway"), (429, "API rate limit exceeded")])
@@ -20,14 +17,8 @@ async def test_github_failing_for_a_while_on_the_chains_new_body_is_no_refusal(s
                                                                                 message):
     w, up_src, upstream = stacked_world
     b0, bundle, chain = await bundle_and_chain(w, up_src, upstream)
-    [issue] = await status_issue(w.alice)
     # the chain's body is written (its deferred commits) before the bundle is closed: fail only after
-    hold = w.fake.faults.hold("PATCH", f"/repos/meta/triton/pulls/{bundle['number']}")
-    said = asyncio.create_task(status_command(w.alice, w.bot, issue["number"],
-                                              f"/forksync defer {b0[:12]} waits for the new allocator"))
-    reached = asyncio.create_task(hold.reached.wait())
-    await asyncio.wait({said, reached}, return_when=asyncio.FIRST_COMPLETED)
-    assert hold.reached.is_set(), "the bundle was not closed: not the case under test"
+    hold, said = await defer_the_bundle_held_at_its_close(w, b0, bundle)
     w.fake.faults.add("PATCH", f"/repos/meta/triton/pulls/{chain['number']}", status, message, times=10_000)
     hold.release()
     await said
