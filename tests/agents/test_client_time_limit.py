@@ -178,36 +178,41 @@ async def test_a_non_streamed_attempt_cut_at_its_own_limit_is_counted_and_retrie
     assert (row["cut_calls"], row["estimated_input_tokens"]) == (1, 877)
 
 
+async def after_a_stalled_first_attempt(within_s: float):
+    """A call with time limit ``within_s`` (seconds; ``timeout_s`` 60, a 2 s backoff) whose first
+    attempt's answer never begins: 60 s pass on the client's clock. ``(the local Anthropic server,
+    the client, the reply or the AgentSkipped the call raised)``."""
+    timeouts = ManualTimeouts()
+    async with FakeAnthropic([Reply(text="late", delay_s=3600), Reply(text="a retry's")]) as fake:
+        async with client(fake, timeouts, within_s, timeout_s=60, max_retries=2, backoff_base_s=2) as c:
+            call = asyncio.ensure_future(c.call("conflict-resolution", system="s", messages=MSG))
+            await until(lambda: len(fake.requests) == 1 and timeouts.waiting == 1, "the request")
+            timeouts.advance(60)
+            try:
+                got = await call
+            except AgentSkipped as e:
+                got = e
+    return fake, c, got
+
+
 async def test_no_retry_starts_with_less_time_left_than_the_failed_attempt_waited_for_its_answer():
     """The first attempt waited its 60 s for an answer that never began; after the 2 s backoff 38 s
     of the 100 s are left — less than an answer was just seen to need to begin, so a retry would
     send a whole prompt only to be cut. No second request is sent and the call says why."""
-    timeouts = ManualTimeouts()
-    async with FakeAnthropic([Reply(text="late", delay_s=3600), Reply(text="a retry's")]) as fake:
-        async with client(fake, timeouts, 100.0, timeout_s=60, max_retries=2, backoff_base_s=2) as c:
-            call = asyncio.ensure_future(c.call("conflict-resolution", system="s", messages=MSG))
-            await until(lambda: len(fake.requests) == 1 and timeouts.waiting == 1, "the request")
-            timeouts.advance(60)
-            with pytest.raises(AgentSkipped) as e:
-                await call
+    fake, c, e = await after_a_stalled_first_attempt(100.0)
+    assert isinstance(e, AgentSkipped), e
     assert len(fake.requests) == 1
     assert c.sleep == []                                # not even the backoff is slept
-    assert e.value.reason == (
+    assert e.reason == (
         "agent conflict-resolution stopped after attempt 1 timed out after 60 s, with no time for a retry "
         "(38 s would be left after the 2 s backoff, less than the 60 s attempt 1 waited without the "
         "answer beginning): not enough of its time limit (100 s) was left for another attempt; nothing of it "
         "was used")
-    assert c.out_of_time == e.value.reason and not e.value.api_failure
+    assert c.out_of_time == e.reason and not e.api_failure
 
 
 async def test_a_retry_starts_when_the_time_left_holds_what_the_failed_attempt_waited():
-    timeouts = ManualTimeouts()
-    async with FakeAnthropic([Reply(text="late", delay_s=3600), Reply(text="a retry's")]) as fake:
-        async with client(fake, timeouts, 200.0, timeout_s=60, max_retries=2, backoff_base_s=2) as c:
-            call = asyncio.ensure_future(c.call("conflict-resolution", system="s", messages=MSG))
-            await until(lambda: len(fake.requests) == 1 and timeouts.waiting == 1, "the request")
-            timeouts.advance(60)
-            reply = await call
+    _, c, reply = await after_a_stalled_first_attempt(200.0)
     assert (reply.text, reply.attempts, c.sleep, c.out_of_time) == ("a retry's", 2, [2.0], "")
 
 
