@@ -35,8 +35,9 @@ RUN apt-get update \
 
 COPY requirements/runtime.lock /tmp/runtime.lock
 COPY --from=builder /wheels /tmp/wheels
-# exactly the tested versions (hashes required), then forksync itself without resolving anything
-RUN pip install --no-cache-dir --require-hashes -r /tmp/runtime.lock \
+# exactly the tested versions (hashes required; the lock holds every dependency: nothing is
+# resolved), then forksync itself without resolving anything
+RUN pip install --no-cache-dir --require-hashes --no-deps -r /tmp/runtime.lock \
  && pip install --no-cache-dir --no-deps /tmp/wheels/forksync-*.whl \
  && rm -rf /tmp/wheels /tmp/runtime.lock \
  && useradd --system --create-home --home-dir /home/forksync --uid 10001 forksync \

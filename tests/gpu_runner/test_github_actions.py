@@ -83,7 +83,7 @@ def test_workflow_template_matches_the_dispatch_and_collect_contract():
     assert upload["with"]["name"] == ("${{ inputs.shards == '1' && format('forksync-result-{0}', inputs.request_id) || "
                                       "format('forksync-result-{0}-shard{1}', inputs.request_id, matrix.shard) }}")
     install = next(s for s in steps if s.get("name") == "Install forksync (the bot's commit)")
-    assert install["run"].splitlines() == ["python3 -m pip install --require-hashes -r forksync-wheel/runner.lock",
+    assert install["run"].splitlines() == ["python3 -m pip install --require-hashes --no-deps -r forksync-wheel/runner.lock",
                                            "python3 -m pip install --no-deps --force-reinstall forksync-wheel/forksync-*.whl"]
     build = wf["jobs"]["forksync"]["steps"]
     checkout = next(s for s in build if s.get("uses", "").startswith("actions/checkout"))
