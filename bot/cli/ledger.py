@@ -23,7 +23,7 @@ from bot.core.ledger import UNCHECKED
 from bot.core.merged import revert_of
 from bot.git import repo as gitio
 from bot.model import Disposition, Evidence, LedgerEntry
-from bot.sync.ingest import AsOfError, end_of_day, load_state, series
+from bot.sync.ingest import AsOfError, before_first_own_commit, end_of_day, load_state, series
 
 
 def iso(ts: int | None) -> str | None:
@@ -336,7 +336,8 @@ def _cmd_series(args) -> int:
     out = [{"date": d, "days_behind": s.pins.days_behind, "contiguous_lag_days": s.pins.contiguous_lag_days,
             "backlog": s.pins.backlog, "not_reached": s.pins.not_reached, "frontier": s.pins.frontier.sha,
             "contiguous_pin": s.pins.contiguous.sha, "commits_in_range": len(s.ledger.entries),
-            "upstream_as_of": iso(s.upstream_as_of)} for d, s in rows]
+            "upstream_as_of": iso(s.upstream_as_of), "before_first_own_commit": early}
+           for (d, s), early in zip(rows, before_first_own_commit([bool(s.fork_commits) for _, s in rows]))]
     if args.json:
         print(json.dumps({"schema": "forksync.series/1", "points": out}, indent=2))
         return 0
@@ -346,11 +347,14 @@ def _cmd_series(args) -> int:
     # pinned or undated upstream gets the reason status gives, never a bare "None"
     last = rows[-1][1] if rows else None
     seen = last and (out[-1]["upstream_as_of"] or f"unknown ({last.upstream_as_of_unknown})")
-    t = Table(title=text("ledger", "series_title"), caption=text("ledger", "series_caption", seen=seen) if last else None)
+    early = any(r["before_first_own_commit"] for r in out)
+    t = Table(title=text("ledger", "series_title"),
+              caption=text("ledger", "series_caption", seen=seen, early=early) if last else None)
     for col in text("ledger", "series_columns").split("\t"):
         t.add_column(col, justify="right")
     for r in out:
-        t.add_row(r["date"], str(r["commits_in_range"]), f"{r['days_behind']:.2f}", f"{r['contiguous_lag_days']:.2f}",
+        mark = " *" if r["before_first_own_commit"] else ""
+        t.add_row(r["date"] + mark, str(r["commits_in_range"]), f"{r['days_behind']:.2f}", f"{r['contiguous_lag_days']:.2f}",
                   str(r["backlog"]), str(r["not_reached"]))
     Console().print(t)
     return 0

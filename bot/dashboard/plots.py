@@ -60,10 +60,13 @@ def _json(fig: Figure) -> str:
 def overview_figure(doc: dict) -> str:
     """Days Behind (left axis) and Backlog (right axis) over time, landings marked. A point of a
     failed refresh of upstream (``source: fetch-failed``) holds the last good numbers, not
-    current ones: it is a gap in those lines and a grey point of a trace of its own that says so."""
+    current ones: it is a gap in those lines and a grey point of a trace of its own that says so.
+    A backfilled point before the fork's first own commit (``source: backfill-before-fork``,
+    :func:`bot.sync.ingest.before_first_own_commit`) is upstream's own past, not the fork's lag:
+    it stays out of those lines too, drawn faint in a trace that says so."""
     s = doc["series"]
     x = [p["at"] for p in s]
-    seen = [p["source"] != "fetch-failed" for p in s]
+    seen = [p["source"] not in ("fetch-failed", "backfill-before-fork") for p in s]
 
     def current(key: str) -> list:
         return [p[key] if ok else None for p, ok in zip(s, seen)]
@@ -74,7 +77,14 @@ def overview_figure(doc: dict) -> str:
                              hovertemplate="%{y} commits<extra>Backlog</extra>"))
     fig.add_trace(Scatter(x=x, y=current("contiguous_lag_days"), name="contiguous pin lag", mode="lines",
                              line=dict(dash="dot"), hovertemplate="%{y:.2f} days<extra>pin lag</extra>"))
-    failed = [p for p, ok in zip(s, seen) if not ok]
+    early = [p for p in s if p["source"] == "backfill-before-fork"]
+    if early:
+        fig.add_trace(Scatter(x=[p["at"] for p in early], y=[p["days_behind"] for p in early],
+                                 name="before the fork's first own commit", mode="markers",
+                                 marker=dict(symbol="circle-open", size=6, color="#c7c7c7"),
+                                 hovertemplate="%{y:.2f} days: the fork had no own commit yet, its tip was one "
+                                               "of upstream's (upstream's past, not the fork's lag)<extra>before the fork</extra>"))
+    failed = [p for p in s if p["source"] == "fetch-failed"]
     if failed:
         fig.add_trace(Scatter(x=[p["at"] for p in failed], y=[p["days_behind"] for p in failed],
                                  name="upstream not seen (refresh failed)", mode="markers",

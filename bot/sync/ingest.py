@@ -696,5 +696,17 @@ def series(cfg: ForksyncConfig, start: str, end: str, step_days: int = 7, store:
     return out
 
 
+def before_first_own_commit(own: list[bool]) -> list[bool]:
+    """``own``: per point of :func:`series` (same order), whether its state has an own fork commit
+    (``bool(state.fork_commits)``). Returns, per point, True where the fork had no own commit yet
+    though a later point has one. In a repository that holds upstream's history the fork's tip
+    then is one of upstream's commits, so its lag is upstream's own past, not a fork falling
+    behind; git cannot tell whether the fork existed then (a fork dormant since the merge base
+    looks the same), so plots mark such points rather than drop them. A fork with no own commit
+    at any point (a mirror) has none marked."""
+    first = next((k for k, o in enumerate(own) if o), 0)
+    return [k < first for k in range(len(own))]
+
+
 __all__ = ["AsOfError", "BeforeHistoryError", "SyncState", "load_state", "open_side", "side_tip",
-           "series", "end_of_day", "tip_as_of", "analyse", "ANALYSIS_VERSION"]
+           "series", "before_first_own_commit", "end_of_day", "tip_as_of", "analyse", "ANALYSIS_VERSION"]

@@ -76,7 +76,8 @@ def plan_units(plan: Plan) -> list[dict]:
 
 
 def snapshot_row(st: SyncStatus, *, at: float, contiguous_lag_days: float, source: str, stale_after_s: float = 0.0) -> dict:
-    """A ``metrics_snapshots`` row from a fork's status (``source``: sync | refresh | fetch-failed | backfill)."""
+    """A ``metrics_snapshots`` row from a fork's status (``source``: sync | refresh | fetch-failed | backfill |
+    backfill-before-fork)."""
     return {"stale_after_s": stale_after_s, "repo": st.repo, "at": at, "upstream_as_of": st.upstream_seen_at, "upstream_head": st.upstream_head,
             "frontier": st.frontier, "contiguous_pin": st.contiguous_pin, "days_behind": st.days_behind,
             "contiguous_lag_days": contiguous_lag_days, "backlog": st.backlog, "not_reached": st.not_reached,
@@ -123,16 +124,16 @@ def backfill(store: Store, repo: str, cfg: ForksyncConfig, *, days: int = 365, s
     (:func:`bot.sync.ingest.series`: the state at the end of each UTC day). Also writes the
     ledger of the newest point when the fork has no ledger snapshot. Returns the number of
     points written (0 when the fork already had snapshots). Raises what ``series`` raises."""
-    from bot.sync.ingest import series  # lazy: git and the core load only when a backfill runs
+    from bot.sync.ingest import before_first_own_commit, series  # lazy: git and the core load only for a backfill
 
     if sync_store.has_snapshots(store, repo):
         return 0
     last = today or date.fromtimestamp(time.time())
     dates = backfill_dates(last - timedelta(days=days), last, step_days)
     rows, newest = [], None
+    own = []            # per row: whether the fork had an own commit by then (states are not kept: memory)
     for d in dates:
-        pts = series(cfg, d, d, 1, progress=progress)
-        for d, s in pts:
+        for d, s in series(cfg, d, d, 1, progress=progress):
             end = _end_of_day(d)
             up_time = s.pins.upstream_tip.committer_time if s.pins.upstream_tip else 0
             rows.append({"repo": repo, "at": end, "upstream_as_of": float(up_time or end),
@@ -141,7 +142,11 @@ def backfill(store: Store, repo: str, cfg: ForksyncConfig, *, days: int = 365, s
                          "contiguous_lag_days": float(s.pins.contiguous_lag_days), "backlog": int(s.pins.backlog),
                          "not_reached": int(s.pins.not_reached), "open_units": len(s.in_flight), "source": "backfill",
                          "fetch_error": ""})
+            own.append(bool(s.fork_commits))
             newest = s
+    for row, early in zip(rows, before_first_own_commit(own)):
+        if early:
+            row["source"] = "backfill-before-fork"
     sync_store.record_snapshots(store, rows)
     if newest is not None:
         total, _ = sync_store.query_ledger(store, repo, limit=1)

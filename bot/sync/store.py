@@ -741,7 +741,7 @@ METRICS_SNAPSHOTS = table("metrics_snapshots", {
     "upstream_head": str, "frontier": str, "contiguous_pin": str,
     "days_behind": float, "contiguous_lag_days": float, "backlog": int, "not_reached": int,
     "open_units": int,
-    "source": str,                # sync | refresh | fetch-failed | backfill
+    "source": str,                # sync | refresh | fetch-failed | backfill | backfill-before-fork
     "fetch_error": str,
     "stale_after_s": float,       # the fork's github.stale_after_s when written (0: not known)
 }, pk="id", indexes=[("repo", "at")])

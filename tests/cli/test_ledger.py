@@ -64,6 +64,22 @@ def test_status_series(scn, capsys):
     assert [p["date"] for p in json.loads(out)["points"]] == ["2026-01-05", "2026-01-06", "2026-01-07"]
 
 
+def test_series_marks_the_points_before_the_forks_first_own_commit(scn, capsys):
+    """The scenario's fork has no commit of its own by 2026-01-05: its tip is the merge base, one of
+    upstream's commits, so that point's 4 days are upstream's own past. The point is kept (git
+    cannot tell whether the fork existed then) and marked, in the JSON and in the table."""
+    rc, out, _ = run(capsys, [*scn.argv, "status", "--series", "2026-01-05", "2026-03-01", "--step", "30", "--json"])
+    pts = json.loads(out)["points"]
+    assert [(p["date"], p["before_first_own_commit"]) for p in pts] == [
+        ("2026-01-05", True), ("2026-02-04", False), ("2026-03-01", False)]
+    rc, out, _ = run(capsys, [*scn.argv, "status", "--series", "2026-01-05", "2026-03-01", "--step", "30"])
+    assert rc == 0 and "2026-01-05 *" in out and "2026-02-04 *" not in out
+    assert "* marks a date before the fork's first own commit" in " ".join(out.split())
+    # a series that starts after it has no mark and no footnote
+    rc, out, _ = run(capsys, [*scn.argv, "status", "--series", "2026-02-04", "2026-03-01", "--step", "30"])
+    assert rc == 0 and "*" not in out
+
+
 def test_status_step_needs_series(scn, capsys):
     assert run(capsys, [*scn.argv, "status", "--step", "3"]) == (
         2, "", "forksync: --step needs --series START END (it is the days between series points)\n")

@@ -118,6 +118,26 @@ def test_backfill_computes_the_series_of_the_forks_history_once(tmp_path):
     assert snapshots.backfill(store, "o/f", cfg, days=6, step_days=2, today=date(2026, 1, 8)) == 0
 
 
+def test_backfill_marks_the_points_before_the_forks_first_own_commit(tmp_path):
+    """The ledger scenario's fork makes its first own commit on 2026-01-31 (F + 1 s): before it its
+    tip is upstream's merge base, and its growing lag (1, 11, 18 days) is upstream's own past. Those
+    points are kept (git cannot tell whether the fork existed) but marked, so the plot leaves them
+    out of the fork's lines; the point after the first own commit is an ordinary backfill."""
+    from tests.support.ledger_scenario import build
+
+    s = build(tmp_path / "repos")
+    cfg_path = tmp_path / "forksync.yml"
+    cfg_path.write_text(f"cache_dir: {tmp_path / 'cache'}\nupstream:\n  url: {s.up.path}\nfork:\n  url: {s.fork.path}\n")
+    store = Store()
+    assert snapshots.backfill(store, "o/f", load_config(str(cfg_path)), days=40, step_days=10, today=date(2026, 2, 1)) == 4
+    rows = sync_store.snapshots(store, "o/f")
+    assert [(r["at"], r["source"], r["days_behind"]) for r in rows] == [
+        (snapshots._end_of_day("2026-01-02"), "backfill-before-fork", 1.0),
+        (snapshots._end_of_day("2026-01-12"), "backfill-before-fork", 11.0),
+        (snapshots._end_of_day("2026-01-22"), "backfill-before-fork", 18.0),
+        (snapshots._end_of_day("2026-02-01"), "backfill", 2.0)]
+
+
 def test_ledger_rows_name_the_configured_areas_when_there_are_some():
     """The ledger page's area filter offers the names the plan labels units with (``areas:`` in
     forksync.yml); a config without areas falls back to directories."""
