@@ -585,3 +585,28 @@ def test_damaged_files_finds_what_a_power_loss_empties_or_cuts(up, tmp_path, dam
     refs, others = gitio.damaged_files(bare)
     assert (refs, [o.replace(f"objects/{tip[:2]}/{tip[2:]}", "OBJ") for o in others]) == want
     assert gitio.damaged_files(tmp_path / "absent.git") == ([], [])
+
+
+def test_a_forks_old_sync_branch_stays_in_flight_when_the_rewrite_squashed_its_base_beside_a_feature_branch(up, tmp_path):
+    # The fork squashes its newest commit (a fixup) into the one before while a sync PR built on
+    # it is open, and a person's feature branch still starts at the old tip. The sync branch's
+    # base is "rewritten into the fork tip's history" (built_for's docstring: in flight), but no
+    # commit there has the fixup's subject, and the feature branch holds the base: the branch was
+    # taken for one built for `alice/feature`, and its upstream commit is planned a second time
+    # while its PR is open. Pre-change, every forksync branch not merged was in flight.
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[main] tune the scheduler", {"lib/sched.cpp": "fast\n"}, when=T0 + 6)
+    fork.commit("fixup! [main] tune the scheduler", {"lib/sched.cpp": "faster\n"}, when=T0 + 7)
+    u1 = up.commit("U1 (#2)", {"lib/x.cpp": "1\n"}, when=T0 + 10)
+    fork.add_remote("upstream", up.path)
+    fork.checkout("main", new_branch="alice/feature")
+    fork.commit("[alice] a feature on the old tip", {"lib/feature.cpp": "f\n"}, when=T0 + 15)
+    fork.checkout("main", new_branch="forksync/chain-" + u1[:12])
+    fork.cherry_pick(u1, when=T0 + 20, trailer=f"Upstream-Commit: {u1}\nForksync-Unit: chain-{u1[:12]}")
+    fork.checkout("main")
+    repo = pygit2.Repository(str(fork.path / ".git"))
+    assert [b.upstream_shas for b in gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main")] == [(u1,)]
+    # the squash (git rebase -i --autosquash): one commit, the first one's subject and author time
+    fork.git("reset", "-q", "--soft", "main~2")
+    fork.git("commit", "-q", "-m", "[main] tune the scheduler", when=T0 + 6)
+    assert [b.upstream_shas for b in gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main")] == [(u1,)]
