@@ -15,9 +15,10 @@ own command needs no change. Only the standard library and pytest's hooks are us
   ``skipped``, XPASS(strict) ``failed``. Ids are JUnit's ``classname::name``.
 
 With pytest-xdist the controller writes the lines (workers forward their reports to it); each
-worker first takes its own GPU: ``FORKSYNC_WORKER_GPU_VAR`` (``CUDA_VISIBLE_DEVICES`` unless the
-runner is pinned with ``HIP_VISIBLE_DEVICES`` or ``ROCR_VISIBLE_DEVICES``) becomes the ``n``-th of
-``FORKSYNC_WORKER_GPUS`` (comma-separated) for worker ``gw<n>``, before any test imports CUDA or HIP.
+worker first takes its own GPU: each variable of ``FORKSYNC_WORKER_GPU_VAR`` (comma-separated;
+``CUDA_VISIBLE_DEVICES`` unless the runner is pinned with ``HIP_VISIBLE_DEVICES`` or
+``ROCR_VISIBLE_DEVICES``) becomes the ``n``-th of ``FORKSYNC_WORKER_GPUS`` (comma-separated) for
+worker ``gw<n>``, before any test imports CUDA or HIP.
 """
 from __future__ import annotations
 
@@ -31,8 +32,8 @@ _worker = os.environ.get("PYTEST_XDIST_WORKER", "")
 _gpus = [g for g in os.environ.get("FORKSYNC_WORKER_GPUS", "").split(",") if g.strip()]
 if _worker.startswith("gw") and _gpus:
     # one GPU per worker, round robin when there are more workers than GPUs
-    _var = os.environ.get("FORKSYNC_WORKER_GPU_VAR") or "CUDA_VISIBLE_DEVICES"
-    os.environ[_var] = _gpus[int(_worker[2:] or 0) % len(_gpus)]
+    for _var in (os.environ.get("FORKSYNC_WORKER_GPU_VAR") or "CUDA_VISIBLE_DEVICES").split(","):
+        os.environ[_var.strip()] = _gpus[int(_worker[2:] or 0) % len(_gpus)]
 
 def junit_names(nodeid: str) -> tuple[str, str]:
     """``(classname, name)`` as pytest's junitxml writes them (``mangle_test_address``):

@@ -47,9 +47,12 @@ from gpu_runner.saturation import RunFacts, judge
 from gpu_runner.shards import ENV_SHARD
 
 TAIL_CHARS = 8000
-#: Variables that give a process its GPUs, the first set in a suite's environment naming the runner's:
-#: CUDA's (which HIP also reads), HIP's, and ROCr's (below HIP: what ROCm advises for a runner).
-WORKER_GPU_VARS = ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES")
+#: Variables that give a process its GPUs, the first set in a suite's environment naming the runner's,
+#: in the order HIP's runtime reads them: HIP's (read whenever set; then CUDA's is ignored: ROCm's
+#: rocclr, ``HIP_VISIBLE_DEVICES[0] != '\0' ? HIP_VISIBLE_DEVICES : CUDA_VISIBLE_DEVICES``), CUDA's
+#: (CUDA reads only it; HIP reads it when HIP's is unset), and ROCr's (below HIP: what ROCm advises
+#: for a runner).
+WORKER_GPU_VARS = ("HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES")
 SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|API_KEY|_KEY$", re.IGNORECASE)
 
 
@@ -217,12 +220,15 @@ def _runner_env(suite: SuiteConfig, env: dict[str, str], logs: Path, opts: Local
             # plugin autoload off (PYTEST_DISABLE_PLUGIN_AUTOLOAD): name xdist, or -n is unknown
             load = " -p xdist.plugin" if env.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD") else ""
             env["PYTEST_ADDOPTS"] = f"{env.get('PYTEST_ADDOPTS', '')}{load} -n {suite.workers}".strip()
-            # the variable the runner is pinned with (ROCm advises ROCR_VISIBLE_DEVICES; HIP reads
-            # HIP_VISIBLE_DEVICES before CUDA_VISIBLE_DEVICES), so each worker narrows that one
-            var = next((v for v in WORKER_GPU_VARS if env.get(v)), WORKER_GPU_VARS[0])
+            # the variable the runner is pinned with, as HIP's runtime ranks them, so each worker
+            # narrows that one; CUDA's too where it names the same GPUs (a script serving NVIDIA
+            # and AMD runners sets both): CUDA itself reads only CUDA_VISIBLE_DEVICES
+            var = next((v for v in WORKER_GPU_VARS if env.get(v)), "CUDA_VISIBLE_DEVICES")
             gpus = env.get(var) or ",".join(str(i) for i in range(gpu_count))
+            both = var == "HIP_VISIBLE_DEVICES" and env.get("CUDA_VISIBLE_DEVICES") == gpus
             if gpus:
-                env["FORKSYNC_WORKER_GPUS"], env["FORKSYNC_WORKER_GPU_VAR"] = gpus, var
+                env["FORKSYNC_WORKER_GPUS"] = gpus
+                env["FORKSYNC_WORKER_GPU_VAR"] = f"{var},CUDA_VISIBLE_DEVICES" if both else var
     return env, cache
 
 
