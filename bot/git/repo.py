@@ -1074,9 +1074,10 @@ def built_for(repo: pygit2.Repository, own: list[str], messages: dict[str, str],
     forksync made (a ``Upstream-Commit:``, ``Forksync-Conflict:`` or ``Forksync-Unit:`` trailer,
     :mod:`bot.git.apply`). None (in flight) when the base is in ``fork_tip``'s history (the
     common case: no git work beyond the messages), when no commit carries such a trailer, when the
-    base was rewritten into ``fork_tip``'s history (a commit there has its author, author time and
-    subject: a fork that rebases its branch, openxla/triton's ``llvm-head``, whose old sync
-    branches still have open PRs), or when no other branch holds it. Else the short name of the
+    base's history was rewritten into ``fork_tip``'s (a commit of ``base ^fork_tip`` has the author
+    and author time of one of ``fork_tip ^base``: a fork that rebases, rewords or squashes its
+    branch, openxla/triton's ``llvm-head``, whose old sync branches still have open PRs), or when
+    no other branch holds it. Else the short name of the
     first local or remote-tracking branch (``git for-each-ref --contains``, one git run) that holds
     the base but neither ``fork_tip`` nor the oldest forksync commit, is no ``prefix`` branch and
     is not ``fork_ref`` under any remote (real case: ROCm/triton's ``main_perf`` for a chain applied
@@ -1099,11 +1100,14 @@ def built_for(repo: pygit2.Repository, own: list[str], messages: dict[str, str],
                   and _branch_short(r) != fork_name), None)
     if other is None:
         return None
-    b = repo[base]
-    key = (b.author.email, b.author.time, b.message.split("\n", 1)[0])
+    # a rewrite keeps authors and author times (rebase, reword, squash into an earlier commit:
+    # git commit --amend and rebase keep the author date), a branch of its own shares no such
+    # commit with the fork ref (ROCm's main_perf / triton-mlir / release: none of 2,673)
     walk = repo.walk(fork_tip, SortMode.NONE)
     walk.hide(base)
-    for c in walk:
-        if (c.author.email, c.author.time, c.message.split("\n", 1)[0]) == key:
-            return None    # the base, rebased into the fork tip's history
+    rewritten = {(c.author.email, c.author.time) for c in walk}
+    walk = repo.walk(base, SortMode.NONE)
+    walk.hide(fork_tip)
+    if any((c.author.email, c.author.time) in rewritten for c in walk):
+        return None        # the base's own commits, rewritten into the fork tip's history
     return _branch_short(other)
