@@ -639,11 +639,14 @@ class SyncService:
         if not upstream:
             await self._save_blocked(ctx, full_name)
             return render_part(TEXTS, "no_upstream", repo=full_name)
-        started = self.now()
         landed = await self.land_closed(ctx, full_name)
         sync_store.update_tracking(ctx.store, full_name, poll_interval_s=cfg.github.poll_interval_s,
                                    keep_days=cfg.github.metrics_keep_days)
         async with self._lock(full_name):
+            # read once the lock is held: a row another sync published while this one waited for
+            # it is older than this sync's start, so a unit this sync leaves alone (held) is shown
+            # as not refreshed, and its blocked rows are not taken for this sync's own
+            started = self.now()
             # the units in flight as this sync begins: one of them landed or closed while it plans
             # (its landing does not wait for the lock) is no unit of this plan's to publish again
             live = {r["branch"] for r in sync_store.open_branches(ctx.store, full_name)

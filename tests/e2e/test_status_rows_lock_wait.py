@@ -1,6 +1,6 @@
-"""A unit's row on the status issue after a sync that waited for the fork's lock: the sync's start
-(``sync_status.synced_at``) is read before it takes the lock, so a unit another sync published
-while this one waited counts as published by it (``published_at >= synced_at``,
+"""A unit's row on the status issue after a sync that waited for the fork's lock: were the sync's start
+(``sync_status.synced_at``) read before it takes the lock, a unit another sync published
+while this one waited would count as published by it (``published_at >= synced_at``,
 bot.sync.status.not_refreshed) even where this sync held the unit and published nothing of it.
 End to end on the local GitHub with the real bot; time from an injected clock; the other sync runs
 in full where this one waits (before the lock), so nothing depends on timing."""
@@ -51,7 +51,9 @@ async def test_a_unit_held_by_a_rewind_this_sync_saw_is_stale_though_another_syn
     [live] = await status_issue(alice)
     for prefix in ("bundle-", "chain-"):
         row = _row(live["body"], prefix)
-        assert f"not refreshed by the last sync, the sync of {utc_minute(a_began)} (held: upstream's branch moved " \
+        # the sync's time is when it took the lock (after B and the reset), not when it was asked for
+        assert a_began < published_by_b[0] < published_by_b[0] + 60 == clock.t
+        assert f"not refreshed by the last sync, the sync of {utc_minute(clock.t)} (held: upstream's branch moved " \
                f"back past its commits); as last published {utc_minute(published_by_b[0])}" in row, row
     doc = units(bot.store, "meta/triton", clock.t, Policy())
     assert all(u["not_refreshed"] and u["not_refreshed"]["why"] == "rewind" for u in doc["units"] if u["pr"]), doc["units"]
