@@ -162,13 +162,16 @@ def not_refreshed(row: Mapping, st: SyncStatus | None) -> dict | None:
     (the fork was on hold: no unit was published) | "rewind" (held while upstream's branch stands
     moved back past its commits: ``st.rewound``, :mod:`bot.sync.rewind`) | "" (its publish was
     skipped or refused: its state says why where it is known)}``. None when that sync published
-    it (or a command did since), when no sync recorded its start yet (a store of an earlier
+    it (or a command did since) and GitHub refused no write of its PR after that publish, when no sync recorded its start yet (a store of an earlier
     release), and for a unit with no PR (nothing of it is shown as published). Rule: "a stale or
     failed refresh is shown as stale, never as current" (docs/design.md)."""
     if st is None or not st.synced_at or not int(row.get("pr") or 0) or row.get("state") not in ("open", "blocked"):
         return None
     since = float(row.get("published_at") or 0.0)
-    if since >= st.synced_at:
+    # GitHub refused a write of its PR after that publish (the sync rewriting its body once a unit
+    # it lands after closed): the PR still says what the publish said, not what forksync meant
+    refused_since = row.get("blocked_step") == "pr" and float(row.get("blocked_at") or 0.0) >= since
+    if since >= st.synced_at and not refused_since:
         return None
     held = {u.get("id") for u in (st.rewound or {}).get("units", ())}
     why = "hold" if st.synced_on_hold else "rewind" if row.get("unit_id") in held else ""
