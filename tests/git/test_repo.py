@@ -245,6 +245,23 @@ def test_a_sync_branch_named_for_a_fork_ref_is_in_flight_for_that_ref_only(up, t
         ["forksync/internal/3.2.x/bundle-" + u1[:12]]
 
 
+
+def test_a_default_branch_sync_branch_is_not_in_flight_on_a_fork_branch_cut_from_it(up, tmp_path):
+    # release cut from main after main's chain was applied holds the chain's base too: a
+    # forksync/<unit> branch whose base the default branch holds is the default branch's
+    fork, u1 = _two_fork_branches(up, tmp_path)
+    fork.checkout("main", new_branch="rel-cut")
+    fork.commit("[rel-cut] pin the version", {"VERSION": "3.2\n"}, when=T0 + 25)
+    fork.checkout("main")
+    repo = pygit2.Repository(str(fork.path / ".git"))
+    assert gitio.default_branch(repo) == "main"            # origin/HEAD of the checkout
+    assert gitio.in_flight_branches(repo, fork.head("rel-cut"), fork_ref="rel-cut") == []
+    assert [b.name for b in gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main")] == \
+        ["forksync/chain-" + u1[:12]]
+    # the App follows one fork ref and names its branches forksync/<unit>: that ref is its default
+    assert [b.name for b in gitio.in_flight_branches(repo, fork.head("rel-cut"), fork_ref="rel-cut",
+                                                     default="rel-cut")] == ["forksync/chain-" + u1[:12]]
+
 def test_sync_branch_names():
     from bot.model import sync_branch, sync_branch_ref
     assert sync_branch("chain-0123456789ab") == "forksync/chain-0123456789ab"
