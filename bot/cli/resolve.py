@@ -84,7 +84,7 @@ def register(sub, common) -> None:
                                    "branch as it was; --agent asks the configured conflict agent. A resolution that "
                                    "keeps the fork's side of every file makes a pick that changes nothing: once it "
                                    "lands, the ledger records its upstream commit NO_OP.")
-    p.add_argument("unit", metavar="UNIT_ID", help="chain-<sha12> (or forksync/chain-<sha12>)")
+    p.add_argument("unit", metavar="UNIT_ID", help="chain-<sha12> (or its branch: forksync/chain-<sha12>, forksync/<fork ref>/chain-<sha12>)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--continue", dest="cont", action="store_true",
                    help="fold the worktree's files (and commits made there) into the pick, then apply the chain's next picks")
@@ -178,7 +178,10 @@ def cmd_resolve(args) -> int:
             # folds (not the one it pushed) and the fork refuses as a push
             raise UserError(text("resolve", "no_branch", unit=unit_id, git_dir=git_dir, tracking=tracking[0]))
         raise UserError(text("resolve", "no_branch", unit=unit_id, git_dir=git_dir, tracking=""))
-    state_file = _state_path(git_dir, unit_id)
+    # the branch's name past forksync/: the unit id for the default branch's (as before), and
+    # <fork ref>/<unit> for another fork ref's, whose resolution may run beside the other's
+    key = ref.removeprefix("refs/heads/forksync/")
+    state_file = _state_path(git_dir, key)
     if args.abort:
         return _abort(git_dir, unit_id, state_file)
     base = _base(git_dir, fork_tip, tip)
@@ -198,7 +201,7 @@ def cmd_resolve(args) -> int:
         return _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop)
     if args.cont:
         return _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file)
-    return _start(args, git_dir, unit_id, base, tip, stop, state_file)
+    return _start(args, git_dir, unit_id, base, tip, stop, state_file, key=key)
 
 
 def _amended_advice(git_dir: str, unit_id: str, a: resolution.AmendedConflict) -> str:
@@ -211,7 +214,7 @@ def _amended_advice(git_dir: str, unit_id: str, a: resolution.AmendedConflict) -
                 original=a.original, git=g)
 
 
-def _start(args, git_dir, unit_id, base, tip, stop, state_file) -> int:
+def _start(args, git_dir, unit_id, base, tip, stop, state_file, *, key: str) -> int:
     if stop.after:
         say("resolve", "commits_on_top", err=True, unit=unit_id, count=len(stop.after), commit=stop.conflict_commit)
     if state_file.exists():
@@ -219,7 +222,7 @@ def _start(args, git_dir, unit_id, base, tip, stop, state_file) -> int:
         say("resolve", "worktree_exists", unit=unit_id, worktree=wt)
         _print_conflict(wt, stop)
         return 0
-    wt = Path(args.worktree or Path(".forksync-resolve") / unit_id).resolve()
+    wt = Path(args.worktree or Path(".forksync-resolve") / key).resolve()
     if wt.exists() and any(wt.iterdir()):
         raise UserError(text("resolve", "worktree_not_empty", worktree=wt))
     gaps = resolution.checkout_gaps(git_dir, base, tip, stop)

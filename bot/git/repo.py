@@ -1010,7 +1010,8 @@ _BRANCH_RE = re.compile(r"^(?:refs/heads/|refs/remotes/[^/]+/)(forksync/.+)$")
 
 
 def in_flight_branches(repo: pygit2.Repository, fork_tip: str, *, prefix: str = "forksync/",
-                       with_paths: bool = True, fork_ref: str | None = None) -> list[InFlightBranch]:
+                       with_paths: bool = True, fork_ref: str | None = None,
+                       default: str | None = None) -> list[InFlightBranch]:
     """Open forksync branches: local ``refs/heads/forksync/*`` and remote-tracking
     ``refs/remotes/*/forksync/*`` whose tips are not yet in ``fork_tip``. The upstream commits
     they carry come from ``Upstream-Commit:`` trailers of the branch's own commits
@@ -1026,9 +1027,18 @@ def in_flight_branches(repo: pygit2.Repository, fork_tip: str, *, prefix: str = 
     Both names are read (:func:`bot.model.sync_branch`): ``forksync/<unit>`` (the default
     branch's, and every branch made before names carried the fork ref) as above, and
     ``forksync/<fork ref>/<unit>`` by its name alone: in flight for that fork ref only (for any,
-    as above, when ``fork_ref`` is not given)."""
+    as above, when ``fork_ref`` is not given). For a ``fork_ref`` other than the default branch
+    (``default``, else :func:`default_branch`), a ``forksync/<unit>`` branch whose base the default
+    branch holds is the default branch's (a fork branch cut from it holds that base too).
+    """
     seen: dict[str, InFlightBranch] = {}
     fork_name = _fork_name(repo, fork_ref)
+    dflt = short_branch(default) or default_branch(repo)
+    dflt_tip = None
+    if fork_name is not None and dflt and dflt != fork_name:
+        full = ref_name(repo, dflt)
+        if full is not None and full.startswith(("refs/heads/", "refs/remotes/")):
+            dflt_tip = str(repo.references[full].peel(pygit2.Commit).id)
     for ref in sorted(repo.references, key=lambda r: (not r.startswith("refs/heads/"), r)):
         m = _BRANCH_RE.match(ref)
         parsed = sync_branch_ref(m.group(1)) if m else None
@@ -1045,6 +1055,9 @@ def in_flight_branches(repo: pygit2.Repository, fork_tip: str, *, prefix: str = 
         if not own:
             continue   # merged (or empty): not in flight
         messages = {s: repo[s].message for s in own}
+        if not named_for and dflt_tip is not None and _held_by(repo, dflt_tip, sync_base(repo, own, messages)):
+            log.debug("%s is not in flight for %s: its base is on the default branch %s", m.group(1), fork_name, dflt)
+            continue
         other = None if named_for and fork_name is not None else \
             built_for(repo, own, messages, fork_tip, fork_ref=fork_ref, prefix=prefix)
         if other is not None:
@@ -1131,8 +1144,7 @@ def built_for(repo: pygit2.Repository, own: list[str], messages: dict[str, str],
     first = next((s for s in own if _TRAILER_FORKSYNC.search(messages[s])), None)
     if first is None:
         return None
-    parents = repo[first].parent_ids
-    base = str(parents[0]) if parents else None
+    base = sync_base(repo, own, messages)
     if base is None or base not in own_set:
         return None        # built on a commit of the fork tip's history
     fork_name = _fork_name(repo, fork_ref)
@@ -1155,6 +1167,19 @@ def built_for(repo: pygit2.Repository, own: list[str], messages: dict[str, str],
         if (c.author.email, c.author.time, c.message.split("\n", 1)[0]) == key:
             return None    # the base, rebased into the fork tip's history
     return _branch_short(other)
+
+
+def sync_base(repo: pygit2.Repository, own: list[str], messages: dict[str, str]) -> str | None:
+    """A sync branch's *base*: the first parent of the oldest of ``own`` (oldest first) that
+    forksync made (:data:`_TRAILER_FORKSYNC`); None when none did, or it has no parent."""
+    first = next((s for s in own if _TRAILER_FORKSYNC.search(messages[s])), None)
+    parents = repo[first].parent_ids if first is not None else ()
+    return str(parents[0]) if parents else None
+
+
+def _held_by(repo: pygit2.Repository, tip: str, sha: str | None) -> bool:
+    """Whether ``sha`` is ``tip`` or in its history."""
+    return sha is not None and (sha == tip or repo.descendant_of(tip, sha))
 
 
 def _on_first_parent_line(repo: pygit2.Repository, ref: str, sha: str) -> bool:
