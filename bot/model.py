@@ -7,6 +7,7 @@ the repository root.
 from __future__ import annotations
 
 import functools
+import re as _re
 from dataclasses import dataclass
 from enum import Enum
 
@@ -210,6 +211,48 @@ class InFlightBranch:
     symbols: frozenset[str] = frozenset()
     tip: str | None = None
     copies: tuple[str, ...] = ()
+
+
+
+#: a sync branch's name: ``forksync/<unit>``, or ``forksync/<fork ref>/<unit>`` for a fork ref other
+#: than the repository's default branch (:func:`sync_branch`)
+_SYNC_BRANCH = _re.compile(r"^forksync/(?:(?P<ref>.+)/)?(?P<unit>(?:bundle|chain)-[0-9A-Za-z_.-]+)$")
+
+
+def short_branch(ref: str | None) -> str:
+    """``main_perf`` for ``main_perf``, ``refs/heads/main_perf`` and ``refs/remotes/origin/main_perf``
+    ("" for None). A remote's short form (``origin/main_perf``) is the caller's to resolve: only
+    the repository knows its remotes (:func:`bot.git.repo.ref_name`)."""
+    ref = ref or ""
+    if ref.startswith("refs/heads/"):
+        return ref[len("refs/heads/"):]
+    if ref.startswith("refs/remotes/"):
+        return ref[len("refs/remotes/"):].partition("/")[2]
+    return ref
+
+
+def sync_branch(unit_id: str, fork_ref: str | None = None, *, default: str | None = None) -> str:
+    """The sync branch of unit ``unit_id`` (``chain-<sha12>``, ``bundle-<sha12>``) for ``fork_ref``.
+
+    Unit ids come from upstream commits alone (:func:`bot.plan.partition.unit_id`), so two fork
+    branches of one repository that plan the same unit (ROCm/triton's ``main_perf`` and
+    ``release/internal/3.2.x`` both plan ``chain-7873637d7cf5``) need a name each: the
+    repository's default branch ``default`` (and a ``fork_ref`` or ``default`` not given: the only
+    fork ref) keeps ``forksync/<unit>``, the name every installation has its open PRs on; any other
+    fork ref gets ``forksync/<fork ref>/<unit>`` (``forksync/release/internal/3.2.x/chain-…``).
+    ``fork_ref`` and ``default``: a branch name, ``refs/heads/…`` or ``refs/remotes/<remote>/…``."""
+    ref, dflt = short_branch(fork_ref), short_branch(default)
+    if not ref or not dflt or ref == dflt:
+        return f"forksync/{unit_id}"
+    return f"forksync/{ref}/{unit_id}"
+
+
+def sync_branch_ref(name: str) -> tuple[str, str] | None:
+    """``(fork ref, unit id)`` a sync branch name carries: ``("", unit)`` for ``forksync/<unit>``
+    (the default branch's, or one made before names carried the fork ref), ``(ref, unit)`` for
+    ``forksync/<ref>/<unit>``; None for a name that is no unit's (``forksync/backout-…``)."""
+    m = _SYNC_BRANCH.match(name)
+    return (m.group("ref") or "", m.group("unit")) if m else None
 
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in {"annotations", "dataclass", "Enum"}]

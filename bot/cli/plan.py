@@ -219,9 +219,13 @@ def apply_planned(state, unit):
     :class:`UserError` when apply cannot start."""
     fork_dir = state.fork_repo.path
     up_dir = state.git_dir if state.git_dir.rstrip("/") != fork_dir.rstrip("/") else None
+    # a unit in flight for this fork ref goes on on its branch, whatever its name (one made
+    # before names carried the fork ref has an open PR on it); a new one is named for the fork ref
+    branch = next((b.name for b in state.in_flight if b.unit_id == unit.id), None) \
+        or gitio.sync_branch_for(state.fork_repo, unit.id, state.config.fork.ref)
     try:
         return apply_unit(fork_dir, unit, base=state.fork_tip, commits=state.upstream, upstream_git_dir=up_dir,
-                          rename_limit=state.config.rename_limit)
+                          rename_limit=state.config.rename_limit, branch=branch)
     except ApplyError as e:
         raise UserError(str(e)) from None
 

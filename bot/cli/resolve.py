@@ -68,6 +68,7 @@ from bot.core.markers import marker_lines
 from bot.git import repo as gitio
 from bot.git import resolution
 from bot.git.apply import checked_out_in
+from bot.model import sync_branch_ref
 from bot.plan.partition import find_unit
 from bot.plan.planner import plan_state
 from bot.store import Store
@@ -83,7 +84,7 @@ def register(sub, common) -> None:
                                    "branch as it was; --agent asks the configured conflict agent. A resolution that "
                                    "keeps the fork's side of every file makes a pick that changes nothing: once it "
                                    "lands, the ledger records its upstream commit NO_OP.")
-    p.add_argument("unit", metavar="UNIT_ID", help="chain-<sha12> (or forksync/chain-<sha12>)")
+    p.add_argument("unit", metavar="UNIT_ID", help="chain-<sha12> (or its branch: forksync/chain-<sha12>, forksync/<fork ref>/chain-<sha12>)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--continue", dest="cont", action="store_true",
                    help="fold the worktree's files (and commits made there) into the pick, then apply the chain's next picks")
@@ -116,14 +117,24 @@ def _state_path(git_dir: str, unit_id: str) -> Path:
 
 
 def _fork(args) -> tuple[object, str, str, str, str]:
-    """(cfg, fork git dir, unit id, branch ref, fork tip)."""
+    """(cfg, fork git dir, unit id, branch ref, fork tip). The branch: the one given whole
+    (``forksync/<fork ref>/<unit>``), else the fork ref's (:func:`bot.git.repo.sync_branch_for`),
+    else ``forksync/<unit>`` when that one is in flight for the fork ref (made before names
+    carried the fork ref)."""
     cfg = fork_config_from_args(args)
-    unit_id = args.unit.removeprefix("refs/heads/").removeprefix("forksync/")
+    given = args.unit.removeprefix("refs/heads/")
+    named = sync_branch_ref(given)
+    unit_id = named[1] if named and named[0] else given.removeprefix("forksync/")
     with state_errors(args):      # a mistyped --fork-ref or a missing fork: said as status says it
         fork_dir = open_side("fork", cfg.fork.url or ".", cfg, fetch=False)
         repo = open_repository(fork_dir)
         fork_tip = side_tip(repo, cfg.fork, "fork", f"fork ({cfg.fork.url or '.'})")
-    return cfg, repo.path.rstrip("/"), unit_id, f"refs/heads/forksync/{unit_id}", fork_tip
+    legacy = f"forksync/{unit_id}"
+    branch = given if named and named[0] else gitio.sync_branch_for(repo, unit_id, cfg.fork.ref)
+    if branch != legacy and f"refs/heads/{branch}" not in repo.references and any(
+            b.name == legacy for b in gitio.in_flight_branches(repo, fork_tip, with_paths=False, fork_ref=cfg.fork.ref)):
+        branch = legacy
+    return cfg, repo.path.rstrip("/"), unit_id, f"refs/heads/{branch}", fork_tip
 
 
 def _tip(git_dir: str, ref: str) -> str | None:
@@ -160,14 +171,17 @@ def cmd_resolve(args) -> int:
     tip = _tip(git_dir, ref)
     if tip is None:
         tracking = sorted(r.removeprefix("refs/remotes/") for r in open_repository(git_dir).references
-                          if r.startswith("refs/remotes/") and r.endswith(f"/forksync/{unit_id}"))
+                          if r.startswith("refs/remotes/") and r.endswith("/" + ref.removeprefix("refs/heads/")))
         if tracking:
             # a clone has the fork's branch only as a remote-tracking one until it is checked out;
             # `forksync apply` would write a conflict commit of its own there, which the App never
             # folds (not the one it pushed) and the fork refuses as a push
             raise UserError(text("resolve", "no_branch", unit=unit_id, git_dir=git_dir, tracking=tracking[0]))
         raise UserError(text("resolve", "no_branch", unit=unit_id, git_dir=git_dir, tracking=""))
-    state_file = _state_path(git_dir, unit_id)
+    # the branch's name past forksync/: the unit id for the default branch's (as before), and
+    # <fork ref>/<unit> for another fork ref's, whose resolution may run beside the other's
+    key = ref.removeprefix("refs/heads/forksync/")
+    state_file = _state_path(git_dir, key)
     if args.abort:
         return _abort(git_dir, unit_id, state_file)
     base = _base(git_dir, fork_tip, tip)
@@ -187,7 +201,7 @@ def cmd_resolve(args) -> int:
         return _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop)
     if args.cont:
         return _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file)
-    return _start(args, git_dir, unit_id, base, tip, stop, state_file)
+    return _start(args, git_dir, unit_id, base, tip, stop, state_file, key=key)
 
 
 def _amended_advice(git_dir: str, unit_id: str, a: resolution.AmendedConflict) -> str:
@@ -200,7 +214,7 @@ def _amended_advice(git_dir: str, unit_id: str, a: resolution.AmendedConflict) -
                 original=a.original, git=g)
 
 
-def _start(args, git_dir, unit_id, base, tip, stop, state_file) -> int:
+def _start(args, git_dir, unit_id, base, tip, stop, state_file, *, key: str) -> int:
     if stop.after:
         say("resolve", "commits_on_top", err=True, unit=unit_id, count=len(stop.after), commit=stop.conflict_commit)
     if state_file.exists():
@@ -208,7 +222,7 @@ def _start(args, git_dir, unit_id, base, tip, stop, state_file) -> int:
         say("resolve", "worktree_exists", unit=unit_id, worktree=wt)
         _print_conflict(wt, stop)
         return 0
-    wt = Path(args.worktree or Path(".forksync-resolve") / unit_id).resolve()
+    wt = Path(args.worktree or Path(".forksync-resolve") / key).resolve()
     if wt.exists() and any(wt.iterdir()):
         raise UserError(text("resolve", "worktree_not_empty", worktree=wt))
     gaps = resolution.checkout_gaps(git_dir, base, tip, stop)
@@ -630,7 +644,7 @@ def _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop) -> int:
     async def run():
         db = args.db or os.environ.get("FORKSYNC_DB", "forksync.db")
         async with AgentClient.from_env(cfg.agents, Store(db), base_url=args.base_url) as c:
-            return await resolve_pick(c, case, git_dir, f"forksync/{unit_id}", branch_old=tip,
+            return await resolve_pick(c, case, git_dir, ref.removeprefix("refs/heads/"), branch_old=tip,
                                       replaces=tip if stop.after else stop.conflict_commit)
 
     try:

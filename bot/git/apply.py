@@ -800,7 +800,8 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
                commits: Mapping[str, CommitInfo], upstream_git_dir: str | os.PathLike | None = None,
                urgent_reason: str | None = None, committer: tuple[str, str] = COMMITTER,
                when: int | None = None, on_conflict: str = "commit",
-               rename_detection: bool = True, rename_limit: int = DEFAULT_RENAME_LIMIT) -> ApplyResult:
+               rename_detection: bool = True, rename_limit: int = DEFAULT_RENAME_LIMIT,
+               branch: str | None = None) -> ApplyResult:
     """Materialize ``unit`` as ``refs/heads/forksync/<unit.id>`` in the fork repository.
 
     ``base``: the fork tip sha a new branch starts from — and an existing one holding nothing of
@@ -814,7 +815,9 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
     ``rename_detection``: libgit2 rename detection in the merges (git's cherry-pick detects
     renames; see the module docstring). ``rename_limit``: the rename candidates libgit2 and git
     examine (config ``rename_limit``; the repository's ``merge.renameLimit`` is never read); a
-    pick where detection was skipped says so in ``ApplyResult.renames_skipped``.
+    pick where detection was skipped says so in ``ApplyResult.renames_skipped``. ``branch``: the
+    branch to write instead (``forksync/<fork ref>/<unit>`` for a fork ref other than the
+    repository's default branch, :func:`bot.model.sync_branch`); it must be a ``forksync/`` name.
 
     Returns an :class:`ApplyResult`; raises :class:`ApplyError` when apply cannot start (unknown
     base, branch checked out, no commit data, upstream objects missing) or the branch moved
@@ -823,7 +826,9 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
     if on_conflict not in ("commit", "stop"):
         raise ValueError(f"on_conflict must be 'commit' or 'stop', not {on_conflict!r}")
     git_dir = str(Path(fork_git_dir).resolve())
-    branch = f"forksync/{unit.id}"
+    branch = branch or f"forksync/{unit.id}"
+    if not branch.startswith("forksync/"):
+        raise ValueError(f"refusing to write {branch!r}: apply writes forksync/… sync branches only")
     ref = f"refs/heads/{branch}"
     missing_info = [s for s in unit.shas if s not in commits]
     if missing_info:
@@ -851,7 +856,8 @@ def apply_unit(fork_git_dir: str | os.PathLike, unit: Unit, *, base: str,
         start = base_sha
     already, kept = tuple(br.already), tuple(br.kept)
     if br.open_conflict is not None:
-        return _open_conflict(repo, unit, br, base=base, start=start, tip=old, rename_detection=rename_detection,
+        return _open_conflict(repo, unit, br, branch=branch, base=base, start=start, tip=old,
+                              rename_detection=rename_detection,
                               flush=mem.flush, rename_limit=rename_limit)
     todo = [s for s in unit.shas if s not in already]
     if not todo:
@@ -962,7 +968,7 @@ def conflicts_of(repo: pygit2.Repository, commit: pygit2.Commit) -> tuple[Confli
     return tuple(out)
 
 
-def _open_conflict(repo: pygit2.Repository, unit: Unit, br: _Branch, *, base: str, start: str, tip: str,
+def _open_conflict(repo: pygit2.Repository, unit: Unit, br: _Branch, *, branch: str, base: str, start: str, tip: str,
                    rename_detection: bool, flush, rename_limit: int = DEFAULT_RENAME_LIMIT) -> ApplyResult:
     """The result for a branch that holds an unresolved conflict commit: nothing appended; the
     conflicted files read back from the conflict commit (recomputed, by merging the upstream
@@ -989,7 +995,7 @@ def _open_conflict(repo: pygit2.Repository, unit: Unit, br: _Branch, *, base: st
     # the conflicted commit is not applied either, also when a re-plan's unit left it out (it
     # is in flight on the branch): the count a person reads is the same on every apply
     remaining = tuple(shas[shas.index(up_sha):]) if up_sha in shas else (up_sha, *shas)
-    return ApplyResult(unit.id, f"forksync/{unit.id}", base, start, created=False, already=tuple(br.already),
+    return ApplyResult(unit.id, branch, base, start, created=False, already=tuple(br.already),
                        kept=tuple(br.kept), conflict=up_sha, conflict_files=tuple(f.path for f in conflicts),
                        tip=tip, remaining=remaining, conflict_commit=commit_sha, conflicts=conflicts,
                        renames_off=merger.renames_off)

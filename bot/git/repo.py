@@ -18,6 +18,8 @@ API (stable; see docs/core.md):
   objects are reported in ``CommitInfo.missing``, never raised.
 * :func:`in_flight_branches` — open ``forksync/*`` branches → :class:`bot.model.InFlightBranch`
   (:func:`built_for`: one built for another fork branch of the repository is not in flight).
+* :func:`sync_branch_for` — the branch a unit gets for a fork ref (:func:`default_branch` keeps
+  ``forksync/<unit>``, another fork ref ``forksync/<fork ref>/<unit>``).
 """
 from __future__ import annotations
 
@@ -38,7 +40,7 @@ import pygit2
 from pygit2.enums import SortMode
 
 from bot.config.objects import open_repository
-from bot.model import CommitInfo, FileChange, InFlightBranch
+from bot.model import CommitInfo, FileChange, InFlightBranch, short_branch, sync_branch, sync_branch_ref
 
 log = logging.getLogger(__name__)
 
@@ -1004,11 +1006,12 @@ _TRAILER_UPSTREAM = re.compile(r"^Upstream-Commit:\s*([0-9a-f]{7,40})\b", re.MUL
 # a chain stopped at a conflict carries the unresolved pick as a conflict commit: its upstream
 # commit is in flight on that branch (never picked: the trailer is not Upstream-Commit)
 _TRAILER_CONFLICT = re.compile(r"^Forksync-Conflict:\s*([0-9a-f]{40})\b", re.MULTILINE | re.IGNORECASE)
-_BRANCH_RE = re.compile(r"^(?:refs/heads/|refs/remotes/[^/]+/)(forksync/(bundle|chain)-([0-9A-Za-z_.-]+))$")
+_BRANCH_RE = re.compile(r"^(?:refs/heads/|refs/remotes/[^/]+/)(forksync/.+)$")
 
 
 def in_flight_branches(repo: pygit2.Repository, fork_tip: str, *, prefix: str = "forksync/",
-                       with_paths: bool = True, fork_ref: str | None = None) -> list[InFlightBranch]:
+                       with_paths: bool = True, fork_ref: str | None = None,
+                       default: str | None = None) -> list[InFlightBranch]:
     """Open forksync branches: local ``refs/heads/forksync/*`` and remote-tracking
     ``refs/remotes/*/forksync/*`` whose tips are not yet in ``fork_tip``. The upstream commits
     they carry come from ``Upstream-Commit:`` trailers of the branch's own commits
@@ -1020,12 +1023,30 @@ def in_flight_branches(repo: pygit2.Repository, fork_tip: str, *, prefix: str = 
     (:func:`built_for`: ROCm/triton keeps ``main_perf``, ``release/internal/3.2.x`` and
     ``triton-mlir`` in one repository, and a chain applied for ``main_perf`` is not in flight on the
     others); ``fork_ref`` is the name ``fork_tip`` was read from (``main_perf``,
-    ``origin/main_perf``), never taken for such another branch. Its commits are not analysed."""
+    ``origin/main_perf``), never taken for such another branch. Its commits are not analysed.
+    Both names are read (:func:`bot.model.sync_branch`): ``forksync/<unit>`` (the default
+    branch's, and every branch made before names carried the fork ref) as above, and
+    ``forksync/<fork ref>/<unit>`` by its name alone: in flight for that fork ref only (for any,
+    as above, when ``fork_ref`` is not given). For a ``fork_ref`` other than the default branch
+    (``default``, else :func:`default_branch`), a ``forksync/<unit>`` branch whose base the default
+    branch holds is the default branch's (a fork branch cut from it holds that base too).
+    """
     seen: dict[str, InFlightBranch] = {}
+    fork_name = _fork_name(repo, fork_ref)
+    dflt = short_branch(default) or default_branch(repo)
+    dflt_tip = None
+    if fork_name is not None and dflt and dflt != fork_name:
+        full = ref_name(repo, dflt)
+        if full is not None and full.startswith(("refs/heads/", "refs/remotes/")):
+            dflt_tip = str(repo.references[full].peel(pygit2.Commit).id)
     for ref in sorted(repo.references, key=lambda r: (not r.startswith("refs/heads/"), r)):
         m = _BRANCH_RE.match(ref)
-        if not m or not m.group(1).startswith(prefix) or m.group(1) in seen:
+        parsed = sync_branch_ref(m.group(1)) if m else None
+        if not parsed or not m.group(1).startswith(prefix) or m.group(1) in seen:
             continue
+        named_for, unit = parsed
+        if named_for and fork_name is not None and named_for != fork_name:
+            continue   # another fork ref's, by its name
         try:
             tip = str(repo.references[ref].peel(pygit2.Commit).id)
         except (KeyError, pygit2.GitError, ValueError):
@@ -1034,7 +1055,11 @@ def in_flight_branches(repo: pygit2.Repository, fork_tip: str, *, prefix: str = 
         if not own:
             continue   # merged (or empty): not in flight
         messages = {s: repo[s].message for s in own}
-        other = built_for(repo, own, messages, fork_tip, fork_ref=fork_ref, prefix=prefix)
+        if not named_for and dflt_tip is not None and _held_by(repo, dflt_tip, sync_base(repo, own, messages)):
+            log.debug("%s is not in flight for %s: its base is on the default branch %s", m.group(1), fork_name, dflt)
+            continue
+        other = None if named_for and fork_name is not None else \
+            built_for(repo, own, messages, fork_tip, fork_ref=fork_ref, prefix=prefix)
         if other is not None:
             log.debug("%s is not in flight for the fork tip %s: it was built on %s", m.group(1), fork_tip[:12], other)
             continue
@@ -1046,7 +1071,7 @@ def in_flight_branches(repo: pygit2.Repository, fork_tip: str, *, prefix: str = 
         if with_paths:
             for ci in commit_infos(repo, own).values():
                 paths |= ci.paths
-        seen[m.group(1)] = InFlightBranch(name=m.group(1), unit_id=f"{m.group(2)}-{m.group(3)}", kind=m.group(2),
+        seen[m.group(1)] = InFlightBranch(name=m.group(1), unit_id=unit, kind=unit.partition("-")[0],
                                           upstream_shas=tuple(ups), paths=frozenset(paths), tip=tip)
     return [seen[k] for k in sorted(seen)]
 
@@ -1056,13 +1081,43 @@ def in_flight_branches(repo: pygit2.Repository, fork_tip: str, *, prefix: str = 
 _TRAILER_FORKSYNC = re.compile(r"^(?:Upstream-Commit|Forksync-Conflict|Forksync-Unit):", re.MULTILINE | re.IGNORECASE)
 
 
-def _branch_short(ref: str) -> str:
-    """``main_perf`` for ``refs/heads/main_perf`` and ``refs/remotes/origin/main_perf``."""
-    if ref.startswith("refs/heads/"):
-        return ref[len("refs/heads/"):]
-    if ref.startswith("refs/remotes/"):
-        return ref[len("refs/remotes/"):].partition("/")[2]
-    return ref
+_branch_short = short_branch
+
+
+def _fork_name(repo: pygit2.Repository, fork_ref: str | None) -> str | None:
+    """The branch name of ``fork_ref`` (``main_perf`` for ``origin/main_perf``; a sha as given),
+    None when no fork ref is given."""
+    if not fork_ref:
+        return None
+    full = ref_name(repo, fork_ref)
+    return short_branch(full) if full else fork_ref
+
+
+def default_branch(repo: pygit2.Repository) -> str | None:
+    """The fork repository's default branch, which keeps today's sync branch names
+    (:func:`bot.model.sync_branch`): the branch ``refs/remotes/origin/HEAD`` names in a checkout
+    (its ``HEAD`` is whatever is checked out), else the one ``HEAD`` names (a bare clone: the
+    remote's default branch). None when neither names a branch."""
+    if not repo.is_bare:
+        try:
+            target = repo.references["refs/remotes/origin/HEAD"].target
+        except (KeyError, pygit2.GitError):
+            target = None
+        if isinstance(target, str) and target.startswith("refs/remotes/origin/"):
+            return target[len("refs/remotes/origin/"):]
+    return head_branch(repo)
+
+
+def sync_branch_for(repo: pygit2.Repository, unit_id: str, fork_ref: str | None) -> str:
+    """The sync branch a new unit ``unit_id`` gets for ``fork_ref`` in ``repo``
+    (:func:`bot.model.sync_branch`, the default branch by :func:`default_branch`): ``forksync/<unit>``
+    for the default branch or a fork ref that names no branch (a sha), else
+    ``forksync/<fork ref>/<unit>``. A unit already in flight keeps its branch's name (the caller's:
+    :func:`in_flight_branches`)."""
+    full = ref_name(repo, fork_ref) if fork_ref else None
+    if full is not None and not full.startswith(("refs/heads/", "refs/remotes/")):
+        full = None        # a tag: a pinned commit, no branch
+    return sync_branch(unit_id, full, default=default_branch(repo))
 
 
 def built_for(repo: pygit2.Repository, own: list[str], messages: dict[str, str], fork_tip: str, *,
@@ -1079,25 +1134,30 @@ def built_for(repo: pygit2.Repository, own: list[str], messages: dict[str, str],
     branch, openxla/triton's ``llvm-head``, whose old sync branches still have open PRs), or when
     no other branch holds it. Else the short name of the
     first local or remote-tracking branch (``git for-each-ref --contains``, one git run) that holds
-    the base but neither ``fork_tip`` nor the oldest forksync commit, is no ``prefix`` branch and
-    is not ``fork_ref`` under any remote (real case: ROCm/triton's ``main_perf`` for a chain applied
-    there, seen from ``triton-mlir``)."""
+    the base but not ``fork_tip``, is no ``prefix`` branch and is not ``fork_ref`` under any remote
+    (real case: ROCm/triton's ``main_perf`` for a chain applied there, seen from ``triton-mlir``).
+    A branch that holds the oldest forksync commit too took the sync branch (merged it, or was
+    built on it): it was built for it only when the base is on its first-parent line, as on the
+    fork branch that merged its sync branch and kept it (GitHub leaves a merged PR's branch), a
+    second ``for-each-ref``; a branch that merged it from elsewhere holds the base only through
+    it."""
     own_set = set(own)
     first = next((s for s in own if _TRAILER_FORKSYNC.search(messages[s])), None)
     if first is None:
         return None
-    parents = repo[first].parent_ids
-    base = str(parents[0]) if parents else None
+    base = sync_base(repo, own, messages)
     if base is None or base not in own_set:
         return None        # built on a commit of the fork tip's history
-    fork_name = None
-    if fork_ref:
-        full = ref_name(repo, fork_ref)
-        fork_name = _branch_short(full) if full else fork_ref
+    fork_name = _fork_name(repo, fork_ref)
     out = git(repo.path, "for-each-ref", "--format=%(refname)", f"--contains={base}", f"--no-contains={fork_tip}",
-              f"--no-contains={first}", "refs/heads", "refs/remotes", check=False)
-    other = next((r for r in str(out).split() if not r.endswith("/HEAD") and not _branch_short(r).startswith(prefix)
-                  and _branch_short(r) != fork_name), None)
+              "refs/heads", "refs/remotes", check=False)
+    holders = [r for r in str(out).split() if not r.endswith("/HEAD") and not _branch_short(r).startswith(prefix)
+               and _branch_short(r) != fork_name]
+    if not holders:
+        return None
+    took = set(str(git(repo.path, "for-each-ref", "--format=%(refname)", f"--contains={first}", *holders,
+                       check=False)).split())
+    other = next((r for r in holders if r not in took or _on_first_parent_line(repo, r, base)), None)
     if other is None:
         return None
     # a rewrite keeps authors and author times (rebase, reword, squash into an earlier commit:
@@ -1111,3 +1171,25 @@ def built_for(repo: pygit2.Repository, own: list[str], messages: dict[str, str],
     if any((c.author.email, c.author.time) in rewritten for c in walk):
         return None        # the base's own commits, rewritten into the fork tip's history
     return _branch_short(other)
+
+
+def sync_base(repo: pygit2.Repository, own: list[str], messages: dict[str, str]) -> str | None:
+    """A sync branch's *base*: the first parent of the oldest of ``own`` (oldest first) that
+    forksync made (:data:`_TRAILER_FORKSYNC`); None when none did, or it has no parent."""
+    first = next((s for s in own if _TRAILER_FORKSYNC.search(messages[s])), None)
+    parents = repo[first].parent_ids if first is not None else ()
+    return str(parents[0]) if parents else None
+
+
+def _held_by(repo: pygit2.Repository, tip: str, sha: str | None) -> bool:
+    """Whether ``sha`` is ``tip`` or in its history."""
+    return sha is not None and (sha == tip or repo.descendant_of(tip, sha))
+
+
+def _on_first_parent_line(repo: pygit2.Repository, ref: str, sha: str) -> bool:
+    """Whether ``sha`` is on the first-parent line of ``ref`` (the walk stops at ``sha``'s parents)."""
+    walk = repo.walk(repo.references[ref].peel(pygit2.Commit).id, SortMode.NONE)
+    walk.simplify_first_parent()
+    for p in repo[sha].parent_ids:
+        walk.hide(p)
+    return any(str(c.id) == sha for c in walk)

@@ -53,7 +53,7 @@ class Chain:
 
     @property
     def label(self) -> str:
-        return f"forksync/{self.id} (in flight)" if self.in_flight else self.id
+        return f"{self.in_flight.name} (in flight)" if self.in_flight else self.id
 
     @property
     def extendable(self) -> bool:

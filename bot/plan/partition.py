@@ -297,7 +297,7 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
         area_names = tuple(sorted(set(_areas_of(areas, paths, glob_memo)) | ch.areas))
         if ch.in_flight:
             n = len(ch.in_flight.upstream_shas)
-            reason = f"continues forksync/{ch.id} (in flight, {n} commit{'' if n == 1 else 's'} on it)"
+            reason = f"continues {ch.in_flight.name} (in flight, {n} commit{'' if n == 1 else 's'} on it)"
         else:
             reason = ch.items[0].reason
         deps, why = lands_after(ch.id, ch.deps, after.before([pending[index[i.sha]] for i in ch.items]))

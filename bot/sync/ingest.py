@@ -416,7 +416,7 @@ def absent_commits_named(fork_dir: str, up_dir: str) -> Iterator[None]:
 
 def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str | None = None,
                progress: Progress | None = None, *, use_cache: bool = True, since: str | None = None,
-               fetch: bool = True, record: bool = True) -> SyncState:
+               fetch: bool = True, record: bool = True, default_branch: str | None = None) -> SyncState:
     """Rebuild the ledger and pins for ``cfg``.
 
     ``store``: the SQLite store for the analysis cache and pin history (None → the default store
@@ -425,7 +425,9 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     first-parent commits committed by then, decisions are those recorded by then, and no branch
     is in flight. ``since``: an explicit base instead of the merge base. ``progress(step, done,
     total)`` is called when each stage starts (``open``, ``walk``, ``ledger``: ``total`` 0) and
-    during ``analyse`` (commits done of total).
+    during ``analyse`` (commits done of total). ``default_branch``: the fork ref that keeps
+    ``forksync/<unit>`` sync branch names (:func:`bot.model.sync_branch`; None: the fork
+    repository's, :func:`bot.git.repo.default_branch`) — the App's one fork ref.
 
     Raises :class:`bot.git.repo.RefError` (unknown ref, names the ref and the repo),
     :class:`bot.git.repo.GitIOError` (clone/fetch/log failed), ``ValueError`` (bad ``as_of``: not a date, or after today UTC),
@@ -502,7 +504,8 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     decisions = read_decisions(fork_repo, cfg.provenance.notes_ref)
     if cutoff is not None:
         decisions = [d for d in decisions if d.time <= cutoff]
-    in_flight = gitio.in_flight_branches(fork_repo, fork_tip, fork_ref=cfg.fork.ref) if cutoff is None else []
+    in_flight = gitio.in_flight_branches(fork_repo, fork_tip, fork_ref=cfg.fork.ref,
+                                         default=default_branch) if cutoff is None else []
     upstream = {s: infos[s] for s in rng}
     if in_flight:
         # the old commits, while their objects are still here (none: nothing to compare)

@@ -541,7 +541,9 @@ class SyncService:
         # after a push (the same fork tip, new commits after the old ones) the last plan's walk
         # goes on from where it ended
         store = default_store(local)
-        state = load_state(local, store=store, fetch=False)
+        # the App follows one fork ref per repository and names its sync branches forksync/<unit>
+        # (bot.model.sync_branch): that fork ref is the default one here, whatever HEAD says
+        state = load_state(local, store=store, fetch=False, default_branch=fork_ref)
         # the same planning path as `forksync plan` (caps, symbol scope, stacked chains)
         run = plan_state(state, store=store, resume=self._walks.setdefault(str(git_dir), {}))
         plan = run.plan

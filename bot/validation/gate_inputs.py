@@ -44,6 +44,7 @@ from bot.core.provenance import picks_named, unpicked
 from bot.git.apply import rewritten_base
 from bot.git.markers import conflict_commits, markers_and_paths, merges_with_content, range_commits
 from bot.github.common import WRITE_LEVELS, base_branch, head_contains, permission, split_repo
+from bot.model import sync_branch_ref
 from bot.sync import prs as sync_prs
 from bot.sync import store as sync_store
 from bot.templating import render_part
@@ -401,12 +402,14 @@ def pr_areas(cfg, labels: list[str], files: list[str]) -> tuple[str, ...]:
 
 def pr_kind(cfg, labels: list[str], branch: str = "") -> str:
     """``chain`` | ``bundle`` | ``other``: from the PR's labels, and a sync branch named for a chain
-    (``forksync/chain-<sha12>``, the unit id; ``branch`` is forksync's own, :func:`own_branch`)
+    (``forksync/chain-<sha12>``, the unit id, or ``forksync/<fork ref>/chain-<sha12>``,
+    :func:`bot.model.sync_branch`; ``branch`` is forksync's own, :func:`own_branch`)
     is a chain whatever its labels — a label anyone who can triage may remove (its removal itself
     makes forksync evaluate the gate), and a chain's writer approval is what stands between a
     resolved conflict (a person's, the rules', an agent's) and a merge."""
     lab = cfg.github.labels
-    if lab.chain in labels or branch.startswith(cfg.github.branch_prefix + "chain-"):
+    named = sync_branch_ref(branch) if branch.startswith(cfg.github.branch_prefix) else None
+    if lab.chain in labels or (named is not None and named[1].startswith("chain-")):
         return "chain"
     return "bundle" if lab.bundle in labels else "other"
 

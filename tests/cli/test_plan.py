@@ -158,3 +158,40 @@ def test_a_unit_applied_for_one_fork_branch_is_not_in_flight_on_another(tmp_path
     # on main, the fork branch it was built for, the bundle is in flight
     assert main(["plan", "--json", "--fork-ref", "main", *g]) == 0
     assert [b["name"] for b in json.loads(capsys.readouterr().out)["in_flight"]] == [f"forksync/bundle-{u['u1'][:12]}"]
+
+
+def test_the_same_unit_applied_for_two_fork_branches_gets_a_branch_for_each(tmp_path, monkeypatch, capsys):
+    """ROCm/triton's main_perf and release/internal/3.2.x both plan ``chain-7873637d7cf5``: applied
+    for the second, the first's ``forksync/<unit>`` was taken as its branch (main_perf's commits
+    "kept", not written by forksync). A fork ref other than the repository's default branch gets
+    ``forksync/<fork ref>/<unit>``; the default branch keeps ``forksync/<unit>``."""
+    pair = build_pair(tmp_path)
+    fork, u = pair.fork, pair.u
+    fork.checkout(pair.base, new_branch="release")
+    fork.commit("[release] pin the version", {"README.md": "release 3.2\n"}, when=T0 + 300)
+    fork.checkout("main")
+    monkeypatch.chdir(tmp_path)
+    g = ["--fork", str(fork.path), "--upstream", str(pair.up.path)]
+    rel = [*g, "--fork-ref", "release"]
+    bundle = f"bundle-{u['u1'][:12]}"
+    assert main(["plan", "--json", *rel]) == 0
+    planned = {x["id"]: [i["sha"] for i in x["items"]] for x in json.loads(capsys.readouterr().out)["units"]}
+    assert bundle in planned        # the same unit id on main's plan (applied there below)
+    assert main(["apply", bundle, "--json", "--fork-ref", "main", *g]) == 0
+    on_main = json.loads(capsys.readouterr().out)
+    assert on_main["branch"] == f"forksync/{bundle}" and on_main["base"] == pair.fork_tip
+    assert main(["apply", bundle, "--json", *rel]) == 0
+    on_rel = json.loads(capsys.readouterr().out)
+    assert on_rel["branch"] == f"forksync/release/{bundle}" and on_rel["created"] is True
+    assert on_rel["base"] == fork.head("release") and on_rel["kept"] == []
+    assert [p["upstream"] for p in on_rel["picked"]] == planned[bundle]
+    assert on_main["picked"][0]["upstream"] == on_rel["picked"][0]["upstream"] == u["u1"]
+    assert fork.head(f"forksync/{bundle}") == on_main["tip"]          # main's branch as it was
+    assert fork.head(f"forksync/release/{bundle}") == on_rel["tip"] != on_main["tip"]
+    for ref, name in (("main", f"forksync/{bundle}"), ("release", f"forksync/release/{bundle}")):
+        assert main(["plan", "--json", *g, "--fork-ref", ref]) == 0
+        assert [b["name"] for b in json.loads(capsys.readouterr().out)["in_flight"]] == [name]
+    # applied again: release's own branch answers, in flight
+    assert main(["apply", bundle, "--json", *rel]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert (again["branch"], again["in_flight"]) == (f"forksync/release/{bundle}", True)

@@ -154,3 +154,34 @@ def test_an_edit_to_a_left_out_file_is_refused_not_dropped(stopped, tmp_path, ca
     assert "README.md" in err and "left out of the worktree" in err and "nothing was changed" in err
     assert run_git(pair.fork.path, "rev-parse", f"forksync/{unit}") == tip
     assert (wt / "README.md").read_text() == "the person's own words\n"
+
+
+def test_resolve_for_another_fork_branch_works_on_that_branchs_chain(tmp_path, monkeypatch, capsys):
+    # the chain main stopped on is planned for release too (two fork branches of one repository):
+    # release's is forksync/release/<unit>, resolved beside main's, which stays as it was
+    from tests.support.plan_repos import T0, build_pair
+    pair = build_pair(tmp_path)
+    fork = pair.fork
+    fork.checkout("main", new_branch="release")
+    fork.commit("[release] pin the version", {"README.md": "release 3.2\n"}, when=T0 + 300)
+    fork.checkout("main")
+    monkeypatch.chdir(tmp_path)
+    g = ["--fork", str(fork.path), "--upstream", str(pair.up.path)]
+    rel = [*g, "--fork-ref", "release"]
+    unit = f"chain-{pair.u['u2'][:12]}"
+    assert main(["apply", unit, *g]) == 1 and main(["apply", unit, *rel]) == 1     # both stop at u2
+    capsys.readouterr()
+    main_tip = run_git(fork.path, "rev-parse", f"forksync/{unit}")
+    assert main(["resolve", unit, *rel]) == 0
+    wt = tmp_path / ".forksync-resolve" / "release" / unit
+    assert f"worktree: {wt}" in capsys.readouterr().out
+    assert main(["resolve", unit, *g]) == 0              # main's own, beside it
+    assert f"worktree: {tmp_path / '.forksync-resolve' / unit}" in capsys.readouterr().out
+    resolve_markers(wt / "lib/Dialect/Ops.cpp", "  return r + 1 + 0 /* fork */;\n")
+    assert main(["resolve", f"forksync/release/{unit}", "--continue", *rel]) == 1    # folded, stopped at u4
+    out = capsys.readouterr().out
+    assert f"conflict: upstream {pair.u['u4']}" in out
+    log = run_git(fork.path, "log", "--format=%s", f"forksync/release/{unit}", "^release").splitlines()
+    assert log == ["[CONFLICT] [dialect] fold mul again", "[RESOLVED] [dialect] fold mul overflow (#102)"]
+    assert run_git(fork.path, "merge-base", f"forksync/release/{unit}", "release").strip() == fork.head("release")
+    assert run_git(fork.path, "rev-parse", f"forksync/{unit}").strip() == main_tip.strip()

@@ -206,6 +206,78 @@ def test_a_rebased_forks_old_sync_branch_stays_in_flight_beside_a_backup_of_the_
     assert gitio.in_flight_branches(repo, fork.head("release"), fork_ref="release") == []
 
 
+def test_a_sync_branch_merged_into_its_fork_branch_and_kept_is_not_in_flight_on_another(up, tmp_path):
+    # GitHub leaves a merged PR's branch unless someone deletes it: main's chain, merged into main
+    # (a merge commit, or fast-forward), holds commits release lacks, and main, which holds its
+    # base, holds its first pick too
+    fork, u1 = _two_fork_branches(up, tmp_path)
+    branch = "forksync/chain-" + u1[:12]
+    repo = pygit2.Repository(str(fork.path / ".git"))
+    fork.merge(branch, when=T0 + 30)
+    assert gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main") == []
+    assert gitio.in_flight_branches(repo, fork.head("release"), fork_ref="release") == []
+    fork.git("reset", "-q", "--hard", branch)               # fast-forward instead
+    assert gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main") == []
+    assert gitio.in_flight_branches(repo, fork.head("release"), fork_ref="release") == []
+
+
+def test_a_sync_branch_named_for_a_fork_ref_is_in_flight_for_that_ref_only(up, tmp_path):
+    # forksync/<fork ref>/<unit>: release's own sync branch for a unit main has too (both start at
+    # U1), read for release and never for main; main's forksync/<unit> is main's
+    fork, u1 = _two_fork_branches(up, tmp_path)
+    fork.checkout("release", new_branch="forksync/release/chain-" + u1[:12])
+    fork.cherry_pick(u1, when=T0 + 21, trailer=f"Upstream-Commit: {u1}\nForksync-Unit: chain-{u1[:12]}")
+    fork.checkout("main")
+    repo = pygit2.Repository(str(fork.path / ".git"))
+    [rel] = gitio.in_flight_branches(repo, fork.head("release"), fork_ref="release")
+    assert (rel.name, rel.unit_id, rel.kind, rel.upstream_shas) == \
+        ("forksync/release/chain-" + u1[:12], "chain-" + u1[:12], "chain", (u1,))
+    [main] = gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main")
+    assert (main.name, main.unit_id, main.upstream_shas) == ("forksync/chain-" + u1[:12], "chain-" + u1[:12], (u1,))
+    # the name alone says it: release's branch is not main's even where its base cannot tell
+    fork.git("branch", "-q", "-f", "forksync/release/chain-" + u1[:12], "forksync/chain-" + u1[:12])
+    assert [b.name for b in gitio.in_flight_branches(repo, fork.head("main"), fork_ref="origin/main")] == \
+        ["forksync/chain-" + u1[:12]]
+    # a fork ref with slashes (ROCm's release/internal/3.2.x) is named whole
+    fork.git("branch", "-q", "internal/3.2.x", "release")
+    fork.git("branch", "-q", "forksync/internal/3.2.x/bundle-" + u1[:12], "forksync/release/chain-" + u1[:12])
+    assert [b.name for b in gitio.in_flight_branches(repo, fork.head("release"), fork_ref="internal/3.2.x")] == \
+        ["forksync/internal/3.2.x/bundle-" + u1[:12]]
+
+
+
+def test_a_default_branch_sync_branch_is_not_in_flight_on_a_fork_branch_cut_from_it(up, tmp_path):
+    # release cut from main after main's chain was applied holds the chain's base too: a
+    # forksync/<unit> branch whose base the default branch holds is the default branch's
+    fork, u1 = _two_fork_branches(up, tmp_path)
+    fork.checkout("main", new_branch="rel-cut")
+    fork.commit("[rel-cut] pin the version", {"VERSION": "3.2\n"}, when=T0 + 25)
+    fork.checkout("main")
+    repo = pygit2.Repository(str(fork.path / ".git"))
+    assert gitio.default_branch(repo) == "main"            # origin/HEAD of the checkout
+    assert gitio.in_flight_branches(repo, fork.head("rel-cut"), fork_ref="rel-cut") == []
+    assert [b.name for b in gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main")] == \
+        ["forksync/chain-" + u1[:12]]
+    # the App follows one fork ref and names its branches forksync/<unit>: that ref is its default
+    assert [b.name for b in gitio.in_flight_branches(repo, fork.head("rel-cut"), fork_ref="rel-cut",
+                                                     default="rel-cut")] == ["forksync/chain-" + u1[:12]]
+
+def test_sync_branch_names():
+    from bot.model import sync_branch, sync_branch_ref
+    assert sync_branch("chain-0123456789ab") == "forksync/chain-0123456789ab"
+    assert sync_branch("chain-0123456789ab", "release") == "forksync/chain-0123456789ab"    # no default known
+    assert sync_branch("chain-0123456789ab", "main", default="main") == "forksync/chain-0123456789ab"
+    assert sync_branch("chain-0123456789ab", "refs/heads/main", default="main") == "forksync/chain-0123456789ab"
+    assert sync_branch("bundle-0123456789ab", "release/internal/3.2.x", default="main_perf") == \
+        "forksync/release/internal/3.2.x/bundle-0123456789ab"
+    assert sync_branch("bundle-0123456789ab", "refs/remotes/origin/triton-mlir", default="main_perf") == \
+        "forksync/triton-mlir/bundle-0123456789ab"
+    assert sync_branch_ref("forksync/chain-0123456789ab") == ("", "chain-0123456789ab")
+    assert sync_branch_ref("forksync/release/internal/3.2.x/bundle-0123456789ab") == \
+        ("release/internal/3.2.x", "bundle-0123456789ab")
+    assert sync_branch_ref("forksync/backout-0123456789ab") is None
+
+
 def test_parse_pr():
     assert gitio.parse_pr("Fix thing (#123)") == 123
     assert gitio.parse_pr("Fix (#12) thing") is None

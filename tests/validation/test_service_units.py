@@ -8,6 +8,7 @@ from bot.validation.gate_inputs import (
     TreeFacts,
     epoch,
     latest_reviews,
+    pr_kind,
     protection_apps,
     protection_checks,
     required_checks,
@@ -347,3 +348,14 @@ def test_the_gate_external_id_carries_what_held_the_pr():
     closed = replace(base, lands_after_closed=(("bundle-1", 2, "deferred", ("c" * 40,)),))
     assert parse_gate_external_id(gate_external_id(decide(closed, ()), closed)) == (fp, {"lands-after-closed"})
     assert parse_gate_external_id(fp) == (fp, frozenset()) and parse_gate_external_id(None) == ("", frozenset())
+
+
+def test_a_chain_named_for_a_fork_ref_is_a_chain_whatever_its_labels():
+    # forksync/<fork ref>/chain-<sha12>: the sync branch of a fork ref other than the repository's
+    # default branch (several fork branches in one repository, ROCm/triton)
+    from bot.config.forksync import ForksyncConfig
+    cfg = ForksyncConfig()
+    assert pr_kind(cfg, [], "forksync/chain-0123456789ab") == "chain"
+    assert pr_kind(cfg, [], "forksync/release/internal/3.2.x/chain-0123456789ab") == "chain"
+    assert pr_kind(cfg, [], "forksync/release/internal/3.2.x/bundle-0123456789ab") == "other"
+    assert pr_kind(cfg, [], "alice/chain-0123456789ab") == "other"
