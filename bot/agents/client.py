@@ -23,7 +23,8 @@
 * Daily token budget: the ``agent_token_usage`` table counts input + output (+ cache) tokens of
   every response, per UTC day and agent. A call whose estimated prompt (chars / 4) would pass
   the budget is not made. A non-streamed attempt cut before its answer came (its cap, the time
-  limit, the SDK's read timeout) after its request went out whole had its prompt billed and
+  limit, the SDK's read timeout, a connection the server or a proxy closed: the SDK's
+  ``APIConnectionError``) after its request went out whole had its prompt billed and
   gives no usage figures: it is counted at that same estimate of its prompt (no output), as a cut
   call (``cut_calls``) whose input is an estimate (``estimated_input_tokens``). "Went out whole"
   is httpx's ``trace`` event ``http11.send_request_body.complete`` (or ``http2.…``) for the
@@ -421,8 +422,9 @@ class AgentClient:
         that fails after its ``message_start`` calls ``spent(usage at the start or None,
         characters streamed)`` first; a non-streamed attempt whose request was sent whole (the
         trace event :func:`_sent_marking_http_client` watches) and whose answer was not waited for
-        to the end (the attempt's cap, the time limit, the SDK's read timeout) calls
-        ``cut_off(what)`` first. A streamed attempt cut before its answer began
+        to the end (the attempt's cap, the time limit, the SDK's read timeout, a connection closed
+        before the whole answer came: :class:`anthropic.APIConnectionError`) calls
+        ``cut_off(what)`` first, once per attempt. A streamed attempt cut before its answer began
         counts nothing: ``message_start`` comes as soon as the model starts on the prompt, and
         none came to show it was worked on. ``waited_for_answer(seconds,
         answered)`` is told, on the client's ``now``, how long the attempt waited for the API's
@@ -481,6 +483,10 @@ class AgentClient:
                         cut_off(f"no answer after {_secs(wait)} s")
                     elif isinstance(e, _OutOfTime) and e.waited:
                         cut_off(e.what)
+                    elif isinstance(e, anthropic.APIConnectionError):
+                        # the connection closed after the request went out whole (the server or a
+                        # proxy hung up, or the answer's body broke off): the API had the prompt
+                        cut_off(f"the connection closed: {type(e.__cause__ or e).__name__}")
                 if timed_out:
                     # the wait it was cut at (its cap, not ``timeout_s``): the figure the retry
                     # floor's reason gives for the same wait

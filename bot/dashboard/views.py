@@ -166,8 +166,13 @@ def overview(store: Store, fork: str, now: float, policy: Policy, queue_counts: 
         "days_behind": st.days_behind if synced else None,
         "contiguous_lag_days": (last["contiguous_lag_days"] if last else None) if synced else None,
         "backlog": st.backlog if synced else None, "not_reached": st.not_reached if synced else None,
+        # the figure over the list counts the list: units in flight (a PR, or a branch or a refusal
+        # that stands for one); planned units waiting for a free slot are not open, and are said
+        # after the list, as the status issue says them
         "open_units": [{**u, "not_refreshed": _with_text(u.get("not_refreshed"))} for u in st.units if not u.get("waiting")]
                       if st else [],
+        "planned_waiting": [{"id": u["id"], "kind": u.get("kind", "")} for u in (st.units if st else ()) if u.get("waiting")],
+        "max_open_sync_prs": next((u.get("cap") for u in (st.units if st else ()) if u.get("waiting")), None),
         "open_root_causes": sum(1 for c in _causes(store, fork) if c["state"] == "open"),
         "queue": dict(queue_counts or {}),
         "series": series, "landings": landings,

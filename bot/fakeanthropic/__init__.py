@@ -170,12 +170,17 @@ class FakeAnthropic:
             record(400, body)
             return _error(400, "invalid_request_error", problem)
         reply = self._next(body, raw)
-        record(reply.status, body)
+        record(0 if reply.hang_up else reply.status, body)
         if reply.delay_s:
             try:
                 await asyncio.wait_for(self._stopping.wait(), reply.delay_s)
             except asyncio.TimeoutError:
                 pass
+        if reply.hang_up:
+            # the whole request was read; the socket closes with no status line sent
+            assert request.transport is not None
+            request.transport.close()
+            raise web.HTTPException()       # nothing is written: the transport is gone
         if reply.status != 200:
             return _error(reply.status, reply.error_type or ERROR_TYPES.get(reply.status, "api_error"),
                           reply.error_message, reply.retry_after, reply.retry_after_ms)

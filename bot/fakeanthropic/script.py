@@ -36,7 +36,9 @@ class Reply:
     end the stream after the first content delta with neither an error nor ``message_stop`` (a
     connection a proxy or load balancer dropped). ``stall_after``: for streamed requests, send
     ``message_start`` and this many content deltas, then nothing more until the server stops (a
-    stream that stalls at a chosen point; :attr:`FakeAnthropic.stalled` counts them). ``usage``: ``{"input_tokens",
+    stream that stalls at a chosen point; :attr:`FakeAnthropic.stalled` counts them). ``hang_up``:
+    read the whole request, then close the connection without answering (a server or proxy that
+    drops it; the client sees the connection end with no response). ``usage``: ``{"input_tokens",
     "output_tokens"}`` to report (default: JSON length / 4 of request and output);
     ``omit_usage``: report no usage at all (a gateway that strips it).
     """
@@ -53,6 +55,7 @@ class Reply:
     stream_error: str | None = None
     stream_cut: bool = False
     stall_after: int | None = None
+    hang_up: bool = False
     stop_reason: str | None = None
     usage: dict | None = None
     omit_usage: bool = False
@@ -75,8 +78,8 @@ class Reply:
         if unknown:
             raise ValueError(f"{where}: unknown field(s) {unknown}; known: {sorted(names)}")
         r = cls(**d)
-        if r.status == 200 and r.text is None and not r.tool_uses:
-            raise ValueError(f"{where}: a 200 reply needs `text` or `tool_uses`")
+        if r.status == 200 and r.text is None and not r.tool_uses and not r.hang_up:
+            raise ValueError(f"{where}: a 200 reply needs `text` or `tool_uses` (or `hang_up`)")
         return r
 
 

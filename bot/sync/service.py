@@ -1384,10 +1384,20 @@ class SyncService:
         """What ``unit`` lands after, as the PR body names it: ``[{"id", "pr" (0 when it has no pull
         request), "blocked" (GitHub's refusal, "" when none or when its pick failed), "first" (its first upstream sha, "" when
         unknown), "subject", "kind" (``bundle`` | ``chain``), "closed" (its upstream shas when it was closed without
-        merging and this unit keeps waiting on it, :func:`_kept_after`; ``[]`` otherwise)}]``. Dependencies are
-        published before their dependents, so a missing PR is a real one: blocked by GitHub, or a first pick that does not apply."""
+        merging and this unit keeps waiting on it, :func:`_kept_after`; ``[]`` otherwise), "held" (``{"ref",
+        "from", "shas"}`` when a rewind holds it: upstream's branch, the tip it moved back from and the dependency's
+        commits it no longer has, from the status's record, :attr:`bot.sync.status.SyncStatus.rewound`; ``{}``
+        otherwise)}]``. Dependencies are published before their dependents, so a missing PR is a real one: blocked
+        by GitHub, or a first pick that does not apply. A held dependency is neither merged, closed nor rebuilt
+        until upstream returns or builds on the rewound history (:mod:`bot.sync.rewind`): "merged once it has
+        landed" alone would promise a landing that waits on upstream."""
         units = {u.id: u for u in core.plan.units}
         out = []
+        # written before this sync publishes (sync_store.save_rewound), so the held units are this sync's
+        st = sync_store.load_status(ctx.store, full_name) if unit.depends_on else None
+        rewound = st.rewound if st else None
+        held = {u["id"]: {"ref": rewound.get("ref", ""), "from": rewound.get("from", ""), "shas": list(u.get("shas", ()))}
+                for u in (rewound or {}).get("units", ())}
         for d in unit.depends_on:
             row = sync_store.branch_row(ctx.store, full_name, f"forksync/{d}") or {}
             first = units[d].shas[0] if d in units and units[d].shas else ""
@@ -1397,7 +1407,8 @@ class SyncService:
             closed = json.loads(row.get("shas_json") or "[]") if row.get("state") in sync_store.CLOSED_UNMERGED else []
             out.append({"id": d, "pr": int(row.get("pr") or 0), "blocked": refused and row.get("blocked_reason") or "",
                         "first": first, "subject": c.subject if c else "",
-                        "kind": units[d].kind if d in units else d.partition("-")[0], "closed": closed})
+                        "kind": units[d].kind if d in units else d.partition("-")[0], "closed": closed,
+                        "held": held.get(d, {})})
         return out
 
     def _person_paths_hit(self, cfg: ForksyncConfig, core: CoreResult, unit: Unit) -> str:
