@@ -682,3 +682,30 @@ def test_a_forks_old_sync_branch_stays_in_flight_when_the_rewrite_squashed_its_b
     fork.git("reset", "-q", "--soft", "main~2")
     fork.git("commit", "-q", "-m", "[main] tune the scheduler", when=T0 + 6)
     assert [b.upstream_shas for b in gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main")] == [(u1,)]
+
+
+def test_a_sync_branch_built_for_a_fork_branch_that_backported_a_commit_is_not_in_flight_on_the_other(up, tmp_path):
+    # A release branch backports one of main's commits (git cherry-pick keeps its author and author
+    # time) and a sync branch named forksync/<unit> (made before names carried the fork ref) is built
+    # on it. Seen from main, that backport and its original share (author email, author time), so
+    # built_for takes release's history for "rewritten into main's" and the branch is in flight on
+    # main: its commits (release's own) are planned and analysed as main's. Real case: the
+    # facebookexperimental/triton fork's ws-amd shares 9 such commits with main (upstream commits
+    # cherry-picked onto both). The earlier rule compared the base commit alone.
+    fork = up.clone(tmp_path / "fork")
+    fork.checkout("main", new_branch="release")
+    fork.commit("[release] pin the toolchain", {"ci/toolchain.txt": "7\n"}, when=T0 + 5)
+    fork.checkout("main")
+    fork.commit("[main] tune the scheduler", {"lib/sched.cpp": "fast\n"}, when=T0 + 6)
+    tune = fork.head("main")
+    fork.checkout("release")
+    fork.git("cherry-pick", "-x", tune)         # a backport: the author and author time kept
+    fork.commit("[release] bump the version", {"VERSION": "3.2.1\n"}, when=T0 + 8)
+    u1 = up.commit("U1 (#2)", {"lib/x.cpp": "1\n"}, when=T0 + 10)
+    fork.add_remote("upstream", up.path)
+    fork.checkout("release", new_branch="forksync/chain-" + u1[:12])
+    fork.cherry_pick(u1, when=T0 + 20, trailer=f"Upstream-Commit: {u1}\nForksync-Unit: chain-{u1[:12]}")
+    fork.checkout("main")
+    repo = pygit2.Repository(str(fork.path / ".git"))
+    assert [b.upstream_shas for b in gitio.in_flight_branches(repo, fork.head("release"), fork_ref="release")] == [(u1,)]
+    assert gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main") == []
