@@ -185,3 +185,28 @@ def test_resolve_for_another_fork_branch_works_on_that_branchs_chain(tmp_path, m
     assert log == ["[CONFLICT] [dialect] fold mul again", "[RESOLVED] [dialect] fold mul overflow (#102)"]
     assert run_git(fork.path, "merge-base", f"forksync/release/{unit}", "release").strip() == fork.head("release")
     assert run_git(fork.path, "rev-parse", f"forksync/{unit}").strip() == main_tip.strip()
+
+
+def test_resolve_finds_a_fork_refs_branch_after_a_checkout_moved_head(tmp_path, monkeypatch, capsys):
+    # A checkout with no refs/remotes/origin/HEAD (a clone made with `git init` + `git fetch`, or
+    # `git remote set-head origin -d`): bot.git.repo.default_branch reads HEAD, the branch checked
+    # out. `apply --fork-ref release` run on main names release's chain forksync/release/<unit>; the
+    # person then checks out release to work on it, and `resolve <unit> --fork-ref release` looks
+    # for forksync/<unit> (release is "the default branch" now), which does not exist: "no branch",
+    # though `plan --fork-ref release` lists forksync/release/<unit> in flight for that fork ref.
+    from tests.support.plan_repos import T0, build_pair
+    pair = build_pair(tmp_path)
+    fork = pair.fork
+    fork.git("remote", "set-head", "origin", "-d")
+    fork.checkout("main", new_branch="release")
+    fork.commit("[release] pin the version", {"README.md": "release 3.2\n"}, when=T0 + 300)
+    fork.checkout("main")
+    monkeypatch.chdir(tmp_path)
+    rel = ["--fork", str(fork.path), "--upstream", str(pair.up.path), "--fork-ref", "release"]
+    unit = f"chain-{pair.u['u2'][:12]}"
+    assert main(["apply", unit, *rel]) == 1                 # stops at u2's conflict
+    assert run_git(fork.path, "rev-parse", "--verify", "-q", f"refs/heads/forksync/release/{unit}").strip()
+    fork.checkout("release")
+    capsys.readouterr()
+    assert main(["resolve", unit, *rel]) == 0, capsys.readouterr().err
+    assert f"worktree: {tmp_path / '.forksync-resolve' / 'release' / unit}" in capsys.readouterr().out
