@@ -709,3 +709,22 @@ def test_a_sync_branch_built_for_a_fork_branch_that_backported_a_commit_is_not_i
     repo = pygit2.Repository(str(fork.path / ".git"))
     assert [b.upstream_shas for b in gitio.in_flight_branches(repo, fork.head("release"), fork_ref="release")] == [(u1,)]
     assert gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main") == []
+
+
+def test_a_dangling_origin_head_is_not_the_default_branch(tmp_path):
+    # The fork renamed its default branch master → main (GitHub's own rename). A clone made before
+    # keeps refs/remotes/origin/HEAD → refs/remotes/origin/master, which `git fetch --prune` deletes
+    # while leaving the symbolic ref dangling (git 2.39). default_branch reads the name it points
+    # to without asking whether that branch exists, so the CLI in this clone takes `master` (gone)
+    # for the default and names main's units forksync/main/<unit>, while the App, following main,
+    # names them forksync/<unit>: two branches, and two PRs, for one unit.
+    fork = RepoBuilder.init(tmp_path / "fork", branch="master")
+    fork.commit("Initial (#1)", {"README": "r\n"}, when=T0)
+    clone = fork.clone(tmp_path / "clone")
+    fork.git("branch", "-m", "master", "main")
+    clone.git("fetch", "-q", "--prune", "origin")
+    clone.git("checkout", "-q", "-b", "main", "origin/main")
+    assert clone.git("symbolic-ref", "refs/remotes/origin/HEAD").strip() == "refs/remotes/origin/master"
+    repo = pygit2.Repository(str(clone.path / ".git"))
+    assert gitio.default_branch(repo) == "main"
+    assert gitio.sync_branch_for(repo, "chain-0123456789ab", "main") == "forksync/chain-0123456789ab"
