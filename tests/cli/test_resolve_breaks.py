@@ -105,3 +105,34 @@ def test_a_flag_given_without_the_one_it_goes_with_is_refused_not_ignored(argv, 
     goes with, before anything is read or written."""
     assert main(["resolve", "chain-0123456789ab", *argv]) == 2
     assert says in capsys.readouterr().err
+
+
+def test_the_advice_for_a_fork_refs_amended_conflict_commit_names_that_fork_refs_branch(tmp_path, monkeypatch, capsys):
+    """The chain is stopped for main and for release (forksync/<unit> and forksync/release/<unit>),
+    and the person amends release's conflict commit. `resolve <unit> --fork-ref release` finds
+    release's branch, but its advice (templates/cli/resolve.txt.j2 ``amended``) says
+    `git checkout forksync/<unit> && git reset --soft <release's conflict commit>`: run as written it
+    moves main's sync branch onto release's history (the template builds forksync/{{ unit }}; so do
+    ``no_conflict``, ``commits_on_top`` and ``aborted``)."""
+    from tests.support.plan_repos import T0, build_pair
+    pair = build_pair(tmp_path)
+    fork = pair.fork
+    fork.checkout("main", new_branch="release")
+    fork.commit("[release] pin the version", {"README.md": "release 3.2\n"}, when=T0 + 300)
+    fork.checkout("main")
+    monkeypatch.chdir(tmp_path)
+    g = ["--fork", str(fork.path), "--upstream", str(pair.up.path)]
+    rel = [*g, "--fork-ref", "release"]
+    unit = f"chain-{pair.u['u2'][:12]}"
+    assert main(["apply", unit, *g]) == 1 and main(["apply", unit, *rel]) == 1     # both stop at u2
+    run_git(fork.path, "checkout", "-q", f"forksync/release/{unit}")
+    resolve_markers(fork.path / OPS, "  return r + 1 + 0 /* fork */;\n")
+    run_git(fork.path, "commit", "-q", "-a", "--amend", "--no-edit")
+    amended = run_git(fork.path, "rev-parse", "HEAD").strip()
+    run_git(fork.path, "checkout", "-q", "main")
+    capsys.readouterr()
+    assert main(["resolve", unit, *rel]) == 2
+    err = capsys.readouterr().err
+    assert amended[:12] in err
+    assert f"checkout forksync/release/{unit} " in err, err
+    assert f"forksync/{unit}" not in err, err
