@@ -37,3 +37,28 @@ def test_each_worker_narrows_hip_visible_devices_when_the_runner_sets_both_hip_a
     assert r.verdict == "green", [(x.code, x.detail[:300]) for x in r.reasons]
     lines = set(seen.read_text().split("\n")) - {""}
     assert lines and lines <= {"gw0 2", "gw1 3"}, lines
+
+
+SEEN_CUDA = SEEN_BY_WORKER.replace('os.environ["HIP_VISIBLE_DEVICES"]', 'os.environ["CUDA_VISIBLE_DEVICES"]')
+
+
+def test_each_worker_narrows_cuda_visible_devices_on_an_nvidia_runner_that_also_carries_hip_visible_devices(
+        repo, tmp_path, monkeypatch):
+    """An NVIDIA runner (nvidia-smi answers, no AMD tool) pinned to GPUs 5 and 7 with
+    ``CUDA_VISIBLE_DEVICES``, whose environment also carries a ``HIP_VISIBLE_DEVICES`` naming other
+    GPUs (an image or script made for AMD runners too). CUDA reads only ``CUDA_VISIBLE_DEVICES``.
+    What happens: HIP's variable ranks first (``WORKER_GPU_VARS``), the two differ, so only it is
+    narrowed and both workers see both NVIDIA GPUs (before the change, CUDA's was narrowed). What
+    should: each worker's CUDA sees one GPU of the runner's own."""
+    for var in ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"):
+        monkeypatch.delenv(var, raising=False)
+    _fake_tools(tmp_path / "bin", monkeypatch, nvidia_smi="NVIDIA H200, 580.159.04\nNVIDIA H200, 580.159.04\n")
+    commit(repo, {"tests/test_gpu.py": SEEN_CUDA}, "gpu per worker")
+    seen = tmp_path / "seen.txt"
+    r = run_local(suite(build=None, workers=2, expected_tests=4, command=f"{PYTEST} tests/test_gpu.py --junitxml=out/junit.xml",
+                        env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "HIP_VISIBLE_DEVICES": "0",
+                             "CUDA_VISIBLE_DEVICES": "5,7", "SEEN": str(seen)}),
+                  repo, "HEAD")
+    assert r.verdict == "green", [(x.code, x.detail[:300]) for x in r.reasons]
+    lines = set(seen.read_text().split("\n")) - {""}
+    assert lines and lines <= {"gw0 5", "gw1 7"}, lines
