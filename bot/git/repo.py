@@ -1096,14 +1096,16 @@ def _fork_name(repo: pygit2.Repository, fork_ref: str | None) -> str | None:
 def default_branch(repo: pygit2.Repository) -> str | None:
     """The fork repository's default branch, which keeps today's sync branch names
     (:func:`bot.model.sync_branch`): the branch ``refs/remotes/origin/HEAD`` names in a checkout
-    (its ``HEAD`` is whatever is checked out), else the one ``HEAD`` names (a bare clone: the
-    remote's default branch). None when neither names a branch."""
+    (its ``HEAD`` is whatever is checked out) where that branch exists, else the one ``HEAD`` names
+    (a bare clone: the remote's default branch). None when neither names a branch."""
     if not repo.is_bare:
         try:
             target = repo.references["refs/remotes/origin/HEAD"].target
         except (KeyError, pygit2.GitError):
             target = None
-        if isinstance(target, str) and target.startswith("refs/remotes/origin/"):
+        # a dangling one (the remote renamed its default branch and a fetch pruned the old one:
+        # git leaves origin/HEAD naming it) names no branch
+        if isinstance(target, str) and target.startswith("refs/remotes/origin/") and target in repo.references:
             return target[len("refs/remotes/origin/"):]
     return head_branch(repo)
 
@@ -1129,10 +1131,9 @@ def built_for(repo: pygit2.Repository, own: list[str], messages: dict[str, str],
     forksync made (a ``Upstream-Commit:``, ``Forksync-Conflict:`` or ``Forksync-Unit:`` trailer,
     :mod:`bot.git.apply`). None (in flight) when the base is in ``fork_tip``'s history (the
     common case: no git work beyond the messages), when no commit carries such a trailer, when the
-    base's history was rewritten into ``fork_tip``'s (a commit of ``base ^fork_tip`` has the author
-    and author time of one of ``fork_tip ^base``: a fork that rebases, rewords or squashes its
-    branch, openxla/triton's ``llvm-head``, whose old sync branches still have open PRs), or when
-    no other branch holds it. Else the short name of the
+    base was rewritten into ``fork_tip``'s history (:func:`_rewritten_into`: a fork that rebases,
+    rewords or squashes its branch, openxla/triton's ``llvm-head``, whose old sync branches still
+    have open PRs), or when no other branch holds it. Else the short name of the
     first local or remote-tracking branch (``git for-each-ref --contains``, one git run) that holds
     the base but not ``fork_tip``, is no ``prefix`` branch and is not ``fork_ref`` under any remote
     (real case: ROCm/triton's ``main_perf`` for a chain applied there, seen from ``triton-mlir``).
@@ -1160,17 +1161,36 @@ def built_for(repo: pygit2.Repository, own: list[str], messages: dict[str, str],
     other = next((r for r in holders if r not in took or _on_first_parent_line(repo, r, base)), None)
     if other is None:
         return None
-    # a rewrite keeps authors and author times (rebase, reword, squash into an earlier commit:
-    # git commit --amend and rebase keep the author date), a branch of its own shares no such
-    # commit with the fork ref (ROCm's main_perf / triton-mlir / release: none of 2,673)
+    if _rewritten_into(repo, base, fork_tip):
+        return None        # the base, rewritten into the fork tip's history
+    return _branch_short(other)
+
+
+_SQUASHED_AWAY = re.compile(r"^(?:fixup|squash|amend)! ")
+_BACKPORT = re.compile(r"^\(cherry picked from commit ([0-9a-f]{7,40})\)$", re.MULTILINE)
+
+
+def _rewritten_into(repo: pygit2.Repository, base: str, fork_tip: str) -> bool:
+    """Whether ``base`` (not in ``fork_tip``'s history) was rewritten into it: the base, or where
+    it is a ``fixup!``/``squash!``/``amend!`` commit an autosquash folded away, the nearest
+    first-parent ancestor of it that is none, has the author and author time of a commit of
+    ``fork_tip ^base`` — rebase, reword and squash keep both (git's author date) — and is no
+    backport of one (``git cherry-pick -x``'s "(cherry picked from commit …)" naming a commit
+    of ``fork_tip``: a release branch's backport of a main commit keeps its author and time too)."""
+    c = repo[base]
+    while _SQUASHED_AWAY.match(c.message) and c.parent_ids and not _held_by(repo, fork_tip, str(c.parent_ids[0])):
+        c = repo[c.parent_ids[0]]
+    m = _BACKPORT.search(c.message)
+    if m:
+        try:
+            if _held_by(repo, fork_tip, str(repo.revparse_single(m.group(1)).id)):
+                return False
+        except (KeyError, ValueError):
+            pass
+    key = (c.author.email, c.author.time)
     walk = repo.walk(fork_tip, SortMode.NONE)
     walk.hide(base)
-    rewritten = {(c.author.email, c.author.time) for c in walk}
-    walk = repo.walk(base, SortMode.NONE)
-    walk.hide(fork_tip)
-    if any((c.author.email, c.author.time) in rewritten for c in walk):
-        return None        # the base's own commits, rewritten into the fork tip's history
-    return _branch_short(other)
+    return any((x.author.email, x.author.time) == key for x in walk)
 
 
 def sync_base(repo: pygit2.Repository, own: list[str], messages: dict[str, str]) -> str | None:
