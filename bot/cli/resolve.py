@@ -118,9 +118,9 @@ def _state_path(git_dir: str, unit_id: str) -> Path:
 
 def _fork(args) -> tuple[object, str, str, str, str]:
     """(cfg, fork git dir, unit id, branch ref, fork tip). The branch: the one given whole
-    (``forksync/<fork ref>/<unit>``), else the fork ref's (:func:`bot.git.repo.sync_branch_for`),
-    else ``forksync/<unit>`` when that one is in flight for the fork ref (made before names
-    carried the fork ref)."""
+    (``forksync/<fork ref>/<unit>``), else the fork ref's (:func:`bot.git.repo.sync_branch_for`)
+    where it exists, else the unit's branch in flight for the fork ref whatever its name
+    (``forksync/<unit>`` made before names carried the fork ref)."""
     cfg = fork_config_from_args(args)
     given = args.unit.removeprefix("refs/heads/")
     named = sync_branch_ref(given)
@@ -129,11 +129,13 @@ def _fork(args) -> tuple[object, str, str, str, str]:
         fork_dir = open_side("fork", cfg.fork.url or ".", cfg, fetch=False)
         repo = open_repository(fork_dir)
         fork_tip = side_tip(repo, cfg.fork, "fork", f"fork ({cfg.fork.url or '.'})")
-    legacy = f"forksync/{unit_id}"
     branch = given if named and named[0] else gitio.sync_branch_for(repo, unit_id, cfg.fork.ref)
-    if branch != legacy and f"refs/heads/{branch}" not in repo.references and any(
-            b.name == legacy for b in gitio.in_flight_branches(repo, fork_tip, with_paths=False, fork_ref=cfg.fork.ref)):
-        branch = legacy
+    if f"refs/heads/{branch}" not in repo.references:
+        # the unit's branch in flight for the fork ref, whatever its name: forksync/<unit> made
+        # before names carried the fork ref, or forksync/<fork ref>/<unit> where the default
+        # branch reads otherwise now (a checkout without origin/HEAD names what is checked out)
+        branch = next((b.name for b in gitio.in_flight_branches(repo, fork_tip, with_paths=False, fork_ref=cfg.fork.ref)
+                       if (sync_branch_ref(b.name) or ("", ""))[1] == unit_id), branch)
     return cfg, repo.path.rstrip("/"), unit_id, f"refs/heads/{branch}", fork_tip
 
 
