@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -309,6 +310,13 @@ def print_picked(state, res) -> None:
         say("plan", "picked", upstream=u, pick=f, subject=cut(c.subject if c else ""))
 
 
+def _ref_arg(args) -> str:
+    """`` --fork-ref REF`` when the command was given one (the next command a text names needs it
+    to find the same fork branch's sync branch), else ""."""
+    ref = getattr(args, "fork_ref", None)
+    return f" --fork-ref {shlex.quote(ref)}" if ref else ""
+
+
 def cmd_apply(args) -> int:
     cfg, state, run = _load(args)
     unit = find_unit(run.plan, args.unit)
@@ -338,7 +346,7 @@ def cmd_apply(args) -> int:
             elif cc:
                 c = state.upstream.get(up)
                 say("plan", "in_flight_stopped", branch=b.name, tip=b.tip, upstream=up, subject=cut(c.subject if c else ""),
-                    commit=cc, unit=b.unit_id)
+                    commit=cc, unit=b.unit_id, ref_arg=_ref_arg(args))
             else:
                 say("plan", "in_flight", branch=b.name, tip=b.tip, count=len(b.upstream_shas))
             return 1 if cc else 0
@@ -374,5 +382,6 @@ def cmd_apply(args) -> int:
         if res.conflict:
             c = state.upstream.get(res.conflict)
             say("plan", "stopped", end="", upstream=res.conflict, subject=cut(c.subject if c else ""), commit=res.conflict_commit,
-                branch=res.branch, conflicts=res.conflicts, error=res.error, remaining=len(res.remaining), unit=unit.id)
+                branch=res.branch, conflicts=res.conflicts, error=res.error, remaining=len(res.remaining), unit=unit.id,
+                ref_arg=_ref_arg(args))
     return 1 if res.conflict else 0

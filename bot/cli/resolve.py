@@ -57,11 +57,11 @@ import pygit2
 from bot.agents.client import AgentClient
 from bot.agents.conflict import resolve_pick
 from bot.agents.conflict_git import conflict_case
+from bot.cli import text as _cli_text
 from bot.cli.ledger import state_errors
 from bot.cli.main import fork_config_from_args, refuse_unpaired
 from bot.cli.plan import apply_with_rules, print_empty, print_picked, print_rules
 from bot.cli.progress import reporter
-from bot.cli.text import say, text
 from bot.config.forksync import UserError
 from bot.config.objects import open_repository
 from bot.core.markers import marker_lines
@@ -74,6 +74,26 @@ from bot.plan.planner import plan_state
 from bot.store import Store
 from bot.sync.ingest import default_store, load_state, open_side, side_tip
 from bot.sync.rules import rules_resolution
+
+#: what every text of this command names besides the unit: its branch (``forksync/<unit>`` or
+#: ``forksync/<fork ref>/<unit>``) and the ``--fork-ref`` the next command needs; set once the
+#: branch is known (:func:`_fork`)
+_NAMES: dict[str, str] = {"branch": "", "ref_arg": ""}
+
+
+def text(family: str, part: str, /, **context) -> str:
+    """:func:`bot.cli.text.text` with the unit's branch and ``--fork-ref`` (:data:`_NAMES`) in context."""
+    return _cli_text.text(family, part, **{**_names_for(context), **context})
+
+
+def say(family: str, part: str, /, *, err: bool = False, end: str = "\n", **context) -> None:
+    """:func:`bot.cli.text.say` with the unit's branch and ``--fork-ref`` (:data:`_NAMES`) in context."""
+    _cli_text.say(family, part, err=err, end=end, **{**_names_for(context), **context})
+
+
+def _names_for(context: dict) -> dict:
+    unit = context.get("unit", "")
+    return {"branch": _NAMES["branch"] or f"forksync/{unit}", "ref_arg": _NAMES["ref_arg"]}
 
 
 def register(sub, common) -> None:
@@ -136,6 +156,8 @@ def _fork(args) -> tuple[object, str, str, str, str]:
         # branch reads otherwise now (a checkout without origin/HEAD names what is checked out)
         branch = next((b.name for b in gitio.in_flight_branches(repo, fork_tip, with_paths=False, fork_ref=cfg.fork.ref)
                        if (sync_branch_ref(b.name) or ("", ""))[1] == unit_id), branch)
+    fork_ref = getattr(args, "fork_ref", None)
+    _NAMES.update(branch=branch, ref_arg=f" --fork-ref {shlex.quote(fork_ref)}" if fork_ref else "")
     return cfg, repo.path.rstrip("/"), unit_id, f"refs/heads/{branch}", fork_tip
 
 
@@ -169,6 +191,7 @@ def _print_conflict(wt: Path, stop: resolution.ConflictStop) -> None:
 def cmd_resolve(args) -> int:
     refuse_unpaired("--agent", args.agent, (("--base-url", args.base_url), ("--db", args.db)))
     refuse_unpaired("--continue", args.cont, (("--push", args.push), ("--reason", args.reason or None)))
+    _NAMES.update(branch="", ref_arg="")     # set by _fork for this run (tests run many in one process)
     cfg, git_dir, unit_id, ref, fork_tip = _fork(args)
     tip = _tip(git_dir, ref)
     if tip is None:
