@@ -150,8 +150,11 @@ def overview(store: Store, fork: str, now: float, policy: Policy, queue_counts: 
     series = [{"at": iso(r["at"]), "upstream_as_of": iso(r["upstream_as_of"]), "days_behind": r["days_behind"],
                "contiguous_lag_days": r["contiguous_lag_days"], "backlog": r["backlog"], "not_reached": r["not_reached"],
                "open_units": r["open_units"], "frontier": r["frontier"], "source": r["source"]} for r in rows]
+    # a frontier move from a point before the fork's first own commit is upstream's own past
+    # (the fork's tip was one of upstream's commits then), not a landing of the fork's
     landings = [{"at": iso(b["at"]), "frontier": b["frontier"]} for a, b in zip(rows, rows[1:])
-                if b["frontier"] and a["frontier"] and a["frontier"] != b["frontier"]]
+                if b["frontier"] and a["frontier"] and a["frontier"] != b["frontier"]
+                and a["source"] != "backfill-before-fork"]
     synced = bool(st and st.computed_at)
     doc.update({
         "synced": synced,
