@@ -17,8 +17,8 @@ own command needs no change. Only the standard library and pytest's hooks are us
 With pytest-xdist the controller writes the lines (workers forward their reports to it); each
 worker first takes its own GPU: each variable of ``FORKSYNC_WORKER_GPU_VAR`` (comma-separated;
 ``CUDA_VISIBLE_DEVICES`` unless the runner is pinned with ``HIP_VISIBLE_DEVICES`` or
-``ROCR_VISIBLE_DEVICES``) becomes the ``n``-th of ``FORKSYNC_WORKER_GPUS`` (comma-separated) for
-worker ``gw<n>``, before any test imports CUDA or HIP.
+``ROCR_VISIBLE_DEVICES``) becomes the ``n``-th GPU of its own list (of ``FORKSYNC_WORKER_GPUS``,
+comma-separated, where it is unset) for worker ``gw<n>``, before any test imports CUDA or HIP.
 """
 from __future__ import annotations
 
@@ -33,7 +33,9 @@ _gpus = [g for g in os.environ.get("FORKSYNC_WORKER_GPUS", "").split(",") if g.s
 if _worker.startswith("gw") and _gpus:
     # one GPU per worker, round robin when there are more workers than GPUs
     for _var in (os.environ.get("FORKSYNC_WORKER_GPU_VAR") or "CUDA_VISIBLE_DEVICES").split(","):
-        os.environ[_var.strip()] = _gpus[int(_worker[2:] or 0) % len(_gpus)]
+        # each variable from its own list (HIP's and CUDA's may name different GPUs), else the runner's
+        _own = [g for g in os.environ.get(_var.strip(), "").split(",") if g.strip()] or _gpus
+        os.environ[_var.strip()] = _own[int(_worker[2:] or 0) % len(_own)]
 
 def junit_names(nodeid: str) -> tuple[str, str]:
     """``(classname, name)`` as pytest's junitxml writes them (``mangle_test_address``):

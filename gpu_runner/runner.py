@@ -47,11 +47,12 @@ from gpu_runner.saturation import RunFacts, judge
 from gpu_runner.shards import ENV_SHARD
 
 TAIL_CHARS = 8000
-#: Variables that give a process its GPUs, the first set in a suite's environment naming the runner's,
-#: in the order HIP's runtime reads them: HIP's (read whenever set; then CUDA's is ignored: ROCm's
-#: rocclr, ``HIP_VISIBLE_DEVICES[0] != '\0' ? HIP_VISIBLE_DEVICES : CUDA_VISIBLE_DEVICES``), CUDA's
-#: (CUDA reads only it; HIP reads it when HIP's is unset), and ROCr's (below HIP: what ROCm advises
-#: for a runner).
+#: Variables that give a process its GPUs (the runner's: those set in a suite's environment; each
+#: worker narrows HIP's and CUDA's, else ROCr's: :func:`_runner_env`), in the order HIP's runtime
+#: reads them: HIP's (read whenever set; then CUDA's is ignored: ROCm's rocclr,
+#: ``HIP_VISIBLE_DEVICES[0] != '\0' ? HIP_VISIBLE_DEVICES : CUDA_VISIBLE_DEVICES``), CUDA's (CUDA
+#: reads only it; HIP reads it when HIP's is unset), and ROCr's (below HIP: what ROCm advises for a
+#: runner).
 WORKER_GPU_VARS = ("HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES")
 SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|API_KEY|_KEY$", re.IGNORECASE)
 
@@ -220,15 +221,16 @@ def _runner_env(suite: SuiteConfig, env: dict[str, str], logs: Path, opts: Local
             # plugin autoload off (PYTEST_DISABLE_PLUGIN_AUTOLOAD): name xdist, or -n is unknown
             load = " -p xdist.plugin" if env.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD") else ""
             env["PYTEST_ADDOPTS"] = f"{env.get('PYTEST_ADDOPTS', '')}{load} -n {suite.workers}".strip()
-            # the variable the runner is pinned with, as HIP's runtime ranks them, so each worker
-            # narrows that one; CUDA's too where it names the same GPUs (a script serving NVIDIA
-            # and AMD runners sets both): CUDA itself reads only CUDA_VISIBLE_DEVICES
-            var = next((v for v in WORKER_GPU_VARS if env.get(v)), "CUDA_VISIBLE_DEVICES")
-            gpus = env.get(var) or ",".join(str(i) for i in range(gpu_count))
-            both = var == "HIP_VISIBLE_DEVICES" and env.get("CUDA_VISIBLE_DEVICES") == gpus
+            # the variables the runner is pinned with, each narrowed from its own list: HIP's and
+            # CUDA's both where both are set (HIP reads HIP's, CUDA only CUDA's: whichever vendor
+            # runs, its variable names one GPU), else ROCr's (HIP numbers its GPUs within ROCr's,
+            # so ROCr's is narrowed only where neither other is set), else CUDA's over the GPUs
+            # the fingerprint counted
+            pinned = [v for v in WORKER_GPU_VARS[:2] if env.get(v)] or [v for v in WORKER_GPU_VARS[2:] if env.get(v)]
+            gpus = env.get(pinned[0]) if pinned else ",".join(str(i) for i in range(gpu_count))
             if gpus:
                 env["FORKSYNC_WORKER_GPUS"] = gpus
-                env["FORKSYNC_WORKER_GPU_VAR"] = f"{var},CUDA_VISIBLE_DEVICES" if both else var
+                env["FORKSYNC_WORKER_GPU_VAR"] = ",".join(pinned or ["CUDA_VISIBLE_DEVICES"])
     return env, cache
 
 
