@@ -82,8 +82,8 @@ def content_kind(content_type: str | None) -> tuple[str, str]:
 
 def decode_payload(kind: str, charset: str, body: bytes):
     """The JSON value of a verified body. Raises :class:`Rejected` (400) for an empty body, bytes
-    that are not text in ``charset``, text that is not JSON, a form without ``payload=``, or JSON
-    nested deeper than :data:`MAX_DEPTH`."""
+    that are not text in ``charset``, text that is not JSON (with the line and column where the
+    parser stopped), a form without ``payload=``, or JSON nested deeper than :data:`MAX_DEPTH`."""
     if not body.strip():
         raise Rejected(400, "bad_request", "the body is empty")
     try:
@@ -97,6 +97,11 @@ def decode_payload(kind: str, charset: str, body: bytes):
         text = fields["payload"][0]
     try:
         value = json.loads(text)
+    except json.JSONDecodeError as e:
+        # where the parser stopped (never the body's text: it may hold anything), so a person
+        # can find what a proxy cut or rewrote
+        raise Rejected(400, "bad_request", f"the body is not valid JSON: {e.msg[:1].lower()}{e.msg[1:]} "
+                                           f"at line {e.lineno}, column {e.colno}") from None
     except (ValueError, RecursionError):
         raise Rejected(400, "bad_request", "the body is not valid JSON") from None
     if not isinstance(value, dict):

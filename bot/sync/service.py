@@ -1167,10 +1167,24 @@ class SyncService:
                                                 for f in res.conflict_files]),
                        "renames_skipped": getattr(res, "renames_skipped", ""),
                        "remaining": len(res.remaining)}
-        by_rules = [{"sha": o.upstream_sha, "folded": o.folded or "",
+        by_rules = [{"sha": o.upstream_sha, "folded": o.folded or "", "commit": o.commit or "",
                      "decided": [{"path": p, "action": d.action, "reason": d.reason, "rule": d.rule} for p, d in o.decided],
                      "declined": [p for p, _ in o.declined]} for o in rules_done if o.decided]
-        told = _PrText(unit=unit, branch=branch, title=title, tip=res.tip or "", conflict=res.conflict or "",
+        published = sync_store.branch_row(ctx.store, full_name, branch) or {}
+        if res.tip:
+            # rules that ran in an earlier sync: what they decided is on the branch as long as
+            # their commit (or the pick it was folded into) is, and the PR keeps saying so
+            fresh = {r["sha"] for r in by_rules}
+            by_rules = [r for r in json.loads(published.get("by_rules_json") or "[]") if r.get("sha") not in fresh
+                        and await self._on_remote(git_dir, r.get("folded") or r.get("commit") or "", res.tip)] + by_rules
+        # why the unit is a bundle or a chain was said when it was planned; a later plan that only
+        # finds its branch in flight (its reason names the unit's own branch: "continues
+        # forksync/<itself> …", bot.plan.partition, bot.sync.owed) or none at all has no better word
+        reason = unit.reason
+        if not reason or reason.split()[1:2] in ([f"forksync/{unit.id}"], [f"forksync/{unit.id}:"]):
+            reason = published.get("reason") or reason
+        told = _PrText(unit=replace(unit, reason=reason), branch=branch, title=title, tip=res.tip or "",
+                       conflict=res.conflict or "",
                        body_kw={"commits": commits, "upstream": upstream, "upstream_url": up_url, "by_rules": by_rules,
                                 "deferred": core.deferred, "wont_port": core.wont_port,
                                 "merge_method": cfg.github.merge_method, "stopped": stopped, "branch": branch,
@@ -1196,7 +1210,8 @@ class SyncService:
         drafted = ({"draft_by_forksync": 0} if sync_prs.opened_by_person(pr, self.bot_login)
                    else {"draft_by_forksync": int(bool(pr.get("draft")))} if what == "opened" else {})
         sync_store.save_branch(ctx.store, **{**sync_store.branch_row(ctx.store, full_name, branch), "pr": pr["number"],
-                                             "published_at": self.now(), **drafted})
+                                             "published_at": self.now(), "reason": reason,
+                                             "by_rules_json": json.dumps(by_rules), **drafted})
         if full_name in self._pr_texts:     # within a sync: what a dependency's close renders again
             self._pr_texts[full_name][unit.id] = told
         if res.kept:

@@ -60,7 +60,12 @@ def render_status(st: SyncStatus, *, stale_after_s: float, alarm_after_s: float,
                   login_unknown=login_unknown,
                   stale=st.stale(stale_after_s, now), stale_reason=why,
                   seen_too=bool(st.upstream_seen_at and st.last_fetch_error),     # an age reason says it already
-                  computed=bool(st.computed_at), upstream_seen=_age(st.upstream_age_s(now)), alarm=st.alarm(alarm_after_s, now),
+                  # a failed first refresh: its reason names the failure, not that nothing was ever seen
+                  never_seen_too=not st.upstream_seen_at and not st.upstream_unknown and bool(st.last_fetch_error),
+                  computed=bool(st.computed_at), upstream_seen=_age(st.upstream_age_s(now)),
+                  # "longer than the alarm age" needs an age: a fork never seen (or whose upstream
+                  # time is unknown) has none, however recently it was installed
+                  alarm=bool(st.upstream_seen_at) and st.alarm(alarm_after_s, now),
                   alarm_age=_age(alarm_after_s).replace(" ago", ""), held=st.held,
                   upstream_head=st.upstream_head, frontier=st.frontier, contiguous_pin=st.contiguous_pin,
                   upstream_head_at=utc_minute(st.upstream_head_at), frontier_at=utc_minute(st.frontier_at),

@@ -112,6 +112,13 @@ SYNC_BRANCHES = table("sync_branches", {
     # drafts does it take out of draft (bot.validation.gate_inputs.person_draft); NULL in rows
     # written before (taken as forksync's)
     "draft_by_forksync": int,
+    # why the unit is a bundle or a chain as its PR last said it (Unit.reason): a later plan that
+    # finds the branch only in flight keeps it; "" / NULL in rows written before
+    "reason": str,
+    # JSON [{"sha","folded","commit","decided","declined"}]: what forksync's rules decided on the
+    # branch, as its PR last said it; a later sync keeps each while its rule commit (or the pick
+    # it was folded into) is on the branch. "" / NULL none, and in rows written before
+    "by_rules_json": str,
     # when (epoch s) the sync's conflict agent first had no time left for the chain's conflict
     # (bot.sync.service.agent_deadline): the next sync publishes such chains first, oldest
     # first; 0 / NULL once the agent is asked, and in rows written before

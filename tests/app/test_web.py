@@ -77,7 +77,9 @@ async def test_wrong_secret_is_401(env):
 
 
 @pytest.mark.parametrize("body,headers,expected", [
-    (b"{not json", {}, (400, "the body is not valid JSON")),
+    (b"{not json", {}, (400, "the body is not valid JSON: expecting property name enclosed in double quotes at line 1, column 2")),
+    # where it breaks, as the JSON parser says it (a proxy that cut or rewrote the body shows here)
+    (b'{\n  "zen": "hi",\n  "hook_id": \n}', {}, (400, "the body is not valid JSON: expecting value at line 4, column 1")),
     (b"\xff\xfe", {}, (400, "the body is not valid JSON")),
     (b"{}", {"X-GitHub-Event": None}, (400, "missing header x-github-event")),
     (b"{}", {"X-GitHub-Delivery": None}, (400, "missing header x-github-delivery")),
@@ -228,8 +230,8 @@ async def test_every_refusal_is_logged_with_delivery_event_and_reason_never_the_
     assert lines == [
         "webhook delivery refused: 401 signature check failed: the body's HMAC-SHA256 does not match the webhook "
         "secret (delivery='guid-log-1' event='push' hook='1' from 127.0.0.1)",
-        "webhook delivery refused: 400 the body is not valid JSON (delivery='guid-log-2\\tforged' event='issues' "
-        "hook='1' from 127.0.0.1)",
+        "webhook delivery refused: 400 the body is not valid JSON: expecting property name enclosed in double quotes "
+        "at line 1, column 2 (delivery='guid-log-2\\tforged' event='issues' hook='1' from 127.0.0.1)",
     ]
     assert "BODY-CANARY" not in caplog.text
 

@@ -175,6 +175,25 @@ async def test_a_conflict_a_rule_decides_opens_as_a_draft_and_lands_after_l1_and
     assert sorted(trailers) == sorted([c2, c3])
 
 
+async def test_a_later_sync_keeps_what_the_rules_did_and_why_on_the_chain_pr(ahead_world):
+    # the next sync (a poll after upstream moved elsewhere, or the catch-up after a restart)
+    # finds the rules' pick already on the branch: the PR still says which files the rules
+    # decided and why the unit is a chain, as the branch's commits still do
+    w, up_src, upstream = ahead_world
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: x = 2 (#102)")
+    commit_files(up_src, {"third_party/amd/x.cpp": "int x = 3;\n" + MIDDLE + "int z;\n"}, "AMD: x = 3 (#103)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    [chain] = await open_prs(w.alice)
+    assert chain["head"]["ref"] == f"forksync/chain-{c2[:12]}" and "## Resolved by forksync's rules" in chain["body"]
+    assert "Why a chain: " in chain["body"]
+    await w.bot.svc.sync(await tick_ctx(w), "meta/triton", reason="poll: catching up after a start")
+    await w.bot.settle()
+    again = await w.pr(chain["number"])
+    assert again["head"]["sha"] == chain["head"]["sha"]
+    assert again["body"] == chain["body"]
+
+
 async def test_a_push_that_drops_the_conflict_commit_keeps_it_and_waits(world, tmp_path):
     w, up_src, upstream = world
     chain, branch, c2, _ = await stop_chain(w, up_src, upstream)

@@ -58,6 +58,19 @@ def test_status_issue_says_stale_and_alarm():
     assert fresh.stale(86400, now=1000.0 + 86401) is True
 
 
+def test_status_issue_of_a_fork_never_synced_claims_no_age():
+    # just installed, and the first fetch of the fork failed: upstream was never seen, so no age
+    # can be longer than the alarm age; the issue says it was never seen instead
+    st = SyncStatus(repo="meta/triton", last_fetch_error="fetch of the fork meta/triton failed: git fetch -q --prune "
+                                                         "failed (128): fatal: expected 'packfile'")
+    body = render_status(st, stale_after_s=86400, alarm_after_s=3 * 86400, now=1000.0)
+    assert ("> **These numbers are stale**: the last refresh failed: fetch of the fork meta/triton failed: git fetch -q "
+            "--prune failed (128): fatal: expected 'packfile'. Upstream was never seen.\n\n") in body
+    assert "alarm age" not in body
+    never = render_status(SyncStatus(repo="meta/triton"), stale_after_s=86400, alarm_after_s=3 * 86400, now=1000.0)
+    assert "> **These numbers are stale**: never synced: upstream was never seen.\n\n" in never
+
+
 def test_due_for_poll():
     rows = [{"fork": "a", "poll_interval_s": 300, "last_poll_at": 0}, {"fork": "b", "poll_interval_s": 300,
             "last_poll_at": 900}, {"fork": "c", "poll_interval_s": 0, "last_poll_at": 0}]
