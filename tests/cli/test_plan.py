@@ -5,7 +5,7 @@ import json
 
 from bot.cli.main import main
 from bot.demo.repobuilder import run_git
-from tests.support.plan_repos import T0, build_pair
+from tests.support.plan_repos import build_pair, with_release_branch
 
 
 def test_plan_json_and_apply(tmp_path, monkeypatch, capsys):
@@ -132,14 +132,8 @@ def test_a_unit_applied_for_one_fork_branch_is_not_in_flight_on_another(tmp_path
     """ROCm/triton keeps main_perf, release/internal/3.2.x and triton-mlir in one repository: a chain
     applied for main_perf showed as IN_FLIGHT on release/internal/3.2.x, and its own commits
     (``branch ^fork_tip``: all of main_perf's) put main_perf's files in triton-mlir's plan."""
-    pair = build_pair(tmp_path)
-    fork = pair.fork
-    fork.checkout(pair.base, new_branch="release")
-    fork.commit("[release] pin the version", {"README.md": "release 3.2\n"}, when=T0 + 300)
-    fork.checkout("main")
+    pair, g, rel = with_release_branch(tmp_path, at="base")
     monkeypatch.chdir(tmp_path)
-    g = ["--fork", str(fork.path), "--upstream", str(pair.up.path)]
-    rel = [*g, "--fork-ref", "release"]
     assert main(["plan", "--json", *rel]) == 0
     before = json.loads(capsys.readouterr().out)
     assert main(["status", "--json", *rel]) == 0
@@ -165,14 +159,9 @@ def test_the_same_unit_applied_for_two_fork_branches_gets_a_branch_for_each(tmp_
     for the second, the first's ``forksync/<unit>`` was taken as its branch (main_perf's commits
     "kept", not written by forksync). A fork ref other than the repository's default branch gets
     ``forksync/<fork ref>/<unit>``; the default branch keeps ``forksync/<unit>``."""
-    pair = build_pair(tmp_path)
+    pair, g, rel = with_release_branch(tmp_path, at="base")
     fork, u = pair.fork, pair.u
-    fork.checkout(pair.base, new_branch="release")
-    fork.commit("[release] pin the version", {"README.md": "release 3.2\n"}, when=T0 + 300)
-    fork.checkout("main")
     monkeypatch.chdir(tmp_path)
-    g = ["--fork", str(fork.path), "--upstream", str(pair.up.path)]
-    rel = [*g, "--fork-ref", "release"]
     bundle = f"bundle-{u['u1'][:12]}"
     assert main(["plan", "--json", *rel]) == 0
     planned = {x["id"]: [i["sha"] for i in x["items"]] for x in json.loads(capsys.readouterr().out)["units"]}

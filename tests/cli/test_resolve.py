@@ -159,15 +159,10 @@ def test_an_edit_to_a_left_out_file_is_refused_not_dropped(stopped, tmp_path, ca
 def test_resolve_for_another_fork_branch_works_on_that_branchs_chain(tmp_path, monkeypatch, capsys):
     # the chain main stopped on is planned for release too (two fork branches of one repository):
     # release's is forksync/release/<unit>, resolved beside main's, which stays as it was
-    from tests.support.plan_repos import T0, build_pair
-    pair = build_pair(tmp_path)
+    from tests.support.plan_repos import with_release_branch
+    pair, g, rel = with_release_branch(tmp_path)
     fork = pair.fork
-    fork.checkout("main", new_branch="release")
-    fork.commit("[release] pin the version", {"README.md": "release 3.2\n"}, when=T0 + 300)
-    fork.checkout("main")
     monkeypatch.chdir(tmp_path)
-    g = ["--fork", str(fork.path), "--upstream", str(pair.up.path)]
-    rel = [*g, "--fork-ref", "release"]
     unit = f"chain-{pair.u['u2'][:12]}"
     assert main(["apply", unit, *g]) == 1 and main(["apply", unit, *rel]) == 1     # both stop at u2
     capsys.readouterr()
@@ -194,15 +189,11 @@ def test_resolve_finds_a_fork_refs_branch_after_a_checkout_moved_head(tmp_path, 
     # person then checks out release to work on it, and `resolve <unit> --fork-ref release` looks
     # for forksync/<unit> (release is "the default branch" now), which does not exist: "no branch",
     # though `plan --fork-ref release` lists forksync/release/<unit> in flight for that fork ref.
-    from tests.support.plan_repos import T0, build_pair
-    pair = build_pair(tmp_path)
+    from tests.support.plan_repos import with_release_branch
+    pair, _, rel = with_release_branch(tmp_path)
     fork = pair.fork
     fork.git("remote", "set-head", "origin", "-d")
-    fork.checkout("main", new_branch="release")
-    fork.commit("[release] pin the version", {"README.md": "release 3.2\n"}, when=T0 + 300)
-    fork.checkout("main")
     monkeypatch.chdir(tmp_path)
-    rel = ["--fork", str(fork.path), "--upstream", str(pair.up.path), "--fork-ref", "release"]
     unit = f"chain-{pair.u['u2'][:12]}"
     assert main(["apply", unit, *rel]) == 1                 # stops at u2's conflict
     assert run_git(fork.path, "rev-parse", "--verify", "-q", f"refs/heads/forksync/release/{unit}").strip()

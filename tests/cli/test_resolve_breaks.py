@@ -114,15 +114,10 @@ def test_the_advice_for_a_fork_refs_amended_conflict_commit_names_that_fork_refs
     `git checkout forksync/<unit> && git reset --soft <release's conflict commit>`: run as written it
     moves main's sync branch onto release's history (the template builds forksync/{{ unit }}; so do
     ``no_conflict``, ``commits_on_top`` and ``aborted``)."""
-    from tests.support.plan_repos import T0, build_pair
-    pair = build_pair(tmp_path)
+    from tests.support.plan_repos import with_release_branch
+    pair, g, rel = with_release_branch(tmp_path)
     fork = pair.fork
-    fork.checkout("main", new_branch="release")
-    fork.commit("[release] pin the version", {"README.md": "release 3.2\n"}, when=T0 + 300)
-    fork.checkout("main")
     monkeypatch.chdir(tmp_path)
-    g = ["--fork", str(fork.path), "--upstream", str(pair.up.path)]
-    rel = [*g, "--fork-ref", "release"]
     unit = f"chain-{pair.u['u2'][:12]}"
     assert main(["apply", unit, *g]) == 1 and main(["apply", unit, *rel]) == 1     # both stop at u2
     run_git(fork.path, "checkout", "-q", f"forksync/release/{unit}")

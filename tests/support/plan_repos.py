@@ -166,3 +166,17 @@ def file_becomes_directory(tmp: Path) -> tuple[pygit2.Repository, str, str]:
     run_git(up.path, "rm", "-q", "a")
     sha = up.commit("a becomes a directory", {"a/b.txt": "y\n"}, when=T0 + 1)
     return pygit2.Repository(str(up.path)), base, sha
+
+
+def with_release_branch(tmp: Path, *, at: str = "main") -> tuple[Pair, list[str], list[str]]:
+    """:func:`build_pair` with a second fork branch ``release`` cut at ``at`` (a rev of the fork;
+    ``main`` its tip) and one commit of its own, two fork branches of one repository (ROCm/triton's
+    ``main_perf`` and ``release/internal/3.2.x``). Returns ``(pair, args for main, args for
+    release)``: the CLI's ``--fork``/``--upstream`` arguments, then those with ``--fork-ref release``."""
+    pair = build_pair(tmp)
+    fork = pair.fork
+    fork.checkout(pair.base if at == "base" else at, new_branch="release")
+    fork.commit("[release] pin the version", {"README.md": "release 3.2\n"}, when=T0 + 300)
+    fork.checkout("main")
+    g = ["--fork", str(fork.path), "--upstream", str(pair.up.path)]
+    return pair, g, [*g, "--fork-ref", "release"]
