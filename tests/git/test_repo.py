@@ -728,3 +728,29 @@ def test_a_dangling_origin_head_is_not_the_default_branch(tmp_path):
     repo = pygit2.Repository(str(clone.path / ".git"))
     assert gitio.default_branch(repo) == "main"
     assert gitio.sync_branch_for(repo, "chain-0123456789ab", "main") == "forksync/chain-0123456789ab"
+
+
+def test_a_forks_old_sync_branch_stays_in_flight_when_an_interactive_rebase_squashed_its_base(up, tmp_path):
+    # openxla/triton's llvm-head keeps its own changes as one commit ("OpenXLA-specific changes")
+    # and folds what was pushed on top of it into it at the next rebase: `git rebase -i` with the
+    # `fixup` / `squash` verb on a commit whose subject is an ordinary one (no "fixup!" prefix). The
+    # sync branch's base (the commit folded away) is rewritten into the fork tip's history: the
+    # commit it was folded into keeps its author and author time. Comparing the base alone finds
+    # no copy of it, the feature branch still holding the old tip is taken for the one the sync
+    # branch was built for, and the chain's upstream commit is planned again while its PR is open.
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[main] OpenXLA-specific changes", {"lib/sched.cpp": "fast\n"}, when=T0 + 6)
+    fork.commit("[main] make the scheduler faster", {"lib/sched.cpp": "faster\n"}, when=T0 + 7)
+    u1 = up.commit("U1 (#2)", {"lib/x.cpp": "1\n"}, when=T0 + 10)
+    fork.add_remote("upstream", up.path)
+    fork.checkout("main", new_branch="alice/feature")
+    fork.commit("[alice] a feature on the old tip", {"lib/feature.cpp": "f\n"}, when=T0 + 15)
+    fork.checkout("main", new_branch="forksync/chain-" + u1[:12])
+    fork.cherry_pick(u1, when=T0 + 20, trailer=f"Upstream-Commit: {u1}\nForksync-Unit: chain-{u1[:12]}")
+    fork.checkout("main")
+    repo = pygit2.Repository(str(fork.path / ".git"))
+    assert [b.upstream_shas for b in gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main")] == [(u1,)]
+    # git rebase -i, `fixup` on the second commit: one commit, the first one's subject and author time
+    fork.git("reset", "-q", "--soft", "main~2")
+    fork.git("commit", "-q", "-m", "[main] OpenXLA-specific changes", when=T0 + 6)
+    assert [b.upstream_shas for b in gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main")] == [(u1,)]
