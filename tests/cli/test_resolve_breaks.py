@@ -131,3 +131,28 @@ def test_the_advice_for_a_fork_refs_amended_conflict_commit_names_that_fork_refs
     assert amended[:12] in err
     assert f"checkout forksync/release/{unit} " in err, err
     assert f"forksync/{unit}" not in err, err
+
+
+def test_the_next_command_for_a_fork_refs_branch_given_whole_names_that_branch(tmp_path, monkeypatch, capsys):
+    """`resolve forksync/release/<unit>` (the branch given whole, the way `plan` lists it; no
+    --fork-ref) opens release's conflict, but its `next` advice says `forksync resolve <unit>
+    --continue`: the unit id alone and no --fork-ref (``_ref_arg`` is set from ``args.fork_ref``
+    only). Run as written it reads the default branch's forksync/<unit> (main has the same chain
+    stopped): "no worktree", and that error's own advice, `forksync resolve <unit>`, opens main's."""
+    from tests.support.plan_repos import T0, build_pair
+    pair = build_pair(tmp_path)
+    fork = pair.fork
+    fork.checkout("main", new_branch="release")
+    fork.commit("[release] pin the version", {"README.md": "release 3.2\n"}, when=T0 + 300)
+    fork.checkout("main")
+    monkeypatch.chdir(tmp_path)
+    g = ["--fork", str(fork.path), "--upstream", str(pair.up.path)]
+    unit = f"chain-{pair.u['u2'][:12]}"
+    assert main(["apply", unit, *g]) == 1 and main(["apply", unit, *g, "--fork-ref", "release"]) == 1
+    capsys.readouterr()
+    assert main(["resolve", f"forksync/release/{unit}", *g]) == 0
+    out = capsys.readouterr().out
+    assert "/.forksync-resolve/release/" in out
+    advice = re.search(r"then: forksync resolve (\S+(?: --fork-ref \S+)?) --continue", out)
+    assert advice, out
+    assert advice.group(1) in (f"{unit} --fork-ref release", f"forksync/release/{unit}"), out
