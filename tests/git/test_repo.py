@@ -754,3 +754,25 @@ def test_a_forks_old_sync_branch_stays_in_flight_when_an_interactive_rebase_squa
     fork.git("reset", "-q", "--soft", "main~2")
     fork.git("commit", "-q", "-m", "[main] OpenXLA-specific changes", when=T0 + 6)
     assert [b.upstream_shas for b in gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main")] == [(u1,)]
+
+
+def test_a_dangling_origin_head_does_not_make_the_checked_out_fork_branch_the_default(tmp_path):
+    # The fork renamed master → main; this clone's refs/remotes/origin/HEAD dangles after
+    # `git fetch --prune`, and the person has release checked out. default_branch now skips the
+    # dangling name but falls back to HEAD, which in a checkout is whatever is checked out (its own
+    # docstring: "its HEAD is whatever is checked out"): release becomes "the default branch", and
+    # `apply --fork-ref release` names release's chain forksync/<unit>, the name the App gives
+    # main's chain on the same remote (before, release's was forksync/release/<unit>).
+    fork = RepoBuilder.init(tmp_path / "fork", branch="master")
+    fork.commit("Initial (#1)", {"README": "r\n"}, when=T0)
+    fork.checkout("master", new_branch="release")
+    fork.commit("[release] pin", {"VERSION": "3.2\n"}, when=T0 + 5)
+    fork.checkout("master")
+    clone = fork.clone(tmp_path / "clone")
+    fork.git("branch", "-m", "master", "main")
+    clone.git("fetch", "-q", "--prune", "origin")
+    clone.git("checkout", "-q", "-b", "release", "origin/release")
+    assert clone.git("symbolic-ref", "refs/remotes/origin/HEAD").strip() == "refs/remotes/origin/master"
+    repo = pygit2.Repository(str(clone.path / ".git"))
+    assert gitio.default_branch(repo) != "release"
+    assert gitio.sync_branch_for(repo, "chain-0123456789ab", "release") == "forksync/release/chain-0123456789ab"
