@@ -93,3 +93,44 @@ async def test_a_connection_refused_counts_nothing(closed_port):
             await c.call("summary", system=PROMPT, messages=MSG)
     assert "connection error" in e.value.reason
     assert usage_rows(c) == []
+
+
+@pytest.fixture
+async def refusing_proxy():
+    """An HTTPS proxy that reads the tunnel's CONNECT and refuses it (403, as a proxy whose ACL
+    lacks the API's host does): no byte of the API request goes anywhere."""
+    import asyncio
+    seen: list[bytes] = []
+
+    async def handle(reader, writer):
+        head = await reader.readuntil(b"\r\n\r\n")
+        seen.append(head.split(b"\r\n", 1)[0])
+        writer.write(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with server:
+        yield f"http://127.0.0.1:{port}", seen
+
+
+async def test_a_tunnel_the_proxy_refused_counts_nothing(refusing_proxy, monkeypatch):
+    """The SDK reaches the API through HTTPS_PROXY (its httpx client trusts the environment). The
+    tunnel's CONNECT request carries the API request's extensions, the ``trace`` that marks "went
+    out whole" included, so its empty body's ``send_request_body.complete`` marks the attempt sent
+    before the proxy refuses the tunnel; the refusal is an ``APIConnectionError`` and each attempt
+    was counted at its prompt's estimate (877 tokens) though the API never saw a byte."""
+    proxy, seen = refusing_proxy
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "https_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTPS_PROXY", proxy)
+    timeouts = ManualTimeouts()
+    c = AgentClient(AgentSettings(max_retries=1), Store(), api_key="k", base_url="https://api.anthropic.test",
+                    now=lambda: BASE + timeouts.now, wait_for=timeouts, sleep=ClockedSleeps(timeouts), stream=False)
+    async with c:
+        with pytest.raises(AgentSkipped) as e:
+            await c.call("summary", system=PROMPT, messages=MSG)
+    assert "connection error" in e.value.reason
+    assert seen == [b"CONNECT api.anthropic.test:443 HTTP/1.1"] * 2
+    assert usage_rows(c) == []
