@@ -589,8 +589,9 @@ def _sent_marking_http_client(base: type) -> Any:
     (https://www.python-httpx.org/advanced/extensions/#trace): the connection's
     ``http11.send_request_body.complete`` / ``http2.send_request_body.complete`` event marks the
     :class:`_RequestSent` of the attempt in whose context the request was made. Set on the request
-    in ``send``, not on one transport, so a proxy's transport is watched as well. A ``trace`` the
-    request already had is still called."""
+    in ``send``, not on one transport, so a proxy's transport is watched as well — but not by the
+    body of the proxy's own ``CONNECT`` (httpcore hands the trace on to it: a refused tunnel sent
+    the API nothing). A ``trace`` the request already had is still called."""
 
     class SentMarking(base):  # type: ignore[misc, valid-type]
         async def send(self, request: Any, **kw: Any) -> Any:
@@ -598,8 +599,15 @@ def _sent_marking_http_client(base: type) -> Any:
             if mark is not None:
                 earlier = request.extensions.get("trace")
 
+                tunnel = [False]    # the body being sent is an HTTPS proxy's CONNECT, not the API request
+
                 async def trace(event: str, info: dict[str, Any]) -> None:
-                    if event.endswith(".send_request_body.complete"):
+                    # httpcore passes the trace on to a proxy's CONNECT request too; only its
+                    # ``.started`` event carries the request, so the method is read there
+                    if event.endswith(".send_request_body.started"):
+                        method = getattr(info.get("request"), "method", b"")
+                        tunnel[0] = method in (b"CONNECT", "CONNECT")
+                    elif event.endswith(".send_request_body.complete") and not tunnel[0]:
                         mark.whole = True
                     if earlier is not None:
                         await earlier(event, info)
