@@ -156,7 +156,9 @@ def _fork(args) -> tuple[object, str, str, str, str]:
         # branch reads otherwise now (a checkout without origin/HEAD names what is checked out)
         branch = next((b.name for b in gitio.in_flight_branches(repo, fork_tip, with_paths=False, fork_ref=cfg.fork.ref)
                        if (sync_branch_ref(b.name) or ("", ""))[1] == unit_id), branch)
-    fork_ref = getattr(args, "fork_ref", None)
+    # the next command finds the same branch: the fork ref given, else the one a whole
+    # forksync/<fork ref>/<unit> name carries
+    fork_ref = getattr(args, "fork_ref", None) or (named[0] if named and named[0] else None)
     _NAMES.update(branch=branch, ref_arg=f" --fork-ref {shlex.quote(fork_ref)}" if fork_ref else "")
     return cfg, repo.path.rstrip("/"), unit_id, f"refs/heads/{branch}", fork_tip
 

@@ -1095,18 +1095,23 @@ def _fork_name(repo: pygit2.Repository, fork_ref: str | None) -> str | None:
 
 def default_branch(repo: pygit2.Repository) -> str | None:
     """The fork repository's default branch, which keeps today's sync branch names
-    (:func:`bot.model.sync_branch`): the branch ``refs/remotes/origin/HEAD`` names in a checkout
-    (its ``HEAD`` is whatever is checked out) where that branch exists, else the one ``HEAD`` names
-    (a bare clone: the remote's default branch). None when neither names a branch."""
+    (:func:`bot.model.sync_branch`). In a checkout, whose ``HEAD`` is whatever is checked out: the
+    branch ``refs/remotes/origin/HEAD`` names where that branch exists (a dangling one — the remote
+    renamed its default branch and a fetch pruned the old name — names none), else ``main`` or
+    ``master`` (GitHub's and git's default names) where ``origin`` or the clone has one, else the
+    branch checked out. In a bare clone: the one ``HEAD`` names (the remote's default branch). None
+    when none of these names a branch."""
     if not repo.is_bare:
         try:
             target = repo.references["refs/remotes/origin/HEAD"].target
         except (KeyError, pygit2.GitError):
             target = None
-        # a dangling one (the remote renamed its default branch and a fetch pruned the old one:
-        # git leaves origin/HEAD naming it) names no branch
         if isinstance(target, str) and target.startswith("refs/remotes/origin/") and target in repo.references:
             return target[len("refs/remotes/origin/"):]
+        refs = repo.references
+        for name in ("main", "master"):
+            if f"refs/remotes/origin/{name}" in refs or f"refs/heads/{name}" in refs:
+                return name
     return head_branch(repo)
 
 
@@ -1166,31 +1171,36 @@ def built_for(repo: pygit2.Repository, own: list[str], messages: dict[str, str],
     return _branch_short(other)
 
 
-_SQUASHED_AWAY = re.compile(r"^(?:fixup|squash|amend)! ")
 _BACKPORT = re.compile(r"^\(cherry picked from commit ([0-9a-f]{7,40})\)$", re.MULTILINE)
 
 
 def _rewritten_into(repo: pygit2.Repository, base: str, fork_tip: str) -> bool:
-    """Whether ``base`` (not in ``fork_tip``'s history) was rewritten into it: the base, or where
-    it is a ``fixup!``/``squash!``/``amend!`` commit an autosquash folded away, the nearest
-    first-parent ancestor of it that is none, has the author and author time of a commit of
-    ``fork_tip ^base`` — rebase, reword and squash keep both (git's author date) — and is no
-    backport of one (``git cherry-pick -x``'s "(cherry picked from commit …)" naming a commit
-    of ``fork_tip``: a release branch's backport of a main commit keeps its author and time too)."""
-    c = repo[base]
-    while _SQUASHED_AWAY.match(c.message) and c.parent_ids and not _held_by(repo, fork_tip, str(c.parent_ids[0])):
-        c = repo[c.parent_ids[0]]
-    m = _BACKPORT.search(c.message)
-    if m:
-        try:
-            if _held_by(repo, fork_tip, str(repo.revparse_single(m.group(1)).id)):
-                return False
-        except (KeyError, ValueError):
-            pass
-    key = (c.author.email, c.author.time)
+    """Whether ``base`` (not in ``fork_tip``'s history) was rewritten into it: a commit of ``base
+    ^fork_tip`` has the author and author time of one of ``fork_tip ^base`` — rebase, reword and
+    squash keep both (git's author date; a commit folded into the one below by ``rebase -i`` leaves
+    that one's) — and is no backport of one (``git cherry-pick -x``'s "(cherry picked from commit
+    …)" naming a commit of ``fork_tip``: a release branch's backports keep their authors and times
+    too). A release branch that backports without ``-x`` reads as rewritten: the sync branch then
+    stays in flight, the cautious side (its upstream commits are not planned twice)."""
     walk = repo.walk(fork_tip, SortMode.NONE)
     walk.hide(base)
-    return any((x.author.email, x.author.time) == key for x in walk)
+    keys = {(x.author.email, x.author.time) for x in walk}
+    if not keys:
+        return False
+    walk = repo.walk(base, SortMode.NONE)
+    walk.hide(fork_tip)
+    for c in walk:
+        if (c.author.email, c.author.time) not in keys:
+            continue
+        m = _BACKPORT.search(c.message)
+        if m:
+            try:
+                if _held_by(repo, fork_tip, str(repo.revparse_single(m.group(1)).id)):
+                    continue
+            except (KeyError, ValueError):
+                pass
+        return True
+    return False
 
 
 def sync_base(repo: pygit2.Repository, own: list[str], messages: dict[str, str]) -> str | None:
