@@ -367,15 +367,24 @@ def _x_signal(text: str) -> Found | None:
 
 _DID_NOT_RAISE = re.compile(r"DID NOT RAISE[^\n]*")
 _XPASS = re.compile(r"\[XPASS\(strict\)\] ?([^\n]*)")
+#: pytest-timeout's outcome: ``Failed: Timeout (>300.0s) from pytest-timeout.`` (2.2 and later),
+#: ``Failed: Timeout >300.0s`` (before)
+PYTEST_TIMEOUT = "Failed: Timeout "
+_TIMEOUT = re.compile(r"Failed: Timeout \(?>([\d.]+)s\)?")
 
 
 def _x_pytest_outcome(text: str) -> Found | None:
     """pytest's own outcomes, which are no exception of the code under test: ``Failed: DID NOT
-    RAISE <class 'X'>`` (``pytest.raises`` saw nothing) and ``[XPASS(strict)] reason`` (an
-    expected failure passed)."""
+    RAISE <class 'X'>`` (``pytest.raises`` saw nothing), ``[XPASS(strict)] reason`` (an
+    expected failure passed) and pytest-timeout's ``Failed: Timeout (>300.0s) from
+    pytest-timeout.`` (the test ran past its limit: the test's own hang, one identity per test in
+    both releases' words; the stack dump printed around it is no title)."""
     m = _DID_NOT_RAISE.search(text)
     if m:
         return "Failed", m.group(0).strip(), "test"
+    m = _TIMEOUT.search(text) if PYTEST_TIMEOUT in text else None
+    if m:
+        return "Failed", f"Timeout (>{m.group(1)}s) from pytest-timeout", "test"
     m = _XPASS.search(text)
     if m:
         return "XPASS(strict)", m.group(1).strip(), "test"
@@ -827,7 +836,7 @@ EXTRACTORS: tuple[Extractor, ...] = (
     ("cc", CC_LITERALS, _x_cc),
     ("signal", ("Segmentation", "SIG", "signal", "Aborted", "IOT instruction", "Bus error", "Floating point",
                 "Illegal instruction", "exit code 13", "exited with 13") + _ZSH_LITERALS, _x_signal),
-    ("pytest-outcome", ("DID NOT RAISE", "[XPASS(strict)]"), _x_pytest_outcome),
+    ("pytest-outcome", ("DID NOT RAISE", "[XPASS(strict)]", PYTEST_TIMEOUT), _x_pytest_outcome),
     ("pytest-assert", ("assert ",), _x_pytest_assert),
     ("python", ("Error", "Exception", "OutOfResources", "Exit", "Failure", "Interrupt"), _x_python),
     ("pytest", ("FAILED ", "ERROR "), _x_pytest_summary),
