@@ -59,3 +59,20 @@ def test_two_tests_that_hung_are_two_root_causes_and_one_test_is_one_in_every_re
            + SECTION.replace(">", "&gt;") + "</failure></testcase></testsuite></testsuites>")
     (rec,) = from_junit(xml)
     assert signature_of(rec.text, rec.test).key == KEY + T1
+
+
+def test_an_http_statuss_host_is_never_the_urls_user_info():
+    # a URL with credentials (a token in a clone or download URL): the host named in the identity was the
+    # userinfo too — the token itself when the status line named no URL and the host came from the text above
+    # (it reached the key, the signature row and the suggested rule unredacted), a 5xx's "domain" was
+    # the user name, and one service's 404 was two identities with and without credentials
+    token = "ghs_16C7e42F292c6912E7710c838347Ae178B4a"     # GitHub's documented example token
+    above = f"Downloading https://x-access-token:{token}@files.example.com/w.bin\n"
+    s = signature_of(above + "E       requests.exceptions.HTTPError: 404 Client Error: Not Found", T1)
+    assert (s.key, token in repr(s)) == ("HTTPError|HTTP 404 Not Found from files.example.com", False)
+    s = signature_of(f"Downloading https://oncall:{token}@hub-ci.example.com/w.bin\n"
+                     "E       requests.exceptions.HTTPError: 503 Server Error: Service Unavailable", T1)
+    assert s.key == "HTTPError|HTTP 5xx Server Error from example.com"
+    line = "E       requests.exceptions.HTTPError: 404 Client Error: Not Found for url: https://{}github.com/o/w/raw/main/w.bin"
+    assert signature_of(line.format(f"oncall:{token}@"), T1).key == signature_of(line.format(""), T1).key \
+        == "HTTPError|HTTP 404 Not Found from github.com"
