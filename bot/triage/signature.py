@@ -108,7 +108,8 @@ SIGNATURE_VERSION = 13
 # connection and a registry's ping the network's; ccache's temporary file one identity per OS error; an
 # unrecognised last line yields to an HTTP status above it
 # 13: pytest-timeout's ``Failed: Timeout (>Ns) from pytest-timeout`` (and the words before 2.2) pytest's own
-# outcome, the test joining its identity in the failure section and in the short summary alike
+# outcome, the test joining its identity in the failure section and in the short summary alike; an HTTP status's
+# host without the URL's user info (``user:token@host``)
 
 
 @dataclass(frozen=True, slots=True)

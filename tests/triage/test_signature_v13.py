@@ -7,7 +7,9 @@ fault: one identity per test, as ``DID NOT RAISE`` is, whichever shape of report
 section of a raw log or a JUnit XML, or the short summary's ``FAILED t - Failed: Timeout …`` line. Before,
 the failure section had no extractor (type ``Unknown``, its last line: a stack banner when the dump came
 last) and the summary line had one that left the test out, so two tests that hung at different places
-were one root cause and one test's hang was two issues (raw log and JUnit of one nightly)."""
+were one root cause and one test's hang was two issues (raw log and JUnit of one nightly).
+
+An HTTP status's host is the URL's host without its user info (``user:token@host``)."""
 from __future__ import annotations
 
 from bot.triage.records import from_junit, from_log
