@@ -78,3 +78,21 @@ def test_an_http_statuss_host_is_never_the_urls_user_info():
     line = "E       requests.exceptions.HTTPError: 404 Client Error: Not Found for url: https://{}github.com/o/w/raw/main/w.bin"
     assert signature_of(line.format(f"oncall:{token}@"), T1).key == signature_of(line.format(""), T1).key \
         == "HTTPError|HTTP 404 Not Found from github.com"
+
+
+def test_a_summary_lines_empty_message_is_read_on_the_next_line_as_in_the_failure_section():
+    # numpy's assert_allclose raises "AssertionError: " + newline + "Not equal to tolerance …": a CI log that kept
+    # pytest's summary with the message's next lines (intel-xpu-backend-for-triton's Windows runs) had an empty
+    # identity, apart from the same failure's section
+    t = "python/test/unit/language/test_core.py::test_dot3d"
+    section = ("E       AssertionError: \nE       Not equal to tolerance rtol=0.01, atol=0.01\nE       \n"
+               "E       Mismatched elements: 509 / 32768 (1.55%)")
+    summary = (f"2025-02-26T07:40:38.1837785Z FAILED {t}[8-2-64-64-64-32-32-float32-float32] - AssertionError: \n"
+               "2025-02-26T07:40:38.1841923Z Not equal to tolerance rtol=0.01, atol=0.01\n"
+               "2025-02-26T07:40:38.1842122Z \n"
+               "2025-02-26T07:40:38.1842258Z Mismatched elements: 509 / 32768 (1.55%)")
+    assert signature_of(summary, t).key == signature_of(section, t).key == \
+        f"AssertionError|Not equal to tolerance rtol=<f> atol=<f> Mismatched elements: <n>|{t}"
+    # the next line that is another test's outcome is no message
+    s = signature_of(f"FAILED {t}[a] - AssertionError: \nFAILED {t}[b] - AssertionError: \n", t)
+    assert s.key == f"AssertionError||{t}"
