@@ -731,6 +731,26 @@ def _first_at_line_start(text: str, literals: tuple[str, ...], rx: re.Pattern):
     return None
 
 
+#: lines that end a summary line's message: the next outcome, pytest's closing rule
+_SUMMARY_END = ("FAILED ", "ERROR ", "PASSED ", "=")
+
+
+def _summary_after(text: str, pos: int, lines: int = 2) -> list[str]:
+    """The first ``lines`` non-empty lines after a summary line (``pos``: where the next line starts), without
+    their log prefixes, up to the next outcome line or pytest's ``===`` rule, a traceback's line or another
+    exception line: the rest of a message that began with a newline (as :func:`_e_block_after` reads it in
+    the failure section)."""
+    out: list[str] = []
+    while pos < len(text) and len(out) < lines:
+        raw, pos = _line_at(text, pos)
+        line = strip_prefixes(raw)
+        if line.startswith(_SUMMARY_END) or line.startswith(_NOT_MESSAGE) or _EXC_LINE.match(line):
+            break
+        if line:
+            out.append(line)
+    return out
+
+
 def _x_pytest_summary(text: str) -> Found | None:
     m = _first_at_line_start(text, ("FAILED ", "ERROR "), _PYTEST_FAILED)
     if not m or not m.group(2):
@@ -742,7 +762,9 @@ def _x_pytest_summary(text: str) -> Found | None:
     e = _EXC_MSG.match(msg)
     if not e:
         return "PytestFailure", msg, "test"
-    typ, msg = _unwrap(e.group(1), (e.group(2) or "").strip())
+    # a message that starts on the next line (numpy's "AssertionError: " + newline + "Not equal to
+    # tolerance …"): pytest prints the rest below the summary line, as the failure section's E block holds it
+    typ, msg = _unwrap(e.group(1), (e.group(2) or "").strip() or "; ".join(_summary_after(text, m.end() + 1)))
     if msg.endswith("..."):           # pytest cut it at the terminal width: a prefix of the message
         msg = msg[:-3].rstrip() + TRUNCATED
     return _short_type(typ), msg, "check" if _is_numeric(msg, "") else "test"

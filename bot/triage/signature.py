@@ -109,7 +109,8 @@ SIGNATURE_VERSION = 13
 # unrecognised last line yields to an HTTP status above it
 # 13: pytest-timeout's ``Failed: Timeout (>Ns) from pytest-timeout`` (and the words before 2.2) pytest's own
 # outcome, the test joining its identity in the failure section and in the short summary alike; an HTTP status's
-# host without the URL's user info (``user:token@host``)
+# host without the URL's user info (``user:token@host``); a summary line's message that starts on the next line
+# read there, as in the failure section
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,8 @@ the failure section had no extractor (type ``Unknown``, its last line: a stack b
 last) and the summary line had one that left the test out, so two tests that hung at different places
 were one root cause and one test's hang was two issues (raw log and JUnit of one nightly).
 
-An HTTP status's host is the URL's host without its user info (``user:token@host``)."""
+An HTTP status's host is the URL's host without its user info (``user:token@host``), and a pytest summary
+line's message that starts on the next line is read there."""
 from __future__ import annotations
 
 from bot.triage.records import from_junit, from_log
