@@ -156,7 +156,11 @@ def http_status_line(code: str, host: str | None) -> str:
     (``huggingface.co``, ``hub-ci.huggingface.co``) are one operator's; any other status is ``HTTP <code>
     <reason> from <host>`` with the reason phrase of RFC 9110 (``http.HTTPStatus``: a report's "Gateway
     Time-out" or a server's own wording does not split it) and the whole host (a 429 of the Hub's downloads
-    and of its Inference API are two quotas). Without a host the line stops before ``from``."""
+    and of its Inference API are two quotas), never the URL's user info (``user:token@host``: a credential
+    must reach no key, title or issue, and a user name is no service). Without a host the line stops before
+    ``from``."""
+    if host and "@" in host:
+        host = host.rsplit("@", 1)[1] or None
     n = int(code)
     if 500 <= n <= 599:
         head = "HTTP 5xx Server Error"

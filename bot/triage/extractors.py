@@ -367,15 +367,24 @@ def _x_signal(text: str) -> Found | None:
 
 _DID_NOT_RAISE = re.compile(r"DID NOT RAISE[^\n]*")
 _XPASS = re.compile(r"\[XPASS\(strict\)\] ?([^\n]*)")
+#: pytest-timeout's outcome: ``Failed: Timeout (>300.0s) from pytest-timeout.`` (2.2 and later),
+#: ``Failed: Timeout >300.0s`` (before)
+PYTEST_TIMEOUT = "Failed: Timeout "
+_TIMEOUT = re.compile(r"Failed: Timeout \(?>([\d.]+)s\)?")
 
 
 def _x_pytest_outcome(text: str) -> Found | None:
     """pytest's own outcomes, which are no exception of the code under test: ``Failed: DID NOT
-    RAISE <class 'X'>`` (``pytest.raises`` saw nothing) and ``[XPASS(strict)] reason`` (an
-    expected failure passed)."""
+    RAISE <class 'X'>`` (``pytest.raises`` saw nothing), ``[XPASS(strict)] reason`` (an
+    expected failure passed) and pytest-timeout's ``Failed: Timeout (>300.0s) from
+    pytest-timeout.`` (the test ran past its limit: the test's own hang, one identity per test in
+    both releases' words; the stack dump printed around it is no title)."""
     m = _DID_NOT_RAISE.search(text)
     if m:
         return "Failed", m.group(0).strip(), "test"
+    m = _TIMEOUT.search(text) if PYTEST_TIMEOUT in text else None
+    if m:
+        return "Failed", f"Timeout (>{m.group(1)}s) from pytest-timeout", "test"
     m = _XPASS.search(text)
     if m:
         return "XPASS(strict)", m.group(1).strip(), "test"
@@ -722,6 +731,26 @@ def _first_at_line_start(text: str, literals: tuple[str, ...], rx: re.Pattern):
     return None
 
 
+#: lines that end a summary line's message: the next outcome, pytest's closing rule
+_SUMMARY_END = ("FAILED ", "ERROR ", "PASSED ", "=")
+
+
+def _summary_after(text: str, pos: int, lines: int = 2) -> list[str]:
+    """The first ``lines`` non-empty lines after a summary line (``pos``: where the next line starts), without
+    their log prefixes, up to the next outcome line or pytest's ``===`` rule, a traceback's line or another
+    exception line: the rest of a message that began with a newline (as :func:`_e_block_after` reads it in
+    the failure section)."""
+    out: list[str] = []
+    while pos < len(text) and len(out) < lines:
+        raw, pos = _line_at(text, pos)
+        line = strip_prefixes(raw)
+        if line.startswith(_SUMMARY_END) or line.startswith(_NOT_MESSAGE) or _EXC_LINE.match(line):
+            break
+        if line:
+            out.append(line)
+    return out
+
+
 def _x_pytest_summary(text: str) -> Found | None:
     m = _first_at_line_start(text, ("FAILED ", "ERROR "), _PYTEST_FAILED)
     if not m or not m.group(2):
@@ -733,7 +762,9 @@ def _x_pytest_summary(text: str) -> Found | None:
     e = _EXC_MSG.match(msg)
     if not e:
         return "PytestFailure", msg, "test"
-    typ, msg = _unwrap(e.group(1), (e.group(2) or "").strip())
+    # a message that starts on the next line (numpy's "AssertionError: " + newline + "Not equal to
+    # tolerance …"): pytest prints the rest below the summary line, as the failure section's E block holds it
+    typ, msg = _unwrap(e.group(1), (e.group(2) or "").strip() or "; ".join(_summary_after(text, m.end() + 1)))
     if msg.endswith("..."):           # pytest cut it at the terminal width: a prefix of the message
         msg = msg[:-3].rstrip() + TRUNCATED
     return _short_type(typ), msg, "check" if _is_numeric(msg, "") else "test"
@@ -827,7 +858,7 @@ EXTRACTORS: tuple[Extractor, ...] = (
     ("cc", CC_LITERALS, _x_cc),
     ("signal", ("Segmentation", "SIG", "signal", "Aborted", "IOT instruction", "Bus error", "Floating point",
                 "Illegal instruction", "exit code 13", "exited with 13") + _ZSH_LITERALS, _x_signal),
-    ("pytest-outcome", ("DID NOT RAISE", "[XPASS(strict)]"), _x_pytest_outcome),
+    ("pytest-outcome", ("DID NOT RAISE", "[XPASS(strict)]", PYTEST_TIMEOUT), _x_pytest_outcome),
     ("pytest-assert", ("assert ",), _x_pytest_assert),
     ("python", ("Error", "Exception", "OutOfResources", "Exit", "Failure", "Interrupt"), _x_python),
     ("pytest", ("FAILED ", "ERROR "), _x_pytest_summary),

@@ -250,16 +250,48 @@ def _described(text: str) -> str:
     return f"{kind} (first line {first!r})"
 
 
+#: compressed files' and archives' first bytes, as ``read_text(errors="replace")`` decodes them (a byte
+#: that is no UTF-8 start is U+FFFD): a CI's log artifact is often compressed
+_PACKED = (("\x1f\ufffd", "gzip-compressed data (decompress it first)"),
+           ("(\ufffd/\ufffd", "zstd-compressed data (decompress it first)"),
+           ("\ufffd7zXZ", "xz-compressed data (decompress it first)"),
+           ("BZh", "bzip2-compressed data (decompress it first)"),
+           ("PK\x03\x04", "a zip archive (extract the report from it)"))
+#: the share of control characters (NUL, U+FFFD, C0 codes but tab, newline, carriage return, form feed,
+#: backspace and ESC) in a text's first 8 KB above which it is binary data: a log may hold a stray NUL or
+#: a mis-encoded byte, never one character in ten
+_BINARY_SHARE = 0.1
+_TEXT_CONTROLS = frozenset("\t\n\r\f\b\x1b")
+
+
+def _binary(text: str) -> str:
+    """What a report that is no text holds (``""`` for text): compressed data or an archive by its
+    first bytes (bzip2's ``BZh`` only before a digit and a control character), else binary data."""
+    for magic, what in _PACKED:
+        if text.startswith(magic) and (magic != "BZh" or (text[3:4].isdigit() and _controls(text[4:64]))):
+            return what
+    head = text[:8192]
+    return "binary data, not text" if head and _controls(head) > _BINARY_SHARE * len(head) else ""
+
+
+def _controls(text: str) -> int:
+    return sum(1 for c in text if (c < " " and c not in _TEXT_CONTROLS) or c == "\ufffd")
+
+
 def detect_format(text: str, name: str = "") -> str:
     """The format of a report: ``result`` | ``junit`` | ``lit`` | ``log``, from its text and its file
     ``name``. A name ending in ``.json`` or ``.xml`` claims that format: text that is not it is
     refused rather than read as a raw log, since a job-level record made of a broken report would be
     triaged (and an issue opened) as a real failure. Any other name may hold a plain log. Raises
-    :class:`RecordError` for such a file and for an empty one (no report holds no outcome)."""
+    :class:`RecordError` for such a file, for an empty one (no report holds no outcome) and for one
+    that is no text (a compressed log, an archive, binary data: its bytes would be such a record)."""
     suffix = PurePath(name).suffix.lower()
     expected = {".json": RESULT_JSON, ".xml": JUNIT_XML}.get(suffix, ANY_REPORT)
     if not text.strip():
         raise RecordError(f"the file {'is empty' if not text else 'holds only whitespace'}; expected {expected}")
+    packed = _binary(text)
+    if packed:
+        raise RecordError(f"not a report: it holds {packed}; expected {expected}")
     looks = _looks_like(text)
     if suffix == ".json" and looks != "json":
         raise RecordError(f"not JSON: it holds {_described(text)}; expected {expected}")

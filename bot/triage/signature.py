@@ -61,7 +61,7 @@ CRASH_RULES = frozenset({"assertion", "llvm", "signal"})
 #: Version of the signature rules. An issue filed under an older version is found by its marker
 #: and re-keyed (its old identity kept as an alias), never filed twice: see
 #: :func:`bot.triage.lifecycle.rekey`.
-SIGNATURE_VERSION = 12
+SIGNATURE_VERSION = 13
 # 4: C/C++ compiler and linker diagnostics (a missing header or library is one identity across
 # compilers, and triton's ``libcuda.so cannot found`` is the missing library ``cuda``), the C
 # compiler's ``CalledProcessError`` generic, HIP errors by name (``hipErrorNoBinaryForGpu: …``),
@@ -107,6 +107,10 @@ SIGNATURE_VERSION = 12
 # start infrastructure kinds; the driver's ECC Xids the ECC error's; Rust's name lookup, http.client's closed
 # connection and a registry's ping the network's; ccache's temporary file one identity per OS error; an
 # unrecognised last line yields to an HTTP status above it
+# 13: pytest-timeout's ``Failed: Timeout (>Ns) from pytest-timeout`` (and the words before 2.2) pytest's own
+# outcome, the test joining its identity in the failure section and in the short summary alike; an HTTP status's
+# host without the URL's user info (``user:token@host``); a summary line's message that starts on the next line
+# read there, as in the failure section
 
 
 @dataclass(frozen=True, slots=True)

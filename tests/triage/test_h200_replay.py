@@ -115,3 +115,27 @@ def test_plain_text_logs_under_any_other_name_stay_job_records(tmp_path, capsys)
     assert main(["triage", "extract", str(tmp_path / "build.txt")]) == 0
     (line,) = capsys.readouterr().out.splitlines()
     assert json.loads(line)["test"] == "job:build"
+
+
+def test_a_compressed_or_binary_report_is_refused_not_triaged_as_its_bytes(tmp_path, capsys, monkeypatch):
+    # a CI's log artifact is often gzip'd (job.log.gz) and a core dump or a wheel may be passed by mistake: read
+    # as text, its bytes were one job-level record whose title was its control characters — a real issue after
+    # two nightlies
+    import gzip
+    monkeypatch.chdir(tmp_path)
+    log = ("FAILED python/test/unit/language/test_core.py::test_dot - AssertionError: x\n" * 40).encode()
+    (tmp_path / "gpu-tests.log.gz").write_bytes(gzip.compress(log, mtime=0))
+    (tmp_path / "core.log").write_bytes(bytes(range(256)) * 8)
+    (tmp_path / "wheel.log").write_bytes(b"PK\x03\x04" + bytes(400))
+    expected = "expected a runner result JSON, JUnit XML, lit output or CI log"
+    for name, kind in (("gpu-tests.log.gz", "gzip-compressed data (decompress it first)"),
+                       ("core.log", "binary data, not text"),
+                       ("wheel.log", "a zip archive (extract the report from it)")):
+        assert _nightly(tmp_path, "n1", tmp_path / name) == 2, name
+        assert capsys.readouterr() == ("", f"forksync: {tmp_path / name}: not a report: it holds {kind}; {expected}\n")
+    assert not (tmp_path / "f.db").exists()
+    # a stray NUL in a real log (a terminal's padding) does not make it binary
+    (tmp_path / "tty.log").write_text("FAILED python/test/unit/language/test_core.py::test_dot - AssertionError: x\x00\n"
+                                      "1 failed, 3 passed\n")
+    assert _nightly(tmp_path, "n1", tmp_path / "tty.log") == 0
+    assert json.loads(capsys.readouterr().out)["records"] == 1
