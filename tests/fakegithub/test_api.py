@@ -231,3 +231,25 @@ async def test_the_authenticated_user_is_the_tokens_account_and_not_an_installat
             await token_client(s, "ghp_nobodys", base_url=fake_github.url).getitem("/user")
         assert e.value.status_code == 401
     assert [r["status"] for r in fake_github.requests_for("users/get-authenticated")] == [200, 403, 401]
+
+
+async def test_a_reader_comments_and_opens_issues_but_cannot_label(world):
+    """GitHub lets a person with read access comment on a repository's issues and pull requests and
+    open issues (only triage and up edit others' labels): a maintainer's ``/forksync`` command from a
+    reader must reach the App, which then refuses it by the sender's permission, not the local
+    GitHub at the comment's POST (where it stood: "Must have push access")."""
+    fake, fork, gh, src, shas = world
+    fake.add_collaborator(fork, "rita", "read")
+    fake.add_token("ghp_ritaReadOnly", "rita")
+    async with aiohttp.ClientSession() as s:
+        issue = await gh.post("/repos/{owner}/{repo}/issues", R, data={"title": "status"})
+        rita = token_client(s, "ghp_ritaReadOnly", base_url=fake.url)
+        c = await rita.post("/repos/{owner}/{repo}/issues/{n}/comments", {**R, "n": issue["number"]},
+                            data={"body": "/forksync help"})
+        assert c["user"]["login"] == "rita"
+        opened = await rita.post("/repos/{owner}/{repo}/issues", R, data={"title": "a question"})
+        assert opened["user"]["login"] == "rita"
+        with pytest.raises(GitHubAPIError) as e:
+            await rita.post("/repos/{owner}/{repo}/issues/{n}/labels", {**R, "n": issue["number"]},
+                            data={"labels": ["x"]})
+        assert e.value.status_code == 403
