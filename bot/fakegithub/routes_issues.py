@@ -62,7 +62,9 @@ async def list_issues(ctx: Ctx) -> Reply:
 
 @route("issues/create")
 async def create_issue(ctx: Ctx) -> Reply:
-    ctx.require_permission("issues")
+    # a person with read access opens issues (GitHub: "People with read access can create issues");
+    # an App needs the issues permission to write
+    ctx.require_permission("issues", "write" if ctx.installation is not None else "read")
     r = ctx.repo
     if not r.has_issues:
         raise GitHubError(410, "Issues are disabled for this repo")
@@ -221,8 +223,11 @@ async def list_comments(ctx: Ctx) -> Reply:
 
 @route("issues/create-comment")
 async def create_comment(ctx: Ctx) -> Reply:
+    # a person with read access comments on issues and pull requests; an App needs the issues (or,
+    # on a pull request, the pull requests) permission to write
     ctx.require_permission("pull_requests" if _issue(ctx).is_pull and
-                           ctx.installation and ctx.installation.permissions.get("issues") != "write" else "issues")
+                           ctx.installation and ctx.installation.permissions.get("issues") != "write" else "issues",
+                           "write" if ctx.installation is not None else "read")
     r, i = ctx.repo, _issue(ctx)
     actor = ctx.require_actor()
     now = ctx.state.now()
