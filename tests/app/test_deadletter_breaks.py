@@ -111,3 +111,30 @@ async def test_a_dismissed_dead_letter_turns_healthz_green_and_stays_listed(stor
     assert q.enqueue(store, delivery_id="g-malformed", hook_id="", event="issue_comment", body=b"{}",
                      now=10_300.0) == "requeued"
     assert q.get(store, d.id).state == "queued" and q.get(store, d.id).dismissed_by == "ana"
+
+
+async def test_the_health_page_shows_a_dismissed_dead_letter_with_its_dismissal(tmp_path):
+    """A dismissal is never silent: the dashboard's health page and ``/api/v1/health`` show the
+    dismissed dead letter, why it went dead, and who dismissed it, when and why."""
+    from bot.app.web import mount_dashboard
+
+    store = Store(tmp_path / "h.db")
+    clock = [20_000.0]
+    d = await _dead_malformed_comment(store, clock)
+    assert q.dismiss(store, d.id, by="ana", reason="GitHub sent it without comment.id", now=20_100.0)
+    app = make_app(store, "s", clock=lambda: clock[0])
+    mount_dashboard(app, Store(tmp_path / "h.db"), clock=lambda: clock[0])
+    c = TestClient(TestServer(app))
+    await c.start_server()
+    try:
+        doc = await (await c.get("/api/v1/health")).json()
+        assert doc["status"] == "ok" and doc["dead"] == [] and doc["deliveries"]["dismissed"] == 1
+        assert doc["dismissed"] == [{"id": d.id, "event": "issue_comment", "repo": "", "reason": d.dead_reason,
+                                     "by": "ana", "why": "GitHub sent it without comment.id",
+                                     "at": "1970-01-01T05:35:00Z"}]
+        html = await (await c.get("/health")).text()
+        assert "Dismissed dead letters" in html and "comment.id: field required" in html
+        assert "by ana" in html and "GitHub sent it without comment.id" in html
+    finally:
+        await c.close()
+        store.close()
